@@ -1,0 +1,1 @@
+"""tideflow.framework layer (see DESIGN.md)."""

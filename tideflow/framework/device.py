@@ -1,0 +1,152 @@
+"""Device names: ``DeviceSpec`` parsing and merging in the 0.8 and the 1.x forms."""
+
+import re
+
+_PART = re.compile(r"^(job|replica|task|device|cpu|gpu)(?::(.*))?$", re.IGNORECASE)
+
+
+class DeviceSpec:
+    """A (possibly partial) device: job, replica, task, device type and index.
+
+    Parses ``/job:ps/task:0/cpu:0``, ``/gpu:1``, ``/job:worker/replica:0/task:1/device:CPU:0``
+    and ``/device:GPU:*``; ``to_string()`` gives the 1.x form.
+    """
+
+    __slots__ = ("job", "replica", "task", "device_type", "device_index")
+
+    def __init__(self, job=None, replica=None, task=None, device_type=None, device_index=None):
+        self.job = job
+        self.replica = None if replica is None else int(replica)
+        self.task = None if task is None else int(task)
+        self.device_type = None if device_type is None else _canon_type(device_type)
+        self.device_index = device_index
+
+    def _clear(self):
+        self.job = self.replica = self.task = self.device_type = self.device_index = None
+
+    def parse_from_string(self, spec):
+        """Sets the fields named in ``spec``; raises ValueError for a malformed string."""
+        self._clear()
+        for part in (spec or "").split("/"):
+            if not part:
+                continue
+            m = _PART.match(part)
+            if m is None:
+                raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
+            key, val = m.group(1).lower(), m.group(2)
+            if key in ("cpu", "gpu"):
+                # 0.8 form: /cpu:0, /gpu:*
+                self.device_type = key.upper()
+                self.device_index = _index(val, spec)
+            elif key == "device":
+                if val is None:
+                    raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
+                typ, _, idx = val.partition(":")
+                self.device_type = _canon_type(typ) if typ not in ("", "*") else None
+                self.device_index = _index(idx or None, spec)
+            elif val is None or val == "*":
+                continue
+            elif key == "job":
+                self.job = val
+            else:
+                try:
+                    setattr(self, key, int(val))
+                except ValueError:
+                    raise ValueError(f"Unknown attribute: '{part}' in '{spec}'") from None
+        return self
+
+    @classmethod
+    def from_string(cls, spec):
+        return cls().parse_from_string(spec)
+
+    def merge_from(self, dev):
+        """Overwrites this spec's fields with those set in ``dev``."""
+        for f in DeviceSpec.__slots__:
+            v = getattr(dev, f)
+            if v is not None:
+                setattr(self, f, v)
+        return self
+
+    def make_merged_spec(self, dev):
+        return self.copy().merge_from(dev)
+
+    def replace(self, **kwargs):
+        d = self.copy()
+        for k, v in kwargs.items():
+            setattr(d, k, v)
+        return d
+
+    def copy(self):
+        return DeviceSpec(self.job, self.replica, self.task, self.device_type, self.device_index)
+
+    def to_string(self):
+        out = []
+        if self.job is not None:
+            out.append(f"/job:{self.job}")
+        if self.replica is not None:
+            out.append(f"/replica:{self.replica}")
+        if self.task is not None:
+            out.append(f"/task:{self.task}")
+        if self.device_type is not None:
+            idx = "*" if self.device_index is None else self.device_index
+            out.append(f"/device:{self.device_type}:{idx}")
+        return "".join(out)
+
+    def __str__(self):
+        return self.to_string()
+
+    def __repr__(self):
+        return f"DeviceSpec({self.to_string()!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, DeviceSpec) and self.to_string() == other.to_string()
+
+    def __hash__(self):
+        return hash(self.to_string())
+
+    def is_compatible_with(self, other):
+        """True when no field set in both specs disagrees."""
+        for f in DeviceSpec.__slots__:
+            a, b = getattr(self, f), getattr(other, f)
+            if a is not None and b is not None and a != b:
+                return False
+        return True
+
+
+def _canon_type(typ):
+    return typ.upper() if typ.lower() in ("cpu", "gpu") else typ
+
+
+def _index(val, spec):
+    if val is None or val == "*":
+        return None
+    try:
+        return int(val)
+    except ValueError:
+        raise ValueError(f"Bad device index '{val}' in '{spec}'") from None
+
+
+_CANON_CACHE = {}
+
+
+def canonical_name(spec):
+    """The 1.x string form of a device string, a DeviceSpec or None (cached per string)."""
+    if spec is None:
+        return ""
+    if isinstance(spec, DeviceSpec):
+        return spec.to_string()
+    out = _CANON_CACHE.get(spec)
+    if out is None:
+        out = DeviceSpec.from_string(spec).to_string()
+        if len(_CANON_CACHE) < 10000:
+            _CANON_CACHE[spec] = out
+    return out
+
+
+def merge_device(outer, inner):
+    """The device an op gets when ``inner`` is requested inside an ``outer`` device scope."""
+    if not outer:
+        return canonical_name(inner)
+    if not inner:
+        return canonical_name(outer)
+    return DeviceSpec.from_string(outer).merge_from(DeviceSpec.from_string(inner)).to_string()

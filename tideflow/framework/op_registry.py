@@ -1,0 +1,252 @@
+"""The op registry: one declaration per op type (signature, attrs, shape, kernel, gradient).
+
+Declarations use TF's REGISTER_OP notation for arguments and attributes, e.g.
+``inputs=["values: N * T", "axis: Tidx"]``, ``attrs=["N: int >= 2", "T: type",
+"Tidx: {int32, int64} = DT_INT32"]``, so the NodeDefs we write carry exactly TF's attrs.
+"""
+
+import ast
+import inspect
+import sys
+
+from tideflow.framework import dtypes
+
+_REGISTRY = {}
+_GRADIENTS = {}  # op type -> (fn or None for "not differentiable", where)
+
+# type groups usable as an attr's type constraint
+_GROUPS = {
+    "numbertype": "float32 float64 int32 uint8 int16 int8 complex64 int64 qint8 quint8 qint32 "
+    "bfloat16 uint16 complex128 float16 uint32 uint64",
+    "realnumbertype": "float32 float64 int32 uint8 int16 int8 int64 bfloat16 uint16 float16 "
+    "uint32 uint64",
+    "floatingtype": "float16 bfloat16 float32 float64",
+    "quantizedtype": "qint8 quint8 qint32 qint16 quint16",
+}
+
+
+class ArgSpec:
+    """One input or output argument of an op."""
+
+    __slots__ = ("name", "type_attr", "number_attr", "type_list_attr", "fixed_type", "is_ref")
+
+    def __init__(self, text):
+        name, _, typ = (s.strip() for s in text.partition(":"))
+        self.name = name
+        self.type_attr = self.number_attr = self.type_list_attr = self.fixed_type = None
+        self.is_ref = False
+        if typ.startswith("Ref(") and typ.endswith(")"):
+            self.is_ref = True
+            typ = typ[4:-1].strip()
+        if "*" in typ:
+            n, _, typ = (s.strip() for s in typ.partition("*"))
+            self.number_attr = n
+        try:
+            self.fixed_type = dtypes.as_dtype(typ)
+        except TypeError:
+            self.type_attr = typ  # resolved to type_list_attr once attrs are known
+
+    @property
+    def is_list(self):
+        return self.number_attr is not None or self.type_list_attr is not None
+
+
+class AttrSpec:
+    """One attribute of an op: its type, default and allowed values."""
+
+    __slots__ = ("name", "type", "has_default", "default", "allowed", "minimum")
+
+    def __init__(self, text):
+        name, _, rest = (s.strip() for s in text.partition(":"))
+        self.name = name
+        self.has_default = False
+        self.default = None
+        self.allowed = None
+        self.minimum = None
+        typ, eq, default = rest.partition("=")
+        typ = typ.strip()
+        if ">=" in typ:
+            typ, _, m = typ.partition(">=")
+            typ = typ.strip()
+            self.minimum = int(m)
+        if typ.startswith("{"):
+            items = [s.strip() for s in typ.strip("{}").split(",") if s.strip()]
+            if items and items[0][0] in "'\"":
+                self.type = "string"
+                self.allowed = {ast.literal_eval(s) for s in items}
+            else:
+                self.type = "type"
+                self.allowed = {dtypes.as_dtype(s) for s in items}
+        elif typ in _GROUPS:
+            self.type = "type"
+            self.allowed = {dtypes.as_dtype(s) for s in _GROUPS[typ].split()}
+        elif typ.startswith("list(") and typ[5:-1] in _GROUPS:
+            self.type = "list(type)"
+            self.allowed = {dtypes.as_dtype(s) for s in _GROUPS[typ[5:-1]].split()}
+        elif typ.startswith("list({"):
+            self.type = "list(type)"
+            self.allowed = {dtypes.as_dtype(s.strip()) for s in typ[6:-2].split(",")}
+        else:
+            self.type = typ
+        if eq:
+            self.has_default = True
+            self.default = _parse_default(default.strip(), self.type)
+
+
+def _parse_default(text, typ):
+    if text.startswith("DT_"):
+        return dtypes.as_dtype(_DT_NAMES[text])
+    if text in ("true", "false"):
+        return text == "true"
+    if typ == "shape":
+        return None if text == "unknown" else ast.literal_eval(text)
+    value = ast.literal_eval(text)
+    if typ == "float":
+        return float(value)
+    if typ == "list(type)":
+        return [dtypes.as_dtype(v) for v in value]
+    return value
+
+
+_DT_NAMES = {
+    "DT_FLOAT": "float32",
+    "DT_DOUBLE": "float64",
+    "DT_HALF": "float16",
+    "DT_BFLOAT16": "bfloat16",
+    "DT_INT32": "int32",
+    "DT_INT64": "int64",
+    "DT_INT16": "int16",
+    "DT_INT8": "int8",
+    "DT_UINT8": "uint8",
+    "DT_UINT16": "uint16",
+    "DT_BOOL": "bool",
+    "DT_STRING": "string",
+    "DT_COMPLEX64": "complex64",
+    "DT_COMPLEX128": "complex128",
+    "DT_RESOURCE": "resource",
+}
+
+_SPECIAL_KERNEL_PARAMS = ("ctx", "step")
+
+
+class OpDef:
+    """Everything about one op type. Built by :func:`declare`; read by graph and runtime."""
+
+    def __init__(self, name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful,
+                 is_random, where, ref_outputs_alias, doc):
+        self.name = name
+        self.inputs = [ArgSpec(s) for s in inputs]
+        self.outputs = [ArgSpec(s) for s in outputs]
+        self.attrs = {}
+        for s in attrs:
+            a = AttrSpec(s)
+            self.attrs[a.name] = a
+        for arg in self.inputs + self.outputs:
+            if arg.type_attr is not None:
+                spec = self.attrs.get(arg.type_attr)
+                if spec is None:
+                    raise ValueError(f"op {name}: arg {arg.name} names unknown attr {arg.type_attr}")
+                if spec.type == "list(type)":
+                    arg.type_list_attr, arg.type_attr = arg.type_attr, None
+        self.shape_fn = shape
+        self.kernel = kernel
+        self.kernel_factory = kernel_factory
+        self.is_stateful = stateful
+        self.is_random = is_random
+        self.where = where
+        # outputs (indices) that may alias a variable's buffer (ref forwarding)
+        self.ref_outputs_alias = ref_outputs_alias
+        self.doc = doc
+        self.kernel_attrs = ()
+        self.kernel_wants_ctx = False
+        self.kernel_wants_step = False
+        if kernel is not None and not isinstance(kernel, str):
+            params = inspect.signature(kernel).parameters.values()
+            kw = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+            self.kernel_attrs = tuple(k for k in kw if k not in _SPECIAL_KERNEL_PARAMS)
+            self.kernel_wants_ctx = "ctx" in kw
+            self.kernel_wants_step = "step" in kw
+            for k in self.kernel_attrs:
+                if k not in self.attrs:
+                    raise ValueError(f"op {name}: kernel keyword '{k}' is not an attr of the op")
+
+    @property
+    def has_ref_input(self):
+        return any(a.is_ref for a in self.inputs)
+
+    def __repr__(self):
+        return f"<OpDef {self.name}>"
+
+
+def _caller():
+    f = sys._getframe(2)
+    return f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kernel_factory=None,
+            grad=None, differentiable=None, stateful=False, is_random=False,
+            ref_outputs_alias=(), doc=None):
+    """Declares op type ``name``.
+
+    kernel: a NumPy function taking the inputs positionally (list arguments as Python lists)
+      and, as keyword-only parameters, any attrs it needs plus optionally ``ctx`` (the node's
+      KernelContext, bound once per plan) and ``step`` (the running step). It returns the
+      output, or a sequence of all outputs when the op has several or a list output. A string
+      names a function of the device's array module (``"add"`` is ``numpy.add`` on CPU).
+    kernel_factory: instead of kernel, ``f(ctx) -> callable`` called once per plan.
+    grad: the gradient function ``f(op, *grads)``; ``differentiable=False`` declares the op
+      not differentiable. Leaving both unset means "no gradient defined" (an error when asked).
+    """
+    where = _caller()
+    old = _REGISTRY.get(name)
+    if old is not None:
+        raise ValueError(f"Op {name!r} declared twice: at {old.where} and at {where}")
+    d = OpDef(name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful, is_random,
+              where, tuple(ref_outputs_alias), doc)
+    _REGISTRY[name] = d
+    if grad is not None:
+        register_gradient(name, grad, where)
+    elif differentiable is False:
+        register_gradient(name, None, where)
+    return d
+
+
+def get(name):
+    d = _REGISTRY.get(name)
+    if d is None:
+        raise KeyError(name)
+    return d
+
+
+def lookup(name):
+    return _REGISTRY.get(name)
+
+
+def registered_ops():
+    return dict(_REGISTRY)
+
+
+def register_gradient(op_type, fn, where=None):
+    """Registers ``fn`` (or None: not differentiable) as the gradient of ``op_type``."""
+    where = where or _caller()
+    old = _GRADIENTS.get(op_type)
+    if old is not None:
+        raise KeyError(
+            f"Registering two gradient with name '{op_type}': at {old[1]} and at {where}"
+        )
+    _GRADIENTS[op_type] = (fn, where)
+
+
+def gradient_function(op_type):
+    """The gradient of ``op_type``: a function, None if not differentiable.
+
+    Raises LookupError "No gradient defined for operation ..." when none was declared.
+    """
+    entry = _GRADIENTS.get(op_type)
+    if entry is None:
+        raise LookupError(f"No gradient defined for operation type {op_type!r}")
+    return entry[0]
+
+
+def has_gradient_entry(op_type):
+    return op_type in _GRADIENTS

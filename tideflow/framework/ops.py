@@ -1,0 +1,1421 @@
+"""The graph model: ``Graph``, ``Operation`` and ``Tensor``, scopes, collections and op creation."""
+
+import contextlib
+import os
+import re
+import sys
+import threading
+
+import numpy as np
+
+from tideflow.framework import device as device_lib
+from tideflow.framework import dtypes, op_registry
+from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class GraphKeys:
+    """Standard collection names."""
+
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = GLOBAL_VARIABLES  # 0.8 name
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    _STREAMING_MODEL_PORTS = "streaming_model_ports"
+    _SUMMARY_COLLECTION = "_SUMMARY_V2"
+
+    _VARIABLE_COLLECTIONS = [
+        GLOBAL_VARIABLES,
+        LOCAL_VARIABLES,
+        METRIC_VARIABLES,
+        MODEL_VARIABLES,
+        TRAINABLE_VARIABLES,
+        MOVING_AVERAGE_VARIABLES,
+        CONCATENATED_VARIABLES,
+        TRAINABLE_RESOURCE_VARIABLES,
+    ]
+
+
+# ------------------------------------------------------------------------------------------
+# Tensor
+# ------------------------------------------------------------------------------------------
+
+
+class Tensor:
+    """A symbolic handle to one output of an Operation."""
+
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+
+    # numpy must defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__)
+    __array_priority__ = 100
+
+    def __init__(self, op, value_index, dtype):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = _UNKNOWN_SHAPE
+        self._consumers = []
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def value_index(self):
+        return self._value_index
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def graph(self):
+        return self._op._graph
+
+    @property
+    def name(self):
+        return f"{self._op._name}:{self._value_index}"
+
+    @property
+    def device(self):
+        return self._op.device
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def set_shape(self, shape):
+        """Merges ``shape`` into this tensor's static shape (ValueError when incompatible)."""
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def consumers(self):
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        """Runs the default (or given) session to compute this tensor."""
+        if session is None:
+            session = get_default_session()
+            if session is None:
+                raise ValueError(
+                    "Cannot evaluate tensor using `eval()`: No default session is registered. "
+                    "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
+                )
+        return session.run(self, feed_dict)
+
+    def _as_node_def_input(self):
+        if self._value_index == 0:
+            return self._op._name
+        return f"{self._op._name}:{self._value_index}"
+
+    def __repr__(self):
+        return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self._dtype.name}>'
+
+    def __str__(self):
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __bool__(self):
+        raise TypeError(
+            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
+            "tf.cond to execute subgraphs conditioned on the value of a tensor."
+        )
+
+    __nonzero__ = __bool__
+
+    def __iter__(self):
+        shape = self._shape
+        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
+            raise TypeError(
+                f"'Tensor' object {self.name!r} is not iterable (its first dimension is unknown)."
+            )
+        for i in range(shape[0].value):
+            yield self[i]
+
+    def __len__(self):
+        raise TypeError(
+            f"len is not well defined for symbolic Tensors ({self.name}). Please call "
+            "`x.shape` rather than `len(x)` for shape information."
+        )
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array."
+        )
+
+    @classmethod
+    def _override_operator(cls, operator, func):
+        setattr(cls, operator, func)
+
+
+_UNKNOWN_SHAPE = unknown_shape()
+
+
+# ------------------------------------------------------------------------------------------
+# Operation
+# ------------------------------------------------------------------------------------------
+
+
+class _InputList(tuple):
+    """The inputs of an op (a tuple, as TF's ``op.inputs``)."""
+
+
+class Operation:
+    """A node of the graph: an op type, inputs, attrs, a device and outputs."""
+
+    __slots__ = (
+        "_graph", "_name", "_type", "_op_def", "_inputs", "_control_inputs", "_attrs",
+        "_device", "_outputs", "_id", "_traceback", "_control_outputs", "_original_op",
+        "__weakref__", "_frame",
+    )
+
+    def __init__(self, graph, name, op_def, inputs, attrs, output_types, control_inputs=(),
+                 device="", traceback=None):
+        self._graph = graph
+        self._name = name
+        self._type = op_def.name
+        self._op_def = op_def
+        self._inputs = _InputList(inputs)
+        self._control_inputs = list(control_inputs)
+        self._attrs = attrs
+        self._device = device
+        self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
+        self._id = None
+        self._traceback = traceback
+        self._control_outputs = []
+        self._original_op = None
+        self._frame = None  # control-flow frame, set by control-flow builders
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def op_def(self):
+        return self._op_def
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    def values(self):
+        return tuple(self._outputs)
+
+    @property
+    def control_inputs(self):
+        return list(self._control_inputs)
+
+    @property
+    def _control_outputs_list(self):
+        return self._control_outputs
+
+    @property
+    def node_def(self):
+        from tideflow.framework import graph_io
+
+        return graph_io.node_def_of(self)
+
+    @property
+    def traceback(self):
+        return [self._traceback_tuple()] if self._traceback else []
+
+    def _traceback_tuple(self):
+        return self._traceback
+
+    @property
+    def _user_location(self):
+        tb = self._traceback
+        return f'File "{tb[0]}", line {tb[1]}, in {tb[2]}' if tb else "(unknown location)"
+
+    def _set_device(self, device):
+        self._device = device_lib.canonical_name(device)
+
+    def get_attr(self, name):
+        """The value of attr ``name`` as TF returns it (strings as bytes, tensors as protos)."""
+        if name not in self._attrs:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        value = self._attrs[name]
+        spec = self._op_def.attrs.get(name)
+        typ = spec.type if spec is not None else None
+        if typ == "string" and isinstance(value, str):
+            return value.encode()
+        if typ == "list(string)":
+            return [v.encode() if isinstance(v, str) else v for v in value]
+        if typ == "tensor":
+            from tideflow.framework import tensor_util
+
+            return tensor_util.make_tensor_proto(value)
+        if typ == "shape":
+            return value.as_proto() if isinstance(value, TensorShape) else value
+        if typ == "list(shape)":
+            return [v.as_proto() for v in value]
+        return value
+
+    def _set_attr(self, name, value):
+        self._attrs[name] = value
+
+    def _add_control_input(self, op):
+        if not isinstance(op, Operation):
+            raise TypeError(f"op must be an Operation: {op!r}")
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+            op._control_outputs.append(self)
+            self._graph._structure_version += 1
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
+
+    def _update_input(self, index, tensor):
+        """Replaces input ``index`` (used by graph rewrites such as control flow)."""
+        old = self._inputs[index]
+        inputs = list(self._inputs)
+        inputs[index] = tensor
+        self._inputs = _InputList(inputs)
+        try:
+            old._consumers.remove(self)
+        except ValueError:
+            pass
+        tensor._consumers.append(self)
+        self._graph._structure_version += 1
+
+    def colocation_groups(self):
+        groups = self._attrs.get("_class")
+        if not groups:
+            return [f"loc:@{self._name}".encode()]
+        return [g.encode() if isinstance(g, str) else g for g in groups]
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this op in the default (or given) session."""
+        if session is None:
+            session = get_default_session()
+            if session is None:
+                raise ValueError(
+                    "Cannot execute operation using `run()`: No default session is registered."
+                )
+        session.run(self, feed_dict)
+
+    def __repr__(self):
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+    def __str__(self):
+        return str(self.node_def)
+
+
+# ------------------------------------------------------------------------------------------
+# Graph
+# ------------------------------------------------------------------------------------------
+
+
+class Graph:
+    """A dataflow graph: operations connected by tensors, plus scopes and collections."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._nodes_by_id = {}
+        self._nodes_by_name = {}
+        self._ops = []
+        self._next_id = 1
+        self._version = 0
+        self._structure_version = 0
+        self._names_in_use = {}
+        self._name_stack = ""
+        self._control_dependencies_stack = []
+        self._device_function_stack = []
+        self._colocation_stack = []
+        self._collections = {}
+        self._finalized = False
+        self._seed = None
+        self._gradient_override_map = {}
+        self._attr_scope_map = {}
+        self._unfeedable_tensors = set()
+        self._unfetchable_ops = set()
+        self._container = ""
+        self._frame_stack = []  # control-flow contexts (set by control-flow builders)
+        self._graph_def_versions = (27, 0)
+
+    # -- ops --------------------------------------------------------------------------------
+    def _add_op(self, op):
+        self._check_not_finalized()
+        op._id = self._next_id
+        self._next_id += 1
+        self._nodes_by_id[op._id] = op
+        self._nodes_by_name[op._name] = op
+        self._ops.append(op)
+        self._version = op._id
+
+    def get_operations(self):
+        return list(self._ops)
+
+    @property
+    def version(self):
+        return self._version
+
+    @property
+    def graph_def_versions(self):
+        from tideflow.protos import versions_pb2
+
+        return versions_pb2.VersionDef(producer=self._graph_def_versions[0])
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @seed.setter
+    def seed(self, seed):
+        self._seed = seed
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    def finalize(self):
+        self._finalized = True
+
+    def _unsafe_unfinalize(self):
+        self._finalized = False
+
+    def _check_not_finalized(self):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def get_operation_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def _get_operation_by_name_unsafe(self, name):
+        return self._nodes_by_name[name]
+
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Resolves a Tensor, Operation or name ('op' or 'op:0') in this graph."""
+        if allow_tensor and allow_operation:
+            types_str = "Tensor or Operation"
+        elif allow_tensor:
+            types_str = "Tensor"
+        else:
+            types_str = "Operation"
+        conv = getattr(obj, "_as_graph_element", None)
+        if conv is not None and not isinstance(obj, (Tensor, Operation)):
+            obj = conv()
+        if isinstance(obj, bytes):
+            obj = obj.decode()
+        if isinstance(obj, str):
+            name = obj
+            if ":" in name and allow_tensor:
+                try:
+                    op_name, out_n = name.split(":")
+                    out_n = int(out_n)
+                except ValueError:
+                    raise ValueError(
+                        f"The name {name!r} looks a like a Tensor name, but is not a valid one. "
+                        "Tensor names must be of the form \"<op_name>:<output_index>\"."
+                    ) from None
+                op = self._nodes_by_name.get(op_name)
+                if op is None:
+                    raise KeyError(
+                        f"The name {name!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, does not exist in the graph."
+                    )
+                if out_n >= len(op._outputs):
+                    raise KeyError(
+                        f"The name {name!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, exists but only has {len(op._outputs)} outputs."
+                    )
+                return op._outputs[out_n]
+            if ":" in name and not allow_tensor:
+                raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
+            if not allow_operation:
+                if name in self._nodes_by_name:
+                    raise ValueError(
+                        f"The name {name!r} refers to an Operation, not a {types_str}. Tensor "
+                        f"names must be of the form \"<op_name>:<output_index>\"."
+                    )
+                raise ValueError(
+                    f"The name {name!r} looks like an (invalid) Operation name, not a {types_str}."
+                )
+            op = self._nodes_by_name.get(name)
+            if op is None:
+                raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+            return op
+        if isinstance(obj, Tensor) and allow_tensor:
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation) and allow_operation:
+            if obj._graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
+
+    # -- naming -----------------------------------------------------------------------------
+    def get_name_scope(self):
+        return self._name_stack
+
+    def unique_name(self, name, mark_as_used=True):
+        """``name`` under the current scope, suffixed ``_1``, ``_2``... when already used."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = name
+            while name.lower() in self._names_in_use:
+                name = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[name.lower()] = 1
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Opens name scope ``name`` (made unique); ``'a/'`` re-enters; None or '' resets."""
+        if name:
+            if isinstance(name, bytes):
+                name = name.decode()
+            regex = _VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME
+            if not regex.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+        old = self._name_stack
+        if not name:
+            new = ""
+        elif name[-1] == "/":
+            new = name[:-1]
+        else:
+            new = self.unique_name(name)
+        self._name_stack = new
+        try:
+            yield "" if not new else new + "/"
+        finally:
+            self._name_stack = old
+
+    # -- control dependencies --------------------------------------------------------------
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs):
+        """Ops created inside run after ``control_inputs``; None clears outer dependencies."""
+        if control_inputs is None:
+            old = self._control_dependencies_stack
+            self._control_dependencies_stack = []
+            try:
+                yield
+            finally:
+                self._control_dependencies_stack = old
+            return
+        ops = []
+        current = self._current_control_dependencies()
+        for c in control_inputs:
+            if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
+                c = c._as_graph_element()
+            if isinstance(c, Tensor):
+                c = c._op
+            elif isinstance(c, IndexedSlicesBase):
+                c = c.op
+            if not isinstance(c, Operation):
+                raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
+            if c._graph is not self:
+                raise ValueError(f"Control input {c.name} must be from the same graph.")
+            if c not in current and c not in ops:
+                ops.append(c)
+        controller = _ControlDependencies(ops)
+        self._control_dependencies_stack.append(controller)
+        try:
+            yield
+        finally:
+            self._control_dependencies_stack.remove(controller)
+
+    def _current_control_dependencies(self):
+        out = []
+        for c in self._control_dependencies_stack:
+            out.extend(c.ops)
+        return out
+
+    def _control_dependencies_for_inputs(self, input_ops):
+        ret = []
+        for controller in self._control_dependencies_stack:
+            # a controller's deps are implied when an input was created inside its block
+            if any(op._id is not None and op._id in controller.created for op in input_ops):
+                continue
+            for op in controller.ops:
+                if op not in input_ops and op not in ret:
+                    ret.append(op)
+        return ret
+
+    # -- devices ----------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def device(self, device_name_or_function):
+        """Ops created inside get this device (a string, DeviceSpec, function or None)."""
+        if isinstance(device_name_or_function, device_lib.DeviceSpec):
+            device_name_or_function = device_name_or_function.to_string()
+        if isinstance(device_name_or_function, str):
+            device_lib.canonical_name(device_name_or_function)  # validate now
+        self._device_function_stack.append(device_name_or_function)
+        try:
+            yield
+        finally:
+            self._device_function_stack.pop()
+
+    def _apply_device_functions(self, op):
+        dev = ""
+        for fn in reversed(self._device_function_stack):
+            if fn is None:
+                break
+            if callable(fn):
+                op._device = dev
+                new = fn(op)
+                if isinstance(new, device_lib.DeviceSpec):
+                    new = new.to_string()
+                dev = device_lib.merge_device(new or "", dev) if dev else (
+                    device_lib.canonical_name(new) if new else ""
+                )
+            else:
+                # the inner (already applied) fields win; the outer spec fills the rest
+                dev = device_lib.merge_device(fn, dev) if dev else device_lib.canonical_name(fn)
+        return dev
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops created inside are placed with ``op`` (its colocation group and device)."""
+        if op is None:
+            old = self._colocation_stack
+            self._colocation_stack = []
+            try:
+                yield
+            finally:
+                self._colocation_stack = old
+            return
+        if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
+            op = op._as_graph_element()
+        if isinstance(op, Tensor):
+            op = op._op
+        old_dev = self._device_function_stack
+        self._device_function_stack = []
+        old_stack = self._colocation_stack
+        if ignore_existing:
+            self._colocation_stack = []
+        self._colocation_stack = self._colocation_stack + [op]
+        try:
+            yield
+        finally:
+            self._device_function_stack = old_dev
+            self._colocation_stack = old_stack
+
+    @contextlib.contextmanager
+    def container(self, container_name):
+        old = self._container
+        self._container = container_name
+        try:
+            yield self._container
+        finally:
+            self._container = old
+
+    # -- collections ------------------------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._check_not_finalized()
+        with self._lock:
+            self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        if isinstance(names, str):
+            names = [names]
+        for name in set(names):
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, key):
+        with self._lock:
+            return self._collections.setdefault(key, [])
+
+    def get_collection(self, key, scope=None):
+        with self._lock:
+            items = self._collections.get(key)
+            if items is None:
+                return []
+            if scope is None:
+                return list(items)
+            regex = re.compile(scope)
+            out = []
+            for item in items:
+                name = getattr(item, "name", None)
+                if name is not None and regex.match(name):
+                    out.append(item)
+            return out
+
+    def get_all_collection_keys(self):
+        with self._lock:
+            return [k for k, v in self._collections.items() if isinstance(v, list)]
+
+    def clear_collection(self, name):
+        self._check_not_finalized()
+        with self._lock:
+            self._collections.pop(name, None)
+
+    # -- overrides --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Within this block, ops of type k use the gradient registered under name v."""
+        old = {k: self._gradient_override_map.get(k) for k in op_type_map}
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    del self._gradient_override_map[k]
+                else:
+                    self._gradient_override_map[k] = v
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        old = {k: self._attr_scope_map.get(k) for k in attr_map}
+        self._attr_scope_map.update(attr_map)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    self._attr_scope_map.pop(k, None)
+                else:
+                    self._attr_scope_map[k] = v
+
+    def prevent_feeding(self, tensor):
+        self._unfeedable_tensors.add(tensor)
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable_tensors
+
+    def prevent_fetching(self, op):
+        self._unfetchable_ops.add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = tensor_or_op._op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable_ops
+
+    # -- default graph ----------------------------------------------------------------------
+    def as_default(self):
+        return _default_graph_stack.get_controller(self)
+
+    @property
+    def building_function(self):
+        return False
+
+    # -- serialization (framework/graph_io.py) ----------------------------------------------
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        from tideflow.framework import graph_io
+
+        return graph_io.graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
+
+    def _as_graph_def(self, from_version=None, add_shapes=False):
+        return self.as_graph_def(from_version, add_shapes), self._version
+
+    def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None,
+                  op_def=None, compute_shapes=True, compute_device=True):
+        """TF's low-level op constructor: inputs are Tensors, attrs Python values."""
+        del dtypes, input_types, op_def, compute_shapes, compute_device
+        return apply_op(op_type, list(inputs), attrs or {}, name=name, graph=self, _flat=True)
+
+
+class _ControlDependencies:
+    __slots__ = ("ops", "created")
+
+    def __init__(self, ops):
+        self.ops = ops
+        self.created = set()
+
+
+class IndexedSlicesBase:
+    """Marker base for sparse gradient values (IndexedSlices is defined with the ops)."""
+
+    op = None
+
+
+# ------------------------------------------------------------------------------------------
+# The default graph stack (the only global: thread-local)
+# ------------------------------------------------------------------------------------------
+
+
+class _DefaultStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+    def get_default(self):
+        return self.stack[-1] if self.stack else None
+
+    @contextlib.contextmanager
+    def get_controller(self, default):
+        self.stack.append(default)
+        try:
+            yield default
+        finally:
+            # tolerate a stack reset inside the block
+            if self.stack and self.stack[-1] is default:
+                self.stack.pop()
+            elif default in self.stack:
+                self.stack.remove(default)
+
+
+class _DefaultGraphStack(_DefaultStack):
+    _global_default_graph = None
+
+    def get_default(self):
+        g = super().get_default()
+        if g is not None:
+            return g
+        if _DefaultGraphStack._global_default_graph is None:
+            _DefaultGraphStack._global_default_graph = Graph()
+        return _DefaultGraphStack._global_default_graph
+
+    def reset(self):
+        self.stack = []
+        _DefaultGraphStack._global_default_graph = None
+
+
+_default_graph_stack = _DefaultGraphStack()
+_default_session_stack = _DefaultStack()
+
+
+def get_default_graph():
+    return _default_graph_stack.get_default()
+
+
+def reset_default_graph():
+    """Clears the default graph stack and starts a new global default graph."""
+    if _default_graph_stack.stack:
+        raise AssertionError(
+            "Do not use tf.reset_default_graph() to clear nested graphs. If you need a cleared "
+            "graph, exit the nesting and create a new graph."
+        )
+    _default_graph_stack.reset()
+
+
+def get_default_session():
+    return _default_session_stack.get_default()
+
+
+def default_session(session):
+    return _default_session_stack.get_controller(session)
+
+
+# module-level scope helpers -----------------------------------------------------------------
+
+
+def _graph_of(values):
+    for v in values or ():
+        if isinstance(v, (Tensor, Operation)):
+            return v.graph
+        g = getattr(v, "graph", None)
+        if isinstance(g, Graph):
+            return g
+    return get_default_graph()
+
+
+class name_scope:  # noqa: N801 - TF's public name
+    """``tf.name_scope(name, default_name=None, values=None)``: opens a name scope."""
+
+    def __init__(self, name, default_name=None, values=None):
+        self._name = default_name if name is None else name
+        self._default_name = default_name
+        self._values = values
+        self._ctx = None
+        self._g_ctx = None
+
+    def __enter__(self):
+        g = _graph_of(self._values) if self._values else get_default_graph()
+        if self._values and g is not get_default_graph():
+            self._g_ctx = g.as_default()
+            self._g_ctx.__enter__()
+        self._ctx = g.name_scope(self._name)
+        return self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self._ctx.__exit__(*exc)
+        if self._g_ctx is not None:
+            self._g_ctx.__exit__(*exc)
+        return False
+
+
+op_scope = name_scope
+
+
+def control_dependencies(control_inputs):
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def container(container_name):
+    return get_default_graph().container(container_name)
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+def get_name_scope():
+    return get_default_graph().get_name_scope()
+
+
+# ------------------------------------------------------------------------------------------
+# Tensor conversion
+# ------------------------------------------------------------------------------------------
+
+_conversion_funcs = []  # (priority, base_type, fn)
+_conversion_cache = {}
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """``conversion_func(value, dtype=None, name=None, as_ref=False)`` converts base_type."""
+    _conversion_funcs.append((priority, base_type, conversion_func))
+    _conversion_funcs.sort(key=lambda x: x[0])
+    _conversion_cache.clear()
+
+
+def _conversion_for(cls):
+    fns = _conversion_cache.get(cls)
+    if fns is None:
+        fns = [f for _, base, f in _conversion_funcs if issubclass(cls, base)]
+        _conversion_cache[cls] = fns
+    return fns
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False,
+                      dtype_hint=None):
+    """Converts a Tensor, Variable, NumPy array, Python number or nested list to a Tensor."""
+    if preferred_dtype is None:
+        preferred_dtype = dtype_hint
+    if isinstance(value, Tensor):
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+            if not dtype.is_compatible_with(value._dtype):
+                raise ValueError(
+                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                    f"{value._dtype.name}: {value!r}"
+                )
+        if as_ref or not value._dtype._is_ref_dtype:
+            return value
+        return _deref(value)
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    for fn in _conversion_for(type(value)):
+        if dtype is None and preferred_dtype is not None:
+            try:
+                ret = fn(value, dtype=dtypes.as_dtype(preferred_dtype), name=name, as_ref=as_ref)
+            except (TypeError, ValueError):
+                ret = NotImplemented
+            if ret is not NotImplemented:
+                return ret
+        ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+        if ret is NotImplemented:
+            continue
+        if dtype is not None and not dtype.is_compatible_with(ret.dtype):
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for value with dtype "
+                f"{ret.dtype.name}: {value!r}"
+            )
+        return ret
+    raise TypeError(
+        f"Failed to convert object of type {type(value)} to Tensor. Contents: {value!r}. "
+        "Consider casting elements to a supported type."
+    )
+
+
+internal_convert_to_tensor = convert_to_tensor
+
+
+def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
+    return [
+        convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype,
+                          name=None if name is None else f"{name}_{i}")
+        for i, v in enumerate(values)
+    ]
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    if isinstance(value, IndexedSlicesBase):
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def _deref(tensor):
+    """A ref tensor used as a value: TF reads it through its ref directly (no extra op)."""
+    return tensor
+
+
+def is_dense_tensor_like(t):
+    return isinstance(t, Tensor)
+
+
+# ------------------------------------------------------------------------------------------
+# constant values (for shape functions)
+# ------------------------------------------------------------------------------------------
+
+_constant_value_fns = {}
+
+
+def register_constant_value(op_type, fn):
+    """``fn(op, value_index) -> ndarray or None``: a tensor's value, known before running."""
+    _constant_value_fns[op_type] = fn
+
+
+def constant_value(tensor):
+    """The value of ``tensor`` if it can be known without running the graph, else None."""
+    if isinstance(tensor, np.ndarray):
+        return tensor
+    if not isinstance(tensor, Tensor):
+        return None
+    fn = _constant_value_fns.get(tensor._op._type)
+    if fn is None:
+        return None
+    try:
+        return fn(tensor._op, tensor._value_index)
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+
+
+# ------------------------------------------------------------------------------------------
+# op creation from a declaration
+# ------------------------------------------------------------------------------------------
+
+
+def _user_frame():
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+
+
+def _type_name_list(allowed):
+    return ", ".join(sorted(d.name for d in allowed))
+
+
+def _convert_input(op_type, arg, value, dtype, name):
+    try:
+        if isinstance(value, Tensor):
+            t = value
+        else:
+            t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
+    except (TypeError, ValueError) as e:
+        if dtype is not None:
+            raise TypeError(
+                f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op_type}', got "
+                f"{value!r} of type '{type(value).__name__}' instead. Error: {e}"
+            ) from None
+        raise
+    return t
+
+
+def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
+    """Creates an op of type ``op_type`` from its declaration.
+
+    ``inputs`` follows the declaration's input arguments, a list for each list argument
+    (``_flat=True`` takes a flat list of Tensors, as ``Graph.create_op`` does). ``attrs`` may
+    omit attrs that are inferred from the inputs or have defaults. Returns the Operation.
+    """
+    op_def = op_registry.get(op_type)
+    attrs = dict(attrs) if attrs else {}
+    in_args = op_def.inputs
+    if _flat:
+        inputs = _group_flat_inputs(op_def, inputs, attrs)
+    if len(inputs) != len(in_args):
+        raise TypeError(
+            f"{op_type} takes {len(in_args)} inputs ({', '.join(a.name for a in in_args)}), "
+            f"got {len(inputs)}"
+        )
+    if graph is None:
+        graph = _graph_from_inputs(inputs)
+
+    # bind type attrs from inputs that are already tensors, so Python values follow them
+    for arg, value in zip(in_args, inputs):
+        if arg.type_attr is not None and arg.type_attr not in attrs:
+            v = value[0] if arg.number_attr is not None and isinstance(value, (list, tuple)) and (
+                value
+            ) else value
+            if isinstance(v, Tensor):
+                attrs[arg.type_attr] = v._dtype.base_dtype
+            elif hasattr(v, "_as_graph_element") and hasattr(v, "dtype") and not isinstance(
+                v, (list, tuple)
+            ):
+                attrs[arg.type_attr] = dtypes.as_dtype(v.dtype).base_dtype
+
+    flat_inputs = []
+    input_types = []
+    for arg, value in zip(in_args, inputs):
+        if arg.number_attr is not None or arg.type_list_attr is not None:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(
+                    f"Expected list for '{arg.name}' argument to '{op_type}' Op, not {value!r}."
+                )
+            if arg.number_attr is not None:
+                n = len(value)
+                if arg.number_attr in attrs and attrs[arg.number_attr] != n:
+                    raise ValueError(
+                        f"List argument '{arg.name}' to '{op_type}' Op with length {n} must match"
+                        f" length {attrs[arg.number_attr]} of argument '{arg.number_attr}'."
+                    )
+                attrs[arg.number_attr] = n
+                spec = op_def.attrs[arg.number_attr]
+                if spec.minimum is not None and n < spec.minimum:
+                    raise ValueError(
+                        f"List argument '{arg.name}' to '{op_type}' Op with length {n} shorter "
+                        f"than minimum length {spec.minimum}."
+                    )
+                dtype = arg.fixed_type or attrs.get(arg.type_attr)
+                if dtype is None:
+                    default = op_def.attrs[arg.type_attr].default
+                    ts = convert_n_to_tensor(value, preferred_dtype=default)
+                    if ts:
+                        dtype = ts[0]._dtype.base_dtype
+                        attrs[arg.type_attr] = dtype
+                    ts = [_convert_input(op_type, arg, v, dtype, name) for v in ts]
+                else:
+                    ts = [_convert_input(op_type, arg, v, dtype, name) for v in value]
+                for t in ts:
+                    if t._dtype.base_dtype != dtype:
+                        raise TypeError(
+                            f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have "
+                            f"types [{', '.join(x._dtype.name for x in ts)}] that don't all match."
+                        )
+                if arg.type_attr is not None:
+                    _check_allowed(op_def, arg, dtype)
+            else:
+                want = attrs.get(arg.type_list_attr)
+                if want is not None:
+                    ts = [_convert_input(op_type, arg, v, dtypes.as_dtype(d), name)
+                          for v, d in zip(value, want)]
+                else:
+                    ts = [_convert_input(op_type, arg, v, None, name) for v in value]
+                    attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
+            flat_inputs.extend(ts)
+            input_types.extend(t._dtype for t in ts)
+            continue
+
+        dtype = arg.fixed_type or (attrs.get(arg.type_attr) if arg.type_attr else None)
+        if dtype is None and not isinstance(value, Tensor):
+            default = op_def.attrs[arg.type_attr].default
+            t = convert_to_tensor(value, preferred_dtype=default, as_ref=arg.is_ref, name=arg.name)
+        else:
+            t = _convert_input(op_type, arg, value, dtype, name)
+        if arg.is_ref and not t._dtype._is_ref_dtype:
+            raise TypeError(f"Input '{arg.name}' of '{op_type}' Op requires l-value input")
+        base = t._dtype.base_dtype
+        if arg.fixed_type is not None:
+            if base != arg.fixed_type:
+                raise TypeError(
+                    f"Input '{arg.name}' of '{op_type}' Op has type {base.name} that does not "
+                    f"match expected type of {arg.fixed_type.name}."
+                )
+        else:
+            have = attrs.get(arg.type_attr)
+            if have is None:
+                attrs[arg.type_attr] = base
+                _check_allowed(op_def, arg, base)
+            elif base != have:
+                first = next(a for a in in_args if a.type_attr == arg.type_attr)
+                raise TypeError(
+                    f"Input '{arg.name}' of '{op_type}' Op has type {base.name} that does not "
+                    f"match type {dtypes.as_dtype(have).name} of argument '{first.name}'."
+                )
+            else:
+                _check_allowed(op_def, arg, base)
+        flat_inputs.append(t)
+        input_types.append(t._dtype)
+
+    for t in flat_inputs:
+        if t._op._graph is not graph:
+            raise ValueError(
+                f"Tensor {t.name} must be from the same graph as the other inputs of {op_type} "
+                f"(and as the default graph)."
+            )
+
+    final_attrs = _complete_attrs(op_def, attrs)
+    if graph._attr_scope_map:
+        final_attrs.update(graph._attr_scope_map)
+
+    output_types = []
+    for arg in op_def.outputs:
+        if arg.fixed_type is not None:
+            t = arg.fixed_type
+        elif arg.type_attr is not None:
+            t = final_attrs[arg.type_attr]
+        else:
+            t = None
+        if arg.number_attr is not None:
+            output_types.extend([t] * final_attrs[arg.number_attr])
+        elif arg.type_list_attr is not None:
+            output_types.extend(final_attrs[arg.type_list_attr])
+        else:
+            output_types.append(t._as_ref if arg.is_ref else t)
+
+    return _create_op(graph, op_def, flat_inputs, final_attrs, output_types, name)
+
+
+def _group_flat_inputs(op_def, flat, attrs):
+    grouped = []
+    i = 0
+    list_args = [a for a in op_def.inputs if a.is_list]
+    n_single = len(op_def.inputs) - len(list_args)
+    n_list_total = len(flat) - n_single
+    for arg in op_def.inputs:
+        if arg.is_list:
+            if arg.number_attr is not None and arg.number_attr in attrs:
+                n = attrs[arg.number_attr]
+            elif arg.type_list_attr is not None and arg.type_list_attr in attrs:
+                n = len(attrs[arg.type_list_attr])
+            elif len(list_args) == 1:
+                n = n_list_total
+            else:
+                raise ValueError(f"cannot split inputs of {op_def.name} without list attrs")
+            grouped.append(list(flat[i:i + n]))
+            i += n
+        else:
+            grouped.append(flat[i])
+            i += 1
+    return grouped
+
+
+def _check_allowed(op_def, arg, dtype):
+    spec = op_def.attrs[arg.type_attr]
+    if spec.allowed is not None and dtype not in spec.allowed:
+        raise TypeError(
+            f"Value passed to parameter '{arg.name}' has DataType {dtype.name} not in list of "
+            f"allowed values: {_type_name_list(spec.allowed)} (op '{op_def.name}')"
+        )
+
+
+def _complete_attrs(op_def, attrs):
+    out = {}
+    for name, spec in op_def.attrs.items():
+        if name in attrs:
+            out[name] = _coerce_attr(op_def, spec, attrs[name])
+        elif spec.has_default:
+            d = spec.default
+            out[name] = list(d) if isinstance(d, list) else (
+                as_shape(d) if spec.type == "shape" else d
+            )
+        else:
+            raise TypeError(f"No argument for attr {name} of op '{op_def.name}'")
+    for name, value in attrs.items():
+        if name not in out:
+            if name.startswith("_"):
+                out[name] = value
+            else:
+                raise TypeError(f"{op_def.name} got an unexpected attr '{name}'")
+    return out
+
+
+def _coerce_attr(op_def, spec, value):
+    typ = spec.type
+    try:
+        if typ == "type":
+            value = dtypes.as_dtype(value)
+            if value._is_ref_dtype:
+                value = value.base_dtype
+            if spec.allowed is not None and value not in spec.allowed:
+                raise TypeError(
+                    f"Value passed to parameter '{spec.name}' has DataType {value.name} not in "
+                    f"list of allowed values: {_type_name_list(spec.allowed)}"
+                )
+            return value
+        if typ == "int":
+            if isinstance(value, float) and value != int(value):
+                raise TypeError(f"Expected int for argument '{spec.name}' not {value!r}.")
+            value = int(value)
+            if spec.minimum is not None and value < spec.minimum:
+                raise ValueError(
+                    f"Attr '{spec.name}' of '{op_def.name}' Op passed {value} less than minimum "
+                    f"{spec.minimum}."
+                )
+            return value
+        if typ == "float":
+            return float(value)
+        if typ == "bool":
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"Expected bool for argument '{spec.name}' not {value!r}.")
+            return bool(value)
+        if typ == "string":
+            if isinstance(value, bytes):
+                value = value.decode()
+            if not isinstance(value, str):
+                raise TypeError(f"Expected string for argument '{spec.name}' not {value!r}.")
+            if spec.allowed is not None and value not in spec.allowed:
+                raise ValueError(
+                    f"Attr '{spec.name}' of '{op_def.name}' Op passed string '{value}' not in: "
+                    f"{', '.join(repr(a) for a in sorted(spec.allowed))}."
+                )
+            return value
+        if typ == "shape":
+            return as_shape(value)
+        if typ == "list(int)":
+            return [int(v) for v in value]
+        if typ == "list(float)":
+            return [float(v) for v in value]
+        if typ == "list(type)":
+            return [dtypes.as_dtype(v) for v in value]
+        if typ == "list(string)":
+            return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
+        if typ == "list(shape)":
+            return [as_shape(v) for v in value]
+        if typ == "list(bool)":
+            return [bool(v) for v in value]
+    except (TypeError, ValueError) as e:
+        if str(e).startswith(("Expected", "Value passed", "Attr")):
+            raise
+        raise TypeError(f"Bad value {value!r} for attr '{spec.name}' of op '{op_def.name}': {e}")
+    return value
+
+
+def _graph_from_inputs(inputs):
+    default = get_default_graph()
+    for v in inputs:
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                if isinstance(x, Tensor):
+                    return _checked_graph(x, default)
+        elif isinstance(v, Tensor):
+            return _checked_graph(v, default)
+    return default
+
+
+def _checked_graph(t, default):
+    g = t._op._graph
+    if g is not default and _default_graph_stack.stack:
+        raise ValueError(f"Tensor {t.name} must be from the same graph as the default graph.")
+    return g
+
+
+def _create_op(graph, op_def, inputs, attrs, output_types, name):
+    name = graph.unique_name(name or op_def.name) if not (name and name.endswith("/")) else (
+        name[:-1]
+    )
+    input_ops = [t._op for t in inputs]
+    control = graph._control_dependencies_for_inputs(input_ops) if (
+        graph._control_dependencies_stack
+    ) else ()
+    op = Operation(graph, name, op_def, inputs, attrs, output_types, control,
+                   traceback=_user_frame())
+    if graph._colocation_stack:
+        groups = set()
+        for c in graph._colocation_stack:
+            groups.update(g.decode() for g in c.colocation_groups())
+        attrs["_class"] = sorted(groups)
+        op._device = graph._colocation_stack[-1]._device
+    elif graph._device_function_stack:
+        op._device = graph._apply_device_functions(op)
+    if op_def.shape_fn is not None:
+        try:
+            shapes = op_def.shape_fn(op)
+        except ValueError as e:
+            shapes_str = ", ".join(_shape_str(t._shape) for t in inputs)
+            raise ValueError(
+                f"{e} for '{name}' (op: '{op_def.name}') with input shapes: {shapes_str}."
+            ) from None
+        if shapes is not None:
+            for t, s in zip(op._outputs, shapes):
+                if s is not None:
+                    t._shape = s if isinstance(s, TensorShape) else as_shape(s)
+    graph._add_op(op)
+    for t in inputs:
+        t._consumers.append(op)
+    for c in control:
+        c._control_outputs.append(op)
+    for controller in graph._control_dependencies_stack:
+        controller.created.add(op._id)
+    if graph._frame_stack:
+        graph._frame_stack[-1]._add_op(op)
+    return op
+
+
+def _shape_str(shape):
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d.value is None else str(d.value) for d in shape.dims) + "]"
+
+
+def _name_from_tensor(t):
+    return t.name

@@ -1,0 +1,1 @@
+"""tideflow.kernels layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""tideflow.ops layer (see DESIGN.md)."""

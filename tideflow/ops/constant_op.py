@@ -1,0 +1,257 @@
+"""Constants and placeholders: ``tf.constant``, ``tf.placeholder`` and value-to-tensor conversion."""
+
+import numbers
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import as_shape, unknown_shape
+
+
+def _const_shape(op):
+    return [as_shape(op._attrs["value"].shape)]
+
+
+def _const_kernel(*, value):
+    return value
+
+
+op_registry.declare(
+    "Const",
+    outputs=["output: dtype"],
+    attrs=["value: tensor", "dtype: type"],
+    shape=_const_shape,
+    kernel=_const_kernel,
+    differentiable=False,
+)
+ops.register_constant_value("Const", lambda op, i: op._attrs["value"])
+
+
+def _placeholder_kernel(ctx):
+    op = ctx.op
+
+    def run():
+        shape = op._attrs["shape"]
+        shape_str = "" if shape.ndims is None else (
+            " and shape [" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+        )
+        raise errors.InvalidArgumentError(
+            None, op,
+            f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+            f"{op._attrs['dtype'].name}{shape_str}",
+        )
+
+    return run
+
+
+op_registry.declare(
+    "Placeholder",
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape = unknown"],
+    shape=lambda op: [op._attrs["shape"]],
+    kernel_factory=_placeholder_kernel,
+    differentiable=False,
+)
+
+op_registry.declare(
+    "PlaceholderWithDefault",
+    inputs=["input: dtype"],
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape=lambda op: [op._attrs["shape"]],
+    kernel=lambda x: x,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# values -> ndarrays
+# ------------------------------------------------------------------------------------------
+
+
+def _flat_values(values):
+    if isinstance(values, (list, tuple)):
+        for v in values:
+            yield from _flat_values(v)
+    else:
+        yield values
+
+
+def _check_compatible(values, dtype):
+    """Raises TypeError when a Python value cannot be represented exactly as ``dtype``."""
+    if isinstance(values, np.ndarray):
+        return
+    for v in _flat_values(values):
+        if isinstance(v, ops.Tensor):
+            raise TypeError(f"Expected {dtype.name}, got {v!r} of type 'Tensor' instead.")
+        if dtype == dtypes.string:
+            if not isinstance(v, (str, bytes, np.bytes_, np.str_)):
+                raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
+        elif dtype.is_integer:
+            if isinstance(v, (str, bytes)) or (
+                isinstance(v, numbers.Real) and not float(v).is_integer()
+            ) or isinstance(v, complex):
+                raise TypeError(
+                    f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
+                )
+        elif dtype.is_floating or dtype.is_complex:
+            if isinstance(v, (str, bytes)) or (isinstance(v, complex) and not dtype.is_complex):
+                raise TypeError(
+                    f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
+                )
+        elif dtype == dtypes.bool:
+            if not isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"Expected bool, got {v!r} of type '{type(v).__name__}' instead.")
+
+
+def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
+    """Converts Python or NumPy values to the ndarray a Const holds, with TF's dtype rules."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    is_np = isinstance(values, (np.ndarray, np.generic))
+    if dtype is not None:
+        _check_compatible(values, dtype)
+        if dtype == dtypes.string:
+            arr = _string_array(values)
+        else:
+            try:
+                arr = np.array(values, dtype=dtype._np)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
+            if dtype.is_integer and not is_np:
+                check = np.array(values)
+                if check.dtype.kind in "iu" and not np.array_equal(check, arr):
+                    raise TypeError(f"Value {values!r} is out of range for {dtype.name}.")
+    else:
+        if is_np:
+            arr = np.array(values)
+            if arr.dtype.kind in "SUO":
+                arr = _string_array(arr)
+            else:
+                dtypes.dtype_of_numpy(arr)  # raises for unsupported dtypes
+        else:
+            try:
+                arr = np.array(values)
+            except ValueError as e:
+                raise ValueError(f"Argument must be a dense tensor: {values!r} - got shape error "
+                                 f"({e}).") from None
+            if arr.dtype == object or arr.dtype.kind in "SU":
+                if all(isinstance(v, (str, bytes, np.bytes_, np.str_)) for v in _flat_values(
+                        values)):
+                    arr = _string_array(values)
+                else:
+                    raise TypeError(f"Failed to convert object of type {type(values)} to Tensor. "
+                                    f"Contents: {values!r}. Consider casting elements to a "
+                                    "supported type.")
+            elif arr.dtype == np.float64:
+                arr = arr.astype(np.float32)
+            elif arr.dtype == np.int64:
+                down = arr.astype(np.int32)
+                if np.array_equal(down, arr):
+                    arr = down
+            elif arr.dtype.kind == "c":
+                arr = arr.astype(np.complex128)
+    if shape is not None:
+        shape = as_shape(shape)
+        if not shape.is_fully_defined():
+            raise TypeError(f"Shape {shape} must be fully defined for a constant.")
+        want = shape.as_list()
+        n = int(np.prod(want, dtype=np.int64))
+        if list(arr.shape) != want:
+            if verify_shape:
+                raise TypeError(f"Expected Tensor's shape: {tuple(want)}, got {arr.shape}.")
+            if arr.size == 1:
+                arr = np.broadcast_to(arr.reshape(()), want).copy()
+            elif arr.size > n:
+                raise ValueError(
+                    f"Too many elements provided. Needed at most {n}, but received {arr.size}"
+                )
+            elif arr.size == 0:
+                raise ValueError(f"Cannot create a tensor of shape {want} from an empty value")
+            else:
+                flat = arr.reshape(-1)
+                arr = np.concatenate([flat, np.repeat(flat[-1:], n - flat.size)]).reshape(want)
+    return arr
+
+
+def _string_array(values):
+    arr = np.array(values, dtype=object)
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, str):
+            flat[i] = v.encode()
+        elif isinstance(v, np.bytes_):
+            flat[i] = bytes(v)
+        elif isinstance(v, np.str_):
+            flat[i] = str(v).encode()
+    return flat.reshape(arr.shape)
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+# ------------------------------------------------------------------------------------------
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """Creates a constant tensor holding ``value`` (converted with TF's dtype rules)."""
+    arr = to_ndarray(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+    return _const(arr, name)
+
+
+def _const(arr, name="Const"):
+    dtype = dtypes.dtype_of_numpy(arr)
+    if arr.flags.writeable:
+        arr = arr.copy() if arr.base is not None else arr
+        arr.flags.writeable = False
+    return ops.apply_op("Const", [], {"value": arr, "dtype": dtype}, name=name)._outputs[0]
+
+
+def _constant_conversion(value, dtype=None, name=None, as_ref=False):
+    if as_ref:
+        return NotImplemented
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+for _t in (list, tuple, np.ndarray, np.generic, float, int, bool, complex, str, bytes,
+           numbers.Number, object):
+    if _t is object:
+        continue
+    ops.register_tensor_conversion_function(_t, _constant_conversion, priority=200)
+
+
+def _shape_conversion(value, dtype=None, name=None, as_ref=False):
+    if not value.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
+    return constant(value.as_list(), dtype=dtype or dtypes.int32, name=name or "Const")
+
+
+def _dim_conversion(value, dtype=None, name=None, as_ref=False):
+    if value.value is None:
+        raise ValueError("Cannot convert an unknown Dimension to a Tensor.")
+    return constant(value.value, dtype=dtype or dtypes.int32, name=name or "Const")
+
+
+def _register_shape_conversions():
+    from tideflow.framework.tensor_shape import Dimension, TensorShape
+
+    ops.register_tensor_conversion_function(TensorShape, _shape_conversion, priority=100)
+    ops.register_tensor_conversion_function(Dimension, _dim_conversion, priority=100)
+
+
+_register_shape_conversions()
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor whose value must be fed to ``Session.run``."""
+    shape = unknown_shape() if shape is None else as_shape(shape)
+    return ops.apply_op(
+        "Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape}, name=name
+    )._outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
+    """A tensor that takes ``input`` unless fed."""
+    t = ops.convert_to_tensor(input)
+    return ops.apply_op(
+        "PlaceholderWithDefault", [t], {"dtype": t.dtype, "shape": as_shape(shape)}, name=name
+    )._outputs[0]

@@ -1,0 +1,1 @@
+"""TensorFlow-wire-compatible protocol buffers (package ``tideflow``) and their generated modules."""

@@ -1,0 +1,1 @@
+"""tideflow.runtime layer (see DESIGN.md)."""

@@ -1,0 +1,126 @@
+"""Plan-time graph passes: common-subexpression elimination and constant folding (paper §5.1).
+
+Both leave stateful and random ops alone, and neither touches the user's Graph: they return
+a replacement map and folded values that the plan compiles in.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes
+
+# the largest folded value kept, as TF's default for constant folding
+MAX_FOLDED_BYTES = 10 * 1024 * 1024
+_NO_FOLD = {"Placeholder", "PlaceholderV2"}
+
+
+def const_values(order):
+    """The values of the Const ops in ``order`` (read-only arrays)."""
+    out = {}
+    for op in order:
+        if op._type == "Const":
+            out[op._outputs[0]] = _readonly(op._attrs["value"])
+    return out
+
+
+def _readonly(v):
+    if isinstance(v, np.ndarray) and v.flags.writeable:
+        v = v.view()
+        v.flags.writeable = False
+    return v
+
+
+def _freeze(v):
+    if isinstance(v, list):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, np.ndarray):
+        if v.nbytes > 1024:
+            return ("array-id", id(v))
+        return ("array", v.shape, str(v.dtype), v.tobytes() if v.dtype != object else repr(v))
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    return v
+
+
+def optimize(order, fed, device, session_state, session):
+    """Runs CSE and constant folding over the ordered ops; returns (replace, consts)."""
+    from tideflow.runtime.executor import bind_kernel
+
+    consts = const_values(order)
+    replace = {}
+    seen = {}
+    for op in order:
+        od = op._op_def
+        if op._type == "Const" or od.is_stateful or od.is_random:
+            continue
+        ins = [replace.get(t, t) for t in op._inputs]
+        # --- constant folding
+        if (
+            op._type not in _NO_FOLD
+            and not op._control_inputs
+            and not od.kernel_wants_step
+            and not od.kernel_wants_ctx
+            and od.kernel_factory is None
+            and od.kernel is not None
+            and all(t in consts and t not in fed for t in ins)
+            and not any(t in fed for t in op._outputs)
+        ):
+            values = _try_fold(op, ins, consts, device, session_state, session, bind_kernel)
+            if values is not None:
+                for t, v in zip(op._outputs, values):
+                    consts[t] = _readonly(v)
+                continue
+        # --- common subexpressions
+        if any(t in fed for t in op._outputs):
+            continue
+        try:
+            key = (
+                op._type,
+                op._device,
+                tuple(id(t) for t in ins),
+                tuple(sorted(c._id for c in op._control_inputs)),
+                _freeze({k: v for k, v in op._attrs.items() if not k.startswith("_class")}),
+            )
+            hash(key)
+        except TypeError:
+            continue
+        first = seen.get(key)
+        if first is None:
+            seen[key] = op
+        else:
+            for a, b in zip(op._outputs, first._outputs):
+                replace[a] = replace.get(b, b)
+    return replace, consts
+
+
+def _try_fold(op, ins, consts, device, session_state, session, bind_kernel):
+    from tideflow.runtime.executor import _list_len
+
+    try:
+        k = bind_kernel(op, device, session_state, session)
+        args = []
+        pos = 0
+        for arg in op._op_def.inputs:
+            if arg.is_list:
+                n = _list_len(op, arg)
+                args.append([consts[t] for t in ins[pos:pos + n]])
+                pos += n
+            else:
+                args.append(consts[ins[pos]])
+                pos += 1
+        with np.errstate(all="ignore"):
+            out = k(*args)
+    except Exception:  # noqa: BLE001 - a failing op is left for run time to report
+        return None
+    od = op._op_def
+    single = len(od.outputs) == 1 and not od.outputs[0].is_list
+    values = [out] if single else list(out)
+    if len(values) != len(op._outputs):
+        return None
+    total = 0
+    for t, v in zip(op._outputs, values):
+        if t._dtype.base_dtype == dtypes.string:
+            return None
+        total += getattr(v, "nbytes", 8)
+    if total > MAX_FOLDED_BYTES:
+        return None
+    return values

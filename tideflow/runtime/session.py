@@ -1,0 +1,535 @@
+"""``tf.Session``: fetch and feed handling, the plan cache, and partial runs."""
+
+import collections
+import threading
+import warnings
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, ops
+from tideflow.framework.ops import Operation, Tensor
+from tideflow.kernels.device import local_devices
+from tideflow.runtime.executor import Plan, Step
+
+
+# ------------------------------------------------------------------------------------------
+# fetches
+# ------------------------------------------------------------------------------------------
+
+
+class _FetchHandler:
+    """Flattens a fetch structure into unique graph elements, and rebuilds the results."""
+
+    def __init__(self, graph, fetches):
+        self.graph = graph
+        self.tensors = []  # unique tensors to compute
+        self.targets = []  # ops to run
+        self._index = {}
+        self.builder = self._build(fetches)
+
+    def _element(self, f):
+        try:
+            el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
+        except TypeError as e:
+            raise TypeError(
+                f"Fetch argument {f!r} has invalid type {type(f)}, must be a string or Tensor. "
+                f"({e})"
+            ) from None
+        except ValueError as e:
+            raise ValueError(f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e})") from None
+        except KeyError as e:
+            raise ValueError(
+                f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e.args[0]})"
+            ) from None
+        if not self.graph.is_fetchable(el):
+            raise ValueError(f"Operation {el.name!r} has been marked as not fetchable.")
+        return el
+
+    def _leaf(self, f):
+        el = self._element(f)
+        if isinstance(el, Operation):
+            if el not in self.targets:
+                self.targets.append(el)
+            return lambda values: None
+        i = self._index.get(el)
+        if i is None:
+            i = len(self.tensors)
+            self._index[el] = i
+            self.tensors.append(el)
+        return lambda values: values[i]
+
+    def _build(self, f):
+        if f is None:
+            raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
+        if isinstance(f, (Tensor, Operation, str, bytes)):
+            return self._leaf(f)
+        fetch_fn = getattr(type(f), "_tf_fetch_components", None)
+        if fetch_fn is not None:  # e.g. SparseTensor, IndexedSlices: several tensors, one value
+            parts, rebuild = f._tf_fetch_components()
+            subs = [self._build(p) for p in parts]
+            return lambda values: rebuild([s(values) for s in subs])
+        if isinstance(f, dict):
+            keys = list(f)
+            subs = [self._build(f[k]) for k in keys]
+            cls = type(f)
+
+            def build_dict(values):
+                d = cls() if cls is not collections.defaultdict else cls(f.default_factory)
+                for k, s in zip(keys, subs):
+                    d[k] = s(values)
+                return d
+
+            return build_dict
+        if isinstance(f, tuple) and hasattr(f, "_fields"):
+            subs = [self._build(x) for x in f]
+            cls = type(f)
+            return lambda values: cls(*[s(values) for s in subs])
+        if isinstance(f, (list, tuple)):
+            subs = [self._build(x) for x in f]
+            cls = type(f)
+            return lambda values: cls(s(values) for s in subs)
+        if hasattr(f, "_as_graph_element"):
+            return self._leaf(f)
+        raise TypeError(
+            f"Fetch argument {f!r} has invalid type {type(f)}, must be a string or Tensor. "
+            f"(Can not convert a {type(f).__name__} into a Tensor or Operation.)"
+        )
+
+
+def _fetch_key(f):
+    """A hashable key for a fetch structure (None when it has none)."""
+    if isinstance(f, (Tensor, Operation, str)):
+        return f
+    if isinstance(f, (list, tuple)):
+        try:
+            return (type(f), tuple(_fetch_key(x) for x in f))
+        except TypeError:
+            return None
+    if isinstance(f, dict):
+        try:
+            return (type(f), tuple((k, _fetch_key(v)) for k, v in f.items()))
+        except TypeError:
+            return None
+    try:
+        hash(f)
+    except TypeError:
+        return None
+    return (type(f), f)
+
+
+# ------------------------------------------------------------------------------------------
+# feeds
+# ------------------------------------------------------------------------------------------
+
+
+def _feed_tensors(graph, key):
+    """The tensor(s) a feed_dict key names; composite keys give (tensors, splitter)."""
+    comps = getattr(type(key), "_tf_feed_components", None)
+    if comps is not None:
+        return key._tf_feed_components()
+    try:
+        el = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+    except (TypeError, ValueError, KeyError) as e:
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+    return [el], None
+
+
+def _convert_feed(tensor, value):
+    dtype = tensor._dtype.base_dtype
+    np_dtype = dtype._np
+    if isinstance(value, Tensor):
+        raise TypeError(
+            "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "
+            "Python scalars, strings, lists, numpy ndarrays, or TensorHandles. For reference, the "
+            f"tensor object was {value} which was passed to the feed with key {tensor}."
+        )
+    if dtype == dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        if arr.ndim == 0 and isinstance(value, str):
+            arr = np.asarray(value.encode(), dtype=object)
+        elif arr.dtype == object:
+            arr = _encode_strings(arr)
+    else:
+        if type(value) is np.ndarray and value.dtype == np_dtype:
+            arr = value
+        else:
+            if isinstance(value, int) and not isinstance(value, bool) and dtype.is_integer and (
+                not dtype.min <= value <= dtype.max
+            ):
+                raise TypeError(
+                    f"Type of feed value {value} with type {type(value)} is not compatible with "
+                    f"Tensor type {dtype}. Try explicitly setting the type of the feed tensor to a "
+                    "larger type (e.g. int64)."
+                )
+            try:
+                arr = np.asarray(value, dtype=np_dtype)
+            except (TypeError, ValueError) as e:
+                raise TypeError(
+                    f"Cannot feed value {value!r} to Tensor {tensor.name!r} of dtype "
+                    f"{dtype.name}: {e}"
+                ) from None
+    shape = tensor._shape
+    if shape._dims is not None:
+        ok = len(shape._dims) == arr.ndim and all(
+            d._value is None or d._value == n for d, n in zip(shape._dims, arr.shape)
+        )
+        if not ok:
+            raise ValueError(
+                f"Cannot feed value of shape {arr.shape!r} for Tensor {tensor.name!r}, which has "
+                f"shape {_shape_repr(shape)!r}"
+            )
+    return arr
+
+
+def _encode_strings(arr):
+    flat = arr.reshape(-1)
+    out = np.empty(flat.shape, dtype=object)
+    for i, v in enumerate(flat):
+        out[i] = v.encode() if isinstance(v, str) else bytes(v)
+    return out.reshape(arr.shape)
+
+
+def _shape_repr(shape):
+    return "(" + ", ".join("?" if d.value is None else str(d.value) for d in shape.dims) + (
+        ",)" if len(shape.dims) == 1 else ")"
+    )
+
+
+_FAST_TYPES = (Tensor, Operation, str)
+
+# ------------------------------------------------------------------------------------------
+# Session
+# ------------------------------------------------------------------------------------------
+
+
+class BaseSession:
+    """A session runs parts of one graph on the devices of this process (or a cluster)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = ops.get_default_graph()
+        if not isinstance(graph, ops.Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        if isinstance(target, bytes):
+            target = target.decode()
+        self._graph = graph
+        self._target = target or ""
+        self._config = config
+        self._closed = False
+        self._opened = True
+        self._cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._plans = {}
+        self._fast = {}
+        self._handlers = {}
+        self._session_state = {}
+        self._partial_runs = {}
+        self._partial_run_ids = 0
+        if self._target and self._target != "local":
+            raise errors.UnimplementedError(
+                None, None,
+                f"Session target {self._target!r}: the distributed runtime is not available yet."
+            )
+        cpu = 1
+        dc = getattr(config, "device_count", None)
+        if dc is not None:
+            try:
+                cpu = int(dc.get("CPU", 1)) if hasattr(dc, "get") else 1
+            except (TypeError, ValueError):
+                cpu = 1
+        self._devices = local_devices(cpu_count=cpu)
+        self._optimize = True
+        go = getattr(config, "graph_options", None)
+        if go is not None:
+            oo = getattr(go, "optimizer_options", None)
+            if oo is not None and getattr(oo, "opt_level", 0) == -1:
+                self._optimize = False
+        self._log_placement = bool(getattr(config, "log_device_placement", False))
+        self._allow_soft = bool(getattr(config, "allow_soft_placement", False))
+        self._default_ctx = None
+
+    # -- properties -------------------------------------------------------------------------
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    def list_devices(self):
+        from tideflow.runtime.device_attributes import device_attributes
+
+        return [device_attributes(d) for d in self._devices]
+
+    def as_default(self):
+        return ops.default_session(self)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        self._cancelled.set()
+        for d in self._devices:
+            d.resource_mgr.clear()
+        self._plans.clear()
+        self._fast.clear()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+
+    # -- running ----------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops and evaluates the tensors in ``fetches`` (any nested structure)."""
+        if self._closed:
+            self._check_open()
+        if not feed_dict and options is None and run_metadata is None:
+            # fast path: a single fetched Tensor, Operation or name with nothing fed
+            cached = self._fast.get(fetches) if isinstance(fetches, _FAST_TYPES) else None
+            if cached is not None and cached[0].version == self._graph._structure_version:
+                plan, handler = cached
+                return handler.builder(
+                    plan.run((), Step(self) if plan.needs_step else None)
+                )
+        return self._run(fetches, feed_dict, options, run_metadata)
+
+    def _run(self, fetches, feed_dict, options, run_metadata):
+        handler_key = _fetch_key(fetches)
+        handler = None
+        if handler_key is not None:
+            handler = self._handlers.get(handler_key)
+        if handler is None:
+            handler = _FetchHandler(self._graph, fetches)
+            if handler_key is not None:
+                self._handlers[handler_key] = handler
+
+        feed_tensors = []
+        feed_values = []
+        if feed_dict:
+            for key, value in feed_dict.items():
+                tensors, splitter = _feed_tensors(self._graph, key)
+                values = [value] if splitter is None else splitter(value)
+                for t, v in zip(tensors, values):
+                    if not self._graph.is_feedable(t):
+                        raise ValueError(f"Tensor {t} may not be fed.")
+                    feed_tensors.append(t)
+                    feed_values.append(_convert_feed(t, v))
+
+        plan = self._get_plan(handler, feed_tensors)
+        deadline = None
+        timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
+        if not timeout:
+            timeout = getattr(self._config, "operation_timeout_in_ms", 0) if self._config else 0
+        if timeout and timeout > 0:
+            import time
+
+            deadline = time.monotonic() + timeout / 1000.0
+        step = Step(self, deadline) if (plan.needs_step or deadline) else None
+        values = plan.run(tuple(feed_values), step)
+        if not feed_dict and options is None and run_metadata is None and (
+            isinstance(fetches, _FAST_TYPES) and deadline is None
+        ):
+            self._fast[fetches] = (plan, handler)
+        return handler.builder(values)
+
+    def _get_plan(self, handler, feed_tensors):
+        key = (
+            tuple(handler.tensors),
+            tuple(feed_tensors),
+            tuple(handler.targets),
+            self._graph._structure_version,
+        )
+        plan = self._plans.get(key)
+        if plan is None:
+            with self._lock:
+                self._check_open()
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = self._build_plan(handler.tensors, feed_tensors, handler.targets)
+                    self._plans[key] = plan
+        return plan
+
+    def _build_plan(self, fetches, feeds, targets):
+        device = self._devices[0]
+        plan = Plan(self._graph, list(fetches), list(feeds), list(targets), device,
+                    self._session_state, self, optimize=self._optimize)
+        plan.version = self._graph._structure_version
+        from tideflow.runtime import placement
+
+        placement.check_requested_devices(plan.ops, self._devices, self._allow_soft)
+        if self._log_placement:
+            for op in plan.ops:
+                print(f"{op.name}: ({op.type}): {device.name}")
+        return plan
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function that runs ``fetches`` with positional values for ``feed_list``."""
+        self._check_open()
+        handler = _FetchHandler(self._graph, fetches)
+        feed_tensors = [
+            self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+            for f in (feed_list or [])
+        ]
+        plan = self._get_plan(handler, feed_tensors)
+
+        def call(*args, **kwargs):
+            if self._closed:
+                self._check_open()
+            if len(args) != len(feed_tensors):
+                raise TypeError(f"expected {len(feed_tensors)} feed values, got {len(args)}")
+            vals = tuple(_convert_feed(t, v) for t, v in zip(feed_tensors, args))
+            return handler.builder(plan.run(vals, Step(self) if plan.needs_step else None))
+
+        return call
+
+    # -- partial runs -----------------------------------------------------------------------
+    def partial_run_setup(self, fetches, feeds=None):
+        """Starts a partial run that will feed ``feeds`` and fetch ``fetches`` in pieces."""
+        self._check_open()
+        handler = _FetchHandler(self._graph, fetches)
+        feed_set = set()
+        for f in feeds or []:
+            tensors, _ = _feed_tensors(self._graph, f)
+            feed_set.update(tensors)
+        self._partial_run_ids += 1
+        handle = f"partial_run_{self._partial_run_ids}"
+        self._partial_runs[handle] = {
+            "fetches": set(handler.tensors),
+            "targets": set(handler.targets),
+            "feeds": feed_set,
+            "values": {},
+            "ran": set(),
+        }
+        return handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues partial run ``handle``: feeds more values and fetches more results."""
+        self._check_open()
+        state = self._partial_runs.get(handle)
+        if state is None:
+            raise errors.InvalidArgumentError(None, None, f"Unknown partial run handle {handle!r}")
+        handler = _FetchHandler(self._graph, fetches)
+        for t in handler.tensors:
+            if t not in state["fetches"]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {t.name!r} was not specified in partial_run_setup."
+                )
+        values = state["values"]
+        for key, value in (feed_dict or {}).items():
+            tensors, splitter = _feed_tensors(self._graph, key)
+            vals = [value] if splitter is None else splitter(value)
+            for t, v in zip(tensors, vals):
+                if t not in state["feeds"]:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Feed {t.name!r} was not specified in partial_run_setup."
+                    )
+                if t in values:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Feed {t.name!r} has already been fed in this partial run."
+                    )
+                values[t] = _convert_feed(t, v)
+        # everything computed so far acts as a feed; ops that ran are not run again
+        known = list(values)
+        targets = [op for op in handler.targets if op not in state["ran"]]
+        from tideflow.runtime.executor import prune
+
+        needed = prune([t for t in handler.tensors if t not in values], targets, set(known))
+        pending = [t for t in state["feeds"] if t not in values]
+        for op in needed:
+            for t in op._inputs:
+                if t in pending:
+                    raise errors.InvalidArgumentError(
+                        None, None,
+                        f"Fetch requires feed {t.name!r}, which has not been fed yet in this "
+                        "partial run.",
+                    )
+        plan = Plan(self._graph, [t for t in handler.tensors if t not in values], known,
+                    targets, self._devices[0], self._session_state, self,
+                    optimize=self._optimize)
+        # keep every value this call computed, so later calls reuse rather than rerun
+        extra = [t for op in plan.ops for t in op._outputs if t not in values]
+        if extra:
+            plan = Plan(self._graph, extra, known, targets, self._devices[0],
+                        self._session_state, self, optimize=self._optimize)
+            out = plan.run(tuple(values[t] for t in known), Step(self))
+            for t, v in zip(extra, out):
+                values[t] = v
+        elif targets:
+            plan.run(tuple(values[t] for t in known), Step(self))
+        state["ran"].update(plan.ops)
+        state["ran"].update(targets)
+        return handler.builder([values[t] for t in handler.tensors])
+
+    # -- context manager --------------------------------------------------------------------
+    def __enter__(self):
+        self._graph_ctx = self._graph.as_default()
+        self._graph_ctx.__enter__()
+        self._sess_ctx = self.as_default()
+        self._sess_ctx.__enter__()
+        return self
+
+    def __exit__(self, exec_type, exec_value, exec_tb):
+        if exec_type is errors.OpError:
+            pass
+        try:
+            self._sess_ctx.__exit__(exec_type, exec_value, exec_tb)
+        except RuntimeError:
+            pass
+        self._graph_ctx.__exit__(exec_type, exec_value, exec_tb)
+        self.close()
+        return False
+
+
+class Session(BaseSession):
+    """``tf.Session(target='', graph=None, config=None)``."""
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Clears resource containers on the servers of ``target`` (distributed sessions)."""
+        raise errors.UnimplementedError(
+            None, None, "Session.reset needs the distributed runtime, which is not available yet."
+        )
+
+
+class InteractiveSession(BaseSession):
+    """A session that installs itself as the default session on construction."""
+
+    _active = 0
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        InteractiveSession._active += 1
+        if InteractiveSession._active > 1:
+            warnings.warn(
+                "An interactive session is already active. This can cause out-of-memory errors "
+                "in some cases. You must explicitly call `InteractiveSession.close()` to release "
+                "resources held by the other session(s).",
+                stacklevel=2,
+            )
+        self._explicitly_closed = False
+        self._default_session = self.as_default()
+        self._default_session.__enter__()
+        self._default_graph = self._graph.as_default()
+        self._default_graph.__enter__()
+
+    def close(self):
+        if not self._closed:
+            InteractiveSession._active -= 1
+            try:
+                self._default_graph.__exit__(None, None, None)
+                self._default_session.__exit__(None, None, None)
+            except (RuntimeError, AttributeError):
+                pass
+        super().close()
