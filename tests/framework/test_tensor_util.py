@@ -249,10 +249,8 @@ def test_quantized_round_trip():
     assert proto.dtype == types_pb2.DT_QINT8
     out = make_ndarray(proto)
     assert out["qint8"].tolist() == [1, -2, 3]
-    assert make_ndarray(make_tensor_proto(5, dtype=dtypes.quint8, shape=[2]))["quint8"].tolist() == [
-        5,
-        5,
-    ]
+    filled = make_ndarray(make_tensor_proto(5, dtype=dtypes.quint8, shape=[2]))
+    assert filled["quint8"].tolist() == [5, 5]
 
 
 def test_tensor_proto_passes_through():

@@ -28,7 +28,8 @@ from tideflow.protos import (
     worker_service_pb2,
 )
 
-PROTO_DIR = Path(__file__).resolve().parents[2] / "tideflow" / "protos"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PROTO_DIR = REPO_ROOT / "tideflow" / "protos"
 
 
 # -- (a) the committed generated code is what the pinned generator makes ------------------------
@@ -58,6 +59,15 @@ def test_generated_modules_are_fresh(tmp_path):
     )
 
 
+def test_generator_refuses_other_grpcio_tools(monkeypatch, tmp_path):
+    from tideflow.protos import generate
+
+    monkeypatch.setattr(generate.metadata, "version", lambda name: "1.0.0")
+    with pytest.raises(RuntimeError, match=r"grpcio-tools 1.0.0 is installed .*==1\.85\.1"):
+        generate.generate(tmp_path)
+    assert not list(tmp_path.iterdir())
+
+
 def test_every_generated_module_imports_and_uses_our_package():
     from tideflow.protos import generate
 
@@ -73,7 +83,9 @@ def test_importing_the_package_loads_no_generated_module():
         "import sys, tideflow.protos; "
         "print([m for m in sys.modules if m.startswith('tideflow.protos.')])"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "[]"
 
 
