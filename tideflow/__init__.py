@@ -58,6 +58,14 @@ from tideflow.framework.tensor_shape import Dimension, TensorShape
 from tideflow.ops.array_ops import identity
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.math_ops import add
+from tideflow.protos.config_pb2 import (
+    ConfigProto,
+    GPUOptions,
+    GraphOptions,
+    OptimizerOptions,
+    RunMetadata,
+    RunOptions,
+)
 from tideflow.runtime.session import InteractiveSession, Session
 
 newaxis = None

@@ -102,7 +102,7 @@ class DType:
     @property
     def as_numpy_dtype(self):
         """The NumPy scalar type (``np.float32``, ``ml_dtypes.bfloat16``, ``object`` for strings)."""
-        return self._np.type
+        return object if self._np.kind == "O" else self._np.type
 
     # -- classification --------------------------------------------------------------------
     @property

@@ -135,6 +135,7 @@ class Plan:
             replace, consts = {}, graph_passes.const_values(order)
         # ops whose outputs are all replaced by folded constants or CSE are dropped
         live = _live_ops(order, fetches, targets, fed, replace, consts)
+        self.needed = order  # before folding: what placement must satisfy
         order = [op for op in order if op in live]
         self.ops = order
         self.needs_step = any(op._op_def.kernel_wants_step for op in order)
@@ -175,7 +176,7 @@ class Plan:
                 last_use[replace.get(t, t)] = idx
         fetch_set = {replace.get(t, t) for t in fetches}
         self._line_ops = {}
-        first_line = len(lines) + len(body) + 1
+        first_line = len(lines) + 1  # line number of body[0]
         for idx, op in enumerate(order):
             kname = f"k{idx}"
             try:

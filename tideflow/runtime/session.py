@@ -368,7 +368,7 @@ class BaseSession:
         plan.version = self._graph._structure_version
         from tideflow.runtime import placement
 
-        placement.check_requested_devices(plan.ops, self._devices, self._allow_soft)
+        placement.check_requested_devices(plan.needed, self._devices, self._allow_soft)
         if self._log_placement:
             for op in plan.ops:
                 print(f"{op.name}: ({op.type}): {device.name}")
