@@ -1,5 +1,6 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
+from tideflow import compat, logging
 from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors
 from tideflow.framework.device import DeviceSpec

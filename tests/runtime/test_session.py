@@ -269,3 +269,23 @@ def test_impossible_device_request():
     if hasattr(tf, "ConfigProto"):
         with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as s:
             assert s.run(c) == 2.0
+
+
+def test_intermediates_are_released_after_last_use():
+    import tracemalloc
+
+    n = 1 << 20  # 8 MiB of float64 per value
+    x = tf.placeholder(tf.float64, [n])
+    y = x
+    for _ in range(12):
+        y = y + x
+    xv = np.ones(n)
+    with tf.Session() as s:
+        s.run(y, {x: xv})  # build the plan first
+        tracemalloc.start()
+        out = s.run(y, {x: xv})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert out[0] == 13.0
+    # live set: the fed value plus at most two intermediates (not all twelve)
+    assert peak < 3.5 * xv.nbytes, peak / xv.nbytes

@@ -1,0 +1,80 @@
+"""``tf.logging``: TF 1.x's logging functions on top of Python's ``logging`` ("tensorflow")."""
+
+import logging as _logging
+
+DEBUG = _logging.DEBUG
+INFO = _logging.INFO
+WARN = _logging.WARN
+ERROR = _logging.ERROR
+FATAL = _logging.FATAL
+
+_logger = _logging.getLogger("tideflow")
+if not _logger.handlers:
+    _handler = _logging.StreamHandler()
+    _handler.setFormatter(_logging.Formatter("%(levelname)s:tideflow:%(message)s"))
+    _logger.addHandler(_handler)
+    _logger.propagate = False
+    _logger.setLevel(WARN)
+
+_log_counts = {}
+
+
+def get_logger():
+    return _logger
+
+
+def set_verbosity(v):
+    _logger.setLevel(v)
+
+
+def get_verbosity():
+    return _logger.getEffectiveLevel()
+
+
+def log(level, msg, *args, **kwargs):
+    _logger.log(level, msg, *args, **kwargs)
+
+
+def debug(msg, *args, **kwargs):
+    _logger.debug(msg, *args, **kwargs)
+
+
+def info(msg, *args, **kwargs):
+    _logger.info(msg, *args, **kwargs)
+
+
+def warning(msg, *args, **kwargs):
+    _logger.warning(msg, *args, **kwargs)
+
+
+warn = warning
+
+
+def error(msg, *args, **kwargs):
+    _logger.error(msg, *args, **kwargs)
+
+
+def fatal(msg, *args, **kwargs):
+    _logger.fatal(msg, *args, **kwargs)
+
+
+def log_every_n(level, msg, n, *args):
+    """Logs the first call and then every n-th call from the same place."""
+    key = (msg, level)
+    count = _log_counts.get(key, 0)
+    _log_counts[key] = count + 1
+    if count % n == 0:
+        _logger.log(level, msg, *args)
+
+
+def log_first_n(level, msg, n, *args):
+    key = (msg, level, "first")
+    count = _log_counts.get(key, 0)
+    _log_counts[key] = count + 1
+    if count < n:
+        _logger.log(level, msg, *args)
+
+
+def log_if(level, msg, condition, *args):
+    if condition:
+        _logger.log(level, msg, *args)
