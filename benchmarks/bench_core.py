@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import tideflow as tf  # noqa: E402
+import tideflow as tf
 
 
 def _median_time(fn, number, repeat=7):

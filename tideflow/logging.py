@@ -4,7 +4,7 @@ import logging as _logging
 
 DEBUG = _logging.DEBUG
 INFO = _logging.INFO
-WARN = _logging.WARN
+WARN = _logging.WARNING
 ERROR = _logging.ERROR
 FATAL = _logging.FATAL
 

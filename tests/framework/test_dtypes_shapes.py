@@ -48,7 +48,7 @@ def test_dtype_properties():
     with pytest.raises(TypeError):
         tf.as_dtype("no_such_type")
     with pytest.raises(TypeError):
-        tf.bool.min
+        _ = tf.bool.min
     assert dtypes.float32.size == 4 and tf.string.size == 1
 
 

@@ -38,16 +38,14 @@ def test_name_scopes_nested_and_reentrant():
         assert again == "outer_1/"
     with tf.name_scope(outer):  # re-enter exactly with the trailing slash
         c = tf.constant(1.0, name="c")
-    with tf.name_scope("x"):
-        with tf.name_scope(None):
-            d = tf.constant(1.0, name="d")
+    with tf.name_scope("x"), tf.name_scope(None):
+        d = tf.constant(1.0, name="d")
     with tf.name_scope(None, "default_name", [a]) as s:
         assert s == "default_name/"
     assert a.op.name == "outer/a" and b.op.name == "outer/inner/b"
     assert c.op.name == "outer/c" and d.op.name == "d"
-    with pytest.raises(ValueError):
-        with tf.name_scope("bad name!"):
-            pass
+    with pytest.raises(ValueError), tf.name_scope("bad name!"):
+        pass
 
 
 def test_get_by_name_and_as_graph_element():
@@ -87,9 +85,8 @@ def test_control_dependencies():
     assert set(d.op.control_inputs) == {a.op}  # b is already a data input
     assert e.op.control_inputs == []
     assert f.op.control_inputs == []
-    with pytest.raises(TypeError):
-        with tf.control_dependencies([object()]):
-            pass
+    with pytest.raises(TypeError), tf.control_dependencies([object()]):
+        pass
 
 
 def test_devices_strings_and_functions():
@@ -106,17 +103,15 @@ def test_devices_strings_and_functions():
     assert b.op.device == "/job:ps/task:0"
     assert c.device == ""
     assert d.device == "/device:GPU:1" and e.device == ""
-    with pytest.raises(ValueError):
-        with tf.device("/nonsense:3"):
-            pass
+    with pytest.raises(ValueError), tf.device("/nonsense:3"):
+        pass
 
 
 def test_colocate_with():
     with tf.device("/job:ps/task:1"):
         a = tf.constant(1.0, name="a")
-    with tf.device("/job:worker"):
-        with tf.colocate_with(a):
-            b = tf.identity(a, name="b")
+    with tf.device("/job:worker"), tf.colocate_with(a):
+        b = tf.identity(a, name="b")
     assert b.device == "/job:ps/task:1"
     assert b.op.colocation_groups() == [b"loc:@a"]
     assert a.op.colocation_groups() == [b"loc:@a"]
@@ -150,9 +145,8 @@ def test_finalize_and_default_graph_stack():
         with pytest.raises(RuntimeError, match="finalized"):
             tf.constant(2.0)
     assert tf.get_default_graph() is not g
-    with g.as_default():
-        with pytest.raises(AssertionError):
-            tf.reset_default_graph()
+    with g.as_default(), pytest.raises(AssertionError):
+        tf.reset_default_graph()
 
 
 def test_default_graph_is_thread_local():

@@ -29,3 +29,20 @@ CASES = [
          lambda x: tf.identity(tf.placeholder_with_default(x, shape=[None, 3])),
          [np.arange(6.0).reshape(2, 3)], lambda x: x, grad=False, dtypes=(tf.float32,)),
 ]
+
+
+def _check_broadcast_gradient_args():
+    from tideflow.framework import ops as _ops
+
+    for s0, s1, w0, w1 in [([2, 3], [3], [], [0]), ([2, 1, 4], [5, 1], [1], [0, 2]),
+                           ([1], [1], [0], [0]), ([], [2, 2], [0, 1], [])]:
+        a = tf.placeholder(tf.int32, [None])
+        b = tf.placeholder(tf.int32, [None])
+        r0, r1 = _ops.apply_op("BroadcastGradientArgs", [a, b])._outputs
+        with tf.Session() as s:
+            g0, g1 = s.run([r0, r1], {a: s0, b: s1})
+        assert g0.tolist() == w0 and g1.tolist() == w1, (s0, s1, g0, g1)
+        assert g0.dtype == np.int32
+
+
+CASES.append(Case("BroadcastGradientArgs", check=_check_broadcast_gradient_args, grad=False))

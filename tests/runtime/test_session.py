@@ -109,9 +109,8 @@ def test_feed_errors_and_session_stays_usable():
             s.run(y, {3: 1})
         np.testing.assert_allclose(s.run(y, {x: [1, 2]}), [2, 3])
     i = tf.placeholder(tf.int32, [])
-    with tf.Session() as s:
-        with pytest.raises(TypeError, match="not compatible"):
-            s.run(i, {i: 2**40})
+    with tf.Session() as s, pytest.raises(TypeError, match="not compatible"):
+        s.run(i, {i: 2**40})
 
 
 def test_fetch_errors():
@@ -263,9 +262,9 @@ def test_list_devices_and_device_count():
 def test_impossible_device_request():
     with tf.device("/gpu:0"):
         c = tf.constant(1.0) + 1.0
-    with tf.Session() as s:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot assign a device"):
-            s.run(c)
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="Cannot assign a device"):
+        s.run(c)
     if hasattr(tf, "ConfigProto"):
         with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as s:
             assert s.run(c) == 2.0

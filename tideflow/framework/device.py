@@ -12,7 +12,7 @@ class DeviceSpec:
     and ``/device:GPU:*``; ``to_string()`` gives the 1.x form.
     """
 
-    __slots__ = ("job", "replica", "task", "device_type", "device_index")
+    __slots__ = ("device_index", "device_type", "job", "replica", "task")
 
     def __init__(self, job=None, replica=None, task=None, device_type=None, device_index=None):
         self.job = job

@@ -1,5 +1,7 @@
 """Tensor element types: TF's DType objects, their enum values and their NumPy counterparts."""
 
+import builtins
+
 import numpy as np
 
 try:  # ml_dtypes supplies bfloat16 as a real NumPy dtype with correct rounding
@@ -54,7 +56,7 @@ _QUANTIZED = {DT_QINT8, DT_QUINT8, DT_QINT16, DT_QUINT16, DT_QINT32}
 class DType:
     """A tensor element type, e.g. ``tf.float32`` or its reference form ``tf.float32_ref``."""
 
-    __slots__ = ("_type_enum", "_np", "_name", "__weakref__")
+    __slots__ = ("__weakref__", "_name", "_np", "_type_enum")
 
     def __init__(self, type_enum):
         type_enum = int(type_enum)
@@ -223,7 +225,7 @@ uint32 = _BY_ENUM[DT_UINT32]
 uint64 = _BY_ENUM[DT_UINT64]
 complex64 = _BY_ENUM[DT_COMPLEX64]
 complex128 = _BY_ENUM[DT_COMPLEX128]
-bool = _BY_ENUM[DT_BOOL]  # noqa: A001 - TF's public name
+bool = _BY_ENUM[DT_BOOL]
 string = _BY_ENUM[DT_STRING]
 qint8 = _BY_ENUM[DT_QINT8]
 quint8 = _BY_ENUM[DT_QUINT8]
@@ -259,7 +261,7 @@ for _e, (_n, _npd) in _TYPES.items():
 _BY_NP[np.dtype(object)] = string
 
 _PY_TYPES = {float: float32, int: int32, complex: complex128, bytes: string, str: string}
-_PY_TYPES[type(True)] = bool
+_PY_TYPES[builtins.bool] = bool
 
 TF_VALUE_DTYPES = frozenset(
     _BY_ENUM[e] for e in _TYPES if e not in {DT_RESOURCE, DT_VARIANT} | _QUANTIZED
@@ -270,7 +272,7 @@ def as_dtype(type_value):
     """Converts a DType, NumPy dtype or type, DataType enum value or name to a ``DType``."""
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, int) and not isinstance(type_value, type(True)):
+    if isinstance(type_value, int) and not isinstance(type_value, builtins.bool):
         d = _BY_ENUM.get(type_value)
         if d is not None:
             return d

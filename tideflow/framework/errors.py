@@ -111,7 +111,7 @@ def error_code_from_exception_type(cls):
     return UNKNOWN
 
 
-class raise_exception_on_not_ok_status:  # noqa: N801 - TF 1.x name
+class raise_exception_on_not_ok_status:
     """Context manager kept for TF 1.x compatibility; errors are raised directly here."""
 
     def __enter__(self):

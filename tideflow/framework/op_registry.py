@@ -28,7 +28,7 @@ _GROUPS = {
 class ArgSpec:
     """One input or output argument of an op."""
 
-    __slots__ = ("name", "type_attr", "number_attr", "type_list_attr", "fixed_type", "is_ref")
+    __slots__ = ("fixed_type", "is_ref", "name", "number_attr", "type_attr", "type_list_attr")
 
     def __init__(self, text):
         name, _, typ = (s.strip() for s in text.partition(":"))
@@ -54,7 +54,7 @@ class ArgSpec:
 class AttrSpec:
     """One attribute of an op: its type, default and allowed values."""
 
-    __slots__ = ("name", "type", "has_default", "default", "allowed", "minimum")
+    __slots__ = ("allowed", "default", "has_default", "minimum", "name", "type")
 
     def __init__(self, text):
         name, _, rest = (s.strip() for s in text.partition(":"))
@@ -63,7 +63,11 @@ class AttrSpec:
         self.default = None
         self.allowed = None
         self.minimum = None
-        typ, eq, default = rest.partition("=")
+        m = _DEFAULT_SPLIT.search(rest)
+        if m is None:
+            typ, eq, default = rest, "", ""
+        else:
+            typ, eq, default = rest[:m.start()], "=", rest[m.end():]
         typ = typ.strip()
         if ">=" in typ:
             typ, _, m = typ.partition(">=")
@@ -107,6 +111,8 @@ def _parse_default(text, typ):
         return [dtypes.as_dtype(v) for v in value]
     return value
 
+
+_DEFAULT_SPLIT = __import__("re").compile(r"(?<![<>!=])=(?!=)")
 
 _DT_NAMES = {
     "DT_FLOAT": "float32",

@@ -56,7 +56,7 @@ class GraphKeys:
     _STREAMING_MODEL_PORTS = "streaming_model_ports"
     _SUMMARY_COLLECTION = "_SUMMARY_V2"
 
-    _VARIABLE_COLLECTIONS = [
+    _VARIABLE_COLLECTIONS = (
         GLOBAL_VARIABLES,
         LOCAL_VARIABLES,
         METRIC_VARIABLES,
@@ -65,7 +65,7 @@ class GraphKeys:
         MOVING_AVERAGE_VARIABLES,
         CONCATENATED_VARIABLES,
         TRAINABLE_RESOURCE_VARIABLES,
-    ]
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -76,7 +76,7 @@ class GraphKeys:
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    __slots__ = ("__weakref__", "_consumers", "_dtype", "_op", "_shape", "_value_index")
 
     # numpy must defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__)
     __array_priority__ = 100
@@ -207,9 +207,21 @@ class Operation:
     """A node of the graph: an op type, inputs, attrs, a device and outputs."""
 
     __slots__ = (
-        "_graph", "_name", "_type", "_op_def", "_inputs", "_control_inputs", "_attrs",
-        "_device", "_outputs", "_id", "_traceback", "_control_outputs", "_original_op",
-        "__weakref__", "_frame",
+        "__weakref__",
+        "_attrs",
+        "_control_inputs",
+        "_control_outputs",
+        "_device",
+        "_frame",
+        "_graph",
+        "_id",
+        "_inputs",
+        "_name",
+        "_op_def",
+        "_original_op",
+        "_outputs",
+        "_traceback",
+        "_type",
     )
 
     def __init__(self, graph, name, op_def, inputs, attrs, output_types, control_inputs=(),
@@ -295,6 +307,12 @@ class Operation:
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
         value = self._attrs[name]
+        if name == "_class":
+            return [v.encode() if isinstance(v, str) else v for v in value]
+        if hasattr(value, "WhichOneof"):  # an AttrValue kept as is (imported "_" attrs)
+            from tideflow.framework import graph_io
+
+            return graph_io.attr_value_to_python(value)
         spec = self._op_def.attrs.get(name)
         typ = spec.type if spec is not None else None
         if typ == "string" and isinstance(value, str):
@@ -393,6 +411,7 @@ class Graph:
         self._container = ""
         self._frame_stack = []  # control-flow contexts (set by control-flow builders)
         self._graph_def_versions = (27, 0)
+        self._node_def_cache = {}
 
     # -- ops --------------------------------------------------------------------------------
     def _add_op(self, op):
@@ -781,7 +800,7 @@ class Graph:
 
 
 class _ControlDependencies:
-    __slots__ = ("ops", "created")
+    __slots__ = ("created", "ops")
 
     def __init__(self, ops):
         self.ops = ops
@@ -875,7 +894,7 @@ def _graph_of(values):
     return get_default_graph()
 
 
-class name_scope:  # noqa: N801 - TF's public name
+class name_scope:
     """``tf.name_scope(name, default_name=None, values=None)``: opens a name scope."""
 
     def __init__(self, name, default_name=None, values=None):

@@ -87,7 +87,7 @@ def local_devices(job="localhost", replica=0, task=0, cpu_count=1):
 class KernelContext:
     """What a kernel may know about its node, bound once per plan: op, device, state."""
 
-    __slots__ = ("op", "device", "session_state", "session")
+    __slots__ = ("device", "op", "session", "session_state")
 
     def __init__(self, op, device, session_state, session):
         self.op = op

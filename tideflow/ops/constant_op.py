@@ -99,9 +99,8 @@ def _check_compatible(values, dtype):
                 raise TypeError(
                     f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
                 )
-        elif dtype == dtypes.bool:
-            if not isinstance(v, (bool, np.bool_)):
-                raise TypeError(f"Expected bool, got {v!r} of type '{type(v).__name__}' instead.")
+        elif dtype == dtypes.bool and not isinstance(v, (bool, np.bool_)):
+            raise TypeError(f"Expected bool, got {v!r} of type '{type(v).__name__}' instead.")
 
 
 def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
@@ -249,7 +248,7 @@ def placeholder(dtype, shape=None, name=None):
     )._outputs[0]
 
 
-def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
+def placeholder_with_default(input, shape, name=None):
     """A tensor that takes ``input`` unless fed."""
     t = ops.convert_to_tensor(input)
     return ops.apply_op(

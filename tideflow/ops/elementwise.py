@@ -4,7 +4,9 @@ A binary op's gradient function receives gradients already shaped like the broad
 the family reduces them back to each input's shape, once for all binary ops.
 """
 
-from tideflow.framework import op_registry
+import numpy as np
+
+from tideflow.framework import op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 
 
@@ -74,11 +76,85 @@ def _reducing(grad):
     """Wraps a binary op's gradient so each partial is summed back to its input's shape."""
 
     def binary_grad(op, dz):
-        from tideflow.ops import gradient_util
-
         gx, gy = grad(op, dz)
         x, y = op.inputs
-        return gradient_util.reduce_to_inputs(x, y, gx, gy)
+        return reduce_to_inputs(x, y, gx, gy)
 
     binary_grad.__name__ = f"_{grad.__name__.strip('_')}"
     return binary_grad
+
+
+# ------------------------------------------------------------------------------------------
+# reducing broadcast gradients back to the input shapes
+# ------------------------------------------------------------------------------------------
+
+
+def _broadcast_gradient_args(s0, s1):
+    """Axes along which each of two broadcast inputs must be summed (TF's rule)."""
+    s0 = [int(d) for d in s0]
+    s1 = [int(d) for d in s1]
+    n = max(len(s0), len(s1))
+    a = [1] * (n - len(s0)) + s0
+    b = [1] * (n - len(s1)) + s1
+    r0, r1 = [], []
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x == y:
+            if x == 1:
+                r0.append(i)
+                r1.append(i)
+            continue
+        if x == 1:
+            r0.append(i)
+        elif y == 1:
+            r1.append(i)
+        else:
+            raise ValueError(f"Incompatible shapes: [{','.join(map(str, s0))}] vs. "
+                             f"[{','.join(map(str, s1))}]")
+    return r0, r1
+
+
+def _bga_kernel(s0, s1):
+    r0, r1 = _broadcast_gradient_args(s0, s1)
+    dt = np.asarray(s0).dtype
+    return np.asarray(r0, dt), np.asarray(r1, dt)
+
+
+op_registry.declare(
+    "BroadcastGradientArgs",
+    inputs=["s0: T", "s1: T"],
+    outputs=["r0: T", "r1: T"],
+    attrs=["T: {int32, int64} = DT_INT32"],
+    shape=lambda op: [[None], [None]],
+    kernel=_bga_kernel,
+    differentiable=False,
+)
+
+
+def _reduce_one(x, g, axes_static, axes_dynamic):
+    from tideflow.ops import array_ops, math_ops
+
+    if g is None:
+        return None
+    if axes_static is not None:
+        if axes_static:
+            g = math_ops.reduce_sum(g, axes_static)
+        xs = x.get_shape()
+        if xs.is_fully_defined() and g.get_shape() != xs:
+            g = array_ops.reshape(g, xs.as_list())
+        return g
+    return array_ops.reshape(math_ops.reduce_sum(g, axes_dynamic), array_ops.shape(x))
+
+
+def reduce_to_inputs(x, y, gx, gy):
+    """Sums gradients shaped like the broadcast output back to the shapes of ``x`` and ``y``."""
+    sx, sy = x.get_shape(), y.get_shape()
+    if sx.is_fully_defined() and sy.is_fully_defined():
+        if sx == sy:
+            return gx, gy
+        rx, ry = _broadcast_gradient_args(sx.as_list(), sy.as_list())
+        return _reduce_one(x, gx, rx, None), _reduce_one(y, gy, ry, None)
+    from tideflow.ops import array_ops
+
+    rx, ry = ops.apply_op("BroadcastGradientArgs",
+                          [array_ops.shape(x), array_ops.shape(y)])._outputs
+    return _reduce_one(x, gx, None, rx), _reduce_one(y, gy, None, ry)

@@ -22,7 +22,7 @@ _step_ids = itertools.count(1)
 class Step:
     """The state of one running step, handed to kernels that declare a ``step`` parameter."""
 
-    __slots__ = ("step_id", "cancelled", "deadline", "rendezvous", "stats", "session")
+    __slots__ = ("cancelled", "deadline", "rendezvous", "session", "stats", "step_id")
 
     def __init__(self, session=None, deadline=None):
         self.step_id = next(_step_ids)
@@ -33,8 +33,15 @@ class Step:
         self.session = session
 
 
+def _fed_ops(fed):
+    """Ops all of whose outputs are fed: their control edges are satisfied by the feeds."""
+    ops_ = {t._op for t in fed}
+    return {op for op in ops_ if all(t in fed for t in op._outputs)}
+
+
 def prune(fetch_tensors, target_ops, fed):
     """The ops needed to compute the fetches and run the targets, given the fed tensors."""
+    fed_ops = _fed_ops(fed) if fed else ()
     needed = set()
     stack = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     while stack:
@@ -46,7 +53,7 @@ def prune(fetch_tensors, target_ops, fed):
             if t not in fed and t._op not in needed:
                 stack.append(t._op)
         for c in op._control_inputs:
-            if c not in needed:
+            if c not in needed and c not in fed_ops:
                 stack.append(c)
     return needed
 
@@ -54,6 +61,7 @@ def prune(fetch_tensors, target_ops, fed):
 def topo_order(ops, fed):
     """Orders ``ops`` so every op follows its inputs (creation order breaks ties)."""
     ops = sorted(ops, key=lambda o: o._id)
+    opset = set(ops)
     ok = True
     seen = set()
     for op in ops:
@@ -63,7 +71,7 @@ def topo_order(ops, fed):
                 break
         if ok:
             for c in op._control_inputs:
-                if c not in seen:
+                if c not in seen and c in opset:
                     ok = False
                     break
         if not ok:
@@ -72,7 +80,6 @@ def topo_order(ops, fed):
     if ok:
         return ops
     # general case (graphs rewritten after creation): Kahn's algorithm
-    opset = set(ops)
     indeg = {}
     users = {op: [] for op in ops}
     for op in ops:
@@ -94,7 +101,7 @@ def topo_order(ops, fed):
             if indeg[u] == 0:
                 heapq.heappush(ready, (u._id, u))
     if len(out) != len(ops):
-        stuck = sorted((op.name for op in ops if indeg[op] > 0))[:5]
+        stuck = sorted(op.name for op in ops if indeg[op] > 0)[:5]
         raise errors.InvalidArgumentError(
             None, None, f"Graph contains a cycle involving nodes: {', '.join(stuck)}"
         )
@@ -215,7 +222,7 @@ class Plan:
                 line = f"{', '.join(targets_)}{',' if len(targets_) == 1 else ''} = {call}"
             self._line_ops[first_line + len(body)] = op
             body.append(line)
-            dead = [names[t] for t in set(replace.get(x, x) for x in op._inputs)
+            dead = [names[t] for t in {replace.get(x, x) for x in op._inputs}
                     if last_use.get(t) == idx and t not in fetch_set and t not in fed
                     and t not in consts and t in names]
             if dead:
@@ -237,13 +244,13 @@ class Plan:
         code = compile(src, f"<tideflow plan {id(self):x}>", "exec")
         self._code_filename = code.co_filename
         ns = {}
-        exec(code, ns)
+        exec(code, ns)  # noqa: S102 - our own generated plan code
         self._run = ns["__make__"](env)
 
     def run(self, feed_values, step):
         try:
             return self._run(feed_values, step)
-        except Exception as e:  # map the failing line to its op
+        except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
             raise self._op_error(e) from (None if isinstance(e, errors.OpError) else e)
 
     def _op_error(self, e):
@@ -294,6 +301,7 @@ def _list_len(op, arg):
 
 def _live_ops(order, fetches, targets, fed, replace, consts):
     """Ops still needed after folding and CSE (stateful ops are never dropped)."""
+    order_set = set(order)
     live = set()
     stack = [replace.get(t, t) for t in fetches]
     stack = [t._op for t in stack if t not in fed and t not in consts]
@@ -311,7 +319,7 @@ def _live_ops(order, fetches, targets, fed, replace, consts):
             if t not in fed and t not in consts and t._op not in live:
                 stack.append(t._op)
         for c in op._control_inputs:
-            if c not in live:
+            if c not in live and c in order_set:
                 stack.append(c)
     return live
 

@@ -50,7 +50,7 @@ def optimize(order, fed, device, session_state, session):
     seen = {}
     for op in order:
         od = op._op_def
-        if op._type == "Const" or od.is_stateful or od.is_random:
+        if op._type == "Const" or od.is_stateful or od.is_random or not op._outputs:
             continue
         ins = [replace.get(t, t) for t in op._inputs]
         # --- constant folding

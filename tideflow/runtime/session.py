@@ -1,6 +1,7 @@
 """``tf.Session``: fetch and feed handling, the plan cache, and partial runs."""
 
 import collections
+import contextlib
 import threading
 import warnings
 
@@ -10,7 +11,6 @@ from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels.device import local_devices
 from tideflow.runtime.executor import Plan, Step
-
 
 # ------------------------------------------------------------------------------------------
 # fetches
@@ -281,10 +281,8 @@ class BaseSession:
         self._fast.clear()
 
     def __del__(self):
-        try:
+        with contextlib.suppress(Exception):  # interpreter shutdown
             self.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
-            pass
 
     def _check_open(self):
         if self._closed:

@@ -1,0 +1,282 @@
+"""Symbolic differentiation (paper §4.1): ``tf.gradients`` walks the graph backwards from ys.
+
+Each op's gradient function (declared with the op, or registered with ``tf.RegisterGradient``)
+maps the gradients of its outputs to gradients of its inputs; partial gradients of a tensor
+used several times are summed; sparse gradients travel as ``IndexedSlices``.
+"""
+
+import collections
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.indexed_slices import IndexedSlices
+
+
+class RegisterGradient:
+    """Decorator: ``@tf.RegisterGradient("OpType")`` registers ``f(op, *grads)``."""
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        op_registry.register_gradient(self._op_type, f)
+        return f
+
+
+def NotDifferentiable(op_type):
+    """Declares that ops of type ``op_type`` have no gradient (their inputs get None)."""
+    op_registry.register_gradient(op_type, None)
+
+
+NoGradient = NotDifferentiable
+
+
+def _differentiable(dtype):
+    d = dtype.base_dtype
+    return d.is_floating or d.is_complex or d == dtypes.resource or d == dtypes.variant
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _to_tensor(x, as_ref=False):
+    if isinstance(x, (ops.Tensor, IndexedSlices)):
+        return x
+    return ops.convert_to_tensor(x, as_ref=as_ref)
+
+
+def _between(ys, xs, stop_ops):
+    """Ops on a path from some x to some y (not crossing stop ops)."""
+    reached = set()
+    stack = [x._op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op in reached:
+            continue
+        reached.add(op)
+        for t in op._outputs:
+            for c in t._consumers:
+                if c not in reached:
+                    stack.append(c)
+    between = set()
+    stack = [y._op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in between or op not in reached:
+            continue
+        between.add(op)
+        if op in stop_ops:
+            continue
+        for t in op._inputs:
+            stack.append(t._op)
+    return between
+
+
+def _gradient_fn(op):
+    name = op._graph._gradient_override_map.get(op._type, op._type)
+    if op_registry.has_gradient_entry(name):
+        return op_registry.gradient_function(name), True
+    return None, False
+
+
+def _aggregate(grads, name):
+    """Sums the partial gradients of one tensor (dense AddN, or concatenated IndexedSlices)."""
+    grads = [g for g in grads if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    from tideflow.ops import array_ops, math_ops
+
+    if all(isinstance(g, ops.Tensor) for g in grads):
+        return math_ops.add_n(grads, name=name)
+    if all(isinstance(g, IndexedSlices) for g in grads):
+        return IndexedSlices(
+            array_ops.concat([g.values for g in grads], 0),
+            array_ops.concat([g.indices for g in grads], 0),
+            grads[0].dense_shape,
+        )
+    return math_ops.add_n([dense(g) for g in grads], name=name)
+
+
+def dense(g):
+    """An IndexedSlices as a dense Tensor (rows summed where indices repeat)."""
+    if not isinstance(g, IndexedSlices):
+        return g
+    from tideflow.ops import math_ops
+
+    if g.dense_shape is None:
+        raise ValueError(f"Cannot convert IndexedSlices {g} without dense_shape to a Tensor")
+    from tideflow.ops import array_ops
+
+    num_rows = array_ops.gather(g.dense_shape, 0) if g.dense_shape.get_shape().ndims else (
+        g.dense_shape
+    )
+    return math_ops.unsorted_segment_sum(g.values, g.indices, num_rows)
+
+
+def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
+    if dtype is not None and not dtype.is_compatible_with(value.dtype):
+        raise ValueError(f"Incompatible tensor conversion requested to {dtype} for {value}")
+    if as_ref:
+        return NotImplemented
+    return dense(value)
+
+
+ops.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor, priority=50)
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None):
+    """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    Returns a list aligned with ``xs``: a Tensor, an IndexedSlices (sparse gradients of
+    gathers), or None where ys does not depend on x.
+    """
+    del aggregation_method  # partials are always summed with AddN
+    ys = [_to_tensor(y) for y in _as_list(ys)]
+    xs_in = _as_list(xs)
+    xs = [_to_tensor(x) for x in xs_in]
+    grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    stop = {_to_tensor(t) for t in _as_list(stop_gradients)}
+    graph = ys[0].graph if ys else ops.get_default_graph()
+    from tideflow.ops import array_ops
+
+    with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:
+        stop_ops = {t._op for t in stop}
+        between = _between(ys, xs, stop_ops)
+        # pending: how many consumers (in between) each op waits for
+        pending = collections.Counter()
+        for op in between:
+            for t in op._inputs:
+                if t._op in between:
+                    pending[t._op] += 1
+        grads = collections.defaultdict(list)  # tensor -> partial grads
+        for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+            if gy is None:
+                if y.dtype.is_integer:
+                    raise TypeError(
+                        f"tf.gradients does not support integer ys: {y.name} has {y.dtype.name}."
+                    )
+                with ops.name_scope(f"grad_ys_{i}"):
+                    gy = array_ops.ones_like(y)
+            else:
+                gy = _to_tensor(gy)
+            grads[y].append(gy)
+        ready = [op for op in between if pending[op] == 0]
+        done = set()
+        while ready:
+            op = ready.pop()
+            if op in done:
+                continue
+            done.add(op)
+            out_grads = []
+            for t in op._outputs:
+                g = grads.get(t)
+                out_grads.append(_aggregate(g, None) if g else None)
+                if g:
+                    grads[t] = [out_grads[-1]]
+            if op not in stop_ops and _needs_inputs(op, between, out_grads):
+                in_grads = _op_input_grads(op, out_grads, scope, colocate_gradients_with_ops,
+                                           gate_gradients, between, stop)
+                for t, g in zip(op._inputs, in_grads):
+                    if g is not None and t not in stop and _differentiable(t._dtype):
+                        grads[t].append(g)
+            for t in op._inputs:
+                if t._op in between:
+                    pending[t._op] -= 1
+                    if pending[t._op] == 0:
+                        ready.append(t._op)
+        result = []
+        for x in xs:
+            g = grads.get(x)
+            result.append(_aggregate(g, None) if g else None)
+    return result
+
+
+def _needs_inputs(op, between, out_grads):
+    return any(g is not None for g in out_grads) and any(t._op in between for t in op._inputs)
+
+
+def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
+    if not any(t._op in between and _differentiable(t._dtype) and t not in stop
+               for t in op._inputs):
+        return [None] * len(op._inputs)
+    fn, found = _gradient_fn(op)
+    if not found:
+        raise LookupError(
+            f"No gradient defined for operation '{op.name}' (op type: {op.type})"
+        )
+    if fn is None:  # declared not differentiable
+        return [None] * len(op._inputs)
+    filled = []
+    from tideflow.ops import array_ops
+
+    for t, g in zip(op._outputs, out_grads):
+        if g is None and _differentiable(t._dtype):
+            g = array_ops.zeros_like(t)
+        filled.append(g)
+    ctx = op._graph.colocate_with(op) if colocate else _null()
+    with ctx, ops.name_scope(op.name + "_grad"):
+        res = fn(op, *filled)
+    res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
+    if len(res) != len(op._inputs):
+        raise ValueError(
+            f"Num gradients {len(res)} generated for op {op.name} "
+            f"do not match num inputs {len(op._inputs)}"
+        )
+    if gate and sum(g is not None for g in res) > 1:
+        from tideflow.ops import control_flow_ops
+
+        dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
+        gated = control_flow_ops.tuple([res[i] for i in dense_idx])
+        for i, g in zip(dense_idx, gated):
+            res[i] = g
+    out = []
+    for t, g in zip(op._inputs, res):
+        if g is not None and isinstance(g, ops.Tensor) and not _differentiable(t._dtype):
+            g = None
+        out.append(g)
+    return out
+
+
+class _null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):
+    """Second derivatives of ``sum(ys)`` with respect to each x (one Hessian per x)."""
+    from tideflow.ops import array_ops
+
+    xs = _as_list(xs)
+    out = []
+    with ops.name_scope(name, "hessians", xs):
+        for x in xs:
+            x = _to_tensor(x)
+            g = gradients(ys, x, colocate_gradients_with_ops=colocate_gradients_with_ops,
+                          gate_gradients=gate_gradients)[0]
+            if g is None:
+                out.append(None)
+                continue
+            n = x.get_shape().num_elements()
+            if n is None:
+                raise ValueError(f"hessians needs a fully defined shape for {x.name}")
+            flat = array_ops.reshape(dense(g), [-1])
+            rows = []
+            for i in range(n):
+                gi = gradients(array_ops.gather(flat, i), x)[0]
+                rows.append(array_ops.zeros_like(x) if gi is None else dense(gi))
+            h = array_ops.stack(rows)
+            out.append(array_ops.reshape(h, x.get_shape().concatenate(x.get_shape())))
+    return out
