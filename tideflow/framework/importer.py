@@ -1,0 +1,688 @@
+"""``tf.import_graph_def``: checks a whole GraphDef, then creates its ops in the default graph.
+
+Nothing is created unless the GraphDef is valid (known ops, attrs, inputs, dtypes, no cycle);
+if an op's shape function still fails, the ops already created are removed again.
+"""
+
+import heapq
+import socket
+
+from tideflow.framework import device as device_lib
+from tideflow.framework import errors, graph_io, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, as_shape
+from tideflow.protos import attr_value_pb2, graph_pb2
+
+# The GraphDef version this binary produces and consumes (as Graph._graph_def_versions).
+_GRAPH_DEF_VERSION = 27
+_GRAPH_DEF_VERSION_MIN_PRODUCER = 0
+
+# A Merge may take its loop's NextIteration output before that op exists: a back edge.
+_BACK_EDGE_SOURCES = frozenset({"NextIteration", "RefNextIteration"})
+_BACK_EDGE_SINKS = frozenset({"Merge", "RefMerge"})
+
+
+class OpNotRegisteredError(errors.NotFoundError, ValueError):
+    """A GraphDef names an op type that is not registered.
+
+    TF 1.x raised ``ValueError`` for this before its C API importer and ``NotFoundError``
+    after; this error is both, so either ``except`` clause catches it.
+    """
+
+
+class _Node:
+    """One NodeDef, parsed and checked: attrs as Python values, inputs split and typed."""
+
+    __slots__ = (
+        "attrs",
+        "coloc",
+        "control",
+        "data",
+        "in_types",
+        "index",
+        "nd",
+        "new_name",
+        "op",
+        "op_def",
+        "out_types",
+        "output_shapes",
+    )
+
+    def __init__(self, index, nd, op_def):
+        self.index = index
+        self.nd = nd
+        self.op_def = op_def
+        self.attrs = {}
+        self.data = []  # (source name, output index, input_map key)
+        self.control = []  # source names
+        self.in_types = []
+        self.out_types = []
+        self.output_shapes = None
+        self.coloc = []  # original names of ops this one is colocated with
+        self.new_name = None
+        self.op = None
+
+
+def _parse_tensor_name(name):
+    parts = name.split(":")
+    if len(parts) == 1:
+        return parts[0], 0
+    if len(parts) == 2:
+        try:
+            return parts[0], int(parts[1])
+        except ValueError:
+            pass
+    raise ValueError(f"Cannot convert {name!r} to a tensor name.")
+
+
+def _as_str(s):
+    return s.decode("utf-8") if isinstance(s, bytes) else s
+
+
+# ------------------------------------------------------------------------------------------
+# argument checks
+# ------------------------------------------------------------------------------------------
+
+
+def _process_graph_def(graph_def):
+    if isinstance(graph_def, graph_pb2.GraphDef):
+        return graph_def
+    # another GraphDef class (TF's own, or a dynamically created message): go through bytes
+    serialize = getattr(graph_def, "SerializeToString", None)
+    if serialize is not None and type(graph_def).__name__ == "GraphDef":
+        return graph_pb2.GraphDef.FromString(serialize())
+    raise TypeError("graph_def must be a GraphDef proto.")
+
+
+def _process_input_map(input_map):
+    if input_map is None:
+        return {}
+    if not isinstance(input_map, dict) or not all(isinstance(k, (str, bytes)) for k in input_map):
+        raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+    out = {}
+    for k, v in input_map.items():
+        k = _as_str(k)
+        if k.startswith("^"):
+            out[k] = v
+        else:
+            src, idx = _parse_tensor_name(k)
+            out[f"{src}:{idx}"] = v
+    return out
+
+
+def _process_return_elements(return_elements):
+    if return_elements is None:
+        return None
+    return_elements = tuple(return_elements)
+    if not all(isinstance(x, (str, bytes)) for x in return_elements):
+        raise TypeError("return_elements must be a list of strings.")
+    return tuple(_as_str(x) for x in return_elements)
+
+
+def _check_versions(versions):
+    if versions.min_consumer > _GRAPH_DEF_VERSION:
+        raise ValueError(
+            f"GraphDef min consumer version {versions.min_consumer} above current version "
+            f"{_GRAPH_DEF_VERSION} for TensorFlow.  Please upgrade TensorFlow."
+        )
+    if versions.producer < _GRAPH_DEF_VERSION_MIN_PRODUCER:
+        raise ValueError(
+            f"GraphDef producer version {versions.producer} below min producer "
+            f"{_GRAPH_DEF_VERSION_MIN_PRODUCER} supported by TensorFlow.  Please regenerate "
+            "your graph."
+        )
+    if _GRAPH_DEF_VERSION in versions.bad_consumers:
+        raise ValueError(
+            f"GraphDef disallows consumer version {_GRAPH_DEF_VERSION}.  Please upgrade TensorFlow."
+        )
+
+
+# ------------------------------------------------------------------------------------------
+# parsing and validating the nodes (no graph changes)
+# ------------------------------------------------------------------------------------------
+
+
+def _op_summary(op_def, nd):
+    return f"Op<name={op_def.name}>; NodeDef: {{node {nd.name}}}"
+
+
+def _convert_attrs(node, producer_op_def):
+    nd, op_def = node.nd, node.op_def
+    attrs = node.attrs
+    for key in sorted(nd.attr):
+        av = nd.attr[key]
+        spec = op_def.attrs.get(key)
+        if spec is None:
+            if key == "_class":
+                attrs[key] = [_as_str(s) for s in av.list.s]
+            elif key == "_output_shapes":
+                node.output_shapes = [TensorShape(p) for p in av.list.shape]
+            elif key.startswith("_"):
+                copy = attr_value_pb2.AttrValue()
+                copy.CopyFrom(av)
+                attrs[key] = copy
+            elif not _is_producer_default(producer_op_def, key, av):
+                raise ValueError(f"NodeDef mentions attr '{key}' not in {_op_summary(op_def, nd)}")
+            continue
+        if av.WhichOneof("value") is None:
+            continue  # an unset AttrValue takes the declared default, as in TF
+        try:
+            value = graph_io.attr_value_to_python(av, spec.type)
+            if not isinstance(value, bytes):
+                value = ops._coerce_attr(op_def, spec, value)
+        except (TypeError, ValueError) as e:
+            raise ValueError(
+                f"Node '{nd.name}': invalid value for attr '{key}' of op '{nd.op}': {e}"
+            ) from None
+        attrs[key] = value
+    for key, spec in op_def.attrs.items():
+        if key in attrs:
+            continue
+        if not spec.has_default:
+            raise ValueError(f"NodeDef missing attr '{key}' from {_op_summary(op_def, nd)}")
+        d = spec.default
+        attrs[key] = (
+            list(d) if isinstance(d, list) else (as_shape(d) if spec.type == "shape" else d)
+        )
+
+
+def _is_producer_default(producer_op_def, key, av):
+    if producer_op_def is None:
+        return False
+    for attr_def in producer_op_def.attr:
+        if attr_def.name == key:
+            return attr_def.HasField("default_value") and attr_def.default_value == av
+    return False
+
+
+def _arg_types(args, attrs, inputs):
+    """The dtypes of an op's flattened inputs or outputs, as ``ops.apply_op`` computes them."""
+    out = []
+    for arg in args:
+        t = (
+            arg.fixed_type
+            if arg.fixed_type is not None
+            else (attrs[arg.type_attr] if arg.type_attr is not None else None)
+        )
+        if arg.number_attr is not None:
+            n = attrs[arg.number_attr]
+            out.extend([t._as_ref if (inputs and arg.is_ref) else t] * n)
+        elif arg.type_list_attr is not None:
+            out.extend(
+                d._as_ref if (inputs and arg.is_ref) else d for d in attrs[arg.type_list_attr]
+            )
+        else:
+            out.append(t._as_ref if arg.is_ref else t)
+    return out
+
+
+def _parse_node(index, nd, producer_ops):
+    if not ops._VALID_OP_NAME.match(nd.name):
+        raise ValueError(f"Node '{nd.name}': Node name contains invalid characters")
+    op_def = op_registry.lookup(nd.op)
+    if op_def is None:
+        raise OpNotRegisteredError(
+            None,
+            None,
+            f"Op type not registered '{nd.op}' in binary running on {socket.gethostname()}. "
+            "Make sure the Op and Kernel are registered in the binary running in this process. "
+            f"(while importing node '{nd.name}')",
+        )
+    node = _Node(index, nd, op_def)
+    _convert_attrs(node, producer_ops.get(nd.op))
+    try:
+        node.in_types = _arg_types(op_def.inputs, node.attrs, True)
+        node.out_types = _arg_types(op_def.outputs, node.attrs, False)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(
+            f"Node '{nd.name}': cannot compute the types of op '{nd.op}': {e}"
+        ) from None
+    for inp in nd.input:
+        if inp.startswith("^"):
+            node.control.append(inp[1:])
+            continue
+        if node.control:
+            raise ValueError(
+                f"Node '{nd.name}': Control dependencies must come after regular dependencies"
+            )
+        src, idx = _parse_tensor_name(inp)
+        node.data.append((src, idx, f"{src}:{idx}"))
+    if len(node.data) != len(node.in_types):
+        expected = ", ".join(t.name for t in node.in_types)
+        raise ValueError(
+            f"NodeDef expected inputs '{expected}' do not match {len(node.data)} inputs "
+            f"specified; {_op_summary(op_def, nd)}"
+        )
+    if node.output_shapes is not None and len(node.output_shapes) < len(node.out_types):
+        raise ValueError(
+            f"Node '{nd.name}' has {len(node.out_types)} outputs but the _output_shapes "
+            f"attribute specifies shapes for {len(node.output_shapes)} outputs"
+        )
+    for s in node.attrs.get("_class", ()):
+        if s.startswith("loc:@") and s[5:] != nd.name:
+            node.coloc.append(s[5:])
+    if nd.device:
+        try:
+            device_lib.canonical_name(nd.device)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"Node '{nd.name}': invalid device '{nd.device}': {e}") from None
+    return node
+
+
+def _parse(graph_def, input_map, producer_op_list):
+    producer_ops = {}
+    if producer_op_list is not None:
+        producer_ops = {op.name: op for op in producer_op_list.op}
+    nodes = {}
+    for i, nd in enumerate(graph_def.node):
+        if nd.name in nodes:
+            raise ValueError(f"Node '{nd.name}' is not unique")
+        nodes[nd.name] = _parse_node(i, nd, producer_ops)
+
+    used_keys = set()
+    for node in nodes.values():
+        name = node.nd.name
+        for i, (src, idx, key) in enumerate(node.data):
+            if key in input_map:
+                used_keys.add(key)
+                continue
+            source = nodes.get(src)
+            if source is None:
+                raise ValueError(f"Node '{name}': Unknown input node '{key}'")
+            if idx >= len(source.out_types) or idx < 0:
+                raise ValueError(
+                    f"Node '{name}': Connecting to invalid output {idx} of source node {src} "
+                    f"which has {len(source.out_types)} outputs"
+                )
+            _check_input_dtype(node, i, source.out_types[idx], key)
+        for src in node.control:
+            if "^" + src in input_map:
+                used_keys.add("^" + src)
+            elif src not in nodes:
+                raise ValueError(f"Node '{name}': Unknown input node '^{src}'")
+        for other in node.coloc:
+            if other not in nodes:
+                raise ValueError(
+                    "Specified colocation to an op that does not exist during import: "
+                    f"{other} in {name}"
+                )
+    missing = [
+        k
+        for k in input_map
+        if k not in used_keys and (k[1:] if k.startswith("^") else k.rsplit(":", 1)[0]) not in nodes
+    ]
+    if missing:
+        raise ValueError(
+            f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]"
+        )
+    return nodes
+
+
+def _check_input_dtype(node, i, dtype, source_name):
+    expected = node.in_types[i]
+    if not _compatible(dtype, expected):
+        raise ValueError(
+            f"Input {i} of node {node.nd.name} was passed {dtype.name} from {source_name} "
+            f"incompatible with expected {expected.name}."
+        )
+
+
+def _is_back_edge(node, source):
+    return node.op_def.name in _BACK_EDGE_SINKS and source.op_def.name in _BACK_EDGE_SOURCES
+
+
+def _topological_order(nodes, input_map):
+    """The nodes in an order where each comes after its inputs; GraphDef order when it is one."""
+    node_list = sorted(nodes.values(), key=lambda n: n.index)
+    pending = [0] * len(node_list)
+    consumers = [[] for _ in node_list]
+    for node in node_list:
+        for src, _, key in node.data:
+            if key in input_map:
+                continue
+            source = nodes[src]
+            if _is_back_edge(node, source):
+                continue
+            pending[node.index] += 1
+            consumers[source.index].append(node.index)
+        for src in node.control:
+            if "^" + src in input_map:
+                continue
+            pending[node.index] += 1
+            consumers[nodes[src].index].append(node.index)
+    ready = [i for i, n in enumerate(pending) if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        i = heapq.heappop(ready)
+        order.append(node_list[i])
+        for j in consumers[i]:
+            pending[j] -= 1
+            if pending[j] == 0:
+                heapq.heappush(ready, j)
+    if len(order) < len(node_list):
+        stuck = [node_list[i].nd.name for i, n in enumerate(pending) if n]
+        shown = ", ".join(f"'{s}'" for s in stuck[:5]) + (", ..." if len(stuck) > 5 else "")
+        raise ValueError(f"{len(stuck)} nodes in a cycle: {shown}")
+    return order
+
+
+def _check_return_elements(return_elements, nodes, input_map):
+    for name in return_elements or ():
+        if ":" in name:
+            src, idx = _parse_tensor_name(name)
+            if f"{src}:{idx}" in input_map:
+                continue
+            node = nodes.get(src)
+            if node is None or not 0 <= idx < len(node.out_types):
+                raise ValueError(f"Requested return tensor '{name}' not found in graph def")
+        elif name not in nodes:
+            raise ValueError(f"Requested return node '{name}' not found in graph def")
+
+
+# ------------------------------------------------------------------------------------------
+# import_graph_def
+# ------------------------------------------------------------------------------------------
+
+
+def import_graph_def(
+    graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None
+):
+    """Imports the graph in ``graph_def`` into the default graph.
+
+    Args:
+      graph_def: a ``GraphDef`` proto.
+      input_map: maps input names in ``graph_def`` (``"x:0"``, ``"x"``, ``"^x"`` for a control
+        input) to Tensors of the default graph that replace them.
+      return_elements: names in ``graph_def`` of ops (``"x"``) and tensors (``"x:0"``) to return.
+      name: prefix for the imported names (default ``"import"``; ``""`` keeps the names).
+      op_dict: deprecated and ignored.
+      producer_op_list: an ``OpList`` of the producer's ops: attrs unknown here that hold the
+        producer's default value are dropped.
+
+    Returns:
+      The requested Operations and Tensors in order, or None without ``return_elements``.
+
+    Raises:
+      TypeError: ``graph_def``, ``input_map`` or ``return_elements`` has the wrong type.
+      ValueError: the GraphDef is malformed (unknown inputs, duplicate names, a cycle, bad
+        attrs or dtypes), or ``input_map``/``return_elements`` name what is not in it. An
+        unregistered op type raises ``OpNotRegisteredError`` (a ValueError and NotFoundError).
+    """
+    del op_dict
+    graph_def = _process_graph_def(graph_def)
+    input_map = _process_input_map(input_map)
+    return_elements = _process_return_elements(return_elements)
+    graph = ops.get_default_graph()
+    graph._check_not_finalized()
+    _check_versions(graph_def.versions)
+    nodes = _parse(graph_def, input_map, producer_op_list)
+    order = _topological_order(nodes, input_map)
+    _check_return_elements(return_elements, nodes, input_map)
+    traceback = ops._user_frame()
+
+    tensor_values = [v for v in input_map.values() if isinstance(v, ops.Tensor)]
+    with ops.name_scope(name, "import", tensor_values) as scope:
+        prefix = scope[:-1] if scope else ""
+        input_map = _convert_input_map_values(name, input_map)
+    mapped = _check_mapped_inputs(graph, nodes, input_map)
+
+    _assign_names(graph, nodes, prefix)
+    with graph._lock:
+        _create_ops(graph, order, nodes, mapped, traceback)
+    producer, min_consumer = graph._graph_def_versions[:2]
+    graph._graph_def_versions = (
+        min(producer, graph_def.versions.producer),
+        max(min_consumer, graph_def.versions.min_consumer),
+    )
+
+    if return_elements is None:
+        return None
+    out = []
+    for el in return_elements:
+        if ":" in el:
+            src, idx = _parse_tensor_name(el)
+            key = f"{src}:{idx}"
+            out.append(mapped[key] if key in mapped else nodes[src].op._outputs[idx])
+        else:
+            out.append(nodes[el].op)
+    return out
+
+
+def _is_mapped_value(key, value):
+    if key.startswith("^"):
+        return isinstance(value, (ops.Tensor, ops.Operation))
+    return isinstance(value, ops.Tensor)
+
+
+def _convert_input_map_values(name, input_map):
+    if all(_is_mapped_value(k, v) for k, v in input_map.items()):
+        return input_map
+    if name == "":
+        raise ValueError(
+            "tf.import_graph_def() requires a non-empty `name` if `input_map` contains "
+            "non-Tensor values. Try calling tf.convert_to_tensor() on `input_map` values before "
+            "calling tf.import_graph_def()."
+        )
+    with ops.name_scope("_inputs"):
+        return {
+            k: v if _is_mapped_value(k, v) else ops.convert_to_tensor(v)
+            for k, v in input_map.items()
+        }
+
+
+def _check_mapped_inputs(graph, nodes, input_map):
+    """Checks each input_map value's graph and dtype; returns key -> Tensor or Operation."""
+    for key, value in input_map.items():
+        if key.startswith("^"):
+            op = value._op if isinstance(value, ops.Tensor) else value
+            if not isinstance(op, ops.Operation):
+                raise TypeError(f"input_map value for {key!r} must be a Tensor or Operation.")
+            if op._graph is not graph:
+                raise ValueError(
+                    f"input_map value {op.name} for {key!r} is not an element of the default graph."
+                )
+        elif value._op._graph is not graph:
+            raise ValueError(
+                f"input_map value {value.name} for {key!r} is not an element of the default graph."
+            )
+    for node in nodes.values():
+        for i, (_, _, key) in enumerate(node.data):
+            value = input_map.get(key)
+            if value is not None:
+                _check_input_dtype(node, i, value._dtype, value.name)
+    return input_map
+
+
+def _compatible(actual, expected):
+    if expected._is_ref_dtype:
+        return actual == expected
+    return actual.base_dtype == expected
+
+
+def _assign_names(graph, nodes, prefix):
+    """Prefixed names, made unique against the ops already in the graph (TF's uniquify)."""
+    existing = graph._nodes_by_name
+    wanted = {(f"{prefix}/{n}" if prefix else n) for n in nodes}
+    taken = set(wanted)
+    for orig, node in nodes.items():
+        full = f"{prefix}/{orig}" if prefix else orig
+        if full in existing:
+            i = 1
+            while f"{full}_{i}" in existing or f"{full}_{i}" in taken:
+                i += 1
+            full = f"{full}_{i}"
+            taken.add(full)
+        node.new_name = full
+
+
+# ------------------------------------------------------------------------------------------
+# op creation
+# ------------------------------------------------------------------------------------------
+
+
+def _create_ops(graph, order, nodes, mapped, traceback):
+    created = []
+    added_names = []
+    version_before = graph._version
+    patches = []  # loop back edges: (op, input index, source node, output index)
+    try:
+        for node in order:
+            op = _create_op(graph, node, nodes, mapped, traceback, patches)
+            created.append(op)
+            key = op._name.lower()
+            if key not in graph._names_in_use:
+                graph._names_in_use[key] = 1
+                added_names.append(key)
+        for op, i, source, idx in patches:
+            op._update_input(i, source.op._outputs[idx])
+        _set_colocated_devices(graph, order, nodes)
+    except BaseException:
+        _rollback(graph, created, added_names, version_before)
+        raise
+
+
+def _create_op(graph, node, nodes, mapped, traceback, patches):
+    nd, op_def = node.nd, node.op_def
+    name = node.new_name
+    attrs = dict(node.attrs)
+    if "_class" in attrs:
+        attrs["_class"] = [
+            "loc:@" + nodes[s[5:]].new_name if s.startswith("loc:@") and s[5:] in nodes else s
+            for s in attrs["_class"]
+        ]
+    for k, v in graph._attr_scope_map.items():
+        attrs.setdefault(k, v)
+    if (
+        graph._container
+        and op_def.is_stateful
+        and "container" in op_def.attrs
+        and not attrs["container"]
+    ):
+        attrs["container"] = graph._container
+
+    inputs = []
+    back = []
+    for i, (src, idx, key) in enumerate(node.data):
+        if key in mapped:
+            inputs.append(mapped[key])
+            continue
+        source = nodes[src]
+        if source.op is None:  # a loop's back edge, connected once its source exists
+            back.append(i)
+            inputs.append(None)
+            continue
+        inputs.append(source.op._outputs[idx])
+    if back:
+        # a loop Merge is created with a stand-in and connected to NextIteration afterwards
+        stand_in = next((t for t in inputs if t is not None), None)
+        if stand_in is None:
+            raise ValueError(f"Node '{nd.name}': all inputs of a loop Merge are back edges")
+        for i in back:
+            inputs[i] = stand_in
+    control = []
+    for src in node.control:
+        key = "^" + src
+        if key in mapped:
+            v = mapped[key]
+            c = v._op if isinstance(v, ops.Tensor) else v
+        else:
+            c = nodes[src].op
+        if c not in control:
+            control.append(c)
+
+    op = ops.Operation(
+        graph, name, op_def, inputs, attrs, node.out_types, control, traceback=traceback
+    )
+    for i in back:
+        src, idx, _ = node.data[i]
+        patches.append((op, i, nodes[src], idx))
+    if graph._colocation_stack:
+        groups = set()
+        for c in graph._colocation_stack:
+            groups.update(_as_str(g) for g in c.colocation_groups())
+        attrs["_class"] = sorted(groups)
+        op._device = graph._colocation_stack[-1]._device
+    elif not node.coloc:
+        if nd.device:
+            with graph.device(nd.device):
+                op._device = graph._apply_device_functions(op)
+        else:
+            op._device = graph._apply_device_functions(op)
+    _infer_shapes(op, node)
+    node.op = op
+    graph._add_op(op)
+    for t in inputs:
+        t._consumers.append(op)
+    for c in control:
+        c._control_outputs.append(op)
+    for controller in graph._control_dependencies_stack:
+        controller.created.add(op._id)
+    if graph._frame_stack:
+        graph._frame_stack[-1]._add_op(op)
+    return op
+
+
+def _infer_shapes(op, node):
+    shape_fn = node.op_def.shape_fn
+    if shape_fn is not None:
+        try:
+            shapes = shape_fn(op)
+        except ValueError as e:
+            shapes_str = ", ".join(ops._shape_str(t._shape) for t in op._inputs)
+            raise ValueError(
+                f"{e} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}."
+            ) from None
+        if shapes is not None:
+            for t, s in zip(op._outputs, shapes):
+                if s is not None:
+                    t._shape = s if isinstance(s, TensorShape) else as_shape(s)
+    if node.output_shapes is not None:
+        for i, t in enumerate(op._outputs):
+            try:
+                t._shape = t._shape.merge_with(node.output_shapes[i])
+            except ValueError as e:
+                raise ValueError(
+                    f"Node '{op._name}' has an _output_shapes attribute inconsistent with the "
+                    f"GraphDef for output #{i}: {e}"
+                ) from None
+
+
+def _set_colocated_devices(graph, order, nodes):
+    """An op colocated with others takes the device of the first of them that has one."""
+    if graph._colocation_stack:
+        return
+    for node in order:
+        if not node.coloc:
+            continue
+        device = ""
+        for other in node.coloc:
+            d = nodes[other].op._device
+            if d:
+                device = d
+                break
+        node.op._device = device
+
+
+def _rollback(graph, created, added_names, version_before):
+    """Removes the ops of a failed import, newest first, so the graph is as before."""
+    for op in reversed(created):
+        for t in op._inputs:
+            try:
+                t._consumers.remove(op)
+            except ValueError:
+                pass
+        for c in op._control_inputs:
+            try:
+                c._control_outputs.remove(op)
+            except ValueError:
+                pass
+        graph._nodes_by_id.pop(op._id, None)
+        if graph._nodes_by_name.get(op._name) is op:
+            del graph._nodes_by_name[op._name]
+        for controller in graph._control_dependencies_stack:
+            controller.created.discard(op._id)
+    dead = {id(op) for op in created}
+    graph._ops[:] = [op for op in graph._ops if id(op) not in dead]
+    for key in added_names:
+        graph._names_in_use.pop(key, None)
+    graph._version = version_before

@@ -1,0 +1,65 @@
+"""Numerics checks: ``CheckNumerics`` fails a step on NaN or Inf; ``add_check_numerics_ops``."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+
+
+def _check_numerics_kernel(tensor, *, message):
+    x = np.asarray(tensor)
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        x = x.astype(np.float32)  # half and bfloat16
+    if not np.isfinite(x).all():
+        has_nan = bool(np.isnan(x).any())
+        has_inf = bool(np.isinf(x).any())
+        what = "Inf and NaN" if has_nan and has_inf else ("Inf" if has_inf else "NaN")
+        raise errors.InvalidArgumentError(None, None, f"{message} : Tensor had {what} values")
+    return tensor
+
+
+op_registry.declare(
+    "CheckNumerics",
+    inputs=["tensor: T"],
+    outputs=["output: T"],
+    attrs=["T: {bfloat16, half, float, double}", "message: string"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_check_numerics_kernel,
+)
+
+
+def check_numerics(tensor, message, name=None):
+    """``tensor`` unchanged; running it fails with InvalidArgumentError if it has NaN or Inf."""
+    return ops.apply_op("CheckNumerics", [tensor], {"message": message}, name=name)._outputs[0]
+
+
+def verify_tensor_all_finite(t, msg, name=None):
+    """``t``, gated on a check that it has no NaN or Inf (``msg`` prefixes the error)."""
+    from tideflow.ops import control_flow_ops
+
+    with ops.name_scope(name, "VerifyFinite", [t]):
+        t = ops.convert_to_tensor(t, name="t")
+        with ops.colocate_with(t):
+            verify_input = check_numerics(t, message=msg)
+            return control_flow_ops.with_dependencies([verify_input], t)
+
+
+def add_check_numerics_ops():
+    """One op checking every half/float/double tensor of the default graph for NaN and Inf.
+
+    The checks are chained by control edges, so they run one at a time in graph order.
+    """
+    from tideflow.ops import control_flow_ops
+
+    check_op = []
+    for op in ops.get_default_graph().get_operations():
+        for output in op.outputs:
+            if output.dtype in (dtypes.float16, dtypes.float32, dtypes.float64):  # not refs
+                if op._frame is not None:
+                    raise ValueError(
+                        "`tf.add_check_numerics_ops() is not compatible with TensorFlow control "
+                        "flow operations such as `tf.cond()` or `tf.while_loop()`."
+                    )
+                message = f"{op.name}:{output.value_index}"
+                with ops.control_dependencies(check_op):
+                    check_op = [check_numerics(output, message=message)]
+    return control_flow_ops.group(*check_op)

@@ -1,0 +1,541 @@
+"""String ops: formatting, joining, splitting, parsing, substrings and regex replacement.
+
+String tensors are NumPy object arrays of ``bytes``. Regexes use Python's ``re`` on bytes,
+which agrees with TF's RE2 syntax for the common patterns.
+"""
+
+import collections
+import re
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, matrix, scalar, unknown_shape, vector
+from tideflow.ops.elementwise import broadcast_shape
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _with_rank(shape, rank):
+    if shape.ndims is not None and shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
+    return shape
+
+
+def _strings(x):
+    return np.asarray(x, dtype=object)
+
+
+def _string_array(items, shape):
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(shape)
+
+
+# ------------------------------------------------------------------------------------------
+# AsString
+# ------------------------------------------------------------------------------------------
+
+_FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.complex64,
+           dtypes.complex128)
+
+
+def _as_string_factory(ctx):
+    dtype = ctx.attr("T")
+    precision = ctx.attr("precision")
+    scientific = ctx.attr("scientific")
+    shortest = ctx.attr("shortest")
+    width = ctx.attr("width")
+    fill = ctx.attr("fill")
+    if scientific and shortest:
+        raise _invalid("Cannot select both scientific and shortest notation")
+    if dtype not in _FLOATS:
+        if scientific or shortest:
+            raise _invalid(f"scientific and shortest format not supported for datatype {dtype.name}")
+        if precision > -1:
+            raise _invalid(f"precision not supported for datatype {dtype.name}")
+    if len(fill) > 1:
+        raise _invalid("Fill string must be one or fewer characters")
+    if fill and fill not in " +-0#":
+        raise _invalid(f'Fill argument not supported: "{fill}"')
+    spec = "%" + fill
+    if width > -1:
+        spec += str(width)
+    if dtype in _FLOATS:
+        if precision > -1:
+            spec += f".{precision}"
+        spec += "g" if shortest else ("e" if scientific else "f")
+    else:
+        spec += "d"
+
+    if dtype == dtypes.bool:
+        def one(v):
+            return b"true" if v else b"false"
+    elif dtype.is_complex:
+        def one(v):
+            return (f"({spec % v.real},{spec % v.imag})").encode()
+    elif dtype in _FLOATS:
+        def one(v):
+            return (spec % float(v)).encode()
+    else:
+        def one(v):
+            return (spec % int(v)).encode()
+
+    def run(x):
+        x = np.asarray(x)
+        return _string_array([one(v) for v in x.reshape(-1)], x.shape)
+
+    return run
+
+
+op_registry.declare(
+    "AsString",
+    inputs=["input: T"],
+    outputs=["output: string"],
+    attrs=[("T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
+            "complex128, half, bfloat16, float, double, bool}"),
+           "precision: int = -1", "scientific: bool = false", "shortest: bool = false",
+           "width: int = -1", "fill: string = ''"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel_factory=_as_string_factory,
+    differentiable=False,
+)
+
+
+def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
+              name=None):
+    """Each entry of ``input`` formatted as a string (printf-like ``precision``/``width``)."""
+    attrs = {"precision": precision, "scientific": scientific, "shortest": shortest,
+             "width": width, "fill": fill}
+    return ops.apply_op("AsString", [input], attrs, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# StringJoin
+# ------------------------------------------------------------------------------------------
+
+
+def _string_join_kernel(inputs, *, separator):
+    arrays = [_strings(x) for x in inputs]
+    shape = None
+    for a in arrays:
+        if a.ndim != 0:
+            if shape is None:
+                shape = a.shape
+            elif a.shape != shape:
+                raise _invalid(
+                    f"Input shapes do not match: {_shape_str(shape)} vs. {_shape_str(a.shape)}"
+                )
+    shape = () if shape is None else shape
+    sep = separator.encode()
+    n = int(np.prod(shape, dtype=np.int64))
+    cols = [a.reshape(-1) if a.ndim else [a[()]] * n for a in arrays]
+    return _string_array([sep.join(parts) for parts in zip(*cols)] if cols else [b""] * n, shape)
+
+
+def _string_join_shape(op):
+    shapes = [t._shape for t in op._inputs]
+    if all(s.ndims == 0 for s in shapes):
+        return [scalar()]
+    out = unknown_shape()
+    for s in shapes:
+        if s.ndims is not None and s.ndims != 0:
+            try:
+                out = out.merge_with(s)
+            except ValueError:
+                raise ValueError(
+                    f"Dimensions must be equal, but shapes are {out} and {s}"
+                ) from None
+    return [out]
+
+
+op_registry.declare(
+    "StringJoin",
+    inputs=["inputs: N * string"],
+    outputs=["output: string"],
+    attrs=["N: int", "separator: string = ''"],
+    shape=_string_join_shape,
+    kernel=_string_join_kernel,
+    differentiable=False,
+)
+
+
+def string_join(inputs, separator="", name=None):
+    """Joins same-shaped string tensors elementwise (scalars broadcast) with ``separator``."""
+    return ops.apply_op("StringJoin", [list(inputs)], {"separator": separator},
+                        name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# StringSplit
+# ------------------------------------------------------------------------------------------
+
+
+def _string_split_kernel(input, delimiter, *, skip_empty):
+    source = _strings(input)
+    delim = _strings(delimiter)
+    if source.ndim != 1:
+        raise _invalid(f"input must be a vector, got shape: {_shape_str(source.shape)}")
+    if delim.ndim != 0:
+        raise _invalid(f"delimiter must be a scalar, got shape: {_shape_str(delim.shape)}")
+    delim = delim[()]
+    if delim:
+        pattern = re.compile(b"[" + re.escape(delim) + b"]")
+    indices = []
+    values = []
+    width = 0
+    for row, s in enumerate(source):
+        if not delim:
+            tokens = [s[i:i + 1] for i in range(len(s))]
+        else:
+            tokens = pattern.split(s)
+            if skip_empty:
+                tokens = [t for t in tokens if t]
+        indices.extend((row, col) for col in range(len(tokens)))
+        values.extend(tokens)
+        width = max(width, len(tokens))
+    idx = np.asarray(indices, dtype=np.int64).reshape(-1, 2)
+    return idx, _string_array(values, (len(values),)), np.asarray([len(source), width],
+                                                                   dtype=np.int64)
+
+
+def _string_split_shape(op):
+    _with_rank(op._inputs[0]._shape, 1)
+    _with_rank(op._inputs[1]._shape, 0)
+    return [matrix(None, 2), vector(None), vector(2)]
+
+
+op_registry.declare(
+    "StringSplit",
+    inputs=["input: string", "delimiter: string"],
+    outputs=["indices: int64", "values: string", "shape: int64"],
+    attrs=["skip_empty: bool = true"],
+    shape=_string_split_shape,
+    kernel=_string_split_kernel,
+    differentiable=False,
+)
+
+# What ``string_split`` returns until the sparse-tensor type lands: the three component
+# tensors under SparseTensor's field names (``Session.run`` fetches it as a namedtuple).
+SparseTensorComponents = collections.namedtuple(
+    "SparseTensorComponents", ["indices", "values", "dense_shape"]
+)
+
+
+def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
+                 name=None):
+    """Splits each string of the vector ``source`` on any byte of ``delimiter`` (default ' ').
+
+    An empty delimiter splits into single bytes. Returns the sparse result's components
+    ``(indices, values, dense_shape)``.
+    """
+    if sep is not None and delimiter is not None:
+        raise ValueError("Cannot specify both 'sep' and 'delimiter'.")
+    delimiter = sep if sep is not None else delimiter
+    if delimiter is None:
+        delimiter = " "
+    if result_type != "SparseTensor":
+        raise ValueError(f"Unsupported result_type: {result_type!r}")
+    with ops.name_scope(name, "StringSplit", [source]):
+        delimiter = ops.convert_to_tensor(delimiter, dtype=dtypes.string)
+        source = ops.convert_to_tensor(source, dtype=dtypes.string)
+        op = ops.apply_op("StringSplit", [source, delimiter], {"skip_empty": skip_empty})
+        indices, values, shape = op._outputs
+        return SparseTensorComponents(indices, values, shape)
+
+
+# ------------------------------------------------------------------------------------------
+# StringToNumber
+# ------------------------------------------------------------------------------------------
+
+_FLOAT_RE = re.compile(
+    rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*", re.IGNORECASE
+)
+_INT_RE = re.compile(rb"\s*[+-]?\d+\s*")
+
+
+def _string_to_number_kernel(string_tensor, *, out_type):
+    x = _strings(string_tensor)
+    np_type = out_type.as_numpy_dtype
+    is_int = out_type.is_integer
+    info = np.iinfo(np_type) if is_int else None
+    out = np.empty(x.shape, dtype=np_type)
+    flat = out.reshape(-1)
+    for i, s in enumerate(x.reshape(-1)):
+        ok = (_INT_RE if is_int else _FLOAT_RE).fullmatch(s) is not None
+        if ok and is_int:
+            v = int(s)
+            ok = info.min <= v <= info.max
+        elif ok:
+            with np.errstate(over="ignore"):
+                v = np_type(float(s))
+        if not ok:
+            raise _invalid(
+                "StringToNumberOp could not correctly convert string: "
+                + s.decode("utf-8", "replace")
+            )
+        flat[i] = v
+    return out
+
+
+op_registry.declare(
+    "StringToNumber",
+    inputs=["string_tensor: string"],
+    outputs=["output: out_type"],
+    attrs=["out_type: {float, double, int32, int64} = DT_FLOAT"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_string_to_number_kernel,
+    differentiable=False,
+)
+
+
+def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):
+    """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64)."""
+    if input is not None:
+        if string_tensor is not None:
+            raise ValueError("Cannot specify both 'input' and 'string_tensor'.")
+        string_tensor = input
+    return ops.apply_op("StringToNumber", [string_tensor], {"out_type": out_type},
+                        name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# ReduceJoin
+# ------------------------------------------------------------------------------------------
+
+
+def _reduction_dims(indices, ndims):
+    dims = []
+    for d in np.asarray(indices).reshape(-1).tolist():
+        dd = d + ndims if d < 0 else d
+        if not 0 <= dd < ndims:
+            raise ValueError(f"Invalid reduction dimension {d} for input with {ndims} dimensions.")
+        if dd in dims:
+            raise ValueError(f"Duplicate reduction dimension {d}")
+        dims.append(dd)
+    return dims
+
+
+def _reduce_join_kernel(inputs, reduction_indices, *, keep_dims, separator):
+    x = _strings(inputs)
+    try:
+        dims = _reduction_dims(reduction_indices, x.ndim)
+    except ValueError as e:
+        raise _invalid(str(e)) from None
+    if not dims:
+        return x
+    kept = [d for d in range(x.ndim) if d not in dims]
+    # the first listed dimension varies fastest in the joined order
+    t = x.transpose(kept + dims[::-1])
+    kept_shape = [x.shape[d] for d in kept]
+    m = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+    flat = t.reshape(int(np.prod(kept_shape, dtype=np.int64)), m)
+    sep = separator.encode()
+    joined = _string_array([sep.join(row) for row in flat], kept_shape)
+    if keep_dims:
+        joined = joined.reshape([1 if d in dims else n for d, n in enumerate(x.shape)])
+    return joined
+
+
+def _reduce_join_shape(op):
+    shape = op._inputs[0]._shape
+    keep_dims = op._attrs["keep_dims"]
+    idx = ops.constant_value(op._inputs[1])
+    if shape.ndims is None:
+        return [unknown_shape()]
+    if idx is None:
+        return [TensorShape([None] * shape.ndims) if keep_dims else unknown_shape()]
+    dims = _reduction_dims(idx, shape.ndims)
+    if not dims:
+        return [shape]
+    out = []
+    for d, dim in enumerate(shape.dims):
+        if d in dims:
+            if keep_dims:
+                out.append(1)
+        else:
+            out.append(dim)
+    return [TensorShape(out)]
+
+
+op_registry.declare(
+    "ReduceJoin",
+    inputs=["inputs: string", "reduction_indices: int32"],
+    outputs=["output: string"],
+    attrs=["keep_dims: bool = false", "separator: string = ''"],
+    shape=_reduce_join_shape,
+    kernel=_reduce_join_kernel,
+    differentiable=False,
+)
+
+
+def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None,
+                reduction_indices=None):
+    """Joins the strings of ``inputs`` across ``axis`` (default: all, in row-major order)."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+    axis = axis if axis is not None else reduction_indices
+    with ops.name_scope(name, "ReduceJoin", [inputs]) as scope:
+        inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
+        if axis is None:
+            ndims = inputs.get_shape().ndims
+            if ndims is not None:
+                axis = np.arange(ndims - 1, -1, -1, dtype=np.int32)
+            else:
+                from tideflow.ops import array_ops, range_ops
+
+                axis = range_ops.range(array_ops.rank(inputs) - 1, -1, -1)
+        return ops.apply_op(
+            "ReduceJoin", [inputs, axis], {"keep_dims": keep_dims, "separator": separator},
+            name=scope,
+        )._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Substr, StringLength, RegexReplace
+# ------------------------------------------------------------------------------------------
+
+
+def _substr_kernel(input, pos, len_):
+    pos = np.asarray(pos)
+    len_ = np.asarray(len_)
+    if pos.shape != len_.shape:
+        raise _invalid(
+            f"pos and len should have the same shape, got: {_shape_str(pos.shape)} vs. "
+            f"{_shape_str(len_.shape)}"
+        )
+    try:
+        s, p, n = np.broadcast_arrays(_strings(input), pos, len_)
+    except ValueError:
+        raise _invalid(
+            f"Incompatible shapes: {_shape_str(np.shape(input))} vs. {_shape_str(pos.shape)}"
+        ) from None
+    out = []
+    for i, (si, pi, ni) in enumerate(zip(s.reshape(-1), p.reshape(-1), n.reshape(-1))):
+        pi, ni = int(pi), int(ni)
+        if not 0 <= pi <= len(si):
+            raise _invalid(f"pos {pi} out of range for string b'{si.decode('utf-8', 'replace')}'"
+                           f" at index {i}")
+        out.append(si[pi:] if ni < 0 else si[pi:pi + ni])
+    return _string_array(out, s.shape)
+
+
+def _substr_shape(op):
+    pos, len_ = op._inputs[1]._shape, op._inputs[2]._shape
+    if not pos.is_compatible_with(len_):
+        raise ValueError(f"pos and len shapes must match: {pos} vs. {len_}")
+    return [broadcast_shape(op._inputs[0]._shape, pos)]
+
+
+op_registry.declare(
+    "Substr",
+    inputs=["input: string", "pos: T", "len: T"],
+    outputs=["output: string"],
+    attrs=["T: {int32, int64}"],
+    shape=_substr_shape,
+    kernel=_substr_kernel,
+    differentiable=False,
+)
+
+
+def substr(input, pos, len, name=None):
+    """Substrings of ``input`` starting at byte ``pos``, ``len`` bytes long (broadcasting)."""
+    return ops.apply_op("Substr", [input, pos, len], name=name)._outputs[0]
+
+
+def _string_length_kernel(input, *, unit):
+    x = _strings(input)
+    if unit == "UTF8_CHAR":
+        lengths = [len(s.decode("utf-8", "replace")) for s in x.reshape(-1)]
+    else:
+        lengths = [len(s) for s in x.reshape(-1)]
+    return np.asarray(lengths, dtype=np.int32).reshape(x.shape)
+
+
+op_registry.declare(
+    "StringLength",
+    inputs=["input: string"],
+    outputs=["output: int32"],
+    attrs=["unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_string_length_kernel,
+    differentiable=False,
+)
+
+
+def string_length(input, name=None, unit="BYTE"):
+    """The length of each string, in bytes (``unit='BYTE'``) or UTF-8 characters."""
+    return ops.apply_op("StringLength", [input], {"unit": unit}, name=name)._outputs[0]
+
+
+_REWRITE_TOKEN = re.compile(rb"\\(.)|[^\\]+|\\$", re.DOTALL)
+
+
+def _compile_rewrite(rewrite, groups):
+    """RE2 rewrite strings: ``\\0``..``\\9`` name groups, ``\\\\`` is a backslash."""
+    parts = []
+    for m in _REWRITE_TOKEN.finditer(rewrite):
+        esc = m.group(1)
+        if esc is None:
+            if m.group(0) == b"\\":
+                raise _invalid(f"Invalid rewrite pattern: {rewrite.decode('utf-8', 'replace')}")
+            parts.append(m.group(0))
+        elif esc == b"\\":
+            parts.append(b"\\")
+        elif esc.isdigit() and int(esc) <= groups:
+            parts.append(int(esc))
+        else:
+            raise _invalid(f"Invalid rewrite pattern: {rewrite.decode('utf-8', 'replace')}")
+
+    def replace(m):
+        return b"".join(p if isinstance(p, bytes) else (m.group(p) or b"") for p in parts)
+
+    return replace
+
+
+def _regex_replace_kernel(input, pattern, rewrite, *, replace_global):
+    pattern = _strings(pattern)
+    rewrite = _strings(rewrite)
+    if pattern.ndim != 0:
+        raise _invalid(f"Pattern must be scalar, but received {_shape_str(pattern.shape)}")
+    if rewrite.ndim != 0:
+        raise _invalid(f"Replacement rewrite must be scalar, but received "
+                       f"{_shape_str(rewrite.shape)}")
+    pat = pattern[()]
+    try:
+        regex = re.compile(pat)
+    except re.error as e:
+        raise _invalid(f"Invalid pattern: {pat.decode('utf-8', 'replace')}, error: {e}") from None
+    repl = _compile_rewrite(rewrite[()], regex.groups)
+    x = _strings(input)
+    count = 0 if replace_global else 1
+    return _string_array([regex.sub(repl, s, count=count) for s in x.reshape(-1)], x.shape)
+
+
+def _regex_replace_shape(op):
+    _with_rank(op._inputs[1]._shape, 0)
+    _with_rank(op._inputs[2]._shape, 0)
+    return [op._inputs[0]._shape]
+
+
+op_registry.declare(
+    "RegexReplace",
+    inputs=["input: string", "pattern: string", "rewrite: string"],
+    outputs=["output: string"],
+    attrs=["replace_global: bool = true"],
+    shape=_regex_replace_shape,
+    kernel=_regex_replace_kernel,
+    differentiable=False,
+)
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
+    """Replaces matches of ``pattern`` in each string with ``rewrite`` (``\\1`` for groups)."""
+    return ops.apply_op("RegexReplace", [input, pattern, rewrite],
+                        {"replace_global": replace_global}, name=name)._outputs[0]
