@@ -1,0 +1,433 @@
+"""Matrix products and linear algebra: MatMul, BatchMatMul(V2), Einsum, inverse, determinant,
+Cholesky and solve, with ``tf.matmul``, ``tf.tensordot``, ``tf.einsum`` and the ``@`` operator.
+"""
+
+import string
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.ops.elementwise import broadcast_shape
+
+_MATMUL_TYPES = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
+_LINALG_TYPES = "T: {double, float, half, complex64, complex128}"
+_HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
+
+
+def _fail(msg):
+    raise errors.InvalidArgumentError(None, None, msg)
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _adjoint(x):
+    x = np.swapaxes(x, -1, -2)
+    return np.conj(x) if x.dtype.kind == "c" else x
+
+
+def _merge_dim(a, b):
+    try:
+        return a.merge_with(b)
+    except ValueError:
+        raise ValueError(f"Dimensions must be equal, but are {a.value} and {b.value}") from None
+
+
+def _rank_at_least(shape, n):
+    if shape.ndims is not None and shape.ndims < n:
+        raise ValueError(f"Shape must be at least rank {n} but is rank {shape.ndims}")
+    return shape
+
+
+# ------------------------------------------------------------------------------------------
+# MatMul, BatchMatMul, BatchMatMulV2
+# ------------------------------------------------------------------------------------------
+
+
+def _matmul(a, b, *, transpose_a, transpose_b):
+    if np.ndim(a) != 2 or np.ndim(b) != 2:
+        bad, shape = (0, np.shape(a)) if np.ndim(a) != 2 else (1, np.shape(b))
+        _fail(f"In[{bad}] is not a matrix. Instead it has shape {_dims(shape)}")
+    x = a.T if transpose_a else a
+    y = b.T if transpose_b else b
+    if x.shape[1] != y.shape[0]:
+        _fail(f"Matrix size-incompatible: In[0]: {_dims(a.shape)}, In[1]: {_dims(b.shape)}")
+    return np.matmul(x, y).astype(a.dtype, copy=False)
+
+
+def _matmul_shape(op):
+    a, b = op._inputs[0]._shape, op._inputs[1]._shape
+    for s in (a, b):
+        if s.ndims is not None and s.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {s.ndims}")
+    ta, tb = op._attrs["transpose_a"], op._attrs["transpose_b"]
+    if a.ndims is None:
+        a = unknown_shape(ndims=2)
+    if b.ndims is None:
+        b = unknown_shape(ndims=2)
+    _merge_dim(a.dims[0 if ta else 1], b.dims[1 if tb else 0])
+    return [TensorShape([a.dims[1 if ta else 0], b.dims[0 if tb else 1]])]
+
+
+def _batch_matmul(broadcast):
+    def kernel(x, y, *, adj_x, adj_y):
+        if np.ndim(x) < 2 or np.ndim(y) < 2:
+            _fail(f"In[0] and In[1] must be at least rank 2: {_dims(np.shape(x))} vs. "
+                  f"{_dims(np.shape(y))}")
+        if not broadcast and x.shape[:-2] != y.shape[:-2]:
+            _fail(f"In[0] and In[1] must have compatible batch dimensions: "
+                  f"{_dims(x.shape)} vs. {_dims(y.shape)}")
+        a = _adjoint(x) if adj_x else x
+        b = _adjoint(y) if adj_y else y
+        if a.shape[-1] != b.shape[-2]:
+            _fail(f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, In[1]: {_dims(y.shape)}")
+        try:
+            out = np.matmul(a, b)
+        except ValueError:
+            _fail(f"In[0] and In[1] must have compatible batch dimensions: "
+                  f"{_dims(x.shape)} vs. {_dims(y.shape)}")
+        return out.astype(x.dtype, copy=False)
+
+    return kernel
+
+
+def _batch_matmul_shape(broadcast):
+    def shape_fn(op):
+        a = _rank_at_least(op._inputs[0]._shape, 2)
+        b = _rank_at_least(op._inputs[1]._shape, 2)
+        if a.ndims is None or b.ndims is None:
+            return [unknown_shape()]
+        adj_x, adj_y = op._attrs["adj_x"], op._attrs["adj_y"]
+        rows = a.dims[-1 if adj_x else -2]
+        cols = b.dims[-2 if adj_y else -1]
+        _merge_dim(a.dims[-2 if adj_x else -1], b.dims[-1 if adj_y else -2])
+        ab, bb = TensorShape(a.dims[:-2]), TensorShape(b.dims[:-2])
+        if broadcast:
+            batch = broadcast_shape(ab, bb)
+        else:
+            if ab.ndims != bb.ndims:
+                raise ValueError(f"Shapes must be equal rank, but are {ab.ndims} and {bb.ndims}")
+            batch = TensorShape([_merge_dim(x, y) for x, y in zip(ab.dims, bb.dims)])
+        return [batch.concatenate([rows, cols])]
+
+    return shape_fn
+
+
+op_registry.declare("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
+                    attrs=["transpose_a: bool = false", "transpose_b: bool = false",
+                           _MATMUL_TYPES],
+                    shape=_matmul_shape, kernel=_matmul)
+for _name, _broadcast in (("BatchMatMul", False), ("BatchMatMulV2", True)):
+    op_registry.declare(_name, inputs=["x: T", "y: T"], outputs=["output: T"],
+                        attrs=[_MATMUL_TYPES, "adj_x: bool = false", "adj_y: bool = false"],
+                        shape=_batch_matmul_shape(_broadcast), kernel=_batch_matmul(_broadcast))
+
+
+# ------------------------------------------------------------------------------------------
+# Einsum
+# ------------------------------------------------------------------------------------------
+
+
+def _parse_equation(equation, n):
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    specs = lhs.split(",")
+    if len(specs) != n:
+        raise ValueError(f"Expected {len(specs)} inputs for equation {equation!r}, got {n}")
+    for s in specs + ([out] if arrow else []):
+        letters = s.replace("...", "")
+        if not all(c in string.ascii_letters for c in letters):
+            raise ValueError(f"Invalid einsum equation {equation!r}")
+    if not arrow:  # implicit output: labels seen once, sorted, after any broadcast dims
+        counts = {}
+        for s in specs:
+            for c in s.replace("...", ""):
+                counts[c] = counts.get(c, 0) + 1
+        out = ("..." if any("..." in s for s in specs) else "") + "".join(
+            sorted(c for c, k in counts.items() if k == 1))
+    return specs, out
+
+
+def _einsum_shape(op):
+    specs, out = _parse_equation(op._attrs["equation"], len(op._inputs))
+    labels = {}
+    ellipsis = TensorShape([])
+    for i, (spec, t) in enumerate(zip(specs, op._inputs)):
+        s = t._shape
+        letters = spec.replace("...", "")
+        if s.ndims is None:
+            if "..." in spec:
+                ellipsis = unknown_shape()
+            continue
+        if "..." in spec:
+            k = s.ndims - len(letters)
+            if k < 0:
+                raise ValueError(f"Input {i} has rank {s.ndims}, fewer than the {len(letters)} "
+                                 f"labels of {spec!r}")
+            head, _, tail = spec.partition("...")
+            dims = s.dims
+            ell = TensorShape(dims[len(head):len(head) + k])
+            ellipsis = broadcast_shape(ellipsis, ell) if ellipsis.ndims is not None else ellipsis
+            named = dims[:len(head)] + dims[len(head) + k:]
+        else:
+            if len(letters) != s.ndims:
+                raise ValueError(f"Input {i} has rank {s.ndims} but its subscripts {spec!r} "
+                                 f"name {len(letters)} axes")
+            named = s.dims
+        for c, d in zip(letters, named):
+            labels[c] = _merge_dim(labels[c], d) if c in labels else d
+    head, has_ellipsis, tail = out.partition("...")
+    if has_ellipsis and ellipsis.ndims is None:
+        return [unknown_shape()]
+    dims = [labels.get(c, Dimension(None)) for c in head]
+    if has_ellipsis:
+        dims += ellipsis.dims
+    dims += [labels.get(c, Dimension(None)) for c in tail]
+    return [TensorShape(dims)]
+
+
+def _einsum(inputs, *, equation):
+    dt = np.result_type(*inputs)
+    if dt in _HALF_TYPES:
+        inputs = [np.asarray(x, np.float32) for x in inputs]
+    return np.einsum(equation, *inputs, optimize=len(inputs) > 1).astype(dt, copy=False)
+
+
+op_registry.declare("Einsum", inputs=["inputs: N * T"], outputs=["output: T"],
+                    attrs=["equation: string", "N: int >= 1", "T: type"],
+                    shape=_einsum_shape, kernel=_einsum)
+
+
+# ------------------------------------------------------------------------------------------
+# MatrixInverse, MatrixDeterminant, Cholesky, MatrixSolve
+# ------------------------------------------------------------------------------------------
+
+
+def _wide(x):
+    """NumPy's LAPACK has no 16-bit floats: compute those in float32."""
+    return np.asarray(x, np.float32) if x.dtype in _HALF_TYPES else x
+
+
+def _check_square(x):
+    if np.ndim(x) < 2:
+        _fail(f"Input must have rank >= 2, got {np.ndim(x)}")
+    if x.shape[-1] != x.shape[-2]:
+        _fail(f"Input matrices must be squares, got {x.shape[-2]} != {x.shape[-1]}")
+
+
+def _matrix_inverse(x, *, adjoint):
+    _check_square(x)
+    try:
+        out = np.linalg.inv(_wide(x))
+    except np.linalg.LinAlgError:
+        _fail("Input is not invertible.")
+    if adjoint:
+        out = _adjoint(out)
+    return out.astype(x.dtype, copy=False)
+
+
+def _matrix_determinant(x):
+    _check_square(x)
+    return np.asarray(np.linalg.det(_wide(x))).astype(x.dtype, copy=False)
+
+
+def _cholesky(x):
+    _check_square(x)
+    try:
+        out = np.linalg.cholesky(_wide(x))
+    except np.linalg.LinAlgError:
+        _fail("Cholesky decomposition was not successful. The input might not be valid.")
+    return out.astype(x.dtype, copy=False)
+
+
+def _matrix_solve(matrix, rhs, *, adjoint):
+    _check_square(matrix)
+    if np.ndim(rhs) != np.ndim(matrix) or rhs.shape[:-2] != matrix.shape[:-2]:
+        _fail(f"Input matrix and right-hand side must have the same batch dimensions: "
+              f"{_dims(matrix.shape)} vs. {_dims(np.shape(rhs))}")
+    if rhs.shape[-2] != matrix.shape[-1]:
+        _fail(f"Input matrix and right-hand side must have the same number of rows: "
+              f"{matrix.shape[-2]} vs. {rhs.shape[-2]}")
+    a = _wide(matrix)
+    if adjoint:
+        a = _adjoint(a)
+    try:
+        out = np.linalg.solve(a, _wide(rhs))
+    except np.linalg.LinAlgError:
+        _fail("Input matrix is not invertible.")
+    return out.astype(matrix.dtype, copy=False)
+
+
+def _square_shape(op):
+    s = _rank_at_least(op._inputs[0]._shape, 2)
+    if s.ndims is not None:
+        d = _merge_dim(s.dims[-2], s.dims[-1])
+        s = TensorShape(s.dims[:-2] + [d, d])
+    return s
+
+
+def _determinant_shape(op):
+    s = _square_shape(op)
+    return [unknown_shape() if s.ndims is None else TensorShape(s.dims[:-2])]
+
+
+def _solve_shape(op):
+    m = _square_shape(op)
+    r = _rank_at_least(op._inputs[1]._shape, 2)
+    if m.ndims is None or r.ndims is None:
+        return [unknown_shape() if r.ndims is None else r]
+    if m.ndims != r.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {m.ndims} and {r.ndims}")
+    batch = [_merge_dim(a, b) for a, b in zip(m.dims[:-2], r.dims[:-2])]
+    _merge_dim(m.dims[-1], r.dims[-2])
+    return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
+
+
+op_registry.declare("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
+                    attrs=["adjoint: bool = False", _LINALG_TYPES],
+                    shape=lambda op: [_square_shape(op)], kernel=_matrix_inverse)
+op_registry.declare("MatrixDeterminant", inputs=["input: T"], outputs=["output: T"],
+                    attrs=["T: {half, float, double, complex64, complex128}"],
+                    shape=_determinant_shape, kernel=_matrix_determinant)
+op_registry.declare("Cholesky", inputs=["input: T"], outputs=["output: T"],
+                    attrs=[_LINALG_TYPES], shape=lambda op: [_square_shape(op)],
+                    kernel=_cholesky)
+op_registry.declare("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
+                    attrs=["adjoint: bool = False", _LINALG_TYPES],
+                    shape=_solve_shape, kernel=_matrix_solve)
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+# ------------------------------------------------------------------------------------------
+
+
+def _apply(op_type, inputs, name, attrs=None):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """The matrix product a @ b; inputs of rank > 2 (or unknown) multiply batches of matrices."""
+    from tideflow.ops.math_ops import conj
+
+    with ops.name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError("Only one of transpose_a and adjoint_a can be True.")
+        if transpose_b and adjoint_b:
+            raise ValueError("Only one of transpose_b and adjoint_b can be True.")
+        a = ops.convert_to_tensor(a, name="a")
+        b = ops.convert_to_tensor(b, name="b")
+        ra, rb = a.get_shape().ndims, b.get_shape().ndims
+        if ra is None or ra > 2 or rb is None or rb > 2:
+            # BatchMatMul knows only adjoints; conj is a no-op on real matrices
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+            return _apply("BatchMatMulV2", [a, b], scope,
+                          {"adj_x": bool(adjoint_a), "adj_y": bool(adjoint_b)})
+        if adjoint_a:
+            a, transpose_a = conj(a), True
+        if adjoint_b:
+            b, transpose_b = conj(b), True
+        return _apply("MatMul", [a, b], scope,
+                      {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
+
+
+def batch_matmul(x, y, adj_x=None, adj_y=None, name=None):
+    """Batched matrix product with the 0.x signature (op BatchMatMul)."""
+    return _apply("BatchMatMul", [x, y], name, {"adj_x": bool(adj_x), "adj_y": bool(adj_y)})
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Tensor contraction by Einstein summation, e.g. ``einsum('ij,jk->ik', a, b)``."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"invalid keyword arguments for this function: "
+                        f"{', '.join(sorted(kwargs))}")
+    if not inputs:
+        raise ValueError("einsum needs at least one input tensor")
+    _parse_equation(equation, len(inputs))
+    return _apply("Einsum", [list(inputs)], name, {"equation": equation})
+
+
+def _tensordot_axes(axes, rank_a, rank_b):
+    if isinstance(axes, ops.Tensor):
+        axes = ops.constant_value(axes)
+        if axes is None:
+            raise ValueError("tensordot needs axes whose value is known when the graph is built")
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        if n < 0:
+            raise ValueError(f"'axes' must be at least 0, got {n}")
+        if n > rank_a or n > rank_b:
+            raise ValueError(f"'axes' must not be larger than the number of dimensions of "
+                             f"tensor {'a' if n > rank_a else 'b'}: {n}")
+        return list(range(rank_a - n, rank_a)), list(range(n))
+    axes = list(axes) if not isinstance(axes, np.ndarray) else axes.tolist()
+    if len(axes) != 2:
+        raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r}")
+    a_axes, b_axes = ([int(v)] if np.ndim(v) == 0 else [int(i) for i in v] for v in axes)
+    if len(a_axes) != len(b_axes):
+        raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != "
+                         f"{len(b_axes)}.")
+    return [i % rank_a for i in a_axes], [i % rank_b for i in b_axes]
+
+
+def tensordot(a, b, axes, name=None):
+    """Sums the products of a and b over the given axes (``axes`` = N or [a_axes, b_axes])."""
+    with ops.name_scope(name, "Tensordot", [a, b, axes]) as scope:
+        a = ops.convert_to_tensor(a, name="a")
+        b = ops.convert_to_tensor(b, name="b")
+        ra, rb = a.get_shape().ndims, b.get_shape().ndims
+        if ra is None or rb is None:
+            raise ValueError("tensordot needs inputs of known rank")
+        a_axes, b_axes = _tensordot_axes(axes, ra, rb)
+        letters = iter(string.ascii_letters)
+        sa = [next(letters) for _ in range(ra)]
+        sb = [next(letters) for _ in range(rb)]
+        for i, j in zip(a_axes, b_axes):
+            sb[j] = sa[i]
+        out = [c for i, c in enumerate(sa) if i not in a_axes]
+        out += [c for j, c in enumerate(sb) if j not in b_axes]
+        equation = f"{''.join(sa)},{''.join(sb)}->{''.join(out)}"
+        return _apply("Einsum", [[a, b]], scope, {"equation": equation})
+
+
+def matrix_inverse(input, adjoint=False, name=None):
+    """The inverse of each square matrix in input (of its adjoint when ``adjoint``)."""
+    return _apply("MatrixInverse", [input], name, {"adjoint": bool(adjoint)})
+
+
+def matrix_determinant(input, name=None):
+    """The determinant of each square matrix in input."""
+    return _apply("MatrixDeterminant", [input], name)
+
+
+def cholesky(input, name=None):
+    """The lower Cholesky factor of each Hermitian positive definite matrix in input."""
+    return _apply("Cholesky", [input], name)
+
+
+def matrix_solve(matrix, rhs, adjoint=False, name=None):
+    """X with matrix @ X = rhs (adjoint(matrix) @ X = rhs when ``adjoint``)."""
+    return _apply("MatrixSolve", [matrix, rhs], name, {"adjoint": bool(adjoint)})
+
+
+def _register_matmul_operator():
+    def op(x, y):
+        with ops.name_scope(None, "matmul", [x, y]) as scope:
+            return matmul(x, y, name=scope)
+
+    def rop(y, x):
+        with ops.name_scope(None, "matmul", [x, y]) as scope:
+            return matmul(x, y, name=scope)
+
+    ops.Tensor._override_operator("__matmul__", op)
+    ops.Tensor._override_operator("__rmatmul__", rop)
+
+
+_register_matmul_operator()

@@ -1,0 +1,512 @@
+"""Reductions: Sum/Mean/Prod/Max/Min/All/Any, ArgMax/ArgMin, cumulative sums and segment ops.
+
+``math_ops`` re-exports the public functions (TF keeps them in math_ops), so this module
+imports math_ops only inside functions.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+
+_HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
+_REDUCE_ATTRS = ["keep_dims: bool = false", "T: numbertype", "Tidx: {int32, int64} = DT_INT32"]
+
+
+def _fail(msg):
+    raise errors.InvalidArgumentError(None, None, msg)
+
+
+def _acc_dtype(x):
+    """The accumulation type: float32 for the 16-bit floats, else x's own type."""
+    return np.float32 if x.dtype in _HALF_TYPES else x.dtype
+
+
+# ------------------------------------------------------------------------------------------
+# Sum, Mean, Prod, Max, Min, All, Any
+# ------------------------------------------------------------------------------------------
+
+
+def _axes(x, indices):
+    nd = np.ndim(x)
+    out = set()
+    for a in np.ravel(indices).tolist():
+        if not -nd <= a < nd:
+            _fail(f"Invalid reduction dimension ({a} for input with {nd} dimension(s)")
+        out.add(a % nd)
+    return tuple(sorted(out))
+
+
+def _sum(x, indices, *, keep_dims):
+    axis = _axes(x, indices)
+    return np.sum(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
+        x.dtype, copy=False)
+
+
+def _prod(x, indices, *, keep_dims):
+    axis = _axes(x, indices)
+    return np.prod(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
+        x.dtype, copy=False)
+
+
+def _mean(x, indices, *, keep_dims):
+    axis = _axes(x, indices)
+    if x.dtype.kind not in "iu":
+        return np.mean(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
+            x.dtype, copy=False)
+    total = np.sum(x, axis=axis, dtype=x.dtype, keepdims=keep_dims)
+    n = 1
+    for a in axis:
+        n *= x.shape[a]
+    if n == 0:
+        _fail("Integer division by zero: Mean of an empty integer tensor")
+    # C integer division truncates towards zero
+    q = np.abs(total) // x.dtype.type(n)
+    return np.where(total < 0, -q, q).astype(x.dtype, copy=False)
+
+
+def _extreme(fn, limit):
+    def kernel(x, indices, *, keep_dims):
+        axis = _axes(x, indices)
+        if np.size(x) == 0:  # TF's identity for an empty max/min: the type's extreme
+            return fn(x, axis=axis, keepdims=keep_dims, initial=limit(x.dtype))
+        return fn(x, axis=axis, keepdims=keep_dims)
+
+    return kernel
+
+
+def _lowest(dt):
+    return -np.inf if dt.kind in "fc" or dt in _HALF_TYPES else np.iinfo(dt).min
+
+
+def _highest(dt):
+    return np.inf if dt.kind in "fc" or dt in _HALF_TYPES else np.iinfo(dt).max
+
+
+def _all(x, indices, *, keep_dims):
+    return np.all(x, axis=_axes(x, indices), keepdims=keep_dims)
+
+
+def _any(x, indices, *, keep_dims):
+    return np.any(x, axis=_axes(x, indices), keepdims=keep_dims)
+
+
+def _reduction_shape(op):
+    inp = op._inputs[0]._shape
+    keep = op._attrs["keep_dims"]
+    axes = ops.constant_value(op._inputs[1])
+    if axes is None or inp.ndims is None:
+        if keep and inp.ndims is not None:
+            return [unknown_shape(ndims=inp.ndims)]
+        return [unknown_shape()]
+    rank = inp.ndims
+    reduced = set()
+    for a in np.ravel(axes).tolist():
+        if not -rank <= a < rank:
+            raise ValueError(f"Invalid reduction dimension {a} for input with {rank} dimensions")
+        reduced.add(a % rank)
+    dims = inp.dims
+    if keep:
+        return [TensorShape([Dimension(1) if i in reduced else d for i, d in enumerate(dims)])]
+    return [TensorShape([d for i, d in enumerate(dims) if i not in reduced])]
+
+
+for _name, _kernel in (("Sum", _sum), ("Mean", _mean), ("Prod", _prod),
+                       ("Max", _extreme(np.max, _lowest)), ("Min", _extreme(np.min, _highest))):
+    op_registry.declare(_name, inputs=["input: T", "reduction_indices: Tidx"],
+                        outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
+                        kernel=_kernel)
+for _name, _kernel in (("All", _all), ("Any", _any)):
+    op_registry.declare(_name, inputs=["input: bool", "reduction_indices: Tidx"],
+                        outputs=["output: bool"],
+                        attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = DT_INT32"],
+                        shape=_reduction_shape, kernel=_kernel, differentiable=False)
+
+
+# ------------------------------------------------------------------------------------------
+# ArgMax, ArgMin
+# ------------------------------------------------------------------------------------------
+
+
+def _arg(fn):
+    def kernel(x, dimension, *, output_type):
+        nd = np.ndim(x)
+        d = int(dimension)
+        if not -nd <= d < nd:
+            _fail(f"Expected dimension in the range [{-nd}, {nd}), but got {d}")
+        if np.shape(x)[d] == 0:
+            _fail(f"Reduction axis {d} is empty in shape "
+                  f"[{','.join(str(s) for s in np.shape(x))}]")
+        return fn(x, axis=d).astype(output_type.as_numpy_dtype, copy=False)
+
+    return kernel
+
+
+def _arg_shape(op):
+    inp = op._inputs[0]._shape
+    op._inputs[1]._shape.with_rank(0)
+    if inp.ndims is None:
+        return [unknown_shape()]
+    rank = inp.ndims
+    if rank <= 1:
+        return [TensorShape([])]
+    d = ops.constant_value(op._inputs[1])
+    if d is None:
+        return [unknown_shape(ndims=rank - 1)]
+    d = int(d)
+    if not -rank <= d < rank:
+        raise ValueError(f"Dimension ({d}) must be in the range [{-rank}, {rank}), where {rank} "
+                         "is the number of dimensions in the input.")
+    d %= rank
+    return [TensorShape([x for i, x in enumerate(inp.dims) if i != d])]
+
+
+for _name, _fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+    op_registry.declare(_name, inputs=["input: T", "dimension: Tidx"],
+                        outputs=["output: output_type"],
+                        attrs=["T: numbertype", "Tidx: {int32, int64} = DT_INT32",
+                               "output_type: {int32, int64} = DT_INT64"],
+                        shape=_arg_shape, kernel=_arg(_fn), differentiable=False)
+
+
+# ------------------------------------------------------------------------------------------
+# Cumsum, Cumprod
+# ------------------------------------------------------------------------------------------
+
+
+def _cumulative(fn, identity):
+    def kernel(x, axis, *, exclusive, reverse):
+        nd = np.ndim(x)
+        a = int(axis)
+        if not -nd <= a < nd:
+            _fail(f"ValueError: axis {a} out of range [{-nd}, {nd})" if nd else
+                  "ValueError: cumulative op needs an input of rank at least 1")
+        a %= nd
+        if reverse:
+            x = np.flip(x, a)
+        out = fn(x, axis=a, dtype=_acc_dtype(x))
+        if exclusive:
+            head = np.full_like(np.take(out, [0], axis=a), identity)
+            out = np.concatenate([head, np.delete(out, -1, axis=a)], axis=a)
+        if reverse:
+            out = np.flip(out, a)
+        return out.astype(x.dtype, copy=False)
+
+    return kernel
+
+
+def _cumulative_shape(op):
+    op._inputs[1]._shape.with_rank(0)
+    return [op._inputs[0]._shape]
+
+
+for _name, _fn, _identity in (("Cumsum", np.cumsum, 0), ("Cumprod", np.cumprod, 1)):
+    op_registry.declare(_name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+                        attrs=["exclusive: bool = false", "reverse: bool = false",
+                               "T: numbertype", "Tidx: {int32, int64} = DT_INT32"],
+                        shape=_cumulative_shape, kernel=_cumulative(_fn, _identity))
+
+
+# ------------------------------------------------------------------------------------------
+# segment reductions
+# ------------------------------------------------------------------------------------------
+
+# kind -> (ufunc to accumulate with, initial value for a dtype)
+_SEGMENT_KINDS = {
+    "Sum": (np.add, lambda dt: 0),
+    "Mean": (np.add, lambda dt: 0),
+    "Prod": (np.multiply, lambda dt: 1),
+    "Max": (np.maximum, lambda dt: _lowest(dt)),
+    "Min": (np.minimum, lambda dt: _highest(dt)),
+}
+
+
+def _segment_reduce(kind, data, ids, n, empty_value):
+    """Reduces rows of ``data`` (first axis matching the flat ``ids``) into ``n`` segments."""
+    ufunc, initial = _SEGMENT_KINDS[kind]
+    acc = _acc_dtype(data)
+    rows = np.asarray(data, dtype=acc)
+    out = np.full((n,) + rows.shape[1:], initial(np.dtype(acc)), dtype=acc)
+    ufunc.at(out, ids, rows)
+    if kind in ("Mean", "Max", "Min") or empty_value is not None:
+        counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
+        if kind == "Mean":
+            safe = np.maximum(counts, 1)
+            if out.dtype.kind in "iu":
+                q = np.abs(out) // safe.astype(out.dtype)
+                out = np.where(out < 0, -q, q)
+            else:
+                out = out / safe
+        if empty_value is not None:
+            out = np.where(counts == 0, empty_value, out)
+    return out.astype(data.dtype, copy=False)
+
+
+def _sorted_segment(kind):
+    def kernel(data, segment_ids):
+        ids = np.asarray(segment_ids)
+        if ids.ndim != 1:
+            _fail("segment_ids should be a vector.")
+        if np.ndim(data) == 0 or ids.shape[0] != np.shape(data)[0]:
+            _fail("segment_ids should be the same size as dimension 0 of input.")
+        n = 0
+        if ids.size:
+            if ids[0] < 0:
+                _fail("segment ids must be >= 0")
+            if np.any(ids[1:] < ids[:-1]):
+                _fail("segment ids are not increasing")
+            n = int(ids[-1]) + 1
+        # an empty segment is 0, or 1 for a product
+        return _segment_reduce(kind, data, ids, n, None if kind in ("Sum", "Prod") else 0)
+
+    return kernel
+
+
+def _unsorted_segment(kind):
+    empty = {"Sum": None, "Prod": None, "Max": "lowest", "Min": "highest"}[kind]
+
+    def kernel(data, segment_ids, num_segments):
+        ids = np.asarray(segment_ids)
+        shape = np.shape(data)
+        if shape[:ids.ndim] != ids.shape:
+            _fail(f"data.shape = [{','.join(map(str, shape))}] does not start with "
+                  f"segment_ids.shape = [{','.join(map(str, ids.shape))}]")
+        n = int(num_segments)
+        if n < 0:
+            _fail(f"num_segments must be non-negative, got {n}")
+        flat_ids = ids.reshape(-1)
+        rows = np.reshape(data, (flat_ids.size,) + shape[ids.ndim:])
+        bad = flat_ids >= n
+        if bad.any():
+            i = int(np.argmax(bad))
+            _fail(f"segment_ids[{i}] = {int(flat_ids[i])} is out of range [0, {n})")
+        keep = flat_ids >= 0  # negative ids are dropped
+        if not keep.all():
+            flat_ids, rows = flat_ids[keep], rows[keep]
+        value = None
+        if empty is not None:  # TF fills empty max/min segments with the type's limits
+            dt = dtypes.as_dtype(np.dtype(data.dtype))
+            value = dt.min if empty == "lowest" else dt.max
+        return _segment_reduce(kind, rows, flat_ids, n, value)
+
+    return kernel
+
+
+def _segment_shape(op):
+    data = op._inputs[0]._shape.with_rank_at_least(1)
+    op._inputs[1]._shape.with_rank(1)
+    if data.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([None]).concatenate(data[1:])]
+
+
+def _unsorted_segment_shape(op):
+    data = op._inputs[0]._shape
+    ids = op._inputs[1]._shape
+    op._inputs[2]._shape.with_rank(0)
+    if ids.ndims is None or data.ndims is None:
+        return [unknown_shape()]
+    k = ids.ndims
+    if data.ndims < k:
+        raise ValueError(f"Shape {data} must have rank at least {k}")
+    TensorShape(data.dims[:k]).merge_with(ids)
+    n = ops.constant_value(op._inputs[2])
+    return [TensorShape([None if n is None else int(n)]).concatenate(data[k:])]
+
+
+for _kind, _types in (("Sum", "numbertype"), ("Mean", "realnumbertype"), ("Prod", "numbertype"),
+                      ("Max", "realnumbertype"), ("Min", "realnumbertype")):
+    op_registry.declare(f"Segment{_kind}", inputs=["data: T", "segment_ids: Tindices"],
+                        outputs=["output: T"], attrs=[f"T: {_types}", "Tindices: {int32, int64}"],
+                        shape=_segment_shape, kernel=_sorted_segment(_kind))
+    if _kind != "Mean":
+        op_registry.declare(
+            f"UnsortedSegment{_kind}",
+            inputs=["data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"],
+            outputs=["output: T"],
+            attrs=[f"T: {_types}", "Tindices: {int32, int64}",
+                   "Tnumsegments: {int32, int64} = DT_INT32"],
+            shape=_unsorted_segment_shape, kernel=_unsorted_segment(_kind))
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+# ------------------------------------------------------------------------------------------
+
+
+def _deprecated(new_name, new_value, old_name, old_value):
+    if old_value is not None:
+        if new_value is not None:
+            raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'")
+        return old_value
+    return new_value
+
+
+def _reduction_dims(x, axis):
+    if axis is not None:
+        return axis
+    rank = x.get_shape().ndims
+    if rank is not None:
+        return np.arange(rank, dtype=np.int32)
+    # by op type: the array family owns Range and Rank and their wrappers
+    rank = ops.apply_op("Rank", [x])._outputs[0]
+    return ops.apply_op("Range", [0, rank, 1])._outputs[0]
+
+
+def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+    axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = _deprecated("keepdims", keepdims, "keep_dims", keep_dims)
+    x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+    return ops.apply_op(op_type, [x, _reduction_dims(x, axis)],
+                        {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """The sum of elements across ``axis`` (all axes when None)."""
+    return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    """The mean of elements across ``axis`` (integer means truncate, as in TF)."""
+    return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                keep_dims=None):
+    """The product of elements across ``axis``."""
+    return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """The maximum of elements across ``axis``."""
+    return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """The minimum of elements across ``axis``."""
+    return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Logical AND of bool elements across ``axis``."""
+    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+               keep_dims=None):
+    """Logical OR of bool elements across ``axis``."""
+    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                     keep_dims=None):
+    """log(sum(exp(x))) across ``axis``, computed without overflow."""
+    from tideflow.ops import math_ops
+
+    axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
+    with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+        axis = _reduction_dims(x, axis)
+        # shift by the max, clipped to finite values so all -inf (or +inf) rows stay exact
+        big = x.dtype.base_dtype.max
+        raw = reduce_max(x, axis, keepdims=True)
+        shift = math_ops.clip_by_value(raw, -big, big)
+        total = reduce_sum(math_ops.exp(math_ops.subtract(x, shift)), axis, keepdims=keepdims)
+        out_shift = shift if keepdims else math_ops.clip_by_value(
+            reduce_max(x, axis, keepdims=False), -big, big)
+        return math_ops.add(math_ops.log(total), out_shift, name=scope)
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None):
+    """The number of non-zero elements across ``axis``, as ``dtype``."""
+    from tideflow.ops import math_ops
+
+    axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
+    with ops.name_scope(name, "count_nonzero", [input_tensor]):
+        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+        zero = ops.convert_to_tensor(x.dtype.as_numpy_dtype(), dtype=x.dtype.base_dtype)
+        nonzero = math_ops._cast(math_ops.not_equal(x, zero), dtypes.int64)
+        return math_ops._cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)
+
+
+def _arg_minmax(op_type, input, axis, name, dimension, output_type):
+    axis = _deprecated("axis", axis, "dimension", dimension)
+    if axis is None:
+        axis = 0
+    return ops.apply_op(op_type, [input, axis], {"output_type": output_type},
+                        name=name)._outputs[0]
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+    """The index of the largest value along ``axis`` (0 when None)."""
+    return _arg_minmax("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+    """The index of the smallest value along ``axis`` (0 when None)."""
+    return _arg_minmax("ArgMin", input, axis, name, dimension, output_type)
+
+
+def arg_max(input, dimension, name=None, output_type=dtypes.int64):
+    """ArgMax with the 0.x signature."""
+    return _arg_minmax("ArgMax", input, None, name, dimension, output_type)
+
+
+def arg_min(input, dimension, name=None, output_type=dtypes.int64):
+    """ArgMin with the 0.x signature."""
+    return _arg_minmax("ArgMin", input, None, name, dimension, output_type)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """The cumulative sum of x along ``axis``."""
+    with ops.name_scope(name, "Cumsum", [x]) as scope:
+        return ops.apply_op("Cumsum", [x, axis], {"exclusive": exclusive, "reverse": reverse},
+                            name=scope)._outputs[0]
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """The cumulative product of x along ``axis``."""
+    with ops.name_scope(name, "Cumprod", [x]) as scope:
+        return ops.apply_op("Cumprod", [x, axis], {"exclusive": exclusive, "reverse": reverse},
+                            name=scope)._outputs[0]
+
+
+def _segment_fn(op_type, py_name, doc):
+    def fn(data, segment_ids, name=None):
+        return ops.apply_op(op_type, [data, segment_ids], name=name)._outputs[0]
+
+    fn.__name__ = fn.__qualname__ = py_name
+    fn.__doc__ = doc
+    return fn
+
+
+def _unsorted_segment_fn(op_type, py_name, doc):
+    def fn(data, segment_ids, num_segments, name=None):
+        return ops.apply_op(op_type, [data, segment_ids, num_segments], name=name)._outputs[0]
+
+    fn.__name__ = fn.__qualname__ = py_name
+    fn.__doc__ = doc
+    return fn
+
+
+segment_sum = _segment_fn("SegmentSum", "segment_sum", "Sums rows of data by sorted segment id.")
+segment_mean = _segment_fn("SegmentMean", "segment_mean", "Means of rows by sorted segment id.")
+segment_prod = _segment_fn("SegmentProd", "segment_prod", "Products of rows by sorted segment id.")
+segment_max = _segment_fn("SegmentMax", "segment_max", "Maxima of rows by sorted segment id.")
+segment_min = _segment_fn("SegmentMin", "segment_min", "Minima of rows by sorted segment id.")
+unsorted_segment_sum = _unsorted_segment_fn(
+    "UnsortedSegmentSum", "unsorted_segment_sum", "Sums of data by segment id (any order).")
+unsorted_segment_prod = _unsorted_segment_fn(
+    "UnsortedSegmentProd", "unsorted_segment_prod", "Products of data by segment id (any order).")
+unsorted_segment_max = _unsorted_segment_fn(
+    "UnsortedSegmentMax", "unsorted_segment_max", "Maxima of data by segment id (any order).")
+unsorted_segment_min = _unsorted_segment_fn(
+    "UnsortedSegmentMin", "unsorted_segment_min", "Minima of data by segment id (any order).")
