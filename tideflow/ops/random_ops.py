@@ -1,0 +1,400 @@
+"""Random ops: uniform, normal, truncated normal, shuffle, multinomial and gamma samples.
+
+Each random op draws from its own generator, kept per session and per node and seeded from
+the op's ``seed``/``seed2`` attrs (TF's graph-level and op-level seeds): a program with a graph
+seed repeats its numbers on every run, a new session restarts each sequence, and successive
+``Session.run`` calls continue it. With both seeds 0 the generator is seeded from the OS.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+
+_MASK64 = (1 << 64) - 1
+
+
+def _make_generator(seed, seed2):
+    if seed == 0 and seed2 == 0:
+        return np.random.Generator(np.random.Philox())
+    key = (int(seed) & _MASK64) | ((int(seed2) & _MASK64) << 64)
+    return np.random.Generator(np.random.Philox(key=key))
+
+
+def _generator(ctx):
+    attrs = ctx.op._attrs
+    return ctx.node_state("rng", lambda: _make_generator(attrs["seed"], attrs["seed2"]))
+
+
+def shape_from_tensor(t):
+    """The static shape that a 1-D shape tensor ``t`` describes (partially known if need be)."""
+    value = ops.constant_value(t)
+    if value is not None:
+        return TensorShape([None if int(d) < 0 else int(d) for d in np.reshape(value, -1)])
+    if t.op.type == "Pack" and t.op.get_attr("axis") == 0:
+        dims = []
+        for x in t.op.inputs:
+            v = ops.constant_value(x)
+            dims.append(None if v is None or int(v) < 0 else int(v))
+        return TensorShape(dims)
+    shape = t.get_shape()
+    if shape.ndims == 1 and shape[0].value is not None:
+        return unknown_shape(ndims=shape[0].value)
+    return unknown_shape()
+
+
+def _check_shape_input(shape):
+    s = np.asarray(shape)
+    if s.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"shape must be a vector of {{int32,int64}}, got shape {list(s.shape)}"
+        )
+    return tuple(int(d) for d in s)
+
+
+def _draw(gen, fn, shape, np_dtype):
+    """Draws in float32/float64 and casts (half and bfloat16 have no native generator)."""
+    if np_dtype in (np.float32, np.float64) or fn is _uniform:
+        return fn(gen, shape, np_dtype)
+    return fn(gen, shape, np.float32).astype(np_dtype)
+
+
+def _float_random_kernel(fn):
+    def factory(ctx):
+        gen = _generator(ctx)
+        np_dtype = ctx.op._attrs["dtype"].as_numpy_dtype
+
+        def run(shape):
+            return _draw(gen, fn, _check_shape_input(shape), np.dtype(np_dtype).type)
+
+        return run
+
+    return factory
+
+
+def _uniform(gen, shape, dt):
+    if dt in (np.float32, np.float64):
+        return gen.random(shape, dtype=dt)
+    # half and bfloat16: uniform on the dtype's grid below 1 (as TF fills the mantissa bits),
+    # so rounding can never give 1.0
+    nmant = 10 if dt == np.float16 else 7
+    return (gen.integers(0, 1 << nmant, size=shape) * (1.0 / (1 << nmant))).astype(dt)
+
+
+def _normal(gen, shape, dt):
+    return gen.standard_normal(shape, dtype=dt)
+
+
+def _truncated(gen, shape, dt):
+    out = gen.standard_normal(shape, dtype=dt)
+    bad = np.abs(out) > 2.0
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()), dtype=dt)
+        bad = np.abs(out) > 2.0
+    return out
+
+
+def _shape_input_fn(op):
+    return [shape_from_tensor(op._inputs[0])]
+
+
+_FLOAT_ATTRS = ["seed: int = 0", "seed2: int = 0", "dtype: {half, bfloat16, float, double}",
+                "T: {int32, int64}"]
+
+for _name, _fn in (("RandomUniform", _uniform), ("RandomStandardNormal", _normal),
+                   ("TruncatedNormal", _truncated)):
+    op_registry.declare(
+        _name,
+        inputs=["shape: T"],
+        outputs=["output: dtype"],
+        attrs=_FLOAT_ATTRS,
+        shape=_shape_input_fn,
+        kernel_factory=_float_random_kernel(_fn),
+        differentiable=False,
+        stateful=True,
+        is_random=True,
+    )
+
+
+def _uniform_int_shape(op):
+    for t in op._inputs[1:]:
+        if t._shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t._shape.ndims}")
+    return _shape_input_fn(op)
+
+
+def _uniform_int_kernel(ctx):
+    gen = _generator(ctx)
+    op = ctx.op
+    np_dtype = op._attrs["Tout"].as_numpy_dtype
+
+    def run(shape, minval, maxval):
+        shape = _check_shape_input(shape)
+        lo, hi = np.asarray(minval), np.asarray(maxval)
+        if lo.ndim or hi.ndim:
+            raise errors.InvalidArgumentError(
+                None, op, f"minval must be 0-D, got shape {list(lo.shape)}" if lo.ndim else
+                f"maxval must be 0-D, got shape {list(hi.shape)}"
+            )
+        lo, hi = int(lo), int(hi)
+        if int(np.prod(shape, dtype=np.int64)) > 0 and not lo < hi:
+            raise errors.InvalidArgumentError(None, op, f"Need minval < maxval: {lo} >= {hi}")
+        if not lo < hi:
+            return np.empty(shape, np_dtype)
+        return gen.integers(lo, hi, size=shape, dtype=np_dtype)
+
+    return run
+
+
+op_registry.declare(
+    "RandomUniformInt",
+    inputs=["shape: T", "minval: Tout", "maxval: Tout"],
+    outputs=["output: Tout"],
+    attrs=["seed: int = 0", "seed2: int = 0", "Tout: {int32, int64}", "T: {int32, int64}"],
+    shape=_uniform_int_shape,
+    kernel_factory=_uniform_int_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+def _shuffle_kernel(ctx):
+    gen = _generator(ctx)
+
+    def run(value):
+        value = np.asarray(value)
+        if value.ndim == 0 or value.shape[0] <= 1:
+            return value
+        return value[gen.permutation(value.shape[0])]
+
+    return run
+
+
+op_registry.declare(
+    "RandomShuffle",
+    inputs=["value: T"],
+    outputs=["output: T"],
+    attrs=["seed: int = 0", "seed2: int = 0", "T: type"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel_factory=_shuffle_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+def _multinomial_shape(op):
+    logits = op._inputs[0]._shape.with_rank(2) if op._inputs[0]._shape.ndims is not None else (
+        unknown_shape(ndims=2)
+    )
+    if op._inputs[1]._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op._inputs[1]._shape.ndims}")
+    n = ops.constant_value(op._inputs[1])
+    return [TensorShape([logits[0], None if n is None else int(n)])]
+
+
+def _multinomial_kernel(ctx):
+    gen = _generator(ctx)
+    op = ctx.op
+    np_dtype = op._attrs["output_dtype"].as_numpy_dtype
+
+    def run(logits, num_samples):
+        logits = np.asarray(logits, dtype=np.float64)
+        n = int(num_samples)
+        if logits.ndim != 2:
+            raise errors.InvalidArgumentError(
+                None, op, f"logits should be a matrix, got shape {list(logits.shape)}"
+            )
+        if n < 0:
+            raise errors.InvalidArgumentError(
+                None, op, f"num_samples should be nonnegative, got {n}"
+            )
+        batch, classes = logits.shape
+        if classes == 0 and n > 0:
+            raise errors.InvalidArgumentError(
+                None, op, "num_classes should be positive, got 0"
+            )
+        out = np.empty((batch, n), dtype=np_dtype)
+        if n == 0 or batch == 0:
+            return out
+        u = gen.random((batch, n))
+        for b in range(batch):
+            row = logits[b]
+            finite = row[np.isfinite(row)]
+            m = finite.max() if finite.size else 0.0
+            p = np.where(np.isfinite(row), np.exp(row - m), np.where(row > 0, np.inf, 0.0))
+            cdf = np.cumsum(p)
+            idx = np.searchsorted(cdf, u[b] * cdf[-1], side="right")
+            out[b] = np.minimum(idx, classes - 1)
+        return out
+
+    return run
+
+
+op_registry.declare(
+    "Multinomial",
+    inputs=["logits: T", "num_samples: int32"],
+    outputs=["output: output_dtype"],
+    attrs=["seed: int = 0", "seed2: int = 0", "T: realnumbertype",
+           "output_dtype: {int32, int64} = DT_INT64"],
+    shape=_multinomial_shape,
+    kernel_factory=_multinomial_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+def _gamma_shape(op):
+    return [shape_from_tensor(op._inputs[0]).concatenate(op._inputs[1]._shape)]
+
+
+def _gamma_kernel(ctx):
+    gen = _generator(ctx)
+    np_dtype = ctx.op._attrs["T"].as_numpy_dtype
+
+    def run(shape, alpha):
+        shape = _check_shape_input(shape)
+        alpha = np.asarray(alpha, dtype=np.float64)
+        out = gen.standard_gamma(alpha, size=shape + alpha.shape)
+        return out.astype(np_dtype)
+
+    return run
+
+
+op_registry.declare(
+    "RandomGamma",
+    inputs=["shape: S", "alpha: T"],
+    outputs=["output: T"],
+    attrs=["seed: int = 0", "seed2: int = 0", "S: {int32, int64}", "T: {half, float, double}"],
+    shape=_gamma_shape,
+    kernel_factory=_gamma_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# public wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _seeds(seed):
+    s1, s2 = random_seed.get_seed(seed)
+    return (0, 0) if s1 is None else (s1, s2)
+
+
+def _shape_tensor(shape):
+    """A shape given as a list, tuple, TensorShape or tensor, as an integer tensor."""
+    if isinstance(shape, (list, tuple)) and not shape:
+        return ops.convert_to_tensor(np.zeros([0], np.int32), name="shape")
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, ops.Tensor) for d in shape):
+        from tideflow.ops import array_ops
+
+        return array_ops.stack(list(shape), name="shape")
+    return ops.convert_to_tensor(shape, preferred_dtype=dtypes.int32, name="shape")
+
+
+def _math():
+    from tideflow.ops import math_ops
+
+    return math_ops
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform samples in ``[minval, maxval)``; integer dtypes need ``maxval``."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
+                     dtypes.int32, dtypes.int64):
+        raise ValueError(f"Invalid dtype {dtype!r}")
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        maxval = 1
+    with ops.name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
+        shape = _shape_tensor(shape)
+        minval = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+        maxval = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+        seed1, seed2 = _seeds(seed)
+        if dtype.is_integer:
+            return ops.apply_op(
+                "RandomUniformInt", [shape, minval, maxval], {"seed": seed1, "seed2": seed2},
+                name=scope,
+            )._outputs[0]
+        rnd = ops.apply_op(
+            "RandomUniform", [shape], {"seed": seed1, "seed2": seed2, "dtype": dtype}
+        )._outputs[0]
+        m = _math()
+        return m.add(m.multiply(rnd, m.subtract(maxval, minval)), minval, name=scope)
+
+
+def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
+    dtype = dtypes.as_dtype(dtype)
+    with ops.name_scope(name, default_name, [shape, mean, stddev]) as scope:
+        shape = _shape_tensor(shape)
+        mean = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        seed1, seed2 = _seeds(seed)
+        rnd = ops.apply_op(
+            op_type, [shape], {"seed": seed1, "seed2": seed2, "dtype": dtype}
+        )._outputs[0]
+        m = _math()
+        return m.add(m.multiply(rnd, stddev), mean, name=scope)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Samples from a normal distribution."""
+    return _scaled_normal("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype,
+                          seed, name)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal samples, re-drawn when more than two standard deviations from the mean."""
+    return _scaled_normal("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype,
+                          seed, name)
+
+
+def random_shuffle(value, seed=None, name=None):
+    """``value`` with its first dimension randomly permuted."""
+    seed1, seed2 = _seeds(seed)
+    return ops.apply_op(
+        "RandomShuffle", [value], {"seed": seed1, "seed2": seed2}, name=name
+    )._outputs[0]
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
+    """``num_samples`` class indices per row of ``logits`` (unnormalized log-probabilities)."""
+    with ops.name_scope(name, "multinomial", [logits]):
+        logits = ops.convert_to_tensor(logits, name="logits")
+        seed1, seed2 = _seeds(seed)
+        attrs = {"seed": seed1, "seed2": seed2}
+        if output_dtype is not None:
+            attrs["output_dtype"] = output_dtype
+        return ops.apply_op("Multinomial", [logits, num_samples], attrs)._outputs[0]
+
+
+def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+    """Gamma samples of shape ``shape + broadcast(alpha, beta).shape``."""
+    dtype = dtypes.as_dtype(dtype)
+    with ops.name_scope(name, "random_gamma", [shape, alpha, beta]):
+        shape = ops.convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
+        alpha = ops.convert_to_tensor(alpha, name="alpha", dtype=dtype)
+        m = _math()
+        if beta is not None:
+            beta = ops.convert_to_tensor(beta, name="beta", dtype=dtype)
+            alpha = m.add(alpha, _math_zeros_like(beta))
+        seed1, seed2 = _seeds(seed)
+        sample = ops.apply_op(
+            "RandomGamma", [shape, alpha], {"seed": seed1, "seed2": seed2}
+        )._outputs[0]
+        if beta is not None:
+            sample = m.divide(sample, beta)
+        return m.maximum(np.finfo(dtype.as_numpy_dtype).tiny, sample)
+
+
+def _math_zeros_like(t):
+    from tideflow.ops import array_ops
+
+    return array_ops.zeros_like(t)

@@ -1,0 +1,503 @@
+"""State ops: variables (``VariableV2``) and the ops that read and update them in place.
+
+A variable's buffer lives in a resource of its device's ``ResourceMgr`` (so a new Session
+starts with every variable uninitialized). The buffer is always a NumPy *view* of a private
+allocation: fetching it copies, and kernels that update a variable write into it in place.
+"""
+
+import threading
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+
+# ------------------------------------------------------------------------------------------
+# the variable resource and the "uninitialized" value
+# ------------------------------------------------------------------------------------------
+
+
+class VariableResource:
+    """A variable's storage: ``buf`` (None until first assigned) and a lock for use_locking."""
+
+    __slots__ = ("buf", "lock", "name")
+
+    def __init__(self, name):
+        self.name = name
+        self.buf = None
+        self.lock = threading.Lock()
+
+    def set_new(self, value, np_dtype):
+        """Replaces the buffer by a fresh view holding a copy of ``value``."""
+        base = np.empty(np.shape(value), dtype=np_dtype)
+        base[...] = value
+        self.buf = base[...]
+        return self.buf
+
+
+def _uninitialized_error(name, op=None):
+    return errors.FailedPreconditionError(None, op, f"Attempting to use uninitialized value {name}")
+
+
+class UninitializedValue:
+    """What an uninitialized variable yields to ops that accept it (Assign, IsVariableInitialized).
+
+    Any other use (NumPy ufuncs and functions, conversion to an array, attributes such as
+    ``.shape``) raises TF's FailedPreconditionError naming the variable.
+    """
+
+    __slots__ = ("name", "resource")
+
+    def __init__(self, name, resource):
+        self.name = name
+        self.resource = resource
+
+    def _fail(self, *args, **kwargs):
+        raise _uninitialized_error(self.name)
+
+    __array__ = __array_ufunc__ = __array_function__ = _fail
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = __getitem__ = _fail
+    __len__ = __iter__ = __float__ = __int__ = __bool__ = _fail
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise _uninitialized_error(self.name)
+
+    def __repr__(self):
+        return f"<uninitialized value {self.name}>"
+
+
+# ops whose output 0 forwards the ref of their input 0
+_REF_FORWARDING = frozenset({
+    "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub",
+    "RefIdentity", "RefEnter", "RefExit", "RefNextIteration", "RefSwitch", "RefMerge",
+})
+_VARIABLE_OPS = frozenset({"VariableV2", "Variable"})
+
+
+def variable_op_of(tensor):
+    """The VariableV2 op whose buffer a ref tensor refers to, or None."""
+    seen = 0
+    while tensor._op._type in _REF_FORWARDING and seen < 1000:
+        tensor = tensor._op._inputs[0]
+        seen += 1
+    return tensor._op if tensor._op._type in _VARIABLE_OPS else None
+
+
+def _resource_key(op):
+    attrs = op._attrs
+    return attrs.get("container") or "", attrs.get("shared_name") or op._name
+
+
+def resource_for(ctx, var_op):
+    """The resource (created empty when missing) of ``var_op`` on the kernel's device."""
+    container, name = _resource_key(var_op)
+    return ctx.resource_mgr.lookup_or_create(container, name, lambda: VariableResource(name))
+
+
+def _binding_key(var_op):
+    return ("_variable_binding", var_op._name)
+
+
+def _accepts_uninitialized(ctx, var_op):
+    """Marks that the plan being bound holds an op that may see ``var_op`` uninitialized.
+
+    TF's executor lets only "initialization ops" (Assign, IsVariableInitialized) read an
+    uninitialized ref. The VariableV2 kernel of the same plan is bound first (it is an input)
+    and reads this flag at run time: without such a consumer it raises itself.
+    """
+    if var_op is None:
+        return
+    flag = ctx.session_state.get(_binding_key(var_op))
+    if flag is not None:
+        flag[0] = True
+
+
+# ------------------------------------------------------------------------------------------
+# VariableV2 / Variable
+# ------------------------------------------------------------------------------------------
+
+
+def _variable_kernel(ctx):
+    op = ctx.op
+    res = resource_for(ctx, op)
+    flag = [False]
+    ctx.session_state[_binding_key(op)] = flag
+    uninit = UninitializedValue(op._name, res)
+
+    def run():
+        buf = res.buf
+        if buf is None:
+            if flag[0]:
+                return uninit
+            raise _uninitialized_error(op._name, op)
+        return buf
+
+    return run
+
+
+for _name in ("VariableV2", "Variable"):
+    op_registry.declare(
+        _name,
+        outputs=["ref: Ref(dtype)"],
+        attrs=["shape: shape", "dtype: type", "container: string = ''",
+               "shared_name: string = ''"],
+        shape=lambda op: [op._attrs["shape"]],
+        kernel_factory=_variable_kernel,
+        differentiable=False,
+        stateful=True,
+    )
+
+
+def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
+    """Creates a VariableV2 op; returns its ref tensor."""
+    g = ops.get_default_graph()
+    return ops.apply_op(
+        "VariableV2", [],
+        {"shape": shape, "dtype": dtypes.as_dtype(dtype).base_dtype,
+         "container": container or g._container, "shared_name": shared_name},
+        name=name,
+    )._outputs[0]
+
+
+def variable_op(shape, dtype, name="Variable", set_shape=True, container="", shared_name=""):
+    """The legacy ``Variable`` op (shape unknown unless ``set_shape``)."""
+    g = ops.get_default_graph()
+    return ops.apply_op(
+        "Variable", [],
+        {"shape": shape if set_shape else unknown_shape(),
+         "dtype": dtypes.as_dtype(dtype).base_dtype,
+         "container": container or g._container, "shared_name": shared_name},
+        name=name,
+    )._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Assign, AssignAdd, AssignSub
+# ------------------------------------------------------------------------------------------
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _static_str(shape):
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _merge_shapes(a, b):
+    try:
+        return a.merge_with(b)
+    except ValueError:
+        if a.ndims is not None and b.ndims is not None and a.ndims != b.ndims:
+            raise ValueError(
+                f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
+            ) from None
+        raise ValueError(f"Shapes {_static_str(a)} and {_static_str(b)} are not compatible") from None
+
+
+def _assign_shape(op):
+    ref, value = op._inputs[0]._shape, op._inputs[1]._shape
+    if op._attrs["validate_shape"]:
+        return [_merge_shapes(ref, value)]
+    return [value]
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NO_LOCK = _NoLock()
+
+
+def _lock_of(res, use_locking):
+    return res.lock if (use_locking and res is not None) else _NO_LOCK
+
+
+def _assign_kernel(ctx):
+    op = ctx.op
+    validate = op._attrs["validate_shape"]
+    np_dtype = op._attrs["T"].as_numpy_dtype
+    var_op = variable_op_of(op._inputs[0])
+    res = resource_for(ctx, var_op) if var_op is not None else None
+    _accepts_uninitialized(ctx, var_op)
+    declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
+    declared = tuple(declared.as_list()) if declared.is_fully_defined() else None
+    use_lock = op._attrs["use_locking"]
+
+    def run(ref, value):
+        r = ref.resource if isinstance(ref, UninitializedValue) else res
+        with _lock_of(r, use_lock):
+            buf = r.buf if r is not None else ref
+            value = np.asarray(value)
+            if validate:
+                lhs = buf.shape if buf is not None else declared
+                if lhs is not None and lhs != value.shape:
+                    raise errors.InvalidArgumentError(
+                        None, op,
+                        "Assign requires shapes of both tensors to match. lhs shape= "
+                        f"{_shape_str(lhs)} rhs shape= {_shape_str(value.shape)}",
+                    )
+            if buf is not None and buf.shape == value.shape:
+                buf[...] = value
+                return buf
+            if r is None:
+                raise errors.InvalidArgumentError(
+                    None, op, f"Assign of shape {_shape_str(value.shape)} to a ref of shape "
+                    f"{_shape_str(buf.shape)} that does not refer to a variable",
+                )
+            return r.set_new(value, np_dtype)
+
+    return run
+
+
+op_registry.declare(
+    "Assign",
+    inputs=["ref: Ref(T)", "value: T"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=["T: type", "validate_shape: bool = true", "use_locking: bool = true"],
+    shape=_assign_shape,
+    kernel_factory=_assign_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _dense_update_kernel(ufunc):
+    def factory(ctx):
+        op = ctx.op
+        var_op = variable_op_of(op._inputs[0])
+        res = resource_for(ctx, var_op) if var_op is not None else None
+        use_lock = op._attrs["use_locking"]
+
+        def run(ref, value):
+            if isinstance(ref, UninitializedValue):
+                raise _uninitialized_error(ref.name, op)
+            value = np.asarray(value)
+            if ref.shape != value.shape:
+                raise errors.InvalidArgumentError(
+                    None, op,
+                    "Parameters and update must be the same size: ref shape= "
+                    f"{_shape_str(ref.shape)} value shape= {_shape_str(value.shape)}",
+                )
+            with _lock_of(res, use_lock):
+                ufunc(ref, value, out=ref, casting="unsafe")
+            return ref
+
+        return run
+
+    return factory
+
+
+def _update_shape(op):
+    return [_merge_shapes(op._inputs[0]._shape, op._inputs[1]._shape)]
+
+
+for _name, _ufunc in (("AssignAdd", np.add), ("AssignSub", np.subtract)):
+    op_registry.declare(
+        _name,
+        inputs=["ref: Ref(T)", "value: T"],
+        outputs=["output_ref: Ref(T)"],
+        attrs=["T: numbertype", "use_locking: bool = false"],
+        shape=_update_shape,
+        kernel_factory=_dense_update_kernel(_ufunc),
+        differentiable=False,
+        stateful=True,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# ScatterUpdate, ScatterAdd, ScatterSub
+# ------------------------------------------------------------------------------------------
+
+
+def _scatter_shape(op):
+    var, indices, updates = (t._shape for t in op._inputs)
+    if updates.ndims != 0 and var.ndims is not None and indices.ndims is not None:
+        if var.ndims < 1:
+            raise ValueError(f"Shape must be at least rank 1 but is rank {var.ndims}")
+        want = indices.concatenate(var[1:])
+        try:
+            updates.merge_with(want)
+        except ValueError:
+            raise ValueError(
+                f"Shapes must be equal rank, but are {updates.ndims} and {want.ndims}"
+                if updates.ndims is not None and updates.ndims != want.ndims else
+                f"Dimensions of updates {_static_str(updates)} and indices.shape + "
+                f"params.shape[1:] {_static_str(want)} are not compatible"
+            ) from None
+    return [var]
+
+
+def _scatter_kernel(mode):
+    def factory(ctx):
+        op = ctx.op
+        var_op = variable_op_of(op._inputs[0])
+        res = resource_for(ctx, var_op) if var_op is not None else None
+        use_lock = op._attrs["use_locking"]
+
+        def run(ref, indices, updates):
+            if isinstance(ref, UninitializedValue):
+                raise _uninitialized_error(ref.name, op)
+            indices = np.asarray(indices)
+            updates = np.asarray(updates)
+            if ref.ndim < 1:
+                raise errors.InvalidArgumentError(
+                    None, op, f"params must be at least 1-D, got shape {_shape_str(ref.shape)}"
+                )
+            if updates.ndim != 0 and updates.shape != indices.shape + ref.shape[1:]:
+                raise errors.InvalidArgumentError(
+                    None, op,
+                    "Must have updates.shape = indices.shape + params.shape[1:] or "
+                    f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
+                    f"indices.shape {_shape_str(indices.shape)}, params.shape "
+                    f"{_shape_str(ref.shape)}",
+                )
+            n = ref.shape[0]
+            bad = np.flatnonzero((indices.reshape(-1) < 0) | (indices.reshape(-1) >= n))
+            if bad.size:
+                i = int(bad[0])
+                pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
+                raise errors.InvalidArgumentError(
+                    None, op,
+                    f"indices{_shape_str(pos)} = {int(indices.reshape(-1)[i])} is not in "
+                    f"[0, {n})",
+                )
+            with _lock_of(res, use_lock):
+                if mode == "update":
+                    ref[indices] = updates
+                elif mode == "add":
+                    np.add.at(ref, indices, updates)
+                else:
+                    np.subtract.at(ref, indices, updates)
+            return ref
+
+        return run
+
+    return factory
+
+
+for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
+                                ("ScatterAdd", "add", "numbertype", "false"),
+                                ("ScatterSub", "sub", "numbertype", "false")):
+    op_registry.declare(
+        _name,
+        inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+        outputs=["output_ref: Ref(T)"],
+        attrs=[f"T: {_t}", "Tindices: {int32, int64}", f"use_locking: bool = {_lock}"],
+        shape=_scatter_shape,
+        kernel_factory=_scatter_kernel(_mode),
+        differentiable=False,
+        stateful=True,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# IsVariableInitialized
+# ------------------------------------------------------------------------------------------
+
+_TRUE = np.array(True)
+_FALSE = np.array(False)
+_TRUE.flags.writeable = False
+_FALSE.flags.writeable = False
+
+
+def _is_initialized_kernel(ctx):
+    _accepts_uninitialized(ctx, variable_op_of(ctx.op._inputs[0]))
+
+    def run(ref):
+        return _FALSE if isinstance(ref, UninitializedValue) else _TRUE
+
+    return run
+
+
+op_registry.declare(
+    "IsVariableInitialized",
+    inputs=["ref: Ref(dtype)"],
+    outputs=["is_initialized: bool"],
+    attrs=["dtype: type"],
+    shape=lambda op: [TensorShape([])],
+    kernel_factory=_is_initialized_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# public wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _ref_of(ref):
+    """The ref tensor of a Variable (or a ref Tensor)."""
+    if isinstance(ref, ops.Tensor):
+        return ref
+    return ops.convert_to_tensor(ref, as_ref=True)
+
+
+def _attrs(**kw):
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Stores ``value`` in the variable ``ref``; returns the ref once the value is stored."""
+    ref = _ref_of(ref)
+    if not ref.dtype._is_ref_dtype:
+        if hasattr(ref, "assign"):
+            return ref.assign(value, name=name)
+        raise TypeError(f"'{ref.name}' is not a variable: assign requires an l-value (ref) input")
+    return ops.apply_op(
+        "Assign", [ref, value],
+        _attrs(validate_shape=validate_shape, use_locking=use_locking), name=name,
+    )._outputs[0]
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds ``value`` to the variable ``ref`` in place; returns the ref."""
+    return ops.apply_op(
+        "AssignAdd", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
+    )._outputs[0]
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts ``value`` from the variable ``ref`` in place; returns the ref."""
+    return ops.apply_op(
+        "AssignSub", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
+    )._outputs[0]
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[indices, ...] = updates``; returns the ref."""
+    return ops.apply_op(
+        "ScatterUpdate", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        name=name,
+    )._outputs[0]
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] += updates`` (duplicate indices add up); returns the ref."""
+    return ops.apply_op(
+        "ScatterAdd", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        name=name,
+    )._outputs[0]
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] -= updates`` (duplicate indices add up); returns the ref."""
+    return ops.apply_op(
+        "ScatterSub", [_ref_of(ref), indices, updates], {"use_locking": use_locking},
+        name=name,
+    )._outputs[0]
+
+
+def is_variable_initialized(ref, name=None):
+    """A bool scalar: whether the variable ``ref`` has been initialized."""
+    return ops.apply_op("IsVariableInitialized", [_ref_of(ref)], name=name)._outputs[0]

@@ -1,0 +1,449 @@
+"""``tf.Variable``: a VariableV2 op with its initializer (Assign) and snapshot (Identity), plus
+the variable collections and the ``*_initializer`` helpers.
+"""
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import as_shape, unknown_shape
+from tideflow.ops import array_ops, state_ops
+
+
+def _control_flow_ops():
+    from tideflow.ops import control_flow_ops
+
+    return control_flow_ops
+
+
+class Variable:
+    """A variable: a buffer that keeps its value across ``Session.run`` calls.
+
+    ``Variable(initial_value, trainable=True, collections=None, validate_shape=True,
+    caching_device=None, name=None, variable_def=None, dtype=None, expected_shape=None,
+    import_scope=None, constraint=None)``. ``initial_value`` may be a callable returning it.
+    """
+
+    # numpy must defer to our operator overloads (ndarray + Variable -> Variable.__radd__)
+    __array_priority__ = 100
+
+    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None,
+                 expected_shape=None, import_scope=None, constraint=None):
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope=import_scope)
+        else:
+            self._init_from_args(initial_value, trainable, collections, validate_shape,
+                                 caching_device, name, dtype, expected_shape, constraint)
+
+    def _init_from_args(self, initial_value, trainable, collections, validate_shape,
+                        caching_device, name, dtype, expected_shape, constraint):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        init_from_fn = callable(initial_value)
+        if collections is None:
+            collections = [ops.GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(  # noqa: TRY004 - TF's error class
+                "collections argument to Variable constructor must be a list, tuple, or set. "
+                f"Got {collections} of type {type(collections)}"
+            )
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        collections = list(collections)
+        if trainable and ops.GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(ops.GraphKeys.TRAINABLE_VARIABLES)
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype).base_dtype
+        g = ops.get_default_graph()
+        # a variable never depends on the control context it is created in
+        values = [] if init_from_fn else [initial_value]
+        with g.control_dependencies(None), ops.name_scope(name, "Variable", values) as n:
+            if init_from_fn:
+                true_name = n[:-1]
+                with g._attr_scope({"_class": [f"loc:@{true_name}"]}), ops.name_scope(
+                    "Initializer"
+                ), g.device(None):
+                    self._initial_value = ops.convert_to_tensor(
+                        initial_value(), name="initial_value", dtype=dtype
+                    )
+            else:
+                self._initial_value = ops.convert_to_tensor(
+                    initial_value, name="initial_value", dtype=dtype
+                )
+            init_shape = self._initial_value.get_shape()
+            if expected_shape is not None and not as_shape(expected_shape).is_compatible_with(
+                init_shape
+            ):
+                raise ValueError(
+                    f"initial_value shape {init_shape} is not compatible with expected_shape "
+                    f"{as_shape(expected_shape)}"
+                )
+            shape = init_shape if validate_shape else unknown_shape()
+            if validate_shape and not init_shape.is_fully_defined():
+                raise ValueError(
+                    f"initial_value must have a shape specified: {self._initial_value}"
+                )
+            self._variable = state_ops.variable_op_v2(
+                shape, self._initial_value.dtype.base_dtype, name=n
+            )
+            self._initializer_op = state_ops.assign(
+                self._variable, self._initial_value, validate_shape=validate_shape
+            ).op
+            if caching_device is not None:
+                with g.device(caching_device):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+            else:
+                with g.colocate_with(self._variable.op):
+                    self._snapshot = array_ops.identity(self._variable, name="read")
+        ops.add_to_collections(collections, self)
+        self._caching_device = caching_device
+        self._save_slice_info = None
+        self._constraint = constraint
+        self._trainable = trainable
+
+    def _init_from_proto(self, variable_def, import_scope=None):
+        if isinstance(variable_def, bytes):
+            from tideflow.protos import variable_pb2
+
+            variable_def = variable_pb2.VariableDef.FromString(variable_def)
+        g = ops.get_default_graph()
+
+        def scoped(name):
+            return f"{import_scope}/{name}" if import_scope else name
+
+        self._variable = g.as_graph_element(scoped(variable_def.variable_name))
+        self._initializer_op = g.as_graph_element(scoped(variable_def.initializer_name))
+        if variable_def.initial_value_name:
+            self._initial_value = g.as_graph_element(scoped(variable_def.initial_value_name))
+        else:
+            self._initial_value = self._initializer_op.inputs[1]
+        self._snapshot = g.as_graph_element(scoped(variable_def.snapshot_name))
+        self._caching_device = None
+        self._save_slice_info = None
+        self._constraint = None
+        self._trainable = getattr(variable_def, "trainable", True)
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._variable.name
+
+    @property
+    def op(self):
+        return self._variable.op
+
+    @property
+    def graph(self):
+        return self._variable.graph
+
+    @property
+    def device(self):
+        return self._variable.device
+
+    @property
+    def dtype(self):
+        return self._variable.dtype
+
+    @property
+    def shape(self):
+        return self._variable.get_shape()
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self):
+        return self._initial_value
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    def __repr__(self):
+        return (f"<tf.Variable '{self.name}' shape={_shape_repr(self.shape)} "
+                f"dtype={self.dtype.name}>")
+
+    # -- reading ----------------------------------------------------------------------------
+    def value(self):
+        """The snapshot tensor ``<name>/read`` (the value used by ops that read the variable)."""
+        return self._snapshot
+
+    def read_value(self):
+        """A fresh read of the variable (an Identity op)."""
+        return array_ops.identity(self._variable, name="read")
+
+    def _ref(self):
+        return self._variable
+
+    def _AsTensor(self):
+        return self._snapshot
+
+    def _as_graph_element(self):
+        return self._variable
+
+    def eval(self, session=None):
+        """The variable's value in ``session`` (or the default session)."""
+        return self._variable.eval(session=session)
+
+    def initialized_value(self):
+        """The variable's value once initialized: its value if it is, else its initial value.
+
+        TF builds ``tf.cond(is_variable_initialized(v), read, initial_value)``; we do the same
+        when ``tf.cond`` is available. Without it we return the initial value (never re-running
+        the initializer): the same numbers whenever both are evaluated in one step, which is how
+        this is used to initialize one variable from another.
+        """
+        g = self.graph
+        with g.as_default(), g.control_dependencies(None):
+            cond = getattr(_control_flow_ops(), "cond", None)
+            if cond is not None:
+                return cond(state_ops.is_variable_initialized(self), self.read_value,
+                            lambda: self._initial_value)
+            return array_ops.identity(self._initial_value)
+
+    # -- updating ---------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Assigns ``value``; returns the ref after the assignment (or the op)."""
+        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        t = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return t if read_value else t.op
+
+    def _sparse(self, fn, sparse_delta, use_locking, name):
+        if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
+            raise ValueError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return fn(self._variable, sparse_delta.indices, sparse_delta.values,
+                  use_locking=use_locking, name=name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse(state_ops.scatter_sub, sparse_delta, use_locking, name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse(state_ops.scatter_add, sparse_delta, use_locking, name)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse(state_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def load(self, value, session=None):
+        """Writes ``value`` into the variable by running its initializer with the value fed."""
+        session = session or ops.get_default_session()
+        if session is None:
+            raise ValueError(
+                "Either session argument should be provided or default session should be "
+                "established"
+            )
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    # -- serialization ----------------------------------------------------------------------
+    def to_proto(self, export_scope=None):
+        """A VariableDef naming this variable's graph elements (None if outside export_scope)."""
+        from tideflow.protos import variable_pb2
+
+        def strip(name):
+            if export_scope is None:
+                return name
+            if not name.startswith(export_scope + "/"):
+                return None
+            return name[len(export_scope) + 1:]
+
+        if export_scope is not None and strip(self._variable.name) is None:
+            return None
+        vd = variable_pb2.VariableDef()
+        vd.variable_name = strip(self._variable.name)
+        vd.initial_value_name = strip(self._initial_value.name) or ""
+        vd.initializer_name = strip(self._initializer_op.name)
+        vd.snapshot_name = strip(self._snapshot.name)
+        vd.trainable = bool(self._trainable)
+        return vd
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def _set_save_slice_info(self, save_slice_info):
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
+    # -- Python protocol --------------------------------------------------------------------
+    def __iter__(self):
+        raise TypeError("'Variable' object is not iterable.")
+
+    @staticmethod
+    def _TensorConversionFunction(v, dtype=None, name=None, as_ref=False):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
+            raise ValueError(
+                f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' "
+                f"for variable of type '{v.dtype.name}'"
+            )
+        return v._ref() if as_ref else v.value()
+
+
+def _shape_repr(shape):
+    if shape.ndims is None:
+        return "<unknown>"
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape.as_list()) + (
+        ",)" if shape.ndims == 1 else ")"
+    )
+
+
+_OVERLOADABLE = (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__div__", "__rdiv__",
+    "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__",
+    "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__",
+    "__xor__", "__rxor__", "__getitem__", "__pow__", "__rpow__", "__invert__", "__neg__",
+    "__abs__", "__matmul__", "__rmatmul__",
+)
+
+
+def _delegate(operator):
+    # looked up on Tensor at call time, so operators added to Tensor later work on Variables
+    def run(self, *args):
+        fn = getattr(ops.Tensor, operator, None)
+        if fn is None:
+            if args and operator != "__getitem__":
+                return NotImplemented
+            raise TypeError(f"'Variable' object does not support {operator}")
+        return fn(self.value(), *args)
+
+    run.__name__ = operator
+    return run
+
+
+for _op in _OVERLOADABLE:
+    setattr(Variable, _op, _delegate(_op))
+
+ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunction)
+
+# legacy name
+RefVariable = Variable
+
+
+# ------------------------------------------------------------------------------------------
+# collections
+# ------------------------------------------------------------------------------------------
+
+
+def global_variables(scope=None):
+    """The variables in the GLOBAL_VARIABLES collection."""
+    return ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def trainable_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return ops.get_collection(ops.GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+# ------------------------------------------------------------------------------------------
+# initializers
+# ------------------------------------------------------------------------------------------
+
+
+def variables_initializer(var_list, name="init"):
+    """An op that runs the initializers of ``var_list`` (a NoOp when the list is empty)."""
+    cf = _control_flow_ops()
+    if var_list:
+        return cf.group(*[v.initializer for v in var_list], name=name)
+    return cf.no_op(name=name)
+
+
+initialize_variables = variables_initializer
+
+
+def global_variables_initializer():
+    """An op that initializes every global variable."""
+    return variables_initializer(global_variables())
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer():
+    """An op that initializes every local variable."""
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_local_variables = local_variables_initializer
+
+
+def is_variable_initialized(variable):
+    return state_ops.is_variable_initialized(variable)
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor with the names of the variables of ``var_list`` not yet initialized.
+
+    Defaults to every global and local variable.
+    """
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    with ops.name_scope(name):
+        if not var_list:
+            # an empty list, so callers test only the size of the result
+            return _string_const([])
+        inits = [state_ops.is_variable_initialized(v) for v in var_list]
+        mask = _math().logical_not(array_ops.stack(inits))
+        names = _string_const([v.op.name for v in var_list])
+        from tideflow.ops import slicing_ops
+
+        return slicing_ops.boolean_mask(names, mask)
+
+
+def _string_const(values):
+    from tideflow.ops import constant_op
+
+    return constant_op.constant(values, dtype=dtypes.string)
+
+
+def _math():
+    from tideflow.ops import math_ops
+
+    return math_ops
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that fails (FailedPreconditionError) when a variable of ``var_list`` is not
+    initialized; None when there are no variables."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        return None
+    g = ops.get_default_graph()
+    with g.control_dependencies(None), ops.name_scope("assert_variables_initialized"):
+        ranks = []
+        for v in var_list:
+            with g.colocate_with(v.op):
+                # a Rank op even when the rank is known: running it reads the variable
+                ranks.append(ops.apply_op("Rank", [v]).outputs[0])
+        if len(ranks) == 1:
+            return ranks[0]
+        return array_ops.stack(ranks)
