@@ -610,32 +610,12 @@ def _create_op(graph, node, nodes, mapped, traceback, patches):
             op._device = graph._apply_device_functions(op)
     _infer_shapes(op, node)
     node.op = op
-    graph._add_op(op)
-    for t in inputs:
-        t._consumers.append(op)
-    for c in control:
-        c._control_outputs.append(op)
-    for controller in graph._control_dependencies_stack:
-        controller.created.add(op._id)
-    if graph._frame_stack:
-        graph._frame_stack[-1]._add_op(op)
+    graph._add_created_op(op)
     return op
 
 
 def _infer_shapes(op, node):
-    shape_fn = node.op_def.shape_fn
-    if shape_fn is not None:
-        try:
-            shapes = shape_fn(op)
-        except ValueError as e:
-            shapes_str = ", ".join(ops._shape_str(t._shape) for t in op._inputs)
-            raise ValueError(
-                f"{e} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}."
-            ) from None
-        if shapes is not None:
-            for t, s in zip(op._outputs, shapes):
-                if s is not None:
-                    t._shape = s if isinstance(s, TensorShape) else as_shape(s)
+    ops.infer_shapes(op)
     if node.output_shapes is not None:
         for i, t in enumerate(op._outputs):
             try:
@@ -664,25 +644,8 @@ def _set_colocated_devices(graph, order, nodes):
 
 
 def _rollback(graph, created, added_names, version_before):
-    """Removes the ops of a failed import, newest first, so the graph is as before."""
-    for op in reversed(created):
-        for t in op._inputs:
-            try:
-                t._consumers.remove(op)
-            except ValueError:
-                pass
-        for c in op._control_inputs:
-            try:
-                c._control_outputs.remove(op)
-            except ValueError:
-                pass
-        graph._nodes_by_id.pop(op._id, None)
-        if graph._nodes_by_name.get(op._name) is op:
-            del graph._nodes_by_name[op._name]
-        for controller in graph._control_dependencies_stack:
-            controller.created.discard(op._id)
-    dead = {id(op) for op in created}
-    graph._ops[:] = [op for op in graph._ops if id(op) not in dead]
+    """Removes the ops of a failed import, so the graph is as before."""
+    graph._remove_ops(created)
     for key in added_names:
         graph._names_in_use.pop(key, None)
     graph._version = version_before

@@ -423,6 +423,35 @@ class Graph:
         self._ops.append(op)
         self._version = op._id
 
+    def _add_created_op(self, op):
+        """Adds a new op and links it to its producers, scopes and control-flow frame."""
+        self._add_op(op)
+        for t in op._inputs:
+            t._consumers.append(op)
+        for c in op._control_inputs:
+            c._control_outputs.append(op)
+        for controller in self._control_dependencies_stack:
+            controller.created.add(op._id)
+        if self._frame_stack:
+            self._frame_stack[-1]._add_op(op)
+
+    def _remove_ops(self, removed):
+        """Takes back ops added by a failed multi-op construction (newest first)."""
+        for op in reversed(removed):
+            for t in op._inputs:
+                with contextlib.suppress(ValueError):
+                    t._consumers.remove(op)
+            for c in op._control_inputs:
+                with contextlib.suppress(ValueError):
+                    c._control_outputs.remove(op)
+            self._nodes_by_id.pop(op._id, None)
+            if self._nodes_by_name.get(op._name) is op:
+                del self._nodes_by_name[op._name]
+            for controller in self._control_dependencies_stack:
+                controller.created.discard(op._id)
+        dead = {id(op) for op in removed}
+        self._ops[:] = [op for op in self._ops if id(op) not in dead]
+
     def get_operations(self):
         return list(self._ops)
 
@@ -1406,28 +1435,27 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
         op._device = graph._colocation_stack[-1]._device
     elif graph._device_function_stack:
         op._device = graph._apply_device_functions(op)
-    if op_def.shape_fn is not None:
-        try:
-            shapes = op_def.shape_fn(op)
-        except ValueError as e:
-            shapes_str = ", ".join(_shape_str(t._shape) for t in inputs)
-            raise ValueError(
-                f"{e} for '{name}' (op: '{op_def.name}') with input shapes: {shapes_str}."
-            ) from None
-        if shapes is not None:
-            for t, s in zip(op._outputs, shapes):
-                if s is not None:
-                    t._shape = s if isinstance(s, TensorShape) else as_shape(s)
-    graph._add_op(op)
-    for t in inputs:
-        t._consumers.append(op)
-    for c in control:
-        c._control_outputs.append(op)
-    for controller in graph._control_dependencies_stack:
-        controller.created.add(op._id)
-    if graph._frame_stack:
-        graph._frame_stack[-1]._add_op(op)
+    infer_shapes(op)
+    graph._add_created_op(op)
     return op
+
+
+def infer_shapes(op):
+    """Sets the static shapes of ``op``'s outputs from its shape function."""
+    shape_fn = op._op_def.shape_fn
+    if shape_fn is None:
+        return
+    try:
+        shapes = shape_fn(op)
+    except ValueError as e:
+        shapes_str = ", ".join(_shape_str(t._shape) for t in op._inputs)
+        raise ValueError(
+            f"{e} for '{op._name}' (op: '{op._type}') with input shapes: {shapes_str}."
+        ) from None
+    if shapes is not None:
+        for t, s in zip(op._outputs, shapes):
+            if s is not None:
+                t._shape = s if isinstance(s, TensorShape) else as_shape(s)
 
 
 def _shape_str(shape):

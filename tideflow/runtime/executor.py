@@ -249,7 +249,11 @@ class Plan:
 
     def run(self, feed_values, step):
         try:
-            return self._run(feed_values, step)
+            if not self.ops:
+                return self._run(feed_values, step)
+            # TF's kernels are silent about inf/nan; so are NumPy's here
+            with np.errstate(all="ignore"):
+                return self._run(feed_values, step)
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
             raise self._op_error(e) from (None if isinstance(e, errors.OpError) else e)
 
