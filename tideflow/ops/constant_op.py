@@ -88,9 +88,7 @@ def _check_compatible(values, dtype):
             if not isinstance(v, (str, bytes, np.bytes_, np.str_)):
                 raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
         elif dtype.is_integer:
-            if isinstance(v, (str, bytes)) or (
-                isinstance(v, numbers.Real) and not float(v).is_integer()
-            ) or isinstance(v, complex):
+            if isinstance(v, (str, bytes, float, complex, np.floating, np.complexfloating)):
                 raise TypeError(
                     f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' instead."
                 )

@@ -55,6 +55,13 @@ class UninitializedValue:
     def _fail(self, *args, **kwargs):
         raise _uninitialized_error(self.name)
 
+    def _tf_fetch_value(self):
+        """The value a fetch gets: the buffer if the step initialized it, else an error."""
+        buf = self.resource.buf
+        if buf is None:
+            raise _uninitialized_error(self.name)
+        return buf.copy()
+
     __array__ = __array_ufunc__ = __array_function__ = _fail
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
     __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __neg__ = __getitem__ = _fail

@@ -14,6 +14,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry
 from tideflow.framework.ops import Tensor
 from tideflow.kernels.device import KernelContext
+from tideflow.ops.state_ops import UninitializedValue
 from tideflow.runtime import graph_passes
 
 _step_ids = itertools.count(1)
@@ -293,6 +294,8 @@ def _out(v):
             return v[()]
         if v.base is not None:  # may share memory with a variable's buffer
             return v.copy()
+    elif type(v) is UninitializedValue:  # a variable fetched in the step that initializes it
+        return _out(v._tf_fetch_value())
     return v
 
 
