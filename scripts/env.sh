@@ -11,8 +11,13 @@ fi
 STAMP="$VENV/.tideflow-installed"
 if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
   echo "[tideflow] installing tideflow and its test dependencies into $VENV"
-  "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"
+  LOG="$VENV/install.log"
+  if ! { "$VENV/bin/python" -m pip install -q --upgrade pip &&
+         "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"; } >"$LOG" 2>&1; then
+    cat "$LOG" >&2
+    echo "[tideflow] installation failed (log above, also in $LOG)" >&2
+    exit 1
+  fi
   touch "$STAMP"
 fi
 export PATH="$VENV/bin:$PATH"

@@ -1,0 +1,21 @@
+"""The example programs run as a user would run them, and reach their accuracy."""
+
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _run(script, *args):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples", script), *args],
+                         capture_output=True, text=True, env=env, timeout=300, check=True)
+    return out.stdout
+
+
+def test_digits_ridge():
+    out = _run("digits_ridge.py")
+    acc = float(re.search(r"test accuracy ([0-9.]+)", out).group(1))
+    assert acc >= 0.93, out
