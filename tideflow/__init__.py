@@ -1,6 +1,6 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
-from tideflow import compat, logging
+from tideflow import compat, initializers, linalg, logging, strings
 from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors
 from tideflow.framework.device import DeviceSpec
@@ -8,18 +8,29 @@ from tideflow.framework.dtypes import (
     DType,
     as_dtype,
     bfloat16,
+    bfloat16_ref,
     bool,
+    bool_ref,
     complex64,
+    complex64_ref,
     complex128,
+    complex128_ref,
     double,
     float16,
+    float16_ref,
     float32,
+    float32_ref,
     float64,
+    float64_ref,
     half,
     int8,
+    int8_ref,
     int16,
+    int16_ref,
     int32,
+    int32_ref,
     int64,
+    int64_ref,
     qint8,
     qint16,
     qint32,
@@ -27,8 +38,11 @@ from tideflow.framework.dtypes import (
     quint16,
     resource,
     string,
+    string_ref,
     uint8,
+    uint8_ref,
     uint16,
+    uint16_ref,
     uint32,
     uint64,
     variant,
@@ -56,17 +70,307 @@ from tideflow.framework.ops import (
 )
 from tideflow.framework.random_seed import set_random_seed
 from tideflow.framework.tensor_shape import Dimension, TensorShape
-from tideflow.ops.array_ops import identity
+from tideflow.ops.array_ops import (
+    expand_dims,
+    identity,
+    identity_n,
+    rank,
+    reshape,
+    shape,
+    shape_n,
+    size,
+    squeeze,
+    stop_gradient,
+    transpose,
+)
+from tideflow.ops.cast_ops import (
+    cast,
+    saturate_cast,
+    to_bfloat16,
+    to_double,
+    to_float,
+    to_int32,
+    to_int64,
+)
+from tideflow.ops.check_ops import (
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_integer,
+    assert_less,
+    assert_less_equal,
+    assert_near,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_none_equal,
+    assert_positive,
+    assert_proper_iterable,
+    assert_rank,
+    assert_rank_at_least,
+    assert_same_float_dtype,
+    assert_scalar,
+    assert_type,
+    is_non_decreasing,
+    is_numeric_tensor,
+    is_strictly_increasing,
+)
+from tideflow.ops.concat_ops import (
+    concat,
+    concat_v2,
+    pack,
+    pad,
+    reverse,
+    reverse_v2,
+    split,
+    stack,
+    tile,
+    unpack,
+    unstack,
+)
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
-from tideflow.ops.math_ops import add
-from tideflow.protos.config_pb2 import (
-    ConfigProto,
-    GPUOptions,
-    GraphOptions,
-    OptimizerOptions,
-    RunMetadata,
-    RunOptions,
+from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from tideflow.ops.fill_ops import (
+    broadcast_dynamic_shape,
+    broadcast_static_shape,
+    broadcast_to,
+    fill,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from tideflow.ops.gather_ops import (
+    gather,
+    gather_nd,
+    invert_permutation,
+    scatter_nd,
+    select,
+    unique,
+    where,
+    where_v2,
+)
+from tideflow.ops.init_ops import (
+    constant_initializer,
+    glorot_normal_initializer,
+    glorot_uniform_initializer,
+    ones_initializer,
+    orthogonal_initializer,
+    random_normal_initializer,
+    random_uniform_initializer,
+    truncated_normal_initializer,
+    uniform_unit_scaling_initializer,
+    variance_scaling_initializer,
+    zeros_initializer,
+)
+from tideflow.ops.linalg_ops import (
+    batch_matmul,
+    cholesky,
+    einsum,
+    matmul,
+    matrix_determinant,
+    matrix_inverse,
+    matrix_solve,
+    tensordot,
+)
+from tideflow.ops.logging_ops import Assert, Print
+from tideflow.ops.math_ops import (
+    abs,
+    acos,
+    add,
+    add_n,
+    angle,
+    asin,
+    atan,
+    atan2,
+    ceil,
+    clip_by_value,
+    complex,
+    conj,
+    cos,
+    cosh,
+    digamma,
+    div,
+    divide,
+    equal,
+    erf,
+    erfc,
+    exp,
+    expm1,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    imag,
+    inv,
+    is_finite,
+    is_inf,
+    is_nan,
+    less,
+    less_equal,
+    lgamma,
+    log,
+    log1p,
+    log_sigmoid,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    mul,
+    multiply,
+    neg,
+    negative,
+    not_equal,
+    pow,
+    real,
+    realdiv,
+    reciprocal,
+    rint,
+    round,
+    rsqrt,
+    scalar_mul,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    squared_difference,
+    sub,
+    subtract,
+    tan,
+    tanh,
+    truediv,
+    truncatediv,
+    truncatemod,
+)
+from tideflow.ops.numerics import add_check_numerics_ops, check_numerics, verify_tensor_all_finite
+from tideflow.ops.random_ops import (
+    multinomial,
+    random_gamma,
+    random_normal,
+    random_shuffle,
+    random_uniform,
+    truncated_normal,
+)
+from tideflow.ops.range_ops import (
+    eye,
+    lin_space,
+    linspace,
+    matrix_band_part,
+    meshgrid,
+    one_hot,
+    range,
+    sequence_mask,
+)
+from tideflow.ops.reduction_ops import (
+    arg_max,
+    arg_min,
+    argmax,
+    argmin,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    segment_max,
+    segment_mean,
+    segment_min,
+    segment_prod,
+    segment_sum,
+    unsorted_segment_max,
+    unsorted_segment_min,
+    unsorted_segment_prod,
+    unsorted_segment_sum,
+)
+from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
+from tideflow.ops.state_ops import (
+    assign,
+    assign_add,
+    assign_sub,
+    is_variable_initialized,
+    scatter_add,
+    scatter_sub,
+    scatter_update,
+)
+from tideflow.ops.string_ops import (
+    as_string,
+    reduce_join,
+    regex_replace,
+    string_join,
+    string_split,
+    string_to_number,
+    substr,
+)
+from tideflow.ops.variable_scope import (
+    AUTO_REUSE,
+    VariableScope,
+    get_local_variable,
+    get_variable,
+    get_variable_scope,
+    variable_op_scope,
+    variable_scope,
+)
+from tideflow.ops.variables import (
+    Variable,
+    all_variables,
+    assert_variables_initialized,
+    global_variables,
+    global_variables_initializer,
+    initialize_all_variables,
+    initialize_local_variables,
+    initialize_variables,
+    local_variables,
+    local_variables_initializer,
+    model_variables,
+    moving_average_variables,
+    report_uninitialized_variables,
+    trainable_variables,
+    variables_initializer,
 )
 from tideflow.runtime.session import InteractiveSession, Session
 
 newaxis = None
+
+
+# Protos and GraphDef I/O load on first use, so `import tideflow` stays light.
+_LAZY = {
+    "ConfigProto": ("tideflow.protos.config_pb2", "ConfigProto"),
+    "GPUOptions": ("tideflow.protos.config_pb2", "GPUOptions"),
+    "GraphOptions": ("tideflow.protos.config_pb2", "GraphOptions"),
+    "OptimizerOptions": ("tideflow.protos.config_pb2", "OptimizerOptions"),
+    "RunMetadata": ("tideflow.protos.config_pb2", "RunMetadata"),
+    "RunOptions": ("tideflow.protos.config_pb2", "RunOptions"),
+    "GraphDef": ("tideflow.protos.graph_pb2", "GraphDef"),
+    "NodeDef": ("tideflow.protos.node_def_pb2", "NodeDef"),
+    "AttrValue": ("tideflow.protos.attr_value_pb2", "AttrValue"),
+    "NameAttrList": ("tideflow.protos.attr_value_pb2", "NameAttrList"),
+    "TensorProto": ("tideflow.protos.tensor_pb2", "TensorProto"),
+    "import_graph_def": ("tideflow.framework.importer", "import_graph_def"),
+    "make_tensor_proto": ("tideflow.framework.tensor_util", "make_tensor_proto"),
+    "make_ndarray": ("tideflow.framework.tensor_util", "make_ndarray"),
+    "graph_util": ("tideflow.graph_util", None),
+    "train": ("tideflow.train", None),
+}
+
+
+def __getattr__(name):
+    entry = _LAZY.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'tideflow' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(entry[0])
+    value = module if entry[1] is None else getattr(module, entry[1])
+    globals()[name] = value
+    return value

@@ -1,6 +1,213 @@
-"""Array ops: shapes, reshaping, slicing, joining, gathering and scattering, casts."""
+"""Array ops: identity, shapes, reshape/squeeze/expand_dims/transpose; the static-shape helpers.
 
-from tideflow.framework import op_registry, ops
+The other array families sit beside this file: ``concat_ops`` (concat, stack, split, tile, pad,
+reverse), ``slicing_ops``, ``gather_ops``, ``fill_ops``, ``range_ops`` and ``cast_ops``; their
+public functions are reachable here too (``array_ops.stack``), as in TF's array_ops.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.ops import constant_op
+
+# ------------------------------------------------------------------------------------------
+# helpers shared by the array-op families
+# ------------------------------------------------------------------------------------------
+
+_FOLD_LIMIT = 1000  # the largest output constant_value computes by running a kernel
+
+
+def _np(x):
+    """``x`` as an ndarray (a 0-d string arrives as ``bytes``; keep it an object array)."""
+    if type(x) is np.ndarray:
+        return x
+    if isinstance(x, (bytes, str)):
+        return np.array(x, dtype=object)
+    return np.asarray(x)
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _shape_str(shape):
+    if isinstance(shape, TensorShape):
+        if shape.ndims is None:
+            return "?"
+        shape = shape.as_list()
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _fold(op, index):
+    """constant_value by running ``op``'s kernel on its inputs' constant values (small only)."""
+    out = op._outputs[index]
+    n = out._shape.num_elements()
+    if n is None or n > _FOLD_LIMIT:
+        return None
+    od = op._op_def
+    args = []
+    pos = 0
+    for arg in od.inputs:
+        if arg.is_list:
+            k = op._attrs[arg.number_attr] if arg.number_attr else len(op._attrs[arg.type_list_attr])
+            vals = [ops.constant_value(t) for t in op._inputs[pos:pos + k]]
+            if any(v is None for v in vals):
+                return None
+            args.append(vals)
+            pos += k
+        else:
+            v = ops.constant_value(op._inputs[pos])
+            if v is None:
+                return None
+            args.append(v)
+            pos += 1
+    kw = {a: op._attrs[a] for a in od.kernel_attrs}
+    try:
+        result = od.kernel(*args, **kw)
+    except Exception:  # noqa: BLE001 - a failing fold just means "not known"
+        return None
+    single = len(od.outputs) == 1 and not od.outputs[0].is_list
+    return _np(result if single else result[index])
+
+
+def _register_fold(*op_types):
+    for t in op_types:
+        ops.register_constant_value(t, _fold)
+
+
+def _scalar(t):
+    """The value of scalar int tensor ``t`` if known statically (also ``tf.shape(x)[i]``)."""
+    v = ops.constant_value(t)
+    if v is not None:
+        v = np.asarray(v)
+        return int(v) if v.ndim == 0 and v.dtype.kind in "iu" else None
+    op = t._op
+    if op._type in ("Identity", "Cast", "StopGradient"):
+        return _scalar(op._inputs[0])
+    if op._type == "StridedSlice":
+        v = sliced_partial_vector(op)
+        return v if not isinstance(v, list) else None
+    return None
+
+
+def sliced_partial_vector(op):
+    """A StridedSlice over a 1-D partially known int vector (``tf.shape(x)[1:]``, ``[0]``).
+
+    Returns a list (ints or None), an int or None for a shrunk element, or None if unknown.
+    """
+    a = op._attrs
+    if a["new_axis_mask"] or a["ellipsis_mask"] or a["shrink_axis_mask"] not in (0, 1):
+        return None
+    base = partial_vector(op._inputs[0])
+    bes = [ops.constant_value(x) for x in op._inputs[1:]]
+    if base is None or not all(x is not None and np.size(x) == 1 for x in bes):
+        return None
+    b, e, st = (int(np.asarray(x).reshape(-1)[0]) for x in bes)
+    if a["shrink_axis_mask"]:
+        return base[b] if -len(base) <= b < len(base) else None
+    if st == 0:
+        return None
+    return base[None if a["begin_mask"] & 1 else b:None if a["end_mask"] & 1 else e:st]
+
+
+def partial_vector(t):
+    """A 1-D int tensor's value as a list of ints (None where unknown); None if length unknown."""
+    v = ops.constant_value(t)
+    if v is not None:
+        v = np.asarray(v)
+        if v.ndim != 1 or v.dtype.kind not in "iu":
+            return None
+        return [int(x) for x in v]
+    op = t._op
+    typ = op._type
+    if typ == "Shape":
+        s = op._inputs[0]._shape
+        return None if s.ndims is None else s.as_list()
+    if typ == "Pack" and op._attrs["axis"] == 0:
+        return [_scalar(x) for x in op._inputs]
+    if typ == "ConcatV2":
+        axis = ops.constant_value(op._inputs[-1])
+        if axis is not None and int(axis) in (0, -1):
+            out = []
+            for x in op._inputs[:-1]:
+                part = partial_vector(x)
+                if part is None:
+                    break
+                out.extend(part)
+            else:
+                return out
+    if typ in ("Identity", "Cast", "StopGradient"):
+        return partial_vector(op._inputs[0])
+    if typ == "StridedSlice":
+        v = sliced_partial_vector(op)
+        if isinstance(v, list):
+            return v
+    s = t._shape
+    if s.ndims == 1 and s.dims[0].value is not None:
+        return [None] * s.dims[0].value
+    return None
+
+
+def constant_value_as_shape(tensor):
+    """The (partial) TensorShape that 1-D int tensor ``tensor`` describes (-1 is unknown)."""
+    s = tensor._shape
+    if s.ndims == 0:
+        v = ops.constant_value(tensor)
+        if v is None:
+            raise ValueError(
+                "Received a scalar with unknown value as shape; require a statically known "
+                "scalar with value '-1' to describe an unknown shape."
+            )
+        if int(v) != -1:
+            raise ValueError(
+                f"Received a scalar value '{int(v)}' as shape; require a statically known "
+                "scalar with value '-1' to describe an unknown shape."
+            )
+        return unknown_shape()
+    if s.ndims is not None and s.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
+    vec = partial_vector(tensor)
+    if vec is None:
+        return unknown_shape()
+    return TensorShape([None if d is None or d < 0 else d for d in vec])
+
+
+def _merge_all(shapes, what="shape"):
+    """Merges shapes with TF's message naming the first one that disagrees."""
+    out = unknown_shape()
+    for i, s in enumerate(shapes):
+        try:
+            out = out.merge_with(s)
+        except ValueError:
+            if out.ndims != s.ndims:
+                raise ValueError(
+                    f"Shapes must be equal rank, but are {out.ndims} and {s.ndims}; From merging "
+                    f"{what} {i} with other {what}s."
+                ) from None
+            for k, (a, b) in enumerate(zip(out.dims, s.dims)):
+                if a.value is not None and b.value is not None and a.value != b.value:
+                    raise ValueError(
+                        f"Dimension {k} in both shapes must be equal, but are {a.value} and "
+                        f"{b.value}. Shapes are {_shape_str(out)} and {_shape_str(s)}. From "
+                        f"merging {what} {i} with other {what}s."
+                    ) from None
+            raise
+    return out
+
+
+def _check_rank(shape, rank, what=""):
+    if shape.ndims is not None and shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}{what}")
+
+
+def _in(op, i):
+    return op._inputs[i]._shape
+
+
+# ------------------------------------------------------------------------------------------
+# Identity, IdentityN, StopGradient
+# ------------------------------------------------------------------------------------------
 
 op_registry.declare(
     "Identity",
@@ -10,8 +217,463 @@ op_registry.declare(
     shape=lambda op: [op._inputs[0]._shape],
     kernel=lambda x: x,
 )
+op_registry.declare(
+    "IdentityN",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: list(type)"],
+    shape=lambda op: [t._shape for t in op._inputs],
+    kernel=lambda inputs: list(inputs),
+)
+op_registry.declare(
+    "StopGradient",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=lambda x: x,
+    differentiable=False,
+)
+ops.register_constant_value("Identity", lambda op, i: ops.constant_value(op._inputs[0]))
+ops.register_constant_value("StopGradient", lambda op, i: ops.constant_value(op._inputs[0]))
+ops.register_constant_value("IdentityN", lambda op, i: ops.constant_value(op._inputs[i]))
 
 
-def identity(input, name=None):  # noqa: A002 - TF's argument name
+def identity(input, name=None):
     """Returns a tensor with the same value as ``input``."""
     return ops.apply_op("Identity", [input], name=name)._outputs[0]
+
+
+def identity_n(input, name=None):
+    """Returns a list of tensors with the same values as the tensors in ``input``."""
+    return ops.apply_op("IdentityN", [list(input)], name=name)._outputs
+
+
+def stop_gradient(input, name=None):
+    """``input``, through which no gradient flows."""
+    return ops.apply_op("StopGradient", [input], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Shape, ShapeN, Size, Rank
+# ------------------------------------------------------------------------------------------
+
+
+def _shape_kernel(x, *, out_type):
+    return np.array(np.shape(x), dtype=out_type.as_numpy_dtype)
+
+
+def _shape_n_kernel(xs, *, out_type):
+    return [np.array(np.shape(x), dtype=out_type.as_numpy_dtype) for x in xs]
+
+
+def _size_kernel(x, *, out_type):
+    return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
+
+
+def _rank_kernel(x):
+    return np.array(np.ndim(x), dtype=np.int32)
+
+
+op_registry.declare(
+    "Shape",
+    inputs=["input: T"],
+    outputs=["output: out_type"],
+    attrs=["T: type", "out_type: {int32, int64} = DT_INT32"],
+    shape=lambda op: [[_in(op, 0).ndims]],
+    kernel=_shape_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "ShapeN",
+    inputs=["input: N * T"],
+    outputs=["output: N * out_type"],
+    attrs=["N: int >= 1", "T: type", "out_type: {int32, int64} = DT_INT32"],
+    shape=lambda op: [[t._shape.ndims] for t in op._inputs],
+    kernel=_shape_n_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "Size",
+    inputs=["input: T"],
+    outputs=["output: out_type"],
+    attrs=["T: type", "out_type: {int32, int64} = DT_INT32"],
+    shape=lambda op: [[]],
+    kernel=_size_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "Rank",
+    inputs=["input: T"],
+    outputs=["output: int32"],
+    attrs=["T: type"],
+    shape=lambda op: [[]],
+    kernel=_rank_kernel,
+    differentiable=False,
+)
+
+
+def _static_shape_value(op, i):
+    s = op._inputs[i]._shape
+    if not s.is_fully_defined():
+        return None
+    return np.array(s.as_list(), dtype=op._attrs["out_type"].as_numpy_dtype)
+
+
+def _static_size_value(op, i):
+    n = op._inputs[0]._shape.num_elements()
+    return None if n is None else np.array(n, dtype=op._attrs["out_type"].as_numpy_dtype)
+
+
+def _static_rank_value(op, i):
+    r = op._inputs[0]._shape.ndims
+    return None if r is None else np.array(r, dtype=np.int32)
+
+
+ops.register_constant_value("Shape", lambda op, i: _static_shape_value(op, 0))
+ops.register_constant_value("ShapeN", _static_shape_value)
+ops.register_constant_value("Size", _static_size_value)
+ops.register_constant_value("Rank", _static_rank_value)
+
+
+def shape(input, name=None, out_type=dtypes.int32):
+    """The shape of ``input`` as a 1-D tensor (a constant when it is statically known)."""
+    return _shape_internal(input, name, True, out_type)
+
+
+def _shape_internal(input, name=None, optimize=True, out_type=dtypes.int32):
+    with ops.name_scope(name, "Shape", [input]) as scope:
+        t = ops.convert_to_tensor(input)
+        s = t.get_shape()
+        if optimize and s.is_fully_defined():
+            return constant_op.constant(s.as_list(), dtype=out_type, name=scope)
+        return ops.apply_op("Shape", [t], {"out_type": out_type}, name=scope)._outputs[0]
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):
+    """The shapes of the tensors in ``input``."""
+    return ops.apply_op("ShapeN", [list(input)], {"out_type": out_type}, name=name)._outputs
+
+
+def size(input, name=None, out_type=dtypes.int32):
+    """The number of elements of ``input`` (a constant when statically known)."""
+    with ops.name_scope(name, "Size", [input]) as scope:
+        t = ops.convert_to_tensor(input)
+        s = t.get_shape()
+        if s.is_fully_defined():
+            return constant_op.constant(s.num_elements(), dtype=out_type, name=scope)
+        if s.ndims is not None and any(d.value == 0 for d in s.dims):
+            return constant_op.constant(0, dtype=out_type, name=scope)
+        return ops.apply_op("Size", [t], {"out_type": out_type}, name=scope)._outputs[0]
+
+
+def rank(input, name=None):
+    """The rank of ``input`` (a constant when statically known)."""
+    with ops.name_scope(name, "Rank", [input]) as scope:
+        t = ops.convert_to_tensor(input)
+        if t.get_shape().ndims is not None:
+            return constant_op.constant(t.get_shape().ndims, dtype=dtypes.int32, name=scope)
+        return ops.apply_op("Rank", [t], name=scope)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Reshape, Squeeze, ExpandDims, Transpose
+# ------------------------------------------------------------------------------------------
+
+
+def _reshape_shape(op):
+    in_shape = _in(op, 0)
+    target = constant_value_as_shape(op._inputs[1])
+    v = ops.constant_value(op._inputs[1])
+    if v is not None and np.ndim(v) == 1 and int(np.sum(np.asarray(v) == -1)) > 1:
+        raise ValueError(f"Cannot infer multiple unknown dimensions in shape {_shape_str(v)}")
+    if target.ndims is None:
+        return [target]
+    dims = target.as_list()
+    missing = [i for i, d in enumerate(dims) if d is None]
+    known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
+    n = in_shape.num_elements()
+    if n is None and in_shape.ndims is not None and missing:
+        # tf.reshape(x, [tf.shape(x)[0], -1]): a dim taken from x itself cancels out
+        same = _own_dims(op._inputs[1], op._inputs[0])
+        in_dims = in_shape.as_list()
+        for i in list(missing):
+            j = same.get(i)
+            if j is not None and in_dims[j] is None:
+                in_dims[j] = 1
+                missing.remove(i)
+        if None not in in_dims and len(missing) == 1:
+            n = int(np.prod(in_dims, dtype=np.int64))
+    if n is not None:
+        if not missing and known != n:
+            raise ValueError(
+                f"Cannot reshape a tensor with {n} elements to shape {_shape_str(dims)} "
+                f"({known} elements)"
+            )
+        if len(missing) == 1 and known > 0:
+            if n % known:
+                raise ValueError(
+                    f"Cannot reshape a tensor with {n} elements to shape {_shape_str(dims)} "
+                    f"(the known dimensions multiply to {known}, which does not divide {n})"
+                )
+            dims[missing[0]] = n // known
+    return [dims]
+
+
+def _own_dims(shape_tensor, x):
+    """{output index: dim of x} for elements of a packed shape that are ``tf.shape(x)[j]``."""
+    op = shape_tensor._op
+    if op._type != "Pack" or op._attrs["axis"] != 0:
+        return {}
+    out = {}
+    for i, t in enumerate(op._inputs):
+        s = t._op
+        if s._type != "StridedSlice" or s._attrs["shrink_axis_mask"] != 1:
+            continue
+        src = s._inputs[0]._op
+        b = ops.constant_value(s._inputs[1])
+        if src._type == "Shape" and src._inputs[0] is x and b is not None and np.size(b) == 1:
+            out[i] = int(np.reshape(b, -1)[0])
+    return out
+
+
+def _reshape_kernel(x, shape):
+    x = _np(x)
+    want = [int(d) for d in np.reshape(shape, -1)]
+    unknown = [i for i, d in enumerate(want) if d == -1]
+    if len(unknown) > 1:
+        raise _invalid(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
+    known = int(np.prod([d for d in want if d != -1], dtype=np.int64))
+    for i, d in enumerate(want):
+        if d < -1:
+            raise _invalid(f"Size {i} must be non-negative, not {d}")
+    if unknown:
+        if known == 0 or x.size % known:
+            raise _invalid(
+                f"Input to reshape is a tensor with {x.size} values, but the requested shape "
+                f"requires a multiple of {known}"
+            )
+    elif known != x.size:
+        raise _invalid(
+            f"Input to reshape is a tensor with {x.size} values, but the requested shape has "
+            f"{known}"
+        )
+    return x.reshape(want)
+
+
+op_registry.declare(
+    "Reshape",
+    inputs=["tensor: T", "shape: Tshape"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"],
+    shape=_reshape_shape,
+    kernel=_reshape_kernel,
+)
+
+
+def _squeeze_shape(op):
+    s = _in(op, 0)
+    axes = op._attrs["squeeze_dims"]
+    if s.ndims is None:
+        return [None]
+    r = s.ndims
+    canon = set()
+    for a in axes:
+        if not -r <= a < r:
+            raise ValueError(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.")
+        canon.add(a % r)
+    out = []
+    for i, d in enumerate(s.dims):
+        if canon:
+            if i in canon:
+                if d.value is not None and d.value != 1:
+                    raise ValueError(
+                        f"Can not squeeze dim[{i}], expected a dimension of 1, got {d.value}"
+                    )
+                continue
+        elif d.value == 1:
+            continue
+        elif d.value is None:
+            return [None]  # it may or may not be squeezed
+        out.append(d)
+    return [out]
+
+
+def _squeeze_kernel(x, *, squeeze_dims):
+    x = _np(x)
+    if not squeeze_dims:
+        return np.squeeze(x)
+    r = x.ndim
+    for a in squeeze_dims:
+        if not -r <= a < r:
+            raise _invalid(f"Tried to squeeze dim index {a} for tensor with {r} dimensions.")
+        if x.shape[a] != 1:
+            raise _invalid(
+                f"Can not squeeze dim[{a % r}], expected a dimension of 1, got {x.shape[a]}"
+            )
+    return np.squeeze(x, axis=tuple(a % r for a in squeeze_dims))
+
+
+op_registry.declare(
+    "Squeeze",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "squeeze_dims: list(int) = []"],
+    shape=_squeeze_shape,
+    kernel=_squeeze_kernel,
+)
+
+
+def _expand_dims_shape(op):
+    s = _in(op, 0)
+    d = ops.constant_value(op._inputs[1])
+    if d is None or np.size(d) != 1:
+        return [None if s.ndims is None else [None] * (s.ndims + 1)]
+    d = int(np.reshape(d, -1)[0])
+    if s.ndims is None:
+        return [None]
+    r = s.ndims
+    if not -r - 1 <= d <= r:
+        raise ValueError(f"Tried to expand dim index {d} for tensor with {r} dimensions.")
+    d = d % (r + 1)
+    dims = s.dims
+    return [dims[:d] + [Dimension(1)] + dims[d:]]
+
+
+def _expand_dims_kernel(x, dim):
+    x = _np(x)
+    if np.size(dim) != 1:
+        raise _invalid(f"'dim' must be a tensor with a single value, got {np.size(dim)} values")
+    d = int(np.reshape(dim, -1)[0])
+    r = x.ndim
+    if not -r - 1 <= d <= r:
+        raise _invalid(f"Tried to expand dim index {d} for tensor with {r} dimensions.")
+    return np.expand_dims(x, d % (r + 1))
+
+
+op_registry.declare(
+    "ExpandDims",
+    inputs=["input: T", "dim: Tdim"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tdim: {int32, int64} = DT_INT32"],
+    shape=_expand_dims_shape,
+    kernel=_expand_dims_kernel,
+)
+
+
+def _transpose_shape(op):
+    s = _in(op, 0)
+    perm = partial_vector(op._inputs[1])
+    _check_rank(_in(op, 1), 1)
+    if perm is None:
+        return [None if s.ndims is None else [None] * s.ndims]
+    r = len(perm)
+    if s.ndims is not None and s.ndims != r:
+        raise ValueError(f"Dimension must be {s.ndims} but is {r}")
+    known = [p for p in perm if p is not None]
+    for p in known:
+        if not -r <= p < r:
+            raise ValueError(f"perm dim {p} is out of range of input rank {r}")
+    if len({p % r for p in known}) != len(known):
+        raise ValueError(f"{_shape_str(perm)} is not a valid permutation")
+    if s.ndims is None:
+        return [[None] * r]
+    return [[None if p is None else s.dims[p] for p in perm]]
+
+
+def _transpose_kernel(x, perm):
+    x = _np(x)
+    perm = [int(p) for p in np.reshape(perm, -1)]
+    if len(perm) != x.ndim:
+        raise _invalid(
+            f"transpose expects a vector of size {x.ndim}. But input(1) is a vector of size "
+            f"{len(perm)}"
+        )
+    if sorted(p % x.ndim if -x.ndim <= p < x.ndim else -1 for p in perm) != list(range(x.ndim)):
+        raise _invalid(f"{perm} is not a valid permutation of 0..{x.ndim - 1}")
+    return np.transpose(x, perm)
+
+
+op_registry.declare(
+    "Transpose",
+    inputs=["x: T", "perm: Tperm"],
+    outputs=["y: T"],
+    attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"],
+    shape=_transpose_shape,
+    kernel=_transpose_kernel,
+)
+_register_fold("Reshape", "Squeeze", "ExpandDims", "Transpose")
+
+
+def reshape(tensor, shape, name=None):
+    """Reshapes ``tensor`` to ``shape`` (one dimension may be -1)."""
+    return ops.apply_op("Reshape", [tensor, shape], name=name)._outputs[0]
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):
+    """Removes dimensions of size 1 (those in ``axis``, or all)."""
+    if squeeze_dims is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'.")
+        axis = squeeze_dims
+    if axis is None:
+        axis = []
+    elif np.isscalar(axis) or isinstance(axis, Dimension):
+        axis = [int(axis)]
+    return ops.apply_op("Squeeze", [input], {"squeeze_dims": list(axis)}, name=name)._outputs[0]
+
+
+def expand_dims(input, axis=None, name=None, dim=None):
+    """Inserts a dimension of size 1 at index ``axis``."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'.")
+        axis = dim
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return ops.apply_op("ExpandDims", [input, axis], name=name)._outputs[0]
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """Permutes the dimensions of ``a`` by ``perm`` (default: reverses them)."""
+    with ops.name_scope(name, "transpose", [a]) as scope:
+        a = ops.convert_to_tensor(a, name="a")
+        if conjugate and a.dtype.is_complex:
+            from tideflow.ops import math_ops
+
+            a = math_ops.conj(a)
+        if perm is None:
+            r = a.get_shape().ndims
+            if r is None:
+                from tideflow.ops import concat_ops, range_ops
+
+                perm = concat_ops.reverse(range_ops.range(rank(a)), [0])
+            else:
+                perm = np.arange(r - 1, -1, -1, dtype=np.int32)
+        return ops.apply_op("Transpose", [a, perm], name=scope)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# the sibling families' wrappers, reachable as array_ops.<name> (loaded on first use)
+# ------------------------------------------------------------------------------------------
+
+_SIBLINGS = {
+    "concat_ops": "concat concat_v2 stack unstack pack unpack split tile pad reverse reverse_v2",
+    "fill_ops": "fill zeros ones zeros_like ones_like broadcast_to broadcast_dynamic_shape "
+    "broadcast_static_shape",
+    "gather_ops": "gather gather_nd scatter_nd where where_v2 select unique invert_permutation",
+    "slicing_ops": "slice strided_slice boolean_mask",
+    "range_ops": "one_hot matrix_band_part sequence_mask meshgrid",
+}
+_SIBLING_OF = {n: m for m, names in _SIBLINGS.items() for n in names.split()}
+
+
+def __getattr__(name):
+    module = _SIBLING_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"tideflow.ops.{module}"), name)
+    globals()[name] = value
+    return value

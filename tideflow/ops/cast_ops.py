@@ -1,0 +1,91 @@
+"""Type conversion: the Cast op, ``tf.cast``, ``tf.saturate_cast`` and the ``tf.to_*`` helpers."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.ops.array_ops import _np, _register_fold
+
+
+def _cast_kernel(x, *, SrcT, DstT, Truncate):
+    x = _np(x)
+    dst = np.dtype(DstT.as_numpy_dtype)
+    if x.dtype == dst:
+        return x
+    if SrcT == dtypes.string or DstT == dtypes.string:
+        raise errors.UnimplementedError(
+            None, None, f"Cast {SrcT.name} to {DstT.name} is not supported"
+        )
+    if dst == np.bool_:
+        return x != 0
+    if x.dtype.kind == "c" and dst.kind != "c":
+        x = x.real
+    if Truncate and DstT == dtypes.bfloat16 and x.dtype.kind == "f":
+        # drop the low mantissa bits instead of rounding
+        bits = x.astype(np.float32).view(np.uint32) & np.uint32(0xFFFF0000)
+        return bits.view(np.float32).astype(dst)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return x.astype(dst)
+
+
+op_registry.declare(
+    "Cast",
+    inputs=["x: SrcT"],
+    outputs=["y: DstT"],
+    attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_cast_kernel,
+)
+_register_fold("Cast")
+
+
+def cast(x, dtype, name=None):
+    """Casts ``x`` to ``dtype`` (bool <-> numbers as 0/1; float -> int truncates toward zero)."""
+    base = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, ops.Tensor) and x.dtype.base_dtype == base:
+        return x
+    with ops.name_scope(name, "Cast", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if x.dtype.base_dtype != base:
+            x = ops.apply_op("Cast", [x], {"DstT": base}, name=scope)._outputs[0]
+        return x
+
+
+def saturate_cast(value, dtype, name=None):
+    """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range."""
+    with ops.name_scope(name, "saturate_cast", [value]) as scope:
+        value = ops.convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        src = value.dtype.base_dtype
+        if not src.is_complex and not src.is_bool and not dtype.is_bool and not dtype.is_complex:
+            if src.min < dtype.min:
+                lo = ops.convert_to_tensor(dtype.min, dtype=src, name="min")
+                value = ops.apply_op("Maximum", [value, lo])._outputs[0]
+            if src.max > dtype.max:
+                hi = ops.convert_to_tensor(dtype.max, dtype=src, name="max")
+                value = ops.apply_op("Minimum", [value, hi])._outputs[0]
+        return cast(value, dtype, name=scope)
+
+
+def to_float(x, name="ToFloat"):
+    """Casts ``x`` to float32."""
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_double(x, name="ToDouble"):
+    """Casts ``x`` to float64."""
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    """Casts ``x`` to int32."""
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    """Casts ``x`` to int64."""
+    return cast(x, dtypes.int64, name=name)
+
+
+def to_bfloat16(x, name="ToBFloat16"):
+    """Casts ``x`` to bfloat16."""
+    return cast(x, dtypes.bfloat16, name=name)

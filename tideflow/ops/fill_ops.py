@@ -1,0 +1,230 @@
+"""Filled tensors: Fill (``zeros``, ``ones``), ZerosLike/OnesLike, BroadcastTo and BroadcastArgs."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import as_shape
+from tideflow.ops import constant_op
+from tideflow.ops.array_ops import (
+    _check_rank,
+    _in,
+    _invalid,
+    _np,
+    _register_fold,
+    _shape_internal,
+    _shape_str,
+    constant_value_as_shape,
+    reshape,
+)
+from tideflow.ops.concat_ops import _has_tensor
+
+# ------------------------------------------------------------------------------------------
+# Fill, ZerosLike, OnesLike, BroadcastTo, BroadcastArgs
+# ------------------------------------------------------------------------------------------
+
+
+def _fill_shape(op):
+    _check_rank(_in(op, 1), 0)
+    _check_rank(_in(op, 0), 1)
+    return [constant_value_as_shape(op._inputs[0])]
+
+
+def _fill_kernel(dims, value):
+    value = _np(value)
+    if value.ndim != 0:
+        raise _invalid(f"value must be a scalar, got shape {_shape_str(value.shape)}")
+    dims = np.reshape(dims, -1)
+    if np.any(dims < 0):
+        raise _invalid(f"dims must be non-negative, got {_shape_str(dims.tolist())}")
+    return np.full([int(d) for d in dims], value, dtype=value.dtype)
+
+
+op_registry.declare(
+    "Fill",
+    inputs=["dims: index_type", "value: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "index_type: {int32, int64} = DT_INT32"],
+    shape=_fill_shape,
+    kernel=_fill_kernel,
+)
+
+
+def _zeros_like_kernel(x):
+    x = _np(x)
+    if x.dtype == object:
+        return np.full(x.shape, b"", dtype=object)
+    return np.zeros(x.shape, x.dtype)
+
+
+op_registry.declare(
+    "ZerosLike",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=["T: type"],
+    shape=lambda op: [_in(op, 0)],
+    kernel=_zeros_like_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "OnesLike",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=[("T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, int64, "
+           "complex64, complex128, bool}")],
+    shape=lambda op: [_in(op, 0)],
+    kernel=lambda x: np.ones(np.shape(x), np.asarray(x).dtype),
+    differentiable=False,
+)
+
+
+def _broadcast_to_shape(op):
+    target = constant_value_as_shape(op._inputs[1])
+    s = _in(op, 0)
+    if target.ndims is None or s.ndims is None:
+        return [target]
+    if s.ndims > target.ndims:
+        raise ValueError(
+            f"Incompatible shapes: {_shape_str(s)} vs. {_shape_str(target)} (input has higher "
+            "rank than the target shape)"
+        )
+    out = target.dims
+    off = target.ndims - s.ndims
+    for i, d in enumerate(s.dims):
+        t = out[off + i]
+        if d.value is None or d.value == 1:
+            continue
+        if t.value is None:
+            out[off + i] = d
+        elif t.value != d.value:
+            raise ValueError(f"Incompatible shapes: {_shape_str(s)} vs. {_shape_str(target)}")
+    return [out]
+
+
+def _broadcast_to_kernel(x, shape):
+    x = _np(x)
+    want = [int(d) for d in np.reshape(shape, -1)]
+    try:
+        return np.broadcast_to(x, want)
+    except ValueError:
+        raise _invalid(
+            f"Incompatible shapes: {_shape_str(x.shape)} vs. {_shape_str(want)}"
+        ) from None
+
+
+op_registry.declare(
+    "BroadcastTo",
+    inputs=["input: T", "shape: Tidx"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tidx: {int32, int64} = DT_INT32"],
+    shape=_broadcast_to_shape,
+    kernel=_broadcast_to_kernel,
+)
+
+
+def _broadcast_args_shape(op):
+    a, b = _in(op, 0), _in(op, 1)
+    _check_rank(a, 1)
+    _check_rank(b, 1)
+    if a.ndims is None or b.ndims is None:
+        return [[None]]
+    da, db = a.dims[0].value, b.dims[0].value
+    return [[None if da is None or db is None else max(da, db)]]
+
+
+def _broadcast_args_kernel(s0, s1):
+    a, b = [int(d) for d in s0], [int(d) for d in s1]
+    try:
+        out = np.broadcast_shapes(tuple(a), tuple(b))
+    except ValueError:
+        raise _invalid(f"Incompatible shapes: {_shape_str(a)} vs. {_shape_str(b)}") from None
+    return np.array(out, dtype=np.asarray(s0).dtype)
+
+
+op_registry.declare(
+    "BroadcastArgs",
+    inputs=["s0: T", "s1: T"],
+    outputs=["r0: T"],
+    attrs=["T: {int32, int64} = DT_INT32"],
+    shape=_broadcast_args_shape,
+    kernel=_broadcast_args_kernel,
+    differentiable=False,
+)
+
+_register_fold("Fill", "BroadcastTo", "BroadcastArgs", "ZerosLike", "OnesLike")
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with the scalar ``value``."""
+    return ops.apply_op("Fill", [dims, value], name=name)._outputs[0]
+
+
+def _filled(value, shape, dtype, name, default):
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    with ops.name_scope(name, default, [shape]) as scope:
+        if not isinstance(shape, ops.Tensor):
+            if _has_tensor(shape):
+                shape = ops.convert_to_tensor(shape)
+            else:
+                s = as_shape(shape)
+                if s.is_fully_defined() and s.num_elements() < 1000:
+                    return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
+                shape = ops.convert_to_tensor(s, dtype=dtypes.int32)
+        if shape.get_shape().ndims == 0:
+            shape = reshape(shape, [-1])
+        return fill(shape, constant_op.constant(value, dtype=dtype), name=scope)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ``shape`` with all elements zero."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    zero = False if dtype == dtypes.bool else (b"" if dtype == dtypes.string else 0)
+    return _filled(zero, shape, dtype, name, "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ``shape`` with all elements one."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    one = True if dtype == dtypes.bool else 1
+    return _filled(one, shape, dtype, name, "ones")
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """A tensor of zeros shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
+    with ops.name_scope(name, "zeros_like", [tensor]) as scope:
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        if dtype is not None and dtypes.as_dtype(dtype).base_dtype != tensor.dtype.base_dtype:
+            return zeros(_shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
+        return ops.apply_op("ZerosLike", [tensor], name=scope)._outputs[0]
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """A tensor of ones shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
+    with ops.name_scope(name, "ones_like", [tensor]) as scope:
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        ones_shape = _shape_internal(tensor, optimize=optimize)
+        ret = ones(ones_shape, dtype=dtype or tensor.dtype.base_dtype, name=scope)
+        ret.set_shape(tensor.get_shape())
+        return ret
+
+
+def broadcast_to(input, shape, name=None):
+    """Broadcasts ``input`` to ``shape``."""
+    return ops.apply_op("BroadcastTo", [input, shape], name=name)._outputs[0]
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The broadcast of two 1-D shape tensors, as a tensor."""
+    return ops.apply_op("BroadcastArgs", [shape_x, shape_y])._outputs[0]
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes (ValueError when incompatible)."""
+    from tideflow.ops.elementwise import broadcast_shape
+
+    shape_x, shape_y = as_shape(shape_x), as_shape(shape_y)
+    try:
+        return broadcast_shape(shape_x, shape_y)
+    except ValueError:
+        raise ValueError(
+            f"Incompatible shapes for broadcasting: {shape_x} and {shape_y}"
+        ) from None

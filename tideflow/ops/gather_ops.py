@@ -1,0 +1,413 @@
+"""Indexing by value: Gather/GatherV2/GatherNd, ScatterNd, Where, Select/SelectV2, Unique,
+InvertPermutation.
+"""
+
+import collections
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import (
+    _check_rank,
+    _in,
+    _invalid,
+    _merge_all,
+    _np,
+    _register_fold,
+    _shape_str,
+    constant_value_as_shape,
+)
+from tideflow.ops.elementwise import broadcast_shape
+
+_INDEX = "Tindices: {int32, int64}"
+
+# ------------------------------------------------------------------------------------------
+# Gather, GatherV2
+# ------------------------------------------------------------------------------------------
+
+
+def _check_indices(indices, n):
+    bad = (indices < 0) | (indices >= n)
+    if bad.any():
+        pos = tuple(np.argwhere(bad)[0])
+        where = ",".join(str(int(p)) for p in pos)
+        raise _invalid(f"indices[{where}] = {indices[pos]} is not in [0, {n})")
+
+
+def _gather(params, indices, axis):
+    params = _np(params)
+    indices = np.asarray(indices)
+    r = params.ndim
+    if r == 0:
+        raise _invalid("params must be at least 1 dimensional")
+    if not -r <= axis < r:
+        raise _invalid(f"Expected axis in the range [{-r}, {r}), but got {axis}")
+    axis %= r
+    _check_indices(indices, params.shape[axis])
+    out = np.take(params, indices, axis=axis)
+    return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
+
+
+def _gather_shape_for(p, ix, axis):
+    if axis is None:
+        if p.ndims is None or ix.ndims is None:
+            return None
+        return [None] * (p.ndims + ix.ndims - 1)
+    if p.ndims is None:
+        return None
+    r = p.ndims
+    if r == 0 or not -r <= axis < r:
+        raise ValueError(f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is "
+                         f"rank {r}")
+    axis %= r
+    if ix.ndims is None:
+        return None
+    return p.dims[:axis] + ix.dims + p.dims[axis + 1:]
+
+
+op_registry.declare(
+    "Gather",
+    inputs=["params: Tparams", "indices: Tindices"],
+    outputs=["output: Tparams"],
+    attrs=["validate_indices: bool = true", "Tparams: type", _INDEX],
+    shape=lambda op: [_gather_shape_for(_in(op, 0), _in(op, 1), 0)],
+    kernel=lambda params, indices: _gather(params, indices, 0),
+)
+
+
+def _gather_v2_shape(op):
+    _check_rank(_in(op, 2), 0)
+    axis = ops.constant_value(op._inputs[2])
+    return [_gather_shape_for(_in(op, 0), _in(op, 1), None if axis is None else int(axis))]
+
+
+op_registry.declare(
+    "GatherV2",
+    inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+    outputs=["output: Tparams"],
+    attrs=["Tparams: type", _INDEX, "Taxis: {int32, int64}"],
+    shape=_gather_v2_shape,
+    kernel=lambda params, indices, axis: _gather(params, indices, int(axis)),
+)
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=0):
+    """Gathers slices of ``params`` along ``axis`` at ``indices``."""
+    del validate_indices
+    sparse_read = getattr(params, "sparse_read", None)
+    if axis == 0 and sparse_read is not None and not isinstance(params, ops.Tensor):
+        return sparse_read(indices, name=name)
+    return ops.apply_op("GatherV2", [params, indices, axis], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# GatherNd, ScatterNd
+# ------------------------------------------------------------------------------------------
+
+
+def _gather_nd_shape(op):
+    p, ix = _in(op, 0), _in(op, 1)
+    if ix.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    if ix.ndims is None or ix.dims[-1].value is None:
+        return [None]
+    k = ix.dims[-1].value
+    if p.ndims is None:
+        return [None]
+    if k > p.ndims:
+        raise ValueError(
+            f"indices.shape[-1] must be <= params.rank, but saw indices shape: {_shape_str(ix)} "
+            f"and params shape: {_shape_str(p)}"
+        )
+    return [ix.dims[:-1] + p.dims[k:]]
+
+
+def _nd_index(indices, shape, what):
+    k = indices.shape[-1]
+    flat = indices.reshape(-1, k)
+    limit = np.asarray(shape[:k])
+    bad = np.any((flat < 0) | (flat >= limit), axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        pos = np.unravel_index(i, indices.shape[:-1])
+        raise _invalid(
+            f"indices{[int(p) for p in pos]} = {flat[i].tolist()} does not index into "
+            f"{what} shape {_shape_str(list(shape))}"
+        )
+    return tuple(np.moveaxis(indices, -1, 0))
+
+
+def _gather_nd_kernel(params, indices):
+    params = _np(params)
+    indices = np.asarray(indices)
+    if indices.ndim == 0:
+        raise _invalid("indices must be at least a vector")
+    k = indices.shape[-1]
+    if k > params.ndim:
+        raise _invalid(
+            f"index innermost dimension length must be <= params rank; saw: {k} vs. "
+            f"{params.ndim}"
+        )
+    if k == 0:
+        out = np.broadcast_to(params, indices.shape[:-1] + params.shape).copy()
+    else:
+        out = params[_nd_index(indices, params.shape, "param")]
+    return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
+
+
+op_registry.declare(
+    "GatherNd",
+    inputs=["params: Tparams", "indices: Tindices"],
+    outputs=["output: Tparams"],
+    attrs=["Tparams: type", _INDEX],
+    shape=_gather_nd_shape,
+    kernel=_gather_nd_kernel,
+)
+
+
+def _scatter_nd_shape(op):
+    ix, up = _in(op, 0), _in(op, 1)
+    _check_rank(_in(op, 2), 1)
+    out = constant_value_as_shape(op._inputs[2])
+    if ix.ndims is not None and ix.dims[-1].value is not None and up.ndims is not None and (
+        out.ndims is not None
+    ):
+        k = ix.dims[-1].value
+        outer = ix.ndims - 1
+        want = TensorShape(ix.dims[:-1] + out.dims[k:])
+        if not up.is_compatible_with(want):
+            raise ValueError(
+                f"The outer {outer} dimensions of indices.shape={_shape_str(ix)} must match the "
+                f"outer {outer} dimensions of updates.shape={_shape_str(up)}, and the inner "
+                f"dimensions of updates must match shape[{k}:] of output.shape="
+                f"{_shape_str(out)}"
+            )
+    return [out]
+
+
+def _scatter_nd_kernel(indices, updates, shape):
+    indices = np.asarray(indices)
+    updates = _np(updates)
+    shp = [int(v) for v in np.reshape(shape, -1)]
+    if indices.ndim == 0:
+        raise _invalid("indices must be at least a vector")
+    k = indices.shape[-1]
+    want = indices.shape[:-1] + tuple(shp[k:])
+    if updates.shape != want or k > len(shp):
+        raise _invalid(
+            f"Must have updates.shape = indices.shape[:-1] + shape[{k}:], got updates.shape "
+            f"{_shape_str(updates.shape)}, indices.shape {_shape_str(indices.shape)}, shape "
+            f"{_shape_str(shp)}"
+        )
+    out = np.zeros(shp, dtype=updates.dtype)
+    if k == 0:
+        return out + updates.reshape((-1,) + tuple(shp)).sum(0, dtype=updates.dtype)
+    np.add.at(out, _nd_index(indices, shp, ""), updates)
+    return out
+
+
+op_registry.declare(
+    "ScatterNd",
+    inputs=["indices: Tindices", "updates: T", "shape: Tindices"],
+    outputs=["output: T"],
+    attrs=["T: type", _INDEX],
+    shape=_scatter_nd_shape,
+    kernel=_scatter_nd_kernel,
+)
+
+
+def gather_nd(params, indices, name=None):
+    """Gathers slices of ``params`` at the multi-dimensional ``indices``."""
+    return ops.apply_op("GatherNd", [params, indices], name=name)._outputs[0]
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of ``shape`` with ``updates`` summed in at ``indices``."""
+    return ops.apply_op("ScatterNd", [indices, updates, shape], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Where, Select, SelectV2
+# ------------------------------------------------------------------------------------------
+
+op_registry.declare(
+    "Where",
+    inputs=["input: T"],
+    outputs=["index: int64"],
+    attrs=[("T: {float, double, int32, uint8, int16, int8, complex64, int64, bfloat16, uint16, "
+           "complex128, half, uint32, uint64, bool} = DT_BOOL")],
+    shape=lambda op: [[None, _in(op, 0).ndims]],
+    kernel=lambda x: np.argwhere(np.asarray(x)).astype(np.int64, copy=False),
+    differentiable=False,
+)
+
+
+def _select_shape(op):
+    c, t, e = _in(op, 0), _in(op, 1), _in(op, 2)
+    out = _merge_all([t, e])
+    if c.ndims is None or out.ndims is None or c.ndims == 0:
+        return [out]
+    if c.ndims == 1 and out.ndims > 1:
+        d = c.dims[0].merge_with(out.dims[0]) if c.dims[0].is_compatible_with(out.dims[0]) else (
+            None
+        )
+        if d is None:
+            raise ValueError(
+                f"Dimension 0 in both shapes must be equal, but are {c.dims[0].value} and "
+                f"{out.dims[0].value}"
+            )
+        return [[d] + out.dims[1:]]
+    return [_merge_all([out, c])]
+
+
+def _select_kernel(condition, t, e):
+    c = np.asarray(condition)
+    t, e = _np(t), _np(e)
+    if t.shape != e.shape:
+        raise _invalid(
+            f"'then' and 'else' must have the same size.  but received: {_shape_str(t.shape)} "
+            f"vs. {_shape_str(e.shape)}"
+        )
+    if c.ndim == 0:
+        return t if c else e
+    if c.ndim == 1 and t.ndim > 1:
+        if c.shape[0] != t.shape[0]:
+            raise _invalid(
+                f"Number of batches of 'then' must match size of 'cond', but saw: "
+                f"{t.shape[0]} vs. {c.shape[0]}"
+            )
+        c = c.reshape((-1,) + (1,) * (t.ndim - 1))
+    elif c.shape != t.shape:
+        raise _invalid(
+            f"'cond' and 'then' must have the same size.  but received: "
+            f"{_shape_str(c.shape)} vs. {_shape_str(t.shape)}"
+        )
+    return np.where(c, t, e)
+
+
+op_registry.declare(
+    "Select",
+    inputs=["condition: bool", "t: T", "e: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape=_select_shape,
+    kernel=_select_kernel,
+)
+
+
+def _select_v2_kernel(condition, t, e):
+    try:
+        return np.where(condition, _np(t), _np(e))
+    except ValueError:
+        raise _invalid(
+            f"condition {_shape_str(np.shape(condition))}, then {_shape_str(np.shape(t))}, and "
+            f"else {_shape_str(np.shape(e))} must be broadcastable"
+        ) from None
+
+
+op_registry.declare(
+    "SelectV2",
+    inputs=["condition: bool", "t: T", "e: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape=lambda op: [broadcast_shape(broadcast_shape(_in(op, 0), _in(op, 1)), _in(op, 2))],
+    kernel=_select_v2_kernel,
+)
+
+
+def where(condition, x=None, y=None, name=None):
+    """With one argument, the coordinates of true elements; with three, ``x`` where true."""
+    if x is None and y is None:
+        with ops.name_scope(name, "Where", [condition]) as scope:
+            condition = ops.convert_to_tensor(condition, preferred_dtype=dtypes.bool,
+                                              name="condition")
+            return ops.apply_op("Where", [condition], name=scope)._outputs[0]
+    if x is not None and y is not None:
+        return ops.apply_op("Select", [condition, x, y], name=name)._outputs[0]
+    raise ValueError("x and y must both be non-None or both be None.")
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """Like :func:`where`, with broadcasting among ``condition``, ``x`` and ``y``."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is not None and y is not None:
+        return ops.apply_op("SelectV2", [condition, x, y], name=name)._outputs[0]
+    raise ValueError("x and y must both be non-None or both be None.")
+
+
+def select(condition, t, e, name=None):
+    """0.x name: ``t`` where ``condition`` is true, else ``e``."""
+    return ops.apply_op("Select", [condition, t, e], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Unique, InvertPermutation
+# ------------------------------------------------------------------------------------------
+
+
+def _unique_kernel(x, *, out_idx):
+    x = _np(x)
+    if x.ndim != 1:
+        raise _invalid(f"unique expects a 1D vector, got shape {_shape_str(x.shape)}")
+    kw = {"equal_nan": False} if x.dtype.kind in "fc" else {}
+    _, first, inverse = np.unique(x, return_index=True, return_inverse=True, **kw)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return x[first[order]], rank[inverse.reshape(-1)].astype(out_idx.as_numpy_dtype)
+
+
+op_registry.declare(
+    "Unique",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
+    shape=lambda op: [_check_rank(_in(op, 0), 1) or [None], _in(op, 0)],
+    kernel=_unique_kernel,
+    differentiable=False,
+)
+
+UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
+
+
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The unique elements of 1-D ``x`` in order of appearance, and each element's index."""
+    op = ops.apply_op("Unique", [x], {"out_idx": out_idx}, name=name)
+    return UniqueOutput(*op._outputs)
+
+
+def _invert_permutation_kernel(x):
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise _invalid(f"invert_permutation expects a 1D vector, got shape {_shape_str(x.shape)}")
+    n = x.size
+    bad = (x < 0) | (x >= n)
+    if bad.any():
+        raise _invalid(f"{x[np.argmax(bad)]} is not between 0 and {n}")
+    counts = np.bincount(x, minlength=n)
+    if (counts > 1).any():
+        raise _invalid(f"{int(np.argmax(counts > 1))} is duplicated in the input.")
+    y = np.empty_like(x)
+    y[x] = np.arange(n, dtype=x.dtype)
+    return y
+
+
+op_registry.declare(
+    "InvertPermutation",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=["T: {int32, int64} = DT_INT32"],
+    shape=lambda op: [_check_rank(_in(op, 0), 1) or _in(op, 0).merge_with([None])],
+    kernel=_invert_permutation_kernel,
+    differentiable=False,
+)
+
+_register_fold("Gather", "GatherV2", "GatherNd", "InvertPermutation")
+
+
+def invert_permutation(x, name=None):
+    """The inverse of permutation ``x`` (a 1-D int tensor)."""
+    return ops.apply_op("InvertPermutation", [x], name=name)._outputs[0]
+

@@ -1,0 +1,365 @@
+"""Slicing: the Slice and StridedSlice ops, ``Tensor.__getitem__``, and ``tf.boolean_mask``."""
+
+import builtins
+import numbers
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, as_shape
+from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops, gather_ops
+from tideflow.ops.array_ops import (
+    _check_rank,
+    _fold,
+    _in,
+    _invalid,
+    _np,
+    _register_fold,
+    partial_vector,
+    sliced_partial_vector,
+)
+
+_pyslice = builtins.slice
+
+# ------------------------------------------------------------------------------------------
+# Slice
+# ------------------------------------------------------------------------------------------
+
+
+def _slice_shape(op):
+    s = _in(op, 0)
+    _check_rank(_in(op, 1), 1)
+    _check_rank(_in(op, 2), 1)
+    begin = partial_vector(op._inputs[1])
+    size = partial_vector(op._inputs[2])
+    n = len(begin) if begin is not None else (len(size) if size is not None else s.ndims)
+    if n is None:
+        return [None]
+    begin = begin or [None] * n
+    size = size or [None] * n
+    if len(begin) != len(size) or (s.ndims is not None and s.ndims != n):
+        raise ValueError(
+            f"Shape must be rank {s.ndims if s.ndims is not None else len(begin)} but is rank "
+            f"{len(size) if len(begin) != len(size) else n}"
+        )
+    out = []
+    for i in range(n):
+        d = None if s.ndims is None else s.dims[i].value
+        b, z = begin[i], size[i]
+        if d is not None and b is not None and not 0 <= b <= d:
+            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
+        if z is None:
+            out.append(None)
+        elif z == -1:
+            out.append(None if d is None or b is None else d - b)
+        else:
+            if d is not None and b is not None and not 0 <= z <= d - b:
+                raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {z}")
+            out.append(z)
+    return [out]
+
+
+def _slice_kernel(x, begin, size):
+    x = _np(x)
+    begin = [int(v) for v in np.reshape(begin, -1)]
+    size = [int(v) for v in np.reshape(size, -1)]
+    if len(begin) != x.ndim or len(size) != x.ndim:
+        raise _invalid(
+            f"Expected begin and size arguments to be 1-D tensors of size {x.ndim}, but got "
+            f"shapes [{len(begin)}] and [{len(size)}] instead."
+        )
+    idx = []
+    for i, (b, z, d) in enumerate(zip(begin, size, x.shape)):
+        if z == -1:
+            z = d - b
+        if not 0 <= b <= d:
+            raise _invalid(f"Expected begin[{i}] in [0, {d}], but got {b}")
+        if not 0 <= z <= d - b:
+            raise _invalid(f"Expected size[{i}] in [0, {d - b}], but got {z}")
+        idx.append(_pyslice(b, b + z))
+    return x[tuple(idx)]
+
+
+op_registry.declare(
+    "Slice",
+    inputs=["input: T", "begin: Index", "size: Index"],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}"],
+    shape=_slice_shape,
+    kernel=_slice_kernel,
+)
+
+
+def slice(input_, begin, size, name=None):
+    """Extracts ``size[i]`` elements from ``begin[i]`` along each dimension (-1: the rest)."""
+    return ops.apply_op("Slice", [input_, begin, size], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# StridedSlice
+# ------------------------------------------------------------------------------------------
+
+_MASKS = ["begin_mask: int = 0", "end_mask: int = 0", "ellipsis_mask: int = 0",
+          "new_axis_mask: int = 0", "shrink_axis_mask: int = 0"]
+
+
+def _strided_slice_shape(op):
+    s = _in(op, 0)
+    lens = []
+    specs = []
+    for i in (1, 2, 3):
+        _check_rank(_in(op, i), 1)
+        v = partial_vector(op._inputs[i])
+        specs.append(v)
+        if v is not None:
+            lens.append(len(v))
+    if not lens:
+        return [None]
+    n = lens[0]
+    if any(k != n for k in lens):
+        raise ValueError(
+            "Expected begin, end, and strides to be 1D equal size tensors, but got lengths "
+            f"{lens} instead."
+        )
+    begin, end, strides = (v if v is not None else [None] * n for v in specs)
+    a = op._attrs
+    bm, em, elm, nm, sm = (a["begin_mask"], a["end_mask"], a["ellipsis_mask"],
+                           a["new_axis_mask"], a["shrink_axis_mask"])
+    ell = [i for i in range(n) if elm >> i & 1]
+    if len(ell) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
+    if s.ndims is None:
+        return [None]
+    r = s.ndims
+    if not ell:
+        ell = [n]  # an implicit ellipsis after the spec covers the remaining dims
+        total = n + 1
+    else:
+        total = n
+    new_after = sum(1 for i in range(ell[0] + 1, n) if nm >> i & 1 and not elm >> i & 1)
+    out = []
+    full = 0
+    for i in range(total):
+        if i == ell[0]:
+            nxt = min(r - (total - i) + 1 + new_after, r)
+            while full < nxt:
+                out.append(s.dims[full])
+                full += 1
+            continue
+        if nm >> i & 1:
+            out.append(1)
+            continue
+        if full >= r:
+            raise ValueError(f"Index out of range using input dim {full}; input has only {r} dims")
+        d = s.dims[full].value
+        full += 1
+        b, e, st = begin[i], end[i], strides[i]
+        if sm >> i & 1:
+            if b is not None and d is not None and not -d <= b < d:
+                raise ValueError(f"slice index {b} of dimension {full - 1} out of bounds.")
+            continue
+        if st == 0:
+            raise ValueError(f"strides[{i}] must be non-zero")
+        b_masked, e_masked = bm >> i & 1, em >> i & 1
+        if d is None or st is None or (b is None and not b_masked) or (
+            e is None and not e_masked
+        ):
+            out.append(None)
+        else:
+            sl = _pyslice(None if b_masked else b, None if e_masked else e, st)
+            out.append(len(builtins.range(*sl.indices(d))))
+    return [out]
+
+
+def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
+                          new_axis_mask, shrink_axis_mask):
+    x = _np(x)
+    b, e, s = (np.reshape(v, -1).tolist() for v in (begin, end, strides))
+    n = len(b)
+    if len(e) != n or len(s) != n:
+        raise _invalid(
+            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+            f"[{n}], [{len(e)}], and [{len(s)}] instead."
+        )
+    idx = []
+    seen_ellipsis = False
+    for i in range(n):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            if seen_ellipsis:
+                raise _invalid("Multiple ellipses in slice spec not allowed")
+            seen_ellipsis = True
+            idx.append(Ellipsis)
+        elif new_axis_mask & bit:
+            idx.append(None)
+        elif shrink_axis_mask & bit:
+            idx.append(b[i])
+        else:
+            if s[i] == 0:
+                raise _invalid(f"strides[{i}] must be non-zero")
+            idx.append(_pyslice(None if begin_mask & bit else b[i],
+                                None if end_mask & bit else e[i], s[i]))
+    try:
+        out = x[tuple(idx)]
+    except IndexError as exc:
+        raise _invalid(f"slice index out of bounds: {exc}") from None
+    return out if type(out) is np.ndarray else np.asarray(out, dtype=x.dtype)
+
+
+op_registry.declare(
+    "StridedSlice",
+    inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}"] + _MASKS,
+    shape=_strided_slice_shape,
+    kernel=_strided_slice_kernel,
+)
+
+_register_fold("Slice")
+
+
+def _strided_slice_value(op, index):
+    v = _fold(op, index)
+    if v is None:
+        # a slice of a partly known shape may itself be fully known: tf.shape(x)[1:]
+        v = sliced_partial_vector(op)
+        if v is None or (isinstance(v, list) and None in v):
+            return None
+        v = np.array(v, dtype=op._attrs["T"].as_numpy_dtype)
+    return v
+
+
+ops.register_constant_value("StridedSlice", _strided_slice_value)
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """Extracts a strided slice of ``input_`` (the masks as in Python's extended slicing)."""
+    del var
+    if strides is None:
+        strides = fill_ops.ones_like(begin)
+    return ops.apply_op(
+        "StridedSlice", [input_, begin, end, strides],
+        {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+         "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask},
+        name=name,
+    )._outputs[0]
+
+
+_SLICE_TYPE_ERROR = (
+    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+    "tf.int32/tf.int64 tensors are valid indices"
+)
+
+
+def _index_value(idx):
+    """A slice bound or index as an int or a scalar int tensor (TypeError otherwise)."""
+    if isinstance(idx, Dimension):
+        return idx.value
+    if isinstance(idx, numbers.Integral):
+        return int(idx)
+    if isinstance(idx, np.ndarray) and idx.ndim == 0 and idx.dtype.kind in "iu":
+        return int(idx)
+    if isinstance(idx, ops.Tensor) and idx.dtype.base_dtype in (dtypes.int32, dtypes.int64) and (
+        idx.get_shape().ndims in (None, 0)
+    ):
+        return idx
+    raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
+
+
+def _slice_helper(tensor, slice_spec, var=None):
+    """``tensor[slice_spec]``: NumPy-style basic indexing as one StridedSlice."""
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin, end, strides = [], [], []
+    begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
+    for index, s in enumerate(slice_spec):
+        bit = 1 << index
+        if isinstance(s, _pyslice):
+            start = None if s.start is None else _index_value(s.start)
+            stop = None if s.stop is None else _index_value(s.stop)
+            if start is None:
+                begin.append(0)
+                begin_mask |= bit
+            else:
+                begin.append(start)
+            if stop is None:
+                end.append(0)
+                end_mask |= bit
+            else:
+                end.append(stop)
+            strides.append(1 if s.step is None else _index_value(s.step))
+        elif s is Ellipsis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            ellipsis_mask |= bit
+        elif s is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            new_axis_mask |= bit
+        else:
+            v = _index_value(s)
+            begin.append(v)
+            end.append(v + 1)
+            strides.append(1)
+            shrink_axis_mask |= bit
+    with ops.name_scope(None, "strided_slice", [tensor]) as scope:
+        if begin:
+            parts = [concat_ops.stack(begin), concat_ops.stack(end), concat_ops.stack(strides)]
+            if any(p.dtype.base_dtype == dtypes.int64 for p in parts):
+                parts = [cast_ops.cast(p, dtypes.int64) for p in parts]
+        else:
+            empty = ops.convert_to_tensor(np.zeros([0], np.int32))
+            parts = [empty, empty, empty]
+        return strided_slice(tensor, *parts, begin_mask=begin_mask, end_mask=end_mask,
+                             shrink_axis_mask=shrink_axis_mask, new_axis_mask=new_axis_mask,
+                             ellipsis_mask=ellipsis_mask, var=var, name=scope)
+
+
+ops.Tensor._override_operator("__getitem__", _slice_helper)
+
+
+# ------------------------------------------------------------------------------------------
+# boolean_mask
+# ------------------------------------------------------------------------------------------
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The elements of ``tensor`` where ``mask`` (a bool tensor over dims ``axis``...) is true."""
+    with ops.name_scope(name, values=[tensor, mask]):
+        tensor = ops.convert_to_tensor(tensor, name="tensor")
+        mask = ops.convert_to_tensor(mask, name="mask")
+        shape_mask = mask.get_shape()
+        ndims_mask = shape_mask.ndims
+        shape_tensor = tensor.get_shape()
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        if ndims_mask is None:
+            raise ValueError(
+                "Number of mask dimensions must be specified, even if some dimensions are None."
+                "  E.g. shape=[None] is ok, but shape=None is not."
+            )
+        axis = 0 if axis is None else axis
+        shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)
+        if ndims_mask > 1:
+            full = array_ops.shape(tensor)
+            leading = array_ops.size(mask)
+            tensor = array_ops.reshape(
+                tensor, _concat_shapes(full[:axis], leading, full[axis + ndims_mask:])
+            )
+            if shape_tensor.ndims is not None:
+                first = shape_tensor[axis:axis + ndims_mask].num_elements()
+                tensor.set_shape(
+                    as_shape(shape_tensor[:axis]).concatenate([first]).concatenate(
+                        shape_tensor[axis + ndims_mask:]
+                    )
+                )
+            mask = array_ops.reshape(mask, [-1])
+        indices = array_ops.squeeze(gather_ops.where(mask), axis=[1])
+        return gather_ops.gather(tensor, indices, axis=axis)
+
+
+def _concat_shapes(head, leading, tail):
+    return concat_ops.concat([head, array_ops.reshape(leading, [1]), tail], 0)
