@@ -1,0 +1,171 @@
+"""Candidate sampling for sampled losses: uniform and log-uniform (Zipfian) samplers with their
+expected counts, and ComputeAccidentalHits."""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops, random_seed
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.random_ops import _generator
+
+
+def _uniform_draw(gen, n, range_max):
+    return gen.integers(0, range_max, size=n, dtype=np.int64)
+
+
+def _uniform_prob(values, range_max):
+    return np.full(np.shape(values), 1.0 / range_max)
+
+
+def _log_uniform_draw(gen, n, range_max):
+    # P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): invert the CDF of a uniform draw
+    v = np.exp(gen.random(n) * np.log(range_max + 1.0)).astype(np.int64) - 1
+    return np.minimum(v, range_max - 1)
+
+
+def _log_uniform_prob(values, range_max):
+    v = np.asarray(values, np.float64)
+    return (np.log(v + 2.0) - np.log(v + 1.0)) / np.log(range_max + 1.0)
+
+
+def _sample_unique(gen, draw, num_sampled, range_max):
+    """Draws until ``num_sampled`` distinct values appear; returns them (in order of first
+    appearance) and the number of draws it took."""
+    stream = np.zeros([0], np.int64)
+    while True:
+        need = max(num_sampled, 16)
+        stream = np.concatenate([stream, draw(gen, need, range_max)])
+        values, first = np.unique(stream, return_index=True)
+        if values.size >= num_sampled:
+            firsts = np.sort(first)[:num_sampled]
+            return stream[firsts], int(firsts[-1]) + 1
+
+
+def _expected_count(p, num_sampled, num_tries):
+    if num_tries == num_sampled:
+        return p * num_sampled
+    # the probability of being drawn at least once in num_tries draws: 1 - (1 - p)^tries
+    return -np.expm1(num_tries * np.log1p(-p))
+
+
+def _sampler_kernel(draw, prob):
+    def factory(ctx):
+        gen = _generator(ctx)
+        attrs = ctx.op._attrs
+        num_true, num_sampled = attrs["num_true"], attrs["num_sampled"]
+        unique, range_max = attrs["unique"], attrs["range_max"]
+
+        def run(true_classes):
+            if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+                raise errors.InvalidArgumentError(
+                    None, None, f"true_classes must be a matrix with {num_true} columns")
+            if unique and num_sampled > range_max:
+                raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
+            if unique:
+                sampled, tries = _sample_unique(gen, draw, num_sampled, range_max)
+            else:
+                sampled, tries = draw(gen, num_sampled, range_max), num_sampled
+            true_ec = _expected_count(prob(true_classes, range_max), num_sampled, tries)
+            sampled_ec = _expected_count(prob(sampled, range_max), num_sampled, tries)
+            return sampled, true_ec.astype(np.float32), sampled_ec.astype(np.float32)
+
+        return run
+
+    return factory
+
+
+def _sampler_shape(op):
+    num_true, num_sampled = op._attrs["num_true"], op._attrs["num_sampled"]
+    tc = op._inputs[0]._shape.with_rank(2)
+    try:
+        tc[1].merge_with(num_true)
+    except ValueError:
+        raise ValueError(
+            f"Dimension must be {num_true} but is {tc[1].value}"
+        ) from None
+    return [TensorShape([num_sampled]), TensorShape([tc[0], num_true]),
+            TensorShape([num_sampled])]
+
+
+_SAMPLER_ATTRS = ["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool",
+                  "range_max: int >= 1", "seed: int = 0", "seed2: int = 0"]
+for _name, _draw, _prob in (("UniformCandidateSampler", _uniform_draw, _uniform_prob),
+                            ("LogUniformCandidateSampler", _log_uniform_draw, _log_uniform_prob)):
+    op_registry.declare(
+        _name,
+        inputs=["true_classes: int64"],
+        outputs=["sampled_candidates: int64", "true_expected_count: float",
+                 "sampled_expected_count: float"],
+        attrs=_SAMPLER_ATTRS,
+        shape=_sampler_shape,
+        kernel_factory=_sampler_kernel(_draw, _prob),
+        differentiable=False,
+        stateful=True,
+        is_random=True,
+    )
+
+
+def _accidental_hits(true_classes, sampled_candidates, *, num_true):
+    if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
+        raise errors.InvalidArgumentError(
+            None, None, f"true_classes must be a matrix with {num_true} columns")
+    if sampled_candidates.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, "sampled_candidates must be a vector")
+    hit = true_classes[:, :, None] == sampled_candidates[None, None, :]
+    rows, _, cols = np.nonzero(hit)
+    weights = np.full(rows.shape, -np.finfo(np.float32).max, np.float32)
+    return rows.astype(np.int32), cols.astype(np.int64), weights
+
+
+def _accidental_hits_shape(op):
+    op._inputs[0]._shape.with_rank(2)
+    op._inputs[1]._shape.with_rank(1)
+    v = TensorShape([None])
+    return [v, v, v]
+
+
+op_registry.declare(
+    "ComputeAccidentalHits",
+    inputs=["true_classes: int64", "sampled_candidates: int64"],
+    outputs=["indices: int32", "ids: int64", "weights: float"],
+    attrs=["num_true: int", "seed: int = 0", "seed2: int = 0"],
+    shape=_accidental_hits_shape,
+    kernel=_accidental_hits,
+    differentiable=False,
+)
+
+
+def _seeds(seed):
+    s1, s2 = random_seed.get_seed(seed)
+    return (0, 0) if s1 is None else (s1, s2)
+
+
+def _sample(op_type, true_classes, num_true, num_sampled, unique, range_max, seed, name):
+    s1, s2 = _seeds(seed)
+    attrs = {"num_true": num_true, "num_sampled": num_sampled, "unique": unique,
+             "range_max": range_max, "seed": s1, "seed2": s2}
+    return tuple(ops.apply_op(op_type, [true_classes], attrs, name=name)._outputs)
+
+
+def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,
+                              name=None):
+    """Samples ``num_sampled`` classes uniformly from [0, range_max); returns
+    (sampled_candidates, true_expected_count, sampled_expected_count)."""
+    return _sample("UniformCandidateSampler", true_classes, num_true, num_sampled, unique,
+                   range_max, seed, name)
+
+
+def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                  seed=None, name=None):
+    """Samples classes from the log-uniform (Zipfian) distribution over [0, range_max):
+    P(k) = log((k + 2) / (k + 1)) / log(range_max + 1)."""
+    return _sample("LogUniformCandidateSampler", true_classes, num_true, num_sampled, unique,
+                   range_max, seed, name)
+
+
+def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
+    """The (row, sampled position) pairs where a sampled candidate is one of the row's true
+    classes; returns (indices, ids, weights) with weights -FLT_MAX."""
+    s1, s2 = _seeds(seed)
+    return tuple(ops.apply_op("ComputeAccidentalHits", [true_classes, sampled_candidates],
+                              {"num_true": num_true, "seed": s1, "seed2": s2},
+                              name=name)._outputs)

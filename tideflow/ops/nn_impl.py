@@ -1,0 +1,569 @@
+"""``tf.nn`` wrappers: activations, softmax, cross-entropy losses, normalization, dropout,
+moments and top-k, over the ops of ``nn_ops.py`` and ``normalization_ops.py``.
+
+The cross-entropy wrappers also accept the 0.x positional order ``(logits, labels)``.
+"""
+
+import numbers
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    concat_ops,
+    fill_ops,
+    gather_ops,
+    linalg_ops,
+    math_ops,
+    random_ops,
+    range_ops,
+    reduction_ops,
+)
+from tideflow.ops import nn_ops as _nn_ops  # noqa: F401 - declares the ops used below
+from tideflow.ops import normalization_ops as _normalization_ops  # noqa: F401 - declares ops
+
+
+def _op(op_type, inputs, attrs=None, name=None):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs
+
+
+# ------------------------------------------------------------------------------------------
+# activations
+# ------------------------------------------------------------------------------------------
+
+
+def relu(features, name=None):
+    """max(features, 0)."""
+    return _op("Relu", [features], name=name)[0]
+
+
+def relu6(features, name=None):
+    """min(max(features, 0), 6)."""
+    with ops.name_scope(name, "Relu6", [features]) as scope:
+        features = ops.convert_to_tensor(features, name="features")
+        return _op("Relu6", [features], name=scope)[0]
+
+
+def elu(features, name=None):
+    """exp(features) - 1 where features < 0, else features."""
+    return _op("Elu", [features], name=name)[0]
+
+
+def selu(features, name=None):
+    """scale * elu with the self-normalizing constants (alpha, scale) of Klambauer et al."""
+    return _op("Selu", [features], name=name)[0]
+
+
+def softplus(features, name=None):
+    """log(exp(features) + 1)."""
+    return _op("Softplus", [features], name=name)[0]
+
+
+def softsign(features, name=None):
+    """features / (abs(features) + 1)."""
+    return _op("Softsign", [features], name=name)[0]
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """features where positive, alpha * features elsewhere."""
+    with ops.name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        features = ops.convert_to_tensor(features, name="features")
+        if features.dtype.is_integer:
+            features = cast_ops.cast(features, dtypes.float32)
+        if isinstance(alpha, numbers.Real) and not isinstance(alpha, bool):
+            return _op("LeakyRelu", [features], {"alpha": float(alpha)}, name=scope)[0]
+        alpha = ops.convert_to_tensor(alpha, dtype=features.dtype, name="alpha")
+        return math_ops.maximum(alpha * features, features, name=scope)
+
+
+def crelu(features, name=None, axis=-1):
+    """Concatenated ReLU: relu of [features, -features] along ``axis`` (twice the depth)."""
+    with ops.name_scope(name, "CRelu", [features]) as scope:
+        features = ops.convert_to_tensor(features, name="features")
+        c = concat_ops.concat([features, -features], axis, name="concat")
+        return relu(c, name=scope)
+
+
+def relu_layer(x, weights, biases, name=None):
+    """relu(matmul(x, weights) + biases)."""
+    with ops.name_scope(name, "relu_layer", [x, weights, biases]) as scope:
+        return relu(xw_plus_b(x, weights, biases), name=scope)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases."""
+    with ops.name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        mm = linalg_ops.matmul(x, weights)
+        return bias_add(mm, biases, name=scope)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """Adds the 1-D ``bias`` along the channel axis of ``value`` (last, or 1 for NC...)."""
+    with ops.name_scope(name, "BiasAdd", [value, bias]) as scope:
+        if data_format is not None:
+            if data_format.startswith("NC"):
+                data_format = "NCHW"
+            elif data_format.startswith("N") and data_format.endswith("C"):
+                data_format = "NHWC"
+            else:
+                raise ValueError("data_format must be of the form `N...C` or `NC...`")
+        value = ops.convert_to_tensor(value, name="input")
+        bias = ops.convert_to_tensor(bias, dtype=value.dtype, name="bias")
+        attrs = {"data_format": data_format} if data_format else None
+        return _op("BiasAdd", [value, bias], attrs, name=scope)[0]
+
+
+def bias_add_v1(value, bias, name=None):
+    """bias_add as the first release defined it (channel axis last)."""
+    with ops.name_scope(name, "BiasAddV1", [value, bias]) as scope:
+        value = ops.convert_to_tensor(value, name="input")
+        bias = ops.convert_to_tensor(bias, dtype=value.dtype, name="bias")
+        return _op("BiasAddV1", [value, bias], name=scope)[0]
+
+
+# ------------------------------------------------------------------------------------------
+# softmax
+# ------------------------------------------------------------------------------------------
+
+
+def _swap_with_last(x, axis, rank):
+    """Transposes ``x`` so that ``axis`` and the last axis trade places (its own inverse)."""
+    if isinstance(rank, int):
+        perm = list(range(rank))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        return array_ops.transpose(x, perm)
+    last = rank - 1
+    perm = concat_ops.concat([range_ops.range(axis), [last], range_ops.range(axis + 1, last),
+                              [axis]], 0)
+    return array_ops.transpose(x, perm)
+
+
+def _softmax(logits, op_type, axis, name):
+    if axis is None:
+        axis = -1
+    logits = ops.convert_to_tensor(logits)
+    rank = logits.get_shape().ndims
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise errors.InvalidArgumentError(
+                None, None,
+                f"Dimension ({axis}) must be in the range [{-rank}, {rank}) where {rank} is the "
+                "number of dimensions in the input.",
+            )
+        axis %= rank
+        if axis == rank - 1:
+            return _op(op_type, [logits], name=name)[0]
+        swapped = _op(op_type, [_swap_with_last(logits, axis, rank)])[0]
+        out = _swap_with_last(swapped, axis, rank)
+    else:
+        if axis == -1:
+            return _op(op_type, [logits], name=name)[0]
+        r = array_ops.rank(logits)
+        a = axis if axis >= 0 else r + axis
+        out = _swap_with_last(_op(op_type, [_swap_with_last(logits, a, r)])[0], a, r)
+    out = array_ops.identity(out, name=name)
+    out.set_shape(logits.get_shape())
+    return out
+
+
+def _axis_arg(axis, dim):
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'")
+        return dim
+    return axis
+
+
+def softmax(logits, axis=None, name=None, dim=None):
+    """exp(logits) / sum(exp(logits)) along ``axis`` (default: the last)."""
+    return _softmax(logits, "Softmax", _axis_arg(axis, dim), name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None):
+    """logits - log(sum(exp(logits))) along ``axis`` (default: the last)."""
+    return _softmax(logits, "LogSoftmax", _axis_arg(axis, dim), name)
+
+
+# ------------------------------------------------------------------------------------------
+# cross-entropy losses
+# ------------------------------------------------------------------------------------------
+
+
+def _xent_args(fn_name, sentinel, labels, logits, name):
+    """(labels, logits, name), reading 0.x's positional ``fn(logits, labels[, name])`` too."""
+    if sentinel is not None:
+        if logits is None or isinstance(logits, str):
+            if isinstance(logits, str) and name is None:
+                name = logits
+            logits = sentinel
+        else:
+            raise ValueError(
+                f"Only call `{fn_name}` with named arguments (labels=..., logits=..., ...)")
+    if labels is None or logits is None:
+        raise ValueError("Both labels and logits must be provided.")
+    return labels, logits, name
+
+
+def _widen(t):
+    return cast_ops.cast(t, dtypes.float32) if t.dtype in (dtypes.float16,
+                                                          dtypes.bfloat16) else t
+
+
+def _flatten_outer(t):
+    """``t`` as a matrix [prod(outer dims), last dim]."""
+    last = t.get_shape()[-1].value if t.get_shape().ndims else None
+    return array_ops.reshape(t, [-1, last if last is not None else array_ops.shape(t)[-1]])
+
+
+def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, name=None,
+                                         dim=None, _sentinel=None):
+    """Cross entropy between ``labels`` (a distribution per row) and softmax(``logits``);
+    gradients flow into both."""
+    labels, logits, name = _xent_args("softmax_cross_entropy_with_logits_v2", _sentinel, labels,
+                                      logits, name)
+    axis = _axis_arg(axis, dim)
+    axis = -1 if axis is None else axis
+    with ops.name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, name="labels")
+        orig_dtype = logits.dtype
+        precise = _widen(logits)
+        labels = cast_ops.cast(labels, precise.dtype)
+        shape = logits.get_shape()
+        rank = shape.ndims
+        if axis != -1 and (rank is None or axis % rank != rank - 1):
+            r = rank if rank is not None else array_ops.rank(precise)
+            a = axis % rank if rank is not None else (axis if axis >= 0 else r + axis)
+            precise = _swap_with_last(precise, a, r)
+            labels = _swap_with_last(labels, a, r)
+        if precise.get_shape().ndims == 2:
+            cost = _op("SoftmaxCrossEntropyWithLogits", [precise, labels])[0]
+        else:
+            outer = array_ops.shape(precise)[:-1]
+            cost = _op("SoftmaxCrossEntropyWithLogits",
+                       [_flatten_outer(precise), _flatten_outer(labels)])[0]
+            cost = array_ops.reshape(cost, outer)
+        if rank is not None:
+            cost.set_shape([d for i, d in enumerate(shape.dims) if i != axis % rank])
+        return cast_ops.cast(cost, orig_dtype, name=scope) if cost.dtype != orig_dtype else (
+            array_ops.identity(cost, name=scope))
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None):
+    """Cross entropy between ``labels`` and softmax(``logits``); no gradient flows into labels
+    (also callable as 0.x's ``softmax_cross_entropy_with_logits(logits, labels)``)."""
+    labels, logits, name = _xent_args("softmax_cross_entropy_with_logits", _sentinel, labels,
+                                      logits, name)
+    if axis is not None:
+        dim = axis
+    with ops.name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
+        labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+        return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim,
+                                                    name=scope)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                             name=None):
+    """Cross entropy between integer class ``labels`` (shape logits.shape[:-1]) and
+    softmax(``logits``) (also callable as 0.x's ``(logits, labels)``)."""
+    labels, logits, name = _xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel,
+                                      labels, logits, name)
+    with ops.name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
+        labels = ops.convert_to_tensor(labels)
+        logits = ops.convert_to_tensor(logits)
+        precise = _widen(logits)
+        ls, gs = labels.get_shape(), logits.get_shape()
+        if gs.ndims == 0:
+            raise ValueError(f"Logits cannot be scalars - received shape {gs}.")
+        if ls.ndims is not None and gs.ndims is not None and ls.ndims != gs.ndims - 1:
+            raise ValueError(
+                f"Rank mismatch: Rank of labels (received {ls.ndims}) should equal rank of "
+                f"logits minus 1 (received {gs.ndims}).")
+        if ls.ndims is not None and gs.ndims is not None and not ls.is_compatible_with(gs[:-1]):
+            raise ValueError(
+                f"Shape mismatch: The shape of labels (received {ls}) should equal the shape of "
+                f"logits except for the last dimension (received {gs}).")
+        if gs.ndims == 2:
+            cost = _op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels])[0]
+        else:
+            cost = _op("SparseSoftmaxCrossEntropyWithLogits",
+                       [_flatten_outer(precise), array_ops.reshape(labels, [-1])])[0]
+            cost = array_ops.reshape(cost, array_ops.shape(labels))
+            cost.set_shape(ls)
+        if cost.dtype != logits.dtype:
+            return cast_ops.cast(cost, logits.dtype, name=scope)
+        return array_ops.identity(cost, name=scope)
+
+
+def _same_shape(labels, logits):
+    try:
+        labels.get_shape().merge_with(logits.get_shape())
+    except ValueError:
+        raise ValueError(
+            f"logits and labels must have the same shape ({logits.get_shape()} vs "
+            f"{labels.get_shape()})") from None
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """Per-element logistic loss max(x, 0) - x * z + log(1 + exp(-|x|)), stable for any x
+    (also callable as 0.x's ``(logits, targets)``)."""
+    labels, logits, name = _xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels,
+                                      logits, name)
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="labels")
+        _same_shape(labels, logits)
+        zeros = fill_ops.zeros_like(logits, dtype=logits.dtype)
+        cond = math_ops.greater_equal(logits, zeros)
+        relu_logits = gather_ops.where(cond, logits, zeros)
+        neg_abs_logits = gather_ops.where(cond, -logits, logits)
+        return math_ops.add(relu_logits - logits * labels,
+                            math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope)
+
+
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
+                                       targets=None):
+    """Logistic loss with the positive term weighted by ``pos_weight``."""
+    if targets is not None:
+        if labels is not None:
+            raise ValueError("Cannot specify both 'labels' and 'targets'")
+        labels = targets
+    with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        labels = ops.convert_to_tensor(labels, dtype=logits.dtype, name="targets")
+        _same_shape(labels, logits)
+        log_weight = 1 + (pos_weight - 1) * labels
+        softplus_neg = math_ops.log1p(math_ops.exp(-math_ops.abs(logits))) + relu(-logits)
+        return math_ops.add((1 - labels) * logits, log_weight * softplus_neg, name=scope)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """exp(log_input) - log_input * targets, plus Stirling's term when ``compute_full_loss``."""
+    with ops.name_scope(name, "log_poisson_loss", [log_input, targets]) as scope:
+        log_input = ops.convert_to_tensor(log_input, name="log_input")
+        targets = ops.convert_to_tensor(targets, dtype=log_input.dtype, name="targets")
+        _same_shape(targets, log_input)
+        result = math_ops.exp(log_input) - log_input * targets
+        if not compute_full_loss:
+            return array_ops.identity(result, name=scope)
+        stirling = (targets * math_ops.log(targets) - targets
+                    + 0.5 * math_ops.log(2 * np.pi * targets))
+        zeros = fill_ops.zeros_like(targets)
+        # Stirling's approximation is only meant for targets > 1
+        small = math_ops.logical_and(math_ops.greater_equal(targets, zeros),
+                                     math_ops.less_equal(targets, fill_ops.ones_like(targets)))
+        stirling = gather_ops.where(small, zeros, stirling)
+        return math_ops.add(result, stirling, name=scope)
+
+
+def l2_loss(t, name=None):
+    """sum(t ** 2) / 2."""
+    return _op("L2Loss", [t], name=name)[0]
+
+
+# ------------------------------------------------------------------------------------------
+# normalization
+# ------------------------------------------------------------------------------------------
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
+    axis = _axis_arg(axis, dim)
+    with ops.name_scope(name, "l2_normalize", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        square_sum = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
+        return math_ops.multiply(x, inv_norm, name=scope)
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
+    """input / (bias + alpha * sum of squares over a depth window) ** beta."""
+    return _op("LRN", [input], {"depth_radius": depth_radius, "bias": bias, "alpha": alpha,
+                                "beta": beta}, name=name)[0]
+
+
+lrn = local_response_normalization
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """The mean and variance of ``x`` over ``axes``."""
+    del shift  # unused, as in TF
+    if keepdims is not None:
+        if keep_dims is not None:
+            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
+        keep_dims = keepdims
+    keep_dims = bool(keep_dims)
+    with ops.name_scope(name, "moments", [x, axes]):
+        x = ops.convert_to_tensor(x, name="x")
+        y = cast_ops.cast(x, dtypes.float32) if x.dtype == dtypes.float16 else x
+        mean = reduction_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = reduction_ops.reduce_mean(
+            math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes, keepdims=True,
+            name="variance")
+        if not keep_dims:
+            mean = array_ops.squeeze(mean, axes)
+            variance = array_ops.squeeze(variance, axes)
+        if x.dtype == dtypes.float16:
+            return cast_ops.cast(mean, x.dtype), cast_ops.cast(variance, x.dtype)
+        return mean, variance
+
+
+def sufficient_statistics(x, axes, shift=None, keep_dims=False, name=None):
+    """(count, sum of (x - shift), sum of (x - shift) ** 2, shift) over ``axes``."""
+    axes = list(axes)
+    with ops.name_scope(name, "sufficient_statistics", [x, shift]):
+        x = ops.convert_to_tensor(x, name="x")
+        shape = x.get_shape()
+        if shape.ndims is not None and all(shape[a].value is not None for a in axes):
+            count = 1
+            for a in axes:
+                count *= shape[a].value
+            counts = ops.convert_to_tensor(count, dtype=x.dtype, name="count")
+        else:
+            dims = gather_ops.gather(array_ops.shape(x), axes)
+            counts = cast_ops.cast(reduction_ops.reduce_prod(dims), x.dtype, name="count")
+        if shift is not None:
+            shift = ops.convert_to_tensor(shift, name="shift")
+            m_ss = math_ops.subtract(x, shift)
+            v_ss = math_ops.squared_difference(x, shift)
+        else:
+            m_ss, v_ss = x, math_ops.square(x)
+        m_ss = reduction_ops.reduce_sum(m_ss, axes, keepdims=keep_dims, name="mean_ss")
+        v_ss = reduction_ops.reduce_sum(v_ss, axes, keepdims=keep_dims, name="var_ss")
+    return counts, m_ss, v_ss, shift
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """The mean and variance from sufficient statistics."""
+    with ops.name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
+        divisor = math_ops.reciprocal(counts, name="divisor")
+        shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
+        if shift is not None:
+            mean = math_ops.add(shifted_mean, shift, name="mean")
+        else:
+            mean = array_ops.identity(shifted_mean, name="mean")
+        variance = math_ops.subtract(math_ops.multiply(variance_ss, divisor),
+                                     math_ops.square(shifted_mean), name="variance")
+    return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """(x - mean) * scale / sqrt(variance + epsilon) + offset (offset, scale may be None)."""
+    with ops.name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
+        inv = math_ops.rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * scale
+        x = ops.convert_to_tensor(x)
+        shift = offset - mean * inv if offset is not None else -mean * inv
+        return x * cast_ops.cast(inv, x.dtype) + cast_ops.cast(shift, x.dtype)
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
+                     data_format="NHWC", is_training=True, name=None):
+    """Batch normalization of a 4-D ``x`` in one op; returns (y, batch_mean, batch_variance)
+    where batch_variance is the unbiased estimate when training."""
+    with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]) as scope:
+        x = ops.convert_to_tensor(x, name="input")
+        scale = ops.convert_to_tensor(scale, name="scale")
+        offset = ops.convert_to_tensor(offset, name="offset")
+        if not is_training and (mean is None or variance is None):
+            raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when "
+                             "is_training is False.")
+        if mean is None:
+            mean = np.zeros([0], np.float32)
+        if variance is None:
+            variance = np.zeros([0], np.float32)
+        # the smallest epsilon cuDNN accepts; TF applies the same floor on every device
+        epsilon = max(float(epsilon), 1.001e-5)
+        y, batch_mean, batch_var = _op(
+            "FusedBatchNormV3", [x, scale, offset, mean, variance],
+            {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
+            name=scope)[:3]
+        return y, batch_mean, batch_var
+
+
+# ------------------------------------------------------------------------------------------
+# dropout
+# ------------------------------------------------------------------------------------------
+
+
+def _noise_shape(x, noise_shape):
+    if noise_shape is None:
+        return array_ops.shape(x)
+    if isinstance(noise_shape, (list, tuple)) and any(d is None for d in noise_shape):
+        xs = x.get_shape()
+        if xs.ndims == len(noise_shape):
+            filled = [xs[i].value if d is None else d for i, d in enumerate(noise_shape)]
+            if all(d is not None for d in filled):
+                return filled
+            return array_ops.stack([array_ops.shape(x)[i] if d is None else d
+                                    for i, d in enumerate(filled)])
+    if isinstance(noise_shape, TensorShape):
+        return noise_shape.as_list()
+    return noise_shape
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
+    """Keeps each element with probability ``keep_prob`` (scaled by 1 / keep_prob), else 0;
+    ``noise_shape`` makes the keep decisions shared along broadcast dimensions."""
+    if rate is not None:
+        if keep_prob is not None:
+            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
+        if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
+            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), "
+                             f"got {rate:g}")
+        keep_prob = 1 - rate
+    if keep_prob is None:
+        raise ValueError("You must provide a keep_prob (or rate) to dropout.")
+    with ops.name_scope(name, "dropout", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError("x has to be a floating point tensor since it's going to be "
+                             f"scaled. Got a {x.dtype.name} tensor instead.")
+        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
+            raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], "
+                             f"got {keep_prob:g}")
+        if isinstance(keep_prob, numbers.Real) and keep_prob == 1:
+            return x
+        keep_prob = ops.convert_to_tensor(keep_prob, dtype=x.dtype, name="keep_prob")
+        keep_prob.get_shape().assert_is_compatible_with(TensorShape([]))
+        shape = _noise_shape(x, noise_shape)
+        # keep_prob + U[0, 1) is >= 1 (floor 1) with probability keep_prob, else floor 0
+        random_tensor = keep_prob + random_ops.random_uniform(shape, seed=seed, dtype=x.dtype)
+        binary = math_ops.floor(random_tensor)
+        ret = math_ops.multiply(math_ops.realdiv(x, keep_prob), binary, name=scope)
+        ret.set_shape(x.get_shape())
+        return ret
+
+
+# ------------------------------------------------------------------------------------------
+# top k, zero fraction
+# ------------------------------------------------------------------------------------------
+
+
+def top_k(input, k=1, sorted=True, name=None):
+    """The ``k`` largest entries of the last axis and their indices (ties: lower index first)."""
+    values, indices = _op("TopKV2", [input, k], {"sorted": sorted}, name=name)
+    return values, indices
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each target's prediction is among the ``k`` largest of its row."""
+    with ops.name_scope(name, "in_top_k") as scope:
+        targets = ops.convert_to_tensor(targets, preferred_dtype=dtypes.int32, name="targets")
+        return _op("InTopKV2", [predictions, targets, ops.convert_to_tensor(
+            k, dtype=targets.dtype, name="k")], name=scope)[0]
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in ``value`` (a float32 scalar)."""
+    with ops.name_scope(name, "zero_fraction", [value]):
+        value = ops.convert_to_tensor(value, name="value")
+        zero = ops.convert_to_tensor(0, dtype=value.dtype, name="zero")
+        return reduction_ops.reduce_mean(
+            cast_ops.cast(math_ops.equal(value, zero), dtypes.float32))
+

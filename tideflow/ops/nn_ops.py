@@ -1,0 +1,667 @@
+"""Neural-network ops: activations and their gradient ops, softmax, bias add, cross-entropy
+losses, L2 loss and top-k; each declared with its kernel, shape function and gradient.
+
+LRN and batch normalization live in ``normalization_ops.py``; composites in ``nn_impl.py``.
+"""
+
+import functools
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+
+_FLOAT = "T: {half, bfloat16, float, double}"
+_REAL = "T: realnumbertype"
+_LOW_PRECISION = (np.dtype(np.float16), np.dtype(dtypes.bfloat16.as_numpy_dtype))
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+def _apply(op_type, inputs, attrs=None, name=None):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs
+
+
+def _in(op, i):
+    return op._inputs[i]._shape
+
+
+def _widened(fn):
+    """A kernel computing half/bfloat16 inputs in float32 and casting float outputs back."""
+
+    @functools.wraps(fn)  # keeps the signature, whose keyword-only names are the bound attrs
+    def kernel(*args, **kw):
+        dt = args[0].dtype
+        if dt not in _LOW_PRECISION:
+            return fn(*args, **kw)
+        out = fn(*[a.astype(np.float32) if a.dtype == dt else a for a in args], **kw)
+        if isinstance(out, tuple):
+            return tuple(o.astype(dt) if o.dtype == np.float32 else o for o in out)
+        return out.astype(dt)
+
+    return kernel
+
+
+def _attr_str(op, name):
+    v = op.get_attr(name)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _zero(x):
+    return np.zeros((), x.dtype)
+
+
+# ------------------------------------------------------------------------------------------
+# activations
+# ------------------------------------------------------------------------------------------
+
+
+def _merge_both(op):
+    return [_in(op, 0).merge_with(_in(op, 1))]
+
+
+def _unchanged(op):
+    return [_in(op, 0)]
+
+
+def _relu(x):
+    return np.maximum(x, _zero(x))
+
+
+def _relu_grad(g, f):
+    return np.where(f > 0, g, _zero(g))
+
+
+def _relu6(x):
+    return np.minimum(np.maximum(x, _zero(x)), np.asarray(6, x.dtype))
+
+
+def _relu6_grad(g, f):
+    return np.where((f > 0) & (f < 6), g, _zero(g))
+
+
+@_widened
+def _elu(x):
+    return np.where(x < 0, np.expm1(np.minimum(x, 0)), x)
+
+
+@_widened
+def _elu_grad(g, y):
+    return np.where(y < 0, g * (y + 1), g)
+
+
+@_widened
+def _selu(x):
+    return np.where(x < 0, (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0)),
+                    _SELU_SCALE * x).astype(x.dtype, copy=False)
+
+
+@_widened
+def _selu_grad(g, y):
+    return np.where(y < 0, g * (y + _SELU_SCALE * _SELU_ALPHA),
+                    g * _SELU_SCALE).astype(g.dtype, copy=False)
+
+
+@_widened
+def _softplus(x):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|), which never overflows
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+@_widened
+def _softplus_grad(g, f):
+    e = np.exp(-np.abs(f))
+    sig = np.where(f >= 0, 1 / (1 + e), e / (1 + e))
+    return (g * sig).astype(g.dtype, copy=False)
+
+
+@_widened
+def _softsign(x):
+    return x / (1 + np.abs(x))
+
+
+@_widened
+def _softsign_grad(g, f):
+    d = 1 + np.abs(f)
+    return g / (d * d)
+
+
+@_widened
+def _leaky_relu(x, *, alpha):
+    return np.where(x > 0, x, x * np.asarray(alpha, x.dtype))
+
+
+@_widened
+def _leaky_relu_grad(g, f, *, alpha):
+    return np.where(f > 0, g, g * np.asarray(alpha, g.dtype))
+
+
+def _relu_grad_fn(op, grad):
+    return _apply("ReluGrad", [grad, op.outputs[0]])[0]
+
+
+def _relu6_grad_fn(op, grad):
+    return _apply("Relu6Grad", [grad, op.outputs[0]])[0]
+
+
+def _elu_grad_fn(op, grad):
+    return _apply("EluGrad", [grad, op.outputs[0]])[0]
+
+
+def _selu_grad_fn(op, grad):
+    return _apply("SeluGrad", [grad, op.outputs[0]])[0]
+
+
+def _softplus_grad_fn(op, grad):
+    return _apply("SoftplusGrad", [grad, op.inputs[0]])[0]
+
+
+def _softsign_grad_fn(op, grad):
+    return _apply("SoftsignGrad", [grad, op.inputs[0]])[0]
+
+
+def _leaky_relu_grad_fn(op, grad):
+    return _apply("LeakyReluGrad", [grad, op.inputs[0]], {"alpha": op.get_attr("alpha")})[0]
+
+
+def _piecewise_linear_grad_grad(op_type, attrs=()):
+    """Second derivative of ReLU-like ops: linear in the incoming gradient, flat in x."""
+
+    def grad_fn(op, grad):
+        from tideflow.ops import fill_ops
+
+        x = op.inputs[1]
+        a = {k: op.get_attr(k) for k in attrs}
+        return [_apply(op_type, [grad, x], a)[0], fill_ops.zeros_like(x)]
+
+    grad_fn.__name__ = f"_{op_type.lower()}_grad_grad"
+    return grad_fn
+
+
+def _elu_grad_grad(op, grad):
+    from tideflow.ops import fill_ops, gather_ops, math_ops
+
+    y = op.inputs[1]
+    d_y = gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0], fill_ops.zeros_like(y))
+    return [_apply("EluGrad", [grad, y])[0], d_y]
+
+
+def _selu_grad_grad(op, grad):
+    from tideflow.ops import fill_ops, gather_ops, math_ops
+
+    y = op.inputs[1]
+    d_y = gather_ops.where(math_ops.less(y, 0), grad * op.inputs[0], fill_ops.zeros_like(y))
+    return [_apply("SeluGrad", [grad, y])[0], d_y]
+
+
+def _softplus_grad_grad(op, grad):
+    from tideflow.ops import math_ops
+
+    dy, x = op.inputs
+    # d/dx [dy * sigmoid(x)] = dy * sigmoid(x) * (1 - sigmoid(x)) = dy / (e^-x + 2 + e^x)
+    denom = math_ops.exp(-x) + 2.0 + math_ops.exp(x)
+    return [_apply("SoftplusGrad", [grad, x])[0], grad * dy / denom]
+
+
+for _name, _kernel, _types, _grad in (
+    ("Relu", _relu, _REAL, _relu_grad_fn),
+    ("Relu6", _relu6, _REAL, _relu6_grad_fn),
+    ("Elu", _elu, _FLOAT, _elu_grad_fn),
+    ("Selu", _selu, _FLOAT, _selu_grad_fn),
+    ("Softplus", _softplus, _FLOAT, _softplus_grad_fn),
+    ("Softsign", _softsign, _FLOAT, _softsign_grad_fn),
+):
+    op_registry.declare(_name, inputs=["features: T"], outputs=["activations: T"],
+                        attrs=[_types], shape=_unchanged, kernel=_kernel, grad=_grad)
+
+for _name, _kernel, _types, _second, _arg in (
+    ("ReluGrad", _relu_grad, _REAL, _piecewise_linear_grad_grad("ReluGrad"), "features"),
+    ("Relu6Grad", _relu6_grad, _REAL, _piecewise_linear_grad_grad("Relu6Grad"), "features"),
+    ("EluGrad", _elu_grad, _FLOAT, _elu_grad_grad, "outputs"),
+    ("SeluGrad", _selu_grad, _FLOAT, _selu_grad_grad, "outputs"),
+    ("SoftplusGrad", _softplus_grad, _FLOAT, _softplus_grad_grad, "features"),
+    ("SoftsignGrad", _softsign_grad, _FLOAT, None, "features"),
+):
+    op_registry.declare(_name, inputs=["gradients: T", f"{_arg}: T"], outputs=["backprops: T"],
+                        attrs=[_types], shape=_merge_both, kernel=_kernel, grad=_second)
+
+_LEAKY_ATTRS = ["alpha: float = 0.2", "T: {half, bfloat16, float, double} = DT_FLOAT"]
+op_registry.declare("LeakyRelu", inputs=["features: T"], outputs=["activations: T"],
+                    attrs=_LEAKY_ATTRS, shape=_unchanged, kernel=_leaky_relu,
+                    grad=_leaky_relu_grad_fn)
+op_registry.declare("LeakyReluGrad", inputs=["gradients: T", "features: T"],
+                    outputs=["backprops: T"], attrs=_LEAKY_ATTRS, shape=_merge_both,
+                    kernel=_leaky_relu_grad,
+                    grad=_piecewise_linear_grad_grad("LeakyReluGrad", ("alpha",)))
+
+
+# ------------------------------------------------------------------------------------------
+# softmax
+# ------------------------------------------------------------------------------------------
+
+
+def _rank_at_least_1(op):
+    return [_in(op, 0).with_rank_at_least(1)]
+
+
+def _check_softmax_rank(x):
+    if x.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits must have >= 1 dimension, got {_dims(x.shape)}"
+        )
+
+
+@_widened
+def _softmax(x):
+    _check_softmax_rank(x)
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+@_widened
+def _log_softmax(x):
+    _check_softmax_rank(x)
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _softmax_grad(op, grad):
+    from tideflow.ops import reduction_ops
+
+    sm = op.outputs[0]
+    return (grad - reduction_ops.reduce_sum(grad * sm, -1, keepdims=True)) * sm
+
+
+def _log_softmax_grad(op, grad):
+    from tideflow.ops import math_ops, reduction_ops
+
+    sm = math_ops.exp(op.outputs[0])
+    return grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * sm
+
+
+op_registry.declare("Softmax", inputs=["logits: T"], outputs=["softmax: T"], attrs=[_FLOAT],
+                    shape=_rank_at_least_1, kernel=_softmax, grad=_softmax_grad)
+op_registry.declare("LogSoftmax", inputs=["logits: T"], outputs=["logsoftmax: T"],
+                    attrs=[_FLOAT], shape=_rank_at_least_1, kernel=_log_softmax,
+                    grad=_log_softmax_grad)
+
+
+# ------------------------------------------------------------------------------------------
+# bias add
+# ------------------------------------------------------------------------------------------
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _channel_axis(ndim, data_format):
+    return 1 if data_format.startswith("NC") and ndim > 2 else ndim - 1
+
+
+def _bias_add(value, bias, *, data_format="NHWC"):
+    if value.ndim < 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input tensor must be at least 2D: {_dims(value.shape)}")
+    if bias.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, f"Biases must be 1D: {_dims(bias.shape)}")
+    axis = _channel_axis(value.ndim, data_format)
+    if value.shape[axis] != bias.shape[0]:
+        which = "channel" if axis != value.ndim - 1 else "last"
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"Must provide as many biases as the {which} dimension of the input tensor: "
+            f"{_dims(bias.shape)} vs. {_dims(value.shape)}",
+        )
+    shape = [1] * value.ndim
+    shape[axis] = -1
+    return np.add(value, bias.reshape(shape)).astype(value.dtype, copy=False)
+
+
+def _bias_add_v1(value, bias):
+    return _bias_add(value, bias)
+
+
+def _bias_add_shape(op):
+    value = _in(op, 0)
+    bias = _in(op, 1).with_rank(1)
+    data_format = op._attrs.get("data_format", "NHWC")
+    if value.ndims is None:
+        return [unknown_shape()]
+    value = value.with_rank_at_least(2)
+    axis = _channel_axis(value.ndims, data_format)
+    dims = list(value.dims)
+    try:
+        dims[axis] = dims[axis].merge_with(bias[0])
+    except ValueError:
+        raise ValueError(
+            f"Dimensions must be equal, but are {dims[axis].value} and {bias[0].value}"
+        ) from None
+    return [TensorShape(dims)]
+
+
+def _bias_add_grad_kernel(out_backprop, *, data_format="NHWC"):
+    if out_backprop.ndim < 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input tensor must be at least 2D: {_dims(out_backprop.shape)}")
+    axis = _channel_axis(out_backprop.ndim, data_format)
+    axes = tuple(i for i in range(out_backprop.ndim) if i != axis)
+    acc = np.float32 if out_backprop.dtype in _LOW_PRECISION else None
+    return np.sum(out_backprop, axis=axes, dtype=acc).astype(out_backprop.dtype, copy=False)
+
+
+def _bias_add_grad_shape(op):
+    s = _in(op, 0)
+    if s.ndims is None:
+        return [TensorShape([None])]
+    s = s.with_rank_at_least(2)
+    return [TensorShape([s[_channel_axis(s.ndims, op._attrs["data_format"])]])]
+
+
+def _bias_add_grad(op, grad):
+    fmt = op.get_attr("data_format")
+    return [grad, _apply("BiasAddGrad", [grad], {"data_format": fmt})[0]]
+
+
+def _bias_add_v1_grad(op, grad):
+    return [grad, _apply("BiasAddGrad", [grad])[0]]
+
+
+def _bias_add_grad_grad(op, grad):
+    """BiasAddGrad sums over all but the channel axis, so its gradient broadcasts back."""
+    from tideflow.ops import array_ops, concat_ops, fill_ops
+
+    x = op.inputs[0]
+    rank = x.get_shape().ndims
+    if _attr_str(op, "data_format").startswith("NC") and rank != 2:
+        if rank is not None:
+            grad = array_ops.reshape(grad, [-1] + [1] * (rank - 2))
+        else:
+            ones = fill_ops.ones_like(array_ops.shape(x))[2:]
+            grad = array_ops.reshape(grad, concat_ops.concat([[-1], ones], 0))
+    return fill_ops.broadcast_to(grad, array_ops.shape(x))
+
+
+_FORMAT = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+op_registry.declare("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output: T"],
+                    attrs=["T: numbertype", _FORMAT], shape=_bias_add_shape, kernel=_bias_add,
+                    grad=_bias_add_grad)
+op_registry.declare("BiasAddV1", inputs=["value: T", "bias: T"], outputs=["output: T"],
+                    attrs=["T: numbertype"], shape=_bias_add_shape, kernel=_bias_add_v1,
+                    grad=_bias_add_v1_grad)
+op_registry.declare("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                    attrs=["T: numbertype", _FORMAT], shape=_bias_add_grad_shape,
+                    kernel=_bias_add_grad_kernel, grad=_bias_add_grad_grad)
+
+
+# ------------------------------------------------------------------------------------------
+# cross-entropy losses
+# ------------------------------------------------------------------------------------------
+
+
+@_widened
+def _softmax_xent(features, labels):
+    if features.ndim != 2 or labels.ndim != 2:
+        try:
+            bshape = np.broadcast_shapes(features.shape, labels.shape)
+        except ValueError:
+            bshape = ()
+        if len(bshape) != 2:
+            raise errors.InvalidArgumentError(
+                None, None,
+                "logits and labels must be either 2-dimensional, or broadcasted to be "
+                f"2-dimensional: logits_size={_dims(features.shape)} "
+                f"labels_size={_dims(labels.shape)}",
+            )
+    try:
+        features, labels = np.broadcast_arrays(features, labels)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"logits and labels must be broadcastable: logits_size={_dims(features.shape)} "
+            f"labels_size={_dims(labels.shape)}",
+        ) from None
+    shifted = features - np.max(features, axis=1, keepdims=True)
+    log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    loss = -np.sum(labels * log_sm, axis=1)
+    return loss, np.exp(log_sm) - labels
+
+
+def _softmax_xent_shape(op):
+    try:
+        s = _in(op, 0).with_rank(2).merge_with(_in(op, 1))
+    except ValueError:
+        from tideflow.ops.elementwise import broadcast_shape
+
+        s = broadcast_shape(_in(op, 0), _in(op, 1))
+        if s.ndims is None:
+            return [TensorShape([None]), TensorShape([None, None])]
+        if s.ndims != 2:
+            raise ValueError(f"Shape must be broadcasted with rank 2, but is rank {s.ndims}")
+    return [TensorShape([s[0]]), s]
+
+
+def _is_zero(t):
+    return t is None or (isinstance(t, ops.Tensor) and t.op.type in ("ZerosLike", "Zeros"))
+
+
+def _xent_backprop_grad(logits, grad_grad):
+    """The part of the logits gradient that flows in through the ``backprop`` output."""
+    from tideflow.ops import reduction_ops
+
+    sm = _apply("Softmax", [logits])[0]
+    return (grad_grad - reduction_ops.reduce_sum(grad_grad * sm, 1, keepdims=True)) * sm
+
+
+def _softmax_xent_grad(op, grad_loss, grad_grad):
+    from tideflow.ops import array_ops
+
+    g = array_ops.expand_dims(grad_loss, -1)
+    d_logits = g * op.outputs[1]
+    logits = op.inputs[0]
+    if not _is_zero(grad_grad):
+        d_logits = d_logits + _xent_backprop_grad(logits, grad_grad)
+    d_labels = g * -_apply("LogSoftmax", [logits])[0]
+    if not _is_zero(grad_grad):
+        d_labels = d_labels - grad_grad  # backprop = softmax(logits) - labels
+    from tideflow.ops.elementwise import reduce_to_inputs
+
+    return list(reduce_to_inputs(logits, op.inputs[1], d_logits, d_labels))
+
+
+@_widened
+def _sparse_softmax_xent(features, labels):
+    if features.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits must be 2-D, but got shape {_dims(features.shape)}")
+    if labels.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"labels must be 1-D, but got shape {_dims(labels.shape)}")
+    if features.shape[0] != labels.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None,
+            "logits and labels must have the same first dimension, got logits shape "
+            f"{_dims(features.shape)} and labels shape {_dims(labels.shape)}",
+        )
+    n = features.shape[1]
+    bad = (labels < 0) | (labels >= n)
+    if bad.any():
+        first = labels[np.argmax(bad)]
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"Received a label value of {first} which is outside the valid range of [0, {n}).  "
+            f"Label values: {' '.join(str(v) for v in labels.tolist())}",
+        )
+    shifted = features - np.max(features, axis=1, keepdims=True)
+    log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    rows = np.arange(labels.shape[0])
+    loss = -log_sm[rows, labels]
+    backprop = np.exp(log_sm)
+    backprop[rows, labels] -= 1
+    return loss, backprop
+
+
+def _sparse_softmax_xent_shape(op):
+    features = _in(op, 0).with_rank(2)
+    labels = _in(op, 1).with_rank(1)
+    try:
+        batch = features[0].merge_with(labels[0])
+    except ValueError:
+        raise ValueError(
+            f"Dimensions must be equal, but are {features[0].value} and {labels[0].value}"
+        ) from None
+    return [TensorShape([batch]), TensorShape([batch, features[1]])]
+
+
+def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
+    from tideflow.ops import array_ops
+
+    d_logits = array_ops.expand_dims(grad_loss, -1) * op.outputs[1]
+    if not _is_zero(grad_grad):
+        d_logits = d_logits + _xent_backprop_grad(op.inputs[0], grad_grad)
+    return [d_logits, None]
+
+
+op_registry.declare("SoftmaxCrossEntropyWithLogits", inputs=["features: T", "labels: T"],
+                    outputs=["loss: T", "backprop: T"], attrs=[_FLOAT],
+                    shape=_softmax_xent_shape, kernel=_softmax_xent, grad=_softmax_xent_grad)
+op_registry.declare("SparseSoftmaxCrossEntropyWithLogits",
+                    inputs=["features: T", "labels: Tlabels"],
+                    outputs=["loss: T", "backprop: T"],
+                    attrs=[_FLOAT, "Tlabels: {int32, int64} = DT_INT64"],
+                    shape=_sparse_softmax_xent_shape, kernel=_sparse_softmax_xent,
+                    grad=_sparse_softmax_xent_grad)
+
+
+@_widened
+def _l2_loss(t):
+    return np.asarray(np.sum(t * t) / 2, t.dtype)
+
+
+def _l2_loss_grad(op, grad):
+    return op.inputs[0] * grad
+
+
+op_registry.declare("L2Loss", inputs=["t: T"], outputs=["output: T"], attrs=[_FLOAT],
+                    shape=lambda op: [TensorShape([])], kernel=_l2_loss, grad=_l2_loss_grad)
+
+
+# ------------------------------------------------------------------------------------------
+# top k
+# ------------------------------------------------------------------------------------------
+
+
+def _top_k(x, k, *, sorted=True):
+    del sorted  # always sorted; TF leaves the order unspecified when sorted=False
+    k = int(k)
+    if k < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
+    if x.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must be >= 1-D, got shape {_dims(x.shape)}")
+    n = x.shape[-1]
+    if n < k:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must have at least k columns. Had {n}, needed {k}")
+    # a stable ascending sort of an order-reversing key: larger values first, ties by index
+    key = ~x if x.dtype.kind in "iu" else -x
+    idx = np.argsort(key, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, idx, axis=-1), idx.astype(np.int32)
+
+
+def _top_k_v1(x, *, k, sorted=True):
+    return _top_k(x, k, sorted=sorted)
+
+
+def _top_k_shape(op):
+    x = _in(op, 0).with_rank_at_least(1)
+    if len(op._inputs) > 1:
+        _in(op, 1).with_rank(0)
+        kv = ops.constant_value(op._inputs[1])
+        k = None if kv is None else int(kv)
+    else:
+        k = op._attrs["k"]
+    if k is not None and k < 0:
+        raise ValueError(f"Need k >= 0, got {k}")
+    if x.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    last = x[-1].value
+    if last is not None and k is not None and last < k:
+        raise ValueError(f"input must have last dimension >= k = {k} but is {last}")
+    s = TensorShape(x.dims[:-1] + [Dimension(k)])
+    return [s, s]
+
+
+def _top_k_grad(op, grad_values, grad_indices):
+    """Scatters the values' gradient back to the positions top_k picked them from."""
+    from tideflow.ops import array_ops, cast_ops, range_ops, reduction_ops
+
+    x, idx = op.inputs[0], op.outputs[1]
+    x_shape = array_ops.shape(x)
+    n = x_shape[-1]
+    k = array_ops.shape(idx)[-1]
+    idx = cast_ops.cast(array_ops.reshape(idx, [-1, k]), dtypes.int32)
+    rows = array_ops.shape(idx)[0]
+    flat = idx + array_ops.expand_dims(range_ops.range(rows) * n, -1)
+    total = reduction_ops.reduce_prod(x_shape)
+    dx = reduction_ops.unsorted_segment_sum(array_ops.reshape(grad_values, [-1]),
+                                            array_ops.reshape(flat, [-1]), total)
+    grads = [array_ops.reshape(dx, x_shape)]
+    return grads + [None] * (len(op.inputs) - 1)
+
+
+op_registry.declare("TopKV2", inputs=["input: T", "k: int32"],
+                    outputs=["values: T", "indices: int32"],
+                    attrs=["sorted: bool = true", "T: realnumbertype"],
+                    shape=_top_k_shape, kernel=_top_k, grad=_top_k_grad)
+op_registry.declare("TopK", inputs=["input: T"], outputs=["values: T", "indices: int32"],
+                    attrs=["k: int >= 0", "sorted: bool = true", "T: realnumbertype"],
+                    shape=_top_k_shape, kernel=_top_k_v1, grad=_top_k_grad)
+
+
+def _in_top_k(predictions, targets, k):
+    k = int(k)
+    if predictions.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"predictions must be 2-dimensional: {_dims(predictions.shape)}")
+    if targets.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"targets must be 1-dimensional: {_dims(targets.shape)}")
+    if predictions.shape[0] != targets.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None,
+            "First dimension of predictions "
+            f"{predictions.shape[0]} must match length of targets {targets.shape[0]}",
+        )
+    batch, classes = predictions.shape
+    valid = (targets >= 0) & (targets < classes)
+    safe = np.where(valid, targets, 0)
+    target_pred = predictions[np.arange(batch), safe]
+    valid &= np.isfinite(target_pred)
+    more = np.sum(predictions > target_pred[:, None], axis=1)
+    return valid & (more < k)
+
+
+def _in_top_k_v1(predictions, targets, *, k):
+    return _in_top_k(predictions, targets, k)
+
+
+def _in_top_k_shape(op):
+    p = _in(op, 0).with_rank(2)
+    t = _in(op, 1).with_rank(1)
+    try:
+        batch = p[0].merge_with(t[0])
+    except ValueError:
+        raise ValueError(f"Dimensions must be equal, but are {p[0].value} and {t[0].value}") from None
+    if len(op._inputs) > 2:
+        _in(op, 2).with_rank(0)
+    return [TensorShape([batch])]
+
+
+op_registry.declare("InTopK", inputs=["predictions: float", "targets: T"],
+                    outputs=["precision: bool"], attrs=["k: int", "T: {int32, int64} = DT_INT32"],
+                    shape=_in_top_k_shape, kernel=_in_top_k_v1, differentiable=False)
+op_registry.declare("InTopKV2", inputs=["predictions: float", "targets: T", "k: T"],
+                    outputs=["precision: bool"], attrs=["T: {int32, int64} = DT_INT32"],
+                    shape=_in_top_k_shape, kernel=_in_top_k, differentiable=False)

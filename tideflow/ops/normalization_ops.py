@@ -1,0 +1,326 @@
+"""Normalization ops: local response normalization (LRN) and fused batch normalization, with
+their gradient ops."""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+
+_F32 = np.float32
+
+
+def _dims(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+# ------------------------------------------------------------------------------------------
+# local response normalization
+# ------------------------------------------------------------------------------------------
+
+
+def _window_sum(a, r):
+    """Sums ``a`` over windows [d - r, d + r] of its last axis (clipped at the edges)."""
+    out = a.copy()
+    depth = a.shape[-1]
+    for off in range(1, min(r, depth - 1) + 1):
+        out[..., off:] += a[..., :-off]
+        out[..., :-off] += a[..., off:]
+    return out
+
+
+def _check_lrn_input(x, what="input"):
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(None, None, f"{what} must be 4-dimensional")
+
+
+def _lrn(x, *, depth_radius, bias, alpha, beta):
+    _check_lrn_input(x)
+    xf = x.astype(_F32)
+    norm = bias + alpha * _window_sum(xf * xf, depth_radius)
+    return (xf * norm ** -beta).astype(x.dtype)
+
+
+def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alpha, beta):
+    del output_image  # recomputed from the input (as TF's CPU kernel does)
+    _check_lrn_input(input_grads, "input_grads")
+    _check_lrn_input(input_image, "input_image")
+    if input_grads.shape != input_image.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "input_grads, input_image, and out_image should have the same shape")
+    g = input_grads.astype(_F32)
+    x = input_image.astype(_F32)
+    norm = bias + alpha * _window_sum(x * x, depth_radius)
+    scaled = norm ** -beta
+    # d out_i / d x_j = [i == j] N_i^-b - 2 a b x_i x_j N_i^(-b-1) for j in window(i)
+    inner = _window_sum(g * x * scaled / norm, depth_radius)
+    return (g * scaled - 2.0 * alpha * beta * x * inner).astype(input_grads.dtype)
+
+
+def _lrn_shape(op):
+    return [op._inputs[0]._shape.with_rank(4)]
+
+
+def _lrn_grad_shape(op):
+    s = unknown_shape(ndims=4)
+    for t in op._inputs:
+        s = s.merge_with(t._shape.with_rank(4))
+    return [s]
+
+
+def _lrn_grad_fn(op, grad):
+    attrs = {k: op.get_attr(k) for k in ("depth_radius", "bias", "alpha", "beta")}
+    return ops.apply_op("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs)._outputs[0]
+
+
+_LRN_ATTRS = ["depth_radius: int = 5", "bias: float = 1.0", "alpha: float = 1.0",
+              "beta: float = 0.5", "T: {half, bfloat16, float} = DT_FLOAT"]
+op_registry.declare("LRN", inputs=["input: T"], outputs=["output: T"], attrs=_LRN_ATTRS,
+                    shape=_lrn_shape, kernel=_lrn, grad=_lrn_grad_fn)
+op_registry.declare("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],
+                    outputs=["output: T"], attrs=_LRN_ATTRS, shape=_lrn_grad_shape,
+                    kernel=_lrn_grad)
+
+
+# ------------------------------------------------------------------------------------------
+# fused batch normalization
+# ------------------------------------------------------------------------------------------
+
+
+def _layout(ndim, data_format):
+    """(channel axis, reduction axes) of an NHWC/NCHW (or 5-D NDHWC/NCDHW) tensor."""
+    c = 1 if data_format.startswith("NC") else ndim - 1
+    return c, tuple(i for i in range(ndim) if i != c)
+
+
+def _expand(v, ndim, c):
+    shape = [1] * ndim
+    shape[c] = -1
+    return v.reshape(shape)
+
+
+def _check_bn_input(x, data_format):
+    want = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    if x.ndim != want:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must be {want}-dimensional{_dims(x.shape)}")
+
+
+def _check_vec(v, what, depth):
+    if v.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} must be 1-dimensional{_dims(v.shape)}")
+    if depth is not None and v.shape[0] != depth:
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} must have the same number of elements as the channels of x, "
+            f"got {v.shape[0]} and {depth}")
+
+
+def _batch_norm(x, scale, offset, mean, variance, *, epsilon, data_format, is_training):
+    return _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training, 1.0)
+
+
+def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,
+               exponential_avg_factor):
+    _check_bn_input(x, data_format)
+    c, axes = _layout(x.ndim, data_format)
+    depth = x.shape[c]
+    for v, what in ((scale, "scale"), (offset, "offset")):
+        _check_vec(v, what, depth)
+    xf = x.astype(_F32)
+    if is_training:
+        m = np.mean(xf, axis=axes, dtype=np.float64)
+        centered = xf - _expand(m.astype(_F32), x.ndim, c)
+        var = np.mean(np.square(centered, dtype=np.float64), axis=axes)
+        n = x.size // max(depth, 1)
+        unbiased = var * (n / max(n - 1, 1))
+        if exponential_avg_factor != 1.0 and mean.size:
+            f = exponential_avg_factor
+            batch_mean = (1 - f) * mean.astype(np.float64) + f * m
+            batch_var = (1 - f) * variance.astype(np.float64) + f * unbiased
+        else:
+            batch_mean, batch_var = m, unbiased
+        saved_mean, saved_var = m, var
+    else:
+        _check_vec(mean, "mean", depth)
+        _check_vec(variance, "variance", depth)
+        m = mean.astype(np.float64)
+        var = variance.astype(np.float64)
+        centered = xf - _expand(m.astype(_F32), x.ndim, c)
+        batch_mean, batch_var, saved_mean, saved_var = m, var, m, var
+    inv = (scale.astype(np.float64) / np.sqrt(var + epsilon)).astype(_F32)
+    y = centered * _expand(inv, x.ndim, c) + _expand(offset.astype(_F32), x.ndim, c)
+    u = scale.dtype
+    return (y.astype(x.dtype), batch_mean.astype(u), batch_var.astype(u),
+            saved_mean.astype(u), saved_var.astype(u))
+
+
+def _batch_norm_v3(x, scale, offset, mean, variance, *, epsilon, data_format, is_training,
+                   exponential_avg_factor):
+    out = _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,
+                     exponential_avg_factor)
+    return out + (np.zeros([0], scale.dtype),)
+
+
+def _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *, epsilon,
+                     data_format, is_training):
+    _check_bn_input(x, data_format)
+    if y_backprop.shape != x.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"x and y_backprop must have same shape, but x has shape "
+            f"{_dims(x.shape)} and y_backprop has shape {_dims(y_backprop.shape)}")
+    c, axes = _layout(x.ndim, data_format)
+    depth = x.shape[c]
+    for v, what in ((scale, "scale"), (reserve_space_1, "reserve_space_1"),
+                    (reserve_space_2, "reserve_space_2")):
+        _check_vec(v, what, depth)
+    dy = y_backprop.astype(_F32)
+    mean = reserve_space_1.astype(np.float64)
+    inv = 1.0 / np.sqrt(reserve_space_2.astype(np.float64) + epsilon)
+    xhat = (x.astype(_F32) - _expand(mean.astype(_F32), x.ndim, c)) * _expand(
+        inv.astype(_F32), x.ndim, c)
+    d_offset = np.sum(dy, axis=axes, dtype=np.float64)
+    d_scale = np.sum(dy * xhat, axis=axes, dtype=np.float64)
+    k = _expand((scale.astype(np.float64) * inv).astype(_F32), x.ndim, c)
+    if is_training:
+        n = x.size // max(depth, 1)
+        mean_dy = _expand((d_offset / n).astype(_F32), x.ndim, c)
+        mean_dy_xhat = _expand((d_scale / n).astype(_F32), x.ndim, c)
+        dx = k * (dy - mean_dy - xhat * mean_dy_xhat)
+    else:
+        dx = k * dy
+    empty = np.zeros([0], _F32)
+    return dx.astype(x.dtype), d_scale.astype(_F32), d_offset.astype(_F32), empty, empty
+
+
+def _batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                        reserve_space_3, *, epsilon, data_format, is_training):
+    del reserve_space_3
+    return _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                            epsilon=epsilon, data_format=data_format, is_training=is_training)
+
+
+def _channel_dim(x, data_format):
+    return x[1] if data_format.startswith("NC") else x[-1]
+
+
+def _merge_channel(channel, vectors):
+    for v in vectors:
+        v = v.with_rank(1)
+        try:
+            channel = channel.merge_with(v[0])
+        except ValueError:
+            raise ValueError(
+                f"Dimensions must be equal, but are {channel.value} and {v[0].value}"
+            ) from None
+    return channel
+
+
+def _with_channel(x, data_format, channel):
+    dims = list(x.dims)
+    dims[1 if data_format.startswith("NC") else -1] = channel
+    return TensorShape(dims)
+
+
+def _bn_rank(data_format):
+    return 5 if data_format in ("NDHWC", "NCDHW") else 4
+
+
+def _batch_norm_shape(op):
+    fmt = op._attrs["data_format"]
+    x = op._inputs[0]._shape.with_rank(_bn_rank(fmt))
+    n_vec = 3 if op._attrs["is_training"] else 5
+    channel = _merge_channel(_channel_dim(x, fmt), [t._shape for t in op._inputs[1:n_vec]])
+    for t in op._inputs[n_vec:]:
+        t._shape.with_rank(1)
+    vec = TensorShape([channel])
+    out = [_with_channel(x, fmt, channel), vec, vec, vec, vec]
+    if len(op._outputs) > 5:
+        out.append(unknown_shape())
+    return out
+
+
+def _batch_norm_grad_shape(op):
+    fmt = op._attrs["data_format"]
+    rank = _bn_rank(fmt)
+    dy = op._inputs[0]._shape.with_rank(rank)
+    x = op._inputs[1]._shape.with_rank(rank)
+    channel = _merge_channel(_channel_dim(dy, fmt), [TensorShape([_channel_dim(x, fmt)])])
+    channel = _merge_channel(channel, [t._shape for t in op._inputs[2:5]])
+    vec = TensorShape([channel])
+    empty = TensorShape([Dimension(0)])
+    return [_with_channel(dy, fmt, channel), vec, vec, empty, empty]
+
+
+def _batch_norm_grad_fn(grad_type, n_reserve):
+    """The gradient of FusedBatchNorm{,V2,V3}: its grad op, fed with the saved statistics
+    (training) or the population statistics (inference)."""
+
+    def grad_fn(op, grad_y, *unused):
+        attrs = {k: op.get_attr(k) for k in ("epsilon", "data_format", "is_training")}
+        if op.get_attr("is_training"):
+            saved = list(op.outputs[3:3 + n_reserve])
+        else:
+            saved = [op.inputs[3], op.inputs[4]] + list(op.outputs[5:3 + n_reserve])
+        outs = ops.apply_op(grad_type, [grad_y, op.inputs[0], op.inputs[1]] + saved,
+                            attrs)._outputs
+        return [outs[0], outs[1], outs[2], None, None]
+
+    grad_fn.__name__ = f"_{grad_type.lower()}_fn"
+    return grad_fn
+
+
+_BN_COMMON = ["epsilon: float = 0.0001", "data_format: {'NHWC', 'NCHW'} = 'NHWC'",
+              "is_training: bool = true"]
+_BN_OUT = ["batch_mean: U", "batch_variance: U", "reserve_space_1: U", "reserve_space_2: U"]
+op_registry.declare(
+    "FusedBatchNorm",
+    inputs=["x: T", "scale: T", "offset: T", "mean: T", "variance: T"],
+    outputs=["y: T"] + [s.replace(": U", ": T") for s in _BN_OUT],
+    attrs=["T: {float}"] + _BN_COMMON, shape=_batch_norm_shape, kernel=_batch_norm,
+    grad=_batch_norm_grad_fn("FusedBatchNormGrad", 2),
+)
+op_registry.declare(
+    "FusedBatchNormV2",
+    inputs=["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+    outputs=["y: T"] + _BN_OUT,
+    attrs=["T: {half, bfloat16, float}", "U: {float}"] + _BN_COMMON,
+    shape=_batch_norm_shape, kernel=_batch_norm,
+    grad=_batch_norm_grad_fn("FusedBatchNormGradV2", 2),
+)
+op_registry.declare(
+    "FusedBatchNormV3",
+    inputs=["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+    outputs=["y: T"] + _BN_OUT + ["reserve_space_3: U"],
+    attrs=["T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
+           "exponential_avg_factor: float = 1.0",
+           "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
+           "is_training: bool = true"],
+    shape=_batch_norm_shape, kernel=_batch_norm_v3,
+    grad=_batch_norm_grad_fn("FusedBatchNormGradV3", 3),
+)
+_BN_GRAD_OUT = ["x_backprop: T", "scale_backprop: U", "offset_backprop: U"]
+op_registry.declare(
+    "FusedBatchNormGrad",
+    inputs=["y_backprop: T", "x: T", "scale: T", "reserve_space_1: T", "reserve_space_2: T"],
+    outputs=["x_backprop: T", "scale_backprop: T", "offset_backprop: T", "reserve_space_3: T",
+             "reserve_space_4: T"],
+    attrs=["T: {float}"] + _BN_COMMON, shape=_batch_norm_grad_shape, kernel=_batch_norm_grad,
+)
+op_registry.declare(
+    "FusedBatchNormGradV2",
+    inputs=["y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+            "reserve_space_2: U"],
+    outputs=_BN_GRAD_OUT + ["reserve_space_3: U", "reserve_space_4: U"],
+    attrs=["T: {half, bfloat16, float}", "U: {float}"] + _BN_COMMON,
+    shape=_batch_norm_grad_shape, kernel=_batch_norm_grad,
+)
+op_registry.declare(
+    "FusedBatchNormGradV3",
+    inputs=["y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+            "reserve_space_2: U", "reserve_space_3: U"],
+    outputs=_BN_GRAD_OUT + ["reserve_space_4: U", "reserve_space_5: U"],
+    attrs=["T: {half, bfloat16, float}", "U: {float}", "epsilon: float = 0.0001",
+           "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
+           "is_training: bool = true"],
+    shape=_batch_norm_grad_shape, kernel=_batch_norm_grad_v3,
+)
