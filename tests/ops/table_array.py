@@ -5,6 +5,7 @@ import numpy as np
 import tideflow as tf
 from tests.ops.optable import Case
 from tideflow.framework import ops
+from tideflow.ops import slicing_ops
 
 _NUM = (tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8,
         tf.complex64)
@@ -57,11 +58,47 @@ def _band_ref(x, lo, hi):
     return np.where(mask, x, np.zeros((), x.dtype))
 
 
+def _concat_offset_ref(axis, *shapes):
+    out, offset = [], 0
+    for shp in shapes:
+        o = np.zeros_like(shp)
+        o[axis] = offset
+        offset += shp[axis]
+        out.append(o)
+    return out
+
+
+def _mirror_pad_grad_ref(shape, paddings, mode):
+    """Sums each entry of the padded gradient onto the input entry np.pad copied it from."""
+
+    def ref(g):
+        src = np.pad(np.arange(int(np.prod(shape))).reshape(shape), paddings, mode)
+        out = np.zeros(int(np.prod(shape)), g.dtype)
+        np.add.at(out, src.ravel(), g.ravel())
+        return out.reshape(shape)
+
+    return ref
+
+
+def _strided_slice_grad_ref(shape, index):
+    def ref(dy):
+        out = np.zeros(shape, dy.dtype)
+        out[index] = dy
+        return out
+
+    return ref
+
+
+def _slice_grad_op(dy, begin, end, strides, **masks):
+    return slicing_ops.strided_slice_grad(_i(3, 4, 5), _i(*begin), _i(*end), _i(*strides), dy,
+                                          **masks)
+
+
 _CAST_TO = (tf.float32, tf.int32, tf.bool, tf.float64, tf.int64, tf.uint8, tf.bfloat16)
 
 
 def _cast_ref(x):
-    out = []
+    out = [np.real(x).astype(np.float64)]
     for d in _CAST_TO:
         if tf.as_dtype(x.dtype) == d:
             continue
@@ -76,7 +113,9 @@ def _cast_ref(x):
 
 
 def _cast_fn(x):
-    return [tf.cast(x, d) for d in _CAST_TO if d != x.dtype.base_dtype]
+    # the float64 round trip through complex128 is lossless: it carries the gradient check
+    exact = tf.cast(tf.cast(x, tf.complex128), tf.float64)
+    return [exact] + [tf.cast(x, d) for d in _CAST_TO if d != x.dtype.base_dtype]
 
 
 def _check_cast_semantics():
@@ -142,6 +181,8 @@ CASES = [
     Case("BroadcastTo", lambda x: [tf.broadcast_to(x, [2, 3, 4]), tf.broadcast_to(x, [3, 1])],
          [_data((3, 1))],
          lambda x: [np.broadcast_to(x, (2, 3, 4)), x], dtypes=_ALLS),
+    Case("BroadcastTo", lambda x, s: tf.broadcast_to(x, s), [_data((3, 1)), _i(2, 3, 4)],
+         lambda x, s: np.broadcast_to(x, s), fixed=(1,), name="BroadcastTo_fed_shape"),
     Case("BroadcastArgs", lambda a, b: tf.broadcast_dynamic_shape(a, b),
          [np.array([2, 1, 3]), np.array([4, 1])], lambda a, b: np.array([2, 4, 3], a.dtype),
          dtypes=_INT, grad=False),
@@ -155,6 +196,9 @@ CASES = [
     Case("ConcatV2", lambda x, y, a: tf.concat([x, y], a), [_data((2, 3)), _data((2, 3)),
                                                             np.array(0, np.int32)],
          lambda x, y, a: np.concatenate([x, y], 0), fixed=(2,), name="ConcatV2_fed_axis"),
+    Case("ConcatOffset", lambda a, *s: _raw("ConcatOffset", [a, list(s)]),
+         [np.array(1, np.int32), _i(2, 3, 5), _i(2, 4, 5), _i(2, 1, 5)],
+         lambda a, *s: _concat_offset_ref(a, *s), fixed=(0,), dtypes=_INT, grad=False),
     Case("Split", lambda x: tf.split(x, 2, 0) + tf.split(x, 3, axis=1) + tf.split(1, 2, x),
          [_data((4, 6))],
          lambda x: np.split(x, 2, 0) + np.split(x, 3, 1) + np.split(x, 2, 1), dtypes=_ALLS),
@@ -166,15 +210,31 @@ CASES = [
          dtypes=_ALLS),
     Case("Pad", lambda x: tf.pad(x, [[1, 0], [2, 1]]), [_data((2, 3), 1)],
          lambda x: np.pad(x, [(1, 0), (2, 1)]), dtypes=_ALL),
+    # as in TF, constant_values gets no gradient
     Case("PadV2", lambda x, c: tf.pad(x, [[1, 0], [0, 2]], constant_values=c),
          [_data((2, 3)), _data((), 7)],
-         lambda x, c: np.pad(x, [(1, 0), (0, 2)], constant_values=c), dtypes=_ALL),
+         lambda x, c: np.pad(x, [(1, 0), (0, 2)], constant_values=c), dtypes=_ALL,
+         grad_inputs=[0]),
     Case("MirrorPad", lambda x: [tf.pad(x, [[1, 1], [2, 1]], "REFLECT"),
                                  tf.pad(x, [[2, 0], [3, 1]], mode="symmetric")],
          [_data((3, 4))],
          lambda x: [np.pad(x, [(1, 1), (2, 1)], "reflect"), np.pad(x, [(2, 0), (3, 1)],
                                                                   "symmetric")],
          dtypes=_ALL),
+    Case("Tile", lambda x, m: tf.tile(x, m), [_data((2, 3)), _i(2, 2)],
+         lambda x, m: np.tile(x, m), fixed=(1,), name="Tile_fed_multiples"),
+    Case("Pad", lambda x, p: tf.pad(x, p), [_data((2, 3), 1), _i(1, 0, 2, 1).reshape(2, 2)],
+         lambda x, p: np.pad(x, p), fixed=(1,), name="Pad_fed_paddings"),
+    Case("MirrorPad", lambda x, p: tf.pad(x, p, "SYMMETRIC"),
+         [_data((3, 4)), _i(2, 0, 3, 1).reshape(2, 2)],
+         lambda x, p: np.pad(x, p, "symmetric"), fixed=(1,), name="MirrorPad_fed_paddings"),
+    Case("MirrorPadGrad",
+         lambda g, h: [_raw("MirrorPadGrad", [g, [[1, 1], [2, 1]]], {"mode": "REFLECT"})[0],
+                       _raw("MirrorPadGrad", [h, [[2, 0], [3, 1]]], {"mode": "SYMMETRIC"})[0]],
+         [_data((5, 7)), _data((5, 8), 3)],
+         lambda g, h: [_mirror_pad_grad_ref((3, 4), [(1, 1), (2, 1)], "reflect")(g),
+                       _mirror_pad_grad_ref((3, 4), [(2, 0), (3, 1)], "symmetric")(h)],
+         dtypes=_NUM),
     Case("ReverseV2", lambda x: [tf.reverse(x, [0, 2]), tf.reverse_v2(x, [-1]),
                                  tf.reverse(x, [])],
          [_data((2, 3, 4))], lambda x: [x[::-1, :, ::-1], x[..., ::-1], x], dtypes=_ALLS),
@@ -193,7 +253,19 @@ CASES = [
     Case("StridedSlice", lambda x, i: [x[i], x[i:i + 2, i], x[:, ::i]],
          [_data((3, 4)), np.array(1, np.int32)], lambda x, i: [x[1], x[1:3, 1], x[:, ::1]],
          fixed=(1,), dtypes=(tf.float32, tf.int64, tf.string), name="StridedSlice_tensor_index"),
+    Case("StridedSliceGrad",
+         lambda a, b: [_slice_grad_op(a, [0, 0, 1], [0, 0, 4], [1, -2, 1], begin_mask=3,
+                                      end_mask=3),
+                       _slice_grad_op(b, [1, 0, 0, -1], [2, 0, 0, 0], [1, 1, 1, 1],
+                                      shrink_axis_mask=9, new_axis_mask=2, ellipsis_mask=4)],
+         [_data((3, 2, 3)), _data((1, 4), 5)],
+         lambda a, b: [_strided_slice_grad_ref((3, 4, 5), np.s_[:, ::-2, 1:4])(a),
+                       _strided_slice_grad_ref((3, 4, 5), np.s_[1, None, ..., -1])(b)],
+         dtypes=_NUM),
     # gather_ops
+    Case("GatherV2", lambda x, a: tf.gather(x, [2, 0, 2], axis=a),
+         [_data((3, 4)), np.array(-1, np.int32)], lambda x, a: np.take(x, [2, 0, 2], axis=a),
+         fixed=(1,), name="GatherV2_fed_axis"),
     Case("Gather", lambda x: _raw("Gather", [x, [2, 0, 2]]), [_data((3, 2))],
          lambda x: x[[2, 0, 2]], dtypes=_ALLS),
     Case("GatherV2", lambda x: [tf.gather(x, [[1, 0], [2, 2]]), tf.gather(x, [1], axis=1),
@@ -215,6 +287,10 @@ CASES = [
           _data((2, 3)), _data((2, 3), 10)],
          lambda c, v, x, y: [np.where(c, x, y), np.where(v[:, None], x, y), np.where(c, y, x)],
          fixed=(0, 1), dtypes=_ALLS),
+    Case("SelectV2", lambda c, x, y: tf.where_v2(c, x, y),
+         [np.array([[[True, False, True]], [[False, False, True]]]), _data((1, 3)),
+          _data((2, 2, 1), 10)],
+         lambda c, x, y: np.where(c, x, y), fixed=(0,), name="SelectV2_broadcast"),
     Case("SelectV2", lambda c, x, y: tf.where_v2(c, x, y),
          [np.array([True, False, True]), _data((2, 3)), _data((), 10)],
          lambda c, x, y: np.where(c, x, y), fixed=(0,), dtypes=_ALLS),

@@ -27,7 +27,7 @@ CASES = [
          dtypes=_ALL, grad=False),
     Case("PlaceholderWithDefault",
          lambda x: tf.identity(tf.placeholder_with_default(x, shape=[None, 3])),
-         [np.arange(6.0).reshape(2, 3)], lambda x: x, grad=False, dtypes=(tf.float32,)),
+         [np.arange(6.0).reshape(2, 3)], lambda x: x, dtypes=(tf.float32,)),
 ]
 
 

@@ -1,8 +1,8 @@
 """Array ops: identity, shapes, reshape/squeeze/expand_dims/transpose; the static-shape helpers.
 
-The other array families sit beside this file: ``concat_ops`` (concat, stack, split, tile, pad,
-reverse), ``slicing_ops``, ``gather_ops``, ``fill_ops``, ``range_ops`` and ``cast_ops``; their
-public functions are reachable here too (``array_ops.stack``), as in TF's array_ops.
+The other array families sit beside this file: ``concat_ops`` (concat, stack, split),
+``pad_ops`` (pad, tile, reverse), ``slicing_ops``, ``gather_ops``, ``fill_ops``, ``range_ops`` and
+``cast_ops``; their public functions are reachable here too (``array_ops.stack``), as in TF.
 """
 
 import numpy as np
@@ -10,6 +10,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.ops import constant_op
+from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
 # helpers shared by the array-op families
@@ -205,9 +206,23 @@ def _in(op, i):
     return op._inputs[i]._shape
 
 
+def _reshape_to_input(op, grad):
+    """``grad`` (dense) reshaped to the shape of ``op``'s first input."""
+    return reshape(dense(grad), shape(op._inputs[0]))
+
+
 # ------------------------------------------------------------------------------------------
 # Identity, IdentityN, StopGradient
 # ------------------------------------------------------------------------------------------
+
+
+def _identity_grad(op, grad):
+    return grad
+
+
+def _identity_n_grad(op, *grads):
+    return list(grads)
+
 
 op_registry.declare(
     "Identity",
@@ -216,6 +231,7 @@ op_registry.declare(
     attrs=["T: type"],
     shape=lambda op: [op._inputs[0]._shape],
     kernel=lambda x: x,
+    grad=_identity_grad,
 )
 op_registry.declare(
     "IdentityN",
@@ -224,6 +240,7 @@ op_registry.declare(
     attrs=["T: list(type)"],
     shape=lambda op: [t._shape for t in op._inputs],
     kernel=lambda inputs: list(inputs),
+    grad=_identity_n_grad,
 )
 op_registry.declare(
     "StopGradient",
@@ -461,6 +478,16 @@ def _reshape_kernel(x, shape):
     return x.reshape(want)
 
 
+def _reshape_grad(op, grad):
+    s = _in(op, 0)
+    if s.ndims is not None and not s.is_fully_defined():
+        # one unknown dim (and no zero dim) becomes -1: no data dependency on shape(x)
+        dims = s.as_list()
+        if dims.count(None) == 1 and 0 not in dims:
+            return [reshape(dense(grad), [-1 if d is None else d for d in dims]), None]
+    return [_reshape_to_input(op, grad), None]
+
+
 op_registry.declare(
     "Reshape",
     inputs=["tensor: T", "shape: Tshape"],
@@ -468,6 +495,7 @@ op_registry.declare(
     attrs=["T: type", "Tshape: {int32, int64} = DT_INT32"],
     shape=_reshape_shape,
     kernel=_reshape_kernel,
+    grad=_reshape_grad,
 )
 
 
@@ -514,6 +542,10 @@ def _squeeze_kernel(x, *, squeeze_dims):
     return np.squeeze(x, axis=tuple(a % r for a in squeeze_dims))
 
 
+def _squeeze_grad(op, grad):
+    return _reshape_to_input(op, grad)
+
+
 op_registry.declare(
     "Squeeze",
     inputs=["input: T"],
@@ -521,6 +553,7 @@ op_registry.declare(
     attrs=["T: type", "squeeze_dims: list(int) = []"],
     shape=_squeeze_shape,
     kernel=_squeeze_kernel,
+    grad=_squeeze_grad,
 )
 
 
@@ -551,6 +584,10 @@ def _expand_dims_kernel(x, dim):
     return np.expand_dims(x, d % (r + 1))
 
 
+def _expand_dims_grad(op, grad):
+    return [_reshape_to_input(op, grad), None]
+
+
 op_registry.declare(
     "ExpandDims",
     inputs=["input: T", "dim: Tdim"],
@@ -558,6 +595,7 @@ op_registry.declare(
     attrs=["T: type", "Tdim: {int32, int64} = DT_INT32"],
     shape=_expand_dims_shape,
     kernel=_expand_dims_kernel,
+    grad=_expand_dims_grad,
 )
 
 
@@ -594,6 +632,18 @@ def _transpose_kernel(x, perm):
     return np.transpose(x, perm)
 
 
+def _transpose_grad(op, grad):
+    perm = op._inputs[1]
+    p = ops.constant_value(perm)
+    if p is not None:
+        inverse = np.argsort(np.reshape(p, -1) % max(np.size(p), 1)).astype(np.int32)
+    else:
+        from tideflow.ops.gather_ops import invert_permutation
+
+        inverse = invert_permutation(perm)
+    return [transpose(dense(grad), inverse), None]
+
+
 op_registry.declare(
     "Transpose",
     inputs=["x: T", "perm: Tperm"],
@@ -601,6 +651,7 @@ op_registry.declare(
     attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"],
     shape=_transpose_shape,
     kernel=_transpose_kernel,
+    grad=_transpose_grad,
 )
 _register_fold("Reshape", "Squeeze", "ExpandDims", "Transpose")
 
@@ -645,9 +696,9 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         if perm is None:
             r = a.get_shape().ndims
             if r is None:
-                from tideflow.ops import concat_ops, range_ops
+                from tideflow.ops import pad_ops, range_ops
 
-                perm = concat_ops.reverse(range_ops.range(rank(a)), [0])
+                perm = pad_ops.reverse(range_ops.range(rank(a)), [0])
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
         return ops.apply_op("Transpose", [a, perm], name=scope)._outputs[0]
@@ -658,7 +709,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
 # ------------------------------------------------------------------------------------------
 
 _SIBLINGS = {
-    "concat_ops": "concat concat_v2 stack unstack pack unpack split tile pad reverse reverse_v2",
+    "concat_ops": "concat concat_v2 stack unstack pack unpack split",
+    "pad_ops": "tile pad reverse reverse_v2",
     "fill_ops": "fill zeros ones zeros_like ones_like broadcast_to broadcast_dynamic_shape "
     "broadcast_static_shape",
     "gather_ops": "gather gather_nd scatter_nd where where_v2 select unique invert_permutation",

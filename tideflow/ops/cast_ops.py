@@ -3,6 +3,7 @@
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops.array_ops import _np, _register_fold
 
 
@@ -27,6 +28,17 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
         return x.astype(dst)
 
 
+def _cast_grad(op, grad):
+    # only casts between floating/complex types carry a gradient (cast back to the source)
+    src = op._inputs[0].dtype.base_dtype
+    dst = grad.dtype.base_dtype
+    if (src.is_floating or src.is_complex) and (dst.is_floating or dst.is_complex):
+        if isinstance(grad, IndexedSlices):
+            return IndexedSlices(cast(grad.values, src), grad.indices, grad.dense_shape)
+        return cast(grad, src)
+    return None
+
+
 op_registry.declare(
     "Cast",
     inputs=["x: SrcT"],
@@ -34,6 +46,7 @@ op_registry.declare(
     attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
     shape=lambda op: [op._inputs[0]._shape],
     kernel=_cast_kernel,
+    grad=_cast_grad,
 )
 _register_fold("Cast")
 

@@ -53,6 +53,10 @@ op_registry.declare(
     differentiable=False,
 )
 
+def _placeholder_with_default_grad(op, grad):
+    return grad
+
+
 op_registry.declare(
     "PlaceholderWithDefault",
     inputs=["input: dtype"],
@@ -60,7 +64,7 @@ op_registry.declare(
     attrs=["dtype: type", "shape: shape"],
     shape=lambda op: [op._attrs["shape"]],
     kernel=lambda x: x,
-    differentiable=False,
+    grad=_placeholder_with_default_grad,
 )
 
 

@@ -15,8 +15,10 @@ from tideflow.ops.array_ops import (
     _shape_str,
     constant_value_as_shape,
     reshape,
+    shape,
 )
 from tideflow.ops.concat_ops import _has_tensor
+from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
 # Fill, ZerosLike, OnesLike, BroadcastTo, BroadcastArgs
@@ -39,6 +41,12 @@ def _fill_kernel(dims, value):
     return np.full([int(d) for d in dims], value, dtype=value.dtype)
 
 
+def _fill_grad(op, grad):
+    from tideflow.ops import math_ops
+
+    return [None, math_ops.reduce_sum(dense(grad))]
+
+
 op_registry.declare(
     "Fill",
     inputs=["dims: index_type", "value: T"],
@@ -46,6 +54,7 @@ op_registry.declare(
     attrs=["T: type", "index_type: {int32, int64} = DT_INT32"],
     shape=_fill_shape,
     kernel=_fill_kernel,
+    grad=_fill_grad,
 )
 
 
@@ -111,6 +120,31 @@ def _broadcast_to_kernel(x, shape):
         ) from None
 
 
+def _sum_to(grad, x):
+    """``grad``, shaped like a broadcast of ``x``, summed back to the shape of ``x``."""
+    from tideflow.ops import math_ops
+
+    grad = dense(grad)
+    xs, gs = x.get_shape(), grad.get_shape()
+    if xs.is_fully_defined() and gs.is_fully_defined():
+        if xs == gs:
+            return grad
+        want, have = xs.as_list(), gs.as_list()
+        lead = len(have) - len(want)
+        axes = list(range(lead)) + [
+            lead + i for i, d in enumerate(want) if d == 1 and have[lead + i] != 1
+        ]
+        if axes:
+            grad = math_ops.reduce_sum(grad, axes, keepdims=True)
+        return reshape(grad, want)
+    _, axes = ops.apply_op("BroadcastGradientArgs", [shape(grad), shape(x)])._outputs
+    return reshape(math_ops.reduce_sum(grad, axes, keepdims=True), shape(x))
+
+
+def _broadcast_to_grad(op, grad):
+    return [_sum_to(grad, op._inputs[0]), None]
+
+
 op_registry.declare(
     "BroadcastTo",
     inputs=["input: T", "shape: Tidx"],
@@ -118,6 +152,7 @@ op_registry.declare(
     attrs=["T: type", "Tidx: {int32, int64} = DT_INT32"],
     shape=_broadcast_to_shape,
     kernel=_broadcast_to_kernel,
+    grad=_broadcast_to_grad,
 )
 
 

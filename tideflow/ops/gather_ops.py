@@ -7,7 +7,9 @@ import collections
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import array_ops, constant_op
 from tideflow.ops.array_ops import (
     _check_rank,
     _in,
@@ -17,8 +19,13 @@ from tideflow.ops.array_ops import (
     _register_fold,
     _shape_str,
     constant_value_as_shape,
+    reshape,
+    shape,
+    transpose,
 )
 from tideflow.ops.elementwise import broadcast_shape
+from tideflow.ops.fill_ops import _sum_to, zeros_like
+from tideflow.ops.gradients import dense
 
 _INDEX = "Tindices: {int32, int64}"
 
@@ -66,6 +73,57 @@ def _gather_shape_for(p, ix, axis):
     return p.dims[:axis] + ix.dims + p.dims[axis + 1:]
 
 
+def _rows_grad(params, indices, grad):
+    """The gradient of an axis-0 gather: rows of ``grad`` as IndexedSlices of ``params``."""
+    from tideflow.ops import concat_ops
+
+    ps = params.get_shape()
+    n = indices.get_shape().num_elements()
+    params_shape = shape(params)
+    if ps.is_fully_defined() and n is not None:
+        values_shape = [n] + ps.as_list()[1:]
+    else:
+        size = reshape(array_ops.size(indices), [1])
+        values_shape = concat_ops.concat([size, params_shape[1:]], 0)
+    values = reshape(dense(grad), values_shape)
+    return IndexedSlices(values, reshape(indices, [-1]), params_shape)
+
+
+def _gather_grad(op, grad):
+    return [_rows_grad(op._inputs[0], op._inputs[1], grad), None]
+
+
+def _gather_v2_grad(op, grad):
+    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops
+
+    params, indices, axis_t = op._inputs
+    r = params.get_shape().ndims
+    a = ops.constant_value(axis_t)
+    if a is not None and int(a) < 0:
+        a = None if r is None else int(a) % r
+    if a is not None and int(a) == 0:
+        return [_rows_grad(params, indices, grad), None, None]
+    # any other axis: move it to the front, sum rows by index, and move it back
+    params_shape = shape(params)
+    if a is not None and r is not None:
+        a = int(a)
+        perm = [a] + list(range(a)) + list(range(a + 1, r))
+        inverse = list(range(1, a + 1)) + [0] + list(range(a + 1, r))
+        ps = params.get_shape()
+        num = ps.dims[a].value if ps.dims[a].value is not None else params_shape[a]
+    else:
+        r = array_ops.rank(params)
+        a = math_ops.floormod(cast_ops.cast(axis_t, dtypes.int32), r)
+        after = range_ops.range(a + 1, r)
+        perm = concat_ops.concat([reshape(a, [1]), range_ops.range(0, a), after], 0)
+        inverse = concat_ops.concat([range_ops.range(1, a + 1), [0], after], 0)
+        num = array_ops.gather(params_shape, a)
+    values_shape = concat_ops.concat([params_shape[:a], [-1], params_shape[a + 1:]], 0)
+    values = transpose(reshape(dense(grad), values_shape), perm)
+    summed = math_ops.unsorted_segment_sum(values, reshape(indices, [-1]), num)
+    return [reshape(transpose(summed, inverse), params_shape), None, None]
+
+
 op_registry.declare(
     "Gather",
     inputs=["params: Tparams", "indices: Tindices"],
@@ -73,6 +131,7 @@ op_registry.declare(
     attrs=["validate_indices: bool = true", "Tparams: type", _INDEX],
     shape=lambda op: [_gather_shape_for(_in(op, 0), _in(op, 1), 0)],
     kernel=lambda params, indices: _gather(params, indices, 0),
+    grad=_gather_grad,
 )
 
 
@@ -89,6 +148,7 @@ op_registry.declare(
     attrs=["Tparams: type", _INDEX, "Taxis: {int32, int64}"],
     shape=_gather_v2_shape,
     kernel=lambda params, indices, axis: _gather(params, indices, int(axis)),
+    grad=_gather_v2_grad,
 )
 
 
@@ -156,6 +216,20 @@ def _gather_nd_kernel(params, indices):
     return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
 
 
+def _gather_nd_grad(op, grad):
+    params, indices = op._inputs
+    params_shape = shape(params, out_type=indices.dtype.base_dtype)
+    ix = indices.get_shape()
+    if ix.ndims == 2 and ix.dims[-1].value == 1:
+        rows = array_ops.squeeze(indices, axis=[-1])
+        return [IndexedSlices(dense(grad), rows, params_shape), None]
+    return [scatter_nd(indices, dense(grad), params_shape), None]
+
+
+def _scatter_nd_grad(op, grad):
+    return [None, gather_nd(dense(grad), op._inputs[0]), None]
+
+
 op_registry.declare(
     "GatherNd",
     inputs=["params: Tparams", "indices: Tindices"],
@@ -163,6 +237,7 @@ op_registry.declare(
     attrs=["Tparams: type", _INDEX],
     shape=_gather_nd_shape,
     kernel=_gather_nd_kernel,
+    grad=_gather_nd_grad,
 )
 
 
@@ -214,6 +289,7 @@ op_registry.declare(
     attrs=["T: type", _INDEX],
     shape=_scatter_nd_shape,
     kernel=_scatter_nd_kernel,
+    grad=_scatter_nd_grad,
 )
 
 
@@ -286,6 +362,13 @@ def _select_kernel(condition, t, e):
     return np.where(c, t, e)
 
 
+def _select_grad(op, grad):
+    grad = dense(grad)
+    c = op._inputs[0]
+    zeros = zeros_like(grad)
+    return [None, select(c, grad, zeros), select(c, zeros, grad)]
+
+
 op_registry.declare(
     "Select",
     inputs=["condition: bool", "t: T", "e: T"],
@@ -293,6 +376,7 @@ op_registry.declare(
     attrs=["T: type"],
     shape=_select_shape,
     kernel=_select_kernel,
+    grad=_select_grad,
 )
 
 
@@ -306,6 +390,13 @@ def _select_v2_kernel(condition, t, e):
         ) from None
 
 
+def _select_v2_grad(op, grad):
+    grad = dense(grad)
+    c, x, y = op._inputs
+    zero = constant_op.constant(0, dtype=grad.dtype.base_dtype)
+    return [None, _sum_to(where_v2(c, grad, zero), x), _sum_to(where_v2(c, zero, grad), y)]
+
+
 op_registry.declare(
     "SelectV2",
     inputs=["condition: bool", "t: T", "e: T"],
@@ -313,6 +404,7 @@ op_registry.declare(
     attrs=["T: type"],
     shape=lambda op: [broadcast_shape(broadcast_shape(_in(op, 0), _in(op, 1)), _in(op, 2))],
     kernel=_select_v2_kernel,
+    grad=_select_v2_grad,
 )
 
 

@@ -95,9 +95,14 @@ def _aggregate(grads, name):
     if all(isinstance(g, ops.Tensor) for g in grads):
         return math_ops.add_n(grads, name=name)
     if all(isinstance(g, IndexedSlices) for g in grads):
+        indices = [g.indices for g in grads]
+        if len({i.dtype.base_dtype for i in indices}) > 1:  # int32 and int64 ids: as TF, int64
+            from tideflow.ops import cast_ops
+
+            indices = [cast_ops.cast(i, dtypes.int64) for i in indices]
         return IndexedSlices(
             array_ops.concat([g.values for g in grads], 0),
-            array_ops.concat([g.indices for g in grads], 0),
+            array_ops.concat(indices, 0),
             grads[0].dense_shape,
         )
     return math_ops.add_n([dense(g) for g in grads], name=name)

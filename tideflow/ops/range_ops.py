@@ -11,6 +11,7 @@ from tideflow.framework import dtypes, op_registry, ops
 from tideflow.ops import array_ops, cast_ops, concat_ops
 from tideflow.ops.array_ops import _check_rank, _in, _invalid, _np, _register_fold
 from tideflow.ops.fill_ops import broadcast_to
+from tideflow.ops.gradients import dense
 
 # ------------------------------------------------------------------------------------------
 # Range, LinSpace
@@ -238,6 +239,10 @@ def _band_part_kernel(x, num_lower, num_upper):
     return np.where(mask, x, np.zeros((), x.dtype))
 
 
+def _matrix_band_part_grad(op, grad):
+    return [matrix_band_part(dense(grad), op._inputs[1], op._inputs[2]), None, None]
+
+
 op_registry.declare(
     "MatrixBandPart",
     inputs=["input: T", "num_lower: Tindex", "num_upper: Tindex"],
@@ -245,6 +250,7 @@ op_registry.declare(
     attrs=["T: type", "Tindex: {int32, int64} = DT_INT64"],
     shape=_band_part_shape,
     kernel=_band_part_kernel,
+    grad=_matrix_band_part_grad,
 )
 
 _register_fold("Range", "LinSpace", "OneHot")

@@ -7,7 +7,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, as_shape
-from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops, gather_ops
+from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops, gather_ops, pad_ops
 from tideflow.ops.array_ops import (
     _check_rank,
     _fold,
@@ -15,9 +15,11 @@ from tideflow.ops.array_ops import (
     _invalid,
     _np,
     _register_fold,
+    constant_value_as_shape,
     partial_vector,
     sliced_partial_vector,
 )
+from tideflow.ops.gradients import dense
 
 _pyslice = builtins.slice
 
@@ -80,6 +82,26 @@ def _slice_kernel(x, begin, size):
     return x[tuple(idx)]
 
 
+def _slice_grad(op, grad):
+    # zeros around the slice: pad before by begin, after by shape(x) - begin - shape(y)
+    x, begin = op._inputs[:2]
+    index = begin.dtype.base_dtype
+    b = ops.constant_value(begin)
+    xs, ys = x._shape, op._outputs[0]._shape
+    if b is not None and xs.is_fully_defined() and ys.is_fully_defined():
+        b = np.reshape(b, -1)
+        after = np.asarray(xs.as_list()) - b - np.asarray(ys.as_list())
+        paddings = np.stack([b, after], axis=1).astype(index.as_numpy_dtype)
+    else:
+        shape = concat_ops.stack([array_ops.rank(x), 1])
+        before = array_ops.reshape(begin, shape)
+        after = array_ops.reshape(
+            array_ops.shape(x, out_type=index) - array_ops.shape(op._outputs[0], out_type=index)
+            - begin, shape)
+        paddings = concat_ops.concat([before, after], 1)
+    return [pad_ops.pad(dense(grad), paddings), None, None]
+
+
 op_registry.declare(
     "Slice",
     inputs=["input: T", "begin: Index", "size: Index"],
@@ -87,6 +109,7 @@ op_registry.declare(
     attrs=["T: type", "Index: {int32, int64}"],
     shape=_slice_shape,
     kernel=_slice_kernel,
+    grad=_slice_grad,
 )
 
 
@@ -171,9 +194,9 @@ def _strided_slice_shape(op):
     return [out]
 
 
-def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
-                          new_axis_mask, shrink_axis_mask):
-    x = _np(x)
+def _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                   shrink_axis_mask):
+    """The NumPy basic index that a StridedSlice's spec and masks describe."""
     b, e, s = (np.reshape(v, -1).tolist() for v in (begin, end, strides))
     n = len(b)
     if len(e) != n or len(s) != n:
@@ -199,11 +222,32 @@ def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellip
                 raise _invalid(f"strides[{i}] must be non-zero")
             idx.append(_pyslice(None if begin_mask & bit else b[i],
                                 None if end_mask & bit else e[i], s[i]))
+    return tuple(idx)
+
+
+def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
+                          new_axis_mask, shrink_axis_mask):
+    x = _np(x)
+    idx = _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                         new_axis_mask, shrink_axis_mask)
     try:
-        out = x[tuple(idx)]
+        out = x[idx]
     except IndexError as exc:
         raise _invalid(f"slice index out of bounds: {exc}") from None
     return out if type(out) is np.ndarray else np.asarray(out, dtype=x.dtype)
+
+
+def _masks(op):
+    return {k: op._attrs[k] for k in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
+                                      "shrink_axis_mask")}
+
+
+def _strided_slice_grad(op, grad):
+    x, begin, end, strides = op._inputs
+    index = begin.dtype.base_dtype
+    shape = array_ops.shape(x, out_type=index)
+    return [strided_slice_grad(shape, begin, end, strides, dense(grad), **_masks(op)),
+            None, None, None]
 
 
 op_registry.declare(
@@ -213,9 +257,56 @@ op_registry.declare(
     attrs=["T: type", "Index: {int32, int64}"] + _MASKS,
     shape=_strided_slice_shape,
     kernel=_strided_slice_kernel,
+    grad=_strided_slice_grad,
 )
 
-_register_fold("Slice")
+
+def _strided_slice_grad_kernel(shape, begin, end, strides, dy, *, begin_mask, end_mask,
+                               ellipsis_mask, new_axis_mask, shrink_axis_mask):
+    dy = _np(dy)
+    out = np.zeros([int(d) for d in np.reshape(shape, -1)], dtype=dy.dtype)
+    idx = _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                         new_axis_mask, shrink_axis_mask)
+    try:
+        window = out[idx]
+    except IndexError as exc:
+        raise _invalid(f"slice index out of bounds: {exc}") from None
+    if np.shape(window) != dy.shape:
+        raise _invalid(
+            f"shape of dy was {list(dy.shape)} instead of {list(np.shape(window))}"
+        )
+    out[idx] = dy
+    return out
+
+
+def _strided_slice_grad_grad(op, grad):
+    _, begin, end, strides, _ = op._inputs
+    return [None, None, None, None,
+            strided_slice(dense(grad), begin, end, strides, **_masks(op))]
+
+
+op_registry.declare(
+    "StridedSliceGrad",
+    inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}"] + _MASKS,
+    shape=lambda op: [constant_value_as_shape(op._inputs[0])],
+    kernel=_strided_slice_grad_kernel,
+    grad=_strided_slice_grad_grad,
+)
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,
+                       ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """Zeros of ``shape`` with ``dy`` placed where StridedSlice(begin, end, strides) reads."""
+    return ops.apply_op(
+        "StridedSliceGrad", [shape, begin, end, strides, dy],
+        {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+         "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask},
+        name=name,
+    )._outputs[0]
+
+_register_fold("Slice", "StridedSliceGrad")
 
 
 def _strided_slice_value(op, index):

@@ -1,0 +1,358 @@
+"""Padding, tiling and reversing: Pad/PadV2, MirrorPad (and MirrorPadGrad), Tile, ReverseV2."""
+
+import numpy as np
+
+from tideflow.framework import op_registry, ops
+from tideflow.ops.array_ops import (
+    _check_rank,
+    _in,
+    _invalid,
+    _np,
+    _register_fold,
+    _shape_str,
+    partial_vector,
+    rank,
+    reshape,
+    shape,
+    size,
+    transpose,
+)
+from tideflow.ops.gradients import dense
+
+# ------------------------------------------------------------------------------------------
+# Tile
+# ------------------------------------------------------------------------------------------
+
+
+def _tile_shape(op):
+    s = _in(op, 0)
+    _check_rank(_in(op, 1), 1)
+    m = partial_vector(op._inputs[1])
+    if s.ndims is None:
+        return [None if m is None else [None] * len(m)]
+    if m is None:
+        return [[None] * s.ndims]
+    if len(m) != s.ndims:
+        raise ValueError(f"Shape must be rank {len(m)} but is rank {s.ndims}")
+    return [[None if d.value is None or k is None else d.value * k for d, k in zip(s.dims, m)]]
+
+
+def _tile_kernel(x, multiples):
+    x = _np(x)
+    m = [int(v) for v in np.reshape(multiples, -1)]
+    if len(m) != x.ndim:
+        raise _invalid(
+            f"Expected multiples argument to be a vector of length {x.ndim} but got length "
+            f"{len(m)}"
+        )
+    for i, v in enumerate(m):
+        if v < 0:
+            raise _invalid(f"Expected multiples[{i}] >= 0, but got {v}")
+    return np.tile(x, m)
+
+
+def _tile_grad(op, grad):
+    # grad reshaped to [m0, d0, m1, d1, ...] and summed over the even (tiled) axes
+    from tideflow.ops import concat_ops, math_ops, range_ops
+
+    x, multiples = op._inputs
+    grad = dense(grad)
+    s = x._shape
+    m = ops.constant_value(multiples)
+    if s.is_fully_defined() and m is not None:
+        split = [int(v) for pair in zip(np.reshape(m, -1).tolist(), s.as_list()) for v in pair]
+        g = reshape(grad, split)
+        if split:
+            g = math_ops.reduce_sum(g, list(range(0, len(split), 2)))
+    else:
+        in_shape = shape(x, out_type=multiples.dtype.base_dtype)
+        split = reshape(transpose(concat_ops.stack([multiples, in_shape])), [-1])
+        axes = range_ops.range(0, size(split), 2)
+        g = math_ops.reduce_sum(reshape(grad, split), axes)
+        g.set_shape(s)
+    return [g, None]
+
+
+op_registry.declare(
+    "Tile",
+    inputs=["input: T", "multiples: Tmultiples"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tmultiples: {int32, int64} = DT_INT32"],
+    shape=_tile_shape,
+    kernel=_tile_kernel,
+    grad=_tile_grad,
+)
+
+
+def tile(input, multiples, name=None):
+    """Repeats ``input`` ``multiples[i]`` times along dimension i."""
+    return ops.apply_op("Tile", [input, multiples], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Pad, PadV2, MirrorPad
+# ------------------------------------------------------------------------------------------
+
+
+def _pad_shape(op):
+    s = _in(op, 0)
+    p = _in(op, 1)
+    _check_rank(p, 2)
+    if p.ndims == 2 and p.dims[1].value not in (None, 2):
+        raise ValueError(f"Dimension 1 in both shapes must be equal, but are {p.dims[1].value} "
+                         "and 2.")
+    if s.ndims is not None and p.ndims == 2 and p.dims[0].value not in (None, s.ndims):
+        raise ValueError(
+            f"Dimension 0 in both shapes must be equal, but are {p.dims[0].value} and {s.ndims}."
+        )
+    if len(op._inputs) == 3:
+        _check_rank(_in(op, 2), 0)
+    r = s.ndims if s.ndims is not None else (p.dims[0].value if p.ndims == 2 else None)
+    if r is None:
+        return [None]
+    v = ops.constant_value(op._inputs[1])
+    if v is None:
+        return [[None] * r]
+    v = np.asarray(v).reshape(-1, 2)
+    if s.ndims is None:
+        return [[None] * r]
+    out = []
+    for d, (a, b) in zip(s.dims, v.tolist()):
+        if a < 0 or b < 0:
+            raise ValueError(f"Paddings must be non-negative: {a} {b}")
+        out.append(None if d.value is None else d.value + a + b)
+    return [out]
+
+
+def _check_paddings(x, paddings):
+    p = np.asarray(paddings)
+    if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] != x.ndim:
+        raise _invalid(
+            f"The first dimension of paddings must be the rank of inputs{_shape_str(p.shape)} "
+            f"{_shape_str(x.shape)}"
+        )
+    if np.any(p < 0):
+        raise _invalid(f"Paddings must be non-negative: {p.tolist()}")
+    return [(int(a), int(b)) for a, b in p.tolist()]
+
+
+def _pad_kernel(x, paddings):
+    x = _np(x)
+    p = _check_paddings(x, paddings)
+    fill = b"" if x.dtype == object else 0
+    return np.pad(x, p, mode="constant", constant_values=fill)
+
+
+def _pad_v2_kernel(x, paddings, constant_values):
+    x = _np(x)
+    p = _check_paddings(x, paddings)
+    c = _np(constant_values)
+    if c.ndim != 0:
+        raise _invalid(f"constant_values must be a scalar. Got: {_shape_str(c.shape)}")
+    return np.pad(x, p, mode="constant", constant_values=c[()])
+
+
+def _mirror_pad_kernel(x, paddings, *, mode):
+    x = _np(x)
+    p = _check_paddings(x, paddings)
+    off = 0 if mode == "SYMMETRIC" else 1
+    for i, (a, b) in enumerate(p):
+        if a > x.shape[i] - off or b > x.shape[i] - off:
+            raise _invalid(
+                f"paddings must be no greater than the dimension size{'' if off == 0 else ' - 1'}"
+                f": {a}, {b} greater than {x.shape[i] - off} (dimension {i})"
+            )
+    return np.pad(x, p, mode=mode.lower())
+
+
+def _pad_grad(op, grad):
+    # the input's window of the gradient; constant_values gets None, as in TF
+    from tideflow.ops import concat_ops, slicing_ops
+
+    x, paddings = op._inputs[:2]
+    index = paddings.dtype.base_dtype
+    p = ops.constant_value(paddings)
+    if p is not None:
+        begin = np.reshape(p, (-1, 2))[:, 0].astype(index.as_numpy_dtype)
+    else:
+        before = slicing_ops.slice(paddings, [0, 0], concat_ops.stack([rank(x), 1]))
+        begin = reshape(before, [-1])
+    x_grad = slicing_ops.slice(dense(grad), begin, shape(x, out_type=index))
+    return [x_grad] + [None] * (len(op._inputs) - 1)
+
+
+def _mirror_pad_grad(op, grad):
+    return [mirror_pad_grad(dense(grad), op._inputs[1], op._attrs["mode"]), None]
+
+
+_PAD_ATTRS = ["T: type", "Tpaddings: {int32, int64} = DT_INT32"]
+op_registry.declare(
+    "Pad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS,
+    shape=_pad_shape,
+    kernel=_pad_kernel,
+    grad=_pad_grad,
+)
+op_registry.declare(
+    "PadV2",
+    inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS,
+    shape=_pad_shape,
+    kernel=_pad_v2_kernel,
+    grad=_pad_grad,
+)
+op_registry.declare(
+    "MirrorPad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
+    shape=_pad_shape,
+    kernel=_mirror_pad_kernel,
+    grad=_mirror_pad_grad,
+)
+
+
+def _mirror_pad_grad_shape(op):
+    s = _in(op, 0)
+    _check_rank(_in(op, 1), 2)
+    if s.ndims is None:
+        return [None]
+    v = ops.constant_value(op._inputs[1])
+    if v is None:
+        return [[None] * s.ndims]
+    v = np.asarray(v).reshape(-1, 2).tolist()
+    if len(v) != s.ndims:
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {len(v)} and "
+                         f"{s.ndims}.")
+    out = []
+    for d, (a, b) in zip(s.dims, v):
+        if d.value is not None and d.value < a + b:
+            raise ValueError(f"Paddings {a}, {b} exceed the dimension size {d.value}")
+        out.append(None if d.value is None else d.value - a - b)
+    return [out]
+
+
+def _mirror_pad_grad_kernel(x, paddings, *, mode):
+    # fold each padded border back onto the entries it mirrors, one dimension at a time
+    out = _np(x)
+    p = _check_paddings(out, paddings)
+    off = 0 if mode == "SYMMETRIC" else 1
+    for i, (a, b) in enumerate(p):
+        g = np.moveaxis(out, i, 0)
+        n = g.shape[0] - a - b
+        if n < 0 or a > n - off or b > n - off:
+            raise _invalid(
+                f"paddings must be no greater than the dimension size{'' if off == 0 else ' - 1'}"
+                f": {a}, {b} greater than {n - off} (dimension {i})"
+            )
+        core = g[a:a + n].copy()
+        core[off:off + a] += g[:a][::-1]
+        core[n - off - b:n - off] += g[a + n:][::-1]
+        out = np.moveaxis(core, 0, i)
+    return out
+
+
+def _mirror_pad_grad_grad(op, grad):
+    return [pad(dense(grad), op._inputs[1], mode=op._attrs["mode"]), None]
+
+
+op_registry.declare(
+    "MirrorPadGrad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
+    shape=_mirror_pad_grad_shape,
+    kernel=_mirror_pad_grad_kernel,
+    grad=_mirror_pad_grad_grad,
+)
+
+
+def mirror_pad_grad(input, paddings, mode, name=None):
+    """The gradient of MirrorPad: the padded borders of ``input`` summed onto what they mirror."""
+    return ops.apply_op("MirrorPadGrad", [input, paddings], {"mode": mode},
+                        name=name)._outputs[0]
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pads ``tensor`` by ``paddings`` ([rank, 2]) with a constant, or by reflection."""
+    m = mode.upper()
+    if m == "CONSTANT":
+        if isinstance(constant_values, ops.Tensor) or constant_values != 0:
+            t = ops.convert_to_tensor(tensor, name="tensor")
+            return ops.apply_op("PadV2", [t, paddings, constant_values], name=name)._outputs[0]
+        return ops.apply_op("Pad", [tensor, paddings], name=name)._outputs[0]
+    if m in ("REFLECT", "SYMMETRIC"):
+        return ops.apply_op("MirrorPad", [tensor, paddings], {"mode": m}, name=name)._outputs[0]
+    raise ValueError(f"Unknown padding mode: {mode}")
+
+
+# ------------------------------------------------------------------------------------------
+# ReverseV2
+# ------------------------------------------------------------------------------------------
+
+
+def _reverse_shape(op):
+    s = _in(op, 0)
+    _check_rank(_in(op, 1), 1)
+    axes = ops.constant_value(op._inputs[1])
+    if axes is not None and s.ndims is not None:
+        r = s.ndims
+        seen = set()
+        for a in np.reshape(axes, -1).tolist():
+            if not -r <= a < r:
+                raise ValueError(f"'axis'[{len(seen)}] = {a} is out of valid range [0, {r - 1}]")
+            if a % r in seen:
+                raise ValueError(f"axis {a % r} specified more than once.")
+            seen.add(a % r)
+    return [s]
+
+
+def _reverse_kernel(tensor, axis):
+    x = _np(tensor)
+    r = x.ndim
+    axes = [int(a) for a in np.reshape(axis, -1)]
+    seen = set()
+    for i, a in enumerate(axes):
+        if not -r <= a < r:
+            raise _invalid(f"'axis'[{i}] = {a} is out of valid range [0, {r - 1}]")
+        if a % r in seen:
+            raise _invalid(f"axis {a % r} specified more than once.")
+        seen.add(a % r)
+    return np.flip(x, axis=tuple(seen)) if seen else x
+
+
+def _reverse_v2_grad(op, grad):
+    return [reverse_v2(dense(grad), op._inputs[1]), None]
+
+
+op_registry.declare(
+    "ReverseV2",
+    inputs=["tensor: T", "axis: Tidx"],
+    outputs=["output: T"],
+    attrs=["Tidx: {int32, int64} = DT_INT32",
+           ("T: {uint8, int8, uint16, int16, int32, int64, bool, bfloat16, half, float, double, "
+           "complex64, complex128, string}")],
+    shape=_reverse_shape,
+    kernel=_reverse_kernel,
+    grad=_reverse_v2_grad,
+)
+
+_register_fold("Tile", "Pad", "PadV2", "MirrorPadGrad", "ReverseV2")
+
+
+def reverse_v2(tensor, axis, name=None):
+    """Reverses ``tensor`` along the dimensions in ``axis``."""
+    return ops.apply_op("ReverseV2", [tensor, axis], name=name)._outputs[0]
+
+
+def reverse(tensor, axis, name=None):
+    """Reverses ``tensor`` along ``axis``; 0.x's per-dimension bool list is accepted too."""
+    if isinstance(axis, (list, tuple, np.ndarray)) and len(axis) and all(
+        isinstance(a, (bool, np.bool_)) for a in np.asarray(axis).reshape(-1).tolist()
+    ):
+        axis = [i for i, a in enumerate(np.asarray(axis).reshape(-1).tolist()) if a]
+    return reverse_v2(tensor, axis, name=name)
+
