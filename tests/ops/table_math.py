@@ -8,6 +8,7 @@ import numpy as np
 import tideflow as tf
 from tests.ops.optable import Case
 from tideflow.framework import ops as _ops
+from tideflow.ops import unary_ops as _unary_ops
 
 try:
     from scipy import special as _special
@@ -53,6 +54,7 @@ POS = [[0.5, 1.2, 2.0], [0.3, 1.7, 0.9]]
 SIGNED = [[-1.5, 0.7, 2.2], [0.4, -0.9, 1.3]]
 UNIT = [[-0.6, 0.2, 0.45], [0.8, -0.3, 0.1]]
 X23 = [[1.5, -2.0, 3.25], [0.5, 4.0, -1.25]]
+MOD_X = [[1.6, -1.9, 3.35], [0.6, 4.1, -1.15]]
 Y3 = [2.0, -0.5, 1.5]
 
 
@@ -122,6 +124,15 @@ CASES += [
 ]
 
 
+# -- Polygamma, Zeta ----------------------------------------------------------------------------
+CASES += [
+    Case("Polygamma", _unary_ops.polygamma,
+         [np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0]]), _vals(POS)],
+         _special_ref("polygamma", lambda n, x: float("nan")), dtypes=F_TF, grad_inputs=[1]),
+    Case("Zeta", _unary_ops.zeta, [np.array([[1.5, 2.0, 3.5], [2.5, 4.0, 1.25]]), _vals(POS)],
+         _special_ref("zeta", lambda x, q: float("nan")), dtypes=F_TF, grad_inputs=[1]),
+]
+
 # -- binary arithmetic ------------------------------------------------------------------------
 def _trunc_div(x, y):
     q = np.trunc(x.astype(np.float64) / y.astype(np.float64))
@@ -173,12 +184,13 @@ CASES += [
     Case("TruncateDiv", tf.truncatediv, [np.array(X23), np.array(Y3)],
          lambda x, y: np.trunc(x.astype(np.float64) / y), dtypes=F_TF, grad=False,
          name="TruncateDiv_float"),
-    Case("FloorMod", tf.floormod, [np.array(X23), np.array(Y3)],
-         lambda x, y: np.mod(x.astype(np.float64), y), dtypes=F, grad_inputs=[0]),
+    # MOD_X / Y3 is nowhere an integer, so both inputs sit off the jumps of the remainder
+    Case("FloorMod", tf.floormod, [np.array(MOD_X), np.array(Y3)],
+         lambda x, y: np.mod(x.astype(np.float64), y), dtypes=F),
     Case("FloorMod", tf.mod, [INT_X, INT_Y], np.mod, dtypes=I, grad=False,
          name="FloorMod_int"),
-    Case("TruncateMod", tf.truncatemod, [np.array(X23), np.array(Y3)],
-         lambda x, y: np.fmod(x.astype(np.float64), y), dtypes=F, grad=False),
+    Case("TruncateMod", tf.truncatemod, [np.array(MOD_X), np.array(Y3)],
+         lambda x, y: np.fmod(x.astype(np.float64), y), dtypes=F),
     Case("TruncateMod", tf.truncatemod, [INT_X, INT_Y], np.fmod, dtypes=I, grad=False,
          name="TruncateMod_int"),
     Case("Pow", tf.pow, [_vals(POS), _vals([1.5, -0.5, 2.0])],
@@ -233,6 +245,16 @@ CASES += [
     Case("Complex", tf.complex, [np.array(X23), np.array(Y3)],
          lambda x, y: x + 1j * y, dtypes=F_TF, grad=False),
     # complex inputs: the harness checks gradients of real inputs only
+    # gradients through complex intermediates, from and to real tensors
+    Case(("Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj"),
+         lambda x, y: [tf.real(tf.complex(x, y) * tf.conj(tf.complex(y, x))),
+                       tf.imag(tf.square(tf.complex(x, y))), tf.angle(tf.complex(x, y)),
+                       tf.abs(tf.complex(x, y) * tf.complex(y, x))],
+         [np.array(X23), np.array(Y3)],
+         lambda x, y: [np.real((x + 1j * y) * np.conj(y + 1j * x)),
+                       np.imag((x + 1j * y) ** 2), np.angle(x + 1j * y),
+                       np.abs((x + 1j * y) * (y + 1j * x))],
+         dtypes=F_TF, name="complex_grad"),
     Case(("Real", "Imag", "Angle", "ComplexAbs", "Conj"),
          lambda z: [tf.real(z), tf.imag(z), tf.angle(z), tf.abs(z), tf.conj(z)],
          [_vals(X23)], lambda z: [z.real, z.imag, np.angle(z), np.abs(z), np.conj(z)],

@@ -1,5 +1,6 @@
 """Matrix products and linear algebra: MatMul, BatchMatMul(V2), Einsum, inverse, determinant,
-Cholesky and solve, with ``tf.matmul``, ``tf.tensordot``, ``tf.einsum`` and the ``@`` operator.
+Cholesky and solve (each with its gradient), with ``tf.matmul``, ``tf.tensordot``, ``tf.einsum``
+and the ``@`` operator.
 """
 
 import string
@@ -8,7 +9,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tideflow.ops.elementwise import broadcast_shape
+from tideflow.ops.elementwise import _broadcast_gradient_args, broadcast_shape
 
 _MATMUL_TYPES = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
 _LINALG_TYPES = "T: {double, float, half, complex64, complex128}"
@@ -115,14 +116,69 @@ def _batch_matmul_shape(broadcast):
     return shape_fn
 
 
+def _matmul_grad(op, grad):
+    from tideflow.ops.math_ops import conj
+
+    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    a, b = conj(op.inputs[0]), conj(op.inputs[1])
+
+    def mm(x, y, ta, tb):
+        return _apply("MatMul", [x, y], None, {"transpose_a": ta, "transpose_b": tb})
+
+    if not t_a and not t_b:
+        return mm(grad, b, False, True), mm(a, grad, True, False)
+    if not t_a:
+        return mm(grad, b, False, False), mm(grad, a, True, False)
+    if not t_b:
+        return mm(b, grad, False, True), mm(a, grad, False, False)
+    return mm(b, grad, True, True), mm(grad, a, True, True)
+
+
+def _batch_matmul_grad(op, grad):
+    adj_x, adj_y = op.get_attr("adj_x"), op.get_attr("adj_y")
+    x, y = op.inputs
+
+    def mm(a, b, adj_a, adj_b):
+        return _apply(op.type, [a, b], None, {"adj_x": adj_a, "adj_y": adj_b})
+
+    if not adj_x and not adj_y:
+        gx, gy = mm(grad, y, False, True), mm(x, grad, True, False)
+    elif not adj_x:
+        gx, gy = mm(grad, y, False, False), mm(grad, x, True, False)
+    elif not adj_y:
+        gx, gy = mm(y, grad, False, True), mm(x, grad, False, False)
+    else:
+        gx, gy = mm(y, grad, True, True), mm(grad, x, True, True)
+    if op.type == "BatchMatMul":
+        return gx, gy
+    return _reduce_batch(x, gx), _reduce_batch(y, gy)
+
+
+def _reduce_batch(x, g):
+    """Sums a batched gradient over the batch dimensions along which x was broadcast."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.reduction_ops import reduce_sum
+
+    xs, gs = x.get_shape(), g.get_shape()
+    if xs.is_fully_defined() and gs.is_fully_defined():
+        if xs == gs:
+            return g
+        axes, _ = _broadcast_gradient_args(xs.as_list()[:-2], gs.as_list()[:-2])
+        return array_ops.reshape(reduce_sum(g, axes), xs.as_list())
+    sx, sg = array_ops.shape(x), array_ops.shape(g)
+    axes = ops.apply_op("BroadcastGradientArgs", [sx[:-2], sg[:-2]])._outputs[0]
+    return array_ops.reshape(reduce_sum(g, axes), sx)
+
+
 op_registry.declare("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
                     attrs=["transpose_a: bool = false", "transpose_b: bool = false",
                            _MATMUL_TYPES],
-                    shape=_matmul_shape, kernel=_matmul)
+                    shape=_matmul_shape, kernel=_matmul, grad=_matmul_grad)
 for _name, _broadcast in (("BatchMatMul", False), ("BatchMatMulV2", True)):
     op_registry.declare(_name, inputs=["x: T", "y: T"], outputs=["output: T"],
                         attrs=[_MATMUL_TYPES, "adj_x: bool = false", "adj_y: bool = false"],
-                        shape=_batch_matmul_shape(_broadcast), kernel=_batch_matmul(_broadcast))
+                        shape=_batch_matmul_shape(_broadcast), kernel=_batch_matmul(_broadcast),
+                        grad=_batch_matmul_grad)
 
 
 # ------------------------------------------------------------------------------------------
@@ -195,9 +251,66 @@ def _einsum(inputs, *, equation):
     return np.einsum(equation, *inputs, optimize=len(inputs) > 1).astype(dt, copy=False)
 
 
+def _einsum_grad(op, grad):
+    # the gradient of input i: an einsum of grad with the conjugated other inputs, written to
+    # input i's subscripts; labels of input i found nowhere else come from a ones operand of
+    # its shape, repeated labels (diagonals) from identity matrices, and broadcast ellipsis
+    # dimensions are summed back to input i's shape
+    from tideflow.ops import array_ops, math_ops, range_ops
+    from tideflow.ops.elementwise import reduce_to_inputs
+
+    inputs = list(op.inputs)
+    equation = op.get_attr("equation")
+    if isinstance(equation, bytes):
+        equation = equation.decode()
+    specs, out = _parse_equation(equation, len(inputs))
+    used = set("".join(specs) + out)
+    fresh = (c for c in string.ascii_letters if c not in used)
+    grads = []
+    for i, (x, spec) in enumerate(zip(inputs, specs)):
+        others = [(math_ops.conj(t), sp) for j, (t, sp) in enumerate(zip(inputs, specs)) if j != i]
+        operands = [(grad, out)] + others
+        target, seen = "", {}
+        head, _, _ = spec.partition("...")
+        for pos, c in enumerate(spec.replace("...", "")):
+            if c not in seen:
+                seen[c] = pos
+                target += c
+                continue
+            twin = next(fresh)
+            target += twin
+            n = _label_size(x, spec, pos)
+            operands.append((range_ops.eye(n, dtype=x.dtype.base_dtype), c + twin))
+        if "..." in spec:
+            target = target[:len(head)] + "..." + target[len(head):]
+        elsewhere = set("".join(sp for _, sp in operands))
+        needs_ones = any(c not in elsewhere for c in seen) or (
+            "..." in spec and not any("..." in sp for _, sp in operands))
+        if needs_ones:
+            operands.append((array_ops.ones_like(x), spec))
+        equation = ",".join(sp for _, sp in operands) + "->" + target
+        g = _apply("Einsum", [[t for t, _ in operands]], None, {"equation": equation})
+        if "..." in spec:
+            g = reduce_to_inputs(x, g, g, None)[0]
+        grads.append(g)
+    return grads
+
+
+def _label_size(x, spec, pos):
+    """The size of the ``pos``-th labelled axis of x (a Python int when static)."""
+    from tideflow.ops import array_ops
+
+    head, _, tail = spec.partition("...")
+    index = pos if pos < len(head) else pos - len(head) - len(tail)
+    shape = x.get_shape()
+    if shape.ndims is not None and shape.dims[index].value is not None:
+        return shape.dims[index].value
+    return array_ops.shape(x)[index]
+
+
 op_registry.declare("Einsum", inputs=["inputs: N * T"], outputs=["output: T"],
                     attrs=["equation: string", "N: int >= 1", "T: type"],
-                    shape=_einsum_shape, kernel=_einsum)
+                    shape=_einsum_shape, kernel=_einsum, grad=_einsum_grad)
 
 
 # ------------------------------------------------------------------------------------------
@@ -285,18 +398,69 @@ def _solve_shape(op):
     return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
 
 
+def _adjoint_t(x):
+    """The conjugate transpose of the innermost two dimensions of x, as a graph."""
+    from tideflow.ops import array_ops, math_ops, range_ops
+
+    rank = x.get_shape().ndims
+    if rank is not None:
+        perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+    else:
+        r = array_ops.rank(x)
+        perm = array_ops.concat([range_ops.range(r - 2), array_ops.stack([r - 1, r - 2])], 0)
+    return math_ops.conj(array_ops.transpose(x, perm))
+
+
+def _matrix_inverse_grad(op, grad):
+    inv = op.outputs[0]
+    adjoint = op.get_attr("adjoint")
+    inner = matmul(grad, inv, adjoint_a=adjoint, adjoint_b=not adjoint)
+    return -matmul(inv, inner, adjoint_a=not adjoint)
+
+
+def _matrix_determinant_grad(op, grad):
+    from tideflow.ops import array_ops
+
+    scale = array_ops.expand_dims(array_ops.expand_dims(grad * op.outputs[0], -1), -1)
+    return scale * matrix_inverse(op.inputs[0], adjoint=True)
+
+
+def _cholesky_grad(op, grad):
+    # TF's formula (Murray 2016): A_bar = sym(L^-H Phi(L^H L_bar) L^-1), where Phi keeps the
+    # lower triangle with the diagonal halved
+    from tideflow.ops import range_ops
+
+    chol = op.outputs[0]
+    chol_inv = matrix_inverse(chol)
+    middle = matmul(chol, grad, adjoint_a=True)
+    middle = range_ops.matrix_band_part(middle, -1, 0) - 0.5 * range_ops.matrix_band_part(
+        middle, 0, 0)
+    g = matmul(matmul(chol_inv, middle, adjoint_a=True), chol_inv)
+    return 0.5 * (g + _adjoint_t(g))
+
+
+def _matrix_solve_grad(op, grad):
+    a, adjoint, c = op.inputs[0], op.get_attr("adjoint"), op.outputs[0]
+    grad_b = matrix_solve(a, grad, adjoint=not adjoint)
+    if adjoint:
+        return -matmul(c, grad_b, adjoint_b=True), grad_b
+    return -matmul(grad_b, c, adjoint_b=True), grad_b
+
+
 op_registry.declare("MatrixInverse", inputs=["input: T"], outputs=["output: T"],
                     attrs=["adjoint: bool = False", _LINALG_TYPES],
-                    shape=lambda op: [_square_shape(op)], kernel=_matrix_inverse)
+                    shape=lambda op: [_square_shape(op)], kernel=_matrix_inverse,
+                    grad=_matrix_inverse_grad)
 op_registry.declare("MatrixDeterminant", inputs=["input: T"], outputs=["output: T"],
                     attrs=["T: {half, float, double, complex64, complex128}"],
-                    shape=_determinant_shape, kernel=_matrix_determinant)
+                    shape=_determinant_shape, kernel=_matrix_determinant,
+                    grad=_matrix_determinant_grad)
 op_registry.declare("Cholesky", inputs=["input: T"], outputs=["output: T"],
                     attrs=[_LINALG_TYPES], shape=lambda op: [_square_shape(op)],
-                    kernel=_cholesky)
+                    kernel=_cholesky, grad=_cholesky_grad)
 op_registry.declare("MatrixSolve", inputs=["matrix: T", "rhs: T"], outputs=["output: T"],
                     attrs=["adjoint: bool = False", _LINALG_TYPES],
-                    shape=_solve_shape, kernel=_matrix_solve)
+                    shape=_solve_shape, kernel=_matrix_solve, grad=_matrix_solve_grad)
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,20 +1,57 @@
-"""Math ops: elementwise arithmetic, comparisons, logic, complex numbers; Tensor operators.
+"""Math ops: elementwise binary arithmetic, comparisons, logic, complex numbers, each with its
+gradient; the public math API and the Tensor operators.
 
-Reductions live in ``reduction_ops.py``, matrix products and linear algebra in ``linalg_ops.py``.
+Unary functions live in ``unary_ops.py``, reductions in ``reduction_ops.py``, matrix products and
+linear algebra in ``linalg_ops.py``; this module re-exports their public functions.
 """
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
-from tideflow.ops import special_functions
-from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, declare_unary
+from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
+from tideflow.ops.unary_ops import (  # noqa: F401
+    abs,
+    acos,
+    asin,
+    atan,
+    ceil,
+    check_divisor,
+    cos,
+    cosh,
+    digamma,
+    erf,
+    erfc,
+    exp,
+    expm1,
+    floor,
+    inv,
+    is_finite,
+    is_inf,
+    is_nan,
+    lgamma,
+    log,
+    log1p,
+    neg,
+    negative,
+    polygamma,
+    reciprocal,
+    rint,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    tan,
+    tanh,
+    unary_fn,
+    zeta,
+)
 
 # TF's type lists (math_ops.cc)
-_UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
-_UNARY_SIGNED = ("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
-                 "complex128}")
 _UNARY_REAL = "T: {bfloat16, half, float, double}"
-_UNARY_COMPLEX = "T: {bfloat16, half, float, double, complex64, complex128}"
 _BINARY_MORE = ("T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, "
                 "complex64, complex128}")
 _BINARY_FEWER = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
@@ -29,46 +66,8 @@ _EQUALITY = ("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int6
 # ------------------------------------------------------------------------------------------
 
 
-def _keeping_dtype(fn):
-    """A kernel computing ``fn(x)`` and returning it in x's dtype (NumPy may promote ints)."""
-
-    def kernel(x):
-        return fn(x).astype(x.dtype, copy=False)
-
-    kernel.__name__ = f"_{fn.__name__}_kernel"
-    return kernel
-
-
-def _in_float64(fn):
-    """A kernel computing the float64 function ``fn`` and casting back to x's dtype."""
-
-    def kernel(x):
-        return fn(np.asarray(x, dtype=np.float64)).astype(x.dtype, copy=False)
-
-    kernel.__name__ = f"_{fn.__name__}_kernel"
-    return kernel
-
-
-def _rsqrt(x):
-    return np.reciprocal(np.sqrt(x))
-
-
-def _sigmoid(x):
-    if x.dtype.kind == "c":
-        return np.reciprocal(1 + np.exp(-x))
-    # exp of -|x| never overflows; 1/(1+e) and e/(1+e) are the two halves of the logistic
-    e = np.exp(-np.abs(x))
-    r = np.reciprocal(1 + e)
-    return np.where(x >= 0, r, e * r)
-
-
-def _check_divisor(y):
-    if not np.all(y):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
-
-
 def _trunc_div_int(x, y):
-    _check_divisor(y)
+    check_divisor(y)
     q = np.floor_divide(x, y)
     if q.dtype.kind == "u":
         return q
@@ -85,7 +84,7 @@ def _div(x, y):
 
 def _floor_div(x, y):
     if x.dtype.kind in "iu":
-        _check_divisor(y)
+        check_divisor(y)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -98,13 +97,13 @@ def _truncate_div(x, y):
 
 def _floor_mod(x, y):
     if x.dtype.kind in "iu":
-        _check_divisor(y)
+        check_divisor(y)
     return np.remainder(x, y)
 
 
 def _truncate_mod(x, y):
     if x.dtype.kind in "iu":
-        _check_divisor(y)
+        check_divisor(y)
     return np.fmod(x, y)
 
 
@@ -113,12 +112,6 @@ def _squared_difference(x, y):
     if d.dtype.kind == "c":
         return d * np.conj(d)
     return d * d
-
-
-def _reciprocal(x):
-    if x.dtype.kind in "iu":
-        _check_divisor(x)
-    return np.reciprocal(x)
 
 
 def _equality(fn, mismatch_value):
@@ -148,7 +141,7 @@ def _add_n(inputs):
                 f"Inputs to operation AddN must have the same size and shape.  Input 0: "
                 f"{_dims(shape)} != input {i}: {_dims(np.shape(x))}",
             )
-    out = np.add(first, inputs[1])
+    out = np.asarray(np.add(first, inputs[1]))  # 0-d inputs give a NumPy scalar
     for x in inputs[2:]:
         np.add(out, x, out=out)
     return out
@@ -181,60 +174,164 @@ def _complex(re, im, *, Tout):
 
 
 # ------------------------------------------------------------------------------------------
+# gradients (binary ones get gradients on the broadcast shape; the family reduces them)
+# ------------------------------------------------------------------------------------------
+
+
+def _dense(grad):
+    # an IndexedSlices gradient (of a gather) becomes a dense tensor once, here
+    from tideflow.ops.gradients import dense
+
+    return dense(grad)
+
+
+def _zeros_like(x):
+    from tideflow.ops.fill_ops import zeros_like
+
+    return zeros_like(x)
+
+
+def _select(cond, x, y):
+    from tideflow.ops.gather_ops import select
+
+    return select(cond, x, y)
+
+
+def _add_grad(op, grad):
+    grad = _dense(grad)
+    return grad, grad
+
+
+def _sub_grad(op, grad):
+    grad = _dense(grad)
+    return grad, -grad
+
+
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    return grad * conj(y), conj(x) * grad
+
+
+def _div_grad(op, grad):
+    x, y = (conj(t) for t in op.inputs)
+    return grad / y, grad * (-x / y / y)
+
+
+def _floor_mod_grad(op, grad):
+    x, y = op.inputs
+    return grad, grad * -floordiv(x, y)
+
+
+def _truncate_mod_grad(op, grad):
+    x, y = op.inputs
+    return grad, grad * -truncatediv(x, y)
+
+
+def _pow_grad(op, grad):
+    x, y = (conj(t) for t in op.inputs)
+    z = conj(op.outputs[0])
+    gx = grad * (y * pow(x, y - 1))
+    # log(x) only where it is real and finite: TF's convention for x <= 0 (x != 0 if complex)
+    mask = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
+    from tideflow.ops.fill_ops import ones_like
+
+    log_x = _select(mask, log(_select(mask, x, ones_like(x))), _zeros_like(x))
+    return gx, grad * (z * log_x)
+
+
+def _maximum_minimum_grad(select_x):
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        xmask = select_x(x, y)  # ties go to x
+        grad = _dense(grad)
+        zeros = _zeros_like(grad)
+        return _select(xmask, grad, zeros), _select(xmask, zeros, grad)
+
+    return grad_fn
+
+
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    gx = (x - y) * grad * 2
+    return gx, -gx
+
+
+def _atan2_grad(op, grad):
+    y, x = op.inputs
+    scaled = grad / (square(x) + square(y))
+    return reduce_to_inputs(y, x, x * scaled, -y * scaled)
+
+
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
+
+
+def _clip_by_value_grad(op, grad):
+    t, lo, hi = op.inputs
+    grad = _dense(grad)
+    zeros = _zeros_like(grad)
+    below, above = less(t, lo), greater(t, hi)
+    gt = _select(logical_or(below, above), zeros, grad)
+    _, glo = reduce_to_inputs(t, lo, None, _select(below, grad, zeros))
+    _, ghi = reduce_to_inputs(t, hi, None, _select(above, grad, zeros))
+    return gt, glo, ghi
+
+
+def _complex_grad(op, grad):
+    re, im = op.inputs
+    return reduce_to_inputs(re, im, real(grad), imag(grad))
+
+
+def _real_grad(op, grad):
+    grad = _dense(grad)
+    return complex(grad, _zeros_like(grad))
+
+
+def _imag_grad(op, grad):
+    grad = _dense(grad)
+    return complex(_zeros_like(grad), grad)
+
+
+def _angle_grad(op, grad):
+    x = op.inputs[0]
+    z = reciprocal(complex(imag(x), real(x)))
+    grad = _dense(grad)
+    return -complex(grad, _zeros_like(grad)) * z
+
+
+def _complex_abs_grad(op, grad):
+    grad = _dense(grad)
+    return complex(grad, _zeros_like(grad)) * sign(op.inputs[0])
+
+
+def _conj_grad(op, grad):
+    return conj(grad)
+
+
+# ------------------------------------------------------------------------------------------
 # declarations
 # ------------------------------------------------------------------------------------------
 
-declare_unary("Neg", "negative", _UNARY_SIGNED)
-declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16, int32, int64}")
-declare_unary("Sign", "sign", _UNARY)
-declare_unary("Square", "square", _UNARY)
-declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX)
-declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX)
-declare_unary("Reciprocal", _reciprocal, _UNARY)
-declare_unary("Inv", _reciprocal, _UNARY)
-declare_unary("Exp", "exp", _UNARY_COMPLEX)
-declare_unary("Expm1", "expm1", _UNARY_COMPLEX)
-declare_unary("Log", "log", _UNARY_COMPLEX)
-declare_unary("Log1p", "log1p", _UNARY_COMPLEX)
-declare_unary("Sin", "sin", _UNARY_COMPLEX)
-declare_unary("Cos", "cos", _UNARY_COMPLEX)
-declare_unary("Tan", _keeping_dtype(np.tan), _UNARY)
-declare_unary("Asin", _keeping_dtype(np.arcsin), _UNARY)
-declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY)
-declare_unary("Atan", _keeping_dtype(np.arctan), _UNARY)
-declare_unary("Sinh", "sinh", _UNARY_COMPLEX)
-declare_unary("Cosh", "cosh", _UNARY_COMPLEX)
-declare_unary("Tanh", "tanh", _UNARY_COMPLEX)
-declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX)
-declare_unary("Erf", _in_float64(special_functions.erf), _UNARY_REAL)
-declare_unary("Erfc", _in_float64(special_functions.erfc), _UNARY_REAL)
-declare_unary("Lgamma", _in_float64(special_functions.lgamma), _UNARY_REAL)
-declare_unary("Digamma", _in_float64(special_functions.digamma), _UNARY_REAL)
-declare_unary("Floor", "floor", _UNARY_REAL, differentiable=False)
-declare_unary("Ceil", "ceil", _UNARY_REAL, differentiable=False)
-declare_unary("Rint", "rint", _UNARY_REAL, differentiable=False)
-declare_unary("Round", "round", _UNARY, differentiable=False)
-declare_unary("IsNan", "isnan", _UNARY_REAL, out="bool", differentiable=False)
-declare_unary("IsInf", "isinf", _UNARY_REAL, out="bool", differentiable=False)
-declare_unary("IsFinite", "isfinite", _UNARY_REAL, out="bool", differentiable=False)
-
-declare_binary("Add", "add", _BINARY_MORE[:-1] + ", string}")
-declare_binary("AddV2", "add", _BINARY_MORE)
-declare_binary("Sub", "subtract", _BINARY_MORE)
-declare_binary("Mul", "multiply", _BINARY_MORE)
-declare_binary("Div", _div, _BINARY_MORE)
-declare_binary("RealDiv", _div, _BINARY_MORE)
+declare_binary("Add", "add", _BINARY_MORE[:-1] + ", string}", grad=_add_grad)
+declare_binary("AddV2", "add", _BINARY_MORE, grad=_add_grad)
+declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad)
+declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad)
+declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
+declare_binary("RealDiv", _div, _BINARY_MORE, grad=_div_grad)
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
-declare_binary("FloorMod", _floor_mod, _MOD)
-declare_binary("TruncateMod", _truncate_mod, _MOD)
-declare_binary("Pow", "power", _BINARY_FEWER)
-declare_binary("Maximum", "maximum", _MINMAX)
-declare_binary("Minimum", "minimum", _MINMAX)
-declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER)
+declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad)
+declare_binary("TruncateMod", _truncate_mod, _MOD, grad=_truncate_mod_grad)
+declare_binary("Pow", "power", _BINARY_FEWER, grad=_pow_grad)
+declare_binary("Maximum", "maximum", _MINMAX,
+               grad=_maximum_minimum_grad(lambda x, y: greater_equal(x, y)))
+declare_binary("Minimum", "minimum", _MINMAX,
+               grad=_maximum_minimum_grad(lambda x, y: less_equal(x, y)))
+declare_binary("SquaredDifference", _squared_difference, _BINARY_FEWER,
+               grad=_squared_difference_grad)
 op_registry.declare(
     "Atan2", inputs=["y: T", "x: T"], outputs=["z: T"], attrs=[_UNARY_REAL],
-    shape=_binary_shape, kernel="arctan2",
+    shape=_binary_shape, kernel="arctan2", grad=_atan2_grad,
 )
 
 for _name, _fn in (("Less", "less"), ("LessEqual", "less_equal"), ("Greater", "greater"),
@@ -277,7 +374,7 @@ def _add_n_shape(op):
 
 op_registry.declare(
     "AddN", inputs=["inputs: N * T"], outputs=["sum: T"], attrs=["N: int >= 1", "T: numbertype"],
-    shape=_add_n_shape, kernel=_add_n,
+    shape=_add_n_shape, kernel=_add_n, grad=_add_n_grad,
 )
 
 
@@ -292,6 +389,7 @@ def _clip_shape(op):
 op_registry.declare(
     "ClipByValue", inputs=["t: T", "clip_value_min: T", "clip_value_max: T"],
     outputs=["output: T"], attrs=["T: numbertype"], shape=_clip_shape, kernel=_clip_by_value,
+    grad=_clip_by_value_grad,
 )
 
 # complex numbers
@@ -299,15 +397,16 @@ _TO_REAL = ["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} 
 op_registry.declare("Complex", inputs=["real: T", "imag: T"], outputs=["out: Tout"],
                     attrs=["T: {float, double} = DT_FLOAT",
                            "Tout: {complex64, complex128} = DT_COMPLEX64"],
-                    shape=_binary_shape, kernel=_complex)
-for _name, _fn in (("Real", "real"), ("Imag", "imag"), ("Angle", "angle")):
+                    shape=_binary_shape, kernel=_complex, grad=_complex_grad)
+for _name, _fn, _grad in (("Real", "real", _real_grad), ("Imag", "imag", _imag_grad),
+                          ("Angle", "angle", _angle_grad)):
     op_registry.declare(_name, inputs=["input: T"], outputs=["output: Tout"], attrs=_TO_REAL,
-                        shape=_unary_shape, kernel=_fn)
+                        shape=_unary_shape, kernel=_fn, grad=_grad)
 op_registry.declare("ComplexAbs", inputs=["x: T"], outputs=["y: Tout"], attrs=_TO_REAL,
-                    shape=_unary_shape, kernel="absolute")
+                    shape=_unary_shape, kernel="absolute", grad=_complex_abs_grad)
 op_registry.declare("Conj", inputs=["input: T"], outputs=["output: T"],
                     attrs=["T: {complex64, complex128, variant} = DT_COMPLEX64"],
-                    shape=_unary_shape, kernel="conjugate")
+                    shape=_unary_shape, kernel="conjugate", grad=_conj_grad)
 
 
 # ------------------------------------------------------------------------------------------
@@ -317,15 +416,6 @@ op_registry.declare("Conj", inputs=["input: T"], outputs=["output: T"],
 
 def _apply(op_type, inputs, name, attrs=None):
     return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
-
-
-def _unary_fn(op_type, py_name, doc):
-    def fn(x, name=None):
-        return ops.apply_op(op_type, [x], name=name)._outputs[0]
-
-    fn.__name__ = fn.__qualname__ = py_name
-    fn.__doc__ = doc
-    return fn
 
 
 def _binary_fn(op_type, py_name, doc):
@@ -344,37 +434,7 @@ def _cast(x, dtype):
     return ops.apply_op("Cast", [x], {"DstT": dtype})._outputs[0]
 
 
-negative = _unary_fn("Neg", "negative", "-x elementwise.")
-neg = negative
-sign = _unary_fn("Sign", "sign", "-1, 0 or 1 by the sign of x (x/|x| for complex x).")
-square = _unary_fn("Square", "square", "x * x elementwise.")
-sqrt = _unary_fn("Sqrt", "sqrt", "The square root of x elementwise.")
-rsqrt = _unary_fn("Rsqrt", "rsqrt", "1 / sqrt(x) elementwise.")
-reciprocal = _unary_fn("Reciprocal", "reciprocal", "1 / x elementwise.")
-inv = _unary_fn("Inv", "inv", "1 / x elementwise (the 0.x name of reciprocal).")
-exp = _unary_fn("Exp", "exp", "e ** x elementwise.")
-expm1 = _unary_fn("Expm1", "expm1", "exp(x) - 1 elementwise, accurate near 0.")
-log = _unary_fn("Log", "log", "The natural logarithm of x elementwise.")
-log1p = _unary_fn("Log1p", "log1p", "log(1 + x) elementwise, accurate near 0.")
-sin = _unary_fn("Sin", "sin", "The sine of x elementwise.")
-cos = _unary_fn("Cos", "cos", "The cosine of x elementwise.")
-tan = _unary_fn("Tan", "tan", "The tangent of x elementwise.")
-asin = _unary_fn("Asin", "asin", "The inverse sine of x elementwise.")
-acos = _unary_fn("Acos", "acos", "The inverse cosine of x elementwise.")
-atan = _unary_fn("Atan", "atan", "The inverse tangent of x elementwise.")
-sinh = _unary_fn("Sinh", "sinh", "The hyperbolic sine of x elementwise.")
-cosh = _unary_fn("Cosh", "cosh", "The hyperbolic cosine of x elementwise.")
-erf = _unary_fn("Erf", "erf", "The Gauss error function of x elementwise.")
-erfc = _unary_fn("Erfc", "erfc", "The complementary error function of x elementwise.")
-lgamma = _unary_fn("Lgamma", "lgamma", "log(|Gamma(x)|) elementwise.")
-digamma = _unary_fn("Digamma", "digamma", "The derivative of lgamma elementwise.")
-floor = _unary_fn("Floor", "floor", "The largest integer not greater than x, elementwise.")
-ceil = _unary_fn("Ceil", "ceil", "The smallest integer not less than x, elementwise.")
-rint = _unary_fn("Rint", "rint", "x rounded to the nearest integer, halves to even.")
-is_nan = _unary_fn("IsNan", "is_nan", "Whether each element of x is NaN.")
-is_inf = _unary_fn("IsInf", "is_inf", "Whether each element of x is +-inf.")
-is_finite = _unary_fn("IsFinite", "is_finite", "Whether each element of x is finite.")
-logical_not = _unary_fn("LogicalNot", "logical_not", "NOT x elementwise (bool).")
+logical_not = unary_fn("LogicalNot", "logical_not", "NOT x elementwise (bool).")
 
 add = _binary_fn("Add", "add", "x + y elementwise, with broadcasting.")
 subtract = _binary_fn("Sub", "subtract", "x - y elementwise, with broadcasting.")
@@ -418,27 +478,6 @@ def logical_xor(x, y, name="LogicalXor"):
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
-def abs(x, name=None):
-    """|x| elementwise; for complex x, the magnitude as a real tensor (ComplexAbs)."""
-    with ops.name_scope(name, "Abs", [x]) as scope:
-        x = ops.convert_to_tensor(x, name="x")
-        if x.dtype.is_complex:
-            return _apply("ComplexAbs", [x], scope, {"Tout": x.dtype.real_dtype})
-        return _apply("Abs", [x], scope)
-
-
-def sigmoid(x, name=None):
-    """1 / (1 + exp(-x)) elementwise."""
-    with ops.name_scope(name, "Sigmoid", [x]) as scope:
-        return _apply("Sigmoid", [x], scope)
-
-
-def tanh(x, name=None):
-    """The hyperbolic tangent of x elementwise."""
-    with ops.name_scope(name, "Tanh", [x]) as scope:
-        return _apply("Tanh", [x], scope)
-
-
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
     with ops.name_scope(name, "LogSigmoid", [x]) as scope:
@@ -446,14 +485,6 @@ def log_sigmoid(x, name=None):
         # -(log1p(exp(-|x|)) + max(-x, 0))
         soft = add(log1p(exp(negative(abs(x)))), maximum(negative(x), 0))
         return negative(soft, name=scope)
-
-
-def round(x, name=None):
-    """x rounded to the nearest integer, halves to even (integers pass through)."""
-    x = ops.convert_to_tensor(x, name="x")
-    if x.dtype.is_integer:
-        return x
-    return _apply("Round", [x], name)
 
 
 def pow(x, y, name=None):

@@ -111,11 +111,116 @@ def _reduction_shape(op):
     return [TensorShape([d for i, d in enumerate(dims) if i not in reduced])]
 
 
-for _name, _kernel in (("Sum", _sum), ("Mean", _mean), ("Prod", _prod),
-                       ("Max", _extreme(np.max, _lowest)), ("Min", _extreme(np.min, _highest))):
+# ------------------------------------------------------------------------------------------
+# gradients of Sum, Mean, Prod, Max, Min
+# ------------------------------------------------------------------------------------------
+
+
+def _kept_shape(x, axes):
+    """The shape of x reduced over ``axes`` with keep_dims: a list when static, else a tensor."""
+    from tideflow.ops import array_ops, gather_ops
+
+    shape, axes_v = x.get_shape(), ops.constant_value(axes)
+    if shape.is_fully_defined() and axes_v is not None:
+        dims = shape.as_list()
+        for a in np.ravel(axes_v).tolist():
+            dims[a % len(dims)] = 1
+        return dims
+    in_shape = array_ops.shape(x)
+    return gather_ops.select(_reduced_mask(x, axes), array_ops.ones_like(in_shape), in_shape)
+
+
+def _reduced_mask(x, axes):
+    """A bool vector over x's dimensions: true for those in ``axes``."""
+    from tideflow.ops import array_ops, math_ops, range_ops
+
+    rank = array_ops.rank(x)
+    axes = math_ops.floormod(math_ops._cast(array_ops.reshape(axes, [-1, 1]), dtypes.int32), rank)
+    return reduce_any(math_ops.equal(range_ops.range(rank), axes), 0)
+
+
+def _broadcast_back(op, grad):
+    """The gradient of a reduction's output spread over the shape of its input."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.gradients import dense
+
+    x, axes = op.inputs
+    grad = array_ops.reshape(dense(grad), _kept_shape(x, axes))
+    shape = x.get_shape()
+    return array_ops.broadcast_to(grad, shape.as_list() if shape.is_fully_defined() else
+                                  array_ops.shape(x))
+
+
+def _sum_grad(op, grad):
+    return _broadcast_back(op, grad), None
+
+
+def _mean_grad(op, grad):
+    from tideflow.ops import array_ops, math_ops
+
+    grad = _broadcast_back(op, grad)
+    xs, ys = op.inputs[0].get_shape(), op.outputs[0].get_shape()
+    if xs.is_fully_defined() and ys.is_fully_defined():
+        factor = xs.num_elements() // max(ys.num_elements(), 1)
+        return grad / ops.convert_to_tensor(factor, dtype=grad.dtype.base_dtype), None
+    factor = array_ops.size(op.inputs[0]) // math_ops.maximum(array_ops.size(op.outputs[0]), 1)
+    return grad / math_ops._cast(factor, grad.dtype.base_dtype), None
+
+
+def _prod_grad(op, grad):
+    # the product of all other entries, as exclusive cumulative products from both ends (so
+    # zeros in x are handled), over x transposed to [reduced dims, other dims]
+    from tideflow.ops import array_ops, gather_ops, math_ops, range_ops
+
+    x, axes = op.inputs
+    grad = _broadcast_back(op, grad)
+    rank, axes_v = x.get_shape().ndims, ops.constant_value(axes)
+    if rank is not None and axes_v is not None:
+        reduced = sorted({a % rank for a in np.ravel(axes_v).tolist()})
+        other = [i for i in range(rank) if i not in reduced]
+        perm = reduced + other
+        inverse = np.argsort(perm).tolist()
+        reduced = np.asarray(reduced, np.int32)
+        other = np.asarray(other, np.int32)
+    else:
+        dims = range_ops.range(array_ops.rank(x))
+        mask = _reduced_mask(x, axes)
+        reduced = array_ops.boolean_mask(dims, mask)
+        other = array_ops.boolean_mask(dims, math_ops.logical_not(mask))
+        perm = array_ops.concat([reduced, other], 0)
+        inverse = gather_ops.invert_permutation(perm)
+    shape = array_ops.shape(x)
+    permuted = array_ops.transpose(x, perm)
+    n_reduced = reduce_prod(array_ops.gather(shape, reduced))
+    n_other = reduce_prod(array_ops.gather(shape, other))
+    flat = array_ops.reshape(permuted, array_ops.stack([n_reduced, n_other]))
+    left = cumprod(flat, 0, exclusive=True)
+    right = cumprod(flat, 0, exclusive=True, reverse=True)
+    others = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right),
+                               array_ops.shape(permuted))
+    return grad * array_ops.transpose(others, inverse), None
+
+
+def _min_or_max_grad(op, grad):
+    # the gradient is shared equally among the entries equal to the extreme (ties, as TF)
+    from tideflow.ops import array_ops, math_ops
+
+    x, axes = op.inputs
+    kept = _kept_shape(x, axes)
+    y = array_ops.reshape(op.outputs[0], kept)
+    grad = array_ops.reshape(grad, kept)
+    indicators = math_ops._cast(math_ops.equal(y, x), grad.dtype.base_dtype)
+    selected = array_ops.reshape(reduce_sum(indicators, axes), kept)
+    return indicators / selected * grad, None
+
+
+for _name, _kernel, _grad in (("Sum", _sum, _sum_grad), ("Mean", _mean, _mean_grad),
+                              ("Prod", _prod, _prod_grad),
+                              ("Max", _extreme(np.max, _lowest), _min_or_max_grad),
+                              ("Min", _extreme(np.min, _highest), _min_or_max_grad)):
     op_registry.declare(_name, inputs=["input: T", "reduction_indices: Tidx"],
                         outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
-                        kernel=_kernel)
+                        kernel=_kernel, grad=_grad)
 for _name, _kernel in (("All", _all), ("Any", _any)):
     op_registry.declare(_name, inputs=["input: bool", "reduction_indices: Tidx"],
                         outputs=["output: bool"],
@@ -200,11 +305,26 @@ def _cumulative_shape(op):
     return [op._inputs[0]._shape]
 
 
-for _name, _fn, _identity in (("Cumsum", np.cumsum, 0), ("Cumprod", np.cumprod, 1)):
+def _cumsum_grad(op, grad):
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    return cumsum(grad, op.inputs[1], exclusive=exclusive, reverse=not reverse), None
+
+
+def _cumprod_grad(op, grad):
+    # as TF: divides by x, so entries of x must be non-zero
+    x, axis = op.inputs
+    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return out / x, None
+
+
+for _name, _fn, _identity, _grad in (("Cumsum", np.cumsum, 0, _cumsum_grad),
+                                     ("Cumprod", np.cumprod, 1, _cumprod_grad)):
     op_registry.declare(_name, inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
                         attrs=["exclusive: bool = false", "reverse: bool = false",
                                "T: numbertype", "Tidx: {int32, int64} = DT_INT32"],
-                        shape=_cumulative_shape, kernel=_cumulative(_fn, _identity))
+                        shape=_cumulative_shape, kernel=_cumulative(_fn, _identity), grad=_grad)
 
 
 # ------------------------------------------------------------------------------------------
@@ -314,11 +434,116 @@ def _unsorted_segment_shape(op):
     return [TensorShape([None if n is None else int(n)]).concatenate(data[k:])]
 
 
+# segment gradients: each row of data gets its segment's gradient (gathered by id)
+
+
+def _gather_drop_negatives(params, ids, zero_clipped=None, is_positive=None):
+    """gather(params, ids) with the rows of negative ids zeroed (they were dropped forward)."""
+    from tideflow.ops import array_ops, gather_ops, math_ops
+
+    if zero_clipped is None:
+        zero_clipped = math_ops.maximum(ids, array_ops.zeros_like(ids))
+    gathered = array_ops.gather(params, zero_clipped)
+    if is_positive is None:
+        # reshaped to broadcast over gathered's trailing dims, then spread to its full shape
+        tail = array_ops.ones(array_ops.reshape(array_ops.rank(gathered) - array_ops.rank(ids),
+                                                [1]), dtypes.int32)
+        shape = array_ops.concat([array_ops.shape(ids), tail], 0)
+        is_positive = array_ops.reshape(math_ops.greater_equal(ids, 0), shape)
+        is_positive = math_ops.logical_and(is_positive,
+                                           array_ops.ones_like(gathered, dtype=dtypes.bool))
+    zeros = array_ops.zeros_like(gathered)
+    return gather_ops.select(is_positive, gathered, zeros), zero_clipped, is_positive
+
+
+def _segment_sum_grad(op, grad):
+    from tideflow.ops import array_ops
+
+    return array_ops.gather(grad, op.inputs[1]), None
+
+
+def _unsorted_segment_sum_grad(op, grad):
+    return _gather_drop_negatives(grad, op.inputs[1])[0], None, None
+
+
+def _segment_mean_grad(op, grad):
+    from tideflow.ops import array_ops, math_ops
+
+    data, ids = op.inputs
+    rank = data.get_shape().ndims
+    ones = math_ops._cast(array_ops.ones_like(ids), grad.dtype.base_dtype)
+    if rank is not None:
+        ones = array_ops.reshape(ones, [-1] + [1] * (rank - 1))
+    else:
+        tail = array_ops.ones(array_ops.reshape(array_ops.rank(data) - 1, [1]), dtypes.int32)
+        ones = array_ops.reshape(ones, array_ops.concat([[-1], tail], 0))
+    return array_ops.gather(grad / segment_sum(ones, ids), ids), None
+
+
+def _segment_min_or_max_grad(op, grad):
+    # shared equally among the entries equal to their segment's extreme
+    from tideflow.ops import array_ops, gather_ops, math_ops
+
+    data, ids = op.inputs
+    selected = math_ops.equal(data, array_ops.gather(op.outputs[0], ids))
+    counts = segment_sum(math_ops._cast(selected, grad.dtype.base_dtype), ids)
+    gathered = array_ops.gather(grad / counts, ids)
+    return gather_ops.select(selected, gathered, array_ops.zeros_like(gathered)), None
+
+
+def _unsorted_segment_min_or_max_grad(op, grad):
+    from tideflow.ops import array_ops, gather_ops, math_ops
+
+    data, ids, n = op.inputs
+    extremes, zero_clipped, is_positive = _gather_drop_negatives(op.outputs[0], ids)
+    selected = math_ops.logical_and(math_ops.equal(data, extremes), is_positive)
+    counts = unsorted_segment_sum(math_ops._cast(selected, grad.dtype.base_dtype), ids, n)
+    gathered = _gather_drop_negatives(grad / counts, None, zero_clipped, is_positive)[0]
+    return gather_ops.select(selected, gathered, array_ops.zeros_like(gathered)), None, None
+
+
+def _segment_prod_grad(op, grad):
+    # as TF: the product of the other entries of the segment, exact where data holds zeros
+    # (one zero: only it gets a gradient; several: none does)
+    from tideflow.ops import array_ops, gather_ops, math_ops
+
+    data, ids = op.inputs[:2]
+    n = op.inputs[2] if len(op.inputs) > 2 else None
+    zero_clipped = math_ops.maximum(ids, array_ops.zeros_like(ids)) if n is not None else None
+
+    def gather(params):
+        if n is None:
+            return array_ops.gather(params, ids)
+        return _gather_drop_negatives(params, ids, zero_clipped)[0]
+
+    def reduce(values, fn):
+        return fn(values, ids) if n is None else fn(values, ids, n)
+
+    is_zero = math_ops.equal(data, array_ops.zeros_like(data))
+    sorted_op = n is None
+    zeros = reduce(math_ops._cast(is_zero, dtypes.int32),
+                   segment_sum if sorted_op else unsorted_segment_sum)
+    grad = gather_ops.select(math_ops.greater(zeros, 1), array_ops.zeros_like(grad), grad)
+    non_zero = gather_ops.select(is_zero, array_ops.ones_like(data), data)
+    non_zero_prod = reduce(non_zero, segment_prod if sorted_op else unsorted_segment_prod)
+    others = gather_ops.select(is_zero, gather(non_zero_prod), gather(op.outputs[0]) / non_zero)
+    return [gather(grad) * others] + [None] * (len(op.inputs) - 1)
+
+
+_SEGMENT_GRADS = {
+    "Sum": (_segment_sum_grad, _unsorted_segment_sum_grad),
+    "Mean": (_segment_mean_grad, None),
+    "Prod": (_segment_prod_grad, _segment_prod_grad),
+    "Max": (_segment_min_or_max_grad, _unsorted_segment_min_or_max_grad),
+    "Min": (_segment_min_or_max_grad, _unsorted_segment_min_or_max_grad),
+}
+
 for _kind, _types in (("Sum", "numbertype"), ("Mean", "realnumbertype"), ("Prod", "numbertype"),
                       ("Max", "realnumbertype"), ("Min", "realnumbertype")):
+    _sorted_grad, _unsorted_grad = _SEGMENT_GRADS[_kind]
     op_registry.declare(f"Segment{_kind}", inputs=["data: T", "segment_ids: Tindices"],
                         outputs=["output: T"], attrs=[f"T: {_types}", "Tindices: {int32, int64}"],
-                        shape=_segment_shape, kernel=_sorted_segment(_kind))
+                        shape=_segment_shape, kernel=_sorted_segment(_kind), grad=_sorted_grad)
     if _kind != "Mean":
         op_registry.declare(
             f"UnsortedSegment{_kind}",
@@ -326,7 +551,7 @@ for _kind, _types in (("Sum", "numbertype"), ("Mean", "realnumbertype"), ("Prod"
             outputs=["output: T"],
             attrs=[f"T: {_types}", "Tindices: {int32, int64}",
                    "Tnumsegments: {int32, int64} = DT_INT32"],
-            shape=_unsorted_segment_shape, kernel=_unsorted_segment(_kind))
+            shape=_unsorted_segment_shape, kernel=_unsorted_segment(_kind), grad=_unsorted_grad)
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Vectorized NumPy special functions (erf, erfc, lgamma, digamma) for the math kernels.
+"""Vectorized NumPy special functions (erf, erfc, lgamma, digamma, zeta, polygamma) for the math
+kernels.
 
 Each takes and returns float64 arrays; callers cast to the op's dtype.
 """
@@ -138,4 +139,63 @@ def digamma(x):
             series = (series + c) * inv2
         out = np.log(z) - 0.5 / z - series + acc - correction
         out[pole] = np.nan
+    return out
+
+
+# (2k)! / B_2k: the Euler-Maclaurin tail of the Hurwitz zeta function (as in Cephes)
+_ZETA_TAIL = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+              7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+              -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+_ZETA_SHIFT = 9.0
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_{k>=0} (q + k)^-x, elementwise (float64).
+
+    +inf at x == 1 and at the poles q = 0, -1, ...; NaN for x < 1, and for q < 0 with
+    non-integer x.
+    """
+    x, q = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(q, np.float64))
+    with np.errstate(all="ignore"):
+        # sum the first terms directly until q + k passes the shift (and at least 9 of them)
+        steps = np.maximum(9, np.ceil(_ZETA_SHIFT - q) + 1)
+        steps = np.where(np.isfinite(steps), np.minimum(steps, 1e5), 9).astype(np.int64)
+        total = np.power(q, -x)
+        a = q.copy()
+        b = np.zeros_like(q)
+        for i in range(1, int(steps.max(initial=9)) + 1):
+            live = i <= steps
+            a = np.where(live, a + 1.0, a)
+            b = np.where(live, np.power(a, -x), b)
+            total = np.where(live, total + b, total)
+        # the tail: integral, half term and Bernoulli corrections
+        w = a
+        total = total + b * w / (x - 1.0) - 0.5 * b
+        fac = np.ones_like(x)
+        k = 0.0
+        for c in _ZETA_TAIL:
+            fac = fac * (x + k)
+            b = b / w
+            total = total + fac * b / c
+            k += 1.0
+            fac = fac * (x + k)
+            b = b / w
+            k += 1.0
+        total = np.where(x == 1, np.inf, total)
+        total = np.where(x < 1, np.nan, total)
+        pole = (q <= 0) & (q == np.floor(q))
+        total = np.where(pole & (x >= 1), np.inf, total)
+        total = np.where((q < 0) & (x != np.floor(x)), np.nan, total)
+    return total
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma at x, elementwise (float64); NaN for non-integer n < 0."""
+    n, x = np.broadcast_arrays(np.asarray(n, np.float64), np.asarray(x, np.float64))
+    with np.errstate(all="ignore"):
+        # psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1
+        sign = np.where(np.mod(n, 2) == 0, -1.0, 1.0)
+        higher = sign * np.exp(lgamma(n + 1.0)) * zeta(n + 1.0, x)
+        out = np.where(n == 0, digamma(x), higher)
+        out = np.where((n < 0) | (n != np.floor(n)), np.nan, out)
     return out

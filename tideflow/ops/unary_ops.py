@@ -1,0 +1,343 @@
+"""Elementwise unary math ops (Neg, Abs, Exp, Log, trigonometric, special functions, ...), each
+declared with its gradient, and their public wrappers; ``math_ops`` re-exports the wrappers.
+"""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.ops import special_functions
+from tideflow.ops.elementwise import _binary_shape, declare_unary, reduce_to_inputs
+
+# TF's type lists (math_ops.cc)
+_UNARY = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
+_UNARY_SIGNED = ("T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, "
+                 "complex128}")
+_UNARY_REAL = "T: {bfloat16, half, float, double}"
+_UNARY_COMPLEX = "T: {bfloat16, half, float, double, complex64, complex128}"
+_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+
+
+# ------------------------------------------------------------------------------------------
+# kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _keeping_dtype(fn):
+    """A kernel computing ``fn(x)`` and returning it in x's dtype (NumPy may promote ints)."""
+
+    def kernel(x):
+        return fn(x).astype(x.dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+def _in_float64(fn):
+    """A kernel computing the float64 function ``fn`` and casting back to x's dtype."""
+
+    def kernel(x):
+        return fn(np.asarray(x, dtype=np.float64)).astype(x.dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+def _rsqrt(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+def _sigmoid(x):
+    if x.dtype.kind == "c":
+        return np.reciprocal(1 + np.exp(-x))
+    # exp of -|x| never overflows; 1/(1+e) and e/(1+e) are the two halves of the logistic
+    e = np.exp(-np.abs(x))
+    r = np.reciprocal(1 + e)
+    return np.where(x >= 0, r, e * r)
+
+
+def check_divisor(y):
+    """Raises InvalidArgumentError when an integer divisor holds a zero."""
+    if not np.all(y):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _reciprocal(x):
+    if x.dtype.kind in "iu":
+        check_divisor(x)
+    return np.reciprocal(x)
+
+
+# ------------------------------------------------------------------------------------------
+# gradients (TF's math_grad.py conventions: complex inputs get conjugated derivatives)
+# ------------------------------------------------------------------------------------------
+
+
+def _conj(x):
+    return ops.apply_op("Conj", [x])._outputs[0] if x.dtype.is_complex else x
+
+
+def _neg_grad(op, grad):
+    return -grad
+
+
+def _abs_grad(op, grad):
+    return grad * sign(op.inputs[0])
+
+
+def _sign_grad(op, grad):
+    from tideflow.ops.fill_ops import zeros_like
+
+    return zeros_like(op.inputs[0])
+
+
+def _square_grad(op, grad):
+    return grad * (2 * _conj(op.inputs[0]))
+
+
+def _sqrt_grad(op, grad):
+    return grad * (0.5 / _conj(op.outputs[0]))
+
+
+def _rsqrt_grad(op, grad):
+    y = _conj(op.outputs[0])
+    return grad * (-0.5 * y * square(y))
+
+
+def _reciprocal_grad(op, grad):
+    return grad * -square(_conj(op.outputs[0]))
+
+
+def _exp_grad(op, grad):
+    return grad * _conj(op.outputs[0])
+
+
+def _expm1_grad(op, grad):
+    return grad * exp(_conj(op.inputs[0]))
+
+
+def _log_grad(op, grad):
+    return grad * reciprocal(_conj(op.inputs[0]))
+
+
+def _log1p_grad(op, grad):
+    return grad * reciprocal(1 + _conj(op.inputs[0]))
+
+
+def _sin_grad(op, grad):
+    return grad * cos(_conj(op.inputs[0]))
+
+
+def _cos_grad(op, grad):
+    return grad * -sin(_conj(op.inputs[0]))
+
+
+def _tan_grad(op, grad):
+    return grad * square(reciprocal(cos(_conj(op.inputs[0]))))
+
+
+def _asin_grad(op, grad):
+    return grad * reciprocal(sqrt(1 - square(op.inputs[0])))
+
+
+def _acos_grad(op, grad):
+    return grad * -reciprocal(sqrt(1 - square(op.inputs[0])))
+
+
+def _atan_grad(op, grad):
+    return grad * reciprocal(1 + square(op.inputs[0]))
+
+
+def _sinh_grad(op, grad):
+    return grad * cosh(_conj(op.inputs[0]))
+
+
+def _cosh_grad(op, grad):
+    return grad * sinh(_conj(op.inputs[0]))
+
+
+def _tanh_grad(op, grad):
+    return grad * (1 - square(_conj(op.outputs[0])))
+
+
+def _sigmoid_grad(op, grad):
+    y = _conj(op.outputs[0])
+    return grad * (y * (1 - y))
+
+
+def _erf_grad(op, grad):
+    return grad * (_TWO_OVER_SQRT_PI * exp(-square(op.inputs[0])))
+
+
+def _erfc_grad(op, grad):
+    return grad * (-_TWO_OVER_SQRT_PI * exp(-square(op.inputs[0])))
+
+
+def _lgamma_grad(op, grad):
+    return grad * digamma(op.inputs[0])
+
+
+def _digamma_grad(op, grad):
+    x = op.inputs[0]
+    return grad * polygamma(ops.convert_to_tensor(1, dtype=x.dtype.base_dtype), x)
+
+
+def _polygamma_grad(op, grad):
+    a, x = op.inputs
+    return reduce_to_inputs(a, x, None, grad * polygamma(a + 1, x))
+
+
+def _zeta_grad(op, grad):
+    # d/dq zeta(x, q) = -x zeta(x + 1, q); TF defines no derivative in x
+    x, q = op.inputs
+    return reduce_to_inputs(x, q, None, grad * (-x * zeta(x + 1, q)))
+
+
+# ------------------------------------------------------------------------------------------
+# declarations
+# ------------------------------------------------------------------------------------------
+
+declare_unary("Neg", "negative", _UNARY_SIGNED, grad=_neg_grad)
+declare_unary("Abs", "absolute", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
+              grad=_abs_grad)
+declare_unary("Sign", "sign", _UNARY, grad=_sign_grad)
+declare_unary("Square", "square", _UNARY, grad=_square_grad)
+declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
+declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
+declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
+declare_unary("Inv", _reciprocal, _UNARY, grad=_reciprocal_grad)
+declare_unary("Exp", "exp", _UNARY_COMPLEX, grad=_exp_grad)
+declare_unary("Expm1", "expm1", _UNARY_COMPLEX, grad=_expm1_grad)
+declare_unary("Log", "log", _UNARY_COMPLEX, grad=_log_grad)
+declare_unary("Log1p", "log1p", _UNARY_COMPLEX, grad=_log1p_grad)
+declare_unary("Sin", "sin", _UNARY_COMPLEX, grad=_sin_grad)
+declare_unary("Cos", "cos", _UNARY_COMPLEX, grad=_cos_grad)
+declare_unary("Tan", _keeping_dtype(np.tan), _UNARY, grad=_tan_grad)
+declare_unary("Asin", _keeping_dtype(np.arcsin), _UNARY, grad=_asin_grad)
+declare_unary("Acos", _keeping_dtype(np.arccos), _UNARY, grad=_acos_grad)
+declare_unary("Atan", _keeping_dtype(np.arctan), _UNARY, grad=_atan_grad)
+declare_unary("Sinh", "sinh", _UNARY_COMPLEX, grad=_sinh_grad)
+declare_unary("Cosh", "cosh", _UNARY_COMPLEX, grad=_cosh_grad)
+declare_unary("Tanh", "tanh", _UNARY_COMPLEX, grad=_tanh_grad)
+declare_unary("Sigmoid", _sigmoid, _UNARY_COMPLEX, grad=_sigmoid_grad)
+declare_unary("Erf", _in_float64(special_functions.erf), _UNARY_REAL, grad=_erf_grad)
+declare_unary("Erfc", _in_float64(special_functions.erfc), _UNARY_REAL, grad=_erfc_grad)
+declare_unary("Lgamma", _in_float64(special_functions.lgamma), _UNARY_REAL, grad=_lgamma_grad)
+declare_unary("Digamma", _in_float64(special_functions.digamma), _UNARY_REAL,
+              grad=_digamma_grad)
+declare_unary("Floor", "floor", _UNARY_REAL, differentiable=False)
+declare_unary("Ceil", "ceil", _UNARY_REAL, differentiable=False)
+declare_unary("Rint", "rint", _UNARY_REAL, differentiable=False)
+declare_unary("Round", "round", _UNARY, differentiable=False)
+declare_unary("IsNan", "isnan", _UNARY_REAL, out="bool", differentiable=False)
+declare_unary("IsInf", "isinf", _UNARY_REAL, out="bool", differentiable=False)
+declare_unary("IsFinite", "isfinite", _UNARY_REAL, out="bool", differentiable=False)
+
+
+def _in_float64_2(fn):
+    """A binary kernel computing the float64 function ``fn`` in the dtype of its inputs."""
+
+    def kernel(a, x):
+        out = fn(np.asarray(a, np.float64), np.asarray(x, np.float64))
+        return np.asarray(out).astype(x.dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+op_registry.declare("Polygamma", inputs=["a: T", "x: T"], outputs=["z: T"],
+                    attrs=["T: {float, double}"], shape=_binary_shape,
+                    kernel=_in_float64_2(special_functions.polygamma), grad=_polygamma_grad)
+op_registry.declare("Zeta", inputs=["x: T", "q: T"], outputs=["z: T"],
+                    attrs=["T: {float, double}"], shape=_binary_shape,
+                    kernel=_in_float64_2(special_functions.zeta), grad=_zeta_grad)
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+# ------------------------------------------------------------------------------------------
+
+
+def _apply(op_type, inputs, name, attrs=None):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
+
+
+def unary_fn(op_type, py_name, doc):
+    """A public wrapper ``fn(x, name=None)`` applying the unary op ``op_type``."""
+
+    def fn(x, name=None):
+        return ops.apply_op(op_type, [x], name=name)._outputs[0]
+
+    fn.__name__ = fn.__qualname__ = py_name
+    fn.__doc__ = doc
+    return fn
+
+
+negative = unary_fn("Neg", "negative", "-x elementwise.")
+neg = negative
+sign = unary_fn("Sign", "sign", "-1, 0 or 1 by the sign of x (x/|x| for complex x).")
+square = unary_fn("Square", "square", "x * x elementwise.")
+sqrt = unary_fn("Sqrt", "sqrt", "The square root of x elementwise.")
+rsqrt = unary_fn("Rsqrt", "rsqrt", "1 / sqrt(x) elementwise.")
+reciprocal = unary_fn("Reciprocal", "reciprocal", "1 / x elementwise.")
+inv = unary_fn("Inv", "inv", "1 / x elementwise (the 0.x name of reciprocal).")
+exp = unary_fn("Exp", "exp", "e ** x elementwise.")
+expm1 = unary_fn("Expm1", "expm1", "exp(x) - 1 elementwise, accurate near 0.")
+log = unary_fn("Log", "log", "The natural logarithm of x elementwise.")
+log1p = unary_fn("Log1p", "log1p", "log(1 + x) elementwise, accurate near 0.")
+sin = unary_fn("Sin", "sin", "The sine of x elementwise.")
+cos = unary_fn("Cos", "cos", "The cosine of x elementwise.")
+tan = unary_fn("Tan", "tan", "The tangent of x elementwise.")
+asin = unary_fn("Asin", "asin", "The inverse sine of x elementwise.")
+acos = unary_fn("Acos", "acos", "The inverse cosine of x elementwise.")
+atan = unary_fn("Atan", "atan", "The inverse tangent of x elementwise.")
+sinh = unary_fn("Sinh", "sinh", "The hyperbolic sine of x elementwise.")
+cosh = unary_fn("Cosh", "cosh", "The hyperbolic cosine of x elementwise.")
+erf = unary_fn("Erf", "erf", "The Gauss error function of x elementwise.")
+erfc = unary_fn("Erfc", "erfc", "The complementary error function of x elementwise.")
+lgamma = unary_fn("Lgamma", "lgamma", "log(|Gamma(x)|) elementwise.")
+digamma = unary_fn("Digamma", "digamma", "The derivative of lgamma elementwise.")
+floor = unary_fn("Floor", "floor", "The largest integer not greater than x, elementwise.")
+ceil = unary_fn("Ceil", "ceil", "The smallest integer not less than x, elementwise.")
+rint = unary_fn("Rint", "rint", "x rounded to the nearest integer, halves to even.")
+is_nan = unary_fn("IsNan", "is_nan", "Whether each element of x is NaN.")
+is_inf = unary_fn("IsInf", "is_inf", "Whether each element of x is +-inf.")
+is_finite = unary_fn("IsFinite", "is_finite", "Whether each element of x is finite.")
+
+
+def polygamma(a, x, name=None):
+    """The a-th derivative of digamma at x (a a non-negative integer-valued float tensor)."""
+    return _apply("Polygamma", [a, x], name)
+
+
+def zeta(x, q, name=None):
+    """The Hurwitz zeta function: sum over n >= 0 of (q + n) ** -x."""
+    return _apply("Zeta", [x, q], name)
+
+
+def abs(x, name=None):
+    """|x| elementwise; for complex x, the magnitude as a real tensor (ComplexAbs)."""
+    with ops.name_scope(name, "Abs", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return _apply("ComplexAbs", [x], scope, {"Tout": x.dtype.real_dtype})
+        return _apply("Abs", [x], scope)
+
+
+def sigmoid(x, name=None):
+    """1 / (1 + exp(-x)) elementwise."""
+    with ops.name_scope(name, "Sigmoid", [x]) as scope:
+        return _apply("Sigmoid", [x], scope)
+
+
+def tanh(x, name=None):
+    """The hyperbolic tangent of x elementwise."""
+    with ops.name_scope(name, "Tanh", [x]) as scope:
+        return _apply("Tanh", [x], scope)
+
+
+def round(x, name=None):
+    """x rounded to the nearest integer, halves to even (integers pass through)."""
+    x = ops.convert_to_tensor(x, name="x")
+    if x.dtype.is_integer:
+        return x
+    return _apply("Round", [x], name)
