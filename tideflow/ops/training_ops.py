@@ -1,0 +1,421 @@
+"""Fused optimizer updates (``ApplyAdam``, ``SparseApplyMomentum``, ...): stateful ops that update
+a variable and its accumulators in place, as TF's ``training_ops``; none is differentiable.
+
+Each update is written once, for whole arrays; the sparse form runs the same update on the rows
+named by ``indices`` (one row at a time, in order, when indices repeat, as TF's kernels do).
+"""
+
+import inspect
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import unknown_shape
+from tideflow.ops import state_ops
+
+# ------------------------------------------------------------------------------------------
+# the updates: each takes the ref buffers, the gradient and the scalars in the op's input order
+# (refs first) and writes into the buffers in place
+# ------------------------------------------------------------------------------------------
+
+
+def _gradient_descent(var, delta, alpha):
+    var -= alpha * delta
+
+
+def _proximal(var, prox, lr, l1, l2):
+    if l1 > 0:
+        var[...] = np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, 0) / (1 + lr * l2)
+    else:
+        var[...] = prox / (1 + lr * l2)
+
+
+def _proximal_gradient_descent(var, delta, alpha, l1, l2):
+    _proximal(var, var - alpha * delta, alpha, l1, l2)
+
+
+def _adadelta(var, accum, accum_update, grad, lr, rho, epsilon):
+    accum *= rho
+    accum += grad * grad * (1 - rho)
+    update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
+    accum_update *= rho
+    accum_update += update * update * (1 - rho)
+    var -= update * lr
+
+
+def _adagrad(var, accum, grad, lr, *, update_slots):
+    if update_slots:
+        accum += grad * grad
+    var -= lr * grad / np.sqrt(accum)
+
+
+def _proximal_adagrad(var, accum, grad, lr, l1, l2):
+    accum += grad * grad
+    rate = lr / np.sqrt(accum)
+    _proximal(var, var - grad * rate, rate, l1, l2)
+
+
+def _momentum(var, accum, grad, lr, momentum, *, use_nesterov):
+    accum *= momentum
+    accum += grad
+    if use_nesterov:
+        var -= grad * lr + accum * momentum * lr
+    else:
+        var -= accum * lr
+
+
+def _adam(var, m, v, grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, *, use_nesterov):
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m += (grad - m) * (1 - beta1)
+    v += (grad * grad - v) * (1 - beta2)
+    if use_nesterov:
+        var -= (grad * (1 - beta1) + beta1 * m) * alpha / (np.sqrt(v) + epsilon)
+    else:
+        var -= m * alpha / (np.sqrt(v) + epsilon)
+
+
+def _rms_prop(var, ms, mom, grad, lr, rho, momentum, epsilon):
+    ms += (grad * grad - ms) * (1 - rho)
+    mom *= momentum
+    mom += grad * lr / np.sqrt(ms + epsilon)
+    var -= mom
+
+
+def _centered_rms_prop(var, mg, ms, mom, grad, lr, rho, momentum, epsilon):
+    ms += (grad * grad - ms) * (1 - rho)
+    mg += (grad - mg) * (1 - rho)
+    denom = ms - mg * mg + epsilon
+    mom *= momentum
+    mom += grad * lr / np.sqrt(denom)
+    var -= mom
+
+
+def _ftrl_step(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power):
+    new_accum = accum + grad * grad
+    if lr_power == -0.5:
+        new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
+    else:
+        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+    linear += shrunk_grad - (new_pow - old_pow) / lr * var
+    x = l1 * np.sign(linear) - linear
+    y = new_pow / lr + 2 * l2
+    var[...] = np.where(np.abs(linear) > l1, x / y, 0)
+    accum[...] = new_accum
+
+
+def _ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
+    _ftrl_step(var, accum, linear, grad, grad, lr, l1, l2, lr_power)
+
+
+def _ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
+    _ftrl_step(var, accum, linear, grad, grad + 2 * l2_shrinkage * var, lr, l1, l2, lr_power)
+
+
+# ------------------------------------------------------------------------------------------
+# shapes, checks and the kernel around an update
+# ------------------------------------------------------------------------------------------
+
+_FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+_FLOATS_AND_COMPLEX = _FLOATS | {"complex64", "complex128"}
+
+
+def _shape_fn(op):
+    od = op._op_def
+    s = unknown_shape()
+    grad_shape = indices_shape = None
+    for arg, t in zip(od.inputs, op._inputs):
+        shape = t._shape
+        if arg.is_ref:
+            s = state_ops._merge_shapes(s, shape)
+        elif arg.name == "indices":
+            indices_shape = shape.with_rank(1) if shape.ndims is not None else shape
+            if shape.ndims is not None and shape.ndims != 1:
+                raise ValueError(f"Shape must be rank 1 but is rank {shape.ndims}")
+        elif arg.name in ("grad", "delta"):
+            grad_shape = shape
+        elif shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {shape.ndims}")
+    if indices_shape is None:
+        return [state_ops._merge_shapes(s, grad_shape)]
+    if grad_shape.ndims is None:
+        return [s]
+    if grad_shape.ndims == 0:
+        raise ValueError("Argument grad must not be a scalar. Got grad with rank 0")
+    n_idx = indices_shape.as_list()[0] if indices_shape.ndims else None
+    n_grad = grad_shape.as_list()[0]
+    if n_idx is not None and n_grad is not None and n_idx != n_grad:
+        raise ValueError(f"Dimensions must be equal, but are {n_idx} and {n_grad}")
+    return [state_ops._merge_shapes(s, unknown_shape(1).concatenate(grad_shape[1:]))]
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _invalid(op, msg):
+    return errors.InvalidArgumentError(None, op, msg)
+
+
+class _Locks:
+    """The locks of the variables behind ``op``'s ref inputs, taken in one global order."""
+
+    def __init__(self, ctx, op, use_locking):
+        self._locks = ()
+        if use_locking:
+            resources = {}
+            for t in op._inputs:
+                if t._dtype._is_ref_dtype:
+                    var_op = state_ops.variable_op_of(t)
+                    if var_op is not None:
+                        res = state_ops.resource_for(ctx, var_op)
+                        resources[res.name] = res
+            self._locks = tuple(resources[k].lock for k in sorted(resources))
+
+    def __enter__(self):
+        for lock in self._locks:
+            lock.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        for lock in reversed(self._locks):
+            lock.release()
+        return False
+
+
+def _check_dense(op, names, refs, grad, scalars, scalar_names):
+    var = refs[0]
+    for name, r in zip(names[1:], refs[1:]):
+        if r.shape != var.shape:
+            raise _invalid(op, f"var and {name} do not have the same shape"
+                               f"{_shape_str(var.shape)} {_shape_str(r.shape)}")
+    for name, s in zip(scalar_names, scalars):
+        if np.ndim(s) != 0:
+            raise _invalid(op, f"{name} is not a scalar: {_shape_str(np.shape(s))}")
+    if grad is not None and grad.shape != var.shape:
+        raise _invalid(op, "var and grad do not have the same shape"
+                           f"{_shape_str(var.shape)} {_shape_str(grad.shape)}")
+
+
+def _check_sparse(op, var, grad, indices):
+    if indices.ndim != 1:
+        raise _invalid(op, "indices must be one-dimensional")
+    if var.ndim < 1:
+        raise _invalid(op, "var must be at least 1 dimensional")
+    if grad.ndim < 1 or grad.shape[1:] != var.shape[1:]:
+        raise _invalid(op, f"var and grad must match in dimension "
+                           f"{_shape_str(var.shape)} {_shape_str(grad.shape)}")
+    if grad.shape[0] != indices.shape[0]:
+        raise _invalid(op, "grad must be the same size as indices in the first dimension.")
+    bad = np.flatnonzero((indices < 0) | (indices >= var.shape[0]))
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(op, f"Index {int(indices[i])} at offset {i} in indices is out of range")
+
+
+def _apply_factory(update, types, sparse):
+    params = inspect.signature(update).parameters.values()
+    attr_names = tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
+
+    def factory(ctx):
+        op = ctx.op
+        od = op._op_def
+        dtype = op._attrs["T"]
+        if dtype.name not in types:
+            raise _invalid(
+                op, f"No OpKernel was registered to support Op '{op.type}' with these attrs: "
+                f"T={dtype.name}"
+            )
+        kinds = []
+        for arg in od.inputs:
+            if arg.is_ref:
+                kinds.append("ref")
+            elif arg.name in ("grad", "delta"):
+                kinds.append("grad")
+            elif arg.name == "indices":
+                kinds.append("indices")
+            else:
+                kinds.append("scalar")
+        ref_names = [a.name for a, k in zip(od.inputs, kinds) if k == "ref"]
+        scalar_names = [a.name for a, k in zip(od.inputs, kinds) if k == "scalar"]
+        attrs = {a: op._attrs[a] for a in attr_names}
+        locks = _Locks(ctx, op, op._attrs["use_locking"])
+
+        def run(*args):
+            refs, scalars = [], []
+            grad = indices = None
+            for k, a in zip(kinds, args):
+                if k == "ref":
+                    refs.append(a)
+                elif k == "grad":
+                    grad = np.asarray(a)
+                elif k == "indices":
+                    indices = np.asarray(a)
+                else:
+                    scalars.append(np.asarray(a))
+            var = refs[0]
+            if not sparse:
+                _check_dense(op, ref_names, refs, grad, scalars, scalar_names)
+                with locks:
+                    update(*refs, grad, *scalars, **attrs)
+                return var
+            _check_dense(op, ref_names, refs, None, scalars, scalar_names)
+            _check_sparse(op, var, grad, indices)
+            if indices.size == 0:
+                return var
+            with locks:
+                if np.unique(indices).size == indices.size:
+                    rows = [r[indices] for r in refs]
+                    update(*rows, grad, *scalars, **attrs)
+                    for r, row in zip(refs, rows):
+                        r[indices] = row
+                else:  # repeated rows are updated once per occurrence, in order
+                    for i, j in enumerate(indices.tolist()):
+                        update(*(r[j:j + 1] for r in refs), grad[i:i + 1], *scalars, **attrs)
+            return var
+
+        return run
+
+    return factory
+
+
+def _declare(name, inputs, update, attrs=(), types=_FLOATS_AND_COMPLEX):
+    sparse = name.startswith("Sparse")
+    all_attrs = ["T: numbertype"]
+    if sparse:
+        all_attrs.append("Tindices: {int32, int64}")
+    all_attrs.append("use_locking: bool = false")
+    all_attrs.extend(attrs)
+    op_registry.declare(
+        name,
+        inputs=inputs,
+        outputs=["out: Ref(T)"],
+        attrs=all_attrs,
+        shape=_shape_fn,
+        kernel_factory=_apply_factory(update, types, sparse),
+        differentiable=False,
+        stateful=True,
+        ref_outputs_alias=(0,),
+    )
+
+
+# inputs that are variables (Ref(T)); every other name in _OPS is "name: T" or the indices
+_REFS = frozenset({"var", "accum", "accum_update", "m", "v", "ms", "mg", "mom", "linear"})
+
+
+def _args(names):
+    out = []
+    for n in names.split():
+        if n in _REFS:
+            out.append(f"{n}: Ref(T)")
+        elif n == "indices":
+            out.append("indices: Tindices")
+        else:
+            out.append(f"{n}: T")
+    return out
+
+
+_OPS = (
+    # name, inputs, update, extra attrs, kernel types
+    ("ApplyGradientDescent", "var alpha delta", _gradient_descent, (), _FLOATS_AND_COMPLEX),
+    ("ApplyProximalGradientDescent", "var alpha l1 l2 delta", _proximal_gradient_descent, (),
+     _FLOATS),
+    ("SparseApplyProximalGradientDescent", "var alpha l1 l2 grad indices",
+     _proximal_gradient_descent, (), _FLOATS),
+    ("ApplyAdadelta", "var accum accum_update lr rho epsilon grad", _adadelta, (),
+     _FLOATS_AND_COMPLEX),
+    ("SparseApplyAdadelta", "var accum accum_update lr rho epsilon grad indices", _adadelta, (),
+     _FLOATS_AND_COMPLEX),
+    ("ApplyAdagrad", "var accum lr grad", _adagrad, ("update_slots: bool = true",),
+     _FLOATS_AND_COMPLEX),
+    ("SparseApplyAdagrad", "var accum lr grad indices", _adagrad,
+     ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+    ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", _proximal_adagrad, (), _FLOATS),
+    ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices", _proximal_adagrad, (),
+     _FLOATS),
+    ("ApplyMomentum", "var accum lr grad momentum", _momentum,
+     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+    ("SparseApplyMomentum", "var accum lr grad indices momentum", _momentum,
+     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+    ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", _adam,
+     ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+    ("ApplyRMSProp", "var ms mom lr rho momentum epsilon grad", _rms_prop, (),
+     _FLOATS_AND_COMPLEX),
+    ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", _rms_prop, (),
+     _FLOATS_AND_COMPLEX),
+    ("ApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad", _centered_rms_prop,
+     (), _FLOATS_AND_COMPLEX),
+    ("SparseApplyCenteredRMSProp", "var mg ms mom lr rho momentum epsilon grad indices",
+     _centered_rms_prop, (), _FLOATS_AND_COMPLEX),
+    ("ApplyFtrl", "var accum linear grad lr l1 l2 lr_power", _ftrl, (), _FLOATS),
+    ("SparseApplyFtrl", "var accum linear grad indices lr l1 l2 lr_power", _ftrl, (), _FLOATS),
+    ("ApplyFtrlV2", "var accum linear grad lr l1 l2 l2_shrinkage lr_power", _ftrl_v2, (),
+     _FLOATS),
+    ("SparseApplyFtrlV2", "var accum linear grad indices lr l1 l2 l2_shrinkage lr_power",
+     _ftrl_v2, (), _FLOATS),
+)
+
+for _name, _inputs, _update, _attrs, _types in _OPS:
+    _declare(_name, _args(_inputs), _update, _attrs, _types)
+
+
+# ------------------------------------------------------------------------------------------
+# Python wrappers, named as TF's generated ones (apply_adam, sparse_apply_momentum, ...)
+# ------------------------------------------------------------------------------------------
+
+
+def _snake(op_type):
+    out = []
+    for i, c in enumerate(op_type):
+        if c.isupper() and i and not (op_type[i - 1].isupper() and
+                                      (i + 1 == len(op_type) or op_type[i + 1].isupper())):
+            out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def _wrapper(op_type):
+    od = op_registry.get(op_type)
+    in_names = [a.name for a in od.inputs]
+    attr_defaults = {n: a.default for n, a in od.attrs.items() if a.has_default}
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in in_names]
+    params += [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+               for n, d in attr_defaults.items()]
+    params.append(inspect.Parameter("name", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    default=None))
+    sig = inspect.Signature(params)
+
+    def fn(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        a = bound.arguments
+        inputs = [a[n] for n in in_names]
+        attrs = {n: a[n] for n in attr_defaults}
+        return ops.apply_op(op_type, inputs, attrs, name=a["name"])._outputs[0]
+
+    fn.__name__ = fn.__qualname__ = _snake(op_type)
+    fn.__signature__ = sig
+    fn.__doc__ = (f"Creates a ``{op_type}`` op (updates ``var`` in place); returns the ref "
+                  "to ``var``.")
+    return fn
+
+
+apply_gradient_descent = _wrapper("ApplyGradientDescent")
+apply_proximal_gradient_descent = _wrapper("ApplyProximalGradientDescent")
+sparse_apply_proximal_gradient_descent = _wrapper("SparseApplyProximalGradientDescent")
+apply_adadelta = _wrapper("ApplyAdadelta")
+sparse_apply_adadelta = _wrapper("SparseApplyAdadelta")
+apply_adagrad = _wrapper("ApplyAdagrad")
+sparse_apply_adagrad = _wrapper("SparseApplyAdagrad")
+apply_proximal_adagrad = _wrapper("ApplyProximalAdagrad")
+sparse_apply_proximal_adagrad = _wrapper("SparseApplyProximalAdagrad")
+apply_momentum = _wrapper("ApplyMomentum")
+sparse_apply_momentum = _wrapper("SparseApplyMomentum")
+apply_adam = _wrapper("ApplyAdam")
+apply_rms_prop = _wrapper("ApplyRMSProp")
+sparse_apply_rms_prop = _wrapper("SparseApplyRMSProp")
+apply_centered_rms_prop = _wrapper("ApplyCenteredRMSProp")
+sparse_apply_centered_rms_prop = _wrapper("SparseApplyCenteredRMSProp")
+apply_ftrl = _wrapper("ApplyFtrl")
+sparse_apply_ftrl = _wrapper("SparseApplyFtrl")
+apply_ftrl_v2 = _wrapper("ApplyFtrlV2")
+sparse_apply_ftrl_v2 = _wrapper("SparseApplyFtrlV2")

@@ -1,0 +1,193 @@
+"""Learning-rate schedules: tensors computed from the global step (exponential, piecewise
+constant, polynomial, natural-exp, inverse-time, cosine and its variants)."""
+
+import math
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import array_ops, cast_ops, gather_ops, math_ops
+
+
+def _require_step(global_step, fn):
+    if global_step is None:
+        raise ValueError(f"global_step is required for {fn}.")
+
+
+def _decay_progress(learning_rate, global_step, decay_steps, staircase):
+    lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+    dtype = lr.dtype
+    step = cast_ops.cast(global_step, dtype)
+    steps = cast_ops.cast(decay_steps, dtype)
+    p = step / steps
+    if staircase:
+        p = math_ops.floor(p)
+    return lr, dtype, p
+
+
+def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """``learning_rate * decay_rate ** (global_step / decay_steps)`` (floored when staircase)."""
+    _require_step(global_step, "exponential_decay")
+    with ops.name_scope(name, "ExponentialDecay",
+                        [learning_rate, global_step, decay_steps, decay_rate]) as scope:
+        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
+        rate = cast_ops.cast(decay_rate, dtype)
+        return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+
+def _same_dtype(t, dtype):
+    if t.dtype.base_dtype == dtype:
+        return t
+    # Python ints in the boundaries become int32; they are compared to an int64 step too
+    if t.dtype.base_dtype in (dtypes.int32, dtypes.int64) and dtype in (dtypes.int32,
+                                                                        dtypes.int64):
+        return cast_ops.cast(t, dtype)
+    return None
+
+
+def piecewise_constant(x, boundaries, values, name=None):
+    """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` on
+    ``(boundaries[i-1], boundaries[i]]``, ``values[-1]`` past the last boundary."""
+    if len(boundaries) != len(values) - 1:
+        raise ValueError(
+            "The length of boundaries should be 1 less than the length of values")
+    with ops.name_scope(name, "PiecewiseConstant", [x, boundaries, values, name]) as scope:
+        x = ops.convert_to_tensor(x)
+        bounds = []
+        for b in ops.convert_n_to_tensor(boundaries):
+            converted = _same_dtype(b, x.dtype.base_dtype)
+            if converted is None:
+                raise ValueError(
+                    f"Boundaries ({b.dtype.base_dtype}) must have the same dtype as x "
+                    f"({x.dtype.base_dtype}).")
+            bounds.append(converted)
+        vals = ops.convert_n_to_tensor(values)
+        for v in vals[1:]:
+            if v.dtype.base_dtype != vals[0].dtype.base_dtype:
+                raise ValueError(
+                    f"Values must have elements all with the same dtype "
+                    f"({vals[0].dtype.base_dtype} vs {v.dtype.base_dtype}).")
+        # from the last interval back: x <= b[i] picks values[i] over what lies above
+        result = vals[-1]
+        for b, v in reversed(list(zip(bounds, vals[:-1]))):
+            result = gather_ops.where(math_ops.less_equal(x, b), v, result)
+        return array_ops.identity(result, name=scope)
+
+
+def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
+                     power=1.0, cycle=False, name=None):
+    """Decays from ``learning_rate`` to ``end_learning_rate`` as ``(1 - step/decay_steps) **
+    power``; with ``cycle`` it restarts with a longer horizon instead of staying at the end."""
+    _require_step(global_step, "polynomial_decay")
+    with ops.name_scope(name, "PolynomialDecay",
+                        [learning_rate, global_step, decay_steps, end_learning_rate,
+                         power]) as scope:
+        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        dtype = lr.dtype
+        step = cast_ops.cast(global_step, dtype)
+        steps = cast_ops.cast(decay_steps, dtype)
+        end_lr = cast_ops.cast(end_learning_rate, dtype)
+        power = cast_ops.cast(power, dtype)
+        if cycle:
+            # the horizon is the first multiple of decay_steps at or past the step (1 at step 0)
+            multiplier = gather_ops.where(
+                math_ops.equal(step, 0), ops.convert_to_tensor(1.0, dtype=dtype),
+                math_ops.ceil(step / steps))
+            steps = math_ops.multiply(steps, multiplier)
+        else:
+            step = math_ops.minimum(step, steps)
+        p = math_ops.div(step, steps)
+        return math_ops.add(math_ops.multiply(lr - end_lr, math_ops.pow(1 - p, power)), end_lr,
+                            name=scope)
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
+    _require_step(global_step, "natural_exp_decay")
+    with ops.name_scope(name, "NaturalExpDecay",
+                        [learning_rate, global_step, decay_rate]) as scope:
+        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
+        rate = cast_ops.cast(decay_rate, dtype)
+        return math_ops.multiply(lr, math_ops.exp(math_ops.negative(rate) * p), name=scope)
+
+
+def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                       name=None):
+    """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
+    _require_step(global_step, "inverse_time_decay")
+    with ops.name_scope(name, "InverseTimeDecay",
+                        [learning_rate, global_step, decay_rate]) as scope:
+        lr, dtype, p = _decay_progress(learning_rate, global_step, decay_steps, staircase)
+        rate = cast_ops.cast(decay_rate, dtype)
+        return math_ops.div(lr, 1 + rate * p, name=scope)
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
+    ``decay_steps`` (Loshchilov and Hutter, SGDR)."""
+    _require_step(global_step, "cosine_decay")
+    with ops.name_scope(name, "CosineDecay", [learning_rate, global_step]) as scope:
+        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        dtype = lr.dtype
+        steps = cast_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(cast_ops.cast(global_step, dtype), steps)
+        fraction = step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        decayed = (1 - alpha) * cosine + alpha
+        return math_ops.multiply(lr, decayed, name=scope)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name=None):
+    """Cosine decay with warm restarts: period ``i`` lasts ``first_decay_steps * t_mul**i``
+    steps and starts at ``learning_rate * m_mul**i``."""
+    _require_step(global_step, "cosine_decay_restarts")
+    with ops.name_scope(name, "SGDRDecay", [learning_rate, global_step]) as scope:
+        lr = ops.convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        first = cast_ops.cast(first_decay_steps, dtype)
+        alpha = cast_ops.cast(alpha, dtype)
+        t_mul_t = cast_ops.cast(t_mul, dtype)
+        m_mul = cast_ops.cast(m_mul, dtype)
+        fraction = cast_ops.cast(global_step, dtype) / first
+        # period lengths grow geometrically unless t_mul is 1 (a Python t_mul picks the branch)
+        geometric = None if isinstance(t_mul, ops.Tensor) else (float(t_mul) != 1.0)
+        if geometric is not True:
+            i_lin = math_ops.floor(fraction)
+            f_lin = fraction - i_lin
+        if geometric is not False:
+            i_geo = math_ops.floor(math_ops.log(1.0 - fraction * (1.0 - t_mul_t))
+                                   / math_ops.log(t_mul_t))
+            sum_r = (1.0 - math_ops.pow(t_mul_t, i_geo)) / (1.0 - t_mul_t)
+            f_geo = (fraction - sum_r) / math_ops.pow(t_mul_t, i_geo)
+        if geometric is None:
+            linear = math_ops.equal(t_mul_t, 1.0)
+            i_restart = gather_ops.where(linear, i_lin, i_geo)
+            fraction = gather_ops.where(linear, f_lin, f_geo)
+        elif geometric:
+            i_restart, fraction = i_geo, f_geo
+        else:
+            i_restart, fraction = i_lin, f_lin
+        m_fac = math_ops.pow(m_mul, i_restart)
+        cosine = 0.5 * m_fac * (1.0 + math_ops.cos(math.pi * fraction))
+        decayed = (1 - alpha) * cosine + alpha
+        return math_ops.multiply(lr, decayed, name=scope)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """``learning_rate * ((alpha + linear) * cosine + beta)``, where ``linear`` goes from 1 to 0
+    over ``decay_steps`` and ``cosine`` makes ``num_periods`` periods."""
+    _require_step(global_step, "linear_cosine_decay")
+    with ops.name_scope(name, "LinearCosineDecay", [learning_rate, global_step]) as scope:
+        lr = ops.convert_to_tensor(learning_rate, name="learning_rate")
+        dtype = lr.dtype
+        steps = cast_ops.cast(decay_steps, dtype)
+        num_periods = cast_ops.cast(num_periods, dtype)
+        alpha = cast_ops.cast(alpha, dtype)
+        beta = cast_ops.cast(beta, dtype)
+        step = math_ops.minimum(cast_ops.cast(global_step, dtype), steps)
+        linear = (steps - step) / steps
+        fraction = 2.0 * num_periods * (step / steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        return math_ops.multiply(lr, (alpha + linear) * cosine + beta, name=scope)

@@ -1,0 +1,53 @@
+"""``tf.train.ProximalAdagradOptimizer``: an Adagrad step followed by the proximal operator of
+L1/L2 regularization, with the per-coordinate Adagrad rate."""
+
+from tideflow.framework import ops
+from tideflow.ops import cast_ops, init_ops, training_ops
+from tideflow.train.optimizer import Optimizer
+
+
+class ProximalAdagradOptimizer(Optimizer):
+    """Proximal Adagrad; one slot "accumulator" per variable (``<var>/ProximalAdagrad``)."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+                 use_locking=False, name="ProximalAdagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError(
+                f"initial_accumulator_value must be positive: {initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            dtype = v.dtype.base_dtype
+            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            self._get_or_make_slot_with_initializer(
+                v, init, v.get_shape(), dtype, "accumulator", self._name)
+
+    def _prepare(self):
+        self._learning_rate_tensor = ops.convert_to_tensor(
+            self._call_if_callable(self._learning_rate), name="learning_rate")
+        self._l1_regularization_strength_tensor = ops.convert_to_tensor(
+            self._l1_regularization_strength, name="l1_regularization_strength")
+        self._l2_regularization_strength_tensor = ops.convert_to_tensor(
+            self._l2_regularization_strength, name="l2_regularization_strength")
+
+    def _hyper(self, var):
+        dt = var.dtype.base_dtype
+        return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
+                                               self._l1_regularization_strength_tensor,
+                                               self._l2_regularization_strength_tensor)]
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply_proximal_adagrad(
+            var, self.get_slot(var, "accumulator"), *self._hyper(var), grad,
+            use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        return training_ops.sparse_apply_proximal_adagrad(
+            var, self.get_slot(var, "accumulator"), *self._hyper(var), grad.values,
+            grad.indices, use_locking=self._use_locking).op

@@ -1,0 +1,41 @@
+"""``tf.train.ProximalGradientDescentOptimizer``: a gradient step followed by the proximal
+operator of L1 (soft threshold) and L2 (shrink) regularization."""
+
+from tideflow.framework import ops
+from tideflow.ops import cast_ops, training_ops
+from tideflow.train.optimizer import Optimizer
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Proximal gradient descent (no slots)."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+
+    def _prepare(self):
+        self._learning_rate_tensor = ops.convert_to_tensor(
+            self._call_if_callable(self._learning_rate), name="learning_rate")
+        self._l1_regularization_strength_tensor = ops.convert_to_tensor(
+            self._l1_regularization_strength, name="l1_regularization_strength")
+        self._l2_regularization_strength_tensor = ops.convert_to_tensor(
+            self._l2_regularization_strength, name="l2_regularization_strength")
+
+    def _hyper(self, var):
+        dt = var.dtype.base_dtype
+        return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
+                                               self._l1_regularization_strength_tensor,
+                                               self._l2_regularization_strength_tensor)]
+
+    def _apply_dense(self, grad, var):
+        return training_ops.apply_proximal_gradient_descent(
+            var, *self._hyper(var), grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        return training_ops.sparse_apply_proximal_gradient_descent(
+            var, *self._hyper(var), grad.values, grad.indices,
+            use_locking=self._use_locking).op

@@ -1,0 +1,65 @@
+"""The global step: the int64 scalar variable "global_step" that counts training steps,
+found through the GLOBAL_STEP collection (or by its name)."""
+
+from tideflow import logging
+from tideflow.framework import dtypes, ops
+from tideflow.ops import init_ops, variable_scope
+from tideflow.ops import variables as variables_lib
+
+
+def global_step(sess, global_step_tensor):
+    """The value of ``global_step_tensor`` in ``sess``, as a Python int."""
+    return int(sess.run(global_step_tensor))
+
+
+def get_global_step(graph=None):
+    """The global step of ``graph`` (default graph if None), or None when it has none."""
+    graph = graph or ops.get_default_graph()
+    tensors = graph.get_collection(ops.GraphKeys.GLOBAL_STEP)
+    if len(tensors) == 1:
+        tensor = tensors[0]
+    elif not tensors:
+        try:
+            tensor = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    else:
+        logging.error("Multiple tensors in global_step collection.")
+        return None
+    assert_global_step(tensor)
+    return tensor
+
+
+def create_global_step(graph=None):
+    """Creates the global step of ``graph``; ValueError if it already has one."""
+    graph = graph or ops.get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
+    with graph.as_default() as g, g.name_scope(None):
+        return variable_scope.get_variable(
+            ops.GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
+            initializer=init_ops.zeros_initializer(), trainable=False,
+            collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP],
+        )
+
+
+def get_or_create_global_step(graph=None):
+    """The global step of ``graph``, created first when missing."""
+    graph = graph or ops.get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        step = create_global_step(graph)
+    return step
+
+
+def assert_global_step(global_step_tensor):
+    """Raises TypeError unless ``global_step_tensor`` is an integer scalar Variable or Tensor."""
+    if not isinstance(global_step_tensor, (variables_lib.Variable, ops.Tensor)):
+        raise TypeError(
+            f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.')
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError(
+            f'Existing "global_step" does not have integer type: {global_step_tensor.dtype}')
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f'Existing "global_step" is not scalar: {shape}')
