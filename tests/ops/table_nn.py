@@ -70,10 +70,10 @@ for _op, _ref, _types in [
                           grad=False, name=f"{_op}_int"))
 
 CASES += [
-    Case("LeakyRelu", _apply("LeakyRelu"), [X], _f64(lambda x: np.where(x > 0, x, 0.2 * x)),
+    Case("LeakyRelu", _apply("LeakyRelu"), [X], _f64(lambda x: np.where(x > 0, x, float(np.float32(0.2)) * x)),
          dtypes=F),
     Case("LeakyRelu", _apply("LeakyRelu", {"alpha": 0.05}), [X],
-         _f64(lambda x: np.where(x > 0, x, 0.05 * x)), dtypes=F_TF, name="LeakyRelu_alpha"),
+         _f64(lambda x: np.where(x > 0, x, float(np.float32(0.05)) * x)), dtypes=F_TF, name="LeakyRelu_alpha"),
 ]
 
 _Y_ELU = np.where(X < 0, np.expm1(X), X)
@@ -96,7 +96,7 @@ CASES += [
          lambda g, f: [g * (f > 0), g * ((f > 0) & (f < 6))], dtypes=(tf.int32, tf.int64),
          grad=False, name="ReluGrad_int"),
     Case("LeakyReluGrad", _apply("LeakyReluGrad", {"alpha": 0.3}), [G, X],
-         _f64(lambda g, f: np.where(f > 0, g, 0.3 * g)), dtypes=F),
+         _f64(lambda g, f: np.where(f > 0, g, float(np.float32(0.3)) * g)), dtypes=F),
 ]
 
 # -- softmax ----------------------------------------------------------------------------------

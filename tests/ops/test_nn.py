@@ -207,8 +207,8 @@ def test_activation_wrappers():
         got = _run([nn.relu(x), nn.relu6(x), nn.leaky_relu(x), nn.leaky_relu(x, alpha=0.1),
                     nn.crelu(x), nn.elu(x), nn.softsign(x), nn.softplus(x), nn.sigmoid(x),
                     nn.tanh(x), nn.relu_layer(x, np.eye(4), np.ones(4))])
-    want = [np.maximum(x, 0), np.clip(x, 0, 6), np.where(x > 0, x, 0.2 * x),
-            np.where(x > 0, x, 0.1 * x), np.maximum(np.concatenate([x, -x], -1), 0),
+    want = [np.maximum(x, 0), np.clip(x, 0, 6), np.where(x > 0, x, float(np.float32(0.2)) * x),
+            np.where(x > 0, x, float(np.float32(0.1)) * x), np.maximum(np.concatenate([x, -x], -1), 0),
             np.where(x < 0, np.expm1(x), x), x / (1 + abs(x)), np.log1p(np.exp(x)),
             1 / (1 + np.exp(-x)), np.tanh(x), np.maximum(x + 1, 0)]
     for g, w in zip(got, want):

@@ -9,6 +9,8 @@ import ast
 import inspect
 import sys
 
+import numpy as np
+
 from tideflow.framework import dtypes
 
 _REGISTRY = {}
@@ -105,8 +107,8 @@ def _parse_default(text, typ):
     if typ == "shape":
         return None if text == "unknown" else ast.literal_eval(text)
     value = ast.literal_eval(text)
-    if typ == "float":
-        return float(value)
+    if typ == "float":  # float attrs are float32, as in TF's AttrValue
+        return float(np.float32(value))
     if typ == "list(type)":
         return [dtypes.as_dtype(v) for v in value]
     return value

@@ -700,6 +700,8 @@ class Graph:
             return
         if hasattr(op, "_as_graph_element") and not isinstance(op, (Tensor, Operation)):
             op = op._as_graph_element()
+        if isinstance(op, IndexedSlicesBase):
+            op = op.op
         if isinstance(op, Tensor):
             op = op._op
         old_dev = self._device_function_stack
@@ -1360,8 +1362,8 @@ def _coerce_attr(op_def, spec, value):
                     f"{spec.minimum}."
                 )
             return value
-        if typ == "float":
-            return float(value)
+        if typ == "float":  # float attrs are float32, as in TF's AttrValue
+            return float(np.float32(value))
         if typ == "bool":
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"Expected bool for argument '{spec.name}' not {value!r}.")
@@ -1382,7 +1384,7 @@ def _coerce_attr(op_def, spec, value):
         if typ == "list(int)":
             return [int(v) for v in value]
         if typ == "list(float)":
-            return [float(v) for v in value]
+            return [float(np.float32(v)) for v in value]
         if typ == "list(type)":
             return [dtypes.as_dtype(v) for v in value]
         if typ == "list(string)":

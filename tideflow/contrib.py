@@ -1,0 +1,27 @@
+"""``tf.contrib``: the contrib names TF 1.x programs commonly use, as ``tf.contrib.layers``
+(regularizers and initializers); explicit re-exports only."""
+
+import sys
+import types
+
+from tideflow.ops import layer_initializers as _initializers
+from tideflow.ops import regularizers as _regularizers
+
+layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
+layers.apply_regularization = _regularizers.apply_regularization
+layers.l1_l2_regularizer = _regularizers.l1_l2_regularizer
+layers.l1_regularizer = _regularizers.l1_regularizer
+layers.l2_regularizer = _regularizers.l2_regularizer
+layers.sum_regularizer = _regularizers.sum_regularizer
+layers.variance_scaling_initializer = _initializers.variance_scaling_initializer
+layers.xavier_initializer = _initializers.xavier_initializer
+layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
+layers.__all__ = [
+    "apply_regularization", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
+    "sum_regularizer", "variance_scaling_initializer", "xavier_initializer",
+    "xavier_initializer_conv2d",
+]
+# makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
+sys.modules[layers.__name__] = layers
+
+__all__ = ["layers"]

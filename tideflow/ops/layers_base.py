@@ -1,0 +1,463 @@
+"""The ``tf.layers.Layer`` base: a callable owning variables made by ``tf.get_variable`` in its own
+variable scope, plus ``InputSpec``, ``smart_cond`` and the argument normalizers layers share.
+
+As in TF 1.x, a layer's variable scope is fixed at its first use (``<scope>/dense``,
+``dense_1``... or the ``name`` given to a functional layer), its ops live in that scope's name
+scope, and calls after the first reuse its variables.
+"""
+
+import inspect
+import re
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import array_ops, cast_ops, control_flow_ops, gather_ops
+from tideflow.ops import variable_scope as vs
+
+_LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
+
+
+def _to_snake_case(name):
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+    return "private" + s if s[0] == "_" else s
+
+
+def _unique_layer_name(base):
+    """``base_1``, ``base_2``... per graph (TF numbers layer names from 1)."""
+    coll = ops.get_collection_ref(_LAYER_NAME_UIDS_KEY)
+    if not coll:
+        coll.append({})
+    uids = coll[0]
+    uids[base] = uids.get(base, 0) + 1
+    return f"{base}_{uids[base]}"
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _flatten(item)]
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
+    return [x]
+
+
+def _map(fn, x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(_map(fn, item) for item in x)
+    if isinstance(x, dict):
+        return {k: _map(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+def _as_tensor(x):
+    if isinstance(x, (ops.Tensor, ops.Operation)) or x is None:
+        return x
+    return ops.convert_to_tensor(x)
+
+
+def static_bool(pred):
+    """``pred`` as a Python bool when known before running, else None."""
+    if isinstance(pred, (bool, np.bool_)):
+        return bool(pred)
+    if isinstance(pred, int) and pred in (0, 1):
+        return bool(pred)
+    if isinstance(pred, ops.Tensor) or hasattr(pred, "_as_graph_element"):
+        value = ops.constant_value(ops.convert_to_tensor(pred))
+        return None if value is None else bool(value)
+    raise TypeError(f"`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: {pred}")
+
+
+def smart_cond(pred, true_fn, false_fn, name=None):
+    """``true_fn()`` or ``false_fn()`` when ``pred`` is known statically, else a graph choice:
+    ``tf.cond`` where it exists, otherwise both branches run and a Select keeps one (so a
+    branch's stateful ops run either way; the layers write both branches to be harmless)."""
+    value = static_bool(pred)
+    if value is not None:
+        return true_fn() if value else false_fn()
+    cond = getattr(control_flow_ops, "cond", None)
+    if cond is not None:
+        return cond(pred, true_fn, false_fn, name=name)
+    with ops.name_scope(name, "cond", [pred]):
+        pred = ops.convert_to_tensor(pred)
+        t, f = true_fn(), false_fn()
+
+        def pick(pair):
+            a, b = ops.convert_to_tensor(pair[0]), ops.convert_to_tensor(pair[1])
+            return gather_ops.where(pred, a, cast_ops.cast(b, a.dtype))
+
+        if isinstance(t, (list, tuple)):
+            return type(t)(pick(p) for p in zip(t, f))
+        return pick((t, f))
+
+
+# ------------------------------------------------------------------------------------------
+# argument normalization (TF's conv_utils)
+# ------------------------------------------------------------------------------------------
+
+
+def normalize_tuple(value, n, name):
+    """An int or an iterable of ``n`` ints as a tuple of ``n`` ints."""
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * n
+    try:
+        value = tuple(value)
+    except TypeError:
+        raise ValueError(
+            f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+        ) from None
+    if len(value) != n or not all(isinstance(v, (int, np.integer)) for v in value):
+        raise ValueError(
+            f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+        )
+    return tuple(int(v) for v in value)
+
+
+def normalize_padding(value):
+    padding = value.lower()
+    if padding not in ("valid", "same"):
+        raise ValueError('The `padding` argument must be one of "valid", "same". Received: '
+                         f"{value}")
+    return padding
+
+
+def normalize_data_format(value):
+    data_format = (value or "channels_last").lower()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError('The `data_format` argument must be one of "channels_first", '
+                         f'"channels_last". Received: {value}')
+    return data_format
+
+
+# ------------------------------------------------------------------------------------------
+# InputSpec
+# ------------------------------------------------------------------------------------------
+
+
+class InputSpec:
+    """What a layer accepts: dtype, rank (``ndim``/``min_ndim``/``max_ndim``), a full
+    ``shape`` or sizes of some ``axes`` ({axis: size})."""
+
+    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
+                 axes=None):
+        self.dtype = None if dtype is None else dtypes.as_dtype(dtype).name
+        self.shape = shape
+        self.ndim = len(shape) if shape is not None else ndim
+        self.max_ndim = max_ndim
+        self.min_ndim = min_ndim
+        self.axes = axes or {}
+
+    def __repr__(self):
+        return (f"InputSpec(dtype={self.dtype}, shape={self.shape}, ndim={self.ndim}, "
+                f"max_ndim={self.max_ndim}, min_ndim={self.min_ndim}, axes={self.axes})")
+
+    def check(self, x, layer_name, index=0):
+        where = f"Input {index} of layer {layer_name} is incompatible with the layer: "
+        shape = x.get_shape()
+        rank = shape.ndims
+        if (self.ndim is not None or self.min_ndim is not None
+                or self.max_ndim is not None) and rank is None:
+            raise ValueError(f"Input {index} of layer {layer_name} requires a defined rank.")
+        found = f"found ndim={rank}. Full shape received: {shape.as_list() if rank else []}"
+        if self.ndim is not None and rank != self.ndim:
+            raise ValueError(where + f"expected ndim={self.ndim}, {found}")
+        if self.max_ndim is not None and rank > self.max_ndim:
+            raise ValueError(where + f"expected max_ndim={self.max_ndim}, {found}")
+        if self.min_ndim is not None and rank < self.min_ndim:
+            raise ValueError(where + f"expected min_ndim={self.min_ndim}, {found}")
+        if self.dtype is not None and x.dtype.base_dtype.name != self.dtype:
+            raise ValueError(where + f"expected dtype={self.dtype}, found dtype={x.dtype.name}")
+        if self.axes and rank is not None:
+            for axis, size in self.axes.items():
+                dim = shape.as_list()[axis] if -rank <= axis < rank else None
+                if size is not None and dim not in (size, None):
+                    raise ValueError(where + f"expected axis {axis} of input shape to have "
+                                     f"value {size} but received input with shape {shape}")
+        if self.shape is not None and rank is not None:
+            for spec_dim, dim in zip(self.shape, shape.as_list()):
+                if spec_dim is not None and dim is not None and spec_dim != dim:
+                    raise ValueError(where + f"expected shape={self.shape}, found shape={shape}")
+
+
+# ------------------------------------------------------------------------------------------
+# Layer
+# ------------------------------------------------------------------------------------------
+
+
+class Layer:
+    """Base class of the ``tf.layers`` layers: ``build`` makes the variables (with
+    ``add_weight``) on the first call, ``call`` computes outputs.
+
+    Args: ``trainable`` (variables go to TRAINABLE_VARIABLES), ``name``, ``dtype`` (of the
+    variables; default: the first input's dtype), ``activity_regularizer``.
+    """
+
+    _ALLOWED_KWARGS = frozenset({"_scope", "_reuse", "activity_regularizer", "input_shape",
+                                 "batch_input_shape", "batch_size", "autocast"})
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        for k in kwargs:
+            if k not in self._ALLOWED_KWARGS:
+                raise TypeError(f"Keyword argument not understood: {k}")
+        self.trainable = trainable
+        self.built = False
+        self._called = False
+        self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype.name
+        self._activity_regularizer = kwargs.get("activity_regularizer")
+        self._reuse = kwargs.get("_reuse")
+        self._trainable_weights = []
+        self._non_trainable_weights = []
+        self._losses = []
+        self._updates = []
+        self._graph = None
+        self.input_spec = None
+        self._init_set_name(name)
+        scope = kwargs.get("_scope")
+        if scope:
+            with vs.variable_scope(scope) as captured:
+                self._scope = captured
+        else:
+            self._scope = None
+        self._current_scope = None
+
+    def _init_set_name(self, name):
+        if isinstance(name, vs.VariableScope):
+            base_name = name.name
+            self._name = _unique_layer_name(_to_snake_case(type(self).__name__))
+        else:
+            base_name = name
+            self._name = name
+        if not name:
+            base_name = _to_snake_case(type(self).__name__)
+            self._name = _unique_layer_name(base_name)
+        self._base_name = base_name
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def scope_name(self):
+        if not self._scope:
+            raise ValueError(
+                f'No name available for layer scope because the layer "{self._name}" has not '
+                "been used yet. The scope name is determined the first time the layer "
+                "instance is called. You must therefore call the layer before querying "
+                "`scope_name`."
+            )
+        return self._scope.name
+
+    @property
+    def activity_regularizer(self):
+        return self._activity_regularizer
+
+    @property
+    def trainable_weights(self):
+        return list(self._trainable_weights) if self.trainable else []
+
+    @property
+    def non_trainable_weights(self):
+        if self.trainable:
+            return list(self._non_trainable_weights)
+        return self._trainable_weights + self._non_trainable_weights
+
+    @property
+    def weights(self):
+        return self.trainable_weights + self.non_trainable_weights
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    @property
+    def updates(self):
+        return list(self._updates)
+
+    @property
+    def losses(self):
+        return list(self._losses)
+
+    @property
+    def graph(self):
+        return self._graph
+
+    def count_params(self):
+        """The number of scalars in the layer's variables (the layer must be built)."""
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on {self.name}, but the layer "
+                             "isn't built. You can build it manually via: "
+                             f"`{self.name}.build(batch_input_shape)`.")
+        return int(sum(np.prod(v.get_shape().as_list()) for v in self.weights))
+
+    # -- losses and updates ----------------------------------------------------------------------
+    def add_loss(self, losses, inputs=None):
+        """Adds loss tensors (or callables returning one) to the layer and to
+        ``GraphKeys.REGULARIZATION_LOSSES``."""
+        coll = ops.get_collection_ref(ops.GraphKeys.REGULARIZATION_LOSSES)
+        for loss in _flatten(losses):
+            if callable(loss):
+                loss = loss()
+            if loss is None:
+                continue
+            self._losses.append(loss)
+            if not any(loss is c for c in coll):
+                coll.append(loss)
+
+    def add_update(self, updates, inputs=None):
+        """Adds update ops (or callables making one); ``__call__`` copies them to
+        ``GraphKeys.UPDATE_OPS``."""
+        for update in _flatten(updates):
+            if callable(update):
+                update = update()
+            if update is not None:
+                self._updates.append(update)
+
+    # -- variables -----------------------------------------------------------------------------
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=None, constraint=None, use_resource=None, partitioner=None,
+                   **kwargs):
+        """Gets or creates variable ``<layer scope>/<name>`` with ``tf.get_variable`` and tracks
+        it; a regularizer applies only to a newly created variable."""
+        for k in kwargs:
+            if k not in ("synchronization", "aggregation", "experimental_autocast"):
+                raise TypeError("Unknown keyword argument:", k)
+        if trainable is None:
+            trainable = True
+        existing = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+        if dtype is None:
+            dtype = self.dtype or dtypes.float32
+        self._set_scope(None)
+        reuse = True if self._called else self._reuse
+        with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
+            self._current_scope = scope
+            with ops.name_scope(self._name_scope()):
+                variable = vs.get_variable(
+                    name, shape=shape, dtype=dtypes.as_dtype(dtype), initializer=initializer,
+                    trainable=trainable and self.trainable, constraint=constraint,
+                    partitioner=partitioner, use_resource=use_resource,
+                )
+                if regularizer and variable not in existing:
+                    with ops.colocate_with(variable.op), ops.name_scope(name + "/Regularizer"):
+                        loss = regularizer(variable)
+                    self.add_loss(loss)
+        tracked = self._trainable_weights + self._non_trainable_weights
+        if not any(variable is v for v in tracked):
+            trainable_vars = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+            if trainable and self.trainable and any(variable is v for v in trainable_vars):
+                self._trainable_weights.append(variable)
+            else:
+                self._non_trainable_weights.append(variable)
+        return variable
+
+    add_variable = add_weight
+
+    # -- scopes --------------------------------------------------------------------------------
+    def _name_scope(self):
+        return self._current_scope.original_name_scope
+
+    def _set_scope(self, scope=None):
+        if self._scope is None:
+            if self._reuse:
+                with vs.variable_scope(scope if scope is not None else self._base_name) as s:
+                    self._scope = s
+            else:
+                with vs.variable_scope(scope, default_name=self._base_name) as s:
+                    self._scope = s
+
+    # -- calling -------------------------------------------------------------------------------
+    def build(self, input_shape):
+        """Creates the layer's variables for inputs of ``input_shape``."""
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        """The layer's computation."""
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        raise NotImplementedError
+
+    def _assert_input_compatibility(self, inputs):
+        if self.input_spec is None:
+            return
+        specs = self.input_spec if isinstance(self.input_spec, (list, tuple)) else [
+            self.input_spec]
+        flat = _flatten(inputs)
+        if len(specs) != len(flat):
+            raise ValueError(f"Layer {self.name} expects {len(specs)} inputs, but it received "
+                             f"{len(flat)} input tensors.")
+        for i, (spec, x) in enumerate(zip(specs, flat)):
+            if spec is not None:
+                spec.check(x, self.name, i)
+
+    def __call__(self, inputs, *args, **kwargs):
+        """Builds the layer on the first call, then applies ``call`` in the layer's scopes."""
+        scope = kwargs.pop("scope", None)
+        inputs = _map(_as_tensor, inputs)
+        flat = [x for x in _flatten(inputs) if isinstance(x, ops.Tensor)]
+        graph = flat[0].graph if flat else ops.get_default_graph()
+        if self._graph is None:
+            self._graph = graph
+        elif graph is not self._graph:
+            raise ValueError(f"Input graph and Layer graph are not the same: {graph} is not "
+                             f"{self._graph}.")
+        with graph.as_default():
+            self._set_scope(scope)
+            reuse = True if self._called else self._reuse
+            with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as vsc:
+                self._current_scope = vsc
+                with ops.name_scope(self._name_scope()):
+                    self._assert_input_compatibility(inputs)
+                    if not self.built:
+                        if self._dtype is None and flat and (
+                                flat[0].dtype.is_floating or flat[0].dtype.is_complex):
+                            self._dtype = flat[0].dtype.base_dtype.name
+                        shapes = _map(lambda x: x.get_shape() if isinstance(x, ops.Tensor)
+                                      else None, inputs)
+                        self.build(shapes)
+                        self.built = True
+                    if "scope" in _call_args(self.call):
+                        kwargs["scope"] = vsc
+                    outputs = self.call(inputs, *args, **kwargs)
+                    if outputs is None:
+                        raise ValueError("A layer's `call` method should return a Tensor or a "
+                                         f"list of Tensors, not None (layer: {self.name}).")
+                    if self._activity_regularizer is not None:
+                        self._add_activity_regularization(outputs)
+            self._called = True
+            coll = ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
+            for update in self._updates:
+                if not any(update is c for c in coll):
+                    coll.append(update)
+        return outputs
+
+    def _add_activity_regularization(self, outputs):
+        with ops.name_scope("ActivityRegularizer"):
+            for output in _flatten(outputs):
+                loss = self._activity_regularizer(output)
+                if loss is None:
+                    continue
+                # divided by the batch size, so its strength does not depend on it (TF 1.13+)
+                batch = cast_ops.cast(array_ops.shape(output)[0], loss.dtype)
+                self.add_loss(loss / batch)
+
+    def apply(self, inputs, *args, **kwargs):
+        """The same as calling the layer."""
+        return self.__call__(inputs, *args, **kwargs)
+
+
+def _call_args(fn):
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def input_shape_of(input_shape):
+    """``input_shape`` (TensorShape, list or tuple) as a TensorShape."""
+    return input_shape if isinstance(input_shape, TensorShape) else TensorShape(input_shape)
