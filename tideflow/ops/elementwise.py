@@ -145,6 +145,31 @@ def _reduce_one(x, g, axes_static, axes_dynamic):
     return array_ops.reshape(math_ops.reduce_sum(g, axes_dynamic), array_ops.shape(x))
 
 
+def _static_axes(a, b):
+    """Axes along which an input of shape ``a``, broadcast against ``b``, must be summed.
+
+    None when unknown dimensions leave it undecided. A dimension of ``a`` needs no sum when
+    ``b`` lacks it or has size 1 there, or when it is known not to be 1.
+    """
+    if a.ndims is None or b.ndims is None:
+        return None
+    da, db = a.as_list(), b.as_list()
+    la, lb = len(da), len(db)
+    n = max(la, lb)
+    axes = list(range(n - la))  # leading axes a lacks
+    for i in range(n - la, n):
+        x = da[i - (n - la)]
+        j = i - (n - lb)
+        y = db[j] if j >= 0 else 1
+        if y == 1 or (x is not None and x != 1):
+            continue
+        if x == 1 and y is not None:
+            axes.append(i)
+            continue
+        return None
+    return axes
+
+
 def reduce_to_inputs(x, y, gx, gy):
     """Sums gradients shaped like the broadcast output back to the shapes of ``x`` and ``y``."""
     sx, sy = x.get_shape(), y.get_shape()
@@ -152,6 +177,9 @@ def reduce_to_inputs(x, y, gx, gy):
         if sx == sy:
             return gx, gy
         rx, ry = _broadcast_gradient_args(sx.as_list(), sy.as_list())
+        return _reduce_one(x, gx, rx, None), _reduce_one(y, gy, ry, None)
+    rx, ry = _static_axes(sx, sy), _static_axes(sy, sx)
+    if rx is not None and ry is not None:
         return _reduce_one(x, gx, rx, None), _reduce_one(y, gy, ry, None)
     from tideflow.ops import array_ops
 

@@ -236,6 +236,8 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             f"Num gradients {len(res)} generated for op {op.name} "
             f"do not match num inputs {len(op._inputs)}"
         )
+    # gradients of inputs no x depends on are dropped before gating, so they are never computed
+    res = [g if t._op in between and t not in stop else None for t, g in zip(op._inputs, res)]
     if gate and sum(g is not None for g in res) > 1:
         from tideflow.ops import control_flow_ops
 
