@@ -17,5 +17,23 @@ def _run(script, *args):
 
 def test_digits_ridge():
     out = _run("digits_ridge.py")
-    acc = float(re.search(r"test accuracy ([0-9.]+)", out).group(1))
-    assert acc >= 0.93, out
+    assert _accuracy(out) >= 0.93, out
+
+
+def _accuracy(out):
+    return float(re.search(r"test accuracy ([0-9.]+)", out).group(1))
+
+
+def test_digits_softmax_regression():
+    out = _run("digits_softmax.py")
+    assert _accuracy(out) >= 0.93, out
+
+
+def test_digits_mlp_adam_dropout():
+    out = _run("digits_mlp.py")
+    assert _accuracy(out) >= 0.96, out
+
+
+def test_digits_cnn_momentum():
+    out = _run("digits_cnn.py")
+    assert _accuracy(out) >= 0.97, out

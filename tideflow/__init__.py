@@ -1,6 +1,6 @@
 """tideflow: stateful dataflow graphs with the TensorFlow 1.x API (``import tideflow as tf``)."""
 
-from tideflow import compat, initializers, linalg, logging, strings
+from tideflow import compat, initializers, linalg, logging, nn, strings
 from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors
 from tideflow.framework.device import DeviceSpec
@@ -47,6 +47,7 @@ from tideflow.framework.dtypes import (
     uint64,
     variant,
 )
+from tideflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from tideflow.framework.ops import (
     Graph,
     GraphKeys,
@@ -115,6 +116,12 @@ from tideflow.ops.check_ops import (
     is_numeric_tensor,
     is_strictly_increasing,
 )
+from tideflow.ops.clip_ops import (
+    clip_by_average_norm,
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+)
 from tideflow.ops.concat_ops import (
     concat,
     concat_v2,
@@ -130,6 +137,7 @@ from tideflow.ops.concat_ops import (
 )
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from tideflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from tideflow.ops.fill_ops import (
     broadcast_dynamic_shape,
     broadcast_static_shape,
@@ -149,6 +157,13 @@ from tideflow.ops.gather_ops import (
     unique,
     where,
     where_v2,
+)
+from tideflow.ops.gradients import (
+    NoGradient,
+    NotDifferentiable,
+    RegisterGradient,
+    gradients,
+    hessians,
 )
 from tideflow.ops.init_ops import (
     constant_initializer,
@@ -312,6 +327,7 @@ from tideflow.ops.string_ops import (
     string_to_number,
     substr,
 )
+from tideflow.ops.unary_ops import polygamma, zeta
 from tideflow.ops.variable_scope import (
     AUTO_REUSE,
     VariableScope,
@@ -361,6 +377,9 @@ _LAZY = {
     "make_ndarray": ("tideflow.framework.tensor_util", "make_ndarray"),
     "graph_util": ("tideflow.graph_util", None),
     "train": ("tideflow.train", None),
+    "losses": ("tideflow.losses", None),
+    "layers": ("tideflow.layers", None),
+    "contrib": ("tideflow.contrib", None),
 }
 
 

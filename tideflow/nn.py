@@ -1,5 +1,78 @@
 """``tf.nn``: neural-network ops (explicit re-exports)."""
 
 # --- activations, softmax, losses, normalization, embeddings (nn_ops.py, nn_impl.py) ---
+from tideflow.ops.candidate_sampling_ops import (
+    compute_accidental_hits,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
+from tideflow.ops.embedding_ops import embedding_lookup
+from tideflow.ops.math_ops import sigmoid, tanh
+from tideflow.ops.nn_impl import (
+    batch_normalization,
+    bias_add,
+    bias_add_v1,
+    crelu,
+    dropout,
+    elu,
+    fused_batch_norm,
+    in_top_k,
+    l2_loss,
+    l2_normalize,
+    leaky_relu,
+    local_response_normalization,
+    log_poisson_loss,
+    log_softmax,
+    lrn,
+    moments,
+    normalize_moments,
+    relu,
+    relu6,
+    relu_layer,
+    selu,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2,
+    softplus,
+    softsign,
+    sparse_softmax_cross_entropy_with_logits,
+    sufficient_statistics,
+    top_k,
+    weighted_cross_entropy_with_logits,
+    xw_plus_b,
+    zero_fraction,
+)
+from tideflow.ops.sampled_loss_ops import nce_loss, sampled_softmax_loss
 
 # --- convolution and pooling (conv_ops.py, pooling_ops.py) ---
+# isort: split
+from tideflow.ops.conv_ops import (
+    atrous_conv2d,
+    atrous_conv2d_transpose,
+    conv1d,
+    conv2d,
+    conv2d_backprop_filter,
+    conv2d_backprop_input,
+    conv2d_transpose,
+    conv3d,
+    conv3d_transpose,
+    convolution,
+    depthwise_conv2d,
+    depthwise_conv2d_native,
+    depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input,
+    separable_conv2d,
+)
+from tideflow.ops.pooling_ops import (
+    avg_pool,
+    avg_pool1d,
+    avg_pool2d,
+    avg_pool3d,
+    max_pool,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    max_pool_with_argmax,
+    pool,
+)

@@ -85,7 +85,7 @@ def _compare(case, dtype, got, want):
         assert g.shape == w.shape, f"{case} [{dtype.name}]: shape {g.shape} != reference {w.shape}"
         if w.dtype == object or g.dtype == object:
             assert g.tolist() == w.tolist(), f"{case}: {g!r} != {w!r}"
-        elif w.dtype.kind in "fc" or g.dtype.kind in "fc":
+        elif w.dtype.kind in "fcV" or g.dtype.kind in "fcV":  # V: bfloat16
             np.testing.assert_allclose(g.astype(np.complex128 if g.dtype.kind == "c" else
                                                 np.float64),
                                        w.astype(np.complex128 if w.dtype.kind == "c" else

@@ -1,0 +1,131 @@
+"""Convolution kernels (issue: conv/pool): GFLOP/s of Conv2D and both backprops on the MNIST CNN's
+shapes, against the BLAS peak of a 2048x2048 float32 matmul measured in the same run.
+
+Layers: 64x28x28x1 (*) 5x5x1x32 SAME and 64x14x14x32 (*) 5x5x32x64 SAME, float32, NHWC. Each
+figure is the best of several repeats after warm-up (peak included); FLOPs count 2 per multiply-add of the
+dense convolution (padding taps included, as is customary). The target is an aggregate
+(forward + both backprops, both layers) of at least 50% of the matmul peak.
+Run: ``python benchmarks/bench_conv.py`` (``--kernels-only`` skips the Session path,
+``--json out.json`` saves the figures). On a shared, oversubscribed machine multi-threaded
+OpenBLAS stalls on its spinning threads (timings jump to whole scheduler ticks); there
+``OPENBLAS_NUM_THREADS=1`` gives stable figures, peak measured under the same setting.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import tideflow as tf
+from tideflow.kernels import conv as kconv
+from tideflow.ops import conv_ops
+
+LAYERS = [
+    ("conv1 64x28x28x1 5x5x1x32", (64, 28, 28, 1), (5, 5, 1, 32)),
+    ("conv2 64x14x14x32 5x5x32x64", (64, 14, 14, 32), (5, 5, 32, 64)),
+]
+
+
+def _best_time(fn, repeat=15, number=2):
+    """The best of ``repeat`` timings (of ``number`` calls each): on a shared machine the
+    minimum is the figure least disturbed by neighbours; the peak is measured the same way."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def matmul_peak():
+    a = np.random.RandomState(0).standard_normal((2048, 2048)).astype(np.float32)
+    b = np.random.RandomState(1).standard_normal((2048, 2048)).astype(np.float32)
+    out = np.empty_like(a)
+    t = _best_time(lambda: np.matmul(a, b, out=out), repeat=5, number=3)
+    return 2 * 2048 ** 3 / t / 1e9
+
+
+def bench_kernels():
+    rows = []
+    one = (1, 1)
+    for label, xs, ws in LAYERS:
+        rng = np.random.RandomState(0)
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal(ws).astype(np.float32)
+        y = kconv.conv(x, w, one, one, "SAME")
+        dy = rng.standard_normal(y.shape).astype(np.float32)
+        flops = 2 * y.size * ws[0] * ws[1] * ws[2]
+        for what, fn in (
+            ("forward", lambda x=x, w=w: kconv.conv(x, w, one, one, "SAME")),
+            ("backprop_input", lambda x=x, w=w, dy=dy: kconv.conv_backprop_input(
+                x.shape, w, dy, one, one, "SAME")),
+            ("backprop_filter", lambda x=x, w=w, dy=dy: kconv.conv_backprop_filter(
+                x, w.shape, dy, one, one, "SAME")),
+        ):
+            t = _best_time(fn)
+            rows.append({"layer": label, "pass": what, "ms": t * 1e3, "gflops": flops / t / 1e9,
+                         "flops": flops, "seconds": t})
+    return rows
+
+
+def bench_session():
+    """The same three passes through Session.run (graph overhead included)."""
+    results = {}
+    for label, xs, ws in LAYERS:
+        g = tf.Graph()
+        with g.as_default():
+            rng = np.random.RandomState(0)
+            x = tf.placeholder(tf.float32, xs)
+            w = tf.placeholder(tf.float32, ws)
+            y = conv_ops.conv2d(x, w, [1, 1, 1, 1], "SAME")
+            dy = tf.placeholder(tf.float32, y.get_shape())
+            bi = conv_ops.conv2d_backprop_input(list(xs), w, dy, [1, 1, 1, 1], "SAME")
+            bf = conv_ops.conv2d_backprop_filter(x, list(ws), dy, [1, 1, 1, 1], "SAME")
+            feed = {x: rng.standard_normal(xs).astype(np.float32),
+                    w: rng.standard_normal(ws).astype(np.float32),
+                    dy: rng.standard_normal(y.get_shape().as_list()).astype(np.float32)}
+            with tf.Session(graph=g) as sess:
+                t = _best_time(lambda sess=sess, feed=feed, f=(y, bi, bf): sess.run(f, feed))
+        flops = 3 * 2 * np.prod(xs[:3]) * np.prod(ws)
+        results[label] = {"ms": t * 1e3, "gflops": flops / t / 1e9}
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="write the figures to this file")
+    parser.add_argument("--kernels-only", action="store_true")
+    args = parser.parse_args()
+    peak = matmul_peak()
+    rows = bench_kernels()
+    peak = max(peak, matmul_peak())  # before and after: the better of the two
+    total_flops = sum(r["flops"] for r in rows)
+    total_time = sum(r["seconds"] for r in rows)
+    aggregate = total_flops / total_time / 1e9
+    print(f"BLAS peak (2048^2 float32 matmul): {peak:8.1f} GFLOP/s")
+    for r in rows:
+        print(f"{r['layer']:30s} {r['pass']:16s} {r['ms']:8.2f} ms {r['gflops']:8.1f} GFLOP/s "
+              f"({100 * r['gflops'] / peak:5.1f}% of peak)")
+    print(f"aggregate (fwd + both backprops, both layers): {aggregate:8.1f} GFLOP/s "
+          f"({100 * aggregate / peak:5.1f}% of peak; target 50%)")
+    out = {"peak_gflops": peak, "kernels": rows, "aggregate_gflops": aggregate,
+           "fraction_of_peak": aggregate / peak}
+    if not args.kernels_only:
+        sess = bench_session()
+        for label, r in sess.items():
+            print(f"Session.run {label:30s} {r['ms']:8.2f} ms {r['gflops']:8.1f} GFLOP/s")
+        out["session"] = sess
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,516 @@
+"""NumPy kernels for convolution and pooling, channels-last, for any number of spatial dims.
+
+Convolutions lower to BLAS matrix products: im2col copies every receptive field out of a
+strided view of the (once) padded input into a patch matrix, in batch chunks of bounded size;
+col2im adds patch gradients back with one strided add per filter tap. Pooling reduces over the
+taps the same way. half and bfloat16 compute in float32 and are cast back.
+"""
+
+import math
+
+import numpy as np
+
+from tideflow.framework import errors
+
+# the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
+CHUNK_BYTES = 8 << 20
+# below this many input channels, the input gradient scatters patch gradients (col2im) rather
+# than running the transposed convolution, whose matmul would be too thin to be efficient
+TRANSPOSED_MIN_CHANNELS = 8
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def compute_dtype(dtype):
+    """The dtype arithmetic runs in: float32 for half and bfloat16, else ``dtype`` itself."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" and dtype.itemsize >= 4:
+        return dtype
+    if dtype.kind in "iub":
+        return dtype
+    return np.dtype(np.float32)
+
+
+def _trunc_div(a, b):
+    return a // b if a >= 0 else -((-a) // b)
+
+
+def output_size(in_size, k, stride, dilation, padding, pads=None):
+    """TF's windowed output size and (pad_before, pad_after) along one spatial dimension.
+
+    SAME: ``ceil(in / stride)``, padded by ``max((out-1)*stride + eff - in, 0)`` with the
+    smaller half before; VALID: ``(in - eff + stride) / stride``; EXPLICIT: ``pads`` given.
+    ``eff = (k - 1) * dilation + 1`` is the dilated filter size.
+    """
+    eff = (k - 1) * dilation + 1
+    if padding == "SAME":
+        out = (in_size + stride - 1) // stride
+        need = max((out - 1) * stride + eff - in_size, 0)
+        return out, need // 2, need - need // 2
+    before, after = (0, 0) if pads is None else pads
+    out = _trunc_div(in_size + before + after - eff + stride, stride)
+    if out < 0:
+        raise _invalid(
+            f"Computed output size would be negative: {out} [input_size: {in_size}, "
+            f"effective_filter_size: {eff}, stride: {stride}]"
+        )
+    return out, before, after
+
+
+def geometry(in_spatial, ksize, strides, dilations, padding, explicit=None):
+    """Output sizes and ((before, after), ...) paddings for every spatial dimension."""
+    outs, pads = [], []
+    for i, (n, k, s, d) in enumerate(zip(in_spatial, ksize, strides, dilations)):
+        o, b, a = output_size(n, k, s, d, padding, None if explicit is None else explicit[i])
+        outs.append(o)
+        pads.append((b, a))
+    return tuple(outs), tuple(pads)
+
+
+def _pad(x, pads, value=0):
+    """``x`` [N, *S, C] padded spatially (a new array), or ``x`` itself when nothing pads."""
+    if not any(b or a for b, a in pads):
+        return x
+    shape = (x.shape[0],) + tuple(s + b + a for s, (b, a) in zip(x.shape[1:-1], pads)) + (
+        x.shape[-1],
+    )
+    out = np.full(shape, value, x.dtype) if value else np.zeros(shape, x.dtype)
+    out[_interior(x.shape, pads)] = x
+    return out
+
+
+def _interior(shape, pads):
+    return (slice(None),) + tuple(slice(b, b + s) for s, (b, _) in zip(shape[1:-1], pads)) + (
+        slice(None),
+    )
+
+
+def _padded_shape(shape, pads):
+    return (shape[0],) + tuple(s + b + a for s, (b, a) in zip(shape[1:-1], pads)) + (shape[-1],)
+
+
+def _crop(xp, shape, pads):
+    if not any(b or a for b, a in pads):
+        return xp
+    return np.ascontiguousarray(xp[_interior(shape, pads)])
+
+
+def _windows(xp, outs, ksize, strides, dilations):
+    """A read-only strided view [N, *outs, *ksize, C] of every receptive field (no copy)."""
+    st = xp.strides
+    sp = st[1:-1]
+    shape = (xp.shape[0],) + tuple(outs) + tuple(ksize) + (xp.shape[-1],)
+    view_strides = (
+        (st[0],)
+        + tuple(a * s for a, s in zip(sp, strides))
+        + tuple(a * d for a, d in zip(sp, dilations))
+        + (st[-1],)
+    )
+    return np.lib.stride_tricks.as_strided(xp, shape, view_strides, writeable=False)
+
+
+def _tap(outs, strides, dilations, tap):
+    """Index of the input elements filter tap ``tap`` meets, one per output position."""
+    return (slice(None),) + tuple(
+        slice(t * d, t * d + (o - 1) * s + 1, s)
+        for t, o, s, d in zip(tap, outs, strides, dilations)
+    ) + (slice(None),)
+
+
+def _chunks(n_batch, per_image_bytes):
+    """Batch ranges splitting ``n_batch`` images evenly into chunks under CHUNK_BYTES."""
+    most = max(1, CHUNK_BYTES // max(per_image_bytes, 1))
+    n_chunks = -(-n_batch // most)
+    size = -(-n_batch // n_chunks)
+    return [(b, min(n_batch, b + size)) for b in range(0, n_batch, size)]
+
+
+def _patch_matrices(xp, outs, ksize, strides, dilations):
+    """Yields (b0, b1, cols): the im2col matrix [(b1-b0)*P, K] of each batch chunk.
+
+    With one input channel the matrix is built tap-major (one contiguous row copy per tap,
+    several times faster than gathering 1-element runs) and handed out transposed; BLAS
+    takes either layout.
+    """
+    n_batch, chans = xp.shape[0], xp.shape[-1]
+    p = math.prod(outs)
+    k = math.prod(ksize) * chans
+    chunks = _chunks(n_batch, p * k * xp.itemsize)
+    buf = np.empty((chunks[0][1] - chunks[0][0]) * p * k, xp.dtype)
+    for b0, b1 in chunks:
+        if chans == 1:
+            cols_t = buf[: (b1 - b0) * p * k].reshape((k, b1 - b0) + tuple(outs))
+            src = xp[b0:b1, ..., 0]
+            for t, tap in enumerate(np.ndindex(*ksize)):
+                cols_t[t] = src[_tap(outs, strides, dilations, tap)[:-1]]
+            yield b0, b1, cols_t.reshape(k, (b1 - b0) * p).T
+            continue
+        view = _windows(xp[b0:b1], outs, ksize, strides, dilations)
+        cols = buf[: (b1 - b0) * p * k].reshape(view.shape)
+        np.copyto(cols, view)
+        yield b0, b1, cols.reshape((b1 - b0) * p, k)
+
+
+def _is_pointwise(ksize, strides, pads):
+    return all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
+        b or a for b, a in pads
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# convolution
+# ------------------------------------------------------------------------------------------
+
+
+def conv(x, w, strides, dilations, padding, explicit=None):
+    """Cross-correlation of ``x`` [N, *S, C] with ``w`` [*K, C, O] -> [N, *outs, O]."""
+    nsp = x.ndim - 2
+    ksize = w.shape[:nsp]
+    out_dtype = x.dtype
+    dt = compute_dtype(out_dtype)
+    x = x.astype(dt, copy=False)
+    w = w.astype(dt, copy=False)
+    outs, pads = geometry(x.shape[1:-1], ksize, strides, dilations, padding, explicit)
+    n_batch, n_out = x.shape[0], w.shape[-1]
+    p = math.prod(outs)
+    k = w.size // n_out if n_out else 0
+    out = np.empty((n_batch,) + outs + (n_out,), dt)
+    if out.size == 0:
+        return out.astype(out_dtype, copy=False)
+    if k == 0:
+        out[...] = 0
+        return out.astype(out_dtype, copy=False)
+    w2 = w.reshape(k, n_out)
+    out2 = out.reshape(n_batch * p, n_out)
+    if _is_pointwise(ksize, strides, pads):
+        np.matmul(x.reshape(n_batch * p, k), w2, out=out2)
+    else:
+        xp = _pad(x, pads)
+        for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
+            np.matmul(cols, w2, out=out2[b0 * p : b1 * p])
+    return out.astype(out_dtype, copy=False)
+
+
+def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, explicit=None):
+    """Gradient of :func:`conv` with respect to its filter, of shape ``filter_shape``."""
+    nsp = x.ndim - 2
+    filter_shape = tuple(int(d) for d in filter_shape)
+    ksize = filter_shape[:nsp]
+    out_dtype = dy.dtype
+    dt = compute_dtype(out_dtype)
+    x = x.astype(dt, copy=False)
+    outs, pads = geometry(x.shape[1:-1], ksize, strides, dilations, padding, explicit)
+    n_batch, n_out = x.shape[0], filter_shape[-1]
+    p = math.prod(outs)
+    k = math.prod(filter_shape[:-1])
+    dw = np.zeros((k, n_out), dt)
+    if dw.size == 0 or n_batch * p == 0:
+        return dw.reshape(filter_shape).astype(out_dtype, copy=False)
+    dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
+    if _is_pointwise(ksize, strides, pads):
+        np.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
+    else:
+        xp = _pad(x, pads)
+        part = None
+        for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
+            rows = dy2[b0 * p : b1 * p]
+            if part is None:
+                np.matmul(cols.T, rows, out=dw)
+                part = np.empty_like(dw)
+            else:
+                np.matmul(cols.T, rows, out=part)
+                dw += part
+    return dw.reshape(filter_shape).astype(out_dtype, copy=False)
+
+
+def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explicit=None):
+    """Gradient of :func:`conv` with respect to its input, of shape ``input_shape``."""
+    nsp = w.ndim - 2
+    input_shape = tuple(int(d) for d in input_shape)
+    ksize = w.shape[:nsp]
+    out_dtype = dy.dtype
+    dt = compute_dtype(out_dtype)
+    w = w.astype(dt, copy=False)
+    outs, pads = geometry(input_shape[1:-1], ksize, strides, dilations, padding, explicit)
+    n_batch, chans, n_out = input_shape[0], input_shape[-1], w.shape[-1]
+    p = math.prod(outs)
+    k = math.prod(ksize) * chans
+    if n_batch * p == 0 or k == 0 or n_out == 0:
+        return np.zeros(input_shape, out_dtype)
+    dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
+    w2t = w.reshape(k, n_out).T
+    if _is_pointwise(ksize, strides, pads):
+        dx = np.matmul(dy2, w2t)
+        return dx.reshape(input_shape).astype(out_dtype, copy=False)
+    if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS:
+        # stride 1: the input gradient is a VALID convolution of the padded output gradient
+        # with the flipped, in/out-swapped filter -- one im2col matmul, no scatter-adds
+        tpads = []
+        for n, o, kk, d, (b, _) in zip(input_shape[1:-1], outs, ksize, dilations, pads):
+            eff = (kk - 1) * d + 1
+            tpads.append((eff - 1 - b, n + b - o))
+        if all(b >= 0 and a >= 0 for b, a in tpads):
+            wt = np.ascontiguousarray(np.flip(w, axis=tuple(range(nsp))).swapaxes(-1, -2))
+            dyp = _pad(np.ascontiguousarray(dy, dtype=dt), tuple(tpads))
+            dx = conv(dyp, wt, strides, dilations, "VALID")
+            return dx.astype(out_dtype, copy=False)
+    dxp = np.zeros(_padded_shape(input_shape, pads), dt)
+    chunks = _chunks(n_batch, p * k * dt.itemsize)
+    buf = np.empty((chunks[0][1] - chunks[0][0]) * p * k, dt)
+    taps = list(np.ndindex(*ksize))
+    lead = (slice(None),) * (1 + nsp)
+    for b0, b1 in chunks:
+        dst = dxp[b0:b1]
+        if chans == 1:  # tap-major: one contiguous row per tap (see _patch_matrices)
+            cols_t = buf[: (b1 - b0) * p * k].reshape(k, (b1 - b0) * p)
+            np.matmul(w2t.T, dy2[b0 * p : b1 * p].T, out=cols_t)
+            cols_t = cols_t.reshape((k, b1 - b0) + outs)
+            for t, tap in enumerate(taps):
+                dst[_tap(outs, strides, dilations, tap)][..., 0] += cols_t[t]
+            continue
+        cols = buf[: (b1 - b0) * p * k].reshape((b1 - b0) * p, k)
+        np.matmul(dy2[b0 * p : b1 * p], w2t, out=cols)
+        cols = cols.reshape((b1 - b0,) + outs + tuple(ksize) + (chans,))
+        for tap in taps:
+            dst[_tap(outs, strides, dilations, tap)] += cols[lead + tap]
+    return _crop(dxp, input_shape, pads).astype(out_dtype, copy=False)
+
+
+# ------------------------------------------------------------------------------------------
+# depthwise convolution: output channel c * M + m sees only input channel c
+# ------------------------------------------------------------------------------------------
+
+
+def depthwise(x, w, strides, dilations, padding, explicit=None):
+    """Depthwise conv of ``x`` [N, *S, C] with ``w`` [*K, C, M] -> [N, *outs, C * M]."""
+    nsp = x.ndim - 2
+    ksize = w.shape[:nsp]
+    out_dtype = x.dtype
+    dt = compute_dtype(out_dtype)
+    x = x.astype(dt, copy=False)
+    w = w.astype(dt, copy=False)
+    outs, pads = geometry(x.shape[1:-1], ksize, strides, dilations, padding, explicit)
+    chans, mult = w.shape[-2], w.shape[-1]
+    out = np.zeros((x.shape[0],) + outs + (chans, mult), dt)
+    if out.size:
+        xp = _pad(x, pads)
+        tmp = np.empty_like(out)
+        for tap in np.ndindex(*ksize):
+            sl = xp[_tap(outs, strides, dilations, tap)]
+            np.multiply(sl[..., None], w[tap], out=tmp)
+            out += tmp
+    return out.reshape(out.shape[:-2] + (chans * mult,)).astype(out_dtype, copy=False)
+
+
+def depthwise_backprop_input(input_shape, w, dy, strides, dilations, padding, explicit=None):
+    """Gradient of :func:`depthwise` with respect to its input."""
+    nsp = w.ndim - 2
+    input_shape = tuple(int(d) for d in input_shape)
+    ksize = w.shape[:nsp]
+    out_dtype = dy.dtype
+    dt = compute_dtype(out_dtype)
+    w = w.astype(dt, copy=False)
+    outs, pads = geometry(input_shape[1:-1], ksize, strides, dilations, padding, explicit)
+    chans, mult = w.shape[-2], w.shape[-1]
+    dy5 = dy.astype(dt, copy=False).reshape(dy.shape[:-1] + (chans, mult))
+    dxp = np.zeros(_padded_shape(input_shape, pads), dt)
+    if dy5.size:
+        for tap in np.ndindex(*ksize):
+            if mult == 1:
+                contrib = dy5[..., 0] * w[tap][:, 0]
+            else:
+                contrib = np.einsum("...cm,cm->...c", dy5, w[tap])
+            dxp[_tap(outs, strides, dilations, tap)] += contrib
+    return _crop(dxp, input_shape, pads).astype(out_dtype, copy=False)
+
+
+def depthwise_backprop_filter(x, filter_shape, dy, strides, dilations, padding, explicit=None):
+    """Gradient of :func:`depthwise` with respect to its filter, of shape ``filter_shape``."""
+    nsp = x.ndim - 2
+    filter_shape = tuple(int(d) for d in filter_shape)
+    ksize = filter_shape[:nsp]
+    out_dtype = dy.dtype
+    dt = compute_dtype(out_dtype)
+    x = x.astype(dt, copy=False)
+    outs, pads = geometry(x.shape[1:-1], ksize, strides, dilations, padding, explicit)
+    chans, mult = filter_shape[-2], filter_shape[-1]
+    rows = x.shape[0] * math.prod(outs)
+    dy3 = np.ascontiguousarray(dy, dtype=dt).reshape(rows, chans, mult)
+    dw = np.zeros(filter_shape, dt)
+    if rows:
+        xp = _pad(x, pads)
+        for tap in np.ndindex(*ksize):
+            sl = np.ascontiguousarray(xp[_tap(outs, strides, dilations, tap)]).reshape(rows, chans)
+            dw[tap] = np.einsum("rc,rcm->cm", sl, dy3)
+    return dw.astype(out_dtype, copy=False)
+
+
+# ------------------------------------------------------------------------------------------
+# pooling
+# ------------------------------------------------------------------------------------------
+
+
+def _lowest(dtype):
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    return -np.inf
+
+
+def _pool_setup(x, ksize, strides, padding):
+    ones = (1,) * len(ksize)
+    return geometry(x.shape[1:-1], ksize, strides, ones, padding)
+
+
+def max_pool(x, ksize, strides, padding):
+    """Max over each window of ``x`` [N, *S, C]; padding never wins (it is -inf)."""
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    if x.size == 0 or math.prod(outs) == 0:
+        return np.zeros((x.shape[0],) + outs + (x.shape[-1],), x.dtype)
+    xp = _pad(x, pads, _lowest(x.dtype))
+    out = None
+    for tap in np.ndindex(*ksize):
+        sl = xp[_tap(outs, strides, ones, tap)]
+        if out is None:
+            out = sl.copy()
+        else:
+            np.maximum(out, sl, out=out)
+    return out
+
+
+def max_pool_taps(x, ksize, strides, padding):
+    """(max, tap): the max of each window and the index of the window tap holding it.
+
+    Ties go to the first maximal element in row-major window order (TF's CPU rule).
+    """
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    shape = (x.shape[0],) + outs + (x.shape[-1],)
+    if x.size == 0 or math.prod(outs) == 0:
+        return np.zeros(shape, x.dtype), np.zeros(shape, np.intp), outs, pads
+    xp = _pad(x, pads, _lowest(x.dtype))
+    out = None
+    idx = np.zeros(shape, np.intp)
+    for t, tap in enumerate(np.ndindex(*ksize)):
+        sl = xp[_tap(outs, strides, ones, tap)]
+        if out is None:
+            out = sl.copy()
+        else:
+            better = sl > out
+            np.copyto(out, sl, where=better)
+            np.copyto(idx, t, where=better)
+    return out, idx, outs, pads
+
+
+def max_pool_grad(x, dy, ksize, strides, padding):
+    """Routes each window's gradient to the input element max_pool took (first max on ties)."""
+    _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    out_dtype = dy.dtype
+    dt = compute_dtype(out_dtype)
+    dy = dy.astype(dt, copy=False)
+    dxp = np.zeros(_padded_shape(x.shape, pads), dt)
+    if dy.size:
+        zero = np.zeros((), dt)
+        for t, tap in enumerate(np.ndindex(*ksize)):
+            dxp[_tap(outs, strides, ones, tap)] += np.where(idx == t, dy, zero)
+    return _crop(dxp, x.shape, pads).astype(out_dtype, copy=False)
+
+
+def max_pool_grad_grad(x, g, ksize, strides, padding):
+    """Gradient of max_pool_grad with respect to its ``grad``: ``g`` read at each window max."""
+    _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    gp = _pad(g, pads)
+    out = np.zeros(idx.shape, g.dtype)
+    if out.size:
+        for t, tap in enumerate(np.ndindex(*ksize)):
+            np.copyto(out, gp[_tap(outs, strides, ones, tap)], where=idx == t)
+    return out
+
+
+def max_pool_with_argmax(x, ksize, strides, padding, include_batch_in_index, index_dtype):
+    """(max, argmax): argmax flattens ((b * H + y) * W + x) * C + c, without b unless asked."""
+    out, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
+    nsp = len(ksize)
+    spatial = x.shape[1:-1]
+    chans = x.shape[-1]
+    taps = np.unravel_index(idx, ksize) if idx.size else [idx] * nsp
+    flat = np.arange(x.shape[0]).reshape((-1,) + (1,) * (nsp + 1)) if include_batch_in_index \
+        else np.zeros((1,) * (nsp + 2), np.intp)
+    for d in range(nsp):
+        pos_shape = [1] * (nsp + 2)
+        pos_shape[1 + d] = outs[d]
+        pos = (np.arange(outs[d]) * strides[d] - pads[d][0]).reshape(pos_shape)
+        flat = flat * spatial[d] + (pos + taps[d])
+    flat = flat * chans + np.arange(chans)
+    return out, np.broadcast_to(flat, idx.shape).astype(index_dtype)
+
+
+def max_pool_grad_with_argmax(input_shape, dy, argmax, include_batch_in_index):
+    """Adds each gradient into the input element its argmax names."""
+    input_shape = tuple(int(d) for d in input_shape)
+    total = math.prod(input_shape)
+    per_image = total // input_shape[0] if input_shape[0] else 0
+    idx = np.asarray(argmax, np.int64)
+    if not include_batch_in_index and idx.size:
+        idx = idx + (np.arange(idx.shape[0]) * per_image).reshape((-1,) + (1,) * (idx.ndim - 1))
+    if idx.size and (idx.min() < 0 or idx.max() >= total):
+        raise _invalid(f"Invalid argmax index: values must lie in [0, {total})")
+    dt = compute_dtype(dy.dtype)
+    vals = dy.astype(np.float64 if dt == np.float64 else dt, copy=False).ravel()
+    dx = np.bincount(idx.ravel(), weights=vals, minlength=total)
+    return dx.reshape(input_shape).astype(dy.dtype)
+
+
+def max_pool_grad_grad_with_argmax(dy_in, argmax, include_batch_in_index):
+    """Gradient of max_pool_grad_with_argmax with respect to its grad: a gather at argmax."""
+    idx = np.asarray(argmax, np.int64)
+    per_image = dy_in[0].size if dy_in.shape[0] else 0
+    if not include_batch_in_index and idx.size:
+        idx = idx + (np.arange(idx.shape[0]) * per_image).reshape((-1,) + (1,) * (idx.ndim - 1))
+    if idx.size and (idx.min() < 0 or idx.max() >= dy_in.size):
+        raise _invalid(f"Invalid argmax index: values must lie in [0, {dy_in.size})")
+    return dy_in.ravel()[idx]
+
+
+def _valid_counts(in_spatial, ksize, strides, outs, pads):
+    """How many real (unpadded) inputs each window covers, shaped [1, *outs, 1]."""
+    count = np.ones((1,) * (len(outs) + 2), np.int64)
+    for d, (n, k, s, o, (b, _)) in enumerate(zip(in_spatial, ksize, strides, outs, pads)):
+        start = np.arange(o) * s - b
+        c = np.minimum(start + k, n) - np.maximum(start, 0)
+        shape = [1] * (len(outs) + 2)
+        shape[1 + d] = o
+        count = count * c.reshape(shape)
+    return count
+
+
+def avg_pool(x, ksize, strides, padding):
+    """Mean over each window of ``x``, dividing by the number of real (unpadded) elements."""
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    ones = (1,) * len(ksize)
+    dt = compute_dtype(x.dtype)
+    out = np.zeros((x.shape[0],) + outs + (x.shape[-1],), dt)
+    if out.size:
+        xp = _pad(x.astype(dt, copy=False), pads)
+        for tap in np.ndindex(*ksize):
+            out += xp[_tap(outs, strides, ones, tap)]
+        out /= _valid_counts(x.shape[1:-1], ksize, strides, outs, pads).astype(dt)
+    return out.astype(x.dtype, copy=False)
+
+
+def avg_pool_grad(input_shape, dy, ksize, strides, padding):
+    """Spreads each window's gradient evenly over its real input elements."""
+    input_shape = tuple(int(d) for d in input_shape)
+    outs, pads = geometry(input_shape[1:-1], ksize, strides, (1,) * len(ksize), padding)
+    ones = (1,) * len(ksize)
+    dt = compute_dtype(dy.dtype)
+    dxp = np.zeros(_padded_shape(input_shape, pads), dt)
+    if dy.size:
+        g = dy.astype(dt) / _valid_counts(input_shape[1:-1], ksize, strides, outs, pads).astype(dt)
+        for tap in np.ndindex(*ksize):
+            dxp[_tap(outs, strides, ones, tap)] += g
+    return _crop(dxp, input_shape, pads).astype(dy.dtype, copy=False)

@@ -1,0 +1,491 @@
+"""Pooling ops: MaxPool, AvgPool, MaxPoolWithArgmax, their 3-D forms and gradient ops, with
+``tf.nn``'s max_pool, avg_pool, max_pool_with_argmax, pool and the 1-D/2-D/3-D aliases.
+
+MaxPool pads with -inf; AvgPool divides by the number of real (unpadded) elements; gradients
+of a max go to the first maximal element of the window in row-major order (TF's CPU rule).
+"""
+
+import collections
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels import conv as kconv
+from tideflow.ops import array_ops, fill_ops
+from tideflow.ops.conv_ops import (
+    check_attr_len,
+    dims_of,
+    from_channels_last,
+    get_sequence,
+    join_dims,
+    out_dim,
+    shape_to_channels_last,
+    split_dims,
+    to_channels_last,
+)
+
+_REAL = "T: realnumbertype"
+_POOL_2D = ["ksize: list(int) >= 4", "strides: list(int) >= 4", "padding: {'SAME', 'VALID'}"]
+_POOL_3D = ["ksize: list(int) >= 5", "strides: list(int) >= 5", "padding: {'SAME', 'VALID'}"]
+_FORMAT_2D = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+_FORMAT_3D = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'"
+_ARGMAX = ["Targmax: {int32, int64} = DT_INT64", "include_batch_in_index: bool = false"]
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _window(ksize, strides, data_format):
+    """Spatial ksize and strides; pooling over batch or depth is refused as in TF's kernels."""
+    kb, ks, kc = split_dims(ksize, data_format)
+    sb, ss, sc = split_dims(strides, data_format)
+    if kb != 1 or sb != 1:
+        raise errors.UnimplementedError(None, None,
+                                        "Pooling is not yet supported on the batch dimension.")
+    if kc != 1 or sc != 1:
+        raise errors.UnimplementedError(None, None,
+                                        "Non-spatial pooling is not yet supported.")
+    if any(v < 1 for v in ks + ss):
+        raise _invalid("Sliding window ksize and strides must be positive")
+    return tuple(ks), tuple(ss)
+
+
+def _check_rank(x, nd, what="input"):
+    if np.ndim(x) != nd:
+        raise _invalid(f"{what} must be {nd}-dimensional")
+
+
+def _sizes(t, nd):
+    v = np.asarray(t)
+    if v.ndim != 1 or v.size != nd:
+        raise _invalid(f"orig_input_shape must be 1-dimensional and {nd} elements")
+    return tuple(int(d) for d in v)
+
+
+# ------------------------------------------------------------------------------------------
+# kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _pool_kernel(fn, nd):
+    def kernel(input, *, ksize, strides, padding, data_format):
+        _check_rank(input, nd)
+        k, s = _window(ksize, strides, data_format)
+        x = to_channels_last(input, data_format)
+        return from_channels_last(fn(x, k, s, padding), data_format)
+
+    return kernel
+
+
+def _max_pool_grad_kernel(fn, nd):
+    def kernel(orig_input, orig_output, grad, *, ksize, strides, padding, data_format):
+        _check_rank(orig_input, nd, "orig_input")
+        _check_rank(grad, nd, "grad")
+        k, s = _window(ksize, strides, data_format)
+        x = to_channels_last(orig_input, data_format)
+        g = to_channels_last(grad, data_format)
+        if fn is kconv.max_pool_grad:
+            outs, _ = kconv.geometry(x.shape[1:-1], k, s, (1,) * len(k), padding)
+            want = (x.shape[0],) + outs + (x.shape[-1],)
+            if g.shape != want:
+                raise _invalid(f"Expected grad shape to be {list(want)}, but got "
+                               f"{list(g.shape)}")
+        elif g.shape != x.shape:
+            raise _invalid(f"grad must have the shape of orig_input: {list(g.shape)} vs "
+                           f"{list(x.shape)}")
+        return from_channels_last(fn(x, g, k, s, padding), data_format)
+
+    return kernel
+
+
+def _avg_pool_grad_kernel(nd):
+    def kernel(orig_input_shape, grad, *, ksize, strides, padding, data_format):
+        sizes = shape_to_channels_last(_sizes(orig_input_shape, nd), data_format)
+        _check_rank(grad, nd, "grad")
+        k, s = _window(ksize, strides, data_format)
+        g = to_channels_last(grad, data_format)
+        outs, _ = kconv.geometry(sizes[1:-1], k, s, (1,) * len(k), padding)
+        want = (sizes[0],) + outs + (sizes[-1],)
+        if g.shape != want:
+            raise _invalid(f"Expected grad shape to be {list(want)}, but got {list(g.shape)}")
+        return from_channels_last(kconv.avg_pool_grad(sizes, g, k, s, padding), data_format)
+
+    return kernel
+
+
+def _max_pool_with_argmax_kernel(input, *, ksize, strides, padding, Targmax,
+                                 include_batch_in_index):
+    _check_rank(input, 4)
+    k, s = _window(ksize, strides, "NHWC")
+    return kconv.max_pool_with_argmax(input, k, s, padding, include_batch_in_index,
+                                      Targmax.as_numpy_dtype)
+
+
+def _argmax_shapes(input, grad, argmax, ksize, strides, padding, expect_pooled_grad):
+    _check_rank(input, 4)
+    k, s = _window(ksize, strides, "NHWC")
+    outs, _ = kconv.geometry(input.shape[1:-1], k, s, (1, 1), padding)
+    pooled = (input.shape[0],) + outs + (input.shape[-1],)
+    if argmax.shape != pooled:
+        raise _invalid(f"Expected argmax shape to be {list(pooled)}, but got "
+                       f"{list(argmax.shape)}")
+    want = pooled if expect_pooled_grad else input.shape
+    if grad.shape != want:
+        raise _invalid(f"Expected grad shape to be {list(want)}, but got {list(grad.shape)}")
+
+
+def _max_pool_grad_with_argmax_kernel(input, grad, argmax, *, ksize, strides, padding,
+                                      include_batch_in_index):
+    _argmax_shapes(input, grad, argmax, ksize, strides, padding, True)
+    return kconv.max_pool_grad_with_argmax(input.shape, grad, argmax, include_batch_in_index)
+
+
+def _max_pool_grad_grad_with_argmax_kernel(input, grad, argmax, *, ksize, strides, padding,
+                                           include_batch_in_index):
+    _argmax_shapes(input, grad, argmax, ksize, strides, padding, False)
+    return kconv.max_pool_grad_grad_with_argmax(grad, argmax, include_batch_in_index)
+
+
+# ------------------------------------------------------------------------------------------
+# shape functions
+# ------------------------------------------------------------------------------------------
+
+
+def _pool_shape(nd, index=0, fmt_attr=True):
+    def shape_fn(op):
+        fmt = op._attrs["data_format"] if fmt_attr else "NHWC"
+        x = dims_of(op._inputs[index]._shape, nd)
+        check_attr_len(op, "strides", nd, "stride")
+        check_attr_len(op, "ksize", nd, "ksize")
+        batch, spatial, chans = split_dims(x, fmt)
+        _, ks, kc = split_dims(op._attrs["ksize"], fmt)
+        _, ss, _ = split_dims(op._attrs["strides"], fmt)
+        padding = op._attrs["padding"]
+        outs = [out_dim(n, k, s, 1, padding) for n, k, s in zip(spatial, ks, ss)]
+        if chans is not None and kc > 1:
+            chans = chans // kc
+        shape = TensorShape(join_dims(batch, outs, chans, fmt))
+        return [shape] * len(op._outputs)
+
+    return shape_fn
+
+
+def _like_input(index, nd):
+    def shape_fn(op):
+        return [TensorShape(dims_of(op._inputs[index]._shape, nd))]
+
+    return shape_fn
+
+
+def _sizes_shape(nd):
+    def shape_fn(op):
+        s = array_ops.constant_value_as_shape(op._inputs[0])
+        return [s.with_rank(nd) if s.ndims is not None else TensorShape([None] * nd)]
+
+    return shape_fn
+
+
+# ------------------------------------------------------------------------------------------
+# gradients (graph code)
+# ------------------------------------------------------------------------------------------
+
+
+def _pool_attrs(op):
+    return {k: op._attrs[k] for k in ("ksize", "strides", "padding", "data_format",
+                                      "include_batch_in_index", "Targmax") if k in op._attrs}
+
+
+def _apply(op_type, inputs, attrs, name=None):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
+
+
+def _zeros_of(t):
+    return fill_ops.zeros(array_ops.shape(t), dtype=t.dtype)
+
+
+def _max_pool_grad_fn(grad_op):
+    def grad(op, g):
+        return [_apply(grad_op, [op.inputs[0], op.outputs[0], g], _pool_attrs(op))]
+
+    return grad
+
+
+def _avg_pool_grad_fn(grad_op):
+    def grad(op, g):
+        return [_apply(grad_op, [array_ops.shape(op.inputs[0]), g], _pool_attrs(op))]
+
+    return grad
+
+
+def _second_order_fn(other):
+    """MaxPoolGrad <-> MaxPoolGradGrad: linear in ``grad``, locally constant in the rest."""
+    def grad(op, g):
+        x, y, _ = op.inputs
+        return [_zeros_of(x), _zeros_of(y), _apply(other, [x, y, g], _pool_attrs(op))]
+
+    return grad
+
+
+def _avg_pool_grad_grad_fn(forward):
+    def grad(op, g):
+        return [None, _apply(forward, [g], _pool_attrs(op))]
+
+    return grad
+
+
+def _max_pool_with_argmax_grad(op, g, unused_argmax_grad=None):
+    x = op.inputs[0]
+    attrs = _pool_attrs(op)
+    return [_apply("MaxPoolGradWithArgmax", [x, g, op.outputs[1]], attrs)]
+
+
+def _argmax_second_order_fn(other):
+    def grad(op, g):
+        x, _, argmax = op.inputs
+        return [_zeros_of(x), _apply(other, [x, g, argmax], _pool_attrs(op)), None]
+
+    return grad
+
+
+# ------------------------------------------------------------------------------------------
+# declarations
+# ------------------------------------------------------------------------------------------
+
+_MAXPOOL_T = ("T: {half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16} "
+              "= DT_FLOAT")
+
+for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
+    (4, "", _POOL_2D, _FORMAT_2D, _MAXPOOL_T, "T: realnumbertype = DT_FLOAT", None),
+    (5, "3D", _POOL_3D, _FORMAT_3D, "T: {half, bfloat16, float}",
+     "T: {half, bfloat16, float} = DT_FLOAT", "TInput: {half, bfloat16, float} = DT_FLOAT"),
+):
+    op_registry.declare(
+        f"MaxPool{_sfx}",
+        inputs=["input: T"],
+        outputs=["output: T"],
+        attrs=[_max_t] + _pool + [_fmt],
+        shape=_pool_shape(_nd),
+        kernel=_pool_kernel(kconv.max_pool, _nd),
+        grad=_max_pool_grad_fn(f"MaxPool{_sfx}Grad"),
+    )
+    op_registry.declare(
+        f"AvgPool{_sfx}",
+        inputs=[("value" if _nd == 4 else "input") + ": T"],
+        outputs=["output: T"],
+        attrs=_pool + [_fmt, "T: {half, bfloat16, float, double}"],
+        shape=_pool_shape(_nd),
+        kernel=_pool_kernel(kconv.avg_pool, _nd),
+        grad=_avg_pool_grad_fn(f"AvgPool{_sfx}Grad"),
+    )
+    _orig = "TInput" if _in_t else "T"
+    op_registry.declare(
+        f"MaxPool{_sfx}Grad",
+        inputs=[f"orig_input: {_orig}", f"orig_output: {_orig}", "grad: T"],
+        outputs=["output: T"],
+        attrs=_pool + [_fmt, _grad_t] + ([_in_t] if _in_t else []),
+        shape=_like_input(0, _nd),
+        kernel=_max_pool_grad_kernel(kconv.max_pool_grad, _nd),
+        grad=_second_order_fn(f"MaxPool{_sfx}GradGrad"),
+    )
+    op_registry.declare(
+        f"MaxPool{_sfx}GradGrad",
+        inputs=["orig_input: T", "orig_output: T", "grad: T"],
+        outputs=["output: T"],
+        attrs=_pool + [_fmt, _REAL],
+        shape=_pool_shape(_nd),
+        kernel=_max_pool_grad_kernel(kconv.max_pool_grad_grad, _nd),
+        grad=_second_order_fn(f"MaxPool{_sfx}Grad"),
+    )
+    op_registry.declare(
+        f"AvgPool{_sfx}Grad",
+        inputs=["orig_input_shape: int32", "grad: T"],
+        outputs=["output: T"],
+        attrs=_pool + [_fmt, "T: {half, bfloat16, float, double}"],
+        shape=_sizes_shape(_nd),
+        kernel=_avg_pool_grad_kernel(_nd),
+        grad=_avg_pool_grad_grad_fn(f"AvgPool{_sfx}"),
+    )
+
+op_registry.declare(
+    "MaxPoolWithArgmax",
+    inputs=["input: T"],
+    outputs=["output: T", "argmax: Targmax"],
+    attrs=_POOL_2D[:2] + _ARGMAX + [_POOL_2D[2], _REAL],
+    shape=_pool_shape(4, fmt_attr=False),
+    kernel=_max_pool_with_argmax_kernel,
+    grad=_max_pool_with_argmax_grad,
+)
+op_registry.declare(
+    "MaxPoolGradWithArgmax",
+    inputs=["input: T", "grad: T", "argmax: Targmax"],
+    outputs=["output: T"],
+    attrs=_POOL_2D + _ARGMAX + [_REAL],
+    shape=_like_input(0, 4),
+    kernel=_max_pool_grad_with_argmax_kernel,
+    grad=_argmax_second_order_fn("MaxPoolGradGradWithArgmax"),
+)
+op_registry.declare(
+    "MaxPoolGradGradWithArgmax",
+    inputs=["input: T", "grad: T", "argmax: Targmax"],
+    outputs=["output: T"],
+    attrs=_POOL_2D + _ARGMAX + [_REAL],
+    shape=_pool_shape(4, fmt_attr=False),
+    kernel=_max_pool_grad_grad_with_argmax_kernel,
+    grad=_argmax_second_order_fn("MaxPoolGradWithArgmax"),
+)
+
+
+# ------------------------------------------------------------------------------------------
+# public API
+# ------------------------------------------------------------------------------------------
+
+
+def _alias(a, b, name_a, name_b):
+    if a is not None and b is not None:
+        raise ValueError(f"Arguments '{name_a}' and '{name_b}' cannot both be specified.")
+    return a if a is not None else b
+
+
+def _pool(op_type, value, ksize, strides, padding, data_format, name, nd=4):
+    if isinstance(data_format, bytes):
+        data_format = data_format.decode()
+    if isinstance(padding, bytes):
+        padding = padding.decode()
+    attrs = {
+        "ksize": get_sequence(ksize, nd - 2, nd, data_format, "ksize"),
+        "strides": get_sequence(strides, nd - 2, nd, data_format, "strides"),
+        "padding": padding,
+        "data_format": data_format,
+    }
+    return _apply(op_type, [value], attrs, name)
+
+
+def _rank(value):
+    return ops.convert_to_tensor(value).get_shape().ndims
+
+
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Max pooling over 2-D windows of a 4-D tensor (1-D and 3-D inputs go to those pools)."""
+    value = ops.convert_to_tensor(_alias(value, input, "value", "input"))
+    r = value.get_shape().ndims
+    if r == 3:
+        return max_pool1d(value, ksize, strides, padding, "NCW" if data_format.startswith("NC")
+                          else "NWC", name)
+    if r == 5:
+        return max_pool3d(value, ksize, strides, padding, "NCDHW" if data_format.startswith("NC")
+                          else "NDHWC", name)
+    return _pool("MaxPool", value, ksize, strides, padding, data_format, name)
+
+
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):
+    """Average pooling over 2-D windows (the mean of the window's real, unpadded elements)."""
+    value = ops.convert_to_tensor(_alias(value, input, "value", "input"))
+    r = value.get_shape().ndims
+    if r == 3:
+        return avg_pool1d(value, ksize, strides, padding, "NCW" if data_format.startswith("NC")
+                          else "NWC", name)
+    if r == 5:
+        return avg_pool3d(value, ksize, strides, padding, "NCDHW" if data_format.startswith("NC")
+                          else "NDHWC", name)
+    return _pool("AvgPool", value, ksize, strides, padding, data_format, name)
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """Max pooling over 2-D windows of a 4-D tensor."""
+    return _pool("MaxPool", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """Average pooling over 2-D windows of a 4-D tensor."""
+    return _pool("AvgPool", input, ksize, strides, padding, data_format, name)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """Max pooling over 3-D windows of a 5-D tensor."""
+    return _pool("MaxPool3D", input, ksize, strides, padding, data_format, name, nd=5)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):
+    """Average pooling over 3-D windows of a 5-D tensor."""
+    return _pool("AvgPool3D", input, ksize, strides, padding, data_format, name, nd=5)
+
+
+def _pool1d(op_type, input, ksize, strides, padding, data_format, name, default):
+    if data_format not in ("NWC", "NCW", "NHWC", "NCHW"):
+        raise ValueError('data_format must be "NWC" or "NCW".')
+    first = data_format.startswith("NC")
+    fmt1 = "NCW" if first else "NWC"
+    with ops.name_scope(name, default, [input]) as scope:
+        axis = 2 if first else 1
+        ks = [1] + get_sequence(ksize, 1, 3, fmt1, "ksize")
+        st = [1] + get_sequence(strides, 1, 3, fmt1, "strides")
+        x = array_ops.expand_dims(input, axis)
+        out = _pool(op_type, x, ks, st, padding, "NCHW" if first else "NHWC", scope)
+        return array_ops.squeeze(out, [axis])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """Max pooling over 1-D windows of a 3-D tensor."""
+    return _pool1d("MaxPool", input, ksize, strides, padding, data_format, name, "MaxPool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
+    """Average pooling over 1-D windows of a 3-D tensor."""
+    return _pool1d("AvgPool", input, ksize, strides, padding, data_format, name, "AvgPool1D")
+
+
+MaxPoolWithArgmaxOutput = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Targmax=None,
+                         name=None, output_dtype=None, include_batch_in_index=False):
+    """(output, argmax): max pooling and the flattened index of each maximum.
+
+    argmax is ``(y * width + x) * channels + c``, plus ``b * height * width * channels``
+    when ``include_batch_in_index``; ties pick the first maximum in row-major window order.
+    """
+    if data_format != "NHWC":
+        raise ValueError("Data formats other than 'NHWC' are not yet supported")
+    targmax = _alias(Targmax, output_dtype, "Targmax", "output_dtype") or dtypes.int64
+    attrs = {
+        "ksize": get_sequence(ksize, 2, 4, "NHWC", "ksize"),
+        "strides": get_sequence(strides, 2, 4, "NHWC", "strides"),
+        "padding": padding,
+        "Targmax": dtypes.as_dtype(targmax),
+        "include_batch_in_index": bool(include_batch_in_index),
+    }
+    op = ops.apply_op("MaxPoolWithArgmax", [input], attrs, name=name)
+    return MaxPoolWithArgmaxOutput(*op._outputs)
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None,
+         name=None, data_format=None, dilations=None):
+    """N-D max or average pooling (N = 1, 2, 3); dilation_rate must be 1 here."""
+    dilation_rate = _alias(dilation_rate, dilations, "dilation_rate", "dilations")
+    window_shape = [int(v) for v in window_shape]
+    nsp = len(window_shape)
+    if nsp not in (1, 2, 3):
+        raise ValueError(f"Input must be of rank 3, 4 or 5, but window_shape has {nsp} dims")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Invalid pooling_type: {pooling_type}")
+    strides = [1] * nsp if strides is None else [int(v) for v in strides]
+    rate = [1] * nsp if dilation_rate is None else [int(v) for v in dilation_rate]
+    if any(s > w for s, w in zip(strides, window_shape)):
+        raise ValueError("strides > window_shape not supported due to inconsistency between "
+                         "CPU and GPU implementations")
+    if any(r > 1 for r in rate):
+        if any(s > 1 for s in strides):
+            raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+        raise NotImplementedError("tf.nn.pool with dilation_rate > 1 is not supported")
+    first = data_format is not None and data_format.startswith("NC")
+    with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
+        if nsp == 1:
+            fn = max_pool1d if pooling_type == "MAX" else avg_pool1d
+            return fn(input, window_shape, strides, padding, "NCW" if first else "NWC", scope)
+        if nsp == 2:
+            fn = max_pool2d if pooling_type == "MAX" else avg_pool2d
+            return fn(input, window_shape, strides, padding, "NCHW" if first else "NHWC", scope)
+        fn = max_pool3d if pooling_type == "MAX" else avg_pool3d
+        return fn(input, window_shape, strides, padding, "NCDHW" if first else "NDHWC", scope)
