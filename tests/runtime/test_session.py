@@ -288,3 +288,37 @@ def test_intermediates_are_released_after_last_use():
     assert out[0] == 13.0
     # live set: the fed value plus at most two intermediates (not all twelve)
     assert peak < 3.5 * xv.nbytes, peak / xv.nbytes
+
+
+def test_elementwise_results_reuse_dying_buffers():
+    import tracemalloc
+
+    n = 1 << 20
+    x = tf.placeholder(tf.float64, [n])
+    y = x * 2.0
+    for _ in range(10):
+        y = tf.exp(y * 0.0) + y  # each intermediate dies at its next op
+    xv = np.ones(n)
+    with tf.Session() as s:
+        s.run(y, {x: xv})
+        tracemalloc.start()
+        out = s.run(y, {x: xv})
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    np.testing.assert_allclose(out[:3], 12.0)
+    np.testing.assert_array_equal(xv, 1.0)  # the fed array is never written
+    # y and one temporary are alive at once; without reuse a third buffer would be
+    assert peak < 2.5 * xv.nbytes, peak / xv.nbytes
+
+
+def test_buffer_reuse_never_clobbers_a_live_view():
+    x = tf.placeholder(tf.float32, [2, 3])
+    y = x * 2.0
+    r = tf.reshape(y, [6])  # a view of y's buffer, still needed after y's last use
+    t = tf.transpose(y)
+    z = y + 1.0
+    with tf.Session() as s:
+        rv, tv, zv = s.run([r, t, z], {x: np.ones((2, 3), np.float32)})
+    np.testing.assert_array_equal(rv, 2.0)
+    np.testing.assert_array_equal(tv, 2.0)
+    np.testing.assert_array_equal(zv, 3.0)

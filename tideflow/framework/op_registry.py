@@ -134,14 +134,14 @@ _DT_NAMES = {
     "DT_RESOURCE": "resource",
 }
 
-_SPECIAL_KERNEL_PARAMS = ("ctx", "step")
+_SPECIAL_KERNEL_PARAMS = ("ctx", "step", "out")
 
 
 class OpDef:
     """Everything about one op type. Built by :func:`declare`; read by graph and runtime."""
 
     def __init__(self, name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful,
-                 is_random, where, ref_outputs_alias, doc):
+                 is_random, where, ref_outputs_alias, doc, inplace=None):
         self.name = name
         self.inputs = [ArgSpec(s) for s in inputs]
         self.outputs = [ArgSpec(s) for s in outputs]
@@ -165,6 +165,9 @@ class OpDef:
         # outputs (indices) that may alias a variable's buffer (ref forwarding)
         self.ref_outputs_alias = ref_outputs_alias
         self.doc = doc
+        # index of the input whose buffer the output may take over when that input dies here
+        # (TF's buffer forwarding); the kernel must accept ``out=``
+        self.inplace = inplace
         self.kernel_attrs = ()
         self.kernel_wants_ctx = False
         self.kernel_wants_step = False
@@ -193,7 +196,7 @@ def _caller():
 
 def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kernel_factory=None,
             grad=None, differentiable=None, stateful=False, is_random=False,
-            ref_outputs_alias=(), doc=None):
+            ref_outputs_alias=(), doc=None, inplace=None):
     """Declares op type ``name``.
 
     kernel: a NumPy function taking the inputs positionally (list arguments as Python lists)
@@ -202,6 +205,8 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
       output, or a sequence of all outputs when the op has several or a list output. A string
       names a function of the device's array module (``"add"`` is ``numpy.add`` on CPU).
     kernel_factory: instead of kernel, ``f(ctx) -> callable`` called once per plan.
+    inplace: the index of an input (same shape and dtype as the output) whose buffer the
+      kernel may write its result into, via ``out=``, when that value is not used afterwards.
     grad: the gradient function ``f(op, *grads)``; ``differentiable=False`` declares the op
       not differentiable. Leaving both unset means "no gradient defined" (an error when asked).
     """
@@ -210,7 +215,7 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
     if old is not None:
         raise ValueError(f"Op {name!r} declared twice: at {old.where} and at {where}")
     d = OpDef(name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful, is_random,
-              where, tuple(ref_outputs_alias), doc)
+              where, tuple(ref_outputs_alias), doc, inplace)
     _REGISTRY[name] = d
     if grad is not None:
         register_gradient(name, grad, where)

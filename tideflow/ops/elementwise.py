@@ -55,6 +55,7 @@ def declare_unary(name, kernel, types="T: type", out=None, grad=None, differenti
         kernel=kernel,
         grad=grad,
         differentiable=differentiable,
+        inplace=0 if out is None and isinstance(kernel, str) else None,
     )
 
 
@@ -69,6 +70,7 @@ def declare_binary(name, kernel, types="T: type", out=None, grad=None, different
         kernel=kernel,
         grad=None if grad is None else _reducing(grad),
         differentiable=differentiable,
+        inplace=0 if out is None and isinstance(kernel, str) else None,
     )
 
 

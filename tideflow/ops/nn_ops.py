@@ -70,7 +70,8 @@ def _relu(x):
 
 
 def _relu_grad(g, f):
-    return np.where(f > 0, g, _zero(g))
+    # a multiply by the mask, as TF's kernel: np.where on a random mask is ~10x slower
+    return g * (f > 0)
 
 
 def _relu6(x):
@@ -78,7 +79,7 @@ def _relu6(x):
 
 
 def _relu6_grad(g, f):
-    return np.where((f > 0) & (f < 6), g, _zero(g))
+    return g * ((f > 0) & (f < 6))
 
 
 @_widened

@@ -7,6 +7,7 @@ more than the kernel calls themselves. A failing line maps back to its op.
 
 import functools
 import itertools
+import sys
 import threading
 
 import numpy as np
@@ -205,6 +206,11 @@ class Plan:
             if od.kernel_wants_step:
                 args.append("step=__step__")
             call = f"{kname}({', '.join(args)})"
+            if od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2:
+                t_in = replace.get(op._inputs[od.inplace], op._inputs[od.inplace])
+                if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
+                        and t_in not in fed and t_in not in consts and od.inplace == 0):
+                    call = f"__ip{len(args)}__({kname}, {', '.join(args)})"
             outs = op._outputs
             single = len(od.outputs) == 1 and not od.outputs[0].is_list
             targets_ = []
@@ -241,6 +247,8 @@ class Plan:
         src = "\n".join(lines) + "\n"
         self.source = src
         env["__out__"] = _out
+        env["__ip1__"] = _inplace_unary
+        env["__ip2__"] = _inplace_binary
         env["__copy__"] = np.copy
         code = compile(src, f"<tideflow plan {id(self):x}>", "exec")
         self._code_filename = code.co_filename
@@ -286,6 +294,30 @@ def op_error_for(e, op):
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
         return errors.InvalidArgumentError(None, op, msg)
     return errors.UnknownError(None, op, f"{prefix}{type(e).__name__}: {e}{where}")
+
+
+# references to an array in _inplace_*: the plan's local, the parameter, getrefcount's own
+_SOLE_OWNER_REFS = 3
+
+
+def _inplace_unary(kernel, a):
+    """``kernel(a)``, written into ``a``'s buffer when nothing else can see that buffer."""
+    if type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
+        sys.getrefcount(a) <= _SOLE_OWNER_REFS
+    ):
+        return kernel(a, out=a)
+    return kernel(a)
+
+
+def _inplace_binary(kernel, a, b):
+    """``kernel(a, b)`` into ``a``'s buffer when ``a`` is otherwise unused and the result fits."""
+    if type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
+        sys.getrefcount(a) <= _SOLE_OWNER_REFS
+    ):
+        bs = np.shape(b)
+        if bs == a.shape or not bs or (len(bs) <= a.ndim and a.shape[a.ndim - len(bs):] == bs):
+            return kernel(a, b, out=a)
+    return kernel(a, b)
 
 
 def _out(v):
