@@ -398,9 +398,10 @@ def max_pool_taps(x, ksize, strides, padding):
         if out is None:
             out = sl.copy()
         else:
+            # branch-free arithmetic: masked copies on random masks are ~10x slower
             better = sl > out
-            np.copyto(out, sl, where=better)
-            np.copyto(idx, t, where=better)
+            np.maximum(out, sl, out=out)
+            idx += better * (t - idx)
     return out, idx, outs, pads
 
 
@@ -413,9 +414,8 @@ def max_pool_grad(x, dy, ksize, strides, padding):
     dy = dy.astype(dt, copy=False)
     dxp = np.zeros(_padded_shape(x.shape, pads), dt)
     if dy.size:
-        zero = np.zeros((), dt)
         for t, tap in enumerate(np.ndindex(*ksize)):
-            dxp[_tap(outs, strides, ones, tap)] += np.where(idx == t, dy, zero)
+            dxp[_tap(outs, strides, ones, tap)] += dy * (idx == t)
     return _crop(dxp, x.shape, pads).astype(out_dtype, copy=False)
 
 

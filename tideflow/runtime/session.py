@@ -10,6 +10,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels.device import local_devices
+from tideflow.runtime import allocator
 from tideflow.runtime.executor import Plan, Step
 
 # ------------------------------------------------------------------------------------------
@@ -212,6 +213,7 @@ class BaseSession:
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
         if isinstance(target, bytes):
             target = target.decode()
+        allocator.tune_once()
         self._graph = graph
         self._target = target or ""
         self._config = config
