@@ -48,6 +48,7 @@ from tideflow.framework.dtypes import (
     variant,
 )
 from tideflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.ops import (
     Graph,
     GraphKeys,

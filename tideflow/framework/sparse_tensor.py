@@ -1,0 +1,104 @@
+"""``tf.SparseTensor``: indices [N, rank] int64, values [N], dense_shape [rank] int64.
+
+Fetching one gives a ``SparseTensorValue``; feeding one (as a feed_dict key) takes a
+``SparseTensorValue`` or an (indices, values, dense_shape) tuple, as TF does.
+"""
+
+import collections
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import as_shape, unknown_shape
+
+SparseTensorValue = collections.namedtuple("SparseTensorValue",
+                                           ["indices", "values", "dense_shape"])
+
+
+class SparseTensor:
+    """A sparse tensor: the values at ``indices`` of a tensor of shape ``dense_shape``."""
+
+    @classmethod
+    def from_value(cls, value):
+        if isinstance(value, SparseTensor):
+            return value
+        return cls(value.indices, value.values, value.dense_shape)
+
+    def __init__(self, indices, values, dense_shape):
+        with ops.name_scope(None, "SparseTensor", [indices, values, dense_shape]):
+            self._indices = ops.convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
+            self._values = ops.convert_to_tensor(values, name="values")
+            self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=dtypes.int64,
+                                                      name="dense_shape")
+        self._indices.set_shape(unknown_shape(2))
+        self._values.set_shape(unknown_shape(1))
+        self._dense_shape.set_shape(unknown_shape(1))
+
+    @property
+    def indices(self):
+        return self._indices
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def dense_shape(self):
+        return self._dense_shape
+
+    @property
+    def dtype(self):
+        return self._values.dtype
+
+    @property
+    def op(self):
+        return self._values.op
+
+    @property
+    def graph(self):
+        return self._indices.graph
+
+    def get_shape(self):
+        value = ops.constant_value(self._dense_shape)
+        if value is not None:
+            return as_shape([int(d) for d in value])
+        rank = self._dense_shape.get_shape()
+        n = rank[0].value if rank.ndims else None
+        return unknown_shape(n)
+
+    @property
+    def shape(self):
+        return self.get_shape()
+
+    def eval(self, feed_dict=None, session=None):
+        session = session or ops.get_default_session()
+        return session.run(self, feed_dict)
+
+    def __repr__(self):
+        return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
+                f"dense_shape={self._dense_shape!r})")
+
+    # Session.run protocol: one fetch made of three tensors
+    def _tf_fetch_components(self):
+        return [self._indices, self._values, self._dense_shape], (
+            lambda vals: SparseTensorValue(*vals)
+        )
+
+    # feed_dict protocol: a SparseTensor key is fed (indices, values, dense_shape)
+    def _tf_feed_components(self):
+        def split(value):
+            if isinstance(value, SparseTensor):
+                raise TypeError("The value of a feed cannot be a tf.SparseTensor object.")
+            indices, values, dense_shape = value
+            return [indices, values, dense_shape]
+
+        return [self._indices, self._values, self._dense_shape], split
+
+
+def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
+    """SparseTensors and SparseTensorValues stay sparse; anything else becomes a Tensor."""
+    if isinstance(value, SparseTensorValue):
+        value = SparseTensor.from_value(value)
+    if isinstance(value, SparseTensor):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise RuntimeError(f"Sparse dtype: requested = {dtype}, actual = {value.dtype}")
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
