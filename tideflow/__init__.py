@@ -48,7 +48,6 @@ from tideflow.framework.dtypes import (
     variant,
 )
 from tideflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
-from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.ops import (
     Graph,
     GraphKeys,
@@ -71,6 +70,7 @@ from tideflow.framework.ops import (
     reset_default_graph,
 )
 from tideflow.framework.random_seed import set_random_seed
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import Dimension, TensorShape
 from tideflow.ops.array_ops import (
     expand_dims,

@@ -7,6 +7,7 @@ Event files (summaries) and TFRecord datasets both use it.
 import gzip
 import os
 import struct
+import types
 import zlib
 
 import google_crc32c
@@ -40,11 +41,11 @@ class TFRecordCompressionType:
 class TFRecordOptions:
     """``tf.python_io.TFRecordOptions(compression_type)``: NONE, ZLIB or GZIP."""
 
-    compression_type_map = {
+    compression_type_map = types.MappingProxyType({
         TFRecordCompressionType.ZLIB: "ZLIB",
         TFRecordCompressionType.GZIP: "GZIP",
         TFRecordCompressionType.NONE: "",
-    }
+    })
 
     def __init__(self, compression_type=None):
         if isinstance(compression_type, str) or compression_type is None:
