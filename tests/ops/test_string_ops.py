@@ -57,9 +57,10 @@ def test_string_join_shapes_and_errors():
         _run(tf.string_join([tf.constant(["a", "b"]), p]), {p: ["a", "b", "c"]})
 
 
-def test_string_split_returns_sparse_components():
+def test_string_split_returns_sparse_tensor():
     src = tf.placeholder(tf.string, [None])
     sp = tf.string_split(src, "")
+    assert isinstance(sp, tf.SparseTensor)
     assert sp.indices.get_shape().as_list() == [None, 2]
     assert sp.values.get_shape().as_list() == [None]
     assert sp.dense_shape.get_shape().as_list() == [2]

@@ -4,12 +4,12 @@ String tensors are NumPy object arrays of ``bytes``. Regexes use Python's ``re``
 which agrees with TF's RE2 syntax for the common patterns.
 """
 
-import collections
 import re
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, scalar, unknown_shape, vector
 from tideflow.ops.elementwise import broadcast_shape
 
@@ -221,19 +221,12 @@ op_registry.declare(
     differentiable=False,
 )
 
-# What ``string_split`` returns until the sparse-tensor type lands: the three component
-# tensors under SparseTensor's field names (``Session.run`` fetches it as a namedtuple).
-SparseTensorComponents = collections.namedtuple(
-    "SparseTensorComponents", ["indices", "values", "dense_shape"]
-)
-
-
 def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
                  name=None):
     """Splits each string of the vector ``source`` on any byte of ``delimiter`` (default ' ').
 
-    An empty delimiter splits into single bytes. Returns the sparse result's components
-    ``(indices, values, dense_shape)``.
+    An empty delimiter splits into single bytes. Returns a ``SparseTensor`` of shape
+    ``[len(source), max tokens]`` whose entry ``[i, j]`` is token ``j`` of string ``i``.
     """
     if sep is not None and delimiter is not None:
         raise ValueError("Cannot specify both 'sep' and 'delimiter'.")
@@ -247,7 +240,7 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
         source = ops.convert_to_tensor(source, dtype=dtypes.string)
         op = ops.apply_op("StringSplit", [source, delimiter], {"skip_empty": skip_empty})
         indices, values, shape = op._outputs
-        return SparseTensorComponents(indices, values, shape)
+        return SparseTensor(indices, values, shape)
 
 
 # ------------------------------------------------------------------------------------------

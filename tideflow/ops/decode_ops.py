@@ -1,0 +1,275 @@
+"""Decoding ops: raw bytes to numbers (DecodeRaw), CSV records to columns (DecodeCSV), and
+tensors to and from serialized TensorProtos (SerializeTensor, ParseTensor).
+"""
+
+import itertools
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import scalar, unknown_shape
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+# ------------------------------------------------------------------------------------------
+# DecodeRaw
+# ------------------------------------------------------------------------------------------
+
+
+def _decode_raw_kernel(bytes, *, out_type, little_endian):
+    x = np.asarray(bytes, dtype=object)
+    dt = np.dtype(out_type.as_numpy_dtype)
+    dt = dt.newbyteorder("<" if little_endian else ">")
+    flat = x.reshape(-1)
+    if flat.size == 0:
+        return np.zeros(x.shape + (0,), dtype=out_type.as_numpy_dtype)
+    size = len(flat[0])
+    if size % dt.itemsize:
+        raise _invalid(f"Input to DecodeRaw has length {size} that is not a multiple of "
+                       f"{dt.itemsize}, the size of {out_type.name}")
+    for i, s in enumerate(flat.tolist()):
+        if len(s) != size:
+            raise _invalid(f"DecodeRaw requires input strings to all be the same size, but "
+                           f"element {i} has size {len(s)} != {size}")
+    data = np.frombuffer(b"".join(flat.tolist()), dtype=dt)
+    out = data.astype(out_type.as_numpy_dtype)  # native byte order, owns its memory
+    return out.reshape(x.shape + (size // dt.itemsize,))
+
+
+_RAW_TYPES = ("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, "
+              "complex64, complex128}")
+
+op_registry.declare(
+    "DecodeRaw",
+    inputs=["bytes: string"],
+    outputs=["output: out_type"],
+    attrs=[_RAW_TYPES, "little_endian: bool = true"],
+    shape=lambda op: [op._inputs[0]._shape.concatenate([None])],
+    kernel=_decode_raw_kernel,
+    differentiable=False,
+)
+
+
+def decode_raw(bytes=None, out_type=None, little_endian=True, name=None, input_bytes=None):
+    """Reinterprets each string's bytes as a vector of ``out_type`` (one more dimension)."""
+    if input_bytes is not None:
+        if bytes is not None:
+            raise ValueError("Cannot specify both 'bytes' and 'input_bytes'.")
+        bytes = input_bytes
+    return ops.apply_op("DecodeRaw", [bytes], {"out_type": dtypes.as_dtype(out_type),
+                                               "little_endian": little_endian},
+                        name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# DecodeCSV
+# ------------------------------------------------------------------------------------------
+
+
+def _split_record(rec, delim, use_quote):
+    """A CSV record's fields, following TF's quoting rules (RFC 4180 with its checks)."""
+    fields = []
+    i, n = 0, len(rec)
+    quote = ord('"')
+    while i < n:
+        if rec[i] in (10, 13):  # stray CR / LF before a field are skipped, as TF does
+            i += 1
+            continue
+        field = bytearray()
+        if use_quote and rec[i] == quote:
+            i += 1
+            while i < n - 1 and (rec[i] != quote or rec[i + 1] != delim):
+                if rec[i] != quote:
+                    field.append(rec[i])
+                    i += 1
+                else:
+                    if rec[i + 1] != quote:
+                        raise _invalid("Quote inside a string has to be escaped by another quote")
+                    field.append(quote)
+                    i += 2
+            if not (i < n and rec[i] == quote and (i == n - 1 or rec[i + 1] == delim)):
+                raise _invalid("Quoted field has to end with quote followed by delim or end")
+            i += 2
+        else:
+            while i < n and rec[i] != delim:
+                c = rec[i]
+                if (use_quote and c == quote) or c in (10, 13):
+                    raise _invalid("Unquoted fields cannot have quotes/CRLFs inside")
+                field.append(c)
+                i += 1
+            i += 1
+        fields.append(bytes(field))
+    if n and rec[-1] == delim:
+        fields.append(b"")
+    return fields
+
+
+def _parse_number(text, dtype, col, row):
+    from tideflow.ops.string_ops import _FLOAT_RE, _INT_RE
+
+    is_int = dtype.is_integer
+    ok = (_INT_RE if is_int else _FLOAT_RE).fullmatch(text) is not None
+    if ok and is_int:
+        v = int(text)
+        info = np.iinfo(dtype.as_numpy_dtype)
+        ok = info.min <= v <= info.max
+    if not ok:
+        raise _invalid(f"Field {col} in record {row} is not a valid {_type_name(dtype)}: "
+                       f"{text.decode('utf-8', 'replace')}")
+    return v if is_int else float(text)
+
+
+def _type_name(dtype):
+    return {dtypes.float32: "float", dtypes.float64: "double"}.get(dtype, dtype.name)
+
+
+def _decode_csv_kernel(records, record_defaults, *, OUT_TYPE, field_delim, use_quote_delim,
+                       na_value, select_cols):
+    recs = np.asarray(records, dtype=object)
+    if len(field_delim.encode()) != 1:
+        raise _invalid("field_delim should be only 1 char")
+    delim = field_delim.encode()[0]
+    na = na_value.encode()
+    defaults = [np.asarray(d) for d in record_defaults]
+    for i, d in enumerate(defaults):
+        if d.size > 1:
+            raise _invalid(f"There should only be 1 default per field but field {i} has "
+                           f"{d.size}")
+    if select_cols and len(select_cols) != len(OUT_TYPE):
+        raise _invalid("select_cols should match output size")
+    outs = [np.empty(recs.shape, dtype=t.as_numpy_dtype) for t in OUT_TYPE]
+    flats = [o.reshape(-1) for o in outs]
+    for row, rec in enumerate(recs.reshape(-1).tolist()):
+        fields = _split_record(rec, delim, use_quote_delim)
+        if select_cols:
+            fields = [fields[c] for c in select_cols if c < len(fields)]
+        if len(fields) != len(OUT_TYPE):
+            raise _invalid(f"Expect {len(OUT_TYPE)} fields but have {len(fields)} in record "
+                           f"{row}")
+        for col, (text, dtype) in enumerate(zip(fields, OUT_TYPE)):
+            if not text or text == na:
+                if defaults[col].size != 1:
+                    raise _invalid(f"Field {col} is required but missing in record {row}!")
+                flats[col][row] = defaults[col].reshape(-1)[0]
+            elif dtype == dtypes.string:
+                flats[col][row] = text
+            else:
+                flats[col][row] = _parse_number(text, dtype, col, row)
+    return outs
+
+
+def _decode_csv_shape(op):
+    for t in op._inputs[1:]:
+        s = t._shape
+        if s.ndims is not None and s.ndims > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims}")
+        if s.ndims == 1 and s.dims[0].value is not None and s.dims[0].value > 1:
+            raise ValueError("Shape of a default must be a length-0 or length-1 vector, or a "
+                             "scalar.")
+    return [op._inputs[0]._shape] * (len(op._inputs) - 1)
+
+
+op_registry.declare(
+    "DecodeCSV",
+    inputs=["records: string", "record_defaults: OUT_TYPE"],
+    outputs=["output: OUT_TYPE"],
+    attrs=["OUT_TYPE: list({float, double, int32, int64, string})",
+           "field_delim: string = ','", "use_quote_delim: bool = true",
+           "na_value: string = ''", "select_cols: list(int) = []"],
+    shape=_decode_csv_shape,
+    kernel=_decode_csv_kernel,
+    differentiable=False,
+)
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,
+               na_value="", select_cols=None):
+    """Splits each CSV record into columns, one tensor per column shaped like ``records``.
+
+    ``record_defaults`` gives each column's type and default (``[]`` makes it required).
+    """
+    if select_cols is not None:
+        select_cols = [int(c) for c in select_cols]
+        if any(a >= b for a, b in itertools.pairwise(select_cols)):
+            raise ValueError("select_cols is not strictly increasing.")
+        if select_cols and select_cols[0] < 0:
+            raise ValueError("select_cols contains negative values.")
+        if len(select_cols) != len(record_defaults):
+            raise ValueError("Length of select_cols and record_defaults do not match.")
+    return ops.apply_op(
+        "DecodeCSV", [records, list(record_defaults)],
+        {"field_delim": field_delim, "use_quote_delim": use_quote_delim, "na_value": na_value,
+         "select_cols": select_cols or []},
+        name=name)._outputs
+
+
+# ------------------------------------------------------------------------------------------
+# SerializeTensor, ParseTensor
+# ------------------------------------------------------------------------------------------
+
+
+def _serialize_tensor_kernel(tensor):
+    from tideflow.framework import tensor_util
+
+    proto = tensor_util.make_tensor_proto(np.asarray(tensor))
+    return np.asarray(proto.SerializeToString(), dtype=object)
+
+
+op_registry.declare(
+    "SerializeTensor",
+    inputs=["tensor: T"],
+    outputs=["serialized: string"],
+    attrs=["T: type"],
+    shape=lambda op: [scalar()],
+    kernel=_serialize_tensor_kernel,
+    differentiable=False,
+)
+
+
+def _parse_tensor_kernel(serialized, *, out_type):
+    from tideflow.framework import tensor_util
+    from tideflow.protos import tensor_pb2
+
+    s = np.asarray(serialized, dtype=object)
+    if s.ndim != 0:
+        raise _invalid(f"Expected `serialized` to be a scalar, got shape: {_shape_str(s.shape)}")
+    proto = tensor_pb2.TensorProto()
+    try:
+        proto.ParseFromString(bytes(s[()]))
+    except Exception:  # noqa: BLE001 - any decode failure means a bad proto
+        raise _invalid("Could not parse `serialized` as TensorProto: "
+                       f"'{bytes(s[()])[:64]!r}'") from None
+    parsed = dtypes.as_dtype(proto.dtype)
+    if parsed != out_type:
+        raise _invalid(f"Type mismatch between parsed tensor ({parsed.name}) and dtype "
+                       f"({out_type.name})")
+    return np.array(tensor_util.make_ndarray(proto), copy=True)
+
+
+op_registry.declare(
+    "ParseTensor",
+    inputs=["serialized: string"],
+    outputs=["output: out_type"],
+    attrs=["out_type: type"],
+    shape=lambda op: [unknown_shape()],
+    kernel=_parse_tensor_kernel,
+    differentiable=False,
+)
+
+
+def serialize_tensor(tensor, name=None):
+    """A scalar string: ``tensor`` as a serialized TensorProto."""
+    return ops.apply_op("SerializeTensor", [tensor], name=name)._outputs[0]
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor of type ``out_type`` in a serialized TensorProto."""
+    return ops.apply_op("ParseTensor", [serialized], {"out_type": dtypes.as_dtype(out_type)},
+                        name=name)._outputs[0]

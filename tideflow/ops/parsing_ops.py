@@ -1,0 +1,626 @@
+"""Parsing ``tf.train.Example`` and ``SequenceExample`` protos into tensors.
+
+The feature configurations (``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``,
+``SparseFeature``), the ParseExample, ParseSingleExample and ParseSingleSequenceExample ops,
+whose kernels decode the serialized protos with our generated ``example_pb2``, and the
+``tf.parse_*`` wrappers.
+"""
+
+import collections
+import re
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, as_shape, matrix, unknown_shape, vector
+
+# ------------------------------------------------------------------------------------------
+# Feature configurations
+# ------------------------------------------------------------------------------------------
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature with any number of values, parsed into a ``SparseTensor``."""
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature",
+                                             ["shape", "dtype", "default_value"])):
+    """A feature with exactly ``prod(shape)`` values, parsed into a dense tensor of ``shape``.
+
+    A missing feature takes ``default_value``; without one it is an error.
+    """
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """A feature holding any number of elements of ``shape``, parsed densely.
+
+    In ``parse_example`` the batch is padded with ``default_value`` (zeros by default) to its
+    longest entry; there ``allow_missing`` must be True.
+    """
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
+
+
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A sparse feature given by index feature(s) and a value feature of the same length."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+_KINDS = {dtypes.float32: "float_list", dtypes.int64: "int64_list", dtypes.string: "bytes_list"}
+_NP = {dtypes.float32: np.float32, dtypes.int64: np.int64, dtypes.string: object}
+_TYPE_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _shape_str(dims):
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+# ------------------------------------------------------------------------------------------
+# Decoding one Features map
+# ------------------------------------------------------------------------------------------
+
+
+def _example_pb2():
+    from tideflow.protos import example_pb2
+
+    return example_pb2
+
+
+def _decode(cls, data, name):
+    msg = cls()
+    try:
+        msg.ParseFromString(bytes(data))
+    except Exception:  # noqa: BLE001 - any decode failure is a corrupt record
+        raise _invalid(f"Could not parse example input, value: '{bytes(data)[:64]!r}'") from None
+    return msg
+
+
+def _values(feature, dtype, where):
+    """The values of a Feature proto as a NumPy array of ``dtype``; a type mismatch is an error."""
+    want = _KINDS[dtype]
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return np.zeros(0, dtype=_NP[dtype])
+    if kind != want:
+        raise _invalid(f"{where}.  Data types don't match. Data type: {_TYPE_NAME[kind]} but "
+                       f"expected type: {_TYPE_NAME[want]}")
+    vals = getattr(feature, kind).value
+    if dtype == dtypes.string:
+        out = np.empty(len(vals), dtype=object)
+        out[:] = list(vals)
+        return out
+    return np.asarray(vals, dtype=_NP[dtype])
+
+
+def _dense_values(vals, dtype, shape, where):
+    """Checks a fixed-length dense feature's values against ``shape``."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if vals.size != n:
+        raise _invalid(f"{where}.  Number of {_type_name(dtype)} values != expected.  "
+                       f"Values size: {vals.size} but output shape: {_shape_str(shape)}")
+    return vals.reshape(shape)
+
+
+def _type_name(dtype):
+    return {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}[dtype]
+
+
+def _seq_values(vals, dtype, inner, where):
+    """Splits a variable-length dense feature's values into rows of shape ``inner``."""
+    stride = int(np.prod(inner, dtype=np.int64))
+    if stride == 0 or vals.size % stride:
+        raise _invalid(f"{where}.  Number of {_type_name(dtype)} values is not a multiple of "
+                       f"stride length. Saw {vals.size} values but output shape is: "
+                       f"{_shape_str([None] + list(inner))}")
+    return vals.reshape([vals.size // stride] + list(inner))
+
+
+def _is_var_len(shape):
+    return shape.ndims is not None and shape.ndims > 0 and shape.dims[0].value is None
+
+
+def _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, dense_types,
+                    dense_shapes, dense_defaults):
+    """One Features map: the sparse value vectors and the dense arrays (var-len: rows)."""
+    sparse = []
+    for key, dtype in zip(sparse_keys, sparse_types):
+        feature = fmap.get(key)
+        where = f"Name: {name}, Key: {key}, Index: 0"
+        sparse.append(_values(feature, dtype, where) if feature is not None else
+                      np.zeros(0, dtype=_NP[dtype]))
+    dense = []
+    for key, dtype, shape, default in zip(dense_keys, dense_types, dense_shapes, dense_defaults):
+        feature = fmap.get(key)
+        where = f"Name: {name}, Key: {key}, Index: 0"
+        if _is_var_len(shape):
+            inner = [d.value for d in shape.dims[1:]]
+            if feature is None:
+                dense.append(np.zeros([0] + inner, dtype=_NP[dtype]))
+            else:
+                dense.append(_seq_values(_values(feature, dtype, where), dtype, inner, where))
+            continue
+        dims = shape.as_list()
+        if feature is None:
+            default = np.asarray(default)
+            if default.size == 0:
+                raise _invalid(f"Name: {name}, Feature: {key} (data type: {_type_name(dtype)}) is "
+                               "required but could not be found.")
+            dense.append(default.reshape(dims))
+        else:
+            dense.append(_dense_values(_values(feature, dtype, where), dtype, dims, where))
+    return sparse, dense
+
+
+def _pad_rows(rows, dtype, inner, default):
+    """Stacks per-example row arrays into [batch, max_rows] + inner, padding with default."""
+    width = max((r.shape[0] for r in rows), default=0)
+    out = np.empty([len(rows), width] + list(inner), dtype=_NP[dtype])
+    out[...] = np.asarray(default).reshape(()) if np.size(default) else (
+        b"" if dtype == dtypes.string else 0)
+    for b, r in enumerate(rows):
+        out[b, :r.shape[0]] = r
+    return out
+
+
+def _sparse_batch(per_example, dtype):
+    """The (indices, values, shape) of a batch of value vectors: indices are [batch, i]."""
+    idx = [(b, i) for b, v in enumerate(per_example) for i in range(v.size)]
+    values = np.concatenate(per_example) if per_example else np.zeros(0)
+    values = values.astype(_NP[dtype]) if dtype != dtypes.string else values.astype(object)
+    width = max((v.size for v in per_example), default=0)
+    return (np.asarray(idx, np.int64).reshape(-1, 2), values,
+            np.asarray([len(per_example), width], np.int64))
+
+
+# ------------------------------------------------------------------------------------------
+# ParseExample, ParseSingleExample
+# ------------------------------------------------------------------------------------------
+
+
+def _as_str(key):
+    key = key[()] if isinstance(key, np.ndarray) else key
+    return key.decode("utf-8") if isinstance(key, bytes) else str(key)
+
+
+def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, dense_defaults, *,
+                          sparse_types, Tdense, dense_shapes):
+    serialized = np.asarray(serialized, dtype=object)
+    names = np.asarray(names, dtype=object)
+    if serialized.ndim != 1:
+        raise _invalid(f"Expected serialized to be a vector, got shape: "
+                       f"{_shape_str(serialized.shape)}")
+    if names.size and names.shape != serialized.shape:
+        raise _invalid(f"Expected len(names) == len(serialized), but got: {names.size} vs. "
+                       f"{serialized.size}")
+    sparse_keys = [_as_str(k) for k in sparse_keys]
+    dense_keys = [_as_str(k) for k in dense_keys]
+    shapes = [as_shape(s) for s in dense_shapes]
+    example_cls = _example_pb2().Example
+    sparse_rows = [[] for _ in sparse_keys]
+    dense_rows = [[] for _ in dense_keys]
+    for b, data in enumerate(serialized.tolist()):
+        name = _as_str(names[b]) if names.size else "<unknown>"
+        fmap = _decode(example_cls, data, name).features.feature
+        sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, Tdense,
+                                        shapes, dense_defaults)
+        for rows, v in zip(sparse_rows, sparse):
+            rows.append(v)
+        for rows, v in zip(dense_rows, dense):
+            rows.append(v)
+    sp = [_sparse_batch(rows, t) for rows, t in zip(sparse_rows, sparse_types)]
+    dense_out = []
+    for rows, dtype, shape, default in zip(dense_rows, Tdense, shapes, dense_defaults):
+        if _is_var_len(shape):
+            dense_out.append(_pad_rows(rows, dtype, [d.value for d in shape.dims[1:]], default))
+        else:
+            dense_out.append(np.stack(rows).astype(_NP[dtype]) if rows else
+                             np.zeros([0] + shape.as_list(), _NP[dtype]))
+    return [s[0] for s in sp] + [s[1] for s in sp] + [s[2] for s in sp] + dense_out
+
+
+def _parse_example_shape(op):
+    batch = op._inputs[0]._shape.merge_with(unknown_shape(1))
+    n = len(op._attrs["sparse_types"])
+    return ([matrix(None, 2)] * n + [vector(None)] * n + [vector(2)] * n
+            + [batch.concatenate(as_shape(s)) for s in op._attrs["dense_shapes"]])
+
+
+op_registry.declare(
+    "ParseExample",
+    inputs=["serialized: string", "names: string", "sparse_keys: Nsparse * string",
+            "dense_keys: Ndense * string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: Nsparse * int64", "sparse_values: sparse_types",
+             "sparse_shapes: Nsparse * int64", "dense_values: Tdense"],
+    attrs=["Nsparse: int >= 0", "Ndense: int >= 0",
+           "sparse_types: list({float,int64,string}) >= 0",
+           "Tdense: list({float,int64,string}) >= 0", "dense_shapes: list(shape) >= 0"],
+    shape=_parse_example_shape,
+    kernel=_parse_example_kernel,
+    differentiable=False,
+)
+
+
+def _parse_single_example_kernel(serialized, dense_defaults, *, sparse_keys, dense_keys,
+                                 sparse_types, Tdense, dense_shapes):
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim != 0:
+        raise _invalid(f"Expected serialized to be a scalar, got shape: "
+                       f"{_shape_str(serialized.shape)}")
+    shapes = [as_shape(s) for s in dense_shapes]
+    fmap = _decode(_example_pb2().Example, serialized[()], "<unknown>").features.feature
+    sparse, dense = _parse_features(fmap, "<unknown>", sparse_keys, sparse_types, dense_keys,
+                                    Tdense, shapes, dense_defaults)
+    idx = [np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in sparse]
+    sizes = [np.asarray([v.size], np.int64) for v in sparse]
+    dense = [d.astype(_NP[t]) for d, t in zip(dense, Tdense)]
+    return idx + sparse + sizes + dense
+
+
+def _parse_single_example_shape(op):
+    op._inputs[0]._shape.merge_with(TensorShape([]))
+    n = len(op._attrs["sparse_keys"])
+    return ([matrix(None, 1)] * n + [vector(None)] * n + [vector(1)] * n
+            + [as_shape(s) for s in op._attrs["dense_shapes"]])
+
+
+op_registry.declare(
+    "ParseSingleExample",
+    inputs=["serialized: string", "dense_defaults: Tdense"],
+    outputs=["sparse_indices: num_sparse * int64", "sparse_values: sparse_types",
+             "sparse_shapes: num_sparse * int64", "dense_values: Tdense"],
+    attrs=["num_sparse: int >= 0", "sparse_keys: list(string) >= 0",
+           "dense_keys: list(string) >= 0", "sparse_types: list({float,int64,string}) >= 0",
+           "Tdense: list({float,int64,string}) >= 0", "dense_shapes: list(shape) >= 0"],
+    shape=_parse_single_example_shape,
+    kernel=_parse_single_example_kernel,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# Python wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _check_dtype(key, dtype):
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in _KINDS:
+        raise ValueError(f"Unsupported dtype {dtype.name} for feature {key!r}: use float32, "
+                         "int64 or string.")
+    return dtype
+
+
+def _split_features(features, for_parse_example):
+    """Sorted raw parameters: (sparse keys, types), (dense keys, types, shapes, defaults)."""
+    if not features:
+        raise ValueError(f"Missing: features was {features}.")
+    sparse_keys, sparse_types = [], []
+    dense_keys, dense_types, dense_shapes, dense_defaults = [], [], [], []
+    for key in sorted(features):
+        f = features[key]
+        if isinstance(f, VarLenFeature):
+            sparse_keys.append(key)
+            sparse_types.append(_check_dtype(key, f.dtype))
+        elif isinstance(f, SparseFeature):
+            keys = f.index_key if isinstance(f.index_key, (list, tuple)) else [f.index_key]
+            for k in keys:
+                if k not in sparse_keys:
+                    sparse_keys.append(k)
+                    sparse_types.append(dtypes.int64)
+            if f.value_key not in sparse_keys:
+                sparse_keys.append(f.value_key)
+                sparse_types.append(_check_dtype(key, f.dtype))
+        elif isinstance(f, FixedLenFeature):
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
+                                 f" received {f.shape}.")
+            dense_keys.append(key)
+            dense_types.append(_check_dtype(key, f.dtype))
+            dense_shapes.append(shape)
+            dense_defaults.append(f.default_value)
+        elif isinstance(f, FixedLenSequenceFeature):
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
+                                 f" received {f.shape}.")
+            if for_parse_example and not f.allow_missing:
+                raise ValueError(f"Unsupported: FixedLenSequenceFeature requires allow_missing to"
+                                 f" be True. Feature: {key}")
+            dense_keys.append(key)
+            dense_types.append(_check_dtype(key, f.dtype))
+            dense_shapes.append(TensorShape([None]).concatenate(shape))
+            dense_defaults.append(f.default_value)
+        else:
+            raise ValueError(f"Invalid feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    return sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes, dense_defaults
+
+
+def _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults):
+    from tideflow.ops import array_ops, constant_op
+
+    out = []
+    for key, dtype, shape, default in zip(dense_keys, dense_types, dense_shapes,
+                                          dense_defaults):
+        key_name = "key_" + re.sub(r"[^A-Za-z0-9_.\-/]", "_", key)
+        if _is_var_len(shape):
+            if default is None:
+                default = b"" if dtype == dtypes.string else 0
+            t = ops.convert_to_tensor(default, dtype=dtype, name=key_name)
+            out.append(array_ops.reshape(t, []))
+        elif default is None:
+            out.append(constant_op.constant([], dtype=dtype, name=key_name))
+        else:
+            t = ops.convert_to_tensor(default, dtype=dtype, name=key_name)
+            out.append(array_ops.reshape(t, shape.as_list()))
+    return out
+
+
+def _sparse_feature_tensor(f, parsed, batch_rank):
+    """Builds a SparseFeature's SparseTensor from its parsed index and value features."""
+    from tideflow.ops import array_ops, concat_ops, sparse_ops
+
+    keys = f.index_key if isinstance(f.index_key, (list, tuple)) else [f.index_key]
+    sizes = f.size if isinstance(f.size, (list, tuple)) else [f.size]
+    values = parsed[f.value_key]
+    leading = values.indices[:, :batch_rank]
+    ids = [array_ops.expand_dims(parsed[k].values, 1) for k in keys]
+    indices = concat_ops.concat([leading] + ids, 1) if batch_rank or len(ids) > 1 else ids[0]
+    shape = concat_ops.concat([values.dense_shape[:batch_rank],
+                               ops.convert_to_tensor(np.asarray(sizes, np.int64))], 0)
+    sp = SparseTensor(indices, values.values, shape)
+    return sp if f.already_sorted else sparse_ops.sparse_reorder(sp)
+
+
+def _assemble(features, sparse_keys, sparse, dense_keys, dense, batch_rank):
+    parsed = dict(zip(sparse_keys, sparse))
+    parsed.update(zip(dense_keys, dense))
+    out = {}
+    for key, f in features.items():
+        if isinstance(f, SparseFeature):
+            out[key] = _sparse_feature_tensor(f, parsed, batch_rank)
+        else:
+            out[key] = parsed[key]
+    return out
+
+
+def parse_example(serialized, features, name=None, example_names=None):
+    """Parses a batch (vector) of serialized Example protos into a dict of tensors.
+
+    ``features`` maps keys to ``FixedLenFeature`` (dense ``[batch] + shape``),
+    ``VarLenFeature`` (a SparseTensor indexed ``[batch, i]``), ``FixedLenSequenceFeature``
+    (dense ``[batch, None] + shape``, padded) and ``SparseFeature``.
+    """
+    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+     dense_defaults) = _split_features(features, True)
+    with ops.name_scope(name, "ParseExample", [serialized, example_names]):
+        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        names = ops.convert_to_tensor([] if example_names is None else example_names,
+                                      dtype=dtypes.string, name="names")
+        defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
+        op = ops.apply_op(
+            "ParseExample",
+            [serialized, names,
+             [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"sparse_keys_{i}")
+              for i, k in enumerate(sparse_keys)],
+             [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"dense_keys_{i}")
+              for i, k in enumerate(dense_keys)],
+             defaults],
+            {"sparse_types": sparse_types, "Tdense": dense_types, "dense_shapes": dense_shapes},
+            name="ParseExample")
+        outs = op._outputs
+        n = len(sparse_keys)
+        sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+        return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:], 1)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None):
+    """Parses one serialized Example (a scalar string) into a dict of tensors.
+
+    As ``parse_example`` without the batch dimension: VarLenFeatures come back as rank-1
+    SparseTensors, FixedLenFeatures with their own shape.
+    """
+    del example_names  # only used in error messages by TF
+    (sparse_keys, sparse_types, dense_keys, dense_types, dense_shapes,
+     dense_defaults) = _split_features(features, False)
+    with ops.name_scope(name, "ParseSingleExample", [serialized]):
+        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        defaults = _default_tensors(dense_keys, dense_types, dense_shapes, dense_defaults)
+        op = ops.apply_op(
+            "ParseSingleExample", [serialized, defaults],
+            {"num_sparse": len(sparse_keys), "sparse_keys": sparse_keys,
+             "dense_keys": dense_keys, "sparse_types": sparse_types, "Tdense": dense_types,
+             "dense_shapes": dense_shapes},
+            name="ParseSingleExample")
+        outs = op._outputs
+        n = len(sparse_keys)
+        sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+        return _assemble(features, sparse_keys, sparse, dense_keys, outs[3 * n:], 0)
+
+
+# ------------------------------------------------------------------------------------------
+# ParseSingleSequenceExample
+# ------------------------------------------------------------------------------------------
+
+
+def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_keys,
+                           context_dense_keys, feature_list_sparse_keys, feature_list_dense_keys,
+                           context_dense_defaults, debug_name, *, context_sparse_types,
+                           Tcontext_dense, feature_list_dense_types, context_dense_shapes,
+                           feature_list_sparse_types, feature_list_dense_shapes):
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim != 0:
+        raise _invalid(f"Expected serialized to be a scalar, got shape: "
+                       f"{_shape_str(serialized.shape)}")
+    name = _as_str(debug_name) if np.size(debug_name) and _as_str(debug_name) else "<unknown>"
+    seq = _decode(_example_pb2().SequenceExample, serialized[()], name)
+    c_sparse_keys = [_as_str(k) for k in context_sparse_keys]
+    c_dense_keys = [_as_str(k) for k in context_dense_keys]
+    c_sparse, c_dense = _parse_features(
+        seq.context.feature, name, c_sparse_keys, context_sparse_types, c_dense_keys,
+        Tcontext_dense, [as_shape(s) for s in context_dense_shapes], context_dense_defaults)
+    c_dense = [d.astype(_NP[t]) for d, t in zip(c_dense, Tcontext_dense)]
+    lists = seq.feature_lists.feature_list
+    fl_sparse = []
+    for key, dtype in zip((_as_str(k) for k in feature_list_sparse_keys),
+                          feature_list_sparse_types):
+        steps = lists[key].feature if key in lists else []
+        per_step = [_values(f, dtype, f"Name: {name}, Feature list: {key}, Index: {t}")
+                    for t, f in enumerate(steps)]
+        idx = [(t, i) for t, v in enumerate(per_step) for i in range(v.size)]
+        vals = (np.concatenate(per_step) if per_step else np.zeros(0)).astype(_NP[dtype])
+        fl_sparse.append((np.asarray(idx, np.int64).reshape(-1, 2), vals,
+                          np.asarray([len(per_step), max((v.size for v in per_step),
+                                                         default=0)], np.int64)))
+    may_be_empty = {_as_str(k) for k in np.asarray(missing_assumed_empty, object).reshape(-1)}
+    fl_dense = []
+    for key, dtype, shape in zip((_as_str(k) for k in feature_list_dense_keys),
+                                 feature_list_dense_types, feature_list_dense_shapes):
+        dims = as_shape(shape).as_list()
+        if key not in lists:
+            if key not in may_be_empty:
+                raise _invalid(f"Name: {name}, Feature list '{key}' is required but could not "
+                               "be found.  Did you mean to include it in "
+                               "feature_list_dense_missing_assumed_empty or "
+                               "feature_list_dense_defaults?")
+            fl_dense.append(np.zeros([0] + dims, _NP[dtype]))
+            continue
+        rows = [_dense_values(_values(f, dtype, f"Name: {name}, Key: {key}, Index: {t}"), dtype,
+                              dims, f"Name: {name}, Key: {key}, Index: {t}")
+                for t, f in enumerate(lists[key].feature)]
+        fl_dense.append(np.stack(rows).astype(_NP[dtype]) if rows else
+                        np.zeros([0] + dims, _NP[dtype]))
+    return ([np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in c_sparse] + c_sparse
+            + [np.asarray([v.size], np.int64) for v in c_sparse] + c_dense
+            + [s[0] for s in fl_sparse] + [s[1] for s in fl_sparse] + [s[2] for s in fl_sparse]
+            + fl_dense)
+
+
+def _parse_sequence_shape(op):
+    op._inputs[0]._shape.merge_with(TensorShape([]))
+    a = op._attrs
+    nc, nf = len(a["context_sparse_types"]), len(a["feature_list_sparse_types"])
+    return ([matrix(None, 1)] * nc + [vector(None)] * nc + [vector(1)] * nc
+            + [as_shape(s) for s in a["context_dense_shapes"]]
+            + [matrix(None, 2)] * nf + [vector(None)] * nf + [vector(2)] * nf
+            + [vector(None).concatenate(as_shape(s)) for s in a["feature_list_dense_shapes"]])
+
+
+op_registry.declare(
+    "ParseSingleSequenceExample",
+    inputs=["serialized: string", "feature_list_dense_missing_assumed_empty: string",
+            "context_sparse_keys: Ncontext_sparse * string",
+            "context_dense_keys: Ncontext_dense * string",
+            "feature_list_sparse_keys: Nfeature_list_sparse * string",
+            "feature_list_dense_keys: Nfeature_list_dense * string",
+            "context_dense_defaults: Tcontext_dense", "debug_name: string"],
+    outputs=["context_sparse_indices: Ncontext_sparse * int64",
+             "context_sparse_values: context_sparse_types",
+             "context_sparse_shapes: Ncontext_sparse * int64",
+             "context_dense_values: Tcontext_dense",
+             "feature_list_sparse_indices: Nfeature_list_sparse * int64",
+             "feature_list_sparse_values: feature_list_sparse_types",
+             "feature_list_sparse_shapes: Nfeature_list_sparse * int64",
+             "feature_list_dense_values: feature_list_dense_types"],
+    attrs=["Ncontext_sparse: int >= 0 = 0", "Ncontext_dense: int >= 0 = 0",
+           "Nfeature_list_sparse: int >= 0 = 0", "Nfeature_list_dense: int >= 0 = 0",
+           "context_sparse_types: list({float,int64,string}) >= 0 = []",
+           "Tcontext_dense: list({float,int64,string}) >= 0 = []",
+           "feature_list_dense_types: list({float,int64,string}) >= 0 = []",
+           "context_dense_shapes: list(shape) >= 0 = []",
+           "feature_list_sparse_types: list({float,int64,string}) >= 0 = []",
+           "feature_list_dense_shapes: list(shape) >= 0 = []"],
+    shape=_parse_sequence_shape,
+    kernel=_parse_sequence_kernel,
+    differentiable=False,
+)
+
+
+def _key_tensors(keys, what):
+    return [ops.convert_to_tensor(k, dtype=dtypes.string, name=f"{what}_{i}")
+            for i, k in enumerate(keys)]
+
+
+def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
+                                  example_name=None, name=None):
+    """Parses one serialized SequenceExample: returns ``(context dict, sequence dict)``.
+
+    Context features are ``FixedLenFeature`` or ``VarLenFeature``; sequence features are
+    ``FixedLenSequenceFeature`` (dense ``[steps] + shape``) or ``VarLenFeature`` (a
+    SparseTensor indexed ``[step, i]``).
+    """
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
+     c_dense_defaults) = ([], [], [], [], [], [])
+    if context_features:
+        for key, f in context_features.items():
+            if not isinstance(f, (FixedLenFeature, VarLenFeature)):
+                raise ValueError(f"Invalid context feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+        (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
+         c_dense_defaults) = _split_features(context_features, False)
+    fl_sparse_keys, fl_sparse_types = [], []
+    fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok = [], [], [], []
+    for key in sorted(sequence_features):
+        f = sequence_features[key]
+        if isinstance(f, VarLenFeature):
+            fl_sparse_keys.append(key)
+            fl_sparse_types.append(_check_dtype(key, f.dtype))
+        elif isinstance(f, FixedLenSequenceFeature):
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
+                                 f" received {f.shape}.")
+            fl_dense_keys.append(key)
+            fl_dense_types.append(_check_dtype(key, f.dtype))
+            fl_dense_shapes.append(shape)
+            if f.allow_missing:
+                missing_ok.append(key)
+        else:
+            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    with ops.name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
+        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        debug_name = ops.convert_to_tensor("" if example_name is None else example_name,
+                                           dtype=dtypes.string, name="debug_name")
+        defaults = _default_tensors(c_dense_keys, c_dense_types, c_dense_shapes,
+                                    c_dense_defaults)
+        missing = ops.convert_to_tensor(np.asarray(missing_ok, dtype=object).reshape(-1),
+                                        dtype=dtypes.string,
+                                        name="feature_list_dense_missing_assumed_empty")
+        outs = ops.apply_op(
+            "ParseSingleSequenceExample",
+            [serialized, missing, _key_tensors(c_sparse_keys, "context_sparse_keys"),
+             _key_tensors(c_dense_keys, "context_dense_keys"),
+             _key_tensors(fl_sparse_keys, "feature_list_sparse_keys"),
+             _key_tensors(fl_dense_keys, "feature_list_dense_keys"), defaults, debug_name],
+            {"context_sparse_types": c_sparse_types, "Tcontext_dense": c_dense_types,
+             "context_dense_shapes": c_dense_shapes,
+             "feature_list_sparse_types": fl_sparse_types,
+             "feature_list_dense_types": fl_dense_types,
+             "feature_list_dense_shapes": fl_dense_shapes},
+            name="ParseSingleSequenceExample")._outputs
+        nc, ncd = len(c_sparse_keys), len(c_dense_keys)
+        nf = len(fl_sparse_keys)
+        context = {k: SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
+                   for i, k in enumerate(c_sparse_keys)}
+        context.update(zip(c_dense_keys, outs[3 * nc:3 * nc + ncd]))
+        rest = outs[3 * nc + ncd:]
+        sequence = {k: SparseTensor(rest[i], rest[nf + i], rest[2 * nf + i])
+                    for i, k in enumerate(fl_sparse_keys)}
+        sequence.update(zip(fl_dense_keys, rest[3 * nf:]))
+        return context, sequence

@@ -1,0 +1,783 @@
+"""Sparse ops: SparseTensor <-> dense, add, reduce, matmul, concat, reorder, reshape, slice.
+
+Kernels work on the COO triple (indices [N, rank] int64, values [N], dense_shape [rank]);
+ops that need canonical (row-major) order say so, as in TF. The segment ops on sparse row
+selections live in ``sparse_segment_ops``.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.sparse_tensor import (
+    SparseTensor,
+    SparseTensorValue,
+)
+from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _fmt(v):
+    return "[" + ",".join(str(int(x)) for x in np.asarray(v).reshape(-1)) + "]"
+
+
+def _in(op, i):
+    return op._inputs[i]._shape
+
+
+def _rank_of(shape_tensor):
+    """The static rank a 1-D dense_shape tensor describes, or None."""
+    s = shape_tensor._shape
+    return s.dims[0].value if s.ndims == 1 else None
+
+
+def _shape_from(tensor):
+    from tideflow.ops import array_ops
+
+    try:
+        return array_ops.constant_value_as_shape(tensor)
+    except ValueError:
+        return unknown_shape()
+
+
+def _order(indices):
+    """The permutation that sorts rows of ``indices`` in row-major (lexicographic) order."""
+    if indices.shape[0] == 0 or indices.shape[1] == 0:
+        return np.arange(indices.shape[0])
+    return np.lexsort(indices.T[::-1])
+
+
+def _as_sparse(sp_input, name="sp_input"):
+    if isinstance(sp_input, SparseTensorValue):
+        sp_input = SparseTensor.from_value(sp_input)
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError(f"Input {name} must be a SparseTensor.")
+    return sp_input
+
+
+def _check_sparse(indices, values, shape, what="input"):
+    indices = np.asarray(indices)
+    values = np.asarray(values)
+    shape = np.asarray(shape)
+    if indices.ndim != 2:
+        raise _invalid(f"{what} indices should be a matrix but received shape "
+                       f"{_fmt(indices.shape)}")
+    if values.ndim != 1:
+        raise _invalid(f"{what} values should be a vector but received shape "
+                       f"{_fmt(values.shape)}")
+    if shape.ndim != 1:
+        raise _invalid(f"{what} shape should be a vector but received shape {_fmt(shape.shape)}")
+    if indices.shape[0] != values.shape[0]:
+        raise _invalid(f"Number of elements in {what} indices ({indices.shape[0]}) and values "
+                       f"({values.shape[0]}) do not match")
+    if indices.shape[1] != shape.shape[0]:
+        raise _invalid(f"{what} indices have rank {indices.shape[1]} but shape has "
+                       f"{shape.shape[0]} entries")
+    return indices.astype(np.int64, copy=False), values, shape.astype(np.int64, copy=False)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseToDense
+# ------------------------------------------------------------------------------------------
+
+
+def _validate_index_order(idx, shape):
+    """TF's validate_indices: in bounds, strictly increasing in row-major order."""
+    for i, row in enumerate(idx):
+        if np.any(row < 0) or np.any(row >= shape):
+            raise _invalid(f"indices[{i}] = {_fmt(row)} is out of bounds: need 0 <= index < "
+                           f"{_fmt(shape)}")
+        if i:
+            prev = tuple(idx[i - 1])
+            cur = tuple(row)
+            if cur == prev:
+                raise _invalid(f"indices[{i}] = {_fmt(row)} is repeated")
+            if cur < prev:
+                raise _invalid(f"indices[{i}] = {_fmt(row)} is out of order. Many sparse ops "
+                               "require sorted indices. Use `tf.sparse.reorder` to create a "
+                               "correctly ordered copy.")
+
+
+def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
+                            validate_indices):
+    idx = np.asarray(sparse_indices)
+    shape = np.asarray(output_shape).reshape(-1).astype(np.int64)
+    values = np.asarray(sparse_values)
+    if idx.ndim > 2:
+        raise _invalid(f"sparse_indices should be a scalar, vector, or matrix, got shape "
+                       f"{_fmt(idx.shape)}")
+    if np.ndim(output_shape) > 1:
+        raise _invalid(f"output_shape should be a scalar or vector, got shape "
+                       f"{_fmt(np.shape(output_shape))}")
+    idx = idx.reshape(-1, 1) if idx.ndim < 2 else idx
+    n = idx.shape[0]
+    if values.ndim > 1 or (values.ndim == 1 and values.shape[0] != n):
+        raise _invalid(f"sparse_values has incorrect shape {_fmt(values.shape)}, should be [] "
+                       f"or [{n}]")
+    if np.ndim(default_value) != 0:
+        raise _invalid(f"default_value should be a scalar, got shape "
+                       f"{_fmt(np.shape(default_value))}")
+    if idx.shape[1] != shape.shape[0]:
+        raise _invalid(f"sparse_indices[{idx.shape[0]},{idx.shape[1]}] and output_shape "
+                       f"[{shape.shape[0]}] have incompatible number of dimensions")
+    if validate_indices:
+        _validate_index_order(idx.astype(np.int64), shape)
+    elif n and (np.any(idx < 0) or np.any(idx >= shape)):
+        raise _invalid("Invalid sparse to dense index: out of bounds")
+    out = np.full(tuple(shape), default_value, dtype=values.dtype)
+    if n:
+        out[tuple(idx.T)] = values
+    return out
+
+
+def _sparse_to_dense_shape(op):
+    shape_t = op._inputs[1]
+    if shape_t._shape.ndims == 0:
+        v = ops.constant_value(shape_t)
+        return [vector(None if v is None else int(v))]
+    return [_shape_from(shape_t)]
+
+
+def _sparse_to_dense_grad(op, grad):
+    from tideflow.ops import array_ops, reduction_ops
+
+    indices, _, values, _ = op._inputs
+    rank = array_ops.size(op._inputs[1])
+    idx = array_ops.reshape(indices, array_ops.stack([-1, rank]))
+    picked = array_ops.gather_nd(grad, idx)
+    values_grad = picked if values._shape.ndims != 0 else reduction_ops.reduce_sum(picked)
+    default_grad = reduction_ops.reduce_sum(grad) - reduction_ops.reduce_sum(picked)
+    return [None, None, values_grad, default_grad]
+
+
+op_registry.declare(
+    "SparseToDense",
+    inputs=["sparse_indices: Tindices", "output_shape: Tindices", "sparse_values: T",
+            "default_value: T"],
+    outputs=["dense: T"],
+    attrs=["validate_indices: bool = true", "T: type", "Tindices: {int32, int64}"],
+    shape=_sparse_to_dense_shape,
+    kernel=_sparse_to_dense_kernel,
+    grad=_sparse_to_dense_grad,
+)
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
+                    validate_indices=True, name=None):
+    """A dense tensor of ``output_shape`` with ``sparse_values`` at ``sparse_indices``."""
+    with ops.name_scope(name, "SparseToDense", [sparse_indices, output_shape, sparse_values]):
+        sparse_values = ops.convert_to_tensor(sparse_values, name="sparse_values")
+        default_value = ops.convert_to_tensor(default_value, dtype=sparse_values.dtype,
+                                              name="default_value")
+        indices = ops.convert_to_tensor(sparse_indices, name="sparse_indices")
+        if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"sparse_indices must be int32 or int64, got {indices.dtype.name}")
+        output_shape = ops.convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype,
+                                             name="output_shape")
+        return ops.apply_op("SparseToDense", [indices, output_shape, sparse_values,
+                                              default_value],
+                            {"validate_indices": validate_indices})._outputs[0]
+
+
+def sparse_tensor_to_dense(sp_input, default_value=0, validate_indices=True, name=None):
+    """The dense tensor a SparseTensor stands for (missing entries are ``default_value``)."""
+    sp_input = _as_sparse(sp_input)
+    return sparse_to_dense(sp_input.indices, sp_input.dense_shape, sp_input.values,
+                           default_value=default_value, validate_indices=validate_indices,
+                           name=name or "SparseToDense")
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """A bool tensor with ``True`` at ``[..., id]`` for each id in the last sparse dim."""
+    from tideflow.ops import array_ops, concat_ops, fill_ops
+
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseToIndicator", [sp_input]) as scope:
+        n = array_ops.shape(sp_input.indices, out_type=dtypes.int64)[0]
+        ids = array_ops.expand_dims(_cast(sp_input.values, dtypes.int64), 1)
+        idx = concat_ops.concat([sp_input.indices[:, :-1], ids], 1)
+        shape = concat_ops.concat([sp_input.dense_shape[:-1],
+                                   array_ops.reshape(_cast(vocab_size, dtypes.int64), [1])], 0)
+        sp = sparse_reorder(SparseTensor(idx, fill_ops.fill(array_ops.reshape(n, [1]), True),
+                                         shape))
+        return sparse_tensor_to_dense(sp, default_value=False, validate_indices=False,
+                                      name=scope)
+
+
+def _cast(x, dtype):
+    from tideflow.ops import cast_ops
+
+    return cast_ops.cast(x, dtype)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseAdd, SparseAddGrad, SparseTensorDenseAdd
+# ------------------------------------------------------------------------------------------
+
+
+def _merge(a_idx, b_idx):
+    """Walks two row-major ordered index lists: yields (i or None, j or None) pairs."""
+    i = j = 0
+    na, nb = len(a_idx), len(b_idx)
+    ta = [tuple(r) for r in a_idx.tolist()]
+    tb = [tuple(r) for r in b_idx.tolist()]
+    while i < na and j < nb:
+        if ta[i] < tb[j]:
+            yield i, None
+            i += 1
+        elif ta[i] > tb[j]:
+            yield None, j
+            j += 1
+        else:
+            yield i, j
+            i += 1
+            j += 1
+    for k in range(i, na):
+        yield k, None
+    for k in range(j, nb):
+        yield None, k
+
+
+def _sparse_add_kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+    a_idx, a_val, a_shp = _check_sparse(a_indices, a_values, a_shape, "A")
+    b_idx, b_val, b_shp = _check_sparse(b_indices, b_values, b_shape, "B")
+    if np.ndim(thresh) != 0:
+        raise _invalid(f"The magnitude threshold must be a scalar: got shape "
+                       f"{_fmt(np.shape(thresh))}")
+    if a_shp.shape != b_shp.shape or np.any(a_shp != b_shp):
+        raise _invalid(f"Operands do not have the same ranks or shapes: A.shape = {_fmt(a_shp)}"
+                       f" and B.shape = {_fmt(b_shp)}")
+    rows, vals = [], []
+    for i, j in _merge(a_idx, b_idx):
+        if i is not None and j is not None:
+            s = a_val[i] + b_val[j]
+            if np.abs(s) >= thresh:
+                rows.append(a_idx[i])
+                vals.append(s)
+        elif i is not None:
+            rows.append(a_idx[i])
+            vals.append(a_val[i])
+        else:
+            rows.append(b_idx[j])
+            vals.append(b_val[j])
+    out_idx = np.asarray(rows, dtype=np.int64).reshape(-1, a_idx.shape[1])
+    return out_idx, np.asarray(vals, dtype=a_val.dtype).reshape(-1), a_shp.copy()
+
+
+def _sparse_add_shape(op):
+    rank = _in(op, 0).dims[1] if _in(op, 0).ndims == 2 else None
+    rank = rank.value if rank is not None else None
+    return [matrix(None, rank), vector(None), _in(op, 2).merge_with(vector(rank))]
+
+
+def _sparse_add_grad(op, *grads):
+    a_grad, b_grad = ops.apply_op(
+        "SparseAddGrad", [grads[1], op._inputs[0], op._inputs[3], op._outputs[0]])._outputs
+    a_grad.set_shape(_in(op, 1))
+    b_grad.set_shape(_in(op, 4))
+    return [None, a_grad, None, None, b_grad, None, None]
+
+
+op_registry.declare(
+    "SparseAdd",
+    inputs=["a_indices: int64", "a_values: T", "a_shape: int64", "b_indices: int64",
+            "b_values: T", "b_shape: int64", "thresh: Treal"],
+    outputs=["sum_indices: int64", "sum_values: T", "sum_shape: int64"],
+    attrs=["T: numbertype", "Treal: realnumbertype"],
+    shape=_sparse_add_shape,
+    kernel=_sparse_add_kernel,
+    grad=_sparse_add_grad,
+)
+
+
+def _sparse_add_grad_kernel(backprop_val_grad, a_indices, b_indices, sum_indices):
+    grad = np.asarray(backprop_val_grad)
+    a_idx, b_idx, s_idx = (np.asarray(x, dtype=np.int64) for x in (a_indices, b_indices,
+                                                                     sum_indices))
+    a_out = np.zeros(a_idx.shape[0], dtype=grad.dtype)
+    b_out = np.zeros(b_idx.shape[0], dtype=grad.dtype)
+    where = {tuple(r): k for k, r in enumerate(s_idx.tolist())}
+    for out, idx in ((a_out, a_idx), (b_out, b_idx)):
+        for i, r in enumerate(idx.tolist()):
+            k = where.get(tuple(r))
+            if k is not None:
+                out[i] = grad[k]
+    return a_out, b_out
+
+
+op_registry.declare(
+    "SparseAddGrad",
+    inputs=["backprop_val_grad: T", "a_indices: int64", "b_indices: int64",
+            "sum_indices: int64"],
+    outputs=["a_val_grad: T", "b_val_grad: T"],
+    attrs=["T: numbertype"],
+    shape=lambda op: [vector(_in(op, 1).dims[0] if _in(op, 1).ndims else None),
+                      vector(_in(op, 2).dims[0] if _in(op, 2).ndims else None)],
+    kernel=_sparse_add_grad_kernel,
+    differentiable=False,
+)
+
+
+def _sparse_dense_add_kernel(a_indices, a_values, a_shape, b):
+    b = np.asarray(b)
+    idx, vals, shape = _check_sparse(a_indices, a_values, a_shape)
+    if tuple(shape) != b.shape:
+        raise _invalid(f"Dimension mismatch: sparse shape {_fmt(shape)} vs dense shape "
+                       f"{_fmt(b.shape)}")
+    out = np.array(b, copy=True)
+    if idx.shape[0]:
+        if np.any(idx < 0) or np.any(idx >= shape):
+            raise _invalid("Sparse index out of bounds")
+        np.add.at(out, tuple(idx.T), vals)
+    return out
+
+
+op_registry.declare(
+    "SparseTensorDenseAdd",
+    inputs=["a_indices: Tindices", "a_values: T", "a_shape: Tindices", "b: T"],
+    outputs=["output: T"],
+    attrs=["T: numbertype", "Tindices: {int32, int64}"],
+    shape=lambda op: [_in(op, 3)],
+    kernel=_sparse_dense_add_kernel,
+    grad=lambda op, grad: [None, _gather_nd(grad, op._inputs[0]), None, grad],
+)
+
+
+def _gather_nd(params, indices):
+    from tideflow.ops import array_ops
+
+    return array_ops.gather_nd(params, indices)
+
+
+def sparse_add(a, b, thresh=0):
+    """``a + b`` where at least one is a SparseTensor: sparse when both are, else dense.
+
+    Sums of two present entries whose magnitude is below ``thresh`` are dropped.
+    """
+    a_sparse = isinstance(a, (SparseTensor, SparseTensorValue))
+    b_sparse = isinstance(b, (SparseTensor, SparseTensorValue))
+    if not a_sparse and not b_sparse:
+        raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
+    if a_sparse and b_sparse:
+        a, b = _as_sparse(a, "a"), _as_sparse(b, "b")
+        with ops.name_scope(None, "SparseAdd", [a, b, thresh]):
+            thresh = ops.convert_to_tensor(thresh, dtype=a.values.dtype.real_dtype,
+                                           name="thresh")
+            out = ops.apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices,
+                                             b.values, b.dense_shape, thresh])._outputs
+            return SparseTensor(*out)
+    if not b_sparse:
+        a, b = b, a
+    b_sp = _as_sparse(b)
+    with ops.name_scope(None, "SparseTensorDenseAdd", [a, b_sp]):
+        a = ops.convert_to_tensor(a, dtype=b_sp.values.dtype, name="a")
+        return ops.apply_op("SparseTensorDenseAdd", [b_sp.indices, b_sp.values,
+                                                     b_sp.dense_shape, a])._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# SparseReduceSum, SparseReduceMax
+# ------------------------------------------------------------------------------------------
+
+
+def _reduce_axes(axes, rank):
+    out = []
+    for a in np.asarray(axes).reshape(-1).tolist():
+        if not -rank <= a < rank:
+            raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} dimensions.")
+        out.append(a % rank)
+    return tuple(sorted(set(out)))
+
+
+def _sparse_reduce(kind):
+    def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
+        idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
+        axes = _reduce_axes(reduction_axes, len(shape))
+        if kind == "sum":
+            dense = np.zeros(tuple(shape), dtype=vals.dtype)
+            np.add.at(dense, tuple(idx.T), vals)
+            return np.asarray(np.sum(dense, axis=axes, keepdims=keep_dims), dtype=vals.dtype)
+        low = (np.finfo(vals.dtype).min if vals.dtype.kind == "f" else
+               np.iinfo(vals.dtype).min)
+        dense = np.full(tuple(shape), -np.inf if vals.dtype.kind == "f" else low,
+                        dtype=vals.dtype)
+        np.maximum.at(dense, tuple(idx.T), vals)
+        return np.asarray(np.max(dense, axis=axes, keepdims=keep_dims, initial=dense.dtype.type(
+            -np.inf if vals.dtype.kind == "f" else low)), dtype=vals.dtype)
+
+    return kernel
+
+
+def _sparse_reduce_shape(op):
+    shape = _shape_from(op._inputs[2])
+    axes = ops.constant_value(op._inputs[3])
+    keep = op._attrs["keep_dims"]
+    if shape.ndims is None or axes is None:
+        return [unknown_shape(shape.ndims if keep else None)]
+    axes = {a % shape.ndims for a in np.asarray(axes).reshape(-1).tolist()}
+    dims = [1 if i in axes else d for i, d in enumerate(shape.dims)] if keep else [
+        d for i, d in enumerate(shape.dims) if i not in axes]
+    return [TensorShape(dims)]
+
+
+def _sparse_reduce_sum_grad(op, grad):
+    from tideflow.ops import array_ops, math_ops, range_ops, reduction_ops
+
+    indices, _, dense_shape, axes = op._inputs
+    rank = array_ops.size(dense_shape)
+    axes = math_ops.floormod(_cast(axes, dtypes.int32), rank)
+    hot = reduction_ops.reduce_sum(
+        range_ops.one_hot(array_ops.reshape(axes, [-1]), rank, dtype=dtypes.int64), 0)
+    reduced = math_ops.minimum(hot, np.int64(1))
+    kept = 1 - reduced
+    kept_dims_shape = dense_shape * kept + reduced
+    picked = array_ops.gather_nd(array_ops.reshape(grad, kept_dims_shape), indices * kept)
+    return [None, picked, None, None]
+
+
+for _name, _kind, _grad in (("SparseReduceSum", "sum", _sparse_reduce_sum_grad),
+                            ("SparseReduceMax", "max", None)):
+    op_registry.declare(
+        _name,
+        inputs=["input_indices: int64", "input_values: T", "input_shape: int64",
+                "reduction_axes: int32"],
+        outputs=["output: T"],
+        attrs=["keep_dims: bool = false",
+               "T: numbertype" if _kind == "sum" else "T: realnumbertype"],
+        shape=_sparse_reduce_shape,
+        kernel=_sparse_reduce(_kind),
+        grad=_grad,
+    )
+
+
+def _sparse_reduce_wrapper(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
+    from tideflow.ops import range_ops
+
+    if axis is not None and reduction_axes is not None:
+        raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
+    if keepdims is not None and keep_dims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+    axis = axis if axis is not None else reduction_axes
+    keepdims = bool(keepdims if keepdims is not None else keep_dims)
+    sp_input = _as_sparse(sp_input)
+    if axis is None:
+        rank = _rank_of(sp_input.dense_shape)
+        if rank is not None:
+            axis = np.arange(rank, dtype=np.int32)
+        else:
+            from tideflow.ops import array_ops
+
+            axis = range_ops.range(0, array_ops.size(sp_input.dense_shape))
+    return ops.apply_op(op_type, [sp_input.indices, sp_input.values, sp_input.dense_shape,
+                                  axis], {"keep_dims": keepdims})._outputs[0]
+
+
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The sum of a SparseTensor's values across ``axis`` (all axes when None), dense."""
+    return _sparse_reduce_wrapper("SparseReduceSum", sp_input, axis, keepdims, reduction_axes,
+                                  keep_dims)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None, keep_dims=None):
+    """The max of a SparseTensor's present values across ``axis`` (all when None), dense."""
+    return _sparse_reduce_wrapper("SparseReduceMax", sp_input, axis, keepdims, reduction_axes,
+                                  keep_dims)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseTensorDenseMatMul
+# ------------------------------------------------------------------------------------------
+
+
+def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint_b):
+    idx = np.asarray(a_indices).astype(np.int64)
+    vals = np.asarray(a_values)
+    shape = np.asarray(a_shape).astype(np.int64)
+    b = np.asarray(b)
+    if idx.ndim != 2 or idx.shape[1] != 2 or shape.shape != (2,) or vals.ndim != 1:
+        raise _invalid("Tensor 'a' is not a matrix")
+    if b.ndim != 2:
+        raise _invalid(f"Tensor 'b' is not a matrix, got shape {_fmt(b.shape)}")
+    if adjoint_b:
+        b = b.conj().T
+    rows, cols = idx[:, 0], idx[:, 1]
+    m, k = int(shape[0]), int(shape[1])
+    if adjoint_a:
+        rows, cols, m, k = cols, rows, k, m
+        vals = vals.conj()
+    if k != b.shape[0]:
+        raise _invalid(f"Cannot multiply A and B because inner dimension does not match: {k} vs."
+                       f" {b.shape[0]}.  Did you forget a transpose?  Dimensions of A: "
+                       f"[{m}, {k}).  Dimensions of B: {_fmt(b.shape)}")
+    bad = np.nonzero((rows < 0) | (rows >= m) | (cols < 0) | (cols >= k))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(f"index {i} = ({rows[i]}, {cols[i]}) out of bounds: A is [{m}, {k}]")
+    out = np.zeros((m, b.shape[1]), dtype=np.result_type(vals.dtype, b.dtype))
+    if idx.shape[0]:
+        np.add.at(out, rows, vals[:, None] * b[cols, :])
+    return out.astype(b.dtype, copy=False)
+
+
+def _sparse_matmul_shape(op):
+    a = _shape_from(op._inputs[2]).merge_with(unknown_shape(2))
+    b = _in(op, 3).merge_with(unknown_shape(2))
+    m = a.dims[1] if op._attrs["adjoint_a"] else a.dims[0]
+    n = b.dims[0] if op._attrs["adjoint_b"] else b.dims[1]
+    return [TensorShape([m, n])]
+
+
+def _sparse_matmul_grad(op, grad):
+    from tideflow.ops import array_ops, reduction_ops
+
+    a_indices, a_values, a_shape, b = op._inputs
+    adj_a = op._attrs["adjoint_a"]
+    adj_b = op._attrs["adjoint_b"]
+    if a_values.dtype.base_dtype.is_complex:
+        raise NotImplementedError("SparseTensorDenseMatMul op does not support complex "
+                                  "gradients.")
+    b_grad = ops.apply_op("SparseTensorDenseMatMul", [a_indices, a_values, a_shape, grad],
+                          {"adjoint_a": not adj_a})._outputs[0]
+    if adj_b:
+        b_grad = array_ops.transpose(b_grad)
+    rows, cols = a_indices[:, 0], a_indices[:, 1]
+    parts_a = array_ops.gather(grad, cols if adj_a else rows)
+    parts_b = array_ops.gather(array_ops.transpose(b) if adj_b else b, rows if adj_a else cols)
+    a_values_grad = reduction_ops.reduce_sum(parts_a * parts_b, 1)
+    return [None, a_values_grad, None, b_grad]
+
+
+op_registry.declare(
+    "SparseTensorDenseMatMul",
+    inputs=["a_indices: Tindices", "a_values: T", "a_shape: int64", "b: T"],
+    outputs=["product: T"],
+    attrs=["T: type", "Tindices: {int32, int64} = DT_INT64", "adjoint_a: bool = false",
+           "adjoint_b: bool = false"],
+    shape=_sparse_matmul_shape,
+    kernel=_sparse_matmul_kernel,
+    grad=_sparse_matmul_grad,
+)
+
+
+def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """The dense product of SparseTensor ``sp_a`` (rank 2) and dense matrix ``b``."""
+    sp_a = _as_sparse(sp_a, "sp_a")
+    with ops.name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]):
+        b = ops.convert_to_tensor(b, dtype=sp_a.values.dtype, name="b")
+        return ops.apply_op("SparseTensorDenseMatMul",
+                            [sp_a.indices, sp_a.values, sp_a.dense_shape, b],
+                            {"adjoint_a": adjoint_a, "adjoint_b": adjoint_b})._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# SparseConcat, SparseReorder, SparseReshape, SparseSlice
+# ------------------------------------------------------------------------------------------
+
+
+def _sparse_concat_kernel(indices, values, shapes, *, concat_dim):
+    parts = [_check_sparse(i, v, s) for i, v, s in zip(indices, values, shapes)]
+    rank = parts[0][2].shape[0]
+    if not -rank <= concat_dim < rank:
+        raise _invalid(f"Concat dimension must be in range [{-rank}, {rank}), got {concat_dim}")
+    dim = concat_dim % rank
+    first = parts[0][2]
+    offset = 0
+    all_idx, all_vals = [], []
+    for n, (idx, vals, shape) in enumerate(parts):
+        if shape.shape[0] != rank:
+            raise _invalid(f"Ranks of all input tensors must match: expected {rank} but got "
+                           f"{shape.shape[0]} at position {n}")
+        for d in range(rank):
+            if d != dim and shape[d] != first[d]:
+                raise _invalid(f"Input shapes must match: expected {first[d]} for dimension {d}"
+                               f" but got {shape[d]} at position {n}")
+        idx = idx.copy()
+        idx[:, dim] += offset
+        offset += int(shape[dim])
+        all_idx.append(idx)
+        all_vals.append(vals)
+    idx = np.concatenate(all_idx, 0)
+    vals = np.concatenate(all_vals, 0)
+    # TF re-sorts row-major so canonical inputs give a canonical result
+    order = _order(idx)
+    out_shape = first.copy()
+    out_shape[dim] = offset
+    return idx[order], vals[order], out_shape
+
+
+def _sparse_concat_shape(op):
+    n = op._attrs["N"]
+    rank = None
+    for i in range(2 * n, 3 * n):
+        s = _in(op, i)
+        if s.ndims == 1 and s.dims[0].value is not None:
+            rank = s.dims[0].value
+    return [matrix(None, rank), vector(None), vector(rank)]
+
+
+op_registry.declare(
+    "SparseConcat",
+    inputs=["indices: N * int64", "values: N * T", "shapes: N * int64"],
+    outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
+    attrs=["concat_dim: int", "N: int >= 2", "T: type"],
+    shape=_sparse_concat_shape,
+    kernel=_sparse_concat_kernel,
+    differentiable=False,
+)
+
+
+def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat_dim=None):
+    """Concatenates SparseTensors along ``axis``.
+
+    With ``expand_nonconcat_dim`` the other dimensions of each input grow to the largest
+    among the inputs; otherwise they must match.
+    """
+    from tideflow.ops import array_ops, math_ops, range_ops, reduction_ops
+
+    if concat_dim is not None:
+        if axis is not None and axis != concat_dim:
+            raise ValueError("Cannot specify both 'axis' and 'concat_dim'.")
+        axis = concat_dim
+    if not isinstance(sp_inputs, (list, tuple)):
+        raise TypeError("Inputs must be a list")
+    sp_inputs = [_as_sparse(s) for s in sp_inputs]
+    if len(sp_inputs) == 1:
+        return sp_inputs[0]
+    shapes = [s.dense_shape for s in sp_inputs]
+    with ops.name_scope(name, "SparseConcat", [s.values for s in sp_inputs]):
+        if expand_nonconcat_dim:
+            rank = array_ops.size(shapes[0])
+            largest = reduction_ops.reduce_max(array_ops.stack(shapes), 0)
+            hot = range_ops.one_hot(math_ops.floormod(axis, rank), rank, dtype=dtypes.int64)
+            shapes = [s * hot + largest * (1 - hot) for s in shapes]
+        out = ops.apply_op("SparseConcat", [[s.indices for s in sp_inputs],
+                                            [s.values for s in sp_inputs], shapes],
+                           {"concat_dim": int(axis)})._outputs
+        return SparseTensor(*out)
+
+
+def _sparse_reorder_kernel(input_indices, input_values, input_shape):
+    idx, vals, _ = _check_sparse(input_indices, input_values, input_shape)
+    order = _order(idx)
+    return idx[order], vals[order]
+
+
+def _sparse_reorder_grad(op, _, values_grad):
+    from tideflow.ops import array_ops, range_ops
+
+    indices, _, shape = op._inputs
+    n = array_ops.shape(indices)[0]
+    entry = range_ops.range(0, n)
+    _, perm = ops.apply_op("SparseReorder", [indices, entry, shape])._outputs
+    return [None, array_ops.gather(values_grad, array_ops.invert_permutation(perm)), None]
+
+
+op_registry.declare(
+    "SparseReorder",
+    inputs=["input_indices: int64", "input_values: T", "input_shape: int64"],
+    outputs=["output_indices: int64", "output_values: T"],
+    attrs=["T: type"],
+    shape=lambda op: [_in(op, 0).merge_with(unknown_shape(2)),
+                      _in(op, 1).merge_with(unknown_shape(1))],
+    kernel=_sparse_reorder_kernel,
+    grad=_sparse_reorder_grad,
+)
+
+
+def sparse_reorder(sp_input, name=None):
+    """The same SparseTensor with its entries in canonical row-major order."""
+    sp_input = _as_sparse(sp_input)
+    idx, vals = ops.apply_op("SparseReorder", [sp_input.indices, sp_input.values,
+                                               sp_input.dense_shape], name=name)._outputs
+    return SparseTensor(idx, vals, sp_input.dense_shape)
+
+
+def _sparse_reshape_kernel(input_indices, input_shape, new_shape):
+    idx = np.asarray(input_indices).astype(np.int64)
+    shape = np.asarray(input_shape).astype(np.int64)
+    target = np.asarray(new_shape).astype(np.int64)
+    if idx.ndim != 2 or shape.ndim != 1 or target.ndim != 1:
+        raise _invalid("Input indices should be a matrix and shapes vectors")
+    total = int(np.prod(shape))
+    unknown = [i for i, d in enumerate(target) if d == -1]
+    if len(unknown) > 1:
+        raise _invalid(f"only one output dimension may be -1, not both {unknown[0]} and "
+                       f"{unknown[1]}")
+    out_shape = target.copy()
+    known = int(np.prod([d for d in target if d != -1]))
+    if unknown:
+        if known == 0 or total % known:
+            raise _invalid(f"Input to reshape is a SparseTensor with {total} dense values, but "
+                           f"the requested shape requires a multiple of {known}")
+        out_shape[unknown[0]] = total // known
+    if int(np.prod(out_shape)) != total:
+        raise _invalid(f"Input to reshape is a tensor with {total} dense values, but the "
+                       f"requested shape has {int(np.prod(out_shape))}")
+    if idx.shape[0] == 0:
+        return np.zeros((0, len(out_shape)), np.int64), out_shape
+    linear = np.ravel_multi_index(tuple(idx.T), tuple(shape)) if len(shape) else np.zeros(
+        idx.shape[0], np.int64)
+    out = np.stack(np.unravel_index(linear, tuple(out_shape)), 1) if len(out_shape) else (
+        np.zeros((idx.shape[0], 0), np.int64))
+    return out.astype(np.int64), out_shape
+
+
+def _sparse_reshape_shape(op):
+    rank = _in(op, 2).dims[0].value if _in(op, 2).ndims == 1 else None
+    return [matrix(_in(op, 0).dims[0] if _in(op, 0).ndims == 2 else None, rank), vector(rank)]
+
+
+op_registry.declare(
+    "SparseReshape",
+    inputs=["input_indices: int64", "input_shape: int64", "new_shape: int64"],
+    outputs=["output_indices: int64", "output_shape: int64"],
+    shape=_sparse_reshape_shape,
+    kernel=_sparse_reshape_kernel,
+    differentiable=False,
+)
+
+
+def sparse_reshape(sp_input, shape, name=None):
+    """The SparseTensor reshaped to ``shape`` (one dimension may be -1), as dense reshape."""
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseReshape", [sp_input]):
+        shape = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="shape")
+        idx, out_shape = ops.apply_op("SparseReshape", [sp_input.indices, sp_input.dense_shape,
+                                                        shape])._outputs
+        return SparseTensor(idx, sp_input.values, out_shape)
+
+
+def _sparse_slice_kernel(indices, values, shape, start, size):
+    idx, vals, shp = _check_sparse(indices, values, shape)
+    start = np.asarray(start).astype(np.int64)
+    size = np.asarray(size).astype(np.int64)
+    if start.shape != shp.shape or size.shape != shp.shape:
+        raise _invalid("Expected start and size to have the same rank as the input")
+    end = np.minimum(start + size, shp)
+    keep = np.all((idx >= start) & (idx < end), axis=1) if idx.shape[0] else np.zeros(0, bool)
+    out_shape = np.maximum(end - start, 0)
+    return idx[keep] - start, vals[keep], out_shape
+
+
+op_registry.declare(
+    "SparseSlice",
+    inputs=["indices: int64", "values: T", "shape: int64", "start: int64", "size: int64"],
+    outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
+    attrs=["T: type"],
+    shape=lambda op: [matrix(None, _rank_of(op._inputs[2])), vector(None),
+                      _in(op, 2).merge_with(unknown_shape(1))],
+    kernel=_sparse_slice_kernel,
+)
+
+
+def sparse_slice(sp_input, start, size, name=None):
+    """The entries of ``sp_input`` inside the box [start, start + size), re-based at 0."""
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseSlice", [sp_input]):
+        start = ops.convert_to_tensor(start, dtype=dtypes.int64, name="start")
+        size = ops.convert_to_tensor(size, dtype=dtypes.int64, name="size")
+        out = ops.apply_op("SparseSlice", [sp_input.indices, sp_input.values,
+                                           sp_input.dense_shape, start, size])._outputs
+        return SparseTensor(*out)

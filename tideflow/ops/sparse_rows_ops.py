@@ -1,0 +1,292 @@
+"""Row-wise sparse ops: segment reductions over selected rows (``tf.sparse_segment_*``),
+filling empty rows, retaining entries, transposing, and ``tf.sparse_placeholder``.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, as_shape, matrix, unknown_shape, vector
+from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _in, _invalid, sparse_reorder
+
+# ------------------------------------------------------------------------------------------
+# SparseSegmentSum / Mean / SqrtN and the Mean / SqrtN gradient ops
+# ------------------------------------------------------------------------------------------
+
+
+def _segment_rows(data, indices, segment_ids):
+    data = np.asarray(data)
+    idx = np.asarray(indices).astype(np.int64).reshape(-1)
+    seg = np.asarray(segment_ids).astype(np.int64).reshape(-1)
+    if np.ndim(indices) != 1:
+        raise _invalid("indices should be a vector.")
+    if np.ndim(segment_ids) != 1:
+        raise _invalid("segment_ids should be a vector.")
+    if idx.shape != seg.shape:
+        raise _invalid(f"segment_ids and indices should have same size. segment_ids: "
+                       f"{seg.shape[0]}, indices: {idx.shape[0]}")
+    if seg.size and (np.any(np.diff(seg) < 0) or seg[0] < 0):
+        raise _invalid("segment ids are not increasing")
+    bad = np.nonzero((idx < 0) | (idx >= data.shape[0]))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(f"Bad: indices[{i}] == {idx[i]} out of range [0, {data.shape[0]})")
+    return data, idx, seg
+
+
+def _sparse_segment(kind):
+    def kernel(data, indices, segment_ids):
+        data, idx, seg = _segment_rows(data, indices, segment_ids)
+        n = int(seg[-1]) + 1 if seg.size else 0
+        out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
+        np.add.at(out, seg, data[idx])
+        if kind != "sum":
+            counts = np.bincount(seg, minlength=n).astype(data.dtype)
+            scale = counts if kind == "mean" else np.sqrt(counts)
+            scale = np.where(scale == 0, 1, scale).reshape((n,) + (1,) * (data.ndim - 1))
+            out = (out / scale).astype(data.dtype)
+        return out
+
+    return kernel
+
+
+def _sparse_segment_shape(op):
+    data = _in(op, 0)
+    if data.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([None] + data.dims[1:])]
+
+
+def _sparse_segment_sum_grad(op, grad):
+    from tideflow.ops import array_ops, math_ops
+
+    data, indices, segment_ids = op._inputs
+    rows = array_ops.shape(data)[0]
+    picked = array_ops.gather(grad, segment_ids)
+    return [math_ops.unsorted_segment_sum(picked, indices, rows), None, None]
+
+
+def _sparse_segment_scaled_grad(grad_op):
+    def grad_fn(op, grad):
+        from tideflow.ops import array_ops
+
+        data, indices, segment_ids = op._inputs
+        rows = array_ops.shape(data)[0]
+        g = ops.apply_op(grad_op, [grad, indices, segment_ids, rows])._outputs[0]
+        return [g, None, None]
+
+    return grad_fn
+
+
+_SEG_INPUTS = ["data: T", "indices: Tidx", "segment_ids: int32"]
+_TIDX = "Tidx: {int32, int64} = DT_INT32"
+
+for _name, _kind, _t, _grad in (
+    ("SparseSegmentSum", "sum", "T: realnumbertype", _sparse_segment_sum_grad),
+    ("SparseSegmentMean", "mean", "T: {float, double}",
+     _sparse_segment_scaled_grad("SparseSegmentMeanGrad")),
+    ("SparseSegmentSqrtN", "sqrtn", "T: {float, double}",
+     _sparse_segment_scaled_grad("SparseSegmentSqrtNGrad")),
+):
+    op_registry.declare(_name, inputs=_SEG_INPUTS, outputs=["output: T"], attrs=[_t, _TIDX],
+                        shape=_sparse_segment_shape, kernel=_sparse_segment(_kind), grad=_grad)
+
+
+def _segment_grad_kernel(kind):
+    def kernel(grad, indices, segment_ids, output_dim0):
+        grad = np.asarray(grad)
+        idx = np.asarray(indices).astype(np.int64).reshape(-1)
+        seg = np.asarray(segment_ids).astype(np.int64).reshape(-1)
+        n = grad.shape[0]
+        if seg.size and (seg.max() >= n or seg.min() < 0):
+            raise _invalid(f"Segment id {int(seg.max())} out of range [0, {n}).")
+        counts = np.bincount(seg, minlength=n).astype(grad.dtype)
+        scale = counts if kind == "mean" else np.sqrt(counts)
+        scale = np.where(scale == 0, 1, scale).reshape((n,) + (1,) * (grad.ndim - 1))
+        dim0 = int(output_dim0)
+        if idx.size and (idx.max() >= dim0 or idx.min() < 0):
+            raise _invalid(f"Index {int(idx.max())} out of range [0, {dim0}).")
+        out = np.zeros((dim0,) + grad.shape[1:], dtype=grad.dtype)
+        np.add.at(out, idx, (grad / scale)[seg])
+        return out
+
+    return kernel
+
+
+def _segment_grad_shape(op):
+    g = _in(op, 0)
+    dim0 = ops.constant_value(op._inputs[3])
+    d0 = None if dim0 is None else int(dim0)
+    if g.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([d0] + g.dims[1:])]
+
+
+for _name, _kind in (("SparseSegmentMeanGrad", "mean"), ("SparseSegmentSqrtNGrad", "sqrtn")):
+    op_registry.declare(
+        _name,
+        inputs=["grad: T", "indices: Tidx", "segment_ids: int32", "output_dim0: int32"],
+        outputs=["output: T"],
+        attrs=["T: {float, double}", _TIDX],
+        shape=_segment_grad_shape,
+        kernel=_segment_grad_kernel(_kind),
+        differentiable=False,
+    )
+
+
+def _segment_wrapper(op_type, data, indices, segment_ids, name, num_segments):
+    if num_segments is not None:
+        raise NotImplementedError(f"{op_type} with num_segments is not supported")
+    return ops.apply_op(op_type, [data, indices, segment_ids], name=name)._outputs[0]
+
+
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums of the rows ``data[indices]`` grouped by sorted ``segment_ids``."""
+    return _segment_wrapper("SparseSegmentSum", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+    """Means of the rows ``data[indices]`` grouped by sorted ``segment_ids``."""
+    return _segment_wrapper("SparseSegmentMean", data, indices, segment_ids, name, num_segments)
+
+
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+    """Sums of the rows ``data[indices]`` by segment, divided by sqrt(segment size)."""
+    return _segment_wrapper("SparseSegmentSqrtN", data, indices, segment_ids, name,
+                            num_segments)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseFillEmptyRows
+# ------------------------------------------------------------------------------------------
+
+
+def _fill_empty_rows_kernel(indices, values, dense_shape, default_value):
+    idx, vals, shape = _check_sparse(indices, values, dense_shape)
+    if np.ndim(default_value) != 0:
+        raise _invalid(f"default_value must be a scalar, saw: {list(np.shape(default_value))}")
+    if shape.shape[0] == 0:
+        raise _invalid("Input SparseTensor must have rank >= 1")
+    rows = int(shape[0])
+    row = idx[:, 0]
+    bad = np.nonzero((row < 0) | (row >= rows))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(f"indices({i}, 0) is invalid: {row[i]} is out of range [0, {rows})")
+    empty = np.bincount(row, minlength=rows) == 0
+    fill_rows = np.nonzero(empty)[0]
+    fill_idx = np.zeros((fill_rows.size, idx.shape[1]), np.int64)
+    fill_idx[:, 0] = fill_rows
+    all_idx = np.concatenate([idx, fill_idx], 0)
+    # rows in order, each row's own entries in their input order
+    order = np.argsort(all_idx[:, 0], kind="stable")
+    all_vals = np.concatenate([vals, np.full(fill_rows.size, default_value, vals.dtype)])
+    reverse = np.empty(idx.shape[0], np.int64)
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order))
+    reverse[:] = position[:idx.shape[0]]
+    return all_idx[order], all_vals[order], empty, reverse
+
+
+def _fill_empty_rows_grad(op, _, values_grad, *unused):
+    from tideflow.ops import array_ops, reduction_ops
+
+    reverse = op._outputs[3]
+    d_values = array_ops.gather(values_grad, reverse)
+    d_default = reduction_ops.reduce_sum(values_grad) - reduction_ops.reduce_sum(d_values)
+    return [None, d_values, None, d_default]
+
+
+op_registry.declare(
+    "SparseFillEmptyRows",
+    inputs=["indices: int64", "values: T", "dense_shape: int64", "default_value: T"],
+    outputs=["output_indices: int64", "output_values: T", "empty_row_indicator: bool",
+             "reverse_index_map: int64"],
+    attrs=["T: type"],
+    shape=lambda op: [matrix(None, _in(op, 0).dims[1] if _in(op, 0).ndims == 2 else None),
+                      vector(None), vector(None),
+                      vector(_in(op, 1).dims[0] if _in(op, 1).ndims == 1 else None)],
+    kernel=_fill_empty_rows_kernel,
+    grad=_fill_empty_rows_grad,
+)
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """Puts ``default_value`` at ``[row, 0, ...]`` of each row of ``sp_input`` with no entry.
+
+    Returns ``(sp_ordered_output, empty_row_indicator)``.
+    """
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseFillEmptyRows", [sp_input]):
+        default_value = ops.convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        idx, vals, empty, _ = ops.apply_op(
+            "SparseFillEmptyRows", [sp_input.indices, sp_input.values, sp_input.dense_shape,
+                                    default_value])._outputs
+        return SparseTensor(idx, vals, sp_input.dense_shape), empty
+
+
+# ------------------------------------------------------------------------------------------
+# Python-level sparse helpers
+# ------------------------------------------------------------------------------------------
+
+
+def sparse_retain(sp_input, to_retain):
+    """The entries of ``sp_input`` whose flag in the bool vector ``to_retain`` is True."""
+    from tideflow.ops import array_ops
+
+    sp_input = _as_sparse(sp_input)
+    to_retain = ops.convert_to_tensor(to_retain)
+    shape = to_retain.get_shape()
+    if shape.ndims is not None and shape.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {shape.ndims}")
+    n = sp_input.values.get_shape()
+    if n.ndims == 1 and shape.ndims == 1:
+        n.dims[0].merge_with(shape.dims[0])
+    where = array_ops.reshape(array_ops.where(to_retain), [-1])
+    return SparseTensor(array_ops.gather(sp_input.indices, where),
+                        array_ops.gather(sp_input.values, where),
+                        array_ops.identity(sp_input.dense_shape))
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """The SparseTensor with its dimensions permuted by ``perm`` (default: reversed)."""
+    from tideflow.ops import array_ops, range_ops
+
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseTranspose", [sp_input]):
+        if perm is None:
+            rank = array_ops.size(sp_input.dense_shape)
+            perm = range_ops.range(rank - 1, -1, -1)
+        perm = ops.convert_to_tensor(perm, dtype=dtypes.int32, name="perm")
+        indices = array_ops.gather(sp_input.indices, perm, axis=1)
+        shape = array_ops.gather(sp_input.dense_shape, perm)
+        return sparse_reorder(SparseTensor(indices, sp_input.values, shape))
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A SparseTensor to be fed (with a ``SparseTensorValue``) through its three parts."""
+    from tideflow.ops import constant_op
+
+    def part(suffix):
+        return None if name is None else f"{name}/{suffix}"
+
+    rank = None
+    dense_shape = None
+    if shape is not None:
+        if isinstance(shape, ops.Tensor):
+            dense_shape = shape
+            rank = shape.get_shape().num_elements()
+        else:
+            shape = as_shape(shape)
+            rank = shape.ndims
+            if shape.is_fully_defined():
+                dense_shape = ops.convert_to_tensor(np.asarray(shape.as_list(), np.int64),
+                                                    name=part("shape"))
+    if dense_shape is None:
+        dense_shape = constant_op.placeholder(dtypes.int64, shape=[rank], name=part("shape"))
+    return SparseTensor(
+        values=constant_op.placeholder(dtype, shape=[None], name=part("values")),
+        indices=constant_op.placeholder(dtypes.int64, shape=[None, rank],
+                                        name=part("indices")),
+        dense_shape=dense_shape,
+    )

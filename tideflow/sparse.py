@@ -1,0 +1,44 @@
+"""``tf.sparse``: the sparse ops under their ``tf.sparse.*`` names (explicit re-exports only)."""
+
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tideflow.ops.sparse_ops import sparse_add as add
+from tideflow.ops.sparse_ops import sparse_concat as concat
+from tideflow.ops.sparse_ops import sparse_reduce_max as reduce_max
+from tideflow.ops.sparse_ops import sparse_reduce_sum as reduce_sum
+from tideflow.ops.sparse_ops import sparse_reorder as reorder
+from tideflow.ops.sparse_ops import sparse_reshape as reshape
+from tideflow.ops.sparse_ops import sparse_slice as slice
+from tideflow.ops.sparse_ops import sparse_tensor_dense_matmul as matmul
+from tideflow.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_matmul
+from tideflow.ops.sparse_ops import sparse_tensor_to_dense as to_dense
+from tideflow.ops.sparse_ops import sparse_to_indicator as to_indicator
+from tideflow.ops.sparse_rows_ops import sparse_fill_empty_rows as fill_empty_rows
+from tideflow.ops.sparse_rows_ops import sparse_placeholder as placeholder
+from tideflow.ops.sparse_rows_ops import sparse_retain as retain
+from tideflow.ops.sparse_rows_ops import sparse_segment_mean as segment_mean
+from tideflow.ops.sparse_rows_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from tideflow.ops.sparse_rows_ops import sparse_segment_sum as segment_sum
+from tideflow.ops.sparse_rows_ops import sparse_transpose as transpose
+
+__all__ = [
+    "SparseTensor",
+    "SparseTensorValue",
+    "add",
+    "concat",
+    "fill_empty_rows",
+    "matmul",
+    "placeholder",
+    "reduce_max",
+    "reduce_sum",
+    "reorder",
+    "reshape",
+    "retain",
+    "segment_mean",
+    "segment_sqrt_n",
+    "segment_sum",
+    "slice",
+    "sparse_dense_matmul",
+    "to_dense",
+    "to_indicator",
+    "transpose",
+]
