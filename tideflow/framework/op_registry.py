@@ -109,6 +109,8 @@ def _parse_default(text, typ):
     value = ast.literal_eval(text)
     if typ == "float":  # float attrs are float32, as in TF's AttrValue
         return float(np.float32(value))
+    if typ == "list(float)":
+        return [float(np.float32(v)) for v in value]
     if typ == "list(type)":
         return [dtypes.as_dtype(v) for v in value]
     return value

@@ -1,0 +1,127 @@
+"""Summary overhead (issue: TensorBoard summaries): the MLP training step of
+``bench_training.py`` (784-512-512-10, batch 128, SGD) with a merged summary (loss, accuracy and
+learning-rate scalars, a histogram of every weight matrix) evaluated and written to an event file
+every step, against the same loop without summaries, interleaved in one run.
+
+Also reports the overhead when the summary is written every 10th step (common practice), the
+event bytes per summary, and the cost of one histogram of the largest weight matrix (784x512).
+
+Run: ``python benchmarks/bench_summary.py`` (``--json FILE`` saves the figures).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from bench_training import _mlp_data, _mlp_init, _steps_per_sec
+
+
+def mlp_steps(logdir=None, every=1, lr=0.01):
+    """A step function of the MLP; with ``logdir``, every ``every``-th step also evaluates the
+    merged summary and writes it with a FileWriter."""
+    import tideflow as tf
+    from tideflow import summary
+
+    rng = np.random.RandomState(0)
+    init = _mlp_init(rng)
+    xs, ys = _mlp_data(rng)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int64, [None])
+        w1, b1, w2, b2, w3, b3 = [tf.Variable(v) for v in init]
+        h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
+        h2 = tf.nn.relu(tf.matmul(h1, w2) + b2)
+        logits = tf.matmul(h2, w3) + b3
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
+        fetches = train
+        writer = None
+        if logdir is not None:
+            accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))
+            summary.scalar("loss", loss)
+            summary.scalar("accuracy", accuracy)
+            summary.scalar("learning_rate", tf.constant(lr))
+            for i, w in enumerate((w1, w2, w3), 1):
+                summary.histogram(f"layer{i}/weights", w)
+            with_summary = [train, summary.merge_all()]
+            writer = summary.FileWriter(logdir, g)
+        sess = tf.Session(graph=g)
+        sess.run(tf.global_variables_initializer())
+    it = [0]
+
+    def step():
+        i = it[0]
+        it[0] += 1
+        feed = {x: xs[i % len(xs)], y: ys[i % len(ys)]}
+        if writer is not None and i % every == 0:
+            writer.add_summary(sess.run(with_summary, feed)[1], i)
+        else:
+            sess.run(fetches, feed)
+
+    step.writer = writer
+    step.count = lambda: it[0]
+    return step
+
+
+def overhead(every=1, rounds=7):
+    """Median over interleaved rounds of (rate with summaries / rate without)."""
+    with tempfile.TemporaryDirectory() as logdir:
+        plain, with_summaries = mlp_steps(), mlp_steps(logdir, every)
+        pairs = []
+        for _ in range(rounds):
+            a = _steps_per_sec(plain, warmup=2, steps=40, repeat=1)
+            b = _steps_per_sec(with_summaries, warmup=2, steps=40, repeat=1)
+            pairs.append((a, b))
+        with_summaries.writer.close()
+        size = sum(os.path.getsize(os.path.join(logdir, f)) for f in os.listdir(logdir))
+        steps = with_summaries.count() // every
+    ratios = sorted(b / a for a, b in pairs)
+    return (statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs),
+            ratios[len(ratios) // 2], size / max(1, steps))
+
+
+def histogram_ms(repeat=50):
+    from tideflow.summary.summary_ops import histogram_proto
+
+    w = np.random.RandomState(0).uniform(-0.07, 0.07, (784, 512)).astype(np.float32)
+    histogram_proto(w)
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        histogram_proto(w)
+    return (time.perf_counter() - t0) / repeat * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args()
+    plain, with_summaries, ratio, bytes_per_step = overhead()
+    _, _, ratio10, _ = overhead(every=10)
+    results = {
+        "mlp_steps_per_s": plain,
+        "mlp_with_summaries_steps_per_s": with_summaries,
+        "rate_ratio": ratio,
+        "overhead_percent": (1.0 / ratio - 1.0) * 100.0,
+        "event_bytes_per_summary": bytes_per_step,
+        "overhead_percent_every_10_steps": (1.0 / ratio10 - 1.0) * 100.0,
+        "histogram_784x512_ms": histogram_ms(),
+    }
+    print(json.dumps({k: round(v, 3) for k, v in results.items()}, indent=1))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

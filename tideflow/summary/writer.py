@@ -1,0 +1,341 @@
+"""Event files for TensorBoard: ``tf.summary.FileWriter`` (and the 0.8 ``tf.train.SummaryWriter``)
+appends ``Event`` records from a background thread; ``tf.summary.FileWriterCache`` shares one
+writer per log directory.
+
+Files are named ``events.out.tfevents.<seconds>.<hostname><suffix>``, TFRecord-framed, and open
+with an Event carrying ``file_version: "brain.Event:2"``, as TensorFlow writes them.
+"""
+
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+from typing import ClassVar
+
+from tideflow.framework import ops
+from tideflow.framework.record_io import encode_record
+from tideflow.protos import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
+
+_logger = logging.getLogger("tideflow")
+
+FILE_VERSION = "brain.Event:2"
+
+
+class EventFileWriter:
+    """Writes ``Event`` protos to a new event file in ``logdir`` from a background thread.
+
+    ``add_event`` only queues (it blocks once ``max_queue`` events wait); the thread flushes the
+    file at least every ``flush_secs`` seconds while it holds unflushed events.
+    """
+
+    def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
+        self._logdir = str(logdir)
+        os.makedirs(self._logdir, exist_ok=True)
+        self._max_queue = max_queue
+        self._flush_secs = flush_secs
+        self._suffix = filename_suffix or ""
+        self._lock = threading.Lock()  # guards the file between the worker and flush()
+        self._file = None
+        self._path = None
+        self._closed = True
+        self._error = None
+        self._open()
+
+    def _open(self):
+        self._queue = queue.Queue(self._max_queue)
+        self._new_file()
+        self._closed = False
+        self._worker = threading.Thread(target=self._run, name="EventFileWriter", daemon=True)
+        self._worker.start()
+
+    def _new_file(self):
+        host = socket.gethostname()
+        stamp = int(time.time())
+        while True:
+            path = os.path.join(self._logdir,
+                                f"events.out.tfevents.{stamp:010d}.{host}{self._suffix}")
+            # a second file in the same second (reopen) must not clobber the first; a later
+            # stamp keeps files in the order TensorBoard reads them
+            if not os.path.exists(path):
+                break
+            stamp += 1
+        self._path = path
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        first = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
+        self._file.write(encode_record(first.SerializeToString()))
+        self._file.flush()
+
+    def get_logdir(self):
+        return self._logdir
+
+    @property
+    def path(self):
+        """The event file currently written."""
+        return self._path
+
+    def add_event(self, event):
+        """Queues ``event`` (an ``Event`` proto, or its serialized bytes) for writing."""
+        if not self._closed:
+            self._queue.put(event)
+
+    def _write(self, event):
+        data = event if isinstance(event, bytes) else event.SerializeToString()
+        with self._lock:
+            self._file.write(encode_record(data))
+
+    def _flush_file(self):
+        with self._lock:
+            if self._file is None:
+                return
+            self._file.flush()
+            if not os.path.exists(self._path):
+                # deleted under us (e.g. a cleaned log directory): start a new file, as TF does
+                _logger.error("EventFileWriter: %s was deleted; writing a new file.", self._path)
+                self._file.close()
+                self._new_file()
+
+    def _run(self):
+        q = self._queue
+        next_flush = time.monotonic() + self._flush_secs
+        dirty = False
+        while True:
+            try:
+                timeout = max(0.0, next_flush - time.monotonic()) if dirty else None
+                event = q.get(timeout=timeout)
+            except queue.Empty:
+                event = None
+            try:
+                if event is _STOP:
+                    return
+                if event is not None:
+                    self._write(event)
+                    dirty = True
+                if dirty and time.monotonic() >= next_flush:
+                    self._flush_file()
+                    dirty = False
+                    next_flush = time.monotonic() + self._flush_secs
+            except Exception as e:  # noqa: BLE001 - reported by the next flush() or close()
+                self._error = e
+            finally:
+                if event is not None:
+                    q.task_done()
+
+    def _raise_pending(self):
+        err, self._error = self._error, None
+        if err is not None:
+            raise err
+
+    def flush(self):
+        """Writes every queued event and flushes the file."""
+        if self._closed:
+            return
+        self._queue.join()
+        self._flush_file()
+        self._raise_pending()
+
+    def close(self):
+        """Writes what is queued, closes the file and stops the thread."""
+        if self._closed:
+            return
+        self._queue.put(_STOP)
+        self._queue.join()
+        self._worker.join()
+        with self._lock:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+        self._closed = True
+        self._raise_pending()
+
+    def reopen(self):
+        """After ``close``: starts a new event file in the same directory."""
+        if self._closed:
+            self._open()
+
+
+_STOP = object()
+
+
+def _meta_graph_of(graph_def):
+    meta = meta_graph_pb2.MetaGraphDef()
+    meta.graph_def.CopyFrom(graph_def)
+    meta.meta_info_def.meta_graph_version = "v1.0"
+    return meta
+
+
+class FileWriter:
+    """``tf.summary.FileWriter``: writes summaries, graphs, run metadata and session logs to an
+    event file in ``logdir`` for TensorBoard.
+
+    With ``graph`` (or the deprecated ``graph_def``) the graph and a meta graph holding it are
+    written first. ``session`` is accepted for signature compatibility; events are always
+    written by this writer's own thread.
+    """
+
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
+        self._closed = False
+        self._seen_summary_tags = set()
+        self._session_run_tags = set()
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph=graph, graph_def=graph_def)
+            if isinstance(graph, ops.Graph):
+                gd = graph.as_graph_def(add_shapes=True)
+            elif isinstance(graph, graph_pb2.GraphDef):
+                gd = graph
+            elif isinstance(graph_def, ops.Graph):
+                gd = graph_def.as_graph_def(add_shapes=True)
+            else:
+                gd = graph_def
+            self.add_meta_graph(_meta_graph_of(gd))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def get_logdir(self):
+        """The directory the event files are written to."""
+        return self.event_writer.get_logdir()
+
+    def _add_event(self, event, step):
+        event.wall_time = time.time()
+        if step is not None:
+            event.step = int(step)
+        self.add_event(event)
+
+    def add_event(self, event):
+        """Writes an ``Event`` proto as is (a closed writer drops it with a warning)."""
+        if self._closed:
+            _logger.warning("Attempting to use a closed FileWriter. The operation will be a noop "
+                            "unless the FileWriter is explicitly reopened.")
+            return
+        self.event_writer.add_event(event)
+
+    def add_summary(self, summary, global_step=None):
+        """Writes a ``Summary`` (proto or the serialized string a summary op returns).
+
+        Plugin metadata is kept only on the first value of each tag, as TensorBoard expects.
+        """
+        if isinstance(summary, bytes):
+            summ = summary_pb2.Summary.FromString(summary)
+        elif isinstance(summary, summary_pb2.Summary):
+            summ = summary_pb2.Summary()
+            summ.CopyFrom(summary)
+        else:
+            data = getattr(summary, "SerializeToString", None)
+            if data is None:
+                raise TypeError(f"add_summary expects a Summary or its serialized bytes, got "
+                                f"{type(summary).__name__}")
+            summ = summary_pb2.Summary.FromString(data())
+        for value in summ.value:
+            if not value.HasField("metadata"):
+                continue
+            if value.tag in self._seen_summary_tags:
+                value.ClearField("metadata")
+                continue
+            self._seen_summary_tags.add(value.tag)
+        event = event_pb2.Event(summary=summ)
+        self._add_event(event, global_step)
+
+    def add_session_log(self, session_log, global_step=None):
+        """Writes a ``SessionLog`` (START, STOP, CHECKPOINT)."""
+        self._add_event(event_pb2.Event(session_log=session_log), global_step)
+
+    def _add_graph_def(self, graph_def, global_step=None):
+        event = event_pb2.Event(graph_def=graph_def.SerializeToString())
+        self._add_event(event, global_step)
+
+    def add_graph(self, graph, global_step=None, graph_def=None):
+        """Writes ``graph`` (a ``Graph``; a ``GraphDef`` is accepted but deprecated) for
+        TensorBoard's graph dashboard."""
+        if graph is not None and graph_def is not None:
+            raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        if isinstance(graph, ops.Graph) or isinstance(graph_def, ops.Graph):
+            if not isinstance(graph, ops.Graph):
+                _logger.warning("When passing a `Graph` object, please use the `graph` named "
+                                "argument instead of `graph_def`.")
+                graph = graph_def
+            true_graph_def = graph.as_graph_def(add_shapes=True)
+        elif isinstance(graph, graph_pb2.GraphDef) or isinstance(graph_def, graph_pb2.GraphDef):
+            _logger.warning("Passing a `GraphDef` to the SummaryWriter is deprecated. Pass a "
+                            "`Graph` object instead, such as `sess.graph`.")
+            true_graph_def = graph if graph is not None else graph_def
+        else:
+            raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
+                            "`GraphDef`")
+        self._add_graph_def(true_graph_def, global_step)
+
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Writes a ``MetaGraphDef``."""
+        if not isinstance(meta_graph_def, meta_graph_pb2.MetaGraphDef):
+            raise TypeError(f"meta_graph_def must be type MetaGraphDef, saw type: "
+                            f"{type(meta_graph_def)}")
+        event = event_pb2.Event(meta_graph_def=meta_graph_def.SerializeToString())
+        self._add_event(event, global_step)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Writes a ``RunMetadata`` (step stats, partition graphs) under ``tag``."""
+        if tag in self._session_run_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._session_run_tags.add(tag)
+        tagged = event_pb2.TaggedRunMetadata(tag=tag,
+                                             run_metadata=run_metadata.SerializeToString())
+        self._add_event(event_pb2.Event(tagged_run_metadata=tagged), global_step)
+
+    def flush(self):
+        """Writes every pending event to disk."""
+        if self._closed:
+            _logger.warning("Attempting to use a closed FileWriter. The operation will be a noop "
+                            "unless the FileWriter is explicitly reopened.")
+            return
+        self.event_writer.flush()
+
+    def close(self):
+        """Flushes and closes the event file; ``reopen`` starts a new one."""
+        self.event_writer.close()
+        self._closed = True
+
+    def reopen(self):
+        """Reopens a closed writer: later events go to a new event file in the same logdir."""
+        self.event_writer.reopen()
+        self._closed = False
+
+
+class SummaryWriter(FileWriter):
+    """``tf.train.SummaryWriter`` (0.8 name of ``tf.summary.FileWriter``)."""
+
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None):
+        super().__init__(logdir, graph=graph, max_queue=max_queue, flush_secs=flush_secs,
+                         graph_def=graph_def)
+
+
+class FileWriterCache:
+    """``tf.summary.FileWriterCache``: one shared ``FileWriter`` per log directory."""
+
+    _cache: ClassVar[dict] = {}
+    _lock = threading.RLock()
+
+    @staticmethod
+    def get(logdir):
+        """The cached writer for ``logdir``, created (with the default graph) if needed."""
+        with FileWriterCache._lock:
+            writer = FileWriterCache._cache.get(logdir)
+            if writer is None:
+                writer = FileWriter(logdir, graph=ops.get_default_graph())
+                FileWriterCache._cache[logdir] = writer
+            return writer
+
+    @staticmethod
+    def clear():
+        """Closes and forgets every cached writer."""
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache = {}
