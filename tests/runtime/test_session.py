@@ -322,3 +322,15 @@ def test_buffer_reuse_never_clobbers_a_live_view():
     np.testing.assert_array_equal(rv, 2.0)
     np.testing.assert_array_equal(tv, 2.0)
     np.testing.assert_array_equal(zv, 3.0)
+
+
+def test_random_ops_are_never_folded_or_merged():
+    a = tf.random_uniform([4])
+    b = tf.random_uniform([4])  # same computation as a, but a different draw
+    c = a * 1.0  # constant-foldable shape of computation over a random input
+    with tf.Session() as s:
+        av, bv, cv = s.run([a, b, c])
+        av2 = s.run(a)
+    assert not np.array_equal(av, bv)
+    np.testing.assert_array_equal(av, cv)
+    assert not np.array_equal(av, av2)
