@@ -1,0 +1,565 @@
+"""Image codecs: DecodePng/Jpeg/Bmp/Gif/Image, EncodePng/Jpeg, ExtractJpegShape.
+
+PNG is written by our own encoder (zlib, exact for 8- and 16-bit images) and 16-bit PNGs are
+read by our own decoder, since Pillow narrows 16-bit colour to 8 bits (8-bit ones too when
+Pillow is absent); everything else is decoded with Pillow (the optional ``image`` extra),
+imported lazily inside the kernels.
+"""
+
+import io
+import struct
+import zlib
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _check_rank, _in, _np
+
+_PNG_SIG = b"\x89PNG\r\n\x1a\n"
+# what Pillow raises on bad or truncated data
+_PIL_ERRORS = (OSError, ValueError, SyntaxError, EOFError, IndexError, KeyError, TypeError,
+               struct.error, zlib.error)
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise errors.UnimplementedError(
+            None, None, "image decoding/JPEG encoding needs Pillow, the optional dependency of "
+            "tideflow's 'image' extra: pip install 'tideflow[image]' (or pip install pillow)"
+        ) from None
+    return Image
+
+
+def _has_pil():
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _contents(x):
+    v = _np(x)
+    if v.ndim != 0:
+        raise _invalid(f"contents must be scalar, got shape {list(v.shape)}")
+    v = v.item()
+    return v.encode() if isinstance(v, str) else bytes(v)
+
+
+def _format(data):
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    if data[:8] == _PNG_SIG:
+        return "png"
+    if data[:3] == b"GIF":
+        return "gif"
+    if data[:2] == b"BM":
+        return "bmp"
+    return None
+
+
+# ------------------------------------------------------------------------------------------
+# channel handling
+# ------------------------------------------------------------------------------------------
+
+
+def _gray(rgb):
+    """Luma with weights .299, .587, .114 (as libpng/libjpeg), rounded, in the input dtype."""
+    y = rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114
+    return np.floor(y + 0.5).astype(rgb.dtype)[..., None]
+
+
+def _set_channels(img, channels):
+    """``img`` [h, w, c] (c in 1..4: gray, gray+alpha, rgb, rgba) with ``channels`` channels."""
+    c = img.shape[-1]
+    if channels == 0 or channels == c:
+        return img
+    top = np.iinfo(img.dtype).max
+    color = img[..., :3] if c >= 3 else np.repeat(img[..., :1], 3, axis=-1)
+    alpha = img[..., -1:] if c in (2, 4) else np.full(img.shape[:-1] + (1,), top, img.dtype)
+    if channels == 1:
+        return img[..., :1] if c <= 2 else _gray(color)
+    if channels == 2:
+        return np.concatenate([img[..., :1] if c <= 2 else _gray(color), alpha], -1)
+    if channels == 3:
+        return color
+    return np.concatenate([color, alpha], -1)
+
+
+def _check_channels(channels, allowed):
+    if channels not in allowed:
+        raise _invalid(f"channels must be {', '.join(map(str, allowed[:-1]))} or "
+                       f"{allowed[-1]}, got {channels}")
+
+
+# ------------------------------------------------------------------------------------------
+# PNG (own encoder; own decoder for 16-bit)
+# ------------------------------------------------------------------------------------------
+
+
+def _chunk(kind, data):
+    return (struct.pack(">I", len(data)) + kind + data +
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+
+def encode_png_bytes(img, compression=-1):
+    """PNG bytes of a uint8/uint16 [h, w, c] array, c in 1..4, rows unfiltered."""
+    h, w, c = img.shape
+    depth = 16 if img.dtype == np.uint16 else 8
+    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[c]
+    raw = np.ascontiguousarray(img.astype(">u2" if depth == 16 else np.uint8))
+    rows = raw.reshape(h, -1).view(np.uint8).reshape(h, -1)
+    body = np.concatenate([np.zeros((h, 1), np.uint8), rows], 1).tobytes()
+    level = 6 if compression < 0 else min(int(compression), 9)
+    return (_PNG_SIG + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0))
+            + _chunk(b"IDAT", zlib.compress(body, level)) + _chunk(b"IEND", b""))
+
+
+def _png_header(data):
+    if len(data) < 33 or data[:8] != _PNG_SIG or data[12:16] != b"IHDR":
+        raise _invalid("Invalid PNG data, size " + str(len(data)))
+    w, h, depth, color_type, _, _, interlace = struct.unpack(">IIBBBBB", data[16:29])
+    return w, h, depth, color_type, interlace
+
+
+def _unfilter(raw, h, stride, bpp):
+    rows = np.frombuffer(raw, np.uint8)
+    if rows.size != h * (stride + 1):
+        raise _invalid("Invalid PNG data: truncated image data")
+    rows = rows.reshape(h, stride + 1)
+    out = np.zeros((h, stride), np.uint8)
+    prev = np.zeros(stride, np.int64)
+    for y in range(h):
+        ft, line = rows[y, 0], rows[y, 1:].astype(np.int64)
+        if ft == 0:
+            cur = line
+        elif ft == 1:  # Sub: a running sum per byte lane
+            cur = np.cumsum(line.reshape(-1, bpp), axis=0).reshape(-1) & 0xFF
+        elif ft == 2:
+            cur = (line + prev) & 0xFF
+        elif ft in (3, 4):
+            cur = np.zeros(stride, np.int64)
+            for x in range(0, stride, bpp):
+                b = prev[x:x + bpp]
+                a = cur[x - bpp:x] if x else np.zeros(bpp, np.int64)
+                if ft == 3:
+                    pred = (a + b) >> 1
+                else:
+                    c = prev[x - bpp:x] if x else np.zeros(bpp, np.int64)
+                    p = a + b - c
+                    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+                    pred = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+                cur[x:x + bpp] = (line[x:x + bpp] + pred) & 0xFF
+        else:
+            raise _invalid(f"Invalid PNG data: bad filter type {ft}")
+        out[y] = cur
+        prev = cur
+    return out
+
+
+def _decode_png_own(data):
+    """A non-interlaced 8- or 16-bit gray/rgb(+alpha) PNG as a [h, w, c] uint8/uint16 array."""
+    w, h, depth, color_type, _ = _png_header(data)
+    c = {0: 1, 4: 2, 2: 3, 6: 4}.get(color_type)
+    if c is None or depth not in (8, 16):
+        raise _invalid(f"Invalid PNG data: color type {color_type} at {depth} bits")
+    nb = depth // 8
+    idat, pos = [], 8
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind == b"IDAT":
+            idat.append(data[pos + 8:pos + 8 + n])
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    try:
+        raw = zlib.decompress(b"".join(idat))
+    except zlib.error as e:
+        raise _invalid(f"Invalid PNG data: {e}") from None
+    rows = _unfilter(raw, h, w * c * nb, c * nb)
+    if nb == 1:
+        return rows.reshape(h, w, c)
+    return rows.view(">u2").reshape(h, w, c).astype(np.uint16)
+
+
+def _pil_open(data, what):
+    image = _pil()
+    try:
+        im = image.open(io.BytesIO(data))
+        im.load()
+        return im
+    except _PIL_ERRORS as e:
+        raise _invalid(f"Invalid {what} data or crop window, data size {len(data)}: {e}") from None
+
+
+def _pil_array(im):
+    """A Pillow image as [h, w, c] uint8 (or uint16 for 16-bit gray), c its natural count."""
+    mode = im.mode
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
+        return np.asarray(im).astype(np.uint16)[..., None]
+    if mode == "1":
+        im = im.convert("L")
+    elif mode in ("P", "PA"):
+        im = im.convert("RGBA" if mode == "PA" or "transparency" in im.info else "RGB")
+    elif mode not in ("L", "LA", "RGB", "RGBA"):
+        im = im.convert("RGB")
+    a = np.asarray(im)
+    return a[..., None] if a.ndim == 2 else a
+
+
+def _decode_png(data, channels, dtype):
+    if data[:8] != _PNG_SIG:
+        raise _invalid("Invalid PNG data, size " + str(len(data)))
+    _, _, depth, color_type, interlace = _png_header(data)
+    own = not interlace and color_type in (0, 2, 4, 6)
+    if own and (depth == 16 or (depth == 8 and not _has_pil())):
+        img = _decode_png_own(data)
+    else:
+        img = _pil_array(_pil_open(data, "PNG"))
+    want16 = dtype == dtypes.uint16
+    if want16 and img.dtype == np.uint8:
+        img = img.astype(np.uint16) * 257
+    elif not want16 and img.dtype == np.uint16:
+        img = (img >> 8).astype(np.uint8)
+    return _set_channels(img, channels)
+
+
+def _decode_jpeg(data, channels, ratio=1):
+    if _format(data) != "jpeg":
+        raise _invalid("Invalid JPEG data or crop window, data size " + str(len(data)))
+    image = _pil()
+    try:
+        im = image.open(io.BytesIO(data))
+        if ratio > 1:
+            w, h = im.size
+            im.draft(im.mode, (max(1, w // ratio), max(1, h // ratio)))
+        if channels == 1 and im.mode != "L":
+            im.draft("L", im.size)
+        im.load()
+    except _PIL_ERRORS as e:
+        raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}: {e}") from None
+    if channels == 1 and im.mode != "L":
+        im = im.convert("L")
+    elif channels == 3 and im.mode != "RGB":
+        im = im.convert("RGB")
+    return _pil_array(im)
+
+
+def _decode_gif(data):
+    if _format(data) != "gif":
+        raise _invalid("Invalid GIF data, size " + str(len(data)))
+    im = _pil_open(data, "GIF")
+    frames = []
+    try:
+        for i in range(getattr(im, "n_frames", 1)):
+            im.seek(i)
+            frames.append(np.asarray(im.convert("RGB")))
+    except _PIL_ERRORS as e:
+        raise _invalid(f"Invalid GIF data, size {len(data)}: {e}") from None
+    return np.stack(frames)
+
+
+def _decode_bmp(data, channels):
+    if _format(data) != "bmp":
+        raise _invalid("Invalid BMP data, size " + str(len(data)))
+    return _set_channels(_pil_array(_pil_open(data, "BMP")), channels)
+
+
+# ------------------------------------------------------------------------------------------
+# decode kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _decode_png_kernel(contents, *, channels, dtype):
+    _check_channels(channels, (0, 1, 2, 3, 4))
+    return _decode_png(_contents(contents), channels, dtype)
+
+
+def _decode_jpeg_kernel(contents, *, channels, ratio):
+    _check_channels(channels, (0, 1, 3))
+    if ratio not in (1, 2, 4, 8):
+        raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
+    return _decode_jpeg(_contents(contents), channels, ratio)
+
+
+def _decode_bmp_kernel(contents, *, channels):
+    _check_channels(channels, (0, 1, 3, 4))
+    return _decode_bmp(_contents(contents), channels)
+
+
+def _decode_gif_kernel(contents):
+    return _decode_gif(_contents(contents))
+
+
+def _convert_np(img, dtype):
+    """convert_image_dtype's rules on a decoded uint8/uint16 array."""
+    dst = np.dtype(dtype.as_numpy_dtype)
+    if img.dtype == dst:
+        return img
+    if dst.kind == "f":
+        return (img.astype(dst) * dst.type(1.0 / np.iinfo(img.dtype).max)).astype(dst)
+    src_max, dst_max = np.iinfo(img.dtype).max, np.iinfo(dst).max
+    if src_max > dst_max:
+        return (img // ((src_max + 1) // (dst_max + 1))).astype(dst)
+    return img.astype(dst) * dst.type((dst_max + 1) // (src_max + 1))
+
+
+def _decode_image_kernel(contents, *, channels, dtype, expand_animations):
+    data = _contents(contents)
+    fmt = _format(data)
+    if fmt is None:
+        raise _invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
+    if fmt == "png":
+        _check_channels(channels, (0, 1, 3, 4))
+        img = _decode_png(data, channels, dtypes.uint16 if dtype != dtypes.uint8 else
+                          dtypes.uint8)
+    elif fmt == "jpeg":
+        _check_channels(channels, (0, 1, 3))
+        img = _decode_jpeg(data, channels)
+    elif fmt == "bmp":
+        _check_channels(channels, (0, 3, 4))
+        img = _decode_bmp(data, channels)
+    else:
+        if channels not in (0, 3):
+            raise _invalid("channels must be in (None, 0, 3) when decoding GIF images")
+        img = _decode_gif(data)
+        if not expand_animations:
+            img = img[0]
+    return _convert_np(img, dtype)
+
+
+def _decode_shape(rank=3, channel_attr="channels", fixed=None):
+    def fn(op):
+        _check_rank(_in(op, 0), 0)
+        c = fixed if fixed is not None else op._attrs.get(channel_attr, 0)
+        return [[None] * (rank - 1) + [c or None]]
+
+    return fn
+
+
+def _decode_image_shape(op):
+    _check_rank(_in(op, 0), 0)
+    if op._attrs["expand_animations"]:
+        return [TensorShape(None)]
+    return [[None, None, op._attrs["channels"] or None]]
+
+
+_DECODE = {"inputs": ["contents: string"], "outputs": ["image: dtype"], "differentiable": False}
+
+op_registry.declare(
+    "DecodePng",
+    attrs=["channels: int = 0", "dtype: {uint8, uint16} = DT_UINT8"],
+    shape=_decode_shape(),
+    kernel=_decode_png_kernel,
+    **_DECODE,
+)
+op_registry.declare(
+    "DecodeJpeg",
+    inputs=["contents: string"],
+    outputs=["image: uint8"],
+    attrs=["channels: int = 0", "ratio: int = 1", "fancy_upscaling: bool = true",
+           "try_recover_truncated: bool = false", "acceptable_fraction: float = 1.0",
+           "dct_method: string = ''"],
+    shape=_decode_shape(),
+    kernel=_decode_jpeg_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "DecodeBmp",
+    inputs=["contents: string"],
+    outputs=["image: uint8"],
+    attrs=["channels: int = 0"],
+    shape=_decode_shape(),
+    kernel=_decode_bmp_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "DecodeGif",
+    inputs=["contents: string"],
+    outputs=["image: uint8"],
+    shape=_decode_shape(4, fixed=3),
+    kernel=_decode_gif_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "DecodeImage",
+    attrs=["channels: int = 0", "dtype: {uint8, uint16, float} = DT_UINT8",
+           "expand_animations: bool = true"],
+    shape=_decode_image_shape,
+    kernel=_decode_image_kernel,
+    **_DECODE,
+)
+
+
+def _extract_jpeg_shape_kernel(contents, *, output_type):
+    data = _contents(contents)
+    if _format(data) != "jpeg":
+        raise _invalid("Invalid JPEG data, size " + str(len(data)))
+    im = _pil_open(data, "JPEG")
+    c = {"L": 1, "RGB": 3, "CMYK": 4}.get(im.mode, len(im.getbands()))
+    return np.array([im.size[1], im.size[0], c], output_type.as_numpy_dtype)
+
+
+op_registry.declare(
+    "ExtractJpegShape",
+    inputs=["contents: string"],
+    outputs=["image_shape: output_type"],
+    attrs=["output_type: {int32, int64} = DT_INT32"],
+    shape=lambda op: [[3]],
+    kernel=_extract_jpeg_shape_kernel,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# encode kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _image3(x, allowed):
+    img = _np(x)
+    if img.ndim != 3:
+        raise _invalid(f"image must be 3-dimensional{list(img.shape)}")
+    if img.shape[-1] not in allowed:
+        raise _invalid(f"image must have {' or '.join(map(str, allowed))} channels, got "
+                       f"{img.shape[-1]}")
+    return img
+
+
+def _encode_png_kernel(image, *, compression):
+    img = _image3(image, (1, 2, 3, 4))
+    if not -1 <= compression <= 9:
+        raise _invalid(f"compression should be in [-1,9], got {compression}")
+    return np.array(encode_png_bytes(img, compression), dtype=object)
+
+
+def _encode_jpeg_kernel(image, *, format, quality, progressive, optimize_size,
+                        chroma_downsampling, density_unit, x_density, y_density,
+                        xmp_metadata):
+    img = _image3(image, (1, 3))
+    want = {"": img.shape[-1], "grayscale": 1, "rgb": 3}[format]
+    if want != img.shape[-1]:
+        raise _invalid(f"image must have {want} channels for format '{format}', got "
+                       f"{img.shape[-1]}")
+    if not 0 <= quality <= 100:
+        raise _invalid(f"quality must be in [0,100], got {quality}")
+    image_mod = _pil()
+    im = image_mod.fromarray(img[..., 0] if want == 1 else img, "L" if want == 1 else "RGB")
+    dpi = (x_density, y_density) if density_unit == "in" else (
+        x_density * 2.54, y_density * 2.54)
+    kw = {"quality": quality, "progressive": progressive, "optimize": optimize_size,
+          "dpi": dpi, "subsampling": 2 if chroma_downsampling else 0}
+    if xmp_metadata:
+        kw["xmp"] = xmp_metadata.encode() if isinstance(xmp_metadata, str) else xmp_metadata
+    buf = io.BytesIO()
+    im.save(buf, "JPEG", **kw)
+    return np.array(buf.getvalue(), dtype=object)
+
+
+def _encode_shape(op):
+    s = _in(op, 0)
+    _check_rank(s, 3)
+    return [[]]
+
+
+op_registry.declare(
+    "EncodePng",
+    inputs=["image: T"],
+    outputs=["contents: string"],
+    attrs=["compression: int = -1", "T: {uint8, uint16} = DT_UINT8"],
+    shape=_encode_shape,
+    kernel=_encode_png_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "EncodeJpeg",
+    inputs=["image: uint8"],
+    outputs=["contents: string"],
+    attrs=["format: {'', 'grayscale', 'rgb'} = ''", "quality: int = 95",
+           "progressive: bool = false", "optimize_size: bool = false",
+           "chroma_downsampling: bool = true", "density_unit: {'in', 'cm'} = 'in'",
+           "x_density: int = 300", "y_density: int = 300", "xmp_metadata: string = ''"],
+    shape=_encode_shape,
+    kernel=_encode_jpeg_kernel,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# public wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _op(op_type, inputs, attrs, name):
+    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
+
+
+def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):
+    """Decodes a PNG into a uint8/uint16 [h, w, channels] tensor (0: the file's channels)."""
+    return _op("DecodePng", [contents], {"channels": channels, "dtype": dtype}, name)
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True,
+                try_recover_truncated=False, acceptable_fraction=1, dct_method="", name=None):
+    """Decodes a JPEG into a uint8 [h, w, channels] tensor, downscaled by ``ratio``."""
+    return _op("DecodeJpeg", [contents], {
+        "channels": channels, "ratio": ratio, "fancy_upscaling": fancy_upscaling,
+        "try_recover_truncated": try_recover_truncated,
+        "acceptable_fraction": float(acceptable_fraction), "dct_method": dct_method}, name)
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """Decodes a BMP into a uint8 [h, w, channels] tensor."""
+    return _op("DecodeBmp", [contents], {"channels": channels}, name)
+
+
+def decode_gif(contents, name=None):
+    """Decodes a (possibly animated) GIF into a uint8 [frames, h, w, 3] tensor."""
+    return _op("DecodeGif", [contents], {}, name)
+
+
+def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
+                 expand_animations=True):
+    """Decodes a BMP, GIF, JPEG or PNG by its first bytes; converts to ``dtype`` as
+    ``convert_image_dtype`` does. GIFs give 4-D results unless ``expand_animations`` is False."""
+    with ops.name_scope(name, "decode_image"):
+        return _op("DecodeImage", [contents], {
+            "channels": channels or 0, "dtype": dtypes.as_dtype(dtype),
+            "expand_animations": expand_animations}, None)
+
+
+def encode_png(image, compression=-1, name=None):
+    """Encodes a uint8/uint16 [h, w, c] image (c in 1..4) as PNG bytes."""
+    return _op("EncodePng", [image], {"compression": compression}, name)
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False,
+                chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
+                xmp_metadata="", name=None):
+    """Encodes a uint8 [h, w, 1 or 3] image as JPEG bytes."""
+    return _op("EncodeJpeg", [image], {
+        "format": format, "quality": quality, "progressive": progressive,
+        "optimize_size": optimize_size, "chroma_downsampling": chroma_downsampling,
+        "density_unit": density_unit, "x_density": x_density, "y_density": y_density,
+        "xmp_metadata": xmp_metadata}, name)
+
+
+def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):
+    """The [height, width, channels] of a JPEG, without decoding its pixels."""
+    return _op("ExtractJpegShape", [contents], {"output_type": output_type}, name)
+
+
+def is_jpeg(contents, name=None):
+    """Whether ``contents`` start with the JPEG signature."""
+    from tideflow.ops import math_ops, string_ops
+
+    with ops.name_scope(name, "is_jpeg", [contents]):
+        return math_ops.equal(string_ops.substr(contents, 0, 3), b"\xff\xd8\xff",
+                              name="is_jpeg")

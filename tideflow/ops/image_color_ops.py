@@ -1,0 +1,422 @@
+"""Image colour: dtype conversion with TF's scaling rules, brightness/contrast/saturation/hue
+(ops AdjustContrastv2, AdjustSaturation, AdjustHue with TF's HSV arithmetic), RGBToHSV and
+HSVToRGB, grayscale, gamma, per-image standardization, and the random colour distortions.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    math_ops,
+    pad_ops,
+    random_ops,
+    reduction_ops,
+    unary_ops,
+)
+from tideflow.ops.array_ops import _check_rank, _in, _np
+from tideflow.ops.gradients import dense
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+# ------------------------------------------------------------------------------------------
+# convert_image_dtype
+# ------------------------------------------------------------------------------------------
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Converts ``image`` to ``dtype``, rescaling values: floats are in [0, 1), integers span
+    [0, dtype.max]. ``saturate`` clips before casting where the cast could overflow."""
+    image = ops.convert_to_tensor(image, name="image")
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating and not dtype.is_integer:
+        raise AttributeError("dtype must be either floating point or integer")
+    src = image.dtype.base_dtype
+    if src == dtype:
+        return array_ops.identity(image, name=name)
+    with ops.name_scope(name, "convert_image", [image]) as scope:
+        if src.is_integer and dtype.is_integer:
+            scale_in, scale_out = src.max, dtype.max
+            if scale_in > scale_out:
+                scale = (scale_in + 1) // (scale_out + 1)
+                scaled = math_ops.floordiv(image, ops.convert_to_tensor(scale, src))
+                if saturate:
+                    return cast_ops.saturate_cast(scaled, dtype, name=scope)
+                return cast_ops.cast(scaled, dtype, name=scope)
+            cast = (cast_ops.saturate_cast(image, dtype) if saturate else
+                    cast_ops.cast(image, dtype))
+            scale = (scale_out + 1) // (scale_in + 1)
+            return math_ops.multiply(cast, ops.convert_to_tensor(scale, dtype), name=scope)
+        if src.is_floating and dtype.is_floating:
+            return cast_ops.cast(image, dtype, name=scope)
+        if src.is_integer:  # int -> float
+            cast = cast_ops.cast(image, dtype)
+            return math_ops.multiply(cast, ops.convert_to_tensor(1.0 / src.max, dtype),
+                                     name=scope)
+        # float -> int
+        scaled = math_ops.multiply(image, ops.convert_to_tensor(dtype.max + 0.5, src))
+        if saturate:
+            return cast_ops.saturate_cast(scaled, dtype, name=scope)
+        return cast_ops.cast(scaled, dtype, name=scope)
+
+
+def _to_float(image):
+    """(float image to work on, original dtype): half and float32 images stay as they are."""
+    image = ops.convert_to_tensor(image, name="image")
+    orig = image.dtype.base_dtype
+    if orig in (dtypes.float16, dtypes.float32):
+        return image, orig
+    return convert_image_dtype(image, dtypes.float32), orig
+
+
+# ------------------------------------------------------------------------------------------
+# HSV arithmetic (vectorized forms of TF's per-pixel code)
+# ------------------------------------------------------------------------------------------
+
+
+def _split_rgb(x):
+    x = x.astype(np.float64)
+    return x[..., 0], x[..., 1], x[..., 2]
+
+
+def _rgb_to_hsv(x):
+    r, g, b = _split_rgb(x)
+    v = np.maximum(np.maximum(r, g), b)
+    rng = v - np.minimum(np.minimum(r, g), b)
+    safe_v = np.where(v > 0, v, 1.0)
+    s = np.where(v > 0, rng / safe_v, 0.0)
+    norm = 1.0 / (6.0 * np.where(rng > 0, rng, 1.0))
+    h = np.where(r == v, norm * (g - b),
+                 np.where(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    h = np.where(rng > 0, h, 0.0)
+    h = np.where(h < 0, h + 1, h)
+    return h, s, v
+
+
+def _hsv_to_rgb(h, s, v):
+    dh = h * 6
+    dr = np.clip(np.abs(dh - 3) - 1, 0, 1)
+    dg = np.clip(2 - np.abs(dh - 2), 0, 1)
+    db = np.clip(2 - np.abs(dh - 4), 0, 1)
+    one_s = 1 - s
+    return np.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], -1)
+
+
+def _check_rgb(x):
+    if x.ndim < 1 or x.shape[-1] != 3:
+        c = x.shape[-1] if x.ndim else 0
+        raise _invalid(f"input must have 3 channels but input only has {c} channels.")
+
+
+def _rgb_to_hsv_kernel(images):
+    x = _np(images)
+    _check_rgb(x)
+    return np.stack(_rgb_to_hsv(x), -1).astype(x.dtype)
+
+
+def _hsv_to_rgb_kernel(images):
+    x = _np(images)
+    _check_rgb(x)
+    h, s, v = _split_rgb(x)
+    return _hsv_to_rgb(h, s, v).astype(x.dtype)
+
+
+def _wiki_hsv_to_rgb(h, s, v):
+    """AdjustSaturation's way back from HSV (the sector formula, sector 6 gives black + m)."""
+    c = s * v
+    m = v - c
+    dh = h * 6
+    cat = np.trunc(dh).astype(np.int64)
+    x = c * (1 - np.abs(np.mod(dh, 2.0) - 1))
+    z = np.zeros_like(c)
+    rgb = [np.select([cat == k for k in range(6)], ch, z) for ch in (
+        [c, x, z, z, x, c], [x, c, c, x, z, z], [z, z, x, c, c, x])]
+    return np.stack(rgb, -1) + m[..., None]
+
+
+def _adjust_saturation_kernel(images, scale):
+    x = _np(images)
+    _check_rgb(x)
+    k = float(_np(scale))
+    h, s, v = _rgb_to_hsv(x)
+    return _wiki_hsv_to_rgb(h, np.clip(s * k, 0.0, 1.0), v).astype(x.dtype)
+
+
+def _adjust_hue_kernel(images, delta):
+    x = _np(images)
+    _check_rgb(x)
+    d = float(_np(delta))
+    r, g, b = _split_rgb(x)
+    cat = np.where(r < g, np.where(b < r, 1, np.where(b > g, 3, 2)),
+                   np.where(b < g, 0, np.where(b > r, 4, 5)))
+    chans = (r, g, b)
+    # (max, mid, min) channel per sector
+    order = {0: (0, 1, 2), 1: (1, 0, 2), 2: (1, 2, 0), 3: (2, 1, 0), 4: (2, 0, 1), 5: (0, 2, 1)}
+    pick = [np.select([cat == k for k in range(6)], [chans[order[k][j]] for k in range(6)])
+            for j in range(3)]
+    vmax, vmid, vmin = pick
+    span = vmax - vmin
+    ratio = (vmid - vmin) / np.where(span > 0, span, 1.0)
+    h = np.where(cat % 2 == 0, cat + ratio, cat + 1 - ratio)
+    h = np.where(span > 0, h, 0.0)
+    h = np.mod(h + d * 6, 6.0)
+    h = np.where(h >= 6, h - 6, h)
+    hc = np.trunc(h).astype(np.int64)
+    ratio = h - hc
+    ratio = np.where(hc % 2 == 0, ratio, 1 - ratio)
+    vmid = vmin + ratio * span
+    outs = {0: (vmax, vmid, vmin), 1: (vmid, vmax, vmin), 2: (vmin, vmax, vmid),
+            3: (vmin, vmid, vmax), 4: (vmid, vmin, vmax), 5: (vmax, vmin, vmid)}
+    hc = np.minimum(hc, 5)
+    rgb = [np.select([hc == k for k in range(6)], [outs[k][j] for k in range(6)])
+           for j in range(3)]
+    return np.stack(rgb, -1).astype(x.dtype)
+
+
+def _adjust_contrast_kernel(images, contrast_factor):
+    x = _np(images)
+    if x.ndim < 3:
+        raise _invalid(f"input must be at least 3-D, got shape{list(x.shape)}")
+    f = _np(contrast_factor)
+    if f.ndim:
+        raise _invalid(f"contrast_factor must be scalar: {list(f.shape)}")
+    xf = x.astype(np.float64)
+    mean = xf.mean(axis=(-3, -2), keepdims=True)
+    return ((xf - mean) * float(f) + mean).astype(x.dtype)
+
+
+def _adjust_contrast_grad(op, grad):
+    x, f = op.inputs
+    g = dense(grad)
+    axes = [-3, -2]
+    mean_x = reduction_ops.reduce_mean(x, axis=axes, keepdims=True)
+    mean_g = reduction_ops.reduce_mean(g, axis=axes, keepdims=True)
+    ff = cast_ops.cast(f, x.dtype)
+    dx = g * ff + mean_g * (1 - ff)
+    df = cast_ops.cast(reduction_ops.reduce_sum((x - mean_x) * g), dtypes.float32)
+    return [dx, df]
+
+
+def _same_as_input(op):
+    return [_in(op, 0)]
+
+
+def _rgb_shape(op):
+    s = _in(op, 0)
+    if s.ndims is not None:
+        s = s.with_rank_at_least(1)
+        if s[-1].value not in (None, 3):
+            raise ValueError(f"Dimension must be 3 but is {s[-1].value}")
+    for t in op._inputs[1:]:
+        _check_rank(t._shape, 0)
+    return [s]
+
+
+def _contrast_shape(op):
+    s = _in(op, 0)
+    if s.ndims is not None:
+        s.with_rank_at_least(3)
+    _check_rank(_in(op, 1), 0)
+    return [s]
+
+
+_FLOAT_T = "T: {half, float, double} = DT_FLOAT"
+
+op_registry.declare(
+    "AdjustContrastv2",
+    inputs=["images: T", "contrast_factor: float"],
+    outputs=["output: T"],
+    attrs=[_FLOAT_T],
+    shape=_contrast_shape,
+    kernel=_adjust_contrast_kernel,
+    grad=_adjust_contrast_grad,
+)
+op_registry.declare(
+    "AdjustSaturation",
+    inputs=["images: T", "scale: float"],
+    outputs=["output: T"],
+    attrs=[_FLOAT_T],
+    shape=_rgb_shape,
+    kernel=_adjust_saturation_kernel,
+)
+op_registry.declare(
+    "AdjustHue",
+    inputs=["images: T", "delta: float"],
+    outputs=["output: T"],
+    attrs=[_FLOAT_T],
+    shape=_rgb_shape,
+    kernel=_adjust_hue_kernel,
+)
+op_registry.declare(
+    "RGBToHSV",
+    inputs=["images: T"],
+    outputs=["output: T"],
+    attrs=["T: {half, bfloat16, float, double} = DT_FLOAT"],
+    shape=_rgb_shape,
+    kernel=_rgb_to_hsv_kernel,
+)
+op_registry.declare(
+    "HSVToRGB",
+    inputs=["images: T"],
+    outputs=["output: T"],
+    attrs=["T: {half, bfloat16, float, double} = DT_FLOAT"],
+    shape=_rgb_shape,
+    kernel=_hsv_to_rgb_kernel,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# public wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def adjust_brightness(image, delta):
+    """Adds ``delta`` to every pixel (in [0, 1) float scale), saturating back to the dtype."""
+    with ops.name_scope(None, "adjust_brightness", [image, delta]) as name:
+        flt, orig = _to_float(image)
+        adjusted = math_ops.add(flt, cast_ops.cast(delta, flt.dtype), name=name)
+        return convert_image_dtype(adjusted, orig, saturate=True)
+
+
+def adjust_contrast(images, contrast_factor):
+    """Scales each channel's distance from its spatial mean by ``contrast_factor``."""
+    with ops.name_scope(None, "adjust_contrast", [images, contrast_factor]) as name:
+        flt, orig = _to_float(images)
+        factor = ops.convert_to_tensor(contrast_factor, dtypes.float32, name="contrast_factor")
+        adjusted = ops.apply_op("AdjustContrastv2", [flt, factor], name=name)._outputs[0]
+        return convert_image_dtype(adjusted, orig, saturate=True)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Multiplies the HSV saturation of an RGB image by ``saturation_factor`` (clipped)."""
+    with ops.name_scope(name, "adjust_saturation", [image]):
+        flt, orig = _to_float(image)
+        k = ops.convert_to_tensor(saturation_factor, dtypes.float32, name="saturation_factor")
+        adjusted = ops.apply_op("AdjustSaturation", [flt, k])._outputs[0]
+        return convert_image_dtype(adjusted, orig)
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue of an RGB image by ``delta`` (in [-1, 1], a fraction of a turn)."""
+    with ops.name_scope(name, "adjust_hue", [image]):
+        flt, orig = _to_float(image)
+        d = ops.convert_to_tensor(delta, dtypes.float32, name="delta")
+        adjusted = ops.apply_op("AdjustHue", [flt, d])._outputs[0]
+        return convert_image_dtype(adjusted, orig)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """Gamma correction: ``gain * image ** gamma`` on the [0, 1] float scale."""
+    with ops.name_scope(None, "adjust_gamma", [image, gamma, gain]):
+        flt, orig = _to_float(image)
+        if not isinstance(gamma, ops.Tensor) and gamma < 0:
+            raise ValueError("Gamma should be a non-negative real number.")
+        gamma = ops.convert_to_tensor(gamma, flt.dtype, name="gamma")
+        gain = ops.convert_to_tensor(gain, flt.dtype, name="gain")
+        adjusted = gain * math_ops.pow(flt, gamma)
+        return convert_image_dtype(adjusted, orig, saturate=True)
+
+
+def random_brightness(image, max_delta, seed=None):
+    """Adjusts brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+def _check_lower_upper(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """Adjusts contrast by a factor drawn uniformly from [lower, upper)."""
+    _check_lower_upper(lower, upper)
+    factor = random_ops.random_uniform([], lower, upper, seed=seed)
+    return adjust_contrast(image, factor)
+
+
+def random_saturation(image, lower, upper, seed=None):
+    """Adjusts saturation by a factor drawn uniformly from [lower, upper)."""
+    _check_lower_upper(lower, upper)
+    factor = random_ops.random_uniform([], lower, upper, seed=seed)
+    return adjust_saturation(image, factor)
+
+
+def random_hue(image, max_delta, seed=None):
+    """Rotates hue by a delta drawn uniformly from [-max_delta, max_delta), max_delta <= 0.5."""
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_hue(image, delta)
+
+
+def per_image_standardization(image):
+    """``(x - mean) / max(stddev, 1/sqrt(N))`` per image, N its number of elements."""
+    with ops.name_scope(None, "per_image_standardization", [image]) as scope:
+        image = ops.convert_to_tensor(image, name="image")
+        s = image.get_shape()
+        if s.ndims is not None and s.ndims < 3:
+            raise ValueError(f"'image' (shape {s}) must be at least three-dimensional.")
+        num_pixels = reduction_ops.reduce_prod(array_ops.shape(image)[-3:])
+        image = cast_ops.cast(image, dtypes.float32)
+        axes = [-1, -2, -3]
+        mean = reduction_ops.reduce_mean(image, axis=axes, keepdims=True)
+        variance = (reduction_ops.reduce_mean(unary_ops.square(image), axis=axes, keepdims=True)
+                    - unary_ops.square(mean))
+        stddev = unary_ops.sqrt(math_ops.maximum(variance, 0.0))
+        min_stddev = unary_ops.rsqrt(cast_ops.cast(num_pixels, dtypes.float32))
+        scale = math_ops.maximum(stddev, min_stddev)
+        return math_ops.truediv(math_ops.subtract(image, mean), scale, name=scope)
+
+
+def rgb_to_grayscale(images, name=None):
+    """Luma of RGB ``images`` (weights 0.2989, 0.5870, 0.1140), keeping a last dim of 1."""
+    with ops.name_scope(name, "rgb_to_grayscale", [images]) as scope:
+        images = ops.convert_to_tensor(images, name="images")
+        orig = images.dtype.base_dtype
+        flt = convert_image_dtype(images, dtypes.float32)
+        weights = ops.convert_to_tensor(np.array([0.2989, 0.5870, 0.1140], np.float32))
+        gray = reduction_ops.reduce_sum(flt * weights, axis=-1, keepdims=True)
+        return convert_image_dtype(gray, orig, name=scope)
+
+
+def grayscale_to_rgb(images, name=None):
+    """Repeats the single channel of grayscale ``images`` three times."""
+    with ops.name_scope(name, "grayscale_to_rgb", [images]) as scope:
+        images = ops.convert_to_tensor(images, name="images")
+        s = images.get_shape()
+        if s.ndims is not None:
+            if s.ndims < 2:
+                raise ValueError("'image' must be at least two-dimensional.")
+            if s[-1].value not in (None, 1):
+                raise ValueError("Last dimension of a grayscale image should be size 1.")
+            multiples = [1] * (s.ndims - 1) + [3]
+        else:
+            from tideflow.ops import concat_ops, fill_ops
+
+            rank1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
+            multiples = concat_ops.concat([fill_ops.ones(rank1, dtypes.int32), [3]], 0)
+        rgb = pad_ops.tile(images, multiples, name=scope)
+        if s.ndims is not None:
+            rgb.set_shape(s[:-1].concatenate([3]))
+        return rgb
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB in [0, 1] to HSV (hue in [0, 1))."""
+    return ops.apply_op("RGBToHSV", [images], name=name)._outputs[0]
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV (hue in [0, 1)) to RGB in [0, 1]."""
+    return ops.apply_op("HSVToRGB", [images], name=name)._outputs[0]

@@ -1,0 +1,704 @@
+"""Image geometry and bounding boxes: crops, pads, flips, rotations, random crops, and the ops
+SampleDistortedBoundingBox(V2), DrawBoundingBoxes and NonMaxSuppression(V2, V3).
+
+Colour ops live in ``image_color_ops``, resizing in ``image_resize_ops``, codecs in
+``image_codec_ops``; ``tideflow.image`` gathers them all as ``tf.image``.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    concat_ops,
+    gather_ops,
+    logging_ops,
+    math_ops,
+    pad_ops,
+    random_ops,
+    reduction_ops,
+    slicing_ops,
+    unary_ops,
+)
+from tideflow.ops.array_ops import _check_rank, _in, _np
+from tideflow.ops.image_resize_ops import image_dimensions
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _is_tensor(x):
+    return isinstance(x, ops.Tensor)
+
+
+# ------------------------------------------------------------------------------------------
+# checks shared by the wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def check_3d_or_more(image):
+    """ValueError unless ``image`` (a Tensor) can be an image of rank >= 3 with no zero dims."""
+    shape = image.get_shape()
+    if shape.ndims is not None and shape.ndims < 3:
+        raise ValueError(f"'image' (shape {shape}) must be at least three-dimensional.")
+    if shape.ndims is not None and any(d.value == 0 for d in shape.dims[-3:]):
+        raise ValueError("all dims of 'image.shape' must be > 0.")
+
+
+def check_3d(image):
+    shape = image.get_shape()
+    if shape.ndims is not None and shape.ndims != 3:
+        raise ValueError(f"'image' (shape {shape}) must be three-dimensional.")
+    if shape.ndims is not None and any(d.value == 0 for d in shape.dims):
+        raise ValueError("all dims of 'image.shape' must be > 0.")
+
+
+def assert_or_raise(cond, msg):
+    """A Python condition raises ValueError(msg) when false; a tensor one gives [Assert op]."""
+    if _is_tensor(cond):
+        return [logging_ops.Assert(cond, [msg])]
+    if not cond:
+        raise ValueError(msg)
+    return []
+
+
+def _with_deps(deps, x):
+    if not deps:
+        return x
+    with ops.control_dependencies(deps):
+        return array_ops.identity(x)
+
+
+def _as_batch(image):
+    """(4-D image, was it a batch); unknown rank is taken as a single 3-D image."""
+    image = ops.convert_to_tensor(image, name="image")
+    ndims = image.get_shape().ndims
+    if ndims is None:
+        image = array_ops.expand_dims(image, 0)
+        image.set_shape([None] * 4)
+        return image, False
+    if ndims == 3:
+        return array_ops.expand_dims(image, 0), False
+    if ndims != 4:
+        raise ValueError("'image' must have either 3 or 4 dimensions.")
+    return image, True
+
+
+def _unbatch(image, is_batch):
+    return image if is_batch else array_ops.squeeze(image, axis=[0])
+
+
+def _static(*xs):
+    return [None if _is_tensor(x) else x for x in xs]
+
+
+# ------------------------------------------------------------------------------------------
+# crops and pads
+# ------------------------------------------------------------------------------------------
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Crops ``image`` (3-D or 4-D) to the box with top-left corner at the offsets."""
+    with ops.name_scope(None, "crop_to_bounding_box", [image]):
+        image, is_batch = _as_batch(image)
+        check_3d_or_more(image)
+        batch, height, width, depth = image_dimensions(image, 4)
+        deps = []
+        deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0.")
+        deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0.")
+        deps += assert_or_raise(target_width > 0, "target_width must be > 0.")
+        deps += assert_or_raise(target_height > 0, "target_height must be > 0.")
+        deps += assert_or_raise(width >= (target_width + offset_width),
+                                "width must be >= target + offset.")
+        deps += assert_or_raise(height >= (target_height + offset_height),
+                                "height must be >= target + offset.")
+        image = _with_deps(deps, image)
+        cropped = slicing_ops.slice(
+            image, concat_ops.stack([0, offset_height, offset_width, 0]),
+            concat_ops.stack([-1, target_height, target_width, -1]))
+        cropped.set_shape(_static(batch, target_height, target_width, depth))
+        return _unbatch(cropped, is_batch)
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Pads ``image`` with zeros to ``target`` size, placing it at the offsets."""
+    with ops.name_scope(None, "pad_to_bounding_box", [image]):
+        image, is_batch = _as_batch(image)
+        check_3d_or_more(image)
+        batch, height, width, depth = image_dimensions(image, 4)
+        after_w = target_width - offset_width - width
+        after_h = target_height - offset_height - height
+        deps = []
+        deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0")
+        deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0")
+        deps += assert_or_raise(after_w >= 0, "width must be <= target - offset")
+        deps += assert_or_raise(after_h >= 0, "height must be <= target - offset")
+        image = _with_deps(deps, image)
+        paddings = array_ops.reshape(
+            concat_ops.stack([0, 0, offset_height, after_h, offset_width, after_w, 0, 0]),
+            [4, 2])
+        padded = pad_ops.pad(image, paddings)
+        padded.set_shape(_static(batch, target_height, target_width, depth))
+        return _unbatch(padded, is_batch)
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width):
+    """Centrally crops and/or zero-pads ``image`` to ``target_height`` x ``target_width``."""
+    with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
+        image, is_batch = _as_batch(image)
+        check_3d_or_more(image)
+        assert_or_raise(target_width > 0, "target_width must be > 0.")
+        assert_or_raise(target_height > 0, "target_height must be > 0.")
+
+        def max_(x, y):
+            return math_ops.maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
+
+        def min_(x, y):
+            return math_ops.minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
+
+        _, height, width, _ = image_dimensions(image, 4)
+        width_diff = target_width - width
+        height_diff = target_height - height
+        cropped = crop_to_bounding_box(image, max_(-height_diff // 2, 0),
+                                       max_(-width_diff // 2, 0),
+                                       min_(target_height, height), min_(target_width, width))
+        resized = pad_to_bounding_box(cropped, max_(height_diff // 2, 0),
+                                      max_(width_diff // 2, 0), target_height, target_width)
+        return _unbatch(resized, is_batch)
+
+
+def central_crop(image, central_fraction):
+    """Keeps the central ``central_fraction`` (in (0, 1]) of each spatial dimension."""
+    with ops.name_scope(None, "central_crop", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        if central_fraction <= 0.0 or central_fraction > 1.0:
+            raise ValueError("central_fraction must be within (0, 1]")
+        if central_fraction == 1.0:
+            return image
+        check_3d_or_more(image)
+        ndims = image.get_shape().ndims
+        if ndims is None:
+            image.set_shape([None] * 3)
+            ndims = 3
+        if ndims not in (3, 4):
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        img = image if ndims == 4 else array_ops.expand_dims(image, 0)
+        _, h, w, _ = image_dimensions(img, 4)
+
+        def start(d):
+            if _is_tensor(d):
+                dd = cast_ops.cast(d, dtypes.float64)
+                return cast_ops.cast((dd - dd * central_fraction) / 2, dtypes.int32)
+            return int((d - d * central_fraction) / 2)
+
+        h0, w0 = start(h), start(w)
+        hs, ws = h - h0 * 2, w - w0 * 2
+        begin = concat_ops.stack([0, h0, w0, 0])
+        size = concat_ops.stack([-1, hs, ws, -1])
+        out = slicing_ops.slice(img, begin, size)
+        shape = image.get_shape().as_list()
+        out.set_shape([shape[0] if ndims == 4 else None] + _static(hs, ws) + [shape[-1]])
+        return out if ndims == 4 else array_ops.squeeze(out, axis=[0])
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A random ``size`` slice of ``value``, at a uniformly drawn offset."""
+    with ops.name_scope(name, "random_crop", [value, size]) as scope:
+        value = ops.convert_to_tensor(value, name="value")
+        size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = logging_ops.Assert(
+            reduction_ops.reduce_all(math_ops.greater_equal(shape, size)),
+            ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = _with_deps([check], shape)
+        limit = shape - size + 1
+        offset = math_ops.floormod(
+            random_ops.random_uniform(array_ops.shape(shape), dtype=size.dtype,
+                                      maxval=size.dtype.max, seed=seed), limit)
+        return slicing_ops.slice(value, offset, size, name=scope)
+
+
+# ------------------------------------------------------------------------------------------
+# flips and rotations
+# ------------------------------------------------------------------------------------------
+
+
+def _flip(image, axis, scope):
+    with ops.name_scope(None, scope, [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        check_3d_or_more(image)
+        ndims = image.get_shape().ndims
+        if ndims in (3, None):
+            out = pad_ops.reverse(image, [axis])
+        elif ndims == 4:
+            out = pad_ops.reverse(image, [axis + 1])
+        else:
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        out.set_shape(image.get_shape())
+        return out
+
+
+def flip_left_right(image):
+    """Reverses the width dimension of a 3-D or 4-D image."""
+    return _flip(image, 1, "flip_left_right")
+
+
+def flip_up_down(image):
+    """Reverses the height dimension of a 3-D or 4-D image."""
+    return _flip(image, 0, "flip_up_down")
+
+
+def _random_flip(image, axis, seed, scope):
+    with ops.name_scope(None, scope, [image]) as name:
+        image = ops.convert_to_tensor(image, name="image")
+        check_3d_or_more(image)
+        ndims = image.get_shape().ndims
+        if ndims in (3, None):
+            u = random_ops.random_uniform([], 0, 1.0, seed=seed)
+            out = gather_ops.where(math_ops.less(u, 0.5), pad_ops.reverse(image, [axis]), image,
+                                   name=name)
+        elif ndims == 4:
+            batch = image_dimensions(image, 4)[0]
+            u = random_ops.random_uniform([batch], 0, 1.0, seed=seed)
+            flips = cast_ops.cast(unary_ops.round(array_ops.reshape(u, [batch, 1, 1, 1])),
+                                  image.dtype)
+            flipped = pad_ops.reverse(image, [axis + 1])
+            out = math_ops.add(flips * flipped, (1 - flips) * image, name=name)
+        else:
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        out.set_shape(image.get_shape())
+        return out
+
+
+def random_flip_left_right(image, seed=None):
+    """Flips ``image`` left-right with probability 1/2 (each image of a batch on its own)."""
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None):
+    """Flips ``image`` upside down with probability 1/2 (each image of a batch on its own)."""
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+def transpose_image(image):
+    """Swaps height and width of a 3-D or 4-D image."""
+    with ops.name_scope(None, "transpose_image", [image]):
+        image = ops.convert_to_tensor(image, name="image")
+        check_3d_or_more(image)
+        ndims = image.get_shape().ndims
+        if ndims in (3, None):
+            return array_ops.transpose(image, [1, 0, 2], name="transpose_image")
+        if ndims == 4:
+            return array_ops.transpose(image, [0, 2, 1, 3], name="transpose_image")
+        raise ValueError("'image' must have either 3 or 4 dimensions.")
+
+
+def _rot90_static(image, k, off):
+    if k == 0:
+        return image
+    if k == 2:
+        return pad_ops.reverse(image, [off, off + 1])
+    perm = [0, 2, 1, 3] if off else [1, 0, 2]
+    if k == 1:
+        return array_ops.transpose(pad_ops.reverse(image, [off + 1]), perm)
+    return pad_ops.reverse(array_ops.transpose(image, perm), [off + 1])
+
+
+def rot90(image, k=1, name=None):
+    """Rotates a 3-D or 4-D image by ``k`` quarter turns counter-clockwise."""
+    with ops.name_scope(name, "rot90", [image, k]):
+        image = ops.convert_to_tensor(image, name="image")
+        check_3d_or_more(image)
+        ndims = image.get_shape().ndims
+        if ndims not in (3, 4, None):
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        off = 1 if ndims == 4 else 0
+        kv = k if isinstance(k, (int, np.integer)) else ops.constant_value(
+            ops.convert_to_tensor(k, dtype=dtypes.int32, name="k"))
+        if kv is None:
+            from tideflow.ops import control_flow_ops
+
+            case = getattr(control_flow_ops, "case", None)
+            if case is None:
+                raise ValueError("rot90 needs a constant k here (tf.case is not available)")
+            k = math_ops.floormod(ops.convert_to_tensor(k, dtypes.int32), 4)
+            pairs = [(math_ops.equal(k, i), lambda i=i: _rot90_static(image, i, off))
+                     for i in (1, 2, 3)]
+            return case(pairs, default=lambda: image, exclusive=True)
+        return _rot90_static(image, int(kv) % 4, off)
+
+
+# ------------------------------------------------------------------------------------------
+# SampleDistortedBoundingBox(V2)
+# ------------------------------------------------------------------------------------------
+
+
+def _area(r):
+    return float((r[2] - r[0]) * (r[3] - r[1]))
+
+
+def _intersect(a, b):
+    r = (max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3]))
+    return (0, 0, 0, 0) if r[0] > r[2] or r[1] > r[3] else r
+
+
+def _covers(crop, min_covered, boxes):
+    if _area(crop) < 1.0:
+        return False
+    for box in boxes:
+        a = _area(box)
+        if a >= 1.0 and np.float32(_area(_intersect(crop, box)) / a) >= min_covered:
+            return True
+    return False
+
+
+def _random_crop_rect(width, height, min_rel, max_rel, aspect, gen):
+    """TF's crop proposal: height drawn between the area bounds, then a uniform position."""
+    if max_rel <= 0 or aspect <= 0 or width <= 0 or height <= 0 or min_rel > max_rel:
+        return None
+    f32 = np.float32
+    min_area = f32(min_rel) * f32(width) * f32(height)
+    max_area = f32(max_rel) * f32(width) * f32(height)
+    h = int(np.rint(np.sqrt(min_area / aspect)))
+    max_h = int(np.rint(np.sqrt(max_area / aspect)))
+    if np.rint(f32(max_h) * aspect) > width:
+        max_h = int((width + 0.5 - 1e-7) / aspect)
+    max_h = min(max_h, height)
+    h = min(h, max_h)
+    if h < max_h:
+        h += int(gen.integers(0, max_h - h + 1))
+    w = int(np.rint(f32(h) * aspect))
+    area = float(w * h)
+    if area < min_area:
+        h += 1
+        w = int(np.rint(f32(h) * aspect))
+        area = float(w * h)
+    if area > max_area:
+        h -= 1
+        w = int(np.rint(f32(h) * aspect))
+        area = float(w * h)
+    if area < min_area or area > max_area or w > width or h > height or w <= 0 or h <= 0:
+        return None
+    y = int(gen.integers(0, height - h)) if h < height else 0
+    x = int(gen.integers(0, width - w)) if w < width else 0
+    return (x, y, x + w, y + h)
+
+
+def _check_ranges(aspect_ratio_range, area_range, max_attempts):
+    if len(aspect_ratio_range) != 2:
+        raise _invalid("Aspect ratio range field must specify 2 dimensions")
+    if not (aspect_ratio_range[0] > 0 and aspect_ratio_range[1] > 0):
+        raise _invalid(f"Aspect ratio range must be non-negative: {list(aspect_ratio_range)}")
+    if len(area_range) != 2:
+        raise _invalid("Area range field must specify 2 dimensions")
+    if not (area_range[0] > 0 and area_range[1] > 0):
+        raise _invalid(f"Area range must be non-negative: {list(area_range)}")
+    if not (area_range[0] <= 1 and area_range[1] <= 1):
+        raise _invalid(f"Area range must be less then or equal to 1.0: {list(area_range)}")
+    if max_attempts <= 0:
+        raise _invalid(f"Max attempts must be non-negative: {max_attempts}")
+
+
+def _sample_box_kernel(ctx):
+    gen = random_ops._generator(ctx)
+    a = ctx.op._attrs
+    np_t = a["T"].as_numpy_dtype
+    aspect, area_r = [float(v) for v in a["aspect_ratio_range"]], [float(v) for v in
+                                                                    a["area_range"]]
+    attempts, use_image = int(a["max_attempts"]), bool(a["use_image_if_no_bounding_boxes"])
+
+    def run(image_size, bounding_boxes, min_object_covered=None):
+        _check_ranges(aspect, area_r, attempts)
+        if min_object_covered is None:
+            min_covered = float(a["min_object_covered"])
+        else:
+            mc = _np(min_object_covered)
+            if mc.ndim:
+                raise _invalid(f"min_object_covered must be 0-D, got shape {list(mc.shape)}")
+            min_covered = float(mc)
+        if min_covered < 0:
+            raise _invalid(f"Min object covered must be non-negative: {min_covered}")
+        size = _np(image_size)
+        if size.ndim != 1:
+            raise _invalid(f"image_size must be 1-dimensional{list(size.shape)}")
+        if size.shape[0] != 3:
+            raise _invalid(f"image_size must contain 3 elements{list(size.shape)}")
+        height, width = int(size[0]), int(size[1])
+        boxes = _np(bounding_boxes).astype(np.float32)
+        if boxes.ndim != 3:
+            raise _invalid(f"input boxes must be 3-dimensional [batch, num_boxes, coords]: "
+                           f"{list(boxes.shape)}")
+        if boxes.shape[-1] != 4:
+            raise _invalid(f"bounding boxes must have shape [4] or [*, 4], got "
+                           f"{list(boxes.shape)}")
+        flat = boxes.reshape(-1, 4)
+        bad = (flat < 0) | (flat > 1)
+        if bad.any():
+            raise _invalid(f"All bounding box coordinates must be in [0.0, 1.0]: "
+                           f"{flat[bad][0]}")
+        rects = [(int(b[1] * np.float32(width)), int(b[0] * np.float32(height)),
+                  int(b[3] * np.float32(width)), int(b[2] * np.float32(height))) for b in flat]
+        image_rect = (0, 0, width, height)
+        if not rects:
+            if not use_image:
+                raise _invalid("No bounding boxes provided as input. One must enable "
+                               "use_image_if_no_bounding_boxes if you wish to not provide "
+                               "any bounding boxes.")
+            rects = [image_rect]
+        crop = None
+        for _ in range(attempts):
+            ratio = float(np.float32(gen.random() * (aspect[1] - aspect[0]) + aspect[0]))
+            c = _random_crop_rect(width, height, area_r[0], area_r[1], ratio, gen)
+            if c is not None and _covers(c, min_covered, rects):
+                crop = c
+                break
+        if crop is None:
+            crop = image_rect
+        x0, y0, x1, y1 = crop
+        begin = np.array([y0, x0, 0], np_t)
+        sz = np.array([y1 - y0, x1 - x0, -1], np_t)
+        box = np.array([[[y0 / height, x0 / width, y1 / height, x1 / width]]], np.float32)
+        return begin, sz, box
+
+    return run
+
+
+def _sample_box_shape(op):
+    _check_rank(_in(op, 0), 1)
+    _check_rank(_in(op, 1), 3)
+    if len(op._inputs) > 2:
+        _check_rank(_in(op, 2), 0)
+    return [[3], [3], [1, 1, 4]]
+
+
+# 1.33 and 0.05 as the float32 values they become in an AttrValue, so defaults round-trip
+_BOX_ATTRS = ["T: {uint8, int8, int16, int32, int64}", "seed: int = 0", "seed2: int = 0",
+              "aspect_ratio_range: list(float) = [0.75, 1.33]",
+              "area_range: list(float) = [0.05, 1.0]", "max_attempts: int = 100",
+              "use_image_if_no_bounding_boxes: bool = false"]
+
+op_registry.declare(
+    "SampleDistortedBoundingBox",
+    inputs=["image_size: T", "bounding_boxes: float"],
+    outputs=["begin: T", "size: T", "bboxes: float"],
+    attrs=_BOX_ATTRS + ["min_object_covered: float = 0.1"],
+    shape=_sample_box_shape,
+    kernel_factory=_sample_box_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+op_registry.declare(
+    "SampleDistortedBoundingBoxV2",
+    inputs=["image_size: T", "bounding_boxes: float", "min_object_covered: float"],
+    outputs=["begin: T", "size: T", "bboxes: float"],
+    attrs=_BOX_ATTRS,
+    shape=_sample_box_shape,
+    kernel_factory=_sample_box_kernel,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None,
+                                  min_object_covered=0.1, aspect_ratio_range=None,
+                                  area_range=None, max_attempts=None,
+                                  use_image_if_no_bounding_boxes=None, name=None):
+    """A random crop of an image of ``image_size`` covering part of ``bounding_boxes``.
+
+    Returns ``(begin, size, bboxes)``: ``begin``/``size`` feed ``tf.slice``; ``bboxes`` is the
+    crop as a [1, 1, 4] box. ``seed``/``seed2`` go to the op as they are (as in TF 1.x).
+    """
+    with ops.name_scope(name, "sample_distorted_bounding_box"):
+        attrs = {"seed": int(seed or 0), "seed2": int(seed2 or 0)}
+        if aspect_ratio_range is not None:
+            attrs["aspect_ratio_range"] = [float(v) for v in aspect_ratio_range]
+        if area_range is not None:
+            attrs["area_range"] = [float(v) for v in area_range]
+        if max_attempts is not None:
+            attrs["max_attempts"] = int(max_attempts)
+        if use_image_if_no_bounding_boxes is not None:
+            attrs["use_image_if_no_bounding_boxes"] = bool(use_image_if_no_bounding_boxes)
+        mc = ops.convert_to_tensor(min_object_covered, dtypes.float32,
+                                   name="min_object_covered")
+        op = ops.apply_op("SampleDistortedBoundingBoxV2", [image_size, bounding_boxes, mc],
+                          attrs)
+        return tuple(op._outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# DrawBoundingBoxes
+# ------------------------------------------------------------------------------------------
+
+_COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5, 0, 0.5, 1],
+                    [0.5, 0.5, 0, 1], [0.5, 0, 0, 1], [0, 0, 0.5, 1], [0, 1, 1, 1],
+                    [1, 0, 1, 1]])
+
+
+def _draw_boxes_kernel(images, boxes):
+    img = _np(images)
+    bx = _np(boxes).astype(np.float32)
+    if img.ndim != 4:
+        raise _invalid(f"The rank of the images should be 4{list(img.shape)}")
+    if bx.ndim != 3 or bx.shape[-1] != 4 or bx.shape[0] != img.shape[0]:
+        raise _invalid(f"boxes must be [batch, num_boxes, 4] with the images' batch, got "
+                       f"{list(bx.shape)}")
+    out = img.copy()
+    _, h, w, depth = img.shape
+    colors = _COLORS.copy()
+    if depth == 1:
+        colors[:, 0] = 1
+    nc = min(depth, 4)
+    for b in range(img.shape[0]):
+        for i in range(bx.shape[1]):
+            color = colors[i % len(colors), :nc].astype(img.dtype)
+            r0 = int(bx[b, i, 0] * np.float32(h - 1))
+            c0 = int(bx[b, i, 1] * np.float32(w - 1))
+            r1 = int(bx[b, i, 2] * np.float32(h - 1))
+            c1 = int(bx[b, i, 3] * np.float32(w - 1))
+            if r0 > r1 or c0 > c1 or r0 >= h or r1 < 0 or c0 >= w or c1 < 0:
+                continue  # inverted, or wholly outside the image: not drawn
+            rr0, rr1, cc0, cc1 = max(r0, 0), min(r1, h - 1), max(c0, 0), min(c1, w - 1)
+            if r0 >= 0:
+                out[b, r0, cc0:cc1 + 1, :nc] = color
+            if r1 < h:
+                out[b, r1, cc0:cc1 + 1, :nc] = color
+            if c0 >= 0:
+                out[b, rr0:rr1 + 1, c0, :nc] = color
+            if c1 < w:
+                out[b, rr0:rr1 + 1, c1, :nc] = color
+    return out
+
+
+op_registry.declare(
+    "DrawBoundingBoxes",
+    inputs=["images: T", "boxes: float"],
+    outputs=["output: T"],
+    attrs=["T: {float, half} = DT_FLOAT"],
+    shape=lambda op: [_in(op, 0).with_rank(4) if _in(op, 0).ndims is not None else
+                      [None] * 4],
+    kernel=_draw_boxes_kernel,
+    differentiable=False,
+)
+
+
+def draw_bounding_boxes(images, boxes, name=None):
+    """Draws ``boxes`` ([batch, n, 4], normalized y_min, x_min, y_max, x_max) on ``images``."""
+    return ops.apply_op("DrawBoundingBoxes", [images, boxes], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# NonMaxSuppression, V2, V3
+# ------------------------------------------------------------------------------------------
+
+
+def _iou_one(box, others):
+    """IoU of ``box`` with each row of ``others`` (corners in any order); 0 for empty boxes."""
+    def norm(b):
+        return (np.minimum(b[..., 0], b[..., 2]), np.minimum(b[..., 1], b[..., 3]),
+                np.maximum(b[..., 0], b[..., 2]), np.maximum(b[..., 1], b[..., 3]))
+
+    y0, x0, y1, x1 = norm(box)
+    oy0, ox0, oy1, ox1 = norm(others)
+    a = (y1 - y0) * (x1 - x0)
+    oa = (oy1 - oy0) * (ox1 - ox0)
+    inter = (np.maximum(np.minimum(y1, oy1) - np.maximum(y0, oy0), 0) *
+             np.maximum(np.minimum(x1, ox1) - np.maximum(x0, ox0), 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = inter / (a + oa - inter)
+    return np.where((a <= 0) | (oa <= 0), 0.0, iou)
+
+
+def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf):
+    b = _np(boxes).astype(np.float32)
+    s = _np(scores).astype(np.float32)
+    if b.ndim != 2 or b.shape[1] != 4:
+        raise _invalid(f"boxes must be a rank 2 tensor of shape [num_boxes, 4], got "
+                       f"{list(b.shape)}")
+    if s.ndim != 1 or s.shape[0] != b.shape[0]:
+        raise _invalid(f"scores has incompatible shape {list(s.shape)}")
+    m = _np(max_output_size)
+    if m.ndim:
+        raise _invalid(f"max_output_size must be 0-D, got shape {list(m.shape)}")
+    m = int(m)
+    if m < 0:
+        raise _invalid("max_output_size must be non-negative")
+    iou_t = float(np.float32(_np(iou_threshold)))
+    if not 0 <= iou_t <= 1:
+        raise _invalid("iou_threshold must be in [0, 1]")
+    score_t = np.float32(_np(score_threshold))
+    order = np.argsort(-s, kind="stable")
+    order = order[s[order] > score_t]
+    keep = []
+    for i in order:
+        if len(keep) >= m:
+            break
+        if keep and (_iou_one(b[i], b[keep]) > iou_t).any():
+            continue
+        keep.append(int(i))
+    return np.array(keep, np.int32)
+
+
+def _nms_shape(op):
+    _check_rank(_in(op, 0), 2)
+    _check_rank(_in(op, 1), 1)
+    for t in op._inputs[2:]:
+        _check_rank(t._shape, 0)
+    return [[None]]
+
+
+def _nms_v1(boxes, scores, max_output_size, *, iou_threshold):
+    return _nms(boxes, scores, max_output_size, iou_threshold)
+
+
+for _name, _ins, _attrs, _kernel in (
+    ("NonMaxSuppression", [], ["iou_threshold: float = 0.5"], _nms_v1),
+    ("NonMaxSuppressionV2", ["iou_threshold: float"], [], _nms),
+    ("NonMaxSuppressionV3", ["iou_threshold: float", "score_threshold: float"], [], _nms),
+):
+    op_registry.declare(
+        _name,
+        inputs=["boxes: float", "scores: float", "max_output_size: int32"] + _ins,
+        outputs=["selected_indices: int32"],
+        attrs=_attrs,
+        shape=_nms_shape,
+        kernel=_kernel,
+        differentiable=False,
+    )
+
+
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
+                        score_threshold=float("-inf"), name=None):
+    """Indices of boxes kept by greedy non-max suppression, by decreasing score."""
+    with ops.name_scope(name, "non_max_suppression"):
+        iou = ops.convert_to_tensor(iou_threshold, dtypes.float32, name="iou_threshold")
+        score = ops.convert_to_tensor(score_threshold, dtypes.float32, name="score_threshold")
+        return ops.apply_op("NonMaxSuppressionV3",
+                            [boxes, scores, max_output_size, iou, score])._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# total variation
+# ------------------------------------------------------------------------------------------
+
+
+def total_variation(images, name=None):
+    """Sum of absolute differences of neighbouring pixels (per image for a 4-D batch)."""
+    with ops.name_scope(name, "total_variation"):
+        images = ops.convert_to_tensor(images, name="images")
+        ndims = images.get_shape().ndims
+        if ndims == 3:
+            d1 = images[1:, :, :] - images[:-1, :, :]
+            d2 = images[:, 1:, :] - images[:, :-1, :]
+            axis = None
+        elif ndims == 4:
+            d1 = images[:, 1:, :, :] - images[:, :-1, :, :]
+            d2 = images[:, :, 1:, :] - images[:, :, :-1, :]
+            axis = [1, 2, 3]
+        else:
+            raise ValueError("'images' must be either 3 or 4-dimensional.")
+        return (reduction_ops.reduce_sum(unary_ops.abs(d1), axis=axis) +
+                reduction_ops.reduce_sum(unary_ops.abs(d2), axis=axis))
