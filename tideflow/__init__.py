@@ -138,6 +138,7 @@ from tideflow.ops.concat_ops import (
 )
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from tideflow.ops.decode_ops import decode_csv, decode_raw, parse_tensor, serialize_tensor
 from tideflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from tideflow.ops.fill_ops import (
     broadcast_dynamic_shape,
@@ -265,6 +266,15 @@ from tideflow.ops.math_ops import (
     truncatemod,
 )
 from tideflow.ops.numerics import add_check_numerics_ops, check_numerics, verify_tensor_all_finite
+from tideflow.ops.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    SparseFeature,
+    VarLenFeature,
+    parse_example,
+    parse_single_example,
+    parse_single_sequence_example,
+)
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,
@@ -310,6 +320,28 @@ from tideflow.ops.reduction_ops import (
     unsorted_segment_sum,
 )
 from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
+from tideflow.ops.sparse_ops import (
+    sparse_add,
+    sparse_concat,
+    sparse_reduce_max,
+    sparse_reduce_sum,
+    sparse_reorder,
+    sparse_reshape,
+    sparse_slice,
+    sparse_tensor_dense_matmul,
+    sparse_tensor_to_dense,
+    sparse_to_dense,
+    sparse_to_indicator,
+)
+from tideflow.ops.sparse_rows_ops import (
+    sparse_fill_empty_rows,
+    sparse_placeholder,
+    sparse_retain,
+    sparse_segment_mean,
+    sparse_segment_sqrt_n,
+    sparse_segment_sum,
+    sparse_transpose,
+)
 from tideflow.ops.state_ops import (
     assign,
     assign_add,
@@ -381,6 +413,19 @@ _LAZY = {
     "losses": ("tideflow.losses", None),
     "layers": ("tideflow.layers", None),
     "contrib": ("tideflow.contrib", None),
+    "summary": ("tideflow.summary", None),
+    "image": ("tideflow.image", None),
+    "gfile": ("tideflow.gfile", None),
+    "python_io": ("tideflow.python_io", None),
+    "io": ("tideflow.io", None),
+    "sparse": ("tideflow.sparse", None),
+    "random_crop": ("tideflow.ops.image_ops", "random_crop"),
+    "scalar_summary": ("tideflow.summary.summary", "scalar_summary"),
+    "histogram_summary": ("tideflow.summary.summary", "histogram_summary"),
+    "image_summary": ("tideflow.summary.summary", "image_summary"),
+    "audio_summary": ("tideflow.summary.summary", "audio_summary"),
+    "merge_summary": ("tideflow.summary.summary", "merge_summary"),
+    "merge_all_summaries": ("tideflow.summary.summary", "merge_all_summaries"),
 }
 
 

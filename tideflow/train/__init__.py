@@ -2,6 +2,19 @@
 graph writing (explicit re-exports only)."""
 
 from tideflow.framework.graph_io import write_graph
+from tideflow.protos.example_pb2 import Example, SequenceExample
+from tideflow.protos.feature_pb2 import (
+    BytesList,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+)
+from tideflow.summary.summary_iterator import summary_iterator
+from tideflow.summary.writer import FileWriterCache as SummaryWriterCache
+from tideflow.summary.writer import SummaryWriter
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.adam import AdamOptimizer
@@ -31,31 +44,3 @@ from tideflow.train.training_util import (
     global_step,
 )
 
-__all__ = [
-    "AdadeltaOptimizer",
-    "AdagradOptimizer",
-    "AdamOptimizer",
-    "ExponentialMovingAverage",
-    "FtrlOptimizer",
-    "GradientDescentOptimizer",
-    "MomentumOptimizer",
-    "Optimizer",
-    "ProximalAdagradOptimizer",
-    "ProximalGradientDescentOptimizer",
-    "RMSPropOptimizer",
-    "assert_global_step",
-    "assign_moving_average",
-    "cosine_decay",
-    "cosine_decay_restarts",
-    "create_global_step",
-    "exponential_decay",
-    "get_global_step",
-    "get_or_create_global_step",
-    "global_step",
-    "inverse_time_decay",
-    "linear_cosine_decay",
-    "natural_exp_decay",
-    "piecewise_constant",
-    "polynomial_decay",
-    "write_graph",
-]
