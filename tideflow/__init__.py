@@ -138,6 +138,17 @@ from tideflow.ops.concat_ops import (
 )
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from tideflow.ops.data_flow_ops import (
+    ConditionalAccumulator,
+    ConditionalAccumulatorBase,
+    FIFOQueue,
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+    SparseConditionalAccumulator,
+    count_up_to,
+)
 from tideflow.ops.decode_ops import decode_csv, decode_raw, parse_tensor, serialize_tensor
 from tideflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from tideflow.ops.fill_ops import (
@@ -179,6 +190,17 @@ from tideflow.ops.init_ops import (
     uniform_unit_scaling_initializer,
     variance_scaling_initializer,
     zeros_initializer,
+)
+from tideflow.ops.io_ops import (
+    FixedLengthRecordReader,
+    IdentityReader,
+    ReaderBase,
+    TextLineReader,
+    TFRecordReader,
+    WholeFileReader,
+    matching_files,
+    read_file,
+    write_file,
 )
 from tideflow.ops.linalg_ops import (
     batch_matmul,

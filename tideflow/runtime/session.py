@@ -2,6 +2,7 @@
 
 import collections
 import contextlib
+import time
 import threading
 import warnings
 
@@ -328,14 +329,9 @@ class BaseSession:
                     feed_values.append(_convert_feed(t, v))
 
         plan = self._get_plan(handler, feed_tensors)
-        deadline = None
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
-        if not timeout:
-            timeout = getattr(self._config, "operation_timeout_in_ms", 0) if self._config else 0
-        if timeout and timeout > 0:
-            import time
-
-            deadline = time.monotonic() + timeout / 1000.0
+        deadline = (time.monotonic() + timeout / 1000.0) if timeout and timeout > 0 else (
+            self._default_deadline())
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
         values = plan.run(tuple(feed_values), step)
         if not feed_dict and options is None and run_metadata is None and (
@@ -374,6 +370,11 @@ class BaseSession:
                 print(f"{op.name}: ({op.type}): {device.name}")
         return plan
 
+    def _default_deadline(self):
+        """The deadline ConfigProto.operation_timeout_in_ms sets for a step starting now."""
+        timeout = getattr(self._config, "operation_timeout_in_ms", 0) if self._config else 0
+        return time.monotonic() + timeout / 1000.0 if timeout and timeout > 0 else None
+
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
         self._check_open()
@@ -390,7 +391,9 @@ class BaseSession:
             if len(args) != len(feed_tensors):
                 raise TypeError(f"expected {len(feed_tensors)} feed values, got {len(args)}")
             vals = tuple(_convert_feed(t, v) for t, v in zip(feed_tensors, args))
-            return handler.builder(plan.run(vals, Step(self) if plan.needs_step else None))
+            deadline = self._default_deadline()
+            step = Step(self, deadline) if (plan.needs_step or deadline) else None
+            return handler.builder(plan.run(vals, step))
 
         return call
 

@@ -15,11 +15,25 @@ from tideflow.protos.feature_pb2 import (
 from tideflow.summary.summary_iterator import summary_iterator
 from tideflow.summary.writer import FileWriterCache as SummaryWriterCache
 from tideflow.summary.writer import SummaryWriter
+from tideflow.train import queue_runner
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.adam import AdamOptimizer
+from tideflow.train.coordinator import Coordinator, LooperThread
 from tideflow.train.ftrl import FtrlOptimizer
 from tideflow.train.gradient_descent import GradientDescentOptimizer
+from tideflow.train.input import (
+    batch,
+    batch_join,
+    input_producer,
+    limit_epochs,
+    match_filenames_once,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
+)
 from tideflow.train.learning_rate_decay import (
     cosine_decay,
     cosine_decay_restarts,
@@ -35,6 +49,7 @@ from tideflow.train.moving_averages import ExponentialMovingAverage, assign_movi
 from tideflow.train.optimizer import Optimizer
 from tideflow.train.proximal_adagrad import ProximalAdagradOptimizer
 from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
+from tideflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tideflow.train.rmsprop import RMSPropOptimizer
 from tideflow.train.training_util import (
     assert_global_step,

@@ -1,0 +1,355 @@
+"""The queue classes of TF 1.x (``tf.FIFOQueue``, ``tf.PaddingFIFOQueue``,
+``tf.RandomShuffleQueue``, ``tf.PriorityQueue``) over the V2 queue ops, the accumulators
+re-exported from ``accumulator_ops``, and ``CountUpTo`` (used by ``tf.train.limit_epochs``).
+"""
+
+import hashlib
+
+import numpy as np
+
+from tideflow.framework import dtypes as _dtypes
+from tideflow.framework import errors, op_registry, ops, random_seed
+from tideflow.framework.tensor_shape import Dimension, TensorShape, as_shape, unknown_shape
+from tideflow.ops import queue_ops  # noqa: F401 - declares the queue ops
+from tideflow.ops.accumulator_ops import (  # noqa: F401 - re-exported, as in TF
+    ConditionalAccumulator,
+    ConditionalAccumulatorBase,
+    SparseConditionalAccumulator,
+)
+from tideflow.ops.state_ops import resource_for, variable_op_of
+
+# ------------------------------------------------------------------------------------------
+# argument normalization (as TF's data_flow_ops)
+# ------------------------------------------------------------------------------------------
+
+
+def _as_type_list(dtypes):
+    if not isinstance(dtypes, (list, tuple)):
+        return [_dtypes.as_dtype(dtypes)]
+    return [_dtypes.as_dtype(d) for d in dtypes]
+
+
+def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
+    del dtypes
+    if unknown_dim_allowed and (not isinstance(shapes, (list, tuple)) or not shapes or any(
+            s is None or isinstance(s, int) for s in shapes)):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError("shapes must be a TensorShape or a list or tuple of TensorShapes.")
+    if all(s is None or isinstance(s, int) for s in shapes):
+        shapes = [shapes]  # a single shape
+    shapes = [as_shape(s) for s in shapes]
+    if not unknown_dim_allowed and any(not s.is_fully_defined() for s in shapes):
+        raise ValueError(f"All shapes must be fully defined: {shapes}")
+    if not unknown_rank_allowed and any(s.dims is None for s in shapes):
+        raise ValueError(f"All shapes must have a defined rank: {shapes}")
+    return shapes
+
+
+def _as_name_list(names, dtypes):
+    if names is None:
+        return None
+    if not isinstance(names, (list, tuple)):
+        names = [names]
+    if len(names) != len(dtypes):
+        raise ValueError("List of names must have the same length as the list of dtypes")
+    return list(names)
+
+
+# ------------------------------------------------------------------------------------------
+# QueueBase and the queue kinds
+# ------------------------------------------------------------------------------------------
+
+
+class QueueBase:
+    """Base class for queues: enqueue/dequeue ops over a queue resource handle.
+
+    A queue holds tuples of tensors (its components, with ``dtypes`` and optional ``shapes``
+    and ``names``); with names, enqueue takes and dequeue returns dictionaries.
+    """
+
+    def __init__(self, dtypes, shapes, names, queue_ref):
+        self._dtypes = dtypes
+        if shapes is not None:
+            if len(shapes) != len(dtypes):
+                raise ValueError("Queue shapes must have the same length as dtypes")
+            self._shapes = [TensorShape(s) for s in shapes]
+        else:
+            self._shapes = [unknown_shape() for _ in self._dtypes]
+        if names is not None:
+            if len(names) != len(dtypes):
+                raise ValueError("Queue names must have the same length as dtypes")
+            self._names = names
+        else:
+            self._names = None
+        self._queue_ref = queue_ref
+        self._name = self._queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index, queues):
+        raise NotImplementedError(
+            "QueueBase.from_list (selecting a queue at run time) is not supported.")
+
+    @property
+    def queue_ref(self):
+        """The underlying queue resource handle."""
+        return self._queue_ref
+
+    @property
+    def name(self):
+        """The name of the underlying queue."""
+        return self._queue_ref.op.name
+
+    @property
+    def dtypes(self):
+        return self._dtypes
+
+    @property
+    def shapes(self):
+        return self._shapes
+
+    @property
+    def names(self):
+        return self._names
+
+    def _check_enqueue_dtypes(self, vals):
+        if isinstance(vals, dict):
+            if not self._names:
+                raise ValueError("Queue must have names to enqueue a dictionary")
+            if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
+                raise ValueError(
+                    "Keys in dictionary to enqueue do not match names of Queue.  Dictionary: "
+                    f"({sorted(vals.keys())}), Queue: ({sorted(self._names)})")
+            vals = [vals[k] for k in self._names]
+        else:
+            if self._names:
+                raise ValueError("You must enqueue a dictionary in a Queue with names")
+            if not isinstance(vals, (list, tuple)):
+                vals = [vals]
+        if len(vals) != len(self._dtypes):
+            raise ValueError(
+                f"Expected {len(self._dtypes)} components to enqueue, got {len(vals)}")
+        return [ops.convert_to_tensor(v, dtype=d, name=f"component_{i}")
+                for i, (v, d) in enumerate(zip(vals, self._dtypes))]
+
+    @staticmethod
+    def _scope_vals(vals):
+        if isinstance(vals, (list, tuple)):
+            return list(vals)
+        if isinstance(vals, dict):
+            return list(vals.values())
+        return [vals]
+
+    def enqueue(self, vals, name=None):
+        """Enqueues one element: a tensor, a list/tuple of tensors, or a dict (with names)."""
+        with ops.name_scope(name, f"{self._name}_enqueue", self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            for val, shape in zip(vals, self._shapes):
+                val.get_shape().assert_is_compatible_with(shape)
+            return ops.apply_op("QueueEnqueueV2", [self._queue_ref, vals], name=scope)
+
+    def enqueue_many(self, vals, name=None):
+        """Enqueues the slices of ``vals`` along their first dimension as elements."""
+        with ops.name_scope(name, f"{self._name}_EnqueueMany",
+                            self._scope_vals(vals)) as scope:
+            vals = self._check_enqueue_dtypes(vals)
+            batch_dim = Dimension(vals[0].get_shape().with_rank_at_least(1)[0])
+            for val, shape in zip(vals, self._shapes):
+                val_batch = Dimension(val.get_shape().with_rank_at_least(1)[0])
+                batch_dim = batch_dim.merge_with(val_batch)
+                val.get_shape()[1:].assert_is_compatible_with(shape)
+            return ops.apply_op("QueueEnqueueManyV2", [self._queue_ref, vals], name=scope)
+
+    def _dequeue_return_value(self, tensors):
+        if self._names:
+            return {n: tensors[i] for i, n in enumerate(self._names)}
+        if len(tensors) == 1:
+            return tensors[0]
+        return tensors
+
+    def dequeue(self, name=None):
+        """Dequeues one element (blocks while the queue is empty and open)."""
+        if name is None:
+            name = f"{self._name}_Dequeue"
+        op = ops.apply_op("QueueDequeueV2", [self._queue_ref],
+                          {"component_types": self._dtypes}, name=name)
+        for output, shape in zip(op.outputs, self._shapes):
+            output.set_shape(shape)
+        return self._dequeue_return_value(list(op.outputs))
+
+    def _dequeue_n(self, op_type, n, name, known_batch):
+        op = ops.apply_op(op_type, [self._queue_ref, n], {"component_types": self._dtypes},
+                          name=name)
+        batch = None
+        if known_batch:
+            v = ops.constant_value(op.inputs[1])
+            batch = None if v is None else int(v)
+        for output, shape in zip(op.outputs, self._shapes):
+            output.set_shape(TensorShape([batch]).concatenate(shape))
+        return self._dequeue_return_value(list(op.outputs))
+
+    def dequeue_many(self, n, name=None):
+        """Dequeues and concatenates ``n`` elements (OutOfRangeError if the queue closes first)."""
+        if name is None:
+            name = f"{self._name}_DequeueMany"
+        return self._dequeue_n("QueueDequeueManyV2", n, name, True)
+
+    def dequeue_up_to(self, n, name=None):
+        """Like ``dequeue_many``, but returns fewer than ``n`` elements once the queue closes."""
+        if name is None:
+            name = f"{self._name}_DequeueUpTo"
+        return self._dequeue_n("QueueDequeueUpToV2", n, name, False)
+
+    def close(self, cancel_pending_enqueues=False, name=None):
+        """Closes the queue: no more enqueues; dequeues drain what is left."""
+        if name is None:
+            name = f"{self._name}_Close"
+        return ops.apply_op("QueueCloseV2", [self._queue_ref],
+                            {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}, name=name)
+
+    def is_closed(self, name=None):
+        """A boolean tensor: whether the queue is closed."""
+        if name is None:
+            name = f"{self._name}_Is_Closed"
+        return ops.apply_op("QueueIsClosedV2", [self._queue_ref], name=name).outputs[0]
+
+    def size(self, name=None):
+        """An int32 tensor: the number of elements in the queue."""
+        if name is None:
+            name = f"{self._name}_Size"
+        return ops.apply_op("QueueSizeV2", [self._queue_ref], name=name).outputs[0]
+
+
+def _queue_op(op_type, attrs, name):
+    attrs = dict(attrs)
+    attrs["shared_name"] = attrs.get("shared_name") or ""
+    attrs["container"] = ops.get_default_graph()._container
+    return ops.apply_op(op_type, [], attrs, name=name).outputs[0]
+
+
+class FIFOQueue(QueueBase):
+    """A queue that dequeues elements in first-in first-out order."""
+
+    def __init__(self, capacity, dtypes, shapes=None, names=None, shared_name=None,
+                 name="fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes)
+        names = _as_name_list(names, dtypes)
+        ref = _queue_op("FIFOQueueV2", {"component_types": dtypes, "shapes": shapes or [],
+                                        "capacity": capacity, "shared_name": shared_name}, name)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class PaddingFIFOQueue(QueueBase):
+    """A FIFO queue whose ``dequeue_many`` pads components with unknown dims (with zeros)."""
+
+    def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
+                 name="padding_fifo_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes, unknown_dim_allowed=True)
+        names = _as_name_list(names, dtypes)
+        if len(dtypes) != len(shapes):
+            raise ValueError(
+                "Shapes must be provided for all components, but received "
+                f"{len(dtypes)} dtypes and {len(shapes)} shapes.")
+        ref = _queue_op("PaddingFIFOQueueV2", {"component_types": dtypes, "shapes": shapes,
+                                               "capacity": capacity,
+                                               "shared_name": shared_name}, name)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class RandomShuffleQueue(QueueBase):
+    """A queue that dequeues elements in random order, keeping ``min_after_dequeue`` buffered."""
+
+    def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None, names=None, seed=None,
+                 shared_name=None, name="random_shuffle_queue"):
+        dtypes = _as_type_list(dtypes)
+        shapes = _as_shape_list(shapes, dtypes)
+        names = _as_name_list(names, dtypes)
+        seed1, seed2 = random_seed.get_seed(seed)
+        if seed1 is None and seed2 is None:
+            seed1, seed2 = 0, 0
+        elif seed is None and shared_name is not None:
+            # graph seed only: seed2 depends on the graph seed and shared name, not on op ids
+            digest = hashlib.md5((str(seed1) + shared_name).encode()).hexdigest()
+            seed2 = int(digest[:8], 16) & 0x7FFFFFFF
+        ref = _queue_op("RandomShuffleQueueV2", {
+            "component_types": dtypes, "shapes": shapes or [], "capacity": capacity,
+            "min_after_dequeue": min_after_dequeue, "seed": seed1, "seed2": seed2,
+            "shared_name": shared_name}, name)
+        super().__init__(dtypes, shapes, names, ref)
+
+
+class PriorityQueue(QueueBase):
+    """A queue that dequeues elements by increasing int64 priority (an extra first component)."""
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None,
+                 name="priority_queue"):
+        types = _as_type_list(types)
+        shapes = _as_shape_list(shapes, types)
+        ref = _queue_op("PriorityQueueV2", {"component_types": types, "shapes": shapes or [],
+                                            "capacity": capacity, "shared_name": shared_name},
+                        name)
+        priority_dtypes = [_dtypes.int64, *types]
+        priority_shapes = [(), *shapes] if shapes else shapes
+        super().__init__(priority_dtypes, priority_shapes, names, ref)
+
+
+# ------------------------------------------------------------------------------------------
+# CountUpTo (a state op; limit_epochs needs it)
+# ------------------------------------------------------------------------------------------
+
+
+def _count_up_to_kernel(ctx):
+    op = ctx.op
+    limit = op._attrs["limit"]
+    var_op = variable_op_of(op._inputs[0])
+    res = resource_for(ctx, var_op) if var_op is not None else None
+
+    def run(ref):
+        with res.lock if res is not None else _NoLock():
+            buf = res.buf if res is not None else ref
+            if buf is None or not isinstance(buf, np.ndarray):
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {var_op.name}")
+            before = buf[()]
+            if before >= limit:
+                raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+            buf[()] = before + 1
+            return np.asarray(before)
+
+    return run
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+op_registry.declare(
+    "CountUpTo",
+    inputs=["ref: Ref(T)"],
+    outputs=["output: T"],
+    attrs=["limit: int", "T: {int32, int64}"],
+    shape=lambda op: [op._inputs[0]._shape.merge_with(TensorShape([]))],
+    kernel_factory=_count_up_to_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the scalar variable ``ref`` until it reaches ``limit`` (then OutOfRangeError).
+
+    Returns the value before the increment.
+    """
+    if hasattr(ref, "_ref"):
+        ref = ref._ref()
+    return ops.apply_op("CountUpTo", [ref], {"limit": int(limit)}, name=name).outputs[0]

@@ -1,0 +1,618 @@
+"""Readers (``tf.TFRecordReader``, ``tf.TextLineReader``, ``tf.FixedLengthRecordReader``,
+``tf.WholeFileReader``, ``tf.IdentityReader``) and the file ops ``ReadFile``, ``WriteFile``
+and ``MatchingFiles``.
+
+A reader is a resource that produces (key, value) records from a sequence of *work units*
+(file names) that it dequeues from a queue whenever it finishes the previous one; an
+OutOfRangeError from a closed, empty queue ends the reading.
+"""
+
+import glob
+import gzip
+import io
+import os
+import threading
+import time
+import zlib
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops, record_io
+from tideflow.framework.tensor_shape import TensorShape, scalar
+from tideflow.ops.queue_ops import QueueResource, resource_name
+
+_LOCK_SLICE = 0.05
+
+# ------------------------------------------------------------------------------------------
+# reader resources
+# ------------------------------------------------------------------------------------------
+
+
+def _not_found(path, e):
+    return errors.NotFoundError(None, None, f"{path}; {e.strerror or e}")
+
+
+def _open(path):
+    try:
+        return open(path, "rb")
+    except FileNotFoundError as e:
+        raise _not_found(path, e) from None
+    except IsADirectoryError as e:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from e
+
+
+class ReaderResource:
+    """The work-unit bookkeeping of every reader (TF's ReaderBase)."""
+
+    def __init__(self, name):
+        self.name = name
+        self._lock = threading.Lock()
+        self.work = None  # the current file name (str), None between work units
+        self.num_records_produced = 0
+        self.work_started = 0
+        self.work_finished = 0
+
+    # -- hooks of the reader kinds --------------------------------------------------------
+    def on_work_started(self):
+        pass
+
+    def on_work_finished(self):
+        pass
+
+    def read_locked(self):
+        """One record of the current work: (key, value, at_end); key None if none produced."""
+        raise NotImplementedError
+
+    def reset_locked(self):
+        self.on_work_finished()
+
+    # -- the locking protocol -------------------------------------------------------------
+    def _acquire(self, step):
+        while not self._lock.acquire(timeout=_LOCK_SLICE):
+            if step is not None:
+                if step.cancelled.is_set():
+                    raise errors.CancelledError(None, None, "Read operation was cancelled")
+                if step.deadline is not None and time.monotonic() >= step.deadline:
+                    raise errors.DeadlineExceededError(
+                        None, None, "Timed out waiting for notification (Read operation)")
+
+    def _next_work(self, queue, step):
+        if not isinstance(queue, QueueResource):
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected a queue handle for the reader, got {queue!r}")
+        comps = queue.dequeue(step)
+        if len(comps) != 1 or np.asarray(comps[0]).size != 1 or (
+                queue.dtypes[0] != dtypes.string):
+            raise errors.InvalidArgumentError(
+                None, None, "Expected to dequeue a one-element string tensor for the reader's "
+                "work queue")
+        w = np.asarray(comps[0]).reshape(())[()]
+        self.work = w.decode() if isinstance(w, bytes) else str(w)
+        self.on_work_started()
+        self.work_started += 1
+
+    def _finish_work(self):
+        self.on_work_finished()
+        self.work_finished = self.work_started
+        self.work = None
+
+    def read(self, queue, step):
+        self._acquire(step)
+        try:
+            while True:
+                if self.work is None:
+                    self._next_work(queue, step)
+                key, value, at_end = self.read_locked()
+                if key is None and not at_end:
+                    raise errors.InternalError(
+                        None, None, f"ReadLocked() for {self.name} must set *at_end=true, "
+                        "*produced=true, or return an error.")
+                if at_end:
+                    self._finish_work()
+                if key is not None:
+                    self.num_records_produced += 1
+                    return key, value
+        finally:
+            self._lock.release()
+
+    def read_up_to(self, queue, n, step):
+        if n <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"num_records ({n}) must be greater than 0")
+        keys, values = [], []
+        self._acquire(step)
+        try:
+            while len(keys) < n:
+                if self.work is None:
+                    self._next_work(queue, step)
+                key, value, at_end = self.read_locked()
+                if key is not None:
+                    keys.append(key)
+                    values.append(value)
+                    self.num_records_produced += 1
+                elif not at_end:
+                    raise errors.InternalError(None, None, f"{self.name} produced nothing")
+                if at_end:
+                    self._finish_work()
+                    if keys:  # records never span work units within one call
+                        break
+        finally:
+            self._lock.release()
+        return keys, values
+
+    def reset(self, step):
+        self._acquire(step)
+        try:
+            self.reset_locked()
+            self.work = None
+            self.num_records_produced = 0
+            self.work_started = 0
+            self.work_finished = 0
+        finally:
+            self._lock.release()
+
+    def close_resource(self):
+        with self._lock:
+            self.on_work_finished()
+
+    def _key(self, suffix):
+        return f"{self.work}:{suffix}".encode()
+
+
+class IdentityReaderResource(ReaderResource):
+    """Each work unit is one record whose key and value are the work itself."""
+
+    def read_locked(self):
+        w = self.work.encode()
+        return w, w, True
+
+
+class WholeFileReaderResource(ReaderResource):
+    """Each file is one record: key the file name, value its contents."""
+
+    def read_locked(self):
+        with _open(self.work) as f:
+            data = f.read()
+        return self.work.encode(), data, True
+
+
+class TextLineReaderResource(ReaderResource):
+    """One record per line (without its newline); key ``file:line_number`` (from 1)."""
+
+    def __init__(self, name, skip_header_lines=0):
+        super().__init__(name)
+        self.skip_header_lines = skip_header_lines
+        self._file = None
+        self._line = 0
+
+    def on_work_started(self):
+        self._file = _open(self.work)
+        self._line = 0
+        for _ in range(self.skip_header_lines):
+            if not self._file.readline():
+                break
+            self._line += 1
+
+    def on_work_finished(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def read_locked(self):
+        line = self._file.readline()
+        if not line:
+            return None, None, True
+        self._line += 1
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        return self._key(self._line), line, False
+
+
+def _decompressed(path, encoding):
+    if encoding == "GZIP":
+        try:
+            with gzip.open(path, "rb") as f:
+                return io.BytesIO(f.read())
+        except FileNotFoundError as e:
+            raise _not_found(path, e) from None
+    with _open(path) as f:
+        return io.BytesIO(zlib.decompress(f.read()))
+
+
+class FixedLengthRecordReaderResource(ReaderResource):
+    """Records of ``record_bytes`` after ``header_bytes`` and before ``footer_bytes``; with
+    ``hop_bytes`` the records start every hop_bytes bytes. Key ``file:record_number`` (from 0)."""
+
+    def __init__(self, name, record_bytes, header_bytes=0, footer_bytes=0, hop_bytes=0,
+                 encoding=""):
+        super().__init__(name)
+        self.record_bytes = record_bytes
+        self.header_bytes = header_bytes
+        self.footer_bytes = footer_bytes
+        self.hop_bytes = hop_bytes
+        self.encoding = encoding
+        self._file = None
+        self._record = 0
+        self._limit = 0
+
+    def on_work_started(self):
+        if self.encoding:
+            self._file = _decompressed(self.work, self.encoding)
+            size = len(self._file.getbuffer())
+        else:
+            self._file = _open(self.work)
+            size = os.fstat(self._file.fileno()).st_size
+        self._limit = size - self.footer_bytes
+        self._record = 0
+
+    def on_work_finished(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def read_locked(self):
+        step = self.hop_bytes or self.record_bytes
+        start = self.header_bytes + self._record * step
+        if start + self.record_bytes > self._limit:
+            return None, None, True
+        self._file.seek(start)
+        data = self._file.read(self.record_bytes)
+        if len(data) < self.record_bytes:
+            return None, None, True
+        key = self._key(self._record)
+        self._record += 1
+        return key, data, False
+
+
+class TFRecordReaderResource(ReaderResource):
+    """The records of TFRecord files (optionally GZIP/ZLIB); key ``file:offset``."""
+
+    def __init__(self, name, compression_type=""):
+        super().__init__(name)
+        self.options = record_io.TFRecordOptions(compression_type or None)
+        self._records = None
+
+    def on_work_started(self):
+        if not os.path.exists(self.work):
+            raise _not_found(self.work, FileNotFoundError(2, "No such file or directory"))
+        self._records = record_io.read_records(self.work, self.options)
+
+    def on_work_finished(self):
+        if self._records is not None:
+            self._records.close()
+            self._records = None
+
+    def read_locked(self):
+        try:
+            offset, data = next(self._records)
+        except StopIteration:
+            return None, None, True
+        return self._key(offset), data, False
+
+
+# ------------------------------------------------------------------------------------------
+# reader op declarations
+# ------------------------------------------------------------------------------------------
+
+
+def _reader_factory(make):
+    def factory(ctx):
+        op = ctx.op
+        container = op._attrs.get("container") or ""
+        name = resource_name(ctx)
+
+        def run():
+            return ctx.resource_mgr.lookup_or_create(container, name,
+                                                     lambda: make(name, op._attrs))
+
+        return run
+
+    return factory
+
+
+_SHARED = ["container: string = ''", "shared_name: string = ''"]
+
+for _type, _attrs, _make in (
+    ("IdentityReaderV2", [], lambda n, a: IdentityReaderResource(n)),
+    ("WholeFileReaderV2", [], lambda n, a: WholeFileReaderResource(n)),
+    ("TextLineReaderV2", ["skip_header_lines: int = 0"],
+     lambda n, a: TextLineReaderResource(n, a["skip_header_lines"])),
+    ("FixedLengthRecordReaderV2",
+     ["header_bytes: int = 0", "record_bytes: int", "footer_bytes: int = 0",
+      "hop_bytes: int = 0", "encoding: string = ''"],
+     lambda n, a: FixedLengthRecordReaderResource(
+         n, a["record_bytes"], a["header_bytes"], a["footer_bytes"], a["hop_bytes"],
+         a["encoding"])),
+    ("TFRecordReaderV2", ["compression_type: string = ''"],
+     lambda n, a: TFRecordReaderResource(n, a["compression_type"])),
+):
+    op_registry.declare(
+        _type,
+        outputs=["reader_handle: resource"],
+        attrs=[*_attrs, *_SHARED],
+        shape=lambda op: [scalar()],
+        kernel_factory=_reader_factory(_make),
+        differentiable=False,
+        stateful=True,
+    )
+
+
+def _reader(handle):
+    if not isinstance(handle, ReaderResource):
+        raise errors.InvalidArgumentError(None, None, f"Expected a reader handle, got {handle!r}")
+    return handle
+
+
+def _read_kernel(reader_handle, queue_handle, *, step):
+    key, value = _reader(reader_handle).read(queue_handle, step)
+    return [np.asarray(key, dtype=object), np.asarray(value, dtype=object)]
+
+
+def _read_up_to_kernel(reader_handle, queue_handle, num_records, *, step):
+    keys, values = _reader(reader_handle).read_up_to(queue_handle, int(num_records), step)
+    k = np.empty(len(keys), dtype=object)
+    v = np.empty(len(values), dtype=object)
+    k[:] = keys
+    v[:] = values
+    return [k, v]
+
+
+def _num_records_kernel(reader_handle):
+    return np.int64(_reader(reader_handle).num_records_produced)
+
+
+def _num_work_units_kernel(reader_handle):
+    return np.int64(_reader(reader_handle).work_finished)
+
+
+def _reset_kernel(reader_handle, *, step):
+    _reader(reader_handle).reset(step)
+
+
+def _serialize_kernel(reader_handle):
+    raise errors.UnimplementedError(
+        None, None, f"Reader SerializeState not implemented for {_reader(reader_handle).name}")
+
+
+def _restore_kernel(reader_handle, state):
+    raise errors.UnimplementedError(
+        None, None, f"Reader RestoreState not implemented for {_reader(reader_handle).name}")
+
+
+_READER_OPS = (
+    ("ReaderReadV2", ["reader_handle: resource", "queue_handle: resource"],
+     ["key: string", "value: string"], lambda op: [scalar(), scalar()], _read_kernel),
+    ("ReaderReadUpToV2",
+     ["reader_handle: resource", "queue_handle: resource", "num_records: int64"],
+     ["keys: string", "values: string"],
+     lambda op: [TensorShape([None]), TensorShape([None])], _read_up_to_kernel),
+    ("ReaderNumRecordsProducedV2", ["reader_handle: resource"], ["records_produced: int64"],
+     lambda op: [scalar()], _num_records_kernel),
+    ("ReaderNumWorkUnitsCompletedV2", ["reader_handle: resource"], ["units_completed: int64"],
+     lambda op: [scalar()], _num_work_units_kernel),
+    ("ReaderResetV2", ["reader_handle: resource"], [], None, _reset_kernel),
+    ("ReaderSerializeStateV2", ["reader_handle: resource"], ["state: string"],
+     lambda op: [scalar()], _serialize_kernel),
+    ("ReaderRestoreStateV2", ["reader_handle: resource", "state: string"], [], None,
+     _restore_kernel),
+)
+
+for _type, _inputs, _outputs, _shape, _kernel in _READER_OPS:
+    op_registry.declare(
+        _type,
+        inputs=_inputs,
+        outputs=_outputs,
+        shape=_shape,
+        kernel=_kernel,
+        differentiable=False,
+        stateful=True,
+    )
+
+# ------------------------------------------------------------------------------------------
+# reader classes
+# ------------------------------------------------------------------------------------------
+
+
+class ReaderBase:
+    """Base class of the readers: ``read``, ``read_up_to``, counters, ``reset``."""
+
+    def __init__(self, reader_ref, supports_serialize=False):
+        self._reader_ref = reader_ref
+        self._supports_serialize = supports_serialize
+
+    @property
+    def reader_ref(self):
+        return self._reader_ref
+
+    @property
+    def supports_serialize(self):
+        return self._supports_serialize
+
+    @staticmethod
+    def _queue_ref(queue):
+        return queue.queue_ref if hasattr(queue, "queue_ref") else queue
+
+    def read(self, queue, name=None):
+        """Returns (key, value), the next record; dequeues a new file from ``queue`` as needed."""
+        op = ops.apply_op("ReaderReadV2", [self._reader_ref, self._queue_ref(queue)], name=name)
+        return op.outputs[0], op.outputs[1]
+
+    def read_up_to(self, queue, num_records, name=None):
+        """Returns up to ``num_records`` (keys, values) from one file (at least one)."""
+        n = ops.convert_to_tensor(num_records, dtype=dtypes.int64)
+        op = ops.apply_op("ReaderReadUpToV2", [self._reader_ref, self._queue_ref(queue), n],
+                          name=name)
+        return op.outputs[0], op.outputs[1]
+
+    def num_records_produced(self, name=None):
+        return ops.apply_op("ReaderNumRecordsProducedV2", [self._reader_ref],
+                            name=name).outputs[0]
+
+    def num_work_units_completed(self, name=None):
+        return ops.apply_op("ReaderNumWorkUnitsCompletedV2", [self._reader_ref],
+                            name=name).outputs[0]
+
+    def serialize_state(self, name=None):
+        return ops.apply_op("ReaderSerializeStateV2", [self._reader_ref], name=name).outputs[0]
+
+    def restore_state(self, state, name=None):
+        return ops.apply_op("ReaderRestoreStateV2", [self._reader_ref, state], name=name)
+
+    def reset(self, name=None):
+        """Restores the reader to its initial clean state."""
+        return ops.apply_op("ReaderResetV2", [self._reader_ref], name=name)
+
+
+def _reader_op(op_type, attrs, name):
+    attrs = dict(attrs)
+    attrs["container"] = ops.get_default_graph()._container
+    return ops.apply_op(op_type, [], attrs, name=name).outputs[0]
+
+
+class IdentityReader(ReaderBase):
+    """Outputs each queued work string as both key and value."""
+
+    def __init__(self, name=None):
+        super().__init__(_reader_op("IdentityReaderV2", {}, name))
+
+
+class WholeFileReader(ReaderBase):
+    """Outputs each file's name and entire contents."""
+
+    def __init__(self, name=None):
+        super().__init__(_reader_op("WholeFileReaderV2", {}, name))
+
+
+class TextLineReader(ReaderBase):
+    """Outputs the lines of files, ``skip_header_lines`` skipped at the start of each."""
+
+    def __init__(self, skip_header_lines=None, name=None):
+        super().__init__(_reader_op("TextLineReaderV2",
+                                    {"skip_header_lines": int(skip_header_lines or 0)}, name))
+
+
+class FixedLengthRecordReader(ReaderBase):
+    """Outputs fixed-length records of files."""
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
+                 name=None, encoding=None):
+        super().__init__(_reader_op("FixedLengthRecordReaderV2", {
+            "record_bytes": int(record_bytes), "header_bytes": int(header_bytes or 0),
+            "footer_bytes": int(footer_bytes or 0), "hop_bytes": int(hop_bytes or 0),
+            "encoding": encoding or ""}, name))
+
+
+class TFRecordReader(ReaderBase):
+    """Outputs the records of TFRecord files."""
+
+    def __init__(self, name=None, options=None):
+        compression = record_io.TFRecordOptions.get_compression_type_string(options)
+        super().__init__(_reader_op("TFRecordReaderV2", {"compression_type": compression},
+                                    name))
+
+
+# ------------------------------------------------------------------------------------------
+# ReadFile, WriteFile, MatchingFiles
+# ------------------------------------------------------------------------------------------
+
+
+def _path(value):
+    v = np.asarray(value).reshape(-1)
+    if v.size != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input filename tensor must be scalar, but had shape: {list(np.shape(value))}")
+    v = v[0]
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _read_file_kernel(filename):
+    path = _path(filename)
+    with _open(path) as f:
+        return np.asarray(f.read(), dtype=object)
+
+
+def _write_file_kernel(filename, contents):
+    path = _path(filename)
+    data = np.asarray(contents).reshape(-1)
+    if data.size != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Contents tensor must be scalar, but had shape: {list(np.shape(contents))}")
+    data = data[0]
+    if isinstance(data, str):
+        data = data.encode()
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(bytes(data))
+
+
+def _matching_files_kernel(pattern):
+    pats = np.asarray(pattern).reshape(-1)
+    found = []
+    for p in pats:
+        p = p.decode() if isinstance(p, bytes) else str(p)
+        found.extend(sorted(glob.glob(p)))
+    out = np.empty(len(found), dtype=object)
+    out[:] = [f.encode() for f in found]
+    return out
+
+
+def _scalar_input(op):
+    s = op._inputs[0]._shape
+    if s.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {s.ndims}")
+
+
+op_registry.declare(
+    "ReadFile",
+    inputs=["filename: string"],
+    outputs=["contents: string"],
+    shape=lambda op: (_scalar_input(op), [scalar()])[1],
+    kernel=_read_file_kernel,
+    differentiable=False,
+    stateful=True,  # reads the file system: never folded or merged
+)
+
+op_registry.declare(
+    "WriteFile",
+    inputs=["filename: string", "contents: string"],
+    kernel=_write_file_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _matching_shape(op):
+    s = op._inputs[0]._shape
+    if s.ndims is not None and s.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {s.ndims}")
+    return [TensorShape([None])]
+
+
+op_registry.declare(
+    "MatchingFiles",
+    inputs=["pattern: string"],
+    outputs=["filenames: string"],
+    shape=_matching_shape,
+    kernel=_matching_files_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def read_file(filename, name=None):
+    """The entire contents of the file ``filename`` (a scalar string)."""
+    return ops.apply_op("ReadFile", [filename], name=name).outputs[0]
+
+
+def write_file(filename, contents, name=None):
+    """Writes ``contents`` to the file ``filename`` (creating its directory); returns the op."""
+    return ops.apply_op("WriteFile", [filename, contents], name=name)
+
+
+def matching_files(pattern, name=None):
+    """The sorted names of the files matching the glob ``pattern`` (scalar or vector)."""
+    return ops.apply_op("MatchingFiles", [pattern], name=name).outputs[0]
