@@ -1,0 +1,147 @@
+"""The checkpoint format: dtype encodings, safetensors compatibility, checksums, atomic writes."""
+
+import json
+import os
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.train import checkpoint_format as cf
+
+VALUES = {
+    "f32": np.arange(6, dtype=np.float32).reshape(2, 3),
+    "f64": np.array([1.5, -2.25]),
+    "f16": np.array([0.5, 3], np.float16),
+    "bf16": np.array([[1.5, -2], [3, 0.125]], ml_dtypes.bfloat16),
+    "c64": np.array([1 + 2j, 3 - 4j], np.complex64),
+    "c128": np.array([[1e300 + 1j]], np.complex128),
+    "str": np.array([[b"x", b""], [b"yz", b"\x00q\xff"]], dtype=object),
+    "bool": np.array([True, False, True]),
+    "i8": np.array([-128, 127], np.int8),
+    "u8": np.array([0, 255], np.uint8),
+    "i16": np.array([-3], np.int16),
+    "u16": np.array([65535], np.uint16),
+    "i32": np.array([1, 2], np.int32),
+    "u32": np.array([2**32 - 1], np.uint32),
+    "i64": np.array([-(2**62)], np.int64),
+    "u64": np.array([2**64 - 1], np.uint64),
+    "scalar": np.float64(3.5),
+    "empty": np.zeros((0, 3), np.int8),
+    "empty_str": np.zeros((0,), dtype=object),
+}
+
+
+def _save(tmp_path, values=VALUES):
+    prefix = str(tmp_path / "ckpt")
+    cf.save(prefix, list(values), list(values.values()))
+    return prefix
+
+
+def test_round_trip_every_dtype(tmp_path):
+    r = cf.Reader(_save(tmp_path))
+    for name, v in VALUES.items():
+        got = r.read(name)
+        v = np.asarray(v)
+        assert got.shape == v.shape, name
+        assert got.dtype == v.dtype, name
+        assert got.tolist() == v.tolist(), name
+    assert r.dtype("bf16") == tf.bfloat16 and r.dtype("str") == tf.string
+    assert r.shape("scalar") == []
+
+
+def test_data_shard_is_safetensors(tmp_path):
+    from safetensors import safe_open
+
+    prefix = _save(tmp_path)
+    with safe_open(cf.data_filename(prefix, 0, 1), framework="np") as f:
+        keys = set(f.keys())
+        np.testing.assert_array_equal(f.get_tensor("f32"), VALUES["f32"])
+        pairs = f.get_tensor("c64:complex")
+    assert {"c64:complex", "str:bytes", "str:offsets", "bf16"} <= keys
+    np.testing.assert_array_equal(pairs[..., 0] + 1j * pairs[..., 1], VALUES["c64"])
+    with open(cf.index_filename(prefix)) as f:
+        index = json.load(f)
+    assert index["tensors"]["c64"]["dtype"] == "complex64"
+    assert index["tensors"]["c64"]["encoding"] == "complex"
+
+
+def test_missing_checkpoint_names_the_path(tmp_path):
+    with pytest.raises(tf.errors.NotFoundError, match="Failed to find any matching files for .*nope"):
+        cf.Reader(str(tmp_path / "nope"))
+
+
+def _flip(path, offset):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        b = f.read(1)
+        f.seek(offset)
+        f.write(bytes([b[0] ^ 0x01]))
+
+
+def test_flipped_byte_is_data_loss(tmp_path):
+    prefix = _save(tmp_path, {"w": np.arange(1000, dtype=np.float32)})
+    data = cf.data_filename(prefix, 0, 1)
+    _flip(data, os.path.getsize(data) - 100)
+    r = cf.Reader(prefix)
+    with pytest.raises(tf.errors.DataLossError, match=r"(?s)'w'.*data-00000-of-00001"):
+        r.read("w")
+
+
+def test_truncated_file_is_data_loss(tmp_path):
+    prefix = _save(tmp_path, {"w": np.arange(1000, dtype=np.float32)})
+    data = cf.data_filename(prefix, 0, 1)
+    with open(data, "r+b") as f:
+        f.truncate(os.path.getsize(data) - 10)
+    with pytest.raises(tf.errors.DataLossError, match=r"(?s)truncated.*'w'|'w'.*truncated"):
+        cf.Reader(prefix).read("w")
+
+
+def test_corrupted_index_is_data_loss(tmp_path):
+    prefix = _save(tmp_path, {"w": np.arange(10, dtype=np.float32)})
+    path = cf.index_filename(prefix)
+    with open(path) as f:
+        text = f.read().replace('"shape": [\n    10', '"shape": [\n    11')
+    with open(path, "w") as f:
+        f.write(text)
+    with pytest.raises(tf.errors.DataLossError, match="ckpt.index"):
+        cf.Reader(prefix)
+
+
+def test_missing_key(tmp_path):
+    r = cf.Reader(_save(tmp_path, {"a": np.zeros(2)}))
+    with pytest.raises(tf.errors.NotFoundError, match="Key w not found in checkpoint"):
+        r.read("w")
+
+
+def test_failed_write_leaves_no_file(tmp_path):
+    path = tmp_path / "x"
+    path.write_bytes(b"old")
+    with pytest.raises(RuntimeError), cf.atomic_file(str(path)) as f:
+        f.write(b"new")
+        raise RuntimeError("boom")
+    assert path.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["x"]
+
+
+def test_merge(tmp_path):
+    a, b = str(tmp_path / "t" / "a"), str(tmp_path / "t" / "b")
+    cf.save(a, ["x"], [np.ones(3)])
+    cf.save(b, ["y"], [np.array([b"s"], dtype=object)])
+    dest = str(tmp_path / "m")
+    cf.merge([a, b], dest)
+    r = cf.Reader(dest)
+    assert r.num_shards == 2
+    assert r.read("x").tolist() == [1, 1, 1] and r.read("y").tolist() == [b"s"]
+    assert not os.path.exists(tmp_path / "t")
+    assert sorted(os.listdir(tmp_path)) == ["m.data-00000-of-00002", "m.data-00001-of-00002",
+                                            "m.index"]
+
+
+def test_crc32c_matches_google_crc32c():
+    import google_crc32c
+
+    data = np.random.RandomState(0).bytes(100003)
+    assert cf.crc32c(data) == google_crc32c.value(data)
+    assert cf.crc32c(data[50:], cf.crc32c(data[:50])) == google_crc32c.value(data)

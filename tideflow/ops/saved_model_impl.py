@@ -1,0 +1,425 @@
+"""SavedModel (TF 1.x): ``saved_model.pb`` holding tagged MetaGraphDefs with SignatureDefs, plus
+``variables/variables.*`` (a checkpoint) and ``assets/``; the builder, loader and signature helpers.
+"""
+
+import os
+import shutil
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.protos import meta_graph_pb2, saved_model_pb2
+
+# -- constants --------------------------------------------------------------------------------
+SAVED_MODEL_SCHEMA_VERSION = 1
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"
+ASSETS_DIRECTORY = "assets"
+EXTRA_ASSETS_DIRECTORY = "assets.extra"
+ASSETS_KEY = "saved_model_assets"
+LEGACY_INIT_OP_KEY = "legacy_init_op"
+MAIN_OP_KEY = "saved_model_main_op"
+TRAIN_OP_KEY = "saved_model_train_op"
+
+# tag_constants
+SERVING = "serve"
+TRAINING = "train"
+EVAL = "eval"
+GPU = "gpu"
+TPU = "tpu"
+
+# signature_constants
+DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
+CLASSIFY_INPUTS = "inputs"
+CLASSIFY_METHOD_NAME = "tensorflow/serving/classify"
+CLASSIFY_OUTPUT_CLASSES = "classes"
+CLASSIFY_OUTPUT_SCORES = "scores"
+PREDICT_INPUTS = "inputs"
+PREDICT_METHOD_NAME = "tensorflow/serving/predict"
+PREDICT_OUTPUTS = "outputs"
+REGRESS_INPUTS = "inputs"
+REGRESS_METHOD_NAME = "tensorflow/serving/regress"
+REGRESS_OUTPUTS = "outputs"
+
+
+def get_variables_dir(export_dir):
+    return os.path.join(os.fspath(export_dir), VARIABLES_DIRECTORY)
+
+
+def get_variables_path(export_dir):
+    return os.path.join(get_variables_dir(export_dir), VARIABLES_FILENAME)
+
+
+def get_or_create_variables_dir(export_dir):
+    d = get_variables_dir(export_dir)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def get_assets_dir(export_dir):
+    return os.path.join(os.fspath(export_dir), ASSETS_DIRECTORY)
+
+
+# -- TensorInfo / SignatureDef ----------------------------------------------------------------
+
+
+def build_tensor_info(tensor):
+    """The TensorInfo (name or COO sparse names, dtype, shape) of a Tensor or SparseTensor."""
+    info = meta_graph_pb2.TensorInfo(dtype=tensor.dtype.base_dtype.as_datatype_enum)
+    shape = tensor.get_shape()
+    info.tensor_shape.CopyFrom(shape.as_proto())
+    if isinstance(tensor, SparseTensor):
+        info.coo_sparse.values_tensor_name = tensor.values.name
+        info.coo_sparse.indices_tensor_name = tensor.indices.name
+        info.coo_sparse.dense_shape_tensor_name = tensor.dense_shape.name
+    else:
+        info.name = tensor.name
+    return info
+
+
+def get_tensor_from_tensor_info(tensor_info, graph=None, import_scope=None):
+    """The Tensor (or SparseTensor) a TensorInfo names in ``graph``."""
+    from tideflow.framework.meta_graph import prepend_name_scope
+
+    graph = graph or ops.get_default_graph()
+
+    def get(name):
+        return graph.get_tensor_by_name(prepend_name_scope(name, import_scope))
+
+    enc = tensor_info.WhichOneof("encoding")
+    if enc == "name":
+        return get(tensor_info.name)
+    if enc == "coo_sparse":
+        c = tensor_info.coo_sparse
+        return SparseTensor(get(c.indices_tensor_name), get(c.values_tensor_name),
+                            get(c.dense_shape_tensor_name))
+    raise ValueError(f"Invalid TensorInfo.encoding: {enc}")
+
+
+def build_signature_def(inputs=None, outputs=None, method_name=None):
+    """A SignatureDef from {key: TensorInfo} maps and a method name."""
+    sig = meta_graph_pb2.SignatureDef()
+    for k, v in (inputs or {}).items():
+        sig.inputs[k].CopyFrom(v)
+    for k, v in (outputs or {}).items():
+        sig.outputs[k].CopyFrom(v)
+    if method_name is not None:
+        sig.method_name = method_name
+    return sig
+
+
+def predict_signature_def(inputs, outputs):
+    """A predict SignatureDef from {key: Tensor} maps."""
+    if inputs is None or not inputs:
+        raise ValueError("Prediction inputs cannot be None or empty.")
+    if outputs is None or not outputs:
+        raise ValueError("Prediction outputs cannot be None or empty.")
+    return build_signature_def({k: build_tensor_info(t) for k, t in inputs.items()},
+                               {k: build_tensor_info(t) for k, t in outputs.items()},
+                               PREDICT_METHOD_NAME)
+
+
+def regression_signature_def(examples, predictions):
+    """A regress SignatureDef: string ``examples`` in, float ``predictions`` out."""
+    if examples is None:
+        raise ValueError("Regression examples cannot be None.")
+    if not isinstance(examples, ops.Tensor):
+        raise ValueError("Regression examples must be a string Tensor.")  # noqa: TRY004 - as TF
+    if predictions is None:
+        raise ValueError("Regression predictions cannot be None.")
+    info = build_tensor_info(predictions)
+    if info.dtype != dtypes.float32.as_datatype_enum:
+        raise ValueError("Regression output must be a float Tensor.")
+    return build_signature_def({REGRESS_INPUTS: build_tensor_info(examples)},
+                               {REGRESS_OUTPUTS: info}, REGRESS_METHOD_NAME)
+
+
+def classification_signature_def(examples, classes, scores):
+    """A classify SignatureDef: string ``examples`` in, ``classes`` and/or ``scores`` out."""
+    if examples is None:
+        raise ValueError("Classification examples cannot be None.")
+    if not isinstance(examples, ops.Tensor):
+        raise ValueError(  # noqa: TRY004 - as TF
+            "Classification examples must be a string Tensor.")
+    if classes is None and scores is None:
+        raise ValueError("Classification classes and scores cannot both be None.")
+    outputs = {}
+    if classes is not None:
+        outputs[CLASSIFY_OUTPUT_CLASSES] = build_tensor_info(classes)
+    if scores is not None:
+        outputs[CLASSIFY_OUTPUT_SCORES] = build_tensor_info(scores)
+    return build_signature_def({CLASSIFY_INPUTS: build_tensor_info(examples)}, outputs,
+                               CLASSIFY_METHOD_NAME)
+
+
+def is_valid_signature(signature_def):
+    """True when a SignatureDef has a method name and inputs/outputs with names and dtypes."""
+    if signature_def is None or not signature_def.method_name:
+        return False
+    infos = list(signature_def.inputs.values()) + list(signature_def.outputs.values())
+    return bool(signature_def.outputs) and all(
+        i.WhichOneof("encoding") is not None and i.dtype for i in infos)
+
+
+def _validate_signature_def_map(signature_def_map):
+    for key, sig in signature_def_map.items():
+        if not isinstance(sig, meta_graph_pb2.SignatureDef):
+            raise TypeError(f"signature_def_map['{key}'] must be a SignatureDef, got {sig!r}")
+        for info in list(sig.inputs.values()) + list(sig.outputs.values()):
+            if info.WhichOneof("encoding") is None or not info.dtype:
+                raise AssertionError(
+                    "All TensorInfo protos used in the SignatureDefs must have the name and "
+                    f"dtype fields set: {info}"
+                )
+
+
+# -- builder ----------------------------------------------------------------------------------
+
+
+def _asset_path(tensor):
+    if tensor.op.type != "Const":
+        raise TypeError(f"Asset path tensor must be a Tensor of type Const: {tensor}")
+    v = ops.constant_value(tensor)
+    v = v.reshape(-1)[0] if hasattr(v, "reshape") else v
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+class SavedModelBuilder:
+    """Builds a SavedModel in ``export_dir`` (which must not exist or be empty)."""
+
+    def __init__(self, export_dir):
+        self._saved_model = saved_model_pb2.SavedModel(
+            saved_model_schema_version=SAVED_MODEL_SCHEMA_VERSION)
+        self._export_dir = os.fspath(export_dir)
+        if os.path.exists(self._export_dir):
+            if os.listdir(self._export_dir):
+                raise AssertionError(
+                    "Export directory already exists, and isn't empty. Please choose a "
+                    "different export directory, or delete all the contents of the specified "
+                    f"directory: {self._export_dir}"
+                )
+        else:
+            os.makedirs(self._export_dir)
+        self._has_saved_variables = False
+
+    def _save_assets(self, assets_collection):
+        if not assets_collection:
+            return
+        from google.protobuf import any_pb2
+
+        dest = get_assets_dir(self._export_dir)
+        for tensor in assets_collection:
+            src = _asset_path(tensor)
+            name = os.path.basename(src)
+            os.makedirs(dest, exist_ok=True)
+            target = os.path.join(dest, name)
+            if not os.path.exists(target):
+                shutil.copyfile(src, target)
+            proto = meta_graph_pb2.AssetFileDef(filename=name)
+            proto.tensor_info.name = tensor.name
+            packed = any_pb2.Any()
+            packed.Pack(proto)
+            ops.add_to_collection(ASSETS_KEY, packed)
+
+    def _add_collections(self, assets_collection, main_op):
+        self._save_assets(assets_collection)
+        if main_op is not None:
+            if not isinstance(main_op, ops.Operation):
+                raise TypeError(f"main_op needs to be an Operation: {main_op!r}")
+            ops.add_to_collection(MAIN_OP_KEY, main_op)
+
+    def _maybe_create_saver(self, saver=None):
+        if saver is not None:
+            return saver
+        from tideflow.protos import saver_pb2
+        from tideflow.train import saveable
+        from tideflow.train.saver import Saver
+
+        return Saver(saveable.all_saveable_objects() or None, sharded=True,
+                     write_version=saver_pb2.SaverDef.V2, allow_empty=True)
+
+    def _tag_and_add_meta_graph(self, meta_graph_def, tags, signature_def_map):
+        for key, sig in (signature_def_map or {}).items():
+            meta_graph_def.signature_def[key].CopyFrom(sig)
+        meta_graph_def.meta_info_def.tags.extend(tags)
+        self._saved_model.meta_graphs.add().CopyFrom(meta_graph_def)
+
+    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None,
+                                     assets_collection=None, legacy_init_op=None,
+                                     clear_devices=False, main_op=None,
+                                     strip_default_attrs=False, saver=None):
+        """Saves the session's variables and adds the graph's MetaGraphDef under ``tags``."""
+        if self._has_saved_variables:
+            raise AssertionError(
+                "Graph state including variables and assets has already been saved. Please "
+                "invoke `add_meta_graph()` instead."
+            )
+        signature_def_map = signature_def_map or {}
+        _validate_signature_def_map(signature_def_map)
+        with sess.graph.as_default():
+            self._add_collections(assets_collection, main_op or legacy_init_op)
+            get_or_create_variables_dir(self._export_dir)
+            saver = self._maybe_create_saver(saver)
+            saver.save(sess, get_variables_path(self._export_dir), write_meta_graph=False,
+                       write_state=False)
+            mgd = saver.export_meta_graph(clear_devices=clear_devices,
+                                          strip_default_attrs=strip_default_attrs)
+        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+        self._has_saved_variables = True
+
+    def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None,
+                       legacy_init_op=None, clear_devices=False, main_op=None,
+                       strip_default_attrs=False, saver=None):
+        """Adds another MetaGraphDef (of the default graph) sharing the saved variables."""
+        if not self._has_saved_variables:
+            raise AssertionError(
+                "Graph state including variables and assets has not been saved yet. Please "
+                "invoke `add_meta_graph_and_variables()` first."
+            )
+        signature_def_map = signature_def_map or {}
+        _validate_signature_def_map(signature_def_map)
+        self._add_collections(assets_collection, main_op or legacy_init_op)
+        saver = self._maybe_create_saver(saver)
+        mgd = saver.export_meta_graph(clear_devices=clear_devices,
+                                      strip_default_attrs=strip_default_attrs)
+        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+
+    def save(self, as_text=False):
+        """Writes ``saved_model.pb`` (or ``.pbtxt``); returns its path."""
+        from tideflow.train import checkpoint_format
+
+        if as_text:
+            from google.protobuf import text_format
+
+            path = os.path.join(self._export_dir, SAVED_MODEL_FILENAME_PBTXT)
+            data = text_format.MessageToString(self._saved_model)
+        else:
+            path = os.path.join(self._export_dir, SAVED_MODEL_FILENAME_PB)
+            data = self._saved_model.SerializeToString(deterministic=True)
+        checkpoint_format.atomic_write(path, data)
+        return path
+
+
+# -- loader -----------------------------------------------------------------------------------
+
+
+def maybe_saved_model_directory(export_dir):
+    """True when ``export_dir`` holds a saved_model.pb or saved_model.pbtxt."""
+    d = os.fspath(export_dir)
+    return (os.path.isfile(os.path.join(d, SAVED_MODEL_FILENAME_PB))
+            or os.path.isfile(os.path.join(d, SAVED_MODEL_FILENAME_PBTXT)))
+
+
+contains_saved_model = maybe_saved_model_directory
+
+
+def parse_saved_model(export_dir):
+    """The SavedModel proto of ``export_dir``."""
+    d = os.fspath(export_dir)
+    pb = os.path.join(d, SAVED_MODEL_FILENAME_PB)
+    txt = os.path.join(d, SAVED_MODEL_FILENAME_PBTXT)
+    sm = saved_model_pb2.SavedModel()
+    if os.path.isfile(pb):
+        with open(pb, "rb") as f:
+            try:
+                sm.ParseFromString(f.read())
+            except Exception as e:  # noqa: BLE001 - protobuf's DecodeError
+                raise OSError(f"Cannot parse file {pb}: {e}.") from None
+        return sm
+    if os.path.isfile(txt):
+        from google.protobuf import text_format
+
+        with open(txt, encoding="utf-8") as f:
+            try:
+                text_format.Merge(f.read(), sm)
+            except text_format.ParseError as e:
+                raise OSError(f"Cannot parse file {txt}: {e}.") from None
+        return sm
+    raise OSError(f"SavedModel file does not exist at: {d}/{{{SAVED_MODEL_FILENAME_PBTXT}|"
+                  f"{SAVED_MODEL_FILENAME_PB}}}")
+
+
+def _asset_feeds(export_dir, meta_graph_def, import_scope):
+    col = meta_graph_def.collection_def.get(ASSETS_KEY)
+    if col is None:
+        return {}
+    from tideflow.framework.meta_graph import prepend_name_scope
+
+    feeds = {}
+    for packed in col.any_list.value:
+        proto = meta_graph_pb2.AssetFileDef()
+        packed.Unpack(proto)
+        name = prepend_name_scope(proto.tensor_info.name, import_scope)
+        feeds[name] = os.path.join(get_assets_dir(export_dir), proto.filename)
+    return feeds
+
+
+def _init_op(meta_graph_def, import_scope):
+    from tideflow.framework.meta_graph import prepend_name_scope
+
+    for key in (MAIN_OP_KEY, LEGACY_INIT_OP_KEY):
+        col = meta_graph_def.collection_def.get(key)
+        if col is not None and col.node_list.value:
+            if len(col.node_list.value) != 1:
+                raise RuntimeError(f"Expected exactly one SavedModel init op, found "
+                                   f"{len(col.node_list.value)}")
+            g = ops.get_default_graph()
+            return g.as_graph_element(prepend_name_scope(col.node_list.value[0], import_scope))
+    return None
+
+
+def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
+    """Loads the MetaGraphDef tagged ``tags`` into ``sess``'s graph and restores its variables;
+    returns the MetaGraphDef."""
+    from tideflow.train.saver import import_meta_graph
+
+    sm = parse_saved_model(export_dir)
+    chosen = None
+    for mgd in sm.meta_graphs:
+        if set(mgd.meta_info_def.tags) == set(tags):
+            chosen = mgd
+            break
+    if chosen is None:
+        raise RuntimeError(
+            "MetaGraphDef associated with tags " + str(list(tags)).strip("[]") + " could not be "
+            "found in SavedModel. To inspect available tag-sets in the SavedModel, please use "
+            "the SavedModel CLI: `saved_model_cli`"
+        )
+    with sess.graph.as_default():
+        saver = import_meta_graph(chosen, import_scope=import_scope, **saver_kwargs)
+        if saver is not None:
+            saver.restore(sess, get_variables_path(export_dir))
+        init = _init_op(chosen, import_scope)
+        if init is not None:
+            sess.run(init, feed_dict=_asset_feeds(export_dir, chosen, import_scope))
+    return chosen
+
+
+def main_op():
+    """The default init op of a loaded SavedModel: initializes local variables (and tables)."""
+    from tideflow.ops import control_flow_ops, variables
+
+    inits = [variables.local_variables_initializer()]
+    inits += ops.get_collection(ops.GraphKeys.TABLE_INITIALIZERS)
+    return control_flow_ops.group(*inits)
+
+
+def main_op_with_restore(restore_op_name):
+    """main_op() run after the op named ``restore_op_name``."""
+    from tideflow.ops import control_flow_ops
+
+    with ops.control_dependencies([ops.get_default_graph().as_graph_element(restore_op_name)]):
+        return control_flow_ops.group(main_op(), name="main_op_with_restore")
+
+
+def simple_save(session, export_dir, inputs, outputs, legacy_init_op=None):
+    """Saves a serving SavedModel with one predict signature (``serving_default``)."""
+    sig = {DEFAULT_SERVING_SIGNATURE_DEF_KEY: predict_signature_def(inputs, outputs)}
+    b = SavedModelBuilder(export_dir)
+    with session.graph.as_default():
+        assets = ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS)
+    b.add_meta_graph_and_variables(session, tags=[SERVING], signature_def_map=sig,
+                                   assets_collection=assets, main_op=legacy_init_op,
+                                   clear_devices=True)
+    b.save()

@@ -1,0 +1,113 @@
+"""``tf.saved_model`` (TF 1.x): the SavedModel builder, loader, signature helpers and constants,
+with the ``builder``, ``loader``, ``utils``, ``signature_def_utils``, ``tag_constants``,
+``signature_constants``, ``constants`` and ``main_op`` sub-namespaces (explicit re-exports only).
+"""
+
+import types
+
+from tideflow.ops import saved_model_impl as _impl
+from tideflow.ops.saved_model_impl import (
+    ASSETS_DIRECTORY,
+    ASSETS_KEY,
+    CLASSIFY_INPUTS,
+    CLASSIFY_METHOD_NAME,
+    CLASSIFY_OUTPUT_CLASSES,
+    CLASSIFY_OUTPUT_SCORES,
+    DEFAULT_SERVING_SIGNATURE_DEF_KEY,
+    LEGACY_INIT_OP_KEY,
+    MAIN_OP_KEY,
+    PREDICT_INPUTS,
+    PREDICT_METHOD_NAME,
+    PREDICT_OUTPUTS,
+    REGRESS_INPUTS,
+    REGRESS_METHOD_NAME,
+    REGRESS_OUTPUTS,
+    SAVED_MODEL_FILENAME_PB,
+    SAVED_MODEL_FILENAME_PBTXT,
+    SAVED_MODEL_SCHEMA_VERSION,
+    VARIABLES_DIRECTORY,
+    VARIABLES_FILENAME,
+    SavedModelBuilder,
+    build_signature_def,
+    build_tensor_info,
+    classification_signature_def,
+    contains_saved_model,
+    get_tensor_from_tensor_info,
+    is_valid_signature,
+    load,
+    main_op_with_restore,
+    maybe_saved_model_directory,
+    predict_signature_def,
+    regression_signature_def,
+    simple_save,
+)
+
+
+def _namespace(name, doc, **members):
+    m = types.ModuleType(f"tideflow.saved_model.{name}", doc)
+    for k, v in members.items():
+        setattr(m, k, v)
+    m.__all__ = sorted(members)
+    return m
+
+
+Builder = SavedModelBuilder
+builder = _namespace("builder", "SavedModelBuilder.", SavedModelBuilder=SavedModelBuilder)
+loader = _namespace("loader", "Loading SavedModels.", load=load,
+                    maybe_saved_model_directory=maybe_saved_model_directory)
+utils = _namespace("utils", "TensorInfo helpers.", build_tensor_info=build_tensor_info,
+                   get_tensor_from_tensor_info=get_tensor_from_tensor_info)
+signature_def_utils = _namespace(
+    "signature_def_utils", "SignatureDef helpers.", build_signature_def=build_signature_def,
+    predict_signature_def=predict_signature_def,
+    regression_signature_def=regression_signature_def,
+    classification_signature_def=classification_signature_def,
+    is_valid_signature=is_valid_signature)
+tag_constants = _namespace("tag_constants", "MetaGraphDef tags.", SERVING=_impl.SERVING,
+                           TRAINING=_impl.TRAINING, EVAL=_impl.EVAL, GPU=_impl.GPU,
+                           TPU=_impl.TPU)
+signature_constants = _namespace(
+    "signature_constants", "SignatureDef keys and method names.",
+    DEFAULT_SERVING_SIGNATURE_DEF_KEY=DEFAULT_SERVING_SIGNATURE_DEF_KEY,
+    CLASSIFY_INPUTS=CLASSIFY_INPUTS, CLASSIFY_METHOD_NAME=CLASSIFY_METHOD_NAME,
+    CLASSIFY_OUTPUT_CLASSES=CLASSIFY_OUTPUT_CLASSES, CLASSIFY_OUTPUT_SCORES=CLASSIFY_OUTPUT_SCORES,
+    PREDICT_INPUTS=PREDICT_INPUTS, PREDICT_METHOD_NAME=PREDICT_METHOD_NAME,
+    PREDICT_OUTPUTS=PREDICT_OUTPUTS, REGRESS_INPUTS=REGRESS_INPUTS,
+    REGRESS_METHOD_NAME=REGRESS_METHOD_NAME, REGRESS_OUTPUTS=REGRESS_OUTPUTS)
+constants = _namespace(
+    "constants", "SavedModel file and collection names.", ASSETS_DIRECTORY=ASSETS_DIRECTORY,
+    ASSETS_KEY=ASSETS_KEY, LEGACY_INIT_OP_KEY=LEGACY_INIT_OP_KEY, MAIN_OP_KEY=MAIN_OP_KEY,
+    SAVED_MODEL_FILENAME_PB=SAVED_MODEL_FILENAME_PB,
+    SAVED_MODEL_FILENAME_PBTXT=SAVED_MODEL_FILENAME_PBTXT,
+    SAVED_MODEL_SCHEMA_VERSION=SAVED_MODEL_SCHEMA_VERSION,
+    VARIABLES_DIRECTORY=VARIABLES_DIRECTORY, VARIABLES_FILENAME=VARIABLES_FILENAME)
+main_op = _namespace("main_op", "SavedModel init ops.", main_op=_impl.main_op,
+                     main_op_with_restore=main_op_with_restore)
+
+__all__ = [
+    "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
+    "PREDICT_INPUTS",
+    "PREDICT_METHOD_NAME",
+    "PREDICT_OUTPUTS",
+    "Builder",
+    "SavedModelBuilder",
+    "build_signature_def",
+    "build_tensor_info",
+    "builder",
+    "classification_signature_def",
+    "constants",
+    "contains_saved_model",
+    "get_tensor_from_tensor_info",
+    "is_valid_signature",
+    "load",
+    "loader",
+    "main_op",
+    "maybe_saved_model_directory",
+    "predict_signature_def",
+    "regression_signature_def",
+    "signature_constants",
+    "signature_def_utils",
+    "simple_save",
+    "tag_constants",
+    "utils",
+]

@@ -1,0 +1,503 @@
+"""The on-disk checkpoint format: safetensors data shards plus a JSON index with CRC32C checksums.
+
+A checkpoint with prefix ``P`` is the files ``P.data-00000-of-0000N`` ... (one per shard) and
+``P.index``; the index is written last, so a checkpoint exists exactly when its index does.
+
+Data shards are valid safetensors files (an 8-byte little-endian header length, a JSON header
+``{key: {"dtype", "shape", "data_offsets"}}`` padded to 8 bytes, then the tensors back to back).
+Dtypes safetensors has are stored as they are (bfloat16 is ``BF16``). The others are encoded:
+
+* complex64/complex128: the interleaved (real, imag) pairs as F32/F64 of shape ``shape + [2]``,
+  under the key ``<name>:complex``;
+* string: the concatenated bytes as a U8 blob under ``<name>:bytes`` plus the ``n + 1`` element
+  offsets (I64, element ``i`` is ``blob[off[i]:off[i + 1]]``) under ``<name>:offsets``;
+* any other fixed-size dtype (quantized types): its raw bytes as U8 under ``<name>:raw``.
+
+The index (``P.index``) is one JSON object: ``{"format": "tideflow.checkpoint", "version": 1,
+"num_shards": N, "tensors": {name: {"dtype": "float32", "shape": [...], "shard": i, "encoding":
+"raw" | "complex" | "string" | "bytes", "keys": [...], "nbytes": n, "crc32c": c}}, "checksum":
+c}``, where a tensor's ``crc32c`` covers the bytes of its keys in file order and ``checksum``
+covers the canonical JSON (sorted keys, no spaces) of everything else.
+
+Every file is written atomically: to a temporary file in the same directory, flushed and fsynced,
+then renamed over the target (and the directory fsynced). Tensors are written straight from their
+buffers (a variable's own buffer, no copy; strings excepted), each 1 MiB chunk checksummed just
+before it is written. As in TF, a training step that updates a variable during its save can make
+the saved bytes inconsistent (and then their checksum): save between steps.
+"""
+
+import contextlib
+import ctypes
+import glob
+import json
+import os
+import struct
+import uuid
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors
+
+FORMAT = "tideflow.checkpoint"
+VERSION = 1
+INDEX_SUFFIX = ".index"
+_CHUNK = 1 << 20  # bytes per checksummed write / verified read (stays in cache)
+
+# dtype name -> safetensors dtype, for the dtypes stored as they are
+_ST_DTYPES = {
+    "bool": "BOOL", "uint8": "U8", "int8": "I8", "int16": "I16", "uint16": "U16",
+    "float16": "F16", "bfloat16": "BF16", "int32": "I32", "uint32": "U32", "float32": "F32",
+    "float64": "F64", "int64": "I64", "uint64": "U64",
+}
+_COMPLEX_PART = {"complex64": (np.float32, "F32"), "complex128": (np.float64, "F64")}
+
+
+def data_filename(prefix, shard, num_shards):
+    """``<prefix>.data-<shard>-of-<num_shards>`` (both five digits)."""
+    return f"{prefix}.data-{shard:05d}-of-{num_shards:05d}"
+
+
+def index_filename(prefix):
+    return prefix + INDEX_SUFFIX
+
+
+# ------------------------------------------------------------------------------------------
+# CRC32C over any buffer, without copying it
+# ------------------------------------------------------------------------------------------
+
+
+def _load_crc():
+    import google_crc32c
+
+    if google_crc32c.implementation == "c":
+        libdir = os.path.join(os.path.dirname(os.path.dirname(google_crc32c.__file__)),
+                              "google_crc32c.libs")
+        candidates = glob.glob(os.path.join(libdir, "libcrc32c*"))
+        for path in candidates:
+            try:
+                fn = ctypes.CDLL(path).crc32c_extend
+            except (OSError, AttributeError):
+                continue
+            fn.restype = ctypes.c_uint32
+            fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]
+
+            def extend(crc, buf, _fn=fn):
+                a = np.frombuffer(buf, np.uint8) if not isinstance(buf, np.ndarray) else buf
+                return _fn(crc, a.ctypes.data, a.nbytes) if a.nbytes else crc
+
+            return extend
+
+    # the Python binding only takes bytes (it would copy every chunk), hence the path above
+    def extend_py(crc, buf):
+        return google_crc32c.extend(crc, bytes(memoryview(buf).cast("B")))
+
+    return extend_py
+
+
+_crc_extend = None
+
+
+def crc32c(buf, crc=0):
+    """CRC32C of a buffer (bytes, memoryview or contiguous ndarray), extending ``crc``."""
+    global _crc_extend
+    if _crc_extend is None:
+        _crc_extend = _load_crc()
+    return _crc_extend(crc, buf)
+
+
+# ------------------------------------------------------------------------------------------
+# atomic files
+# ------------------------------------------------------------------------------------------
+
+
+def fsync_dir(path):
+    """fsyncs the directory ``path`` so renames into it are durable (best effort)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path or ".", os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_file(path):
+    """Yields a binary file that replaces ``path`` on success (tmp + flush + fsync + rename)."""
+    tmp = f"{path}.tmp-{uuid.uuid4().hex[:12]}"
+    f = open(tmp, "wb")  # noqa: SIM115 - closed below on every path
+    try:
+        yield f
+        f.flush()
+        os.fsync(f.fileno())
+        f.close()
+        os.replace(tmp, path)
+    except BaseException:
+        f.close()
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def atomic_write(path, data, sync_dir=True):
+    """Writes ``data`` (bytes or str) to ``path`` atomically."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with atomic_file(path) as f:
+        f.write(data)
+    if sync_dir:
+        fsync_dir(os.path.dirname(path))
+
+
+# ------------------------------------------------------------------------------------------
+# encoding tensors
+# ------------------------------------------------------------------------------------------
+
+
+def _dtype_of(value, dtype=None):
+    if dtype is not None:
+        return dtypes.as_dtype(dtype).base_dtype
+    return dtypes.dtype_of_numpy(value) if isinstance(value, np.ndarray) else dtypes.as_dtype(
+        np.asarray(value).dtype
+    )
+
+
+def _encode(name, value, dtype):
+    """The pieces (key, st_dtype, shape, contiguous ndarray) storing one tensor, and its encoding."""
+    dt = dtype.name
+    if dt == "string":
+        arr = np.asarray(value, dtype=object)
+        flat = [v.encode() if isinstance(v, str) else bytes(v) for v in arr.reshape(-1)]
+        offsets = np.zeros(len(flat) + 1, np.int64)
+        if flat:
+            np.cumsum([len(b) for b in flat], out=offsets[1:])
+        blob = np.frombuffer(b"".join(flat), np.uint8)
+        return "string", list(arr.shape), [
+            (f"{name}:bytes", "U8", [blob.size], blob),
+            (f"{name}:offsets", "I64", [offsets.size], offsets),
+        ]
+    np_dtype = dtype.as_numpy_dtype
+    arr = np.asarray(value)
+    if arr.dtype != np_dtype:
+        arr = arr.astype(np_dtype)
+    if not arr.flags.c_contiguous:  # variable buffers are: no copy
+        arr = arr.copy(order="C")
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    shape = list(arr.shape)
+    if dt in _ST_DTYPES:
+        return "raw", shape, [(name, _ST_DTYPES[dt], shape, arr)]
+    if dt in _COMPLEX_PART:
+        part, st = _COMPLEX_PART[dt]
+        return "complex", shape, [(f"{name}:complex", st, shape + [2], arr.view(part).reshape(
+            shape + [2]))]
+    if arr.dtype.kind in "OV" and arr.dtype.itemsize == 0:
+        raise errors.UnimplementedError(None, None, f"Cannot save tensor {name} of type {dt}")
+    flat = arr.reshape(-1).view(np.uint8)
+    return "bytes", shape, [(f"{name}:raw", "U8", [flat.size], flat)]
+
+
+def _header_bytes(header):
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    return h + b" " * (-len(h) % 8)
+
+
+def _write_array(f, arr, crc):
+    """Writes ``arr``'s bytes chunk by chunk, each checksummed just before it is written (while
+    it is in cache); returns the CRC32C extended over them."""
+    flat = arr.reshape(-1).view(np.uint8) if arr.size else np.empty(0, np.uint8)
+    n = flat.size
+    for start in range(0, n, _CHUNK):
+        chunk = flat[start:start + _CHUNK]
+        crc = crc32c(chunk, crc)
+        f.write(memoryview(chunk))
+    return crc
+
+
+def write_shard(path, names, values, value_dtypes=None, shard=0):
+    """Writes one safetensors data shard at ``path`` (atomically); returns the index entries.
+
+    names: checkpoint keys; values: arrays (or nested lists); value_dtypes: their tf dtypes
+    (default: inferred from the arrays).
+    """
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise errors.InvalidArgumentError(None, None, f"Duplicate tensor names in save: {dup}")
+    pieces = []
+    entries = {}
+    header = {"__metadata__": {"format": FORMAT}}
+    offset = 0
+    for i, (name, value) in enumerate(zip(names, values)):
+        dtype = _dtype_of(value, value_dtypes[i] if value_dtypes is not None else None)
+        encoding, shape, parts = _encode(name, value, dtype)
+        keys = []
+        nbytes = 0
+        for key, st, st_shape, arr in parts:
+            if key in header:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Checkpoint key {key!r} of tensor {name!r} collides with another "
+                    "tensor's key",
+                )
+            header[key] = {"dtype": st, "shape": st_shape,
+                           "data_offsets": [offset, offset + arr.nbytes]}
+            offset += arr.nbytes
+            nbytes += arr.nbytes
+            keys.append(key)
+            pieces.append((name, arr))
+        entries[name] = {"dtype": dtype.name, "shape": shape, "shard": shard,
+                         "encoding": encoding, "keys": keys, "nbytes": nbytes, "crc32c": 0}
+    head = _header_bytes(header)
+    with atomic_file(path) as f:
+        f.write(struct.pack("<Q", len(head)))
+        f.write(head)
+        for name, arr in pieces:
+            entries[name]["crc32c"] = _write_array(f, arr, entries[name]["crc32c"])
+    return entries
+
+
+def _index_checksum(doc):
+    body = {k: v for k, v in doc.items() if k != "checksum"}
+    return crc32c(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8"))
+
+
+def write_index(prefix, entries, num_shards):
+    """Writes ``<prefix>.index`` atomically (the step that makes the checkpoint exist)."""
+    doc = {"format": FORMAT, "version": VERSION, "num_shards": num_shards,
+           "tensors": dict(sorted(entries.items()))}
+    doc["checksum"] = _index_checksum(doc)
+    atomic_write(index_filename(prefix), json.dumps(doc, indent=1, sort_keys=True))
+
+
+def save(prefix, names, values, value_dtypes=None):
+    """Writes a one-shard checkpoint: the data file, then the index."""
+    d = os.path.dirname(prefix)
+    if d and not os.path.isdir(d):
+        try:
+            os.mkdir(d)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise errors.NotFoundError(
+                None, None, f"Failed to create a directory: {d}; {e.strerror}"
+            ) from None
+    entries = write_shard(data_filename(prefix, 0, 1), names, values, value_dtypes)
+    write_index(prefix, entries, 1)
+
+
+# ------------------------------------------------------------------------------------------
+# reading
+# ------------------------------------------------------------------------------------------
+
+
+def not_found(prefix):
+    return errors.NotFoundError(
+        None, None,
+        f"Unsuccessful TensorSliceReader constructor: Failed to find any matching files for "
+        f"{prefix}",
+    )
+
+
+class Reader:
+    """Reads the tensors of one checkpoint, verifying every checksum."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        path = index_filename(prefix)
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise not_found(prefix) from None
+        try:
+            doc = json.loads(raw)
+            ok = doc.get("format") == FORMAT and doc.get("checksum") == _index_checksum(doc)
+        except (ValueError, AttributeError):
+            ok = False
+        if not ok:
+            raise errors.DataLossError(
+                None, None, f"Unable to read checkpoint index {path}: corrupted or not a "
+                "tideflow checkpoint index (checksum mismatch)",
+            )
+        self.num_shards = doc["num_shards"]
+        self.tensors = doc["tensors"]
+        self._headers = {}
+
+    def _shard_header(self, shard, name):
+        h = self._headers.get(shard)
+        if h is not None:
+            return h
+        path = data_filename(self.prefix, shard, self.num_shards)
+        try:
+            with open(path, "rb") as f:
+                n = f.read(8)
+                if len(n) < 8:
+                    raise errors.DataLossError(
+                        None, None, f"Checkpoint data file {path} is truncated (reading tensor "
+                        f"'{name}')",
+                    )
+                (hlen,) = struct.unpack("<Q", n)
+                head = f.read(hlen) if hlen < (1 << 30) else b""
+                try:
+                    header = json.loads(head)
+                except ValueError:
+                    raise errors.DataLossError(
+                        None, None, f"Checkpoint data file {path} has a corrupted header "
+                        f"(reading tensor '{name}')",
+                    ) from None
+                size = os.fstat(f.fileno()).st_size
+        except FileNotFoundError:
+            raise errors.NotFoundError(
+                None, None, f"Checkpoint data file {path} not found (needed for tensor "
+                f"'{name}' of checkpoint {self.prefix})",
+            ) from None
+        h = (path, 8 + hlen, header, size)
+        self._headers[shard] = h
+        return h
+
+    def has(self, name):
+        return name in self.tensors
+
+    def entry(self, name):
+        e = self.tensors.get(name)
+        if e is None:
+            raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        return e
+
+    def dtype(self, name):
+        return dtypes.as_dtype(self.entry(name)["dtype"])
+
+    def shape(self, name):
+        return list(self.entry(name)["shape"])
+
+    def _read_key(self, f, path, base, header, size, name, key, out, crc):
+        info = header.get(key)
+        if info is None:
+            raise errors.DataLossError(
+                None, None, f"Checkpoint data file {path} lacks the entry {key!r} of tensor "
+                f"'{name}' (the data file does not match the index)",
+            )
+        begin, end = info["data_offsets"]
+        if end - begin != out.nbytes:
+            raise errors.DataLossError(
+                None, None, f"Checkpoint data file {path}: entry of tensor '{name}' holds "
+                f"{end - begin} bytes, the index expects {out.nbytes}",
+            )
+        if base + end > size:
+            raise errors.DataLossError(
+                None, None, f"Checkpoint data file {path} is truncated: tensor '{name}' needs "
+                f"bytes up to {base + end}, the file has {size}",
+            )
+        view = memoryview(out.reshape(-1).view(np.uint8)) if out.nbytes else memoryview(b"")
+        if out.nbytes > _CHUNK and hasattr(os, "posix_fadvise"):
+            # start reading the whole tensor ahead while the chunks are checksummed
+            with contextlib.suppress(OSError):
+                os.posix_fadvise(f.fileno(), base + begin, out.nbytes, os.POSIX_FADV_WILLNEED)
+        f.seek(base + begin)
+        pos = 0
+        while pos < out.nbytes:
+            k = min(_CHUNK, out.nbytes - pos)
+            got = f.readinto(view[pos:pos + k])
+            if not got:
+                raise errors.DataLossError(
+                    None, None, f"Checkpoint data file {path} is truncated (reading tensor "
+                    f"'{name}')",
+                )
+            crc = crc32c(view[pos:pos + got], crc)
+            pos += got
+        return crc
+
+    def read(self, name):
+        """The value of tensor ``name`` (a fresh array), verified against its checksum."""
+        e = self.entry(name)
+        path, base, header, size = self._shard_header(e["shard"], name)
+        dtype = dtypes.as_dtype(e["dtype"])
+        shape = tuple(e["shape"])
+        enc = e["encoding"]
+        crc = 0
+        with open(path, "rb", buffering=0) as f:
+            if enc == "string":
+                kb, ko = e["keys"]
+                blob = np.empty(header.get(kb, {}).get("shape", [0])[0], np.uint8)
+                n = int(np.prod(shape, dtype=np.int64))
+                offsets = np.empty(n + 1, np.int64)
+                crc = self._read_key(f, path, base, header, size, name, kb, blob, crc)
+                crc = self._read_key(f, path, base, header, size, name, ko, offsets, crc)
+                result = None
+            else:
+                result = np.empty(shape, dtype.as_numpy_dtype)
+                target = result
+                if enc == "complex":
+                    target = result.view(_COMPLEX_PART[dtype.name][0])
+                crc = self._read_key(f, path, base, header, size, name, e["keys"][0], target, crc)
+        if crc != e["crc32c"]:
+            raise errors.DataLossError(
+                None, None, f"Checksum does not match for tensor '{name}' in checkpoint data "
+                f"file {path}: stored crc32c {e['crc32c']:#010x}, computed {crc:#010x} on the "
+                "bytes read (the file is corrupted)",
+            )
+        if enc == "string":
+            data = blob.tobytes()
+            if (n and (offsets[0] != 0 or offsets[-1] != len(data)
+                       or np.any(np.diff(offsets) < 0))):
+                raise errors.DataLossError(
+                    None, None, f"Corrupted string offsets for tensor '{name}' in {path}"
+                )
+            flat = np.empty(n, dtype=object)
+            o = offsets.tolist()
+            for i in range(n):
+                flat[i] = data[o[i]:o[i + 1]]
+            result = flat.reshape(shape)
+        return result
+
+
+def checkpoint_exists(prefix):
+    return os.path.isfile(index_filename(prefix))
+
+
+def data_files(prefix):
+    return sorted(glob.glob(glob.escape(prefix) + ".data-?????-of-?????"))
+
+
+def remove(prefix):
+    """Deletes a checkpoint: the index first, so a partial deletion leaves no checkpoint."""
+    for path in [index_filename(prefix), *data_files(prefix)]:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def merge(prefixes, destination, delete_old_dirs=True):
+    """Merges one-or-more-shard checkpoints into one checkpoint at ``destination``.
+
+    The data files are renamed (not copied) to ``destination.data-i-of-n``; the merged index
+    is written last; the sources' indexes are removed and, with ``delete_old_dirs``, their
+    directories when empty.
+    """
+    readers = [Reader(p) for p in prefixes]
+    total = sum(r.num_shards for r in readers)
+    entries = {}
+    moves = []
+    k = 0
+    for r in readers:
+        for s in range(r.num_shards):
+            moves.append((data_filename(r.prefix, s, r.num_shards),
+                          data_filename(destination, k + s, total)))
+        for name, e in r.tensors.items():
+            if name in entries:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Tensor {name} appears in more than one checkpoint to merge"
+                )
+            e = dict(e)
+            e["shard"] = k + e["shard"]
+            entries[name] = e
+        k += r.num_shards
+    d = os.path.dirname(destination)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    for src, dst in moves:
+        os.replace(src, dst)
+    write_index(destination, entries, total)
+    for r in readers:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(index_filename(r.prefix))
+        if delete_old_dirs:
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.dirname(r.prefix))

@@ -1,0 +1,208 @@
+"""Reading checkpoints from Python: ``tf.train.NewCheckpointReader``, ``list_variables``,
+``load_variable``, and ``init_from_checkpoint`` (variables initialized from a checkpoint).
+"""
+
+import os
+
+from tideflow.framework import dtypes, ops
+from tideflow.train import checkpoint_format, checkpoint_management
+
+
+class CheckpointReader:
+    """Reads the tensors of one checkpoint (``tf.train.NewCheckpointReader``)."""
+
+    def __init__(self, filepattern):
+        prefix = os.fspath(filepattern)
+        if isinstance(prefix, bytes):
+            prefix = prefix.decode()
+        # accept the path of the index or of a data file as well as the prefix
+        for suffix in (checkpoint_format.INDEX_SUFFIX,):
+            if prefix.endswith(suffix) and not checkpoint_format.checkpoint_exists(prefix):
+                prefix = prefix[:-len(suffix)]
+        if ".data-" in prefix and not checkpoint_format.checkpoint_exists(prefix):
+            prefix = prefix[:prefix.rindex(".data-")]
+        self._reader = checkpoint_format.Reader(prefix)
+        self._prefix = prefix
+
+    def get_variable_to_shape_map(self):
+        """{name: shape as a list of ints}."""
+        return {n: list(e["shape"]) for n, e in self._reader.tensors.items()}
+
+    def get_variable_to_dtype_map(self):
+        """{name: tf.DType}."""
+        return {n: dtypes.as_dtype(e["dtype"]) for n, e in self._reader.tensors.items()}
+
+    def has_tensor(self, tensor_str):
+        return self._reader.has(tensor_str)
+
+    def get_tensor(self, tensor_str):
+        """The value of ``tensor_str``; NotFoundError when the checkpoint lacks it."""
+        return self._reader.read(tensor_str)
+
+    def debug_string(self):
+        """One line per tensor, ``name (DT_FLOAT) [2,3]``, as bytes."""
+        lines = []
+        for n, e in sorted(self._reader.tensors.items()):
+            dt = dtypes.as_dtype(e["dtype"])
+            enum = _DT_NAMES.get(dt.name, dt.name.upper())
+            lines.append(f"{n} ({enum}) [{','.join(str(d) for d in e['shape'])}]\n")
+        return "".join(lines).encode()
+
+    def __repr__(self):
+        return f"<CheckpointReader {self._prefix}>"
+
+
+_DT_NAMES = {
+    "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "float16": "DT_HALF",
+    "bfloat16": "DT_BFLOAT16", "int32": "DT_INT32", "int64": "DT_INT64", "int16": "DT_INT16",
+    "int8": "DT_INT8", "uint8": "DT_UINT8", "uint16": "DT_UINT16", "uint32": "DT_UINT32",
+    "uint64": "DT_UINT64", "bool": "DT_BOOL", "string": "DT_STRING",
+    "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128",
+}
+
+
+def NewCheckpointReader(filepattern):
+    """A CheckpointReader of checkpoint prefix ``filepattern`` (NotFoundError if missing)."""
+    return CheckpointReader(filepattern)
+
+
+def _checkpoint_filename(ckpt_dir_or_file):
+    ckpt_dir_or_file = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(ckpt_dir_or_file):
+        return checkpoint_management.latest_checkpoint(ckpt_dir_or_file)
+    return ckpt_dir_or_file
+
+
+def load_checkpoint(ckpt_dir_or_file):
+    """A CheckpointReader of a checkpoint, or of the latest one of a directory."""
+    filename = _checkpoint_filename(ckpt_dir_or_file)
+    if filename is None:
+        raise ValueError(
+            f"Couldn't find 'checkpoint' file or checkpoints in given directory "
+            f"{ckpt_dir_or_file}"
+        )
+    return NewCheckpointReader(filename)
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value of variable ``name`` (":0" allowed) in a checkpoint."""
+    name = name.removesuffix(":0")
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
+def list_variables(ckpt_dir_or_file):
+    """Sorted ``[(name, shape)]`` of the tensors of a checkpoint."""
+    shapes = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
+    return [(n, shapes[n]) for n in sorted(shapes)]
+
+
+# ------------------------------------------------------------------------------------------
+# init_from_checkpoint
+# ------------------------------------------------------------------------------------------
+
+
+def _is_variable(x):
+    from tideflow.ops import variables
+
+    return isinstance(x, variables.Variable)
+
+
+def _store_vars():
+    from tideflow.ops import variable_scope
+
+    return variable_scope._get_default_variable_store()._vars
+
+
+def _partitioned(name, store):
+    parts = []
+    i = 0
+    while f"{name}/part_{i}" in store:
+        parts.append(store[f"{name}/part_{i}"])
+        i += 1
+    return parts or None
+
+
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec="",
+                                name="checkpoint_initializer"):
+    """Replaces ``variable``'s initializer by a restore of ``tensor_name`` from ``ckpt_file``."""
+    from tideflow.ops import checkpoint_ops, state_ops
+
+    base_type = variable.dtype.base_dtype
+    g = variable.graph
+    with g.as_default(), ops.device(variable.device), g.control_dependencies(None):
+        restore = checkpoint_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec], [base_type],
+                                            name=name)[0]
+        restore.set_shape(variable.shape)
+        init = state_ops.assign(variable._ref(), restore,
+                                validate_shape=variable.shape.is_fully_defined())
+    variable._initializer_op = init.op
+    variable._initial_value = restore
+
+
+def _set_variable_or_list_initializer(var, ckpt_file, tensor_name):
+    if isinstance(var, (list, tuple)):
+        raise NotImplementedError(
+            f"init_from_checkpoint of partitioned variable {tensor_name} needs slice restores, "
+            "which are not supported yet"
+        )
+    _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Makes the initializers of the mapped variables load values from a checkpoint.
+
+    assignment_map: {checkpoint name or scope ('scope/'): variable, variable name, or scope}.
+    """
+    ckpt_file = _checkpoint_filename(ckpt_dir_or_file)
+    reader = load_checkpoint(ckpt_dir_or_file)
+    shapes = reader.get_variable_to_shape_map()
+    store = _store_vars()
+    for ckpt_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        var = None
+        if _is_variable(current) or (isinstance(current, list)
+                                     and all(_is_variable(v) for v in current)):
+            var = current
+        else:
+            var = store.get(current) or _partitioned(current, store)
+        if var is not None:
+            if ckpt_name not in shapes:
+                raise ValueError(
+                    f"Tensor {ckpt_name} is not found in {ckpt_dir_or_file} checkpoint {shapes}"
+                )
+            if _is_variable(var) and not var.get_shape().is_compatible_with(shapes[ckpt_name]):
+                raise ValueError(
+                    f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with shape "
+                    f"of tensor {ckpt_name} ({shapes[ckpt_name]}) from checkpoint reader."
+                )
+            _set_variable_or_list_initializer(var, ckpt_file, ckpt_name)
+            continue
+        scopes = current[:current.rindex("/")] if "/" in current else ""
+        if not ckpt_name.endswith("/"):
+            raise ValueError(
+                f"Assignment map with scope only name {scopes} should map to scope only "
+                f"{ckpt_name}. Should be 'scope/': 'other_scope/'."
+            )
+        scope_vars = set()
+        for var_name in store:
+            if not scopes or var_name.startswith(scopes + "/"):
+                if "/part_" in var_name:
+                    var_name = var_name[:var_name.index("/part_")]
+                scope_vars.add(var_name)
+        for var_name in sorted(scope_vars):
+            full = var_name[len(scopes):]
+            if current != "/":
+                full = full[1:]
+            if ckpt_name != "/":
+                full = ckpt_name + full
+            full = full.rstrip("/")
+            if full not in shapes:
+                raise ValueError(
+                    f"Tensor {full} ({var_name[len(scopes) + 1:]} in {ckpt_name}) is not found "
+                    f"in {ckpt_dir_or_file} checkpoint"
+                )
+            var = store.get(var_name) or _partitioned(var_name, store)
+            _set_variable_or_list_initializer(var, ckpt_file, full)
+
+
+__all__ = ["CheckpointReader", "NewCheckpointReader", "init_from_checkpoint",
+           "list_variables", "load_checkpoint", "load_variable"]
