@@ -313,6 +313,10 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
         nd.CopyFrom(_cached_node_def(op))
         if add_shapes and op._outputs:
             nd.attr["_output_shapes"].list.shape.extend(t._shape.as_proto() for t in op._outputs)
+    if graph._functions:  # control-flow bodies: the GraphDef's function library
+        from tideflow.framework import function_def
+
+        function_def.add_library(graph, gd)
     if gd.ByteSize() >= _GRAPH_DEF_MAX_BYTES:
         raise ValueError("GraphDef cannot be larger than 2GB.")
     return gd

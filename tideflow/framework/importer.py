@@ -415,6 +415,13 @@ def import_graph_def(
     graph = ops.get_default_graph()
     graph._check_not_finalized()
     _check_versions(graph_def.versions)
+    if graph_def.library.function:
+        # function bodies first (renamed where the graph already has such a name)
+        from tideflow.framework import function_def
+
+        renames = function_def.import_library(graph, graph_def.library)
+        if renames:
+            graph_def = _renamed_functions(graph_def, renames)
     nodes = _parse(graph_def, input_map, producer_op_list)
     order = _topological_order(nodes, input_map)
     _check_return_elements(return_elements, nodes, input_map)
@@ -445,6 +452,18 @@ def import_graph_def(
             out.append(mapped[key] if key in mapped else nodes[src].op._outputs[idx])
         else:
             out.append(nodes[el].op)
+    return out
+
+
+def _renamed_functions(graph_def, renames):
+    """A copy of ``graph_def`` whose func attrs use the renamed library functions."""
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(graph_def)
+    out.ClearField("library")
+    for nd in out.node:
+        for av in nd.attr.values():
+            if av.WhichOneof("value") == "func" and av.func.name in renames:
+                av.func.name = renames[av.func.name]
     return out
 
 

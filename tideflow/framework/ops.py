@@ -357,6 +357,21 @@ class Operation:
         tensor._consumers.append(self)
         self._graph._structure_version += 1
 
+    def _add_input(self, tensor):
+        """Appends a data input (control-flow gradients add loop accumulators this way)."""
+        self._inputs = _InputList((*self._inputs, tensor))
+        tensor._consumers.append(self)
+        self._graph._structure_version += 1
+
+    def _add_output(self, dtype, shape=None):
+        """Appends an output (control-flow gradients expose intermediates this way)."""
+        t = Tensor(self, len(self._outputs), dtype)
+        if shape is not None:
+            t._shape = as_shape(shape)
+        self._outputs.append(t)
+        self._graph._structure_version += 1
+        return t
+
     def colocation_groups(self):
         groups = self._attrs.get("_class")
         if not groups:
@@ -412,6 +427,8 @@ class Graph:
         self._frame_stack = []  # control-flow contexts (set by control-flow builders)
         self._graph_def_versions = (27, 0)
         self._node_def_cache = {}
+        # function library (control-flow bodies): name -> FuncGraph (framework/func_graph.py)
+        self._functions = {}
 
     # -- ops --------------------------------------------------------------------------------
     def _add_op(self, op):
@@ -916,6 +933,9 @@ def default_session(session):
 
 
 def _graph_of(values):
+    default = get_default_graph()
+    if default.building_function:
+        return default  # a function body captures what it uses from enclosing graphs
     for v in values or ():
         if isinstance(v, (Tensor, Operation)):
             return v.graph
@@ -955,6 +975,22 @@ op_scope = name_scope
 
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Leaves any function body being traced (a cond branch, a loop body): ops created inside
+    go to the outermost graph, under the same name scope, free of control dependencies.
+
+    TF 1.x creates variables this way, so a variable made inside ``tf.cond``/``tf.while_loop``
+    lives (and is initialized) outside the control-flow construct.
+    """
+    g = get_default_graph()
+    root = getattr(g, "_root", None) or g
+    scope = g.get_name_scope()
+    with root.as_default(), root.control_dependencies(None), root.name_scope(
+            scope + "/" if scope else None):
+        yield
 
 
 def device(device_name_or_function):
@@ -1256,6 +1292,9 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         flat_inputs.append(t)
         input_types.append(t._dtype)
 
+    if graph.building_function:
+        # a function body (framework/func_graph.py) captures tensors of enclosing graphs
+        flat_inputs = [t if t._op._graph is graph else graph.capture(t) for t in flat_inputs]
     for t in flat_inputs:
         if t._op._graph is not graph:
             raise ValueError(
@@ -1414,6 +1453,8 @@ def _graph_from_inputs(inputs):
 
 def _checked_graph(t, default):
     g = t._op._graph
+    if g is not default and default.building_function:
+        return default  # the function body captures t (FuncGraph.capture)
     if g is not default and _default_graph_stack.stack:
         raise ValueError(f"Tensor {t.name} must be from the same graph as the default graph.")
     return g

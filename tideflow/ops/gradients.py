@@ -83,6 +83,11 @@ def _gradient_fn(op):
     return None, False
 
 
+# ops whose gradient functions take None for outputs without a gradient (rather than zeros):
+# control flow, whose extra outputs (exposed intermediates, accumulators) never get one
+_NONE_GRADS_OK = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
+
+
 def _aggregate(grads, name):
     """Sums the partial gradients of one tensor (dense AddN, or concatenated IndexedSlices)."""
     grads = [g for g in grads if g is not None]
@@ -91,6 +96,11 @@ def _aggregate(grads, name):
     if len(grads) == 1:
         return grads[0]
     from tideflow.ops import array_ops, math_ops
+
+    if isinstance(grads[0], ops.Tensor) and grads[0].dtype.base_dtype == dtypes.variant:
+        from tideflow.ops import list_ops  # gradients of TensorLists (TensorArray, loops)
+
+        return list_ops.add_n(grads, name=name)
 
     if all(isinstance(g, ops.Tensor) for g in grads):
         return math_ops.add_n(grads, name=name)
@@ -151,6 +161,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop = {_to_tensor(t) for t in _as_list(stop_gradients)}
     graph = ys[0].graph if ys else ops.get_default_graph()
+    default = ops.get_default_graph()
+    if default.building_function:
+        # inside a function body (a control-flow gradient): the gradient ops go to the body,
+        # which captures the forward tensors they use (framework/func_graph.py)
+        graph = default
     from tideflow.ops import array_ops
 
     with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:
@@ -223,8 +238,10 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
     filled = []
     from tideflow.ops import array_ops
 
+    lazy = op._type in _NONE_GRADS_OK
     for t, g in zip(op._outputs, out_grads):
-        if g is None and _differentiable(t._dtype):
+        if g is None and not lazy and _differentiable(t._dtype) and (
+                t._dtype.base_dtype != dtypes.variant):
             g = array_ops.zeros_like(t)
         filled.append(g)
     ctx = op._graph.colocate_with(op) if colocate else _null()

@@ -9,6 +9,7 @@ import functools
 import itertools
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -132,8 +133,12 @@ class Plan:
     """A compiled subgraph: ``run(feed_values, step)`` returns the fetched values."""
 
     def __init__(self, graph, fetches, feeds, targets, device, session_state, session,
-                 optimize=True):
+                 optimize=True, raw=False):
         self.graph = graph
+        # raw: return the fetched values as the kernels produced them (function bodies run as
+        # sub-plans, runtime/functions.py); otherwise as Session.run hands them to the user
+        self.raw = raw
+        self.optimize = optimize
         self.fetches = fetches
         self.feeds = feeds
         fed = {t: i for i, t in enumerate(feeds)}
@@ -147,105 +152,36 @@ class Plan:
         self.needed = order  # before folding: what placement must satisfy
         order = [op for op in order if op in live]
         self.ops = order
+        # While/If ops take the step (cancellation, deadline) whether inlined or not
         self.needs_step = any(op._op_def.kernel_wants_step for op in order)
         self._compile(order, fetches, fed, replace, consts, device, session_state, session)
 
     def _compile(self, order, fetches, fed, replace, consts, device, session_state, session):
+        em = _Emitter(device, session_state, session, self.optimize)
         names = {}
-        env = {}
-        lines = ["def __make__(__env__):"]
-        lines.append("    globals().update(__env__)")
-        lines.append("    def run(__feeds__, __step__):")
-        body = []
         feed_vars = []
         for t, i in fed.items():
-            v = f"f{i}"
-            names[t] = v
-            feed_vars.append(v)
+            names[t] = f"f{i}"
+            feed_vars.append(f"f{i}")
         if feed_vars:
-            body.append(f"{', '.join(feed_vars)}{',' if len(feed_vars) == 1 else ''} = __feeds__")
-
-        def ref(t):
-            t = replace.get(t, t)
-            if t in fed:
-                return names[t]
-            if t in consts:
-                n = names.get(t)
-                if n is None:
-                    n = f"c{len(env)}"
-                    env[n] = consts[t]
-                    names[t] = n
-                return n
-            return names[t]
-
-        # last use of each value, to delete it right after
-        last_use = {}
-        for idx, op in enumerate(order):
-            for t in op._inputs:
-                last_use[replace.get(t, t)] = idx
-        fetch_set = {replace.get(t, t) for t in fetches}
-        self._line_ops = {}
-        first_line = len(lines) + 1  # line number of body[0]
-        for idx, op in enumerate(order):
-            kname = f"k{idx}"
-            try:
-                env[kname] = bind_kernel(op, device, session_state, session)
-            except Exception as e:  # noqa: BLE001 - reported as the op's error
-                raise op_error_for(e, op) from (None if isinstance(e, errors.OpError) else e)
-            od = op._op_def
-            args = []
-            pos = 0
-            for arg in od.inputs:
-                if arg.is_list:
-                    n = _list_len(op, arg)
-                    args.append("[" + ", ".join(ref(t) for t in op._inputs[pos:pos + n]) + "]")
-                    pos += n
-                else:
-                    args.append(ref(op._inputs[pos]))
-                    pos += 1
-            if od.kernel_wants_step:
-                args.append("step=__step__")
-            call = f"{kname}({', '.join(args)})"
-            if od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2:
-                t_in = replace.get(op._inputs[od.inplace], op._inputs[od.inplace])
-                if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
-                        and t_in not in fed and t_in not in consts and od.inplace == 0):
-                    call = f"__ip{len(args)}__({kname}, {', '.join(args)})"
-            outs = op._outputs
-            single = len(od.outputs) == 1 and not od.outputs[0].is_list
-            targets_ = []
-            for t in outs:
-                if t in fed or t in consts or replace.get(t, t) is not t:
-                    targets_.append("_")
-                else:
-                    n = f"v{op._id}_{t._value_index}"
-                    names[t] = n
-                    targets_.append(n)
-            if not outs or all(x == "_" for x in targets_):
-                line = call
-            elif single:
-                line = f"{targets_[0]} = {call}"
-            else:
-                line = f"{', '.join(targets_)}{',' if len(targets_) == 1 else ''} = {call}"
-            self._line_ops[first_line + len(body)] = op
-            body.append(line)
-            dead = [names[t] for t in {replace.get(x, x) for x in op._inputs}
-                    if last_use.get(t) == idx and t not in fetch_set and t not in fed
-                    and t not in consts and t in names]
-            if dead:
-                body.append("del " + ", ".join(dead))
+            em.line(f"{_tuple(feed_vars)} = __feeds__", 2)
+        outs = em.emit(order, fetches, fed, replace, consts, names, 2)
         rets = []
-        for t in fetches:
+        for t, r in zip(fetches, outs):
             rt = replace.get(t, t)
-            r = ref(rt)
+            if self.raw:
+                rets.append(r)
+                continue
             if rt in consts:
                 r = f"__copy__({r})"
             rets.append(f"__out__({r})")
-        body.append("return [" + ", ".join(rets) + "]")
-        lines.extend("        " + b for b in body)
-        lines.append("    return run")
-        src = "\n".join(lines) + "\n"
+        em.line("return [" + ", ".join(rets) + "]", 2)
+        header = ["def __make__(__env__):", "    globals().update(__env__)",
+                  "    def run(__feeds__, __step__):"]
+        src = "\n".join(header + em.lines + ["    return run"]) + "\n"
         self.source = src
+        self._line_ops = {len(header) + 1 + i: op for i, op in em.line_ops.items()}
+        env = em.env
         env["__out__"] = _out
         env["__ip1__"] = _inplace_unary
         env["__ip2__"] = _inplace_binary
@@ -274,6 +210,268 @@ class Plan:
                 op = self._line_ops.get(tb.tb_lineno, op)
             tb = tb.tb_next
         return op_error_for(e, op)
+
+
+# control-flow inlining (If and While bodies emitted into the plan's own function); off only
+# to test the sub-plan fallback. Python allows 20 nested blocks: deeper nests fall back.
+INLINE_CONTROL_FLOW = True
+_MAX_INLINE_DEPTH = 14
+
+
+def function_targets(fg):
+    """The ops of a function body that run whether or not an output needs them: stateful ones."""
+    return [op for op in fg._ops
+            if op._op_def.is_stateful and not op._op_def.is_random and op._type != "Placeholder"]
+
+
+def _truth(c):
+    """TF's If predicate: a scalar by its truth value, any other tensor by non-emptiness."""
+    if getattr(c, "ndim", 0) == 0:
+        return bool(c)
+    return c.size > 0
+
+
+def _cancelled(op):
+    raise errors.CancelledError(None, op, "Step was cancelled (the session was closed)")
+
+
+def _deadline_exceeded(op):
+    raise errors.DeadlineExceededError(
+        None, op, "Timed out waiting for the loop to end (RunOptions.timeout_in_ms)")
+
+
+def _never():
+    return False
+
+
+def _scalar(v):
+    if type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
+        return v[()]
+    return v
+
+
+def _hashable(f):
+    try:
+        hash(f)
+    except TypeError:
+        return False
+    return True
+
+
+# ufunc kernels whose Python operator is the same computation (ndarray and NumPy scalar
+# operators dispatch to these ufuncs; operands of TF's binary ops share one dtype)
+_INFIX = {np.add: "+", np.subtract: "-", np.multiply: "*", np.less: "<", np.less_equal: "<=",
+          np.greater: ">", np.greater_equal: ">="}
+
+
+class _InfixTable(dict):
+    def get(self, key, default=None):
+        return dict.get(self, key, default) if _hashable(key) else default
+
+
+_INFIX = _InfixTable(_INFIX)
+
+
+class _Emitter:
+    """Generates a plan's source: one line per kernel call, ``del`` after each value's last use.
+
+    An If or While op whose bodies are in the graph's library becomes an ``if``/``while``
+    block around its bodies' own lines (paper §4.4's control flow, compiled): a loop iteration
+    then costs its kernels' calls, one truth test and one cancellation check.
+    """
+
+    def __init__(self, device, session_state, session, optimize=True):
+        self.device = device
+        self.session_state = session_state
+        self.session = session
+        self.optimize = optimize
+        self.env = {"__truth__": _truth, "__cancelled__": _cancelled,
+                    "__deadline_exceeded__": _deadline_exceeded, "__never__": _never,
+                    "__monotonic__": time.monotonic, "__scalar__": _scalar}
+        self.lines = []
+        self.line_ops = {}  # index in lines -> op
+        self._n = itertools.count()
+
+    def line(self, text, depth, op=None):
+        if op is not None:
+            self.line_ops[len(self.lines)] = op
+        self.lines.append("    " * depth + text)
+
+    def emit(self, order, fetches, fed, replace, consts, names, depth):
+        """Emits the ordered ops; returns the expressions that hold ``fetches``."""
+
+        def ref(t):
+            t = replace.get(t, t)
+            n = names.get(t)
+            if n is None and t in consts:
+                n = f"c{next(self._n)}"
+                v = consts[t]
+                if depth > 2 and type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
+                    v = v[()]  # in loop bodies, NumPy scalars take the scalar fast path
+                self.env[n] = v
+                names[t] = n
+            return n
+
+        last_use = {}
+        for idx, op in enumerate(order):
+            for t in op._inputs:
+                last_use[replace.get(t, t)] = idx
+        fetch_set = {replace.get(t, t) for t in fetches}
+        for idx, op in enumerate(order):
+            od = op._op_def
+            outs = op._outputs
+            targets = []
+            for t in outs:
+                if t in fed or t in consts or replace.get(t, t) is not t:
+                    targets.append("_")
+                else:
+                    n = f"v{op._id}_{t._value_index}"
+                    names[t] = n
+                    targets.append(n)
+            done = False
+            if op._type in ("While", "If") and INLINE_CONTROL_FLOW and (
+                    depth < _MAX_INLINE_DEPTH):
+                flat_in = [ref(t) for t in op._inputs]
+                done = self._emit_control(op, flat_in, targets, depth)
+            if not done:
+                self._emit_call(op, od, ref, last_use, idx, fetch_set, fed, consts, names,
+                                targets, replace, depth)
+            dead = [names[t] for t in {replace.get(x, x) for x in op._inputs}
+                    if last_use.get(t) == idx and t not in fetch_set and t not in fed
+                    and t not in consts and t in names]
+            if dead:
+                self.line("del " + ", ".join(dead), depth)
+        return [ref(t) for t in fetches]
+
+    def _emit_call(self, op, od, ref, last_use, idx, fetch_set, fed, consts, names, targets,
+                   replace, depth):
+        kname = f"k{next(self._n)}"
+        try:
+            self.env[kname] = bind_kernel(op, self.device, self.session_state, self.session)
+        except Exception as e:  # noqa: BLE001 - reported as the op's error
+            raise op_error_for(e, op) from (None if isinstance(e, errors.OpError) else e)
+        args = []
+        pos = 0
+        for arg in od.inputs:
+            if arg.is_list:
+                n = _list_len(op, arg)
+                args.append("[" + ", ".join(ref(t) for t in op._inputs[pos:pos + n]) + "]")
+                pos += n
+            else:
+                args.append(ref(op._inputs[pos]))
+                pos += 1
+        if od.kernel_wants_step:
+            args.append("step=__step__")
+        call = f"{kname}({', '.join(args)})"
+        infix = _INFIX.get(self.env[kname]) if depth > 2 and len(args) == 2 else None
+        if infix is not None:
+            # inside a loop body: the operator reaches the same ufunc, through NumPy's scalar
+            # fast path when the operands are scalars (a 25x cheaper call)
+            call = f"({args[0]} {infix} {args[1]})"
+        elif od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2:
+            t_in = replace.get(op._inputs[od.inplace], op._inputs[od.inplace])
+            if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
+                    and t_in not in fed and t_in not in consts and od.inplace == 0):
+                call = f"__ip{len(args)}__({kname}, {', '.join(args)})"
+        single = len(od.outputs) == 1 and not od.outputs[0].is_list
+        if not op._outputs or all(x == "_" for x in targets):
+            text = call
+        elif single:
+            text = f"{targets[0]} = {call}"
+        else:
+            text = f"{_tuple(targets)} = {call}"
+        self.line(text, depth, op)
+
+    def _prepare(self, fg):
+        """A function body pruned, optimized and ordered: (order, fed, replace, consts)."""
+        fed = {t: i for i, t in enumerate(fg.args)}
+        targets = function_targets(fg)
+        order = topo_order(prune(fg.outputs, targets, fed), fed)
+        if self.optimize:
+            replace, consts = graph_passes.optimize(order, fed, self.device, self.session_state,
+                                                    self.session)
+        else:
+            replace, consts = {}, graph_passes.const_values(order)
+        live = _live_ops(order, fg.outputs, targets, fed, replace, consts)
+        return [op for op in order if op in live], fed, replace, consts
+
+    def _emit_body(self, fg, arg_exprs, depth):
+        order, fed, replace, consts = self._prepare(fg)
+        names = dict(zip(fg.args, arg_exprs))
+        return self.emit(order, fg.outputs, fed, replace, consts, names, depth)
+
+    def _emit_control(self, op, flat_in, targets, depth):
+        from tideflow.framework import func_graph
+
+        try:
+            if op._type == "While":
+                fns = (func_graph.lookup_function(op._graph, op._attrs["cond"]),
+                       func_graph.lookup_function(op._graph, op._attrs["body"]))
+            else:
+                fns = (func_graph.lookup_function(op._graph, op._attrs["then_branch"]),
+                       func_graph.lookup_function(op._graph, op._attrs["else_branch"]))
+        except (ValueError, KeyError):
+            return False
+        mark = (len(self.lines), dict(self.line_ops))
+        try:
+            if op._type == "While":
+                self._emit_while(op, fns, flat_in, targets, depth)
+            else:
+                self._emit_if(op, fns, flat_in, targets, depth)
+        except errors.OpError:
+            raise
+        except Exception:  # noqa: BLE001 - anything unexpected: run the op's kernel instead
+            del self.lines[mark[0]:]
+            self.line_ops = mark[1]
+            return False
+        return True
+
+    def _emit_while(self, op, fns, flat_in, targets, depth):
+        cond_fg, body_fg = fns
+        w = [f"w{op._id}_{j}" for j in range(len(flat_in))]
+        oname = f"__op{op._id}"
+        self.env[oname] = op
+        cc, dl = f"__cc{op._id}", f"__dl{op._id}"
+        # 0-d arrays enter as NumPy scalars (the scalar fast path); refs stay buffers
+        init = [x if t._dtype._is_ref_dtype else f"__scalar__({x})"
+                for t, x in zip(op._inputs, flat_in)]
+        self.line(f"{_tuple(w)} = {_tuple(init)}", depth, op)
+        self.line(f"{cc} = __step__.cancelled.is_set if __step__ is not None else __never__",
+                  depth, op)
+        self.line(f"{dl} = __step__.deadline if __step__ is not None else None", depth, op)
+        self.line("while True:", depth, op)
+        (c,) = self._emit_body(cond_fg, w, depth + 1)
+        self.line(f"if not {c}:", depth + 1, op)
+        self.line("break", depth + 2, op)
+        outs = self._emit_body(body_fg, w, depth + 1)
+        changed = [(x, o) for x, o in zip(w, outs) if x != o]  # invariants pass through
+        if changed:
+            self.line(f"{_tuple([x for x, _ in changed])} = {_tuple([o for _, o in changed])}",
+                      depth + 1, op)
+        self.line(f"if {cc}(): __cancelled__({oname})", depth + 1, op)
+        self.line(f"if {dl} is not None and __monotonic__() > {dl}: "
+                  f"__deadline_exceeded__({oname})", depth + 1, op)
+        real = [(t, x) for t, x in zip(targets, w) if t != "_"]
+        if real:
+            self.line(f"{_tuple([t for t, _ in real])} = {_tuple([x for _, x in real])}", depth,
+                      op)
+
+    def _emit_if(self, op, fns, flat_in, targets, depth):
+        self.line(f"if __truth__({flat_in[0]}):", depth, op)
+        for k, fg in enumerate(fns):
+            if k:
+                self.line("else:", depth, op)
+            outs = self._emit_body(fg, flat_in[1:], depth + 1)
+            real = [(t, x) for t, x in zip(targets, outs) if t != "_"]
+            if real:
+                self.line(f"{_tuple([t for t, _ in real])} = {_tuple([x for _, x in real])}",
+                          depth + 1, op)
+            else:
+                self.line("pass", depth + 1, op)
+
+
+def _tuple(items):
+    return ", ".join(items) + ("," if len(items) == 1 else "")
 
 
 def op_error_for(e, op):

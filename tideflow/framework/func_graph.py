@@ -1,0 +1,273 @@
+"""Function bodies: ``FuncGraph`` (a graph traced from a Python function) and ``trace``.
+
+A FuncGraph holds the body of an ``If``/``While`` branch or a dataset function. It is stored
+in its outermost graph's function library (``graph._functions``), serialized as a FunctionDef.
+Tensors of enclosing graphs used inside are captured: a Placeholder stands for them inside and
+the outer tensor becomes an extra input of the op that calls the function (a variable's ref
+tensor is captured as a ref, so updates inside the body reach the variable's buffer).
+
+Naming, collections, seeds and op ids follow the outermost graph, so ops traced in a body get
+the TF 1.x names they would have had in the outer graph (``cond/add``, ``while/mul``...).
+"""
+
+from tideflow.framework import dtypes, nest, ops
+from tideflow.framework.tensor_shape import as_shape, unknown_shape
+
+
+class FuncGraph(ops.Graph):
+    """The graph of one function body.
+
+    inputs: the Placeholders of the function's arguments, in order.
+    outputs: the flat list of Tensors it returns; ``structured_outputs`` as fn returned them.
+    captures: ``(outer_tensor, inner_placeholder)`` for each enclosing tensor used inside.
+    extra_args: Placeholders appended after the captures (loop accumulators added by
+      gradients). The calling convention is ``inputs + capture placeholders + extra_args``.
+    control_captures: ops of enclosing graphs the body has control dependencies on; the op
+      that calls the function takes them as control inputs.
+    """
+
+    def __init__(self, name, outer_graph=None):
+        # set before Graph.__init__, whose assignments go through the properties below
+        self._root = None
+        self._local_next_id = 1
+        self._local_structure_version = 0
+        self._local_finalized = False
+        super().__init__()
+        if outer_graph is None:
+            outer_graph = ops.get_default_graph()
+        self.name = name
+        self.outer_graph = outer_graph
+        root = outer_graph._root if isinstance(outer_graph, FuncGraph) else outer_graph
+        self._root = root
+        self._names_in_use = root._names_in_use
+        self._name_stack = outer_graph._name_stack
+        self._collections = root._collections
+        self._functions = root._functions
+        self._gradient_override_map = outer_graph._gradient_override_map
+        self._device_function_stack = list(outer_graph._device_function_stack)
+        self._colocation_stack = list(outer_graph._colocation_stack)
+        self._attr_scope_map = dict(outer_graph._attr_scope_map)
+        self._container = outer_graph._container
+        self._graph_def_versions = root._graph_def_versions
+        self.inputs = []
+        self.outputs = []
+        self.structured_outputs = None
+        self.captures = []
+        self.extra_args = []
+        self.control_captures = []
+        self._capture_map = {}
+        # resolver(tensor) -> tensor: how a gradient body reaches tensors of the forward body
+        # it differentiates (set by control-flow gradients); returns its argument when it
+        # does not know the tensor
+        self._resolver = None
+
+    # -- shared with the outermost graph -----------------------------------------------------
+    @property
+    def _next_id(self):
+        root = self._root
+        return self._local_next_id if root is None else root._next_id
+
+    @_next_id.setter
+    def _next_id(self, value):
+        if self._root is None:
+            self._local_next_id = value
+        else:
+            self._root._next_id = value
+
+    @property
+    def _structure_version(self):
+        root = self._root
+        return self._local_structure_version if root is None else root._structure_version
+
+    @_structure_version.setter
+    def _structure_version(self, value):
+        if self._root is None:
+            self._local_structure_version = value
+        else:
+            self._root._structure_version = value
+
+    @property
+    def _finalized(self):
+        root = self._root
+        return self._local_finalized if root is None else root._finalized
+
+    @_finalized.setter
+    def _finalized(self, value):
+        if self._root is None:
+            self._local_finalized = value
+
+    @property
+    def seed(self):
+        return self.outer_graph.seed
+
+    @seed.setter
+    def seed(self, seed):
+        self.outer_graph.seed = seed
+
+    @property
+    def building_function(self):
+        return True
+
+    @property
+    def args(self):
+        """All argument placeholders in calling order: inputs, captures, extra args."""
+        return [*self.inputs, *(ph for _, ph in self.captures), *self.extra_args]
+
+    def encloses(self, graph):
+        """Whether ``graph`` is one of this graph's enclosing graphs."""
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer_graph", None)
+        return False
+
+    # -- arguments and captures ----------------------------------------------------------------
+    def make_placeholder(self, dtype, shape=None, name="arg"):
+        """A new argument Placeholder of ``dtype`` (a ref dtype makes a ref argument)."""
+        dtype = dtypes.as_dtype(dtype)
+        shape = unknown_shape() if shape is None else as_shape(shape)
+        with ops.Graph.control_dependencies(self, None):
+            op = ops.apply_op("Placeholder", [], {"dtype": dtype.base_dtype, "shape": shape},
+                              name=name, graph=self)
+        t = op._outputs[0]
+        if dtype._is_ref_dtype:
+            t._dtype = dtype
+        return t
+
+    def add_extra_arg(self, dtype, shape=None, name="acc"):
+        """Appends an argument after the captures (used by control-flow gradients)."""
+        ph = self.make_placeholder(dtype, shape, name)
+        self.extra_args.append(ph)
+        self._structure_version += 1
+        return ph
+
+    def capture(self, tensor, name=None):
+        """The tensor standing for ``tensor`` (of an enclosing graph) inside this body."""
+        if tensor._op._graph is self:
+            return tensor
+        ph = self._capture_map.get(tensor)
+        if ph is not None:
+            return ph
+        src = tensor
+        if self._resolver is not None:
+            src = self._resolver(tensor)
+            if src._op._graph is self:
+                self._capture_map[tensor] = src
+                return src
+        ph = self._capture_map.get(src)
+        if ph is None:
+            outer = self.outer_graph
+            if src._op._graph is not outer:
+                if not isinstance(outer, FuncGraph):
+                    raise ValueError(
+                        f"Tensor {tensor.name} must be from the same graph as the function "
+                        f"'{self.name}' or a graph enclosing it."
+                    )
+                src = outer.capture(src)
+                ph = self._capture_map.get(src)
+            if ph is None:
+                base = name or src._op._name.rsplit("/", 1)[-1]
+                ph = self.make_placeholder(src._dtype, src._shape, name=base)
+                self.captures.append((src, ph))
+                self._capture_map[src] = ph
+        self._capture_map[tensor] = ph
+        return ph
+
+    def control_dependencies(self, control_inputs):
+        """As Graph's; dependencies on ops of enclosing graphs go to ``control_captures``."""
+        if control_inputs is None:
+            return super().control_dependencies(None)
+        inner = []
+        for c in control_inputs:
+            el = c
+            if hasattr(el, "_as_graph_element") and not isinstance(el, (ops.Tensor,
+                                                                        ops.Operation)):
+                el = el._as_graph_element()
+            if isinstance(el, ops.Tensor):
+                op = el._op
+            elif isinstance(el, ops.IndexedSlicesBase):
+                op = el.op
+            else:
+                op = el
+            if isinstance(op, ops.Operation) and op._graph is not self:
+                if self.encloses(op._graph) and op not in self.control_captures:
+                    self.control_captures.append(op)
+                # ops of unrelated graphs (a forward body seen while building its gradient)
+                # are already ordered by the data flowing from them
+                continue
+            inner.append(c)
+        return super().control_dependencies(inner)
+
+    def __repr__(self):
+        return f"<FuncGraph {self.name!r}>"
+
+
+def unique_function_name(graph, base):
+    """A function name not yet in ``graph``'s library."""
+    lib = graph._functions
+    root = graph._root if isinstance(graph, FuncGraph) else graph
+    n = root._next_id
+    name = f"{base}_{n}"
+    while name in lib:
+        n += 1
+        name = f"{base}_{n}"
+    return name
+
+
+def add_function(graph, fg):
+    """Stores ``fg`` in the library of ``graph``'s outermost graph."""
+    graph._functions[fg.name] = fg
+
+
+def function_name(value):
+    """The function name held by a ``func`` attr (a str or a NameAttrList)."""
+    if isinstance(value, bytes):
+        return value.decode()
+    if isinstance(value, str):
+        return value
+    return value.name
+
+
+def lookup_function(graph, name):
+    fg = graph._functions.get(function_name(name))
+    if fg is None:
+        raise ValueError(f"Function '{function_name(name)}' is not in the graph's library.")
+    return fg
+
+
+def trace(fn, arg_specs, name, outer_graph=None, arg_names=None, allow_operations=False):
+    """Traces ``fn(*args)`` into a new FuncGraph; ``arg_specs`` is [(dtype, shape), ...].
+
+    The result has ``.inputs`` (one Placeholder per spec), ``.outputs`` (the flat Tensors fn
+    returned, captured from enclosing graphs when needed) and ``.structured_outputs``.
+    With ``allow_operations``, Operations returned by fn are kept in ``structured_outputs``
+    but are not outputs (a cond returning an op). The caller stores it with ``add_function``.
+    """
+    fg = FuncGraph(name, outer_graph)
+    with fg.as_default():
+        args = []
+        for i, (dtype, shape) in enumerate(arg_specs):
+            n = arg_names[i] if arg_names else f"arg{i}" if i else "arg"
+            args.append(fg.make_placeholder(dtype, shape, name=n))
+        fg.inputs = list(args)
+        out = fn(*args)
+        fg.structured_outputs = out
+        fg.outputs = []
+        for x in nest.flatten(out):
+            if isinstance(x, ops.Operation):
+                if not allow_operations:
+                    raise TypeError(f"Function '{name}' returned an Operation ({x.name}); "
+                                    "a Tensor is required.")
+                continue
+            if x is None:
+                raise ValueError(f"Function '{name}' returned None where a Tensor is required.")
+            fg.outputs.append(fg.capture(ops.convert_to_tensor(x)))
+    return fg
+
+
+def compile_function(fg, ctx):
+    """A callable ``f(*values, step=None) -> list`` running ``fg`` (see runtime/functions)."""
+    from tideflow.runtime import functions
+
+    return functions.compile_function(fg, ctx)

@@ -1,0 +1,293 @@
+"""Conditionals (paper §4.4): the functional ``If`` op, ``tf.cond`` and ``tf.case``.
+
+Each branch is traced into a function body (framework/func_graph.py) and only the branch the
+predicate selects runs, with all its stateful ops. Both branches take the same inputs: the
+union of the tensors they capture.
+"""
+
+from tideflow.framework import dtypes, func_graph, nest, op_registry, ops
+from tideflow.framework.tensor_shape import unknown_shape
+
+# ------------------------------------------------------------------------------------------
+# the If op
+# ------------------------------------------------------------------------------------------
+
+
+def _if_shape(op):
+    shapes = op._attrs.get("output_shapes") or ()
+    return list(shapes) if shapes else None
+
+
+def _truth(c):
+    """TF's If predicate: a scalar by its truth value, any other tensor by non-emptiness."""
+    shape = getattr(c, "shape", ())
+    if shape == ():
+        return bool(c)
+    return c.size > 0
+
+
+def _if_kernel(ctx):
+    from tideflow.runtime import functions
+
+    op = ctx.op
+    graph = op._graph
+    then_fn = functions.compile_function(
+        func_graph.lookup_function(graph, op._attrs["then_branch"]), ctx)
+    else_fn = functions.compile_function(
+        func_graph.lookup_function(graph, op._attrs["else_branch"]), ctx)
+
+    def run(cond, inputs, *, step=None):
+        if _truth(cond):
+            return then_fn(*inputs, step=step)
+        return else_fn(*inputs, step=step)
+
+    return run
+
+
+_IF = op_registry.declare(
+    "If",
+    inputs=["cond: Tcond", "input: Tin"],
+    outputs=["output: Tout"],
+    attrs=["Tcond: type", "Tin: list(type) >= 0", "Tout: list(type) >= 0", "then_branch: func",
+           "else_branch: func", "output_shapes: list(shape) = []"],
+    shape=_if_shape,
+    kernel_factory=_if_kernel,
+    stateful=True,
+)
+_IF.kernel_wants_step = True  # nested loops honour the step's cancellation and deadline
+
+
+def _fake_param_kernel(ctx):
+    def run():
+        return None
+
+    return run
+
+
+# FakeParam: what a branch outputs for an intermediate only the other branch computes (its
+# value is never read: the gradient If takes the same branch).
+op_registry.declare(
+    "FakeParam",
+    outputs=["output: dtype"],
+    attrs=["dtype: type", "shape: shape"],
+    shape=lambda op: [op._attrs["shape"]],
+    kernel_factory=_fake_param_kernel,
+    differentiable=False,
+    stateful=True,  # never folded: it has no value
+)
+
+
+def fake_param(dtype, shape, name="FakeParam", graph=None):
+    return ops.apply_op("FakeParam", [], {"dtype": dtypes.as_dtype(dtype).base_dtype,
+                                          "shape": shape}, name=name, graph=graph)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# building If ops from function bodies
+# ------------------------------------------------------------------------------------------
+
+
+def unify_captures(fgs):
+    """Gives every body the same captured tensors, in the same order; returns them."""
+    union = []
+    seen = set()
+    for fg in fgs:
+        for outer, _ in fg.captures:
+            if outer not in seen:
+                seen.add(outer)
+                union.append(outer)
+    for fg in fgs:
+        for t in union:
+            if t not in fg._capture_map:
+                fg.capture(t)
+        fg.captures = [(t, fg._capture_map[t]) for t in union]
+    return union
+
+
+def add_control_captures(op, fgs):
+    """Control dependencies the bodies took on enclosing ops become the op's control inputs."""
+    graph = op._graph
+    for fg in fgs:
+        for c in fg.control_captures:
+            if c._graph is graph:
+                op._add_control_input(c)
+            elif isinstance(graph, func_graph.FuncGraph) and c not in graph.control_captures:
+                graph.control_captures.append(c)
+
+
+def _merged_shape(a, b):
+    try:
+        return a.most_specific_compatible_shape(b)
+    except (ValueError, TypeError):
+        return unknown_shape()
+
+
+def build_if(pred, then_fg, else_fg, name, inputs=()):
+    """Creates the If op running ``then_fg`` or ``else_fg`` (same outputs); returns it.
+
+    ``inputs`` feed both branches' ``inputs``; the tensors they capture follow.
+    """
+    graph = ops.get_default_graph()
+    inputs = list(inputs) + unify_captures([then_fg, else_fg])
+    func_graph.add_function(graph, then_fg)
+    func_graph.add_function(graph, else_fg)
+    shapes = [_merged_shape(a._shape, b._shape) for a, b in zip(then_fg.outputs, else_fg.outputs)]
+    op = ops.apply_op(
+        "If", [pred, inputs],
+        {"Tin": [t._dtype.base_dtype for t in inputs],
+         "Tout": [t._dtype.base_dtype for t in then_fg.outputs],
+         "then_branch": then_fg.name, "else_branch": else_fg.name, "output_shapes": shapes},
+        name=name,
+    )
+    add_control_captures(op, [then_fg, else_fg])
+    return op
+
+
+# ------------------------------------------------------------------------------------------
+# tf.cond, tf.case
+# ------------------------------------------------------------------------------------------
+
+
+def _unpack_singleton(x):
+    if isinstance(x, (list, tuple)) and len(x) == 1:
+        return x[0]
+    return x
+
+
+def _function_base(scope):
+    return (scope.rstrip("/") or "cond").replace("/", "_")
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``; only the selected branch runs.
+
+    The branches return the same nested structure of tensors (or Operations) with the same
+    dtypes. Unless ``strict``, a one-element list or tuple result is unpacked.
+    """
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): true_fn and fn1 may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): false_fn and fn2 may not be set simultaneously.")
+        false_fn = fn2
+    if not callable(true_fn):
+        raise TypeError("true_fn must be callable.")
+    if not callable(false_fn):
+        raise TypeError("false_fn must be callable.")
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool")
+    with ops.name_scope(name, "cond", [pred]) as scope:
+        pred = ops.convert_to_tensor(pred, name="pred")
+        if pred.dtype.base_dtype != dtypes.bool:
+            raise TypeError(f"pred must be a bool tensor, got {pred.dtype.base_dtype.name}")
+        if pred.get_shape().ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {pred.get_shape().ndims} for "
+                             f"'{scope}pred' (pred: {pred.get_shape()})")
+        graph = ops.get_default_graph()
+        base = _function_base(scope)
+        then_fg = func_graph.trace(true_fn, [], func_graph.unique_function_name(
+            graph, base + "_true"), allow_operations=True)
+        else_fg = func_graph.trace(false_fn, [], func_graph.unique_function_name(
+            graph, base + "_false"), allow_operations=True)
+        then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
+        if not strict:
+            then_out, else_out = _unpack_singleton(then_out), _unpack_singleton(else_out)
+        try:
+            nest.assert_same_structure(then_out, else_out)
+        except (ValueError, TypeError) as e:
+            raise type(e)(
+                "true_fn and false_fn arguments to tf.cond must have the same number, type, and "
+                f"overall structure of return values. {e}"
+            ) from None
+        flat_then, flat_else = nest.flatten(then_out), nest.flatten(else_out)
+        for a, b in zip(flat_then, flat_else):
+            if isinstance(a, ops.Operation) != isinstance(b, ops.Operation):
+                raise TypeError(
+                    "true_fn and false_fn must both return an Operation at the same places: "
+                    f"{a!r} vs {b!r}"
+                )
+        for a, b in zip(then_fg.outputs, else_fg.outputs):
+            if a._dtype.base_dtype != b._dtype.base_dtype:
+                raise ValueError(
+                    "Outputs of true_fn and false_fn must have the same type: "
+                    f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
+                )
+        op = build_if(pred, then_fg, else_fg, scope)
+        outs = iter(op._outputs)
+        flat = [op if isinstance(x, ops.Operation) else next(outs) for x in flat_then]
+        return nest.pack_sequence_as(then_out, flat)
+
+
+def _assert_at_most_n_true(preds, n, msg):
+    from tideflow.ops import array_ops, cast_ops, logging_ops, math_ops, reduction_ops
+
+    stacked = array_ops.stack(preds, name="preds_c")
+    count = reduction_ops.reduce_sum(cast_ops.cast(stacked, dtypes.int32))
+    return logging_ops.Assert(math_ops.less_equal(count, n), [msg, stacked])
+
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The value of the first ``fn`` whose ``pred`` holds, else of ``default()``.
+
+    ``pred_fn_pairs`` is a list of (pred, fn) pairs or a dict. Without ``default`` the last
+    pair's fn is the default and one of the predicates must hold. ``exclusive`` asserts
+    that at most one predicate holds.
+    """
+    if isinstance(pred_fn_pairs, dict):
+        pred_fn_pairs = list(pred_fn_pairs.items())
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise TypeError("fns must be a list, tuple, or dict")
+    for pair in pred_fn_pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
+        pred, fn = pair
+        if isinstance(pred, ops.Tensor):
+            if pred.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        elif not isinstance(pred, bool):
+            raise TypeError(f"pred must be a Tensor or bool, got {pred!r}")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred!r} must be callable.")
+    if not pred_fn_pairs and default is None:
+        raise ValueError("pred_fn_pairs and default may not both be empty")
+    from tideflow.ops import array_ops, control_flow_ops, logging_ops
+
+    preds = [ops.convert_to_tensor(p) for p, _ in pred_fn_pairs]
+    fns = [f for _, f in pred_fn_pairs]
+    with ops.name_scope(name, "case", preds):
+        if default is None:
+            if not fns:
+                raise ValueError("case needs a default when pred_fn_pairs is empty")
+            last_pred, last_fn = preds[-1], fns[-1]
+            others = preds[:-1]
+
+            def default(last_pred=last_pred, last_fn=last_fn, others=others):
+                checks = [logging_ops.Assert(last_pred, [
+                    "Input error: None of conditions evaluated as True:",
+                    array_ops.stack(preds, name="preds_c")])]
+                if others:
+                    checks.append(_assert_at_most_n_true(
+                        others, 0, "Implementation error: selected default branch although "
+                        "preds of other branches evaluated as True"))
+                with ops.control_dependencies(checks):
+                    out = last_fn()
+                    return nest.map_structure(
+                        lambda t: array_ops.identity(t) if isinstance(t, ops.Tensor) else t, out)
+
+            preds, fns = others, fns[:-1]
+        fn = default
+        for p, f in reversed(list(zip(preds, fns))):
+            fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
+        result = fn()
+        if exclusive and len(pred_fn_pairs) > 1:
+            all_preds = [ops.convert_to_tensor(p) for p, _ in pred_fn_pairs]
+            check = _assert_at_most_n_true(all_preds, 1, "Input error: exclusive=True")
+            result = nest.map_structure(
+                lambda t: control_flow_ops.with_dependencies([check], t)
+                if isinstance(t, ops.Tensor) else t, result)
+        return result
+
+
+from tideflow.ops import control_flow_grad  # noqa: F401 - registers If/While gradients

@@ -1,0 +1,297 @@
+"""Gradients through control flow (paper §4.1 with §4.4), as TF 2's functional control flow.
+
+If: the gradient is an If of the branches' gradient functions. The forward intermediates a
+branch gradient needs become extra outputs of the forward If (the other branch outputs a
+FakeParam there, never read: the gradient If takes the same branch), so nothing of the
+forward pass (a dropout mask, say) is recomputed.
+
+While: the gradient is a While running the body's gradient backwards, once per forward
+iteration. The forward loop gets a counter and, for each forward value the body's gradient
+needs, an accumulator loop variable (a TensorList pushed once per iteration), added to the
+forward op in place; the backward loop pops them. Loop-invariant captures are read directly
+and their gradients are summed over the iterations.
+"""
+
+from tideflow.framework import dtypes, func_graph, ops
+from tideflow.ops import array_ops, list_ops, math_ops
+from tideflow.ops import cond as cond_lib
+from tideflow.ops import gradients as gradients_lib
+from tideflow.ops.gradients import dense
+
+
+def _differentiable(t):
+    d = t._dtype
+    if d._is_ref_dtype:
+        return False
+    d = d.base_dtype
+    return d.is_floating or d.is_complex or d == dtypes.variant
+
+
+def _append_output(op, t, shape_attr="output_shapes", type_attr="Tout"):
+    """Adds an output of ``t``'s dtype and shape to ``op`` (attrs updated); returns it."""
+    dtype = t._dtype.base_dtype
+    op._attrs[type_attr] = [*op._attrs[type_attr], dtype]
+    shapes = op._attrs.get(shape_attr)
+    if shapes:
+        op._attrs[shape_attr] = [*shapes, t._shape]
+    return op._add_output(dtype, t._shape)
+
+
+# ------------------------------------------------------------------------------------------
+# If
+# ------------------------------------------------------------------------------------------
+
+
+def _if_resolver(op, fg, other):
+    """Maps tensors of branch ``fg`` to tensors of ``op``'s graph carrying their values."""
+
+    def resolve(t):
+        if t._op._graph is not fg:
+            return t
+        for k, a in enumerate(fg.args):
+            if a is t:
+                return op._inputs[1 + k]
+        for i, o in enumerate(fg.outputs):
+            if o is t:
+                return op._outputs[i]
+        # expose the intermediate as a new output of the forward If
+        fg.outputs.append(t)
+        with other.control_dependencies(None):
+            other.outputs.append(cond_lib.fake_param(t._dtype, t._shape, graph=other))
+        return _append_output(op, t)
+
+    return resolve
+
+
+def _branch_grad(op, fg, other, grad_idx, grads, x_idx, name):
+    gfg = func_graph.FuncGraph(name, ops.get_default_graph())
+    gfg._resolver = _if_resolver(op, fg, other)
+    with gfg.as_default():
+        gys = [gfg.make_placeholder(grads[i]._dtype.base_dtype, grads[i]._shape, "grad")
+               for i in grad_idx]
+        gfg.inputs = gys
+        res = gradients_lib.gradients([fg.outputs[i] for i in grad_idx],
+                                      [fg.args[k] for k in x_idx], grad_ys=gys)
+        res = [None if r is None else gfg.capture(dense(r)) for r in res]
+    return gfg, res
+
+
+def _if_grad(op, *grads):
+    graph = op._graph
+    then_fg = func_graph.lookup_function(graph, op._attrs["then_branch"])
+    else_fg = func_graph.lookup_function(graph, op._attrs["else_branch"])
+    n_out = len(grads)
+    grad_idx = [i for i in range(n_out)
+                if grads[i] is not None and _differentiable(op._outputs[i])]
+    n_in = len(op._inputs)
+    if not grad_idx:
+        return [None] * n_in
+    grads = [None if g is None else dense(g) for g in grads]
+    x_idx = [k for k in range(n_in - 1) if _differentiable(op._inputs[1 + k])]
+    base = op._name.replace("/", "_")
+    branches = []
+    for fg, other, tag in ((then_fg, else_fg, "true"), (else_fg, then_fg, "false")):
+        name = func_graph.unique_function_name(graph, f"{base}_{tag}_grad")
+        branches.append(_branch_grad(op, fg, other, grad_idx, grads, x_idx, name))
+    (gthen, rthen), (gelse, relse) = branches
+    keep = [m for m in range(len(x_idx)) if rthen[m] is not None or relse[m] is not None]
+    for gfg, res, fg in ((gthen, rthen, then_fg), (gelse, relse, else_fg)):
+        with gfg.as_default():
+            outs = []
+            for m in keep:
+                r = res[m]
+                if r is None:
+                    r = array_ops.zeros_like(fg.args[x_idx[m]])
+                outs.append(gfg.capture(r))
+            gfg.outputs = outs
+            gfg.structured_outputs = outs
+    gop = cond_lib.build_if(op._inputs[0], gthen, gelse, "If",
+                            inputs=[grads[i] for i in grad_idx])
+    out = [None] * n_in
+    for pos, m in enumerate(keep):
+        out[1 + x_idx[m]] = gop._outputs[pos]
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# While
+# ------------------------------------------------------------------------------------------
+
+
+class _LoopState:
+    """Per forward While: where its counter and accumulators are among its loop variables."""
+
+    def __init__(self):
+        self.counter = None
+        self.accs = {}  # forward body tensor -> index of its accumulator
+
+
+def _state(body_fg):
+    st = getattr(body_fg, "_grad_loop_state", None)
+    if st is None:
+        st = body_fg._grad_loop_state = _LoopState()
+    return st
+
+
+def _add_loop_var(op, cond_fg, body_fg, init, make_next, name):
+    """Appends a loop variable (``init`` -> ``make_next(placeholder)``) to a forward While."""
+    ph = body_fg.add_extra_arg(init._dtype.base_dtype, init._shape, name)
+    with body_fg.as_default(), body_fg.control_dependencies(None):
+        nxt = make_next(ph)
+    body_fg.outputs.append(nxt)
+    cond_fg.add_extra_arg(init._dtype.base_dtype, init._shape, name)
+    op._add_input(init)
+    _append_output(op, init, type_attr="T")
+    return len(op._outputs) - 1
+
+
+def _in_graph(graph):
+    """Enters ``graph`` for ops that belong to it, free of its current control dependencies."""
+
+    class _Ctx:
+        def __enter__(self):
+            self._a = graph.as_default()
+            self._a.__enter__()
+            self._b = graph.control_dependencies(None)
+            self._b.__enter__()
+
+        def __exit__(self, *exc):
+            self._b.__exit__(*exc)
+            self._a.__exit__(*exc)
+            return False
+
+    return _Ctx()
+
+
+def _ensure_counter(op, cond_fg, body_fg):
+    st = _state(body_fg)
+    if st.counter is None:
+        with _in_graph(op._graph), ops.name_scope(op._name + "/"):
+            init = ops.convert_to_tensor(0, dtype=dtypes.int32, name="iteration_count")
+        st.counter = _add_loop_var(op, cond_fg, body_fg, init, lambda c: c + 1, "counter")
+    return st.counter
+
+
+def _ensure_accumulator(op, cond_fg, body_fg, t):
+    st = _state(body_fg)
+    idx = st.accs.get(t)
+    if idx is None:
+        with _in_graph(op._graph), ops.name_scope(op._name + "/"):
+            init = list_ops.empty_tensor_list(t._shape, t._dtype.base_dtype, name="accumulator")
+        idx = _add_loop_var(op, cond_fg, body_fg, init,
+                            lambda acc: list_ops.push_back(acc, t), "accumulator")
+        st.accs[t] = idx
+    return idx
+
+
+def _while_resolver(op, cond_fg, body_fg, gbody, pops):
+    """Maps forward body tensors to the backward body: invariants directly, others popped."""
+    captures = {ph: j for j, (_, ph) in enumerate(body_fg.captures)}
+    n_loop = len(body_fg.inputs)
+
+    def resolve(t):
+        if t._op._graph is not body_fg:
+            return t
+        j = captures.get(t)
+        if j is not None:
+            return op._inputs[n_loop + j]
+        idx = _ensure_accumulator(op, cond_fg, body_fg, t)
+        with _in_graph(gbody):
+            ph = gbody.add_extra_arg(dtypes.variant, [], "accumulator")
+            rest, value = list_ops.pop_back(ph, t._dtype.base_dtype, t._shape)
+        value.set_shape(t._shape)
+        pops.append((op._outputs[idx], ph, rest))
+        return value
+
+    return resolve
+
+
+def _while_grad(op, *grads):
+    graph = op._graph
+    cond_fg = func_graph.lookup_function(graph, op._attrs["cond"])
+    body_fg = func_graph.lookup_function(graph, op._attrs["body"])
+    n_loop = len(body_fg.inputs)
+    caps = body_fg.captures
+    n_in_before = len(op._inputs)
+    d_idx = [i for i in range(n_loop) if _differentiable(op._outputs[i]) and not (
+        op._outputs[i]._dtype.base_dtype == dtypes.variant and grads[i] is None)]
+    j_idx = [j for j in range(len(caps)) if _differentiable(op._inputs[n_loop + j])]
+    if not d_idx or all(grads[i] is None for i in d_idx):
+        return [None] * n_in_before
+    counter = _ensure_counter(op, cond_fg, body_fg)
+    outer = ops.get_default_graph()
+    base = op._name.replace("/", "_")
+    gbody = func_graph.FuncGraph(func_graph.unique_function_name(graph, base + "_body_grad"),
+                                 outer)
+    pops = []
+    gbody._resolver = _while_resolver(op, cond_fg, body_fg, gbody, pops)
+    with gbody.as_default():
+        cnt = gbody.make_placeholder(dtypes.int32, [], "counter")
+        gvars = [gbody.make_placeholder(op._outputs[i]._dtype.base_dtype,
+                                        body_fg.inputs[i]._shape, "grad") for i in d_idx]
+        gcaps = [gbody.make_placeholder(caps[j][1]._dtype.base_dtype, caps[j][1]._shape,
+                                        "capture_grad") for j in j_idx]
+        gbody.inputs = [cnt, *gvars, *gcaps]
+        res = gradients_lib.gradients([body_fg.outputs[i] for i in d_idx],
+                                      [body_fg.inputs[i] for i in d_idx]
+                                      + [caps[j][1] for j in j_idx], grad_ys=gvars)
+        outs = [cnt - 1]
+        for k, _ in enumerate(d_idx):
+            r = res[k]
+            outs.append(gbody.capture(dense(r)) if r is not None else (
+                list_ops.zeros_like(gvars[k]) if gvars[k]._dtype == dtypes.variant
+                else array_ops.zeros_like(gvars[k])))
+        for m, g in enumerate(gcaps):
+            r = res[len(d_idx) + m]
+            if r is None:
+                outs.append(g)
+            elif g._dtype == dtypes.variant:
+                outs.append(list_ops.add_n([g, gbody.capture(r)]))
+            else:
+                outs.append(math_ops.add(g, gbody.capture(dense(r))))
+    gbody.outputs = outs + [ph for _, ph in gbody.captures] + [rest for _, _, rest in pops]
+    gbody.structured_outputs = gbody.outputs
+
+    gcond = func_graph.FuncGraph(func_graph.unique_function_name(graph, base + "_cond_grad"),
+                                 outer)
+    with gcond.as_default():
+        cph = [gcond.make_placeholder(t._dtype, t._shape, "arg") for t in gbody.inputs]
+        gcond.inputs = cph
+        for t, _ in gbody.captures:
+            gcond.capture(t)
+        for ph in gbody.extra_args:
+            gcond.add_extra_arg(ph._dtype, ph._shape, "accumulator")
+        gcond.outputs = [math_ops.greater(cph[0], 0)]
+    func_graph.add_function(outer, gcond)
+    func_graph.add_function(outer, gbody)
+
+    inits = [op._outputs[counter]]
+    for k, i in enumerate(d_idx):
+        g = grads[i]
+        if g is None:
+            g = array_ops.zeros_like(op._outputs[i])
+        inits.append(dense(g))
+    for j in j_idx:
+        x = op._inputs[n_loop + j]
+        inits.append(list_ops.zeros_like(x) if x._dtype.base_dtype == dtypes.variant
+                     else array_ops.zeros_like(x))
+    inits += [t for t, _ in gbody.captures]
+    inits += [init for init, _, _ in pops]
+    shapes = [t._shape for t in gbody.args]
+    gop = ops.apply_op(
+        "While", [inits],
+        {"T": [t._dtype.base_dtype for t in inits], "cond": gcond.name, "body": gbody.name,
+         "output_shapes": shapes, "parallel_iterations": op._attrs["parallel_iterations"]},
+        name="while",
+    )
+    cond_lib.add_control_captures(gop, [gcond, gbody])
+    result = [None] * len(op._inputs)
+    for k, i in enumerate(d_idx):
+        result[i] = gop._outputs[1 + k]
+    for m, j in enumerate(j_idx):
+        result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
+    return result
+
+
+gradients_lib.RegisterGradient("If")(_if_grad)
+gradients_lib.RegisterGradient("While")(_while_grad)

@@ -1,0 +1,558 @@
+"""TensorList ops (TF's list_ops): immutable lists of tensors carried as ``variant`` values.
+
+They back ``tf.TensorArray`` and the per-iteration accumulators that loop gradients need.
+A list value is never changed once produced: every "write" returns a new ``TensorList``
+(pushes share structure, so accumulating n values costs O(n)).
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+
+
+class TensorList:
+    """An immutable list of arrays (None marks an item never set: zeros when stacked)."""
+
+    __slots__ = ("_base", "_blen", "_tail", "element_shape")
+
+    def __init__(self, items=(), element_shape=None, _tail=None, _blen=None):
+        self._base = items if isinstance(items, tuple) else tuple(items)
+        self._blen = len(self._base) if _blen is None else _blen
+        self._tail = _tail  # pushed items, newest first: (value, rest)
+        self.element_shape = element_shape  # tuple with None for unknown dims, or None
+
+    def __len__(self):
+        n = self._blen
+        t = self._tail
+        while t is not None:
+            n += 1
+            t = t[1]
+        return n
+
+    def items(self):
+        """The items as a tuple (the representation is compacted; the value is unchanged)."""
+        if self._tail is None:
+            if self._blen != len(self._base):
+                self._base = self._base[:self._blen]
+            return self._base
+        pushed = []
+        t = self._tail
+        while t is not None:
+            pushed.append(t[0])
+            t = t[1]
+        self._base = self._base[:self._blen] + tuple(reversed(pushed))
+        self._blen = len(self._base)
+        self._tail = None
+        return self._base
+
+    def push(self, value):
+        return TensorList(self._base, self.element_shape, (value, self._tail), self._blen)
+
+    def pop(self):
+        if self._tail is not None:
+            return TensorList(self._base, self.element_shape, self._tail[1], self._blen), (
+                self._tail[0])
+        if self._blen == 0:
+            raise errors.InvalidArgumentError(None, None, "Trying to pop from an empty list.")
+        return TensorList(self._base, self.element_shape, None, self._blen - 1), (
+            self._base[self._blen - 1])
+
+    def with_items(self, items):
+        return TensorList(tuple(items), self.element_shape)
+
+    def __add__(self, other):
+        a, b = self.items(), other.items()
+        if len(a) != len(b):
+            raise errors.InvalidArgumentError(
+                None, None, f"Trying to add two lists of tensors with different lengths, one is "
+                f"{len(a)} and the other is {len(b)}")
+        out = [y if x is None else x if y is None else np.add(x, y) for x, y in zip(a, b)]
+        return TensorList(tuple(out), self.element_shape or other.element_shape)
+
+    def __repr__(self):
+        return f"<TensorList of {len(self)}>"
+
+
+def _shape_tuple(value):
+    """An element_shape input (-1 or a vector with -1 for unknown dims) as a tuple or None."""
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return None
+    return tuple(None if d < 0 else int(d) for d in arr.reshape(-1))
+
+
+def _shape_of_input(t):
+    """The static TensorShape an element_shape input tensor denotes."""
+    v = ops.constant_value(t)
+    if v is None:
+        return unknown_shape()
+    s = _shape_tuple(v)
+    return unknown_shape() if s is None else TensorShape(list(s))
+
+
+def _item_zeros(lst, i, dtype, element_shape):
+    shape = element_shape or lst.element_shape
+    if shape is None or any(d is None for d in shape):
+        known = [x for x in lst.items() if x is not None]
+        if not known:
+            raise errors.InvalidArgumentError(
+                None, None, f"Item {i} of the list was never set and its shape is unknown.")
+        return np.zeros_like(known[0])
+    return np.zeros(shape, dtype)
+
+
+def _elem(op):
+    return op._attrs["element_dtype"]
+
+
+def _np_elem(op):
+    return op._attrs["element_dtype"].as_numpy_dtype
+
+
+# ------------------------------------------------------------------------------------------
+# kernels
+# ------------------------------------------------------------------------------------------
+
+
+def _empty_kernel(element_shape, max_num_elements):
+    return TensorList((), _shape_tuple(element_shape))
+
+
+def _reserve_kernel(element_shape, num_elements):
+    n = int(num_elements)
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"num_elements must be >= 0, got {n}")
+    return TensorList((None,) * n, _shape_tuple(element_shape))
+
+
+def _push_kernel(lst, tensor):
+    return lst.push(tensor)
+
+
+def _pop_kernel(lst, element_shape):
+    rest, value = lst.pop()
+    return rest, value
+
+
+def _length_kernel(lst):
+    return np.int32(len(lst))
+
+
+def _check_index(lst, i):
+    n = len(lst)
+    i = int(i)
+    if not 0 <= i < n:
+        raise errors.InvalidArgumentError(
+            None, None, f"Trying to access element {i} in a list with {n} elements.")
+    return i
+
+
+def _get_item_factory(ctx):
+    dtype = _np_elem(ctx.op)
+
+    def run(lst, index, element_shape):
+        i = _check_index(lst, index)
+        v = lst.items()[i]
+        if v is None:
+            return _item_zeros(lst, i, dtype, _shape_tuple(element_shape))
+        return v
+
+    return run
+
+
+def _set_item_kernel(lst, index, item, *, resize_if_index_out_of_bounds):
+    if resize_if_index_out_of_bounds and int(index) >= len(lst):
+        items = list(lst.items()) + [None] * (int(index) + 1 - len(lst))
+    else:
+        items = list(lst.items())
+    i = _check_index(items, index)
+    items[i] = item
+    return lst.with_items(items)
+
+
+def _stack_factory(ctx):
+    dtype = _np_elem(ctx.op)
+    num = ctx.op._attrs["num_elements"]
+
+    def run(lst, element_shape):
+        items = lst.items()
+        if num != -1 and len(items) != num:
+            raise errors.InvalidArgumentError(
+                None, None, f"Operation expected a list with {num} elements but got a list "
+                f"with {len(items)} elements.")
+        shape = _shape_tuple(element_shape) or lst.element_shape
+        if not items:
+            if shape is None or any(d is None for d in shape):
+                raise errors.InvalidArgumentError(
+                    None, None, "Tried to stack elements of an empty list with non-fully-defined "
+                    "element_shape")
+            return np.zeros((0, *shape), dtype)
+        filled = [_item_zeros(lst, i, dtype, shape) if x is None else x
+                  for i, x in enumerate(items)]
+        try:
+            return np.stack([np.asarray(x, dtype) for x in filled])
+        except ValueError as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"Tried to stack list items of different shapes: {e}") from None
+
+    return run
+
+
+def _from_tensor_kernel(tensor, element_shape):
+    tensor = np.asarray(tensor)
+    if tensor.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "Tensor must be at least a vector")
+    return TensorList(tuple(tensor[i] for i in range(tensor.shape[0])),
+                      tuple(tensor.shape[1:]))
+
+
+def _gather_factory(ctx):
+    dtype = _np_elem(ctx.op)
+
+    def run(lst, indices, element_shape):
+        items = lst.items()
+        shape = _shape_tuple(element_shape)
+        out = []
+        for i in np.asarray(indices).reshape(-1):
+            i = _check_index(lst, i)
+            x = items[i]
+            out.append(_item_zeros(lst, i, dtype, shape) if x is None else np.asarray(x, dtype))
+        if not out:
+            shape = shape or lst.element_shape
+            if shape is None or any(d is None for d in shape):
+                raise errors.InvalidArgumentError(None, None, "Gathering no elements needs a "
+                                                  "fully defined element_shape")
+            return np.zeros((0, *shape), dtype)
+        return np.stack(out).reshape(np.shape(indices) + np.shape(out[0]))
+
+    return run
+
+
+def _scatter_kernel(lst, tensor, indices):
+    items = list(lst.items())
+    tensor = np.asarray(tensor)
+    idx = np.asarray(indices).reshape(-1)
+    if tensor.shape[:1] != idx.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid number of rows in input tensor. Expected: {idx.shape[0]} "
+            f"Actual: {tensor.shape[0] if tensor.ndim else 0}")
+    for k, i in enumerate(idx):
+        i = int(i)
+        if i < 0:
+            raise errors.InvalidArgumentError(None, None, f"Negative index {i}")
+        if i >= len(items):
+            items.extend([None] * (i + 1 - len(items)))
+        items[i] = tensor[k]
+    return lst.with_items(items)
+
+
+def _concat_factory(ctx):
+    dtype = _np_elem(ctx.op)
+
+    def run(lst, element_shape, leading_dims):
+        items = lst.items()
+        shape = _shape_tuple(element_shape)
+        parts = []
+        for i, x in enumerate(items):
+            if x is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Concat of a list whose item {i} was never set")
+            parts.append(np.asarray(x, dtype))
+        if not parts:
+            rest = () if shape is None else tuple(0 if d is None else d for d in shape[1:])
+            return np.zeros((0, *rest), dtype), np.zeros([0], np.int64)
+        lengths = np.array([p.shape[0] if p.ndim else 1 for p in parts], np.int64)
+        return np.concatenate([p.reshape((-1, *p.shape[1:])) for p in parts]), lengths
+
+    return run
+
+
+def _split_kernel(tensor, element_shape, lengths):
+    tensor = np.asarray(tensor)
+    lengths = np.asarray(lengths).reshape(-1)
+    if int(lengths.sum()) != tensor.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"Unaligned lengths: they sum to {int(lengths.sum())}, the tensor has "
+            f"{tensor.shape[0]} rows")
+    bounds = np.cumsum(lengths)[:-1]
+    return TensorList(tuple(np.split(tensor, bounds)), (None, *tensor.shape[1:]))
+
+
+def _add_n_kernel(inputs):
+    out = inputs[0]
+    for x in inputs[1:]:
+        out = out + x
+    return out
+
+
+def _zeros_like_kernel(lst):
+    items = lst.items()
+    return TensorList(tuple(None if x is None else np.zeros_like(x) for x in items),
+                      lst.element_shape)
+
+
+# ------------------------------------------------------------------------------------------
+# gradients
+# ------------------------------------------------------------------------------------------
+
+
+def _set_item_grad(op, grad):
+    if grad is None:
+        return None, None, None
+    index = op._inputs[1]
+    item_grad = get_item(grad, index, _elem(op), element_shape=-1)
+    from tideflow.ops import array_ops
+
+    list_grad = set_item(grad, index, array_ops.zeros_like(op._inputs[2]))
+    return list_grad, None, item_grad
+
+
+def _get_item_grad(op, grad):
+    lst, index = op._inputs[0], op._inputs[1]
+    zeros = reserve(-1, length(lst), _elem(op))
+    return set_item(zeros, index, grad), None, None
+
+
+def _stack_grad(op, grad):
+    return from_tensor(grad, element_shape=-1), None
+
+
+def _from_tensor_grad(op, grad):
+    if grad is None:
+        return None, None
+    from tideflow.ops import array_ops
+
+    shape = array_ops.shape(op._inputs[0])[1:]
+    return stack(grad, _elem(op), element_shape=shape), None
+
+
+def _gather_grad(op, grad):
+    lst, indices = op._inputs[0], op._inputs[1]
+    from tideflow.ops import array_ops
+
+    zeros = reserve(array_ops.shape(grad)[1:], length(lst), _elem(op))
+    return scatter_into(zeros, grad, indices), None, None
+
+
+def _scatter_grad(op, grad):
+    if grad is None:
+        return None, None, None
+    indices = op._inputs[2]
+    from tideflow.ops import array_ops
+
+    tensor_grad = gather(grad, indices, _elem(op), element_shape=-1)
+    list_grad = scatter_into(grad, array_ops.zeros_like(op._inputs[1]), indices)
+    return list_grad, tensor_grad, None
+
+
+def _concat_grad(op, grad, lengths_grad=None):
+    return split(grad, op._outputs[1], -1), None, None
+
+
+def _split_grad(op, grad):
+    if grad is None:
+        return None, None, None
+    return concat(grad, _elem(op))[0], None, None
+
+
+def _add_n_grad(op, grad):
+    return [grad] * len(op._inputs)
+
+
+# ------------------------------------------------------------------------------------------
+# declarations
+# ------------------------------------------------------------------------------------------
+
+_SHAPE_TYPE = "shape_type: {int32, int64} = DT_INT32"
+
+
+def _scalar_variant(op):
+    return [TensorShape([])]
+
+
+def _stack_shape(op):
+    elem = _shape_of_input(op._inputs[1])
+    n = op._attrs.get("num_elements", -1)
+    return [TensorShape([None if n == -1 else n]).concatenate(elem)]
+
+
+op_registry.declare("EmptyTensorList", inputs=["element_shape: shape_type",
+                                               "max_num_elements: int32"],
+                    outputs=["handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
+                    shape=_scalar_variant, kernel=_empty_kernel, differentiable=False)
+op_registry.declare("TensorListReserve", inputs=["element_shape: shape_type",
+                                                 "num_elements: int32"],
+                    outputs=["handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
+                    shape=_scalar_variant, kernel=_reserve_kernel, differentiable=False)
+op_registry.declare("TensorListPushBack", inputs=["input_handle: variant",
+                                                  "tensor: element_dtype"],
+                    outputs=["output_handle: variant"], attrs=["element_dtype: type"],
+                    shape=_scalar_variant, kernel=_push_kernel, differentiable=False)
+op_registry.declare("TensorListPopBack", inputs=["input_handle: variant", "element_shape: int32"],
+                    outputs=["output_handle: variant", "tensor: element_dtype"],
+                    attrs=["element_dtype: type"],
+                    shape=lambda op: [TensorShape([]), _shape_of_input(op._inputs[1])],
+                    kernel=_pop_kernel, differentiable=False)
+op_registry.declare("TensorListLength", inputs=["input_handle: variant"],
+                    outputs=["length: int32"], shape=_scalar_variant, kernel=_length_kernel,
+                    differentiable=False)
+op_registry.declare("TensorListGetItem", inputs=["input_handle: variant", "index: int32",
+                                                 "element_shape: int32"],
+                    outputs=["item: element_dtype"], attrs=["element_dtype: type"],
+                    shape=lambda op: [_shape_of_input(op._inputs[2])],
+                    kernel_factory=_get_item_factory, grad=_get_item_grad)
+op_registry.declare("TensorListSetItem", inputs=["input_handle: variant", "index: int32",
+                                                 "item: element_dtype"],
+                    outputs=["output_handle: variant"],
+                    attrs=["element_dtype: type", "resize_if_index_out_of_bounds: bool = false"],
+                    shape=_scalar_variant, kernel=_set_item_kernel, grad=_set_item_grad)
+op_registry.declare("TensorListStack", inputs=["input_handle: variant", "element_shape: int32"],
+                    outputs=["tensor: element_dtype"],
+                    attrs=["element_dtype: type", "num_elements: int = -1"],
+                    shape=_stack_shape, kernel_factory=_stack_factory, grad=_stack_grad)
+op_registry.declare("TensorListFromTensor", inputs=["tensor: element_dtype",
+                                                    "element_shape: shape_type"],
+                    outputs=["output_handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
+                    shape=_scalar_variant, kernel=_from_tensor_kernel, grad=_from_tensor_grad)
+op_registry.declare("TensorListGather", inputs=["input_handle: variant", "indices: int32",
+                                                "element_shape: int32"],
+                    outputs=["values: element_dtype"], attrs=["element_dtype: type"],
+                    shape=lambda op: [op._inputs[1]._shape.concatenate(
+                        _shape_of_input(op._inputs[2]))],
+                    kernel_factory=_gather_factory, grad=_gather_grad)
+op_registry.declare("TensorListScatterIntoExistingList",
+                    inputs=["input_handle: variant", "tensor: element_dtype", "indices: int32"],
+                    outputs=["output_handle: variant"], attrs=["element_dtype: type"],
+                    shape=_scalar_variant, kernel=_scatter_kernel, grad=_scatter_grad)
+op_registry.declare("TensorListConcatV2", inputs=["input_handle: variant",
+                                                  "element_shape: shape_type",
+                                                  "leading_dims: int64"],
+                    outputs=["tensor: element_dtype", "lengths: int64"],
+                    attrs=["element_dtype: type", "shape_type: {int32, int64}"],
+                    shape=lambda op: [TensorShape([None]).concatenate(
+                        _shape_of_input(op._inputs[1])[1:] if _shape_of_input(
+                            op._inputs[1]).ndims else unknown_shape()), TensorShape([None])],
+                    kernel_factory=_concat_factory, grad=_concat_grad)
+op_registry.declare("TensorListSplit", inputs=["tensor: element_dtype",
+                                               "element_shape: shape_type", "lengths: int64"],
+                    outputs=["output_handle: variant"],
+                    attrs=["element_dtype: type", "shape_type: {int32, int64}"],
+                    shape=_scalar_variant, kernel=_split_kernel, grad=_split_grad)
+# the sum of gradient lists (TF sums them with a variant AddN); None items count as zeros
+op_registry.declare("_TensorListAddN", inputs=["inputs: N * variant"],
+                    outputs=["sum: variant"], attrs=["N: int >= 1"],
+                    shape=_scalar_variant, kernel=_add_n_kernel, grad=_add_n_grad)
+op_registry.declare("_TensorListZerosLike", inputs=["input_handle: variant"],
+                    outputs=["output_handle: variant"], shape=_scalar_variant,
+                    kernel=_zeros_like_kernel, differentiable=False)
+
+
+# ------------------------------------------------------------------------------------------
+# Python wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _shape_arg(element_shape):
+    if isinstance(element_shape, ops.Tensor):
+        return element_shape
+    if element_shape is None or (isinstance(element_shape, int) and element_shape == -1):
+        return np.int32(-1)
+    s = element_shape if isinstance(element_shape, TensorShape) else TensorShape(element_shape)
+    if s.ndims is None:
+        return np.int32(-1)
+    return np.array([-1 if d is None else d for d in s.as_list()], np.int32)
+
+
+def _apply(op_type, inputs, attrs, name=None):
+    op = ops.apply_op(op_type, inputs, attrs, name=name)
+    return op._outputs if len(op._outputs) > 1 else op._outputs[0]
+
+
+def empty_tensor_list(element_shape, element_dtype, max_num_elements=-1, name=None):
+    return _apply("EmptyTensorList", [_shape_arg(element_shape), max_num_elements],
+                  {"element_dtype": element_dtype}, name)
+
+
+def reserve(element_shape, num_elements, element_dtype, name=None):
+    return _apply("TensorListReserve", [_shape_arg(element_shape), num_elements],
+                  {"element_dtype": element_dtype}, name)
+
+
+def push_back(lst, tensor, name=None):
+    tensor = ops.convert_to_tensor(tensor)
+    return _apply("TensorListPushBack", [lst, tensor],
+                  {"element_dtype": tensor.dtype.base_dtype}, name)
+
+
+def pop_back(lst, element_dtype, element_shape=-1, name=None):
+    """Returns (rest of the list, last item)."""
+    rest, item = _apply("TensorListPopBack", [lst, _shape_arg(element_shape)],
+                        {"element_dtype": element_dtype}, name)
+    return rest, item
+
+
+def length(lst, name=None):
+    return _apply("TensorListLength", [lst], {}, name)
+
+
+def get_item(lst, index, element_dtype, element_shape=-1, name=None):
+    return _apply("TensorListGetItem", [lst, index, _shape_arg(element_shape)],
+                  {"element_dtype": element_dtype}, name)
+
+
+def set_item(lst, index, item, resize_if_index_out_of_bounds=False, name=None):
+    item = ops.convert_to_tensor(item)
+    return _apply("TensorListSetItem", [lst, index, item],
+                  {"element_dtype": item.dtype.base_dtype,
+                   "resize_if_index_out_of_bounds": resize_if_index_out_of_bounds}, name)
+
+
+def stack(lst, element_dtype, element_shape=-1, num_elements=-1, name=None):
+    return _apply("TensorListStack", [lst, _shape_arg(element_shape)],
+                  {"element_dtype": element_dtype, "num_elements": num_elements}, name)
+
+
+def from_tensor(tensor, element_shape=-1, name=None):
+    tensor = ops.convert_to_tensor(tensor)
+    if not isinstance(element_shape, ops.Tensor) and (
+            element_shape is None or element_shape == -1):
+        element_shape = tensor.get_shape()[1:] if tensor.get_shape().ndims else None
+    return _apply("TensorListFromTensor", [tensor, _shape_arg(element_shape)],
+                  {"element_dtype": tensor.dtype.base_dtype}, name)
+
+
+def gather(lst, indices, element_dtype, element_shape=-1, name=None):
+    return _apply("TensorListGather", [lst, indices, _shape_arg(element_shape)],
+                  {"element_dtype": element_dtype}, name)
+
+
+def scatter_into(lst, tensor, indices, name=None):
+    tensor = ops.convert_to_tensor(tensor)
+    return _apply("TensorListScatterIntoExistingList", [lst, tensor, indices],
+                  {"element_dtype": tensor.dtype.base_dtype}, name)
+
+
+def concat(lst, element_dtype, element_shape=-1, name=None):
+    """Returns (the items concatenated along axis 0, their lengths)."""
+    out = _apply("TensorListConcatV2", [lst, _shape_arg(element_shape), np.int64(0)],
+                 {"element_dtype": element_dtype, "shape_type": dtypes.int32}, name)
+    return out[0], out[1]
+
+
+def split(tensor, lengths, element_shape=-1, name=None):
+    tensor = ops.convert_to_tensor(tensor)
+    return _apply("TensorListSplit", [tensor, _shape_arg(element_shape), lengths],
+                  {"element_dtype": tensor.dtype.base_dtype, "shape_type": dtypes.int32}, name)
+
+
+def add_n(lists, name=None):
+    """The sum of gradient lists."""
+    if len(lists) == 1:
+        return lists[0]
+    return _apply("_TensorListAddN", [list(lists)], {}, name)
+
+
+def zeros_like(lst, name=None):
+    return _apply("_TensorListZerosLike", [lst], {}, name)
+

@@ -1,0 +1,152 @@
+"""``tf.TensorArray``: a list of tensors written and read by index, for loops.
+
+It is a value (a ``variant`` TensorList, list_ops.py): ``write``/``scatter``/``unstack``
+return a new TensorArray whose ``flow`` carries the new list, as TF's control flow v2 does, so
+it travels through ``tf.while_loop`` as a loop variable and has gradients.
+"""
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tideflow.ops import list_ops
+
+
+class TensorArray:
+    """``tf.TensorArray(dtype, size=None, dynamic_size=None, clear_after_read=None, ...)``."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
+                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
+                 element_shape=None, colocate_with_first_write_call=True, name=None):
+        del clear_after_read, colocate_with_first_write_call, handle
+        self._dtype = dtypes.as_dtype(dtype).base_dtype
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = infer_shape
+        self._element_shape = unknown_shape() if element_shape is None else as_shape(
+            element_shape)
+        if flow is not None:
+            self._list = flow
+            return
+        if size is None and not self._dynamic_size:
+            raise ValueError("Size must be provided if handle is not provided")
+        with ops.name_scope(name, "TensorArrayV2", [size]) as scope:
+            scope = tensor_array_name or scope
+            if size is None:
+                self._list = list_ops.empty_tensor_list(self._element_shape, self._dtype,
+                                                        name=scope)
+            else:
+                self._list = list_ops.reserve(self._element_shape, size, self._dtype,
+                                              name=scope)
+
+    def _with_list(self, lst, element_shape=None):
+        ta = TensorArray.__new__(TensorArray)
+        ta._dtype = self._dtype
+        ta._dynamic_size = self._dynamic_size
+        ta._infer_shape = self._infer_shape
+        ta._element_shape = self._element_shape if element_shape is None else element_shape
+        ta._list = lst
+        return ta
+
+    def _merge_shape(self, shape):
+        if not self._infer_shape:
+            return self._element_shape
+        try:
+            return self._element_shape.merge_with(shape)
+        except ValueError:
+            raise ValueError(
+                f"Inconsistent shapes: saw {shape} but expected {self._element_shape} "
+                "(and infer_shape=True)"
+            ) from None
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def flow(self):
+        return self._list
+
+    @property
+    def handle(self):
+        return self._list
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def element_shape(self):
+        return self._element_shape
+
+    @property
+    def dynamic_size(self):
+        return self._dynamic_size
+
+    # -- reading -------------------------------------------------------------------------------
+    def read(self, index, name=None):
+        """The item at ``index``."""
+        out = list_ops.get_item(self._list, index, self._dtype, self._element_shape, name=name)
+        out.set_shape(self._element_shape)
+        return out
+
+    def stack(self, name=None):
+        """The items stacked along a new first dimension."""
+        with ops.name_scope(name, "TensorArrayStack", [self._list]):
+            out = list_ops.stack(self._list, self._dtype, self._element_shape)
+        return out
+
+    def gather(self, indices, name=None):
+        return list_ops.gather(self._list, indices, self._dtype, self._element_shape, name=name)
+
+    def concat(self, name=None):
+        shape = self._element_shape
+        return list_ops.concat(self._list, self._dtype,
+                               shape if shape.ndims else -1, name=name)[0]
+
+    def size(self, name=None):
+        return list_ops.length(self._list, name=name)
+
+    # -- writing -------------------------------------------------------------------------------
+    def write(self, index, value, name=None):
+        """A TensorArray with ``value`` at ``index``."""
+        with ops.name_scope(name, "TensorArrayWrite", [self._list, index, value]):
+            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            shape = self._merge_shape(value.get_shape())
+            lst = list_ops.set_item(self._list, index, value,
+                                    resize_if_index_out_of_bounds=self._dynamic_size)
+        return self._with_list(lst, shape)
+
+    def unstack(self, value, name=None):
+        """A TensorArray holding the rows of ``value``."""
+        with ops.name_scope(name, "TensorArrayUnstack", [self._list, value]):
+            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
+                                      unknown_shape())
+            lst = list_ops.from_tensor(value, shape)
+        return self._with_list(lst, shape)
+
+    def scatter(self, indices, value, name=None):
+        """A TensorArray with the rows of ``value`` at ``indices``."""
+        with ops.name_scope(name, "TensorArrayScatter", [self._list, indices, value]):
+            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
+                                      unknown_shape())
+            lst = list_ops.scatter_into(self._list, value, indices)
+        return self._with_list(lst, shape)
+
+    def split(self, value, lengths, name=None):
+        with ops.name_scope(name, "TensorArraySplit", [self._list, value, lengths]):
+            value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
+            from tideflow.ops import cast_ops
+
+            lengths = cast_ops.cast(lengths, dtypes.int64)
+            shape = TensorShape([None]).concatenate(value.get_shape()[1:]) if (
+                value.get_shape().ndims) else unknown_shape()
+            lst = list_ops.split(value, lengths, shape)
+        return self._with_list(lst, unknown_shape())
+
+    def identity(self):
+        return self._with_list(self._list)
+
+    def close(self, name=None):
+        from tideflow.ops import control_flow_ops
+
+        return control_flow_ops.no_op(name=name)
+
+    def __repr__(self):
+        return f"<tf.TensorArray dtype={self._dtype.name} list={self._list.name}>"

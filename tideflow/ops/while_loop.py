@@ -1,0 +1,301 @@
+"""Loops (paper §4.4): the functional ``While`` op and ``tf.while_loop``.
+
+The loop's condition and body are function bodies (framework/func_graph.py) taking every loop
+variable followed by the tensors they capture (loop invariants, carried through unchanged).
+The executor inlines a While into its plan's generated code as a Python ``while`` loop
+(runtime/executor.py); the kernel here runs the bodies as sub-plans when it is not inlined.
+"""
+
+import time
+
+from tideflow.framework import dtypes, errors, func_graph, nest, op_registry, ops
+from tideflow.framework.tensor_shape import as_shape
+from tideflow.ops import cond as cond_lib
+
+# ------------------------------------------------------------------------------------------
+# the While op
+# ------------------------------------------------------------------------------------------
+
+
+def _while_shape(op):
+    shapes = op._attrs.get("output_shapes") or ()
+    return list(shapes) if shapes else None
+
+
+def step_checker(op, step):
+    """``check()`` raising CancelledError / DeadlineExceededError for the running step."""
+    if step is None:
+        return None
+    cancelled = step.cancelled.is_set
+    deadline = step.deadline
+
+    def check():
+        if cancelled():
+            raise errors.CancelledError(None, op, "Step was cancelled (the session was closed)")
+        if deadline is not None and time.monotonic() > deadline:
+            raise errors.DeadlineExceededError(None, op, "Timed out waiting for the loop to end "
+                                               "(RunOptions.timeout_in_ms)")
+
+    return check
+
+
+def _while_kernel(ctx):
+    from tideflow.runtime import functions
+
+    op = ctx.op
+    graph = op._graph
+    cond_fn = functions.compile_function(func_graph.lookup_function(graph, op._attrs["cond"]),
+                                         ctx)
+    body_fn = functions.compile_function(func_graph.lookup_function(graph, op._attrs["body"]),
+                                         ctx)
+
+    def run(inputs, *, step=None):
+        values = inputs
+        check = step_checker(op, step)
+        while True:
+            c = cond_fn(*values, step=step)[0]
+            if not c:
+                return values
+            values = body_fn(*values, step=step)
+            if check is not None:
+                check()
+
+    return run
+
+
+_WHILE = op_registry.declare(
+    "While",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: list(type) >= 0", "cond: func", "body: func", "output_shapes: list(shape) = []",
+           "parallel_iterations: int = 10"],
+    shape=_while_shape,
+    kernel_factory=_while_kernel,
+    stateful=True,
+)
+_WHILE.kernel_wants_step = True  # cancellation and deadlines are checked every iteration
+
+
+# ------------------------------------------------------------------------------------------
+# tf.while_loop
+# ------------------------------------------------------------------------------------------
+
+
+def _shape_str(shape):
+    return str(shape) if shape.ndims is not None else "<unknown>"
+
+
+def shape_less_equal(shape, invariant):
+    """Whether ``shape`` is at least as specific as ``invariant`` and agrees with it."""
+    if invariant.ndims is None:
+        return True
+    if shape.ndims != invariant.ndims:
+        return False
+    for a, b in zip(shape.dims, invariant.dims):
+        if b.value is not None and a.value != b.value:
+            return False
+    return True
+
+
+class _Flat:
+    """Loop variables flattened to tensors; TensorArrays travel as their list tensor."""
+
+    def __init__(self, structure):
+        from tideflow.ops import tensor_array
+
+        self.structure = structure
+        self.leaves = nest.flatten(structure)
+        self.tensors = []
+        for x in self.leaves:
+            if isinstance(x, tensor_array.TensorArray):
+                self.tensors.append(x._list)
+            else:
+                self.tensors.append(ops.convert_to_tensor(x))
+
+    def pack(self, tensors, structure=None):
+        from tideflow.ops import tensor_array
+
+        leaves = []
+        # TensorArrays come back as the body returned them (with the element shape it wrote)
+        templates = self.leaves if structure is None else [
+            b if isinstance(b, tensor_array.TensorArray) else a
+            for a, b in zip(self.leaves, nest.flatten(structure))]
+        for leaf, t in zip(templates, tensors):
+            if isinstance(leaf, tensor_array.TensorArray):
+                leaves.append(leaf._with_list(t))
+            else:
+                leaves.append(t)
+        return nest.pack_sequence_as(self.structure if structure is None else structure, leaves)
+
+
+def _flatten_result(flat, result, name):
+    from tideflow.ops import tensor_array
+
+    try:
+        nest.assert_same_structure(flat.structure, result, check_types=False)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"The body of {name} must return the structure of its loop variables: "
+                         f"{e}") from None
+    out = []
+    for leaf, x in zip(flat.leaves, nest.flatten(result)):
+        if isinstance(x, tensor_array.TensorArray):
+            out.append(x._list)
+        elif isinstance(leaf, tensor_array.TensorArray):
+            raise TypeError(f"The body of {name} must return a TensorArray where the loop "
+                            f"variable is one, got {x!r}")
+        else:
+            out.append(ops.convert_to_tensor(x))
+    return out
+
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, name=None, maximum_iterations=None,
+               return_same_structure=False):
+    """Repeats ``body`` while ``cond`` is true; returns the final loop variables.
+
+    ``loop_vars`` is a Tensor or a nested structure (tuples, lists, dicts, namedtuples,
+    TensorArrays); ``cond(*loop_vars)`` and ``body(*loop_vars)`` take it unpacked. A loop
+    variable's shape must stay the same across iterations unless ``shape_invariants`` allows
+    it to change. With ``maximum_iterations`` the loop stops after that many iterations.
+    """
+    del swap_memory
+    if not callable(cond):
+        raise TypeError("cond must be callable.")
+    if not callable(body):
+        raise TypeError("body must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("parallel_iterations must be a positive integer.")
+    if loop_vars is None or (isinstance(loop_vars, (list, tuple)) and not loop_vars):
+        raise ValueError("No loop variables provided")
+    packed = not isinstance(loop_vars, (list, tuple))
+    structure = (loop_vars,) if packed else loop_vars
+    with ops.name_scope(name, "while", [t for t in nest.flatten(loop_vars)
+                                        if isinstance(t, ops.Tensor)]) as scope:
+        flat = _Flat(structure)
+        tensors = flat.tensors
+        if shape_invariants is not None:
+            inv_struct = (shape_invariants,) if packed else shape_invariants
+            try:
+                nest.assert_same_structure(structure, inv_struct, check_types=False)
+                invariants = [as_shape(s) for s in nest.flatten(inv_struct)]
+            except (ValueError, TypeError):
+                # TensorShapes given as lists flatten to dims: match them one per variable
+                invariants = [as_shape(s) for s in (
+                    inv_struct if len(inv_struct) == len(tensors) else [inv_struct])]
+            if len(invariants) != len(tensors):
+                raise ValueError("shape_invariants must have the structure of loop_vars")
+        else:
+            invariants = [t._shape for t in tensors]
+        for t, inv in zip(tensors, invariants):
+            if not shape_less_equal(t._shape, inv):
+                raise ValueError(
+                    f"The shape invariant specified for {t.name} is not compatible with the "
+                    f"initial shape of the loop variable. It enters the loop with shape "
+                    f"{_shape_str(t._shape)}, but the specified shape invariant is "
+                    f"{_shape_str(inv)}."
+                )
+        n_user = len(tensors)
+        max_iter = None
+        if maximum_iterations is not None:
+            max_iter = ops.convert_to_tensor(maximum_iterations, name="maximum_iterations")
+            if max_iter.get_shape().ndims not in (None, 0):
+                raise ValueError("maximum_iterations must be a scalar, saw shape: "
+                                 f"{max_iter.get_shape()}")
+            from tideflow.ops import constant_op
+
+            counter = constant_op.constant(0, dtype=max_iter.dtype.base_dtype,
+                                           name="iteration_counter")
+            tensors = [counter, *tensors]
+            invariants = [counter._shape, *invariants]
+        specs = [(t._dtype.base_dtype, inv) for t, inv in zip(tensors, invariants)]
+        names = ["loop_counter"] * (max_iter is not None) + [f"loop_var{i}" if i else "loop_var"
+                                                             for i in range(n_user)]
+        graph = ops.get_default_graph()
+        base = (scope.rstrip("/") or "while").replace("/", "_")
+        start = 1 if max_iter is not None else 0
+
+        def cond_fn(*args):
+            c = cond(*flat.pack(args[start:]))
+            c = ops.convert_to_tensor(c)
+            if c.dtype.base_dtype != dtypes.bool:
+                raise TypeError(f"The condition of a while_loop must be a bool tensor, got "
+                                f"{c.dtype.base_dtype.name}")
+            if c.get_shape().ndims not in (None, 0):
+                raise ValueError(f"The condition of a while_loop must be a scalar, got shape "
+                                 f"{c.get_shape()}")
+            if max_iter is not None:
+                from tideflow.ops import math_ops
+
+                c = math_ops.logical_and(math_ops.less(args[0], max_iter), c)
+            return c
+
+        def body_fn(*args):
+            result = body(*flat.pack(args[start:]))
+            if packed or (len(structure) == 1 and not isinstance(result, (list, tuple))):
+                result = (result,)
+            outs = _flatten_result(flat, result, "while_loop")
+            body_fn.structure = result
+            if max_iter is not None:
+                outs = [args[0] + 1, *outs]
+            return outs
+
+        cond_fg = func_graph.trace(cond_fn, specs, func_graph.unique_function_name(
+            graph, base + "_cond"), arg_names=names)
+        body_fg = func_graph.trace(body_fn, specs, func_graph.unique_function_name(
+            graph, base + "_body"), arg_names=names)
+        for i, (t, inv, out) in enumerate(zip(tensors, invariants, body_fg.outputs)):
+            if out._dtype.base_dtype != t._dtype.base_dtype:
+                raise TypeError(
+                    f"Loop variable {t.name} enters the loop with type "
+                    f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
+                    "after one iteration."
+                )
+            if not shape_less_equal(out._shape, inv):
+                raise ValueError(
+                    f"Input tensor '{t.name}' has shape {_shape_str(inv)} before the loop, but "
+                    f"shape {_shape_str(out._shape)} after one iteration. To allow the shape to "
+                    "vary across iterations, use the `shape_invariants` argument of "
+                    "tf.while_loop to specify a less-specific shape."
+                )
+        op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope)
+        outs = op._outputs[start:start + n_user]
+        if not back_prop:
+            from tideflow.ops import array_ops
+
+            outs = [array_ops.stop_gradient(t) for t in outs]
+        result = flat.pack(outs, _result_structure(structure, body_fn.structure))
+        if packed or (len(outs) == 1 and not return_same_structure):
+            return result[0]
+        return result
+
+
+def _result_structure(structure, body_result):
+    try:
+        nest.assert_same_structure(structure, body_result, check_types=True)
+        return body_result
+    except (ValueError, TypeError):
+        return structure
+
+
+def build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, name):
+    """Creates the While op for traced ``cond_fg``/``body_fg``; returns it.
+
+    Captured tensors join the loop variables (carried through unchanged by the body).
+    """
+    graph = ops.get_default_graph()
+    captured = cond_lib.unify_captures([cond_fg, body_fg])
+    body_fg.outputs = body_fg.outputs + [ph for _, ph in body_fg.captures]
+    func_graph.add_function(graph, cond_fg)
+    func_graph.add_function(graph, body_fg)
+    inputs = list(tensors) + captured
+    shapes = list(invariants) + [t._shape for t in captured]
+    op = ops.apply_op(
+        "While", [inputs],
+        {"T": [t._dtype.base_dtype for t in inputs], "cond": cond_fg.name,
+         "body": body_fg.name, "output_shapes": shapes,
+         "parallel_iterations": parallel_iterations},
+        name=name,
+    )
+    cond_lib.add_control_captures(op, [cond_fg, body_fg])
+    return op
+
