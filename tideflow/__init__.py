@@ -64,6 +64,7 @@ from tideflow.framework.ops import (
     get_collection_ref,
     get_default_graph,
     get_default_session,
+    init_scope,
     name_scope,
     op_scope,
     register_tensor_conversion_function,
@@ -136,6 +137,7 @@ from tideflow.ops.concat_ops import (
     unpack,
     unstack,
 )
+from tideflow.ops.cond import case, cond
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from tideflow.ops.data_flow_ops import (
@@ -161,6 +163,7 @@ from tideflow.ops.fill_ops import (
     zeros,
     zeros_like,
 )
+from tideflow.ops.functional_ops import foldl, foldr, map_fn, scan
 from tideflow.ops.gather_ops import (
     gather,
     gather_nd,
@@ -382,6 +385,7 @@ from tideflow.ops.string_ops import (
     string_to_number,
     substr,
 )
+from tideflow.ops.tensor_array import TensorArray
 from tideflow.ops.unary_ops import polygamma, zeta
 from tideflow.ops.variable_scope import (
     AUTO_REUSE,
@@ -409,6 +413,7 @@ from tideflow.ops.variables import (
     trainable_variables,
     variables_initializer,
 )
+from tideflow.ops.while_loop import while_loop
 from tideflow.runtime.session import InteractiveSession, Session
 
 newaxis = None
@@ -436,6 +441,7 @@ _LAZY = {
     "layers": ("tideflow.layers", None),
     "contrib": ("tideflow.contrib", None),
     "summary": ("tideflow.summary", None),
+    "saved_model": ("tideflow.saved_model", None),
     "image": ("tideflow.image", None),
     "gfile": ("tideflow.gfile", None),
     "python_io": ("tideflow.python_io", None),

@@ -31,6 +31,11 @@ class Variable:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
             self._init_from_proto(variable_def, import_scope=import_scope)
+        elif ops.get_default_graph().building_function:
+            # made inside a cond branch or loop body: the variable lives in the outer graph
+            with ops.init_scope():
+                self._init_from_args(initial_value, trainable, collections, validate_shape,
+                                     caching_device, name, dtype, expected_shape, constraint)
         else:
             self._init_from_args(initial_value, trainable, collections, validate_shape,
                                  caching_device, name, dtype, expected_shape, constraint)

@@ -12,6 +12,7 @@ from tideflow.protos.feature_pb2 import (
     FloatList,
     Int64List,
 )
+from tideflow.protos.saver_pb2 import SaverDef
 from tideflow.summary.summary_iterator import summary_iterator
 from tideflow.summary.writer import FileWriterCache as SummaryWriterCache
 from tideflow.summary.writer import SummaryWriter
@@ -19,6 +20,22 @@ from tideflow.train import queue_runner
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.adam import AdamOptimizer
+from tideflow.train.checkpoint_management import (
+    checkpoint_exists,
+    generate_checkpoint_state_proto,
+    get_checkpoint_mtimes,
+    get_checkpoint_state,
+    latest_checkpoint,
+    remove_checkpoint,
+    update_checkpoint_state,
+)
+from tideflow.train.checkpoint_utils import (
+    NewCheckpointReader,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
+)
 from tideflow.train.coordinator import Coordinator, LooperThread
 from tideflow.train.ftrl import FtrlOptimizer
 from tideflow.train.gradient_descent import GradientDescentOptimizer
@@ -51,6 +68,7 @@ from tideflow.train.proximal_adagrad import ProximalAdagradOptimizer
 from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tideflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tideflow.train.rmsprop import RMSPropOptimizer
+from tideflow.train.saver import Saver, export_meta_graph, import_meta_graph
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,
