@@ -497,10 +497,12 @@ def _sparse_softmax_xent(features, labels):
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
     shifted = features - np.max(features, axis=1, keepdims=True)
-    log_sm = shifted - np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
+    backprop = np.exp(shifted)
+    total = np.sum(backprop, axis=1, keepdims=True)
     rows = np.arange(labels.shape[0])
-    loss = -log_sm[rows, labels]
-    backprop = np.exp(log_sm)
+    # loss = log(sum(exp(shifted))) - shifted[label]; backprop = softmax - onehot
+    loss = np.log(total[:, 0]) - shifted[rows, labels]
+    backprop /= total
     backprop[rows, labels] -= 1
     return loss, backprop
 
