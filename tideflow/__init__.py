@@ -442,6 +442,7 @@ _LAZY = {
     "contrib": ("tideflow.contrib", None),
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
+    "data": ("tideflow.data", None),
     "image": ("tideflow.image", None),
     "gfile": ("tideflow.gfile", None),
     "python_io": ("tideflow.python_io", None),

@@ -1,0 +1,248 @@
+"""Dataset op declarations (``TensorSliceDataset``, ``MapDataset``, ``BatchDatasetV2``...).
+
+Each op outputs a ``variant`` scalar: a ``dataset_values.DatasetValue`` describing its stage.
+Function attrs (``f``, ``predicate``) name bodies in the graph's library, compiled once per
+session and node; their captured tensors arrive as ``other_arguments``.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, func_graph, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, scalar, unknown_shape
+from tideflow.ops import dataset_values as dv
+from tideflow.ops.dataset_structure import SparseValue
+
+_OUT = ["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
+
+
+def _scalar_shape(op):
+    return [scalar()]
+
+
+def compiled(ctx, attr):
+    """The body named by function attr ``attr`` of ``ctx.op``, compiled once per session."""
+    op = ctx.op
+
+    def make():
+        fg = func_graph.lookup_function(op._graph, op._attrs[attr])
+        return func_graph.compile_function(fg, ctx)
+
+    return ctx.node_state(("fn", attr), make)
+
+
+def _int(x):
+    return int(np.asarray(x).reshape(()))
+
+
+def _declare(name, inputs, make, attrs=(), fn_attrs=()):
+    """Declares a dataset op whose kernel is ``make(ctx, *inputs)`` -> DatasetValue."""
+
+    def factory(ctx):
+        fns = [compiled(ctx, a) for a in fn_attrs]
+
+        def run(*args):
+            return make(ctx, *fns, *args)
+
+        return run
+
+    op_registry.declare(
+        name,
+        inputs=inputs,
+        outputs=["handle: variant"],
+        attrs=list(attrs),
+        shape=_scalar_shape,
+        kernel_factory=factory,
+        differentiable=False,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# sources
+# ------------------------------------------------------------------------------------------
+
+_declare("TensorSliceDataset", ["components: Toutput_types"],
+         lambda ctx, comps: dv.TensorSlices(comps),
+         ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"])
+_declare("TensorDataset", ["components: Toutput_types"],
+         lambda ctx, comps: dv.Tensors(comps),
+         ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"])
+_declare("RangeDataset", ["start: int64", "stop: int64", "step: int64"],
+         lambda ctx, a, b, c: dv.Range(_int(a), _int(b), _int(c)), _OUT)
+
+
+def _generator(ctx, args):
+    op = ctx.op
+    root = getattr(op._graph, "_root", None) or op._graph
+    token = op._attrs["token"]
+    entry = getattr(root, "_py_generators", {}).get(token)
+    if entry is None:
+        raise errors.InvalidArgumentError(None, op, f"No generator registered for {token!r} "
+                                          "(from_generator datasets cannot be imported).")
+    specs = op._attrs["output_types"], op._attrs["output_shapes"]
+    vals = [_py_arg(a) for a in args]
+    return dv.Generator(entry[0], vals, list(specs[0]), list(specs[1]), entry[1])
+
+
+def _py_arg(a):
+    a = np.asarray(a)
+    return a[()] if a.ndim == 0 else a
+
+
+# tideflow's own op: TF builds from_generator from py_func and GeneratorDataset
+_declare("PyGeneratorDataset", ["args: Targuments"], _generator,
+         ["token: string", "Targuments: list(type) >= 0", *_OUT])
+
+# ------------------------------------------------------------------------------------------
+# transformations
+# ------------------------------------------------------------------------------------------
+
+_FN = ["Targuments: list(type) >= 0", *_OUT]
+
+_declare("ZipDataset", ["input_datasets: N * variant"],
+         lambda ctx, ds: dv.Zip(ds), [*_OUT, "N: int >= 1"])
+_declare("ConcatenateDataset", ["input_dataset: variant", "another_dataset: variant"],
+         lambda ctx, a, b: dv.Concatenate(a, b), _OUT)
+_declare("MapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+         lambda ctx, fn, d, args: dv.Map(d, fn, args),
+         ["f: func", *_FN, "use_inter_op_parallelism: bool = true",
+          "preserve_cardinality: bool = false"], fn_attrs=["f"])
+_declare("ParallelMapDataset", ["input_dataset: variant", "other_arguments: Targuments",
+                                "num_parallel_calls: int32"],
+         lambda ctx, fn, d, args, n: dv.Map(d, fn, args, _parallelism(n)),
+         ["f: func", *_FN, "use_inter_op_parallelism: bool = true", "sloppy: bool = false",
+          "preserve_cardinality: bool = false"], fn_attrs=["f"])
+_declare("FilterDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+         lambda ctx, fn, d, args: dv.Filter(d, fn, args),
+         ["predicate: func", *_FN], fn_attrs=["predicate"])
+_declare("FlatMapDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+         lambda ctx, fn, d, args: dv.FlatMap(d, fn, args), ["f: func", *_FN], fn_attrs=["f"])
+_declare("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targuments",
+                               "cycle_length: int64", "block_length: int64"],
+         lambda ctx, fn, d, args, c, b: dv.Interleave(d, fn, args, _int(c), _int(b)),
+         ["f: func", *_FN], fn_attrs=["f"])
+_declare("ParallelInterleaveDatasetV2",
+         ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
+          "block_length: int64", "num_parallel_calls: int64"],
+         lambda ctx, fn, d, args, c, b, n: dv.Interleave(d, fn, args, _int(c), _int(b)),
+         ["f: func", *_FN, "sloppy: bool = false"], fn_attrs=["f"])
+
+
+def _parallelism(n):
+    n = _int(n)
+    if n == -1:  # AUTOTUNE
+        import os
+
+        return os.cpu_count() or 1
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None, "num_parallel_calls must be greater "
+                                          "than zero.")
+    return n
+
+
+_declare("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
+                            "drop_remainder: bool"],
+         lambda ctx, d, n, drop: dv.Batch(d, _int(n), bool(drop),
+                                          ctx.op._attrs["output_types"]),
+         ["parallel_copy: bool = false", *_OUT])
+_declare("PaddedBatchDatasetV2",
+         ["input_dataset: variant", "batch_size: int64", "padded_shapes: N * int64",
+          "padding_values: Toutput_types", "drop_remainder: bool"],
+         lambda ctx, d, n, shapes, pads, drop: dv.PaddedBatch(
+             d, _int(n), shapes, pads, bool(drop), ctx.op._attrs["Toutput_types"]),
+         ["parallel_copy: bool = false", "Toutput_types: list(type) >= 1",
+          "output_shapes: list(shape) >= 1", "N: int >= 1"])
+_declare("UnbatchDataset", ["input_dataset: variant"], lambda ctx, d: dv.Unbatch(d), _OUT)
+_declare("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64", "seed: int64",
+                            "seed2: int64"],
+         lambda ctx, d, n, s, s2: dv.Shuffle(d, _int(n), _int(s), _int(s2),
+                                             ctx.op._attrs["reshuffle_each_iteration"]),
+         ["reshuffle_each_iteration: bool = true", *_OUT])
+_declare("RepeatDataset", ["input_dataset: variant", "count: int64"],
+         lambda ctx, d, n: dv.Repeat(d, _int(n)), _OUT)
+_declare("TakeDataset", ["input_dataset: variant", "count: int64"],
+         lambda ctx, d, n: dv.Take(d, _int(n)), _OUT)
+_declare("SkipDataset", ["input_dataset: variant", "count: int64"],
+         lambda ctx, d, n: dv.Skip(d, _int(n)), _OUT)
+_declare("ShardDataset", ["input_dataset: variant", "num_shards: int64", "index: int64"],
+         lambda ctx, d, n, i: dv.Shard(d, _int(n), _int(i)),
+         ["require_non_empty: bool = false", *_OUT])
+_declare("CacheDataset", ["input_dataset: variant", "filename: string"],
+         lambda ctx, d, f: dv.Cache(d, _str(f)), _OUT)
+_declare("PrefetchDataset", ["input_dataset: variant", "buffer_size: int64"],
+         lambda ctx, d, n: dv.Prefetch(d, _int(n)), [*_OUT, "slack_period: int = 0"])
+_declare("IgnoreErrorsDataset", ["input_dataset: variant"],
+         lambda ctx, d: dv.SetErrors(d), _OUT)
+
+
+def _str(x):
+    x = np.asarray(x).reshape(())[()]
+    return x.decode() if isinstance(x, bytes) else str(x)
+
+
+# ------------------------------------------------------------------------------------------
+# sparse components (one variant value each inside a pipeline)
+# ------------------------------------------------------------------------------------------
+
+
+def _serialize_sparse_kernel(indices, values, dense_shape, *, out_type):
+    if out_type != dtypes.variant:
+        raise errors.UnimplementedError(None, None, "SerializeSparse: only out_type=variant "
+                                        "is supported")
+    return SparseValue(np.array(indices, np.int64), np.array(values),
+                       np.array(dense_shape, np.int64))
+
+
+def _deserialize_sparse_kernel(serialized, *, dtype):
+    v = serialized
+    if isinstance(v, np.ndarray) and v.dtype == object and v.ndim == 0:
+        v = v[()]
+    if not isinstance(v, SparseValue):
+        raise errors.InvalidArgumentError(None, None, "DeserializeSparse: expected a sparse "
+                                          f"variant, got {type(v).__name__}")
+    vals = v.values
+    if dtype != dtypes.string:
+        vals = vals.astype(dtype.as_numpy_dtype, copy=False)
+    return [v.indices, vals, v.dense_shape]
+
+
+op_registry.declare(
+    "SerializeSparse",
+    inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+    outputs=["serialized_sparse: out_type"],
+    attrs=["T: type", "out_type: {string, variant} = DT_STRING"],
+    shape=lambda op: [scalar() if op._attrs["out_type"] == dtypes.variant
+                      else TensorShape([3])],
+    kernel=_serialize_sparse_kernel,
+    differentiable=False,
+)
+
+op_registry.declare(
+    "DeserializeSparse",
+    inputs=["serialized_sparse: Tserialized"],
+    outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+    attrs=["dtype: type", "Tserialized: {string, variant} = DT_STRING"],
+    shape=lambda op: [unknown_shape(2), unknown_shape(1), unknown_shape(1)],
+    kernel=_deserialize_sparse_kernel,
+    differentiable=False,
+)
+
+
+def serialize_sparse(st):
+    """A sparse tensor as one variant scalar (a dataset's wire form of a SparseTensor)."""
+    return ops.apply_op("SerializeSparse", [st.indices, st.values, st.dense_shape],
+                        {"out_type": dtypes.variant}, name="SerializeSparse")._outputs[0]
+
+
+def deserialize_sparse(t, dtype, shape):
+    """The SparseTensor held by the variant scalar ``t`` (static dense shape ``shape``)."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    op = ops.apply_op("DeserializeSparse", [t], {"dtype": dtype, "Tserialized": dtypes.variant},
+                      name="DeserializeSparse")
+    ind, vals, dense = op._outputs
+    if shape.ndims is not None:
+        ind.set_shape([None, shape.ndims])
+        dense.set_shape([shape.ndims])
+    st = SparseTensor(ind, vals, dense)
+    st._static_shape = shape
+    return st

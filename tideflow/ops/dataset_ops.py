@@ -1,0 +1,424 @@
+"""``tf.data.Dataset``: a Python description of an input pipeline, built into dataset ops.
+
+A Dataset knows its element structure (``output_types``, ``output_shapes``,
+``output_classes``) when it is created; its source tensors are created then too, and its
+functions are traced into the graph's library. ``_as_variant_tensor()`` creates the chain of
+dataset ops (in the current default graph) that an iterator op consumes.
+"""
+
+import re
+
+import numpy as np
+
+from tideflow.framework import dtypes, func_graph, ops
+from tideflow.framework.random_seed import get_seed
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, as_shape
+from tideflow.ops import dataset_structure as ds
+from tideflow.ops import iterator_ops
+
+AUTOTUNE = -1
+
+
+def _i64(x, name):
+    return ops.convert_to_tensor(x, dtype=dtypes.int64, name=name)
+
+
+def _fn_name(fn):
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
+
+
+class StructuredFunction:
+    """A user function over dataset elements, traced into a function body.
+
+    The element (a nest) is rebuilt from the wire arguments; a tuple element is unpacked
+    into positional arguments, anything else is passed as one argument. A list result
+    becomes a tuple, as in tf.data.
+    """
+
+    def __init__(self, func, transformation, input_specs, returns_dataset=False):
+        graph = ops.get_default_graph()
+        self.name = func_graph.unique_function_name(
+            graph, f"Dataset_{transformation}_{_fn_name(func)}")
+        self.output_specs = None
+        self.output_dataset = None
+        wire = [(s.wire_dtype, s.wire_shape) for s in ds.flatten(input_specs)]
+
+        def body(*args):
+            nested = ds.from_wire(input_specs, list(args))
+            ret = func(*nested) if type(nested) is tuple else func(nested)
+            if returns_dataset:
+                if not isinstance(ret, Dataset):
+                    raise TypeError("`map_func` must return a `Dataset` object.")
+                self.output_dataset = ret
+                self.output_specs = ret._specs
+                return [ret._as_variant_tensor()]
+            if isinstance(ret, list):
+                ret = tuple(ret)
+            if ret is None:
+                raise TypeError(f"The function passed to `{transformation}` returned None.")
+            ret = ds.to_tensors(ret)
+            self.output_specs = ds.specs_of(ret)
+            return ds.to_wire(ret)
+
+        self.fg = func_graph.trace(body, wire, self.name)
+        func_graph.add_function(graph, self.fg)
+        self.captured = [outer for outer, _ in self.fg.captures]
+
+    def add_to(self, op):
+        from tideflow.ops.cond import add_control_captures
+
+        add_control_captures(op, [self.fg])
+
+
+def _infer_batch_dim(specs, drop_remainder, batch_size):
+    n = None
+    if drop_remainder is True or ops.constant_value(drop_remainder) is True:
+        n = ops.constant_value(batch_size)
+        n = None if n is None else int(n)
+    return n
+
+
+class Dataset:
+    """A sequence of elements, each a nest of tensors of the same structure."""
+
+    _specs = None
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def output_types(self):
+        return ds.types_of(self._specs)
+
+    @property
+    def output_shapes(self):
+        return ds.shapes_of(self._specs)
+
+    @property
+    def output_classes(self):
+        return ds.classes_of(self._specs)
+
+    def _as_variant_tensor(self):
+        raise NotImplementedError
+
+    def __iter__(self):
+        raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
+                           "enabled.")
+
+    def __repr__(self):
+        return (f"<{type(self).__name__} shapes: {self.output_shapes}, types: "
+                f"{self.output_types}>")
+
+    # -- iterators ---------------------------------------------------------------------------
+    def make_one_shot_iterator(self):
+        """An iterator initialized when first used; it cannot be re-initialized."""
+        return iterator_ops.one_shot_iterator(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        """An iterator whose ``initializer`` (re)starts it from the first element."""
+        return iterator_ops.initializable_iterator(self, shared_name)
+
+    # -- sources -----------------------------------------------------------------------------
+    @staticmethod
+    def from_tensors(tensors):
+        """A dataset of one element: ``tensors``."""
+        with ops.name_scope("tensors"):
+            t = ds.to_tensors(tensors)
+        return _OpDataset("TensorDataset", [ds.to_wire(t)], ds.specs_of(t), types_attr=True)
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """A dataset of the slices of ``tensors`` along their first dimension."""
+        with ops.name_scope("tensors"):
+            t = ds.to_tensors(tensors)
+        flat = ds.flatten(t)
+        if not flat:
+            raise ValueError("from_tensor_slices() requires at least one component.")
+        dim = TensorShape([None])
+        for x in flat:
+            shape = x.get_shape() if not isinstance(x, SparseTensor) else ds.spec_of(x).shape
+            if shape.ndims == 0:
+                raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+            if shape.ndims is not None:
+                dim = dim.merge_with(shape[:1])
+        specs = ds.unbatched(ds.specs_of(t))
+        return _OpDataset("TensorSliceDataset", [ds.to_wire(t)], specs, types_attr=True)
+
+    @staticmethod
+    def from_sparse_tensor_slices(sparse_tensor):
+        return Dataset.from_tensor_slices(sparse_tensor)
+
+    @staticmethod
+    def range(*args):
+        """``range(stop)``, ``range(start, stop)``, ``range(start, stop, step)`` as int64."""
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Invalid arguments to range: {args}")
+        start, step = 0, 1
+        if len(args) == 1:
+            stop = args[0]
+        elif len(args) == 2:
+            start, stop = args
+        else:
+            start, stop, step = args
+        ins = [_i64(start, "start"), _i64(stop, "stop"), _i64(step, "step")]
+        return _OpDataset("RangeDataset", ins, ds.Spec(dtypes.int64, []))
+
+    @staticmethod
+    def zip(datasets):
+        """Elements of ``datasets`` (a nest of datasets) side by side, as that nest."""
+        flat = ds.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"The argument to `Dataset.zip()` must be a nested structure "
+                                f"of `Dataset` objects, got {type(d).__name__}.")
+        specs = ds.pack(datasets, [d._specs for d in flat])
+        return _OpDataset("ZipDataset", [flat], specs)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None):
+        """Elements yielded by ``generator(*args)`` (a callable), of the given structure."""
+        if not callable(generator):
+            raise TypeError("`generator` must be callable.")
+        specs = ds.specs_from(output_types, output_shapes)
+        graph = ops.get_default_graph()
+        root = getattr(graph, "_root", None) or graph
+        if not hasattr(root, "_py_generators"):
+            root._py_generators = {}
+        token = f"pygen_{len(root._py_generators)}"
+        root._py_generators[token] = (generator, output_types)
+        arg_tensors = [ops.convert_to_tensor(a, name=f"arg{i}")
+                       for i, a in enumerate(args or ())]
+        return _OpDataset("PyGeneratorDataset", [arg_tensors], specs,
+                          attrs={"token": token,
+                                 "Targuments": [t.dtype.base_dtype for t in arg_tensors]})
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The file names matching ``file_pattern`` (shuffled unless ``shuffle=False``)."""
+        from tideflow.ops import io_ops
+
+        with ops.name_scope("list_files"):
+            names = io_ops.matching_files(file_pattern)
+            d = Dataset.from_tensor_slices(names)
+            if shuffle is None or shuffle:
+                from tideflow.ops.array_ops import shape
+
+                d = d.shuffle(shape(names, out_type=dtypes.int64)[0], seed=seed)
+        return d
+
+    # -- transformations ---------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None):
+        """``map_func`` applied to each element (in order, even when run in parallel)."""
+        fn = StructuredFunction(map_func, "map", self._specs)
+        attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        if num_parallel_calls is None:
+            return _OpDataset("MapDataset", [self, fn.captured], fn.output_specs, attrs, fn)
+        n = ops.convert_to_tensor(num_parallel_calls, dtype=dtypes.int32,
+                                  name="num_parallel_calls")
+        return _OpDataset("ParallelMapDataset", [self, fn.captured, n], fn.output_specs,
+                          attrs, fn)
+
+    def filter(self, predicate):
+        """The elements for which ``predicate`` returns True."""
+        fn = StructuredFunction(predicate, "filter", self._specs)
+        out = ds.flatten(fn.output_specs)
+        if (len(out) != 1 or is_seq_spec(fn.output_specs) or out[0].dtype != dtypes.bool
+                or not out[0].shape.is_compatible_with([])):
+            raise ValueError("`predicate` return type must be convertible to a scalar boolean "
+                             "tensor.")
+        attrs = {"predicate": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        return _OpDataset("FilterDataset", [self, fn.captured], self._specs, attrs, fn)
+
+    def flat_map(self, map_func):
+        """The elements of the datasets ``map_func`` returns for each element."""
+        fn = StructuredFunction(map_func, "flat_map", self._specs, returns_dataset=True)
+        attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        return _OpDataset("FlatMapDataset", [self, fn.captured], fn.output_specs, attrs, fn)
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
+                   num_parallel_calls=None):
+        """``map_func``'s datasets, ``cycle_length`` at a time, ``block_length`` each turn."""
+        fn = StructuredFunction(map_func, "interleave", self._specs, returns_dataset=True)
+        attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        ins = [self, fn.captured, _i64(cycle_length, "cycle_length"),
+               _i64(block_length, "block_length")]
+        if num_parallel_calls is None:
+            return _OpDataset("InterleaveDataset", ins, fn.output_specs, attrs, fn)
+        ins.append(_i64(num_parallel_calls, "num_parallel_calls"))
+        return _OpDataset("ParallelInterleaveDatasetV2", ins, fn.output_specs, attrs, fn)
+
+    def batch(self, batch_size, drop_remainder=False):
+        """Consecutive elements stacked into batches of ``batch_size``."""
+        n = _i64(batch_size, "batch_size")
+        drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        dim = _infer_batch_dim(self._specs, drop_remainder, n)
+        return _OpDataset("BatchDatasetV2", [self, n, drop], ds.batched(self._specs, dim))
+
+    def padded_batch(self, batch_size, padded_shapes, padding_values=None,
+                     drop_remainder=False):
+        """Batches whose components are padded to ``padded_shapes`` (-1/None: the longest)."""
+        specs = self._specs
+        flat = ds.flatten(specs)
+        if any(s.is_sparse for s in flat):
+            raise TypeError("Batching of padded sparse tensors is not currently supported")
+        shapes = _broadcast_like(specs, padded_shapes)
+        if padding_values is None:
+            values = [np.array(b"" if s.dtype == dtypes.string else 0, dtype=object
+                               if s.dtype == dtypes.string else s.dtype.as_numpy_dtype)
+                      for s in flat]
+        else:
+            values = _broadcast_like(specs, padding_values)
+        out_specs, shape_tensors, value_tensors = [], [], []
+        with ops.name_scope("padded_batch"):
+            for s, shp, val in zip(flat, shapes, values):
+                static, t = _padded_shape(shp, s.shape)
+                out_specs.append(ds.Spec(s.dtype, static))
+                shape_tensors.append(t)
+                value_tensors.append(ops.convert_to_tensor(val, dtype=s.dtype,
+                                                           name="padding_value"))
+        n = _i64(batch_size, "batch_size")
+        drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        dim = _infer_batch_dim(specs, drop_remainder, n)
+        new = ds.batched(ds.pack(specs, out_specs), dim)
+        return _OpDataset("PaddedBatchDatasetV2",
+                          [self, n, shape_tensors, value_tensors, drop], new, types_attr=True)
+
+    def unbatch(self):
+        """The rows of each element's components (the inverse of ``batch``)."""
+        return _OpDataset("UnbatchDataset", [self], ds.unbatched(self._specs))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+        """Elements drawn at random from a buffer of ``buffer_size`` (TF's seed rule)."""
+        seed, seed2 = get_seed(seed)
+        if seed is None:
+            seed, seed2 = 0, 0
+        attrs = {"reshuffle_each_iteration": True if reshuffle_each_iteration is None
+                 else bool(reshuffle_each_iteration)}
+        return _OpDataset("ShuffleDataset", [self, _i64(buffer_size, "buffer_size"),
+                                             _i64(seed, "seed"), _i64(seed2, "seed2")],
+                          self._specs, attrs)
+
+    def repeat(self, count=None):
+        """The elements ``count`` times over (forever when None or -1)."""
+        return _OpDataset("RepeatDataset", [self, _i64(-1 if count is None else count,
+                                                       "count")], self._specs)
+
+    def take(self, count):
+        return _OpDataset("TakeDataset", [self, _i64(count, "count")], self._specs)
+
+    def skip(self, count):
+        return _OpDataset("SkipDataset", [self, _i64(count, "count")], self._specs)
+
+    def shard(self, num_shards, index):
+        return _OpDataset("ShardDataset", [self, _i64(num_shards, "num_shards"),
+                                           _i64(index, "index")], self._specs)
+
+    def prefetch(self, buffer_size):
+        """Elements computed ahead by a background thread, up to ``buffer_size`` of them."""
+        return _OpDataset("PrefetchDataset", [self, _i64(buffer_size, "buffer_size")],
+                          self._specs)
+
+    def cache(self, filename=""):
+        """Replays the first complete pass (kept in memory, or in ``filename``)."""
+        f = ops.convert_to_tensor(filename, dtype=dtypes.string, name="filename")
+        return _OpDataset("CacheDataset", [self, f], self._specs)
+
+    def concatenate(self, dataset):
+        """This dataset's elements, then ``dataset``'s."""
+        try:
+            specs = ds.most_specific(self._specs, dataset._specs)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Two datasets to concatenate have different types "
+                            f"{self.output_types} and {dataset.output_types}") from e
+        return _OpDataset("ConcatenateDataset", [self, dataset], specs)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``, which must return a Dataset."""
+        out = transformation_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError("`transformation_func` must return a Dataset.")
+        return out
+
+    def enumerate(self, start=0):
+        """(index, element) pairs, the index an int64 counting from ``start``."""
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+
+    def ignore_errors(self):
+        return _OpDataset("IgnoreErrorsDataset", [self], self._specs)
+
+
+def is_seq_spec(specs):
+    return ds.is_seq(specs)
+
+
+def _broadcast_like(specs, value):
+    """``value`` as a flat list following ``specs`` (shapes given as lists are leaves)."""
+    if not ds.is_seq(specs):
+        return [value]
+    ds.assert_same_structure(specs, ds.map_structure(lambda _: 0, value)
+                             if ds.is_seq(value) else value)
+    return ds.flatten(value)
+
+
+def _padded_shape(shape, component):
+    """(static shape, int64 vector tensor) of one component's padded shape."""
+    if isinstance(shape, ops.Tensor):
+        t = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="padded_shape")
+        value = ops.constant_value(t)
+        static = TensorShape(None if value is None else
+                             [None if d < 0 else int(d) for d in value])
+        if t.get_shape().ndims == 1 and t.get_shape()[0].value is not None and value is None:
+            static = TensorShape([None] * t.get_shape()[0].value)
+    else:
+        static = as_shape(shape)
+        if static.ndims is None:
+            raise ValueError("Padded shape must have a known rank.")
+        t = ops.convert_to_tensor(np.array([-1 if d is None else d for d in static.as_list()],
+                                           np.int64), name="padded_shape")
+    if not static.is_compatible_with(component) and not (
+            component.ndims is not None and static.ndims == component.ndims
+            and all(p is None or c is None or p >= c
+                    for p, c in zip(static.as_list(), component.as_list()))):
+        raise ValueError(f"The padded shape {static} is not compatible with the corresponding "
+                         f"input component shape {component}.")
+    if static.ndims is not None and component.ndims is not None and (
+            static.ndims != component.ndims):
+        raise ValueError(f"The padded shape {static} is not compatible with the corresponding "
+                         f"input component shape {component}.")
+    return static, t
+
+
+class _OpDataset(Dataset):
+    """A dataset made by one op from its inputs (datasets, tensors, or lists of them)."""
+
+    def __init__(self, op_type, inputs, specs, attrs=None, fn=None, types_attr=False):
+        self._op_type = op_type
+        self._inputs = inputs
+        self._specs = specs
+        self._attrs = dict(attrs or {})
+        self._fn = fn
+        self._types_attr = types_attr  # ops with Toutput_types (from the inputs) instead
+
+    def _as_variant_tensor(self):
+        def conv(x):
+            if isinstance(x, Dataset):
+                return x._as_variant_tensor()
+            if isinstance(x, (list, tuple)):
+                return [conv(y) for y in x]
+            return x
+
+        inputs = [conv(x) for x in self._inputs]
+        attrs = dict(self._attrs)
+        if not self._types_attr:
+            attrs["output_types"] = ds.wire_types(self._specs)
+        else:
+            attrs["Toutput_types"] = ds.wire_types(self._specs)
+        attrs["output_shapes"] = ds.wire_shapes(self._specs)
+        op = ops.apply_op(self._op_type, inputs, attrs, name=self._op_type)
+        if self._fn is not None:
+            self._fn.add_to(op)
+        return op._outputs[0]
+
+
+class DatasetSource(_OpDataset):
+    """Base of the file-reading datasets (``TFRecordDataset``...), for isinstance checks."""

@@ -1,0 +1,349 @@
+"""Element structures of ``tf.data`` datasets: nests of component specs, flat "wire" layouts.
+
+As in tf.data, tuples, namedtuples and dicts nest; a list is one tensor. A dense component
+travels as one array; a SparseTensor travels as one ``variant`` value (a ``SparseValue``).
+"""
+
+import collections.abc
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, ops
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+
+
+class Spec:
+    """One component of an element: dtype, static shape and class (Tensor or SparseTensor)."""
+
+    __slots__ = ("cls", "dtype", "shape")
+
+    def __init__(self, dtype, shape, cls=ops.Tensor):
+        self.dtype = dtypes.as_dtype(dtype).base_dtype
+        self.shape = as_shape(shape)
+        self.cls = cls
+
+    @property
+    def is_sparse(self):
+        return self.cls is SparseTensor
+
+    @property
+    def wire_dtype(self):
+        return dtypes.variant if self.is_sparse else self.dtype
+
+    @property
+    def wire_shape(self):
+        return TensorShape([]) if self.is_sparse else self.shape
+
+    def __repr__(self):
+        return f"Spec({self.dtype.name}, {self.shape}, {self.cls.__name__})"
+
+
+# ------------------------------------------------------------------------------------------
+# nests (tf.data's rules: tuples and dicts nest, lists do not)
+# ------------------------------------------------------------------------------------------
+
+
+def is_seq(x):
+    return isinstance(x, (tuple, collections.abc.Mapping)) and not isinstance(
+        x, SparseTensorValue)
+
+
+def _keys(d):
+    try:
+        return sorted(d)
+    except TypeError:
+        return list(d)
+
+
+def flatten(s):
+    if isinstance(s, collections.abc.Mapping):
+        return [x for k in _keys(s) for x in flatten(s[k])]
+    if isinstance(s, tuple) and not isinstance(s, SparseTensorValue):
+        return [x for c in s for x in flatten(c)]
+    return [s]
+
+
+def pack(structure, flat):
+    """``flat`` arranged as ``structure``."""
+    flat = list(flat)
+    it = iter(flat)
+
+    def build(s):
+        if isinstance(s, collections.abc.Mapping):
+            vals = {k: build(s[k]) for k in _keys(s)}
+            if type(s) is dict:
+                return {k: vals[k] for k in s}
+            try:
+                return type(s)((k, vals[k]) for k in s)
+            except TypeError:
+                return {k: vals[k] for k in s}
+        if isinstance(s, tuple) and not isinstance(s, SparseTensorValue):
+            children = [build(c) for c in s]
+            if hasattr(type(s), "_fields"):
+                return type(s)(*children)
+            return tuple(children)
+        return next(it)
+
+    n = len(flatten(structure))
+    if n != len(flat):
+        raise ValueError(f"Structure had {n} elements, but the flat sequence had {len(flat)}.")
+    return build(structure)
+
+
+def map_structure(fn, structure, *others):
+    flats = [flatten(structure)] + [flatten(o) for o in others]
+    return pack(structure, [fn(*xs) for xs in zip(*flats)])
+
+
+def assert_same_structure(a, b):
+    """Raises TypeError/ValueError unless ``a`` and ``b`` nest alike."""
+
+    def check(x, y):
+        if is_seq(x) != is_seq(y):
+            raise TypeError(f"The two structures don't have the same nested structure: "
+                            f"{a!r} and {b!r}")
+        if isinstance(x, collections.abc.Mapping):
+            if set(x) != set(y):
+                raise ValueError(f"The two dictionaries don't have the same set of keys: "
+                                 f"{sorted(map(str, x))} and {sorted(map(str, y))}")
+            for k in x:
+                check(x[k], y[k])
+        elif isinstance(x, tuple):
+            if len(x) != len(y):
+                raise ValueError(f"The two structures don't have the same number of elements: "
+                                 f"{a!r} and {b!r}")
+            for u, v in zip(x, y):
+                check(u, v)
+
+    check(a, b)
+
+
+# ------------------------------------------------------------------------------------------
+# graph side
+# ------------------------------------------------------------------------------------------
+
+
+def to_tensors(value, name="component"):
+    """``value`` with each leaf a Tensor or SparseTensor (lists become tensors)."""
+    i = [0]
+
+    def conv(x):
+        n = f"{name}_{i[0]}"
+        i[0] += 1
+        if isinstance(x, SparseTensorValue):
+            x = SparseTensor.from_value(x)
+        if isinstance(x, SparseTensor):
+            return x
+        return ops.convert_to_tensor(x, name=n)
+
+    return map_structure(conv, value)
+
+
+def spec_of(t):
+    if isinstance(t, SparseTensor):
+        shape = getattr(t, "_static_shape", None)
+        return Spec(t.dtype, t.get_shape() if shape is None else shape, SparseTensor)
+    return Spec(t.dtype, t.get_shape())
+
+
+def specs_of(tensors):
+    return map_structure(spec_of, tensors)
+
+
+def wire_types(specs):
+    return [s.wire_dtype for s in flatten(specs)]
+
+
+def wire_shapes(specs):
+    return [s.wire_shape for s in flatten(specs)]
+
+
+def to_wire(tensors):
+    """The flat wire tensors of a nest of Tensors/SparseTensors (sparse ones serialized)."""
+    from tideflow.ops import dataset_kernels
+
+    out = []
+    for t in flatten(tensors):
+        if isinstance(t, SparseTensor):
+            out.append(dataset_kernels.serialize_sparse(t))
+        else:
+            out.append(t)
+    return out
+
+
+def from_wire(specs, flat):
+    """The nest of Tensors/SparseTensors ``specs`` describes, from flat wire tensors."""
+    from tideflow.ops import dataset_kernels
+
+    out = []
+    for s, t in zip(flatten(specs), flat):
+        if s.is_sparse:
+            out.append(dataset_kernels.deserialize_sparse(t, s.dtype, s.shape))
+        else:
+            t.set_shape(s.shape)
+            out.append(t)
+    return pack(specs, out)
+
+
+def types_of(specs):
+    return map_structure(lambda s: s.dtype, specs)
+
+
+def shapes_of(specs):
+    return map_structure(lambda s: s.shape, specs)
+
+
+def classes_of(specs):
+    return map_structure(lambda s: s.cls, specs)
+
+
+def specs_from(types, shapes=None, classes=None):
+    """Specs from public nests of dtypes, shapes (default unknown) and classes."""
+    if shapes is None:
+        shapes = map_structure(lambda _: unknown_shape(), types)
+    else:
+        shapes = _broadcast(types, shapes, as_shape)
+    if classes is None:
+        classes = map_structure(lambda _: ops.Tensor, types)
+    else:
+        classes = _broadcast(types, classes, lambda c: c)
+    return map_structure(lambda d, s, c: Spec(d, s, c), types, shapes, classes)
+
+
+def _broadcast(types, other, conv):
+    """``other`` (a nest like ``types``, shapes may be given as lists) converted leafwise."""
+    if not is_seq(types):
+        return conv(other)
+    if isinstance(types, collections.abc.Mapping):
+        return type(types)((k, _broadcast(types[k], other[k], conv)) for k in types) if (
+            type(types) is not dict) else {k: _broadcast(types[k], other[k], conv)
+                                           for k in types}
+    if len(types) != len(other):
+        raise ValueError(f"The two structures don't have the same number of elements: "
+                         f"{types!r} and {other!r}")
+    kids = [_broadcast(t, o, conv) for t, o in zip(types, other)]
+    return type(types)(*kids) if hasattr(type(types), "_fields") else tuple(kids)
+
+
+def batched(specs, n):
+    """Specs of a batch of ``n`` (None: unknown) elements."""
+    return map_structure(lambda s: Spec(s.dtype, TensorShape([n]).concatenate(s.shape), s.cls),
+                         specs)
+
+
+def unbatched(specs):
+    def one(s):
+        if s.shape.ndims == 0:
+            raise ValueError("Cannot unbatch an input with scalar components.")
+        return Spec(s.dtype, s.shape[1:] if s.shape.ndims is not None else unknown_shape(),
+                    s.cls)
+
+    return map_structure(one, specs)
+
+
+def most_specific(a, b):
+    """Specs compatible with both ``a`` and ``b`` (same structure and dtypes)."""
+    def one(x, y):
+        if x.dtype != y.dtype or x.cls is not y.cls:
+            raise TypeError(f"Incompatible types: {x.dtype.name} and {y.dtype.name}")
+        return Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls)
+
+    assert_same_structure(a, b)
+    return map_structure(one, a, b)
+
+
+# ------------------------------------------------------------------------------------------
+# runtime values (NumPy)
+# ------------------------------------------------------------------------------------------
+
+
+class SparseValue:
+    """A sparse component's value inside a pipeline: (indices, values, dense_shape) arrays."""
+
+    __slots__ = ("dense_shape", "indices", "values")
+
+    def __init__(self, indices, values, dense_shape):
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.values = np.asarray(values)
+        self.dense_shape = np.asarray(dense_shape, dtype=np.int64)
+
+    def __repr__(self):
+        return f"SparseValue({self.indices!r}, {self.values!r}, {self.dense_shape!r})"
+
+
+def _np_dtype(dtype):
+    return object if dtype == dtypes.string else dtype.as_numpy_dtype
+
+
+def stack(values, dtype):
+    """Stacks equally shaped component values (dense arrays or SparseValues)."""
+    first = values[0]
+    if isinstance(first, bytes) and all(type(v) is bytes for v in values):
+        # scalar strings, as the file datasets produce them
+        out = np.empty(len(values), dtype=object)
+        try:
+            out[:] = values
+        except ValueError:
+            pass
+        else:
+            return out
+    if isinstance(first, SparseValue):
+        return _stack_sparse(values)
+    shape = np.shape(first)
+    for v in values:
+        if np.shape(v) != shape:
+            raise errors.InvalidArgumentError(
+                None, None, "Cannot batch tensors with different shapes in component 0. First "
+                f"element had shape {_shape_str(shape)} and element {values.index(v)} had "
+                f"shape {_shape_str(np.shape(v))}.")
+    out = np.empty((len(values), *shape), dtype=_np_dtype(dtype))
+    for i, v in enumerate(values):
+        out[i, ...] = v  # (an object array's element takes a 0-d array's value, not the array)
+    return out
+
+
+def _stack_sparse(values):
+    rank = max(len(v.dense_shape) for v in values)
+    shape = np.zeros(rank, np.int64)
+    idx, vals = [], []
+    for i, v in enumerate(values):
+        if len(v.dense_shape) != rank:
+            raise errors.InvalidArgumentError(None, None, "Cannot batch SparseTensors of "
+                                              "different ranks.")
+        shape = np.maximum(shape, v.dense_shape)
+        n = v.indices.shape[0]
+        idx.append(np.concatenate([np.full((n, 1), i, np.int64),
+                                   v.indices.reshape(n, rank)], axis=1))
+        vals.append(v.values)
+    indices = np.concatenate(idx) if idx else np.zeros((0, rank + 1), np.int64)
+    return SparseValue(indices, np.concatenate(vals), np.concatenate([[len(values)], shape]))
+
+
+def unstack(value):
+    """The rows of a component value (a dense array or a SparseValue)."""
+    if isinstance(value, SparseValue):
+        n = int(value.dense_shape[0])
+        rows = value.indices[:, 0]
+        out = []
+        for i in range(n):
+            m = rows == i
+            out.append(SparseValue(value.indices[m, 1:], value.values[m], value.dense_shape[1:]))
+        return out
+    return list(value)
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def check_shape(value, shape, what):
+    """Raises InvalidArgumentError unless the array ``value`` fits the static ``shape``."""
+    if shape.ndims is None or isinstance(value, SparseValue):
+        return
+    vs = np.shape(value)
+    if len(vs) != shape.ndims or any(d is not None and d != v
+                                     for d, v in zip(shape.as_list(), vs)):
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} has shape {_shape_str(vs)}, which is incompatible with the "
+            f"expected shape {shape}.")

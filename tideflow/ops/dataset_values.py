@@ -1,0 +1,588 @@
+"""The values of dataset ops (``variant`` tensors): immutable pipeline stages that iterate.
+
+A dataset op's kernel returns one of these; ``MakeIterator`` calls ``iterate(rt)``, which
+returns a Python iterator of elements, each a flat list of component values (arrays, or
+``SparseValue`` for sparse components). ``rt`` (an ``IterRuntime``) owns the background
+threads of prefetch and parallel map and stops them when the iterator is dropped.
+"""
+
+import collections
+import concurrent.futures
+import itertools
+import queue
+import threading
+
+import numpy as np
+
+from tideflow.framework import errors
+from tideflow.ops.dataset_structure import SparseValue, stack, unstack
+
+_WAIT_SLICE = 0.05
+
+
+class IterRuntime:
+    """What one iterator's chain shares: its stop event and the closers of its threads."""
+
+    def __init__(self, cancelled=None):
+        self.stopped = threading.Event()
+        self.cancelled = cancelled
+        self._closers = []
+        self._lock = threading.Lock()
+        self.step = None  # the step of the GetNext now running, for cancellation
+
+    def add_closer(self, fn):
+        with self._lock:
+            if self.stopped.is_set():
+                fn()
+            else:
+                self._closers.append(fn)
+
+    def should_stop(self):
+        if self.stopped.is_set():
+            return True
+        if self.cancelled is not None and self.cancelled.is_set():
+            return True
+        step = self.step
+        return step is not None and step.cancelled.is_set()
+
+    def close(self):
+        with self._lock:
+            self.stopped.set()
+            closers, self._closers = self._closers, []
+        for fn in reversed(closers):
+            fn()
+
+
+class DatasetValue:
+    """Base of the pipeline stages. ``iterate(rt)`` returns an iterator of flat elements."""
+
+    def iterate(self, rt):
+        raise NotImplementedError
+
+
+# ------------------------------------------------------------------------------------------
+# sources
+# ------------------------------------------------------------------------------------------
+
+
+class TensorSlices(DatasetValue):
+    def __init__(self, components):
+        comps = [c if isinstance(c, SparseValue) else np.asarray(c) for c in components]
+        sizes = {int(c.dense_shape[0]) if isinstance(c, SparseValue) else
+                 (c.shape[0] if c.ndim else -1) for c in comps}
+        if -1 in sizes:
+            raise errors.InvalidArgumentError(None, None, "Input components must have rank "
+                                              "at least 1 to be sliced.")
+        if len(sizes) > 1:
+            raise errors.InvalidArgumentError(
+                None, None, "All components must have the same size in the 0th dimension: "
+                f"got {sorted(sizes)}")
+        self.n = sizes.pop() if sizes else 0
+        self.components = comps
+
+    def iterate(self, rt):
+        rows = [unstack(c) if isinstance(c, SparseValue) else c for c in self.components]
+        return ([r[i] for r in rows] for i in range(self.n))
+
+
+class Tensors(DatasetValue):
+    def __init__(self, components):
+        self.components = list(components)
+
+    def iterate(self, rt):
+        return iter([list(self.components)])
+
+
+class Range(DatasetValue):
+    def __init__(self, start, stop, step):
+        if step == 0:
+            raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
+        self.args = (int(start), int(stop), int(step))
+
+    def iterate(self, rt):
+        return ([np.array(i, np.int64)] for i in range(*self.args))
+
+
+class Generator(DatasetValue):
+    """Elements from a Python generator function, checked against the declared specs."""
+
+    def __init__(self, fn, args, dtypes_, shapes, structure):
+        self.fn, self.args, self.dtypes, self.shapes = fn, args, dtypes_, shapes
+        self.structure = structure
+
+    def iterate(self, rt):
+        from tideflow.ops.dataset_structure import check_shape, flatten
+
+        gen = iter(self.fn(*self.args))
+        rt.add_closer(getattr(gen, "close", lambda: None))
+        for value in gen:
+            if isinstance(value, list) and len(self.dtypes) > 1:
+                value = tuple(value)
+            flat = flatten(value)
+            if len(flat) != len(self.dtypes):
+                raise errors.InvalidArgumentError(
+                    None, None, f"`generator` yielded an element that did not match the "
+                    f"expected structure. The expected structure was {self.structure!r}, but "
+                    f"the yielded element was {value!r}.")
+            out = []
+            for v, d, s in zip(flat, self.dtypes, self.shapes):
+                try:
+                    a = np.asarray(v, dtype=object if d.name == "string" else d.as_numpy_dtype)
+                    if d.name == "string":
+                        a = np.vectorize(_as_bytes, otypes=[object])(a) if a.size else a
+                except (TypeError, ValueError) as e:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"TypeError: `generator` yielded an element that could not "
+                        f"be converted to the expected type. The expected type was {d.name}, "
+                        f"but the yielded element was {v!r}.") from e
+                check_shape(a, s, "`generator` yielded an element that")
+                out.append(a)
+            yield out
+
+
+def _as_bytes(x):
+    return x.encode() if isinstance(x, str) else bytes(x)
+
+
+# ------------------------------------------------------------------------------------------
+# transformations
+# ------------------------------------------------------------------------------------------
+
+
+class Zip(DatasetValue):
+    def __init__(self, inputs):
+        self.inputs = list(inputs)
+
+    def iterate(self, rt):
+        its = [d.iterate(rt) for d in self.inputs]
+        return ([c for e in elems for c in e] for elems in zip(*its))
+
+
+class Concatenate(DatasetValue):
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def iterate(self, rt):
+        return itertools.chain(self.a.iterate(rt), _lazy(self.b, rt))
+
+
+def _lazy(ds, rt):
+    yield from ds.iterate(rt)
+
+
+class _MapIter:
+    """An iterator that survives errors of its function (the next call goes on)."""
+
+    __slots__ = ("args", "fn", "src")
+
+    def __init__(self, src, fn, args):
+        self.src, self.fn, self.args = src, fn, args
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        elem = next(self.src)
+        return self.fn(*elem, *self.args)
+
+
+class Map(DatasetValue):
+    def __init__(self, input_, fn, captured, num_parallel_calls=1):
+        self.input, self.fn, self.captured = input_, fn, list(captured)
+        self.parallel = int(num_parallel_calls)
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        if self.parallel <= 1:
+            return _MapIter(src, self.fn, self.captured)
+        return self._parallel(src, rt)
+
+    def _parallel(self, src, rt):
+        pool = concurrent.futures.ThreadPoolExecutor(self.parallel,
+                                                     thread_name_prefix="tf_data_map")
+        rt.add_closer(lambda: pool.shutdown(wait=False, cancel_futures=True))
+        pending = collections.deque()
+        fn, args = self.fn, self.captured
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < self.parallel:
+                try:
+                    elem = next(src)
+                except StopIteration:
+                    exhausted = True
+                    break
+                pending.append(pool.submit(fn, *elem, *args))
+            if not pending:
+                return
+            yield pending.popleft().result()
+
+
+class Filter(DatasetValue):
+    def __init__(self, input_, fn, captured):
+        self.input, self.fn, self.captured = input_, fn, list(captured)
+
+    def iterate(self, rt):
+        fn, args = self.fn, self.captured
+        for elem in self.input.iterate(rt):
+            (keep,) = fn(*elem, *args)
+            if np.ndim(keep) != 0:
+                raise errors.InvalidArgumentError(
+                    None, None, "Filter predicate `f` must return a scalar bool.")
+            if keep:
+                yield elem
+
+
+class FlatMap(DatasetValue):
+    def __init__(self, input_, fn, captured):
+        self.input, self.fn, self.captured = input_, fn, list(captured)
+
+    def iterate(self, rt):
+        for elem in self.input.iterate(rt):
+            (ds,) = self.fn(*elem, *self.captured)
+            yield from ds.iterate(rt)
+
+
+class Interleave(DatasetValue):
+    """Cycles over ``cycle_length`` open inner datasets, ``block_length`` elements each."""
+
+    def __init__(self, input_, fn, captured, cycle_length, block_length):
+        self.input, self.fn, self.captured = input_, fn, list(captured)
+        if cycle_length <= 0:
+            import os
+
+            cycle_length = os.cpu_count() or 1
+        if block_length <= 0:
+            raise errors.InvalidArgumentError(None, None, "block_length must be greater than "
+                                              "zero.")
+        self.cycle, self.block = int(cycle_length), int(block_length)
+
+    def iterate(self, rt):
+        # TF's order: a fixed ring of slots; an empty slot opens the next input on its turn
+        src = self.input.iterate(rt)
+        slots = [None] * self.cycle
+        n_open, end, i, k = 0, False, 0, 0
+        while not end or n_open:
+            it = slots[i]
+            if it is not None:
+                try:
+                    elem = next(it)
+                except StopIteration:
+                    slots[i] = None
+                    n_open -= 1
+                    i, k = (i + 1) % self.cycle, 0
+                    continue
+                k += 1
+                if k == self.block:
+                    i, k = (i + 1) % self.cycle, 0
+                yield elem
+            elif not end:
+                try:
+                    arg = next(src)
+                except StopIteration:
+                    end = True
+                    continue
+                (ds,) = self.fn(*arg, *self.captured)
+                slots[i] = ds.iterate(rt)
+                n_open += 1
+            else:
+                i, k = (i + 1) % self.cycle, 0
+
+
+class Batch(DatasetValue):
+    def __init__(self, input_, batch_size, drop_remainder, dtypes_):
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                              "zero.")
+        self.input, self.n, self.drop = input_, int(batch_size), bool(drop_remainder)
+        self.dtypes = dtypes_
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        n, dts = self.n, self.dtypes
+        while True:
+            elems = list(itertools.islice(src, n))
+            if not elems or (self.drop and len(elems) < n):
+                return
+            yield [stack([e[k] for e in elems], d) for k, d in enumerate(dts)]
+
+
+class PaddedBatch(DatasetValue):
+    def __init__(self, input_, batch_size, padded_shapes, padding_values, drop_remainder,
+                 dtypes_):
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "Batch size must be greater than "
+                                              "zero.")
+        self.input, self.n, self.drop = input_, int(batch_size), bool(drop_remainder)
+        self.padded_shapes = [[int(d) for d in np.reshape(s, -1)] for s in padded_shapes]
+        self.padding_values = padding_values
+        self.dtypes = dtypes_
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        while True:
+            elems = list(itertools.islice(src, self.n))
+            if not elems or (self.drop and len(elems) < self.n):
+                return
+            out = []
+            for k, d in enumerate(self.dtypes):
+                vals = [np.asarray(e[k]) for e in elems]
+                want = self.padded_shapes[k]
+                if any(v.ndim != len(want) for v in vals):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Mismatched rank for padded shape of component {k}: "
+                        f"expected {len(want)}, got {vals[0].ndim}")
+                dims = []
+                for j, w in enumerate(want):
+                    m = max(v.shape[j] for v in vals)
+                    if w >= 0:
+                        if m > w:
+                            raise errors.InvalidArgumentError(
+                                None, None, f"Attempted to pad to a smaller size than the "
+                                f"input element: padded shape dimension {j} is {w} but an "
+                                f"element has size {m}.")
+                        m = w
+                    dims.append(m)
+                pad = np.asarray(self.padding_values[k])
+                arr = np.full((len(vals), *dims), pad[()] if pad.ndim == 0 else pad,
+                              dtype=object if d.name == "string" else d.as_numpy_dtype)
+                for j, v in enumerate(vals):
+                    arr[(j, *(slice(0, s) for s in v.shape))] = v
+                out.append(arr)
+            yield out
+
+
+class Unbatch(DatasetValue):
+    def __init__(self, input_):
+        self.input = input_
+
+    def iterate(self, rt):
+        for elem in self.input.iterate(rt):
+            rows = [unstack(c) for c in elem]
+            sizes = {len(r) for r in rows}
+            if len(sizes) > 1:
+                raise errors.InvalidArgumentError(None, None, "Input element must have the "
+                                                  "same batch size in each component.")
+            yield from ([r[i] for r in rows] for i in range(sizes.pop() if sizes else 0))
+
+
+class Shuffle(DatasetValue):
+    """A buffer of ``buffer_size`` elements; each output is a uniformly chosen one of them."""
+
+    def __init__(self, input_, buffer_size, seed, seed2, reshuffle):
+        if buffer_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
+                                              "zero.")
+        self.input, self.size, self.reshuffle = input_, int(buffer_size), bool(reshuffle)
+        if seed == 0 and seed2 == 0:
+            self._seeds = np.random.SeedSequence()
+        else:
+            self._seeds = np.random.SeedSequence([int(seed) & (2**63 - 1),
+                                                  int(seed2) & (2**63 - 1)])
+        self._first = self._seeds.spawn(1)[0]
+        self._lock = threading.Lock()
+
+    def _rng(self):
+        if not self.reshuffle:
+            return np.random.Generator(np.random.Philox(self._first))
+        with self._lock:
+            return np.random.Generator(np.random.Philox(self._seeds.spawn(1)[0]))
+
+    def iterate(self, rt):
+        rng = self._rng()
+        src = self.input.iterate(rt)
+        buf = list(itertools.islice(src, self.size))
+        for elem in src:
+            i = int(rng.integers(len(buf)))
+            out, buf[i] = buf[i], elem
+            yield out
+        while buf:
+            i = int(rng.integers(len(buf)))
+            buf[i], buf[-1] = buf[-1], buf[i]
+            yield buf.pop()
+
+
+class Repeat(DatasetValue):
+    def __init__(self, input_, count):
+        self.input, self.count = input_, int(count)
+
+    def iterate(self, rt):
+        n = 0
+        while self.count < 0 or n < self.count:
+            any_ = False
+            for elem in self.input.iterate(rt):
+                any_ = True
+                yield elem
+            n += 1
+            if not any_:  # an empty input repeated forever is empty
+                return
+
+
+class Take(DatasetValue):
+    def __init__(self, input_, count):
+        self.input, self.count = input_, int(count)
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        return src if self.count < 0 else itertools.islice(src, self.count)
+
+
+class Skip(DatasetValue):
+    def __init__(self, input_, count):
+        self.input, self.count = input_, int(count)
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        if self.count < 0:
+            return iter(())
+        return itertools.islice(src, self.count, None)
+
+
+class Shard(DatasetValue):
+    def __init__(self, input_, num_shards, index):
+        if num_shards <= 0:
+            raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
+                                              "than zero.")
+        if not 0 <= index < num_shards:
+            raise errors.InvalidArgumentError(None, None, "Index must be between 0 and "
+                                              f"{num_shards - 1} (currently index = {index}).")
+        self.input, self.n, self.i = input_, int(num_shards), int(index)
+
+    def iterate(self, rt):
+        return itertools.islice(self.input.iterate(rt), self.i, None, self.n)
+
+
+class Cache(DatasetValue):
+    """Replays the elements of its first complete pass (in memory, or in ``filename``)."""
+
+    def __init__(self, input_, filename):
+        self.input, self.filename = input_, filename
+        self._cached = None
+        self._lock = threading.Lock()
+
+    def iterate(self, rt):
+        if self._cached is None and self.filename:
+            self._cached = _read_cache_file(self.filename)
+        if self._cached is not None:
+            return iter(self._cached)
+        return self._fill(rt)
+
+    def _fill(self, rt):
+        got = []
+        for elem in self.input.iterate(rt):
+            got.append(elem)
+            yield elem
+        with self._lock:
+            if self._cached is None:
+                self._cached = got
+                if self.filename:
+                    _write_cache_file(self.filename, got)
+
+
+def _cache_path(filename):
+    return f"{filename}.index"
+
+
+def _read_cache_file(filename):
+    import os
+    import pickle
+
+    path = _cache_path(filename)
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _write_cache_file(filename, elems):
+    import os
+    import pickle
+
+    path = _cache_path(filename)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        pickle.dump(elems, f, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, path)
+
+
+class Prefetch(DatasetValue):
+    """A background thread keeps up to ``buffer_size`` elements ready."""
+
+    _END = object()
+
+    def __init__(self, input_, buffer_size):
+        self.input = input_
+        self.size = int(buffer_size) if buffer_size > 0 else 16
+
+    def iterate(self, rt):
+        buf = queue.Queue(self.size)
+        stop = threading.Event()
+        src = self.input.iterate(rt)
+
+        def put(item):
+            while not stop.is_set() and not rt.stopped.is_set():
+                try:
+                    buf.put(item, timeout=_WAIT_SLICE)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def fill():
+            while not stop.is_set():
+                try:
+                    elem = next(src)
+                except StopIteration:
+                    put((self._END, None))
+                    return
+                except BaseException as e:  # noqa: BLE001 - handed to the consumer
+                    if not put((None, e)):
+                        return
+                    continue
+                if not put((elem, None)):
+                    return
+
+        thread = threading.Thread(target=fill, name="tf_data_prefetch", daemon=True)
+
+        def close():
+            stop.set()
+            if thread.is_alive() and thread is not threading.current_thread():
+                thread.join(timeout=2.0)
+
+        rt.add_closer(close)
+        thread.start()
+        self.thread = thread  # for tests: the latest prefetch thread
+        return self._consume(buf, rt, thread)
+
+    def _consume(self, buf, rt, thread):
+        while True:
+            try:
+                elem, err = buf.get(timeout=_WAIT_SLICE)
+            except queue.Empty:
+                if rt.should_stop():
+                    raise errors.CancelledError(None, None, "Iterator was cancelled") from None
+                if not thread.is_alive() and buf.empty():
+                    return
+                continue
+            if elem is self._END:
+                return
+            if err is not None:
+                raise err
+            yield elem
+
+
+class SetErrors(DatasetValue):
+    """Drops the elements whose computation failed (``tf.data.experimental.ignore_errors``)."""
+
+    def __init__(self, input_):
+        self.input = input_
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        while True:
+            try:
+                elem = next(src)
+            except StopIteration:
+                return
+            except errors.OpError:
+                continue
+            yield elem

@@ -1,0 +1,460 @@
+"""Iterators over datasets: the iterator resource, its ops and ``tf.data.Iterator``.
+
+An iterator lives in its device's resource manager. ``MakeIterator`` (the initializer) turns a
+dataset value into a fresh chain of Python iterators; ``IteratorGetNext`` takes one element
+and raises OutOfRangeError at the end. Dropping the resource (re-initialization, session close)
+stops the chain's background threads.
+"""
+
+import itertools
+import json
+import threading
+
+from tideflow.framework import errors, func_graph, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, scalar
+from tideflow.ops import dataset_kernels
+from tideflow.ops import dataset_structure as ds
+from tideflow.ops import dataset_values as dv
+
+_unique_ids = itertools.count()
+
+
+class IteratorResource:
+    """One iterator: the current chain over a dataset value, and what it may produce."""
+
+    def __init__(self, name, output_types, output_shapes, cancelled=None):
+        self.name = name
+        self.output_types = list(output_types)
+        self.output_shapes = [TensorShape(s) for s in output_shapes]
+        self._cancelled = cancelled
+        self._lock = threading.Lock()
+        self._it = None
+        self._rt = None
+        self.one_shot_done = False
+
+    def set_dataset(self, value):
+        rt = dv.IterRuntime(self._cancelled)
+        it = value.iterate(rt)
+        with self._lock:
+            old, self._rt, self._it = self._rt, rt, it
+        if old is not None:
+            old.close()
+
+    def get_next(self, step=None):
+        with self._lock:
+            it, rt = self._it, self._rt
+            if it is None:
+                raise errors.FailedPreconditionError(
+                    None, None, "GetNext() failed because the iterator has not been "
+                    "initialized. Ensure that you have run the initializer operation for this "
+                    "iterator before getting the next element.")
+            rt.step = step
+            try:
+                return next(it)
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+            finally:
+                rt.step = None
+
+    def close_resource(self):
+        with self._lock:
+            rt, self._rt, self._it = self._rt, None, None
+        if rt is not None:
+            rt.close()
+
+
+def _resource_name(ctx):
+    op = ctx.op
+    shared = op._attrs.get("shared_name") or ""
+    if shared:
+        return shared
+    return ctx.node_state("resource_name", lambda: f"_{next(_unique_ids)}_{op.name}")
+
+
+def _lookup_or_create(ctx):
+    op = ctx.op
+    container = op._attrs.get("container") or ""
+    name = _resource_name(ctx)
+    cancelled = getattr(ctx.session, "_cancelled", None)
+    return ctx.resource_mgr.lookup_or_create(
+        container, name, lambda: IteratorResource(name, op._attrs["output_types"],
+                                                  op._attrs["output_shapes"], cancelled))
+
+
+def _iterator_factory(ctx):
+    return lambda: _lookup_or_create(ctx)
+
+
+_ITERATOR_ATTRS = ["shared_name: string", "container: string",
+                   "output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"]
+
+for _type in ("Iterator", "IteratorV2"):
+    op_registry.declare(
+        _type,
+        outputs=["handle: resource"],
+        attrs=_ITERATOR_ATTRS,
+        shape=lambda op: [scalar()],
+        kernel_factory=_iterator_factory,
+        differentiable=False,
+        stateful=True,
+    )
+
+
+def _one_shot_factory(ctx):
+    make = dataset_kernels.compiled(ctx, "dataset_factory")
+
+    def run():
+        res = _lookup_or_create(ctx)
+        with res._lock:
+            first = not res.one_shot_done
+            res.one_shot_done = True
+        if first:
+            (value,) = make()
+            res.set_dataset(value)
+        return res
+
+    return run
+
+
+op_registry.declare(
+    "OneShotIterator",
+    outputs=["handle: resource"],
+    attrs=["dataset_factory: func", "output_types: list(type) >= 1",
+           "output_shapes: list(shape) >= 1", "container: string = ''",
+           "shared_name: string = ''"],
+    shape=lambda op: [scalar()],
+    kernel_factory=_one_shot_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _check(handle):
+    if not isinstance(handle, IteratorResource):
+        raise errors.InvalidArgumentError(None, None, f"Expected an iterator handle, got "
+                                          f"{type(handle).__name__}")
+    return handle
+
+
+def _make_iterator_kernel(dataset, iterator):
+    _check(iterator).set_dataset(dataset)
+
+
+op_registry.declare(
+    "MakeIterator",
+    inputs=["dataset: variant", "iterator: resource"],
+    kernel=_make_iterator_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _get_next_kernel(iterator, *, step):
+    return _check(iterator).get_next(step)
+
+
+def _get_next_shapes(op):
+    return list(op._attrs["output_shapes"])
+
+
+op_registry.declare(
+    "IteratorGetNext",
+    inputs=["iterator: resource"],
+    outputs=["components: output_types"],
+    attrs=["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
+    shape=_get_next_shapes,
+    kernel=_get_next_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _to_string_handle_factory(ctx):
+    def run(handle):
+        import numpy as np
+
+        h = _check(handle)
+        return np.asarray(json.dumps({"name": h.name, "id": id(h)}).encode(), dtype=object)
+
+    return run
+
+
+op_registry.declare(
+    "IteratorToStringHandle",
+    inputs=["resource_handle: resource"],
+    outputs=["string_handle: string"],
+    shape=lambda op: [scalar()],
+    kernel_factory=_to_string_handle_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _from_string_handle_factory(ctx):
+    mgr = ctx.resource_mgr
+    want_types = list(ctx.op._attrs["output_types"])
+
+    def run(string_handle):
+        import numpy as np
+
+        raw = np.asarray(string_handle).reshape(())[()]
+        try:
+            info = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+            name = info["name"]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise errors.InvalidArgumentError(
+                None, None, "Could not parse string_handle as a valid ResourceHandle") from None
+        for container in mgr.containers():
+            try:
+                res = mgr.lookup(container, name)
+            except errors.NotFoundError:
+                continue
+            if id(res) == info.get("id"):
+                if want_types and list(res.output_types) != want_types:
+                    raise errors.InvalidArgumentError(
+                        None, None, "The iterator of the handle has output types "
+                        f"{[t.name for t in res.output_types]}, but the handle was created "
+                        f"for {[t.name for t in want_types]}.")
+                return res
+        raise errors.NotFoundError(None, None, f"Resource {name} does not exist.")
+
+    return run
+
+
+op_registry.declare(
+    "IteratorFromStringHandleV2",
+    inputs=["string_handle: string"],
+    outputs=["resource_handle: resource"],
+    attrs=["output_types: list(type) >= 0 = []", "output_shapes: list(shape) >= 0 = []"],
+    shape=lambda op: [scalar()],
+    kernel_factory=_from_string_handle_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _single_element_kernel(dataset):
+    rt = dv.IterRuntime()
+    try:
+        it = dataset.iterate(rt)
+        try:
+            elem = next(it)
+        except StopIteration:
+            raise errors.InvalidArgumentError(None, None, "Dataset was empty.") from None
+        try:
+            next(it)
+        except StopIteration:
+            return elem
+        raise errors.InvalidArgumentError(None, None, "Dataset had more than one element.")
+    finally:
+        rt.close()
+
+
+op_registry.declare(
+    "DatasetToSingleElement",
+    inputs=["dataset: variant"],
+    outputs=["components: output_types"],
+    attrs=["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
+    shape=_get_next_shapes,
+    kernel=_single_element_kernel,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# one-shot iterators: the dataset is rebuilt inside a function, capturing values by value
+# ------------------------------------------------------------------------------------------
+
+_PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
+
+
+class _ByValueGraph(func_graph.FuncGraph):
+    """A function body that copies the ops it captures (TF's ``capture_by_value``)."""
+
+    def __init__(self, name, outer_graph=None):
+        super().__init__(name, outer_graph)
+        self._copies = {}
+
+    def capture(self, tensor, name=None):
+        if tensor._op._graph is self:
+            return tensor
+        got = self._copies.get(tensor)
+        if got is not None:
+            return got
+        op = tensor._op
+        if op.type in _PLACEHOLDERS:
+            raise ValueError(f"Cannot capture a placeholder (name:{op.name}, type:{op.type}) "
+                             "by value.")
+        if any(t._dtype._is_ref_dtype or t._dtype.base_dtype.name == "resource"
+               for t in op._outputs):
+            raise ValueError(f"Cannot capture a stateful node (name:{op.name}, type:{op.type}) "
+                             "by value.")
+        inputs = [self.capture(t) for t in op._inputs]
+        with ops.Graph.control_dependencies(self, None):
+            new = ops.apply_op(op.type, inputs, dict(op._attrs),
+                               name=op.name.rsplit("/", 1)[-1], graph=self, _flat=True)
+        for a, b in zip(op._outputs, new._outputs):
+            b.set_shape(a._shape)
+            self._copies[a] = b
+        return self._copies[tensor]
+
+
+def one_shot_iterator(dataset, name=None):
+    graph = ops.get_default_graph()
+    fname = func_graph.unique_function_name(graph, "_make_dataset")
+    fg = _ByValueGraph(fname, graph)
+    with fg.as_default():
+        out = dataset._as_variant_tensor()
+        fg.structured_outputs = [out]
+        fg.outputs = [out]
+    func_graph.add_function(graph, fg)
+    specs = dataset._specs
+    with ops.name_scope(name, "OneShotIterator"):
+        op = ops.apply_op("OneShotIterator", [], {
+            "dataset_factory": fname, "output_types": ds.wire_types(specs),
+            "output_shapes": ds.wire_shapes(specs)}, name="OneShotIterator")
+    return Iterator(op._outputs[0], None, specs)
+
+
+def initializable_iterator(dataset, shared_name=None, name=None):
+    specs = dataset._specs
+    with ops.name_scope(name, "Iterator"):
+        handle = ops.apply_op("IteratorV2", [], {
+            "shared_name": shared_name or "", "container": "",
+            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            name="Iterator")._outputs[0]
+        init = ops.apply_op("MakeIterator", [dataset._as_variant_tensor(), handle],
+                            name="MakeIterator")
+    return Iterator(handle, init, specs)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.data.Iterator
+# ------------------------------------------------------------------------------------------
+
+
+def _fmt(x):
+    return repr(x)
+
+
+class Iterator:
+    """``tf.data.Iterator``: elements of a dataset, one ``get_next()`` per step."""
+
+    def __init__(self, iterator_resource, initializer, specs):
+        self._iterator_resource = iterator_resource
+        self._initializer = initializer
+        self._specs = specs
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None):
+        """A reinitializable iterator for datasets of this structure (``make_initializer``)."""
+        specs = ds.specs_from(output_types, output_shapes, output_classes)
+        handle = ops.apply_op("IteratorV2", [], {
+            "shared_name": shared_name or "", "container": "",
+            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            name="Iterator")._outputs[0]
+        return Iterator(handle, None, specs)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """An iterator that runs whichever iterator the fed ``string_handle`` names."""
+        specs = ds.specs_from(output_types, output_shapes, output_classes)
+        string_handle = ops.convert_to_tensor(string_handle, dtype="string")
+        handle = ops.apply_op("IteratorFromStringHandleV2", [string_handle], {
+            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            name="IteratorFromStringHandle")._outputs[0]
+        return Iterator(handle, None, specs)
+
+    @property
+    def initializer(self):
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    def make_initializer(self, dataset, name=None):
+        """The op that (re)starts this iterator on ``dataset`` (same structure)."""
+        with ops.name_scope(name, "make_initializer"):
+            mine, theirs = self._specs, dataset._specs
+            try:
+                ds.assert_same_structure(mine, theirs)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Expected output types {_fmt(self.output_types)} but got "
+                                f"dataset with output types {_fmt(dataset.output_types)}.") from e
+            if ds.flatten(self.output_types) != ds.flatten(dataset.output_types):
+                raise TypeError(f"Expected output types {_fmt(self.output_types)} but got "
+                                f"dataset with output types {_fmt(dataset.output_types)}.")
+            if ds.flatten(self.output_classes) != ds.flatten(dataset.output_classes):
+                raise TypeError(f"Expected output classes {_fmt(self.output_classes)} but got "
+                                f"dataset with output classes "
+                                f"{_fmt(dataset.output_classes)}.")
+            for a, b in zip(ds.flatten(self.output_shapes), ds.flatten(dataset.output_shapes)):
+                if not a.is_compatible_with(b):
+                    raise TypeError(f"Expected output shapes compatible with "
+                                    f"{_fmt(self.output_shapes)} but got dataset with output "
+                                    f"shapes {_fmt(dataset.output_shapes)}.")
+            return ops.apply_op("MakeIterator", [dataset._as_variant_tensor(),
+                                                 self._iterator_resource], name="MakeIterator")
+
+    def get_next(self, name=None):
+        """The next element: a nest of Tensors (SparseTensors) with the static shapes."""
+        specs = self._specs
+        op = ops.apply_op("IteratorGetNext", [self._iterator_resource], {
+            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            name=name or "IteratorGetNext")
+        return ds.from_wire(specs, list(op._outputs))
+
+    def string_handle(self, name=None):
+        """A scalar string naming this iterator, to feed ``from_string_handle`` iterators."""
+        return ops.apply_op("IteratorToStringHandle", [self._iterator_resource],
+                            name=name or "IteratorToStringHandle")._outputs[0]
+
+    @property
+    def output_types(self):
+        return ds.types_of(self._specs)
+
+    @property
+    def output_shapes(self):
+        return ds.shapes_of(self._specs)
+
+    @property
+    def output_classes(self):
+        return ds.classes_of(self._specs)
+
+
+def get_single_element(dataset):
+    """``tf.data.experimental.get_single_element``: the only element of ``dataset``."""
+    specs = dataset._specs
+    op = ops.apply_op("DatasetToSingleElement", [dataset._as_variant_tensor()], {
+        "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+        name="DatasetToSingleElement")
+    return ds.from_wire(specs, list(op._outputs))
+
+
+
+# ------------------------------------------------------------------------------------------
+# tf.compat.v1.data functions
+# ------------------------------------------------------------------------------------------
+
+
+def make_one_shot_iterator(dataset):
+    """``tf.compat.v1.data.make_one_shot_iterator(dataset)``."""
+    return one_shot_iterator(dataset)
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """``tf.compat.v1.data.make_initializable_iterator(dataset, shared_name)``."""
+    return initializable_iterator(dataset, shared_name)
+
+
+def get_output_types(dataset_or_iterator):
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes
