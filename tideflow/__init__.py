@@ -402,6 +402,7 @@ from tideflow.ops.variables import (
     assert_variables_initialized,
     global_variables,
     global_variables_initializer,
+    initialize_all_tables,
     initialize_all_variables,
     initialize_local_variables,
     initialize_variables,
@@ -410,6 +411,7 @@ from tideflow.ops.variables import (
     model_variables,
     moving_average_variables,
     report_uninitialized_variables,
+    tables_initializer,
     trainable_variables,
     variables_initializer,
 )

@@ -322,8 +322,6 @@ def test_scope_defaults_initializers_and_regularizers():
     assert b.dtype == tf.float64_ref and c.get_shape().as_list() == [2]
     with pytest.raises(ValueError, match="If initializer is a constant, do not specify shape"):
         tf.get_variable("c2", [2], initializer=tf.constant([1.0, 2.0]))
-    with pytest.raises(NotImplementedError):
-        tf.get_variable("p", [4, 2], partitioner=lambda shape, dtype: [2, 1])
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(a).tolist() == [7.0, 7.0] and sess.run(b).tolist() == [7.0]
@@ -463,3 +461,15 @@ def test_random_wrappers_validate():
     assert s.get_shape().as_list() == []
     with tf.Session() as sess:
         assert np.shape(sess.run(s)) == ()
+
+
+def test_tables_initializer_groups_the_collection():
+    with tf.Graph().as_default():
+        v = tf.Variable(0, name="counter")
+        tf.add_to_collection(tf.GraphKeys.TABLE_INITIALIZERS, tf.assign(v, 7).op)
+        init = tf.tables_initializer()
+        with tf.Session() as s:
+            s.run(init)
+            assert s.run(v) == 7
+    with tf.Graph().as_default():
+        assert tf.tables_initializer().type == "NoOp"

@@ -125,6 +125,9 @@ class Variable:
         self._snapshot = g.as_graph_element(scoped(variable_def.snapshot_name))
         self._caching_device = None
         self._save_slice_info = None
+        if variable_def.HasField("save_slice_info_def"):
+            self._save_slice_info = SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope)
         self._constraint = None
         self._trainable = getattr(variable_def, "trainable", True)
 
@@ -273,6 +276,10 @@ class Variable:
         vd.initializer_name = strip(self._initializer_op.name)
         vd.snapshot_name = strip(self._snapshot.name)
         vd.trainable = bool(self._trainable)
+        if self._save_slice_info is not None:
+            info = self._save_slice_info.to_proto(export_scope=export_scope)
+            if info is not None:
+                vd.save_slice_info_def.CopyFrom(info)
         return vd
 
     @staticmethod
@@ -339,6 +346,52 @@ ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunc
 RefVariable = Variable
 
 
+class SaveSliceInfo:
+    """Where a partition of a partitioned variable sits in the full variable: the full
+    variable's name and shape, and this part's offset and shape (``Variable.SaveSliceInfo``)."""
+
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None,
+                 save_slice_info_def=None, import_scope=None):
+        if save_slice_info_def is not None:
+            full_name = save_slice_info_def.full_name
+            if import_scope:
+                full_name = f"{import_scope}/{full_name}"
+            full_shape = list(save_slice_info_def.full_shape)
+            var_offset = list(save_slice_info_def.var_offset)
+            var_shape = list(save_slice_info_def.var_shape)
+        self.full_name = full_name
+        self.full_shape = None if full_shape is None else [int(d) for d in full_shape]
+        self.var_offset = None if var_offset is None else [int(d) for d in var_offset]
+        self.var_shape = None if var_shape is None else [int(d) for d in var_shape]
+
+    @property
+    def spec(self):
+        """The checkpoint slice spec: ``"<full shape> <offset>,<length>:..."``."""
+        full = " ".join(str(d) for d in self.full_shape)
+        sl = ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+        return f"{full} {sl}"
+
+    def to_proto(self, export_scope=None):
+        """A SaveSliceInfoDef (None when the variable is outside ``export_scope``)."""
+        from tideflow.protos import variable_pb2
+
+        name = self.full_name
+        if export_scope is not None:
+            if not name.startswith(export_scope + "/"):
+                return None
+            name = name[len(export_scope) + 1:]
+        return variable_pb2.SaveSliceInfoDef(
+            full_name=name, full_shape=self.full_shape, var_offset=self.var_offset,
+            var_shape=self.var_shape)
+
+    def __repr__(self):
+        return (f"SaveSliceInfo(full_name={self.full_name!r}, full_shape={self.full_shape}, "
+                f"var_offset={self.var_offset}, var_shape={self.var_shape})")
+
+
+Variable.SaveSliceInfo = SaveSliceInfo
+
+
 # ------------------------------------------------------------------------------------------
 # collections
 # ------------------------------------------------------------------------------------------
@@ -398,6 +451,17 @@ def local_variables_initializer():
 
 
 initialize_local_variables = local_variables_initializer
+
+
+def tables_initializer(name="init_all_tables"):
+    """An op that runs every initializer in the TABLE_INITIALIZERS collection."""
+    inits = ops.get_collection(ops.GraphKeys.TABLE_INITIALIZERS)
+    if inits:
+        return _control_flow_ops().group(*inits, name=name)
+    return _control_flow_ops().no_op(name=name)
+
+
+initialize_all_tables = tables_initializer
 
 
 def is_variable_initialized(variable):

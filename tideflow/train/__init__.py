@@ -20,6 +20,21 @@ from tideflow.train import queue_runner
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.adam import AdamOptimizer
+from tideflow.train.basic_hooks import (
+    CheckpointSaverHook,
+    CheckpointSaverListener,
+    FeedFnHook,
+    FinalOpsHook,
+    GlobalStepWaiterHook,
+    LoggingTensorHook,
+    NanLossDuringTrainingError,
+    NanTensorHook,
+    SecondOrStepTimer,
+    StepCounterHook,
+    StopAtStepHook,
+    SummarySaverHook,
+)
+from tideflow.train.basic_loops import basic_train_loop
 from tideflow.train.checkpoint_management import (
     checkpoint_exists,
     generate_checkpoint_state_proto,
@@ -62,13 +77,32 @@ from tideflow.train.learning_rate_decay import (
     polynomial_decay,
 )
 from tideflow.train.momentum import MomentumOptimizer
+from tideflow.train.monitored_session import (
+    ChiefSessionCreator,
+    MonitoredSession,
+    MonitoredTrainingSession,
+    Scaffold,
+    SessionCreator,
+    SingularMonitoredSession,
+    WorkerSessionCreator,
+)
 from tideflow.train.moving_averages import ExponentialMovingAverage, assign_moving_average
 from tideflow.train.optimizer import Optimizer
+from tideflow.train.profiler_hook import ProfilerHook
+from tideflow.train.progress_hook import ProgressHook
 from tideflow.train.proximal_adagrad import ProximalAdagradOptimizer
 from tideflow.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tideflow.train.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tideflow.train.rmsprop import RMSPropOptimizer
 from tideflow.train.saver import Saver, export_meta_graph, import_meta_graph
+from tideflow.train.session_manager import SessionManager
+from tideflow.train.session_run_hook import (
+    SessionRunArgs,
+    SessionRunContext,
+    SessionRunHook,
+    SessionRunValues,
+)
+from tideflow.train.supervisor import Supervisor
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,

@@ -75,6 +75,8 @@ def _flatten(x):
         for e in x:
             out.extend(_flatten(e))
         return out
+    if hasattr(x, "_get_variable_list") and not _is_variable(x):
+        return list(x._get_variable_list())  # a PartitionedVariable: its parts
     return [x]
 
 
