@@ -300,6 +300,12 @@ from tideflow.ops.parsing_ops import (
     parse_single_example,
     parse_single_sequence_example,
 )
+from tideflow.ops.partitioned_variables import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,

@@ -6,6 +6,7 @@ import types
 
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import regularizers as _regularizers
+from tideflow.train import device_setter as _device_setter
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
 layers.apply_regularization = _regularizers.apply_regularization
@@ -24,4 +25,9 @@ layers.__all__ = [
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
 
-__all__ = ["layers"]
+training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")
+training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
+training.byte_size_load_fn = _device_setter.byte_size_load_fn
+sys.modules[training.__name__] = training
+
+__all__ = ["layers", "training"]

@@ -6,3 +6,32 @@ import os
 def malloc_tuning():
     """TIDEFLOW_MALLOC_TUNING=0 leaves the C allocator's settings alone (default: tune them)."""
     return os.environ.get("TIDEFLOW_MALLOC_TUNING", "1") not in ("0", "false", "no")
+
+
+def tf_config():
+    """The raw ``TF_CONFIG`` value (a JSON cluster/task description), or None when unset."""
+    value = os.environ.get("TF_CONFIG")
+    return value if value and value.strip() else None
+
+
+def cluster_task():
+    """``(TIDEFLOW_JOB, TIDEFLOW_TASK)`` as set by ``tideflow launch`` (None for any unset)."""
+    job = os.environ.get("TIDEFLOW_JOB") or None
+    task = os.environ.get("TIDEFLOW_TASK")
+    return job, (int(task) if task not in (None, "") else None)
+
+
+def placer():
+    """TIDEFLOW_PLACER=cost places ops with the cost-model placer (paper §3.2.1); the default
+    ("default") follows TF's placement rules."""
+    return os.environ.get("TIDEFLOW_PLACER", "default").strip().lower()
+
+
+def grpc_security():
+    """The distributed runtime's security settings: TIDEFLOW_GRPC_TOKEN (a shared secret every
+    call must carry), TIDEFLOW_GRPC_CERT / TIDEFLOW_GRPC_KEY (the server's TLS certificate and
+    key, PEM files) and TIDEFLOW_GRPC_CA (the CA certificate clients trust); unset ones are
+    None."""
+    names = {"token": "TIDEFLOW_GRPC_TOKEN", "cert_file": "TIDEFLOW_GRPC_CERT",
+             "key_file": "TIDEFLOW_GRPC_KEY", "ca_file": "TIDEFLOW_GRPC_CA"}
+    return {k: (os.environ.get(v) or None) for k, v in names.items()}

@@ -5,6 +5,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.ops.partitioned_variables import PartitionedVariable
 
 
 def _dims(shape):
@@ -211,11 +212,14 @@ def _shard_rows(params):
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
-    """Looks up rows ``ids`` of ``params`` (one tensor, or a list of shards partitioned by
-    ``partition_strategy`` 'mod' or 'div'); the result has shape ``ids.shape + row shape``."""
+    """Looks up rows ``ids`` of ``params`` (one tensor, a list of shards partitioned by
+    ``partition_strategy`` 'mod' or 'div', or a PartitionedVariable, whose parts are 'div'
+    shards); the result has shape ``ids.shape + row shape``."""
     from tideflow.ops import array_ops, cast_ops, concat_ops, gather_ops, math_ops, range_ops
 
     del validate_indices
+    if isinstance(params, PartitionedVariable):
+        params = list(params)  # its parts, in order
     if params is None or (isinstance(params, (list, tuple)) and not params):
         raise ValueError("Need at least one param")
     if not isinstance(params, (list, tuple)):

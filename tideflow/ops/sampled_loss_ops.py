@@ -15,6 +15,7 @@ from tideflow.ops import (
     nn_impl,
     reduction_ops,
 )
+from tideflow.ops.partitioned_variables import PartitionedVariable
 
 
 def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
@@ -22,6 +23,8 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
                             partition_strategy, name, seed=None):
     """Logits of the true and sampled classes, [batch, num_true + num_sampled], and their
     target probabilities (1/num_true for the true classes, 0 for the sampled)."""
+    if isinstance(weights, PartitionedVariable):
+        weights = list(weights)
     if not isinstance(weights, (list, tuple)):
         weights = [weights]
     weights = list(weights)

@@ -10,7 +10,7 @@ import inspect
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import as_shape
-from tideflow.ops import init_ops, variables
+from tideflow.ops import init_ops, partitioned_variables, variables
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
@@ -46,15 +46,29 @@ class _VariableStore:
                         caching_device=None, partitioner=None, validate_shape=True,
                         use_resource=None, constraint=None):
             is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
-            if partitioner is not None and not is_scalar:
-                raise NotImplementedError(
-                    f"Partitioned variables are not supported yet (variable {name}): pass "
-                    "partitioner=None."
-                )
             if use_resource:
                 raise NotImplementedError(
                     f"Resource variables are not supported yet (variable {name}): pass "
                     "use_resource=None or False."
+                )
+            if partitioner is not None and not is_scalar:
+                if not callable(partitioner):
+                    raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+                with ops.name_scope(None):
+                    return partitioned_variables.get_partitioned_variable(
+                        self, name, partitioner, shape=shape, dtype=dtype,
+                        initializer=initializer, regularizer=regularizer, reuse=reuse,
+                        trainable=trainable, collections=collections,
+                        caching_device=caching_device, validate_shape=validate_shape,
+                        constraint=constraint,
+                    )
+            # a partitioned variable is reused without naming its partitioner again
+            if reuse is True and partitioner is None and name in self._partitioned_vars:
+                return partitioned_variables.get_partitioned_variable(
+                    self, name, None, shape=shape, dtype=dtype, initializer=initializer,
+                    regularizer=regularizer, reuse=reuse, trainable=trainable,
+                    collections=collections, caching_device=caching_device,
+                    validate_shape=validate_shape, constraint=constraint,
                 )
             if f"{name}/part_0" in self._vars:
                 raise ValueError(
@@ -84,8 +98,9 @@ class _VariableStore:
         return true_getter(constraint=constraint, **kwargs)
 
     def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
-                             regularizer=None, reuse=None, trainable=True, collections=None,
-                             caching_device=None, validate_shape=True, constraint=None):
+                             regularizer=None, partition_info=None, reuse=None, trainable=True,
+                             collections=None, caching_device=None, validate_shape=True,
+                             constraint=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -136,7 +151,7 @@ class _VariableStore:
                 dims = shape.as_list()
 
                 def init_val():
-                    return initializer(dims, dtype=dtype, partition_info=None)
+                    return initializer(dims, dtype=dtype, partition_info=partition_info)
 
                 variable_dtype = dtype.base_dtype
         v = variables.Variable(

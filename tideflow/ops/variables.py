@@ -91,9 +91,11 @@ class Variable:
             self._variable = state_ops.variable_op_v2(
                 shape, self._initial_value.dtype.base_dtype, name=n
             )
-            self._initializer_op = state_ops.assign(
-                self._variable, self._initial_value, validate_shape=validate_shape
-            ).op
+            # the initializer runs where the variable lives (e.g. its parameter server)
+            with g.colocate_with(self._variable.op):
+                self._initializer_op = state_ops.assign(
+                    self._variable, self._initial_value, validate_shape=validate_shape
+                ).op
             if caching_device is not None:
                 with g.device(caching_device):
                     self._snapshot = array_ops.identity(self._variable, name="read")

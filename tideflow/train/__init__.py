@@ -1,6 +1,7 @@
 """``tf.train``: optimizers, learning-rate schedules, moving averages, the global step and
 graph writing (explicit re-exports only)."""
 
+from tideflow.distributed.cluster import ClusterDef, ClusterSpec, JobDef, ServerDef
 from tideflow.framework.graph_io import write_graph
 from tideflow.protos.example_pb2 import Example, SequenceExample
 from tideflow.protos.feature_pb2 import (
@@ -52,6 +53,7 @@ from tideflow.train.checkpoint_utils import (
     load_variable,
 )
 from tideflow.train.coordinator import Coordinator, LooperThread
+from tideflow.train.device_setter import replica_device_setter
 from tideflow.train.ftrl import FtrlOptimizer
 from tideflow.train.gradient_descent import GradientDescentOptimizer
 from tideflow.train.input import (
@@ -103,6 +105,7 @@ from tideflow.train.session_run_hook import (
     SessionRunValues,
 )
 from tideflow.train.supervisor import Supervisor
+from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,
