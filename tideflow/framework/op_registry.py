@@ -143,7 +143,7 @@ class OpDef:
     """Everything about one op type. Built by :func:`declare`; read by graph and runtime."""
 
     def __init__(self, name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful,
-                 is_random, where, ref_outputs_alias, doc, inplace=None):
+                 is_random, where, ref_outputs_alias, doc, inplace=None, device_types=None):
         self.name = name
         self.inputs = [ArgSpec(s) for s in inputs]
         self.outputs = [ArgSpec(s) for s in outputs]
@@ -170,6 +170,13 @@ class OpDef:
         # index of the input whose buffer the output may take over when that input dies here
         # (TF's buffer forwarding); the kernel must accept ``out=``
         self.inplace = inplace
+        # device types the declared kernel runs on: a string kernel names a function of the
+        # device's array module, so it runs everywhere; a Python kernel is CPU-only unless
+        # declared otherwise (other device types register their own, see register_kernel)
+        if device_types is None:
+            device_types = None if (kernel is None and kernel_factory is None) or isinstance(
+                kernel, str) else ("CPU",)
+        self.device_types = None if device_types is None else tuple(device_types)
         self.kernel_attrs = ()
         self.kernel_wants_ctx = False
         self.kernel_wants_step = False
@@ -198,7 +205,7 @@ def _caller():
 
 def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kernel_factory=None,
             grad=None, differentiable=None, stateful=False, is_random=False,
-            ref_outputs_alias=(), doc=None, inplace=None):
+            ref_outputs_alias=(), doc=None, inplace=None, device_types=None):
     """Declares op type ``name``.
 
     kernel: a NumPy function taking the inputs positionally (list arguments as Python lists)
@@ -209,6 +216,8 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
     kernel_factory: instead of kernel, ``f(ctx) -> callable`` called once per plan.
     inplace: the index of an input (same shape and dtype as the output) whose buffer the
       kernel may write its result into, via ``out=``, when that value is not used afterwards.
+    device_types: the device types the kernel runs on (default: every type for a string
+      kernel, ``("CPU",)`` for a Python one); see :func:`register_kernel` for the others.
     grad: the gradient function ``f(op, *grads)``; ``differentiable=False`` declares the op
       not differentiable. Leaving both unset means "no gradient defined" (an error when asked).
     """
@@ -217,13 +226,68 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
     if old is not None:
         raise ValueError(f"Op {name!r} declared twice: at {old.where} and at {where}")
     d = OpDef(name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful, is_random,
-              where, tuple(ref_outputs_alias), doc, inplace)
+              where, tuple(ref_outputs_alias), doc, inplace, device_types)
     _REGISTRY[name] = d
     if grad is not None:
         register_gradient(name, grad, where)
     elif differentiable is False:
         register_gradient(name, None, where)
     return d
+
+
+class DeviceKernel:
+    """A kernel registered for one device type apart from the op's declaration."""
+
+    __slots__ = ("kernel", "kernel_attrs", "kernel_factory", "kernel_wants_ctx",
+                 "kernel_wants_step", "where")
+
+    def __init__(self, op_def, kernel, kernel_factory, where):
+        self.kernel = kernel
+        self.kernel_factory = kernel_factory
+        self.where = where
+        self.kernel_attrs = ()
+        self.kernel_wants_ctx = self.kernel_wants_step = False
+        if kernel is not None and not isinstance(kernel, str):
+            params = inspect.signature(kernel).parameters.values()
+            kw = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+            self.kernel_attrs = tuple(k for k in kw if k not in _SPECIAL_KERNEL_PARAMS)
+            self.kernel_wants_ctx = "ctx" in kw
+            self.kernel_wants_step = "step" in kw
+            for k in self.kernel_attrs:
+                if k not in op_def.attrs:
+                    raise ValueError(
+                        f"op {op_def.name}: kernel keyword '{k}' is not an attr of the op")
+
+
+_DEVICE_KERNELS = {}  # (op type, device type) -> DeviceKernel
+
+
+def register_kernel(op_type, device_type, kernel=None, kernel_factory=None):
+    """Registers the kernel of ``op_type`` for ``device_type`` ("CPU", "GPU"), when the
+    declaration's kernel does not serve that device type (or must differ there)."""
+    where = _caller()
+    d = get(op_type)
+    key = (op_type, device_type.upper())
+    old = _DEVICE_KERNELS.get(key)
+    if old is not None:
+        raise ValueError(f"Kernel for {op_type} on {key[1]} registered twice: at {old.where} "
+                         f"and at {where}")
+    if (kernel is None) == (kernel_factory is None):
+        raise ValueError("register_kernel needs exactly one of kernel and kernel_factory")
+    _DEVICE_KERNELS[key] = DeviceKernel(d, kernel, kernel_factory, where)
+
+
+def device_kernel(op_type, device_type):
+    """The kernel registered for ``op_type`` on ``device_type``, or None."""
+    return _DEVICE_KERNELS.get((op_type, device_type)) if _DEVICE_KERNELS else None
+
+
+def supports_device_type(op_def, device_type):
+    """True when ``op_def`` has a kernel for ``device_type``."""
+    types = op_def.device_types
+    if types is None or device_type in types:
+        return True
+    return (op_def.name, device_type) in _DEVICE_KERNELS
 
 
 def get(name):

@@ -1,5 +1,6 @@
 """Devices and their resource managers: where kernels run and where variables and queues live."""
 
+import os
 import threading
 
 import numpy as np
@@ -66,22 +67,112 @@ class ResourceMgr:
 class Device:
     """One device of a process: its full name, type, array module and resources."""
 
-    def __init__(self, name, device_type, index, xp=np):
+    def __init__(self, name, device_type, index, xp=np, memory_limit=0, description=""):
         self.name = name  # e.g. /job:localhost/replica:0/task:0/device:CPU:0
         self.device_type = device_type
         self.index = index
         self.xp = xp
         self.resource_mgr = ResourceMgr()
-        self.memory_limit = 0
+        self.memory_limit = memory_limit
+        self.description = description
+        # changes whenever a device of this name is recreated, as TF's incarnation
+        self.incarnation = int.from_bytes(os.urandom(8), "little") >> 1
+        self.is_host = xp is np
+
+    def to_device(self, value):
+        """``value`` (a host array) as this device's array; host devices take it as is."""
+        if self.is_host or not isinstance(value, np.ndarray) or value.dtype == object:
+            return value
+        return self.xp.asarray(value)
 
     def __repr__(self):
         return f"<Device {self.name}>"
 
 
-def local_devices(job="localhost", replica=0, task=0, cpu_count=1):
-    """The devices of a local process: ``cpu_count`` CPUs (GPUs join in the devices issue)."""
+def to_host(value):
+    """A device array copied to a NumPy array (NumPy values pass through)."""
+    if type(value) is np.ndarray:
+        return value
+    get = getattr(value, "get", None)
+    if get is not None and type(value).__module__.startswith("cupy"):
+        return get()
+    return value
+
+
+_GPU_INFO = None
+_GPU_LOCK = threading.Lock()
+
+
+def gpu_info():
+    """(cupy module, [(name, compute capability, memory bytes)]) or (None, []) without CUDA.
+
+    CuPy is optional: it is imported on first use, and any failure (no module, no driver, no
+    device) means no GPUs.
+    """
+    global _GPU_INFO
+    if _GPU_INFO is not None:
+        return _GPU_INFO
+    with _GPU_LOCK:
+        if _GPU_INFO is None:
+            info = (None, [])
+            try:
+                import cupy
+
+                n = cupy.cuda.runtime.getDeviceCount()
+                gpus = []
+                for i in range(n):
+                    props = cupy.cuda.runtime.getDeviceProperties(i)
+                    name = props.get("name", b"GPU")
+                    name = name.decode() if isinstance(name, bytes) else str(name)
+                    cc = (int(props.get("major", 0)), int(props.get("minor", 0)))
+                    gpus.append((name, cc, int(props.get("totalGlobalMem", 0))))
+                if gpus:
+                    info = (cupy, gpus)
+            except Exception:  # noqa: BLE001 - any CUDA/CuPy failure means "no GPU"
+                info = (None, [])
+            _GPU_INFO = info
+    return _GPU_INFO
+
+
+CPU_MEMORY_LIMIT = 268435456  # what TF reports for a CPU device
+
+
+def local_devices(job="localhost", replica=0, task=0, cpu_count=1, gpu_count=None):
+    """The devices of a local process: ``cpu_count`` CPUs and up to ``gpu_count`` GPUs
+    (all visible CUDA devices when None; none without CuPy)."""
     prefix = f"/job:{job}/replica:{replica}/task:{task}"
-    return [Device(f"{prefix}/device:CPU:{i}", "CPU", i) for i in range(max(1, cpu_count))]
+    devs = [Device(f"{prefix}/device:CPU:{i}", "CPU", i, memory_limit=CPU_MEMORY_LIMIT)
+            for i in range(max(1, cpu_count))]
+    if gpu_count != 0:
+        cupy, gpus = gpu_info()
+        if gpu_count is not None:
+            gpus = gpus[:gpu_count]
+        for i, (name, cc, mem) in enumerate(gpus):
+            desc = f"device: {i}, name: {name}, compute capability: {cc[0]}.{cc[1]}"
+            devs.append(Device(f"{prefix}/device:GPU:{i}", "GPU", i, xp=_GpuModule(cupy, i),
+                               memory_limit=mem, description=desc))
+    return devs
+
+
+class _GpuModule:
+    """CuPy, with every call made on one CUDA device (kernels look up functions by name)."""
+
+    def __init__(self, cupy, index):
+        self._cupy = cupy
+        self._index = index
+
+    def __getattr__(self, name):
+        fn = getattr(self._cupy, name)
+        if not callable(fn) or isinstance(fn, type):
+            return fn
+        cupy, index = self._cupy, self._index
+
+        def on_device(*args, **kwargs):
+            with cupy.cuda.Device(index):
+                return fn(*args, **kwargs)
+
+        on_device.__name__ = name
+        return on_device
 
 
 class KernelContext:

@@ -18,6 +18,7 @@ from tideflow.framework.ops import Tensor
 from tideflow.kernels.device import KernelContext
 from tideflow.ops.state_ops import UninitializedValue
 from tideflow.runtime import graph_passes
+from tideflow.runtime.rendezvous import StepAborted
 
 _step_ids = itertools.count(1)
 
@@ -114,6 +115,9 @@ def topo_order(ops, fed):
 def bind_kernel(op, device, session_state, session):
     """The callable that runs ``op`` on ``device``, with its attrs bound (once per plan)."""
     od = op._op_def
+    dk = op_registry.device_kernel(op._type, device.device_type)
+    if dk is not None:
+        od = dk  # a kernel registered for this device type (same fields as a declaration)
     if od.kernel_factory is not None:
         return od.kernel_factory(KernelContext(op, device, session_state, session))
     k = od.kernel
@@ -133,7 +137,8 @@ class Plan:
     """A compiled subgraph: ``run(feed_values, step)`` returns the fetched values."""
 
     def __init__(self, graph, fetches, feeds, targets, device, session_state, session,
-                 optimize=True, raw=False):
+                 optimize=True, raw=False, order=None, partition=None, trace=False,
+                 recv_asap=False):
         self.graph = graph
         # raw: return the fetched values as the kernels produced them (function bodies run as
         # sub-plans, runtime/functions.py); otherwise as Session.run hands them to the user
@@ -141,20 +146,53 @@ class Plan:
         self.optimize = optimize
         self.fetches = fetches
         self.feeds = feeds
+        self.device = device
+        self.partition = partition
+        self.trace = trace
+        self.recv_asap = recv_asap
+        self._args = (graph, fetches, feeds, targets, device, session_state, session, optimize,
+                      raw)
         fed = {t: i for i, t in enumerate(feeds)}
-        order = topo_order(prune(fetches, targets, fed), fed)
+        if order is None:
+            order = topo_order(prune(fetches, targets, fed), fed)
+        self._order = order
+        avail = fed
+        live_fetches, live_targets = fetches, targets
+        if partition is not None:
+            # received tensors are available like feeds; what is sent must be computed
+            avail = dict(fed)
+            for t in partition.recvs:
+                avail.setdefault(t, -1)
+            live_fetches = list(fetches) + list(partition.sends)
+            live_targets = list(targets) + list(partition.ctrl_sends)
         if optimize:
-            replace, consts = graph_passes.optimize(order, fed, device, session_state, session)
+            replace, consts = graph_passes.optimize(order, avail, device, session_state, session)
         else:
             replace, consts = {}, graph_passes.const_values(order)
         # ops whose outputs are all replaced by folded constants or CSE are dropped
-        live = _live_ops(order, fetches, targets, fed, replace, consts)
+        live = _live_ops(order, live_fetches, live_targets, avail, replace, consts)
         self.needed = order  # before folding: what placement must satisfy
         order = [op for op in order if op in live]
         self.ops = order
         # While/If ops take the step (cancellation, deadline) whether inlined or not
-        self.needs_step = any(op._op_def.kernel_wants_step for op in order)
+        self.needs_step = trace or partition is not None or any(
+            op._op_def.kernel_wants_step for op in order)
+        self.trace_nodes = []
         self._compile(order, fetches, fed, replace, consts, device, session_state, session)
+
+    def variant(self, trace=False, recv_asap=None, partition=None):
+        """The same plan compiled again, instrumented for tracing or with other options."""
+        return Plan(*self._args, order=self._order,
+                    partition=self.partition if partition is None else partition, trace=trace,
+                    recv_asap=self.recv_asap if recv_asap is None else recv_asap)
+
+    @property
+    def traced(self):
+        """The instrumented variant of this plan (compiled on first use)."""
+        t = self.__dict__.get("_traced_plan")
+        if t is None:
+            t = self._traced_plan = self.variant(trace=True)
+        return t
 
     def _compile(self, order, fetches, fed, replace, consts, device, session_state, session):
         em = _Emitter(device, session_state, session, self.optimize)
@@ -164,8 +202,16 @@ class Plan:
             names[t] = f"f{i}"
             feed_vars.append(f"f{i}")
         if feed_vars:
-            em.line(f"{_tuple(feed_vars)} = __feeds__", 2)
-        outs = em.emit(order, fetches, fed, replace, consts, names, 2)
+            if device is not None and not device.is_host:
+                em.env["__todev__"] = device.to_device
+                em.line(f"{_tuple(feed_vars)} = [__todev__(x) for x in __feeds__]", 2)
+            else:
+                em.line(f"{_tuple(feed_vars)} = __feeds__", 2)
+        if self.partition is not None or self.trace:
+            from tideflow.runtime.tracing import StepLines
+
+            StepLines(self, em, fed, replace, consts, names).setup()
+        outs = em.emit(order, fetches, fed, replace, consts, names, 2, top=True)
         rets = []
         for t, r in zip(fetches, outs):
             rt = replace.get(t, t)
@@ -182,7 +228,7 @@ class Plan:
         self.source = src
         self._line_ops = {len(header) + 1 + i: op for i, op in em.line_ops.items()}
         env = em.env
-        env["__out__"] = _out
+        env["__out__"] = _out if device is None or device.is_host else _out_host
         env["__ip1__"] = _inplace_unary
         env["__ip2__"] = _inplace_binary
         env["__copy__"] = np.copy
@@ -199,6 +245,8 @@ class Plan:
             # TF's kernels are silent about inf/nan; so are NumPy's here
             with np.errstate(all="ignore"):
                 return self._run(feed_values, step)
+        except StepAborted:
+            raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
             raise self._op_error(e) from (None if isinstance(e, errors.OpError) else e)
 
@@ -291,14 +339,16 @@ class _Emitter:
         self.lines = []
         self.line_ops = {}  # index in lines -> op
         self._n = itertools.count()
+        self.hooks = None  # top-level Send/Recv and tracing lines (runtime/tracing.py)
 
     def line(self, text, depth, op=None):
         if op is not None:
             self.line_ops[len(self.lines)] = op
         self.lines.append("    " * depth + text)
 
-    def emit(self, order, fetches, fed, replace, consts, names, depth):
+    def emit(self, order, fetches, fed, replace, consts, names, depth, top=False):
         """Emits the ordered ops; returns the expressions that hold ``fetches``."""
+        hooks = self.hooks if top else None
 
         def ref(t):
             t = replace.get(t, t)
@@ -308,6 +358,8 @@ class _Emitter:
                 v = consts[t]
                 if depth > 2 and type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
                     v = v[()]  # in loop bodies, NumPy scalars take the scalar fast path
+                elif self.device is not None and not self.device.is_host:
+                    v = self.device.to_device(v)
                 self.env[n] = v
                 names[t] = n
             return n
@@ -317,7 +369,11 @@ class _Emitter:
             for t in op._inputs:
                 last_use[replace.get(t, t)] = idx
         fetch_set = {replace.get(t, t) for t in fetches}
+        if hooks is not None:
+            hooks.start(ref, last_use, fetch_set)
         for idx, op in enumerate(order):
+            if hooks is not None:
+                hooks.before(op, idx)
             od = op._op_def
             outs = op._outputs
             targets = []
@@ -336,6 +392,8 @@ class _Emitter:
             if not done:
                 self._emit_call(op, od, ref, last_use, idx, fetch_set, fed, consts, names,
                                 targets, replace, depth)
+            if hooks is not None:
+                hooks.after(op, idx, targets)
             dead = [names[t] for t in {replace.get(x, x) for x in op._inputs}
                     if last_use.get(t) == idx and t not in fetch_set and t not in fed
                     and t not in consts and t in names]
@@ -368,7 +426,8 @@ class _Emitter:
             # inside a loop body: the operator reaches the same ufunc, through NumPy's scalar
             # fast path when the operands are scalars (a 25x cheaper call)
             call = f"({args[0]} {infix} {args[1]})"
-        elif od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2:
+        elif (od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2
+              and not _small(op._outputs[0])):
             t_in = replace.get(op._inputs[od.inplace], op._inputs[od.inplace])
             if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
                     and t_in not in fed and t_in not in consts and od.inplace == 0):
@@ -494,6 +553,16 @@ def op_error_for(e, op):
     return errors.UnknownError(None, op, f"{prefix}{type(e).__name__}: {e}{where}")
 
 
+# below this many elements a fresh allocation is cheaper than the in-place checks
+_INPLACE_MIN_ELEMENTS = 1 << 14
+
+
+def _small(t):
+    """True when ``t`` is statically known to be too small for buffer reuse to pay."""
+    n = t._shape.num_elements()
+    return n is not None and n < _INPLACE_MIN_ELEMENTS
+
+
 # references to an array in _inplace_*: the plan's local, the parameter, getrefcount's own
 _SOLE_OWNER_REFS = 3
 
@@ -516,6 +585,12 @@ def _inplace_binary(kernel, a, b):
         if bs == a.shape or not bs or (len(bs) <= a.ndim and a.shape[a.ndim - len(bs):] == bs):
             return kernel(a, b, out=a)
     return kernel(a, b)
+
+
+def _out_host(v):
+    from tideflow.kernels.device import to_host
+
+    return _out(to_host(v))
 
 
 def _out(v):

@@ -2,17 +2,17 @@
 
 import collections
 import contextlib
-import time
 import threading
+import time
 import warnings
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.ops import Operation, Tensor
-from tideflow.kernels.device import local_devices
-from tideflow.runtime import allocator
-from tideflow.runtime.executor import Plan, Step
+from tideflow.runtime import allocator, cost_model, parallel, partition, placer
+from tideflow.runtime.device_mgr import DeviceMgr, device_mapping_text
+from tideflow.runtime.executor import Plan, Step, prune, topo_order
 
 # ------------------------------------------------------------------------------------------
 # fetches
@@ -199,6 +199,18 @@ def _shape_repr(shape):
 
 _FAST_TYPES = (Tensor, Operation, str)
 
+
+def _limit_blas_threads(n):
+    """Caps BLAS threads at ``n`` (intra_op_parallelism_threads) when threadpoolctl exists."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    try:
+        return threadpool_limits(limits=n, user_api="blas")
+    except Exception:  # noqa: BLE001 - an unusual BLAS: leave it alone
+        return None
+
 # ------------------------------------------------------------------------------------------
 # Session
 # ------------------------------------------------------------------------------------------
@@ -228,28 +240,40 @@ class BaseSession:
         self._session_state = {}
         self._partial_runs = {}
         self._partial_run_ids = 0
-        if self._target and self._target != "local":
+        self._remote = None
+        if self._target.startswith("grpc://"):
+            from tideflow.distributed.grpc_session import RemoteSession
+
+            self._remote = RemoteSession(self, self._target, config)
+        elif self._target and self._target != "local":
             raise errors.UnimplementedError(
-                None, None,
-                f"Session target {self._target!r}: the distributed runtime is not available yet."
+                None, None, f"Session target {self._target!r}: only '' and grpc:// targets are "
+                "supported."
             )
-        cpu = 1
-        dc = getattr(config, "device_count", None)
-        if dc is not None:
-            try:
-                cpu = int(dc.get("CPU", 1)) if hasattr(dc, "get") else 1
-            except (TypeError, ValueError):
-                cpu = 1
-        self._devices = local_devices(cpu_count=cpu)
+        self._device_mgr = DeviceMgr(config)
+        self._devices = self._device_mgr.devices
         self._optimize = True
+        self._bfloat16_sendrecv = False
         go = getattr(config, "graph_options", None)
         if go is not None:
             oo = getattr(go, "optimizer_options", None)
             if oo is not None and getattr(oo, "opt_level", 0) == -1:
                 self._optimize = False
+            self._bfloat16_sendrecv = bool(getattr(go, "enable_bfloat16_sendrecv", False))
         self._log_placement = bool(getattr(config, "log_device_placement", False))
         self._allow_soft = bool(getattr(config, "allow_soft_placement", False))
         self._default_ctx = None
+        self._pool = parallel.PartitionPool()
+        self._cost_placer = None  # None: TIDEFLOW_PLACER decides (runtime/placer.py)
+        self._recv_asap = False  # Recv scheduling: as late as possible unless set
+        self._pinned = {}  # stateful op -> Device, fixed by the first plan that placed it
+        self._measured = {}  # node name -> op microseconds from traced steps (cost model)
+        self._blas_limits = None
+        intra = int(getattr(config, "intra_op_parallelism_threads", 0) or 0) if config else 0
+        if intra > 0:
+            self._blas_limits = _limit_blas_threads(intra)
+        if self._log_placement:
+            print(device_mapping_text(self._devices))
 
     # -- properties -------------------------------------------------------------------------
     @property
@@ -267,6 +291,9 @@ class BaseSession:
     def list_devices(self):
         from tideflow.runtime.device_attributes import device_attributes
 
+        if self._remote is not None:
+            return self._remote.list_devices()
+
         return [device_attributes(d) for d in self._devices]
 
     def as_default(self):
@@ -278,10 +305,18 @@ class BaseSession:
             return
         self._closed = True
         self._cancelled.set()
+        if getattr(self, "_remote", None) is not None:
+            with contextlib.suppress(errors.OpError):
+                self._remote.close()
         for d in self._devices:
             d.resource_mgr.clear()
         self._plans.clear()
         self._fast.clear()
+        self._pool.shutdown()
+        if self._blas_limits is not None:
+            with contextlib.suppress(Exception):
+                self._blas_limits.restore_original_limits()
+            self._blas_limits = None
 
     def __del__(self):
         with contextlib.suppress(Exception):  # interpreter shutdown
@@ -296,6 +331,8 @@ class BaseSession:
         """Runs the ops and evaluates the tensors in ``fetches`` (any nested structure)."""
         if self._closed:
             self._check_open()
+        if self._remote is not None:
+            return self._remote.run(fetches, feed_dict, options, run_metadata)
         if not feed_dict and options is None and run_metadata is None:
             # fast path: a single fetched Tensor, Operation or name with nothing fed
             cached = self._fast.get(fetches) if isinstance(fetches, _FAST_TYPES) else None
@@ -332,6 +369,9 @@ class BaseSession:
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
         deadline = (time.monotonic() + timeout / 1000.0) if timeout and timeout > 0 else (
             self._default_deadline())
+        if run_metadata is not None and options is not None:
+            values = self._run_traced(plan, tuple(feed_values), deadline, options, run_metadata)
+            return handler.builder(values)
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
         values = plan.run(tuple(feed_values), step)
         if not feed_dict and options is None and run_metadata is None and (
@@ -339,6 +379,31 @@ class BaseSession:
         ):
             self._fast[fetches] = (plan, handler)
         return handler.builder(values)
+
+    def _run_traced(self, plan, feed_values, deadline, options, run_metadata):
+        """A step with RunOptions: the instrumented plan variant when tracing is asked for."""
+        trace = getattr(options, "trace_level", 0) > 0
+        run = plan
+        step = Step(self, deadline)
+        if trace:
+            from tideflow.runtime.tracing import StepTrace
+
+            run = plan.traced
+            step.stats = StepTrace()
+        values = run.run(feed_values, step)
+        if trace:
+            step.stats.to_step_stats(run_metadata.step_stats)
+            for name, us in step.stats.durations().items():
+                old = self._measured.get(name)
+                self._measured[name] = us if old is None else 0.5 * (old + us)
+        if getattr(options, "output_partition_graphs", False):
+            units = {}
+            unit_of = {op: units.setdefault(d, partition.Unit(d))
+                       for op, d in plan.placement.items()}
+            parts = partition.build(plan.order, unit_of, set(plan.feeds), plan.fetches, [])
+            run_metadata.partition_graphs.extend(
+                partition.partition_graph_defs(parts, plan.placement))
+        return values
 
     def _get_plan(self, handler, feed_tensors):
         key = (
@@ -358,17 +423,65 @@ class BaseSession:
         return plan
 
     def _build_plan(self, fetches, feeds, targets):
-        device = self._devices[0]
-        plan = Plan(self._graph, list(fetches), list(feeds), list(targets), device,
-                    self._session_state, self, optimize=self._optimize)
-        plan.version = self._graph._structure_version
-        from tideflow.runtime import placement
-
-        placement.check_requested_devices(plan.needed, self._devices, self._allow_soft)
+        fetches, feeds, targets = list(fetches), list(feeds), list(targets)
+        fed = {t: i for i, t in enumerate(feeds)}
+        order = topo_order(prune(fetches, targets, fed), fed)
+        chooser = None
+        if placer.cost_model_enabled(self) and len(self._devices) > 1:
+            chooser = cost_model.CostChooser(order, self._measured)
+        placement = placer.place(order, self._devices, self._allow_soft, chooser=chooser,
+                                 pinned=self._pinned)
         if self._log_placement:
-            for op in plan.ops:
-                print(f"{op.name}: ({op.type}): {device.name}")
+            placer.log_placement(order, placement)
+        used = []
+        for op in order:
+            d = placement[op]
+            if d not in used:
+                used.append(d)
+        if chooser is not None and len(used) > 1:
+            # run in the simulated order, so each partition sends what others wait for as
+            # early as the simulation assumed (any topological order is deadlock-free)
+            order = cost_model.schedule_order(order, chooser.starts)
+        lanes = {}
+        for d in used:
+            ops_d = order if len(used) == 1 else [op for op in order if placement[op] is d]
+            chosen = parallel.choose_lanes(ops_d, self._config, self._measured)
+            if chosen is not None:
+                lanes[d] = chosen[0]
+                if len(used) == 1:
+                    order = cost_model.schedule_order(order, chosen[1])
+        if len(used) <= 1 and not lanes:
+            device = used[0] if used else self._devices[0]
+            plan = Plan(self._graph, fetches, feeds, targets, device, self._session_state, self,
+                        optimize=self._optimize, order=order)
+        else:
+            plan = self._multi_plan(order, placement, lanes, fetches, feeds, targets)
+        plan.version = self._graph._structure_version
+        plan.order = order
+        plan.placement = placement
+        plan.feeds = feeds
         return plan
+
+    def _multi_plan(self, order, placement, lanes, fetches, feeds, targets):
+        units = {}
+
+        def unit(d, lane):
+            u = units.get((d, lane))
+            if u is None:
+                u = units[(d, lane)] = partition.Unit(d, lane)
+            return u
+
+        unit_of = {}
+        for op in order:
+            d = placement[op]
+            where = lanes.get(d)
+            unit_of[op] = unit(d, where[op] if where is not None else 0)
+        parts = partition.build(order, unit_of, set(feeds), fetches, targets,
+                                bfloat16=self._bfloat16_sendrecv)
+        plans = [Plan(self._graph, p.fetches, feeds, p.targets, p.device, self._session_state,
+                      self, optimize=self._optimize, order=p.ops, partition=p,
+                      recv_asap=self._recv_asap) for p in parts]
+        return parallel.MultiPlan(parts, plans, len(fetches), self._pool, placement, fetches)
 
     def _default_deadline(self):
         """The deadline ConfigProto.operation_timeout_in_ms sets for a step starting now."""
@@ -378,6 +491,8 @@ class BaseSession:
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
         self._check_open()
+        if self._remote is not None:
+            return self._remote.make_callable(fetches, feed_list)
         handler = _FetchHandler(self._graph, fetches)
         feed_tensors = [
             self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
@@ -401,6 +516,9 @@ class BaseSession:
     def partial_run_setup(self, fetches, feeds=None):
         """Starts a partial run that will feed ``feeds`` and fetch ``fetches`` in pieces."""
         self._check_open()
+        if self._remote is not None:
+            raise errors.UnimplementedError(
+                None, None, "Partial runs are not supported by grpc:// sessions")
         handler = _FetchHandler(self._graph, fetches)
         feed_set = set()
         for f in feeds or []:
@@ -500,10 +618,14 @@ class Session(BaseSession):
 
     @staticmethod
     def reset(target, containers=None, config=None):
-        """Clears resource containers on the servers of ``target`` (distributed sessions)."""
-        raise errors.UnimplementedError(
-            None, None, "Session.reset needs the distributed runtime, which is not available yet."
-        )
+        """Clears resource containers on the servers of ``target`` (distributed sessions);
+        local sessions own their resources, so a local target has nothing to reset."""
+        if isinstance(target, bytes):
+            target = target.decode()
+        if target and target.startswith("grpc://"):
+            from tideflow.distributed.grpc_session import reset
+
+            reset(target, containers, config)
 
 
 class InteractiveSession(BaseSession):

@@ -1,0 +1,294 @@
+"""The placer (paper §3.2.1): one device per op from requests, colocation and kernel support.
+
+Ops are grouped by union-find over colocation constraints (``_class`` ``loc:@`` attrs, and
+reference or resource edges: an op taking a variable's ref lands with the variable). Each group
+gets the devices that satisfy every member's (possibly partial) request and have a kernel for
+every member; TF's default then picks the first of them by type priority (GPU before CPU) and
+index, except that a "generator" (no inputs, one consumer) joins its consumer and a metadata op
+(Shape, Size, Rank) joins its input. ``allow_soft_placement`` relaxes an unsatisfiable request.
+
+The cost-model placer (``runtime/cost_model.py``) is the alternative chooser among the feasible
+devices: turn it on with ``TIDEFLOW_PLACER=cost`` or :func:`use_cost_model`.
+"""
+
+from tideflow import env
+from tideflow.framework import dtypes, errors, op_registry
+from tideflow.framework.device import DeviceSpec
+
+_TYPE_PRIORITY = {"GPU": 0, "CPU": 1}
+_METADATA_OPS = frozenset({"Shape", "Size", "Rank", "ShapeN"})
+# ops that run a function body: a ref they take is used inside (e.g. assign_add in a loop)
+_FUNCTION_OPS = frozenset({"While", "If", "StatelessWhile", "StatelessIf", "PartitionedCall",
+                           "StatefulPartitionedCall"})
+
+
+def use_cost_model(session, enabled=True):
+    """Places ``session``'s later plans with the cost-model placer (or TF's default again)."""
+    session._cost_placer = bool(enabled)
+    session._plans.clear()
+    session._fast.clear()
+
+
+def cost_model_enabled(session):
+    flag = getattr(session, "_cost_placer", None)
+    return env.placer() == "cost" if flag is None else flag
+
+
+def _input_args(op):
+    """The ArgSpec of each input position of ``op``."""
+    out = []
+    attrs = op._attrs
+    for arg in op._op_def.inputs:
+        if arg.number_attr is not None:
+            out.extend([arg] * attrs.get(arg.number_attr, 0))
+        elif arg.type_list_attr is not None:
+            out.extend([arg] * len(attrs.get(arg.type_list_attr, ())))
+        else:
+            out.append(arg)
+    return out
+
+
+def _is_colocating_edge(op, arg, t):
+    """TF's rule: a ref or resource input is colocated with the op producing it."""
+    dt = t._dtype
+    if dt == dtypes.resource or getattr(dt, "base_dtype", dt) == dtypes.resource:
+        return True
+    if not dt._is_ref_dtype:
+        return False
+    return (arg is not None and arg.is_ref) or op._type in _FUNCTION_OPS
+
+
+class _UnionFind:
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, k):
+        p = self.parent.setdefault(k, k)
+        if p == k:
+            return k
+        r = self.find(p)
+        self.parent[k] = r
+        return r
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[rb] = ra
+
+
+class Group:
+    """A colocation group: its members (topological order), merged request and candidates."""
+
+    __slots__ = ("candidates", "device", "ignored", "members", "requested", "requester")
+
+    def __init__(self):
+        self.members = []
+        self.requested = None  # merged DeviceSpec, or None
+        self.requester = None
+        self.candidates = []
+        self.device = None
+        self.ignored = ()
+
+
+def colocation_groups(ops):
+    """Groups ``ops`` (ordered) by colocation: returns (groups in order, op -> group)."""
+    uf = _UnionFind()
+    opset = set(ops)
+    first_key = {}
+    for op in ops:
+        keys = [g.decode() if isinstance(g, bytes) else g for g in op.colocation_groups()]
+        k0 = f"loc:@{op._name}"
+        first_key[op] = k0
+        for k in keys:
+            uf.union(k0, k)
+    for op in ops:
+        if not op._inputs:
+            continue
+        args = _input_args(op)
+        args += [None] * (len(op._inputs) - len(args))
+        for arg, t in zip(args, op._inputs):
+            if t._op in opset and _is_colocating_edge(op, arg, t):
+                uf.union(first_key[t._op], first_key[op])
+    # TF: across a ref/resource edge the source's requested device wins over an incompatible
+    # request of the consumer (e.g. a restore Assign under /cpu:0 for a variable on /cpu:1)
+    ignored = set()
+    for op in ops:
+        for t in op._inputs:
+            if t._op in opset and op._device and t._op._device and (
+                    uf.find(first_key[t._op]) == uf.find(first_key[op])):
+                a = DeviceSpec.from_string(t._op._device)
+                b = DeviceSpec.from_string(op._device)
+                if not a.is_compatible_with(b) and (
+                        t._dtype._is_ref_dtype or t._dtype.base_dtype == dtypes.resource):
+                    ignored.add(op)
+    groups = {}
+    order = []
+    group_of = {}
+    for op in ops:
+        r = uf.find(first_key[op])
+        g = groups.get(r)
+        if g is None:
+            g = groups[r] = Group()
+            order.append(g)
+        g.members.append(op)
+        group_of[op] = g
+    for g in order:
+        g.ignored = ignored
+    return order, group_of
+
+
+def _debug_info(group, devices):
+    types = sorted({d.device_type for d in devices}, key=lambda t: _TYPE_PRIORITY.get(t, 9))
+    lines = ["Colocation Debug Info:",
+             "Colocation group had the following types and devices: "]
+    for op in group.members:
+        ok = [t for t in types if op_registry.supports_device_type(op._op_def, t)]
+        lines.append(f"{op._type}: {' '.join(ok)} ")
+    lines.append("")
+    lines.append("Colocation members and user-requested devices:")
+    for op in group.members:
+        lines.append(f"  {op._name} ({op._type}) {op._device}")
+    return "\n".join(lines)
+
+
+def _merge_requests(group, job, allow_soft):
+    merged = None
+    for op in group.members:
+        if not op._device or op in group.ignored:
+            continue
+        spec = DeviceSpec.from_string(op._device)
+        if merged is None:
+            merged, group.requester = spec, op
+            continue
+        if merged.is_compatible_with(spec):
+            merged = merged.make_merged_spec(spec)
+        elif not allow_soft:
+            a, b = group.requester, op
+            raise errors.InvalidArgumentError(
+                None, b,
+                f"Cannot colocate nodes {{{{colocation_node {b._name}}}}} and {{{{colocation_node "
+                f"{a._name}}}}}: Cannot merge devices with incompatible ids or types: "
+                f"'{merged.to_string()}' and '{spec.to_string()}'")
+    group.requested = merged
+
+
+def _matches(spec, device, job):
+    del job
+    return spec.is_compatible_with(DeviceSpec.from_string(device.name))
+
+
+def _feasible(group, devices, job, allow_soft):
+    kernel_ok = [d for d in devices
+                 if all(op_registry.supports_device_type(op._op_def, d.device_type)
+                        for op in group.members)]
+    spec = group.requested
+    if spec is None:
+        cands = kernel_ok
+    else:
+        cands = [d for d in kernel_ok if _matches(spec, d, job)]
+    if cands:
+        return cands
+    op = group.requester or group.members[0]
+    matching = [d for d in devices if spec is not None and _matches(spec, d, job)]
+    if allow_soft and kernel_ok:
+        if spec is not None:
+            # keep what can be kept of the request (job, task), drop the device type and index
+            loose = spec.replace(device_type=None, device_index=None)
+            near = [d for d in kernel_ok if _matches(loose, d, job)]
+            if near:
+                return near
+        return kernel_ok
+    if spec is None or (matching and not kernel_ok):
+        types = sorted({d.device_type for d in devices})
+        raise errors.InvalidArgumentError(
+            None, op,
+            f"Cannot assign a device for operation '{op._name}': Could not satisfy the "
+            "colocation group's kernel constraints: no device type among "
+            f"{', '.join(types)} has a kernel for every member.\n{_debug_info(group, devices)}")
+    req = op._device or spec.to_string()
+    if not matching:
+        names = ", ".join(d.name for d in devices)
+        raise errors.InvalidArgumentError(
+            None, op,
+            f"Cannot assign a device for operation '{op._name}': Could not satisfy explicit "
+            f"device specification '{req}' because no devices matching that specification are "
+            f"registered in this process; available devices: {names}. Set allow_soft_placement "
+            "to place it anyway.")
+    want = spec.device_type or matching[0].device_type
+    raise errors.InvalidArgumentError(
+        None, op,
+        f"Cannot assign a device for operation '{op._name}': Could not satisfy explicit device "
+        f"specification '{req}' because no supported kernel for {want} devices is available.\n"
+        f"{_debug_info(group, devices)}")
+
+
+def default_choice(candidates):
+    """TF's default among feasible devices: by type priority, then index."""
+    return min(candidates, key=lambda d: (_TYPE_PRIORITY.get(d.device_type, 9), d.index,
+                                          d.name))
+
+
+def place(ops, devices, allow_soft_placement=False, job="localhost", chooser=None,
+          pinned=None):
+    """Assigns a device to each of ``ops`` (topologically ordered): returns op -> Device.
+
+    pinned: op -> Device for stateful ops placed by earlier plans of the session; their groups
+    stay there (a variable's buffer lives in its device's resource manager), and the stateful
+    ops placed now are added to it.
+
+    chooser: ``f(groups, group_of) -> None`` that sets ``group.device`` for groups still
+    unplaced (the cost model); TF's default rules place the rest.
+    """
+    groups, group_of = colocation_groups(ops)
+    for g in groups:
+        _merge_requests(g, job, allow_soft_placement)
+        g.candidates = _feasible(g, devices, job, allow_soft_placement)
+        if len(g.candidates) == 1:
+            g.device = g.candidates[0]
+        if pinned:
+            for op in g.members:
+                d = pinned.get(op)
+                if d is not None:
+                    g.device = d
+                    break
+    if chooser is not None:
+        chooser(groups, group_of)
+    late = []
+    for g in groups:
+        if g.device is not None:
+            continue
+        op = g.members[0]
+        if len(g.members) == 1 and g.requested is None and (
+                not op._inputs or op._type in _METADATA_OPS):
+            late.append(g)
+            continue
+        g.device = default_choice(g.candidates)
+    for g in late:
+        # TF's heuristics: a generator with one consumer joins it; a metadata op its input
+        op = g.members[0]
+        target = None
+        if op._inputs:
+            src = group_of.get(op._inputs[0]._op)
+            target = src.device if src is not None else None
+        else:
+            devs = {group_of[c].device for t in op._outputs for c in t.consumers()
+                    if c in group_of}
+            if len(devs) == 1 and len(op._outputs) == 1 and not op._outputs[0]._dtype._is_ref_dtype:
+                target = next(iter(devs))
+        g.device = target if target in g.candidates else default_choice(g.candidates)
+    if pinned is not None:
+        for op in ops:
+            if op._op_def.is_stateful and op not in pinned:
+                pinned[op] = group_of[op].device
+    return {op: group_of[op].device for op in ops}
+
+
+def log_placement(ops, placement):
+    """Prints each op's device as TF does under ``log_device_placement``."""
+    import logging
+
+    log = logging.getLogger("tideflow")
+    for op in ops:
+        dev = placement[op].name
+        print(f"{op._name}: ({op._type}): {dev}")
+        log.info("%s: (%s)%s", op._name, op._type, dev)

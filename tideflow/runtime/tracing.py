@@ -1,0 +1,272 @@
+"""Lines a partition's plan gets beyond its kernels: rendezvous Send/Recv and, in the traced
+variant of a plan, per-node timing records that become ``RunMetadata.step_stats`` (§9.2).
+
+The untraced plan has no timing lines at all: ``RunOptions.trace_level=FULL_TRACE`` runs a
+separately compiled, instrumented variant of the same plan.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+from tideflow.framework import dtypes
+
+
+class StepLines:
+    """Emitter hooks: Recv before first use (or ASAP), Send after the producer, trace records."""
+
+    def __init__(self, plan, em, fed, replace, consts, names):
+        self.plan = plan
+        self.em = em
+        self.part = plan.partition
+        self.trace = plan.trace
+        self.fed = fed
+        self.replace = replace
+        self.consts = consts
+        self.names = names
+        self.nodes = plan.trace_nodes
+        self._n = 0
+        self._got_ctrl = set()
+        self._asap = []
+
+    def setup(self):
+        em = self.em
+        em.hooks = self
+        if self.part is not None:
+            em.line("__rv__ = __step__.rendezvous", 2)
+        if self.trace:
+            unit = self.part.unit.name if self.part is not None else self.plan.device.name
+            dev = self.part.device.name if self.part is not None else self.plan.device.name
+            em.env["__tn__"] = time.time_ns
+            em.env["__unit__"] = (unit, dev)
+            em.env["__nodes__"] = self.nodes
+            em.line("__rec__ = __step__.stats.recorder(__unit__, __nodes__)", 2)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _const(self, prefix, value):
+        self._n += 1
+        name = f"__{prefix}{self._n}"
+        self.em.env[name] = value
+        return name
+
+    def _node(self, name, op_type, label):
+        self.nodes.append((name, op_type, label))
+        return len(self.nodes) - 1
+
+    def _recv(self, t):
+        tr = self.part.recvs[t]
+        var = f"r{t._op._id}_{t._value_index}"
+        key = self._const("k", tr.key)
+        call = f"__rv__.recv({key})"
+        if tr.widen is not None:
+            call = f"{self._const('w', tr.widen)}({call})"
+        if self.trace:
+            nid = self._node(tr.recv_name, "_Recv", f"{tr.recv_name} = _Recv({tr.send_name})")
+            self.em.line("__t = __tn__()", 2)
+            self.em.line(f"{var} = {call}", 2)
+            self.em.line(f"__rec__({nid}, __t, ({var},))", 2)
+        else:
+            self.em.line(f"{var} = {call}", 2)
+        self.names[t] = var
+
+    def _recv_ctrl(self, tr):
+        if tr.key in self._got_ctrl:
+            return
+        self._got_ctrl.add(tr.key)
+        key = self._const("k", tr.key)
+        if self.trace:
+            nid = self._node(tr.recv_name, "_Recv", f"{tr.recv_name} = _Recv({tr.send_name})")
+            self.em.line("__t = __tn__()", 2)
+            self.em.line(f"__rv__.recv({key})", 2)
+            self.em.line(f"__rec__({nid}, __t, ())", 2)
+        else:
+            self.em.line(f"__rv__.recv({key})", 2)
+
+    def _send(self, tr, expr):
+        key = self._const("k", tr.key)
+        if tr.narrow is not None:
+            expr = f"{self._const('n', tr.narrow)}({expr})"
+        src = tr.tensor._as_node_def_input() if tr.tensor is not None else tr.token_op._name
+        if self.trace:
+            nid = self._node(tr.send_name, "_Send", f"{tr.send_name} = _Send({src})")
+            self.em.line("__t = __tn__()", 2)
+            self.em.line(f"__rv__.send({key}, {expr})", 2)
+            self.em.line(f"__rec__({nid}, __t, ())", 2)
+        else:
+            self.em.line(f"__rv__.send({key}, {expr})", 2)
+
+    # -- hooks -----------------------------------------------------------------------------
+    def start(self, ref, last_use, fetch_set):
+        self.ref = ref
+        self.last_use = last_use
+        self.fetch_set = fetch_set
+        self.send_after = {}
+        part = self.part
+        if part is None:
+            return
+        for t, trs in part.sends.items():
+            rt = self.replace.get(t, t)
+            if rt in self.consts or rt in self.fed:
+                for tr in trs:
+                    self._send(tr, ref(t))
+            else:
+                self.send_after.setdefault(rt._op, []).append((t, trs))
+        if self.plan.recv_asap:
+            self._asap = sorted(((tr.src_pos, i, t) for i, (t, tr) in
+                                 enumerate(part.recvs.items())), key=lambda x: x[:2])
+            self._asap.reverse()
+
+    def before(self, op, idx):
+        part = self.part
+        if part is not None:
+            if self._asap:
+                pos = part.global_index[op]
+                while self._asap and self._asap[-1][0] < pos:
+                    t = self._asap.pop()[2]
+                    if t not in self.names:
+                        self._recv(t)
+            if part.recvs:
+                for t in op._inputs:
+                    if t in part.recvs and t not in self.names:
+                        self._recv(t)
+            for tr in part.ctrl_recvs.get(op, ()):
+                self._recv_ctrl(tr)
+        if self.trace:
+            self.em.line("__t = __tn__()", 2)
+
+    def after(self, op, idx, targets):
+        if self.trace:
+            label = f"{op._name} = {op._type}(" + ", ".join(
+                _input_name(self.part, t) for t in op._inputs) + ")"
+            nid = self._node(op._name, op._type, label)
+            outs = ", ".join("None" if x == "_" else x for x in targets)
+            if len(targets) == 1:
+                outs += ","
+            self.em.line(f"__rec__({nid}, __t, ({outs}))", 2)
+        part = self.part
+        if part is None:
+            return
+        dead = []
+        for t, trs in self.send_after.get(op, ()):
+            for tr in trs:
+                self._send(tr, self.ref(t))
+            rt = self.replace.get(t, t)
+            if rt not in self.last_use and rt not in self.fetch_set and rt in self.names:
+                dead.append(self.names[rt])
+        for tr in part.ctrl_sends.get(op, ()):
+            self._send(tr, "None")
+        if dead:
+            self.em.line("del " + ", ".join(sorted(set(dead))), 2)
+
+
+def _input_name(part, t):
+    if part is not None:
+        tr = part.recvs.get(t)
+        if tr is not None:
+            return tr.recv_name
+    return t._as_node_def_input()
+
+
+# ------------------------------------------------------------------------------------------
+# records -> StepStats
+# ------------------------------------------------------------------------------------------
+
+
+def _describe(v):
+    if v is None:
+        return None
+    dt = getattr(v, "dtype", None)
+    return (dt, tuple(getattr(v, "shape", ())), int(getattr(v, "nbytes", 0) or 0))
+
+
+class StepTrace:
+    """The records of one traced step, from every partition thread."""
+
+    def __init__(self):
+        self._parts = []
+        self._lock = threading.Lock()
+
+    def recorder(self, unit, nodes):
+        """A ``rec(node_index, start_ns, outputs)`` appending to this partition's records."""
+        records = []
+        with self._lock:
+            self._parts.append((unit, nodes, threading.get_ident(), records))
+        app = records.append
+        now = time.time_ns
+
+        def rec(i, t0, outs):
+            app((i, t0, now(), [_describe(v) for v in outs]))
+
+        return rec
+
+    def durations(self):
+        """node name -> op time in microseconds (for the cost model)."""
+        out = {}
+        for _, nodes, _, records in self._parts:
+            for i, t0, t1, _ in records:
+                out[nodes[i][0]] = (t1 - t0) / 1000.0
+        return out
+
+    def to_step_stats(self, step_stats):
+        """Fills a ``StepStats`` message: one DeviceStepStats per device."""
+        from tideflow.protos import step_stats_pb2
+
+        by_dev = {}
+        for (unit, dev), nodes, tid, records in self._parts:
+            ds = by_dev.get(dev)
+            if ds is None:
+                ds = by_dev[dev] = step_stats.dev_stats.add(device=dev)
+            tid32 = tid & 0xFFFFFFFF
+            ds.thread_names[tid32] = unit
+            for i, t0, t1, outs in records:
+                name, _op_type, label = nodes[i]
+                ns = ds.node_stats.add()
+                ns.node_name = name
+                ns.all_start_micros = t0 // 1000
+                ns.all_start_nanos = t0
+                dur = t1 - t0
+                ns.op_start_rel_micros = 0
+                ns.op_end_rel_micros = dur // 1000
+                ns.all_end_rel_micros = dur // 1000
+                ns.op_end_rel_nanos = dur
+                ns.all_end_rel_nanos = dur
+                ns.scheduled_micros = t0 // 1000
+                ns.timeline_label = label
+                ns.thread_id = tid32
+                total = 0
+                for slot, d in enumerate(outs):
+                    if d is None:
+                        continue
+                    out = ns.output.add(slot=slot)
+                    _fill_description(out.tensor_description, d, dev)
+                    total += d[2]
+                if total:
+                    mem = ns.memory.add(allocator_name=_allocator(dev))
+                    mem.total_bytes = total
+                    mem.peak_bytes = total
+        for ds in by_dev.values():
+            ds.node_stats.sort(key=lambda n: n.all_start_nanos)
+        del step_stats_pb2
+        return step_stats
+
+
+def _allocator(dev):
+    return "GPU_0_bfc" if "/device:GPU" in dev else "cpu"
+
+
+def _fill_description(td, d, dev):
+    dt, shape, nbytes = d
+    try:
+        if isinstance(dt, np.dtype) and dt != object:
+            td.dtype = dtypes.as_dtype(dt).as_datatype_enum
+        elif isinstance(dt, np.dtype):
+            td.dtype = dtypes.string.as_datatype_enum
+    except (TypeError, KeyError, ValueError):
+        pass
+    for n in shape:
+        td.shape.dim.add(size=int(n))
+    ad = td.allocation_description
+    ad.requested_bytes = nbytes
+    ad.allocated_bytes = nbytes
+    ad.allocator_name = _allocator(dev)

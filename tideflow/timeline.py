@@ -1,0 +1,117 @@
+"""Step timelines (paper §9.2): Chrome trace-event JSON and a text profile from StepStats.
+
+``Timeline(run_metadata.step_stats).generate_chrome_trace_format()`` gives a trace to open in
+chrome://tracing or Perfetto: one process per device, one complete event per op, flow arrows
+from each tensor's producer to consumers on other devices or threads (Send to Recv), and
+optionally a memory counter per allocator.
+"""
+
+import json
+import re
+
+_LABEL = re.compile(r"^(?P<name>.*?) = (?P<op>[^(]*)\((?P<inputs>.*)\)$")
+
+
+def _parse_label(label, default_name):
+    """(op type, input tensor names) of a "name = Op(in1, in2)" timeline label."""
+    m = _LABEL.match(label or "")
+    if m is None:
+        return "unknown", []
+    inputs = [s.strip() for s in m.group("inputs").split(",") if s.strip()]
+    return m.group("op"), [_tensor_name(i) for i in inputs if not i.startswith("^")]
+
+
+def _tensor_name(name):
+    return name if ":" in name else name + ":0"
+
+
+class Timeline:
+    """A timeline of one step's ``StepStats`` (``tf.timeline.Timeline`` as in TF's client)."""
+
+    def __init__(self, step_stats, graph=None):
+        self._step_stats = step_stats
+        self._graph = graph
+
+    def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False):
+        """The step as a Chrome trace-event JSON string."""
+        events = []
+        flows = {}  # tensor name -> (ts, pid, tid)
+        flow_id = 0
+        memory = {}
+        ops = []
+        for pid, dev in enumerate(self._step_stats.dev_stats):
+            events.append({"name": "process_name", "ph": "M", "pid": pid,
+                           "args": {"name": f"{dev.device} Compute"}})
+            events.append({"name": "process_sort_index", "ph": "M", "pid": pid,
+                           "args": {"sort_index": pid}})
+            for tid, tname in dev.thread_names.items():
+                events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                               "args": {"name": tname}})
+            for ns in dev.node_stats:
+                ops.append((pid, dev.device, ns))
+        ops.sort(key=lambda x: x[2].all_start_micros)
+        for pid, device, ns in ops:
+            op_type, inputs = _parse_label(ns.timeline_label, ns.node_name)
+            start = ns.all_start_micros
+            dur = max(ns.all_end_rel_micros, 1)
+            tid = ns.thread_id
+            args = {"name": ns.node_name, "op": op_type}
+            for i, name in enumerate(inputs):
+                args[f"input{i}"] = name
+            events.append({"name": op_type, "cat": "Op", "ph": "X", "ts": start, "dur": dur,
+                           "pid": pid, "tid": tid, "args": args})
+            if show_dataflow:
+                for name in inputs:
+                    src = flows.get(name)
+                    if src is None or (src[1] == pid and src[2] == tid):
+                        continue
+                    flow_id += 1
+                    events.append({"name": name, "cat": "DataFlow", "ph": "s", "ts": src[0],
+                                   "pid": src[1], "tid": src[2], "id": flow_id})
+                    events.append({"name": name, "cat": "DataFlow", "ph": "t", "ts": start,
+                                   "pid": pid, "tid": tid, "id": flow_id, "bp": "e"})
+                flows[ns.node_name + ":0"] = (start + dur, pid, tid)
+                for out in ns.output:
+                    flows[f"{ns.node_name}:{out.slot}"] = (start + dur, pid, tid)
+            if show_memory:
+                for out in ns.output:
+                    ad = out.tensor_description.allocation_description
+                    alloc = ad.allocator_name or "cpu"
+                    memory.setdefault(alloc, []).append((start, ad.allocated_bytes))
+        if show_memory:
+            for alloc, recs in memory.items():
+                total = 0
+                for ts, nbytes in sorted(recs):
+                    total += nbytes
+                    events.append({"name": alloc, "ph": "C", "ts": ts, "pid": len(
+                        self._step_stats.dev_stats), "args": {alloc: total}})
+        return json.dumps({"traceEvents": events}, separators=(",", ":"))
+
+
+def top_ops(step_stats, n=10, by="op"):
+    """A text profile of the ``n`` most expensive ops of a step (by op time).
+
+    by="op": one line per node; by="type": times summed per op type.
+    """
+    rows = {}
+    total = 0
+    for dev in step_stats.dev_stats:
+        for ns in dev.node_stats:
+            op_type, _ = _parse_label(ns.timeline_label, ns.node_name)
+            us = ns.op_end_rel_micros - ns.op_start_rel_micros
+            if ns.op_end_rel_nanos:
+                us = (ns.op_end_rel_nanos - ns.op_start_rel_nanos) / 1000.0
+            total += us
+            key = (ns.node_name, op_type, dev.device) if by == "op" else (op_type, "", "")
+            r = rows.setdefault(key, [0.0, 0])
+            r[0] += us
+            r[1] += 1
+    ranked = sorted(rows.items(), key=lambda kv: -kv[1][0])[:n]
+    lines = [f"{'time (us)':>12} {'%':>6} {'count':>6}  {'node' if by == 'op' else 'op type'}"]
+    for (name, op_type, device), (us, count) in ranked:
+        pct = 100.0 * us / total if total else 0.0
+        what = f"{name} ({op_type}) on {device}" if by == "op" else name
+        lines.append(f"{us:12.1f} {pct:6.1f} {count:6d}  {what}")
+    lines.append(f"{total:12.1f} {100.0:6.1f}  total over {sum(r[1] for r in rows.values())} "
+                 "nodes")
+    return "\n".join(lines)
