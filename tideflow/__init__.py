@@ -451,6 +451,8 @@ _LAZY = {
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
     "data": ("tideflow.data", None),
+    "test": ("tideflow.test", None),
+    "timeline": ("tideflow.timeline", None),
     "image": ("tideflow.image", None),
     "gfile": ("tideflow.gfile", None),
     "python_io": ("tideflow.python_io", None),

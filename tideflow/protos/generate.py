@@ -21,7 +21,7 @@ SOURCE_ROOT = PROTO_DIR.parent.parent
 PACKAGE_PATH = Path("tideflow", "protos")
 
 # The only files that declare gRPC services; only they get a *_pb2_grpc.py module.
-SERVICE_PROTOS = ("master_service.proto", "worker_service.proto")
+SERVICE_PROTOS = ("master_service.proto", "tideflow_transfer.proto", "worker_service.proto")
 
 
 def proto_files() -> list[str]:

@@ -1,0 +1,683 @@
+"""The master service's logic as a plain class (no grpc here): sessions over a client's
+GraphDef, placement over the cluster's devices, partitioning per task and device with
+``_Send``/``_Recv`` at every cross-device edge, and one RunGraph per worker per step.
+
+Workers are reached through an injected transport. Every call has a deadline; when a step
+fails the master checks its workers' health, so a lost task surfaces as UnavailableError or
+AbortedError (a restarted one) within seconds.
+"""
+
+import concurrent.futures
+import itertools
+import logging
+import random
+import threading
+import time
+
+from tideflow.distributed import wire
+from tideflow.distributed.worker import canonical_device
+from tideflow.framework import dtypes, errors, graph_io, ops
+from tideflow.framework.device import DeviceSpec
+from tideflow.protos import master_pb2, node_def_pb2, tensor_pb2, worker_pb2
+from tideflow.runtime import partition, placer
+from tideflow.runtime.executor import prune, topo_order
+from tideflow.runtime.rendezvous import make_key
+
+log = logging.getLogger("tideflow.distributed")
+
+STATUS_TIMEOUT_S = 3.0  # GetStatus health checks
+DISCOVERY_TIMEOUT_S = 60.0  # CreateSession waits this long for tasks still starting
+REGISTER_TIMEOUT_S = 60.0
+CLEANUP_TIMEOUT_S = 3.0
+STEP_TIMEOUT_S = 7 * 24 * 3600.0  # RunGraph without a step deadline (keepalive finds dead peers)
+CLIENT_DEVICE = "/job:client/replica:0/task:0/device:CPU:0"
+
+
+class RemoteDevice:
+    """What the placer and partitioner see of a device of some task of the cluster."""
+
+    __slots__ = ("address", "description", "device_type", "incarnation", "index", "is_host",
+                 "job", "memory_limit", "name", "task")
+
+    def __init__(self, attrs, job, task, address):
+        self.name = canonical_device(attrs.name)
+        self.device_type = attrs.device_type
+        self.index = DeviceSpec.from_string(self.name).device_index or 0
+        self.incarnation = int(attrs.incarnation)
+        self.memory_limit = int(attrs.memory_limit)
+        self.description = attrs.physical_device_desc
+        self.job = job
+        self.task = task
+        self.address = address
+        self.is_host = True
+
+    def __repr__(self):
+        return f"<RemoteDevice {self.name} @{self.address}>"
+
+
+def _task_matches(filters, job, task):
+    if not filters:
+        return True
+    for f in filters:
+        spec = DeviceSpec.from_string(f)
+        if (spec.job is None or spec.job == job) and (spec.task is None or spec.task == task):
+            return True
+    return False
+
+
+def _first_error(errs):
+    """The most telling of several step errors: not the Cancelled/Aborted caused by others."""
+    for e in errs:
+        if not isinstance(e, (errors.CancelledError, errors.AbortedError)):
+            return e
+    return errs[0]
+
+
+class _TaskPart:
+    """A task's share of a step plan: its registered graph and its feed and fetch keys."""
+
+    __slots__ = ("address", "feeds", "fetches", "graph_def", "handle", "name")
+
+    def __init__(self, name, address):
+        self.name = name
+        self.address = address
+        self.graph_def = None
+        self.handle = None
+        self.feeds = []  # (feed index, rendezvous key)
+        self.fetches = []  # (fetch index, rendezvous key)
+
+
+class _StepPlan:
+    def __init__(self, parts, fed_fetches, n_fetches):
+        self.parts = parts
+        self.fed_fetches = fed_fetches  # (fetch index, feed index)
+        self.n_fetches = n_fetches
+
+
+class MasterSession:
+    """A client's graph on the master: plans per (fetches, feeds, targets, graph version)."""
+
+    def __init__(self, master, handle, config, devices, local_task):
+        self.master = master
+        self.handle = handle
+        self.config = config
+        self.devices = devices
+        self.local_task = local_task
+        self.graph = ops.Graph()
+        self.version = 0
+        self.plans = {}
+        self.lock = threading.Lock()
+        self.closed = False
+        self.tasks_used = {}  # address -> task name
+        go = config.graph_options
+        self.bfloat16 = bool(go.enable_bfloat16_sendrecv)
+        self.optimize = go.optimizer_options.opt_level != -1
+        self.allow_soft = bool(config.allow_soft_placement)
+        self.log_placement = bool(config.log_device_placement)
+
+    # -- graph ------------------------------------------------------------------------------
+    def extend(self, graph_def):
+        """Adds the nodes of ``graph_def`` (references to existing nodes are resolved)."""
+        from tideflow.framework import importer
+        from tideflow.protos import graph_pb2
+
+        g = self.graph
+        names = {n.name for n in graph_def.node}
+        input_map = {}
+        for n in graph_def.node:
+            for inp in n.input:
+                src = inp[1:] if inp.startswith("^") else inp.split(":")[0]
+                if src in names or inp in input_map:
+                    continue
+                try:
+                    if inp.startswith("^"):
+                        input_map[inp] = g.get_operation_by_name(src)
+                    else:
+                        idx = inp.split(":")[1] if ":" in inp else "0"
+                        input_map[f"{src}:{idx}"] = g.get_tensor_by_name(f"{src}:{idx}")
+                except (KeyError, ValueError):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Node {n.name!r} has input {inp!r}, which is in neither "
+                        "the graph nor the extension") from None
+        gd = graph_def
+        if gd.library.function:
+            known = set(g._functions)
+            gd = graph_pb2.GraphDef()
+            gd.CopyFrom(graph_def)
+            keep = [f for f in gd.library.function if f.signature.name not in known]
+            del gd.library.function[:]
+            gd.library.function.extend(keep)
+        try:
+            with g.as_default():
+                importer.import_graph_def(gd, input_map=input_map or None, name="")
+        except errors.OpError as e:
+            raise errors.InvalidArgumentError(None, None, f"Invalid graph: {e.message}") from None
+        except (ValueError, TypeError, KeyError) as e:
+            raise errors.InvalidArgumentError(None, None, f"Invalid graph: {e}") from None
+        self.version += 1
+        return self.version
+
+    # -- plans ------------------------------------------------------------------------------
+    def _element(self, name, tensor):
+        try:
+            if tensor:
+                return self.graph.get_tensor_by_name(name if ":" in name else name + ":0")
+            return self.graph.get_operation_by_name(name)
+        except (KeyError, ValueError) as e:
+            what = "Tensor" if tensor else "Node"
+            raise errors.NotFoundError(
+                None, None, f"{what} {name!r} is not in the session's graph: {e}") from None
+
+    def plan(self, feeds, fetches, targets):
+        key = (tuple(fetches), tuple(feeds), tuple(targets), self.version)
+        p = self.plans.get(key)
+        if p is None:
+            with self.lock:
+                p = self.plans.get(key)
+                if p is None:
+                    p = self._build(feeds, fetches, targets)
+                    self.master._register(self, p)
+                    self.plans[key] = p
+        return p
+
+    def _chooser(self, groups, group_of):
+        """TF's default for unconstrained ops: the master's own task first."""
+        local = self.local_task
+        late = []
+        for g in groups:
+            if g.device is not None:
+                continue
+            op = g.members[0]
+            if len(g.members) == 1 and g.requested is None and (
+                    not op._inputs or op._type in placer._METADATA_OPS):
+                late.append(g)
+                continue
+            g.device = self._prefer_local(g.candidates, local)
+        for g in late:
+            op = g.members[0]
+            target = None
+            if op._inputs:
+                src = group_of.get(op._inputs[0]._op)
+                target = src.device if src is not None else None
+            else:
+                consumers = {c for t in op._outputs for c in t.consumers() if c in group_of}
+                if len(consumers) == 1:
+                    target = group_of[next(iter(consumers))].device
+            g.device = target if target in g.candidates else self._prefer_local(
+                g.candidates, local)
+
+    @staticmethod
+    def _prefer_local(cands, local):
+        mine = [d for d in cands if (d.job, d.task) == local]
+        return placer.default_choice(mine or cands)
+
+    def _build(self, feed_names, fetch_names, target_names):
+        fetches = [self._element(n, True) for n in fetch_names]
+        feeds = [self._element(n, True) for n in feed_names]
+        targets = [self._element(n, False) for n in target_names]
+        fed = {t: i for i, t in enumerate(feeds)}
+        order = topo_order(prune(fetches, targets, fed), fed)
+        if not self.devices:
+            raise errors.UnavailableError(None, None, "The session sees no devices")
+        placement = placer.place(order, self.devices, self.allow_soft,
+                                 job=self.local_task[0], chooser=self._chooser)
+        if self.log_placement:
+            placer.log_placement(order, placement)
+        units = {}
+        unit_of = {}
+        for op in order:
+            d = placement[op]
+            u = units.get(d)
+            if u is None:
+                u = units[d] = partition.Unit(d)
+            unit_of[op] = u
+        parts = partition.build(order, unit_of, set(feeds), [], targets) if order else []
+        return self._emit(order, placement, parts, unit_of, feeds, fetches)
+
+    def _emit(self, order, placement, parts, unit_of, feeds, fetches):
+        """One GraphDef per task, nodes in the global order (receives just before their first
+        consumer, sends right after their producer), so each device's serial plan is
+        deadlock-free; feeds and fetches become client-terminated _Recv/_Send nodes."""
+        part_of = {op: p for p in parts for op in p.ops}
+        fed = {t: i for i, t in enumerate(feeds)}
+        fetch_of = {}
+        fed_fetches = []
+        for j, t in enumerate(fetches):
+            if t in fed:
+                fed_fetches.append((j, fed[t]))
+            else:
+                fetch_of.setdefault(t, []).append(j)
+        tasks = {}
+        emitted = {}  # task address -> set of emitted recv/feed names
+
+        def task_part(dev):
+            tp = tasks.get(dev.address)
+            if tp is None:
+                tp = tasks[dev.address] = _TaskPart(f"/job:{dev.job}/task:{dev.task}",
+                                                    dev.address)
+                tp.graph_def = _new_graph_def(self.graph)
+                emitted[dev.address] = set()
+            return tp
+
+        for op in order:
+            dev = placement[op]
+            p = part_of[op]
+            tp = task_part(dev)
+            gd = tp.graph_def
+            seen = emitted[dev.address]
+            inputs = []
+            for t in op._inputs:
+                if t in fed:
+                    name = f"{t._op._name}/_feed_{t._value_index}_{dev.device_type}_{dev.index}"
+                    if name not in seen:
+                        seen.add(name)
+                        key = make_key(dev.name, dev.incarnation, dev.name, "feed:" + t.name)
+                        gd.node.append(_recv_node(name, t._dtype.base_dtype, "feed:" + t.name,
+                                                  dev, dev, True, False))
+                        tp.feeds.append((fed[t], key))
+                    inputs.append(name)
+                elif t in p.recvs:
+                    tr = p.recvs[t]
+                    if tr.recv_name not in seen:
+                        seen.add(tr.recv_name)
+                        src = tr.src.device
+                        bf16 = (self.bfloat16 and t._dtype.base_dtype == dtypes.float32
+                                and src.address != dev.address)
+                        gd.node.append(_recv_node(tr.recv_name, t._dtype.base_dtype,
+                                                  tr.edge_name, src, dev, False, bf16))
+                    inputs.append(tr.recv_name)
+                else:
+                    inputs.append(t._as_node_def_input())
+            for tr in p.ctrl_recvs.get(op, ()):
+                if tr.recv_name not in seen:
+                    seen.add(tr.recv_name)
+                    gd.node.append(_recv_node(tr.recv_name, dtypes.float32, tr.edge_name,
+                                              tr.src.device, dev, False, False))
+            nd = node_def_pb2.NodeDef()
+            nd.CopyFrom(graph_io.node_def_of(op))
+            nd.device = dev.name
+            del nd.input[:]
+            nd.input.extend(inputs)
+            ctrl_recv = {tr.token_op: tr.recv_name for tr in p.ctrl_recvs.get(op, ())}
+            for c in op._control_inputs:
+                if c in ctrl_recv:
+                    nd.input.append("^" + ctrl_recv[c])
+                elif c in part_of:
+                    nd.input.append("^" + c._name)
+            gd.node.append(nd)
+            for t in op._outputs:
+                for tr in p.sends.get(t, ()):
+                    gd.node.append(_send_node(tr.send_name, t._as_node_def_input(),
+                                              t._dtype.base_dtype, tr.edge_name, dev,
+                                              tr.dst.device, False))
+                for j in fetch_of.get(t, ()):
+                    name = f"{t._op._name}/_fetch_{j}"
+                    tname = f"fetch:{j}:{t.name}"
+                    gd.node.append(_send_node(name, t._as_node_def_input(), t._dtype.base_dtype,
+                                              tname, dev, None, True))
+                    tp.fetches.append((j, make_key(dev.name, dev.incarnation, CLIENT_DEVICE,
+                                                   tname)))
+            for tr in p.ctrl_sends.get(op, ()):
+                dummy = f"{tr.send_name}/dummy"
+                c = gd.node.add(name=dummy, op="Const", device=dev.name)
+                c.input.append("^" + op._name)
+                c.attr["dtype"].CopyFrom(graph_io.attr_value_of(dtypes.float32, "type"))
+                c.attr["value"].CopyFrom(graph_io.attr_value_of(_zero(), "tensor"))
+                gd.node.append(_send_node(tr.send_name, dummy, dtypes.float32, tr.edge_name, dev,
+                                          tr.dst.device, False))
+        if self.graph._functions:
+            from tideflow.framework import function_def
+
+            for tp in tasks.values():
+                function_def.add_library(self.graph, tp.graph_def)
+        return _StepPlan(list(tasks.values()), fed_fetches, len(fetches))
+
+
+def _zero():
+    import numpy as np
+
+    return np.zeros(0, np.float32)
+
+
+def _new_graph_def(graph):
+    from tideflow.protos import graph_pb2
+
+    gd = graph_pb2.GraphDef()
+    gd.versions.producer = graph._graph_def_versions[0]
+    return gd
+
+
+def _attrs(nd, values):
+    for k, (v, typ) in values.items():
+        nd.attr[k].CopyFrom(graph_io.attr_value_of(v, typ))
+
+
+def _recv_node(name, dtype, tensor_name, src, dst, client, bf16):
+    nd = node_def_pb2.NodeDef(name=name, op="_Recv", device=dst.name)
+    _attrs(nd, {"tensor_type": (dtype, "type"), "tensor_name": (tensor_name, "string"),
+                "send_device": (src.name, "string"),
+                "send_device_incarnation": (src.incarnation, "int"),
+                "recv_device": (dst.name, "string"), "client_terminated": (client, "bool"),
+                "wire_bfloat16": (bf16, "bool")})
+    return nd
+
+
+def _send_node(name, input_name, dtype, tensor_name, src, dst, client):
+    nd = node_def_pb2.NodeDef(name=name, op="_Send", device=src.name)
+    nd.input.append(input_name)
+    _attrs(nd, {"T": (dtype, "type"), "tensor_name": (tensor_name, "string"),
+                "send_device": (src.name, "string"),
+                "send_device_incarnation": (src.incarnation, "int"),
+                "recv_device": (CLIENT_DEVICE if dst is None else dst.name, "string"),
+                "client_terminated": (client, "bool")})
+    return nd
+
+
+class Master:
+    """The master of one task: ``cluster`` is a ClusterSpec; ``local_task`` is (job, index)."""
+
+    def __init__(self, cluster, local_task, transport, default_config=None):
+        from tideflow.distributed.cluster import ClusterSpec
+        from tideflow.distributed.worker import load_all_ops
+        from tideflow.protos import config_pb2
+
+        load_all_ops()
+        self.cluster = ClusterSpec(cluster)
+        self.local_task = (local_task[0], int(local_task[1]))
+        self.transport = transport
+        self.default_config = default_config or config_pb2.ConfigProto()
+        self._sessions = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pool = concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="tf-master")
+
+    # -- tasks and devices --------------------------------------------------------------
+    def tasks(self, filters=()):
+        out = []
+        for job in self.cluster.jobs:
+            for i in self.cluster.task_indices(job):
+                if _task_matches(filters, job, i):
+                    out.append((job, i, self.cluster.task_address(job, i)))
+        return out
+
+    def discover(self, filters=(), timeout=DISCOVERY_TIMEOUT_S):
+        """The devices of the (filtered) tasks, from GetStatus (waiting for tasks starting)."""
+        tasks = self.tasks(filters)
+        futs = [(t, self._pool.submit(self.transport.get_status, t[2], timeout, True))
+                for t in tasks]
+        devices = []
+        for (job, i, addr), f in futs:
+            try:
+                resp = f.result()
+            except errors.OpError as e:
+                raise errors.UnavailableError(
+                    None, None, f"Task /job:{job}/replica:0/task:{i} at {addr} did not answer "
+                    f"within {timeout:.0f} s: {e.message}") from None
+            for a in resp.device_attributes:
+                devices.append(RemoteDevice(a, job, i, addr))
+        return devices
+
+    def health_check(self, addresses, timeout=STATUS_TIMEOUT_S):
+        """{address: error} of the tasks that do not answer GetStatus in ``timeout``."""
+        futs = {a: self._pool.submit(self.transport.get_status, a, timeout, False)
+                for a in addresses}
+        bad = {}
+        for a, f in futs.items():
+            try:
+                f.result()
+            except errors.OpError as e:
+                bad[a] = e
+        return bad
+
+    # -- sessions -----------------------------------------------------------------------
+    def create_session(self, request, deadline=None):
+        from tideflow.protos import config_pb2
+
+        config = config_pb2.ConfigProto()
+        config.CopyFrom(self.default_config)
+        if request.HasField("config"):
+            config.MergeFrom(request.config)
+        timeout = DISCOVERY_TIMEOUT_S
+        if config.operation_timeout_in_ms > 0:
+            timeout = min(timeout, config.operation_timeout_in_ms / 1000.0)
+        if deadline is not None:
+            timeout = max(0.1, min(timeout, deadline - time.monotonic()))
+        devices = self.discover(list(config.device_filters), timeout)
+        handle = f"session_{next(self._ids)}_{random.getrandbits(32):08x}"
+        sess = MasterSession(self, handle, config, devices, self.local_task)
+        if request.graph_def.node or request.graph_def.library.function:
+            sess.extend(request.graph_def)
+        with self._lock:
+            self._sessions[handle] = sess
+        return master_pb2.CreateSessionResponse(session_handle=handle,
+                                                graph_version=sess.version)
+
+    def _session(self, handle):
+        s = self._sessions.get(handle)
+        if s is None:
+            raise errors.AbortedError(
+                None, None, f"Session {handle!r} is not found on this master (it was closed, "
+                "or the master restarted)")
+        return s
+
+    def extend_session(self, request):
+        sess = self._session(request.session_handle)
+        with sess.lock:
+            if request.current_graph_version != sess.version:
+                raise errors.AbortedError(
+                    None, None, f"Current graph version {request.current_graph_version} does "
+                    f"not match the session's {sess.version}")
+            v = sess.extend(request.graph_def)
+        return master_pb2.ExtendSessionResponse(new_graph_version=v)
+
+    def close_session(self, request):
+        with self._lock:
+            sess = self._sessions.pop(request.session_handle, None)
+        if sess is not None:
+            sess.closed = True
+            for addr in list(sess.tasks_used):
+                req = worker_pb2.DeleteWorkerSessionRequest(session_handle=sess.handle)
+                try:
+                    self.transport.delete_worker_session(addr, req, CLEANUP_TIMEOUT_S)
+                except errors.OpError:
+                    pass
+        return master_pb2.CloseSessionResponse()
+
+    def list_devices(self, request):
+        if request.session_handle:
+            devices = self._session(request.session_handle).devices
+        else:
+            devices = self.discover((), STATUS_TIMEOUT_S * 3)
+        resp = master_pb2.ListDevicesResponse()
+        from tideflow.protos import device_attributes_pb2
+
+        for d in devices:
+            a = device_attributes_pb2.DeviceAttributes(
+                name=d.name, device_type=d.device_type, memory_limit=d.memory_limit,
+                incarnation=d.incarnation, physical_device_desc=d.description)
+            if (d.job, d.task) == self.local_task:
+                resp.local_device.append(a)
+            else:
+                resp.remote_device.append(a)
+        return resp
+
+    def reset(self, request):
+        """Clears resource containers on every (filtered) task; closes this master's sessions."""
+        with self._lock:
+            handles = list(self._sessions)
+        for h in handles:
+            self.close_session(master_pb2.CloseSessionRequest(session_handle=h))
+        req = worker_pb2.CleanupAllRequest(container=list(request.container))
+        errs = []
+        for _, _, addr in self.tasks(list(request.device_filters)):
+            try:
+                self.transport.cleanup_all(addr, req, REGISTER_TIMEOUT_S)
+            except errors.OpError as e:
+                errs.append(e)
+        if errs:
+            raise errs[0]
+        return master_pb2.ResetResponse()
+
+    def partial_run_setup(self, request):
+        raise errors.UnimplementedError(
+            None, None, "Partial runs are not supported by the distributed master")
+
+    # -- steps --------------------------------------------------------------------------
+    def _check_tasks(self, sess, addresses):
+        """Before registering: each task must answer and still have the devices the session
+        saw (a restarted task lost its graphs and state: AbortedError)."""
+        futs = {a: self._pool.submit(self.transport.get_status, a, STATUS_TIMEOUT_S, False)
+                for a in addresses}
+        known = {d.name: d.incarnation for d in sess.devices}
+        for a, f in futs.items():
+            try:
+                resp = f.result()
+            except errors.OpError as e:
+                raise errors.UnavailableError(
+                    None, None, f"Task at {a} is unreachable: {e.message}") from None
+            for d in resp.device_attributes:
+                inc = known.get(canonical_device(d.name))
+                if inc is not None and inc != d.incarnation:
+                    raise errors.AbortedError(
+                        None, None, f"Task at {a} was restarted (device {d.name} has a new "
+                        "incarnation); its graphs and state are gone: create a new session")
+
+    def _register(self, sess, plan):
+        self._check_tasks(sess, [tp.address for tp in plan.parts])
+        for tp in plan.parts:
+            req = worker_pb2.RegisterGraphRequest(session_handle=sess.handle,
+                                                  graph_def=tp.graph_def,
+                                                  create_worker_session_called=True)
+            req.graph_options.CopyFrom(sess.config.graph_options)
+            try:
+                tp.handle = self.transport.register_graph(tp.address, req,
+                                                          REGISTER_TIMEOUT_S).graph_handle
+            except errors.OpError as e:
+                self._raise_if_lost(sess, [tp.address], e)
+                raise
+            sess.tasks_used[tp.address] = tp.name
+            tp.graph_def = None  # registered: the worker holds it now
+
+    def run_step(self, request, deadline=None, arrays=None):
+        """RunStep: one RunGraph per task of the plan, concurrently; fetches gathered.
+
+        With ``arrays`` (a dict), big fetched values stay out of the response (dtype and shape
+        only) and go into ``arrays[fetch index]``, to be streamed to the client."""
+        sess = self._session(request.session_handle)
+        if request.partial_run_handle:
+            raise errors.UnimplementedError(
+                None, None, "Partial runs are not supported by the distributed master")
+        opts = request.options
+        timeout_ms = opts.timeout_in_ms or sess.config.operation_timeout_in_ms
+        if timeout_ms > 0:
+            d = time.monotonic() + timeout_ms / 1000.0
+            deadline = d if deadline is None else min(deadline, d)
+        feeds = {nt.name: nt.tensor for nt in request.feed}
+        feed_names = list(feeds)
+        plan = sess.plan(feed_names, list(request.fetch), list(request.target))
+        step_id = random.getrandbits(62) + 1
+        trace = opts.trace_level > 0
+        calls = []
+        for tp in plan.parts:
+            req = worker_pb2.RunGraphRequest(session_handle=sess.handle, graph_handle=tp.handle,
+                                             step_id=step_id,
+                                             create_worker_session_called=True)
+            if trace:
+                req.exec_opts.record_timeline = True
+                req.exec_opts.record_costs = True
+            for i, key in tp.feeds:
+                nt = req.send.add(name=key)
+                nt.tensor.CopyFrom(feeds[feed_names[i]])
+            req.recv_key.extend(k for _, k in tp.fetches)
+            calls.append((tp, req))
+        got = [{} for _ in calls]
+        resps = self._run_all(sess, calls, deadline, step_id, got)
+        out = master_pb2.RunStepResponse()
+        slots = [None] * plan.n_fetches
+        for (tp, _), resp, big in zip(calls, resps, got):
+            by_key = {nt.name: big.get(i, nt.tensor)
+                      for i, nt in enumerate(resp.recv)}
+            for j, key in tp.fetches:
+                slots[j] = by_key.get(key)
+            if trace:
+                out.metadata.step_stats.dev_stats.extend(resp.step_stats.dev_stats)
+        for j, i in plan.fed_fetches:
+            slots[j] = feeds[feed_names[i]]
+        for name, tensor in zip(request.fetch, slots):
+            nt = out.tensor.add(name=name)
+            if tensor is None:
+                raise errors.InternalError(None, None, f"Fetch {name!r} produced no value")
+            if not isinstance(tensor, tensor_pb2.TensorProto):  # a big value, out of band
+                if arrays is not None:
+                    wire.placeholder(nt, tensor)
+                    arrays[len(out.tensor) - 1] = tensor
+                else:
+                    wire.encode(tensor, nt.tensor)
+            else:
+                nt.tensor.CopyFrom(tensor)
+        if opts.output_partition_graphs:
+            for tp in plan.parts:
+                out.metadata.partition_graphs.add()  # graphs live on the workers
+        return out
+
+    def _run_all(self, sess, calls, deadline, step_id, got):
+        timeout = None if deadline is None else deadline - time.monotonic()
+        if len(calls) == 1:
+            tp, req = calls[0]
+            try:
+                resp = self.transport.run_graph(tp.address, req, timeout or STEP_TIMEOUT_S,
+                                                got[0])
+            except errors.OpError as e:
+                self._after_failure(sess, calls, step_id, [e])
+            self._cleanup(calls, step_id, wait=False)
+            return [resp]
+        futs = [self._pool.submit(self.transport.run_graph, tp.address, req,
+                                  timeout or STEP_TIMEOUT_S, big)
+                for (tp, req), big in zip(calls, got)]
+        done, pending = concurrent.futures.wait(futs, return_when=concurrent.futures.FIRST_EXCEPTION)
+        failed = [f for f in done if f.exception() is not None]
+        if failed:
+            # stop the others: their pending receives and queue waits fail at once
+            self._cleanup(calls, step_id)
+            concurrent.futures.wait(pending, timeout=STATUS_TIMEOUT_S * 2)
+            errs = [f.exception() for f in failed]
+            errs += [f.exception() for f in pending if f.done() and f.exception() is not None]
+            errs = [e if isinstance(e, errors.OpError) else errors.InternalError(
+                None, None, f"{type(e).__name__}: {e}") for e in errs]
+            self._after_failure(sess, calls, step_id, errs, cleaned=True)
+        self._cleanup(calls, step_id, wait=False)
+        return [f.result() for f in futs]
+
+    def _cleanup(self, calls, step_id, wait=True):
+        req = worker_pb2.CleanupGraphRequest(step_id=step_id)
+        futs = [self._pool.submit(self.transport.cleanup_graph, tp.address, req,
+                                  CLEANUP_TIMEOUT_S) for tp, _ in calls]
+        if wait:
+            concurrent.futures.wait(futs, timeout=CLEANUP_TIMEOUT_S)
+
+    def _after_failure(self, sess, calls, step_id, errs, cleaned=False):
+        if not cleaned:
+            self._cleanup(calls, step_id)
+        err = _first_error(errs)
+        self._raise_if_lost(sess, [tp.address for tp, _ in calls], err)
+        raise err
+
+    def _raise_if_lost(self, sess, addresses, err):
+        """UnavailableError naming the lost task(s) when a health check finds any; Aborted
+        when a task came back with new devices (its graphs and state are gone)."""
+        if not isinstance(err, (errors.UnavailableError, errors.AbortedError,
+                                errors.DeadlineExceededError, errors.CancelledError,
+                                errors.InternalError, errors.UnknownError)):
+            return
+        bad = self.health_check(set(addresses))
+        if bad:
+            sess.plans.clear()
+            names = ", ".join(f"{sess.tasks_used.get(a, a)} ({a})" for a in sorted(bad))
+            raise errors.UnavailableError(
+                None, None, f"Lost contact with task(s) {names}: "
+                f"{next(iter(bad.values())).message}. Original error: {err.message}")
+        if isinstance(err, errors.AbortedError):
+            sess.plans.clear()
+
+    def close(self):
+        self._pool.shutdown(wait=False)

@@ -1,0 +1,138 @@
+"""``tf.train.Server``: one task of a cluster, hosting its master and worker on one gRPC port
+bound to exactly the address the cluster spec gives the task."""
+
+import concurrent.futures
+import threading
+
+from tideflow.distributed import grpc_services
+from tideflow.distributed import security as security_lib
+from tideflow.distributed import transport as tp
+from tideflow.distributed.cluster import ClusterSpec, make_server_def
+from tideflow.distributed.master import Master
+from tideflow.distributed.worker import Worker
+from tideflow.framework import errors
+from tideflow.framework.device import DeviceSpec
+
+_SERVER_THREADS = 256  # blocking RunGraph/RecvTensor calls each hold one
+
+
+def split_address(address):
+    """``(host, port)`` of ``host:port`` (``[v6]:port`` too)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"Task address {address!r} is not of the form host:port")
+    return host, int(port)
+
+
+class Server:
+    """An in-process server of one task: ``Server(cluster, job_name, task_index)``.
+
+    ``server_or_cluster_def`` is a ``ServerDef``, a ``ClusterSpec``, a ``ClusterDef`` or a dict
+    of job name to addresses. ``security`` (a ``security.Security``) turns on TLS and the
+    shared token; by default the environment decides (``docs/distributed.md``).
+    """
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
+                 config=None, start=True, security=None):
+        import grpc
+
+        sd = make_server_def(server_or_cluster_def, job_name, task_index, protocol, config)
+        if sd.protocol not in ("", "grpc"):
+            raise errors.UnimplementedError(
+                None, None, f"Server protocol {sd.protocol!r} is not supported (only 'grpc')")
+        sd.protocol = "grpc"
+        self._server_def = sd
+        self._security = security if security is not None else security_lib.get_default()
+        self._job = sd.job_name
+        self._task = int(sd.task_index)
+        cluster = ClusterSpec(sd.cluster)
+        address = cluster.task_address(self._job, self._task)
+        host, port = split_address(address)
+        self._server = grpc.server(
+            concurrent.futures.ThreadPoolExecutor(_SERVER_THREADS,
+                                                  thread_name_prefix="tf-grpc-server"),
+            options=tp.SERVER_OPTIONS, maximum_concurrent_rpcs=None)
+        bind = f"{host}:{port}"
+        try:
+            if self._security is not None and self._security.cert_file:
+                bound = self._server.add_secure_port(bind, self._security.server_credentials())
+            else:
+                bound = self._server.add_insecure_port(bind)
+        except RuntimeError as e:
+            raise errors.UnknownError(None, None, f"Could not bind {bind}: {e}") from None
+        if not bound:
+            raise errors.UnknownError(None, None, f"Could not bind {bind} (address in use?)")
+        if port == 0:  # an ephemeral port: the task's address is the bound one
+            address = f"{host}:{bound}"
+            spec = cluster.as_dict()
+            spec[self._job][self._task] = address
+            cluster = ClusterSpec(spec)
+            sd.cluster.CopyFrom(cluster.as_cluster_def())
+        self._address = address
+        self._cluster = cluster
+        self._transport = tp.GrpcTransport(self._security)
+        self._worker = Worker(self._job, self._task, self._transport, self._resolve,
+                              config=sd.default_session_config)
+        self._transport.local[address] = self._worker
+        self._master = Master(cluster, (self._job, self._task), self._transport,
+                              sd.default_session_config)
+        grpc_services.add_services(self._server, self._master, self._worker, self._security)
+        self._started = False
+        self._stopped = False
+        self._lock = threading.Lock()
+        if start:
+            self.start()
+
+    def _resolve(self, device_name):
+        spec = DeviceSpec.from_string(device_name)
+        try:
+            return self._cluster.task_address(spec.job, spec.task or 0)
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    @property
+    def server_def(self):
+        """The ``tf.train.ServerDef`` of this server."""
+        return self._server_def
+
+    @property
+    def target(self):
+        """``grpc://host:port``: what ``tf.Session`` takes to use this server's master."""
+        return "grpc://" + self._address
+
+    def start(self):
+        """Starts serving (servers start on construction unless ``start=False``)."""
+        with self._lock:
+            if self._stopped:
+                raise errors.FailedPreconditionError(None, None, "The server was stopped")
+            if not self._started:
+                self._server.start()
+                self._started = True
+
+    def join(self):
+        """Blocks until the server stops."""
+        self.start()
+        self._server.wait_for_termination()
+
+    def stop(self, grace=1.0):
+        """Stops serving; running steps are cancelled."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        self._worker.close()
+        self._master.close()
+        self._server.stop(grace).wait(grace + 5)
+        self._transport.close()
+
+    def __del__(self):
+        try:
+            self.stop(0)
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown
+            pass
+
+    @staticmethod
+    def create_local_server(config=None, start=True):
+        """A single-task server on an ephemeral localhost port (``job:local``)."""
+        return Server({"local": ["localhost:0"]}, job_name="local", task_index=0,
+                      protocol="grpc", config=config, start=start)

@@ -1,0 +1,322 @@
+"""How masters and workers reach their peers: a gRPC transport (one channel per address,
+deadlines on every call, retries only for idempotent calls) and an in-process transport that
+calls Worker objects directly, for tests of the master and worker logic without sockets.
+
+Both offer the same methods, each taking the peer's address first.
+"""
+
+import threading
+import time
+
+from tideflow.distributed import wire
+from tideflow.framework import errors
+from tideflow.protos import master_pb2, tideflow_transfer_pb2, worker_pb2
+
+MAX_MESSAGE = -1  # unlimited: big tensors are streamed in chunks anyway
+KEEPALIVE_MS = 2000  # ping an idle connection this often; a dead peer fails within seconds
+KEEPALIVE_TIMEOUT_MS = 4000
+RECV_TIMEOUT_S = 7 * 24 * 3600.0  # a RecvTensor without a step deadline (keepalive guards)
+_IDEMPOTENT_RETRIES = 2
+
+# gRPC channel/server options shared by clients and servers
+CHANNEL_OPTIONS = [
+    ("grpc.max_send_message_length", MAX_MESSAGE),
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
+    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.enable_retries", 0),
+]
+SERVER_OPTIONS = [
+    ("grpc.max_send_message_length", MAX_MESSAGE),
+    ("grpc.max_receive_message_length", MAX_MESSAGE),
+    ("grpc.keepalive_time_ms", KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
+    ("grpc.http2.min_recv_ping_interval_without_data_ms", KEEPALIVE_MS // 2),
+    ("grpc.http2.max_ping_strikes", 0),
+    ("grpc.so_reuseport", 0),
+]
+
+WORKER_METHODS = {
+    # name: (request class, response class, idempotent)
+    "GetStatus": (worker_pb2.GetStatusRequest, worker_pb2.GetStatusResponse, True),
+    "CreateWorkerSession": (worker_pb2.CreateWorkerSessionRequest,
+                            worker_pb2.CreateWorkerSessionResponse, True),
+    "DeleteWorkerSession": (worker_pb2.DeleteWorkerSessionRequest,
+                            worker_pb2.DeleteWorkerSessionResponse, True),
+    "RegisterGraph": (worker_pb2.RegisterGraphRequest, worker_pb2.RegisterGraphResponse, False),
+    "DeregisterGraph": (worker_pb2.DeregisterGraphRequest, worker_pb2.DeregisterGraphResponse,
+                        True),
+    "RunGraph": (worker_pb2.RunGraphRequest, worker_pb2.RunGraphResponse, False),
+    "CleanupGraph": (worker_pb2.CleanupGraphRequest, worker_pb2.CleanupGraphResponse, True),
+    "CleanupAll": (worker_pb2.CleanupAllRequest, worker_pb2.CleanupAllResponse, True),
+    "RecvTensor": (worker_pb2.RecvTensorRequest, worker_pb2.RecvTensorResponse, False),
+}
+MASTER_METHODS = {
+    "CreateSession": (master_pb2.CreateSessionRequest, master_pb2.CreateSessionResponse, False),
+    "ExtendSession": (master_pb2.ExtendSessionRequest, master_pb2.ExtendSessionResponse, False),
+    "PartialRunSetup": (master_pb2.PartialRunSetupRequest, master_pb2.PartialRunSetupResponse,
+                        False),
+    "RunStep": (master_pb2.RunStepRequest, master_pb2.RunStepResponse, False),
+    "CloseSession": (master_pb2.CloseSessionRequest, master_pb2.CloseSessionResponse, True),
+    "ListDevices": (master_pb2.ListDevicesRequest, master_pb2.ListDevicesResponse, True),
+    "Reset": (master_pb2.ResetRequest, master_pb2.ResetResponse, True),
+}
+TRANSFER_METHODS = {
+    "RecvTensorStream": tideflow_transfer_pb2.RecvTensorStreamRequest,
+    "RunGraphStream": worker_pb2.RunGraphRequest,
+    "RunStepStream": master_pb2.RunStepRequest,
+}
+WORKER_SERVICE = "tideflow.WorkerService"
+MASTER_SERVICE = "tideflow.MasterService"
+TRANSFER_SERVICE = "tideflow.TideflowTransfer"
+
+
+def error_from_rpc(e, address=""):
+    """The OpError of a failed gRPC call (UNAVAILABLE names the peer)."""
+    import grpc
+
+    code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
+    details = (e.details() if hasattr(e, "details") else str(e)) or code.name
+    num = code.value[0] if code is not None else errors.UNKNOWN
+    if num == errors.OK:
+        num = errors.UNKNOWN
+    cls = errors.exception_type_from_error_code(num)
+    if num == errors.UNAVAILABLE and address and address not in details:
+        details = f"{details} (task at {address})"
+    return cls(None, None, details)
+
+
+class _Pending:
+    """A cancellable in-flight call registered with a step's rendezvous."""
+
+    def __init__(self):
+        self.cancelled = False
+        self.call = None
+
+    def __call__(self):
+        self.cancelled = True
+        if self.call is not None:
+            self.call.cancel()
+
+
+# ------------------------------------------------------------------------------------------
+# in-process
+# ------------------------------------------------------------------------------------------
+
+
+def _roundtrip(msg):
+    return type(msg).FromString(msg.SerializeToString())
+
+
+class InProcessTransport:
+    """Calls Worker objects registered under addresses; requests and responses are copied
+    through their serialized form, tensors through the chunked wire format."""
+
+    def __init__(self, chunk_bytes=wire.CHUNK_BYTES):
+        self.workers = {}
+        self.chunk_bytes = chunk_bytes
+        self.down = set()  # addresses made unreachable (tests)
+
+    def add(self, address, worker):
+        self.workers[address] = worker
+
+    def _worker(self, address):
+        w = self.workers.get(address)
+        if w is None or address in self.down:
+            raise errors.UnavailableError(None, None, f"No task is serving at {address}")
+        return w
+
+    def _call(self, address, method, request, timeout=None):
+        w = self._worker(address)
+        fn = getattr(w, method)
+        return _roundtrip(fn(_roundtrip(request)))
+
+    def get_status(self, address, timeout=None, wait_for_ready=False):
+        return self._call(address, "get_status", worker_pb2.GetStatusRequest(), timeout)
+
+    def create_worker_session(self, address, request, timeout=None):
+        return self._call(address, "create_worker_session", request, timeout)
+
+    def delete_worker_session(self, address, request, timeout=None):
+        return self._call(address, "delete_worker_session", request, timeout)
+
+    def register_graph(self, address, request, timeout=None):
+        return self._call(address, "register_graph", request, timeout)
+
+    def deregister_graph(self, address, request, timeout=None):
+        return self._call(address, "deregister_graph", request, timeout)
+
+    def run_graph(self, address, request, timeout=None, arrays=None):
+        w = self._worker(address)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        local = {}
+        resp = w.run_graph(_roundtrip(request), deadline, local)
+        msgs = list(wire.response_messages(resp, "recv", local, self.chunk_bytes))
+        return wire.read_response(msgs, worker_pb2.RunGraphResponse, "recv", arrays)
+
+    def cleanup_graph(self, address, request, timeout=None):
+        return self._call(address, "cleanup_graph", request, timeout)
+
+    def cleanup_all(self, address, request, timeout=None):
+        return self._call(address, "cleanup_all", request, timeout)
+
+    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None):
+        w = self._worker(address)
+        pending = _Pending()
+        if register is not None:
+            register.add_call(pending)
+        try:
+            v = w.recv_tensor_value(step_id, key, deadline, lambda: pending.cancelled)
+        finally:
+            if register is not None:
+                register.remove_call(pending)
+        arr, _ = wire.read_tensor(wire.tensor_messages(v, bfloat16, chunk_bytes=self.chunk_bytes))
+        return arr
+
+
+# ------------------------------------------------------------------------------------------
+# gRPC
+# ------------------------------------------------------------------------------------------
+
+
+class GrpcTransport:
+    """Reaches peers over gRPC; ``local`` maps this process's own address to its Worker,
+    which is called directly. ``security`` (security.Security) adds TLS and the token."""
+
+    def __init__(self, security=None, local=None, chunk_bytes=wire.CHUNK_BYTES):
+        self.security = security
+        self.local = dict(local or {})
+        self.chunk_bytes = chunk_bytes
+        self._channels = {}
+        self._lock = threading.Lock()
+        self._metadata = security.metadata() if security is not None else ()
+
+    def channel(self, address):
+        ch = self._channels.get(address)
+        if ch is None:
+            with self._lock:
+                ch = self._channels.get(address)
+                if ch is None:
+                    ch = self._channels[address] = make_channel(address, self.security)
+        return ch
+
+    def _unary(self, address, service, method, request, timeout, wait_for_ready=False):
+        import grpc
+
+        req_cls, resp_cls, idempotent = (WORKER_METHODS if service == WORKER_SERVICE
+                                         else MASTER_METHODS)[method]
+        call = self.channel(address).unary_unary(
+            f"/{service}/{method}", request_serializer=req_cls.SerializeToString,
+            response_deserializer=resp_cls.FromString)
+        deadline = time.monotonic() + timeout
+        tries = _IDEMPOTENT_RETRIES + 1 if idempotent and not wait_for_ready else 1
+        for attempt in range(tries):
+            try:
+                return call(request, timeout=max(0.001, deadline - time.monotonic()),
+                            metadata=self._metadata, wait_for_ready=wait_for_ready)
+            except grpc.RpcError as e:
+                retry = (e.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < tries
+                         and deadline - time.monotonic() > 0.5)
+                if not retry:
+                    raise error_from_rpc(e, address) from None
+                time.sleep(0.1 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def _local_or(self, address, method, request, timeout, rpc, wait_for_ready=False):
+        w = self.local.get(address)
+        if w is not None:
+            fn = getattr(w, method)
+            if method == "run_graph":
+                return fn(request, time.monotonic() + timeout)
+            return fn(request)
+        return self._unary(address, WORKER_SERVICE, rpc, request, timeout, wait_for_ready)
+
+    def get_status(self, address, timeout=5.0, wait_for_ready=False):
+        return self._local_or(address, "get_status", worker_pb2.GetStatusRequest(), timeout,
+                              "GetStatus", wait_for_ready)
+
+    def create_worker_session(self, address, request, timeout=10.0):
+        return self._local_or(address, "create_worker_session", request, timeout,
+                              "CreateWorkerSession")
+
+    def delete_worker_session(self, address, request, timeout=10.0):
+        return self._local_or(address, "delete_worker_session", request, timeout,
+                              "DeleteWorkerSession")
+
+    def register_graph(self, address, request, timeout=60.0):
+        return self._local_or(address, "register_graph", request, timeout, "RegisterGraph")
+
+    def deregister_graph(self, address, request, timeout=10.0):
+        return self._local_or(address, "deregister_graph", request, timeout, "DeregisterGraph")
+
+    def cleanup_graph(self, address, request, timeout=5.0):
+        return self._local_or(address, "cleanup_graph", request, timeout, "CleanupGraph")
+
+    def cleanup_all(self, address, request, timeout=60.0):
+        return self._local_or(address, "cleanup_all", request, timeout, "CleanupAll")
+
+    def run_graph(self, address, request, timeout, arrays=None):
+        """RunGraph through the streaming variant: big fetched tensors come back chunked
+        (decoded into ``arrays`` by index when it is a dict)."""
+        import grpc
+
+        w = self.local.get(address)
+        if w is not None:
+            return w.run_graph(request, time.monotonic() + timeout, arrays)
+        call = self.channel(address).unary_stream(
+            f"/{TRANSFER_SERVICE}/RunGraphStream",
+            request_serializer=worker_pb2.RunGraphRequest.SerializeToString)
+        try:
+            return wire.read_response(call(request, timeout=timeout, metadata=self._metadata),
+                                      worker_pb2.RunGraphResponse, "recv", arrays)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, address) from None
+
+    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None):
+        """The tensor ``key`` of step ``step_id`` from the task at ``address``, streamed."""
+        import grpc
+
+        req = tideflow_transfer_pb2.RecvTensorStreamRequest(
+            step_id=step_id, rendezvous_key=key, bfloat16=bfloat16, chunk_bytes=self.chunk_bytes)
+        timeout = RECV_TIMEOUT_S if deadline is None else max(0.001, deadline - time.monotonic())
+        call = self.channel(address).unary_stream(
+            f"/{TRANSFER_SERVICE}/RecvTensorStream",
+            request_serializer=tideflow_transfer_pb2.RecvTensorStreamRequest.SerializeToString)
+        pending = _Pending()
+        it = call(req, timeout=timeout, metadata=self._metadata)
+        pending.call = it
+        if register is not None:
+            register.add_call(pending)
+        try:
+            arr, _ = wire.read_tensor(it)
+            return arr
+        except grpc.RpcError as e:
+            if pending.cancelled:
+                raise errors.CancelledError(None, None, f"RecvTensor {key} was cancelled") from None
+            raise error_from_rpc(e, address) from None
+        finally:
+            if register is not None:
+                register.remove_call(pending)
+
+    def close(self):
+        with self._lock:
+            chans = list(self._channels.values())
+            self._channels.clear()
+        for ch in chans:
+            ch.close()
+
+
+def make_channel(address, security=None):
+    """A gRPC channel to ``address`` (TLS when ``security`` carries a CA certificate)."""
+    import grpc
+
+    address = address.removeprefix("grpc://")
+    opts = list(CHANNEL_OPTIONS)
+    if security is not None and security.tls:
+        opts += security.channel_options()
+        return grpc.secure_channel(address, security.channel_credentials(), options=opts)
+    return grpc.insecure_channel(address, options=opts)

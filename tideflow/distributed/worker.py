@@ -1,0 +1,314 @@
+"""The worker service's logic as a plain class: its devices, registered partition graphs, one
+RunGraph per step, and the RecvTensor side of the rendezvous (no grpc here).
+
+The devices and their resource managers (variables, queues, accumulators) belong to the worker
+and outlive client sessions, so between-graph replicas share the parameter servers' variables by
+name; CleanupAll (``Session.reset``) clears containers.
+"""
+
+import concurrent.futures
+import itertools
+import threading
+import time
+
+from tideflow.distributed import remote_rendezvous, wire
+from tideflow.framework import errors, ops
+from tideflow.framework.device import DeviceSpec
+from tideflow.protos import worker_pb2
+from tideflow.runtime.device_mgr import DeviceMgr
+from tideflow.runtime.executor import Plan, Step
+from tideflow.runtime.rendezvous import StepAborted
+
+
+def canonical_device(name):
+    """A device name in TF's full form (``/job:j/replica:r/task:t/device:T:i``)."""
+    spec = DeviceSpec.from_string(name)
+    if spec.replica is None:
+        spec = spec.replace(replica=0)
+    return spec.to_string()
+
+
+def device_attributes_proto(device, locality_bus=0):
+    from tideflow.protos import device_attributes_pb2
+
+    return device_attributes_pb2.DeviceAttributes(
+        name=device.name, device_type=device.device_type,
+        memory_limit=int(device.memory_limit), incarnation=int(device.incarnation),
+        physical_device_desc=device.description or "")
+
+
+def load_all_ops():
+    """Imports every op declaration: a server must be able to import any graph it is sent."""
+    import importlib
+    import pkgutil
+
+    import tideflow.ops
+
+    for m in pkgutil.iter_modules(tideflow.ops.__path__):
+        importlib.import_module(f"tideflow.ops.{m.name}")
+    importlib.import_module("tideflow.summary.summary_ops")
+    importlib.import_module("tideflow.train")
+
+
+class _SessionCtx:
+    """What kernels see as their session on a worker: a cancellation flag per worker session."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self._cancelled = threading.Event()
+        self.steps = set()
+
+
+class _GraphItem:
+    """A registered partition graph: its private Graph and one compiled plan per device."""
+
+    def __init__(self, handle, session, graph, plans):
+        self.handle = handle
+        self.session = session
+        self.graph = graph
+        self.plans = plans  # [(device, Plan)]
+        self._traced = None
+        self.lock = threading.Lock()
+
+    def traced_plans(self):
+        with self.lock:
+            if self._traced is None:
+                self._traced = [(d, p.variant(trace=True)) for d, p in self.plans]
+            return self._traced
+
+
+class Worker:
+    """One task's worker: ``job``/``task`` name its devices; ``transport`` reaches peers;
+    ``resolve(device_name) -> address`` finds the task holding a device."""
+
+    def __init__(self, job="localhost", task=0, transport=None, resolve=None, config=None,
+                 devices=None):
+        load_all_ops()
+        self.job = job
+        self.task = int(task)
+        self.devices = devices if devices is not None else DeviceMgr(
+            config, job=job, replica=0, task=self.task).devices
+        self._by_name = {canonical_device(d.name): d for d in self.devices}
+        self.transport = transport
+        self.rendezvous = remote_rendezvous.RendezvousMgr(
+            self.devices, transport, resolve or (lambda name: None))
+        self._graphs = {}
+        self._sessions = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._pool = concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="tf-worker")
+        self._closed = False
+
+    # -- status and sessions ------------------------------------------------------------
+    def get_status(self, request=None):
+        resp = worker_pb2.GetStatusResponse()
+        for d in self.devices:
+            resp.device_attributes.append(device_attributes_proto(d))
+        return resp
+
+    def _session(self, handle):
+        with self._lock:
+            s = self._sessions.get(handle)
+            if s is None:
+                s = self._sessions[handle] = _SessionCtx(handle)
+            return s
+
+    def create_worker_session(self, request):
+        self._session(request.session_handle)
+        return worker_pb2.CreateWorkerSessionResponse()
+
+    def delete_worker_session(self, request):
+        with self._lock:
+            s = self._sessions.pop(request.session_handle, None)
+            dead = [h for h, g in self._graphs.items() if g.session is s]
+            for h in dead:
+                del self._graphs[h]
+        if s is not None:
+            s._cancelled.set()
+            for rv in list(s.steps):
+                rv.abort(errors.CancelledError(None, None, "The session was closed"))
+        return worker_pb2.DeleteWorkerSessionResponse()
+
+    # -- graphs -------------------------------------------------------------------------
+    def register_graph(self, request):
+        """Imports a partition GraphDef into a private Graph and compiles a plan per device."""
+        from tideflow.framework import importer
+
+        session = self._session(request.session_handle)
+        graph = ops.Graph()
+        try:
+            with graph.as_default():
+                importer.import_graph_def(request.graph_def, name="")
+        except errors.OpError as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"RegisterGraph: invalid graph: {e.message}") from None
+        except (ValueError, TypeError, KeyError) as e:
+            raise errors.InvalidArgumentError(
+                None, None, f"RegisterGraph: invalid graph: {e}") from None
+        optimize = True
+        go = request.graph_options
+        if go.optimizer_options.opt_level == -1:
+            optimize = False
+        by_device = {}
+        default = self.devices[0]
+        for op in graph.get_operations():
+            name = op.device
+            if name:
+                try:
+                    dev = self._by_name.get(canonical_device(name))
+                except (ValueError, TypeError):
+                    dev = None
+                if dev is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"RegisterGraph: node {op.name!r} is placed on {name!r}, "
+                        f"which is not a device of /job:{self.job}/task:{self.task}")
+            else:
+                dev = default
+            by_device.setdefault(dev, []).append(op)
+        state = {}
+        plans = []
+        for dev, dev_ops in by_device.items():
+            try:
+                # what runs: the stateful ops (sends, variables, queues) and what they need
+                targets = [op for op in dev_ops if op._op_def.is_stateful]
+                plan = Plan(graph, [], [], targets, dev, state, session, optimize=optimize,
+                            order=dev_ops)
+            except errors.OpError as e:
+                raise type(e)(None, None, f"RegisterGraph: {e.message}") from None
+            plans.append((dev, plan))
+        # the device that receives the most runs in the caller's thread
+        plans.sort(key=lambda dp: -len(dp[1].ops))
+        handle = f"g{next(self._ids)}_{id(graph) & 0xFFFF:x}"
+        with self._lock:
+            self._graphs[handle] = _GraphItem(handle, session, graph, plans)
+        return worker_pb2.RegisterGraphResponse(graph_handle=handle)
+
+    def deregister_graph(self, request):
+        with self._lock:
+            self._graphs.pop(request.graph_handle, None)
+        return worker_pb2.DeregisterGraphResponse()
+
+    # -- steps --------------------------------------------------------------------------
+    def run_graph(self, request, deadline=None, arrays=None):
+        """Runs a registered graph for step ``request.step_id`` (monotonic ``deadline``).
+
+        With ``arrays`` (a dict), big fetched values are left out of the response: their
+        entries carry dtype and shape, the values go into ``arrays[index]`` (to be streamed)."""
+        item = self._graphs.get(request.graph_handle)
+        if item is None:
+            raise errors.AbortedError(
+                None, None, f"Graph handle {request.graph_handle!r} is not registered on "
+                f"/job:{self.job}/task:{self.task} (the task may have restarted)")
+        rv = self.rendezvous.find(request.step_id)
+        rv.started = True
+        rv.deadline = deadline
+        step_cancel = threading.Event()
+        rv.cancelled = step_cancel
+        sess = item.session
+        sess.steps.add(rv)
+        try:
+            if sess._cancelled.is_set():
+                raise errors.CancelledError(None, None, "The session was closed")
+            for nt in request.send:
+                rv.send(nt.name, wire.decode(nt.tensor))
+            trace = request.exec_opts.record_timeline or request.exec_opts.record_costs
+            plans = item.traced_plans() if trace else item.plans
+            step = Step(None, deadline)
+            step.step_id = request.step_id
+            step.rendezvous = rv
+            step.cancelled = step_cancel
+            step.session = sess
+            if trace:
+                from tideflow.runtime.tracing import StepTrace
+
+                step.stats = StepTrace()
+            self._run_plans(plans, step, rv)
+            resp = worker_pb2.RunGraphResponse()
+            for i, key in enumerate(request.recv_key):
+                v = rv.wait_local(key, deadline)
+                nt = resp.recv.add(name=key)
+                if arrays is not None and wire.is_big(v):
+                    wire.placeholder(nt, v)
+                    arrays[i] = v
+                else:
+                    wire.encode(v, nt.tensor)
+            if trace:
+                step.stats.to_step_stats(resp.step_stats)
+            return resp
+        finally:
+            sess.steps.discard(rv)
+
+    def _run_plans(self, plans, step, rv):
+        def run_one(plan):
+            try:
+                return plan.run((), step)
+            except BaseException as e:
+                rv.abort(e.cause if isinstance(e, StepAborted) else e)
+                raise
+
+        futures = [self._pool.submit(run_one, p) for _, p in plans[1:]]
+        first = None
+        try:
+            run_one(plans[0][1])
+        except StepAborted:
+            pass
+        except BaseException as e:  # noqa: BLE001 - reported after the others stop
+            first = e
+        for f in futures:
+            try:
+                f.result()
+            except StepAborted:
+                pass
+            except BaseException as e:  # noqa: BLE001
+                if first is None:
+                    first = e
+        err = rv.error
+        if err is not None and first is None:
+            first = err.cause if isinstance(err, StepAborted) else err
+        if first is not None:
+            if not isinstance(first, errors.OpError):
+                first = errors.InternalError(None, None, f"{type(first).__name__}: {first}")
+            raise first
+
+    def cleanup_graph(self, request):
+        self.rendezvous.cleanup(request.step_id)
+        return worker_pb2.CleanupGraphResponse()
+
+    def cleanup_all(self, request):
+        """Clears the named resource containers (all of them when none are named)."""
+        containers = list(request.container)
+        for d in self.devices:
+            if containers:
+                for c in containers:
+                    d.resource_mgr.cleanup(c)
+            else:
+                d.resource_mgr.clear()
+        return worker_pb2.CleanupAllResponse()
+
+    # -- RecvTensor ---------------------------------------------------------------------
+    def recv_tensor_value(self, step_id, key, deadline=None, cancelled=None):
+        """The value ``key`` of step ``step_id`` produced here, once it is sent (the serving
+        side of RecvTensor). A key naming an older incarnation of our device is Aborted."""
+        self.rendezvous.check_incarnation(key)
+        rv = self.rendezvous.find(step_id)
+        # a view of a variable's buffer is not snapshotted: each chunk is copied as it is
+        # sent, so a concurrent update may be seen part-way, as TF's unlocked reads allow
+        return rv.wait_local(key, deadline, cancelled)
+
+    def recv_tensor(self, request, deadline=None):
+        """TF's unary RecvTensor: the tensor in one response (raw bytes)."""
+        v = self.recv_tensor_value(request.step_id, request.rendezvous_key, deadline)
+        resp = worker_pb2.RecvTensorResponse(send_start_micros=int(time.time() * 1e6))
+        wire.encode(v, resp.tensor)
+        return resp
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        self.rendezvous.cleanup_all()
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for s in sessions:
+            s._cancelled.set()
+        self._pool.shutdown(wait=False)
