@@ -396,3 +396,10 @@ def test_codec_wrappers_and_invalid_data():
     assert np.abs(o[..., 0].astype(int) - want).max() <= 1
     np.testing.assert_array_equal(sh, [8, 8, 3])
     assert flags == [True, False]
+
+
+def test_resize_images_of_unknown_static_size_resizes():
+    x = tf.placeholder(tf.float32, [None, None, 3])
+    y = tf.image.resize_images(x, [4, 5])
+    with tf.Session() as s:
+        assert s.run(y, {x: np.ones((2, 3, 3), np.float32)}).shape == (4, 5, 3)

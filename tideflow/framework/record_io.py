@@ -5,6 +5,8 @@ Event files (summaries) and TFRecord datasets both use it.
 """
 
 import gzip
+import io
+import operator
 import os
 import struct
 import types
@@ -127,52 +129,152 @@ class TFRecordWriter:
         return False
 
 
-def _open_stream(path, kind):
-    if kind == TFRecordCompressionType.GZIP:
-        return gzip.open(path, "rb")
-    f = open(path, "rb")  # noqa: SIM115 - the caller closes it
-    if kind == TFRecordCompressionType.ZLIB:
-        data = zlib.decompress(f.read())
-        f.close()
-        import io
+_HEADER = struct.Struct("<QI")
+_DEFAULT_BUFFER = 256 * 1024
+_LARGE = 16 * 1024  # records this big are read straight from the stream
 
-        return io.BytesIO(data)
-    return f
+
+class _ZlibReader(io.RawIOBase):
+    """A streaming reader of a zlib-compressed file."""
+
+    def __init__(self, raw):
+        self._raw = raw
+        self._z = zlib.decompressobj()
+        self._buf = b""
+
+    def readable(self):
+        return True
+
+    def read(self, n=-1):
+        while n < 0 or len(self._buf) < n:
+            chunk = self._raw.read(_DEFAULT_BUFFER)
+            if not chunk:
+                self._buf += self._z.flush()
+                break
+            self._buf += self._z.decompress(chunk)
+        if n < 0:
+            out, self._buf = self._buf, b""
+        else:
+            out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+def open_record_file(path, options=None):
+    """The (decompressing) byte stream of a record file; NotFoundError if it is missing."""
+    kind = _compression(options)
+    try:
+        raw = open(path, "rb")  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+    except IsADirectoryError:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+    if kind == TFRecordCompressionType.GZIP:
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == TFRecordCompressionType.ZLIB:
+        return _ZlibReader(raw)
+    return raw
 
 
 def _data_loss(path, offset, what):
     return errors.DataLossError(None, None, f"{what} in file {path!r} at offset {offset}")
 
 
-def read_records(path, options=None, offset=0):
-    """Yields (offset, record) for each record in ``path``; DataLossError on corruption."""
-    f = _open_stream(path, _compression(options))
+def read_records(path, options=None, offset=0, buffer_size=0):
+    """Yields (offset, record) for each record in ``path``, checking both CRCs.
+
+    Small records are sliced out of large chunks (one read per chunk, a few slices and two
+    CRC32C checks a record); from the first record of at least 16 KiB on, records are read
+    straight from the stream, until a small one comes back. A corrupt or truncated record
+    raises DataLossError naming the file and the record's offset.
+    """
+    f = open_record_file(path, options)
+    chunk = max(int(buffer_size or 0), _DEFAULT_BUFFER)
+    raw_crc = google_crc32c.value
+    unpack64, unpack32, unpack_header = _U64.unpack_from, _U32.unpack_from, _HEADER.unpack_from
+    delta, mask = _MASK_DELTA, 0xFFFFFFFF
+    # the header CRC is a function of the length alone: a length seen with a valid CRC need
+    # not be checksummed again (records of one size are the common case)
+    header_ok = {}
     try:
         if offset:
-            f.seek(offset)
+            f.read(offset) if not hasattr(f, "seek") or isinstance(f, _ZlibReader) else (
+                f.seek(offset))
+        buf = f.read(chunk)
+        pos = 0
+        base = offset  # file offset of buf[0]
         while True:
-            header = f.read(12)
-            if not header:
-                return
-            if len(header) < 12:
-                raise _data_loss(path, offset, "truncated record header")
-            (length,) = _U64.unpack_from(header)
-            (crc,) = _U32.unpack_from(header, 8)
-            if masked_crc32c(header[:8]) != crc:
-                raise _data_loss(path, offset, "corrupted record (length CRC mismatch)")
-            data = f.read(length)
-            footer = f.read(4)
-            if len(data) < length or len(footer) < 4:
-                raise _data_loss(path, offset, "truncated record")
-            if masked_crc32c(data) != _U32.unpack(footer)[0]:
-                raise _data_loss(path, offset, "corrupted record (data CRC mismatch)")
-            yield offset, data
-            offset += 16 + length
+            # -- chunk mode: slice records out of buf (the hot loop: CRCs masked inline)
+            size = len(buf)
+            if size - pos < 12:
+                more = f.read(chunk)
+                if not more:
+                    if size - pos:
+                        raise _data_loss(path, base + pos, "truncated record header")
+                    return
+                base += pos
+                buf = buf[pos:] + more
+                pos = 0
+                continue
+            length, length_crc = unpack_header(buf, pos)
+            if header_ok.get(length) != length_crc:
+                c = raw_crc(buf[pos:pos + 8])
+                if (((c >> 15) | (c << 17)) + delta) & mask != length_crc:
+                    raise _data_loss(path, base + pos, "corrupted record (length CRC mismatch)")
+                header_ok[length] = length_crc
+            end = pos + 16 + length
+            if end <= size:
+                data = buf[pos + 12:end - 4]
+                c = raw_crc(data)
+                if (((c >> 15) | (c << 17)) + delta) & mask != unpack32(buf, end - 4)[0]:
+                    raise _data_loss(path, base + pos, "corrupted record (data CRC mismatch)")
+                yield base + pos, data
+                pos = end
+                continue
+            if length < _LARGE:
+                more = f.read(max(chunk, end - len(buf)))
+                if len(more) < end - len(buf):
+                    raise _data_loss(path, base + pos, "truncated record")
+                base += pos
+                buf = buf[pos:] + more
+                pos = 0
+                continue
+            # -- direct mode: large records read from the stream one by one
+            start = base + pos
+            head = buf[pos + 12:]
+            tail = f.read(length + 4 - len(head))
+            if len(head) + len(tail) < length + 4:
+                raise _data_loss(path, start, "truncated record")
+            blob = head + tail  # the one extra copy, on entering this mode
+            data, footer = blob[:length], blob[length:]
+            while True:
+                if masked_crc32c(data) != unpack32(footer)[0]:
+                    raise _data_loss(path, start, "corrupted record (data CRC mismatch)")
+                yield start, data
+                start += 16 + length
+                header = f.read(12)
+                if len(header) < 12:
+                    if header:
+                        raise _data_loss(path, start, "truncated record header")
+                    return
+                (length,) = unpack64(header)
+                if masked_crc32c(header[:8]) != unpack32(header, 8)[0]:
+                    raise _data_loss(path, start, "corrupted record (length CRC mismatch)")
+                if length < _LARGE:
+                    buf = header + f.read(chunk)
+                    pos, base = 0, start
+                    break
+                data = f.read(length)
+                footer = f.read(4)
+                if len(data) < length or len(footer) < 4:
+                    raise _data_loss(path, start, "truncated record")
     finally:
         f.close()
 
 
 def tf_record_iterator(path, options=None):
     """``tf.python_io.tf_record_iterator``: the records of a TFRecord file."""
-    for _, data in read_records(path, options):
-        yield data
+    return map(operator.itemgetter(1), read_records(path, options))

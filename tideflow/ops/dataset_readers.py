@@ -4,27 +4,18 @@ Records are read from large buffered chunks and sliced out of them, so a record 
 slices and (for TFRecords) two CRC32C checks rather than several small file reads.
 """
 
-import gzip
 import io
-import struct
-import zlib
+import operator
 
-import google_crc32c
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops
-from tideflow.framework.record_io import masked_crc32c
+from tideflow.framework import dtypes, errors, op_registry, ops, record_io
 from tideflow.framework.tensor_shape import scalar
 from tideflow.ops import dataset_values as dv
 from tideflow.ops.dataset_ops import Dataset, DatasetSource
 from tideflow.ops.dataset_structure import Spec
 
-_U64 = struct.Struct("<Q")
-_U32 = struct.Struct("<I")
-_HEADER = struct.Struct("<QI")
-_MASK_DELTA = 0xA282EAD8  # as record_io's masked CRC32C
 _DEFAULT_BUFFER = 256 * 1024
-_LARGE = 16 * 1024  # records this big are read straight from the stream
 
 
 def _paths(filenames):
@@ -43,131 +34,13 @@ def _compression(value):
 
 
 def _open(path, compression):
-    try:
-        raw = open(path, "rb")  # noqa: SIM115 - closed by the reader
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-    except IsADirectoryError:
-        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
-    if compression == "GZIP":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
-    if compression == "ZLIB":
-        return _ZlibReader(raw)
-    return raw
-
-
-class _ZlibReader(io.RawIOBase):
-    """A streaming reader of a zlib-compressed file."""
-
-    def __init__(self, raw):
-        self._raw = raw
-        self._z = zlib.decompressobj()
-        self._buf = b""
-
-    def readable(self):
-        return True
-
-    def read(self, n=-1):
-        while n < 0 or len(self._buf) < n:
-            chunk = self._raw.read(_DEFAULT_BUFFER)
-            if not chunk:
-                self._buf += self._z.flush()
-                break
-            self._buf += self._z.decompress(chunk)
-        if n < 0:
-            out, self._buf = self._buf, b""
-        else:
-            out, self._buf = self._buf[:n], self._buf[n:]
-        return out
-
-    def close(self):
-        self._raw.close()
-        super().close()
+    return record_io.open_record_file(path, compression)
 
 
 def tfrecords(path, compression="", buffer_size=0):
-    """Yields the records of one TFRecord file, checking both CRCs (DataLossError).
-
-    Small records are sliced out of large chunks (one read per chunk); from the first record
-    of at least ``_LARGE`` bytes on, records are read straight from the stream (no extra copy
-    of their payload), until a small one comes back.
-    """
-    f = _open(path, compression)
-    chunk = max(int(buffer_size or 0), _DEFAULT_BUFFER)
-    crc = masked_crc32c
-    raw_crc = google_crc32c.value
-    unpack64, unpack32 = _U64.unpack_from, _U32.unpack_from
-    unpack_header = _HEADER.unpack_from
-    delta, mask = _MASK_DELTA, 0xFFFFFFFF
-    try:
-        buf = f.read(chunk)
-        pos = 0
-        offset = 0  # file offset of buf[0]
-        while True:
-            # -- chunk mode: slice records out of buf (the hot loop: CRCs masked inline)
-            size = len(buf)
-            if size - pos < 12:
-                more = f.read(chunk)
-                if not more:
-                    if size - pos:
-                        raise _loss(path, offset + pos, "truncated record header")
-                    return
-                offset += pos
-                buf = buf[pos:] + more
-                pos = 0
-                continue
-            length, length_crc = unpack_header(buf, pos)
-            c = raw_crc(buf[pos:pos + 8])
-            if (((c >> 15) | (c << 17)) + delta) & mask != length_crc:
-                raise _loss(path, offset + pos, "corrupted record (length CRC mismatch)")
-            end = pos + 16 + length
-            if end <= size:
-                data = buf[pos + 12:end - 4]
-                c = raw_crc(data)
-                if (((c >> 15) | (c << 17)) + delta) & mask != unpack32(buf, end - 4)[0]:
-                    raise _loss(path, offset + pos, "corrupted record (data CRC mismatch)")
-                yield data
-                pos = end
-                continue
-            if length < _LARGE:
-                more = f.read(max(chunk, end - len(buf)))
-                if len(more) < end - len(buf):
-                    raise _loss(path, offset + pos, "truncated record")
-                offset += pos
-                buf = buf[pos:] + more
-                pos = 0
-                continue
-            # -- direct mode: large records read from the stream one by one
-            start = offset + pos
-            head = buf[pos + 12:]
-            tail = f.read(length + 4 - len(head))
-            if len(head) + len(tail) < length + 4:
-                raise _loss(path, start, "truncated record")
-            blob = head + tail  # the one extra copy, on entering this mode
-            data, footer = blob[:length], blob[length:]
-            while True:
-                if crc(data) != unpack32(footer)[0]:
-                    raise _loss(path, start, "corrupted record (data CRC mismatch)")
-                yield data
-                start += 16 + length
-                header = f.read(12)
-                if len(header) < 12:
-                    if header:
-                        raise _loss(path, start, "truncated record header")
-                    return
-                (length,) = unpack64(header)
-                if crc(header[:8]) != unpack32(header, 8)[0]:
-                    raise _loss(path, start, "corrupted record (length CRC mismatch)")
-                if length < _LARGE:
-                    buf = header + f.read(chunk)
-                    pos, offset = 0, start
-                    break
-                data = f.read(length)
-                footer = f.read(4)
-                if len(data) < length or len(footer) < 4:
-                    raise _loss(path, start, "truncated record")
-    finally:
-        f.close()
+    """The records of one TFRecord file (both CRCs checked; DataLossError on corruption)."""
+    return map(operator.itemgetter(1), record_io.read_records(path, compression,
+                                                              buffer_size=buffer_size))
 
 
 def _loss(path, offset, what):

@@ -279,8 +279,9 @@ def _np_dtype(dtype):
 def stack(values, dtype):
     """Stacks equally shaped component values (dense arrays or SparseValues)."""
     first = values[0]
-    if isinstance(first, bytes) and all(type(v) is bytes for v in values):
-        # scalar strings, as the file datasets produce them
+    if type(first) is bytes:
+        # scalar strings, as the file datasets produce them (a string component's elements
+        # are all bytes scalars when the first one is)
         out = np.empty(len(values), dtype=object)
         try:
             out[:] = values

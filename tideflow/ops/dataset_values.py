@@ -9,6 +9,7 @@ threads of prefetch and parallel map and stops them when the iterator is dropped
 import collections
 import concurrent.futures
 import itertools
+import operator
 import queue
 import threading
 
@@ -303,7 +304,8 @@ class Batch(DatasetValue):
             elems = list(itertools.islice(src, n))
             if not elems or (self.drop and len(elems) < n):
                 return
-            yield [stack([e[k] for e in elems], d) for k, d in enumerate(dts)]
+            yield [stack(list(map(operator.itemgetter(k), elems)), d)
+                   for k, d in enumerate(dts)]
 
 
 class PaddedBatch(DatasetValue):

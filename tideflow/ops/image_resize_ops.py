@@ -462,8 +462,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             new_w = cast_ops.to_int32(unary_ops.round(math_ops.multiply(scale, to_f(cur_w))))
             size = concat_ops.stack([new_h, new_w], name="size")
         const = array_ops.constant_value_as_shape(size)
-        new_h, new_w = (const[0].value, const[1].value) if const.ndims == 1 else (None, None)
-        if width == new_w and height == new_h:
+        new_h, new_w = (const[0].value, const[1].value) if const.ndims == 2 else (None, None)
+        if new_w is not None and new_h is not None and width == new_w and height == new_h:
             return images if is_batch else array_ops.squeeze(images, axis=[0])
         fn = _METHODS.get(method)
         if fn is None:
