@@ -77,6 +77,30 @@ class _GraphItem:
             return self._traced
 
 
+def _local_colocation(graph_def):
+    """A partition keeps its nodes' colocation attrs, but the nodes they name may live in
+    another partition (placement already honoured them): drop those references, as TF's
+    worker-side import does, so the partition imports on its own."""
+    names = {n.name for n in graph_def.node}
+    stale = [n for n in graph_def.node if "_class" in n.attr and any(
+        s.startswith(b"loc:@") and s[5:].decode() not in names
+        for s in n.attr["_class"].list.s)]
+    if not stale:
+        return graph_def
+    graph_def = type(graph_def).FromString(graph_def.SerializeToString())
+    for n in graph_def.node:
+        if "_class" not in n.attr:
+            continue
+        keep = [s for s in n.attr["_class"].list.s
+                if not s.startswith(b"loc:@") or s[5:].decode() in names]
+        if keep:
+            del n.attr["_class"].list.s[:]
+            n.attr["_class"].list.s.extend(keep)
+        else:
+            del n.attr["_class"]
+    return graph_def
+
+
 class Worker:
     """One task's worker: ``job``/``task`` name its devices; ``transport`` reaches peers;
     ``resolve(device_name) -> address`` finds the task holding a device."""
@@ -138,7 +162,7 @@ class Worker:
         graph = ops.Graph()
         try:
             with graph.as_default():
-                importer.import_graph_def(request.graph_def, name="")
+                importer.import_graph_def(_local_colocation(request.graph_def), name="")
         except errors.OpError as e:
             raise errors.InvalidArgumentError(
                 None, None, f"RegisterGraph: invalid graph: {e.message}") from None
