@@ -22,7 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from bench_training import _mlp_data, _mlp_init, _steps_per_sec
+from bench_training import MLP, _steps_per_sec
 
 
 def mlp_steps(logdir=None, every=1, lr=0.01):
@@ -31,20 +31,10 @@ def mlp_steps(logdir=None, every=1, lr=0.01):
     import tideflow as tf
     from tideflow import summary
 
-    rng = np.random.RandomState(0)
-    init = _mlp_init(rng)
-    xs, ys = _mlp_data(rng)
-    g = tf.Graph()
+    m = MLP(lr)
+    g, x, y, xs, ys, loss, logits = m.graph, m.x, m.y, m.xs, m.ys, m.loss, m.logits
+    train = m.train
     with g.as_default():
-        x = tf.placeholder(tf.float32, [None, 784])
-        y = tf.placeholder(tf.int64, [None])
-        w1, b1, w2, b2, w3, b3 = [tf.Variable(v) for v in init]
-        h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
-        h2 = tf.nn.relu(tf.matmul(h1, w2) + b2)
-        logits = tf.matmul(h2, w3) + b3
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
         fetches = train
         writer = None
         if logdir is not None:
@@ -52,7 +42,7 @@ def mlp_steps(logdir=None, every=1, lr=0.01):
             summary.scalar("loss", loss)
             summary.scalar("accuracy", accuracy)
             summary.scalar("learning_rate", tf.constant(lr))
-            for i, w in enumerate((w1, w2, w3), 1):
+            for i, w in enumerate(m.weights[0::2], 1):
                 summary.histogram(f"layer{i}/weights", w)
             with_summary = [train, summary.merge_all()]
             writer = summary.FileWriter(logdir, g)

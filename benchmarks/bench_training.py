@@ -99,25 +99,37 @@ def mlp_numpy_step(lr=0.01):
     return step
 
 
+class MLP:
+    """The MLP benchmark model in a graph of its own: x, y, weights, logits, loss, train op."""
+
+    def __init__(self, lr=0.01):
+        import tideflow as tf
+
+        rng = np.random.RandomState(0)
+        init = _mlp_init(rng)
+        self.xs, self.ys = _mlp_data(rng)
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.x = tf.placeholder(tf.float32, [None, 784])
+            self.y = tf.placeholder(tf.int64, [None])
+            self.weights = [tf.Variable(v) for v in init]
+            w1, b1, w2, b2, w3, b3 = self.weights
+            h1 = tf.nn.relu(tf.matmul(self.x, w1) + b1)
+            h2 = tf.nn.relu(tf.matmul(h1, w2) + b2)
+            self.logits = tf.matmul(h2, w3) + b3
+            self.loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                labels=self.y, logits=self.logits))
+            self.train = tf.train.GradientDescentOptimizer(lr).minimize(self.loss)
+            self.init = tf.global_variables_initializer()
+
+
 def mlp_tideflow_step(lr=0.01):
     import tideflow as tf
 
-    rng = np.random.RandomState(0)
-    init = _mlp_init(rng)
-    xs, ys = _mlp_data(rng)
-    g = tf.Graph()
-    with g.as_default():
-        x = tf.placeholder(tf.float32, [None, 784])
-        y = tf.placeholder(tf.int64, [None])
-        w1, b1, w2, b2, w3, b3 = [tf.Variable(v) for v in init]
-        h1 = tf.nn.relu(tf.matmul(x, w1) + b1)
-        h2 = tf.nn.relu(tf.matmul(h1, w2) + b2)
-        logits = tf.matmul(h2, w3) + b3
-        loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
-        train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
-        sess = tf.Session(graph=g)
-        sess.run(tf.global_variables_initializer())
+    m = MLP(lr)
+    sess = tf.Session(graph=m.graph)
+    sess.run(m.init)
+    train, x, y, xs, ys = m.train, m.x, m.y, m.xs, m.ys
     it = [0]
 
     def step():

@@ -1,7 +1,6 @@
 """Session-run hooks: call order, fetch/feed merging, and each standard hook's behaviour, with
 real event files and checkpoints read back."""
 
-import faulthandler
 import glob
 import io
 import json
@@ -33,22 +32,7 @@ from tideflow.train.session_run_hook import (
     SessionRunValues,
 )
 
-
-@pytest.fixture(autouse=True)
-def _bounded():
-    """Every test ends within a minute and leaves no thread of its own running."""
-    before = set(threading.enumerate())
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-    FileWriterCache.clear()
-    deadline = time.time() + 5
-    while time.time() < deadline:
-        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not left:
-            break
-        time.sleep(0.01)
-    assert not left, left
+pytestmark = pytest.mark.usefixtures("bounded_threads")
 
 
 class _Logs(py_logging.Handler):
@@ -467,26 +451,6 @@ def test_profiler_hook_writes_chrome_trace(tmp_path):
         tags = [e.tagged_run_metadata.tag for e in _events(out)
                 if e.HasField("tagged_run_metadata")]
         assert tags == ["step_2", "step_4"]
-
-
-def test_chrome_trace_from_step_stats():
-    from tideflow.protos import step_stats_pb2
-    from tideflow.train.profiler_hook import chrome_trace
-
-    stats = step_stats_pb2.StepStats()
-    dev = stats.dev_stats.add(device="/device:CPU:0")
-    dev.node_stats.add(node_name="a", all_start_micros=100, all_end_rel_micros=5,
-                       timeline_label="a = Const()")
-    node = dev.node_stats.add(node_name="b", all_start_micros=110, all_end_rel_micros=7,
-                              timeline_label="b = Square(a)")
-    node.memory.add(allocator_name="cpu", total_bytes=64)
-    trace = json.loads(chrome_trace(stats, show_dataflow=True, show_memory=True))
-    events = trace["traceEvents"]
-    ops = {e["args"]["name"]: e for e in events if e["ph"] == "X"}
-    assert ops["b"]["name"] == "Square" and ops["b"]["args"]["input0"] == "a"
-    flows = [e for e in events if e["ph"] in "st"]
-    assert [e["ts"] for e in flows] == [105, 110]
-    assert any(e["ph"] == "C" for e in events)
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """MonitoredSession, MonitoredTrainingSession, Scaffold and SessionManager: initialization,
 resuming from checkpoints, recovery from aborted steps, workers waiting for readiness."""
 
-import faulthandler
 import os
 import threading
 import time
@@ -10,7 +9,6 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tideflow.summary.writer import FileWriterCache
 from tideflow.train import basic_hooks as bh
 from tideflow.train.monitored_session import (
     ChiefSessionCreator,
@@ -24,22 +22,7 @@ from tideflow.train.monitored_session import (
 from tideflow.train.session_manager import SessionManager
 from tideflow.train.session_run_hook import SessionRunHook
 
-
-@pytest.fixture(autouse=True)
-def _bounded():
-    """Every test ends within a minute and leaves no thread of its own running."""
-    before = set(threading.enumerate())
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-    FileWriterCache.clear()
-    deadline = time.time() + 5
-    while time.time() < deadline:
-        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not left:
-            break
-        time.sleep(0.01)
-    assert not left, left
+pytestmark = pytest.mark.usefixtures("bounded_threads")
 
 
 def _regression():

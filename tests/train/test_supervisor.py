@@ -1,7 +1,6 @@
 """tf.train.Supervisor: managed sessions that checkpoint and write summaries to logdir from
 background threads, resume from logdir, and stop every thread cleanly."""
 
-import faulthandler
 import glob
 import os
 import threading
@@ -11,27 +10,11 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tideflow.summary.writer import FileWriterCache
 from tideflow.train.basic_loops import basic_train_loop
 from tideflow.train.coordinator import LooperThread
 from tideflow.train.supervisor import Supervisor
 
-
-@pytest.fixture(autouse=True)
-def _bounded():
-    """Every test ends within a minute and leaves no thread of its own running."""
-    before = set(threading.enumerate())
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
-    FileWriterCache.clear()
-    deadline = time.time() + 5
-    while time.time() < deadline:
-        left = [t for t in threading.enumerate() if t not in before and t.is_alive()]
-        if not left:
-            break
-        time.sleep(0.01)
-    assert not left, left
+pytestmark = pytest.mark.usefixtures("bounded_threads")
 
 
 def _model():

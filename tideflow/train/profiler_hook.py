@@ -2,12 +2,10 @@
 its step stats as a Chrome trace (``timeline-<step>.json``, open in chrome://tracing or
 Perfetto) and as run metadata in the event file."""
 
-import json
 import os
-import re
 import time
 
-from tideflow import logging
+from tideflow import logging, timeline
 from tideflow.protos import config_pb2, step_stats_pb2
 from tideflow.train.basic_hooks import (
     SecondOrStepTimer,
@@ -16,63 +14,7 @@ from tideflow.train.basic_hooks import (
 )
 from tideflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
-_LABEL = re.compile(r"^\s*(?P<name>[^=\s]+)\s*=\s*(?P<op>[^(\s]+)\((?P<inputs>.*)\)\s*$")
 _HOST_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
-
-
-def _parse_label(label, node_name):
-    """(op type, input names) from a "name = Op(in1, in2)" timeline label."""
-    m = _LABEL.match(label or "")
-    if not m:
-        return node_name, []
-    inputs = [s.strip() for s in m.group("inputs").split(",") if s.strip()]
-    return m.group("op"), inputs
-
-
-def chrome_trace(step_stats, show_dataflow=True, show_memory=False):
-    """The Chrome trace-event JSON (a str) of a ``StepStats``: one process per device, one
-    complete event per op; flow arrows from producers to consumers; memory counters."""
-    events = []
-    producers = {}  # node name -> (pid, tid, end time)
-    ops_seen = []
-    for pid, dev in enumerate(step_stats.dev_stats):
-        events.append({"name": "process_name", "ph": "M", "pid": pid,
-                       "args": {"name": f"{dev.device} Compute"}})
-        events.append({"name": "process_sort_index", "ph": "M", "pid": pid,
-                       "args": {"sort_index": pid}})
-        for tid, tname in dev.thread_names.items():
-            events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": int(tid),
-                           "args": {"name": tname}})
-        for ns in dev.node_stats:
-            start = ns.all_start_micros
-            dur = max(ns.all_end_rel_micros, 0)
-            op_type, inputs = _parse_label(ns.timeline_label, ns.node_name)
-            args = {"name": ns.node_name, "op": op_type}
-            for i, name in enumerate(inputs):
-                args[f"input{i}"] = name
-            tid = int(ns.thread_id)
-            events.append({"name": op_type, "cat": "Op", "ph": "X", "pid": pid, "tid": tid,
-                           "ts": start, "dur": dur, "args": args})
-            producers[ns.node_name] = (pid, tid, start + dur)
-            ops_seen.append((pid, tid, start, inputs))
-            if show_memory:
-                for mem in ns.memory:
-                    events.append({"name": mem.allocator_name, "ph": "C", "pid": pid,
-                                   "ts": start, "args": {"bytes": mem.total_bytes,
-                                                         "peak": mem.peak_bytes}})
-    if show_dataflow:
-        flow_id = 0
-        for pid, tid, start, inputs in ops_seen:
-            for name in inputs:
-                src = producers.get(name.lstrip("^").split(":")[0])
-                if src is None:
-                    continue
-                flow_id += 1
-                events.append({"name": "dataflow", "cat": "DataFlow", "ph": "s", "id": flow_id,
-                               "pid": src[0], "tid": src[1], "ts": src[2]})
-                events.append({"name": "dataflow", "cat": "DataFlow", "ph": "t", "id": flow_id,
-                               "pid": pid, "tid": tid, "ts": start})
-    return json.dumps({"traceEvents": events, "displayTimeUnit": "ns"}, indent=1)
 
 
 class ProfilerHook(SessionRunHook):
@@ -127,8 +69,8 @@ class ProfilerHook(SessionRunHook):
         if self._output_dir:
             os.makedirs(self._output_dir, exist_ok=True)
         with open(save_path, "w") as f:
-            f.write(chrome_trace(step_stats, show_dataflow=self._show_dataflow,
-                                 show_memory=self._show_memory))
+            f.write(timeline.Timeline(step_stats).generate_chrome_trace_format(
+                show_dataflow=self._show_dataflow, show_memory=self._show_memory))
 
 
 def _whole_step_stats(start, end):
