@@ -1,8 +1,13 @@
 """Distributed runtime benchmark: tensor transfer rate over one hop (ps -> worker) and two hops
-(ps -> master/worker -> client), and the latency of a tiny step spanning a ps and a worker.
+(ps -> master/worker -> client); the latency of a tiny step spanning a ps and a worker; the
+asynchronous data-parallel training rate of an MLP (784-512-512-10, batch 128, SGD) with 1 and 2
+workers; and a many-worker simulation (a 1000-float variable, one add per step) showing how the
+step cost grows with the number of workers, synchronous with and without backup workers and with
+stragglers.
 
-Run: ``python benchmarks/bench_distributed.py [--mib 64] [--steps 200]``. The ps and worker
-servers run in their own processes on loopback ports; this process is the client.
+Run: ``python benchmarks/bench_distributed.py [--mib 64] [--steps 300] [--parts transfer,latency,
+mlp,scale] [--scale-workers 4,8,16]``. Every server and worker runs in its own process on
+loopback ports; this process is the client (and the driver).
 """
 
 import argparse
@@ -21,6 +26,8 @@ import json, sys
 from tideflow.distributed.server import Server
 Server(json.load(open(sys.argv[1])), job_name=sys.argv[2], task_index=int(sys.argv[3])).join()
 """
+
+TRAINER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dist_trainer.py")
 
 
 def _ports(n):
@@ -56,13 +63,8 @@ def _best(fn, reps):
     return min(times), float(np.median(times))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mib", type=int, default=64)
-    ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--steps", type=int, default=300)
-    args = ap.parse_args()
-
+def transfer_and_latency(args):
+    """Transfer rates (one and two hops) and the tiny step's latency."""
     import tideflow as tf
 
     p_ps, p_w = _ports(2)
@@ -126,6 +128,170 @@ def main():
         for p in procs:
             p.wait()
         os.unlink(path)
+
+
+def _cpu_s(pid):
+    """User + system CPU seconds of process ``pid`` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_cluster(n_workers, phases, setup_s, phase_s):
+    """Runs ``phases`` (dicts: name, model, mode, aggregate, straggle_p, straggle_s) on a fresh
+    cluster of one ps and ``n_workers`` worker processes; returns {phase: results}."""
+    ports = _ports(n_workers + 1)
+    spec = {"ps": [f"127.0.0.1:{ports[0]}"],
+            "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+    tmp = tempfile.mkdtemp(prefix="bench-dist-")
+    start = time.time() + 4.0 + 0.5 * n_workers  # the processes import tideflow first
+    for ph in phases:
+        ph["start"] = start + setup_s
+        ph["end"] = ph["start"] + phase_s
+        start = ph["end"] + 3.0 + 1.0  # dist_trainer.RESET_S + 1 s
+    plan = {"spec": spec, "phases": phases, "out": os.path.join(tmp, "result")}
+    plan_path = os.path.join(tmp, "plan.json")
+    with open(plan_path, "w") as f:
+        json.dump(plan, f)
+    spec_path = os.path.join(tmp, "spec.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+    env = _env()
+    procs = [subprocess.Popen([sys.executable, "-c", SERVER, spec_path, "ps", "0"], env=env)]
+    procs += [subprocess.Popen([sys.executable, TRAINER, plan_path, str(i)], env=env)
+              for i in range(n_workers)]
+    ps_cpu = {}
+    try:
+        for ph in phases:
+            while time.time() < ph["start"]:
+                time.sleep(0.005)
+            c0 = [_cpu_s(p.pid) for p in procs]
+            while time.time() < ph["end"]:
+                time.sleep(0.005)
+            c1 = [_cpu_s(p.pid) for p in procs]
+            ps_cpu[ph["name"]] = (c1[0] - c0[0], sum(c1[1:]) - sum(c0[1:]))
+        for p in procs[1:]:
+            p.wait(timeout=120)
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+    out = {}
+    for ph in phases:
+        res = []
+        for i in range(n_workers):
+            try:
+                with open(plan["out"] + f".{i}") as f:
+                    res.append(json.load(f)[ph["name"]])
+            except (OSError, KeyError, ValueError):
+                res.append({"error": "no result"})
+        out[ph["name"]] = (res, ps_cpu.get(ph["name"], (0.0, 0.0)))
+    return out
+
+
+def _env():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+
+
+def _summary(res, phase_s):
+    errs = [r["error"] for r in res if "error" in r]
+    if errs:
+        return None, errs[0]
+    global_steps = res[0]["global_steps"]
+    local = sum(r["steps"] for r in res)
+    return (global_steps / phase_s, local / phase_s), None
+
+
+def mlp(args):
+    """Asynchronous data-parallel training rate of the 784-512-512-10 MLP."""
+    print("\nasync data-parallel MLP 784-512-512-10, batch 128, SGD, 1 ps "
+          f"({args.phase_s:.0f} s per run)")
+    print(f"{'workers':>8} {'global steps/s':>15} {'per worker':>11} {'ps CPU ms/step':>15}")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import dist_trainer
+
+    import tideflow as tf
+
+    with tf.Graph().as_default():
+        train, _, feeds, _ = dist_trainer._model(tf, {"name": "local", "model": "mlp",
+                                                      "mode": "async"}, 0, 1)
+        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feeds(0))
+            n, t0 = 0, time.perf_counter()
+            while time.perf_counter() - t0 < args.phase_s / 2:
+                sess.run(train, feeds(n))
+                n += 1
+            local = n / (time.perf_counter() - t0)
+    print(f"{'local':>8} {local:15.1f} {'':>11} {'':>15}")
+    for n in (1, 2):
+        r = run_cluster(n, [{"name": "mlp", "model": "mlp", "mode": "async"}], 6.0,
+                        args.phase_s)["mlp"]
+        rates, err = _summary(r[0], args.phase_s)
+        if err:
+            print(f"{n:>8} failed: {err}")
+            continue
+        ps_ms = r[1][0] / max(rates[0] * args.phase_s, 1) * 1e3
+        print(f"{n:>8} {rates[0]:15.1f} {rates[1] / n:11.1f} {ps_ms:15.2f}")
+
+
+def scale(args):
+    """Many workers, tiny compute: how the cost of a step grows with the number of workers."""
+    print(f"\nsimulation: 1 ps, N workers, a 1000-float variable, one add per step "
+          f"({args.phase_s:.0f} s per run; stragglers sleep {args.straggle_s} s on "
+          f"{args.straggle_p:.0%} of their steps)")
+    print(f"{'N':>3} {'mode':<28} {'global/s':>9} {'worker steps/s':>15} "
+          f"{'ps CPU ms/global':>17} {'worker CPU ms/step':>19}")
+    for n in [int(v) for v in args.scale_workers.split(",")]:
+        backups = max(1, n // 8)
+        straggle = {"straggle_p": args.straggle_p, "straggle_s": args.straggle_s}
+        phases = [
+            {"name": "async", "label": "async", "model": "tiny", "mode": "async"},
+            {"name": "sync", "label": f"sync {n}/{n}", "model": "tiny", "mode": "sync",
+             "aggregate": n},
+            {"name": "backup", "label": f"sync {n - backups}/{n} (backups)", "model": "tiny",
+             "mode": "sync", "aggregate": n - backups},
+            {"name": "sync_slow", "label": f"sync {n}/{n}, stragglers", "model": "tiny",
+             "mode": "sync", "aggregate": n, **straggle},
+            {"name": "backup_slow", "label": f"sync {n - backups}/{n}, stragglers",
+             "model": "tiny", "mode": "sync", "aggregate": n - backups, **straggle},
+        ]
+        if n > 16:
+            phases = [phases[0], phases[1], phases[2]]
+        results = run_cluster(n, phases, 2.0 + 0.25 * n, args.phase_s)
+        for ph in phases:
+            res, (ps_cpu, w_cpu) = results[ph["name"]]
+            rates, err = _summary(res, args.phase_s)
+            if err:
+                print(f"{n:>3} {ph['label']:<28} failed: {err[:80]}")
+                continue
+            g, local = rates
+            ps_ms = ps_cpu / max(g * args.phase_s, 1) * 1e3
+            w_ms = w_cpu / max(local * args.phase_s, 1) * 1e3
+            print(f"{n:>3} {ph['label']:<28} {g:9.1f} {local:15.1f} {ps_ms:17.2f} {w_ms:19.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mib", type=int, default=64)
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--parts", default="transfer,mlp,scale")
+    ap.add_argument("--phase-s", type=float, default=8.0, help="seconds of each training run")
+    ap.add_argument("--scale-workers", default="4,8,16")
+    ap.add_argument("--straggle-p", type=float, default=0.1)
+    ap.add_argument("--straggle-s", type=float, default=0.2)
+    args = ap.parse_args()
+    parts = args.parts.split(",")
+    if "transfer" in parts:
+        transfer_and_latency(args)
+    if "mlp" in parts:
+        mlp(args)
+    if "scale" in parts:
+        scale(args)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,9 @@ def _unary(obj, method, call):
         req = call.parse(raw, context)
         try:
             fn = getattr(obj, method)
+            if method == "recv_tensor":  # a blocking wait: it ends when the caller goes away
+                return fn(req, _deadline(context),
+                          lambda: not context.is_active()).SerializeToString()
             if method in _WITH_DEADLINE:
                 return fn(req, _deadline(context)).SerializeToString()
             return fn(req).SerializeToString()

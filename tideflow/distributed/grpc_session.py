@@ -31,27 +31,36 @@ class _Stub:
         self.address = address
         self.channel = tp.make_channel(address, security)
         self.metadata = security.metadata() if security is not None else ()
+        self._calls = {}
+        self._run_step_stream = self.channel.unary_stream(
+            f"/{tp.TRANSFER_SERVICE}/RunStepStream",
+            request_serializer=master_pb2.RunStepRequest.SerializeToString)
 
     def call(self, method, request, timeout=CALL_TIMEOUT_S):
         import grpc
 
-        req_cls, resp_cls, _ = tp.MASTER_METHODS[method]
-        fn = self.channel.unary_unary(f"/{tp.MASTER_SERVICE}/{method}",
-                                      request_serializer=req_cls.SerializeToString,
-                                      response_deserializer=resp_cls.FromString)
+        fn = self._calls.get(method)
+        if fn is None:
+            req_cls, resp_cls, _ = tp.MASTER_METHODS[method]
+            fn = self._calls[method] = self.channel.unary_unary(
+                f"/{tp.MASTER_SERVICE}/{method}", request_serializer=req_cls.SerializeToString,
+                response_deserializer=resp_cls.FromString)
         try:
             return fn(request, timeout=timeout, metadata=self.metadata)
         except grpc.RpcError as e:
             raise tp.error_from_rpc(e, self.address) from None
 
-    def run_step(self, request, timeout, arrays=None):
+    def run_step(self, request, timeout, arrays=None, small=False):
+        """RunStep: streamed, so that big fetched values come back in chunks; with ``small``
+        (every fetched value is known to be small) one unary call, which costs less."""
         import grpc
 
-        fn = self.channel.unary_stream(f"/{tp.TRANSFER_SERVICE}/RunStepStream",
-                                       request_serializer=master_pb2.RunStepRequest.SerializeToString)
+        if small:
+            return self.call("RunStep", request, timeout)
         try:
-            return wire.read_response(fn(request, timeout=timeout, metadata=self.metadata),
-                                      master_pb2.RunStepResponse, "tensor", arrays)
+            return wire.read_response(
+                self._run_step_stream(request, timeout=timeout, metadata=self.metadata),
+                master_pb2.RunStepResponse, "tensor", arrays)
         except grpc.RpcError as e:
             raise tp.error_from_rpc(e, self.address) from None
 
@@ -152,7 +161,10 @@ class RemoteSession:
         self._ensure_graph()
         req.session_handle = self._handle
         arrays = {}  # streamed (big) tensors, decoded in place
-        resp = self._stub.run_step(req, timeout, arrays)
+        small = getattr(handler, "_wire_small", None)
+        if small is None:
+            small = handler._wire_small = all(wire.known_small(t) for t in handler.tensors)
+        resp = self._stub.run_step(req, timeout, arrays, small)
         if run_metadata is not None:
             run_metadata.CopyFrom(resp.metadata)
         return handler.builder([arrays[i] if i in arrays else _value(nt.tensor)

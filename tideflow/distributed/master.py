@@ -76,7 +76,7 @@ def _first_error(errs):
 class _TaskPart:
     """A task's share of a step plan: its registered graph and its feed and fetch keys."""
 
-    __slots__ = ("address", "feeds", "fetches", "graph_def", "handle", "name")
+    __slots__ = ("address", "feeds", "fetches", "graph_def", "handle", "name", "small")
 
     def __init__(self, name, address):
         self.name = name
@@ -85,6 +85,7 @@ class _TaskPart:
         self.handle = None
         self.feeds = []  # (feed index, rendezvous key)
         self.fetches = []  # (fetch index, rendezvous key)
+        self.small = True  # every fetched value is statically small: a unary RunGraph
 
 
 class _StepPlan:
@@ -283,8 +284,9 @@ class MasterSession:
                         src = tr.src.device
                         bf16 = (self.bfloat16 and t._dtype.base_dtype == dtypes.float32
                                 and src.address != dev.address)
+                        small = src.address != dev.address and wire.known_small(t)
                         gd.node.append(_recv_node(tr.recv_name, t._dtype.base_dtype,
-                                                  tr.edge_name, src, dev, False, bf16))
+                                                  tr.edge_name, src, dev, False, bf16, small))
                     inputs.append(tr.recv_name)
                 else:
                     inputs.append(t._as_node_def_input())
@@ -292,7 +294,7 @@ class MasterSession:
                 if tr.recv_name not in seen:
                     seen.add(tr.recv_name)
                     gd.node.append(_recv_node(tr.recv_name, dtypes.float32, tr.edge_name,
-                                              tr.src.device, dev, False, False))
+                                              tr.src.device, dev, False, False, True))
             nd = node_def_pb2.NodeDef()
             nd.CopyFrom(graph_io.node_def_of(op))
             nd.device = dev.name
@@ -317,6 +319,7 @@ class MasterSession:
                                               tname, dev, None, True))
                     tp.fetches.append((j, make_key(dev.name, dev.incarnation, CLIENT_DEVICE,
                                                    tname)))
+                    tp.small = tp.small and wire.known_small(t)
             for tr in p.ctrl_sends.get(op, ()):
                 dummy = f"{tr.send_name}/dummy"
                 c = gd.node.add(name=dummy, op="Const", device=dev.name)
@@ -352,13 +355,13 @@ def _attrs(nd, values):
         nd.attr[k].CopyFrom(graph_io.attr_value_of(v, typ))
 
 
-def _recv_node(name, dtype, tensor_name, src, dst, client, bf16):
+def _recv_node(name, dtype, tensor_name, src, dst, client, bf16, small=False):
     nd = node_def_pb2.NodeDef(name=name, op="_Recv", device=dst.name)
     _attrs(nd, {"tensor_type": (dtype, "type"), "tensor_name": (tensor_name, "string"),
                 "send_device": (src.name, "string"),
                 "send_device_incarnation": (src.incarnation, "int"),
                 "recv_device": (dst.name, "string"), "client_terminated": (client, "bool"),
-                "wire_bfloat16": (bf16, "bool")})
+                "wire_bfloat16": (bf16, "bool"), "wire_small": (small, "bool")})
     return nd
 
 
@@ -391,6 +394,12 @@ class Master:
         self._ids = itertools.count(1)
         self._pool = concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="tf-master")
 
+    def _submit(self, fn, *args):
+        try:
+            return self._pool.submit(fn, *args)
+        except RuntimeError:  # shut down
+            raise errors.CancelledError(None, None, "The server is stopping") from None
+
     # -- tasks and devices --------------------------------------------------------------
     def tasks(self, filters=()):
         out = []
@@ -403,7 +412,7 @@ class Master:
     def discover(self, filters=(), timeout=DISCOVERY_TIMEOUT_S):
         """The devices of the (filtered) tasks, from GetStatus (waiting for tasks starting)."""
         tasks = self.tasks(filters)
-        futs = [(t, self._pool.submit(self.transport.get_status, t[2], timeout, True))
+        futs = [(t, self._submit(self.transport.get_status, t[2], timeout, True))
                 for t in tasks]
         devices = []
         for (job, i, addr), f in futs:
@@ -419,7 +428,7 @@ class Master:
 
     def health_check(self, addresses, timeout=STATUS_TIMEOUT_S):
         """{address: error} of the tasks that do not answer GetStatus in ``timeout``."""
-        futs = {a: self._pool.submit(self.transport.get_status, a, timeout, False)
+        futs = {a: self._submit(self.transport.get_status, a, timeout, False)
                 for a in addresses}
         bad = {}
         for a, f in futs.items():
@@ -526,7 +535,7 @@ class Master:
     def _check_tasks(self, sess, addresses):
         """Before registering: each task must answer and still have the devices the session
         saw (a restarted task lost its graphs and state: AbortedError)."""
-        futs = {a: self._pool.submit(self.transport.get_status, a, STATUS_TIMEOUT_S, False)
+        futs = {a: self._submit(self.transport.get_status, a, STATUS_TIMEOUT_S, False)
                 for a in addresses}
         known = {d.name: d.incarnation for d in sess.devices}
         for a, f in futs.items():
@@ -626,14 +635,36 @@ class Master:
             tp, req = calls[0]
             try:
                 resp = self.transport.run_graph(tp.address, req, timeout or STEP_TIMEOUT_S,
-                                                got[0])
+                                                got[0], tp.small)
             except errors.OpError as e:
                 self._after_failure(sess, calls, step_id, [e])
-            self._cleanup(calls, step_id, wait=False)
-            return [resp]
-        futs = [self._pool.submit(self.transport.run_graph, tp.address, req,
-                                  timeout or STEP_TIMEOUT_S, big)
-                for (tp, req), big in zip(calls, got)]
+            return [resp]  # a successful step's rendezvous ends by itself (no CleanupGraph)
+        # one call runs in this thread (the local task's when there is one: no RPC, no thread
+        # handoff); a failure of another cancels the step everywhere, which unblocks it
+        local = getattr(self.transport, "local", {})
+        mine = next((i for i, (tp, _) in enumerate(calls) if tp.address in local),
+                    len(calls) - 1)
+        futs = []
+        cleaned = threading.Event()
+
+        def on_done(f):
+            if f.exception() is not None and not cleaned.is_set():
+                cleaned.set()
+                self._cleanup(calls, step_id, wait=False)
+
+        for i, ((tp, req), big) in enumerate(zip(calls, got)):
+            if i != mine:
+                futs.append(self._submit(self.transport.run_graph, tp.address, req,
+                                         timeout or STEP_TIMEOUT_S, big, tp.small))
+                futs[-1].add_done_callback(on_done)
+            else:
+                futs.append(concurrent.futures.Future())
+        tp, req = calls[mine]
+        try:
+            futs[mine].set_result(self.transport.run_graph(
+                tp.address, req, timeout or STEP_TIMEOUT_S, got[mine], tp.small))
+        except Exception as e:  # noqa: BLE001 - gathered with the others' below
+            futs[mine].set_exception(e)
         done, pending = concurrent.futures.wait(futs, return_when=concurrent.futures.FIRST_EXCEPTION)
         failed = [f for f in done if f.exception() is not None]
         if failed:
@@ -645,13 +676,15 @@ class Master:
             errs = [e if isinstance(e, errors.OpError) else errors.InternalError(
                 None, None, f"{type(e).__name__}: {e}") for e in errs]
             self._after_failure(sess, calls, step_id, errs, cleaned=True)
-        self._cleanup(calls, step_id, wait=False)
         return [f.result() for f in futs]
 
     def _cleanup(self, calls, step_id, wait=True):
         req = worker_pb2.CleanupGraphRequest(step_id=step_id)
-        futs = [self._pool.submit(self.transport.cleanup_graph, tp.address, req,
-                                  CLEANUP_TIMEOUT_S) for tp, _ in calls]
+        try:
+            futs = [self._submit(self.transport.cleanup_graph, tp.address, req,
+                                 CLEANUP_TIMEOUT_S) for tp, _ in calls]
+        except errors.CancelledError:  # the server is stopping: its steps end with it
+            return
         if wait:
             concurrent.futures.wait(futs, timeout=CLEANUP_TIMEOUT_S)
 

@@ -28,11 +28,11 @@ def _send_kernel(tensor, *, tensor_name, send_device, send_device_incarnation, r
 
 
 def _recv_kernel(*, tensor_name, send_device, send_device_incarnation, recv_device,
-                 wire_bfloat16, ctx, step):
+                 wire_bfloat16, wire_small, ctx, step):
     key = make_key(send_device, send_device_incarnation, recv_device, tensor_name)
     rv = step.rendezvous
-    if wire_bfloat16 and isinstance(rv, StepRendezvous):
-        v = rv.recv(key, bfloat16=True)
+    if (wire_bfloat16 or wire_small) and isinstance(rv, StepRendezvous):
+        v = rv.recv(key, bfloat16=True if wire_bfloat16 else None, small=wire_small)
     else:
         v = rv.recv(key)
     dev = ctx.device
@@ -57,7 +57,9 @@ def _declare():
         device_types=("CPU", "GPU"))
     op_registry.declare(
         "_Recv", outputs=["tensor: tensor_type"],
-        attrs=["tensor_type: type", *_SEND_RECV_ATTRS, "wire_bfloat16: bool = false"],
+        # wire_small: the master knows the value is small; it is pulled with a unary call
+        attrs=["tensor_type: type", *_SEND_RECV_ATTRS, "wire_bfloat16: bool = false",
+               "wire_small: bool = false"],
         shape=lambda op: [unknown_shape()], kernel=_recv_kernel, differentiable=False,
         stateful=True, device_types=("CPU", "GPU"))
 
@@ -86,7 +88,7 @@ def task_of(device_name):
 class StepRendezvous(Rendezvous):
     """One step's rendezvous on a worker: remote producers are pulled with RecvTensor."""
 
-    __slots__ = ("_calls", "bfloat16", "created", "mgr", "started", "step_id")
+    __slots__ = ("_calls", "bfloat16", "created", "finished", "mgr", "started", "step_id")
 
     def __init__(self, mgr, step_id):
         super().__init__(None)
@@ -95,13 +97,15 @@ class StepRendezvous(Rendezvous):
         self._calls = set()
         self.created = time.monotonic()
         self.started = False
+        self.finished = None  # when this task's RunGraph of the step succeeded
         self.bfloat16 = False
 
-    def recv(self, key, bfloat16=None):
+    def recv(self, key, bfloat16=None, small=False):
         src = key.split(";", 1)[0]
         if self.mgr.is_local(src):
             return super().recv(key)
-        return self.mgr.fetch_remote(self, key, self.bfloat16 if bfloat16 is None else bfloat16)
+        return self.mgr.fetch_remote(self, key, self.bfloat16 if bfloat16 is None else bfloat16,
+                                     small)
 
     def wait_local(self, key, deadline, cancelled=None):
         """The value sent under ``key`` here, waiting until ``deadline`` (monotonic seconds)."""
@@ -113,7 +117,10 @@ class StepRendezvous(Rendezvous):
                     raise errors.AbortedError(
                         None, None, f"Step {self.step_id} was aborted: {err}")
                 if key in items:
-                    return items.pop(key)
+                    v = items.pop(key)
+                    if self.finished is not None and not items:
+                        break  # the step is over here and its last value is taken
+                    return v
                 if cancelled is not None and cancelled():
                     raise errors.CancelledError(None, None, "RecvTensor was cancelled")
                 wait = _POLL_S * 4
@@ -125,6 +132,8 @@ class StepRendezvous(Rendezvous):
                             f"{self.step_id}")
                     wait = min(wait, left)
                 self._cond.wait(wait)
+        self.mgr.discard(self)
+        return v
 
     def add_call(self, cancel):
         with self._cond:
@@ -197,8 +206,27 @@ class RendezvousMgr:
     def _evict_stale_locked(self):
         now = time.monotonic()
         for sid, rv in list(self._steps.items()):
-            if not rv.started and now - rv.created > self._stale_after:
+            if rv.finished is not None:
+                # a value sent here that no peer took (it should not happen)
+                if now - rv.finished > self._stale_after:
+                    del self._steps[sid]
+            elif not rv.started and now - rv.created > self._stale_after:
                 del self._steps[sid]
+
+    def finish(self, rv):
+        """Marks ``rv``'s step as having succeeded here. Its rendezvous goes away once peers
+        took every value sent here, so a successful step needs no CleanupGraph call."""
+        with rv._cond:
+            rv.finished = time.monotonic()
+            empty = not rv._items
+        if empty:
+            self.discard(rv)
+
+    def discard(self, rv):
+        """Forgets ``rv`` (if it is still the rendezvous of its step)."""
+        with self._lock:
+            if self._steps.get(rv.step_id) is rv:
+                del self._steps[rv.step_id]
 
     def cleanup(self, step_id, err=None):
         """Ends step ``step_id`` here: pending receives fail with ``err`` (or Cancelled)."""
@@ -219,7 +247,7 @@ class RendezvousMgr:
         for _, rv in steps:
             rv.abort(err or errors.CancelledError(None, None, "All steps were cleaned up"))
 
-    def fetch_remote(self, rv, key, bfloat16):
+    def fetch_remote(self, rv, key, bfloat16, small=False):
         """Pulls ``key`` of ``rv``'s step from the task that produced it (RecvTensor)."""
         src = key.split(";", 1)[0]
         address = self.resolve(src)
@@ -230,7 +258,7 @@ class RendezvousMgr:
             raise StepAborted(rv.error)
         try:
             return self.transport.recv_tensor(address, rv.step_id, key, bfloat16=bfloat16,
-                                              deadline=rv.deadline, register=rv)
+                                              deadline=rv.deadline, register=rv, small=small)
         except errors.OpError as e:
             if rv.error is not None:
                 raise StepAborted(rv.error) from None

@@ -150,7 +150,7 @@ class InProcessTransport:
     def deregister_graph(self, address, request, timeout=None):
         return self._call(address, "deregister_graph", request, timeout)
 
-    def run_graph(self, address, request, timeout=None, arrays=None):
+    def run_graph(self, address, request, timeout=None, arrays=None, small=False):
         w = self._worker(address)
         deadline = None if timeout is None else time.monotonic() + timeout
         local = {}
@@ -164,7 +164,8 @@ class InProcessTransport:
     def cleanup_all(self, address, request, timeout=None):
         return self._call(address, "cleanup_all", request, timeout)
 
-    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None):
+    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None,
+                    small=False):
         w = self._worker(address)
         pending = _Pending()
         if register is not None:
@@ -192,6 +193,7 @@ class GrpcTransport:
         self.local = dict(local or {})
         self.chunk_bytes = chunk_bytes
         self._channels = {}
+        self._stubs = {}
         self._lock = threading.Lock()
         self._metadata = security.metadata() if security is not None else ()
 
@@ -209,9 +211,7 @@ class GrpcTransport:
 
         req_cls, resp_cls, idempotent = (WORKER_METHODS if service == WORKER_SERVICE
                                          else MASTER_METHODS)[method]
-        call = self.channel(address).unary_unary(
-            f"/{service}/{method}", request_serializer=req_cls.SerializeToString,
-            response_deserializer=resp_cls.FromString)
+        call = self._stub(address, f"/{service}/{method}", req_cls, resp_cls)
         deadline = time.monotonic() + timeout
         tries = _IDEMPOTENT_RETRIES + 1 if idempotent and not wait_for_ready else 1
         for attempt in range(tries):
@@ -259,14 +259,17 @@ class GrpcTransport:
     def cleanup_all(self, address, request, timeout=60.0):
         return self._local_or(address, "cleanup_all", request, timeout, "CleanupAll")
 
-    def run_graph(self, address, request, timeout, arrays=None):
+    def run_graph(self, address, request, timeout, arrays=None, small=False):
         """RunGraph through the streaming variant: big fetched tensors come back chunked
-        (decoded into ``arrays`` by index when it is a dict)."""
+        (decoded into ``arrays`` by index when it is a dict); with ``small`` (every fetched
+        value is known to be small), a unary call, which costs less."""
         import grpc
 
         w = self.local.get(address)
         if w is not None:
             return w.run_graph(request, time.monotonic() + timeout, arrays)
+        if small:
+            return self._unary(address, WORKER_SERVICE, "RunGraph", request, timeout)
         call = self.channel(address).unary_stream(
             f"/{TRANSFER_SERVICE}/RunGraphStream",
             request_serializer=worker_pb2.RunGraphRequest.SerializeToString)
@@ -276,10 +279,14 @@ class GrpcTransport:
         except grpc.RpcError as e:
             raise error_from_rpc(e, address) from None
 
-    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None):
-        """The tensor ``key`` of step ``step_id`` from the task at ``address``, streamed."""
+    def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None,
+                    small=False):
+        """The tensor ``key`` of step ``step_id`` from the task at ``address``, streamed (or,
+        when it is known to be ``small``, in one unary RecvTensor)."""
         import grpc
 
+        if small and not bfloat16:
+            return self._recv_unary(address, step_id, key, deadline, register)
         req = tideflow_transfer_pb2.RecvTensorStreamRequest(
             step_id=step_id, rendezvous_key=key, bfloat16=bfloat16, chunk_bytes=self.chunk_bytes)
         timeout = RECV_TIMEOUT_S if deadline is None else max(0.001, deadline - time.monotonic())
@@ -302,8 +309,41 @@ class GrpcTransport:
             if register is not None:
                 register.remove_call(pending)
 
+    def _recv_unary(self, address, step_id, key, deadline, register):
+        import grpc
+
+        req = worker_pb2.RecvTensorRequest(step_id=step_id, rendezvous_key=key)
+        timeout = RECV_TIMEOUT_S if deadline is None else max(0.001, deadline - time.monotonic())
+        call = self._stub(address, "/" + WORKER_SERVICE + "/RecvTensor",
+                          worker_pb2.RecvTensorRequest, worker_pb2.RecvTensorResponse)
+        pending = _Pending()
+        fut = call.future(req, timeout=timeout, metadata=self._metadata)
+        pending.call = fut
+        if register is not None:
+            register.add_call(pending)
+        try:
+            return wire.decode(fut.result().tensor)
+        except (grpc.RpcError, grpc.FutureCancelledError) as e:
+            if pending.cancelled:
+                raise errors.CancelledError(None, None, f"RecvTensor {key} was cancelled") from None
+            raise error_from_rpc(e, address) from None
+        finally:
+            if register is not None:
+                register.remove_call(pending)
+
+    def _stub(self, address, path, req_cls, resp_cls):
+        """A unary callable of ``path`` on ``address``'s channel (kept: creating one costs)."""
+        key = (address, path)
+        fn = self._stubs.get(key)
+        if fn is None:
+            fn = self._stubs[key] = self.channel(address).unary_unary(
+                path, request_serializer=req_cls.SerializeToString,
+                response_deserializer=resp_cls.FromString)
+        return fn
+
     def close(self):
         with self._lock:
+            self._stubs.clear()
             chans = list(self._channels.values())
             self._channels.clear()
         for ch in chans:

@@ -306,6 +306,27 @@ def tail_message(response):
     return tideflow_transfer_pb2.TensorChunk(tail=response.SerializeToString()).SerializeToString()
 
 
+SMALL_BYTES = 1 << 20  # a value statically known to be at most this big goes by unary calls
+
+
+def known_small(tensor, limit=SMALL_BYTES):
+    """True when graph tensor ``tensor`` has a fully defined static shape and a numeric dtype
+    of at most ``limit`` bytes: its value may travel in a unary call rather than a stream."""
+    shape = tensor.get_shape()
+    if not shape.is_fully_defined():
+        return False
+    try:
+        itemsize = np.dtype(tensor.dtype.base_dtype.as_numpy_dtype).itemsize
+    except (TypeError, AttributeError):
+        return False
+    if tensor.dtype.base_dtype.name == "string":
+        return False
+    n = 1
+    for d in shape.as_list():
+        n *= d
+    return n * itemsize <= limit
+
+
 def is_big(value, limit=CHUNK_BYTES):
     """True for a numeric array that should travel out of band (streamed in chunks)."""
     return type(value) is np.ndarray and value.dtype != object and value.nbytes > limit

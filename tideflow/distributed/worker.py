@@ -258,6 +258,7 @@ class Worker:
                     wire.encode(v, nt.tensor)
             if trace:
                 step.stats.to_step_stats(resp.step_stats)
+            self.rendezvous.finish(rv)
             return resp
         finally:
             sess.steps.discard(rv)
@@ -319,9 +320,9 @@ class Worker:
         # sent, so a concurrent update may be seen part-way, as TF's unlocked reads allow
         return rv.wait_local(key, deadline, cancelled)
 
-    def recv_tensor(self, request, deadline=None):
+    def recv_tensor(self, request, deadline=None, cancelled=None):
         """TF's unary RecvTensor: the tensor in one response (raw bytes)."""
-        v = self.recv_tensor_value(request.step_id, request.rendezvous_key, deadline)
+        v = self.recv_tensor_value(request.step_id, request.rendezvous_key, deadline, cancelled)
         resp = worker_pb2.RecvTensorResponse(send_start_micros=int(time.time() * 1e6))
         wire.encode(v, resp.tensor)
         return resp

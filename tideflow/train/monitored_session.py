@@ -9,6 +9,7 @@ Unavailable) over ``_CoordinatedSession`` (joins the coordinator's threads) over
 
 import contextlib
 import inspect
+import time
 
 from tideflow import logging
 from tideflow.framework import errors, ops
@@ -24,6 +25,7 @@ from tideflow.train import session_manager as sm
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 
 USE_DEFAULT = object()
+_BLOCKED_THREAD_WAIT_S = 1.0  # how long closing waits for threads before closing the session
 
 
 def _tables_initializer(name="init_all_tables"):
@@ -580,6 +582,16 @@ class _CoordinatedSession(_WrappedSession):
     def close(self):
         self._coord.request_stop()
         try:
+            # a thread blocked inside a step of this session (the chief's SyncReplicas queue
+            # runner waiting for gradients no worker will send any more) ends only when the
+            # session closes: after a short wait, close the session first, then join
+            threads = list(self._coord._registered_threads)
+            end = time.monotonic() + min(self._stop_grace_period_secs, _BLOCKED_THREAD_WAIT_S)
+            for t in threads:
+                t.join(max(0.0, end - time.monotonic()))
+            if any(t.is_alive() for t in threads):
+                with contextlib.suppress(Exception):
+                    _WrappedSession.close(self)
             self._coord.join(stop_grace_period_secs=self._stop_grace_period_secs,
                              ignore_live_threads=True)
         finally:

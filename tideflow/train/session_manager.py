@@ -11,6 +11,8 @@ from tideflow.framework import errors, ops
 from tideflow.runtime import session as session_lib
 from tideflow.train import checkpoint_management
 
+_FIRST_WAIT_S = 0.25  # wait_for_session's first retry; doubling up to recovery_wait_secs
+
 
 def _op_name(op):
     return "None" if op is None else op.name
@@ -136,12 +138,16 @@ class SessionManager:
     def wait_for_session(self, master, config=None, max_wait_secs=float("inf")):
         """A session on ``master`` once another process made the model ready.
 
-        Retries every ``recovery_wait_secs``; DeadlineExceededError after ``max_wait_secs``.
+        Retries after 0.25 s, doubling the wait up to ``recovery_wait_secs``;
+        DeadlineExceededError after ``max_wait_secs``.
         """
         self._target = master
         if max_wait_secs is None:
             max_wait_secs = float("inf")
         deadline = time.time() + max_wait_secs
+        # poll soon after the first miss (the chief is usually about to finish initializing),
+        # backing off to ``recovery_wait_secs``
+        wait = min(_FIRST_WAIT_S, self._recovery_wait_secs)
         while True:
             sess = session_lib.Session(self._target, graph=self._graph, config=config)
             not_ready_msg = None
@@ -152,12 +158,13 @@ class SessionManager:
                     return sess
             self._safe_close(sess)
             remaining = max(0.0, deadline - time.time())
-            if remaining - self._recovery_wait_secs < 0:
+            if remaining - wait < 0:
                 raise errors.DeadlineExceededError(
                     None, None, f"Session was not ready after waiting {max_wait_secs:g} secs.")
             logging.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, "
                          "ready: %s", not_ready_local_msg, not_ready_msg)
-            time.sleep(self._recovery_wait_secs)
+            time.sleep(wait)
+            wait = min(wait * 2, self._recovery_wait_secs)
 
     @staticmethod
     def _safe_close(sess):
