@@ -353,3 +353,13 @@ def test_launch_with_real_ps_servers(tmp_path):
     assert proc.returncode == 0, stdout + stderr
     # only the ps task's server listens on that port
     assert "[worker:0] ps is up" in stdout
+
+
+def test_train_and_eval_commands_run_the_example_programs():
+    import subprocess
+    import sys
+
+    for name, prog in (("train", "image_train.py"), ("eval", "image_eval.py")):
+        out = subprocess.run([sys.executable, "-m", "tideflow.cli", name, "--help"],
+                             capture_output=True, text=True, timeout=60, check=True).stdout
+        assert prog in out and "--model" in out

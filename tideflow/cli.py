@@ -1,5 +1,7 @@
 """The ``tideflow`` command: ``launch`` (a whole local cluster of processes), ``server`` (one
-task's ``tf.train.Server``) and ``k8s`` (Kubernetes manifests for a cluster)."""
+task's ``tf.train.Server``), ``k8s`` (Kubernetes manifests for a cluster), and ``train`` /
+``eval`` (the image trainer and its evaluation job, ``examples/image_train.py`` and
+``examples/image_eval.py``)."""
 
 import argparse
 import importlib
@@ -12,7 +14,13 @@ _USAGE_EXAMPLES = """examples:
   tideflow server --cluster '{"ps": ["localhost:2222"], "worker": ["localhost:2223"]}' \\
       --job ps --task 0
   tideflow k8s --ps 1 --workers 2 --image registry/train:1 -- python train.py > cluster.yaml
+  tideflow launch --ps 1 --workers 3 -- tideflow train --model digits_cnn --data_dir DIR \\
+      --sync_replicas --replicas_to_aggregate 2
+  tideflow eval --model digits_cnn --data_dir DIR --train_dir /tmp/image_train --once
 """
+
+# the programs behind `tideflow train` and `tideflow eval`
+_PROGRAMS = {"train": "image_train.py", "eval": "image_eval.py"}
 
 
 def _split_command(argv):
@@ -66,7 +74,27 @@ def _parser():
     k8s.add_argument("--name", default="tideflow", help="name prefix (default tideflow)")
     k8s.add_argument("--port", type=int, default=2222, help="the gRPC port (default 2222)")
     k8s.add_argument("--namespace", default=None, help="the namespace (default: none set)")
+    for name, script in _PROGRAMS.items():
+        sub.add_parser(name, add_help=False,
+                       help=f"run examples/{script} (its own flags follow; --help lists them)")
     return p
+
+
+def _run_program(name, argv):
+    """Runs the example program behind ``tideflow NAME`` with ``argv`` as its arguments."""
+    import os
+    import runpy
+
+    script = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "examples", _PROGRAMS[name])
+    if not os.path.exists(script):
+        print(f"tideflow {name}: {script} is not there (it ships with the source tree)",
+              file=sys.stderr)
+        return 2
+    sys.argv = [script, *argv]
+    sys.path.insert(0, os.path.dirname(script))
+    runpy.run_path(script, run_name="__main__")
+    return 0
 
 
 def _launch(args, program):
@@ -158,6 +186,8 @@ def _k8s(args, program):
 def main(argv=None):
     """Runs the ``tideflow`` command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in _PROGRAMS:
+        return _run_program(argv[0], argv[1:])
     own, program = _split_command(argv)
     args = _parser().parse_args(own)
     if args.command == "launch":
