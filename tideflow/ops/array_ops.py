@@ -456,6 +456,11 @@ def _own_dims(shape_tensor, x):
 
 def _reshape_kernel(x, shape):
     x = _np(x)
+    if type(shape) is np.ndarray and shape.ndim == 1:
+        try:  # the common case costs one NumPy call; failures get TF's messages below
+            return x.reshape(shape)
+        except (ValueError, TypeError):
+            pass
     want = [int(d) for d in np.reshape(shape, -1)]
     unknown = [i for i, d in enumerate(want) if d == -1]
     if len(unknown) > 1:
