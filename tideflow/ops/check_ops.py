@@ -23,6 +23,12 @@ def _math():
     return math_ops
 
 
+def _reduce_all(x):
+    from tideflow.ops import reduction_ops
+
+    return reduction_ops.reduce_all(x)
+
+
 def _array():
     from tideflow.ops import array_ops
 
@@ -61,7 +67,7 @@ def _binary_assert(sym, opname, op_name, static_func, x, y, data, summarize, mes
         if x_static is not None and y_static is not None:
             _assert_static(bool(np.all(static_func(x_static, y_static))), data)
         m = _math()
-        condition = m.reduce_all(getattr(m, op_name)(x, y))
+        condition = _reduce_all(getattr(m, op_name)(x, y))
         return Assert(condition, data, summarize=summarize)
 
 
@@ -158,7 +164,7 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
         m = _math()
         tol = atol + rtol * m.abs(y)
         diff = m.abs(x - y)
-        condition = m.reduce_all(m.less(diff, tol))
+        condition = _reduce_all(m.less(diff, tol))
         return Assert(condition, data, summarize=summarize)
 
 
@@ -317,7 +323,7 @@ def is_non_decreasing(x, name=None):
         diff = _diff_for_monotonic_comparison(x)
         zero = ops.convert_to_tensor(0, dtype=diff.dtype)
         m = _math()
-        return m.reduce_all(m.less_equal(zero, diff))
+        return _reduce_all(m.less_equal(zero, diff))
 
 
 def is_strictly_increasing(x, name=None):
@@ -326,4 +332,4 @@ def is_strictly_increasing(x, name=None):
         diff = _diff_for_monotonic_comparison(x)
         zero = ops.convert_to_tensor(0, dtype=diff.dtype)
         m = _math()
-        return m.reduce_all(m.less(zero, diff))
+        return _reduce_all(m.less(zero, diff))

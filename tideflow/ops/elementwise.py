@@ -133,18 +133,18 @@ op_registry.declare(
 
 
 def _reduce_one(x, g, axes_static, axes_dynamic):
-    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops import array_ops, reduction_ops
 
     if g is None:
         return None
     if axes_static is not None:
         if axes_static:
-            g = math_ops.reduce_sum(g, axes_static)
+            g = reduction_ops.reduce_sum(g, axes_static)
         xs = x.get_shape()
         if xs.is_fully_defined() and g.get_shape() != xs:
             g = array_ops.reshape(g, xs.as_list())
         return g
-    return array_ops.reshape(math_ops.reduce_sum(g, axes_dynamic), array_ops.shape(x))
+    return array_ops.reshape(reduction_ops.reduce_sum(g, axes_dynamic), array_ops.shape(x))
 
 
 def _static_axes(a, b):

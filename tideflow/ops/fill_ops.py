@@ -42,9 +42,9 @@ def _fill_kernel(dims, value):
 
 
 def _fill_grad(op, grad):
-    from tideflow.ops import math_ops
+    from tideflow.ops import reduction_ops
 
-    return [None, math_ops.reduce_sum(dense(grad))]
+    return [None, reduction_ops.reduce_sum(dense(grad))]
 
 
 op_registry.declare(
@@ -122,7 +122,7 @@ def _broadcast_to_kernel(x, shape):
 
 def _sum_to(grad, x):
     """``grad``, shaped like a broadcast of ``x``, summed back to the shape of ``x``."""
-    from tideflow.ops import math_ops
+    from tideflow.ops import reduction_ops
 
     grad = dense(grad)
     xs, gs = x.get_shape(), grad.get_shape()
@@ -135,10 +135,10 @@ def _sum_to(grad, x):
             lead + i for i, d in enumerate(want) if d == 1 and have[lead + i] != 1
         ]
         if axes:
-            grad = math_ops.reduce_sum(grad, axes, keepdims=True)
+            grad = reduction_ops.reduce_sum(grad, axes, keepdims=True)
         return reshape(grad, want)
     _, axes = ops.apply_op("BroadcastGradientArgs", [shape(grad), shape(x)])._outputs
-    return reshape(math_ops.reduce_sum(grad, axes, keepdims=True), shape(x))
+    return reshape(reduction_ops.reduce_sum(grad, axes, keepdims=True), shape(x))
 
 
 def _broadcast_to_grad(op, grad):

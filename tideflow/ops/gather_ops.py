@@ -94,7 +94,7 @@ def _gather_grad(op, grad):
 
 
 def _gather_v2_grad(op, grad):
-    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops
+    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops, reduction_ops
 
     params, indices, axis_t = op._inputs
     r = params.get_shape().ndims
@@ -120,7 +120,7 @@ def _gather_v2_grad(op, grad):
         num = array_ops.gather(params_shape, a)
     values_shape = concat_ops.concat([params_shape[:a], [-1], params_shape[a + 1:]], 0)
     values = transpose(reshape(dense(grad), values_shape), perm)
-    summed = math_ops.unsorted_segment_sum(values, reshape(indices, [-1]), num)
+    summed = reduction_ops.unsorted_segment_sum(values, reshape(indices, [-1]), num)
     return [reshape(transpose(summed, inverse), params_shape), None, None]
 
 

@@ -122,7 +122,7 @@ def dense(g):
     """An IndexedSlices as a dense Tensor (rows summed where indices repeat)."""
     if not isinstance(g, IndexedSlices):
         return g
-    from tideflow.ops import math_ops
+    from tideflow.ops import reduction_ops
 
     if g.dense_shape is None:
         raise ValueError(f"Cannot convert IndexedSlices {g} without dense_shape to a Tensor")
@@ -131,7 +131,7 @@ def dense(g):
     num_rows = array_ops.gather(g.dense_shape, 0) if g.dense_shape.get_shape().ndims else (
         g.dense_shape
     )
-    return math_ops.unsorted_segment_sum(g.values, g.indices, num_rows)
+    return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows)
 
 
 def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):

@@ -686,33 +686,3 @@ ops.Tensor._override_operator("__ge__", greater_equal)
 ops.Tensor._override_operator("__neg__", negative)
 ops.Tensor._override_operator("__abs__", abs)
 ops.Tensor._override_operator("__invert__", logical_not)
-
-
-# TF keeps reductions and matrix products in math_ops; here they have their own modules
-from tideflow.ops.linalg_ops import batch_matmul, matmul, tensordot  # noqa: F401
-from tideflow.ops.reduction_ops import (  # noqa: F401
-    arg_max,
-    arg_min,
-    argmax,
-    argmin,
-    count_nonzero,
-    cumprod,
-    cumsum,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
-    segment_max,
-    segment_mean,
-    segment_min,
-    segment_prod,
-    segment_sum,
-    unsorted_segment_max,
-    unsorted_segment_min,
-    unsorted_segment_prod,
-    unsorted_segment_sum,
-)

@@ -58,12 +58,12 @@ def _sparse_segment_shape(op):
 
 
 def _sparse_segment_sum_grad(op, grad):
-    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops import array_ops, reduction_ops
 
     data, indices, segment_ids = op._inputs
     rows = array_ops.shape(data)[0]
     picked = array_ops.gather(grad, segment_ids)
-    return [math_ops.unsorted_segment_sum(picked, indices, rows), None, None]
+    return [reduction_ops.unsorted_segment_sum(picked, indices, rows), None, None]
 
 
 def _sparse_segment_scaled_grad(grad_op):
