@@ -1,12 +1,12 @@
 """``tf.train.ProximalAdagradOptimizer``: an Adagrad step followed by the proximal operator of
 L1/L2 regularization, with the per-coordinate Adagrad rate."""
 
-from tideflow.framework import ops
-from tideflow.ops import cast_ops, init_ops, training_ops
+from tideflow.ops import init_ops, training_ops
 from tideflow.train.optimizer import Optimizer
+from tideflow.train.proximal_gradient_descent import ProximalHyperParameters
 
 
-class ProximalAdagradOptimizer(Optimizer):
+class ProximalAdagradOptimizer(ProximalHyperParameters, Optimizer):
     """Proximal Adagrad; one slot "accumulator" per variable (``<var>/ProximalAdagrad``)."""
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
@@ -27,20 +27,6 @@ class ProximalAdagradOptimizer(Optimizer):
             init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
             self._get_or_make_slot_with_initializer(
                 v, init, v.get_shape(), dtype, "accumulator", self._name)
-
-    def _prepare(self):
-        self._learning_rate_tensor = ops.convert_to_tensor(
-            self._call_if_callable(self._learning_rate), name="learning_rate")
-        self._l1_regularization_strength_tensor = ops.convert_to_tensor(
-            self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = ops.convert_to_tensor(
-            self._l2_regularization_strength, name="l2_regularization_strength")
-
-    def _hyper(self, var):
-        dt = var.dtype.base_dtype
-        return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
-                                               self._l1_regularization_strength_tensor,
-                                               self._l2_regularization_strength_tensor)]
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_adagrad(

@@ -6,16 +6,9 @@ from tideflow.ops import cast_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
-class ProximalGradientDescentOptimizer(Optimizer):
-    """Proximal gradient descent (no slots)."""
-
-    def __init__(self, learning_rate, l1_regularization_strength=0.0,
-                 l2_regularization_strength=0.0, use_locking=False,
-                 name="ProximalGradientDescent"):
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-        self._l1_regularization_strength = l1_regularization_strength
-        self._l2_regularization_strength = l2_regularization_strength
+class ProximalHyperParameters:
+    """The learning rate and L1/L2 strengths as tensors, cast to each variable's type (shared
+    by the proximal optimizers)."""
 
     def _prepare(self):
         self._learning_rate_tensor = ops.convert_to_tensor(
@@ -30,6 +23,18 @@ class ProximalGradientDescentOptimizer(Optimizer):
         return [cast_ops.cast(t, dt) for t in (self._learning_rate_tensor,
                                                self._l1_regularization_strength_tensor,
                                                self._l2_regularization_strength_tensor)]
+
+
+class ProximalGradientDescentOptimizer(ProximalHyperParameters, Optimizer):
+    """Proximal gradient descent (no slots)."""
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
 
     def _apply_dense(self, grad, var):
         return training_ops.apply_proximal_gradient_descent(
