@@ -284,42 +284,28 @@ def _nearest_grad(op, g):
 _IMAGE_T = ("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double}")
 _CENTERS = ["align_corners: bool = false", "half_pixel_centers: bool = false"]
 
-op_registry.declare(
-    "ResizeBilinear",
-    inputs=["images: T", "size: int32"],
-    outputs=["resized_images: float"],
-    attrs=[_IMAGE_T] + _CENTERS,
-    shape=_resize_shape,
-    kernel=_interp_kernel(_linear_taps),
-    grad=_interp_grad("ResizeBilinearGrad"),
-)
-op_registry.declare(
-    "ResizeBilinearGrad",
-    inputs=["grads: float", "original_image: T"],
-    outputs=["output: T"],
-    attrs=["T: {float, bfloat16, half, double}"] + _CENTERS,
-    shape=_like_second_input,
-    kernel=_interp_grad_kernel(_linear_taps),
-    differentiable=False,
-)
-op_registry.declare(
-    "ResizeBicubic",
-    inputs=["images: T", "size: int32"],
-    outputs=["resized_images: float"],
-    attrs=[_IMAGE_T] + _CENTERS,
-    shape=_resize_shape,
-    kernel=_interp_kernel(_cubic_taps),
-    grad=_interp_grad("ResizeBicubicGrad"),
-)
-op_registry.declare(
-    "ResizeBicubicGrad",
-    inputs=["grads: float", "original_image: T"],
-    outputs=["output: T"],
-    attrs=["T: {float, double}"] + _CENTERS,
-    shape=_like_second_input,
-    kernel=_interp_grad_kernel(_cubic_taps),
-    differentiable=False,
-)
+# (op, gradient op, its taps, the gradient op's types)
+for _name, _taps, _grad_types in (
+        ("ResizeBilinear", _linear_taps, "{float, bfloat16, half, double}"),
+        ("ResizeBicubic", _cubic_taps, "{float, double}")):
+    op_registry.declare(
+        _name,
+        inputs=["images: T", "size: int32"],
+        outputs=["resized_images: float"],
+        attrs=[_IMAGE_T] + _CENTERS,
+        shape=_resize_shape,
+        kernel=_interp_kernel(_taps),
+        grad=_interp_grad(_name + "Grad"),
+    )
+    op_registry.declare(
+        _name + "Grad",
+        inputs=["grads: float", "original_image: T"],
+        outputs=["output: T"],
+        attrs=[f"T: {_grad_types}"] + _CENTERS,
+        shape=_like_second_input,
+        kernel=_interp_grad_kernel(_taps),
+        differentiable=False,
+    )
 
 
 def _area_kernel(images, size, *, align_corners):
