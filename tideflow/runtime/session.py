@@ -230,6 +230,9 @@ class BaseSession:
         self._graph = graph
         self._target = target or ""
         self._config = config
+        # read once: the config does not change during the session's life
+        op_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) if config else 0
+        self._op_timeout_s = op_timeout_ms / 1000.0 if op_timeout_ms and op_timeout_ms > 0 else 0
         self._closed = False
         self._opened = True
         self._cancelled = threading.Event()
@@ -485,8 +488,8 @@ class BaseSession:
 
     def _default_deadline(self):
         """The deadline ConfigProto.operation_timeout_in_ms sets for a step starting now."""
-        timeout = getattr(self._config, "operation_timeout_in_ms", 0) if self._config else 0
-        return time.monotonic() + timeout / 1000.0 if timeout and timeout > 0 else None
+        timeout = self._op_timeout_s
+        return time.monotonic() + timeout if timeout else None
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
