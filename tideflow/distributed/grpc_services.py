@@ -54,10 +54,10 @@ class _Call:
     def parse(self, raw, context):
         import grpc
 
-        if self.security is not None and not self.security.authorized(
-                context.invocation_metadata()):
-            context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                          f"{self.name}: missing or wrong tideflow token")
+        if self.security is not None:
+            why = self.security.rejection(context.invocation_metadata())
+            if why is not None:
+                context.abort(grpc.StatusCode.UNAUTHENTICATED, f"{self.name} refused: {why}")
         try:
             return self.req_cls.FromString(raw)
         except (DecodeError, ValueError, TypeError) as e:

@@ -75,8 +75,28 @@ MASTER_SERVICE = "tideflow.MasterService"
 TRANSFER_SERVICE = "tideflow.TideflowTransfer"
 
 
-def error_from_rpc(e, address=""):
-    """The OpError of a failed gRPC call (UNAVAILABLE names the peer)."""
+def _plaintext_hint(details, tls):
+    """A hint for a plaintext connection a server closed at once: most likely a TLS server.
+    ``tls`` None: the environment's settings (those ``tf.Session`` connects with)."""
+    if "failed to connect" not in details or "Socket closed" not in details:
+        return ""
+    if tls is None:
+        from tideflow.distributed import security
+
+        try:
+            sec = security.get_default()
+        except (ValueError, TypeError):
+            return ""
+        tls = sec is not None and sec.tls
+    if tls:
+        return ""
+    return ("; this connection is plaintext: if the server has TLS on, set TIDEFLOW_GRPC_CA "
+            "to the CA certificate that signed the server's certificate")
+
+
+def error_from_rpc(e, address="", tls=None):
+    """The OpError of a failed gRPC call (UNAVAILABLE names the peer, and says when the peer
+    may be a TLS server that a plaintext channel (``tls`` False) cannot talk to)."""
     import grpc
 
     code = e.code() if hasattr(e, "code") else grpc.StatusCode.UNKNOWN
@@ -85,8 +105,10 @@ def error_from_rpc(e, address=""):
     if num == errors.OK:
         num = errors.UNKNOWN
     cls = errors.exception_type_from_error_code(num)
-    if num == errors.UNAVAILABLE and address and address not in details:
-        details = f"{details} (task at {address})"
+    if num == errors.UNAVAILABLE:
+        if address and address not in details:
+            details = f"{details} (task at {address})"
+        details += _plaintext_hint(details, tls)
     return cls(None, None, details)
 
 
@@ -196,6 +218,7 @@ class GrpcTransport:
         self._stubs = {}
         self._lock = threading.Lock()
         self._metadata = security.metadata() if security is not None else ()
+        self._tls = security is not None and security.tls
 
     def channel(self, address):
         ch = self._channels.get(address)
@@ -222,7 +245,7 @@ class GrpcTransport:
                 retry = (e.code() == grpc.StatusCode.UNAVAILABLE and attempt + 1 < tries
                          and deadline - time.monotonic() > 0.5)
                 if not retry:
-                    raise error_from_rpc(e, address) from None
+                    raise error_from_rpc(e, address, self._tls) from None
                 time.sleep(0.1 * (attempt + 1))
         raise AssertionError("unreachable")
 
@@ -277,7 +300,7 @@ class GrpcTransport:
             return wire.read_response(call(request, timeout=timeout, metadata=self._metadata),
                                       worker_pb2.RunGraphResponse, "recv", arrays)
         except grpc.RpcError as e:
-            raise error_from_rpc(e, address) from None
+            raise error_from_rpc(e, address, self._tls) from None
 
     def recv_tensor(self, address, step_id, key, bfloat16=False, deadline=None, register=None,
                     small=False):
@@ -304,7 +327,7 @@ class GrpcTransport:
         except grpc.RpcError as e:
             if pending.cancelled:
                 raise errors.CancelledError(None, None, f"RecvTensor {key} was cancelled") from None
-            raise error_from_rpc(e, address) from None
+            raise error_from_rpc(e, address, self._tls) from None
         finally:
             if register is not None:
                 register.remove_call(pending)
@@ -326,7 +349,7 @@ class GrpcTransport:
         except (grpc.RpcError, grpc.FutureCancelledError) as e:
             if pending.cancelled:
                 raise errors.CancelledError(None, None, f"RecvTensor {key} was cancelled") from None
-            raise error_from_rpc(e, address) from None
+            raise error_from_rpc(e, address, self._tls) from None
         finally:
             if register is not None:
                 register.remove_call(pending)
