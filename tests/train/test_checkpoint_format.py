@@ -145,3 +145,117 @@ def test_crc32c_matches_google_crc32c():
     data = np.random.RandomState(0).bytes(100003)
     assert cf.crc32c(data) == google_crc32c.value(data)
     assert cf.crc32c(data[50:], cf.crc32c(data[:50])) == google_crc32c.value(data)
+
+
+def test_crc32c_of_arrays_and_views():
+    import google_crc32c
+
+    a = np.random.RandomState(1).rand(3000).astype(np.float32)
+    assert cf.crc32c(a) == google_crc32c.value(a.tobytes())
+    assert cf.crc32c(memoryview(a)[7:]) == google_crc32c.value(a[7:].tobytes())
+    assert cf.crc32c(np.empty(0, np.uint8), 5) == 5
+
+
+# ------------------------------------------------------------------------------------------
+# slices
+# ------------------------------------------------------------------------------------------
+
+FULL = np.arange(6 * 5, dtype=np.int32).reshape(6, 5)
+
+
+def _save_slices(prefix, boxes, full=FULL, name="t"):
+    specs = [cf.slice_spec_string(full.shape, box) for box in boxes]
+    values = [full[tuple(slice(s, s + n) for s, n in box)] for box in boxes]
+    cf.save(prefix, [name] * len(boxes), values, specs=specs)
+
+
+def test_parse_slice_spec():
+    assert cf.parse_slice_spec("") == (None, None)
+    assert cf.parse_slice_spec("10 4 0,5:-") == ([10, 4], [(0, 5), (0, 4)])
+    assert cf.slice_spec_string([10, 4], [(0, 5), (1, 3)]) == "10 4 0,5:1,3"
+    for bad in ("10 4 0,5", "10 x 0,5:-", "10 4 0,11:-", "10 4 -1,2:-", "4 0;1"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid shape_and_slice"):
+            cf.parse_slice_spec(bad)
+
+
+def test_slices_read_back_whole_and_in_any_box(tmp_path):
+    prefix = str(tmp_path / "c")
+    boxes = [[(0, 2), (0, 5)], [(2, 3), (0, 2)], [(2, 3), (2, 3)], [(5, 1), (0, 5)]]
+    _save_slices(prefix, boxes[::-1])  # any order
+    r = cf.Reader(prefix)
+    assert r.shape("t") == [6, 5] and r.dtype("t") == tf.int32
+    assert [b for b, _ in r.pieces("t")] == boxes
+    np.testing.assert_array_equal(r.read("t"), FULL)
+    want = [[(1, 4), (1, 3)], [(2, 3), (0, 2)], [(0, 6), (4, 1)], [(3, 0), (0, 5)]]
+    out = np.full((3, 2), -1, np.int32)
+    got = r.read_many([("t", want[0], None), ("t", want[1], out), ("t", want[2], None),
+                       ("t", want[3], None)])
+    for box, value in zip(want, got):
+        np.testing.assert_array_equal(value, FULL[tuple(slice(s, s + n) for s, n in box)])
+    assert got[1] is out
+    # a region the slices do not cover
+    _save_slices(str(tmp_path / "part"), boxes[:2])
+    with pytest.raises(tf.errors.NotFoundError, match=r"'t'.*do not cover.*\[2:4, 0:5\]"):
+        cf.Reader(str(tmp_path / "part")).read_many([("t", [(2, 2), (0, 5)], None)])
+
+
+def test_slices_are_checksummed(tmp_path):
+    prefix = str(tmp_path / "c")
+    _save_slices(prefix, [[(0, 3), (0, 5)], [(3, 3), (0, 5)]])
+    data = cf.data_filename(prefix, 0, 1)
+    _flip(data, os.path.getsize(data) - 4)
+    r = cf.Reader(prefix)
+    np.testing.assert_array_equal(r.read_many([("t", [(0, 3), (0, 5)], None)])[0], FULL[:3])
+    with pytest.raises(tf.errors.DataLossError, match="'t'"):
+        r.read("t")
+
+
+def test_bad_slices_are_invalid_argument(tmp_path):
+    prefix = str(tmp_path / "c")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Slices \[0:4, 0:5\] and "
+                                                              r"\[3:6, 0:5\] of tensor 't'"):
+        _save_slices(prefix, [[(0, 4), (0, 5)], [(3, 3), (0, 5)]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"'t'.*\[2, 5\].*\[3, 5\]"):
+        cf.save(prefix, ["t"], [FULL[:3]], specs=["6 5 0,2:-"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="both whole and as slices"):
+        cf.save(prefix, ["t", "t"], [FULL, FULL[:3]], specs=["", "6 5 0,3:-"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="disagree on its full shape"):
+        cf.save(prefix, ["t", "t"], [FULL[:3], FULL[3:]], specs=["6 5 0,3:-", "7 5 3,3:-"])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="different dtypes"):
+        cf.save(prefix, ["t", "t"], [FULL[:3], FULL[3:].astype(np.int64)],
+                specs=["6 5 0,3:-", "6 5 3,3:-"])
+    assert not os.path.exists(cf.index_filename(prefix))
+
+
+def test_merge_lists_slices_of_every_shard(tmp_path):
+    a, b, c = (str(tmp_path / "t" / x) for x in "abc")
+    _save_slices(a, [[(0, 2), (0, 5)]])
+    _save_slices(b, [[(2, 4), (0, 5)]])
+    cf.save(c, ["x"], [np.ones(2)])
+    dest = str(tmp_path / "m")
+    cf.merge([a, b, c], dest)
+    r = cf.Reader(dest)
+    assert [p["shard"] for _, p in r.pieces("t")] == [0, 1]
+    np.testing.assert_array_equal(r.read("t"), FULL)
+    # overlapping slices from two shards, and one tensor saved whole twice
+    _save_slices(a, [[(0, 3), (0, 5)]])
+    _save_slices(b, [[(2, 4), (0, 5)]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="overlap"):
+        cf.merge([a, b], dest)
+    cf.save(a, ["x"], [np.ones(2)])
+    cf.save(b, ["x"], [np.ones(2)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="more than one checkpoint"):
+        cf.merge([a, b], dest)
+
+
+def test_newer_index_version_is_refused(tmp_path):
+    prefix = _save(tmp_path, {"w": np.zeros(2)})
+    path = cf.index_filename(prefix)
+    with open(path) as f:
+        doc = json.load(f)
+    doc["version"] = cf.VERSION + 1
+    doc["checksum"] = cf._index_checksum(doc)
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    with pytest.raises(tf.errors.UnimplementedError, match="version"):
+        cf.Reader(prefix)

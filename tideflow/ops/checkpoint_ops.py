@@ -6,6 +6,7 @@ so declaring these ops costs nothing).
 """
 
 import collections
+import contextlib
 import os
 import threading
 
@@ -50,27 +51,9 @@ def _check_sizes(names, slices, n, what="tensors"):
 
 
 def parse_slice_spec(spec):
-    """``"10 20 0,5:-"`` -> (full shape [10, 20], [slice(0, 5), slice(None)])."""
-    parts = spec.split()
-    if not parts:
-        return None, None
-    try:
-        full = [int(p) for p in parts[:-1]]
-        slices = []
-        for piece in parts[-1].split(":"):
-            if piece == "-":
-                slices.append(slice(None))
-            else:
-                start, length = (int(v) for v in piece.split(","))
-                slices.append(slice(start, start + length))
-    except ValueError:
-        raise errors.InvalidArgumentError(None, None, f"Invalid shape_and_slice spec {spec!r}") \
-            from None
-    if len(slices) != len(full):
-        raise errors.InvalidArgumentError(
-            None, None, f"Slice spec {spec!r}: {len(slices)} slices for a rank-{len(full)} shape"
-        )
-    return full, slices
+    """``"10 20 0,5:-"`` -> (full shape [10, 20], box [(0, 5), (0, 20)]); (None, None) for
+    ``""`` (the whole tensor)."""
+    return _fmt().parse_slice_spec(spec)
 
 
 _READERS = collections.OrderedDict()
@@ -98,31 +81,31 @@ def open_reader(prefix):
     return r
 
 
-def _restore_one(reader, name, spec, dtype):
+def _check_request(reader, name, spec, dtype):
+    """The box of tensor ``name`` that ``spec`` asks for (None: all of it), after checking the
+    dtype and the full shape against the checkpoint."""
     stored = reader.entry(name)
     if stored["dtype"] != dtype.name:
         raise errors.InvalidArgumentError(
             None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not equal "
             f"original dtype {stored['dtype']} (checkpoint {reader.prefix})",
         )
-    full, slices = parse_slice_spec(spec)
+    full, box = parse_slice_spec(spec)
     if full is not None and list(full) != list(stored["shape"]):
         raise errors.InvalidArgumentError(
             None, None, f"tensor_name = {name}; shape in shape_and_slice spec {full} does not "
-            f"match the shape stored in checkpoint: {stored['shape']}",
+            f"match the shape stored in checkpoint: {stored['shape']} (checkpoint "
+            f"{reader.prefix})",
         )
-    value = reader.read(name)
-    if slices is not None:
-        value = np.ascontiguousarray(value[tuple(slices)])
-    return value
+    return box
+
+
+def _restore_one(reader, name, spec, dtype):
+    return reader.read_many([(name, _check_request(reader, name, spec, dtype), None)])[0]
 
 
 def _save(prefix, names, specs, tensors, tensor_dtypes):
-    if any(s.strip() for s in specs):
-        raise errors.UnimplementedError(
-            None, None, "Saving tensor slices (partitioned variables) is not supported yet"
-        )
-    _fmt().save(prefix, names, tensors, tensor_dtypes)
+    _fmt().save(prefix, names, tensors, tensor_dtypes, specs=specs)
 
 
 # ------------------------------------------------------------------------------------------
@@ -151,12 +134,99 @@ op_registry.declare(
 )
 
 
-def _restore_v2_kernel(prefix, tensor_names, shape_and_slices, *, dtypes):
-    names = _texts(tensor_names, "tensor_names")
-    specs = _texts(shape_and_slices, "shape_and_slices")
-    _check_sizes(names, specs, len(dtypes))
-    reader = open_reader(_text(prefix))
-    return [_restore_one(reader, n, s, dt) for n, s, dt in zip(names, specs, dtypes)]
+class _RestoreTargets:
+    """The variables a RestoreV2 may read its outputs straight into.
+
+    Bound with the RestoreV2 op (registered in the session state); an Assign bound later in the
+    same plan, on the same device, whose value is an output of this op that nothing else
+    consumes, registers its variable here (``state_ops``). The restore then reads that output
+    into the variable's buffer (when its shape and dtype match), or hands it its freshly read
+    buffer (an uninitialized variable), so the Assign has nothing left to copy.
+    """
+
+    def __init__(self, device, n):
+        self.device = device
+        self.thread = threading.get_ident()
+        self.open = True  # registration ends when the op first runs
+        self.slots = [None] * n
+
+    def __call__(self, ctx, tensor, resource, declared, validate, use_lock):
+        if (not self.open or ctx.device is not self.device or not ctx.device.is_host
+                or threading.get_ident() != self.thread or len(tensor.consumers()) != 1):
+            return
+        self.slots[tensor._value_index] = (resource, declared, validate, use_lock)
+
+    @staticmethod
+    def _fits(buf, shape, np_dtype):
+        return (type(buf) is np.ndarray and buf.shape == shape and buf.dtype == np_dtype
+                and buf.flags.c_contiguous and buf.flags.writeable)
+
+    def requests(self, reader, names, boxes, tensor_dtypes):
+        """The read requests of ``Reader.read_many``, and the outputs to hand to their
+        variables afterwards."""
+        reqs, installs = [], []
+        for i, (name, box, dt) in enumerate(zip(names, boxes, tensor_dtypes)):
+            slot = self.slots[i]
+            if slot is None or dt == dtypes.string:
+                reqs.append((name, box, None))
+                continue
+            res, declared, validate, use_lock = slot
+            shape = tuple(n for _, n in box) if box is not None else tuple(reader.shape(name))
+            np_dtype = dt.as_numpy_dtype
+            buf = res.buf
+            lock = res.lock if use_lock else None
+            if self._fits(buf, shape, np_dtype):
+                def into(res=res, shape=shape, np_dtype=np_dtype):
+                    b = res.buf
+                    return b if self._fits(b, shape, np_dtype) else None
+
+                reqs.append((name, box, into, lock))
+                continue
+            if (buf is None and (declared == shape or not validate)) or (
+                    buf is not None and not validate):
+                installs.append((i, res, declared, validate, lock))
+            reqs.append((name, box, None))
+        return reqs, installs
+
+    @staticmethod
+    def install(values, installs):
+        """Makes the freshly read values the buffers of their (uninitialized) variables."""
+        for i, res, declared, validate, lock in installs:
+            value = values[i]
+            if type(value) is not np.ndarray or not value.flags.owndata:
+                continue
+            with lock if lock is not None else contextlib.nullcontext():
+                buf = res.buf
+                if (buf is None and (declared == value.shape or not validate)) or (
+                        buf is not None and not validate and buf.shape != value.shape):
+                    res.buf = value[...]  # a view: fetches of the variable copy it
+                    values[i] = res.buf
+
+
+def _targets_key(op):
+    return ("_write_into", op)  # the key state_ops' Assign looks up for its value's producer
+
+
+def _restore_v2_factory(ctx):
+    tensor_dtypes = ctx.op._attrs["dtypes"]
+    targets = _RestoreTargets(ctx.device, len(tensor_dtypes))
+    ctx.session_state[_targets_key(ctx.op)] = targets
+
+    def run(prefix, tensor_names, shape_and_slices):
+        targets.open = False
+        names = _texts(tensor_names, "tensor_names")
+        specs = _texts(shape_and_slices, "shape_and_slices")
+        _check_sizes(names, specs, len(tensor_dtypes))
+        reader = open_reader(_text(prefix))
+        boxes = [_check_request(reader, n, s, dt)
+                 for n, s, dt in zip(names, specs, tensor_dtypes)]
+        reqs, installs = targets.requests(reader, names, boxes, tensor_dtypes)
+        values = reader.read_many(reqs)
+        if installs:
+            targets.install(values, installs)
+        return values
+
+    return run
 
 
 def _restore_v2_shape(op):
@@ -165,14 +235,11 @@ def _restore_v2_shape(op):
     if specs is not None:
         for i, s in enumerate(np.asarray(specs, dtype=object).reshape(-1)[:len(out)]):
             try:
-                full, slices = parse_slice_spec(_text(s))
+                full, box = parse_slice_spec(_text(s))
             except errors.InvalidArgumentError as e:
                 raise ValueError(f"{op.name}: {e.message}") from None
             if full is not None:
-                out[i] = TensorShape([
-                    (sl.stop - sl.start) if sl.start is not None else d
-                    for d, sl in zip(full, slices)
-                ])
+                out[i] = TensorShape([n for _, n in box])
     return out
 
 
@@ -182,7 +249,7 @@ op_registry.declare(
     outputs=["tensors: dtypes"],
     attrs=["dtypes: list(type)"],
     shape=_restore_v2_shape,
-    kernel=_restore_v2_kernel,
+    kernel_factory=_restore_v2_factory,
     differentiable=False,
     stateful=True,
 )

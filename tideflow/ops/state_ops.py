@@ -239,11 +239,17 @@ def _assign_kernel(ctx):
     declared = var_op._attrs["shape"] if var_op is not None else unknown_shape()
     declared = tuple(declared.as_list()) if declared.is_fully_defined() else None
     use_lock = op._attrs["use_locking"]
+    # a producer that can write the value straight into the variable (RestoreV2) offers to
+    offer = ctx.session_state.get(("_write_into", op._inputs[1]._op))
+    if offer is not None and res is not None:
+        offer(ctx, op._inputs[1], res, declared, validate, use_lock)
 
     def run(ref, value):
         r = ref.resource if isinstance(ref, UninitializedValue) else res
         with _lock_of(r, use_lock):
             buf = r.buf if r is not None else ref
+            if value is buf:  # already written in place by its producer
+                return buf
             value = np.asarray(value)
             if validate:
                 lhs = buf.shape if buf is not None else declared

@@ -139,13 +139,36 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec="",
     variable._initial_value = restore
 
 
-def _set_variable_or_list_initializer(var, ckpt_file, tensor_name):
-    if isinstance(var, (list, tuple)):
-        raise NotImplementedError(
-            f"init_from_checkpoint of partitioned variable {tensor_name} needs slice restores, "
-            "which are not supported yet"
-        )
-    _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+def _set_variable_or_list_initializer(var, ckpt_file, tensor_name, ckpt_shape=None):
+    """One variable restores the whole tensor; the parts of a partitioned one each their slice."""
+    if not isinstance(var, (list, tuple)):
+        _set_checkpoint_initializer(var, ckpt_file, tensor_name)
+        return
+    slice_name = None
+    for v in var:
+        info = v._get_save_slice_info()
+        if info is None:
+            raise ValueError(f"Variable {v.name} is not a part of a partitioned variable (it has "
+                             "no save_slice_info)")
+        if slice_name is None:
+            slice_name = info.full_name
+        elif slice_name != info.full_name:
+            raise ValueError(
+                f"Slices must all be from the same tensor: {slice_name} != {info.full_name}")
+        if ckpt_shape is not None and list(info.full_shape) != list(ckpt_shape):
+            raise ValueError(
+                f"Shape of partitioned variable {info.full_name} ({info.full_shape}) doesn't "
+                f"match with shape of tensor {tensor_name} ({list(ckpt_shape)}) from checkpoint "
+                "reader."
+            )
+        _set_checkpoint_initializer(v, ckpt_file, tensor_name, info.spec)
+
+
+def _as_parts(x):
+    """The parts of a PartitionedVariable (or x itself)."""
+    if hasattr(x, "_get_variable_list") and not _is_variable(x):
+        return list(x._get_variable_list())
+    return x
 
 
 def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
@@ -158,6 +181,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     shapes = reader.get_variable_to_shape_map()
     store = _store_vars()
     for ckpt_name, current in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        current = _as_parts(current)
         var = None
         if _is_variable(current) or (isinstance(current, list)
                                      and all(_is_variable(v) for v in current)):
@@ -174,7 +198,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                     f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with shape "
                     f"of tensor {ckpt_name} ({shapes[ckpt_name]}) from checkpoint reader."
                 )
-            _set_variable_or_list_initializer(var, ckpt_file, ckpt_name)
+            _set_variable_or_list_initializer(var, ckpt_file, ckpt_name, shapes[ckpt_name])
             continue
         scopes = current[:current.rindex("/")] if "/" in current else ""
         if not ckpt_name.endswith("/"):
@@ -201,7 +225,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                     f"in {ckpt_dir_or_file} checkpoint"
                 )
             var = store.get(var_name) or _partitioned(var_name, store)
-            _set_variable_or_list_initializer(var, ckpt_file, full)
+            _set_variable_or_list_initializer(var, ckpt_file, full, shapes[full])
 
 
 __all__ = ["CheckpointReader", "NewCheckpointReader", "init_from_checkpoint",

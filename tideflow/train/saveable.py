@@ -69,13 +69,19 @@ def _is_variable(x):
     return isinstance(x, variables.Variable)
 
 
+def _is_partitioned(x):
+    return hasattr(x, "_get_variable_list") and not _is_variable(x)
+
+
 def _var_key(var):
     info = var._get_save_slice_info() if _is_variable(var) else None
     return info.full_name if info is not None else var.op.name
 
 
 def op_list_to_dict(op_list):
-    """A list of variables (or saveables, ref tensors) as a dict checkpoint name -> object."""
+    """A list of variables (or saveables, ref tensors, PartitionedVariables) as a dict
+    checkpoint name -> object; the parts of a partitioned variable become one list under the
+    full variable's name."""
     if not isinstance(op_list, (list, tuple, set)):
         raise TypeError(f"Variables to save should be passed in a dict or a list: {op_list}")
     op_list = sorted(op_list, key=lambda x: x.name)
@@ -84,10 +90,20 @@ def op_list_to_dict(op_list):
         if isinstance(var, SaveableObject):
             names_to_saveables[var.name] = var
             continue
-        parts = getattr(var, "_get_variable_list", None)
-        if parts is not None and not _is_variable(var):  # a PartitionedVariable
-            for v in var._get_variable_list():
-                names_to_saveables.setdefault(_var_key(v), []).append(v)
+        if _is_partitioned(var):
+            if var.name in names_to_saveables:
+                raise ValueError(f"At least two variables have the same name: {var.name}")
+            names_to_saveables[var.name] = var
+            continue
+        if _is_variable(var) and var._get_save_slice_info() is not None:
+            name = var._get_save_slice_info().full_name
+            have = names_to_saveables.get(name)
+            if have is None:
+                names_to_saveables[name] = [var]
+            elif isinstance(have, list):
+                have.append(var)
+            else:
+                raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             continue
         if not (_is_variable(var) or isinstance(var, ops.Tensor)):
             raise TypeError(f"Variable to save is not a Variable: {var}")
@@ -99,13 +115,27 @@ def op_list_to_dict(op_list):
 
 
 def saveable_objects_for_op(op, name):
-    """The SaveableObjects saving ``op`` (a variable, ref tensor or saveable) as ``name``."""
+    """The SaveableObjects saving ``op`` (a variable, ref tensor, saveable, or the parts of a
+    partitioned variable: one slice each) as ``name``."""
     if isinstance(op, SaveableObject):
         return [op]
-    if isinstance(op, (list, tuple)):
-        raise NotImplementedError(
-            f"Saving partitioned variable {name} needs slice saves, which are not supported yet"
-        )
+    if _is_partitioned(op) or isinstance(op, (list, tuple)):
+        parts = list(op._get_variable_list()) if _is_partitioned(op) else list(op)
+        saveables = []
+        full_name = None
+        for v in parts:
+            if not _is_variable(v):
+                raise ValueError(f"Slices must all be Variables: {v}")
+            info = v._get_save_slice_info()
+            if info is None:
+                raise ValueError(f"Slices must all be slices: {v}")
+            if full_name is None:
+                full_name = info.full_name
+            elif full_name != info.full_name:
+                raise ValueError(
+                    f"Slices must all be from the same tensor: {full_name} != {info.full_name}")
+            saveables.append(ReferenceVariableSaveable(v._ref(), info.spec, name))
+        return saveables
     if _is_variable(op):
         ref = op._ref()
     elif isinstance(op, ops.Tensor) and op.dtype._is_ref_dtype:
