@@ -3,11 +3,15 @@ against writing and reading the same bytes with plain NumPy file I/O in the same
 
 Baseline: ``arr.tofile`` + flush + fsync per array (save), ``np.fromfile`` per array (restore).
 Saver save includes its CRC32C checksums, the atomic rename and the state file; restore includes
-checksum verification and the Assign into the variables. Reads are measured twice: "cold", after
+checksum verification and the Assign into the variables. Reads are measured "cold", after
 evicting the files from the page cache (``posix_fadvise(DONTNEED)``, as when a fresh process
-restores), and "hot" (files cached). Each figure is the best of ``--repeat`` runs. Also reports
-the growth of peak RSS during a save (the target: at most about one copy of the largest tensor).
-Run: ``python benchmarks/bench_checkpoint.py [--vars 16] [--mib 64] [--dir /tmp] [--json out]``.
+restores), and "warm" (files cached); "new session" restores into the uninitialized variables of
+a new session (as a fresh process does, plan building included), cold. Each repeat measures the saver and the reference back to back, in
+alternating order; the figures are medians over ``--repeat`` repeats and the ratio is the median
+of the per-repeat ratios (the machine is shared and noisy). Also reports the growth of peak RSS
+during a save (the target: at most about one copy of the largest tensor).
+Run: ``python benchmarks/bench_checkpoint.py [--vars 16] [--mib 64] [--repeat 5] [--dir /tmp]
+[--json out]``.
 """
 
 import argparse
@@ -16,6 +20,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -37,15 +42,12 @@ def _evict(paths):
             os.close(fd)
 
 
-def _best(fn, repeat, before=None):
-    times = []
-    for _ in range(repeat):
-        if before is not None:
-            before()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+def _timed(fn, before=None):
+    if before is not None:
+        before()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def _maxrss_mib():
@@ -56,67 +58,97 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vars", type=int, default=16)
     ap.add_argument("--mib", type=int, default=64)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dir", default=None)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     n = args.mib * (1 << 20) // 4
     total_mb = args.vars * n * 4 / 1e6
     work = tempfile.mkdtemp(dir=args.dir, prefix="bench_ckpt_")
-    results = {"bytes": args.vars * n * 4}
+    results = {"bytes": args.vars * n * 4, "repeat": args.repeat,
+               "load_before": os.getloadavg()[0]}
+    # figure -> ([saver seconds], [reference seconds])
+    times = {k: ([], []) for k in ("save", "restore_cold", "restore_warm", "restore_new")}
     try:
         vs = [tf.Variable(tf.random_uniform([n], seed=i), name=f"v{i}") for i in range(args.vars)]
         saver = Saver(max_to_keep=1)
         prefix = os.path.join(work, "model")
+        paths = [os.path.join(work, f"raw{i}.bin") for i in range(args.vars)]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             rss0 = _maxrss_mib()
             saver.save(sess, prefix, write_meta_graph=False)  # warm-up (plan building)
             results["save_peak_rss_growth_mib"] = _maxrss_mib() - rss0
-            t_save = _best(lambda: saver.save(sess, prefix, write_meta_graph=False), args.repeat)
-            files = glob.glob(prefix + ".*")
             saver.restore(sess, prefix)
-            t_restore_cold = _best(lambda: saver.restore(sess, prefix), args.repeat,
-                                   before=lambda: _evict(files))
-            t_restore_hot = _best(lambda: saver.restore(sess, prefix), args.repeat)
             arrays = sess.run(vs)
-        paths = [os.path.join(work, f"raw{i}.bin") for i in range(len(arrays))]
+            files = glob.glob(prefix + ".*")
 
-        def np_save():
-            for a, p in zip(arrays, paths):
-                with open(p, "wb") as f:
-                    a.tofile(f)
-                    f.flush()
-                    os.fsync(f.fileno())
+            def np_save():
+                for a, p in zip(arrays, paths):
+                    with open(p, "wb") as f:
+                        a.tofile(f)
+                        f.flush()
+                        os.fsync(f.fileno())
 
-        def np_load():
-            for p in paths:
-                np.fromfile(p, dtype=np.float32)
+            def np_load():
+                for p in paths:
+                    np.fromfile(p, dtype=np.float32)
 
-        t_np_save = _best(np_save, args.repeat)
-        t_np_load_cold = _best(np_load, args.repeat, before=lambda: _evict(paths))
-        t_np_load_hot = _best(np_load, args.repeat)
+            np_save()
+            for r in range(args.repeat):
+                pairs = [
+                    ("save", lambda: saver.save(sess, prefix, write_meta_graph=False), np_save,
+                     None, None),
+                    ("restore_cold", lambda: saver.restore(sess, prefix), np_load,
+                     lambda files=files: _evict(files), lambda: _evict(paths)),
+                    ("restore_warm", lambda: saver.restore(sess, prefix), np_load, None, None),
+                ]
+                for key, mine, ref, before_mine, before_ref in pairs:
+                    if r % 2 == 0:
+                        times[key][0].append(_timed(mine, before_mine))
+                        times[key][1].append(_timed(ref, before_ref))
+                    else:
+                        times[key][1].append(_timed(ref, before_ref))
+                        times[key][0].append(_timed(mine, before_mine))
+                files = glob.glob(prefix + ".*")
+                fresh = tf.Session()  # uninitialized variables, as in a new process
+                try:
+                    order = [0, 1] if r % 2 == 0 else [1, 0]
+                    for which in order:
+                        if which == 0:
+                            times["restore_new"][0].append(_timed(
+                                lambda s=fresh: saver.restore(s, prefix),
+                                lambda f=files: _evict(f)))
+                        else:
+                            times["restore_new"][1].append(_timed(np_load,
+                                                                  lambda: _evict(paths)))
+                finally:
+                    fresh.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    results["load_after"] = os.getloadavg()[0]
 
     def mbs(t):
         return total_mb / t
 
-    results.update({
-        "saver_save_MBps": mbs(t_save), "numpy_save_MBps": mbs(t_np_save),
-        "saver_restore_cold_MBps": mbs(t_restore_cold), "numpy_load_cold_MBps": mbs(t_np_load_cold),
-        "saver_restore_hot_MBps": mbs(t_restore_hot), "numpy_load_hot_MBps": mbs(t_np_load_hot),
-    })
-    results["save_ratio"] = t_np_save / t_save
-    results["restore_cold_ratio"] = t_np_load_cold / t_restore_cold
-    results["restore_hot_ratio"] = t_np_load_hot / t_restore_hot
-    print(f"{args.vars} x {args.mib} MiB float32 ({total_mb:.0f} MB), best of {args.repeat}")
-    print(f"save            saver {mbs(t_save):8.0f} MB/s   numpy+fsync {mbs(t_np_save):8.0f} MB/s"
-          f"   ratio {results['save_ratio']:.2f}")
-    print(f"restore (cold)  saver {mbs(t_restore_cold):8.0f} MB/s   numpy       "
-          f"{mbs(t_np_load_cold):8.0f} MB/s   ratio {results['restore_cold_ratio']:.2f}")
-    print(f"restore (hot)   saver {mbs(t_restore_hot):8.0f} MB/s   numpy       "
-          f"{mbs(t_np_load_hot):8.0f} MB/s   ratio {results['restore_hot_ratio']:.2f}")
+    print(f"{args.vars} x {args.mib} MiB float32 ({total_mb:.0f} MB), median of {args.repeat} "
+          f"interleaved repeats, load average {results['load_before']:.1f} -> "
+          f"{results['load_after']:.1f}")
+    labels = {"save": ("save           ", "numpy+fsync"),
+              "restore_cold": ("restore (cold) ", "np.fromfile"),
+              "restore_warm": ("restore (warm) ", "np.fromfile"),
+              "restore_new": ("new session    ", "np.fromfile")}
+    for key, (mine, ref) in times.items():
+        ratios = [r / m for m, r in zip(mine, ref)]
+        ratio = statistics.median(ratios)
+        results[f"{key}_MBps"] = mbs(statistics.median(mine))
+        results[f"{key}_reference_MBps"] = mbs(statistics.median(ref))
+        results[f"{key}_ratio"] = ratio
+        results[f"{key}_ratios"] = ratios
+        a, b = labels[key]
+        print(f"{a} saver {mbs(statistics.median(mine)):7.0f} MB/s   {b} "
+              f"{mbs(statistics.median(ref)):7.0f} MB/s   ratio {ratio:.2f} "
+              f"(repeats {min(ratios):.2f}-{max(ratios):.2f})")
     print(f"peak RSS growth during the first save: {results['save_peak_rss_growth_mib']:.0f} MiB "
           f"(largest tensor {args.mib} MiB)")
     if args.json:

@@ -1,4 +1,5 @@
-"""The on-disk checkpoint format: safetensors data shards plus a JSON index with CRC32C checksums.
+"""The on-disk checkpoint format: safetensors data shards plus a JSON index with CRC32C checksums
+(the user's description, with the reasons for its choices, is docs/checkpoint_format.md).
 
 A checkpoint with prefix ``P`` is the files ``P.data-00000-of-0000N`` ... (one per shard) and
 ``P.index``; the index is written last, so a checkpoint exists exactly when its index does.
@@ -13,11 +14,18 @@ Dtypes safetensors has are stored as they are (bfloat16 is ``BF16``). The others
   offsets (I64, element ``i`` is ``blob[off[i]:off[i + 1]]``) under ``<name>:offsets``;
 * any other fixed-size dtype (quantized types): its raw bytes as U8 under ``<name>:raw``.
 
-The index (``P.index``) is one JSON object: ``{"format": "tideflow.checkpoint", "version": 1,
+The index (``P.index``) is one JSON object: ``{"format": "tideflow.checkpoint", "version": 2,
 "num_shards": N, "tensors": {name: {"dtype": "float32", "shape": [...], "shard": i, "encoding":
 "raw" | "complex" | "string" | "bytes", "keys": [...], "nbytes": n, "crc32c": c}}, "checksum":
 c}``, where a tensor's ``crc32c`` covers the bytes of its keys in file order and ``checksum``
 covers the canonical JSON (sorted keys, no spaces) of everything else.
+
+A tensor saved as slices (the parts of a partitioned variable, TF's ``shape_and_slices``) has one
+entry under its full name, ``{"dtype", "shape": <full shape>, "slices": [{"offset": [...],
+"shape": [...], "shard", "encoding", "keys", "nbytes", "crc32c"}, ...]}`` (sorted by offset,
+never overlapping), each slice stored like a whole tensor under the key
+``<name>@<start>,<length>:...`` (plus the encoding suffixes above). Slices may sit in different
+shards (each device saves its own parts); readers assemble any box of the full tensor.
 
 Every file is written atomically: to a temporary file in the same directory, flushed and fsynced,
 then renamed over the target (and the directory fsynced). Tensors are written straight from their
