@@ -4,9 +4,12 @@ the test, clients in this process configured the same way.
 
 Every server process is killed when its test ends; every step runs with a deadline."""
 
+import contextlib
 import datetime
 import ipaddress
+import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -412,3 +415,70 @@ def test_server_security_argument_overrides_the_environment(certs, monkeypatch):
         assert _step_on(server.target, "/job:local/task:0") == 6.0
     finally:
         server.stop()
+
+
+# ------------------------------------------------------------------------------------------
+# tideflow launch, as docs/distributed.md shows it
+# ------------------------------------------------------------------------------------------
+
+LAUNCHED = """
+import grpc, tideflow as tf
+from tideflow.distributed import security, transport as tp
+from tideflow.distributed.cluster import tf_config_from_env
+from tideflow.protos import master_pb2
+cfg = tf_config_from_env()
+server = tf.train.Server(cfg.cluster, job_name=cfg.task_type, task_index=cfg.task_index)
+with tf.device("/job:ps/task:0"):
+    v = tf.Variable(3.0)
+with tf.device("/job:worker/task:0"):
+    y = v * 2.0
+with tf.Session(server.target) as sess:
+    sess.run(v.initializer)
+    print("VALUE", sess.run(y, options=tf.RunOptions(timeout_in_ms=30000)), flush=True)
+ps = cfg.cluster.task_address("ps", 0)
+ch = tp.make_channel(ps, security.Security(token=security.get_default().token))
+try:
+    ch.unary_unary(f"/{tp.MASTER_SERVICE}/ListDevices")(
+        master_pb2.ListDevicesRequest().SerializeToString(), timeout=10,
+        metadata=security.get_default().metadata())
+    print("PLAINTEXT ANSWERED", flush=True)
+except grpc.RpcError as e:
+    print("PLAINTEXT REFUSED", e.code().name, flush=True)
+"""
+
+
+def _launch(tmp_path, env, workers=1):
+    from tests.distributed.cluster_procs import _env as proc_env
+
+    script = tmp_path / "prog.py"
+    script.write_text(LAUNCHED)
+    argv = [sys.executable, "-m", "tideflow.cli", "launch", "--ps", "1", "--workers",
+            str(workers), "--grace", "5", "--", sys.executable, str(script)]
+    p = subprocess.Popen(argv, env=proc_env(env), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=90)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait(10)
+    return p.returncode, out
+
+
+def test_launch_with_tls_and_token(certs, tmp_path):
+    # the documented recipe: the variables in the launcher's environment reach every task;
+    # the cluster's addresses are localhost:PORT, which the certificate names
+    rc, out = _launch(tmp_path, _env(certs))
+    assert rc == 0, out[-3000:]
+    assert "[launch] security: TLS on, token on\n" in out, out[-3000:]
+    assert "[worker:0] VALUE 6.0" in out, out[-3000:]
+    assert "[worker:0] PLAINTEXT REFUSED UNAVAILABLE" in out, out[-3000:]
+
+
+def test_launch_refuses_bad_settings_before_starting_anything(certs, tmp_path):
+    env = _env(certs)
+    env["TIDEFLOW_GRPC_KEY"] = certs["other_ca.key"]
+    rc, out = _launch(tmp_path, env)
+    assert rc == 2, out
+    assert "TIDEFLOW_GRPC_KEY" in out and "does not go with" in out, out
+    assert "[ps:0]" not in out and "[launch] cluster" not in out, out

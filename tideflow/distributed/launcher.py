@@ -12,6 +12,8 @@ import sys
 import threading
 import time
 
+from tideflow.distributed import security as security_lib
+
 __all__ = ["Launcher", "TaskProcess", "cluster_addresses", "free_ports", "task_environment"]
 
 _IS_LINUX = sys.platform.startswith("linux")
@@ -153,6 +155,8 @@ class Launcher:
         self.grace = grace
         self.out = out or sys.stdout
         self.python = python or sys.executable
+        # every task reads the same TIDEFLOW_GRPC_* settings: a bad one fails here, once
+        self.security = security_lib.get_default()
         self.cluster = cluster_addresses(num_ps, num_workers, host=host, port_base=port_base)
         self.tasks = []
         self._lock = threading.Lock()
@@ -172,6 +176,12 @@ class Launcher:
     def start(self):
         """Starts every task: ps tasks first, then the workers."""
         self._say("cluster " + json.dumps(self.cluster))
+        sec = self.security
+        self._say("security: " + (
+            f"TLS {'on' if sec is not None and sec.tls else 'off'}, "
+            f"token {'on' if sec is not None and sec.token else 'off'}"
+            + ("" if sec is not None and sec.tls and sec.token else
+               " (servers run any graph sent to them: loopback only)")))
         preexec = _death_signal_setter(_libc())
         for job in ("ps", "worker"):
             for i in range(len(self.cluster.get(job, []))):

@@ -5,6 +5,7 @@ calls Worker objects directly, for tests of the master and worker logic without 
 Both offer the same methods, each taking the peer's address first.
 """
 
+import re
 import threading
 import time
 
@@ -75,10 +76,16 @@ MASTER_SERVICE = "tideflow.MasterService"
 TRANSFER_SERVICE = "tideflow.TideflowTransfer"
 
 
+_CLOSED_AT_CONNECT = re.compile(r"failed to connect to all addresses; last error: "
+                                r"UNAVAILABLE: [^\s;]+: Socket closed")
+
+
 def _plaintext_hint(details, tls):
     """A hint for a plaintext connection a server closed at once: most likely a TLS server.
     ``tls`` None: the environment's settings (those ``tf.Session`` connects with)."""
-    if "failed to connect" not in details or "Socket closed" not in details:
+    # what gRPC says of a TLS server closing a plaintext connection (a killed server says
+    # "Connection refused", or "Stream removed (Socket closed)" for a call it was serving)
+    if not _CLOSED_AT_CONNECT.search(details):
         return ""
     if tls is None:
         from tideflow.distributed import security
@@ -106,9 +113,12 @@ def error_from_rpc(e, address="", tls=None):
         num = errors.UNKNOWN
     cls = errors.exception_type_from_error_code(num)
     if num == errors.UNAVAILABLE:
-        if address and address not in details:
+        hint = _plaintext_hint(details, tls)
+        # name the peer, unless the error already names the task it is about (an error a
+        # master relays from one of its workers is about that worker, not the master)
+        if address and address not in details and "(task at " not in details:
             details = f"{details} (task at {address})"
-        details += _plaintext_hint(details, tls)
+        details += hint
     return cls(None, None, details)
 
 
