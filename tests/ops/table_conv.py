@@ -403,13 +403,36 @@ def _pool_rows():
                 [x, arr((2, 5, 6, 3))],
                 lambda a, b, kw=kw: ref_max_pool_grad_grad(a, b, **kw), dtypes=F,
                 name=f"MaxPoolGradGradWithArgmax_{tag}_{incl}"))
+    # windows that tile the input (ksize == strides, no padding) take max_pool_grad's fast
+    # path; the same windows on sizes that need SAME padding must not
+    for shape, ksize, padding in (((2, 4, 6, 3), (2, 2), "SAME"), ((2, 7, 8, 2), (3, 3), "VALID"),
+                                  ((2, 5, 7, 3), (2, 2), "SAME"), ((1, 7, 8, 2), (3, 3), "SAME")):
+        at = _pool_attrs(ksize, ksize, padding)
+        kw = {"ksize": ksize, "strides": ksize, "padding": padding}
+        outs = [geometry(n, k, k, 1, padding)[0] for n, k in zip(shape[1:3], ksize)]
+        tag = f"{padding}_k{ksize[0]}{ksize[1]}_{shape[1]}x{shape[2]}"
+        rows.append(Case(
+            "MaxPoolGrad",
+            lambda a, b, at=at: _raw("MaxPoolGrad", [a, pooling_ops.max_pool(
+                a, at["ksize"], at["strides"], at["padding"]), b], at)[0],
+            [distinct(shape), arr((shape[0], *outs, shape[3]))],
+            lambda a, b, kw=kw: ref_max_pool_grad(a, b, **kw), dtypes=F,
+            name=f"MaxPoolGrad_tiles_{tag}"))
     # NCHW
     xc = distinct((2, 3, 5, 6))
     at = _pool_attrs((3, 3), (2, 2), "SAME", "NCHW")
     kw = {"ksize": (3, 3), "strides": (2, 2), "padding": "SAME"}
+    at2 = _pool_attrs((2, 2), (2, 2), "VALID", "NCHW")
+    kw2 = {"ksize": (2, 2), "strides": (2, 2), "padding": "VALID"}
     rows += [
         Case("MaxPool", lambda a: _raw("MaxPool", [a], at)[0], [xc],
              nchw(lambda a: ref_max_pool(a, **kw)), dtypes=F, name="MaxPool_NCHW"),
+        Case("MaxPoolGrad",
+             lambda a, b: _raw("MaxPoolGrad", [a, _raw("MaxPool", [a], at2)[0], b], at2)[0],
+             [xc, arr((2, 3, 2, 3))],
+             lambda a, b: np.moveaxis(ref_max_pool_grad(np.moveaxis(a, 1, -1),
+                                                        np.moveaxis(b, 1, -1), **kw2), -1, 1),
+             dtypes=F, name="MaxPoolGrad_NCHW_tiles"),
         Case("AvgPool", lambda a: _raw("AvgPool", [a], at)[0], [xc],
              nchw(lambda a: ref_avg_pool(a, **kw)), dtypes=F, name="AvgPool_NCHW"),
     ]

@@ -12,6 +12,7 @@ from tests.ops.table_conv import (
     ref_conv,
     ref_depthwise,
     ref_max_pool,
+    ref_max_pool_grad,
 )
 from tideflow.framework import errors
 from tideflow.framework import ops as tf_ops
@@ -441,3 +442,39 @@ def test_geometry_helpers_agree_with_the_table_reference():
                             continue
                         o, before, _ = kconv.output_size(n, k, s, d, p)
                         assert (o, before) == geometry(n, k, s, d, p)
+
+
+# ------------------------------------------------------------------------------------------
+# fast paths agree with the general kernels
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,ksize,padding,tiled", [
+    ((3, 8, 6, 4), (2, 2), "SAME", True),
+    ((3, 7, 6, 4), (2, 2), "VALID", True),  # the last row is in no window: zero gradient
+    ((2, 9, 9, 3), (3, 3), "VALID", True),
+    ((2, 4, 6, 8, 2), (2, 3, 2), "SAME", True),
+    ((2, 6, 3), (3,), "SAME", True),
+    ((2, 7, 6, 4), (2, 2), "SAME", False),  # odd height: SAME pads, the general path runs
+    ((2, 8, 8, 3), (3, 3), "SAME", False),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_max_pool_grad_on_tiling_windows_matches_the_general_path(shape, ksize, padding, tiled,
+                                                                  dtype, monkeypatch):
+    rng = np.random.RandomState(5)
+    x = rng.randint(-2, 3, shape).astype(dtype)  # many ties
+    x.ravel()[rng.rand(x.size) < 0.1] = np.nan
+    dy = rng.standard_normal(kconv.max_pool(x, ksize, ksize, padding).shape).astype(dtype)
+    calls = []
+    fast_fn = kconv._max_pool_grad_tiled
+    monkeypatch.setattr(kconv, "_max_pool_grad_tiled",
+                        lambda *a: calls.append(1) or fast_fn(*a))
+    fast = kconv.max_pool_grad(x, dy, ksize, ksize, padding)
+    assert bool(calls) == tiled
+    clean = np.nan_to_num(x, nan=-3)
+    np.testing.assert_allclose(kconv.max_pool_grad(clean, dy, ksize, ksize, padding),
+                               ref_max_pool_grad(clean, dy, ksize, ksize, padding), rtol=1e-6)
+    monkeypatch.setattr(kconv, "_tiles", lambda *a: None)
+    general = kconv.max_pool_grad(x, dy, ksize, ksize, padding)
+    assert fast.dtype == general.dtype == dtype
+    np.testing.assert_array_equal(fast, general)  # NaNs and ties included

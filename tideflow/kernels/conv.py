@@ -405,8 +405,56 @@ def max_pool_taps(x, ksize, strides, padding):
     return out, idx, outs, pads
 
 
+def _tiles(x, ksize, strides, padding):
+    """The output sizes when the pooling windows tile ``x`` without padding (ksize == strides,
+    SAME on sizes the window divides, or VALID), else None."""
+    if tuple(ksize) != tuple(strides):
+        return None
+    outs, pads = _pool_setup(x, ksize, strides, padding)
+    if any(b or a for b, a in pads):
+        return None
+    return outs
+
+
+def _max_pool_grad_tiled(x, dy, ksize, outs, dt):
+    """max_pool_grad for windows that tile the input: each tap's slab of ``dx`` is written once.
+
+    The tap that holds the first maximum is the last one that beat the running maximum (the
+    recurrence max_pool_taps runs, NaNs included); its mask is that tap's "better" mask minus
+    those of later taps. No index array, no scatter-adds.
+    """
+    ones = (1,) * len(ksize)
+    taps = [x[_tap(outs, ksize, ones, tap)] for tap in np.ndindex(*ksize)]
+    better = [None]
+    run = taps[0]
+    for i, t in enumerate(taps[1:], 1):
+        better.append(np.greater(t, run))
+        if i < len(taps) - 1:
+            run = np.maximum(run, t)
+    covered = all(o * k == n for o, k, n in zip(outs, ksize, x.shape[1:-1]))
+    dx = np.empty(x.shape, dt) if covered else np.zeros(x.shape, dt)
+    later = None
+    for i in range(len(taps) - 1, -1, -1):
+        dst = dx[_tap(outs, ksize, ones, np.unravel_index(i, ksize))]
+        if i == len(taps) - 1:
+            mask = better[i]
+            later = mask.copy() if i > 1 else mask
+        elif i > 0:
+            mask = better[i] & ~later
+            later |= better[i]
+        else:
+            mask = np.logical_not(later, out=later)
+        np.multiply(dy, mask, out=dst)
+    return dx
+
+
 def max_pool_grad(x, dy, ksize, strides, padding):
     """Routes each window's gradient to the input element max_pool took (first max on ties)."""
+    tiled = _tiles(x, ksize, strides, padding) if x.size and len(ksize) > 0 else None
+    if tiled is not None and math.prod(ksize) > 1:
+        dt = compute_dtype(dy.dtype)
+        dx = _max_pool_grad_tiled(x, dy.astype(dt, copy=False), ksize, tiled, dt)
+        return dx.astype(dy.dtype, copy=False)
     _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
     ones = (1,) * len(ksize)
     out_dtype = dy.dtype
