@@ -131,7 +131,7 @@ class RemoteSession:
             self._handle = None
 
     # -- steps -------------------------------------------------------------------------
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+    def _handler(self, fetches):
         from tideflow.runtime import session as session_lib
 
         s = self._session
@@ -141,44 +141,146 @@ class RemoteSession:
             handler = session_lib._FetchHandler(self._graph, fetches)
             if key is not None:
                 s._handlers[key] = handler
-        req = master_pb2.RunStepRequest()
-        if feed_dict:
-            for k, value in feed_dict.items():
-                tensors, splitter = session_lib._feed_tensors(self._graph, k)
-                values = [value] if splitter is None else splitter(value)
-                for t, v in zip(tensors, values):
-                    if not self._graph.is_feedable(t):
-                        raise ValueError(f"Tensor {t} may not be fed.")
-                    nt = req.feed.add(name=t.name)
-                    wire.encode(session_lib._convert_feed(t, v), nt.tensor)
-        req.fetch.extend(t.name for t in handler.tensors)
-        req.target.extend(op.name for op in handler.targets)
-        timeout = STEP_TIMEOUT_S
-        if options is not None:
-            req.options.CopyFrom(options)
-            if options.timeout_in_ms > 0:
-                timeout = options.timeout_in_ms / 1000.0 + 5.0
-        self._ensure_graph()
-        req.session_handle = self._handle
+        if getattr(handler, "_wire_small", None) is None:
+            handler._wire_small = all(wire.known_small(t) for t in handler.tensors)
+        return handler
+
+    def _add_feeds(self, req, feed_dict):
+        from tideflow.runtime import session as session_lib
+
+        for k, value in feed_dict.items():
+            tensors, splitter = session_lib._feed_tensors(self._graph, k)
+            values = [value] if splitter is None else splitter(value)
+            for t, v in zip(tensors, values):
+                if not self._graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t} may not be fed.")
+                nt = req.feed.add(name=t.name)
+                wire.encode(session_lib._convert_feed(t, v), nt.tensor)
+
+    def _step(self, req, handler, timeout, run_metadata=None):
         arrays = {}  # streamed (big) tensors, decoded in place
-        small = getattr(handler, "_wire_small", None)
-        if small is None:
-            small = handler._wire_small = all(wire.known_small(t) for t in handler.tensors)
-        resp = self._stub.run_step(req, timeout, arrays, small)
+        resp = self._stub.run_step(req, timeout, arrays, handler._wire_small)
         if run_metadata is not None:
             run_metadata.CopyFrom(resp.metadata)
         return handler.builder([arrays[i] if i in arrays else _value(nt.tensor)
                                 for i, nt in enumerate(resp.tensor)])
 
-    def make_callable(self, fetches, feed_list=None):
-        feeds = list(feed_list or [])
+    @staticmethod
+    def _timeout(req, options):
+        if options is None:
+            return STEP_TIMEOUT_S
+        req.options.CopyFrom(options)
+        if options.timeout_in_ms > 0:
+            return options.timeout_in_ms / 1000.0 + 5.0
+        return STEP_TIMEOUT_S
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        handler = self._handler(fetches)
+        req = master_pb2.RunStepRequest()
+        if feed_dict:
+            self._add_feeds(req, feed_dict)
+        req.fetch.extend(t.name for t in handler.tensors)
+        req.target.extend(op.name for op in handler.targets)
+        timeout = self._timeout(req, options)
+        self._ensure_graph()
+        req.session_handle = self._handle
+        return self._step(req, handler, timeout, run_metadata)
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """TF's calling convention: positional values for ``feed_list``, ``options`` and
+        ``run_metadata`` keywords (with ``accept_options``, or a ``feed_list``, as TF's
+        forwarding to ``run``); fetches come back as ``run`` returns them.
+
+        The names are resolved once: a call converts its feed values, copies the prepared
+        RunStep request and sends it."""
+        from tideflow.runtime import session as session_lib
+
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError("`feed_list` must be a list or tuple.")
+        handler = session_lib._FetchHandler(self._graph, fetches)
+        handler._wire_small = all(wire.known_small(t) for t in handler.tensors)
+        feeds = []  # (tensor, splitter or None, count) per feed_list entry
+        for f in feed_list or ():
+            tensors, splitter = session_lib._feed_tensors(self._graph, f)
+            for t in tensors:
+                if not self._graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t} may not be fed.")
+            feeds.append((tensors, splitter))
+        n = len(feeds)
+        skeleton = master_pb2.RunStepRequest()
+        skeleton.fetch.extend(t.name for t in handler.tensors)
+        skeleton.target.extend(op.name for op in handler.targets)
+        names = [[t.name for t in tensors] for tensors, _ in feeds]
+        kw_ok = accept_options or feed_list is not None
+        convert = session_lib._convert_feed
+        encode = wire.encode
+        state = [None, None]  # the master session handle the skeleton is for, the skeleton
+        sess = self._session
 
         def call(*args, **kwargs):
-            if len(args) != len(feeds):
-                raise TypeError(f"expected {len(feeds)} feed values, got {len(args)}")
-            return self.run(fetches, dict(zip(feeds, args)))
+            if sess._closed:
+                sess._check_open()
+            if len(args) != n:
+                raise TypeError(f"expected {n} feed values, got {len(args)}")
+            options = run_metadata = None
+            if kwargs:
+                bad = [k for k in kwargs if not kw_ok or k not in ("options", "run_metadata")]
+                if bad:
+                    raise TypeError(f"callable() got an unexpected keyword argument {bad[0]!r}")
+                options = kwargs.get("options")
+                run_metadata = kwargs.get("run_metadata")
+            self._ensure_graph()
+            if state[0] != self._handle:
+                base = master_pb2.RunStepRequest()
+                base.CopyFrom(skeleton)
+                base.session_handle = self._handle
+                state[0], state[1] = self._handle, base
+            req = master_pb2.RunStepRequest()
+            req.CopyFrom(state[1])
+            for (tensors, splitter), tnames, value in zip(feeds, names, args):
+                values = (value,) if splitter is None else splitter(value)
+                for t, name, v in zip(tensors, tnames, values):
+                    encode(convert(t, v), req.feed.add(name=name).tensor)
+            timeout = self._timeout(req, options)
+            return self._step(req, handler, timeout, run_metadata)
 
         return call
+
+    # -- partial runs ------------------------------------------------------------------
+    def partial_run_setup(self, fetches, feeds=None):
+        """PartialRunSetup on the master: the handle of a step that ``partial_run`` feeds and
+        fetches in pieces (``feeds`` and ``fetches`` as declared here, each exactly once)."""
+        from tideflow.runtime import session as session_lib
+
+        handler = self._handler(fetches)
+        req = master_pb2.PartialRunSetupRequest()
+        for f in feeds or ():
+            tensors, _ = session_lib._feed_tensors(self._graph, f)
+            for t in tensors:
+                if not self._graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t} may not be fed.")
+                req.feed.append(t.name)
+        req.fetch.extend(t.name for t in handler.tensors)
+        req.target.extend(op.name for op in handler.targets)
+        self._ensure_graph()
+        req.session_handle = self._handle
+        return self._stub.call("PartialRunSetup", req, CREATE_TIMEOUT_S).partial_run_handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run ``handle``: feeds ``feed_dict``, returns ``fetches``."""
+        if not isinstance(handle, str) or not handle:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid partial run handle {handle!r}: use the one "
+                "partial_run_setup returned")
+        handler = self._handler(fetches)
+        req = master_pb2.RunStepRequest(partial_run_handle=handle)
+        if feed_dict:
+            self._add_feeds(req, feed_dict)
+        req.fetch.extend(t.name for t in handler.tensors)
+        req.target.extend(op.name for op in handler.targets)
+        self._ensure_graph()
+        req.session_handle = self._handle
+        return self._step(req, handler, STEP_TIMEOUT_S)
 
     def list_devices(self):
         from tideflow.runtime.device_attributes import DeviceAttributes

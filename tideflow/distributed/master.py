@@ -93,6 +93,29 @@ class _StepPlan:
         self.parts = parts
         self.fed_fetches = fed_fetches  # (fetch index, feed index)
         self.n_fetches = n_fetches
+        # partial runs: the feed indices each fetch needs, and those any op of the plan needs
+        self.fetch_needs = None
+        self.needed_feeds = frozenset()
+
+
+class _PartialRun:
+    """A partial run on the master: one step (``step_id``) fed and fetched in pieces."""
+
+    def __init__(self, handle, plan, feeds, fetches, targets, step_id):
+        self.handle = handle
+        self.plan = plan
+        self.feeds = feeds  # declared feed tensors (plan feed order)
+        self.fetches = fetches  # declared fetch tensors (plan fetch order)
+        self.targets = set(targets)
+        self.feed_index = {t: i for i, t in enumerate(feeds)}
+        self.fetch_index = {t: j for j, t in enumerate(fetches)}
+        self.fed = set()  # feed indices fed so far
+        self.fetched = set()  # fetch indices fetched so far
+        self.fed_values = {}  # feed index -> TensorProto, for feeds that are also fetched
+        self.step_id = step_id
+        self.started = False
+        self.closed = False
+        self.lock = threading.Lock()
 
 
 class MasterSession:
@@ -110,6 +133,7 @@ class MasterSession:
         self.lock = threading.Lock()
         self.closed = False
         self.tasks_used = {}  # address -> task name
+        self.partial_runs = {}  # handle -> _PartialRun
         go = config.graph_options
         self.bfloat16 = bool(go.enable_bfloat16_sendrecv)
         self.optimize = go.optimizer_options.opt_level != -1
@@ -169,14 +193,14 @@ class MasterSession:
             raise errors.NotFoundError(
                 None, None, f"{what} {name!r} is not in the session's graph: {e}") from None
 
-    def plan(self, feeds, fetches, targets):
-        key = (tuple(fetches), tuple(feeds), tuple(targets), self.version)
+    def plan(self, feeds, fetches, targets, partial=False):
+        key = (tuple(fetches), tuple(feeds), tuple(targets), self.version, partial)
         p = self.plans.get(key)
         if p is None:
             with self.lock:
                 p = self.plans.get(key)
                 if p is None:
-                    p = self._build(feeds, fetches, targets)
+                    p = self._build(feeds, fetches, targets, partial)
                     self.master._register(self, p)
                     self.plans[key] = p
         return p
@@ -212,7 +236,7 @@ class MasterSession:
         mine = [d for d in cands if (d.job, d.task) == local]
         return placer.default_choice(mine or cands)
 
-    def _build(self, feed_names, fetch_names, target_names):
+    def _build(self, feed_names, fetch_names, target_names, partial=False):
         fetches = [self._element(n, True) for n in fetch_names]
         feeds = [self._element(n, True) for n in feed_names]
         targets = [self._element(n, False) for n in target_names]
@@ -224,21 +248,38 @@ class MasterSession:
                                  job=self.local_task[0], chooser=self._chooser)
         if self.log_placement:
             placer.log_placement(order, placement)
-        units = {}
-        unit_of = {}
-        for op in order:
-            d = placement[op]
-            u = units.get(d)
-            if u is None:
-                u = units[d] = partition.Unit(d)
-            unit_of[op] = u
+        if partial:
+            unit_of, needs = _partial_lanes(order, placement, fed)
+        else:
+            units = {}
+            unit_of = {}
+            for op in order:
+                d = placement[op]
+                u = units.get(d)
+                if u is None:
+                    u = units[d] = partition.Unit(d)
+                unit_of[op] = u
         parts = partition.build(order, unit_of, set(feeds), [], targets) if order else []
-        return self._emit(order, placement, parts, unit_of, feeds, fetches)
+        dropped = _clone_variables(parts, unit_of, fetches, targets) if partial else set()
+        plan = self._emit(order, placement, parts, unit_of, feeds, fetches, partial, dropped)
+        if partial:
+            plan.fetch_needs = [
+                frozenset((fed[t],)) if t in fed else frozenset(
+                    i for i in needs.get(t._op, ()) if isinstance(i, int))
+                for t in fetches]
+            plan.needed_feeds = frozenset(
+                i for s in set(needs.values()) for i in s if isinstance(i, int))
+        return plan
 
-    def _emit(self, order, placement, parts, unit_of, feeds, fetches):
+    def _emit(self, order, placement, parts, unit_of, feeds, fetches, partial=False,
+              dropped=()):
         """One GraphDef per task, nodes in the global order (receives just before their first
         consumer, sends right after their producer), so each device's serial plan is
-        deadlock-free; feeds and fetches become client-terminated _Recv/_Send nodes."""
+        deadlock-free; feeds and fetches become client-terminated _Recv/_Send nodes.
+
+        ``partial``: every node carries its lane (``_partial_lane``), each lane of a device
+        becoming its own serial plan on the worker; a feed gets one receive per lane, and a
+        variable read by another lane of its device is read through a clone there."""
         part_of = {op: p for p in parts for op in p.ops}
         fed = {t: i for i, t in enumerate(feeds)}
         fetch_of = {}
@@ -261,22 +302,37 @@ class MasterSession:
             return tp
 
         for op in order:
+            if op in dropped:
+                continue
             dev = placement[op]
             p = part_of[op]
             tp = task_part(dev)
             gd = tp.graph_def
+            first_node = len(gd.node)
+            lane = p.unit.lane
             seen = emitted[dev.address]
             inputs = []
+            clones = getattr(p, "clones", None)
             for t in op._inputs:
                 if t in fed:
                     name = f"{t._op._name}/_feed_{t._value_index}_{dev.device_type}_{dev.index}"
+                    tname = "feed:" + t.name
+                    if lane:
+                        name += f"_lane{lane}"
+                        tname += f"#lane{lane}"
                     if name not in seen:
                         seen.add(name)
-                        key = make_key(dev.name, dev.incarnation, dev.name, "feed:" + t.name)
-                        gd.node.append(_recv_node(name, t._dtype.base_dtype, "feed:" + t.name,
+                        key = make_key(dev.name, dev.incarnation, dev.name, tname)
+                        gd.node.append(_recv_node(name, t._dtype.base_dtype, tname,
                                                   dev, dev, True, False))
                         tp.feeds.append((fed[t], key))
                     inputs.append(name)
+                elif clones and t in clones:
+                    name = clones[t]
+                    if name not in seen:
+                        seen.add(name)
+                        gd.node.append(_variable_clone(t._op, name, dev))
+                    inputs.append(f"{name}:{t._value_index}" if t._value_index else name)
                 elif t in p.recvs:
                     tr = p.recvs[t]
                     if tr.recv_name not in seen:
@@ -328,12 +384,152 @@ class MasterSession:
                 c.attr["value"].CopyFrom(graph_io.attr_value_of(_zero(), "tensor"))
                 gd.node.append(_send_node(tr.send_name, dummy, dtypes.float32, tr.edge_name, dev,
                                           tr.dst.device, False))
+            if partial:
+                for i in range(first_node, len(gd.node)):
+                    gd.node[i].attr["_partial_lane"].i = lane
         if self.graph._functions:
             from tideflow.framework import function_def
 
             for tp in tasks.values():
                 function_def.add_library(self.graph, tp.graph_def)
         return _StepPlan(list(tasks.values()), fed_fetches, len(fetches))
+
+
+_CLONABLE = frozenset({"VariableV2", "Variable"})
+
+
+def _clonable(op):
+    """A variable op with no inputs: a lookup of its resource by name, so any lane of its
+    device can run its own copy of it."""
+    return op._type in _CLONABLE and not op._inputs and not op._control_inputs
+
+
+# kernels that may wait for another op of the step (a queue, an accumulator): in a partial
+# run each such op and what follows it get lanes of their own, as if it were a feed
+_NOT_BLOCKING = frozenset({"If", "While", "_Send", "_Recv", "QueueCloseV2"})
+
+
+def _blocking(op):
+    return op._op_def.kernel_wants_step and op._type not in _NOT_BLOCKING
+
+
+def _partial_lanes(order, placement, fed):
+    """Units for a partial run: each op goes to the lane of its device that holds every op
+    needing exactly the same set of feeds (transitively; a blocking op such as a dequeue
+    counts as a feed of what follows it). A lane then runs to its end once its feeds are fed,
+    whatever order the client feeds them in, and a fetch can be waited for as soon as the
+    feeds of its lane are in. Ops joined by a variable's ref edge share a lane (the kernels
+    of variable updates find their variable through the graph), except the variable op
+    itself, cloned into the lanes that use it; the lane's set is then the union of theirs.
+
+    Returns (op -> Unit, op -> frozenset of the feed indices (and blocking ops) its lane
+    waits for)."""
+    from tideflow.ops.state_ops import variable_op_of
+
+    inset = set(order)
+    uf = placer._UnionFind()
+    for op in order:
+        uf.find(op)
+        for arg, t in zip(placer._input_args(op), op._inputs):
+            src = t._op
+            if t in fed or src not in inset or _clonable(src):
+                continue
+            if (t._dtype._is_ref_dtype and placer._is_colocating_edge(op, arg, t)
+                    and variable_op_of(t) is not None):
+                uf.union(src, op)
+    own = {}
+    deps = {}
+    for op in order:
+        r = uf.find(op)
+        o = own.setdefault(r, set())
+        d = deps.setdefault(r, set())
+        if _blocking(op):
+            o.add(op)
+        for t in op._inputs:
+            if t in fed:
+                o.add(fed[t])
+            elif t._op in inset:
+                d.add(uf.find(t._op))
+        for c in op._control_inputs:
+            if c in inset:
+                d.add(uf.find(c))
+    sig = {r: frozenset(o) for r, o in own.items()}
+    changed = True
+    while changed:  # groups joined by ref edges may depend on each other both ways
+        changed = False
+        for r, ds in deps.items():
+            s = sig[r]
+            for d in ds:
+                s = s | sig[d]
+            if s != sig[r]:
+                sig[r] = s
+                changed = True
+    lanes = {frozenset(): 0}
+    units = {}
+    unit_of = {}
+    needs = {}
+    for op in order:
+        s = sig[uf.find(op)]
+        lane = lanes.get(s)
+        if lane is None:
+            lane = lanes[s] = len(lanes)
+        d = placement[op]
+        u = units.get((d, lane))
+        if u is None:
+            u = units[(d, lane)] = partition.Unit(d, lane)
+        unit_of[op] = u
+        needs[op] = s
+    return unit_of, needs
+
+
+def _clone_variables(parts, unit_of, fetches, targets):
+    """In place: a variable read by another lane of its own device is read there through a
+    clone of its op (the same resource), not through a transfer: ref consumers (Assign) need
+    the variable op itself as their input. Returns the variables left with no use in their own
+    lane, which are then not emitted."""
+    part_of_unit = {p.unit: p for p in parts}
+    cloned = set()
+    for p in parts:
+        for t, tr in list(p.recvs.items()):
+            src = t._op
+            if not _clonable(src) or tr.src.device is not p.device:
+                continue
+            del p.recvs[t]
+            sp = part_of_unit[tr.src]
+            sends = sp.sends.get(t)
+            if sends is not None:
+                sends[:] = [x for x in sends if x is not tr]
+                if not sends:
+                    del sp.sends[t]
+            if not hasattr(p, "clones"):
+                p.clones = {}
+            p.clones[t] = f"{src._name}/_partial_lane{p.unit.lane}"
+            cloned.add(src)
+    dropped = set()
+    fetched = {t._op for t in fetches}
+    for v in cloned:
+        sp = part_of_unit[unit_of[v]]
+        u = sp.unit
+        used = (v in fetched or v in targets or v in sp.ctrl_sends
+                or any(t in sp.sends for t in v._outputs)
+                or any(unit_of.get(c) is u for t in v._outputs for c in t.consumers())
+                or any(v in op._control_inputs for op in sp.ops))
+        if not used:
+            dropped.add(v)
+    return dropped
+
+
+def _variable_clone(var_op, name, dev):
+    nd = node_def_pb2.NodeDef()
+    nd.CopyFrom(graph_io.node_def_of(var_op))
+    nd.name = name
+    nd.device = dev.name
+    del nd.input[:]
+    if not nd.attr["shared_name"].s:  # the resource is found by shared_name, else node name
+        nd.attr["shared_name"].s = var_op._name.encode()
+    if "_class" in nd.attr:
+        del nd.attr["_class"]
+    return nd
 
 
 def _zero():
@@ -483,7 +679,11 @@ class Master:
         with self._lock:
             sess = self._sessions.pop(request.session_handle, None)
         if sess is not None:
-            sess.closed = True
+            with sess.lock:
+                sess.closed = True
+                partials = list(sess.partial_runs.values())
+            for pr in partials:  # their steps end on every task (lanes waiting fail at once)
+                self._end_partial(sess, pr, abort=True)
             for addr in list(sess.tasks_used):
                 req = worker_pb2.DeleteWorkerSessionRequest(session_handle=sess.handle)
                 try:
@@ -527,9 +727,150 @@ class Master:
             raise errs[0]
         return master_pb2.ResetResponse()
 
+    # -- partial runs -------------------------------------------------------------------
     def partial_run_setup(self, request):
-        raise errors.UnimplementedError(
-            None, None, "Partial runs are not supported by the distributed master")
+        """PartialRunSetup: plans and registers the step of the declared feeds, fetches and
+        targets (one lane per set of feeds on each device: see ``_partial_lanes``); the step
+        starts with the first RunStep naming the handle."""
+        sess = self._session(request.session_handle)
+        feeds = list(request.feed)
+        fetches = list(request.fetch)
+        targets = list(request.target)
+        plan = sess.plan(feeds, fetches, targets, partial=True)
+        handle = f"partial_{next(self._ids)}_{random.getrandbits(32):08x}"
+        pr = _PartialRun(handle, plan, [sess._element(n, True) for n in feeds],
+                         [sess._element(n, True) for n in fetches],
+                         [sess._element(n, False) for n in targets],
+                         random.getrandbits(62) + 1)
+        with sess.lock:
+            if sess.closed:
+                raise errors.AbortedError(None, None, f"Session {sess.handle!r} was closed")
+            sess.partial_runs[handle] = pr
+        return master_pb2.PartialRunSetupResponse(partial_run_handle=handle)
+
+    def _partial_step(self, sess, request, deadline, arrays):
+        """A RunStep of a partial run: sends this call's feeds into the running step and waits
+        for this call's fetches. The first call starts the step on every task; the call after
+        which every fetch was fetched and every needed feed fed ends it (is_last_partial_run).
+        A failed call ends the partial run everywhere; a rejected one (InvalidArgument) leaves
+        it as it was."""
+        h = request.partial_run_handle
+        pr = sess.partial_runs.get(h)
+        if pr is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Partial run handle {h!r} is not open in this session (it "
+                "completed, failed or was never set up): must run 'setup' before performing "
+                "partial runs!")
+        with pr.lock:
+            if pr.closed:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Partial run {h!r} has ended (it completed or failed)")
+            plan = pr.plan
+            new = {}  # feed index -> TensorProto
+            for nt in request.feed:
+                i = pr.feed_index.get(self._partial_element(sess, nt.name, "feed"))
+                if i is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The feed {nt.name} was not specified in "
+                        "partial_run_setup.")
+                if i in pr.fed or i in new:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The feed {nt.name} has already been fed.")
+                new[i] = nt.tensor
+            wanted = {}  # fetch index -> position in this call's fetches
+            for pos, name in enumerate(request.fetch):
+                j = pr.fetch_index.get(self._partial_element(sess, name, "fetch"))
+                if j is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The fetch {name} was not specified in partial_run_setup.")
+                if j in pr.fetched or j in wanted:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The fetch {name} has already been fetched.")
+                wanted[j] = pos
+            for name in request.target:
+                try:
+                    op = sess._element(name, False)
+                except errors.NotFoundError:
+                    op = None
+                if op not in pr.targets:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"The target {name} was not specified in "
+                        "partial_run_setup.")
+            avail = pr.fed | set(new)
+            for j, pos in wanted.items():
+                missing = plan.fetch_needs[j] - avail
+                if missing:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Fetch {request.fetch[pos]} can't be computed from the "
+                        f"feeds that have been fed so far: it needs feed "
+                        f"{pr.feeds[min(missing)].name}, which has not been fed yet in this "
+                        "partial run.")
+            last = (len(pr.fetched) + len(wanted) == len(pr.fetches)
+                    and plan.needed_feeds <= avail)
+            opts = request.options
+            timeout_ms = opts.timeout_in_ms or sess.config.operation_timeout_in_ms
+            if timeout_ms > 0:
+                d = time.monotonic() + timeout_ms / 1000.0
+                deadline = d if deadline is None else min(deadline, d)
+            calls = []
+            for tp in plan.parts:
+                sends = [(i, key) for i, key in tp.feeds if i in new]
+                recvs = [(j, key) for j, key in tp.fetches if j in wanted]
+                if not (sends or recvs or last or not pr.started):
+                    continue
+                req = worker_pb2.RunGraphRequest(
+                    session_handle=sess.handle, graph_handle=tp.handle, step_id=pr.step_id,
+                    create_worker_session_called=True, is_partial=True,
+                    is_last_partial_run=last)
+                for i, key in sends:
+                    req.send.add(name=key).tensor.CopyFrom(new[i])
+                req.recv_key.extend(k for _, k in recvs)
+                calls.append((tp, req, recvs))
+            got = [{} for _ in calls]
+            try:
+                if sess.closed:
+                    raise errors.CancelledError(None, None, "The session was closed")
+                pr.started = True
+                resps = self._run_all(sess, [(tp, req) for tp, req, _ in calls], deadline,
+                                      pr.step_id, got) if calls else []
+            except BaseException:
+                self._end_partial(sess, pr, abort=True)
+                raise
+            pr.fed.update(new)
+            pr.fetched.update(wanted)
+            fed_fetched = {j: i for j, i in plan.fed_fetches}
+            for j, i in fed_fetched.items():
+                if i in new:
+                    pr.fed_values[i] = new[i]
+            if last:
+                self._end_partial(sess, pr, abort=False)
+        out = master_pb2.RunStepResponse()
+        slots = [None] * len(request.fetch)
+        for (_, _, recvs), resp, big in zip(calls, resps, got):
+            by_key = {nt.name: big.get(i, nt.tensor) for i, nt in enumerate(resp.recv)}
+            for j, key in recvs:
+                slots[wanted[j]] = by_key.get(key)
+        for j, pos in wanted.items():
+            i = fed_fetched.get(j)
+            if i is not None:
+                slots[pos] = new.get(i, pr.fed_values.get(i))
+        self._fill_response(out, request.fetch, slots, arrays)
+        return out
+
+    def _partial_element(self, sess, name, what):
+        try:
+            return sess._element(name, True)
+        except errors.NotFoundError:
+            raise errors.InvalidArgumentError(
+                None, None, f"The {what} {name} was not specified in partial_run_setup.") from None
+
+    def _end_partial(self, sess, pr, abort):
+        """Forgets partial run ``pr``; with ``abort``, ends its step on every task (their
+        waiting lanes fail at once)."""
+        pr.closed = True
+        sess.partial_runs.pop(pr.handle, None)
+        if abort and pr.started:
+            self._cleanup([(tp, None) for tp in pr.plan.parts], pr.step_id)
 
     # -- steps --------------------------------------------------------------------------
     def _check_tasks(self, sess, addresses):
@@ -574,8 +915,7 @@ class Master:
         only) and go into ``arrays[fetch index]``, to be streamed to the client."""
         sess = self._session(request.session_handle)
         if request.partial_run_handle:
-            raise errors.UnimplementedError(
-                None, None, "Partial runs are not supported by the distributed master")
+            return self._partial_step(sess, request, deadline, arrays)
         opts = request.options
         timeout_ms = opts.timeout_in_ms or sess.config.operation_timeout_in_ms
         if timeout_ms > 0:
@@ -612,7 +952,15 @@ class Master:
                 out.metadata.step_stats.dev_stats.extend(resp.step_stats.dev_stats)
         for j, i in plan.fed_fetches:
             slots[j] = feeds[feed_names[i]]
-        for name, tensor in zip(request.fetch, slots):
+        self._fill_response(out, request.fetch, slots, arrays)
+        if opts.output_partition_graphs:
+            for tp in plan.parts:
+                out.metadata.partition_graphs.add()  # graphs live on the workers
+        return out
+
+    @staticmethod
+    def _fill_response(out, names, slots, arrays):
+        for name, tensor in zip(names, slots):
             nt = out.tensor.add(name=name)
             if tensor is None:
                 raise errors.InternalError(None, None, f"Fetch {name!r} produced no value")
@@ -624,10 +972,6 @@ class Master:
                     wire.encode(tensor, nt.tensor)
             else:
                 nt.tensor.CopyFrom(tensor)
-        if opts.output_partition_graphs:
-            for tp in plan.parts:
-                out.metadata.partition_graphs.add()  # graphs live on the workers
-        return out
 
     def _run_all(self, sess, calls, deadline, step_id, got):
         timeout = None if deadline is None else deadline - time.monotonic()

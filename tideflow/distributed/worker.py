@@ -6,6 +6,7 @@ and outlive client sessions, so between-graph replicas share the parameter serve
 name; CleanupAll (``Session.reset``) clears containers.
 """
 
+import collections
 import concurrent.futures
 import itertools
 import threading
@@ -69,6 +70,7 @@ class _GraphItem:
         self.plans = plans  # [(device, Plan)]
         self._traced = None
         self.lock = threading.Lock()
+        self.partial = False  # lanes of a partial run (each lane its own plan)
 
     def traced_plans(self):
         with self.lock:
@@ -101,6 +103,79 @@ def _local_colocation(graph_def):
     return graph_def
 
 
+class _PartialStep:
+    """The running step of a partial run on this worker: one thread per lane (a lane waits
+    for its feeds, so lanes cannot share the worker's pool)."""
+
+    def __init__(self, worker, item, step_id):
+        self.worker = worker
+        self.item = item
+        self.step_id = step_id
+        self.rv = None
+        self.error = None
+        self.done = threading.Event()
+        self._left = len(item.plans)
+        self._lock = threading.Lock()
+
+    def start(self):
+        rv = self.worker.rendezvous.find(self.step_id)
+        rv.started = True
+        rv.deadline = None  # the lanes wait across calls; aborts end them
+        cancel = threading.Event()
+        rv.cancelled = cancel
+        self.rv = rv
+        step = Step(None, None)
+        step.step_id = self.step_id
+        step.rendezvous = rv
+        step.cancelled = cancel
+        step.session = self.item.session
+        self.item.session.steps.add(rv)
+        if not self.item.plans:
+            self.done.set()
+        for i, (_, plan) in enumerate(self.item.plans):
+            threading.Thread(target=self._lane, args=(plan, step), daemon=True,
+                             name=f"tf-partial-{self.step_id & 0xFFFF:x}-{i}").start()
+
+    def _lane(self, plan, step):
+        try:
+            plan.run((), step)
+        except StepAborted as e:
+            self._fail(e.cause)
+        except BaseException as e:  # noqa: BLE001 - reported to the next call
+            self._fail(e)
+        finally:
+            with self._lock:
+                self._left -= 1
+                if self._left == 0:
+                    self.done.set()
+
+    def _fail(self, e):
+        if not isinstance(e, errors.OpError):
+            e = errors.InternalError(None, None, f"{type(e).__name__}: {e}")
+        with self._lock:
+            if self.error is None:
+                self.error = e
+        self.rv.abort(e)
+
+    def check(self):
+        """Raises the error that ended the step, if any."""
+        if self.error is not None:
+            raise self.error
+        err = self.rv.error if self.rv is not None else None
+        if err is not None:
+            raise err.cause if isinstance(err, StepAborted) else err
+
+    def wait(self, deadline):
+        """Until every lane has returned (each can: every feed it needs was fed)."""
+        while not self.done.wait(0.05 if deadline is None else
+                                 max(0.0, min(0.05, deadline - time.monotonic()))):
+            self.check()
+            if deadline is not None and time.monotonic() >= deadline:
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out waiting for partial run step {self.step_id} to end")
+        self.check()
+
+
 class Worker:
     """One task's worker: ``job``/``task`` name its devices; ``transport`` reaches peers;
     ``resolve(device_name) -> address`` finds the task holding a device."""
@@ -122,6 +197,8 @@ class Worker:
         self._ids = itertools.count(1)
         self._pool = concurrent.futures.ThreadPoolExecutor(64, thread_name_prefix="tf-worker")
         self._closed = False
+        self._partials = {}  # step id -> _PartialStep
+        self._ended_partials = collections.OrderedDict()  # step ids of partial runs that ended
 
     # -- status and sessions ------------------------------------------------------------
     def get_status(self, request=None):
@@ -149,6 +226,10 @@ class Worker:
                 del self._graphs[h]
         if s is not None:
             s._cancelled.set()
+            with self._lock:
+                partial = [sid for sid, ps in self._partials.items() if ps.item.session is s]
+            for sid in partial:
+                self._end_partial(sid, errors.CancelledError(None, None, "The session was closed"))
             for rv in list(s.steps):
                 rv.abort(errors.CancelledError(None, None, "The session was closed"))
         return worker_pb2.DeleteWorkerSessionResponse()
@@ -173,7 +254,8 @@ class Worker:
         go = request.graph_options
         if go.optimizer_options.opt_level == -1:
             optimize = False
-        by_device = {}
+        by_device = {}  # (device, lane) -> ops; lanes only in partial-run graphs
+        partial = False
         default = self.devices[0]
         for op in graph.get_operations():
             name = op.device
@@ -188,10 +270,14 @@ class Worker:
                         f"which is not a device of /job:{self.job}/task:{self.task}")
             else:
                 dev = default
-            by_device.setdefault(dev, []).append(op)
+            lane = op._attrs.get("_partial_lane")
+            if lane is not None:
+                partial = True
+                lane = getattr(lane, "i", lane)
+            by_device.setdefault((dev, lane or 0), []).append(op)
         state = {}
         plans = []
-        for dev, dev_ops in by_device.items():
+        for (dev, _), dev_ops in by_device.items():
             try:
                 # what runs: the stateful ops (sends, variables, queues) and what they need
                 targets = [op for op in dev_ops if op._op_def.is_stateful]
@@ -203,8 +289,10 @@ class Worker:
         # the device that receives the most runs in the caller's thread
         plans.sort(key=lambda dp: -len(dp[1].ops))
         handle = f"g{next(self._ids)}_{id(graph) & 0xFFFF:x}"
+        item = _GraphItem(handle, session, graph, plans)
+        item.partial = partial
         with self._lock:
-            self._graphs[handle] = _GraphItem(handle, session, graph, plans)
+            self._graphs[handle] = item
         return worker_pb2.RegisterGraphResponse(graph_handle=handle)
 
     def deregister_graph(self, request):
@@ -223,6 +311,8 @@ class Worker:
             raise errors.AbortedError(
                 None, None, f"Graph handle {request.graph_handle!r} is not registered on "
                 f"/job:{self.job}/task:{self.task} (the task may have restarted)")
+        if request.is_partial:
+            return self._run_partial(item, request, deadline, arrays)
         rv = self.rendezvous.find(request.step_id)
         rv.started = True
         rv.deadline = deadline
@@ -295,7 +385,75 @@ class Worker:
                 first = errors.InternalError(None, None, f"{type(first).__name__}: {first}")
             raise first
 
+    # -- partial runs -------------------------------------------------------------------
+    def _run_partial(self, item, request, deadline, arrays):
+        """One call of a partial run (``is_partial``): the first starts every lane of the
+        graph in its own thread, for the whole partial run; each call sends its feeds into the
+        step's rendezvous and waits for its fetches; the last (``is_last_partial_run``) waits
+        for the lanes to end and forgets the step. Lanes that wait end when the step fails,
+        is cleaned up (CleanupGraph) or its session is closed."""
+        sid = request.step_id
+        sess = item.session
+        with self._lock:
+            ps = self._partials.get(sid)
+            start = ps is None
+            if start:
+                if sid in self._ended_partials:
+                    raise errors.AbortedError(
+                        None, None, f"Partial run step {sid} has ended on "
+                        f"/job:{self.job}/task:{self.task}")
+                if sess._cancelled.is_set():
+                    raise errors.CancelledError(None, None, "The session was closed")
+                ps = self._partials[sid] = _PartialStep(self, item, sid)
+            elif ps.item is not item:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Partial run step {sid} runs another graph on "
+                    f"/job:{self.job}/task:{self.task}")
+        if start:
+            ps.start()
+        rv = ps.rv
+        try:
+            ps.check()
+            for nt in request.send:
+                rv.send(nt.name, wire.decode(nt.tensor))
+            resp = worker_pb2.RunGraphResponse()
+            for i, key in enumerate(request.recv_key):
+                try:
+                    v = rv.wait_local(key, deadline)
+                except errors.OpError:
+                    ps.check()
+                    raise
+                nt = resp.recv.add(name=key)
+                if arrays is not None and wire.is_big(v):
+                    wire.placeholder(nt, v)
+                    arrays[i] = v
+                else:
+                    wire.encode(v, nt.tensor)
+            if request.is_last_partial_run:
+                ps.wait(deadline)
+                self._end_partial(sid)
+                self.rendezvous.finish(rv)
+            return resp
+        except errors.OpError:
+            ps.check()
+            raise
+
+    def _end_partial(self, step_id, err=None):
+        with self._lock:
+            ps = self._partials.pop(step_id, None)
+            if ps is not None:
+                self._ended_partials[step_id] = True
+                while len(self._ended_partials) > 4096:
+                    self._ended_partials.popitem(last=False)
+        if ps is not None:
+            ps.item.session.steps.discard(ps.rv)
+            if err is not None:
+                ps.rv.abort(err)
+        return ps
+
     def cleanup_graph(self, request):
+        self._end_partial(request.step_id, errors.CancelledError(
+            None, None, f"Partial run step {request.step_id} was cleaned up"))
         self.rendezvous.cleanup(request.step_id)
         return worker_pb2.CleanupGraphResponse()
 
@@ -331,6 +489,10 @@ class Worker:
         if self._closed:
             return
         self._closed = True
+        with self._lock:
+            partial = list(self._partials)
+        for sid in partial:
+            self._end_partial(sid, errors.CancelledError(None, None, "The server is stopping"))
         self.rendezvous.cleanup_all()
         with self._lock:
             sessions = list(self._sessions.values())

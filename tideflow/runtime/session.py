@@ -495,7 +495,7 @@ class BaseSession:
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
         self._check_open()
         if self._remote is not None:
-            return self._remote.make_callable(fetches, feed_list)
+            return self._remote.make_callable(fetches, feed_list, accept_options)
         handler = _FetchHandler(self._graph, fetches)
         feed_tensors = [
             self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
@@ -520,8 +520,7 @@ class BaseSession:
         """Starts a partial run that will feed ``feeds`` and fetch ``fetches`` in pieces."""
         self._check_open()
         if self._remote is not None:
-            raise errors.UnimplementedError(
-                None, None, "Partial runs are not supported by grpc:// sessions")
+            return self._remote.partial_run_setup(fetches, feeds)
         handler = _FetchHandler(self._graph, fetches)
         feed_set = set()
         for f in feeds or []:
@@ -541,6 +540,8 @@ class BaseSession:
     def partial_run(self, handle, fetches, feed_dict=None):
         """Continues partial run ``handle``: feeds more values and fetches more results."""
         self._check_open()
+        if self._remote is not None:
+            return self._remote.partial_run(handle, fetches, feed_dict)
         state = self._partial_runs.get(handle)
         if state is None:
             raise errors.InvalidArgumentError(None, None, f"Unknown partial run handle {handle!r}")
