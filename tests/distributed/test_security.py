@@ -315,16 +315,17 @@ def _every_rpc():
     return calls
 
 
-def _call_raw(channel, service, method, streaming, metadata, timeout):
-    """Calls ``method`` with an empty request; the gRPC error, or None when it succeeded."""
+def _call_raw(channel, service, method, streaming, metadata, timeout, payload=b""):
+    """Calls ``method`` with ``payload`` (an empty request); the gRPC error, or None when it
+    succeeded."""
     import grpc
 
     path = f"/{service}/{method}"
     try:
         if streaming:
-            list(channel.unary_stream(path)(b"", timeout=timeout, metadata=metadata))
+            list(channel.unary_stream(path)(payload, timeout=timeout, metadata=metadata))
         else:
-            channel.unary_unary(path)(b"", timeout=timeout, metadata=metadata)
+            channel.unary_unary(path)(payload, timeout=timeout, metadata=metadata)
     except grpc.RpcError as e:
         return e
     return None
@@ -352,10 +353,13 @@ def test_every_rpc_checks_the_token(certs, clusters, monkeypatch, tls):
                                                                          e.details())
                     assert e.details().startswith(f"{method} refused: "), e.details()
                     assert why in e.details(), e.details()
+                # the token is checked before the request is even parsed
+                e = _call_raw(ch, service, method, streaming, (), 10, b"\xff\xfe garbage")
+                assert e.code() == grpc.StatusCode.UNAUTHENTICATED, (method, e.details())
                 # with the token, the call gets through to the service (which finds the
                 # empty request wanting, or waits for a tensor that never comes)
                 e = _call_raw(ch, service, method, streaming,
-                              ((security_lib.TOKEN_METADATA_KEY, TOKEN),), 2)
+                              ((security_lib.TOKEN_METADATA_KEY, TOKEN),), 1)
                 assert e is None or e.code() != grpc.StatusCode.UNAUTHENTICATED, (
                     job, method, e.details())
         finally:
