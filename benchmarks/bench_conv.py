@@ -6,7 +6,8 @@ figure is the best of several repeats after warm-up (peak included); FLOPs count
 dense convolution (padding taps included, as is customary). The target is an aggregate
 (forward + both backprops, both layers) of at least 50% of the matmul peak.
 Run: ``python benchmarks/bench_conv.py`` (``--kernels-only`` skips the Session path,
-``--json out.json`` saves the figures). On a shared, oversubscribed machine multi-threaded
+``--json out.json`` saves the figures; ``--profile`` instead breaks one training step of the
+MNIST CNN of bench_training.py down by kernel and by kind of kernel). On a shared, oversubscribed machine multi-threaded
 OpenBLAS stalls on its spinning threads (timings jump to whole scheduler ticks); there
 ``OPENBLAS_NUM_THREADS=1`` gives stable figures, peak measured under the same setting.
 """
@@ -20,6 +21,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import tideflow as tf
 from tideflow.kernels import conv as kconv
@@ -98,11 +100,71 @@ def bench_session():
     return results
 
 
+_CATEGORIES = (
+    ("conv forward", ("Conv2D",)),
+    ("conv backprop-input", ("Conv2DBackpropInput",)),
+    ("conv backprop-filter", ("Conv2DBackpropFilter",)),
+    ("pooling", ("MaxPool", "MaxPoolGrad")),
+    ("fc matmuls", ("MatMul",)),
+    ("optimizer", ("ApplyMomentum",)),
+)
+
+
+def profile_cnn(steps=9):
+    """Per-kernel time of one training step of the MNIST CNN benchmark (bench_training),
+    from Session.run's FULL_TRACE step stats: the median over ``steps`` traced steps."""
+    import statistics
+
+    from bench_training import cnn_flops_per_step, cnn_model
+
+    sess, train, x, y, xs, ys = cnn_model()
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    per_op = {}
+    for i in range(steps + 2):
+        md = tf.RunMetadata()
+        sess.run(train, {x: xs[i % len(xs)], y: ys[i % len(ys)]}, options=opts,
+                 run_metadata=md)
+        if i < 2:
+            continue  # warm-up
+        for dev in md.step_stats.dev_stats:
+            for n in dev.node_stats:
+                per_op.setdefault(n.node_name, []).append(n.all_end_rel_nanos / 1e6)
+    rows = []
+    for name, ts in per_op.items():
+        op_type = sess.graph.get_operation_by_name(name).type
+        rows.append((statistics.median(ts), name, op_type))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    cats = {}
+    for ms, _, op_type in rows:
+        cat = next((c for c, types in _CATEGORIES if op_type in types), "elementwise and other")
+        cats[cat] = cats.get(cat, 0.0) + ms
+    print(f"one CNN training step: {total:.2f} ms in kernels "
+          f"({cnn_flops_per_step() / total / 1e6:.1f} GFLOP/s over kernel time); "
+          f"load average {os.getloadavg()[0]:.2f}")
+    for cat, ms in sorted(cats.items(), key=lambda kv: -kv[1]):
+        print(f"  {cat:24s} {ms:7.2f} ms {100 * ms / total:5.1f}%")
+    print("kernels over 0.2 ms:")
+    for ms, name, op_type in rows:
+        if ms >= 0.2:
+            print(f"  {ms:7.2f} ms  {op_type:22s} {name}")
+    return {"total_ms": total, "categories": cats,
+            "kernels": [{"name": n, "type": t, "ms": ms} for ms, n, t in rows]}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--kernels-only", action="store_true")
+    parser.add_argument("--profile", action="store_true",
+                        help="break one training step of the MNIST CNN down by kernel")
     args = parser.parse_args()
+    if args.profile:
+        out = profile_cnn()
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(out, f, indent=2)
+        return
     peak = matmul_peak()
     rows = bench_kernels()
     peak = max(peak, matmul_peak())  # before and after: the better of the two
