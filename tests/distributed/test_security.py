@@ -396,13 +396,9 @@ def test_tasks_with_different_tokens_refuse_each_other(certs, clusters, monkeypa
     # a session that sees only the worker (device_filters) runs
     assert _step_on(c.target("worker", 0), "/job:worker/task:0",
                     tf.ConfigProto(device_filters=["/job:worker"])) == 6.0
-    with pytest.raises((errors.UnauthenticatedError, errors.UnavailableError),
-                       match="token is wrong") as ei:
+    with pytest.raises(errors.UnauthenticatedError, match="token is wrong") as ei:
         _step_on(c.target("worker", 0), "/job:ps/task:0")
     assert spec["ps"][0] in str(ei.value)
-    if not isinstance(ei.value, errors.UnauthenticatedError):
-        # master.py's discover() reports every failed GetStatus as Unavailable
-        pytest.xfail(f"the master turns a refused call into {type(ei.value).__name__}")
 
 
 def test_server_security_argument_overrides_the_environment(certs, monkeypatch):

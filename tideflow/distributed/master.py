@@ -614,6 +614,10 @@ class Master:
         for (job, i, addr), f in futs:
             try:
                 resp = f.result()
+            except (errors.UnauthenticatedError, errors.PermissionDeniedError) as e:
+                # a refusal is an answer: keep its class, so the client sees what to fix
+                raise type(e)(None, None, f"Task /job:{job}/replica:0/task:{i} at {addr} "
+                              f"refused the call: {e.message}") from None
             except errors.OpError as e:
                 raise errors.UnavailableError(
                     None, None, f"Task /job:{job}/replica:0/task:{i} at {addr} did not answer "
