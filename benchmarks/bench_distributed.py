@@ -6,13 +6,18 @@ step cost grows with the number of workers, synchronous with and without backup 
 stragglers.
 
 Run: ``python benchmarks/bench_distributed.py [--mib 64] [--steps 300] [--parts transfer,latency,
-mlp,scale] [--scale-workers 4,8,16]``. Every server and worker runs in its own process on
-loopback ports; this process is the client (and the driver).
+mlp,scale] [--scale-workers 4,8,16] [--profile DIR]``. Every server and worker runs in its own
+process on loopback ports; this process is the client (and the driver).
+
+``--profile DIR`` samples every child process with py-spy (``$PY_SPY`` or ``py-spy`` on the
+PATH) while it is measured: one collapsed-stack file per process and part in DIR (threads
+waiting on a lock or a socket are left out; ``--profile-native`` adds C frames).
 """
 
 import argparse
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -51,6 +56,27 @@ def _wait(address, timeout=30):
             if time.monotonic() > end:
                 raise
             time.sleep(0.05)
+
+
+PROFILE = {"dir": None, "native": False}
+
+
+def _profilers(named_pids, seconds, tag):
+    """Starts py-spy on each (name, pid) for ``seconds`` when --profile is given."""
+    out = PROFILE["dir"]
+    if not out:
+        return []
+    spy = os.environ.get("PY_SPY") or shutil.which("py-spy")
+    if not spy:
+        raise SystemExit("--profile needs py-spy (set PY_SPY or put it on the PATH)")
+    os.makedirs(out, exist_ok=True)
+    procs = []
+    for name, pid in named_pids:
+        cmd = [spy, "record", "-p", str(pid), "-d", str(max(1, int(seconds))), "-r", "200",
+               "-f", "raw", "-o", os.path.join(out, f"{tag}.{name}.txt")]
+        cmd.append("--native" if PROFILE["native"] else "--nonblocking")
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    return procs
 
 
 def _best(fn, reps):
@@ -94,6 +120,14 @@ def transfer_and_latency(args):
             sess.run(tf.global_variables_initializer())
             sess.run(fill.op)
             t_ps, _ = _best(lambda: sess.run(on_ps), args.reps)
+            if PROFILE["dir"]:
+                spies = _profilers([("ps", procs[0].pid), ("worker", procs[1].pid)], 5,
+                                   "one_hop")
+                t0 = time.monotonic()
+                while time.monotonic() - t0 < 5.5:
+                    sess.run(on_worker)
+                for p in spies:
+                    p.wait()
             t_w, _ = _best(lambda: sess.run(on_worker), args.reps)
             t_two, _ = _best(lambda: sess.run(v), args.reps)
             arr = sess.run(v)
@@ -166,10 +200,15 @@ def run_cluster(n_workers, phases, setup_s, phase_s):
             while time.time() < ph["start"]:
                 time.sleep(0.005)
             c0 = [_cpu_s(p.pid) for p in procs]
+            names = ["ps"] + [f"worker{i}" for i in range(n_workers)]
+            spies = _profilers([(nm, p.pid) for nm, p in zip(names, procs)][:3],
+                               ph["end"] - time.time() - 0.5, f"{ph['name']}_{n_workers}w")
             while time.time() < ph["end"]:
                 time.sleep(0.005)
             c1 = [_cpu_s(p.pid) for p in procs]
             ps_cpu[ph["name"]] = (c1[0] - c0[0], sum(c1[1:]) - sum(c0[1:]))
+            for p in spies:
+                p.wait()
         for p in procs[1:]:
             p.wait(timeout=120)
     finally:
@@ -209,7 +248,8 @@ def mlp(args):
     """Asynchronous data-parallel training rate of the 784-512-512-10 MLP."""
     print("\nasync data-parallel MLP 784-512-512-10, batch 128, SGD, 1 ps "
           f"({args.phase_s:.0f} s per run)")
-    print(f"{'workers':>8} {'global steps/s':>15} {'per worker':>11} {'ps CPU ms/step':>15}")
+    print(f"{'workers':>8} {'global steps/s':>15} {'per worker':>11} {'ps CPU ms/step':>15} "
+          f"{'worker CPU ms/step':>19}")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import dist_trainer
 
@@ -235,7 +275,8 @@ def mlp(args):
             print(f"{n:>8} failed: {err}")
             continue
         ps_ms = r[1][0] / max(rates[0] * args.phase_s, 1) * 1e3
-        print(f"{n:>8} {rates[0]:15.1f} {rates[1] / n:11.1f} {ps_ms:15.2f}")
+        w_ms = r[1][1] / max(rates[1] * args.phase_s, 1) * 1e3
+        print(f"{n:>8} {rates[0]:15.1f} {rates[1] / n:11.1f} {ps_ms:15.2f} {w_ms:19.2f}")
 
 
 def scale(args):
@@ -284,7 +325,11 @@ def main():
     ap.add_argument("--scale-workers", default="4,8,16")
     ap.add_argument("--straggle-p", type=float, default=0.1)
     ap.add_argument("--straggle-s", type=float, default=0.2)
+    ap.add_argument("--profile", default=None, help="py-spy profiles of the child processes here")
+    ap.add_argument("--profile-native", action="store_true", help="with C frames (slower)")
     args = ap.parse_args()
+    PROFILE["dir"] = args.profile
+    PROFILE["native"] = args.profile_native
     parts = args.parts.split(",")
     if "transfer" in parts:
         transfer_and_latency(args)

@@ -136,12 +136,27 @@ def add_services(server, master, worker, security=None):
             yield from wire.tensor_messages(value, req.bfloat16,
                                             chunk_bytes=max(64 << 10, min(chunk, 64 << 20)))
 
+        def recv_many(req, context):
+            keys = list(req.rendezvous_key)
+            bf16 = list(req.bfloat16)
+            if bf16 and len(bf16) != len(keys):
+                raise errors.InvalidArgumentError(
+                    None, None, f"RecvTensors: {len(bf16)} bfloat16 flags for {len(keys)} keys")
+            chunk = int(req.chunk_bytes) if req.chunk_bytes > 0 else wire.CHUNK_BYTES
+            chunk = max(64 << 10, min(chunk, 64 << 20))
+            values = worker.rendezvous.serve_many(req.step_id, keys, _deadline(context),
+                                                  lambda: not context.is_active())
+            for i, value in values:
+                yield from wire.tensor_messages(value, bf16[i] if bf16 else False, index=i,
+                                                chunk_bytes=chunk, inline=True)
+
         def run_graph_stream(req, context):
             arrays = {}
             resp = worker.run_graph(req, _deadline(context), arrays)
             yield from wire.response_messages(resp, "recv", arrays)
 
         streams["RecvTensorStream"] = recv_stream
+        streams["RecvTensorsStream"] = recv_many
         streams["RunGraphStream"] = run_graph_stream
     if master is not None:
         def run_step_stream(req, context):

@@ -7,6 +7,7 @@ a registered partition graph; their kernels call the step's rendezvous.
 
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from tideflow.framework.tensor_shape import unknown_shape
 from tideflow.runtime.rendezvous import Rendezvous, StepAborted, make_key
 
 _POLL_S = 0.05
+_MISSING = object()
 _SEND_RECV_ATTRS = ["tensor_name: string", "send_device: string",
                     "send_device_incarnation: int", "recv_device: string",
                     "client_terminated: bool = false"]
@@ -31,8 +33,9 @@ def _recv_kernel(*, tensor_name, send_device, send_device_incarnation, recv_devi
                  wire_bfloat16, wire_small, ctx, step):
     key = make_key(send_device, send_device_incarnation, recv_device, tensor_name)
     rv = step.rendezvous
-    if (wire_bfloat16 or wire_small) and isinstance(rv, StepRendezvous):
-        v = rv.recv(key, bfloat16=True if wire_bfloat16 else None, small=wire_small)
+    if isinstance(rv, StepRendezvous):
+        v = rv.recv(key, bfloat16=True if wire_bfloat16 else None, small=wire_small,
+                    graph=ctx.op.graph)
     else:
         v = rv.recv(key)
     dev = ctx.device
@@ -85,25 +88,61 @@ def task_of(device_name):
     return spec.job, spec.task or 0
 
 
-class StepRendezvous(Rendezvous):
-    """One step's rendezvous on a worker: remote producers are pulled with RecvTensor."""
+class _RecvGroup:
+    """The remote ``_Recv`` keys of a registered graph whose producers live on one task: a
+    step pulls them all in one RecvTensorsStream."""
 
-    __slots__ = ("_calls", "bfloat16", "created", "finished", "mgr", "started", "step_id")
+    __slots__ = ("bfloat16", "keys", "task")
+
+    def __init__(self, task, keys, bfloat16):
+        self.task = task
+        self.keys = tuple(keys)
+        self.bfloat16 = tuple(bfloat16)
+
+
+class _Prefetch:
+    """One step's stream of the values of a _RecvGroup. The thread that needs a value not yet
+    here reads the stream (others wait), keeping the values that come first for their own
+    ``_Recv``; ``over`` once the stream ended (a value it lacks is then pulled alone)."""
+
+    __slots__ = ("address", "error", "it", "left", "over", "reading", "values")
+
+    def __init__(self, address, n):
+        self.address = address
+        self.it = None
+        self.values = {}
+        self.left = n  # values not yet read off the stream
+        self.reading = False
+        self.over = False
+        self.error = None
+
+
+class StepRendezvous(Rendezvous):
+    """One step's rendezvous on a worker: remote producers are pulled with RecvTensor (or,
+    several from one task, with one RecvTensorsStream)."""
+
+    __slots__ = ("_calls", "_prefetch", "bfloat16", "created", "finished", "mgr", "started",
+                 "step_id")
 
     def __init__(self, mgr, step_id):
         super().__init__(None)
         self.mgr = mgr
         self.step_id = step_id
         self._calls = set()
+        self._prefetch = {}  # task -> _Prefetch
         self.created = time.monotonic()
         self.started = False
         self.finished = None  # when this task's RunGraph of the step succeeded
         self.bfloat16 = False
 
-    def recv(self, key, bfloat16=None, small=False):
+    def recv(self, key, bfloat16=None, small=False, graph=None):
         src = key.split(";", 1)[0]
         if self.mgr.is_local(src):
             return super().recv(key)
+        if graph is not None:
+            group = self.mgr.recv_group(graph, key)
+            if group is not None:
+                return self.mgr.fetch_grouped(self, key, group)
         return self.mgr.fetch_remote(self, key, self.bfloat16 if bfloat16 is None else bfloat16,
                                      small)
 
@@ -134,6 +173,41 @@ class StepRendezvous(Rendezvous):
                 self._cond.wait(wait)
         self.mgr.discard(self)
         return v
+
+    def wait_any(self, keys, deadline, cancelled=None):
+        """``(key, value)`` of one of ``keys`` (a collection) once it is sent here, or None when
+        this task's part of the step is over without any of them (they will never come)."""
+        items = self._items
+        with self._cond:
+            while True:
+                if self._error is not None:
+                    err = self._error
+                    raise errors.AbortedError(
+                        None, None, f"Step {self.step_id} was aborted: {err}")
+                for key in keys:
+                    if key in items:
+                        v = items.pop(key)
+                        if self.finished is not None and not items:
+                            break  # the step is over here and its last value is taken
+                        return key, v
+                else:
+                    if self.finished is not None:
+                        return None
+                    if cancelled is not None and cancelled():
+                        raise errors.CancelledError(None, None, "RecvTensors was cancelled")
+                    wait = _POLL_S * 4
+                    if deadline is not None:
+                        left = deadline - time.monotonic()
+                        if left <= 0:
+                            raise errors.DeadlineExceededError(
+                                None, None, f"Timed out waiting for tensors of step "
+                                f"{self.step_id}: {', '.join(sorted(keys))}")
+                        wait = min(wait, left)
+                    self._cond.wait(wait)
+                    continue
+                break
+        self.mgr.discard(self)
+        return key, v
 
     def add_call(self, cancel):
         with self._cond:
@@ -167,6 +241,7 @@ class RendezvousMgr:
     that never ran here)."""
 
     def __init__(self, local_devices, transport, resolve, stale_after_s=600.0):
+        self._groups = weakref.WeakKeyDictionary()  # graph -> {key: _RecvGroup or None}
         self._local = {d.name: d for d in local_devices}
         self._incarnation = {d.name: d.incarnation for d in local_devices}
         self.transport = transport
@@ -247,6 +322,131 @@ class RendezvousMgr:
         for _, rv in steps:
             rv.abort(err or errors.CancelledError(None, None, "All steps were cleaned up"))
 
+    def recv_group(self, graph, key):
+        """The _RecvGroup of remote key ``key`` of registered ``graph`` (None when it is the
+        only value the graph receives from its task, or the transport cannot batch)."""
+        groups = self._groups.get(graph)
+        if groups is None:
+            groups = self._groups[graph] = self._make_groups(graph)
+        return groups.get(key)
+
+    def _make_groups(self, graph):
+        if not hasattr(self.transport, "recv_tensors"):
+            return {}
+        by_task = {}
+        for op in graph.get_operations():
+            if op.type != "_Recv":
+                continue
+            a = op._attrs
+            src = a["send_device"]
+            if a.get("client_terminated") or self.is_local(src):
+                continue
+            k = make_key(src, a["send_device_incarnation"], a["recv_device"], a["tensor_name"])
+            task = src.rsplit("/device:", 1)[0]
+            by_task.setdefault(task, {})[k] = bool(a.get("wire_bfloat16")) or False
+        out = {}
+        for task, keys in by_task.items():
+            if len(keys) < 2:
+                continue
+            group = _RecvGroup(task, keys, keys.values())
+            for k in keys:
+                out[k] = group
+        return out
+
+    def fetch_grouped(self, rv, key, group):
+        """The value ``key`` of ``rv``'s step, pulled with the others of its group in one
+        stream (the first of them to be needed opens it)."""
+        with rv._cond:
+            if rv._error is not None:
+                raise StepAborted(rv._error)
+            pf = rv._prefetch.get(group.task)
+            start = pf is None
+            if start:
+                address = self.resolve(key.split(";", 1)[0])
+                if address is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"No task in the cluster has device "
+                        f"{key.split(';', 1)[0]} (rendezvous key {key})")
+                pf = rv._prefetch[group.task] = _Prefetch(address, len(group.keys))
+                pf.reading = True  # this thread opens the stream and reads first
+        if start:
+            try:
+                pf.it = self.transport.recv_tensors(pf.address, rv.step_id, group.keys,
+                                                    group.bfloat16, deadline=rv.deadline,
+                                                    register=rv)
+            except errors.OpError as e:
+                with rv._cond:
+                    pf.error = e
+                    pf.reading = False
+                    rv._cond.notify_all()
+                raise self._remote_error(rv, e, pf.address, key) from None
+        else:
+            if not self._await_turn(rv, pf, key):
+                return self._take(rv, pf, key, group)
+        while True:
+            # this thread reads the stream until ``key`` comes (or the stream ends)
+            try:
+                got = next(pf.it, None)
+                if got is not None:
+                    pf.left -= 1
+                    if pf.left == 0:
+                        next(pf.it, None)  # the stream's end: the call is over
+            except errors.OpError as e:
+                with rv._cond:
+                    pf.error = e
+                    pf.reading = False
+                    rv._cond.notify_all()
+                raise self._remote_error(rv, e, pf.address, key) from None
+            with rv._cond:
+                mine = _MISSING
+                if got is not None:
+                    k = group.keys[got[0]]
+                    if k == key:
+                        mine = got[1]
+                    else:
+                        pf.values[k] = got[1]
+                if got is None or pf.left == 0:
+                    pf.over = True
+                if mine is not _MISSING or pf.over:
+                    pf.reading = False
+                rv._cond.notify_all()
+            if mine is not _MISSING:
+                return mine
+            if pf.over:
+                return self._take(rv, pf, key, group)
+
+    def _await_turn(self, rv, pf, key):
+        """Waits until ``key``'s value came off the stream (False) or it is this thread's turn
+        to read it (True); raises when the step or the stream failed."""
+        with rv._cond:
+            while True:
+                if rv._error is not None:
+                    raise StepAborted(rv._error)
+                if key in pf.values or pf.over:
+                    return False
+                if pf.error is not None:
+                    raise self._remote_error(rv, pf.error, pf.address, key)
+                if not pf.reading:
+                    pf.reading = True
+                    return True
+                rv._cond.wait(_POLL_S * 4)
+
+    def _take(self, rv, pf, key, group):
+        with rv._cond:
+            v = pf.values.pop(key, _MISSING)
+        if v is not _MISSING:
+            return v
+        # the stream ended without it (the step ended there first): pull it alone
+        return self.fetch_remote(rv, key, group.bfloat16[group.keys.index(key)])
+
+    def _remote_error(self, rv, e, address, key):
+        if rv.error is not None:
+            return StepAborted(rv.error)
+        if isinstance(e, errors.UnavailableError):
+            return errors.UnavailableError(
+                None, None, f"Lost the task at {address} while receiving {key}: {e.message}")
+        return e
+
     def fetch_remote(self, rv, key, bfloat16, small=False):
         """Pulls ``key`` of ``rv``'s step from the task that produced it (RecvTensor)."""
         src = key.split(";", 1)[0]
@@ -260,10 +460,23 @@ class RendezvousMgr:
             return self.transport.recv_tensor(address, rv.step_id, key, bfloat16=bfloat16,
                                               deadline=rv.deadline, register=rv, small=small)
         except errors.OpError as e:
-            if rv.error is not None:
-                raise StepAborted(rv.error) from None
-            if isinstance(e, errors.UnavailableError):
-                raise errors.UnavailableError(
-                    None, None, f"Lost the task at {address} while receiving {key}: "
-                    f"{e.message}") from None
-            raise
+            raise self._remote_error(rv, e, address, key) from None
+
+    def serve_many(self, step_id, keys, deadline=None, cancelled=None):
+        """The serving side of RecvTensorsStream: yields ``(index in keys, value)`` for the
+        values ``keys`` of step ``step_id`` produced here, each as soon as it is sent; stops
+        early when this task's part of the step ended without some of them."""
+        for k in keys:
+            self.check_incarnation(k)
+        left = {}
+        for i, k in enumerate(keys):
+            if k in left:
+                raise errors.InvalidArgumentError(
+                    None, None, f"RecvTensors asks twice for {k!r}")
+            left[k] = i
+        rv = self.find(step_id)
+        while left:
+            got = rv.wait_any(left, deadline, cancelled)
+            if got is None:
+                return
+            yield left.pop(got[0]), got[1]

@@ -68,6 +68,7 @@ MASTER_METHODS = {
 }
 TRANSFER_METHODS = {
     "RecvTensorStream": tideflow_transfer_pb2.RecvTensorStreamRequest,
+    "RecvTensorsStream": tideflow_transfer_pb2.RecvTensorsRequest,
     "RunGraphStream": worker_pb2.RunGraphRequest,
     "RunStepStream": master_pb2.RunStepRequest,
 }
@@ -133,6 +134,59 @@ class _Pending:
         self.cancelled = True
         if self.call is not None:
             self.call.cancel()
+
+
+class _TensorsIterator:
+    """Decodes a RecvTensorsStream: ``next`` gives ``(index, array)`` as each tensor is
+    complete; at the end of the stream (or on failure) the call leaves ``register``."""
+
+    def __init__(self, messages, pending, register, n, address, tls):
+        self._messages = messages
+        self._pending = pending
+        self._register = register
+        self._n = n
+        self._address = address
+        self._tls = tls
+        self._reader = wire.TensorsReader()
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        import grpc
+
+        if self._done:
+            raise StopIteration
+        try:
+            for msg in self._messages:
+                got = self._reader.feed(msg)
+                if got is not None:
+                    meta, buf = got
+                    i = int(meta.index)
+                    if not 0 <= i < self._n:
+                        raise errors.DataLossError(
+                            None, None, f"RecvTensors sent tensor index {i} of {self._n}")
+                    return i, wire.array_of(meta, buf)
+            self._reader.close()
+        except grpc.RpcError as e:
+            self._end()
+            if self._pending.cancelled:
+                raise errors.CancelledError(None, None, "RecvTensors was cancelled") from None
+            raise error_from_rpc(e, self._address, self._tls) from None
+        except BaseException:
+            self._end()
+            if self._pending.cancelled:
+                raise errors.CancelledError(None, None, "RecvTensors was cancelled") from None
+            raise
+        self._end()
+        raise StopIteration
+
+    def _end(self):
+        if not self._done:
+            self._done = True
+            if self._register is not None:
+                self._register.remove_call(self._pending)
 
 
 # ------------------------------------------------------------------------------------------
@@ -209,6 +263,23 @@ class InProcessTransport:
                 register.remove_call(pending)
         arr, _ = wire.read_tensor(wire.tensor_messages(v, bfloat16, chunk_bytes=self.chunk_bytes))
         return arr
+
+    def recv_tensors(self, address, step_id, keys, bfloat16=(), deadline=None, register=None):
+        """Like GrpcTransport.recv_tensors (through the same wire format)."""
+        w = self._worker(address)
+        pending = _Pending()
+        if register is not None:
+            register.add_call(pending)
+
+        def messages():
+            values = w.rendezvous.serve_many(step_id, list(keys), deadline,
+                                             lambda: pending.cancelled)
+            for i, v in values:
+                yield from wire.tensor_messages(v, bool(bfloat16[i]) if bfloat16 else False,
+                                                index=i, chunk_bytes=self.chunk_bytes,
+                                                inline=True)
+
+        return _TensorsIterator(messages(), pending, register, len(keys), address, None)
 
 
 # ------------------------------------------------------------------------------------------
@@ -341,6 +412,32 @@ class GrpcTransport:
         finally:
             if register is not None:
                 register.remove_call(pending)
+
+    def recv_tensors(self, address, step_id, keys, bfloat16=(), deadline=None, register=None):
+        """An iterator over ``(index in keys, array)`` for the tensors ``keys`` of step
+        ``step_id`` on the task at ``address``, in the order they are sent there, all in one
+        RecvTensorsStream (``bfloat16``: per key). It may end before every key came (the
+        step ended there without them). Registered with ``register`` until it ends."""
+        req = tideflow_transfer_pb2.RecvTensorsRequest(
+            step_id=step_id, rendezvous_key=keys, bfloat16=bfloat16,
+            chunk_bytes=self.chunk_bytes)
+        timeout = RECV_TIMEOUT_S if deadline is None else max(0.001, deadline - time.monotonic())
+        call = self._stream_stub(address, f"/{TRANSFER_SERVICE}/RecvTensorsStream",
+                                 tideflow_transfer_pb2.RecvTensorsRequest)
+        pending = _Pending()
+        pending.call = call(req, timeout=timeout, metadata=self._metadata)
+        if register is not None:
+            register.add_call(pending)
+        return _TensorsIterator(pending.call, pending, register, len(keys), address, self._tls)
+
+    def _stream_stub(self, address, path, req_cls):
+        """A unary-stream callable of ``path`` on ``address``'s channel (kept)."""
+        key = (address, path)
+        fn = self._stubs.get(key)
+        if fn is None:
+            fn = self._stubs[key] = self.channel(address).unary_stream(
+                path, request_serializer=req_cls.SerializeToString)
+        return fn
 
     def _recv_unary(self, address, step_id, key, deadline, register):
         import grpc

@@ -10,6 +10,7 @@ ResourceExhausted before anything is allocated.
 import os
 import struct
 import sys
+import threading
 import time
 
 import numpy as np
@@ -290,15 +291,26 @@ def data_message(piece):
     return b"".join((_DATA_TAG, _varint(len(piece)), piece))
 
 
-def tensor_messages(value, bfloat16=False, index=0, is_dead=False, chunk_bytes=CHUNK_BYTES):
-    """Yields the serialized messages of one tensor: its header, then its bytes in chunks."""
+def tensor_messages(value, bfloat16=False, index=0, is_dead=False, chunk_bytes=CHUNK_BYTES,
+                    inline=False):
+    """Yields the serialized messages of one tensor: its header, then its bytes in chunks.
+
+    With ``inline``, the header message also carries the first chunk (a small tensor is then
+    one message); ``TensorsReader`` reads that form."""
     arr, enum, wire, payload = prepare(value, bfloat16)
     meta = tideflow_transfer_pb2.TensorMeta(
         dtype=enum, shape=shape_proto(arr.shape), wire_dtype=wire, total_bytes=len(payload),
         is_dead=is_dead, send_start_micros=int(time.time() * 1e6), index=index)
-    yield tideflow_transfer_pb2.TensorChunk(meta=meta).SerializeToString()
+    head = tideflow_transfer_pb2.TensorChunk(meta=meta).SerializeToString()
     mv = payload if isinstance(payload, memoryview) else memoryview(payload)
-    for start in range(0, len(mv), chunk_bytes):
+    rest = 0
+    if inline and len(mv):
+        first = mv[:chunk_bytes]
+        yield b"".join((head, _DATA_TAG, _varint(len(first)), first))
+        rest = len(first)
+    else:
+        yield head
+    for start in range(rest, len(mv), chunk_bytes):
         yield data_message(mv[start:start + chunk_bytes])
 
 
@@ -405,9 +417,8 @@ class StreamReader:
             total = int(meta.total_bytes)
             if total < 0:
                 raise errors.InvalidArgumentError(None, None, "Negative tensor size")
-            check_allocation(total)
             self._meta = meta
-            self._buf = np.empty(total, dtype=np.uint8)
+            self._buf = RECV_BUFFERS.take(total)
             self._pos = 0
         else:
             self.tail = chunk.tail
@@ -425,6 +436,146 @@ class StreamReader:
     def close(self):
         self._finish()
         return self
+
+
+def _split_head(msg):
+    """``(meta, first data or None)`` of a header message (``TensorChunk`` whose ``meta`` may be
+    followed by ``data``, as ``tensor_messages(inline=True)`` writes it), or None when ``msg``
+    is anything else. The data is a view into ``msg``."""
+    mv = memoryview(msg)
+    if not mv or mv[0] != 0x0A:
+        return None
+    n = 0
+    shift = 0
+    pos = 1
+    while True:
+        if pos >= len(mv) or shift > 63:
+            raise errors.DataLossError(None, None, "Corrupt tensor header")
+        b = mv[pos]
+        pos += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            break
+    end = pos + n
+    if end > len(mv):
+        raise errors.DataLossError(None, None, "Corrupt tensor header: length mismatch")
+    try:
+        meta = tideflow_transfer_pb2.TensorMeta.FromString(bytes(mv[pos:end]))
+    except Exception as e:  # noqa: BLE001 - any parse failure is data loss
+        raise errors.DataLossError(None, None, f"Corrupt tensor header: {e}") from None
+    if end == len(mv):
+        return meta, None
+    data = _parse_data(mv[end:])
+    if data is None:
+        raise errors.DataLossError(None, None, "Corrupt tensor header: unexpected field")
+    return meta, data
+
+
+class TensorsReader:
+    """Reassembles a stream of several tensors (``tensor_messages(inline=True)`` one after
+    another): ``feed`` returns ``(meta, buffer)`` when a message completes a tensor, else
+    None; ``close`` checks that the stream did not stop inside a tensor."""
+
+    def __init__(self):
+        self._meta = None
+        self._buf = None
+        self._pos = 0
+
+    def feed(self, msg):
+        if self._buf is None:
+            head = _split_head(msg)
+            if head is None:
+                raise errors.DataLossError(None, None, "Tensor chunk without a header")
+            meta, data = head
+            total = int(meta.total_bytes)
+            if total < 0:
+                raise errors.InvalidArgumentError(None, None, "Negative tensor size")
+            self._meta = meta
+            self._buf = RECV_BUFFERS.take(total)
+            self._pos = 0
+        else:
+            data = _parse_data(msg)
+            if data is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Tensor stream ended after {self._pos} of its declared "
+                    f"{len(self._buf)} bytes")
+        if data is not None:
+            end = self._pos + len(data)
+            if end > len(self._buf):
+                raise errors.InvalidArgumentError(
+                    None, None, f"Tensor stream sent more than its declared "
+                    f"{len(self._buf)} bytes")
+            self._buf[self._pos:end] = data
+            self._pos = end
+        if self._pos == len(self._buf):
+            out = (self._meta, self._buf)
+            self._meta = None
+            self._buf = None
+            return out
+        return None
+
+    def close(self):
+        if self._buf is not None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Tensor stream ended after {self._pos} of its declared "
+                f"{len(self._buf)} bytes")
+
+
+class BufferPool:
+    """Recycles the buffers that big received tensors are assembled in.
+
+    A fresh buffer of many MiB costs a page fault per page when it is first written, often
+    more than the copy itself; received values mostly live for one step. A buffer handed out
+    is reused only once nothing refers to it any more (the array of the value and every view
+    of it hold a reference), so a value still in use is never overwritten. Buffers smaller than
+    ``min_bytes`` are not pooled; at most ``max_bytes`` in ``max_buffers`` are kept."""
+
+    def __init__(self, max_bytes=256 << 20, min_bytes=1 << 20, max_buffers=8):
+        self.max_bytes = max_bytes
+        self.min_bytes = min_bytes
+        self.max_buffers = max_buffers
+        self._bufs = []
+        self._total = 0
+        self._lock = threading.Lock()
+
+    def take(self, nbytes):
+        """A writable uint8 array of ``nbytes`` that nobody else refers to (ResourceExhausted
+        when the machine lacks the memory for a new one)."""
+        if nbytes < self.min_bytes:
+            return np.empty(nbytes, dtype=np.uint8)
+        bufs = self._bufs
+        with self._lock:
+            i = self._free_index(nbytes)
+            if i is not None:
+                b = bufs.pop(i)
+                bufs.append(b)
+                return b
+        check_allocation(nbytes)
+        buf = np.empty(nbytes, dtype=np.uint8)
+        if nbytes <= self.max_bytes:
+            with self._lock:
+                bufs.append(buf)
+                self._total += nbytes
+                while self._total > self.max_bytes or len(bufs) > self.max_buffers:
+                    self._total -= bufs.pop(0).nbytes
+        return buf
+
+    def _free_index(self, nbytes):
+        bufs = self._bufs
+        for i in range(len(bufs)):
+            # a free buffer's only referents: the list and getrefcount's argument
+            if bufs[i].nbytes == nbytes and sys.getrefcount(bufs[i]) <= 2:
+                return i
+        return None
+
+    def clear(self):
+        with self._lock:
+            self._bufs.clear()
+            self._total = 0
+
+
+RECV_BUFFERS = BufferPool()
 
 
 def array_of(meta, buf):

@@ -28,7 +28,7 @@ from tideflow.protos import types_pb2 as tideflow_dot_protos_dot_types__pb2
 from tideflow.protos import worker_pb2 as tideflow_dot_protos_dot_worker__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'tideflow/protos/tideflow_transfer.proto\x12\x08tideflow\x1a\x1ctideflow/protos/master.proto\x1a\"tideflow/protos/tensor_shape.proto\x1a\x1btideflow/protos/types.proto\x1a\x1ctideflow/protos/worker.proto\"\xd2\x01\n\nTensorMeta\x12!\n\x05\x64type\x18\x01 \x01(\x0e\x32\x12.tideflow.DataType\x12)\n\x05shape\x18\x02 \x01(\x0b\x32\x1a.tideflow.TensorShapeProto\x12&\n\nwire_dtype\x18\x03 \x01(\x0e\x32\x12.tideflow.DataType\x12\x13\n\x0btotal_bytes\x18\x04 \x01(\x03\x12\x0f\n\x07is_dead\x18\x05 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x06 \x01(\x03\x12\r\n\x05index\x18\x07 \x01(\x05\"M\n\x0bTensorChunk\x12\"\n\x04meta\x18\x01 \x01(\x0b\x32\x14.tideflow.TensorMeta\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x0c\n\x04tail\x18\x03 \x01(\x0c\"i\n\x17RecvTensorStreamRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x10\n\x08\x62\x66loat16\x18\x03 \x01(\x08\x12\x13\n\x0b\x63hunk_bytes\x18\x04 \x01(\x03\x32\xec\x01\n\x10TideflowTransfer\x12N\n\x10RecvTensorStream\x12!.tideflow.RecvTensorStreamRequest\x1a\x15.tideflow.TensorChunk0\x01\x12\x44\n\x0eRunGraphStream\x12\x19.tideflow.RunGraphRequest\x1a\x15.tideflow.TensorChunk0\x01\x12\x42\n\rRunStepStream\x12\x18.tideflow.RunStepRequest\x1a\x15.tideflow.TensorChunk0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'tideflow/protos/tideflow_transfer.proto\x12\x08tideflow\x1a\x1ctideflow/protos/master.proto\x1a\"tideflow/protos/tensor_shape.proto\x1a\x1btideflow/protos/types.proto\x1a\x1ctideflow/protos/worker.proto\"\xd2\x01\n\nTensorMeta\x12!\n\x05\x64type\x18\x01 \x01(\x0e\x32\x12.tideflow.DataType\x12)\n\x05shape\x18\x02 \x01(\x0b\x32\x1a.tideflow.TensorShapeProto\x12&\n\nwire_dtype\x18\x03 \x01(\x0e\x32\x12.tideflow.DataType\x12\x13\n\x0btotal_bytes\x18\x04 \x01(\x03\x12\x0f\n\x07is_dead\x18\x05 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x06 \x01(\x03\x12\r\n\x05index\x18\x07 \x01(\x05\"M\n\x0bTensorChunk\x12\"\n\x04meta\x18\x01 \x01(\x0b\x32\x14.tideflow.TensorMeta\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x0c\n\x04tail\x18\x03 \x01(\x0c\"i\n\x17RecvTensorStreamRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x10\n\x08\x62\x66loat16\x18\x03 \x01(\x08\x12\x13\n\x0b\x63hunk_bytes\x18\x04 \x01(\x03\"d\n\x12RecvTensorsRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x03(\t\x12\x10\n\x08\x62\x66loat16\x18\x03 \x03(\x08\x12\x13\n\x0b\x63hunk_bytes\x18\x04 \x01(\x03\x32\xb8\x02\n\x10TideflowTransfer\x12N\n\x10RecvTensorStream\x12!.tideflow.RecvTensorStreamRequest\x1a\x15.tideflow.TensorChunk0\x01\x12\x44\n\x0eRunGraphStream\x12\x19.tideflow.RunGraphRequest\x1a\x15.tideflow.TensorChunk0\x01\x12\x42\n\rRunStepStream\x12\x18.tideflow.RunStepRequest\x1a\x15.tideflow.TensorChunk0\x01\x12J\n\x11RecvTensorsStream\x12\x1c.tideflow.RecvTensorsRequest\x1a\x15.tideflow.TensorChunk0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,6 +41,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TENSORCHUNK']._serialized_end=468
   _globals['_RECVTENSORSTREAMREQUEST']._serialized_start=470
   _globals['_RECVTENSORSTREAMREQUEST']._serialized_end=575
-  _globals['_TIDEFLOWTRANSFER']._serialized_start=578
-  _globals['_TIDEFLOWTRANSFER']._serialized_end=814
+  _globals['_RECVTENSORSREQUEST']._serialized_start=577
+  _globals['_RECVTENSORSREQUEST']._serialized_end=677
+  _globals['_TIDEFLOWTRANSFER']._serialized_start=680
+  _globals['_TIDEFLOWTRANSFER']._serialized_end=992
 # @@protoc_insertion_point(module_scope)

@@ -51,6 +51,11 @@ class TideflowTransferStub:
                 request_serializer=tideflow_dot_protos_dot_master__pb2.RunStepRequest.SerializeToString,
                 response_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
                 _registered_method=True)
+        self.RecvTensorsStream = channel.unary_stream(
+                '/tideflow.TideflowTransfer/RecvTensorsStream',
+                request_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.SerializeToString,
+                response_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
+                _registered_method=True)
 
 
 class TideflowTransferServicer:
@@ -77,6 +82,16 @@ class TideflowTransferServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecvTensorsStream(self, request, context):
+        """Several tensors of one step from one task in one stream, each sent as soon as it is
+        there: a header (TensorMeta.index: its position in the request) that carries the first
+        chunk of its bytes, then the other chunks. The stream ends early, without error, when
+        the step ended on the sending task without sending some of them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TideflowTransferServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -93,6 +108,11 @@ def add_TideflowTransferServicer_to_server(servicer, server):
             'RunStepStream': grpc.unary_stream_rpc_method_handler(
                     servicer.RunStepStream,
                     request_deserializer=tideflow_dot_protos_dot_master__pb2.RunStepRequest.FromString,
+                    response_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.SerializeToString,
+            ),
+            'RecvTensorsStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.RecvTensorsStream,
+                    request_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.FromString,
                     response_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.SerializeToString,
             ),
     }
@@ -176,6 +196,33 @@ class TideflowTransfer:
             target,
             '/tideflow.TideflowTransfer/RunStepStream',
             tideflow_dot_protos_dot_master__pb2.RunStepRequest.SerializeToString,
+            tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecvTensorsStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/tideflow.TideflowTransfer/RecvTensorsStream',
+            tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.SerializeToString,
             tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
             options,
             channel_credentials,
