@@ -580,6 +580,11 @@ def _expand_dims_shape(op):
 
 def _expand_dims_kernel(x, dim):
     x = _np(x)
+    if type(dim) is np.ndarray and dim.ndim == 0 and dim.dtype.kind == "i":
+        d, r = int(dim), x.ndim  # the common case: a scalar axis, one reshape
+        if -r - 1 <= d <= r:
+            d %= r + 1
+            return x.reshape(x.shape[:d] + (1,) + x.shape[d:])
     if np.size(dim) != 1:
         raise _invalid(f"'dim' must be a tensor with a single value, got {np.size(dim)} values")
     d = int(np.reshape(dim, -1)[0])

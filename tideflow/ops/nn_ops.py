@@ -488,23 +488,31 @@ def _sparse_softmax_xent(features, labels):
             f"{_dims(features.shape)} and labels shape {_dims(labels.shape)}",
         )
     n = features.shape[1]
-    bad = (labels < 0) | (labels >= n)
-    if bad.any():
+    # one pass over the labels: seen as unsigned, a negative label is larger than any n
+    u = _UNSIGNED.get(labels.dtype)
+    if labels.size and (labels.view(u).max() >= n if u is not None else
+                        bool(((labels < 0) | (labels >= n)).any())):
+        bad = (labels < 0) | (labels >= n)
         first = labels[np.argmax(bad)]
         raise errors.InvalidArgumentError(
             None, None,
             f"Received a label value of {first} which is outside the valid range of [0, {n}).  "
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
-    shifted = features - np.max(features, axis=1, keepdims=True)
-    backprop = np.exp(shifted)
-    total = np.sum(backprop, axis=1, keepdims=True)
+    shifted = features - np.maximum.reduce(features, axis=1, keepdims=True)
     rows = np.arange(labels.shape[0])
+    picked = shifted[rows, labels]
+    backprop = np.exp(shifted, out=shifted)
+    total = np.add.reduce(backprop, axis=1, keepdims=True)
     # loss = log(sum(exp(shifted))) - shifted[label]; backprop = softmax - onehot
-    loss = np.log(total[:, 0]) - shifted[rows, labels]
+    loss = np.log(total.reshape(-1))
+    loss -= picked
     backprop /= total
     backprop[rows, labels] -= 1
     return loss, backprop
+
+
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
 
 
 def _sparse_softmax_xent_shape(op):

@@ -39,7 +39,8 @@ def _axes(x, indices):
 
 def _sum(x, indices, *, keep_dims):
     axis = _axes(x, indices)
-    return np.sum(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
+    # np.add.reduce is what np.sum calls for an array, without its Python-level dispatch
+    return np.add.reduce(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
 
 
@@ -121,11 +122,13 @@ def _kept_shape(x, axes):
     from tideflow.ops import array_ops, gather_ops
 
     shape, axes_v = x.get_shape(), ops.constant_value(axes)
-    if shape.is_fully_defined() and axes_v is not None:
+    if shape.ndims is not None and axes_v is not None:
         dims = shape.as_list()
         for a in np.ravel(axes_v).tolist():
-            dims[a % len(dims)] = 1
-        return dims
+            if -len(dims) <= a < len(dims):
+                dims[a % len(dims)] = 1
+        if None not in dims:  # static even when only the reduced dimensions are unknown
+            return dims
     in_shape = array_ops.shape(x)
     return gather_ops.select(_reduced_mask(x, axes), array_ops.ones_like(in_shape), in_shape)
 
@@ -163,7 +166,9 @@ def _mean_grad(op, grad):
     if xs.is_fully_defined() and ys.is_fully_defined():
         factor = xs.num_elements() // max(ys.num_elements(), 1)
         return grad / ops.convert_to_tensor(factor, dtype=grad.dtype.base_dtype), None
-    factor = array_ops.size(op.inputs[0]) // math_ops.maximum(array_ops.size(op.outputs[0]), 1)
+    factor = array_ops.size(op.inputs[0])
+    if ys.num_elements() != 1:  # a reduction to one element divides by the input's size
+        factor = factor // math_ops.maximum(array_ops.size(op.outputs[0]), 1)
     return grad / math_ops._cast(factor, grad.dtype.base_dtype), None
 
 

@@ -23,6 +23,12 @@ def _gradient_descent(var, delta, alpha):
     var -= alpha * delta
 
 
+def _gradient_descent_in_delta(var, delta, alpha):
+    # the same two roundings as above, with delta's buffer holding alpha * delta
+    np.multiply(alpha, delta, out=delta)
+    var -= delta
+
+
 def _proximal(var, prox, lr, l1, l2):
     if l1 > 0:
         var[...] = np.sign(prox) * np.maximum(np.abs(prox) - lr * l1, 0) / (1 + lr * l2)
@@ -62,6 +68,19 @@ def _momentum(var, accum, grad, lr, momentum, *, use_nesterov):
         var -= grad * lr + accum * momentum * lr
     else:
         var -= accum * lr
+
+
+def _momentum_in_grad(var, accum, grad, lr, momentum, *, use_nesterov):
+    accum *= momentum
+    accum += grad
+    if use_nesterov:
+        np.multiply(grad, lr, out=grad)
+        t = accum * momentum
+        t *= lr
+        grad += t
+    else:
+        np.multiply(accum, lr, out=grad)
+    var -= grad
 
 
 def _adam(var, m, v, grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, *, use_nesterov):
@@ -240,6 +259,9 @@ def _apply_factory(update, types, sparse):
         attrs = {a: op._attrs[a] for a in attr_names}
         locks = _Locks(ctx, op, op._attrs["use_locking"])
 
+        if not sparse:
+            return _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks)
+
         def run(*args):
             refs, scalars = [], []
             grad = indices = None
@@ -253,11 +275,6 @@ def _apply_factory(update, types, sparse):
                 else:
                     scalars.append(np.asarray(a))
             var = refs[0]
-            if not sparse:
-                _check_dense(op, ref_names, refs, grad, scalars, scalar_names)
-                with locks:
-                    update(*refs, grad, *scalars, **attrs)
-                return var
             _check_dense(op, ref_names, refs, None, scalars, scalar_names)
             _check_sparse(op, var, grad, indices)
             if indices.size == 0:
@@ -276,6 +293,45 @@ def _apply_factory(update, types, sparse):
         return run
 
     return factory
+
+
+# updates with a form that may overwrite the gradient (used when nothing else can see it)
+_IN_GRAD = {_gradient_descent: _gradient_descent_in_delta, _momentum: _momentum_in_grad}
+
+
+def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
+    """The kernel of a dense Apply* op; ``run.donated`` may use the gradient's buffer."""
+    ref_idx = [i for i, k in enumerate(kinds) if k == "ref"]
+    grad_idx = kinds.index("grad")
+    scalar_idx = [i for i, k in enumerate(kinds) if k == "scalar"]
+    unlocked = not locks._locks
+
+    def make(fn):
+        def run(*args):
+            refs = [args[i] for i in ref_idx]
+            grad = np.asarray(args[grad_idx])
+            scalars = [np.asarray(args[i]) for i in scalar_idx]
+            _check_dense(op, ref_names, refs, grad, scalars, scalar_names)
+            if fn is not update and not (
+                    grad.dtype == refs[0].dtype and all(s.dtype == grad.dtype for s in scalars)):
+                fn_ = update  # mixed precision: keep the rounding of the plain update
+            else:
+                fn_ = fn
+            if unlocked:
+                fn_(*refs, grad, *scalars, **attrs)
+            else:
+                with locks:
+                    fn_(*refs, grad, *scalars, **attrs)
+            return refs[0]
+
+        return run
+
+    run = make(update)
+    in_grad = _IN_GRAD.get(update)
+    if in_grad is not None:
+        run.scratch_input = grad_idx  # runtime/executor.py: the input ``donated`` may overwrite
+        run.donated = make(in_grad)
+    return run
 
 
 def _declare(name, inputs, update, attrs=(), types=_FLOATS_AND_COMPLEX):

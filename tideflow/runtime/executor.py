@@ -16,6 +16,7 @@ import numpy as np
 from tideflow.framework import errors, op_registry
 from tideflow.framework.ops import Tensor
 from tideflow.kernels.device import KernelContext
+from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
 from tideflow.runtime import graph_passes
 from tideflow.runtime.rendezvous import StepAborted
@@ -231,6 +232,7 @@ class Plan:
         env["__out__"] = _out if device is None or device.is_host else _out_host
         env["__ip1__"] = _inplace_unary
         env["__ip2__"] = _inplace_binary
+        env["__own__"] = _sole_owner
         env["__copy__"] = np.copy
         code = compile(src, f"<tideflow plan {id(self):x}>", "exec")
         self._code_filename = code.co_filename
@@ -420,8 +422,15 @@ class _Emitter:
                 pos += 1
         if od.kernel_wants_step:
             args.append("step=__step__")
+        kernel = self.env[kname]
+        if kernel is _no_op_kernel:
+            self.line("pass", depth, op)  # NoOp: its control edges are the line order
+            return
         call = f"{kname}({', '.join(args)})"
-        infix = _INFIX.get(self.env[kname]) if depth > 2 and len(args) == 2 else None
+        if len(args) == 1 and _is_pass_through(op, od, kernel):
+            call = args[0]  # Identity on the host returns its input: no call
+        infix = _INFIX.get(kernel) if depth > 2 and len(args) == 2 else None
+        scratch = getattr(kernel, "scratch_input", None)
         if infix is not None:
             # inside a loop body: the operator reaches the same ufunc, through NumPy's scalar
             # fast path when the operands are scalars (a 25x cheaper call)
@@ -432,6 +441,17 @@ class _Emitter:
             if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
                     and t_in not in fed and t_in not in consts and od.inplace == 0):
                 call = f"__ip{len(args)}__({kname}, {', '.join(args)})"
+        elif scratch is not None and not _small(op._inputs[scratch]):
+            # the kernel may use this dying input as scratch space (a gradient whose only
+            # consumer is the update): it is then called in its ``donated`` form
+            t_in = replace.get(op._inputs[scratch], op._inputs[scratch])
+            if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
+                    and t_in not in fed and t_in not in consts
+                    and sum(replace.get(t, t) is t_in for t in op._inputs) == 1):
+                dname = f"{kname}d"
+                self.env[dname] = kernel.donated
+                call = (f"({dname} if __own__({args[scratch]}) else {kname})"
+                        f"({', '.join(args)})")
         single = len(od.outputs) == 1 and not od.outputs[0].is_list
         if not op._outputs or all(x == "_" for x in targets):
             text = call
@@ -565,6 +585,23 @@ def _small(t):
 
 # references to an array in _inplace_*: the plan's local, the parameter, getrefcount's own
 _SOLE_OWNER_REFS = 3
+
+
+def _sole_owner(a):
+    """True when ``a`` is an array that owns its buffer and nothing else can see it."""
+    return type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
+        sys.getrefcount(a) <= _SOLE_OWNER_REFS)
+
+
+def _is_pass_through(op, od, kernel):
+    """An Identity whose kernel hands back its input unchanged (the host's)."""
+    if op._type != "Identity" or kernel is not od.kernel:
+        return False
+    probe = object()
+    try:
+        return kernel(probe) is probe
+    except Exception:  # noqa: BLE001 - any other kernel is called as usual
+        return False
 
 
 def _inplace_unary(kernel, a):

@@ -1,0 +1,73 @@
+"""Kernels and gradients of the MLP training step on their less common inputs: int64 labels out
+of range, reductions over dimensions unknown until run time, ExpandDims' fast path."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.ops import array_ops, nn_ops
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("bad", [-1, 5, -(2**31)])
+def test_sparse_xent_kernel_rejects_out_of_range_labels(dtype, bad):
+    logits = np.zeros((3, 5), np.float32)
+    labels = np.array([0, bad, 4], dtype)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=f"label value of {bad} "):
+        nn_ops._sparse_softmax_xent(logits, labels)
+
+
+def test_sparse_xent_kernel_matches_numpy():
+    rng = np.random.RandomState(1)
+    logits = rng.standard_normal((6, 4)).astype(np.float32) * 10
+    labels = np.array([0, 3, 1, 2, 3, 0], np.int64)
+    loss, backprop = nn_ops._sparse_softmax_xent(logits, labels)
+    z = logits.astype(np.float64)
+    p = np.exp(z - z.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(loss, -np.log(p[np.arange(6), labels]), rtol=1e-5, atol=1e-6)
+    p[np.arange(6), labels] -= 1
+    np.testing.assert_allclose(backprop, p, rtol=1e-5, atol=1e-7)
+    assert loss.dtype == backprop.dtype == np.float32
+    empty_loss, empty_bp = nn_ops._sparse_softmax_xent(np.zeros((0, 4), np.float32),
+                                                       np.zeros(0, np.int64))
+    assert empty_loss.shape == (0,) and empty_bp.shape == (0, 4)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, [0, 1], -1])
+def test_mean_and_sum_gradients_with_an_unknown_batch(axis):
+    x = tf.placeholder(tf.float32, [None, 3])
+    xv = np.arange(12, dtype=np.float32).reshape(4, 3)
+    gm, gs = tf.gradients([tf.reduce_mean(x, axis)], [x])[0], tf.gradients(
+        [tf.reduce_sum(x, axis)], [x])[0]
+    assert gm.get_shape().as_list() == [None, 3]
+    with tf.Session() as sess:
+        m, s = sess.run([gm, gs], {x: xv})
+    n = xv.size // np.sum(xv, axis=None if axis is None else tuple(np.atleast_1d(axis))).size
+    np.testing.assert_allclose(m, np.full_like(xv, 1.0 / n), rtol=1e-6)
+    np.testing.assert_array_equal(s, np.ones_like(xv))
+
+
+def test_mean_of_a_vector_needs_no_shape_arithmetic_beyond_its_size():
+    x = tf.placeholder(tf.float32, [None])
+    (g,) = tf.gradients(tf.reduce_mean(x), [x])
+    types = {op.type for op in g.graph.get_operations() if op.name.startswith("gradients/")}
+    assert "Select" not in types and "FloorDiv" not in types
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g, {x: np.ones(8, np.float32)}), np.full(8, 0.125))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1, -3])
+def test_expand_dims_kernel_scalar_axis(dim):
+    x = np.arange(6).reshape(2, 3)
+    got = array_ops._expand_dims_kernel(x, np.array(dim, np.int32))
+    assert got.shape == np.expand_dims(x, dim).shape
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Tried to expand dim index 3"):
+        array_ops._expand_dims_kernel(x, np.array(3, np.int64))
