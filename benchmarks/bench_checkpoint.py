@@ -8,7 +8,8 @@ evicting the files from the page cache (``posix_fadvise(DONTNEED)``, as when a f
 restores), and "warm" (files cached); "new session" restores into the uninitialized variables of
 a new session (as a fresh process does, plan building included), cold. Each repeat measures the saver and the reference back to back, in
 alternating order; the figures are medians over ``--repeat`` repeats and the ratio is the median
-of the per-repeat ratios (the machine is shared and noisy). Also reports the growth of peak RSS
+of the per-repeat ratios (the machine is shared and noisy); "CPU time" is the same ratio of the
+calling thread's CPU seconds (what the two cost, whatever else the machine runs). Also reports the growth of peak RSS
 during a save (the target: at most about one copy of the largest tensor).
 Run: ``python benchmarks/bench_checkpoint.py [--vars 16] [--mib 64] [--repeat 5] [--dir /tmp]
 [--json out]``.
@@ -43,11 +44,13 @@ def _evict(paths):
 
 
 def _timed(fn, before=None):
+    """(wall seconds, CPU seconds of this thread) of ``fn()``."""
     if before is not None:
         before()
+    c0 = time.thread_time()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.thread_time() - c0
 
 
 def _maxrss_mib():
@@ -138,17 +141,21 @@ def main():
               "restore_cold": ("restore (cold) ", "np.fromfile"),
               "restore_warm": ("restore (warm) ", "np.fromfile"),
               "restore_new": ("new session    ", "np.fromfile")}
-    for key, (mine, ref) in times.items():
+    for key, (mine_t, ref_t) in times.items():
+        mine = [w for w, _ in mine_t]
+        ref = [w for w, _ in ref_t]
         ratios = [r / m for m, r in zip(mine, ref)]
         ratio = statistics.median(ratios)
+        cpu = statistics.median([r[1] / m[1] for m, r in zip(mine_t, ref_t)])
         results[f"{key}_MBps"] = mbs(statistics.median(mine))
         results[f"{key}_reference_MBps"] = mbs(statistics.median(ref))
         results[f"{key}_ratio"] = ratio
         results[f"{key}_ratios"] = ratios
+        results[f"{key}_cpu_ratio"] = cpu
         a, b = labels[key]
         print(f"{a} saver {mbs(statistics.median(mine)):7.0f} MB/s   {b} "
               f"{mbs(statistics.median(ref)):7.0f} MB/s   ratio {ratio:.2f} "
-              f"(repeats {min(ratios):.2f}-{max(ratios):.2f})")
+              f"(repeats {min(ratios):.2f}-{max(ratios):.2f}; CPU time {cpu:.2f})")
     print(f"peak RSS growth during the first save: {results['save_peak_rss_growth_mib']:.0f} MiB "
           f"(largest tensor {args.mib} MiB)")
     if args.json:
