@@ -6,11 +6,12 @@ Saver save includes its CRC32C checksums, the atomic rename and the state file; 
 checksum verification and the Assign into the variables. Reads are measured "cold", after
 evicting the files from the page cache (``posix_fadvise(DONTNEED)``, as when a fresh process
 restores), and "warm" (files cached); "new session" restores into the uninitialized variables of
-a new session (as a fresh process does, plan building included), cold. Each repeat measures the saver and the reference back to back, in
-alternating order; the figures are medians over ``--repeat`` repeats and the ratio is the median
+a new session (as a fresh process does, plan building included), cold. Each repeat measures the
+saver and the reference back to back, in alternating order; the figures are medians over ``--repeat`` repeats and the ratio is the median
 of the per-repeat ratios (the machine is shared and noisy); "CPU time" is the same ratio of the
-calling thread's CPU seconds (what the two cost, whatever else the machine runs). Also reports the growth of peak RSS
-during a save (the target: at most about one copy of the largest tensor).
+process's CPU seconds, all threads (what the two cost, whatever else the machine runs). Also
+reports the growth of peak RSS during a save (the target: at most about one copy of the largest
+tensor).
 Run: ``python benchmarks/bench_checkpoint.py [--vars 16] [--mib 64] [--repeat 5] [--dir /tmp]
 [--json out]``.
 """
@@ -44,13 +45,13 @@ def _evict(paths):
 
 
 def _timed(fn, before=None):
-    """(wall seconds, CPU seconds of this thread) of ``fn()``."""
+    """(wall seconds, CPU seconds of the process) of ``fn()``."""
     if before is not None:
         before()
-    c0 = time.thread_time()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     fn()
-    return time.perf_counter() - t0, time.thread_time() - c0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
 def _maxrss_mib():

@@ -259,3 +259,23 @@ def test_newer_index_version_is_refused(tmp_path):
         json.dump(doc, f)
     with pytest.raises(tf.errors.UnimplementedError, match="version"):
         cf.Reader(prefix)
+
+
+def test_large_tensors_are_checksummed_during_the_io(tmp_path):
+    import threading
+
+    big = np.random.RandomState(2).rand(cf._PIPE_MIN // 8 + 12345)  # float64, > _PIPE_MIN
+    prefix = _save(tmp_path, {"big": big, "small": np.arange(3)})
+    with open(cf.index_filename(prefix)) as f:
+        entry = json.load(f)["tensors"]["big"]
+    assert entry["crc32c"] == cf.crc32c(big)
+    r = cf.Reader(prefix)
+    np.testing.assert_array_equal(r.read("big"), big)
+    out = np.zeros_like(big)
+    assert r.read_many([("big", None, out)])[0] is out
+    np.testing.assert_array_equal(out, big)
+    data = cf.data_filename(prefix, 0, 1)
+    _flip(data, os.path.getsize(data) - 8 * 1000)
+    with pytest.raises(tf.errors.DataLossError, match="'big'"):
+        cf.Reader(prefix).read("big")
+    assert not [t for t in threading.enumerate() if t.name == "tideflow-crc32c"]

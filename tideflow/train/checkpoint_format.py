@@ -39,7 +39,9 @@ import ctypes
 import glob
 import json
 import os
+import queue
 import struct
+import threading
 import uuid
 
 import numpy as np
@@ -51,6 +53,7 @@ VERSION = 2  # 2: tensors saved as slices (partitioned variables)
 INDEX_SUFFIX = ".index"
 _CHUNK = 1 << 20  # bytes per checksummed write (checksummed while in cache)
 _READ_CHUNK = 8 << 20  # bytes per verified read (large reads keep a cold disk streaming)
+_PIPE_MIN = 16 << 20  # tensors this large are checksummed on a helper thread during the I/O
 
 # dtype name -> safetensors dtype, for the dtypes stored as they are
 _ST_DTYPES = {
@@ -121,6 +124,44 @@ def crc32c(buf, crc=0):
     if _crc_extend is None:
         _crc_extend = _load_crc()
     return _crc_extend(crc, buf)
+
+
+class _CrcPipe:
+    """The CRC32C of buffers handed over one by one, computed on a helper thread while the
+    caller reads or writes the next one (the checksum extension releases the GIL). The thread
+    ends in ``result``/``close``: none outlives the tensor it checksums."""
+
+    def __init__(self, crc=0):
+        self._crc = crc
+        self._error = None
+        self._q = queue.SimpleQueue()
+        self._t = threading.Thread(target=self._run, name="tideflow-crc32c", daemon=True)
+        self._t.start()
+
+    def _run(self):
+        crc = self._crc
+        try:
+            while (buf := self._q.get()) is not None:
+                crc = crc32c(buf, crc)
+        except BaseException as e:  # noqa: BLE001 - re-raised by result()
+            self._error = e
+            while self._q.get() is not None:
+                pass
+        self._crc = crc
+
+    def add(self, buf):
+        self._q.put(buf)
+
+    def close(self):
+        if self._t.is_alive():
+            self._q.put(None)
+            self._t.join()
+
+    def result(self):
+        self.close()
+        if self._error is not None:
+            raise self._error
+        return self._crc
 
 
 # ------------------------------------------------------------------------------------------
@@ -224,11 +265,21 @@ def _write_array(f, arr, crc):
     it is in cache); returns the CRC32C extended over them."""
     flat = arr.reshape(-1).view(np.uint8) if arr.size else np.empty(0, np.uint8)
     n = flat.size
-    for start in range(0, n, _CHUNK):
-        chunk = flat[start:start + _CHUNK]
-        crc = crc32c(chunk, crc)
-        f.write(memoryview(chunk))
-    return crc
+    if n < _PIPE_MIN:
+        for start in range(0, n, _CHUNK):
+            chunk = flat[start:start + _CHUNK]
+            crc = crc32c(chunk, crc)
+            f.write(memoryview(chunk))
+        return crc
+    pipe = _CrcPipe(crc)  # checksums chunk i while chunk i + 1 is written
+    try:
+        for start in range(0, n, _CHUNK):
+            chunk = flat[start:start + _CHUNK]
+            pipe.add(chunk)
+            f.write(memoryview(chunk))
+    finally:
+        pipe.close()
+    return pipe.result()
 
 
 # ------------------------------------------------------------------------------------------
@@ -568,17 +619,26 @@ class Reader:
                 os.posix_fadvise(f.fileno(), base + begin, out.nbytes, os.POSIX_FADV_WILLNEED)
         f.seek(base + begin)
         pos = 0
-        while pos < out.nbytes:
-            k = min(_READ_CHUNK, out.nbytes - pos)
-            got = f.readinto(view[pos:pos + k])
-            if not got:
-                raise errors.DataLossError(
-                    None, None, f"Checkpoint data file {path} is truncated (reading tensor "
-                    f"'{name}')",
-                )
-            crc = crc32c(view[pos:pos + got], crc)
-            pos += got
-        return crc
+        # large tensors: chunk i is checksummed on a helper thread while chunk i + 1 is read
+        pipe = _CrcPipe(crc) if out.nbytes >= _PIPE_MIN else None
+        try:
+            while pos < out.nbytes:
+                k = min(_READ_CHUNK, out.nbytes - pos)
+                got = f.readinto(view[pos:pos + k])
+                if not got:
+                    raise errors.DataLossError(
+                        None, None, f"Checkpoint data file {path} is truncated (reading tensor "
+                        f"'{name}')",
+                    )
+                if pipe is not None:
+                    pipe.add(view[pos:pos + got])
+                else:
+                    crc = crc32c(view[pos:pos + got], crc)
+                pos += got
+        finally:
+            if pipe is not None:
+                pipe.close()
+        return pipe.result() if pipe is not None else crc
 
     def _read_piece(self, name, piece, dtype, out=None, files=None):
         """The value of one stored piece (a whole tensor or one slice), verified against its
