@@ -332,3 +332,16 @@ def test_grouped_receives_over_grpc_big_small_and_bfloat16(servers):
     np.testing.assert_allclose(out[0], big[:4], rtol=2.0 ** -8)
     np.testing.assert_array_equal(out[1], np.arange(5) * 2)
     assert out[2] == np.float32(1.0)  # truncated to bfloat16 on the wire
+
+
+def test_allocator_tuning_is_idempotent_and_can_be_turned_off(monkeypatch):
+    first = wire.tune_allocator()
+    assert wire.tune_allocator() is first  # once per process
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        # glibc accepts the settings (mallopt returns 1); musl's stub would return 0
+        assert first == (ctypes.CDLL(None).mallopt(-3, 32 << 20) == 1)
+    monkeypatch.setattr(wire, "_allocator_tuned", [])
+    monkeypatch.setenv("TIDEFLOW_MALLOC_TUNING", "0")
+    assert wire.tune_allocator() is False

@@ -107,8 +107,11 @@ def _identity(b):
 
 def add_services(server, master, worker, security=None):
     """Adds MasterService, WorkerService and TideflowTransfer (for whichever of ``master`` and
-    ``worker`` are given) to a ``grpc.Server``."""
+    ``worker`` are given) to a ``grpc.Server``; the process's C heap then keeps freed message
+    buffers for reuse (``wire.tune_allocator``)."""
     import grpc
+
+    wire.tune_allocator()
 
     handlers = []
     if master is not None:
