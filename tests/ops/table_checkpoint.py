@@ -41,6 +41,27 @@ def _check_save_restore_v2():
                 sess.run(missing)
 
 
+def _check_slices():
+    with tempfile.TemporaryDirectory() as d, tf.Graph().as_default():
+        prefix = os.path.join(d, "ckpt")
+        full = np.arange(12, dtype=np.float32).reshape(4, 3)
+        save = co.save_v2(prefix, ["t", "t"], ["4 3 0,1:-", "4 3 1,3:-"],
+                          [tf.constant(full[:1]), tf.constant(full[1:])])
+        restored = co.restore_v2(prefix, ["t", "t"], ["", "4 3 0,2:1,2"], [tf.float32] * 2)
+        assert restored[1].get_shape().as_list() == [2, 2]
+        wrong = co.restore_v2(prefix, ["t"], ["5 3 0,2:-"], [tf.float32])
+        bad_slice = co.save_v2(prefix, ["u"], ["4 3 0,2:-"], [tf.constant(full)])
+        with tf.Session() as sess:
+            sess.run(save)
+            whole, box = sess.run(restored)
+            np.testing.assert_array_equal(whole, full)
+            np.testing.assert_array_equal(box, full[0:2, 1:3])
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[5, 3\].*\[4, 3\]"):
+                sess.run(wrong)
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"'u'.*\[2, 3\].*\[4, 3\]"):
+                sess.run(bad_slice)
+
+
 def _check_merge():
     with tempfile.TemporaryDirectory() as d, tf.Graph().as_default():
         a, b, dest = (os.path.join(d, "tmp", "a"), os.path.join(d, "tmp", "b"),
@@ -84,6 +105,7 @@ def _check_legacy():
 
 CASES = [
     Case(("SaveV2", "RestoreV2"), check=_check_save_restore_v2, grad=False),
+    Case(("SaveV2", "RestoreV2"), check=_check_slices, grad=False),
     Case("MergeV2Checkpoints", check=_check_merge, grad=False),
     Case(("ShardedFilename", "ShardedFilespec"), check=_check_sharded_names, grad=False),
     Case(("Save", "SaveSlices", "Restore", "RestoreSlice"), check=_check_legacy, grad=False),
