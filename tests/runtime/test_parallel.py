@@ -136,7 +136,8 @@ def test_recv_scheduling_late_and_asap_agree():
                 plan = next(iter(s._plans.values()))
                 src = plan.plans[[p.device.name[-1] for p in plan.partitions].index("0")].source
                 lines = [ln.strip() for ln in src.splitlines()]
-                first_recv = min(i for i, ln in enumerate(lines) if "__rv__.recv" in ln)
+                first_recv = min(i for i, ln in enumerate(lines)
+                                 if "__rv__.recv(" in ln or "__rvi__.pop(" in ln)
                 first_sqrt = min(i for i, ln in enumerate(lines) if "= k" in ln)
                 if asap:
                     assert first_recv < first_sqrt

@@ -85,8 +85,8 @@ def test_one_recv_per_tensor_per_destination_device():
             assert k in n.attr
     p1 = next(p for p in plan.partitions if p.device.name == CPU + "1")
     assert len(p1.recvs) == 1
-    assert plan.plans[[p.device.name for p in plan.partitions].index(CPU + "1")].source.count(
-        "__rv__.recv(") == 1
+    src = plan.plans[[p.device.name for p in plan.partitions].index(CPU + "1")].source
+    assert src.count("__rv__.recv(") + src.count("__rvi__.pop(") == 1
 
 
 def test_cross_device_control_edges():

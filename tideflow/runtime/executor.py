@@ -139,7 +139,7 @@ class Plan:
 
     def __init__(self, graph, fetches, feeds, targets, device, session_state, session,
                  optimize=True, raw=False, order=None, partition=None, trace=False,
-                 recv_asap=False):
+                 recv_asap=False, coop=False):
         self.graph = graph
         # raw: return the fetched values as the kernels produced them (function bodies run as
         # sub-plans, runtime/functions.py); otherwise as Session.run hands them to the user
@@ -151,6 +151,9 @@ class Plan:
         self.partition = partition
         self.trace = trace
         self.recv_asap = recv_asap
+        # coop: a partition's plan compiled as a generator that yields the key of each Recv
+        # whose value is not there yet (parallel.MultiPlan runs such partitions in one thread)
+        self.coop = coop and partition is not None
         self._args = (graph, fetches, feeds, targets, device, session_state, session, optimize,
                       raw)
         fed = {t: i for i, t in enumerate(feeds)}
@@ -181,11 +184,12 @@ class Plan:
         self.trace_nodes = []
         self._compile(order, fetches, fed, replace, consts, device, session_state, session)
 
-    def variant(self, trace=False, recv_asap=None, partition=None):
+    def variant(self, trace=False, recv_asap=None, partition=None, coop=None):
         """The same plan compiled again, instrumented for tracing or with other options."""
         return Plan(*self._args, order=self._order,
                     partition=self.partition if partition is None else partition, trace=trace,
-                    recv_asap=self.recv_asap if recv_asap is None else recv_asap)
+                    recv_asap=self.recv_asap if recv_asap is None else recv_asap,
+                    coop=self.coop if coop is None else coop)
 
     @property
     def traced(self):
@@ -212,6 +216,8 @@ class Plan:
             from tideflow.runtime.tracing import StepLines
 
             StepLines(self, em, fed, replace, consts, names).setup()
+        if self.coop:
+            em.line("if False: yield  # a generator even without a Recv", 2)
         outs = em.emit(order, fetches, fed, replace, consts, names, 2, top=True)
         rets = []
         for t, r in zip(fetches, outs):
@@ -251,6 +257,14 @@ class Plan:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
             raise self._op_error(e) from (None if isinstance(e, errors.OpError) else e)
+
+    def start(self, feed_values, step):
+        """A coop plan's step as a generator; an exception it raises maps to the op's error
+        through ``op_error`` (as ``run`` does)."""
+        return self._run(feed_values, step)
+
+    def op_error(self, e):
+        return self._op_error(e)
 
     def _op_error(self, e):
         tb = e.__traceback__

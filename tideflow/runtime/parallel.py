@@ -10,6 +10,9 @@ import concurrent.futures
 import os
 import threading
 
+import numpy as np
+
+from tideflow.framework import errors
 from tideflow.runtime import cost_model
 from tideflow.runtime.rendezvous import Rendezvous, StepAborted
 
@@ -70,10 +73,66 @@ def choose_lanes(ops, config, measured=None):
     return where, starts
 
 
-class MultiPlan:
-    """Partition plans run concurrently; ``run(feed_values, step)`` returns the fetches."""
+# below this simulated speedup, host partitions take turns in the calling thread
+COOP_BELOW_SPEEDUP = 1.1
 
-    def __init__(self, partitions, plans, n_fetches, pool, placement, fetches):
+# stateful ops that never wait for another partition's work
+_NON_BLOCKING = frozenset({"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
+                           "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+                           "NoOp"})
+
+
+def _may_block(op):
+    od = op._op_def
+    if od.kernel_wants_step:  # queues, readers, iterators, While/If bodies
+        return True
+    if not od.is_stateful or od.is_random or op._type in _NON_BLOCKING:
+        return False
+    return not od.has_ref_input  # Assign*, Apply*, Scatter*: updates of a variable
+
+
+def cooperative(partitions):
+    """True when the partitions should take turns in one thread rather than run on threads.
+
+    That is the case when they are all lane 0 of host devices, no op of theirs can block
+    waiting for another (queues, readers, py_func, ...), and the cost model expects no gain
+    from running them at the same time: the data dependencies serialize them (a model split
+    layer-wise across devices), so threads would only add hand-offs between them.
+    """
+    if len(partitions) < 2:
+        return False
+    for p in partitions:
+        if p.unit.lane or not p.device.is_host:
+            return False
+        if any(_may_block(op) for op in p.ops):
+            return False
+    unit = {}
+    pos = {}
+    for p in partitions:
+        for op in p.ops:
+            unit[op] = p.unit
+            pos[op] = p.global_index.get(op, 0)
+    order = sorted(unit, key=pos.__getitem__)
+    _, makespan, _ = cost_model.simulate(
+        order, lambda op: [unit[op]], lambda op, u: cost_model.op_seconds(op),
+        cost_model.transfer_seconds, unit.__getitem__)
+    serial = cost_model.serial_seconds(order)
+    return makespan <= 0 or serial / makespan < COOP_BELOW_SPEEDUP
+
+
+class MultiPlan:
+    """Partition plans run concurrently; ``run(feed_values, step)`` returns the fetches.
+
+    When :func:`cooperative` holds, the plans are compiled as generators and take turns in
+    the calling thread instead: each runs until it needs a value not yet sent, then yields.
+    """
+
+    def __init__(self, partitions, plans, n_fetches, pool, placement, fetches, coop=None):
+        if coop is None:
+            coop = cooperative(partitions)
+        if coop and not all(p.coop for p in plans):
+            plans = [p if p.coop else p.variant(trace=p.trace, coop=True) for p in plans]
+        self.coop = coop
         self.partitions = partitions
         self.plans = plans
         self.n_fetches = n_fetches
@@ -92,7 +151,7 @@ class MultiPlan:
     def variant(self, trace=False, recv_asap=None):
         plans = [p.variant(trace=trace, recv_asap=recv_asap) for p in self.plans]
         m = MultiPlan(self.partitions, plans, self.n_fetches, self.pool, self.placement,
-                      self.fetches)
+                      self.fetches, coop=self.coop)
         m.version = self.version
         return m
 
@@ -103,6 +162,8 @@ class MultiPlan:
         return self._traced
 
     def run(self, feed_values, step):
+        if self.coop:
+            return self._run_coop(feed_values, step)
         rv = Rendezvous(step)
         step.rendezvous = rv
         plans = self.plans
@@ -140,6 +201,49 @@ class MultiPlan:
             raise err.cause if isinstance(err, StepAborted) else err
         if first_error is not None:
             raise first_error
+        out = [None] * self.n_fetches
+        for slots, vals in zip(self._slots, results):
+            for j, v in zip(slots, vals):
+                out[j] = v
+        return out
+
+    def _run_coop(self, feed_values, step):
+        """The partitions in turns: each runs until it waits for a key not yet sent."""
+        rv = Rendezvous(step)
+        step.rendezvous = rv
+        items = rv._items
+        plans = self.plans
+        n = len(plans)
+        gens = [p.start(feed_values, step) for p in plans]
+        waits = [None] * n  # the key each partition waits for
+        results = [None] * n
+        live = list(range(n))
+        i = None
+        try:
+            with np.errstate(all="ignore"):  # as Plan.run: kernels are silent about inf/nan
+                while live:
+                    ran = False
+                    for i in tuple(live):
+                        k = waits[i]
+                        if k is not None and k not in items:
+                            continue
+                        ran = True
+                        try:
+                            waits[i] = gens[i].send(None)
+                        except StopIteration as stop:
+                            results[i] = stop.value
+                            live.remove(i)
+                    if not ran:
+                        keys = sorted(str(waits[j]) for j in live)
+                        i = None
+                        raise errors.InternalError(
+                            None, None, "Partitions wait for each other: " + ", ".join(keys))
+        except BaseException as e:
+            for g in gens:
+                g.close()
+            if i is None or not isinstance(e, Exception):
+                raise
+            raise plans[i].op_error(e) from (None if isinstance(e, errors.OpError) else e)
         out = [None] * self.n_fetches
         for slots, vals in zip(self._slots, results):
             for j, v in zip(slots, vals):

@@ -35,6 +35,8 @@ class StepLines:
         em.hooks = self
         if self.part is not None:
             em.line("__rv__ = __step__.rendezvous", 2)
+            if self.plan.coop:
+                em.line("__rvi__ = __rv__._items", 2)
         if self.trace:
             unit = self.part.unit.name if self.part is not None else self.plan.device.name
             dev = self.part.device.name if self.part is not None else self.plan.device.name
@@ -54,11 +56,18 @@ class StepLines:
         self.nodes.append((name, op_type, label))
         return len(self.nodes) - 1
 
+    def _wait(self, key):
+        """coop: the partition gives way until the value of ``key`` has been sent."""
+        if self.plan.coop:
+            self.em.line(f"while {key} not in __rvi__: yield {key}", 2)
+            return f"__rvi__.pop({key})"
+        return f"__rv__.recv({key})"
+
     def _recv(self, t):
         tr = self.part.recvs[t]
         var = f"r{t._op._id}_{t._value_index}"
         key = self._const("k", tr.key)
-        call = f"__rv__.recv({key})"
+        call = self._wait(key)
         if tr.widen is not None:
             call = f"{self._const('w', tr.widen)}({call})"
         if self.trace:
@@ -75,26 +84,29 @@ class StepLines:
             return
         self._got_ctrl.add(tr.key)
         key = self._const("k", tr.key)
+        call = self._wait(key)
         if self.trace:
             nid = self._node(tr.recv_name, "_Recv", f"{tr.recv_name} = _Recv({tr.send_name})")
             self.em.line("__t = __tn__()", 2)
-            self.em.line(f"__rv__.recv({key})", 2)
+            self.em.line(call, 2)
             self.em.line(f"__rec__({nid}, __t, ())", 2)
         else:
-            self.em.line(f"__rv__.recv({key})", 2)
+            self.em.line(call, 2)
 
     def _send(self, tr, expr):
         key = self._const("k", tr.key)
         if tr.narrow is not None:
             expr = f"{self._const('n', tr.narrow)}({expr})"
         src = tr.tensor._as_node_def_input() if tr.tensor is not None else tr.token_op._name
+        # coop partitions share one thread: a Send is a store into the step's table
+        send = f"__rvi__[{key}] = {expr}" if self.plan.coop else f"__rv__.send({key}, {expr})"
         if self.trace:
             nid = self._node(tr.send_name, "_Send", f"{tr.send_name} = _Send({src})")
             self.em.line("__t = __tn__()", 2)
-            self.em.line(f"__rv__.send({key}, {expr})", 2)
+            self.em.line(send, 2)
             self.em.line(f"__rec__({nid}, __t, ())", 2)
         else:
-            self.em.line(f"__rv__.send({key}, {expr})", 2)
+            self.em.line(send, 2)
 
     # -- hooks -----------------------------------------------------------------------------
     def start(self, ref, last_use, fetch_set):
