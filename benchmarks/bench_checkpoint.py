@@ -6,12 +6,13 @@ Saver save includes its CRC32C checksums, the atomic rename and the state file; 
 checksum verification and the Assign into the variables. Reads are measured "cold", after
 evicting the files from the page cache (``posix_fadvise(DONTNEED)``, as when a fresh process
 restores), and "warm" (files cached); "new session" restores into the uninitialized variables of
-a new session (as a fresh process does, plan building included), cold. Each repeat measures the
-saver and the reference back to back, in alternating order; the figures are medians over ``--repeat`` repeats and the ratio is the median
-of the per-repeat ratios (the machine is shared and noisy); "CPU time" is the same ratio of the
-process's CPU seconds, all threads (what the two cost, whatever else the machine runs). Also
-reports the growth of peak RSS during a save (the target: at most about one copy of the largest
-tensor).
+a new session (as a fresh process does, plan building included), cold. Each figure is measured
+on its own: ``--repeat`` times the saver and the reference back to back, in alternating order,
+each after an ``os.sync()`` and a short pause; the figures are medians and the ratio is the
+median of the per-repeat ratios (the machine is shared and noisy); "CPU time" is the same ratio
+of the process's CPU seconds, all threads (what the two cost, whatever else the machine runs).
+Also reports the growth of peak RSS during a save (the target: at most about one copy of the
+largest tensor).
 Run: ``python benchmarks/bench_checkpoint.py [--vars 16] [--mib 64] [--repeat 5] [--dir /tmp]
 [--json out]``.
 """
@@ -42,6 +43,12 @@ def _evict(paths):
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
             os.close(fd)
+
+
+def _settle():
+    """Lets the writes of the previous measurement reach the disk before the next one starts."""
+    os.sync()
+    time.sleep(0.5)
 
 
 def _timed(fn, before=None):
@@ -99,35 +106,40 @@ def main():
                     np.fromfile(p, dtype=np.float32)
 
             np_save()
-            for r in range(args.repeat):
-                pairs = [
-                    ("save", lambda: saver.save(sess, prefix, write_meta_graph=False), np_save,
-                     None, None),
-                    ("restore_cold", lambda: saver.restore(sess, prefix), np_load,
-                     lambda files=files: _evict(files), lambda: _evict(paths)),
-                    ("restore_warm", lambda: saver.restore(sess, prefix), np_load, None, None),
-                ]
-                for key, mine, ref, before_mine, before_ref in pairs:
-                    if r % 2 == 0:
-                        times[key][0].append(_timed(mine, before_mine))
-                        times[key][1].append(_timed(ref, before_ref))
-                    else:
-                        times[key][1].append(_timed(ref, before_ref))
-                        times[key][0].append(_timed(mine, before_mine))
-                files = glob.glob(prefix + ".*")
-                fresh = tf.Session()  # uninitialized variables, as in a new process
-                try:
-                    order = [0, 1] if r % 2 == 0 else [1, 0]
-                    for which in order:
-                        if which == 0:
-                            times["restore_new"][0].append(_timed(
-                                lambda s=fresh: saver.restore(s, prefix),
-                                lambda f=files: _evict(f)))
-                        else:
-                            times["restore_new"][1].append(_timed(np_load,
-                                                                  lambda: _evict(paths)))
-                finally:
-                    fresh.close()
+
+            def measure(key, mine, ref, before_mine=None, before_ref=None):
+                for r in range(args.repeat):
+                    runs = [(0, mine, before_mine), (1, ref, before_ref)]
+                    for side, fn, before in (runs if r % 2 == 0 else runs[::-1]):
+                        def settled(before=before):
+                            _settle()
+                            if before is not None:
+                                before()
+
+                        times[key][side].append(_timed(fn, settled))
+
+            # one figure at a time, so no measurement runs while the other side's writes are
+            # still being flushed
+            measure("save", lambda: saver.save(sess, prefix, write_meta_graph=False), np_save)
+            files = glob.glob(prefix + ".*")
+            measure("restore_cold", lambda: saver.restore(sess, prefix), np_load,
+                    lambda: _evict(files), lambda: _evict(paths))
+            measure("restore_warm", lambda: saver.restore(sess, prefix), np_load)
+            fresh = []
+
+            def new_session_restore():
+                s = tf.Session()  # uninitialized variables, as in a new process
+                fresh.append(s)
+                saver.restore(s, prefix)
+
+            def close_fresh():
+                _evict(files)
+                while fresh:
+                    fresh.pop().close()
+
+            measure("restore_new", new_session_restore, np_load, close_fresh,
+                    lambda: _evict(paths))
+            close_fresh()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     results["load_after"] = os.getloadavg()[0]
