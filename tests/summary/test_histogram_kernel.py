@@ -55,12 +55,25 @@ DATASETS = {
 }
 
 
+def _tf_extremes(values):
+    """TF's Histogram::Add loop for min and max: a later equal value (0.0 after -0.0, or the
+    reverse) does not replace the first."""
+    lo, hi = np.finfo(np.float64).max, -np.finfo(np.float64).max
+    for v in values.tolist():
+        lo = min(lo, v)  # keeps lo unless v < lo, as TF's `if (min_ > value)`
+        hi = max(hi, v)
+    return lo, hi
+
+
 def _check_against_reference(x):
     lo, hi, num, total, squares, counts = summary_ops.histogram_counts(x)
     x64 = np.asarray(x, dtype=np.float64).reshape(-1)
     np.testing.assert_array_equal(counts, _ref_counts(x64))
     assert (lo, hi, num) == (x64.min(), x64.max(), x64.size)
-    assert math.copysign(1.0, lo) == math.copysign(1.0, x64.min())  # -0.0 stays -0.0
+    if x64.size <= 5000:
+        tf_lo, tf_hi = _tf_extremes(x64)
+        assert (math.copysign(1.0, lo), math.copysign(1.0, hi)) == (
+            math.copysign(1.0, tf_lo), math.copysign(1.0, tf_hi))
     scale = math.fsum(np.abs(x64).tolist())
     assert abs(total - math.fsum(x64.tolist())) <= 1e-13 * scale
     with np.errstate(over="ignore"):
@@ -92,6 +105,27 @@ def test_other_dtypes_match_reference(dtype):
         x = (rng.standard_normal(5000) * 10.0 ** rng.uniform(-6, 4, 5000)).clip(-6e4, 6e4)
         x = np.concatenate([x, [0.0, -0.0]]).astype(dtype)
     _check_against_reference(x)
+
+
+def _zeros_then(first, rest, sign):
+    """``first`` zero, then ``rest`` zeros of the other sign among values of ``sign``."""
+    rng = np.random.RandomState(5)
+    tail = np.concatenate([np.full(rest, -first), sign * rng.uniform(1, 2, 3000)])
+    return [first, *rng.permutation(tail).tolist()]
+
+
+@pytest.mark.parametrize("values", [
+    [0.0, -0.0], [-0.0, 0.0], [1.0, -0.0, 0.0], [-1.0, 0.0, -0.0, 2.0], [-0.0, -2.0, 0.0],
+    [-0.0], _zeros_then(0.0, 999, 1.0), _zeros_then(-0.0, 999, 1.0),
+    _zeros_then(0.0, 999, -1.0), _zeros_then(-0.0, 999, -1.0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zero_extremes_follow_tf(values, dtype):
+    x = np.array(values, dtype=dtype)
+    lo, hi = summary_ops.histogram_counts(x)[:2]
+    tf_lo, tf_hi = _tf_extremes(x.astype(np.float64))
+    assert (lo, hi) == (tf_lo, tf_hi)
+    assert (math.copysign(1.0, lo), math.copysign(1.0, hi)) == (
+        math.copysign(1.0, tf_lo), math.copysign(1.0, tf_hi))
 
 
 def test_float32_limits_are_exact_in_float64_terms():
