@@ -66,18 +66,25 @@ def mlp_steps(logdir=None, every=1, lr=0.01):
     return step
 
 
+def _dir_bytes(path):
+    return sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
+
+
 def overhead(every=1, rounds=7):
     """Median over interleaved rounds of (rate with summaries / rate without)."""
     with tempfile.TemporaryDirectory() as logdir:
         plain, with_summaries = mlp_steps(), mlp_steps(logdir, every)
+        with_summaries.writer.flush()
+        graph_bytes = _dir_bytes(logdir)  # the graph and meta graph events, written once
+        first = with_summaries.count()
         pairs = []
         for _ in range(rounds):
             a = _steps_per_sec(plain, warmup=2, steps=40, repeat=1)
             b = _steps_per_sec(with_summaries, warmup=2, steps=40, repeat=1)
             pairs.append((a, b))
         with_summaries.writer.close()
-        size = sum(os.path.getsize(os.path.join(logdir, f)) for f in os.listdir(logdir))
-        steps = with_summaries.count() // every
+        size = _dir_bytes(logdir) - graph_bytes
+        steps = (with_summaries.count() - first + every - 1) // every
     ratios = sorted(b / a for a, b in pairs)
     return (statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs),
             ratios[len(ratios) // 2], size / max(1, steps))
