@@ -10,6 +10,7 @@ from tests.ops.table_conv import (
     ref_argmax,
     ref_avg_pool,
     ref_conv,
+    ref_conv_backprop_input,
     ref_depthwise,
     ref_max_pool,
     ref_max_pool_grad,
@@ -478,3 +479,46 @@ def test_max_pool_grad_on_tiling_windows_matches_the_general_path(shape, ksize, 
     general = kconv.max_pool_grad(x, dy, ksize, ksize, padding)
     assert fast.dtype == general.dtype == dtype
     np.testing.assert_array_equal(fast, general)  # NaNs and ties included
+
+
+@pytest.mark.parametrize("xs,ws,st,dil,padding,grouped", [
+    ((2, 6, 8, 8), (3, 5, 8, 4), (1, 1), (1, 1), "SAME", True),
+    ((2, 5, 9, 8), (2, 4, 8, 3), (2, 1), (1, 1), "VALID", True),  # out width 6
+    ((1, 4, 3, 4, 8), (2, 2, 4, 8, 2), (1, 2, 1), (1, 1, 1), "SAME", True),  # Conv3D
+    ((2, 6, 8, 8), (3, 5, 8, 4), (1, 1), (1, 1), "VALID", True),  # out width 4
+    ((2, 6, 9, 8), (3, 5, 8, 4), (1, 1), (1, 1), "VALID", False),  # odd out width 5
+    ((2, 6, 9, 8), (3, 5, 8, 4), (1, 1), (1, 1), "SAME", False),  # odd out width 9
+    ((2, 6, 8, 8), (3, 5, 8, 4), (1, 2), (1, 1), "SAME", False),  # strided width
+    ((2, 6, 8, 8), (3, 5, 8, 4), (1, 1), (1, 2), "SAME", False),  # dilated width
+    ((2, 6, 8, 8), (3, 3, 8, 4), (1, 1), (1, 1), "SAME", False),  # narrow filter
+    ((2, 6, 8, 4), (3, 5, 4, 4), (1, 1), (1, 1), "SAME", False),  # few input channels
+    ((2, 6, 8, 8), (3, 5, 8, 40), (1, 1), (1, 1), "SAME", False),  # wide output
+])
+def test_width_grouped_conv_matches_the_reference(xs, ws, st, dil, padding, grouped,
+                                                   monkeypatch):
+    calls = []
+    grouped_fn = kconv._grouped_patches
+    monkeypatch.setattr(kconv, "_grouped_patches",
+                        lambda *a: calls.append(1) or grouped_fn(*a))
+    x, w = _rand(*xs), _rand(*ws, seed=1)
+    y = kconv.conv(x, w, st, dil, padding)
+    assert bool(calls) == grouped
+    np.testing.assert_allclose(y, ref_conv(x, w, st, padding, dil), rtol=1e-12, atol=1e-12)
+    assert y.dtype == np.float64 and y.flags.c_contiguous
+    y32 = kconv.conv(x.astype(np.float32), w.astype(np.float32), st, dil, padding)
+    np.testing.assert_allclose(y32, y, rtol=1e-5, atol=1e-5)
+
+
+def test_input_gradient_of_a_thin_convolution_is_width_grouped(monkeypatch):
+    # conv2 of the MNIST CNN in small: 32 -> 64 channels, 5x5 SAME; its input gradient is a
+    # convolution with 32 outputs, computed two columns per matmul row
+    calls = []
+    grouped_fn = kconv._grouped_patches
+    monkeypatch.setattr(kconv, "_grouped_patches",
+                        lambda *a: calls.append(1) or grouped_fn(*a))
+    w = _rand(5, 5, 32, 64, seed=1)
+    dy = _rand(2, 6, 6, 64, seed=2)
+    dx = kconv.conv_backprop_input((2, 6, 6, 32), w, dy, (1, 1), (1, 1), "SAME")
+    assert calls
+    np.testing.assert_allclose(dx, ref_conv_backprop_input((2, 6, 6, 32), w, dy, (1, 1),
+                                                           "SAME"), rtol=1e-12, atol=1e-11)

@@ -14,6 +14,12 @@ from tideflow.framework import errors
 
 # the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
 CHUNK_BYTES = 8 << 20
+# a convolution with at most this many output channels (a thin, less efficient matmul) and
+# stride 1 along its last spatial dim computes WIDTH_GROUP adjacent output columns per matmul
+# row when the extra (zero) filter taps cost little; the input gradient of a convolution with
+# few input channels is such a convolution
+WIDTH_GROUP_MAX_OUT = 32
+WIDTH_GROUP = 2
 # below this many input channels, the input gradient scatters patch gradients (col2im) rather
 # than running the transposed convolution, whose matmul would be too thin to be efficient
 TRANSPOSED_MIN_CHANNELS = 8
@@ -153,6 +159,56 @@ def _patch_matrices(xp, outs, ksize, strides, dilations):
         yield b0, b1, cols.reshape((b1 - b0) * p, k)
 
 
+def _width_group(outs, ksize, strides, dilations, chans, n_out):
+    """How many adjacent output columns one matmul row computes (1: plain im2col).
+
+    Grouping G columns widens the matmul to G * n_out outputs at the price of
+    (G - 1) * chans zero filter taps per kernel row: taken for thin outputs, filters at least
+    4 wide (at most 25% more multiply-adds) and output widths G divides."""
+    g = WIDTH_GROUP
+    if (g < 2 or n_out > WIDTH_GROUP_MAX_OUT or chans < TRANSPOSED_MIN_CHANNELS
+            or not outs or outs[-1] % g or strides[-1] != 1 or dilations[-1] != 1
+            or ksize[-1] < 4):
+        return 1
+    return g
+
+
+def _grouped_filter(w, g):
+    """``w`` [*K, C, O] as the [K' * (kw + g - 1) * C, g * O] matrix of a width-g group:
+    output column j of the group sees filter column u - j at input column u."""
+    kw = w.shape[-3]
+    wg = np.zeros(w.shape[:-3] + (kw + g - 1,) + w.shape[-2:-1] + (g,) + w.shape[-1:],
+                  w.dtype)
+    for j in range(g):
+        wg[..., j:j + kw, :, j, :] = w
+    return wg.reshape(-1, g * w.shape[-1])
+
+
+def _grouped_patches(xp, outs, ksize, strides, dilations, g):
+    """Yields (b0, b1, cols): per batch chunk, the patch matrix of width-``g`` output groups
+    [(b1-b0) * P / g, K' * (kw + g - 1) * C] (see _width_group)."""
+    n_batch, chans = xp.shape[0], xp.shape[-1]
+    gouts = tuple(outs[:-1]) + (outs[-1] // g,)
+    gk = tuple(ksize[:-1]) + (ksize[-1] + g - 1,)
+    p = math.prod(gouts)
+    k = math.prod(gk) * chans
+    chunks = _chunks(n_batch, p * k * xp.itemsize)
+    buf = np.empty((chunks[0][1] - chunks[0][0]) * p * k, xp.dtype)
+    st = xp.strides
+    sp = st[1:-1]
+    gstrides = tuple(strides[:-1]) + (g,)
+    gdil = tuple(dilations[:-1]) + (1,)
+    for b0, b1 in chunks:
+        part = xp[b0:b1]
+        view = np.lib.stride_tricks.as_strided(
+            part, (b1 - b0,) + gouts + gk + (chans,),
+            (st[0],) + tuple(a * s for a, s in zip(sp, gstrides))
+            + tuple(a * d for a, d in zip(sp, gdil)) + (st[-1],), writeable=False)
+        cols = buf[: (b1 - b0) * p * k].reshape(view.shape)
+        np.copyto(cols, view)
+        yield b0, b1, cols.reshape((b1 - b0) * p, k)
+
+
 def _is_pointwise(ksize, strides, pads):
     return all(k == 1 for k in ksize) and all(s == 1 for s in strides) and not any(
         b or a for b, a in pads
@@ -186,10 +242,18 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     out2 = out.reshape(n_batch * p, n_out)
     if _is_pointwise(ksize, strides, pads):
         np.matmul(x.reshape(n_batch * p, k), w2, out=out2)
-    else:
-        xp = _pad(x, pads)
-        for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
-            np.matmul(cols, w2, out=out2[b0 * p : b1 * p])
+        return out.astype(out_dtype, copy=False)
+    xp = _pad(x, pads)
+    g = _width_group(outs, ksize, strides, dilations, x.shape[-1], n_out)
+    if g > 1:
+        wg = _grouped_filter(w, g)
+        gp = p // g
+        out_g = out.reshape(n_batch * gp, g * n_out)
+        for b0, b1, cols in _grouped_patches(xp, outs, ksize, strides, dilations, g):
+            np.matmul(cols, wg, out=out_g[b0 * gp : b1 * gp])
+        return out.astype(out_dtype, copy=False)
+    for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
+        np.matmul(cols, w2, out=out2[b0 * p : b1 * p])
     return out.astype(out_dtype, copy=False)
 
 
