@@ -24,35 +24,38 @@ from tideflow.runtime.rendezvous import make_key
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=30000)
 
 
-def _stream(values, chunk_bytes=1 << 12, bfloat16=()):
-    msgs = []
-    for i, v in enumerate(values):
-        msgs.append(list(wire.tensor_messages(v, bool(bfloat16 and bfloat16[i]), index=i,
-                                              chunk_bytes=chunk_bytes, inline=True)))
-    return msgs
+def _messages(values, chunk_bytes=1 << 12, bfloat16=()):
+    items = [(i, v, bool(bfloat16 and bfloat16[i])) for i, v in enumerate(values)]
+    return list(wire.tensors_messages(items, chunk_bytes))
 
 
 # -- wire ------------------------------------------------------------------------------------
 
 
-def test_several_tensors_in_one_stream_each_complete_at_its_last_message():
+def test_several_tensors_in_one_stream_small_ones_share_messages():
     rng = np.random.RandomState(0)
     values = [np.arange(6, dtype=np.int32).reshape(2, 3), rng.rand(5000),
               np.zeros((0, 4), np.float32), np.array([b"ab", b"", b"\xff" * 9], dtype=object),
-              rng.rand(3000).astype(np.float32), np.float32(7.5)]
-    per_tensor = _stream(values, bfloat16=(False, False, False, False, True, False))
-    assert len(per_tensor[0]) == 1  # a small tensor: one message, header and bytes together
-    assert len(per_tensor[1]) == -(-5000 * 8 // 4096)  # the header carries the first chunk
+              rng.rand(3000).astype(np.float32), np.float32(7.5), np.int8(-3)]
+    msgs = _messages(values, bfloat16=(False, False, False, False, True, False, False))
+    # messages are filled up to the limit: as few as the bytes need
+    assert all(len(m) <= (1 << 12) + 64 for m in msgs)
+    assert len(msgs) == -(-(24 + 5000 * 8 + 23 + 3000 * 2 + 4 + 1) // ((1 << 12) - 200))
     reader = wire.TensorsReader()
     got = []
-    for msgs in per_tensor:
-        for j, m in enumerate(msgs):
-            out = reader.feed(m)
-            assert (out is not None) == (j == len(msgs) - 1)
-        meta, buf = out
-        got.append((int(meta.index), wire.array_of(meta, buf)))
+    completed_at = []
+    for j, m in enumerate(msgs):
+        for meta, buf in reader.feed(m):
+            got.append((int(meta.index), wire.array_of(meta, buf)))
+            completed_at.append(j)
     reader.close()
     assert [i for i, _ in got] == list(range(len(values)))
+    # the first tensor shares its message with the start of the second; the last three
+    # (the end of the bfloat16 one, a float, an int8) share the last message
+    assert completed_at[0] == 0 and completed_at[1] > 0
+    r = wire.TensorsReader()
+    assert len(r.feed(msgs[0])) == 1 and 0 < r._pos < 5000 * 8
+    assert completed_at[-3:] == [len(msgs) - 1] * 3
     for (_, out), v in zip(got, values):
         v = np.asarray(v)
         assert out.shape == v.shape and out.dtype == v.dtype
@@ -60,10 +63,17 @@ def test_several_tensors_in_one_stream_each_complete_at_its_last_message():
             np.testing.assert_allclose(out, v, rtol=2.0 ** -8)
         else:
             assert list(out.ravel()) == list(v.ravel())
+    # every message reads back to the same values whatever the size limit
+    for limit in (64, 1 << 20):
+        r = wire.TensorsReader()
+        n = sum(len(r.feed(m)) for m in wire.tensors_messages(
+            [(i, v, False) for i, v in enumerate(values)], limit))
+        assert n == len(values)
 
 
 def test_tensors_reader_rejects_bad_streams():
-    msgs = _stream([np.arange(3000, dtype=np.float64)])[0]
+    msgs = _messages([np.arange(3000, dtype=np.float64)])
+    assert len(msgs) > 2
     reader = wire.TensorsReader()
     for m in msgs[:-1]:
         reader.feed(m)
@@ -74,25 +84,30 @@ def test_tensors_reader_rejects_bad_streams():
     # more bytes than declared, and bytes after the tensor's last one
     reader = wire.TensorsReader()
     reader.feed(msgs[0])
+    extra = wire.data_message(bytes(3000 * 8))
     with pytest.raises(errors.InvalidArgumentError, match="more than"):
-        reader.feed(wire.data_message(bytes(3000 * 8)))
+        reader.feed(b"\x0a" + wire._varint(len(extra)) + extra)
     reader = wire.TensorsReader()
     for m in msgs:
         reader.feed(m)
     with pytest.raises(errors.DataLossError, match="without a header"):
         reader.feed(msgs[-1])
-    # a header whose length runs past the message, and one followed by a stray field
+    # parts whose length runs past the message; a field that is not a part
     with pytest.raises(errors.DataLossError, match="Corrupt"):
         wire.TensorsReader().feed(b"\x0a\x7f\x08")
+    with pytest.raises(errors.DataLossError, match="unexpected field"):
+        wire.TensorsReader().feed(b"\x12\x01x")
+    # a header followed by a stray field
     head = tideflow_transfer_pb2.TensorChunk(
         meta=tideflow_transfer_pb2.TensorMeta(dtype=1, total_bytes=4)).SerializeToString()
+    part = head + b"\x1a\x01x"
     with pytest.raises(errors.DataLossError, match="unexpected field"):
-        wire.TensorsReader().feed(head + b"\x1a\x01x")
+        wire.TensorsReader().feed(b"\x0a" + wire._varint(len(part)) + part)
     # a declared size beyond the machine's memory is refused before allocating
     huge = tideflow_transfer_pb2.TensorChunk(
         meta=tideflow_transfer_pb2.TensorMeta(dtype=1, total_bytes=1 << 60)).SerializeToString()
     with pytest.raises(errors.ResourceExhaustedError):
-        wire.TensorsReader().feed(huge)
+        wire.TensorsReader().feed(b"\x0a" + wire._varint(len(huge)) + huge)
 
 
 def test_buffer_pool_never_hands_out_a_buffer_still_referred_to():
@@ -120,9 +135,8 @@ def test_received_value_is_not_overwritten_by_later_receives():
     kept = []
     for v in (v1, v2, v1, v2):
         reader = wire.TensorsReader()
-        for m in list(wire.tensor_messages(v, index=0, chunk_bytes=1 << 20, inline=True)):
-            out = reader.feed(m)
-        kept.append(wire.array_of(*out))
+        out = [t for m in wire.tensors_messages([(0, v, False)], 1 << 20) for t in reader.feed(m)]
+        kept.append(wire.array_of(*out[0]))
     for k, v in zip(kept, (v1, v2, v1, v2)):
         np.testing.assert_array_equal(k, v)
     # once dropped, a received value's buffer serves the next receive
@@ -149,7 +163,7 @@ def _worker_pair():
     return transport, ws
 
 
-def test_serve_many_yields_in_send_order_and_stops_when_the_step_ends_without_a_key():
+def test_serve_many_yields_what_is_there_and_stops_when_the_step_ends_without_a_key():
     _, ws = _worker_pair()
     ps = ws["ps"]
     dev = ps.devices[0]
@@ -159,9 +173,9 @@ def test_serve_many_yields_in_send_order_and_stops_when_the_step_ends_without_a_
     rv.send(keys[2], np.float32(2))
     rv.send(keys[0], np.float32(0))
     rv.finished = 1.0  # the step ended here; t1 was never sent
-    got = list(ps.rendezvous.serve_many(7, keys, deadline=None))
-    assert [i for i, _ in got] == [0, 2] or [i for i, _ in got] == [2, 0]
-    assert {i: float(v) for i, v in got} == {0: 0.0, 2: 2.0}
+    batches = list(ps.rendezvous.serve_many(7, keys, deadline=None))
+    assert len(batches) == 1  # both were there: together
+    assert {i: float(v) for i, v in batches[0]} == {0: 0.0, 2: 2.0}
     with pytest.raises(errors.InvalidArgumentError, match="twice"):
         list(ps.rendezvous.serve_many(8, [keys[0], keys[0]]))
     stale = make_key(dev.name, dev.incarnation + 1, dst, "t0")

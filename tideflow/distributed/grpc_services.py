@@ -147,11 +147,11 @@ def add_services(server, master, worker, security=None):
                     None, None, f"RecvTensors: {len(bf16)} bfloat16 flags for {len(keys)} keys")
             chunk = int(req.chunk_bytes) if req.chunk_bytes > 0 else wire.CHUNK_BYTES
             chunk = max(64 << 10, min(chunk, 64 << 20))
-            values = worker.rendezvous.serve_many(req.step_id, keys, _deadline(context),
-                                                  lambda: not context.is_active())
-            for i, value in values:
-                yield from wire.tensor_messages(value, bf16[i] if bf16 else False, index=i,
-                                                chunk_bytes=chunk, inline=True)
+            batches = worker.rendezvous.serve_many(req.step_id, keys, _deadline(context),
+                                                   lambda: not context.is_active())
+            for batch in batches:
+                yield from wire.tensors_messages(
+                    [(i, v, bf16[i] if bf16 else False) for i, v in batch], chunk)
 
         def run_graph_stream(req, context):
             arrays = {}

@@ -174,9 +174,10 @@ class StepRendezvous(Rendezvous):
         self.mgr.discard(self)
         return v
 
-    def wait_any(self, keys, deadline, cancelled=None):
-        """``(key, value)`` of one of ``keys`` (a collection) once it is sent here, or None when
-        this task's part of the step is over without any of them (they will never come)."""
+    def wait_some(self, keys, deadline, cancelled=None):
+        """``[(key, value)]`` of those of ``keys`` (a collection) sent here, once there is at
+        least one; ``[]`` when this task's part of the step is over without any of them (they
+        will never come)."""
         items = self._items
         with self._cond:
             while True:
@@ -184,30 +185,27 @@ class StepRendezvous(Rendezvous):
                     err = self._error
                     raise errors.AbortedError(
                         None, None, f"Step {self.step_id} was aborted: {err}")
-                for key in keys:
-                    if key in items:
-                        v = items.pop(key)
-                        if self.finished is not None and not items:
-                            break  # the step is over here and its last value is taken
-                        return key, v
-                else:
-                    if self.finished is not None:
-                        return None
-                    if cancelled is not None and cancelled():
-                        raise errors.CancelledError(None, None, "RecvTensors was cancelled")
-                    wait = _POLL_S * 4
-                    if deadline is not None:
-                        left = deadline - time.monotonic()
-                        if left <= 0:
-                            raise errors.DeadlineExceededError(
-                                None, None, f"Timed out waiting for tensors of step "
-                                f"{self.step_id}: {', '.join(sorted(keys))}")
-                        wait = min(wait, left)
-                    self._cond.wait(wait)
-                    continue
-                break
-        self.mgr.discard(self)
-        return key, v
+                got = [(k, items.pop(k)) for k in keys if k in items]
+                if got:
+                    # the step is over here and its last value is taken: forget it
+                    done = self.finished is not None and not items
+                    break
+                if self.finished is not None:
+                    return got
+                if cancelled is not None and cancelled():
+                    raise errors.CancelledError(None, None, "RecvTensors was cancelled")
+                wait = _POLL_S * 4
+                if deadline is not None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise errors.DeadlineExceededError(
+                            None, None, f"Timed out waiting for tensors of step "
+                            f"{self.step_id}: {', '.join(sorted(keys))}")
+                    wait = min(wait, left)
+                self._cond.wait(wait)
+        if done:
+            self.mgr.discard(self)
+        return got
 
     def add_call(self, cancel):
         with self._cond:
@@ -463,9 +461,10 @@ class RendezvousMgr:
             raise self._remote_error(rv, e, address, key) from None
 
     def serve_many(self, step_id, keys, deadline=None, cancelled=None):
-        """The serving side of RecvTensorsStream: yields ``(index in keys, value)`` for the
-        values ``keys`` of step ``step_id`` produced here, each as soon as it is sent; stops
-        early when this task's part of the step ended without some of them."""
+        """The serving side of RecvTensorsStream: yields lists of ``(index in keys, value)``
+        for the values ``keys`` of step ``step_id`` produced here, each as soon as it is sent
+        (those sent meanwhile together); stops early when this task's part of the step ended
+        without some of them."""
         for k in keys:
             self.check_incarnation(k)
         left = {}
@@ -476,7 +475,7 @@ class RendezvousMgr:
             left[k] = i
         rv = self.find(step_id)
         while left:
-            got = rv.wait_any(left, deadline, cancelled)
-            if got is None:
+            got = rv.wait_some(left, deadline, cancelled)
+            if not got:
                 return
-            yield left.pop(got[0]), got[1]
+            yield [(left.pop(k), v) for k, v in got]

@@ -5,6 +5,7 @@ calls Worker objects directly, for tests of the master and worker logic without 
 Both offer the same methods, each taking the peer's address first.
 """
 
+import collections
 import re
 import threading
 import time
@@ -148,6 +149,7 @@ class _TensorsIterator:
         self._address = address
         self._tls = tls
         self._reader = wire.TensorsReader()
+        self._ready = collections.deque()
         self._done = False
 
     def __iter__(self):
@@ -156,18 +158,20 @@ class _TensorsIterator:
     def __next__(self):
         import grpc
 
+        if self._ready:
+            return self._ready.popleft()
         if self._done:
             raise StopIteration
         try:
             for msg in self._messages:
-                got = self._reader.feed(msg)
-                if got is not None:
-                    meta, buf = got
+                for meta, buf in self._reader.feed(msg):
                     i = int(meta.index)
                     if not 0 <= i < self._n:
                         raise errors.DataLossError(
                             None, None, f"RecvTensors sent tensor index {i} of {self._n}")
-                    return i, wire.array_of(meta, buf)
+                    self._ready.append((i, wire.array_of(meta, buf)))
+                if self._ready:
+                    return self._ready.popleft()
             self._reader.close()
         except grpc.RpcError as e:
             self._end()
@@ -272,12 +276,12 @@ class InProcessTransport:
             register.add_call(pending)
 
         def messages():
-            values = w.rendezvous.serve_many(step_id, list(keys), deadline,
-                                             lambda: pending.cancelled)
-            for i, v in values:
-                yield from wire.tensor_messages(v, bool(bfloat16[i]) if bfloat16 else False,
-                                                index=i, chunk_bytes=self.chunk_bytes,
-                                                inline=True)
+            batches = w.rendezvous.serve_many(step_id, list(keys), deadline,
+                                              lambda: pending.cancelled)
+            for batch in batches:
+                yield from wire.tensors_messages(
+                    [(i, v, bool(bfloat16[i]) if bfloat16 else False) for i, v in batch],
+                    self.chunk_bytes)
 
         return _TensorsIterator(messages(), pending, register, len(keys), address, None)
 

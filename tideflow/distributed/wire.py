@@ -291,27 +291,62 @@ def data_message(piece):
     return b"".join((_DATA_TAG, _varint(len(piece)), piece))
 
 
-def tensor_messages(value, bfloat16=False, index=0, is_dead=False, chunk_bytes=CHUNK_BYTES,
-                    inline=False):
-    """Yields the serialized messages of one tensor: its header, then its bytes in chunks.
-
-    With ``inline``, the header message also carries the first chunk (a small tensor is then
-    one message); ``TensorsReader`` reads that form."""
+def tensor_messages(value, bfloat16=False, index=0, is_dead=False, chunk_bytes=CHUNK_BYTES):
+    """Yields the serialized messages of one tensor: its header, then its bytes in chunks."""
     arr, enum, wire, payload = prepare(value, bfloat16)
     meta = tideflow_transfer_pb2.TensorMeta(
         dtype=enum, shape=shape_proto(arr.shape), wire_dtype=wire, total_bytes=len(payload),
         is_dead=is_dead, send_start_micros=int(time.time() * 1e6), index=index)
-    head = tideflow_transfer_pb2.TensorChunk(meta=meta).SerializeToString()
+    yield tideflow_transfer_pb2.TensorChunk(meta=meta).SerializeToString()
     mv = payload if isinstance(payload, memoryview) else memoryview(payload)
-    rest = 0
-    if inline and len(mv):
-        first = mv[:chunk_bytes]
-        yield b"".join((head, _DATA_TAG, _varint(len(first)), first))
-        rest = len(first)
-    else:
-        yield head
-    for start in range(rest, len(mv), chunk_bytes):
+    for start in range(0, len(mv), chunk_bytes):
         yield data_message(mv[start:start + chunk_bytes])
+
+
+_PART_TAG = b"\x0a"  # TensorChunks.part: field 1, length-delimited
+
+
+def tensors_messages(items, chunk_bytes=CHUNK_BYTES):
+    """Yields the serialized ``TensorChunks`` messages of ``items``, ``(index, value,
+    bfloat16)`` each: a tensor is a part holding its header and the first of its bytes, then
+    parts with the rest. Messages are filled up to about ``chunk_bytes`` (a few small tensors
+    travel as one message); each byte is copied once, into its message."""
+    pieces = []
+    size = 0
+    for index, value, bfloat16 in items:
+        arr, enum, wire, payload = prepare(value, bfloat16)
+        meta = tideflow_transfer_pb2.TensorMeta(
+            dtype=enum, shape=shape_proto(arr.shape), wire_dtype=wire,
+            total_bytes=len(payload), send_start_micros=int(time.time() * 1e6), index=index)
+        head = tideflow_transfer_pb2.TensorChunk(meta=meta).SerializeToString()
+        mv = payload if isinstance(payload, memoryview) else memoryview(payload)
+        start = 0
+        while head is not None or start < len(mv):
+            room = chunk_bytes - size - (0 if head is None else len(head)) - 16
+            if size and room < min(len(mv) - start, 1024):
+                yield b"".join(pieces)  # too little room left for this part
+                pieces = []
+                size = 0
+                room = chunk_bytes - (0 if head is None else len(head)) - 16
+            piece = mv[start:start + max(room, 1024)]
+            n = len(piece)
+            part = 0 if head is None else len(head)
+            data_len = _varint(n) if n else b""
+            if n:
+                part += 1 + len(data_len) + n
+            pieces.append(_PART_TAG)
+            pieces.append(_varint(part))
+            if head is not None:
+                pieces.append(head)
+                head = None
+            if n:
+                pieces.append(_DATA_TAG)
+                pieces.append(data_len)
+                pieces.append(piece)
+            size += part
+            start += n
+    if pieces:
+        yield b"".join(pieces)
 
 
 def tail_message(response):
@@ -438,44 +473,60 @@ class StreamReader:
         return self
 
 
-def _split_head(msg):
-    """``(meta, first data or None)`` of a header message (``TensorChunk`` whose ``meta`` may be
-    followed by ``data``, as ``tensor_messages(inline=True)`` writes it), or None when ``msg``
-    is anything else. The data is a view into ``msg``."""
-    mv = memoryview(msg)
-    if not mv or mv[0] != 0x0A:
-        return None
+def _varint_at(mv, pos, what):
+    """``(value, next position)`` of the varint at ``pos`` of memoryview ``mv``."""
     n = 0
     shift = 0
-    pos = 1
     while True:
         if pos >= len(mv) or shift > 63:
-            raise errors.DataLossError(None, None, "Corrupt tensor header")
+            raise errors.DataLossError(None, None, f"Corrupt {what}")
         b = mv[pos]
         pos += 1
         n |= (b & 0x7F) << shift
         shift += 7
         if not b & 0x80:
-            break
+            return n, pos
+
+
+def _parts(msg):
+    """The parts of a serialized ``TensorChunks`` (views into ``msg``)."""
+    mv = memoryview(msg)
+    pos = 0
+    while pos < len(mv):
+        if mv[pos] != 0x0A:
+            raise errors.DataLossError(None, None, "Corrupt tensor message: unexpected field")
+        n, pos = _varint_at(mv, pos + 1, "tensor message")
+        if pos + n > len(mv):
+            raise errors.DataLossError(None, None, "Corrupt tensor message: length mismatch")
+        yield mv[pos:pos + n]
+        pos += n
+
+
+def _split_head(part):
+    """``(meta, first data or None)`` of a part starting with a header (``meta``, maybe then
+    ``data``), or None when it is not one. The data is a view into ``part``."""
+    if not part or part[0] != 0x0A:
+        return None
+    n, pos = _varint_at(part, 1, "tensor header")
     end = pos + n
-    if end > len(mv):
+    if end > len(part):
         raise errors.DataLossError(None, None, "Corrupt tensor header: length mismatch")
     try:
-        meta = tideflow_transfer_pb2.TensorMeta.FromString(bytes(mv[pos:end]))
+        meta = tideflow_transfer_pb2.TensorMeta.FromString(bytes(part[pos:end]))
     except Exception as e:  # noqa: BLE001 - any parse failure is data loss
         raise errors.DataLossError(None, None, f"Corrupt tensor header: {e}") from None
-    if end == len(mv):
+    if end == len(part):
         return meta, None
-    data = _parse_data(mv[end:])
+    data = _parse_data(part[end:])
     if data is None:
         raise errors.DataLossError(None, None, "Corrupt tensor header: unexpected field")
     return meta, data
 
 
 class TensorsReader:
-    """Reassembles a stream of several tensors (``tensor_messages(inline=True)`` one after
-    another): ``feed`` returns ``(meta, buffer)`` when a message completes a tensor, else
-    None; ``close`` checks that the stream did not stop inside a tensor."""
+    """Reassembles the tensors of ``tensors_messages``: ``feed`` returns the ``(meta,
+    buffer)`` of each tensor a message completes (a list, often empty); ``close`` checks that
+    the stream did not stop inside a tensor."""
 
     def __init__(self):
         self._meta = None
@@ -483,8 +534,16 @@ class TensorsReader:
         self._pos = 0
 
     def feed(self, msg):
+        out = []
+        for part in _parts(msg):
+            got = self._feed_part(part)
+            if got is not None:
+                out.append(got)
+        return out
+
+    def _feed_part(self, part):
         if self._buf is None:
-            head = _split_head(msg)
+            head = _split_head(part)
             if head is None:
                 raise errors.DataLossError(None, None, "Tensor chunk without a header")
             meta, data = head
@@ -495,7 +554,7 @@ class TensorsReader:
             self._buf = RECV_BUFFERS.take(total)
             self._pos = 0
         else:
-            data = _parse_data(msg)
+            data = _parse_data(part)
             if data is None:
                 raise errors.InvalidArgumentError(
                     None, None, f"Tensor stream ended after {self._pos} of its declared "

@@ -54,7 +54,7 @@ class TideflowTransferStub:
         self.RecvTensorsStream = channel.unary_stream(
                 '/tideflow.TideflowTransfer/RecvTensorsStream',
                 request_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.SerializeToString,
-                response_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
+                response_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunks.FromString,
                 _registered_method=True)
 
 
@@ -84,8 +84,7 @@ class TideflowTransferServicer:
 
     def RecvTensorsStream(self, request, context):
         """Several tensors of one step from one task in one stream, each sent as soon as it is
-        there: a header (TensorMeta.index: its position in the request) that carries the first
-        chunk of its bytes, then the other chunks. The stream ends early, without error, when
+        there (those there together share messages). The stream ends early, without error, when
         the step ended on the sending task without sending some of them.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -113,7 +112,7 @@ def add_TideflowTransferServicer_to_server(servicer, server):
             'RecvTensorsStream': grpc.unary_stream_rpc_method_handler(
                     servicer.RecvTensorsStream,
                     request_deserializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.FromString,
-                    response_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.SerializeToString,
+                    response_serializer=tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunks.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -223,7 +222,7 @@ class TideflowTransfer:
             target,
             '/tideflow.TideflowTransfer/RecvTensorsStream',
             tideflow_dot_protos_dot_tideflow__transfer__pb2.RecvTensorsRequest.SerializeToString,
-            tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunk.FromString,
+            tideflow_dot_protos_dot_tideflow__transfer__pb2.TensorChunks.FromString,
             options,
             channel_credentials,
             insecure,
