@@ -197,6 +197,24 @@ def atomic_file(path):
         raise
 
 
+def _drop_cached(path):
+    """Drops the page cache of ``path``, a file about to be replaced: its memory then holds the
+    new file (on a VM, pages never written before cost a host fault each on first write; the
+    old file's pages are already backed). The file itself stays intact until the rename."""
+    if not hasattr(os, "posix_fadvise"):
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def atomic_write(path, data, sync_dir=True):
     """Writes ``data`` (bytes or str) to ``path`` atomically."""
     if isinstance(data, str):
@@ -453,6 +471,7 @@ def write_shard(path, names, values, value_dtypes=None, shard=0, specs=None):
             slices.append(piece)
         entries[name] = {"dtype": dtype.name, "shape": full_of[name], "slices": slices}
     head = _header_bytes(header)
+    _drop_cached(path)
     with atomic_file(path) as f:
         f.write(struct.pack("<Q", len(head)))
         f.write(head)
