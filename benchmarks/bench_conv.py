@@ -7,7 +7,8 @@ dense convolution (padding taps included, as is customary). The target is an agg
 (forward + both backprops, both layers) of at least 50% of the matmul peak.
 Run: ``python benchmarks/bench_conv.py`` (``--kernels-only`` skips the Session path,
 ``--json out.json`` saves the figures; ``--profile`` instead breaks one training step of the
-MNIST CNN of bench_training.py down by kernel and by kind of kernel). On a shared, oversubscribed machine multi-threaded
+MNIST CNN of bench_training.py down by kernel and by kind of kernel, ``--clock cpu`` in
+CPU time per kernel call, which a loaded machine disturbs far less than wall time). On a shared, oversubscribed machine multi-threaded
 OpenBLAS stalls on its spinning threads (timings jump to whole scheduler ticks); there
 ``OPENBLAS_NUM_THREADS=1`` gives stable figures, peak measured under the same setting.
 """
@@ -110,37 +111,97 @@ _CATEGORIES = (
 )
 
 
-def profile_cnn(steps=9):
-    """Per-kernel time of one training step of the MNIST CNN benchmark (bench_training),
-    from Session.run's FULL_TRACE step stats: the median over ``steps`` traced steps."""
+def _cpu_timed_kernels(acc):
+    """Wraps every Python kernel in the op registry so that each call adds the calling
+    thread's CPU time to ``acc[(op type, shape of its first input)]``; returns the undo."""
+    import functools
+
+    from tideflow.framework import op_registry
+
+    def wrap(k, name):
+        def timed(*args, **kw):
+            t0 = time.thread_time()
+            try:
+                return k(*args, **kw)
+            finally:
+                arrays = [a for a in args if isinstance(a, np.ndarray)]
+                shape = tuple(max(arrays, key=np.size).shape) if arrays else ()
+                acc[(name, shape)] = acc.get((name, shape), 0.0) + time.thread_time() - t0
+
+        return functools.update_wrapper(timed, k)
+
+    saved = []
+    for name, od in op_registry.registered_ops().items():
+        saved.append((od, od.kernel, od.kernel_factory))
+        if od.kernel_factory is not None:
+            od.kernel_factory = functools.update_wrapper(
+                lambda ctx, f=od.kernel_factory, n=name: wrap(f(ctx), n), od.kernel_factory)
+        elif od.kernel is not None and not isinstance(od.kernel, str):
+            od.kernel = wrap(od.kernel, name)
+        # ufunc kernels (named by a string) are emitted inline: they stay in the rest
+
+    def undo():
+        for od, k, f in saved:
+            od.kernel, od.kernel_factory = k, f
+
+    return undo
+
+
+def profile_cnn(steps=9, clock="trace"):
+    """Per-kernel time of one training step of the MNIST CNN benchmark (bench_training).
+
+    ``clock="trace"``: wall time from Session.run's FULL_TRACE step stats, the median over
+    ``steps`` traced steps. ``clock="cpu"``: the CPU time of each kernel call on the calling
+    thread, the mean over ``steps`` steps; meant for OPENBLAS_NUM_THREADS=1 on a shared,
+    loaded machine, where wall times mostly measure the neighbours (the remainder of the
+    step's CPU time, ufunc kernels emitted inline and the executor, is reported as such).
+    """
     import statistics
 
     from bench_training import cnn_flops_per_step, cnn_model
 
     sess, train, x, y, xs, ys = cnn_model()
-    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-    per_op = {}
-    for i in range(steps + 2):
-        md = tf.RunMetadata()
-        sess.run(train, {x: xs[i % len(xs)], y: ys[i % len(ys)]}, options=opts,
-                 run_metadata=md)
-        if i < 2:
-            continue  # warm-up
-        for dev in md.step_stats.dev_stats:
-            for n in dev.node_stats:
-                per_op.setdefault(n.node_name, []).append(n.all_end_rel_nanos / 1e6)
     rows = []
-    for name, ts in per_op.items():
-        op_type = sess.graph.get_operation_by_name(name).type
-        rows.append((statistics.median(ts), name, op_type))
+    if clock == "cpu":
+        acc = {}
+        undo = _cpu_timed_kernels(acc)
+        try:
+            for i in range(2):
+                sess.run(train, {x: xs[i % len(xs)], y: ys[i % len(ys)]})
+            acc.clear()
+            t0 = time.thread_time()
+            for i in range(steps):
+                sess.run(train, {x: xs[i % len(xs)], y: ys[i % len(ys)]})
+            step_ms = (time.thread_time() - t0) / steps * 1e3
+        finally:
+            undo()
+        for (op_type, shape), sec in acc.items():
+            rows.append((sec / steps * 1e3, "x".join(map(str, shape)), op_type))
+        rows.append((step_ms - sum(r[0] for r in rows), "inline ufuncs, executor", "(rest)"))
+    else:
+        opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        per_op = {}
+        for i in range(steps + 2):
+            md = tf.RunMetadata()
+            sess.run(train, {x: xs[i % len(xs)], y: ys[i % len(ys)]}, options=opts,
+                     run_metadata=md)
+            if i < 2:
+                continue  # warm-up
+            for dev in md.step_stats.dev_stats:
+                for n in dev.node_stats:
+                    per_op.setdefault(n.node_name, []).append(n.all_end_rel_nanos / 1e6)
+        for name, ts in per_op.items():
+            op_type = sess.graph.get_operation_by_name(name).type
+            rows.append((statistics.median(ts), name, op_type))
     rows.sort(reverse=True)
     total = sum(r[0] for r in rows)
     cats = {}
     for ms, _, op_type in rows:
         cat = next((c for c, types in _CATEGORIES if op_type in types), "elementwise and other")
         cats[cat] = cats.get(cat, 0.0) + ms
-    print(f"one CNN training step: {total:.2f} ms in kernels "
-          f"({cnn_flops_per_step() / total / 1e6:.1f} GFLOP/s over kernel time); "
+    what = "CPU time per step" if clock == "cpu" else "in kernels"
+    print(f"one CNN training step: {total:.2f} ms {what} "
+          f"({cnn_flops_per_step() / total / 1e6:.1f} GFLOP/s); "
           f"load average {os.getloadavg()[0]:.2f}")
     for cat, ms in sorted(cats.items(), key=lambda kv: -kv[1]):
         print(f"  {cat:24s} {ms:7.2f} ms {100 * ms / total:5.1f}%")
@@ -148,7 +209,7 @@ def profile_cnn(steps=9):
     for ms, name, op_type in rows:
         if ms >= 0.2:
             print(f"  {ms:7.2f} ms  {op_type:22s} {name}")
-    return {"total_ms": total, "categories": cats,
+    return {"clock": clock, "total_ms": total, "categories": cats,
             "kernels": [{"name": n, "type": t, "ms": ms} for ms, n, t in rows]}
 
 
@@ -158,9 +219,12 @@ def main():
     parser.add_argument("--kernels-only", action="store_true")
     parser.add_argument("--profile", action="store_true",
                         help="break one training step of the MNIST CNN down by kernel")
+    parser.add_argument("--clock", choices=("trace", "cpu"), default="trace",
+                        help="--profile: wall time from a FULL_TRACE (default) or the CPU "
+                             "time of each kernel call (with OPENBLAS_NUM_THREADS=1)")
     args = parser.parse_args()
     if args.profile:
-        out = profile_cnn()
+        out = profile_cnn(clock=args.clock)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(out, f, indent=2)
