@@ -277,6 +277,8 @@ def stop_gradient(input, name=None):
 
 
 def _shape_kernel(x, *, out_type):
+    if type(x) is np.ndarray:
+        return np.array(x.shape, dtype=out_type.as_numpy_dtype)
     return np.array(np.shape(x), dtype=out_type.as_numpy_dtype)
 
 
@@ -285,6 +287,8 @@ def _shape_n_kernel(xs, *, out_type):
 
 
 def _size_kernel(x, *, out_type):
+    if type(x) is np.ndarray:
+        return np.array(x.size, dtype=out_type.as_numpy_dtype)
     return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
 
 

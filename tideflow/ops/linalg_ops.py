@@ -48,6 +48,13 @@ def _rank_at_least(shape, n):
 
 
 def _matmul(a, b, *, transpose_a, transpose_b):
+    if (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
+            and a.dtype == b.dtype and a.dtype.kind in "fciub"):  # (not bfloat16: kind V)
+        # the common case: one BLAS call (a transposed operand is a view BLAS reads as is)
+        x = a.T if transpose_a else a
+        y = b.T if transpose_b else b
+        if x.shape[1] == y.shape[0]:
+            return np.matmul(x, y)
     if np.ndim(a) != 2 or np.ndim(b) != 2:
         bad, shape = (0, np.shape(a)) if np.ndim(a) != 2 else (1, np.shape(b))
         _fail(f"In[{bad}] is not a matrix. Instead it has shape {_dims(shape)}")

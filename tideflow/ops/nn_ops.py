@@ -48,8 +48,17 @@ def _attr_str(op, name):
     return v.decode() if isinstance(v, bytes) else v
 
 
+_ZEROS = {}
+
+
 def _zero(x):
-    return np.zeros((), x.dtype)
+    """A read-only 0-d zero of ``x``'s dtype (made once per dtype)."""
+    z = _ZEROS.get(x.dtype)
+    if z is None:
+        z = np.zeros((), x.dtype)
+        z.flags.writeable = False
+        _ZEROS[x.dtype] = z
+    return z
 
 
 # ------------------------------------------------------------------------------------------

@@ -38,7 +38,11 @@ def _axes(x, indices):
 
 
 def _sum(x, indices, *, keep_dims):
-    axis = _axes(x, indices)
+    if (type(x) is np.ndarray and type(indices) is np.ndarray and indices.shape == (1,)
+            and -x.ndim <= indices[0] < x.ndim):
+        axis = (int(indices[0]) % x.ndim,)  # the common case: one valid axis
+    else:
+        axis = _axes(x, indices)
     # np.add.reduce is what np.sum calls for an array, without its Python-level dispatch
     return np.add.reduce(x, axis=axis, dtype=_acc_dtype(x), keepdims=keep_dims).astype(
         x.dtype, copy=False)
