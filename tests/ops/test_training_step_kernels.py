@@ -71,3 +71,42 @@ def test_expand_dims_kernel_scalar_axis(dim):
     assert got.shape == np.expand_dims(x, dim).shape
     with pytest.raises(tf.errors.InvalidArgumentError, match="Tried to expand dim index 3"):
         array_ops._expand_dims_kernel(x, np.array(3, np.int64))
+
+
+@pytest.mark.parametrize("x, shape", [
+    (np.array([1.0], np.float32), [128]),
+    (np.arange(3.0), [2, 3]),
+    (np.arange(3.0).reshape(3, 1), [2, 3, 4]),
+    (np.zeros((0, 1)), [0, 5]),
+    (np.arange(6.0).reshape(2, 3)[:, ::2], [2, 2]),  # not contiguous: NumPy's own path
+    (np.array([b"a"], dtype=object), [3]),
+])
+def test_broadcast_to_kernel_matches_numpy(x, shape):
+    from tideflow.ops import fill_ops
+
+    got = fill_ops._broadcast_to_kernel(x, np.array(shape, np.int32))
+    want = np.broadcast_to(x, shape)
+    assert got.shape == want.shape and got.dtype == want.dtype and not got.flags.writeable
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("x, shape", [(np.arange(3.0), [4]), (np.ones((2, 1)), [3]),
+                                      (np.ones((2, 3)), [2, 3, 3])])
+def test_broadcast_to_kernel_incompatible_shapes(x, shape):
+    from tideflow.ops import fill_ops
+
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        fill_ops._broadcast_to_kernel(x, np.array(shape, np.int32))
+
+
+def test_cast_kernel_int_to_float_and_float16_overflow():
+    from tideflow.ops import cast_ops
+
+    big = np.array([2**62, -3], np.int64)
+    np.testing.assert_array_equal(
+        cast_ops._cast_kernel(big, SrcT=tf.int64, DstT=tf.float32, Truncate=False),
+        big.astype(np.float32))
+    with np.errstate(over="raise"):  # the overflow to inf stays silent, as TF's cast
+        half = cast_ops._cast_kernel(np.array([100000]), SrcT=tf.int64, DstT=tf.float16,
+                                     Truncate=False)
+    assert np.isinf(half[0])

@@ -12,6 +12,8 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
     dst = np.dtype(DstT.as_numpy_dtype)
     if x.dtype == dst:
         return x
+    if x.dtype.kind in "biu" and dst.kind in "fc" and dst.itemsize >= 4:
+        return x.astype(dst)  # no floating-point error: every integer fits (float16 may not)
     if SrcT == dtypes.string or DstT == dtypes.string:
         raise errors.UnimplementedError(
             None, None, f"Cast {SrcT.name} to {DstT.name} is not supported"

@@ -111,6 +111,11 @@ def _broadcast_to_shape(op):
 
 def _broadcast_to_kernel(x, shape):
     x = _np(x)
+    if (type(shape) is np.ndarray and shape.ndim == 1 and x.flags.c_contiguous
+            and x.dtype.kind != "O"):
+        v = _broadcast_view(x, tuple(shape.tolist()))
+        if v is not None:
+            return v
     want = [int(d) for d in np.reshape(shape, -1)]
     try:
         return np.broadcast_to(x, want)
@@ -118,6 +123,27 @@ def _broadcast_to_kernel(x, shape):
         raise _invalid(
             f"Incompatible shapes: {_shape_str(x.shape)} vs. {_shape_str(want)}"
         ) from None
+
+
+def _broadcast_view(x, want):
+    """np.broadcast_to(x, want) as one ndarray constructor call (no nditer), or None."""
+    pad = len(want) - x.ndim
+    if pad < 0:
+        return None
+    strides = [0] * pad
+    for n, d, st in zip(want[pad:], x.shape, x.strides):
+        if d == n:
+            strides.append(st)
+        elif d == 1:
+            strides.append(0)
+        else:
+            return None
+    try:
+        v = np.ndarray(want, x.dtype, buffer=x, strides=tuple(strides))
+    except (TypeError, ValueError):
+        return None
+    v.flags.writeable = False
+    return v
 
 
 def _sum_to(grad, x):
