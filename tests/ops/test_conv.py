@@ -453,9 +453,9 @@ def test_geometry_helpers_agree_with_the_table_reference():
 @pytest.mark.parametrize("shape,ksize,padding,tiled", [
     ((3, 8, 6, 4), (2, 2), "SAME", True),
     ((3, 7, 6, 4), (2, 2), "VALID", True),  # the last row is in no window: zero gradient
-    ((2, 9, 9, 3), (3, 3), "VALID", True),
-    ((2, 4, 6, 8, 2), (2, 3, 2), "SAME", True),
-    ((2, 6, 3), (3,), "SAME", True),
+    ((3, 9, 9, 3), (3, 3), "VALID", True),
+    ((3, 4, 6, 8, 2), (2, 3, 2), "SAME", True),
+    ((3, 6, 3), (3,), "SAME", True),
     ((2, 7, 6, 4), (2, 2), "SAME", False),  # odd height: SAME pads, the general path runs
     ((2, 8, 8, 3), (3, 3), "SAME", False),
 ])
@@ -472,6 +472,9 @@ def test_max_pool_grad_on_tiling_windows_matches_the_general_path(shape, ksize, 
                         lambda *a: calls.append(1) or fast_fn(*a))
     fast = kconv.max_pool_grad(x, dy, ksize, ksize, padding)
     assert bool(calls) == tiled
+    # in blocks of two images (the batch of three leaves a block of one)
+    monkeypatch.setattr(kconv, "POOL_BLOCK_BYTES", 2 * x[0].nbytes)
+    np.testing.assert_array_equal(kconv.max_pool_grad(x, dy, ksize, ksize, padding), fast)
     clean = np.nan_to_num(x, nan=-3)
     np.testing.assert_allclose(kconv.max_pool_grad(clean, dy, ksize, ksize, padding),
                                ref_max_pool_grad(clean, dy, ksize, ksize, padding), rtol=1e-6)

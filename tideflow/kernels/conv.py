@@ -14,6 +14,8 @@ from tideflow.framework import errors
 
 # the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
 CHUNK_BYTES = 8 << 20
+# max_pool_grad's fast path makes several passes over blocks of the input of about this size
+POOL_BLOCK_BYTES = 512 << 10
 # a convolution with at most this many output channels (a thin, less efficient matmul) and
 # stride 1 along its last spatial dim computes WIDTH_GROUP adjacent output columns per matmul
 # row when the extra (zero) filter taps cost little; the input gradient of a convolution with
@@ -480,8 +482,9 @@ def _tiles(x, ksize, strides, padding):
     return outs
 
 
-def _max_pool_grad_tiled(x, dy, ksize, outs, dt):
-    """max_pool_grad for windows that tile the input: each tap's slab of ``dx`` is written once.
+def _max_pool_grad_tiled(x, dy, ksize, outs, dx):
+    """max_pool_grad for windows that tile the input: each tap's slab of ``dx`` is written once
+    (``dx`` holds zeros wherever no window reaches).
 
     The tap that holds the first maximum is the last one that beat the running maximum (the
     recurrence max_pool_taps runs, NaNs included); its mask is that tap's "better" mask minus
@@ -495,8 +498,6 @@ def _max_pool_grad_tiled(x, dy, ksize, outs, dt):
         better.append(np.greater(t, run))
         if i < len(taps) - 1:
             run = np.maximum(run, t)
-    covered = all(o * k == n for o, k, n in zip(outs, ksize, x.shape[1:-1]))
-    dx = np.empty(x.shape, dt) if covered else np.zeros(x.shape, dt)
     later = None
     for i in range(len(taps) - 1, -1, -1):
         dst = dx[_tap(outs, ksize, ones, np.unravel_index(i, ksize))]
@@ -509,16 +510,22 @@ def _max_pool_grad_tiled(x, dy, ksize, outs, dt):
         else:
             mask = np.logical_not(later, out=later)
         np.multiply(dy, mask, out=dst)
-    return dx
 
 
 def max_pool_grad(x, dy, ksize, strides, padding):
     """Routes each window's gradient to the input element max_pool took (first max on ties)."""
     tiled = _tiles(x, ksize, strides, padding) if x.size and len(ksize) > 0 else None
     if tiled is not None and math.prod(ksize) > 1:
-        dt = compute_dtype(dy.dtype)
-        dx = _max_pool_grad_tiled(x, dy.astype(dt, copy=False), ksize, tiled, dt)
-        return dx.astype(dy.dtype, copy=False)
+        out_dtype = dy.dtype
+        dt = compute_dtype(out_dtype)
+        dy = dy.astype(dt, copy=False)
+        covered = all(o * k == n for o, k, n in zip(tiled, ksize, x.shape[1:-1]))
+        dx = np.empty(x.shape, dt) if covered else np.zeros(x.shape, dt)
+        # a few images at a time: the passes over one block of x find it in cache
+        step = max(1, POOL_BLOCK_BYTES // max(x[0].nbytes, 1))
+        for b in range(0, x.shape[0], step):
+            _max_pool_grad_tiled(x[b:b + step], dy[b:b + step], ksize, tiled, dx[b:b + step])
+        return dx.astype(out_dtype, copy=False)
     _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
     ones = (1,) * len(ksize)
     out_dtype = dy.dtype
