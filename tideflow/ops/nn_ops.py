@@ -509,15 +509,19 @@ def _sparse_softmax_xent(features, labels):
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
     shifted = features - np.maximum.reduce(features, axis=1, keepdims=True)
-    rows = np.arange(labels.shape[0])
-    picked = shifted[rows, labels]
+    # each row's label entry in the flattened (C-contiguous) array: 1-D takes are cheaper
+    # than a (rows, labels) pair of fancy indices
+    at = np.arange(0, shifted.size, n) if n else np.zeros(labels.shape, np.intp)
+    at += labels
+    flat = shifted.reshape(-1)
+    picked = flat.take(at)
     backprop = np.exp(shifted, out=shifted)
     total = np.add.reduce(backprop, axis=1, keepdims=True)
     # loss = log(sum(exp(shifted))) - shifted[label]; backprop = softmax - onehot
     loss = np.log(total.reshape(-1))
     loss -= picked
     backprop /= total
-    backprop[rows, labels] -= 1
+    flat[at] -= 1
     return loss, backprop
 
 

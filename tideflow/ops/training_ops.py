@@ -306,7 +306,7 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
     scalar_idx = [i for i, k in enumerate(kinds) if k == "scalar"]
     unlocked = not locks._locks
 
-    def make(fn):
+    def checked(fn):
         def run(*args):
             refs = [args[i] for i in ref_idx]
             grad = np.asarray(args[grad_idx])
@@ -325,6 +325,26 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
             return refs[0]
 
         return run
+
+    make = checked
+    if len(ref_idx) == 1 and len(scalar_idx) == 1 and unlocked and not attrs:
+        vi, si = ref_idx[0], scalar_idx[0]
+
+        def make(fn):
+            # one variable and one scalar (gradient descent): arrays that need no check
+            # skip straight to the update
+            slow = checked(fn)
+
+            def run(*args):
+                var, grad, alpha = args[vi], args[grad_idx], args[si]
+                if (type(var) is np.ndarray and type(grad) is np.ndarray
+                        and type(alpha) is np.ndarray and alpha.ndim == 0
+                        and grad.shape == var.shape and grad.dtype == var.dtype == alpha.dtype):
+                    fn(var, grad, alpha)
+                    return var
+                return slow(*args)
+
+            return run
 
     run = make(update)
     in_grad = _IN_GRAD.get(update)
