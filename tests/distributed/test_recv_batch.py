@@ -359,3 +359,34 @@ def test_allocator_tuning_is_idempotent_and_can_be_turned_off(monkeypatch):
     monkeypatch.setattr(wire, "_allocator_tuned", [])
     monkeypatch.setenv("TIDEFLOW_MALLOC_TUNING", "0")
     assert wire.tune_allocator() is False
+
+
+def test_grouped_receive_over_grpc_ends_when_the_step_fails_or_times_out(servers):
+    """The stream is read by the executor thread; a failure elsewhere (the master cancels the
+    step) or the step's deadline ends it, and the session stays usable."""
+    import time
+
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            a = tf.Variable([1.0, 2.0], name="a")
+            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], name="q")
+            late = q.dequeue()  # sent only once something is enqueued
+            b = tf.Variable(3.0, name="b")
+            bad = tf.check_numerics(a * np.float32(np.nan), "bad value")
+        with tf.device("/job:worker/task:0"):
+            waits = tf.reduce_sum(a) + late
+            fails = tf.reduce_sum(a) + tf.reduce_sum(bad)
+            works = tf.reduce_sum(a) + b
+        init = tf.global_variables_initializer()
+    with tf.Session(servers["worker"].target, graph=g, config=CONFIG) as sess:
+        sess.run(init)
+        t0 = time.monotonic()
+        with pytest.raises(errors.InvalidArgumentError, match="bad value"):
+            sess.run(fails)
+        t1 = time.monotonic()
+        with pytest.raises(errors.DeadlineExceededError):
+            sess.run(waits, options=tf.RunOptions(timeout_in_ms=1500))
+        t2 = time.monotonic()
+        assert t1 - t0 < 10 and t2 - t1 < 10
+        assert sess.run(works) == 6.0

@@ -29,6 +29,9 @@ CHANNEL_OPTIONS = [
     ("grpc.keepalive_permit_without_calls", 1),
     ("grpc.http2.max_pings_without_data", 0),
     ("grpc.enable_retries", 0),
+    # a streamed response is read by the thread that iterates it (no helper thread started per
+    # call, no handoff per message); cancel() from another thread still ends it
+    ("SingleThreadedUnaryStream", 1),
 ]
 SERVER_OPTIONS = [
     ("grpc.max_send_message_length", MAX_MESSAGE),
