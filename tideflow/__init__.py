@@ -301,6 +301,7 @@ from tideflow.ops.parsing_ops import (
     parse_single_sequence_example,
 )
 from tideflow.ops.partitioned_variables import (
+    PartitionedVariable,
     create_partitioned_variables,
     fixed_size_partitioner,
     min_max_variable_partitioner,

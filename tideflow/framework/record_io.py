@@ -12,7 +12,7 @@ import struct
 import types
 import zlib
 
-import google_crc32c
+from crc32c import crc32c as _crc32c
 
 from tideflow.framework import errors
 
@@ -23,7 +23,7 @@ _U32 = struct.Struct("<I")
 
 def masked_crc32c(data):
     """TF's masked CRC32C: rotate right by 15 bits and add a constant."""
-    crc = google_crc32c.value(data)
+    crc = _crc32c(data)
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
 
 
@@ -193,7 +193,7 @@ def read_records(path, options=None, offset=0, buffer_size=0):
     """
     f = open_record_file(path, options)
     chunk = max(int(buffer_size or 0), _DEFAULT_BUFFER)
-    raw_crc = google_crc32c.value
+    raw_crc = _crc32c
     unpack64, unpack32, unpack_header = _U64.unpack_from, _U32.unpack_from, _HEADER.unpack_from
     delta, mask = _MASK_DELTA, 0xFFFFFFFF
     # the header CRC is a function of the length alone: a length seen with a valid CRC need

@@ -35,7 +35,6 @@ the saved bytes inconsistent (and then their checksum): save between steps.
 """
 
 import contextlib
-import ctypes
 import glob
 import json
 import os
@@ -45,6 +44,7 @@ import threading
 import uuid
 
 import numpy as np
+from crc32c import crc32c as _crc32c_ext
 
 from tideflow.framework import dtypes, errors
 
@@ -78,52 +78,10 @@ def index_filename(prefix):
 # ------------------------------------------------------------------------------------------
 
 
-def _load_crc():
-    try:  # hardware CRC32C (SSE 4.2 / ARMv8, three interleaved streams): ~15 GB/s
-        import crc32c as _hw
-
-        def extend_hw(crc, buf, _fn=_hw.crc32c):
-            return _fn(buf, crc)
-
-        return extend_hw
-    except ImportError:
-        pass
-    import google_crc32c
-
-    if google_crc32c.implementation == "c":
-        libdir = os.path.join(os.path.dirname(os.path.dirname(google_crc32c.__file__)),
-                              "google_crc32c.libs")
-        candidates = glob.glob(os.path.join(libdir, "libcrc32c*"))
-        for path in candidates:
-            try:
-                fn = ctypes.CDLL(path).crc32c_extend
-            except (OSError, AttributeError):
-                continue
-            fn.restype = ctypes.c_uint32
-            fn.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]
-
-            def extend(crc, buf, _fn=fn):
-                a = np.frombuffer(buf, np.uint8) if not isinstance(buf, np.ndarray) else buf
-                return _fn(crc, a.ctypes.data, a.nbytes) if a.nbytes else crc
-
-            return extend
-
-    # the Python binding only takes bytes (it would copy every chunk), hence the paths above
-    def extend_py(crc, buf):
-        return google_crc32c.extend(crc, bytes(memoryview(buf).cast("B")))
-
-    return extend_py
-
-
-_crc_extend = None
-
-
 def crc32c(buf, crc=0):
-    """CRC32C of a buffer (bytes, memoryview or contiguous ndarray), extending ``crc``."""
-    global _crc_extend
-    if _crc_extend is None:
-        _crc_extend = _load_crc()
-    return _crc_extend(crc, buf)
+    """CRC32C of a buffer (bytes, memoryview or contiguous ndarray), extending ``crc``: the
+    hardware instruction (SSE 4.2 / ARMv8) through the ``crc32c`` package, ~15 GB/s, no copy."""
+    return _crc32c_ext(buf, crc)
 
 
 class _CrcPipe:
