@@ -270,6 +270,24 @@ def _conv_rows():
             lambda a, b, c, s=strides, p=padding, d=dil: ref_conv_backprop_filter(a, b, c, s, p,
                                                                                   d),
             dtypes=F, fixed=(1,), name=f"Conv2DBackpropFilter_{tag}"))
+    # a thin conv (<= 32 outputs, >= 8 inputs, a 5-wide filter, stride 1) computes two output
+    # columns per matmul row when its output width is even; odd widths must not
+    wg = arr((3, 5, 8, 4))
+    for width in (8, 7):
+        xg = arr((2, 4, width, 8))
+        at = _conv_attrs((1, 1), "SAME")
+        rows.append(Case("Conv2D", lambda a, b, at=at: _raw("Conv2D", [a, b], at)[0], [xg, wg],
+                         lambda a, b: ref_conv(a, b, (1, 1), "SAME"), dtypes=F,
+                         name=f"Conv2D_width_grouped_w{width}"))
+    # ... and so does the input gradient of a conv from 8..32 inputs to >= 8 outputs
+    wb = arr((3, 5, 8, 8))
+    at = _conv_attrs((1, 1), "SAME")
+    rows.append(Case(
+        "Conv2DBackpropInput",
+        lambda a, b, c, at=at: _raw("Conv2DBackpropInput", [a, b, c], at)[0],
+        [i32(2, 4, 6, 8), wb, arr((2, 4, 6, 8))],
+        lambda a, b, c: ref_conv_backprop_input(a, b, c, (1, 1), "SAME"), dtypes=F, fixed=(0,),
+        name="Conv2DBackpropInput_width_grouped"))
     # NCHW and explicit padding
     xc = arr((2, 3, 5, 4))
     at = _conv_attrs((2, 1), "SAME", fmt="NCHW")
