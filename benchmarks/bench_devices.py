@@ -157,6 +157,8 @@ def mlp_split(rounds=7):
             "two_devices_ms": statistics.median(t2s) * 1e3,
             "overhead_pct": (statistics.median(ratios) - 1) * 100,
             "partitions": len(getattr(p2, "plans", [p2])),
+            # partitions taking turns in the calling thread (runtime/parallel.py cooperative)
+            "partitions_take_turns": bool(getattr(p2, "coop", False)),
             "one_device_plan": type(p1).__name__}
 
 
