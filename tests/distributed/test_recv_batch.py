@@ -390,3 +390,43 @@ def test_grouped_receive_over_grpc_ends_when_the_step_fails_or_times_out(servers
         t2 = time.monotonic()
         assert t1 - t0 < 10 and t2 - t1 < 10
         assert sess.run(works) == 6.0
+
+
+def test_two_devices_of_a_task_share_one_stream_from_another():
+    """Values for two CPU devices of the worker come in one stream, read by whichever plan
+    thread needs one first; the other takes its value or its turn to read."""
+    spec = ClusterSpec({"ps": ["ps0:1"], "worker": ["w0:1"]})
+    transport = _CountingTransport()
+
+    def resolve(name):
+        d = DeviceSpec.from_string(name)
+        return spec.task_address(d.job, d.task)
+
+    transport.add("ps0:1", Worker("ps", 0, transport, resolve))
+    transport.add("w0:1", Worker("worker", 0, transport, resolve,
+                                 config=tf.ConfigProto(device_count={"CPU": 2})))
+    m = Master(spec, ("worker", 0), transport)
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            vs = [tf.Variable(np.full(3000, i + 1.0, np.float32), name=f"v{i}") for i in range(4)]
+        outs = []
+        for d in range(2):
+            with tf.device(f"/job:worker/task:0/device:CPU:{d}"):
+                outs.append(tf.reduce_sum(vs[d] * 2.0) + tf.reduce_sum(vs[d + 2]))
+        with tf.device("/job:worker/task:0/device:CPU:0"):
+            tf.add(outs[0], outs[1], name="total")
+        tf.global_variables_initializer()
+    handle = m.create_session(master_pb2.CreateSessionRequest(
+        graph_def=graph_io.graph_to_graph_def(g))).session_handle
+
+    def run(fetches, targets=()):
+        req = master_pb2.RunStepRequest(session_handle=handle, fetch=fetches, target=targets)
+        req.options.timeout_in_ms = 20000
+        return [wire.decode(nt.tensor) for nt in m.run_step(req).tensor]
+
+    run([], ["init"])
+    transport.calls.clear()
+    for _ in range(20):
+        assert run(["total:0"])[0] == 3000 * (2 * 1 + 3 + 2 * 2 + 4)
+    assert transport.calls == {"recv_tensors": 20}

@@ -100,15 +100,26 @@ class _RecvGroup:
         self.bfloat16 = tuple(bfloat16)
 
 
+def _wake(pf):
+    """Wakes the threads waiting on ``pf``'s stream (call with the step's lock held)."""
+    if pf.waiting:
+        pf.cond.notify_all()
+
+
 class _Prefetch:
     """One step's stream of the values of a _RecvGroup. The thread that needs a value not yet
     here reads the stream (others wait), keeping the values that come first for their own
     ``_Recv``; ``over`` once the stream ended (a value it lacks is then pulled alone)."""
 
-    __slots__ = ("address", "error", "it", "left", "over", "reading", "values")
+    __slots__ = ("address", "cond", "error", "it", "left", "over", "reading", "values",
+                 "waiting")
 
-    def __init__(self, address, n):
+    def __init__(self, address, n, step_cond):
         self.address = address
+        # over the step's lock, but waited on only by the threads that wait on this stream
+        # (the step's own condition also wakes whoever waits for values sent here)
+        self.cond = threading.Condition(step_cond)
+        self.waiting = 0
         self.it = None
         self.values = {}
         self.left = n  # values not yet read off the stream
@@ -222,6 +233,8 @@ class StepRendezvous(Rendezvous):
             self._abort_locked(err)
             calls = list(self._calls)
             self._calls.clear()
+            for pf in self._prefetch.values():
+                pf.cond.notify_all()
         if isinstance(self.cancelled, threading.Event):
             self.cancelled.set()  # blocking kernels (queues, accumulators) of the step stop
         for c in calls:
@@ -365,7 +378,7 @@ class RendezvousMgr:
                     raise errors.InvalidArgumentError(
                         None, None, f"No task in the cluster has device "
                         f"{key.split(';', 1)[0]} (rendezvous key {key})")
-                pf = rv._prefetch[group.task] = _Prefetch(address, len(group.keys))
+                pf = rv._prefetch[group.task] = _Prefetch(address, len(group.keys), rv._cond)
                 pf.reading = True  # this thread opens the stream and reads first
         if start:
             try:
@@ -376,7 +389,7 @@ class RendezvousMgr:
                 with rv._cond:
                     pf.error = e
                     pf.reading = False
-                    rv._cond.notify_all()
+                    _wake(pf)
                 raise self._remote_error(rv, e, pf.address, key) from None
         else:
             if not self._await_turn(rv, pf, key):
@@ -393,7 +406,7 @@ class RendezvousMgr:
                 with rv._cond:
                     pf.error = e
                     pf.reading = False
-                    rv._cond.notify_all()
+                    _wake(pf)
                 raise self._remote_error(rv, e, pf.address, key) from None
             with rv._cond:
                 mine = _MISSING
@@ -407,7 +420,7 @@ class RendezvousMgr:
                     pf.over = True
                 if mine is not _MISSING or pf.over:
                     pf.reading = False
-                rv._cond.notify_all()
+                _wake(pf)
             if mine is not _MISSING:
                 return mine
             if pf.over:
@@ -427,7 +440,11 @@ class RendezvousMgr:
                 if not pf.reading:
                     pf.reading = True
                     return True
-                rv._cond.wait(_POLL_S * 4)
+                pf.waiting += 1
+                try:
+                    pf.cond.wait(_POLL_S * 4)
+                finally:
+                    pf.waiting -= 1
 
     def _take(self, rv, pf, key, group):
         with rv._cond:
