@@ -632,7 +632,7 @@ def _inplace_binary(kernel, a, b):
     if type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
         sys.getrefcount(a) <= _SOLE_OWNER_REFS
     ):
-        bs = np.shape(b)
+        bs = b.shape if type(b) is np.ndarray else np.shape(b)
         if bs == a.shape or not bs or (len(bs) <= a.ndim and a.shape[a.ndim - len(bs):] == bs):
             return kernel(a, b, out=a)
     return kernel(a, b)
