@@ -157,31 +157,37 @@ class StepRendezvous(Rendezvous):
         return self.mgr.fetch_remote(self, key, self.bfloat16 if bfloat16 is None else bfloat16,
                                      small)
 
+    def _raise_if_aborted(self):
+        if self._error is not None:
+            raise errors.AbortedError(
+                None, None, f"Step {self.step_id} was aborted: {self._error}")
+
+    def _wait_more(self, deadline, cancelled, call, what):
+        """With ``self._cond`` held: raises if ``call`` was cancelled or ``deadline`` passed,
+        else waits for the next send (or a short poll)."""
+        if cancelled is not None and cancelled():
+            raise errors.CancelledError(None, None, f"{call} was cancelled")
+        wait = _POLL_S * 4
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise errors.DeadlineExceededError(
+                    None, None, f"Timed out waiting for {what} of step {self.step_id}")
+            wait = min(wait, left)
+        self._cond.wait(wait)
+
     def wait_local(self, key, deadline, cancelled=None):
         """The value sent under ``key`` here, waiting until ``deadline`` (monotonic seconds)."""
         items = self._items
         with self._cond:
             while True:
-                if self._error is not None:
-                    err = self._error
-                    raise errors.AbortedError(
-                        None, None, f"Step {self.step_id} was aborted: {err}")
+                self._raise_if_aborted()
                 if key in items:
                     v = items.pop(key)
                     if self.finished is not None and not items:
                         break  # the step is over here and its last value is taken
                     return v
-                if cancelled is not None and cancelled():
-                    raise errors.CancelledError(None, None, "RecvTensor was cancelled")
-                wait = _POLL_S * 4
-                if deadline is not None:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise errors.DeadlineExceededError(
-                            None, None, f"Timed out waiting for tensor {key} of step "
-                            f"{self.step_id}")
-                    wait = min(wait, left)
-                self._cond.wait(wait)
+                self._wait_more(deadline, cancelled, "RecvTensor", f"tensor {key}")
         self.mgr.discard(self)
         return v
 
@@ -192,10 +198,7 @@ class StepRendezvous(Rendezvous):
         items = self._items
         with self._cond:
             while True:
-                if self._error is not None:
-                    err = self._error
-                    raise errors.AbortedError(
-                        None, None, f"Step {self.step_id} was aborted: {err}")
+                self._raise_if_aborted()
                 got = [(k, items.pop(k)) for k in keys if k in items]
                 if got:
                     # the step is over here and its last value is taken: forget it
@@ -203,17 +206,8 @@ class StepRendezvous(Rendezvous):
                     break
                 if self.finished is not None:
                     return got
-                if cancelled is not None and cancelled():
-                    raise errors.CancelledError(None, None, "RecvTensors was cancelled")
-                wait = _POLL_S * 4
-                if deadline is not None:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        raise errors.DeadlineExceededError(
-                            None, None, f"Timed out waiting for tensors of step "
-                            f"{self.step_id}: {', '.join(sorted(keys))}")
-                    wait = min(wait, left)
-                self._cond.wait(wait)
+                self._wait_more(deadline, cancelled, "RecvTensors",
+                                f"tensors {', '.join(sorted(keys))}")
         if done:
             self.mgr.discard(self)
         return got
