@@ -2,6 +2,7 @@
 (CreateSession, then ExtendSession with only the new nodes) and runs steps with RunStep,
 fetched tensors streaming back in chunks."""
 
+import logging
 import threading
 import time
 
@@ -10,6 +11,8 @@ from tideflow.distributed import transport as tp
 from tideflow.distributed import wire
 from tideflow.framework import errors, graph_io
 from tideflow.protos import master_pb2
+
+log = logging.getLogger("tideflow.distributed")
 
 CREATE_TIMEOUT_S = 120.0
 CALL_TIMEOUT_S = 60.0
@@ -24,21 +27,98 @@ def _address(target):
     return target[len("grpc://"):]
 
 
+# the Master method behind each MasterService call, and those that take a deadline
+_MASTER_CALLS = {"CreateSession": "create_session", "ExtendSession": "extend_session",
+                 "PartialRunSetup": "partial_run_setup", "RunStep": "run_step",
+                 "CloseSession": "close_session", "ListDevices": "list_devices",
+                 "Reset": "reset"}
+_WITH_DEADLINE = ("CreateSession", "RunStep")
+
+
+class _Status:
+    """The code and details of a call answered in process, as a failed gRPC call has them."""
+
+    def __init__(self, code_num, details):
+        self._code = code_num
+        self._details = details
+
+    def code(self):
+        from tideflow.distributed.grpc_services import _status
+
+        return _status(self._code)
+
+    def details(self):
+        return self._details
+
+
 class _Stub:
-    """Calls of one master over a channel, with the token and deadlines."""
+    """Calls of one master over a channel, with the token and deadlines.
+
+    When a server of this process serves ``address`` (``server.local_master``), calls go to
+    its master directly, as TF's LocalMaster does: no serialization, no gRPC. That server's
+    token check still applies (a client it would refuse goes over gRPC, which refuses it);
+    errors come back as the same classes and messages as over gRPC."""
 
     def __init__(self, address, security=None):
+        from tideflow.distributed import server as server_lib
+
         self.address = address
         self.channel = tp.make_channel(address, security)
         self.metadata = security.metadata() if security is not None else ()
+        self._tls = security is not None and security.tls
+        self._locals = server_lib._LOCAL_MASTERS
+        self._verdict = (None, False)  # the last in-process (master, security) seen, and
+        # whether its server would take this client's calls
         self._calls = {}
         self._run_step_stream = self.channel.unary_stream(
             f"/{tp.TRANSFER_SERVICE}/RunStepStream",
             request_serializer=master_pb2.RunStepRequest.SerializeToString)
 
+    def _local(self):
+        """The (master, security) entry of this process's server at the address, when calls
+        may go to its master directly (the server would accept this client's channel and
+        token), else None."""
+        entry = self._locals.get(self.address)
+        if entry is None:
+            return None
+        seen, ok = self._verdict
+        if entry is not seen:
+            sec = entry[1]
+            server_tls = sec is not None and bool(sec.cert_file)
+            ok = server_tls == self._tls and (
+                sec is None or sec.rejection(self.metadata) is None)
+            self._verdict = (entry, ok)
+        return entry if ok else None
+
+    def _call_local(self, entry, method, request, timeout, arrays=None):
+        """``method`` on the in-process master of ``entry``, its failures mapped as the gRPC
+        adapters (grpc_services.py) and the client (transport.error_from_rpc) map them."""
+        fn = getattr(entry[0], _MASTER_CALLS[method])
+        try:
+            if method == "RunStep":
+                return fn(request, time.monotonic() + timeout, arrays)
+            if method in _WITH_DEADLINE:
+                return fn(request, time.monotonic() + timeout)
+            return fn(request)
+        except Exception as e:  # every failure becomes a status, as over gRPC
+            if self._locals.get(self.address) is not entry:
+                # the server stopped under the call: gRPC would have cut it off
+                status = _Status(errors.UNAVAILABLE, f"{method}: the server stopped")
+            elif isinstance(e, errors.OpError):
+                status = _Status(e.error_code, e.message)
+            elif isinstance(e, MemoryError):
+                status = _Status(errors.RESOURCE_EXHAUSTED, f"{method}: out of memory")
+            else:
+                log.exception("%s failed", method)
+                status = _Status(errors.INTERNAL, f"{method}: {type(e).__name__}: {e}")
+            raise tp.error_from_rpc(status, self.address) from None
+
     def call(self, method, request, timeout=CALL_TIMEOUT_S):
         import grpc
 
+        entry = self._local()
+        if entry is not None:
+            return self._call_local(entry, method, request, timeout)
         fn = self._calls.get(method)
         if fn is None:
             req_cls, resp_cls, _ = tp.MASTER_METHODS[method]
@@ -52,9 +132,21 @@ class _Stub:
 
     def run_step(self, request, timeout, arrays=None, small=False):
         """RunStep: streamed, so that big fetched values come back in chunks; with ``small``
-        (every fetched value is known to be small) one unary call, which costs less."""
+        (every fetched value is known to be small) one unary call, which costs less.
+
+        In process, big fetched values come back as arrays, each copied: the master may hand
+        back a buffer of its worker (a variable's own), which a client must never alias."""
         import grpc
 
+        entry = self._local()
+        if entry is not None:
+            if arrays is None:
+                return self._call_local(entry, "RunStep", request, timeout)
+            got = {}
+            resp = self._call_local(entry, "RunStep", request, timeout, got)
+            for i, a in got.items():
+                arrays[i] = a.copy()
+            return resp
         if small:
             return self.call("RunStep", request, timeout)
         try:

@@ -15,6 +15,16 @@ from tideflow.framework.device import DeviceSpec
 
 _SERVER_THREADS = 256  # blocking RunGraph/RecvTensor calls each hold one
 
+# {address: (master, security)} of the servers of this process that are serving: a
+# ``grpc://`` session to one of these addresses calls the master directly (grpc_session.py)
+_LOCAL_MASTERS = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def local_master(address):
+    """``(master, security)`` of the serving server of this process at ``address``, or None."""
+    return _LOCAL_MASTERS.get(address)
+
 
 def split_address(address):
     """``(host, port)`` of ``host:port`` (``[v6]:port`` too)."""
@@ -108,6 +118,8 @@ class Server:
             if not self._started:
                 self._server.start()
                 self._started = True
+                with _LOCAL_LOCK:
+                    _LOCAL_MASTERS[self._address] = (self._master, self._security)
 
     def join(self):
         """Blocks until the server stops."""
@@ -120,10 +132,17 @@ class Server:
             if self._stopped:
                 return
             self._stopped = True
+        self._unregister()
         self._worker.close()
         self._master.close()
         self._server.stop(grace).wait(grace + 5)
         self._transport.close()
+
+    def _unregister(self):
+        with _LOCAL_LOCK:
+            entry = _LOCAL_MASTERS.get(getattr(self, "_address", None))
+            if entry is not None and entry[0] is getattr(self, "_master", None):
+                del _LOCAL_MASTERS[self._address]
 
     def __del__(self):
         try:
