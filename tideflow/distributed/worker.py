@@ -318,6 +318,8 @@ class Worker:
         rv.deadline = deadline
         step_cancel = threading.Event()
         rv.cancelled = step_cancel
+        if rv.error is not None:  # cleaned up before it arrived: its blocking kernels stop
+            step_cancel.set()
         sess = item.session
         sess.steps.add(rv)
         try:
@@ -454,7 +456,9 @@ class Worker:
     def cleanup_graph(self, request):
         self._end_partial(request.step_id, errors.CancelledError(
             None, None, f"Partial run step {request.step_id} was cleaned up"))
-        self.rendezvous.cleanup(request.step_id)
+        # remembered: a RunGraph of the step that arrives after this one fails at once
+        self.rendezvous.cleanup(request.step_id, errors.CancelledError(
+            None, None, f"Step {request.step_id} was cleaned up"))
         return worker_pb2.CleanupGraphResponse()
 
     def cleanup_all(self, request):

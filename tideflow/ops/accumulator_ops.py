@@ -45,7 +45,7 @@ class AccumulatorResource(BlockingResource):
     def _flush(self):
         while self._takes:
             a = self._takes[0]
-            if a.run(a) == NO_PROGRESS:
+            if self._run_live(a) == NO_PROGRESS:
                 break
             self._takes.popleft()
             a.done = True

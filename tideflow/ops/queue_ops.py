@@ -5,7 +5,13 @@ dequeue, close) is an *attempt* appended to the queue's enqueue or dequeue list;
 the lists are retried in order until nothing moves, so a waiting ``dequeue_many`` takes elements
 as they arrive (it works with a capacity below its batch size), and a plain ``close`` takes
 effect only after the enqueues queued before it. A blocked op waits in short slices and gives up
-with CancelledError when its session closes, or DeadlineExceededError at the step's deadline.
+with CancelledError when its session closes or its step is cancelled, or DeadlineExceededError
+at the step's deadline.
+
+An attempt whose step is dead (cancelled, or past its deadline) is never run: whoever retries
+the lists (an enqueue, say) fails and drops it, so it takes nothing even when its own thread has
+not woken yet; and an op that finds its step dead after its attempt completed puts back what it
+took. An element arriving as a step dies stays in the queue or goes to a live step.
 """
 
 import collections
@@ -28,7 +34,8 @@ _unique_ids = itertools.count()
 class Attempt:
     """One blocking request: ``run(attempt)`` is retried under the lock until COMPLETE."""
 
-    __slots__ = ("count", "done", "error", "partial", "result", "run")
+    __slots__ = ("count", "done", "error", "partial", "result", "run", "step", "taken",
+                 "what")
 
     def __init__(self, count, run):
         self.count = count
@@ -37,6 +44,21 @@ class Attempt:
         self.error = None
         self.result = None
         self.partial = None
+        self.step = None  # the step of the op that waits (None: never dies)
+        self.taken = None  # what a completed dequeue took (put back if its step died)
+        self.what = ""
+
+
+def step_error(step, what):
+    """The error of a dead ``step`` (cancelled, or past its deadline), else None."""
+    if step is None:
+        return None
+    if step.cancelled.is_set():
+        return errors.CancelledError(None, None, f"{what} operation was cancelled")
+    if step.deadline is not None and time.monotonic() >= step.deadline:
+        return errors.DeadlineExceededError(
+            None, None, f"Timed out waiting for notification ({what} operation)")
+    return None
 
 
 class BlockingResource:
@@ -56,20 +78,47 @@ class BlockingResource:
             attempts.remove(attempt)
         except ValueError:
             pass
+        self._drop(attempt, err)
+        self._flush()
+
+    def _drop(self, attempt, err):
+        """Ends ``attempt`` (lock held, already off its list) with ``err``."""
         attempt.error = err
         attempt.done = True
-        self._flush()
+
+    def _put_back(self, taken):
+        """Returns what a completed attempt of a dead step took (lock held)."""
+        raise NotImplementedError
 
     def _submit(self, attempts, attempt, step, what):
         """Appends ``attempt``, runs what can run and blocks until it completes or is aborted."""
+        attempt.step = step
+        attempt.what = what
         with self._cond:
             attempts.append(attempt)
             self._flush()
             wait_for(self._cond, attempt, step, what,
                      lambda err: self._abort(attempts, attempt, err))
+            if attempt.error is None and attempt.taken is not None:
+                err = step_error(step, what)
+                if err is not None:
+                    # completed as its step died: the step fails, so what it took goes back
+                    self._put_back(attempt.taken)
+                    attempt.taken = None
+                    attempt.error = err
+                    self._flush()
         if attempt.error is not None:
             raise attempt.error
         return attempt.result
+
+    def _run_live(self, attempt):
+        """``attempt.run(attempt)`` when its step is alive; a dead step's attempt is ended with
+        the step's error instead (its caller drops it from its list): COMPLETE either way."""
+        err = step_error(attempt.step, attempt.what)
+        if err is not None:
+            self._drop(attempt, err)
+            return COMPLETE
+        return attempt.run(attempt)
 
     def _pending(self):
         """The attempt lists, each with the name of its kind of operation."""
@@ -269,12 +318,11 @@ class QueueResource(BlockingResource):
             changed = self._try(self._deq) or changed
         self._cond.notify_all()
 
-    @staticmethod
-    def _try(attempts):
+    def _try(self, attempts):
         progress = False
         while attempts:
             a = attempts[0]
-            r = a.run(a)
+            r = self._run_live(a)
             if r == NO_PROGRESS:
                 break
             progress = True
@@ -284,11 +332,14 @@ class QueueResource(BlockingResource):
             a.done = True
         return progress
 
-    def _abort(self, attempts, attempt, err):
+    def _drop(self, attempt, err):
         if attempt.partial:
             self._restore(attempt.partial)
             attempt.partial = None
-        super()._abort(attempts, attempt, err)
+        super()._drop(attempt, err)
+
+    def _put_back(self, taken):
+        self._restore(taken)
 
     def _closed_error(self):
         return errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
@@ -341,7 +392,9 @@ class QueueResource(BlockingResource):
                 a.error = self._insufficient(1, 0)
                 return COMPLETE
             if self._available(size) > 0:
-                a.result = list(self._pop())
+                elem = self._pop()
+                a.result = list(elem)
+                a.taken = [elem]
                 return COMPLETE
             return NO_PROGRESS
 
@@ -381,6 +434,7 @@ class QueueResource(BlockingResource):
                 result = PROGRESS
                 if len(a.partial) == a.count:
                     a.result = self._stack(a.partial)
+                    a.taken = a.partial
                     a.partial = None
                     return COMPLETE
             return result
