@@ -123,6 +123,8 @@ class _PartialStep:
         rv.deadline = None  # the lanes wait across calls; aborts end them
         cancel = threading.Event()
         rv.cancelled = cancel
+        if rv.error is not None:  # cleaned up before it started
+            cancel.set()
         self.rv = rv
         step = Step(None, None)
         step.step_id = self.step_id
