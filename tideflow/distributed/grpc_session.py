@@ -3,6 +3,7 @@
 fetched tensors streaming back in chunks."""
 
 import logging
+import sys
 import threading
 import time
 
@@ -51,6 +52,13 @@ class _Status:
         return self._details
 
 
+def _registered(address):
+    """The (master, security) of this process's serving server at ``address``, or None (with
+    no server module loaded, there is none: a client-only process does not import it)."""
+    server_lib = sys.modules.get("tideflow.distributed.server")
+    return None if server_lib is None else server_lib._LOCAL_MASTERS.get(address)
+
+
 class _Stub:
     """Calls of one master over a channel, with the token and deadlines.
 
@@ -60,13 +68,10 @@ class _Stub:
     errors come back as the same classes and messages as over gRPC."""
 
     def __init__(self, address, security=None):
-        from tideflow.distributed import server as server_lib
-
         self.address = address
         self.channel = tp.make_channel(address, security)
         self.metadata = security.metadata() if security is not None else ()
         self._tls = security is not None and security.tls
-        self._locals = server_lib._LOCAL_MASTERS
         self._verdict = (None, False)  # the last in-process (master, security) seen, and
         # whether its server would take this client's calls
         self._calls = {}
@@ -78,7 +83,7 @@ class _Stub:
         """The (master, security) entry of this process's server at the address, when calls
         may go to its master directly (the server would accept this client's channel and
         token), else None."""
-        entry = self._locals.get(self.address)
+        entry = _registered(self.address)
         if entry is None:
             return None
         seen, ok = self._verdict
@@ -101,7 +106,7 @@ class _Stub:
                 return fn(request, time.monotonic() + timeout)
             return fn(request)
         except Exception as e:  # every failure becomes a status, as over gRPC
-            if self._locals.get(self.address) is not entry:
+            if _registered(self.address) is not entry:
                 # the server stopped under the call: gRPC would have cut it off
                 status = _Status(errors.UNAVAILABLE, f"{method}: the server stopped")
             elif isinstance(e, errors.OpError):
