@@ -1,4 +1,5 @@
-"""Op-table rows for control and logging ops: NoOp, Assert, Print, CheckNumerics."""
+"""Op-table rows for control and logging ops: NoOp, Assert, Print, CheckNumerics, and the
+Python-function ops PyFunc and PyFuncStateless."""
 
 import numpy as np
 import pytest
@@ -52,10 +53,38 @@ def _finite(dt):
     return np.array([[0.5, -2.0, 3.0], [1e3, 0.0, -0.25]], dtype=dt)
 
 
+def _check_py_func():
+    calls = []
+
+    def count(a):
+        calls.append(a.copy())
+        return a * 2, np.int64(a.size)
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        y, n = tf.py_func(count, [x], [tf.float32, tf.int64])
+        assert y.op.type == "PyFunc" and y.op.get_attr("Tout") == [tf.float32, tf.int64]
+        assert y.op.get_attr("Tin") == [tf.float32]
+        assert y.get_shape().ndims is None and n.dtype == tf.int64
+        value = _finite(np.float32)
+        with tf.Session(graph=g) as sess:
+            for _ in range(2):  # stateful: runs every time, never folded
+                out, size = sess.run([y, n], {x: value})
+                np.testing.assert_array_equal(out, value * 2)
+                assert size == 6
+        assert len(calls) == 2
+
+
 CASES = [
     Case("NoOp", check=_check_no_op, grad=False),
     Case("Assert", check=_check_assert, grad=False),
     Case("Print", check=_check_print, grad=False),
     Case("CheckNumerics", lambda x: tf.check_numerics(x, "bad"), [_finite], lambda x: x,
          dtypes=(tf.float16, tf.bfloat16, tf.float32, tf.float64), grad=False),
+    Case("PyFunc", check=_check_py_func, grad=False),
+    Case("PyFuncStateless",
+         lambda x: tf.py_func(lambda a: a * 2 + 1, [x], x.dtype, stateful=False),
+         [_finite], lambda x: x * 2 + 1, dtypes=(tf.float32, tf.float64, tf.int32, tf.int64),
+         grad=False),
 ]

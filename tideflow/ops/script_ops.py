@@ -1,0 +1,161 @@
+"""Python functions as graph ops: ``tf.py_func`` and ``tf.numpy_function`` (PyFunc,
+PyFuncStateless).
+
+The function lives in this process's registry under a token (the op's ``token`` attr), held for
+as long as the graph that uses it: a GraphDef with a PyFunc runs only where its function was
+registered, as in TF. The kernel calls it with NumPy values (0-d inputs as NumPy scalars, strings
+as bytes) and checks what it returns against ``Tout``; its exceptions become TF's error classes
+(ValueError/TypeError -> InvalidArgumentError, StopIteration -> OutOfRangeError, MemoryError ->
+ResourceExhaustedError, NotImplementedError -> UnimplementedError, others -> UnknownError), and
+anything that is not an ``Exception`` (KeyboardInterrupt) passes through untouched.
+"""
+
+import itertools
+import threading
+import traceback
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+
+_FUNCS = {}
+_LOCK = threading.Lock()
+_IDS = itertools.count()
+
+# TF's DataTypeString names, used in its messages
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _type_name(dt):
+    name = dt.base_dtype.name if isinstance(dt, dtypes.DType) else str(dt)
+    return _TF_TYPE_NAMES.get(name, name)
+
+
+def _register(func, graph):
+    with _LOCK:
+        token = f"pyfunc_{next(_IDS)}"
+        _FUNCS[token] = func
+    # the graph holds its functions: they go when it does
+    tokens = graph.__dict__.setdefault("_py_func_tokens", _Tokens())
+    tokens.add(token)
+    return token
+
+
+class _Tokens(set):
+    """The registry tokens of one graph's py_funcs, released with the graph."""
+
+    def __del__(self):
+        with _LOCK:
+            for t in self:
+                _FUNCS.pop(t, None)
+
+
+def _as_arg(value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]  # a NumPy scalar (bytes for strings), as TF hands them over
+    return value
+
+
+def _convert(value, i, token, expected):
+    result = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if result.dtype.kind in "SU" or (result.dtype == object and expected == dtypes.string):
+        # strings travel as bytes objects (str encoded as UTF-8), as TF converts them
+        flat = [v.encode("utf-8") if isinstance(v, str) else v for v in result.ravel()]
+        result = np.array(flat + [None], dtype=object)[:-1].reshape(result.shape)
+    if expected == dtypes.string:
+        if result.dtype == object and all(isinstance(v, bytes) for v in result.ravel()):
+            return result
+        got = "string" if result.dtype == object else _type_name(dtypes.as_dtype(result.dtype))
+    else:
+        try:
+            got_dt = dtypes.as_dtype(result.dtype)
+        except (TypeError, ValueError, KeyError):
+            got_dt = None
+        if got_dt == expected:
+            return np.ascontiguousarray(result)
+        got = _type_name(got_dt) if got_dt is not None else str(result.dtype)
+    raise errors.InvalidArgumentError(
+        None, None, f"{i}-th value returned by {token} is {got}, but expects "
+        f"{_type_name(expected)}")
+
+
+_EXCEPTIONS = (
+    ((ValueError, TypeError), errors.InvalidArgumentError),
+    ((StopIteration,), errors.OutOfRangeError),
+    ((MemoryError,), errors.ResourceExhaustedError),
+    ((NotImplementedError,), errors.UnimplementedError),
+)
+
+
+def _py_func_kernel_factory(ctx):
+    token = ctx.op._attrs["token"]
+    tout = list(ctx.op._attrs["Tout"])
+
+    def run(inputs):
+        func = _FUNCS.get(token)
+        if func is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"The function {token} of this PyFunc is not registered in this "
+                "process (a py_func runs only in the process that created it)")
+        try:
+            ret = func(*[_as_arg(v) for v in inputs])
+        except errors.OpError:
+            raise
+        except Exception as e:
+            cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
+                       errors.UnknownError)
+            tb = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+            raise cls(None, None, f"{type(e).__name__}: {e}\n{tb}") from e
+        if not tout:
+            return []
+        if isinstance(ret, (list, tuple)):
+            values = list(ret)
+        else:
+            values = [ret]
+        if len(values) != len(tout):
+            raise errors.InvalidArgumentError(
+                None, None, f"{token} returns {len(values)} values, but expects to see "
+                f"{len(tout)} values.")
+        return [_convert(v, i, token, dt) for i, (v, dt) in enumerate(zip(values, tout))]
+
+    return run
+
+
+for _name, _stateful in (("PyFunc", True), ("PyFuncStateless", False)):
+    op_registry.declare(
+        _name,
+        inputs=["input: Tin"],
+        outputs=["output: Tout"],
+        attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
+        shape=lambda op: [TensorShape(None) for _ in op._outputs],
+        kernel_factory=_py_func_kernel_factory,
+        differentiable=False,
+        stateful=_stateful,
+    )
+
+
+def py_func(func, inp, Tout, stateful=True, name=None):
+    """Wraps the Python function ``func`` (NumPy arrays in, NumPy arrays out) as an op.
+
+    ``Tout``: a dtype (the op then returns one Tensor) or a list of dtypes (a list of Tensors;
+    an empty list returns the Operation). ``stateful=False`` lets the graph passes treat calls
+    with the same inputs as one (PyFuncStateless). The outputs' shapes are unknown.
+    """
+    single = not isinstance(Tout, (list, tuple))
+    tout = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
+    inp = [ops.convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
+    graph = inp[0].graph if inp else ops.get_default_graph()
+    token = _register(func, graph)
+    op = ops.apply_op("PyFunc" if stateful else "PyFuncStateless", [inp],
+                      {"token": token, "Tin": [t.dtype.base_dtype for t in inp], "Tout": tout},
+                      name=name)
+    if single:
+        return op._outputs[0]
+    return op if not tout else list(op._outputs)
+
+
+def numpy_function(func, inp, Tout, name=None):
+    """``py_func`` under its later name (TF 1.14+): a stateful op calling ``func`` on NumPy
+    values."""
+    return py_func(func, inp, Tout, stateful=True, name=name)
