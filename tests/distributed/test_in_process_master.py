@@ -254,3 +254,29 @@ def test_a_server_in_another_process_is_reached_over_grpc(tmp_path):
             assert sess.run(v).sum() == BIG
     finally:
         c.stop()
+
+
+def test_keyboard_interrupt_in_process_cleans_up_the_other_tasks(servers):
+    # Ctrl-C lands in the client's thread, which runs the step's master (and the local task's
+    # part) in process: the ps's blocked dequeue must be cancelled, not left waiting for the
+    # step's deadline and then taking a later element
+    def interrupt(_):
+        raise KeyboardInterrupt
+
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            q = tf.FIFOQueue(4, tf.float32, shapes=[[]], name="q_ki", shared_name="q_ki")
+            deq = q.dequeue()
+            size = q.size()
+            enq = q.enqueue(7.0)
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.float32, [], name="x")
+            boom = tf.py_func(interrupt, [x], tf.float32)
+    with tf.Session(servers["worker"].target, graph=g, config=CONFIG) as sess:
+        assert _in_process(sess)
+        with pytest.raises(KeyboardInterrupt):
+            sess.run([deq, boom], {x: 1.0})
+        sess.run(enq)
+        assert sess.run(size) == 1  # the interrupted step's dequeue took nothing
+        assert sess.run(deq) == 7.0

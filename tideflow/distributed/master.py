@@ -978,6 +978,17 @@ class Master:
                 nt.tensor.CopyFrom(tensor)
 
     def _run_all(self, sess, calls, deadline, step_id, got):
+        try:
+            return self._run_calls(sess, calls, deadline, step_id, got)
+        except Exception:
+            raise
+        except BaseException:
+            # KeyboardInterrupt in the client's thread (an in-process client runs the step
+            # here): the other tasks' parts must not wait for this one until their deadline
+            self._cleanup(calls, step_id, wait=False)
+            raise
+
+    def _run_calls(self, sess, calls, deadline, step_id, got):
         timeout = None if deadline is None else deadline - time.monotonic()
         if len(calls) == 1:
             tp, req = calls[0]

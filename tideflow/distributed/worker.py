@@ -385,6 +385,8 @@ class Worker:
         if err is not None and first is None:
             first = err.cause if isinstance(err, StepAborted) else err
         if first is not None:
+            if not isinstance(first, Exception):
+                raise first  # KeyboardInterrupt in the caller's thread (an in-process client)
             if not isinstance(first, errors.OpError):
                 first = errors.InternalError(None, None, f"{type(first).__name__}: {first}")
             raise first
