@@ -10,19 +10,9 @@ import pytest
 
 import tideflow as tf
 from tests.distributed.cluster_procs import Cluster, cluster_spec
-from tideflow.distributed.server import Server
 
 # every step of these tests ends within this bound (the master's deadline for each call)
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=30000)
-
-
-@pytest.fixture
-def servers():
-    spec = cluster_spec(ps=1, worker=1)
-    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
-    yield {"ps": made[0], "worker": made[1]}
-    for s in made:
-        s.stop()
 
 
 def _lanes():

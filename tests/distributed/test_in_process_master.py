@@ -20,15 +20,6 @@ CONFIG = tf.ConfigProto(operation_timeout_in_ms=30000)
 BIG = 1 << 19  # floats: 2 MiB, over the size that travels out of band
 
 
-@pytest.fixture
-def servers():
-    spec = cluster_spec(ps=1, worker=1)
-    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
-    yield {"ps": made[0], "worker": made[1]}
-    for s in made:
-        s.stop()
-
-
 def _grpc_target(server):
     """The same server, at an address its process's registry does not know: gRPC."""
     target = server.target

@@ -9,19 +9,8 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tests.distributed.cluster_procs import cluster_spec
-from tideflow.distributed.server import Server
 from tideflow.framework import errors
 from tideflow.ops import queue_ops
-
-
-@pytest.fixture
-def servers():
-    spec = cluster_spec(ps=1, worker=1)
-    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
-    yield {"ps": made[0], "worker": made[1]}
-    for s in made:
-        s.stop()
 
 
 def _ps_resource(servers, name):

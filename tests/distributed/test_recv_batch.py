@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tests.distributed.cluster_procs import cluster_spec
 from tideflow.distributed import wire
 from tideflow.distributed.cluster import ClusterSpec
 from tideflow.distributed.master import Master
-from tideflow.distributed.server import Server
 from tideflow.distributed.transport import InProcessTransport
 from tideflow.distributed.worker import Worker
 from tideflow.framework import errors, graph_io
@@ -291,15 +289,6 @@ def test_failure_on_the_sender_ends_a_grouped_receive():
     with pytest.raises(errors.InvalidArgumentError, match="bad value"):
         m.run_step(req)
     assert transport.calls["recv_tensors"] == 1
-
-
-@pytest.fixture
-def servers():
-    spec = cluster_spec(ps=1, worker=1)
-    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
-    yield {"ps": made[0], "worker": made[1]}
-    for s in made:
-        s.stop()
 
 
 def test_grouped_receives_over_grpc_big_small_and_bfloat16(servers):
