@@ -380,11 +380,7 @@ class RendezvousMgr:
                                                     group.bfloat16, deadline=rv.deadline,
                                                     register=rv)
             except errors.OpError as e:
-                with rv._cond:
-                    pf.error = e
-                    pf.reading = False
-                    _wake(pf)
-                raise self._remote_error(rv, e, pf.address, key) from None
+                raise self._stream_failed(rv, pf, e, key) from None
         else:
             if not self._await_turn(rv, pf, key):
                 return self._take(rv, pf, key, group)
@@ -397,11 +393,7 @@ class RendezvousMgr:
                     if pf.left == 0:
                         next(pf.it, None)  # the stream's end: the call is over
             except errors.OpError as e:
-                with rv._cond:
-                    pf.error = e
-                    pf.reading = False
-                    _wake(pf)
-                raise self._remote_error(rv, e, pf.address, key) from None
+                raise self._stream_failed(rv, pf, e, key) from None
             with rv._cond:
                 mine = _MISSING
                 if got is not None:
@@ -447,6 +439,15 @@ class RendezvousMgr:
             return v
         # the stream ended without it (the step ended there first): pull it alone
         return self.fetch_remote(rv, key, group.bfloat16[group.keys.index(key)])
+
+    def _stream_failed(self, rv, pf, e, key):
+        """The error to raise when reading prefetch ``pf``'s stream failed with ``e``; the
+        other threads waiting on that stream are told and woken."""
+        with rv._cond:
+            pf.error = e
+            pf.reading = False
+            _wake(pf)
+        return self._remote_error(rv, e, pf.address, key)
 
     def _remote_error(self, rv, e, address, key):
         if rv.error is not None:

@@ -343,13 +343,7 @@ class Worker:
             self._run_plans(plans, step, rv)
             resp = worker_pb2.RunGraphResponse()
             for i, key in enumerate(request.recv_key):
-                v = rv.wait_local(key, deadline)
-                nt = resp.recv.add(name=key)
-                if arrays is not None and wire.is_big(v):
-                    wire.placeholder(nt, v)
-                    arrays[i] = v
-                else:
-                    wire.encode(v, nt.tensor)
+                _add_recv(resp, i, key, rv.wait_local(key, deadline), arrays)
             if trace:
                 step.stats.to_step_stats(resp.step_stats)
             self.rendezvous.finish(rv)
@@ -429,12 +423,7 @@ class Worker:
                 except errors.OpError:
                     ps.check()
                     raise
-                nt = resp.recv.add(name=key)
-                if arrays is not None and wire.is_big(v):
-                    wire.placeholder(nt, v)
-                    arrays[i] = v
-                else:
-                    wire.encode(v, nt.tensor)
+                _add_recv(resp, i, key, v, arrays)
             if request.is_last_partial_run:
                 ps.wait(deadline)
                 self._end_partial(sid)
@@ -507,3 +496,14 @@ class Worker:
         for s in sessions:
             s._cancelled.set()
         self._pool.shutdown(wait=False)
+
+
+def _add_recv(resp, i, key, value, arrays):
+    """Adds fetched ``value`` to RunGraphResponse ``resp``: big arrays out of band (``arrays``,
+    streamed by the caller), others encoded in the message."""
+    nt = resp.recv.add(name=key)
+    if arrays is not None and wire.is_big(value):
+        wire.placeholder(nt, value)
+        arrays[i] = value
+    else:
+        wire.encode(value, nt.tensor)
