@@ -351,6 +351,7 @@ from tideflow.ops.reduction_ops import (
     unsorted_segment_prod,
     unsorted_segment_sum,
 )
+from tideflow.ops.reverse_sequence_ops import reverse_sequence
 from tideflow.ops.script_ops import numpy_function, py_func
 from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
 from tideflow.ops.sparse_ops import (
