@@ -1,0 +1,517 @@
+"""``tf.nn.rnn_cell`` / ``tf.contrib.rnn``: recurrent cells built from existing ops.
+
+A cell is a ``tf.layers.Layer``: it makes its variables on the first call, in the variable
+scope current at that call plus its own name (``rnn/basic_lstm_cell/kernel``), and reuses
+them on every later call, so the variable names match TF 1.x checkpoints.
+"""
+
+import collections
+import numbers
+
+from tideflow.framework import dtypes, nest, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import array_ops, concat_ops, fill_ops, init_ops, linalg_ops, math_ops, nn_impl
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.clip_ops import clip_by_value
+from tideflow.ops.layers_base import Layer
+
+
+def _batch_static(batch_size):
+    if isinstance(batch_size, ops.Tensor):
+        value = ops.constant_value(batch_size)
+        return None if value is None else int(value)
+    return int(batch_size)
+
+
+def _size_list(size):
+    return [size] if isinstance(size, numbers.Integral) else TensorShape(size).as_list()
+
+
+def _zero_state_tensors(state_size, batch_size, dtype):
+    def one(size):
+        dims = _size_list(size)
+        if isinstance(batch_size, ops.Tensor):
+            shape = concat_ops.concat(
+                [array_ops.reshape(batch_size, [1]),
+                 ops.convert_to_tensor(dims, dtype=dtypes.int32)], 0)
+        else:
+            shape = [int(batch_size)] + dims
+        z = fill_ops.zeros(shape, dtype=dtype)
+        z.set_shape([_batch_static(batch_size)] + dims)
+        return z
+    return nest.map_structure(one, state_size)
+
+
+class RNNCell(Layer):
+    """Abstract recurrent cell: ``output, new_state = cell(inputs, state)``.
+
+    Subclasses define ``state_size``, ``output_size`` and ``call(inputs, state)``.
+    """
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
+        self._rnncell_scope = None
+
+    def __call__(self, inputs, state, scope=None):
+        """Runs the cell on ``inputs`` [batch, depth] from ``state``; returns
+        ``(output, new_state)``. With ``scope``, the variables live under that scope."""
+        if scope is not None:
+            with vs.variable_scope(scope) as sc:
+                return super().__call__(inputs, state, scope=sc)
+        if self._rnncell_scope is None:
+            self._rnncell_scope = vs.get_variable_scope()
+        with vs.variable_scope(self._rnncell_scope):
+            return super().__call__(inputs, state)
+
+    @property
+    def state_size(self):
+        """Size(s) of the state: an int, a TensorShape, or a nested tuple of them."""
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def output_size(self):
+        """Size of the output: an int or a TensorShape."""
+        raise NotImplementedError("Abstract method")
+
+    def build(self, input_shape):
+        self.built = True
+
+    def zero_state(self, batch_size, dtype):
+        """Zero-filled state tensor(s) of shape ``[batch_size] + state_size``."""
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return _zero_state_tensors(self.state_size, batch_size, dtype)
+
+
+LayerRNNCell = RNNCell
+
+
+def _input_depth(cell_name, inputs_shape):
+    shape = TensorShape(inputs_shape)
+    if shape.ndims is None or shape.ndims < 1 or shape[-1].value is None:
+        raise ValueError(f"Expected inputs.shape[-1] to be known, saw shape: {shape} "
+                         f"(cell {cell_name}).")
+    return shape[-1].value
+
+
+def _activation(activation):
+    return math_ops.tanh if activation is None else activation
+
+
+class BasicRNNCell(RNNCell):
+    """``output = new_state = activation(W [inputs, state] + b)``; variables ``kernel``
+    [depth + num_units, num_units] and ``bias`` [num_units] (zeros)."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = num_units
+        self._activation = _activation(activation)
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        self._kernel = self.add_weight("kernel", shape=[depth + self._num_units, self._num_units])
+        self._bias = self.add_weight("bias", shape=[self._num_units],
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+        self.built = True
+
+    def call(self, inputs, state):
+        gate = linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._kernel)
+        output = self._activation(nn_impl.bias_add(gate, self._bias))
+        return output, output
+
+
+class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
+    """``(c, h)``: the cell state and the output of an LSTM."""
+
+    __slots__ = ()
+
+    @property
+    def dtype(self):
+        c, h = self
+        if c.dtype != h.dtype:
+            raise TypeError(f"Inconsistent internal state: {c.dtype} vs {h.dtype}")
+        return c.dtype
+
+
+class BasicLSTMCell(RNNCell):
+    """LSTM without peepholes: gates ``i, j, f, o`` from one ``kernel``
+    [depth + num_units, 4 * num_units] and ``bias`` [4 * num_units];
+    ``new_c = c * sigmoid(f + forget_bias) + sigmoid(i) * act(j)``,
+    ``new_h = act(new_c) * sigmoid(o)``."""
+
+    def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
+                 reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = _activation(activation)
+
+    @property
+    def state_size(self):
+        if self._state_is_tuple:
+            return LSTMStateTuple(self._num_units, self._num_units)
+        return 2 * self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        self._bias = self.add_weight("bias", shape=[4 * n],
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+        self.built = True
+
+    def call(self, inputs, state):
+        if self._state_is_tuple:
+            c, h = state
+        else:
+            c, h = concat_ops.split(state, 2, axis=1)
+        gates = nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, h], 1), self._kernel), self._bias)
+        i, j, f, o = concat_ops.split(gates, 4, axis=1)
+        forget = ops.convert_to_tensor(self._forget_bias, dtype=f.dtype)
+        new_c = c * math_ops.sigmoid(f + forget) + math_ops.sigmoid(i) * self._activation(j)
+        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        if self._state_is_tuple:
+            new_state = LSTMStateTuple(new_c, new_h)
+        else:
+            new_state = concat_ops.concat([new_c, new_h], 1)
+        return new_h, new_state
+
+
+class LSTMCell(RNNCell):
+    """LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell clipping
+    and an output projection (``projection/kernel`` [num_units, num_proj])."""
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
+                 forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
+                 dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        if num_unit_shards is not None or num_proj_shards is not None:
+            raise ValueError("LSTMCell: num_unit_shards and num_proj_shards are not supported "
+                             "by tideflow; use a partitioner in the variable scope instead.")
+        self._num_units = num_units
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._initializer = initializer
+        self._num_proj = num_proj
+        self._proj_clip = proj_clip
+        self._forget_bias = forget_bias
+        self._state_is_tuple = state_is_tuple
+        self._activation = _activation(activation)
+
+    @property
+    def state_size(self):
+        out = self._num_proj or self._num_units
+        if self._state_is_tuple:
+            return LSTMStateTuple(self._num_units, out)
+        return self._num_units + out
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        h_depth = self._num_proj or n
+        self._kernel = self.add_weight("kernel", shape=[depth + h_depth, 4 * n],
+                                       initializer=self._initializer)
+        self._bias = self.add_weight("bias", shape=[4 * n],
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+        if self._use_peepholes:
+            self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=self._initializer)
+            self._w_i_diag = self.add_weight("w_i_diag", shape=[n], initializer=self._initializer)
+            self._w_o_diag = self.add_weight("w_o_diag", shape=[n], initializer=self._initializer)
+        if self._num_proj is not None:
+            self._proj_kernel = self.add_weight("projection/kernel", shape=[n, self._num_proj],
+                                                initializer=self._initializer)
+        self.built = True
+
+    def call(self, inputs, state):
+        n = self._num_units
+        if self._state_is_tuple:
+            c_prev, m_prev = state
+        else:
+            c_prev, m_prev = concat_ops.split(state, [n, self._num_proj or n], axis=1)
+        gates = nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, m_prev], 1), self._kernel), self._bias)
+        i, j, f, o = concat_ops.split(gates, 4, axis=1)
+        forget = ops.convert_to_tensor(self._forget_bias, dtype=f.dtype)
+        if self._use_peepholes:
+            c = (math_ops.sigmoid(f + forget + self._w_f_diag * c_prev) * c_prev
+                 + math_ops.sigmoid(i + self._w_i_diag * c_prev) * self._activation(j))
+        else:
+            c = math_ops.sigmoid(f + forget) * c_prev + math_ops.sigmoid(i) * self._activation(j)
+        if self._cell_clip is not None:
+            c = clip_by_value(c, -self._cell_clip, self._cell_clip)
+        if self._use_peepholes:
+            m = math_ops.sigmoid(o + self._w_o_diag * c) * self._activation(c)
+        else:
+            m = math_ops.sigmoid(o) * self._activation(c)
+        if self._num_proj is not None:
+            m = linalg_ops.matmul(m, self._proj_kernel)
+            if self._proj_clip is not None:
+                m = clip_by_value(m, -self._proj_clip, self._proj_clip)
+        new_state = LSTMStateTuple(c, m) if self._state_is_tuple else concat_ops.concat([c, m], 1)
+        return m, new_state
+
+
+class GRUCell(RNNCell):
+    """Gated recurrent unit: ``r, u = sigmoid(gates/kernel [x, h] + gates/bias)`` (bias
+    initialised to 1.0), ``c = act(candidate/kernel [x, r * h] + candidate/bias)``,
+    ``new_h = u * h + (1 - u) * c``."""
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = num_units
+        self._activation = _activation(activation)
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        gate_bias_init = self._bias_initializer or init_ops.constant_initializer(
+            1.0, dtype=self.dtype)
+        cand_bias_init = self._bias_initializer or init_ops.zeros_initializer(dtype=self.dtype)
+        self._gate_kernel = self.add_weight("gates/kernel", shape=[depth + n, 2 * n],
+                                            initializer=self._kernel_initializer)
+        self._gate_bias = self.add_weight("gates/bias", shape=[2 * n],
+                                          initializer=gate_bias_init)
+        self._candidate_kernel = self.add_weight("candidate/kernel", shape=[depth + n, n],
+                                                 initializer=self._kernel_initializer)
+        self._candidate_bias = self.add_weight("candidate/bias", shape=[n],
+                                               initializer=cand_bias_init)
+        self.built = True
+
+    def call(self, inputs, state):
+        value = math_ops.sigmoid(nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._gate_kernel),
+            self._gate_bias))
+        r, u = concat_ops.split(value, 2, axis=1)
+        candidate = nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, r * state], 1), self._candidate_kernel),
+            self._candidate_bias)
+        c = self._activation(candidate)
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+class MultiRNNCell(RNNCell):
+    """Stacks ``cells``: the output of cell ``k`` is the input of cell ``k + 1``; cell ``k``'s
+    variables live under ``cell_k``. The state is a tuple of the cells' states (or, with
+    ``state_is_tuple=False``, their concatenation)."""
+
+    def __init__(self, cells, state_is_tuple=True):
+        super().__init__()
+        if not cells:
+            raise ValueError("Must specify at least one cell for MultiRNNCell.")
+        if not nest.is_sequence(cells):
+            raise TypeError(f"cells must be a list or tuple, but saw: {cells}.")
+        self._cells = list(cells)
+        self._state_is_tuple = state_is_tuple
+        if not state_is_tuple and any(nest.is_sequence(c.state_size) for c in self._cells):
+            raise ValueError("Some cells return tuples of states, but the flag "
+                             "state_is_tuple is not set. State sizes are: "
+                             f"{[c.state_size for c in self._cells]}")
+
+    @property
+    def state_size(self):
+        if self._state_is_tuple:
+            return tuple(c.state_size for c in self._cells)
+        return sum(c.state_size for c in self._cells)
+
+    @property
+    def output_size(self):
+        return self._cells[-1].output_size
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            if self._state_is_tuple:
+                return tuple(c.zero_state(batch_size, dtype) for c in self._cells)
+            return super().zero_state(batch_size, dtype)
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return [w for c in self._cells for w in c.trainable_weights]
+
+    @property
+    def non_trainable_weights(self):
+        out = [w for c in self._cells for w in c.non_trainable_weights]
+        if not self.trainable:
+            out = [w for c in self._cells for w in c.trainable_weights] + out
+        return out
+
+    def call(self, inputs, state):
+        cur_inp = inputs
+        new_states = []
+        offset = 0
+        for i, cell in enumerate(self._cells):
+            with vs.variable_scope(f"cell_{i}"):
+                if self._state_is_tuple:
+                    if not nest.is_sequence(state):
+                        raise ValueError(f"Expected state to be a tuple of length "
+                                         f"{len(self.state_size)}, but received: {state}")
+                    cur_state = state[i]
+                else:
+                    from tideflow.ops.slicing_ops import slice as _slice
+                    size = cell.state_size
+                    cur_state = _slice(state, [0, offset], [-1, size])
+                    offset += size
+                cur_inp, new_state = cell(cur_inp, cur_state)
+                new_states.append(new_state)
+        if self._state_is_tuple:
+            return cur_inp, tuple(new_states)
+        return cur_inp, concat_ops.concat(new_states, 1)
+
+
+class _WrapperCell(RNNCell):
+    """A cell that forwards to ``cell`` without a scope of its own (TF 1.x wrappers)."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self._cell = cell
+
+    @property
+    def wrapped_cell(self):
+        return self._cell
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        return self._cell.non_trainable_weights
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+
+def _check_prob(name, p):
+    if isinstance(p, numbers.Real) and not 0.0 < float(p) <= 1.0:
+        raise ValueError(f"Parameter {name} must be between 0 and 1: {p}")
+
+
+class DropoutWrapper(_WrapperCell):
+    """Applies dropout (``keep_prob`` semantics) to the inputs, outputs and/or new state of
+    ``cell``; a keep probability of 1.0 (a Python number) adds no op. ``LSTMStateTuple``
+    ``c`` parts are not dropped (TF's default ``dropout_state_filter_visitor``)."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        super().__init__(cell)
+        if variational_recurrent:
+            raise NotImplementedError("DropoutWrapper: variational_recurrent=True is not "
+                                      "supported by tideflow.")
+        for name, p in (("input_keep_prob", input_keep_prob),
+                        ("output_keep_prob", output_keep_prob),
+                        ("state_keep_prob", state_keep_prob)):
+            _check_prob(name, p)
+        self._input_keep_prob = input_keep_prob
+        self._output_keep_prob = output_keep_prob
+        self._state_keep_prob = state_keep_prob
+        self._seed = seed
+        self._state_filter = dropout_state_filter_visitor
+
+    @staticmethod
+    def _is_one(p):
+        return isinstance(p, numbers.Real) and float(p) == 1.0
+
+    def _dropout(self, values, keep_prob, salt, keep_mask=None):
+        if self._is_one(keep_prob):
+            return values
+        flat = nest.flatten(values)
+        masks = nest.flatten(keep_mask) if keep_mask is not None else [True] * len(flat)
+        out = []
+        for k, (v, m) in enumerate(zip(flat, masks)):
+            seed = None if self._seed is None else self._seed + salt + k
+            out.append(nn_impl.dropout(v, keep_prob=keep_prob, seed=seed) if m else v)
+        return nest.pack_sequence_as(values, out)
+
+    def _state_mask(self, state):
+        if self._state_filter is not None:
+            return self._state_filter(state)
+
+        def visit(s):
+            if isinstance(s, LSTMStateTuple):
+                return LSTMStateTuple(False, True)
+            if isinstance(s, tuple) and not hasattr(s, "_fields"):
+                return tuple(visit(x) for x in s)
+            return True
+        return visit(state)
+
+    def __call__(self, inputs, state, scope=None):
+        inputs = self._dropout(inputs, self._input_keep_prob, 0)
+        output, new_state = self._cell(inputs, state, scope=scope)
+        if not self._is_one(self._state_keep_prob):
+            new_state = self._dropout(new_state, self._state_keep_prob, 1000,
+                                      keep_mask=self._state_mask(new_state))
+        output = self._dropout(output, self._output_keep_prob, 2000)
+        return output, new_state
+
+
+class ResidualWrapper(_WrapperCell):
+    """``output = cell_output + inputs`` (or ``residual_fn(inputs, cell_output)``)."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__(cell)
+        self._residual_fn = residual_fn
+
+    def __call__(self, inputs, state, scope=None):
+        output, new_state = self._cell(inputs, state, scope=scope)
+        if self._residual_fn is not None:
+            return self._residual_fn(inputs, output), new_state
+        return nest.map_structure(lambda i, o: i + o, inputs, output), new_state
+
+
+class DeviceWrapper(_WrapperCell):
+    """Runs ``cell`` on ``device``."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def __call__(self, inputs, state, scope=None):
+        with ops.device(self._device):
+            return self._cell(inputs, state, scope=scope)
+
+
+__all__ = [
+    "BasicLSTMCell", "BasicRNNCell", "DeviceWrapper", "DropoutWrapper", "GRUCell", "LSTMCell",
+    "LSTMStateTuple", "MultiRNNCell", "RNNCell", "ResidualWrapper",
+]
