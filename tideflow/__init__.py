@@ -453,6 +453,7 @@ _LAZY = {
     "graph_util": ("tideflow.graph_util", None),
     "train": ("tideflow.train", None),
     "losses": ("tideflow.losses", None),
+    "metrics": ("tideflow.metrics", None),
     "layers": ("tideflow.layers", None),
     "contrib": ("tideflow.contrib", None),
     "summary": ("tideflow.summary", None),

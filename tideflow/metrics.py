@@ -1,0 +1,437 @@
+"""``tf.metrics``: streaming evaluation metrics with TensorFlow 1.x semantics.
+
+Every metric returns ``(value, update_op)``.  Its running state lives in local variables (in
+``GraphKeys.LOCAL_VARIABLES`` and ``GraphKeys.METRIC_VARIABLES``) created under a variable scope
+named after the metric (``accuracy/total``, ``accuracy/count``), so
+``tf.local_variables_initializer()`` resets it.  ``update_op`` folds one batch into the state and
+evaluates to the metric after that batch; ``value`` reads the metric from the current state.
+Ratios whose denominator is zero evaluate to 0, as in TensorFlow.
+
+Built only from existing graph ops (variables, ``assign_add``, reductions, ``where``).
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    check_ops,
+    fill_ops,
+    gather_ops,
+    linalg_ops,
+    math_ops,
+    range_ops,
+    reduction_ops,
+    state_ops,
+    unary_ops,
+    variables,
+)
+from tideflow.ops import variable_scope as vs
+
+__all__ = [
+    "accuracy", "auc", "false_negatives", "false_positives", "mean", "mean_absolute_error",
+    "mean_iou", "mean_squared_error", "mean_tensor", "precision", "recall",
+    "root_mean_squared_error", "true_negatives", "true_positives",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _metric_variable(shape, dtype, name):
+    """A zero-initialized local variable that ``local_variables_initializer`` resets."""
+    init = np.zeros(shape, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    return variables.Variable(
+        init, trainable=False, name=name, dtype=dtype,
+        collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+
+
+def _to_float(x):
+    x = ops.convert_to_tensor(x)
+    return x if x.dtype == dtypes.float32 else cast_ops.cast(x, dtypes.float32)
+
+
+def _div_no_nan(num, den, name=None):
+    """``num / den``, and 0 where ``den`` is 0 (TF's ``div_no_nan``)."""
+    den = ops.convert_to_tensor(den)
+    positive = math_ops.greater(den, fill_ops.zeros_like(den))
+    safe = gather_ops.where(positive, den, fill_ops.ones_like(den))
+    return gather_ops.where(positive, math_ops.truediv(num, safe), fill_ops.zeros_like(den),
+                            name=name)
+
+
+def _rank(t):
+    return t.get_shape().ndims
+
+
+def _remove_squeezable_dimensions(predictions, labels, weights=None):
+    """Squeeze a trailing size-1 dimension so the ranks of predictions and labels match."""
+    predictions = ops.convert_to_tensor(predictions)
+    if labels is not None:
+        labels = ops.convert_to_tensor(labels)
+        pr, lr = _rank(predictions), _rank(labels)
+        if pr is not None and lr is not None:
+            if pr == lr + 1 and predictions.get_shape()[-1].value == 1:
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif lr == pr + 1 and labels.get_shape()[-1].value == 1:
+                labels = array_ops.squeeze(labels, [-1])
+    if weights is not None:
+        weights = ops.convert_to_tensor(weights)
+        pr, wr = _rank(predictions), _rank(weights)
+        if pr is not None and wr is not None and wr == pr + 1 \
+                and weights.get_shape()[-1].value == 1:
+            weights = array_ops.squeeze(weights, [-1])
+    return predictions, labels, weights
+
+
+def _check_shapes(op_name, predictions, labels):
+    ps, ls = predictions.get_shape(), labels.get_shape()
+    if not ps.is_compatible_with(ls):
+        raise ValueError(f"{op_name}: shapes of predictions {ps} and labels {ls} are incompatible "
+                         f"(expected the same shape)")
+
+
+def _broadcast_weights(op_name, weights, values):
+    """``weights`` broadcast to the shape of ``values`` (scalar, or each dim 1 or equal)."""
+    weights = _to_float(weights)
+    ws, vs_ = weights.get_shape(), values.get_shape()
+    if ws.ndims is not None and vs_.ndims is not None and ws.ndims > 0:
+        ok = ws.ndims == vs_.ndims and all(
+            w.value is None or v.value is None or w.value in (1, v.value)
+            for w, v in zip(ws.dims, vs_.dims))
+        if not ok:
+            raise ValueError(f"{op_name}: weights of shape {ws} cannot be broadcast to values "
+                             f"of shape {vs_} (expected a scalar, or the same rank with each "
+                             f"dimension 1 or equal)")
+    if ws.is_fully_defined() and vs_.is_fully_defined() and ws.as_list() == vs_.as_list():
+        return weights
+    return math_ops.multiply(weights, fill_ops.ones_like(values))
+
+
+def _add_collections(value, update_op, metrics_collections, updates_collections):
+    if metrics_collections:
+        ops.add_to_collections(metrics_collections, value)
+    if updates_collections:
+        ops.add_to_collections(updates_collections, update_op)
+
+
+# --------------------------------------------------------------------------- means
+
+
+def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) mean of ``values`` over all batches seen."""
+    with vs.variable_scope(name, "mean", (values, weights)):
+        values = _to_float(values)
+        total = _metric_variable([], dtypes.float32, "total")
+        count = _metric_variable([], dtypes.float32, "count")
+        if weights is None:
+            num_values = _to_float(array_ops.size(values))
+        else:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = _broadcast_weights("mean", weights, values)
+            values = math_ops.multiply(values, weights)
+            num_values = reduction_ops.reduce_sum(weights)
+        update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(values))
+        with ops.control_dependencies([values]):
+            update_count = state_ops.assign_add(count, num_values)
+        value = _div_no_nan(total.value(), count.value(), name="value")
+        update_op = _div_no_nan(update_total, update_count, name="update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
+                name=None):
+    """The element-wise (weighted) mean of ``values`` over all batches seen."""
+    with vs.variable_scope(name, "mean", (values, weights)):
+        values = _to_float(values)
+        shape = values.get_shape()
+        if not shape.is_fully_defined():
+            raise ValueError(f"mean_tensor: values must have a fully defined shape, got {shape}")
+        total = _metric_variable(shape.as_list(), dtypes.float32, "total_tensor")
+        count = _metric_variable(shape.as_list(), dtypes.float32, "count_tensor")
+        num_values = fill_ops.ones_like(values)
+        if weights is not None:
+            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+            weights = _broadcast_weights("mean_tensor", weights, values)
+            values = math_ops.multiply(values, weights)
+            num_values = math_ops.multiply(num_values, weights)
+        update_total = state_ops.assign_add(total, values)
+        with ops.control_dependencies([values]):
+            update_count = state_ops.assign_add(count, num_values)
+        value = _div_no_nan(total.value(), count.value(), name="value")
+        update_op = _div_no_nan(update_total, update_count, name="update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def accuracy(labels, predictions, weights=None, metrics_collections=None,
+             updates_collections=None, name=None):
+    """How often ``predictions`` equals ``labels``."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes("accuracy", predictions, labels)
+    if labels.dtype != predictions.dtype:
+        predictions = cast_ops.cast(predictions, labels.dtype)
+    is_correct = _to_float(math_ops.equal(predictions, labels))
+    return mean(is_correct, weights, metrics_collections, updates_collections,
+                name or "accuracy")
+
+
+def _error_mean(kind, labels, predictions, weights, metrics_collections, updates_collections,
+                name):
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes(kind, predictions, labels)
+    labels, predictions = _to_float(labels), _to_float(predictions)
+    if kind == "mean_absolute_error":
+        err = unary_ops.abs(math_ops.subtract(predictions, labels))
+    else:
+        err = math_ops.squared_difference(labels, predictions)
+    return mean(err, weights, metrics_collections, updates_collections, name or kind)
+
+
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The mean of ``|predictions - labels|``."""
+    return _error_mean("mean_absolute_error", labels, predictions, weights,
+                       metrics_collections, updates_collections, name)
+
+
+def mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                       updates_collections=None, name=None):
+    """The mean of ``(predictions - labels) ** 2``."""
+    return _error_mean("mean_squared_error", labels, predictions, weights,
+                       metrics_collections, updates_collections, name)
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    """The square root of the streaming mean squared error."""
+    mse, update_mse = _error_mean("root_mean_squared_error", labels, predictions, weights,
+                                  None, None, name or "root_mean_squared_error")
+    value = unary_ops.sqrt(mse)
+    update_op = unary_ops.sqrt(update_mse)
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
+
+
+# --------------------------------------------------------------------------- counts
+
+
+def _to_bool_pair(op_name, labels, predictions, weights):
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes(op_name, predictions, labels)
+    if predictions.dtype != dtypes.bool:
+        predictions = cast_ops.cast(predictions, dtypes.bool)
+    if labels.dtype != dtypes.bool:
+        labels = cast_ops.cast(labels, dtypes.bool)
+    return labels, predictions, weights
+
+
+def _count_condition(op_name, values, weights, metrics_collections, updates_collections):
+    count = _metric_variable([], dtypes.float32, "count")
+    values = _to_float(values)
+    if weights is not None:
+        weights = _broadcast_weights(op_name, weights, values)
+        values = math_ops.multiply(values, weights)
+    value = array_ops.identity(count.value(), name="value")
+    update_op = state_ops.assign_add(count, reduction_ops.reduce_sum(values))
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
+
+
+def _make_count(op_name, label_true, pred_true):
+    def metric(labels, predictions, weights=None, metrics_collections=None,
+               updates_collections=None, name=None):
+        with vs.variable_scope(name, op_name, (predictions, labels, weights)):
+            labels, predictions, weights = _to_bool_pair(op_name, labels, predictions, weights)
+            lab = labels if label_true else math_ops.logical_not(labels)
+            pred = predictions if pred_true else math_ops.logical_not(predictions)
+            return _count_condition(op_name, math_ops.logical_and(lab, pred), weights,
+                                    metrics_collections, updates_collections)
+
+    metric.__name__ = metric.__qualname__ = op_name
+    metric.__doc__ = (f"The (weighted) number of {op_name.replace('_', ' ')}; labels and "
+                      f"predictions are cast to bool.")
+    return metric
+
+
+true_positives = _make_count("true_positives", True, True)
+false_positives = _make_count("false_positives", False, True)
+true_negatives = _make_count("true_negatives", False, False)
+false_negatives = _make_count("false_negatives", True, False)
+
+
+def _ratio(op_name, other, labels, predictions, weights, metrics_collections,
+           updates_collections, name):
+    with vs.variable_scope(name, op_name, (predictions, labels, weights)):
+        labels, predictions, weights = _to_bool_pair(op_name, labels, predictions, weights)
+        tp, tp_update = true_positives(labels, predictions, weights)
+        other_v, other_update = other(labels, predictions, weights)
+        value = _div_no_nan(tp, math_ops.add(tp, other_v), name="value")
+        update_op = _div_no_nan(tp_update, math_ops.add(tp_update, other_update),
+                                name="update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def precision(labels, predictions, weights=None, metrics_collections=None,
+              updates_collections=None, name=None):
+    """``tp / (tp + fp)`` over all batches; labels and predictions are cast to bool."""
+    return _ratio("precision", false_positives, labels, predictions, weights,
+                  metrics_collections, updates_collections, name)
+
+
+def recall(labels, predictions, weights=None, metrics_collections=None,
+           updates_collections=None, name=None):
+    """``tp / (tp + fn)`` over all batches; labels and predictions are cast to bool."""
+    return _ratio("recall", false_negatives, labels, predictions, weights,
+                  metrics_collections, updates_collections, name)
+
+
+# --------------------------------------------------------------------------- curves
+
+
+def _thresholded_counts(op_name, labels, predictions, weights, thresholds, names):
+    """Per-threshold tp/fn/tn/fp counts (``prediction > threshold`` is positive)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes(op_name, predictions, labels)
+    predictions = _to_float(predictions)
+    checks = [
+        check_ops.assert_greater_equal(
+            predictions, np.float32(0.0), message=f"{op_name}: predictions must be in [0, 1]"),
+        check_ops.assert_less_equal(
+            predictions, np.float32(1.0), message=f"{op_name}: predictions must be in [0, 1]"),
+    ]
+    with ops.control_dependencies(checks):
+        predictions = array_ops.identity(predictions)
+    num_thresholds = len(thresholds)
+    pred_row = array_ops.reshape(predictions, [1, -1])
+    label_row = array_ops.reshape(cast_ops.cast(labels, dtypes.bool), [1, -1])
+    thresh_col = ops.convert_to_tensor(
+        np.asarray(thresholds, dtype=np.float32).reshape(num_thresholds, 1))
+    pred_pos = math_ops.greater(pred_row, thresh_col)
+    pred_neg = math_ops.logical_not(pred_pos)
+    label_neg = math_ops.logical_not(label_row)
+    w_row = None
+    if weights is not None:
+        w_row = array_ops.reshape(_broadcast_weights(op_name, weights, predictions), [1, -1])
+    conditions = {
+        "tp": lambda: math_ops.logical_and(label_row, pred_pos),
+        "fn": lambda: math_ops.logical_and(label_row, pred_neg),
+        "tn": lambda: math_ops.logical_and(label_neg, pred_neg),
+        "fp": lambda: math_ops.logical_and(label_neg, pred_pos),
+    }
+    values, updates = {}, {}
+    for key in names:
+        var = _metric_variable([num_thresholds], dtypes.float32, _COUNT_NAMES[key])
+        hits = _to_float(conditions[key]())
+        if w_row is not None:
+            hits = math_ops.multiply(hits, w_row)
+        values[key] = var.value()
+        updates[key] = state_ops.assign_add(var, reduction_ops.reduce_sum(hits, 1))
+    return values, updates
+
+
+_COUNT_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives",
+                "fp": "false_positives"}
+
+
+def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
+        thresholds=None):
+    """The area under the ROC or PR curve, approximated over ``num_thresholds`` thresholds.
+
+    Like TensorFlow 1.x this is a Riemann sum over a fixed threshold grid (``0 - 1e-7``, evenly
+    spaced interior points, ``1 + 1e-7``), so it approaches, but does not equal, the exact AUC.
+    ``predictions`` must lie in [0, 1]; ``labels`` are cast to bool.
+    """
+    if curve not in ("ROC", "PR"):
+        raise ValueError(f"auc: curve must be 'ROC' or 'PR', got {curve!r}")
+    if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
+        raise ValueError(f"auc: invalid summation_method {summation_method!r} (expected "
+                         f"'trapezoidal', 'careful_interpolation', 'minoring' or 'majoring')")
+    if summation_method == "careful_interpolation" and curve == "PR":
+        raise NotImplementedError("auc: summation_method='careful_interpolation' for the PR "
+                                  "curve is not supported by tideflow; use 'trapezoidal'")
+    with vs.variable_scope(name, "auc", (labels, predictions, weights)):
+        if thresholds is not None:
+            thresholds = [0.0 - _EPS] + [float(t) for t in thresholds] + [1.0 + _EPS]
+        else:
+            if num_thresholds < 2:
+                raise ValueError(f"auc: num_thresholds must be > 1, got {num_thresholds}")
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+            thresholds = [0.0 - _EPS] + inner + [1.0 + _EPS]
+        n = len(thresholds)
+        values, updates = _thresholded_counts(
+            "auc", labels, predictions, weights, thresholds, ("tp", "fn", "tn", "fp"))
+
+        def compute(c, name):
+            eps = np.float32(1.0e-6)
+            rec = math_ops.truediv(math_ops.add(c["tp"], eps),
+                                   math_ops.add(math_ops.add(c["tp"], c["fn"]), eps))
+            if curve == "ROC":
+                x = math_ops.truediv(c["fp"], math_ops.add(math_ops.add(c["fp"], c["tn"]), eps))
+                y = rec
+            else:
+                x = rec
+                y = math_ops.truediv(math_ops.add(c["tp"], eps),
+                                     math_ops.add(math_ops.add(c["tp"], c["fp"]), eps))
+            dx = math_ops.subtract(x[:n - 1], x[1:])
+            if summation_method == "minoring":
+                height = math_ops.minimum(y[:n - 1], y[1:])
+            elif summation_method == "majoring":
+                height = math_ops.maximum(y[:n - 1], y[1:])
+            else:
+                height = math_ops.multiply(math_ops.add(y[:n - 1], y[1:]), np.float32(0.5))
+            return reduction_ops.reduce_sum(math_ops.multiply(dx, height), name=name)
+
+        value = compute(values, "value")
+        update_op = compute(updates, "update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+_EPS = 1e-7
+
+
+# --------------------------------------------------------------------------- segmentation
+
+
+def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The mean intersection-over-union over classes that occur in labels or predictions.
+
+    As in TensorFlow 1.x, ``update_op`` is the update of the running confusion matrix
+    (``mean_iou/total_confusion_matrix``, float64, rows = labels, columns = predictions).
+    """
+    with vs.variable_scope(name, "mean_iou", (predictions, labels, weights)):
+        predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+        _check_shapes("mean_iou", predictions, labels)
+        total_cm = _metric_variable([num_classes, num_classes], dtypes.float64,
+                                    "total_confusion_matrix")
+        labels_flat = cast_ops.cast(array_ops.reshape(labels, [-1]), dtypes.int32)
+        preds_flat = cast_ops.cast(array_ops.reshape(predictions, [-1]), dtypes.int32)
+        lab_1h = range_ops.one_hot(labels_flat, num_classes, dtype=dtypes.float64)
+        pred_1h = range_ops.one_hot(preds_flat, num_classes, dtype=dtypes.float64)
+        if weights is not None:
+            w = _broadcast_weights("mean_iou", weights, _to_float(predictions))
+            w = cast_ops.cast(array_ops.reshape(w, [-1, 1]), dtypes.float64)
+            lab_1h = math_ops.multiply(lab_1h, w)
+        current_cm = linalg_ops.matmul(lab_1h, pred_1h, transpose_a=True)
+        update_op = state_ops.assign_add(total_cm, current_cm)
+        eye = ops.convert_to_tensor(np.eye(num_classes, dtype=np.float32))
+
+        def compute(cm, name):
+            cm = _to_float(cm)
+            col = reduction_ops.reduce_sum(cm, 0)
+            row = reduction_ops.reduce_sum(cm, 1)
+            diag = reduction_ops.reduce_sum(math_ops.multiply(cm, eye), 1)
+            den = math_ops.subtract(math_ops.add(row, col), diag)
+            valid = reduction_ops.reduce_sum(_to_float(math_ops.greater(den, np.float32(0))))
+            iou = _div_no_nan(diag, den)
+            return _div_no_nan(reduction_ops.reduce_sum(iou), valid, name=name)
+
+        value = compute(total_cm.value(), "mean_iou")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
