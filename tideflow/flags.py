@@ -1,0 +1,89 @@
+"""``tf.flags`` / ``tf.app.flags``: absl's flags, as TF 1.x re-exported them.
+
+Everything absl.flags exports is here under the same name (``DEFINE_string``, ``DEFINE_integer``,
+``DEFINE_float``, ``DEFINE_boolean``/``DEFINE_bool``, ``DEFINE_list``, ``DEFINE_enum``,
+``DEFINE_multi_string``, ``FlagValues``, the error classes, ...). Two TF 1.x differences are kept:
+
+* ``FLAGS`` wraps absl's global ``FlagValues``: reading a flag before the command line was parsed
+  parses ``sys.argv`` first, tolerating unknown flags (absl alone raises
+  ``UnparsedFlagAccessError``), so module-level ``FLAGS.x`` works in scripts without ``app.run``.
+* The ``DEFINE_*`` functions still take the old ``flag_name=`` keyword for ``name``.
+
+This module is loaded on first use of ``tf.flags`` / ``tf.app``, so ``import tideflow`` does not
+import absl.
+"""
+
+import functools
+import sys
+import warnings
+
+import absl.flags as _absl_flags
+
+for _name in _absl_flags.__all__:
+    globals()[_name] = getattr(_absl_flags, _name)
+
+
+def _accept_flag_name(define):
+    @functools.wraps(define)
+    def wrapper(*args, **kwargs):
+        if "flag_name" in kwargs:
+            if args or "name" in kwargs:
+                raise TypeError(f"{define.__name__}() got both 'name' and 'flag_name'")
+            warnings.warn("'flag_name' is deprecated, use 'name'", DeprecationWarning, 2)
+            kwargs["name"] = kwargs.pop("flag_name")
+        return define(*args, **kwargs)
+
+    return wrapper
+
+
+DEFINE_string = _accept_flag_name(_absl_flags.DEFINE_string)
+DEFINE_boolean = _accept_flag_name(_absl_flags.DEFINE_boolean)
+DEFINE_bool = DEFINE_boolean
+DEFINE_float = _accept_flag_name(_absl_flags.DEFINE_float)
+DEFINE_integer = _accept_flag_name(_absl_flags.DEFINE_integer)
+
+
+class _FlagValuesWrapper:
+    """absl's ``FLAGS`` that parses ``sys.argv`` (``known_only``) on the first read of a flag."""
+
+    def __init__(self, flag_values):
+        self.__dict__["_wrapped"] = flag_values
+
+    def __getattr__(self, name):
+        wrapped = self.__dict__["_wrapped"]
+        if not wrapped.is_parsed() and not (name.startswith("__") and name.endswith("__")):
+            wrapped(sys.argv, known_only=True)
+        return getattr(wrapped, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.__dict__["_wrapped"], name, value)
+
+    def __delattr__(self, name):
+        delattr(self.__dict__["_wrapped"], name)
+
+    def __dir__(self):
+        return dir(self.__dict__["_wrapped"])
+
+    def __getitem__(self, name):
+        return self.__dict__["_wrapped"][name]
+
+    def __setitem__(self, name, flag):
+        self.__dict__["_wrapped"][name] = flag
+
+    def __contains__(self, name):
+        return name in self.__dict__["_wrapped"]
+
+    def __len__(self):
+        return len(self.__dict__["_wrapped"])
+
+    def __iter__(self):
+        return iter(self.__dict__["_wrapped"])
+
+    def __str__(self):
+        return str(self.__dict__["_wrapped"])
+
+    def __call__(self, *args, **kwargs):
+        return self.__dict__["_wrapped"](*args, **kwargs)
+
+
+FLAGS = _FlagValuesWrapper(_absl_flags.FLAGS)

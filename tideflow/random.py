@@ -1,0 +1,36 @@
+"""``tf.random``: TF 1.x's ``tf.random.*`` names for the random ops (loaded on first use).
+
+``uniform``/``normal``/``truncated_normal``/``shuffle``/``gamma``/``multinomial`` and
+``set_random_seed`` are the same function objects as ``tf.random_uniform`` etc.;
+``categorical`` is TF 1.13's ``tf.random.categorical(logits, num_samples, dtype=None, seed=None,
+name=None)``, a Multinomial op under the name scope ``categorical``.
+"""
+
+from tideflow.framework import ops
+from tideflow.framework.random_seed import set_random_seed
+from tideflow.nn import log_uniform_candidate_sampler, uniform_candidate_sampler
+from tideflow.ops.random_ops import multinomial, truncated_normal
+from tideflow.ops.random_ops import random_gamma as gamma
+from tideflow.ops.random_ops import random_normal as normal
+from tideflow.ops.random_ops import random_shuffle as shuffle
+from tideflow.ops.random_ops import random_uniform as uniform
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """``num_samples`` class indices (``dtype``, default int64) per row of ``logits``."""
+    with ops.name_scope(name, "categorical", [logits]) as scope:
+        return multinomial(logits, num_samples, seed=seed, name=scope, output_dtype=dtype)
+
+
+__all__ = [
+    "categorical",
+    "gamma",
+    "log_uniform_candidate_sampler",
+    "multinomial",
+    "normal",
+    "set_random_seed",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+    "uniform_candidate_sampler",
+]
