@@ -290,6 +290,14 @@ from tideflow.ops.math_ops import (
     truncatediv,
     truncatemod,
 )
+from tideflow.ops.matrix_diag_ops import (
+    diag,
+    diag_part,
+    matrix_diag,
+    matrix_diag_part,
+    matrix_set_diag,
+    trace,
+)
 from tideflow.ops.numerics import add_check_numerics_ops, check_numerics, verify_tensor_all_finite
 from tideflow.ops.parsing_ops import (
     FixedLenFeature,

@@ -54,3 +54,54 @@ def test_reverse_sequence_bad_lengths_at_run_time():
         _run(y, feed={x: data, n: [1, 2, 3]})
     np.testing.assert_array_equal(_run(y, feed={x: np.arange(8.).reshape(2, 4), n: [4, 2]}),
                                   [[3, 2, 1, 0], [5, 4, 6, 7]])
+
+
+# -- diagonals ----------------------------------------------------------------------------
+
+
+def test_matrix_diag_static_shapes_with_unknown_dims():
+    x = tf.placeholder(tf.float32, [None, 3, 5])
+    assert tf.matrix_diag_part(x).get_shape().as_list() == [None, 3]
+    assert tf.matrix_diag(tf.placeholder(tf.float32, [None, 4])).get_shape().as_list() == [
+        None, 4, 4]
+    d = tf.placeholder(tf.float32, [7, None])
+    assert tf.matrix_set_diag(x, d).get_shape().as_list() == [7, 3, 5]
+    assert tf.diag(tf.placeholder(tf.int32, [2, None])).get_shape().as_list() == [2, None, 2, None]
+    assert tf.diag_part(tf.placeholder(tf.float32, [None, 3, 4, None])).get_shape().as_list() == [
+        4, 3]
+    assert tf.trace(x).get_shape().as_list() == [None]
+    assert tf.trace(x).op.type == "Sum"
+
+
+def test_diagonal_ops_static_errors():
+    with pytest.raises(ValueError, match="MatrixDiagPart: shape must be at least rank 2"):
+        tf.matrix_diag_part(tf.zeros([3]))
+    with pytest.raises(ValueError, match="MatrixDiag: shape must be at least rank 1"):
+        tf.matrix_diag(tf.constant(1.0))
+    with pytest.raises(ValueError, match=r"MatrixSetDiag: .*input shape: \[2,3,4\] and diagonal "
+                                         r"shape: \[2,4\]"):
+        tf.matrix_set_diag(tf.zeros([2, 3, 4]), tf.zeros([2, 4]))
+    with pytest.raises(ValueError, match="DiagPart: the rank of the input should be even"):
+        tf.diag_part(tf.zeros([2, 3, 4]))
+    with pytest.raises(ValueError, match=r"dimensions 1 and 3 do not match \(3 vs. 4\)"):
+        tf.diag_part(tf.zeros([2, 3, 2, 4]))
+    with pytest.raises(TypeError):
+        tf.diag(tf.constant([True, False]))  # Diag's T excludes bool, as in TF
+
+
+def test_diagonal_ops_run_time_errors():
+    x = tf.placeholder(tf.float32)
+    d = tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"MatrixSetDiag: .*\[3,3\]"):
+        _run(tf.matrix_set_diag(x, d), feed={x: np.zeros((3, 3)), d: np.zeros(2)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="MatrixDiagPart: input must be at "
+                                                           r"least 2-dim, received shape: \[3\]"):
+        _run(tf.matrix_diag_part(x), feed={x: np.zeros(3)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="DiagPart: invalid input shape"):
+        _run(tf.diag_part(x), feed={x: np.zeros((2, 3))})
+
+
+def test_matrix_diag_part_gradient_of_rectangular_input():
+    x = tf.constant(np.arange(6.0).reshape(2, 3))
+    (g,) = tf.gradients(tf.reduce_sum(tf.matrix_diag_part(x) * [2.0, 3.0]), [x])
+    np.testing.assert_array_equal(_run(g), [[2, 0, 0], [0, 3, 0]])
