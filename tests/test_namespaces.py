@@ -1,7 +1,8 @@
-"""The small namespaces: tf.compat (and tf.compat.v1), tf.logging."""
+"""The small namespaces: tf.compat (and tf.compat.v1), tf.logging, tf.math, tf.random."""
 
 import logging
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -39,3 +40,53 @@ def test_logging():
     finally:
         tf.logging.set_verbosity(old)
         logger.removeHandler(handler)
+
+
+def test_math_names_are_the_tf_and_nn_functions():
+    for name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
+                 "reduce_any", "reduce_logsumexp", "log", "exp", "sqrt", "square", "abs", "sigmoid",
+                 "tanh", "add", "subtract", "multiply", "divide", "maximum", "minimum", "pow",
+                 "equal", "greater", "less", "argmax", "argmin", "cumsum", "floor", "ceil", "round",
+                 "sign", "log1p", "logical_and", "logical_or", "logical_not", "is_nan", "is_inf",
+                 "is_finite", "reciprocal", "rsqrt", "squared_difference", "truediv", "floordiv",
+                 "mod", "floormod", "segment_sum", "unsorted_segment_sum", "count_nonzero", "erf",
+                 "lgamma", "digamma", "polygamma", "zeta", "add_n", "invert_permutation"):
+        assert getattr(tf.math, name) is getattr(tf, name), name
+    for name in ("top_k", "in_top_k", "softplus", "softsign", "l2_normalize", "softmax",
+                 "log_softmax", "zero_fraction"):
+        assert getattr(tf.math, name) is getattr(tf.nn, name), name
+    with pytest.raises(AttributeError):
+        tf.math.no_such_name  # noqa: B018
+
+
+def test_math_values():
+    x = tf.constant([[1.0, 4.0], [9.0, 16.0]])
+    with tf.Session() as sess:
+        s, r, m, (vals, idx), c = sess.run([
+            tf.math.reduce_sum(x, axis=1), tf.math.sqrt(x), tf.math.mod(-7, 3),
+            tf.math.top_k(tf.constant([3, 1, 5, 4]), k=2), tf.math.count_nonzero(x - 4.0)])
+    np.testing.assert_allclose(s, [5.0, 25.0])
+    np.testing.assert_allclose(r, [[1, 2], [3, 4]])
+    assert m == 2 and vals.tolist() == [5, 4] and idx.tolist() == [2, 3] and c == 3
+
+
+def test_random_names_and_values():
+    assert tf.random.uniform is tf.random_uniform and tf.random.normal is tf.random_normal
+    assert tf.random.truncated_normal is tf.truncated_normal
+    assert tf.random.shuffle is tf.random_shuffle and tf.random.gamma is tf.random_gamma
+    assert tf.random.multinomial is tf.multinomial
+    assert tf.random.set_random_seed is tf.set_random_seed
+    assert tf.random.uniform_candidate_sampler is tf.nn.uniform_candidate_sampler
+    g = tf.Graph()
+    with g.as_default():
+        tf.random.set_random_seed(7)
+        u = tf.random.uniform([1000], minval=2.0, maxval=3.0)
+        cat = tf.random.categorical(tf.math.log([[1e-9, 1.0], [1.0, 1e-9]]), 20)
+        cat32 = tf.random.categorical([[0.0, 0.0]], 3, dtype=tf.int32, name="pick")
+        assert cat.op.type == "Multinomial" and cat.op.name == "categorical/Multinomial"
+        assert cat.dtype == tf.int64 and cat.shape.as_list() == [2, 20]
+        assert cat32.dtype == tf.int32 and cat32.op.name == "pick/Multinomial"
+        with tf.Session(graph=g) as sess:
+            uv, cv = sess.run([u, cat])
+    assert uv.min() >= 2.0 and uv.max() < 3.0 and uv.std() > 0.2
+    assert cv[0].tolist() == [1] * 20 and cv[1].tolist() == [0] * 20
