@@ -1,0 +1,324 @@
+"""tf.metrics: streaming metrics in local variables, checked against NumPy and scikit-learn."""
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import tideflow as tf
+
+
+@pytest.fixture
+def graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _batches(seed, n_batches=4, size=25):
+    rng = np.random.RandomState(seed)
+    return [(rng.randint(0, 2, size).astype(np.int64), rng.rand(size).astype(np.float32),
+             rng.rand(size).astype(np.float32)) for _ in range(n_batches)]
+
+
+def _stream(value, update, feeds):
+    """Runs ``update`` once per feed dict; returns (per-batch update values, final value)."""
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        ups = [sess.run(update, feed) for feed in feeds]
+        return ups, sess.run(value)
+
+
+def test_mean_streams_over_batches_and_weights(graph):
+    x = tf.placeholder(tf.float32, [None])
+    w = tf.placeholder(tf.float32, [None])
+    plain, plain_up = tf.metrics.mean(x)
+    weighted, weighted_up = tf.metrics.mean(x, weights=w)
+    batches = _batches(1)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i, (_, vals, wts) in enumerate(batches):
+            up, wup = sess.run([plain_up, weighted_up], {x: vals, w: wts})
+            seen = batches[:i + 1]
+            all_v = np.concatenate([b[1] for b in seen])
+            all_w = np.concatenate([b[2] for b in seen])
+            np.testing.assert_allclose(up, all_v.mean(), rtol=1e-5)
+            np.testing.assert_allclose(wup, (all_v * all_w).sum() / all_w.sum(), rtol=1e-5)
+        got, wgot = sess.run([plain, weighted])
+    np.testing.assert_allclose(got, all_v.mean(), rtol=1e-5)
+    np.testing.assert_allclose(wgot, np.average(all_v, weights=all_w), rtol=1e-5)
+
+
+def test_value_before_any_update_is_zero_not_nan(graph):
+    x = tf.placeholder(tf.float32, [None])
+    labels = tf.placeholder(tf.int64, [None])
+    pairs = [tf.metrics.mean(x), tf.metrics.precision(labels, labels),
+             tf.metrics.recall(labels, labels), tf.metrics.accuracy(labels, labels),
+             tf.metrics.root_mean_squared_error(x, x)]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run([v for v, _ in pairs]) == [0.0] * len(pairs)
+        # a batch whose weights are all zero leaves the denominators at zero: still 0
+        w0, up0 = tf.metrics.mean(x, weights=tf.zeros_like(x))
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(up0, {x: [1.0, 2.0]}) == 0.0
+        assert sess.run(w0) == 0.0
+
+
+def test_accuracy_weights_and_squeezable_labels(graph):
+    labels = tf.placeholder(tf.int64, [None, 1])
+    preds = tf.placeholder(tf.int32, [None])
+    w = tf.placeholder(tf.float32, [None])
+    acc, acc_up = tf.metrics.accuracy(labels, preds)
+    wacc, wacc_up = tf.metrics.accuracy(labels, preds, weights=w)
+    rng = np.random.RandomState(2)
+    feeds, ys, ps, ws = [], [], [], []
+    for _ in range(3):
+        y, p, wt = rng.randint(0, 3, 20), rng.randint(0, 3, 20), rng.rand(20).astype(np.float32)
+        feeds.append({labels: y[:, None], preds: p, w: wt})
+        ys.append(y), ps.append(p), ws.append(wt)
+    y, p, wt = np.concatenate(ys), np.concatenate(ps), np.concatenate(ws)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for feed in feeds:
+            sess.run([acc_up, wacc_up], feed)
+        got, wgot = sess.run([acc, wacc])
+    np.testing.assert_allclose(got, skm.accuracy_score(y, p), rtol=1e-6)
+    np.testing.assert_allclose(wgot, skm.accuracy_score(y, p, sample_weight=wt), rtol=1e-5)
+
+
+@pytest.mark.parametrize("metric, ref", [
+    ("mean_squared_error", lambda d, w: np.average(d ** 2, weights=w)),
+    ("mean_absolute_error", lambda d, w: np.average(np.abs(d), weights=w)),
+    ("root_mean_squared_error", lambda d, w: np.sqrt(np.average(d ** 2, weights=w))),
+])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_regression_errors(graph, metric, ref, weighted):
+    labels = tf.placeholder(tf.float32, [None, 3])
+    preds = tf.placeholder(tf.float32, [None, 3])
+    w = tf.placeholder(tf.float32, [None, 1]) if weighted else None
+    value, update = getattr(tf.metrics, metric)(labels, preds, weights=w)
+    rng = np.random.RandomState(3)
+    data = [(rng.randn(4, 3), rng.randn(4, 3), rng.rand(4, 1)) for _ in range(3)]
+    feeds = [{labels: a, preds: b, **({w: c} if weighted else {})} for a, b, c in data]
+    ups, got = _stream(value, update, feeds)
+    diff = np.concatenate([b - a for a, b, _ in data])
+    wts = np.broadcast_to(np.concatenate([c for _, _, c in data]), diff.shape) if weighted \
+        else None
+    np.testing.assert_allclose(got, ref(diff, wts), rtol=1e-5)
+    np.testing.assert_allclose(ups[-1], got, rtol=1e-6)
+    first_w = np.broadcast_to(data[0][2], (4, 3)) if weighted else None
+    np.testing.assert_allclose(ups[0], ref(data[0][1] - data[0][0], first_w), rtol=1e-5)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_precision_recall_match_sklearn(graph, weighted):
+    labels = tf.placeholder(tf.int64, [None])
+    scores = tf.placeholder(tf.float32, [None])
+    w = tf.placeholder(tf.float32, [None]) if weighted else None
+    preds = tf.greater(scores, 0.5)
+    prec, prec_up = tf.metrics.precision(labels, preds, weights=w)
+    rec, rec_up = tf.metrics.recall(labels, preds, weights=w)
+    batches = _batches(4)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for y, s, wt in batches:
+            sess.run([prec_up, rec_up], {labels: y, scores: s, **({w: wt} if weighted else {})})
+        got_p, got_r = sess.run([prec, rec])
+    y = np.concatenate([b[0] for b in batches])
+    p = np.concatenate([b[1] for b in batches]) > 0.5
+    sw = np.concatenate([b[2] for b in batches]) if weighted else None
+    np.testing.assert_allclose(got_p, skm.precision_score(y, p, sample_weight=sw), rtol=1e-5)
+    np.testing.assert_allclose(got_r, skm.recall_score(y, p, sample_weight=sw), rtol=1e-5)
+
+
+def test_confusion_counts_with_weights(graph):
+    labels = tf.placeholder(tf.float32, [None])
+    preds = tf.placeholder(tf.int32, [None])
+    w = tf.placeholder(tf.float32, [None])
+    counts = {name: getattr(tf.metrics, name)(labels, preds, weights=w)
+              for name in ("true_positives", "false_positives", "true_negatives",
+                           "false_negatives")}
+    rng = np.random.RandomState(5)
+    data = [(rng.randint(0, 2, 30), rng.randint(0, 2, 30), rng.rand(30)) for _ in range(3)]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for y, p, wt in data:
+            sess.run([u for _, u in counts.values()], {labels: y, preds: p, w: wt})
+        got = sess.run({k: v for k, (v, _) in counts.items()})
+    y = np.concatenate([d[0] for d in data]).astype(bool)
+    p = np.concatenate([d[1] for d in data]).astype(bool)
+    wt = np.concatenate([d[2] for d in data])
+    expected = {"true_positives": wt[y & p].sum(), "false_positives": wt[~y & p].sum(),
+                "true_negatives": wt[~y & ~p].sum(), "false_negatives": wt[y & ~p].sum()}
+    for k, want in expected.items():
+        np.testing.assert_allclose(got[k], want, rtol=1e-5, err_msg=k)
+
+
+def test_mean_tensor_is_elementwise(graph):
+    x = tf.placeholder(tf.float32, [2, 3])
+    w = tf.placeholder(tf.float32, [2, 1])
+    value, update = tf.metrics.mean_tensor(x)
+    wvalue, wupdate = tf.metrics.mean_tensor(x, weights=w)
+    rng = np.random.RandomState(6)
+    data = [(rng.randn(2, 3), rng.rand(2, 1)) for _ in range(4)]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for a, b in data:
+            sess.run([update, wupdate], {x: a, w: b})
+        got, wgot = sess.run([value, wvalue])
+    xs = np.stack([a for a, _ in data])
+    ws = np.broadcast_to(np.stack([b for _, b in data]), xs.shape)
+    assert got.shape == (2, 3)
+    np.testing.assert_allclose(got, xs.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(wgot, (xs * ws).sum(0) / ws.sum(0), rtol=1e-5)
+
+
+def _reference_auc(y, p, w, num_thresholds, curve):
+    """TF 1.x's thresholded AUC, written out in NumPy from its published definition."""
+    thresholds = np.concatenate([[-1e-7], np.arange(1, num_thresholds - 1) / (num_thresholds - 1),
+                                 [1.0 + 1e-7]])
+    pos = p[None, :] > thresholds[:, None]
+    y = y.astype(bool)[None, :]
+    tp = ((pos & y) * w).sum(1)
+    fp = ((pos & ~y) * w).sum(1)
+    fn = ((~pos & y) * w).sum(1)
+    tn = ((~pos & ~y) * w).sum(1)
+    eps = 1e-6
+    rec = (tp + eps) / (tp + fn + eps)
+    if curve == "ROC":
+        x, yv = fp / (fp + tn + eps), rec
+    else:
+        x, yv = rec, (tp + eps) / (tp + fp + eps)
+    return np.sum((x[:-1] - x[1:]) * (yv[:-1] + yv[1:]) / 2)
+
+
+@pytest.mark.parametrize("curve", ["ROC", "PR"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_streams_like_tf(graph, curve, weighted):
+    labels = tf.placeholder(tf.int64, [None])
+    scores = tf.placeholder(tf.float32, [None])
+    w = tf.placeholder(tf.float32, [None]) if weighted else None
+    value, update = tf.metrics.auc(labels, scores, weights=w, curve=curve)
+    rng = np.random.RandomState(7)
+    data = []
+    for _ in range(4):
+        y = rng.randint(0, 2, 100)
+        data.append((y, np.clip(0.35 * y + 0.65 * rng.rand(100), 0, 1).astype(np.float32),
+                     rng.rand(100)))
+    feeds = [{labels: y, scores: s, **({w: wt} if weighted else {})} for y, s, wt in data]
+    ups, got = _stream(value, update, feeds)
+    y = np.concatenate([d[0] for d in data])
+    s = np.concatenate([d[1] for d in data])
+    wt = np.concatenate([d[2] for d in data]) if weighted else np.ones_like(s, dtype=np.float64)
+    np.testing.assert_allclose(got, _reference_auc(y, s, wt, 200, curve), rtol=1e-4)
+    np.testing.assert_allclose(ups[-1], got, rtol=1e-6)
+    if curve == "ROC":  # the threshold grid approximates the exact area closely
+        exact = skm.roc_auc_score(y, s, sample_weight=wt)
+        assert abs(got - exact) < 5e-3
+        assert 0.7 < got < 1.0
+
+
+def test_auc_rejects_predictions_outside_unit_interval(graph):
+    scores = tf.placeholder(tf.float32, [None])
+    value, update = tf.metrics.auc([1, 0], scores)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"auc.*\[0, 1\]"):
+            sess.run(update, {scores: [0.5, 1.5]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"auc.*\[0, 1\]"):
+            sess.run(update, {scores: [-0.1, 0.5]})
+        sess.run(update, {scores: [0.9, 0.1]})
+        assert sess.run(value) == pytest.approx(1.0, abs=1e-4)
+    # constant predictions are checked when the graph is built
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"auc.*\[0, 1\]"):
+        tf.metrics.auc([1, 0], [0.5, 1.5])
+    with pytest.raises(ValueError, match="curve"):
+        tf.metrics.auc([1, 0], [0.5, 0.5], curve="DET")
+
+
+def test_mean_iou_matches_confusion_matrix(graph):
+    labels = tf.placeholder(tf.int32, [None, 4])
+    preds = tf.placeholder(tf.int64, [None, 4])
+    value, update = tf.metrics.mean_iou(labels, preds, num_classes=4)
+    rng = np.random.RandomState(8)
+    data = [(rng.randint(0, 3, (3, 4)), rng.randint(0, 3, (3, 4))) for _ in range(3)]
+    ups, got = _stream(value, update, [{labels: a, preds: b} for a, b in data])
+    y = np.concatenate([a.ravel() for a, _ in data])
+    p = np.concatenate([b.ravel() for _, b in data])
+    cm = skm.confusion_matrix(y, p, labels=[0, 1, 2, 3])
+    np.testing.assert_array_equal(ups[-1], cm)  # update_op is the running confusion matrix
+    assert ups[-1].dtype == np.float64
+    inter = np.diag(cm)
+    union = cm.sum(0) + cm.sum(1) - inter
+    present = union > 0  # class 3 never occurs and is left out of the mean
+    assert not present[3]
+    np.testing.assert_allclose(got, np.mean(inter[present] / union[present]), rtol=1e-5)
+
+
+def test_local_variables_initializer_resets_state(graph):
+    x = tf.placeholder(tf.float32, [None])
+    value, update = tf.metrics.mean(x)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(update, {x: [10.0, 20.0]})
+        assert sess.run(value) == 15.0
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(value) == 0.0
+        assert sess.run(update, {x: [1.0, 3.0]}) == 2.0
+        # only the metric's own variables, resettable alone
+        sess.run(update, {x: [5.0]})
+        sess.run(tf.variables_initializer(tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)))
+        assert sess.run(value) == 0.0
+
+
+def test_variable_names_and_collections(graph):
+    labels = tf.constant([1, 0, 1])
+    preds = tf.constant([1, 1, 1])
+    acc, acc_up = tf.metrics.accuracy(labels, preds, metrics_collections=["my_metrics"],
+                                      updates_collections=["my_updates"])
+    tf.metrics.precision(labels, preds, name="prec")
+    tf.metrics.mean(tf.constant([1.0]))
+    tf.metrics.mean(tf.constant([2.0]))
+    tf.metrics.auc(labels, tf.constant([0.1, 0.2, 0.9]), num_thresholds=5)
+    names = [v.op.name for v in tf.local_variables()]
+    assert names == [
+        "accuracy/total", "accuracy/count",
+        "prec/true_positives/count", "prec/false_positives/count",
+        "mean/total", "mean/count", "mean_1/total", "mean_1/count",
+        "auc/true_positives", "auc/false_negatives", "auc/true_negatives",
+        "auc/false_positives",
+    ]
+    metric_vars = tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)
+    assert [v.op.name for v in metric_vars] == names
+    assert tf.global_variables() == [] and tf.trainable_variables() == []
+    assert tf.get_collection("my_metrics") == [acc]
+    assert tf.get_collection("my_updates") == [acc_up]
+    assert tf.local_variables()[-1].get_shape().as_list() == [5]
+    with tf.variable_scope("eval"):
+        tf.metrics.recall(labels, preds)
+    assert "eval/recall/false_negatives/count" in [v.op.name for v in tf.local_variables()]
+
+
+def test_shape_and_weight_errors(graph):
+    with pytest.raises(ValueError, match=r"accuracy.*predictions.*labels"):
+        tf.metrics.accuracy(tf.constant([1, 2, 3]), tf.constant([1, 2]))
+    with pytest.raises(ValueError, match="precision"):
+        tf.metrics.precision(tf.zeros([2, 3]), tf.zeros([3, 2]))
+    with pytest.raises(ValueError, match="mean_squared_error"):
+        tf.metrics.mean_squared_error(tf.zeros([4]), tf.zeros([5]))
+    with pytest.raises(ValueError, match=r"weights.*broadcast"):
+        tf.metrics.mean(tf.zeros([4, 3]), weights=tf.ones([4, 2]))
+    with pytest.raises(ValueError, match="mean_tensor"):
+        tf.metrics.mean_tensor(tf.placeholder(tf.float32, [None, 2]))
+
+
+def test_monitored_training_session_initializes_metrics(graph, tmp_path):
+    x = tf.placeholder(tf.float32, [None])
+    value, update = tf.metrics.mean(x)
+    step = tf.train.get_or_create_global_step()
+    inc = tf.assign_add(step, 1)
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                           save_checkpoint_secs=None,
+                                           save_summaries_steps=None) as sess:
+        sess.run([update, inc], {x: [1.0, 2.0, 3.0]})
+        sess.run([update, inc], {x: [7.0]})
+        assert sess.run(value) == pytest.approx(13.0 / 4)
