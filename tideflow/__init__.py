@@ -298,6 +298,7 @@ from tideflow.ops.matrix_diag_ops import (
     matrix_set_diag,
     trace,
 )
+from tideflow.ops.norm_ops import norm
 from tideflow.ops.numerics import add_check_numerics_ops, check_numerics, verify_tensor_all_finite
 from tideflow.ops.parsing_ops import (
     FixedLenFeature,

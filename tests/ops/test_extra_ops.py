@@ -105,3 +105,55 @@ def test_matrix_diag_part_gradient_of_rectangular_input():
     x = tf.constant(np.arange(6.0).reshape(2, 3))
     (g,) = tf.gradients(tf.reduce_sum(tf.matrix_diag_part(x) * [2.0, 3.0]), [x])
     np.testing.assert_array_equal(_run(g), [[2, 0, 0], [0, 3, 0]])
+
+
+# -- norm ---------------------------------------------------------------------------------
+
+_X = np.arange(-6.0, 6.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("ord", ["euclidean", 1, 2, np.inf, 3, 0.5])
+def test_vector_norms_match_numpy(ord):
+    np_ord = 2 if ord == "euclidean" else ord
+    whole = tf.norm(_X, ord=ord)
+    rows = tf.norm(_X, ord=ord, axis=1)
+    cols = tf.linalg.norm(_X, ord=ord, axis=-2, keepdims=True)
+    assert whole.get_shape().as_list() == [] and rows.get_shape().as_list() == [3]
+    assert cols.get_shape().as_list() == [1, 4]
+    w, r, c = _run(whole, rows, cols)
+    np.testing.assert_allclose(w, np.linalg.norm(_X.ravel(), np_ord))
+    np.testing.assert_allclose(r, np.linalg.norm(_X, np_ord, axis=1))
+    np.testing.assert_allclose(c, np.linalg.norm(_X, np_ord, axis=0, keepdims=True))
+
+
+@pytest.mark.parametrize("ord", ["fro", "euclidean", 1, np.inf])
+def test_matrix_norms_match_numpy(ord):
+    x = np.stack([_X, _X * 2 - 1])  # [2, 3, 4]
+    np_ord = "fro" if ord == "euclidean" else ord
+    y = tf.norm(x, ord=ord, axis=(1, 2))
+    z = tf.norm(x, ord=ord, axis=[-1, -2], keep_dims=True)
+    assert y.get_shape().as_list() == [2] and z.get_shape().as_list() == [2, 1, 1]
+    a, b = _run(y, z)
+    np.testing.assert_allclose(a, [np.linalg.norm(m, np_ord) for m in x])
+    np.testing.assert_allclose(b.ravel(), [np.linalg.norm(m.T, np_ord) for m in x])
+
+
+def test_norm_gradient_is_x_over_norm():
+    x = tf.constant(_X)
+    (g,) = tf.gradients(tf.norm(x), [x])
+    np.testing.assert_allclose(_run(g), _X / np.linalg.norm(_X))
+
+
+def test_norm_bad_ord_and_axis_are_value_errors():
+    with pytest.raises(ValueError, match="'ord' must be a supported vector norm, got fro"):
+        tf.norm(_X, ord="fro")
+    with pytest.raises(ValueError, match="'ord' must be a supported vector norm, got -1"):
+        tf.norm(_X, ord=-1)
+    with pytest.raises(ValueError, match="'ord' must be a supported matrix norm in"):
+        tf.norm(_X, ord=3, axis=(0, 1))
+    with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2"):
+        tf.norm(_X, axis=(1, 1))
+    with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2"):
+        tf.norm(_X, axis=(0, 1, 2))
+    with pytest.raises(NotImplementedError, match="matrix 2-norm"):
+        tf.norm(_X, ord=2, axis=(0, 1))
