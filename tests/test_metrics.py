@@ -322,3 +322,55 @@ def test_monitored_training_session_initializes_metrics(graph, tmp_path):
         sess.run([update, inc], {x: [1.0, 2.0, 3.0]})
         sess.run([update, inc], {x: [7.0]})
         assert sess.run(value) == pytest.approx(13.0 / 4)
+
+
+def _reference_careful_pr_auc(y, p, num_thresholds):
+    """PR-AUC with precision interpolated as tp(p)/p between thresholds, integrated exactly."""
+    thresholds = np.concatenate([[-1e-7], np.arange(1, num_thresholds - 1) / (num_thresholds - 1),
+                                 [1.0 + 1e-7]])
+    pos = p[None, :] > thresholds[:, None]
+    y = y.astype(bool)[None, :]
+    tp, fp, fn = (pos & y).sum(1).astype(float), (pos & ~y).sum(1), (~pos & y).sum(1)
+    total = 0.0
+    for i in range(num_thresholds - 1):
+        pa, pb = tp[i] + fp[i], tp[i + 1] + fp[i + 1]
+        if pa == pb or tp[i + 1] + fn[i + 1] == 0:
+            continue
+        slope = (tp[i] - tp[i + 1]) / (pa - pb)
+        intercept = tp[i + 1] - slope * pb
+        # precision along the segment, integrated numerically over d(recall) = slope dp / pos
+        grid = np.linspace(pb, pa, 20001)
+        prec = np.where(grid > 0, (slope * grid + intercept) / np.maximum(grid, 1e-12), slope)
+        total += np.trapezoid(prec, grid) * slope / (tp[i + 1] + fn[i + 1])
+    return total
+
+
+def test_auc_pr_careful_interpolation_and_explicit_thresholds(graph):
+    rng = np.random.RandomState(9)
+    y = rng.randint(0, 2, 300)
+    s = np.clip(0.3 * y + 0.7 * rng.rand(300), 0, 1).astype(np.float32)
+    careful, careful_up = tf.metrics.auc(y, s, curve="PR", num_thresholds=20,
+                                         summation_method="careful_interpolation")
+    # explicit thresholds (given unsorted) equal to the default grid give the same ROC area
+    grid = list(np.arange(1, 19) / 19.0)
+    explicit, explicit_up = tf.metrics.auc(y, s, thresholds=grid[::-1])
+    default, default_up = tf.metrics.auc(y, s, num_thresholds=20)
+    minoring, min_up = tf.metrics.auc(y, s, num_thresholds=20, summation_method="minoring")
+    majoring, maj_up = tf.metrics.auc(y, s, num_thresholds=20, summation_method="majoring")
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([careful_up, explicit_up, default_up, min_up, maj_up])
+        got, exp_v, def_v, lo, hi = sess.run([careful, explicit, default, minoring, majoring])
+    np.testing.assert_allclose(got, _reference_careful_pr_auc(y, s, 20), rtol=1e-3)
+    np.testing.assert_allclose(exp_v, def_v, rtol=1e-6)
+    assert lo < def_v < hi
+    assert abs(got - skm.average_precision_score(y, s)) < 0.05
+
+
+def test_weights_one_rank_short_are_expanded(graph):
+    values = tf.constant([[1.0, 3.0], [5.0, 7.0]])
+    value, update = tf.metrics.mean(values, weights=tf.constant([1.0, 0.0]))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(update) == pytest.approx(2.0)
+        assert sess.run(value) == pytest.approx(2.0)

@@ -12,6 +12,7 @@ Built only from existing graph ops (variables, ``assign_add``, reductions, ``whe
 
 import numpy as np
 
+from tideflow import logging as tf_logging
 from tideflow.framework import dtypes, ops
 from tideflow.ops import (
     array_ops,
@@ -79,9 +80,11 @@ def _remove_squeezable_dimensions(predictions, labels, weights=None):
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
         pr, wr = _rank(predictions), _rank(weights)
-        if pr is not None and wr is not None and wr == pr + 1 \
-                and weights.get_shape()[-1].value == 1:
-            weights = array_ops.squeeze(weights, [-1])
+        if pr is not None and wr is not None and wr > 0:
+            if wr == pr + 1 and weights.get_shape()[-1].value == 1:
+                weights = array_ops.squeeze(weights, [-1])
+            elif wr == pr - 1:
+                weights = array_ops.expand_dims(weights, -1)
     return predictions, labels, weights
 
 
@@ -351,12 +354,12 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     if summation_method not in ("trapezoidal", "careful_interpolation", "minoring", "majoring"):
         raise ValueError(f"auc: invalid summation_method {summation_method!r} (expected "
                          f"'trapezoidal', 'careful_interpolation', 'minoring' or 'majoring')")
-    if summation_method == "careful_interpolation" and curve == "PR":
-        raise NotImplementedError("auc: summation_method='careful_interpolation' for the PR "
-                                  "curve is not supported by tideflow; use 'trapezoidal'")
+    if curve == "PR" and summation_method == "trapezoidal":
+        tf_logging.warning("auc: the trapezoidal rule is known to give inaccurate PR-AUCs; "
+                           "summation_method='careful_interpolation' is preferred.")
     with vs.variable_scope(name, "auc", (labels, predictions, weights)):
         if thresholds is not None:
-            thresholds = [0.0 - _EPS] + [float(t) for t in thresholds] + [1.0 + _EPS]
+            thresholds = [0.0 - _EPS] + sorted(float(t) for t in thresholds) + [1.0 + _EPS]
         else:
             if num_thresholds < 2:
                 raise ValueError(f"auc: num_thresholds must be > 1, got {num_thresholds}")
@@ -366,7 +369,27 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         values, updates = _thresholded_counts(
             "auc", labels, predictions, weights, thresholds, ("tp", "fn", "tn", "fp"))
 
+        def careful_pr(c, name):
+            # Between neighbouring thresholds, tp and p = tp + fp vary linearly, so precision
+            # is tp(p) / p; integrate it over recall = tp / (tp + fn) in closed form.
+            tp, fp, fn = c["tp"], c["fp"], c["fn"]
+            p = math_ops.add(tp, fp)
+            d_tp = math_ops.subtract(tp[:n - 1], tp[1:])
+            d_p = math_ops.subtract(p[:n - 1], p[1:])
+            slope = _div_no_nan(d_tp, d_p)
+            intercept = math_ops.subtract(tp[1:], math_ops.multiply(slope, p[1:]))
+            both = math_ops.logical_and(math_ops.greater(p[:n - 1], np.float32(0)),
+                                        math_ops.greater(p[1:], np.float32(0)))
+            ratio = gather_ops.where(both, _div_no_nan(p[:n - 1], p[1:]),
+                                     fill_ops.ones_like(p[1:]))
+            area = math_ops.multiply(
+                slope, math_ops.add(d_tp, math_ops.multiply(intercept, unary_ops.log(ratio))))
+            return reduction_ops.reduce_sum(
+                _div_no_nan(area, math_ops.add(tp[1:], fn[1:])), name=name)
+
         def compute(c, name):
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return careful_pr(c, name)
             eps = np.float32(1.0e-6)
             rec = math_ops.truediv(math_ops.add(c["tp"], eps),
                                    math_ops.add(math_ops.add(c["tp"], c["fn"]), eps))
