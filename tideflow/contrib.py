@@ -6,6 +6,8 @@ import types
 
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import regularizers as _regularizers
+from tideflow.ops import rnn as _rnn
+from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.train import device_setter as _device_setter
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
@@ -25,9 +27,16 @@ layers.__all__ = [
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
 
+rnn = types.ModuleType(__name__ + ".rnn", "``tf.contrib.rnn``: recurrent cells and drivers.")
+for _name in _rnn_cell_impl.__all__:
+    setattr(rnn, _name, getattr(_rnn_cell_impl, _name))
+rnn.static_rnn = _rnn.static_rnn
+rnn.__all__ = [*_rnn_cell_impl.__all__, "static_rnn"]
+sys.modules[rnn.__name__] = rnn
+
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")
 training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
 sys.modules[training.__name__] = training
 
-__all__ = ["layers", "training"]
+__all__ = ["layers", "rnn", "training"]

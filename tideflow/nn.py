@@ -76,3 +76,18 @@ from tideflow.ops.pooling_ops import (
     max_pool_with_argmax,
     pool,
 )
+
+# --- recurrent networks (rnn.py, rnn_cell_impl.py); tf.nn.rnn_cell is tf.contrib.rnn's cells ---
+# isort: split
+import sys as _sys
+import types as _types
+
+from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
+from tideflow.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
+
+rnn_cell = _types.ModuleType(__name__ + ".rnn_cell", "``tf.nn.rnn_cell``: recurrent cells.")
+for _name in _rnn_cell_impl.__all__:
+    setattr(rnn_cell, _name, getattr(_rnn_cell_impl, _name))
+rnn_cell.__all__ = list(_rnn_cell_impl.__all__)
+_sys.modules[rnn_cell.__name__] = rnn_cell
+del _name

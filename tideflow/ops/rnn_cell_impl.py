@@ -42,6 +42,12 @@ def _zero_state_tensors(state_size, batch_size, dtype):
     return nest.map_structure(one, state_size)
 
 
+def _root(graph):
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
+
+
 class RNNCell(Layer):
     """Abstract recurrent cell: ``output, new_state = cell(inputs, state)``.
 
@@ -50,18 +56,22 @@ class RNNCell(Layer):
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
-        self._rnncell_scope = None
 
     def __call__(self, inputs, state, scope=None):
         """Runs the cell on ``inputs`` [batch, depth] from ``state``; returns
         ``(output, new_state)``. With ``scope``, the variables live under that scope."""
+        self._adopt_graph(inputs)
         if scope is not None:
             with vs.variable_scope(scope) as sc:
                 return super().__call__(inputs, state, scope=sc)
-        if self._rnncell_scope is None:
-            self._rnncell_scope = vs.get_variable_scope()
-        with vs.variable_scope(self._rnncell_scope):
-            return super().__call__(inputs, state)
+        return super().__call__(inputs, state)
+
+    def _adopt_graph(self, inputs):
+        # a while_loop body is a function graph of the same root graph: the cell (and its
+        # variables) may be used in several such bodies and outside them
+        flat = [x for x in nest.flatten(inputs) if isinstance(x, ops.Tensor)]
+        if flat and self._graph is not None and _root(flat[0].graph) is _root(self._graph):
+            self._graph = flat[0].graph
 
     @property
     def state_size(self):

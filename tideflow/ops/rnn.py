@@ -1,0 +1,312 @@
+"""RNN drivers: ``tf.nn.dynamic_rnn`` (a ``while_loop`` over TensorArrays), ``static_rnn``
+(an unrolled Python loop) and ``bidirectional_dynamic_rnn``.
+
+With ``sequence_length``, a sequence's outputs past its length are zeros and its state is
+carried through unchanged, so the final state is the state at its last valid step.
+"""
+
+from tideflow.framework import dtypes, nest, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    concat_ops,
+    fill_ops,
+    gather_ops,
+    math_ops,
+    pad_ops,
+    range_ops,
+)
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.rnn_cell_impl import RNNCell
+from tideflow.ops.tensor_array import TensorArray
+from tideflow.ops.while_loop import while_loop
+
+
+def _check_cell(cell, name="cell"):
+    if not (isinstance(cell, RNNCell) or (
+            hasattr(cell, "output_size") and hasattr(cell, "state_size") and callable(cell))):
+        raise TypeError(f"The argument {name!r} ({cell}) is not an RNNCell: 'output_size' "
+                        "property is missing, 'state_size' property is missing, or it is not "
+                        "callable.")
+
+
+def _size_list(size):
+    return [size] if isinstance(size, int) else TensorShape(size).as_list()
+
+
+def _transpose_batch_time(x):
+    """Swaps the first two dimensions of ``x`` (rank >= 2)."""
+    shape = x.get_shape()
+    if shape.ndims is None:
+        raise ValueError(f"Expected input tensor {x} to have a known rank (at least 2).")
+    if shape.ndims < 2:
+        raise ValueError(f"Expected input tensor {x} to have rank at least 2, but saw shape: "
+                         f"{shape}")
+    return array_ops.transpose(x, [1, 0] + list(range(2, shape.ndims)))
+
+
+def _batch_size(flat_input, batch_axis):
+    for x in flat_input:
+        dim = x.get_shape()[batch_axis].value
+        if dim is not None:
+            return dim
+    return array_ops.shape(flat_input[0])[batch_axis]
+
+
+def _state_dtype(dtype, state):
+    if dtype is not None:
+        return dtypes.as_dtype(dtype)
+    flat = nest.flatten(state)
+    if not flat:
+        raise ValueError("Unable to infer dtype from empty state.")
+    kinds = {s.dtype for s in flat}
+    if len(kinds) != 1:
+        raise ValueError(f"State has tensors of different dtypes ({kinds}); pass dtype.")
+    return flat[0].dtype
+
+
+def _check_sequence_length(sequence_length):
+    sequence_length = cast_ops.cast(ops.convert_to_tensor(sequence_length), dtypes.int32)
+    if sequence_length.get_shape().ndims not in (None, 1):
+        raise ValueError("sequence_length must be a vector of length batch_size, but saw "
+                         f"shape: {sequence_length.get_shape()}")
+    return array_ops.identity(sequence_length, name="sequence_length")
+
+
+def _select(copy, old, new):
+    """Per batch row: ``old`` where ``copy`` (a [batch] bool vector), else ``new``."""
+    return gather_ops.where(copy, old, new)
+
+
+def _rnn_step(time, sequence_length, zero_output, state, call_cell):
+    """One step with sequence lengths: rows whose sequence has ended get a zero output and
+    keep their state."""
+    new_output, new_state = call_cell()
+    nest.assert_same_structure(state, new_state)
+    copy = math_ops.greater_equal(time, sequence_length)
+    output = nest.map_structure(lambda z, o: _select(copy, z, o), zero_output, new_output)
+    state = nest.map_structure(lambda s, n: _select(copy, s, n), state, new_state)
+    return output, state
+
+
+def _zero_output(cell, batch_size, dtype):
+    def one(size):
+        dims = _size_list(size)
+        if isinstance(batch_size, ops.Tensor):
+            shape = concat_ops.concat([array_ops.reshape(batch_size, [1]),
+                                       ops.convert_to_tensor(dims, dtype=dtypes.int32)], 0)
+            static = [None] + dims
+        else:
+            shape = [batch_size] + dims
+            static = shape
+        z = fill_ops.zeros(shape, dtype=dtype)
+        z.set_shape(static)
+        return z
+    return nest.map_structure(one, cell.output_size)
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """Runs ``cell`` over the time steps of ``inputs`` ([batch, time, depth], or
+    [time, batch, depth] when ``time_major``) in a ``while_loop``; returns
+    ``(outputs, final_state)``. Variables live under ``scope`` (default ``"rnn"``)."""
+    _check_cell(cell)
+    with vs.variable_scope(scope or "rnn") as varscope:
+        del varscope
+        flat_input = [ops.convert_to_tensor(x) for x in nest.flatten(inputs)]
+        for x in flat_input:
+            shape = x.get_shape()
+            if shape.ndims is not None and shape.ndims < 3:
+                raise ValueError(
+                    f"dynamic_rnn: input {x.name} must have rank at least 3 "
+                    f"([{'time, batch' if time_major else 'batch, time'}, depth]), but saw "
+                    f"shape: {shape}")
+        if not time_major:
+            flat_input = [_transpose_batch_time(x) for x in flat_input]
+        parallel_iterations = parallel_iterations or 32
+        if sequence_length is not None:
+            sequence_length = _check_sequence_length(sequence_length)
+        batch_size = _batch_size(flat_input, 1)
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if not dtype:
+                raise ValueError("If there is no initial_state, you must give a dtype.")
+            state = cell.zero_state(batch_size, dtype)
+        inputs = nest.pack_sequence_as(inputs, flat_input)
+        outputs, final_state = _dynamic_rnn_loop(
+            cell, inputs, state, parallel_iterations=parallel_iterations,
+            swap_memory=swap_memory, sequence_length=sequence_length, dtype=dtype)
+        if not time_major:
+            outputs = nest.map_structure(_transpose_batch_time, outputs)
+        return outputs, final_state
+
+
+def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_memory,
+                      sequence_length=None, dtype=None):
+    state = initial_state
+    flat_input = nest.flatten(inputs)
+    flat_output_size = nest.flatten(cell.output_size)
+    first = flat_input[0]
+    time_steps = array_ops.shape(first)[0]
+    static_time = first.get_shape()[0].value
+    static_batch = None
+    for x in flat_input:
+        xs = x.get_shape()
+        if xs[2:].ndims is not None and not TensorShape(xs[2:]).is_fully_defined():
+            raise ValueError("Input size (depth of inputs) must be accessible via shape "
+                             f"inference, but saw value None (input {x.name}, shape {xs}).")
+        if static_batch is None:
+            static_batch = xs[1].value
+        if xs[0].value is not None and static_time is not None and xs[0].value != static_time:
+            raise ValueError("Time steps is not the same for all the elements in the input "
+                             "in a batch.")
+    batch_size = static_batch if static_batch is not None else array_ops.shape(first)[1]
+    state_dtype = _state_dtype(dtype, state)
+    zero_output = _zero_output(cell, batch_size, state_dtype)
+
+    time = ops.convert_to_tensor(0, dtype=dtypes.int32, name="time")
+    output_tas = tuple(
+        TensorArray(dtype=state_dtype, size=time_steps,
+                    element_shape=TensorShape([static_batch] + _size_list(size)))
+        for size in flat_output_size)
+    input_tas = tuple(
+        TensorArray(dtype=x.dtype, size=time_steps, element_shape=x.get_shape()[1:]).unstack(x)
+        for x in flat_input)
+
+    def cond(time, *_):
+        return math_ops.less(time, time_steps)
+
+    def body(time, output_tas_t, state):
+        input_t = tuple(ta.read(time) for ta in input_tas)
+        for x, t in zip(flat_input, input_t):
+            t.set_shape(x.get_shape()[1:])
+        input_t = nest.pack_sequence_as(inputs, input_t)
+
+        def call_cell():
+            return cell(input_t, state)
+
+        if sequence_length is not None:
+            output, new_state = _rnn_step(time, sequence_length, zero_output, state, call_cell)
+        else:
+            output, new_state = call_cell()
+        nest.assert_same_structure(state, new_state)
+        flat_out = nest.flatten(output)
+        output_tas_t = tuple(ta.write(time, o) for ta, o in zip(output_tas_t, flat_out))
+        return time + 1, output_tas_t, new_state
+
+    _, final_tas, final_state = while_loop(
+        cond, body, (time, output_tas, state), parallel_iterations=parallel_iterations,
+        swap_memory=swap_memory)
+    outputs = []
+    for ta, size in zip(final_tas, flat_output_size):
+        out = ta.stack()
+        out.set_shape([static_time, static_batch] + _size_list(size))
+        outputs.append(out)
+    outputs = nest.pack_sequence_as(cell.output_size, outputs)
+    return outputs, final_state
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """Runs ``cell`` over the Python list ``inputs`` (each [batch, depth]), unrolled; returns
+    ``(outputs, final_state)`` with ``outputs`` a list of the same length."""
+    _check_cell(cell)
+    if not nest.is_sequence(inputs):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    outputs = []
+    with vs.variable_scope(scope or "rnn") as varscope:
+        flat_first = [ops.convert_to_tensor(x) for x in nest.flatten(inputs[0])]
+        for x in flat_first:
+            shape = x.get_shape()
+            if shape.ndims is not None and shape.ndims < 2:
+                raise ValueError(f"static_rnn: input {x.name} must have rank at least 2 "
+                                 f"([batch, depth]), but saw shape: {shape}")
+            if shape.ndims is not None and shape[1:].ndims and \
+                    not TensorShape(shape[1:]).is_fully_defined():
+                raise ValueError("Input size (dimension 1 of inputs) must be accessible via "
+                                 f"shape inference, but saw value None (input {x.name}).")
+        batch_size = _batch_size(flat_first, 0)
+        if initial_state is not None:
+            state = initial_state
+        else:
+            if not dtype:
+                raise ValueError("If no initial_state is provided, dtype must be specified")
+            state = cell.zero_state(batch_size, dtype)
+        zero_output = None
+        if sequence_length is not None:
+            sequence_length = _check_sequence_length(sequence_length)
+            zero_output = _zero_output(cell, batch_size, _state_dtype(dtype, state))
+        for time, input_ in enumerate(inputs):
+            if time > 0:
+                varscope.reuse_variables()
+
+            def call_cell(input_=input_, state=state):
+                return cell(input_, state)
+
+            if sequence_length is not None:
+                output, state = _rnn_step(time, sequence_length, zero_output, state, call_cell)
+            else:
+                output, state = call_cell()
+            outputs.append(output)
+        return outputs, state
+
+
+def _reverse(x, seq_lengths, seq_axis, batch_axis):
+    """Reverses the first ``seq_lengths[b]`` steps of every row ``b`` along ``seq_axis``
+    (the whole axis when ``seq_lengths`` is None); built from a gather."""
+    if seq_lengths is None:
+        return pad_ops.reverse(x, [seq_axis])
+    shape = array_ops.shape(x)
+    steps = shape[seq_axis]
+    batch = shape[batch_axis]
+    t = array_ops.reshape(range_ops.range(steps), [-1, 1])           # [T, 1]
+    lengths = array_ops.reshape(seq_lengths, [1, -1])                # [1, B]
+    src = gather_ops.where_v2(math_ops.less(t, lengths), lengths - 1 - t, t + 0 * lengths)
+    b = t * 0 + array_ops.reshape(range_ops.range(batch), [1, -1])  # [T, B]
+    if seq_axis == 0:
+        idx = concat_ops.stack([src, b], axis=-1)
+    else:
+        idx = concat_ops.stack([array_ops.transpose(b), array_ops.transpose(src)], axis=-1)
+    out = gather_ops.gather_nd(x, idx)
+    out.set_shape(x.get_shape())
+    return out
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
+                              initial_state_fw=None, initial_state_bw=None, dtype=None,
+                              parallel_iterations=None, swap_memory=False, time_major=False,
+                              scope=None):
+    """A forward ``dynamic_rnn`` and one over the time-reversed inputs (each sequence
+    reversed within its length); returns ``((output_fw, output_bw), (state_fw, state_bw))``
+    with ``output_bw`` reversed back to input order. Scopes ``bidirectional_rnn/fw`` and
+    ``bidirectional_rnn/bw``."""
+    _check_cell(cell_fw, "cell_fw")
+    _check_cell(cell_bw, "cell_bw")
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            output_fw, state_fw = dynamic_rnn(
+                cell_fw, inputs, sequence_length=sequence_length,
+                initial_state=initial_state_fw, dtype=dtype,
+                parallel_iterations=parallel_iterations, swap_memory=swap_memory,
+                time_major=time_major, scope=fw_scope)
+        time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+        lengths = None if sequence_length is None else _check_sequence_length(sequence_length)
+
+        def rev(x):
+            return _reverse(ops.convert_to_tensor(x), lengths, time_axis, batch_axis)
+
+        with vs.variable_scope("bw") as bw_scope:
+            inputs_reversed = nest.map_structure(rev, inputs)
+            tmp, state_bw = dynamic_rnn(
+                cell_bw, inputs_reversed, sequence_length=sequence_length,
+                initial_state=initial_state_bw, dtype=dtype,
+                parallel_iterations=parallel_iterations, swap_memory=swap_memory,
+                time_major=time_major, scope=bw_scope)
+    output_bw = nest.map_structure(rev, tmp)
+    return (output_fw, output_bw), (state_fw, state_bw)
+
+
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_rnn"]
