@@ -374,3 +374,63 @@ def test_weights_one_rank_short_are_expanded(graph):
         sess.run(tf.local_variables_initializer())
         assert sess.run(update) == pytest.approx(2.0)
         assert sess.run(value) == pytest.approx(2.0)
+
+
+def _reference_at_k(label_rows, score_rows, weight_rows, k, class_id):
+    """Weighted (tp, fp, fn) of top-k class sets against label sets, with Python sets."""
+    tp = fp = fn = 0.0
+    for labels, scores, w in zip(label_rows, score_rows, weight_rows):
+        num_classes = len(scores)
+        top = set(np.argsort(-scores, kind="stable")[:k].tolist())
+        truth = {int(x) for x in np.atleast_1d(labels) if 0 <= x < num_classes}
+        if class_id is not None:
+            top, truth = top & {class_id}, truth & {class_id}
+        tp += w * len(top & truth)
+        fp += w * len(top - truth)
+        fn += w * len(truth - top)
+    return tp, fp, fn
+
+
+@pytest.mark.parametrize("class_id", [None, 2])
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_precision_recall_at_k_stream(graph, class_id, multi_label):
+    label_shape = [None, 3] if multi_label else [None]
+    labels = tf.placeholder(tf.int64, label_shape)
+    scores = tf.placeholder(tf.float32, [None, 6])
+    w = tf.placeholder(tf.float32, [None])
+    prec, prec_up = tf.metrics.precision_at_k(labels, scores, k=3, class_id=class_id, weights=w)
+    rec, rec_up = tf.metrics.recall_at_k(labels, scores, k=3, class_id=class_id, weights=w)
+    rng = np.random.RandomState(10)
+    data = []
+    for _ in range(3):
+        lab = rng.randint(-1, 7, (8, 3) if multi_label else 8)  # -1 and 6 are ignored
+        data.append((lab, rng.rand(8, 6).astype(np.float32), rng.rand(8).astype(np.float32)))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert np.isnan(sess.run(prec))  # like TF: 0 / 0 before any prediction
+        for lab, sc, wt in data:
+            up_p, up_r = sess.run([prec_up, rec_up], {labels: lab, scores: sc, w: wt})
+        got_p, got_r = sess.run([prec, rec])
+    tp, fp, fn = _reference_at_k(np.concatenate([d[0] for d in data]),
+                                 np.concatenate([d[1] for d in data]),
+                                 np.concatenate([d[2] for d in data]), 3, class_id)
+    assert got_p.dtype == np.float64
+    np.testing.assert_allclose([got_p, got_r], [tp / (tp + fp), tp / (tp + fn)], rtol=1e-5)
+    np.testing.assert_allclose([up_p, up_r], [got_p, got_r])
+
+
+def test_at_k_names_and_errors(graph):
+    scores = tf.constant([[0.1, 0.9, 0.3]])
+    tf.metrics.precision_at_k(tf.constant([1], tf.int64), scores, k=2)
+    tf.metrics.recall_at_k(tf.constant([1], tf.int64), scores, k=1, class_id=0)
+    assert [v.op.name for v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)] == [
+        "precision_at_2/true_positive_at_2", "precision_at_2/false_positive_at_2",
+        "recall_at_1_class0/true_positive_at_1_class0",
+        "recall_at_1_class0/false_negative_at_1_class0",
+    ]
+    with pytest.raises(ValueError, match="k=0"):
+        tf.metrics.recall_at_k(tf.constant([1]), scores, k=0)
+    with pytest.raises(ValueError, match="recall_at_k.*labels"):
+        tf.metrics.recall_at_k(tf.zeros([1, 2, 3], tf.int64), scores, k=1)
+    with pytest.raises(ValueError, match="weights"):
+        tf.metrics.precision_at_k(tf.constant([1]), scores, k=1, weights=tf.ones([1, 3]))

@@ -14,6 +14,7 @@ import numpy as np
 
 from tideflow import logging as tf_logging
 from tideflow.framework import dtypes, ops
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.ops import (
     array_ops,
     cast_ops,
@@ -22,6 +23,7 @@ from tideflow.ops import (
     gather_ops,
     linalg_ops,
     math_ops,
+    nn_impl,
     range_ops,
     reduction_ops,
     state_ops,
@@ -32,8 +34,8 @@ from tideflow.ops import variable_scope as vs
 
 __all__ = [
     "accuracy", "auc", "false_negatives", "false_positives", "mean", "mean_absolute_error",
-    "mean_iou", "mean_squared_error", "mean_tensor", "precision", "recall",
-    "root_mean_squared_error", "true_negatives", "true_positives",
+    "mean_iou", "mean_squared_error", "mean_tensor", "precision", "precision_at_k", "recall",
+    "recall_at_k", "root_mean_squared_error", "sparse_precision_at_k", "sparse_recall_at_k", "true_negatives", "true_positives",
 ]
 
 
@@ -458,3 +460,120 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         value = compute(total_cm.value(), "mean_iou")
         _add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
+
+
+# --------------------------------------------------------------------------- top-k
+
+
+def _at_k_name(name, k=None, class_id=None):
+    if k is not None:
+        name = f"{name}_at_{k}"
+    if class_id is not None:
+        name = f"{name}_class{class_id}"
+    return name
+
+
+def _top_k_counts(op_name, labels, predictions, k, class_id, weights):
+    """Per-row (tp, fp, fn) of the top-``k`` predicted classes against the label sets."""
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
+                                  f"tideflow; pass dense int labels (-1 pads a row)")
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"{op_name}: invalid k={k!r} (expected an int >= 1)")
+    predictions = ops.convert_to_tensor(predictions)
+    labels = ops.convert_to_tensor(labels)
+    pshape, lshape = predictions.get_shape(), labels.get_shape()
+    num_classes = pshape[-1].value if pshape.ndims else None
+    if num_classes is None:
+        raise ValueError(f"{op_name}: the last dimension of predictions (the classes) must be "
+                         f"known, got shape {pshape}")
+    if lshape.ndims is not None:
+        if lshape.ndims == pshape.ndims - 1:
+            labels = array_ops.expand_dims(labels, -1)
+        elif lshape.ndims != pshape.ndims:
+            raise ValueError(f"{op_name}: labels of shape {lshape} do not match predictions of "
+                             f"shape {pshape} (expected [D1, ... DN] or [D1, ... DN, num_labels] "
+                             f"for predictions [D1, ... DN, num_classes])")
+        if not labels.get_shape()[:-1].is_compatible_with(pshape[:-1]):
+            raise ValueError(f"{op_name}: leading dimensions of labels {lshape} and predictions "
+                             f"{pshape} differ")
+    _, top_idx = nn_impl.top_k(predictions, k)
+    # Class-membership masks [D1, ... DN, num_classes]; labels outside [0, num_classes) drop out.
+    pred_mask = reduction_ops.reduce_max(
+        range_ops.one_hot(top_idx, num_classes, dtype=dtypes.float64), -2)
+    label_mask = reduction_ops.reduce_max(
+        range_ops.one_hot(cast_ops.cast(labels, dtypes.int64), num_classes,
+                          dtype=dtypes.float64), -2)
+    if class_id is not None:
+        pred_mask = pred_mask[..., class_id]
+        label_mask = label_mask[..., class_id]
+    one = np.float64(1.0)
+    counts = {
+        "tp": math_ops.multiply(pred_mask, label_mask),
+        "fp": math_ops.multiply(pred_mask, math_ops.subtract(one, label_mask)),
+        "fn": math_ops.multiply(label_mask, math_ops.subtract(one, pred_mask)),
+    }
+    if class_id is None:
+        counts = {key: reduction_ops.reduce_sum(c, -1) for key, c in counts.items()}
+    if weights is not None:
+        weights = cast_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+        row_shape = counts["tp"].get_shape()
+        ws = weights.get_shape()
+        if ws.ndims not in (None, 0) and not (
+                ws.ndims == row_shape.ndims and all(
+                    w.value is None or r.value is None or w.value in (1, r.value)
+                    for w, r in zip(ws.dims, row_shape.dims))):
+            raise ValueError(f"{op_name}: weights of shape {ws} cannot be broadcast to the rows "
+                             f"{row_shape} (expected a scalar or one weight per row)")
+        counts = {key: math_ops.multiply(c, weights) for key, c in counts.items()}
+    return counts
+
+
+def _at_k_metric(kind, other, labels, predictions, k, class_id, weights, metrics_collections,
+                 updates_collections, name):
+    with ops.name_scope(name, _at_k_name(kind, k, class_id),
+                        (predictions, labels, weights)) as scope:
+        counts = _top_k_counts(f"{kind}_at_k", labels, predictions, k, class_id, weights)
+        state = {}
+        for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
+            with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
+                var = variables.Variable(
+                    np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
+                    collections=[ops.GraphKeys.LOCAL_VARIABLES,
+                                 ops.GraphKeys.METRIC_VARIABLES])
+                batch = reduction_ops.reduce_sum(counts[key])
+                state[key] = (var.value(), state_ops.assign_add(var, batch, name="update"))
+        tp, tp_up = state["tp"]
+        o, o_up = state[other]
+        # like TensorFlow, 0 / 0 is NaN here (no positives seen yet)
+        value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
+        update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+_OTHER_NAMES = {"fp": "false_positive", "fn": "false_negative"}
+
+
+def precision_at_k(labels, predictions, k, class_id=None, weights=None,
+                   metrics_collections=None, updates_collections=None, name=None):
+    """Precision of the ``k`` highest-scored classes against the labels (float64).
+
+    ``labels``: int ``[D1, ... DN]`` or ``[D1, ... DN, num_labels]`` (values outside
+    ``[0, num_classes)`` are ignored); ``predictions``: ``[D1, ... DN, num_classes]`` scores.
+    With ``class_id`` only that class counts.  ``weights``: a scalar or one weight per row.
+    """
+    return _at_k_metric("precision", "fp", labels, predictions, k, class_id, weights,
+                        metrics_collections, updates_collections, name)
+
+
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """Recall of the ``k`` highest-scored classes against the labels (float64); see
+    ``precision_at_k`` for the argument shapes."""
+    return _at_k_metric("recall", "fn", labels, predictions, k, class_id, weights,
+                        metrics_collections, updates_collections, name)
+
+
+sparse_precision_at_k = precision_at_k
+sparse_recall_at_k = recall_at_k
