@@ -479,6 +479,7 @@ _LAZY = {
     "flags": ("tideflow.flags", None),
     "math": ("tideflow.math", None),
     "random": ("tideflow.random", None),
+    "print": ("tideflow.ops.logging_ops", "print_v2"),
     "random_crop": ("tideflow.ops.image_ops", "random_crop"),
     "scalar_summary": ("tideflow.summary.summary", "scalar_summary"),
     "histogram_summary": ("tideflow.summary.summary", "histogram_summary"),

@@ -1,5 +1,6 @@
 """``tf.strings``: the string ops under their TF 1.x ``tf.strings.*`` names."""
 
+from tideflow.ops.logging_ops import string_format as format
 from tideflow.ops.string_ops import (
     as_string,
     reduce_join,
@@ -10,4 +11,5 @@ from tideflow.ops.string_ops import string_join as join
 from tideflow.ops.string_ops import string_length as length
 from tideflow.ops.string_ops import string_to_number as to_number
 
-__all__ = ["as_string", "join", "length", "reduce_join", "regex_replace", "substr", "to_number"]
+__all__ = ["as_string", "format", "join", "length", "reduce_join", "regex_replace", "substr",
+           "to_number"]

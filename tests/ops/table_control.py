@@ -1,6 +1,10 @@
 """Op-table rows for control and logging ops: NoOp, Assert, Print, CheckNumerics, and the
 Python-function ops PyFunc and PyFuncStateless."""
 
+import contextlib
+import io
+import sys
+
 import numpy as np
 import pytest
 
@@ -76,6 +80,40 @@ def _check_py_func():
         assert len(calls) == 2
 
 
+def _check_print_v2():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.int32, [None])
+        m = tf.constant([[1.5, 2.0], [3.0, 4.0]])
+        p = tf.print("x:", x, {"m": m, "n": 2}, output_stream=sys.stdout, summarize=2, sep="|",
+                     end="$\n", name="show")
+        assert p.type == "PrintV2" and p.name == "show" and p.outputs == []
+        assert p.get_attr("output_stream") == b"stdout" and p.get_attr("end") == b"$\n"
+        fmt = p.inputs[0].op
+        assert fmt.type == "StringFormat" and fmt.name == "show_format"
+        assert fmt.get_attr("template") == b"x:|{}|{'m': {}, 'n': 2}"
+        assert fmt.get_attr("T") == [tf.int32, tf.float32] and fmt.get_attr("summarize") == 2
+        s = tf.print(tf.constant("only"), output_stream=sys.stdout)
+        assert s.inputs[0].op.type == "Const"  # a lone string scalar is printed as it is
+        bad = tf.print(tf.constant(["a", "b"]))
+        with pytest.raises(ValueError, match="num placeholders in template and num inputs"):
+            tf.strings.format("{} {}", [x])
+        with pytest.raises(ValueError, match="Unsupported output stream"):
+            tf.print(x, output_stream=3.5)
+        out = io.StringIO()
+        with tf.Session(graph=g) as sess, contextlib.redirect_stdout(out):
+            assert sess.run(p, {x: [7, 8, 9, 10, 11]}) is None
+            sess.run(s)
+            sess.run(p, {x: [5]})
+        assert out.getvalue() == ("x:|[7 8 ... 10 11]|{'m': [[1.5 2]\n [3 4]], 'n': 2}$\n"
+                                  "only\n"
+                                  "x:|[5]|{'m': [[1.5 2]\n [3 4]], 'n': 2}$\n")
+        err = io.StringIO()
+        with tf.Session(graph=g) as sess, contextlib.redirect_stderr(err):
+            sess.run(bad)
+        assert err.getvalue() == '["a" "b"]\n'
+
+
 CASES = [
     Case("NoOp", check=_check_no_op, grad=False),
     Case("Assert", check=_check_assert, grad=False),
@@ -87,4 +125,5 @@ CASES = [
          lambda x: tf.py_func(lambda a: a * 2 + 1, [x], x.dtype, stateful=False),
          [_finite], lambda x: x * 2 + 1, dtypes=(tf.float32, tf.float64, tf.int32, tf.int64),
          grad=False),
+    Case(("PrintV2", "StringFormat"), check=_check_print_v2, grad=False),
 ]

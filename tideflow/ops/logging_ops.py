@@ -10,6 +10,7 @@ import threading
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
 
 
 def _format_float(v, bits):
@@ -198,3 +199,246 @@ def Print(input_, data, message=None, first_n=None, summarize=None, name=None):
         data = list(data)
     return ops.apply_op("Print", [input_, data], attrs, name=name)._outputs[0]
 
+
+
+# ------------------------------------------------------------------------------------------
+# StringFormat and PrintV2 (tf.print)
+# ------------------------------------------------------------------------------------------
+
+
+def _dim_spacing(dim, ndims):
+    if dim == ndims - 1:
+        return " "
+    return "\n" * (ndims - dim - 1) + " " * (dim + 1)
+
+
+def summarize_value_v2(value, max_entries=3):
+    """``value`` as TF's ``SummarizeValue(max_entries, print_v2=true)`` prints it: nested brackets,
+    the first and last ``max_entries`` entries of every dimension around ``...``, quoted strings."""
+    arr = np.asarray(value)
+    n = arr.size
+    limit = n if max_entries < 0 else min(max_entries, n)
+    if arr.dtype == object:
+        def fmt(v):
+            return '"' + _c_escape(v if isinstance(v, bytes) else str(v).encode()) + '"'
+    else:
+        fmt = _element_formatter(arr)
+    if arr.ndim == 0:
+        return fmt(arr[()]) if limit else ""
+    out = []
+
+    def one_dim(sub, dim):
+        if dim == arr.ndim:
+            out.append(fmt(sub))
+            return
+        out.append("[")
+        count = sub.shape[0]
+        for i in range(min(limit, count)):
+            if i > 0:
+                out.append(_dim_spacing(dim, arr.ndim))
+            one_dim(sub[i], dim + 1)
+        if count > 2 * limit:
+            out.append(_dim_spacing(dim, arr.ndim) + "...")
+        for i in range(max(limit, count - limit), count):
+            out.append(_dim_spacing(dim, arr.ndim))
+            one_dim(sub[i], dim + 1)
+        out.append("]")
+
+    one_dim(arr, 0)
+    return "".join(out)
+
+
+def _split_template(template, placeholder, count, where):
+    pieces = template.split(placeholder)
+    if len(pieces) - 1 != count:
+        raise ValueError(
+            f"{where}: num placeholders in template and num inputs must match: "
+            f"{len(pieces) - 1} vs. {count}"
+        )
+    return pieces
+
+
+def _string_format_kernel(inputs, *, template, placeholder, summarize):
+    pieces = _split_template(template, placeholder, len(inputs), "StringFormat")
+    text = pieces[0] + "".join(
+        summarize_value_v2(x, summarize) + piece for x, piece in zip(inputs, pieces[1:])
+    )
+    out = np.empty((), dtype=object)
+    out[()] = text.encode()
+    return out
+
+
+op_registry.declare(
+    "StringFormat",
+    inputs=["inputs: T"],
+    outputs=["output: string"],
+    attrs=["T: list(type) >= 0", "template: string = '%s'", "placeholder: string = '%s'",
+           "summarize: int = 3"],
+    shape=lambda op: [TensorShape([])],
+    kernel=_string_format_kernel,
+    differentiable=False,
+)
+
+
+def string_format(template, inputs, placeholder="{}", summarize=3, name=None):
+    """A scalar string: ``template`` with each ``placeholder`` replaced by the next input printed
+    as ``tf.print`` prints tensors (``summarize`` entries at each end of every dimension)."""
+    if isinstance(inputs, (list, tuple)):
+        inputs = list(inputs)
+    else:
+        inputs = [inputs]
+    _split_template(template, placeholder, len(inputs), "string_format")
+    xs = ops.convert_n_to_tensor(inputs)
+    return ops.apply_op(
+        "StringFormat", [xs],
+        {"template": template, "placeholder": placeholder, "summarize": summarize}, name=name,
+    )._outputs[0]
+
+
+_PRINT_STREAMS = ("stdout", "stderr", "log(info)", "log(warning)", "log(error)")
+
+
+def _print_v2_kernel_factory(ctx):
+    stream = ctx.attr("output_stream")
+    end = ctx.attr("end")
+    if stream not in _PRINT_STREAMS:
+        raise errors.InvalidArgumentError(
+            None, None, f"PrintV2: unknown output stream {stream!r}: expected one of "
+            f"{', '.join(_PRINT_STREAMS)}"
+        )
+
+    def run(input_):
+        arr = np.asarray(input_)
+        if arr.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None, None, "Input is expected to be scalar, but got shape: "
+                f"[{','.join(map(str, arr.shape))}]"
+            )
+        value = arr[()]
+        text = (value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+        if stream.startswith("log("):
+            from tideflow import logging as tf_logging
+
+            level = {"log(info)": tf_logging.INFO, "log(warning)": tf_logging.WARN,
+                     "log(error)": tf_logging.ERROR}[stream]
+            tf_logging.get_logger().log(level, "%s", text + end)
+            return
+        out = sys.stdout if stream == "stdout" else sys.stderr
+        out.write(text + end)
+        out.flush()
+
+    return run
+
+
+op_registry.declare(
+    "PrintV2",
+    inputs=["input: string"],
+    attrs=["output_stream: string = 'stderr'", "end: string = '\\n'"],
+    shape=lambda op: [],
+    kernel_factory=_print_v2_kernel_factory,
+    stateful=True,
+    differentiable=False,
+)
+
+
+def _stream_name(output_stream):
+    from tideflow import logging as tf_logging
+
+    if output_stream is sys.stdout:
+        return "stdout"
+    if output_stream is sys.stderr:
+        return "stderr"
+    for target, level in ((tf_logging.INFO, "info"), (tf_logging.info, "info"),
+                          (tf_logging.WARN, "warning"), (tf_logging.warning, "warning"),
+                          (tf_logging.ERROR, "error"), (tf_logging.error, "error")):
+        if output_stream is target or (isinstance(target, int) and output_stream == target
+                                       and type(output_stream) is int):
+            return f"log({level})"
+    raise ValueError(
+        f"Unsupported output stream or logging level {output_stream!r}: expected sys.stdout, "
+        "sys.stderr, tf.logging.INFO/WARN/ERROR or tf.logging.info/warning/error"
+    )
+
+
+def _placeholder_for(text, default="{}"):
+    # a placeholder string that does not occur in the non-tensor parts of the template
+    placeholder = default
+    digit = 0
+    while placeholder in text:
+        placeholder = default[:-1] + str(digit % 10) * (digit // 10 + 1) + default[-1]
+        digit += 1
+    return placeholder
+
+
+def _flatten(x):
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _flatten(item)]
+    return [x]
+
+
+def _pack(structure, leaves):
+    if isinstance(structure, dict):
+        return {k: _pack(structure[k], leaves) for k in sorted(structure)}
+    if isinstance(structure, (list, tuple)):
+        items = [_pack(item, leaves) for item in structure]
+        return type(structure)(items) if type(structure) in (list, tuple) else items
+    return next(leaves)
+
+
+def _is_tensor_like(x):
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    return isinstance(x, (ops.Tensor, SparseTensor)) or hasattr(x, "_as_graph_element")
+
+
+def print_v2(*inputs, **kwargs):
+    """``tf.print(*inputs, output_stream=sys.stderr, summarize=3, sep=' ', end='\\n', name=None)``.
+
+    Returns the PrintV2 Operation; running it prints the inputs (strings as they are, tensors as
+    ``tf.strings.format`` prints them, Python structures holding tensors through ``pprint``)
+    joined by ``sep`` and followed by ``end``.
+    """
+    import pprint
+
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    output_stream = kwargs.pop("output_stream", sys.stderr)
+    name = kwargs.pop("name", None)
+    summarize = kwargs.pop("summarize", 3)
+    sep = kwargs.pop("sep", " ")
+    end = kwargs.pop("end", "\n")
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments for tf.print: {kwargs}")
+    stream = _stream_name(output_stream)
+    if (len(inputs) == 1 and isinstance(inputs[0], ops.Tensor)
+            and inputs[0].dtype.base_dtype.name == "string"
+            and inputs[0].get_shape().ndims == 0):
+        formatted = inputs[0]
+    else:
+        free = pprint.pformat([x for x in inputs if not _is_tensor_like(x)])
+        placeholder = _placeholder_for(free)
+        templates, tensors = [], []
+        for item in inputs:
+            if isinstance(item, str):
+                templates.append(item)
+                continue
+            parts = []
+            for leaf in _flatten(item):
+                if isinstance(leaf, SparseTensor):
+                    tensors.extend([leaf.indices, leaf.values, leaf.dense_shape])
+                    parts.append(f"SparseTensor(indices={placeholder}, values={placeholder}, "
+                                 f"shape={placeholder})")
+                elif _is_tensor_like(leaf):
+                    tensors.append(leaf)
+                    parts.append(placeholder)
+                else:
+                    parts.append(leaf)
+            templates.append(pprint.pformat(_pack(item, iter(parts))))
+        template = sep.join(templates).replace(f"'{placeholder}'", placeholder)
+        formatted = string_format(template, tensors, placeholder=placeholder,
+                                  summarize=summarize,
+                                  name=None if not name else name + "_format")
+    return ops.apply_op("PrintV2", [formatted], {"output_stream": stream, "end": end},
+                        name=name or "PrintV2")
