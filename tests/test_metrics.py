@@ -434,3 +434,39 @@ def test_at_k_names_and_errors(graph):
         tf.metrics.recall_at_k(tf.zeros([1, 2, 3], tf.int64), scores, k=1)
     with pytest.raises(ValueError, match="weights"):
         tf.metrics.precision_at_k(tf.constant([1]), scores, k=1, weights=tf.ones([1, 3]))
+
+
+def test_counts_precision_recall_at_thresholds(graph):
+    labels = tf.placeholder(tf.int64, [None])
+    scores = tf.placeholder(tf.float32, [None])
+    w = tf.placeholder(tf.float32, [None])
+    thresholds = [0.25, 0.5, 0.75]
+    counts = {key: getattr(tf.metrics, f"{key}_at_thresholds")(labels, scores, thresholds,
+                                                                weights=w)
+              for key in ("true_positives", "false_positives", "true_negatives",
+                          "false_negatives")}
+    prec, prec_up = tf.metrics.precision_at_thresholds(labels, scores, thresholds, weights=w)
+    rec, rec_up = tf.metrics.recall_at_thresholds(labels, scores, thresholds, weights=w)
+    batches = _batches(11)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for y, s, wt in batches:
+            sess.run([u for _, u in counts.values()] + [prec_up, rec_up],
+                     {labels: y, scores: s, w: wt})
+        got = sess.run({k: v for k, (v, _) in counts.items()})
+        got_p, got_r = sess.run([prec, rec])
+    y = np.concatenate([b[0] for b in batches]).astype(bool)
+    s = np.concatenate([b[1] for b in batches])
+    wt = np.concatenate([b[2] for b in batches])
+    for i, t in enumerate(thresholds):
+        pos = s > t
+        assert got["true_positives"][i] == pytest.approx(wt[pos & y].sum(), rel=1e-5)
+        assert got["false_positives"][i] == pytest.approx(wt[pos & ~y].sum(), rel=1e-5)
+        assert got["true_negatives"][i] == pytest.approx(wt[~pos & ~y].sum(), rel=1e-5)
+        assert got["false_negatives"][i] == pytest.approx(wt[~pos & y].sum(), rel=1e-5)
+        assert got_p[i] == pytest.approx(
+            skm.precision_score(y, pos, sample_weight=wt), rel=1e-5)
+        assert got_r[i] == pytest.approx(skm.recall_score(y, pos, sample_weight=wt), rel=1e-5)
+    assert "true_positives/true_positives" in [v.op.name for v in tf.local_variables()]
+    assert "precision_at_thresholds/false_positives" in [
+        v.op.name for v in tf.local_variables()]

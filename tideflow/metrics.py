@@ -33,9 +33,30 @@ from tideflow.ops import (
 from tideflow.ops import variable_scope as vs
 
 __all__ = [
-    "accuracy", "auc", "false_negatives", "false_positives", "mean", "mean_absolute_error",
-    "mean_iou", "mean_squared_error", "mean_tensor", "precision", "precision_at_k", "recall",
-    "recall_at_k", "root_mean_squared_error", "sparse_precision_at_k", "sparse_recall_at_k", "true_negatives", "true_positives",
+    "accuracy",
+    "auc",
+    "false_negatives",
+    "false_negatives_at_thresholds",
+    "false_positives",
+    "false_positives_at_thresholds",
+    "mean",
+    "mean_absolute_error",
+    "mean_iou",
+    "mean_squared_error",
+    "mean_tensor",
+    "precision",
+    "precision_at_k",
+    "precision_at_thresholds",
+    "recall",
+    "recall_at_k",
+    "recall_at_thresholds",
+    "root_mean_squared_error",
+    "sparse_precision_at_k",
+    "sparse_recall_at_k",
+    "true_negatives",
+    "true_negatives_at_thresholds",
+    "true_positives",
+    "true_positives_at_thresholds",
 ]
 
 
@@ -577,3 +598,60 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
 
 sparse_precision_at_k = precision_at_k
 sparse_recall_at_k = recall_at_k
+
+
+# --------------------------------------------------------------------------- at thresholds
+
+
+def _make_count_at_thresholds(op_name, key):
+    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
+               updates_collections=None, name=None):
+        with vs.variable_scope(name, op_name, (predictions, labels, weights)):
+            values, updates = _thresholded_counts(
+                f"{op_name}_at_thresholds", labels, predictions, weights,
+                [float(t) for t in thresholds], (key,))
+            _add_collections(values[key], updates[key], metrics_collections,
+                             updates_collections)
+            return values[key], updates[key]
+
+    metric.__name__ = metric.__qualname__ = f"{op_name}_at_thresholds"
+    metric.__doc__ = (f"The (weighted) {op_name.replace('_', ' ')} for each threshold "
+                      f"(``prediction > threshold`` is positive), shape ``[len(thresholds)]``.")
+    return metric
+
+
+true_positives_at_thresholds = _make_count_at_thresholds("true_positives", "tp")
+false_positives_at_thresholds = _make_count_at_thresholds("false_positives", "fp")
+true_negatives_at_thresholds = _make_count_at_thresholds("true_negatives", "tn")
+false_negatives_at_thresholds = _make_count_at_thresholds("false_negatives", "fn")
+
+
+def _ratio_at_thresholds(kind, other, labels, predictions, thresholds, weights,
+                         metrics_collections, updates_collections, name):
+    with vs.variable_scope(name, f"{kind}_at_thresholds", (predictions, labels, weights)):
+        values, updates = _thresholded_counts(
+            f"{kind}_at_thresholds", labels, predictions, weights,
+            [float(t) for t in thresholds], ("tp", other))
+        eps = np.float32(1e-7)
+
+        def compute(c, suffix):
+            return math_ops.truediv(c["tp"], math_ops.add(math_ops.add(c["tp"], c[other]), eps),
+                                    name=f"{kind}_{suffix}")
+
+        value, update_op = compute(values, "value"), compute(updates, "update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def precision_at_thresholds(labels, predictions, thresholds, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """``tp / (tp + fp + 1e-7)`` for each threshold; ``predictions`` in [0, 1]."""
+    return _ratio_at_thresholds("precision", "fp", labels, predictions, thresholds, weights,
+                                metrics_collections, updates_collections, name)
+
+
+def recall_at_thresholds(labels, predictions, thresholds, weights=None,
+                         metrics_collections=None, updates_collections=None, name=None):
+    """``tp / (tp + fn + 1e-7)`` for each threshold; ``predictions`` in [0, 1]."""
+    return _ratio_at_thresholds("recall", "fn", labels, predictions, thresholds, weights,
+                                metrics_collections, updates_collections, name)
