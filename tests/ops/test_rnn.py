@@ -112,6 +112,29 @@ def test_time_major_matches_batch_major_and_no_sequence_length():
     np.testing.assert_allclose(stt, sb, rtol=1e-6)
 
 
+def test_unknown_batch_and_time_give_the_same_values_with_the_same_cell():
+    known = tf.constant(XS)
+    unknown = tf.placeholder(tf.float32, [None, None, 4])
+    lengths = tf.placeholder(tf.int32, [None])
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(3), tf.nn.rnn_cell.GRUCell(2)])
+    out_k, st_k = tf.nn.dynamic_rnn(cell, known, sequence_length=LENGTHS, dtype=tf.float32)
+    out_u, st_u = tf.nn.dynamic_rnn(cell, unknown, sequence_length=lengths, dtype=tf.float32)
+    assert out_u.get_shape().as_list() == [None, None, 2]
+    assert st_u[0].c.get_shape().as_list() == [None, 3]
+    assert st_u[1].get_shape().as_list() == [None, 2]
+    assert len(tf.global_variables()) == 6  # the second call reuses the cell's variables
+    sess = _session()
+    got_k, got_u = sess.run([(out_k, st_k), (out_u, st_u)], {unknown: XS, lengths: LENGTHS})
+    for a, b in zip(_flat(got_k), _flat(got_u), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def _flat(x):
+    if isinstance(x, (tuple, list)):
+        return [y for e in x for y in _flat(e)]
+    return [x]
+
+
 def test_gru_names_bias_init_and_values():
     x = tf.constant(XS)
     cell = tf.contrib.rnn.GRUCell(5)

@@ -257,6 +257,11 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 def _reverse(x, seq_lengths, seq_axis, batch_axis):
     """Reverses the first ``seq_lengths[b]`` steps of every row ``b`` along ``seq_axis``
     (the whole axis when ``seq_lengths`` is None); built from a gather."""
+    with ops.name_scope("ReverseSequence"):
+        return _reverse_in_scope(x, seq_lengths, seq_axis, batch_axis)
+
+
+def _reverse_in_scope(x, seq_lengths, seq_axis, batch_axis):
     if seq_lengths is None:
         return pad_ops.reverse(x, [seq_axis])
     shape = array_ops.shape(x)
