@@ -363,6 +363,7 @@ from tideflow.ops.reduction_ops import (
 from tideflow.ops.reverse_sequence_ops import reverse_sequence
 from tideflow.ops.script_ops import numpy_function, py_func
 from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
+from tideflow.ops.sort_ops import argsort, searchsorted, sort
 from tideflow.ops.sparse_ops import (
     sparse_add,
     sparse_concat,

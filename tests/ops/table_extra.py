@@ -54,6 +54,24 @@ def _diag_part(x):
     return np.diagonal(x.reshape(n, n)).reshape(x.shape[:r])
 
 
+def _perm(shape, seed):
+    """Distinct values (a permutation), so sorts and their gradients are well defined."""
+    def make(np_dt):
+        a = np.random.RandomState(seed).permutation(int(np.prod(shape))).reshape(shape)
+        return a.astype(np_dt)
+
+    return make
+
+
+def _ties(np_dt):
+    return np.array([[3, 1, 2, 1, 3], [0, 5, 5, 2, 0]]).astype(np_dt)
+
+
+def _desc_argsort(x, axis):
+    return np.argsort(-x.astype(np.float64), axis=axis, kind="stable").astype(np.int32)
+
+
+_SORT_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8)
 _DIAG_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.complex64)
 
 CASES = [
@@ -84,4 +102,25 @@ CASES = [
          dtypes=_DIAG_DT),
     Case("DiagPart", lambda x: tf.diag_part(x), [_data((4, 4))], _diag_part,
          name="DiagPart_matrix"),
+    Case("TopKV2",
+         lambda x: [tf.sort(x), tf.sort(x, axis=0, direction="DESCENDING"), tf.sort(x, 1)],
+         [_perm((4, 3, 5), 0)],
+         lambda x: [np.sort(x), -np.sort(-x.astype(np.float64), axis=0).astype(x.dtype),
+                    np.sort(x, axis=1)], dtypes=_SORT_DT, name="Sort"),
+    Case("TopKV2",
+         lambda x: [tf.argsort(x, stable=True), tf.argsort(x, direction="DESCENDING"),
+                    tf.argsort(tf.transpose(x), axis=0, stable=True)],
+         [_ties], lambda x: [np.argsort(x, kind="stable").astype(np.int32),
+                             _desc_argsort(x, -1),
+                             np.argsort(x.T, axis=0, kind="stable").astype(np.int32)],
+         dtypes=_SORT_DT, grad=False, name="Argsort"),
+    Case(("LowerBound", "UpperBound"),
+         lambda s, v: [tf.searchsorted(s, v), tf.searchsorted(s, v, side="right"),
+                       tf.searchsorted(s, v, out_type=tf.int64)],
+         [lambda d: np.array([[[0, 2, 2, 4]], [[1, 1, 3, 5]]]).astype(d),
+          lambda d: np.array([[[2, 0, 5]], [[1, 4, 0]]]).astype(d)],
+         lambda s, v: [np.array([np.searchsorted(a[0], b[0], side) for a, b in zip(s, v)])
+                       .reshape(v.shape).astype(t) for side, t in
+                       (("left", np.int32), ("right", np.int32), ("left", np.int64))],
+         dtypes=_SORT_DT, grad=False, name="SearchSorted"),
 ]

@@ -157,3 +157,51 @@ def test_norm_bad_ord_and_axis_are_value_errors():
         tf.norm(_X, axis=(0, 1, 2))
     with pytest.raises(NotImplementedError, match="matrix 2-norm"):
         tf.norm(_X, ord=2, axis=(0, 1))
+
+
+# -- sort, argsort, searchsorted ----------------------------------------------------------
+
+
+def test_sort_static_shapes_and_unknown_rank():
+    x = tf.placeholder(tf.float32, [None, 4, 3])
+    assert tf.sort(x, axis=1).get_shape().as_list() == [None, 4, 3]
+    assert tf.argsort(x).dtype == tf.int32
+    u = tf.placeholder(tf.float32)  # unknown rank: the transposition is built at run time
+    data = np.random.RandomState(1).rand(2, 3, 4).astype(np.float32)
+    got = _run(tf.sort(u, axis=1, direction="DESCENDING"), feed={u: data})
+    np.testing.assert_array_equal(got, -np.sort(-data, axis=1))
+
+
+def test_argsort_ascending_and_descending_keep_ties_in_order():
+    x = np.array([2.0, 1.0, 2.0, 0.0, 1.0, 2.0])
+    a, d = _run(tf.argsort(x, stable=True), tf.argsort(x, direction="DESCENDING", stable=True))
+    np.testing.assert_array_equal(a, [3, 1, 4, 0, 2, 5])
+    np.testing.assert_array_equal(d, [0, 2, 5, 1, 4, 3])
+
+
+def test_sort_errors():
+    with pytest.raises(ValueError, match="UP should be one of ASCENDING, DESCENDING"):
+        tf.sort([1, 2], direction="UP")
+    with pytest.raises(ValueError, match="axis must be a constant scalar"):
+        tf.argsort([1, 2], axis=tf.placeholder(tf.int32, []))
+    with pytest.raises(ValueError, match="axis 3 is out of range"):
+        tf.sort(tf.zeros([2, 3]), axis=3)
+
+
+def test_searchsorted_shapes_and_errors():
+    from tideflow.framework import ops
+
+    s = tf.placeholder(tf.float32, [3, 5])
+    v = tf.placeholder(tf.float32, [3, 2])
+    out = tf.searchsorted(s, v)
+    assert out.op.inputs[0].op.type == "LowerBound" and out.dtype == tf.int32
+    assert out.get_shape().as_list() == [3, 2]
+    with pytest.raises(ValueError, match="side must be either 'right' or 'left'"):
+        tf.searchsorted(s, v, side="middle")
+    with pytest.raises(ValueError, match=r"LowerBound: leading dim_size .* \[3,5\] vs. values "
+                                         r"\[2,2\]"):
+        ops.apply_op("LowerBound", [tf.zeros([3, 5]), tf.zeros([2, 2])])
+    s2, v2 = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"UpperBound: leading dim_size"):
+        _run(tf.searchsorted(s2, v2, side="right"),
+             feed={s2: np.zeros((3, 5)), v2: np.zeros((4, 2))})
