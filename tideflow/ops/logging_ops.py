@@ -259,7 +259,10 @@ def _split_template(template, placeholder, count, where):
 
 
 def _string_format_kernel(inputs, *, template, placeholder, summarize):
-    pieces = _split_template(template, placeholder, len(inputs), "StringFormat")
+    try:
+        pieces = _split_template(template, placeholder, len(inputs), "StringFormat")
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, None, str(e)) from None
     text = pieces[0] + "".join(
         summarize_value_v2(x, summarize) + piece for x, piece in zip(inputs, pieces[1:])
     )
