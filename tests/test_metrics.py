@@ -470,3 +470,29 @@ def test_counts_precision_recall_at_thresholds(graph):
     assert "true_positives/true_positives" in [v.op.name for v in tf.local_variables()]
     assert "precision_at_thresholds/false_positives" in [
         v.op.name for v in tf.local_variables()]
+
+
+def test_value_fetched_with_update_reads_the_updated_state(graph):
+    x = tf.placeholder(tf.float32, [None])
+    labels = tf.placeholder(tf.int64, [None])
+    pairs = [tf.metrics.mean(x), tf.metrics.precision(labels, tf.greater(x, 0.5)),
+             tf.metrics.auc(labels, x)]
+    rng = np.random.RandomState(12)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for _ in range(5):
+            out = sess.run(pairs, {x: rng.rand(20).astype(np.float32),
+                                   labels: rng.randint(0, 2, 20)})
+            for value, update in out:
+                assert value == pytest.approx(update, rel=1e-6)
+
+
+def test_saver_leaves_metric_state_out(graph, tmp_path):
+    w = tf.Variable(2.0, name="w")
+    _, update = tf.metrics.mean(w)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        sess.run(update)
+        path = saver.save(sess, str(tmp_path / "model"))
+    assert [name for name, _ in tf.train.list_variables(path)] == ["w"]
