@@ -420,3 +420,28 @@ def test_namespaces():
     from tideflow.nn.rnn_cell import LSTMStateTuple
     assert MultiRNNCell is tf.nn.rnn_cell.MultiRNNCell
     assert LSTMStateTuple(1, 2).h == 2
+
+
+def test_bidirectional_time_major_gradient_matches_finite_differences():
+    rng = np.random.RandomState(3)
+    xv = rng.randn(4, 2, 2)  # [time, batch, depth]
+    x = tf.placeholder(tf.float64, [4, 2, 2])
+    (out_fw, out_bw), (st_fw, st_bw) = tf.nn.bidirectional_dynamic_rnn(
+        tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.BasicLSTMCell(2), x,
+        sequence_length=[4, 2], dtype=tf.float64, time_major=True)
+    assert out_bw.get_shape().as_list() == [4, 2, 2]
+    weights = tf.constant(rng.randn(4, 2, 2))
+    loss = (tf.reduce_sum(out_fw * weights) + tf.reduce_sum(out_bw * out_bw)
+            + tf.reduce_sum(st_bw.c) + tf.reduce_sum(st_fw))
+    (gx,) = tf.gradients(loss, [x])
+    sess = _session()
+    got, bw = sess.run([gx, out_bw], {x: xv})
+    assert not bw[2:, 1].any()  # past the second row's length
+    eps = 1e-6
+    num = np.zeros_like(xv)
+    for idx in np.ndindex(*xv.shape):
+        d = np.zeros_like(xv)
+        d[idx] = eps
+        num[idx] = (sess.run(loss, {x: xv + d}) - sess.run(loss, {x: xv - d})) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-7)
+    assert not got[2:, 1].any()

@@ -15,9 +15,9 @@ from tideflow.ops import (
     gather_ops,
     math_ops,
     pad_ops,
-    range_ops,
 )
 from tideflow.ops import variable_scope as vs
+from tideflow.ops.reverse_sequence_ops import reverse_sequence
 from tideflow.ops.rnn_cell_impl import RNNCell
 from tideflow.ops.tensor_array import TensorArray
 from tideflow.ops.while_loop import while_loop
@@ -256,28 +256,10 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 def _reverse(x, seq_lengths, seq_axis, batch_axis):
     """Reverses the first ``seq_lengths[b]`` steps of every row ``b`` along ``seq_axis``
-    (the whole axis when ``seq_lengths`` is None); built from a gather."""
-    with ops.name_scope("ReverseSequence"):
-        return _reverse_in_scope(x, seq_lengths, seq_axis, batch_axis)
-
-
-def _reverse_in_scope(x, seq_lengths, seq_axis, batch_axis):
+    (the whole axis when ``seq_lengths`` is None)."""
     if seq_lengths is None:
         return pad_ops.reverse(x, [seq_axis])
-    shape = array_ops.shape(x)
-    steps = shape[seq_axis]
-    batch = shape[batch_axis]
-    t = array_ops.reshape(range_ops.range(steps), [-1, 1])           # [T, 1]
-    lengths = array_ops.reshape(seq_lengths, [1, -1])                # [1, B]
-    src = gather_ops.where_v2(math_ops.less(t, lengths), lengths - 1 - t, t + 0 * lengths)
-    b = t * 0 + array_ops.reshape(range_ops.range(batch), [1, -1])  # [T, B]
-    if seq_axis == 0:
-        idx = concat_ops.stack([src, b], axis=-1)
-    else:
-        idx = concat_ops.stack([array_ops.transpose(b), array_ops.transpose(src)], axis=-1)
-    out = gather_ops.gather_nd(x, idx)
-    out.set_shape(x.get_shape())
-    return out
+    return reverse_sequence(x, seq_lengths, seq_axis=seq_axis, batch_axis=batch_axis)
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
