@@ -10,6 +10,7 @@ import pytest
 
 import tideflow as tf
 from tests.ops.optable import Case
+from tideflow.framework import ops
 
 
 def _check_no_op():
@@ -112,6 +113,13 @@ def _check_print_v2():
         with tf.Session(graph=g) as sess, contextlib.redirect_stderr(err):
             sess.run(bad)
         assert err.getvalue() == '["a" "b"]\n'
+        # a graph whose template does not fit its inputs fails when run
+        with g.as_default():
+            raw = ops.apply_op("StringFormat", [[x]], {"template": "{} {}", "placeholder": "{}"},
+                               name="raw")._outputs[0]
+        with tf.Session(graph=g) as sess, pytest.raises(
+                tf.errors.InvalidArgumentError, match="num placeholders in template and num"):
+            sess.run(raw, {x: [1]})
 
 
 CASES = [
