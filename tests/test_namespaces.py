@@ -90,3 +90,36 @@ def test_random_names_and_values():
             uv, cv = sess.run([u, cat])
     assert uv.min() >= 2.0 and uv.max() < 3.0 and uv.std() > 0.2
     assert cv[0].tolist() == [1] * 20 and cv[1].tolist() == [0] * 20
+
+
+def test_print_to_logging_with_variables_and_sparse_tensors():
+    from tideflow.ops import logging_ops
+
+    assert tf.strings.format is logging_ops.string_format and tf.print is logging_ops.print_v2
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append((record.levelno, record.getMessage()))
+
+    logger = tf.logging.get_logger()
+    handler = Keep()
+    logger.addHandler(handler)
+    old = tf.logging.get_verbosity()
+    g = tf.Graph()
+    try:
+        tf.logging.set_verbosity(tf.logging.INFO)
+        with g.as_default():
+            v = tf.Variable([1.0, 2.5])
+            sp = tf.SparseTensor([[0, 1]], [5], [2, 2])
+            shown = tf.print("v", v, sp, output_stream=tf.logging.warning, end="")
+            info = tf.print([v, 3], output_stream=tf.logging.INFO)
+            with tf.Session(graph=g) as sess:
+                sess.run(v.initializer)
+                sess.run([shown, info])
+    finally:
+        tf.logging.set_verbosity(old)
+        logger.removeHandler(handler)
+    assert (logging.WARNING,
+            "v [1 2.5] 'SparseTensor(indices=[[0 1]], values=[5], shape=[2 2])'") in records
+    assert (logging.INFO, "[[1 2.5], 3]\n") in records
