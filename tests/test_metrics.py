@@ -165,6 +165,8 @@ def test_mean_tensor_is_elementwise(graph):
         for a, b in data:
             sess.run([update, wupdate], {x: a, w: b})
         got, wgot = sess.run([value, wvalue])
+    assert [v.op.name for v in tf.local_variables()] == [
+        "mean/total_tensor", "mean/count_tensor", "mean_1/total_tensor", "mean_1/count_tensor"]
     xs = np.stack([a for a, _ in data])
     ws = np.broadcast_to(np.stack([b for _, b in data]), xs.shape)
     assert got.shape == (2, 3)
