@@ -31,7 +31,8 @@ rnn = types.ModuleType(__name__ + ".rnn", "``tf.contrib.rnn``: recurrent cells a
 for _name in _rnn_cell_impl.__all__:
     setattr(rnn, _name, getattr(_rnn_cell_impl, _name))
 rnn.static_rnn = _rnn.static_rnn
-rnn.__all__ = [*_rnn_cell_impl.__all__, "static_rnn"]
+rnn.static_bidirectional_rnn = _rnn.static_bidirectional_rnn
+rnn.__all__ = [*_rnn_cell_impl.__all__, "static_bidirectional_rnn", "static_rnn"]
 sys.modules[rnn.__name__] = rnn
 
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")

@@ -83,7 +83,12 @@ import sys as _sys
 import types as _types
 
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
-from tideflow.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
+from tideflow.ops.rnn import (
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+)
 
 rnn_cell = _types.ModuleType(__name__ + ".rnn_cell", "``tf.nn.rnn_cell``: recurrent cells.")
 for _name in _rnn_cell_impl.__all__:

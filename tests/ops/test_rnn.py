@@ -301,6 +301,15 @@ def test_bidirectional_dynamic_rnn():
     np.testing.assert_allclose(sbw, want_sbw, rtol=1e-5, atol=1e-6)
     # the backward output at step 0 sees the whole sequence: equals the final bw state
     np.testing.assert_allclose(obw[0, 0], sbw[0], rtol=1e-6)
+    # the static version, with the same cells (so the same variables' values)
+    outs, s_fw, s_bw = tf.contrib.rnn.static_bidirectional_rnn(
+        cell_fw, cell_bw, tf.unstack(x, axis=1), sequence_length=lengths, dtype=tf.float32)
+    assert len(outs) == 5 and outs[0].get_shape().as_list() == [None, 5]
+    st_outs, st_fw, st_bw = sess.run([outs, s_fw, s_bw], {x: XS, lengths: LENGTHS})
+    np.testing.assert_allclose(np.stack(st_outs, 1), np.concatenate([ofw, obw], 2), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(st_fw, sfw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(st_bw, sbw, rtol=1e-5, atol=1e-6)
 
 
 def test_gradients_through_dynamic_rnn_match_finite_differences():
@@ -416,6 +425,7 @@ def test_errors():
 def test_namespaces():
     assert tf.contrib.rnn.LSTMCell is tf.nn.rnn_cell.LSTMCell
     assert tf.contrib.rnn.static_rnn is tf.nn.static_rnn
+    assert tf.contrib.rnn.static_bidirectional_rnn is tf.nn.static_bidirectional_rnn
     from tideflow.contrib.rnn import MultiRNNCell
     from tideflow.nn.rnn_cell import LSTMStateTuple
     assert MultiRNNCell is tf.nn.rnn_cell.MultiRNNCell

@@ -296,4 +296,45 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
     return (output_fw, output_bw), (state_fw, state_bw)
 
 
-__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_rnn"]
+def _reverse_list(inputs, lengths):
+    """The list of time steps ``inputs`` reversed within each row's length."""
+    if lengths is None:
+        return list(reversed(inputs))
+    flat_steps = [nest.flatten(x) for x in inputs]
+    columns = []
+    for k in range(len(flat_steps[0])):
+        stacked = concat_ops.stack([ops.convert_to_tensor(step[k]) for step in flat_steps])
+        rev = reverse_sequence(stacked, lengths, seq_axis=0, batch_axis=1)
+        columns.append(concat_ops.unstack(rev, num=len(inputs)))
+    return [nest.pack_sequence_as(inputs[t], [col[t] for col in columns])
+            for t in range(len(inputs))]
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """``static_rnn`` forward and over the reversed list of ``inputs``; returns
+    ``(outputs, state_fw, state_bw)`` with each output the depth-concatenation of the forward
+    and the (re-reversed) backward output at that step."""
+    _check_cell(cell_fw, "cell_fw")
+    _check_cell(cell_bw, "cell_bw")
+    if not nest.is_sequence(inputs):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        lengths = None if sequence_length is None else _check_sequence_length(sequence_length)
+        with vs.variable_scope("bw") as bw_scope:
+            tmp, state_bw = static_rnn(cell_bw, _reverse_list(inputs, lengths),
+                                       initial_state_bw, dtype, sequence_length,
+                                       scope=bw_scope)
+    output_bw = _reverse_list(tmp, lengths)
+    outputs = [nest.map_structure(lambda f, b: concat_ops.concat([f, b], 1), fw, bw)
+               for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
+
+
+__all__ = ["bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn"]
