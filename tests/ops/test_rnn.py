@@ -455,3 +455,51 @@ def test_bidirectional_time_major_gradient_matches_finite_differences():
         num[idx] = (sess.run(loss, {x: xv + d}) - sess.run(loss, {x: xv - d})) / (2 * eps)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-7)
     assert not got[2:, 1].any()
+
+
+def test_state_dropout_spares_lstm_c_and_residual_and_device_wrappers():
+    x = tf.constant(XS)
+    lstm = tf.nn.rnn_cell.BasicLSTMCell(40)
+    cell = tf.nn.rnn_cell.DropoutWrapper(lstm, state_keep_prob=1e-9, seed=1)
+    _, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    res_cell = tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.DeviceWrapper(
+        tf.nn.rnn_cell.BasicRNNCell(4), "/cpu:0"))
+    res_out, _ = tf.nn.dynamic_rnn(res_cell, x, dtype=tf.float32, scope="res")
+    res_plain, _ = tf.nn.dynamic_rnn(res_cell.wrapped_cell.wrapped_cell, x, dtype=tf.float32,
+                                     scope="res")
+    names = [v.op.name for v in tf.global_variables()]
+    assert names == ["rnn/basic_lstm_cell/kernel", "rnn/basic_lstm_cell/bias",
+                     "res/basic_rnn_cell/kernel", "res/basic_rnn_cell/bias"]
+    sess = _session()
+    st, r_out, r_plain = sess.run([state, res_out, res_plain])
+    w = _vars(sess)
+
+    def step(xt, s):  # h is dropped (keep prob ~0) after every step, c never is
+        h, c = _np_basic_lstm(xt, s[0], s[1], w["rnn/basic_lstm_cell/kernel"],
+                              w["rnn/basic_lstm_cell/bias"])
+        return h, (c, np.zeros_like(h))
+
+    zeros = np.zeros((3, 40), np.float32)
+    _, (want_c, _) = _np_run(step, XS, np.full(3, 5), (zeros, zeros))
+    assert not st.h.any()
+    np.testing.assert_allclose(st.c, want_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r_out, r_plain + XS, rtol=1e-6)
+
+
+def test_variables_round_trip_through_a_checkpoint(tmp_path):
+    path = str(tmp_path / "model.ckpt")
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.LSTMCell(2)])
+    out, _ = tf.nn.dynamic_rnn(cell, tf.constant(XS), dtype=tf.float32)
+    sess = _session()
+    want = sess.run(out)
+    tf.train.Saver().save(sess, path)
+    names = dict(tf.train.list_variables(path))
+    assert names["rnn/multi_rnn_cell/cell_1/lstm_cell/kernel"] == [5, 8]
+    assert names["rnn/multi_rnn_cell/cell_0/gru_cell/gates/kernel"] == [7, 6]
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3),
+                                            tf.nn.rnn_cell.LSTMCell(2)])
+        out, _ = tf.nn.dynamic_rnn(cell, tf.constant(XS), dtype=tf.float32)
+        with tf.Session() as sess2:
+            tf.train.Saver().restore(sess2, path)
+            np.testing.assert_array_equal(sess2.run(out), want)
