@@ -361,6 +361,17 @@ from tideflow.ops.reduction_ops import (
     unsorted_segment_sum,
 )
 from tideflow.ops.reverse_sequence_ops import reverse_sequence
+from tideflow.ops.scatter_nd_ops import (
+    scatter_nd_add,
+    scatter_nd_sub,
+    scatter_nd_update,
+    tensor_scatter_add,
+    tensor_scatter_nd_add,
+    tensor_scatter_nd_sub,
+    tensor_scatter_nd_update,
+    tensor_scatter_sub,
+    tensor_scatter_update,
+)
 from tideflow.ops.script_ops import numpy_function, py_func
 from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
 from tideflow.ops.sort_ops import argsort, searchsorted, sort

@@ -1,9 +1,11 @@
 """Op-table rows for reverse_sequence, the matrix diagonal ops, sort/search and scatter_nd ops."""
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 from tests.ops.optable import Case
+from tideflow.ops import state_ops
 
 _NUM = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8, tf.complex64)
 _ALL = _NUM + (tf.bool,)
@@ -71,6 +73,52 @@ def _desc_argsort(x, axis):
     return np.argsort(-x.astype(np.float64), axis=axis, kind="stable").astype(np.int32)
 
 
+def _np_scatter_nd(mode):
+    def ref(t, ix, up):
+        out = t.copy()
+        where = tuple(np.moveaxis(ix, -1, 0))
+        if mode == "update":
+            out[where] = up
+        elif mode == "add":
+            np.add.at(out, where, up)
+        else:
+            np.subtract.at(out, where, up)
+        return out
+
+    return ref
+
+
+def _check_scatter_nd_ref(op_type, fn, mode):
+    def check():
+        for dt in (tf.float32, tf.float64, tf.int32):
+            for idt in (tf.int32, tf.int64):
+                with tf.Graph().as_default():
+                    v = state_ops.variable_op_v2([4, 3], dt, name="v")
+                    start = np.arange(12).reshape(4, 3).astype(dt.as_numpy_dtype)
+                    init = tf.assign(v, start)
+                    # duplicates only where the result is order independent
+                    ix = np.array([[3], [0], [3]] if mode != "update" else [[3], [0]],
+                                  idt.as_numpy_dtype)
+                    up = (np.arange(len(ix) * 3).reshape(-1, 3) + 7).astype(dt.as_numpy_dtype)
+                    ix2 = np.array([[1, 2], [2, 0]], idt.as_numpy_dtype)
+                    up2 = np.array([5, 9]).astype(dt.as_numpy_dtype)
+                    out = fn(v, ix, up)
+                    out2 = fn(out, ix2, up2)  # chained: the ref passes through
+                    assert out.op.type == op_type and out.get_shape().as_list() == [4, 3]
+                    assert out.op.get_attr("use_locking") == (mode == "update")
+                    with tf.Session() as s:
+                        s.run(init)
+                        got = s.run(out2)
+                        want = _np_scatter_nd(mode)(start, ix, up)
+                        want = _np_scatter_nd(mode)(want, ix2, up2)
+                        np.testing.assert_array_equal(got, want)
+                        np.testing.assert_array_equal(s.run(v), want)
+                    with pytest.raises(ValueError, match=op_type):
+                        fn(v, ix, np.ones([2, 2], dt.as_numpy_dtype))
+
+    return check
+
+
 _SORT_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8)
 _DIAG_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.complex64)
 
@@ -123,4 +171,31 @@ CASES = [
                        .reshape(v.shape).astype(t) for side, t in
                        (("left", np.int32), ("right", np.int32), ("left", np.int64))],
          dtypes=_SORT_DT, grad=False, name="SearchSorted"),
+    Case("ScatterNdUpdate", check=_check_scatter_nd_ref("ScatterNdUpdate", tf.scatter_nd_update,
+                                                         "update"), grad=False),
+    Case("ScatterNdAdd", check=_check_scatter_nd_ref("ScatterNdAdd", tf.scatter_nd_add, "add"),
+         grad=False),
+    Case("ScatterNdSub", check=_check_scatter_nd_ref("ScatterNdSub", tf.scatter_nd_sub, "sub"),
+         grad=False),
+    Case("TensorScatterUpdate",
+         lambda t, u, w: [tf.tensor_scatter_update(t, [[2], [0]], u),
+                          tf.tensor_scatter_nd_update(t, [[1, 2], [3, 0]], w)],
+         [_data((4, 3)), _data((2, 3), 20), _data((2,), 40)],
+         lambda t, u, w: [_np_scatter_nd("update")(t, np.array([[2], [0]]), u),
+                          _np_scatter_nd("update")(t, np.array([[1, 2], [3, 0]]), w)],
+         dtypes=_ALL),
+    Case("TensorScatterAdd",
+         lambda t, u, w: [tf.tensor_scatter_add(t, [[2], [0], [2]], u),
+                          tf.tensor_scatter_nd_add(t, [[1, 2], [1, 2]], w)],
+         [_data((4, 3)), _data((3, 3), 20), _data((2,), 40)],
+         lambda t, u, w: [_np_scatter_nd("add")(t, np.array([[2], [0], [2]]), u),
+                          _np_scatter_nd("add")(t, np.array([[1, 2], [1, 2]]), w)],
+         dtypes=_NUM),
+    Case("TensorScatterSub",
+         lambda t, u, w: [tf.tensor_scatter_sub(t, [[2], [0], [2]], u),
+                          tf.tensor_scatter_nd_sub(t, np.array([[1, 2], [1, 2]], np.int64), w)],
+         [_data((4, 3)), _data((3, 3), 20), _data((2,), 40)],
+         lambda t, u, w: [_np_scatter_nd("sub")(t, np.array([[2], [0], [2]]), u),
+                          _np_scatter_nd("sub")(t, np.array([[1, 2], [1, 2]]), w)],
+         dtypes=_NUM),
 ]

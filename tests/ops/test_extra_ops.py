@@ -205,3 +205,60 @@ def test_searchsorted_shapes_and_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"UpperBound: leading dim_size"):
         _run(tf.searchsorted(s2, v2, side="right"),
              feed={s2: np.zeros((3, 5)), v2: np.zeros((4, 2))})
+
+
+# -- scatter_nd ---------------------------------------------------------------------------
+
+
+def test_tensor_scatter_static_errors_name_the_op_and_shapes():
+    t = tf.zeros([4, 3])
+    with pytest.raises(ValueError, match=r"TensorScatterUpdate: the outer 1 dimensions of "
+                                         r"indices.shape=\[2,1\].*updates.shape=\[2,2\]"):
+        tf.tensor_scatter_update(t, [[0], [1]], tf.zeros([2, 2]))
+    with pytest.raises(ValueError, match=r"TensorScatterAdd: the last dimension of indices \(3\) "
+                                         r"must be <= the rank of the target \(2\)"):
+        tf.tensor_scatter_add(t, [[0, 0, 0]], [1.0])
+    with pytest.raises(ValueError, match="TensorScatterSub: indices must be at least rank 1"):
+        tf.tensor_scatter_sub(t, 0, [1.0])
+
+
+def test_tensor_scatter_run_time_errors():
+    t = tf.placeholder(tf.float32)
+    ix = tf.placeholder(tf.int32)
+    up = tf.placeholder(tf.float32)
+    y = tf.tensor_scatter_update(t, ix, up)
+    assert y.get_shape().ndims is None
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"TensorScatterUpdate: indices\[1\] = \[4, 0\] does not index into "
+                             r"shape \[4,3\]"):
+        _run(y, feed={t: np.zeros((4, 3)), ix: [[0, 0], [4, 0]], up: [1, 2]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"must have updates.shape"):
+        _run(y, feed={t: np.zeros((4, 3)), ix: [[0], [1]], up: [1, 2]})
+
+
+def test_tensor_scatter_gradients():
+    wv = np.arange(12.0).reshape(4, 3) + 1
+    t = tf.constant(np.zeros((4, 3)))
+    u = tf.constant(np.ones((2, 3)))
+    masked = wv.copy()
+    masked[[3, 0]] = 0
+    for fn, gt, gu in ((tf.tensor_scatter_update, masked, wv[[3, 0]]),
+                       (tf.tensor_scatter_add, wv, wv[[3, 0]]),
+                       (tf.tensor_scatter_sub, wv, -wv[[3, 0]])):
+        out = fn(t, [[3], [0]], u)
+        a, b = _run(*tf.gradients(tf.reduce_sum(out * wv), [t, u]))
+        np.testing.assert_array_equal(a, gt)
+        np.testing.assert_array_equal(b, gu)
+
+
+def test_scatter_nd_update_on_variable_and_bad_index():
+    v = tf.Variable(np.zeros((2, 2), np.float32))
+    ix = tf.placeholder(tf.int32, [None, 2])
+    up = tf.scatter_nd_update(v, ix, [7.0])
+    with tf.Session() as s:
+        s.run(v.initializer)
+        np.testing.assert_array_equal(s.run(up, {ix: [[1, 0]]}), [[0, 0], [7, 0]])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="ScatterNdUpdate: indices"):
+            s.run(up, {ix: [[2, 0]]})
+    assert tf.scatter_nd_update(v, [[0, 0]], [1.0]).op.get_attr("use_locking") is True
+    assert tf.scatter_nd_add(v, [[0, 0]], [1.0], use_locking=True).op.get_attr("use_locking")

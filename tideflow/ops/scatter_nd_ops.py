@@ -1,0 +1,231 @@
+"""Scatter by n-d indices: ScatterNdUpdate/Add/Sub (into a ref variable, in place) and
+TensorScatterUpdate/Add/Sub (a new tensor, differentiable)."""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _in, _np, _register_fold, _shape_str
+from tideflow.ops.gradients import dense
+from tideflow.ops.state_ops import (
+    UninitializedValue,
+    _lock_of,
+    _ref_of,
+    _uninitialized_error,
+    resource_for,
+    variable_op_of,
+)
+
+_INDEX = "Tindices: {int32, int64}"
+
+
+def _check_static(op_type, target, ix, up):
+    """ValueError when the static shapes prove ``updates`` cannot be scattered into ``target``."""
+    if ix.ndims == 0:
+        raise ValueError(f"{op_type}: indices must be at least rank 1 but is rank 0")
+    if ix.ndims is None or ix.dims[-1].value is None or target.ndims is None:
+        return
+    k = ix.dims[-1].value
+    if k > target.ndims:
+        raise ValueError(
+            f"{op_type}: the last dimension of indices ({k}) must be <= the rank of the "
+            f"target ({target.ndims}); indices.shape={_shape_str(ix)}, "
+            f"target.shape={_shape_str(target)}")
+    if up.ndims is None:
+        return
+    want = TensorShape(ix.dims[:-1] + target.dims[k:])
+    if not up.is_compatible_with(want):
+        outer = ix.ndims - 1
+        raise ValueError(
+            f"{op_type}: the outer {outer} dimensions of indices.shape={_shape_str(ix)} must "
+            f"match the outer {outer} dimensions of updates.shape={_shape_str(up)}, and the "
+            f"inner dimensions of updates must match shape[{k}:] of the target's shape="
+            f"{_shape_str(target)}")
+
+
+def _scatter_into(op_type, out, indices, updates, mode, op=None):
+    """Scatters ``updates`` into the ndarray ``out`` in place, after checking the shapes."""
+    indices = np.asarray(indices)
+    updates = _np(updates)
+
+    def invalid(msg):
+        return errors.InvalidArgumentError(None, op, f"{op_type}: {msg}")
+
+    if indices.ndim == 0:
+        raise invalid("indices must be at least a vector")
+    k = indices.shape[-1]
+    if k > out.ndim:
+        raise invalid(f"the last dimension of indices ({k}) must be <= the rank of the target "
+                      f"({out.ndim}); indices shape {_shape_str(indices.shape)}, target shape "
+                      f"{_shape_str(out.shape)}")
+    want = indices.shape[:-1] + out.shape[k:]
+    if updates.shape != want:
+        raise invalid(
+            f"must have updates.shape = indices.shape[:-1] + target.shape[{k}:], got "
+            f"updates.shape {_shape_str(updates.shape)}, indices.shape "
+            f"{_shape_str(indices.shape)}, target.shape {_shape_str(out.shape)}")
+    flat = indices.reshape(-1, k)
+    bad = np.any((flat < 0) | (flat >= np.asarray(out.shape[:k], dtype=np.int64)), axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        pos = [int(p) for p in np.unravel_index(i, indices.shape[:-1])]
+        raise invalid(f"indices{pos} = {flat[i].tolist()} does not index into shape "
+                      f"{_shape_str(out.shape)}")
+    if k == 0:
+        rows = updates.reshape((-1,) + out.shape)
+        if mode == "update":
+            if rows.shape[0]:
+                out[...] = rows[-1]
+        elif mode == "add":
+            out += rows.sum(0, dtype=out.dtype)
+        else:
+            out -= rows.sum(0, dtype=out.dtype)
+        return out
+    where = tuple(np.moveaxis(indices, -1, 0))
+    if mode == "update":
+        out[where] = updates
+    elif mode == "add":
+        np.add.at(out, where, updates)
+    else:
+        np.subtract.at(out, where, updates)
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# ScatterNdUpdate, ScatterNdAdd, ScatterNdSub (ref variables)
+# ------------------------------------------------------------------------------------------
+
+
+def _ref_shape(op):
+    ref, ix, up = (t._shape for t in op._inputs)
+    _check_static(op._type, ref, ix, up)
+    return [ref]
+
+
+def _ref_kernel(mode):
+    def factory(ctx):
+        op = ctx.op
+        var_op = variable_op_of(op._inputs[0])
+        res = resource_for(ctx, var_op) if var_op is not None else None
+        use_lock = op._attrs["use_locking"]
+
+        def run(ref, indices, updates):
+            if isinstance(ref, UninitializedValue):
+                raise _uninitialized_error(ref.name, op)
+            with _lock_of(res, use_lock):
+                return _scatter_into(op._type, ref, indices, updates, mode, op)
+
+        return run
+
+    return factory
+
+
+for _name, _mode, _t, _lock in (("ScatterNdUpdate", "update", "type", "true"),
+                                ("ScatterNdAdd", "add", "numbertype", "false"),
+                                ("ScatterNdSub", "sub", "numbertype", "false")):
+    op_registry.declare(
+        _name,
+        inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+        outputs=["output_ref: Ref(T)"],
+        attrs=[f"T: {_t}", _INDEX, f"use_locking: bool = {_lock}"],
+        shape=_ref_shape,
+        kernel_factory=_ref_kernel(_mode),
+        differentiable=False,
+        stateful=True,
+    )
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[indices[i]] = updates[i]`` for the n-d ``indices``; returns the ref."""
+    return ops.apply_op("ScatterNdUpdate", [_ref_of(ref), indices, updates],
+                        {"use_locking": use_locking}, name=name)._outputs[0]
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices[i]] += updates[i]`` (duplicates add up); returns the ref."""
+    return ops.apply_op("ScatterNdAdd", [_ref_of(ref), indices, updates],
+                        {"use_locking": use_locking}, name=name)._outputs[0]
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices[i]] -= updates[i]`` (duplicates add up); returns the ref."""
+    return ops.apply_op("ScatterNdSub", [_ref_of(ref), indices, updates],
+                        {"use_locking": use_locking}, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# TensorScatterUpdate, TensorScatterAdd, TensorScatterSub
+# ------------------------------------------------------------------------------------------
+
+
+def _tensor_shape(op):
+    t, ix, up = (_in(op, i) for i in range(3))
+    _check_static(op._type, t, ix, up)
+    return [t]
+
+
+def _tensor_kernel(op_type, mode):
+    def kernel(tensor, indices, updates):
+        return _scatter_into(op_type, _np(tensor).copy(), indices, updates, mode)
+
+    return kernel
+
+
+def _tensor_scatter_update_grad(op, grad):
+    from tideflow.ops.fill_ops import zeros_like
+    from tideflow.ops.gather_ops import gather_nd
+
+    grad = dense(grad)
+    indices, updates = op._inputs[1], op._inputs[2]
+    return [tensor_scatter_update(grad, indices, zeros_like(updates)), None,
+            gather_nd(grad, indices)]
+
+
+def _tensor_scatter_add_grad(op, grad):
+    from tideflow.ops.gather_ops import gather_nd
+
+    grad = dense(grad)
+    return [grad, None, gather_nd(grad, op._inputs[1])]
+
+
+def _tensor_scatter_sub_grad(op, grad):
+    from tideflow.ops.gather_ops import gather_nd
+
+    grad = dense(grad)
+    return [grad, None, -gather_nd(grad, op._inputs[1])]
+
+
+for _name, _mode, _grad in (("TensorScatterUpdate", "update", _tensor_scatter_update_grad),
+                            ("TensorScatterAdd", "add", _tensor_scatter_add_grad),
+                            ("TensorScatterSub", "sub", _tensor_scatter_sub_grad)):
+    op_registry.declare(
+        _name,
+        inputs=["tensor: T", "indices: Tindices", "updates: T"],
+        outputs=["output: T"],
+        attrs=["T: type", _INDEX],
+        shape=_tensor_shape,
+        kernel=_tensor_kernel(_name, _mode),
+        grad=_grad,
+    )
+
+_register_fold("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+
+
+def tensor_scatter_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``out[indices[i]] = updates[i]``."""
+    return ops.apply_op("TensorScatterUpdate", [tensor, indices, updates], name=name)._outputs[0]
+
+
+def tensor_scatter_add(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates[i]`` added at ``indices[i]`` (duplicates add up)."""
+    return ops.apply_op("TensorScatterAdd", [tensor, indices, updates], name=name)._outputs[0]
+
+
+def tensor_scatter_sub(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``updates[i]`` subtracted at ``indices[i]``."""
+    return ops.apply_op("TensorScatterSub", [tensor, indices, updates], name=name)._outputs[0]
+
+
+tensor_scatter_nd_update = tensor_scatter_update
+tensor_scatter_nd_add = tensor_scatter_add
+tensor_scatter_nd_sub = tensor_scatter_sub
