@@ -486,6 +486,30 @@ def test_state_dropout_spares_lstm_c_and_residual_and_device_wrappers():
     np.testing.assert_allclose(r_out, r_plain + XS, rtol=1e-6)
 
 
+def test_variational_dropout_uses_one_mask_for_every_step_and_row():
+    x = tf.constant(np.ones((4, 6, 3), np.float32))
+    base = tf.nn.rnn_cell.BasicRNNCell(64, activation=lambda t: t * 0 + 1.0)
+    cell = tf.nn.rnn_cell.DropoutWrapper(base, output_keep_prob=0.5, input_keep_prob=0.5,
+                                         variational_recurrent=True, input_size=3,
+                                         dtype=tf.float32, seed=5)
+    outputs, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    sess = _session()
+    out = sess.run(outputs)
+    assert set(np.unique(out)) == {0.0, 2.0}
+    mask = out[0, 0] == 0
+    assert 0.2 < mask.mean() < 0.8
+    for b in range(4):
+        for t in range(6):
+            np.testing.assert_array_equal(out[b, t] == 0, mask)
+    # a new run draws a new mask
+    assert any(((sess.run(outputs)[0, 0] == 0) != mask).any() for _ in range(3))
+    with pytest.raises(ValueError, match="dtype must be provided"):
+        tf.nn.rnn_cell.DropoutWrapper(base, output_keep_prob=0.5, variational_recurrent=True)
+    with pytest.raises(ValueError, match="input_size must be provided"):
+        tf.nn.rnn_cell.DropoutWrapper(base, input_keep_prob=0.5, variational_recurrent=True,
+                                      dtype=tf.float32)
+
+
 def test_variables_round_trip_through_a_checkpoint(tmp_path):
     path = str(tmp_path / "model.ckpt")
     cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.LSTMCell(2)])

@@ -10,7 +10,17 @@ import numbers
 
 from tideflow.framework import dtypes, nest, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops import array_ops, concat_ops, fill_ops, init_ops, linalg_ops, math_ops, nn_impl
+from tideflow.ops import (
+    array_ops,
+    concat_ops,
+    fill_ops,
+    init_ops,
+    linalg_ops,
+    math_ops,
+    nn_impl,
+    random_ops,
+    unary_ops,
+)
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
 from tideflow.ops.layers_base import Layer
@@ -439,15 +449,13 @@ def _check_prob(name, p):
 class DropoutWrapper(_WrapperCell):
     """Applies dropout (``keep_prob`` semantics) to the inputs, outputs and/or new state of
     ``cell``; a keep probability of 1.0 (a Python number) adds no op. ``LSTMStateTuple``
-    ``c`` parts are not dropped (TF's default ``dropout_state_filter_visitor``)."""
+    ``c`` parts are not dropped (TF's default ``dropout_state_filter_visitor``). With
+    ``variational_recurrent`` one mask, drawn once per run, serves every time step."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
         super().__init__(cell)
-        if variational_recurrent:
-            raise NotImplementedError("DropoutWrapper: variational_recurrent=True is not "
-                                      "supported by tideflow.")
         for name, p in (("input_keep_prob", input_keep_prob),
                         ("output_keep_prob", output_keep_prob),
                         ("state_keep_prob", state_keep_prob)):
@@ -457,6 +465,30 @@ class DropoutWrapper(_WrapperCell):
         self._state_keep_prob = state_keep_prob
         self._seed = seed
         self._state_filter = dropout_state_filter_visitor
+        self._noise = {}
+        if variational_recurrent:
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+            # one mask per run for every time step (and row): noise of shape [1] + size,
+            # drawn once here
+            with ops.name_scope("DropoutWrapperInit"):
+                if not self._is_one(input_keep_prob):
+                    if input_size is None:
+                        raise ValueError("When variational_recurrent=True and input_keep_prob "
+                                         "< 1.0 or is unknown, input_size must be provided")
+                    self._noise[0] = self._make_noise(input_size, dtype, 0)
+                self._noise[1000] = self._make_noise(cell.state_size, dtype, 1000)
+                self._noise[2000] = self._make_noise(cell.output_size, dtype, 2000)
+
+    def _make_noise(self, sizes, dtype, salt):
+        flat = nest.flatten(sizes)
+        out = []
+        for k, size in enumerate(flat):
+            shape = [1] + ([size] if isinstance(size, numbers.Integral)
+                           else TensorShape(size).as_list())
+            seed = None if self._seed is None else self._seed + salt + k
+            out.append(random_ops.random_uniform(shape, dtype=dtypes.as_dtype(dtype), seed=seed))
+        return out
 
     @staticmethod
     def _is_one(p):
@@ -467,10 +499,17 @@ class DropoutWrapper(_WrapperCell):
             return values
         flat = nest.flatten(values)
         masks = nest.flatten(keep_mask) if keep_mask is not None else [True] * len(flat)
+        noise = self._noise.get(salt)
         out = []
         for k, (v, m) in enumerate(zip(flat, masks)):
-            seed = None if self._seed is None else self._seed + salt + k
-            out.append(nn_impl.dropout(v, keep_prob=keep_prob, seed=seed) if m else v)
+            if not m:
+                out.append(v)
+            elif noise is not None:
+                keep = ops.convert_to_tensor(keep_prob, dtype=v.dtype)
+                out.append(v / keep * unary_ops.floor(keep + noise[k]))
+            else:
+                seed = None if self._seed is None else self._seed + salt + k
+                out.append(nn_impl.dropout(v, keep_prob=keep_prob, seed=seed))
         return nest.pack_sequence_as(values, out)
 
     def _state_mask(self, state):
