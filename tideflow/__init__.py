@@ -415,6 +415,7 @@ from tideflow.ops.string_ops import (
     string_to_number,
     substr,
 )
+from tideflow.ops.svd_ops import svd
 from tideflow.ops.tensor_array import TensorArray
 from tideflow.ops.unary_ops import polygamma, zeta
 from tideflow.ops.variable_scope import (

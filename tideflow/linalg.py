@@ -9,6 +9,7 @@ from tideflow.ops.matrix_diag_ops import matrix_diag_part as diag_part
 from tideflow.ops.matrix_diag_ops import matrix_set_diag as set_diag
 from tideflow.ops.matrix_diag_ops import trace
 from tideflow.ops.norm_ops import norm
+from tideflow.ops.svd_ops import svd
 
 __all__ = ["cholesky", "det", "diag", "diag_part", "einsum", "inv", "matmul", "norm", "set_diag", "solve",
-           "tensordot", "trace"]
+           "svd", "tensordot", "trace"]

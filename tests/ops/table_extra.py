@@ -119,6 +119,18 @@ def _check_scatter_nd_ref(op_type, fn, mode):
     return check
 
 
+def _svd_ref(x):
+    u, s, vh = np.linalg.svd(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+                             full_matrices=False)
+    return s.astype(x.dtype), np.abs(u).astype(np.float64), np.abs(vh).astype(np.float64)
+
+
+def _svd_abs(x):
+    s, u, v = tf.svd(x)
+    return [s, tf.cast(tf.abs(u), tf.float64), tf.cast(tf.abs(tf.transpose(v, [0, 2, 1])),
+                                                      tf.float64)]
+
+
 _SORT_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8)
 _DIAG_DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.complex64)
 
@@ -198,4 +210,10 @@ CASES = [
          lambda t, u, w: [_np_scatter_nd("sub")(t, np.array([[2], [0], [2]]), u),
                           _np_scatter_nd("sub")(t, np.array([[1, 2], [1, 2]]), w)],
          dtypes=_NUM),
+    # |u| and |v| (signs are not unique); the gradient covers s only, as tf.norm needs
+    Case("Svd", lambda x: tf.svd(x, compute_uv=False), [_perm((2, 3, 4), 5)],
+         lambda x: np.linalg.svd(x.astype(np.float64), compute_uv=False).astype(x.dtype),
+         dtypes=(tf.float32, tf.float64), rtol=1e-4, atol=1e-4, name="Svd_s"),
+    Case("Svd", _svd_abs, [_perm((2, 4, 3), 6)], _svd_ref, dtypes=(tf.float32, tf.float64),
+         rtol=1e-4, atol=1e-4, grad=False, name="Svd_uv"),
 ]

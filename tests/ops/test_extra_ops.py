@@ -126,7 +126,7 @@ def test_vector_norms_match_numpy(ord):
     np.testing.assert_allclose(c, np.linalg.norm(_X, np_ord, axis=0, keepdims=True))
 
 
-@pytest.mark.parametrize("ord", ["fro", "euclidean", 1, np.inf])
+@pytest.mark.parametrize("ord", ["fro", "euclidean", 1, 2, np.inf])
 def test_matrix_norms_match_numpy(ord):
     x = np.stack([_X, _X * 2 - 1])  # [2, 3, 4]
     np_ord = "fro" if ord == "euclidean" else ord
@@ -155,8 +155,6 @@ def test_norm_bad_ord_and_axis_are_value_errors():
         tf.norm(_X, axis=(1, 1))
     with pytest.raises(ValueError, match="'axis' must be None, an integer, or a tuple of 2"):
         tf.norm(_X, axis=(0, 1, 2))
-    with pytest.raises(NotImplementedError, match="matrix 2-norm"):
-        tf.norm(_X, ord=2, axis=(0, 1))
 
 
 # -- sort, argsort, searchsorted ----------------------------------------------------------
@@ -262,3 +260,37 @@ def test_scatter_nd_update_on_variable_and_bad_index():
             s.run(up, {ix: [[2, 0]]})
     assert tf.scatter_nd_update(v, [[0, 0]], [1.0]).op.get_attr("use_locking") is True
     assert tf.scatter_nd_add(v, [[0, 0]], [1.0], use_locking=True).op.get_attr("use_locking")
+
+
+def test_matrix_2_norm_gradient_and_middle_axes():
+    x = np.random.RandomState(3).rand(3, 2, 4)
+    xt = tf.constant(x)
+    n = tf.norm(xt, ord=2, axis=[0, 2], keepdims=True)
+    assert n.get_shape().as_list() == [1, 2, 1]
+    (g,) = tf.gradients(tf.reduce_sum(n), [xt])
+    got_n, got_g = _run(n, g)
+    np.testing.assert_allclose(got_n.ravel(), [np.linalg.norm(x[:, i], 2) for i in range(2)])
+    fd = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[idx] = 1e-6
+        fd[idx] = sum(np.linalg.norm((x + d)[:, i], 2) - np.linalg.norm((x - d)[:, i], 2)
+                      for i in range(2)) / 2e-6
+    np.testing.assert_allclose(got_g, fd, atol=1e-6)
+
+
+def test_svd_shapes_and_errors():
+    x = tf.placeholder(tf.float32, [5, None, 3])
+    s, u, v = tf.svd(x, full_matrices=True)
+    assert s.get_shape().as_list() == [5, None] and u.get_shape().as_list() == [5, None, None]
+    assert v.get_shape().as_list() == [5, 3, 3]
+    assert tf.linalg.svd(tf.zeros([4, 2]), compute_uv=False).get_shape().as_list() == [2]
+    with pytest.raises(ValueError, match="Svd: shape must be at least rank 2"):
+        tf.svd(tf.zeros([3]))
+    y = tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Svd: input must have rank >= 2"):
+        _run(tf.svd(y, compute_uv=False), feed={y: np.zeros(3)})
+    a = tf.constant(np.eye(3))
+    _, u2, _ = tf.svd(a)
+    with pytest.raises(NotImplementedError, match="with respect to u and v"):
+        tf.gradients(tf.reduce_sum(u2), [a])

@@ -42,11 +42,10 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         tensor = ops.convert_to_tensor(tensor)
         if any(_same_ord(ord, s) for s in ("fro", "euclidean", 2)):
             if is_matrix_norm and _same_ord(ord, 2):
-                raise NotImplementedError(
-                    "tf.norm: the matrix 2-norm (ord=2 with a 2-tuple axis) needs the Svd op, "
-                    "which tideflow does not provide; use ord='fro', 1 or np.inf")
-            result = unary_ops.sqrt(reduction_ops.reduce_sum(
-                tensor * math_ops.conj(tensor), axis, keepdims=True))
+                result = _matrix_2_norm(tensor, axis)
+            else:
+                result = unary_ops.sqrt(reduction_ops.reduce_sum(
+                    tensor * math_ops.conj(tensor), axis, keepdims=True))
         else:
             result = unary_ops.abs(tensor)
             if _same_ord(ord, 1):
@@ -72,3 +71,26 @@ def _same_ord(ord, s):
     if isinstance(s, str) or isinstance(ord, str):
         return isinstance(ord, str) and ord == s
     return not isinstance(ord, bool) and isinstance(ord, numbers.Real) and ord == s
+
+
+def _matrix_2_norm(tensor, axis):
+    """The largest singular value over the two ``axis`` dims, kept as size-1 dims there."""
+    from tideflow.ops import array_ops, reduction_ops, svd_ops, unary_ops
+
+    r = tensor.get_shape().ndims
+    if r is None:
+        raise NotImplementedError(
+            "tf.norm: the matrix 2-norm (ord=2, 2-tuple axis) needs the input's rank statically")
+    a = []
+    for x in axis:
+        if not -r <= x < r:
+            raise ValueError(f"tf.norm: axis {x} is out of range for a tensor of rank {r}")
+        a.append(x % r)
+    if a[0] == a[1]:
+        raise ValueError("'axis' must be None, an integer, or a tuple of 2 unique integers")
+    perm = [i for i in range(r) if i not in a] + a
+    s = svd_ops.svd(array_ops.transpose(tensor, perm), compute_uv=False)
+    result = reduction_ops.reduce_max(unary_ops.abs(s), -1)
+    for i in sorted(a):
+        result = array_ops.expand_dims(result, i)
+    return result
