@@ -375,6 +375,14 @@ from tideflow.ops.scatter_nd_ops import (
 from tideflow.ops.script_ops import numpy_function, py_func
 from tideflow.ops.slicing_ops import boolean_mask, slice, strided_slice
 from tideflow.ops.sort_ops import argsort, searchsorted, sort
+from tideflow.ops.space_ops import (
+    batch_to_space,
+    batch_to_space_nd,
+    depth_to_space,
+    space_to_batch,
+    space_to_batch_nd,
+    space_to_depth,
+)
 from tideflow.ops.sparse_ops import (
     sparse_add,
     sparse_concat,

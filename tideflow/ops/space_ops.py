@@ -1,0 +1,326 @@
+"""Rearranging spatial blocks: SpaceToDepth/DepthToSpace and SpaceToBatchND/BatchToSpaceND.
+
+``tf.space_to_batch``/``tf.batch_to_space`` (4-D, one block size) are built on the _nd ops
+with ``block_shape = [block_size, block_size]``, as TF 1.x does.
+"""
+
+import numpy as np
+
+from tideflow.framework import op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.gradients import dense
+
+_FORMAT = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+
+# ------------------------------------------------------------------------------------------
+# SpaceToDepth / DepthToSpace
+# ------------------------------------------------------------------------------------------
+
+
+def _nhwc_dims(dims, data_format):
+    """(batch, height, width, depth) of a 4-D shape list in ``data_format``."""
+    if data_format == "NCHW":
+        return dims[0], dims[2], dims[3], dims[1]
+    return tuple(dims)
+
+
+def _from_nhwc(b, h, w, c, data_format):
+    return [b, c, h, w] if data_format == "NCHW" else [b, h, w, c]
+
+
+def _mul(a, k):
+    return None if a is None else a * k
+
+
+def _space_to_depth_dims(op_type, dims, bs, data_format, err):
+    if len(dims) != 4:
+        raise err(f"{op_type}: input rank should be 4 instead of {len(dims)} "
+                  f"(input shape {_shape_str(dims)})")
+    b, h, w, c = _nhwc_dims(dims, data_format)
+    if op_type == "SpaceToDepth":
+        for what, d in (("height", h), ("width", w)):
+            if d is not None and d % bs:
+                raise err(f"SpaceToDepth: image {what} {d} should be divisible by block_size "
+                          f"{bs} (input shape {_shape_str(dims)}, {data_format})")
+        return _from_nhwc(b, None if h is None else h // bs, None if w is None else w // bs,
+                          _mul(c, bs * bs), data_format)
+    if c is not None and c % (bs * bs):
+        raise err(f"DepthToSpace: input depth {c} should be divisible by block_size * "
+                  f"block_size = {bs * bs} (input shape {_shape_str(dims)}, {data_format})")
+    return _from_nhwc(b, _mul(h, bs), _mul(w, bs), None if c is None else c // (bs * bs),
+                      data_format)
+
+
+def _depth_shape(op):
+    x = _in(op, 0)
+    if x.ndims is None:
+        return [[None] * 4]
+    return [_space_to_depth_dims(op.type, x.as_list(), op._attrs["block_size"],
+                                 op._attrs["data_format"], ValueError)]
+
+
+def _space_to_depth_kernel(input, *, block_size, data_format):
+    x = _np(input)
+    _space_to_depth_dims("SpaceToDepth", list(x.shape), block_size, data_format, _invalid)
+    if data_format == "NCHW":
+        x = x.transpose(0, 2, 3, 1)
+    b, h, w, c = x.shape
+    bs = block_size
+    # out[n, i, j, (dy * bs + dx) * c + k] = x[n, i * bs + dy, j * bs + dx, k]
+    y = x.reshape(b, h // bs, bs, w // bs, bs, c).transpose(0, 1, 3, 2, 4, 5)
+    y = y.reshape(b, h // bs, w // bs, bs * bs * c)
+    return np.ascontiguousarray(y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y)
+
+
+def _depth_to_space_kernel(input, *, block_size, data_format):
+    x = _np(input)
+    _space_to_depth_dims("DepthToSpace", list(x.shape), block_size, data_format, _invalid)
+    if data_format == "NCHW":
+        x = x.transpose(0, 2, 3, 1)
+    b, h, w, c = x.shape
+    bs = block_size
+    y = x.reshape(b, h, w, bs, bs, c // (bs * bs)).transpose(0, 1, 3, 2, 4, 5)
+    y = y.reshape(b, h * bs, w * bs, c // (bs * bs))
+    return np.ascontiguousarray(y.transpose(0, 3, 1, 2) if data_format == "NCHW" else y)
+
+
+def _space_to_depth_grad(op, grad):
+    return [depth_to_space(dense(grad), op._attrs["block_size"],
+                           data_format=op._attrs["data_format"])]
+
+
+def _depth_to_space_grad(op, grad):
+    return [space_to_depth(dense(grad), op._attrs["block_size"],
+                           data_format=op._attrs["data_format"])]
+
+
+for _t, _k, _g in (("SpaceToDepth", _space_to_depth_kernel, _space_to_depth_grad),
+                   ("DepthToSpace", _depth_to_space_kernel, _depth_to_space_grad)):
+    op_registry.declare(
+        _t,
+        inputs=["input: T"],
+        outputs=["output: T"],
+        attrs=["T: type", "block_size: int >= 2", _FORMAT],
+        shape=_depth_shape,
+        kernel=_k,
+        grad=_g,
+    )
+
+_register_fold("SpaceToDepth", "DepthToSpace")
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):
+    """Moves ``block_size x block_size`` spatial blocks of ``input`` into its depth dimension."""
+    attrs = {"block_size": int(block_size), "data_format": data_format}
+    return ops.apply_op("SpaceToDepth", [input], attrs, name=name)._outputs[0]
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):
+    """Moves depth of ``input`` into ``block_size x block_size`` spatial blocks."""
+    attrs = {"block_size": int(block_size), "data_format": data_format}
+    return ops.apply_op("DepthToSpace", [input], attrs, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# SpaceToBatchND / BatchToSpaceND
+# ------------------------------------------------------------------------------------------
+
+
+def _check_block(op_type, x_shape, block, pads, what, err):
+    """Validates block_shape ([M]) and paddings/crops ([M, 2]) against an input shape (list,
+    entries may be None); returns them as int lists."""
+    block = np.asarray(block)
+    pads = np.asarray(pads)
+    if block.ndim != 1:
+        raise err(f"{op_type}: block_shape must be 1-D, got shape {_shape_str(block.shape)}")
+    m = block.shape[0]
+    if pads.shape != (m, 2):
+        raise err(f"{op_type}: {what} should have shape [{m}, 2] (block_shape has {m} "
+                  f"entries), got {_shape_str(pads.shape)}")
+    if len(x_shape) < 1 + m:
+        raise err(f"{op_type}: input rank should be >= 1 + block rank = {1 + m}, got input "
+                  f"shape {_shape_str(x_shape)}")
+    block = [int(v) for v in block.tolist()]
+    pads = [[int(a), int(b)] for a, b in pads.tolist()]
+    for i, v in enumerate(block):
+        if v < 1:
+            raise err(f"{op_type}: block_shape[{i}] = {v} must be >= 1")
+    for i, (a, b) in enumerate(pads):
+        if a < 0 or b < 0:
+            raise err(f"{op_type}: {what} must be non-negative, got {what}[{i}] = [{a}, {b}]")
+    return block, pads
+
+
+def _s2b_dims(x_shape, block, pads, err):
+    out = list(x_shape)
+    prod = int(np.prod(block)) if block else 1
+    out[0] = _mul(out[0], prod)
+    for i, (k, (a, b)) in enumerate(zip(block, pads)):
+        d = x_shape[1 + i]
+        if d is None:
+            continue
+        p = d + a + b
+        if p % k:
+            raise err(f"SpaceToBatchND: padded dimension {1 + i} of input "
+                      f"{_shape_str(x_shape)} is {d} + {a} + {b} = {p}, not divisible by "
+                      f"block_shape[{i}] = {k}")
+        out[1 + i] = p // k
+    return out
+
+
+def _b2s_dims(x_shape, block, crops, err):
+    out = list(x_shape)
+    prod = int(np.prod(block)) if block else 1
+    if out[0] is not None:
+        if out[0] % prod:
+            raise err(f"BatchToSpaceND: input batch dimension {out[0]} (input shape "
+                      f"{_shape_str(x_shape)}) is not divisible by the product of block sizes "
+                      f"{prod}")
+        out[0] //= prod
+    for i, (k, (a, b)) in enumerate(zip(block, crops)):
+        d = x_shape[1 + i]
+        if d is None:
+            continue
+        c = d * k - a - b
+        if c < 0:
+            raise err(f"BatchToSpaceND: crops[{i}] = [{a}, {b}] exceed dimension {1 + i} of "
+                      f"input {_shape_str(x_shape)} times block_shape[{i}] ({d} * {k} = "
+                      f"{d * k})")
+        out[1 + i] = c
+    return out
+
+
+def _nd_shape(op):
+    x = _in(op, 0)
+    bsh, psh = _in(op, 1), _in(op, 2)
+    what = "paddings" if op.type == "SpaceToBatchND" else "crops"
+    if bsh.ndims is not None and bsh.ndims != 1:
+        raise ValueError(f"{op.type}: block_shape must be 1-D, got shape {_shape_str(bsh)}")
+    if psh.ndims is not None and psh.ndims != 2:
+        raise ValueError(f"{op.type}: {what} must be 2-D, got shape {_shape_str(psh)}")
+    if x.ndims is None:
+        return [None]
+    block = ops.constant_value(op._inputs[1])
+    pads = ops.constant_value(op._inputs[2])
+    if block is None or pads is None:
+        m = bsh.as_list()[0] if bsh.ndims == 1 else None
+        if m is not None and x.ndims < 1 + m:
+            raise ValueError(f"{op.type}: input rank should be >= 1 + block rank = {1 + m}, "
+                             f"got input shape {_shape_str(x)}")
+        dims = [None] * x.ndims
+        if m is not None:  # dimensions past the blocked ones pass through
+            dims[1 + m:] = x.as_list()[1 + m:]
+        return [dims]
+    block, pads = _check_block(op.type, x.as_list(), block, pads, what, ValueError)
+    dims_fn = _s2b_dims if op.type == "SpaceToBatchND" else _b2s_dims
+    return [dims_fn(x.as_list(), block, pads, ValueError)]
+
+
+def _space_to_batch_nd_kernel(input, block_shape, paddings):
+    x = _np(input)
+    block, pads = _check_block("SpaceToBatchND", list(x.shape), block_shape, paddings,
+                               "paddings", _invalid)
+    out_dims = _s2b_dims(list(x.shape), block, pads, _invalid)
+    m = len(block)
+    if any(a or b for a, b in pads):
+        x = np.pad(x, [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)] * (x.ndim - 1 - m))
+    n = x.shape[0]
+    rest = list(x.shape[1 + m:])
+    # [n, s1, k1, ..., sM, kM, rest] -> [k1, ..., kM, n, s1, ..., sM, rest]
+    split = [n]
+    for i, k in enumerate(block):
+        split += [x.shape[1 + i] // k, k]
+    y = x.reshape(split + rest)
+    perm = ([2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+            + list(range(1 + 2 * m, 1 + 2 * m + len(rest))))
+    return np.ascontiguousarray(y.transpose(perm).reshape(out_dims))
+
+
+def _batch_to_space_nd_kernel(input, block_shape, crops):
+    x = _np(input)
+    block, crops = _check_block("BatchToSpaceND", list(x.shape), block_shape, crops, "crops",
+                                _invalid)
+    out_dims = _b2s_dims(list(x.shape), block, crops, _invalid)
+    m = len(block)
+    n = out_dims[0]
+    spatial = list(x.shape[1:1 + m])
+    rest = list(x.shape[1 + m:])
+    # [k1, ..., kM, n, s1, ..., sM, rest] -> [n, s1, k1, ..., sM, kM, rest]
+    y = x.reshape(block + [n] + spatial + rest)
+    perm = [m]
+    for i in range(m):
+        perm += [m + 1 + i, i]
+    perm += list(range(1 + 2 * m, 1 + 2 * m + len(rest)))
+    y = y.transpose(perm).reshape([n] + [s * k for s, k in zip(spatial, block)] + rest)
+    idx = (slice(None),) + tuple(slice(a, s * k - b) for (a, b), s, k in
+                                 zip(crops, spatial, block))
+    return np.ascontiguousarray(y[idx])
+
+
+def _space_to_batch_nd_grad(op, grad):
+    return [batch_to_space_nd(dense(grad), op._inputs[1], op._inputs[2]), None, None]
+
+
+def _batch_to_space_nd_grad(op, grad):
+    return [space_to_batch_nd(dense(grad), op._inputs[1], op._inputs[2]), None, None]
+
+
+op_registry.declare(
+    "SpaceToBatchND",
+    inputs=["input: T", "block_shape: Tblock_shape", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tblock_shape: {int32, int64} = DT_INT32",
+           "Tpaddings: {int32, int64} = DT_INT32"],
+    shape=_nd_shape,
+    kernel=_space_to_batch_nd_kernel,
+    grad=_space_to_batch_nd_grad,
+)
+op_registry.declare(
+    "BatchToSpaceND",
+    inputs=["input: T", "block_shape: Tblock_shape", "crops: Tcrops"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tblock_shape: {int32, int64} = DT_INT32",
+           "Tcrops: {int32, int64} = DT_INT32"],
+    shape=_nd_shape,
+    kernel=_batch_to_space_nd_kernel,
+    grad=_batch_to_space_nd_grad,
+)
+
+_register_fold("SpaceToBatchND", "BatchToSpaceND")
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):
+    """Zero-pads the spatial dimensions of ``input`` by ``paddings`` and moves
+    ``block_shape`` blocks of them into the batch dimension."""
+    return ops.apply_op("SpaceToBatchND", [input, block_shape, paddings],
+                        name=name)._outputs[0]
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):
+    """Moves ``block_shape`` blocks of the batch dimension of ``input`` back into its
+    spatial dimensions, then crops them by ``crops``."""
+    return ops.apply_op("BatchToSpaceND", [input, block_shape, crops], name=name)._outputs[0]
+
+
+def _with_rank4(t, fn):
+    s = t.get_shape()
+    if s.ndims is not None and s.ndims != 4:
+        raise ValueError(f"{fn}: input must be 4-D, got shape {_shape_str(s)}")
+    if s.ndims is None:
+        t.set_shape(TensorShape([None] * 4))
+    return t
+
+
+def space_to_batch(input, paddings, block_size, name=None):
+    """4-D ``space_to_batch_nd`` with ``block_shape = [block_size, block_size]``."""
+    out = space_to_batch_nd(input, np.array([block_size, block_size], np.int64), paddings,
+                            name=name)
+    return _with_rank4(out, "space_to_batch")
+
+
+def batch_to_space(input, crops, block_size, name=None):
+    """4-D ``batch_to_space_nd`` with ``block_shape = [block_size, block_size]``."""
+    out = batch_to_space_nd(input, np.array([block_size, block_size], np.int64), crops,
+                            name=name)
+    return _with_rank4(out, "batch_to_space")
