@@ -1,0 +1,102 @@
+"""Errors, static shapes and round trips of the space/depth/batch ops, extract_image_patches
+and bitcast."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _run(t, feed=None):
+    with tf.Session(graph=tf.get_default_graph()) as sess:
+        return sess.run(t, feed)
+
+
+def test_space_to_depth_shape_errors_name_op_and_shape():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"SpaceToDepth.*width 5.*block_size 2.*\[1,4,5,3\]"):
+            tf.space_to_depth(tf.zeros([1, 4, 5, 3]), 2)
+        with pytest.raises(ValueError, match=r"SpaceToDepth: input rank should be 4.*\[4,4,3\]"):
+            tf.space_to_depth(tf.zeros([4, 4, 3]), 2)
+        with pytest.raises(ValueError, match=r"DepthToSpace: input depth 6.*divisible.*4"):
+            tf.depth_to_space(tf.zeros([1, 2, 2, 6]), 2)
+        with pytest.raises(ValueError, match="block_size"):
+            tf.space_to_depth(tf.zeros([1, 4, 4, 3]), 1)
+
+
+def test_space_to_depth_runtime_error_on_unknown_shape():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        y = tf.depth_to_space(x, 2)
+        assert y.get_shape().as_list() == [None] * 4
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"DepthToSpace.*depth 3"):
+            _run(y, {x: np.zeros((1, 2, 2, 3), np.float32)})
+
+
+def test_space_to_depth_partial_shape_and_nchw_round_trip():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 6, 3])
+        assert tf.space_to_depth(x, 2).get_shape().as_list() == [None, 2, 3, 12]
+        y = tf.placeholder(tf.float32, [2, 12, None, 4])
+        assert tf.depth_to_space(y, 2, data_format="NCHW").get_shape().as_list() == [
+            2, 3, None, 8]
+        v = np.random.RandomState(0).rand(2, 12, 3, 4).astype(np.float32)
+        back = tf.space_to_depth(tf.depth_to_space(y, 2, data_format="NCHW"), 2,
+                                 data_format="NCHW")
+        np.testing.assert_array_equal(_run(back, {y: v}), v)
+
+
+def test_space_to_batch_nd_errors():
+    with tf.Graph().as_default():
+        x = tf.zeros([2, 5, 4, 3])
+        with pytest.raises(ValueError, match=r"SpaceToBatchND: padded dimension 1.*\[2,5,4,3\]"
+                                             r".*5 \+ 0 \+ 0 = 5.*block_shape\[0\] = 2"):
+            tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]])
+        with pytest.raises(ValueError, match=r"paddings should have shape \[2, 2\].*\[1,2\]"):
+            tf.space_to_batch_nd(x, [2, 2], [[1, 0]])
+        with pytest.raises(ValueError, match="paddings must be non-negative"):
+            tf.space_to_batch_nd(x, [2, 2], [[1, 0], [-1, 1]])
+        with pytest.raises(ValueError, match=r"input rank should be >= 1 \+ block rank = 5"):
+            tf.space_to_batch_nd(x, [1, 1, 1, 1], np.zeros((4, 2), np.int32))
+        with pytest.raises(ValueError, match=r"block_shape\[1\] = 0 must be >= 1"):
+            tf.space_to_batch_nd(x, [1, 0], [[0, 0], [0, 0]])
+
+
+def test_batch_to_space_nd_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"BatchToSpaceND: input batch dimension 6.*"
+                                             r"not divisible by the product of block sizes 4"):
+            tf.batch_to_space_nd(tf.zeros([6, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]])
+        with pytest.raises(ValueError, match=r"crops\[0\] = \[3, 2\] exceed dimension 1"):
+            tf.batch_to_space_nd(tf.zeros([4, 2, 2, 1]), [2, 2], [[3, 2], [0, 0]])
+        with pytest.raises(ValueError, match="space_to_batch: input must be 4-D"):
+            tf.space_to_batch(tf.zeros([4, 4, 4]), [[0, 0], [0, 0]], 2)
+
+
+def test_space_to_batch_nd_fed_block_runtime_errors_and_shapes():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 5, 7])
+        k = tf.placeholder(tf.int32, [1])
+        p = tf.placeholder(tf.int32, [1, 2])
+        y = tf.space_to_batch_nd(x, k, p)
+        assert y.get_shape().as_list() == [None, None, 7]
+        v = np.zeros((2, 5, 7), np.float32)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"SpaceToBatchND: padded dimension 1.*5 \+ 0 \+ 0 = 5"):
+            _run(y, {x: v, k: [2], p: [[0, 0]]})
+        assert _run(y, {x: v, k: [2], p: [[1, 0]]}).shape == (4, 3, 7)
+
+
+def test_space_to_batch_round_trip_and_gradient_names():
+    with tf.Graph().as_default():
+        v = np.random.RandomState(1).rand(1, 4, 6, 2)
+        x = tf.constant(v)
+        y = tf.space_to_batch(x, [[0, 2], [1, 1]], 2)
+        assert y.op.type == "SpaceToBatchND" and y.get_shape().as_list() == [4, 3, 4, 2]
+        z = tf.batch_to_space(y, [[0, 2], [1, 1]], 2)
+        assert z.op.type == "BatchToSpaceND"
+        g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+        assert g.op.type == "BatchToSpaceND"
+        zv, gv = _run([z, g])
+        np.testing.assert_array_equal(zv, v)
+        np.testing.assert_allclose(gv, 2 * v)
