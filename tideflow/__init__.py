@@ -205,6 +205,14 @@ from tideflow.ops.io_ops import (
     read_file,
     write_file,
 )
+from tideflow.ops.linalg_extra_ops import (
+    matrix_solve_ls,
+    matrix_transpose,
+    matrix_triangular_solve,
+    qr,
+    self_adjoint_eig,
+    self_adjoint_eigvals,
+)
 from tideflow.ops.linalg_ops import (
     batch_matmul,
     cholesky,

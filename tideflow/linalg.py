@@ -1,5 +1,11 @@
 """``tf.linalg``: linear algebra (explicit re-exports only)."""
 
+from tideflow.ops.linalg_extra_ops import adjoint, qr
+from tideflow.ops.linalg_extra_ops import matrix_solve_ls as lstsq
+from tideflow.ops.linalg_extra_ops import matrix_transpose as transpose
+from tideflow.ops.linalg_extra_ops import matrix_triangular_solve as triangular_solve
+from tideflow.ops.linalg_extra_ops import self_adjoint_eig as eigh
+from tideflow.ops.linalg_extra_ops import self_adjoint_eigvals as eigvalsh
 from tideflow.ops.linalg_ops import cholesky, einsum, matmul, tensordot
 from tideflow.ops.linalg_ops import matrix_determinant as det
 from tideflow.ops.linalg_ops import matrix_inverse as inv
@@ -11,5 +17,6 @@ from tideflow.ops.matrix_diag_ops import trace
 from tideflow.ops.norm_ops import norm
 from tideflow.ops.svd_ops import svd
 
-__all__ = ["cholesky", "det", "diag", "diag_part", "einsum", "inv", "matmul", "norm", "set_diag", "solve",
-           "svd", "tensordot", "trace"]
+__all__ = ["adjoint", "cholesky", "det", "diag", "diag_part", "eigh", "eigvalsh", "einsum", "inv",
+           "lstsq", "matmul", "norm", "qr", "set_diag", "solve", "svd", "tensordot", "trace",
+           "transpose", "triangular_solve"]

@@ -1,0 +1,360 @@
+"""More TF 1.x linear algebra: ``tf.matrix_transpose``/``tf.linalg.adjoint`` (built from
+transpose, as TF), MatrixTriangularSolve, Qr, SelfAdjointEigV2 (each with its gradient) and
+``tf.matrix_solve_ls`` (built from Cholesky and triangular solves, as TF's ``fast=True``)."""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.ops.array_ops import _in, _shape_str
+from tideflow.ops.gradients import dense
+from tideflow.ops.linalg_ops import _adjoint, _adjoint_t, _merge_dim, _wide, matmul
+
+_TYPES = "T: {double, float, half, complex64, complex128}"
+
+
+def _fail(msg):
+    raise errors.InvalidArgumentError(None, None, msg)
+
+
+def _check_rank2(op_type, what, x):
+    if np.ndim(x) < 2:
+        _fail(f"{op_type}: {what} must have rank >= 2, got shape {_shape_str(np.shape(x))}")
+
+
+def _check_square(op_type, what, x):
+    _check_rank2(op_type, what, x)
+    if x.shape[-1] != x.shape[-2]:
+        _fail(f"{op_type}: {what} must be (batches of) square matrices, got shape "
+              f"{_shape_str(x.shape)}")
+
+
+def _static_rank2(op_type, what, s):
+    if s.ndims is not None and s.ndims < 2:
+        raise ValueError(f"{op_type}: {what} must be at least rank 2 but is rank {s.ndims} "
+                         f"(shape {_shape_str(s)})")
+
+
+def _static_square(op_type, what, s):
+    _static_rank2(op_type, what, s)
+    if s.ndims is None:
+        return s
+    try:
+        d = s.dims[-2].merge_with(s.dims[-1])
+    except ValueError:
+        raise ValueError(f"{op_type}: {what} must be (batches of) square matrices, got shape "
+                         f"{_shape_str(s)}") from None
+    return TensorShape(s.dims[:-2] + [d, d])
+
+
+# ------------------------------------------------------------------------------------------
+# matrix_transpose, adjoint
+# ------------------------------------------------------------------------------------------
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """``a`` with its innermost two dimensions swapped (conjugated too with ``conjugate``)."""
+    from tideflow.ops import array_ops, concat_ops, range_ops
+
+    with ops.name_scope(name, "matrix_transpose", [a]):
+        a = ops.convert_to_tensor(a, name="a")
+        ndims = a.get_shape().ndims
+        if ndims is not None:
+            if ndims < 2:
+                raise ValueError(f"Argument 'a' should be a (batch) matrix, with rank >= 2.  "
+                                 f"Found: {_shape_str(a.get_shape())}")
+            perm = list(range(ndims - 2)) + [ndims - 1, ndims - 2]
+        else:
+            r = array_ops.rank(a)
+            perm = concat_ops.concat([range_ops.range(0, r - 2, 1), [r - 1, r - 2]], 0)
+        return array_ops.transpose(a, perm=perm, conjugate=conjugate)
+
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of ``matrix``'s innermost two dimensions."""
+    with ops.name_scope(name, "adjoint", [matrix]):
+        matrix = ops.convert_to_tensor(matrix, name="matrix")
+        return matrix_transpose(matrix, conjugate=True)
+
+
+# ------------------------------------------------------------------------------------------
+# MatrixTriangularSolve
+# ------------------------------------------------------------------------------------------
+
+
+def _tri_solve_shape(op):
+    m = _static_square("MatrixTriangularSolve", "matrix", _in(op, 0))
+    r = _in(op, 1)
+    _static_rank2("MatrixTriangularSolve", "rhs", r)
+    if m.ndims is None or r.ndims is None:
+        return [unknown_shape() if r.ndims is None else r]
+    if m.ndims != r.ndims:
+        raise ValueError(f"MatrixTriangularSolve: matrix and rhs must have equal rank, got "
+                         f"shapes {_shape_str(m)} and {_shape_str(r)}")
+    try:
+        batch = [a.merge_with(b) for a, b in zip(m.dims[:-2], r.dims[:-2])]
+        m.dims[-1].merge_with(r.dims[-2])
+    except ValueError:
+        raise ValueError(f"MatrixTriangularSolve: incompatible shapes matrix {_shape_str(m)} "
+                         f"and rhs {_shape_str(r)}") from None
+    return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
+
+
+def _tri_solve_kernel(matrix, rhs, *, lower, adjoint):
+    _check_square("MatrixTriangularSolve", "matrix", matrix)
+    _check_rank2("MatrixTriangularSolve", "rhs", rhs)
+    if rhs.shape[:-2] != matrix.shape[:-2] or rhs.shape[-2] != matrix.shape[-1]:
+        _fail(f"MatrixTriangularSolve: incompatible shapes matrix {_shape_str(matrix.shape)} and "
+              f"rhs {_shape_str(rhs.shape)}")
+    a = _wide(matrix)
+    a = np.tril(a) if lower else np.triu(a)
+    if adjoint:
+        a = _adjoint(a)
+    if a.shape[-1] and np.any(np.diagonal(a, axis1=-2, axis2=-1) == 0):
+        _fail("MatrixTriangularSolve: input matrix is not invertible (zero on the diagonal)")
+    if a.size == 0 or rhs.size == 0:
+        return np.zeros(rhs.shape, matrix.dtype)
+    return np.linalg.solve(a, _wide(rhs)).astype(matrix.dtype, copy=False)
+
+
+def _tri_solve_grad(op, grad):
+    from tideflow.ops import range_ops
+
+    a, c = op._inputs[0], op._outputs[0]
+    lower, adj = op._attrs["lower"], op._attrs["adjoint"]
+    grad_b = matrix_triangular_solve(a, dense(grad), lower=lower, adjoint=not adj)
+    if adj:
+        grad_a = -matmul(c, grad_b, adjoint_b=True)
+    else:
+        grad_a = -matmul(grad_b, c, adjoint_b=True)
+    grad_a = (range_ops.matrix_band_part(grad_a, -1, 0) if lower
+              else range_ops.matrix_band_part(grad_a, 0, -1))
+    return [grad_a, grad_b]
+
+
+op_registry.declare(
+    "MatrixTriangularSolve",
+    inputs=["matrix: T", "rhs: T"],
+    outputs=["output: T"],
+    attrs=["lower: bool = true", "adjoint: bool = false", _TYPES],
+    shape=_tri_solve_shape,
+    kernel=_tri_solve_kernel,
+    grad=_tri_solve_grad,
+)
+
+
+def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """Solves ``matrix @ x = rhs`` (``adjoint(matrix) @ x`` with ``adjoint``) for ``x`` using
+    only ``matrix``'s lower (``lower``) or upper triangle."""
+    return ops.apply_op("MatrixTriangularSolve", [matrix, rhs],
+                        {"lower": lower, "adjoint": adjoint}, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Qr
+# ------------------------------------------------------------------------------------------
+
+
+def _qr_shape(op):
+    x = _in(op, 0)
+    _static_rank2("Qr", "input", x)
+    if x.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    d = x.as_list()
+    batch, m, n = d[:-2], d[-2], d[-1]
+    if op._attrs["full_matrices"]:
+        k = m
+    else:
+        k = None if m is None or n is None else min(m, n)
+    return [TensorShape(batch + [m, k]), TensorShape(batch + [k, n])]
+
+
+def _qr_kernel(input, *, full_matrices):
+    _check_rank2("Qr", "input", input)
+    x = _wide(input)
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return q.astype(input.dtype, copy=False), r.astype(input.dtype, copy=False)
+
+
+def _qr_grad(op, dq, dr):
+    from tideflow.ops import range_ops
+
+    a = op._inputs[0]
+    q, r = op._outputs
+    s = a.get_shape()
+    if s.ndims is None or s.dims[-2].value is None or s.dims[-1].value is None:
+        raise NotImplementedError(
+            "QrGrad not implemented when input shape is not fully defined (Qr input "
+            f"{_shape_str(s)})")
+    m, n = s.dims[-2].value, s.dims[-1].value
+    if m < n or (op._attrs["full_matrices"] and m != n):
+        raise NotImplementedError(
+            "QrGrad not implemented when ncols > nrows or full_matrices is true and "
+            f"ncols != nrows (Qr input {_shape_str(s)})")
+    dq = dense(dq) if dq is not None else q * 0
+    dr = dense(dr) if dr is not None else r * 0
+
+    def tri_solve(x, rr):
+        # x @ inverse(rr) for upper-triangular rr
+        return _adjoint_t(matrix_triangular_solve(rr, _adjoint_t(x), lower=False,
+                                                  adjoint=False))
+
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = qdq - _adjoint_t(qdq)
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = rdr - _adjoint_t(rdr)
+    tril = range_ops.matrix_band_part(qdq_ + rdr_, -1, 0)
+    grad_a = matmul(q, dr + tri_solve(tril, r))
+    grad_b = tri_solve(dq - matmul(q, qdq), r)
+    return [grad_a + grad_b]
+
+
+op_registry.declare(
+    "Qr",
+    inputs=["input: T"],
+    outputs=["q: T", "r: T"],
+    attrs=["full_matrices: bool = false", _TYPES],
+    shape=_qr_shape,
+    kernel=_qr_kernel,
+    grad=_qr_grad,
+)
+
+
+def qr(input, full_matrices=False, name=None):
+    """The QR decomposition of ``input``'s innermost matrices: ``q`` (orthonormal columns) and
+    upper-triangular ``r`` with ``input = q @ r``."""
+    op = ops.apply_op("Qr", [input], {"full_matrices": full_matrices}, name=name)
+    return op._outputs[0], op._outputs[1]
+
+
+# ------------------------------------------------------------------------------------------
+# SelfAdjointEigV2
+# ------------------------------------------------------------------------------------------
+
+
+def _eig_shape(op):
+    x = _static_square("SelfAdjointEigV2", "input", _in(op, 0))
+    if x.ndims is None:
+        return [unknown_shape(), unknown_shape() if op._attrs["compute_v"] else TensorShape([0])]
+    e = TensorShape(x.dims[:-1])
+    return [e, x if op._attrs["compute_v"] else TensorShape([0])]
+
+
+def _eig_kernel(input, *, compute_v):
+    _check_square("SelfAdjointEigV2", "input", input)
+    x = _wide(input)
+    if not compute_v:
+        e = np.linalg.eigvalsh(x, UPLO="L")
+        return e.astype(input.dtype), np.zeros([0], input.dtype)
+    e, v = np.linalg.eigh(x, UPLO="L")
+    return e.astype(input.dtype), v.astype(input.dtype, copy=False)
+
+
+def _eig_grad(op, grad_e, grad_v):
+    from tideflow.ops import array_ops, math_ops, matrix_diag_ops, range_ops
+
+    e, v = op._outputs
+    if grad_e is None:
+        grad_e = e * 0
+    grad_e = dense(grad_e)
+    if op._attrs["compute_v"]:
+        if grad_v is None:
+            grad_v = v * 0
+        f = math_ops.reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1))
+        f = matrix_diag_ops.matrix_set_diag(f, e * 0)
+        inner = matrix_diag_ops.matrix_diag(grad_e) + f * matmul(v, dense(grad_v),
+                                                                 adjoint_a=True)
+        grad_a = matmul(v, matmul(inner, v, adjoint_b=True))
+    else:
+        _, v = self_adjoint_eig(op._inputs[0])
+        grad_a = matmul(v, matmul(matrix_diag_ops.matrix_diag(grad_e), v, adjoint_b=True))
+    grad_a = range_ops.matrix_band_part(grad_a + _adjoint_t(grad_a), -1, 0)
+    return [matrix_diag_ops.matrix_set_diag(
+        grad_a, 0.5 * matrix_diag_ops.matrix_diag_part(grad_a))]
+
+
+op_registry.declare(
+    "SelfAdjointEigV2",
+    inputs=["input: T"],
+    outputs=["e: T", "v: T"],
+    attrs=["compute_v: bool = true", _TYPES],
+    shape=_eig_shape,
+    kernel=_eig_kernel,
+    grad=_eig_grad,
+)
+
+
+def self_adjoint_eig(tensor, name=None):
+    """The eigenvalues (ascending) and eigenvectors of ``tensor``'s innermost self-adjoint
+    matrices (only their lower triangles are read)."""
+    op = ops.apply_op("SelfAdjointEigV2", [tensor], {"compute_v": True}, name=name)
+    return op._outputs[0], op._outputs[1]
+
+
+def self_adjoint_eigvals(tensor, name=None):
+    """The eigenvalues (ascending) of ``tensor``'s innermost self-adjoint matrices."""
+    return ops.apply_op("SelfAdjointEigV2", [tensor], {"compute_v": False},
+                        name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# matrix_solve_ls
+# ------------------------------------------------------------------------------------------
+
+
+def _cholesky_solve(chol, rhs):
+    y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
+    return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+def _regularized_gram(a, l2, adjoint_a):
+    from tideflow.ops import matrix_diag_ops
+
+    gram = matmul(a, a, adjoint_a=adjoint_a, adjoint_b=not adjoint_a)
+    return matrix_diag_ops.matrix_set_diag(gram, matrix_diag_ops.matrix_diag_part(gram) + l2)
+
+
+def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+    """The least-squares solutions ``x`` of ``matrix @ x = rhs`` (minimum-norm when
+    underdetermined), with Tikhonov regularization ``l2_regularizer``: solved through the
+    normal equations by Cholesky, as TF's ``fast=True``."""
+    from tideflow.ops import array_ops, cast_ops, cond, linalg_ops
+
+    if not fast:
+        raise NotImplementedError(
+            "matrix_solve_ls: fast=False (complete orthogonal factorization) is not "
+            "implemented; use fast=True")
+    with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs, l2_regularizer]):
+        matrix = ops.convert_to_tensor(matrix, name="matrix")
+        rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
+        ms, rs = matrix.get_shape(), rhs.get_shape()
+        _static_rank2("MatrixSolveLs", "matrix", ms)
+        _static_rank2("MatrixSolveLs", "rhs", rs)
+        if ms.ndims is not None and rs.ndims is not None:
+            if ms.ndims != rs.ndims:
+                raise ValueError(f"MatrixSolveLs: matrix and rhs must have equal rank, got "
+                                 f"shapes {_shape_str(ms)} and {_shape_str(rs)}")
+            for a, b in zip(ms.dims[:-1], rs.dims[:-1]):
+                try:
+                    _merge_dim(a, b)
+                except ValueError:
+                    raise ValueError(f"MatrixSolveLs: incompatible shapes matrix "
+                                     f"{_shape_str(ms)} and rhs {_shape_str(rs)}") from None
+        l2 = ops.convert_to_tensor(l2_regularizer, name="l2_regularizer")
+        if l2.dtype.base_dtype != matrix.dtype.base_dtype:
+            l2 = cast_ops.cast(l2, matrix.dtype)
+
+        def overdetermined():
+            chol = linalg_ops.cholesky(_regularized_gram(matrix, l2, adjoint_a=True))
+            return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
+
+        def underdetermined():
+            chol = linalg_ops.cholesky(_regularized_gram(matrix, l2, adjoint_a=False))
+            return matmul(matrix, _cholesky_solve(chol, rhs), adjoint_a=True)
+
+        if ms.ndims is not None and ms.dims[-2].value is not None and \
+                ms.dims[-1].value is not None:
+            return overdetermined() if ms.dims[-2].value >= ms.dims[-1].value \
+                else underdetermined()
+        shape = array_ops.shape(matrix)
+        return cond.cond(shape[-2] >= shape[-1], overdetermined, underdetermined)
