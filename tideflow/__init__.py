@@ -73,6 +73,7 @@ from tideflow.framework.ops import (
 from tideflow.framework.random_seed import set_random_seed
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import Dimension, TensorShape
+from tideflow.ops import lookup_ops as _lookup_ops  # registers the table ops
 from tideflow.ops.array_ops import (
     expand_dims,
     identity,
@@ -324,6 +325,7 @@ from tideflow.ops.partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
+from tideflow.ops.patches_ops import bitcast, extract_image_patches
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,
@@ -494,6 +496,7 @@ _LAZY = {
     "metrics": ("tideflow.metrics", None),
     "layers": ("tideflow.layers", None),
     "contrib": ("tideflow.contrib", None),
+    "lookup": ("tideflow.lookup", None),
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
     "data": ("tideflow.data", None),

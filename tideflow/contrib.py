@@ -5,6 +5,7 @@ import sys
 import types
 
 from tideflow.ops import layer_initializers as _initializers
+from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
@@ -40,4 +41,10 @@ training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrateg
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
 sys.modules[training.__name__] = training
 
-__all__ = ["layers", "rnn", "training"]
+lookup = types.ModuleType(__name__ + ".lookup", "``tf.contrib.lookup``: hash tables.")
+for _name in _lookup_ops.__all__:
+    setattr(lookup, _name, getattr(_lookup_ops, _name))
+lookup.__all__ = list(_lookup_ops.__all__)
+sys.modules[lookup.__name__] = lookup
+
+__all__ = ["layers", "lookup", "rnn", "training"]

@@ -1,0 +1,145 @@
+"""tf.contrib.lookup / tf.lookup: hash tables, their initializers, index tables, errors."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _vocab(tmp_path, text, name="vocab.txt"):
+    p = tmp_path / name
+    p.write_bytes(text.encode())
+    return str(p)
+
+
+def test_hash_table_string_to_int_and_tables_initializer():
+    with tf.Graph().as_default():
+        init = tf.contrib.lookup.KeyValueTensorInitializer(
+            ["emerson", "lake", "palmer"], [0, 1, 2], value_dtype=tf.int64)
+        table = tf.contrib.lookup.HashTable(init, -1)
+        assert table.key_dtype == tf.string and table.value_dtype == tf.int64
+        assert table.init in tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)
+        assert table.initializer is table.init
+        out = table.lookup(tf.constant(["emerson", "lake", "tarkus"]))
+        assert out.get_shape().as_list() == [3]
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="not initialized"):
+                s.run(out)
+            s.run(tf.tables_initializer())
+            assert s.run(out).tolist() == [0, 1, -1]
+            assert s.run(table.size()) == 3
+            with pytest.raises(tf.errors.FailedPreconditionError, match="already initialized"):
+                s.run(table.init)
+
+
+def test_lookup_of_sparse_keys_and_dtype_mismatch():
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer([1, 2], [10.0, 20.0], tf.int64,
+                                                        tf.float32), 0.0)
+        sp = tf.SparseTensor([[0, 0], [1, 2]], tf.constant([2, 5], tf.int64), [2, 3])
+        got = table.lookup(sp)
+        assert isinstance(got, tf.SparseTensor)
+        with pytest.raises(TypeError, match="Signature mismatch"):
+            table.lookup(tf.constant(["a"]))
+        with tf.Session() as s:
+            s.run(table.init)
+            assert s.run(got.values).tolist() == [20.0, 0.0]
+
+
+def test_duplicate_keys_with_different_values_fail():
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["a", "a"], [1, 2], value_dtype=tf.int64),
+            -1)
+        with tf.Session() as s, pytest.raises(tf.errors.FailedPreconditionError,
+                                              match="different value for same key"):
+            s.run(table.init)
+
+
+def test_shared_name_shares_the_table_across_handles():
+    with tf.Graph().as_default():
+        a = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["x"], [7], value_dtype=tf.int64), -1,
+            shared_name="shared_vocab")
+        b = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["x"], [7], value_dtype=tf.int64), -1,
+            shared_name="shared_vocab")
+        with tf.Session() as s:
+            s.run(a.init)
+            assert s.run(b.lookup(tf.constant(["x", "y"]))).tolist() == [7, -1]
+
+
+def test_index_tables_from_tensor():
+    with tf.Graph().as_default():
+        ids = tf.contrib.lookup.index_table_from_tensor(
+            tf.constant(["emerson", "lake", "palmer"]), default_value=-5)
+        int_ids = tf.contrib.lookup.index_table_from_tensor([30, 10, 20], dtype=tf.int32)
+        names = tf.contrib.lookup.index_to_string_table_from_tensor(["a", "b"])
+        out = [ids.lookup(tf.constant([["palmer", "x"], ["emerson", "lake"]])),
+               int_ids.lookup(tf.constant([10, 11], tf.int32)),
+               names.lookup(tf.constant([1, 0, 9], tf.int64))]
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            a, b, c = s.run(out)
+        assert a.tolist() == [[2, -5], [0, 1]]
+        assert b.tolist() == [1, -1]
+        assert c.tolist() == [b"b", b"a", b"UNK"]
+
+
+def test_index_tables_from_file(tmp_path):
+    path = _vocab(tmp_path, "brain\nsalad\nsurgery\n")
+    with tf.Graph().as_default():
+        ids = tf.contrib.lookup.index_table_from_file(path)
+        small = tf.contrib.lookup.index_table_from_file(path, vocab_size=2)
+        words = tf.contrib.lookup.index_to_string_table_from_file(path, default_value="?")
+        out = [ids.lookup(tf.constant(["salad", "surgery", "tofu"])),
+               small.lookup(tf.constant(["salad", "surgery"])),
+               words.lookup(tf.constant([2, 3], tf.int64)), ids.size()]
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            a, b, c, n = s.run(out)
+        assert a.tolist() == [1, 2, -1] and b.tolist() == [1, -1]
+        assert c.tolist() == [b"surgery", b"?"] and n == 3
+
+
+def test_text_file_columns_and_errors(tmp_path):
+    path = _vocab(tmp_path, "a,1\nb,2\n")
+    bad = _vocab(tmp_path, "a,1\nb\n", "bad.txt")
+    with tf.Graph().as_default():
+        good = tf.contrib.lookup.HashTable(tf.contrib.lookup.TextFileInitializer(
+            path, tf.string, 0, tf.int64, 1, delimiter=","), -1)
+        broken = tf.contrib.lookup.HashTable(tf.contrib.lookup.TextFileInitializer(
+            bad, tf.string, 0, tf.int64, 1, delimiter=","), -1)
+        too_big = tf.contrib.lookup.index_table_from_file(path, vocab_size=5)
+        missing = tf.contrib.lookup.index_table_from_file(str(tmp_path / "nope.txt"))
+        with tf.Session() as s:
+            s.run(good.init)
+            assert s.run(good.lookup(tf.constant(["b", "a"]))).tolist() == [2, 1]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="columns"):
+                s.run(broken.init)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="vocab_size"):
+                s.run(too_big.init)
+            with pytest.raises(tf.errors.NotFoundError):
+                s.run(missing.init)
+    with pytest.raises(ValueError, match="Values must be dtype"):
+        tf.contrib.lookup.TextFileInitializer(path, tf.string, 0, tf.float32, -1)
+
+
+def test_oov_buckets_not_implemented():
+    with tf.Graph().as_default():
+        with pytest.raises(NotImplementedError, match="Fingerprint64"):
+            tf.contrib.lookup.index_table_from_tensor(["a"], num_oov_buckets=1)
+        with pytest.raises(NotImplementedError, match="Fingerprint64"):
+            tf.contrib.lookup.index_table_from_file("v.txt", num_oov_buckets=2)
+
+
+def test_tf_lookup_static_hash_table():
+    with tf.Graph().as_default():
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(np.array([1, 2], np.int64), ["one", "two"]),
+            default_value="none")
+        out = table.lookup(tf.constant([2, 3], tf.int64))
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            assert s.run(out).tolist() == [b"two", b"none"]

@@ -1,0 +1,659 @@
+"""Lookup tables: ``tf.contrib.lookup`` / ``tf.lookup`` hash tables and their initializers.
+
+A ``HashTableV2`` op yields a resource handle to an immutable key->value map in its device's
+resource manager. ``InitializeTableV2`` (from key/value tensors) or
+``InitializeTableFromTextFileV2`` (from a vocabulary file) fill it once; ``LookupTableFindV2``
+maps keys to values (missing keys get the default value) and ``LookupTableSizeV2`` counts the
+entries. Initializers join the ``TABLE_INITIALIZERS`` collection, which ``tf.tables_initializer()``
+runs. Out-of-vocabulary hash buckets need TF's Fingerprint64 (farmhash) string hash, which
+tideflow lacks, so ``num_oov_buckets > 0`` raises NotImplementedError.
+"""
+
+import threading
+
+import numpy as np
+
+from tideflow.framework import dtypes as _dtypes
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import scalar
+from tideflow.ops.cast_ops import cast
+from tideflow.ops.queue_ops import resource_name
+
+# ------------------------------------------------------------------------------------------
+# the resource
+# ------------------------------------------------------------------------------------------
+
+
+def _key(x, dtype):
+    if dtype == _dtypes.string:
+        return x if isinstance(x, bytes) else str(x).encode()
+    if dtype.is_floating:
+        return float(x)
+    if dtype == _dtypes.bool:
+        return bool(x)
+    return int(x)
+
+
+class HashTableResource:
+    """An immutable hash table: filled once by an initializer, then only read."""
+
+    kind = "HashTable"
+
+    def __init__(self, name, key_dtype, value_dtype):
+        self.name = name
+        self.key_dtype = key_dtype
+        self.value_dtype = value_dtype
+        self._lock = threading.Lock()
+        self._map = None
+
+    def _check_types(self, key_dtype, value_dtype):
+        if key_dtype != self.key_dtype or value_dtype != self.value_dtype:
+            raise errors.InvalidArgumentError(
+                None, None,
+                f"Conflicting key/value dtypes {key_dtype.name}->{value_dtype.name} with "
+                f"{self.key_dtype.name}->{self.value_dtype.name} for table {self.name}")
+
+    def insert_all(self, keys, values):
+        """Fills the table from parallel key and value lists."""
+        with self._lock:
+            if self._map is not None:
+                raise errors.FailedPreconditionError(None, None, "Table already initialized.")
+            m = {}
+            for k, v in zip(keys, values):
+                k = _key(k, self.key_dtype)
+                old = m.get(k, _MISSING)
+                if old is not _MISSING and old != v:
+                    raise errors.FailedPreconditionError(
+                        None, None,
+                        f"HashTable has different value for same key. Key {_show(k)} has "
+                        f"{_show(old)} and trying to add value {_show(v)}")
+                m[k] = v
+            self._map = m
+
+    def _table(self):
+        m = self._map
+        if m is None:
+            raise errors.FailedPreconditionError(None, None, "Table not initialized.")
+        return m
+
+    def find(self, keys, default):
+        m = self._table()
+        np_dtype = self.value_dtype.as_numpy_dtype
+        keys = np.asarray(keys)
+        default = np.asarray(default)
+        if default.size != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected shape [] for default value, got {list(default.shape)}")
+        d = default.reshape(()).item()
+        kd = self.key_dtype
+        out = [m.get(_key(k, kd), d) for k in keys.reshape(-1).tolist()]
+        if self.value_dtype == _dtypes.string:
+            res = np.empty(len(out), dtype=object)
+            res[:] = out
+        else:
+            res = np.array(out, dtype=np_dtype)
+        return res.reshape(keys.shape)
+
+    def size(self):
+        m = self._map
+        return np.int64(0 if m is None else len(m))
+
+
+_MISSING = object()
+
+
+def _show(v):
+    return v.decode(errors="replace") if isinstance(v, bytes) else v
+
+
+def _table_factory(ctx):
+    op = ctx.op
+    attrs = op._attrs
+    container = attrs.get("container") or ""
+    if not attrs.get("shared_name") and attrs.get("use_node_name_sharing"):
+        name = op.name
+    else:
+        name = resource_name(ctx)
+
+    def creator():
+        return HashTableResource(name, attrs["key_dtype"], attrs["value_dtype"])
+
+    def run():
+        t = ctx.resource_mgr.lookup_or_create(container, name, creator)
+        if not isinstance(t, HashTableResource):
+            raise errors.InvalidArgumentError(
+                None, op, f"Shared resource '{name}' is not a HashTable (Node '{op.name}')")
+        t._check_types(attrs["key_dtype"], attrs["value_dtype"])
+        return t
+
+    return run
+
+
+def _table(handle):
+    if not isinstance(handle, HashTableResource):
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected a lookup table handle, got {type(handle).__name__}")
+    return handle
+
+
+def _check_kv_dtypes(t, key_dtype, value_dtype, what):
+    if key_dtype != t.key_dtype or value_dtype != t.value_dtype:
+        raise errors.InvalidArgumentError(
+            None, None,
+            f"{what}: conflicting key/value dtypes {key_dtype.name}->{value_dtype.name} with "
+            f"{t.key_dtype.name}->{t.value_dtype.name}")
+
+
+def _init_kernel(handle, keys, values, *, Tkey, Tval):
+    t = _table(handle)
+    _check_kv_dtypes(t, Tkey, Tval, "InitializeTable")
+    keys, values = np.asarray(keys), np.asarray(values)
+    if keys.shape != values.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"keys and values should have the same dimension. {list(keys.shape)} "
+            f"vs {list(values.shape)}")
+    if keys.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Keys must be a vector, but received shape {list(keys.shape)}")
+    t.insert_all(keys.tolist(), values.tolist())
+
+
+WHOLE_LINE = -2
+LINE_NUMBER = -1
+
+
+def _parse_column(text, index, line_no, dtype, path):
+    if index == LINE_NUMBER:
+        v = line_no
+    elif index == WHOLE_LINE:
+        v = text
+    else:
+        v = text  # already the column
+    if dtype == _dtypes.string:
+        return v if isinstance(v, bytes) else str(v).encode()
+    if isinstance(v, int):
+        return v
+    try:
+        return int(v) if dtype.is_integer else float(v)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f"Field {v.decode(errors='replace')} in line {line_no} of {path} is not "
+            f"a valid {dtype.name}.") from None
+
+
+def _init_from_file_kernel(handle, filename, *, key_index, value_index, vocab_size, delimiter):
+    t = _table(handle)
+    path = np.asarray(filename).item()
+    if isinstance(path, bytes):
+        path = path.decode()
+    delim = delimiter.encode() if isinstance(delimiter, str) else delimiter
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")
+    except OSError as e:
+        raise errors.NotFoundError(None, None, f"{path}; {e.strerror}") from None
+    if lines and lines[-1] == b"":
+        lines.pop()
+    lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
+    if vocab_size != -1:
+        if len(lines) < vocab_size:
+            raise errors.InvalidArgumentError(
+                None, None, f"Invalid vocab_size in {path}: expected {vocab_size} but got "
+                f"{len(lines)}")
+        lines = lines[:vocab_size]
+    keys, values = [], []
+    for i, ln in enumerate(lines):
+        cols = ln.split(delim) if delim else list(ln)
+        picked = []
+        for idx in (key_index, value_index):
+            if idx >= 0:
+                if idx >= len(cols):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Invalid number of columns in {path} line {i} "
+                        f"({ln.decode(errors='replace')}) : expected at least {idx + 1} got "
+                        f"{len(cols)}")
+                picked.append(cols[idx])
+            else:
+                picked.append(ln)
+        keys.append(_parse_column(picked[0], key_index, i, t.key_dtype, path))
+        values.append(_parse_column(picked[1], value_index, i, t.value_dtype, path))
+    t.insert_all(keys, values)
+
+
+def _find_kernel(handle, keys, default_value, *, Tin, Tout):
+    t = _table(handle)
+    _check_kv_dtypes(t, Tin, Tout, "LookupTableFind")
+    return t.find(keys, default_value)
+
+
+def _size_kernel(handle):
+    return _table(handle).size()
+
+
+op_registry.declare(
+    "HashTableV2",
+    outputs=["table_handle: resource"],
+    attrs=["container: string = ''", "shared_name: string = ''",
+           "use_node_name_sharing: bool = false", "key_dtype: type", "value_dtype: type"],
+    shape=lambda op: [scalar()],
+    kernel_factory=_table_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+op_registry.declare(
+    "InitializeTableV2",
+    inputs=["table_handle: resource", "keys: Tkey", "values: Tval"],
+    attrs=["Tkey: type", "Tval: type"],
+    kernel=_init_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+op_registry.declare(
+    "InitializeTableFromTextFileV2",
+    inputs=["table_handle: resource", "filename: string"],
+    attrs=["key_index: int >= -2", "value_index: int >= -2", "vocab_size: int >= -1 = -1",
+           "delimiter: string = '\t'"],
+    kernel=_init_from_file_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+op_registry.declare(
+    "LookupTableFindV2",
+    inputs=["table_handle: resource", "keys: Tin", "default_value: Tout"],
+    outputs=["values: Tout"],
+    attrs=["Tin: type", "Tout: type"],
+    shape=lambda op: [op.inputs[1].get_shape()],
+    kernel=_find_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+op_registry.declare(
+    "LookupTableSizeV2",
+    inputs=["table_handle: resource"],
+    outputs=["size: int64"],
+    shape=lambda op: [scalar()],
+    kernel=_size_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+# ------------------------------------------------------------------------------------------
+# Python classes
+# ------------------------------------------------------------------------------------------
+
+
+class TextFileIndex:
+    """Special column indices for text-file initializers."""
+
+    WHOLE_LINE = WHOLE_LINE
+    LINE_NUMBER = LINE_NUMBER
+
+
+class LookupInterface:
+    """What every lookup table has: key/value dtypes, a name, ``size`` and ``lookup``."""
+
+    def __init__(self, key_dtype, value_dtype, name):
+        self._key_dtype = _dtypes.as_dtype(key_dtype)
+        self._value_dtype = _dtypes.as_dtype(value_dtype)
+        self._name = name
+
+    @property
+    def key_dtype(self):
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        return self._value_dtype
+
+    @property
+    def name(self):
+        return self._name
+
+    def check_table_dtypes(self, key_dtype, value_dtype):
+        """Raises TypeError unless the given dtypes are the table's."""
+        if key_dtype.base_dtype != self.key_dtype:
+            raise TypeError(f"Invalid key dtype, expected {self.key_dtype} but got {key_dtype}.")
+        if value_dtype.base_dtype != self.value_dtype:
+            raise TypeError(
+                f"Invalid value dtype, expected {self.value_dtype} but got {value_dtype}.")
+
+
+class InitializableLookupTableBase(LookupInterface):
+    """A table filled once by an initializer, whose op joins ``TABLE_INITIALIZERS``."""
+
+    def __init__(self, table_ref, default_value, initializer):
+        super().__init__(initializer.key_dtype, initializer.value_dtype,
+                         table_ref.op.name.split("/")[-1])
+        self._table_ref = table_ref
+        self._default_value = ops.convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._default_value.get_shape().merge_with(scalar())
+        self._initializer = initializer
+        self._init = initializer.initialize(self)
+
+    @property
+    def table_ref(self):
+        return self._table_ref
+
+    @property
+    def resource_handle(self):
+        return self._table_ref
+
+    @property
+    def default_value(self):
+        return self._default_value
+
+    @property
+    def init(self):
+        return self._init
+
+    @property
+    def initializer(self):
+        return self._init
+
+    def size(self, name=None):
+        """An int64 scalar: the number of entries."""
+        with ops.name_scope(name, f"{self._name}_Size", [self._table_ref]) as scope:
+            return ops.apply_op("LookupTableSizeV2", [self._table_ref],
+                                name=scope).outputs[0]
+
+    def lookup(self, keys, name=None):
+        """Looks ``keys`` (Tensor or SparseTensor) up; missing keys map to the default value."""
+        key_tensor = keys.values if isinstance(keys, SparseTensor) else keys
+        if not isinstance(key_tensor, ops.Tensor):
+            key_tensor = ops.convert_to_tensor(key_tensor, dtype=self._key_dtype)
+        if key_tensor.dtype.base_dtype != self._key_dtype:
+            raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
+                            f"{key_tensor.dtype}.")
+        with ops.name_scope(name, f"{self._name}_Lookup",
+                            [self._table_ref, key_tensor, self._default_value]) as scope:
+            values = ops.apply_op("LookupTableFindV2",
+                                  [self._table_ref, key_tensor, self._default_value],
+                                  name=scope).outputs[0]
+        values.set_shape(key_tensor.get_shape())
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, values, keys.dense_shape)
+        return values
+
+
+class HashTable(InitializableLookupTableBase):
+    """``tf.contrib.lookup.HashTable``: an immutable table filled by ``initializer``."""
+
+    def __init__(self, initializer, default_value, shared_name=None, name=None):
+        with ops.name_scope(name, "hash_table", []) as scope:
+            table_ref = ops.apply_op("HashTableV2", [], {
+                "shared_name": shared_name or "",
+                "container": ops.get_default_graph()._container or "",
+                "key_dtype": initializer.key_dtype, "value_dtype": initializer.value_dtype,
+            }, name=scope).outputs[0]
+            super().__init__(table_ref, default_value, initializer)
+        self._value_shape = self._default_value.get_shape()
+
+
+StaticHashTable = HashTable
+
+
+class TableInitializerBase:
+    """Base of the table initializers: the key and value dtypes they produce."""
+
+    def __init__(self, key_dtype, value_dtype):
+        self._key_dtype = _dtypes.as_dtype(key_dtype)
+        self._value_dtype = _dtypes.as_dtype(value_dtype)
+
+    @property
+    def key_dtype(self):
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        return self._value_dtype
+
+    def initialize(self, table):
+        raise NotImplementedError
+
+
+class KeyValueTensorInitializer(TableInitializerBase):
+    """Fills a table from a keys tensor and a values tensor of the same length."""
+
+    def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
+        with ops.name_scope(name, "key_value_init", []) as scope:
+            self._keys = ops.convert_to_tensor(keys, dtype=key_dtype, name="keys")
+            self._values = ops.convert_to_tensor(values, dtype=value_dtype, name="values")
+            self._name = scope
+        super().__init__(self._keys.dtype.base_dtype, self._values.dtype.base_dtype)
+
+    def initialize(self, table):
+        table.check_table_dtypes(self._keys.dtype, self._values.dtype)
+        with ops.name_scope(self._name, values=[table.table_ref, self._keys, self._values]):
+            init_op = ops.apply_op("InitializeTableV2",
+                                   [table.table_ref, self._keys, self._values], name="table_init")
+        ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
+        return init_op
+
+
+class TextFileInitializer(TableInitializerBase):
+    """Fills a table from a text file: each line gives one entry, the key and value taken
+    from a column (split by ``delimiter``), the whole line, or the line number."""
+
+    def __init__(self, filename, key_dtype, key_index, value_dtype, value_index,
+                 vocab_size=None, delimiter="\t", name=None):
+        key_dtype = _dtypes.as_dtype(key_dtype)
+        value_dtype = _dtypes.as_dtype(value_dtype)
+        if key_index < -2:
+            raise ValueError(f"Invalid key index {key_index}.")
+        if key_index == LINE_NUMBER and key_dtype != _dtypes.int64:
+            raise ValueError(f"Signature mismatch. Keys must be dtype {_dtypes.int64}, got "
+                             f"{key_dtype}.")
+        if key_index == WHOLE_LINE and not (key_dtype.is_integer or key_dtype == _dtypes.string):
+            raise ValueError(f"Signature mismatch. Keys must be integer or string, got "
+                             f"{key_dtype}.")
+        if value_index < -2:
+            raise ValueError(f"Invalid value index {value_index}.")
+        if value_index == LINE_NUMBER and value_dtype != _dtypes.int64:
+            raise ValueError(f"Signature mismatch. Values must be dtype {_dtypes.int64}, got "
+                             f"{value_dtype}.")
+        if value_index == WHOLE_LINE and value_dtype != _dtypes.string:
+            raise ValueError(f"Signature mismatch. Values must be dtype {_dtypes.string}, got "
+                             f"{value_dtype}.")
+        if vocab_size is not None and vocab_size <= 0:
+            raise ValueError(f"Invalid vocab_size {vocab_size}.")
+        self._filename = filename
+        self._key_index = key_index
+        self._value_index = value_index
+        self._vocab_size = vocab_size
+        self._delimiter = delimiter
+        self._name = name
+        super().__init__(key_dtype, value_dtype)
+
+    def initialize(self, table):
+        table.check_table_dtypes(self.key_dtype, self.value_dtype)
+        with ops.name_scope(self._name, "text_file_init", [table.table_ref]) as scope:
+            filename = ops.convert_to_tensor(self._filename, _dtypes.string, name="asset_filepath")
+            init_op = ops.apply_op(
+                "InitializeTableFromTextFileV2", [table.table_ref, filename],
+                {"key_index": self._key_index, "value_index": self._value_index,
+                 "vocab_size": -1 if self._vocab_size is None else self._vocab_size,
+                 "delimiter": self._delimiter}, name=scope)
+        ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
+        return init_op
+
+
+class TextFileStringTableInitializer(TextFileInitializer):
+    """A text-file initializer of an int64 -> string table (line number -> whole line)."""
+
+    def __init__(self, filename, key_column_index=LINE_NUMBER, value_column_index=WHOLE_LINE,
+                 vocab_size=None, delimiter="\t", name="text_file_string_table_init"):
+        super().__init__(filename, _dtypes.int64, key_column_index, _dtypes.string,
+                         value_column_index, vocab_size=vocab_size, delimiter=delimiter,
+                         name=name)
+
+
+class TextFileIdTableInitializer(TextFileInitializer):
+    """A text-file initializer of a string (or integer) -> int64 id table (whole line ->
+    line number)."""
+
+    def __init__(self, filename, key_column_index=WHOLE_LINE, value_column_index=LINE_NUMBER,
+                 vocab_size=None, delimiter="\t", name="text_file_id_table_init",
+                 key_dtype=_dtypes.string):
+        super().__init__(filename, key_dtype, key_column_index, _dtypes.int64,
+                         value_column_index, vocab_size=vocab_size, delimiter=delimiter,
+                         name=name)
+
+
+class HasherSpec:
+    """Names a string hash function for out-of-vocabulary buckets."""
+
+    def __init__(self, hasher, key):
+        self.hasher = hasher
+        self.key = key
+
+
+FastHashSpec = HasherSpec("fasthash", None)
+
+
+class StrongHashSpec(HasherSpec):
+    """A keyed (SipHash) hasher spec."""
+
+    def __init__(self, key):
+        super().__init__("stronghash", key)
+
+
+def _no_oov(num_oov_buckets, fn):
+    if num_oov_buckets < 0:
+        raise ValueError(f"num_oov_buckets must be >= 0, got {num_oov_buckets}.")
+    if num_oov_buckets > 0:
+        raise NotImplementedError(
+            f"{fn}: num_oov_buckets > 0 needs TF's Fingerprint64 (farmhash) string hash "
+            "(StringToHashBucketFast), which tideflow does not implement; use num_oov_buckets=0")
+
+
+def _int_keys(dtype, fn):
+    dtype = _dtypes.as_dtype(dtype)
+    if not (dtype == _dtypes.string or dtype.is_integer):
+        raise ValueError(f"{fn}: only integer and string keys are supported, got {dtype}.")
+    return dtype
+
+
+class _IdTable(HashTable):
+    """A HashTable whose lookups first cast integer keys to int64, as TF's index tables."""
+
+    def lookup(self, keys, name=None):
+        vals = keys.values if isinstance(keys, SparseTensor) else ops.convert_to_tensor(keys)
+        if vals.dtype.base_dtype.is_integer and vals.dtype.base_dtype != _dtypes.int64:
+            cast_vals = cast(vals, _dtypes.int64)
+            keys = (SparseTensor(keys.indices, cast_vals, keys.dense_shape)
+                    if isinstance(keys, SparseTensor) else cast_vals)
+        return super().lookup(keys, name=name)
+
+
+def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
+                            hasher_spec=FastHashSpec, dtype=_dtypes.string, name=None):
+    """A table mapping each element of the 1-D ``mapping`` to its int64 position."""
+    if mapping is None:
+        raise ValueError("mapping must be specified.")
+    dtype = _int_keys(dtype, "index_table_from_tensor")
+    _no_oov(num_oov_buckets, "index_table_from_tensor")
+    with ops.name_scope(name, "string_to_index", []):
+        keys = ops.convert_to_tensor(mapping)
+        if keys.dtype.is_integer != dtype.is_integer:
+            raise ValueError(f"Expected {dtype}, got {keys.dtype}.")
+        if keys.dtype.is_integer and keys.dtype != _dtypes.int64:
+            keys = cast(keys, _dtypes.int64)
+        from tideflow.ops.array_ops import size
+        from tideflow.ops.range_ops import range as _range
+
+        values = _range(cast(size(keys), _dtypes.int64), dtype=_dtypes.int64, name="values")
+        init = KeyValueTensorInitializer(keys, values, keys.dtype.base_dtype, _dtypes.int64,
+                                         name="table_init")
+        return _IdTable(init, default_value, name="hash_table")
+
+
+def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=None,
+                          default_value=-1, hasher_spec=FastHashSpec, key_dtype=_dtypes.string,
+                          name=None, key_column_index=WHOLE_LINE,
+                          value_column_index=LINE_NUMBER, delimiter="\t"):
+    """A table mapping each line (or column) of ``vocabulary_file`` to its int64 id."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, (str, bytes))
+                                   and not vocabulary_file):
+        raise ValueError("vocabulary_file must be specified and must not be empty.")
+    if vocab_size is not None and vocab_size < 1:
+        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
+    key_dtype = _int_keys(key_dtype, "index_table_from_file")
+    _no_oov(num_oov_buckets, "index_table_from_file")
+    with ops.name_scope(name, "string_to_index", []):
+        table_key_dtype = _dtypes.int64 if key_dtype.is_integer else key_dtype
+        init = TextFileIdTableInitializer(
+            vocabulary_file, vocab_size=vocab_size, key_dtype=table_key_dtype,
+            key_column_index=key_column_index, value_column_index=value_column_index,
+            delimiter=delimiter)
+        return _IdTable(init, default_value, name="hash_table")
+
+
+def index_to_string_table_from_tensor(mapping, default_value="UNK", name=None):
+    """A table mapping int64 positions to the strings of the 1-D ``mapping``."""
+    if mapping is None:
+        raise ValueError("mapping must be specified.")
+    with ops.name_scope(name, "index_to_string", []):
+        values = ops.convert_to_tensor(mapping, _dtypes.string)
+        from tideflow.ops.array_ops import size
+        from tideflow.ops.range_ops import range as _range
+
+        keys = _range(cast(size(values), _dtypes.int64), dtype=_dtypes.int64, name="keys")
+        init = KeyValueTensorInitializer(keys, values, _dtypes.int64, _dtypes.string,
+                                         name="table_init")
+        return _IdTable(init, default_value, name="hash_table")
+
+
+def index_to_string_table_from_file(vocabulary_file, vocab_size=None, default_value="UNK",
+                                    name=None, key_column_index=LINE_NUMBER,
+                                    value_column_index=WHOLE_LINE, delimiter="\t"):
+    """A table mapping int64 line numbers to the lines (or a column) of ``vocabulary_file``."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, (str, bytes))
+                                   and not vocabulary_file):
+        raise ValueError("vocabulary_file must be specified and must not be empty.")
+    if vocab_size is not None and vocab_size < 1:
+        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
+    with ops.name_scope(name, "index_to_string", []):
+        init = TextFileStringTableInitializer(
+            vocabulary_file, vocab_size=vocab_size, key_column_index=key_column_index,
+            value_column_index=value_column_index, delimiter=delimiter)
+        return _IdTable(init, default_value, name="hash_table")
+
+
+def index_to_string(tensor, mapping, default_value="UNK", name=None):
+    """Maps int64 ids to strings through a table from ``mapping`` (deprecated in TF)."""
+    table = index_to_string_table_from_tensor(mapping, default_value=default_value, name=name)
+    return table.lookup(tensor)
+
+
+def string_to_index(tensor, mapping, default_value=-1, name=None):
+    """Maps strings to int64 ids through a table from ``mapping`` (deprecated in TF)."""
+    table = index_table_from_tensor(mapping, default_value=default_value, name=name)
+    return table.lookup(tensor)
+
+
+__all__ = [
+    "FastHashSpec",
+    "HashTable",
+    "HasherSpec",
+    "InitializableLookupTableBase",
+    "KeyValueTensorInitializer",
+    "LookupInterface",
+    "StaticHashTable",
+    "StrongHashSpec",
+    "TableInitializerBase",
+    "TextFileIdTableInitializer",
+    "TextFileIndex",
+    "TextFileInitializer",
+    "TextFileStringTableInitializer",
+    "index_table_from_file",
+    "index_table_from_tensor",
+    "index_to_string",
+    "index_to_string_table_from_file",
+    "index_to_string_table_from_tensor",
+    "string_to_index",
+]
