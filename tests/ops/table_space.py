@@ -1,4 +1,5 @@
-"""Op-table rows for space_to_depth/depth_to_space and space_to_batch_nd/batch_to_space_nd.
+"""Op-table rows for space_to_depth/depth_to_space, space_to_batch_nd/batch_to_space_nd,
+extract_image_patches and bitcast.
 
 The references are element-by-element loops written from TF's definitions of the ops.
 """
@@ -84,6 +85,37 @@ def _b2s_ref(x, block, crops):
     return full[idx]
 
 
+def _patches_ref(x, k, st, r, padding):
+    b, h, w, c = x.shape
+    out_dims = []
+    pads = []
+    for n, kk, ss, rr in ((h, k[1], st[1], r[1]), (w, k[2], st[2], r[2])):
+        eff = (kk - 1) * rr + 1
+        if padding == "VALID":
+            o = int(np.ceil((n - eff + 1) / ss))
+            pads.append(0)
+        else:
+            o = int(np.ceil(n / ss))
+            pads.append(max((o - 1) * ss + eff - n, 0) // 2)
+        out_dims.append(o)
+    out = np.zeros((b, out_dims[0], out_dims[1], k[1] * k[2] * c), x.dtype)
+    for n, i, j, ki, kj, d in itertools.product(range(b), range(out_dims[0]),
+                                                range(out_dims[1]), range(k[1]), range(k[2]),
+                                                range(c)):
+        row = i * st[1] + ki * r[1] - pads[0]
+        col = j * st[2] + kj * r[2] - pads[1]
+        if 0 <= row < h and 0 <= col < w:
+            out[n, i, j, (ki * k[2] + kj) * c + d] = x[n, row, col, d]
+    return out
+
+
+def _bitcast_ref(x, dt):
+    a, b = x.dtype.itemsize, np.dtype(dt).itemsize
+    shape = x.shape + (a // b,) if a > b else x.shape[:-1] if a < b else x.shape
+    return np.frombuffer(np.ascontiguousarray(x).tobytes(), dt).reshape(shape)
+
+
+_REAL = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8, tf.int8)
 _I32 = np.int32
 _I64 = np.int64
 
@@ -123,4 +155,29 @@ CASES = [
          [_data((6, 2, 2)), np.array([3], _I32), np.array([[1, 2]], _I64)],
          lambda x, k, c: _b2s_ref(x, k.tolist(), c.tolist()), fixed=(1, 2),
          name="BatchToSpaceND_fed_block"),
+    Case("ExtractImagePatches",
+         lambda x: [tf.extract_image_patches(x, [1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID"),
+                    tf.extract_image_patches(x, [1, 2, 2, 1], [1, 2, 3, 1], [1, 2, 1, 1], "SAME")],
+         [_data((2, 5, 6, 2))],
+         lambda x: [_patches_ref(x, [1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 1, 1], "VALID"),
+                    _patches_ref(x, [1, 2, 2, 1], [1, 2, 3, 1], [1, 2, 1, 1], "SAME")],
+         dtypes=_REAL),
+    Case("ExtractImagePatches",
+         lambda x: tf.extract_image_patches(x, [1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+         [_data((1, 3, 4, 1))],
+         lambda x: _patches_ref(x, [1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+         name="ExtractImagePatches_overlapping"),
+    Case("Bitcast",
+         lambda x: [tf.bitcast(x, tf.uint8), tf.bitcast(x, tf.int16),
+                    tf.bitcast(tf.bitcast(x, tf.uint8), tf.int32), tf.bitcast(x, tf.float32)],
+         [lambda dt: np.array([[1, -2], [70000, 2 ** 30]], np.int32)],
+         lambda x: [_bitcast_ref(x, np.uint8), _bitcast_ref(x, np.int16), x,
+                    _bitcast_ref(x, np.float32)],
+         dtypes=(tf.int32,), grad=False),
+    Case("Bitcast",
+         lambda x: [tf.bitcast(x, tf.int64), tf.bitcast(x, tf.complex64), tf.bitcast(x, tf.uint16)],
+         [lambda dt: np.array([1.5, -2.25, 1e300], np.float64)],
+         lambda x: [_bitcast_ref(x, np.int64), _bitcast_ref(x, np.complex64),
+                    _bitcast_ref(x, np.uint16)],
+         dtypes=(tf.float64,), grad=False, name="Bitcast_float64"),
 ]

@@ -100,3 +100,55 @@ def test_space_to_batch_round_trip_and_gradient_names():
         zv, gv = _run([z, g])
         np.testing.assert_array_equal(zv, v)
         np.testing.assert_allclose(gv, 2 * v)
+
+
+def test_extract_image_patches_errors_and_shapes():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"ExtractImagePatches: ksizes must be \[1, "):
+            tf.extract_image_patches(tf.zeros([1, 4, 4, 1]), [2, 2, 2, 1], [1, 1, 1, 1],
+                                     [1, 1, 1, 1], "VALID")
+        with pytest.raises(ValueError, match=r"images must be 4-D.*\[4,4,1\]"):
+            tf.extract_image_patches(tf.zeros([4, 4, 1]), [1, 2, 2, 1], [1, 1, 1, 1],
+                                     [1, 1, 1, 1], "VALID")
+        with pytest.raises(ValueError, match="padding"):
+            tf.extract_image_patches(tf.zeros([1, 4, 4, 1]), [1, 2, 2, 1], [1, 1, 1, 1],
+                                     [1, 1, 1, 1], "FULL")
+        x = tf.placeholder(tf.float32, [None, 7, None, 3])
+        y = tf.extract_image_patches(x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 2, 1, 1], "VALID")
+        # effective kernel rows 3 + 2 * 1 = 5: (7 - 5) // 2 + 1 = 2 output rows
+        assert y.get_shape().as_list() == [None, 2, None, 18]
+        v = np.ones((1, 7, 4, 3), np.float32)
+        assert _run(y, {x: v}).shape == (1, 2, 3, 18)
+        # the gradient needs rows/cols statically, as TF 1.x's does
+        with pytest.raises(ValueError, match="ExtractImagePatches gradient.*\\[\\?,7,\\?,3\\]"):
+            tf.gradients(tf.reduce_sum(y), x)
+
+
+def test_extract_image_patches_gradient_counts_overlaps():
+    with tf.Graph().as_default():
+        x = tf.constant(np.zeros((1, 3, 3, 1)))
+        y = tf.extract_image_patches(x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+        g = _run(tf.gradients(tf.reduce_sum(y), x)[0])
+        np.testing.assert_array_equal(g[0, :, :, 0], [[1, 2, 1], [2, 4, 2], [1, 2, 1]])
+
+
+def test_bitcast_shape_rule_and_errors():
+    with tf.Graph().as_default():
+        assert tf.bitcast(tf.zeros([2, 3], tf.float64), tf.uint8).get_shape().as_list() == [
+            2, 3, 8]
+        assert tf.bitcast(tf.zeros([2, 4], tf.uint16), tf.uint64).get_shape().as_list() == [2]
+        with pytest.raises(ValueError, match=r"Bitcast: cannot bitcast from uint8 to int32: "
+                                             r"shape \[2,3\] must end in 4"):
+            tf.bitcast(tf.zeros([2, 3], tf.uint8), tf.int32)
+        with pytest.raises(TypeError):
+            tf.bitcast(tf.zeros([2], tf.float32), tf.string)
+        x = tf.placeholder(tf.uint8)
+        y = tf.bitcast(x, tf.int16)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"must end in 2"):
+            _run(y, {x: np.zeros((3, 3), np.uint8)})
+        np.testing.assert_array_equal(_run(y, {x: np.array([[1, 0], [0, 1]], np.uint8)}),
+                                      np.array([[1, 0], [0, 1]], np.uint8).view(np.int16)[:, 0])
+        z = tf.zeros([2])
+        b = tf.bitcast(z, tf.int32)
+        assert b.op.type == "Bitcast"
+        assert tf.gradients(tf.reduce_sum(tf.to_float(b)), z) == [None]

@@ -1,0 +1,179 @@
+"""ExtractImagePatches (patches of an NHWC image laid out along depth) and Bitcast."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
+from tideflow.ops.gradients import dense
+
+# ------------------------------------------------------------------------------------------
+# ExtractImagePatches
+# ------------------------------------------------------------------------------------------
+
+
+def _check_4(name, v, err):
+    v = list(v)
+    if len(v) != 4 or v[0] != 1 or v[3] != 1:
+        raise err(f"ExtractImagePatches: {name} must be [1, {name}_rows, {name}_cols, 1] "
+                  f"(no patches across batch or depth), got {v}")
+    if min(v) < 1:
+        raise err(f"ExtractImagePatches: {name} must be positive, got {v}")
+    return v[1], v[2]
+
+
+def _out_size(n, k, s, r, padding):
+    """(output size, padding before) of one spatial dimension of size ``n``."""
+    k_eff = k + (k - 1) * (r - 1)
+    if padding == "VALID":
+        return max((n - k_eff + s) // s, 0), 0
+    out = (n + s - 1) // s
+    total = max((out - 1) * s + k_eff - n, 0)
+    return out, total // 2
+
+
+def _attrs(attrs, err):
+    return (_check_4("ksizes", attrs["ksizes"], err), _check_4("strides", attrs["strides"], err),
+            _check_4("rates", attrs["rates"], err))
+
+
+def _patches_shape(op):
+    x = _in(op, 0)
+    (kh, kw), (sh, sw), (rh, rw) = _attrs(op._attrs, ValueError)
+    if x.ndims is None:
+        return [[None] * 4]
+    if x.ndims != 4:
+        raise ValueError(f"ExtractImagePatches: images must be 4-D [batch, rows, cols, depth], "
+                         f"got shape {_shape_str(x)}")
+    b, h, w, c = x.as_list()
+    pad = op._attrs["padding"]
+    oh = None if h is None else _out_size(h, kh, sh, rh, pad)[0]
+    ow = None if w is None else _out_size(w, kw, sw, rw, pad)[0]
+    return [[b, oh, ow, None if c is None else c * kh * kw]]
+
+
+def _patch_index(h, w, attrs):
+    """For each (out_row, out_col, k_row, k_col), the flat pixel ``row * w + col`` it reads,
+    or ``h * w`` where it falls into SAME padding. Shape [oh, ow, kh, kw]."""
+    (kh, kw), (sh, sw), (rh, rw) = _attrs(attrs, _invalid)
+    oh, top = _out_size(h, kh, sh, rh, attrs["padding"])
+    ow, left = _out_size(w, kw, sw, rw, attrs["padding"])
+    rows = (np.arange(oh) * sh - top)[:, None] + np.arange(kh)[None, :] * rh  # [oh, kh]
+    cols = (np.arange(ow) * sw - left)[:, None] + np.arange(kw)[None, :] * rw  # [ow, kw]
+    r = rows[:, None, :, None]
+    c = cols[None, :, None, :]
+    inside = (r >= 0) & (r < h) & (c >= 0) & (c < w)
+    return np.where(inside, r * w + c, h * w)
+
+
+def _patches_kernel(images, *, ksizes, strides, rates, padding):
+    x = _np(images)
+    attrs = {"ksizes": ksizes, "strides": strides, "rates": rates, "padding": padding}
+    if x.ndim != 4:
+        raise _invalid(f"ExtractImagePatches: images must be 4-D [batch, rows, cols, depth], "
+                       f"got shape {_shape_str(x.shape)}")
+    b, h, w, c = x.shape
+    idx = _patch_index(h, w, attrs)
+    flat = np.concatenate([x.reshape(b, h * w, c), np.zeros((b, 1, c), x.dtype)], axis=1)
+    oh, ow, kh, kw = idx.shape
+    # out[n, i, j, (ki * kw + kj) * c + d] = image[n, row, col, d]
+    return np.ascontiguousarray(flat[:, idx.reshape(-1), :].reshape(b, oh, ow, kh * kw * c))
+
+
+def _patches_grad(op, grad):
+    from tideflow.ops import array_ops, concat_ops, reduction_ops, slicing_ops
+
+    x = op._inputs[0]
+    s = x.get_shape()
+    if s.ndims != 4 or s.as_list()[1] is None or s.as_list()[2] is None:
+        raise ValueError(f"ExtractImagePatches gradient needs the rows and cols of the images "
+                         f"statically, got shape {_shape_str(s)}")
+    h, w = s.as_list()[1:3]
+    idx = _patch_index(h, w, op._attrs).reshape(-1)
+    xs = array_ops.shape(x)
+    # grad [b, oh, ow, kh*kw*c] -> [oh*ow*kh*kw, b, c], each row summed onto its pixel
+    g = array_ops.reshape(dense(grad), concat_ops.stack([xs[0], idx.size, xs[3]]))
+    g = array_ops.transpose(g, [1, 0, 2])
+    summed = reduction_ops.unsorted_segment_sum(g, idx.astype(np.int32), h * w + 1)
+    summed = slicing_ops.slice(summed, [0, 0, 0], [h * w, -1, -1])
+    out = array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), xs)
+    return [out]
+
+
+op_registry.declare(
+    "ExtractImagePatches",
+    inputs=["images: T"],
+    outputs=["patches: T"],
+    attrs=["ksizes: list(int) >= 4", "strides: list(int) >= 4", "rates: list(int) >= 4",
+           "T: realnumbertype", "padding: {'SAME', 'VALID'}"],
+    shape=_patches_shape,
+    kernel=_patches_kernel,
+    grad=_patches_grad,
+)
+
+_register_fold("ExtractImagePatches")
+
+
+def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
+    """Extracts ``ksizes`` patches (every ``rates`` pixel) of ``images`` every ``strides``,
+    each laid out along the output depth in row, col, depth order."""
+    attrs = {"ksizes": [int(v) for v in ksizes], "strides": [int(v) for v in strides],
+             "rates": [int(v) for v in rates], "padding": padding}
+    return ops.apply_op("ExtractImagePatches", [images], attrs, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Bitcast
+# ------------------------------------------------------------------------------------------
+
+_BITCAST_TYPES = ("{bfloat16, float16, float32, float64, int64, int32, uint8, uint16, uint32, "
+                  "uint64, int8, int16, complex64, complex128}")
+
+
+def _size(dt):
+    return np.dtype(dt.as_numpy_dtype).itemsize
+
+
+def _bitcast_dims(dims, src, dst, err):
+    a, b = _size(src), _size(dst)
+    if a == b:
+        return list(dims)
+    if a > b:
+        return list(dims) + [a // b]
+    if not dims or (dims[-1] is not None and dims[-1] != b // a):
+        raise err(f"Bitcast: cannot bitcast from {src.name} to {dst.name}: shape "
+                  f"{_shape_str(dims)} must end in {b // a} (= {b} bytes / {a} bytes)")
+    return list(dims[:-1])
+
+
+def _bitcast_shape(op):
+    x = _in(op, 0)
+    if x.ndims is None:
+        return [None]
+    return [_bitcast_dims(x.as_list(), op._attrs["T"], op._attrs["type"], ValueError)]
+
+
+def _bitcast_kernel(input, *, T, type):
+    x = np.ascontiguousarray(_np(input), dtype=T.as_numpy_dtype)
+    dims = _bitcast_dims(list(x.shape), T, type, _invalid)
+    return x.reshape(-1).view(type.as_numpy_dtype).reshape(dims)
+
+
+op_registry.declare(
+    "Bitcast",
+    inputs=["input: T"],
+    outputs=["output: type"],
+    attrs=["T: " + _BITCAST_TYPES, "type: " + _BITCAST_TYPES],
+    shape=_bitcast_shape,
+    kernel=_bitcast_kernel,
+    differentiable=False,
+)
+
+_register_fold("Bitcast")
+
+
+def bitcast(input, type, name=None):
+    """Reinterprets the bytes of ``input`` as ``type`` (a trailing dimension is added or
+    removed when the element sizes differ)."""
+    return ops.apply_op("Bitcast", [input], {"type": dtypes.as_dtype(type)},
+                        name=name)._outputs[0]
+
