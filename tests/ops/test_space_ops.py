@@ -152,3 +152,24 @@ def test_bitcast_shape_rule_and_errors():
         b = tf.bitcast(z, tf.int32)
         assert b.op.type == "Bitcast"
         assert tf.gradients(tf.reduce_sum(tf.to_float(b)), z) == [None]
+
+
+def test_mirror_pad_static_limits_name_op_mode_and_dim():
+    with tf.Graph().as_default():
+        x = tf.zeros([3, 2])
+        with pytest.raises(ValueError, match=r"MirrorPad \(REFLECT\): paddings must be less than "
+                                             r"the dimension size: 3, 0 for dimension 0 of size 3"
+                                             r" \(input shape \[3,2\]\)"):
+            tf.pad(x, [[3, 0], [0, 0]], "REFLECT")
+        with pytest.raises(ValueError, match=r"MirrorPad \(SYMMETRIC\): paddings must be no "
+                                             r"greater than.*0, 3 for dimension 1 of size 2"):
+            tf.pad(x, [[0, 0], [0, 3]], mode="symmetric")
+        # at the limits both modes build and run
+        r = tf.pad(x, [[2, 2], [1, 0]], "REFLECT")
+        s = tf.pad(x, [[3, 3], [2, 2]], "SYMMETRIC")
+        assert r.get_shape().as_list() == [7, 3] and s.get_shape().as_list() == [9, 6]
+        assert _run(s).shape == (9, 6)
+        p = tf.placeholder(tf.int32, [2, 2])
+        y = tf.pad(x, p, "REFLECT")
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"dimension 0"):
+            _run(y, {p: [[3, 0], [0, 0]]})

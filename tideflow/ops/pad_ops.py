@@ -204,12 +204,29 @@ op_registry.declare(
     kernel=_pad_v2_kernel,
     grad=_pad_grad,
 )
+def _mirror_pad_shape(op):
+    # TF's static limit: REFLECT pads less than the dimension size, SYMMETRIC no more than it
+    out = _pad_shape(op)
+    s = _in(op, 0)
+    v = ops.constant_value(op._inputs[1])
+    if s.ndims is None or v is None:
+        return out
+    sym = op._attrs["mode"] == "SYMMETRIC"
+    for i, (d, (a, b)) in enumerate(zip(s.as_list(), np.asarray(v).reshape(-1, 2).tolist())):
+        if d is not None and (max(a, b) > d if sym else max(a, b) >= d):
+            limit = "no greater than" if sym else "less than"
+            raise ValueError(
+                f"MirrorPad ({op._attrs['mode']}): paddings must be {limit} the dimension size: "
+                f"{a}, {b} for dimension {i} of size {d} (input shape {_shape_str(s)})")
+    return out
+
+
 op_registry.declare(
     "MirrorPad",
     inputs=["input: T", "paddings: Tpaddings"],
     outputs=["output: T"],
     attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
-    shape=_pad_shape,
+    shape=_mirror_pad_shape,
     kernel=_mirror_pad_kernel,
     grad=_mirror_pad_grad,
 )
