@@ -141,6 +141,16 @@ from tideflow.ops.concat_ops import (
 from tideflow.ops.cond import case, cond
 from tideflow.ops.constant_op import constant, placeholder, placeholder_with_default
 from tideflow.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from tideflow.ops.counting_ops import (
+    batch_gather,
+    bincount,
+    confusion_matrix,
+    histogram_fixed_width,
+    lbeta,
+    setdiff1d,
+    unique_with_counts,
+    unravel_index,
+)
 from tideflow.ops.data_flow_ops import (
     ConditionalAccumulator,
     ConditionalAccumulatorBase,

@@ -86,3 +86,87 @@ def test_matrix_solve_ls_matches_numpy_lstsq_and_errors():
             tf.matrix_solve_ls(a, b[:5])
         with pytest.raises(NotImplementedError, match="fast=False"):
             tf.matrix_solve_ls(a, b, fast=False)
+
+
+def test_setdiff1d_and_unique_with_counts_reject_matrices():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"ListDiff: x must be rank 1.*\[2,2\]"):
+            tf.setdiff1d(tf.zeros([2, 2]), tf.zeros([3]))
+        with pytest.raises(ValueError, match=r"UniqueWithCounts: x must be rank 1.*\[2,2\]"):
+            tf.unique_with_counts(tf.zeros([2, 2]))
+        p = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"ListDiff: y.*\[1,2\]"):
+            _run(tf.setdiff1d([1, 2], p), {p: [[1, 2]]})
+
+
+def test_setdiff1d_static_shapes_and_result_names():
+    with tf.Graph().as_default():
+        out, idx = tf.setdiff1d([1, 2, 3], [2])
+        assert out.get_shape().as_list() == [None] and idx.dtype == tf.int32
+        r = _run(tf.setdiff1d([5, 5, 6], [6], index_dtype=tf.int64))
+        np.testing.assert_array_equal(r.out, [5, 5])
+        assert r.idx.dtype == np.int64
+
+
+def test_bincount_errors_and_static_size():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Bincount.*non-negative"):
+            _run(tf.bincount(p), {p: [1, -1]})
+        np.testing.assert_array_equal(_run(tf.bincount(p, maxlength=2), {p: [0, 4, 4, 1]}),
+                                      [1, 1])
+
+
+def test_histogram_fixed_width_errors():
+    with tf.Graph().as_default():
+        r = tf.placeholder(tf.float32)
+        h = tf.histogram_fixed_width([1.0, 2.0], r, nbins=4)
+        assert h.get_shape().as_list() == [4]
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"value_range\[0\] < "):
+            _run(h, {r: [3.0, 1.0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"HistogramFixedWidth.*\[3\]"):
+            _run(h, {r: [0.0, 1.0, 2.0]})
+        n = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="positive number, but got '0'"):
+            _run(tf.histogram_fixed_width([1.0], [0.0, 1.0], nbins=n), {n: 0})
+
+
+def test_unravel_index_errors():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.int32)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"UnravelIndex.*\[2, 3\]"):
+            _run(tf.unravel_index(p, [2, 3]), {p: [6]})
+        with pytest.raises(ValueError, match=r"UnravelIndex: dims must be rank 1.*\[2,1\]"):
+            tf.unravel_index([1], [[2], [3]])
+        assert tf.unravel_index([1, 2, 3], [4, 5]).get_shape().as_list() == [2, 3]
+
+
+def test_confusion_matrix_checks_bounds_and_weights():
+    with tf.Graph().as_default():
+        lab = tf.placeholder(tf.int32, [2])
+        cm = tf.confusion_matrix(lab, [1, 1], num_classes=3)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="`labels` out of bound"):
+            _run(cm, {lab: [0, 3]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="negative values"):
+            _run(tf.confusion_matrix(lab, [1, 1]), {lab: [-1, 1]})
+        with pytest.raises(ValueError, match=r"confusion_matrix: weights \[3\].*\[2\]"):
+            tf.confusion_matrix([0, 1], [1, 1], weights=[1.0, 2.0, 3.0])
+        # [n, 1] labels are squeezed to match [n] predictions, as TF does
+        np.testing.assert_array_equal(_run(tf.confusion_matrix([[1], [0]], [1, 1])),
+                                      [[0, 1], [0, 1]])
+
+
+def test_batch_gather_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="unknown shape"):
+            tf.batch_gather(tf.zeros([2, 3]), tf.placeholder(tf.int32))
+        with pytest.raises(ValueError, match=r"batch_gather.*\[2,3\].*\[4,1\]"):
+            tf.batch_gather(tf.zeros([2, 3]), tf.zeros([4, 1], tf.int32))
+
+
+def test_math_aliases_are_the_same_functions():
+    assert tf.math.bincount is tf.bincount
+    assert tf.math.confusion_matrix is tf.confusion_matrix
+    assert tf.math.lbeta is tf.lbeta
+    assert tf.linalg.eigh is tf.self_adjoint_eig and tf.linalg.lstsq is tf.matrix_solve_ls
+    assert tf.linalg.transpose is tf.matrix_transpose

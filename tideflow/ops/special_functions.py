@@ -137,7 +137,7 @@ def digamma(x):
         series = np.zeros_like(z)
         for c in reversed(_DIGAMMA_ASYM):
             series = (series + c) * inv2
-        out = np.log(z) - 0.5 / z - series + acc - correction
+        out = np.array(np.log(z) - 0.5 / z - series + acc - correction)  # 0-d stays an array
         out[pole] = np.nan
     return out
 

@@ -1,0 +1,427 @@
+"""Set and counting ops of TF 1.x: ListDiff (``tf.setdiff1d``), UniqueWithCounts, Bincount,
+HistogramFixedWidth and UnravelIndex, with ``tf.confusion_matrix``, ``tf.batch_gather`` and
+``tf.lbeta`` composed from other ops as TF 1.x composes them."""
+
+import collections
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
+
+
+def _vector(op_type, what, x):
+    if x.ndim != 1:
+        raise _invalid(f"{op_type}: {what} must be 1-D, got shape {_shape_str(x.shape)}")
+
+
+def _static_vector(op_type, what, s):
+    if s.ndims is not None and s.ndims != 1:
+        raise ValueError(f"{op_type}: {what} must be rank 1 but is rank {s.ndims} (shape "
+                         f"{_shape_str(s)})")
+
+
+def _static_scalar(op_type, what, s):
+    if s.ndims is not None and s.ndims != 0:
+        raise ValueError(f"{op_type}: {what} must be a scalar, got shape {_shape_str(s)}")
+
+
+# ------------------------------------------------------------------------------------------
+# ListDiff (setdiff1d)
+# ------------------------------------------------------------------------------------------
+
+
+def _list_diff_shape(op):
+    _static_vector("ListDiff", "x", _in(op, 0))
+    _static_vector("ListDiff", "y", _in(op, 1))
+    return [TensorShape([None]), TensorShape([None])]
+
+
+def _list_diff_kernel(x, y, *, out_idx):
+    x, y = _np(x), _np(y)
+    _vector("ListDiff", "x", x)
+    _vector("ListDiff", "y", y)
+    keep = ~np.isin(x, y) if x.dtype != object else np.array(
+        [v not in set(y.tolist()) for v in x.tolist()], bool)
+    idx = np.nonzero(keep)[0]
+    return x[idx], idx.astype(out_idx.as_numpy_dtype)
+
+
+op_registry.declare(
+    "ListDiff",
+    inputs=["x: T", "y: T"],
+    outputs=["out: T", "idx: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
+    shape=_list_diff_shape,
+    kernel=_list_diff_kernel,
+    differentiable=False,
+)
+
+ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    """The elements of 1-D ``x`` not in ``y`` (in ``x``'s order, duplicates kept) and their
+    indices in ``x``."""
+    op = ops.apply_op("ListDiff", [x, y], {"out_idx": dtypes.as_dtype(index_dtype)},
+                      name=name)
+    return ListDiff(*op._outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# UniqueWithCounts
+# ------------------------------------------------------------------------------------------
+
+
+def _unique_with_counts_kernel(x, *, out_idx):
+    x = _np(x)
+    _vector("UniqueWithCounts", "x", x)
+    seen = {}
+    idx = np.empty(x.shape, out_idx.as_numpy_dtype)
+    firsts = []
+    for i, v in enumerate(x.tolist()):
+        j = seen.get(v)
+        if j is None:
+            j = seen[v] = len(firsts)
+            firsts.append(i)
+        idx[i] = j
+    count = np.bincount(idx.astype(np.int64), minlength=len(firsts))
+    return x[np.asarray(firsts, np.int64)], idx, count.astype(out_idx.as_numpy_dtype)
+
+
+def _unique_with_counts_shape(op):
+    _static_vector("UniqueWithCounts", "x", _in(op, 0))
+    return [TensorShape([None]), _in(op, 0) if _in(op, 0).ndims else TensorShape([None]),
+            TensorShape([None])]
+
+
+op_registry.declare(
+    "UniqueWithCounts",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx", "count: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
+    shape=_unique_with_counts_shape,
+    kernel=_unique_with_counts_kernel,
+    differentiable=False,
+)
+
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    """The unique elements of 1-D ``x`` in order of appearance, each element's index into
+    them, and how often each occurs."""
+    op = ops.apply_op("UniqueWithCounts", [x], {"out_idx": dtypes.as_dtype(out_idx)},
+                      name=name)
+    return UniqueWithCounts(*op._outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# Bincount
+# ------------------------------------------------------------------------------------------
+
+
+def _bincount_shape(op):
+    _static_scalar("Bincount", "size", _in(op, 1))
+    size = ops.constant_value(op._inputs[1])
+    return [TensorShape([None if size is None else int(size)])]
+
+
+def _bincount_kernel(arr, size, weights):
+    arr, weights = _np(arr), _np(weights)
+    size = _np(size)
+    if size.ndim != 0:
+        raise _invalid(f"Bincount: size must be a scalar, got shape {_shape_str(size.shape)}")
+    size = int(size)
+    if size < 0:
+        raise _invalid(f"Bincount: size ({size}) must be non-negative")
+    if arr.size and arr.min() < 0:
+        raise _invalid("Bincount: input arr must be non-negative!")
+    if weights.size and weights.shape != arr.shape:
+        raise _invalid(f"Bincount: weights {_shape_str(weights.shape)} must be empty or have "
+                       f"the shape of arr {_shape_str(arr.shape)}")
+    flat = arr.reshape(-1).astype(np.int64)
+    keep = flat < size
+    w = weights.reshape(-1)[keep] if weights.size else None
+    out = np.bincount(flat[keep], weights=w, minlength=size)[:size]
+    return out.astype(weights.dtype)
+
+
+op_registry.declare(
+    "Bincount",
+    inputs=["arr: int32", "size: int32", "weights: T"],
+    outputs=["bins: T"],
+    attrs=["T: {int32, int64, float32, float64}"],
+    shape=_bincount_shape,
+    kernel=_bincount_kernel,
+    differentiable=False,
+)
+_register_fold("Bincount")
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32,
+             name=None):
+    """Counts the occurrences of each value of the non-negative int32 ``arr`` (summing
+    ``weights`` instead, if given); the result has ``max(arr) + 1`` entries, at least
+    ``minlength`` and at most ``maxlength``."""
+    from tideflow.ops import cast_ops, math_ops, reduction_ops
+    from tideflow.ops.array_ops import shape
+
+    with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
+        arr = ops.convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
+        nonempty = reduction_ops.reduce_prod(shape(arr)) > 0
+        output_size = cast_ops.cast(nonempty, dtypes.int32) * (
+            reduction_ops.reduce_max(arr) + 1)
+        if minlength is not None:
+            minlength = ops.convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
+            output_size = math_ops.maximum(minlength, output_size)
+        if maxlength is not None:
+            maxlength = ops.convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32)
+            output_size = math_ops.minimum(maxlength, output_size)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights, name="weights")
+            return reduction_ops.unsorted_segment_sum(weights, arr, output_size)
+        weights = ops.convert_to_tensor(np.zeros([0], dtypes.as_dtype(dtype).as_numpy_dtype))
+        return ops.apply_op("Bincount", [arr, output_size, weights])._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# HistogramFixedWidth
+# ------------------------------------------------------------------------------------------
+
+
+def _histogram_shape(op):
+    _static_vector("HistogramFixedWidth", "value_range", _in(op, 1))
+    _static_scalar("HistogramFixedWidth", "nbins", _in(op, 2))
+    nbins = ops.constant_value(op._inputs[2])
+    return [TensorShape([None if nbins is None else int(nbins)])]
+
+
+def _histogram_kernel(values, value_range, nbins, *, dtype):
+    values, value_range, nbins = _np(values), _np(value_range), _np(nbins)
+    if value_range.shape != (2,):
+        raise _invalid(f"HistogramFixedWidth: value_range should be a vector of 2 elements, "
+                       f"got shape {_shape_str(value_range.shape)}")
+    if nbins.ndim != 0:
+        raise _invalid(f"HistogramFixedWidth: nbins should be a scalar, got shape "
+                       f"{_shape_str(nbins.shape)}")
+    nbins = int(nbins)
+    if nbins <= 0:
+        raise _invalid(f"HistogramFixedWidth: nbins should be a positive number, but got "
+                       f"'{nbins}'")
+    lo, hi = value_range
+    if not lo < hi:
+        raise _invalid(f"HistogramFixedWidth: value_range should satisfy value_range[0] < "
+                       f"value_range[1], but got '[{lo}, {hi}]'")
+    step = (float(hi) - float(lo)) / nbins
+    # TF's bin rule: clamp below to the first bin, the right edge and above to the last
+    pos = (np.maximum(values, lo).astype(np.float64) - float(lo)) / step
+    index = np.minimum(pos, nbins - 1).astype(np.int64).reshape(-1)
+    return np.bincount(index, minlength=nbins).astype(dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "HistogramFixedWidth",
+    inputs=["values: T", "value_range: T", "nbins: int32"],
+    outputs=["out: dtype"],
+    attrs=["T: {int32, int64, float32, float64}", "dtype: {int32, int64} = DT_INT32"],
+    shape=_histogram_shape,
+    kernel=_histogram_kernel,
+    differentiable=False,
+)
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """Counts ``values`` into ``nbins`` equal-width bins over ``value_range`` ([lo, hi]);
+    values below ``lo`` count in the first bin, values at or above ``hi`` in the last."""
+    with ops.name_scope(name, "histogram_fixed_width", [values, value_range, nbins]):
+        values = ops.convert_to_tensor(values, name="values")
+        value_range = ops.convert_to_tensor(value_range, name="value_range",
+                                            dtype=values.dtype)
+        nbins = ops.convert_to_tensor(nbins, name="nbins", dtype=dtypes.int32)
+        return ops.apply_op("HistogramFixedWidth", [values, value_range, nbins],
+                            {"dtype": dtypes.as_dtype(dtype)})._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# UnravelIndex
+# ------------------------------------------------------------------------------------------
+
+
+def _unravel_shape(op):
+    idx, dims = _in(op, 0), _in(op, 1)
+    _static_vector("UnravelIndex", "dims", dims)
+    if idx.ndims is not None and idx.ndims > 1:
+        raise ValueError(f"UnravelIndex: indices must be a scalar or a vector, got shape "
+                         f"{_shape_str(idx)}")
+    n = dims.as_list()[0] if dims.ndims == 1 else None
+    if idx.ndims is None:
+        return [TensorShape(None)]
+    return [TensorShape([n] + idx.as_list())]
+
+
+def _unravel_kernel(indices, dims):
+    indices, dims = _np(indices), _np(dims)
+    _vector("UnravelIndex", "dims", dims)
+    if indices.ndim > 1:
+        raise _invalid(f"UnravelIndex: indices must be a scalar or a vector, got shape "
+                       f"{_shape_str(indices.shape)}")
+    if np.any(dims <= 0) and indices.size:
+        raise _invalid(f"UnravelIndex: dims must be positive, got {dims.tolist()}")
+    total = int(np.prod(dims.astype(np.int64)))
+    if indices.size and (indices.min() < 0 or indices.max() >= total):
+        raise _invalid(f"UnravelIndex: index out of bounds for array in dims {dims.tolist()} "
+                       f"(indices must be in [0, {total}))")
+    out = np.unravel_index(indices.astype(np.int64), tuple(int(d) for d in dims))
+    return np.stack(out).astype(indices.dtype) if dims.size else np.zeros(
+        (0,) + indices.shape, indices.dtype)
+
+
+op_registry.declare(
+    "UnravelIndex",
+    inputs=["indices: Tidx", "dims: Tidx"],
+    outputs=["output: Tidx"],
+    attrs=["Tidx: {int32, int64} = DT_INT32"],
+    shape=_unravel_shape,
+    kernel=_unravel_kernel,
+    differentiable=False,
+)
+_register_fold("UnravelIndex")
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates in an array of shape ``dims`` of each flat index in ``indices``: shape
+    ``[len(dims)]`` for a scalar, ``[len(dims), n]`` for a vector."""
+    return ops.apply_op("UnravelIndex", [indices, dims], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# composed: confusion_matrix, batch_gather, lbeta
+# ------------------------------------------------------------------------------------------
+
+
+def _drop_last_unit_dim(a, b):
+    """TF's remove_squeezable_dimensions for static ranks: drops a trailing 1 from the operand
+    that is one rank longer."""
+    from tideflow.ops import array_ops
+
+    ra, rb = a.get_shape().ndims, b.get_shape().ndims
+    if ra is not None and rb is not None:
+        if ra - rb == 1 and a.get_shape().dims[-1].value in (1, None):
+            a = array_ops.squeeze(a, [-1])
+        elif rb - ra == 1 and b.get_shape().dims[-1].value in (1, None):
+            b = array_ops.squeeze(b, [-1])
+    return a, b
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, name=None,
+                     weights=None):
+    """The ``[num_classes, num_classes]`` matrix counting (or summing ``weights`` over) each
+    (label, prediction) pair; rows are labels, columns predictions."""
+    from tideflow.ops import (
+        cast_ops,
+        check_ops,
+        concat_ops,
+        control_flow_ops,
+        gather_ops,
+        math_ops,
+        reduction_ops,
+    )
+    from tideflow.ops.fill_ops import ones_like
+
+    with ops.name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
+        labels, predictions = _drop_last_unit_dim(
+            ops.convert_to_tensor(labels, name="labels"),
+            ops.convert_to_tensor(predictions, name="predictions"))
+        predictions = cast_ops.cast(predictions, dtypes.int64)
+        labels = cast_ops.cast(labels, dtypes.int64)
+        labels = control_flow_ops.with_dependencies([check_ops.assert_non_negative(
+            labels, message="`labels` contains negative values")], labels)
+        predictions = control_flow_ops.with_dependencies([check_ops.assert_non_negative(
+            predictions, message="`predictions` contains negative values")], predictions)
+        if num_classes is None:
+            num_classes = math_ops.maximum(reduction_ops.reduce_max(predictions),
+                                           reduction_ops.reduce_max(labels)) + 1
+        else:
+            n64 = cast_ops.cast(num_classes, dtypes.int64)
+            labels = control_flow_ops.with_dependencies([check_ops.assert_less(
+                labels, n64, message="`labels` out of bound")], labels)
+            predictions = control_flow_ops.with_dependencies([check_ops.assert_less(
+                predictions, n64, message="`predictions` out of bound")], predictions)
+            num_classes = n64
+        dtype = dtypes.as_dtype(dtype)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights, name="weights")
+            try:
+                predictions.get_shape().assert_is_compatible_with(weights.get_shape())
+            except ValueError:
+                raise ValueError(
+                    f"confusion_matrix: weights {_shape_str(weights.get_shape())} must match "
+                    f"predictions {_shape_str(predictions.get_shape())}") from None
+            weights = cast_ops.cast(weights, dtype)
+        shape = concat_ops.stack([num_classes, num_classes])
+        indices = concat_ops.stack([labels, predictions], axis=1)
+        values = ones_like(predictions, dtype=dtype) if weights is None else weights
+        return gather_ops.scatter_nd(indices, values, shape)
+
+
+def batch_gather(params, indices, name=None):
+    """``params[b..., indices[b..., i], ...]``: a gather along ``indices``' last axis with
+    the leading (batch) dimensions of ``params`` and ``indices`` matched up."""
+    from tideflow.ops import array_ops, cast_ops, concat_ops, gather_ops, range_ops, reduction_ops
+
+    with ops.name_scope(name, "BatchGather", [params, indices]):
+        params = ops.convert_to_tensor(params, name="params")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        ndims = indices.get_shape().ndims
+        if ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        pshape = params.get_shape()
+        if pshape.ndims is not None and pshape.ndims < ndims:
+            raise ValueError(f"batch_gather: params {_shape_str(pshape)} must have at least the "
+                             f"rank of indices {_shape_str(indices.get_shape())}")
+        ishape = indices.get_shape()
+        final = None
+        if pshape.ndims is not None:
+            try:
+                final = ishape[:ndims - 1].merge_with(pshape[:ndims - 1])
+            except ValueError:
+                raise ValueError(f"batch_gather: batch dimensions of params {_shape_str(pshape)} "
+                                 f"and indices {_shape_str(ishape)} differ") from None
+            final = final.concatenate(ishape[ndims - 1:]).concatenate(pshape[ndims:])
+        idx_dt = indices.dtype.base_dtype
+        indices_shape = array_ops.shape(indices)
+        params_shape = array_ops.shape(params)
+        batch_indices = indices
+        accum = ops.convert_to_tensor(1, dtype=idx_dt)
+        cast_shape = cast_ops.cast(params_shape, idx_dt)
+        for dim in range(ndims - 1, 0, -1):
+            dim_value = cast_shape[dim - 1]
+            accum = accum * cast_shape[dim]
+            dim_indices = range_ops.range(ops.convert_to_tensor(0, dtype=idx_dt), dim_value,
+                                          ops.convert_to_tensor(1, dtype=idx_dt)) * accum
+            dim_shape = concat_ops.stack([1] * (dim - 1) + [dim_value] + [1] * (ndims - dim))
+            batch_indices = batch_indices + array_ops.reshape(dim_indices, dim_shape)
+        flat_indices = array_ops.reshape(batch_indices, [-1])
+        outer_shape = params_shape[ndims:]
+        flat_inner = reduction_ops.reduce_prod(params_shape[:ndims], [0], keepdims=True)
+        flat_params = array_ops.reshape(params, concat_ops.concat([flat_inner, outer_shape], 0))
+        result = array_ops.reshape(gather_ops.gather(flat_params, flat_indices),
+                                   concat_ops.concat([indices_shape, outer_shape], 0))
+        if final is not None:
+            result.set_shape(final)
+        return result
+
+
+def lbeta(x, name=None):
+    """``log(|Beta(x)|)`` over the last dimension: ``sum(lgamma(x)) - lgamma(sum(x))``."""
+    from tideflow.ops import reduction_ops
+    from tideflow.ops.math_ops import lgamma
+
+    with ops.name_scope(name, "lbeta", [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        log_prod_gamma_x = reduction_ops.reduce_sum(lgamma(x), axis=[-1])
+        sum_x = reduction_ops.reduce_sum(x, axis=[-1])
+        return log_prod_gamma_x - lgamma(sum_x)
+
