@@ -10,6 +10,7 @@ import numpy as np
 
 import tideflow as tf
 from tests.ops.optable import Case
+from tideflow.framework import ops
 
 _DT = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8, tf.complex64, tf.bool)
 
@@ -180,4 +181,12 @@ CASES = [
          lambda x: [_bitcast_ref(x, np.int64), _bitcast_ref(x, np.complex64),
                     _bitcast_ref(x, np.uint16)],
          dtypes=(tf.float64,), grad=False, name="Bitcast_float64"),
+    Case(("SpaceToBatch", "BatchToSpace"),
+         lambda x: [ops.apply_op("SpaceToBatch", [x, [[1, 1], [0, 2]]], {"block_size": 2})
+                    ._outputs[0],
+                    ops.apply_op("BatchToSpace", [x, [[0, 1], [1, 0]]], {"block_size": 2})
+                    ._outputs[0]],
+         [_data((4, 2, 4, 2))],
+         lambda x: [_s2b_ref(x, [2, 2], [[1, 1], [0, 2]]), _b2s_ref(x, [2, 2], [[0, 1], [1, 0]])],
+         dtypes=_DT, name="SpaceToBatch_legacy"),
 ]

@@ -173,3 +173,20 @@ def test_mirror_pad_static_limits_name_op_mode_and_dim():
         y = tf.pad(x, p, "REFLECT")
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"dimension 0"):
             _run(y, {p: [[3, 0], [0, 0]]})
+
+
+def test_legacy_space_to_batch_ops_check_rank_and_differentiate_to_each_other():
+    from tideflow.framework import ops
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"SpaceToBatch: input must be 4-D.*\[2,4,4\]"):
+            ops.apply_op("SpaceToBatch", [tf.zeros([2, 4, 4]), [[0, 0], [0, 0]]],
+                         {"block_size": 2})
+        with pytest.raises(ValueError, match=r"BatchToSpaceND: input batch dimension 2"):
+            ops.apply_op("BatchToSpace", [tf.zeros([2, 4, 4, 1]), [[0, 0], [0, 0]]],
+                         {"block_size": 2})
+        x = tf.constant(np.arange(16.0).reshape(1, 4, 4, 1))
+        y = ops.apply_op("SpaceToBatch", [x, [[0, 0], [0, 0]]], {"block_size": 2})._outputs[0]
+        g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+        assert g.op.type == "BatchToSpace"
+        np.testing.assert_allclose(_run(g), 2 * np.arange(16.0).reshape(1, 4, 4, 1))

@@ -303,6 +303,77 @@ def batch_to_space_nd(input, block_shape, crops, name=None):
     return ops.apply_op("BatchToSpaceND", [input, block_shape, crops], name=name)._outputs[0]
 
 
+# The legacy 4-D ops (one block_size attr); TF 1.x's Python builds on the _nd ops, but graphs
+# may still hold these.
+
+
+def _legacy_shape(op):
+    x = _in(op, 0)
+    if x.ndims is not None and x.ndims != 4:
+        raise ValueError(f"{op.type}: input must be 4-D, got shape {_shape_str(x)}")
+    psh = _in(op, 1)
+    if psh.ndims is not None and psh.as_list() not in ([2, 2], [None, 2], [2, None],
+                                                       [None, None]):
+        raise ValueError(f"{op.type}: {op._op_def.inputs[1].name} must have shape [2, 2], got "
+                         f"{_shape_str(psh)}")
+    if x.ndims is None:
+        return [[None] * 4]
+    pads = ops.constant_value(op._inputs[1])
+    nd = "SpaceToBatchND" if op.type == "SpaceToBatch" else "BatchToSpaceND"
+    if pads is None:
+        return [[None, None, None, x.as_list()[3]]]
+    bs = op._attrs["block_size"]
+    block, pads = _check_block(nd, x.as_list(), [bs, bs], pads,
+                               "paddings" if nd == "SpaceToBatchND" else "crops", ValueError)
+    dims_fn = _s2b_dims if nd == "SpaceToBatchND" else _b2s_dims
+    return [dims_fn(x.as_list(), block, pads, ValueError)]
+
+
+def _legacy_rank4(x, op_type):
+    x = _np(x)
+    if x.ndim != 4:
+        raise _invalid(f"{op_type}: input must be 4-D, got shape {_shape_str(x.shape)}")
+    return x
+
+
+def _space_to_batch_kernel(input, paddings, *, block_size):
+    x = _legacy_rank4(input, "SpaceToBatch")
+    return _space_to_batch_nd_kernel(x, [block_size, block_size], paddings)
+
+
+def _batch_to_space_kernel(input, crops, *, block_size):
+    x = _legacy_rank4(input, "BatchToSpace")
+    return _batch_to_space_nd_kernel(x, [block_size, block_size], crops)
+
+
+def _legacy(op_type, x, pads, block_size):
+    return ops.apply_op(op_type, [x, pads], {"block_size": block_size})._outputs[0]
+
+
+op_registry.declare(
+    "SpaceToBatch",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32", "block_size: int >= 2"],
+    shape=_legacy_shape,
+    kernel=_space_to_batch_kernel,
+    grad=lambda op, grad: [_legacy("BatchToSpace", dense(grad), op._inputs[1],
+                                   op._attrs["block_size"]), None],
+)
+op_registry.declare(
+    "BatchToSpace",
+    inputs=["input: T", "crops: Tidx"],
+    outputs=["output: T"],
+    attrs=["T: type", "block_size: int >= 2", "Tidx: {int32, int64} = DT_INT32"],
+    shape=_legacy_shape,
+    kernel=_batch_to_space_kernel,
+    grad=lambda op, grad: [_legacy("SpaceToBatch", dense(grad), op._inputs[1],
+                                   op._attrs["block_size"]), None],
+)
+
+_register_fold("SpaceToBatch", "BatchToSpace")
+
+
 def _with_rank4(t, fn):
     s = t.get_shape()
     if s.ndims is not None and s.ndims != 4:
