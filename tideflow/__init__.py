@@ -507,6 +507,7 @@ _LAZY = {
     "layers": ("tideflow.layers", None),
     "contrib": ("tideflow.contrib", None),
     "lookup": ("tideflow.lookup", None),
+    "make_template": ("tideflow.ops.template", "make_template"),
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
     "data": ("tideflow.data", None),

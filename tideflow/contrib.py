@@ -4,12 +4,14 @@
 import sys
 import types
 
+from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.train import device_setter as _device_setter
+from tideflow.train import training_util as _training_util
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
 layers.apply_regularization = _regularizers.apply_regularization
@@ -20,8 +22,11 @@ layers.sum_regularizer = _regularizers.sum_regularizer
 layers.variance_scaling_initializer = _initializers.variance_scaling_initializer
 layers.xavier_initializer = _initializers.xavier_initializer
 layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
+for _name in ("batch_norm", "conv2d", "convolution2d", "flatten", "fully_connected"):
+    setattr(layers, _name, getattr(_contrib_layers, _name))
 layers.__all__ = [
-    "apply_regularization", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
+    "apply_regularization", "batch_norm", "conv2d", "convolution2d", "flatten",
+    "fully_connected", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
     "sum_regularizer", "variance_scaling_initializer", "xavier_initializer",
     "xavier_initializer_conv2d",
 ]
@@ -47,4 +52,13 @@ for _name in _lookup_ops.__all__:
 lookup.__all__ = list(_lookup_ops.__all__)
 sys.modules[lookup.__name__] = lookup
 
-__all__ = ["layers", "lookup", "rnn", "training"]
+framework = types.ModuleType(__name__ + ".framework", "``tf.contrib.framework``: global step.")
+framework.get_global_step = _training_util.get_global_step
+framework.get_or_create_global_step = _training_util.get_or_create_global_step
+framework.create_global_step = _training_util.create_global_step
+framework.model_variable = _contrib_layers.model_variable
+framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
+                     "model_variable"]
+sys.modules[framework.__name__] = framework
+
+__all__ = ["framework", "layers", "lookup", "rnn", "training"]

@@ -1,0 +1,349 @@
+"""``tf.contrib.layers`` functional layers: ``fully_connected``, ``conv2d``, ``flatten``,
+``batch_norm``, with TF's variable names (``fully_connected/weights``, ``Conv/biases``,
+``BatchNorm/moving_mean``, ...), model-variable collections, and
+``variables_collections``/``outputs_collections`` handling."""
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import array_ops, concat_ops, constant_op, init_ops, linalg_ops, state_ops
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.layer_initializers import xavier_initializer
+from tideflow.ops.layers_base import smart_cond
+
+
+def _nn():
+    # tf.nn is filled by the nn op modules; import late so this module loads without them
+    from tideflow import nn
+
+    return nn
+
+
+class _Relu:
+    """The default ``activation_fn``: ``tf.nn.relu`` looked up when called."""
+
+    def __call__(self, x, name=None):
+        return _nn().relu(x, name=name)
+
+
+_RELU = _Relu()
+_ZEROS = init_ops.zeros_initializer()
+
+
+def _collections(variables_collections, name):
+    if variables_collections is None:
+        return []
+    if isinstance(variables_collections, dict):
+        got = variables_collections.get(name)
+        if got is None:
+            return []
+        return [got] if isinstance(got, str) else list(got)
+    if isinstance(variables_collections, str):
+        return [variables_collections]
+    return list(variables_collections)
+
+
+def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
+                   trainable=True, collections=None):
+    """``get_variable`` that also files the variable in ``MODEL_VARIABLES``."""
+    colls = [ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES]
+    colls += [c for c in (collections or []) if c not in colls]
+    return vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                           regularizer=regularizer, trainable=trainable, collections=colls)
+
+
+def _collect_outputs(outputs_collections, alias, outputs):
+    # TF also records ``alias`` on the tensor; tideflow's Tensor has fixed slots, so only the
+    # collection is filled
+    del alias
+    if outputs_collections:
+        colls = [outputs_collections] if isinstance(outputs_collections, str) else list(
+            outputs_collections)
+        ops.add_to_collections(colls, outputs)
+    return outputs
+
+
+def _finish(outputs, normalizer_fn, normalizer_params, biases_initializer, biases_regularizer,
+            num_outputs, dtype, variables_collections, trainable, activation_fn, data_format):
+    if normalizer_fn is not None:
+        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    elif biases_initializer is not None:
+        biases = model_variable("biases", shape=[num_outputs], dtype=dtype,
+                                initializer=biases_initializer, regularizer=biases_regularizer,
+                                trainable=trainable,
+                                collections=_collections(variables_collections, "biases"))
+        outputs = _nn().bias_add(outputs, biases, data_format=data_format)
+    if activation_fn is not None:
+        outputs = activation_fn(outputs)
+    return outputs
+
+
+def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None,
+                    normalizer_params=None, weights_initializer=None, weights_regularizer=None,
+                    biases_initializer=_ZEROS, biases_regularizer=None,
+                    reuse=None, variables_collections=None, outputs_collections=None,
+                    trainable=True, scope=None):
+    """``activation_fn(inputs @ weights + biases)`` over the last axis of ``inputs``
+    (rank >= 2); with ``normalizer_fn`` the normalizer replaces the biases."""
+    if not isinstance(num_outputs, int):  # TF raises ValueError here
+        raise ValueError(  # noqa: TRY004
+            f"num_outputs should be int or long, got {num_outputs}.")
+    if weights_initializer is None:
+        weights_initializer = xavier_initializer()
+    with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is not None and shape.ndims < 2:
+            raise ValueError(f"fully_connected: inputs must have rank at least 2, got shape "
+                             f"{shape}.")
+        in_dim = shape[-1].value if shape.ndims is not None else None
+        if in_dim is None:
+            raise ValueError(f"fully_connected: the last dimension of the inputs must be known, "
+                             f"got shape {shape}.")
+        dtype = inputs.dtype.base_dtype
+        weights = model_variable("weights", shape=[in_dim, num_outputs], dtype=dtype,
+                                 initializer=weights_initializer,
+                                 regularizer=weights_regularizer, trainable=trainable,
+                                 collections=_collections(variables_collections, "weights"))
+        if shape.ndims == 2:
+            outputs = linalg_ops.matmul(inputs, weights)
+        else:
+            flat = array_ops.reshape(inputs, [-1, in_dim])
+            outputs = linalg_ops.matmul(flat, weights)
+            out_shape = concat_ops.concat([array_ops.shape(inputs)[:-1], [num_outputs]], 0)
+            outputs = array_ops.reshape(outputs, out_shape)
+            outputs.set_shape(shape[:-1].concatenate([num_outputs]))
+        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                          biases_regularizer, num_outputs, dtype, variables_collections,
+                          trainable, activation_fn, None)
+        return _collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def _pair(value, name):
+    if isinstance(value, int):
+        return [value, value]
+    value = list(value)
+    if len(value) != 2:
+        raise ValueError(f"conv2d: {name} must be an int or a pair of ints, got {value}.")
+    return [int(v) for v in value]
+
+
+def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data_format=None,
+                  rate=1, activation_fn=_RELU, normalizer_fn=None, normalizer_params=None,
+                  weights_initializer=None, weights_regularizer=None,
+                  biases_initializer=_ZEROS, biases_regularizer=None,
+                  reuse=None, variables_collections=None, outputs_collections=None,
+                  trainable=True, scope=None):
+    """A 2-D convolution layer with weights ``[kh, kw, in, num_outputs]`` and biases."""
+    if data_format not in (None, "NHWC", "NCHW"):
+        raise ValueError(f"Invalid data_format: {data_format!r}")
+    data_format = data_format or "NHWC"
+    if weights_initializer is None:
+        weights_initializer = xavier_initializer()
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(stride, "stride")
+    rh, rw = _pair(rate, "rate")
+    if (rh, rw) != (1, 1) and (sh, sw) != (1, 1):
+        raise ValueError("conv2d: rate > 1 requires stride == 1 (as TF's atrous convolution).")
+    with vs.variable_scope(scope, "Conv", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is not None and shape.ndims != 4:
+            raise ValueError(f"conv2d: inputs must have rank 4, got shape {shape}.")
+        channel_axis = 1 if data_format == "NCHW" else -1
+        in_ch = shape[channel_axis].value if shape.ndims is not None else None
+        if in_ch is None:
+            raise ValueError(f"conv2d: the channel dimension of the inputs must be known, "
+                             f"got shape {shape}.")
+        dtype = inputs.dtype.base_dtype
+        weights = model_variable("weights", shape=[kh, kw, in_ch, num_outputs], dtype=dtype,
+                                 initializer=weights_initializer,
+                                 regularizer=weights_regularizer, trainable=trainable,
+                                 collections=_collections(variables_collections, "weights"))
+        if data_format == "NCHW":
+            strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]
+        else:
+            strides, dilations = [1, sh, sw, 1], [1, rh, rw, 1]
+        outputs = _nn().conv2d(inputs, weights, strides=strides, padding=padding,
+                               data_format=data_format, dilations=dilations)
+        outputs = _finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                          biases_regularizer, num_outputs, dtype, variables_collections,
+                          trainable, activation_fn, data_format)
+        return _collect_outputs(outputs_collections, sc.name, outputs)
+
+
+conv2d = convolution2d
+
+
+def flatten(inputs, outputs_collections=None, scope=None):
+    """Reshapes ``[batch, ...]`` to ``[batch, k]``, keeping the batch dimension."""
+    with ops.name_scope(scope, "Flatten", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is not None and shape.ndims < 1:
+            raise ValueError(f"Inputs must have a least 2 dimensions, got shape {shape}.")
+        dims = shape.as_list() if shape.ndims is not None else None
+        if dims is not None and all(d is not None for d in dims[1:]):
+            k = 1
+            for d in dims[1:]:
+                k *= d
+            outputs = array_ops.reshape(inputs, [-1 if dims[0] is None else dims[0], k])
+        else:
+            outputs = array_ops.reshape(inputs, concat_ops.stack([array_ops.shape(inputs)[0], -1]))
+            if dims is not None:
+                outputs.set_shape([dims[0], None])
+        return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
+def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, activation_fn=None,
+               param_initializers=None, param_regularizers=None,
+               updates_collections=ops.GraphKeys.UPDATE_OPS, is_training=True, reuse=None,
+               variables_collections=None, outputs_collections=None, trainable=True,
+               batch_weights=None, fused=None, data_format="NHWC",
+               zero_debias_moving_mean=False, scope=None, renorm=False, renorm_clipping=None,
+               renorm_decay=0.99, adjustment=None):
+    """Batch normalization over every axis but the channels (last, or 1 for NCHW).
+
+    Training normalizes with the batch statistics and updates ``moving_mean`` and
+    ``moving_variance`` (``v -= (1 - decay) * (v - batch_stat)``), whose update ops go to
+    ``updates_collections`` (or run with the output when it is None); inference uses the
+    moving statistics. Rank-2 and rank-4 inputs use the fused kernel, whose moving variance
+    takes the unbiased batch variance, as TF's.
+    """
+    if batch_weights is not None or renorm or adjustment is not None or zero_debias_moving_mean:
+        raise NotImplementedError(
+            "batch_norm: batch_weights, renorm, adjustment and zero_debias_moving_mean are not "
+            "supported by tideflow")
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+    param_initializers = param_initializers or {}
+    param_regularizers = param_regularizers or {}
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        rank = shape.ndims
+        if rank is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        channel_axis = 1 if (data_format == "NCHW" and rank > 2) else rank - 1
+        channels = shape[channel_axis].value
+        if channels is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined channels dimension {shape}.")
+        dtype = inputs.dtype.base_dtype
+        pshape = [channels]
+
+        def var(name, default_init, trainable_var, regularizer=None):
+            return model_variable(
+                name, shape=pshape, dtype=dtype,
+                initializer=param_initializers.get(name, default_init), regularizer=regularizer,
+                trainable=trainable_var, collections=_collections(variables_collections, name))
+
+        beta = var("beta", init_ops.zeros_initializer(), trainable,
+                   param_regularizers.get("beta")) if center else None
+        gamma = var("gamma", init_ops.ones_initializer(), trainable,
+                    param_regularizers.get("gamma")) if scale else None
+        moving_mean = var("moving_mean", init_ops.zeros_initializer(), False)
+        moving_variance = var("moving_variance", init_ops.ones_initializer(), False)
+
+        # the fused kernel takes half and single floats only (TF falls back the same way)
+        use_fused = (fused is not False and rank in (2, 4)
+                     and dtype in (dtypes.float16, dtypes.bfloat16, dtypes.float32))
+        if use_fused:
+            outputs, updates = _fused(inputs, rank, data_format, beta, gamma, moving_mean,
+                                      moving_variance, epsilon, decay, is_training, dtype)
+        else:
+            outputs, updates = _plain(inputs, rank, channel_axis, beta, gamma, moving_mean,
+                                      moving_variance, epsilon, decay, is_training)
+        if updates:
+            if updates_collections is None:
+                with ops.control_dependencies(updates):
+                    outputs = array_ops.identity(outputs)
+            else:
+                colls = [updates_collections] if isinstance(updates_collections, str) else list(
+                    updates_collections)
+                for u in updates:
+                    ops.add_to_collections(colls, u)
+        outputs.set_shape(shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return _collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def _update(variable, value, decay):
+    with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
+        delta = (variable.read_value() - value) * constant_op.constant(
+            1.0 - decay, variable.dtype.base_dtype)
+        return state_ops.assign_sub(variable, delta)
+
+
+def _training_flag(is_training):
+    if isinstance(is_training, bool):
+        return is_training
+    return ops.convert_to_tensor(is_training, dtypes.bool)
+
+
+def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance, epsilon, decay,
+           is_training, dtype):
+    nn = _nn()
+    x = inputs
+    if rank == 2:
+        x = array_ops.reshape(inputs, [-1, 1, 1, inputs.get_shape()[1].value])
+        fmt = "NHWC"
+    else:
+        fmt = data_format
+    channels = moving_mean.get_shape()[0].value
+    offset = beta if beta is not None else constant_op.constant(0.0, dtype, [channels])
+    scale = gamma if gamma is not None else constant_op.constant(1.0, dtype, [channels])
+    flag = _training_flag(is_training)
+
+    def train():
+        return nn.fused_batch_norm(x, scale, offset, epsilon=epsilon, data_format=fmt,
+                                   is_training=True)
+
+    def infer():
+        y, _, _ = nn.fused_batch_norm(x, scale, offset, mean=moving_mean, variance=moving_variance,
+                                      epsilon=epsilon, data_format=fmt, is_training=False)
+        return y, moving_mean.read_value(), moving_variance.read_value()
+
+    updates = []
+    if flag is False:
+        y = infer()[0]
+    elif flag is True:
+        y, mean, var = train()
+        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+    else:
+        y, mean, var = smart_cond(flag, train, infer)
+        # at inference the "batch" statistics are the moving ones, so the update is a no-op
+        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+    if rank == 2:
+        y = array_ops.reshape(y, array_ops.shape(inputs))
+    return y, updates
+
+
+def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance, epsilon, decay,
+           is_training):
+    nn = _nn()
+    axes = [a for a in range(rank) if a != channel_axis]
+    bshape = [1] * rank
+    bshape[channel_axis] = moving_mean.get_shape()[0].value
+
+    def norm(mean, var):
+        r = (lambda t: None if t is None else array_ops.reshape(t, bshape))
+        return nn.batch_normalization(inputs, r(mean), r(var), r(beta), r(gamma), epsilon)
+
+    flag = _training_flag(is_training)
+
+    def train():
+        return nn.moments(inputs, axes)
+
+    def infer():
+        return moving_mean.read_value(), moving_variance.read_value()
+
+    updates = []
+    if flag is False:
+        mean, var = infer()
+    else:
+        mean, var = train() if flag is True else smart_cond(flag, train, infer)
+        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+    return norm(mean, var), updates
+
+
+__all__ = ["batch_norm", "conv2d", "convolution2d", "flatten", "fully_connected",
+           "model_variable"]
