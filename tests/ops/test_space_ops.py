@@ -190,3 +190,19 @@ def test_legacy_space_to_batch_ops_check_rank_and_differentiate_to_each_other():
         g = tf.gradients(tf.reduce_sum(y * y), x)[0]
         assert g.op.type == "BatchToSpace"
         np.testing.assert_allclose(_run(g), 2 * np.arange(16.0).reshape(1, 4, 4, 1))
+
+
+def test_newer_keyword_spellings():
+    with tf.Graph().as_default():
+        x = tf.zeros([1, 4, 4, 1])
+        assert tf.space_to_batch(x, [[0, 0], [0, 0]], block_shape=[2, 2]).get_shape().as_list(
+        ) == [4, 2, 2, 1]
+        assert tf.batch_to_space(tf.zeros([4, 2, 2, 1]), [[0, 0], [0, 0]],
+                                 block_shape=[2, 1]).get_shape().as_list() == [2, 4, 2, 1]
+        with pytest.raises(ValueError, match="both 'block_size' and 'block_shape'"):
+            tf.space_to_batch(x, [[0, 0], [0, 0]], 2, block_shape=[2, 2])
+        p = tf.extract_image_patches(x, sizes=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+                                     rates=[1, 1, 1, 1], padding="VALID")
+        assert p.get_shape().as_list() == [1, 2, 2, 4]
+        with pytest.raises(TypeError, match="'rates'"):
+            tf.extract_image_patches(x, [1, 2, 2, 1], [1, 2, 2, 1], padding="VALID")

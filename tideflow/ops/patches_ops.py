@@ -113,9 +113,18 @@ op_registry.declare(
 _register_fold("ExtractImagePatches")
 
 
-def extract_image_patches(images, ksizes, strides, rates, padding, name=None):
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None,
+                          name=None, sizes=None):
     """Extracts ``ksizes`` patches (every ``rates`` pixel) of ``images`` every ``strides``,
-    each laid out along the output depth in row, col, depth order."""
+    each laid out along the output depth in row, col, depth order (``sizes`` is the newer
+    spelling of ``ksizes``)."""
+    if ksizes is not None and sizes is not None:
+        raise ValueError("Cannot specify both 'ksizes' and 'sizes'")
+    ksizes = sizes if ksizes is None else ksizes
+    for what, v in (("ksizes", ksizes), ("strides", strides), ("rates", rates),
+                    ("padding", padding)):
+        if v is None:
+            raise TypeError(f"extract_image_patches() missing required argument: '{what}'")
     attrs = {"ksizes": [int(v) for v in ksizes], "strides": [int(v) for v in strides],
              "rates": [int(v) for v in rates], "padding": padding}
     return ops.apply_op("ExtractImagePatches", [images], attrs, name=name)._outputs[0]

@@ -383,15 +383,25 @@ def _with_rank4(t, fn):
     return t
 
 
-def space_to_batch(input, paddings, block_size, name=None):
+def _block(block_size, block_shape, fn):
+    if block_size is not None and block_shape is not None:
+        raise ValueError(f"{fn}: cannot specify both 'block_size' and 'block_shape'")
+    if block_size is None and block_shape is None:
+        raise TypeError(f"{fn}() missing required argument: 'block_size'")
+    if block_shape is not None:
+        return block_shape
+    return np.array([block_size, block_size], np.int64)
+
+
+def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None):
     """4-D ``space_to_batch_nd`` with ``block_shape = [block_size, block_size]``."""
-    out = space_to_batch_nd(input, np.array([block_size, block_size], np.int64), paddings,
+    out = space_to_batch_nd(input, _block(block_size, block_shape, "space_to_batch"), paddings,
                             name=name)
     return _with_rank4(out, "space_to_batch")
 
 
-def batch_to_space(input, crops, block_size, name=None):
+def batch_to_space(input, crops, block_size=None, name=None, block_shape=None):
     """4-D ``batch_to_space_nd`` with ``block_shape = [block_size, block_size]``."""
-    out = batch_to_space_nd(input, np.array([block_size, block_size], np.int64), crops,
+    out = batch_to_space_nd(input, _block(block_size, block_shape, "batch_to_space"), crops,
                             name=name)
     return _with_rank4(out, "batch_to_space")
