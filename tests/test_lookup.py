@@ -28,8 +28,8 @@ def test_hash_table_string_to_int_and_tables_initializer():
             s.run(tf.tables_initializer())
             assert s.run(out).tolist() == [0, 1, -1]
             assert s.run(table.size()) == 3
-            with pytest.raises(tf.errors.FailedPreconditionError, match="already initialized"):
-                s.run(table.init)
+            s.run(table.init)  # the same entries again: a no-op, as in TF 1.14+
+            assert s.run(out).tolist() == [0, 1, -1]
 
 
 def test_lookup_of_sparse_keys_and_dtype_mismatch():
@@ -55,6 +55,21 @@ def test_duplicate_keys_with_different_values_fail():
         with tf.Session() as s, pytest.raises(tf.errors.FailedPreconditionError,
                                               match="different value for same key"):
             s.run(table.init)
+
+
+def test_reinitializing_a_shared_table_with_other_data_fails():
+    with tf.Graph().as_default():
+        a = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["x"], [1], value_dtype=tf.int64), -1,
+            shared_name="t")
+        b = tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["x"], [2], value_dtype=tf.int64), -1,
+            shared_name="t")
+        with tf.Session() as s:
+            s.run(a.init)
+            with pytest.raises(tf.errors.FailedPreconditionError, match="different data"):
+                s.run(b.init)
+            assert s.run(b.lookup(tf.constant(["x"]))).tolist() == [1]
 
 
 def test_shared_name_shares_the_table_across_handles():

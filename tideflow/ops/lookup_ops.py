@@ -57,8 +57,6 @@ class HashTableResource:
     def insert_all(self, keys, values):
         """Fills the table from parallel key and value lists."""
         with self._lock:
-            if self._map is not None:
-                raise errors.FailedPreconditionError(None, None, "Table already initialized.")
             m = {}
             for k, v in zip(keys, values):
                 k = _key(k, self.key_dtype)
@@ -69,6 +67,12 @@ class HashTableResource:
                         f"HashTable has different value for same key. Key {_show(k)} has "
                         f"{_show(old)} and trying to add value {_show(v)}")
                 m[k] = v
+            if self._map is not None:
+                # as TF 1.14+: running an initializer again with the same entries is a no-op
+                if self._map != m:
+                    raise errors.FailedPreconditionError(
+                        None, None, "Table was already initialized with different data.")
+                return
             self._map = m
 
     def _table(self):
