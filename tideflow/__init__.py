@@ -217,6 +217,7 @@ from tideflow.ops.io_ops import (
     write_file,
 )
 from tideflow.ops.linalg_extra_ops import (
+    cholesky_solve,
     matrix_solve_ls,
     matrix_transpose,
     matrix_triangular_solve,

@@ -1,6 +1,6 @@
 """``tf.linalg``: linear algebra (explicit re-exports only)."""
 
-from tideflow.ops.linalg_extra_ops import adjoint, qr
+from tideflow.ops.linalg_extra_ops import adjoint, cholesky_solve, matrix_transpose, qr
 from tideflow.ops.linalg_extra_ops import matrix_solve_ls as lstsq
 from tideflow.ops.linalg_extra_ops import matrix_transpose as transpose
 from tideflow.ops.linalg_extra_ops import matrix_triangular_solve as triangular_solve
@@ -15,8 +15,10 @@ from tideflow.ops.matrix_diag_ops import matrix_diag_part as diag_part
 from tideflow.ops.matrix_diag_ops import matrix_set_diag as set_diag
 from tideflow.ops.matrix_diag_ops import trace
 from tideflow.ops.norm_ops import norm
+from tideflow.ops.range_ops import eye
+from tideflow.ops.range_ops import matrix_band_part as band_part
 from tideflow.ops.svd_ops import svd
 
-__all__ = ["adjoint", "cholesky", "det", "diag", "diag_part", "eigh", "eigvalsh", "einsum", "inv",
-           "lstsq", "matmul", "norm", "qr", "set_diag", "solve", "svd", "tensordot", "trace",
-           "transpose", "triangular_solve"]
+__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "det", "diag", "diag_part", "eigh",
+           "eigvalsh", "einsum", "eye", "inv", "lstsq", "matmul", "matrix_transpose", "norm", "qr",
+           "set_diag", "solve", "svd", "tensordot", "trace", "transpose", "triangular_solve"]

@@ -157,3 +157,20 @@ CASES = [
          [_arr((2, 2, 4)), _arr((2, 2, 3))], _lstsq_ref(0.5), dtypes=R, rtol=1e-4, atol=1e-4,
          name="matrix_solve_ls_wide_l2"),
 ]
+
+
+def _spd(shape):
+    base = _arr(shape)
+    n = shape[-1]
+
+    def make(dt):
+        a = base(dt).astype(np.float64)
+        return (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dt)
+
+    return make
+
+
+CASES.append(
+    Case("MatrixTriangularSolve", lambda a, b: tf.cholesky_solve(tf.cholesky(a), b),
+         [_spd((2, 3, 3)), _arr((2, 3, 2))], lambda a, b: np.linalg.solve(_wide(a), _wide(b)),
+         dtypes=R, rtol=1e-4, atol=1e-4, grad_inputs=[1], name="cholesky_solve"))

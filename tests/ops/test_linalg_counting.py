@@ -170,3 +170,10 @@ def test_math_aliases_are_the_same_functions():
     assert tf.math.lbeta is tf.lbeta
     assert tf.linalg.eigh is tf.self_adjoint_eig and tf.linalg.lstsq is tf.matrix_solve_ls
     assert tf.linalg.transpose is tf.matrix_transpose
+
+
+def test_linalg_namespace_extras():
+    assert tf.linalg.cholesky_solve is tf.cholesky_solve
+    assert tf.linalg.band_part is tf.matrix_band_part
+    with tf.Graph().as_default():
+        np.testing.assert_array_equal(_run(tf.linalg.eye(2, 3)), np.eye(2, 3))

@@ -302,9 +302,12 @@ def self_adjoint_eigvals(tensor, name=None):
 # ------------------------------------------------------------------------------------------
 
 
-def _cholesky_solve(chol, rhs):
-    y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
-    return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
+def cholesky_solve(chol, rhs, name=None):
+    """Solves ``A @ x = rhs`` given ``chol``, the lower Cholesky factor of ``A`` (two
+    triangular solves)."""
+    with ops.name_scope(name, "cholesky_solve", [chol, rhs]):
+        y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
+        return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
 
 
 def _regularized_gram(a, l2, adjoint_a):
@@ -346,11 +349,11 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
 
         def overdetermined():
             chol = linalg_ops.cholesky(_regularized_gram(matrix, l2, adjoint_a=True))
-            return _cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
+            return cholesky_solve(chol, matmul(matrix, rhs, adjoint_a=True))
 
         def underdetermined():
             chol = linalg_ops.cholesky(_regularized_gram(matrix, l2, adjoint_a=False))
-            return matmul(matrix, _cholesky_solve(chol, rhs), adjoint_a=True)
+            return matmul(matrix, cholesky_solve(chol, rhs), adjoint_a=True)
 
         if ms.ndims is not None and ms.dims[-2].value is not None and \
                 ms.dims[-1].value is not None:
