@@ -211,3 +211,51 @@ def test_make_template_rejects_new_variables_on_later_calls():
         t(tf.constant(1.0))
         with pytest.raises(ValueError, match="Trainable variable created"):
             t(tf.constant(1.0))
+
+
+def test_pooling_and_dropout():
+    xv = np.arange(32, dtype=np.float32).reshape(1, 4, 4, 2)
+    with tf.Graph().as_default():
+        x = tf.constant(xv)
+        mp = layers.max_pool2d(x, [2, 2])
+        ap = layers.avg_pool2d(x, 2, stride=1, padding="SAME")
+        training = tf.placeholder(tf.bool, [])
+        d = layers.dropout(x, keep_prob=0.5, is_training=training, seed=1)
+        d_off = layers.dropout(x, is_training=False)
+        assert mp.op.name.startswith("MaxPool2D/") and mp.get_shape().as_list() == [1, 2, 2, 2]
+        assert ap.get_shape().as_list() == [1, 4, 4, 2]
+        with tf.Session() as s:
+            m, a, off = s.run([mp, ap, d_off])
+            on = s.run(d, {training: True})
+            not_training = s.run(d, {training: False})
+    np.testing.assert_array_equal(m, xv.reshape(1, 2, 2, 2, 2, 2).max((2, 4)))
+    np.testing.assert_allclose(a[0, 0, 0], xv[0, :2, :2].mean((0, 1)))
+    np.testing.assert_array_equal(off, xv)
+    np.testing.assert_array_equal(not_training, xv)
+    assert set(np.unique(on / np.maximum(xv, 1e-9))[1:]) <= {2.0} and (on == 0).any()
+
+
+def test_arg_scope_supplies_defaults():
+    framework = tf.contrib.framework
+    with tf.Graph().as_default():
+        x = tf.ones([2, 3])
+        with framework.arg_scope([layers.fully_connected], activation_fn=None,
+                                 weights_initializer=tf.ones_initializer()) as sc:
+            a = layers.fully_connected(x, 2)
+            b = layers.fully_connected(x, 2, activation_fn=tf.nn.relu)
+        c = layers.fully_connected(-x, 2)
+        with framework.arg_scope(sc):
+            e = layers.fully_connected(-x, 2)
+        assert framework.has_arg_scope(layers.conv2d)
+        assert framework.current_arg_scope() == {}
+        with pytest.raises(ValueError, match="add_arg_scope"), framework.arg_scope(
+                [tf.nn.relu], x=1):
+            pass
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            av, bv, cv, ev = s.run([a, b, c, e])
+        assert a.op.type != "Relu" and b.op.type == "Relu"
+        np.testing.assert_allclose(av, np.full([2, 2], 3.0))
+        np.testing.assert_allclose(bv, av)
+        assert (cv >= 0).all()  # outside the scope: relu and xavier weights again
+        np.testing.assert_allclose(ev, np.full([2, 2], -3.0))

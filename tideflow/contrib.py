@@ -22,11 +22,12 @@ layers.sum_regularizer = _regularizers.sum_regularizer
 layers.variance_scaling_initializer = _initializers.variance_scaling_initializer
 layers.xavier_initializer = _initializers.xavier_initializer
 layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
-for _name in ("batch_norm", "conv2d", "convolution2d", "flatten", "fully_connected"):
+_LAYER_FNS = ("avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout", "flatten",
+              "fully_connected", "max_pool2d")
+for _name in _LAYER_FNS:
     setattr(layers, _name, getattr(_contrib_layers, _name))
 layers.__all__ = [
-    "apply_regularization", "batch_norm", "conv2d", "convolution2d", "flatten",
-    "fully_connected", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
+    "apply_regularization", *_LAYER_FNS, "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
     "sum_regularizer", "variance_scaling_initializer", "xavier_initializer",
     "xavier_initializer_conv2d",
 ]
@@ -56,9 +57,12 @@ framework = types.ModuleType(__name__ + ".framework", "``tf.contrib.framework``:
 framework.get_global_step = _training_util.get_global_step
 framework.get_or_create_global_step = _training_util.get_or_create_global_step
 framework.create_global_step = _training_util.create_global_step
-framework.model_variable = _contrib_layers.model_variable
+_FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
+                  "has_arg_scope", "model_variable")
+for _name in _FRAMEWORK_FNS:
+    setattr(framework, _name, getattr(_contrib_layers, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
-                     "model_variable"]
+                     *_FRAMEWORK_FNS]
 sys.modules[framework.__name__] = framework
 
 __all__ = ["framework", "layers", "lookup", "rnn", "training"]

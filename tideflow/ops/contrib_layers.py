@@ -3,6 +3,9 @@
 ``BatchNorm/moving_mean``, ...), model-variable collections, and
 ``variables_collections``/``outputs_collections`` handling."""
 
+import contextlib
+import functools
+
 from tideflow.framework import dtypes, ops
 from tideflow.ops import array_ops, concat_ops, constant_op, init_ops, linalg_ops, state_ops
 from tideflow.ops import variable_scope as vs
@@ -266,6 +269,59 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
+def _pool(kind, default_scope, inputs, kernel_size, stride, padding, data_format,
+          outputs_collections, scope):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(stride, "stride")
+    if data_format == "NCHW":
+        ksize, strides = [1, 1, kh, kw], [1, 1, sh, sw]
+    else:
+        ksize, strides = [1, kh, kw, 1], [1, sh, sw, 1]
+    with ops.name_scope(scope, default_scope, [inputs]) as sc:
+        fn = getattr(_nn(), kind)
+        outputs = fn(ops.convert_to_tensor(inputs), ksize, strides, padding,
+                     data_format=data_format)
+        return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
+def max_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
+               outputs_collections=None, scope=None):
+    """2-D max pooling over ``kernel_size`` windows (default stride 2, VALID padding)."""
+    return _pool("max_pool", "MaxPool2D", inputs, kernel_size, stride, padding, data_format,
+                 outputs_collections, scope)
+
+
+def avg_pool2d(inputs, kernel_size, stride=2, padding="VALID", data_format="NHWC",
+               outputs_collections=None, scope=None):
+    """2-D average pooling over ``kernel_size`` windows (default stride 2, VALID padding)."""
+    return _pool("avg_pool", "AvgPool2D", inputs, kernel_size, stride, padding, data_format,
+                 outputs_collections, scope)
+
+
+def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_collections=None,
+            scope=None, seed=None):
+    """``tf.nn.dropout`` while ``is_training`` (a Python bool or a bool tensor), else identity."""
+    with ops.name_scope(scope, "Dropout", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        flag = _training_flag(is_training)
+
+        def drop():
+            return _nn().dropout(inputs, keep_prob, noise_shape=noise_shape, seed=seed)
+
+        def keep():
+            return array_ops.identity(inputs)
+
+        if flag is True:
+            outputs = drop()
+        elif flag is False:
+            outputs = keep()
+        else:
+            outputs = smart_cond(flag, drop, keep)
+        return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
 def _update(variable, value, decay):
     with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
         delta = (variable.read_value() - value) * constant_op.constant(
@@ -345,5 +401,80 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
     return norm(mean, var), updates
 
 
-__all__ = ["batch_norm", "conv2d", "convolution2d", "flatten", "fully_connected",
-           "model_variable"]
+# ------------------------------------------------------------------------------------------
+# arg_scope (tf.contrib.framework)
+# ------------------------------------------------------------------------------------------
+
+_ARG_STACK = [{}]
+
+
+def _key_op(op):
+    return getattr(op, "_key_op", f"{op.__module__}.{op.__name__}")
+
+
+def has_arg_scope(func):
+    """Whether ``func`` was decorated with ``add_arg_scope``."""
+    return getattr(func, "_key_op", None) is not None
+
+
+def arg_scope_func_key(op):
+    """The key ``arg_scope`` files ``op``'s defaults under."""
+    return _key_op(op)
+
+
+def current_arg_scope():
+    """The innermost arg scope: ``{op key: {kwarg: default}}``."""
+    return _ARG_STACK[-1]
+
+
+def add_arg_scope(func):
+    """Lets ``arg_scope`` supply default keyword arguments to ``func``."""
+    key = _key_op(func)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        merged = dict(_ARG_STACK[-1].get(key, {}))
+        merged.update(kwargs)
+        return func(*args, **merged)
+
+    wrapper._key_op = key
+    return wrapper
+
+
+@contextlib.contextmanager
+def arg_scope(list_ops_or_scope, **kwargs):
+    """Sets default keyword arguments of the listed ``add_arg_scope`` functions; a scope
+    dict yielded by an outer ``arg_scope`` can be re-entered instead."""
+    if isinstance(list_ops_or_scope, dict):
+        if kwargs:
+            raise ValueError("When attempting to re-use a scope by suppling a dictionary, "
+                             "kwargs must be empty.")
+        scope = list_ops_or_scope
+    else:
+        if not isinstance(list_ops_or_scope, (list, tuple)):
+            raise TypeError("list_ops_or_scope must either be a list/tuple or reused scope "
+                            "(i.e. dict)")
+        scope = {k: dict(v) for k, v in _ARG_STACK[-1].items()}
+        for op in list_ops_or_scope:
+            if not has_arg_scope(op):
+                raise ValueError(f"{_key_op(op)} is not decorated with @add_arg_scope")
+            scope.setdefault(_key_op(op), {}).update(kwargs)
+    _ARG_STACK.append(scope)
+    try:
+        yield scope
+    finally:
+        _ARG_STACK.pop()
+
+
+fully_connected = add_arg_scope(fully_connected)
+convolution2d = conv2d = add_arg_scope(convolution2d)
+flatten = add_arg_scope(flatten)
+batch_norm = add_arg_scope(batch_norm)
+max_pool2d = add_arg_scope(max_pool2d)
+avg_pool2d = add_arg_scope(avg_pool2d)
+dropout = add_arg_scope(dropout)
+model_variable = add_arg_scope(model_variable)
+
+__all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "avg_pool2d", "batch_norm",
+           "conv2d", "convolution2d", "current_arg_scope", "dropout", "flatten",
+           "fully_connected", "has_arg_scope", "max_pool2d", "model_variable"]
