@@ -174,3 +174,14 @@ CASES.append(
     Case("MatrixTriangularSolve", lambda a, b: tf.cholesky_solve(tf.cholesky(a), b),
          [_spd((2, 3, 3)), _arr((2, 3, 2))], lambda a, b: np.linalg.solve(_wide(a), _wide(b)),
          dtypes=R, rtol=1e-4, atol=1e-4, grad_inputs=[1], name="cholesky_solve"))
+
+
+def _pinv_ref(a, b):
+    return np.linalg.pinv(_wide(a)) @ _wide(b)
+
+
+CASES.append(
+    Case("Svd", lambda a, b: tf.matrix_solve_ls(a, b, fast=False), [_arr((2, 4, 3)),
+                                                                    _arr((2, 4, 2))],
+         _pinv_ref, dtypes=R + C, rtol=1e-4, atol=1e-4, grad_inputs=[1],
+         name="matrix_solve_ls_slow"))

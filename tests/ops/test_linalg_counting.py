@@ -84,8 +84,18 @@ def test_matrix_solve_ls_matches_numpy_lstsq_and_errors():
         np.testing.assert_allclose(x, np.linalg.lstsq(a, b, rcond=None)[0], rtol=1e-8)
         with pytest.raises(ValueError, match=r"MatrixSolveLs.*\[6,3\].*\[5,2\]"):
             tf.matrix_solve_ls(a, b[:5])
-        with pytest.raises(NotImplementedError, match="fast=False"):
-            tf.matrix_solve_ls(a, b, fast=False)
+
+
+
+def test_matrix_solve_ls_slow_path_is_minimum_norm_for_rank_deficient_matrices():
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    b = np.arange(8.0).reshape(4, 2)
+    with tf.Graph().as_default():
+        a_t = tf.constant(a)
+        x = tf.matrix_solve_ls(a_t, b, l2_regularizer=3.0, fast=False)
+        np.testing.assert_allclose(_run(x), np.linalg.pinv(a) @ b, rtol=1e-9, atol=1e-12)
+        with pytest.raises(NotImplementedError, match="Svd"):
+            tf.gradients(tf.reduce_sum(x), a_t)
 
 
 def test_setdiff1d_and_unique_with_counts_reject_matrices():

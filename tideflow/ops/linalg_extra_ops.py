@@ -317,16 +317,49 @@ def _regularized_gram(a, l2, adjoint_a):
     return matrix_diag_ops.matrix_set_diag(gram, matrix_diag_ops.matrix_diag_part(gram) + l2)
 
 
+def _min_norm_lstsq(matrix, rhs, name):
+    """``fast=False``: the minimum-norm least-squares solution, also for rank-deficient
+    matrices (through the SVD pseudo-inverse; TF uses a complete orthogonal factorization, the
+    same solution); ``l2_regularizer`` is ignored, as in TF. The gradient with respect to
+    ``matrix`` raises (Svd's u/v gradient is not implemented); TF has none for either input."""
+    from tideflow.ops import (
+        array_ops,
+        cast_ops,
+        fill_ops,
+        gather_ops,
+        math_ops,
+        reduction_ops,
+        svd_ops,
+    )
+
+    with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs]):
+        matrix = ops.convert_to_tensor(matrix, name="matrix")
+        rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
+        _static_rank2("MatrixSolveLs", "matrix", matrix.get_shape())
+        _static_rank2("MatrixSolveLs", "rhs", rhs.get_shape())
+        s, u, v = svd_ops.svd(matrix, full_matrices=False)
+        sr = math_ops.real(s) if matrix.dtype.is_complex else s
+        shape = array_ops.shape(matrix)
+        big = cast_ops.cast(math_ops.maximum(shape[-2], shape[-1]), sr.dtype)
+        eps = float(np.finfo(sr.dtype.as_numpy_dtype).eps)
+        cutoff = eps * big * reduction_ops.reduce_max(sr, axis=-1, keepdims=True)
+        keep = sr > cutoff
+        inv = gather_ops.where(keep, 1.0 / gather_ops.where(keep, sr, fill_ops.ones_like(sr)),
+                               fill_ops.zeros_like(sr))
+        inv = cast_ops.cast(inv, matrix.dtype)
+        return matmul(v * array_ops.expand_dims(inv, -2), matmul(u, rhs, adjoint_a=True))
+
+
 def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """The least-squares solutions ``x`` of ``matrix @ x = rhs`` (minimum-norm when
-    underdetermined), with Tikhonov regularization ``l2_regularizer``: solved through the
-    normal equations by Cholesky, as TF's ``fast=True``."""
+    underdetermined). ``fast=True`` (TF's default) solves the normal equations by Cholesky,
+    with Tikhonov regularization ``l2_regularizer``; ``fast=False`` gives the minimum-norm
+    solution even for rank-deficient matrices and ignores ``l2_regularizer`` (its gradient
+    covers ``rhs`` only)."""
     from tideflow.ops import array_ops, cast_ops, cond, linalg_ops
 
     if not fast:
-        raise NotImplementedError(
-            "matrix_solve_ls: fast=False (complete orthogonal factorization) is not "
-            "implemented; use fast=True")
+        return _min_norm_lstsq(matrix, rhs, name)
     with ops.name_scope(name, "matrix_solve_ls", [matrix, rhs, l2_regularizer]):
         matrix = ops.convert_to_tensor(matrix, name="matrix")
         rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=matrix.dtype)
