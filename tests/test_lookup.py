@@ -158,3 +158,17 @@ def test_tf_lookup_static_hash_table():
         with tf.Session() as s:
             s.run(tf.tables_initializer())
             assert s.run(out).tolist() == [b"two", b"none"]
+
+
+def test_table_graph_survives_graph_def_round_trip(tmp_path):
+    path = _vocab(tmp_path, "foo\nbar\n")
+    with tf.Graph().as_default() as g:
+        table = tf.contrib.lookup.index_table_from_file(path)
+        table.lookup(tf.constant(["bar", "x"]), name="out")
+        tf.tables_initializer()
+        graph_def = g.as_graph_def()
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as s:
+            s.run("init_all_tables")
+            assert s.run("out:0").tolist() == [1, -1]
