@@ -139,6 +139,9 @@ def test_histogram_fixed_width_errors():
         n = tf.placeholder(tf.int32)
         with pytest.raises(tf.errors.InvalidArgumentError, match="positive number, but got '0'"):
             _run(tf.histogram_fixed_width([1.0], [0.0, 1.0], nbins=n), {n: 0})
+        v = tf.placeholder(tf.float64)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="HistogramFixedWidth.*NaN"):
+            _run(tf.histogram_fixed_width(v, [0.0, 1.0]), {v: [0.5, np.nan]})
 
 
 def test_unravel_index_errors():

@@ -214,6 +214,8 @@ def _histogram_kernel(values, value_range, nbins, *, dtype):
     if not lo < hi:
         raise _invalid(f"HistogramFixedWidth: value_range should satisfy value_range[0] < "
                        f"value_range[1], but got '[{lo}, {hi}]'")
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise _invalid("HistogramFixedWidth: values contain NaN, which falls in no bin")
     step = (float(hi) - float(lo)) / nbins
     # TF's bin rule: clamp below to the first bin, the right edge and above to the last
     pos = (np.maximum(values, lo).astype(np.float64) - float(lo)) / step
