@@ -259,3 +259,23 @@ def test_arg_scope_supplies_defaults():
         np.testing.assert_allclose(bv, av)
         assert (cv >= 0).all()  # outside the scope: relu and xavier weights again
         np.testing.assert_allclose(ev, np.full([2, 2], -3.0))
+
+
+def test_layer_norm():
+    xv = np.random.RandomState(5).randn(3, 4, 5)
+    with tf.Graph().as_default():
+        y = layers.layer_norm(tf.constant(xv))
+        z = layers.layer_norm(tf.constant(xv), begin_norm_axis=-1, center=False, scope="ln2")
+        assert _names(tf.trainable_variables()) == ["LayerNorm/beta", "LayerNorm/gamma",
+                                                    "ln2/gamma"]
+        gamma = next(v for v in tf.trainable_variables() if v.op.name == "LayerNorm/gamma")
+        assert gamma.get_shape().as_list() == [5]
+        with pytest.raises(ValueError, match="must be < rank"):
+            layers.layer_norm(tf.constant(xv), begin_norm_axis=3)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            yv, zv = s.run([y, z])
+    m, v = xv.mean((1, 2), keepdims=True), xv.var((1, 2), keepdims=True)
+    np.testing.assert_allclose(yv, (xv - m) / np.sqrt(v + 1e-12), rtol=1e-9)
+    m, v = xv.mean(-1, keepdims=True), xv.var(-1, keepdims=True)
+    np.testing.assert_allclose(zv, (xv - m) / np.sqrt(v + 1e-12), rtol=1e-9)

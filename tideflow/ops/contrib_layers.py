@@ -322,6 +322,47 @@ def dropout(inputs, keep_prob=0.5, noise_shape=None, is_training=True, outputs_c
         return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
 
 
+def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
+               variables_collections=None, outputs_collections=None, trainable=True,
+               begin_norm_axis=1, begin_params_axis=-1, scope=None):
+    """Layer normalization: each example is normalized over axes ``begin_norm_axis..`` (with
+    TF's variance epsilon 1e-12), then scaled by ``gamma`` and shifted by ``beta`` of shape
+    ``inputs.shape[begin_params_axis:]``."""
+    with vs.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        rank = shape.ndims
+        if rank is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined rank.")
+        if begin_norm_axis < 0:
+            begin_norm_axis = rank + begin_norm_axis
+        if begin_params_axis >= rank or begin_norm_axis >= rank:
+            raise ValueError(f"begin_params_axis ({begin_params_axis}) and begin_norm_axis "
+                             f"({begin_norm_axis}) must be < rank(inputs) ({rank})")
+        params_shape = shape[begin_params_axis:]
+        if not params_shape.is_fully_defined():
+            raise ValueError(f"Inputs {inputs.name}: shape(inputs)[{begin_params_axis}:] is not "
+                             f"fully defined: {shape}")
+        dtype = inputs.dtype.base_dtype
+        beta = gamma = None
+        if center:
+            beta = model_variable("beta", shape=params_shape.as_list(), dtype=dtype,
+                                  initializer=init_ops.zeros_initializer(), trainable=trainable,
+                                  collections=_collections(variables_collections, "beta"))
+        if scale:
+            gamma = model_variable("gamma", shape=params_shape.as_list(), dtype=dtype,
+                                   initializer=init_ops.ones_initializer(), trainable=trainable,
+                                   collections=_collections(variables_collections, "gamma"))
+        nn = _nn()
+        mean, variance = nn.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
+        outputs = nn.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
+                                         variance_epsilon=1e-12)
+        outputs.set_shape(shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return _collect_outputs(outputs_collections, sc.name, outputs)
+
+
 def _update(variable, value, decay):
     with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
         delta = (variable.read_value() - value) * constant_op.constant(
@@ -473,8 +514,9 @@ batch_norm = add_arg_scope(batch_norm)
 max_pool2d = add_arg_scope(max_pool2d)
 avg_pool2d = add_arg_scope(avg_pool2d)
 dropout = add_arg_scope(dropout)
+layer_norm = add_arg_scope(layer_norm)
 model_variable = add_arg_scope(model_variable)
 
 __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "avg_pool2d", "batch_norm",
            "conv2d", "convolution2d", "current_arg_scope", "dropout", "flatten",
-           "fully_connected", "has_arg_scope", "max_pool2d", "model_variable"]
+           "fully_connected", "has_arg_scope", "layer_norm", "max_pool2d", "model_variable"]
