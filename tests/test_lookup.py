@@ -172,3 +172,23 @@ def test_table_graph_survives_graph_def_round_trip(tmp_path):
         with tf.Session() as s:
             s.run("init_all_tables")
             assert s.run("out:0").tolist() == [1, -1]
+
+
+def test_vocabulary_file_travels_with_a_saved_model(tmp_path):
+    path = _vocab(tmp_path, "foo\nbar\n")
+    export = str(tmp_path / "export")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.string, [None], name="x")
+        table = tf.contrib.lookup.index_table_from_file(path)
+        assert len(tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS)) == 1
+        y = table.lookup(x)
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            tf.saved_model.simple_save(s, export, {"x": x}, {"y": y},
+                                       legacy_init_op=tf.tables_initializer())
+    (tmp_path / "vocab.txt").unlink()  # the loaded model must read its own asset copy
+    with tf.Graph().as_default(), tf.Session() as s:
+        meta = tf.saved_model.loader.load(s, ["serve"], export)
+        sig = meta.signature_def["serving_default"]
+        got = s.run(sig.outputs["y"].name, {sig.inputs["x"].name: ["bar", "q", "foo"]})
+        assert got.tolist() == [1, -1, 0]

@@ -432,9 +432,10 @@ class KeyValueTensorInitializer(TableInitializerBase):
 
     def initialize(self, table):
         table.check_table_dtypes(self._keys.dtype, self._values.dtype)
-        with ops.name_scope(self._name, values=[table.table_ref, self._keys, self._values]):
+        with ops.name_scope(self._name, values=[table.table_ref, self._keys,
+                                                self._values]) as scope:
             init_op = ops.apply_op("InitializeTableV2",
-                                   [table.table_ref, self._keys, self._values], name="table_init")
+                                   [table.table_ref, self._keys, self._values], name=scope)
         ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
         return init_op
 
@@ -483,6 +484,9 @@ class TextFileInitializer(TableInitializerBase):
                  "vocab_size": -1 if self._vocab_size is None else self._vocab_size,
                  "delimiter": self._delimiter}, name=scope)
         ops.add_to_collection(ops.GraphKeys.TABLE_INITIALIZERS, init_op)
+        if filename.op.type == "Const":
+            # a constant vocabulary path is an asset: SavedModel copies the file along
+            ops.add_to_collection(ops.GraphKeys.ASSET_FILEPATHS, filename)
         return init_op
 
 
