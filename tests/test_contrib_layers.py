@@ -279,3 +279,21 @@ def test_layer_norm():
     np.testing.assert_allclose(yv, (xv - m) / np.sqrt(v + 1e-12), rtol=1e-9)
     m, v = xv.mean(-1, keepdims=True), xv.var(-1, keepdims=True)
     np.testing.assert_allclose(zv, (xv - m) / np.sqrt(v + 1e-12), rtol=1e-9)
+
+
+def test_contrib_framework_variable_queries():
+    fw = tf.contrib.framework
+    with tf.Graph().as_default():
+        layers.fully_connected(tf.ones([1, 2]), 3, scope="a")
+        layers.fully_connected(tf.ones([1, 2]), 3, scope="b")
+        tf.Variable(0, name="counter", trainable=False)
+        assert _names(fw.get_variables("a")) == ["a/biases", "a/weights"]
+        assert _names(fw.get_variables_by_name("weights")) == ["a/weights", "b/weights"]
+        assert _names(fw.get_variables_by_suffix("biases")) == ["a/biases", "b/biases"]
+        assert len(fw.get_model_variables()) == 4 and len(fw.get_trainable_variables()) == 4
+        assert _names(fw.get_variables_to_restore(exclude=["b"])) == [
+            "a/biases", "a/weights", "counter"]
+        assert _names(fw.get_variables_to_restore(include=["b"])) == ["b/biases", "b/weights"]
+        assert fw.get_unique_variable("a/weights").op.name == "a/weights"
+        with pytest.raises(ValueError, match="Couldn't find"):
+            fw.get_unique_variable("c/weights")

@@ -58,7 +58,10 @@ framework.get_global_step = _training_util.get_global_step
 framework.get_or_create_global_step = _training_util.get_or_create_global_step
 framework.create_global_step = _training_util.create_global_step
 _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
-                  "has_arg_scope", "model_variable")
+                  "get_local_variables", "get_model_variables", "get_trainable_variables",
+                  "get_unique_variable", "get_variables", "get_variables_by_name",
+                  "get_variables_by_suffix", "get_variables_to_restore", "has_arg_scope",
+                  "model_variable")
 for _name in _FRAMEWORK_FNS:
     setattr(framework, _name, getattr(_contrib_layers, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",

@@ -507,6 +507,77 @@ def arg_scope(list_ops_or_scope, **kwargs):
         _ARG_STACK.pop()
 
 
+# ------------------------------------------------------------------------------------------
+# variable queries (tf.contrib.framework)
+# ------------------------------------------------------------------------------------------
+
+
+def get_variables(scope=None, suffix=None, collection=ops.GraphKeys.GLOBAL_VARIABLES):
+    """The variables of ``collection`` whose names match the ``scope`` regex (from the start)
+    and end in ``suffix``."""
+    if isinstance(scope, vs.VariableScope):
+        scope = scope.name
+    if suffix is not None:
+        if ":" not in suffix:
+            suffix += ":"
+        scope = (scope or "") + ".*" + suffix
+    return ops.get_collection(collection, scope)
+
+
+def get_model_variables(scope=None, suffix=None):
+    """``get_variables`` over ``MODEL_VARIABLES``."""
+    return get_variables(scope, suffix, ops.GraphKeys.MODEL_VARIABLES)
+
+
+def get_local_variables(scope=None, suffix=None):
+    """``get_variables`` over ``LOCAL_VARIABLES``."""
+    return get_variables(scope, suffix, ops.GraphKeys.LOCAL_VARIABLES)
+
+
+def get_trainable_variables(scope=None, suffix=None):
+    """``get_variables`` over ``TRAINABLE_VARIABLES``."""
+    return get_variables(scope, suffix, ops.GraphKeys.TRAINABLE_VARIABLES)
+
+
+def get_variables_to_restore(include=None, exclude=None):
+    """The global variables under the ``include`` scopes (all when None), less those under
+    the ``exclude`` scopes."""
+    if include is None:
+        chosen = get_variables()
+    else:
+        if not isinstance(include, (list, tuple)):
+            raise TypeError("include is provided but is not a list or a tuple.")
+        chosen = [v for scope in include for v in get_variables(scope)]
+    excluded = set()
+    if exclude is not None:
+        if not isinstance(exclude, (list, tuple)):
+            raise TypeError("exclude is provided but is not a list or a tuple.")
+        excluded = {id(v) for scope in exclude for v in get_variables(scope)}
+    return [v for v in chosen if id(v) not in excluded]
+
+
+def get_variables_by_suffix(suffix, scope=None):
+    """The global variables whose names end in ``suffix``."""
+    return get_variables(scope=scope, suffix=suffix)
+
+
+def get_variables_by_name(given_name, scope=None):
+    """The global variables whose last name component is ``given_name``."""
+    suffix = "/" + given_name + ":|^" + given_name + ":"
+    return get_variables(scope=scope, suffix=suffix)
+
+
+def get_unique_variable(var_op_name):
+    """The one global variable whose op is named ``var_op_name``; ValueError otherwise."""
+    candidates = get_variables(scope=var_op_name)
+    if not candidates:
+        raise ValueError(f"Couldn't find variable {var_op_name}")
+    for candidate in candidates:
+        if candidate.op.name == var_op_name:
+            return candidate
+    raise ValueError(f"Variable {var_op_name} does not uniquely identify a variable")
+
+
 fully_connected = add_arg_scope(fully_connected)
 convolution2d = conv2d = add_arg_scope(convolution2d)
 flatten = add_arg_scope(flatten)
@@ -519,4 +590,7 @@ model_variable = add_arg_scope(model_variable)
 
 __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "avg_pool2d", "batch_norm",
            "conv2d", "convolution2d", "current_arg_scope", "dropout", "flatten",
-           "fully_connected", "has_arg_scope", "layer_norm", "max_pool2d", "model_variable"]
+           "fully_connected", "get_local_variables", "get_model_variables",
+           "get_trainable_variables", "get_unique_variable", "get_variables",
+           "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
+           "has_arg_scope", "layer_norm", "max_pool2d", "model_variable"]
