@@ -141,12 +141,72 @@ def test_text_file_columns_and_errors(tmp_path):
         tf.contrib.lookup.TextFileInitializer(path, tf.string, 0, tf.float32, -1)
 
 
-def test_oov_buckets_not_implemented():
+# FarmHash Fingerprint64 values from Google's C++ library (through the pyfarmhash bindings), one
+# per code path: empty, 1-3, 4-7, 8-16, 17-32, 33-64 and > 64 bytes (one and several blocks)
+_FINGERPRINTS = [
+    (b"", 11160318154034397263), (b"a", 12917804110809363939), (b"abc", 2640714258260161385),
+    (b"Hello", 15404698994557526151), (b"tideflow", 14903951981406183108),
+    (b"0123456789abcdef", 6105018409752412263),
+    (b"the quick brown fox jumps", 15224020086425394706), (b"x" * 40, 17003596230054984852),
+    (bytes(range(100)), 4395248839964844437),
+    (bytes(range(256)) + bytes(range(44)), 12278728342531856931),
+]
+
+
+@pytest.mark.parametrize(("data", "want"), _FINGERPRINTS)
+def test_fingerprint64_matches_farmhash(data, want):
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    assert fingerprint64(data) == want
+
+
+def test_string_to_hash_bucket_fast():
     with tf.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="Fingerprint64"):
-            tf.contrib.lookup.index_table_from_tensor(["a"], num_oov_buckets=1)
-        with pytest.raises(NotImplementedError, match="Fingerprint64"):
-            tf.contrib.lookup.index_table_from_file("v.txt", num_oov_buckets=2)
+        # the example of TF's documentation of tf.strings.to_hash_bucket_fast
+        out = tf.string_to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3)
+        also = tf.strings.to_hash_bucket_fast(tf.constant([["Hello"]]), 1000)
+        assert out.dtype == tf.int64 and also.get_shape().as_list() == [1, 1]
+        with tf.Session() as s:
+            assert s.run(out).tolist() == [0, 2, 2]
+            assert s.run(also).tolist() == [[15404698994557526151 % 1000]]
+
+
+def test_oov_buckets():
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    def bucket(word, n, vocab):
+        return vocab + fingerprint64(word.encode()) % n
+
+    with tf.Graph().as_default():
+        words = tf.contrib.lookup.index_table_from_tensor(["a", "b", "c"], num_oov_buckets=5)
+        ints = tf.contrib.lookup.index_table_from_tensor(
+            tf.constant([7, 8], tf.int64), num_oov_buckets=3, dtype=tf.int64)
+        only_hash = tf.contrib.lookup.IdTableWithHashBuckets(None, 4)
+        keys = ["c", "zebra", "a", "Hello"]
+        out = [words.lookup(tf.constant(keys)), words.size(),
+               ints.lookup(tf.constant([8, 42], tf.int64)), only_hash.lookup(["Hello"])]
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            got, size, got_ints, hashed = s.run(out)
+        assert got.tolist() == [2, bucket("zebra", 5, 3), 0, bucket("Hello", 5, 3)]
+        assert size == 8
+        assert got_ints.tolist() == [1, bucket("42", 3, 2)]  # integers hash as decimal text
+        assert hashed.tolist() == [bucket("Hello", 4, 0)]
+        with pytest.raises(NotImplementedError, match="SipHash"):
+            tf.contrib.lookup.index_table_from_tensor(
+                ["a"], num_oov_buckets=1, hasher_spec=tf.contrib.lookup.StrongHashSpec([1, 2]))
+
+
+def test_oov_buckets_from_file(tmp_path):
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    path = _vocab(tmp_path, "brain\nsalad\n")
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.index_table_from_file(path, num_oov_buckets=2)
+        out = table.lookup(tf.constant(["salad", "tofu"]))
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            assert s.run(out).tolist() == [1, 2 + fingerprint64(b"tofu") % 2]
 
 
 def test_tf_lookup_static_hash_table():

@@ -509,6 +509,7 @@ _LAZY = {
     "contrib": ("tideflow.contrib", None),
     "lookup": ("tideflow.lookup", None),
     "make_template": ("tideflow.ops.template", "make_template"),
+    "string_to_hash_bucket_fast": ("tideflow.ops.string_hash_ops", "string_to_hash_bucket_fast"),
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
     "data": ("tideflow.data", None),

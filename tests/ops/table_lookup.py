@@ -59,3 +59,20 @@ CASES = [
          name="HashTable", check=_check_hash_table),
     Case("InitializeTableFromTextFileV2", check=_check_text_file_table),
 ]
+
+
+def _check_hash_bucket():
+    from tideflow.ops.string_hash_ops import fingerprint64, string_to_hash_bucket_fast
+
+    words = np.array([[b"a", b"Hello"], [b"", b"x" * 70]], dtype=object)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.string, [2, None])
+        out = string_to_hash_bucket_fast(x, 7)
+        assert out.op.type == "StringToHashBucketFast"
+        with tf.Session() as s:
+            got = s.run(out, {x: words})
+    _check_static(out, got)
+    assert got.tolist() == [[fingerprint64(w) % 7 for w in row] for row in words.tolist()]
+
+
+CASES.append(Case("StringToHashBucketFast", check=_check_hash_bucket))

@@ -5,8 +5,8 @@ resource manager. ``InitializeTableV2`` (from key/value tensors) or
 ``InitializeTableFromTextFileV2`` (from a vocabulary file) fill it once; ``LookupTableFindV2``
 maps keys to values (missing keys get the default value) and ``LookupTableSizeV2`` counts the
 entries. Initializers join the ``TABLE_INITIALIZERS`` collection, which ``tf.tables_initializer()``
-runs. Out-of-vocabulary hash buckets need TF's Fingerprint64 (farmhash) string hash, which
-tideflow lacks, so ``num_oov_buckets > 0`` raises NotImplementedError.
+runs. Out-of-vocabulary keys may go to ``num_oov_buckets`` hash buckets (TF's Fingerprint64, in
+``string_hash_ops``); the keyed StrongHashSpec (SipHash) is not implemented.
 """
 
 import threading
@@ -530,13 +530,87 @@ class StrongHashSpec(HasherSpec):
         super().__init__("stronghash", key)
 
 
-def _no_oov(num_oov_buckets, fn):
+def _check_oov(num_oov_buckets, hasher_spec, fn):
     if num_oov_buckets < 0:
         raise ValueError(f"num_oov_buckets must be >= 0, got {num_oov_buckets}.")
-    if num_oov_buckets > 0:
+    if num_oov_buckets > 0 and hasher_spec.hasher != "fasthash":
         raise NotImplementedError(
-            f"{fn}: num_oov_buckets > 0 needs TF's Fingerprint64 (farmhash) string hash "
-            "(StringToHashBucketFast), which tideflow does not implement; use num_oov_buckets=0")
+            f"{fn}: hasher_spec {hasher_spec.hasher!r} needs StringToHashBucketStrong (keyed "
+            "SipHash), which tideflow does not implement; use the default FastHashSpec")
+
+
+class IdTableWithHashBuckets(LookupInterface):
+    """Ids from ``table`` (may be None), and for keys it lacks one of ``num_oov_buckets``
+    buckets after the vocabulary: ``table.size() + Fingerprint64(key) % num_oov_buckets``
+    (integer keys are hashed as their decimal strings, as TF does)."""
+
+    def __init__(self, table, num_oov_buckets, hasher_spec=FastHashSpec, name=None,
+                 key_dtype=None):
+        if table is not None and table.value_dtype != _dtypes.int64:
+            raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
+                            f"{table.value_dtype}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"oov_buckets must be > 0 if no table is supplied, got "
+                             f"{num_oov_buckets}.")
+        if table is None and num_oov_buckets == 0:
+            raise ValueError("oov_buckets must be > 0 if no table is supplied.")
+        _check_oov(num_oov_buckets, hasher_spec, "IdTableWithHashBuckets")
+        if key_dtype is None:
+            key_dtype = _dtypes.string if table is None else table.key_dtype
+        self._table = table
+        self._num_oov_buckets = num_oov_buckets
+        self._hasher_spec = hasher_spec
+        super().__init__(key_dtype, _dtypes.int64,
+                         name or (table.name if table is not None else "hash_bucket"))
+
+    @property
+    def init(self):
+        return self._table.init if self._table is not None else None
+
+    initializer = init
+
+    @property
+    def table_ref(self):
+        return self._table.table_ref if self._table is not None else None
+
+    def size(self, name=None):
+        """The vocabulary size plus the number of oov buckets."""
+        with ops.name_scope(name, f"{self._name}_Size"):
+            if self._table is None:
+                return ops.convert_to_tensor(np.int64(self._num_oov_buckets))
+            from tideflow.ops.math_ops import add
+
+            return add(self._table.size(), np.int64(self._num_oov_buckets))
+
+    def lookup(self, keys, name=None):
+        """Ids of ``keys`` (Tensor or SparseTensor); unknown keys go to their hash bucket."""
+        from tideflow.ops.gather_ops import where
+        from tideflow.ops.math_ops import add, not_equal
+        from tideflow.ops.string_hash_ops import string_to_hash_bucket_fast
+        from tideflow.ops.string_ops import as_string
+
+        values = keys.values if isinstance(keys, SparseTensor) else ops.convert_to_tensor(keys)
+        if values.dtype.base_dtype.is_integer != self._key_dtype.is_integer:
+            raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
+                            f"{values.dtype}.")
+        if values.dtype.base_dtype.is_integer and values.dtype.base_dtype != _dtypes.int64:
+            values = cast(values, _dtypes.int64)
+        with ops.name_scope(name, f"{self._name}_Lookup", [values]):
+            strings = as_string(values) if values.dtype.base_dtype.is_integer else values
+            if self._num_oov_buckets:
+                buckets = string_to_hash_bucket_fast(strings, self._num_oov_buckets,
+                                                     name="hash_bucket")
+            if self._table is None:
+                ids = buckets
+            else:
+                ids = self._table.lookup(values)
+                if self._num_oov_buckets:
+                    buckets = add(buckets, self._table.size())
+                    ids = where(not_equal(ids, self._table.default_value), ids, buckets)
+        ids.set_shape(values.get_shape())
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, ids, keys.dense_shape)
+        return ids
 
 
 def _int_keys(dtype, fn):
@@ -564,7 +638,7 @@ def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
     if mapping is None:
         raise ValueError("mapping must be specified.")
     dtype = _int_keys(dtype, "index_table_from_tensor")
-    _no_oov(num_oov_buckets, "index_table_from_tensor")
+    _check_oov(num_oov_buckets, hasher_spec, "index_table_from_tensor")
     with ops.name_scope(name, "string_to_index", []):
         keys = ops.convert_to_tensor(mapping)
         if keys.dtype.is_integer != dtype.is_integer:
@@ -577,7 +651,11 @@ def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
         values = _range(cast(size(keys), _dtypes.int64), dtype=_dtypes.int64, name="values")
         init = KeyValueTensorInitializer(keys, values, keys.dtype.base_dtype, _dtypes.int64,
                                          name="table_init")
-        return _IdTable(init, default_value, name="hash_table")
+        table = _IdTable(init, default_value, name="hash_table")
+        if num_oov_buckets:
+            table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
+                                           key_dtype=dtype)
+        return table
 
 
 def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=None,
@@ -591,14 +669,18 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
     if vocab_size is not None and vocab_size < 1:
         raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
     key_dtype = _int_keys(key_dtype, "index_table_from_file")
-    _no_oov(num_oov_buckets, "index_table_from_file")
+    _check_oov(num_oov_buckets, hasher_spec, "index_table_from_file")
     with ops.name_scope(name, "string_to_index", []):
         table_key_dtype = _dtypes.int64 if key_dtype.is_integer else key_dtype
         init = TextFileIdTableInitializer(
             vocabulary_file, vocab_size=vocab_size, key_dtype=table_key_dtype,
             key_column_index=key_column_index, value_column_index=value_column_index,
             delimiter=delimiter)
-        return _IdTable(init, default_value, name="hash_table")
+        table = _IdTable(init, default_value, name="hash_table")
+        if num_oov_buckets:
+            table = IdTableWithHashBuckets(table, num_oov_buckets, hasher_spec,
+                                           key_dtype=key_dtype)
+        return table
 
 
 def index_to_string_table_from_tensor(mapping, default_value="UNK", name=None):
@@ -648,6 +730,7 @@ __all__ = [
     "FastHashSpec",
     "HashTable",
     "HasherSpec",
+    "IdTableWithHashBuckets",
     "InitializableLookupTableBase",
     "KeyValueTensorInitializer",
     "LookupInterface",
