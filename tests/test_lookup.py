@@ -252,3 +252,20 @@ def test_vocabulary_file_travels_with_a_saved_model(tmp_path):
         sig = meta.signature_def["serving_default"]
         got = s.run(sig.outputs["y"].name, {sig.inputs["x"].name: ["bar", "q", "foo"]})
         assert got.tolist() == [1, -1, 0]
+
+
+def test_tf_lookup_static_vocabulary_table(tmp_path):
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    path = _vocab(tmp_path, "emerson\nlake\npalmer\n")
+    with tf.Graph().as_default():
+        init = tf.lookup.TextFileInitializer(path, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+                                             tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER)
+        table = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=4)
+        out = table.lookup(tf.constant(["palmer", "crimson"]))
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            assert s.run(out).tolist() == [2, 3 + fingerprint64(b"crimson") % 4]
+            assert s.run(table.size()) == 7
+        with pytest.raises(ValueError, match="oov_buckets must be > 0"):
+            tf.lookup.StaticVocabularyTable(init, 0)

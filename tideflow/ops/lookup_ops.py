@@ -632,6 +632,21 @@ class _IdTable(HashTable):
         return super().lookup(keys, name=name)
 
 
+class StaticVocabularyTable(IdTableWithHashBuckets):
+    """``tf.lookup.StaticVocabularyTable``: a key -> int64 id table from ``initializer`` whose
+    unknown keys go to one of ``num_oov_buckets`` hash buckets after the vocabulary."""
+
+    def __init__(self, initializer, num_oov_buckets, lookup_key_dtype=None, name=None):
+        if num_oov_buckets <= 0:
+            raise ValueError("oov_buckets must be > 0.")
+        if initializer.value_dtype != _dtypes.int64:
+            raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
+                            f"{initializer.value_dtype}.")
+        with ops.name_scope(name, "vocabulary_table"):
+            table = _IdTable(initializer, -1, name="hash_table")
+        super().__init__(table, num_oov_buckets, key_dtype=lookup_key_dtype or table.key_dtype)
+
+
 def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
                             hasher_spec=FastHashSpec, dtype=_dtypes.string, name=None):
     """A table mapping each element of the 1-D ``mapping`` to its int64 position."""
@@ -735,6 +750,7 @@ __all__ = [
     "KeyValueTensorInitializer",
     "LookupInterface",
     "StaticHashTable",
+    "StaticVocabularyTable",
     "StrongHashSpec",
     "TableInitializerBase",
     "TextFileIdTableInitializer",
