@@ -297,3 +297,21 @@ def test_contrib_framework_variable_queries():
         assert fw.get_unique_variable("a/weights").op.name == "a/weights"
         with pytest.raises(ValueError, match="Couldn't find"):
             fw.get_unique_variable("c/weights")
+
+
+def test_one_hot_encoding_and_embed_sequence():
+    with tf.Graph().as_default():
+        oh = layers.one_hot_encoding(tf.constant([2, 0], tf.int32), 3)
+        ids = tf.constant([[1, 2], [0, 1]])
+        emb = layers.embed_sequence(ids, vocab_size=3, embed_dim=4)
+        again = layers.embed_sequence(ids, scope="EmbedSequence", reuse=True)
+        assert _names(tf.global_variables()) == ["EmbedSequence/embeddings"]
+        assert emb.get_shape().as_list() == [2, 2, 4] and oh.dtype == tf.float32
+        with pytest.raises(ValueError, match="vocab size"):
+            layers.embed_sequence(ids)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            ohv, ev, av, table = s.run([oh, emb, again, tf.global_variables()[0]])
+        np.testing.assert_array_equal(ohv, [[0, 0, 1], [1, 0, 0]])
+        np.testing.assert_array_equal(ev, table[[[1, 2], [0, 1]]])
+        np.testing.assert_array_equal(av, ev)

@@ -22,8 +22,9 @@ layers.sum_regularizer = _regularizers.sum_regularizer
 layers.variance_scaling_initializer = _initializers.variance_scaling_initializer
 layers.xavier_initializer = _initializers.xavier_initializer
 layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
-_LAYER_FNS = ("avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout", "flatten",
-              "fully_connected", "layer_norm", "max_pool2d")
+_LAYER_FNS = ("avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout",
+              "embed_sequence", "flatten", "fully_connected", "layer_norm", "max_pool2d",
+              "one_hot_encoding")
 for _name in _LAYER_FNS:
     setattr(layers, _name, getattr(_contrib_layers, _name))
 layers.__all__ = [

@@ -363,6 +363,37 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
         return _collect_outputs(outputs_collections, sc.name, outputs)
 
 
+def one_hot_encoding(labels, num_classes, on_value=1.0, off_value=0.0, outputs_collections=None,
+                     scope=None):
+    """``labels`` as float one-hot rows of length ``num_classes``."""
+    from tideflow.ops.range_ops import one_hot
+
+    with ops.name_scope(scope, "OneHotEncoding", [labels, num_classes]) as sc:
+        labels = ops.convert_to_tensor(labels)
+        if labels.dtype.base_dtype == dtypes.int32:
+            from tideflow.ops.cast_ops import to_int64
+
+            labels = to_int64(labels)
+        outputs = one_hot(labels, num_classes, on_value=on_value, off_value=off_value)
+        return _collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
+def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializer=None,
+                   regularizer=None, trainable=True, scope=None, reuse=None):
+    """Looks ``ids`` ([batch, doc_length]) up in an ``[vocab_size, embed_dim]`` variable
+    ``EmbedSequence/embeddings``, giving ``[batch, doc_length, embed_dim]``."""
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError("Must specify vocab size and embedding dimension when not reusing. "
+                         f"Got vocab_size={vocab_size} and embed_dim={embed_dim}")
+    from tideflow.ops.embedding_ops import embedding_lookup
+
+    with vs.variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
+        shape = [vocab_size, embed_dim] if not reuse else None
+        embeddings = vs.get_variable("embeddings", shape=shape, initializer=initializer,
+                                     regularizer=regularizer, trainable=trainable)
+        return embedding_lookup(embeddings, ids)
+
+
 def _update(variable, value, decay):
     with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
         delta = (variable.read_value() - value) * constant_op.constant(
@@ -586,11 +617,13 @@ max_pool2d = add_arg_scope(max_pool2d)
 avg_pool2d = add_arg_scope(avg_pool2d)
 dropout = add_arg_scope(dropout)
 layer_norm = add_arg_scope(layer_norm)
+one_hot_encoding = add_arg_scope(one_hot_encoding)
+embed_sequence = add_arg_scope(embed_sequence)
 model_variable = add_arg_scope(model_variable)
 
 __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "avg_pool2d", "batch_norm",
-           "conv2d", "convolution2d", "current_arg_scope", "dropout", "flatten",
+           "conv2d", "convolution2d", "current_arg_scope", "dropout", "embed_sequence", "flatten",
            "fully_connected", "get_local_variables", "get_model_variables",
            "get_trainable_variables", "get_unique_variable", "get_variables",
            "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
-           "has_arg_scope", "layer_norm", "max_pool2d", "model_variable"]
+           "has_arg_scope", "layer_norm", "max_pool2d", "model_variable", "one_hot_encoding"]
