@@ -315,3 +315,28 @@ def test_one_hot_encoding_and_embed_sequence():
         np.testing.assert_array_equal(ohv, [[0, 0, 1], [1, 0, 0]])
         np.testing.assert_array_equal(ev, table[[[1, 2], [0, 1]]])
         np.testing.assert_array_equal(av, ev)
+
+
+def test_a_small_contrib_network_trains():
+    rng = np.random.RandomState(6)
+    xv = rng.randn(32, 6, 6, 1).astype(np.float32)
+    yv = (xv.mean((1, 2, 3)) > 0).astype(np.int64)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 6, 6, 1])
+        y = tf.placeholder(tf.int64, [None])
+        h = layers.conv2d(x, 4, 3, normalizer_fn=layers.batch_norm)
+        h = layers.max_pool2d(h, 2)
+        logits = layers.fully_connected(layers.flatten(h), 2, activation_fn=None)
+        loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+        step = tf.contrib.framework.get_or_create_global_step()
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=step)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            first = s.run(loss, {x: xv, y: yv})
+            for _ in range(40):
+                s.run(train, {x: xv, y: yv})
+            last = s.run(loss, {x: xv, y: yv})
+            assert s.run(step) == 40
+    assert last < 0.5 * first, (first, last)
