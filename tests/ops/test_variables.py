@@ -398,7 +398,6 @@ def test_random_initializers_statistics():
         tf.variance_scaling_initializer(scale=-1.0)
 
 
-@pytest.mark.skipif(not hasattr(tf, "qr"), reason="needs tf.qr")
 def test_orthogonal_initializer():
     for shape in ([10, 4], [4, 10], [3, 3, 8]):
         q = _value(tf.orthogonal_initializer(gain=2.0), shape).reshape(-1, shape[-1])

@@ -240,14 +240,13 @@ class Orthogonal(Initializer):
             rows *= d
         cols = shape[-1]
         flat = (cols, rows) if rows < cols else (rows, cols)
-        from tideflow.ops import linalg_ops
+        from tideflow.ops.linalg_extra_ops import qr
+        from tideflow.ops.matrix_diag_ops import matrix_diag_part
 
-        if not hasattr(linalg_ops, "qr"):
-            raise NotImplementedError("orthogonal_initializer needs the Qr op (tf.qr)")
         a = random_ops.random_normal(flat, dtype=dtype, seed=self.seed)
-        q, r = linalg_ops.qr(a, full_matrices=False)
+        q, r = qr(a, full_matrices=False)
         m, ao = _math_ops(), _array_ops()
-        q = m.multiply(q, m.sign(ao.matrix_diag_part(r)))
+        q = m.multiply(q, m.sign(matrix_diag_part(r)))
         if rows < cols:
             q = ao.transpose(q)
         return m.multiply(self.gain, ao.reshape(q, shape))
