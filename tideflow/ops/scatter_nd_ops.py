@@ -7,14 +7,7 @@ from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops.array_ops import _in, _np, _register_fold, _shape_str
 from tideflow.ops.gradients import dense
-from tideflow.ops.state_ops import (
-    UninitializedValue,
-    _lock_of,
-    _ref_of,
-    _uninitialized_error,
-    resource_for,
-    variable_op_of,
-)
+from tideflow.ops.state_ops import _ref_of, ref_update_factory
 
 _INDEX = "Tindices: {int32, int64}"
 
@@ -103,21 +96,11 @@ def _ref_shape(op):
 
 
 def _ref_kernel(mode):
-    def factory(ctx):
-        op = ctx.op
-        var_op = variable_op_of(op._inputs[0])
-        res = resource_for(ctx, var_op) if var_op is not None else None
-        use_lock = op._attrs["use_locking"]
+    def body(op, lock, ref, indices, updates):
+        with lock():
+            return _scatter_into(op._type, ref, indices, updates, mode, op)
 
-        def run(ref, indices, updates):
-            if isinstance(ref, UninitializedValue):
-                raise _uninitialized_error(ref.name, op)
-            with _lock_of(res, use_lock):
-                return _scatter_into(op._type, ref, indices, updates, mode, op)
-
-        return run
-
-    return factory
+    return ref_update_factory(body)
 
 
 for _name, _mode, _t, _lock in (("ScatterNdUpdate", "update", "type", "true"),

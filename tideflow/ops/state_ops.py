@@ -351,52 +351,67 @@ def _scatter_shape(op):
     return [var]
 
 
-def _scatter_kernel(mode):
+def ref_update_factory(body):
+    """The kernel factory of an op that updates its ref input (a variable) in place with
+    ``indices`` and ``updates``: checks the variable is initialized, then returns
+    ``body(op, lock, ref, indices, updates)``, where ``lock()`` is the variable's lock context
+    (a no-op without use_locking)."""
+
     def factory(ctx):
         op = ctx.op
         var_op = variable_op_of(op._inputs[0])
         res = resource_for(ctx, var_op) if var_op is not None else None
         use_lock = op._attrs["use_locking"]
 
+        def lock():
+            return _lock_of(res, use_lock)
+
         def run(ref, indices, updates):
             if isinstance(ref, UninitializedValue):
                 raise _uninitialized_error(ref.name, op)
-            indices = np.asarray(indices)
-            updates = np.asarray(updates)
-            if ref.ndim < 1:
-                raise errors.InvalidArgumentError(
-                    None, op, f"params must be at least 1-D, got shape {_shape_str(ref.shape)}"
-                )
-            if updates.ndim != 0 and updates.shape != indices.shape + ref.shape[1:]:
-                raise errors.InvalidArgumentError(
-                    None, op,
-                    "Must have updates.shape = indices.shape + params.shape[1:] or "
-                    f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
-                    f"indices.shape {_shape_str(indices.shape)}, params.shape "
-                    f"{_shape_str(ref.shape)}",
-                )
-            n = ref.shape[0]
-            bad = np.flatnonzero((indices.reshape(-1) < 0) | (indices.reshape(-1) >= n))
-            if bad.size:
-                i = int(bad[0])
-                pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
-                raise errors.InvalidArgumentError(
-                    None, op,
-                    f"indices{_shape_str(pos)} = {int(indices.reshape(-1)[i])} is not in "
-                    f"[0, {n})",
-                )
-            with _lock_of(res, use_lock):
-                if mode == "update":
-                    ref[indices] = updates
-                elif mode == "add":
-                    np.add.at(ref, indices, updates)
-                else:
-                    np.subtract.at(ref, indices, updates)
-            return ref
+            return body(op, lock, ref, indices, updates)
 
         return run
 
     return factory
+
+
+def _scatter_kernel(mode):
+    def body(op, lock, ref, indices, updates):
+        indices = np.asarray(indices)
+        updates = np.asarray(updates)
+        if ref.ndim < 1:
+            raise errors.InvalidArgumentError(
+                None, op, f"params must be at least 1-D, got shape {_shape_str(ref.shape)}"
+            )
+        if updates.ndim != 0 and updates.shape != indices.shape + ref.shape[1:]:
+            raise errors.InvalidArgumentError(
+                None, op,
+                "Must have updates.shape = indices.shape + params.shape[1:] or "
+                f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
+                f"indices.shape {_shape_str(indices.shape)}, params.shape "
+                f"{_shape_str(ref.shape)}",
+            )
+        n = ref.shape[0]
+        bad = np.flatnonzero((indices.reshape(-1) < 0) | (indices.reshape(-1) >= n))
+        if bad.size:
+            i = int(bad[0])
+            pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
+            raise errors.InvalidArgumentError(
+                None, op,
+                f"indices{_shape_str(pos)} = {int(indices.reshape(-1)[i])} is not in "
+                f"[0, {n})",
+            )
+        with lock():
+            if mode == "update":
+                ref[indices] = updates
+            elif mode == "add":
+                np.add.at(ref, indices, updates)
+            else:
+                np.subtract.at(ref, indices, updates)
+        return ref
+
+    return ref_update_factory(body)
 
 
 for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
