@@ -422,6 +422,17 @@ def _parse_data(msg):
     return mv[pos:]
 
 
+def _append(buf, pos, data):
+    """Copies a chunk's ``data`` into a tensor's ``buf`` at ``pos``; the new position. A chunk
+    past the tensor's declared size is refused."""
+    end = pos + len(data)
+    if end > len(buf):
+        raise errors.InvalidArgumentError(
+            None, None, f"Tensor stream sent more than its declared {len(buf)} bytes")
+    buf[pos:end] = data
+    return end
+
+
 class StreamReader:
     """Reassembles the messages of a chunked stream: tensors into preallocated buffers."""
 
@@ -437,13 +448,7 @@ class StreamReader:
         if data is not None:
             if self._buf is None:
                 raise errors.DataLossError(None, None, "Tensor chunk without a header")
-            end = self._pos + len(data)
-            if end > len(self._buf):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Tensor stream sent more than its declared "
-                    f"{len(self._buf)} bytes")
-            self._buf[self._pos:end] = data
-            self._pos = end
+            self._pos = _append(self._buf, self._pos, data)
             return
         chunk = tideflow_transfer_pb2.TensorChunk.FromString(bytes(msg))
         self._finish()
@@ -560,13 +565,7 @@ class TensorsReader:
                     None, None, f"Tensor stream ended after {self._pos} of its declared "
                     f"{len(self._buf)} bytes")
         if data is not None:
-            end = self._pos + len(data)
-            if end > len(self._buf):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Tensor stream sent more than its declared "
-                    f"{len(self._buf)} bytes")
-            self._buf[self._pos:end] = data
-            self._pos = end
+            self._pos = _append(self._buf, self._pos, data)
         if self._pos == len(self._buf):
             out = (self._meta, self._buf)
             self._meta = None
