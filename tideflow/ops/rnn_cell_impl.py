@@ -117,14 +117,8 @@ def _activation(activation):
     return math_ops.tanh if activation is None else activation
 
 
-class BasicRNNCell(RNNCell):
-    """``output = new_state = activation(W [inputs, state] + b)``; variables ``kernel``
-    [depth + num_units, num_units] and ``bias`` [num_units] (zeros)."""
-
-    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
-        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
-        self._num_units = num_units
-        self._activation = _activation(activation)
+class _UnitsCell(RNNCell):
+    """A cell whose output (and, unless it says otherwise, state) has ``_num_units`` units."""
 
     @property
     def state_size(self):
@@ -133,6 +127,16 @@ class BasicRNNCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class BasicRNNCell(_UnitsCell):
+    """``output = new_state = activation(W [inputs, state] + b)``; variables ``kernel``
+    [depth + num_units, num_units] and ``bias`` [num_units] (zeros)."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        self._num_units = num_units
+        self._activation = _activation(activation)
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -160,7 +164,7 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
         return c.dtype
 
 
-class BasicLSTMCell(RNNCell):
+class BasicLSTMCell(_UnitsCell):
     """LSTM without peepholes: gates ``i, j, f, o`` from one ``kernel``
     [depth + num_units, 4 * num_units] and ``bias`` [4 * num_units];
     ``new_c = c * sigmoid(f + forget_bias) + sigmoid(i) * act(j)``,
@@ -179,10 +183,6 @@ class BasicLSTMCell(RNNCell):
         if self._state_is_tuple:
             return LSTMStateTuple(self._num_units, self._num_units)
         return 2 * self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -289,7 +289,7 @@ class LSTMCell(RNNCell):
         return m, new_state
 
 
-class GRUCell(RNNCell):
+class GRUCell(_UnitsCell):
     """Gated recurrent unit: ``r, u = sigmoid(gates/kernel [x, h] + gates/bias)`` (bias
     initialised to 1.0), ``c = act(candidate/kernel [x, r * h] + candidate/bias)``,
     ``new_h = u * h + (1 - u) * c``."""
@@ -301,14 +301,6 @@ class GRUCell(RNNCell):
         self._activation = _activation(activation)
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
