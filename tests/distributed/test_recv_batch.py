@@ -338,16 +338,18 @@ def test_grouped_receives_over_grpc_big_small_and_bfloat16(servers):
 
 
 def test_allocator_tuning_is_idempotent_and_can_be_turned_off(monkeypatch):
-    first = wire.tune_allocator()
-    assert wire.tune_allocator() is first  # once per process
+    from tideflow.runtime import allocator
+
+    first = allocator.tune_once()  # servers call it (add_services), as sessions do
+    assert allocator.tune_once() is first  # once per process
     if sys.platform.startswith("linux"):
         import ctypes
 
         # glibc accepts the settings (mallopt returns 1); musl's stub would return 0
-        assert first == (ctypes.CDLL(None).mallopt(-3, 32 << 20) == 1)
-    monkeypatch.setattr(wire, "_allocator_tuned", [])
+        assert first == (ctypes.CDLL(None).mallopt(-3, allocator.MMAP_THRESHOLD) == 1)
+    monkeypatch.setattr(allocator, "_done", False)
     monkeypatch.setenv("TIDEFLOW_MALLOC_TUNING", "0")
-    assert wire.tune_allocator() is False
+    assert allocator.tune_once() is False
 
 
 def test_grouped_receive_over_grpc_ends_when_the_step_fails_or_times_out(servers):

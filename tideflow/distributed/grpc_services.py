@@ -108,10 +108,12 @@ def _identity(b):
 def add_services(server, master, worker, security=None):
     """Adds MasterService, WorkerService and TideflowTransfer (for whichever of ``master`` and
     ``worker`` are given) to a ``grpc.Server``; the process's C heap then keeps freed message
-    buffers for reuse (``wire.tune_allocator``)."""
+    buffers for reuse (``runtime.allocator.tune_once``)."""
     import grpc
 
-    wire.tune_allocator()
+    from tideflow.runtime import allocator
+
+    allocator.tune_once()
 
     handlers = []
     if master is not None:

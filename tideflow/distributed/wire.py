@@ -635,36 +635,6 @@ class BufferPool:
 
 RECV_BUFFERS = BufferPool()
 
-_M_TRIM_THRESHOLD = -1  # glibc mallopt parameters
-_M_MMAP_THRESHOLD = -3
-_allocator_tuned = []
-
-
-def tune_allocator(mmap_threshold=32 << 20, trim_threshold=256 << 20):
-    """Makes the C heap (glibc) keep the memory of freed blocks for reuse, for a server.
-
-    Each message gRPC delivers is assembled in fresh buffers of its size (a few MiB for our
-    chunks); glibc's default serves such blocks with mmap and gives them back on free, or trims
-    thread heaps, so every message costs a page fault per 4 KiB page: about a fifth of a
-    receiver's CPU time. Blocks below ``mmap_threshold`` then come from the heap, and up to
-    ``trim_threshold`` bytes of free heap are kept. Once per process; no-op off glibc or with
-    ``TIDEFLOW_MALLOC_TUNING=0``. True when the settings took."""
-    if _allocator_tuned:
-        return _allocator_tuned[0]
-    ok = False
-    if sys.platform.startswith("linux") and os.environ.get("TIDEFLOW_MALLOC_TUNING", "1") != "0":
-        try:
-            import ctypes
-
-            mallopt = ctypes.CDLL(None).mallopt
-            ok = (mallopt(_M_MMAP_THRESHOLD, int(mmap_threshold)) == 1
-                  and mallopt(_M_TRIM_THRESHOLD, int(trim_threshold)) == 1)
-        except (OSError, AttributeError):
-            ok = False
-    _allocator_tuned.append(ok)
-    return ok
-
-
 def array_of(meta, buf):
     """The array of one streamed tensor (widened back from bfloat16 to its dtype)."""
     return from_bytes(buf, int(meta.dtype), int(meta.wire_dtype), shape_of(meta.shape))

@@ -22,29 +22,33 @@ TRIM_THRESHOLD = 1 << 30
 TOP_PAD = 64 << 20
 
 _done = False
+_ok = False
 _lock = threading.Lock()
 
 
 def tune_once():
-    """Applies the settings the first time it is called; a no-op off glibc or when disabled."""
-    global _done
+    """Applies the settings the first time it is called (the first Session, or a server: gRPC
+    assembles each message in fresh buffers, which would otherwise page-fault every chunk);
+    a no-op off glibc or when disabled. True when the settings took."""
+    global _done, _ok
     if _done:
-        return
+        return _ok
     with _lock:
         if _done:
-            return
+            return _ok
         _done = True
         if not env.malloc_tuning():
-            return
+            return False
         name = ctypes.util.find_library("c")
         if not name:
-            return
+            return False
         try:
             libc = ctypes.CDLL(name)
             mallopt = libc.mallopt
         except (OSError, AttributeError):
-            return
+            return False
         mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-        mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)
-        mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+        _ok = (mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1
+               and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1)
         mallopt(_M_TOP_PAD, TOP_PAD)
+        return _ok
