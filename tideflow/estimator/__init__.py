@@ -1,0 +1,1 @@
+"""``tf.estimator``: Estimators of TF 1.x over monitored sessions."""

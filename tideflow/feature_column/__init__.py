@@ -1,0 +1,1 @@
+"""``tf.feature_column``: feature columns of TF 1.x."""
