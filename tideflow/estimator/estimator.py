@@ -1,0 +1,604 @@
+"""``tf.estimator.Estimator``: trains, evaluates, predicts with and exports a ``model_fn``,
+each call in a fresh graph over a monitored session that restores the latest checkpoint of
+``model_dir``."""
+
+import collections
+import copy
+import functools
+import inspect
+import os
+import re
+import shutil
+import tempfile
+import time
+
+import numpy as np
+
+from tideflow import logging
+from tideflow.compat import as_bytes, as_text
+from tideflow.estimator import export as export_lib
+from tideflow.estimator import run_config as run_config_lib
+from tideflow.estimator.model_fn import LOSS_METRIC_KEY, EstimatorSpec, ModeKeys
+from tideflow.framework import ops, random_seed
+from tideflow.ops import control_flow_ops, dataset_ops, iterator_ops
+from tideflow.ops import saved_model_impl as sm
+from tideflow.protos import summary_pb2
+from tideflow.runtime import session as session_lib
+from tideflow.summary import summary as summary_lib
+from tideflow.summary.writer import FileWriterCache
+from tideflow.train import (
+    basic_hooks,
+    checkpoint_management,
+    checkpoint_utils,
+    monitored_session,
+    session_run_hook,
+    training_util,
+)
+from tideflow.train import saver as saver_lib
+
+_VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
+GLOBAL_STEP = "global_step"
+
+
+def fn_args(fn):
+    """The argument names ``fn`` accepts (``self`` and partial-bound ones left out)."""
+    if isinstance(fn, functools.partial):
+        args = fn_args(fn.func)
+        args = args[len(fn.args):]
+        return tuple(a for a in args if a not in (fn.keywords or {}))
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isclass(fn)):
+        fn = fn.__call__
+    return tuple(name for name, p in inspect.signature(fn).parameters.items()
+                 if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+
+def _check_hooks_type(hooks):
+    hooks = list(hooks or [])
+    for h in hooks:
+        if not isinstance(h, session_run_hook.SessionRunHook):
+            raise TypeError(f"All hooks must be SessionRunHook instances, given: {h}")
+    return hooks
+
+
+def _check_listeners_type(listeners):
+    listeners = list(listeners or [])
+    for listener in listeners:
+        if not isinstance(listener, basic_hooks.CheckpointSaverListener):
+            raise TypeError("saving_listeners must be a list of CheckpointSaverListener, "
+                            f"given: {listener}")
+    return listeners
+
+
+class _DatasetInitializerHook(session_run_hook.SessionRunHook):
+    """Initializes the input ``Dataset``'s iterator when the session is created."""
+
+    def __init__(self, iterator):
+        self._iterator = iterator
+
+    def begin(self):
+        self._initializer = self._iterator.initializer
+
+    def after_create_session(self, session, coord):
+        del coord
+        session.run(self._initializer)
+
+
+class _StopAfterNEvalsHook(session_run_hook.SessionRunHook):
+    """Stops evaluation after ``num_evals`` batches."""
+
+    def __init__(self, num_evals, log_progress=True):
+        self._num_evals = num_evals
+        self._log_progress = log_progress
+        self._done = 0
+
+    def begin(self):
+        self._done = 0
+
+    def after_run(self, run_context, run_values):
+        self._done += 1
+        if self._log_progress:
+            logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
+        if self._done >= self._num_evals:
+            run_context.request_stop()
+
+
+def parse_input_fn_result(result):
+    """(features, labels, input hooks) from what an ``input_fn`` returned."""
+    input_hooks = []
+    if isinstance(result, dataset_ops.Dataset):
+        iterator = iterator_ops.make_initializable_iterator(result)
+        input_hooks.append(_DatasetInitializerHook(iterator))
+        result = iterator.get_next()
+    if isinstance(result, (list, tuple)):
+        if len(result) != 2:
+            raise ValueError("input_fn should return (features, labels) as a len 2 tuple.")
+        return result[0], result[1], input_hooks
+    return result, None, input_hooks
+
+
+def _load_global_step_from_checkpoint_dir(checkpoint_dir):
+    try:
+        return int(checkpoint_utils.load_variable(checkpoint_dir, ops.GraphKeys.GLOBAL_STEP))
+    except Exception:  # noqa: BLE001 - no checkpoint, or no global step in it
+        return 0
+
+
+WarmStartSettings = collections.namedtuple(
+    "WarmStartSettings", ["ckpt_to_initialize_from", "vars_to_warm_start",
+                          "var_name_to_vocab_info", "var_name_to_prev_var_name"])
+WarmStartSettings.__new__.__defaults__ = (".*", None, None)
+
+VocabInfo = collections.namedtuple(
+    "VocabInfo", ["new_vocab", "new_vocab_size", "num_oov_buckets", "old_vocab",
+                  "old_vocab_size", "backup_initializer", "axis"])
+VocabInfo.__new__.__defaults__ = (-1, None, 0)
+
+
+def _warm_start(settings):
+    """Initializes the matching variables from ``settings.ckpt_to_initialize_from``."""
+    if settings.var_name_to_vocab_info:
+        raise NotImplementedError("warm-starting with vocabulary remapping (VocabInfo) is not "
+                                  "supported")
+    ckpt = settings.ckpt_to_initialize_from
+    names = {n for n, _ in checkpoint_utils.list_variables(ckpt)}
+    rename = settings.var_name_to_prev_var_name or {}
+    wanted = settings.vars_to_warm_start
+    if isinstance(wanted, str) or wanted is None:
+        pattern = re.compile(wanted or ".*")
+        candidates = [v for v in ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+                      if pattern.match(v.op.name)]
+    else:
+        pats = [w for w in wanted if isinstance(w, str)]
+        candidates = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                      if v in wanted or any(re.match(p, v.op.name) for p in pats)]
+    assignment = {}
+    for v in candidates:
+        prev = rename.get(v.op.name, v.op.name)
+        if prev in names:
+            assignment[prev] = v
+    logging.info("Warm-starting %d variables from %s.", len(assignment), ckpt)
+    if assignment:
+        checkpoint_utils.init_from_checkpoint(ckpt, assignment)
+
+
+def _write_dict_to_summary(output_dir, dictionary, current_global_step):
+    logging.info("Saving dict for global step %d: %s", current_global_step,
+                 ", ".join(f"{k} = {dictionary[k]}" for k in sorted(dictionary)))
+    writer = FileWriterCache.get(output_dir)
+    proto = summary_pb2.Summary()
+    for key, value in dictionary.items():
+        if value is None or key == GLOBAL_STEP:
+            continue
+        if isinstance(value, (np.floating, float)) or (
+                isinstance(value, np.ndarray) and value.shape == () and
+                value.dtype.kind == "f"):
+            proto.value.add(tag=key, simple_value=float(value))
+        elif isinstance(value, (np.integer, int)) or (
+                isinstance(value, np.ndarray) and value.shape == () and
+                value.dtype.kind in "iu"):
+            proto.value.add(tag=key, simple_value=int(value))
+        elif isinstance(value, bytes):
+            try:
+                summ = summary_pb2.Summary.FromString(value)
+                for v in summ.value:
+                    v.tag = key
+                    proto.value.add().CopyFrom(v)
+            except Exception:  # noqa: BLE001 - not a Summary: skipped as TF does
+                logging.warning("Skipping summary for %s, cannot parse string to Summary.",
+                                key)
+        else:
+            logging.warning("Skipping summary for %s, must be a float, np.float32, np.int64, "
+                            "np.int32 or int or a serialized string of Summary.", key)
+    writer.add_summary(proto, current_global_step)
+    writer.flush()
+
+
+def _get_timestamped_export_dir(export_dir_base):
+    for _ in range(10):
+        export_dir = os.path.join(as_bytes(os.fspath(export_dir_base)),
+                                  as_bytes(str(int(time.time()))))
+        if not os.path.exists(export_dir):
+            return export_dir
+        time.sleep(1)
+    raise RuntimeError("Failed to obtain a unique export directory name after 10 attempts.")
+
+
+class Estimator:
+    """Trains and evaluates a model given by ``model_fn(features, labels, mode, params,
+    config) -> EstimatorSpec``."""
+
+    def __init__(self, model_fn, model_dir=None, config=None, params=None,
+                 warm_start_from=None):
+        if config is None:
+            config = run_config_lib.RunConfig()
+        elif not isinstance(config, run_config_lib.RunConfig):
+            raise ValueError(f"config must be an instance of `RunConfig`, but provided "
+                             f"{config}.")
+        if model_dir is not None:
+            model_dir = os.fspath(model_dir)
+            if config.model_dir and config.model_dir != model_dir:
+                raise ValueError(
+                    "`model_dir` are set both in constructor and `RunConfig`, but with "
+                    f"different values. In constructor: '{model_dir}', in `RunConfig`: "
+                    f"'{config.model_dir}' ")
+            config = config.replace(model_dir=model_dir)
+        elif not config.model_dir:
+            model_dir = tempfile.mkdtemp()
+            logging.warning("Using temporary folder as model directory: %s", model_dir)
+            config = config.replace(model_dir=model_dir)
+        self._config = config
+        self._model_dir = config.model_dir
+        self._session_config = config.session_config
+        if not callable(model_fn):
+            raise ValueError(f"model_fn must be callable, given: {model_fn}")  # noqa: TRY004 - as TF
+        _verify_model_fn_args(model_fn, params)
+        self._model_fn = model_fn
+        self._params = copy.deepcopy(params or {})
+        if isinstance(warm_start_from, (str, bytes, os.PathLike)):
+            warm_start_from = WarmStartSettings(ckpt_to_initialize_from=as_text(
+                os.fspath(warm_start_from)))
+        elif warm_start_from is not None and not isinstance(warm_start_from,
+                                                              WarmStartSettings):
+            raise ValueError("warm_start_from must be a string or a WarmStartSettings, "
+                             f"instead got {type(warm_start_from)}")
+        self._warm_start_settings = warm_start_from
+        logging.info("Using config: %s", self._config)
+
+    # --- properties -----------------------------------------------------------------------
+
+    @property
+    def config(self):
+        return copy.deepcopy(self._config)
+
+    @property
+    def params(self):
+        return copy.deepcopy(self._params)
+
+    @property
+    def model_dir(self):
+        return self._model_dir
+
+    @property
+    def model_fn(self):
+        def public_model_fn(features, labels, mode, config):
+            return self._call_model_fn(features, labels, mode, config)
+        return public_model_fn
+
+    def eval_dir(self, name=None):
+        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+
+    def latest_checkpoint(self):
+        return checkpoint_management.latest_checkpoint(self._model_dir)
+
+    def _check_checkpoint_available(self):
+        if not self.latest_checkpoint():
+            raise ValueError(f"Could not find trained model in model_dir: {self._model_dir}.")
+
+    def get_variable_names(self):
+        self._check_checkpoint_available()
+        return [name for name, _ in checkpoint_utils.list_variables(self._model_dir)]
+
+    def get_variable_value(self, name):
+        self._check_checkpoint_available()
+        return checkpoint_utils.load_variable(self._model_dir, name)
+
+    # --- calling input_fn and model_fn ------------------------------------------------------
+
+    def _call_input_fn(self, input_fn, mode):
+        args = fn_args(input_fn)
+        kwargs = {}
+        if "mode" in args:
+            kwargs["mode"] = mode
+        if "params" in args:
+            kwargs["params"] = self.params
+        if "config" in args:
+            kwargs["config"] = self.config
+        with ops.device("/cpu:0"):
+            return input_fn(**kwargs)
+
+    def _get_features_and_labels(self, input_fn, mode):
+        return parse_input_fn_result(self._call_input_fn(input_fn, mode))
+
+    def _call_model_fn(self, features, labels, mode, config):
+        args = fn_args(self._model_fn)
+        kwargs = {}
+        if "labels" in args:
+            kwargs["labels"] = labels
+        elif labels is not None:
+            raise ValueError("model_fn does not take labels, but input_fn returns labels.")
+        if "mode" in args:
+            kwargs["mode"] = mode
+        if "params" in args:
+            kwargs["params"] = self.params
+        if "config" in args:
+            kwargs["config"] = config
+        logging.info("Calling model_fn.")
+        spec = self._model_fn(features=features, **kwargs)
+        logging.info("Done calling model_fn.")
+        if not isinstance(spec, EstimatorSpec):
+            raise ValueError("model_fn should return an EstimatorSpec.")  # noqa: TRY004 - as TF
+        return spec
+
+    def _new_graph_setup(self, graph):
+        random_seed.set_random_seed(self._config.tf_random_seed)
+        return training_util.get_or_create_global_step(graph)
+
+    # --- train ------------------------------------------------------------------------------
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        """Trains for ``steps`` more steps, up to ``max_steps`` in all, or until the input
+        runs out; returns ``self``."""
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        if max_steps is not None:
+            start_step = _load_global_step_from_checkpoint_dir(self._model_dir)
+            if max_steps <= start_step:
+                logging.info("Skipping training since max_steps has already saved.")
+                return self
+        hooks = _check_hooks_type(hooks)
+        if steps is not None or max_steps is not None:
+            hooks.append(basic_hooks.StopAtStepHook(steps, max_steps))
+        saving_listeners = _check_listeners_type(saving_listeners)
+        loss = self._train_model(input_fn, hooks, saving_listeners)
+        logging.info("Loss for final step: %s.", loss)
+        return self
+
+    def _train_model(self, input_fn, hooks, saving_listeners):
+        with ops.Graph().as_default() as g:
+            global_step_tensor = self._new_graph_setup(g)
+            features, labels, input_hooks = self._get_features_and_labels(input_fn,
+                                                                         ModeKeys.TRAIN)
+            spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self.config)
+            global_step_tensor = training_util.get_global_step(g)
+            return self._train_with_estimator_spec(spec, input_hooks + hooks,
+                                                   global_step_tensor, saving_listeners)
+
+    def _train_with_estimator_spec(self, spec, worker_hooks, global_step_tensor,
+                                   saving_listeners):
+        if self._warm_start_settings:
+            _warm_start(self._warm_start_settings)
+        if not any(s.op.name == "loss" or s.op.name.endswith("/loss")
+                   for s in ops.get_collection(ops.GraphKeys.SUMMARIES)):
+            summary_lib.scalar("loss", spec.loss)
+        ops.add_to_collection(ops.GraphKeys.LOSSES, spec.loss)
+        worker_hooks = list(worker_hooks)
+        worker_hooks.append(basic_hooks.NanTensorHook(spec.loss))
+        if self._config.log_step_count_steps:
+            worker_hooks.append(basic_hooks.LoggingTensorHook(
+                {"loss": spec.loss, "step": global_step_tensor},
+                every_n_iter=self._config.log_step_count_steps))
+        worker_hooks.extend(spec.training_hooks)
+
+        if not (spec.scaffold.saver or ops.get_collection(ops.GraphKeys.SAVERS)):
+            ops.add_to_collection(ops.GraphKeys.SAVERS, saver_lib.Saver(
+                sharded=True, max_to_keep=self._config.keep_checkpoint_max,
+                keep_checkpoint_every_n_hours=self._config.keep_checkpoint_every_n_hours,
+                defer_build=True, save_relative_paths=True))
+
+        chief_hooks = []
+        all_hooks = worker_hooks + list(spec.training_chief_hooks)
+        saver_hooks = [h for h in all_hooks if isinstance(h, basic_hooks.CheckpointSaverHook)]
+        if (self._config.save_checkpoints_secs or self._config.save_checkpoints_steps) and (
+                not saver_hooks):
+            chief_hooks = [basic_hooks.CheckpointSaverHook(
+                self._model_dir, save_secs=self._config.save_checkpoints_secs,
+                save_steps=self._config.save_checkpoints_steps, scaffold=spec.scaffold)]
+            saver_hooks = chief_hooks
+        if saving_listeners:
+            if not saver_hooks:
+                raise ValueError(
+                    "There should be a CheckpointSaverHook to use saving_listeners. Please set "
+                    "one of the RunConfig.save_checkpoints_steps or "
+                    "RunConfig.save_checkpoints_secs.")
+            saver_hooks[0]._listeners.extend(saving_listeners)
+
+        loss = None
+        any_step_done = False
+        with monitored_session.MonitoredTrainingSession(
+                master=self._config.master, is_chief=True, checkpoint_dir=self._model_dir,
+                scaffold=spec.scaffold, hooks=worker_hooks,
+                chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
+                save_checkpoint_secs=0, save_summaries_steps=self._config.save_summary_steps,
+                config=self._session_config,
+                log_step_count_steps=self._config.log_step_count_steps) as mon_sess:
+            while not mon_sess.should_stop():
+                _, loss = mon_sess.run([spec.train_op, spec.loss])
+                any_step_done = True
+        if not any_step_done:
+            logging.warning("Training with estimator made no steps. Perhaps input is empty or "
+                            "misspecified.")
+        return loss
+
+    # --- evaluate ---------------------------------------------------------------------------
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        """Evaluates the model on ``steps`` batches (or the whole input); returns the metric
+        values with ``loss`` and ``global_step``, and writes them to ``eval_dir(name)``."""
+        hooks = _check_hooks_type(hooks)
+        if steps is not None:
+            if steps <= 0:
+                raise ValueError(f"Must specify steps > 0, given: {steps}")
+            hooks.append(_StopAfterNEvalsHook(num_evals=steps))
+        if not checkpoint_path:
+            checkpoint_path = self.latest_checkpoint()
+            if not checkpoint_path:
+                logging.info("Could not find trained model in model_dir: %s, running "
+                             "initialization to evaluate.", self._model_dir)
+        with ops.Graph().as_default() as g:
+            global_step_tensor = self._new_graph_setup(g)
+            features, labels, input_hooks = self._get_features_and_labels(input_fn,
+                                                                         ModeKeys.EVAL)
+            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+            if LOSS_METRIC_KEY in spec.eval_metric_ops:
+                raise ValueError(f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, '
+                                 "because Estimator already defines a default metric with the "
+                                 "same name.")
+            from tideflow import metrics as metrics_lib
+
+            metric_ops = dict(spec.eval_metric_ops)
+            metric_ops[LOSS_METRIC_KEY] = metrics_lib.mean(spec.loss)
+            if GLOBAL_STEP in metric_ops:
+                raise ValueError("Metric with name `global_step` is not allowed, because "
+                                 "Estimator already defines a default metric with the same "
+                                 "name.")
+            update_ops = [metric_ops[k][1] for k in metric_ops]
+            eval_dict = {k: metric_ops[k][0] for k in metric_ops}
+            eval_dict[GLOBAL_STEP] = global_step_tensor
+            update_op = control_flow_ops.group(*update_ops)
+            all_hooks = list(input_hooks) + hooks + list(spec.evaluation_hooks)
+            final_hook = basic_hooks.FinalOpsHook(eval_dict)
+            all_hooks.append(final_hook)
+            creator = monitored_session.ChiefSessionCreator(
+                scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
+                master=self._config.evaluation_master, config=self._session_config)
+            logging.info("Starting evaluation")
+            with monitored_session.MonitoredSession(session_creator=creator,
+                                                    hooks=all_hooks) as sess:
+                while not sess.should_stop():
+                    sess.run(update_op)
+            results = final_hook.final_ops_values
+            logging.info("Finished evaluation")
+        _write_dict_to_summary(self.eval_dir(name), results, int(results[GLOBAL_STEP]))
+        return results
+
+    # --- predict ----------------------------------------------------------------------------
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
+                yield_single_examples=True):
+        """Yields the predictions, one example at a time (or one batch at a time)."""
+        hooks = _check_hooks_type(hooks)
+        if not checkpoint_path:
+            checkpoint_path = self.latest_checkpoint()
+            if not checkpoint_path:
+                logging.info("Could not find trained model in model_dir: %s, running "
+                             "initialization to predict.", self._model_dir)
+        with ops.Graph().as_default() as g:
+            self._new_graph_setup(g)
+            features, _, input_hooks = self._get_features_and_labels(input_fn,
+                                                                     ModeKeys.PREDICT)
+            spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self.config)
+            predictions = self._extract_keys(spec.predictions, predict_keys)
+            all_hooks = list(input_hooks) + hooks + list(spec.prediction_hooks)
+            creator = monitored_session.ChiefSessionCreator(
+                checkpoint_filename_with_path=checkpoint_path, master=self._config.master,
+                scaffold=spec.scaffold, config=self._session_config)
+            with monitored_session.MonitoredSession(session_creator=creator,
+                                                    hooks=all_hooks) as sess:
+                while not sess.should_stop():
+                    values = sess.run(predictions)
+                    if not yield_single_examples:
+                        yield values
+                    elif not isinstance(predictions, dict):
+                        yield from values
+                    else:
+                        for i in range(self._extract_batch_length(values)):
+                            yield {key: value[i] for key, value in values.items()}
+
+    @staticmethod
+    def _extract_keys(predictions, predict_keys):
+        if predict_keys is None:
+            return predictions
+        if not isinstance(predictions, dict):
+            raise ValueError("predict_keys argument is not valid in case of non-dict "  # noqa: TRY004 - as TF
+                             "predictions.")
+        if isinstance(predict_keys, str):
+            predict_keys = [predict_keys]
+        existing = list(predictions)
+        picked = {k: v for k, v in predictions.items() if k in predict_keys}
+        if not picked:
+            raise ValueError(f"Expected to run at least one output from {existing}, provided "
+                             f"{predict_keys}.")
+        return picked
+
+    @staticmethod
+    def _extract_batch_length(values):
+        length = None
+        for key, value in values.items():
+            value = np.asarray(value)
+            if value.ndim == 0:
+                raise ValueError(f"Prediction {key} is a scalar: predictions must have a batch "
+                                 "dimension when yield_single_examples is True.")
+            length = length if length is not None else value.shape[0]
+            if value.shape[0] != length:
+                raise ValueError(f"Batch length of predictions should be same. {key} has "
+                                 "different batch length than others.")
+        return length or 0
+
+    # --- export -----------------------------------------------------------------------------
+
+    def export_saved_model(self, export_dir_base, serving_input_receiver_fn,
+                           assets_extra=None, as_text=False, checkpoint_path=None,
+                           experimental_mode=ModeKeys.PREDICT):
+        """Exports the model, restored from the latest checkpoint, as a SavedModel in a new
+        timestamped directory under ``export_dir_base``; returns its path (bytes)."""
+        if not serving_input_receiver_fn:
+            raise ValueError("An input_receiver_fn must be defined.")
+        if experimental_mode != ModeKeys.PREDICT:
+            raise NotImplementedError("only PREDICT-mode SavedModels are exported")
+        checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path:
+            raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
+        export_dir = _get_timestamped_export_dir(export_dir_base)
+        temp_dir = os.path.join(os.path.dirname(export_dir),
+                                b"temp-" + os.path.basename(export_dir))
+        builder = sm.SavedModelBuilder(as_text_path(temp_dir))
+        with ops.Graph().as_default() as g:
+            self._new_graph_setup(g)
+            receiver = serving_input_receiver_fn()
+            spec = self._call_model_fn(receiver.features, None, ModeKeys.PREDICT, self.config)
+            signatures = export_lib.build_all_signature_defs(
+                receiver.receiver_tensors, spec.export_outputs,
+                receiver.receiver_tensors_alternatives)
+            with session_lib.Session(config=self._session_config) as sess:
+                local_init_op = (spec.scaffold.local_init_op
+                                 or monitored_session.Scaffold.default_local_init_op())
+                saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
+                saver.restore(sess, checkpoint_path)
+                builder.add_meta_graph_and_variables(
+                    sess, [sm.SERVING], signature_def_map=signatures,
+                    assets_collection=ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS),
+                    main_op=local_init_op, saver=saver, strip_default_attrs=True)
+        builder.save(as_text)
+        if assets_extra:
+            extra_dir = os.path.join(as_text_path(temp_dir), "assets.extra")
+            for dest, source in assets_extra.items():
+                target = os.path.join(extra_dir, dest)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                shutil.copyfile(source, target)
+        os.rename(temp_dir, export_dir)
+        return export_dir
+
+    def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
+                          assets_extra=None, as_text=False, checkpoint_path=None,
+                          strip_default_attrs=False):
+        """Deprecated alias of ``export_saved_model``."""
+        del strip_default_attrs
+        return self.export_saved_model(export_dir_base, serving_input_receiver_fn,
+                                       assets_extra=assets_extra, as_text=as_text,
+                                       checkpoint_path=checkpoint_path)
+
+
+def as_text_path(path):
+    return as_text(path) if isinstance(path, bytes) else path
+
+
+def _verify_model_fn_args(model_fn, params):
+    args = set(fn_args(model_fn))
+    if "features" not in args:
+        raise ValueError(f"model_fn ({model_fn}) must include features argument.")
+    if params is not None and "params" not in args:
+        raise ValueError(f"model_fn ({model_fn}) does not include params argument, but params "
+                         f"({params}) is passed to Estimator.")
+    if params is None and "params" in args:
+        logging.warning("Estimator's model_fn (%s) includes params argument, but params are "
+                        "not passed to Estimator.", model_fn)
+    bad = sorted(args - _VALID_MODEL_FN_ARGS)
+    if bad:
+        raise ValueError(f"model_fn ({model_fn}) has following not expected args: {bad}")
+
+
+__all__ = ["Estimator", "VocabInfo", "WarmStartSettings"]

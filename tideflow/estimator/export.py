@@ -1,0 +1,231 @@
+"""``tf.estimator.export``: serving input receivers and the export outputs that become a
+SavedModel's signatures."""
+
+import collections
+
+from tideflow import logging
+from tideflow.framework import dtypes, ops, sparse_tensor
+from tideflow.ops import array_ops, parsing_ops
+from tideflow.ops import saved_model_impl as sm
+
+_SINGLE_FEATURE_DEFAULT_NAME = "feature"
+_SINGLE_RECEIVER_DEFAULT_NAME = "input"
+_SINGLE_LABEL_DEFAULT_NAME = "label"
+
+
+def _wrap_and_check_tensors(tensors, field_name, allow_int_keys=False):
+    if tensors is None:
+        raise ValueError(f"{field_name} must be defined.")
+    if not isinstance(tensors, dict):
+        tensors = {_SINGLE_RECEIVER_DEFAULT_NAME if field_name == "receiver_tensors"
+                   else _SINGLE_FEATURE_DEFAULT_NAME: tensors}
+    for name, tensor in tensors.items():
+        if not isinstance(name, str) and not (allow_int_keys and isinstance(name, int)):
+            raise ValueError(f"{field_name} keys must be strings: {name}.")
+        if not isinstance(tensor, (ops.Tensor, sparse_tensor.SparseTensor)):
+            raise ValueError(f"{field_name} {name} must be a Tensor or SparseTensor.")  # noqa: TRY004 - as TF
+    return tensors
+
+
+class ServingInputReceiver(collections.namedtuple(
+        "ServingInputReceiver",
+        ["features", "receiver_tensors", "receiver_tensors_alternatives"])):
+    """The features a served model sees, and the tensors a request feeds."""
+
+    def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
+        features = _wrap_and_check_tensors(features, "feature")
+        receiver_tensors = _wrap_and_check_tensors(receiver_tensors, "receiver_tensors")
+        if receiver_tensors_alternatives is not None:
+            if not isinstance(receiver_tensors_alternatives, dict):
+                raise ValueError("receiver_tensors_alternatives must be a dict: "
+                                 f"{receiver_tensors_alternatives}.")
+            receiver_tensors_alternatives = {
+                k: _wrap_and_check_tensors(v, "receiver_tensors")
+                for k, v in receiver_tensors_alternatives.items()}
+        return super().__new__(cls, features=features, receiver_tensors=receiver_tensors,
+                               receiver_tensors_alternatives=receiver_tensors_alternatives)
+
+
+class TensorServingInputReceiver(collections.namedtuple(
+        "TensorServingInputReceiver",
+        ["features", "receiver_tensors", "receiver_tensors_alternatives"])):
+    """A receiver whose features are a single Tensor (passed to model_fn unwrapped)."""
+
+    def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
+        if features is None:
+            raise ValueError("features must be defined.")
+        if not isinstance(features, (ops.Tensor, sparse_tensor.SparseTensor)):
+            raise ValueError(f"feature must be a Tensor or SparseTensor: {features}.")  # noqa: TRY004 - as TF
+        receiver = ServingInputReceiver(features, receiver_tensors,
+                                        receiver_tensors_alternatives)
+        return super().__new__(cls, features=features,
+                               receiver_tensors=receiver.receiver_tensors,
+                               receiver_tensors_alternatives=(
+                                   receiver.receiver_tensors_alternatives))
+
+
+def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
+    """A serving_input_receiver_fn that parses serialized ``tf.Example`` protos."""
+
+    def serving_input_receiver_fn():
+        serialized = array_ops.placeholder(dtype=dtypes.string, shape=[default_batch_size],
+                                           name="input_example_tensor")
+        features = parsing_ops.parse_example(serialized, feature_spec)
+        return ServingInputReceiver(features, {"examples": serialized})
+
+    return serving_input_receiver_fn
+
+
+def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
+    """A serving_input_receiver_fn that feeds placeholders shaped like ``features``."""
+
+    def serving_input_receiver_fn():
+        src = features if isinstance(features, dict) else {
+            _SINGLE_FEATURE_DEFAULT_NAME: features}
+        receiver = {}
+        for name, t in src.items():
+            shape = [default_batch_size]
+            if t.shape.ndims is not None:
+                shape += t.shape.as_list()[1:]
+            else:
+                shape = None
+            receiver[name] = array_ops.placeholder(dtype=t.dtype, shape=shape,
+                                                   name=t.op.name)
+        if not isinstance(features, dict):
+            t = receiver[_SINGLE_FEATURE_DEFAULT_NAME]
+            return TensorServingInputReceiver(t, {_SINGLE_RECEIVER_DEFAULT_NAME: t})
+        return ServingInputReceiver(receiver, dict(receiver))
+
+    return serving_input_receiver_fn
+
+
+# ----------------------------------------------------------------------------------------
+# export outputs
+# ----------------------------------------------------------------------------------------
+
+
+class ExportOutput:
+    """One output signature of an exported model."""
+
+    def as_signature_def(self, receiver_tensors):
+        raise NotImplementedError
+
+
+def _single_string_input(receiver_tensors, kind):
+    if len(receiver_tensors) != 1:
+        raise ValueError(f"{kind} input must be a single string Tensor; "
+                         f"got {receiver_tensors}")
+    (examples,) = receiver_tensors.values()
+    if not isinstance(examples, ops.Tensor) or examples.dtype != dtypes.string:
+        raise ValueError(f"{kind} input must be a single string Tensor; "
+                         f"got {receiver_tensors}")
+    return examples
+
+
+class ClassificationOutput(ExportOutput):
+    """Scores (float32 [batch, n]) and/or classes (string [batch, n]) for Classify."""
+
+    def __init__(self, scores=None, classes=None):
+        if scores is not None and not (isinstance(scores, ops.Tensor)
+                                       and scores.dtype.is_floating):
+            raise ValueError(f"Classification scores must be a float32 Tensor; got {scores}")
+        if classes is not None and not (isinstance(classes, ops.Tensor)
+                                        and classes.dtype == dtypes.string):
+            raise ValueError(f"Classification classes must be a string Tensor; got {classes}")
+        if scores is None and classes is None:
+            raise ValueError("At least one of scores and classes must be set.")
+        self._scores = scores
+        self._classes = classes
+
+    scores = property(lambda self: self._scores)
+    classes = property(lambda self: self._classes)
+
+    def as_signature_def(self, receiver_tensors):
+        examples = _single_string_input(receiver_tensors, "Classification")
+        return sm.classification_signature_def(examples, self._classes, self._scores)
+
+
+class RegressionOutput(ExportOutput):
+    """A float32 value per example, for Regress."""
+
+    def __init__(self, value):
+        if not (isinstance(value, ops.Tensor) and value.dtype.is_floating):
+            raise ValueError(f"Regression output value must be a float32 Tensor; got {value}")
+        self._value = value
+
+    value = property(lambda self: self._value)
+
+    def as_signature_def(self, receiver_tensors):
+        examples = _single_string_input(receiver_tensors, "Regression")
+        return sm.regression_signature_def(examples, self._value)
+
+
+class PredictOutput(ExportOutput):
+    """Any named tensors, for Predict."""
+
+    def __init__(self, outputs):
+        if not isinstance(outputs, dict):
+            outputs = {"output": outputs}
+        for key, value in outputs.items():
+            if not isinstance(key, str):
+                raise ValueError(f"Prediction output key must be a string; got {key}.")  # noqa: TRY004 - as TF
+            if not isinstance(value, ops.Tensor):
+                raise ValueError(f"Prediction output value must be a Tensor; got {value}.")  # noqa: TRY004 - as TF
+        self._outputs = dict(outputs)
+
+    outputs = property(lambda self: self._outputs)
+
+    def as_signature_def(self, receiver_tensors):
+        return sm.predict_signature_def(receiver_tensors, self._outputs)
+
+
+def check_export_outputs(export_outputs):
+    if not isinstance(export_outputs, dict):
+        raise TypeError(f"export_outputs must be dict, given: {export_outputs}")
+    for v in export_outputs.values():
+        if not isinstance(v, ExportOutput):
+            raise TypeError(f"Values in export_outputs must be ExportOutput objects. "
+                            f"Given: {export_outputs}")
+
+
+def get_export_outputs(export_outputs, predictions):
+    """The export outputs of a PREDICT spec, with a default serving signature."""
+    if export_outputs is None:
+        return {sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY: PredictOutput(predictions)}
+    check_export_outputs(export_outputs)
+    export_outputs = dict(export_outputs)
+    if sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY not in export_outputs:
+        if len(export_outputs) == 1:
+            (only,) = export_outputs.values()
+            export_outputs[sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY] = only
+        else:
+            raise ValueError(
+                "Multiple export_outputs were provided, but none of them is specified as the "
+                "default.  Do this by naming one of them with "
+                "signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY.")
+    return export_outputs
+
+
+def build_all_signature_defs(receiver_tensors, export_outputs,
+                             receiver_tensors_alternatives=None):
+    """{signature key: SignatureDef} for every (receiver, export output) pair; invalid pairs
+    (a Classify signature over non-string inputs) are left out with a warning, as in TF."""
+    signatures = {}
+    receivers = {None: receiver_tensors}
+    receivers.update(receiver_tensors_alternatives or {})
+    for receiver_name, tensors in receivers.items():
+        for output_key, output in export_outputs.items():
+            key = output_key if receiver_name is None else f"{receiver_name}:{output_key}"
+            try:
+                signatures[key] = output.as_signature_def(tensors)
+            except ValueError as e:
+                logging.warning("Export includes no signature for %r: %s", key, e)
+    if not signatures:
+        raise ValueError("None of the export outputs gives a valid signature for the serving "
+                         f"input receiver's tensors {receiver_tensors}.")
+    return signatures
+
+
+__all__ = ["ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput",
+           "ServingInputReceiver", "TensorServingInputReceiver",
+           "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn"]

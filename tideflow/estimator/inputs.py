@@ -1,0 +1,114 @@
+"""``tf.estimator.inputs``: input functions over in-memory NumPy arrays (and pandas frames,
+when pandas is installed)."""
+
+import collections
+
+import numpy as np
+
+from tideflow.ops import dataset_ops, iterator_ops
+
+_TARGET_KEY = "__target_key__"
+_DIRECT_INPUT_KEY = "__direct_np_input__"
+
+
+def _validate_and_convert_features(x):
+    if isinstance(x, dict):
+        if not x:
+            raise ValueError("x cannot be an empty dict")
+        return collections.OrderedDict((k, np.asarray(x[k])) for k in sorted(x))
+    if isinstance(x, np.ndarray):
+        return collections.OrderedDict([(_DIRECT_INPUT_KEY, x)])
+    raise TypeError(f"x must be a dict or array; got {type(x).__name__}")
+
+
+def _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity):
+    ds = dataset_ops.Dataset.from_tensor_slices(dict(data))
+    # batches run across epoch boundaries (as TF's feeding queue fills them), only the very
+    # last one may be short
+    ds = ds.repeat(num_epochs)
+    if shuffle:
+        ds = ds.shuffle(max(int(queue_capacity), 1))
+    ds = ds.batch(batch_size)
+    return iterator_ops.make_one_shot_iterator(ds).get_next()
+
+
+def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
+                   queue_capacity=1000, num_threads=1):
+    """An ``input_fn`` giving batches of ``x`` (dict of arrays, or one array) and ``y``.
+
+    ``num_epochs=None`` repeats forever; ``shuffle`` must be given explicitly, as in TF.
+    """
+    if not isinstance(shuffle, bool):
+        raise ValueError("shuffle must be provided and explicitly set as boolean (it is "  # noqa: TRY004 - as TF
+                         f"recommended to set it as True for training); got {shuffle}")
+    if batch_size is None or int(batch_size) <= 0:
+        raise ValueError(f"batch_size must be a positive integer; got {batch_size}")
+    if num_epochs is not None and int(num_epochs) <= 0:
+        raise ValueError(f"num_epochs must be a positive integer or None; got {num_epochs}")
+    del num_threads  # one reader; the order is the same
+
+    def input_fn():
+        data = _validate_and_convert_features(x)
+        feature_keys = list(data)
+        target_keys = []
+        if y is not None:
+            if isinstance(y, dict):
+                if not y:
+                    raise ValueError("y cannot be empty dict, use None instead.")
+                dup = set(y) & set(data)
+                if dup:
+                    raise ValueError(f"{len(dup)} duplicate keys are found in both x and y: "
+                                     f"{sorted(dup)}")
+                for k in sorted(y):
+                    data[k] = np.asarray(y[k])
+                target_keys = sorted(y)
+            else:
+                data[_TARGET_KEY] = np.asarray(y)
+                target_keys = [_TARGET_KEY]
+        if len({v.shape[0] if v.ndim else None for v in data.values()}) != 1:
+            x_shapes = {k: data[k].shape for k in feature_keys}
+            y_shapes = {k: data[k].shape for k in target_keys}
+            raise ValueError("Length of tensors in x and y is mismatched. All elements in x "
+                             "and y must have the same length.\n"
+                             f"Shapes in x: {x_shapes}\nShapes in y: {y_shapes}\n")
+        batch = _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity)
+        features = {k: batch[k] for k in feature_keys}
+        if list(features) == [_DIRECT_INPUT_KEY]:
+            features = features[_DIRECT_INPUT_KEY]
+        if not target_keys:
+            return features
+        if target_keys == [_TARGET_KEY]:
+            return features, batch[_TARGET_KEY]
+        return features, {k: batch[k] for k in target_keys}
+
+    return input_fn
+
+
+def pandas_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
+                    queue_capacity=1000, num_threads=1, target_column="target"):
+    """An ``input_fn`` over a pandas DataFrame ``x`` and Series ``y``."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise TypeError("pandas_input_fn should not be called without pandas installed") \
+            from None
+    if not isinstance(shuffle, bool):
+        raise ValueError("shuffle must be provided and explicitly set as boolean (it is "  # noqa: TRY004 - as TF
+                         f"recommended to set it as True for training); got {shuffle}")
+    if not isinstance(x, pd.DataFrame):
+        raise TypeError(f"x must be a pandas DataFrame; got {type(x).__name__}")
+    features = {str(c): x[c].to_numpy() for c in x.columns}
+    if y is not None:
+        if target_column in features:
+            raise ValueError(f"Cannot use name {target_column} for target column: DataFrame "
+                             "already has a column with that name: " + str(list(x.columns)))
+        if not np.array_equal(np.asarray(x.index), np.asarray(y.index)):
+            raise ValueError("Index for x and y are mismatched.")
+        y = y.to_numpy() if isinstance(y, pd.Series) else {
+            str(c): y[c].to_numpy() for c in y.columns}
+    return numpy_input_fn(features, y, batch_size=batch_size, num_epochs=num_epochs,
+                          shuffle=shuffle, queue_capacity=queue_capacity,
+                          num_threads=num_threads)
+
+
+__all__ = ["numpy_input_fn", "pandas_input_fn"]

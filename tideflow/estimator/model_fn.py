@@ -1,0 +1,141 @@
+"""``tf.estimator.ModeKeys`` and ``EstimatorSpec``: what a ``model_fn`` returns, checked as TF
+checks it."""
+
+import collections
+
+from tideflow.framework import ops
+from tideflow.train import monitored_session, session_run_hook
+
+LOSS_METRIC_KEY = "loss"
+AVERAGE_LOSS_METRIC_KEY = "average_loss"
+
+
+class ModeKeys:
+    """The three modes a ``model_fn`` is called in."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+
+def _check_is_tensor_or_operation(x, name):
+    if not isinstance(x, (ops.Tensor, ops.Operation)):
+        raise TypeError(f"{name} must be Operation or Tensor, given: {x}")
+    return x
+
+
+def _check_is_tensor(x, name):
+    if not isinstance(x, ops.Tensor):
+        raise TypeError(f"{name} must be Tensor, given: {x}")
+    return x
+
+
+def _check_hooks(hooks):
+    hooks = tuple(hooks or [])
+    for h in hooks:
+        if not isinstance(h, session_run_hook.SessionRunHook):
+            raise TypeError(f"All hooks must be SessionRunHook instances, given: {h}")
+    return hooks
+
+
+def _check_graph(x, name, graph):
+    g = getattr(x, "graph", None)
+    if g is not None and g is not graph:
+        raise ValueError(f"{name} must be from the default graph. Possible causes of this "
+                         f"error include: the tensor was created outside model_fn.")
+
+
+class EstimatorSpec(collections.namedtuple(
+        "EstimatorSpec", ["mode", "predictions", "loss", "train_op", "eval_metric_ops",
+                          "export_outputs", "training_chief_hooks", "training_hooks",
+                          "scaffold", "evaluation_hooks", "prediction_hooks"])):
+    """The ops and objects a ``model_fn`` returns for one mode."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None,
+                export_outputs=None, training_chief_hooks=None, training_hooks=None,
+                scaffold=None, evaluation_hooks=None, prediction_hooks=None):
+        from tideflow.estimator import export as export_lib
+
+        if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
+            raise ValueError(f"mode={mode} unrecognized.")
+        graph = ops.get_default_graph()
+
+        # loss
+        if loss is None:
+            if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
+                raise ValueError("Missing loss.")
+        else:
+            loss = _check_is_tensor(loss, "loss")
+            shape = loss.shape
+            if shape.ndims is not None and not (shape.ndims == 0 or (
+                    shape.ndims == 1 and shape.as_list() == [1])):
+                raise ValueError(f"Loss must be scalar, given: {loss}")
+            if shape.ndims == 1:
+                from tideflow.ops import array_ops
+                loss = array_ops.reshape(loss, [])
+            _check_graph(loss, "loss", graph)
+
+        # predictions
+        if predictions is None:
+            if mode == ModeKeys.PREDICT:
+                raise ValueError("Missing predictions.")
+            predictions = {}
+        elif isinstance(predictions, dict):
+            predictions = dict(predictions)
+            for k, v in predictions.items():
+                _check_is_tensor(v, f"predictions[{k}]")
+                _check_graph(v, f"predictions[{k}]", graph)
+        else:
+            _check_is_tensor(predictions, "predictions")
+            _check_graph(predictions, "predictions", graph)
+
+        # train_op
+        if train_op is None:
+            if mode == ModeKeys.TRAIN:
+                raise ValueError("Missing train_op.")
+        else:
+            train_op = _check_is_tensor_or_operation(train_op, "train_op")
+            _check_graph(train_op, "train_op", graph)
+
+        # eval_metric_ops
+        if eval_metric_ops is None:
+            eval_metric_ops = {}
+        else:
+            if not isinstance(eval_metric_ops, dict):
+                raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
+            for key, value in eval_metric_ops.items():
+                if not isinstance(value, tuple) or len(value) != 2:
+                    raise TypeError("Values of eval_metric_ops must be (metric_value, "
+                                    f"update_op) tuples, given: {value} for key: {key}")
+                _check_is_tensor_or_operation(value[0], f"eval_metric_ops[{key}][0]")
+                _check_is_tensor_or_operation(value[1], f"eval_metric_ops[{key}][1]")
+            eval_metric_ops = dict(eval_metric_ops)
+
+        # export_outputs
+        if mode == ModeKeys.PREDICT:
+            export_outputs = export_lib.get_export_outputs(export_outputs, predictions)
+        elif export_outputs is not None:
+            export_lib.check_export_outputs(export_outputs)
+
+        training_chief_hooks = _check_hooks(training_chief_hooks)
+        training_hooks = _check_hooks(training_hooks)
+        evaluation_hooks = _check_hooks(evaluation_hooks)
+        prediction_hooks = _check_hooks(prediction_hooks)
+
+        scaffold = scaffold or monitored_session.Scaffold()
+        if not isinstance(scaffold, monitored_session.Scaffold):
+            raise TypeError(f"scaffold must be tf.train.Scaffold. Given: {scaffold}")
+
+        return super().__new__(
+            cls, mode=mode, predictions=predictions, loss=loss, train_op=train_op,
+            eval_metric_ops=eval_metric_ops, export_outputs=export_outputs,
+            training_chief_hooks=training_chief_hooks, training_hooks=training_hooks,
+            scaffold=scaffold, evaluation_hooks=evaluation_hooks,
+            prediction_hooks=prediction_hooks)
+
+    def _replace(self, **kwds):
+        if "mode" in kwds and self.mode != kwds["mode"]:
+            raise ValueError("mode of EstimatorSpec cannot be changed.")
+        fields = self._asdict()
+        fields.update(kwds)
+        return EstimatorSpec(**fields)

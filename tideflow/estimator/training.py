@@ -1,0 +1,213 @@
+"""``tf.estimator.train_and_evaluate`` (local mode), ``TrainSpec``, ``EvalSpec`` and the
+exporters run after evaluations."""
+
+import collections
+import os
+import shutil
+import time
+
+from tideflow import logging
+from tideflow.compat import as_text
+from tideflow.train import basic_hooks, session_run_hook
+
+
+def _check_hooks(hooks):
+    hooks = tuple(hooks or [])
+    for h in hooks:
+        if not isinstance(h, session_run_hook.SessionRunHook):
+            raise TypeError(f"All hooks must be SessionRunHook instances, given: {h}")
+    return hooks
+
+
+class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
+    """The training half of ``train_and_evaluate``."""
+
+    def __new__(cls, input_fn, max_steps=None, hooks=None):
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        return super().__new__(cls, input_fn=input_fn, max_steps=max_steps,
+                               hooks=_check_hooks(hooks))
+
+
+class EvalSpec(collections.namedtuple("EvalSpec", [
+        "input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs",
+        "throttle_secs"])):
+    """The evaluation half of ``train_and_evaluate``."""
+
+    def __new__(cls, input_fn, steps=100, name=None, hooks=None, exporters=None,
+                start_delay_secs=120, throttle_secs=600):
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"`name` must be string, given: {name}")
+        if exporters is None:
+            exporters = ()
+        elif isinstance(exporters, Exporter):
+            exporters = (exporters,)
+        else:
+            exporters = tuple(exporters)
+            for e in exporters:
+                if not isinstance(e, Exporter):
+                    raise TypeError(f"`exporters` must be an Exporter, an iterable of "
+                                    f"Exporter, or `None`, found {e}.")
+            names = [e.name for e in exporters]
+            if len(set(names)) != len(names):
+                raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
+                                 f"`None`. {names} given.")
+        if start_delay_secs < 0:
+            raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
+        if throttle_secs < 0:
+            raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
+        return super().__new__(cls, input_fn=input_fn, steps=steps, name=name,
+                               hooks=_check_hooks(hooks), exporters=exporters,
+                               start_delay_secs=start_delay_secs, throttle_secs=throttle_secs)
+
+
+class Exporter:
+    """Exports a model after an evaluation."""
+
+    @property
+    def name(self):
+        raise NotImplementedError
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        raise NotImplementedError
+
+
+class _SavedModelExporter(Exporter):
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
+        if not name:
+            raise ValueError("`name` must be a non-empty string.")
+        self._name = name
+        self._fn = serving_input_receiver_fn
+        self._assets_extra = assets_extra
+        self._as_text = as_text
+
+    @property
+    def name(self):
+        return self._name
+
+    def _export(self, estimator, export_path, checkpoint_path):
+        return estimator.export_saved_model(export_path, self._fn,
+                                            assets_extra=self._assets_extra,
+                                            as_text=self._as_text,
+                                            checkpoint_path=checkpoint_path)
+
+
+class FinalExporter(_SavedModelExporter):
+    """Exports once, after the final evaluation."""
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        if not is_the_final_export:
+            return None
+        return self._export(estimator, export_path, checkpoint_path)
+
+
+class LatestExporter(_SavedModelExporter):
+    """Exports after every evaluation, keeping the ``exports_to_keep`` newest."""
+
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
+                 exports_to_keep=5):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
+                             f"{exports_to_keep}")
+        self._keep = exports_to_keep
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        path = self._export(estimator, export_path, checkpoint_path)
+        if self._keep:
+            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
+            for d in dirs[:-self._keep]:
+                shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
+        return path
+
+
+class _Evaluator:
+    def __init__(self, estimator, eval_spec, max_steps):
+        self._estimator = estimator
+        self._spec = eval_spec
+        self._max_steps = max_steps
+        self.last_checkpoint = None
+
+    def evaluate_and_export(self):
+        latest = self._estimator.latest_checkpoint()
+        if not latest:
+            logging.info("Estimator is not trained yet. Will start an evaluation when a "
+                         "checkpoint is ready.")
+            return None, []
+        if latest == self.last_checkpoint:
+            logging.info("Skipping the current checkpoint eval due to throttle secs.")
+            return None, []
+        metrics = self._estimator.evaluate(input_fn=self._spec.input_fn,
+                                           steps=self._spec.steps, name=self._spec.name,
+                                           checkpoint_path=latest, hooks=self._spec.hooks)
+        self.last_checkpoint = latest
+        is_final = self._max_steps is not None and metrics["global_step"] >= self._max_steps
+        exports = []
+        for exporter in self._spec.exporters:
+            path = os.path.join(as_text(self._estimator.model_dir), "export", exporter.name)
+            exports.append(exporter.export(self._estimator, path, latest, metrics, is_final))
+        return metrics, exports
+
+
+class _EvaluateOnSaveListener(basic_hooks.CheckpointSaverListener):
+    """Evaluates after a checkpoint is saved, at most every ``throttle_secs``."""
+
+    def __init__(self, evaluator, throttle_secs):
+        self._evaluator = evaluator
+        self._throttle = throttle_secs
+        self._first = True
+        self._last_time = None
+        self.result = None
+
+    def after_save(self, session, global_step_value):
+        del session
+        if self._first:  # the checkpoint of the untrained model
+            self._first = False
+            return
+        now = time.time()
+        if self._last_time is not None and now - self._last_time < self._throttle:
+            return
+        self._last_time = now
+        metrics, exports = self._evaluator.evaluate_and_export()
+        if metrics is not None:
+            self.result = (metrics, exports)
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    """Trains ``estimator`` and evaluates it after checkpoints (at most every
+    ``throttle_secs``) and at the end; returns ``(eval metrics, export results)``."""
+    from tideflow.estimator.estimator import Estimator
+
+    if not isinstance(estimator, Estimator):
+        raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`. Got: "
+                        f"{type(estimator)}")
+    if not isinstance(train_spec, TrainSpec):
+        raise TypeError(f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: "
+                        f"{type(train_spec)}")
+    if not isinstance(eval_spec, EvalSpec):
+        raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: "
+                        f"{type(eval_spec)}")
+    if eval_spec.throttle_secs <= 0:
+        raise ValueError(f"eval_spec.throttle_secs should be positive, given: "
+                         f"{eval_spec.throttle_secs}. It is used do determine how long each "
+                         "training iteration should go when train and evaluate locally.")
+    logging.info("Running training and evaluation locally (non-distributed).")
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    listener = _EvaluateOnSaveListener(evaluator, eval_spec.throttle_secs)
+    estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
+                    hooks=list(train_spec.hooks), saving_listeners=[listener])
+    if evaluator.last_checkpoint != estimator.latest_checkpoint() or listener.result is None:
+        metrics, exports = evaluator.evaluate_and_export()
+        if metrics is not None:
+            return metrics, exports
+    return listener.result if listener.result is not None else (None, [])
+
+
+__all__ = ["EvalSpec", "Exporter", "FinalExporter", "LatestExporter", "TrainSpec",
+           "train_and_evaluate"]
