@@ -1,7 +1,14 @@
-"""``tf.test``: device queries and a minimal ``TestCase`` for TF 1.x unit tests."""
+"""``tf.test``: device queries, gradient checking, benchmarks, local clusters and ``TestCase``
+for TF 1.x unit tests."""
 
 import contextlib
+import os
+import re
+import socket
+import tempfile
+import time
 import unittest
+from unittest import mock  # noqa: F401 - tf.test.mock
 
 import numpy as np
 
@@ -29,6 +36,21 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
     return False
 
 
+def is_built_with_gpu_support():
+    """True when a GPU backend is built in: the same answer as :func:`is_built_with_cuda`."""
+    return is_built_with_cuda()
+
+
+def is_built_with_rocm():
+    """False: tideflow has no ROCm backend."""
+    return False
+
+
+def is_built_with_xla():
+    """False: tideflow has no XLA compiler (``jit_compile`` requests run unfused)."""
+    return False
+
+
 def gpu_device_name():
     """The name of the first GPU device ("/device:GPU:0"), or "" without one."""
     return "/device:GPU:0" if gpu_info()[1] else ""
@@ -37,6 +59,395 @@ def gpu_device_name():
 def main(argv=None):
     """Runs the tests of the calling module (``tf.test.main``)."""
     return unittest.main(argv=argv)
+
+
+_TEMP_DIR = None
+
+
+def get_temp_dir():
+    """A temporary directory for this process's tests (created once; under ``$TEST_TMPDIR``
+    when that is set)."""
+    global _TEMP_DIR
+    if _TEMP_DIR is None or not os.path.isdir(_TEMP_DIR):
+        base = os.environ.get("TEST_TMPDIR") or None
+        _TEMP_DIR = tempfile.mkdtemp(prefix="tideflow_test_", dir=base)
+    return _TEMP_DIR
+
+
+def test_src_dir_path(relative_path):
+    """``relative_path`` under the root of tideflow's sources (TF resolves it under
+    ``$TEST_SRCDIR/org_tensorflow/tensorflow``; ``$TEST_SRCDIR`` is honoured the same way when
+    set)."""
+    root = os.environ.get("TEST_SRCDIR")
+    if root:
+        return os.path.join(root, "org_tensorflow", "tensorflow", relative_path)
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path)
+
+
+def benchmark_config():
+    """A ``ConfigProto`` for benchmarks: graph rewrites (constant folding, ...) switched off so
+    the measured graph is the graph that was built."""
+    from tideflow.protos import config_pb2
+
+    config = config_pb2.ConfigProto()
+    config.graph_options.optimizer_options.opt_level = config_pb2.OptimizerOptions.L0
+    return config
+
+
+# --- gradient checking (TF 1.x ``tf.test.compute_gradient``) -----------------------------
+
+_GRAD_DTYPES = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+def _check_grad_dtype(t, what):
+    if t.dtype.base_dtype.name not in _GRAD_DTYPES:
+        raise TypeError(f"compute_gradient: {what} {t.name} has dtype {t.dtype.name}; "
+                        f"expected one of {', '.join(_GRAD_DTYPES)}")
+
+
+def _real_view(a):
+    """The flat float view of ``a`` (complex values as interleaved real, imaginary)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind == "c":
+        return a.reshape(-1).view(a.real.dtype)
+    return a.reshape(-1)
+
+
+def _session_run(sess, fetch, feed, extra):
+    if extra:
+        feed = dict(feed)
+        feed.update(extra)
+    return sess.run(fetch, feed_dict=feed)
+
+
+def _one_jacobian(sess, x, x_shape, x_data, y, y_shape, dx, dy, delta, extra):
+    from tideflow.framework.indexed_slices import IndexedSlices
+
+    x_np = x.dtype.base_dtype.as_numpy_dtype
+    if x_data is None:
+        x_data = np.random.random_sample(x_shape).astype(x_np)
+        if x.dtype.is_complex:
+            x_data = x_data + 1j * np.random.random_sample(x_shape).astype(x_np)
+    else:
+        x_data = np.asarray(x_data)
+        if list(x_data.shape) != list(x_shape):
+            raise ValueError(f"compute_gradient: x_shape {list(x_shape)} != x_init_value shape "
+                             f"{list(x_data.shape)}")
+        x_data = x_data.astype(x_np)
+    real_x = x.dtype.real_dtype.as_numpy_dtype
+    if real_x in (np.float16,) or x.dtype.base_dtype.name == "bfloat16":
+        real_x = np.float32
+    real_y = y.dtype.real_dtype.as_numpy_dtype
+    x_size = int(np.prod(x_shape)) * (2 if x.dtype.is_complex else 1)
+    y_size = int(np.prod(y_shape)) * (2 if y.dtype.is_complex else 1)
+    # theoretical: one backward pass per output component, dy a one-hot
+    theo = np.zeros((x_size, y_size), dtype=real_x)
+    dy_np = y.dtype.base_dtype.as_numpy_dtype
+    row_size = int(np.prod(x_shape[1:])) if len(x_shape) else 1
+    for col in range(y_size):
+        dy_val = np.zeros(y_shape, dtype=dy_np)
+        _real_view(dy_val)  # shape check
+        flat = np.ascontiguousarray(dy_val)
+        _real_view(flat)[col] = 1
+        feed = {x: x_data, dy: flat}
+        if isinstance(dx, IndexedSlices):
+            idx, vals = _session_run(sess, [dx.indices, dx.values], feed, extra)
+            column = np.zeros(x_size, dtype=real_x)
+            for i, v in zip(np.reshape(idx, -1), vals):
+                column[i * row_size:(i + 1) * row_size] += _real_view(np.asarray(v))
+            theo[:, col] = column
+        elif dx is None:
+            theo[:, col] = 0
+        else:
+            theo[:, col] = _real_view(np.asarray(_session_run(sess, dx, feed, extra)))
+    # numerical: central differences on each input component
+    num = np.zeros((x_size, y_size), dtype=real_x)
+    for row in range(x_size):
+        xp = np.array(x_data, copy=True)
+        xm = np.array(x_data, copy=True)
+        _real_view(xp)[row] += delta
+        _real_view(xm)[row] -= delta
+        yp = np.asarray(_session_run(sess, y, {x: xp}, extra))
+        ym = np.asarray(_session_run(sess, y, {x: xm}, extra))
+        diff = (_real_view(yp).astype(real_y) - _real_view(ym).astype(real_y)) / (2 * delta)
+        num[row, :] = diff
+    return theo, num
+
+
+def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init_targets=None,
+                     extra_feed_dict=None):
+    """The theoretical and numerical Jacobians of ``y`` with respect to ``x`` (TF 1.x).
+
+    Runs in the default session. Each Jacobian has one row per element of ``x`` and one column
+    per element of ``y`` (complex values count twice, real then imaginary part). With a list of
+    ``x`` tensors (and a list of shapes, and optionally of initial values) the result is a list
+    of ``(theoretical, numerical)`` pairs. ``x`` is fed with ``x_init_value`` (random values in
+    [0, 1) by default); ``init_targets`` run first; ``extra_feed_dict`` is added to every feed.
+    """
+    from tideflow.ops import array_ops
+    from tideflow.ops.constant_op import constant
+    from tideflow.ops.gradients import gradients
+
+    sess = ops.get_default_session()
+    if sess is None:
+        raise ValueError("compute_gradient needs a default session (use it inside "
+                         "`with tf.Session():` or a TestCase's cached_session)")
+    as_list = isinstance(x, (list, tuple))
+    xs = list(x) if as_list else [x]
+    shapes = list(x_shape) if as_list else [x_shape]
+    inits = (list(x_init_value) if x_init_value is not None else [None] * len(xs)) if as_list \
+        else [x_init_value]
+    if len(shapes) != len(xs) or len(inits) != len(xs):
+        raise ValueError(f"compute_gradient: {len(xs)} tensors x but {len(shapes)} shapes and "
+                         f"{len(inits)} initial values")
+    _check_grad_dtype(y, "y")
+    y_shape = [int(d) for d in y_shape]
+    results = []
+    with y.graph.as_default():
+        pairs = []
+        for xi in xs:
+            _check_grad_dtype(xi, "x")
+            dy = array_ops.identity(constant(1.0 if not y.dtype.is_complex else 1 + 0j,
+                                             shape=y_shape, dtype=y.dtype))
+            (dx,) = gradients(y, [xi], grad_ys=dy)
+            pairs.append((dx, dy))
+    if init_targets is not None:
+        for t in init_targets:
+            sess.run(t)
+    for xi, shp, init, (dx, dy) in zip(xs, shapes, inits, pairs):
+        results.append(_one_jacobian(sess, xi, [int(d) for d in shp], init, y, y_shape, dx, dy,
+                                     delta, extra_feed_dict))
+    return results if as_list else results[0]
+
+
+def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
+                           init_targets=None, extra_feed_dict=None):
+    """The largest absolute difference between the theoretical and numerical Jacobians."""
+    grads = compute_gradient(x, x_shape, y, y_shape, x_init_value, delta, init_targets,
+                             extra_feed_dict)
+    if not isinstance(grads, list):
+        grads = [grads]
+    err = 0.0
+    for theo, num in grads:
+        if theo.size or num.size:
+            err = max(err, float(np.fabs(theo.astype(np.float64) - num).max()))
+    return err
+
+
+# --- graph comparison ----------------------------------------------------------------------
+
+
+def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_shared_name=False):
+    """Raises ``AssertionError`` naming the first difference between two ``GraphDef`` s
+    (nodes are matched by name; their order does not matter)."""
+    from tideflow.protos import graph_pb2
+
+    for what, g in (("actual", actual), ("expected", expected)):
+        if not isinstance(g, graph_pb2.GraphDef):
+            raise TypeError(f"assert_equal_graph_def: {what} must be a GraphDef, got "
+                            f"{type(g).__name__}")
+
+    def nodes(g):
+        out = {}
+        for n in g.node:
+            n2 = type(n)()
+            n2.CopyFrom(n)
+            if checkpoint_v2 and n2.op == "Const" and "_temp" in n2.name:
+                n2.ClearField("attr")
+            if hash_table_shared_name and n2.op.startswith("HashTable") and \
+                    "shared_name" in n2.attr:
+                del n2.attr["shared_name"]
+            out[n2.name] = n2
+        return out
+
+    a, e = nodes(actual), nodes(expected)
+    only_a, only_e = sorted(set(a) - set(e)), sorted(set(e) - set(a))
+    if only_a or only_e:
+        raise AssertionError(f"Graph node names differ: only in actual {only_a}, only in "
+                             f"expected {only_e}")
+    for name in sorted(a):
+        if a[name] != e[name]:
+            raise AssertionError(f"Graph node {name!r} differs:\\nactual:\\n{a[name]}\\n"
+                                 f"expected:\\n{e[name]}")
+
+
+# --- local clusters -------------------------------------------------------------------------
+
+
+def _free_ports(n):
+    socks, ports = [], []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("localhost", 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+    finally:
+        for s in socks:
+            s.close()
+    return ports
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """Starts ``num_workers`` worker and ``num_ps`` ps gRPC servers in this process, on free
+    localhost ports, as one cluster; returns ``(workers, ps_servers)`` (``tf.train.Server`` s)."""
+    from tideflow.distributed.cluster import ClusterSpec
+    from tideflow.distributed.server import Server
+
+    if num_workers < 1 or num_ps < 0:
+        raise ValueError(f"create_local_cluster: need num_workers >= 1 and num_ps >= 0, got "
+                         f"{num_workers} and {num_ps}")
+    ports = _free_ports(num_workers + num_ps)
+    spec = {"worker": [f"localhost:{p}" for p in ports[:num_workers]]}
+    if num_ps:
+        spec["ps"] = [f"localhost:{p}" for p in ports[num_workers:]]
+    cs = ClusterSpec(spec)
+    workers = [Server(cs, job_name="worker", protocol=protocol, task_index=i,
+                      config=worker_config, start=True) for i in range(num_workers)]
+    ps = [Server(cs, job_name="ps", protocol=protocol, task_index=i, config=ps_config,
+                 start=True) for i in range(num_ps)]
+    return workers, ps
+
+
+# --- benchmarks -----------------------------------------------------------------------------
+
+
+class Benchmark:
+    """A base class for benchmarks (``tf.test.Benchmark``): ``report_benchmark`` records one
+    entry, ``run_op_benchmark`` times an op in a session. Entries are kept in
+    ``self.reported`` and, when ``$TEST_REPORT_FILE_PREFIX`` is set, written as text lines
+    to ``<prefix><name>``."""
+
+    def __init__(self):
+        self.reported = []
+
+    def _get_name(self, overwrite_name=None):
+        import inspect
+
+        if overwrite_name:
+            return overwrite_name
+        for frame in inspect.stack()[1:]:
+            fn = frame.function
+            if fn.startswith("benchmark") and hasattr(self, fn):
+                return f"{type(self).__name__}.{fn}"
+        return type(self).__name__
+
+    def report_benchmark(self, iters=None, cpu_time=None, wall_time=None, throughput=None,
+                         extras=None, name=None, metrics=None):
+        entry = {"name": self._get_name(name), "iters": iters, "cpu_time": cpu_time,
+                 "wall_time": wall_time, "throughput": throughput, "extras": extras or {},
+                 "metrics": metrics or []}
+        if not hasattr(self, "reported"):
+            self.reported = []
+        self.reported.append(entry)
+        prefix = os.environ.get("TEST_REPORT_FILE_PREFIX")
+        if prefix:
+            fname = prefix + re.sub(r"[^A-Za-z0-9_.-]", "__", entry["name"])
+            with open(fname, "a") as f:
+                f.write(repr(entry) + "\\n")
+        return entry
+
+    def run_op_benchmark(self, sess, op_or_tensor, feed_dict=None, burn_iters=2, min_iters=10,
+                         store_trace=False, store_memory_usage=True, name=None, extras=None,
+                         mbs=0):
+        """Runs ``op_or_tensor`` ``burn_iters`` times untimed, then ``min_iters`` times; reports
+        and returns ``{"iters", "wall_time" (median seconds per run), "extras", "name"}``."""
+        del store_trace, store_memory_usage
+        for _ in range(burn_iters):
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+        deltas = []
+        for _ in range(min_iters):
+            t0 = time.perf_counter()
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+            deltas.append(time.perf_counter() - t0)
+        wall = float(np.median(deltas)) if deltas else 0.0
+        extras = dict(extras or {})
+        if mbs and wall > 0:
+            extras["throughput_mbs"] = mbs / wall
+        entry = self.report_benchmark(iters=min_iters, wall_time=wall, extras=extras,
+                                      name=self._get_name(name))
+        return {"iters": entry["iters"], "wall_time": wall, "extras": entry["extras"],
+                "name": entry["name"]}
+
+    def evaluate(self, tensors):
+        """The values of ``tensors`` in the default session."""
+        sess = ops.get_default_session()
+        if sess is None:
+            raise ValueError("Benchmark.evaluate needs a default session")
+        return sess.run(tensors)
+
+
+# --- misc test utilities --------------------------------------------------------------------
+
+
+class StubOutForTesting:
+    """Replaces attributes for a test and puts them back (``Set``/``SmartSet`` then
+    ``UnsetAll``/``SmartUnsetAll``/``CleanUp``)."""
+
+    def __init__(self):
+        self._saved = []
+
+    def Set(self, parent, child_name, new_child):
+        old = getattr(parent, child_name)
+        self._saved.append((parent, child_name, old, child_name in vars(parent)
+                            if hasattr(parent, "__dict__") else True))
+        setattr(parent, child_name, new_child)
+
+    SmartSet = Set
+
+    def UnsetAll(self):
+        for parent, name, old, own in reversed(self._saved):
+            if own:
+                setattr(parent, name, old)
+            else:
+                try:
+                    delattr(parent, name)
+                except AttributeError:
+                    setattr(parent, name, old)
+        self._saved = []
+
+    SmartUnsetAll = UnsetAll
+
+    def CleanUp(self):
+        self.UnsetAll()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.UnsetAll()
+
+
+def disable_with_predicate(pred, skip_message):
+    """A decorator skipping the test (method or class) when ``pred()`` is true."""
+
+    def decorator(fn):
+        import functools
+
+        if isinstance(fn, type):
+            for n in dir(fn):
+                if n.startswith("test"):
+                    setattr(fn, n, decorator(getattr(fn, n)))
+            return fn
+
+        @functools.wraps(fn)
+        def wrapper(self, *a, **k):
+            if pred():
+                self.skipTest(skip_message)
+            return fn(self, *a, **k)
+
+        return wrapper
+
+    return decorator
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """A no-op decorator: tideflow runs graphs only, so there is no eager mode to vary."""
+    del only_as_function
+    if cls is None:
+        return lambda c: c
+    return cls
 
 
 class TestCase(unittest.TestCase):
@@ -54,14 +465,6 @@ class TestCase(unittest.TestCase):
             self._cached_session = None
         self._graph_ctx.__exit__(None, None, None)
         super().tearDown()
-
-    def get_temp_dir(self):
-        import tempfile
-
-        d = getattr(self, "_tempdir", None)
-        if d is None:
-            d = self._tempdir = tempfile.mkdtemp()
-        return d
 
     @contextlib.contextmanager
     def session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
@@ -132,3 +535,203 @@ class TestCase(unittest.TestCase):
         if isinstance(x, ops.Tensor):
             return self.evaluate(x)
         return x
+
+    # --- TF's further assertions ------------------------------------------------------------
+
+    def assertAllCloseAccordingToType(self, a, b, rtol=1e-6, atol=1e-6, float_rtol=1e-6,
+                                      float_atol=1e-6, half_rtol=1e-3, half_atol=1e-3,
+                                      bfloat16_rtol=1e-2, bfloat16_atol=1e-2, msg=None):
+        a, b = np.asarray(self._values(a)), np.asarray(self._values(b))
+        dts = {a.dtype, b.dtype}
+        if np.dtype(np.float32) in dts or np.dtype(np.complex64) in dts:
+            rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
+        if np.dtype(np.float16) in dts:
+            rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
+        if any(d.name == "bfloat16" for d in dts):
+            rtol, atol = max(rtol, bfloat16_rtol), max(atol, bfloat16_atol)
+        self.assertAllClose(a.astype(np.float64) if a.dtype.kind == "V" else a,
+                            b.astype(np.float64) if b.dtype.kind == "V" else b, rtol, atol, msg)
+
+    def assertNotAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):
+        try:
+            self.assertAllClose(a, b, rtol=rtol, atol=atol)
+        except AssertionError:
+            return
+        raise AssertionError(msg or "The two values are close at all elements")
+
+    def assertNotAllEqual(self, a, b, msg=None):
+        try:
+            self.assertAllEqual(a, b)
+        except AssertionError:
+            return
+        raise AssertionError(msg or "The two values are equal at all elements")
+
+    def _all_cmp(self, a, comparison, op, what):
+        a = np.asarray(self._values(a))
+        if not np.all(op(a, comparison)):
+            raise AssertionError(f"Not all elements are {what} {comparison}: {a}")
+
+    def assertAllGreater(self, a, comparison):
+        self._all_cmp(a, comparison, np.greater, "greater than")
+
+    def assertAllGreaterEqual(self, a, comparison):
+        self._all_cmp(a, comparison, np.greater_equal, "greater than or equal to")
+
+    def assertAllLess(self, a, comparison):
+        self._all_cmp(a, comparison, np.less, "less than")
+
+    def assertAllLessEqual(self, a, comparison):
+        self._all_cmp(a, comparison, np.less_equal, "less than or equal to")
+
+    def assertAllInRange(self, target, lower_bound, upper_bound, open_lower_bound=False,
+                         open_upper_bound=False):
+        t = np.asarray(self._values(target))
+        if t.dtype.kind not in "iuf":
+            raise AssertionError(f"The value of {t} does not have an ordered numeric type "
+                                 f"({t.dtype})")
+        lo = t > lower_bound if open_lower_bound else t >= lower_bound
+        hi = t < upper_bound if open_upper_bound else t <= upper_bound
+        bad = ~(lo & hi)
+        if bad.any():
+            raise AssertionError(
+                f"{int(bad.sum())} of the {t.size} element(s) are outside the range "
+                f"{'(' if open_lower_bound else '['}{lower_bound}, {upper_bound}"
+                f"{')' if open_upper_bound else ']'}: {t[bad][:10]}")
+
+    def assertAllInSet(self, target, expected_set):
+        t = np.asarray(self._values(target))
+        diff = set(t.reshape(-1).tolist()) - set(np.asarray(list(expected_set)).tolist())
+        if diff:
+            raise AssertionError(f"{len(diff)} unique element(s) are not in the set "
+                                 f"{expected_set}: {sorted(diff)[:10]}")
+
+    def assertArrayNear(self, farray1, farray2, err, msg=None):
+        self.assertEqual(len(farray1), len(farray2), msg)
+        for f1, f2 in zip(farray1, farray2):
+            self.assertNear(float(f1), float(f2), err, msg)
+
+    def assertNDArrayNear(self, ndarray1, ndarray2, err, msg=None):
+        self.assertTrue(np.allclose(ndarray1, ndarray2, atol=err, rtol=0), msg)
+
+    def assertDTypeEqual(self, target, expected_dtype):
+        from tideflow.framework import dtypes
+
+        t = np.asarray(self._values(target))
+        want = dtypes.as_dtype(expected_dtype).as_numpy_dtype
+        self.assertEqual(t.dtype, np.dtype(want), f"dtype {t.dtype} != expected {want}")
+
+    def assertDeviceEqual(self, device1, device2, msg=None):
+        from tideflow.framework.device import canonical_name
+
+        self.assertEqual(canonical_name(device1), canonical_name(device2),
+                         msg or f"Devices {device1} and {device2} are not equal")
+
+    def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):
+        from google.protobuf import text_format
+
+        if isinstance(expected_message_maybe_ascii, (str, bytes)):
+            expected = type(message)()
+            text = expected_message_maybe_ascii
+            text_format.Merge(text.decode() if isinstance(text, bytes) else text, expected)
+        else:
+            expected = expected_message_maybe_ascii
+        if expected != message:
+            raise AssertionError(msg or f"Protos differ:\nexpected:\n{expected}\nactual:\n"
+                                 f"{message}")
+
+    def assertItemsEqual(self, expected_seq, actual_seq, msg=None):
+        self.assertCountEqual(expected_seq, actual_seq, msg)
+
+    def assertLen(self, container, expected_len, msg=None):
+        if len(container) != expected_len:
+            raise AssertionError(msg or f"{container!r} has length {len(container)}, expected "
+                                 f"{expected_len}")
+
+    def assertEmpty(self, container, msg=None):
+        self.assertLen(container, 0, msg)
+
+    def assertNotEmpty(self, container, msg=None):
+        if not len(container):
+            raise AssertionError(msg or f"{container!r} is empty")
+
+    def assertStartsWith(self, actual, expected_start, msg=None):
+        if not actual.startswith(expected_start):
+            raise AssertionError(msg or f"{actual!r} does not start with {expected_start!r}")
+
+    def assertBetween(self, value, minv, maxv, msg=None):
+        if not minv <= value <= maxv:
+            raise AssertionError(msg or f"{value} is not between {minv} and {maxv}")
+
+    def assertSameElements(self, expected_seq, actual_seq, msg=None):
+        self.assertEqual(set(expected_seq), set(actual_seq), msg)
+
+    def assertContainsSubset(self, expected_subset, actual_set, msg=None):
+        missing = set(expected_subset) - set(actual_set)
+        if missing:
+            raise AssertionError(msg or f"Missing elements {sorted(missing, key=repr)}")
+
+    @contextlib.contextmanager
+    def assertRaisesWithPredicateMatch(self, exception_type, expected_err_re_or_predicate):
+        """A context expecting ``exception_type`` whose message matches the regex (searched)
+        or for which the predicate is true."""
+        if callable(expected_err_re_or_predicate):
+            predicate = expected_err_re_or_predicate
+        else:
+            def predicate(e):
+                text = e.message if hasattr(e, "message") and isinstance(e.message, str) \
+                    else str(e)
+                return re.search(expected_err_re_or_predicate, text) is not None
+        try:
+            yield
+        except exception_type as e:
+            if not predicate(e):
+                raise AssertionError(f"Exception of type {type(e).__name__} did not match "
+                                     f"{expected_err_re_or_predicate!r}: {e}") from e
+        else:
+            raise AssertionError(f"Exception of type {exception_type} not raised")
+
+    def assertRaisesOpError(self, expected_err_re_or_predicate):
+        """A context expecting an ``OpError`` (any op failure) matching the regex."""
+        from tideflow.framework import errors
+
+        return self.assertRaisesWithPredicateMatch(errors.OpError, expected_err_re_or_predicate)
+
+    def assertRaisesWithLiteralMatch(self, expected_exception, expected_exception_message,
+                                     *args, **kwargs):
+        ctx = self.assertRaises(expected_exception)
+        if args:
+            with ctx as cm:
+                args[0](*args[1:], **kwargs)
+        else:
+            return _LiteralCtx(self, ctx, expected_exception_message)
+        self.assertEqual(str(cm.exception), expected_exception_message)
+        return None
+
+    def assertRaisesIncompatibleShapesError(self, exception_type=None):
+        from tideflow.framework import errors
+
+        return self.assertRaisesWithPredicateMatch(
+            exception_type or (errors.InvalidArgumentError, ValueError),
+            r"Incompatible shapes|Dimensions must be equal|incompatible|not compatible")
+
+    def get_temp_dir(self):
+        """A fresh temporary directory for this test method (under :func:`get_temp_dir`)."""
+        d = getattr(self, "_tempdir", None)
+        if d is None or not os.path.isdir(d):
+            d = self._tempdir = tempfile.mkdtemp(prefix=self.id().rsplit(".", 1)[-1] + "_",
+                                                 dir=get_temp_dir())
+        return d
+
+
+class _LiteralCtx:
+    def __init__(self, case, ctx, message):
+        self._case, self._ctx, self._message = case, ctx, message
+
+    def __enter__(self):
+        self._cm = self._ctx.__enter__()
+        return self._cm
+
+    def __exit__(self, *exc):
+        out = self._ctx.__exit__(*exc)
+        self._case.assertEqual(str(self._cm.exception), self._message)
+        return out
