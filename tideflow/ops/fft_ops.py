@@ -1,0 +1,367 @@
+"""FFT ops: FFT/IFFT (1-3D, complex), RFFT/IRFFT (1-3D, real <-> complex, with ``fft_length``)
+and their gradients; the public ``tf.signal.fft`` family and ``fftshift``/``ifftshift``."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _invalid, _np, _shape_str
+
+_COMPLEX = "Tcomplex: {complex64, complex128} = DT_COMPLEX64"
+_REAL = "Treal: {float, double} = DT_FLOAT"
+_NAMES = {1: "", 2: "2D", 3: "3D"}
+
+
+def _check_rank(op_type, shape, k):
+    if shape.ndims is not None and shape.ndims < k:
+        raise ValueError(f"{op_type}: input must have rank at least {k} but is rank "
+                         f"{shape.ndims} (shape {_shape_str(shape)})")
+
+
+def _fft_shape(k):
+    def shape(op):
+        s = op._inputs[0]._shape
+        _check_rank(op.type, s, k)
+        return [s]
+
+    return shape
+
+
+def _fft_len(op_type, fft_length, k):
+    n = _np(fft_length)
+    if n.shape != (k,):
+        raise _invalid(f"{op_type}: fft_length must be a vector of {k} elements, got shape "
+                       f"{_shape_str(n.shape)}")
+    if (n < 0).any():
+        raise _invalid(f"{op_type}: fft_length must be non-negative, got {n.tolist()}")
+    return [int(v) for v in n]
+
+
+def _rfft_shape(k, inverse):
+    def shape(op):
+        s = op._inputs[0]._shape
+        _check_rank(op.type, s, k)
+        ls = op._inputs[1]._shape
+        if ls.ndims is not None and (ls.ndims != 1 or ls.dims[0].value not in (None, k)):
+            raise ValueError(f"{op.type}: fft_length must be a vector of {k} elements, got "
+                             f"shape {_shape_str(ls)}")
+        if s.ndims is None:
+            return [TensorShape(None)]
+        n = ops.constant_value(op._inputs[1])
+        outer = s.as_list()[:-k]
+        if n is None:
+            return [TensorShape(outer + [None] * k)]
+        n = [int(v) for v in np.reshape(n, [-1])]
+        if not inverse:
+            n = n[:-1] + [n[-1] // 2 + 1]
+        return [TensorShape(outer + n)]
+
+    return shape
+
+
+def _fft_kernel(k, inverse):
+    axes = tuple(range(-k, 0))
+
+    def kernel(input):
+        x = _np(input)
+        if x.ndim < k:
+            raise _invalid(f"FFT: input must have rank at least {k}, got shape "
+                           f"{_shape_str(x.shape)}")
+        if x.size == 0:
+            return x.copy()
+        y = np.fft.ifftn(x, axes=axes) if inverse else np.fft.fftn(x, axes=axes)
+        return y.astype(x.dtype)
+
+    return kernel
+
+
+def _rfft_kernel(k, op_type):
+    axes = tuple(range(-k, 0))
+
+    def kernel(input, fft_length, *, Tcomplex):
+        x = _np(input)
+        n = _fft_len(op_type, fft_length, k)
+        if x.ndim < k:
+            raise _invalid(f"{op_type}: input must have rank at least {k}, got shape "
+                           f"{_shape_str(x.shape)}")
+        out_shape = x.shape[:-k] + tuple(n[:-1]) + (n[-1] // 2 + 1,)
+        if 0 in out_shape or 0 in n:
+            return np.zeros(out_shape, Tcomplex.as_numpy_dtype)
+        return np.fft.rfftn(x, s=n, axes=axes).astype(Tcomplex.as_numpy_dtype)
+
+    return kernel
+
+
+def _irfft_kernel(k, op_type):
+    axes = tuple(range(-k, 0))
+
+    def kernel(input, fft_length, *, Treal):
+        x = _np(input)
+        n = _fft_len(op_type, fft_length, k)
+        if x.ndim < k:
+            raise _invalid(f"{op_type}: input must have rank at least {k}, got shape "
+                           f"{_shape_str(x.shape)}")
+        out_shape = x.shape[:-k] + tuple(n)
+        if 0 in out_shape or 0 in x.shape[-k:]:
+            return np.zeros(out_shape, Treal.as_numpy_dtype)
+        # numpy crops/pads the input to n (n[-1] // 2 + 1 innermost), as TF does
+        return np.fft.irfftn(x, s=n, axes=axes).astype(Treal.as_numpy_dtype)
+
+    return kernel
+
+
+# -- gradients --------------------------------------------------------------------------------
+
+
+def _inner_size(x, k, dtype):
+    from tideflow.ops import array_ops, cast_ops, reduction_ops
+
+    dims = array_ops.shape(x)[-k:]
+    return cast_ops.cast(reduction_ops.reduce_prod(dims), dtype)
+
+
+def _fft_grad(k, inverse):
+    def grad(op, g):
+        from tideflow.ops.gradients import dense
+
+        g = dense(g)
+        size = _inner_size(g, k, g.dtype)
+        if inverse:  # adjoint of ifft = fft / n
+            return [_fft_apply(k, False, g) / size]
+        return [_fft_apply(k, True, g) * size]
+
+    return grad
+
+
+def _fit_inner(x, dims, k):
+    """``x`` cropped or zero-padded in its ``k`` innermost dims to ``dims`` (a 1-D tensor)."""
+    from tideflow.ops import array_ops, math_ops, pad_ops, slicing_ops
+    from tideflow.ops.concat_ops import concat, stack
+    from tideflow.ops.fill_ops import zeros, zeros_like
+
+    xs = array_ops.shape(x)
+    keep = math_ops.minimum(xs[-k:], dims)
+    outer = xs[:-k]
+    x = slicing_ops.slice(x, zeros_like(xs), concat([outer, keep], 0))
+    pads = stack([zeros_like(dims), dims - keep], axis=1)
+    pads = concat([zeros(stack([array_ops.size(outer), 2]), dtypes.int32), pads], 0)
+    return pad_ops.pad(x, pads)
+
+
+def _rfft_grad(k):
+    def grad(op, g):
+        from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
+        from tideflow.ops.concat_ops import concat
+        from tideflow.ops.fill_ops import ones
+        from tideflow.ops.gradients import dense
+
+        g = dense(g)
+        x, n = op._inputs
+        real = x.dtype.base_dtype
+        # x_grad = Re(prod(n) * ifftn(g zero-extended)) = prod(n) * irfftn(g * w), w halving
+        # every bin but DC (and Nyquist for even n) since irfft counts each twice
+        last = n[-1]
+        is_odd = math_ops.mod(last, 2)
+        inner = last // 2 + 1
+        w = concat([ones([1], real), 0.5 * ones([inner - 2 + is_odd], real),
+                    ones([1 - is_odd], real)], 0)
+        w = math_ops.complex(w, array_ops.zeros_like(w))
+        size = cast_ops.cast(reduction_ops.reduce_prod(n), real)
+        y = _irfft_apply(k, g * cast_ops.cast(w, g.dtype), n, real) * size
+        return [_fit_inner(y, array_ops.shape(x)[-k:], k), None]
+
+    return grad
+
+
+def _irfft_grad(k):
+    def grad(op, g):
+        from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
+        from tideflow.ops.concat_ops import concat
+        from tideflow.ops.fill_ops import ones
+        from tideflow.ops.gradients import dense
+
+        g = dense(g)
+        y, n = op._inputs
+        cdt = y.dtype.base_dtype
+        real = g.dtype.base_dtype
+        last = n[-1]
+        is_odd = math_ops.mod(last, 2)
+        inner = last // 2 + 1
+        # x = irfft(y): each bin but DC (and Nyquist, even n) appears twice in the full spectrum
+        mask = concat([ones([1], real), 2.0 * ones([inner - 2 + is_odd], real),
+                       ones([1 - is_odd], real)], 0)
+        size = cast_ops.cast(reduction_ops.reduce_prod(n), real)
+        r = _rfft_apply(k, g, n, cdt) * cast_ops.cast(
+            math_ops.complex(mask / size, array_ops.zeros_like(mask)), cdt)
+        return [_fit_inner(r, array_ops.shape(y)[-k:], k), None]
+
+    return grad
+
+
+for _k in (1, 2, 3):
+    _s = _NAMES[_k]
+    op_registry.declare(f"FFT{_s}", inputs=["input: Tcomplex"], outputs=["output: Tcomplex"],
+                        attrs=[_COMPLEX], shape=_fft_shape(_k), kernel=_fft_kernel(_k, False),
+                        grad=_fft_grad(_k, False))
+    op_registry.declare(f"IFFT{_s}", inputs=["input: Tcomplex"], outputs=["output: Tcomplex"],
+                        attrs=[_COMPLEX], shape=_fft_shape(_k), kernel=_fft_kernel(_k, True),
+                        grad=_fft_grad(_k, True))
+    op_registry.declare(f"RFFT{_s}", inputs=["input: Treal", "fft_length: int32"],
+                        outputs=["output: Tcomplex"], attrs=[_REAL, _COMPLEX],
+                        shape=_rfft_shape(_k, False), kernel=_rfft_kernel(_k, f"RFFT{_s}"),
+                        grad=_rfft_grad(_k))
+    op_registry.declare(f"IRFFT{_s}", inputs=["input: Tcomplex", "fft_length: int32"],
+                        outputs=["output: Treal"], attrs=[_REAL, _COMPLEX],
+                        shape=_rfft_shape(_k, True), kernel=_irfft_kernel(_k, f"IRFFT{_s}"),
+                        grad=_irfft_grad(_k))
+
+
+# -- public API -------------------------------------------------------------------------------
+
+
+def _complex_input(x, op_type):
+    x = ops.convert_to_tensor(x, name="input")
+    if not x.dtype.base_dtype.is_complex:
+        raise TypeError(f"{op_type}: input must be complex64 or complex128, got {x.dtype.name}")
+    return x
+
+
+def _fft_apply(k, inverse, x, name=None):
+    op_type = ("IFFT" if inverse else "FFT") + _NAMES[k]
+    return ops.apply_op(op_type, [_complex_input(x, op_type)], name=name)._outputs[0]
+
+
+def _real_input(x, op_type):
+    x = ops.convert_to_tensor(x, name="input")
+    if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+        x = ops.convert_to_tensor(x, dtypes.float32, name="input")
+    return x
+
+
+def _default_length(x, k, inverse):
+    from tideflow.ops import array_ops
+
+    s = x.get_shape()
+    if s.ndims is not None and s[-k:].is_fully_defined():
+        dims = [d.value for d in s[-k:].dims]
+        if inverse:
+            dims[-1] = 2 * (dims[-1] - 1)
+        return ops.convert_to_tensor(np.array(dims, np.int32), name="fft_length")
+    dims = array_ops.shape(x)[-k:]
+    if inverse:
+        from tideflow.ops.concat_ops import concat
+
+        dims = concat([dims[:-1], 2 * (dims[-1:] - 1)], 0)
+    return dims
+
+
+def _rfft_apply(k, x, fft_length, tcomplex=None, name=None):
+    op_type = "RFFT" + _NAMES[k]
+    x = _real_input(x, op_type)
+    if tcomplex is None:
+        tcomplex = dtypes.complex128 if x.dtype.base_dtype == dtypes.float64 else dtypes.complex64
+    if fft_length is None:
+        fft_length = _default_length(x, k, False)
+    return ops.apply_op(op_type, [x, fft_length], {"Tcomplex": tcomplex}, name=name)._outputs[0]
+
+
+def _irfft_apply(k, x, fft_length, treal=None, name=None):
+    op_type = "IRFFT" + _NAMES[k]
+    x = _complex_input(x, op_type)
+    if treal is None:
+        treal = x.dtype.base_dtype.real_dtype
+    if fft_length is None:
+        fft_length = _default_length(x, k, True)
+    return ops.apply_op(op_type, [x, fft_length], {"Treal": treal}, name=name)._outputs[0]
+
+
+def fft(input, name=None):
+    """The 1-D discrete Fourier transform over the innermost dimension of a complex tensor."""
+    return _fft_apply(1, False, input, name)
+
+
+def ifft(input, name=None):
+    """The inverse 1-D discrete Fourier transform over the innermost dimension."""
+    return _fft_apply(1, True, input, name)
+
+
+def fft2d(input, name=None):
+    """The 2-D discrete Fourier transform over the 2 innermost dimensions."""
+    return _fft_apply(2, False, input, name)
+
+
+def ifft2d(input, name=None):
+    """The inverse 2-D discrete Fourier transform over the 2 innermost dimensions."""
+    return _fft_apply(2, True, input, name)
+
+
+def fft3d(input, name=None):
+    """The 3-D discrete Fourier transform over the 3 innermost dimensions."""
+    return _fft_apply(3, False, input, name)
+
+
+def ifft3d(input, name=None):
+    """The inverse 3-D discrete Fourier transform over the 3 innermost dimensions."""
+    return _fft_apply(3, True, input, name)
+
+
+def rfft(input_tensor, fft_length=None, name=None):
+    """The 1-D FFT of a real signal: the ``fft_length // 2 + 1`` unique bins."""
+    return _rfft_apply(1, input_tensor, fft_length, name=name)
+
+
+def irfft(input_tensor, fft_length=None, name=None):
+    """The inverse of :func:`rfft`: a real signal of ``fft_length`` samples."""
+    return _irfft_apply(1, input_tensor, fft_length, name=name)
+
+
+def rfft2d(input_tensor, fft_length=None, name=None):
+    """The 2-D FFT of a real signal over the 2 innermost dimensions."""
+    return _rfft_apply(2, input_tensor, fft_length, name=name)
+
+
+def irfft2d(input_tensor, fft_length=None, name=None):
+    """The inverse of :func:`rfft2d`."""
+    return _irfft_apply(2, input_tensor, fft_length, name=name)
+
+
+def rfft3d(input_tensor, fft_length=None, name=None):
+    """The 3-D FFT of a real signal over the 3 innermost dimensions."""
+    return _rfft_apply(3, input_tensor, fft_length, name=name)
+
+
+def irfft3d(input_tensor, fft_length=None, name=None):
+    """The inverse of :func:`rfft3d`."""
+    return _irfft_apply(3, input_tensor, fft_length, name=name)
+
+
+def _shift(x, axes, inverse, name, scope):
+    from tideflow.ops import array_ops, gather_ops, math_ops, range_ops
+
+    with ops.name_scope(name, scope, [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        if axes is None:
+            rank = x.get_shape().ndims
+            if rank is None:
+                raise ValueError(f"{scope}: the rank of x must be known when axes is None")
+            axes = list(range(rank))
+        elif isinstance(axes, int):
+            axes = [axes]
+        shape = array_ops.shape(x)
+        for a in axes:
+            n = shape[a]
+            s = -(n // 2) if inverse else n // 2
+            # a roll by s along a: out[i] = x[(i - s) mod n]
+            idx = math_ops.floormod(range_ops.range(n) - s, math_ops.maximum(n, 1))
+            x = gather_ops.gather(x, idx, axis=a)
+        return x
+
+
+def fftshift(x, axes=None, name=None):
+    """Moves the zero-frequency bin to the centre (``numpy.fft.fftshift``)."""
+    return _shift(x, axes, False, name, "fftshift")
+
+
+def ifftshift(x, axes=None, name=None):
+    """The inverse of :func:`fftshift`."""
+    return _shift(x, axes, True, name, "ifftshift")

@@ -1,0 +1,356 @@
+"""``tf.signal``'s Python-level functions: framing, overlap-add, windows, STFT and its inverse,
+mel filterbanks, MFCCs and the DCT, built from existing ops (gather, segment sums, FFT)."""
+
+import math
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    fft_ops,
+    gather_ops,
+    linalg_ops,
+    math_ops,
+    pad_ops,
+    range_ops,
+    reduction_ops,
+)
+from tideflow.ops.concat_ops import concat
+
+
+def _int_value(x, what, fn):
+    v = ops.constant_value(ops.convert_to_tensor(x, dtypes.int32)) if not isinstance(
+        x, (int, np.integer)) else x
+    if v is None:
+        return None
+    v = np.asarray(v)
+    if v.ndim:
+        raise ValueError(f"{fn}: {what} must be a scalar, got shape {list(v.shape)}")
+    return int(v)
+
+
+def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
+    """Splits ``axis`` of ``signal`` into frames of ``frame_length`` every ``frame_step``
+    samples: ``[..., n, ...] -> [..., num_frames, frame_length, ...]``."""
+    with ops.name_scope(name, "frame", [signal, frame_length, frame_step, pad_value]):
+        signal = ops.convert_to_tensor(signal, name="signal")
+        rank = signal.get_shape().ndims
+        if rank is None:
+            raise ValueError("frame: the rank of signal must be known")
+        if rank < 1:
+            raise ValueError(f"frame: signal must have rank at least 1, got shape "
+                             f"{signal.get_shape()}")
+        axis = int(axis)
+        if axis < 0:
+            axis += rank
+        if not 0 <= axis < rank:
+            raise ValueError(f"frame: axis {axis} out of range for signal of rank {rank}")
+        flen = ops.convert_to_tensor(frame_length, dtypes.int32, name="frame_length")
+        fstep = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
+        for v, what in ((flen, "frame_length"), (fstep, "frame_step")):
+            if v.get_shape().ndims not in (None, 0):
+                raise ValueError(f"frame: {what} must be a scalar, got shape {v.get_shape()}")
+        n = array_ops.shape(signal)[axis]
+        shape = signal.get_shape().as_list()
+        if pad_end:
+            num_frames = -math_ops.floordiv(-n, fstep)
+            pad_len = math_ops.maximum(0, (num_frames - 1) * fstep + flen - n)
+            paddings = concat([array_ops.zeros([axis, 2], dtypes.int32),
+                               array_ops.reshape(array_ops.stack([0, pad_len]), [1, 2]),
+                               array_ops.zeros([rank - axis - 1, 2], dtypes.int32)], 0)
+            pad_value = ops.convert_to_tensor(pad_value, signal.dtype, name="pad_value")
+            signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
+        else:
+            num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
+        idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
+               array_ops.expand_dims(range_ops.range(flen), 0))
+        out = gather_ops.gather(signal, idx, axis=axis)
+        # static shape: the frame count is known when n, frame_length and frame_step are
+        fl, fs = ops.constant_value(flen), ops.constant_value(fstep)
+        nf = None
+        if shape[axis] is not None and fl is not None and fs is not None:
+            nn, fl, fs = shape[axis], int(fl), int(fs)
+            nf = max(0, 1 + (nn - fl) // fs) if not pad_end else -(-nn // fs)
+        fl = None if fl is None else int(fl)
+        out.set_shape(shape[:axis] + [nf, fl] + shape[axis + 1:])
+        return out
+
+
+def overlap_and_add(signal, frame_step, name=None):
+    """Adds frames ``[..., frames, frame_length]`` overlapping every ``frame_step`` samples
+    into ``[..., (frames - 1) * frame_step + frame_length]``."""
+    with ops.name_scope(name, "overlap_and_add", [signal, frame_step]):
+        signal = ops.convert_to_tensor(signal, name="signal")
+        rank = signal.get_shape().ndims
+        if rank is None:
+            raise ValueError("overlap_and_add: the rank of signal must be known")
+        if rank < 2:
+            raise ValueError(f"overlap_and_add: signal must have rank at least 2, got shape "
+                             f"{signal.get_shape()}")
+        step = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
+        if step.get_shape().ndims not in (None, 0):
+            raise ValueError(f"overlap_and_add: frame_step must be a scalar, got shape "
+                             f"{step.get_shape()}")
+        shape = array_ops.shape(signal)
+        nf, fl = shape[-2], shape[-1]
+        perm = [rank - 2, rank - 1] + list(range(rank - 2))
+        xt = array_ops.transpose(signal, perm)
+        flat = array_ops.reshape(xt, concat([array_ops.reshape(nf * fl, [1]), shape[:-2]], 0))
+        ids = array_ops.reshape(array_ops.expand_dims(range_ops.range(nf) * step, 1) +
+                                array_ops.expand_dims(range_ops.range(fl), 0), [-1])
+        length = math_ops.maximum(nf - 1, 0) * step + fl
+        out = reduction_ops.unsorted_segment_sum(flat, ids, length)
+        out = array_ops.transpose(out, list(range(1, rank - 1)) + [0])
+        st = signal.get_shape().as_list()
+        s = ops.constant_value(step)
+        n = None
+        if st[-2] is not None and st[-1] is not None and s is not None:
+            n = max(st[-2] - 1, 0) * int(s) + st[-1]
+        out.set_shape(st[:-2] + [n])
+        return out
+
+
+def _window(window_length, periodic, dtype, a, b, name, scope):
+    with ops.name_scope(name, scope, [window_length, periodic]):
+        if not dtypes.as_dtype(dtype).is_floating:
+            raise ValueError(f"{scope}: dtype must be a floating point type, got {dtype}")
+        dtype = dtypes.as_dtype(dtype)
+        n = ops.convert_to_tensor(window_length, dtypes.int32, name="window_length")
+        if n.get_shape().ndims not in (None, 0):
+            raise ValueError(f"{scope}: window_length must be a scalar, got shape "
+                             f"{n.get_shape()}")
+        periodic = cast_ops.cast(ops.convert_to_tensor(periodic, dtypes.bool, name="periodic"),
+                                 dtypes.int32)
+        even = 1 - math_ops.mod(n, 2)
+        denom = cast_ops.cast(n + periodic * even - 1, dtype)
+        # TF's periodic window: the symmetric window of length n + 1 truncated, for even n
+        ns = cast_ops.cast(range_ops.range(n), dtype)
+        w = a - b * math_ops.cos(2.0 * math.pi * ns / math_ops.maximum(denom, 1.0))
+        return gather_ops.where(math_ops.equal(n, 1), array_ops.ones_like(w), w)
+
+
+def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
+    """The Hann window ``0.5 - 0.5 cos(2 pi n / N)`` (N = length, or length - 1 if not
+    periodic)."""
+    return _window(window_length, periodic, dtype, 0.5, 0.5, name, "hann_window")
+
+
+def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
+    """The Hamming window ``0.54 - 0.46 cos(2 pi n / N)``."""
+    return _window(window_length, periodic, dtype, 0.54, 0.46, name, "hamming_window")
+
+
+def _fft_len_for(frame_length):
+    return 1 << math.ceil(math.log2(frame_length)) if frame_length > 1 else 1
+
+
+def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window,
+         pad_end=False, name=None):
+    """Short-time Fourier transform of real ``signals [..., samples]``:
+    ``[..., frames, fft_length // 2 + 1]`` complex."""
+    with ops.name_scope(name, "stft", [signals, frame_length, frame_step]):
+        signals = ops.convert_to_tensor(signals, name="signals")
+        if signals.get_shape().ndims is not None and signals.get_shape().ndims < 1:
+            raise ValueError(f"stft: signals must have rank at least 1, got shape "
+                             f"{signals.get_shape()}")
+        fl = _int_value(frame_length, "frame_length", "stft")
+        if fft_length is None:
+            if fl is None:
+                raise ValueError("stft: fft_length is needed when frame_length is not constant")
+            fft_length = _fft_len_for(fl)
+        frames = frame(signals, frame_length, frame_step, pad_end=pad_end)
+        if window_fn is not None:
+            frames = frames * window_fn(frame_length, dtype=signals.dtype)
+        fft_length = array_ops.reshape(
+            ops.convert_to_tensor(fft_length, dtypes.int32, name="fft_length"), [1])
+        return fft_ops.rfft(frames, fft_length)
+
+
+def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
+    """A window function for :func:`inverse_stft` that undoes ``forward_window_fn``'s
+    overlap-added squared gain."""
+
+    def inverse_fn(frame_length, dtype):
+        with ops.name_scope(name, "inverse_stft_window_fn", [forward_window_fn]):
+            fl = _int_value(frame_length, "frame_length", "inverse_stft_window_fn")
+            step = _int_value(frame_step, "frame_step", "inverse_stft_window_fn")
+            if fl is None or step is None:
+                raise ValueError("inverse_stft_window_fn: frame_length and frame_step must be "
+                                 "constant")
+            window = forward_window_fn(fl, dtype=dtype)
+            denom = math_ops.square(window)
+            overlaps = -(-fl // step)
+            denom = pad_ops.pad(denom, [(0, overlaps * step - fl)])
+            denom = array_ops.reshape(denom, [overlaps, step])
+            denom = reduction_ops.reduce_sum(denom, 0, keepdims=True)
+            denom = pad_ops.tile(denom, [overlaps, 1])
+            denom = array_ops.reshape(denom, [overlaps * step])
+            return window / denom[:fl]
+
+    return inverse_fn
+
+
+def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=hann_window,
+                 name=None):
+    """Inverse of :func:`stft`: ``[..., frames, fft_length // 2 + 1]`` complex to real
+    ``[..., samples]`` (use :func:`inverse_stft_window_fn` for perfect reconstruction)."""
+    with ops.name_scope(name, "inverse_stft", [stfts]):
+        stfts = ops.convert_to_tensor(stfts, name="stfts")
+        if stfts.get_shape().ndims is not None and stfts.get_shape().ndims < 2:
+            raise ValueError(f"inverse_stft: stfts must have rank at least 2, got shape "
+                             f"{stfts.get_shape()}")
+        fl = _int_value(frame_length, "frame_length", "inverse_stft")
+        if fl is None:
+            raise ValueError("inverse_stft: frame_length must be constant")
+        if fft_length is None:
+            fft_length = _fft_len_for(fl)
+        fft_len = _int_value(fft_length, "fft_length", "inverse_stft")
+        real_frames = fft_ops.irfft(stfts, [fft_len])
+        if fft_len >= fl:
+            real_frames = real_frames[..., :fl]
+        else:
+            rank = real_frames.get_shape().ndims
+            if rank is None:
+                raise ValueError("inverse_stft: the rank of stfts must be known")
+            real_frames = pad_ops.pad(real_frames, [(0, 0)] * (rank - 1) + [(0, fl - fft_len)])
+        if window_fn is not None:
+            real_frames = real_frames * window_fn(fl, dtype=stfts.dtype.real_dtype)
+        return overlap_and_add(real_frames, frame_step)
+
+
+# -- mel scale and MFCCs ----------------------------------------------------------------------
+
+_MEL_BREAK_HZ = 700.0
+_MEL_HIGH_Q = 1127.0
+
+
+def _hz_to_mel(f):
+    return _MEL_HIGH_Q * np.log1p(f / _MEL_BREAK_HZ)
+
+
+def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sample_rate=8000,
+                                lower_edge_hertz=125.0, upper_edge_hertz=3800.0,
+                                dtype=dtypes.float32, name=None):
+    """The ``[num_spectrogram_bins, num_mel_bins]`` matrix of triangular mel filters (HTK mel
+    scale) mapping a linear-frequency magnitude spectrogram to mel bins."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"dtype must be a floating point type, got {dtype}")
+    if num_mel_bins <= 0:
+        raise ValueError(f"num_mel_bins must be positive. Got: {num_mel_bins}")
+    if sample_rate <= 0.0:
+        raise ValueError(f"sample_rate must be positive. Got: {sample_rate}")
+    if lower_edge_hertz < 0.0:
+        raise ValueError(f"lower_edge_hertz must be non-negative. Got: {lower_edge_hertz}")
+    if lower_edge_hertz >= upper_edge_hertz:
+        raise ValueError(f"lower_edge_hertz {lower_edge_hertz} >= upper_edge_hertz "
+                         f"{upper_edge_hertz}")
+    if upper_edge_hertz > sample_rate / 2:
+        raise ValueError(f"upper_edge_hertz must not be larger than the Nyquist frequency "
+                         f"(sample_rate / 2). Got {upper_edge_hertz} for sample_rate: "
+                         f"{sample_rate}")
+    with ops.name_scope(name, "linear_to_mel_weight_matrix"):
+        t = dtype.as_numpy_dtype
+        nyquist = t(sample_rate) / t(2)
+        freqs = np.linspace(t(0), nyquist, num_spectrogram_bins, dtype=t)[1:]
+        spec_mel = _hz_to_mel(freqs).astype(t)[:, None]
+        edges = np.linspace(_hz_to_mel(t(lower_edge_hertz)), _hz_to_mel(t(upper_edge_hertz)),
+                            num_mel_bins + 2, dtype=t)
+        lower, center, upper = edges[:-2][None], edges[1:-1][None], edges[2:][None]
+        lower_slopes = (spec_mel - lower) / (center - lower)
+        upper_slopes = (upper - spec_mel) / (upper - center)
+        w = np.maximum(t(0), np.minimum(lower_slopes, upper_slopes)).astype(t)
+        w = np.pad(w, [(1, 0), (0, 0)])
+        return ops.convert_to_tensor(w, dtype, name="linear_to_mel_weight_matrix")
+
+
+def _dct_matrix(n, dct_type, norm, t):
+    k = np.arange(n)[None, :].astype(np.float64)
+    j = np.arange(n)[:, None].astype(np.float64)
+    if dct_type == 1:
+        m = 2 * np.cos(np.pi * j * k / (n - 1))
+        m[0, :] = 1
+        m[-1, :] = (-1.0) ** np.arange(n)
+    elif dct_type == 2:
+        m = 2 * np.cos(np.pi * k * (2 * j + 1) / (2 * n))
+        if norm == "ortho":
+            m[:, 0] *= math.sqrt(1.0 / (4 * n))
+            m[:, 1:] *= math.sqrt(1.0 / (2 * n))
+    elif dct_type == 3:
+        m = 2 * np.cos(np.pi * j * (2 * k + 1) / (2 * n))
+        m[0, :] = 1
+        if norm == "ortho":
+            m[0, :] *= math.sqrt(1.0 / n)
+            m[1:, :] *= math.sqrt(2.0 / n) / 2
+    else:
+        m = 2 * np.cos(np.pi * (2 * j + 1) * (2 * k + 1) / (4 * n))
+        if norm == "ortho":
+            m *= math.sqrt(1.0 / (2 * n))
+    return m.astype(t)
+
+
+def _validate_dct(input, dct_type, n, axis, norm, fn):
+    if axis != -1:
+        raise NotImplementedError(f"axis must be -1. Got: {axis}")
+    if n is not None and n < 1:
+        raise ValueError(f"n should be a positive integer or None, got {n}")
+    if dct_type not in (1, 2, 3, 4):
+        raise ValueError(f"Types I, II, III and IV (I)DCT are supported, got type {dct_type}")
+    if norm not in (None, "ortho"):
+        raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
+    if dct_type == 1 and norm == "ortho":
+        raise ValueError("Normalization is not supported for the Type-I DCT.")
+
+
+def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
+    """The discrete cosine transform (types I-IV, optionally orthonormal) of the innermost
+    dimension, as ``scipy.fftpack.dct``."""
+    _validate_dct(input, type, n, axis, norm, "dct")
+    with ops.name_scope(name, "dct", [input]):
+        x = ops.convert_to_tensor(input, name="input")
+        if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
+            raise ValueError(f"dct: input must be float32 or float64, got {x.dtype.name}")
+        shape = x.get_shape()
+        if shape.ndims is None or shape[-1].value is None:
+            raise ValueError(f"dct: the innermost dimension of input must be known, got shape "
+                             f"{shape}")
+        length = shape[-1].value
+        if n is not None and n != length:
+            rank = shape.ndims
+            if n < length:
+                x = x[..., :n]
+            else:
+                x = pad_ops.pad(x, [(0, 0)] * (rank - 1) + [(0, n - length)])
+            length = n
+        if type == 1 and length < 2:
+            raise ValueError("dct: the Type-I DCT requires at least 2 points")
+        m = ops.convert_to_tensor(_dct_matrix(length, type, norm, x.dtype.as_numpy_dtype))
+        return linalg_ops.tensordot(x, m, [[shape.ndims - 1], [0]])
+
+
+_INVERSE = {1: 1, 2: 3, 3: 2, 4: 4}
+
+
+def idct(input, type=2, n=None, axis=-1, norm=None, name=None):
+    """The inverse DCT: :func:`dct` of the inverse type (II <-> III; I and IV are their own),
+    exact inverse when ``norm="ortho"``, else scaled by ``2N`` (``2(N-1)`` for type I)."""
+    _validate_dct(input, type, n, axis, norm, "idct")
+    with ops.name_scope(name, "idct", [input]):
+        return dct(input, type=_INVERSE[type], n=n, axis=axis, norm=norm)
+
+
+def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
+    """MFCCs: the orthonormal-scaled DCT-II of log-mel spectrograms ``[..., num_mel_bins]``."""
+    with ops.name_scope(name, "mfccs_from_log_mel_spectrograms", [log_mel_spectrograms]):
+        x = ops.convert_to_tensor(log_mel_spectrograms, name="log_mel_spectrograms")
+        shape = x.get_shape()
+        if shape.ndims is None or shape[-1].value is None:
+            raise ValueError("mfccs_from_log_mel_spectrograms: the number of mel bins must be "
+                             "known")
+        num = shape[-1].value
+        if num < 1:
+            raise ValueError(f"mfccs_from_log_mel_spectrograms: num_mel_bins must be positive, "
+                             f"got {num}")
+        return dct(x, type=2) * (1.0 / math.sqrt(2.0 * num))
