@@ -1,1 +1,31 @@
-"""``tf.feature_column``: feature columns of TF 1.x."""
+"""``tf.feature_column``: feature columns of TF 1.x (explicit re-exports)."""
+
+from tideflow.feature_column.feature_column import (
+    bucketized_column,
+    categorical_column_with_hash_bucket,
+    categorical_column_with_identity,
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
+    embedding_column,
+    indicator_column,
+    input_layer,
+    linear_model,
+    make_parse_example_spec,
+    numeric_column,
+    weighted_categorical_column,
+)
+
+__all__ = [
+    "bucketized_column",
+    "categorical_column_with_hash_bucket",
+    "categorical_column_with_identity",
+    "categorical_column_with_vocabulary_file",
+    "categorical_column_with_vocabulary_list",
+    "embedding_column",
+    "indicator_column",
+    "input_layer",
+    "linear_model",
+    "make_parse_example_spec",
+    "numeric_column",
+    "weighted_categorical_column",
+]

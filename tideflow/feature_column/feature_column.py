@@ -1,0 +1,895 @@
+"""Feature columns (TF 1.x ``tf.feature_column``): how raw features become the dense input of
+a network (``input_layer``) or the weighted sums of a linear model (``linear_model``).
+
+Each column transforms its feature once per call through a ``_LazyBuilder`` cache. Dense
+columns give a ``[batch, ...]`` float tensor; categorical columns give sparse ids (and
+optional weights), ``[batch, n]`` ``SparseTensor``s, as in TF.
+"""
+
+import collections
+import math
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops, sparse_tensor, tensor_shape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    check_ops,
+    gather_ops,
+    init_ops,
+    linalg_ops,
+    lookup_ops,
+    math_ops,
+    nn_impl,
+    parsing_ops,
+    range_ops,
+    reduction_ops,
+    sparse_ops,
+    string_hash_ops,
+    string_ops,
+    variable_scope,
+)
+
+_SparseTensor = sparse_tensor.SparseTensor
+
+
+# ----------------------------------------------------------------------------------------
+# the base classes
+# ----------------------------------------------------------------------------------------
+
+
+class _FeatureColumn:
+    """A feature column: a name, a parse spec and a transformation."""
+
+    @property
+    def name(self):
+        raise NotImplementedError
+
+    @property
+    def _var_scope_name(self):
+        return self.name
+
+    @property
+    def _parse_example_spec(self):
+        raise NotImplementedError
+
+    @property
+    def parse_example_spec(self):
+        return self._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        raise NotImplementedError
+
+
+class _DenseColumn(_FeatureColumn):
+    """A column with a dense ``[batch, *variable_shape]`` float representation."""
+
+    @property
+    def _variable_shape(self):
+        raise NotImplementedError
+
+    @property
+    def variable_shape(self):
+        return self._variable_shape
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        raise NotImplementedError
+
+
+class _CategoricalColumn(_FeatureColumn):
+    """A column of sparse ids in ``[0, num_buckets)``, with optional weights."""
+
+    IdWeightPair = collections.namedtuple("IdWeightPair", ["id_tensor", "weight_tensor"])
+
+    @property
+    def _num_buckets(self):
+        raise NotImplementedError
+
+    @property
+    def num_buckets(self):
+        return self._num_buckets
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        return _CategoricalColumn.IdWeightPair(inputs.get(self), None)
+
+
+# ----------------------------------------------------------------------------------------
+# the lazy builder: raw features -> transformed ones, each computed once
+# ----------------------------------------------------------------------------------------
+
+
+def _to_tensor_or_sparse(value, key):
+    if isinstance(value, (_SparseTensor, ops.Tensor)):
+        return value
+    if isinstance(value, sparse_tensor.SparseTensorValue):
+        return _SparseTensor.from_value(value)
+    try:
+        return ops.convert_to_tensor(value, name=str(key))
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"Feature (key: {key}) could not be converted to a Tensor: {e}") \
+            from None
+
+
+class _LazyBuilder:
+    """Caches the raw features (rank 1 expanded to ``[batch, 1]``) and the columns'
+    transformed features."""
+
+    def __init__(self, features):
+        if not isinstance(features, dict):
+            raise TypeError(f"features should be a dictionary of `Tensor`s. Given type: "
+                            f"{type(features)}")
+        self._features = dict(features)
+        self._cache = {}
+
+    def get(self, key):
+        if key in self._cache:
+            return self._cache[key]
+        if isinstance(key, str):
+            value = self._get_raw_feature(key)
+        elif isinstance(key, _FeatureColumn):
+            value = key._transform_feature(self)
+            if value is None:
+                raise ValueError(f"Column {key.name} is not supported.")
+        else:
+            raise TypeError(f'"key" must be either a "str" or "_FeatureColumn". Provided: {key}')
+        self._cache[key] = value
+        return value
+
+    def _get_raw_feature(self, key):
+        if key not in self._features:
+            raise ValueError(f"Feature {key} is not in features dictionary.")
+        t = _to_tensor_or_sparse(self._features[key], key)
+        shape = t.dense_shape.get_shape() if isinstance(t, _SparseTensor) else t.get_shape()
+        if isinstance(t, _SparseTensor):
+            rank = shape.dims[0].value if shape.ndims == 1 else None
+        else:
+            rank = shape.ndims
+        if rank == 0:
+            raise ValueError(f"Feature (key: {key}) cannot have rank 0. Given: {t}")
+        if rank == 1:
+            if isinstance(t, _SparseTensor):
+                return sparse_ops.sparse_reshape(t, [-1, 1])
+            return array_ops.expand_dims(t, -1)
+        return t
+
+
+def _to_sparse_input_and_drop_ignore_values(t, ignore_value=None):
+    """A dense ``t`` as a SparseTensor without its ``ignore_value`` entries ('' for strings,
+    -1 for integers by default); a SparseTensor unchanged."""
+    if isinstance(t, _SparseTensor):
+        return t
+    if ignore_value is None:
+        if t.dtype == dtypes.string:
+            ignore_value = ""
+        elif t.dtype.is_integer:
+            ignore_value = -1
+        else:
+            ignore_value = t.dtype.as_numpy_dtype(np.nan)
+    ignore = ops.convert_to_tensor(ignore_value, dtype=t.dtype)
+    if t.dtype.is_floating and isinstance(ignore_value, float) and math.isnan(ignore_value):
+        keep = math_ops.logical_not(math_ops.is_nan(t))
+    else:
+        keep = math_ops.not_equal(t, ignore)
+    indices = array_ops.where(keep)
+    return _SparseTensor(indices=indices, values=array_ops.gather_nd(t, indices),
+                         dense_shape=array_ops.shape(t, out_type=dtypes.int64))
+
+
+def _assert_key_is_string(key):
+    if not isinstance(key, str):
+        raise ValueError(f"key must be a string. Got: type {type(key)}. Given key: {key}.")  # noqa: TRY004 - as TF
+
+
+def _map_sparse_values(sp, fn):
+    return _SparseTensor(indices=sp.indices, values=fn(sp.values), dense_shape=sp.dense_shape)
+
+
+# ----------------------------------------------------------------------------------------
+# numeric and bucketized
+# ----------------------------------------------------------------------------------------
+
+
+class _NumericColumn(_DenseColumn, collections.namedtuple(
+        "_NumericColumn", ["key", "shape", "default_value", "dtype", "normalizer_fn"])):
+    """A dense float feature of a fixed shape."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.FixedLenFeature(self.shape, self.dtype,
+                                                      self.default_value)}
+
+    def _transform_feature(self, inputs):
+        t = inputs.get(self.key)
+        if isinstance(t, _SparseTensor):
+            raise ValueError("The corresponding Tensor of numerical column must be a Tensor. "  # noqa: TRY004 - as TF
+                             f"SparseTensor is not supported. key: {self.key}")
+        if self.normalizer_fn is not None:
+            t = self.normalizer_fn(t)
+        return cast_ops.cast(t, dtypes.float32)
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape(self.shape)
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return inputs.get(self)
+
+
+def _check_shape(shape, key):
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(shape)
+    for d in shape:
+        if not isinstance(d, (int, np.integer)):
+            raise TypeError(f"shape dimensions must be integer. shape: {shape}, key: {key}")
+        if d < 1:
+            raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, "
+                             f"key: {key}")
+    return tuple(int(d) for d in shape)
+
+
+def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
+                   normalizer_fn=None):
+    """A real-valued column of ``shape`` (``normalizer_fn`` applied before the cast to
+    float32)."""
+    shape = _check_shape(shape, key)
+    _assert_key_is_string(key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if default_value is not None:
+        arr = np.asarray(default_value, dtype=dtype.as_numpy_dtype)
+        if arr.ndim == 0:
+            default_value = tuple([arr.item()] * int(np.prod(shape)))
+            default_value = np.reshape(default_value, shape).tolist()
+            default_value = _nested_tuple(default_value)
+        else:
+            if arr.shape != shape:
+                raise ValueError(f"The shape of default_value must be equal to given shape. "
+                                 f"default_value: {default_value}, shape: {shape}, key: {key}")
+            default_value = _nested_tuple(arr.tolist())
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return _NumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+def _nested_tuple(x):
+    return tuple(_nested_tuple(v) for v in x) if isinstance(x, list) else x
+
+
+def _bucketize(x, boundaries):
+    """TF's Bucketize: the number of boundaries <= x, as int32."""
+    b = ops.convert_to_tensor(np.asarray(boundaries, np.float32))
+    ge = math_ops.greater_equal(array_ops.expand_dims(x, -1), b)
+    return reduction_ops.reduce_sum(cast_ops.cast(ge, dtypes.int32), -1)
+
+
+class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(
+        "_BucketizedColumn", ["source_column", "boundaries"])):
+    """A numeric column split into ranges by ``boundaries``."""
+
+    @property
+    def name(self):
+        return f"{self.source_column.name}_bucketized"
+
+    @property
+    def _parse_example_spec(self):
+        return self.source_column._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        return _bucketize(inputs.get(self.source_column), self.boundaries)
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape(tuple(self.source_column.shape)
+                                        + (len(self.boundaries) + 1,))
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return array_ops.one_hot(inputs.get(self), depth=len(self.boundaries) + 1,
+                                 on_value=1.0, off_value=0.0)
+
+    @property
+    def _num_buckets(self):
+        return int(np.prod(self.source_column.shape)) * (len(self.boundaries) + 1)
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        t = inputs.get(self)
+        batch = array_ops.shape(t, out_type=dtypes.int64)[0]
+        dim = int(np.prod(self.source_column.shape))
+        flat = cast_ops.cast(array_ops.reshape(t, [-1]), dtypes.int64)
+        rows = array_ops.reshape(array_ops.tile(array_ops.expand_dims(
+            range_ops.range(batch), 1), [1, dim]), [-1])
+        cols = array_ops.tile(range_ops.range(dim, dtype=dtypes.int64), [batch])
+        ids = flat + (len(self.boundaries) + 1) * cols
+        indices = array_ops.stack([rows, cols], axis=1)
+        sp = _SparseTensor(indices=indices, values=ids,
+                           dense_shape=array_ops.stack([batch, dim]))
+        return _CategoricalColumn.IdWeightPair(sp, None)
+
+
+def bucketized_column(source_column, boundaries):
+    """Buckets of a numeric column: ``(-inf, b0), [b0, b1), ..., [bn, inf)``."""
+    if not isinstance(source_column, _NumericColumn):
+        raise ValueError("source_column must be a column generated with numeric_column(). "  # noqa: TRY004 - as TF
+                         f"Given: {source_column}")
+    if len(source_column.shape) > 1:
+        raise ValueError("source_column must be one-dimensional column. "
+                         f"Given: {source_column}")
+    if not boundaries or not isinstance(boundaries, (list, tuple)):
+        raise ValueError("boundaries must be a sorted list.")
+    for i in range(len(boundaries) - 1):
+        if boundaries[i] >= boundaries[i + 1]:
+            raise ValueError("boundaries must be a sorted list.")
+    return _BucketizedColumn(source_column, tuple(float(b) for b in boundaries))
+
+
+# ----------------------------------------------------------------------------------------
+# categorical columns
+# ----------------------------------------------------------------------------------------
+
+
+def _sparse_input(inputs, key, dtype):
+    t = _to_sparse_input_and_drop_ignore_values(inputs.get(key))
+    if dtype.is_integer != t.dtype.is_integer or (dtype == dtypes.string) != (
+            t.dtype == dtypes.string):
+        raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: "
+                         f"{key}, column dtype: {dtype}, tensor dtype: {t.dtype}")
+    return t
+
+
+class _VocabularyListColumn(_CategoricalColumn, collections.namedtuple(
+        "_VocabularyListColumn", ["key", "vocabulary_list", "dtype", "default_value",
+                                  "num_oov_buckets"])):
+    """Ids by position in an in-memory vocabulary."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, inputs):
+        t = _sparse_input(inputs, self.key, self.dtype)
+        key_dtype = self.dtype
+        if t.dtype.is_integer:
+            key_dtype = dtypes.int64
+            t = _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64))
+        table = lookup_ops.index_table_from_tensor(
+            list(self.vocabulary_list), num_oov_buckets=self.num_oov_buckets,
+            default_value=self.default_value, dtype=key_dtype,
+            name=f"{self.key}_lookup")
+        return table.lookup(t)
+
+    @property
+    def _num_buckets(self):
+        return len(self.vocabulary_list) + self.num_oov_buckets
+
+
+def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
+                                            default_value=-1, num_oov_buckets=0):
+    """Ids by position in ``vocabulary_list``; out-of-vocabulary values get
+    ``default_value`` or one of ``num_oov_buckets`` hash buckets after the vocabulary."""
+    if vocabulary_list is None or len(vocabulary_list) < 1:
+        raise ValueError(f"vocabulary_list {vocabulary_list} must be non-empty, column_name: "
+                         f"{key}")
+    if len(set(vocabulary_list)) != len(vocabulary_list):
+        raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: "
+                         f"{key}")
+    values = np.asarray(vocabulary_list)
+    if values.dtype.kind in "iu":
+        vocab_dtype = dtypes.int64
+    elif values.dtype.kind in "SUO":
+        vocab_dtype = dtypes.string
+    else:
+        raise ValueError(f"Invalid vocabulary dtype {values.dtype}, column_name: {key}")
+    if dtype is None:
+        dtype = vocab_dtype
+    else:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype.is_integer != vocab_dtype.is_integer:
+            raise ValueError(f"dtype {dtype} and vocabulary dtype {vocab_dtype} do not match, "
+                             f"column_name: {key}")
+    if num_oov_buckets:
+        if default_value != -1:
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    _assert_key_is_string(key)
+    if vocab_dtype == dtypes.string:
+        vocab = tuple(v if isinstance(v, str) else v.decode() if isinstance(v, bytes) else str(v)
+                      for v in vocabulary_list)
+    else:
+        vocab = tuple(int(v) for v in vocabulary_list)
+    return _VocabularyListColumn(key, vocab, dtype, default_value, num_oov_buckets)
+
+
+class _VocabularyFileColumn(_CategoricalColumn, collections.namedtuple(
+        "_VocabularyFileColumn", ["key", "vocabulary_file", "vocabulary_size",
+                                  "num_oov_buckets", "dtype", "default_value"])):
+    """Ids by line number in a vocabulary file."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+    def _transform_feature(self, inputs):
+        t = _sparse_input(inputs, self.key, self.dtype)
+        key_dtype = self.dtype
+        if t.dtype.is_integer:
+            key_dtype = dtypes.int64
+            t = _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64))
+        table = lookup_ops.index_table_from_file(
+            vocabulary_file=self.vocabulary_file, num_oov_buckets=self.num_oov_buckets,
+            vocab_size=self.vocabulary_size, default_value=self.default_value,
+            key_dtype=key_dtype, name=f"{self.key}_lookup")
+        return table.lookup(t)
+
+    @property
+    def _num_buckets(self):
+        return self.vocabulary_size + self.num_oov_buckets
+
+
+def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_size=None,
+                                            num_oov_buckets=0, default_value=None,
+                                            dtype=dtypes.string):
+    """Ids by line number in ``vocabulary_file`` (its first ``vocabulary_size`` lines)."""
+    if not vocabulary_file:
+        raise ValueError(f"Missing vocabulary_file in {key}.")
+    if vocabulary_size is None:
+        with open(vocabulary_file, "rb") as f:
+            vocabulary_size = sum(1 for _ in f)
+    if vocabulary_size < 1:
+        raise ValueError(f"Invalid vocabulary_size in {key}.")
+    if num_oov_buckets:
+        if default_value is not None:
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    dtype = dtypes.as_dtype(dtype)
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"Invalid dtype {dtype} in {key}.")
+    _assert_key_is_string(key)
+    return _VocabularyFileColumn(key, vocabulary_file, vocabulary_size, num_oov_buckets,
+                                 dtype, -1 if default_value is None else default_value)
+
+
+class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "_IdentityCategoricalColumn", ["key", "num_buckets", "default_value"])):
+    """Integer features used as ids directly."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.VarLenFeature(dtypes.int64)}
+
+    # the field, not _CategoricalColumn's property of the same name
+    num_buckets = property(lambda self: tuple.__getitem__(self, 1))
+
+    @property
+    def _num_buckets(self):
+        return self.num_buckets
+
+    def _transform_feature(self, inputs):
+        t = _sparse_input(inputs, self.key, dtypes.int64)
+        values = cast_ops.cast(t.values, dtypes.int64)
+        if self.default_value is None:
+            checks = [
+                check_ops.assert_greater_equal(
+                    values, np.int64(0),
+                    message=f"Negative bucket index for categorical column \"{self.key}\""),
+                check_ops.assert_less(
+                    values, np.int64(self.num_buckets),
+                    message=f"Bucket index for categorical column \"{self.key}\" exceeds "
+                            "number of buckets"),
+            ]
+            with ops.control_dependencies(checks):
+                values = array_ops.identity(values)
+        else:
+            ok = math_ops.logical_and(math_ops.greater_equal(values, 0),
+                                      math_ops.less(values, self.num_buckets))
+            values = array_ops.where(ok, values, array_ops.fill(
+                array_ops.shape(values), np.int64(self.default_value)))
+        return _SparseTensor(indices=t.indices, values=values, dense_shape=t.dense_shape)
+
+
+def categorical_column_with_identity(key, num_buckets, default_value=None):
+    """Integer ids in ``[0, num_buckets)``; others become ``default_value`` (or fail)."""
+    if num_buckets < 1:
+        raise ValueError(f"num_buckets {num_buckets} < 1, column_name {key}")
+    if default_value is not None and (default_value < 0 or default_value >= num_buckets):
+        raise ValueError(f"default_value {default_value} not in range [0, {num_buckets}), "
+                         f"column_name {key}")
+    _assert_key_is_string(key)
+    return _IdentityCategoricalColumn(key, int(num_buckets), default_value)
+
+
+class _HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "_HashedCategoricalColumn", ["key", "hash_bucket_size", "dtype"])):
+    """Ids as ``Fingerprint64(str(value)) % hash_bucket_size``."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+    @property
+    def _num_buckets(self):
+        return self.hash_bucket_size
+
+    def _transform_feature(self, inputs):
+        t = _sparse_input(inputs, self.key, self.dtype)
+        values = t.values
+        if values.dtype != dtypes.string:
+            values = string_ops.as_string(values)
+        ids = string_hash_ops.string_to_hash_bucket_fast(values, self.hash_bucket_size,
+                                                         name="lookup")
+        return _SparseTensor(indices=t.indices, values=ids, dense_shape=t.dense_shape)
+
+
+def categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
+    """Ids by hashing the (string or integer) values into ``hash_bucket_size`` buckets."""
+    if hash_bucket_size is None:
+        raise ValueError(f"hash_bucket_size must be set. key: {key}")
+    if hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: "
+                         f"{hash_bucket_size}, key: {key}")
+    _assert_key_is_string(key)
+    dtype = dtypes.as_dtype(dtype)
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"dtype must be string or integer. dtype: {dtype}, "
+                         f"column_name: {key}")
+    return _HashedCategoricalColumn(key, int(hash_bucket_size), dtype)
+
+
+class _WeightedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+        "_WeightedCategoricalColumn", ["categorical_column", "weight_feature_key", "dtype"])):
+    """A categorical column whose ids carry the weights of another feature."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_weighted_by_{self.weight_feature_key}"
+
+    @property
+    def _parse_example_spec(self):
+        spec = dict(self.categorical_column._parse_example_spec)
+        if self.weight_feature_key in spec:
+            raise ValueError(f"Parse config {spec[self.weight_feature_key]} already exists "
+                             f"for {self.weight_feature_key}.")
+        spec[self.weight_feature_key] = parsing_ops.VarLenFeature(self.dtype)
+        return spec
+
+    @property
+    def _num_buckets(self):
+        return self.categorical_column._num_buckets
+
+    def _transform_feature(self, inputs):
+        weights = inputs.get(self.weight_feature_key)
+        if weights.dtype.base_dtype != self.dtype:
+            raise ValueError(f"Bad dtype, expected {self.dtype}, but got {weights.dtype}.")
+        if not isinstance(weights, _SparseTensor):
+            weights = _to_sparse_input_and_drop_ignore_values(weights, ignore_value=0.0)
+        if not weights.dtype.is_floating:
+            weights = _map_sparse_values(weights, lambda v: cast_ops.cast(v, dtypes.float32))
+        ids = self.categorical_column._get_sparse_tensors(inputs).id_tensor
+        return ids, weights
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        ids, weights = inputs.get(self)
+        return _CategoricalColumn.IdWeightPair(ids, weights)
+
+
+def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
+    """``categorical_column`` with each id weighted by ``features[weight_feature_key]``."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype {dtype} is not convertible to float.")
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a categorical column. Given: "  # noqa: TRY004 - as TF
+                         f"{categorical_column}")
+    return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# dense columns over categorical ones
+# ----------------------------------------------------------------------------------------
+
+
+class _IndicatorColumn(_DenseColumn, collections.namedtuple(
+        "_IndicatorColumn", ["categorical_column"])):
+    """Multi-hot counts (or summed weights) of a categorical column's ids."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_indicator"
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape([1, self.categorical_column._num_buckets])
+
+    def _transform_feature(self, inputs):
+        pair = self.categorical_column._get_sparse_tensors(inputs)
+        n = self.categorical_column._num_buckets
+        ids = pair.id_tensor
+        if pair.weight_tensor is not None:
+            weights = pair.weight_tensor.values
+        else:
+            weights = array_ops.ones_like(ids.values, dtype=dtypes.float32)
+        # per row, sum the one-hot (weighted) vectors of its ids
+        rows = ids.indices[:, 0]
+        batch = ids.dense_shape[0]
+        hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
+        hot = hot * array_ops.expand_dims(cast_ops.cast(weights, dtypes.float32), 1)
+        return reduction_ops.unsorted_segment_sum(hot, cast_ops.cast(rows, dtypes.int32),
+                                             cast_ops.cast(batch, dtypes.int32))
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        return inputs.get(self)
+
+
+def indicator_column(categorical_column):
+    """A multi-hot representation of ``categorical_column`` (counts of repeated ids)."""
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"Unsupported input type. Input must be a CategoricalColumn. Given: "  # noqa: TRY004 - as TF
+                         f"{categorical_column}")
+    return _IndicatorColumn(categorical_column)
+
+
+def _combined_lookup(params, sp_ids, sp_weights, combiner, max_norm=None, name=None):
+    """Per row of ``sp_ids``: the ``combiner`` of ``params[id]`` weighted by ``sp_weights``
+    (ids < 0 and weights <= 0 left out; an empty row gives zeros), as TF's
+    ``safe_embedding_lookup_sparse``."""
+    with ops.name_scope(name, "embedding_lookup_sparse"):
+        ids = cast_ops.cast(sp_ids.values, dtypes.int64)
+        if sp_weights is not None:
+            w = cast_ops.cast(sp_weights.values, dtypes.float32)
+        else:
+            w = array_ops.ones_like(ids, dtype=dtypes.float32)
+        valid = math_ops.greater_equal(ids, 0)
+        if sp_weights is not None:
+            valid = math_ops.logical_and(valid, math_ops.greater(w, 0.0))
+        w = array_ops.where(valid, w, array_ops.zeros_like(w))
+        safe_ids = array_ops.where(valid, ids, array_ops.zeros_like(ids))
+        emb = gather_ops.gather(params, safe_ids)
+        if max_norm is not None:
+            from tideflow.ops import clip_ops
+
+            emb = clip_ops.clip_by_norm(emb, max_norm, axes=[1])
+        rows = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
+        batch = cast_ops.cast(sp_ids.dense_shape[0], dtypes.int32)
+        summed = reduction_ops.unsorted_segment_sum(emb * array_ops.expand_dims(w, 1), rows, batch)
+        if combiner == "sum":
+            return summed
+        if combiner == "mean":
+            denom = reduction_ops.unsorted_segment_sum(w, rows, batch)
+        elif combiner == "sqrtn":
+            denom = math_ops.sqrt(reduction_ops.unsorted_segment_sum(w * w, rows, batch))
+        else:
+            raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got "
+                             f"{combiner!r}")
+        nonzero = math_ops.greater(denom, 0.0)
+        safe = array_ops.where(nonzero, denom, array_ops.ones_like(denom))
+        return summed / array_ops.expand_dims(safe, 1)
+
+
+class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
+        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                             "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
+                             "trainable"])):
+    """A learned ``dimension``-vector per id, combined per example."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_embedding"
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        return inputs.get(self.categorical_column)
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape([self.dimension])
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        pair = self.categorical_column._get_sparse_tensors(
+            inputs, weight_collections=weight_collections, trainable=trainable)
+        weights = variable_scope.get_variable(
+            name="embedding_weights",
+            shape=(self.categorical_column._num_buckets, self.dimension),
+            dtype=dtypes.float32, initializer=self.initializer,
+            trainable=self.trainable and (trainable is None or trainable),
+            collections=weight_collections)
+        if self.ckpt_to_load_from is not None:
+            from tideflow.train import checkpoint_utils
+
+            checkpoint_utils.init_from_checkpoint(self.ckpt_to_load_from,
+                                                  {self.tensor_name_in_ckpt: weights})
+        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
+                                max_norm=self.max_norm, name=f"{self.name}_weights")
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True):
+    """A dense embedding of ``categorical_column`` (initialized from a truncated normal of
+    stddev ``1/sqrt(dimension)`` unless ``initializer`` says otherwise)."""
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
+                         "none of them.")
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified. Embedding of column_name: "
+                         f"{categorical_column.name}")
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    if not isinstance(categorical_column, _CategoricalColumn):
+        raise ValueError(f"categorical_column must be a categorical column. Given: "  # noqa: TRY004 - as TF
+                         f"{categorical_column}")
+    if initializer is None:
+        initializer = init_ops.truncated_normal_initializer(mean=0.0,
+                                                            stddev=1 / math.sqrt(dimension))
+    return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer,
+                            ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
+
+
+# ----------------------------------------------------------------------------------------
+# input_layer, linear_model, make_parse_example_spec
+# ----------------------------------------------------------------------------------------
+
+
+def _normalize_feature_columns(feature_columns):
+    if isinstance(feature_columns, _FeatureColumn):
+        feature_columns = [feature_columns]
+    if isinstance(feature_columns, collections.abc.Iterator):
+        feature_columns = list(feature_columns)
+    if isinstance(feature_columns, dict):
+        raise ValueError("Expected feature_columns to be iterable, found dict.")  # noqa: TRY004 - as TF
+    for column in feature_columns:
+        if not isinstance(column, _FeatureColumn):
+            raise ValueError(f"Items of feature_columns must be a _FeatureColumn. Given "  # noqa: TRY004 - as TF
+                             f"(type {type(column)}): {column}.")
+    if not feature_columns:
+        raise ValueError("feature_columns must not be empty.")
+    by_name = {}
+    for column in feature_columns:
+        if column.name in by_name:
+            raise ValueError(f"Duplicate feature column name found for columns: "
+                             f"{column} and {by_name[column.name]}. This usually means that "
+                             "these columns refer to same base feature. Either one must be "
+                             "discarded or a duplicated but renamed item must be inserted in "
+                             "features dict.")
+        by_name[column.name] = column
+    return sorted(feature_columns, key=lambda c: c.name)
+
+
+def _weight_collections(weight_collections):
+    cols = list(weight_collections or [])
+    for c in (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES):
+        if c not in cols:
+            cols.append(c)
+    return cols
+
+
+def _vars_created(before):
+    return [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if v not in before]
+
+
+def input_layer(features, feature_columns, weight_collections=None, trainable=True,
+                cols_to_vars=None, cols_to_output_tensors=None):
+    """The dense ``[batch, sum of the columns' sizes]`` input: the dense columns' tensors,
+    in the order of the columns' names, concatenated."""
+    columns = _normalize_feature_columns(feature_columns)
+    for column in columns:
+        if not isinstance(column, _DenseColumn):
+            raise ValueError("Items of feature_columns must be a _DenseColumn. You can wrap a "  # noqa: TRY004 - as TF
+                             "categorical column with an embedding_column or "
+                             f"indicator_column. Given: {column}")
+    weight_collections = _weight_collections(weight_collections)
+    with variable_scope.variable_scope(None, default_name="input_layer",
+                                       values=list(features.values())):
+        builder = _LazyBuilder(features)
+        outputs = []
+        for column in columns:
+            before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+            with variable_scope.variable_scope(None, default_name=column._var_scope_name):
+                tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
+                                                  trainable=trainable)
+                n = column._variable_shape.num_elements()
+                batch = array_ops.shape(tensor)[0]
+                out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
+                out.set_shape([tensor.get_shape()[:1].dims[0]
+                               if tensor.get_shape().ndims else None, n])
+                outputs.append(out)
+                if cols_to_vars is not None:
+                    cols_to_vars[column] = _vars_created(before)
+                if cols_to_output_tensors is not None:
+                    cols_to_output_tensors[column] = out
+        return array_ops.concat(outputs, 1)
+
+
+def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
+                 weight_collections=None, trainable=True, cols_to_vars=None):
+    """``sum_c column_c @ weights_c + bias``: a linear model's ``[batch, units]`` logits.
+    Categorical columns contribute the ``sparse_combiner`` of their ids' weight rows."""
+    columns = _normalize_feature_columns(feature_columns)
+    if sparse_combiner not in ("sum", "mean", "sqrtn"):
+        raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
+                         f"{sparse_combiner!r}")
+    weight_collections = _weight_collections(weight_collections)
+    with variable_scope.variable_scope(None, default_name="linear_model",
+                                       values=list(features.values())):
+        builder = _LazyBuilder(features)
+        sums = []
+        for column in columns:
+            with variable_scope.variable_scope(None, default_name=column._var_scope_name):
+                if isinstance(column, _CategoricalColumn):
+                    pair = column._get_sparse_tensors(builder,
+                                                      weight_collections=weight_collections,
+                                                      trainable=trainable)
+                    weight = variable_scope.get_variable(
+                        name="weights", shape=(column._num_buckets, units),
+                        initializer=init_ops.zeros_initializer(), trainable=trainable,
+                        collections=weight_collections)
+                    s = _combined_lookup(weight, pair.id_tensor, pair.weight_tensor,
+                                         sparse_combiner, name="weighted_sum")
+                else:
+                    tensor = column._get_dense_tensor(builder,
+                                                      weight_collections=weight_collections,
+                                                      trainable=trainable)
+                    n = column._variable_shape.num_elements()
+                    batch = array_ops.shape(tensor)[0]
+                    tensor = array_ops.reshape(tensor, array_ops.stack([batch, n]))
+                    weight = variable_scope.get_variable(
+                        name="weights", shape=[n, units],
+                        initializer=init_ops.zeros_initializer(), trainable=trainable,
+                        collections=weight_collections)
+                    s = linalg_ops.matmul(tensor, weight, name="weighted_sum")
+                sums.append(s)
+                if cols_to_vars is not None:
+                    cols_to_vars[column] = [weight]
+        no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
+        bias = variable_scope.get_variable(
+            "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
+            trainable=trainable, collections=weight_collections)
+        if cols_to_vars is not None:
+            cols_to_vars["bias"] = [bias]
+        return nn_impl.bias_add(no_bias, bias, name="weighted_sum")
+
+
+def make_parse_example_spec(feature_columns):
+    """The ``tf.parse_example`` features dict that all the columns need."""
+    result = {}
+    for column in feature_columns:
+        if not isinstance(column, _FeatureColumn):
+            raise ValueError(f"All feature_columns must be _FeatureColumn instances. Given: "  # noqa: TRY004 - as TF
+                             f"{column}")
+        for key, value in column._parse_example_spec.items():
+            if key in result and result[key] != value:
+                raise ValueError(f"feature_columns contain different parse_spec for key {key}. "
+                                 f"Given {value} and {result[key]}")
+        result.update(column._parse_example_spec)
+    return result
