@@ -1,16 +1,23 @@
-"""``tf.contrib``: the contrib names TF 1.x programs commonly use, as ``tf.contrib.layers``
-(regularizers and initializers); explicit re-exports only."""
+"""``tf.contrib``: the contrib names TF 1.x programs commonly use: ``layers``, ``slim``,
+``framework``, ``rnn``, ``metrics``, ``losses``, ``seq2seq``/``legacy_seq2seq`` (sequence
+losses), ``training`` (HParams), ``lookup``; explicit re-exports only."""
 
 import sys
 import types
 
 from tideflow.ops import contrib_layers as _contrib_layers
+from tideflow.ops import contrib_layers_more as _more
+from tideflow.ops import contrib_losses as _contrib_losses
+from tideflow.ops import contrib_metrics as _contrib_metrics
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
+from tideflow.ops import seq2seq_loss as _seq2seq_loss
 from tideflow.train import device_setter as _device_setter
+from tideflow.train import hparams as _hparams
+from tideflow.train import slim_learning as _slim_learning
 from tideflow.train import training_util as _training_util
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
@@ -25,12 +32,18 @@ layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
 _LAYER_FNS = ("avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout",
               "embed_sequence", "flatten", "fully_connected", "layer_norm", "max_pool2d",
               "one_hot_encoding")
+_MORE_LAYER_FNS = ("bias_add", "conv2d_transpose", "convolution2d_transpose", "linear",
+                   "optimize_loss", "relu", "relu6", "repeat", "separable_conv2d",
+                   "separable_convolution2d", "softmax", "stack", "unit_norm",
+                   "OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES")
 for _name in _LAYER_FNS:
     setattr(layers, _name, getattr(_contrib_layers, _name))
+for _name in _MORE_LAYER_FNS:
+    setattr(layers, _name, getattr(_more, _name))
 layers.__all__ = [
-    "apply_regularization", *_LAYER_FNS, "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
-    "sum_regularizer", "variance_scaling_initializer", "xavier_initializer",
-    "xavier_initializer_conv2d",
+    "apply_regularization", *_LAYER_FNS, *_MORE_LAYER_FNS, "l1_l2_regularizer",
+    "l1_regularizer", "l2_regularizer", "sum_regularizer", "variance_scaling_initializer",
+    "xavier_initializer", "xavier_initializer_conv2d",
 ]
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
@@ -46,6 +59,7 @@ sys.modules[rnn.__name__] = rnn
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")
 training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
+training.HParams = _hparams.HParams
 sys.modules[training.__name__] = training
 
 lookup = types.ModuleType(__name__ + ".lookup", "``tf.contrib.lookup``: hash tables.")
@@ -63,10 +77,56 @@ _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_a
                   "get_unique_variable", "get_variables", "get_variables_by_name",
                   "get_variables_by_suffix", "get_variables_to_restore", "has_arg_scope",
                   "model_variable")
+_VARIABLE_FNS = ("assign_from_checkpoint", "assign_from_checkpoint_fn", "assign_from_values",
+                 "assign_from_values_fn", "global_variable", "local_variable", "variable")
 for _name in _FRAMEWORK_FNS:
     setattr(framework, _name, getattr(_contrib_layers, _name))
+for _name in _VARIABLE_FNS:
+    setattr(framework, _name, getattr(_more, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
-                     *_FRAMEWORK_FNS]
+                     *_FRAMEWORK_FNS, *_VARIABLE_FNS]
 sys.modules[framework.__name__] = framework
 
-__all__ = ["framework", "layers", "lookup", "rnn", "training"]
+
+def _namespace(name, doc, source, names):
+    module = types.ModuleType(f"{__name__}.{name}", doc)
+    for attr in names:
+        setattr(module, attr, getattr(source, attr))
+    module.__all__ = list(names)
+    sys.modules[module.__name__] = module
+    return module
+
+
+metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
+                     _contrib_metrics.__all__)
+losses = _namespace("losses", "``tf.contrib.losses``: predictions-first losses.",
+                    _contrib_losses, _contrib_losses.__all__)
+seq2seq = types.ModuleType(__name__ + ".seq2seq", "``tf.contrib.seq2seq``: sequence_loss.")
+seq2seq.sequence_loss = _seq2seq_loss.sequence_loss
+seq2seq.__all__ = ["sequence_loss"]
+sys.modules[seq2seq.__name__] = seq2seq
+legacy_seq2seq = types.ModuleType(__name__ + ".legacy_seq2seq",
+                                  "``tf.contrib.legacy_seq2seq``: sequence losses over lists.")
+legacy_seq2seq.sequence_loss = _seq2seq_loss.legacy_sequence_loss
+legacy_seq2seq.sequence_loss_by_example = _seq2seq_loss.sequence_loss_by_example
+legacy_seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example"]
+sys.modules[legacy_seq2seq.__name__] = legacy_seq2seq
+
+# ``tf.contrib.slim``: layers, arg scopes, variables, losses, metrics and the training loop
+slim = types.ModuleType(__name__ + ".slim", "``tf.contrib.slim``.")
+for _name in layers.__all__:
+    setattr(slim, _name, getattr(layers, _name))
+for _name in framework.__all__:
+    setattr(slim, _name, getattr(framework, _name))
+slim.variables = _namespace("slim.variables", "``slim.variables``.", framework,
+                            framework.__all__)
+slim.losses = losses
+slim.metrics = metrics
+slim.learning = _namespace("slim.learning", "``slim.learning``.", _slim_learning,
+                           ("create_train_op", "train", "train_step"))
+slim.__all__ = sorted({*layers.__all__, *framework.__all__, "learning", "losses", "metrics",
+                       "variables"})
+sys.modules[slim.__name__] = slim
+
+__all__ = ["framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
+           "seq2seq", "slim", "training"]

@@ -3,6 +3,7 @@ keeps the last ``max_to_keep`` checkpoints, and exports/imports meta graphs.
 """
 
 import os
+import threading
 import time
 
 import numpy as np
@@ -191,7 +192,18 @@ class Saver:
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
              strip_default_attrs=False):
-        """Saves the variables; returns the checkpoint prefix (None for an empty saver)."""
+        """Saves the variables; returns the checkpoint prefix (None for an empty saver).
+
+        Saves through one Saver are serialized (a supervisor's checkpoint thread and the
+        training loop's final save), so the state file names the later of two concurrent
+        saves, never the earlier one written last."""
+        lock = self.__dict__.setdefault("_save_lock", threading.Lock())
+        with lock:
+            return self._save(sess, save_path, global_step, latest_filename, meta_graph_suffix,
+                              write_meta_graph, write_state, strip_default_attrs)
+
+    def _save(self, sess, save_path, global_step, latest_filename, meta_graph_suffix,
+              write_meta_graph, write_state, strip_default_attrs):
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:

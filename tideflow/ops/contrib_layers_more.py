@@ -1,0 +1,538 @@
+"""More of ``tf.contrib.layers`` / ``tf.contrib.slim``: transposed and separable convolutions,
+``repeat``/``stack``, ``unit_norm``, ``softmax``, ``bias_add``, ``linear``, ``optimize_loss``,
+and slim's variable helpers (``variable``, ``local_variable``, ``assign_from_checkpoint_fn``).
+
+Variable and scope names are TF's (``Conv2d_transpose/weights``,
+``SeparableConv2d/depthwise_weights``, ``conv2/conv2_1/weights`` for ``repeat``), so
+checkpoints written by TF-style model code line up."""
+
+import functools
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import (
+    array_ops,
+    concat_ops,
+    constant_op,
+    init_ops,
+    reduction_ops,
+    state_ops,
+    unary_ops,
+)
+from tideflow.ops import contrib_layers as cl
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.layer_initializers import xavier_initializer
+
+
+def _nn():
+    from tideflow import nn
+
+    return nn
+
+
+def _channels(inputs, data_format, who):
+    shape = inputs.get_shape()
+    if shape.ndims is not None and shape.ndims != 4:
+        raise ValueError(f"{who}: inputs must have rank 4, got shape {shape}.")
+    axis = 1 if data_format == "NCHW" else -1
+    ch = shape[axis].value if shape.ndims is not None else None
+    if ch is None:
+        raise ValueError(f"{who}: the channel dimension of the inputs must be known, got shape "
+                         f"{shape}.")
+    return ch
+
+
+def _check_format(data_format):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+
+
+def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
+                            data_format="NHWC", activation_fn=cl._RELU, normalizer_fn=None,
+                            normalizer_params=None, weights_initializer=None,
+                            weights_regularizer=None, biases_initializer=cl._ZEROS,
+                            biases_regularizer=None, reuse=None, variables_collections=None,
+                            outputs_collections=None, trainable=True, scope=None):
+    """The transpose of a 2-D convolution: weights ``[kh, kw, num_outputs, in]``; SAME gives
+    ``in * stride`` spatially, VALID ``in * stride + max(k - stride, 0)``."""
+    _check_format(data_format)
+    if weights_initializer is None:
+        weights_initializer = xavier_initializer()
+    kh, kw = cl._pair(kernel_size, "kernel_size")
+    sh, sw = cl._pair(stride, "stride")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"conv2d_transpose: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        in_ch = _channels(inputs, data_format, "conv2d_transpose")
+        dtype = inputs.dtype.base_dtype
+        weights = cl.model_variable(
+            "weights", shape=[kh, kw, num_outputs, in_ch], dtype=dtype,
+            initializer=weights_initializer, regularizer=weights_regularizer,
+            trainable=trainable, collections=cl._collections(variables_collections, "weights"))
+        h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
+        dyn = array_ops.shape(inputs)
+        static = inputs.get_shape().as_list()
+
+        def out_size(size, k, s):
+            return size * s + (0 if padding == "SAME" else max(k - s, 0))
+
+        out_h = out_size(dyn[h_axis], kh, sh)
+        out_w = out_size(dyn[w_axis], kw, sw)
+        if data_format == "NCHW":
+            out_shape = concat_ops.stack([dyn[0], num_outputs, out_h, out_w])
+            strides = [1, 1, sh, sw]
+        else:
+            out_shape = concat_ops.stack([dyn[0], out_h, out_w, num_outputs])
+            strides = [1, sh, sw, 1]
+        outputs = _nn().conv2d_transpose(inputs, weights, out_shape, strides=strides,
+                                         padding=padding, data_format=data_format)
+        sh_h = None if static[h_axis] is None else out_size(static[h_axis], kh, sh)
+        sh_w = None if static[w_axis] is None else out_size(static[w_axis], kw, sw)
+        if data_format == "NCHW":
+            outputs.set_shape([static[0], num_outputs, sh_h, sh_w])
+        else:
+            outputs.set_shape([static[0], sh_h, sh_w, num_outputs])
+        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                             biases_regularizer, num_outputs, dtype, variables_collections,
+                             trainable, activation_fn, data_format)
+        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1, stride=1,
+                            padding="SAME", data_format="NHWC", rate=1, activation_fn=cl._RELU,
+                            normalizer_fn=None, normalizer_params=None, weights_initializer=None,
+                            pointwise_initializer=None, weights_regularizer=None,
+                            biases_initializer=cl._ZEROS, biases_regularizer=None, reuse=None,
+                            variables_collections=None, outputs_collections=None,
+                            trainable=True, scope=None):
+    """A depthwise convolution (``depthwise_weights [kh, kw, in, depth_multiplier]``)
+    followed, when ``num_outputs`` is not None, by a 1x1 pointwise one
+    (``pointwise_weights [1, 1, in * depth_multiplier, num_outputs]``)."""
+    _check_format(data_format)
+    if weights_initializer is None:
+        weights_initializer = xavier_initializer()
+    if pointwise_initializer is None:
+        pointwise_initializer = weights_initializer
+    kh, kw = cl._pair(kernel_size, "kernel_size")
+    sh, sw = cl._pair(stride, "stride")
+    rh, rw = cl._pair(rate, "rate")
+    with vs.variable_scope(scope, "SeparableConv2d", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        in_ch = _channels(inputs, data_format, "separable_conv2d")
+        dtype = inputs.dtype.base_dtype
+        depthwise = cl.model_variable(
+            "depthwise_weights", shape=[kh, kw, in_ch, depth_multiplier], dtype=dtype,
+            initializer=weights_initializer, regularizer=weights_regularizer,
+            trainable=trainable,
+            collections=cl._collections(variables_collections, "weights"))
+        if data_format == "NCHW":
+            strides = [1, 1, sh, sw]
+        else:
+            strides = [1, sh, sw, 1]
+        if num_outputs is not None:
+            pointwise = cl.model_variable(
+                "pointwise_weights", shape=[1, 1, in_ch * depth_multiplier, num_outputs],
+                dtype=dtype, initializer=pointwise_initializer,
+                regularizer=weights_regularizer, trainable=trainable,
+                collections=cl._collections(variables_collections, "weights"))
+            outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
+                                             padding=padding, rate=[rh, rw],
+                                             data_format=data_format)
+            channels = num_outputs
+        else:
+            outputs = _nn().depthwise_conv2d(inputs, depthwise, strides=strides,
+                                             padding=padding, rate=[rh, rw],
+                                             data_format=data_format)
+            channels = in_ch * depth_multiplier
+        outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
+                             biases_regularizer, channels, dtype, variables_collections,
+                             trainable, activation_fn, data_format)
+        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def _layer_name(layer):
+    if hasattr(layer, "__name__"):
+        return layer.__name__
+    if hasattr(layer, "func") and hasattr(layer.func, "__name__"):  # functools.partial
+        return layer.func.__name__
+    return None
+
+
+def repeat(inputs, repetitions, layer, *args, **kwargs):
+    """Applies ``layer(outputs, *args, **kwargs)`` ``repetitions`` times, the i-th call under
+    the scope ``<scope>_<i>`` inside ``scope`` (default: the layer function's name)."""
+    scope = kwargs.pop("scope", None)
+    with vs.variable_scope(scope, "Repeat", [inputs]):
+        outputs = ops.convert_to_tensor(inputs)
+        if scope is None:
+            scope = _layer_name(layer) or "repeat"
+        for i in range(repetitions):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            outputs = layer(outputs, *args, **kwargs)
+        return outputs
+
+
+def stack(inputs, layer, stack_args, **kwargs):
+    """Applies ``layer`` once per entry of ``stack_args`` (a tuple entry is spread as
+    positional arguments), the i-th call under the scope ``<scope>_<i>``."""
+    scope = kwargs.pop("scope", None)
+    if not isinstance(stack_args, (list, tuple)):
+        raise ValueError("stack_args need to be a list or tuple")  # noqa: TRY004 - TF's class
+    with vs.variable_scope(scope, "Stack", [inputs]):
+        outputs = ops.convert_to_tensor(inputs)
+        if scope is None:
+            scope = _layer_name(layer) or "stack"
+        for i, args in enumerate(stack_args):
+            kwargs["scope"] = f"{scope}_{i + 1}"
+            if isinstance(args, (list, tuple)):
+                outputs = layer(outputs, *args, **kwargs)
+            else:
+                outputs = layer(outputs, args, **kwargs)
+        return outputs
+
+
+def unit_norm(inputs, dim, epsilon=1e-7, scope=None):
+    """``inputs / sqrt(epsilon + sum(inputs ** 2, dim))``: unit length along ``dim``."""
+    with vs.variable_scope(scope, "UnitNorm", [inputs]):
+        inputs = ops.convert_to_tensor(inputs)
+        rank = inputs.get_shape().ndims
+        if rank is None:
+            raise ValueError("The input rank must be known.")
+        if not -rank <= dim < rank:
+            raise ValueError(f"dim must be in [{-rank}, {rank}), got {dim}.")
+        lengths = unary_ops.sqrt(epsilon + reduction_ops.reduce_sum(unary_ops.square(inputs), dim,
+                                                                    keepdims=True))
+        return inputs / lengths
+
+
+def softmax(logits, scope=None):
+    """Softmax over the last dimension of ``logits`` of any rank >= 2."""
+    with vs.variable_scope(scope, "softmax", [logits]):
+        logits = ops.convert_to_tensor(logits)
+        return _nn().softmax(logits, axis=-1)
+
+
+def bias_add(inputs, activation_fn=None, initializer=cl._ZEROS, regularizer=None, reuse=None,
+             variables_collections=None, outputs_collections=None, trainable=True,
+             data_format="NHWC", scope=None):
+    """Adds a ``biases`` variable over the channel dimension, then ``activation_fn``."""
+    _check_format(data_format)
+    with vs.variable_scope(scope, "BiasAdd", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is None or shape.ndims < 2:
+            raise ValueError(f"Dims of shape must be known but is None or < 2: {shape}.")
+        axis = 1 if (data_format == "NCHW" and shape.ndims > 2) else -1
+        channels = shape[axis].value
+        if channels is None:
+            raise ValueError(f"bias_add: the channel dimension must be known, got {shape}.")
+        biases = cl.model_variable(
+            "biases", shape=[channels], dtype=inputs.dtype.base_dtype, initializer=initializer,
+            regularizer=regularizer, trainable=trainable,
+            collections=cl._collections(variables_collections, "biases"))
+        fmt = data_format if shape.ndims > 2 else None
+        outputs = _nn().bias_add(inputs, biases, data_format=fmt)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# slim.variables
+# ------------------------------------------------------------------------------------------
+
+
+def variable(name, shape=None, dtype=None, initializer=None, regularizer=None, trainable=True,
+             collections=None, caching_device=None, device=None, partitioner=None,
+             custom_getter=None, use_resource=None):
+    """``get_variable`` filed in ``collections`` (default GLOBAL_VARIABLES), on ``device``."""
+    del caching_device, use_resource
+    colls = list(dict.fromkeys(collections or [ops.GraphKeys.GLOBAL_VARIABLES]))
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    with ops.device(device or ""):
+        return vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                               regularizer=regularizer, trainable=trainable, collections=colls,
+                               partitioner=partitioner, custom_getter=custom_getter)
+
+
+def local_variable(initial_value, validate_shape=True, name=None, use_resource=None):
+    """A non-trainable variable in ``LOCAL_VARIABLES`` initialized to ``initial_value``."""
+    del use_resource
+    from tideflow.ops.variables import Variable
+
+    return Variable(initial_value, trainable=False,
+                    collections=[ops.GraphKeys.LOCAL_VARIABLES], validate_shape=validate_shape,
+                    name=name)
+
+
+def global_variable(initial_value, validate_shape=True, name=None, use_resource=None):
+    """A non-trainable variable in ``GLOBAL_VARIABLES`` initialized to ``initial_value``."""
+    del use_resource
+    from tideflow.ops.variables import Variable
+
+    return Variable(initial_value, trainable=False,
+                    collections=[ops.GraphKeys.GLOBAL_VARIABLES], validate_shape=validate_shape,
+                    name=name)
+
+
+def _var_key(var):
+    return var.op.name
+
+
+def _names_to_vars(var_list):
+    if isinstance(var_list, dict):
+        return dict(var_list)
+    out = {}
+    for var in var_list:
+        key = _var_key(var)
+        if key in out:
+            raise ValueError(f"Variable {key} appears twice in var_list.")
+        out[key] = var
+    return out
+
+
+def assign_from_values(var_names_to_values):
+    """``(assign_op, feed_dict)`` that sets each named model variable to its NumPy value."""
+    feed_dict = {}
+    assign_ops = []
+    for name, value in var_names_to_values.items():
+        matches = cl.get_variables(name)
+        var = next((v for v in matches if v.op.name == name), None)
+        if var is None:
+            raise ValueError(f"Variable {name} wasn't found")
+        value = np.asarray(value)
+        placeholder = constant_op.placeholder(var.dtype.base_dtype, shape=value.shape,
+                                            name="placeholder/" + name)
+        assign_ops.append(state_ops.assign(var, placeholder))
+        feed_dict[placeholder] = value.reshape(var.get_shape().as_list()
+                                               if var.get_shape().is_fully_defined()
+                                               else value.shape)
+    from tideflow.ops import control_flow_ops
+
+    return control_flow_ops.group(*assign_ops), feed_dict
+
+
+def assign_from_values_fn(var_names_to_values):
+    """A function ``fn(session)`` running ``assign_from_values``."""
+    assign_op, feed_dict = assign_from_values(var_names_to_values)
+
+    def callback(session):
+        return session.run(assign_op, feed_dict)
+
+    return callback
+
+
+def assign_from_checkpoint(model_path, var_list, ignore_missing_vars=False):
+    """``(assign_op, feed_dict)`` loading ``var_list`` (list or dict of checkpoint name ->
+    variable) from the checkpoint at ``model_path``."""
+    from tideflow.ops import control_flow_ops
+    from tideflow.train import checkpoint_utils
+
+    reader = checkpoint_utils.load_checkpoint(model_path)
+    feed_dict = {}
+    assign_ops = []
+    for ckpt_name, var in _names_to_vars(var_list).items():
+        if not reader.has_tensor(ckpt_name):
+            if ignore_missing_vars:
+                continue
+            raise ValueError(f"Checkpoint is missing variable [{ckpt_name}]")
+        value = reader.get_tensor(ckpt_name)
+        placeholder = constant_op.placeholder(var.dtype.base_dtype, shape=value.shape,
+                                            name="placeholder/" + var.op.name)
+        assign_ops.append(state_ops.assign(var, placeholder))
+        feed_dict[placeholder] = value
+    return control_flow_ops.group(*assign_ops), feed_dict
+
+
+def assign_from_checkpoint_fn(model_path, var_list, ignore_missing_vars=False,
+                              reshape_variables=False):
+    """A function ``fn(session)`` restoring ``var_list`` from ``model_path`` with a Saver
+    (missing variables skipped, with a warning, when ``ignore_missing_vars``)."""
+    from tideflow import logging
+    from tideflow.train import checkpoint_utils
+    from tideflow.train.saver import Saver
+
+    if not var_list:
+        raise ValueError("var_list cannot be empty")
+    names = _names_to_vars(var_list)
+    if ignore_missing_vars:
+        reader = checkpoint_utils.load_checkpoint(model_path)
+        kept = {}
+        for name, var in names.items():
+            if reader.has_tensor(name):
+                kept[name] = var
+            else:
+                logging.warning("Variable %s missing in checkpoint %s", name, model_path)
+        names = kept
+    if not names:
+        logging.warning("No Variables to restore")
+        return None
+    saver = Saver(names, reshape=reshape_variables)
+
+    def callback(session):
+        saver.restore(session, model_path)
+
+    return callback
+
+
+# ------------------------------------------------------------------------------------------
+# optimize_loss
+# ------------------------------------------------------------------------------------------
+
+OPTIMIZER_CLS_NAMES = ("Adagrad", "Adam", "Ftrl", "Momentum", "RMSProp", "SGD")
+OPTIMIZER_SUMMARIES = ["learning_rate", "loss", "gradients", "gradient_norm",
+                       "global_gradient_norm"]
+
+
+def _optimizer_class(name):
+    from tideflow import train
+
+    return {"Adagrad": train.AdagradOptimizer, "Adam": train.AdamOptimizer,
+            "Ftrl": train.FtrlOptimizer,
+            "Momentum": functools.partial(train.MomentumOptimizer, momentum=0.9),
+            "RMSProp": train.RMSPropOptimizer,
+            "SGD": train.GradientDescentOptimizer}[name]
+
+
+def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_scale=None,
+                  gradient_multipliers=None, clip_gradients=None, learning_rate_decay_fn=None,
+                  update_ops=None, variables=None, name=None, summaries=None,
+                  colocate_gradients_with_ops=False, increment_global_step=True):
+    """Builds a training op: the optimizer (a name of ``OPTIMIZER_CLS_NAMES``, a class, an
+    instance or ``fn(lr)``), optional gradient clipping (a norm or a function), noise and
+    multipliers, with the ``UPDATE_OPS`` run first; returns ``loss`` after the update."""
+    from tideflow import summary, train
+    from tideflow.ops import clip_ops, control_flow_ops, random_ops
+
+    loss = ops.convert_to_tensor(loss)
+    if global_step is None:
+        global_step = train.get_global_step()
+    with vs.variable_scope(name, "OptimizeLoss", [loss, global_step]):
+        if update_ops is None:
+            update_ops = set(ops.get_collection(ops.GraphKeys.UPDATE_OPS))
+        if update_ops:
+            with ops.control_dependencies(list(update_ops)):
+                loss = control_flow_ops.with_dependencies(list(update_ops), loss)
+        lr = None
+        if learning_rate is not None:
+            if hasattr(learning_rate, "get_shape") and learning_rate.get_shape().ndims == 0:
+                lr = learning_rate
+            elif isinstance(learning_rate, float | int):
+                if learning_rate < 0.0:
+                    raise ValueError(f"Invalid learning_rate {learning_rate}.")
+                lr = vs.get_variable("learning_rate", [], trainable=False,
+                                     initializer=init_ops.constant_initializer(learning_rate))
+            else:
+                raise ValueError("Learning rate should be 0d Tensor or float. Got "
+                                 f"{learning_rate!r} of type {type(learning_rate)}")
+        summaries = OPTIMIZER_SUMMARIES if summaries is None else summaries
+        for s in summaries:
+            if s not in OPTIMIZER_SUMMARIES:
+                raise ValueError(f"Summaries should be one of {OPTIMIZER_SUMMARIES}, you "
+                                 f"provided {s}.")
+        if learning_rate is not None and learning_rate_decay_fn is not None:
+            if global_step is None:
+                raise ValueError("global_step is required for learning_rate_decay_fn.")
+            lr = learning_rate_decay_fn(lr, global_step)
+            if "learning_rate" in summaries:
+                summary.scalar("learning_rate", lr)
+
+        if isinstance(optimizer, str):
+            if lr is None:
+                raise ValueError(f"Learning rate is None, but should be specified if optimizer "
+                                 f"is string ({optimizer}).")
+            if optimizer not in OPTIMIZER_CLS_NAMES:
+                raise ValueError(f"Optimizer name should be one of "
+                                 f"[{', '.join(OPTIMIZER_CLS_NAMES)}], you provided {optimizer}.")
+            opt = _optimizer_class(optimizer)(learning_rate=lr)
+        elif isinstance(optimizer, type) and issubclass(optimizer, train.Optimizer):
+            if lr is None:
+                raise ValueError(f"Learning rate is None, but should be specified if optimizer "
+                                 f"is class ({optimizer}).")
+            opt = optimizer(learning_rate=lr)
+        elif isinstance(optimizer, train.Optimizer):
+            opt = optimizer
+        elif callable(optimizer):
+            opt = optimizer(lr) if learning_rate is not None else optimizer()
+            if not isinstance(opt, train.Optimizer):
+                raise ValueError(  # noqa: TRY004 - TF raises ValueError
+                    f"Unrecognized optimizer: function should return subclass of "
+                                 f"Optimizer. Got {opt}.")
+        else:
+            raise ValueError(  # noqa: TRY004 - TF raises ValueError
+                f"Unrecognized optimizer: should be string, subclass of Optimizer, "
+                             f"instance of subclass of Optimizer or function with one argument. "
+                             f"Got {optimizer}.")
+
+        if variables is None:
+            variables = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+        grads_and_vars = opt.compute_gradients(
+            loss, variables, colocate_gradients_with_ops=colocate_gradients_with_ops)
+        if gradient_noise_scale is not None:
+            noisy = []
+            for g, v in grads_and_vars:
+                if g is not None:
+                    g = g + random_ops.truncated_normal(array_ops.shape(g)) * \
+                        gradient_noise_scale
+                noisy.append((g, v))
+            grads_and_vars = noisy
+        if gradient_multipliers is not None:
+            scaled = []
+            for g, v in grads_and_vars:
+                key = v if v in gradient_multipliers else v.op.name
+                if g is not None and key in gradient_multipliers:
+                    g = g * gradient_multipliers[key]
+                scaled.append((g, v))
+            grads_and_vars = scaled
+        if "global_gradient_norm" in summaries or "gradient_norm" in summaries:
+            summary.scalar("global_norm/gradient_norm",
+                           clip_ops.global_norm([g for g, _ in grads_and_vars if g is not None]))
+        if isinstance(clip_gradients, float | int):
+            gs, vs_ = zip(*[(g, v) for g, v in grads_and_vars if g is not None], strict=True)
+            clipped, _ = clip_ops.clip_by_global_norm(list(gs), clip_gradients)
+            grads_and_vars = list(zip(clipped, vs_, strict=True))
+        elif callable(clip_gradients):
+            grads_and_vars = clip_gradients(grads_and_vars)
+        elif clip_gradients is not None:
+            raise ValueError(f"Unknown type {type(clip_gradients)} for clip_gradients")
+        if "loss" in summaries:
+            summary.scalar("loss", loss)
+        if "learning_rate" in summaries and lr is not None and learning_rate_decay_fn is None:
+            summary.scalar("learning_rate", lr)
+        for g, v in grads_and_vars:
+            if g is None:
+                continue
+            values = g.values if hasattr(g, "indices") else g
+            if "gradients" in summaries:
+                summary.histogram("gradients/" + v.op.name, values)
+            if "gradient_norm" in summaries:
+                summary.scalar("gradient_norm/" + v.op.name, clip_ops.global_norm([values]))
+        if "global_gradient_norm" in summaries and isinstance(clip_gradients, float | int):
+            summary.scalar("global_norm/clipped_gradient_norm",
+                           clip_ops.global_norm([g for g, _ in grads_and_vars]))
+        grad_updates = opt.apply_gradients(
+            grads_and_vars, global_step=global_step if increment_global_step else None,
+            name="train")
+        return control_flow_ops.with_dependencies([grad_updates], loss)
+
+
+convolution2d_transpose = conv2d_transpose = cl.add_arg_scope(convolution2d_transpose)
+separable_convolution2d = separable_conv2d = cl.add_arg_scope(separable_convolution2d)
+repeat = cl.add_arg_scope(repeat)
+stack = cl.add_arg_scope(stack)
+unit_norm = cl.add_arg_scope(unit_norm)
+softmax = cl.add_arg_scope(softmax)
+bias_add = cl.add_arg_scope(bias_add)
+variable = cl.add_arg_scope(variable)
+linear = functools.partial(cl.fully_connected, activation_fn=None)
+relu = functools.partial(cl.fully_connected, activation_fn=lambda x: _nn().relu(x))
+relu6 = functools.partial(cl.fully_connected, activation_fn=lambda x: _nn().relu6(x))
+
+__all__ = ["OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES", "assign_from_checkpoint",
+           "assign_from_checkpoint_fn", "assign_from_values", "assign_from_values_fn",
+           "bias_add", "conv2d_transpose", "convolution2d_transpose", "global_variable",
+           "linear", "local_variable", "optimize_loss", "relu", "relu6", "repeat",
+           "separable_conv2d", "separable_convolution2d", "softmax", "stack", "unit_norm",
+           "variable"]

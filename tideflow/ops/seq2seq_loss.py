@@ -1,0 +1,108 @@
+"""Sequence losses of ``tf.contrib.seq2seq`` and ``tf.contrib.legacy_seq2seq``: weighted
+per-step cross-entropy averaged or summed over time steps and batch as TF's."""
+
+from tideflow.framework import ops
+from tideflow.ops import array_ops, cast_ops, fill_ops, gather_ops, math_ops, reduction_ops
+
+
+def _xent(labels, logits, softmax_loss_function):
+    if softmax_loss_function is None:
+        from tideflow import nn
+
+        return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    return softmax_loss_function(labels=labels, logits=logits)
+
+
+def _div_no_nan(num, den):
+    # 0 where den == 0, with a finite gradient on both branches
+    zero = math_ops.equal(den, 0)
+    safe = gather_ops.where(zero, fill_ops.ones_like(den), den)
+    return gather_ops.where(zero, fill_ops.zeros_like(num), num / safe)
+
+
+def _count_nonzero(weights, axis=None):
+    nz = cast_ops.cast(math_ops.not_equal(weights, 0), weights.dtype.base_dtype)
+    return reduction_ops.reduce_sum(nz, axis=axis)
+
+
+def sequence_loss(logits, targets, weights, average_across_timesteps=True,
+                  average_across_batch=True, sum_over_timesteps=False, sum_over_batch=False,
+                  softmax_loss_function=None, name=None):
+    """Weighted cross-entropy of ``logits [batch, steps, classes]`` against integer
+    ``targets [batch, steps]``: a scalar when averaged (or summed and divided by the count of
+    non-zero weights) over both axes, ``[batch]`` or ``[steps]`` over one, ``[batch, steps]``
+    over none."""
+    logits = ops.convert_to_tensor(logits)
+    targets = ops.convert_to_tensor(targets)
+    weights = ops.convert_to_tensor(weights)
+    if logits.get_shape().ndims != 3:
+        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor, "
+                         f"got shape {logits.get_shape()}")
+    if targets.get_shape().ndims != 2:
+        raise ValueError("Targets must be a [batch_size x sequence_length] tensor, got shape "
+                         f"{targets.get_shape()}")
+    if weights.get_shape().ndims != 2:
+        raise ValueError("Weights must be a [batch_size x sequence_length] tensor, got shape "
+                         f"{weights.get_shape()}")
+    if average_across_timesteps and sum_over_timesteps:
+        raise ValueError("average_across_timesteps and sum_over_timesteps cannot be set to "
+                         "True at same time.")
+    if average_across_batch and sum_over_batch:
+        raise ValueError("average_across_batch and sum_over_batch cannot be set to True at "
+                         "same time.")
+    with ops.name_scope(name, "sequence_loss", [logits, targets, weights]):
+        num_classes = array_ops.shape(logits)[2]
+        flat_logits = array_ops.reshape(logits, [-1, num_classes])
+        flat_targets = array_ops.reshape(targets, [-1])
+        crossent = _xent(flat_targets, flat_logits, softmax_loss_function)
+        crossent = crossent * array_ops.reshape(weights, [-1])
+        if average_across_timesteps and average_across_batch:
+            return _div_no_nan(reduction_ops.reduce_sum(crossent),
+                               reduction_ops.reduce_sum(weights))
+        if sum_over_timesteps and sum_over_batch:
+            return _div_no_nan(reduction_ops.reduce_sum(crossent), _count_nonzero(weights))
+        batch_steps = array_ops.shape(logits)[0:2]
+        crossent = array_ops.reshape(crossent, batch_steps)
+        if average_across_timesteps and not average_across_batch:
+            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
+                                   reduction_ops.reduce_sum(weights, axis=[1]))
+        if not average_across_timesteps and average_across_batch:
+            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
+                                   reduction_ops.reduce_sum(weights, axis=[0]))
+        if sum_over_timesteps and not sum_over_batch:
+            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
+                                   _count_nonzero(weights, axis=[1]))
+        if not sum_over_timesteps and sum_over_batch:
+            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
+                                   _count_nonzero(weights, axis=[0]))
+        return crossent
+
+
+def sequence_loss_by_example(logits, targets, weights, average_across_timesteps=True,
+                             softmax_loss_function=None, name=None):
+    """``legacy_seq2seq``: per-example weighted log-perplexity over lists of per-step
+    ``logits [batch, classes]``, ``targets [batch]`` and ``weights [batch]``."""
+    if not len(logits) == len(targets) == len(weights):
+        raise ValueError("Lengths of logits, weights, and targets must be the same "
+                         f"{len(logits)}, {len(weights)}, {len(targets)}.")
+    with ops.name_scope(name, "sequence_loss_by_example", [*logits, *targets, *weights]):
+        terms = [_xent(array_ops.reshape(t, [-1]), lg, softmax_loss_function) * w
+                 for lg, t, w in zip(logits, targets, weights, strict=True)]
+        log_perps = math_ops.add_n(terms)
+        if average_across_timesteps:
+            log_perps = log_perps / (math_ops.add_n(list(weights)) + 1e-12)
+        return log_perps
+
+
+def legacy_sequence_loss(logits, targets, weights, average_across_timesteps=True,
+                         average_across_batch=True, softmax_loss_function=None, name=None):
+    """``legacy_seq2seq.sequence_loss``: the summed per-example losses, divided by the batch
+    size when ``average_across_batch``."""
+    with ops.name_scope(name, "sequence_loss", [*logits, *targets, *weights]):
+        cost = reduction_ops.reduce_sum(sequence_loss_by_example(
+            logits, targets, weights, average_across_timesteps=average_across_timesteps,
+            softmax_loss_function=softmax_loss_function))
+        if average_across_batch:
+            batch = array_ops.shape(targets[0])[0]
+            return cost / cast_ops.cast(batch, cost.dtype)
+        return cost

@@ -1,0 +1,178 @@
+"""``slim.learning``: ``create_train_op`` (the loss after one update, with UPDATE_OPS first and
+optional clipping) and ``train``, the Supervisor-driven training loop slim programs call."""
+
+import time
+
+from tideflow import logging
+from tideflow.framework import ops
+from tideflow.train.supervisor import Supervisor
+
+_USE_DEFAULT = 0
+_USE_GLOBAL_STEP = 0
+
+
+def _clip_by_norm(grads_and_vars, max_norm):
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.ops import clip_ops
+
+    clipped = []
+    for grad, var in grads_and_vars:
+        if grad is None:
+            clipped.append((grad, var))
+        elif isinstance(grad, IndexedSlices):
+            values = clip_ops.clip_by_norm(grad.values, max_norm)
+            clipped.append((IndexedSlices(values, grad.indices, grad.dense_shape), var))
+        else:
+            clipped.append((clip_ops.clip_by_norm(grad, max_norm), var))
+    return clipped
+
+
+def _multiply_gradients(grads_and_vars, multipliers):
+    out = []
+    for grad, var in grads_and_vars:
+        key = var if var in multipliers else var.op.name
+        if grad is not None and key in multipliers:
+            grad = grad * multipliers[key]
+        out.append((grad, var))
+    return out
+
+
+def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_ops=None,
+                    variables_to_train=None, clip_gradient_norm=0, summarize_gradients=False,
+                    gate_gradients=1, aggregation_method=None,
+                    colocate_gradients_with_ops=False, gradient_multipliers=None,
+                    check_numerics=True):
+    """A tensor that, when run, applies one update and returns ``total_loss``: UPDATE_OPS run
+    first, each gradient clipped to ``clip_gradient_norm`` (when > 0) and scaled by
+    ``gradient_multipliers``; the loss checked for NaN/Inf when ``check_numerics``."""
+    from tideflow import summary, train
+    from tideflow.ops import control_flow_ops, numerics
+
+    if global_step is _USE_GLOBAL_STEP:
+        global_step = train.get_or_create_global_step()
+    graph_updates = set(ops.get_collection(ops.GraphKeys.UPDATE_OPS))
+    if update_ops is None:
+        update_ops = graph_updates
+    else:
+        update_ops = set(update_ops)
+    if not graph_updates.issubset(update_ops):
+        logging.warning("update_ops in create_train_op does not contain all the update_ops "
+                        "in GraphKeys.UPDATE_OPS")
+    if update_ops:
+        with ops.control_dependencies(sorted(update_ops, key=lambda o: o.name)):
+            barrier = control_flow_ops.no_op(name="update_barrier")
+        total_loss = control_flow_ops.with_dependencies([barrier], total_loss)
+    if variables_to_train is None:
+        variables_to_train = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+    grads = optimizer.compute_gradients(
+        total_loss, variables_to_train, gate_gradients=gate_gradients,
+        aggregation_method=aggregation_method,
+        colocate_gradients_with_ops=colocate_gradients_with_ops)
+    if gradient_multipliers:
+        with ops.name_scope("multiply_grads"):
+            grads = _multiply_gradients(grads, gradient_multipliers)
+    if clip_gradient_norm > 0:
+        with ops.name_scope("clip_grads"):
+            grads = _clip_by_norm(grads, clip_gradient_norm)
+    if summarize_gradients:
+        with ops.name_scope("summarize_grads"):
+            for grad, var in grads:
+                if grad is None:
+                    continue
+                values = grad.values if hasattr(grad, "indices") else grad
+                summary.histogram(var.op.name + "_gradient", values)
+    grad_updates = optimizer.apply_gradients(grads, global_step=global_step)
+    with ops.name_scope("train_op"):
+        if check_numerics:
+            total_loss = numerics.check_numerics(total_loss, "LossTensor is inf or nan")
+        train_op = control_flow_ops.with_dependencies([grad_updates], total_loss)
+    ops.add_to_collection(ops.GraphKeys.TRAIN_OP, train_op)
+    return train_op
+
+
+def train_step(sess, train_op, global_step, train_step_kwargs):
+    """Runs ``train_op`` once; returns ``(loss, should_stop)``, logging every
+    ``log_every_n_steps`` and stopping at ``number_of_steps``."""
+    start = time.time()
+    total_loss, np_global_step = sess.run([train_op, global_step])
+    elapsed = time.time() - start
+    log_every = train_step_kwargs.get("log_every_n_steps")
+    if log_every and np_global_step % log_every == 0:
+        logging.info("global step %d: loss = %.4f (%.3f sec/step)", np_global_step, total_loss,
+                     elapsed)
+    limit = train_step_kwargs.get("number_of_steps")
+    should_stop = limit is not None and np_global_step >= limit
+    return total_loss, should_stop
+
+
+def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEFAULT,
+          log_every_n_steps=1, graph=None, master="", is_chief=True, global_step=None,
+          number_of_steps=None, init_op=_USE_DEFAULT, init_feed_dict=None,
+          local_init_op=_USE_DEFAULT, init_fn=None, ready_op=_USE_DEFAULT,
+          summary_op=_USE_DEFAULT, save_summaries_secs=600, summary_writer=_USE_DEFAULT,
+          startup_delay_steps=0, saver=None, save_interval_secs=600, sync_optimizer=None,
+          session_config=None, session_wrapper=None, trace_every_n_steps=None,
+          ignore_live_threads=False):
+    """Runs ``train_op`` under a Supervisor until ``number_of_steps`` (or the supervisor stops),
+    restoring from and checkpointing to ``logdir``; returns the last loss."""
+    from tideflow import train as train_module
+    from tideflow.train import supervisor as sv_module
+
+    del trace_every_n_steps
+    if train_op is None:
+        raise ValueError("train_op cannot be None.")
+    if logdir is None:
+        if summary_op != _USE_DEFAULT:
+            raise ValueError("Cannot provide summary_op because logdir=None")
+        if saver is not None:
+            raise ValueError("Cannot provide saver because logdir=None")
+    if sync_optimizer is not None:
+        raise NotImplementedError("slim.learning.train: sync_optimizer is not supported; use "
+                                  "tf.train.SyncReplicasOptimizer with MonitoredTrainingSession")
+    if session_wrapper is not None:
+        raise NotImplementedError("slim.learning.train: session_wrapper is not supported")
+    graph = graph or ops.get_default_graph()
+    with graph.as_default():
+        if global_step is None:
+            global_step = train_module.get_or_create_global_step()
+        default = sv_module.Supervisor.USE_DEFAULT
+        kw = {
+            "init_op": default if init_op is _USE_DEFAULT else init_op,
+            "local_init_op": default if local_init_op is _USE_DEFAULT else local_init_op,
+            "ready_op": default if ready_op is _USE_DEFAULT else ready_op,
+            "summary_op": default if summary_op is _USE_DEFAULT else summary_op,
+            "summary_writer": default if summary_writer is _USE_DEFAULT else summary_writer,
+        }
+        if saver is None and logdir:
+            saver = train_module.Saver()
+        if train_step_kwargs is _USE_DEFAULT:
+            train_step_kwargs = {"log_every_n_steps": log_every_n_steps}
+            if number_of_steps:
+                train_step_kwargs["number_of_steps"] = number_of_steps
+    sv = Supervisor(graph=graph, is_chief=is_chief, logdir=logdir, init_feed_dict=init_feed_dict,
+                    global_step=global_step, saver=saver,
+                    save_summaries_secs=save_summaries_secs,
+                    save_model_secs=save_interval_secs, init_fn=init_fn, **kw)
+    total_loss = None
+    with sv.managed_session(master, start_standard_services=False,
+                            config=session_config) as sess:
+        logging.info("Starting Session.")
+        if logdir and is_chief:
+            sv.start_standard_services(sess)
+        elif startup_delay_steps > 0:
+            limit = startup_delay_steps
+            while sess.run(global_step) < limit and not sv.should_stop():
+                time.sleep(0.5)
+        try:
+            while not sv.should_stop():
+                total_loss, should_stop = train_step_fn(sess, train_op, global_step,
+                                                        train_step_kwargs)
+                if should_stop:
+                    logging.info("Stopping Training.")
+                    sv.request_stop()
+                    break
+        finally:
+            if logdir and sv.is_chief:
+                logging.info("Finished training! Saving model to disk.")
+                sv.saver.save(sess, sv.save_path, global_step=sv.global_step)
+    return total_loss
