@@ -1,0 +1,138 @@
+"""tf.strings: the wrappers' errors and options, the hashes' known answers, and (where a real
+TensorFlow is installed) a comparison with it."""
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.ops.string_more_ops import hash64, siphash24
+
+
+def _run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+def test_siphash_reference_vector():
+    # the SipHash paper's test vector: key 00..0f, message 00..0e
+    k0 = int.from_bytes(bytes(range(8)), "little")
+    k1 = int.from_bytes(bytes(range(8, 16)), "little")
+    assert siphash24(k0, k1, bytes(range(15))) == 0xA129CA6149BE45E5
+    assert hash64(b"") != hash64(b"\x00")
+
+
+def test_hash_bucket_ranges_and_errors():
+    with tf.Graph().as_default():
+        x = tf.constant(["a", "b", "c", "dd"])
+        for t in (tf.strings.to_hash_bucket(x, 3),
+                  tf.strings.to_hash_bucket_strong(x, 3, key=[7, 9])):
+            v = _run(t)
+            assert v.dtype == np.int64 and ((0 <= v) & (v < 3)).all()
+        a = _run(tf.strings.to_hash_bucket_strong(x, 1000, key=[1, 2]))
+        b = _run(tf.strings.to_hash_bucket_strong(x, 1000, key=[1, 3]))
+        assert (a != b).any()
+        with pytest.raises(ValueError, match="num_buckets"):
+            tf.strings.to_hash_bucket(x, 0)
+        with pytest.raises(ValueError, match="key"):
+            tf.strings.to_hash_bucket_strong(x, 5, key=[1])
+
+
+def test_split_options_and_ragged_error():
+    with tf.Graph().as_default():
+        sp = tf.strings.split(["a,b,,c", "", ",d"], sep=",", maxsplit=1)
+        v = _run(sp)
+        assert v.values.tolist() == [b"a", b"b,,c", b"", b"", b"d"]
+        assert v.dense_shape.tolist() == [3, 2]
+        with pytest.raises(NotImplementedError, match="RaggedTensor"):
+            tf.strings.split(["a b"], result_type="RaggedTensor")
+        with pytest.raises(ValueError, match="result_type"):
+            tf.strings.split(["a b"], result_type="Dense")
+        with pytest.raises(ValueError, match="vector"):
+            tf.strings.split([["a b"]])
+        p = tf.placeholder(tf.string)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="vector"):
+            _run(tf.strings.split(p), {p: np.array([["a"]], dtype=object)})
+
+
+def test_ngrams_options_and_errors():
+    with tf.Graph().as_default():
+        d = tf.constant([["a", "b"], ["c", "d"]])
+        assert _run(tf.strings.ngrams(d, 3, preserve_short_sequences=True)).tolist() == [
+            [b"a b"], [b"c d"]]
+        assert _run(tf.strings.ngrams(d, 7, pad_values="#", padding_width=2,
+                                      preserve_short_sequences=True)).tolist() == [
+            [b"# # a b # #"], [b"# # c d # #"]]
+        assert _run(tf.strings.ngrams(d, (1, 2))).tolist() == [
+            [b"a", b"b", b"a b"], [b"c", b"d", b"c d"]]
+        assert tf.strings.ngrams(d, (1, 2)).get_shape().as_list() == [2, 3]
+        with pytest.raises(ValueError, match="greater than 0"):
+            tf.strings.ngrams(d, 0)
+        with pytest.raises(ValueError, match="pad_values"):
+            tf.strings.ngrams(d, 2, pad_values=3)
+        with pytest.raises(ValueError, match="rank>0"):
+            tf.strings.ngrams(tf.constant("a"), 2)
+
+
+def test_unicode_errors_and_forms():
+    with tf.Graph().as_default():
+        bad = tf.constant(b"a\xffb\x01")
+        assert _run(tf.strings.unicode_decode(bad, "UTF-8")).tolist() == [97, 65533, 98, 1]
+        assert _run(tf.strings.unicode_decode(bad, "UTF-8", replace_control_characters=True,
+                                              replacement_char=63)).tolist() == [97, 63, 98, 63]
+        assert _run(tf.strings.unicode_decode(bad, "UTF-8", errors="ignore")).tolist() == [
+            97, 98, 1]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="invalid"):
+            _run(tf.strings.unicode_decode(bad, "UTF-8", errors="strict"))
+        with pytest.raises(ValueError, match="RaggedTensor"):
+            tf.strings.unicode_decode(["ab"], "UTF-8")
+        assert _run(tf.strings.unicode_split("hé", "UTF-8")).tolist() == [b"h", "é".encode()]
+        _, starts = tf.strings.unicode_split_with_offsets("hé€", "UTF-8")
+        assert _run(starts).tolist() == [0, 1, 3]
+        assert _run(tf.strings.unicode_encode([104, -1, 0x110000], "UTF-8",
+                                              replacement_char=63)) == b"h??"
+        with pytest.raises(tf.errors.InvalidArgumentError, match="code point"):
+            _run(tf.strings.unicode_encode([0xD800], "UTF-8", errors="strict"))
+        assert _run(tf.strings.unicode_transcode([b"a\xffb"], "UTF-8", "UTF-8",
+                                                 errors="ignore")).tolist() == [b"ab"]
+        assert _run(tf.strings.bytes_split("abc")).tolist() == [b"a", b"b", b"c"]
+        with pytest.raises(ValueError, match="RaggedTensor"):
+            tf.strings.bytes_split(["abc"])
+        assert _run(tf.strings.lower("ABC É")) == "abc É".encode()
+        assert _run(tf.strings.lower("ABC É", encoding="utf-8")) == "abc é".encode()
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):
+            _run(tf.strings.regex_full_match(["a"], "("))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+            _run(tf.strings.unsorted_segment_join(["a", "b"], [0, 5], 2))
+
+
+_TF = "/tmp/tfvenv/bin/python"
+_PROGRAM = r"""
+import sys, numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+else:
+    import tideflow as tf
+x = tf.constant(["", "a", "The quick brown fox", "x" * 70, "héllo wörld"])
+outs = [tf.strings.to_hash_bucket(x, 1000003), tf.strings.to_hash_bucket_strong(x, 97, [5, 6]),
+        tf.strings.upper(x, encoding="utf-8"), tf.strings.unicode_transcode(x, "UTF-8",
+        "UTF-32-BE"), tf.strings.ngrams(tf.reshape(x, [1, 5]), (2, 3), pad_values="_")]
+sp = tf.strings.split(x)
+with tf.Session() as s:
+    for v in s.run(outs + [sp.indices, sp.values, sp.dense_shape]):
+        print(np.asarray(v).tolist())
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(_TF), reason="no real TensorFlow to compare with")
+def test_same_values_as_tensorflow():
+    def run(which, exe):
+        return subprocess.run([exe, "-c", _PROGRAM, which], capture_output=True, text=True,
+                              check=True, timeout=120).stdout
+
+    import sys
+
+    assert run("tideflow", sys.executable) == run("tf", _TF)

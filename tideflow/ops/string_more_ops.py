@@ -1,0 +1,834 @@
+"""More string ops: case mapping, stripping, full-match regexes, ``StringSplitV2``, n-grams,
+segment joins, the legacy and keyed hash buckets and the Unicode ops.
+
+TF's ragged results (``StringNGrams``, ``UnicodeDecode``) are produced as TF's ops produce them,
+as flat values plus row splits; the ``tf.strings`` wrappers turn them into dense tensors (dense
+input) and raise for the cases that need a ``RaggedTensor``, which tideflow does not have.
+
+Hashes: ``StringToHashBucket`` uses TF's legacy ``Hash64`` (MurmurHash64A seeded with
+0xDECAFCAFFE) and ``StringToHashBucketStrong`` SipHash-2-4 under the 128-bit ``key``, so bucket
+numbers agree with TF's.
+"""
+
+import codecs
+import re
+import struct
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
+
+_M = 0xFFFFFFFFFFFFFFFF
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _strings(x):
+    return np.asarray(x, dtype=object)
+
+
+def _string_array(items, shape):
+    out = np.empty(len(items), dtype=object)
+    out[:] = list(items)
+    return out.reshape(shape)
+
+
+def _map_strings(fn, x):
+    x = _strings(x)
+    return _string_array([fn(s) for s in x.reshape(-1)], x.shape)
+
+
+def _same_shape(op):
+    return [op.inputs[0].get_shape()]
+
+
+# ------------------------------------------------------------------------------------------
+# hashes
+# ------------------------------------------------------------------------------------------
+
+
+def hash64(s, seed=0xDECAFCAFFE):
+    """TF's legacy ``Hash64`` of the bytes ``s`` (MurmurHash64A), an unsigned 64-bit int."""
+    m, r = 0xC6A4A7935BD1E995, 47
+    n = len(s)
+    h = (seed ^ (n * m)) & _M
+    end = n - n % 8
+    for i in range(0, end, 8):
+        k = (struct.unpack_from("<Q", s, i)[0] * m) & _M
+        k ^= k >> r
+        h ^= (k * m) & _M
+        h = (h * m) & _M
+    if n % 8:
+        for j in range(n % 8):
+            h ^= s[end + j] << (8 * j)
+        h = (h * m) & _M
+    h ^= h >> r
+    h = (h * m) & _M
+    return h ^ (h >> r)
+
+
+def _rotl(x, b):
+    return ((x << b) | (x >> (64 - b))) & _M
+
+
+def siphash24(k0, k1, s):
+    """SipHash-2-4 of the bytes ``s`` under the key ``(k0, k1)``, an unsigned 64-bit int."""
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D, k0 ^ 0x6C7967656E657261,
+         k1 ^ 0x7465646279746573]
+
+    def rounds(count):
+        v0, v1, v2, v3 = v
+        for _ in range(count):
+            v0 = (v0 + v1) & _M
+            v1 = _rotl(v1, 13) ^ v0
+            v0 = _rotl(v0, 32)
+            v2 = (v2 + v3) & _M
+            v3 = _rotl(v3, 16) ^ v2
+            v0 = (v0 + v3) & _M
+            v3 = _rotl(v3, 21) ^ v0
+            v2 = (v2 + v1) & _M
+            v1 = _rotl(v1, 17) ^ v2
+            v2 = _rotl(v2, 32)
+        v[:] = [v0, v1, v2, v3]
+
+    n = len(s)
+    end = n - n % 8
+    for i in range(0, end, 8):
+        word = struct.unpack_from("<Q", s, i)[0]
+        v[3] ^= word
+        rounds(2)
+        v[0] ^= word
+    last = (n & 0xFF) << 56
+    for j in range(n % 8):
+        last |= s[end + j] << (8 * j)
+    v[3] ^= last
+    rounds(2)
+    v[0] ^= last
+    v[2] ^= 0xFF
+    rounds(4)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def _as_bytes(s):
+    return s if isinstance(s, bytes) else str(s).encode()
+
+
+def _bucket_kernel(hash_fn):
+    def kernel(string_tensor, *, num_buckets, **kw):
+        flat = _strings(string_tensor).reshape(-1)
+        out = np.empty(flat.shape, np.int64)
+        for i, s in enumerate(flat.tolist()):
+            out[i] = hash_fn(_as_bytes(s), **kw) % num_buckets
+        return out.reshape(np.shape(string_tensor))
+    return kernel
+
+
+def _strong_kernel(input, *, num_buckets, key):
+    if len(key) != 2:
+        raise _invalid(f"StringToHashBucketStrong: key must have exactly 2 elements, got "
+                       f"{len(key)}")
+    k0, k1 = (int(k) & _M for k in key)
+    return _bucket_kernel(lambda s: siphash24(k0, k1, s))(input, num_buckets=num_buckets)
+
+
+op_registry.declare(
+    "StringToHashBucket",
+    inputs=["string_tensor: string"],
+    outputs=["output: int64"],
+    attrs=["num_buckets: int >= 1"],
+    shape=_same_shape,
+    kernel=_bucket_kernel(hash64),
+    differentiable=False,
+)
+op_registry.declare(
+    "StringToHashBucketStrong",
+    inputs=["input: string"],
+    outputs=["output: int64"],
+    attrs=["num_buckets: int >= 1", "key: list(int)"],
+    shape=_same_shape,
+    kernel=_strong_kernel,
+    differentiable=False,
+)
+
+
+def _check_buckets(fn, num_buckets):
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or \
+            num_buckets < 1:
+        raise ValueError(f"{fn}: num_buckets must be an int >= 1, got {num_buckets!r}")
+    return int(num_buckets)
+
+
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):
+    """Each string's bucket, ``Hash64(s) % num_buckets`` (TF's legacy hash), as int64."""
+    if string_tensor is None:
+        string_tensor = input
+    num_buckets = _check_buckets("string_to_hash_bucket", num_buckets)
+    string_tensor = ops.convert_to_tensor(string_tensor, dtype=dtypes.string)
+    return ops.apply_op("StringToHashBucket", [string_tensor], {"num_buckets": num_buckets},
+                        name=name).outputs[0]
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
+    """Each string's bucket under the keyed SipHash-2-4 (``key``: two ints), as int64."""
+    num_buckets = _check_buckets("string_to_hash_bucket_strong", num_buckets)
+    key = [int(k) for k in key]
+    if len(key) != 2:
+        raise ValueError(f"string_to_hash_bucket_strong: key must be a list of 2 ints, got "
+                         f"{key}")
+    input = ops.convert_to_tensor(input, dtype=dtypes.string)
+    return ops.apply_op("StringToHashBucketStrong", [input],
+                        {"num_buckets": num_buckets, "key": key}, name=name).outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# case, strip, regex_full_match
+# ------------------------------------------------------------------------------------------
+
+
+def _case_kernel(method):
+    ascii_map = bytes.lower if method == "lower" else bytes.upper
+
+    def kernel(input, *, encoding):
+        if encoding == "":
+            return _map_strings(lambda s: ascii_map(_as_bytes(s)), input)
+        if encoding.lower().replace("-", "") != "utf8":
+            raise _invalid(f"String{method.title()}: encoding must be '' or 'utf-8', got "
+                           f"{encoding!r}")
+        return _map_strings(
+            lambda s: getattr(_as_bytes(s).decode("utf-8", "replace"), method)().encode(), input)
+    return kernel
+
+
+for _op, _m in (("StringLower", "lower"), ("StringUpper", "upper")):
+    op_registry.declare(
+        _op,
+        inputs=["input: string"],
+        outputs=["output: string"],
+        attrs=["encoding: string = ''"],
+        shape=_same_shape,
+        kernel=_case_kernel(_m),
+        differentiable=False,
+    )
+
+op_registry.declare(
+    "StringStrip",
+    inputs=["input: string"],
+    outputs=["output: string"],
+    shape=_same_shape,
+    kernel=lambda input: _map_strings(lambda s: _as_bytes(s).strip(b" \t\n\v\f\r"), input),
+    differentiable=False,
+)
+
+
+def _regex_full_match_kernel(input, pattern):
+    pattern = _strings(pattern)
+    if pattern.ndim != 0:
+        raise _invalid(f"Pattern must be scalar, but received {list(pattern.shape)}")
+    try:
+        rx = re.compile(_as_bytes(pattern[()]))
+    except re.error as e:
+        raise _invalid(f"Invalid pattern: {pattern[()]!r}, error: {e}") from None
+    x = _strings(input)
+    out = np.array([rx.fullmatch(_as_bytes(s)) is not None for s in x.reshape(-1)], dtype=bool)
+    return out.reshape(x.shape)
+
+
+def _regex_full_match_shape(op):
+    p = op.inputs[1].get_shape()
+    if p.ndims not in (None, 0):
+        raise ValueError(f"RegexFullMatch: pattern must be a scalar, got shape {p}")
+    return [op.inputs[0].get_shape()]
+
+
+op_registry.declare(
+    "RegexFullMatch",
+    inputs=["input: string", "pattern: string"],
+    outputs=["output: bool"],
+    shape=_regex_full_match_shape,
+    kernel=_regex_full_match_kernel,
+    differentiable=False,
+)
+
+
+def lower(input, encoding="", name=None):
+    """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
+    return ops.apply_op("StringLower", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+                        {"encoding": encoding}, name=name).outputs[0]
+
+
+def upper(input, encoding="", name=None):
+    """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
+    return ops.apply_op("StringUpper", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+                        {"encoding": encoding}, name=name).outputs[0]
+
+
+def strip(input, name=None):
+    """Strips leading and trailing ASCII whitespace from each string."""
+    return ops.apply_op("StringStrip", [ops.convert_to_tensor(input, dtype=dtypes.string)],
+                        name=name).outputs[0]
+
+
+def regex_full_match(input, pattern, name=None):
+    """True where the whole string matches ``pattern`` (Python ``re`` syntax, which agrees with
+    RE2 for the common patterns)."""
+    input = ops.convert_to_tensor(input, dtype=dtypes.string)
+    pattern = ops.convert_to_tensor(pattern, dtype=dtypes.string)
+    return ops.apply_op("RegexFullMatch", [input, pattern], name=name).outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# StringSplitV2
+# ------------------------------------------------------------------------------------------
+
+
+def _split_v2_kernel(input, sep, *, maxsplit):
+    source = _strings(input)
+    sep = _strings(sep)
+    if source.ndim != 1:
+        raise _invalid(f"input must be a vector, got shape: {list(source.shape)}")
+    if sep.ndim != 0:
+        raise _invalid(f"sep must be a scalar, got shape: {list(sep.shape)}")
+    sep = _as_bytes(sep[()]) or None  # '' splits on runs of whitespace, as None does
+    indices, values, width = [], [], 0
+    for row, s in enumerate(source.tolist()):
+        tokens = _as_bytes(s).split(sep, maxsplit)
+        indices.extend((row, c) for c in range(len(tokens)))
+        values.extend(tokens)
+        width = max(width, len(tokens))
+    return (np.asarray(indices, np.int64).reshape(-1, 2), _string_array(values, (len(values),)),
+            np.asarray([len(source), width], np.int64))
+
+
+def _split_v2_shape(op):
+    s = op.inputs[0].get_shape()
+    if s.ndims not in (None, 1):
+        raise ValueError(f"StringSplitV2: input must be a vector, got shape {s}")
+    if op.inputs[1].get_shape().ndims not in (None, 0):
+        raise ValueError(f"StringSplitV2: sep must be a scalar, got shape "
+                         f"{op.inputs[1].get_shape()}")
+    return [matrix(None, 2), vector(None), vector(2)]
+
+
+op_registry.declare(
+    "StringSplitV2",
+    inputs=["input: string", "sep: string"],
+    outputs=["indices: int64", "values: string", "shape: int64"],
+    attrs=["maxsplit: int = -1"],
+    shape=_split_v2_shape,
+    kernel=_split_v2_kernel,
+    differentiable=False,
+)
+
+
+def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=None,
+          name=None):
+    """Splits each string of the vector ``input`` on ``sep`` (TF 1.x ``tf.strings.split``).
+
+    ``sep=None`` splits on runs of whitespace and drops empty tokens; a given ``sep`` splits on
+    that exact string and keeps empty tokens. At most ``maxsplit`` splits per string (-1: all).
+    Returns a ``SparseTensor`` of shape ``[len(input), max tokens]``.
+    """
+    if input is None:
+        input = source
+    elif source is not None:
+        raise ValueError("tf.strings.split: give either input or source, not both")
+    if result_type == "RaggedTensor":
+        raise NotImplementedError("tf.strings.split: result_type='RaggedTensor' needs "
+                                  "RaggedTensor, which tideflow does not have; use "
+                                  "result_type='SparseTensor'")
+    if result_type != "SparseTensor":
+        raise ValueError(f"tf.strings.split: result_type must be 'SparseTensor' or "
+                         f"'RaggedTensor', got {result_type!r}")
+    with ops.name_scope(name, "StringSplit", [input]):
+        input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        sep = ops.convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
+        op = ops.apply_op("StringSplitV2", [input, sep], {"maxsplit": int(maxsplit)})
+        indices, values, shape = op.outputs
+        return SparseTensor(indices, values, shape)
+
+
+# ------------------------------------------------------------------------------------------
+# StringNGrams
+# ------------------------------------------------------------------------------------------
+
+
+def _ngrams_kernel(data, data_splits, *, separator, ngram_widths, left_pad, right_pad,
+                   pad_width, preserve_short_sequences):
+    data = _strings(data)
+    splits = np.asarray(data_splits).astype(np.int64)
+    if data.ndim != 1 or splits.ndim != 1:
+        raise _invalid(f"StringNGrams: data and data_splits must be vectors, got shapes "
+                       f"{list(data.shape)} and {list(splits.shape)}")
+    if splits.size and (splits[0] != 0 or splits[-1] != data.size or
+                        np.any(np.diff(splits) < 0)):
+        raise _invalid(f"Invalid split values: {splits.tolist()} for {data.size} values")
+    sep = _as_bytes(separator)
+    lp, rp = _as_bytes(left_pad), _as_bytes(right_pad)
+    out, out_splits = [], [0]
+    for r in range(max(len(splits) - 1, 0)):
+        row = [_as_bytes(s) for s in data[splits[r]:splits[r + 1]]]
+        n = len(row)
+        produced = 0
+        for w in ngram_widths:
+            pad = w - 1 if pad_width < 0 else min(pad_width, w - 1)
+            padded = [lp] * pad + row + [rp] * pad
+            count = len(padded) - w + 1
+            for i in range(max(count, 0)):
+                out.append(sep.join(padded[i:i + w]))
+            produced += max(count, 0)
+        if preserve_short_sequences and produced == 0 and n > 0:
+            pad = (max(ngram_widths) - 1) if pad_width < 0 else pad_width
+            out.append(sep.join([lp] * pad + row + [rp] * pad))
+        out_splits.append(len(out))
+    return (_string_array(out, (len(out),)),
+            np.asarray(out_splits if len(splits) else [], dtype=np.asarray(data_splits).dtype))
+
+
+op_registry.declare(
+    "StringNGrams",
+    inputs=["data: string", "data_splits: Tsplits"],
+    outputs=["ngrams: string", "ngrams_splits: Tsplits"],
+    attrs=["separator: string", "ngram_widths: list(int) >= 0", "left_pad: string",
+           "right_pad: string", "pad_width: int", "preserve_short_sequences: bool",
+           "Tsplits: {int32, int64} = DT_INT64"],
+    shape=lambda op: [vector(None), op.inputs[1].get_shape()],
+    kernel=_ngrams_kernel,
+    differentiable=False,
+)
+
+
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
+           preserve_short_sequences=False, name=None):
+    """The n-grams of the innermost dimension of the dense string tensor ``data``.
+
+    Output shape: ``data``'s shape with the last dimension replaced by the number of n-grams
+    (the same for every row of a dense input). Ragged input is not supported (tideflow has no
+    ``RaggedTensor``).
+    """
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    for w in widths:
+        if w < 1:
+            raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+    if pad_values is None:
+        left_pad = right_pad = ""
+        padding_width = 0
+    elif isinstance(pad_values, (list, tuple)):
+        if len(pad_values) != 2 or not all(isinstance(p, (str, bytes)) for p in pad_values):
+            raise ValueError("pad_values must be a string, tuple of strings, or None.")
+        left_pad, right_pad = pad_values
+    elif isinstance(pad_values, (str, bytes)):
+        left_pad = right_pad = pad_values
+    else:
+        raise ValueError("pad_values must be a string, tuple of strings, or None.")
+    if padding_width is not None and padding_width < 0 and pad_values is None:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is None:
+        padding_width = -1
+    elif pad_values is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    from tideflow.ops import array_ops
+    from tideflow.ops.concat_ops import concat
+
+    with ops.name_scope(name, "StringNGrams", [data]):
+        data = ops.convert_to_tensor(data, dtype=dtypes.string, name="data")
+        rank = data.get_shape().ndims
+        if rank is None:
+            raise ValueError("Rank of data must be known.")
+        if rank == 0:
+            raise ValueError("Data must have rank>0")
+        shape, splits = _dense_rows(data)
+        flat = array_ops.reshape(data, [-1])
+        attrs = {"separator": separator, "ngram_widths": widths, "left_pad": left_pad,
+                 "right_pad": right_pad, "pad_width": int(padding_width),
+                 "preserve_short_sequences": bool(preserve_short_sequences)}
+        out, _ = ops.apply_op("StringNGrams", [flat, splits], attrs).outputs
+        out_shape = concat([shape[:-1], np.array([-1], np.int64)], axis=0)
+        result = array_ops.reshape(out, out_shape)
+        static = data.get_shape()
+        last = static[-1].value
+        n_out = None
+        if last is not None and not preserve_short_sequences:
+            n_out = 0
+            for w in widths:
+                pad = w - 1 if padding_width < 0 else min(padding_width, w - 1)
+                n_out += max(last + 2 * pad - w + 1, 0)
+        result.set_shape(TensorShape(static.as_list()[:-1] + [n_out]))
+        return result
+
+
+# ------------------------------------------------------------------------------------------
+# UnsortedSegmentJoin
+# ------------------------------------------------------------------------------------------
+
+
+def _segment_join_kernel(inputs, segment_ids, num_segments, *, separator):
+    x = _strings(inputs)
+    ids = np.asarray(segment_ids)
+    n = int(np.asarray(num_segments))
+    if x.shape[:ids.ndim] != ids.shape:
+        raise _invalid(f"segment_ids.shape = {list(ids.shape)} is not a prefix of "
+                       f"input.shape = {list(x.shape)}")
+    if n < 0:
+        raise _invalid(f"Number of segments cannot be negative, got {n}")
+    inner = x.shape[ids.ndim:]
+    rows = x.reshape((ids.size,) + inner)
+    parts = [[] for _ in range(n)]
+    for i, sid in enumerate(ids.reshape(-1).tolist()):
+        if sid >= n:
+            raise _invalid(f"segment_ids[{i}] = {sid} is out of range [0, {n})")
+        if sid >= 0:
+            parts[sid].append(rows[i])
+    sep = _as_bytes(separator)
+    out = np.empty((n,) + inner, dtype=object)
+    for s in range(n):
+        if not parts[s]:
+            out[s] = b""
+            continue
+        stack = np.stack(parts[s]) if inner else np.asarray(parts[s], dtype=object)
+        flat_out = out[s].reshape(-1) if inner else None
+        if inner:
+            cols = stack.reshape(len(parts[s]), -1)
+            flat_out[:] = [sep.join(_as_bytes(v) for v in cols[:, j]) for j in
+                           range(cols.shape[1])]
+        else:
+            out[s] = sep.join(_as_bytes(v) for v in stack)
+    return out
+
+
+def _segment_join_shape(op):
+    x, ids = op.inputs[0].get_shape(), op.inputs[1].get_shape()
+    n = ops.constant_value(op.inputs[2])
+    if x.ndims is None or ids.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([None if n is None else int(n)] + x.as_list()[ids.ndims:])]
+
+
+op_registry.declare(
+    "UnsortedSegmentJoin",
+    inputs=["inputs: string", "segment_ids: Tindices", "num_segments: Tnumsegments"],
+    outputs=["output: string"],
+    attrs=["separator: string = ''", "Tindices: {int32, int64}",
+           "Tnumsegments: {int32, int64} = DT_INT32"],
+    shape=_segment_join_shape,
+    kernel=_segment_join_kernel,
+    differentiable=False,
+)
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """Joins the strings of ``inputs`` by segment (in order of appearance), with
+    ``separator``; empty segments give ``''``."""
+    inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
+    segment_ids = ops.convert_to_tensor(segment_ids)
+    num_segments = ops.convert_to_tensor(num_segments)
+    return ops.apply_op("UnsortedSegmentJoin", [inputs, segment_ids, num_segments],
+                        {"separator": separator}, name=name).outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Unicode
+# ------------------------------------------------------------------------------------------
+
+_ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be",
+              "UTF-16-LE": "utf-16-le", "UTF-32-LE": "utf-32-le", "UTF-16": "utf-16",
+              "UTF-32": "utf-32", "US-ASCII": "ascii", "ISO-8859-1": "latin-1"}
+_OUT_ENCODINGS = ("UTF-8", "UTF-16-BE", "UTF-32-BE")
+_MARK = "\ud800"  # a lone surrogate: no strict decoder produces it, so it marks bad input
+
+
+def _mark_errors(exc):
+    return _MARK, exc.end
+
+
+codecs.register_error("tideflow.mark", _mark_errors)
+
+
+def _codec(encoding, what, allowed=None):
+    if allowed is not None and encoding not in allowed:
+        raise _invalid(f"{what}: unsupported encoding {encoding!r}; expected one of "
+                       f"{', '.join(allowed)}")
+    try:
+        return _ENCODINGS[encoding.upper()]
+    except KeyError:
+        raise _invalid(f"{what}: unsupported encoding {encoding!r}; expected one of "
+                       f"{', '.join(_ENCODINGS)}") from None
+
+
+def _check_errors(errors_attr, what):
+    if errors_attr not in ("strict", "replace", "ignore"):
+        raise _invalid(f"{what}: errors must be 'strict', 'replace' or 'ignore', got "
+                       f"{errors_attr!r}")
+
+
+def _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control, what):
+    text = s.decode(codec, "tideflow.mark")
+    out = []
+    for ch in text:
+        if ch == _MARK:
+            if errors_attr == "strict":
+                raise _invalid(f"{what}: invalid formatting on input string {s!r}")
+            if errors_attr == "replace":
+                out.append(replacement_char)
+            continue
+        cp = ord(ch)
+        if replace_control and (cp < 0x20 or 0x7F <= cp < 0xA0):
+            cp = replacement_char
+        out.append(cp)
+    return out
+
+
+def _encode_codepoints(cps, codec, errors_attr, replacement_char, what):
+    chars = []
+    for cp in cps:
+        cp = int(cp)
+        if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+            if errors_attr == "strict":
+                raise _invalid(f"{what}: invalid code point {cp}")
+            if errors_attr == "ignore":
+                continue
+            cp = replacement_char
+        chars.append(chr(cp))
+    return "".join(chars).encode(codec)
+
+
+def _transcode_kernel(input, *, input_encoding, output_encoding, errors, replacement_char,
+                      replace_control_characters):
+    what = "UnicodeTranscode"
+    _check_errors(errors, what)
+    src = _codec(input_encoding, what)
+    dst = _codec(output_encoding, what, _OUT_ENCODINGS)
+    return _map_strings(lambda s: _encode_codepoints(
+        _decode_codepoints(_as_bytes(s), src, errors, replacement_char,
+                           replace_control_characters, what), dst, "replace",
+        replacement_char, what), input)
+
+
+op_registry.declare(
+    "UnicodeTranscode",
+    inputs=["input: string"],
+    outputs=["output: string"],
+    attrs=["input_encoding: string", "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
+           "errors: {'strict', 'replace', 'ignore'} = 'replace'",
+           "replacement_char: int = 65533", "replace_control_characters: bool = false"],
+    shape=_same_shape,
+    kernel=_transcode_kernel,
+    differentiable=False,
+)
+
+
+def _decode_kernel(with_offsets):
+    def kernel(input, *, input_encoding, errors, replacement_char, replace_control_characters,
+               Tsplits):
+        what = "UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode"
+        _check_errors(errors, what)
+        codec = _codec(input_encoding, what)
+        flat = _strings(input).reshape(-1)
+        splits, values, starts = [0], [], []
+        for s in flat.tolist():
+            s = _as_bytes(s)
+            cps = _decode_codepoints(s, codec, errors, replacement_char,
+                                     replace_control_characters, what)
+            values.extend(cps)
+            splits.append(len(values))
+            if with_offsets:
+                starts.extend(_char_starts(s, codec, len(cps)))
+        out = [np.asarray(splits, Tsplits.as_numpy_dtype), np.asarray(values, np.int32)]
+        if with_offsets:
+            out.append(np.asarray(starts, np.int64))
+        return tuple(out)
+    return kernel
+
+
+def _char_starts(s, codec, count):
+    """Byte offsets where each decoded character starts (one per code point)."""
+    if codec == "utf-8":
+        starts = [i for i, b in enumerate(s) if b & 0xC0 != 0x80]
+    elif codec in ("utf-16-be", "utf-16-le"):
+        starts, i = [], 0
+        while i + 1 < len(s):
+            unit = s[i] << 8 | s[i + 1] if codec == "utf-16-be" else s[i + 1] << 8 | s[i]
+            starts.append(i)
+            i += 4 if 0xD800 <= unit <= 0xDBFF else 2
+    elif codec in ("utf-32-be", "utf-32-le"):
+        starts = list(range(0, len(s), 4))
+    else:
+        starts = list(range(len(s)))
+    starts = starts[:count]
+    return starts + [len(s)] * (count - len(starts))
+
+
+for _op, _wo in (("UnicodeDecode", False), ("UnicodeDecodeWithOffsets", True)):
+    op_registry.declare(
+        _op,
+        inputs=["input: string"],
+        outputs=["row_splits: Tsplits", "char_values: int32"] +
+        (["char_to_byte_starts: int64"] if _wo else []),
+        attrs=["input_encoding: string", "errors: {'strict', 'replace', 'ignore'} = 'replace'",
+               "replacement_char: int = 65533", "replace_control_characters: bool = false",
+               "Tsplits: {int32, int64} = DT_INT64"],
+        shape=lambda op: [vector(None if op.inputs[0].get_shape().num_elements() is None
+                                 else op.inputs[0].get_shape().num_elements() + 1)] +
+        [vector(None)] * (len(op.outputs) - 1),
+        kernel=_decode_kernel(_wo),
+        differentiable=False,
+    )
+
+
+def _encode_kernel(input_values, input_splits, *, errors, output_encoding, replacement_char):
+    what = "UnicodeEncode"
+    _check_errors(errors, what)
+    codec = _codec(output_encoding, what, _OUT_ENCODINGS)
+    vals = np.asarray(input_values).reshape(-1)
+    splits = np.asarray(input_splits).reshape(-1)
+    if splits.size == 0 or splits[0] != 0 or splits[-1] != vals.size or \
+            np.any(np.diff(splits) < 0):
+        raise _invalid(f"{what}: invalid input_splits {splits.tolist()} for "
+                       f"{vals.size} values")
+    out = [_encode_codepoints(vals[splits[i]:splits[i + 1]], codec, errors, replacement_char,
+                              what) for i in range(splits.size - 1)]
+    return _string_array(out, (len(out),))
+
+
+op_registry.declare(
+    "UnicodeEncode",
+    inputs=["input_values: int32", "input_splits: Tsplits"],
+    outputs=["output: string"],
+    attrs=["errors: {'ignore', 'replace', 'strict'} = 'replace'",
+           "output_encoding: {'UTF-8', 'UTF-16-BE', 'UTF-32-BE'}",
+           "replacement_char: int = 65533", "Tsplits: {int32, int64} = DT_INT64"],
+    shape=lambda op: [vector(None if op.inputs[1].get_shape()[0].value is None
+                             else op.inputs[1].get_shape()[0].value - 1)],
+    kernel=_encode_kernel,
+    differentiable=False,
+)
+
+
+def _dense_rows(t):
+    """``(shape, row_splits)`` of a dense tensor of known rank >= 1 viewed as rows of its last
+    axis (all rows the same length)."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.range_ops import range as range_
+    from tideflow.ops.reduction_ops import reduce_prod
+
+    shape = array_ops.shape(t, out_type=dtypes.int64)
+    nrows = reduce_prod(shape[:-1]) if t.get_shape().ndims > 1 else ops.convert_to_tensor(
+        np.int64(1))
+    return shape, range_(nrows + 1, dtype=dtypes.int64) * shape[-1]
+
+
+def _no_ragged(fn, t):
+    raise ValueError(f"tf.strings.{fn}: input {t.name} has rank {t.get_shape().ndims}; its "
+                     f"result is a RaggedTensor, which tideflow does not have. Only scalar "
+                     f"input is supported.")
+
+
+def _decode_scalar(fn, input, input_encoding, errors, replacement_char,
+                   replace_control_characters, name, with_offsets):
+    with ops.name_scope(name, fn, [input]):
+        input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        if input.get_shape().ndims != 0:
+            _no_ragged(fn, input)
+        op = ops.apply_op("UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode",
+                          [input], {"input_encoding": input_encoding, "errors": errors,
+                                    "replacement_char": int(replacement_char),
+                                    "replace_control_characters":
+                                        bool(replace_control_characters)})
+        return op.outputs[1:]
+
+
+def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,
+                   replace_control_characters=False, name=None):
+    """The code points (int32) of the scalar string ``input``."""
+    return _decode_scalar("unicode_decode", input, input_encoding, errors, replacement_char,
+                          replace_control_characters, name, False)[0]
+
+
+def unicode_decode_with_offsets(input, input_encoding, errors="replace",
+                                replacement_char=65533, replace_control_characters=False,
+                                name=None):
+    """``(code points, byte offset where each starts)`` of the scalar string ``input``."""
+    cps, starts = _decode_scalar("unicode_decode_with_offsets", input, input_encoding, errors,
+                                 replacement_char, replace_control_characters, name, True)
+    return cps, starts
+
+
+def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533,
+                   name=None):
+    """Encodes the int32 code points of ``input`` along its last axis: a vector gives a scalar
+    string, a ``[..., n]`` tensor gives ``[...]`` strings."""
+    from tideflow.ops import array_ops
+
+    if output_encoding not in _OUT_ENCODINGS:
+        raise ValueError(f"unicode_encode: output_encoding must be one of "
+                         f"{', '.join(_OUT_ENCODINGS)}, got {output_encoding!r}")
+    with ops.name_scope(name, "UnicodeEncode", [input]):
+        input = ops.convert_to_tensor(input, dtype=dtypes.int32)
+        rank = input.get_shape().ndims
+        if rank is None or rank == 0:
+            raise ValueError(f"unicode_encode: input must have a known rank >= 1, got "
+                             f"{input.get_shape()}")
+        shape, splits = _dense_rows(input)
+        out = ops.apply_op("UnicodeEncode", [array_ops.reshape(input, [-1]), splits],
+                           {"errors": errors, "output_encoding": output_encoding,
+                            "replacement_char": int(replacement_char)}).outputs[0]
+        if rank == 1:
+            return array_ops.reshape(out, [])
+        result = array_ops.reshape(out, shape[:-1])
+        result.set_shape(input.get_shape()[:-1])
+        return result
+
+
+def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
+                      replacement_char=65533, replace_control_characters=False, name=None):
+    """Re-encodes each string from ``input_encoding`` to ``output_encoding``."""
+    input = ops.convert_to_tensor(input, dtype=dtypes.string)
+    return ops.apply_op("UnicodeTranscode", [input], {
+        "input_encoding": input_encoding, "output_encoding": output_encoding,
+        "errors": errors, "replacement_char": int(replacement_char),
+        "replace_control_characters": bool(replace_control_characters)}, name=name).outputs[0]
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
+    """The characters of the scalar string ``input``, each a string in ``input_encoding``."""
+    with ops.name_scope(name, "UnicodeSplit", [input]):
+        from tideflow.ops import array_ops
+
+        cps = unicode_decode(input, input_encoding, errors, replacement_char)
+        return unicode_encode(array_ops.expand_dims(cps, 1), input_encoding, errors,
+                              replacement_char)
+
+
+def unicode_split_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,
+                               name=None):
+    """``(characters, byte offset where each starts)`` of the scalar string ``input``."""
+    with ops.name_scope(name, "UnicodeSplitWithOffsets", [input]):
+        from tideflow.ops import array_ops
+
+        cps, starts = unicode_decode_with_offsets(input, input_encoding, errors,
+                                                  replacement_char)
+        return unicode_encode(array_ops.expand_dims(cps, 1), input_encoding, errors,
+                              replacement_char), starts
+
+
+def bytes_split(input, name=None):
+    """The single bytes of the scalar string ``input``, as a vector of strings."""
+    from tideflow.ops.range_ops import range as range_
+    from tideflow.ops.string_ops import string_length, substr
+
+    with ops.name_scope(name, "BytesSplit", [input]):
+        input = ops.convert_to_tensor(input, dtype=dtypes.string)
+        if input.get_shape().ndims != 0:
+            _no_ragged("bytes_split", input)
+        n = string_length(input)
+        pos = range_(n)
+        return substr(input, pos, pos * 0 + 1)
+
+
+__all__ = ["bytes_split", "hash64", "lower", "ngrams", "regex_full_match", "siphash24", "split",
+           "string_to_hash_bucket", "string_to_hash_bucket_strong", "strip",
+           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_split",
+           "unicode_split_with_offsets", "unicode_transcode", "unsorted_segment_join", "upper"]
