@@ -96,6 +96,7 @@ from tideflow.ops.cast_ops import (
     to_int32,
     to_int64,
 )
+from tideflow.ops.check_extra_ops import assert_rank_in
 from tideflow.ops.check_ops import (
     assert_equal,
     assert_greater,
@@ -164,6 +165,19 @@ from tideflow.ops.data_flow_ops import (
 )
 from tideflow.ops.decode_ops import decode_csv, decode_raw, parse_tensor, serialize_tensor
 from tideflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
+from tideflow.ops.extra_array_ops import (
+    accumulate_n,
+    cross,
+    parallel_stack,
+    repeat,
+    roll,
+    scatter_div,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    tensor_scatter_nd_max,
+    tensor_scatter_nd_min,
+)
 from tideflow.ops.fill_ops import (
     broadcast_dynamic_shape,
     broadcast_static_shape,
@@ -317,6 +331,39 @@ from tideflow.ops.matrix_diag_ops import (
     matrix_diag_part,
     matrix_set_diag,
     trace,
+)
+from tideflow.ops.misc_ops import (
+    AggregationMethod,
+    UnconnectedGradients,
+    control_flow_v2_enabled,
+    convert_to_tensor_or_indexed_slices,
+    convert_to_tensor_or_sparse_tensor,
+    custom_gradient,
+    dimension_at_index,
+    dimension_value,
+    disable_control_flow_v2,
+    disable_eager_execution,
+    disable_resource_variables,
+    disable_tensor_equality,
+    disable_v2_behavior,
+    disable_v2_tensorshape,
+    enable_control_flow_v2,
+    enable_eager_execution,
+    enable_resource_variables,
+    enable_tensor_equality,
+    enable_v2_behavior,
+    enable_v2_tensorshape,
+    ensure_shape,
+    executing_eagerly,
+    executing_eagerly_outside_functions,
+    get_logger,
+    get_static_value,
+    is_tensor,
+    no_gradient,
+    py_function,
+    resource_variables_enabled,
+    switch_case,
+    timestamp,
 )
 from tideflow.ops.norm_ops import norm
 from tideflow.ops.numerics import add_check_numerics_ops, check_numerics, verify_tensor_all_finite
@@ -477,8 +524,20 @@ from tideflow.ops.variables import (
 )
 from tideflow.ops.while_loop import while_loop
 from tideflow.runtime.session import InteractiveSession, Session
+from tideflow.version import (
+    COMPILER_VERSION,
+    GIT_VERSION,
+    GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER,
+    VERSION,
+)
 
 newaxis = None
+# TF 1.x programs gate features on the version: tideflow answers as TF 1.15 (see version.py)
+__version__ = VERSION
+__git_version__ = GIT_VERSION
+__compiler_version__ = COMPILER_VERSION
 
 
 # Protos and GraphDef I/O load on first use, so `import tideflow` stays light.
@@ -527,6 +586,26 @@ _LAZY = {
     "flags": ("tideflow.flags", None),
     "math": ("tideflow.math", None),
     "random": ("tideflow.random", None),
+    "version": ("tideflow.version", None),
+    "sysconfig": ("tideflow.sysconfig", None),
+    "resource_loader": ("tideflow.resource_loader", None),
+    "config": ("tideflow.config", None),
+    "debugging": ("tideflow.debugging", None),
+    "dtypes": ("tideflow.dtypes", None),
+    "queue": ("tideflow.queue", None),
+    "manip": ("tideflow.manip", None),
+    "bitwise": ("tideflow.bitwise", None),
+    "sets": ("tideflow.sets", None),
+    "audio": ("tideflow.audio", None),
+    "quantization": ("tideflow.quantization", None),
+    "MetaGraphDef": ("tideflow.protos.meta_graph_pb2", "MetaGraphDef"),
+    "TensorInfo": ("tideflow.protos.meta_graph_pb2", "TensorInfo"),
+    "SummaryMetadata": ("tideflow.protos.summary_pb2", "SummaryMetadata"),
+    "LogMessage": ("tideflow.protos.event_pb2", "LogMessage"),
+    "QUANTIZED_DTYPES": ("tideflow.dtypes", "QUANTIZED_DTYPES"),
+    "CXX11_ABI_FLAG": ("tideflow.sysconfig", "CXX11_ABI_FLAG"),
+    "CXX_VERSION": ("tideflow.sysconfig", "CXX_VERSION"),
+    "MONOLITHIC_BUILD": ("tideflow.sysconfig", "MONOLITHIC_BUILD"),
     "print": ("tideflow.ops.logging_ops", "print_v2"),
     "random_crop": ("tideflow.ops.image_ops", "random_crop"),
     "scalar_summary": ("tideflow.summary.summary", "scalar_summary"),

@@ -43,6 +43,45 @@ def path_to_str(path):
     return str(path) if hasattr(path, "__fspath__") else path
 
 
+def dimension_value(dimension):
+    """The int (or None) of a ``Dimension``; ints and None pass through."""
+    from tideflow.ops.misc_ops import dimension_value as fn
+
+    return fn(dimension)
+
+
+def dimension_at_index(shape, index):
+    """``Dimension`` ``index`` of ``shape`` (unknown when the rank is unknown)."""
+    from tideflow.ops.misc_ops import dimension_at_index as fn
+
+    return fn(shape, index)
+
+
+# forward-compatibility window: tideflow produces graphs TF 1.15 reads, whatever the date
+_FORWARD_COMPAT_DATE = [(2019, 10, 1)]
+
+
+def forward_compatible(year, month, day):
+    """True when the graphs built here may use features TF adopted before the given date."""
+    return _FORWARD_COMPAT_DATE[0] > (year, month, day)
+
+
+class forward_compatibility_horizon:
+    """Context manager moving the forward-compatibility date (for tests)."""
+
+    def __init__(self, year, month, day):
+        self._date = (year, month, day)
+
+    def __enter__(self):
+        self._old = _FORWARD_COMPAT_DATE[0]
+        _FORWARD_COMPAT_DATE[0] = self._date
+        return self
+
+    def __exit__(self, *exc):
+        _FORWARD_COMPAT_DATE[0] = self._old
+        return False
+
+
 def __getattr__(name):
     if name in ("v1", "v2"):
         # tideflow *is* the TF 1.x API; tf.compat.v1.X is tf.X

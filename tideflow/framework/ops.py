@@ -1468,6 +1468,9 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
     control = graph._control_dependencies_for_inputs(input_ops) if (
         graph._control_dependencies_stack
     ) else ()
+    if graph._gradient_override_map and op_def.name in graph._gradient_override_map:
+        # as TF: an op created under gradient_override_map records its gradient's name
+        attrs["_gradient_op_type"] = graph._gradient_override_map[op_def.name]
     op = Operation(graph, name, op_def, inputs, attrs, output_types, control,
                    traceback=_user_frame())
     if graph._colocation_stack:

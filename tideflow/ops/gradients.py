@@ -6,9 +6,26 @@ used several times are summed; sparse gradients travel as ``IndexedSlices``.
 """
 
 import collections
+import enum
 
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.indexed_slices import IndexedSlices
+
+
+class AggregationMethod:
+    """How tf.gradients sums partial gradients (tideflow always uses AddN)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients(enum.Enum):
+    """What tf.gradients returns for an x that ys do not depend on: None, or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 class RegisterGradient:
@@ -77,7 +94,10 @@ def _between(ys, xs, stop_ops):
 
 
 def _gradient_fn(op):
-    name = op._graph._gradient_override_map.get(op._type, op._type)
+    name = op._attrs.get("_gradient_op_type") or op._graph._gradient_override_map.get(
+        op._type, op._type)
+    if isinstance(name, bytes):
+        name = name.decode()
     if op_registry.has_gradient_entry(name):
         return op_registry.gradient_function(name), True
     return None, False
@@ -146,13 +166,20 @@ ops.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
-              gate_gradients=False, aggregation_method=None, stop_gradients=None):
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     Returns a list aligned with ``xs``: a Tensor, an IndexedSlices (sparse gradients of
-    gathers), or None where ys does not depend on x.
+    gathers), or where ys does not depend on x, None (or zeros with
+    ``unconnected_gradients='zero'``).
     """
     del aggregation_method  # partials are always summed with AddN
+    try:
+        unconnected = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")\
+            from None
     ys = [_to_tensor(y) for y in _as_list(ys)]
     xs_in = _as_list(xs)
     xs = [_to_tensor(x) for x in xs_in]
@@ -216,7 +243,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         result = []
         for x in xs:
             g = grads.get(x)
-            result.append(_aggregate(g, None) if g else None)
+            g = _aggregate(g, None) if g else None
+            if g is None and unconnected is UnconnectedGradients.ZERO:
+                g = array_ops.zeros_like(x)
+            result.append(g)
     return result
 
 

@@ -1,0 +1,140 @@
+"""Op-table rows for the later TF 1.x array ops and framework ops: Roll, Cross,
+TensorScatterMax/Min, ScatterMul/Div/Max/Min, EnsureShape, Timestamp, and the composed
+repeat / parallel_stack / accumulate_n / switch_case."""
+
+import time
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tests.ops.optable import Case
+from tideflow.ops import state_ops
+
+R = (tf.float32, tf.float64)
+_x34 = np.arange(12, dtype=np.float64).reshape(3, 4) / 3.0 - 1.0
+
+
+def _ref_roll(x, shift, axis):
+    return np.roll(x, shift.tolist(), axis.tolist())
+
+
+def _ref_scatter_minmax(fn):
+    def ref(t, idx, upd):
+        out = t.copy()
+        for i, pos in enumerate(idx.reshape(-1, idx.shape[-1]).tolist()):
+            out[tuple(pos)] = fn(out[tuple(pos)], upd.reshape((-1,) + t.shape[idx.shape[-1]:])[i])
+        return out
+
+    return ref
+
+
+def _check_ref_scatter(op_type, fn, np_fn, dts=(tf.float32, tf.float64, tf.int32)):
+    def check():
+        for dt in dts:
+            for idt in (tf.int32, tf.int64):
+                with tf.Graph().as_default():
+                    v = state_ops.variable_op_v2([4, 2], dt, name="v")
+                    start = (np.arange(8).reshape(4, 2) - 3).astype(dt.as_numpy_dtype)
+                    init = tf.assign(v, start)
+                    idx = np.array([3, 0, 3], idt.as_numpy_dtype)
+                    upd = np.array([[2, -3], [2, 5], [5, -2]]).astype(dt.as_numpy_dtype)
+                    out = fn(v, idx, upd)
+                    assert out.op.type == op_type and out.get_shape().as_list() == [4, 2]
+                    with tf.Session() as s:
+                        s.run(init)
+                        got = s.run(out)
+                        assert got.dtype == dt.as_numpy_dtype
+                        want = start.copy()
+                        for i, j in enumerate(idx.tolist()):
+                            want[j] = np_fn(want[j], upd[i])
+                        np.testing.assert_allclose(got, want, rtol=1e-6)
+                        bad = fn(v, np.array([4], idt.as_numpy_dtype),
+                                 np.ones([1, 2], dt.as_numpy_dtype))
+                        with pytest.raises(tf.errors.InvalidArgumentError, match="not in"):
+                            s.run(bad)
+                    with pytest.raises(ValueError):
+                        fn(v, idx, np.ones([3, 3], dt.as_numpy_dtype))
+
+    return check
+
+
+def _trunc_div(a, b):
+    if np.asarray(a).dtype.kind == "i":
+        q = np.abs(a) // np.abs(b)
+        return np.where((a < 0) != (b < 0), -q, q)
+    return a / b
+
+
+def _check_ensure_shape():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.ensure_shape(x, [2, None])
+        assert y.op.type == "EnsureShape" and y.get_shape().as_list() == [2, 3]
+        (g,) = tf.gradients(tf.reduce_sum(y * 2.0), x)
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(g, {x: np.ones([2, 3])}), 2 * np.ones([2, 3]))
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"tensor x \[3,3\] is not compatible with expected shape"):
+                s.run(y, {x: np.ones([3, 3])})
+
+
+def _check_timestamp():
+    with tf.Graph().as_default():
+        t = tf.timestamp()
+        assert t.op.type == "Timestamp" and t.get_shape().ndims == 0
+        with tf.Session() as s:
+            before = time.time()
+            got = s.run(t)
+            after = time.time()
+        assert got.dtype == np.float64 and before - 1 <= got <= after + 1
+
+
+def _check_switch_case():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [])
+        x = tf.placeholder(tf.float64, [2])
+        y = tf.switch_case(i, [lambda: x * 2.0, lambda: tf.sin(x)], default=lambda: -x)
+        (g,) = tf.gradients(tf.reduce_sum(y), x)
+        xv = np.array([0.5, -1.0])
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run([y, g], {i: 1, x: xv}), [np.sin(xv), np.cos(xv)])
+            np.testing.assert_allclose(s.run([y, g], {i: 0, x: xv}), [2 * xv, [2.0, 2.0]])
+            np.testing.assert_allclose(s.run([y, g], {i: 3, x: xv}), [-xv, [-1.0, -1.0]])
+
+
+CASES = [
+    Case("Roll", tf.roll, [_x34, np.array([1, -2]), np.array([0, 1])], _ref_roll,
+         dtypes=R + (tf.int32,), fixed=(1, 2), grad_inputs=[0]),
+    Case("Roll", lambda x, s, a: tf.manip.roll(x, s, a),
+         [_x34, np.array([5, 1], np.int64), np.array([-1, -1], np.int64)],
+         lambda x, s, a: np.roll(x, 6, 1), dtypes=R, fixed=(1, 2), grad_inputs=[0],
+         name="Roll_same_axis_twice"),
+    Case("Cross", tf.cross, [np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]),
+                             np.array([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]])],
+         lambda a, b: np.cross(a, b), dtypes=R + (tf.int32,)),
+    Case("TensorScatterMax", tf.tensor_scatter_nd_max,
+         [_x34, np.array([[0, 1], [2, 3], [0, 1]]), np.array([4.0, -5.0, 2.5])],
+         _ref_scatter_minmax(np.maximum), dtypes=R + (tf.int32,), fixed=(1,)),
+    Case("TensorScatterMin", tf.tensor_scatter_nd_min,
+         [_x34, np.array([[1], [2]]), np.array([[0.1, -7.0, 9.0, 0.2], [3.0, -2.5, 0.7, 5.0]])],
+         _ref_scatter_minmax(np.minimum), dtypes=R + (tf.int64,), fixed=(1,)),
+    Case("ScatterMul", check=_check_ref_scatter("ScatterMul", tf.scatter_mul, np.multiply)),
+    Case("ScatterDiv", check=_check_ref_scatter("ScatterDiv", tf.scatter_div, _trunc_div)),
+    Case("ScatterMax", check=_check_ref_scatter("ScatterMax", tf.scatter_max, np.maximum)),
+    Case("ScatterMin", check=_check_ref_scatter("ScatterMin", tf.scatter_min, np.minimum)),
+    Case("EnsureShape", check=_check_ensure_shape),
+    Case("EnsureShape", tf.ensure_shape and (lambda x: tf.ensure_shape(x, [3, None]) * 1.5),
+         [_x34], lambda x: x * 1.5, name="EnsureShape_values"),
+    Case("Timestamp", check=_check_timestamp),
+    Case("GatherV2", lambda x, r: tf.repeat(x, r, axis=1), [_x34, np.array([2, 0, 1, 3])],
+         lambda x, r: np.repeat(x, r, axis=1), dtypes=R + (tf.int32,), fixed=(1,),
+         grad_inputs=[0], name="repeat_axis"),
+    Case("GatherV2", lambda x: tf.repeat(x, 2), [_x34], lambda x: np.repeat(x, 2),
+         name="repeat_flat"),
+    Case("Pack", lambda a, b: tf.parallel_stack([a, b]), [_x34, _x34 * 2],
+         lambda a, b: np.stack([a, b]), name="parallel_stack"),
+    Case("AddN", lambda a, b, c: tf.accumulate_n([a, b, c]), [_x34, _x34 * 2, -_x34],
+         lambda a, b, c: a + b + c, name="accumulate_n"),
+    Case("If", check=_check_switch_case, name="switch_case"),
+]

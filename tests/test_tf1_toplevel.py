@@ -1,0 +1,285 @@
+"""TF 1.x top-level framework names: versions, the eager/v2 switches, static values,
+custom_gradient, py_function, ensure_shape, switch_case, unconnected gradients, and the
+tf.debugging / tf.dtypes / tf.config / tf.sysconfig / tf.resource_loader / tf.compat helpers."""
+
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def test_versions_look_like_tf1():
+    assert tf.__version__ == tf.VERSION == tf.version.VERSION
+    assert tf.VERSION.startswith("1.")
+    assert tf.GRAPH_DEF_VERSION == tf.version.GRAPH_DEF_VERSION
+    assert tf.GRAPH_DEF_VERSION >= tf.GRAPH_DEF_VERSION_MIN_CONSUMER
+    # graphs we write carry the producer version we announce
+    assert tf.get_default_graph().as_graph_def().versions.producer == tf.GRAPH_DEF_VERSION
+    assert isinstance(tf.GIT_VERSION, str) and isinstance(tf.COMPILER_VERSION, str)
+
+
+def test_mode_switches():
+    assert tf.executing_eagerly() is False
+    for f in (tf.disable_eager_execution, tf.disable_v2_behavior, tf.disable_resource_variables,
+              tf.disable_control_flow_v2, tf.disable_v2_tensorshape,
+              tf.disable_tensor_equality):
+        assert f() is None
+    assert tf.resource_variables_enabled() is False
+    assert tf.control_flow_v2_enabled() is False
+    with pytest.raises(ValueError, match="graph mode only"):
+        tf.enable_eager_execution()
+    with pytest.raises(ValueError, match="graph mode only"):
+        tf.enable_v2_behavior()
+    assert tf.get_logger() is logging.getLogger("tensorflow")
+
+
+def test_is_tensor_and_static_values():
+    x = tf.placeholder(tf.float32, [None, 3])
+    sp = tf.SparseTensor([[0]], [1.0], [2])
+    assert tf.is_tensor(x) and tf.is_tensor(sp) and tf.is_tensor(tf.Variable(1.0))
+    assert not tf.is_tensor(np.zeros(2)) and not tf.is_tensor(1.0)
+    np.testing.assert_array_equal(tf.get_static_value(tf.constant([1, 2])), [1, 2])
+    assert tf.get_static_value(tf.shape(x)) is None
+    assert tf.get_static_value(x) is None
+    z = tf.zeros([2, 3])
+    np.testing.assert_array_equal(tf.get_static_value(tf.shape(z) * 2 + 1), [5, 7])
+    v = tf.get_static_value(tf.concat([tf.shape(z), [4]], 0))
+    np.testing.assert_array_equal(v, [2, 3, 4])
+    assert v.dtype == np.int32
+    assert tf.get_static_value(tf.reduce_prod(tf.shape(z))) == 6
+    assert tf.get_static_value(tf.shape(x)[1] + 1) == 4
+    assert tf.get_static_value(3) == 3
+
+
+def test_dimension_helpers_and_conversions():
+    x = tf.placeholder(tf.float32, [None, 3])
+    assert tf.dimension_value(x.shape[0]) is None
+    assert tf.dimension_value(x.shape[1]) == 3 == tf.compat.dimension_value(3)
+    assert tf.dimension_at_index(x.shape, 1).value == 3
+    assert tf.compat.dimension_at_index(tf.TensorShape(None), 1).value is None
+    sl = tf.IndexedSlices(tf.constant([[1.0]]), tf.constant([0]), tf.constant([2, 1]))
+    assert tf.convert_to_tensor_or_indexed_slices(sl) is sl
+    assert isinstance(tf.convert_to_tensor_or_indexed_slices([1.0]), tf.Tensor)
+    spv = tf.SparseTensorValue([[0]], [1.0], [2])
+    assert isinstance(tf.convert_to_tensor_or_sparse_tensor(spv), tf.SparseTensor)
+    with pytest.raises(ValueError):
+        tf.convert_to_tensor_or_indexed_slices(sl, dtype=tf.int32)
+
+
+def test_custom_gradient_matches_finite_differences():
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return tf.log(1 + e), grad
+
+    x0 = np.array([-2.0, 0.0, 1.5, 30.0])
+    x = tf.placeholder(tf.float64, [4])
+    y = log1pexp(x)
+    w = np.array([0.5, -1.0, 2.0, 1.0])
+    (g,) = tf.gradients(tf.reduce_sum(y * w), x)
+    with tf.Session() as sess:
+        yv, gv = sess.run([y, g], {x: x0})
+        eps = 1e-6
+        fd = [(sess.run(tf.reduce_sum(y * w), {x: x0 + eps * e}) -
+               sess.run(tf.reduce_sum(y * w), {x: x0 - eps * e})) / (2 * eps)
+              for e in np.eye(4)]
+    np.testing.assert_allclose(yv, np.log1p(np.exp(x0)))
+    np.testing.assert_allclose(gv, fd, rtol=1e-6)
+
+
+def test_custom_gradient_overrides_forward_ops_and_takes_variables():
+    @tf.custom_gradient
+    def clip_grad(a, b):
+        def grad(dy):
+            return [tf.clip_by_value(dy, -0.1, 0.1), 7.0 * tf.ones_like(b)]
+
+        return a * b, grad
+
+    a = tf.constant([1.0, 2.0])
+    b = tf.constant([3.0, 4.0])
+    ga, gb = tf.gradients(clip_grad(a, b) * 5.0, [a, b])
+
+    @tf.custom_gradient
+    def scale(x):
+        v = tf.get_variable("v", initializer=2.0)
+
+        def grad(dy, variables=None):
+            assert [vv.name for vv in variables] == ["v:0"]
+            return dy * v, [tf.reduce_sum(dy * x) * 10.0]
+
+        return x * v, grad
+
+    x = tf.constant([1.0, 3.0])
+    y = scale(x)
+    gx, gv = tf.gradients(y, [x, tf.trainable_variables()[0]])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(ga), [0.1, 0.1])
+        np.testing.assert_allclose(sess.run(gb), [7.0, 7.0])
+        np.testing.assert_allclose(sess.run(gx), [2.0, 2.0])
+        np.testing.assert_allclose(sess.run(gv), 40.0)
+
+    @tf.custom_gradient
+    def bad(x):
+        tf.get_variable("w", initializer=1.0)
+        return x, lambda dy: dy
+
+    with pytest.raises(TypeError, match="variables"):
+        bad(tf.constant(1.0))
+
+
+def test_unconnected_gradients():
+    v = tf.constant(1.0)
+    u = tf.constant([2.0, 3.0])
+    y = v * 3.0
+    assert tf.gradients(y, [u])[0] is None
+    (gz,) = tf.gradients(y, [u], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    (gs,) = tf.gradients(y, [u], unconnected_gradients="zero")
+    with pytest.raises(ValueError, match="unconnected_gradients"):
+        tf.gradients(y, [u], unconnected_gradients="bogus")
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(gz), [0.0, 0.0])
+        np.testing.assert_array_equal(sess.run(gs), [0.0, 0.0])
+    assert tf.AggregationMethod.DEFAULT == tf.AggregationMethod.ADD_N
+
+
+def test_no_gradient():
+    tf.no_gradient("TideflowTestNoGradOp")
+    from tideflow.framework import op_registry
+
+    assert op_registry.gradient_function("TideflowTestNoGradOp") is None
+
+
+def test_py_function_passes_numpy_capable_values():
+    x = tf.constant([1.0, 2.0])
+    y = tf.py_function(lambda a: a.numpy() * 2, [x], tf.float32)
+    outs = tf.py_function(lambda a, b: (a + 1, b.numpy().sum()), [x, tf.constant(3)],
+                          [tf.float32, tf.int32])
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y), [2.0, 4.0])
+        a, b = sess.run(outs)
+        np.testing.assert_array_equal(a, [2.0, 3.0])
+        assert b == 3
+
+
+def test_ensure_shape_and_timestamp():
+    x = tf.placeholder(tf.float32, [None, 2])
+    y = tf.ensure_shape(x, [3, None])
+    assert y.shape.as_list() == [3, 2]
+    with pytest.raises(ValueError, match="not compatible"):
+        tf.ensure_shape(x, [3])
+    t0 = tf.timestamp()
+    assert t0.dtype == tf.float64 and t0.shape.ndims == 0
+    with tf.Session() as sess:
+        assert sess.run(y, {x: np.ones([3, 2])}).shape == (3, 2)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[4,2\] is not compatible"):
+            sess.run(y, {x: np.ones([4, 2])})
+        a = sess.run(t0)
+        b = sess.run(t0)
+    assert b >= a > 1.5e9
+
+
+def test_switch_case():
+    i = tf.placeholder(tf.int32, [])
+    calls = []
+
+    def branch(v):
+        def fn():
+            calls.append(v)
+            return tf.constant(v)
+        return fn
+
+    r = tf.switch_case(i, [branch(10), branch(20), branch(30)])
+    d = tf.switch_case(i, {1: branch(1), 4: branch(4)}, default=branch(-1))
+    with tf.Session() as sess:
+        assert [sess.run(r, {i: k}) for k in (0, 1, 2, 5, -1)] == [10, 20, 30, 30, 30]
+        assert [sess.run(d, {i: k}) for k in (1, 4, 0, 9)] == [1, 4, -1, -1]
+    with pytest.raises(TypeError, match="int32"):
+        tf.switch_case(tf.constant(1.0), [branch(1)])
+    with pytest.raises(ValueError):
+        tf.switch_case(i, [])
+
+
+def test_debugging_namespace():
+    x = tf.zeros([2, 3])
+    y = tf.zeros([3])
+    assert tf.debugging.assert_equal is tf.assert_equal
+    tf.debugging.assert_shapes([(x, ("N", "Q")), (y, ("Q",))])
+    with pytest.raises(ValueError, match="must have size 2"):
+        tf.debugging.assert_shapes([(x, ("N", "Q")), (y, ("N",))])
+    with pytest.raises(ValueError, match="dimension 1 must have size 4"):
+        tf.debugging.assert_shapes([(x, (2, 4))])
+    tf.debugging.assert_shapes({x: ("*", 3)})
+    with pytest.raises(ValueError, match="rank in"):
+        tf.debugging.assert_rank_in(x, (0, 1))
+    tf.assert_rank_in(x, (1, 2))
+    p = tf.placeholder(tf.float32, [None, 4])
+    chk = tf.debugging.assert_shapes([(p, ("N", 4)), (x, ("N", 3))])
+    rk = tf.debugging.assert_rank_in(tf.placeholder_with_default(p, None), (1, 3))
+    q = tf.placeholder(tf.float32)
+    fin = tf.debugging.assert_all_finite(q, "bad values")
+    with tf.Session() as sess:
+        sess.run(chk, {p: np.ones([2, 4])})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have size"):
+            sess.run(chk, {p: np.ones([1, 4])})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="rank in"):
+            sess.run(rk, {p: np.ones([1, 4])})
+        assert sess.run(fin, {q: 1.0}) == 1.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="bad values"):
+            sess.run(fin, {q: np.nan})
+    tf.debugging.set_log_device_placement(True)
+    assert tf.debugging.get_log_device_placement() is True
+    tf.debugging.set_log_device_placement(False)
+
+
+def test_dtypes_queue_manip_namespaces():
+    assert tf.dtypes.float32 is tf.float32 and tf.dtypes.as_dtype("int64") is tf.int64
+    assert tf.dtypes.cast is tf.cast and tf.dtypes.DType is tf.DType
+    assert tf.qint8 in tf.dtypes.QUANTIZED_DTYPES and tf.float32 not in tf.QUANTIZED_DTYPES
+    assert tf.queue.FIFOQueue is tf.FIFOQueue
+    assert tf.manip.reshape is tf.reshape
+
+
+def test_config_sysconfig_resource_loader_compat(tmp_path):
+    cpus = tf.config.list_physical_devices("CPU")
+    assert cpus and cpus[0].device_type == "CPU"
+    assert tf.config.experimental.list_physical_devices() == tf.config.list_physical_devices()
+    assert tf.config.list_logical_devices("CPU")[0].name == "/device:CPU:0"
+    tf.config.set_soft_device_placement(False)
+    assert tf.config.get_soft_device_placement() is False
+    tf.config.set_soft_device_placement(True)
+    tf.config.threading.set_intra_op_parallelism_threads(2)
+    assert tf.config.threading.get_intra_op_parallelism_threads() == 2
+    tf.config.threading.set_intra_op_parallelism_threads(0)
+    with pytest.raises(ValueError, match="not a GPU"):
+        tf.config.experimental.set_memory_growth(cpus[0], True)
+    with pytest.raises(ValueError, match="Unrecognized device"):
+        tf.config.experimental.set_memory_growth("GPU:0", True)
+    assert os.path.isdir(tf.sysconfig.get_lib())
+    assert tf.sysconfig.get_build_info()["is_cuda_build"] is False
+    assert tf.resource_loader.get_data_files_path() == os.path.dirname(os.path.abspath(__file__))
+    assert tf.resource_loader.get_path_to_datafile("x.txt") == os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "x.txt")
+    assert tf.resource_loader.load_resource("tideflow/version.py").startswith(b'"""')
+    with pytest.raises(IOError):
+        tf.resource_loader.load_resource("tideflow/no_such_file")
+    assert tf.compat.forward_compatible(2019, 1, 1)
+    with tf.compat.forward_compatibility_horizon(2030, 1, 1):
+        assert tf.compat.forward_compatible(2029, 1, 1)
+    assert not tf.compat.forward_compatible(2029, 1, 1)
+    assert tf.MetaGraphDef().__class__.__name__ == "MetaGraphDef"
+    assert tf.TensorInfo(name="x:0").name == "x:0"
+    assert tf.SummaryMetadata is not None and tf.LogMessage.INFO is not None

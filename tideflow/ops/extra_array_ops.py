@@ -1,0 +1,358 @@
+"""Array ops of TF 1.x's later releases: Roll, Cross, TensorScatterMax/Min,
+ScatterMul/Div/Max/Min (in-place updates of ref variables), and the composed ``repeat``,
+``parallel_stack`` and ``accumulate_n``."""
+
+import numpy as np
+
+from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _np, _shape_str
+from tideflow.ops.gradients import dense
+
+# ------------------------------------------------------------------------------------------
+# Roll
+# ------------------------------------------------------------------------------------------
+
+
+def _roll_kernel(x, shift, axis, *, ctx=None):
+    shift = np.asarray(shift)
+    axis = np.asarray(axis)
+    if shift.ndim > 1 or axis.ndim > 1:
+        raise errors.InvalidArgumentError(None, None, "shift and axis must be scalars or 1-D")
+    if shift.shape != axis.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"shift and axis must have the same size, got shift shape "
+            f"{_shape_str(shift.shape)} and axis shape {_shape_str(axis.shape)}")
+    total = {}
+    for s, a in zip(shift.reshape(-1).tolist(), axis.reshape(-1).tolist()):
+        if not -x.ndim <= a < x.ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"axis {a} is out of range for a tensor of rank {x.ndim}")
+        a %= x.ndim
+        total[a] = total.get(a, 0) + s
+    if not total:
+        return x.copy()
+    axes = sorted(total)
+    return np.roll(x, [total[a] for a in axes], axes)
+
+
+def _roll_grad(op, grad):
+    return [roll(dense(grad), -op._inputs[1], op._inputs[2]), None, None]
+
+
+op_registry.declare(
+    "Roll",
+    inputs=["input: T", "shift: Tshift", "axis: Taxis"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tshift: {int32, int64}", "Taxis: {int32, int64}"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_roll_kernel,
+    grad=_roll_grad,
+)
+
+
+def roll(input, shift, axis, name=None):
+    """``input`` with its elements shifted by ``shift`` along ``axis`` (both scalars or 1-D;
+    shifts of a repeated axis add up), wrapping around."""
+    return ops.apply_op("Roll", [input, shift, axis], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Cross
+# ------------------------------------------------------------------------------------------
+
+
+def _cross_shape(op):
+    a, b = op._inputs[0]._shape, op._inputs[1]._shape
+    try:
+        s = a.merge_with(b)
+    except ValueError:
+        raise ValueError(f"Cross: a and b must have the same shape, got {a} and {b}") from None
+    if s.ndims is not None:
+        if s.ndims < 1:
+            raise ValueError("Cross: a and b must be at least 1-D")
+        last = s.dims[-1].value
+        if last is not None and last != 3:
+            raise ValueError(f"Cross: the last dimension of a and b must be 3, got {last}")
+    return [s]
+
+
+def _cross_kernel(a, b):
+    if a.shape != b.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"a and b must be the same shape: {_shape_str(a.shape)} vs "
+            f"{_shape_str(b.shape)}")
+    if a.ndim < 1 or a.shape[-1] != 3:
+        raise errors.InvalidArgumentError(
+            None, None, f"a must be at least 1-D with its last dimension 3, got shape "
+            f"{_shape_str(a.shape)}")
+    return np.cross(a, b).astype(a.dtype, copy=False)
+
+
+op_registry.declare(
+    "Cross",
+    inputs=["a: T", "b: T"],
+    outputs=["product: T"],
+    attrs=["T: realnumbertype"],
+    shape=_cross_shape,
+    kernel=_cross_kernel,
+    grad=lambda op, grad: [cross(op._inputs[1], grad), cross(grad, op._inputs[0])],
+)
+
+
+def cross(a, b, name=None):
+    """The pairwise cross product of 3-vectors along the last dimension."""
+    return ops.apply_op("Cross", [a, b], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# TensorScatterMax, TensorScatterMin
+# ------------------------------------------------------------------------------------------
+
+
+def _tensor_scatter_minmax_kernel(op_type, ufunc):
+    from tideflow.ops.scatter_nd_ops import _scatter_into
+
+    def kernel(tensor, indices, updates):
+        out = _np(tensor).copy()
+        _scatter_into(op_type, out.copy(), indices, updates, "update")  # validates shapes
+        indices = np.asarray(indices)
+        updates = _np(updates)
+        k = indices.shape[-1]
+        if k == 0:
+            rows = updates.reshape((-1,) + out.shape)
+            for r in rows:
+                ufunc(out, r, out=out)
+            return out
+        ufunc.at(out, tuple(np.moveaxis(indices, -1, 0)), updates)
+        return out
+
+    return kernel
+
+
+def _tensor_scatter_minmax_grad(op, grad):
+    from tideflow.ops import array_ops, cast_ops, gather_ops, math_ops
+
+    grad = dense(grad)
+    x, indices, y = op._inputs
+    out = op._outputs[0]
+    x_ind = cast_ops.cast(math_ops.equal(x, out), grad.dtype)
+    y_ind = cast_ops.cast(math_ops.equal(y, gather_ops.gather_nd(out, indices)), grad.dtype)
+    ys_ind = gather_ops.scatter_nd(indices, y_ind,
+                                   array_ops.shape(x, out_type=indices.dtype))
+    ind = x_ind + ys_ind  # >= 1 everywhere: ties share the gradient
+    return [grad * x_ind / ind, None, gather_ops.gather_nd(grad / ind, indices) * y_ind]
+
+
+def _tensor_scatter_shape(op):
+    from tideflow.ops.scatter_nd_ops import _check_static
+
+    t, ix, up = (x._shape for x in op._inputs)
+    _check_static(op._type, t, ix, up)
+    return [t]
+
+
+for _name, _ufunc in (("TensorScatterMax", np.maximum), ("TensorScatterMin", np.minimum)):
+    op_registry.declare(
+        _name,
+        inputs=["tensor: T", "indices: Tindices", "updates: T"],
+        outputs=["output: T"],
+        attrs=["T: type", "Tindices: {int32, int64}"],
+        shape=_tensor_scatter_shape,
+        kernel=_tensor_scatter_minmax_kernel(_name, _ufunc),
+        grad=_tensor_scatter_minmax_grad,
+    )
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``out[indices[i]] = max(out[indices[i]], updates[i])``."""
+    return ops.apply_op("TensorScatterMax", [tensor, indices, updates], name=name)._outputs[0]
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with ``out[indices[i]] = min(out[indices[i]], updates[i])``."""
+    return ops.apply_op("TensorScatterMin", [tensor, indices, updates], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# ScatterMul, ScatterDiv, ScatterMax, ScatterMin (ref variables, in place)
+# ------------------------------------------------------------------------------------------
+
+
+def _trunc_div_at(ref, indices, updates):
+    upd = np.broadcast_to(updates, indices.shape + ref.shape[1:])
+    for i, j in enumerate(indices.reshape(-1).tolist()):
+        u = upd.reshape((-1,) + ref.shape[1:])[i]
+        if np.any(u == 0):
+            raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+        q = np.abs(ref[j]) // np.abs(u)
+        ref[j] = np.where((ref[j] < 0) != (u < 0), -q, q)
+
+
+def _ref_scatter_kernel(mode):
+    from tideflow.ops.state_ops import ref_update_factory
+
+    def body(op, lock, ref, indices, updates):
+        indices = np.asarray(indices)
+        updates = np.asarray(updates)
+        if ref.ndim < 1:
+            raise errors.InvalidArgumentError(
+                None, op, f"params must be at least 1-D, got shape {_shape_str(ref.shape)}")
+        if updates.ndim != 0 and updates.shape != indices.shape + ref.shape[1:]:
+            raise errors.InvalidArgumentError(
+                None, op,
+                "Must have updates.shape = indices.shape + params.shape[1:] or "
+                f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
+                f"indices.shape {_shape_str(indices.shape)}, params.shape "
+                f"{_shape_str(ref.shape)}")
+        n = ref.shape[0]
+        flat = indices.reshape(-1)
+        bad = np.flatnonzero((flat < 0) | (flat >= n))
+        if bad.size:
+            i = int(bad[0])
+            pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
+            raise errors.InvalidArgumentError(
+                None, op, f"indices{_shape_str(pos)} = {int(flat[i])} is not in [0, {n})")
+        with lock():
+            if mode == "div" and ref.dtype.kind in "iu":
+                _trunc_div_at(ref, indices, updates)
+            else:
+                ufunc = {"mul": np.multiply, "div": np.divide, "max": np.maximum,
+                         "min": np.minimum}[mode]
+                ufunc.at(ref, indices, updates)
+        return ref
+
+    return ref_update_factory(body)
+
+
+def _declare_ref_scatter():
+    from tideflow.ops.state_ops import _scatter_shape
+
+    for name, mode, types in (
+            ("ScatterMul", "mul", "numbertype"), ("ScatterDiv", "div", "numbertype"),
+            ("ScatterMax", "max", "{half, bfloat16, float, double, int32, int64}"),
+            ("ScatterMin", "min", "{half, bfloat16, float, double, int32, int64}")):
+        op_registry.declare(
+            name,
+            inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+            outputs=["output_ref: Ref(T)"],
+            attrs=[f"T: {types}", "Tindices: {int32, int64}", "use_locking: bool = false"],
+            shape=_scatter_shape,
+            kernel_factory=_ref_scatter_kernel(mode),
+            differentiable=False,
+            stateful=True,
+        )
+
+
+_declare_ref_scatter()
+
+
+def _ref_scatter(op_type, ref, indices, updates, use_locking, name):
+    from tideflow.ops.state_ops import _ref_of
+
+    return ops.apply_op(op_type, [_ref_of(ref), indices, updates],
+                        {"use_locking": use_locking}, name=name)._outputs[0]
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] *= updates`` (duplicates multiply); returns the ref."""
+    return _ref_scatter("ScatterMul", ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] /= updates`` (integers truncate); returns the ref."""
+    return _ref_scatter("ScatterDiv", ref, indices, updates, use_locking, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] = max(ref[indices, ...], updates)``; returns the ref."""
+    return _ref_scatter("ScatterMax", ref, indices, updates, use_locking, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    """``ref[indices, ...] = min(ref[indices, ...], updates)``; returns the ref."""
+    return _ref_scatter("ScatterMin", ref, indices, updates, use_locking, name)
+
+
+# ------------------------------------------------------------------------------------------
+# composed: repeat, parallel_stack, accumulate_n
+# ------------------------------------------------------------------------------------------
+
+
+def repeat(input, repeats, axis=None, name=None):
+    """Repeats each slice of ``input`` along ``axis`` (flattened first when None)
+    ``repeats`` times (a scalar, or one count per slice), as ``np.repeat``."""
+    from tideflow.framework import dtypes
+    from tideflow.ops import (
+        array_ops,
+        cast_ops,
+        fill_ops,
+        gather_ops,
+        range_ops,
+        reduction_ops,
+        slicing_ops,
+    )
+    from tideflow.ops.concat_ops import concat, stack
+    from tideflow.ops.pad_ops import tile
+
+    with ops.name_scope(name, "Repeat", [input, repeats]):
+        x = ops.convert_to_tensor(input, name="input")
+        r = cast_ops.cast(ops.convert_to_tensor(repeats, name="repeats"), dtypes.int32)
+        if axis is None:
+            x = array_ops.reshape(x, [-1])
+            axis = 0
+        ndims = x.get_shape().ndims
+        if r.get_shape().ndims not in (None, 0, 1):
+            raise ValueError(f"repeats must be a scalar or 1-D, got shape {r.get_shape()}")
+        if ndims is not None and not -ndims <= axis < max(ndims, 1):
+            raise ValueError(f"axis {axis} is out of range for input of rank {ndims}")
+        if ndims is not None and axis < 0:
+            axis += ndims
+        n = array_ops.shape(x)[axis]
+        r = fill_ops.broadcast_to(r, array_ops.reshape(n, [1]))
+        # an empty input has no counts: the mask's width is then 0
+        width = reduction_ops.reduce_max(concat([r, [0]], 0))
+        mask = range_ops.sequence_mask(r, width)
+        ids = tile(array_ops.expand_dims(range_ops.range(n), 1),
+                             stack([1, width]))
+        idx = slicing_ops.boolean_mask(ids, mask)
+        return gather_ops.gather(x, idx, axis=axis)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """Stacks same-shaped tensors along a new first axis (``tf.stack(values)``; TF copies them
+    in parallel, which one NumPy copy already does)."""
+    from tideflow.ops.concat_ops import stack
+
+    with ops.name_scope(name):
+        values = [ops.convert_to_tensor(v) for v in values]
+        shape = values[0].get_shape()
+        for v in values[1:]:
+            shape = shape.merge_with(v.get_shape())  # ValueError if they differ
+        return stack(values)
+
+
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The elementwise sum of ``inputs`` (``tf.add_n``, after checking ``shape`` and
+    ``tensor_dtype`` when given)."""
+    from tideflow.framework import dtypes
+    from tideflow.ops.math_ops import add_n
+
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a non-empty list of tensors")
+    inputs = [ops.convert_to_tensor(x) for x in inputs]
+    s = TensorShape(None)
+    for x in inputs:
+        s = s.merge_with(x.get_shape())
+    if shape is not None:
+        s.merge_with(TensorShape(shape))
+    if tensor_dtype is not None:
+        want = dtypes.as_dtype(tensor_dtype)
+        bad = [x for x in inputs if x.dtype.base_dtype != want]
+        if bad:
+            raise TypeError(f"tensor_dtype is {want.name}, but input is of type "
+                            f"{bad[0].dtype.name}")
+    if len({x.dtype.base_dtype for x in inputs}) > 1:
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype "
+                         "and shape")
+    return add_n(inputs, name=name)

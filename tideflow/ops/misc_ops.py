@@ -1,0 +1,453 @@
+"""Framework-level functions of TF 1.x's top level: ``is_tensor``, ``get_static_value``, the
+eager/v2 switches (tideflow always builds graphs), ``custom_gradient``, ``py_function``,
+``ensure_shape`` (EnsureShape), ``timestamp`` (Timestamp), ``switch_case`` and the
+``Dimension`` helpers."""
+
+import itertools
+import logging as _logging
+import time
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.indexed_slices import IndexedSlices
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import Dimension, TensorShape, as_shape
+from tideflow.ops.gradients import AggregationMethod, UnconnectedGradients  # noqa: F401
+
+# ------------------------------------------------------------------------------------------
+# tensors and their static values
+# ------------------------------------------------------------------------------------------
+
+
+def is_tensor(x):
+    """True for graph tensors and tensor-like objects (Tensor, SparseTensor, IndexedSlices,
+    Variable), False for NumPy arrays and Python values (as ``tf.is_tensor``)."""
+    from tideflow.ops.variables import Variable
+
+    return isinstance(x, (ops.Tensor, SparseTensor, IndexedSlices, Variable)) or (
+        getattr(x, "is_tensor_like", False) is True
+    )
+
+
+# ops evaluated by get_static_value on constant inputs (beyond those the shape functions fold)
+_STATIC_FOLD = frozenset({
+    "Add", "AddV2", "Sub", "Mul", "RealDiv", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+    "Neg", "Abs", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+    "LogicalAnd", "LogicalOr", "LogicalNot", "ConcatV2", "Fill", "Range", "Prod", "Sum",
+    "Max", "Min", "GatherV2", "Slice", "Tile", "Select", "SelectV2", "ZerosLike", "OnesLike",
+    "Square", "BroadcastTo", "BroadcastArgs",
+})
+_STATIC_LIMIT = 1000  # element count above which a value is not folded
+
+
+def _static(t, depth=0):
+    v = ops.constant_value(t)
+    if v is not None or depth > 64:
+        return v
+    op = t._op
+    if op._type not in _STATIC_FOLD:
+        return None
+    n = t._shape.num_elements()
+    if n is not None and n > _STATIC_LIMIT:
+        return None
+    od = op._op_def
+    if od.kernel is None or isinstance(od.kernel, str) and not hasattr(np, od.kernel):
+        return None
+    args, pos = [], 0
+    for arg in od.inputs:
+        if arg.is_list:
+            k = (op._attrs[arg.number_attr] if arg.number_attr
+                 else len(op._attrs[arg.type_list_attr]))
+            vals = [_static(x, depth + 1) for x in op._inputs[pos:pos + k]]
+            if any(v is None for v in vals):
+                return None
+            args.append(vals)
+            pos += k
+        else:
+            v = _static(op._inputs[pos], depth + 1)
+            if v is None:
+                return None
+            args.append(np.asarray(v))
+            pos += 1
+    try:
+        if isinstance(od.kernel, str):
+            result = getattr(np, od.kernel)(*args)
+        else:
+            result = od.kernel(*args, **{a: op._attrs[a] for a in od.kernel_attrs})
+    except Exception:  # noqa: BLE001 - a value that cannot be computed is "not known"
+        return None
+    single = len(od.outputs) == 1 and not od.outputs[0].is_list
+    out = np.asarray(result if single else result[t._value_index])
+    if out.size > _STATIC_LIMIT:
+        return None
+    return out.astype(t.dtype.base_dtype.as_numpy_dtype, copy=False) if out.dtype != object \
+        else out
+
+
+def get_static_value(tensor, partial=False):
+    """The value of ``tensor`` as a NumPy array if it can be computed without running the
+    graph (constants, shapes of fully-defined tensors, and small arithmetic on those), else
+    None. Values that are not tensors are returned unchanged."""
+    del partial
+    from tideflow.ops.variables import Variable
+
+    if isinstance(tensor, Variable):
+        return None
+    if isinstance(tensor, (SparseTensor, IndexedSlices)):
+        return None
+    if not isinstance(tensor, ops.Tensor):
+        return tensor
+    v = _static(tensor)
+    return None if v is None else np.asarray(v)
+
+
+constant_value = get_static_value
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    """IndexedSlices stay as they are; anything else becomes a Tensor."""
+    if isinstance(value, IndexedSlices):
+        if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
+            raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}: {value!r}")
+        return value
+    return ops.convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
+    """SparseTensor(Value)s become SparseTensors; anything else becomes a Tensor."""
+    from tideflow.framework import sparse_tensor
+
+    return sparse_tensor.convert_to_tensor_or_sparse_tensor(value, dtype=dtype, name=name)
+
+
+def dimension_value(dimension):
+    """The int (or None) of a ``Dimension``; ints and None pass through."""
+    if isinstance(dimension, Dimension):
+        return dimension.value
+    return dimension
+
+
+def dimension_at_index(shape, index):
+    """``Dimension`` ``index`` of ``shape`` (an unknown Dimension when the rank is unknown)."""
+    shape = as_shape(shape)
+    if shape.ndims is None:
+        return Dimension(None)
+    return shape.dims[index] if isinstance(shape.dims[index], Dimension) else Dimension(
+        shape.dims[index])
+
+
+# ------------------------------------------------------------------------------------------
+# eager / v2 switches: tideflow is TF 1.x graph mode, always
+# ------------------------------------------------------------------------------------------
+
+
+def executing_eagerly():
+    """Always False: tideflow builds graphs and runs them in Sessions."""
+    return False
+
+
+executing_eagerly_outside_functions = executing_eagerly
+
+
+def _noop_switch(name, doc):
+    def switch():
+        return None
+
+    switch.__name__ = name
+    switch.__doc__ = doc
+    return switch
+
+
+disable_eager_execution = _noop_switch(
+    "disable_eager_execution", "Does nothing: tideflow never executes eagerly.")
+disable_v2_behavior = _noop_switch(
+    "disable_v2_behavior", "Does nothing: tideflow has TF 1.x behaviour only.")
+disable_resource_variables = _noop_switch(
+    "disable_resource_variables", "Does nothing: tideflow variables are TF 1.x ref variables.")
+disable_control_flow_v2 = _noop_switch(
+    "disable_control_flow_v2", "Does nothing: tideflow keeps one control-flow implementation.")
+disable_v2_tensorshape = _noop_switch(
+    "disable_v2_tensorshape", "Does nothing: TensorShape dims are Dimensions, as in TF 1.x.")
+disable_tensor_equality = _noop_switch(
+    "disable_tensor_equality", "Does nothing: Tensors compare by identity, as in TF 1.x.")
+
+
+def _unsupported(name, what):
+    def switch(*args, **kwargs):
+        raise ValueError(
+            f"tf.{name}: tideflow implements TF 1.x graph mode only and cannot enable {what}; "
+            "build a graph and run it in a tf.Session.")
+
+    switch.__name__ = name
+    switch.__doc__ = f"Raises ValueError: tideflow cannot enable {what}."
+    return switch
+
+
+enable_eager_execution = _unsupported("enable_eager_execution", "eager execution")
+enable_v2_behavior = _unsupported("enable_v2_behavior", "TF 2.x behaviour")
+enable_resource_variables = _unsupported("enable_resource_variables", "resource variables")
+enable_control_flow_v2 = _unsupported("enable_control_flow_v2", "control flow v2")
+enable_v2_tensorshape = _unsupported("enable_v2_tensorshape", "v2 TensorShape semantics")
+enable_tensor_equality = _unsupported("enable_tensor_equality", "elementwise Tensor ==")
+
+
+def resource_variables_enabled():
+    return False
+
+
+def control_flow_v2_enabled():
+    return False
+
+
+def get_logger():
+    """The Python ``logging`` logger named 'tensorflow' (what ``tf.logging`` writes to)."""
+    return _logging.getLogger("tensorflow")
+
+
+# ------------------------------------------------------------------------------------------
+# gradients
+# ------------------------------------------------------------------------------------------
+
+
+def no_gradient(op_type):
+    """Declares ops of type ``op_type`` not differentiable (``tf.NotDifferentiable``)."""
+    from tideflow.ops.gradients import NotDifferentiable
+
+    NotDifferentiable(op_type)
+
+
+_custom_ids = itertools.count()
+
+
+def custom_gradient(f=None):
+    """Decorator: ``f(*x)`` returns ``(y, grad_fn)``; ``tf.gradients`` then differentiates y
+    with ``grad_fn(*dy) -> dx`` instead of through the ops that computed y.
+
+    Graph mode, as TF 1.x: the results and inputs pass through one IdentityN whose gradient is
+    overridden to call ``grad_fn``. Trainable variables created inside ``f`` are passed to a
+    ``grad_fn(*dy, variables=...)`` that must then return ``(dx, dvariables)``.
+    """
+    if f is None:
+        return custom_gradient
+
+    import functools
+    import inspect
+
+    from tideflow.framework import nest
+    from tideflow.ops import array_ops
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        if kwargs:
+            raise ValueError("The custom_gradient decorator only supports keyword arguments "
+                             f"in eager mode; got {sorted(kwargs)} for {f.__name__}")
+        graph = ops.get_default_graph()
+        args = [ops.convert_to_tensor(a) for a in args]
+        before = {id(v) for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)}
+        result, grad_fn = f(*args)
+        new_vars = [v for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+                    if id(v) not in before]
+        takes_vars = "variables" in inspect.signature(grad_fn).parameters or any(
+            p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
+        if new_vars and not takes_vars:
+            raise TypeError(
+                f"@tf.custom_gradient grad_fn of {f.__name__} must accept keyword argument "
+                "'variables', since the function created variables: "
+                f"{[v.name for v in new_vars]}")
+        flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
+        var_tensors = [ops.convert_to_tensor(v) for v in new_vars]
+        n_out, n_in = len(flat), len(args)
+        grad_name = f"CustomGradient-{next(_custom_ids)}"
+
+        def identity_grad(op, *dys):
+            dys = list(dys[:n_out])
+            if takes_vars:
+                res = grad_fn(*dys, variables=new_vars)
+                if not (isinstance(res, (list, tuple)) and len(res) == 2):
+                    raise ValueError(f"custom_gradient {f.__name__}: grad_fn with variables "
+                                     "must return (input_grads, variable_grads)")
+                in_grads, var_grads = res
+            else:
+                in_grads, var_grads = grad_fn(*dys), []
+            in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+            var_grads = list(var_grads or [])
+            if len(in_grads) != n_in:
+                raise ValueError(f"custom_gradient {f.__name__}: grad_fn returned "
+                                 f"{len(in_grads)} gradients for {n_in} inputs")
+            if len(var_grads) != len(new_vars):
+                raise ValueError(f"custom_gradient {f.__name__}: grad_fn returned "
+                                 f"{len(var_grads)} variable gradients for {len(new_vars)} "
+                                 "variables")
+            return [None] * n_out + in_grads + var_grads
+
+        op_registry.register_gradient(grad_name, identity_grad)
+        with graph.gradient_override_map({"IdentityN": grad_name}):
+            outs = array_ops.identity_n(flat + args + var_tensors)
+        return nest.pack_sequence_as(result, list(outs[:n_out]))
+
+    return decorated
+
+
+# ------------------------------------------------------------------------------------------
+# py_function
+# ------------------------------------------------------------------------------------------
+
+
+class _EagerValue(np.ndarray):
+    """A NumPy array that also answers ``.numpy()``, as the EagerTensors py_function passes."""
+
+    def numpy(self):
+        return np.asarray(self)
+
+
+def py_function(func, inp, Tout, name=None):
+    """Wraps ``func`` as an op (``tf.py_function``): it receives array values that also have
+    ``.numpy()``; ``Tout`` a dtype gives one Tensor, a list of dtypes a list, [] the Operation.
+    """
+    from tideflow.ops import script_ops
+
+    single = not isinstance(Tout, (list, tuple))
+    touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
+
+    def call(*values):
+        args = [np.asarray(v).view(_EagerValue) if np.ndim(v) or not isinstance(v, bytes)
+                else v for v in values]
+        out = func(*args)
+        if not touts:
+            return None
+        outs = [out] if single else list(out) if isinstance(out, (list, tuple)) else [out]
+        # as py_function's conversion to Tout: numbers take the declared dtype
+        return [_as_type(_plain(o), t) for o, t in zip(outs, touts)] + outs[len(touts):]
+
+    call.__name__ = getattr(func, "__name__", "py_function")
+    return script_ops.py_func(call, inp if inp is not None else [], Tout, stateful=True,
+                              name=name)
+
+
+eager_py_func = py_function
+
+
+def _as_type(v, dtype):
+    if dtype == dtypes.string:
+        return v
+    a = np.asarray(v)
+    if a.dtype.kind in "biufc" and a.dtype != dtype.as_numpy_dtype:
+        return a.astype(dtype.as_numpy_dtype)
+    return a
+
+
+def _plain(v):
+    if isinstance(v, _EagerValue):
+        return np.asarray(v)
+    if hasattr(v, "numpy") and not isinstance(v, np.ndarray):
+        return v.numpy()
+    return v
+
+
+# ------------------------------------------------------------------------------------------
+# EnsureShape, Timestamp
+# ------------------------------------------------------------------------------------------
+
+
+def _shape_text(dims):
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _ensure_shape_kernel(x, *, shape, ctx):
+    want = as_shape(shape)
+    if not want.is_compatible_with(x.shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"Shape of tensor {ctx.op._inputs[0].op.name} "
+            f"{_shape_text(list(x.shape))} is not "
+            f"compatible with expected shape "
+            f"{_shape_text(want.as_list()) if want.ndims is not None else '<unknown>'}.")
+    return x
+
+
+def _ensure_shape_shape(op):
+    have, want = op._inputs[0]._shape, as_shape(op._attrs["shape"])
+    if not have.is_compatible_with(want):
+        raise ValueError(f"Shape of tensor {op._inputs[0].name} {have} is not compatible "
+                         f"with expected shape {want} for EnsureShape {op.name}")
+    return [have.merge_with(want)]
+
+
+op_registry.declare(
+    "EnsureShape",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["shape: shape", "T: type"],
+    shape=_ensure_shape_shape,
+    kernel=_ensure_shape_kernel,
+    grad=lambda op, grad: grad,
+)
+
+
+def ensure_shape(x, shape, name=None):
+    """``x``, checked at run time to have a shape compatible with ``shape`` (InvalidArgumentError
+    otherwise); its static shape becomes the merge of the two."""
+    x = ops.convert_to_tensor(x)
+    return ops.apply_op("EnsureShape", [x], {"shape": as_shape(shape)}, name=name)._outputs[0]
+
+
+op_registry.declare(
+    "Timestamp",
+    outputs=["ts: float64"],
+    shape=lambda op: [TensorShape([])],
+    kernel=lambda: np.float64(time.time()),
+    stateful=True,
+    differentiable=False,
+)
+
+
+def timestamp(name=None):
+    """The time (seconds since the epoch, float64) at which the op runs."""
+    return ops.apply_op("Timestamp", [], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# switch_case
+# ------------------------------------------------------------------------------------------
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """Runs ``branch_fns[branch_index]`` (``default``, or the last branch, when the index is out
+    of range), built with nested ``tf.cond``s so only the chosen branch runs."""
+    from tideflow.ops import math_ops
+    from tideflow.ops.cond import cond
+
+    if isinstance(branch_fns, dict):
+        items = sorted(branch_fns.items())
+        keys = [k for k, _ in items]
+        if any(not isinstance(k, int) for k in keys):
+            raise TypeError(f"branch_fns dict keys must be ints, got {keys}")
+        fns = [fn for _, fn in items]
+    else:
+        items = list(branch_fns)
+        if items and isinstance(items[0], tuple):
+            keys = [k for k, _ in items]
+            fns = [fn for _, fn in items]
+        else:
+            keys = list(range(len(items)))
+            fns = items
+    if not fns:
+        raise ValueError("Must provide at least one item in branch_fns")
+    for fn in fns + ([default] if default is not None else []):
+        if not callable(fn):
+            raise TypeError(f"fn for branch must be callable, got {fn!r}")
+    if default is None:
+        default = fns[-1]
+    with ops.name_scope(name, "switch_case", [branch_index]):
+        idx = ops.convert_to_tensor(branch_index, name="branch_index")
+        if idx.dtype.base_dtype != dtypes.int32:
+            raise TypeError(f"branch_index must be an int32 Tensor, got {idx.dtype.name}")
+
+        def build(i):
+            if i == len(fns):
+                return default()
+            return cond(math_ops.equal(idx, keys[i]), fns[i], lambda: build(i + 1))
+
+        return build(0)
+
