@@ -1,0 +1,1 @@
+"""Canned estimators: DNN, linear, combined and baseline models over feature columns."""

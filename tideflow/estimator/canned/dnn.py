@@ -1,0 +1,135 @@
+"""``DNNClassifier``, ``DNNRegressor`` and ``DNNEstimator``: feed-forward networks over
+feature columns (variables under ``dnn/``, as in TF)."""
+
+from tideflow.estimator.canned import head as head_lib
+from tideflow.estimator.estimator import Estimator
+from tideflow.estimator.model_fn import ModeKeys
+from tideflow.feature_column import feature_column as fc
+from tideflow.framework import ops
+from tideflow.ops import (
+    init_ops,
+    layers_core,
+    layers_norm,
+    losses_impl,
+    nn_impl,
+    variable_scope,
+)
+from tideflow.summary import summary as summary_lib
+
+_LEARNING_RATE = 0.05
+
+
+def _check_columns(feature_columns):
+    columns = list(feature_columns or [])
+    if not columns:
+        raise ValueError("feature_columns must be specified.")
+    return tuple(columns)
+
+
+def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
+               activation_fn, dropout, batch_norm=False, scope="dnn"):
+    """The network's logits, built under variable scope ``scope``."""
+    with variable_scope.variable_scope(scope, values=list(features.values())):
+        with variable_scope.variable_scope("input_from_feature_columns"):
+            net = fc.input_layer(features, list(feature_columns))
+        # the layers are named as their scopes: dnn/hiddenlayer_0/kernel, dnn/logits/bias
+        for i, units in enumerate(hidden_units):
+            net = layers_core.dense(
+                net, units=units, activation=activation_fn,
+                kernel_initializer=init_ops.glorot_uniform_initializer(),
+                name=f"hiddenlayer_{i}")
+            if dropout is not None and mode == ModeKeys.TRAIN:
+                net = layers_core.dropout(net, rate=dropout, training=True)
+            if batch_norm:
+                net = layers_norm.batch_normalization(
+                    net, momentum=0.999, training=(mode == ModeKeys.TRAIN),
+                    name=f"hiddenlayer_{i}/batchnorm_{i}")
+            summary_lib.histogram(f"{scope}/hiddenlayer_{i}/activation", net)
+        logits = layers_core.dense(net, units=logits_dimension, activation=None,
+                                   kernel_initializer=init_ops.glorot_uniform_initializer(),
+                                   name="logits")
+        summary_lib.histogram(f"{scope}/logits/activation", logits)
+    return logits
+
+
+def minimize_op(optimizer, loss, var_list, global_step=None):
+    update_ops = ops.get_collection(ops.GraphKeys.UPDATE_OPS)
+    with ops.control_dependencies(update_ops):
+        return optimizer.minimize(loss, var_list=var_list, global_step=global_step)
+
+
+def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
+                  optimizer="Adagrad", activation_fn=nn_impl.relu, dropout=None,
+                  batch_norm=False, config=None):
+    if not isinstance(features, dict):
+        raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
+                         f"{type(features)}")
+    logits = dnn_logits(features, mode, hidden_units, head.logits_dimension, feature_columns,
+                        activation_fn, dropout, batch_norm)
+    opt = None
+    if mode == ModeKeys.TRAIN:
+        opt = head_lib.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
+
+    def train_op_fn(loss):
+        from tideflow.train import training_util
+
+        return minimize_op(opt, loss, None, training_util.get_global_step())
+
+    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                      labels=labels,
+                                      train_op_fn=train_op_fn if opt is not None else None)
+
+
+def _check_dropout(dropout):
+    if dropout is not None and not 0 <= dropout < 1:
+        raise ValueError(f"dropout must be in [0, 1), given: {dropout}")
+
+
+class DNNEstimator(Estimator):
+    """A DNN with a given head."""
+
+    def __init__(self, head, hidden_units, feature_columns, model_dir=None,
+                 optimizer="Adagrad", activation_fn=nn_impl.relu, dropout=None,
+                 input_layer_partitioner=None, config=None, warm_start_from=None,
+                 batch_norm=False):
+        columns = _check_columns(feature_columns)
+        _check_dropout(dropout)
+
+        def model_fn(features, labels, mode, config):
+            return _dnn_model_fn(features, labels, mode, head, hidden_units, columns,
+                                 optimizer, activation_fn, dropout, batch_norm, config)
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
+                         warm_start_from=warm_start_from)
+
+
+class DNNClassifier(DNNEstimator):
+    """A DNN classifier of ``n_classes`` (sigmoid for 2, softmax above)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
+                 weight_column=None, label_vocabulary=None, optimizer="Adagrad",
+                 activation_fn=nn_impl.relu, dropout=None, input_layer_partitioner=None,
+                 config=None, warm_start_from=None,
+                 loss_reduction=losses_impl.Reduction.SUM, batch_norm=False):
+        head = head_lib.classification_head(n_classes, weight_column, label_vocabulary,
+                                            loss_reduction)
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,
+                         activation_fn, dropout, input_layer_partitioner, config,
+                         warm_start_from, batch_norm)
+
+
+class DNNRegressor(DNNEstimator):
+    """A DNN regressor of ``label_dimension`` outputs (squared loss)."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, label_dimension=1,
+                 weight_column=None, optimizer="Adagrad", activation_fn=nn_impl.relu,
+                 dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, loss_reduction=losses_impl.Reduction.SUM,
+                 batch_norm=False):
+        head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,
+                         activation_fn, dropout, input_layer_partitioner, config,
+                         warm_start_from, batch_norm)
+
+
+__all__ = ["DNNClassifier", "DNNEstimator", "DNNRegressor"]

@@ -1,0 +1,416 @@
+"""Heads of the canned estimators (TF 1.x ``head_lib``): from logits and labels to the loss,
+the predictions, the eval metrics and the export outputs of each mode."""
+
+import numpy as np
+
+from tideflow import metrics as metrics_lib
+from tideflow.estimator import export as export_lib
+from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
+from tideflow.feature_column import feature_column as fc
+from tideflow.framework import dtypes, ops, sparse_tensor
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    check_ops,
+    control_flow_ops,
+    lookup_ops,
+    losses_impl,
+    math_ops,
+    nn_impl,
+    range_ops,
+    reduction_ops,
+    string_ops,
+    unary_ops,
+)
+from tideflow.ops import saved_model_impl as sm
+from tideflow.summary import summary as summary_lib
+from tideflow.train import training_util
+
+_DEFAULT_SERVING_KEY = sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+_CLASSIFY_SERVING_KEY = "classification"
+_REGRESS_SERVING_KEY = "regression"
+_PREDICT_SERVING_KEY = "predict"
+
+
+class PredictionKeys:
+    CLASSES = "classes"
+    CLASS_IDS = "class_ids"
+    ALL_CLASSES = "all_classes"
+    ALL_CLASS_IDS = "all_class_ids"
+    LOGISTIC = "logistic"
+    LOGITS = "logits"
+    PREDICTIONS = "predictions"
+    PROBABILITIES = "probabilities"
+
+
+class MetricKeys:
+    LOSS = "loss"
+    LOSS_MEAN = "average_loss"
+    ACCURACY = "accuracy"
+    PRECISION = "precision"
+    RECALL = "recall"
+    ACCURACY_BASELINE = "accuracy_baseline"
+    AUC = "auc"
+    AUC_PR = "auc_precision_recall"
+    LABEL_MEAN = "label/mean"
+    PREDICTION_MEAN = "prediction/mean"
+
+
+def _check_dense_labels(labels, expected_dim):
+    if labels is None:
+        raise ValueError("You must provide a labels Tensor. Given: None. Suggested "
+                         "troubleshooting steps: Check that your data contain your label "
+                         "feature. Check that your input_fn properly parses and returns labels.")
+    if isinstance(labels, sparse_tensor.SparseTensor):
+        raise ValueError("SparseTensor labels are not supported.")  # noqa: TRY004 - as TF
+    if isinstance(labels, dict):
+        raise ValueError(f"labels must be a Tensor, got a dict: {labels}")  # noqa: TRY004 - as TF
+    labels = ops.convert_to_tensor(labels, name="labels")
+    if labels.shape.ndims == 1:
+        labels = array_ops.expand_dims(labels, -1)
+    static = labels.shape.as_list() if labels.shape.ndims is not None else None
+    if static is not None and (len(static) != 2 or (static[1] is not None
+                                                    and static[1] != expected_dim)):
+        raise ValueError(f"Mismatched label shape. Classifier configured with n_classes=... / "
+                         f"label_dimension={expected_dim}. Received {labels.shape}. Suggested "
+                         f"fix: check your n_classes / label_dimension argument to the "
+                         f"estimator and/or the shape of your label.")
+    return labels
+
+
+def _weights(features, weight_column):
+    if weight_column is None:
+        return 1.0
+    if isinstance(weight_column, str):
+        weight_column = fc.numeric_column(weight_column)
+    if not isinstance(weight_column, fc._NumericColumn):
+        raise TypeError(f"Weight column must be either a string or _NumericColumn. Given type: "
+                        f"{type(weight_column)}.")
+    w = weight_column._get_dense_tensor(fc._LazyBuilder(features))
+    return cast_ops.cast(array_ops.reshape(w, [-1, 1]), dtypes.float32)
+
+
+def _accuracy_baseline(labels_mean):
+    value, update_op = labels_mean
+    return (1.0 - unary_ops.abs(1.0 - 2.0 * value)) * -0.5 + 1.0, \
+        (1.0 - unary_ops.abs(1.0 - 2.0 * update_op)) * -0.5 + 1.0
+
+
+class _Head:
+    """The shared machinery; subclasses define the loss, predictions and metrics."""
+
+    def __init__(self, weight_column=None, loss_reduction=losses_impl.Reduction.SUM,
+                 name=None):
+        self._weight_column = weight_column
+        self._loss_reduction = loss_reduction
+        self._name = name
+
+    @property
+    def logits_dimension(self):
+        raise NotImplementedError
+
+    def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
+                              train_op_fn=None, regularization_losses=None):
+        with ops.name_scope(self._name, "head"):
+            logits = ops.convert_to_tensor(logits)
+            predictions = self._predictions(logits)
+            if mode == ModeKeys.PREDICT:
+                return EstimatorSpec(mode=mode, predictions=predictions,
+                                     export_outputs=self._export_outputs(predictions))
+            label_ids, float_labels = self._labels(labels)
+            unreduced = self._unreduced_loss(logits, label_ids, float_labels)
+            weights = _weights(features, self._weight_column)
+            loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
+                                                     reduction=self._loss_reduction,
+                                                     loss_collection=None)
+            if regularization_losses:
+                loss = math_ops.add_n([loss] + list(regularization_losses))
+            if mode == ModeKeys.EVAL:
+                metrics = self._metrics(predictions, label_ids, float_labels, unreduced,
+                                        weights)
+                return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
+                                     eval_metric_ops=metrics)
+            if optimizer is not None:
+                if train_op_fn is not None:
+                    raise ValueError("train_op_fn and optimizer cannot both be set.")
+                train_op = optimizer.minimize(loss,
+                                              global_step=training_util.get_global_step())
+            elif train_op_fn is not None:
+                train_op = train_op_fn(loss)
+            else:
+                raise ValueError("train_op_fn and optimizer cannot both be None.")
+            summary_lib.scalar(MetricKeys.LOSS, loss)
+            average = losses_impl.compute_weighted_loss(
+                unreduced, weights=weights,
+                reduction=losses_impl.Reduction.SUM_OVER_BATCH_SIZE, loss_collection=None)
+            summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
+            return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
+                                 train_op=train_op)
+
+
+class _ClassificationHead(_Head):
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
+                 loss_reduction=losses_impl.Reduction.SUM, name=None):
+        super().__init__(weight_column, loss_reduction, name)
+        if label_vocabulary is not None and not isinstance(label_vocabulary, (list, tuple)):
+            raise ValueError(f"label_vocabulary should be a list or a tuple. Given type: "
+                             f"{type(label_vocabulary)}")
+        if label_vocabulary is not None and len(label_vocabulary) != n_classes:
+            raise ValueError(f"label_vocabulary must have n_classes={n_classes} entries, "
+                             f"given {len(label_vocabulary)}")
+        self._n_classes = n_classes
+        self._label_vocabulary = label_vocabulary
+
+    def _labels(self, labels):
+        labels = _check_dense_labels(labels, 1)
+        if self._label_vocabulary is not None:
+            if labels.dtype != dtypes.string:
+                raise ValueError("Labels dtype should be string if there is a vocabulary. "
+                                 f"Given: {labels.dtype}")
+            table = lookup_ops.index_table_from_tensor(list(self._label_vocabulary),
+                                                       name="class_id_lookup")
+            ids = table.lookup(labels)
+            with ops.control_dependencies([check_ops.assert_greater_equal(
+                    ids, np.int64(0), message="Labels must be in the label_vocabulary")]):
+                ids = array_ops.identity(ids)
+        else:
+            if labels.dtype == dtypes.string:
+                raise ValueError("Labels dtype should be integer. Instead got "
+                                 f"{labels.dtype}.")
+            ids = cast_ops.cast(labels, dtypes.int64)
+            with ops.control_dependencies([
+                    check_ops.assert_less(ids, np.int64(self._n_classes),
+                                          message="Labels must <= n_classes - 1"),
+                    check_ops.assert_greater_equal(ids, np.int64(0),
+                                                   message="Labels must >= 0")]):
+                ids = array_ops.identity(ids)
+        return ids, cast_ops.cast(ids, dtypes.float32)
+
+    def _class_strings(self, class_ids):
+        if self._label_vocabulary is not None:
+            table = lookup_ops.index_to_string_table_from_tensor(
+                list(self._label_vocabulary), name="class_string_lookup")
+            return table.lookup(class_ids)
+        return string_ops.as_string(class_ids, name="str_classes")
+
+    def _all_class_predictions(self, logits, predictions):
+        batch = array_ops.shape(logits)[0]
+        all_ids = array_ops.tile(array_ops.expand_dims(
+            range_ops.range(self._n_classes), 0), array_ops.stack([batch, 1]))
+        if self._label_vocabulary is not None:
+            names = list(self._label_vocabulary)
+        else:
+            names = [str(i) for i in range(self._n_classes)]
+        all_classes = array_ops.tile(array_ops.expand_dims(
+            ops.convert_to_tensor(np.array([n.encode() if isinstance(n, str) else n
+                                            for n in names], dtype=object),
+                                  dtype=dtypes.string), 0), array_ops.stack([batch, 1]))
+        predictions[PredictionKeys.ALL_CLASS_IDS] = all_ids
+        predictions[PredictionKeys.ALL_CLASSES] = all_classes
+
+    def _export_outputs(self, predictions):
+        cls = export_lib.ClassificationOutput(
+            scores=predictions[PredictionKeys.PROBABILITIES],
+            classes=predictions[PredictionKeys.ALL_CLASSES])
+        return {_DEFAULT_SERVING_KEY: cls, _CLASSIFY_SERVING_KEY: cls,
+                _PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
+
+
+class BinaryClassHead(_ClassificationHead):
+    """Sigmoid cross-entropy on one logit per example."""
+
+    def __init__(self, weight_column=None, label_vocabulary=None,
+                 loss_reduction=losses_impl.Reduction.SUM, name=None):
+        super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
+
+    @property
+    def logits_dimension(self):
+        return 1
+
+    def _predictions(self, logits):
+        with ops.name_scope(None, "predictions"):
+            logistic = unary_ops.sigmoid(logits, name="logistic")
+            two = array_ops.concat([array_ops.zeros_like(logits), logits], 1)
+            probabilities = nn_impl.softmax(two, name="probabilities")
+            class_ids = array_ops.expand_dims(reduction_ops.argmax(two, 1), -1, name="class_ids")
+            predictions = {
+                PredictionKeys.LOGITS: logits,
+                PredictionKeys.LOGISTIC: logistic,
+                PredictionKeys.PROBABILITIES: probabilities,
+                PredictionKeys.CLASS_IDS: class_ids,
+                PredictionKeys.CLASSES: self._class_strings(class_ids),
+            }
+            self._all_class_predictions(logits, predictions)
+            return predictions
+
+    def _export_outputs(self, predictions):
+        outputs = super()._export_outputs(predictions)
+        outputs[_REGRESS_SERVING_KEY] = export_lib.RegressionOutput(
+            value=predictions[PredictionKeys.LOGISTIC])
+        return outputs
+
+    def _unreduced_loss(self, logits, label_ids, float_labels):
+        return nn_impl.sigmoid_cross_entropy_with_logits(labels=float_labels, logits=logits)
+
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+        with ops.name_scope(None, "metrics"):
+            w = None if isinstance(weights, float) else weights
+            label_mean = metrics_lib.mean(float_labels, weights=w, name="label/mean")
+            return {
+                MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
+                                                       name=MetricKeys.LOSS_MEAN),
+                MetricKeys.ACCURACY: metrics_lib.accuracy(
+                    label_ids, predictions[PredictionKeys.CLASS_IDS], weights=w,
+                    name=MetricKeys.ACCURACY),
+                MetricKeys.PRECISION: metrics_lib.precision(
+                    label_ids, predictions[PredictionKeys.CLASS_IDS], weights=w,
+                    name=MetricKeys.PRECISION),
+                MetricKeys.RECALL: metrics_lib.recall(
+                    label_ids, predictions[PredictionKeys.CLASS_IDS], weights=w,
+                    name=MetricKeys.RECALL),
+                MetricKeys.PREDICTION_MEAN: metrics_lib.mean(
+                    predictions[PredictionKeys.LOGISTIC], weights=w, name="prediction/mean"),
+                MetricKeys.LABEL_MEAN: label_mean,
+                MetricKeys.ACCURACY_BASELINE: _accuracy_baseline(label_mean),
+                MetricKeys.AUC: metrics_lib.auc(
+                    float_labels, predictions[PredictionKeys.LOGISTIC], weights=w,
+                    name=MetricKeys.AUC),
+                MetricKeys.AUC_PR: metrics_lib.auc(
+                    float_labels, predictions[PredictionKeys.LOGISTIC], weights=w, curve="PR",
+                    name=MetricKeys.AUC_PR),
+            }
+
+
+class MultiClassHead(_ClassificationHead):
+    """Softmax cross-entropy over ``n_classes`` logits."""
+
+    @property
+    def logits_dimension(self):
+        return self._n_classes
+
+    def _predictions(self, logits):
+        with ops.name_scope(None, "predictions"):
+            class_ids = array_ops.expand_dims(reduction_ops.argmax(logits, 1), -1,
+                                              name="class_ids")
+            predictions = {
+                PredictionKeys.LOGITS: logits,
+                PredictionKeys.PROBABILITIES: nn_impl.softmax(logits, name="probabilities"),
+                PredictionKeys.CLASS_IDS: class_ids,
+                PredictionKeys.CLASSES: self._class_strings(class_ids),
+            }
+            self._all_class_predictions(logits, predictions)
+            return predictions
+
+    def _unreduced_loss(self, logits, label_ids, float_labels):
+        return losses_impl.sparse_softmax_cross_entropy(
+            labels=label_ids, logits=logits, reduction=losses_impl.Reduction.NONE,
+            loss_collection=None)
+
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+        with ops.name_scope(None, "metrics"):
+            w = None if isinstance(weights, float) else weights
+            return {
+                MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
+                                                       name=MetricKeys.LOSS_MEAN),
+                MetricKeys.ACCURACY: metrics_lib.accuracy(
+                    label_ids, predictions[PredictionKeys.CLASS_IDS], weights=w,
+                    name=MetricKeys.ACCURACY),
+            }
+
+
+class RegressionHead(_Head):
+    """Squared error on ``label_dimension`` outputs."""
+
+    def __init__(self, label_dimension=1, weight_column=None,
+                 loss_reduction=losses_impl.Reduction.SUM, name=None):
+        super().__init__(weight_column, loss_reduction, name)
+        if label_dimension < 1:
+            raise ValueError(f"Invalid label_dimension {label_dimension}.")
+        self._label_dimension = label_dimension
+
+    @property
+    def logits_dimension(self):
+        return self._label_dimension
+
+    def _predictions(self, logits):
+        return {PredictionKeys.PREDICTIONS: logits}
+
+    def _export_outputs(self, predictions):
+        value = predictions[PredictionKeys.PREDICTIONS]
+        outputs = {_PREDICT_SERVING_KEY: export_lib.PredictOutput(predictions)}
+        if self._label_dimension == 1:
+            reg = export_lib.RegressionOutput(value=value)
+            outputs[_DEFAULT_SERVING_KEY] = reg
+            outputs[_REGRESS_SERVING_KEY] = reg
+        else:
+            outputs[_DEFAULT_SERVING_KEY] = outputs[_PREDICT_SERVING_KEY]
+        return outputs
+
+    def _labels(self, labels):
+        labels = _check_dense_labels(labels, self._label_dimension)
+        if labels.dtype == dtypes.string:
+            raise ValueError(f"Labels dtype should be numeric. Instead got {labels.dtype}.")
+        labels = cast_ops.cast(labels, dtypes.float32)
+        return labels, labels
+
+    def _unreduced_loss(self, logits, label_ids, float_labels):
+        return unary_ops.square(logits - float_labels)
+
+    def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
+        with ops.name_scope(None, "metrics"):
+            w = None if isinstance(weights, float) else weights
+            return {
+                MetricKeys.LOSS_MEAN: metrics_lib.mean(unreduced, weights=w,
+                                                       name=MetricKeys.LOSS_MEAN),
+                MetricKeys.PREDICTION_MEAN: metrics_lib.mean(
+                    predictions[PredictionKeys.PREDICTIONS], weights=w,
+                    name="prediction/mean"),
+                MetricKeys.LABEL_MEAN: metrics_lib.mean(float_labels, weights=w,
+                                                        name="label/mean"),
+            }
+
+
+def classification_head(n_classes, weight_column=None, label_vocabulary=None,
+                        loss_reduction=losses_impl.Reduction.SUM):
+    if n_classes is None or n_classes < 2:
+        raise ValueError(f"n_classes must be > 1: {n_classes}")
+    if n_classes == 2:
+        return BinaryClassHead(weight_column, label_vocabulary, loss_reduction)
+    return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction)
+
+
+_OPTIMIZERS = {
+    "Adagrad": "AdagradOptimizer",
+    "Adam": "AdamOptimizer",
+    "Ftrl": "FtrlOptimizer",
+    "RMSProp": "RMSPropOptimizer",
+    "SGD": "GradientDescentOptimizer",
+}
+
+
+def get_optimizer_instance(opt, learning_rate=None):
+    """An optimizer from a name ('Adagrad', 'Adam', 'Ftrl', 'RMSProp', 'SGD'), an instance,
+    or a callable returning one."""
+    from tideflow import train
+    from tideflow.train.optimizer import Optimizer
+
+    if isinstance(opt, str):
+        if opt in _OPTIMIZERS:
+            if not learning_rate:
+                raise ValueError("learning_rate must be specified when opt is string.")
+            return getattr(train, _OPTIMIZERS[opt])(learning_rate=learning_rate)
+        raise ValueError(f"Unsupported optimizer name: {opt}. Supported names are: "
+                         f"{tuple(sorted(_OPTIMIZERS))}")
+    if callable(opt) and not isinstance(opt, Optimizer):
+        opt = opt()
+    if not isinstance(opt, Optimizer):
+        raise ValueError(f"The given object is not an Optimizer instance. Given: {opt}")  # noqa: TRY004 - as TF
+    return opt
+
+
+def group_train_ops(ops_list):
+    return control_flow_ops.group(*ops_list)
+
+
+__all__ = ["BinaryClassHead", "MultiClassHead", "RegressionHead", "classification_head",
+           "get_optimizer_instance"]

@@ -1,0 +1,94 @@
+"""``LinearClassifier``, ``LinearRegressor`` and ``LinearEstimator``: ``linear_model`` over
+feature columns (variables under ``linear/linear_model/``), trained with FTRL by default."""
+
+import math
+
+from tideflow.estimator.canned import head as head_lib
+from tideflow.estimator.estimator import Estimator
+from tideflow.estimator.model_fn import ModeKeys
+from tideflow.feature_column import feature_column as fc
+from tideflow.ops import losses_impl, variable_scope
+from tideflow.train import training_util
+
+_LEARNING_RATE = 0.2
+
+
+def linear_learning_rate(num_feature_columns, cap=_LEARNING_RATE):
+    return min(cap, 1.0 / math.sqrt(num_feature_columns))
+
+
+def linear_logits(features, feature_columns, units, sparse_combiner, scope="linear"):
+    with variable_scope.variable_scope(scope, values=list(features.values())):
+        return fc.linear_model(features, list(feature_columns), units=units,
+                               sparse_combiner=sparse_combiner)
+
+
+def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
+                     sparse_combiner):
+    if not isinstance(features, dict):
+        raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
+                         f"{type(features)}")
+    logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
+    opt = None
+    if mode == ModeKeys.TRAIN:
+        opt = head_lib.get_optimizer_instance(
+            optimizer, learning_rate=linear_learning_rate(len(feature_columns)))
+
+    def train_op_fn(loss):
+        return opt.minimize(loss, global_step=training_util.get_global_step())
+
+    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                      labels=labels,
+                                      train_op_fn=train_op_fn if opt is not None else None)
+
+
+def _check(feature_columns, sparse_combiner):
+    columns = tuple(feature_columns or [])
+    if not columns:
+        raise ValueError("feature_columns must be specified.")
+    if sparse_combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
+                         f"{sparse_combiner!r}")
+    return columns
+
+
+class LinearEstimator(Estimator):
+    """A linear model with a given head."""
+
+    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
+                 partitioner=None, sparse_combiner="sum", warm_start_from=None):
+        columns = _check(feature_columns, sparse_combiner)
+
+        def model_fn(features, labels, mode):
+            return _linear_model_fn(features, labels, mode, head, columns, optimizer,
+                                    sparse_combiner)
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
+                         warm_start_from=warm_start_from)
+
+
+class LinearClassifier(LinearEstimator):
+    """A linear classifier (logistic regression for 2 classes, softmax above)."""
+
+    def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column=None,
+                 label_vocabulary=None, optimizer="Ftrl", config=None, partitioner=None,
+                 warm_start_from=None, loss_reduction=losses_impl.Reduction.SUM,
+                 sparse_combiner="sum"):
+        head = head_lib.classification_head(n_classes, weight_column, label_vocabulary,
+                                            loss_reduction)
+        super().__init__(head, feature_columns, model_dir, optimizer, config, partitioner,
+                         sparse_combiner, warm_start_from)
+
+
+class LinearRegressor(LinearEstimator):
+    """A linear regressor (squared loss)."""
+
+    def __init__(self, feature_columns, model_dir=None, label_dimension=1, weight_column=None,
+                 optimizer="Ftrl", config=None, partitioner=None, warm_start_from=None,
+                 loss_reduction=losses_impl.Reduction.SUM, sparse_combiner="sum"):
+        head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, feature_columns, model_dir, optimizer, config, partitioner,
+                         sparse_combiner, warm_start_from)
+
+
+__all__ = ["LinearClassifier", "LinearEstimator", "LinearRegressor"]
