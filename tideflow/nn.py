@@ -6,6 +6,15 @@ from tideflow.ops.candidate_sampling_ops import (
     log_uniform_candidate_sampler,
     uniform_candidate_sampler,
 )
+from tideflow.ops.ctc_ops import (
+    collapse_repeated,
+    ctc_beam_search_decoder,
+    ctc_beam_search_decoder_v2,
+    ctc_greedy_decoder,
+    ctc_loss,
+    ctc_loss_v2,
+    ctc_unique_labels,
+)
 from tideflow.ops.embedding_ops import embedding_lookup
 from tideflow.ops.math_ops import sigmoid, tanh
 from tideflow.ops.nn_impl import (

@@ -1,0 +1,543 @@
+"""Connectionist temporal classification: the CTCLoss op (forward-backward in log space,
+vectorized over the batch; its second output is the loss's gradient wrt the logits), the greedy
+and beam-search decoders, and ``tf.nn.ctc_*``'s Python functions."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _invalid, _np, _shape_str
+
+_NEG = -np.inf
+
+
+def _check_inputs_shape(op, name):
+    x = op._inputs[0]._shape
+    seq = op._inputs[-1]._shape
+    if x.ndims is not None and x.ndims != 3:
+        raise ValueError(f"{name}: inputs must be 3-D [max_time, batch_size, num_classes], got "
+                         f"shape {_shape_str(x)}")
+    if seq.ndims is not None and seq.ndims != 1:
+        raise ValueError(f"{name}: sequence_length must be 1-D [batch_size], got shape "
+                         f"{_shape_str(seq)}")
+    batch = x[1] if x.ndims is not None else None
+    if x.ndims is not None and seq.ndims is not None:
+        b = x.dims[1].merge_with(seq.dims[0]) if x.dims[1].is_compatible_with(seq.dims[0]) else None
+        if b is None:
+            raise ValueError(f"{name}: inputs has batch size {x.dims[1].value} but "
+                             f"sequence_length has {seq.dims[0].value}")
+        batch = b
+    return x, batch
+
+
+def _labels_by_batch(indices, values, batch, op_type):
+    idx = _np(indices).astype(np.int64)
+    vals = _np(values)
+    if idx.ndim != 2 or idx.shape[1] != 2:
+        raise _invalid(f"{op_type}: labels_indices must be a matrix [num_labels, 2], got shape "
+                       f"{_shape_str(idx.shape)}")
+    if vals.shape != (idx.shape[0],):
+        raise _invalid(f"{op_type}: labels_indices and labels_values must contain the same "
+                       f"number of rows, got {idx.shape[0]} and {vals.shape}")
+    for i in range(1, len(idx)):
+        if tuple(idx[i]) <= tuple(idx[i - 1]):
+            raise _invalid(f"{op_type}: label SparseTensor is not valid: indices[{i}] = "
+                           f"{idx[i].tolist()} is out of order. Many sparse ops require sorted "
+                           f"indices.")
+    if len(idx) and (idx[:, 0].min() < 0 or idx[:, 0].max() >= batch):
+        raise _invalid(f"{op_type}: labels batch index must be in [0, {batch}), got "
+                       f"{idx[:, 0].tolist()}")
+    return [vals[idx[:, 0] == b].astype(np.int64) for b in range(batch)]
+
+
+def _log_softmax(x):
+    m = x.max(-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    z = x - m
+    return z - np.log(np.exp(z).sum(-1, keepdims=True))
+
+
+def _lse(a, b):
+    m = np.maximum(a, b)
+    safe = np.where(np.isfinite(m), m, 0)
+    with np.errstate(invalid="ignore"):
+        out = safe + np.log(np.exp(a - safe) + np.exp(b - safe))
+    return np.where(np.isneginf(m), _NEG, out)
+
+
+def ctc_forward_backward(logits, seq_len, labels, merge_repeated=True):
+    """Loss ``-log p(labels | logits)`` and its gradient wrt the (unnormalized) logits.
+
+    logits ``[T, B, C]`` (float64), seq_len ``[B]``, labels a list of B int arrays (blank is
+    ``C - 1``). Log-space alpha/beta recursions over the extended label ``l'`` (blanks around
+    every label), one NumPy step per time step for the whole batch.
+    """
+    t_max, batch, num_classes = logits.shape
+    blank = num_classes - 1
+    lp = _log_softmax(logits)  # [T, B, C]
+    lmax = max((len(lab) for lab in labels), default=0)
+    s_max = 2 * lmax + 1
+    ext = np.full((batch, s_max), blank, np.int64)
+    s_len = np.zeros(batch, np.int64)
+    for b, lab in enumerate(labels):
+        ext[b, 1:2 * len(lab):2] = lab
+        s_len[b] = 2 * len(lab) + 1
+    pos = np.arange(s_max)
+    valid = pos[None, :] < s_len[:, None]  # [B, S]
+    # the s-2 -> s skip: onto a label, from a different label (or the same one when repeats
+    # are not merged)
+    prev2 = np.concatenate([np.full((batch, 2), -1), ext[:, :-2]], axis=1)
+    skip = (ext != blank) & (pos[None, :] >= 2)
+    if merge_repeated:
+        skip &= ext != prev2
+    stay = np.ones_like(skip) if merge_repeated else (ext == blank)
+    bidx = np.arange(batch)[:, None]
+    # y[t, b, s] = log p(l'[b, s] at t)
+    y = np.where(valid[None], lp[:, bidx, ext], _NEG)  # [T, B, S]
+
+    def step(prev):
+        a = np.where(stay, prev, _NEG)
+        a = _lse(a, np.concatenate([np.full((batch, 1), _NEG), prev[:, :-1]], axis=1))
+        return _lse(a, np.where(skip, np.concatenate(
+            [np.full((batch, 2), _NEG), prev[:, :-2]], axis=1), _NEG))
+
+    alpha = np.full((t_max, batch, s_max), _NEG)
+    if t_max:
+        alpha[0, :, :2] = y[0, :, :2]
+    for t in range(1, t_max):
+        alpha[t] = step(alpha[t - 1]) + y[t]
+    # beta[t] excludes y[t]: the probability of finishing from (s, t) given we are there
+    beta = np.full((t_max, batch, s_max), _NEG)
+    end = np.full((batch, s_max), _NEG)
+    end[pos[None, :] == (s_len - 1)[:, None]] = 0.0
+    end[(pos[None, :] == (s_len - 2)[:, None])] = 0.0
+    # the reverse step: from s to s, s+1 and (where s+2 may skip from s) s+2
+    skip_from = np.concatenate([skip[:, 2:], np.zeros((batch, 2), bool)], axis=1)
+    stay_from = stay
+    for t in range(t_max - 1, -1, -1):
+        nxt = beta[t + 1] + y[t + 1] if t + 1 < t_max else np.full((batch, s_max), _NEG)
+        b = np.where(stay_from, nxt, _NEG)
+        b = _lse(b, np.concatenate([nxt[:, 1:], np.full((batch, 1), _NEG)], axis=1))
+        b = _lse(b, np.where(skip_from, np.concatenate(
+            [nxt[:, 2:], np.full((batch, 2), _NEG)], axis=1), _NEG))
+        last = (seq_len - 1) == t
+        b[last] = end[last]
+        b[t >= seq_len] = _NEG
+        beta[t] = b
+    tl = np.clip(seq_len - 1, 0, None)
+    fin = alpha[tl, np.arange(batch)]  # [B, S]
+    log_p = _lse(np.take_along_axis(fin, (s_len - 1)[:, None], 1)[:, 0],
+                 np.where(s_len >= 2, np.take_along_axis(
+                     fin, np.clip(s_len - 2, 0, None)[:, None], 1)[:, 0], _NEG))
+    log_p = np.where(seq_len > 0, log_p, np.where(s_len == 1, 0.0, _NEG))
+    # d loss / d logits = softmax - sum_{s: l'[s] = k} alpha * beta / p
+    with np.errstate(invalid="ignore", over="ignore"):
+        occ = np.exp(alpha + beta - log_p[None, :, None])
+    occ = np.where(np.isfinite(occ), occ, 0.0)
+    onehot = np.zeros((batch, s_max, num_classes))
+    onehot[np.arange(batch)[:, None], pos[None, :], ext] = valid
+    grad = np.exp(lp) - np.einsum("tbs,bsc->tbc", occ, onehot)
+    live = np.arange(t_max)[:, None] < seq_len[None, :]
+    grad = np.where(live[..., None], grad, 0.0)
+    grad = np.where(np.isfinite(log_p)[None, :, None], grad, 0.0)
+    return -log_p, grad
+
+
+def _collapse(lab):
+    if len(lab) == 0:
+        return lab
+    keep = np.concatenate([[True], lab[1:] != lab[:-1]])
+    return lab[keep]
+
+
+def _ctc_loss_kernel(inputs, labels_indices, labels_values, sequence_length, *,
+                     preprocess_collapse_repeated, ctc_merge_repeated,
+                     ignore_longer_outputs_than_inputs):
+    x = _np(inputs)
+    seq = _np(sequence_length).astype(np.int64)
+    if x.ndim != 3:
+        raise _invalid(f"CTCLoss: inputs must be 3-D, got shape {_shape_str(x.shape)}")
+    t_max, batch, num_classes = x.shape
+    if seq.shape != (batch,):
+        raise _invalid(f"CTCLoss: len(sequence_length) != batch_size: {seq.shape} vs {batch}")
+    if num_classes < 1:
+        raise _invalid("CTCLoss: num_classes must be positive")
+    for b in range(batch):
+        if not 0 <= seq[b] <= t_max:
+            raise _invalid(f"CTCLoss: sequence_length({b}) <= {t_max}, got {seq[b]}")
+    labels = _labels_by_batch(labels_indices, labels_values, batch, "CTCLoss")
+    ignored = np.zeros(batch, bool)
+    for b, lab in enumerate(labels):
+        if len(lab) == 0:
+            raise _invalid(f"CTCLoss: Labels length is zero in batch {b}")
+        if lab.min() < 0 or lab.max() >= num_classes:
+            raise _invalid(f"CTCLoss: labels in batch {b} must be in [0, {num_classes}), got "
+                           f"{lab.tolist()}")
+        if preprocess_collapse_repeated:
+            labels[b] = lab = _collapse(lab)
+        if seq[b] < len(lab):
+            if not ignore_longer_outputs_than_inputs:
+                raise _invalid(
+                    f"CTCLoss: Not enough time for target transition sequence (required: "
+                    f"{len(lab)}, available: {seq[b]}){b}You can turn this error into a warning "
+                    f"by using the flag ignore_longer_outputs_than_inputs")
+            ignored[b] = True
+    loss, grad = ctc_forward_backward(x.astype(np.float64), seq, labels, ctc_merge_repeated)
+    loss[ignored] = 0.0
+    grad[:, ignored] = 0.0
+    return loss.astype(x.dtype), grad.astype(x.dtype)
+
+
+def _ctc_loss_shape(op):
+    x, batch = _check_inputs_shape(op, "CTCLoss")
+    for i, r, what in ((1, 2, "labels_indices"), (2, 1, "labels_values")):
+        s = op._inputs[i]._shape
+        if s.ndims is not None and s.ndims != r:
+            raise ValueError(f"CTCLoss: {what} must be rank {r}, got shape {_shape_str(s)}")
+    return [TensorShape([batch]), x if x.ndims is not None else TensorShape([None] * 3)]
+
+
+def _ctc_loss_grad(op, grad_loss, _):
+    from tideflow.ops import array_ops
+    from tideflow.ops.gradients import dense
+
+    # the op's own gradient output; second derivatives are not defined, as in TF
+    g = array_ops.stop_gradient(op._outputs[1])
+    return [array_ops.expand_dims(dense(grad_loss), -1) * g, None, None, None]
+
+
+op_registry.declare(
+    "CTCLoss",
+    inputs=["inputs: T", "labels_indices: int64", "labels_values: int32",
+            "sequence_length: int32"],
+    outputs=["loss: T", "gradient: T"],
+    attrs=["preprocess_collapse_repeated: bool = false", "ctc_merge_repeated: bool = true",
+           "ignore_longer_outputs_than_inputs: bool = false", "T: {float, double} = DT_FLOAT"],
+    shape=_ctc_loss_shape,
+    kernel=_ctc_loss_kernel,
+    grad=_ctc_loss_grad,
+)
+
+
+# -- decoders ---------------------------------------------------------------------------------
+
+
+def _decoder_checks(x, seq, op_type):
+    if x.ndim != 3:
+        raise _invalid(f"{op_type}: inputs must be 3-D, got shape {_shape_str(x.shape)}")
+    t_max, batch, _ = x.shape
+    if seq.shape != (batch,):
+        raise _invalid(f"{op_type}: len(sequence_length) != batch_size: {list(seq.shape)} vs "
+                       f"{batch}")
+    for b in range(batch):
+        if not 0 <= seq[b] <= t_max:
+            raise _invalid(f"{op_type}: sequence_length({b}) <= {t_max}, got {seq[b]}")
+
+
+def _to_sparse(seqs):
+    batch = len(seqs)
+    width = max((len(s) for s in seqs), default=0)
+    idx = [(b, j) for b, s in enumerate(seqs) for j in range(len(s))]
+    indices = np.array(idx, np.int64).reshape(-1, 2)
+    values = np.array([v for s in seqs for v in s], np.int64)
+    return indices, values, np.array([batch, width], np.int64)
+
+
+def _greedy_kernel(inputs, sequence_length, *, merge_repeated, blank_index):
+    x = _np(inputs)
+    seq = _np(sequence_length).astype(np.int64)
+    _decoder_checks(x, seq, "CTCGreedyDecoder")
+    _, batch, num_classes = x.shape
+    blank = blank_index + num_classes if blank_index < 0 else blank_index
+    if not 0 <= blank < num_classes:
+        raise _invalid(f"CTCGreedyDecoder: blank_index must be in [0, {num_classes}), got "
+                       f"{blank_index}")
+    log_prob = np.zeros((batch, 1), x.dtype)
+    seqs = []
+    for b in range(batch):
+        n = int(seq[b])
+        if n == 0:
+            seqs.append([])
+            continue
+        best = x[:n, b].argmax(-1)
+        log_prob[b, 0] = -x[:n, b].max(-1).sum()
+        prev = np.concatenate([[-1], best[:-1]])
+        keep = best != blank
+        if merge_repeated:
+            keep &= best != prev
+        seqs.append(best[keep].tolist())
+    indices, values, shape = _to_sparse(seqs)
+    return indices, values, shape, log_prob
+
+
+def _decoder_shape(op, top_paths):
+    _, batch = _check_inputs_shape(op, op.type)
+    sparse = [TensorShape([None, 2]), TensorShape([None]), TensorShape([2])]
+    out = [s for s in sparse for _ in range(top_paths)]
+    return out + [TensorShape([batch, top_paths])]
+
+
+op_registry.declare(
+    "CTCGreedyDecoder",
+    inputs=["inputs: T", "sequence_length: int32"],
+    outputs=["decoded_indices: int64", "decoded_values: int64", "decoded_shape: int64",
+             "log_probability: T"],
+    attrs=["merge_repeated: bool = false", "blank_index: int = -1",
+           "T: {float, double} = DT_FLOAT"],
+    shape=lambda op: _decoder_shape(op, 1),
+    kernel=_greedy_kernel,
+    differentiable=False,
+)
+
+
+def _prefix_beam_search(lp, beam_width):
+    """Prefix beam search over log-probabilities ``lp [T, C]`` (blank ``C - 1``): the surviving
+    prefixes with their (blank-ending, label-ending) log-probabilities."""
+    blank = lp.shape[1] - 1
+    beams = {(): (0.0, _NEG)}
+    for t in range(lp.shape[0]):
+        row = lp[t]
+        new = {}
+
+        def add(prefix, pb, pl, new=new):
+            ob, ol = new.get(prefix, (_NEG, _NEG))
+            new[prefix] = (float(np.logaddexp(ob, pb)), float(np.logaddexp(ol, pl)))
+
+        for prefix, (pb, pl) in beams.items():
+            total = np.logaddexp(pb, pl)
+            add(prefix, total + row[blank], _NEG)
+            if prefix:
+                add(prefix, _NEG, pl + row[prefix[-1]])
+            for c in range(blank):
+                prev = pb if prefix and prefix[-1] == c else total
+                add(prefix + (c,), _NEG, prev + row[c])
+        ranked = sorted(new.items(), key=lambda kv: -np.logaddexp(*kv[1]))
+        beams = dict(ranked[:beam_width])
+    return beams
+
+
+def _beam_kernel(inputs, sequence_length, *, beam_width, top_paths, merge_repeated):
+    x = _np(inputs)
+    seq = _np(sequence_length).astype(np.int64)
+    _decoder_checks(x, seq, "CTCBeamSearchDecoder")
+    if top_paths > beam_width:
+        raise _invalid("CTCBeamSearchDecoder: requested more paths than the beam width.")
+    _, batch, _ = x.shape
+    lp = _log_softmax(x.astype(np.float64))
+    paths = [[] for _ in range(top_paths)]
+    log_prob = np.zeros((batch, top_paths), x.dtype)
+    for b in range(batch):
+        beams = _prefix_beam_search(lp[:int(seq[b]), b], beam_width)
+        ranked = sorted(beams.items(), key=lambda kv: -np.logaddexp(*kv[1]))
+        if len(ranked) < top_paths:
+            raise _invalid("CTCBeamSearchDecoder: Less leaves in the beam search than "
+                           "requested.")
+        for i in range(top_paths):
+            prefix, (pb, pl) = ranked[i]
+            lab = np.array(prefix, np.int64)
+            if merge_repeated:  # TF merges repeats within the decoded prefix too
+                lab = _collapse(lab)
+            paths[i].append(lab.tolist())
+            log_prob[b, i] = np.logaddexp(pb, pl)
+    sparse = [_to_sparse(p) for p in paths]
+    return ([s[0] for s in sparse] + [s[1] for s in sparse] + [s[2] for s in sparse] +
+            [log_prob])
+
+
+def _beam_shape(op):
+    return _decoder_shape(op, op._attrs["top_paths"])
+
+
+op_registry.declare(
+    "CTCBeamSearchDecoder",
+    inputs=["inputs: T", "sequence_length: int32"],
+    outputs=["decoded_indices: top_paths * int64", "decoded_values: top_paths * int64",
+             "decoded_shape: top_paths * int64", "log_probability: T"],
+    attrs=["beam_width: int >= 1", "top_paths: int >= 1", "merge_repeated: bool = true",
+           "T: {float, double} = DT_FLOAT"],
+    shape=_beam_shape,
+    kernel=_beam_kernel,
+    differentiable=False,
+)
+
+
+# -- public API -------------------------------------------------------------------------------
+
+
+def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repeated=False,
+             ctc_merge_repeated=True, ignore_longer_outputs_than_inputs=False, time_major=True,
+             logits=None):
+    """CTC loss per batch element (TF 1.x): ``labels`` a SparseTensor of int32 class ids,
+    ``inputs`` unnormalized logits ``[max_time, batch, num_classes]`` (blank is the last
+    class), ``sequence_length [batch]``."""
+    if not isinstance(labels, SparseTensor):
+        raise TypeError(f"Expected argument `labels` to be a SparseTensor. Received "
+                        f"labels={labels} of type: {type(labels).__name__}")
+    if inputs is None:
+        inputs = logits
+    elif logits is not None:
+        raise ValueError("ctc_loss: pass inputs or logits, not both")
+    with ops.name_scope(None, "CTCLoss"):
+        inputs = ops.convert_to_tensor(inputs, name="inputs")
+        if not time_major:
+            from tideflow.ops import array_ops
+
+            inputs = array_ops.transpose(inputs, [1, 0, 2])
+        values = labels.values
+        if values.dtype.base_dtype != dtypes.int32:
+            from tideflow.ops import cast_ops
+
+            values = cast_ops.cast(values, dtypes.int32)
+        seq = ops.convert_to_tensor(sequence_length, dtypes.int32, name="sequence_length")
+        op = ops.apply_op("CTCLoss", [inputs, labels.indices, values, seq], {
+            "preprocess_collapse_repeated": preprocess_collapse_repeated,
+            "ctc_merge_repeated": ctc_merge_repeated,
+            "ignore_longer_outputs_than_inputs": ignore_longer_outputs_than_inputs})
+        return op._outputs[0]
+
+
+def _dense_labels_to_sparse(dense, length):
+    from tideflow.ops import array_ops, gather_ops, range_ops
+    from tideflow.ops.math_ops import less
+
+    dense = ops.convert_to_tensor(dense, name="labels")
+    length = ops.convert_to_tensor(length, name="label_length")
+    width = array_ops.shape(dense)[1]
+    mask = less(array_ops.expand_dims(range_ops.range(width), 0),
+                array_ops.expand_dims(length, 1))
+    indices = gather_ops.where(mask)
+    values = gather_ops.gather_nd(dense, indices)
+    from tideflow.ops import cast_ops
+
+    shape = cast_ops.cast(array_ops.shape(dense), dtypes.int64)
+    return SparseTensor(indices, values, shape)
+
+
+def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=True,
+                unique=None, blank_index=None, name=None):
+    """CTC loss (TF 2 signature): dense ``labels [batch, max_label_len]`` with
+    ``label_length``, or a SparseTensor; ``blank_index`` defaults to 0 and is moved to the last
+    class."""
+    del unique  # an optimization hint only
+    from tideflow.ops import array_ops, cast_ops, math_ops
+    from tideflow.ops.concat_ops import concat
+
+    with ops.name_scope(name, "ctc_loss_dense"):
+        logits = ops.convert_to_tensor(logits, name="logits")
+        if not logits_time_major:
+            logits = array_ops.transpose(logits, [1, 0, 2])
+        if not isinstance(labels, SparseTensor):
+            if label_length is None:
+                raise ValueError("ctc_loss_v2: label_length is needed with dense labels")
+            labels = _dense_labels_to_sparse(labels, label_length)
+        if blank_index is None:
+            blank_index = 0
+        num_classes = logits.get_shape()[-1].value if logits.get_shape().ndims else None
+        values = cast_ops.cast(labels.values, dtypes.int32)
+        if blank_index < 0:
+            if num_classes is None:
+                raise ValueError("ctc_loss_v2: a negative blank_index needs a known number of "
+                                 "classes")
+            blank_index += num_classes
+        if num_classes is None or blank_index != num_classes - 1:
+            logits = concat([logits[:, :, :blank_index], logits[:, :, blank_index + 1:],
+                             logits[:, :, blank_index:blank_index + 1]], axis=2)
+            values = values - cast_ops.cast(math_ops.greater(values, blank_index), dtypes.int32)
+        labels = SparseTensor(labels.indices, values, labels.dense_shape)
+        return ctc_loss(labels, logits, logit_length, ignore_longer_outputs_than_inputs=True)
+
+
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
+    """Best-path decoding: per time step the most likely class, repeats merged, blanks dropped.
+    Returns ``([SparseTensor decoded], log_probability [batch, 1])``."""
+    op = ops.apply_op("CTCGreedyDecoder", [inputs, ops.convert_to_tensor(
+        sequence_length, dtypes.int32, name="sequence_length")],
+        {"merge_repeated": merge_repeated})
+    ix, vals, shape, log_prob = op._outputs
+    return [SparseTensor(ix, vals, shape)], log_prob
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1,
+                            merge_repeated=True):
+    """Prefix beam search decoding; returns ``(top_paths SparseTensors, log_probability
+    [batch, top_paths])``."""
+    op = ops.apply_op("CTCBeamSearchDecoder", [inputs, ops.convert_to_tensor(
+        sequence_length, dtypes.int32, name="sequence_length")],
+        {"beam_width": beam_width, "top_paths": top_paths, "merge_repeated": merge_repeated})
+    outs = op._outputs
+    k = top_paths
+    decoded = [SparseTensor(outs[i], outs[k + i], outs[2 * k + i]) for i in range(k)]
+    return decoded, outs[3 * k]
+
+
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """:func:`ctc_beam_search_decoder` without merging repeated labels (TF 2)."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width, top_paths,
+                                   merge_repeated=False)
+
+
+def collapse_repeated(labels, seq_length, name=None):
+    """Merges runs of repeated labels in ``labels [batch, max_len]``; returns the
+    left-aligned, zero-padded labels and their new lengths."""
+    from tideflow.ops import array_ops, cast_ops, gather_ops, math_ops, range_ops, reduction_ops
+    from tideflow.ops.concat_ops import concat
+
+    with ops.name_scope(name, "collapse_repeated_labels", [labels, seq_length]):
+        labels = ops.convert_to_tensor(labels, name="labels")
+        seq_length = ops.convert_to_tensor(seq_length, name="seq_length")
+        width = array_ops.shape(labels)[1]
+        differs = math_ops.not_equal(labels[:, 1:], labels[:, :-1])
+        first = array_ops.ones_like(labels[:, :1], dtype=dtypes.bool)
+        keep = concat([first, differs], 1)
+        in_seq = math_ops.less(array_ops.expand_dims(range_ops.range(width), 0),
+                               array_ops.expand_dims(cast_ops.cast(seq_length, dtypes.int32), 1))
+        keep = math_ops.logical_and(keep, in_seq)
+        new_len = reduction_ops.reduce_sum(cast_ops.cast(keep, dtypes.int32), axis=1)
+        # the kept labels move left: position = running count of kept labels - 1
+        pos = reduction_ops.cumsum(cast_ops.cast(keep, dtypes.int32), axis=1) - 1
+        where = gather_ops.where(keep)
+        rows = where[:, 0]
+        cols = gather_ops.gather_nd(pos, where)
+        vals = gather_ops.gather_nd(labels, where)
+        out_width = reduction_ops.reduce_max(new_len)
+        idx = array_ops.stack([rows, cast_ops.cast(cols, dtypes.int64)], axis=1)
+        shape = cast_ops.cast(array_ops.stack([array_ops.shape(labels)[0], out_width]),
+                              dtypes.int64)
+        dense = gather_ops.scatter_nd(idx, vals, shape)
+        return dense, cast_ops.cast(new_len, seq_length.dtype)
+
+
+def ctc_unique_labels(labels, name=None):
+    """Per row, the unique labels in order of first appearance (zero-padded) and each label's
+    index into them, as ``tf.unique`` row by row."""
+    from tideflow.ops import array_ops, cast_ops, gather_ops, math_ops, range_ops, reduction_ops
+
+    with ops.name_scope(name, "ctc_unique_labels", [labels]):
+        labels = ops.convert_to_tensor(labels, name="labels")
+        if labels.get_shape().ndims not in (None, 2):
+            raise ValueError(f"ctc_unique_labels: labels must be 2-D, got shape "
+                             f"{labels.get_shape()}")
+        width = array_ops.shape(labels)[1]
+        eq = math_ops.equal(array_ops.expand_dims(labels, 2), array_ops.expand_dims(labels, 1))
+        steps = range_ops.range(width)
+        earlier = math_ops.less(array_ops.expand_dims(steps, 0), array_ops.expand_dims(steps, 1))
+        # first[b, j]: no k < j holds the same label
+        first = math_ops.logical_not(reduction_ops.reduce_any(
+            math_ops.logical_and(eq, earlier), axis=2))
+        rank = reduction_ops.cumsum(cast_ops.cast(first, dtypes.int32), axis=1) - 1
+        # each label's index: the rank at its first occurrence (the first k equal to it)
+        first_k = reduction_ops.argmax(cast_ops.cast(eq, dtypes.int32), axis=2,
+                                       output_type=dtypes.int32)
+        rows = array_ops.expand_dims(range_ops.range(array_ops.shape(labels)[0]), 1)
+        idx = gather_ops.gather_nd(rank, array_ops.stack(
+            [rows + array_ops.zeros_like(first_k), first_k], axis=2))
+        where = gather_ops.where(first)
+        scatter_idx = array_ops.stack(
+            [where[:, 0], cast_ops.cast(gather_ops.gather_nd(rank, where), dtypes.int64)], 1)
+        uniq = gather_ops.scatter_nd(scatter_idx, gather_ops.gather_nd(labels, where),
+                                     cast_ops.cast(array_ops.shape(labels), dtypes.int64))
+        uniq = cast_ops.cast(uniq, dtypes.int64)
+        uniq.set_shape(labels.get_shape())
+        idx.set_shape(labels.get_shape())
+        return uniq, idx
