@@ -1,1 +1,27 @@
 """``tf.keras``: the Keras API of TF 1.x, in graph mode over tideflow sessions."""
+
+from tideflow.keras import (
+    activations,
+    backend,
+    callbacks,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    regularizers,
+    utils,
+)
+from tideflow.keras.engine.input_layer import Input
+from tideflow.keras.engine.sequential import Sequential
+from tideflow.keras.engine.training import Model
+
+__version__ = "2.2.4-tf"
+
+__all__ = [
+    "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+    "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
+    "utils",
+]

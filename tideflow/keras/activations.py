@@ -1,0 +1,86 @@
+"""``tf.keras.activations``: activation functions, and ``get``/``serialize``/``deserialize``."""
+
+import tideflow as tf
+from tideflow.keras import backend as K
+from tideflow.keras._utils import deserialize as _deserialize
+
+
+def softmax(x, axis=-1):
+    """Softmax over ``axis`` (rank >= 2)."""
+    rank = K.ndim(x)
+    if rank == 1:
+        raise ValueError("Cannot apply softmax to a tensor that is 1D. Received input: "
+                         f"{x}")
+    return tf.nn.softmax(x, axis=axis)
+
+
+def elu(x, alpha=1.0):
+    return K.elu(x, alpha)
+
+
+def selu(x):
+    return tf.nn.selu(x)
+
+
+def softplus(x):
+    return tf.nn.softplus(x)
+
+
+def softsign(x):
+    return tf.nn.softsign(x)
+
+
+def relu(x, alpha=0.0, max_value=None, threshold=0):
+    return K.relu(x, alpha=alpha, max_value=max_value, threshold=threshold)
+
+
+def tanh(x):
+    return tf.nn.tanh(x)
+
+
+def sigmoid(x):
+    return tf.nn.sigmoid(x)
+
+
+def exponential(x):
+    return tf.exp(x)
+
+
+def hard_sigmoid(x):
+    return K.hard_sigmoid(x)
+
+
+def linear(x):
+    return x
+
+
+_TABLE = {
+    "softmax": softmax, "elu": elu, "selu": selu, "softplus": softplus, "softsign": softsign,
+    "relu": relu, "tanh": tanh, "sigmoid": sigmoid, "exponential": exponential,
+    "hard_sigmoid": hard_sigmoid, "linear": linear,
+}
+
+
+def serialize(activation):
+    name = getattr(activation, "__name__", None)
+    if name in _TABLE and _TABLE[name] is activation:
+        return name
+    if name in ("relu", "tanh", "sigmoid", "softmax", "elu", "selu", "softplus", "softsign"):
+        return name
+    return name or str(activation)
+
+
+def deserialize(name, custom_objects=None):
+    return _deserialize(name, _TABLE, "activation function", custom_objects,
+                        instantiate=False)
+
+
+def get(identifier):
+    """An activation function from a name, a function, or None (linear)."""
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret activation function identifier: {identifier}")

@@ -1,0 +1,892 @@
+"""``tf.keras.backend``: the Keras backend of TF 1.x in graph mode.
+
+A default session is made lazily on the default graph (``get_session``); the variables Keras
+made (layers' weights, ``variable``) are initialized the first time a session is asked for and
+they are not yet initialized there, as TF does. The learning phase is a boolean
+``placeholder_with_default(False)`` per graph, fed True while training.
+"""
+
+import weakref
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import dtypes, ops
+
+_FLOATX = "float32"
+_EPSILON = 1e-7
+_IMAGE_DATA_FORMAT = "channels_last"
+
+_SESSION = [None]
+_MANUAL_VAR_INIT = [False]
+# per graph: the learning phase placeholder, a value set by set_learning_phase, layer-name uids,
+# the variables made by Keras, and the Keras history of symbolic tensors
+_GRAPH_STATE = weakref.WeakKeyDictionary()
+
+
+class _GraphState:
+    def __init__(self):
+        self.learning_phase = None
+        self.learning_phase_value = None
+        self.uids = {}
+        self.variables = []
+        self.history = {}
+
+
+def _state(graph=None):
+    graph = graph if graph is not None else ops.get_default_graph()
+    st = _GRAPH_STATE.get(graph)
+    if st is None:
+        st = _GRAPH_STATE[graph] = _GraphState()
+    return st
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+
+def floatx():
+    """The default float type as a string (``'float32'``)."""
+    return _FLOATX
+
+
+def set_floatx(value):
+    global _FLOATX
+    if value not in ("float16", "float32", "float64"):
+        raise ValueError(f"Unknown floatx type: {value}")
+    _FLOATX = str(value)
+
+
+def epsilon():
+    """The fuzz factor used in numeric expressions (1e-7)."""
+    return _EPSILON
+
+
+def set_epsilon(value):
+    global _EPSILON
+    _EPSILON = float(value)
+
+
+def image_data_format():
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format):
+    global _IMAGE_DATA_FORMAT
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"Unknown data_format: {data_format}")
+    _IMAGE_DATA_FORMAT = str(data_format)
+
+
+def cast_to_floatx(x):
+    return np.asarray(x, dtype=_FLOATX)
+
+
+def get_uid(prefix=""):
+    """1, 2, 3... per ``prefix`` in the default graph."""
+    uids = _state().uids
+    uids[prefix] = uids.get(prefix, 0) + 1
+    return uids[prefix]
+
+
+def reset_uids():
+    _state().uids.clear()
+
+
+def unique_object_name(base):
+    """``base``, ``base_1``, ``base_2``... per graph (Keras numbers layer names from 0)."""
+    uids = _state().uids
+    n = uids.get(base, 0)
+    uids[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+
+def get_graph():
+    return ops.get_default_graph()
+
+
+def _track_variable(v):
+    _state(v.graph).variables.append(v)
+    return v
+
+
+def manual_variable_initialization(value):
+    _MANUAL_VAR_INIT[0] = bool(value)
+
+
+def _initialize_variables(session):
+    graph = session.graph
+    candidates = [v for v in _state(graph).variables
+                  if not getattr(v, "_keras_initialized", False)]
+    if not candidates:
+        return
+    flags = session.run([tf.is_variable_initialized(v) for v in candidates])
+    for v in candidates:
+        v._keras_initialized = True
+    todo = [v for v, ok in zip(candidates, flags) if not ok]
+    if todo:
+        session.run([v.initializer for v in todo])
+
+
+def get_session():
+    """The session Keras uses: the default session if one is entered, else one made (once) on
+    the default graph. Keras variables not yet initialized in it are initialized."""
+    default = ops.get_default_session()
+    if default is not None:
+        session = default
+    else:
+        session = _SESSION[0]
+        if session is None or session.graph is not ops.get_default_graph() or getattr(
+                session, "_closed", False):
+            session = tf.Session(graph=ops.get_default_graph())
+            _SESSION[0] = session
+    if not _MANUAL_VAR_INIT[0]:
+        _initialize_variables(session)
+    return session
+
+
+def set_session(session):
+    """Makes ``session`` the one Keras uses."""
+    _SESSION[0] = session
+
+
+def clear_session():
+    """Resets the default graph and forgets the Keras session, uids and learning phase."""
+    if _SESSION[0] is not None and not getattr(_SESSION[0], "_closed", False):
+        _SESSION[0].close()
+    _SESSION[0] = None
+    tf.reset_default_graph()
+
+
+# -- learning phase ------------------------------------------------------------------------------
+
+
+def learning_phase():
+    """The learning phase flag: a bool tensor (False unless fed), or the int set with
+    ``set_learning_phase``."""
+    st = _state()
+    if st.learning_phase_value is not None:
+        return st.learning_phase_value
+    if st.learning_phase is None:
+        with ops.name_scope(""):
+            st.learning_phase = tf.placeholder_with_default(False, shape=(),
+                                                            name="keras_learning_phase")
+    return st.learning_phase
+
+
+def _learning_phase_placeholder():
+    st = _state()
+    if st.learning_phase_value is not None:
+        return None
+    return learning_phase()
+
+
+def set_learning_phase(value):
+    """Fixes the learning phase to 0 (test) or 1 (train)."""
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    _state().learning_phase_value = int(value)
+
+
+def in_train_phase(x, alt, training=None):
+    if training is None:
+        training = learning_phase()
+    if training is True or (isinstance(training, int) and training == 1):
+        return x() if callable(x) else x
+    if training is False or (isinstance(training, int) and training == 0):
+        return alt() if callable(alt) else alt
+    return switch(training, x, alt)
+
+
+def in_test_phase(x, alt, training=None):
+    return in_train_phase(alt, x, training=training)
+
+
+def switch(condition, then_expression, else_expression):
+    t = then_expression if callable(then_expression) else (lambda: then_expression)
+    e = else_expression if callable(else_expression) else (lambda: else_expression)
+    if condition.dtype != dtypes.bool:
+        condition = tf.cast(condition, "bool")
+    return tf.cond(condition, t, e)
+
+
+# -- tensors and variables -----------------------------------------------------------------------
+
+
+def _dtype(dtype):
+    return dtypes.as_dtype(dtype or _FLOATX)
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
+    """A placeholder of ``shape`` (or of rank ``ndim`` with unknown sizes)."""
+    if sparse:
+        raise NotImplementedError("keras.backend.placeholder(sparse=True) is not supported.")
+    if shape is None and ndim is not None:
+        shape = (None,) * ndim
+    return tf.placeholder(_dtype(dtype), shape=shape, name=name)
+
+
+def is_placeholder(x):
+    return getattr(x, "op", None) is not None and x.op.type in ("Placeholder",
+                                                               "PlaceholderWithDefault")
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """A variable holding ``value`` (initialized when the Keras session is next asked for)."""
+    value = np.asarray(value, dtype=_dtype(dtype).as_numpy_dtype)
+    v = tf.Variable(value, dtype=_dtype(dtype), name=name, constraint=constraint)
+    v._keras_shape = value.shape
+    return _track_variable(v)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    return tf.constant(value, dtype=_dtype(dtype), shape=shape, name=name)
+
+
+def is_keras_tensor(x):
+    if not isinstance(x, (ops.Tensor, tf.Variable)):
+        raise ValueError(f"Unexpectedly found an instance of type `{type(x)}`. Expected a "  # noqa: TRY004
+                         "symbolic tensor instance.")
+    return isinstance(x, ops.Tensor) and x in _state(x.graph).history
+
+
+def is_tensor(x):
+    return isinstance(x, (ops.Tensor, tf.Variable))
+
+
+def zeros(shape, dtype=None, name=None):
+    return variable(np.zeros(shape), dtype=dtype, name=name)
+
+
+def ones(shape, dtype=None, name=None):
+    return variable(np.ones(shape), dtype=dtype, name=name)
+
+
+def eye(size, dtype=None, name=None):
+    return variable(np.eye(size), dtype=dtype, name=name)
+
+
+def zeros_like(x, dtype=None, name=None):
+    return tf.zeros_like(x, dtype=dtype, name=name)
+
+
+def ones_like(x, dtype=None, name=None):
+    return tf.ones_like(x, dtype=dtype, name=name)
+
+
+def identity(x, name=None):
+    return tf.identity(x, name=name)
+
+
+def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
+    rng = np.random.RandomState(seed)
+    return variable(rng.uniform(low, high, size=shape), dtype=dtype, name=name)
+
+
+def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
+    rng = np.random.RandomState(seed)
+    return variable(rng.normal(mean, scale, size=shape), dtype=dtype, name=name)
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    return tf.random_uniform(shape, minval=minval, maxval=maxval, dtype=_dtype(dtype), seed=seed)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return tf.random_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+
+
+def random_binomial(shape, p=0.0, dtype=None, seed=None):
+    return tf.cast(tf.random_uniform(shape, dtype=_dtype(dtype), seed=seed) <= p, _dtype(dtype))
+
+
+def count_params(x):
+    return int(np.prod(x.get_shape().as_list()))
+
+
+def int_shape(x):
+    """The static shape as a tuple of ints or None (None when the rank is unknown)."""
+    try:
+        shape = x.get_shape()
+    except AttributeError:
+        return tuple(np.shape(x))
+    if shape.ndims is None:
+        return None
+    return tuple(shape.as_list())
+
+
+def shape(x):
+    return tf.shape(x)
+
+
+def ndim(x):
+    return x.get_shape().ndims
+
+
+def dtype(x):
+    return x.dtype.base_dtype.name
+
+
+def eval(x):
+    return get_value(x)
+
+
+def get_value(x):
+    """The value of a variable (or tensor) as a NumPy array."""
+    if not isinstance(x, (ops.Tensor, tf.Variable)):
+        return np.asarray(x)
+    return get_session().run(x)
+
+
+def batch_get_value(tensors):
+    if not tensors:
+        return []
+    return get_session().run(list(tensors))
+
+
+def _assign_placeholder(x):
+    cache = getattr(x, "_keras_assign", None)
+    if cache is None:
+        with x.graph.as_default():
+            ph = tf.placeholder(x.dtype.base_dtype, shape=x.get_shape())
+            op = tf.assign(x, ph)
+        cache = x._keras_assign = (ph, op)
+    return cache
+
+
+def set_value(x, value):
+    batch_set_value([(x, value)])
+
+
+def batch_set_value(tuples):
+    """Assigns each ``(variable, value)`` in one session run (placeholders are made once per
+    variable)."""
+    tuples = list(tuples)
+    if not tuples:
+        return
+    session = get_session()
+    feed, fetches = {}, []
+    for x, value in tuples:
+        value = np.asarray(value, dtype=x.dtype.base_dtype.as_numpy_dtype)
+        if tuple(value.shape) != tuple(x.get_shape().as_list()):
+            raise ValueError(f"Cannot assign a value of shape {value.shape} to variable "
+                             f"{x.name} of shape {tuple(x.get_shape().as_list())}.")
+        ph, op = _assign_placeholder(x)
+        feed[ph] = value
+        fetches.append(op)
+        x._keras_initialized = True
+    session.run(fetches, feed_dict=feed)
+
+
+def update(x, new_x):
+    return tf.assign(x, new_x)
+
+
+def update_add(x, increment):
+    return tf.assign_add(x, increment)
+
+
+def update_sub(x, decrement):
+    return tf.assign_sub(x, decrement)
+
+
+def moving_average_update(x, value, momentum):
+    return tf.assign_sub(x, (x - tf.cast(value, x.dtype)) * (1 - momentum))
+
+
+class Function:
+    """``K.function``: runs ``outputs`` (and ``updates``) with ``inputs`` fed by a list of
+    arrays."""
+
+    def __init__(self, inputs, outputs, updates=None, name=None, **session_kwargs):
+        self.inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        self._single = not isinstance(outputs, (list, tuple))
+        self.outputs = [outputs] if self._single else list(outputs)
+        ops_list = []
+        for u in updates or []:
+            if isinstance(u, tuple):
+                u = tf.assign(u[0], u[1])
+            ops_list.append(u)
+        self.updates_op = tf.group(*ops_list) if ops_list else None
+        self.name = name
+        self.session_kwargs = session_kwargs
+
+    def __call__(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            inputs = [inputs]
+        if len(inputs) != len(self.inputs):
+            raise ValueError(f"Function expects {len(self.inputs)} inputs, got {len(inputs)}.")
+        feed = {}
+        for ph, value in zip(self.inputs, inputs):
+            feed[ph] = value
+        fetches = list(self.outputs)
+        if self.updates_op is not None:
+            fetches.append(self.updates_op)
+        out = get_session().run(fetches, feed_dict=feed, **self.session_kwargs)
+        out = out[:len(self.outputs)]
+        return out
+
+
+def function(inputs, outputs, updates=None, name=None, **kwargs):
+    return Function(inputs, outputs, updates=updates, name=name, **kwargs)
+
+
+def gradients(loss, variables):
+    return tf.gradients(loss, variables)
+
+
+def stop_gradient(variables):
+    if isinstance(variables, (list, tuple)):
+        return [tf.stop_gradient(v) for v in variables]
+    return tf.stop_gradient(variables)
+
+
+def name_scope(name):
+    return ops.name_scope(name)
+
+
+# -- math ----------------------------------------------------------------------------------------
+
+
+def cast(x, dtype):
+    return tf.cast(x, dtype)
+
+
+def _axis(axis):
+    return list(axis) if isinstance(axis, tuple) else axis
+
+
+def sum(x, axis=None, keepdims=False):
+    return tf.reduce_sum(x, _axis(axis), keepdims=keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    return tf.reduce_prod(x, _axis(axis), keepdims=keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    if x.dtype.base_dtype == dtypes.bool:
+        x = tf.cast(x, _FLOATX)
+    return tf.reduce_mean(x, _axis(axis), keepdims=keepdims)
+
+
+def max(x, axis=None, keepdims=False):
+    return tf.reduce_max(x, _axis(axis), keepdims=keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return tf.reduce_min(x, _axis(axis), keepdims=keepdims)
+
+
+def var(x, axis=None, keepdims=False):
+    if x.dtype.base_dtype == dtypes.bool:
+        x = tf.cast(x, _FLOATX)
+    m = tf.reduce_mean(x, _axis(axis), keepdims=True)
+    return tf.reduce_mean(tf.square(x - m), _axis(axis), keepdims=keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    return tf.sqrt(var(x, axis=axis, keepdims=keepdims))
+
+
+def any(x, axis=None, keepdims=False):
+    return tf.reduce_any(tf.cast(x, "bool"), _axis(axis), keepdims=keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return tf.reduce_all(tf.cast(x, "bool"), _axis(axis), keepdims=keepdims)
+
+
+def argmax(x, axis=-1):
+    return tf.argmax(x, axis)
+
+
+def argmin(x, axis=-1):
+    return tf.argmin(x, axis)
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    return tf.reduce_logsumexp(x, _axis(axis), keepdims=keepdims)
+
+
+def cumsum(x, axis=0):
+    return tf.cumsum(x, axis=axis)
+
+
+def square(x):
+    return tf.square(x)
+
+
+def abs(x):
+    return tf.abs(x)
+
+
+def sqrt(x):
+    zero = tf.constant(0.0, x.dtype.base_dtype)
+    return tf.sqrt(tf.maximum(x, zero))
+
+
+def exp(x):
+    return tf.exp(x)
+
+
+def log(x):
+    return tf.log(x)
+
+
+def pow(x, a):
+    return tf.pow(x, a)
+
+
+def round(x):
+    return tf.round(x)
+
+
+def sign(x):
+    return tf.sign(x)
+
+
+def sin(x):
+    return tf.sin(x)
+
+
+def cos(x):
+    return tf.cos(x)
+
+
+def clip(x, min_value, max_value):
+    """Clips ``x`` to [min_value, max_value] (max_value < min_value becomes min_value)."""
+    if max_value is not None and min_value is not None and max_value < min_value:
+        max_value = min_value
+    if max_value is None:
+        max_value = np.inf
+    if min_value is None:
+        min_value = -np.inf
+    x = ops.convert_to_tensor(x)
+    lo = tf.cast(min_value, x.dtype.base_dtype)
+    hi = tf.cast(max_value, x.dtype.base_dtype)
+    return tf.clip_by_value(x, lo, hi)
+
+
+def equal(x, y):
+    return tf.equal(x, y)
+
+
+def not_equal(x, y):
+    return tf.not_equal(x, y)
+
+
+def greater(x, y):
+    return tf.greater(x, y)
+
+
+def greater_equal(x, y):
+    return tf.greater_equal(x, y)
+
+
+def less(x, y):
+    return tf.less(x, y)
+
+
+def less_equal(x, y):
+    return tf.less_equal(x, y)
+
+
+def maximum(x, y):
+    return tf.maximum(x, y)
+
+
+def minimum(x, y):
+    return tf.minimum(x, y)
+
+
+def dot(x, y):
+    """Matrix product; for rank > 2 the last axis of ``x`` meets the second-to-last of ``y``."""
+    x_rank, y_rank = ndim(x), ndim(y)
+    if x_rank is not None and (x_rank > 2 or (y_rank or 0) > 2):
+        x_shape = [d if d is not None else s for d, s in zip(int_shape(x),
+                                                             tf.unstack(tf.shape(x)))]
+        y_shape = [d if d is not None else s for d, s in zip(int_shape(y),
+                                                             tf.unstack(tf.shape(y)))]
+        perm = list(range(y_rank))
+        perm = [perm[-2]] + perm[:-2] + [perm[-1]]
+        xr = tf.reshape(x, [-1, x_shape[-1]])
+        yr = tf.reshape(tf.transpose(y, perm), [y_shape[-2], -1])
+        out = tf.matmul(xr, yr)
+        return tf.reshape(out, x_shape[:-1] + y_shape[:-2] + y_shape[-1:])
+    return tf.matmul(x, y)
+
+
+def batch_dot(x, y, axes=None):
+    """Batched dot product over ``axes`` ([axis of x, axis of y]) of rank 2 or 3 inputs."""
+    if isinstance(axes, int):
+        axes = (axes, axes)
+    x_rank, y_rank = ndim(x), ndim(y)
+    if axes is None:
+        axes = [x_rank - 1, y_rank - 2]
+    axes = [a % r for a, r in zip(axes, (x_rank, y_rank))]
+    if x_rank == 2 and y_rank == 2:
+        if axes[0] == axes[1]:
+            return tf.reduce_sum(x * y, axis=axes[0], keepdims=True)
+        return tf.reduce_sum(tf.transpose(x, [1, 0]) * y, axis=axes[1], keepdims=True)
+    squeeze_x = squeeze_y = False
+    if x_rank == 2:
+        x, squeeze_x = tf.expand_dims(x, 2), True
+        x_rank = 3
+    if y_rank == 2:
+        y, squeeze_y = tf.expand_dims(y, 2), True
+        y_rank = 3
+    adj_x = axes[0] != x_rank - 1
+    adj_y = axes[1] == y_rank - 1
+    out = tf.matmul(x, y, adjoint_a=adj_x, adjoint_b=adj_y)
+    if squeeze_x:
+        out = tf.squeeze(out, [1])
+    if squeeze_y:
+        out = tf.squeeze(out, [-1])
+    if ndim(out) == 1:
+        out = tf.expand_dims(out, 1)
+    return out
+
+
+def transpose(x):
+    return tf.transpose(x)
+
+
+def gather(reference, indices):
+    return tf.gather(reference, indices)
+
+
+def concatenate(tensors, axis=-1):
+    if axis < 0:
+        rank = ndim(tensors[0])
+        axis = axis % rank if rank else 0
+    return tf.concat(list(tensors), axis)
+
+
+def reshape(x, shape):
+    return tf.reshape(x, shape)
+
+
+def permute_dimensions(x, pattern):
+    return tf.transpose(x, list(pattern))
+
+
+def repeat_elements(x, rep, axis):
+    x_shape = int_shape(x)
+    if x_shape[axis] is not None:
+        parts = tf.split(x, x_shape[axis], axis=axis)
+        return tf.concat([p for p in parts for _ in range(rep)], axis)
+    raise ValueError("repeat_elements needs a known size on the repeated axis.")
+
+
+def repeat(x, n):
+    """[batch, dim] -> [batch, n, dim]."""
+    return tf.tile(tf.expand_dims(x, 1), [1, n, 1])
+
+
+def tile(x, n):
+    if isinstance(n, int):
+        n = [n]
+    return tf.tile(x, n)
+
+
+def flatten(x):
+    return tf.reshape(x, [-1])
+
+
+def batch_flatten(x):
+    return tf.reshape(x, tf.stack([-1, tf.reduce_prod(tf.shape(x)[1:])]))
+
+
+def expand_dims(x, axis=-1):
+    return tf.expand_dims(x, axis)
+
+
+def squeeze(x, axis):
+    return tf.squeeze(x, [axis])
+
+
+def stack(x, axis=0):
+    return tf.stack(x, axis=axis)
+
+
+def unstack(x, axis=0):
+    return tf.unstack(x, axis=axis)
+
+
+def one_hot(indices, num_classes):
+    return tf.one_hot(indices, depth=num_classes, axis=-1)
+
+
+def reverse(x, axes):
+    if isinstance(axes, int):
+        axes = [axes]
+    return tf.reverse(x, axes)
+
+
+def arange(start, stop=None, step=1, dtype="int32"):
+    if stop is None and start < 0:
+        start = 0
+    out = tf.range(start, limit=stop, delta=step)
+    return tf.cast(out, dtype) if dtype != "int32" else out
+
+
+def bias_add(x, bias, data_format=None):
+    data_format = data_format or _IMAGE_DATA_FORMAT
+    if data_format == "channels_first" and ndim(x) > 2:
+        return tf.nn.bias_add(x, bias, data_format="NCHW") if ndim(x) == 4 else \
+            x + tf.reshape(bias, [1, -1] + [1] * (ndim(x) - 2))
+    return tf.nn.bias_add(x, bias)
+
+
+def l2_normalize(x, axis=None):
+    return tf.nn.l2_normalize(x, axis=axis)
+
+
+# -- activations and losses ----------------------------------------------------------------------
+
+
+def relu(x, alpha=0.0, max_value=None, threshold=0):
+    """max(x, 0), with ``alpha`` slope below ``threshold`` and a cap at ``max_value``."""
+    x = ops.convert_to_tensor(x)
+    if alpha != 0.0:
+        if max_value is None and threshold == 0:
+            return tf.nn.leaky_relu(x, alpha=alpha)
+        if threshold != 0:
+            negative_part = tf.nn.relu(-x + threshold)
+        else:
+            negative_part = tf.nn.relu(-x)
+    clip_max = max_value is not None
+    if threshold != 0:
+        x = x * tf.cast(tf.greater(x, threshold), x.dtype.base_dtype)
+    elif max_value == 6:
+        x = tf.nn.relu6(x)
+        clip_max = False
+    else:
+        x = tf.nn.relu(x)
+    if clip_max:
+        x = clip(x, 0, max_value)
+    if alpha != 0.0:
+        x = x - alpha * negative_part
+    return x
+
+
+def elu(x, alpha=1.0):
+    res = tf.nn.elu(x)
+    if alpha == 1:
+        return res
+    return tf.where(x > 0, res, alpha * res)
+
+
+def softmax(x, axis=-1):
+    return tf.nn.softmax(x, axis=axis)
+
+
+def softplus(x):
+    return tf.nn.softplus(x)
+
+
+def softsign(x):
+    return tf.nn.softsign(x)
+
+
+def sigmoid(x):
+    return tf.nn.sigmoid(x)
+
+
+def hard_sigmoid(x):
+    x = 0.2 * x + 0.5
+    return clip(x, 0.0, 1.0)
+
+
+def tanh(x):
+    return tf.nn.tanh(x)
+
+
+def dropout(x, level, noise_shape=None, seed=None):
+    return tf.nn.dropout(x, rate=level, noise_shape=noise_shape, seed=seed)
+
+
+def _eps(x):
+    return tf.constant(_EPSILON, x.dtype.base_dtype)
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy of ``output`` (probabilities, or logits when ``from_logits``) against
+    one-hot ``target``; a Softmax output is read back as its logits, as TF does."""
+    target = ops.convert_to_tensor(target)
+    output = ops.convert_to_tensor(output)
+    if not from_logits and output.op.type == "Softmax" and axis in (-1, ndim(output) - 1):
+        output = output.op.inputs[0]
+        from_logits = True
+    if from_logits:
+        return tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=output,
+                                                          axis=axis)
+    output = output / tf.reduce_sum(output, axis, keepdims=True)
+    eps = _eps(output)
+    output = tf.clip_by_value(output, eps, 1.0 - eps)
+    return -tf.reduce_sum(tf.cast(target, output.dtype) * tf.log(output), axis)
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """Cross-entropy of ``output`` against integer class ids ``target``."""
+    target = ops.convert_to_tensor(target)
+    output = ops.convert_to_tensor(output)
+    rank = ndim(output)
+    if axis not in (-1, rank - 1):
+        perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
+        output = tf.transpose(output, perm)
+    if not from_logits:
+        if output.op.type == "Softmax":
+            output = output.op.inputs[0]
+        else:
+            eps = _eps(output)
+            output = tf.log(tf.clip_by_value(output, eps, 1.0 - eps))
+    num_classes = int_shape(output)[-1]
+    labels = tf.cast(tf.reshape(target, [-1]), "int64")
+    logits = tf.reshape(output, [-1, num_classes if num_classes is not None else
+                                 tf.shape(output)[-1]])
+    res = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    if rank is not None and rank >= 3:
+        return tf.reshape(res, tf.shape(output)[:-1])
+    return res
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """Elementwise binary cross-entropy; a Sigmoid output is read back as its logits."""
+    target = ops.convert_to_tensor(target)
+    output = ops.convert_to_tensor(output)
+    if not from_logits:
+        if output.op.type == "Sigmoid":
+            output = output.op.inputs[0]
+        else:
+            eps = _eps(output)
+            output = tf.clip_by_value(output, eps, 1.0 - eps)
+            output = tf.log(output / (1.0 - output))
+    return tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(target, output.dtype),
+                                                   logits=output)
+
+
+def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    return tf.nn.conv1d(x, kernel, stride=strides, padding=padding.upper())
+
+
+def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None,
+           dilation_rate=(1, 1)):
+    return tf.nn.conv2d(x, kernel, strides=(1,) + tuple(strides) + (1,), padding=padding.upper(),
+                        dilations=(1,) + tuple(dilation_rate) + (1,))
+
+
+def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
+    fn = tf.nn.max_pool if pool_mode == "max" else tf.nn.avg_pool
+    return fn(x, (1,) + tuple(pool_size) + (1,), (1,) + tuple(strides) + (1,), padding.upper())
+
+
+def map_fn(fn, elems, name=None, dtype=None):
+    return tf.map_fn(fn, elems, name=name, dtype=dtype)
+
+
+def print_tensor(x, message=""):
+    return tf.Print(x, [x], message)

@@ -1,0 +1,495 @@
+"""``tf.keras.callbacks``: hooks called by ``fit`` at the start and end of training, epochs
+and batches (History, EarlyStopping, ModelCheckpoint, LearningRateScheduler,
+ReduceLROnPlateau, LambdaCallback, TerminateOnNaN, CSVLogger, TensorBoard...)."""
+
+import collections
+import csv
+import os
+import sys
+import time
+
+import numpy as np
+
+from tideflow.keras import backend as K
+
+
+class Callback:
+    """Base class: override the ``on_*`` methods; ``self.model`` and ``self.params`` are set by
+    ``fit``."""
+
+    def __init__(self):
+        self.validation_data = None
+        self.model = None
+        self.params = {}
+
+    def set_params(self, params):
+        self.params = params
+
+    def set_model(self, model):
+        self.model = model
+
+    def on_epoch_begin(self, epoch, logs=None):
+        pass
+
+    def on_epoch_end(self, epoch, logs=None):
+        pass
+
+    def on_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_batch_end(self, batch, logs=None):
+        pass
+
+    def on_train_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_train_batch_end(self, batch, logs=None):
+        pass
+
+    def on_train_begin(self, logs=None):
+        pass
+
+    def on_train_end(self, logs=None):
+        pass
+
+
+class CallbackList:
+    def __init__(self, callbacks=None):
+        self.callbacks = list(callbacks or [])
+
+    def append(self, callback):
+        self.callbacks.append(callback)
+
+    def set_params(self, params):
+        for c in self.callbacks:
+            c.set_params(params)
+
+    def set_model(self, model):
+        for c in self.callbacks:
+            c.set_model(model)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        for c in self.callbacks:
+            c.on_epoch_begin(epoch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        for c in self.callbacks:
+            c.on_epoch_end(epoch, logs)
+
+    def on_batch_begin(self, batch, logs=None):
+        logs = logs if logs is not None else {}
+        for c in self.callbacks:
+            c.on_batch_begin(batch, logs)
+            c.on_train_batch_begin(batch, logs)
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs if logs is not None else {}
+        for c in self.callbacks:
+            c.on_batch_end(batch, logs)
+            c.on_train_batch_end(batch, logs)
+
+    def on_train_begin(self, logs=None):
+        for c in self.callbacks:
+            c.on_train_begin(logs or {})
+
+    def on_train_end(self, logs=None):
+        for c in self.callbacks:
+            c.on_train_end(logs or {})
+
+
+class BaseLogger(Callback):
+    """Averages the batch values of the metrics over each epoch (weighted by batch size) into
+    the epoch's logs."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.seen = 0
+        self.totals = {}
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs or {}
+        size = logs.get("size", 0)
+        self.seen += size
+        for k, v in logs.items():
+            if k in ("batch", "size"):
+                continue
+            self.totals[k] = self.totals.get(k, 0.0) + v * size
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is None:
+            return
+        for k in self.params.get("metrics", []):
+            if k in self.totals and self.seen:
+                logs[k] = self.totals[k] / self.seen
+
+
+class History(Callback):
+    """Records the epoch logs: ``history.history['loss']`` is the list of epoch losses."""
+
+    def on_train_begin(self, logs=None):
+        self.epoch = []
+        self.history = {}
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        self.epoch.append(epoch)
+        for k, v in logs.items():
+            self.history.setdefault(k, []).append(v)
+
+
+class ProgbarLogger(Callback):
+    """Prints ``Epoch i/n`` and a progress line per epoch (verbose=1: a bar; 2: one line)."""
+
+    def on_train_begin(self, logs=None):
+        self.verbose = self.params.get("verbose", 1)
+        self.epochs = self.params.get("epochs", 1)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        print(f"Epoch {epoch + 1}/{self.epochs}")
+        self.start = time.time()
+        self.seen = 0
+        self.target = self.params.get("samples") or self.params.get("steps")
+
+    def on_batch_end(self, batch, logs=None):
+        logs = logs or {}
+        self.seen += logs.get("size", 1)
+        if self.verbose == 1 and self.target and sys.stdout.isatty():
+            width = 30
+            done = int(width * self.seen / self.target)
+            bar = "=" * max(done - 1, 0) + (">" if done < width else "=") + "." * (width - done)
+            values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
+                                if k in logs)
+            sys.stdout.write(f"\r{self.seen}/{self.target} [{bar}] - {values}")
+            sys.stdout.flush()
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        elapsed = time.time() - self.start
+        values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
+                            if k in logs)
+        if self.verbose == 1:
+            if sys.stdout.isatty():
+                sys.stdout.write("\r")
+            print(f"{self.seen}/{self.target} [{'=' * 30}] - {elapsed:.0f}s - {values}")
+        else:
+            print(f"{self.seen}/{self.target} - {elapsed:.0f}s - {values}")
+
+
+def _monitor_op(mode, monitor):
+    if mode not in ("auto", "min", "max"):
+        mode = "auto"
+    if mode == "min":
+        return np.less
+    if mode == "max":
+        return np.greater
+    if "acc" in monitor or monitor.startswith("fmeasure"):
+        return np.greater
+    return np.less
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` has not improved by ``min_delta`` for ``patience``
+    epochs; optionally restores the best epoch's weights."""
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
+                 baseline=None, restore_best_weights=False):
+        super().__init__()
+        self.monitor = monitor
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.min_delta = abs(min_delta)
+        self.restore_best_weights = restore_best_weights
+        self.best_weights = None
+        self.monitor_op = _monitor_op(mode, monitor)
+        if self.monitor_op == np.less:
+            self.min_delta *= -1
+        self.wait = 0
+        self.stopped_epoch = 0
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.stopped_epoch = 0
+        if self.baseline is not None:
+            self.best = self.baseline
+        else:
+            self.best = np.inf if self.monitor_op == np.less else -np.inf
+
+    def on_epoch_end(self, epoch, logs=None):
+        current = (logs or {}).get(self.monitor)
+        if current is None:
+            print(f"Early stopping conditioned on metric `{self.monitor}` which is not "
+                  f"available. Available metrics are: {','.join((logs or {}).keys())}",
+                  file=sys.stderr)
+            return
+        if self.monitor_op(current - self.min_delta, self.best):
+            self.best = current
+            self.wait = 0
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+        else:
+            self.wait += 1
+            if self.wait >= self.patience:
+                self.stopped_epoch = epoch
+                self.model.stop_training = True
+                if self.restore_best_weights and self.best_weights is not None:
+                    if self.verbose > 0:
+                        print("Restoring model weights from the end of the best epoch.")
+                    self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1:05d}: early stopping")
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model (or its weights) after each ``period`` epochs to ``filepath``, which
+    may hold ``{epoch:02d}`` and log keys (``{val_loss:.2f}``)."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
+                 save_weights_only=False, mode="auto", save_freq="epoch", period=1, **kwargs):
+        super().__init__()
+        self.filepath = filepath
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.period = period if save_freq == "epoch" else 1
+        self.epochs_since_last_save = 0
+        self.monitor_op = _monitor_op(mode, monitor)
+        self.best = np.inf if self.monitor_op == np.less else -np.inf
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        self.epochs_since_last_save += 1
+        if self.epochs_since_last_save < self.period:
+            return
+        self.epochs_since_last_save = 0
+        filepath = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                print(f"Can save best model only with {self.monitor} available, skipping.",
+                      file=sys.stderr)
+                return
+            if not self.monitor_op(current, self.best):
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from "
+                          f"{self.best:.5f}")
+                return
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from {self.best:.5f} "
+                      f"to {current:.5f}, saving model to {filepath}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1:05d}: saving model to {filepath}")
+        if self.save_weights_only:
+            self.model.save_weights(filepath, overwrite=True)
+        else:
+            self.model.save(filepath, overwrite=True)
+
+
+class LearningRateScheduler(Callback):
+    """Sets the optimizer's learning rate to ``schedule(epoch)`` (or
+    ``schedule(epoch, lr)``) at the start of each epoch."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        if not hasattr(optimizer, "lr"):
+            raise ValueError('Optimizer must have a "lr" attribute.')
+        try:
+            lr = float(K.get_value(optimizer.lr))
+            lr = self.schedule(epoch, lr)
+        except TypeError:
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (float, np.floating, int, np.integer)):
+            raise ValueError('The output of the "schedule" function should be float.')  # noqa: TRY004
+        K.set_value(optimizer.lr, float(lr))
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1:05d}: LearningRateScheduler reducing learning rate to "
+                  f"{lr}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["lr"] = float(K.get_value(self.model.optimizer.lr))
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` when ``monitor`` stops improving for
+    ``patience`` epochs (not below ``min_lr``)."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0, **kwargs):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        self.monitor, self.factor, self.patience = monitor, factor, patience
+        self.verbose, self.min_delta, self.cooldown, self.min_lr = (verbose, min_delta,
+                                                                     cooldown, min_lr)
+        self.mode = mode
+        self._reset()
+
+    def _reset(self):
+        op = _monitor_op(self.mode, self.monitor)
+        if op == np.less:
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        logs["lr"] = float(K.get_value(self.model.optimizer.lr))
+        current = logs.get(self.monitor)
+        if current is None:
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = float(K.get_value(self.model.optimizer.lr))
+                if old > self.min_lr:
+                    new = max(old * self.factor, self.min_lr)
+                    K.set_value(self.model.optimizer.lr, new)
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1:05d}: ReduceLROnPlateau reducing learning "
+                              f"rate to {new}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+class LambdaCallback(Callback):
+    """A callback from functions: ``on_epoch_begin(epoch, logs)``, ``on_epoch_end``,
+    ``on_batch_begin(batch, logs)``, ``on_batch_end``, ``on_train_begin(logs)``,
+    ``on_train_end``."""
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_batch_begin=None,
+                 on_batch_end=None, on_train_begin=None, on_train_end=None, **kwargs):
+        super().__init__()
+        noop2 = lambda a, logs: None
+        noop1 = lambda logs: None
+        self.on_epoch_begin = on_epoch_begin or noop2
+        self.on_epoch_end = on_epoch_end or noop2
+        self.on_batch_begin = on_batch_begin or noop2
+        self.on_batch_end = on_batch_end or noop2
+        self.on_train_begin = on_train_begin or noop1
+        self.on_train_end = on_train_end or noop1
+
+
+class TerminateOnNaN(Callback):
+    """Stops training when a batch loss is NaN or infinite."""
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class CSVLogger(Callback):
+    """Writes one CSV row of epoch logs per epoch to ``filename``."""
+
+    def __init__(self, filename, separator=",", append=False):
+        super().__init__()
+        self.filename, self.sep, self.append = filename, separator, append
+        self.writer = None
+        self.keys = None
+        self.csv_file = None
+
+    def on_train_begin(self, logs=None):
+        append_header = True
+        if self.append and os.path.exists(self.filename):
+            with open(self.filename) as f:
+                append_header = not bool(len(f.readline()))
+        self.csv_file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
+        self._append_header = append_header
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+        if self.writer is None:
+            self.writer = csv.DictWriter(self.csv_file, fieldnames=["epoch"] + self.keys,
+                                         delimiter=self.sep)
+            if self._append_header:
+                self.writer.writeheader()
+        row = collections.OrderedDict({"epoch": epoch})
+        row.update((k, logs.get(k, "NA")) for k in self.keys)
+        self.writer.writerow(row)
+        self.csv_file.flush()
+
+    def on_train_end(self, logs=None):
+        if self.csv_file is not None:
+            self.csv_file.close()
+        self.writer = None
+
+
+class TensorBoard(Callback):
+    """Writes the epoch logs as scalar summaries (and the graph) to ``log_dir`` with a
+    ``tf.summary.FileWriter``."""
+
+    def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
+                 write_grads=False, write_images=False, update_freq="epoch", **kwargs):
+        super().__init__()
+        self.log_dir = log_dir
+        self.write_graph = write_graph
+        self.update_freq = update_freq
+        self.writer = None
+        self._samples_seen = 0
+
+    def set_model(self, model):
+        super().set_model(model)
+        import tideflow as tf
+
+        graph = K.get_session().graph if self.write_graph else None
+        self.writer = tf.summary.FileWriter(self.log_dir, graph=graph)
+
+    def _write(self, logs, step):
+        import tideflow as tf
+
+        summary = tf.Summary()
+        for name, value in logs.items():
+            if name in ("batch", "size", "num_steps"):
+                continue
+            v = summary.value.add()
+            v.tag = name
+            v.simple_value = float(value)
+        self.writer.add_summary(summary, step)
+        self.writer.flush()
+
+    def on_batch_end(self, batch, logs=None):
+        self._samples_seen += (logs or {}).get("size", 0)
+        if self.update_freq == "batch":
+            self._write({("batch_" + k): v for k, v in (logs or {}).items()
+                         if k not in ("batch", "size")}, self._samples_seen)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._write({("epoch_" + k if self.update_freq != "epoch" else k): v
+                     for k, v in (logs or {}).items()}, epoch)
+
+    def on_train_end(self, logs=None):
+        if self.writer is not None:
+            self.writer.close()
+
+
+class RemoteMonitor(Callback):
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError("RemoteMonitor needs network access, which tideflow's "
+                                  "keras does not provide.")

@@ -1,0 +1,81 @@
+"""``tf.keras.constraints``: projections applied to a variable after each optimizer step."""
+
+import tideflow as tf
+from tideflow.keras import backend as K
+from tideflow.keras._utils import deserialize as _deserialize
+
+
+class Constraint:
+    def __call__(self, w):
+        return w
+
+    def get_config(self):
+        return {}
+
+
+class MaxNorm(Constraint):
+    def __init__(self, max_value=2, axis=0):
+        self.max_value = max_value
+        self.axis = axis
+
+    def __call__(self, w):
+        norms = K.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis, keepdims=True))
+        desired = K.clip(norms, 0, self.max_value)
+        return w * (desired / (K.epsilon() + norms))
+
+    def get_config(self):
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+class NonNeg(Constraint):
+    def __call__(self, w):
+        return w * tf.cast(tf.greater_equal(w, 0.0), w.dtype.base_dtype)
+
+
+class UnitNorm(Constraint):
+    def __init__(self, axis=0):
+        self.axis = axis
+
+    def __call__(self, w):
+        return w / (K.epsilon() + K.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis,
+                                                       keepdims=True)))
+
+    def get_config(self):
+        return {"axis": self.axis}
+
+
+class MinMaxNorm(Constraint):
+    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+        self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
+
+    def __call__(self, w):
+        norms = K.sqrt(tf.reduce_sum(tf.square(w), axis=self.axis, keepdims=True))
+        desired = (self.rate * K.clip(norms, self.min_value, self.max_value)
+                   + (1 - self.rate) * norms)
+        return w * (desired / (K.epsilon() + norms))
+
+    def get_config(self):
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
+                "axis": self.axis}
+
+
+max_norm = MaxNorm
+non_neg = NonNeg
+unit_norm = UnitNorm
+min_max_norm = MinMaxNorm
+
+_TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm,
+          "max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
+          "min_max_norm": MinMaxNorm}
+
+
+def serialize(constraint):
+    return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    return _deserialize(config, _TABLE, "constraint", custom_objects)
+
+
+def get(identifier):
+    return deserialize(identifier)

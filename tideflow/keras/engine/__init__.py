@@ -1,0 +1,1 @@
+"""The Keras engine: Layer, Node, InputLayer, Network, Model, Sequential."""

@@ -1,0 +1,479 @@
+"""The Keras ``Layer``: weights made by ``add_weight`` (plain ``tf.Variable`` objects named
+``<layer name scope>/<weight name>:0``, e.g. ``dense/kernel:0``), ``build`` on the first call,
+and a ``Node`` recorded per call so functional models can be traced back from their outputs.
+
+Layer names are unique per graph and numbered from 0 as in Keras: ``dense``, ``dense_1``...
+"""
+
+import inspect
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import backend as K
+from tideflow.keras import constraints as constraints_mod
+from tideflow.keras import initializers as initializers_mod
+from tideflow.keras import regularizers as regularizers_mod
+from tideflow.keras._utils import snake_case
+from tideflow.ops.layers_base import InputSpec
+
+__all__ = ["InputSpec", "Layer", "Node", "flatten", "map_structure", "to_list"]
+
+# frames of the layer calls in progress: each collects the updates and losses made inside it
+_CALL_FRAMES = []
+
+
+def flatten(x):
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in flatten(item)]
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x) for leaf in flatten(x[k])]
+    return [x]
+
+
+def map_structure(fn, x):
+    if isinstance(x, (list, tuple)):
+        return type(x)(map_structure(fn, item) for item in x)
+    if isinstance(x, dict):
+        return {k: map_structure(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+def to_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _to_tensor(x):
+    if isinstance(x, ops.Tensor) or x is None:
+        return x
+    if isinstance(x, tf.Variable):
+        return x.value() if hasattr(x, "value") else ops.convert_to_tensor(x)
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        x = x.astype(K.floatx())
+    return ops.convert_to_tensor(x)
+
+
+def _shape_of(x):
+    return x.get_shape() if isinstance(x, ops.Tensor) else None
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, TensorShape):
+        return None if shape.ndims is None else tuple(shape.as_list())
+    return shape
+
+
+class Node:
+    """One call of ``layer``: its input and output tensors (as given and flat), the call's
+    keyword arguments, and the updates and losses the call made."""
+
+    def __init__(self, layer, inputs, outputs, arguments, updates, losses):
+        self.layer = layer
+        self.inputs = inputs
+        self.outputs = outputs
+        self.input_tensors = flatten(inputs)
+        self.output_tensors = flatten(outputs)
+        self.arguments = arguments
+        self.updates = updates
+        self.losses = losses
+        self.inbound_layers = []
+        history = K._state().history
+        for t in self.input_tensors:
+            h = history.get(t) if isinstance(t, ops.Tensor) else None
+            if h is not None:
+                self.inbound_layers.append(h[0])
+
+    @property
+    def input_shapes(self):
+        shapes = [_shape_tuple(t.get_shape()) for t in self.input_tensors]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shapes(self):
+        shapes = [_shape_tuple(t.get_shape()) for t in self.output_tensors]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+
+class Layer:
+    """Base class of Keras layers: override ``build(input_shape)`` (make weights with
+    ``add_weight``), ``call(inputs, ...)`` and ``compute_output_shape``; ``get_config`` returns
+    the constructor arguments."""
+
+    _KWARGS = frozenset({"input_shape", "batch_input_shape", "batch_size", "weights",
+                         "activity_regularizer", "input_dim", "autocast", "dynamic"})
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        for k in kwargs:
+            if k not in self._KWARGS:
+                raise TypeError(f"Keyword argument not understood: {k}")
+        self._trainable = trainable
+        self.built = False
+        self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype.name
+        self._trainable_weights = []
+        self._non_trainable_weights = []
+        self._updates = []
+        self._losses = []  # not tied to a call (weight regularizers)
+        self._call_losses = []  # made by calls (activity regularizers)
+        self._inbound_nodes = []
+        self._sublayers = []
+        self.input_spec = None
+        self.supports_masking = False
+        self.stateful = False
+        self._name = name or K.unique_object_name(snake_case(type(self).__name__))
+        self._initial_weights = kwargs.get("weights")
+        self.activity_regularizer = regularizers_mod.get(kwargs.get("activity_regularizer"))
+        batch_input_shape = kwargs.get("batch_input_shape")
+        if batch_input_shape is None:
+            input_shape = kwargs.get("input_shape")
+            if input_shape is None and kwargs.get("input_dim") is not None:
+                input_shape = (kwargs["input_dim"],)
+            if input_shape is not None:
+                batch_input_shape = (kwargs.get("batch_size"),) + tuple(input_shape)
+        if batch_input_shape is not None:
+            self._batch_input_shape = tuple(batch_input_shape)
+
+    # -- attribute tracking ------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        if not name.startswith("_"):
+            if isinstance(value, Layer) and value is not self:
+                subs = self.__dict__.get("_sublayers")
+                if subs is not None and not any(value is s for s in subs):
+                    subs.append(value)
+            elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Layer)
+                                                                   for v in value):
+                subs = self.__dict__.get("_sublayers")
+                if subs is not None:
+                    for v in value:
+                        if not any(v is s for s in subs):
+                            subs.append(v)
+        object.__setattr__(self, name, value)
+
+    # -- properties ----------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype or K.floatx()
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        for layer in self._sublayers:
+            layer.trainable = value
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        out = list(self._trainable_weights)
+        for layer in self._sublayers:
+            for v in layer.trainable_weights:
+                if not any(v is o for o in out):
+                    out.append(v)
+        return out
+
+    @property
+    def non_trainable_weights(self):
+        out = [] if self.trainable else list(self._trainable_weights)
+        out += self._non_trainable_weights
+        for layer in self._sublayers:
+            for v in layer.non_trainable_weights + (
+                    [] if self.trainable else layer.trainable_weights):
+                if not any(v is o for o in out):
+                    out.append(v)
+        return out
+
+    @property
+    def weights(self):
+        return self.trainable_weights + self.non_trainable_weights
+
+    @property
+    def trainable_variables(self):
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        return self.non_trainable_weights
+
+    @property
+    def variables(self):
+        return self.weights
+
+    def _unconditional_losses(self):
+        out = list(self._losses)
+        for layer in self._sublayers:
+            out += [x for x in layer._unconditional_losses() if not any(x is o for o in out)]
+        return out
+
+    @property
+    def updates(self):
+        out = list(self._updates)
+        for layer in self._sublayers:
+            out += [u for u in layer.updates if not any(u is o for o in out)]
+        return out
+
+    @property
+    def losses(self):
+        out = self._losses + self._call_losses
+        for layer in self._sublayers:
+            out += [x for x in layer.losses if not any(x is o for o in out)]
+        return out
+
+    def _node_attr(self, attr, what):
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self.name} is not connected, no {what} to return.")
+        if len(self._inbound_nodes) > 1 and attr in ("input", "output"):
+            raise AttributeError(f"Layer {self.name} has multiple inbound nodes, hence the "
+                                 f"notion of \"layer {what}\" is ill-defined. Use "
+                                 f"`get_{what.replace(' ', '_')}_at(node_index)` instead.")
+        node = self._inbound_nodes[0]
+        if attr == "input":
+            return node.inputs
+        if attr == "output":
+            return node.outputs
+        if attr == "input_shape":
+            return node.input_shapes
+        return node.output_shapes
+
+    @property
+    def input(self):
+        return self._node_attr("input", "input")
+
+    @property
+    def output(self):
+        return self._node_attr("output", "output")
+
+    @property
+    def input_shape(self):
+        if not self._inbound_nodes and hasattr(self, "_batch_input_shape"):
+            return self._batch_input_shape
+        return self._node_attr("input_shape", "input shape")
+
+    @property
+    def output_shape(self):
+        return self._node_attr("output_shape", "output shape")
+
+    def get_input_at(self, node_index):
+        return self._inbound_nodes[node_index].inputs
+
+    def get_output_at(self, node_index):
+        return self._inbound_nodes[node_index].outputs
+
+    def count_params(self):
+        if not self.built:
+            raise ValueError(f"You tried to call `count_params` on {self.name}, but the layer "
+                             "isn't built. You can build it manually via: "
+                             f"`{self.name}.build(batch_input_shape)`.")
+        return int(sum(np.prod(v.get_shape().as_list()) for v in self.weights))
+
+    # -- weights -------------------------------------------------------------------------------
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                   trainable=None, constraint=None, partitioner=None, use_resource=None,
+                   **kwargs):
+        """Makes a variable ``name`` of ``shape`` in the current name scope (the layer's, when
+        called from ``build``), tracks it, and adds ``regularizer(variable)`` to the losses."""
+        for k in kwargs:
+            if k not in ("synchronization", "aggregation", "getter"):
+                raise TypeError(f"Unknown keyword argument: {k}")
+        shape = tuple(int(d) for d in (shape or ()))
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        if trainable is None:
+            trainable = True
+        initializer = initializers_mod.get(initializer)
+        if initializer is None:
+            if dtype.is_floating:
+                initializer = initializers_mod.GlorotUniform()
+            else:
+                initializer = initializers_mod.Zeros()
+        regularizer = regularizers_mod.get(regularizer)
+        constraint = constraints_mod.get(constraint)
+
+        def init_value():
+            return initializer(shape, dtype=dtype)
+
+        variable = tf.Variable(init_value, name=name, dtype=dtype, trainable=trainable,
+                               constraint=constraint)
+        K._track_variable(variable)
+        if trainable:
+            self._trainable_weights.append(variable)
+        else:
+            self._non_trainable_weights.append(variable)
+        if regularizer is not None:
+            with ops.name_scope((name or "weight") + "/Regularizer"):
+                loss = regularizer(variable)
+            self._losses.append(loss)
+        return variable
+
+    add_variable = add_weight
+
+    def get_weights(self):
+        """The values of ``weights`` as NumPy arrays."""
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        """Sets ``weights`` from NumPy arrays given in the same order and shapes."""
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f'You called `set_weights(weights)` on layer "{self.name}" with a '
+                             f"weight list of length {len(weights)}, but the layer was "
+                             f"expecting {len(params)} weights. Provided weights: "
+                             f"{str(weights)[:50]}...")
+        tuples = []
+        for p, w in zip(params, weights):
+            w = np.asarray(w)
+            ref = tuple(p.get_shape().as_list())
+            if ref != w.shape:
+                raise ValueError(f"Layer weight shape {ref} not compatible with provided "
+                                 f"weight shape {w.shape}")
+            tuples.append((p, w))
+        K.batch_set_value(tuples)
+
+    # -- losses and updates ----------------------------------------------------------------------
+    def add_loss(self, losses, inputs=None):
+        for loss in flatten(losses):
+            if callable(loss):
+                loss = loss()
+            if loss is None:
+                continue
+            loss = ops.convert_to_tensor(loss)
+            if _CALL_FRAMES:  # made by a call: belongs to that call's node
+                for frame in _CALL_FRAMES:
+                    frame[1].append(loss)
+                self._call_losses.append(loss)
+            else:
+                self._losses.append(loss)
+
+    def add_update(self, updates, inputs=None):
+        for update in flatten(updates):
+            if callable(update):
+                update = update()
+            if update is None:
+                continue
+            self._updates.append(update)
+            for frame in _CALL_FRAMES:
+                frame[0].append(update)
+
+    # -- building and calling ----------------------------------------------------------------------
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for ``input_shape`` (by default: the layer applied to a
+        placeholder of that shape in a scratch graph, when it has no weights)."""
+        raise NotImplementedError(f"Layer {type(self).__name__} does not implement "
+                                  "compute_output_shape.")
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def _assert_input_compatibility(self, inputs):
+        if self.input_spec is None:
+            return
+        specs = to_list(self.input_spec)
+        flat = flatten(inputs)
+        if len(specs) != len(flat):
+            raise ValueError(f"Layer {self.name} expects {len(specs)} inputs, but it received "
+                             f"{len(flat)} input tensors. Inputs received: {flat}")
+        for i, (spec, x) in enumerate(zip(specs, flat)):
+            if spec is not None and isinstance(x, ops.Tensor):
+                spec.check(x, self.name, i)
+
+    def _maybe_build(self, inputs):
+        if self.built:
+            return
+        if self._dtype is None:
+            flat = [x for x in flatten(inputs) if isinstance(x, ops.Tensor)]
+            if flat and flat[0].dtype.is_floating:
+                self._dtype = flat[0].dtype.base_dtype.name
+        shapes = map_structure(_shape_of, inputs)
+        if isinstance(shapes, list) and not isinstance(inputs, list):
+            shapes = tuple(shapes)
+        self.build(shapes)
+        self.built = True
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+            self._initial_weights = None
+
+    def _call_arg_names(self):
+        try:
+            return inspect.signature(self.call).parameters
+        except (TypeError, ValueError):
+            return {}
+
+    def __call__(self, inputs, *args, **kwargs):
+        """Builds the layer on its first call, applies ``call`` in the layer's name scope, and
+        records the call as a ``Node``."""
+        inputs = map_structure(_to_tensor, inputs)
+        flat = [x for x in flatten(inputs) if isinstance(x, ops.Tensor)]
+        graph = flat[0].graph if flat else ops.get_default_graph()
+        call_args = self._call_arg_names()
+        if "training" in kwargs and "training" not in call_args and not any(
+                p.kind == p.VAR_KEYWORD for p in call_args.values()):
+            kwargs.pop("training")
+        if "mask" in kwargs and "mask" not in call_args:
+            kwargs.pop("mask")
+        frame = ([], [])
+        _CALL_FRAMES.append(frame)
+        try:
+            with graph.as_default(), ops.name_scope(self._name):
+                self._assert_input_compatibility(inputs)
+                self._maybe_build(inputs)
+                self._assert_input_compatibility(inputs)
+                outputs = self.call(inputs, *args, **kwargs)
+                if outputs is None:
+                    raise ValueError("A layer's `call` method should return a Tensor or a list "
+                                     f"of Tensors, not None (layer: {self.name}).")
+                outputs = map_structure(
+                    lambda o: o if isinstance(o, ops.Tensor) else _to_tensor(o), outputs)
+                if self.activity_regularizer is not None:
+                    with ops.name_scope("ActivityRegularizer"):
+                        for o in flatten(outputs):
+                            loss = self.activity_regularizer(o)
+                            batch = tf.cast(tf.shape(o)[0], loss.dtype)
+                            self.add_loss(loss / batch, inputs=True)
+        finally:
+            _CALL_FRAMES.pop()
+        for u in frame[0]:
+            coll = ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
+            if not any(u is c for c in coll) and isinstance(u, (ops.Tensor, ops.Operation)):
+                coll.append(u)
+        self._add_node(inputs, outputs, kwargs, frame)
+        return outputs
+
+    def _add_node(self, inputs, outputs, kwargs, frame):
+        node = Node(self, inputs, outputs, dict(kwargs), frame[0], frame[1])
+        index = len(self._inbound_nodes)
+        self._inbound_nodes.append(node)
+        history = K._state().history
+        for i, t in enumerate(node.output_tensors):
+            if isinstance(t, ops.Tensor):
+                history[t] = (self, index, i)
+        return node
+
+    def apply(self, inputs, *args, **kwargs):
+        return self.__call__(inputs, *args, **kwargs)
+
+    # -- configuration -------------------------------------------------------------------------
+    def get_config(self):
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if hasattr(self, "_batch_input_shape"):
+            config["batch_input_shape"] = self._batch_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} object name={self.name}>"

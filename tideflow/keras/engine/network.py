@@ -1,0 +1,305 @@
+"""``Network``: a graph of layers traced back from output tensors to input tensors (the
+functional API), callable on new inputs like a layer; or a subclassed model whose ``call`` the
+user writes and whose layers are tracked as attributes."""
+
+import numpy as np
+
+from tideflow.framework import ops
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import Layer, flatten, map_structure, to_list
+from tideflow.keras.engine.input_layer import InputLayer
+
+
+def _history(t):
+    return K._state(t.graph).history.get(t) if isinstance(t, ops.Tensor) else None
+
+
+class Network(Layer):
+    """A functional network ``Network(inputs, outputs)`` or, with no ``inputs``/``outputs``, the
+    base of a subclassed model."""
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", None)
+        outputs = kwargs.pop("outputs", None)
+        if len(args) >= 2 and inputs is None:
+            inputs, outputs = args[0], args[1]
+            args = args[2:]
+        elif len(args) == 1 and inputs is None and outputs is not None:
+            inputs, args = args[0], ()
+        name = kwargs.pop("name", None)
+        trainable = kwargs.pop("trainable", True)
+        self._is_graph_network = False
+        self.inputs = []
+        self.outputs = []
+        self._network_nodes = []
+        self._layers_list = []
+        self._output_node = None
+        if inputs is not None and outputs is not None:
+            Layer.__init__(self, name=name or K.unique_object_name(self._default_name()),
+                           trainable=trainable)
+            self._init_graph_network(inputs, outputs)
+        else:
+            if args or kwargs.get("dtype") is None and kwargs:
+                extra = {k: v for k, v in kwargs.items() if k not in ("dtype",)}
+                if args or extra:
+                    raise TypeError("Model() takes `inputs` and `outputs` (functional API) or "
+                                    f"no arguments (subclassing); got {args} {list(extra)}")
+            Layer.__init__(self, name=name or K.unique_object_name(self._default_name()),
+                           trainable=trainable, dtype=kwargs.get("dtype"))
+
+    def _default_name(self):
+        from tideflow.keras._utils import snake_case
+
+        cls = type(self).__name__
+        if cls in ("Model", "Network"):
+            return "model"
+        return snake_case(cls)
+
+    # -- the functional graph ------------------------------------------------------------------------
+    def _init_graph_network(self, inputs, outputs):
+        self._nested_inputs = inputs
+        self._nested_outputs = outputs
+        self.inputs = [self._as_input(t) for t in flatten(inputs)]
+        self.outputs = flatten(outputs)
+        for t in self.outputs:
+            if not isinstance(t, ops.Tensor):
+                raise ValueError(f"Output tensors to a Model must be the output of a Keras "  # noqa: TRY004
+                                 f"`Layer` (thus holding past layer metadata). Found: {t}")
+        nodes, layers = [], []
+        seen_nodes = set()
+        input_ids = {id(t) for t in self.inputs}
+        used_inputs = set()
+
+        def visit(t, path):
+            if id(t) in input_ids:
+                used_inputs.add(id(t))
+                h = _history(t)
+                if h is not None and h[0] not in layers:
+                    layers.append(h[0])
+                return
+            h = _history(t)
+            if h is None:
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain value for tensor {t} at layer "
+                    f'"{path}". The following previous layers were accessed without issue: '
+                    f"{[layer.name for layer in layers]}")
+            layer, node_index, _ = h
+            if isinstance(layer, InputLayer):
+                raise ValueError(  # noqa: TRY004
+                    f"Graph disconnected: cannot obtain value for tensor {t} at layer "
+                    f'"{layer.name}". The following previous layers were accessed without '
+                    f"issue: {[la.name for la in layers if la is not layer]}")
+            node = layer._inbound_nodes[node_index]
+            if id(node) in seen_nodes:
+                return
+            seen_nodes.add(id(node))
+            for x in node.input_tensors:
+                if isinstance(x, ops.Tensor):
+                    visit(x, layer.name)
+            nodes.append(node)
+            if not any(layer is la for la in layers):
+                layers.append(layer)
+
+        for t in self.outputs:
+            visit(t, "output")
+        # InputLayers first, in the order of the inputs
+        input_layers = []
+        for t in self.inputs:
+            h = _history(t)
+            if h is not None:
+                input_layers.append(h[0])
+        others = [la for la in layers if not isinstance(la, InputLayer)]
+        self._layers_list = input_layers + others
+        self._network_nodes = nodes
+        self._is_graph_network = True
+        self.built = True
+        self._sublayers = [la for la in self._layers_list]
+        self.input_names = [h[0].name for h in map(_history, self.inputs)]
+        self.output_names = []
+        for t in self.outputs:
+            name = _history(t)[0].name
+            if name in self.output_names:  # one layer giving several outputs
+                name = f"{name}_{len(self.output_names)}"
+            self.output_names.append(name)
+        batch_shape = self.inputs[0].get_shape()
+        if batch_shape.ndims is not None and len(self.inputs) == 1:
+            self._batch_input_shape = tuple(batch_shape.as_list())
+
+    def _as_input(self, t):
+        if not isinstance(t, ops.Tensor):
+            raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`. "  # noqa: TRY004
+                             f"Received: {t} (missing previous layer metadata).")
+        h = _history(t)
+        if h is None:  # a plain placeholder: wrap it in an InputLayer
+            InputLayer(input_tensor=t)
+        elif not isinstance(h[0], InputLayer):
+            raise ValueError(f"Input tensors to a Model must come from `tf.keras.Input`. "
+                             f"Received: {t} (an output of layer {h[0].name}).")
+        return t
+
+    @property
+    def layers(self):
+        if self._is_graph_network:
+            return list(self._layers_list)
+        return list(self._sublayers)
+
+    def get_layer(self, name=None, index=None):
+        """The layer called ``name``, or at ``index`` in ``layers``."""
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only "
+                                 f"has {len(self.layers)} layers.")
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}")
+
+    def _model_nodes(self):
+        if self._is_graph_network:
+            return self._network_nodes
+        return [self._output_node] if self._output_node is not None else []
+
+    @property
+    def updates(self):
+        """The update ops (e.g. BatchNormalization's moving statistics) of the calls that
+        compute this model's outputs."""
+        if not self.trainable and self._is_graph_network:
+            return []
+        out = []
+        for node in self._model_nodes():
+            for u in node.updates:
+                if not any(u is o for o in out):
+                    out.append(u)
+        if not self._model_nodes():
+            return Layer.updates.fget(self)
+        return out
+
+    @property
+    def losses(self):
+        """Weight regularization losses of all layers, plus the losses (activity
+        regularization) of the calls that compute the outputs."""
+        out = self._unconditional_losses()
+        for node in self._model_nodes():
+            for x in node.losses:
+                if not any(x is o for o in out):
+                    out.append(x)
+        if not self._model_nodes():
+            out += [x for x in self._call_losses if not any(x is o for o in out)]
+        return out
+
+    def call(self, inputs, training=None, mask=None):
+        if not self._is_graph_network:
+            raise NotImplementedError("When subclassing the `Model` class, you should implement "
+                                      "a `call` method.")
+        return self._run_internal_graph(inputs, training=training)
+
+    def _run_internal_graph(self, inputs, training=None):
+        flat = flatten(inputs)
+        if len(flat) != len(self.inputs):
+            raise ValueError(f"Model {self.name} expects {len(self.inputs)} input(s), but it "
+                             f"received {len(flat)} input tensors. Inputs received: {inputs}")
+        tensor_map = {}
+        for ref, x in zip(self.inputs, flat):
+            tensor_map[id(ref)] = x
+        for node in self._network_nodes:
+            layer = node.layer
+            new_inputs = map_structure(
+                lambda t: tensor_map.get(id(t), t) if isinstance(t, ops.Tensor) else t,
+                node.inputs)
+            kwargs = dict(node.arguments)
+            if training is not None and "training" in layer._call_arg_names():
+                kwargs.setdefault("training", training)
+            outs = layer(new_inputs, **kwargs)
+            for ref, new in zip(node.output_tensors, flatten(outs)):
+                tensor_map[id(ref)] = new
+        outs = [tensor_map[id(t)] for t in self.outputs]
+        if isinstance(self._nested_outputs, (list, tuple)):
+            return outs
+        return outs[0]
+
+    def compute_output_shape(self, input_shape):
+        if self._is_graph_network and self.outputs:
+            shapes = [tuple(t.get_shape().as_list()) for t in self.outputs]
+            return shapes[0] if len(shapes) == 1 else shapes
+        raise NotImplementedError
+
+    def _set_output_node(self, outputs):
+        h = _history(flatten(outputs)[0])
+        if h is not None and h[0] is self:
+            self._output_node = self._inbound_nodes[h[1]]
+
+    # -- weights -----------------------------------------------------------------------------------
+    def get_weights(self):
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"You called `set_weights(weights)` on model {self.name} with a "
+                             f"weight list of length {len(weights)}, but the model was "
+                             f"expecting {len(params)} weights.")
+        tuples = []
+        for p, w in zip(params, weights):
+            w = np.asarray(w)
+            if tuple(p.get_shape().as_list()) != w.shape:
+                raise ValueError(f"Layer weight shape {tuple(p.get_shape().as_list())} not "
+                                 f"compatible with provided weight shape {w.shape} "
+                                 f"(variable {p.name}).")
+            tuples.append((p, w))
+        K.batch_set_value(tuples)
+
+    def summary(self, line_length=None, positions=None, print_fn=None):
+        """Prints a table of the layers: name (type), output shape, parameter count."""
+        from tideflow.keras.utils import print_summary
+
+        if not self.built:
+            raise ValueError("This model has not yet been built. Build the model first by "
+                             "calling `build()` or calling `fit()` with some data, or specify "
+                             "an `input_shape` argument in the first layer(s) for automatic "
+                             "build.")
+        print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
+
+    def get_config(self):
+        if not self._is_graph_network:
+            raise NotImplementedError
+        layers = []
+        for layer in self._layers_list:
+            inbound = []
+            for node in layer._inbound_nodes:
+                if node not in self._network_nodes:
+                    continue
+                inbound.append([[_history(t)[0].name, _history(t)[1], _history(t)[2], {}]
+                                for t in node.input_tensors])
+            layers.append({"name": layer.name, "class_name": type(layer).__name__,
+                           "config": layer.get_config(), "inbound_nodes": inbound})
+        return {"name": self.name, "layers": layers,
+                "input_layers": [[_history(t)[0].name, 0, 0] for t in self.inputs],
+                "output_layers": [[_history(t)[0].name, _history(t)[1], _history(t)[2]]
+                                  for t in self.outputs]}
+
+    def to_json(self, **kwargs):
+        import json
+
+        return json.dumps({"class_name": type(self).__name__, "config": self.get_config(),
+                           "keras_version": "2.2.4-tf", "backend": "tensorflow"},
+                          default=_json_default, **kwargs)
+
+
+def _json_default(obj):
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if hasattr(obj, "get_config"):
+        return {"class_name": type(obj).__name__, "config": obj.get_config()}
+    if hasattr(obj, "name"):
+        return str(obj.name)
+    if callable(obj):
+        return getattr(obj, "__name__", str(obj))
+    return str(obj)
+
+
+__all__ = ["Network", "to_list"]

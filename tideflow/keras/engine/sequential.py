@@ -1,0 +1,141 @@
+"""``Sequential``: a linear stack of layers. With an input shape on the first layer (or an
+``InputLayer`` first) the graph is built as layers are added; otherwise at the first call,
+``build`` or ``fit``."""
+
+from tideflow.keras.engine.base_layer import Layer, flatten
+from tideflow.keras.engine.input_layer import Input, InputLayer
+from tideflow.keras.engine.training import Model
+
+
+class Sequential(Model):
+    """``Sequential([layer, ...])`` or ``Sequential()`` then ``add(layer)``."""
+
+    def __init__(self, layers=None, name=None):
+        super().__init__(name=name)
+        self._stack = []
+        self._input_layer = None
+        for layer in layers or []:
+            self.add(layer)
+
+    def _default_name(self):
+        return "sequential"
+
+    @property
+    def layers(self):
+        return list(self._stack)
+
+    def add(self, layer):
+        """Appends ``layer``; builds the graph now when the input shape is known."""
+        if not isinstance(layer, Layer):
+            raise TypeError("The added layer must be an instance of class Layer. Found: "
+                            f"{layer}")
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError("An InputLayer can only be the first layer of a Sequential "
+                                 "model.")
+            self._input_layer = layer
+            x = layer._inbound_nodes[0].output_tensors[0]
+            self.inputs = [x]
+            self.outputs = [x]
+            self._sublayers.append(layer)
+            return
+        names = {la.name for la in self._stack}
+        if layer.name in names:
+            raise ValueError(f'All layers added to a Sequential model should have unique '
+                             f'names. Name "{layer.name}" is already the name of a layer in '
+                             f"this model. Update the `name` argument to pass a unique name.")
+        if not self._stack and self._input_layer is None and hasattr(layer,
+                                                                     "_batch_input_shape"):
+            x = Input(batch_shape=layer._batch_input_shape, dtype=layer._dtype,
+                      name=layer.name + "_input")
+            self._input_layer = self._history_layer(x)
+            self.inputs = [x]
+            self.outputs = [x]
+        self._stack.append(layer)
+        self._sublayers.append(layer)
+        if self.outputs:
+            out = layer(self.outputs[0])
+            if len(flatten(out)) != 1:
+                raise TypeError("All layers in a Sequential model should have a single output "
+                                "tensor. For multi-output layers, use the functional API.")
+            self._init_graph_network(self.inputs, out)
+            self._stack_outputs_ready()
+        self._train_fn = self._test_fn = None
+
+    def _history_layer(self, x):
+        from tideflow.keras import backend as K
+
+        return K._state(x.graph).history[x][0]
+
+    def _stack_outputs_ready(self):
+        self._sublayers = ([self._input_layer] if self._input_layer else []) + list(self._stack)
+        if self._compiled:
+            self._compile_graph()
+
+    def pop(self):
+        """Removes the last layer."""
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        self._stack.pop()
+        self._sublayers = ([self._input_layer] if self._input_layer else []) + list(self._stack)
+        if not self._stack:
+            self.outputs = list(self.inputs)
+            return
+        if self.inputs:
+            x = self.inputs[0]
+            for layer in self._stack:
+                x = layer(x)
+            self._init_graph_network(self.inputs, x)
+            self._stack_outputs_ready()
+
+    def build(self, input_shape=None):
+        if self.outputs and self._is_graph_network:
+            return
+        if input_shape is None:
+            raise ValueError("You must provide an `input_shape` argument.")
+        x = Input(batch_shape=tuple(input_shape))
+        self._build_on(x)
+
+    def _build_on(self, x):
+        self._input_layer = self._history_layer(x)
+        self.inputs = [x]
+        for layer in self._stack:
+            x = layer(x)
+        self._init_graph_network(self.inputs, x)
+        self._stack_outputs_ready()
+
+    def _build_from_arrays(self, x):
+        import numpy as np
+
+        if isinstance(x, (list, tuple, dict)):
+            raise ValueError("A Sequential model takes a single input array.")  # noqa: TRY004
+        a = np.asarray(x)
+        from tideflow.keras import backend as K
+
+        dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
+        self._build_on(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
+
+    def call(self, inputs, training=None, mask=None):
+        if self._is_graph_network and self.outputs and self.inputs:
+            return self._run_internal_graph(inputs, training=training)
+        x = inputs
+        for layer in self._stack:
+            kwargs = {}
+            if training is not None and "training" in layer._call_arg_names():
+                kwargs["training"] = training
+            x = layer(x, **kwargs)
+        return x
+
+    def get_config(self):
+        layers = [{"class_name": type(la).__name__, "config": la.get_config()}
+                  for la in self._stack]
+        return {"name": self.name, "layers": layers}
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        proba = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if proba.shape[-1] > 1:
+            return proba.argmax(axis=-1)
+        return (proba > 0.5).astype("int32")
+
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        return self.predict(x, batch_size=batch_size, verbose=verbose)

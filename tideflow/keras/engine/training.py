@@ -1,0 +1,602 @@
+"""``Model``: a ``Network`` with ``compile``, ``fit``, ``evaluate``, ``predict``, the
+``*_on_batch`` methods and weight saving, running in the Keras session.
+
+As in TF 1.x, a metric given as ``'accuracy'``/``'acc'`` is reported as ``acc`` and picks
+binary, categorical or sparse categorical accuracy from the loss and the output shape; other
+metrics are named after their function (``'mae'`` -> ``mean_absolute_error``); with several
+outputs each name is prefixed by the output layer's name. Epoch values are averages over the
+epoch's samples.
+"""
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import ops
+from tideflow.keras import backend as K
+from tideflow.keras import callbacks as cbks
+from tideflow.keras import losses as losses_mod
+from tideflow.keras import metrics as metrics_mod
+from tideflow.keras import optimizers as optimizers_mod
+from tideflow.keras.engine.base_layer import flatten
+from tideflow.keras.engine.network import Network
+
+
+def _is_dataset(x):
+    return hasattr(x, "make_one_shot_iterator") or type(x).__name__.endswith("Dataset")
+
+
+class Model(Network):
+    """``Model(inputs, outputs)`` (functional) or a subclass defining ``call``."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._compiled = False
+        self.optimizer = None
+        self.stop_training = False
+        self.history = None
+        self._train_fn = self._test_fn = self._predict_fn = None
+
+    # -- compile -------------------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                sample_weight_mode=None, weighted_metrics=None, target_tensors=None,
+                **kwargs):
+        """Sets the optimizer, the loss(es) and the metrics; the loss graph is made now for
+        functional models, at the first ``fit``/``evaluate`` for subclassed ones."""
+        for k in kwargs:
+            if k not in ("distribute", "run_eagerly", "experimental_run_tf_function"):
+                raise TypeError(f"Invalid keyword argument(s) in `compile`: {k}")
+        self.optimizer = optimizers_mod.get(optimizer)
+        self.loss = loss
+        self._compile_metrics = metrics or []
+        self.loss_weights = loss_weights
+        self._target_tensors = target_tensors
+        self._compiled = True
+        self._train_fn = self._test_fn = None
+        if self.outputs:
+            self._compile_graph()
+
+    def _loss_per_output(self):
+        n = len(self.outputs)
+        loss = self.loss
+        if isinstance(loss, dict):
+            for name in loss:
+                if name not in self.output_names:
+                    raise ValueError(f'Unknown entry in loss dictionary: "{name}". Only '
+                                     f"expected the following keys: {self.output_names}")
+            fns = [loss.get(name) for name in self.output_names]
+        elif isinstance(loss, (list, tuple)):
+            if len(loss) != n:
+                raise ValueError(f"When passing a list as loss, it should have one entry per "
+                                 f"model outputs. The model has {n} outputs, but you passed "
+                                 f"loss={loss}")
+            fns = list(loss)
+        else:
+            fns = [loss] * n
+        out = []
+        for fn in fns:
+            if fn is None:
+                out.append(None)
+                continue
+            out.append(losses_mod.get(fn))
+        return out
+
+    def _metrics_per_output(self):
+        metrics = self._compile_metrics
+        n = len(self.outputs)
+        if isinstance(metrics, dict):
+            return [list(flatten([metrics.get(name, [])])) for name in self.output_names]
+        if metrics and isinstance(metrics[0], (list, tuple)) and len(metrics) == n:
+            return [list(m) for m in metrics]
+        return [list(metrics) for _ in range(n)]
+
+    def _compile_graph(self):
+        if not self._compiled:
+            return
+        n = len(self.outputs)
+        self._loss_fns = self._loss_per_output()
+        if (self.loss is None or all(fn is None for fn in self._loss_fns)) and not self.losses:
+            raise ValueError("The model cannot be compiled because it has no loss to "
+                             "optimize.")
+        weights = self.loss_weights
+        if isinstance(weights, dict):
+            weights = [weights.get(name, 1.0) for name in self.output_names]
+        elif weights is None:
+            weights = [1.0] * n
+        self.targets = []
+        self.metrics_names = ["loss"]
+        self._metric_tensors = []
+        per_output_losses = []
+        total = None
+        graph = self.outputs[0].graph
+        with graph.as_default(), ops.name_scope("loss"):
+            for i, (out, fn) in enumerate(zip(self.outputs, self._loss_fns)):
+                name = self.output_names[i]
+                if fn is None:
+                    self.targets.append(None)
+                    continue
+                if self._target_tensors is not None:
+                    target = flatten(self._target_tensors)[i]
+                else:
+                    rank = out.get_shape().ndims
+                    target = tf.placeholder(out.dtype.base_dtype, shape=[None] * (rank or 0)
+                                            if rank is not None else None,
+                                            name=f"{name}_target")
+                self.targets.append(target)
+                with ops.name_scope(f"{name}_loss"):
+                    if isinstance(fn, losses_mod.Loss):
+                        value = fn(target, out)
+                    else:
+                        value = tf.reduce_mean(fn(target, out))
+                per_output_losses.append(value)
+                weighted = value * weights[i] if weights[i] != 1.0 else value
+                total = weighted if total is None else total + weighted
+            if n > 1:
+                for i, value in enumerate(per_output_losses):
+                    self.metrics_names.append(f"{self.output_names[i]}_loss")
+                    self._metric_tensors.append(value)
+            reg = self.losses
+            if reg:
+                reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
+                total = reg_total if total is None else total + reg_total
+        self.total_loss = total
+        with graph.as_default(), ops.name_scope("metrics"):
+            for i, metrics in enumerate(self._metrics_per_output()):
+                if self.targets[i] is None:
+                    continue
+                prefix = f"{self.output_names[i]}_" if n > 1 else ""
+                for metric in metrics:
+                    name, fn = self._resolve_metric(metric, i)
+                    with ops.name_scope(name):
+                        value = tf.reduce_mean(tf.cast(fn(self.targets[i], self.outputs[i]),
+                                                       K.floatx()))
+                    self.metrics_names.append(prefix + name)
+                    self._metric_tensors.append(value)
+        self._train_fn = self._test_fn = None
+
+    def _resolve_metric(self, metric, i):
+        if metric in ("accuracy", "acc", "crossentropy", "ce"):
+            fn = self._loss_fns[i]
+            fn_name = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
+                                                               "__name__", "")
+            last = self.outputs[i].get_shape().as_list()[-1] if \
+                self.outputs[i].get_shape().ndims else None
+            is_binary = fn_name == "binary_crossentropy"
+            is_sparse = fn_name == "sparse_categorical_crossentropy"
+            if metric in ("accuracy", "acc"):
+                if last == 1 or is_binary:
+                    return "acc", metrics_mod.binary_accuracy
+                if is_sparse:
+                    return "acc", metrics_mod.sparse_categorical_accuracy
+                return "acc", metrics_mod.categorical_accuracy
+            if is_binary:
+                return "ce", metrics_mod.binary_crossentropy
+            if is_sparse:
+                return "ce", metrics_mod.sparse_categorical_crossentropy
+            return "ce", metrics_mod.categorical_crossentropy
+        if isinstance(metric, losses_mod.Loss):
+            return metric.name, lambda t, p: metric.call(t, p)
+        fn = metrics_mod.get(metric)
+        return getattr(fn, "name", None) or fn.__name__, fn
+
+    @property
+    def metrics(self):
+        return []
+
+    # -- building a subclassed or deferred model from data ---------------------------------------
+    def _ensure_built(self, x):
+        if self.outputs:
+            return
+        self._build_from_arrays(x)
+        if self._compiled:
+            self._compile_graph()
+
+    def _build_from_arrays(self, x):
+        from tideflow.keras.engine.input_layer import Input
+
+        arrays = x if isinstance(x, (list, tuple)) else [x]
+        if isinstance(x, dict):
+            raise ValueError("Cannot build a subclassed model from a dict of inputs.")  # noqa: TRY004
+        inputs = []
+        for a in arrays:
+            a = np.asarray(a)
+            dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
+            inputs.append(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
+        nested = inputs if isinstance(x, (list, tuple)) else inputs[0]
+        outputs = self(nested)
+        self._nested_inputs = nested
+        self.inputs = inputs
+        self.outputs = flatten(outputs)
+        self._nested_outputs = outputs
+        self._set_output_node(outputs)
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.built = True
+
+    def build(self, input_shape):
+        """Builds the model for inputs of ``input_shape`` (with the batch axis)."""
+        if self._is_graph_network:
+            self.built = True
+            return
+        if self.outputs:
+            return
+        from tideflow.keras.engine.input_layer import Input
+
+        shapes = input_shape if isinstance(input_shape, list) else [input_shape]
+        inputs = [Input(batch_shape=tuple(s)) for s in shapes]
+        nested = inputs if isinstance(input_shape, list) else inputs[0]
+        outputs = self(nested)
+        self.inputs, self.outputs = inputs, flatten(outputs)
+        self._nested_inputs, self._nested_outputs = nested, outputs
+        self._set_output_node(outputs)
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
+        self.built = True
+
+    # -- data ------------------------------------------------------------------------------------
+    def _standardize(self, data, refs, names, what, check_last=None):
+        if data is None:
+            raise ValueError(f"Error when checking model {what}: no data provided.")
+        if isinstance(data, dict):
+            missing = [n for n in names if n not in data]
+            if missing:
+                raise ValueError(f"No data provided for {missing}. Need data for each key in: "
+                                 f"{names}")
+            arrays = [data[n] for n in names]
+        elif isinstance(data, (list, tuple)) and not (len(refs) == 1 and len(data) > 0 and
+                                                    np.isscalar(flatten(data)[0])):
+            arrays = list(data)
+        else:
+            arrays = [data]
+        if len(arrays) != len(refs):
+            raise ValueError(f"Error when checking model {what}: the list of Numpy arrays that "
+                             f"you are passing to your model is not the size the model "
+                             f"expected. Expected to see {len(refs)} array(s), but instead got "
+                             f"{len(arrays)} array(s).")
+        out = []
+        for i, (a, ref, name) in enumerate(zip(arrays, refs, names)):
+            a = np.asarray(a)
+            if ref is None:
+                out.append(a)
+                continue
+            shape = ref.get_shape()
+            if a.ndim == 1 and shape.ndims == 2:
+                a = a.reshape(-1, 1)
+            if shape.ndims is not None:
+                if a.ndim != shape.ndims:
+                    raise ValueError(f"Error when checking {what}: expected {name} to have "
+                                     f"{shape.ndims} dimensions, but got array with shape "
+                                     f"{a.shape}")
+                expected = shape.as_list()
+                checked = range(1, len(expected)) if check_last is None else (
+                    [len(expected) - 1] if check_last[i] else [])
+                for j in checked:
+                    if expected[j] is not None and a.shape[j] != expected[j]:
+                        raise ValueError(f"Error when checking {what}: expected {name} to "
+                                         f"have shape {tuple(expected[1:])} but got array "
+                                         f"with shape {a.shape}")
+            dtype = ref.dtype.base_dtype.as_numpy_dtype
+            if a.dtype != dtype:
+                a = a.astype(dtype)
+            out.append(a)
+        lengths = {len(a) for a in out}
+        if len(lengths) > 1:
+            raise ValueError(f"All {what} arrays should have the same number of samples. Got "
+                             f"array shapes: {[a.shape for a in out]}")
+        return out
+
+    def _standardize_xy(self, x, y=None, need_y=True):
+        if _is_dataset(x):
+            raise NotImplementedError("Model.fit/evaluate/predict with a tf.data Dataset is not "
+                                      "supported yet; pass NumPy arrays.")
+        self._ensure_built(x)
+        xs = self._standardize(x, self.inputs, self.input_names, "input")
+        ys = None
+        if need_y:
+            if not self._compiled:
+                raise RuntimeError("You must compile your model before training/testing. Use "
+                                   "`model.compile(optimizer, loss)`.")
+            if y is None:
+                raise ValueError("You must specify `y` (the targets) when training/testing.")
+            live = [t for t in self.targets]
+            names = [self.output_names[i] for i in range(len(live))]
+            check_last = []
+            for fn in self._loss_fns:
+                fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
+                                                                 "__name__", "")
+                check_last.append(fname not in ("sparse_categorical_crossentropy",))
+            ys = self._standardize(y, live, names, "target", check_last=check_last)
+            ys = [a for a, t in zip(ys, live) if t is not None]
+            if len(ys[0]) != len(xs[0]):
+                raise ValueError(f"Input arrays should have the same number of samples as "
+                                 f"target arrays. Found {len(xs[0])} input samples and "
+                                 f"{len(ys[0])} target samples.")
+        return xs, ys
+
+    # -- step functions -----------------------------------------------------------------------------
+    def _feeds(self, xs, ys, training):
+        feed = dict(zip(self.inputs, xs))
+        if ys is not None:
+            feed.update(zip([t for t in self.targets if t is not None], ys))
+        lp = K._learning_phase_placeholder()
+        if lp is not None and isinstance(lp, ops.Tensor):
+            feed[lp] = training
+        return feed
+
+    def _make_train_function(self):
+        if self._train_fn is not None:
+            return
+        with self.outputs[0].graph.as_default():
+            params = self.trainable_weights
+            if not params and not self.updates:
+                raise ValueError("The model has no trainable weights to train.")
+            with ops.name_scope("training"):
+                updates = self.optimizer.get_updates(self.total_loss, params) if params else []
+                updates = updates + list(self.updates)
+                train_op = tf.group(*updates)
+        self._train_fn = [train_op, self.total_loss] + self._metric_tensors
+
+    def _run(self, fetches, feed):
+        return K.get_session().run(fetches, feed_dict=feed)
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       reset_metrics=True):
+        """One optimizer step on one batch; returns the loss (and metrics)."""
+        xs, ys = self._standardize_xy(x, y)
+        self._make_train_function()
+        out = self._run(self._train_fn, self._feeds(xs, ys, True))[1:]
+        return _unlist([float(v) for v in out])
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        xs, ys = self._standardize_xy(x, y)
+        out = self._run([self.total_loss] + self._metric_tensors, self._feeds(xs, ys, False))
+        return _unlist([float(v) for v in out])
+
+    def predict_on_batch(self, x):
+        xs, _ = self._standardize_xy(x, need_y=False)
+        out = self._run(self.outputs, self._feeds(xs, None, False))
+        return out[0] if len(out) == 1 else out
+
+    # -- loops ---------------------------------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_freq=1, **kwargs):
+        """Trains for ``epochs`` epochs of ``batch_size`` (32) samples; returns the History."""
+        for k in kwargs:
+            if k not in ("max_queue_size", "workers", "use_multiprocessing"):
+                raise TypeError(f"Unrecognized keyword arguments: {k}")
+        if sample_weight is not None or class_weight is not None:
+            raise NotImplementedError("fit(sample_weight=..., class_weight=...) is not "
+                                      "supported yet.")
+        batch_size = batch_size or 32
+        xs, ys = self._standardize_xy(x, y)
+        val = None
+        if validation_data is not None:
+            if len(validation_data) == 3:
+                raise NotImplementedError("validation_data with sample weights is not "
+                                          "supported yet.")
+            val = self._standardize_xy(validation_data[0], validation_data[1])
+        elif validation_split and 0.0 < validation_split < 1.0:
+            split = int(len(xs[0]) * (1.0 - validation_split))
+            val = ([a[split:] for a in xs], [a[split:] for a in ys])
+            xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+        self._make_train_function()
+        n = len(xs[0])
+        out_labels = list(self.metrics_names)
+        callback_metrics = out_labels + (["val_" + m for m in out_labels] if val else [])
+        self.history = cbks.History()
+        callbacks = cbks.CallbackList(
+            list(callbacks or []) + [self.history]
+            + ([cbks.ProgbarLogger()] if verbose else []))
+        callbacks.set_model(self)
+        callbacks.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
+                              "samples": n, "verbose": verbose, "do_validation": bool(val),
+                              "metrics": callback_metrics})
+        if verbose and val:
+            print(f"Train on {n} samples, validate on {len(val[0][0])} samples")
+        elif verbose:
+            print(f"Train on {n} samples")
+        self.stop_training = False
+        callbacks.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            callbacks.on_epoch_begin(epoch)
+            index = np.random.permutation(n) if shuffle else np.arange(n)
+            if shuffle == "batch":
+                index = np.arange(n)
+            totals = np.zeros(len(out_labels))
+            seen = 0
+            for batch_index, start in enumerate(range(0, n, batch_size)):
+                ids = index[start:start + batch_size]
+                batch_logs = {"batch": batch_index, "size": len(ids)}
+                callbacks.on_batch_begin(batch_index, batch_logs)
+                feed = self._feeds([a[ids] for a in xs], [a[ids] for a in ys], True)
+                outs = self._run(self._train_fn, feed)[1:]
+                for label, value in zip(out_labels, outs):
+                    batch_logs[label] = float(value)
+                totals += np.asarray(outs, dtype=np.float64) * len(ids)
+                seen += len(ids)
+                callbacks.on_batch_end(batch_index, batch_logs)
+                if self.stop_training:
+                    break
+            epoch_logs = {label: float(v) for label, v in zip(out_labels,
+                                                               totals / max(seen, 1))}
+            if val and (epoch + 1) % validation_freq == 0:
+                val_outs = self._evaluate_arrays(val[0], val[1], batch_size)
+                for label, value in zip(out_labels, val_outs):
+                    epoch_logs["val_" + label] = value
+            callbacks.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        callbacks.on_train_end()
+        return self.history
+
+    def _evaluate_arrays(self, xs, ys, batch_size):
+        n = len(xs[0])
+        fetches = [self.total_loss] + self._metric_tensors
+        totals = np.zeros(len(fetches))
+        for start in range(0, n, batch_size):
+            sl = slice(start, start + batch_size)
+            outs = self._run(fetches, self._feeds([a[sl] for a in xs], [a[sl] for a in ys],
+                                                  False))
+            totals += np.asarray(outs, dtype=np.float64) * len(xs[0][sl])
+        return [float(v) for v in totals / max(n, 1)]
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
+                 steps=None, callbacks=None, **kwargs):
+        """The loss (and metrics) averaged over the samples: a scalar, or a list when the
+        model has metrics."""
+        if sample_weight is not None:
+            raise NotImplementedError("evaluate(sample_weight=...) is not supported yet.")
+        xs, ys = self._standardize_xy(x, y)
+        outs = self._evaluate_arrays(xs, ys, batch_size or 32)
+        if verbose:
+            print(f"{len(xs[0])}/{len(xs[0])} - " + " - ".join(
+                f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, outs)))
+        return _unlist(outs)
+
+    def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
+        """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
+        xs, _ = self._standardize_xy(x, need_y=False)
+        batch_size = batch_size or 32
+        n = len(xs[0])
+        parts = [[] for _ in self.outputs]
+        for start in range(0, n, batch_size):
+            sl = slice(start, start + batch_size)
+            outs = self._run(self.outputs, self._feeds([a[sl] for a in xs], None, False))
+            for p, o in zip(parts, outs):
+                p.append(o)
+        results = [np.concatenate(p) if p else np.zeros((0,)) for p in parts]
+        return results[0] if len(results) == 1 else results
+
+    def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
+                      callbacks=None, validation_data=None, validation_steps=None,
+                      initial_epoch=0, shuffle=True, **kwargs):
+        """Trains on batches ``(x, y)`` drawn from a generator or a ``keras.utils.Sequence``."""
+        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
+        if steps_per_epoch is None:
+            if not is_seq:
+                raise ValueError("`steps_per_epoch=None` is only valid for a generator based "
+                                 "on the `keras.utils.Sequence` class.")
+            steps_per_epoch = len(generator)
+        self.history = cbks.History()
+        callbacks = cbks.CallbackList([cbks.BaseLogger()] + list(callbacks or [])
+                                      + [self.history])
+        callbacks.set_model(self)
+        callbacks.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose,
+                              "do_validation": validation_data is not None,
+                              "metrics": list(getattr(self, "metrics_names", ["loss"]))})
+        self.stop_training = False
+        callbacks.on_train_begin()
+        it = None if is_seq else iter(generator)
+        for epoch in range(initial_epoch, epochs):
+            callbacks.on_epoch_begin(epoch)
+            for step in range(steps_per_epoch):
+                batch = generator[step] if is_seq else next(it)
+                bx, by = batch[0], batch[1]
+                logs = {"batch": step, "size": len(flatten(bx)[0])}
+                callbacks.on_batch_begin(step, logs)
+                outs = flatten([self.train_on_batch(bx, by)])
+                logs.update(zip(self.metrics_names, outs))
+                callbacks.on_batch_end(step, logs)
+            epoch_logs = {}
+            if isinstance(validation_data, tuple):
+                outs = flatten([self.evaluate(validation_data[0], validation_data[1],
+                                              verbose=0)])
+                epoch_logs.update({"val_" + k: v for k, v in zip(self.metrics_names, outs)})
+            callbacks.on_epoch_end(epoch, epoch_logs)
+            if is_seq and hasattr(generator, "on_epoch_end"):
+                generator.on_epoch_end()
+            if self.stop_training:
+                break
+        callbacks.on_train_end()
+        return self.history
+
+    def predict_generator(self, generator, steps=None, **kwargs):
+        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
+        steps = steps or len(generator)
+        it = None if is_seq else iter(generator)
+        outs = []
+        for step in range(steps):
+            batch = generator[step] if is_seq else next(it)
+            if isinstance(batch, tuple):
+                batch = batch[0]
+            outs.append(self.predict_on_batch(batch))
+        return np.concatenate(outs)
+
+    def evaluate_generator(self, generator, steps=None, **kwargs):
+        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
+        steps = steps or len(generator)
+        it = None if is_seq else iter(generator)
+        totals, count = None, 0
+        for step in range(steps):
+            bx, by = (generator[step] if is_seq else next(it))[:2]
+            size = len(flatten(bx)[0])
+            outs = np.asarray(flatten([self.test_on_batch(bx, by)]), dtype=np.float64)
+            totals = outs * size if totals is None else totals + outs * size
+            count += size
+        return _unlist([float(v) for v in totals / count])
+
+    def reset_metrics(self):
+        pass
+
+    # -- saving ------------------------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True, save_format=None):
+        """Saves the weights: TF checkpoint format (through ``tf.train.Saver``), or HDF5 when
+        ``filepath`` ends in ``.h5`` (needs h5py)."""
+        if _is_h5(filepath, save_format):
+            from tideflow.keras import saving
+
+            saving.save_weights_to_hdf5(self, filepath)
+            return
+        import os
+
+        directory = os.path.dirname(os.path.abspath(filepath))
+        os.makedirs(directory, exist_ok=True)
+        self._saver().save(K.get_session(), filepath, write_meta_graph=False)
+
+    def load_weights(self, filepath, by_name=False):
+        """Loads weights saved by ``save_weights`` (same architecture)."""
+        if _is_h5(filepath, None):
+            from tideflow.keras import saving
+
+            saving.load_weights_from_hdf5(self, filepath, by_name=by_name)
+            return
+        import os
+
+        if os.path.isdir(filepath):
+            filepath = tf.train.latest_checkpoint(filepath)
+        session = K.get_session()
+        self._saver().restore(session, filepath)
+        for v in self.weights:
+            v._keras_initialized = True
+
+    def _saver(self):
+        weights = self.weights
+        cached = getattr(self, "_weights_saver", None)
+        if cached is None or cached[0] != len(weights):
+            with weights[0].graph.as_default():
+                var_list = {}
+                for i, v in enumerate(weights):
+                    key = v.op.name
+                    if key in var_list:
+                        key = f"{key}_{i}"
+                    var_list[key] = v
+                saver = tf.train.Saver(var_list=var_list, max_to_keep=None)
+            cached = self._weights_saver = (len(weights), saver)
+        return cached[1]
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+        from tideflow.keras import saving
+
+        saving.save_model(self, filepath, overwrite=overwrite,
+                          include_optimizer=include_optimizer)
+
+
+def _is_h5(filepath, save_format):
+    if save_format is not None:
+        return save_format in ("h5", "hdf5", "keras")
+    return str(filepath).endswith((".h5", ".keras", ".hdf5"))
+
+
+def _unlist(values):
+    return values[0] if len(values) == 1 else values

@@ -1,0 +1,582 @@
+"""Convolution, pooling, padding, cropping and upsampling layers (1-D and 2-D).
+
+``channels_first`` inputs are transposed to channels_last around the channels_last kernels.
+"""
+
+import tideflow as tf
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import activations, constraints, initializers, regularizers
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import InputSpec, Layer
+from tideflow.keras.layers.core import _ser
+from tideflow.ops.layers_base import normalize_padding, normalize_tuple
+
+
+def conv_output_length(length, filter_size, padding, stride, dilation=1):
+    if length is None:
+        return None
+    dilated = filter_size + (filter_size - 1) * (dilation - 1)
+    if padding in ("same", "causal"):
+        out = length
+    else:
+        out = length - dilated + 1
+    return (out + stride - 1) // stride
+
+
+def deconv_output_length(length, filter_size, padding, stride, output_padding=None):
+    if length is None:
+        return None
+    if output_padding is None:
+        if padding == "valid":
+            return length * stride + max(filter_size - stride, 0)
+        return length * stride
+    pad = filter_size // 2 if padding == "same" else 0
+    return (length - 1) * stride + filter_size - 2 * pad + output_padding
+
+
+def _to_last(x, rank, data_format):
+    if data_format == "channels_first":
+        return tf.transpose(x, [0] + list(range(2, rank + 2)) + [1])
+    return x
+
+
+def _from_last(x, rank, data_format):
+    if data_format == "channels_first":
+        return tf.transpose(x, [0, rank + 1] + list(range(1, rank + 1)))
+    return x
+
+
+def _channels_last_shape(shape, data_format):
+    dims = TensorShape(shape).as_list()
+    if data_format == "channels_first":
+        return [dims[0]] + dims[2:] + [dims[1]]
+    return dims
+
+
+def _restore_format(dims, data_format):
+    if data_format == "channels_first":
+        return TensorShape([dims[0], dims[-1]] + dims[1:-1])
+    return TensorShape(dims)
+
+
+class Conv(Layer):
+    """N-D convolution (rank 1 or 2): weights ``kernel`` [*kernel_size, in, filters] and
+    ``bias`` [filters]."""
+
+    def __init__(self, rank, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.rank = rank
+        self.filters = int(filters)
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
+        self.strides = normalize_tuple(strides, rank, "strides")
+        self.padding = padding.lower() if padding == "causal" else normalize_padding(padding)
+        self.data_format = data_format or K.image_data_format()
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(ndim=rank + 2)
+
+    def _channel_axis(self):
+        return 1 if self.data_format == "channels_first" else -1
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[self._channel_axis()]
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
+                             f"be defined. Found `None` (input shape {dims}).")
+        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (channels,
+                                                                         self.filters),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", shape=(self.filters,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        axis = self._channel_axis() % (self.rank + 2)
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={axis: channels})
+        self.built = True
+
+    def _convolve(self, x):
+        padding = self.padding
+        if padding == "causal":
+            left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
+            x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+            padding = "valid"
+        if self.rank == 1:
+            x4 = tf.expand_dims(x, 1)
+            k4 = tf.expand_dims(self.kernel, 0)
+            out = tf.nn.conv2d(x4, k4, strides=[1, 1, self.strides[0], 1],
+                               padding=padding.upper(),
+                               dilations=[1, 1, self.dilation_rate[0], 1])
+            return tf.squeeze(out, [1])
+        return tf.nn.conv2d(x, self.kernel, strides=(1,) + self.strides + (1,),
+                            padding=padding.upper(), dilations=(1,) + self.dilation_rate + (1,))
+
+    def call(self, inputs):
+        x = _to_last(inputs, self.rank, self.data_format)
+        out = self._convolve(x)
+        if self.use_bias:
+            out = tf.nn.bias_add(out, self.bias)
+        out = _from_last(out, self.rank, self.data_format)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [conv_output_length(d, k, self.padding, s, r) for d, k, s, r in zip(
+            dims[1:-1], self.kernel_size, self.strides, self.dilation_rate)]
+        return _restore_format([dims[0]] + space + [self.filters], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
+            padding=self.padding, data_format=self.data_format,
+            dilation_rate=self.dilation_rate, activation=activations.serialize(self.activation),
+            use_bias=self.use_bias,
+            kernel_initializer=_ser(initializers, self.kernel_initializer),
+            bias_initializer=_ser(initializers, self.bias_initializer),
+            kernel_regularizer=_ser(regularizers, self.kernel_regularizer),
+            bias_regularizer=_ser(regularizers, self.bias_regularizer),
+            kernel_constraint=_ser(constraints, self.kernel_constraint),
+            bias_constraint=_ser(constraints, self.bias_constraint))
+        return config
+
+
+class Conv1D(Conv):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, **kwargs):
+        super().__init__(1, filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+
+
+class Conv2D(Conv):
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), **kwargs):
+        super().__init__(2, filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+
+
+class Conv2DTranspose(Conv2D):
+    """Transposed 2-D convolution: ``kernel`` [kh, kw, filters, in]."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 output_padding=None, data_format=None, dilation_rate=(1, 1), **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+        self.output_padding = None if output_padding is None else normalize_tuple(
+            output_padding, 2, "output_padding")
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[self._channel_axis()]
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
+                             "be defined. Found `None`.")
+        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (self.filters,
+                                                                         channels),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", shape=(self.filters,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        axis = self._channel_axis() % 4
+        self.input_spec = InputSpec(ndim=4, axes={axis: channels})
+        self.built = True
+
+    def _convolve(self, x):
+        shape = tf.shape(x)
+        h, w = x.get_shape().as_list()[1:3]
+        op = self.output_padding or (None, None)
+        out_h = deconv_output_length(h if h is not None else shape[1], self.kernel_size[0],
+                                     self.padding, self.strides[0], op[0])
+        out_w = deconv_output_length(w if w is not None else shape[2], self.kernel_size[1],
+                                     self.padding, self.strides[1], op[1])
+        out_shape = tf.stack([shape[0], out_h, out_w, self.filters])
+        out = tf.nn.conv2d_transpose(x, self.kernel, out_shape,
+                                     strides=(1,) + self.strides + (1,),
+                                     padding=self.padding.upper())
+        static = [x.get_shape().as_list()[0],
+                  out_h if isinstance(out_h, int) else None,
+                  out_w if isinstance(out_w, int) else None, self.filters]
+        out.set_shape(static)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        op = self.output_padding or (None, None)
+        space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
+            dims[1:-1], self.kernel_size, self.strides, op)]
+        return _restore_format([dims[0]] + space + [self.filters], self.data_format)
+
+
+class DepthwiseConv2D(Conv2D):
+    """Depthwise 2-D convolution: ``depthwise_kernel`` [kh, kw, in, depth_multiplier]."""
+
+    def __init__(self, kernel_size, strides=(1, 1), padding="valid", depth_multiplier=1,
+                 data_format=None, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
+                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(filters=1, kernel_size=kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         bias_constraint=bias_constraint, bias_initializer=bias_initializer,
+                         **kwargs)
+        self.depth_multiplier = depth_multiplier
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[self._channel_axis()]
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
+        self.bias = self.add_weight("bias", shape=(channels * self.depth_multiplier,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.filters = channels * self.depth_multiplier
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
+        self.built = True
+
+    def _convolve(self, x):
+        return tf.nn.depthwise_conv2d(x, self.depthwise_kernel, strides=(1,) + self.strides + (1,),
+                                      padding=self.padding.upper(),
+                                      dilations=self.dilation_rate)
+
+
+class SeparableConv2D(Conv2D):
+    """Depthwise then pointwise 2-D convolution: ``depthwise_kernel`` [kh, kw, in, dm],
+    ``pointwise_kernel`` [1, 1, in * dm, filters], ``bias``."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), depth_multiplier=1, activation=None, use_bias=True,
+                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
+                 bias_initializer="zeros", depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         bias_constraint=bias_constraint, **kwargs)
+        self.depth_multiplier = depth_multiplier
+        self.depthwise_initializer = initializers.get(depthwise_initializer)
+        self.pointwise_initializer = initializers.get(pointwise_initializer)
+        self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
+        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
+        self.depthwise_constraint = constraints.get(depthwise_constraint)
+        self.pointwise_constraint = constraints.get(pointwise_constraint)
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[self._channel_axis()]
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
+            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
+            constraint=self.depthwise_constraint)
+        self.pointwise_kernel = self.add_weight(
+            "pointwise_kernel", shape=(1, 1, channels * self.depth_multiplier, self.filters),
+            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
+            constraint=self.pointwise_constraint)
+        self.bias = self.add_weight("bias", shape=(self.filters,),
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
+        self.built = True
+
+    def _convolve(self, x):
+        return tf.nn.separable_conv2d(x, self.depthwise_kernel, self.pointwise_kernel,
+                                      strides=(1,) + self.strides + (1,),
+                                      padding=self.padding.upper(), rate=self.dilation_rate)
+
+
+# -- pooling -------------------------------------------------------------------------------------
+
+
+class _Pooling(Layer):
+    def __init__(self, rank, pool_size, strides, padding, data_format, mode, **kwargs):
+        super().__init__(**kwargs)
+        self.rank = rank
+        if strides is None:
+            strides = pool_size
+        self.pool_size = normalize_tuple(pool_size, rank, "pool_size")
+        self.strides = normalize_tuple(strides, rank, "strides")
+        self.padding = normalize_padding(padding)
+        self.data_format = data_format or ("channels_last" if rank == 1 else
+                                           K.image_data_format())
+        self.mode = mode
+        self.input_spec = InputSpec(ndim=rank + 2)
+
+    def call(self, inputs):
+        x = _to_last(inputs, self.rank, self.data_format)
+        fn = tf.nn.max_pool if self.mode == "max" else tf.nn.avg_pool
+        if self.rank == 1:
+            x = tf.expand_dims(x, 1)
+            out = fn(x, [1, 1, self.pool_size[0], 1], [1, 1, self.strides[0], 1],
+                     self.padding.upper())
+            out = tf.squeeze(out, [1])
+        else:
+            out = fn(x, (1,) + self.pool_size + (1,), (1,) + self.strides + (1,),
+                     self.padding.upper())
+        return _from_last(out, self.rank, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [conv_output_length(d, k, self.padding, s) for d, k, s in zip(
+            dims[1:-1], self.pool_size, self.strides)]
+        return _restore_format([dims[0]] + space + [dims[-1]], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(pool_size=self.pool_size, strides=self.strides, padding=self.padding,
+                      data_format=self.data_format)
+        return config
+
+
+class MaxPooling1D(_Pooling):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format="channels_last",
+                 **kwargs):
+        super().__init__(1, pool_size, strides, padding, data_format, "max", **kwargs)
+
+
+class AveragePooling1D(_Pooling):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format="channels_last",
+                 **kwargs):
+        super().__init__(1, pool_size, strides, padding, data_format, "avg", **kwargs)
+
+
+class MaxPooling2D(_Pooling):
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(2, pool_size, strides, padding, data_format, "max", **kwargs)
+
+
+class AveragePooling2D(_Pooling):
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(2, pool_size, strides, padding, data_format, "avg", **kwargs)
+
+
+class _GlobalPooling(Layer):
+    def __init__(self, rank, mode, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rank = rank
+        self.mode = mode
+        self.data_format = data_format or ("channels_last" if rank == 1 else
+                                           K.image_data_format())
+        self.input_spec = InputSpec(ndim=rank + 2)
+
+    def call(self, inputs):
+        if self.data_format == "channels_first":
+            axes = list(range(2, self.rank + 2))
+        else:
+            axes = list(range(1, self.rank + 1))
+        fn = tf.reduce_max if self.mode == "max" else tf.reduce_mean
+        return fn(inputs, axis=axes)
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[1] if self.data_format == "channels_first" else dims[-1]
+        return TensorShape([dims[0], channels])
+
+    def get_config(self):
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        return config
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    def __init__(self, data_format="channels_last", **kwargs):
+        super().__init__(1, "avg", data_format, **kwargs)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    def __init__(self, data_format="channels_last", **kwargs):
+        super().__init__(1, "max", data_format, **kwargs)
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(2, "avg", data_format, **kwargs)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(2, "max", data_format, **kwargs)
+
+
+# -- padding, cropping, upsampling ---------------------------------------------------------------
+
+
+def _pairs(value, rank, name):
+    if isinstance(value, int):
+        return ((value, value),) * rank
+    value = tuple(value)
+    if len(value) != rank:
+        raise ValueError(f"`{name}` should have {rank} elements. Found: {value}")
+    out = []
+    for v in value:
+        out.append((v, v) if isinstance(v, int) else tuple(v))
+    return tuple(out)
+
+
+class ZeroPadding1D(Layer):
+    def __init__(self, padding=1, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 1, "padding")[0] if not isinstance(
+            padding, tuple) or len(padding) != 2 else tuple(padding)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        return tf.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        length = None if dims[1] is None else dims[1] + sum(self.padding)
+        return TensorShape([dims[0], length, dims[2]])
+
+
+class ZeroPadding2D(Layer):
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 2, "padding")
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs):
+        pads = [list(p) for p in self.padding]
+        if self.data_format == "channels_first":
+            return tf.pad(inputs, [[0, 0], [0, 0]] + pads)
+        return tf.pad(inputs, [[0, 0]] + pads + [[0, 0]])
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d + sum(p) for d, p in zip(dims[1:3], self.padding)]
+        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(padding=self.padding, data_format=self.data_format)
+        return config
+
+
+class Cropping1D(Layer):
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = (cropping, cropping) if isinstance(cropping, int) else tuple(cropping)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        end = -self.cropping[1] if self.cropping[1] else None
+        return inputs[:, self.cropping[0]:end, :]
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        length = None if dims[1] is None else dims[1] - sum(self.cropping)
+        return TensorShape([dims[0], length, dims[2]])
+
+
+class Cropping2D(Layer):
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 2, "cropping")
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs):
+        (t, b), (left, r) = self.cropping
+        hs = slice(t, -b if b else None)
+        ws = slice(left, -r if r else None)
+        if self.data_format == "channels_first":
+            return inputs[:, :, hs, ws]
+        return inputs[:, hs, ws, :]
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d - sum(p) for d, p in zip(dims[1:3], self.cropping)]
+        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+
+
+class UpSampling1D(Layer):
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        self.size = int(size)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        return K.repeat_elements(inputs, self.size, axis=1)
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        return TensorShape([dims[0], None if dims[1] is None else dims[1] * self.size, dims[2]])
+
+
+class UpSampling2D(Layer):
+    """Repeats rows and columns ``size`` times (nearest neighbour)."""
+
+    def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
+        super().__init__(**kwargs)
+        self.size = normalize_tuple(size, 2, "size")
+        self.data_format = data_format or K.image_data_format()
+        if interpolation not in ("nearest", "bilinear"):
+            raise ValueError("interpolation should be one of `nearest` or `bilinear`.")
+        self.interpolation = interpolation
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs):
+        x = _to_last(inputs, 2, self.data_format)
+        h, w = x.get_shape().as_list()[1:3]
+        shape = tf.shape(x)
+        new_h = h * self.size[0] if h is not None else shape[1] * self.size[0]
+        new_w = w * self.size[1] if w is not None else shape[2] * self.size[1]
+        if self.interpolation == "bilinear":
+            out = tf.image.resize_bilinear(x, tf.stack([new_h, new_w]))
+        else:
+            out = tf.image.resize_nearest_neighbor(x, tf.stack([new_h, new_w]))
+        out.set_shape([x.get_shape().as_list()[0], new_h if h is not None else None,
+                       new_w if w is not None else None, x.get_shape().as_list()[3]])
+        return _from_last(out, 2, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d * s for d, s in zip(dims[1:3], self.size)]
+        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+
+
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution2DTranspose = Conv2DTranspose
+Deconvolution2D = Deconv2D = Conv2DTranspose
+SeparableConvolution2D = SeparableConv2D
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
+AvgPool1D = AveragePooling1D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalMaxPool2D = GlobalMaxPooling2D

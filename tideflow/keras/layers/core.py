@@ -1,0 +1,518 @@
+"""Core Keras layers: Dense, Activation, Dropout, Flatten, Reshape, Permute, RepeatVector,
+Lambda, ActivityRegularization, Masking (pass-through) and the advanced activations."""
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import activations, constraints, initializers, regularizers
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import InputSpec, Layer
+
+
+def _ser(module, obj):
+    if obj is None:
+        return None
+    return module.serialize(obj)
+
+
+def _tuple(shape):
+    if isinstance(shape, TensorShape):
+        return tuple(shape.as_list())
+    return tuple(shape)
+
+
+def training_flag(training):
+    return K.learning_phase() if training is None else training
+
+
+class Dense(Layer):
+    """``activation(dot(inputs, kernel) + bias)``; weights ``kernel`` [input_dim, units] and
+    ``bias`` [units]."""
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = int(units)
+        if self.units <= 0:
+            raise ValueError(f"Dense(units={units}): units must be a positive integer.")
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.supports_masking = True
+        self.input_spec = InputSpec(min_ndim=2)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        if input_shape.ndims is None or input_shape.as_list()[-1] is None:
+            raise ValueError(f"The last dimension of the inputs to `Dense` (layer {self.name}) "
+                             f"should be defined. Found `None` (input shape {input_shape}).")
+        last = input_shape.as_list()[-1]
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
+        self.kernel = self.add_weight("kernel", shape=[last, self.units],
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = self.add_weight("bias", shape=[self.units],
+                                    initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer,
+                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        rank = inputs.get_shape().ndims
+        if rank is not None and rank > 2:
+            outputs = tf.tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            outputs.set_shape(inputs.get_shape().as_list()[:-1] + [self.units])
+        else:
+            outputs = tf.matmul(inputs, self.kernel)
+        if self.use_bias:
+            outputs = tf.nn.bias_add(outputs, self.bias)
+        if self.activation is not None:
+            return self.activation(outputs)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)[:-1].concatenate(self.units)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            units=self.units, activation=activations.serialize(self.activation),
+            use_bias=self.use_bias,
+            kernel_initializer=_ser(initializers, self.kernel_initializer),
+            bias_initializer=_ser(initializers, self.bias_initializer),
+            kernel_regularizer=_ser(regularizers, self.kernel_regularizer),
+            bias_regularizer=_ser(regularizers, self.bias_regularizer),
+            activity_regularizer=_ser(regularizers, self.activity_regularizer),
+            kernel_constraint=_ser(constraints, self.kernel_constraint),
+            bias_constraint=_ser(constraints, self.bias_constraint))
+        return config
+
+
+class Activation(Layer):
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["activation"] = activations.serialize(self.activation)
+        return config
+
+
+class Dropout(Layer):
+    """Zeroes a fraction ``rate`` of the inputs (scaling the rest by 1/(1-rate)) in training
+    (``training=True`` or the learning phase); the identity otherwise."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = rate
+        self.noise_shape = noise_shape
+        self.seed = seed
+        self.supports_masking = True
+
+    def _get_noise_shape(self, inputs):
+        if self.noise_shape is None:
+            return None
+        dynamic = tf.shape(inputs)
+        return [dynamic[i] if d is None else d for i, d in enumerate(self.noise_shape)]
+
+    def call(self, inputs, training=None):
+        training = training_flag(training)
+        if self.rate == 0:
+            return tf.identity(inputs)
+
+        def dropped():
+            return tf.nn.dropout(inputs, rate=self.rate,
+                                 noise_shape=self._get_noise_shape(inputs), seed=self.seed)
+
+        return K.in_train_phase(dropped, lambda: tf.identity(inputs), training=training)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return config
+
+
+class SpatialDropout1D(Dropout):
+    def call(self, inputs, training=None):
+        shape = tf.shape(inputs)
+        self.noise_shape = None
+        noise = tf.stack([shape[0], 1, shape[2]])
+        return K.in_train_phase(
+            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
+            lambda: tf.identity(inputs), training=training_flag(training))
+
+
+class SpatialDropout2D(Dropout):
+    def __init__(self, rate, data_format=None, **kwargs):
+        super().__init__(rate, **kwargs)
+        self.data_format = data_format or K.image_data_format()
+
+    def call(self, inputs, training=None):
+        shape = tf.shape(inputs)
+        if self.data_format == "channels_first":
+            noise = tf.stack([shape[0], shape[1], 1, 1])
+        else:
+            noise = tf.stack([shape[0], 1, 1, shape[3]])
+        return K.in_train_phase(
+            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
+            lambda: tf.identity(inputs), training=training_flag(training))
+
+
+class GaussianNoise(Layer):
+    def __init__(self, stddev, **kwargs):
+        super().__init__(**kwargs)
+        self.stddev = stddev
+
+    def call(self, inputs, training=None):
+        return K.in_train_phase(
+            lambda: inputs + tf.random_normal(tf.shape(inputs), stddev=self.stddev,
+                                              dtype=inputs.dtype.base_dtype),
+            lambda: tf.identity(inputs), training=training_flag(training))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class Flatten(Layer):
+    """[batch, d1, d2...] -> [batch, d1 * d2 * ...]."""
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = data_format or "channels_last"
+        self.input_spec = InputSpec(min_ndim=1)
+
+    def call(self, inputs):
+        rank = inputs.get_shape().ndims
+        if self.data_format == "channels_first" and rank is not None and rank > 2:
+            inputs = tf.transpose(inputs, [0] + list(range(2, rank)) + [1])
+        if rank == 1:
+            return tf.expand_dims(inputs, 1)
+        out_shape = self.compute_output_shape(inputs.get_shape())
+        flat = out_shape.as_list()[1]
+        outputs = tf.reshape(inputs, [-1, flat] if flat is not None else
+                             tf.stack([tf.shape(inputs)[0], -1]))
+        outputs.set_shape(out_shape)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        rest = dims[1:]
+        flat = None if any(d is None for d in rest) else int(np.prod(rest))
+        return TensorShape([dims[0], flat])
+
+    def get_config(self):
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        return config
+
+
+class Reshape(Layer):
+    """Reshapes each sample to ``target_shape`` (one entry may be -1)."""
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def _fix_unknown(self, input_shape):
+        output = list(self.target_shape)
+        known, unknown = 1, None
+        for i, d in enumerate(output):
+            if d < 0:
+                if unknown is not None:
+                    raise ValueError(f"Layer {self.name}: can only specify one unknown "
+                                     "dimension in target_shape.")
+                unknown = i
+            else:
+                known *= d
+        original = None if any(d is None for d in input_shape) else int(np.prod(input_shape))
+        if original is None:
+            return output
+        msg = (f"Layer {self.name}: total size of new array must be unchanged; input shape "
+               f"{tuple(input_shape)} cannot be reshaped to {self.target_shape}")
+        if unknown is not None:
+            if known == 0 or original % known != 0:
+                raise ValueError(msg)
+            output[unknown] = original // known
+        elif original != known:
+            raise ValueError(msg)
+        return output
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        if any(d is None for d in dims[1:]):
+            return TensorShape([dims[0]] + [None if d < 0 else d for d in self.target_shape])
+        return TensorShape([dims[0]] + self._fix_unknown(dims[1:]))
+
+    def call(self, inputs):
+        out_shape = self.compute_output_shape(inputs.get_shape())
+        outputs = tf.reshape(inputs, tf.concat([tf.shape(inputs)[:1],
+                                                tf.constant(list(self.target_shape), "int32")],
+                                               0))
+        outputs.set_shape(out_shape)
+        return outputs
+
+    def get_config(self):
+        config = super().get_config()
+        config["target_shape"] = self.target_shape
+        return config
+
+
+class Permute(Layer):
+    """Permutes the non-batch axes by ``dims`` (1-based, as in Keras)."""
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(f"Invalid permutation `dims` for Permute Layer: {dims}. The set "
+                             "of indices in `dims` must be consecutive and start from 1.")
+        self.input_spec = InputSpec(ndim=len(self.dims) + 1)
+
+    def call(self, inputs):
+        return tf.transpose(inputs, (0,) + self.dims)
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        return TensorShape([dims[0]] + [dims[d] for d in self.dims])
+
+    def get_config(self):
+        config = super().get_config()
+        config["dims"] = self.dims
+        return config
+
+
+class RepeatVector(Layer):
+    """[batch, features] -> [batch, n, features]."""
+
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        self.n = n
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs):
+        return K.repeat(inputs, self.n)
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        return TensorShape([dims[0], self.n, dims[1]])
+
+    def get_config(self):
+        config = super().get_config()
+        config["n"] = self.n
+        return config
+
+
+class Lambda(Layer):
+    """Wraps ``function(inputs, **arguments)`` as a layer."""
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = arguments or {}
+        self._output_shape = output_shape
+
+    def call(self, inputs, mask=None, training=None):
+        import inspect
+
+        kwargs = dict(self.arguments)
+        try:
+            params = inspect.signature(self.function).parameters
+        except (TypeError, ValueError):
+            params = {}
+        if "mask" in params:
+            kwargs["mask"] = mask
+        if "training" in params:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        if self._output_shape is None:
+            raise NotImplementedError
+        if callable(self._output_shape):
+            return self._output_shape(input_shape)
+        return TensorShape([TensorShape(input_shape).as_list()[0]] + list(self._output_shape))
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(function=getattr(self.function, "__name__", "lambda"),
+                      arguments=self.arguments)
+        return config
+
+
+class ActivityRegularization(Layer):
+    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+        super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.l1, self.l2 = l1, l2
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(l1=self.l1, l2=self.l2)
+        return config
+
+
+class Masking(Layer):
+    """Multiplies timesteps equal to ``mask_value`` everywhere by 0 (no mask propagation)."""
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def call(self, inputs):
+        keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        return inputs * tf.cast(keep, inputs.dtype.base_dtype)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+# -- advanced activations ----------------------------------------------------------------------
+
+
+class LeakyReLU(Layer):
+    def __init__(self, alpha=0.3, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs):
+        return tf.nn.leaky_relu(inputs, alpha=self.alpha)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["alpha"] = float(self.alpha)
+        return config
+
+
+class ReLU(Layer):
+    def __init__(self, max_value=None, negative_slope=0, threshold=0, **kwargs):
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0.0:
+            raise ValueError("max_value of Relu layer cannot be negative value: "
+                             f"{max_value}")
+        if negative_slope < 0.0:
+            raise ValueError("negative_slope of Relu layer cannot be negative value: "
+                             f"{negative_slope}")
+        self.max_value = max_value
+        self.negative_slope = negative_slope
+        self.threshold = threshold
+
+    def call(self, inputs):
+        return K.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
+                      threshold=self.threshold)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(max_value=self.max_value, negative_slope=self.negative_slope,
+                      threshold=self.threshold)
+        return config
+
+
+class ELU(Layer):
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs):
+        return K.elu(inputs, self.alpha)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["alpha"] = float(self.alpha)
+        return config
+
+
+class ThresholdedReLU(Layer):
+    def __init__(self, theta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.theta = theta
+
+    def call(self, inputs):
+        return inputs * tf.cast(tf.greater(inputs, self.theta), inputs.dtype.base_dtype)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class Softmax(Layer):
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return tf.nn.softmax(inputs, axis=self.axis)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["axis"] = self.axis
+        return config
+
+
+class PReLU(Layer):
+    """``max(0, x) + alpha * min(0, x)`` with a learned ``alpha`` per input element (shared
+    over ``shared_axes``, 1-based)."""
+
+    def __init__(self, alpha_initializer="zeros", alpha_regularizer=None, alpha_constraint=None,
+                 shared_axes=None, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
+        if shared_axes is None:
+            self.shared_axes = None
+        elif isinstance(shared_axes, (list, tuple)):
+            self.shared_axes = list(shared_axes)
+        else:
+            self.shared_axes = [shared_axes]
+
+    def build(self, input_shape):
+        param_shape = list(_tuple(input_shape)[1:])
+        if self.shared_axes is not None:
+            for i in self.shared_axes:
+                param_shape[i - 1] = 1
+        self.alpha = self.add_weight("alpha", shape=param_shape,
+                                     initializer=self.alpha_initializer,
+                                     regularizer=self.alpha_regularizer,
+                                     constraint=self.alpha_constraint)
+        self.built = True
+
+    def call(self, inputs):
+        pos = tf.nn.relu(inputs)
+        neg = -self.alpha * tf.nn.relu(-inputs)
+        return pos + neg
+
+    def compute_output_shape(self, input_shape):
+        return input_shape

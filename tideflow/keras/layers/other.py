@@ -1,0 +1,400 @@
+"""BatchNormalization, LayerNormalization, Embedding and the merge layers (Add, Subtract,
+Multiply, Average, Maximum, Minimum, Concatenate, Dot) with their functional forms."""
+
+import tideflow as tf
+from tideflow.framework import ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import backend as K
+from tideflow.keras import constraints, initializers, regularizers
+from tideflow.keras.engine.base_layer import InputSpec, Layer
+from tideflow.keras.layers.core import _ser, training_flag
+from tideflow.ops.layers_base import static_bool
+
+
+class BatchNormalization(Layer):
+    """Normalizes over all axes but ``axis`` with batch statistics in training (then updates
+    ``moving_mean``/``moving_variance``: ``moving = moving * momentum + batch * (1 -
+    momentum)``, run by ``fit``) and with the moving statistics in inference. Weights:
+    ``gamma``, ``beta``, ``moving_mean``, ``moving_variance``."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, renorm=False, renorm_clipping=None,
+                 renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
+                 adjustment=None, name=None, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        if renorm or virtual_batch_size is not None or adjustment is not None:
+            raise NotImplementedError("BatchNormalization renorm/virtual_batch_size/adjustment "
+                                      "are not supported.")
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.momentum = momentum
+        self.epsilon = epsilon
+        self.center = center
+        self.scale = scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        rank = len(dims)
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        axes = [a % rank for a in axes]
+        for a in axes:
+            if dims[a] is None:
+                raise ValueError(f"Axis {a} of input tensor should have a defined dimension "
+                                 f"but the layer received an input with shape {dims}.")
+        self._axes = axes
+        param_shape = [dims[a] for a in axes]
+        self.input_spec = InputSpec(ndim=rank, axes={a: dims[a] for a in axes})
+        self.gamma = self.add_weight("gamma", shape=param_shape,
+                                     initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", shape=param_shape,
+                                    initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", shape=param_shape,
+                                           initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape=param_shape,
+                                               initializer=self.moving_variance_initializer,
+                                               trainable=False)
+        self.built = True
+
+    def call(self, inputs, training=None):
+        training = training_flag(training)
+        rank = inputs.get_shape().ndims
+        reduction = [i for i in range(rank) if i not in self._axes]
+        broadcast = [1] * rank
+        for a in self._axes:
+            broadcast[a] = inputs.get_shape().as_list()[a]
+        needs_reshape = sorted(self._axes) != [rank - 1]
+
+        def shaped(v):
+            if v is None:
+                return None
+            return tf.reshape(v, broadcast) if needs_reshape else v
+
+        def normalize(mean, variance):
+            return tf.nn.batch_normalization(inputs, shaped(mean), shaped(variance),
+                                             shaped(self.beta), shaped(self.gamma),
+                                             self.epsilon)
+
+        value = static_bool(training) if not isinstance(training, int) else bool(training)
+        if value is False:
+            return normalize(self.moving_mean, self.moving_variance)
+        mean, variance = tf.nn.moments(inputs, reduction, keep_dims=False)
+        if value is None:
+            mean_u = tf.cond(training, lambda: mean, lambda: tf.identity(self.moving_mean))
+            var_u = tf.cond(training, lambda: variance,
+                            lambda: tf.identity(self.moving_variance))
+        else:
+            mean_u, var_u = mean, variance
+        with ops.name_scope("AssignMovingAvg"):
+            self.add_update([K.moving_average_update(self.moving_mean, mean_u, self.momentum),
+                             K.moving_average_update(self.moving_variance, var_u,
+                                                     self.momentum)])
+        if value is True:
+            return normalize(mean, variance)
+        return K.in_train_phase(lambda: normalize(mean, variance),
+                                lambda: normalize(self.moving_mean, self.moving_variance),
+                                training=training)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
+                      center=self.center, scale=self.scale,
+                      beta_initializer=_ser(initializers, self.beta_initializer),
+                      gamma_initializer=_ser(initializers, self.gamma_initializer),
+                      moving_mean_initializer=_ser(initializers, self.moving_mean_initializer),
+                      moving_variance_initializer=_ser(initializers,
+                                                       self.moving_variance_initializer))
+        return config
+
+
+class LayerNormalization(Layer):
+    """Normalizes each sample over ``axis`` (default: the last), then scales by ``gamma`` and
+    shifts by ``beta``."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        self.epsilon, self.center, self.scale = epsilon, center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        self._axes = [a % len(dims) for a in self.axis]
+        shape = [dims[a] for a in self._axes]
+        self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer) if self.scale else None
+        self.beta = self.add_weight("beta", shape=shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer) if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        rank = inputs.get_shape().ndims
+        mean, variance = tf.nn.moments(inputs, self._axes, keep_dims=True)
+        broadcast = [1] * rank
+        for a in self._axes:
+            broadcast[a] = inputs.get_shape().as_list()[a]
+        gamma = tf.reshape(self.gamma, broadcast) if self.gamma is not None else None
+        beta = tf.reshape(self.beta, broadcast) if self.beta is not None else None
+        return tf.nn.batch_normalization(inputs, mean, variance, beta, gamma, self.epsilon)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+class Embedding(Layer):
+    """Maps integer ids [batch, ...] to rows of ``embeddings`` [input_dim, output_dim]."""
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
+                 embeddings_regularizer=None, activity_regularizer=None,
+                 embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
+        if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,) if input_length else (None,)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
+        self.mask_zero = mask_zero
+        self.input_length = input_length
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", shape=(self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer,
+                                          regularizer=self.embeddings_regularizer,
+                                          constraint=self.embeddings_constraint,
+                                          dtype=K.floatx())
+        self.built = True
+
+    def call(self, inputs):
+        if inputs.dtype.base_dtype not in (tf.int32, tf.int64):
+            inputs = tf.cast(inputs, "int32")
+        return tf.nn.embedding_lookup(self.embeddings, inputs)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape).concatenate(self.output_dim)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(input_dim=self.input_dim, output_dim=self.output_dim,
+                      embeddings_initializer=_ser(initializers, self.embeddings_initializer),
+                      mask_zero=self.mask_zero, input_length=self.input_length)
+        config.pop("batch_input_shape", None)
+        return config
+
+
+# -- merge layers ------------------------------------------------------------------------------
+
+
+class _Merge(Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def _check(self, inputs):
+        if not isinstance(inputs, (list, tuple)):
+            raise ValueError(f"A merge layer ({self.name}) should be called on a list of "  # noqa: TRY004
+                             f"inputs. Got: {inputs}")
+        if len(inputs) < 2:
+            raise ValueError(f"A merge layer ({self.name}) should be called on a list of at "
+                             f"least 2 inputs. Got {len(inputs)} inputs.")
+
+    def build(self, input_shape):
+        self._check(input_shape)
+        shapes = [TensorShape(s).as_list()[1:] if TensorShape(s).ndims is not None else None
+                  for s in input_shape]
+        known = [s for s in shapes if s is not None]
+        for s in known[1:]:
+            if len(s) == len(known[0]):
+                for a, b in zip(s, known[0]):
+                    if a is not None and b is not None and a != b and 1 not in (a, b):
+                        raise ValueError(f"Operands could not be broadcast together with "
+                                         f"shapes {tuple(known[0])} {tuple(s)} (layer "
+                                         f"{self.name}).")
+        self.built = True
+
+    def call(self, inputs):
+        self._check(inputs)
+        return self._merge(list(inputs))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape[0]
+
+
+class Add(_Merge):
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out + x
+        return out
+
+
+class Subtract(_Merge):
+    def _check(self, inputs):
+        super()._check(inputs)
+        if len(inputs) != 2:
+            raise ValueError(f"A `Subtract` layer should be called on exactly 2 inputs (layer "
+                             f"{self.name}), got {len(inputs)}.")
+
+    def _merge(self, inputs):
+        return inputs[0] - inputs[1]
+
+
+class Multiply(_Merge):
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out * x
+        return out
+
+
+class Average(_Merge):
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = out + x
+        return out / len(inputs)
+
+
+class Maximum(_Merge):
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = tf.maximum(out, x)
+        return out
+
+
+class Minimum(_Merge):
+    def _merge(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = tf.minimum(out, x)
+        return out
+
+
+class Concatenate(_Merge):
+    """Concatenates the inputs along ``axis`` (the others must match)."""
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def build(self, input_shape):
+        self._check(input_shape)
+        shapes = [TensorShape(s).as_list() for s in input_shape]
+        rank = len(shapes[0])
+        axis = self.axis % rank
+        for s in shapes[1:]:
+            if len(s) != rank or any(a is not None and b is not None and a != b
+                                     for i, (a, b) in enumerate(zip(s, shapes[0]))
+                                     if i != axis):
+                raise ValueError("A `Concatenate` layer requires inputs with matching shapes "
+                                 "except for the concat axis. Got inputs shapes: "
+                                 f"{[tuple(x) for x in shapes]} (layer {self.name}).")
+        self.built = True
+
+    def _merge(self, inputs):
+        return K.concatenate(inputs, axis=self.axis)
+
+    def compute_output_shape(self, input_shape):
+        shapes = [TensorShape(s).as_list() for s in input_shape]
+        out = list(shapes[0])
+        axis = self.axis % len(out)
+        sizes = [s[axis] for s in shapes]
+        out[axis] = None if any(v is None for v in sizes) else sum(sizes)
+        return TensorShape(out)
+
+    def get_config(self):
+        config = super().get_config()
+        config["axis"] = self.axis
+        return config
+
+
+class Dot(_Merge):
+    """Dot product of two samples along ``axes`` (optionally L2-normalized first)."""
+
+    def __init__(self, axes, normalize=False, **kwargs):
+        super().__init__(**kwargs)
+        self.axes = (axes, axes) if isinstance(axes, int) else tuple(axes)
+        self.normalize = normalize
+
+    def build(self, input_shape):
+        self._check(input_shape)
+        if len(input_shape) != 2:
+            raise ValueError("A `Dot` layer should be called on a list of 2 inputs.")
+        a, b = (TensorShape(s).as_list() for s in input_shape)
+        axes = [ax % len(s) for ax, s in zip(self.axes, (a, b))]
+        if a[axes[0]] is not None and b[axes[1]] is not None and a[axes[0]] != b[axes[1]]:
+            raise ValueError(f"Dimension incompatibility {a[axes[0]]} != {b[axes[1]]}. Layer "
+                             f"shapes: {tuple(a)}, {tuple(b)} (layer {self.name}).")
+        self.built = True
+
+    def _merge(self, inputs):
+        x, y = inputs
+        axes = [ax % x.get_shape().ndims if i == 0 else ax % y.get_shape().ndims
+                for i, ax in enumerate(self.axes)]
+        if self.normalize:
+            x = tf.nn.l2_normalize(x, axis=axes[0])
+            y = tf.nn.l2_normalize(y, axis=axes[1])
+        return K.batch_dot(x, y, axes)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(axes=self.axes, normalize=self.normalize)
+        return config
+
+
+def add(inputs, **kwargs):
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes, normalize=False, **kwargs):
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -1,0 +1,512 @@
+"""Recurrent layers: the cells (SimpleRNNCell, LSTMCell, GRUCell), ``RNN`` running a cell over
+the time axis (in a ``while_loop`` through ``tf.nn.dynamic_rnn``), SimpleRNN, LSTM and GRU with
+Keras's weights (``kernel``, ``recurrent_kernel``, ``bias``; LSTM gates i, f, c, o; GRU gates
+z, r, h) and TF 1.x defaults (``recurrent_activation='hard_sigmoid'``), and the wrappers
+``Bidirectional`` and ``TimeDistributed``."""
+
+import tideflow as tf
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import activations, constraints, initializers, regularizers
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import InputSpec, Layer, flatten
+from tideflow.keras.layers.core import _ser, training_flag
+
+
+def _dropout_mask(like, rate, training):
+    ones = tf.ones_like(like)
+    return K.in_train_phase(lambda: tf.nn.dropout(ones, rate=rate), lambda: ones,
+                            training=training)
+
+
+class _Cell(Layer):
+    def __init__(self, units, activation="tanh", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.dropout = min(1.0, max(0.0, dropout))
+        self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
+        self._masks = (None, None)
+
+    _GATES = 1
+
+    def build(self, input_shape):
+        input_dim = TensorShape(input_shape).as_list()[-1]
+        n = self.units * self._GATES
+        self.kernel = self.add_weight("kernel", shape=(input_dim, n),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", shape=(self.units, n),
+                                                initializer=self.recurrent_initializer,
+                                                regularizer=self.recurrent_regularizer,
+                                                constraint=self.recurrent_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=self._bias_shape(),
+                                        initializer=self._bias_initializer(),
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        else:
+            self.bias = None
+        self.built = True
+
+    def _bias_shape(self):
+        return (self.units * self._GATES,)
+
+    def _bias_initializer(self):
+        return self.bias_initializer
+
+    def _apply_masks(self, inputs, h):
+        in_mask, rec_mask = self._masks
+        if in_mask is not None:
+            inputs = inputs * in_mask
+        if rec_mask is not None:
+            h = h * rec_mask
+        return inputs, h
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            units=self.units, activation=activations.serialize(self.activation),
+            use_bias=self.use_bias,
+            kernel_initializer=_ser(initializers, self.kernel_initializer),
+            recurrent_initializer=_ser(initializers, self.recurrent_initializer),
+            bias_initializer=_ser(initializers, self.bias_initializer),
+            dropout=self.dropout, recurrent_dropout=self.recurrent_dropout)
+        return config
+
+
+class SimpleRNNCell(_Cell):
+    """``h = activation(x @ kernel + h @ recurrent_kernel + bias)``."""
+
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self):
+        return self.units
+
+    def call(self, inputs, states, training=None):
+        h = states[0]
+        x, h_in = self._apply_masks(inputs, h)
+        out = tf.matmul(x, self.kernel)
+        if self.bias is not None:
+            out = tf.nn.bias_add(out, self.bias)
+        out = out + tf.matmul(h_in, self.recurrent_kernel)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out, [out]
+
+
+class LSTMCell(_Cell):
+    """LSTM: ``z = x @ kernel + h @ recurrent_kernel + bias`` split into gates i, f, c, o;
+    ``c = f * c + i * activation(z_c)``, ``h = o * activation(c)``."""
+
+    _GATES = 4
+
+    def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
+                 unit_forget_bias=True, implementation=1, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = unit_forget_bias
+        self.implementation = implementation
+
+    @property
+    def state_size(self):
+        return [self.units, self.units]
+
+    @property
+    def output_size(self):
+        return self.units
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base = self.bias_initializer
+        units = self.units
+
+        def init(shape, dtype=None, partition_info=None):
+            return tf.concat([base((units,), dtype=dtype),
+                              tf.ones((units,), dtype=dtype),
+                              base((units * 2,), dtype=dtype)], 0)
+
+        return init
+
+    def call(self, inputs, states, training=None):
+        h, c = states[0], states[1]
+        x, h_in = self._apply_masks(inputs, h)
+        z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+        if self.bias is not None:
+            z = tf.nn.bias_add(z, self.bias)
+        u = self.units
+        zi, zf, zc, zo = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
+        i = self.recurrent_activation(zi)
+        f = self.recurrent_activation(zf)
+        c = f * c + i * self.activation(zc)
+        o = self.recurrent_activation(zo)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(recurrent_activation=activations.serialize(self.recurrent_activation),
+                      unit_forget_bias=self.unit_forget_bias,
+                      implementation=self.implementation)
+        return config
+
+
+class GRUCell(_Cell):
+    """GRU with gates z, r, h: ``h = z * h_prev + (1 - z) * hh``. With ``reset_after`` the
+    reset gate multiplies the recurrent product (bias shape [2, 3 * units])."""
+
+    _GATES = 3
+
+    def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
+                 reset_after=False, implementation=1, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.reset_after = reset_after
+        self.implementation = implementation
+
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self):
+        return self.units
+
+    def _bias_shape(self):
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def call(self, inputs, states, training=None):
+        h_prev = states[0]
+        x, h_in = self._apply_masks(inputs, h_prev)
+        u = self.units
+        xw = tf.matmul(x, self.kernel)
+        if self.bias is not None:
+            in_bias = self.bias[0] if self.reset_after else self.bias
+            xw = tf.nn.bias_add(xw, in_bias)
+        x_z, x_r, x_h = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
+        if self.reset_after:
+            hu = tf.matmul(h_in, self.recurrent_kernel)
+            if self.bias is not None:
+                hu = tf.nn.bias_add(hu, self.bias[1])
+            z = self.recurrent_activation(x_z + hu[:, :u])
+            r = self.recurrent_activation(x_r + hu[:, u:2 * u])
+            hh = self.activation(x_h + r * hu[:, 2 * u:])
+        else:
+            rk = self.recurrent_kernel
+            z = self.recurrent_activation(x_z + tf.matmul(h_in, rk[:, :u]))
+            r = self.recurrent_activation(x_r + tf.matmul(h_in, rk[:, u:2 * u]))
+            hh = self.activation(x_h + tf.matmul(r * h_in, rk[:, 2 * u:]))
+        h = z * h_prev + (1.0 - z) * hh
+        return h, [h]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(recurrent_activation=activations.serialize(self.recurrent_activation),
+                      reset_after=self.reset_after, implementation=self.implementation)
+        return config
+
+
+class _CellAdapter:
+    """Presents a Keras cell to ``tf.nn.dynamic_rnn`` (state as a tuple)."""
+
+    def __init__(self, cell):
+        self.cell = cell
+        sizes = cell.state_size
+        self.state_size = tuple(sizes) if isinstance(sizes, (list, tuple)) else (sizes,)
+        self.output_size = cell.output_size
+
+    def __call__(self, inputs, state, scope=None):
+        out, new_states = self.cell.call(inputs, list(state))
+        return out, tuple(new_states)
+
+
+class RNN(Layer):
+    """Runs ``cell`` over [batch, time, features] inputs; returns the last output (or all with
+    ``return_sequences``), followed by the final states with ``return_state``."""
+
+    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, time_major=False, **kwargs):
+        if isinstance(cell, (list, tuple)):
+            raise NotImplementedError("RNN over a list of cells (StackedRNNCells) is not "
+                                      "supported; stack RNN layers instead.")
+        if stateful:
+            raise NotImplementedError("Stateful RNN layers are not supported.")
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = unroll
+        self.time_major = time_major
+        self.input_spec = InputSpec(ndim=3)
+
+    @property
+    def states(self):
+        return None
+
+    def build(self, input_shape):
+        if isinstance(input_shape, list):
+            input_shape = input_shape[0]
+        dims = TensorShape(input_shape).as_list()
+        if dims[-1] is None:
+            raise ValueError(f"The last dimension of the inputs to layer {self.name} should be "
+                             "defined.")
+        self.input_spec = InputSpec(ndim=3, axes={2: dims[-1]})
+        if not self.cell.built:
+            self.cell.build(TensorShape([dims[0], dims[-1]]))
+            self.cell.built = True
+        self.built = True
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return self.cell.trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        if not self.trainable:
+            return self.cell.weights
+        return self.cell.non_trainable_weights
+
+    @property
+    def losses(self):
+        return self.cell.losses + self._call_losses
+
+    def _unconditional_losses(self):
+        return self.cell._unconditional_losses()
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        if isinstance(inputs, list):
+            inputs, initial_state = inputs[0], inputs[1:]
+        x = inputs
+        if self.time_major:
+            x = tf.transpose(x, [1, 0, 2])
+        if self.go_backwards:
+            x = tf.reverse(x, [1])
+        adapter = _CellAdapter(self.cell)
+        batch = tf.shape(x)[0]
+        if initial_state is None:
+            initial_state = tuple(tf.zeros(tf.stack([batch, s]), dtype=x.dtype.base_dtype)
+                                  for s in adapter.state_size)
+        else:
+            initial_state = tuple(flatten(initial_state))
+            if len(initial_state) != len(adapter.state_size):
+                raise ValueError(f"Layer {self.name} expects {len(adapter.state_size)} "
+                                 f"initial state(s), but it received {len(initial_state)}.")
+        cell = self.cell
+        training = training_flag(training)
+        in_mask = rec_mask = None
+        if getattr(cell, "dropout", 0) > 0:
+            in_mask = _dropout_mask(x[:, 0, :], cell.dropout, training)
+        if getattr(cell, "recurrent_dropout", 0) > 0:
+            rec_mask = _dropout_mask(initial_state[0], cell.recurrent_dropout, training)
+        cell._masks = (in_mask, rec_mask)
+        try:
+            outputs, states = tf.nn.dynamic_rnn(adapter, x, initial_state=initial_state,
+                                                scope="rnn")
+        finally:
+            cell._masks = (None, None)
+        states = list(states)
+        dims = inputs.get_shape().as_list()
+        if self.return_sequences:
+            out = outputs
+            if self.time_major:
+                out = tf.transpose(out, [1, 0, 2])
+            out.set_shape([dims[1] if self.time_major else dims[0],
+                           dims[0] if self.time_major else dims[1], cell.output_size])
+        else:
+            out = outputs[:, -1, :]
+            out.set_shape([dims[1] if self.time_major else dims[0], cell.output_size])
+        for s in states:
+            s.set_shape([dims[1] if self.time_major else dims[0], None])
+        if self.return_state:
+            return [out] + states
+        return out
+
+    def __call__(self, inputs, initial_state=None, **kwargs):
+        if initial_state is not None:
+            inputs = [inputs] + flatten(initial_state)
+            self.input_spec = None
+        return super().__call__(inputs, **kwargs)
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        units = self.cell.output_size
+        out = TensorShape([dims[0], dims[1], units] if self.return_sequences else
+                          [dims[0], units])
+        if self.return_state:
+            return [out] + [TensorShape([dims[0], units]) for _ in
+                            _CellAdapter(self.cell).state_size]
+        return out
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(return_sequences=self.return_sequences, return_state=self.return_state,
+                      go_backwards=self.go_backwards, stateful=self.stateful,
+                      unroll=self.unroll, time_major=self.time_major)
+        return config
+
+
+class _RNNLayer(RNN):
+    _CELL = None
+
+    def __init__(self, units, return_sequences=False, return_state=False, go_backwards=False,
+                 stateful=False, unroll=False, time_major=False, **kwargs):
+        layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in Layer._KWARGS or k in (
+            "name", "trainable", "dtype")}
+        layer_kwargs.pop("activity_regularizer", None)
+        cell_kwargs = dict(kwargs)
+        if "dtype" in layer_kwargs:
+            cell_kwargs["dtype"] = layer_kwargs["dtype"]
+        cell = self._CELL(units, name="cell", **cell_kwargs)
+        super().__init__(cell, return_sequences=return_sequences, return_state=return_state,
+                         go_backwards=go_backwards, stateful=stateful, unroll=unroll,
+                         time_major=time_major, **layer_kwargs)
+
+    def build(self, input_shape):
+        # the cell's weights are named after this layer (e.g. lstm/kernel:0)
+        super().build(input_shape)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "cell":
+            raise AttributeError(name)
+        return getattr(self.cell, name)
+
+    def get_config(self):
+        config = self.cell.get_config()
+        for k in ("name", "trainable", "dtype"):
+            config.pop(k, None)
+        config.update(super().get_config())
+        return config
+
+
+class SimpleRNN(_RNNLayer):
+    _CELL = SimpleRNNCell
+
+
+class LSTM(_RNNLayer):
+    _CELL = LSTMCell
+
+
+class GRU(_RNNLayer):
+    _CELL = GRUCell
+
+
+# -- wrappers ------------------------------------------------------------------------------------
+
+
+class Wrapper(Layer):
+    def __init__(self, layer, **kwargs):
+        super().__init__(**kwargs)
+        self.layer = layer
+
+    def get_config(self):
+        config = super().get_config()
+        config["layer"] = {"class_name": type(self.layer).__name__,
+                           "config": self.layer.get_config()}
+        return config
+
+
+class TimeDistributed(Wrapper):
+    """Applies ``layer`` to every time step of [batch, time, ...] inputs."""
+
+    def __init__(self, layer, **kwargs):
+        super().__init__(layer, **kwargs)
+        self.input_spec = InputSpec(min_ndim=3)
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        self.input_spec = InputSpec(shape=[None, dims[1]] + dims[2:])
+        self.built = True
+
+    def call(self, inputs, training=None):
+        dims = inputs.get_shape().as_list()
+        inner = dims[2:]
+        shape = tf.shape(inputs)
+        if any(d is None for d in inner):
+            raise ValueError(f"TimeDistributed ({self.name}) needs known inner dimensions, got "
+                             f"{dims}.")
+        x = tf.reshape(inputs, [-1] + inner)
+        kwargs = {}
+        if "training" in self.layer._call_arg_names():
+            kwargs["training"] = training
+        y = self.layer(x, **kwargs)
+        out_inner = y.get_shape().as_list()[1:]
+        out = tf.reshape(y, tf.concat([shape[:2], tf.constant(out_inner, "int32")], 0))
+        out.set_shape([dims[0], dims[1]] + out_inner)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        inner = TensorShape(self.layer.compute_output_shape([dims[0]] + dims[2:])).as_list()
+        return TensorShape([dims[0], dims[1]] + inner[1:])
+
+
+class Bidirectional(Wrapper):
+    """Runs ``layer`` forwards and a copy backwards and merges their outputs
+    (``merge_mode``: 'concat', 'sum', 'mul', 'ave' or None for a list)."""
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
+            raise ValueError(f"Invalid merge mode. Merge mode should be one of "
+                             f'{{"sum", "mul", "ave", "concat", None}}: {merge_mode}')
+        super().__init__(layer, **kwargs)
+        config = layer.get_config()
+        base = config.pop("name")
+        config.pop("batch_input_shape", None)
+        self.forward_layer = type(layer)(**dict(config, name="forward_" + base))
+        if backward_layer is None:
+            config["go_backwards"] = not config.get("go_backwards", False)
+            self.backward_layer = type(layer)(**dict(config, name="backward_" + base))
+        else:
+            self.backward_layer = backward_layer
+        self._sublayers = [self.forward_layer, self.backward_layer]
+        self.merge_mode = merge_mode
+        self.return_sequences = layer.return_sequences
+        self.return_state = layer.return_state
+
+    def call(self, inputs, training=None, mask=None, initial_state=None):
+        kwargs = {}
+        if training is not None:
+            kwargs["training"] = training
+        y = self.forward_layer(inputs, **kwargs)
+        y_rev = self.backward_layer(inputs, **kwargs)
+        states = []
+        if self.return_state:
+            states = y[1:] + y_rev[1:]
+            y, y_rev = y[0], y_rev[0]
+        if self.return_sequences:
+            y_rev = tf.reverse(y_rev, [1])
+        if self.merge_mode == "concat":
+            out = K.concatenate([y, y_rev])
+        elif self.merge_mode == "sum":
+            out = y + y_rev
+        elif self.merge_mode == "ave":
+            out = (y + y_rev) / 2
+        elif self.merge_mode == "mul":
+            out = y * y_rev
+        else:
+            out = [y, y_rev]
+        if self.return_state:
+            return (out if isinstance(out, list) else [out]) + states
+        return out

@@ -1,0 +1,272 @@
+"""``tf.keras.losses``: per-sample loss functions (mean over the last axis) and the loss
+classes (``MeanSquaredError``, ``CategoricalCrossentropy``...) that reduce them to a scalar."""
+
+import tideflow as tf
+from tideflow.keras import backend as K
+from tideflow.keras._utils import deserialize as _deserialize
+
+
+def _pair(y_true, y_pred):
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    return y_true, y_pred
+
+
+def mean_squared_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return K.mean(tf.square(y_pred - y_true), axis=-1)
+
+
+def mean_absolute_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return K.mean(tf.abs(y_pred - y_true), axis=-1)
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    diff = tf.abs((y_true - y_pred) / K.maximum(tf.abs(y_true), K.epsilon()))
+    return 100.0 * K.mean(diff, axis=-1)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    first = tf.log(K.maximum(y_pred, K.epsilon()) + 1.0)
+    second = tf.log(K.maximum(y_true, K.epsilon()) + 1.0)
+    return K.mean(tf.square(first - second), axis=-1)
+
+
+def squared_hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return K.mean(tf.square(K.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
+
+
+def hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return K.mean(K.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
+
+
+def categorical_hinge(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    pos = tf.reduce_sum(y_true * y_pred, axis=-1)
+    neg = tf.reduce_max((1.0 - y_true) * y_pred, axis=-1)
+    return K.maximum(0.0, neg - pos + 1.0)
+
+
+def logcosh(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    x = y_pred - y_true
+    return K.mean(x + tf.nn.softplus(-2.0 * x) - tf.log(2.0), axis=-1)
+
+
+def huber_loss(y_true, y_pred, delta=1.0):
+    y_true, y_pred = _pair(y_true, y_pred)
+    err = tf.abs(y_pred - y_true)
+    quad = tf.minimum(err, delta)
+    return K.mean(0.5 * tf.square(quad) + delta * (err - quad), axis=-1)
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        num_classes = tf.cast(tf.shape(y_true)[-1], y_pred.dtype)
+        y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
+    return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+    return K.sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+
+
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
+    y_true, y_pred = _pair(y_true, y_pred)
+    if label_smoothing:
+        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    return K.mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
+
+
+def kullback_leibler_divergence(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = K.clip(y_true, K.epsilon(), 1)
+    y_pred = K.clip(y_pred, K.epsilon(), 1)
+    return tf.reduce_sum(y_true * tf.log(y_true / y_pred), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred)
+    return K.mean(y_pred - y_true * tf.log(y_pred + K.epsilon()), axis=-1)
+
+
+def cosine_proximity(y_true, y_pred, axis=-1):
+    y_true, y_pred = _pair(y_true, y_pred)
+    y_true = tf.nn.l2_normalize(y_true, axis=axis)
+    y_pred = tf.nn.l2_normalize(y_pred, axis=axis)
+    return -tf.reduce_sum(y_true * y_pred, axis=axis)
+
+
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence
+cosine = cosine_similarity = cosine_proximity
+
+
+class Reduction:
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+    AUTO = "auto"
+
+
+class Loss:
+    """A loss object: ``loss(y_true, y_pred, sample_weight=None)`` is the reduced loss
+    (by default the mean over all per-sample values)."""
+
+    def __init__(self, reduction=Reduction.AUTO, name=None):
+        self.reduction = reduction
+        self.name = name
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        with tf.name_scope(self.name or type(self).__name__.lower()):
+            values = self.call(y_true, y_pred)
+            if sample_weight is not None:
+                values = values * tf.cast(sample_weight, values.dtype)
+            if self.reduction == Reduction.NONE:
+                return values
+            if self.reduction == Reduction.SUM:
+                return tf.reduce_sum(values)
+            return tf.reduce_sum(values) / tf.cast(tf.size(values), values.dtype)
+
+    def get_config(self):
+        return {"reduction": self.reduction, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class LossFunctionWrapper(Loss):
+    def __init__(self, fn, reduction=Reduction.AUTO, name=None, **kwargs):
+        super().__init__(reduction=reduction, name=name)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self):
+        config = dict(self._fn_kwargs)
+        config.update(super().get_config())
+        return config
+
+
+def _wrapper(fn, default_name, **defaults):
+    def __init__(self, reduction=Reduction.AUTO, name=default_name, **kwargs):
+        merged = dict(defaults)
+        merged.update(kwargs)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **merged)
+
+    return __init__
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    __init__ = _wrapper(mean_squared_error, "mean_squared_error")
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    __init__ = _wrapper(mean_absolute_error, "mean_absolute_error")
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    __init__ = _wrapper(mean_absolute_percentage_error, "mean_absolute_percentage_error")
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    __init__ = _wrapper(mean_squared_logarithmic_error, "mean_squared_logarithmic_error")
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    __init__ = _wrapper(binary_crossentropy, "binary_crossentropy", from_logits=False,
+                        label_smoothing=0)
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    __init__ = _wrapper(categorical_crossentropy, "categorical_crossentropy", from_logits=False,
+                        label_smoothing=0)
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    __init__ = _wrapper(sparse_categorical_crossentropy, "sparse_categorical_crossentropy",
+                        from_logits=False)
+
+
+class Hinge(LossFunctionWrapper):
+    __init__ = _wrapper(hinge, "hinge")
+
+
+class SquaredHinge(LossFunctionWrapper):
+    __init__ = _wrapper(squared_hinge, "squared_hinge")
+
+
+class CategoricalHinge(LossFunctionWrapper):
+    __init__ = _wrapper(categorical_hinge, "categorical_hinge")
+
+
+class Huber(LossFunctionWrapper):
+    __init__ = _wrapper(huber_loss, "huber_loss", delta=1.0)
+
+
+class LogCosh(LossFunctionWrapper):
+    __init__ = _wrapper(logcosh, "logcosh")
+
+
+class KLDivergence(LossFunctionWrapper):
+    __init__ = _wrapper(kullback_leibler_divergence, "kullback_leibler_divergence")
+
+
+class Poisson(LossFunctionWrapper):
+    __init__ = _wrapper(poisson, "poisson")
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    __init__ = _wrapper(cosine_proximity, "cosine_similarity", axis=-1)
+
+
+_TABLE = {fn.__name__: fn for fn in [
+    mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
+    mean_squared_logarithmic_error, squared_hinge, hinge, categorical_hinge, logcosh,
+    huber_loss, categorical_crossentropy, sparse_categorical_crossentropy, binary_crossentropy,
+    kullback_leibler_divergence, poisson, cosine_proximity]}
+_TABLE.update({"mse": mse, "MSE": mse, "mae": mae, "MAE": mae, "mape": mape, "MAPE": mape,
+               "msle": msle, "MSLE": msle, "kld": kld, "KLD": kld, "cosine": cosine,
+               "cosine_similarity": cosine})
+_CLASSES = {c.__name__: c for c in [
+    MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
+    MeanSquaredLogarithmicError, BinaryCrossentropy, CategoricalCrossentropy,
+    SparseCategoricalCrossentropy, Hinge, SquaredHinge, CategoricalHinge, Huber, LogCosh,
+    KLDivergence, Poisson, CosineSimilarity]}
+
+
+def serialize(loss):
+    if isinstance(loss, Loss):
+        return {"class_name": type(loss).__name__, "config": loss.get_config()}
+    return loss.__name__
+
+
+def deserialize(name, custom_objects=None):
+    table = dict(_TABLE)
+    table.update(_CLASSES)
+    if isinstance(name, str) and name in _CLASSES:
+        return _CLASSES[name]()
+    return _deserialize(name, table, "loss function", custom_objects, instantiate=False)
+
+
+def get(identifier):
+    """A loss function from a name (``'mse'``, ``'categorical_crossentropy'``...), a config,
+    a function or a ``Loss``."""
+    if identifier is None:
+        return None
+    return deserialize(identifier)

@@ -1,0 +1,442 @@
+"""``tf.keras.optimizers``: SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax and Nadam with
+Keras's argument names and defaults (``learning_rate``, alias ``lr``; ``decay`` divides the
+rate by ``1 + decay * iterations``; ``clipnorm``/``clipvalue``).
+
+The learning rate is a variable (``optimizer.lr``), so ``K.set_value(model.optimizer.lr, x)``
+and the LearningRateScheduler callback change it between steps. The updates run on our fused
+``tf.train`` optimizers where Keras's rule matches one; ``iterations`` counts the steps.
+"""
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import ops
+from tideflow.keras import backend as K
+
+
+class Optimizer:
+    """Base class: ``get_updates(loss, params)`` returns the ops of one training step."""
+
+    _HYPER = ()
+
+    def __init__(self, **kwargs):
+        allowed = {"clipnorm", "clipvalue", "lr", "decay", "name"}
+        for k in kwargs:
+            if k not in allowed:
+                raise TypeError(f"Unexpected keyword argument passed to optimizer: {k}")
+        self.clipnorm = kwargs.get("clipnorm")
+        self.clipvalue = kwargs.get("clipvalue")
+        self.initial_decay = float(kwargs.get("decay", 0.0))
+        if self.initial_decay < 0:
+            raise ValueError(f"decay cannot be less than 0: {self.initial_decay}")
+        self._name = kwargs.get("name") or type(self).__name__
+        self._vars = {}  # per graph: {"lr": var, "iterations": var, "decay": var}
+        self._values = {}
+        self.weights = []
+
+    def _set_hyper(self, name, value):
+        self._values[name] = value
+
+    def _graph_vars(self):
+        graph = ops.get_default_graph()
+        got = self._vars.get(graph)
+        if got is None:
+            got = {}
+            with ops.name_scope(self._name):
+                got["iterations"] = K.variable(0, dtype="int64", name="iterations")
+                for name in ("lr",) + self._HYPER + ("decay",):
+                    value = self.initial_decay if name == "decay" else self._values[name]
+                    if callable(value) or isinstance(value, ops.Tensor):
+                        got[name] = value
+                    else:
+                        var_name = "learning_rate" if name == "lr" else name
+                        got[name] = K.variable(float(value), name=var_name)
+            self._vars[graph] = got
+        return got
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name == "learning_rate":
+            name = "lr"
+        if name in ("lr", "iterations", "decay") + tuple(self._HYPER):
+            return self._graph_vars()[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        if name in ("lr", "learning_rate") and "_values" in self.__dict__:
+            self._values["lr"] = value
+            self._vars.clear()
+            return
+        object.__setattr__(self, name, value)
+
+    def _lr_t(self):
+        v = self._graph_vars()
+        lr = v["lr"]
+        if callable(lr) and not isinstance(lr, (ops.Tensor, tf.Variable)):
+            lr = lr()
+        if self.initial_decay > 0:
+            it = tf.cast(v["iterations"], K.floatx())
+            lr = lr * (1.0 / (1.0 + v["decay"] * it))
+        return lr
+
+    def get_gradients(self, loss, params):
+        grads = tf.gradients(loss, params)
+        if any(g is None for g in grads):
+            missing = [p.name for p, g in zip(params, grads) if g is None]
+            raise ValueError("An operation has `None` for gradient. Please make sure that all "
+                             "of your ops have a gradient defined (i.e. are differentiable). "
+                             f"Variables without a gradient: {missing}")
+        if self.clipnorm is not None and self.clipnorm > 0:
+            grads = [tf.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.clipvalue is not None and self.clipvalue > 0:
+            grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def _tf_optimizer(self, lr):
+        raise NotImplementedError
+
+    def get_updates(self, loss, params):
+        """The ops of one step: gradients (clipped), the update rule, ``iterations += 1``."""
+        v = self._graph_vars()
+        grads = self.get_gradients(loss, params)
+        before = {id(x) for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        with ops.name_scope("training"):
+            opt = self._tf_optimizer(self._lr_t())
+            op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
+        new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                    if id(x) not in before]
+        for x in new_vars:
+            K._track_variable(x)
+        self.weights = [v["iterations"]] + new_vars
+        return [op]
+
+    def get_weights(self):
+        return K.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        if len(weights) != len(self.weights):
+            raise ValueError(f"Length of the specified weight list ({len(weights)}) does not "
+                             f"match the number of weights of the optimizer "
+                             f"({len(self.weights)})")
+        K.batch_set_value(list(zip(self.weights, weights)))
+
+    def get_config(self):
+        config = {"name": self._name, "decay": self.initial_decay}
+        lr = self._values.get("lr")
+        if not callable(lr) and not isinstance(lr, ops.Tensor):
+            config["learning_rate"] = float(lr)
+        for name in self._HYPER:
+            config[name] = self._values[name]
+        if self.clipnorm is not None:
+            config["clipnorm"] = self.clipnorm
+        if self.clipvalue is not None:
+            config["clipvalue"] = self.clipvalue
+        return config
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+def _lr(learning_rate, kwargs, default):
+    if "lr" in kwargs:
+        learning_rate = kwargs.pop("lr")
+    return default if learning_rate is None else learning_rate
+
+
+class SGD(Optimizer):
+    """Gradient descent with optional (Nesterov) momentum; default learning rate 0.01."""
+
+    _HYPER = ("momentum",)
+
+    def __init__(self, learning_rate=None, momentum=0.0, nesterov=False, name="SGD", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.01)
+        super().__init__(name=name, **kwargs)
+        if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
+            raise ValueError("`momentum` must be between [0, 1].")
+        self._set_hyper("lr", lr)
+        self._set_hyper("momentum", momentum)
+        self.nesterov = nesterov
+
+    def _tf_optimizer(self, lr):
+        if self._values["momentum"] == 0 and not self.nesterov:
+            return tf.train.GradientDescentOptimizer(lr, name=self._name)
+        return tf.train.MomentumOptimizer(lr, self._graph_vars()["momentum"],
+                                          use_nesterov=self.nesterov, name=self._name)
+
+    def get_config(self):
+        config = super().get_config()
+        config["nesterov"] = self.nesterov
+        return config
+
+
+class Adam(Optimizer):
+    """Adam (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
+
+    _HYPER = ("beta_1", "beta_2")
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, name="Adam", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon if epsilon is not None else K.epsilon()
+        self.amsgrad = amsgrad
+
+    def _tf_optimizer(self, lr):
+        return tf.train.AdamOptimizer(lr, beta1=self._values["beta_1"],
+                                      beta2=self._values["beta_2"], epsilon=self.epsilon,
+                                      name=self._name)
+
+    def get_updates(self, loss, params):
+        if not self.amsgrad:
+            return super().get_updates(loss, params)
+        return _manual_updates(self, loss, params, _amsgrad_rule)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(epsilon=self.epsilon, amsgrad=self.amsgrad)
+        return config
+
+
+class RMSprop(Optimizer):
+    """RMSprop (``learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7``)."""
+
+    _HYPER = ("rho", "momentum")
+
+    def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
+                 name="RMSprop", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self._set_hyper("rho", rho)
+        self._set_hyper("momentum", momentum)
+        self.epsilon = epsilon if epsilon is not None else K.epsilon()
+        self.centered = centered
+
+    def _tf_optimizer(self, lr):
+        return tf.train.RMSPropOptimizer(lr, decay=self._values["rho"],
+                                         momentum=self._values["momentum"],
+                                         epsilon=self.epsilon, centered=self.centered,
+                                         name=self._name)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(epsilon=self.epsilon, centered=self.centered)
+        return config
+
+
+class Adagrad(Optimizer):
+    """Adagrad (``learning_rate=0.001, initial_accumulator_value=0.1``)."""
+
+    def __init__(self, learning_rate=None, initial_accumulator_value=0.1, epsilon=1e-7,
+                 name="Adagrad", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self.initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon
+
+    def _tf_optimizer(self, lr):
+        return tf.train.AdagradOptimizer(
+            lr, initial_accumulator_value=self.initial_accumulator_value or 1e-12,
+            name=self._name)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(initial_accumulator_value=self.initial_accumulator_value,
+                      epsilon=self.epsilon)
+        return config
+
+
+class Adadelta(Optimizer):
+    """Adadelta (``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
+
+    def __init__(self, learning_rate=None, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def _tf_optimizer(self, lr):
+        return tf.train.AdadeltaOptimizer(lr, rho=self.rho, epsilon=self.epsilon,
+                                          name=self._name)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rho=self.rho, epsilon=self.epsilon)
+        return config
+
+
+def _manual_updates(opt, loss, params, rule):
+    """A step of an update rule written with assign ops (for rules no tf.train optimizer
+    has): ``rule(opt, p, g, slots, t, lr)`` returns the assignments."""
+    v = opt._graph_vars()
+    grads = opt.get_gradients(loss, params)
+    lr = opt._lr_t()
+    new_vars = []
+    updates = []
+    with ops.name_scope("training"):
+        t = tf.cast(v["iterations"], K.floatx()) + 1.0
+        for p, g in zip(params, grads):
+            shape = p.get_shape().as_list()
+            base = p.op.name
+            slots = [K.variable(np.zeros(shape), name=f"{base}/{opt._name}_{i}")
+                     for i in range(3)]
+            new_vars += slots
+            updates += rule(opt, p, g, slots, t, lr)
+        with ops.control_dependencies(updates):
+            step = tf.assign_add(v["iterations"], 1)
+    opt.weights = [v["iterations"]] + new_vars
+    return [tf.group(*updates), step]
+
+
+def _amsgrad_rule(opt, p, g, slots, t, lr):
+    m, vv, vhat = slots
+    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
+    lr_t = lr * tf.sqrt(1.0 - tf.pow(b2, t)) / (1.0 - tf.pow(b1, t))
+    m_t = b1 * m + (1.0 - b1) * g
+    v_t = b2 * vv + (1.0 - b2) * tf.square(g)
+    vhat_t = tf.maximum(vhat, v_t)
+    p_t = p - lr_t * m_t / (tf.sqrt(vhat_t) + opt.epsilon)
+    return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(vhat, vhat_t), tf.assign(p, p_t)]
+
+
+def _adamax_rule(opt, p, g, slots, t, lr):
+    m, u, _ = slots
+    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
+    lr_t = lr / (1.0 - tf.pow(b1, t))
+    m_t = b1 * m + (1.0 - b1) * g
+    u_t = tf.maximum(b2 * u, tf.abs(g))
+    p_t = p - lr_t * m_t / (u_t + opt.epsilon)
+    return [tf.assign(m, m_t), tf.assign(u, u_t), tf.assign(p, p_t)]
+
+
+def _nadam_rule(opt, p, g, slots, t, lr):
+    m, vv, _ = slots
+    b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
+    # Keras's momentum schedule
+    mu_t = b1 * (1.0 - 0.5 * tf.pow(0.96, t * 0.004))
+    mu_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, (t + 1.0) * 0.004))
+    m_sched = getattr(opt, "_m_sched", None)
+    if m_sched is None:
+        m_sched = opt._m_sched = K.variable(1.0, name=f"{opt._name}_m_schedule")
+        opt._m_sched_update = None
+    m_sched_new = m_sched * mu_t
+    m_sched_next = m_sched_new * mu_t1
+    g_prime = g / (1.0 - m_sched_new)
+    m_t = b1 * m + (1.0 - b1) * g
+    m_prime = m_t / (1.0 - m_sched_next)
+    v_t = b2 * vv + (1.0 - b2) * tf.square(g)
+    v_prime = v_t / (1.0 - tf.pow(b2, t))
+    m_bar = (1.0 - mu_t) * g_prime + mu_t1 * m_prime
+    p_t = p - lr * m_bar / (tf.sqrt(v_prime) + opt.epsilon)
+    out = [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(p, p_t)]
+    if opt._m_sched_update is None:
+        opt._m_sched_update = tf.assign(m_sched, m_sched_new)
+        out.append(opt._m_sched_update)
+    return out
+
+
+class Adamax(Optimizer):
+    """Adamax (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
+
+    _HYPER = ("beta_1", "beta_2")
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 name="Adamax", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon
+
+    def get_updates(self, loss, params):
+        return _manual_updates(self, loss, params, _adamax_rule)
+
+
+class Nadam(Optimizer):
+    """Nesterov Adam (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
+
+    _HYPER = ("beta_1", "beta_2")
+
+    def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 name="Nadam", **kwargs):
+        lr = _lr(learning_rate, kwargs, 0.001)
+        kwargs.pop("schedule_decay", None)
+        super().__init__(name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon
+
+    def get_updates(self, loss, params):
+        self._m_sched = None
+        return _manual_updates(self, loss, params, _nadam_rule)
+
+
+class TFOptimizer(Optimizer):
+    """Wraps a ``tf.train`` optimizer so ``compile`` can use it."""
+
+    def __init__(self, optimizer, iterations=None):
+        super().__init__(name=getattr(optimizer, "_name", "TFOptimizer"))
+        self.optimizer = optimizer
+        self._values["lr"] = getattr(optimizer, "_learning_rate", 0.001)
+
+    def get_updates(self, loss, params):
+        v = self._graph_vars()
+        before = {id(x) for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        grads_and_vars = self.optimizer.compute_gradients(loss, params)
+        op = self.optimizer.apply_gradients(grads_and_vars, global_step=v["iterations"])
+        new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                    if id(x) not in before]
+        for x in new_vars:
+            K._track_variable(x)
+        self.weights = [v["iterations"]] + new_vars
+        return [op]
+
+
+sgd = SGD
+adam = Adam
+rmsprop = RMSprop
+adagrad = Adagrad
+adadelta = Adadelta
+adamax = Adamax
+nadam = Nadam
+
+_TABLE = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad,
+          "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam}
+
+
+def serialize(optimizer):
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _TABLE.get(name.lower())
+    if cls is None:
+        raise ValueError(f"Unknown optimizer: {name}")
+    return cls(**config.get("config", {}))
+
+
+def get(identifier):
+    """An optimizer from a name (``'sgd'``, ``'adam'``, ``'rmsprop'``...), a config, a Keras
+    optimizer, or a ``tf.train`` optimizer (wrapped)."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, tf.train.Optimizer):
+        return TFOptimizer(identifier)
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        cls = _TABLE.get(identifier.lower())
+        if cls is None:
+            raise ValueError(f"Unknown optimizer: {identifier}")
+        return cls()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")

@@ -1,0 +1,59 @@
+"""``tf.keras.regularizers``: ``L1L2`` and ``l1``, ``l2``, ``l1_l2``."""
+
+import tideflow as tf
+from tideflow.keras._utils import deserialize as _deserialize
+
+
+class Regularizer:
+    def __call__(self, x):
+        return 0.0
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class L1L2(Regularizer):
+    """``l1 * sum(|x|) + l2 * sum(x ** 2)``."""
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1 = float(l1)
+        self.l2 = float(l2)
+
+    def __call__(self, x):
+        regularization = tf.constant(0.0, dtype=x.dtype.base_dtype)
+        if self.l1:
+            regularization += self.l1 * tf.reduce_sum(tf.abs(x))
+        if self.l2:
+            regularization += self.l2 * tf.reduce_sum(tf.square(x))
+        return regularization
+
+    def get_config(self):
+        return {"l1": self.l1, "l2": self.l2}
+
+
+def l1(l=0.01):
+    return L1L2(l1=l)
+
+
+def l2(l=0.01):
+    return L1L2(l2=l)
+
+
+def l1_l2(l1=0.01, l2=0.01):
+    return L1L2(l1=l1, l2=l2)
+
+
+_TABLE = {"L1L2": L1L2, "l1": l1, "l2": l2, "l1_l2": l1_l2}
+
+
+def serialize(regularizer):
+    return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    return _deserialize(config, _TABLE, "regularizer", custom_objects)
+
+
+def get(identifier):
+    return deserialize(identifier)
