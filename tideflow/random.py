@@ -4,6 +4,10 @@
 ``set_random_seed`` are the same function objects as ``tf.random_uniform`` etc.;
 ``categorical`` is TF 1.13's ``tf.random.categorical(logits, num_samples, dtype=None, seed=None,
 name=None)``, a Multinomial op under the name scope ``categorical``.
+
+The ``stateless_*`` functions are deterministic given their seed pair (the same numbers in every
+session and process) but do not reproduce TF's Philox values; see
+``tideflow/ops/stateless_random_ops.py``.
 """
 
 from tideflow.framework import ops
@@ -14,6 +18,21 @@ from tideflow.ops.random_ops import random_gamma as gamma
 from tideflow.ops.random_ops import random_normal as normal
 from tideflow.ops.random_ops import random_shuffle as shuffle
 from tideflow.ops.random_ops import random_uniform as uniform
+from tideflow.ops.stateless_random_ops import (
+    fold_in,
+    get_seed,
+    poisson,
+    split,
+    stateless_categorical,
+    stateless_multinomial,
+    stateless_parameterized_truncated_normal,
+    stateless_truncated_normal,
+)
+from tideflow.ops.stateless_random_ops import stateless_random_binomial as stateless_binomial
+from tideflow.ops.stateless_random_ops import stateless_random_gamma as stateless_gamma
+from tideflow.ops.stateless_random_ops import stateless_random_normal as stateless_normal
+from tideflow.ops.stateless_random_ops import stateless_random_poisson as stateless_poisson
+from tideflow.ops.stateless_random_ops import stateless_random_uniform as stateless_uniform
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
@@ -24,12 +43,25 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
 
 __all__ = [
     "categorical",
+    "fold_in",
     "gamma",
+    "get_seed",
     "log_uniform_candidate_sampler",
     "multinomial",
     "normal",
+    "poisson",
     "set_random_seed",
     "shuffle",
+    "split",
+    "stateless_binomial",
+    "stateless_categorical",
+    "stateless_gamma",
+    "stateless_multinomial",
+    "stateless_normal",
+    "stateless_parameterized_truncated_normal",
+    "stateless_poisson",
+    "stateless_truncated_normal",
+    "stateless_uniform",
     "truncated_normal",
     "uniform",
     "uniform_candidate_sampler",

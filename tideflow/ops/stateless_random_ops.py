@@ -1,0 +1,549 @@
+"""Stateless random ops (``tf.random.stateless_*``) and ``RandomPoissonV2``.
+
+A stateless op's numbers are a pure function of its ``seed`` input (two integers) and its other
+inputs: the same seed gives the same numbers in every run, session and process, and different
+seeds give independent streams. The stream is NumPy's Philox generator keyed by the two seed
+words, so the values are not TF's (TF's own Philox layout is not reproduced); determinism and
+the distributions are the contract.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.random_ops import _check_shape_input, _shape_tensor, shape_from_tensor
+
+_MASK64 = (1 << 64) - 1
+
+
+def _invalid(op, msg):
+    return errors.InvalidArgumentError(None, op, msg)
+
+
+def _gen(seed, op_name):
+    s = np.asarray(seed)
+    if s.shape != (2,):
+        raise _invalid(None, f"{op_name}: seed must have shape [2], not {list(s.shape)}")
+    key = (int(s[0]) & _MASK64) | ((int(s[1]) & _MASK64) << 64)
+    # a fixed counter offset keeps these streams apart from the stateful ops' ones
+    return np.random.Generator(np.random.Philox(key=key, counter=[0, 0, 0, 0x5eed]))
+
+
+def _seed_shape_check(op):
+    s = op.inputs[1].get_shape()
+    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
+        raise ValueError(f"{op.type}: seed must have shape [2], got {s}")
+
+
+def _shape_fn(op):
+    _seed_shape_check(op)
+    return [shape_from_tensor(op.inputs[0])]
+
+
+def _std_normal(gen, shape):
+    return gen.standard_normal(shape)
+
+
+def _std_truncated(gen, shape):
+    out = gen.standard_normal(shape)
+    bad = np.abs(out) > 2.0
+    while bad.any():
+        out[bad] = gen.standard_normal(int(bad.sum()))
+        bad = np.abs(out) > 2.0
+    return out
+
+
+def _float_kernel(draw, op_name):
+    def kernel(shape, seed, *, dtype):
+        shape = _check_shape_input(shape)
+        return draw(_gen(seed, op_name), shape).astype(dtype.as_numpy_dtype)
+    return kernel
+
+
+_FLOAT_ATTRS = ["dtype: {half, bfloat16, float, double} = DT_FLOAT", "T: {int32, int64}",
+                "Tseed: {int32, int64} = DT_INT64"]
+
+for _name, _draw in (("StatelessRandomUniform", lambda g, s: g.random(s)),
+                     ("StatelessRandomNormal", _std_normal),
+                     ("StatelessTruncatedNormal", _std_truncated)):
+    op_registry.declare(
+        _name,
+        inputs=["shape: T", "seed: Tseed"],
+        outputs=["output: dtype"],
+        attrs=_FLOAT_ATTRS,
+        shape=_shape_fn,
+        kernel=_float_kernel(_draw, _name),
+        differentiable=False,
+    )
+
+
+def _uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
+    shape = _check_shape_input(shape)
+    lo, hi = np.asarray(minval), np.asarray(maxval)
+    if lo.ndim or hi.ndim:
+        raise _invalid(None, f"StatelessRandomUniformInt: minval and maxval must be scalars, "
+                             f"got shapes {list(lo.shape)} and {list(hi.shape)}")
+    if not lo < hi:
+        raise _invalid(None, f"StatelessRandomUniformInt: Need minval < maxval: {lo} >= {hi}")
+    gen = _gen(seed, "StatelessRandomUniformInt")
+    return gen.integers(int(lo), int(hi), size=shape, dtype=dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "StatelessRandomUniformInt",
+    inputs=["shape: T", "seed: Tseed", "minval: dtype", "maxval: dtype"],
+    outputs=["output: dtype"],
+    attrs=["dtype: {int32, int64}", "T: {int32, int64}", "Tseed: {int32, int64} = DT_INT64"],
+    shape=_shape_fn,
+    kernel=_uniform_int_kernel,
+    differentiable=False,
+)
+
+
+def _full_int_kernel(shape, seed, *, dtype):
+    shape = _check_shape_input(shape)
+    np_dtype = np.dtype(dtype.as_numpy_dtype)
+    gen = _gen(seed, "StatelessRandomUniformFullInt")
+    bits = gen.integers(0, np.iinfo(np.uint64).max, size=shape, dtype=np.uint64,
+                        endpoint=True)
+    if np_dtype.itemsize == 8:
+        return bits.view(np_dtype)
+    return (bits >> np.uint64(32)).astype(np.uint32).view(np_dtype)
+
+
+op_registry.declare(
+    "StatelessRandomUniformFullInt",
+    inputs=["shape: T", "seed: Tseed"],
+    outputs=["output: dtype"],
+    attrs=["dtype: {int32, int64, uint32, uint64}", "T: {int32, int64}",
+           "Tseed: {int32, int64} = DT_INT64"],
+    shape=_shape_fn,
+    kernel=_full_int_kernel,
+    differentiable=False,
+)
+
+
+def _categorical_rows(gen, logits, n, out_dtype):
+    logits = np.asarray(logits, np.float64)
+    batch, classes = logits.shape
+    out = np.empty((batch, n), dtype=out_dtype)
+    if n == 0 or batch == 0:
+        return out
+    u = gen.random((batch, n))
+    for b in range(batch):
+        row = logits[b]
+        finite = row[np.isfinite(row)]
+        m = finite.max() if finite.size else 0.0
+        p = np.where(np.isfinite(row), np.exp(row - m), np.where(row > 0, np.inf, 0.0))
+        cdf = np.cumsum(p)
+        out[b] = np.minimum(np.searchsorted(cdf, u[b] * cdf[-1], side="right"), classes - 1)
+    return out
+
+
+def _multinomial_kernel(logits, num_samples, seed, *, output_dtype):
+    logits = np.asarray(logits)
+    n = int(num_samples)
+    if logits.ndim != 2:
+        raise _invalid(None, f"StatelessMultinomial: logits should be a matrix, got shape "
+                             f"{list(logits.shape)}")
+    if n < 0:
+        raise _invalid(None, f"StatelessMultinomial: num_samples should be nonnegative, got {n}")
+    if logits.shape[1] == 0 and n > 0:
+        raise _invalid(None, "StatelessMultinomial: num_classes should be positive, got 0")
+    return _categorical_rows(_gen(seed, "StatelessMultinomial"), logits, n,
+                             output_dtype.as_numpy_dtype)
+
+
+def _multinomial_shape(op):
+    s = op.inputs[2].get_shape()
+    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
+        raise ValueError(f"StatelessMultinomial: seed must have shape [2], got {s}")
+    logits = op.inputs[0].get_shape()
+    if logits.ndims not in (None, 2):
+        raise ValueError(f"StatelessMultinomial: logits must be a matrix, got {logits}")
+    n = ops.constant_value(op.inputs[1])
+    rows = None if logits.ndims is None else logits[0].value
+    return [TensorShape([rows, None if n is None else int(n)])]
+
+
+op_registry.declare(
+    "StatelessMultinomial",
+    inputs=["logits: T", "num_samples: int32", "seed: Tseed"],
+    outputs=["output: output_dtype"],
+    attrs=["T: realnumbertype", "Tseed: {int32, int64} = DT_INT64",
+           "output_dtype: {int32, int64} = DT_INT64"],
+    shape=_multinomial_shape,
+    kernel=_multinomial_kernel,
+    differentiable=False,
+)
+
+
+def _broadcast_param(name, x, shape):
+    x = np.asarray(x, np.float64)
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise _invalid(None, f"{name}: shape {list(x.shape)} cannot be broadcast to the output "
+                             f"shape {list(shape)}") from None
+
+
+def _poisson_kernel(shape, seed, lam, *, dtype):
+    shape = _check_shape_input(shape)
+    lam = _broadcast_param("StatelessRandomPoisson: lam", lam, shape)
+    if (lam < 0).any():
+        raise _invalid(None, "StatelessRandomPoisson: lam must be >= 0")
+    return _gen(seed, "StatelessRandomPoisson").poisson(lam).astype(dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "StatelessRandomPoisson",
+    inputs=["shape: T", "seed: Tseed", "lam: Rtype"],
+    outputs=["output: dtype"],
+    attrs=["Rtype: {half, float, double, int32, int64}",
+           "dtype: {half, float, double, int32, int64}", "T: {int32, int64}",
+           "Tseed: {int32, int64}"],
+    shape=_shape_fn,
+    kernel=_poisson_kernel,
+    differentiable=False,
+)
+
+
+def _gamma_kernel(shape, seed, alpha, *, dtype):
+    shape = _check_shape_input(shape)
+    alpha = _broadcast_param("StatelessRandomGammaV2: alpha", alpha, shape)
+    return _gen(seed, "StatelessRandomGammaV2").standard_gamma(alpha).astype(
+        dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "StatelessRandomGammaV2",
+    inputs=["shape: T", "seed: Tseed", "alpha: dtype"],
+    outputs=["output: dtype"],
+    attrs=["dtype: {half, float, double}", "T: {int32, int64}", "Tseed: {int32, int64}"],
+    shape=_shape_fn,
+    kernel=_gamma_kernel,
+    differentiable=False,
+)
+
+
+def _binomial_kernel(shape, seed, counts, probs, *, dtype):
+    shape = _check_shape_input(shape)
+    counts = _broadcast_param("StatelessRandomBinomial: counts", counts, shape)
+    probs = _broadcast_param("StatelessRandomBinomial: probs", probs, shape)
+    if (counts < 0).any() or ((probs < 0) | (probs > 1)).any():
+        raise _invalid(None, "StatelessRandomBinomial: need counts >= 0 and 0 <= probs <= 1")
+    gen = _gen(seed, "StatelessRandomBinomial")
+    return gen.binomial(counts.astype(np.int64), probs).astype(dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "StatelessRandomBinomial",
+    inputs=["shape: S", "seed: Tseed", "counts: T", "probs: T"],
+    outputs=["output: dtype"],
+    attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64",
+           "T: {half, float, double, int32, int64} = DT_DOUBLE",
+           "dtype: {half, float, double, int32, int64} = DT_INT64"],
+    shape=_shape_fn,
+    kernel=_binomial_kernel,
+    differentiable=False,
+)
+
+
+def _truncated_standard(gen, a, b):
+    """Standard normal samples restricted to [a, b] (arrays of the same shape)."""
+    out = np.empty(a.shape)
+    todo = np.ones(a.shape, bool)
+    # plain rejection where the interval holds enough mass
+    for _ in range(50):
+        if not todo.any():
+            return out
+        z = gen.standard_normal(int(todo.sum()))
+        ok = (z >= a[todo]) & (z <= b[todo])
+        idx = np.flatnonzero(todo)[ok]
+        out.reshape(-1)[idx] = z[ok]
+        todo.reshape(-1)[idx] = False
+    # far tails: exponential proposals (Robert, 1995) on the side away from zero
+    for i in np.flatnonzero(todo):
+        lo, hi = a.reshape(-1)[i], b.reshape(-1)[i]
+        flip = hi <= 0
+        lo, hi = (-hi, -lo) if flip else (lo, hi)
+        if lo < 0:  # an interval around zero that plain rejection kept missing: uniform proposal
+            while True:
+                z = gen.uniform(lo, hi)
+                if gen.random() <= np.exp(-z * z / 2):
+                    break
+        else:
+            alpha = (lo + np.sqrt(lo * lo + 4)) / 2
+            while True:
+                z = lo + gen.exponential(1 / alpha)
+                if z <= hi and gen.random() <= np.exp(-(z - alpha) ** 2 / 2):
+                    break
+        out.reshape(-1)[i] = -z if flip else z
+    return out
+
+
+def _ptn_kernel(shape, seed, means, stddevs, minvals, maxvals, *, dtype):
+    shape = _check_shape_input(shape)
+    mean = _broadcast_param("StatelessParameterizedTruncatedNormal: means", means, shape)
+    std = _broadcast_param("StatelessParameterizedTruncatedNormal: stddevs", stddevs, shape)
+    lo = _broadcast_param("StatelessParameterizedTruncatedNormal: minvals", minvals, shape)
+    hi = _broadcast_param("StatelessParameterizedTruncatedNormal: maxvals", maxvals, shape)
+    if (std <= 0).any() or (lo >= hi).any():
+        raise _invalid(None, "StatelessParameterizedTruncatedNormal: need stddevs > 0 and "
+                             "minvals < maxvals")
+    gen = _gen(seed, "StatelessParameterizedTruncatedNormal")
+    z = _truncated_standard(gen, (lo - mean) / std, (hi - mean) / std)
+    return np.clip(mean + std * z, lo, hi).astype(dtype.as_numpy_dtype)
+
+
+op_registry.declare(
+    "StatelessParameterizedTruncatedNormal",
+    inputs=["shape: S", "seed: Tseed", "means: dtype", "stddevs: dtype", "minvals: dtype",
+            "maxvals: dtype"],
+    outputs=["output: dtype"],
+    attrs=["S: {int32, int64}", "Tseed: {int32, int64} = DT_INT64",
+           "dtype: {half, float, double}"],
+    shape=_shape_fn,
+    kernel=_ptn_kernel,
+    differentiable=False,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# RandomPoissonV2 (stateful, tf.random.poisson)
+# ------------------------------------------------------------------------------------------
+
+
+def _poisson_v2_factory(ctx):
+    from tideflow.ops.random_ops import _generator
+
+    gen = _generator(ctx)
+    np_dtype = ctx.op._attrs["dtype"].as_numpy_dtype
+
+    def run(shape, rate):
+        shape = _check_shape_input(shape)
+        rate = np.asarray(rate, np.float64)
+        if (rate < 0).any():
+            raise _invalid(ctx.op, "RandomPoissonV2: rate must be >= 0")
+        return gen.poisson(rate, size=shape + rate.shape).astype(np_dtype)
+
+    return run
+
+
+op_registry.declare(
+    "RandomPoissonV2",
+    inputs=["shape: S", "rate: R"],
+    outputs=["output: dtype"],
+    attrs=["seed: int = 0", "seed2: int = 0", "S: {int32, int64}",
+           "R: {half, float, double, int32, int64} = DT_DOUBLE",
+           "dtype: {half, float, double, int32, int64} = DT_INT64"],
+    shape=lambda op: [shape_from_tensor(op.inputs[0]).concatenate(op.inputs[1].get_shape())],
+    kernel_factory=_poisson_v2_factory,
+    differentiable=False,
+    stateful=True,
+    is_random=True,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def _seed_tensor(seed):
+    seed = ops.convert_to_tensor(seed, name="seed")
+    if seed.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"seed must be int32 or int64, got {seed.dtype.name}")
+    s = seed.get_shape()
+    if s.ndims is not None and (s.ndims != 1 or s[0].value not in (None, 2)):
+        raise ValueError(f"seed must have shape [2], got {s}")
+    return seed
+
+
+def stateless_random_uniform(shape, seed, minval=0, maxval=None, dtype=dtypes.float32,
+                             name=None, alg="auto_select"):
+    """Deterministic uniform numbers in ``[minval, maxval)`` given the seed pair ``seed``.
+
+    Integer dtypes need ``maxval`` (or neither bound: the full range of the dtype)."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
+                     dtypes.int32, dtypes.int64, dtypes.uint32, dtypes.uint64):
+        raise ValueError(f"Invalid dtype {dtype.name} for stateless_random_uniform")
+    with ops.name_scope(name, "stateless_random_uniform", [shape, seed, minval, maxval]) as n:
+        shape_t = _shape_tensor(shape)
+        seed = _seed_tensor(seed)
+        if dtype.is_integer:
+            if minval is None and maxval is None:
+                return ops.apply_op("StatelessRandomUniformFullInt", [shape_t, seed],
+                                    {"dtype": dtype}, name=n).outputs[0]
+            if maxval is None:
+                raise ValueError(f"Must specify maxval for integer dtype {dtype.name}")
+            if dtype not in (dtypes.int32, dtypes.int64):
+                raise ValueError(f"Invalid dtype {dtype.name} for a bounded "
+                                 f"stateless_random_uniform")
+            lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+            hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+            return ops.apply_op("StatelessRandomUniformInt", [shape_t, seed, lo, hi],
+                                {"dtype": dtype}, name=n).outputs[0]
+        if minval is None:
+            minval = 0
+        if maxval is None:
+            maxval = 1
+        lo = ops.convert_to_tensor(minval, dtype=dtype, name="min")
+        hi = ops.convert_to_tensor(maxval, dtype=dtype, name="max")
+        rnd = ops.apply_op("StatelessRandomUniform", [shape_t, seed], {"dtype": dtype}
+                           ).outputs[0]
+        return _add(_mul(rnd, hi - lo), lo, n)
+
+
+def _mul(a, b):
+    from tideflow.ops import math_ops
+
+    return math_ops.multiply(a, b)
+
+
+def _add(a, b, name):
+    from tideflow.ops import math_ops
+
+    return math_ops.add(a, b, name=name)
+
+
+def _scaled(op_type, default, shape, seed, mean, stddev, dtype, name):
+    dtype = dtypes.as_dtype(dtype)
+    with ops.name_scope(name, default, [shape, seed, mean, stddev]) as n:
+        shape_t = _shape_tensor(shape)
+        seed = _seed_tensor(seed)
+        mean = ops.convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev = ops.convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = ops.apply_op(op_type, [shape_t, seed], {"dtype": dtype}).outputs[0]
+        return _add(_mul(rnd, stddev), mean, n)
+
+
+def stateless_random_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None,
+                            alg="auto_select"):
+    """Deterministic normal numbers given the seed pair ``seed`` (``alg`` is accepted; there
+    is one generator)."""
+    return _scaled("StatelessRandomNormal", "stateless_random_normal", shape, seed, mean, stddev,
+                   dtype, name)
+
+
+def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.float32,
+                               name=None, alg="auto_select"):
+    """Deterministic normal numbers within two standard deviations of ``mean``."""
+    return _scaled("StatelessTruncatedNormal", "stateless_truncated_normal", shape, seed, mean,
+                   stddev, dtype, name)
+
+
+def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, name=None):
+    """Deterministic class indices drawn from each row of ``logits``."""
+    with ops.name_scope(name, "stateless_multinomial", [logits, seed]) as n:
+        logits = ops.convert_to_tensor(logits, name="logits")
+        num_samples = ops.convert_to_tensor(num_samples, dtype=dtypes.int32,
+                                            name="num_samples")
+        return ops.apply_op("StatelessMultinomial", [logits, num_samples, _seed_tensor(seed)],
+                            {"output_dtype": dtypes.as_dtype(output_dtype)}, name=n).outputs[0]
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
+    """``stateless_multinomial`` under TF's newer name (``dtype`` for ``output_dtype``)."""
+    return stateless_multinomial(logits, num_samples, seed, dtype or dtypes.int64,
+                                 name or "stateless_categorical")
+
+
+def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
+    """Deterministic Poisson counts with rates ``lam`` (broadcast to ``shape``)."""
+    with ops.name_scope(name, "stateless_random_poisson", [shape, seed, lam]) as n:
+        lam = ops.convert_to_tensor(lam, name="lam")
+        return ops.apply_op("StatelessRandomPoisson", [_shape_tensor(shape), _seed_tensor(seed),
+                                                       lam],
+                            {"dtype": dtypes.as_dtype(dtype)}, name=n).outputs[0]
+
+
+def stateless_random_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=None):
+    """Deterministic Gamma(``alpha``, rate ``beta``) samples (parameters broadcast to
+    ``shape``)."""
+    dtype = dtypes.as_dtype(dtype)
+    with ops.name_scope(name, "stateless_random_gamma", [shape, seed, alpha, beta]) as n:
+        alpha = ops.convert_to_tensor(alpha, dtype=dtype, name="alpha")
+        out = ops.apply_op("StatelessRandomGammaV2", [_shape_tensor(shape), _seed_tensor(seed),
+                                                      alpha], {}).outputs[0]
+        if beta is None:
+            from tideflow.ops import array_ops
+
+            return array_ops.identity(out, name=n)
+        from tideflow.ops import math_ops
+
+        beta = ops.convert_to_tensor(beta, dtype=dtype, name="beta")
+        return math_ops.divide(out, beta, name=n)
+
+
+def stateless_random_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32,
+                              name=None):
+    """Deterministic Binomial(``counts``, ``probs``) samples (broadcast to ``shape``)."""
+    with ops.name_scope(name, "stateless_random_binomial", [shape, seed, counts, probs]) as n:
+        probs = ops.convert_to_tensor(probs, name="probs")
+        counts = ops.convert_to_tensor(counts, dtype=probs.dtype, name="counts")
+        return ops.apply_op("StatelessRandomBinomial", [_shape_tensor(shape), _seed_tensor(seed),
+                                                        counts, probs],
+                            {"dtype": dtypes.as_dtype(output_dtype)}, name=n).outputs[0]
+
+
+def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0, minvals=-2.0,
+                                             maxvals=2.0, name=None):
+    """Deterministic normal samples with parameters ``means``/``stddevs`` restricted to
+    ``[minvals, maxvals]`` (all broadcast to ``shape``)."""
+    with ops.name_scope(name, "stateless_parameterized_truncated_normal",
+                        [shape, means, stddevs, minvals, maxvals]) as n:
+        means = ops.convert_to_tensor(means, name="means")
+        dt = means.dtype.base_dtype
+        params = [ops.convert_to_tensor(v, dtype=dt, name=nm) for v, nm in
+                  ((stddevs, "stddevs"), (minvals, "minvals"), (maxvals, "maxvals"))]
+        return ops.apply_op("StatelessParameterizedTruncatedNormal",
+                            [_shape_tensor(shape), _seed_tensor(seed), means] + params, {},
+                            name=n).outputs[0]
+
+
+def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
+    """Poisson samples: shape ``shape + lam.shape`` (TF 1.x ``tf.random_poisson``)."""
+    from tideflow.ops.random_ops import _seeds
+
+    with ops.name_scope(name, "random_poisson", [lam, shape]) as n:
+        lam = ops.convert_to_tensor(lam, name="lam", preferred_dtype=dtypes.float32)
+        s1, s2 = _seeds(seed)
+        return ops.apply_op("RandomPoissonV2", [_shape_tensor(shape), lam],
+                            {"seed": s1, "seed2": s2, "dtype": dtypes.as_dtype(dtype)},
+                            name=n).outputs[0]
+
+
+def poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
+    """``tf.random.poisson``: the same as :func:`random_poisson`."""
+    return random_poisson(lam, shape, dtype, seed, name)
+
+
+def split(seed, num=2, alg="auto_select"):
+    """``num`` new seed pairs (shape ``[num, 2]``, int64) derived from ``seed``."""
+    del alg
+    return stateless_random_uniform([num, 2], seed, dtype=dtypes.int64, minval=None,
+                                    maxval=None)
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """A new seed pair derived from ``seed`` and the integer ``data``."""
+    from tideflow.ops import array_ops
+
+    del alg
+    data = ops.convert_to_tensor(data, dtype=dtypes.int64)
+    key = stateless_random_uniform([], seed, dtype=dtypes.int64, minval=None, maxval=None)
+    return array_ops.stack([key, data])
+
+
+def get_seed(op_seed):
+    """The ``(graph seed, op seed)`` pair an op with ``op_seed`` uses (TF's
+    ``tf.random.get_seed``)."""
+    return random_seed.get_seed(op_seed)
+
+
+__all__ = ["fold_in", "get_seed", "poisson", "random_poisson", "split", "stateless_categorical",
+           "stateless_multinomial", "stateless_parameterized_truncated_normal",
+           "stateless_random_binomial", "stateless_random_gamma", "stateless_random_normal",
+           "stateless_random_poisson", "stateless_random_uniform", "stateless_truncated_normal"]
