@@ -101,9 +101,15 @@ metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _c
                      _contrib_metrics.__all__)
 losses = _namespace("losses", "``tf.contrib.losses``: predictions-first losses.",
                     _contrib_losses, _contrib_losses.__all__)
-seq2seq = types.ModuleType(__name__ + ".seq2seq", "``tf.contrib.seq2seq``: sequence_loss.")
+seq2seq = types.ModuleType(__name__ + ".seq2seq", "``tf.contrib.seq2seq``: sequence_loss, "
+                           "helpers, decoders, attention and beam search.")
 seq2seq.sequence_loss = _seq2seq_loss.sequence_loss
 seq2seq.__all__ = ["sequence_loss"]
+for _mod in ("seq2seq_decoder", "seq2seq_helper", "seq2seq_attention", "seq2seq_beam_search"):
+    _mod = __import__("tideflow.ops." + _mod, fromlist=["__all__"])
+    for _name in _mod.__all__:
+        setattr(seq2seq, _name, getattr(_mod, _name))
+    seq2seq.__all__ += _mod.__all__
 sys.modules[seq2seq.__name__] = seq2seq
 legacy_seq2seq = types.ModuleType(__name__ + ".legacy_seq2seq",
                                   "``tf.contrib.legacy_seq2seq``: sequence losses over lists.")

@@ -19,6 +19,12 @@ from tideflow.ops import variable_scope as vs
 _LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
 
 
+def _root_graph(graph):
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
+
+
 def _to_snake_case(name):
     s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
     s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
@@ -404,8 +410,12 @@ class Layer:
         if self._graph is None:
             self._graph = graph
         elif graph is not self._graph:
-            raise ValueError(f"Input graph and Layer graph are not the same: {graph} is not "
-                             f"{self._graph}.")
+            if _root_graph(graph) is not _root_graph(self._graph):
+                raise ValueError(f"Input graph and Layer graph are not the same: {graph} is "
+                                 f"not {self._graph}.")
+            # a while_loop or cond body is a function graph of the same graph: the layer's
+            # variables serve there as outside (TF 1.x traces bodies into the one graph)
+            self._graph = graph
         with graph.as_default():
             self._set_scope(scope)
             reuse = True if self._called else self._reuse

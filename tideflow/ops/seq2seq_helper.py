@@ -1,0 +1,413 @@
+"""``tf.contrib.seq2seq`` helpers: what a ``BasicDecoder`` feeds its cell at each step and how
+it picks sample ids (teacher forcing, greedy or sampled embedding lookups, scheduled sampling,
+or user functions)."""
+
+import abc
+
+import tideflow as tf
+from tideflow.framework import nest
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.tensor_array import TensorArray
+
+__all__ = [
+    "CustomHelper",
+    "GreedyEmbeddingHelper",
+    "Helper",
+    "InferenceHelper",
+    "SampleEmbeddingHelper",
+    "ScheduledEmbeddingTrainingHelper",
+    "ScheduledOutputTrainingHelper",
+    "TrainingHelper",
+]
+
+
+def _transpose_batch_time(x):
+    ndims = x.get_shape().ndims
+    if ndims is None or ndims < 2:
+        raise ValueError(f"Expected input tensor {x.name} to have rank at least 2, but saw "
+                         f"shape: {x.get_shape()}")
+    return tf.transpose(x, [1, 0] + list(range(2, ndims)))
+
+
+def _unstack_ta(inp):
+    return TensorArray(dtype=inp.dtype, size=tf.shape(inp)[0],
+                       element_shape=inp.get_shape()[1:]).unstack(inp)
+
+
+def _embedding_fn(embedding):
+    if callable(embedding):
+        return embedding
+    params = tf.convert_to_tensor(embedding, name="embedding")
+    return lambda ids: tf.nn.embedding_lookup(params, ids)
+
+
+def _start_tokens(start_tokens):
+    start_tokens = tf.convert_to_tensor(start_tokens, dtype=tf.int32, name="start_tokens")
+    if start_tokens.get_shape().ndims not in (None, 1):
+        raise ValueError(f"start_tokens must be a vector, saw shape: {start_tokens.get_shape()}")
+    return start_tokens
+
+
+def _end_token(end_token):
+    end_token = tf.convert_to_tensor(end_token, dtype=tf.int32, name="end_token")
+    if end_token.get_shape().ndims not in (None, 0):
+        raise ValueError(f"end_token must be a scalar, saw shape: {end_token.get_shape()}")
+    return end_token
+
+
+class Helper(abc.ABC):
+    """Drives a ``BasicDecoder``: ``initialize()`` gives ``(finished, first_inputs)``,
+    ``sample(time, outputs, state)`` the sample ids, and ``next_inputs(time, outputs, state,
+    sample_ids)`` gives ``(finished, next_inputs, next_state)``."""
+
+    @property
+    @abc.abstractmethod
+    def batch_size(self):
+        """The batch size (a scalar int32 Tensor)."""
+
+    @property
+    @abc.abstractmethod
+    def sample_ids_shape(self):
+        """The shape of one entry's sample ids (a TensorShape)."""
+
+    @property
+    @abc.abstractmethod
+    def sample_ids_dtype(self):
+        """The dtype of the sample ids."""
+
+    @abc.abstractmethod
+    def initialize(self, name=None):
+        """Returns ``(initial_finished, initial_inputs)``."""
+
+    @abc.abstractmethod
+    def sample(self, time, outputs, state, name=None):
+        """Returns the sample ids."""
+
+    @abc.abstractmethod
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        """Returns ``(finished, next_inputs, next_state)``."""
+
+
+class CustomHelper(Helper):
+    """A helper from three functions: ``initialize_fn()``, ``sample_fn(time, outputs,
+    state)`` and ``next_inputs_fn(time, outputs, state, sample_ids)``."""
+
+    def __init__(self, initialize_fn, sample_fn, next_inputs_fn, sample_ids_shape=None,
+                 sample_ids_dtype=None):
+        self._initialize_fn = initialize_fn
+        self._sample_fn = sample_fn
+        self._next_inputs_fn = next_inputs_fn
+        self._batch_size = None
+        self._sample_ids_shape = TensorShape(sample_ids_shape or [])
+        self._sample_ids_dtype = tf.as_dtype(sample_ids_dtype or tf.int32)
+
+    @property
+    def batch_size(self):
+        if self._batch_size is None:
+            raise ValueError("batch_size accessed before initialize was called")
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_ids_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_ids_dtype
+
+    def initialize(self, name=None):
+        with tf.name_scope(name, f"{type(self).__name__}Initialize"):
+            finished, next_inputs = self._initialize_fn()
+            if self._batch_size is None:
+                self._batch_size = tf.size(finished)
+        return finished, next_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        with tf.name_scope(name, f"{type(self).__name__}Sample", (time, outputs, state)):
+            return self._sample_fn(time=time, outputs=outputs, state=state)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with tf.name_scope(name, f"{type(self).__name__}NextInputs", (time, outputs, state)):
+            return self._next_inputs_fn(time=time, outputs=outputs, state=state,
+                                        sample_ids=sample_ids)
+
+
+class TrainingHelper(Helper):
+    """Teacher forcing: step ``t`` reads ``inputs[:, t]``; an entry finishes after its
+    ``sequence_length`` steps. Sample ids are the argmax of the outputs."""
+
+    def __init__(self, inputs, sequence_length, time_major=False, name=None):
+        with tf.name_scope(name, "TrainingHelper", [inputs, sequence_length]):
+            inputs = tf.convert_to_tensor(inputs, name="inputs")
+            self._inputs = inputs
+            if not time_major:
+                inputs = nest.map_structure(_transpose_batch_time, inputs)
+            self._input_tas = nest.map_structure(_unstack_ta, inputs)
+            self._sequence_length = tf.convert_to_tensor(sequence_length,
+                                                         name="sequence_length")
+            if self._sequence_length.get_shape().ndims != 1:
+                raise ValueError("Expected sequence_length to be a vector, but received shape: "
+                                 f"{self._sequence_length.get_shape()}")
+            self._zero_inputs = nest.map_structure(lambda inp: tf.zeros_like(inp[0, :]),
+                                                   inputs)
+            self._batch_size = tf.size(self._sequence_length)
+
+    @property
+    def inputs(self):
+        return self._inputs
+
+    @property
+    def sequence_length(self):
+        return self._sequence_length
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return tf.int32
+
+    def _read(self, time):
+        def read():
+            out = nest.map_structure(lambda ta: ta.read(time), self._input_tas)
+            return out
+        return read
+
+    def _inputs_at(self, time, finished):
+        all_finished = tf.reduce_all(finished)
+        return tf.cond(all_finished, lambda: self._zero_inputs, self._read(time))
+
+    def initialize(self, name=None):
+        with tf.name_scope(name, "TrainingHelperInitialize"):
+            finished = tf.equal(0, self._sequence_length)
+            return finished, self._inputs_at(0, finished)
+
+    def sample(self, time, outputs, name=None, **unused_kwargs):
+        with tf.name_scope(name, "TrainingHelperSample", [time, outputs]):
+            return tf.argmax(outputs, axis=-1, output_type=tf.int32)
+
+    def next_inputs(self, time, outputs, state, name=None, **unused_kwargs):
+        with tf.name_scope(name, "TrainingHelperNextInputs", [time, outputs, state]):
+            next_time = time + 1
+            finished = next_time >= self._sequence_length
+            return finished, self._inputs_at(next_time, finished), state
+
+
+class ScheduledEmbeddingTrainingHelper(TrainingHelper):
+    """Teacher forcing where, with probability ``sampling_probability`` per entry and step,
+    the next input is instead the embedding of an id sampled from the outputs (as logits).
+    Sample ids are -1 where the ground truth was fed."""
+
+    def __init__(self, inputs, sequence_length, embedding, sampling_probability,
+                 time_major=False, seed=None, scheduling_seed=None, name=None):
+        with tf.name_scope(name, "ScheduledEmbeddingSamplingWrapper",
+                           [embedding, sampling_probability]):
+            self._embedding_fn = _embedding_fn(embedding)
+            self._sampling_probability = tf.convert_to_tensor(sampling_probability,
+                                                              name="sampling_probability")
+            if self._sampling_probability.get_shape().ndims not in (0, 1):
+                raise ValueError("sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.get_shape()}")
+            self._seed = seed
+            self._scheduling_seed = scheduling_seed
+            super().__init__(inputs=inputs, sequence_length=sequence_length,
+                             time_major=time_major, name=name)
+
+    def initialize(self, name=None):
+        return super().initialize(name=name)
+
+    def sample(self, time, outputs, state, name=None):
+        with tf.name_scope(name, "ScheduledEmbeddingTrainingHelperSample",
+                           [time, outputs, state]):
+            probs = tf.broadcast_to(tf.cast(self._sampling_probability, tf.float32),
+                                    [self.batch_size])
+            select = tf.random_uniform([self.batch_size], seed=self._scheduling_seed) < probs
+            sampled = tf.cast(tf.reshape(tf.multinomial(outputs, 1, seed=self._seed), [-1]),
+                              tf.int32)
+            return tf.where(select, sampled, tf.fill([self.batch_size], -1))
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with tf.name_scope(name, "ScheduledEmbeddingTrainingHelperNextInputs",
+                           [time, outputs, state, sample_ids]):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+
+            def maybe_sample():
+                embedded = self._embedding_fn(tf.maximum(sample_ids, 0))
+                return tf.where(sample_ids > -1, embedded, base_next_inputs)
+
+            all_finished = tf.reduce_all(finished)
+            next_inputs = tf.cond(all_finished, lambda: base_next_inputs, maybe_sample)
+            return finished, next_inputs, state
+
+
+class ScheduledOutputTrainingHelper(TrainingHelper):
+    """Teacher forcing where, with probability ``sampling_probability`` per entry and step,
+    the next input is the step's output itself (optionally concatenated with
+    ``auxiliary_inputs``) instead of the ground truth. Sample ids are bools: whether the
+    output was fed."""
+
+    def __init__(self, inputs, sequence_length, sampling_probability, time_major=False,
+                 seed=None, next_inputs_fn=None, auxiliary_inputs=None, name=None):
+        with tf.name_scope(name, "ScheduledOutputTrainingHelper",
+                           [inputs, auxiliary_inputs, sampling_probability]):
+            self._sampling_probability = tf.convert_to_tensor(sampling_probability,
+                                                              name="sampling_probability")
+            if self._sampling_probability.get_shape().ndims not in (0, 1):
+                raise ValueError("sampling_probability must be either a scalar or a vector. "
+                                 f"saw shape: {self._sampling_probability.get_shape()}")
+            if auxiliary_inputs is None:
+                maybe_concatenated = inputs
+            else:
+                inputs = tf.convert_to_tensor(inputs, name="inputs")
+                auxiliary_inputs = tf.convert_to_tensor(auxiliary_inputs,
+                                                        name="auxiliary_inputs")
+                maybe_concatenated = tf.concat([inputs, auxiliary_inputs], -1)
+                if not time_major:
+                    auxiliary_inputs = _transpose_batch_time(auxiliary_inputs)
+            self._auxiliary_input_tas = (None if auxiliary_inputs is None
+                                         else _unstack_ta(auxiliary_inputs))
+            self._seed = seed
+            self._next_inputs_fn = next_inputs_fn
+            super().__init__(inputs=maybe_concatenated, sequence_length=sequence_length,
+                             time_major=time_major, name=name)
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return tf.bool
+
+    def sample(self, time, outputs, state, name=None):
+        with tf.name_scope(name, "ScheduledOutputTrainingHelperSample",
+                           [time, outputs, state]):
+            probs = tf.broadcast_to(tf.cast(self._sampling_probability, tf.float32),
+                                    [self.batch_size])
+            return tf.random_uniform([self.batch_size], seed=self._seed) < probs
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        with tf.name_scope(name, "ScheduledOutputTrainingHelperNextInputs",
+                           [time, outputs, state, sample_ids]):
+            finished, base_next_inputs, state = super().next_inputs(
+                time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+
+            def maybe_sample():
+                out = outputs if self._next_inputs_fn is None else self._next_inputs_fn(
+                    outputs)
+                if self._auxiliary_input_tas is not None:
+                    aux = self._auxiliary_input_tas.read(time + 1)
+                    out = tf.concat([out, aux], -1)
+                return tf.where(sample_ids, out, base_next_inputs)
+
+            all_finished = tf.reduce_all(finished)
+            next_inputs = tf.cond(all_finished, lambda: base_next_inputs, maybe_sample)
+            return finished, next_inputs, state
+
+
+class GreedyEmbeddingHelper(Helper):
+    """Inference: feeds the embedding of the argmax of the outputs; an entry finishes when it
+    emits ``end_token``."""
+
+    def __init__(self, embedding, start_tokens, end_token):
+        self._embedding_fn = _embedding_fn(embedding)
+        self._start_tokens = _start_tokens(start_tokens)
+        self._end_token = _end_token(end_token)
+        self._batch_size = tf.size(self._start_tokens)
+        self._start_inputs = self._embedding_fn(self._start_tokens)
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return tf.int32
+
+    def initialize(self, name=None):
+        finished = tf.tile([False], [self._batch_size])
+        return finished, self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        del time, state
+        if not isinstance(outputs, tf.Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        return tf.argmax(outputs, axis=-1, output_type=tf.int32)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        del time, outputs
+        finished = tf.equal(sample_ids, self._end_token)
+        all_finished = tf.reduce_all(finished)
+        next_inputs = tf.cond(all_finished, lambda: self._start_inputs,
+                              lambda: self._embedding_fn(sample_ids))
+        return finished, next_inputs, state
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """Inference: feeds the embedding of an id sampled from ``softmax(outputs /
+    softmax_temperature)``; an entry finishes when it emits ``end_token``."""
+
+    def __init__(self, embedding, start_tokens, end_token, softmax_temperature=None,
+                 seed=None):
+        super().__init__(embedding, start_tokens, end_token)
+        self._softmax_temperature = softmax_temperature
+        self._seed = seed
+
+    def sample(self, time, outputs, state, name=None):
+        del time, state
+        if not isinstance(outputs, tf.Tensor):
+            raise TypeError(f"Expected outputs to be a single Tensor, got: {type(outputs)}")
+        logits = outputs if self._softmax_temperature is None else (
+            outputs / self._softmax_temperature)
+        return tf.cast(tf.reshape(tf.multinomial(logits, 1, seed=self._seed), [-1]), tf.int32)
+
+
+class InferenceHelper(Helper):
+    """Inference without embeddings: ``sample_fn(outputs)`` gives the sample ids,
+    ``next_inputs_fn(sample_ids)`` (default: the ids themselves) the next inputs, and
+    ``end_fn(sample_ids)`` which entries have finished."""
+
+    def __init__(self, sample_fn, sample_shape, sample_dtype, start_inputs, end_fn,
+                 next_inputs_fn=None):
+        self._sample_fn = sample_fn
+        self._end_fn = end_fn
+        self._sample_shape = TensorShape(sample_shape)
+        self._sample_dtype = tf.as_dtype(sample_dtype)
+        self._next_inputs_fn = next_inputs_fn
+        self._start_inputs = tf.convert_to_tensor(start_inputs, name="start_inputs")
+        self._batch_size = tf.shape(self._start_inputs)[0]
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return self._sample_shape
+
+    @property
+    def sample_ids_dtype(self):
+        return self._sample_dtype
+
+    def initialize(self, name=None):
+        return tf.tile([False], [self._batch_size]), self._start_inputs
+
+    def sample(self, time, outputs, state, name=None):
+        del time, state
+        return self._sample_fn(outputs)
+
+    def next_inputs(self, time, outputs, state, sample_ids, name=None):
+        del time, outputs
+        next_inputs = sample_ids if self._next_inputs_fn is None else self._next_inputs_fn(
+            sample_ids)
+        return self._end_fn(sample_ids), next_inputs, state
