@@ -94,6 +94,7 @@ _TABLE = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "variance_scaling": VarianceScaling, "orthogonal": Orthogonal, "identity": Identity,
+    "uniform": RandomUniform, "normal": RandomNormal,
     "glorot_uniform": glorot_uniform, "glorot_normal": glorot_normal,
     "he_normal": he_normal, "he_uniform": he_uniform, "lecun_normal": lecun_normal,
     "lecun_uniform": lecun_uniform,

@@ -212,6 +212,10 @@ class Model(Network):
         self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
         self.built = True
 
+    def _maybe_build(self, inputs):
+        # a model's layers build themselves when the model's call reaches them
+        self.built = True
+
     def build(self, input_shape):
         """Builds the model for inputs of ``input_shape`` (with the batch axis)."""
         if self._is_graph_network:
