@@ -473,6 +473,20 @@ from tideflow.ops.sparse_rows_ops import (
     sparse_segment_sum,
     sparse_transpose,
 )
+from tideflow.ops.special_math_ops import (
+    acosh,
+    asinh,
+    atanh,
+    betainc,
+    div_no_nan,
+    histogram_fixed_width_bins,
+    igamma,
+    igammac,
+    to_complex64,
+    to_complex128,
+    unsorted_segment_mean,
+    unsorted_segment_sqrt_n,
+)
 from tideflow.ops.state_ops import (
     assign,
     assign_add,

@@ -1,0 +1,805 @@
+"""Math ops of TF 1.x's later releases: inverse hyperbolics, the "no NaN" divisions and
+``xlogy`` family, NextAfter, the scaled Bessel functions, erfinv/ndtri, the regularized
+incomplete gamma and beta functions, CumulativeLogsumexp; and the composed ``reduce_std``,
+``reduce_variance``, ``reduce_euclidean_norm``, ``polyval``, ``unsorted_segment_mean`` /
+``sqrt_n``, ``histogram_fixed_width_bins``, ``to_complex64/128``.
+
+The special functions are computed in float64 with NumPy (series, continued fractions and
+Newton steps on ``erf``/``erfc``); scipy is not needed.
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.ops import special_functions as sf
+from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
+
+_FLOAT = "T: {bfloat16, half, float, double}"
+_FLOAT_COMPLEX = "T: {half, float, double, complex64, complex128}"
+_SQRT2 = np.sqrt(2.0)
+_SQRT_2PI = np.sqrt(2.0 * np.pi)
+_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+
+
+def _f64(fn):
+    """A kernel computing ``fn`` in float64 and casting back to the input's dtype."""
+
+    def kernel(*xs):
+        with np.errstate(all="ignore"):
+            out = fn(*[np.asarray(x, dtype=np.float64) for x in xs])
+        return np.asarray(out).astype(xs[0].dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+def _m():
+    from tideflow.ops import math_ops
+
+    return math_ops
+
+
+def _t(op, i):
+    return op._inputs[i]
+
+
+# ------------------------------------------------------------------------------------------
+# Acosh, Asinh, Atanh
+# ------------------------------------------------------------------------------------------
+
+
+def _keep(fn):
+    def kernel(x):
+        with np.errstate(all="ignore"):
+            return fn(x).astype(x.dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+declare_unary("Asinh", _keep(np.arcsinh), _FLOAT_COMPLEX,
+              grad=lambda op, g: g / _m().cosh(_m().conj(op._outputs[0])))
+declare_unary("Acosh", _keep(np.arccosh), _FLOAT_COMPLEX,
+              grad=lambda op, g: g / _m().sinh(_m().conj(op._outputs[0])))
+declare_unary("Atanh", _keep(np.arctanh), _FLOAT_COMPLEX,
+              grad=lambda op, g: g * _m().reciprocal(1 - _m().square(_m().conj(_t(op, 0)))))
+
+
+def asinh(x, name=None):
+    return ops.apply_op("Asinh", [x], name=name)._outputs[0]
+
+
+def acosh(x, name=None):
+    return ops.apply_op("Acosh", [x], name=name)._outputs[0]
+
+
+def atanh(x, name=None):
+    return ops.apply_op("Atanh", [x], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# DivNoNan, MulNoNan, Xlogy, Xdivy, Xlog1py, NextAfter
+# ------------------------------------------------------------------------------------------
+
+
+def _div_no_nan_kernel(x, y):
+    with np.errstate(all="ignore"):
+        out = np.divide(x, y)
+    return np.where(y == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+
+
+def _mul_no_nan_kernel(x, y):
+    with np.errstate(all="ignore"):
+        out = np.multiply(x, y)
+    return np.where(y == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+
+
+def _x_zero(fn):
+    def kernel(x, y):
+        with np.errstate(all="ignore"):
+            out = fn(x, y)
+        return np.where(x == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+
+    kernel.__name__ = f"_{fn.__name__}_kernel"
+    return kernel
+
+
+def _xlogy(x, y):
+    return x * np.log(y)
+
+
+def _xdivy(x, y):
+    return x / y
+
+
+def _xlog1py(x, y):
+    return x * np.log1p(y)
+
+
+def _nonzero(x, dtype):
+    from tideflow.ops.cast_ops import cast
+
+    return cast(_m().not_equal(x, 0), dtype)
+
+
+def _div_no_nan_grad(op, grad):
+    x, y = op._inputs
+    return div_no_nan(grad, y), grad * div_no_nan(div_no_nan(-x, y), y)
+
+
+def _mul_no_nan_grad(op, grad):
+    x, y = op._inputs
+    return mul_no_nan(grad, y), mul_no_nan(x, grad)
+
+
+def _xlogy_grad(op, grad):
+    x, y = op._inputs
+    return xlogy(_nonzero(x, grad.dtype), y) * grad, xdivy(x, y) * grad
+
+
+def _xdivy_grad(op, grad):
+    x, y = op._inputs
+    return xdivy(_nonzero(x, grad.dtype), y) * grad, xdivy(-x, _m().square(y)) * grad
+
+
+def _xlog1py_grad(op, grad):
+    x, y = op._inputs
+    return xlog1py(_nonzero(x, grad.dtype), y) * grad, xdivy(x, y + 1) * grad
+
+
+_NO_NAN = "T: {half, float, bfloat16, double, complex64, complex128}"
+declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad)
+declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad)
+declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad)
+declare_binary("Xdivy", _x_zero(_xdivy), _NO_NAN, grad=_xdivy_grad)
+declare_binary("Xlog1py", _x_zero(_xlog1py), _NO_NAN, grad=_xlog1py_grad)
+op_registry.declare(
+    "NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
+    attrs=["T: {float64, float32} = DT_FLOAT"], shape=_binary_shape,
+    kernel=lambda x1, x2: np.nextafter(x1, x2), differentiable=False,
+)
+
+
+def _binary(op_type, x, y, name):
+    from tideflow.ops.math_ops import _same_dtype_pair
+
+    x, y = _same_dtype_pair(x, y)
+    return ops.apply_op(op_type, [x, y], name=name)._outputs[0]
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, and 0 where y is 0 (even when x is 0, inf or NaN)."""
+    with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
+        return _binary("DivNoNan", x, y, scope.rstrip("/") if scope else None)
+
+
+def mul_no_nan(x, y, name=None):
+    """x * y, and 0 where y is 0 (even when x is inf or NaN)."""
+    with ops.name_scope(name, "mul_no_nan", [x, y]) as scope:
+        return _binary("MulNoNan", x, y, scope.rstrip("/") if scope else None)
+
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 where x is 0."""
+    with ops.name_scope(name, "reciprocal_no_nan", [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        one = ops.convert_to_tensor(1, dtype=x.dtype.base_dtype)
+        return ops.apply_op("DivNoNan", [one, x])._outputs[0]
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x is 0."""
+    return _binary("Xlogy", x, y, name)
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0."""
+    return _binary("Xdivy", x, y, name)
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0."""
+    return _binary("Xlog1py", x, y, name)
+
+
+def nextafter(x1, x2, name=None):
+    """The next representable value after x1 in the direction of x2."""
+    return _binary("NextAfter", x1, x2, name)
+
+
+# ------------------------------------------------------------------------------------------
+# Bessel I0e, I1e (exponentially scaled modified Bessel functions of the first kind)
+# ------------------------------------------------------------------------------------------
+
+_BESSEL_SPLIT = 30.0  # |x| below: power series; above: the asymptotic expansion
+
+
+def _bessel_ie(x, nu):
+    """exp(-|x|) I_nu(x) for nu in {0, 1}, elementwise (float64)."""
+    a = np.abs(x)
+    out = np.zeros_like(a)
+    small = a <= _BESSEL_SPLIT
+    if small.any():
+        s = a[small]
+        q = s * s / 4.0
+        term = np.ones_like(s) if nu == 0 else s / 2.0
+        total = term.copy()
+        for k in range(1, 200):
+            term = term * q / (k * (k + nu))
+            total += term
+            if np.all(term <= 1e-17 * total):
+                break
+        out[small] = total * np.exp(-s)
+    big = ~small & np.isfinite(a)
+    if big.any():
+        b = a[big]
+        mu = 4.0 * nu * nu
+        term = np.ones_like(b)
+        total = term.copy()
+        for k in range(1, 40):
+            term = term * -(mu - (2 * k - 1) ** 2) / (k * 8.0 * b)
+            total += term
+        out[big] = total / np.sqrt(2.0 * np.pi * b)
+    out[np.isinf(a)] = 0.0
+    out[np.isnan(a)] = np.nan
+    return out if nu == 0 else np.where(x < 0, -out, out)
+
+
+def _bessel_i0e(x):
+    return _bessel_ie(x, 0)
+
+
+def _bessel_i1e(x):
+    return _bessel_ie(x, 1)
+
+
+def _i0e_grad(op, grad):
+    x, y = op._inputs[0], op._outputs[0]
+    return grad * (bessel_i1e(x) - _m().sign(x) * y)
+
+
+def _i1e_grad(op, grad):
+    from tideflow.ops.fill_ops import ones_like, zeros_like
+    from tideflow.ops.gather_ops import where_v2
+
+    x, y = op._inputs[0], op._outputs[0]
+    zero = _m().equal(x, zeros_like(x))
+    safe_x = where_v2(zero, ones_like(x), x)
+    dy = bessel_i0e(x) - y * (_m().sign(x) + _m().reciprocal(safe_x))
+    return grad * where_v2(zero, 0.5 * ones_like(x), dy)
+
+
+declare_unary("BesselI0e", _f64(_bessel_i0e), _FLOAT, grad=_i0e_grad)
+declare_unary("BesselI1e", _f64(_bessel_i1e), _FLOAT, grad=_i1e_grad)
+
+
+def bessel_i0e(x, name=None):
+    """exp(-|x|) * I0(x), the exponentially scaled modified Bessel function of order 0."""
+    return ops.apply_op("BesselI0e", [x], name=name)._outputs[0]
+
+
+def bessel_i1e(x, name=None):
+    """exp(-|x|) * I1(x), the exponentially scaled modified Bessel function of order 1."""
+    return ops.apply_op("BesselI1e", [x], name=name)._outputs[0]
+
+
+def bessel_i0(x, name=None):
+    """I0(x), the modified Bessel function of order 0 (exp(|x|) * bessel_i0e(x))."""
+    with ops.name_scope(name, "bessel_i0", [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        return _m().exp(_m().abs(x)) * bessel_i0e(x)
+
+
+def bessel_i1(x, name=None):
+    """I1(x), the modified Bessel function of order 1 (exp(|x|) * bessel_i1e(x))."""
+    with ops.name_scope(name, "bessel_i1", [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        return _m().exp(_m().abs(x)) * bessel_i1e(x)
+
+
+# ------------------------------------------------------------------------------------------
+# Ndtri, Erfinv
+# ------------------------------------------------------------------------------------------
+
+# rational approximation of the normal quantile (relative error < 1.2e-9), refined below
+_NA = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+       1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_NB = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+       6.680131188771972e+01, -1.328068155288572e+01)
+_NC = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+       -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_ND = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+       3.754408661907416e+00)
+
+
+def _poly(coeffs, x):
+    out = np.full_like(x, coeffs[0])
+    for c in coeffs[1:]:
+        out = out * x + c
+    return out
+
+
+def _ndtri_guess(p):
+    q = np.minimum(p, 1.0 - p)
+    out = np.empty_like(p)
+    central = q > 0.02425
+    r = p[central] - 0.5
+    r2 = r * r
+    out[central] = r * _poly(_NA, r2) / (_poly(_NB, r2) * r2 + 1.0)
+    tail = ~central
+    t = np.sqrt(-2.0 * np.log(q[tail]))
+    v = _poly(_NC, t) / (_poly(_ND, t) * t + 1.0)
+    out[tail] = np.where(p[tail] < 0.5, v, -v)
+    return out
+
+
+def _ndtri(p):
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full_like(p, np.nan)
+    inside = (p > 0) & (p < 1)
+    if inside.any():
+        pi = p[inside]
+        upper = pi > 0.5
+        q = np.where(upper, 1.0 - pi, pi)  # exact for p > 0.5; Phi(-x) = 1 - Phi(x)
+        x = _ndtri_guess(q)
+        for _ in range(2):  # Halley steps on Phi(x) - q (x <= 0: erfc is accurate there)
+            e = 0.5 * sf.erfc(-x / _SQRT2) - q
+            u = e * _SQRT_2PI * np.exp(0.5 * x * x)
+            x = x - u / (1.0 + 0.5 * x * u)
+        out[inside] = np.where(upper, -x, x)
+    out[p == 0] = -np.inf
+    out[p == 1] = np.inf
+    return out
+
+
+def _erfinv(y):
+    y = np.asarray(y, dtype=np.float64)
+    out = np.full_like(y, np.nan)
+    inside = (y > -1) & (y < 1)
+    if inside.any():
+        yi = y[inside]
+        x = _ndtri((yi + 1.0) / 2.0) / _SQRT2
+        small = np.abs(yi) <= 0.5
+        for _ in range(3):  # Newton on erf(x) - y near 0, on erfc(|x|) - (1 - |y|) outside
+            ex = np.exp(-x * x) * _TWO_OVER_SQRT_PI
+            f_small = sf.erf(x) - yi
+            f_big = -(sf.erfc(np.abs(x)) - (1.0 - np.abs(yi))) * np.sign(yi)
+            f = np.where(small, f_small, f_big)
+            x = x - np.where(ex > 0, f / np.where(ex > 0, ex, 1.0), 0.0)
+        out[inside] = x
+    out[y == 1] = np.inf
+    out[y == -1] = -np.inf
+    return out
+
+
+def _ndtri_grad(op, grad):
+    y = op._outputs[0]
+    return grad * _SQRT_2PI * _m().exp(0.5 * _m().square(y))
+
+
+def _erfinv_grad(op, grad):
+    y = op._outputs[0]
+    return grad * (np.sqrt(np.pi) / 2.0) * _m().exp(_m().square(y))
+
+
+declare_unary("Ndtri", _f64(_ndtri), _FLOAT, grad=_ndtri_grad)
+declare_unary("Erfinv", _f64(_erfinv), _FLOAT, grad=_erfinv_grad)
+
+
+def ndtri(x, name=None):
+    """The quantile of the standard normal distribution: Phi^-1(x)."""
+    return ops.apply_op("Ndtri", [x], name=name)._outputs[0]
+
+
+def erfinv(x, name=None):
+    """The inverse of erf on (-1, 1)."""
+    return ops.apply_op("Erfinv", [x], name=name)._outputs[0]
+
+
+def erfcinv(x, name=None):
+    """The inverse of erfc on (0, 2): -ndtri(x / 2) / sqrt(2)."""
+    with ops.name_scope(name, "erfcinv", [x]):
+        x = ops.convert_to_tensor(x, name="start")
+        return -ndtri(0.5 * x) * np.sqrt(0.5)
+
+
+# ------------------------------------------------------------------------------------------
+# Igamma, Igammac, Betainc
+# ------------------------------------------------------------------------------------------
+
+_EPS = np.finfo(np.float64).eps
+_TINY = 1e-300
+
+
+def _gamma_p_series(a, x):
+    term = 1.0 / a
+    total = term.copy()
+    ap = a.copy()
+    for _ in range(2000):
+        ap = ap + 1.0
+        term = term * x / ap
+        total += term
+        if np.all(np.abs(term) <= np.abs(total) * _EPS):
+            break
+    return total * np.exp(-x + a * np.log(x) - sf.lgamma(a))
+
+
+def _gamma_q_fraction(a, x):
+    """Q(a, x) by its continued fraction (modified Lentz), for x >= a + 1."""
+    b = x + 1.0 - a
+    c = np.full_like(x, 1.0 / _TINY)
+    d = 1.0 / b
+    h = d.copy()
+    for i in range(1, 2000):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = b + an / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1.0 / d
+        delta = d * c
+        h = h * delta
+        if np.all(np.abs(delta - 1.0) <= _EPS):
+            break
+    return np.exp(-x + a * np.log(x) - sf.lgamma(a)) * h
+
+
+def _igamma_pq(a, x):
+    """(P(a, x), Q(a, x)), the regularized lower and upper incomplete gamma functions."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    p = np.full(a.shape, np.nan)
+    q = np.full(a.shape, np.nan)
+    ok = (a > 0) & (x >= 0) & ~np.isnan(a) & ~np.isnan(x)
+    zero = ok & (x == 0)
+    p[zero], q[zero] = 0.0, 1.0
+    inf = ok & np.isinf(x)
+    p[inf], q[inf] = 1.0, 0.0
+    rest = ok & ~zero & ~inf
+    ser = rest & (x < a + 1.0)
+    if ser.any():
+        v = _gamma_p_series(a[ser], x[ser])
+        p[ser], q[ser] = v, 1.0 - v
+    cf = rest & ~ser
+    if cf.any():
+        v = _gamma_q_fraction(a[cf], x[cf])
+        p[cf], q[cf] = 1.0 - v, v
+    return p, q
+
+
+def _igamma(a, x):
+    return _igamma_pq(a, x)[0]
+
+
+def _igammac(a, x):
+    return _igamma_pq(a, x)[1]
+
+
+def _betacf(a, b, x):
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = np.ones_like(x)
+    d = 1.0 - qab * x / qap
+    d = np.where(np.abs(d) < _TINY, _TINY, d)
+    d = 1.0 / d
+    h = d.copy()
+    for m in range(1, 3000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1.0 / d
+        h = h * d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = np.where(np.abs(d) < _TINY, _TINY, d)
+        c = 1.0 + aa / c
+        c = np.where(np.abs(c) < _TINY, _TINY, c)
+        d = 1.0 / d
+        delta = d * c
+        h = h * delta
+        if np.all(np.abs(delta - 1.0) <= _EPS):
+            break
+    return h
+
+
+def _lbeta(a, b):
+    return sf.lgamma(a) + sf.lgamma(b) - sf.lgamma(a + b)
+
+
+def _betainc(a, b, x):
+    a, b, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                  np.asarray(x, np.float64))
+    out = np.full(a.shape, np.nan)
+    ok = (a > 0) & (b > 0) & (x >= 0) & (x <= 1)
+    out[ok & (x == 0)] = 0.0
+    out[ok & (x == 1)] = 1.0
+    rest = ok & (x > 0) & (x < 1)
+    if rest.any():
+        ar, br, xr = a[rest], b[rest], x[rest]
+        front = np.exp(ar * np.log(xr) + br * np.log1p(-xr) - _lbeta(ar, br))
+        direct = xr < (ar + 1.0) / (ar + br + 2.0)
+        v = np.empty_like(xr)
+        if direct.any():
+            v[direct] = front[direct] * _betacf(ar[direct], br[direct], xr[direct]) / ar[direct]
+        sw = ~direct
+        if sw.any():
+            v[sw] = 1.0 - front[sw] * _betacf(br[sw], ar[sw], 1.0 - xr[sw]) / br[sw]
+        out[rest] = v
+    return out
+
+
+def _ternary_shape(op):
+    from tideflow.ops.elementwise import broadcast_shape
+
+    s = op._inputs[0]._shape
+    for t in op._inputs[1:]:
+        s = broadcast_shape(s, t._shape)
+    return [s]
+
+
+def _igamma_grad_x(op, grad):
+    from tideflow.ops.elementwise import reduce_to_inputs
+
+    a, x = op._inputs
+    m = _m()
+    from tideflow.ops.unary_ops import lgamma
+
+    dx = m.exp(-x + (a - 1) * m.log(x) - lgamma(a))
+    if op._type == "Igammac":
+        dx = -dx
+    # TF differentiates with respect to x only in closed form; a's partial is not provided
+    return list(reduce_to_inputs(a, x, None, grad * dx))
+
+
+def _betainc_grad(op, grad):
+    from tideflow.ops import array_ops, reduction_ops
+    from tideflow.ops.unary_ops import lgamma
+
+    a, b, x = op._inputs
+    m = _m()
+    log_beta = lgamma(a) + lgamma(b) - lgamma(a + b)
+    dx = m.exp(xlogy(a - 1, x) + xlog1py(b - 1, -x) - log_beta)
+    g = grad * dx
+    sx = x.get_shape()
+    out_shape = op._outputs[0].get_shape()
+    if not (sx.is_fully_defined() and out_shape.is_fully_defined() and sx == out_shape):
+        from tideflow.ops.elementwise import _broadcast_gradient_args
+
+        if sx.is_fully_defined() and out_shape.is_fully_defined():
+            _, rx = _broadcast_gradient_args(out_shape.as_list(), sx.as_list())
+            g = array_ops.reshape(reduction_ops.reduce_sum(g, rx), sx.as_list())
+        else:
+            rx = ops.apply_op("BroadcastGradientArgs",
+                              [array_ops.shape(g), array_ops.shape(x)])._outputs[1]
+            g = array_ops.reshape(reduction_ops.reduce_sum(g, rx), array_ops.shape(x))
+    # as TF: no gradient for a and b
+    return [None, None, g]
+
+
+for _name, _fn in (("Igamma", _igamma), ("Igammac", _igammac)):
+    op_registry.declare(
+        _name, inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
+        shape=_binary_shape, kernel=_f64(_fn), grad=_igamma_grad_x,
+    )
+op_registry.declare(
+    "Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
+    shape=_ternary_shape, kernel=_f64(_betainc), grad=_betainc_grad,
+)
+
+
+def igamma(a, x, name=None):
+    """P(a, x), the regularized lower incomplete gamma function."""
+    return _binary("Igamma", a, x, name)
+
+
+def igammac(a, x, name=None):
+    """Q(a, x) = 1 - P(a, x), the regularized upper incomplete gamma function."""
+    return _binary("Igammac", a, x, name)
+
+
+def betainc(a, b, x, name=None):
+    """I_x(a, b), the regularized incomplete beta function."""
+    a = ops.convert_to_tensor(a, name="a")
+    b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+    x = ops.convert_to_tensor(x, dtype=a.dtype.base_dtype, name="x")
+    return ops.apply_op("Betainc", [a, b, x], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# CumulativeLogsumexp
+# ------------------------------------------------------------------------------------------
+
+
+def _cumlse_kernel(x, axis, *, exclusive, reverse):
+    axis = int(axis)
+    if not -x.ndim <= axis < max(x.ndim, 1):
+        from tideflow.framework import errors
+
+        raise errors.InvalidArgumentError(
+            None, None, f"axis {axis} is out of range for a tensor of rank {x.ndim}")
+    a = np.asarray(x, np.float64)
+    if reverse:
+        a = np.flip(a, axis)
+    if exclusive:
+        pad = np.full_like(np.take(a, [0], axis=axis), -np.inf)
+        a = np.concatenate([pad, np.take(a, range(a.shape[axis] - 1), axis=axis)], axis)
+    with np.errstate(all="ignore"):
+        out = np.logaddexp.accumulate(a, axis=axis) if a.size else a
+    if reverse:
+        out = np.flip(out, axis)
+    return out.astype(x.dtype, copy=False)
+
+
+def _cumlse_grad(op, grad):
+    from tideflow.ops.gather_ops import where_v2
+
+    x, axis = op._inputs
+    out = op._outputs[0]
+    ex, rev = op._attrs["exclusive"], op._attrs["reverse"]
+    m = _m()
+    low = ops.convert_to_tensor(grad.dtype.base_dtype.min, dtype=grad.dtype.base_dtype)
+    pos = m.greater(grad, 0)
+    neg = m.less(grad, 0)
+    one = ops.convert_to_tensor(1, dtype=grad.dtype.base_dtype)
+    log_pos = where_v2(pos, m.log(where_v2(pos, grad, one)), low)
+    log_neg = where_v2(neg, m.log(where_v2(neg, -grad, one)), low)
+    # d out_j / d x_i = exp(x_i - out_j) for the j whose sum holds x_i: sums run the other way
+    g_pos = m.exp(cumulative_logsumexp(log_pos - out, axis, exclusive=ex, reverse=not rev) + x)
+    g_neg = m.exp(cumulative_logsumexp(log_neg - out, axis, exclusive=ex, reverse=not rev) + x)
+    return [g_pos - g_neg, None]
+
+
+op_registry.declare(
+    "CumulativeLogsumexp",
+    inputs=["x: T", "axis: Tidx"],
+    outputs=["out: T"],
+    attrs=["exclusive: bool = false", "reverse: bool = false", "T: {float16, float32, float64}",
+           "Tidx: {int32, int64} = DT_INT32"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_cumlse_kernel,
+    grad=_cumlse_grad,
+)
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along ``axis``, computed without overflow."""
+    with ops.name_scope(name, "CumulativeLogsumexp", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        return ops.apply_op("CumulativeLogsumexp", [x, axis],
+                            {"exclusive": exclusive, "reverse": reverse},
+                            name=scope.rstrip("/") if scope else None)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# composed
+# ------------------------------------------------------------------------------------------
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance of the elements across ``axis`` (complex: of their magnitudes)."""
+    from tideflow.ops import reduction_ops
+
+    with ops.name_scope(name, "reduce_variance", [input_tensor]):
+        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+        if x.dtype.is_integer:
+            raise TypeError("Input must be either real or complex")
+        mean = reduction_ops.reduce_mean(x, axis=axis, keepdims=True)
+        d = x - mean
+        sq = _m().real(d * _m().conj(d)) if x.dtype.is_complex else _m().square(d)
+        return reduction_ops.reduce_mean(sq, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation of the elements across ``axis``."""
+    with ops.name_scope(name, "reduce_std", [input_tensor]):
+        return _m().sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x^2)) across ``axis`` (integers: truncated to the dtype)."""
+    from tideflow.ops import reduction_ops
+    from tideflow.ops.cast_ops import cast
+
+    with ops.name_scope(name, "reduce_euclidean_norm", [input_tensor]):
+        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+        if x.dtype.is_integer:
+            xf = cast(x, dtypes.float64)
+            return cast(_m().sqrt(reduction_ops.reduce_sum(xf * xf, axis, keepdims=keepdims)),
+                        x.dtype.base_dtype)
+        sq = _m().real(x * _m().conj(x)) if x.dtype.is_complex else _m().square(x)
+        out = _m().sqrt(reduction_ops.reduce_sum(sq, axis, keepdims=keepdims))
+        return cast(out, x.dtype.base_dtype) if x.dtype.is_complex else out
+
+
+def polyval(coeffs, x, name=None):
+    """sum_i coeffs[i] * x^(n-1-i), by Horner's rule; ``coeffs`` a list of tensors."""
+    from tideflow.ops.fill_ops import zeros_like
+
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError(f"Argument coeffs must be list type found {type(coeffs)}.")  # noqa: TRY004 - as TF
+    with ops.name_scope(name, "polyval", list(coeffs) + [x]):
+        x = ops.convert_to_tensor(x, name="x")
+        if not coeffs:
+            return zeros_like(x, name=name)
+        coeffs = [ops.convert_to_tensor(c, dtype=x.dtype.base_dtype, name=f"coeff_{i}")
+                  for i, c in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x
+        return p
+
+
+def _unsorted_segment_n(data, segment_ids, num_segments):
+    from tideflow.ops import array_ops, reduction_ops
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.fill_ops import ones
+
+    ones_t = ones(array_ops.shape(segment_ids), dtype=data.dtype.base_dtype)
+    n = reduction_ops.unsorted_segment_sum(ones_t, segment_ids, num_segments)
+    num = ops.convert_to_tensor(num_segments)
+    extra = array_ops.rank(data) - array_ops.rank(segment_ids)
+    shape = concat([array_ops.reshape(num, [1]),
+                    ones(array_ops.reshape(extra, [1]), dtype=num.dtype.base_dtype)], 0)
+    return _m().maximum(array_ops.reshape(n, shape), 1)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of the rows of ``data`` in each segment (0 for empty segments)."""
+    from tideflow.ops import reduction_ops
+
+    with ops.name_scope(name, "UnsortedSegmentMean"):
+        data = ops.convert_to_tensor(data)
+        segment_ids = ops.convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
+        return total / n
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """The sum of the rows of ``data`` in each segment divided by sqrt(segment size)."""
+    from tideflow.ops import reduction_ops
+
+    with ops.name_scope(name, "UnsortedSegmentSqrtN"):
+        data = ops.convert_to_tensor(data)
+        segment_ids = ops.convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
+        return total / _m().sqrt(n)
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """The bin index of each value for ``nbins`` equal bins over ``value_range`` (values
+    outside go to the first or last bin), shaped like ``values``."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.cast_ops import cast
+
+    with ops.name_scope(name, "histogram_fixed_width_bins", [values, value_range, nbins]):
+        values = ops.convert_to_tensor(values, name="values")
+        shape = array_ops.shape(values)
+        flat = array_ops.reshape(values, [-1])
+        value_range = ops.convert_to_tensor(value_range, name="value_range")
+        nbins_t = ops.convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        nb = cast(nbins_t, flat.dtype.base_dtype)
+        scaled = _m().truediv(flat - value_range[0], value_range[1] - value_range[0],
+                              name="scaled_values")
+        idx = _m().floor(nb * scaled, name="indices")
+        idx = cast(_m().clip_by_value(idx, 0, nb - 1), dtypes.as_dtype(dtype))
+        out = array_ops.reshape(idx, shape)
+        out.set_shape(values.get_shape())
+        return out
+
+
+def to_complex64(x, name="ToComplex64"):
+    from tideflow.ops.cast_ops import cast
+
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    from tideflow.ops.cast_ops import cast
+
+    return cast(x, dtypes.complex128, name=name)
+
