@@ -13,7 +13,9 @@ from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
+from tideflow.ops import crf as _crf
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
+from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
@@ -51,9 +53,12 @@ sys.modules[layers.__name__] = layers
 rnn = types.ModuleType(__name__ + ".rnn", "``tf.contrib.rnn``: recurrent cells and drivers.")
 for _name in _rnn_cell_impl.__all__:
     setattr(rnn, _name, getattr(_rnn_cell_impl, _name))
+for _name in _rnn_contrib_cells.__all__:
+    setattr(rnn, _name, getattr(_rnn_contrib_cells, _name))
 rnn.static_rnn = _rnn.static_rnn
 rnn.static_bidirectional_rnn = _rnn.static_bidirectional_rnn
-rnn.__all__ = [*_rnn_cell_impl.__all__, "static_bidirectional_rnn", "static_rnn"]
+rnn.__all__ = [*_rnn_cell_impl.__all__, *_rnn_contrib_cells.__all__, "static_bidirectional_rnn",
+               "static_rnn"]
 sys.modules[rnn.__name__] = rnn
 
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")
@@ -97,6 +102,7 @@ def _namespace(name, doc, source, names):
     return module
 
 
+crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)
 losses = _namespace("losses", "``tf.contrib.losses``: predictions-first losses.",
@@ -134,5 +140,5 @@ slim.__all__ = sorted({*layers.__all__, *framework.__all__, "learning", "losses"
                        "variables"})
 sys.modules[slim.__name__] = slim
 
-__all__ = ["framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
+__all__ = ["crf", "framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
            "seq2seq", "slim", "training"]

@@ -1,0 +1,449 @@
+"""The ``tf.contrib.rnn`` cells beyond ``tf.nn.rnn_cell``: ``LSTMBlockCell``,
+``LSTMBlockFusedCell``, ``GRUBlockCell``/``GRUBlockCellV2``, ``LayerNormBasicLSTMCell``, the
+projection and embedding wrappers, and ``stack_bidirectional_(dynamic_)rnn``.
+
+The block cells compute what the fused kernels of TF compute, from the same variables
+(``lstm_cell/kernel``, ``lstm_cell/bias``, ``gru_cell/gates/kernel``, ...), so checkpoints of
+TF programs using them load here."""
+
+from tideflow.framework import ops
+from tideflow.ops import (
+    array_ops,
+    concat_ops,
+    embedding_ops,
+    init_ops,
+    linalg_ops,
+    math_ops,
+    nn_impl,
+    reduction_ops,
+)
+from tideflow.ops import rnn as rnn_ops
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.clip_ops import clip_by_value
+from tideflow.ops.rnn_cell_impl import (
+    GRUCell,
+    LSTMStateTuple,
+    RNNCell,
+    _activation,
+    _input_depth,
+    _UnitsCell,
+)
+
+
+def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_clip):
+    c, h = state
+    gates = nn_impl.bias_add(linalg_ops.matmul(concat_ops.concat([inputs, h], 1), kernel), bias)
+    i, ci, f, o = concat_ops.split(gates, 4, axis=1)
+    if peepholes is not None:
+        w_i, w_f, w_o = peepholes
+        i = i + c * w_i
+        f = f + c * w_f
+    forget = ops.convert_to_tensor(forget_bias, dtype=f.dtype)
+    new_c = math_ops.sigmoid(f + forget) * c + math_ops.sigmoid(i) * math_ops.tanh(ci)
+    if cell_clip is not None:
+        new_c = clip_by_value(new_c, -cell_clip, cell_clip)
+    if peepholes is not None:
+        o = o + new_c * w_o
+    new_h = math_ops.tanh(new_c) * math_ops.sigmoid(o)
+    return new_h, LSTMStateTuple(new_c, new_h)
+
+
+def _clip(cell_clip):
+    return cell_clip if cell_clip is not None and cell_clip >= 0 else None
+
+
+class LSTMBlockCell(_UnitsCell):
+    """The LSTM of TF's fused LSTMBlock kernel: gates ``i, ci, f, o`` from ``kernel``
+    [depth + num_units, 4 * num_units] and ``bias``, optional peepholes (``w_i_diag``,
+    ``w_f_diag``, ``w_o_diag``) and ``cell_clip``; the state is an ``LSTMStateTuple``."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 dtype=None, reuse=None, name="lstm_cell"):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._cell_clip = _clip(cell_clip)
+        self._use_peephole = use_peephole
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        self._bias = self.add_weight("bias", shape=[4 * n],
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+        self._peepholes = None
+        if self._use_peephole:
+            self._peepholes = tuple(self.add_weight(name, shape=[n])
+                                    for name in ("w_i_diag", "w_f_diag", "w_o_diag"))
+        self.built = True
+
+    def call(self, inputs, state):
+        return _block_lstm_step(inputs, state, self._kernel, self._bias, self._peepholes,
+                                self._forget_bias, self._cell_clip)
+
+
+class _FixedWeightsLSTM(RNNCell):
+    """One step of ``LSTMBlockFusedCell`` inside ``dynamic_rnn``, over the fused cell's
+    variables (it has none of its own)."""
+
+    def __init__(self, fused):
+        super().__init__(name="step")
+        self._fused = fused
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._fused.num_units, self._fused.num_units)
+
+    @property
+    def output_size(self):
+        return self._fused.num_units
+
+    def call(self, inputs, state):
+        f = self._fused
+        return _block_lstm_step(inputs, state, f.kernel, f.bias, f.peepholes, f.forget_bias,
+                                f.cell_clip)
+
+
+class LSTMBlockFusedCell:
+    """``LSTMBlockCell`` over a whole time-major sequence:
+    ``outputs, (c, h) = cell(inputs [time, batch, depth], initial_state, dtype,
+    sequence_length)``; variables ``<name>/kernel`` and ``<name>/bias`` (+ peepholes), made
+    on the first call and reused after. Past a row's length outputs are zero and its state
+    is kept."""
+
+    def __init__(self, num_units, forget_bias=1.0, cell_clip=None, use_peephole=False,
+                 reuse=None, dtype=None, name="lstm_fused_cell"):
+        self.num_units = num_units
+        self.forget_bias = forget_bias
+        self.cell_clip = _clip(cell_clip)
+        self._use_peephole = use_peephole
+        self._reuse = reuse
+        self._dtype = dtype
+        self.name = name
+        self.kernel = self.bias = self.peepholes = None
+
+    @property
+    def trainable_variables(self):
+        if self.kernel is None:
+            return []
+        return [self.kernel, self.bias, *(self.peepholes or ())]
+
+    trainable_weights = weights = variables = trainable_variables
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is not None and shape.ndims != 3:
+            raise ValueError(f"LSTMBlockFusedCell expects time-major inputs [time, batch, "
+                             f"depth], got shape {shape}")
+        dtype = dtype or self._dtype or inputs.dtype
+        reuse = True if self.kernel is not None else self._reuse
+        with vs.variable_scope(scope or self.name, reuse=reuse):
+            depth = _input_depth(self.name, shape)
+            n = self.num_units
+            self.kernel = vs.get_variable("kernel", [depth + n, 4 * n], dtype=dtype)
+            self.bias = vs.get_variable("bias", [4 * n], dtype=dtype,
+                                        initializer=init_ops.zeros_initializer())
+            if self._use_peephole:
+                self.peepholes = tuple(vs.get_variable(name, [n], dtype=dtype)
+                                       for name in ("w_i_diag", "w_f_diag", "w_o_diag"))
+            if initial_state is not None and not isinstance(initial_state, LSTMStateTuple):
+                initial_state = LSTMStateTuple(*initial_state)
+            outputs, state = rnn_ops.dynamic_rnn(
+                _FixedWeightsLSTM(self), inputs, sequence_length=sequence_length,
+                initial_state=initial_state, dtype=dtype, time_major=True)
+        return outputs, state
+
+
+class GRUBlockCell(GRUCell):
+    """The GRU of TF's fused GRUBlock kernel (variables ``gates/kernel``, ``gates/bias``
+    initialised to 1, ``candidate/kernel``, ``candidate/bias``); ``cell_size`` is the old
+    name of ``num_units``."""
+
+    def __init__(self, num_units=None, cell_size=None, gate_kernel_initializer=None,
+                 gate_bias_initializer=None, candidate_kernel_initializer=None,
+                 candidate_bias_initializer=None, name="gru_cell"):
+        if (num_units is None) == (cell_size is None):
+            raise ValueError("Exactly one of num_units or cell_size must be provided.")
+        super().__init__(num_units if num_units is not None else cell_size,
+                         kernel_initializer=gate_kernel_initializer, name=name)
+        self._gate_bias_init = gate_bias_initializer
+        self._cand_kernel_init = candidate_kernel_initializer
+        self._cand_bias_init = candidate_bias_initializer
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._gate_kernel = self.add_weight("gates/kernel", shape=[depth + n, 2 * n],
+                                            initializer=self._kernel_initializer)
+        self._gate_bias = self.add_weight(
+            "gates/bias", shape=[2 * n],
+            initializer=self._gate_bias_init or init_ops.constant_initializer(1.0))
+        self._candidate_kernel = self.add_weight("candidate/kernel", shape=[depth + n, n],
+                                                 initializer=self._cand_kernel_init)
+        self._candidate_bias = self.add_weight(
+            "candidate/bias", shape=[n],
+            initializer=self._cand_bias_init or init_ops.zeros_initializer())
+        self.built = True
+
+
+GRUBlockCellV2 = GRUBlockCell
+
+
+class LayerNormBasicLSTMCell(_UnitsCell):
+    """A basic LSTM whose four gate pre-activations and new cell state are layer-normalized
+    (``input``, ``transform``, ``forget``, ``output``, ``state`` scopes, each with ``gamma``
+    initialised to ``norm_gain`` and ``beta`` to ``norm_shift``), with optional recurrent
+    dropout on the candidate (``dropout_keep_prob``)."""
+
+    def __init__(self, num_units, forget_bias=1.0, input_size=None, activation=None,
+                 layer_norm=True, norm_gain=1.0, norm_shift=0.0, dropout_keep_prob=1.0,
+                 dropout_prob_seed=None, reuse=None):
+        del input_size
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._activation = _activation(activation)
+        self._layer_norm = layer_norm
+        self._norm_gain = norm_gain
+        self._norm_shift = norm_shift
+        self._keep_prob = dropout_keep_prob
+        self._seed = dropout_prob_seed
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        if not self._layer_norm:
+            self._bias = self.add_weight("bias", shape=[4 * n],
+                                         initializer=init_ops.zeros_initializer())
+        self._norms = {}
+        if self._layer_norm:
+            for scope, size in (("input", n), ("transform", n), ("forget", n), ("output", n),
+                                ("state", n)):
+                gamma = self.add_weight(f"{scope}/gamma", shape=[size],
+                                        initializer=init_ops.constant_initializer(
+                                            self._norm_gain))
+                beta = self.add_weight(f"{scope}/beta", shape=[size],
+                                       initializer=init_ops.constant_initializer(
+                                           self._norm_shift))
+                self._norms[scope] = (gamma, beta)
+        self.built = True
+
+    def _norm(self, x, scope):
+        gamma, beta = self._norms[scope]
+        mean = reduction_ops.reduce_mean(x, axis=[1], keepdims=True)
+        var = reduction_ops.reduce_mean(math_ops.square(x - mean), axis=[1], keepdims=True)
+        return (x - mean) * math_ops.rsqrt(var + 1e-12) * gamma + beta
+
+    def call(self, inputs, state):
+        c, h = state
+        gates = linalg_ops.matmul(concat_ops.concat([inputs, h], 1), self._kernel)
+        if not self._layer_norm:
+            gates = nn_impl.bias_add(gates, self._bias)
+        i, j, f, o = concat_ops.split(gates, 4, axis=1)
+        if self._layer_norm:
+            i = self._norm(i, "input")
+            j = self._norm(j, "transform")
+            f = self._norm(f, "forget")
+            o = self._norm(o, "output")
+        g = self._activation(j)
+        if not (isinstance(self._keep_prob, float | int) and self._keep_prob == 1):
+            from tideflow import nn
+
+            g = nn.dropout(g, keep_prob=self._keep_prob, seed=self._seed)
+        new_c = c * math_ops.sigmoid(f + self._forget_bias) + math_ops.sigmoid(i) * g
+        if self._layer_norm:
+            new_c = self._norm(new_c, "state")
+        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class _ProjectingWrapper(RNNCell):
+    """A wrapper with variables of its own (``kernel``, ``bias``) under its scope."""
+
+    def __init__(self, cell, num_units, activation, reuse, name):
+        super().__init__(_reuse=reuse, name=name)
+        if not isinstance(cell, RNNCell):
+            raise TypeError(f"The parameter cell is not RNNCell: {cell!r}")
+        if num_units < 1:
+            raise ValueError(f"Parameter output_size must be > 0: {num_units}.")
+        self._cell = cell
+        self._units = num_units
+        self._proj_activation = activation
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def _project(self, x):
+        depth = _input_depth(self.name, x.get_shape())
+        if not hasattr(self, "_proj_kernel"):
+            self._proj_kernel = self.add_weight("kernel", shape=[depth, self._units])
+            self._proj_bias = self.add_weight("bias", shape=[self._units],
+                                              initializer=init_ops.zeros_initializer())
+        out = nn_impl.bias_add(linalg_ops.matmul(x, self._proj_kernel), self._proj_bias)
+        return self._proj_activation(out) if self._proj_activation is not None else out
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights + super().trainable_weights
+
+
+class OutputProjectionWrapper(_ProjectingWrapper):
+    """Projects ``cell``'s output to ``output_size`` (``output_projection_wrapper/kernel``)."""
+
+    def __init__(self, cell, output_size, activation=None, reuse=None):
+        super().__init__(cell, output_size, activation, reuse, "output_projection_wrapper")
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._units
+
+    def call(self, inputs, state):
+        output, new_state = self._cell(inputs, state)
+        return self._project(output), new_state
+
+
+class InputProjectionWrapper(_ProjectingWrapper):
+    """Projects the inputs to ``num_proj`` before ``cell`` (``input_projection_wrapper``)."""
+
+    def __init__(self, cell, num_proj, activation=None, input_size=None, reuse=None):
+        del input_size
+        super().__init__(cell, num_proj, activation, reuse, "input_projection_wrapper")
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def call(self, inputs, state):
+        return self._cell(self._project(inputs), state)
+
+
+class EmbeddingWrapper(RNNCell):
+    """Embeds integer inputs ``[batch]`` (or ``[batch, 1]``) with an ``embedding`` variable
+    [embedding_classes, embedding_size] before ``cell``."""
+
+    def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
+        super().__init__(_reuse=reuse, name="embedding_wrapper")
+        if not isinstance(cell, RNNCell):
+            raise TypeError(f"The parameter cell is not RNNCell: {cell!r}")
+        if embedding_classes <= 0 or embedding_size <= 0:
+            raise ValueError(f"Both embedding_classes and embedding_size must be > 0: "
+                             f"{embedding_classes}, {embedding_size}.")
+        self._cell = cell
+        self._classes = embedding_classes
+        self._size = embedding_size
+        self._initializer = initializer
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def build(self, inputs_shape):
+        init = self._initializer or vs.get_variable_scope().initializer
+        if init is None:
+            init = init_ops.random_uniform_initializer(-3 ** 0.5, 3 ** 0.5)
+        self._embedding = self.add_weight("embedding", shape=[self._classes, self._size],
+                                          initializer=init)
+        self.built = True
+
+    def call(self, inputs, state):
+        ids = array_ops.reshape(inputs, [-1])
+        embedded = embedding_ops.embedding_lookup(self._embedding, ids)
+        return self._cell(embedded, state)
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights + super().trainable_weights
+
+
+def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
+                                    initial_states_bw=None, dtype=None, sequence_length=None,
+                                    parallel_iterations=None, time_major=False, scope=None,
+                                    swap_memory=False):
+    """Layers of ``bidirectional_dynamic_rnn``, each fed the depth-concatenated outputs of the
+    previous one (scopes ``stack_bidirectional_rnn/cell_<i>``); returns
+    ``(outputs, states_fw, states_bw)``."""
+    if not cells_fw:
+        raise ValueError("Must specify at least one fw cell for BidirectionalRNN.")
+    if not cells_bw:
+        raise ValueError("Must specify at least one bw cell for BidirectionalRNN.")
+    if not isinstance(cells_fw, list) or not isinstance(cells_bw, list):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError
+            "cells_fw and cells_bw must be a list of RNNCells (one per layer).")
+    if len(cells_fw) != len(cells_bw):
+        raise ValueError("Forward and Backward cells must have the same depth.")
+    for states, name in ((initial_states_fw, "fw"), (initial_states_bw, "bw")):
+        if states is not None and (not isinstance(states, list) or len(states) != len(cells_fw)):
+            raise ValueError(f"initial_states_{name} must be a list of state tensors (one per "
+                             f"layer).")
+    states_fw, states_bw = [], []
+    prev = inputs
+    with vs.variable_scope(scope or "stack_bidirectional_rnn"):
+        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw, strict=True)):
+            init_fw = initial_states_fw[i] if initial_states_fw else None
+            init_bw = initial_states_bw[i] if initial_states_bw else None
+            with vs.variable_scope(f"cell_{i}"):
+                (out_fw, out_bw), (st_fw, st_bw) = rnn_ops.bidirectional_dynamic_rnn(
+                    cell_fw, cell_bw, prev, initial_state_fw=init_fw, initial_state_bw=init_bw,
+                    sequence_length=sequence_length, parallel_iterations=parallel_iterations,
+                    dtype=dtype, swap_memory=swap_memory, time_major=time_major)
+                prev = concat_ops.concat([out_fw, out_bw], 2)
+            states_fw.append(st_fw)
+            states_bw.append(st_bw)
+    return prev, tuple(states_fw), tuple(states_bw)
+
+
+def stack_bidirectional_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
+                            initial_states_bw=None, dtype=None, sequence_length=None,
+                            scope=None):
+    """The static (list of time steps) form of ``stack_bidirectional_dynamic_rnn``."""
+    if not cells_fw or not cells_bw:
+        raise ValueError("Must specify at least one fw and one bw cell for BidirectionalRNN.")
+    if len(cells_fw) != len(cells_bw):
+        raise ValueError("Forward and Backward cells must have the same depth.")
+    states_fw, states_bw = [], []
+    prev = inputs
+    with vs.variable_scope(scope or "stack_bidirectional_rnn"):
+        for i, (cell_fw, cell_bw) in enumerate(zip(cells_fw, cells_bw, strict=True)):
+            init_fw = initial_states_fw[i] if initial_states_fw else None
+            init_bw = initial_states_bw[i] if initial_states_bw else None
+            with vs.variable_scope(f"cell_{i}"):
+                prev, st_fw, st_bw = rnn_ops.static_bidirectional_rnn(
+                    cell_fw, cell_bw, prev, initial_state_fw=init_fw, initial_state_bw=init_bw,
+                    sequence_length=sequence_length, dtype=dtype)
+            states_fw.append(st_fw)
+            states_bw.append(st_bw)
+    return prev, tuple(states_fw), tuple(states_bw)
+
+
+__all__ = ["EmbeddingWrapper", "GRUBlockCell", "GRUBlockCellV2", "InputProjectionWrapper",
+           "LSTMBlockCell", "LSTMBlockFusedCell", "LayerNormBasicLSTMCell",
+           "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn",
+           "stack_bidirectional_rnn"]
