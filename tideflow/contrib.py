@@ -9,11 +9,11 @@ from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import contrib_layers_more as _more
 from tideflow.ops import contrib_losses as _contrib_losses
 from tideflow.ops import contrib_metrics as _contrib_metrics
+from tideflow.ops import crf as _crf
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
-from tideflow.ops import crf as _crf
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
