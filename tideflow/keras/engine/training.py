@@ -301,8 +301,8 @@ class Model(Network):
                                    "`model.compile(optimizer, loss)`.")
             if y is None:
                 raise ValueError("You must specify `y` (the targets) when training/testing.")
-            live = [t for t in self.targets]
-            names = [self.output_names[i] for i in range(len(live))]
+            live = [o if t is not None else None for o, t in zip(self.outputs, self.targets)]
+            names = list(self.output_names)
             check_last = []
             for fn in self._loss_fns:
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),

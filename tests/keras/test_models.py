@@ -1,0 +1,272 @@
+"""tf.keras models: Sequential, functional and subclassed; compile/fit/evaluate/predict,
+the on-batch methods, multiple outputs, metrics naming, optimizers and bad input errors."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+K = tf.keras.backend
+L = tf.keras.layers
+
+
+def mlp(num_classes=10, input_dim=64, hidden=32):
+    return tf.keras.Sequential([
+        L.Dense(hidden, activation="relu", input_shape=(input_dim,)),
+        L.Dropout(0.1),
+        L.Dense(num_classes, activation="softmax"),
+    ])
+
+
+def test_sequential_digits_sparse_labels(digits):
+    x, y, xt, yt = digits
+    model = mlp()
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    assert model.metrics_names == ["loss", "acc"]
+    hist = model.fit(x, y, batch_size=32, epochs=8, verbose=0)
+    assert list(hist.history) == ["loss", "acc"]
+    assert len(hist.history["loss"]) == 8 and hist.epoch == list(range(8))
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
+    _, acc = model.evaluate(xt, yt, verbose=0)
+    assert acc > 0.9, acc
+    probs = model.predict(xt)
+    assert probs.shape == (len(xt), 10)
+    np.testing.assert_allclose(probs.sum(1), 1, rtol=1e-5)
+    assert np.mean(probs.argmax(1) == yt) == pytest.approx(acc, abs=1e-6)
+    np.testing.assert_array_equal(model.predict_classes(xt[:5]), probs[:5].argmax(1))
+
+
+def test_functional_digits_one_hot_with_validation(digits):
+    x, y, xt, yt = digits
+    inp = tf.keras.Input(shape=(64,), name="pixels")
+    h = L.Dense(32, activation="tanh")(inp)
+    out = L.Dense(10, activation="softmax")(h)
+    model = tf.keras.Model(inputs=inp, outputs=out)
+    model.compile(tf.keras.optimizers.SGD(lr=0.1, momentum=0.9), "categorical_crossentropy",
+                  metrics=["acc", "mae"])
+    y1 = tf.keras.utils.to_categorical(y, 10)
+    hist = model.fit(x, y1, epochs=5, validation_data=(xt, tf.keras.utils.to_categorical(yt)),
+                     verbose=0)
+    assert list(hist.history) == ["loss", "acc", "mean_absolute_error", "val_loss", "val_acc",
+                                  "val_mean_absolute_error"]
+    assert hist.history["val_acc"][-1] > 0.9
+    assert [la.name for la in model.layers] == ["pixels", "dense", "dense_1"]
+    assert model.inputs[0].name == "pixels:0"
+
+
+def test_binary_accuracy_picked_for_one_unit_output():
+    rng = np.random.RandomState(0)
+    x = rng.randn(400, 2).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.float32)
+    model = tf.keras.Sequential([L.Dense(1, activation="sigmoid", input_dim=2)])
+    model.compile(tf.keras.optimizers.Adam(0.05), "binary_crossentropy", metrics=["accuracy"])
+    model.fit(x, y, epochs=10, verbose=0, batch_size=50)
+    _, acc = model.evaluate(x, y, verbose=0)
+    assert acc > 0.95
+    pred = model.predict(x)
+    assert pred.shape == (400, 1)
+    assert acc == pytest.approx(np.mean((pred[:, 0] > 0.5) == y), abs=1e-6)
+
+
+def test_regression_mse_train_on_batch_and_test_on_batch():
+    rng = np.random.RandomState(1)
+    x = rng.randn(256, 3).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3
+    model = tf.keras.Sequential([L.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    first = model.train_on_batch(x, y)
+    assert isinstance(first, float)
+    for _ in range(300):
+        model.train_on_batch(x, y)
+    assert model.test_on_batch(x, y) < 1e-3 < first
+    kernel, bias = model.get_weights()
+    np.testing.assert_allclose(kernel[:, 0], [1, -2, 0.5], atol=0.02)
+    np.testing.assert_allclose(bias, [0.3], atol=0.02)
+    assert model.evaluate(x, y, verbose=0) == pytest.approx(model.test_on_batch(x, y),
+                                                            rel=1e-4)
+    np.testing.assert_allclose(model.predict_on_batch(x[:4]), model.predict(x[:4]), rtol=1e-6)
+
+
+def test_subclassed_model_builds_on_fit_and_tracks_layers(digits):
+    x, y, xt, yt = digits
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = L.Dense(32, activation="relu")
+            self.drop = L.Dropout(0.2)
+            self.out = L.Dense(10, activation="softmax")
+
+        def call(self, inputs, training=None):
+            return self.out(self.drop(self.hidden(inputs), training=training))
+
+    model = Net()
+    model.compile(tf.train.AdamOptimizer(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(x, y, epochs=3, verbose=0)
+    assert model.evaluate(xt, yt, verbose=0)[1] > 0.9
+    assert model.name == "net"
+    assert [v.name for v in model.trainable_variables] == [
+        "net/dense/kernel:0", "net/dense/bias:0", "net/dense_1/kernel:0", "net/dense_1/bias:0"]
+    assert len(model.layers) == 3
+
+
+def test_model_called_on_new_tensor_reuses_weights():
+    inner = mlp(num_classes=3, input_dim=4, hidden=5)
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = inner(x)
+    assert y.get_shape().as_list() == [None, 3]
+    data = np.random.RandomState(0).randn(6, 4).astype(np.float32)
+    np.testing.assert_allclose(K.get_session().run(y, {x: data}), inner.predict(data),
+                               rtol=1e-5)
+    n_vars = len(tf.global_variables())
+    outer_in = tf.keras.Input(shape=(4,))
+    outer = tf.keras.Model(outer_in, L.Activation("relu")(inner(outer_in)))
+    assert len(tf.global_variables()) == n_vars
+    assert len(outer.weights) == 4
+
+
+def test_multi_output_losses_weights_and_names():
+    rng = np.random.RandomState(0)
+    x = rng.randn(128, 5).astype(np.float32)
+    inp = tf.keras.Input(shape=(5,))
+    h = L.Dense(8, activation="relu")(inp)
+    reg = L.Dense(1, name="reg")(h)
+    cls = L.Dense(3, activation="softmax", name="cls")(h)
+    model = tf.keras.Model(inp, [reg, cls])
+    model.compile("adam", loss={"reg": "mse", "cls": "sparse_categorical_crossentropy"},
+                  loss_weights={"reg": 0.5, "cls": 2.0}, metrics={"cls": "accuracy"})
+    assert model.metrics_names == ["loss", "reg_loss", "cls_loss", "cls_acc"]
+    y_reg, y_cls = x[:, :1], rng.randint(0, 3, 128)
+    loss, reg_loss, cls_loss, _ = model.evaluate(x, [y_reg, y_cls], verbose=0)
+    assert loss == pytest.approx(0.5 * reg_loss + 2.0 * cls_loss, rel=1e-5)
+    hist = model.fit(x, {"reg": y_reg, "cls": y_cls}, epochs=2, verbose=0)
+    assert set(hist.history) == {"loss", "reg_loss", "cls_loss", "cls_acc"}
+    outs = model.predict(x)
+    assert [o.shape for o in outs] == [(128, 1), (128, 3)]
+
+
+def test_batchnorm_moving_statistics_move_during_fit():
+    rng = np.random.RandomState(0)
+    x = (rng.randn(64, 3) * 2 + 5).astype(np.float32)
+    model = tf.keras.Sequential([L.BatchNormalization(input_shape=(3,)), L.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(x, np.zeros((64, 1)), epochs=20, batch_size=64, verbose=0)
+    bn = model.layers[0]
+    mean = K.get_value(bn.moving_mean)
+    np.testing.assert_allclose(mean, (1 - 0.99 ** 20) * x.mean(0), rtol=1e-3)
+
+
+def test_regularization_losses_join_the_total_loss():
+    x = np.ones((4, 2), np.float32)
+    model = tf.keras.Sequential([
+        L.Dense(1, input_shape=(2,), kernel_initializer="ones", bias_initializer="zeros",
+                kernel_regularizer=tf.keras.regularizers.l2(0.5))])
+    model.compile("sgd", "mse")
+    assert len(model.losses) == 1
+    # prediction 2, target 2 => mse 0; l2: 0.5 * (1 + 1)
+    assert model.evaluate(x, np.full((4, 1), 2.0), verbose=0) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam", "rmsprop", "adagrad", "adadelta", "adamax",
+                                 "nadam"])
+def test_optimizers_by_name_reduce_the_loss(opt):
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 4).astype(np.float32)
+    y = x.sum(1, keepdims=True)
+    model = tf.keras.Sequential([L.Dense(1, input_shape=(4,))])
+    model.compile(opt, "mse")
+    before = model.evaluate(x, y, verbose=0)
+    model.fit(x, y, epochs=3, batch_size=8, verbose=0)
+    assert model.evaluate(x, y, verbose=0) < before
+    assert K.get_value(model.optimizer.iterations) == 24
+
+
+def test_sgd_update_rule_and_decay():
+    model = tf.keras.Sequential([L.Dense(1, use_bias=False, kernel_initializer="zeros",
+                                         input_shape=(1,))])
+    opt = tf.keras.optimizers.SGD(learning_rate=0.1, decay=1.0)
+    model.compile(opt, "mse")
+    x, y = np.ones((1, 1)), np.ones((1, 1))
+    model.train_on_batch(x, y)  # grad = 2 * (0 - 1) = -2; lr 0.1 -> w = 0.2
+    np.testing.assert_allclose(model.get_weights()[0], [[0.2]], rtol=1e-6)
+    model.train_on_batch(x, y)  # grad = -1.6; lr 0.1 / (1 + 1) -> w = 0.28
+    np.testing.assert_allclose(model.get_weights()[0], [[0.28]], rtol=1e-5)
+    assert opt.get_config()["learning_rate"] == pytest.approx(0.1)
+    K.set_value(opt.lr, 0.5)
+    assert K.get_value(model.optimizer.lr) == pytest.approx(0.5)
+
+
+def test_get_set_weights_round_trip_between_models():
+    a, b = mlp(input_dim=4, num_classes=2), mlp(input_dim=4, num_classes=2)
+    b.set_weights(a.get_weights())
+    x = np.random.RandomState(0).randn(3, 4)
+    np.testing.assert_allclose(a.predict(x), b.predict(x), rtol=1e-6)
+    with pytest.raises(ValueError, match="expecting 4 weights"):
+        b.set_weights(a.get_weights()[:2])
+
+
+def test_deferred_sequential_builds_from_data():
+    model = tf.keras.Sequential()
+    model.add(L.Dense(4, activation="relu"))
+    model.add(L.Dense(2))
+    model.compile("adam", "mse")
+    assert not model.inputs
+    model.fit(np.zeros((8, 3)), np.zeros((8, 2)), verbose=0)
+    assert model.inputs[0].get_shape().as_list() == [None, 3]
+    assert model.predict(np.zeros((2, 3))).shape == (2, 2)
+    model.pop()
+    assert len(model.layers) == 1
+
+
+def test_bad_input_shapes_name_what_was_expected():
+    model = mlp(input_dim=4, num_classes=3)
+    model.compile("sgd", "categorical_crossentropy")
+    with pytest.raises(ValueError, match=r"expected dense_input to have shape \(4,\) but got "
+                                         r"array with shape \(5, 3\)"):
+        model.predict(np.zeros((5, 3)))
+    with pytest.raises(ValueError, match="expected dense_input to have 2 dimensions"):
+        model.predict(np.zeros((5, 4, 1)))
+    with pytest.raises(ValueError, match=r"target: expected dense_1 to have shape \(3,\)"):
+        model.fit(np.zeros((5, 4)), np.zeros((5, 2)), verbose=0)
+    with pytest.raises(ValueError, match="same number of samples"):
+        model.fit(np.zeros((5, 4)), np.zeros((6, 3)), verbose=0)
+    layer = L.Dense(2)
+    layer(L.Dense(3)(tf.keras.Input(shape=(2,))))
+    with pytest.raises(ValueError, match=r"dense_2 is incompatible with the layer: expected "
+                                         r"axis -1 of input shape to have value 3"):
+        layer(tf.keras.Input(shape=(7,)))
+
+
+def test_graph_disconnected_and_uncompiled_errors():
+    a, b = tf.keras.Input(shape=(2,)), tf.keras.Input(shape=(2,))
+    out = L.add([a, b])
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        tf.keras.Model(a, out)
+    model = tf.keras.Model([a, b], out)
+    with pytest.raises(RuntimeError, match="must compile"):
+        model.fit([np.zeros((2, 2))] * 2, np.zeros((2, 2)), verbose=0)
+    with pytest.raises(ValueError, match="Unknown loss function"):
+        model.compile("sgd", "nope")
+        model.fit([np.zeros((2, 2))] * 2, np.zeros((2, 2)), verbose=0)
+
+
+def test_summary_table(capsys):
+    model = mlp(input_dim=4, num_classes=3, hidden=5)
+    model.summary()
+    text = capsys.readouterr().out
+    assert 'Model: "sequential"' in text
+    assert "dense (Dense)" in text and "(None, 5)" in text and "25" in text
+    assert "dropout (Dropout)" in text
+    assert "Total params: 43" in text and "Trainable params: 43" in text
+    assert "Non-trainable params: 0" in text
+
+
+def test_fit_verbose_prints_keras_progress(capsys):
+    model = mlp(input_dim=4, num_classes=3, hidden=5)
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["acc"])
+    model.fit(np.zeros((10, 4)), np.zeros(10), epochs=2, verbose=2, validation_split=0.2)
+    text = capsys.readouterr().out
+    assert "Train on 8 samples, validate on 2 samples" in text
+    assert "Epoch 2/2" in text and "val_acc:" in text
