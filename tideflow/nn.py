@@ -17,6 +17,21 @@ from tideflow.ops.ctc_ops import (
 )
 from tideflow.ops.embedding_ops import embedding_lookup
 from tideflow.ops.math_ops import sigmoid, tanh
+from tideflow.ops.nn_extra_ops import (
+    all_candidate_sampler,
+    approx_max_k,
+    approx_min_k,
+    batch_norm_with_global_normalization,
+    compute_average_loss,
+    embedding_lookup_sparse,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    safe_embedding_lookup_sparse,
+    scale_regularization_loss,
+    silu,
+    swish,
+    weighted_moments,
+)
 from tideflow.ops.nn_impl import (
     batch_normalization,
     bias_add,
@@ -73,6 +88,19 @@ from tideflow.ops.conv_ops import (
     depthwise_conv2d_native_backprop_input,
     separable_conv2d,
 )
+from tideflow.ops.nn_extra_ops import (
+    avg_pool_v2,
+    conv1d_transpose,
+    conv3d_backprop_filter,
+    conv3d_backprop_filter_v2,
+    conv_transpose,
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+    dilation2d,
+    erosion2d,
+    max_pool_v2,
+    with_space_to_batch,
+)
 from tideflow.ops.pooling_ops import (
     avg_pool,
     avg_pool1d,
@@ -85,6 +113,7 @@ from tideflow.ops.pooling_ops import (
     max_pool_with_argmax,
     pool,
 )
+from tideflow.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 
 # --- recurrent networks (rnn.py, rnn_cell_impl.py); tf.nn.rnn_cell is tf.contrib.rnn's cells ---
 # isort: split

@@ -1,0 +1,761 @@
+"""The rest of ``tf.nn``: swish, weighted moments, sparse embedding lookups, transposed and
+rank-generic conv/pool wrappers, Dilation2D (and erosion) with its backprop ops, the fixed/learned
+unigram and all-candidates samplers, loss scaling helpers and approximate top-k."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    conv_ops,
+    embedding_ops,
+    gather_ops,
+    math_ops,
+    nn_impl,
+    pooling_ops,
+    reduction_ops,
+    unary_ops,
+)
+from tideflow.ops.array_ops import _invalid, _np, _shape_str
+
+# ------------------------------------------------------------------------------------------
+# activations, moments, losses
+# ------------------------------------------------------------------------------------------
+
+
+def swish(features, beta=1.0, name=None):
+    """``features * sigmoid(beta * features)`` (SiLU when beta is 1)."""
+    with ops.name_scope(name, "swish", [features]):
+        features = ops.convert_to_tensor(features, name="features")
+        beta = ops.convert_to_tensor(beta, features.dtype, name="beta")
+        return features * math_ops.sigmoid(beta * features)
+
+
+silu = swish
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """The frequency-weighted mean and variance of ``x`` over ``axes``."""
+    if keepdims is not None:
+        if keep_dims is not None:
+            raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'")
+        keep_dims = keepdims
+    keep_dims = bool(keep_dims)
+    with ops.name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
+        x = ops.convert_to_tensor(x, name="x")
+        w = ops.convert_to_tensor(frequency_weights, name="frequency_weights")
+        needs_cast = x.dtype == dtypes.float16
+        if needs_cast:
+            x = cast_ops.cast(x, dtypes.float32)
+        if w.dtype != x.dtype:
+            w = cast_ops.cast(w, x.dtype)
+        weighted_sum = reduction_ops.reduce_sum(w * x, axes, keepdims=True)
+        broadcast_w = w + array_ops.zeros_like(x)
+        sum_w = reduction_ops.reduce_sum(broadcast_w, axes, keepdims=True)
+        divisor = unary_ops.reciprocal(sum_w)
+        mean = weighted_sum * divisor
+        var = reduction_ops.reduce_sum(
+            w * math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes,
+            keepdims=True) * divisor
+        if not keep_dims:
+            mean = array_ops.squeeze(mean, axes)
+            var = array_ops.squeeze(var, axes)
+        if needs_cast:
+            mean = cast_ops.cast(mean, dtypes.float16)
+            var = cast_ops.cast(var, dtypes.float16)
+        return mean, var
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None,
+                                         variance_epsilon=None, scale_after_normalization=None,
+                                         name=None, input=None, mean=None, variance=None):
+    """Batch normalization with given statistics (the old BatchNormWithGlobalNormalization):
+    ``gamma`` applies only when ``scale_after_normalization``."""
+    t = conv_ops._alias(t, input, "t", "input")
+    m = conv_ops._alias(m, mean, "m", "mean")
+    v = conv_ops._alias(v, variance, "v", "variance")
+    with ops.name_scope(name, "batchnorm", [t, m, v, beta, gamma]):
+        return nn_impl.batch_normalization(t, m, v, beta,
+                                           gamma if scale_after_normalization else None,
+                                           variance_epsilon)
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of (weighted) per-example losses divided by the global batch size (the first
+    dimension's size unless given)."""
+    with ops.name_scope(None, "compute_average_loss", [per_example_loss]):
+        loss = ops.convert_to_tensor(per_example_loss, name="per_example_loss")
+        if not loss.dtype.is_floating:
+            raise TypeError(f"compute_average_loss: per_example_loss must be floating point, "
+                            f"got {loss.dtype.name}")
+        if sample_weight is not None:
+            w = ops.convert_to_tensor(sample_weight, loss.dtype, name="sample_weight")
+            wr = w.get_shape().ndims
+            lr = loss.get_shape().ndims
+            while wr is not None and lr is not None and wr < lr:
+                w = array_ops.expand_dims(w, -1)
+                wr += 1
+            loss = loss * w
+        if global_batch_size is None:
+            global_batch_size = array_ops.shape(loss, out_type=dtypes.int64)[0]
+        n = cast_ops.cast(ops.convert_to_tensor(global_batch_size), loss.dtype)
+        zero = math_ops.equal(n, 0)  # an empty batch averages to 0, as TF's div_no_nan
+        total = reduction_ops.reduce_sum(loss)
+        return gather_ops.where(zero, array_ops.zeros_like(total),
+                                total / gather_ops.where(zero, array_ops.ones_like(n), n))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The summed regularization loss divided by the number of replicas (one here)."""
+    with ops.name_scope(None, "scale_regularization_loss", [regularization_loss]):
+        return reduction_ops.reduce_sum(ops.convert_to_tensor(regularization_loss))
+
+
+def _approx_k(operand, k, reduction_dimension, largest, name):
+    with ops.name_scope(name, "approx_max_k" if largest else "approx_min_k", [operand]):
+        x = ops.convert_to_tensor(operand, name="operand")
+        rank = x.get_shape().ndims
+        if rank is None:
+            raise ValueError("approx_max_k: the rank of operand must be known")
+        d = reduction_dimension + rank if reduction_dimension < 0 else reduction_dimension
+        if not 0 <= d < rank:
+            raise ValueError(f"reduction_dimension {reduction_dimension} out of range for rank "
+                             f"{rank}")
+        perm = [i for i in range(rank) if i != d] + [d]
+        inv = list(np.argsort(perm))
+        xt = array_ops.transpose(x, perm) if d != rank - 1 else x
+        vals, idx = nn_impl.top_k(xt if largest else -xt, k)
+        if not largest:
+            vals = -vals
+        if d != rank - 1:
+            vals, idx = array_ops.transpose(vals, inv), array_ops.transpose(idx, inv)
+        return vals, idx
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The ``k`` largest values along ``reduction_dimension`` and their int32 indices (computed
+    exactly here, which meets any recall target)."""
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k(operand, k, reduction_dimension, True, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The ``k`` smallest values along ``reduction_dimension`` and their int32 indices."""
+    del recall_target, reduction_input_size_override, aggregate_to_topk
+    return _approx_k(operand, k, reduction_dimension, False, name)
+
+
+# ------------------------------------------------------------------------------------------
+# sparse embedding lookups
+# ------------------------------------------------------------------------------------------
+
+
+def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod", name=None,
+                            combiner=None, max_norm=None, allow_fast_lookup=False):
+    """Per row of the SparseTensor ``sp_ids``, the combination (``"mean"``, ``"sqrtn"`` or
+    ``"sum"``, optionally weighted by ``sp_weights``) of the embeddings of its ids; rows up to
+    the last non-empty one."""
+    del allow_fast_lookup
+    from tideflow.ops import sparse_rows_ops
+
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids).__name__}")
+    if sp_weights is not None and not isinstance(sp_weights, SparseTensor):
+        raise TypeError(f"sp_weights must be either None or SparseTensor, got "
+                        f"{type(sp_weights).__name__}")
+    if not isinstance(params, (list, tuple)) and not hasattr(params, "_get_variable_list"):
+        params = [params]
+    with ops.name_scope(name, "embedding_lookup_sparse", [sp_ids]) as scope:
+        segment_ids = cast_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
+        ids = sp_ids.values
+        ids, idx = gather_ops.unique(ids)
+        embeddings = embedding_ops.embedding_lookup(params, ids,
+                                                    partition_strategy=partition_strategy,
+                                                    max_norm=max_norm)
+        if embeddings.dtype in (dtypes.float16, dtypes.bfloat16):
+            embeddings = cast_ops.cast(embeddings, dtypes.float32)
+        if sp_weights is None:
+            fn = {"sum": sparse_rows_ops.sparse_segment_sum,
+                  "mean": sparse_rows_ops.sparse_segment_mean,
+                  "sqrtn": sparse_rows_ops.sparse_segment_sqrt_n}[combiner]
+            return fn(embeddings, idx, segment_ids, name=scope)
+        weights = sp_weights.values
+        if weights.dtype != embeddings.dtype:
+            weights = cast_ops.cast(weights, embeddings.dtype)
+        embeddings = gather_ops.gather(embeddings, idx)
+        # weights broadcast over the embedding's trailing dimensions
+        rank = embeddings.get_shape().ndims
+        w = weights
+        for _ in range((rank or 2) - 1):
+            w = array_ops.expand_dims(w, -1)
+        embeddings = embeddings * w
+        summed = reduction_ops.segment_sum(embeddings, segment_ids)
+        if combiner == "sum":
+            return array_ops.identity(summed, name=scope)
+        if combiner == "mean":
+            denom = reduction_ops.segment_sum(weights, segment_ids)
+        else:
+            denom = unary_ops.sqrt(reduction_ops.segment_sum(weights * weights, segment_ids))
+        for _ in range((rank or 2) - 1):
+            denom = array_ops.expand_dims(denom, -1)
+        # rows with no (or zero-weight) ids combine to 0, as TF's div_no_nan gives
+        zero = math_ops.equal(denom, 0) & array_ops.ones_like(summed, dtype=dtypes.bool)
+        safe = gather_ops.where(zero, array_ops.ones_like(summed), denom + array_ops.zeros_like(
+            summed))
+        return gather_ops.where(zero, array_ops.zeros_like(summed), summed / safe, name=scope)
+
+
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None,
+                                 combiner="mean", default_id=None, name=None,
+                                 partition_strategy="div", max_norm=None,
+                                 allow_fast_lookup=False):
+    """:func:`embedding_lookup_sparse` that drops invalid ids (< 0) and non-positive weights
+    and returns every row of ``sparse_ids``: empty rows get the ``default_id`` embedding, or
+    zeros. ``sparse_ids`` of rank > 2 keep their leading dimensions."""
+    del allow_fast_lookup
+    from tideflow.ops import sparse_ops, sparse_rows_ops
+    from tideflow.ops.concat_ops import concat
+
+    if embedding_weights is None:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if isinstance(embedding_weights, (list, tuple)) and not embedding_weights:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    weights_list = (list(embedding_weights) if isinstance(embedding_weights, (list, tuple))
+                    else [embedding_weights])
+    with ops.name_scope(name, "embedding_lookup", [sparse_ids]) as scope:
+        original_shape = sparse_ids.dense_shape
+        rank = original_shape.get_shape()[0].value if original_shape.get_shape().ndims else None
+        if rank is None:
+            rank = array_ops.size(original_shape)
+        # flatten to 2-D [prod(leading dims), last]
+        batch = reduction_ops.reduce_prod(original_shape[:-1])
+        new_shape = array_ops.stack([batch, original_shape[-1]])
+        sparse_ids = sparse_ops.sparse_reshape(sparse_ids, new_shape)
+        if sparse_weights is not None:
+            sparse_weights = sparse_ops.sparse_reshape(sparse_weights, new_shape)
+        # prune invalid ids and weights
+        keep = math_ops.greater_equal(sparse_ids.values, 0)
+        if sparse_weights is not None:
+            keep = math_ops.logical_and(keep, math_ops.greater(sparse_weights.values, 0))
+            sparse_weights = sparse_rows_ops.sparse_retain(sparse_weights, keep)
+        sparse_ids = sparse_rows_ops.sparse_retain(sparse_ids, keep)
+        sparse_ids, empty = sparse_rows_ops.sparse_fill_empty_rows(
+            sparse_ids, default_id or 0)
+        if sparse_weights is not None:
+            sparse_weights, _ = sparse_rows_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
+        result = embedding_lookup_sparse(weights_list, sparse_ids, sparse_weights,
+                                         combiner=combiner,
+                                         partition_strategy=partition_strategy,
+                                         max_norm=max_norm)
+        if default_id is None:
+            mask = array_ops.reshape(empty, [-1, 1])
+            result = gather_ops.where(
+                math_ops.logical_and(mask, array_ops.ones_like(result, dtype=dtypes.bool)),
+                array_ops.zeros_like(result), result)
+        out_shape = concat([cast_ops.cast(original_shape[:-1], dtypes.int32),
+                            array_ops.shape(result)[1:]], 0)
+        result = array_ops.reshape(result, out_shape, name=scope)
+        return result
+
+
+# ------------------------------------------------------------------------------------------
+# conv / pool wrappers
+# ------------------------------------------------------------------------------------------
+
+
+def depthwise_conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+                                    data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of depthwise_conv2d with respect to its input."""
+    return conv_ops.depthwise_conv2d_native_backprop_input(
+        input_sizes, filter, out_backprop, strides, padding, data_format, list(dilations), name)
+
+
+def depthwise_conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+                                     data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
+    """The gradient of depthwise_conv2d with respect to its filter."""
+    return conv_ops.depthwise_conv2d_native_backprop_filter(
+        input, filter_sizes, out_backprop, strides, padding, data_format, list(dilations), name)
+
+
+def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, padding,
+                              data_format="NDHWC", dilations=(1, 1, 1, 1, 1), name=None):
+    """The gradient of conv3d with respect to its filter (of shape ``filter_sizes``)."""
+    attrs = conv_ops._conv_attrs(strides, padding, data_format, list(dilations), nd=5)
+    del attrs["explicit_paddings"]
+    sizes = ops.convert_to_tensor(filter_sizes, dtypes.int32, name="filter_sizes")
+    return conv_ops._apply("Conv3DBackpropFilterV2", [input, sizes, out_backprop], attrs, name)
+
+
+conv3d_backprop_filter = conv3d_backprop_filter_v2
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC",
+                     dilations=None, name=None):
+    """The transpose of conv1d: conv2d_transpose on an added height of 1."""
+    with ops.name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as scope:
+        if data_format in (None, "NWC"):
+            fmt, axis = "NHWC", 1
+        elif data_format == "NCW":
+            fmt, axis = "NCHW", 2
+        else:
+            raise ValueError(f"data_format must be 'NWC' or 'NCW', got {data_format}")
+        strides = [1] + conv_ops.get_sequence(strides, 1, 3, fmt.replace("H", ""), "stride")
+        dil = [1] + conv_ops.get_sequence(dilations, 1, 3, fmt.replace("H", ""), "dilations")
+        input = array_ops.expand_dims(ops.convert_to_tensor(input, name="input"), axis)
+        filters = array_ops.expand_dims(ops.convert_to_tensor(filters, name="filters"), 0)
+        output_shape = ops.convert_to_tensor(output_shape, dtypes.int32, name="output_shape")
+        from tideflow.ops.concat_ops import concat
+
+        shape2 = concat([output_shape[:axis], [1], output_shape[axis:]], 0)
+        attrs = conv_ops._conv_attrs(strides, padding, fmt, dil)
+        out = conv_ops._apply("Conv2DBackpropInput", [shape2, filters, input], attrs)
+        return array_ops.squeeze(out, [axis], name=scope)
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,
+                   dilations=None, name=None):
+    """The transpose of a 1-, 2- or 3-D convolution, chosen by ``output_shape``'s length."""
+    with ops.name_scope(name, "conv_transpose", [input, filters, output_shape]) as scope:
+        if isinstance(output_shape, ops.Tensor):
+            n = output_shape.get_shape()[0].value
+        else:
+            n = len(output_shape)
+        if n is None or n not in (3, 4, 5):
+            raise ValueError(f"output_shape must be of length 3, 4 or 5 but was {n}.")
+        if n == 3:
+            return conv1d_transpose(input, filters, output_shape, strides, padding,
+                                    data_format or "NWC", dilations, name=scope)
+        if n == 4:
+            fmt = data_format or "NHWC"
+            strides = conv_ops.get_sequence(strides, 2, 4, fmt, "strides")
+            dil = conv_ops.get_sequence(dilations, 2, 4, fmt, "dilations")
+            shape_t = ops.convert_to_tensor(output_shape, dtypes.int32, name="output_shape")
+            attrs = conv_ops._conv_attrs(strides, padding, fmt, dil)
+            return conv_ops._apply("Conv2DBackpropInput", [shape_t, filters, input], attrs,
+                                   scope)
+        fmt = data_format or "NDHWC"
+        strides = conv_ops.get_sequence(strides, 3, 5, fmt, "strides")
+        dil = conv_ops.get_sequence(dilations, 3, 5, fmt, "dilations")
+        return conv_ops.conv3d_transpose(input, filters, output_shape, strides, padding, fmt,
+                                         name=scope, dilations=dil)
+
+
+def _pool_v2(input, ksize, strides, padding, data_format, name, kind):
+    x = ops.convert_to_tensor(input, name="input")
+    rank = x.get_shape().ndims
+    if rank is None:
+        raise ValueError(f"{kind}_pool_v2: the rank of input must be known")
+    nsp = rank - 2
+    if nsp not in (1, 2, 3):
+        raise ValueError(f"Input tensor must be of rank 3, 4 or 5 but was {rank}.")
+    fn = {("avg", 1): pooling_ops.avg_pool1d, ("avg", 2): pooling_ops.avg_pool2d,
+          ("avg", 3): pooling_ops.avg_pool3d, ("max", 1): pooling_ops.max_pool1d,
+          ("max", 2): pooling_ops.max_pool2d, ("max", 3): pooling_ops.max_pool3d}[(kind, nsp)]
+    default = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[nsp]
+    return fn(x, ksize, strides, padding, data_format=data_format or default, name=name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """Average pooling of a 3-, 4- or 5-D input (1-, 2- or 3-D pooling by rank)."""
+    return _pool_v2(input, ksize, strides, padding, data_format, name, "avg")
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):
+    """Max pooling of a 3-, 4- or 5-D input (1-, 2- or 3-D pooling by rank)."""
+    return _pool_v2(input, ksize, strides, padding, data_format, name, "max")
+
+
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,
+                        data_format=None):
+    """Runs ``op(converted_input, num_spatial_dims, padding)`` on ``input`` turned into a
+    batch of non-dilated inputs (space_to_batch_nd by ``dilation_rate``), then back."""
+    from tideflow.ops import space_ops
+
+    x = ops.convert_to_tensor(input, name="input")
+    rate = np.asarray(dilation_rate, np.int64).reshape(-1)
+    nsp = rate.size
+    if nsp == 0:
+        raise ValueError("dilation_rate must not be empty")
+    if (rate < 1).any():
+        raise ValueError(f"dilation_rate must be positive, got {rate.tolist()}")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding}")
+    first = data_format is not None and data_format.startswith("NC")
+    if spatial_dims is None:
+        start = 2 if first else 1
+        spatial_dims = list(range(start, start + nsp))
+    spatial_dims = list(spatial_dims)
+    if sorted(spatial_dims) != spatial_dims or len(spatial_dims) != nsp:
+        raise ValueError("spatial_dims must be a sorted list of one entry per dilation rate")
+    if (rate == 1).all():
+        return op(x, nsp, padding)
+    if spatial_dims != list(range(1, nsp + 1)):
+        raise NotImplementedError("with_space_to_batch: dilation needs the spatial dimensions "
+                                  "right after the batch dimension")
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError("filter_shape must be specified for SAME padding")
+        fs = np.asarray(ops.constant_value(ops.convert_to_tensor(filter_shape)), np.int64)
+        eff = (fs - 1) * rate + 1
+        total = eff - 1
+        base = np.stack([total // 2, total - total // 2], 1)
+    else:
+        base = np.zeros((nsp, 2), np.int64)
+    shape = x.get_shape()
+    dims = [shape[d].value for d in spatial_dims] if shape.ndims is not None else [None] * nsp
+    if any(d is None for d in dims):
+        in_shape = array_ops.shape(x)
+        sizes = array_ops.stack([in_shape[d] for d in spatial_dims])
+        full = sizes + base.sum(1).astype(np.int32)
+        extra = (rate.astype(np.int32) - full % rate.astype(np.int32)) % rate.astype(np.int32)
+        pads = array_ops.stack([base[:, 0].astype(np.int32), base[:, 1].astype(np.int32) + extra],
+                               1)
+        crops = array_ops.stack([np.zeros(nsp, np.int32), extra], 1)
+    else:
+        full = np.array(dims) + base.sum(1)
+        extra = (rate - full % rate) % rate
+        pads = np.stack([base[:, 0], base[:, 1] + extra], 1).astype(np.int32)
+        crops = np.stack([np.zeros(nsp, np.int64), extra], 1).astype(np.int32)
+    y = space_ops.space_to_batch_nd(x, rate.astype(np.int32), pads)
+    y = op(y, nsp, "VALID")
+    return space_ops.batch_to_space_nd(y, rate.astype(np.int32), crops)
+
+
+# ------------------------------------------------------------------------------------------
+# Dilation2D (grayscale morphological dilation) and its backprop ops
+# ------------------------------------------------------------------------------------------
+
+
+def _dil_geometry(in_shape, f_shape, strides, rates, padding, op_type):
+    _, h, w, _ = in_shape
+    fh, fw, _ = f_shape
+    sh, sw = strides[1], strides[2]
+    rh, rw = rates[1], rates[2]
+    eh, ew = (fh - 1) * rh + 1, (fw - 1) * rw + 1
+    if padding == "VALID":
+        oh, ow = -(-(h - eh + 1) // sh), -(-(w - ew + 1) // sw)
+        pt = pl = 0
+    else:
+        oh, ow = -(-h // sh), -(-w // sw)
+        pt = max((oh - 1) * sh + eh - h, 0) // 2
+        pl = max((ow - 1) * sw + ew - w, 0) // 2
+    if oh < 0 or ow < 0:
+        raise _invalid(f"{op_type}: the effective filter ({eh}x{ew}) is larger than the input "
+                       f"({h}x{w})")
+    return max(oh, 0), max(ow, 0), pt, pl
+
+
+def _dil_argmax(x, f, strides, rates, padding, op_type):
+    """The dilation's output and, per output, the (row, col) of the filter tap that won."""
+    if x.ndim != 4 or f.ndim != 3 or x.shape[3] != f.shape[2]:
+        raise _invalid(f"{op_type}: input must be 4-D [batch, h, w, depth] and filter 3-D "
+                       f"[h, w, depth] with the same depth, got {_shape_str(x.shape)} and "
+                       f"{_shape_str(f.shape)}")
+    b, h, w, d = x.shape
+    fh, fw, _ = f.shape
+    oh, ow, pt, pl = _dil_geometry(x.shape, f.shape, strides, rates, padding, op_type)
+    sh, sw, rh, rw = strides[1], strides[2], rates[1], rates[2]
+    best = np.full((b, oh, ow, d), -np.inf, dtype=np.float64)
+    arg = np.zeros((b, oh, ow, d, 2), np.int64)
+    oy = np.arange(oh) * sh - pt
+    ox = np.arange(ow) * sw - pl
+    for i in range(fh):
+        ys = oy + i * rh
+        vy = (ys >= 0) & (ys < h)
+        for j in range(fw):
+            xs = ox + j * rw
+            vx = (xs >= 0) & (xs < w)
+            vals = x[:, np.clip(ys, 0, h - 1)][:, :, np.clip(xs, 0, w - 1)] + f[i, j]
+            vals = np.where((vy[:, None] & vx[None, :])[None, :, :, None], vals, -np.inf)
+            better = vals > best
+            best = np.where(better, vals, best)
+            arg[..., 0] = np.where(better, i, arg[..., 0])
+            arg[..., 1] = np.where(better, j, arg[..., 1])
+    return best, arg, (oy, ox)
+
+
+def _dil_attrs(strides, rates, padding):
+    return list(strides), list(rates), padding.decode() if isinstance(padding, bytes) else padding
+
+
+def _dilation_kernel(input, filter, *, strides, rates, padding):
+    x, f = _np(input), _np(filter)
+    best, _, _ = _dil_argmax(x, f, *_dil_attrs(strides, rates, padding), "Dilation2D")
+    return best.astype(x.dtype)
+
+
+def _dilation_backprop(x, f, dy, strides, rates, padding, op_type, wrt_input):
+    strides, rates, padding = _dil_attrs(strides, rates, padding)
+    best, arg, (oy, ox) = _dil_argmax(x, f, strides, rates, padding, op_type)
+    if dy.shape != best.shape:
+        raise _invalid(f"{op_type}: out_backprop has shape {_shape_str(dy.shape)}, expected "
+                       f"{_shape_str(best.shape)}")
+    b, oh, ow, d = best.shape
+    bi, yi, xi, ci = np.meshgrid(np.arange(b), np.arange(oh), np.arange(ow), np.arange(d),
+                                 indexing="ij")
+    ti, tj = arg[..., 0], arg[..., 1]
+    ok = np.isfinite(best)
+    if wrt_input:
+        out = np.zeros(x.shape, np.float64)
+        ys = oy[yi] + ti * rates[1]
+        xs = ox[xi] + tj * rates[2]
+        np.add.at(out, (bi[ok], ys[ok], xs[ok], ci[ok]), dy[ok])
+        return out.astype(x.dtype)
+    out = np.zeros(f.shape, np.float64)
+    np.add.at(out, (ti[ok], tj[ok], ci[ok]), dy[ok])
+    return out.astype(f.dtype)
+
+
+def _dilation_bp_input_kernel(input, filter, out_backprop, *, strides, rates, padding):
+    return _dilation_backprop(_np(input), _np(filter), _np(out_backprop), strides, rates,
+                              padding, "Dilation2DBackpropInput", True)
+
+
+def _dilation_bp_filter_kernel(input, filter, out_backprop, *, strides, rates, padding):
+    return _dilation_backprop(_np(input), _np(filter), _np(out_backprop), strides, rates,
+                              padding, "Dilation2DBackpropFilter", False)
+
+
+def _dilation_shape(op):
+    x = op._inputs[0]._shape
+    f = op._inputs[1]._shape
+    if x.ndims is not None and x.ndims != 4:
+        raise ValueError(f"Dilation2D: input must be 4-D, got shape {_shape_str(x)}")
+    if f.ndims is not None and f.ndims != 3:
+        raise ValueError(f"Dilation2D: filter must be 3-D, got shape {_shape_str(f)}")
+    xd = x.as_list() if x.ndims is not None else [None] * 4
+    fd = f.as_list() if f.ndims is not None else [None] * 3
+    if xd[3] is not None and fd[2] is not None and xd[3] != fd[2]:
+        raise ValueError(f"Dilation2D: input depth {xd[3]} != filter depth {fd[2]}")
+    depth = xd[3] if xd[3] is not None else fd[2]
+    strides, rates, padding = _dil_attrs(op._attrs["strides"], op._attrs["rates"],
+                                         op._attrs["padding"])
+    out = [xd[0], None, None, depth]
+    for k, (n, fs) in enumerate(((xd[1], fd[0]), (xd[2], fd[1]))):
+        if n is None or (fs is None and padding == "VALID"):
+            continue
+        s = strides[k + 1]
+        if padding == "SAME":
+            out[k + 1] = -(-n // s)
+        else:
+            e = (fs - 1) * rates[k + 1] + 1
+            out[k + 1] = max(-(-(n - e + 1) // s), 0)
+    return [TensorShape(out)]
+
+
+def _dilation_grad(op, grad):
+    from tideflow.ops.gradients import dense
+
+    attrs = {k: op._attrs[k] for k in ("strides", "rates", "padding")}
+    x, f = op._inputs
+    g = dense(grad)
+    return [ops.apply_op("Dilation2DBackpropInput", [x, f, g], attrs)._outputs[0],
+            ops.apply_op("Dilation2DBackpropFilter", [x, f, g], attrs)._outputs[0]]
+
+
+_DIL_ATTRS = ["T: realnumbertype", "strides: list(int) >= 4", "rates: list(int) >= 4",
+              "padding: {'SAME', 'VALID'}"]
+op_registry.declare(
+    "Dilation2D", inputs=["input: T", "filter: T"], outputs=["output: T"], attrs=_DIL_ATTRS,
+    shape=_dilation_shape, kernel=_dilation_kernel, grad=_dilation_grad)
+op_registry.declare(
+    "Dilation2DBackpropInput", inputs=["input: T", "filter: T", "out_backprop: T"],
+    outputs=["in_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[0]._shape],
+    kernel=_dilation_bp_input_kernel, differentiable=False)
+op_registry.declare(
+    "Dilation2DBackpropFilter", inputs=["input: T", "filter: T", "out_backprop: T"],
+    outputs=["filter_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[1]._shape],
+    kernel=_dilation_bp_filter_kernel, differentiable=False)
+
+
+def _check4(v, what):
+    v = list(v)
+    if len(v) != 4 or v[0] != 1 or v[3] != 1:
+        raise ValueError(f"dilation2d: {what} must be [1, r, c, 1] (length 4, batch and depth "
+                         f"1), got {v}")
+    return v
+
+
+def dilation2d(input, filter=None, strides=None, rates=None, padding=None, name=None,
+               filters=None, dilations=None):
+    """Grayscale morphological dilation: per output, the max over the filter window of
+    ``input + filter`` (``rates`` spread the filter taps)."""
+    filter = conv_ops._alias(filter, filters, "filter", "filters")
+    rates = conv_ops._alias(rates, dilations, "rates", "dilations")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"padding must be 'SAME' or 'VALID', got {padding}")
+    attrs = {"strides": _check4(strides, "strides"), "rates": _check4(rates, "rates"),
+             "padding": padding}
+    return ops.apply_op("Dilation2D", [input, filter], attrs, name=name)._outputs[0]
+
+
+def erosion2d(value, kernel, strides, rates, padding, name=None):
+    """Grayscale morphological erosion: ``-dilation2d(-value, reversed kernel)``."""
+    from tideflow.ops import pad_ops
+
+    with ops.name_scope(name, "erosion2d", [value, kernel]) as scope:
+        value = ops.convert_to_tensor(value, name="value")
+        kernel = ops.convert_to_tensor(kernel, name="kernel")
+        return unary_ops.negative(
+            dilation2d(unary_ops.negative(value), pad_ops.reverse_v2(kernel, [0, 1]), strides,
+                       rates, padding), name=scope)
+
+
+# ------------------------------------------------------------------------------------------
+# candidate samplers: fixed unigram, learned unigram, all candidates
+# ------------------------------------------------------------------------------------------
+
+
+def _weighted_draw(weights):
+    cdf = np.cumsum(weights)
+    total = cdf[-1]
+
+    def draw(gen, n, range_max):
+        del range_max
+        return np.minimum(np.searchsorted(cdf, gen.random(n) * total, side="right"),
+                          len(cdf) - 1).astype(np.int64)
+
+    return draw
+
+
+def _fixed_unigram_weights(attrs):
+    range_max = attrs["range_max"]
+    unigrams = list(attrs["unigrams"])
+    vocab = attrs["vocab_file"]
+    if vocab:
+        from tideflow import gfile
+
+        with gfile.GFile(vocab.decode() if isinstance(vocab, bytes) else vocab) as f:
+            unigrams = [float(line.strip().split(",")[-1]) for line in f if line.strip()]
+    reserved = attrs["num_reserved_ids"]
+    w = np.zeros(range_max)
+    if len(unigrams) + reserved != range_max:
+        raise errors.InvalidArgumentError(
+            None, None, f"FixedUnigramCandidateSampler: range_max ({range_max}) must equal the "
+            f"number of unigrams ({len(unigrams)}) plus num_reserved_ids ({reserved})")
+    w[reserved:] = np.asarray(unigrams, np.float64) ** attrs["distortion"]
+    ids = np.arange(range_max)
+    w[ids % attrs["num_shards"] != attrs["shard"]] = 0.0
+    if w.sum() <= 0:
+        raise errors.InvalidArgumentError(None, None, "FixedUnigramCandidateSampler: the "
+                                          "distribution has no positive weight")
+    return w
+
+
+def _unigram_factory(learned):
+    from tideflow.ops.candidate_sampling_ops import _expected_count, _sample_unique
+    from tideflow.ops.random_ops import _generator
+
+    def factory(ctx):
+        gen = _generator(ctx)
+        attrs = ctx.op._attrs
+        num_true, num_sampled = attrs["num_true"], attrs["num_sampled"]
+        unique, range_max = attrs["unique"], attrs["range_max"]
+        if learned:
+            state = ctx.node_state("unigram_counts", lambda: {"w": np.ones(range_max)})
+        else:
+            fixed = _fixed_unigram_weights(attrs)
+
+        def run(true_classes):
+            tc = _np(true_classes)
+            if tc.ndim != 2 or tc.shape[1] != num_true:
+                raise errors.InvalidArgumentError(
+                    None, None, f"true_classes must be a matrix with {num_true} columns")
+            if unique and num_sampled > range_max:
+                raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
+            w = state["w"] if learned else fixed
+            p = w / w.sum()
+            draw = _weighted_draw(w)
+            if unique:
+                sampled, tries = _sample_unique(gen, draw, num_sampled, range_max)
+            else:
+                sampled, tries = draw(gen, num_sampled, range_max), num_sampled
+            true_ec = _expected_count(p[np.clip(tc, 0, range_max - 1)], num_sampled, tries)
+            sampled_ec = _expected_count(p[sampled], num_sampled, tries)
+            if learned:  # the distribution learns from the true classes seen, after sampling
+                np.add.at(state["w"], np.clip(tc.reshape(-1), 0, range_max - 1), 1.0)
+            return sampled, true_ec.astype(np.float32), sampled_ec.astype(np.float32)
+
+        return run
+
+    return factory
+
+
+def _all_sampler_kernel(true_classes, *, num_true, num_sampled):
+    tc = _np(true_classes)
+    if tc.ndim != 2 or tc.shape[1] != num_true:
+        raise _invalid(f"true_classes must be a matrix with {num_true} columns")
+    return (np.arange(num_sampled, dtype=np.int64), np.ones(tc.shape, np.float32),
+            np.ones(num_sampled, np.float32))
+
+
+def _declare_samplers():
+    from tideflow.ops.candidate_sampling_ops import _SAMPLER_ATTRS, _sampler_shape
+
+    outputs = ["sampled_candidates: int64", "true_expected_count: float",
+               "sampled_expected_count: float"]
+    op_registry.declare(
+        "FixedUnigramCandidateSampler", inputs=["true_classes: int64"], outputs=outputs,
+        attrs=_SAMPLER_ATTRS + ["vocab_file: string = ''", "distortion: float = 1",
+                                "num_reserved_ids: int = 0", "num_shards: int >= 1 = 1",
+                                "shard: int >= 0 = 0", "unigrams: list(float) = []"],
+        shape=_sampler_shape, kernel_factory=_unigram_factory(False), differentiable=False,
+        stateful=True, is_random=True)
+    op_registry.declare(
+        "LearnedUnigramCandidateSampler", inputs=["true_classes: int64"], outputs=outputs,
+        attrs=_SAMPLER_ATTRS, shape=_sampler_shape, kernel_factory=_unigram_factory(True),
+        differentiable=False, stateful=True, is_random=True)
+    op_registry.declare(
+        "AllCandidateSampler", inputs=["true_classes: int64"], outputs=outputs,
+        attrs=["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool",
+               "seed: int = 0", "seed2: int = 0"],
+        shape=_sampler_shape, kernel=_all_sampler_kernel, differentiable=False,
+        stateful=True, is_random=True)
+
+
+_declare_samplers()
+
+
+def _sampler(op_type, true_classes, attrs, seed, name):
+    from tideflow.ops.candidate_sampling_ops import _seeds
+
+    s1, s2 = _seeds(seed)
+    attrs = dict(attrs, seed=s1, seed2=s2)
+    return tuple(ops.apply_op(op_type, [true_classes], attrs, name=name)._outputs)
+
+
+def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                    vocab_file="", distortion=1.0, num_reserved_ids=0,
+                                    num_shards=1, shard=0, unigrams=(), seed=None, name=None):
+    """Samples classes from a fixed unigram distribution (``unigrams`` or a ``vocab_file`` of
+    CSV lines ending in counts), raised to ``distortion``; the first ``num_reserved_ids``
+    classes have weight 0, and only ids ``% num_shards == shard`` are drawn."""
+    return _sampler("FixedUnigramCandidateSampler", true_classes, {
+        "num_true": num_true, "num_sampled": num_sampled, "unique": unique,
+        "range_max": range_max, "vocab_file": vocab_file, "distortion": distortion,
+        "num_reserved_ids": num_reserved_ids, "num_shards": num_shards, "shard": shard,
+        "unigrams": [float(u) for u in unigrams]}, seed, name)
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
+                                      seed=None, name=None):
+    """Samples classes from a unigram distribution learned from the true classes seen so far
+    (every class starts with a count of one)."""
+    return _sampler("LearnedUnigramCandidateSampler", true_classes, {
+        "num_true": num_true, "num_sampled": num_sampled, "unique": unique,
+        "range_max": range_max}, seed, name)
+
+
+def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
+    """Returns every class ``0 .. num_sampled - 1`` with expected counts of one."""
+    return _sampler("AllCandidateSampler", true_classes, {
+        "num_true": num_true, "num_sampled": num_sampled, "unique": unique}, seed, name)
