@@ -138,9 +138,21 @@ def _reduce_one(x, g, axes_static, axes_dynamic):
     if g is None:
         return None
     if axes_static is not None:
-        if axes_static:
-            g = reduction_ops.reduce_sum(g, axes_static)
         xs = x.get_shape()
+        if axes_static:
+            rank = g.get_shape().ndims
+            if rank is None or xs.ndims is None:
+                return array_ops.reshape(reduction_ops.reduce_sum(g, axes_static),
+                                         array_ops.shape(x))
+            # the axes x has keep their (size-1) place; the leading axes x lacks go, so the
+            # result has x's rank even where x's other dimensions are unknown
+            lead = rank - xs.ndims
+            kept = [a for a in axes_static if a >= lead]
+            dropped = [a for a in axes_static if a < lead]
+            if kept:
+                g = reduction_ops.reduce_sum(g, kept, keepdims=True)
+            if dropped:
+                g = reduction_ops.reduce_sum(g, dropped)
         if xs.is_fully_defined() and g.get_shape() != xs:
             g = array_ops.reshape(g, xs.as_list())
         return g
