@@ -385,11 +385,13 @@ def _reference_at_k(label_rows, score_rows, weight_rows, k, class_id):
         num_classes = len(scores)
         top = set(np.argsort(-scores, kind="stable")[:k].tolist())
         truth = {int(x) for x in np.atleast_1d(labels) if 0 <= x < num_classes}
+        # as in TF, labels that are no class count as false negatives (recall), once per value
+        every = {int(x) for x in np.atleast_1d(labels)}
         if class_id is not None:
-            top, truth = top & {class_id}, truth & {class_id}
+            top, truth, every = top & {class_id}, truth & {class_id}, every & {class_id}
         tp += w * len(top & truth)
         fp += w * len(top - truth)
-        fn += w * len(truth - top)
+        fn += w * len(every - top)
     return tp, fp, fn
 
 
@@ -405,7 +407,7 @@ def test_precision_recall_at_k_stream(graph, class_id, multi_label):
     rng = np.random.RandomState(10)
     data = []
     for _ in range(3):
-        lab = rng.randint(-1, 7, (8, 3) if multi_label else 8)  # -1 and 6 are ignored
+        lab = rng.randint(-1, 7, (8, 3) if multi_label else 8)  # -1 and 6: no class
         data.append((lab, rng.rand(8, 6).astype(np.float32), rng.rand(8).astype(np.float32)))
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())

@@ -591,9 +591,19 @@ def precision_at_k(labels, predictions, k, class_id=None, weights=None,
 def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
                 updates_collections=None, name=None):
     """Recall of the ``k`` highest-scored classes against the labels (float64); see
-    ``precision_at_k`` for the argument shapes."""
-    return _at_k_metric("recall", "fn", labels, predictions, k, class_id, weights,
-                        metrics_collections, updates_collections, name)
+    ``precision_at_k`` for the argument shapes. Each distinct label value counts once, and
+    labels outside ``[0, num_classes)`` always count as false negatives (as in TF)."""
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"recall_at_k: invalid k={k!r} (expected an int >= 1)")
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        raise NotImplementedError("recall_at_k: SparseTensor labels are not supported by "
+                                  "tideflow; pass dense int labels")
+    # as TF: through the top-k indices, so labels that are no class count as false negatives
+    with ops.name_scope(name, _at_k_name("recall", k, class_id),
+                        (predictions, labels, weights)) as scope:
+        _, top_idx = nn_impl.top_k(ops.convert_to_tensor(predictions), int(k))
+        return _at_top_k_metric("recall", "fn", labels, top_idx, int(k), class_id, weights,
+                                metrics_collections, updates_collections, scope, "recall_at_k")
 
 
 sparse_precision_at_k = precision_at_k
@@ -655,3 +665,329 @@ def recall_at_thresholds(labels, predictions, thresholds, weights=None,
     """``tp / (tp + fn + 1e-7)`` for each threshold; ``predictions`` in [0, 1]."""
     return _ratio_at_thresholds("recall", "fn", labels, predictions, thresholds, weights,
                                 metrics_collections, updates_collections, name)
+
+
+# --------------------------------------------------------------------------- further means
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """``1 - mean(sum(labels * predictions, dim))``: the cosine distance of unit-normalized
+    ``labels`` and ``predictions`` along ``dim``, averaged over all batches."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes("mean_cosine_distance", predictions, labels)
+    radial = reduction_ops.reduce_sum(
+        math_ops.multiply(_to_float(predictions), _to_float(labels)), axis=[dim],
+        keepdims=True)
+    dist, update = mean(radial, weights, None, None, name or "mean_cosine_distance")
+    value = math_ops.subtract(np.float32(1.0), dist)
+    update_op = math_ops.subtract(np.float32(1.0), update)
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The mean of ``|labels - predictions| / normalizer`` (0 where ``normalizer`` is 0)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    _check_shapes("mean_relative_error", predictions, labels)
+    labels, predictions = _to_float(labels), _to_float(predictions)
+    normalizer = _to_float(normalizer)
+    if not predictions.get_shape().is_compatible_with(normalizer.get_shape()):
+        raise ValueError(f"mean_relative_error: shapes of predictions {predictions.get_shape()} "
+                         f"and normalizer {normalizer.get_shape()} are incompatible")
+    zero = math_ops.equal(normalizer, np.float32(0.0))
+    safe = gather_ops.where(zero, fill_ops.ones_like(normalizer), normalizer)
+    rel = gather_ops.where(zero, fill_ops.zeros_like(labels),
+                           math_ops.truediv(unary_ops.abs(math_ops.subtract(labels, predictions)),
+                                            safe))
+    return mean(rel, weights, metrics_collections, updates_collections,
+                name or "mean_relative_error")
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """The (weighted) fraction of ``values`` below ``threshold``, over all batches."""
+    below = _to_float(math_ops.less(_to_float(values), np.float32(threshold)))
+    return mean(below, weights, metrics_collections, updates_collections,
+                name or "percentage_below_threshold")
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """The mean over classes of each class's accuracy (classes by ``labels``).
+
+    As in TensorFlow 1.x, ``update_op`` evaluates to the per-class accuracies (shape
+    ``[num_classes]``) after the batch; ``value`` is their mean (classes never seen count 0).
+    """
+    with vs.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
+        predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+        _check_shapes("mean_per_class_accuracy", predictions, labels)
+        if weights is not None:
+            weights = array_ops.reshape(math_ops.multiply(
+                _to_float(weights), _to_float(fill_ops.ones_like(labels))), [-1])
+        labels = cast_ops.cast(array_ops.reshape(labels, [-1]), dtypes.int64)
+        predictions = cast_ops.cast(array_ops.reshape(predictions, [-1]), dtypes.int64)
+        total = _metric_variable([num_classes], dtypes.float32, "total")
+        count = _metric_variable([num_classes], dtypes.float32, "count")
+        ones = _to_float(fill_ops.ones_like(labels))
+        is_correct = _to_float(math_ops.equal(predictions, labels))
+        if weights is not None:
+            is_correct = math_ops.multiply(is_correct, weights)
+            ones = math_ops.multiply(ones, weights)
+        update_total = state_ops.scatter_add(total, labels, ones)
+        update_count = state_ops.scatter_add(count, labels, is_correct)
+        per_class = _div_no_nan(count.value(), total.value())
+        value = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
+        update_op = _div_no_nan(update_count, update_total, name="update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+# --------------------------------------------------------------------------- at a sensitivity
+
+_KEPSILON = 1e-7
+
+
+def _default_thresholds(num_thresholds):
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - _KEPSILON] + inner + [1.0 + _KEPSILON]
+
+
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The sensitivity (recall) at the threshold whose specificity is nearest ``specificity``,
+    over ``num_thresholds`` thresholds in [0, 1]; ``predictions`` must lie in [0, 1]."""
+    if not 0 <= specificity <= 1:
+        raise ValueError(f"sensitivity_at_specificity: specificity must be in [0, 1], got "
+                         f"{specificity}")
+    if num_thresholds < 2:
+        raise ValueError(f"sensitivity_at_specificity: num_thresholds must be > 1, got "
+                         f"{num_thresholds}")
+    with vs.variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
+        values, updates = _thresholded_counts(
+            "sensitivity_at_specificity", labels, predictions, weights,
+            _default_thresholds(num_thresholds), ("tp", "fn", "tn", "fp"))
+
+        def compute(c, name):
+            spec = math_ops.truediv(c["tn"], math_ops.add(math_ops.add(c["tn"], c["fp"]),
+                                                          np.float32(_KEPSILON)))
+            idx = cast_ops.cast(reduction_ops.argmin(
+                unary_ops.abs(math_ops.subtract(spec, np.float32(specificity))), 0),
+                dtypes.int32)
+            tp = gather_ops.gather(c["tp"], idx)
+            fn = gather_ops.gather(c["fn"], idx)
+            return math_ops.truediv(tp, math_ops.add(math_ops.add(tp, fn),
+                                                     np.float32(_KEPSILON)), name=name)
+
+        value = compute(values, "value")
+        update_op = compute(updates, "update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The specificity at the threshold whose sensitivity is nearest ``sensitivity`` (the
+    highest such threshold on ties), over ``num_thresholds`` thresholds in [0, 1]."""
+    if not 0 <= sensitivity <= 1:
+        raise ValueError(f"specificity_at_sensitivity: sensitivity must be in [0, 1], got "
+                         f"{sensitivity}")
+    if num_thresholds < 2:
+        raise ValueError(f"specificity_at_sensitivity: num_thresholds must be > 1, got "
+                         f"{num_thresholds}")
+    with vs.variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
+        values, updates = _thresholded_counts(
+            "specificity_at_sensitivity", labels, predictions, weights,
+            _default_thresholds(num_thresholds), ("tp", "fn", "tn", "fp"))
+
+        def compute(c, name):
+            sens = math_ops.truediv(c["tp"], math_ops.add(math_ops.add(c["tp"], c["fn"]),
+                                                          np.float32(_KEPSILON)))
+            gap = unary_ops.abs(math_ops.subtract(sens, np.float32(sensitivity)))
+            at_min = math_ops.equal(gap, reduction_ops.reduce_min(gap))
+            # the last threshold among the nearest ones, as TF picks it
+            idx = cast_ops.cast(reduction_ops.argmax(
+                reduction_ops.cumsum(cast_ops.cast(at_min, dtypes.int64)), 0), dtypes.int32)
+            tn = gather_ops.gather(c["tn"], idx)
+            fp = gather_ops.gather(c["fp"], idx)
+            return math_ops.truediv(tn, math_ops.add(math_ops.add(tn, fp),
+                                                     np.float32(_KEPSILON)), name=name)
+
+        value = compute(values, "value")
+        update_op = compute(updates, "update_op")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+# --------------------------------------------------------------------------- top-k given indices
+
+
+def _membership(op_name, labels, predictions_idx):
+    """``(predictions_idx, labels, relevant, label_hit, label_valid)`` (int64 indices and labels
+    of the same rank, float64 masks): ``relevant[..., i]`` is 1 where ``predictions_idx[..., i]``
+    is among the row's labels, ``label_hit[..., j]`` where label ``j`` is among the predictions,
+    ``label_valid[..., j]`` where label ``j`` is >= 0 (negative labels pad a row)."""
+    if isinstance(labels, (SparseTensor, SparseTensorValue)):
+        raise NotImplementedError(f"{op_name}: SparseTensor labels are not supported by "
+                                  f"tideflow; pass dense int labels (-1 pads a row)")
+    predictions_idx = cast_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
+    labels = cast_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+    pshape, lshape = predictions_idx.get_shape(), labels.get_shape()
+    if pshape.ndims is None or lshape.ndims is None:
+        raise ValueError(f"{op_name}: the ranks of labels and predictions must be known")
+    if lshape.ndims == pshape.ndims - 1:
+        labels = array_ops.expand_dims(labels, -1)
+    elif lshape.ndims != pshape.ndims:
+        raise ValueError(f"{op_name}: labels of shape {lshape} do not match predictions of "
+                         f"shape {pshape} (expected [D1, ... DN] or [D1, ... DN, num_labels] "
+                         f"for predictions [D1, ... DN, k])")
+    eq = math_ops.equal(array_ops.expand_dims(predictions_idx, -1),
+                        array_ops.expand_dims(labels, -2))  # [..., k, L]
+    valid = math_ops.greater_equal(labels, np.int64(0))
+    eq = math_ops.logical_and(eq, array_ops.expand_dims(valid, -2))
+    relevant = cast_ops.cast(reduction_ops.reduce_any(eq, -1), dtypes.float64)
+    label_hit = cast_ops.cast(reduction_ops.reduce_any(eq, -2), dtypes.float64)
+    return predictions_idx, labels, relevant, label_hit, cast_ops.cast(valid, dtypes.float64)
+
+
+def _top_k_idx_counts(op_name, labels, predictions_idx, class_id, weights):
+    preds, labels, relevant, _, _ = _membership(op_name, labels, predictions_idx)
+    if class_id is not None:
+        in_pred = cast_ops.cast(reduction_ops.reduce_any(
+            math_ops.equal(preds, np.int64(class_id)), -1), dtypes.float64)
+        in_lab = cast_ops.cast(reduction_ops.reduce_any(
+            math_ops.equal(labels, np.int64(class_id)), -1), dtypes.float64)
+        one = np.float64(1.0)
+        counts = {"tp": math_ops.multiply(in_pred, in_lab),
+                  "fp": math_ops.multiply(in_pred, math_ops.subtract(one, in_lab)),
+                  "fn": math_ops.multiply(in_lab, math_ops.subtract(one, in_pred))}
+    else:
+        k = _to_float(array_ops.shape(preds)[-1])
+        tp = reduction_ops.reduce_sum(relevant, -1)
+        # as in TF's set arithmetic, each distinct label value counts once, and labels that
+        # are no class (negative ones) count as false negatives
+        num_labels = labels.get_shape()[-1].value
+        if num_labels is None:
+            raise ValueError(f"{op_name}: the last dimension of labels must be known")
+        earlier = ops.convert_to_tensor(np.tril(np.ones((num_labels, num_labels), bool), -1))
+        dup = reduction_ops.reduce_any(math_ops.logical_and(
+            math_ops.equal(array_ops.expand_dims(labels, -1), array_ops.expand_dims(labels, -2)),
+            earlier), -1)
+        first = cast_ops.cast(math_ops.logical_not(dup), dtypes.float64)
+        eq_all = reduction_ops.reduce_any(math_ops.equal(
+            array_ops.expand_dims(preds, -1), array_ops.expand_dims(labels, -2)), -2)
+        missed = math_ops.subtract(np.float64(1.0), cast_ops.cast(eq_all, dtypes.float64))
+        counts = {"tp": tp, "fp": math_ops.subtract(cast_ops.cast(k, dtypes.float64), tp),
+                  "fn": reduction_ops.reduce_sum(math_ops.multiply(first, missed), -1)}
+    if weights is not None:
+        weights = cast_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+        counts = {key: math_ops.multiply(c, weights) for key, c in counts.items()}
+    return counts
+
+
+def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
+                     metrics_collections, updates_collections, name, op_name=None):
+    with ops.name_scope(name, _at_k_name(kind, k, class_id),
+                        (predictions_idx, labels, weights)) as scope:
+        if k is not None:
+            predictions_idx = ops.convert_to_tensor(predictions_idx)
+            last = predictions_idx.get_shape()[-1].value if predictions_idx.get_shape().ndims \
+                else None
+            if last is not None and last != k:
+                raise ValueError(f"{kind}_at_top_k: k={k} does not match the last dimension "
+                                 f"{last} of predictions_idx")
+        counts = _top_k_idx_counts(op_name or f"{kind}_at_top_k", labels, predictions_idx,
+                                   class_id, weights)
+        state = {}
+        for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
+            with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
+                var = variables.Variable(
+                    np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
+                    collections=[ops.GraphKeys.LOCAL_VARIABLES,
+                                 ops.GraphKeys.METRIC_VARIABLES])
+                state[key] = (var.value(), state_ops.assign_add(
+                    var, reduction_ops.reduce_sum(counts[key]), name="update"))
+        tp, tp_up = state["tp"]
+        o, o_up = state[other]
+        value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
+        update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                       metrics_collections=None, updates_collections=None, name=None):
+    """``precision_at_k`` given the top-k class indices ``predictions_idx`` ([D1, ... DN, k])
+    instead of scores."""
+    return _at_top_k_metric("precision", "fp", labels, predictions_idx, k, class_id, weights,
+                            metrics_collections, updates_collections, name)
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                    metrics_collections=None, updates_collections=None, name=None):
+    """``recall_at_k`` given the top-k class indices ``predictions_idx`` ([D1, ... DN, k])."""
+    return _at_top_k_metric("recall", "fn", labels, predictions_idx, k, class_id, weights,
+                            metrics_collections, updates_collections, name)
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over rows of the average precision of the ``k`` highest-scored classes (float64).
+
+    A row's average precision is the sum, over the relevant ones among the top ``k``, of the
+    precision at their rank, divided by ``min(k, number of labels >= 0)`` (NaN for a row without
+    labels, as in TF). ``value`` is the running sum of those divided by the number of rows (or
+    by the sum of the weights).
+    """
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"average_precision_at_k: invalid k={k!r} (expected an int >= 1)")
+    with ops.name_scope(name, _at_k_name("average_precision", k),
+                        (predictions, labels, weights)) as scope:
+        predictions = ops.convert_to_tensor(predictions)
+        _, top_idx = nn_impl.top_k(predictions, int(k))
+        if not isinstance(labels, (SparseTensor, SparseTensorValue)):
+            # as TF: labels >= num_classes are no labels (like -1)
+            labels = cast_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+            num_classes = cast_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64)
+            labels = gather_ops.where(math_ops.greater_equal(labels, num_classes),
+                                      math_ops.multiply(fill_ops.ones_like(labels),
+                                                        np.int64(-1)), labels)
+        _, _, relevant, _, valid = _membership("average_precision_at_k", labels, top_idx)
+        ranks = cast_ops.cast(range_ops.range(1, int(k) + 1), dtypes.float64)
+        precision_per_k = math_ops.truediv(reduction_ops.cumsum(relevant, axis=-1), ranks)
+        precision_sum = reduction_ops.reduce_sum(math_ops.multiply(relevant, precision_per_k),
+                                                 -1)
+        num_relevant = math_ops.minimum(reduction_ops.reduce_sum(valid, -1), np.float64(k))
+        ap = math_ops.truediv(precision_sum, num_relevant)
+        if weights is not None:
+            weights = math_ops.multiply(cast_ops.cast(ops.convert_to_tensor(weights),
+                                                      dtypes.float64), fill_ops.ones_like(ap))
+            ap = math_ops.multiply(ap, weights)
+        with ops.name_scope(None, "max", (ap,)) as max_scope:
+            max_var = variables.Variable(
+                np.float64(0.0), trainable=False, name=max_scope, dtype=dtypes.float64,
+                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+            batch_max = cast_ops.cast(array_ops.size(ap), dtypes.float64) if weights is None \
+                else reduction_ops.reduce_sum(weights)
+            max_update = state_ops.assign_add(max_var, batch_max, name="update")
+        with ops.name_scope(None, "total", (ap,)) as total_scope:
+            total_var = variables.Variable(
+                np.float64(0.0), trainable=False, name=total_scope, dtype=dtypes.float64,
+                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+            total_update = state_ops.assign_add(total_var, reduction_ops.reduce_sum(ap),
+                                                name="update")
+        value = _div_no_nan(total_var.value(), max_var.value(), name="mean")
+        update_op = _div_no_nan(total_update, max_update, name=scope)
+        _add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+sparse_average_precision_at_k = average_precision_at_k
+
+__all__ += ["average_precision_at_k", "mean_cosine_distance", "mean_per_class_accuracy",
+            "mean_relative_error", "percentage_below", "precision_at_top_k", "recall_at_top_k",
+            "sensitivity_at_specificity", "sparse_average_precision_at_k",
+            "specificity_at_sensitivity"]
