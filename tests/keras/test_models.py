@@ -270,3 +270,45 @@ def test_fit_verbose_prints_keras_progress(capsys):
     text = capsys.readouterr().out
     assert "Train on 8 samples, validate on 2 samples" in text
     assert "Epoch 2/2" in text and "val_acc:" in text
+
+
+def test_sample_weight_and_class_weight():
+    x = np.ones((4, 1), np.float32)
+    y = np.array([[0.0], [1.0], [2.0], [3.0]], np.float32)
+    model = tf.keras.Sequential([L.Dense(1, use_bias=False, kernel_initializer="zeros",
+                                         input_shape=(1,))])
+    model.compile("sgd", "mse")
+    w = np.array([1.0, 0.0, 0.0, 2.0], np.float32)
+    # per-sample losses 0, 1, 4, 9 -> sum(w * l) / 4
+    assert model.evaluate(x, y, sample_weight=w, verbose=0) == pytest.approx(18 / 4)
+    assert model.test_on_batch(x, y, sample_weight=w) == pytest.approx(18 / 4)
+    # weight only on the sample with target 3: training drives the prediction to 3
+    model.compile(tf.keras.optimizers.SGD(0.5), "mse")
+    for _ in range(100):
+        model.train_on_batch(x, y, sample_weight=np.array([0, 0, 0, 1.0], np.float32))
+    np.testing.assert_allclose(model.predict(x[:1]), [[3.0]], atol=1e-3)
+
+    clf = tf.keras.Sequential([L.Dense(2, activation="softmax", input_shape=(1,))])
+    clf.compile(tf.keras.optimizers.SGD(0.5), "sparse_categorical_crossentropy")
+    xs = np.zeros((10, 1), np.float32)  # no signal: the prior follows the class weights
+    ys = np.array([0] * 5 + [1] * 5)
+    clf.fit(xs, ys, class_weight={0: 1.0, 1: 3.0}, epochs=60, batch_size=10, verbose=0)
+    np.testing.assert_allclose(clf.predict(xs[:1])[0], [0.25, 0.75], atol=0.02)
+
+
+def test_fit_evaluate_predict_on_tf_data(digits):
+    x, y, xt, yt = digits
+    train = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(500).batch(50).repeat()
+    model = mlp()
+    model.compile(tf.keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    hist = model.fit(train, epochs=4, steps_per_epoch=28, verbose=0,
+                     validation_data=tf.data.Dataset.from_tensor_slices((xt, yt)).batch(100))
+    assert len(hist.history["val_acc"]) == 4
+    assert hist.history["val_acc"][-1] > 0.9
+    test = tf.data.Dataset.from_tensor_slices((xt, yt)).batch(64)
+    _, acc = model.evaluate(test, verbose=0)
+    assert acc == pytest.approx(hist.history["val_acc"][-1], abs=1e-6)
+    probs = model.predict(tf.data.Dataset.from_tensor_slices(xt).batch(64))
+    assert probs.shape == (len(xt), 10)
+    assert np.mean(probs.argmax(1) == yt) == pytest.approx(acc, abs=1e-6)

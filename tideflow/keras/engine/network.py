@@ -137,6 +137,30 @@ class Network(Layer):
                              f"Received: {t} (an output of layer {h[0].name}).")
         return t
 
+    def _own(self, tensors, what):
+        if not tensors:
+            raise AttributeError(f"Model {self.name} has no {what} yet: it is built by its "
+                                 "first call, `build` or `fit`.")
+        return tensors[0] if len(tensors) == 1 else list(tensors)
+
+    @property
+    def input(self):
+        return self._own(self.inputs, "input")
+
+    @property
+    def output(self):
+        return self._own(self.outputs, "output")
+
+    @property
+    def input_shape(self):
+        shapes = [tuple(t.get_shape().as_list()) for t in self.inputs]
+        return self._own(shapes, "input shape")
+
+    @property
+    def output_shape(self):
+        shapes = [tuple(t.get_shape().as_list()) for t in self.outputs]
+        return self._own(shapes, "output shape")
+
     @property
     def layers(self):
         if self._is_graph_network:

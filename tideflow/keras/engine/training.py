@@ -103,6 +103,7 @@ class Model(Network):
         elif weights is None:
             weights = [1.0] * n
         self.targets = []
+        self.sample_weights = []
         self.metrics_names = ["loss"]
         self._metric_tensors = []
         per_output_losses = []
@@ -113,6 +114,7 @@ class Model(Network):
                 name = self.output_names[i]
                 if fn is None:
                     self.targets.append(None)
+                    self.sample_weights.append(None)
                     continue
                 if self._target_tensors is not None:
                     target = flatten(self._target_tensors)[i]
@@ -123,10 +125,17 @@ class Model(Network):
                                             name=f"{name}_target")
                 self.targets.append(target)
                 with ops.name_scope(f"{name}_loss"):
+                    sw = tf.placeholder_with_default(tf.ones(tf.shape(out)[:1], out.dtype),
+                                                     shape=[None],
+                                                     name=f"{name}_sample_weights")
+                    self.sample_weights.append(sw)
                     if isinstance(fn, losses_mod.Loss):
-                        value = fn(target, out)
+                        value = fn(target, out, sample_weight=_expand_to(sw, None))
                     else:
-                        value = tf.reduce_mean(fn(target, out))
+                        per_sample = fn(target, out)
+                        weighted = per_sample * _expand_to(sw, per_sample)
+                        value = tf.reduce_sum(weighted) / tf.cast(tf.size(per_sample),
+                                                                  weighted.dtype)
                 per_output_losses.append(value)
                 weighted = value * weights[i] if weights[i] != 1.0 else value
                 total = weighted if total is None else total + weighted
@@ -288,10 +297,34 @@ class Model(Network):
                              f"array shapes: {[a.shape for a in out]}")
         return out
 
+    def _standardize_weights(self, ys, sample_weight, class_weight):
+        """Per-output sample weight arrays (None: all ones)."""
+        n_live = len(ys)
+        live_names = [nm for nm, t in zip(self.output_names, self.targets) if t is not None]
+        if sample_weight is None:
+            sws = [None] * n_live
+        elif isinstance(sample_weight, dict):
+            sws = [sample_weight.get(nm) for nm in live_names]
+        elif isinstance(sample_weight, (list, tuple)):
+            sws = list(sample_weight)
+        else:
+            sws = [sample_weight] * n_live
+        out = []
+        for i, (w, y) in enumerate(zip(sws, ys)):
+            if w is None and class_weight is not None:
+                cw = class_weight.get(live_names[i], class_weight) if isinstance(
+                    next(iter(class_weight), None), str) else class_weight
+                w = _class_weights_to_sample(cw, y)
+            if w is not None:
+                w = np.asarray(w, np.float32)
+                if w.ndim != 1 or len(w) != len(y):
+                    raise ValueError(f"Found a sample_weight array with shape {w.shape} for an "
+                                     f"input with shape {np.shape(y)}. sample_weight cannot "
+                                     "be broadcast.")
+            out.append(w)
+        return out
+
     def _standardize_xy(self, x, y=None, need_y=True):
-        if _is_dataset(x):
-            raise NotImplementedError("Model.fit/evaluate/predict with a tf.data Dataset is not "
-                                      "supported yet; pass NumPy arrays.")
         self._ensure_built(x)
         xs = self._standardize(x, self.inputs, self.input_names, "input")
         ys = None
@@ -317,10 +350,14 @@ class Model(Network):
         return xs, ys
 
     # -- step functions -----------------------------------------------------------------------------
-    def _feeds(self, xs, ys, training):
+    def _feeds(self, xs, ys, training, sws=None):
         feed = dict(zip(self.inputs, xs))
         if ys is not None:
             feed.update(zip([t for t in self.targets if t is not None], ys))
+        if sws is not None:
+            for ph, w in zip([w for w in self.sample_weights if w is not None], sws):
+                if w is not None:
+                    feed[ph] = w
         lp = K._learning_phase_placeholder()
         if lp is not None and isinstance(lp, ops.Tensor):
             feed[lp] = training
@@ -346,13 +383,16 @@ class Model(Network):
                        reset_metrics=True):
         """One optimizer step on one batch; returns the loss (and metrics)."""
         xs, ys = self._standardize_xy(x, y)
+        sws = self._standardize_weights(ys, sample_weight, class_weight)
         self._make_train_function()
-        out = self._run(self._train_fn, self._feeds(xs, ys, True))[1:]
+        out = self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
         return _unlist([float(v) for v in out])
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         xs, ys = self._standardize_xy(x, y)
-        out = self._run([self.total_loss] + self._metric_tensors, self._feeds(xs, ys, False))
+        sws = self._standardize_weights(ys, sample_weight, None)
+        out = self._run([self.total_loss] + self._metric_tensors,
+                        self._feeds(xs, ys, False, sws))
         return _unlist([float(v) for v in out])
 
     def predict_on_batch(self, x):
@@ -365,27 +405,39 @@ class Model(Network):
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
             validation_freq=1, **kwargs):
-        """Trains for ``epochs`` epochs of ``batch_size`` (32) samples; returns the History."""
+        """Trains for ``epochs`` epochs of ``batch_size`` (32) samples (or of
+        ``steps_per_epoch`` batches of a ``tf.data`` dataset); returns the History."""
         for k in kwargs:
             if k not in ("max_queue_size", "workers", "use_multiprocessing"):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
-        if sample_weight is not None or class_weight is not None:
-            raise NotImplementedError("fit(sample_weight=..., class_weight=...) is not "
-                                      "supported yet.")
         batch_size = batch_size or 32
-        xs, ys = self._standardize_xy(x, y)
-        val = None
-        if validation_data is not None:
-            if len(validation_data) == 3:
-                raise NotImplementedError("validation_data with sample weights is not "
-                                          "supported yet.")
-            val = self._standardize_xy(validation_data[0], validation_data[1])
-        elif validation_split and 0.0 < validation_split < 1.0:
-            split = int(len(xs[0]) * (1.0 - validation_split))
-            val = ([a[split:] for a in xs], [a[split:] for a in ys])
-            xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+        if _is_dataset(x):
+            if y is not None:
+                raise ValueError("`y` argument is not supported when using dataset as input.")
+            source = _DatasetSource(self, x, steps_per_epoch)
+            source.peek()
+            val = None
+            if validation_data is not None:
+                val = (_DatasetSource(self, validation_data, validation_steps)
+                       if _is_dataset(validation_data) else
+                       self._array_val_source(validation_data, batch_size))
+        else:
+            xs, ys = self._standardize_xy(x, y)
+            sws = self._standardize_weights(ys, sample_weight, class_weight)
+            val = None
+            if validation_data is not None:
+                val = (_DatasetSource(self, validation_data, validation_steps)
+                       if _is_dataset(validation_data) else
+                       self._array_val_source(validation_data, batch_size))
+            elif validation_split and 0.0 < validation_split < 1.0:
+                split = int(len(xs[0]) * (1.0 - validation_split))
+                val = _ArraySource([a[split:] for a in xs], [a[split:] for a in ys],
+                                   [None if w is None else w[split:] for w in sws],
+                                   batch_size, False)
+                xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
+                sws = [None if w is None else w[:split] for w in sws]
+            source = _ArraySource(xs, ys, sws, batch_size, shuffle)
         self._make_train_function()
-        n = len(xs[0])
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + m for m in out_labels] if val else [])
         self.history = cbks.History()
@@ -393,40 +445,37 @@ class Model(Network):
             list(callbacks or []) + [self.history]
             + ([cbks.ProgbarLogger()] if verbose else []))
         callbacks.set_model(self)
-        callbacks.set_params({"batch_size": batch_size, "epochs": epochs, "steps": None,
-                              "samples": n, "verbose": verbose, "do_validation": bool(val),
+        callbacks.set_params({"batch_size": batch_size, "epochs": epochs,
+                              "steps": source.steps, "samples": source.samples,
+                              "verbose": verbose, "do_validation": bool(val),
                               "metrics": callback_metrics})
-        if verbose and val:
-            print(f"Train on {n} samples, validate on {len(val[0][0])} samples")
-        elif verbose:
-            print(f"Train on {n} samples")
+        if verbose and source.samples is not None:
+            if val is not None and val.samples is not None:
+                print(f"Train on {source.samples} samples, validate on {val.samples} samples")
+            else:
+                print(f"Train on {source.samples} samples")
         self.stop_training = False
         callbacks.on_train_begin()
         for epoch in range(initial_epoch, epochs):
             callbacks.on_epoch_begin(epoch)
-            index = np.random.permutation(n) if shuffle else np.arange(n)
-            if shuffle == "batch":
-                index = np.arange(n)
             totals = np.zeros(len(out_labels))
             seen = 0
-            for batch_index, start in enumerate(range(0, n, batch_size)):
-                ids = index[start:start + batch_size]
-                batch_logs = {"batch": batch_index, "size": len(ids)}
+            for batch_index, (bx, by, bw) in enumerate(source.epoch()):
+                size = len(bx[0])
+                batch_logs = {"batch": batch_index, "size": size}
                 callbacks.on_batch_begin(batch_index, batch_logs)
-                feed = self._feeds([a[ids] for a in xs], [a[ids] for a in ys], True)
-                outs = self._run(self._train_fn, feed)[1:]
+                outs = self._run(self._train_fn, self._feeds(bx, by, True, bw))[1:]
                 for label, value in zip(out_labels, outs):
                     batch_logs[label] = float(value)
-                totals += np.asarray(outs, dtype=np.float64) * len(ids)
-                seen += len(ids)
+                totals += np.asarray(outs, dtype=np.float64) * size
+                seen += size
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
             epoch_logs = {label: float(v) for label, v in zip(out_labels,
                                                                totals / max(seen, 1))}
-            if val and (epoch + 1) % validation_freq == 0:
-                val_outs = self._evaluate_arrays(val[0], val[1], batch_size)
-                for label, value in zip(out_labels, val_outs):
+            if val is not None and (epoch + 1) % validation_freq == 0:
+                for label, value in zip(out_labels, self._evaluate_source(val)):
                     epoch_logs["val_" + label] = value
             callbacks.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -434,14 +483,35 @@ class Model(Network):
         callbacks.on_train_end()
         return self.history
 
-    def _evaluate_arrays(self, xs, ys, batch_size):
+    def _array_val_source(self, validation_data, batch_size):
+        if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
+            raise ValueError("When passing validation_data, it must contain 2 (x_val, y_val) "
+                             "or 3 (x_val, y_val, val_sample_weights) items, however it "
+                             f"contains {len(validation_data)} items")
+        vx, vy = self._standardize_xy(validation_data[0], validation_data[1])
+        vw = self._standardize_weights(
+            vy, validation_data[2] if len(validation_data) == 3 else None, None)
+        return _ArraySource(vx, vy, vw, batch_size, False)
+
+    def _evaluate_source(self, source):
+        fetches = [self.total_loss] + self._metric_tensors
+        totals = np.zeros(len(fetches))
+        seen = 0
+        for bx, by, bw in source.epoch():
+            outs = self._run(fetches, self._feeds(bx, by, False, bw))
+            totals += np.asarray(outs, dtype=np.float64) * len(bx[0])
+            seen += len(bx[0])
+        return [float(v) for v in totals / max(seen, 1)]
+
+    def _evaluate_arrays(self, xs, ys, batch_size, sws=None):
         n = len(xs[0])
         fetches = [self.total_loss] + self._metric_tensors
         totals = np.zeros(len(fetches))
         for start in range(0, n, batch_size):
             sl = slice(start, start + batch_size)
-            outs = self._run(fetches, self._feeds([a[sl] for a in xs], [a[sl] for a in ys],
-                                                  False))
+            outs = self._run(fetches, self._feeds(
+                [a[sl] for a in xs], [a[sl] for a in ys], False,
+                None if sws is None else [None if w is None else w[sl] for w in sws]))
             totals += np.asarray(outs, dtype=np.float64) * len(xs[0][sl])
         return [float(v) for v in totals / max(n, 1)]
 
@@ -449,17 +519,32 @@ class Model(Network):
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
-        if sample_weight is not None:
-            raise NotImplementedError("evaluate(sample_weight=...) is not supported yet.")
-        xs, ys = self._standardize_xy(x, y)
-        outs = self._evaluate_arrays(xs, ys, batch_size or 32)
+        if _is_dataset(x):
+            source = _DatasetSource(self, x, steps)
+            source.peek()
+            outs = self._evaluate_source(source)
+            n = "all"
+        else:
+            xs, ys = self._standardize_xy(x, y)
+            sws = self._standardize_weights(ys, sample_weight, None)
+            outs = self._evaluate_arrays(xs, ys, batch_size or 32, sws)
+            n = len(xs[0])
         if verbose:
-            print(f"{len(xs[0])}/{len(xs[0])} - " + " - ".join(
+            print(f"{n}/{n} - " + " - ".join(
                 f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, outs)))
         return _unlist(outs)
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
+        if _is_dataset(x):
+            source = _DatasetSource(self, x, steps, need_y=False)
+            source.peek()
+            parts = [[] for _ in self.outputs]
+            for bx, _, _ in source.epoch():
+                for p, o in zip(parts, self._run(self.outputs, self._feeds(bx, None, False))):
+                    p.append(o)
+            results = [np.concatenate(p) for p in parts]
+            return results[0] if len(results) == 1 else results
         xs, _ = self._standardize_xy(x, need_y=False)
         batch_size = batch_size or 32
         n = len(xs[0])
@@ -594,6 +679,106 @@ class Model(Network):
 
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer)
+
+
+class _ArraySource:
+    """Batches of NumPy arrays, shuffled each epoch when asked."""
+
+    def __init__(self, xs, ys, sws, batch_size, shuffle):
+        self.xs, self.ys, self.sws = xs, ys, sws
+        self.batch_size, self.shuffle = batch_size, shuffle
+        self.samples = len(xs[0])
+        self.steps = None
+
+    def epoch(self):
+        n = self.samples
+        index = np.random.permutation(n) if self.shuffle and self.shuffle != "batch" else \
+            np.arange(n)
+        for start in range(0, n, self.batch_size):
+            ids = index[start:start + self.batch_size]
+            yield ([a[ids] for a in self.xs], [a[ids] for a in self.ys],
+                   [None if w is None else w[ids] for w in self.sws])
+
+
+class _DatasetSource:
+    """Batches drawn from a ``tf.data`` dataset of ``(x, y)`` or ``(x, y, sample_weight)``
+    elements: ``steps`` batches per epoch from one iterator, or (``steps=None``) the whole
+    dataset each epoch from a re-initialized iterator."""
+
+    def __init__(self, model, dataset, steps, need_y=True):
+        self.model, self.steps, self.need_y = model, steps, need_y
+        self.samples = None
+        if steps is None:
+            self.iterator = dataset.make_initializable_iterator()
+        else:
+            self.iterator = dataset.make_one_shot_iterator()
+        self.next = self.iterator.get_next()
+        self._pending = None
+        self._initialized = False
+
+    def _pull(self):
+        return K.get_session().run(self.next)
+
+    def _init(self):
+        if self.steps is None:
+            K.get_session().run(self.iterator.initializer)
+        self._initialized = True
+
+    def peek(self):
+        """Pulls the first element now (a subclassed model builds from it)."""
+        self._init()
+        self._pending = self._pull()
+        self._split(self._pending)
+
+    def _split(self, element):
+        if isinstance(element, tuple) and self.need_y:
+            if len(element) not in (2, 3):
+                raise ValueError("A dataset given to fit/evaluate must yield (inputs, targets) "
+                                 f"or (inputs, targets, sample_weights); got {len(element)} "
+                                 "items.")
+            x, y = element[0], element[1]
+            xs, ys = self.model._standardize_xy(x, y)
+            sws = self.model._standardize_weights(
+                ys, element[2] if len(element) == 3 else None, None)
+            return xs, ys, sws
+        x = element[0] if isinstance(element, tuple) and not self.need_y else element
+        xs, _ = self.model._standardize_xy(x, need_y=False)
+        return xs, None, None
+
+    def epoch(self):
+        if not self._initialized:
+            self._init()
+        step = 0
+        while self.steps is None or step < self.steps:
+            if self._pending is not None:
+                element, self._pending = self._pending, None
+            else:
+                try:
+                    element = self._pull()
+                except tf.errors.OutOfRangeError:
+                    if self.steps is not None:
+                        raise ValueError(f"The dataset ran out of data after {step} of "
+                                         f"{self.steps} steps; use `.repeat()` or fewer "
+                                         "steps.") from None
+                    break
+            yield self._split(element)
+            step += 1
+        self._initialized = False
+
+
+def _expand_to(weights, values):
+    """Sample weights [batch] shaped to broadcast against per-sample ``values``."""
+    rank = None if values is None else values.get_shape().ndims
+    if rank is None or rank <= 1:
+        return weights
+    return tf.reshape(weights, [-1] + [1] * (rank - 1))
+
+
+def _class_weights_to_sample(class_weight, y):
+    y = np.asarray(y)
+    ids = y.argmax(-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
+    ids = np.round(ids).astype(int)
+    return np.array([class_weight.get(int(c), 1.0) for c in ids], np.float32)
 
 
 def _is_h5(filepath, save_format):
