@@ -101,7 +101,9 @@ def _if_grad(op, *grads):
             for m in keep:
                 r = res[m]
                 if r is None:
-                    r = array_ops.zeros_like(fg.args[x_idx[m]])
+                    arg = fg.args[x_idx[m]]
+                    r = (list_ops.zeros_like(arg) if arg._dtype.base_dtype == dtypes.variant
+                         else array_ops.zeros_like(arg))
                 outs.append(gfg.capture(r))
             gfg.outputs = outs
             gfg.structured_outputs = outs
