@@ -79,6 +79,7 @@ from tideflow.train.learning_rate_decay import (
     piecewise_constant,
     polynomial_decay,
 )
+from tideflow.train.learning_rate_decay import piecewise_constant as piecewise_constant_decay
 from tideflow.train.momentum import MomentumOptimizer
 from tideflow.train.monitored_session import (
     ChiefSessionCreator,
@@ -107,6 +108,14 @@ from tideflow.train.session_run_hook import (
 )
 from tideflow.train.supervisor import Supervisor
 from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
+from tideflow.train.train_extras import (
+    checkpoints_iterator,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
+    noisy_linear_cosine_decay,
+)
 from tideflow.train.training_util import (
     assert_global_step,
     create_global_step,
@@ -114,4 +123,4 @@ from tideflow.train.training_util import (
     get_or_create_global_step,
     global_step,
 )
-
+from tideflow.train.warm_starting import VocabInfo, warm_start

@@ -1,0 +1,151 @@
+"""tf.train: noisy_linear_cosine_decay, checkpoints_iterator, maybe_batch and friends,
+warm_start with renames and vocabulary remapping."""
+
+import math
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def test_noisy_linear_cosine_decay_statistics():
+    with tf.Graph().as_default():
+        step = tf.placeholder(tf.int64, [])
+        lr = tf.train.noisy_linear_cosine_decay(0.5, step, 100, initial_variance=0.0)
+        lr_noisy = tf.train.noisy_linear_cosine_decay(0.5, step, 100, initial_variance=1.0,
+                                                      variance_decay=0.0)
+        with tf.Session() as sess:
+            for s in (0, 30, 100, 150):
+                st = min(s, 100)
+                linear = (100 - st) / 100
+                cosine = 0.5 * (1 + math.cos(math.pi * st / 100))
+                want = 0.5 * ((0.0 + linear) * cosine + 0.001)
+                np.testing.assert_allclose(sess.run(lr, {step: s}), want, rtol=1e-5)
+            # noise of unit variance on the linear part, scaled by 0.5 * cosine at step 0
+            xs = np.array([sess.run(lr_noisy, {step: 0}) for _ in range(400)])
+    assert abs(xs.mean() - 0.5 * 1.001) < 0.1
+    assert abs(xs.std() - 0.5) < 0.1
+
+
+def test_checkpoints_iterator_sees_new_checkpoints(tmp_path):
+    d = str(tmp_path)
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = saver.save(sess, d + "/model", global_step=1)
+
+            def later():
+                time.sleep(0.5)
+                saver.save(sess, d + "/model", global_step=2)
+
+            t = threading.Thread(target=later)
+            t.start()
+            got = list(tf.train.checkpoints_iterator(d, timeout=2.0))
+            t.join()
+    assert got == [first, d + "/model-2"]
+    calls = []
+    assert list(tf.train.checkpoints_iterator(
+        str(tmp_path / "none"), timeout=0.1, timeout_fn=lambda: calls.append(1) or
+        len(calls) >= 2)) == []
+    assert len(calls) == 2
+    del v
+
+
+def _drain(batch_tensors, n):
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        out = [sess.run(batch_tensors) for _ in range(n)]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    return out
+
+
+def test_maybe_batch_keeps_only_selected_examples():
+    with tf.Graph().as_default():
+        counter = tf.train.range_input_producer(1000, shuffle=False).dequeue()
+        keep = tf.equal(counter % 3, 0)
+        b = tf.train.maybe_batch([counter], keep, batch_size=4)
+        vals = _drain(b, 1)[0]  # one component: a tensor, as TF's batch gives
+    assert vals.tolist() == [0, 3, 6, 9]
+
+
+def test_maybe_batch_enqueue_many_and_shuffle():
+    with tf.Graph().as_default():
+        rows = tf.constant(np.arange(10, dtype=np.int64))
+        keep = tf.constant([i % 2 == 0 for i in range(10)])
+        b = tf.train.maybe_batch([rows], keep, batch_size=5, enqueue_many=True)
+        got = _drain(b, 1)[0]
+    assert sorted(set(got.tolist())) <= [0, 2, 4, 6, 8] and len(got) == 5
+    with tf.Graph().as_default():
+        rows = tf.constant(np.arange(10, dtype=np.int64))
+        keep = tf.constant([i >= 5 for i in range(10)])
+        b = tf.train.maybe_shuffle_batch([rows], 5, capacity=40, min_after_dequeue=5,
+                                         keep_input=keep, enqueue_many=True, seed=1)
+        got = _drain(b, 2)
+    assert all(set(g.tolist()) <= {5, 6, 7, 8, 9} for g in got)
+    with tf.Graph().as_default():
+        a = tf.constant(np.arange(4))
+        with pytest.raises(ValueError, match="scalar"):
+            tf.train.maybe_batch([a], tf.constant([True, False]), batch_size=2)
+        b = tf.train.maybe_batch_join([[a], [a * 10]], [True, False], batch_size=2,
+                                      enqueue_many=True)
+        got = _drain(b, 2)
+    assert all(set(g.tolist()) <= {0, 1, 2, 3} for g in got)
+
+
+def _save(tmp_path, build):
+    with tf.Graph().as_default():
+        build()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return tf.train.Saver().save(sess, str(tmp_path / "old"))
+
+
+def test_warm_start_by_name_rename_and_partial(tmp_path):
+    ckpt = _save(tmp_path, lambda: (
+        tf.get_variable("dense/kernel", initializer=np.arange(6.0).reshape(2, 3)),
+        tf.get_variable("old_bias", initializer=np.array([7.0, 8.0, 9.0])),
+        tf.get_variable("other", initializer=np.array(5.0))))
+    with tf.Graph().as_default():
+        k = tf.get_variable("dense/kernel", [2, 3], tf.float64)
+        b = tf.get_variable("bias", [3], tf.float64)
+        o = tf.get_variable("other", [], tf.float64, initializer=tf.constant_initializer(-1.0))
+        tf.train.warm_start(ckpt, vars_to_warm_start=["dense", "bias"],
+                            var_name_to_prev_var_name={"bias": "old_bias"})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            kv, bv, ov = sess.run([k, b, o])
+    np.testing.assert_array_equal(kv, np.arange(6.0).reshape(2, 3))
+    np.testing.assert_array_equal(bv, [7.0, 8.0, 9.0])
+    assert ov == -1.0  # not selected: keeps its own initializer
+    with tf.Graph().as_default():
+        tf.get_variable("dense/kernel", [2, 3], tf.float64)
+        with pytest.raises(ValueError, match="did not get warm-started"):
+            tf.train.warm_start(ckpt, "dense", var_name_to_prev_var_name={"nope": "x"})
+
+
+def test_warm_start_vocabulary_remapping(tmp_path):
+    old_vocab = tmp_path / "old.txt"
+    new_vocab = tmp_path / "new.txt"
+    old_vocab.write_text("apple\nbanana\ncherry\n")
+    new_vocab.write_text("cherry\ndate\napple\n")
+    old = np.arange(12.0).reshape(3, 4)
+    ckpt = _save(tmp_path, lambda: tf.get_variable("emb", initializer=old))
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [4, 4], tf.float64)  # 3 words + 1 OOV bucket
+        info = tf.train.VocabInfo(str(new_vocab), 3, 1, str(old_vocab),
+                                  backup_initializer=tf.constant_initializer(-1.0))
+        tf.train.warm_start(ckpt, "emb", var_name_to_vocab_info={"emb": info})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run(emb)
+    np.testing.assert_array_equal(got, np.stack([old[2], np.full(4, -1.0), old[0],
+                                                 np.full(4, -1.0)]))
+    with pytest.raises(ValueError, match="axis"):
+        tf.train.VocabInfo("a", 1, 0, "b", axis=2)
