@@ -37,3 +37,8 @@ def test_digits_mlp_adam_dropout():
 def test_digits_cnn_momentum():
     out = _run("digits_cnn.py")
     assert _accuracy(out) >= 0.97, out
+
+
+def test_keras_digits_cnn():
+    out = _run("keras_digits_cnn.py")
+    assert _accuracy(out) >= 0.95, out

@@ -5,6 +5,7 @@ from tideflow.keras import (
     backend,
     callbacks,
     constraints,
+    datasets,
     initializers,
     layers,
     losses,
@@ -22,6 +23,7 @@ __version__ = "2.2.4-tf"
 
 __all__ = [
     "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+    "datasets",
     "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
     "utils",
 ]
