@@ -542,3 +542,83 @@ def test_gather_tree_errors():
         ok = sess.run(s2s.gather_tree([[[1, 2]], [[3, 4]]], [[[0, 0]], [[1, 0]]], [2], 9))
     np.testing.assert_array_equal(ok, [[[2, 1]], [[3, 4]]])
     assert tf.contrib.seq2seq.gather_tree is s2s.gather_tree
+
+
+def _numpy_monotonic(p, prev):
+    out = np.zeros_like(p)
+    for b in range(p.shape[0]):
+        q = 0.0
+        for i in range(p.shape[1]):
+            q = (1 - p[b, i - 1]) * q + prev[b, i] if i else prev[b, i]
+            out[b, i] = p[b, i] * q
+    return out
+
+
+def test_monotonic_attention_modes():
+    rs = np.random.RandomState(4)
+    p = rs.uniform(0.05, 0.9, size=(3, 6))
+    prev = _softmax(rs.randn(3, 6))
+    hard_p = (rs.uniform(size=(3, 6)) > 0.5).astype(np.float64)
+    hard_prev = np.eye(6)[[0, 2, 5]]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        rec, par, hard = sess.run([
+            s2s.monotonic_attention(p, prev, "recursive"),
+            s2s.monotonic_attention(p, prev, "parallel"),
+            s2s.monotonic_attention(hard_p, hard_prev, "hard")])
+        with pytest.raises(ValueError, match="mode must be"):
+            s2s.monotonic_attention(p, prev, "soft")
+    want = _numpy_monotonic(p, prev)
+    np.testing.assert_allclose(rec, want, rtol=1e-10)
+    np.testing.assert_allclose(par, want, rtol=1e-6)
+    assert np.all(rec.sum(1) <= 1 + 1e-12)
+    for b, start in enumerate([0, 2, 5]):
+        chosen = [i for i in range(start, 6) if hard_p[b, i]]
+        np.testing.assert_array_equal(hard[b], np.eye(6)[chosen[0]] if chosen else 0.0)
+
+
+@pytest.mark.parametrize("mechanism", ["bahdanau", "luong"])
+def test_monotonic_mechanisms_in_attention_wrapper(mechanism):
+    batch, time = 2, 3
+    rs = np.random.RandomState(5)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        memory = tf.constant(rs.randn(batch, 5, 4).astype(np.float32))
+        if mechanism == "bahdanau":
+            mech = s2s.BahdanauMonotonicAttention(4, memory, memory_sequence_length=[5, 2],
+                                                  normalize=True, score_bias_init=-1.0)
+            scope = "bahdanau_monotonic_attention"
+        else:
+            mech = s2s.LuongMonotonicAttention(4, memory, memory_sequence_length=[5, 2],
+                                               scale=True, score_bias_init=-1.0)
+            scope = "luong_monotonic_attention"
+        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.BasicLSTMCell(4), mech,
+                                    alignment_history=True)
+        init = cell.zero_state(batch, tf.float32)
+        helper = s2s.TrainingHelper(tf.constant(rs.randn(batch, time, 3).astype(np.float32)),
+                                    [time, time])
+        _, state, _ = s2s.dynamic_decode(s2s.BasicDecoder(cell, helper, init))
+        names = {v.op.name for v in tf.global_variables()}
+        assert f"decoder/attention_wrapper/{scope}/attention_score_bias" in names
+        sess.run(tf.global_variables_initializer())
+        a0, hist, bias = sess.run([init.alignments, state.alignment_history.stack(),
+                                   f"decoder/attention_wrapper/{scope}/attention_score_bias:0"])
+    np.testing.assert_array_equal(a0, [[1, 0, 0, 0, 0], [1, 0, 0, 0, 0]])
+    assert bias == -1.0
+    assert hist.shape == (time, batch, 5)
+    assert np.all(hist.sum(-1) <= 1 + 1e-5) and np.all(hist >= 0)
+    np.testing.assert_array_equal(hist[:, 1, 2:], 0.0)
+
+
+def test_cond_in_loop_reading_a_captured_tensor_array_has_gradients():
+    # TrainingHelper reads its inputs under a tf.cond inside the decoder's while_loop
+    x_val = np.arange(6, dtype=np.float32).reshape(3, 2)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant(x_val)
+        ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+
+        def body(i, acc):
+            v = tf.cond(i < 2, lambda: ta.read(i), lambda: tf.zeros([2]))
+            return i + 1, acc + v * tf.cast(i + 1, tf.float32)
+
+        _, acc = tf.while_loop(lambda i, a: i < 3, body, (0, tf.zeros([2])))
+        grad = sess.run(tf.gradients(tf.reduce_sum(acc), x)[0])
+    np.testing.assert_array_equal(grad, [[1, 1], [2, 2], [0, 0]])

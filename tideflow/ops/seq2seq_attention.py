@@ -19,8 +19,11 @@ __all__ = [
     "AttentionWrapper",
     "AttentionWrapperState",
     "BahdanauAttention",
+    "BahdanauMonotonicAttention",
     "LuongAttention",
+    "LuongMonotonicAttention",
     "hardmax",
+    "monotonic_attention",
     "safe_cumprod",
 ]
 
@@ -258,6 +261,124 @@ def safe_cumprod(x, *args, **kwargs):
         x = tf.convert_to_tensor(x, name="x")
         tiny = np.finfo(x.dtype.as_numpy_dtype).tiny
         return tf.exp(tf.cumsum(tf.log(tf.clip_by_value(x, tiny, 1)), *args, **kwargs))
+
+
+def monotonic_attention(p_choose_i, previous_attention, mode):
+    """Monotonic attention (Raffel et al., 2017) from the probabilities ``p_choose_i``
+    [batch, max_time] of stopping at each memory entry and the previous step's attention:
+    ``mode`` is ``"recursive"`` (exact, a ``tf.scan`` over memory), ``"parallel"`` (the
+    cumulative-product closed form, inexact where ``p_choose_i`` nears 1) or ``"hard"`` (for
+    0/1 probabilities: attend to the first chosen entry at or after the last one)."""
+    p_choose_i = tf.convert_to_tensor(p_choose_i, name="p_choose_i")
+    previous_attention = tf.convert_to_tensor(previous_attention, name="previous_attention")
+    if mode == "recursive":
+        batch_size = tf.shape(p_choose_i)[0]
+        shifted = tf.concat([tf.ones([batch_size, 1], dtype=p_choose_i.dtype),
+                             1 - p_choose_i[:, :-1]], 1)
+        # q_i = (1 - p_{i-1}) q_{i-1} + a_prev_i, attention_i = p_i q_i
+        q = tf.scan(lambda acc, yz: yz[0] * acc + yz[1],
+                    [tf.transpose(shifted), tf.transpose(previous_attention)],
+                    initializer=tf.zeros([batch_size], dtype=p_choose_i.dtype))
+        return p_choose_i * tf.transpose(q)
+    if mode == "parallel":
+        cumprod_1mp = safe_cumprod(1 - p_choose_i, axis=1, exclusive=True)
+        return p_choose_i * cumprod_1mp * tf.cumsum(
+            previous_attention / tf.clip_by_value(cumprod_1mp, 1e-10, 1.0), axis=1)
+    if mode == "hard":
+        # drop the entries before the one chosen last step, then all after the first chosen
+        p_choose_i *= tf.cumsum(previous_attention, axis=1)
+        return p_choose_i * tf.cumprod(1 - p_choose_i, axis=1, exclusive=True)
+    raise ValueError(f"mode must be 'recursive', 'parallel', or 'hard', got {mode!r}.")
+
+
+def _monotonic_probability_fn(score, previous_alignments, sigmoid_noise, mode, seed=None):
+    if sigmoid_noise > 0:
+        score += sigmoid_noise * tf.random_normal(tf.shape(score), dtype=score.dtype,
+                                                  seed=seed)
+    if mode == "hard":
+        p_choose_i = tf.cast(score > 0, score.dtype)
+    else:
+        p_choose_i = tf.sigmoid(score)
+    return monotonic_attention(p_choose_i, previous_alignments, mode)
+
+
+class _BaseMonotonicAttentionMechanism(_BaseAttentionMechanism):
+    """A monotonic mechanism starts attending to the first memory entry."""
+
+    def initial_alignments(self, batch_size, dtype):
+        max_time = self._alignments_size
+        return tf.one_hot(tf.zeros([batch_size], dtype=tf.int32), max_time, dtype=dtype)
+
+
+def _monotonic_fn(sigmoid_noise, mode, seed):
+    return lambda score, prev: _monotonic_probability_fn(score, prev, sigmoid_noise, mode,
+                                                         seed)
+
+
+class BahdanauMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """Monotonic attention with Bahdanau scores plus a learned scalar
+    ``attention_score_bias`` (initially ``score_bias_init``)."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, normalize=False,
+                 score_mask_value=None, sigmoid_noise=0.0, sigmoid_noise_seed=None,
+                 score_bias_init=0.0, mode="parallel", dtype=None,
+                 name="BahdanauMonotonicAttention"):
+        dtype = dtype or tf.float32
+        super().__init__(
+            query_layer=_units_dense(num_units, "query_layer", dtype),
+            memory_layer=_units_dense(num_units, "memory_layer", dtype),
+            memory=memory, probability_fn=_monotonic_fn(sigmoid_noise, mode,
+                                                        sigmoid_noise_seed),
+            memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
+            name=name)
+        self._num_units = num_units
+        self._normalize = normalize
+        self._score_bias_init = score_bias_init
+        self._name = name
+
+    def __call__(self, query, state):
+        with tf.variable_scope(None, "bahdanau_monotonic_attention", [query]):
+            processed = self._query_layer(query)
+            score = _bahdanau_score(processed, self._keys, self._normalize)
+            score_bias = tf.get_variable("attention_score_bias", dtype=processed.dtype,
+                                         initializer=float(self._score_bias_init))
+            score += score_bias
+        alignments = self._probability_fn(score, state)
+        return alignments, alignments
+
+
+class LuongMonotonicAttention(_BaseMonotonicAttentionMechanism):
+    """Monotonic attention with Luong scores plus a learned scalar ``attention_score_bias``
+    (initially ``score_bias_init``)."""
+
+    def __init__(self, num_units, memory, memory_sequence_length=None, scale=False,
+                 score_mask_value=None, sigmoid_noise=0.0, sigmoid_noise_seed=None,
+                 score_bias_init=0.0, mode="parallel", dtype=None,
+                 name="LuongMonotonicAttention"):
+        dtype = dtype or tf.float32
+        super().__init__(
+            query_layer=None, memory_layer=_units_dense(num_units, "memory_layer", dtype),
+            memory=memory, probability_fn=_monotonic_fn(sigmoid_noise, mode,
+                                                        sigmoid_noise_seed),
+            memory_sequence_length=memory_sequence_length, score_mask_value=score_mask_value,
+            name=name)
+        self._num_units = num_units
+        self._scale = scale
+        self._score_bias_init = score_bias_init
+        self._name = name
+
+    def __call__(self, query, state):
+        with tf.variable_scope(None, "luong_monotonic_attention", [query]):
+            g = None
+            if self._scale:
+                g = tf.get_variable("attention_g", dtype=query.dtype,
+                                    initializer=tf.ones_initializer(), shape=())
+            score = _luong_score(query, self._keys, g)
+            score_bias = tf.get_variable("attention_score_bias", dtype=query.dtype,
+                                         initializer=float(self._score_bias_init))
+            score += score_bias
+        alignments = self._probability_fn(score, state)
+        return alignments, alignments
 
 
 class AttentionWrapperState(collections.namedtuple(
