@@ -622,3 +622,74 @@ def test_cond_in_loop_reading_a_captured_tensor_array_has_gradients():
         _, acc = tf.while_loop(lambda i, a: i < 3, body, (0, tf.zeros([2])))
         grad = sess.run(tf.gradients(tf.reduce_sum(acc), x)[0])
     np.testing.assert_array_equal(grad, [[1, 1], [2, 2], [0, 0]])
+
+
+def _replay(m, first_inputs, next_inputs_of, steps):
+    """NumPy logits of ``steps`` steps where step t + 1 reads ``next_inputs_of(t, x_t)``."""
+    c, h = m.zeros(first_inputs.shape[0])
+    x = first_inputs
+    out = []
+    for t in range(steps):
+        c, h, logits = m.step(x, c, h)
+        out.append(logits)
+        if t + 1 < steps:
+            x = next_inputs_of(t, logits)
+    return np.stack(out, 1)
+
+
+def test_scheduled_embedding_and_sample_helpers_feed_what_they_sampled():
+    batch, time, depth, units, vocab = 3, 4, 3, 5, 6
+    rs = np.random.RandomState(8)
+    x_val = rs.randn(batch, time, depth).astype(np.float32)
+    lengths = np.array([4, 4, 4], np.int32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        m = _Model(sess, depth, units, vocab, seed=2)
+        emb = tf.constant(m.emb)
+        zero = m.cell.zero_state(batch, tf.float32)
+        outs = {}
+        for prob in (0.0, 1.0):
+            helper = s2s.ScheduledEmbeddingTrainingHelper(x_val, lengths, emb, prob, seed=1)
+            dec = s2s.BasicDecoder(m.cell, helper, zero, output_layer=m.layer)
+            outs[prob] = s2s.dynamic_decode(dec)[0]
+        sample = s2s.SampleEmbeddingHelper(emb, [0, 1, 2], 5, softmax_temperature=0.5, seed=3)
+        sdec = s2s.BasicDecoder(m.cell, sample, zero, output_layer=m.layer)
+        s_out, _, s_len = s2s.dynamic_decode(sdec, maximum_iterations=6)
+        with pytest.raises(ValueError, match="sampling_probability"):
+            s2s.ScheduledEmbeddingTrainingHelper(x_val, lengths, emb, [[0.5]])
+        sess.run(tf.global_variables_initializer())
+        m.assign()
+        o0, o1, so, sl = sess.run([outs[0.0], outs[1.0], s_out, s_len])
+    # never sampling: teacher forcing, sample ids -1
+    np.testing.assert_array_equal(o0.sample_id, -1)
+    want0 = _replay(m, x_val[:, 0], lambda t, _: x_val[:, t + 1], time)
+    np.testing.assert_allclose(o0.rnn_output, want0, rtol=1e-4, atol=1e-5)
+    # always sampling: step t + 1 reads the embedding of the id sampled at step t
+    assert np.all((o1.sample_id >= 0) & (o1.sample_id < vocab))
+    want1 = _replay(m, x_val[:, 0], lambda t, _: m.emb[o1.sample_id[:, t]], time)
+    np.testing.assert_allclose(o1.rnn_output, want1, rtol=1e-4, atol=1e-5)
+    # sampled inference: the same, from the start tokens, until end_token 5
+    wants = _replay(m, m.emb[[0, 1, 2]], lambda t, _: m.emb[so.sample_id[:, t]],
+                    so.sample_id.shape[1])
+    np.testing.assert_allclose(so.rnn_output, wants, rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(sl, _first_end(so.sample_id, 5, 6))
+
+
+def test_scheduled_output_helper_feeds_outputs():
+    batch, time, units = 2, 4, 3
+    rs = np.random.RandomState(9)
+    x_val = rs.randn(batch, time, units).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        cell = tf.nn.rnn_cell.BasicRNNCell(units)
+        helper = s2s.ScheduledOutputTrainingHelper(x_val, [time, time], 1.0)
+        out, _, _ = s2s.dynamic_decode(s2s.BasicDecoder(
+            cell, helper, cell.zero_state(batch, tf.float32)))
+        sess.run(tf.global_variables_initializer())
+        kernel, bias = sess.run([cell.weights[0], cell.weights[1]])
+        o = sess.run(out)
+    assert o.sample_id.dtype == np.bool_ and o.sample_id.all()
+    h = np.zeros([batch, units], np.float32)
+    x = x_val[:, 0]
+    for t in range(time):
+        h = np.tanh(np.concatenate([x, h], 1) @ kernel + bias)
+        np.testing.assert_allclose(o.rnn_output[:, t], h, rtol=1e-5, atol=1e-6)
+        x = h
