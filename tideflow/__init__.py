@@ -384,6 +384,14 @@ from tideflow.ops.partitioned_variables import (
     variable_axis_size_partitioner,
 )
 from tideflow.ops.patches_ops import bitcast, extract_image_patches
+from tideflow.ops.quantization_ops import (
+    fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient,
+    fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient,
+    fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient,
+)
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,
