@@ -693,3 +693,43 @@ def test_scheduled_output_helper_feeds_outputs():
         h = np.tanh(np.concatenate([x, h], 1) @ kernel + bias)
         np.testing.assert_allclose(o.rnn_output[:, t], h, rtol=1e-5, atol=1e-6)
         x = h
+
+
+def test_nmt_style_program_with_unknown_lengths():
+    # the shape of TF's NMT tutorial: bidirectional encoder fed through placeholders,
+    # attention over the tiled memory, beam search from the tiled encoder state
+    vocab, units, width = 10, 8, 4
+    with tf.Graph().as_default(), tf.Session() as sess:
+        src = tf.placeholder(tf.int32, [None, None])
+        src_len = tf.placeholder(tf.int32, [None])
+        emb = tf.get_variable("embedding", [vocab, 6])
+        (out_fw, out_bw), (state_fw, _) = tf.nn.bidirectional_dynamic_rnn(
+            tf.nn.rnn_cell.LSTMCell(units), tf.nn.rnn_cell.LSTMCell(units),
+            tf.nn.embedding_lookup(emb, src), sequence_length=src_len, dtype=tf.float32)
+        batch = tf.size(src_len)
+        with tf.variable_scope("decoder") as scope:
+            memory = s2s.tile_batch(tf.concat([out_fw, out_bw], -1), multiplier=width)
+            mech = s2s.BahdanauAttention(units, memory,
+                                         memory_sequence_length=s2s.tile_batch(src_len, width))
+            cell = s2s.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(units), mech,
+                                        attention_layer_size=units, name="attention")
+            init = cell.zero_state(batch * width, tf.float32).clone(
+                cell_state=s2s.tile_batch(state_fw, width))
+            decoder = s2s.BeamSearchDecoder(
+                cell, emb, tf.fill([batch], 1), 2, init, width,
+                output_layer=tf.layers.Dense(vocab, use_bias=False, name="output_projection"),
+                length_penalty_weight=1.0)
+            out, state, _ = s2s.dynamic_decode(
+                decoder, maximum_iterations=tf.reduce_max(src_len) * 2, scope=scope)
+        names = {v.op.name for v in tf.global_variables()}
+        assert {"decoder/memory_layer/kernel", "decoder/attention/lstm_cell/kernel",
+                "decoder/attention/bahdanau_attention/query_layer/kernel",
+                "decoder/attention/bahdanau_attention/attention_v",
+                "decoder/attention/attention_layer/kernel",
+                "decoder/output_projection/kernel"} <= names
+        sess.run(tf.global_variables_initializer())
+        ids, lengths = sess.run([out.predicted_ids, state.lengths],
+                                {src: [[3, 4, 5], [6, 7, 0]], src_len: [3, 2]})
+    assert ids.shape[0] == 2 and ids.shape[1] <= 6 and ids.shape[2] == width
+    assert ids.min() >= 0 and ids.max() < vocab
+    assert lengths.shape == (2, width) and lengths.max() <= 6

@@ -142,7 +142,10 @@ class _BaseAttentionMechanism(AttentionMechanism):
 
     def initial_alignments(self, batch_size, dtype):
         """Zeros ``[batch_size, max_time]``: the alignments before the first step."""
-        return _zero_state_tensors(self._alignments_size, batch_size, dtype)
+        max_time = self._alignments_size
+        if isinstance(max_time, tf.Tensor):  # memory of unknown length
+            return tf.zeros(tf.stack([tf.cast(batch_size, tf.int32), max_time]), dtype=dtype)
+        return _zero_state_tensors(max_time, batch_size, dtype)
 
     def initial_state(self, batch_size, dtype):
         """The attention state before the first step (the initial alignments)."""

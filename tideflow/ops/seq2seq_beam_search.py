@@ -281,6 +281,14 @@ def _tensor_gather_helper(gather_indices, gather_from, batch_size, range_size, g
         return output
 
 
+def _as_shape(s):
+    """A state or output size as a TensorShape (a Tensor size: unknown dimension)."""
+    if isinstance(s, tf.Tensor):
+        value = ops.constant_value(s)
+        return TensorShape([None if value is None else int(value)])
+    return TensorShape([s]) if isinstance(s, int) else TensorShape(s)
+
+
 class BeamSearchDecoder(Decoder):
     """Beam search over ``cell``: keeps the ``beam_width`` best hypotheses per batch entry,
     scored by log probability divided by GNMT's length penalty (plus the coverage penalty when
@@ -354,7 +362,7 @@ class BeamSearchDecoder(Decoder):
     # -- batch/beam reshapes ---------------------------------------------------------------
     def _split_batch_beams(self, t, s):
         """``[batch * beam, s...]`` to ``[batch, beam, s...]``."""
-        s = TensorShape([s]) if isinstance(s, int) else TensorShape(s)
+        s = _as_shape(s)
         t_shape = tf.shape(t)
         reshaped = tf.reshape(t, tf.concat([[self._batch_size, self._beam_width],
                                             t_shape[1:]], 0))
@@ -371,7 +379,7 @@ class BeamSearchDecoder(Decoder):
 
     def _merge_batch_beams(self, t, s):
         """``[batch, beam, s...]`` to ``[batch * beam, s...]``."""
-        s = TensorShape([s]) if isinstance(s, int) else TensorShape(s)
+        s = _as_shape(s)
         t_shape = tf.shape(t)
         reshaped = tf.reshape(t, tf.concat([[self._batch_size * self._beam_width],
                                             t_shape[2:]], 0))
