@@ -733,3 +733,29 @@ def test_nmt_style_program_with_unknown_lengths():
     assert ids.shape[0] == 2 and ids.shape[1] <= 6 and ids.shape[2] == width
     assert ids.min() >= 0 and ids.max() < vocab
     assert lengths.shape == (2, width) and lengths.max() <= 6
+
+
+def test_attention_wrapper_multiple_mechanisms_and_cell_output():
+    batch = 2
+    rs = np.random.RandomState(6)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mem_a = tf.constant(rs.randn(batch, 4, 3).astype(np.float32))
+        mem_b = tf.constant(rs.randn(batch, 6, 5).astype(np.float32))
+        mechs = [s2s.LuongAttention(4, mem_a), s2s.BahdanauAttention(4, mem_b)]
+        inner = tf.nn.rnn_cell.BasicLSTMCell(4)
+        cell = s2s.AttentionWrapper(inner, mechs, attention_layer_size=[2, 3],
+                                    output_attention=False, alignment_history=True)
+        assert cell.output_size == 4 and cell.state_size.attention == 5
+        with pytest.raises(ValueError, match="exactly one integer per"):
+            s2s.AttentionWrapper(inner, mechs, attention_layer_size=3)
+        state = cell.zero_state(batch, tf.float32)
+        assert isinstance(state.alignments, tuple) and len(state.alignment_history) == 2
+        out, state = cell(tf.constant(rs.randn(batch, 2).astype(np.float32)), state)
+        sess.run(tf.global_variables_initializer())
+        cell_out, att, (al_a, al_b), h = sess.run([out, state.attention, state.alignments,
+                                                   state.cell_state.h])
+    np.testing.assert_allclose(cell_out, h)  # output_attention=False: the cell's output
+    assert att.shape == (batch, 5)
+    np.testing.assert_allclose(al_a.sum(-1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(al_b.sum(-1), 1.0, rtol=1e-6)
+    assert al_a.shape == (batch, 4) and al_b.shape == (batch, 6)
