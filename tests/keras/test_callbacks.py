@@ -74,7 +74,7 @@ def test_epoch_loss_is_the_sample_weighted_mean_of_batches():
 def test_early_stopping_stops_and_restores_best_weights():
     x, y = data()
     model = small_model(lr=0.0)  # the loss never improves after the first epoch
-    stop = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=2)
+    stop = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=2, min_delta=1e-4)
     hist = model.fit(x, y, epochs=20, verbose=0, callbacks=[stop])
     assert len(hist.history["loss"]) == 3
     assert stop.stopped_epoch == 2

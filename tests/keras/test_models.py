@@ -312,3 +312,36 @@ def test_fit_evaluate_predict_on_tf_data(digits):
     probs = model.predict(tf.data.Dataset.from_tensor_slices(xt).batch(64))
     assert probs.shape == (len(xt), 10)
     assert np.mean(probs.argmax(1) == yt) == pytest.approx(acc, abs=1e-6)
+
+
+def test_metric_objects_standalone_and_in_compile():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.RandomState(0)
+    y = (rng.rand(300) > 0.5).astype(np.float32)
+    p = np.clip(y * 0.3 + rng.rand(300) * 0.7, 0, 1).astype(np.float32)
+    auc = tf.keras.metrics.AUC(num_thresholds=1000)
+    K.get_session().run(auc.update_state(y[:150], p[:150]))
+    K.get_session().run(auc.update_state(y[150:], p[150:]))
+    assert K.eval(auc.result()) == pytest.approx(roc_auc_score(y, p), abs=2e-3)
+    auc.reset_states()
+    assert K.eval(auc.result()) == 0.0
+    mean = tf.keras.metrics.Mean()
+    K.get_session().run(mean.update_state([1.0, 2.0, 6.0]))
+    assert K.eval(mean.result()) == pytest.approx(3.0)
+    prec, rec = tf.keras.metrics.Precision(), tf.keras.metrics.Recall()
+    K.get_session().run([prec.update_state([1, 0, 1, 1], [0.9, 0.8, 0.2, 0.7]),
+                         rec.update_state([1, 0, 1, 1], [0.9, 0.8, 0.2, 0.7])])
+    assert K.eval(prec.result()) == pytest.approx(2 / 3)
+    assert K.eval(rec.result()) == pytest.approx(2 / 3)
+
+    x = p[:, None]
+    model = tf.keras.Sequential([L.Dense(1, activation="sigmoid", input_shape=(1,))])
+    model.compile("sgd", "binary_crossentropy",
+                  metrics=[tf.keras.metrics.AUC(num_thresholds=1000), "accuracy"])
+    assert model.metrics_names == ["loss", "auc", "acc"]
+    model.set_weights([np.array([[5.0]], np.float32), np.array([-2.5], np.float32)])
+    _, got_auc, _ = model.evaluate(x, y, batch_size=64, verbose=0)  # state spans batches
+    assert got_auc == pytest.approx(roc_auc_score(y, p), abs=2e-3)
+    hist = model.fit(x, y, batch_size=50, epochs=2, verbose=0)
+    assert 0.5 < hist.history["auc"][-1] <= 1.0

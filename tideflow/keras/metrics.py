@@ -1,5 +1,7 @@
 """``tf.keras.metrics``: per-sample metric functions (accuracies, the losses) and ``get``."""
 
+import numpy as np
+
 import tideflow as tf
 from tideflow.keras import backend as K
 from tideflow.keras._utils import deserialize as _deserialize
@@ -72,6 +74,243 @@ def accuracy(y_true, y_pred):
     return tf.cast(tf.equal(tf.cast(y_true, y_pred.dtype), y_pred), K.floatx())
 
 
+# -- stateful metric objects ------------------------------------------------------------------
+
+
+class Metric:
+    """A stateful metric: ``update_state(...)`` returns the op accumulating a batch,
+    ``result()`` the value so far, ``reset_states()`` zeroes the state. Calling the metric
+    updates it and returns the result. The state variables are local variables (initialized by
+    the Keras session like the other Keras variables)."""
+
+    def __init__(self, name=None, dtype=None):
+        from tideflow.keras._utils import snake_case
+
+        self.name = name or snake_case(type(self).__name__)
+        self.dtype = dtype or K.floatx()
+        self._vars = []
+        self.stateful = True
+
+    def add_weight(self, name, shape=(), initializer="zeros", dtype=None):
+        from tideflow.keras import initializers
+
+        init = initializers.get(initializer)
+        dtype = tf.as_dtype(dtype or self.dtype)
+        with tf.name_scope(self.name):
+            v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
+                            trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES,
+                                                          tf.GraphKeys.METRIC_VARIABLES])
+        K._track_variable(v)
+        self._vars.append(v)
+        return v
+
+    @property
+    def variables(self):
+        return list(self._vars)
+
+    weights = variables
+
+    def update_state(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def result(self):
+        raise NotImplementedError
+
+    def reset_states(self):
+        K.batch_set_value([(v, np.zeros(v.get_shape().as_list())) for v in self._vars])
+
+    def __call__(self, *args, **kwargs):
+        update = self.update_state(*args, **kwargs)
+        with tf.control_dependencies([update]):
+            return tf.identity(self.result())
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype}
+
+
+class Reduce(Metric):
+    def __init__(self, reduction, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.reduction = reduction
+        self.total = self.add_weight("total")
+        if reduction != "sum":
+            self.count = self.add_weight("count")
+
+    def update_state(self, values, sample_weight=None):
+        values = tf.cast(values, self.dtype)
+        if sample_weight is not None:
+            sample_weight = tf.cast(sample_weight, self.dtype)
+            rank_v, rank_w = values.get_shape().ndims, sample_weight.get_shape().ndims
+            if rank_v is not None and rank_w is not None and rank_w < rank_v:
+                sample_weight = tf.reshape(sample_weight,
+                                           tf.concat([tf.shape(sample_weight),
+                                                      tf.ones([rank_v - rank_w], "int32")], 0))
+            values = values * sample_weight
+            num = tf.reduce_sum(sample_weight * tf.ones_like(values))
+        else:
+            num = tf.cast(tf.size(values), self.dtype)
+        ops_ = [tf.assign_add(self.total, tf.reduce_sum(values))]
+        if self.reduction != "sum":
+            ops_.append(tf.assign_add(self.count, num))
+        return tf.group(*ops_)
+
+    def result(self):
+        if self.reduction == "sum":
+            return tf.identity(self.total)
+        return tf.div_no_nan(self.total, self.count) if hasattr(tf, "div_no_nan") else \
+            self.total / tf.maximum(self.count, 1e-12)
+
+
+class Sum(Reduce):
+    def __init__(self, name="sum", dtype=None):
+        super().__init__("sum", name=name, dtype=dtype)
+
+
+class Mean(Reduce):
+    def __init__(self, name="mean", dtype=None):
+        super().__init__("mean", name=name, dtype=dtype)
+
+
+class MeanMetricWrapper(Mean):
+    """The mean over samples of ``fn(y_true, y_pred, **kwargs)``."""
+
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        super().__init__(name=name, dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
+                                    sample_weight=sample_weight)
+
+
+def _wrapper_class(cls_name, fn, default_name, **defaults):
+    def __init__(self, name=default_name, dtype=None, **kwargs):
+        merged = dict(defaults)
+        merged.update(kwargs)
+        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **merged)
+
+    return type(cls_name, (MeanMetricWrapper,), {"__init__": __init__,
+                                                 "__doc__": f"Mean of ``{fn.__name__}``."})
+
+
+Accuracy = _wrapper_class("Accuracy", accuracy, "accuracy")
+BinaryAccuracy = _wrapper_class("BinaryAccuracy", binary_accuracy, "binary_accuracy",
+                                threshold=0.5)
+CategoricalAccuracy = _wrapper_class("CategoricalAccuracy", categorical_accuracy,
+                                     "categorical_accuracy")
+SparseCategoricalAccuracy = _wrapper_class("SparseCategoricalAccuracy",
+                                           sparse_categorical_accuracy,
+                                           "sparse_categorical_accuracy")
+TopKCategoricalAccuracy = _wrapper_class("TopKCategoricalAccuracy", top_k_categorical_accuracy,
+                                         "top_k_categorical_accuracy", k=5)
+SparseTopKCategoricalAccuracy = _wrapper_class(
+    "SparseTopKCategoricalAccuracy", sparse_top_k_categorical_accuracy,
+    "sparse_top_k_categorical_accuracy", k=5)
+MeanSquaredError = _wrapper_class("MeanSquaredError", mean_squared_error, "mean_squared_error")
+MeanAbsoluteError = _wrapper_class("MeanAbsoluteError", mean_absolute_error,
+                                   "mean_absolute_error")
+MeanAbsolutePercentageError = _wrapper_class("MeanAbsolutePercentageError",
+                                             mean_absolute_percentage_error,
+                                             "mean_absolute_percentage_error")
+BinaryCrossentropy = _wrapper_class("BinaryCrossentropy", binary_crossentropy,
+                                    "binary_crossentropy")
+CategoricalCrossentropy = _wrapper_class("CategoricalCrossentropy", categorical_crossentropy,
+                                         "categorical_crossentropy")
+SparseCategoricalCrossentropy = _wrapper_class("SparseCategoricalCrossentropy",
+                                               sparse_categorical_crossentropy,
+                                               "sparse_categorical_crossentropy")
+
+
+class RootMeanSquaredError(Mean):
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = tf.cast(y_pred, self.dtype)
+        return super().update_state(tf.square(y_pred - tf.cast(y_true, self.dtype)),
+                                    sample_weight=sample_weight)
+
+    def result(self):
+        return tf.sqrt(super().result())
+
+
+class _Confusion(Metric):
+    """Counts of true/false positives/negatives at ``thresholds``."""
+
+    def __init__(self, thresholds, kinds, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.thresholds = [float(t) for t in thresholds]
+        n = len(self.thresholds)
+        for kind in kinds:
+            setattr(self, kind, self.add_weight(kind, shape=(n,)))
+        self._kinds = kinds
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = tf.reshape(tf.cast(y_pred, "float32"), [1, -1])
+        y_true = tf.reshape(tf.cast(y_true, "bool"), [1, -1])
+        thresholds = tf.constant(self.thresholds, "float32", shape=[len(self.thresholds), 1])
+        above = tf.greater(y_pred, thresholds)  # [thresholds, samples]
+        w = tf.ones_like(y_pred) if sample_weight is None else tf.reshape(
+            tf.cast(sample_weight, "float32"), [1, -1]) * tf.ones_like(y_pred)
+        pos, neg = tf.cast(y_true, "float32") * w, tf.cast(tf.logical_not(y_true), "float32") * w
+        abovef = tf.cast(above, "float32")
+        counts = {
+            "true_positives": tf.reduce_sum(abovef * pos, 1),
+            "false_positives": tf.reduce_sum(abovef * neg, 1),
+            "true_negatives": tf.reduce_sum((1 - abovef) * neg, 1),
+            "false_negatives": tf.reduce_sum((1 - abovef) * pos, 1),
+        }
+        return tf.group(*[tf.assign_add(getattr(self, k), tf.cast(counts[k], self.dtype))
+                          for k in self._kinds])
+
+
+class Precision(_Confusion):
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        ts = [0.5] if thresholds is None else (
+            thresholds if isinstance(thresholds, (list, tuple)) else [thresholds])
+        super().__init__(ts, ["true_positives", "false_positives"], name=name, dtype=dtype)
+        self._single = not isinstance(thresholds, (list, tuple))
+
+    def result(self):
+        r = self.true_positives / tf.maximum(self.true_positives + self.false_positives, 1e-12)
+        return r[0] if self._single else r
+
+
+class Recall(_Confusion):
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        ts = [0.5] if thresholds is None else (
+            thresholds if isinstance(thresholds, (list, tuple)) else [thresholds])
+        super().__init__(ts, ["true_positives", "false_negatives"], name=name, dtype=dtype)
+        self._single = not isinstance(thresholds, (list, tuple))
+
+    def result(self):
+        r = self.true_positives / tf.maximum(self.true_positives + self.false_negatives, 1e-12)
+        return r[0] if self._single else r
+
+
+class AUC(_Confusion):
+    """Area under the ROC curve, by the trapezoid rule over ``num_thresholds`` thresholds."""
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
+                 name=None, thresholds=None, dtype=None):
+        if curve != "ROC":
+            raise NotImplementedError("AUC(curve='PR') is not supported yet.")
+        if thresholds is None:
+            eps = 1e-7
+            thresholds = ([0.0 - eps] + [(i + 1) / (num_thresholds - 1)
+                                         for i in range(num_thresholds - 2)] + [1.0 + eps])
+        super().__init__(thresholds, ["true_positives", "false_positives", "true_negatives",
+                                      "false_negatives"], name=name, dtype=dtype)
+
+    def result(self):
+        tpr = self.true_positives / tf.maximum(self.true_positives + self.false_negatives,
+                                               1e-12)
+        fpr = self.false_positives / tf.maximum(self.false_positives + self.true_negatives,
+                                                1e-12)
+        return tf.reduce_sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2.0)
+
+
 _TABLE = {fn.__name__: fn for fn in [
     binary_accuracy, categorical_accuracy, sparse_categorical_accuracy,
     top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, accuracy,
@@ -89,6 +328,10 @@ def serialize(metric):
 
 def deserialize(name, custom_objects=None):
     return _deserialize(name, _TABLE, "metric function", custom_objects, instantiate=False)
+
+
+def serialize_metric(metric):
+    return metric.name if isinstance(metric, Metric) else metric.__name__
 
 
 def get(identifier):

@@ -104,6 +104,8 @@ class Model(Network):
             weights = [1.0] * n
         self.targets = []
         self.sample_weights = []
+        self._stateful_positions = set()
+        self._stateful_metrics = []
         self.metrics_names = ["loss"]
         self._metric_tensors = []
         per_output_losses = []
@@ -154,6 +156,15 @@ class Model(Network):
                     continue
                 prefix = f"{self.output_names[i]}_" if n > 1 else ""
                 for metric in metrics:
+                    if isinstance(metric, metrics_mod.Metric):
+                        with ops.name_scope(metric.name):
+                            value = metric(self.targets[i], self.outputs[i],
+                                           sample_weight=self.sample_weights[i])
+                        self._stateful_positions.add(len(self.metrics_names))
+                        self._stateful_metrics.append(metric)
+                        self.metrics_names.append(prefix + metric.name)
+                        self._metric_tensors.append(value)
+                        continue
                     name, fn = self._resolve_metric(metric, i)
                     with ops.name_scope(name):
                         value = tf.reduce_mean(tf.cast(fn(self.targets[i], self.outputs[i]),
@@ -386,6 +397,8 @@ class Model(Network):
         sws = self._standardize_weights(ys, sample_weight, class_weight)
         self._make_train_function()
         out = self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
+        if reset_metrics:
+            self.reset_metrics()
         return _unlist([float(v) for v in out])
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
@@ -393,6 +406,8 @@ class Model(Network):
         sws = self._standardize_weights(ys, sample_weight, None)
         out = self._run([self.total_loss] + self._metric_tensors,
                         self._feeds(xs, ys, False, sws))
+        if reset_metrics:
+            self.reset_metrics()
         return _unlist([float(v) for v in out])
 
     def predict_on_batch(self, x):
@@ -458,8 +473,9 @@ class Model(Network):
         callbacks.on_train_begin()
         for epoch in range(initial_epoch, epochs):
             callbacks.on_epoch_begin(epoch)
+            self.reset_metrics()
             totals = np.zeros(len(out_labels))
-            seen = 0
+            seen, last = 0, None
             for batch_index, (bx, by, bw) in enumerate(source.epoch()):
                 size = len(bx[0])
                 batch_logs = {"batch": batch_index, "size": size}
@@ -469,11 +485,11 @@ class Model(Network):
                     batch_logs[label] = float(value)
                 totals += np.asarray(outs, dtype=np.float64) * size
                 seen += size
+                last = outs
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
-            epoch_logs = {label: float(v) for label, v in zip(out_labels,
-                                                               totals / max(seen, 1))}
+            epoch_logs = dict(zip(out_labels, self._combine(totals, seen, last)))
             if val is not None and (epoch + 1) % validation_freq == 0:
                 for label, value in zip(out_labels, self._evaluate_source(val)):
                     epoch_logs["val_" + label] = value
@@ -496,24 +512,18 @@ class Model(Network):
     def _evaluate_source(self, source):
         fetches = [self.total_loss] + self._metric_tensors
         totals = np.zeros(len(fetches))
-        seen = 0
+        seen, last = 0, None
+        self.reset_metrics()
         for bx, by, bw in source.epoch():
             outs = self._run(fetches, self._feeds(bx, by, False, bw))
             totals += np.asarray(outs, dtype=np.float64) * len(bx[0])
             seen += len(bx[0])
-        return [float(v) for v in totals / max(seen, 1)]
+            last = outs
+        return self._combine(totals, seen, last)
 
     def _evaluate_arrays(self, xs, ys, batch_size, sws=None):
-        n = len(xs[0])
-        fetches = [self.total_loss] + self._metric_tensors
-        totals = np.zeros(len(fetches))
-        for start in range(0, n, batch_size):
-            sl = slice(start, start + batch_size)
-            outs = self._run(fetches, self._feeds(
-                [a[sl] for a in xs], [a[sl] for a in ys], False,
-                None if sws is None else [None if w is None else w[sl] for w in sws]))
-            totals += np.asarray(outs, dtype=np.float64) * len(xs[0][sl])
-        return [float(v) for v in totals / max(n, 1)]
+        return self._evaluate_source(_ArraySource(xs, ys, sws or [None] * len(ys), batch_size,
+                                                  False))
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, **kwargs):
@@ -626,7 +636,20 @@ class Model(Network):
         return _unlist([float(v) for v in totals / count])
 
     def reset_metrics(self):
-        pass
+        """Zeroes the state of the stateful metrics (metric objects given to compile)."""
+        for metric in getattr(self, "_stateful_metrics", []):
+            metric.reset_states()
+
+    def _combine(self, totals, seen, last):
+        """Epoch values: sample-weighted means of the batch values, except for stateful
+        metrics, whose last value already covers the epoch."""
+        out = []
+        for i, total in enumerate(totals):
+            if i in self._stateful_positions and last is not None:
+                out.append(float(last[i]))
+            else:
+                out.append(float(total / max(seen, 1)))
+        return out
 
     # -- saving ------------------------------------------------------------------------------------
     def save_weights(self, filepath, overwrite=True, save_format=None):
