@@ -345,3 +345,21 @@ def test_metric_objects_standalone_and_in_compile():
     assert got_auc == pytest.approx(roc_auc_score(y, p), abs=2e-3)
     hist = model.fit(x, y, batch_size=50, epochs=2, verbose=0)
     assert 0.5 < hist.history["auc"][-1] <= 1.0
+
+
+def test_trainable_flag_is_read_at_compile_time_gan_style():
+    disc = tf.keras.Sequential([L.Dense(1, activation="sigmoid", input_shape=(2,))])
+    disc.compile("sgd", "binary_crossentropy")
+    disc.trainable = False
+    gen_in = tf.keras.Input(shape=(3,))
+    gen = L.Dense(2, name="gen")(gen_in)
+    combined = tf.keras.Model(gen_in, disc(gen))
+    combined.compile("sgd", "binary_crossentropy")
+    assert [v.name for v in combined._collected_trainable_weights] == ["gen/kernel:0",
+                                                                       "gen/bias:0"]
+    d_before = disc.get_weights()
+    combined.train_on_batch(np.ones((4, 3)), np.ones((4, 1)))
+    for a, b in zip(d_before, disc.get_weights()):
+        np.testing.assert_array_equal(a, b)  # frozen in the combined model
+    disc.train_on_batch(np.ones((4, 2)), np.zeros((4, 1)))
+    assert not np.array_equal(d_before[0], disc.get_weights()[0])  # trains on its own

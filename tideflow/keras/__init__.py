@@ -12,6 +12,7 @@ from tideflow.keras import (
     metrics,
     models,
     optimizers,
+    preprocessing,
     regularizers,
     utils,
 )
@@ -23,7 +24,6 @@ __version__ = "2.2.4-tf"
 
 __all__ = [
     "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
-    "datasets",
-    "initializers", "layers", "losses", "metrics", "models", "optimizers", "regularizers",
-    "utils",
+    "datasets", "initializers", "layers", "losses", "metrics", "models", "optimizers",
+    "preprocessing", "regularizers", "utils",
 ]

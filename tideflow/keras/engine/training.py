@@ -150,6 +150,8 @@ class Model(Network):
                 reg_total = tf.add_n([tf.cast(r, K.floatx()) for r in reg])
                 total = reg_total if total is None else total + reg_total
         self.total_loss = total
+        # as in Keras, the weights trained are those trainable when the model is compiled
+        self._collected_trainable_weights = self.trainable_weights
         with graph.as_default(), ops.name_scope("metrics"):
             for i, metrics in enumerate(self._metrics_per_output()):
                 if self.targets[i] is None:
@@ -378,7 +380,9 @@ class Model(Network):
         if self._train_fn is not None:
             return
         with self.outputs[0].graph.as_default():
-            params = self.trainable_weights
+            params = getattr(self, "_collected_trainable_weights", None)
+            if params is None:
+                params = self.trainable_weights
             if not params and not self.updates:
                 raise ValueError("The model has no trainable weights to train.")
             with ops.name_scope("training"):

@@ -1,0 +1,78 @@
+"""tf.keras.utils, preprocessing, activations, initializers, regularizers and datasets."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+K = tf.keras.backend
+
+
+def test_to_categorical():
+    got = tf.keras.utils.to_categorical([2, 0, 1], 4)
+    np.testing.assert_array_equal(got, np.eye(4)[[2, 0, 1]])
+    assert got.dtype == np.float32
+    assert tf.keras.utils.to_categorical(np.array([[1], [0]])).shape == (2, 2)
+    with pytest.raises(ValueError, match="class ids must be in"):
+        tf.keras.utils.to_categorical([3], 2)
+
+
+def test_pad_sequences():
+    pad = tf.keras.preprocessing.sequence.pad_sequences
+    seqs = [[1, 2, 3], [4], []]
+    np.testing.assert_array_equal(pad(seqs), [[1, 2, 3], [0, 0, 4], [0, 0, 0]])
+    np.testing.assert_array_equal(pad(seqs, maxlen=2, padding="post", truncating="post"),
+                                  [[1, 2], [4, 0], [0, 0]])
+    np.testing.assert_array_equal(pad(seqs, maxlen=2), [[2, 3], [0, 4], [0, 0]])
+
+
+def test_tokenizer():
+    tok = tf.keras.preprocessing.text.Tokenizer(num_words=3, oov_token="<unk>")
+    tok.fit_on_texts(["the cat sat", "The dog, the END."])
+    assert tok.word_index["<unk>"] == 1 and tok.word_index["the"] == 2
+    assert tok.texts_to_sequences(["the bird"]) == [[2, 1]]
+    assert tok.texts_to_matrix(["the the"], mode="count")[0].tolist() == [0, 0, 2]
+
+
+def test_activations_initializers_regularizers_get():
+    A = tf.keras.activations
+    assert A.get("relu") is A.relu and A.get(None) is A.linear
+    x = np.array([[-1.0, 0.5]], np.float32)
+    np.testing.assert_allclose(K.eval(A.get("sigmoid")(K.constant(x))), 1 / (1 + np.exp(-x)),
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="Unknown activation function: nope"):
+        A.get("nope")
+    init = tf.keras.initializers.get("he_normal")
+    vals = K.eval(init((400, 100)))
+    assert abs(vals.std() - np.sqrt(2 / 400)) < 0.1 * np.sqrt(2 / 400)
+    assert K.eval(tf.keras.initializers.RandomNormal(seed=1)((2000,))).std() == \
+        pytest.approx(0.05, rel=0.1)
+    np.testing.assert_array_equal(K.eval(tf.keras.initializers.Constant(3.0)((2,))), [3, 3])
+    np.testing.assert_array_equal(K.eval(tf.keras.initializers.Identity()((2, 2))), np.eye(2))
+    reg = tf.keras.regularizers.l1_l2(l1=0.1, l2=0.2)
+    assert K.eval(reg(K.constant([1.0, -2.0]))) == pytest.approx(0.1 * 3 + 0.2 * 5)
+
+
+def test_losses_match_numpy():
+    y = np.array([[1.0, 2.0], [0.0, -1.0]], np.float32)
+    p = np.array([[1.5, 2.0], [1.0, 1.0]], np.float32)
+    L = tf.keras.losses
+    np.testing.assert_allclose(K.eval(L.mse(y, p)), ((p - y) ** 2).mean(-1), rtol=1e-6)
+    np.testing.assert_allclose(K.eval(L.mae(y, p)), np.abs(p - y).mean(-1), rtol=1e-6)
+    assert K.eval(L.MeanSquaredError()(y, p)) == pytest.approx(((p - y) ** 2).mean())
+    logits = np.array([[2.0, 1.0, 0.1]], np.float32)
+    e = np.exp(logits) / np.exp(logits).sum()
+    got = K.eval(L.SparseCategoricalCrossentropy(from_logits=True)(np.array([0]), logits))
+    assert got == pytest.approx(-np.log(e[0, 0]), rel=1e-5)
+    assert L.get("categorical_crossentropy") is L.categorical_crossentropy
+
+
+def test_datasets_never_download(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    with pytest.raises(OSError, match="does not download"):
+        tf.keras.datasets.mnist.load_data()
+    (tmp_path / "datasets").mkdir()
+    np.savez(tmp_path / "datasets" / "mnist.npz", x_train=np.zeros((2, 28, 28)),
+             y_train=np.array([1, 2]), x_test=np.zeros((1, 28, 28)), y_test=np.array([3]))
+    (x, _), (_, yt) = tf.keras.datasets.mnist.load_data()
+    assert x.shape == (2, 28, 28) and yt.tolist() == [3]

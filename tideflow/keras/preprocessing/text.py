@@ -1,0 +1,113 @@
+"""``tf.keras.preprocessing.text``: ``text_to_word_sequence``, ``one_hot`` and ``Tokenizer``
+(word indices by decreasing frequency, from 1)."""
+
+import hashlib
+
+import numpy as np
+
+_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
+
+
+def text_to_word_sequence(text, filters=_FILTERS, lower=True, split=" "):
+    if lower:
+        text = text.lower()
+    text = text.translate(str.maketrans({c: split for c in filters}))
+    return [w for w in text.split(split) if w]
+
+
+def hashing_trick(text, n, hash_function=None, filters=_FILTERS, lower=True, split=" "):
+    if hash_function is None:
+        hash_function = hash
+    elif hash_function == "md5":
+        def hash_function(w):
+            return int(hashlib.md5(w.encode()).hexdigest(), 16)
+    seq = text_to_word_sequence(text, filters=filters, lower=lower, split=split)
+    return [(hash_function(w) % (n - 1) + 1) for w in seq]
+
+
+def one_hot(text, n, filters=_FILTERS, lower=True, split=" "):
+    return hashing_trick(text, n, hash_function=hash, filters=filters, lower=lower, split=split)
+
+
+class Tokenizer:
+    """Maps words to indices (1 = the most frequent); ``num_words`` keeps only the
+    ``num_words - 1`` most frequent when converting; ``oov_token`` stands for unknown words."""
+
+    def __init__(self, num_words=None, filters=_FILTERS, lower=True, split=" ",
+                 char_level=False, oov_token=None, document_count=0, **kwargs):
+        self.num_words = num_words
+        self.filters, self.lower, self.split = filters, lower, split
+        self.char_level = char_level
+        self.oov_token = oov_token
+        self.document_count = document_count
+        self.word_counts = {}
+        self.word_docs = {}
+        self.word_index = {}
+        self.index_word = {}
+        self.index_docs = {}
+
+    def _words(self, text):
+        if self.char_level or isinstance(text, list):
+            return [t.lower() for t in text] if self.lower and not isinstance(text, list) \
+                else list(text)
+        return text_to_word_sequence(text, self.filters, self.lower, self.split)
+
+    def fit_on_texts(self, texts):
+        for text in texts:
+            self.document_count += 1
+            seq = self._words(text)
+            for w in seq:
+                self.word_counts[w] = self.word_counts.get(w, 0) + 1
+            for w in set(seq):
+                self.word_docs[w] = self.word_docs.get(w, 0) + 1
+        ordered = sorted(self.word_counts.items(), key=lambda kv: -kv[1])
+        vocab = ([self.oov_token] if self.oov_token is not None else []) + [w for w, _ in
+                                                                             ordered]
+        self.word_index = {w: i + 1 for i, w in enumerate(vocab)}
+        self.index_word = {i: w for w, i in self.word_index.items()}
+        self.index_docs = {self.word_index[w]: c for w, c in self.word_docs.items()}
+
+    def texts_to_sequences(self, texts):
+        return list(self.texts_to_sequences_generator(texts))
+
+    def texts_to_sequences_generator(self, texts):
+        oov = self.word_index.get(self.oov_token) if self.oov_token is not None else None
+        for text in texts:
+            out = []
+            for w in self._words(text):
+                i = self.word_index.get(w)
+                if i is not None and (not self.num_words or i < self.num_words):
+                    out.append(i)
+                elif oov is not None:
+                    out.append(oov)
+            yield out
+
+    def sequences_to_texts(self, sequences):
+        return [" ".join(self.index_word[i] for i in seq if i in self.index_word)
+                for seq in sequences]
+
+    def texts_to_matrix(self, texts, mode="binary"):
+        return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
+
+    def sequences_to_matrix(self, sequences, mode="binary"):
+        num_words = self.num_words or (len(self.word_index) + 1)
+        x = np.zeros((len(sequences), num_words))
+        for i, seq in enumerate(sequences):
+            counts = {}
+            for j in seq:
+                if j < num_words:
+                    counts[j] = counts.get(j, 0) + 1
+            for j, c in counts.items():
+                if mode == "count":
+                    x[i, j] = c
+                elif mode == "freq":
+                    x[i, j] = c / len(seq)
+                elif mode == "binary":
+                    x[i, j] = 1
+                elif mode == "tfidf":
+                    tf_ = 1 + np.log(c)
+                    idf = np.log(1 + self.document_count / (1 + self.index_docs.get(j, 0)))
+                    x[i, j] = tf_ * idf
+                else:
+                    raise ValueError(f"Unknown vectorization mode: {mode}")
+        return x
