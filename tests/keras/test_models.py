@@ -363,3 +363,19 @@ def test_trainable_flag_is_read_at_compile_time_gan_style():
         np.testing.assert_array_equal(a, b)  # frozen in the combined model
     disc.train_on_batch(np.ones((4, 2)), np.zeros((4, 1)))
     assert not np.array_equal(d_before[0], disc.get_weights()[0])  # trains on its own
+
+
+def test_rmsprop_and_adam_first_steps_follow_keras_rules():
+    def one_step(opt):
+        K.clear_session()
+        model = tf.keras.Sequential([L.Dense(1, use_bias=False, kernel_initializer="zeros",
+                                             input_shape=(1,))])
+        model.compile(opt, "mse")
+        model.train_on_batch(np.ones((1, 1)), np.ones((1, 1)))  # gradient -2
+        return float(model.get_weights()[0][0, 0])
+
+    # RMSprop: ms = 0.1 * 4 (ms starts at 0) -> step lr * 2 / sqrt(0.4 + eps)
+    assert one_step(tf.keras.optimizers.RMSprop(0.01)) == pytest.approx(
+        0.01 * 2 / np.sqrt(0.4 + 1e-7), rel=1e-5)
+    # Adam: the first step is lr * sign(g)
+    assert one_step(tf.keras.optimizers.Adam(0.01)) == pytest.approx(0.01, rel=1e-4)

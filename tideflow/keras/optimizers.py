@@ -218,7 +218,7 @@ class RMSprop(Optimizer):
         self.centered = centered
 
     def _tf_optimizer(self, lr):
-        return tf.train.RMSPropOptimizer(lr, decay=self._values["rho"],
+        return _ZeroRMSProp(lr, decay=self._values["rho"],
                                          momentum=self._values["momentum"],
                                          epsilon=self.epsilon, centered=self.centered,
                                          name=self._name)
@@ -227,6 +227,18 @@ class RMSprop(Optimizer):
         config = super().get_config()
         config.update(epsilon=self.epsilon, centered=self.centered)
         return config
+
+
+class _ZeroRMSProp(tf.train.RMSPropOptimizer):
+    """RMSProp whose mean square starts at zero, as Keras's does (tf.train's starts at
+    one)."""
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "rms", self._name)
+            if self._centered:
+                self._zeros_slot(v, "mg", self._name)
+            self._zeros_slot(v, "momentum", self._name)
 
 
 class Adagrad(Optimizer):
