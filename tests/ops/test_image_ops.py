@@ -173,7 +173,7 @@ def test_random_flips_and_crop_are_seeded():
         kinds = {0 if np.array_equal(x, img) else 1 for x in a}
         assert kinds == {0, 1}
         assert all(np.array_equal(x, img) or np.array_equal(x, flipped) for x in a)
-    batch = np.stack([img] * 8)
+    batch = np.stack([img] * 32)
     a, _ = _seeded(lambda: tfi.random_flip_left_right(batch), runs=1)
     assert len({np.array_equal(x, img) for x in a[0]}) == 2  # per-image decisions
     a, b = _seeded(lambda: tfi.random_crop(img, [2, 2, 2]))

@@ -4,12 +4,17 @@ Each random op draws from its own generator, kept per session and per node and s
 the op's ``seed``/``seed2`` attrs (TF's graph-level and op-level seeds): a program with a graph
 seed repeats its numbers on every run, a new session restarts each sequence, and successive
 ``Session.run`` calls continue it. With both seeds 0 the generator is seeded from the OS.
+
+Seeded RandomUniform, RandomStandardNormal, TruncatedNormal and RandomUniformInt give TF's
+own numbers (Philox4x32-10 and TF's transforms, ``philox.py``); unseeded ones, whose values
+TF does not fix either, draw from NumPy's faster generator.
 """
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.ops import philox
 
 _MASK64 = (1 << 64) - 1
 
@@ -24,6 +29,14 @@ def _make_generator(seed, seed2):
 def _generator(ctx):
     attrs = ctx.op._attrs
     return ctx.node_state("rng", lambda: _make_generator(attrs["seed"], attrs["seed2"]))
+
+
+def _philox_stream(ctx):
+    """The op's TF-exact stream when it is seeded, else None."""
+    attrs = ctx.op._attrs
+    if attrs["seed"] == 0 and attrs["seed2"] == 0:
+        return None
+    return ctx.node_state("philox", lambda: philox.PhiloxStream(attrs["seed"], attrs["seed2"]))
 
 
 def shape_from_tensor(t):
@@ -59,13 +72,19 @@ def _draw(gen, fn, shape, np_dtype):
     return fn(gen, shape, np.float32).astype(np_dtype)
 
 
-def _float_random_kernel(fn):
+def _float_random_kernel(fn, exact):
     def factory(ctx):
+        np_dtype = np.dtype(ctx.op._attrs["dtype"].as_numpy_dtype)
+        stream = _philox_stream(ctx)
+        if stream is not None:
+            def run_exact(shape):
+                return exact(stream, _check_shape_input(shape), np_dtype)
+
+            return run_exact
         gen = _generator(ctx)
-        np_dtype = ctx.op._attrs["dtype"].as_numpy_dtype
 
         def run(shape):
-            return _draw(gen, fn, _check_shape_input(shape), np.dtype(np_dtype).type)
+            return _draw(gen, fn, _check_shape_input(shape), np_dtype.type)
 
         return run
 
@@ -101,15 +120,16 @@ def _shape_input_fn(op):
 _FLOAT_ATTRS = ["seed: int = 0", "seed2: int = 0", "dtype: {half, bfloat16, float, double}",
                 "T: {int32, int64}"]
 
-for _name, _fn in (("RandomUniform", _uniform), ("RandomStandardNormal", _normal),
-                   ("TruncatedNormal", _truncated)):
+for _name, _fn, _exact in (("RandomUniform", _uniform, philox.uniform),
+                           ("RandomStandardNormal", _normal, philox.normal),
+                           ("TruncatedNormal", _truncated, philox.truncated_normal)):
     op_registry.declare(
         _name,
         inputs=["shape: T"],
         outputs=["output: dtype"],
         attrs=_FLOAT_ATTRS,
         shape=_shape_input_fn,
-        kernel_factory=_float_random_kernel(_fn),
+        kernel_factory=_float_random_kernel(_fn, _exact),
         differentiable=False,
         stateful=True,
         is_random=True,
@@ -124,7 +144,8 @@ def _uniform_int_shape(op):
 
 
 def _uniform_int_kernel(ctx):
-    gen = _generator(ctx)
+    stream = _philox_stream(ctx)
+    gen = _generator(ctx) if stream is None else None
     op = ctx.op
     np_dtype = op._attrs["Tout"].as_numpy_dtype
 
@@ -141,6 +162,8 @@ def _uniform_int_kernel(ctx):
             raise errors.InvalidArgumentError(None, op, f"Need minval < maxval: {lo} >= {hi}")
         if not lo < hi:
             return np.empty(shape, np_dtype)
+        if stream is not None:
+            return philox.uniform_int(stream, shape, lo, hi, np_dtype)
         return gen.integers(lo, hi, size=shape, dtype=np_dtype)
 
     return run
