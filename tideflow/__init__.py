@@ -87,6 +87,7 @@ from tideflow.ops.array_ops import (
     stop_gradient,
     transpose,
 )
+from tideflow.ops.base64_ops import decode_base64, encode_base64
 from tideflow.ops.cast_ops import (
     cast,
     saturate_cast,
@@ -459,6 +460,21 @@ from tideflow.ops.space_ops import (
     space_to_batch_nd,
     space_to_depth,
 )
+from tideflow.ops.sparse_extra_ops import (
+    deserialize_many_sparse,
+    edit_distance,
+    serialize_many_sparse,
+    serialize_sparse,
+    sparse_mask,
+    sparse_maximum,
+    sparse_merge,
+    sparse_minimum,
+    sparse_reduce_max_sparse,
+    sparse_reduce_sum_sparse,
+    sparse_reset_shape,
+    sparse_softmax,
+    sparse_split,
+)
 from tideflow.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -594,6 +610,10 @@ _LAZY = {
     "lookup": ("tideflow.lookup", None),
     "make_template": ("tideflow.ops.template", "make_template"),
     "string_to_hash_bucket_fast": ("tideflow.ops.string_hash_ops", "string_to_hash_bucket_fast"),
+    "string_to_hash_bucket": ("tideflow.ops.string_more_ops", "string_to_hash_bucket"),
+    "string_to_hash_bucket_strong": ("tideflow.ops.string_more_ops",
+                                     "string_to_hash_bucket_strong"),
+    "string_strip": ("tideflow.ops.string_more_ops", "strip"),
     "summary": ("tideflow.summary", None),
     "saved_model": ("tideflow.saved_model", None),
     "data": ("tideflow.data", None),

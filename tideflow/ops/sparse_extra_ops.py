@@ -1,0 +1,702 @@
+"""Sparse ops of TF 1.x's later releases: SparseSoftmax, SparseSparseMaximum/Minimum,
+SparseSplit, SparseReduceSumSparse/MaxSparse, SerializeManySparse/DeserializeManySparse,
+EditDistance; and the composed ``sparse_merge``, ``sparse_reset_shape``, ``sparse_expand_dims``,
+``sparse_eye``, ``from_dense``, ``sparse_mask`` and ``serialize_sparse``."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.indexed_slices import IndexedSlices
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _order, _rank_of
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _groups(idx):
+    """Row ids of ``idx`` grouped by all but the last column: (keys, inverse)."""
+    if idx.shape[0] == 0:
+        return np.zeros((0, max(idx.shape[1] - 1, 0)), np.int64), np.zeros(0, np.int64)
+    keys, inverse = np.unique(idx[:, :-1], axis=0, return_inverse=True)
+    return keys, inverse.reshape(-1)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseSoftmax
+# ------------------------------------------------------------------------------------------
+
+
+def _sparse_softmax_kernel(sp_indices, sp_values, sp_shape):
+    idx, vals, shape = _check_sparse(sp_indices, sp_values, sp_shape)
+    if shape.shape[0] < 2:
+        raise _invalid(f"Input should have rank >= 2, but received shape {shape.tolist()}")
+    out = np.empty_like(vals)
+    if vals.size == 0:
+        return out
+    _, inv = _groups(idx)
+    # in the values' dtype, as TF's kernel
+    mx = np.full(inv.max() + 1, -np.inf, vals.dtype)
+    np.maximum.at(mx, inv, vals)
+    e = np.exp(vals - mx[inv])
+    s = np.zeros_like(mx)
+    np.add.at(s, inv, e)
+    return (e / s[inv]).astype(vals.dtype)
+
+
+def _sparse_softmax_grad(op, grad):
+    from tideflow.ops import array_ops, gather_ops, reduction_ops
+
+    indices = op._inputs[0]
+    out = op._outputs[0]
+    # each value's row (all columns but the last), as a dense segment id
+    _, seg = gather_ops.unique(_row_keys(indices, op._inputs[2]), out_idx=dtypes.int32)
+    n = array_ops.shape(out)[0]
+    prod = reduction_ops.unsorted_segment_sum(out * grad, seg, n)
+    return [None, out * (grad - array_ops.gather(prod, seg)), None]
+
+
+def _row_keys(indices, shape):
+    """A linear id of each index row without its last column."""
+    from tideflow.ops import array_ops, reduction_ops
+    from tideflow.ops.concat_ops import concat
+
+    lead = indices[:, :-1]
+    dims = shape[:-1]
+    # strides[i] = prod(dims[i+1:])
+    strides = reduction_ops.cumprod(concat([dims[1:], [1]], 0), reverse=True)
+    return reduction_ops.reduce_sum(lead * array_ops.expand_dims(strides, 0), 1)
+
+
+op_registry.declare(
+    "SparseSoftmax",
+    inputs=["sp_indices: int64", "sp_values: T", "sp_shape: int64"],
+    outputs=["output: T"],
+    attrs=["T: {half, float, double}"],
+    shape=lambda op: [op._inputs[1]._shape.merge_with(unknown_shape(1))],
+    kernel=_sparse_softmax_kernel,
+    grad=_sparse_softmax_grad,
+)
+
+
+def sparse_softmax(sp_input, name=None):
+    """Softmax over the last dimension of a SparseTensor, among its present entries only
+    (missing entries are not -inf zeros but absent). Indices must be in canonical order."""
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
+        out = ops.apply_op("SparseSoftmax", [sp_input.indices, sp_input.values,
+                                             sp_input.dense_shape])._outputs[0]
+        return SparseTensor(sp_input.indices, out, sp_input.dense_shape)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseSparseMaximum / Minimum
+# ------------------------------------------------------------------------------------------
+
+
+def _sparse_sparse_kernel(fn):
+    def kernel(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+        ai, av, ash = _check_sparse(a_indices, a_values, a_shape, "a")
+        bi, bv, bsh = _check_sparse(b_indices, b_values, b_shape, "b")
+        if not np.array_equal(ash, bsh):
+            raise _invalid(f"Operands' shapes do not match: got {ash.tolist()} and "
+                           f"{bsh.tolist()} for respective inputs")
+        table = {}
+        for row, v in zip(ai.tolist(), av.tolist()):
+            table[tuple(row)] = [v, 0]
+        for row, v in zip(bi.tolist(), bv.tolist()):
+            table.setdefault(tuple(row), [0, 0])[1] = v
+        keys = sorted(table)
+        out_i = np.array(keys, np.int64).reshape(-1, ash.shape[0])
+        out_v = np.array([fn(*table[k]) for k in keys], av.dtype).reshape(-1)
+        return out_i, out_v
+
+    return kernel
+
+
+for _name, _fn in (("SparseSparseMaximum", max), ("SparseSparseMinimum", min)):
+    op_registry.declare(
+        _name,
+        inputs=["a_indices: int64", "a_values: T", "a_shape: int64", "b_indices: int64",
+                "b_values: T", "b_shape: int64"],
+        outputs=["output_indices: int64", "output_values: T"],
+        attrs=["T: realnumbertype"],
+        shape=lambda op: [TensorShape([None, _rank_of(op._inputs[2])]), TensorShape([None])],
+        kernel=_sparse_sparse_kernel(_fn),
+        differentiable=False,
+    )
+
+
+def _sparse_sparse(op_type, sp_a, sp_b, name):
+    sp_a, sp_b = _as_sparse(sp_a, "sp_a"), _as_sparse(sp_b, "sp_b")
+    with ops.name_scope(name, op_type, [sp_a.indices, sp_b.indices]):
+        idx, vals = ops.apply_op(op_type, [sp_a.indices, sp_a.values, sp_a.dense_shape,
+                                           sp_b.indices, sp_b.values, sp_b.dense_shape]
+                                 )._outputs
+        return SparseTensor(idx, vals, sp_a.dense_shape)
+
+
+def sparse_maximum(sp_a, sp_b, name=None):
+    """The elementwise maximum of two same-shaped SparseTensors (absent entries count as 0)."""
+    return _sparse_sparse("SparseSparseMaximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a, sp_b, name=None):
+    """The elementwise minimum of two same-shaped SparseTensors (absent entries count as 0)."""
+    return _sparse_sparse("SparseSparseMinimum", sp_a, sp_b, name)
+
+
+# ------------------------------------------------------------------------------------------
+# SparseSplit
+# ------------------------------------------------------------------------------------------
+
+
+def _sparse_split_kernel(split_dim, indices, values, shape, *, num_split):
+    idx, vals, shp = _check_sparse(indices, values, shape)
+    rank = shp.shape[0]
+    d = int(split_dim)
+    if not -rank <= d < rank:
+        raise _invalid(f"Input split_dim should be between {-rank} and {rank}, got {d}")
+    d %= rank
+    size = int(shp[d])
+    if num_split < 1 or num_split > max(size, 1):
+        raise _invalid(f"Input num_split should be between 1 and {size}, got {num_split}")
+    base, extra = divmod(size, num_split)
+    starts = [i * base + min(i, extra) for i in range(num_split + 1)]
+    out_i, out_v, out_s = [], [], []
+    for k in range(num_split):
+        lo, hi = starts[k], starts[k + 1]
+        keep = (idx[:, d] >= lo) & (idx[:, d] < hi)
+        ii = idx[keep].copy()
+        ii[:, d] -= lo
+        s = shp.copy()
+        s[d] = hi - lo
+        out_i.append(ii)
+        out_v.append(vals[keep])
+        out_s.append(s)
+    return out_i + out_v + out_s
+
+
+def _sparse_split_shape(op):
+    n = op._attrs["num_split"]
+    rank = _rank_of(op._inputs[3])
+    return ([TensorShape([None, rank])] * n + [TensorShape([None])] * n +
+            [TensorShape([rank])] * n)
+
+
+op_registry.declare(
+    "SparseSplit",
+    inputs=["split_dim: int64", "indices: int64", "values: T", "shape: int64"],
+    outputs=["output_indices: num_split * int64", "output_values: num_split * T",
+             "output_shape: num_split * int64"],
+    attrs=["num_split: int >= 1", "T: type"],
+    shape=_sparse_split_shape,
+    kernel=_sparse_split_kernel,
+    differentiable=False,
+)
+
+
+def sparse_split(keyword_required=None, sp_input=None, num_split=None, axis=None, name=None,
+                 split_dim=None):
+    """Splits a SparseTensor into ``num_split`` SparseTensors along ``axis`` (the first
+    ``size % num_split`` pieces are one longer). Arguments must be given by keyword."""
+    if keyword_required is not None:
+        raise ValueError("Keyword arguments are required for this function.")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if axis is None:
+        axis = split_dim
+    if axis is None:
+        raise ValueError("axis is required")
+    sp_input = _as_sparse(sp_input)
+    op = ops.apply_op("SparseSplit", [ops.convert_to_tensor(axis, dtype=dtypes.int64),
+                                      sp_input.indices, sp_input.values, sp_input.dense_shape],
+                      {"num_split": int(num_split)}, name=name)
+    outs = op._outputs
+    n = int(num_split)
+    return [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
+
+
+# ------------------------------------------------------------------------------------------
+# SparseReduceSumSparse / SparseReduceMaxSparse
+# ------------------------------------------------------------------------------------------
+
+
+def _reduce_sparse_kernel(kind):
+    def kernel(input_indices, input_values, input_shape, reduction_axes, *, keep_dims):
+        idx, vals, shape = _check_sparse(input_indices, input_values, input_shape)
+        rank = shape.shape[0]
+        axes = set()
+        for a in np.asarray(reduction_axes).reshape(-1).tolist():
+            if not -rank <= a < rank:
+                raise _invalid(f"Invalid reduction dimension {a}, for input with {rank} "
+                               "dimensions.")
+            axes.add(a % rank)
+        keep = [i for i in range(rank) if i not in axes]
+        if keep_dims:
+            out_idx = idx.copy()
+            out_idx[:, sorted(axes)] = 0
+            out_shape = shape.copy()
+            out_shape[sorted(axes)] = 1
+        else:
+            out_idx = idx[:, keep]
+            out_shape = shape[keep]
+        if out_idx.shape[0] == 0:
+            return out_idx.reshape(0, out_shape.shape[0]), vals[:0], out_shape
+        keys, inv = np.unique(out_idx, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        if kind == "sum":
+            out = np.zeros(keys.shape[0], vals.dtype)
+            np.add.at(out, inv, vals)
+        else:
+            out = np.full(keys.shape[0], vals.min(), vals.dtype)
+            np.maximum.at(out, inv, vals)
+        order = _order(keys)
+        return keys[order].astype(np.int64), out[order], out_shape
+
+    return kernel
+
+
+for _name, _kind in (("SparseReduceSumSparse", "sum"), ("SparseReduceMaxSparse", "max")):
+    op_registry.declare(
+        _name,
+        inputs=["input_indices: int64", "input_values: T", "input_shape: int64",
+                "reduction_axes: int32"],
+        outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
+        attrs=["keep_dims: bool = false",
+               "T: numbertype" if _kind == "sum" else "T: realnumbertype"],
+        shape=lambda op: [unknown_shape(2), unknown_shape(1), unknown_shape(1)],
+        kernel=_reduce_sparse_kernel(_kind),
+        differentiable=False,
+    )
+
+
+def _reduce_sparse(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
+    from tideflow.ops import range_ops
+
+    sp_input = _as_sparse(sp_input)
+    if keepdims is None:
+        keepdims = bool(keep_dims)
+    if axis is None:
+        axis = reduction_axes
+    if axis is None:
+        from tideflow.ops import array_ops
+
+        axis = range_ops.range(0, array_ops.size(sp_input.dense_shape))
+    out = ops.apply_op(op_type, [sp_input.indices, sp_input.values, sp_input.dense_shape,
+                                 ops.convert_to_tensor(axis, dtype=dtypes.int32)],
+                       {"keep_dims": bool(keepdims)})._outputs
+    return SparseTensor(*out)
+
+
+def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                             keep_dims=None):
+    """The sum over ``axis`` of a SparseTensor, as a SparseTensor."""
+    return _reduce_sparse("SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes,
+                          keep_dims)
+
+
+def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                             keep_dims=None):
+    """The maximum over ``axis`` of the present entries of a SparseTensor, as a SparseTensor."""
+    return _reduce_sparse("SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes,
+                          keep_dims)
+
+
+# ------------------------------------------------------------------------------------------
+# SerializeManySparse / DeserializeManySparse (string form: 3 serialized TensorProtos)
+# ------------------------------------------------------------------------------------------
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _proto_bytes(array):
+    """A serialized TensorProto with the values in ``tensor_content`` (TF's
+    AsProtoTensorContent: raw little-endian numbers; for strings, the varint lengths then the
+    bytes), so the bytes are those TF writes."""
+    from tideflow.protos import tensor_pb2
+
+    array = np.asarray(array)
+    p = tensor_pb2.TensorProto()
+    if array.dtype == object:
+        p.dtype = dtypes.string.as_datatype_enum
+        items = [bytes(v) if not isinstance(v, str) else v.encode() for v in array.reshape(-1)]
+        p.tensor_content = b"".join(_varint(len(v)) for v in items) + b"".join(items)
+    else:
+        p.dtype = dtypes.as_dtype(array.dtype).as_datatype_enum
+        p.tensor_content = np.ascontiguousarray(array).astype(
+            array.dtype.newbyteorder("<"), copy=False).tobytes()
+    for d in array.shape:
+        p.tensor_shape.dim.add().size = d
+    return p.SerializeToString()
+
+
+def _serialize_many_kernel(sparse_indices, sparse_values, sparse_shape, *, out_type):
+    idx, vals, shape = _check_sparse(sparse_indices, sparse_values, sparse_shape)
+    if shape.shape[0] < 2:
+        raise _invalid(f"Rank of input SparseTensor should be > 1, but saw rank: "
+                       f"{shape.shape[0]}")
+    n = int(shape[0])
+    order = _order(idx)
+    idx, vals = idx[order], vals[order]
+    out = np.empty((n, 3), dtype=object)
+    sub_shape = shape[1:].astype(np.int64)
+    for b in range(n):
+        keep = idx[:, 0] == b
+        out[b, 0] = _proto_bytes(np.ascontiguousarray(idx[keep][:, 1:]).reshape(-1, len(shape)
+                                                                                - 1))
+        out[b, 1] = _proto_bytes(vals[keep])
+        out[b, 2] = _proto_bytes(sub_shape)
+    if idx.size and (idx[:, 0].min() < 0 or idx[:, 0].max() >= n):
+        raise _invalid("SparseTensor has an index out of bounds in its first dimension")
+    return out
+
+
+op_registry.declare(
+    "SerializeManySparse",
+    inputs=["sparse_indices: int64", "sparse_values: T", "sparse_shape: int64"],
+    outputs=["serialized_sparse: out_type"],
+    attrs=["T: type", "out_type: {string, variant} = DT_STRING"],
+    shape=lambda op: [TensorShape([None, 3])],
+    kernel=_serialize_many_kernel,
+    differentiable=False,
+)
+
+
+def _parse_proto(data, what):
+    from tideflow.framework.tensor_util import make_ndarray
+    from tideflow.protos import tensor_pb2
+
+    p = tensor_pb2.TensorProto()
+    try:
+        p.ParseFromString(bytes(data))
+    except Exception as e:  # noqa: BLE001 - any decode failure is bad input
+        raise _invalid(f"Could not parse serialized_sparse {what}: {e}") from None
+    if p.dtype == dtypes.string.as_datatype_enum and p.tensor_content:
+        shape = [d.size for d in p.tensor_shape.dim]
+        return _strings_from_content(p.tensor_content, int(np.prod(shape))).reshape(shape)
+    return make_ndarray(p)
+
+
+def _strings_from_content(buf, n):
+    lengths, pos = [], 0
+    for _ in range(n):
+        v = shift = 0
+        while True:
+            if pos >= len(buf):
+                raise _invalid("Could not parse serialized string tensor content")
+            b = buf[pos]
+            pos += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        lengths.append(v)
+    out = []
+    for k in lengths:
+        out.append(bytes(buf[pos:pos + k]))
+        pos += k
+    return np.array(out + [None], dtype=object)[:-1]
+
+
+def _deserialize_many_kernel(serialized_sparse, *, dtype):
+    s = np.asarray(serialized_sparse)
+    if s.ndim != 2 or s.shape[1] != 3:
+        raise _invalid(f"Serialized sparse should be a matrix with 3 columns, got shape "
+                       f"{list(s.shape)}")
+    want = dtype.as_numpy_dtype if dtype != dtypes.string else object
+    all_i, all_v, shapes = [], [], []
+    for b in range(s.shape[0]):
+        ii = _parse_proto(s[b, 0], "indices").astype(np.int64)
+        vv = _parse_proto(s[b, 1], "values")
+        sh = _parse_proto(s[b, 2], "shape").astype(np.int64)
+        if dtype != dtypes.string and vv.dtype != np.dtype(want):
+            raise _invalid(f"Requested SparseTensor of type {dtype.name} but SparseTensor[{b}]"
+                           f".values.dtype() == {vv.dtype}")
+        if ii.ndim != 2 or ii.shape[1] != sh.shape[0] or ii.shape[0] != vv.shape[0]:
+            raise _invalid(f"Serialized SparseTensor[{b}] has inconsistent indices, values "
+                           "and shape")
+        if shapes and sh.shape[0] != shapes[0].shape[0]:
+            raise _invalid("Inconsistent rank across SparseTensors: rank prior to "
+                           f"SparseTensor[{b}] was: {shapes[0].shape[0]} but rank of "
+                           f"SparseTensor[{b}] is: {sh.shape[0]}")
+        all_i.append(np.concatenate([np.full((ii.shape[0], 1), b, np.int64), ii], 1))
+        all_v.append(vv)
+        shapes.append(sh)
+    if not shapes:
+        raise _invalid("Serialized sparse should have at least one row")
+    out_shape = np.concatenate([[s.shape[0]], np.max(np.stack(shapes), 0)]).astype(np.int64)
+    idx = np.concatenate(all_i, 0)
+    vals = np.concatenate(all_v, 0) if all_v else np.zeros(0, want)
+    if dtype == dtypes.string:
+        vals = np.array(list(vals) + [None], dtype=object)[:-1]
+    return idx, vals.astype(want, copy=False), out_shape
+
+
+op_registry.declare(
+    "DeserializeManySparse",
+    inputs=["serialized_sparse: string"],
+    outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+    attrs=["dtype: type"],
+    shape=lambda op: [unknown_shape(2), unknown_shape(1), unknown_shape(1)],
+    kernel=_deserialize_many_kernel,
+    differentiable=False,
+)
+
+
+def serialize_many_sparse(sp_input, name=None, out_type=dtypes.string):
+    """Serializes each minibatch entry (first dimension) of a SparseTensor of rank >= 2 as
+    three serialized TensorProtos (indices, values, shape): a [N, 3] string tensor."""
+    sp_input = _as_sparse(sp_input)
+    if dtypes.as_dtype(out_type) != dtypes.string:
+        raise ValueError("serialize_many_sparse: only out_type=tf.string is supported")
+    return ops.apply_op("SerializeManySparse",
+                        [sp_input.indices, sp_input.values, sp_input.dense_shape],
+                        {"out_type": dtypes.string}, name=name)._outputs[0]
+
+
+def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
+    """Serializes a SparseTensor as three serialized TensorProtos: a [3] string tensor (the
+    string form; the variant form is Dataset-internal)."""
+    from tideflow.ops import array_ops
+
+    sp_input = _as_sparse(sp_input)
+    if dtypes.as_dtype(out_type) != dtypes.string:
+        from tideflow.ops.dataset_kernels import serialize_sparse as variant_form
+
+        return variant_form(sp_input)
+    with ops.name_scope(name, "SerializeSparse", [sp_input.indices]):
+        many = serialize_many_sparse(sparse_expand_dims(sp_input, 0))
+        return array_ops.reshape(many, [3])
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor of rank ``rank`` (+1 for the batch) from ``serialize_many_sparse``
+    rows; the dense shape is the elementwise maximum of the rows' shapes."""
+    idx, vals, shape = ops.apply_op("DeserializeManySparse", [serialized_sparse],
+                                    {"dtype": dtypes.as_dtype(dtype)}, name=name)._outputs
+    if rank is not None:
+        idx.set_shape([None, rank])
+        shape.set_shape([rank])
+    return SparseTensor(idx, vals, shape)
+
+
+# ------------------------------------------------------------------------------------------
+# EditDistance
+# ------------------------------------------------------------------------------------------
+
+
+def _levenshtein(a, b):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        prev = cur
+    return prev[-1]
+
+
+def _edit_distance_kernel(hypothesis_indices, hypothesis_values, hypothesis_shape,
+                          truth_indices, truth_values, truth_shape, *, normalize):
+    hi, hv, hs = _check_sparse(hypothesis_indices, hypothesis_values, hypothesis_shape,
+                               "hypothesis")
+    ti, tv, ts = _check_sparse(truth_indices, truth_values, truth_shape, "truth")
+    if hs.shape[0] != ts.shape[0]:
+        raise _invalid(f"hypothesis and truth must have the same rank; got "
+                       f"{hs.shape[0]} and {ts.shape[0]}")
+    if hs.shape[0] < 1:
+        raise _invalid("hypothesis and truth must have rank >= 1")
+    out_shape = np.maximum(hs[:-1], ts[:-1])
+    out = np.zeros(tuple(out_shape.tolist()), np.float32)
+
+    def seqs(idx, vals):
+        d = {}
+        for row, v in zip(idx[_order(idx)].tolist(), vals[_order(idx)].tolist()):
+            d.setdefault(tuple(row[:-1]), []).append(v)
+        return d
+
+    hyp, truth = seqs(hi, hv), seqs(ti, tv)
+    for key in set(hyp) | set(truth):
+        a, b = hyp.get(key, []), truth.get(key, [])
+        dist = _levenshtein(a, b)
+        if normalize:
+            out[key] = np.inf if not b else dist / len(b)
+        else:
+            out[key] = dist
+    return out
+
+
+op_registry.declare(
+    "EditDistance",
+    inputs=["hypothesis_indices: int64", "hypothesis_values: T", "hypothesis_shape: int64",
+            "truth_indices: int64", "truth_values: T", "truth_shape: int64"],
+    outputs=["output: float"],
+    attrs=["normalize: bool = true", "T: type"],
+    shape=lambda op: [_edit_distance_shape(op)],
+    kernel=_edit_distance_kernel,
+    differentiable=False,
+)
+
+
+def _edit_distance_shape(op):
+    from tideflow.ops.sparse_ops import _shape_from
+
+    hs, ts = _shape_from(op._inputs[2]), _shape_from(op._inputs[5])
+    if hs.ndims is None or ts.ndims is None or not hs.is_fully_defined() or \
+            not ts.is_fully_defined():
+        rank = _rank_of(op._inputs[2]) or _rank_of(op._inputs[5])
+        return unknown_shape(None if rank is None else rank - 1)
+    return TensorShape([max(a, b) for a, b in zip(hs.as_list()[:-1], ts.as_list()[:-1])])
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """The Levenshtein distance between the sequences (last dimension) of two SparseTensors,
+    divided by the truth's length when ``normalize`` (inf for an empty truth)."""
+    if not isinstance(hypothesis, SparseTensor):
+        raise TypeError("Hypothesis must be a SparseTensor.")
+    if not isinstance(truth, SparseTensor):
+        raise TypeError("Truth must be a SparseTensor.")
+    return ops.apply_op("EditDistance",
+                        [hypothesis.indices, hypothesis.values, hypothesis.dense_shape,
+                         truth.indices, truth.values, truth.dense_shape],
+                        {"normalize": normalize}, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# composed
+# ------------------------------------------------------------------------------------------
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """The SparseTensor whose last dimension is indexed by ``sp_ids``' values (size
+    ``vocab_size``), holding ``sp_values``' values."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.sparse_ops import sparse_reorder
+
+    if isinstance(sp_ids, (list, tuple)):
+        raise NotImplementedError("sparse_merge of several id lists is not supported; "
+                                  "merge one SparseTensor of ids at a time")
+    sp_ids, sp_values = _as_sparse(sp_ids, "sp_ids"), _as_sparse(sp_values, "sp_values")
+    with ops.name_scope(name, "SparseMerge", [sp_ids.indices, sp_values.indices]):
+        ids = cast(sp_ids.values, dtypes.int64)
+        new_indices = concat([sp_ids.indices[:, :-1], array_ops.expand_dims(ids, 1)], 1)
+        new_shape = concat([sp_ids.dense_shape[:-1],
+                            cast(array_ops.reshape(vocab_size, [1]), dtypes.int64)], 0)
+        result = SparseTensor(new_indices, sp_values.values, new_shape)
+        return result if already_sorted else sparse_reorder(result)
+
+
+def sparse_reset_shape(sp_input, new_shape=None):
+    """``sp_input`` with dense_shape ``new_shape`` (checked not to shrink it), or the tight
+    shape ``max(indices) + 1`` when None."""
+    from tideflow.ops import array_ops, control_flow_ops, math_ops, reduction_ops
+    from tideflow.ops.logging_ops import Assert
+
+    sp_input = _as_sparse(sp_input)
+    with ops.name_scope(None, "SparseResetShape", [sp_input.indices]):
+        if new_shape is None:
+            rank = array_ops.size(sp_input.dense_shape)
+            # max over the index rows, with a row of -1s so an empty tensor gets shape 0s
+            tight = reduction_ops.reduce_max(_with_minus_one_row(sp_input.indices, rank), 0)
+            return SparseTensor(sp_input.indices, sp_input.values, tight + 1)
+        new_shape = ops.convert_to_tensor(new_shape, dtype=dtypes.int64, name="new_shape")
+        if new_shape.get_shape().ndims not in (None, 1):
+            raise ValueError(f"new_shape must be 1-D, got {new_shape.get_shape()}")
+        check = Assert(reduction_ops.reduce_all(math_ops.greater_equal(
+            new_shape, sp_input.dense_shape)),
+            ["new_shape must not shrink the dense shape", new_shape, sp_input.dense_shape])
+        shape = control_flow_ops.with_dependencies([check], new_shape)
+        return SparseTensor(sp_input.indices, sp_input.values, shape)
+
+
+def _with_minus_one_row(indices, rank):
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.fill_ops import fill
+
+    return concat([indices, fill(_pair(1, rank), np.int64(-1))], 0)
+
+
+def _pair(a, b):
+    from tideflow.ops.concat_ops import stack
+
+    return stack([a, b])
+
+
+def sparse_expand_dims(sp_input, axis=None, name=None):
+    """``sp_input`` with a new dimension of size 1 inserted at ``axis``."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.fill_ops import zeros
+
+    sp_input = _as_sparse(sp_input)
+    rank = _rank_of(sp_input.dense_shape)
+    if axis is None:
+        axis = -1
+    if rank is None:
+        raise ValueError("sparse_expand_dims needs a statically known rank")
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(f"axis {axis} is out of range for a SparseTensor of rank {rank}")
+    if axis < 0:
+        axis += rank + 1
+    with ops.name_scope(name, "expand_dims", [sp_input.indices]):
+        n = array_ops.shape(sp_input.indices)[0]
+        col = zeros(_pair(n, 1), dtype=dtypes.int64)
+        idx = concat([sp_input.indices[:, :axis], col, sp_input.indices[:, axis:]], 1)
+        shape = concat([sp_input.dense_shape[:axis], np.array([1], np.int64),
+                        sp_input.dense_shape[axis:]], 0)
+        return SparseTensor(idx, sp_input.values, shape)
+
+
+def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
+    """The [num_rows, num_columns] identity as a SparseTensor."""
+    from tideflow.ops import array_ops, math_ops, range_ops
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.concat_ops import stack
+    from tideflow.ops.fill_ops import ones
+
+    with ops.name_scope(name, "eye", [num_rows, num_columns]):
+        rows = cast(ops.convert_to_tensor(num_rows), dtypes.int64)
+        cols = rows if num_columns is None else cast(ops.convert_to_tensor(num_columns),
+                                                     dtypes.int64)
+        n = math_ops.minimum(rows, cols)
+        diag = range_ops.range(np.int64(0), n, dtype=dtypes.int64)
+        idx = stack([diag, diag], axis=1)
+        return SparseTensor(idx, ones(array_ops.reshape(n, [1]), dtype=dtype),
+                            stack([rows, cols]))
+
+
+def from_dense(tensor, name=None):
+    """The SparseTensor of the non-zero (non-empty for strings) entries of ``tensor``."""
+    from tideflow.ops import array_ops, math_ops
+    from tideflow.ops.fill_ops import zeros_like
+    from tideflow.ops.gather_ops import gather_nd, where
+
+    with ops.name_scope(name, "dense_to_sparse", [tensor]):
+        tensor = ops.convert_to_tensor(tensor)
+        idx = where(math_ops.not_equal(tensor, zeros_like(tensor)))
+        return SparseTensor(idx, gather_nd(tensor, idx),
+                            array_ops.shape(tensor, out_type=dtypes.int64))
+
+
+def sparse_mask(a, mask_indices, name=None):
+    """The IndexedSlices ``a`` without the slices whose indices are in ``mask_indices``."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.counting_ops import setdiff1d
+
+    with ops.name_scope(name, "sparse_mask", [a, mask_indices]):
+        out_indices, to_gather = setdiff1d(a.indices, mask_indices)
+        return IndexedSlices(array_ops.gather(a.values, to_gather), out_indices, a.dense_shape)
