@@ -76,3 +76,17 @@ def test_datasets_never_download(tmp_path, monkeypatch):
              y_train=np.array([1, 2]), x_test=np.zeros((1, 28, 28)), y_test=np.array([3]))
     (x, _), (_, yt) = tf.keras.datasets.mnist.load_data()
     assert x.shape == (2, 28, 28) and yt.tolist() == [3]
+
+
+def test_imdb_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    (tmp_path / "datasets").mkdir()
+    seqs = np.empty(3, dtype=object)
+    seqs[:] = [[1, 2], [5, 1, 1], [7]]
+    np.savez(tmp_path / "datasets" / "imdb.npz", x_train=seqs, y_train=np.array([0, 1, 1]),
+             x_test=seqs[:1], y_test=np.array([1]))
+    (x, y), (xt, _) = tf.keras.datasets.imdb.load_data(num_words=6)
+    assert len(x) == 3 and len(xt) == 1 and sorted(y.tolist()) == [0, 1, 1]
+    assert xt[0] == [1, 4, 5]  # start char, then ids shifted by index_from=3
+    assert all(max(s) < 6 for s in x)  # 8 and 10 became the oov char 2
+    assert sorted(len(s) for s in x) == [2, 3, 4]

@@ -60,8 +60,68 @@ def _fashion_mnist():
     return (x_train, y_train), (x_test, y_test)
 
 
+def _imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113, start_char=1,
+          oov_char=2, index_from=3, **kwargs):
+    x_train, y_train, x_test, y_test = _load_npz(
+        path, "https://storage.googleapis.com/tensorflow/tf-keras-datasets/imdb.npz",
+        ["x_train", "y_train", "x_test", "y_test"])
+    rng = np.random.RandomState(seed)
+    order = rng.permutation(len(x_train))
+    x_train, y_train = x_train[order], y_train[order]
+    order = rng.permutation(len(x_test))
+    x_test, y_test = x_test[order], y_test[order]
+    xs = list(x_train) + list(x_test)
+    labels = np.concatenate([y_train, y_test])
+    if start_char is not None:
+        xs = [[start_char] + [w + index_from for w in x] for x in xs]
+    elif index_from:
+        xs = [[w + index_from for w in x] for x in xs]
+    if maxlen:
+        keep = [i for i, x in enumerate(xs) if len(x) < maxlen]
+        xs, labels = [xs[i] for i in keep], labels[keep]
+    if not num_words:
+        num_words = max(max(x) for x in xs)
+    if oov_char is not None:
+        xs = [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
+    else:
+        xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
+    n = len(x_train) if not maxlen else sum(1 for i in keep if i < len(x_train))
+    x = np.empty(len(xs), dtype=object)
+    x[:] = xs
+    return (x[:n], labels[:n]), (x[n:], labels[n:])
+
+
+def _imdb_word_index(path="imdb_word_index.json"):
+    import json
+
+    with open(_cached(path, "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+                      "imdb_word_index.json")) as f:
+        return json.load(f)
+
+
+def _cifar10():
+    import pickle
+
+    base = _cached("cifar-10-batches-py", "https://www.cs.toronto.edu/~kriz/"
+                   "cifar-10-python.tar.gz (extracted)")
+
+    def batch(name):
+        with open(os.path.join(base, name), "rb") as f:
+            d = pickle.load(f, encoding="bytes")
+        return d[b"data"].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1), np.array(d[b"labels"])
+
+    parts = [batch(f"data_batch_{i}") for i in range(1, 6)]
+    x_train = np.concatenate([p[0] for p in parts])
+    y_train = np.concatenate([p[1] for p in parts]).reshape(-1, 1)
+    x_test, y_test = batch("test_batch")
+    return (x_train, y_train), (x_test, y_test.reshape(-1, 1))
+
+
 mnist = _Module(_mnist)
+imdb = _Module(_imdb)
+imdb.get_word_index = _imdb_word_index
+cifar10 = _Module(_cifar10)
 boston_housing = _Module(_boston_housing)
 fashion_mnist = _Module(_fashion_mnist)
 
-__all__ = ["boston_housing", "fashion_mnist", "mnist"]
+__all__ = ["boston_housing", "cifar10", "fashion_mnist", "imdb", "mnist"]
