@@ -1,12 +1,92 @@
 """``tf.data.experimental``: transformation functions for ``Dataset.apply`` and helpers."""
 
+import collections
+
 from tideflow.framework import dtypes
+from tideflow.ops.dataset_more import (
+    INFINITE as INFINITE_CARDINALITY,
+)
+from tideflow.ops.dataset_more import (
+    UNKNOWN as UNKNOWN_CARDINALITY,
+)
+from tideflow.ops.dataset_more import (
+    CsvDataset,
+    Optional,
+    RandomDataset,
+    Reducer,
+    TFRecordWriter,
+    assert_cardinality,
+    bucket_by_sequence_length,
+    cardinality,
+    choose_from_datasets,
+    dense_to_sparse_batch,
+    get_next_as_optional,
+    group_by_reducer,
+    group_by_window,
+    sample_from_datasets,
+    scan,
+    take_while,
+    unique,
+)
 from tideflow.ops.dataset_ops import AUTOTUNE, Dataset
+from tideflow.ops.dataset_options import (
+    AutoShardPolicy,
+    AutotuneAlgorithm,
+    AutotuneOptions,
+    DistributeOptions,
+    ExternalStatePolicy,
+    OptimizationOptions,
+    ThreadingOptions,
+)
 from tideflow.ops.iterator_ops import get_single_element
 
-__all__ = ["AUTOTUNE", "Counter", "enumerate_dataset", "get_single_element", "ignore_errors",
-           "map_and_batch", "parallel_interleave", "prefetch_to_device", "shuffle_and_repeat",
-           "unbatch"]
+SHARD_HINT = -1
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "SHARD_HINT",
+    "UNKNOWN_CARDINALITY",
+    "AutoShardPolicy",
+    "AutotuneAlgorithm",
+    "AutotuneOptions",
+    "Counter",
+    "CsvDataset",
+    "DistributeOptions",
+    "ExternalStatePolicy",
+    "OptimizationOptions",
+    "Optional",
+    "RandomDataset",
+    "Reducer",
+    "TFRecordWriter",
+    "ThreadingOptions",
+    "assert_cardinality",
+    "bucket_by_sequence_length",
+    "cardinality",
+    "choose_from_datasets",
+    "copy_to_device",
+    "dense_to_sparse_batch",
+    "enable_debug_mode",
+    "enumerate_dataset",
+    "from_list",
+    "get_next_as_optional",
+    "get_single_element",
+    "group_by_reducer",
+    "group_by_window",
+    "ignore_errors",
+    "make_csv_dataset",
+    "map_and_batch",
+    "parallel_interleave",
+    "parse_example_dataset",
+    "prefetch_to_device",
+    "rejection_resample",
+    "sample_from_datasets",
+    "scan",
+    "shuffle_and_repeat",
+    "take_while",
+    "unbatch",
+    "unique",
+]
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
@@ -64,3 +144,176 @@ def Counter(start=0, step=1, dtype=dtypes.int64):
 
         d = d.map(lambda x: cast(x, dtype))
     return d
+
+
+def copy_to_device(target_device, source_device="/cpu:0"):
+    """The identity: every device of this process shares the host's memory."""
+    del target_device, source_device
+    return lambda dataset: dataset
+
+
+_DEBUG_MODE = [False]
+
+
+def enable_debug_mode():
+    """Records the request; tideflow's pipelines already run each stage in order, without
+    fusing or reordering, which is what debug mode gives in TF."""
+    _DEBUG_MODE[0] = True
+
+
+def from_list(elements, name=None):
+    """A dataset of the given elements (each a nest of the same structure)."""
+    import numpy as np
+
+    from tideflow.ops import dataset_structure as ds
+
+    del name
+    if not elements:
+        raise ValueError("Invalid `elements`. `elements` should not be empty.")
+    flat = [ds.flatten(e) for e in elements]
+    stacked = [np.stack([np.asarray(f[i]) for f in flat]) for i in range(len(flat[0]))]
+    return Dataset.from_tensor_slices(ds.pack(elements[0], stacked))
+
+
+def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
+    """A transformation parsing batches (vectors) of serialized ``Example`` protos into dicts
+    of features (``tf.parse_example`` per element)."""
+    from tideflow.ops.parsing_ops import parse_example
+
+    del deterministic
+    if features is None:
+        raise ValueError("Argument `features` is required, but not specified.")
+    return lambda dataset: dataset.map(lambda s: parse_example(s, features),
+                                       num_parallel_calls=num_parallel_calls)
+
+
+def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
+    """A transformation resampling the dataset so its classes (``class_func(element)``, an
+    int scalar) follow ``target_dist``: each element is kept with probability
+    ``min(1, target[c] / (initial[c] * max ratio))``, where ``initial_dist`` (a list of class
+    probabilities) is required here. The result's elements are ``(class, element)`` pairs, as
+    in TF."""
+    import numpy as np
+
+    from tideflow.ops import cast_ops, gather_ops, math_ops, random_ops
+
+    if initial_dist is None:
+        raise NotImplementedError("rejection_resample: tideflow needs initial_dist (the input "
+                                  "class distribution); estimating it online is not supported")
+    target = np.asarray(target_dist, np.float64)
+    initial = np.asarray(initial_dist, np.float64)
+    if target.shape != initial.shape or target.ndim != 1:
+        raise ValueError("target_dist and initial_dist must be vectors of the same length")
+    ratio = np.where(initial > 0, target / np.where(initial > 0, initial, 1), 0.0)
+    accept = (ratio / ratio.max()).astype(np.float32)
+
+    def with_class(*elem):
+        e = elem[0] if len(elem) == 1 else elem
+        return cast_ops.cast(class_func(*elem), dtypes.int64), e
+
+    def keep(c, _):
+        p = gather_ops.gather(accept, c)
+        return math_ops.less(random_ops.random_uniform([], seed=seed), p)
+
+    return lambda dataset: dataset.map(with_class).filter(keep)
+
+
+def _infer_type(values):
+    def all_ok(conv):
+        for v in values:
+            if v == "":
+                continue
+            try:
+                conv(v)
+            except ValueError:
+                return False
+        return True
+
+    if all_ok(int):
+        big = any(v != "" and not -2 ** 31 <= int(v) < 2 ** 31 for v in values)
+        return dtypes.int64 if big else dtypes.int32
+    if all_ok(float):
+        return dtypes.float32
+    return dtypes.string
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None,
+                     label_name=None, select_columns=None, field_delim=",",
+                     use_quote_delim=True, na_value="", header=True, num_epochs=None,
+                     shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False,
+                     num_rows_for_inference=100, compression_type=None, ignore_errors=False,
+                     encoding="utf-8"):
+    """Batches of CSV rows as ``(features, label)``: ``features`` an OrderedDict of column
+    name to a batch of values. Column names come from the header (or ``column_names``);
+    types from ``column_defaults`` or inferred (int32, int64, float32 or string) from the
+    first ``num_rows_for_inference`` rows of the first file."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from tideflow import gfile
+
+    del sloppy
+    if isinstance(file_pattern, str):
+        file_pattern = [file_pattern]
+    files = sorted({f for p in file_pattern for f in gfile.Glob(p)})
+    if not files:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    with gfile.GFile(files[0], "r") as f:
+        rows = list(csv.reader(io.StringIO(f.read()), delimiter=field_delim))
+    rows = [r for r in rows if r]
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` argument to be provided.")
+        column_names = rows[0]
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        raise ValueError("Encountered duplicate column names in `column_names`.")
+    if select_columns is not None:
+        sel = [c if isinstance(c, int) else column_names.index(c) for c in select_columns]
+        sel = sorted(sel)
+    else:
+        sel = list(range(len(column_names)))
+    names = [column_names[i] for i in sel]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {names}. "
+                         f"Received: {label_name}.")
+    if column_defaults is None:
+        body = rows[1 if header else 0:][:num_rows_for_inference]
+        column_defaults = []
+        for i in sel:
+            t = _infer_type([r[i] if i < len(r) else "" for r in body])
+            column_defaults.append({dtypes.string: "", dtypes.float32: 0.0}.get(
+                t, np.zeros([], t.as_numpy_dtype)))
+    elif len(column_defaults) != len(sel):
+        raise ValueError(f"The number of `column_defaults` ({len(column_defaults)}) does not "
+                         f"match the number of selected columns ({len(sel)}).")
+
+    def one_file(filename):
+        return CsvDataset(filename, column_defaults, compression_type=compression_type,
+                          header=header, field_delim=field_delim,
+                          use_quote_delim=use_quote_delim, na_value=na_value,
+                          select_cols=sel if select_columns is not None else None)
+
+    d = Dataset.from_tensor_slices(files)
+    if shuffle:
+        d = d.shuffle(len(files), seed=shuffle_seed)
+    d = d.interleave(one_file, cycle_length=num_parallel_reads or 1, block_length=1)
+    if ignore_errors:
+        d = d.ignore_errors()
+    if shuffle:
+        d = d.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+    d = d.repeat(num_epochs)
+    d = d.batch(batch_size)
+
+    def to_features(*cols):
+        features = collections.OrderedDict(zip(names, cols))
+        if label_name is None:
+            return features
+        label = features.pop(label_name)
+        return features, label
+
+    d = d.map(to_features)
+    return d.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)

@@ -346,6 +346,69 @@ class Dataset:
     def ignore_errors(self):
         return _OpDataset("IgnoreErrorsDataset", [self], self._specs)
 
+    # -- options -----------------------------------------------------------------------------
+    def with_options(self, options):
+        """This dataset with ``options`` (a ``tf.data.Options``) merged into its options."""
+        from tideflow.ops.dataset_options import Options
+
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: expected a tf.data.Options, got "
+                            f"{type(options).__name__}")
+        return _WithOptions(self, options)
+
+    def options(self):
+        """The options of this dataset: those of its inputs, merged with its own."""
+        from tideflow.ops.dataset_options import Options
+
+        out = Options()
+        for d in self._input_datasets():
+            out = out.merge(d.options())
+        own = getattr(self, "_own_options", None)
+        return out.merge(own) if own is not None else out
+
+    def _input_datasets(self):
+        return []
+
+    # -- TF 2.x methods also on compat.v1 datasets (tf.data.experimental's transformations) --
+    def cardinality(self):
+        """An int64 scalar: the number of elements, -1 (infinite) or -2 (unknown)."""
+        from tideflow.ops.dataset_more import cardinality
+
+        return cardinality(self)
+
+    def unique(self):
+        from tideflow.ops.dataset_more import unique
+
+        return unique()(self)
+
+    def scan(self, initial_state, scan_func):
+        from tideflow.ops.dataset_more import scan
+
+        return scan(initial_state, scan_func)(self)
+
+    def take_while(self, predicate):
+        from tideflow.ops.dataset_more import take_while
+
+        return take_while(predicate)(self)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None):
+        from tideflow.ops.dataset_more import group_by_window
+
+        return group_by_window(key_func, reduce_func, window_size, window_size_func)(self)
+
+
+class _WithOptions(Dataset):
+    def __init__(self, input_dataset, options):
+        self._input = input_dataset
+        self._specs = input_dataset._specs
+        self._own_options = options
+
+    def _input_datasets(self):
+        return [self._input]
+
+    def _as_variant_tensor(self):
+        return self._input._as_variant_tensor()
+
 
 def is_seq_spec(specs):
     return ds.is_seq(specs)
@@ -398,6 +461,19 @@ class _OpDataset(Dataset):
         self._attrs = dict(attrs or {})
         self._fn = fn
         self._types_attr = types_attr  # ops with Toutput_types (from the inputs) instead
+
+    def _input_datasets(self):
+        out = []
+
+        def walk(x):
+            if isinstance(x, Dataset):
+                out.append(x)
+            elif isinstance(x, (list, tuple)):
+                for y in x:
+                    walk(y)
+
+        walk(self._inputs)
+        return out
 
     def _as_variant_tensor(self):
         def conv(x):

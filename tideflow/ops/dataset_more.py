@@ -1,0 +1,1079 @@
+"""More ``tf.data`` stages: ``scan``, ``take_while``, ``unique``, ``group_by_window``,
+``group_by_reducer``, directed interleaves (``sample_from_datasets``/``choose_from_datasets``),
+``RandomDataset``, ``dense_to_sparse_batch``, ``assert_cardinality``, ``cardinality``,
+``CsvDataset``, ``TFRecordWriter`` and ``Optional`` values (``get_next_as_optional``).
+
+As for the other dataset ops, each op's kernel returns a ``DatasetValue`` (a pipeline stage)
+whose ``iterate`` yields flat elements; function attrs name bodies traced into the graph.
+"""
+
+import csv
+import io
+import itertools
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, func_graph, op_registry, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.tensor_shape import TensorShape, scalar
+from tideflow.ops import dataset_readers
+from tideflow.ops import dataset_structure as ds
+from tideflow.ops import dataset_values as dv
+from tideflow.ops.dataset_kernels import _FN, _OUT, _declare, _int, _str
+from tideflow.ops.dataset_ops import Dataset, StructuredFunction, _fn_name, _i64, _OpDataset
+
+INFINITE = -1
+UNKNOWN = -2
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+# ------------------------------------------------------------------------------------------
+# cardinality
+# ------------------------------------------------------------------------------------------
+
+
+def cardinality_of(value):
+    """The number of elements of a dataset value: a count, INFINITE (-1) or UNKNOWN (-2)."""
+    fn = getattr(value, "cardinality", None)
+    if fn is not None:
+        return fn()
+    t = type(value)
+    if t is dv.TensorSlices:
+        return value.n
+    if t is dv.Tensors:
+        return 1
+    if t is dv.Range:
+        return len(range(*value.args))
+    if t is dv.Zip:
+        cs = [cardinality_of(d) for d in value.inputs]
+        finite = [c for c in cs if c >= 0]
+        if finite:
+            return min(finite)
+        return UNKNOWN if UNKNOWN in cs else INFINITE
+    if t is dv.Concatenate:
+        a, b = cardinality_of(value.a), cardinality_of(value.b)
+        if INFINITE in (a, b):
+            return INFINITE
+        return UNKNOWN if UNKNOWN in (a, b) else a + b
+    if t in (dv.Map, dv.Shuffle, dv.Cache, dv.Prefetch):
+        return cardinality_of(value.input)
+    if t in (dv.Batch, dv.PaddedBatch):
+        c = cardinality_of(value.input)
+        if c < 0:
+            return c
+        return c // value.n if value.drop else -(-c // value.n)
+    if t is dv.Repeat:
+        c = cardinality_of(value.input)
+        if c == 0:
+            return 0
+        if value.count < 0:
+            return INFINITE if c != UNKNOWN else UNKNOWN
+        return c * value.count if c >= 0 else c
+    if t is dv.Take:
+        c = cardinality_of(value.input)
+        if value.count < 0:
+            return c
+        if c == INFINITE:
+            return value.count
+        return UNKNOWN if c == UNKNOWN else min(c, value.count)
+    if t is dv.Skip:
+        c = cardinality_of(value.input)
+        if c < 0:
+            return c
+        return 0 if value.count < 0 else max(0, c - value.count)
+    if t is dv.Shard:
+        c = cardinality_of(value.input)
+        if c < 0:
+            return c
+        return c // value.n + (1 if value.i < c % value.n else 0)
+    return UNKNOWN
+
+
+op_registry.declare(
+    "DatasetCardinality",
+    inputs=["input_dataset: variant"],
+    outputs=["cardinality: int64"],
+    shape=lambda op: [scalar()],
+    kernel=lambda input_dataset: np.int64(cardinality_of(input_dataset)),
+    differentiable=False,
+)
+
+
+def cardinality(dataset):
+    """An int64 scalar tensor: the number of elements of ``dataset``, or
+    ``INFINITE_CARDINALITY`` (-1), or ``UNKNOWN_CARDINALITY`` (-2) when it cannot tell without
+    iterating (after ``filter``, for instance)."""
+    return ops.apply_op("DatasetCardinality", [dataset._as_variant_tensor()],
+                        name="DatasetCardinality").outputs[0]
+
+
+class _AssertCardinality(dv.DatasetValue):
+    def __init__(self, input_, n):
+        self.input, self.n = input_, int(n)
+
+    def cardinality(self):
+        return self.n
+
+    def iterate(self, rt):
+        count = 0
+        for elem in self.input.iterate(rt):
+            count += 1
+            if self.n != INFINITE and count > self.n:
+                raise _invalid(f"Input dataset was expected to contain {self.n} elements but "
+                               f"contained at least {count} elements.")
+            yield elem
+        if self.n == INFINITE:
+            raise _invalid(f"Input dataset was expected to contain an infinite number of "
+                           f"elements but contained only {count} elements.")
+        if count < self.n:
+            raise _invalid(f"Input dataset was expected to contain {self.n} elements but "
+                           f"contained only {count} elements.")
+
+
+_declare("AssertCardinalityDataset", ["input_dataset: variant", "cardinality: int64"],
+         lambda ctx, d, n: _AssertCardinality(d, _int(n)), _OUT)
+
+
+def assert_cardinality(expected_cardinality):
+    """A transformation failing (InvalidArgumentError) when the dataset's number of elements
+    is not ``expected_cardinality``; ``cardinality()`` of the result is that number."""
+    def apply(dataset):
+        return _OpDataset("AssertCardinalityDataset",
+                          [dataset, _i64(expected_cardinality, "cardinality")], dataset._specs)
+    return apply
+
+
+# ------------------------------------------------------------------------------------------
+# scan, take_while, unique
+# ------------------------------------------------------------------------------------------
+
+
+class _Scan(dv.DatasetValue):
+    def __init__(self, input_, fn, state, captured, n_state):
+        self.input, self.fn, self.state = input_, fn, list(state)
+        self.captured, self.n_state = list(captured), n_state
+
+    def cardinality(self):
+        return cardinality_of(self.input)
+
+    def iterate(self, rt):
+        state = list(self.state)
+        for elem in self.input.iterate(rt):
+            out = self.fn(*state, *elem, *self.captured)
+            state, result = list(out[:self.n_state]), list(out[self.n_state:])
+            yield result
+
+
+_declare("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
+                         "other_arguments: Targuments"],
+         lambda ctx, fn, d, state, args: _Scan(d, fn, state, args,
+                                               len(ctx.op._attrs["Tstate"])),
+         ["f: func", "Tstate: list(type) >= 1", *_FN, "preserve_cardinality: bool = false",
+          "use_default_device: bool = true"], fn_attrs=["f"])
+
+
+def _relaxed(a, b):
+    return ds.map_structure(
+        lambda x, y: ds.Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls),
+        a, b)
+
+
+def scan(initial_state, scan_func):
+    """A transformation carrying a state across elements: ``scan_func(state, element)``
+    returns ``(new_state, output_element)``; the outputs make the new dataset."""
+    def apply(dataset):
+        state = ds.to_tensors(initial_state, name="initial_state")
+        state_specs = ds.specs_of(state)
+        if any(s.is_sparse for s in ds.flatten(state_specs)):
+            raise TypeError("scan: SparseTensor states are not supported by tideflow")
+        for _ in range(3):
+            fn = StructuredFunction(scan_func, "scan", (state_specs, dataset._specs))
+            out = fn.output_specs
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("The scan function must return a pair comprising the new state "
+                                "and the output value.")
+            new_state, out_specs = out
+            try:
+                ds.assert_same_structure(state_specs, new_state)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"The element structure for the new state must match the "
+                                f"initial state. Expected {ds.types_of(state_specs)}; got "
+                                f"{ds.types_of(new_state)}.") from e
+            for a, b in zip(ds.flatten(state_specs), ds.flatten(new_state)):
+                if a.dtype != b.dtype:
+                    raise TypeError(f"The element types for the new state must match the "
+                                    f"initial state. Expected {a.dtype.name}; got "
+                                    f"{b.dtype.name}.")
+            relaxed = _relaxed(state_specs, new_state)
+            if [s.shape.as_list() if s.shape.ndims is not None else None
+                    for s in ds.flatten(relaxed)] == [
+                    s.shape.as_list() if s.shape.ndims is not None else None
+                    for s in ds.flatten(state_specs)]:
+                break
+            state_specs = relaxed  # the state's shape changes: trace again with it relaxed
+        attrs = {"f": fn.name, "Tstate": [s.dtype for s in ds.flatten(state_specs)],
+                 "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        return _OpDataset("ScanDataset", [dataset, ds.flatten(state), fn.captured], out_specs,
+                          attrs, fn)
+    return apply
+
+
+class _TakeWhile(dv.DatasetValue):
+    def __init__(self, input_, fn, captured):
+        self.input, self.fn, self.captured = input_, fn, list(captured)
+
+    def iterate(self, rt):
+        for elem in self.input.iterate(rt):
+            (keep,) = self.fn(*elem, *self.captured)
+            if np.ndim(keep) != 0:
+                raise _invalid("`predicate` must return a scalar boolean tensor.")
+            if not keep:
+                return
+            yield elem
+
+
+_declare("TakeWhileDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+         lambda ctx, fn, d, args: _TakeWhile(d, fn, args), ["predicate: func", *_FN],
+         fn_attrs=["predicate"])
+
+
+def take_while(predicate):
+    """A transformation ending the dataset at the first element where ``predicate`` is False."""
+    def apply(dataset):
+        fn = StructuredFunction(predicate, "take_while", dataset._specs)
+        out = ds.flatten(fn.output_specs)
+        if (len(out) != 1 or ds.is_seq(fn.output_specs) or out[0].dtype != dtypes.bool
+                or not out[0].shape.is_compatible_with([])):
+            raise ValueError("`predicate` must return a scalar boolean tensor.")
+        attrs = {"predicate": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        return _OpDataset("TakeWhileDataset", [dataset, fn.captured], dataset._specs, attrs, fn)
+    return apply
+
+
+class _Unique(dv.DatasetValue):
+    def __init__(self, input_):
+        self.input = input_
+
+    def iterate(self, rt):
+        seen = set()
+        for elem in self.input.iterate(rt):
+            v = np.asarray(elem[0])
+            key = v.tobytes() if v.dtype != object else repr(v.tolist())
+            key = (v.shape, key)
+            if key not in seen:
+                seen.add(key)
+                yield elem
+
+
+_declare("UniqueDataset", ["input_dataset: variant"], lambda ctx, d: _Unique(d), _OUT)
+
+
+def unique():
+    """A transformation keeping the first occurrence of each element (elements: one int32,
+    int64 or string tensor)."""
+    def apply(dataset):
+        flat = ds.flatten(dataset._specs)
+        if len(flat) != 1 or flat[0].is_sparse or ds.is_seq(dataset._specs):
+            raise TypeError("Dataset.unique() only supports datasets with 1 component.")
+        if flat[0].dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+            raise TypeError(f"Dataset.unique() only supports datasets with 1 component of type "
+                            f"tf.int32, tf.int64 or tf.string, got {flat[0].dtype.name}.")
+        return _OpDataset("UniqueDataset", [dataset], dataset._specs)
+    return apply
+
+
+# ------------------------------------------------------------------------------------------
+# group_by_window, group_by_reducer
+# ------------------------------------------------------------------------------------------
+
+
+class _ListValue(dv.DatasetValue):
+    """A dataset value over a Python list of flat elements (a window)."""
+
+    def __init__(self, elements):
+        self.elements = list(elements)
+
+    def cardinality(self):
+        return len(self.elements)
+
+    def iterate(self, rt):
+        return iter(list(self.elements))
+
+
+class _VariantDataset(Dataset):
+    """A Dataset whose variant tensor already exists (a function's dataset argument)."""
+
+    def __init__(self, variant, specs):
+        self._variant = variant
+        self._specs = specs
+
+    def _as_variant_tensor(self):
+        return self._variant
+
+
+def _scalar_key(v, what):
+    a = np.asarray(v)
+    if a.shape != () or a.dtype != np.int64:
+        raise _invalid(f"{what}: key_func must return a single tf.int64 scalar, got "
+                       f"{a.dtype} of shape {list(a.shape)}")
+    return int(a)
+
+
+class _GroupByWindow(dv.DatasetValue):
+    def __init__(self, input_, key_fn, reduce_fn, size_fn, kargs, rargs, wargs):
+        self.input, self.key_fn, self.reduce_fn, self.size_fn = input_, key_fn, reduce_fn, size_fn
+        self.kargs, self.rargs, self.wargs = list(kargs), list(rargs), list(wargs)
+
+    def _reduce(self, key, window, rt):
+        (d,) = self.reduce_fn(np.int64(key), _ListValue(window), *self.rargs)
+        yield from d.iterate(rt)
+
+    def iterate(self, rt):
+        groups, sizes = {}, {}
+        for elem in self.input.iterate(rt):
+            key = _scalar_key(self.key_fn(*elem, *self.kargs)[0], "group_by_window")
+            if key not in sizes:
+                (size,) = self.size_fn(np.int64(key), *self.wargs)
+                size = int(np.asarray(size))
+                if size < 1:
+                    raise _invalid(f"Window size must be greater than zero, but got {size}.")
+                sizes[key] = size
+            window = groups.setdefault(key, [])
+            window.append(elem)
+            if len(window) == sizes[key]:
+                del groups[key]
+                yield from self._reduce(key, window, rt)
+        for key, window in list(groups.items()):
+            yield from self._reduce(key, window, rt)
+
+
+_declare("GroupByWindowDataset",
+         ["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+          "reduce_func_other_arguments: Treduce_func_other_arguments",
+          "window_size_func_other_arguments: Twindow_size_func_other_arguments"],
+         lambda ctx, kf, rf, wf, d, ka, ra, wa: _GroupByWindow(d, kf, rf, wf, ka, ra, wa),
+         ["key_func: func", "reduce_func: func", "window_size_func: func",
+          "Tkey_func_other_arguments: list(type) >= 0",
+          "Treduce_func_other_arguments: list(type) >= 0",
+          "Twindow_size_func_other_arguments: list(type) >= 0", *_OUT],
+         fn_attrs=["key_func", "reduce_func", "window_size_func"])
+
+
+def _trace_window_reduce(reduce_func, elem_specs):
+    graph = ops.get_default_graph()
+    name = func_graph.unique_function_name(
+        graph, f"Dataset_group_by_window_reduce_{_fn_name(reduce_func)}")
+    holder = {}
+
+    def body(key, window):
+        ret = reduce_func(key, _VariantDataset(window, elem_specs))
+        if not isinstance(ret, Dataset):
+            raise TypeError("`reduce_func` must return a `Dataset` object.")
+        holder["specs"] = ret._specs
+        return [ret._as_variant_tensor()]
+
+    fg = func_graph.trace(body, [(dtypes.int64, TensorShape([])),
+                                 (dtypes.variant, TensorShape([]))], name)
+    func_graph.add_function(graph, fg)
+    return name, fg, [outer for outer, _ in fg.captures], holder["specs"]
+
+
+class _MultiFn:
+    """Adds the control captures of several traced functions to an op."""
+
+    def __init__(self, fgs):
+        self.fgs = fgs
+
+    def add_to(self, op):
+        from tideflow.ops.cond import add_control_captures
+
+        add_control_captures(op, self.fgs)
+
+
+def _check_int64_scalar(fn, what):
+    out = ds.flatten(fn.output_specs)
+    if (len(out) != 1 or ds.is_seq(fn.output_specs) or out[0].dtype != dtypes.int64
+            or not out[0].shape.is_compatible_with([])):
+        raise ValueError(f"`{what}` must return a single tf.int64 scalar tensor.")
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """A transformation grouping elements by ``key_func(element)`` (an int64 scalar) into
+    windows of ``window_size`` (or ``window_size_func(key)``) elements, each turned into a
+    dataset by ``reduce_func(key, window_dataset)``; partial windows are reduced at the end."""
+    if window_size is not None and window_size_func is not None:
+        raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
+                         "must be specified, not both.")
+    if window_size is None and window_size_func is None:
+        raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
+                         "must be specified.")
+
+    def apply(dataset):
+        kf = StructuredFunction(key_func, "group_by_window_key", dataset._specs)
+        _check_int64_scalar(kf, "key_func")
+        if window_size_func is not None:
+            size_func = window_size_func
+        else:
+            def size_func(_):
+                return ops.convert_to_tensor(window_size, dtype=dtypes.int64,
+                                             name="window_size")
+        wf = StructuredFunction(size_func, "group_by_window_size", ds.Spec(dtypes.int64, []))
+        _check_int64_scalar(wf, "window_size_func")
+        rname, rfg, rcaptured, out_specs = _trace_window_reduce(reduce_func, dataset._specs)
+        attrs = {"key_func": kf.name, "reduce_func": rname, "window_size_func": wf.name,
+                 "Tkey_func_other_arguments": [t.dtype.base_dtype for t in kf.captured],
+                 "Treduce_func_other_arguments": [t.dtype.base_dtype for t in rcaptured],
+                 "Twindow_size_func_other_arguments": [t.dtype.base_dtype for t in wf.captured]}
+        return _OpDataset("GroupByWindowDataset",
+                          [dataset, kf.captured, rcaptured, wf.captured], out_specs, attrs,
+                          _MultiFn([kf.fg, rfg, wf.fg]))
+    return apply
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                              padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """A transformation batching elements of similar length: an element of length ``L`` goes
+    to the bucket ``i`` with ``boundaries[i-1] <= L < boundaries[i]``, batched by
+    ``bucket_batch_sizes[i]`` and padded (to the batch's longest, or to the bucket boundary)."""
+    if len(bucket_batch_sizes) != len(bucket_boundaries) + 1:
+        raise ValueError(f"len(bucket_batch_sizes) must equal len(bucket_boundaries) + 1 but "
+                         f"len(bucket_batch_sizes)={len(bucket_batch_sizes)} and "
+                         f"len(bucket_boundaries)={len(bucket_boundaries)}")
+    if list(bucket_boundaries) != sorted(bucket_boundaries):
+        raise ValueError(f"bucket_boundaries must be sorted, got {list(bucket_boundaries)}")
+    from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
+
+    batch_sizes = np.asarray(bucket_batch_sizes, np.int64)
+    lows = np.asarray([np.iinfo(np.int32).min] + list(bucket_boundaries), np.int64)
+    highs = np.asarray(list(bucket_boundaries) + [np.iinfo(np.int32).max], np.int64)
+
+    def element_to_bucket_id(*args):
+        length = cast_ops.cast(element_length_func(*args), dtypes.int64)
+        inside = math_ops.logical_and(math_ops.less_equal(lows, length),
+                                      math_ops.less(length, highs))
+        return reduction_ops.argmin(cast_ops.cast(math_ops.logical_not(inside), dtypes.int32),
+                                    0, output_type=dtypes.int64)
+
+    def window_size_fn(bucket_id):
+        from tideflow.ops.gather_ops import gather
+
+        return gather(ops.convert_to_tensor(batch_sizes), bucket_id)
+
+    def batching_fn(bucket_id, grouped):
+        from tideflow.ops.gather_ops import gather
+
+        batch_size = window_size_fn(bucket_id)
+        if no_padding:
+            return grouped.batch(batch_size, drop_remainder=drop_remainder)
+        shapes = padded_shapes if padded_shapes is not None else ds.map_structure(
+            lambda s: TensorShape([None] * s.shape.ndims), grouped._specs)
+        if pad_to_bucket_boundary:
+            if any(b < 1 for b in bucket_boundaries):
+                raise ValueError("pad_to_bucket_boundary=True needs bucket_boundaries >= 1")
+            boundary = gather(ops.convert_to_tensor(np.asarray(
+                list(bucket_boundaries) + [np.iinfo(np.int64).max], np.int64)), bucket_id) - 1
+            shapes = ds.map_structure(
+                lambda s: array_ops.stack([boundary] + [np.int64(-1)] * (s.shape.ndims - 1))
+                if s.shape.ndims else np.zeros([0], np.int64), grouped._specs)
+        return grouped.padded_batch(batch_size, shapes, padding_values,
+                                    drop_remainder=drop_remainder)
+
+    return group_by_window(element_to_bucket_id, batching_fn, window_size_func=window_size_fn)
+
+
+class Reducer:
+    """``tf.data.experimental.Reducer``: ``init_func(key) -> state``, ``reduce_func(state,
+    element) -> state``, ``finalize_func(state) -> output`` for ``group_by_reducer``."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self._init_func = init_func
+        self._reduce_func = reduce_func
+        self._finalize_func = finalize_func
+
+    @property
+    def init_func(self):
+        return self._init_func
+
+    @property
+    def reduce_func(self):
+        return self._reduce_func
+
+    @property
+    def finalize_func(self):
+        return self._finalize_func
+
+
+class _GroupByReducer(dv.DatasetValue):
+    def __init__(self, input_, fns, args, n_state):
+        self.input, self.fns, self.args, self.n_state = input_, fns, args, n_state
+
+    def iterate(self, rt):
+        key_fn, init_fn, reduce_fn, final_fn = self.fns
+        ka, ia, ra, fa = self.args
+        states = {}
+        for elem in self.input.iterate(rt):
+            key = _scalar_key(key_fn(*elem, *ka)[0], "group_by_reducer")
+            if key not in states:
+                states[key] = list(init_fn(np.int64(key), *ia))
+            states[key] = list(reduce_fn(*states[key], *elem, *ra))
+        for state in states.values():
+            yield list(final_fn(*state, *fa))
+
+
+_declare("GroupByReducerDataset",
+         ["input_dataset: variant", "key_func_other_arguments: Tkey_func_other_arguments",
+          "init_func_other_arguments: Tinit_func_other_arguments",
+          "reduce_func_other_arguments: Treduce_func_other_arguments",
+          "finalize_func_other_arguments: Tfinalize_func_other_arguments"],
+         lambda ctx, kf, inf, rf, ff, d, ka, ia, ra, fa: _GroupByReducer(
+             d, (kf, inf, rf, ff), (list(ka), list(ia), list(ra), list(fa)), 0),
+         ["key_func: func", "init_func: func", "reduce_func: func", "finalize_func: func",
+          "Tkey_func_other_arguments: list(type) >= 0",
+          "Tinit_func_other_arguments: list(type) >= 0",
+          "Treduce_func_other_arguments: list(type) >= 0",
+          "Tfinalize_func_other_arguments: list(type) >= 0", *_OUT],
+         fn_attrs=["key_func", "init_func", "reduce_func", "finalize_func"])
+
+
+def group_by_reducer(key_func, reducer):
+    """A transformation reducing the elements of each key group with ``reducer``: one output
+    element per key, once the input is exhausted."""
+    def apply(dataset):
+        kf = StructuredFunction(key_func, "group_by_reducer_key", dataset._specs)
+        _check_int64_scalar(kf, "key_func")
+        inf = StructuredFunction(reducer.init_func, "group_by_reducer_init",
+                                 ds.Spec(dtypes.int64, []))
+        state_specs = inf.output_specs
+        rf = StructuredFunction(reducer.reduce_func, "group_by_reducer_reduce",
+                                (state_specs, dataset._specs))
+        try:
+            ds.assert_same_structure(state_specs, rf.output_specs)
+        except (TypeError, ValueError) as e:
+            raise TypeError("`reduce_func` must return a state of the structure `init_func` "
+                            "returns.") from e
+        state_specs = _relaxed(state_specs, rf.output_specs)
+        ff = StructuredFunction(reducer.finalize_func, "group_by_reducer_finalize", state_specs)
+        fns = (kf, inf, rf, ff)
+        attrs = {"key_func": kf.name, "init_func": inf.name, "reduce_func": rf.name,
+                 "finalize_func": ff.name}
+        for attr, f in zip(("Tkey", "Tinit", "Treduce", "Tfinalize"), fns):
+            attrs[f"{attr}_func_other_arguments"] = [t.dtype.base_dtype for t in f.captured]
+        return _OpDataset("GroupByReducerDataset", [dataset] + [f.captured for f in fns],
+                          ff.output_specs, attrs, _MultiFn([f.fg for f in fns]))
+    return apply
+
+
+# ------------------------------------------------------------------------------------------
+# directed interleave: sample_from_datasets, choose_from_datasets; RandomDataset
+# ------------------------------------------------------------------------------------------
+
+
+class _DirectedInterleave(dv.DatasetValue):
+    def __init__(self, selector, inputs, stop_on_empty):
+        self.selector, self.inputs, self.stop_on_empty = selector, list(inputs), stop_on_empty
+
+    def iterate(self, rt):
+        its = [d.iterate(rt) for d in self.inputs]
+        live = [True] * len(its)
+        for (choice,) in self.selector.iterate(rt):
+            i = int(np.asarray(choice))
+            if not 0 <= i < len(its):
+                raise _invalid(f"Selector index out of range: {i} >= {len(its)}")
+            if not live[i]:
+                continue
+            try:
+                yield next(its[i])
+            except StopIteration:
+                if self.stop_on_empty:
+                    return
+                live[i] = False
+                if not any(live):
+                    return
+
+
+_declare("DirectedInterleaveDataset",
+         ["selector_input_dataset: variant", "data_input_datasets: N * variant"],
+         lambda ctx, s, data: _DirectedInterleave(s, data,
+                                                  ctx.op._attrs["stop_on_empty_dataset"]),
+         [*_OUT, "N: int >= 1", "stop_on_empty_dataset: bool = false"])
+
+
+def _directed(selector, datasets, stop_on_empty):
+    datasets = list(datasets)
+    if not datasets:
+        raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
+    specs = datasets[0]._specs
+    for d in datasets[1:]:
+        try:
+            specs = ds.most_specific(specs, d._specs)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"All datasets must have the same type, got {datasets[0].output_types}"
+                            f" and {d.output_types}") from e
+    return _OpDataset("DirectedInterleaveDataset", [selector, datasets], specs,
+                      {"stop_on_empty_dataset": bool(stop_on_empty)})
+
+
+def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+    """Elements taken from ``datasets[i]`` for each ``i`` of the int64 ``choice_dataset``; an
+    exhausted input is skipped (or, with ``stop_on_empty_dataset``, ends the result)."""
+    flat = ds.flatten(choice_dataset._specs)
+    if len(flat) != 1 or flat[0].dtype != dtypes.int64 or not flat[0].shape.is_compatible_with(
+            []):
+        raise TypeError(f"Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar "
+                        f"of type `tf.int64`, got {choice_dataset.output_types} "
+                        f"{choice_dataset.output_shapes}.")
+    return _directed(choice_dataset, datasets, stop_on_empty_dataset)
+
+
+class _Random(dv.DatasetValue):
+    def __init__(self, seed, seed2):
+        self.seed, self.seed2 = seed, seed2
+
+    def cardinality(self):
+        return INFINITE
+
+    def iterate(self, rt):
+        if self.seed == 0 and self.seed2 == 0:
+            gen = np.random.Generator(np.random.Philox())
+        else:
+            key = (self.seed & (2 ** 64 - 1)) | ((self.seed2 & (2 ** 64 - 1)) << 64)
+            gen = np.random.Generator(np.random.Philox(key=key))
+        while True:
+            for v in gen.integers(0, 2 ** 63, size=256, dtype=np.int64):
+                yield [np.asarray(v, np.int64)]
+
+
+_declare("RandomDataset", ["seed: int64", "seed2: int64"],
+         lambda ctx, s, s2: _Random(_int(s), _int(s2)), _OUT)
+
+
+class RandomDataset(_OpDataset):
+    """An infinite dataset of random int64 scalars (``tf.data.experimental.RandomDataset``)."""
+
+    def __init__(self, seed=None):
+        from tideflow.framework.random_seed import get_seed
+
+        s, s2 = get_seed(seed)
+        if s is None:
+            s, s2 = 0, 0
+        super().__init__("RandomDataset", [_i64(s, "seed"), _i64(s2, "seed2")],
+                         ds.Spec(dtypes.int64, []))
+
+
+def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+    """Elements drawn at random from ``datasets``, dataset ``i`` with probability
+    ``weights[i]`` (uniform by default); ends when all inputs are exhausted."""
+    from tideflow.ops import array_ops, unary_ops
+    from tideflow.ops.stateless_random_ops import stateless_multinomial
+
+    datasets = list(datasets)
+    n = len(datasets)
+    if weights is None:
+        weights = np.ones(n, np.float32) / n
+    if isinstance(weights, Dataset):
+        raise NotImplementedError("sample_from_datasets: a Dataset of weights is not supported "
+                                  "by tideflow; pass a list or tensor of weights")
+    w = ops.convert_to_tensor(weights, dtype=dtypes.float32, name="weights")
+    if w.get_shape().ndims not in (None, 1) or (w.get_shape().ndims == 1 and
+                                                w.get_shape()[0].value not in (None, n)):
+        raise ValueError(f"`weights` must be a vector of {n} weights, got shape "
+                         f"{w.get_shape()}")
+    logits = array_ops.reshape(unary_ops.log(w), [1, -1])
+
+    def select(seeds):
+        return array_ops.reshape(stateless_multinomial(logits, 1, seed=seeds), [])
+
+    selector = RandomDataset(seed).batch(2).map(select)
+    return _directed(selector, datasets, stop_on_empty_dataset)
+
+
+# ------------------------------------------------------------------------------------------
+# dense_to_sparse_batch
+# ------------------------------------------------------------------------------------------
+
+
+class _DenseToSparseBatch(dv.DatasetValue):
+    def __init__(self, input_, n, row_shape):
+        if n <= 0:
+            raise _invalid("Batch size must be greater than zero.")
+        self.input, self.n, self.row_shape = input_, n, [int(d) for d in row_shape]
+
+    def iterate(self, rt):
+        src = self.input.iterate(rt)
+        rank = len(self.row_shape)
+        while True:
+            rows = list(itertools.islice(src, self.n))
+            if not rows:
+                return
+            idx, vals = [], []
+            shape = [max(d, 0) for d in self.row_shape]
+            for b, (v,) in enumerate(rows):
+                v = np.asarray(v)
+                if v.ndim != rank:
+                    raise _invalid(f"Input element had shape {list(v.shape)} that does not "
+                                   f"match the rank of row_shape {self.row_shape}")
+                for k, (d, r) in enumerate(zip(v.shape, self.row_shape)):
+                    if r >= 0 and d > r:
+                        raise _invalid(f"Input element had shape {list(v.shape)} that is "
+                                       f"larger than row shape {self.row_shape}.")
+                    if r < 0:
+                        shape[k] = max(shape[k], d)
+                for pos in np.ndindex(*v.shape):
+                    idx.append((b,) + pos)
+                    vals.append(v[pos])
+            indices = np.asarray(idx, np.int64).reshape(-1, rank + 1)
+            values = np.asarray(vals, dtype=object if rows[0][0].dtype == object
+                                else np.asarray(rows[0][0]).dtype)
+            yield [ds.SparseValue(indices, values, np.asarray([len(rows)] + shape, np.int64))]
+
+
+_declare("DenseToSparseBatchDataset", ["input_dataset: variant", "batch_size: int64",
+                                       "row_shape: int64"],
+         lambda ctx, d, n, shape: _DenseToSparseBatch(d, _int(n), np.reshape(shape, -1)), _OUT)
+
+
+def dense_to_sparse_batch(batch_size, row_shape):
+    """A transformation batching dense elements of varying shape into SparseTensors of dense
+    shape ``[batch, *row_shape]`` (-1 in ``row_shape``: the batch's largest)."""
+    def apply(dataset):
+        flat = ds.flatten(dataset._specs)
+        if len(flat) != 1 or ds.is_seq(dataset._specs) or flat[0].is_sparse:
+            raise TypeError("dense_to_sparse_batch: the elements must be single dense tensors")
+        rows = row_shape
+        if isinstance(rows, ops.Tensor):
+            value = ops.constant_value(rows)
+            if value is None:
+                raise ValueError("dense_to_sparse_batch: row_shape must be known when the "
+                                 "graph is built")
+            rows = list(np.reshape(value, -1))
+        elif isinstance(rows, TensorShape):
+            rows = rows.as_list()
+        shape = [-1 if d is None or int(d) < 0 else int(d) for d in rows]
+        out = ds.Spec(flat[0].dtype, TensorShape([None] + [None if d < 0 else d
+                                                           for d in shape]), SparseTensor)
+        return _OpDataset("DenseToSparseBatchDataset",
+                          [dataset, _i64(batch_size, "batch_size"),
+                           ops.convert_to_tensor(np.asarray(shape, np.int64), name="row_shape")],
+                          out)
+    return apply
+
+
+# ------------------------------------------------------------------------------------------
+# CsvDataset, TFRecordWriter
+# ------------------------------------------------------------------------------------------
+
+_CSV_TYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64, dtypes.string)
+
+
+class _Csv(dv.DatasetValue):
+    def __init__(self, paths, compression, header, delim, quote, na, cols, defaults, types):
+        self.paths, self.compression, self.header = paths, compression, header
+        self.delim, self.quote, self.na = delim, quote, na
+        self.cols, self.defaults, self.types = cols, defaults, types
+
+    def _convert(self, text, k, path, line):
+        d, default = self.types[k], self.defaults[k]
+        if text == self.na or text == "":
+            if default.size == 0:
+                raise _invalid(f"Field {k} is required but missing in record {line} of file "
+                               f"{path}")
+            return default.reshape(())
+        try:
+            if d == dtypes.string:
+                return np.asarray(text.encode(), dtype=object)
+            if d.is_integer:
+                return np.asarray(int(text), dtype=d.as_numpy_dtype)
+            return np.asarray(float(text), dtype=d.as_numpy_dtype)
+        except ValueError:
+            raise _invalid(f"Field {k} in record {line} of file {path} is not a valid "
+                           f"{d.name}: {text!r}") from None
+
+    def iterate(self, rt):
+        for path in self.paths:
+            lines = dataset_readers.text_lines(path, self.compression)
+            if self.header:
+                next(lines, None)
+            text = io.StringIO("\n".join(b.decode("utf-8") for b in lines))
+            reader = csv.reader(text, delimiter=self.delim,
+                                quoting=csv.QUOTE_MINIMAL if self.quote else csv.QUOTE_NONE,
+                                quotechar='"' if self.quote else None)
+            for line, fields in enumerate(reader, 1 + int(self.header)):
+                if not fields:
+                    continue
+                cols = self.cols if self.cols else range(len(fields))
+                if self.cols and max(self.cols) >= len(fields) or (
+                        not self.cols and len(fields) != len(self.types)):
+                    raise _invalid(f"Expect {len(self.types)} fields but have {len(fields)} in "
+                                   f"record {line} of file {path}")
+                yield [self._convert(fields[c], k, path, line) for k, c in enumerate(cols)]
+
+
+def _csv_kernel(ctx, filenames, compression, buffer_size, header, field_delim, use_quote_delim,
+                na_value, select_cols, record_defaults):
+    del buffer_size
+    types = ctx.op._attrs["output_types"]
+    defaults = [np.asarray(d) for d in record_defaults]
+    for k, d in enumerate(defaults):
+        if d.size > 1:
+            raise _invalid(f"There should only be 1 default per field but field {k} has "
+                           f"{d.size}")
+    delim = _str(field_delim)
+    if len(delim) != 1:
+        raise _invalid(f"field_delim should be only 1 char, got {delim!r}")
+    cols = [int(c) for c in np.reshape(select_cols, -1)]
+    if cols and (cols != sorted(cols) or len(set(cols)) != len(cols) or cols[0] < 0):
+        raise _invalid("select_cols should be strictly increasing non-negative indices")
+    if cols and len(cols) != len(types):
+        raise _invalid(f"select_cols should match output size, got {len(cols)} columns and "
+                       f"{len(types)} outputs")
+    return _Csv(dataset_readers._paths(filenames), dataset_readers._compression(compression),
+                bool(np.asarray(header)), delim, bool(np.asarray(use_quote_delim)),
+                _str(na_value), cols, defaults, list(types))
+
+
+_declare("CSVDataset", ["filenames: string", "compression_type: string", "buffer_size: int64",
+                        "header: bool", "field_delim: string", "use_quote_delim: bool",
+                        "na_value: string", "select_cols: int64",
+                        "record_defaults: output_types"], _csv_kernel,
+         ["output_types: list({float,double,int32,int64,string}) >= 1",
+          "output_shapes: list(shape) >= 1"])
+
+
+class CsvDataset(_OpDataset):
+    """``tf.data.experimental.CsvDataset``: the records of CSV files, one tuple of scalars per
+    line, typed by ``record_defaults`` (a default value per column, or a type for a required
+    one)."""
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None,
+                 header=False, field_delim=",", use_quote_delim=True, na_value="",
+                 select_cols=None, exclude_cols=None):
+        if exclude_cols is not None:
+            raise NotImplementedError("CsvDataset: exclude_cols is not supported by tideflow; "
+                                      "use select_cols")
+        defaults = []
+        for k, d in enumerate(record_defaults):
+            if isinstance(d, dtypes.DType) or (isinstance(d, type) and d is not bool):
+                d = dtypes.as_dtype(d)
+                t = ops.convert_to_tensor(np.zeros([0], d.as_numpy_dtype if d != dtypes.string
+                                                   else object), dtype=d,
+                                          name=f"record_default_{k}")
+            else:
+                t = ops.convert_to_tensor(d, name=f"record_default_{k}")
+            if t.dtype.base_dtype not in _CSV_TYPES:
+                raise TypeError(f"CsvDataset: record_defaults[{k}] has unsupported type "
+                                f"{t.dtype.name}")
+            defaults.append(t)
+        files = ops.convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+        ins = [files, ops.convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                                            name="compression_type"),
+               _i64(-1 if buffer_size is None else buffer_size, "buffer_size"),
+               ops.convert_to_tensor(bool(header), name="header"),
+               ops.convert_to_tensor(field_delim, dtype=dtypes.string, name="field_delim"),
+               ops.convert_to_tensor(bool(use_quote_delim), name="use_quote_delim"),
+               ops.convert_to_tensor(na_value, dtype=dtypes.string, name="na_value"),
+               ops.convert_to_tensor(np.asarray(select_cols or [], np.int64),
+                                     name="select_cols"),
+               defaults]
+        specs = tuple(ds.Spec(t.dtype.base_dtype, []) for t in defaults)
+        super().__init__("CSVDataset", ins, specs)
+
+
+def _dataset_to_tfrecord_kernel(input_dataset, filename, compression_type):
+    from tideflow.framework.record_io import TFRecordWriter as Writer
+
+    comp = dataset_readers._compression(compression_type)
+    writer = Writer(_str(filename), comp or None)
+    rt = dv.IterRuntime()
+    try:
+        for elem in input_dataset.iterate(rt):
+            v = elem[0]
+            v = np.asarray(v).reshape(())[()] if not isinstance(v, bytes) else v
+            writer.write(v)
+    finally:
+        rt.close()
+        writer.close()
+
+
+op_registry.declare(
+    "DatasetToTFRecord",
+    inputs=["input_dataset: variant", "filename: string", "compression_type: string"],
+    kernel=_dataset_to_tfrecord_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+class TFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type=None)``: ``write(dataset)``
+    returns the op that writes a dataset of scalar strings to a TFRecord file."""
+
+    def __init__(self, filename, compression_type=None):
+        self._filename = ops.convert_to_tensor(filename, dtype=dtypes.string, name="filename")
+        self._compression = ops.convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                                                  name="compression_type")
+
+    def write(self, dataset):
+        flat = ds.flatten(dataset._specs)
+        if len(flat) != 1 or ds.is_seq(dataset._specs) or flat[0].dtype != dtypes.string or \
+                not flat[0].shape.is_compatible_with([]):
+            raise TypeError(f"`dataset` must produce scalar `DT_STRING` tensors whereas it "
+                            f"produces shape {dataset.output_shapes} and types "
+                            f"{dataset.output_types}")
+        return ops.apply_op("DatasetToTFRecord", [dataset._as_variant_tensor(), self._filename,
+                                                  self._compression], name="DatasetToTFRecord")
+
+
+# ------------------------------------------------------------------------------------------
+# Optional
+# ------------------------------------------------------------------------------------------
+
+
+class OptionalValue:
+    """The value of an ``Optional`` variant: a flat list of components, or None (empty)."""
+
+    __slots__ = ("components",)
+
+    def __init__(self, components):
+        self.components = components
+
+
+op_registry.declare(
+    "OptionalFromValue",
+    inputs=["components: Toutput_types"],
+    outputs=["optional: variant"],
+    attrs=["Toutput_types: list(type) >= 1"],
+    shape=lambda op: [scalar()],
+    kernel=lambda components: OptionalValue(list(components)),
+    differentiable=False,
+)
+op_registry.declare(
+    "OptionalNone",
+    outputs=["optional: variant"],
+    shape=lambda op: [scalar()],
+    kernel=lambda: OptionalValue(None),
+    differentiable=False,
+)
+
+
+def _optional(v):
+    if isinstance(v, np.ndarray) and v.dtype == object and v.ndim == 0:
+        v = v[()]
+    if not isinstance(v, OptionalValue):
+        raise _invalid(f"Input tensor must be an Optional value, got {type(v).__name__}")
+    return v
+
+
+op_registry.declare(
+    "OptionalHasValue",
+    inputs=["optional: variant"],
+    outputs=["has_value: bool"],
+    shape=lambda op: [scalar()],
+    kernel=lambda optional: np.bool_(_optional(optional).components is not None),
+    differentiable=False,
+)
+
+
+def _get_value_kernel(optional, *, output_types):
+    v = _optional(optional)
+    if v.components is None:
+        raise _invalid("The optional variant does not have a value.")
+    if len(v.components) != len(output_types):
+        raise _invalid(f"The optional has {len(v.components)} components, expected "
+                       f"{len(output_types)}")
+    return list(v.components)
+
+
+op_registry.declare(
+    "OptionalGetValue",
+    inputs=["optional: variant"],
+    outputs=["components: output_types"],
+    attrs=["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
+    shape=lambda op: list(op._attrs["output_shapes"]),
+    kernel=_get_value_kernel,
+    differentiable=False,
+)
+
+
+def _get_next_as_optional_kernel(iterator, *, step):
+    from tideflow.ops.iterator_ops import _check
+
+    try:
+        return OptionalValue(list(_check(iterator).get_next(step)))
+    except errors.OutOfRangeError:
+        return OptionalValue(None)
+
+
+op_registry.declare(
+    "IteratorGetNextAsOptional",
+    inputs=["iterator: resource"],
+    outputs=["optional: variant"],
+    attrs=["output_types: list(type) >= 1", "output_shapes: list(shape) >= 1"],
+    shape=lambda op: [scalar()],
+    kernel=_get_next_as_optional_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+class Optional:
+    """``tf.data.experimental.Optional``: a value that may be absent (a variant tensor)."""
+
+    def __init__(self, variant, specs):
+        self._variant_tensor = variant
+        self._specs = specs
+
+    @staticmethod
+    def from_value(value):
+        """An Optional holding ``value`` (a nest of tensors)."""
+        with ops.name_scope("optional") as scope:
+            tensors = ds.to_tensors(value, name="value")
+            specs = ds.specs_of(tensors)
+            wire = ds.to_wire(tensors)
+            v = ops.apply_op("OptionalFromValue", [wire], name=scope).outputs[0]
+        return Optional(v, specs)
+
+    @staticmethod
+    def none_from_structure(output_types, output_shapes=None, output_classes=None):
+        """An empty Optional of the given structure."""
+        specs = ds.specs_from(output_types, output_shapes, output_classes)
+        return Optional(ops.apply_op("OptionalNone", [], name="OptionalNone").outputs[0], specs)
+
+    def has_value(self, name=None):
+        """A bool scalar: whether this Optional holds a value."""
+        return ops.apply_op("OptionalHasValue", [self._variant_tensor],
+                            name=name or "OptionalHasValue").outputs[0]
+
+    def get_value(self, name=None):
+        """The value (running it on an empty Optional fails with InvalidArgumentError)."""
+        op = ops.apply_op("OptionalGetValue", [self._variant_tensor], {
+            "output_types": ds.wire_types(self._specs),
+            "output_shapes": ds.wire_shapes(self._specs)}, name=name or "OptionalGetValue")
+        return ds.from_wire(self._specs, list(op.outputs))
+
+    @property
+    def output_types(self):
+        return ds.types_of(self._specs)
+
+    @property
+    def output_shapes(self):
+        return ds.shapes_of(self._specs)
+
+    @property
+    def output_classes(self):
+        return ds.classes_of(self._specs)
+
+
+def get_next_as_optional(iterator):
+    """The iterator's next element as an ``Optional`` (empty at the end of the data, where
+    ``get_next`` would raise OutOfRangeError)."""
+    specs = iterator._specs
+    v = ops.apply_op("IteratorGetNextAsOptional", [iterator._iterator_resource], {
+        "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+        name="IteratorGetNextAsOptional").outputs[0]
+    return Optional(v, specs)
+
