@@ -430,3 +430,34 @@ def test_custom_layer_with_add_weight_and_regularizer():
     assert layer.name == "scale" and layer.weights[0].name == "scale/scale:0"
     assert len(layer.losses) == 1
     np.testing.assert_allclose(K.eval(layer.losses[0]), 0.1 * 14, rtol=1e-5)
+
+
+def test_mask_zero_makes_rnns_skip_padding():
+    emb = L.Embedding(10, 3, mask_zero=True)
+    lstm = L.LSTM(4)
+    ids = tf.keras.Input(shape=(None,))
+    model = tf.keras.Model(ids, lstm(emb(ids)))
+    seq = np.array([[3, 5, 7]])
+    want = model.predict(seq)
+    pre = np.array([[0, 0, 3, 5, 7]])
+    post = np.array([[3, 5, 7, 0, 0]])
+    mid = np.array([[3, 0, 5, 7, 0]])
+    for padded in (pre, post, mid):
+        np.testing.assert_allclose(model.predict(padded), want, rtol=1e-5, atol=1e-6)
+    # without the mask the padding changes the result
+    plain = tf.keras.Model(ids, lstm(L.Embedding(10, 3)(ids)))
+    plain.layers[1].set_weights(emb.get_weights())
+    assert not np.allclose(plain.predict(pre), want, atol=1e-4)
+
+
+def test_mask_through_return_sequences_and_average_pooling():
+    x = RNG.randn(1, 4, 2).astype(np.float32)
+    x[0, 2:] = 0.0
+    inp = tf.keras.Input(shape=(4, 2))
+    masked = L.Masking(0.0)(inp)
+    seq = L.SimpleRNN(3, return_sequences=True)(masked)
+    pooled = L.GlobalAveragePooling1D()(seq)
+    model = tf.keras.Model(inp, [seq, pooled])
+    seq_v, pooled_v = model.predict(x)
+    np.testing.assert_allclose(seq_v[0, 2], seq_v[0, 1], rtol=1e-6)  # masked: held output
+    np.testing.assert_allclose(pooled_v[0], seq_v[0, :2].mean(0), rtol=1e-5)

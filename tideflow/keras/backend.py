@@ -31,6 +31,7 @@ class _GraphState:
         self.uids = {}
         self.variables = []
         self.history = {}
+        self.masks = {}
 
 
 def _state(graph=None):

@@ -374,7 +374,13 @@ class Layer:
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement "
                                   "compute_output_shape.")
 
+    _produces_mask = False
+
     def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input mask when the layer ``supports_masking``,
+        else None."""
+        if self.supports_masking and not isinstance(mask, list):
+            return mask
         return None
 
     def _assert_input_compatibility(self, inputs):
@@ -423,6 +429,11 @@ class Layer:
             kwargs.pop("training")
         if "mask" in kwargs and "mask" not in call_args:
             kwargs.pop("mask")
+        masks = K._state(graph).masks
+        input_masks = [masks.get(t) for t in flat]
+        if "mask" in call_args and "mask" not in kwargs and any(
+                m is not None for m in input_masks):
+            kwargs["mask"] = input_masks[0] if len(input_masks) == 1 else input_masks
         frame = ([], [])
         _CALL_FRAMES.append(frame)
         try:
@@ -442,6 +453,15 @@ class Layer:
                             loss = self.activity_regularizer(o)
                             batch = tf.cast(tf.shape(o)[0], loss.dtype)
                             self.add_loss(loss / batch, inputs=True)
+                if any(m is not None for m in input_masks) or self._produces_mask:
+                    in_mask = input_masks[0] if len(input_masks) == 1 else input_masks
+                    out_masks = self.compute_mask(inputs, in_mask)
+                    out_flat = flatten(outputs)
+                    out_masks = out_masks if isinstance(out_masks, list) else \
+                        [out_masks] * len(out_flat)
+                    for o, m in zip(out_flat, out_masks):
+                        if m is not None and isinstance(o, ops.Tensor):
+                            masks[o] = m
         finally:
             _CALL_FRAMES.pop()
         for u in frame[0]:

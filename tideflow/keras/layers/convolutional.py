@@ -390,11 +390,16 @@ class _GlobalPooling(Layer):
                                            K.image_data_format())
         self.input_spec = InputSpec(ndim=rank + 2)
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
         if self.data_format == "channels_first":
             axes = list(range(2, self.rank + 2))
         else:
             axes = list(range(1, self.rank + 1))
+        if mask is not None and self.mode == "avg" and self.rank == 1:
+            # the mean over the unmasked steps
+            m = tf.cast(mask, inputs.dtype.base_dtype)
+            m = tf.expand_dims(m, 1 if self.data_format == "channels_first" else 2)
+            return tf.reduce_sum(inputs * m, axis=axes) / tf.reduce_sum(m, axis=axes)
         fn = tf.reduce_max if self.mode == "max" else tf.reduce_mean
         return fn(inputs, axis=axes)
 

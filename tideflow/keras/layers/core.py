@@ -374,11 +374,18 @@ class ActivityRegularization(Layer):
 
 
 class Masking(Layer):
-    """Multiplies timesteps equal to ``mask_value`` everywhere by 0 (no mask propagation)."""
+    """Zeroes the timesteps whose features all equal ``mask_value`` and masks them for the
+    layers downstream (RNNs skip them)."""
+
+    _produces_mask = True
 
     def __init__(self, mask_value=0.0, **kwargs):
         super().__init__(**kwargs)
         self.mask_value = mask_value
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        return tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1)
 
     def call(self, inputs):
         keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)

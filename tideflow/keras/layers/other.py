@@ -190,6 +190,16 @@ class Embedding(Layer):
                                           dtype=K.floatx())
         self.built = True
 
+    @property
+    def _produces_mask(self):
+        return self.mask_zero
+
+    def compute_mask(self, inputs, mask=None):
+        """With ``mask_zero``: the positions whose id is not 0."""
+        if not self.mask_zero:
+            return None
+        return tf.not_equal(inputs, tf.zeros([], inputs.dtype.base_dtype))
+
     def call(self, inputs):
         if inputs.dtype.base_dtype not in (tf.int32, tf.int64):
             inputs = tf.cast(inputs, "int32")

@@ -238,6 +238,25 @@ class _CellAdapter:
         return out, tuple(new_states)
 
 
+class _MaskedCellAdapter(_CellAdapter):
+    """A cell over inputs ``(x, mask)``: at a masked step the states and the output stay as
+    they were (the previous output rides along as the last state)."""
+
+    def __init__(self, cell):
+        super().__init__(cell)
+        self.state_size = self.state_size + (cell.output_size,)
+
+    def __call__(self, inputs, state, scope=None):
+        x, m = inputs
+        state = list(state)
+        prev_out, old = state[-1], state[:-1]
+        out, new = self.cell.call(x, old)
+        m = tf.cast(m, out.dtype)
+        new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
+        out = m * out + (1.0 - m) * prev_out
+        return out, tuple(new) + (out,)
+
+
 class RNN(Layer):
     """Runs ``cell`` over [batch, time, features] inputs; returns the last output (or all with
     ``return_sequences``), followed by the final states with ``return_state``."""
@@ -303,13 +322,16 @@ class RNN(Layer):
             x = tf.transpose(x, [1, 0, 2])
         if self.go_backwards:
             x = tf.reverse(x, [1])
-        adapter = _CellAdapter(self.cell)
+        adapter = _CellAdapter(self.cell) if mask is None else _MaskedCellAdapter(self.cell)
         batch = tf.shape(x)[0]
         if initial_state is None:
             initial_state = tuple(tf.zeros(tf.stack([batch, s]), dtype=x.dtype.base_dtype)
                                   for s in adapter.state_size)
         else:
             initial_state = tuple(flatten(initial_state))
+            if mask is not None:
+                initial_state = initial_state + (tf.zeros(tf.stack([batch, adapter.state_size[-1]]),
+                                                          dtype=x.dtype.base_dtype),)
             if len(initial_state) != len(adapter.state_size):
                 raise ValueError(f"Layer {self.name} expects {len(adapter.state_size)} "
                                  f"initial state(s), but it received {len(initial_state)}.")
@@ -321,12 +343,23 @@ class RNN(Layer):
         if getattr(cell, "recurrent_dropout", 0) > 0:
             rec_mask = _dropout_mask(initial_state[0], cell.recurrent_dropout, training)
         cell._masks = (in_mask, rec_mask)
+        rnn_inputs = x
+        if mask is not None:
+            m = tf.cast(mask, x.dtype.base_dtype)
+            if self.time_major:
+                m = tf.transpose(m, [1, 0])
+            if self.go_backwards:
+                m = tf.reverse(m, [1])
+            rnn_inputs = (x, tf.expand_dims(m, -1))
         try:
-            outputs, states = tf.nn.dynamic_rnn(adapter, x, initial_state=initial_state,
-                                                scope="rnn")
+            outputs, states = tf.nn.dynamic_rnn(adapter, rnn_inputs,
+                                                initial_state=initial_state, scope="rnn")
         finally:
             cell._masks = (None, None)
         states = list(states)
+        last_output = None
+        if mask is not None:
+            last_output = states.pop()
         dims = inputs.get_shape().as_list()
         if self.return_sequences:
             out = outputs
@@ -335,13 +368,21 @@ class RNN(Layer):
             out.set_shape([dims[1] if self.time_major else dims[0],
                            dims[0] if self.time_major else dims[1], cell.output_size])
         else:
-            out = outputs[:, -1, :]
+            out = outputs[:, -1, :] if last_output is None else last_output
             out.set_shape([dims[1] if self.time_major else dims[0], cell.output_size])
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
         if self.return_state:
             return [out] + states
         return out
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [out_mask] + [None] * len(_CellAdapter(self.cell).state_size)
+        return out_mask
 
     def __call__(self, inputs, initial_state=None, **kwargs):
         if initial_state is not None:
@@ -433,6 +474,7 @@ class TimeDistributed(Wrapper):
     def __init__(self, layer, **kwargs):
         super().__init__(layer, **kwargs)
         self.input_spec = InputSpec(min_ndim=3)
+        self.supports_masking = True
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
@@ -484,6 +526,15 @@ class Bidirectional(Wrapper):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out_mask = mask if self.return_sequences else None
+        if self.return_state:
+            n = len(_CellAdapter(self.forward_layer.cell).state_size)
+            return [out_mask] + [None] * (2 * n)
+        return out_mask
 
     def call(self, inputs, training=None, mask=None, initial_state=None):
         kwargs = {}
