@@ -5,7 +5,7 @@ import collections
 
 from tideflow import logging
 from tideflow.framework import dtypes, ops, sparse_tensor
-from tideflow.ops import array_ops, parsing_ops
+from tideflow.ops import constant_op, parsing_ops
 from tideflow.ops import saved_model_impl as sm
 
 _SINGLE_FEATURE_DEFAULT_NAME = "feature"
@@ -68,7 +68,7 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     """A serving_input_receiver_fn that parses serialized ``tf.Example`` protos."""
 
     def serving_input_receiver_fn():
-        serialized = array_ops.placeholder(dtype=dtypes.string, shape=[default_batch_size],
+        serialized = constant_op.placeholder(dtype=dtypes.string, shape=[default_batch_size],
                                            name="input_example_tensor")
         features = parsing_ops.parse_example(serialized, feature_spec)
         return ServingInputReceiver(features, {"examples": serialized})
@@ -89,7 +89,7 @@ def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
                 shape += t.shape.as_list()[1:]
             else:
                 shape = None
-            receiver[name] = array_ops.placeholder(dtype=t.dtype, shape=shape,
+            receiver[name] = constant_op.placeholder(dtype=t.dtype, shape=shape,
                                                    name=t.op.name)
         if not isinstance(features, dict):
             t = receiver[_SINGLE_FEATURE_DEFAULT_NAME]

@@ -60,6 +60,14 @@ class EstimatorSpec(collections.namedtuple(
             raise ValueError(f"mode={mode} unrecognized.")
         graph = ops.get_default_graph()
 
+        # train_op
+        if train_op is None:
+            if mode == ModeKeys.TRAIN:
+                raise ValueError("Missing train_op.")
+        else:
+            train_op = _check_is_tensor_or_operation(train_op, "train_op")
+            _check_graph(train_op, "train_op", graph)
+
         # loss
         if loss is None:
             if mode in (ModeKeys.TRAIN, ModeKeys.EVAL):
@@ -67,11 +75,11 @@ class EstimatorSpec(collections.namedtuple(
         else:
             loss = _check_is_tensor(loss, "loss")
             shape = loss.shape
-            if shape.ndims is not None and not (shape.ndims == 0 or (
-                    shape.ndims == 1 and shape.as_list() == [1])):
+            if shape.num_elements() not in (None, 1):
                 raise ValueError(f"Loss must be scalar, given: {loss}")
-            if shape.ndims == 1:
+            if shape.ndims is not None and shape.ndims != 0:
                 from tideflow.ops import array_ops
+
                 loss = array_ops.reshape(loss, [])
             _check_graph(loss, "loss", graph)
 
@@ -88,14 +96,6 @@ class EstimatorSpec(collections.namedtuple(
         else:
             _check_is_tensor(predictions, "predictions")
             _check_graph(predictions, "predictions", graph)
-
-        # train_op
-        if train_op is None:
-            if mode == ModeKeys.TRAIN:
-                raise ValueError("Missing train_op.")
-        else:
-            train_op = _check_is_tensor_or_operation(train_op, "train_op")
-            _check_graph(train_op, "train_op", graph)
 
         # eval_metric_ops
         if eval_metric_ops is None:
