@@ -103,6 +103,7 @@ def test_eigh_tridiagonal_selections():
             tf.linalg.eigh_tridiagonal(alpha, beta, select="v", select_range=(1.5, 3.5)),
             tf.linalg.eigh_tridiagonal(alpha, beta, select="i", select_range=(1, 2))])
     np.testing.assert_allclose(w, w_ref, atol=1e-12)
+    np.testing.assert_allclose(w2, w_ref, atol=1e-12)
     np.testing.assert_allclose(np.abs((v * v_ref).sum(0)), 1, atol=1e-10)
     np.testing.assert_allclose(wv, w_ref[(w_ref > 1.5) & (w_ref <= 3.5)], atol=1e-12)
     np.testing.assert_allclose(wi, w_ref[1:3], atol=1e-12)
