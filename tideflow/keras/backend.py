@@ -30,6 +30,7 @@ class _GraphState:
         self.learning_phase_value = None
         self.uids = {}
         self.variables = []
+        self.pending = []  # Keras variables not yet checked for initialization
         self.history = {}
         self.masks = {}
 
@@ -109,7 +110,9 @@ def get_graph():
 
 
 def _track_variable(v):
-    _state(v.graph).variables.append(v)
+    st = _state(v.graph)
+    st.variables.append(v)
+    st.pending.append(v)
     return v
 
 
@@ -118,9 +121,11 @@ def manual_variable_initialization(value):
 
 
 def _initialize_variables(session):
-    graph = session.graph
-    candidates = [v for v in _state(graph).variables
-                  if not getattr(v, "_keras_initialized", False)]
+    st = _state(session.graph)
+    if not st.pending:
+        return
+    candidates = [v for v in st.pending if not getattr(v, "_keras_initialized", False)]
+    st.pending = []
     if not candidates:
         return
     flags = session.run([tf.is_variable_initialized(v) for v in candidates])
