@@ -17,6 +17,7 @@ from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
+from tideflow.train import contrib_opt as _contrib_opt
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
 from tideflow.train import slim_learning as _slim_learning
@@ -102,6 +103,8 @@ def _namespace(name, doc, source, names):
     return module
 
 
+opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
+                 _contrib_opt.__all__)
 crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)
@@ -140,5 +143,5 @@ slim.__all__ = sorted({*layers.__all__, *framework.__all__, "learning", "losses"
                        "variables"})
 sys.modules[slim.__name__] = slim
 
-__all__ = ["crf", "framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
-           "seq2seq", "slim", "training"]
+__all__ = ["crf", "framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "opt",
+           "rnn", "seq2seq", "slim", "training"]
