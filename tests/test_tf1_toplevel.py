@@ -283,3 +283,77 @@ def test_config_sysconfig_resource_loader_compat(tmp_path):
     assert tf.MetaGraphDef().__class__.__name__ == "MetaGraphDef"
     assert tf.TensorInfo(name="x:0").name == "x:0"
     assert tf.SummaryMetadata is not None and tf.LogMessage.INFO is not None
+
+
+def test_custom_gradient_sees_variables_read_inside():
+    w = tf.get_variable("w", initializer=3.0)
+
+    @tf.custom_gradient
+    def scaled(x):
+        def grad(dy, variables=None):
+            assert [v.name for v in variables] == ["w:0"]
+            return dy * 0.0, [tf.reduce_sum(dy) * 100.0]
+
+        return x * w, grad
+
+    x = tf.constant([1.0, 2.0])
+    gx, gw = tf.gradients(scaled(x), [x, w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run([gx, gw])[0], [0.0, 0.0])
+        assert sess.run(gw) == 200.0
+
+
+def test_recompute_grad_and_grad_pass_through():
+    def block(x):
+        w = tf.get_variable("w", dtype=tf.float64,
+                            initializer=np.array([[0.5, -1.0], [2.0, 0.25]]))
+        return tf.tanh(tf.matmul(x, w))
+
+    x = tf.constant(np.array([[0.3, -0.2], [1.0, 0.5]]))
+    with tf.variable_scope("plain"):
+        y_plain = block(x)
+    with tf.variable_scope("re"):
+        y_re = tf.recompute_grad(block)(x)
+    g_plain = tf.gradients(tf.reduce_sum(y_plain ** 2), [x] + tf.trainable_variables("plain"))
+    g_re = tf.gradients(tf.reduce_sum(y_re ** 2), [x] + tf.trainable_variables("re"))
+    assert len(tf.trainable_variables("re")) == 1  # the recomputation reuses the variable
+    rounded = tf.grad_pass_through(tf.round)
+    z = tf.constant([0.4, 1.6])
+    (gz,) = tf.gradients(rounded(z) * 3.0, z)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for a, b in zip(sess.run(g_plain), sess.run(g_re)):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+        np.testing.assert_allclose(sess.run(gz), [3.0, 3.0])
+        np.testing.assert_allclose(sess.run(rounded(z)), [0.0, 2.0])
+
+
+def test_more_top_level_helpers():
+    v = tf.Variable(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    idx = tf.constant([[[0, 2], [3, 1], [1, 1]], [[2, 2], [0, 0], [3, 3]]])
+    upd = -np.arange(12, dtype=np.float32).reshape(2, 3, 2) - 1
+    up = tf.batch_scatter_update(v, idx, upd)
+    pads, crops = tf.required_space_to_batch_paddings([5, 7], [2, 3],
+                                                      base_paddings=[[1, 0], [0, 2]])
+    vm = tf.vectorized_map(lambda r: tf.reduce_sum(r) * 2, tf.constant([[1, 2], [3, 4]]))
+    sm = tf.sparse_matmul([[1.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [2.0, 1.0]], transpose_a=True)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(up)
+        want = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+        for i in range(2):
+            for j in range(3):
+                for k in range(2):
+                    want[i, j, sess.run(idx)[i, j, k]] = upd[i, j, k]
+        np.testing.assert_array_equal(got, want)
+        assert sess.run(pads).tolist() == [[1, 0], [0, 2]]
+        assert sess.run(crops).tolist() == [[0, 0], [0, 0]]
+        assert sess.run(vm).tolist() == [6, 14]
+        np.testing.assert_allclose(sess.run(sm), [[7.0, 3.0], [10.0, 4.0]])
+    assert tf.is_symbolic_tensor(vm) and not tf.is_symbolic_tensor(3)
+    assert tf.no_regularizer(vm) is None
+    assert tf.VariableAggregation.MEAN.value == 2 and tf.VariableSynchronization.ON_READ.value == 3
+    with pytest.raises(tf.errors.UnimplementedError, match="C\\+\\+"):
+        tf.load_op_library("/tmp/zero_out.so")
+    assert tf.OpError is tf.errors.OpError and tf.get_seed(None) == (None, None)

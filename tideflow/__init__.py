@@ -531,6 +531,25 @@ from tideflow.ops.string_ops import (
 )
 from tideflow.ops.svd_ops import svd
 from tideflow.ops.tensor_array import TensorArray
+from tideflow.ops.tf1_misc_ops import (
+    VariableAggregation,
+    VariableSynchronization,
+    batch_scatter_update,
+    decode_compressed,
+    decode_json_example,
+    fingerprint,
+    grad_pass_through,
+    guarantee_const,
+    is_symbolic_tensor,
+    load_file_system_library,
+    load_library,
+    load_op_library,
+    no_regularizer,
+    recompute_grad,
+    required_space_to_batch_paddings,
+    sparse_matmul,
+    vectorized_map,
+)
 from tideflow.ops.unary_ops import polygamma, zeta
 from tideflow.ops.variable_scope import (
     AUTO_REUSE,
@@ -640,6 +659,10 @@ _LAZY = {
     "sets": ("tideflow.sets", None),
     "audio": ("tideflow.audio", None),
     "quantization": ("tideflow.quantization", None),
+    "user_ops": ("tideflow.user_ops", None),
+    "OpError": ("tideflow.framework.errors", "OpError"),
+    "floor_div": ("tideflow.ops.math_ops", "floordiv"),
+    "get_seed": ("tideflow.framework.random_seed", "get_seed"),
     "MetaGraphDef": ("tideflow.protos.meta_graph_pb2", "MetaGraphDef"),
     "TensorInfo": ("tideflow.protos.meta_graph_pb2", "TensorInfo"),
     "SummaryMetadata": ("tideflow.protos.summary_pb2", "SummaryMetadata"),

@@ -138,3 +138,71 @@ CASES = [
          lambda a, b, c: a + b + c, name="accumulate_n"),
     Case("If", check=_check_switch_case, name="switch_case"),
 ]
+
+
+def _check_fingerprint():
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    with tf.Graph().as_default():
+        x = np.array([[1.5, 2.0], [3.0, -1.0]], np.float32)
+        f = tf.fingerprint(x)
+        fs = tf.fingerprint(tf.constant([["a", "bc"], ["", "x"]]))
+        f1 = tf.fingerprint(tf.constant(["abc"]))
+        assert f.get_shape().as_list() == [2, 8] and f.dtype == tf.uint8
+        with tf.Session() as s:
+            got, gs, g1 = s.run([f, fs, f1])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="method"):
+                s.run(tf.fingerprint(x, method="md5"))
+    for row, want in zip(x, got):
+        assert np.array([fingerprint64(row.tobytes())], "<u8").view(np.uint8).tolist() == \
+            want.tolist()
+    assert g1[0].tolist() == np.array([fingerprint64(b"abc")], "<u8").view(np.uint8).tolist()
+    # the values TF 2.21 gives (FarmHash Fingerprint64 is stable across versions)
+    assert g1[0].tolist() == [105, 243, 231, 116, 160, 179, 165, 36]
+    assert gs.shape == (2, 8) and gs[0].tolist() != gs[1].tolist()
+
+
+def _check_decode_compressed_json():
+    import gzip
+    import json
+    import zlib
+
+    js = json.dumps({"features": {"feature": {
+        "a": {"int64List": {"value": ["3", "4"]}}, "b": {"floatList": {"value": [1.5]}}}}})
+    with tf.Graph().as_default():
+        z = tf.decode_compressed(tf.constant([zlib.compress(b"hello"), zlib.compress(b"")]),
+                                 "ZLIB")
+        g = tf.decode_compressed(tf.constant([gzip.compress(b"hi there")]), "GZIP")
+        plain = tf.decode_compressed(tf.constant(["as is"]))
+        ex = tf.decode_json_example(tf.constant([js]))
+        parsed = tf.parse_single_example(ex[0], {"a": tf.FixedLenFeature([2], tf.int64),
+                                                 "b": tf.FixedLenFeature([], tf.float32)})
+        with tf.Session() as s:
+            assert s.run(z).tolist() == [b"hello", b""]
+            assert s.run(g).tolist() == [b"hi there"]
+            assert s.run(plain).tolist() == [b"as is"]
+            p = s.run(parsed)
+            assert p["a"].tolist() == [3, 4] and p["b"] == 1.5
+            with pytest.raises(tf.errors.InvalidArgumentError, match="decompress"):
+                s.run(tf.decode_compressed(tf.constant(["junk"]), "ZLIB"))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="JSON"):
+                s.run(tf.decode_json_example(tf.constant(["{bad"])))
+
+
+def _check_guarantee_const_and_fact():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        y = tf.guarantee_const(x)
+        assert y.op.type == "GuaranteeConst" and y.shape.as_list() == [2]
+        with pytest.raises(LookupError, match="No gradient defined"):
+            tf.gradients(y, x)
+        with tf.Session() as s:
+            assert s.run(y).tolist() == [1.0, 2.0]
+            assert s.run(tf.user_ops.my_fact()) == b"0! == 1"
+
+
+CASES += [
+    Case("Fingerprint", check=_check_fingerprint),
+    Case(("DecodeCompressed", "DecodeJSONExample"), check=_check_decode_compressed_json),
+    Case(("GuaranteeConst", "Fact"), check=_check_guarantee_const_and_fact),
+]

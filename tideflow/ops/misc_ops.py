@@ -226,8 +226,8 @@ def custom_gradient(f=None):
     with ``grad_fn(*dy) -> dx`` instead of through the ops that computed y.
 
     Graph mode, as TF 1.x: the results and inputs pass through one IdentityN whose gradient is
-    overridden to call ``grad_fn``. Trainable variables created inside ``f`` are passed to a
-    ``grad_fn(*dy, variables=...)`` that must then return ``(dx, dvariables)``.
+    overridden to call ``grad_fn``. Trainable variables that ``f`` creates or reads are passed
+    to a ``grad_fn(*dy, variables=...)`` that must then return ``(dx, dvariables)``.
     """
     if f is None:
         return custom_gradient
@@ -245,16 +245,15 @@ def custom_gradient(f=None):
                              f"in eager mode; got {sorted(kwargs)} for {f.__name__}")
         graph = ops.get_default_graph()
         args = [ops.convert_to_tensor(a) for a in args]
-        before = {id(v) for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)}
+        first_id = graph._next_id
         result, grad_fn = f(*args)
-        new_vars = [v for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
-                    if id(v) not in before]
+        new_vars = _variables_used(graph, first_id)
         takes_vars = "variables" in inspect.signature(grad_fn).parameters or any(
             p.kind is p.VAR_KEYWORD for p in inspect.signature(grad_fn).parameters.values())
         if new_vars and not takes_vars:
             raise TypeError(
                 f"@tf.custom_gradient grad_fn of {f.__name__} must accept keyword argument "
-                "'variables', since the function created variables: "
+                "'variables', since the function uses variables: "
                 f"{[v.name for v in new_vars]}")
         flat = [ops.convert_to_tensor(r) for r in nest.flatten(result)]
         var_tensors = [ops.convert_to_tensor(v) for v in new_vars]
@@ -263,7 +262,7 @@ def custom_gradient(f=None):
 
         def identity_grad(op, *dys):
             dys = list(dys[:n_out])
-            if takes_vars:
+            if new_vars:  # as TF: grad_fn gets variables= only when f used some
                 res = grad_fn(*dys, variables=new_vars)
                 if not (isinstance(res, (list, tuple)) and len(res) == 2):
                     raise ValueError(f"custom_gradient {f.__name__}: grad_fn with variables "
@@ -288,6 +287,21 @@ def custom_gradient(f=None):
         return nest.pack_sequence_as(result, list(outs[:n_out]))
 
     return decorated
+
+
+def _variables_used(graph, first_id):
+    """The trainable variables created, or read by ops created, since op id ``first_id``."""
+    new_ops = [op for i, op in graph._nodes_by_id.items() if i >= first_id]
+    read = {id(t) for op in new_ops for t in op._inputs}
+    created = {id(op) for op in new_ops}
+    out = []
+    for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES):
+        ref = getattr(v, "_variable", None)
+        snap = getattr(v, "_snapshot", None)
+        if (ref is not None and (id(ref._op) in created or id(ref) in read)) or (
+                snap is not None and id(snap) in read):
+            out.append(v)
+    return out
 
 
 # ------------------------------------------------------------------------------------------

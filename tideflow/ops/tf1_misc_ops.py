@@ -1,0 +1,344 @@
+"""More TF 1.x top-level names: GuaranteeConst, Fingerprint, DecodeCompressed,
+DecodeJSONExample, Fact (``tf.user_ops.my_fact``); the composed ``batch_scatter_update``,
+``sparse_matmul``, ``required_space_to_batch_paddings``, ``vectorized_map``,
+``grad_pass_through`` and ``recompute_grad``; the variable enums; library loading (refused:
+tideflow has no C++ kernels to load)."""
+
+import enum
+import gzip
+import zlib
+
+import numpy as np
+
+from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+
+
+def _bad(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _strings_like(x, values):
+    return np.array(list(values) + [None], dtype=object)[:-1].reshape(np.shape(x))
+
+
+# ------------------------------------------------------------------------------------------
+# GuaranteeConst
+# ------------------------------------------------------------------------------------------
+
+op_registry.declare(
+    "GuaranteeConst", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+    shape=lambda op: [op._inputs[0]._shape], kernel=lambda input: input,
+)  # as TF: no gradient is defined (tf.gradients through it raises LookupError)
+
+
+def guarantee_const(input, name=None):
+    """``input``, promised constant over the session's lifetime (an optimization hint)."""
+    return ops.apply_op("GuaranteeConst", [input], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Fingerprint (FarmHash Fingerprint64 of each row's bytes)
+# ------------------------------------------------------------------------------------------
+
+
+def _fingerprint_kernel(data, method):
+    from tideflow.ops.string_hash_ops import fingerprint64
+
+    m = method.item() if isinstance(method, np.ndarray) else method
+    m = m.decode() if isinstance(m, bytes) else m
+    if m != "farmhash64":
+        raise _bad(f"Unsupported fingerprint method: {m}")
+    if np.ndim(data) < 1:
+        raise _bad("`data` should have at least one dimension")
+    n = data.shape[0]
+    rows = np.asarray(data).reshape(n, -1) if n else np.zeros((0, 0))
+    out = np.zeros((n, 8), np.uint8)
+    for i in range(n):
+        row = rows[i]
+        if data.dtype == object:
+            if row.size == 1:
+                fp = fingerprint64(bytes(row[0]))
+            else:  # the fingerprints of the strings, fingerprinted together
+                fp = fingerprint64(np.array([fingerprint64(bytes(v)) for v in row],
+                                            "<u8").tobytes())
+        else:
+            fp = fingerprint64(np.ascontiguousarray(row).astype(
+                row.dtype.newbyteorder("<"), copy=False).tobytes())
+        out[i] = np.array([fp], "<u8").view(np.uint8)
+    return out
+
+
+op_registry.declare(
+    "Fingerprint", inputs=["data: T", "method: string"], outputs=["fingerprint: uint8"],
+    attrs=["T: type"],
+    shape=lambda op: [TensorShape([op._inputs[0]._shape.dims[0] if op._inputs[0]._shape.ndims
+                                   else None, 8])],
+    kernel=_fingerprint_kernel, differentiable=False,
+)
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """An 8-byte fingerprint (uint8 [N, 8]) of each row ``data[i]`` of a tensor of rank >= 1:
+    FarmHash Fingerprint64 of its bytes, as TF (stable across runs and platforms)."""
+    return ops.apply_op("Fingerprint", [data, ops.convert_to_tensor(method, dtypes.string)],
+                        name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# DecodeCompressed, DecodeJSONExample
+# ------------------------------------------------------------------------------------------
+
+
+def _decompress(v, kind):
+    v = bytes(v)
+    try:
+        if kind == "":
+            return v
+        if kind == "ZLIB":
+            return zlib.decompress(v)
+        return gzip.decompress(v)
+    except (OSError, zlib.error, EOFError) as e:
+        raise _bad(f"Could not decompress {kind} data: {e}") from None
+
+
+def _decode_compressed_kernel(bytes, *, compression_type):
+    if compression_type not in ("", "ZLIB", "GZIP"):
+        raise _bad(f"Unsupported compression_type: {compression_type}")
+    return _strings_like(bytes, [_decompress(v, compression_type)
+                                 for v in np.asarray(bytes, object).reshape(-1)])
+
+
+op_registry.declare(
+    "DecodeCompressed", inputs=["bytes: string"], outputs=["output: string"],
+    attrs=["compression_type: string = ''"], shape=lambda op: [op._inputs[0]._shape],
+    kernel=_decode_compressed_kernel, differentiable=False,
+)
+
+
+def decode_compressed(bytes, compression_type="", name=None):
+    """Decompresses each string ('' for none, 'ZLIB' or 'GZIP')."""
+    return ops.apply_op("DecodeCompressed", [bytes], {"compression_type": compression_type},
+                        name=name)._outputs[0]
+
+
+def _decode_json_example_kernel(json_examples):
+    from google.protobuf import json_format
+
+    from tideflow.protos import example_pb2
+
+    out = []
+    for v in np.asarray(json_examples, object).reshape(-1):
+        ex = example_pb2.Example()
+        try:
+            json_format.Parse(bytes(v).decode("utf-8"), ex)
+        except (json_format.ParseError, UnicodeDecodeError) as e:
+            raise _bad(f"Error while parsing JSON: {e}") from None
+        out.append(ex.SerializeToString(deterministic=True))  # map keys sorted, as TF
+    return _strings_like(json_examples, out)
+
+
+op_registry.declare(
+    "DecodeJSONExample", inputs=["json_examples: string"], outputs=["binary_examples: string"],
+    shape=lambda op: [op._inputs[0]._shape], kernel=_decode_json_example_kernel,
+    differentiable=False,
+)
+
+
+def decode_json_example(json_examples, name=None):
+    """Converts JSON-encoded ``tf.train.Example`` records to binary protos."""
+    return ops.apply_op("DecodeJSONExample", [json_examples], name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Fact (tf.user_ops.my_fact, TF's example user op)
+# ------------------------------------------------------------------------------------------
+
+op_registry.declare(
+    "Fact", outputs=["fact: string"], shape=lambda op: [TensorShape([])],
+    kernel=lambda: np.array(b"0! == 1", dtype=object), differentiable=False,
+)
+
+
+def my_fact():
+    """TF's example user op: the string '0! == 1'."""
+    return ops.apply_op("Fact", [])._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# composed
+# ------------------------------------------------------------------------------------------
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """``ref[i..., indices[i..., j]] = updates[i..., j]`` for the batch dimensions i... of
+    ``indices`` (a scatter_nd_update with the batch coordinates added)."""
+    from tideflow.ops import array_ops, range_ops
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.concat_ops import concat
+    from tideflow.ops.fill_ops import broadcast_to
+    from tideflow.ops.scatter_nd_ops import scatter_nd_update
+
+    with ops.name_scope(name, "BatchScatterUpdate", [ref, indices, updates]):
+        indices = ops.convert_to_tensor(indices, name="indices")
+        rank = indices.get_shape().ndims
+        if rank is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        shape = array_ops.shape(indices)
+        nd = array_ops.expand_dims(indices, -1)
+        target = concat([shape, [1]], 0)
+        parts = []
+        for d in range(rank - 1):
+            bshape = [1] * (rank + 1)
+            bshape[d] = -1
+            r = array_ops.reshape(range_ops.range(shape[d]), bshape)
+            parts.append(broadcast_to(cast(r, indices.dtype), target))
+        final = concat(parts + [nd], -1) if parts else nd
+        return scatter_nd_update(ref, final, updates, use_locking=use_locking)
+
+
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
+                  b_is_sparse=False, name=None):
+    """``matmul(a, b)`` as float32 (the sparsity flags are hints; NumPy's dense product is
+    used either way)."""
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.linalg_ops import matmul
+
+    with ops.name_scope(name, "SparseMatMul", [a, b]):
+        a = cast(ops.convert_to_tensor(a, name="a"), dtypes.float32)
+        b = cast(ops.convert_to_tensor(b, name="b"), dtypes.float32)
+        return matmul(a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """(paddings, crops) making each padded input dimension divisible by its block size."""
+    from tideflow.ops.concat_ops import stack
+    from tideflow.ops.fill_ops import zeros
+
+    with ops.name_scope(name, "required_space_to_batch_paddings", [input_shape, block_shape]):
+        input_shape = ops.convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block_shape = ops.convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        block_shape.get_shape().assert_has_rank(1)
+        n = block_shape.get_shape().dims[0].value
+        if n is None:
+            raise ValueError("block_shape must have a known length")
+        if base_paddings is not None:
+            base_paddings = ops.convert_to_tensor(base_paddings, dtype=dtypes.int32,
+                                                  name="base_paddings")
+        else:
+            base_paddings = zeros([n, 2], dtypes.int32)
+        pad_start = base_paddings[:, 0]
+        orig_end = base_paddings[:, 1]
+        full = input_shape + pad_start + orig_end
+        extra = (block_shape - full % block_shape) % block_shape
+        pad_end = orig_end + extra
+        paddings = stack([[pad_start[i], pad_end[i]] for i in range(n)], name="paddings")
+        crops = stack([[0, extra[i]] for i in range(n)], name="crops")
+        return paddings, crops
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """``fn`` over the first dimension of ``elems``, stacked (a ``map_fn`` loop: tideflow has
+    no auto-vectorizer, which is TF's fallback too)."""
+    from tideflow.framework import nest
+    from tideflow.ops import array_ops
+    from tideflow.ops.functional_ops import map_fn
+
+    flat = [ops.convert_to_tensor(e) for e in nest.flatten(elems)]
+    # the output structure and dtypes, from one call on the first elements (ops left unused)
+    with ops.name_scope("vectorized_map_probe"):
+        probe = fn(nest.pack_sequence_as(elems, [array_ops.gather(e, 0) for e in flat]))
+    dtype = nest.map_structure(lambda t: ops.convert_to_tensor(t).dtype, probe)
+    return map_fn(fn, nest.pack_sequence_as(elems, flat), dtype=dtype)
+
+
+def grad_pass_through(f):
+    """``f`` whose gradient is the identity: the incoming gradients pass to its inputs."""
+    from tideflow.ops.misc_ops import custom_gradient
+
+    @custom_gradient
+    def _grad_pass_through_op(*args):
+        def grad(*dys, variables=None):
+            if variables is not None and variables:
+                return list(dys), [None] * len(variables)
+            return list(dys)
+
+        return f(*args), grad
+
+    return _grad_pass_through_op
+
+
+def recompute_grad(f):
+    """``f`` whose activations are recomputed in the backward pass (memory for time): the
+    gradient re-runs ``f`` on its inputs, reusing its variables."""
+    from tideflow.framework import nest
+    from tideflow.ops import array_ops
+    from tideflow.ops.gradients import gradients
+    from tideflow.ops.misc_ops import custom_gradient
+    from tideflow.ops.variable_scope import get_variable_scope, variable_scope
+
+    @custom_gradient
+    def inner(*args):
+        scope = get_variable_scope()
+        result = f(*args)
+
+        def grad(*dresult, variables=None):
+            with ops.control_dependencies(list(dresult)):
+                again = [array_ops.identity(a) for a in args]
+            with variable_scope(scope, reuse=True):
+                res = f(*again)
+            vs = list(variables or [])
+            gs = gradients(nest.flatten(res), again + vs, grad_ys=list(dresult))
+            n = len(again)
+            return (gs[:n], gs[n:]) if variables is not None else gs[:n]
+
+        return result, grad
+
+    return inner
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's updates are aggregated across replicas."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # noqa: PIE796 - the TF 1.x alias of ONLY_FIRST_REPLICA
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is synchronized."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+def is_symbolic_tensor(tensor):
+    """True for graph tensors (every tideflow Tensor)."""
+    from tideflow.ops.misc_ops import is_tensor
+
+    return is_tensor(tensor)
+
+
+def no_regularizer(_):
+    """The regularizer that adds nothing (returns None)."""
+    return
+
+
+def _no_native_libraries(name):
+    def load(library_filename, *args, **kwargs):
+        raise errors.UnimplementedError(
+            None, None, f"tf.{name}({library_filename!r}): tideflow is pure Python and cannot "
+            "load TensorFlow C++ op or kernel libraries; declare the op with "
+            "tideflow.framework.op_registry.declare instead")
+
+    load.__name__ = name
+    return load
+
+
+load_op_library = _no_native_libraries("load_op_library")
+load_library = _no_native_libraries("load_library")
+load_file_system_library = _no_native_libraries("load_file_system_library")
