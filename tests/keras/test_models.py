@@ -379,3 +379,51 @@ def test_rmsprop_and_adam_first_steps_follow_keras_rules():
         0.01 * 2 / np.sqrt(0.4 + 1e-7), rel=1e-5)
     # Adam: the first step is lr * sign(g)
     assert one_step(tf.keras.optimizers.Adam(0.01)) == pytest.approx(0.01, rel=1e-4)
+
+
+def _all_layer_kinds():
+    return [
+        L.Dense(3, activation="relu", kernel_regularizer="l2"), L.Activation("tanh"),
+        L.Dropout(0.3), L.Flatten(), L.Reshape((2, 3)), L.Permute((2, 1)), L.RepeatVector(2),
+        L.LeakyReLU(0.2), L.ReLU(max_value=6.0), L.ELU(0.5), L.Softmax(), L.PReLU(),
+        L.ThresholdedReLU(0.5), L.Conv1D(2, 3, padding="causal"), L.Conv2D(2, (3, 2)),
+        L.Conv2DTranspose(2, 3, strides=2), L.DepthwiseConv2D(3, depth_multiplier=2),
+        L.SeparableConv2D(2, 3), L.MaxPooling2D(3), L.AveragePooling1D(2),
+        L.GlobalMaxPooling2D(), L.ZeroPadding2D(2), L.UpSampling2D(3), L.Cropping2D(1),
+        L.BatchNormalization(momentum=0.9), L.LayerNormalization(), L.Embedding(5, 2),
+        L.LSTM(3, return_sequences=True), L.GRU(2, reset_after=True), L.SimpleRNN(4),
+        L.Bidirectional(L.LSTM(2), merge_mode="sum"), L.TimeDistributed(L.Dense(2)),
+        L.Concatenate(axis=1), L.Dot(axes=1), L.Add(), L.Masking(0.5), L.GaussianNoise(0.1),
+    ]
+
+
+def test_layer_configs_round_trip():
+    for layer in _all_layer_kinds():
+        config = layer.get_config()
+        clone = L.deserialize({"class_name": type(layer).__name__, "config": config})
+        assert type(clone) is type(layer)
+        assert clone.get_config() == config, type(layer).__name__
+
+
+def test_functional_model_config_json_and_clone():
+    inp = tf.keras.Input(shape=(4,))
+    shared = L.Dense(3, name="shared")
+    a = shared(inp)
+    b = shared(L.Dense(4, name="pre")(inp))
+    out = L.Dense(2, activation="softmax", name="out")(L.concatenate([a, b]))
+    model = tf.keras.Model(inp, out, name="net")
+    x = np.random.RandomState(0).randn(5, 4).astype(np.float32)
+    want = model.predict(x)
+    again = tf.keras.models.model_from_json(model.to_json())
+    assert [la.name for la in again.layers] == [la.name for la in model.layers]
+    again.set_weights(model.get_weights())
+    np.testing.assert_allclose(again.predict(x), want, rtol=1e-6)
+    clone = tf.keras.models.clone_model(model)
+    assert len(clone.weights) == len(model.weights) == 6
+    assert not any(a is b for a, b in zip(clone.weights, model.weights))
+    clone.set_weights(model.get_weights())
+    np.testing.assert_allclose(clone.predict(x), want, rtol=1e-6)
+    seq = mlp(input_dim=4, num_classes=2)
+    seq_clone = tf.keras.models.clone_model(seq)
+    seq_clone.set_weights(seq.get_weights())
+    np.testing.assert_allclose(seq_clone.predict(x), seq.predict(x), rtol=1e-6)

@@ -6,16 +6,15 @@ from tideflow.keras.saving import load_model, save_model
 
 
 def model_from_config(config, custom_objects=None):
+    """A new model from ``{'class_name', 'config'}`` (``Sequential`` or functional)."""
     from tideflow.keras import layers as layers_mod
 
     if config.get("class_name") == "Sequential":
         model = Sequential(name=config["config"].get("name"))
         for spec in config["config"]["layers"]:
-            cls = (custom_objects or {}).get(spec["class_name"]) or getattr(
-                layers_mod, spec["class_name"])
-            model.add(cls.from_config(spec["config"]))
+            model.add(layers_mod.deserialize(spec, custom_objects=custom_objects))
         return model
-    raise NotImplementedError("model_from_config supports Sequential models only.")
+    return Model.from_config(config["config"], custom_objects=custom_objects)
 
 
 def model_from_json(json_string, custom_objects=None):
@@ -24,16 +23,57 @@ def model_from_json(json_string, custom_objects=None):
     return model_from_config(json.loads(json_string), custom_objects=custom_objects)
 
 
-def clone_model(model, input_tensors=None, clone_function=None):
-    """A new model of the same architecture with fresh weights (Sequential models)."""
-    if isinstance(model, Sequential):
-        import json
+def _clone_layer(layer):
+    from tideflow.keras import layers as layers_mod
 
-        config = json.loads(model.to_json())
-        for spec in config["config"]["layers"]:
-            spec["config"].pop("name", None)
-        return model_from_config(config)
-    raise NotImplementedError("clone_model supports Sequential models only.")
+    config = layer.get_config()
+    config.pop("name", None)
+    return layers_mod.deserialize({"class_name": type(layer).__name__, "config": config})
+
+
+def clone_model(model, input_tensors=None, clone_function=None):
+    """A model of the same architecture with new layers (and new, freshly initialized
+    weights): each layer is rebuilt from its config (or by ``clone_function``) and the calls
+    of the original graph are replayed on new inputs."""
+    from tideflow.keras.engine.base_layer import flatten, map_structure
+    from tideflow.keras.engine.input_layer import Input, InputLayer
+
+    clone_function = clone_function or _clone_layer
+    if isinstance(model, Sequential):
+        layers = [clone_function(la) for la in model.layers]
+        if input_tensors is not None:
+            x = flatten(input_tensors)[0]
+            return Model(x, Sequential(layers)(x))
+        clone = Sequential(name=None)
+        if model.inputs and not hasattr(model.layers[0], "_batch_input_shape"):
+            t = model.inputs[0]
+            clone.add(InputLayer(batch_input_shape=tuple(t.get_shape().as_list()),
+                                 dtype=t.dtype.base_dtype.name))
+        for layer in layers:
+            clone.add(layer)
+        return clone
+    if not model._is_graph_network:
+        raise ValueError("Expected `model` to be a functional `Model` instance, but got a "
+                         "subclass model instead.")
+    if input_tensors is None:
+        new_inputs = [Input(batch_shape=tuple(t.get_shape().as_list()),
+                            dtype=t.dtype.base_dtype.name) for t in model.inputs]
+    else:
+        new_inputs = flatten(input_tensors)
+    tensor_map = {id(old): new for old, new in zip(model.inputs, new_inputs)}
+    layer_map = {}
+    for node in model._network_nodes:
+        layer = node.layer
+        if id(layer) not in layer_map:
+            layer_map[id(layer)] = clone_function(layer)
+        new_layer = layer_map[id(layer)]
+        args = map_structure(lambda t: tensor_map.get(id(t), t), node.inputs)
+        outs = new_layer(args, **node.arguments)
+        for old, new in zip(node.output_tensors, flatten(outs)):
+            tensor_map[id(old)] = new
+    outputs = [tensor_map[id(t)] for t in model.outputs]
+    nested = outputs if isinstance(model._nested_outputs, (list, tuple)) else outputs[0]
+    return Model(new_inputs if len(new_inputs) > 1 else new_inputs[0], nested)
 
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_config",

@@ -285,22 +285,67 @@ class Network(Layer):
         print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn)
 
     def get_config(self):
+        """The layers (class, config, and the calls in this model as ``inbound_nodes``: for
+        each call, ``[source layer, its call number in this model, output index, {}]`` per
+        input) and the input and output layers."""
         if not self._is_graph_network:
-            raise NotImplementedError
+            raise NotImplementedError("get_config is defined for functional models only.")
+        in_model = {id(n) for n in self._network_nodes}
+
+        def local(t):
+            layer, node_index, tensor_index = _history(t)
+            if isinstance(layer, InputLayer):
+                return [layer.name, 0, tensor_index]
+            mine = [n for n in layer._inbound_nodes if id(n) in in_model]
+            node = layer._inbound_nodes[node_index]
+            return [layer.name, next(i for i, n in enumerate(mine) if n is node), tensor_index]
+
         layers = []
         for layer in self._layers_list:
-            inbound = []
-            for node in layer._inbound_nodes:
-                if node not in self._network_nodes:
-                    continue
-                inbound.append([[_history(t)[0].name, _history(t)[1], _history(t)[2], {}]
-                                for t in node.input_tensors])
+            inbound = [[local(t) + [{}] for t in node.input_tensors]
+                       for node in layer._inbound_nodes if id(node) in in_model]
             layers.append({"name": layer.name, "class_name": type(layer).__name__,
                            "config": layer.get_config(), "inbound_nodes": inbound})
         return {"name": self.name, "layers": layers,
-                "input_layers": [[_history(t)[0].name, 0, 0] for t in self.inputs],
-                "output_layers": [[_history(t)[0].name, _history(t)[1], _history(t)[2]]
-                                  for t in self.outputs]}
+                "input_layers": [local(t) for t in self.inputs],
+                "output_layers": [local(t) for t in self.outputs]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A functional model from ``get_config``'s output: the layers are made from their
+        configs and called as recorded in ``inbound_nodes``."""
+        from tideflow.keras import layers as layers_mod
+        from tideflow.keras.engine.input_layer import InputLayer
+
+        made, outputs_of = {}, {}
+        pending = list(config["layers"])
+        for spec in pending:
+            if spec["class_name"] == "InputLayer":
+                layer = InputLayer(**spec["config"])
+            else:
+                layer = layers_mod.deserialize(spec, custom_objects=custom_objects)
+            made[spec["name"]] = layer
+            if isinstance(layer, InputLayer):
+                outputs_of[(spec["name"], 0)] = layer._inbound_nodes[0].output_tensors
+        progress = True
+        while progress:
+            progress = False
+            for spec in pending:
+                layer = made[spec["name"]]
+                for node_index, inbound in enumerate(spec.get("inbound_nodes", [])):
+                    key = (spec["name"], node_index)
+                    if key in outputs_of:
+                        continue
+                    if not all((src, idx) in outputs_of for src, idx, _, _ in inbound):
+                        continue
+                    args = [outputs_of[(src, idx)][t] for src, idx, t, _ in inbound]
+                    out = layer(args[0] if len(args) == 1 else args)
+                    outputs_of[key] = flatten(out)
+                    progress = True
+        inputs = [outputs_of[(name, idx)][t] for name, idx, t in config["input_layers"]]
+        outputs = [outputs_of[(name, idx)][t] for name, idx, t in config["output_layers"]]
+        return cls(inputs=inputs if len(inputs) > 1 else inputs[0],
+                   outputs=outputs if len(outputs) > 1 else outputs[0], name=config.get("name"))
 
     def to_json(self, **kwargs):
         import json

@@ -92,20 +92,112 @@ from tideflow.keras.layers.recurrent import (
     Wrapper,
 )
 
+
+def serialize(layer):
+    """``{'class_name', 'config'}`` of a layer."""
+    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+
+
+def deserialize(config, custom_objects=None):
+    """A new layer from ``serialize``'s output (classes of this module or ``custom_objects``)."""
+    from tideflow.keras.engine.sequential import Sequential
+    from tideflow.keras.engine.training import Model
+    from tideflow.keras.utils import get_custom_objects
+
+    name = config["class_name"]
+    cls = ((custom_objects or {}).get(name) or get_custom_objects().get(name)
+           or globals().get(name) or {"Sequential": Sequential, "Model": Model}.get(name))
+    if cls is None:
+        raise ValueError(f"Unknown layer: {name}")
+    return cls.from_config(config["config"])
+
+
 __all__ = [
-    "ELU", "GRU", "LSTM", "RNN", "Activation", "ActivityRegularization", "Add", "Average",
-    "AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D", "BatchNormalization",
-    "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Conv2DTranspose", "Convolution1D",
-    "Convolution2D", "Convolution2DTranspose", "Cropping1D", "Cropping2D", "Deconv2D",
-    "Deconvolution2D", "Dense", "DepthwiseConv2D", "Dot", "Dropout", "Embedding", "Flatten",
-    "GRUCell", "GaussianNoise", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
-    "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalMaxPool1D", "GlobalMaxPool2D",
-    "GlobalMaxPooling1D", "GlobalMaxPooling2D", "Input", "InputLayer", "InputSpec", "LSTMCell",
-    "Lambda", "Layer", "LayerNormalization", "LeakyReLU", "Masking", "MaxPool1D", "MaxPool2D",
-    "MaxPooling1D", "MaxPooling2D", "Maximum", "Minimum", "Multiply", "PReLU", "Permute", "ReLU",
-    "RepeatVector", "Reshape", "SeparableConv2D", "SeparableConvolution2D", "SimpleRNN",
-    "SimpleRNNCell", "Softmax", "SpatialDropout1D", "SpatialDropout2D", "Subtract",
-    "ThresholdedReLU", "TimeDistributed", "UpSampling1D", "UpSampling2D", "Wrapper",
-    "ZeroPadding1D", "ZeroPadding2D", "add", "average", "concatenate", "dot", "maximum",
-    "minimum", "multiply", "subtract",
+    "ELU",
+    "GRU",
+    "LSTM",
+    "RNN",
+    "Activation",
+    "ActivityRegularization",
+    "Add",
+    "Average",
+    "AveragePooling1D",
+    "AveragePooling2D",
+    "AvgPool1D",
+    "AvgPool2D",
+    "BatchNormalization",
+    "Bidirectional",
+    "Concatenate",
+    "Conv1D",
+    "Conv2D",
+    "Conv2DTranspose",
+    "Convolution1D",
+    "Convolution2D",
+    "Convolution2DTranspose",
+    "Cropping1D",
+    "Cropping2D",
+    "Deconv2D",
+    "Deconvolution2D",
+    "Dense",
+    "DepthwiseConv2D",
+    "Dot",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "GRUCell",
+    "GaussianNoise",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
+    "Input",
+    "InputLayer",
+    "InputSpec",
+    "LSTMCell",
+    "Lambda",
+    "Layer",
+    "LayerNormalization",
+    "LeakyReLU",
+    "Masking",
+    "MaxPool1D",
+    "MaxPool2D",
+    "MaxPooling1D",
+    "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
+    "PReLU",
+    "Permute",
+    "ReLU",
+    "RepeatVector",
+    "Reshape",
+    "SeparableConv2D",
+    "SeparableConvolution2D",
+    "SimpleRNN",
+    "SimpleRNNCell",
+    "Softmax",
+    "SpatialDropout1D",
+    "SpatialDropout2D",
+    "Subtract",
+    "ThresholdedReLU",
+    "TimeDistributed",
+    "UpSampling1D",
+    "UpSampling2D",
+    "Wrapper",
+    "ZeroPadding1D",
+    "ZeroPadding2D",
+    "add",
+    "average",
+    "concatenate",
+    "deserialize",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "serialize",
+    "subtract",
 ]

@@ -180,6 +180,11 @@ class Conv2DTranspose(Conv2D):
         self.output_padding = None if output_padding is None else normalize_tuple(
             output_padding, 2, "output_padding")
 
+    def get_config(self):
+        config = super().get_config()
+        config["output_padding"] = self.output_padding
+        return config
+
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
         channels = dims[self._channel_axis()]
@@ -259,6 +264,16 @@ class DepthwiseConv2D(Conv2D):
         self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
         self.built = True
 
+    def get_config(self):
+        config = super().get_config()
+        for k in ("filters", "kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+            config.pop(k, None)
+        config.update(depth_multiplier=self.depth_multiplier,
+                      depthwise_initializer=_ser(initializers, self.depthwise_initializer),
+                      depthwise_regularizer=_ser(regularizers, self.depthwise_regularizer),
+                      depthwise_constraint=_ser(constraints, self.depthwise_constraint))
+        return config
+
     def _convolve(self, x):
         return tf.nn.depthwise_conv2d(x, self.depthwise_kernel, strides=(1,) + self.strides + (1,),
                                       padding=self.padding.upper(),
@@ -307,6 +322,15 @@ class SeparableConv2D(Conv2D):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
         self.built = True
+
+    def get_config(self):
+        config = super().get_config()
+        for k in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
+            config.pop(k, None)
+        config.update(depth_multiplier=self.depth_multiplier,
+                      depthwise_initializer=_ser(initializers, self.depthwise_initializer),
+                      pointwise_initializer=_ser(initializers, self.pointwise_initializer))
+        return config
 
     def _convolve(self, x):
         return tf.nn.separable_conv2d(x, self.depthwise_kernel, self.pointwise_kernel,
@@ -456,6 +480,11 @@ class ZeroPadding1D(Layer):
             padding, tuple) or len(padding) != 2 else tuple(padding)
         self.input_spec = InputSpec(ndim=3)
 
+    def get_config(self):
+        config = super().get_config()
+        config["padding"] = self.padding
+        return config
+
     def call(self, inputs):
         return tf.pad(inputs, [[0, 0], list(self.padding), [0, 0]])
 
@@ -495,6 +524,11 @@ class Cropping1D(Layer):
         self.cropping = (cropping, cropping) if isinstance(cropping, int) else tuple(cropping)
         self.input_spec = InputSpec(ndim=3)
 
+    def get_config(self):
+        config = super().get_config()
+        config["cropping"] = self.cropping
+        return config
+
     def call(self, inputs):
         end = -self.cropping[1] if self.cropping[1] else None
         return inputs[:, self.cropping[0]:end, :]
@@ -511,6 +545,11 @@ class Cropping2D(Layer):
         self.cropping = _pairs(cropping, 2, "cropping")
         self.data_format = data_format or K.image_data_format()
         self.input_spec = InputSpec(ndim=4)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(cropping=self.cropping, data_format=self.data_format)
+        return config
 
     def call(self, inputs):
         (t, b), (left, r) = self.cropping
@@ -532,6 +571,11 @@ class UpSampling1D(Layer):
         self.size = int(size)
         self.input_spec = InputSpec(ndim=3)
 
+    def get_config(self):
+        config = super().get_config()
+        config["size"] = self.size
+        return config
+
     def call(self, inputs):
         return K.repeat_elements(inputs, self.size, axis=1)
 
@@ -551,6 +595,12 @@ class UpSampling2D(Layer):
             raise ValueError("interpolation should be one of `nearest` or `bilinear`.")
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(size=self.size, data_format=self.data_format,
+                      interpolation=self.interpolation)
+        return config
 
     def call(self, inputs):
         x = _to_last(inputs, 2, self.data_format)

@@ -164,8 +164,15 @@ class SpatialDropout1D(Dropout):
 
 class SpatialDropout2D(Dropout):
     def __init__(self, rate, data_format=None, **kwargs):
+        kwargs.pop("noise_shape", None)
         super().__init__(rate, **kwargs)
         self.data_format = data_format or K.image_data_format()
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("noise_shape", None)
+        config["data_format"] = self.data_format
+        return config
 
     def call(self, inputs, training=None):
         shape = tf.shape(inputs)
@@ -182,6 +189,11 @@ class GaussianNoise(Layer):
     def __init__(self, stddev, **kwargs):
         super().__init__(**kwargs)
         self.stddev = stddev
+
+    def get_config(self):
+        config = super().get_config()
+        config["stddev"] = self.stddev
+        return config
 
     def call(self, inputs, training=None):
         return K.in_train_phase(
@@ -354,7 +366,8 @@ class Lambda(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(function=getattr(self.function, "__name__", "lambda"),
+        # the function itself (Keras marshals its bytecode; a clone only needs the object)
+        config.update(function=self.function, output_shape=self._output_shape,
                       arguments=self.arguments)
         return config
 
@@ -386,6 +399,11 @@ class Masking(Layer):
 
     def compute_mask(self, inputs, mask=None):
         return tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        config["mask_value"] = self.mask_value
+        return config
 
     def call(self, inputs):
         keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
@@ -464,6 +482,11 @@ class ThresholdedReLU(Layer):
         super().__init__(**kwargs)
         self.theta = theta
 
+    def get_config(self):
+        config = super().get_config()
+        config["theta"] = float(self.theta)
+        return config
+
     def call(self, inputs):
         return inputs * tf.cast(tf.greater(inputs, self.theta), inputs.dtype.base_dtype)
 
@@ -515,6 +538,14 @@ class PReLU(Layer):
                                      regularizer=self.alpha_regularizer,
                                      constraint=self.alpha_constraint)
         self.built = True
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(alpha_initializer=_ser(initializers, self.alpha_initializer),
+                      alpha_regularizer=_ser(regularizers, self.alpha_regularizer),
+                      alpha_constraint=_ser(constraints, self.alpha_constraint),
+                      shared_axes=self.shared_axes)
+        return config
 
     def call(self, inputs):
         pos = tf.nn.relu(inputs)

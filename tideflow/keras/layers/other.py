@@ -151,6 +151,12 @@ class LayerNormalization(Layer):
                                     regularizer=self.beta_regularizer) if self.center else None
         self.built = True
 
+    def get_config(self):
+        config = super().get_config()
+        config.update(axis=self.axis, epsilon=self.epsilon, center=self.center,
+                      scale=self.scale)
+        return config
+
     def call(self, inputs):
         rank = inputs.get_shape().ndims
         mean, variance = tf.nn.moments(inputs, self._axes, keep_dims=True)

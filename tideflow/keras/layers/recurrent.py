@@ -467,6 +467,14 @@ class Wrapper(Layer):
                            "config": self.layer.get_config()}
         return config
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tideflow.keras.layers import deserialize
+
+        config = dict(config)
+        config["layer"] = deserialize(config["layer"], custom_objects=custom_objects)
+        return cls(**config)
+
 
 class TimeDistributed(Wrapper):
     """Applies ``layer`` to every time step of [batch, time, ...] inputs."""
@@ -524,8 +532,14 @@ class Bidirectional(Wrapper):
             self.backward_layer = backward_layer
         self._sublayers = [self.forward_layer, self.backward_layer]
         self.merge_mode = merge_mode
+        self._sublayers = [self.forward_layer, self.backward_layer]
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+
+    def get_config(self):
+        config = super().get_config()
+        config["merge_mode"] = self.merge_mode
+        return config
 
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
