@@ -251,6 +251,11 @@ def _arg(fn):
         if np.shape(x)[d] == 0:
             _fail(f"Reduction axis {d} is empty in shape "
                   f"[{','.join(str(s) for s in np.shape(x))}]")
+        if np.issubdtype(np.asarray(x).dtype, np.floating):
+            # TF's argmax/argmin never pick a NaN (NaN compares false); all-NaN gives index 0
+            nan = np.isnan(x)
+            if nan.any():
+                x = np.where(nan, -np.inf if fn is np.argmax else np.inf, x)
         return fn(x, axis=d).astype(output_type.as_numpy_dtype, copy=False)
 
     return kernel
@@ -591,8 +596,11 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated("keepdims", keepdims, "keep_dims", keep_dims)
     x = ops.convert_to_tensor(input_tensor, name="input_tensor")
-    return ops.apply_op(op_type, [x, _reduction_dims(x, axis)],
-                        {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
+    out = ops.apply_op(op_type, [x, _reduction_dims(x, axis)],
+                       {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
+    if axis is None and not keepdims:
+        out.set_shape([])  # a full reduction is a scalar even when the input's rank is unknown
+    return out
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
