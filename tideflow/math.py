@@ -4,6 +4,8 @@ Every name here is the same function object as the ``tf.*`` (or ``tf.nn.*``) one
 ``tf.math.mod`` is ``tf.mod`` (floor modulus), as in TF 1.x. Loaded on first use of ``tf.math``.
 """
 
+import types as _types
+
 from tideflow import (
     abs,
     accumulate_n,
@@ -138,3 +140,7 @@ from tideflow.ops.special_math_ops import (
 )
 from tideflow.ops.special_math_ops import div_no_nan as divide_no_nan
 from tideflow.ops.special_math_ops import mul_no_nan as multiply_no_nan
+
+# tf.math.special: the special functions tideflow has (Bessel I0/I1 and their scaled forms)
+special = _types.SimpleNamespace(
+    bessel_i0=bessel_i0, bessel_i0e=bessel_i0e, bessel_i1=bessel_i1, bessel_i1e=bessel_i1e)

@@ -540,18 +540,52 @@ def _ternary_shape(op):
     return [s]
 
 
-def _igamma_grad_x(op, grad):
+def _igamma_grad_a(a, x):
+    """dP(a, x)/da by differentiating P's series term by term:
+    P = sum_k exp(-x) x^(a+k) / Gamma(a+k+1), each term times (log x - digamma(a+k+1))."""
+    a, x = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
+    out = np.full(a.shape, np.nan)
+    ok = (a > 0) & (x > 0) & np.isfinite(x)
+    out[(a > 0) & ((x == 0) | np.isposinf(x))] = 0.0
+    if ok.any():
+        av, xv = a[ok], x[ok]
+        logx = np.log(xv)
+        log_term = -xv + av * logx - sf.lgamma(av + 1.0)  # log of term k = 0
+        total = np.exp(log_term) * (logx - sf.digamma(av + 1.0))
+        peak = np.abs(total)
+        k = 0
+        while True:
+            k += 1
+            log_term = log_term + logx - np.log(av + k)
+            t = np.exp(log_term) * (logx - sf.digamma(av + k + 1.0))
+            total += t
+            peak = np.maximum(peak, np.abs(t))
+            # past the terms' peak (k > x) and negligible against the largest term
+            if k > 20 and np.all((k > xv) & (np.abs(t) <= _EPS * 1e-2 * peak)):
+                break
+            if k > 100000:
+                break
+        out[ok] = total
+    return out
+
+
+op_registry.declare(
+    "IgammaGradA", inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
+    shape=_binary_shape, kernel=_f64(_igamma_grad_a), differentiable=False,
+)
+
+
+def _igamma_grad(op, grad):
     from tideflow.ops.elementwise import reduce_to_inputs
+    from tideflow.ops.unary_ops import lgamma
 
     a, x = op._inputs
     m = _m()
-    from tideflow.ops.unary_ops import lgamma
-
     dx = m.exp(-x + (a - 1) * m.log(x) - lgamma(a))
+    da = ops.apply_op("IgammaGradA", [a, x])._outputs[0]
     if op._type == "Igammac":
-        dx = -dx
-    # TF differentiates with respect to x only in closed form; a's partial is not provided
-    return list(reduce_to_inputs(a, x, None, grad * dx))
+        dx, da = -dx, -da
+    return list(reduce_to_inputs(a, x, grad * da, grad * dx))
 
 
 def _betainc_grad(op, grad):
@@ -582,7 +616,7 @@ def _betainc_grad(op, grad):
 for _name, _fn in (("Igamma", _igamma), ("Igammac", _igammac)):
     op_registry.declare(
         _name, inputs=["a: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
-        shape=_binary_shape, kernel=_f64(_fn), grad=_igamma_grad_x,
+        shape=_binary_shape, kernel=_f64(_fn), grad=_igamma_grad,
     )
 op_registry.declare(
     "Betainc", inputs=["a: T", "b: T", "x: T"], outputs=["z: T"], attrs=["T: {float, double}"],
