@@ -123,3 +123,19 @@ def test_print_to_logging_with_variables_and_sparse_tensors():
     assert (logging.WARNING,
             "v [1 2.5] 'SparseTensor(indices=[[0 1]], values=[5], shape=[2 2])'") in records
     assert (logging.INFO, "[[1 2.5], 3]\n") in records
+
+
+def test_io_aliases_initializer_identity_logging_and_saved_model_tags():
+    assert tf.io.decode_png is tf.image.decode_png
+    assert tf.io.PaddingFIFOQueue is tf.queue.PaddingFIFOQueue
+    assert tf.io.gfile.join("a", "b", "c") == "a/b/c"
+    assert tf.saved_model.SERVING == "serve" and tf.saved_model.TRAINING == "train"
+    # TF programs configure the "tensorflow" logger
+    assert tf.logging.get_logger() is logging.getLogger("tensorflow")
+    with tf.Graph().as_default():
+        v = tf.get_variable("eye", [2, 3], initializer=tf.initializers.identity(gain=3.0))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(v), 3.0 * np.eye(2, 3))
+        with pytest.raises(ValueError, match="2D matrices"):
+            tf.get_variable("bad", [2], initializer=tf.initializers.identity())

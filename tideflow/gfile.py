@@ -28,6 +28,19 @@ from tideflow.framework.file_io import rename as Rename
 from tideflow.framework.file_io import stat as Stat
 from tideflow.framework.file_io import walk as Walk
 
+
+def join(path, *paths):
+    """Joins path components (``tf.io.gfile.join``)."""
+    import os
+
+    return os.path.join(path, *paths)
+
+
+def get_registered_schemes():
+    """The filesystem schemes this build reads: local paths only."""
+    return ["", "file"]
+
+
 __all__ = [
     "Copy",
     "DeleteRecursively",
@@ -46,8 +59,10 @@ __all__ = [
     "Walk",
     "copy",
     "exists",
+    "get_registered_schemes",
     "glob",
     "isdir",
+    "join",
     "listdir",
     "makedirs",
     "mkdir",

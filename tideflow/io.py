@@ -24,8 +24,32 @@ from tideflow.ops.parsing_ops import (
 
 _FROM_IO_OPS = ("read_file", "write_file", "matching_files")
 
+# names tf.io shares with other namespaces: name -> dotted path under ``tideflow``
+_ALIASES = {
+    "decode_jpeg": "image.decode_jpeg", "decode_png": "image.decode_png",
+    "decode_gif": "image.decode_gif", "decode_bmp": "image.decode_bmp",
+    "decode_image": "image.decode_image", "encode_jpeg": "image.encode_jpeg",
+    "encode_png": "image.encode_png", "extract_jpeg_shape": "image.extract_jpeg_shape",
+    "is_jpeg": "image.is_jpeg", "decode_and_crop_jpeg": "image.decode_and_crop_jpeg",
+    "PaddingFIFOQueue": "queue.PaddingFIFOQueue", "PriorityQueue": "queue.PriorityQueue",
+    "QueueBase": "queue.QueueBase", "RandomShuffleQueue": "queue.RandomShuffleQueue",
+    "FIFOQueue": "queue.FIFOQueue",
+    "decode_base64": "decode_base64", "encode_base64": "encode_base64",
+    "serialize_sparse": "serialize_sparse", "serialize_many_sparse": "serialize_many_sparse",
+    "deserialize_many_sparse": "deserialize_many_sparse",
+    "match_filenames_once": "train.match_filenames_once", "write_graph": "train.write_graph",
+}
+
 
 def __getattr__(name):
+    if name in _ALIASES:
+        import tideflow
+
+        value = tideflow
+        for part in _ALIASES[name].split("."):
+            value = getattr(value, part)
+        globals()[name] = value
+        return value
     if name in _FROM_IO_OPS:
         import importlib
 

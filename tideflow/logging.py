@@ -8,10 +8,13 @@ WARN = _logging.WARNING
 ERROR = _logging.ERROR
 FATAL = _logging.FATAL
 
-_logger = _logging.getLogger("tideflow")
+# the logger TF 1.x programs configure (logging.getLogger("tensorflow").setLevel(...)) and
+# whose lines they expect ("INFO:tensorflow:...")
+LOGGER_NAME = "tensorflow"
+_logger = _logging.getLogger(LOGGER_NAME)
 if not _logger.handlers:
     _handler = _logging.StreamHandler()
-    _handler.setFormatter(_logging.Formatter("%(levelname)s:tideflow:%(message)s"))
+    _handler.setFormatter(_logging.Formatter("%(levelname)s:tensorflow:%(message)s"))
     _logger.addHandler(_handler)
     _logger.propagate = False
     _logger.setLevel(WARN)
@@ -29,6 +32,22 @@ def set_verbosity(v):
 
 def get_verbosity():
     return _logger.getEffectiveLevel()
+
+
+def vlog(level, msg, *args, **kwargs):
+    """Verbose logging: shown at DEBUG verbosity."""
+    _logger.log(_logging.DEBUG, msg, *args, **kwargs)
+
+
+def flush():
+    """Flushes the handlers of the logger."""
+    for handler in _logger.handlers:
+        handler.flush()
+
+
+def TaskLevelStatusMessage(msg):
+    """Logs ``msg`` at ERROR level (TF's task status line)."""
+    _logger.error(msg)
 
 
 def log(level, msg, *args, **kwargs):

@@ -81,14 +81,24 @@ constants = _namespace(
     SAVED_MODEL_FILENAME_PBTXT=SAVED_MODEL_FILENAME_PBTXT,
     SAVED_MODEL_SCHEMA_VERSION=SAVED_MODEL_SCHEMA_VERSION,
     VARIABLES_DIRECTORY=VARIABLES_DIRECTORY, VARIABLES_FILENAME=VARIABLES_FILENAME)
+# the tag names and debug-file constants at the top of the namespace, as tf.saved_model has them
+SERVING, TRAINING, GPU, TPU = _impl.SERVING, _impl.TRAINING, _impl.GPU, _impl.TPU
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
 main_op = _namespace("main_op", "SavedModel init ops.", main_op=_impl.main_op,
                      main_op_with_restore=main_op_with_restore)
 
 __all__ = [
+    "DEBUG_DIRECTORY",
+    "DEBUG_INFO_FILENAME_PB",
     "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
+    "GPU",
     "PREDICT_INPUTS",
     "PREDICT_METHOD_NAME",
     "PREDICT_OUTPUTS",
+    "SERVING",
+    "TPU",
+    "TRAINING",
     "Builder",
     "SavedModelBuilder",
     "build_signature_def",

@@ -96,6 +96,31 @@ class Constant(Initializer):
         return {"value": self.value, "dtype": self.dtype.name}
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (2-D shapes only; rectangular ones get ones on the
+    main diagonal)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain = gain
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        full_shape = list(shape) if partition_info is None else list(
+            partition_info.full_shape)
+        if len(full_shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        value = np.eye(*full_shape, dtype=dtype.as_numpy_dtype) * np.asarray(
+            self.gain, dtype=dtype.as_numpy_dtype)
+        if partition_info is not None:
+            offsets = partition_info.var_offset
+            value = value[tuple(slice(o, o + n) for o, n in zip(offsets, shape, strict=True))]
+        return constant_op.constant(value, dtype=dtype)
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
 class RandomUniform(Initializer):
     """Uniform samples in ``[minval, maxval)``."""
 

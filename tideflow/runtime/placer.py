@@ -287,7 +287,7 @@ def log_placement(ops, placement):
     """Prints each op's device as TF does under ``log_device_placement``."""
     import logging
 
-    log = logging.getLogger("tideflow")
+    log = logging.getLogger("tensorflow")
     for op in ops:
         dev = placement[op].name
         print(f"{op._name}: ({op._type}): {dev}")

@@ -13,7 +13,7 @@ from tideflow.framework import dtypes, ops
 from tideflow.protos import summary_pb2
 from tideflow.summary import summary_ops  # noqa: F401 - declares the ops
 
-_logger = logging.getLogger("tideflow")
+_logger = logging.getLogger("tensorflow")
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 

@@ -18,7 +18,7 @@ from tideflow.framework import ops
 from tideflow.framework.record_io import encode_record
 from tideflow.protos import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
-_logger = logging.getLogger("tideflow")
+_logger = logging.getLogger("tensorflow")
 
 FILE_VERSION = "brain.Event:2"
 
