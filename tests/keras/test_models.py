@@ -427,3 +427,22 @@ def test_functional_model_config_json_and_clone():
     seq_clone = tf.keras.models.clone_model(seq)
     seq_clone.set_weights(seq.get_weights())
     np.testing.assert_allclose(seq_clone.predict(x), seq.predict(x), rtol=1e-6)
+
+
+def test_add_loss_model_trains_without_targets():
+    inp = tf.keras.Input(shape=(6,))
+    code = L.Dense(2, activation="tanh", name="code")(inp)
+    out = L.Dense(6, name="recon")(code)
+    model = tf.keras.Model(inp, out)
+    model.add_loss(K.mean(K.sum(K.square(out - inp), axis=-1)))
+    model.compile(tf.keras.optimizers.Adam(0.02))
+    assert model.metrics_names == ["loss"]
+    x = np.random.RandomState(0).randn(128, 6).astype(np.float32)
+    x[:, 3:] = x[:, :3]  # rank-3 data: a 2-unit code cannot rebuild it all, but can improve
+    hist = model.fit(x, epochs=5, batch_size=32, verbose=0, validation_data=(x, None))
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
+    assert set(hist.history) == {"loss", "val_loss"}
+    want = np.mean(np.sum((model.predict(x) - x) ** 2, axis=-1))
+    assert model.evaluate(x, verbose=0) == pytest.approx(want, rel=1e-4)
+    with pytest.raises(ValueError, match="takes no targets"):
+        model.fit(x, x, verbose=0)

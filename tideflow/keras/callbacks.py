@@ -168,12 +168,24 @@ class ProgbarLogger(Callback):
         elapsed = time.time() - self.start
         values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
                             if k in logs)
+        per = _per_unit(elapsed, self.seen, "sample" if self.params.get("samples") else
+                        "step")
         if self.verbose == 1:
             if sys.stdout.isatty():
                 sys.stdout.write("\r")
-            print(f"{self.seen}/{self.target} [{'=' * 30}] - {elapsed:.0f}s - {values}")
+            print(f"{self.seen}/{self.target} [{'=' * 30}] - {elapsed:.0f}s {per} - {values}")
         else:
             print(f"{self.seen}/{self.target} - {elapsed:.0f}s - {values}")
+
+
+def _per_unit(elapsed, count, unit):
+    """Keras's time per sample or step: ``50us/sample``, ``3ms/step``."""
+    per = elapsed / max(count, 1)
+    if per >= 1:
+        return f"{per:.0f}s/{unit}"
+    if per >= 1e-3:
+        return f"{per * 1e3:.0f}ms/{unit}"
+    return f"{per * 1e6:.0f}us/{unit}"
 
 
 def _monitor_op(mode, monitor):

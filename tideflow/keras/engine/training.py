@@ -8,6 +8,8 @@ outputs each name is prefixed by the output layer's name. Epoch values are avera
 epoch's samples.
 """
 
+import time
+
 import numpy as np
 
 import tideflow as tf
@@ -345,6 +347,11 @@ class Model(Network):
             if not self._compiled:
                 raise RuntimeError("You must compile your model before training/testing. Use "
                                    "`model.compile(optimizer, loss)`.")
+            if all(t is None for t in self.targets):  # the losses were added with add_loss
+                if y is not None:
+                    raise ValueError("The model has no loss functions (its losses come from "
+                                     "add_loss), so it takes no targets `y`; got some.")
+                return xs, []
             if y is None:
                 raise ValueError("You must specify `y` (the targets) when training/testing.")
             live = [o if t is not None else None for o, t in zip(self.outputs, self.targets)]
@@ -533,18 +540,21 @@ class Model(Network):
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
+        start = time.time()
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps)
             source.peek()
             outs = self._evaluate_source(source)
-            n = "all"
+            n, unit = steps or 0, "step"
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None)
             outs = self._evaluate_arrays(xs, ys, batch_size or 32, sws)
-            n = len(xs[0])
+            n, unit = len(xs[0]), "sample"
         if verbose:
-            print(f"{n}/{n} - " + " - ".join(
+            elapsed = time.time() - start
+            print(f"{n}/{n} [{'=' * 30}] - {elapsed:.0f}s "
+                  f"{cbks._per_unit(elapsed, n, unit)} - " + " - ".join(
                 f"{k}: {v:.4f}" for k, v in zip(self.metrics_names, outs)))
         return _unlist(outs)
 
