@@ -179,3 +179,58 @@ def test_against_tensorflow_if_present():
     with tf.Graph().as_default():
         got = _run(signal.stft(x, 8, 3, pad_end=True))
     np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+def test_nd_transforms_over_axes_with_lengths_and_norms():
+    x = _rng.randn(2, 3, 4)
+    c = x + 1j * x[::-1]
+    with tf.Graph().as_default():
+        got = _run([signal.fftnd(c, axes=[0, 2]), signal.fftnd(c, fft_length=[5, 2]),
+                    signal.ifftnd(c, axes=[1], norm="ortho"), signal.rfftnd(x),
+                    signal.rfftnd(x, fft_length=[6], axes=[1]),
+                    signal.irfftnd(c, fft_length=[3, 6], norm="forward")])
+        with pytest.raises(ValueError, match="norm"):
+            signal.fftnd(c, norm="unitary")
+        with pytest.raises(ValueError, match="axes"):
+            signal.fftnd(c, axes=[0, 0])
+    want = [np.fft.fftn(c, axes=[0, 2]), np.fft.fftn(c, s=[5, 2], axes=[-2, -1]),
+            np.fft.ifftn(c, axes=[1], norm="ortho"), np.fft.rfftn(x),
+            np.fft.rfftn(x, s=[6], axes=[1]),
+            np.fft.irfftn(c, s=[3, 6], axes=[-2, -1], norm="forward")]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, atol=1e-12)
+
+
+def test_vorbis_kaiser_and_kbd_windows():
+    with tf.Graph().as_default():
+        vb, ks, kbd, k1 = _run([signal.vorbis_window(6, dtype=tf.float64),
+                                signal.kaiser_window(5, 3.0, dtype=tf.float64),
+                                signal.kaiser_bessel_derived_window(6, 3.0, dtype=tf.float64),
+                                signal.kaiser_window(1)])
+    n = np.arange(6)
+    np.testing.assert_allclose(vb, np.sin(np.pi / 2 * np.sin(np.pi * (n + 0.5) / 6) ** 2))
+    np.testing.assert_allclose(ks, np.kaiser(5, 3.0))
+    c = np.cumsum(np.kaiser(4, 3.0))
+    half = np.sqrt(c[:3] / c[-1])
+    np.testing.assert_allclose(kbd, np.concatenate([half, half[::-1]]))
+    np.testing.assert_allclose(kbd[:3] ** 2 + kbd[3:] ** 2, 1.0)  # power complementary
+    assert k1.tolist() == [1.0]
+
+
+def test_mdct_matches_its_sum_and_reconstructs():
+    x = _rng.randn(2, 24)
+    with tf.Graph().as_default():
+        m, mo = _run([signal.mdct(x, 8), signal.mdct(x, 8, norm="ortho")])
+        back = _run(signal.inverse_mdct(signal.mdct(x, 8, norm="ortho"), norm="ortho"))
+        back_plain = _run(signal.inverse_mdct(signal.mdct(x, 8)))
+        with pytest.raises(ValueError, match="multiple of 4"):
+            signal.mdct(x, 6)
+    n, k = np.arange(8)[:, None], np.arange(4)[None, :]
+    w = np.sin(np.pi / 2 * np.sin(np.pi * (np.arange(8) + 0.5) / 8) ** 2)
+    frames = np.stack([x[:, i * 4:i * 4 + 8] for i in range(5)], 1) * w
+    basis = np.cos(np.pi / 4 * (n + 0.5 + 2) * (k + 0.5))
+    np.testing.assert_allclose(m, 2 * frames @ basis, atol=1e-10)
+    np.testing.assert_allclose(mo, np.sqrt(2 / 4) * frames @ basis, atol=1e-10)
+    # time-domain aliasing cancels away from the two half-frames at the ends
+    np.testing.assert_allclose(back[:, 4:-4], x[:, 4:20], atol=1e-10)
+    np.testing.assert_allclose(back_plain[:, 4:-4], x[:, 4:20], atol=1e-10)

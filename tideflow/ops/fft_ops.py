@@ -365,3 +365,113 @@ def fftshift(x, axes=None, name=None):
 def ifftshift(x, axes=None, name=None):
     """The inverse of :func:`fftshift`."""
     return _shift(x, axes, True, name, "ifftshift")
+
+
+# -- N-D transforms over chosen axes (tf.signal.fftnd family), composed of the 1-D ops ---------
+
+
+def _nd_setup(x, fft_length, axes, what, inverse_real=False):
+    rank = x.get_shape().ndims
+    if rank is None:
+        raise ValueError(f"{what}: the rank of the input must be known")
+    if axes is None:
+        axes = list(range(rank - len(fft_length), rank)) if fft_length is not None else list(
+            range(rank))
+    axes = [a + rank if a < 0 else a for a in (np.atleast_1d(axes).tolist())]
+    if any(not 0 <= a < rank for a in axes) or len(set(axes)) != len(axes):
+        raise ValueError(f"{what}: axes {axes} are not distinct axes of a rank-{rank} input")
+    if fft_length is None:
+        shape = x.get_shape().as_list()
+        if any(shape[a] is None for a in axes):
+            raise ValueError(f"{what}: fft_length is needed when the transformed dimensions "
+                             f"are not all known")
+        fft_length = [shape[a] for a in axes]
+        if inverse_real:
+            fft_length[-1] = 2 * (fft_length[-1] - 1)
+    fft_length = [int(n) for n in np.atleast_1d(fft_length)]
+    if len(fft_length) != len(axes):
+        raise ValueError(f"{what}: fft_length {fft_length} and axes {axes} differ in length")
+    return axes, fft_length, rank
+
+
+def _along(x, axis, rank, fn):
+    """``fn`` applied to ``axis`` moved innermost, then moved back."""
+    from tideflow.ops import array_ops
+
+    if axis == rank - 1:
+        return fn(x)
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    inv = list(np.argsort(perm))
+    return array_ops.transpose(fn(array_ops.transpose(x, perm)), inv)
+
+
+def _fit_axis(x, axis, n, rank):
+    """``x`` cropped or zero-padded along ``axis`` to ``n``."""
+    from tideflow.ops import array_ops
+
+    def fit(y):
+        return _fit_inner(y, array_ops.reshape(ops.convert_to_tensor(n, dtypes.int32), [1]), 1)
+
+    return _along(x, axis, rank, fit)
+
+
+def _norm_scale(x, norm, lengths, inverse, what):
+    if norm in (None, "backward"):
+        return x
+    n = float(np.prod(lengths))
+    if norm == "ortho":
+        f = np.sqrt(n) if inverse else 1 / np.sqrt(n)
+    elif norm == "forward":
+        f = n if inverse else 1 / n
+    else:
+        raise ValueError(f"{what}: norm must be 'backward', 'ortho' or 'forward', got {norm!r}")
+    return x * np.array(f, x.dtype.as_numpy_dtype)
+
+
+def _complex_nd(x, fft_length, axes, norm, name, inverse):
+    what = "ifftnd" if inverse else "fftnd"
+    with ops.name_scope(name, what, [x]):
+        x = _complex_input(x, what)
+        axes, lengths, rank = _nd_setup(x, fft_length, axes, what)
+        for a, n in zip(axes, lengths):
+            x = _fit_axis(x, a, n, rank)
+            x = _along(x, a, rank, lambda y: _fft_apply(1, inverse, y))
+        return _norm_scale(x, norm, lengths, inverse, what)
+
+
+def fftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The N-D FFT over ``axes`` (default: the last ``len(fft_length)`` axes, or all), each
+    cropped or zero-padded to ``fft_length``."""
+    return _complex_nd(input_tensor, fft_length, axes, norm, name, False)
+
+
+def ifftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The inverse of :func:`fftnd`."""
+    return _complex_nd(input_tensor, fft_length, axes, norm, name, True)
+
+
+def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The N-D FFT of a real signal: the real FFT over the last of ``axes``, then complex
+    FFTs over the others."""
+    with ops.name_scope(name, "rfftnd", [input_tensor]):
+        x = _real_input(input_tensor, "rfftnd")
+        axes, lengths, rank = _nd_setup(x, fft_length, axes, "rfftnd")
+        last = axes[-1]
+        x = _along(x, last, rank, lambda y: _rfft_apply(1, y, [lengths[-1]]))
+        for a, n in zip(axes[:-1], lengths[:-1]):
+            x = _fit_axis(x, a, n, rank)
+            x = _along(x, a, rank, lambda y: _fft_apply(1, False, y))
+        return _norm_scale(x, norm, lengths, False, "rfftnd")
+
+
+def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The inverse of :func:`rfftnd`: complex inverse FFTs over all but the last of ``axes``,
+    then the real inverse FFT of length ``fft_length[-1]`` over the last."""
+    with ops.name_scope(name, "irfftnd", [input_tensor]):
+        x = _complex_input(input_tensor, "irfftnd")
+        axes, lengths, rank = _nd_setup(x, fft_length, axes, "irfftnd", inverse_real=True)
+        for a, n in zip(axes[:-1], lengths[:-1]):
+            x = _fit_axis(x, a, n, rank)
+            x = _along(x, a, rank, lambda y: _fft_apply(1, True, y))
+        x = _along(x, axes[-1], rank, lambda y: _irfft_apply(1, y, [lengths[-1]]))
+        return _norm_scale(x, norm, lengths, True, "irfftnd")

@@ -354,3 +354,112 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
             raise ValueError(f"mfccs_from_log_mel_spectrograms: num_mel_bins must be positive, "
                              f"got {num}")
         return dct(x, type=2) * (1.0 / math.sqrt(2.0 * num))
+
+
+# -- more windows and the MDCT ----------------------------------------------------------------
+
+
+def _const_length(window_length, what):
+    n = _int_value(window_length, "window_length", what)
+    if n is None:
+        raise ValueError(f"{what}: window_length must be a constant")
+    if n < 0:
+        raise ValueError(f"{what}: window_length must be non-negative, got {n}")
+    return n
+
+
+def _float_dtype(dtype, what):
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"{what}: dtype must be a floating point type, got {dtype}")
+    return dtype
+
+
+def vorbis_window(window_length, dtype=dtypes.float32, name=None):
+    """The Vorbis power-complementary window ``sin(pi/2 sin^2(pi (n + 1/2) / N))``."""
+    with ops.name_scope(name, "vorbis_window", [window_length]):
+        dtype = _float_dtype(dtype, "vorbis_window")
+        n = _const_length(window_length, "vorbis_window")
+        k = np.arange(n, dtype=np.float64)
+        w = np.sin(np.pi / 2 * np.sin(np.pi * (k + 0.5) / max(n, 1)) ** 2)
+        return ops.convert_to_tensor(w.astype(dtype.as_numpy_dtype))
+
+
+def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
+    """The (symmetric) Kaiser window ``I0(beta sqrt(1 - (2n/(N-1) - 1)^2)) / I0(beta)``."""
+    with ops.name_scope(name, "kaiser_window", [window_length, beta]):
+        dtype = _float_dtype(dtype, "kaiser_window")
+        n = _const_length(window_length, "kaiser_window")
+        w = np.kaiser(n, float(beta)) if n > 1 else np.ones(n)
+        return ops.convert_to_tensor(w.astype(dtype.as_numpy_dtype))
+
+
+def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
+    """The Kaiser-Bessel-derived window: the square root of the normalized running sum of a
+    Kaiser window of length ``N/2 + 1``, mirrored."""
+    with ops.name_scope(name, "kaiser_bessel_derived_window", [window_length, beta]):
+        dtype = _float_dtype(dtype, "kaiser_bessel_derived_window")
+        n = _const_length(window_length, "kaiser_bessel_derived_window")
+        half = n // 2
+        k = np.kaiser(half + 1, float(beta)) if half > 0 else np.ones(1)
+        c = np.cumsum(k)
+        left = np.sqrt(c[:half] / c[-1])
+        w = np.concatenate([left, left[::-1]])
+        return ops.convert_to_tensor(w.astype(dtype.as_numpy_dtype))
+
+
+def _mdct_basis(frame_length, t):
+    half = frame_length // 2
+    n = np.arange(frame_length)[:, None]
+    k = np.arange(half)[None, :]
+    return np.cos(np.pi / half * (n + 0.5 + half / 2) * (k + 0.5)).astype(t)
+
+
+def _mdct_frame_length(frame_length, what):
+    fl = _int_value(frame_length, "frame_length", what)
+    if fl is None:
+        raise ValueError(f"{what}: frame_length must be a constant")
+    if fl % 4:
+        raise ValueError("The frame length must be a multiple of 4.")
+    return fl
+
+
+def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
+    """The modified DCT of real ``signals [..., samples]``: half-overlapping windowed frames
+    to ``[..., frames, frame_length / 2]`` coefficients (``norm="ortho"`` scales by
+    ``sqrt(2 / (frame_length / 2))`` instead of 2)."""
+    if norm not in (None, "ortho"):
+        raise ValueError(f"norm must be None or 'ortho', got {norm!r}")
+    with ops.name_scope(name, "mdct", [signals]):
+        signals = ops.convert_to_tensor(signals, name="signals")
+        fl = _mdct_frame_length(frame_length, "mdct")
+        frames = frame(signals, fl, fl // 2, pad_end=pad_end)
+        if window_fn is not None:
+            frames = frames * window_fn(fl, dtype=signals.dtype)
+        half = fl // 2
+        scale = 2.0 if norm is None else math.sqrt(2.0 / half)
+        basis = _mdct_basis(fl, signals.dtype.as_numpy_dtype) * np.array(
+            scale, signals.dtype.as_numpy_dtype)
+        rank = frames.get_shape().ndims
+        return linalg_ops.tensordot(frames, ops.convert_to_tensor(basis), [[rank - 1], [0]])
+
+
+def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
+    """The inverse of :func:`mdct`: ``[..., frames, N / 2]`` to ``[..., (frames + 1) N / 2]``
+    samples (time-domain aliasing cancels with a power-complementary window)."""
+    if norm not in (None, "ortho"):
+        raise ValueError(f"norm must be None or 'ortho', got {norm!r}")
+    with ops.name_scope(name, "inverse_mdct", [mdcts]):
+        mdcts = ops.convert_to_tensor(mdcts, name="mdcts")
+        s = mdcts.get_shape()
+        if s.ndims is None or s[-1].value is None:
+            raise ValueError("inverse_mdct: the number of coefficients per frame must be known")
+        half = s[-1].value
+        fl = 2 * half
+        scale = 1.0 / half if norm is None else math.sqrt(2.0 / half)
+        basis = _mdct_basis(fl, mdcts.dtype.as_numpy_dtype).T * np.array(
+            scale, mdcts.dtype.as_numpy_dtype)
+        frames = linalg_ops.tensordot(mdcts, ops.convert_to_tensor(basis), [[s.ndims - 1], [0]])
+        if window_fn is not None:
+            frames = frames * window_fn(fl, dtype=mdcts.dtype)
+        return overlap_and_add(frames, half)
