@@ -239,3 +239,46 @@ def test_column_argument_errors():
         fc.numeric_column(3)
     with pytest.raises(TypeError, match="normalizer_fn must be a callable"):
         fc.numeric_column("a", normalizer_fn=1)
+
+
+def test_sparse_cross_hashed_matches_tf_fingerprints():
+    from tideflow.feature_column.sparse_cross import (
+        DEFAULT_HASH_KEY,
+        sparse_cross,
+        sparse_cross_hashed,
+    )
+
+    # the values TF's own sparse_cross_op tests pin down
+    with tf.Graph().as_default():
+        inputs = [tf.SparseTensor([[0, 0]], [v], [1, 1])
+                  for v in ("batch1-FC1-F1", "batch1-FC2-F1", "batch1-FC3-F1")]
+        got = run([sparse_cross_hashed(inputs).values,
+                   sparse_cross_hashed(inputs, 100).values,
+                   sparse_cross_hashed(inputs, 100, DEFAULT_HASH_KEY + 1).values,
+                   sparse_cross_hashed(inputs, 0, DEFAULT_HASH_KEY + 1).values], init=False)
+        assert [int(g[0]) for g in got] == [1971693436396284976, 83, 31, 4847552627144134031]
+        # the string form shows the order of the crosses: the last input varies fastest
+        strings = run(sparse_cross([tf.SparseTensor([[0, 0], [0, 1]], ["a", "b"], [1, 2]),
+                                    tf.constant([[1, 2]], tf.int64)]), init=False)
+    assert list(strings.values) == [b"a_X_1", b"a_X_2", b"b_X_1", b"b_X_2"]
+    np.testing.assert_array_equal(strings.indices, [[0, 0], [0, 1], [0, 2], [0, 3]])
+
+
+def test_crossed_column_of_a_feature_and_a_bucketized_column():
+    from tideflow.feature_column.sparse_cross import sparse_cross_hashed
+
+    age = fc.bucketized_column(fc.numeric_column("age"), [18.0, 65.0])
+    crossed = fc.crossed_column([age, "city"], hash_bucket_size=50)
+    assert crossed.name == "age_bucketized_X_city" and crossed.num_buckets == 50
+    assert set(crossed._parse_example_spec) == {"age", "city"}
+    features = {"age": np.array([[10.0], [40.0], [70.0]], np.float32),
+                "city": np.array([["paris"], ["rome"], ["oslo"]])}
+    with tf.Graph().as_default():
+        got = run(fc.input_layer(features, [fc.indicator_column(crossed)]))
+        ref = run(sparse_cross_hashed([tf.constant([[0], [1], [2]], tf.int64),
+                                       tf.constant(features["city"])], 50).values)
+    np.testing.assert_array_equal(got, np.eye(50)[ref])
+    with pytest.raises(ValueError, match="not supported for crossing"):
+        fc.crossed_column([fc.categorical_column_with_hash_bucket("c", 4), "d"], 10)
+    with pytest.raises(ValueError, match="keys must be a list with length > 1"):
+        fc.crossed_column(["a"], 10)

@@ -606,6 +606,81 @@ def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dt
     return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
 
 
+class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
+        "_CrossedColumn", ["keys", "hash_bucket_size", "hash_key"])):
+    """Hashed crosses of raw string/integer features and categorical columns."""
+
+    @property
+    def name(self):
+        names = [k if isinstance(k, str) else k.name for k in self.keys]
+        return "_X_".join(sorted(names))
+
+    @property
+    def _parse_example_spec(self):
+        spec = {}
+        for key in self.keys:
+            if isinstance(key, str):
+                spec[key] = parsing_ops.VarLenFeature(dtypes.string)
+            else:
+                spec.update(key._parse_example_spec)
+        return spec
+
+    @property
+    def _num_buckets(self):
+        return self.hash_bucket_size
+
+    def _leaves(self):
+        for key in self.keys:
+            if isinstance(key, _CrossedColumn):
+                yield from key._leaves()
+            else:
+                yield key
+
+    def _transform_feature(self, inputs):
+        from tideflow.feature_column import sparse_cross
+
+        tensors = []
+        for key in self._leaves():
+            if isinstance(key, str):
+                t = inputs.get(key)
+                if not isinstance(t, _SparseTensor) and t.dtype.is_integer and (
+                        t.dtype != dtypes.int64):
+                    t = cast_ops.cast(t, dtypes.int64)
+                elif isinstance(t, _SparseTensor) and t.values.dtype.is_integer and (
+                        t.values.dtype != dtypes.int64):
+                    t = _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64))
+                tensors.append(t)
+            else:
+                pair = key._get_sparse_tensors(inputs)
+                if pair.weight_tensor is not None:
+                    raise ValueError("crossed_column does not support weight_tensor, but the "
+                                     f"given column populates weight_tensor. Given column: "
+                                     f"{key.name}")
+                tensors.append(_map_sparse_values(
+                    pair.id_tensor, lambda v: cast_ops.cast(v, dtypes.int64)))
+        return sparse_cross.sparse_cross_hashed(tensors, num_buckets=self.hash_bucket_size,
+                                                hash_key=self.hash_key)
+
+
+def crossed_column(keys, hash_bucket_size, hash_key=None):
+    """Crosses of ``keys`` (feature names or categorical columns), hashed into
+    ``hash_bucket_size`` buckets with TF's ``SparseCrossHashed`` fingerprints."""
+    if not hash_bucket_size or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")
+    if not keys or len(keys) < 2:
+        raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
+    for key in keys:
+        if not isinstance(key, (str, _CategoricalColumn)):
+            raise ValueError(f"Unsupported key type. All keys must be either string, or "  # noqa: TRY004 - as TF
+                             f"categorical column except _HashedCategoricalColumn. Given: {key}")
+        if isinstance(key, _HashedCategoricalColumn):
+            raise ValueError("categorical_column_with_hash_bucket is not supported for "  # noqa: TRY004 - as TF
+                             "crossing. Hashing before crossing will increase probability of "
+                             "collision. Instead, use the feature name as a string. Given: "
+                             f"{key}")
+    return _CrossedColumn(tuple(keys), int(hash_bucket_size), hash_key)
+
+
 # ----------------------------------------------------------------------------------------
 # dense columns over categorical ones
 # ----------------------------------------------------------------------------------------
