@@ -201,3 +201,19 @@ def test_testcase_raises_op_error(case):
         assert case.evaluate(tf.constant(2.0) * 3) == 6.0
     d = case.get_temp_dir()
     assert os.path.isdir(d) and d.startswith(tf.test.get_temp_dir())
+
+
+def test_compute_gradient_scalar_output_and_complex_layout():
+    with tf.Graph().as_default(), tf.Session():
+        x = tf.placeholder(tf.float64, [3])
+        y = tf.reduce_sum(x * x)  # a scalar y: one column
+        theo, num = tf.test.compute_gradient(x, [3], y, [], x_init_value=np.array([1.0, 2, 3]))
+        assert theo.shape == (3, 1)
+        np.testing.assert_allclose(theo[:, 0], [2.0, 4.0, 6.0], rtol=1e-12)
+        np.testing.assert_allclose(num[:, 0], [2.0, 4.0, 6.0], rtol=1e-6)
+        z = tf.placeholder(tf.complex128, [1])
+        w = z * tf.constant([2.0 + 1.0j])
+        theo, num = tf.test.compute_gradient(z, [1], w, [1], x_init_value=np.array([1 + 1j]))
+        # rows: Re z, Im z; columns: Re w, Im w (w = (2 + i) z)
+        np.testing.assert_allclose(num, [[2.0, 1.0], [-1.0, 2.0]], atol=1e-6)
+        np.testing.assert_allclose(theo, num, atol=1e-6)

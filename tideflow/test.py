@@ -106,11 +106,12 @@ def _check_grad_dtype(t, what):
 
 
 def _real_view(a):
-    """The flat float view of ``a`` (complex values as interleaved real, imaginary)."""
-    a = np.ascontiguousarray(a)
-    if a.dtype.kind == "c":
-        return a.reshape(-1).view(a.real.dtype)
-    return a.reshape(-1)
+    """The flat float view of ``a`` (complex values as interleaved real, imaginary); a view
+    (writes reach ``a``) when ``a`` is contiguous, as the arrays made here are."""
+    flat = np.asarray(a).reshape(-1)
+    if flat.dtype.kind == "c":
+        return flat.view(flat.real.dtype)
+    return flat
 
 
 def _session_run(sess, fetch, feed, extra):
@@ -146,10 +147,8 @@ def _one_jacobian(sess, x, x_shape, x_data, y, y_shape, dx, dy, delta, extra):
     row_size = int(np.prod(x_shape[1:])) if len(x_shape) else 1
     for col in range(y_size):
         dy_val = np.zeros(y_shape, dtype=dy_np)
-        _real_view(dy_val)  # shape check
-        flat = np.ascontiguousarray(dy_val)
-        _real_view(flat)[col] = 1
-        feed = {x: x_data, dy: flat}
+        _real_view(dy_val)[col] = 1
+        feed = {x: x_data, dy: dy_val}
         if isinstance(dx, IndexedSlices):
             idx, vals = _session_run(sess, [dx.indices, dx.values], feed, extra)
             column = np.zeros(x_size, dtype=real_x)

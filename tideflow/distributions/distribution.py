@@ -1,0 +1,344 @@
+"""The ``tf.distributions.Distribution`` base class, reparameterization types and the KL
+divergence registry (``kl_divergence``, ``RegisterKL``), as in TF 1.x.
+
+A distribution holds parameter tensors; each method builds graph ops under the
+distribution's name scope (``Normal/log_prob/...``). Shapes follow TF: a sample has shape
+``sample_shape + batch_shape + event_shape``.
+"""
+
+import contextlib
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import ops
+
+
+class ReparameterizationType:
+    """Whether samples are a differentiable function of the parameters
+    (``FULLY_REPARAMETERIZED``) or not (``NOT_REPARAMETERIZED``)."""
+
+    def __init__(self, rep_type):
+        self._rep_type = rep_type
+
+    def __repr__(self):
+        return f"<Reparameteriation Type: {self._rep_type}>"
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+FULLY_REPARAMETERIZED = ReparameterizationType("FULLY_REPARAMETERIZED")
+NOT_REPARAMETERIZED = ReparameterizationType("NOT_REPARAMETERIZED")
+
+
+def _as_shape_tuple(sample_shape):
+    return tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
+
+
+class Distribution:
+    """A batch of probability distributions (TF 1.x ``tf.distributions.Distribution``).
+
+    Subclasses implement ``_batch_shape``/``_batch_shape_tensor``, ``_event_shape``/
+    ``_event_shape_tensor``, ``_sample_n(n, seed)`` and the statistics they support
+    (``_log_prob``, ``_cdf``, ``_entropy``, ``_mean``, ``_variance``, ``_mode``...); the
+    public methods derive the rest (``prob`` from ``log_prob``, ``stddev`` from
+    ``variance``...) and raise NotImplementedError for what is not defined.
+    """
+
+    def __init__(self, dtype, reparameterization_type, validate_args, allow_nan_stats,
+                 parameters=None, graph_parents=None, name=None):
+        if not isinstance(reparameterization_type, ReparameterizationType):
+            raise TypeError(f"reparameterization_type must be a ReparameterizationType, got "
+                            f"{reparameterization_type!r}")
+        self._dtype = dtype
+        self._reparameterization_type = reparameterization_type
+        self._allow_nan_stats = allow_nan_stats
+        self._validate_args = validate_args
+        self._parameters = dict(parameters or {})
+        self._parameters.pop("self", None)
+        self._parameters.pop("__class__", None)  # the cell of super() in locals()
+        self._graph_parents = list(graph_parents or [])
+        self._name = name or type(self).__name__
+
+    # -- properties ---------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def parameters(self):
+        """The constructor's arguments (a dict)."""
+        return dict(self._parameters)
+
+    @property
+    def reparameterization_type(self):
+        return self._reparameterization_type
+
+    @property
+    def allow_nan_stats(self):
+        return self._allow_nan_stats
+
+    @property
+    def validate_args(self):
+        return self._validate_args
+
+    @property
+    def graph_parents(self):
+        return list(self._graph_parents)
+
+    def copy(self, **override_parameters_kwargs):
+        """A new distribution of this type with some constructor arguments replaced."""
+        params = dict(self.parameters)
+        params.update(override_parameters_kwargs)
+        return type(self)(**params)
+
+    @contextlib.contextmanager
+    def _name_scope(self, name=None, values=None):
+        with tf.name_scope(self.name), tf.name_scope(name, values=values) as scope:
+            yield scope
+
+    # -- shapes --------------------------------------------------------------------------------
+    @property
+    def batch_shape(self):
+        """The static ``TensorShape`` of the batch of distributions."""
+        return tf.TensorShape(self._batch_shape())
+
+    def batch_shape_tensor(self, name="batch_shape_tensor"):
+        with self._name_scope(name):
+            if self.batch_shape.is_fully_defined():
+                return tf.constant(self.batch_shape.as_list(), dtype=tf.int32)
+            return self._batch_shape_tensor()
+
+    @property
+    def event_shape(self):
+        """The static ``TensorShape`` of one draw of one distribution."""
+        return tf.TensorShape(self._event_shape())
+
+    def event_shape_tensor(self, name="event_shape_tensor"):
+        with self._name_scope(name):
+            if self.event_shape.is_fully_defined():
+                return tf.constant(self.event_shape.as_list(), dtype=tf.int32)
+            return self._event_shape_tensor()
+
+    def is_scalar_event(self, name="is_scalar_event"):
+        with self._name_scope(name):
+            return tf.constant(self.event_shape.ndims == 0, name="is_scalar_event")
+
+    def is_scalar_batch(self, name="is_scalar_batch"):
+        with self._name_scope(name):
+            return tf.constant(self.batch_shape.ndims == 0, name="is_scalar_batch")
+
+    def _event_shape(self):
+        return tf.TensorShape([])
+
+    def _event_shape_tensor(self):
+        return tf.constant([], dtype=tf.int32)
+
+    # -- sampling --------------------------------------------------------------------------------
+    def sample(self, sample_shape=(), seed=None, name="sample"):
+        """Draws: a tensor of shape ``sample_shape + batch_shape + event_shape``."""
+        with self._name_scope(name, values=[sample_shape]):
+            shape_t = tf.reshape(_as_shape_tuple(sample_shape), [-1])
+            n = tf.reduce_prod(shape_t)
+            draws = self._sample_n(n, seed)
+            rest = tf.shape(draws)[1:]
+            out = tf.reshape(draws, tf.concat([shape_t, rest], 0))
+            value = ops.constant_value(shape_t)
+            known = tf.TensorShape(None if value is None else
+                                   [int(d) for d in np.reshape(value, -1)])
+            out.set_shape(known.concatenate(self.batch_shape).concatenate(self.event_shape))
+            return out
+
+    def _sample_n(self, n, seed):
+        raise NotImplementedError(f"sample is not implemented for {type(self).__name__}")
+
+    # -- statistics ---------------------------------------------------------------------------------
+    def _call(self, method, name, value=None):
+        with self._name_scope(name, values=None if value is None else [value]):
+            if value is not None:
+                value = tf.convert_to_tensor(value, name="value",
+                                             dtype=None if self.dtype in (tf.int32, tf.int64)
+                                             else self.dtype)
+                return method(value)
+            return method()
+
+    def log_prob(self, value, name="log_prob"):
+        """The log of the probability (density or mass) of ``value``."""
+        if _overrides(self, "_log_prob"):
+            return self._call(self._log_prob, name, value)
+        if _overrides(self, "_prob"):
+            return self._call(lambda v: tf.log(self._prob(v)), name, value)
+        raise NotImplementedError(f"log_prob is not implemented for {type(self).__name__}")
+
+    def prob(self, value, name="prob"):
+        """The probability (density or mass) of ``value``."""
+        if _overrides(self, "_prob"):
+            return self._call(self._prob, name, value)
+        if _overrides(self, "_log_prob"):
+            return self._call(lambda v: tf.exp(self._log_prob(v)), name, value)
+        raise NotImplementedError(f"prob is not implemented for {type(self).__name__}")
+
+    def cdf(self, value, name="cdf"):
+        """``P[X <= value]``."""
+        if _overrides(self, "_cdf"):
+            return self._call(self._cdf, name, value)
+        if _overrides(self, "_log_cdf"):
+            return self._call(lambda v: tf.exp(self._log_cdf(v)), name, value)
+        raise NotImplementedError(f"cdf is not implemented for {type(self).__name__}")
+
+    def log_cdf(self, value, name="log_cdf"):
+        if _overrides(self, "_log_cdf"):
+            return self._call(self._log_cdf, name, value)
+        if _overrides(self, "_cdf"):
+            return self._call(lambda v: tf.log(self._cdf(v)), name, value)
+        raise NotImplementedError(f"log_cdf is not implemented for {type(self).__name__}")
+
+    def survival_function(self, value, name="survival_function"):
+        """``P[X > value] = 1 - cdf(value)``."""
+        if _overrides(self, "_survival_function"):
+            return self._call(self._survival_function, name, value)
+        if _overrides(self, "_cdf") or _overrides(self, "_log_cdf"):
+            return self._call(lambda v: 1.0 - self.cdf(v), name, value)
+        raise NotImplementedError(f"survival_function is not implemented for "
+                                  f"{type(self).__name__}")
+
+    def log_survival_function(self, value, name="log_survival_function"):
+        return self._call(lambda v: tf.log(self.survival_function(v)), name, value)
+
+    def quantile(self, value, name="quantile"):
+        if _overrides(self, "_quantile"):
+            return self._call(self._quantile, name, value)
+        raise NotImplementedError(f"quantile is not implemented for {type(self).__name__}")
+
+    def entropy(self, name="entropy"):
+        """The Shannon entropy (nats)."""
+        return self._stat("_entropy", name)
+
+    def mean(self, name="mean"):
+        return self._stat("_mean", name)
+
+    def mode(self, name="mode"):
+        return self._stat("_mode", name)
+
+    def variance(self, name="variance"):
+        if _overrides(self, "_variance"):
+            return self._stat("_variance", name)
+        if _overrides(self, "_stddev"):
+            with self._name_scope(name):
+                return tf.square(self._stddev())
+        raise NotImplementedError(f"variance is not implemented for {type(self).__name__}")
+
+    def stddev(self, name="stddev"):
+        if _overrides(self, "_stddev"):
+            return self._stat("_stddev", name)
+        if _overrides(self, "_variance"):
+            with self._name_scope(name):
+                return tf.sqrt(self._variance())
+        raise NotImplementedError(f"stddev is not implemented for {type(self).__name__}")
+
+    def covariance(self, name="covariance"):
+        return self._stat("_covariance", name)
+
+    def _stat(self, method, name):
+        if not _overrides(self, method):
+            raise NotImplementedError(f"{method[1:]} is not implemented for "
+                                      f"{type(self).__name__}")
+        with self._name_scope(name):
+            return getattr(self, method)()
+
+    def cross_entropy(self, other, name="cross_entropy"):
+        """``H[self, other] = entropy(self) + KL(self || other)``."""
+        with self._name_scope(name):
+            return self.entropy() + kl_divergence(self, other)
+
+    def kl_divergence(self, other, name="kl_divergence"):
+        with self._name_scope(name):
+            return kl_divergence(self, other)
+
+    def __str__(self):
+        return (f"tf.distributions.{type(self).__name__}(\"{self.name}\", batch_shape="
+                f"{self.batch_shape}, event_shape={self.event_shape}, dtype="
+                f"{self.dtype.name})")
+
+    def __repr__(self):
+        return (f"<tf.distributions.{type(self).__name__} '{self.name}' batch_shape="
+                f"{self.batch_shape} event_shape={self.event_shape} dtype={self.dtype.name}>")
+
+    # -- helpers for subclasses ---------------------------------------------------------------------
+    def _nan_where(self, bad, value, what):
+        """``value`` with NaN where ``bad``; with ``allow_nan_stats=False`` an assertion that
+        nothing is ``bad`` instead."""
+        if self.allow_nan_stats:
+            nan = tf.fill(tf.shape(value), np.array(np.nan, value.dtype.as_numpy_dtype))
+            return tf.where(bad, nan, value)
+        check = tf.Assert(tf.logical_not(tf.reduce_any(bad)),
+                          [f"{what} is undefined for some batch members"])
+        with tf.control_dependencies([check]):
+            return tf.identity(value)
+
+
+def _overrides(obj, method):
+    fn = getattr(type(obj), method, None)
+    return fn is not None and fn is not getattr(Distribution, method, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# KL divergence
+# ---------------------------------------------------------------------------------------------
+
+_KL = {}
+
+
+def _lookup_kl(type_a, type_b):
+    best, best_dist = None, None
+    for a_i, a in enumerate(type_a.__mro__):
+        for b_i, b in enumerate(type_b.__mro__):
+            fn = _KL.get((a, b))
+            if fn is not None and (best_dist is None or a_i + b_i < best_dist):
+                best, best_dist = fn, a_i + b_i
+    return best
+
+
+def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=None):
+    """``KL(distribution_a || distribution_b)``, by the function registered (``RegisterKL``)
+    for the pair of types (or the nearest registered parent classes)."""
+    fn = _lookup_kl(type(distribution_a), type(distribution_b))
+    if fn is None:
+        raise NotImplementedError(f"No KL(distribution_a || distribution_b) registered for "
+                                  f"distribution_a type {type(distribution_a).__name__} and "
+                                  f"distribution_b type {type(distribution_b).__name__}")
+    with tf.name_scope("KullbackLeibler"):
+        kl = fn(distribution_a, distribution_b, name=name)
+        if allow_nan_stats:
+            return kl
+        kl = tf.identity(kl, name="kl")
+        check = tf.Assert(tf.logical_not(tf.reduce_any(tf.is_nan(kl))),
+                          [(f"KL calculation between {distribution_a.name} and "
+                           f"{distribution_b.name} returned NaN values (and was called with "
+                           f"allow_nan_stats=False). Values:"), kl])
+        with tf.control_dependencies([check]):
+            return tf.identity(kl)
+
+
+class RegisterKL:
+    """A decorator registering ``fn(dist_a, dist_b, name=None)`` as the KL divergence of the
+    two distribution classes."""
+
+    def __init__(self, dist_cls_a, dist_cls_b):
+        self._key = (dist_cls_a, dist_cls_b)
+
+    def __call__(self, kl_fn):
+        if not callable(kl_fn):
+            raise TypeError(f"kl_fn must be callable, received: {kl_fn}")
+        if self._key in _KL:
+            raise ValueError(f"KL({self._key[0].__name__} || {self._key[1].__name__}) has "
+                             f"already been registered to: {_KL[self._key]}")
+        _KL[self._key] = kl_fn
+        return kl_fn
