@@ -461,3 +461,22 @@ def test_mask_through_return_sequences_and_average_pooling():
     seq_v, pooled_v = model.predict(x)
     np.testing.assert_allclose(seq_v[0, 2], seq_v[0, 1], rtol=1e-6)  # masked: held output
     np.testing.assert_allclose(pooled_v[0], seq_v[0, :2].mean(0), rtol=1e-5)
+
+
+def test_conv3d_and_3d_pooling():
+    x = RNG.randn(1, 4, 5, 6, 2).astype(np.float32)
+    w = RNG.randn(2, 3, 3, 2, 3).astype(np.float32)
+    got = run(L.Conv3D(3, (2, 3, 3), use_bias=False), x, [w])
+    want = np.zeros((1, 3, 3, 4, 3), np.float32)
+    for i in range(3):
+        for j in range(3):
+            for k in range(4):
+                want[0, i, j, k] = np.tensordot(x[0, i:i + 2, j:j + 3, k:k + 3], w, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    y = RNG.randn(1, 4, 4, 4, 2).astype(np.float32)
+    blocks = y.reshape(1, 2, 2, 2, 2, 2, 2, 2)
+    np.testing.assert_allclose(run(L.MaxPooling3D(), y), blocks.max(axis=(2, 4, 6)))
+    np.testing.assert_allclose(run(L.AveragePooling3D(), y), blocks.mean(axis=(2, 4, 6)),
+                               rtol=1e-5)
+    np.testing.assert_allclose(run(L.GlobalAveragePooling3D(), y), y.mean((1, 2, 3)),
+                               rtol=1e-5)

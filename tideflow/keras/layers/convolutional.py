@@ -114,6 +114,10 @@ class Conv(Layer):
             left = self.dilation_rate[0] * (self.kernel_size[0] - 1)
             x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
             padding = "valid"
+        if self.rank == 3:
+            return tf.nn.conv3d(x, self.kernel, strides=(1,) + self.strides + (1,),
+                                padding=padding.upper(),
+                                dilations=(1,) + self.dilation_rate + (1,))
         if self.rank == 1:
             x4 = tf.expand_dims(x, 1)
             k4 = tf.expand_dims(self.kernel, 0)
@@ -167,6 +171,13 @@ class Conv2D(Conv):
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), **kwargs):
         super().__init__(2, filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+
+
+class Conv3D(Conv):
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format=None, dilation_rate=(1, 1, 1), **kwargs):
+        super().__init__(3, filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate, **kwargs)
 
 
@@ -358,7 +369,11 @@ class _Pooling(Layer):
     def call(self, inputs):
         x = _to_last(inputs, self.rank, self.data_format)
         fn = tf.nn.max_pool if self.mode == "max" else tf.nn.avg_pool
-        if self.rank == 1:
+        if self.rank == 3:
+            fn = tf.nn.max_pool3d if self.mode == "max" else tf.nn.avg_pool3d
+            out = fn(x, (1,) + self.pool_size + (1,), (1,) + self.strides + (1,),
+                     self.padding.upper())
+        elif self.rank == 1:
             x = tf.expand_dims(x, 1)
             out = fn(x, [1, 1, self.pool_size[0], 1], [1, 1, self.strides[0], 1],
                      self.padding.upper())
@@ -403,6 +418,18 @@ class AveragePooling2D(_Pooling):
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
                  **kwargs):
         super().__init__(2, pool_size, strides, padding, data_format, "avg", **kwargs)
+
+
+class MaxPooling3D(_Pooling):
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(3, pool_size, strides, padding, data_format, "max", **kwargs)
+
+
+class AveragePooling3D(_Pooling):
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(3, pool_size, strides, padding, data_format, "avg", **kwargs)
 
 
 class _GlobalPooling(Layer):
@@ -471,6 +498,16 @@ def _pairs(value, rank, name):
     for v in value:
         out.append((v, v) if isinstance(v, int) else tuple(v))
     return tuple(out)
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(3, "avg", data_format, **kwargs)
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(3, "max", data_format, **kwargs)
 
 
 class ZeroPadding1D(Layer):
@@ -624,6 +661,11 @@ class UpSampling2D(Layer):
 
 Convolution1D = Conv1D
 Convolution2D = Conv2D
+Convolution3D = Conv3D
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
 Convolution2DTranspose = Conv2DTranspose
 Deconvolution2D = Deconv2D = Conv2DTranspose
 SeparableConvolution2D = SeparableConv2D
