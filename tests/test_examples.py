@@ -42,3 +42,8 @@ def test_digits_cnn_momentum():
 def test_keras_digits_cnn():
     out = _run("keras_digits_cnn.py")
     assert _accuracy(out) >= 0.95, out
+
+
+def test_estimator_digits_dnn_classifier():
+    out = _run("estimator_digits.py")
+    assert _accuracy(out) >= 0.95, out
