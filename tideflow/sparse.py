@@ -3,6 +3,7 @@
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.ops.data_flow_ops import SparseConditionalAccumulator
 from tideflow.ops.sparse_extra_ops import from_dense
+from tideflow.ops.sparse_extra_ops import sparse_bincount as bincount
 from tideflow.ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from tideflow.ops.sparse_extra_ops import sparse_eye as eye
 from tideflow.ops.sparse_extra_ops import sparse_mask as mask
@@ -38,6 +39,7 @@ __all__ = [
     "SparseTensor",
     "SparseTensorValue",
     "add",
+    "bincount",
     "concat",
     "expand_dims",
     "eye",

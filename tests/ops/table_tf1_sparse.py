@@ -230,3 +230,47 @@ CASES = [
     Case(("GatherNd", "ListDiff"), check=_check_composed, name="sparse_composed"),
     Case(("EncodeBase64", "DecodeBase64"), check=_check_base64),
 ]
+
+
+def _check_bincount():
+    x = np.array([[3, 1, 1, 5], [0, 3, 3, 3]])
+    w = np.array([[0.5, 1.0, 2.0, 3.0], [1.0, 1.0, 2.0, 0.25]])
+
+    def dense_counts(v, weights=None, binary=False, size=None):
+        size = size or int(v.max()) + 1
+        out = np.zeros(size)
+        for i, a in enumerate(v.reshape(-1)):
+            if a < size:
+                add = 1.0 if weights is None else weights.reshape(-1)[i]
+                out[a] = add if binary else out[a] + add
+        return out
+
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], tf.constant([4, 1, 4, 7]), [3, 5])
+        outs = [tf.sparse.bincount(x), tf.sparse.bincount(x, axis=-1),
+                tf.sparse.bincount(x, weights=w, axis=-1),
+                tf.sparse.bincount(x, axis=-1, binary_output=True),
+                tf.sparse.bincount(x, minlength=8), tf.sparse.bincount(x, maxlength=3, axis=-1),
+                tf.sparse.bincount(sp, axis=-1), tf.sparse.bincount(sp)]
+        assert outs[0].indices.op.type == "DenseCountSparseOutput"
+        assert outs[6].indices.op.type == "SparseCountSparseOutput"
+        with tf.Session() as s:
+            got = s.run(outs)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
+                s.run(tf.sparse.bincount(tf.constant([1, -1])).values)
+    dense = [_dense(g.indices, g.values, g.dense_shape) for g in got]
+    np.testing.assert_array_equal(dense[0], dense_counts(x))
+    np.testing.assert_array_equal(dense[1], [dense_counts(r, size=6) for r in x])
+    np.testing.assert_allclose(dense[2], [dense_counts(r, q, size=6) for r, q in zip(x, w)])
+    np.testing.assert_array_equal(dense[3], [dense_counts(r, binary=True, size=6) for r in x])
+    np.testing.assert_array_equal(dense[4], dense_counts(x, size=8))
+    np.testing.assert_array_equal(dense[5], [dense_counts(r, size=3) for r in x])
+    np.testing.assert_array_equal(dense[6], [[0, 1, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0],
+                                             [0, 0, 0, 0, 0, 0, 0, 1]])
+    np.testing.assert_array_equal(dense[7], dense_counts(np.array([4, 1, 4, 7])))
+    assert got[0].values.dtype == np.int32 and got[2].values.dtype == np.float64
+
+
+CASES += [
+    Case(("DenseCountSparseOutput", "SparseCountSparseOutput"), check=_check_bincount),
+]

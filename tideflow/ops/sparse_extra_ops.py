@@ -700,3 +700,130 @@ def sparse_mask(a, mask_indices, name=None):
     with ops.name_scope(name, "sparse_mask", [a, mask_indices]):
         out_indices, to_gather = setdiff1d(a.indices, mask_indices)
         return IndexedSlices(array_ops.gather(a.values, to_gather), out_indices, a.dense_shape)
+
+
+# ------------------------------------------------------------------------------------------
+# DenseCountSparseOutput / SparseCountSparseOutput (tf.sparse.bincount)
+# ------------------------------------------------------------------------------------------
+
+
+def _count(rows, vals, weights, n_rows, batched, minlength, maxlength, binary_output,
+           out_dtype):
+    vals = np.asarray(vals).reshape(-1)
+    if vals.size and vals.min() < 0:
+        raise _invalid("Input values must all be non-negative")
+    top = int(vals.max()) + 1 if vals.size else 0
+    size = max(top, minlength, 0)
+    if maxlength >= 0:
+        size = min(size, maxlength)
+    keep = vals < size
+    counts = {}
+    w = None if weights is None else np.asarray(weights).reshape(-1)
+    for i in np.flatnonzero(keep):
+        key = (int(rows[i]), int(vals[i])) if batched else (int(vals[i]),)
+        add = 1 if w is None else w[i]
+        counts[key] = add if binary_output else counts.get(key, 0) + add
+    keys = sorted(counts)
+    rank = 2 if batched else 1
+    idx = np.array(keys, np.int64).reshape(-1, rank)
+    values = np.array([counts[k] for k in keys], out_dtype).reshape(-1)
+    shape = np.array([n_rows, size] if batched else [size], np.int64)
+    return idx, values, shape
+
+
+def _dense_count_kernel(values, weights, *, minlength, maxlength, binary_output, output_type):
+    values = np.asarray(values)
+    if values.ndim not in (1, 2):
+        raise _invalid(f"Input must be a 1 or 2-dimensional tensor, got rank {values.ndim}")
+    w = np.asarray(weights)
+    if w.size and w.shape != values.shape:
+        raise _invalid(f"Weights and values must have the same shape, got {list(w.shape)} "
+                       f"and {list(values.shape)}")
+    batched = values.ndim == 2
+    rows = np.repeat(np.arange(values.shape[0]), values.shape[1]) if batched else None
+    return _count(rows, values, w if w.size else None, values.shape[0] if batched else 0,
+                  batched, minlength, maxlength, binary_output, output_type.as_numpy_dtype)
+
+
+def _sparse_count_kernel(indices, values, dense_shape, weights, *, minlength, maxlength,
+                         binary_output, output_type):
+    idx, vals, shape = _check_sparse(indices, values, dense_shape)
+    w = np.asarray(weights)
+    if w.size and w.shape != vals.shape:
+        raise _invalid("Weights and values must have the same shape")
+    batched = shape.shape[0] == 2
+    if shape.shape[0] not in (1, 2):
+        raise _invalid(f"Input must be a 1 or 2-dimensional SparseTensor, got rank "
+                       f"{shape.shape[0]}")
+    return _count(idx[:, 0] if batched else None, vals, w if w.size else None,
+                  int(shape[0]) if batched else 0, batched, minlength, maxlength,
+                  binary_output, output_type.as_numpy_dtype)
+
+
+_COUNT_ATTRS = ["T: {int32, int64}", "minlength: int >= -1 = -1", "maxlength: int >= -1 = -1",
+                "binary_output: bool", "output_type: {int32, int64, float, double}"]
+_COUNT_OUTS = ["output_indices: int64", "output_values: output_type",
+               "output_dense_shape: int64"]
+
+
+def _count_shape(rank_of):
+    def shape(op):
+        r = rank_of(op)
+        return [TensorShape([None, r]), TensorShape([None]), TensorShape([r])]
+
+    return shape
+
+
+op_registry.declare(
+    "DenseCountSparseOutput", inputs=["values: T", "weights: output_type"],
+    outputs=_COUNT_OUTS, attrs=_COUNT_ATTRS,
+    shape=_count_shape(lambda op: op._inputs[0]._shape.ndims),
+    kernel=_dense_count_kernel, differentiable=False,
+)
+op_registry.declare(
+    "SparseCountSparseOutput",
+    inputs=["indices: int64", "values: T", "dense_shape: int64", "weights: output_type"],
+    outputs=_COUNT_OUTS, attrs=_COUNT_ATTRS,
+    shape=_count_shape(lambda op: _rank_of(op._inputs[2])),
+    kernel=_sparse_count_kernel, differentiable=False,
+)
+
+
+def sparse_bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
+                    binary_output=False, name=None):
+    """Counts (or sums ``weights`` of) each non-negative integer value, as a SparseTensor:
+    over all values (``axis=0``) or per row of a 2-D input (``axis=-1``)."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.cast_ops import cast
+
+    with ops.name_scope(name, "count", [values, weights]):
+        sparse = isinstance(values, SparseTensor)
+        if not sparse:
+            values = ops.convert_to_tensor(values, name="values")
+            if values.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+                values = cast(values, dtypes.int64)
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights, name="weights")
+            out_type = weights.dtype.base_dtype
+        else:
+            out_type = values.dtype.base_dtype
+            weights = ops.convert_to_tensor(np.zeros([0], out_type.as_numpy_dtype))
+        if axis not in (0, -1):
+            raise ValueError(f"Unsupported axis value {axis}. Only 0 and -1 are supported.")
+        attrs = {"minlength": -1 if minlength is None else int(minlength),
+                 "maxlength": -1 if maxlength is None else int(maxlength),
+                 "binary_output": bool(binary_output), "output_type": out_type}
+        if sparse:
+            v, idx, shape = values.values, values.indices, values.dense_shape
+            if axis == 0:
+                idx = array_ops.zeros_like(idx[:, :1])
+                shape = array_ops.reshape(array_ops.size(v, out_type=dtypes.int64), [1])
+            out = ops.apply_op("SparseCountSparseOutput", [idx, v, shape, weights],
+                               attrs)._outputs
+        else:
+            if axis == 0:
+                values = array_ops.reshape(values, [-1])
+                if weights.get_shape().num_elements() != 0:
+                    weights = array_ops.reshape(weights, [-1])
+            out = ops.apply_op("DenseCountSparseOutput", [values, weights], attrs)._outputs
+        return SparseTensor(*out)
