@@ -446,3 +446,14 @@ def test_add_loss_model_trains_without_targets():
     assert model.evaluate(x, verbose=0) == pytest.approx(want, rel=1e-4)
     with pytest.raises(ValueError, match="takes no targets"):
         model.fit(x, x, verbose=0)
+
+
+def test_subclass_forgetting_super_init_is_reported():
+    class Bad(tf.keras.Model):
+        def __init__(self):
+            self.units = 3  # plain values before super().__init__ are fine (Keras allows it)
+            self.dense = L.Dense(self.units)
+            super().__init__()
+
+    with pytest.raises(RuntimeError, match=r"forgot to call `super\(Bad, self\).__init__\(\)`"):
+        Bad()

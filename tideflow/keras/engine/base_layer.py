@@ -137,6 +137,11 @@ class Layer:
     # -- attribute tracking ------------------------------------------------------------------
     def __setattr__(self, name, value):
         if not name.startswith("_"):
+            if isinstance(value, Layer) and "_sublayers" not in self.__dict__:
+                raise RuntimeError(
+                    f"It looks like you are subclassing `{type(self).__name__}` and you forgot "
+                    f"to call `super({type(self).__name__}, self).__init__()`. Always start "
+                    "with this line.")
             if isinstance(value, Layer) and value is not self:
                 subs = self.__dict__.get("_sublayers")
                 if subs is not None and not any(value is s for s in subs):
