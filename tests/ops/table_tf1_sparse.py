@@ -268,7 +268,8 @@ def _check_bincount():
     np.testing.assert_array_equal(dense[6], [[0, 1, 0, 0, 1, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0],
                                              [0, 0, 0, 0, 0, 0, 0, 1]])
     np.testing.assert_array_equal(dense[7], dense_counts(np.array([4, 1, 4, 7])))
-    assert got[0].values.dtype == np.int32 and got[2].values.dtype == np.float64
+    assert got[0].values.dtype == np.int64 and got[2].values.dtype == np.float64
+    assert got[6].values.dtype == np.int32  # the values dtype when there are no weights
 
 
 CASES += [
