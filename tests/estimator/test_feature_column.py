@@ -282,3 +282,18 @@ def test_crossed_column_of_a_feature_and_a_bucketized_column():
         fc.crossed_column([fc.categorical_column_with_hash_bucket("c", 4), "d"], 10)
     with pytest.raises(ValueError, match="keys must be a list with length > 1"):
         fc.crossed_column(["a"], 10)
+
+
+def test_shared_embedding_columns_use_one_table():
+    a = fc.categorical_column_with_identity("a", 5)
+    b = fc.categorical_column_with_identity("b", 5)
+    ea, eb = fc.shared_embedding_columns([a, b], 3, combiner="sum")
+    assert ea.name == "a_shared_embedding" and eb.name == "b_shared_embedding"
+    with tf.Graph().as_default():
+        out = fc.input_layer({"a": np.array([[1], [4]]), "b": np.array([[2], [1]])}, [eb, ea])
+        (table_var,) = tf.global_variables()
+        assert table_var.op.name == "input_layer/a_b_shared_embedding/embedding_weights"
+        got, table = run([out, table_var])
+    np.testing.assert_allclose(got, np.hstack([table[[1, 4]], table[[2, 1]]]), rtol=1e-6)
+    with pytest.raises(ValueError, match="same number of buckets"):
+        fc.shared_embedding_columns([a, fc.categorical_column_with_identity("c", 6)], 2)

@@ -13,6 +13,7 @@ from tideflow.feature_column.feature_column import (
     linear_model,
     make_parse_example_spec,
     numeric_column,
+    shared_embedding_columns,
     weighted_categorical_column,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "linear_model",
     "make_parse_example_spec",
     "numeric_column",
+    "shared_embedding_columns",
     "weighted_categorical_column",
 ]

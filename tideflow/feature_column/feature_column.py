@@ -831,6 +831,102 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
                             ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
 
 
+class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
+        "_SharedEmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                                   "shared_embedding_collection_name", "ckpt_to_load_from",
+                                   "tensor_name_in_ckpt", "max_norm", "trainable"])):
+    """An embedding whose table is shared with other columns (one variable per graph, kept in
+    the collection ``shared_embedding_collection_name``)."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_shared_embedding"
+
+    @property
+    def _var_scope_name(self):
+        return self.shared_embedding_collection_name
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        return inputs.get(self.categorical_column)
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape([self.dimension])
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        pair = self.categorical_column._get_sparse_tensors(
+            inputs, weight_collections=weight_collections, trainable=trainable)
+        shape = (self.categorical_column._num_buckets, self.dimension)
+        shared = ops.get_collection(self.shared_embedding_collection_name)
+        if shared:
+            if len(shared) > 1:
+                raise ValueError(f"Collection {self.shared_embedding_collection_name} can only "
+                                 f"contain one variable. Suggested fix A: Choose a unique name "
+                                 f"for this collection. Suggested fix B: Do not add any "
+                                 f"variables to this collection. The feature_column library "
+                                 f"already adds a variable under the hood.")
+            weights = shared[0]
+            if weights.get_shape().as_list() != list(shape):
+                raise ValueError(f"Shared embedding variable has shape "
+                                 f"{weights.get_shape()}, expected {shape}.")
+        else:
+            weights = variable_scope.get_variable(
+                name="embedding_weights", shape=shape, dtype=dtypes.float32,
+                initializer=self.initializer,
+                trainable=self.trainable and (trainable is None or trainable),
+                collections=weight_collections)
+            ops.add_to_collection(self.shared_embedding_collection_name, weights)
+            if self.ckpt_to_load_from is not None:
+                from tideflow.train import checkpoint_utils
+
+                checkpoint_utils.init_from_checkpoint(self.ckpt_to_load_from,
+                                                      {self.tensor_name_in_ckpt: weights})
+        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
+                                max_norm=self.max_norm, name=f"{self.name}_weights")
+
+
+def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
+                             initializer=None, shared_embedding_collection_name=None,
+                             ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                             trainable=True):
+    """Embedding columns of ``categorical_columns`` (of equal ``num_buckets``) sharing one
+    table."""
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
+                         "none of them.")
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified.")
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    if initializer is None:
+        initializer = init_ops.truncated_normal_initializer(mean=0.0,
+                                                            stddev=1.0 / math.sqrt(dimension))
+    columns = list(categorical_columns)
+    if not columns:
+        raise ValueError("categorical_columns must not be empty.")
+    for c in columns:
+        if not isinstance(c, _CategoricalColumn):
+            raise TypeError(f"All categorical_columns must be subclasses of "
+                            f"_CategoricalColumn. Given: {c}, of type: {type(c)}")
+        if c._num_buckets != columns[0]._num_buckets:
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
+                             f"have the same number of buckets. Given column: "
+                             f"{columns[0]} with buckets: {columns[0]._num_buckets}, and "
+                             f"column: {c} with buckets: {c._num_buckets}")
+    if not shared_embedding_collection_name:
+        names = sorted(c.name for c in columns)
+        shared_embedding_collection_name = "_".join(names) + "_shared_embedding"
+    return [_SharedEmbeddingColumn(c, int(dimension), combiner, initializer,
+                                   shared_embedding_collection_name, ckpt_to_load_from,
+                                   tensor_name_in_ckpt, max_norm, trainable) for c in columns]
+
+
 # ----------------------------------------------------------------------------------------
 # input_layer, linear_model, make_parse_example_spec
 # ----------------------------------------------------------------------------------------
