@@ -369,3 +369,35 @@ def test_warm_start_copies_trained_variables(tmp_path, digits):
     np.testing.assert_allclose(warm.get_variable_value("logits/kernel"),
                                first.get_variable_value("logits/kernel"))
     assert warm.get_variable_value("global_step") == 1
+
+
+def test_early_stopping_hook_reads_the_eval_results(tmp_path, digits):
+    x, y, xt, yt = digits
+    est = make_estimator(tmp_path, save_checkpoints_steps=20)
+    # the evaluations at steps 20 and 40 are written to model_dir/eval, as evaluate does
+    est.train(train_input(x, y), steps=20)
+    first = est.evaluate(eval_input(xt, yt))
+    est.train(train_input(x, y), steps=20)
+    second = est.evaluate(eval_input(xt, yt))
+    from tideflow.estimator.experimental import read_eval_metrics
+
+    seen = read_eval_metrics(est.eval_dir())
+    assert list(seen) == [20, 40]
+    np.testing.assert_allclose(seen[40]["loss"], second["loss"], rtol=1e-6)
+
+    # accuracy already above the threshold: training stops at the first check (first step)
+    hook = tf.estimator.experimental.stop_if_higher_hook(
+        est, "accuracy", min(first["accuracy"], second["accuracy"]) - 0.01,
+        run_every_secs=None, run_every_steps=5)
+    est.train(train_input(x, y), steps=100, hooks=[hook])
+    assert est.get_variable_value("global_step") == 41
+    # a threshold never crossed: all the steps run
+    never = tf.estimator.experimental.stop_if_higher_hook(
+        est, "accuracy", 1.5, run_every_secs=None, run_every_steps=2)
+    est.train(train_input(x, y), steps=4, hooks=[never])
+    assert est.get_variable_value("global_step") == 45
+    # the loss never went up since step 20: no stop for 100 steps without decrease
+    patient = tf.estimator.experimental.stop_if_no_decrease_hook(
+        est, "loss", 100, run_every_secs=None, run_every_steps=1)
+    est.train(train_input(x, y), steps=3, hooks=[patient])
+    assert est.get_variable_value("global_step") == 48

@@ -1,6 +1,6 @@
 """``tf.estimator``: Estimators of TF 1.x over monitored sessions (explicit re-exports)."""
 
-from tideflow.estimator import export, inputs
+from tideflow.estimator import experimental, export, inputs
 from tideflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from tideflow.estimator.run_config import RunConfig
@@ -72,6 +72,6 @@ __all__ = [
     "ProfilerHook", "RunConfig", "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext",
     "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",
     "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings", "add_metrics",
-    "classifier_parse_example_spec", "export", "inputs", "regressor_parse_example_spec",
-    "train_and_evaluate",
+    "classifier_parse_example_spec", "experimental", "export", "inputs",
+    "regressor_parse_example_spec", "train_and_evaluate",
 ]
