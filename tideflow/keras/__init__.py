@@ -6,6 +6,7 @@ from tideflow.keras import (
     callbacks,
     constraints,
     datasets,
+    estimator,
     initializers,
     layers,
     losses,
@@ -24,6 +25,6 @@ __version__ = "2.2.4-tf"
 
 __all__ = [
     "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
-    "datasets", "initializers", "layers", "losses", "metrics", "models", "optimizers",
+    "datasets", "estimator", "initializers", "layers", "losses", "metrics", "models", "optimizers",
     "preprocessing", "regularizers", "utils",
 ]

@@ -1,0 +1,96 @@
+"""``tf.keras.estimator.model_to_estimator``: an Estimator whose ``model_fn`` rebuilds a
+compiled functional or Sequential Keras model on the input tensors, trains it with the model's
+loss and optimizer, reports its metrics as ``tf.metrics.mean`` values, and starts from the
+Keras model's current weights (when no checkpoint exists yet in ``model_dir``)."""
+
+import tideflow as tf
+from tideflow.keras import backend as K
+from tideflow.keras import layers as layers_mod
+from tideflow.keras import optimizers as optimizers_mod
+from tideflow.keras.engine.base_layer import flatten
+
+
+def _same_name_clone(layer):
+    return layers_mod.deserialize(layers_mod.serialize(layer))
+
+
+def _pick(value, names, what):
+    if isinstance(value, dict):
+        missing = [n for n in names if n not in value]
+        if missing:
+            raise ValueError(f"model_to_estimator: the {what} dict has keys {sorted(value)} but "
+                             f"the Keras model needs {names}.")
+        return [value[n] for n in names]
+    values = flatten(value)
+    if len(values) != len(names):
+        raise ValueError(f"model_to_estimator: the Keras model takes {len(names)} {what} "
+                         f"({names}), got {len(values)}.")
+    return values
+
+
+def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=None,
+                       model_dir=None, config=None, checkpoint_format=None):
+    """An ``Estimator`` training and evaluating ``keras_model`` (compiled) on the features and
+    labels of its ``input_fn``: features keyed by the model's input names (or a tensor for one
+    input), labels by its output names (or a tensor for one output)."""
+    from tideflow import estimator as est
+    from tideflow.keras.models import clone_model
+
+    if keras_model_path is not None:
+        raise NotImplementedError("model_to_estimator(keras_model_path=...) reads an HDF5 "
+                                  "model, which needs h5py; pass keras_model instead.")
+    if keras_model is None:
+        raise ValueError("Either `keras_model` or `keras_model_path` needs to be provided.")
+    if not keras_model._is_graph_network:
+        raise NotImplementedError("model_to_estimator supports functional and Sequential "
+                                  "models; subclassed models cannot be cloned.")
+    if not getattr(keras_model, "_compiled", False) or keras_model.optimizer is None:
+        raise ValueError("The given keras model has not been compiled yet. Please compile the "
+                         "model with `model.compile()` before calling `model_to_estimator()`.")
+    weights = keras_model.get_weights()
+    opt = keras_model.optimizer
+    tf_opt = opt.optimizer if isinstance(opt, optimizers_mod.TFOptimizer) else None
+    opt_cls, opt_config = type(opt), opt.get_config()
+    input_names = list(keras_model.input_names)
+    output_names = list(keras_model.output_names)
+    input_dtypes = [t.dtype.base_dtype for t in keras_model.inputs]
+    compile_args = {"loss": keras_model.loss, "metrics": keras_model._compile_metrics,
+                    "loss_weights": keras_model.loss_weights}
+
+    def model_fn(features, labels, mode):
+        training = mode == est.ModeKeys.TRAIN
+        K.set_learning_phase(1 if training else 0)
+        xs = [tf.cast(x, d) if x.dtype.base_dtype != d else x
+              for x, d in zip(_pick(features, input_names, "inputs"), input_dtypes)]
+        model = clone_model(keras_model, input_tensors=xs, clone_function=_same_name_clone)
+        outputs = model.outputs
+        predictions = dict(zip(output_names, outputs))
+        if mode == est.ModeKeys.PREDICT:
+            return est.EstimatorSpec(mode, predictions=predictions)
+        ys = [tf.cast(y, o.dtype.base_dtype)
+              for y, o in zip(_pick(labels, output_names, "labels"), outputs)]
+        model.output_names = output_names
+        optimizer = optimizers_mod.TFOptimizer(tf_opt) if tf_opt is not None else \
+            opt_cls.from_config(opt_config)
+        model.compile(optimizer=optimizer, target_tensors=ys, **compile_args)
+        loss = model.total_loss
+        train_op = None
+        if training:
+            step = tf.train.get_or_create_global_step()
+            updates = model.optimizer.get_updates(loss, model._collected_trainable_weights)
+            train_op = tf.group(*(list(updates) + list(model.updates)
+                                  + [tf.assign_add(step, 1)]))
+        batch = tf.cast(tf.shape(outputs[0])[0], tf.float32)  # weights: sample means
+        eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
+                           zip(model.metrics_names[1:], model._metric_tensors)}
+        phs = [tf.placeholder(v.dtype.base_dtype, v.get_shape()) for v in model.weights]
+        assign = tf.group(*[tf.assign(v, p) for v, p in zip(model.weights, phs)])
+
+        def init_fn(scaffold, session):
+            session.run(assign, dict(zip(phs, weights)))
+
+        return est.EstimatorSpec(mode, predictions=predictions, loss=loss, train_op=train_op,
+                                 eval_metric_ops=eval_metric_ops,
+                                 scaffold=tf.train.Scaffold(init_fn=init_fn))
+
+    return est.Estimator(model_fn, model_dir=model_dir, config=config)
