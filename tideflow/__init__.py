@@ -625,6 +625,7 @@ _LAZY = {
     "keras": ("tideflow.keras", None),
     "estimator": ("tideflow.estimator", None),
     "feature_column": ("tideflow.feature_column", None),
+    "profiler": ("tideflow.profiler", None),
     "contrib": ("tideflow.contrib", None),
     "lookup": ("tideflow.lookup", None),
     "make_template": ("tideflow.ops.template", "make_template"),

@@ -1,0 +1,542 @@
+"""``tf.profiler``: counts of a graph's parameters and floating-point operations, and the
+execution times a traced step recorded, per name scope (``cmd='scope'``/``'graph'``) or per op
+type (``cmd='op'``), as TF 1.x's tfprof reports them.
+
+FLOPs follow TF's registry: ``2 k`` per MatMul output, ``2 kh kw in`` per Conv2D output, one
+per element for element-wise ops (two for SquaredDifference and Rsqrt, five for Softmax,
+``3 n - 1`` for L2Loss), input plus finalization for reductions, the kernel area per pooled
+output; an op whose shapes are not fully known counts 0, as there. Parameters are the element
+counts of the trainable variables.
+"""
+
+import copy
+import os
+import re
+import sys
+
+import numpy as np
+
+from tideflow.framework import ops
+
+# -- FLOPs per op type ---------------------------------------------------------------------
+
+
+def _shape(t):
+    s = t.get_shape()
+    if not s.is_fully_defined():
+        raise ValueError("shape not fully defined")
+    return s.as_list()
+
+
+def _count(t):
+    return int(np.prod(_shape(t), dtype=np.int64))
+
+
+def _unary(k=1):
+    return lambda op: _count(op.inputs[0]) * k
+
+
+def _binary(k=1):
+    return lambda op: _count(op.outputs[0]) * k
+
+
+def _reduction(reduce_flops, finalize_flops):
+    return lambda op: (_count(op.inputs[0]) * reduce_flops
+                       + _count(op.outputs[0]) * (finalize_flops - reduce_flops))
+
+
+def _nhwc(op):
+    fmt = op.get_attr("data_format") if "data_format" in op.node_def.attr else b"NHWC"
+    if fmt not in (b"NHWC", "NHWC"):
+        raise ValueError("Only NHWC format is supported in flops computations")
+
+
+def _pool(op):
+    _nhwc(op)
+    return int(np.prod(op.get_attr("ksize"))) * _count(op.outputs[0])
+
+
+def _matmul(op):
+    a = _shape(op.inputs[0])
+    transpose = op.get_attr("transpose_a") if "transpose_a" in op.node_def.attr else \
+        op.get_attr("adj_x")
+    k = a[-2] if transpose else a[-1]
+    return 2 * k * _count(op.outputs[0])
+
+
+def _conv2d(op):
+    f = _shape(op.inputs[1])
+    return _count(op.outputs[0]) * f[0] * f[1] * f[2] * 2
+
+
+def _depthwise(op):
+    f = _shape(op.inputs[1])
+    return _count(op.outputs[0]) * f[0] * f[1] * 2
+
+
+def _conv_backprop_input(op):
+    _nhwc(op)
+    out = _shape(op.outputs[0])
+    strides = op.get_attr("strides")
+    return int(2 * _count(op.outputs[0]) * _count(op.inputs[1])
+               / (out[-1] * strides[1] * strides[2]))
+
+
+def _conv_backprop_filter(op):
+    _nhwc(op)
+    image = _shape(op.inputs[0])
+    strides = op.get_attr("strides")
+    return int(2 * _count(op.inputs[0]) * _count(op.outputs[0])
+               / (image[-1] * strides[1] * strides[2]))
+
+
+def _avg_pool_grad(op):
+    _nhwc(op)
+    return int(np.prod(op.get_attr("ksize"))) * _count(op.inputs[1]) * 2
+
+
+def _max_pool_grad(op):
+    _nhwc(op)
+    out = _count(op.inputs[1])
+    return int(np.prod(op.get_attr("ksize"))) * out + out
+
+
+def _add_n(op):
+    if not op.inputs:
+        return 0
+    return _count(op.inputs[0]) * (len(op.inputs) - 1)
+
+
+FLOPS = {
+    "Reciprocal": _unary(), "Square": _unary(), "Rsqrt": _unary(2), "Log": _unary(),
+    "Neg": _unary(), "AssignSub": _unary(), "AssignAdd": _unary(),
+    "L2Loss": lambda op: _count(op.inputs[0]) * 3 - 1, "Softmax": _unary(5),
+    "Add": _binary(), "AddV2": _binary(), "Sub": _binary(), "Mul": _binary(),
+    "RealDiv": _binary(), "Maximum": _binary(), "Minimum": _binary(), "Pow": _binary(),
+    "RsqrtGrad": _binary(4), "GreaterEqual": _binary(), "Greater": _binary(),
+    "LessEqual": _binary(), "Less": _binary(), "Equal": _binary(), "NotEqual": _binary(),
+    "SquaredDifference": _binary(2),
+    "Mean": _reduction(1, 1), "Sum": _reduction(1, 0), "ArgMax": _reduction(1, 0),
+    "ArgMin": _reduction(1, 0), "BiasAddGrad": _reduction(1, 0),
+    "AvgPool": _pool, "MaxPool": _pool, "AvgPoolGrad": _avg_pool_grad,
+    "MaxPoolGrad": _max_pool_grad, "Conv2DBackpropInput": _conv_backprop_input,
+    "Conv2DBackpropFilter": _conv_backprop_filter, "AddN": _add_n, "MatMul": _matmul,
+    "BatchMatMul": _matmul, "BatchMatMulV2": _matmul, "Conv2D": _conv2d,
+    "DepthwiseConv2dNative": _depthwise, "BiasAdd": lambda op: _count(op.inputs[0]),
+    "Dilation2D": _depthwise,
+}
+
+
+def op_flops(op):
+    """TF's FLOP count of ``op`` (0 when its type has none registered or a shape is unknown)."""
+    fn = FLOPS.get(op.type)
+    if fn is None:
+        return 0
+    try:
+        return int(fn(op))
+    except (ValueError, TypeError, IndexError):
+        return 0
+
+
+# -- options -------------------------------------------------------------------------------
+
+
+class ProfileOptionBuilder:
+    """Builds the options dict ``profile`` takes; ``float_operation()``,
+    ``trainable_variables_parameter()`` and ``time_and_memory()`` are the presets."""
+
+    def __init__(self, options=None):
+        self._options = copy.deepcopy(options) if options is not None else {
+            "max_depth": 100, "min_bytes": 0, "min_micros": 0, "min_params": 0,
+            "min_float_ops": 0, "min_occurrence": 0, "order_by": "name",
+            "account_type_regexes": [".*"], "start_name_regexes": [".*"],
+            "trim_name_regexes": [], "show_name_regexes": [".*"], "hide_name_regexes": [],
+            "account_displayed_op_only": False, "select": ["micros"], "step": -1,
+            "output": "stdout"}
+
+    @staticmethod
+    def trainable_variables_parameter():
+        return {"max_depth": 10000, "min_bytes": 0, "min_micros": 0, "min_params": 0,
+                "min_float_ops": 0, "min_occurrence": 0, "order_by": "name",
+                "account_type_regexes": ["_trainable_variables"],
+                "start_name_regexes": [".*"], "trim_name_regexes": [],
+                "show_name_regexes": [".*"], "hide_name_regexes": [],
+                "account_displayed_op_only": True, "select": ["params"], "step": -1,
+                "output": "stdout"}
+
+    @staticmethod
+    def float_operation():
+        return {"max_depth": 10000, "min_bytes": 0, "min_micros": 0, "min_params": 0,
+                "min_float_ops": 1, "min_occurrence": 0, "order_by": "float_ops",
+                "account_type_regexes": [".*"], "start_name_regexes": [".*"],
+                "trim_name_regexes": [], "show_name_regexes": [".*"],
+                "hide_name_regexes": [], "account_displayed_op_only": True,
+                "select": ["float_ops"], "step": -1, "output": "stdout"}
+
+    @staticmethod
+    def time_and_memory(min_micros=1, min_bytes=1, min_accelerator_micros=0,
+                        min_cpu_micros=0, min_peak_bytes=0, min_residual_bytes=0,
+                        min_output_bytes=0):
+        del min_accelerator_micros, min_cpu_micros, min_peak_bytes, min_residual_bytes
+        del min_output_bytes
+        return {"max_depth": 10000, "min_bytes": min_bytes, "min_micros": min_micros,
+                "min_params": 0, "min_float_ops": 0, "min_occurrence": 0,
+                "order_by": "micros", "account_type_regexes": [".*"],
+                "start_name_regexes": [".*"], "trim_name_regexes": [],
+                "show_name_regexes": [".*"], "hide_name_regexes": [],
+                "account_displayed_op_only": True, "select": ["micros", "bytes"],
+                "step": -1, "output": "stdout"}
+
+    def build(self):
+        return copy.deepcopy(self._options)
+
+    def _set(self, key, value):
+        self._options[key] = value
+        return self
+
+    def with_max_depth(self, max_depth):
+        return self._set("max_depth", max_depth)
+
+    def with_min_memory(self, min_bytes=0, min_peak_bytes=0, min_residual_bytes=0,
+                        min_output_bytes=0):
+        del min_peak_bytes, min_residual_bytes, min_output_bytes
+        return self._set("min_bytes", min_bytes)
+
+    def with_min_execution_time(self, min_micros=0, min_accelerator_micros=0,
+                                min_cpu_micros=0):
+        del min_accelerator_micros, min_cpu_micros
+        return self._set("min_micros", min_micros)
+
+    def with_min_parameters(self, min_params):
+        return self._set("min_params", min_params)
+
+    def with_min_occurrence(self, min_occurrence):
+        return self._set("min_occurrence", min_occurrence)
+
+    def with_min_float_operations(self, min_float_ops):
+        return self._set("min_float_ops", min_float_ops)
+
+    def with_accounted_types(self, account_type_regexes):
+        return self._set("account_type_regexes", list(account_type_regexes))
+
+    def with_node_names(self, start_name_regexes=None, show_name_regexes=None,
+                        hide_name_regexes=None, trim_name_regexes=None):
+        for key, value in (("start_name_regexes", start_name_regexes),
+                           ("show_name_regexes", show_name_regexes),
+                           ("hide_name_regexes", hide_name_regexes),
+                           ("trim_name_regexes", trim_name_regexes)):
+            if value is not None:
+                self._options[key] = list(value)
+        return self
+
+    def account_displayed_op_only(self, is_true):
+        return self._set("account_displayed_op_only", bool(is_true))
+
+    def with_empty_output(self):
+        return self._set("output", "none")
+
+    def with_stdout_output(self):
+        return self._set("output", "stdout")
+
+    def with_file_output(self, outfile):
+        return self._set("output", f"file:outfile={outfile}")
+
+    def with_timeline_output(self, timeline_file):
+        return self._set("output", f"timeline:outfile={timeline_file}")
+
+    def with_pprof_output(self, pprof_file):
+        return self._set("output", f"pprof:outfile={pprof_file}")
+
+    def order_by(self, attribute):
+        return self._set("order_by", attribute)
+
+    def select(self, attributes):
+        return self._set("select", list(attributes))
+
+    def with_step(self, step):
+        return self._set("step", step)
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+class GraphNodeProto:
+    """One node of a report: its own and its subtree's totals, and its children."""
+
+    def __init__(self, name):
+        self.name = name
+        self.float_ops = self.total_float_ops = 0
+        self.parameters = self.total_parameters = 0
+        self.exec_micros = self.total_exec_micros = 0
+        self.requested_bytes = self.total_requested_bytes = 0
+        self.run_count = self.total_run_count = 0
+        self.definition_count = self.total_definition_count = 0
+        self.children = []
+        self.graph_nodes = []
+
+    def __repr__(self):
+        return (f"GraphNodeProto(name={self.name!r}, total_float_ops={self.total_float_ops}, "
+                f"total_parameters={self.total_parameters}, "
+                f"total_exec_micros={self.total_exec_micros})")
+
+
+MultiGraphNodeProto = GraphNodeProto
+
+
+def _trainable_names(graph):
+    return {v.op.name for v in graph.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)}
+
+
+def _exec_micros(run_meta):
+    out = {}
+    if run_meta is None:
+        return out
+    for dev in run_meta.step_stats.dev_stats:
+        for ns in dev.node_stats:
+            out[ns.node_name] = out.get(ns.node_name, 0) + int(ns.op_end_rel_micros)
+    return out
+
+
+def _op_stats(graph, run_meta):
+    trainable = _trainable_names(graph)
+    micros = _exec_micros(run_meta)
+    stats = {}
+    for op in graph.get_operations():
+        params = 0
+        if op.name in trainable:
+            shape = op.outputs[0].get_shape()
+            params = shape.num_elements() if shape.is_fully_defined() else 0
+        out_bytes = 0
+        for t in op.outputs:
+            s = t.get_shape()
+            if s.is_fully_defined() and t.dtype.base_dtype.is_numpy_compatible:
+                out_bytes += s.num_elements() * t.dtype.base_dtype.size
+        types = {op.type}
+        if op.name in trainable:
+            types.add("_trainable_variables")
+        if op.type in ("Variable", "VariableV2", "VarHandleOp"):
+            types.add("_variables")
+        stats[op.name] = {"float_ops": op_flops(op), "params": params,
+                          "micros": micros.get(op.name, 0), "bytes": out_bytes,
+                          "types": types, "op_type": op.type,
+                          "run": 1 if op.name in micros else 0}
+    return stats
+
+
+def _matches(name, regexes):
+    return any(re.fullmatch(r, name) for r in regexes)
+
+
+def _accounted(stat, options):
+    return any(_matches(t, options.get("account_type_regexes", [".*"])) for t in stat["types"])
+
+
+def _fill(node, stat):
+    node.float_ops += stat["float_ops"]
+    node.parameters += stat["params"]
+    node.exec_micros += stat["micros"]
+    node.requested_bytes += stat["bytes"]
+    node.run_count += stat["run"]
+    node.definition_count += 1
+
+
+def _totals(node):
+    node.total_float_ops = node.float_ops
+    node.total_parameters = node.parameters
+    node.total_exec_micros = node.exec_micros
+    node.total_requested_bytes = node.requested_bytes
+    node.total_run_count = node.run_count
+    node.total_definition_count = node.definition_count
+    for child in node.children:
+        _totals(child)
+        node.total_float_ops += child.total_float_ops
+        node.total_parameters += child.total_parameters
+        node.total_exec_micros += child.total_exec_micros
+        node.total_requested_bytes += child.total_requested_bytes
+        node.total_run_count += child.total_run_count
+        node.total_definition_count += child.total_definition_count
+
+
+def _scope_tree(stats, options):
+    root = GraphNodeProto("_TFProfRoot")
+    index = {"": root}
+    for name in sorted(stats):
+        stat = stats[name]
+        if not _accounted(stat, options):
+            continue
+        parts = name.split("/")
+        parent = root
+        for i in range(1, len(parts) + 1):
+            prefix = "/".join(parts[:i])
+            node = index.get(prefix)
+            if node is None:
+                node = index[prefix] = GraphNodeProto(prefix)
+                parent.children.append(node)
+            parent = node
+        _fill(parent, stat)
+    _totals(root)
+    return root
+
+
+def _op_view(stats, options):
+    root = GraphNodeProto("_TFProfRoot")
+    by_type = {}
+    for stat in stats.values():
+        if not _accounted(stat, options):
+            continue
+        node = by_type.get(stat["op_type"])
+        if node is None:
+            node = by_type[stat["op_type"]] = GraphNodeProto(stat["op_type"])
+            root.children.append(node)
+        _fill(node, stat)
+    _totals(root)
+    return root
+
+
+_SELECT = {"float_ops": ("total_float_ops", "float_ops", "flops"),
+           "params": ("total_parameters", "parameters", "params"),
+           "micros": ("total_exec_micros", "exec_micros", "us"),
+           "bytes": ("total_requested_bytes", "requested_bytes", "B")}
+
+
+def _fmt(n):
+    for unit, div in (("b", 1e9), ("m", 1e6), ("k", 1e3)):
+        if abs(n) >= div:
+            return f"{n / div:.2f}{unit}"
+    return str(int(n))
+
+
+def _visible(node, options):
+    keys = [_SELECT[s][0] for s in options.get("select", []) if s in _SELECT]
+    mins = {"total_float_ops": options.get("min_float_ops", 0),
+            "total_parameters": options.get("min_params", 0),
+            "total_exec_micros": options.get("min_micros", 0),
+            "total_requested_bytes": options.get("min_bytes", 0)}
+    if not _matches(node.name, options.get("show_name_regexes", [".*"])):
+        return False
+    if options.get("hide_name_regexes") and _matches(node.name,
+                                                     options["hide_name_regexes"]):
+        return False
+    return all(getattr(node, k) >= mins[k] for k in keys)
+
+
+def _order_key(options):
+    attr = options.get("order_by", "name")
+    if attr == "name":
+        return lambda n: n.name
+    key = {"float_ops": "total_float_ops", "params": "total_parameters",
+           "micros": "total_exec_micros", "bytes": "total_requested_bytes"}.get(attr)
+    if key is None:
+        return lambda n: n.name
+    return lambda n: -getattr(n, key)
+
+
+def _report(root, options, cmd):
+    selects = [s for s in options.get("select", []) if s in _SELECT]
+    header = " | ".join(f"# {_SELECT[s][2]}" for s in selects)
+    lines = ["", "Profile:", f"node name | {header}"]
+
+    def walk(node, depth):
+        if depth > options.get("max_depth", 100):
+            return
+        if node is root or _visible(node, options):
+            cols = ", ".join(f"{_fmt(getattr(node, _SELECT[s][1]))}/"
+                             f"{_fmt(getattr(node, _SELECT[s][0]))} {_SELECT[s][2]}"
+                             for s in selects)
+            lines.append(f"{'  ' * depth}{node.name} ({cols})")
+        for child in sorted(node.children, key=_order_key(options)):
+            walk(child, depth + 1)
+
+    walk(root, 0)
+    lines.append("")
+    lines.append(f"======================End of Report ({cmd})==========================")
+    return "\n".join(lines)
+
+
+def _emit(text, options):
+    output = options.get("output", "stdout")
+    if output == "none":
+        return
+    if output.startswith("file:"):
+        path = output.split("outfile=", 1)[1]
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text + "\n")
+        return
+    sys.stdout.write(text + "\n")
+
+
+def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=None):
+    """Profiles ``graph`` (default: the default graph); returns the root ``GraphNodeProto``
+    whose ``total_float_ops``/``total_parameters``/``total_exec_micros`` sum what
+    ``options`` accounts, and prints the report unless the output is ``none``."""
+    del op_log
+    if options is None:
+        options = ProfileOptionBuilder.trainable_variables_parameter()
+    if graph is None:
+        graph = ops.get_default_graph()
+    if cmd not in ("scope", "graph", "op", "code"):
+        raise ValueError(f"cmd must be one of scope, graph, op, code; got {cmd!r}")
+    stats = _op_stats(graph, run_meta)
+    root = _op_view(stats, options) if cmd in ("op", "code") else _scope_tree(stats, options)
+    _emit(_report(root, options, cmd), options)
+    return root
+
+
+def advise(graph=None, run_meta=None, options=None):
+    """The most expensive op types of a traced step, as ``{"checkers": {...}}``."""
+    del options
+    root = profile(graph, run_meta, cmd="op",
+                   options={**ProfileOptionBuilder.time_and_memory(), "output": "none"})
+    top = sorted(root.children, key=lambda n: -n.total_exec_micros)[:10]
+    reports = [f"{n.name}: {n.total_exec_micros} us over {n.total_definition_count} ops"
+               for n in top]
+    return {"checkers": {"ExpensiveOperationChecker": {"reports": reports}}}
+
+
+def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
+    """Writes each op's type, FLOPs and parameters to ``log_dir/tfprof_log`` (text)."""
+    del op_log, add_trace
+    os.makedirs(log_dir, exist_ok=True)
+    stats = _op_stats(graph, run_meta)
+    with open(os.path.join(log_dir, "tfprof_log"), "w") as f:
+        for name in sorted(stats):
+            s = stats[name]
+            f.write(f"{name}\t{s['op_type']}\t{s['float_ops']}\t{s['params']}\n")
+
+
+class Profiler:
+    """Accumulates traced steps of ``graph`` and profiles them by scope, op or graph."""
+
+    def __init__(self, graph=None, op_log=None):
+        del op_log
+        self._graph = graph or ops.get_default_graph()
+        self._steps = {}
+
+    def add_step(self, step, run_meta):
+        self._steps[step] = run_meta
+
+    def _run_meta(self, options):
+        step = options.get("step", -1)
+        if not self._steps:
+            return None
+        return self._steps.get(step, self._steps[max(self._steps)])
+
+    def profile_name_scope(self, options):
+        return profile(self._graph, self._run_meta(options), cmd="scope", options=options)
+
+    def profile_graph(self, options):
+        return profile(self._graph, self._run_meta(options), cmd="graph", options=options)
+
+    def profile_operations(self, options):
+        return profile(self._graph, self._run_meta(options), cmd="op", options=options)
+
+    def profile_python(self, options):
+        return profile(self._graph, self._run_meta(options), cmd="code", options=options)
+
+    def advise(self, options=None):
+        return advise(self._graph, self._run_meta(options or {}), options)
+
+
+__all__ = ["GraphNodeProto", "MultiGraphNodeProto", "ProfileOptionBuilder", "Profiler",
+           "advise", "profile", "write_op_log"]
