@@ -480,3 +480,16 @@ def test_conv3d_and_3d_pooling():
                                rtol=1e-5)
     np.testing.assert_allclose(run(L.GlobalAveragePooling3D(), y), y.mean((1, 2, 3)),
                                rtol=1e-5)
+
+
+def test_batch_normalization_4d_moving_variance_is_unbiased():
+    x = RNG.randn(4, 3, 3, 2).astype(np.float32)
+    layer = L.BatchNormalization(momentum=0.0)
+    inp = tf.keras.Input(shape=(3, 3, 2))
+    out = layer(inp, training=True)
+    K.get_session().run([out, layer.updates], {inp: x})
+    flat = x.reshape(-1, 2)
+    np.testing.assert_allclose(K.get_value(layer.moving_variance), flat.var(0, ddof=1),
+                               rtol=1e-4)
+    np.testing.assert_allclose(K.get_value(layer.moving_mean), flat.mean(0), rtol=1e-4,
+                               atol=1e-6)

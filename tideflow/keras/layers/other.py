@@ -94,12 +94,19 @@ class BatchNormalization(Layer):
         if value is False:
             return normalize(self.moving_mean, self.moving_variance)
         mean, variance = tf.nn.moments(inputs, reduction, keep_dims=False)
+        update_variance = variance
+        if rank == 4 and self._axes in ([1], [3]):
+            # TF takes the fused kernel here, whose moving variance follows the unbiased
+            # (Bessel-corrected) batch variance
+            n = tf.cast(tf.reduce_prod(tf.gather(tf.shape(inputs), reduction)),
+                        variance.dtype)
+            update_variance = variance * n / tf.maximum(n - 1.0, 1.0)
         if value is None:
             mean_u = tf.cond(training, lambda: mean, lambda: tf.identity(self.moving_mean))
-            var_u = tf.cond(training, lambda: variance,
+            var_u = tf.cond(training, lambda: update_variance,
                             lambda: tf.identity(self.moving_variance))
         else:
-            mean_u, var_u = mean, variance
+            mean_u, var_u = mean, update_variance
         with ops.name_scope("AssignMovingAvg"):
             self.add_update([K.moving_average_update(self.moving_mean, mean_u, self.momentum),
                              K.moving_average_update(self.moving_variance, var_u,
