@@ -226,6 +226,12 @@ class Estimator:
             model_dir = tempfile.mkdtemp()
             logging.warning("Using temporary folder as model directory: %s", model_dir)
             config = config.replace(model_dir=model_dir)
+        if config.session_config is None:
+            # TF's default session config for Estimators
+            from tideflow.protos import config_pb2
+
+            config = config.replace(session_config=config_pb2.ConfigProto(
+                allow_soft_placement=True))
         self._config = config
         self._model_dir = config.model_dir
         self._session_config = config.session_config
