@@ -493,3 +493,46 @@ def test_batch_normalization_4d_moving_variance_is_unbiased():
                                rtol=1e-4)
     np.testing.assert_allclose(K.get_value(layer.moving_mean), flat.mean(0), rtol=1e-4,
                                atol=1e-6)
+
+
+def test_cudnn_lstm_and_gru_weights_and_values():
+    units = 2
+    x = RNG.randn(2, 3, 3).astype(np.float32)
+    layer = L.CuDNNLSTM(units)
+    run(layer, x)
+    assert [tuple(w.shape) for w in layer.get_weights()] == [(3, 8), (2, 8), (16,)]
+    np.testing.assert_array_equal(layer.get_weights()[2][10:12], [1, 1])
+    w = RNG.randn(3, 4 * units).astype(np.float32)
+    u = RNG.randn(units, 4 * units).astype(np.float32)
+    b = RNG.randn(8 * units).astype(np.float32)
+
+    def step(xt, states):
+        h, c = states
+        z = xt @ w + h @ u + b[:8] + b[8:]
+        i, f = sigmoid(z[:, :2]), sigmoid(z[:, 2:4])
+        c = f * c + i * np.tanh(z[:, 4:6])
+        h = sigmoid(z[:, 6:]) * np.tanh(c)
+        return h, [h, c]
+
+    want, _ = rnn_ref(x, step, [np.zeros((2, units), np.float32)] * 2)
+    np.testing.assert_allclose(run(L.CuDNNLSTM(units), x, [w, u, b]), want[:, -1], rtol=1e-4,
+                               atol=1e-5)
+    gw = RNG.randn(3, 3 * units).astype(np.float32)
+    gu = RNG.randn(units, 3 * units).astype(np.float32)
+    gb = RNG.randn(6 * units).astype(np.float32)
+    gru = L.CuDNNGRU(units)
+    got = run(gru, x, [gw, gu, gb])
+    ref = L.GRU(units, reset_after=True, recurrent_activation="sigmoid")
+    want = run(ref, x, [gw, gu, gb.reshape(2, -1)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_gaussian_and_alpha_dropout_only_in_training():
+    x = RNG.randn(500, 40).astype(np.float32)
+    for layer in (L.GaussianDropout(0.3), L.AlphaDropout(0.3)):
+        np.testing.assert_array_equal(run(layer, x), x)
+    noisy = run(L.GaussianDropout(0.3), x, training=True)
+    ratio = noisy / x
+    assert abs(ratio.mean() - 1) < 0.02 and abs(ratio.var() - 0.3 / 0.7) < 0.03
+    alpha = run(L.AlphaDropout(0.3), x, training=True)  # SELU statistics are kept
+    assert abs(alpha.mean()) < 0.05 and abs(alpha.std() - 1) < 0.05

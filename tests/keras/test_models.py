@@ -394,6 +394,8 @@ def _all_layer_kinds():
         L.LSTM(3, return_sequences=True), L.GRU(2, reset_after=True), L.SimpleRNN(4),
         L.Bidirectional(L.LSTM(2), merge_mode="sum"), L.TimeDistributed(L.Dense(2)),
         L.Concatenate(axis=1), L.Dot(axes=1), L.Add(), L.Masking(0.5), L.GaussianNoise(0.1),
+        L.CuDNNLSTM(3, return_sequences=True), L.CuDNNGRU(2), L.Conv3D(2, 2),
+        L.MaxPooling3D(), L.GaussianDropout(0.2), L.AlphaDropout(0.1),
     ]
 
 

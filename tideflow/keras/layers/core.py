@@ -205,6 +205,65 @@ class GaussianNoise(Layer):
         return input_shape
 
 
+class GaussianDropout(Layer):
+    """Multiplies the inputs by noise of mean 1 and variance rate / (1 - rate) in
+    training."""
+
+    def __init__(self, rate, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = rate
+        self.supports_masking = True
+
+    def call(self, inputs, training=None):
+        stddev = float(np.sqrt(self.rate / (1.0 - self.rate))) if 0 < self.rate < 1 else 0.0
+        return K.in_train_phase(
+            lambda: inputs * tf.random_normal(tf.shape(inputs), mean=1.0, stddev=stddev,
+                                              dtype=inputs.dtype.base_dtype),
+            lambda: tf.identity(inputs), training=training_flag(training))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config["rate"] = self.rate
+        return config
+
+
+class AlphaDropout(Layer):
+    """Dropout keeping the mean and variance of SELU activations (training only)."""
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate, self.noise_shape, self.seed = rate, noise_shape, seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=None):
+        if not 0 < self.rate < 1:
+            return tf.identity(inputs)
+        alpha_p = -1.6732632423543772 * 1.0507009873554805
+        rate = self.rate
+
+        def dropped():
+            shape = self.noise_shape or tf.shape(inputs)
+            keep = tf.cast(tf.random_uniform(shape, seed=self.seed) >= rate,
+                           inputs.dtype.base_dtype)
+            a = ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
+            b = -a * alpha_p * rate
+            return a * (inputs * keep + alpha_p * (1 - keep)) + b
+
+        return K.in_train_phase(dropped, lambda: tf.identity(inputs),
+                                training=training_flag(training))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(rate=self.rate, noise_shape=self.noise_shape, seed=self.seed)
+        return config
+
+
 class Flatten(Layer):
     """[batch, d1, d2...] -> [batch, d1 * d2 * ...]."""
 

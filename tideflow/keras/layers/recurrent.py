@@ -193,19 +193,22 @@ class GRUCell(_Cell):
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
+    def _bias_pair(self):
+        return self.bias
+
     def call(self, inputs, states, training=None):
         h_prev = states[0]
         x, h_in = self._apply_masks(inputs, h_prev)
         u = self.units
         xw = tf.matmul(x, self.kernel)
-        if self.bias is not None:
-            in_bias = self.bias[0] if self.reset_after else self.bias
-            xw = tf.nn.bias_add(xw, in_bias)
+        bias = self._bias_pair() if self.bias is not None else None
+        if bias is not None:
+            xw = tf.nn.bias_add(xw, bias[0] if self.reset_after else bias)
         x_z, x_r, x_h = xw[:, :u], xw[:, u:2 * u], xw[:, 2 * u:]
         if self.reset_after:
             hu = tf.matmul(h_in, self.recurrent_kernel)
-            if self.bias is not None:
-                hu = tf.nn.bias_add(hu, self.bias[1])
+            if bias is not None:
+                hu = tf.nn.bias_add(hu, bias[1])
             z = self.recurrent_activation(x_z + hu[:, :u])
             r = self.recurrent_activation(x_r + hu[:, u:2 * u])
             hh = self.activation(x_h + r * hu[:, 2 * u:])
@@ -221,6 +224,65 @@ class GRUCell(_Cell):
         config = super().get_config()
         config.update(recurrent_activation=activations.serialize(self.recurrent_activation),
                       reset_after=self.reset_after, implementation=self.implementation)
+        return config
+
+
+class _CuDNNLSTMCell(LSTMCell):
+    """CuDNNLSTM's cell: sigmoid gates, tanh, and separate input and recurrent biases
+    (bias [8 * units]; with ``unit_forget_bias`` the recurrent forget bias starts at 1)."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(units, activation="tanh", recurrent_activation="sigmoid", **kwargs)
+
+    def _bias_shape(self):
+        return (8 * self.units,)
+
+    def _bias_initializer(self):
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base, units = self.bias_initializer, self.units
+
+        def init(shape, dtype=None, partition_info=None):
+            return tf.concat([base((units * 5,), dtype=dtype), tf.ones((units,), dtype=dtype),
+                              base((units * 2,), dtype=dtype)], 0)
+
+        return init
+
+    def call(self, inputs, states, training=None):
+        full = self.bias
+        self.bias = full[:4 * self.units] + full[4 * self.units:]
+        try:
+            return super().call(inputs, states, training=training)
+        finally:
+            self.bias = full
+
+    def get_config(self):
+        config = super().get_config()
+        for k in ("activation", "recurrent_activation", "implementation", "dropout",
+                  "recurrent_dropout", "use_bias"):
+            config.pop(k, None)
+        return config
+
+
+class _CuDNNGRUCell(GRUCell):
+    """CuDNNGRU's cell: sigmoid gates, the reset gate after the recurrent product, input
+    and recurrent biases in one [6 * units] bias."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(units, activation="tanh", recurrent_activation="sigmoid",
+                         reset_after=True, **kwargs)
+
+    def _bias_shape(self):
+        return (6 * self.units,)
+
+    def _bias_pair(self):
+        return tf.reshape(self.bias, [2, 3 * self.units])
+
+    def get_config(self):
+        config = super().get_config()
+        for k in ("activation", "recurrent_activation", "implementation", "dropout",
+                  "recurrent_dropout", "use_bias", "reset_after"):
+            config.pop(k, None)
         return config
 
 
@@ -451,6 +513,18 @@ class LSTM(_RNNLayer):
 
 class GRU(_RNNLayer):
     _CELL = GRUCell
+
+
+class CuDNNLSTM(_RNNLayer):
+    """The LSTM of cuDNN, computed on any device (weights as Keras's CuDNNLSTM)."""
+
+    _CELL = _CuDNNLSTMCell
+
+
+class CuDNNGRU(_RNNLayer):
+    """The GRU of cuDNN, computed on any device (weights as Keras's CuDNNGRU)."""
+
+    _CELL = _CuDNNGRUCell
 
 
 # -- wrappers ------------------------------------------------------------------------------------
