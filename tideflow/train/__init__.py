@@ -108,6 +108,7 @@ from tideflow.train.session_run_hook import (
 )
 from tideflow.train.supervisor import Supervisor
 from tideflow.train.sync_replicas_optimizer import SyncReplicasOptimizer, SyncReplicasOptimizerV2
+from tideflow.train.trackable_checkpoint import Checkpoint, CheckpointManager, CheckpointOptions
 from tideflow.train.train_extras import (
     checkpoints_iterator,
     maybe_batch,
