@@ -30,6 +30,29 @@ from tideflow.ops.linalg_ops import cholesky, einsum, matmul, tensordot
 from tideflow.ops.linalg_ops import matrix_determinant as det
 from tideflow.ops.linalg_ops import matrix_inverse as inv
 from tideflow.ops.linalg_ops import matrix_solve as solve
+from tideflow.ops.linear_operator import (
+    LinearOperator,
+    LinearOperatorAdjoint,
+    LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+    LinearOperatorComposition,
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorHouseholder,
+    LinearOperatorIdentity,
+    LinearOperatorInversion,
+    LinearOperatorKronecker,
+    LinearOperatorLowerTriangular,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorPermutation,
+    LinearOperatorScaledIdentity,
+    LinearOperatorToeplitz,
+    LinearOperatorTridiag,
+    LinearOperatorZeros,
+)
 from tideflow.ops.matrix_diag_ops import diag as tensor_diag
 from tideflow.ops.matrix_diag_ops import diag_part as tensor_diag_part
 from tideflow.ops.matrix_diag_ops import matrix_diag as diag
@@ -42,10 +65,18 @@ from tideflow.ops.range_ops import eye
 from tideflow.ops.range_ops import matrix_band_part as band_part
 from tideflow.ops.svd_ops import svd
 
-__all__ = ["adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag",
-           "diag_part", "eigh", "eigh_tridiagonal", "eigvalsh", "einsum", "expm", "eye",
-           "global_norm", "inv", "l2_normalize", "logdet", "logm", "lstsq", "lu",
-           "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matmul", "matrix_rank",
-           "matrix_transpose", "matvec", "norm", "normalize", "pinv", "qr", "set_diag", "slogdet",
-           "solve", "sqrtm", "svd", "tensor_diag", "tensor_diag_part", "tensordot", "trace",
-           "transpose", "triangular_solve", "tridiagonal_matmul", "tridiagonal_solve"]
+__all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+           "LinearOperatorBlockLowerTriangular", "LinearOperatorCirculant",
+           "LinearOperatorCirculant2D", "LinearOperatorCirculant3D", "LinearOperatorComposition",
+           "LinearOperatorDiag", "LinearOperatorFullMatrix", "LinearOperatorHouseholder",
+           "LinearOperatorIdentity", "LinearOperatorInversion", "LinearOperatorKronecker",
+           "LinearOperatorLowRankUpdate", "LinearOperatorLowerTriangular",
+           "LinearOperatorPermutation", "LinearOperatorScaledIdentity", "LinearOperatorToeplitz",
+           "LinearOperatorTridiag", "LinearOperatorZeros", "adjoint", "band_part", "cholesky",
+           "cholesky_solve", "cross", "det", "diag", "diag_part", "eigh", "eigh_tridiagonal",
+           "eigvalsh", "einsum", "expm", "eye", "global_norm", "inv", "l2_normalize", "logdet",
+           "logm", "lstsq", "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve", "matmul",
+           "matrix_rank", "matrix_transpose", "matvec", "norm", "normalize", "pinv", "qr",
+           "set_diag", "slogdet", "solve", "sqrtm", "svd", "tensor_diag", "tensor_diag_part",
+           "tensordot", "trace", "transpose", "triangular_solve", "tridiagonal_matmul",
+           "tridiagonal_solve"]

@@ -1,0 +1,1348 @@
+"""``tf.linalg.LinearOperator`` and its family: matrix-free operators with matmul, solve,
+determinants, diagonals and adjoints. The base class computes through ``to_dense``; the
+structured operators (diagonal, identity, triangular, compositions, inverses, Kronecker...)
+override what their structure makes cheaper."""
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    fft_ops,
+    linalg_extra_ops,
+    linalg_more_ops,
+    linalg_ops,
+    math_ops,
+    matrix_diag_ops,
+    pad_ops,
+    range_ops,
+    reduction_ops,
+    unary_ops,
+)
+from tideflow.ops.concat_ops import concat
+
+__all__ = [
+    "LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
+    "LinearOperatorBlockLowerTriangular", "LinearOperatorCirculant", "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D", "LinearOperatorComposition", "LinearOperatorDiag",
+    "LinearOperatorFullMatrix", "LinearOperatorHouseholder", "LinearOperatorIdentity",
+    "LinearOperatorInversion", "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
+    "LinearOperatorLowerTriangular", "LinearOperatorPermutation", "LinearOperatorScaledIdentity",
+    "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorZeros",
+]
+
+
+def _adj(x):
+    return linalg_extra_ops.adjoint(x)
+
+
+def _same_dtype(operators):
+    dt = {o.dtype for o in operators}
+    if len(dt) != 1:
+        raise TypeError(f"Expected all operators to have the same dtype. Found "
+                        f"{sorted(d.name for d in dt)}")
+
+
+def _parents(operators):
+    return [t for o in operators for t in o.graph_parents]
+
+
+def _broadcast_matrices(a, b):
+    """``a`` and ``b`` (both ``[..., r, c]``) broadcast to a common batch shape."""
+    za = array_ops.zeros(concat([array_ops.shape(b)[:-2], [1, 1]], 0), a.dtype)
+    zb = array_ops.zeros(concat([array_ops.shape(a)[:-2], [1, 1]], 0), b.dtype)
+    return a + za, b + zb
+
+
+def _broadcast_batch(shape_a, shape_b):
+    out = TensorShape(None)
+    if shape_a.ndims is None or shape_b.ndims is None:
+        return out
+    a, b = shape_a.as_list(), shape_b.as_list()
+    n = max(len(a), len(b))
+    a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
+    dims = []
+    for x, y in zip(a, b):
+        if x == 1:
+            dims.append(y)
+        elif y == 1 or y is None:
+            dims.append(x)
+        elif x is None:
+            dims.append(y)
+        elif x != y:
+            raise ValueError(f"batch shapes {shape_a} and {shape_b} are not broadcastable")
+        else:
+            dims.append(x)
+    return TensorShape(dims)
+
+
+class LinearOperator:
+    """An operator acting like a (batch of) ``[M, N]`` matrices without necessarily holding
+    them. Subclasses implement ``_shape``, ``_shape_tensor`` and ``_to_dense`` at least."""
+
+    def __init__(self, dtype, graph_parents=None, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None, parameters=None):
+        if is_positive_definite and is_non_singular is False:
+            raise ValueError("A positive definite matrix is always non-singular.")
+        if is_positive_definite:
+            is_non_singular = True
+        if is_non_singular and is_square is False:
+            raise ValueError("A non-singular matrix is always square.")
+        if is_non_singular:
+            is_square = True
+        self._dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+        self._graph_parents = list(graph_parents or [])
+        self._is_non_singular = is_non_singular
+        self._is_self_adjoint = is_self_adjoint
+        self._is_positive_definite = is_positive_definite
+        self._is_square_set = is_square
+        self._name = name or type(self).__name__
+        self._parameters = dict(parameters or {})
+
+    # -- hints and shapes -------------------------------------------------------------------
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def parameters(self):
+        return dict(self._parameters)
+
+    @property
+    def graph_parents(self):
+        return list(self._graph_parents)
+
+    @property
+    def is_non_singular(self):
+        return self._is_non_singular
+
+    @property
+    def is_self_adjoint(self):
+        return self._is_self_adjoint
+
+    @property
+    def is_positive_definite(self):
+        return self._is_positive_definite
+
+    @property
+    def is_square(self):
+        if self._is_square_set is not None:
+            return self._is_square_set
+        s = self.shape
+        if s.ndims is not None and s[-1].value is not None and s[-2].value is not None:
+            return s[-1].value == s[-2].value
+        return None
+
+    @property
+    def shape(self):
+        """The static ``TensorShape`` ``batch_shape + [M, N]``."""
+        return self._shape()
+
+    def _shape(self):
+        return self._to_dense_static_shape()
+
+    def _to_dense_static_shape(self):
+        return self.to_dense().get_shape()
+
+    def shape_tensor(self, name="shape_tensor"):
+        with ops.name_scope(None, name):
+            s = self.shape
+            if s.is_fully_defined():
+                return ops.convert_to_tensor(np.array(s.as_list(), np.int32))
+            return self._shape_tensor()
+
+    def _shape_tensor(self):
+        return array_ops.shape(self.to_dense())
+
+    @property
+    def batch_shape(self):
+        return self.shape[:-2] if self.shape.ndims is not None else TensorShape(None)
+
+    def batch_shape_tensor(self, name="batch_shape_tensor"):
+        return self.shape_tensor(name)[:-2]
+
+    @property
+    def tensor_rank(self):
+        return self.shape.ndims
+
+    def tensor_rank_tensor(self, name="tensor_rank_tensor"):
+        return array_ops.size(self.shape_tensor(name))
+
+    @property
+    def domain_dimension(self):
+        return self.shape[-1] if self.shape.ndims is not None else TensorShape(None)
+
+    def domain_dimension_tensor(self, name="domain_dimension_tensor"):
+        return self.shape_tensor(name)[-1]
+
+    @property
+    def range_dimension(self):
+        return self.shape[-2] if self.shape.ndims is not None else TensorShape(None)
+
+    def range_dimension_tensor(self, name="range_dimension_tensor"):
+        return self.shape_tensor(name)[-2]
+
+    # -- the operations -----------------------------------------------------------------------
+
+    def to_dense(self, name="to_dense"):
+        """The operator as a dense ``[..., M, N]`` tensor."""
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return self._to_dense()
+
+    def _to_dense(self):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _to_dense")
+
+    def _check_arg(self, x, name):
+        x = ops.convert_to_tensor(x, name=name)
+        if self._dtype is not None and x.dtype.base_dtype != self._dtype:
+            raise TypeError(f"{self._name}: {name} has dtype {x.dtype.name}, expected "
+                            f"{self._dtype.name}")
+        return x
+
+    def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
+        """``op(A) @ op(x)`` with ``op`` the adjoint where asked; ``x`` may be another
+        LinearOperator (giving a LinearOperatorComposition)."""
+        if isinstance(x, LinearOperator):
+            left = self.adjoint() if adjoint else self
+            right = x.adjoint() if adjoint_arg else x
+            return LinearOperatorComposition([left, right])
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            x = self._check_arg(x, "x")
+            return self._matmul(x, adjoint, adjoint_arg)
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        return linalg_ops.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+
+    def __matmul__(self, other):
+        return self.matmul(other)
+
+    def matvec(self, x, adjoint=False, name="matvec"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            x = self._check_arg(x, "x")
+            return array_ops.squeeze(self._matmul(array_ops.expand_dims(x, -1), adjoint,
+                                                  False), [-1])
+
+    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
+        """``X`` with ``op(A) X = op(rhs)`` (square, non-singular operators)."""
+        if self.is_non_singular is False:
+            raise NotImplementedError("Exact solve not implemented for an operator that is "
+                                      "expected to be singular.")
+        if self.is_square is False:
+            raise NotImplementedError("Exact solve not implemented for an operator that is "
+                                      "expected to not be square.")
+        if isinstance(rhs, LinearOperator):
+            left = self.adjoint() if adjoint else self
+            right = rhs.adjoint() if adjoint_arg else rhs
+            return LinearOperatorComposition([left.inverse(), right])
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            rhs = self._check_arg(rhs, "rhs")
+            return self._solve(rhs, adjoint, adjoint_arg)
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        if adjoint_arg:
+            rhs = _adj(rhs)
+        matrix, rhs = _broadcast_matrices(self.to_dense(), rhs)
+        return linalg_ops.matrix_solve(matrix, rhs, adjoint=adjoint)
+
+    def solvevec(self, rhs, adjoint=False, name="solve"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            rhs = self._check_arg(rhs, "rhs")
+            return array_ops.squeeze(self._solve(array_ops.expand_dims(rhs, -1), adjoint,
+                                                 False), [-1])
+
+    def _require_square(self, what):
+        if self.is_square is False:
+            raise NotImplementedError(f"Determinant not implemented for an operator that is "
+                                      f"expected to not be square ({what}).")
+
+    def determinant(self, name="det"):
+        self._require_square("determinant")
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return self._determinant()
+
+    def _determinant(self):
+        return linalg_ops.matrix_determinant(self.to_dense())
+
+    def log_abs_determinant(self, name="log_abs_det"):
+        self._require_square("log_abs_determinant")
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return self._log_abs_determinant()
+
+    def _log_abs_determinant(self):
+        # the operator's dtype, as TF (a complex one has a zero imaginary part)
+        return linalg_more_ops.slogdet(self.to_dense())[1]
+
+    def diag_part(self, name="diag_part"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return self._diag_part()
+
+    def _diag_part(self):
+        return matrix_diag_ops.matrix_diag_part(self.to_dense())
+
+    def trace(self, name="trace"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return reduction_ops.reduce_sum(self.diag_part(), axis=-1)
+
+    def add_to_tensor(self, x, name="add_to_tensor"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return self.to_dense() + self._check_arg(x, "x")
+
+    def adjoint(self, name="adjoint"):
+        if self.is_self_adjoint:
+            return self
+        return LinearOperatorAdjoint(self, name=f"{self._name}_adjoint")
+
+    H = property(adjoint)
+
+    def inverse(self, name="inverse"):
+        if self.is_square is False:
+            raise ValueError("Cannot take the Inverse: This operator represents a non square "
+                             "matrix.")
+        if self.is_non_singular is False:
+            raise ValueError("Cannot take the Inverse: This operator represents a singular "
+                             "matrix.")
+        return LinearOperatorInversion(self, name=f"{self._name}_inverse")
+
+    def cholesky(self, name="cholesky"):
+        if not (self.is_self_adjoint and self.is_positive_definite):
+            raise ValueError("Cholesky decomposition is only defined for an operator that is "
+                             "self-adjoint and positive definite.")
+        return LinearOperatorLowerTriangular(linalg_ops.cholesky(self.to_dense()),
+                                             is_non_singular=True, is_square=True)
+
+    def eigvals(self, name="eigvals"):
+        if not self.is_self_adjoint:
+            raise NotImplementedError("Only self-adjoint matrices are supported.")
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return linalg_extra_ops.self_adjoint_eigvals(self.to_dense())
+
+    def cond(self, name="cond"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            from tideflow.ops import svd_ops
+
+            s = svd_ops.svd(self.to_dense(), compute_uv=False)
+            return reduction_ops.reduce_max(s, -1) / reduction_ops.reduce_min(s, -1)
+
+    def assert_non_singular(self, name="assert_non_singular"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            s = unary_ops.abs(self._log_abs_determinant())
+            return check_ops.assert_equal(unary_ops.is_finite(s), True,
+                                          message="Singular operator: the determinant "
+                                          "is zero.")
+
+    def assert_positive_definite(self, name="assert_positive_definite"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_positive(
+                math_ops.real(linalg_extra_ops.self_adjoint_eigvals(self.to_dense())),
+                message="Operator was not positive definite.")
+
+    def assert_self_adjoint(self, name="assert_self_adjoint"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            d = self.to_dense()
+            return check_ops.assert_equal(d, _adj(d),
+                                          message="Matrix was not equal to its adjoint.")
+
+    def __repr__(self):
+        return (f"<tf.linalg.{type(self).__name__} '{self._name}' shape={self.shape} "
+                f"dtype={self._dtype.name if self._dtype is not None else None}>")
+
+
+# -- matrices given by value -------------------------------------------------------------------
+
+
+class LinearOperatorFullMatrix(LinearOperator):
+    """A LinearOperator wrapping a dense ``[..., M, N]`` matrix."""
+
+    def __init__(self, matrix, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorFullMatrix"):
+        with ops.name_scope(name, values=[matrix]):
+            self._matrix = ops.convert_to_tensor(matrix, name="matrix")
+        if self._matrix.get_shape().ndims is not None and self._matrix.get_shape().ndims < 2:
+            raise ValueError(f"matrix must have rank >= 2, got shape {self._matrix.get_shape()}")
+        super().__init__(self._matrix.dtype.base_dtype, [self._matrix], is_non_singular,
+                         is_self_adjoint, is_positive_definite, is_square, name,
+                         {"matrix": matrix})
+
+    def _shape(self):
+        return self._matrix.get_shape()
+
+    def _shape_tensor(self):
+        return array_ops.shape(self._matrix)
+
+    def _to_dense(self):
+        return self._matrix
+
+
+class LinearOperatorLowerTriangular(LinearOperator):
+    """The lower triangle of ``tril`` (the rest is ignored): triangular solves and a
+    determinant from the diagonal."""
+
+    def __init__(self, tril, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorLowerTriangular"):
+        if is_square is False:
+            raise ValueError("Only square lower triangular operators supported at this time.")
+        with ops.name_scope(name, values=[tril]):
+            self._tril = range_ops.matrix_band_part(ops.convert_to_tensor(tril, name="tril"),
+                                                    -1, 0)
+        super().__init__(self._tril.dtype.base_dtype, [self._tril], is_non_singular,
+                         is_self_adjoint, is_positive_definite, True, name, {"tril": tril})
+
+    def _shape(self):
+        return self._tril.get_shape()
+
+    def _shape_tensor(self):
+        return array_ops.shape(self._tril)
+
+    def _to_dense(self):
+        return self._tril
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        if adjoint_arg:
+            rhs = _adj(rhs)
+        tril, rhs = _broadcast_matrices(self._tril, rhs)
+        return linalg_extra_ops.matrix_triangular_solve(tril, rhs, lower=True, adjoint=adjoint)
+
+    def _diag_part(self):
+        return matrix_diag_ops.matrix_diag_part(self._tril)
+
+    def _determinant(self):
+        return reduction_ops.reduce_prod(self._diag_part(), axis=-1)
+
+    def _log_abs_determinant(self):
+        return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag_part())), -1)
+
+
+class LinearOperatorDiag(LinearOperator):
+    """The diagonal matrix of ``diag [..., N]``."""
+
+    def __init__(self, diag, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorDiag"):
+        if is_square is False:
+            raise ValueError("Only square diagonal operators currently supported.")
+        with ops.name_scope(name, values=[diag]):
+            self._diag = ops.convert_to_tensor(diag, name="diag")
+        if self._diag.get_shape().ndims is not None and self._diag.get_shape().ndims < 1:
+            raise ValueError(f"Argument diag must have at least 1 dimension, found "
+                             f"{self._diag.get_shape()}")
+        if not self._diag.dtype.is_complex and is_self_adjoint is False:
+            raise ValueError("A real diagonal operator is always self adjoint.")
+        if not self._diag.dtype.is_complex:
+            is_self_adjoint = True
+        super().__init__(self._diag.dtype.base_dtype, [self._diag], is_non_singular,
+                         is_self_adjoint, is_positive_definite, True, name, {"diag": diag})
+
+    @property
+    def diag(self):
+        return self._diag
+
+    def _shape(self):
+        s = self._diag.get_shape()
+        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+    def _shape_tensor(self):
+        s = array_ops.shape(self._diag)
+        return concat([s, s[-1:]], 0)
+
+    def _to_dense(self):
+        return matrix_diag_ops.matrix_diag(self._diag)
+
+    def _d(self, adjoint):
+        return math_ops.conj(self._diag) if adjoint and self._diag.dtype.is_complex else \
+            self._diag
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        x = _adj(x) if adjoint_arg else x
+        return array_ops.expand_dims(self._d(adjoint), -1) * x
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        rhs = _adj(rhs) if adjoint_arg else rhs
+        return rhs / array_ops.expand_dims(self._d(adjoint), -1)
+
+    def _diag_part(self):
+        return self._diag
+
+    def _determinant(self):
+        return reduction_ops.reduce_prod(self._diag, axis=-1)
+
+    def _log_abs_determinant(self):
+        return reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(self._diag)), axis=-1)
+
+    def add_to_tensor(self, x, name="add_to_tensor"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            x = self._check_arg(x, "x")
+            return matrix_diag_ops.matrix_set_diag(
+                x, matrix_diag_ops.matrix_diag_part(x) + self._diag)
+
+
+def _num_rows_value(num_rows, what):
+    v = ops.constant_value(ops.convert_to_tensor(num_rows, dtypes.int32))
+    if v is not None:
+        v = int(v)
+        if v < 0:
+            raise ValueError(f"Argument {what} must be non-negative, got {v}")
+    return v
+
+
+class LinearOperatorIdentity(LinearOperator):
+    """The ``[N, N]`` identity, optionally batched by ``batch_shape``."""
+
+    def __init__(self, num_rows, batch_shape=None, dtype=None, is_non_singular=True,
+                 is_self_adjoint=True, is_positive_definite=True, is_square=True,
+                 assert_proper_shapes=False, name="LinearOperatorIdentity"):
+        del assert_proper_shapes
+        if not (is_non_singular and is_self_adjoint and is_positive_definite and is_square):
+            raise ValueError("An identity operator is always non-singular, self-adjoint, "
+                             "positive definite and square.")
+        self._num_rows = num_rows
+        self._n = _num_rows_value(num_rows, "num_rows")
+        self._batch = [] if batch_shape is None else [int(b) for b in np.reshape(batch_shape, -1)]
+        super().__init__(dtypes.as_dtype(dtype or dtypes.float32), None, True, True, True,
+                         True, name, {"num_rows": num_rows, "batch_shape": batch_shape})
+
+    def _shape(self):
+        return TensorShape(self._batch + [self._n, self._n])
+
+    def _shape_tensor(self):
+        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
+        return concat([np.array(self._batch, np.int32), array_ops.stack([n, n])], 0)
+
+    def _to_dense(self):
+        return range_ops.eye(self._num_rows, batch_shape=self._batch or None, dtype=self._dtype)
+
+    def _ones_diag(self):
+        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
+        return array_ops.ones(concat([np.array(self._batch, np.int32),
+                                      array_ops.reshape(n, [1])], 0), self._dtype)
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        x = _adj(x) if adjoint_arg else x
+        if not self._batch:
+            return array_ops.identity(x)
+        return x + array_ops.zeros(concat([np.array(self._batch, np.int32), [1, 1]], 0),
+                                   self._dtype)
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        return self._matmul(rhs, adjoint, adjoint_arg)
+
+    def _diag_part(self):
+        return self._ones_diag()
+
+    def _determinant(self):
+        return array_ops.ones(self._batch, self._dtype)
+
+    def _log_abs_determinant(self):
+        return array_ops.zeros(self._batch, self._dtype.real_dtype)
+
+    def add_to_tensor(self, x, name="add_to_tensor"):
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            x = self._check_arg(x, "x")
+            return matrix_diag_ops.matrix_set_diag(
+                x, matrix_diag_ops.matrix_diag_part(x) + 1)
+
+
+class LinearOperatorScaledIdentity(LinearOperator):
+    """``multiplier * I`` (``multiplier`` of shape batch_shape)."""
+
+    def __init__(self, num_rows, multiplier, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=True, assert_proper_shapes=False,
+                 name="LinearOperatorScaledIdentity"):
+        del assert_proper_shapes
+        if is_square is False:
+            raise ValueError("A ScaledIdentity operator is always square.")
+        with ops.name_scope(name, values=[multiplier]):
+            self._multiplier = ops.convert_to_tensor(multiplier, name="multiplier")
+        self._num_rows = num_rows
+        self._n = _num_rows_value(num_rows, "num_rows")
+        if not self._multiplier.dtype.is_complex:
+            is_self_adjoint = True if is_self_adjoint is None else is_self_adjoint
+        super().__init__(self._multiplier.dtype.base_dtype, [self._multiplier],
+                         is_non_singular, is_self_adjoint, is_positive_definite, True, name,
+                         {"num_rows": num_rows, "multiplier": multiplier})
+
+    @property
+    def multiplier(self):
+        return self._multiplier
+
+    def _shape(self):
+        return self._multiplier.get_shape().concatenate([self._n, self._n])
+
+    def _shape_tensor(self):
+        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
+        return concat([array_ops.shape(self._multiplier), array_ops.stack([n, n])], 0)
+
+    def _m(self, adjoint):
+        m = math_ops.conj(self._multiplier) if adjoint and self._dtype.is_complex else \
+            self._multiplier
+        return array_ops.expand_dims(array_ops.expand_dims(m, -1), -1)
+
+    def _to_dense(self):
+        return self._m(False) * range_ops.eye(self._num_rows, dtype=self._dtype)
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        return (_adj(x) if adjoint_arg else x) * self._m(adjoint)
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        return (_adj(rhs) if adjoint_arg else rhs) / self._m(adjoint)
+
+    def _diag_part(self):
+        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
+        return array_ops.expand_dims(self._multiplier, -1) * array_ops.ones(
+            array_ops.reshape(n, [1]), self._dtype)
+
+    def _determinant(self):
+        n = cast_ops.cast(ops.convert_to_tensor(self._num_rows, dtypes.int32), self._dtype)
+        return math_ops.pow(self._multiplier, n)
+
+    def _log_abs_determinant(self):
+        n = cast_ops.cast(ops.convert_to_tensor(self._num_rows, dtypes.int32),
+                          self._dtype.real_dtype)
+        return n * unary_ops.log(unary_ops.abs(self._multiplier))
+
+
+class LinearOperatorZeros(LinearOperator):
+    """The ``[M, N]`` zero matrix (singular; no solve)."""
+
+    def __init__(self, num_rows, num_columns=None, batch_shape=None, dtype=None,
+                 is_non_singular=False, is_self_adjoint=True, is_positive_definite=False,
+                 is_square=True, assert_proper_shapes=False, name="LinearOperatorZeros"):
+        del assert_proper_shapes
+        if is_non_singular:
+            raise ValueError("A Zeros operator is always singular.")
+        if is_positive_definite:
+            raise ValueError("A Zeros operator is never positive definite.")
+        self._rows = _num_rows_value(num_rows, "num_rows")
+        self._cols = self._rows if num_columns is None else _num_rows_value(num_columns,
+                                                                              "num_columns")
+        self._batch = [] if batch_shape is None else [int(b) for b in np.reshape(batch_shape, -1)]
+        square = self._rows == self._cols
+        super().__init__(dtypes.as_dtype(dtype or dtypes.float32), None, False,
+                         is_self_adjoint and square, False, square, name,
+                         {"num_rows": num_rows, "num_columns": num_columns})
+
+    def _shape(self):
+        return TensorShape(self._batch + [self._rows, self._cols])
+
+    def _to_dense(self):
+        return array_ops.zeros(self._batch + [self._rows, self._cols], self._dtype)
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        x = _adj(x) if adjoint_arg else x
+        rows = self._cols if adjoint else self._rows
+        shape = concat([array_ops.shape(x)[:-2], [rows], array_ops.shape(x)[-1:]], 0)
+        return array_ops.zeros(shape, self._dtype) + array_ops.zeros(
+            self._batch + [1, 1], self._dtype)
+
+    def _determinant(self):
+        return array_ops.zeros(self._batch, self._dtype)
+
+    def _log_abs_determinant(self):
+        return array_ops.zeros(self._batch, self._dtype.real_dtype) + np.array(
+            -np.inf, self._dtype.real_dtype.as_numpy_dtype)
+
+    def _diag_part(self):
+        return array_ops.zeros(self._batch + [min(self._rows, self._cols)], self._dtype)
+
+
+# -- operators built from operators ---------------------------------------------------------------
+
+
+class LinearOperatorAdjoint(LinearOperator):
+    """The adjoint (conjugate transpose) of ``operator``."""
+
+    def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        self._operator = operator
+        super().__init__(operator.dtype, operator.graph_parents,
+                         operator.is_non_singular if is_non_singular is None else is_non_singular,
+                         operator.is_self_adjoint if is_self_adjoint is None else is_self_adjoint,
+                         operator.is_positive_definite if is_positive_definite is None
+                         else is_positive_definite,
+                         operator.is_square if is_square is None else is_square,
+                         name or f"{operator.name}_adjoint", {"operator": operator})
+
+    @property
+    def operator(self):
+        return self._operator
+
+    def _shape(self):
+        s = self._operator.shape
+        if s.ndims is None:
+            return s
+        return s[:-2].concatenate([s[-1], s[-2]])
+
+    def _shape_tensor(self):
+        s = self._operator.shape_tensor()
+        return concat([s[:-2], s[-1:], s[-2:-1]], 0)
+
+    def _to_dense(self):
+        return _adj(self._operator.to_dense())
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        return self._operator.matmul(x, adjoint=not adjoint, adjoint_arg=adjoint_arg)
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        return self._operator.solve(rhs, adjoint=not adjoint, adjoint_arg=adjoint_arg)
+
+    def _determinant(self):
+        d = self._operator.determinant()
+        return math_ops.conj(d) if d.dtype.is_complex else d
+
+    def _log_abs_determinant(self):
+        return self._operator.log_abs_determinant()
+
+    def _diag_part(self):
+        d = self._operator.diag_part()
+        return math_ops.conj(d) if d.dtype.is_complex else d
+
+
+class LinearOperatorInversion(LinearOperator):
+    """The inverse of a square, non-singular ``operator`` (matmul solves, solve multiplies)."""
+
+    def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        if operator.is_non_singular is False or is_non_singular is False:
+            raise ValueError("operator and LinearOperatorInversion must be non-singular.")
+        if operator.is_square is False or is_square is False:
+            raise ValueError("operator and LinearOperatorInversion must be square.")
+        self._operator = operator
+        super().__init__(operator.dtype, operator.graph_parents,
+                         operator.is_non_singular if is_non_singular is None else is_non_singular,
+                         operator.is_self_adjoint if is_self_adjoint is None else is_self_adjoint,
+                         operator.is_positive_definite if is_positive_definite is None
+                         else is_positive_definite, True,
+                         name or f"{operator.name}_inv", {"operator": operator})
+
+    @property
+    def operator(self):
+        return self._operator
+
+    def _shape(self):
+        return self._operator.shape
+
+    def _shape_tensor(self):
+        return self._operator.shape_tensor()
+
+    def _to_dense(self):
+        return linalg_ops.matrix_inverse(self._operator.to_dense())
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        return self._operator.solve(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        return self._operator.matmul(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _determinant(self):
+        return 1.0 / self._operator.determinant()
+
+    def _log_abs_determinant(self):
+        return -self._operator.log_abs_determinant()
+
+
+class LinearOperatorComposition(LinearOperator):
+    """The product ``operators[0] @ operators[1] @ ...``."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        operators = list(operators)
+        if not operators:
+            raise ValueError(f"Expected a non-empty list of operators. Found: {operators}")
+        _same_dtype(operators)
+        for a, b in zip(operators, operators[1:]):  # noqa: RUF007 - adjacent pairs
+            if not a.domain_dimension.is_compatible_with(b.range_dimension):
+                raise ValueError(f"Operators are incompatible: {a.name} has domain dimension "
+                                 f"{a.domain_dimension.value}, {b.name} range dimension "
+                                 f"{b.range_dimension.value}")
+        self._operators = operators
+        if all(o.is_non_singular for o in operators):
+            is_non_singular = True if is_non_singular is None else is_non_singular
+        super().__init__(operators[0].dtype, _parents(operators),
+                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
+                         name or "_o_".join(o.name for o in operators),
+                         {"operators": operators})
+
+    @property
+    def operators(self):
+        return list(self._operators)
+
+    def _shape(self):
+        batch = TensorShape([])
+        for o in self._operators:
+            batch = _broadcast_batch(batch, o.batch_shape)
+        first, last = self._operators[0].shape, self._operators[-1].shape
+        m = first[-2] if first.ndims is not None else None
+        n = last[-1] if last.ndims is not None else None
+        return batch.concatenate(TensorShape([m, n]))
+
+    def _to_dense(self):
+        out = self._operators[-1].to_dense()
+        for o in reversed(self._operators[:-1]):
+            out = o.matmul(out)
+        return out
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        seq = list(reversed(self._operators)) if not adjoint else list(self._operators)
+        out = seq[0].matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+        for o in seq[1:]:
+            out = o.matmul(out, adjoint=adjoint)
+        return out
+
+    def _solve(self, rhs, adjoint, adjoint_arg):
+        seq = list(self._operators) if not adjoint else list(reversed(self._operators))
+        out = seq[0].solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+        for o in seq[1:]:
+            out = o.solve(out, adjoint=adjoint)
+        return out
+
+    def _determinant(self):
+        out = self._operators[0].determinant()
+        for o in self._operators[1:]:
+            out = out * o.determinant()
+        return out
+
+    def _log_abs_determinant(self):
+        out = self._operators[0].log_abs_determinant()
+        for o in self._operators[1:]:
+            out = out + o.log_abs_determinant()
+        return out
+
+
+def _kron(a, b):
+    """The Kronecker product of the innermost matrices of ``a`` and ``b``."""
+    sa, sb = array_ops.shape(a), array_ops.shape(b)
+    # [..., m, 1, n, 1] * [..., 1, p, 1, q]
+    m = array_ops.expand_dims(array_ops.expand_dims(a, -1), -3) * array_ops.expand_dims(
+        array_ops.expand_dims(b, -2), -4)
+    batch = array_ops.shape(m)[:-4]
+    return array_ops.reshape(m, concat([batch, [sa[-2] * sb[-2], sa[-1] * sb[-1]]], 0))
+
+
+class LinearOperatorKronecker(LinearOperator):
+    """The Kronecker product ``operators[0] (x) operators[1] (x) ...``."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        operators = list(operators)
+        if not operators:
+            raise ValueError("Expected a non-empty list of operators.")
+        _same_dtype(operators)
+        self._operators = operators
+        if all(o.is_non_singular for o in operators):
+            is_non_singular = True if is_non_singular is None else is_non_singular
+        if all(o.is_square for o in operators):
+            is_square = True if is_square is None else is_square
+        super().__init__(operators[0].dtype, _parents(operators),
+                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
+                         name or "_x_".join(o.name for o in operators),
+                         {"operators": operators})
+
+    @property
+    def operators(self):
+        return list(self._operators)
+
+    def _shape(self):
+        batch = TensorShape([])
+        m = n = 1
+        for o in self._operators:
+            s = o.shape
+            batch = _broadcast_batch(batch, o.batch_shape)
+            m = None if m is None or s.ndims is None or s[-2].value is None else m * s[-2].value
+            n = None if n is None or s.ndims is None or s[-1].value is None else n * s[-1].value
+        return batch.concatenate(TensorShape([m, n]))
+
+    def _to_dense(self):
+        out = self._operators[0].to_dense()
+        for o in self._operators[1:]:
+            out = _kron(out, o.to_dense())
+        return out
+
+    def _determinant(self):
+        # det(A (x) B) = det(A)^n_B det(B)^n_A
+        total = 1
+        sizes = []
+        for o in self._operators:
+            n = o.domain_dimension.value
+            if n is None:
+                return super()._determinant()
+            sizes.append(n)
+            total *= n
+        out = None
+        for o, n in zip(self._operators, sizes):
+            term = math_ops.pow(o.determinant(), np.array(total // n, o.dtype.as_numpy_dtype))
+            out = term if out is None else out * term
+        return out
+
+    def _log_abs_determinant(self):
+        total = 1
+        sizes = []
+        for o in self._operators:
+            n = o.domain_dimension.value
+            if n is None:
+                return super()._log_abs_determinant()
+            sizes.append(n)
+            total *= n
+        out = None
+        for o, n in zip(self._operators, sizes):
+            term = o.log_abs_determinant() * float(total // n)
+            out = term if out is None else out + term
+        return out
+
+
+class LinearOperatorBlockDiag(LinearOperator):
+    """The block-diagonal operator with ``operators`` (square) on its diagonal."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=True, name=None):
+        operators = list(operators)
+        if not operators:
+            raise ValueError("Expected a non-empty list of operators.")
+        if any(o.is_square is False for o in operators):
+            raise ValueError("Expected all operators to be square.")
+        _same_dtype(operators)
+        self._operators = operators
+        if all(o.is_non_singular for o in operators):
+            is_non_singular = True if is_non_singular is None else is_non_singular
+        super().__init__(operators[0].dtype, _parents(operators),
+                         is_non_singular, is_self_adjoint, is_positive_definite, True,
+                         name or "_ds_".join(o.name for o in operators),
+                         {"operators": operators})
+
+    @property
+    def operators(self):
+        return list(self._operators)
+
+    def _shape(self):
+        batch = TensorShape([])
+        n = 0
+        for o in self._operators:
+            batch = _broadcast_batch(batch, o.batch_shape)
+            d = o.domain_dimension.value if o.shape.ndims is not None else None
+            n = None if n is None or d is None else n + d
+        return batch.concatenate(TensorShape([n, n]))
+
+    def _to_dense(self):
+        return _block_dense([[o if i == j else None for j, _ in enumerate(self._operators)]
+                             for i, o in enumerate(self._operators)], self._operators)
+
+    def _determinant(self):
+        out = self._operators[0].determinant()
+        for o in self._operators[1:]:
+            out = out * o.determinant()
+        return out
+
+    def _log_abs_determinant(self):
+        out = self._operators[0].log_abs_determinant()
+        for o in self._operators[1:]:
+            out = out + o.log_abs_determinant()
+        return out
+
+
+def _block_dense(grid, diagonal):
+    """Dense matrix of a block grid (None blocks are zeros sized by the diagonal blocks)."""
+    rows = []
+    sizes = [o.shape_tensor()[-1] for o in diagonal]
+    dtype = diagonal[0].dtype
+    batch = None
+    for o in diagonal:
+        b = o.batch_shape_tensor()
+        batch = b if batch is None else array_ops.broadcast_dynamic_shape(batch, b)
+    for i, row in enumerate(grid):
+        blocks = []
+        for j, op in enumerate(row):
+            if op is None:
+                blocks.append(array_ops.zeros(concat([batch, array_ops.stack(
+                    [sizes[i], sizes[j]])], 0), dtype))
+            else:
+                d = op.to_dense()
+                blocks.append(d + array_ops.zeros(concat([batch, [1, 1]], 0), dtype))
+        rows.append(concat(blocks, -1))
+    return concat(rows, -2)
+
+
+class LinearOperatorBlockLowerTriangular(LinearOperator):
+    """The block lower-triangular operator given by rows of blocks
+    ``[[A11], [A21, A22], ...]`` (diagonal blocks square)."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        operators = [list(r) for r in operators]
+        if not operators:
+            raise ValueError("Expected a non-empty list of operators.")
+        for i, row in enumerate(operators):
+            if len(row) != i + 1:
+                raise ValueError(f"Argument operators[{i}] must contain {i + 1} blocks, found "
+                                 f"{len(row)}")
+        self._operators = operators
+        diag = [row[-1] for row in operators]
+        if all(o.is_non_singular for o in diag):
+            is_non_singular = True if is_non_singular is None else is_non_singular
+        flat = [o for row in operators for o in row]
+        _same_dtype(flat)
+        super().__init__(diag[0].dtype, _parents(flat),
+                         is_non_singular, is_self_adjoint, is_positive_definite, True,
+                         name or "_".join(o.name for o in diag), {"operators": operators})
+
+    @property
+    def operators(self):
+        return [list(r) for r in self._operators]
+
+    def _diag_ops(self):
+        return [row[-1] for row in self._operators]
+
+    def _shape(self):
+        batch = TensorShape([])
+        n = 0
+        for row in self._operators:
+            for o in row:
+                batch = _broadcast_batch(batch, o.batch_shape)
+            d = row[-1].domain_dimension.value if row[-1].shape.ndims is not None else None
+            n = None if n is None or d is None else n + d
+        return batch.concatenate(TensorShape([n, n]))
+
+    def _to_dense(self):
+        k = len(self._operators)
+        grid = [[self._operators[i][j] if j <= i else None for j in range(k)] for i in range(k)]
+        return _block_dense(grid, self._diag_ops())
+
+    def _determinant(self):
+        out = self._diag_ops()[0].determinant()
+        for o in self._diag_ops()[1:]:
+            out = out * o.determinant()
+        return out
+
+    def _log_abs_determinant(self):
+        out = self._diag_ops()[0].log_abs_determinant()
+        for o in self._diag_ops()[1:]:
+            out = out + o.log_abs_determinant()
+        return out
+
+
+class LinearOperatorLowRankUpdate(LinearOperator):
+    """``base_operator + U diag(diag_update) V^H`` (``V = U`` when not given)."""
+
+    def __init__(self, base_operator, u, diag_update=None, v=None, is_diag_update_positive=None,
+                 is_non_singular=None, is_self_adjoint=None, is_positive_definite=None,
+                 is_square=None, name="LinearOperatorLowRankUpdate"):
+        with ops.name_scope(name, values=[u, v, diag_update]):
+            self._u = ops.convert_to_tensor(u, name="u", dtype=base_operator.dtype)
+            self._v = self._u if v is None else ops.convert_to_tensor(
+                v, name="v", dtype=base_operator.dtype)
+            self._diag_update = None if diag_update is None else ops.convert_to_tensor(
+                diag_update, name="diag_update", dtype=base_operator.dtype)
+        self._base = base_operator
+        self._is_diag_update_positive = is_diag_update_positive
+        if v is None and base_operator.is_self_adjoint and is_self_adjoint is None:
+            is_self_adjoint = True
+        super().__init__(base_operator.dtype, base_operator.graph_parents + [self._u],
+                         is_non_singular, is_self_adjoint, is_positive_definite,
+                         base_operator.is_square if is_square is None else is_square, name,
+                         {"base_operator": base_operator, "u": u, "v": v,
+                          "diag_update": diag_update})
+
+    @property
+    def base_operator(self):
+        return self._base
+
+    @property
+    def u(self):
+        return self._u
+
+    @property
+    def v(self):
+        return self._v
+
+    @property
+    def diag_update(self):
+        return self._diag_update
+
+    @property
+    def is_diag_update_positive(self):
+        return self._is_diag_update_positive
+
+    def _shape(self):
+        return self._base.shape
+
+    def _update(self):
+        u = self._u
+        if self._diag_update is not None:
+            u = u * array_ops.expand_dims(self._diag_update, -2)
+        return linalg_ops.matmul(u, self._v, adjoint_b=True)
+
+    def _to_dense(self):
+        return self._base.to_dense() + self._update()
+
+
+class LinearOperatorHouseholder(LinearOperator):
+    """The reflection ``I - 2 v v^H / (v^H v)`` about the hyperplane orthogonal to
+    ``reflection_axis``."""
+
+    def __init__(self, reflection_axis, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorHouseholder"):
+        if is_positive_definite:
+            raise ValueError("A Householder operator is always non-positive definite.")
+        if is_non_singular is False or is_self_adjoint is False or is_square is False:
+            raise ValueError("A Householder operator is always non-singular, self-adjoint and "
+                             "square.")
+        with ops.name_scope(name, values=[reflection_axis]):
+            self._axis = ops.convert_to_tensor(reflection_axis, name="reflection_axis")
+        super().__init__(self._axis.dtype.base_dtype, [self._axis], is_non_singular, True,
+                         is_positive_definite, True, name, {"reflection_axis": reflection_axis})
+
+    @property
+    def reflection_axis(self):
+        return self._axis
+
+    def _shape(self):
+        s = self._axis.get_shape()
+        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+    def _to_dense(self):
+        v = array_ops.expand_dims(self._axis, -1)
+        n = array_ops.shape(self._axis)[-1]
+        denom = linalg_ops.matmul(v, v, adjoint_a=True)
+        return range_ops.eye(n, dtype=self._dtype) - 2.0 * linalg_ops.matmul(
+            v, v, adjoint_b=True) / denom
+
+    def _determinant(self):
+        return -array_ops.ones_like(self._axis[..., 0])
+
+    def _log_abs_determinant(self):
+        return array_ops.zeros_like(math_ops.real(self._axis[..., 0]) if
+                                    self._dtype.is_complex else self._axis[..., 0])
+
+
+class LinearOperatorPermutation(LinearOperator):
+    """The permutation matrix ``P`` with ``(P x)[i] = x[perm[i]]``."""
+
+    def __init__(self, perm, dtype=dtypes.float32, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorPermutation"):
+        if is_non_singular is False or is_square is False:
+            raise ValueError("A Permutation operator is always non-singular and square.")
+        with ops.name_scope(name, values=[perm]):
+            self._perm = ops.convert_to_tensor(perm, name="perm")
+        if not self._perm.dtype.is_integer:
+            raise TypeError(f"Argument perm must be integer dtype, got {self._perm.dtype.name}")
+        super().__init__(dtypes.as_dtype(dtype), [self._perm], is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name, {"perm": perm, "dtype": dtype})
+
+    @property
+    def perm(self):
+        return self._perm
+
+    def _shape(self):
+        s = self._perm.get_shape()
+        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+    def _to_dense(self):
+        return _one_hot(self._perm, array_ops.shape(self._perm)[-1], self._dtype)
+
+    def _determinant(self):
+        # the sign of the permutation: (-1)^(n - number of cycles), through the dense matrix
+        return linalg_ops.matrix_determinant(self.to_dense())
+
+    def _log_abs_determinant(self):
+        return array_ops.zeros_like(cast_ops.cast(self._perm[..., 0], self._dtype.real_dtype))
+
+
+def _one_hot(indices, depth, dtype):
+    r = range_ops.range(depth)
+    return cast_ops.cast(math_ops.equal(array_ops.expand_dims(cast_ops.cast(
+        indices, dtypes.int32), -1), r), dtype)
+
+
+class LinearOperatorTridiag(LinearOperator):
+    """A tridiagonal operator given by its diagonals ('compact' ``[..., 3, N]``, 'sequence' or
+    'matrix'), solving with :func:`tf.linalg.tridiagonal_solve`."""
+
+    def __init__(self, diagonals, diagonals_format="compact", is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=None,
+                 name="LinearOperatorTridiag"):
+        if diagonals_format not in ("compact", "matrix", "sequence"):
+            raise ValueError(f"Diagonals Format must be one of compact, matrix, sequence, got "
+                             f"{diagonals_format}")
+        self._format = diagonals_format
+        with ops.name_scope(name, values=[diagonals]):
+            if diagonals_format == "sequence":
+                self._diagonals = [ops.convert_to_tensor(d) for d in diagonals]
+                dt = self._diagonals[0].dtype
+                parents = list(self._diagonals)
+            else:
+                self._diagonals = ops.convert_to_tensor(diagonals, name="diagonals")
+                dt = self._diagonals.dtype
+                parents = [self._diagonals]
+        self._sup, self._main, self._sub = linalg_more_ops._diags_from(
+            self._diagonals, diagonals_format, "LinearOperatorTridiag")
+        super().__init__(dt.base_dtype, parents, is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name, {"diagonals": diagonals,
+                                                            "diagonals_format": diagonals_format})
+
+    @property
+    def diagonals(self):
+        return self._diagonals
+
+    @property
+    def diagonals_format(self):
+        return self._format
+
+    def _shape(self):
+        s = self._main.get_shape()
+        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+    def _to_dense(self):
+        return linalg_more_ops._dense_tridiagonal(self._sup, self._main, self._sub)
+
+    def _matmul(self, x, adjoint, adjoint_arg):
+        x = _adj(x) if adjoint_arg else x
+        if adjoint:
+            return linalg_ops.matmul(self.to_dense(), x, adjoint_a=True)
+        return linalg_more_ops.tridiagonal_matmul([self._sup, self._main, self._sub], x,
+                                                  diagonals_format="sequence")
+
+    def _diag_part(self):
+        return self._main
+
+
+class LinearOperatorToeplitz(LinearOperator):
+    """The Toeplitz matrix with first column ``col`` and first row ``row`` (``row[0]`` is
+    ignored in favour of ``col[0]``)."""
+
+    def __init__(self, col, row, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name="LinearOperatorToeplitz"):
+        with ops.name_scope(name, values=[col, row]):
+            self._col = ops.convert_to_tensor(col, name="col")
+            self._row = ops.convert_to_tensor(row, name="row", dtype=self._col.dtype)
+        super().__init__(self._col.dtype.base_dtype, [self._col, self._row], is_non_singular,
+                         is_self_adjoint, is_positive_definite, True, name,
+                         {"col": col, "row": row})
+
+    @property
+    def col(self):
+        return self._col
+
+    @property
+    def row(self):
+        return self._row
+
+    def _shape(self):
+        s = _broadcast_batch(self._col.get_shape(), self._row.get_shape())
+        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+    def _to_dense(self):
+        from tideflow.ops import gather_ops
+
+        n = array_ops.shape(self._col)[-1]
+        # entry (i, j) is col[i - j] below the diagonal and row[j - i] above it
+        values = concat([pad_ops.reverse_v2(self._row[..., 1:], [-1]), self._col], -1)
+        i = array_ops.expand_dims(range_ops.range(n), 1)
+        j = array_ops.expand_dims(range_ops.range(n), 0)
+        idx = i - j + n - 1
+        return gather_ops.gather(values, idx, axis=values.get_shape().ndims - 1)
+
+
+class _BaseCirculant(LinearOperator):
+    """A circulant operator (block circulant for 2-D/3-D) from its spectrum: diagonal in the
+    Fourier basis, ``A = F^H diag(spectrum) F``."""
+
+    _k = 1
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True, name=None):
+        with ops.name_scope(name, values=[spectrum]):
+            spectrum = ops.convert_to_tensor(spectrum, name="spectrum")
+            if not spectrum.dtype.is_complex:
+                spectrum = math_ops.complex(spectrum, array_ops.zeros_like(spectrum))
+            self._spectrum = spectrum
+        super().__init__(dtypes.as_dtype(input_output_dtype), [self._spectrum], is_non_singular,
+                         is_self_adjoint, is_positive_definite, True, name or type(self).__name__,
+                         {"spectrum": spectrum})
+
+    @property
+    def spectrum(self):
+        return self._spectrum
+
+    def _shape(self):
+        s = self._spectrum.get_shape()
+        if s.ndims is None:
+            return s
+        dims = s.as_list()
+        inner = dims[-self._k:]
+        n = None if any(d is None for d in inner) else int(np.prod(inner))
+        return TensorShape(dims[:-self._k] + [n, n])
+
+    def _to_dense(self):
+        # column j of A is A e_j: the inverse FFT of spectrum * FFT(e_j)
+        n = self.shape[-1].value
+        if n is None:
+            raise ValueError(f"{self._name}: the spectrum's shape must be known")
+        inner = self._spectrum.get_shape().as_list()[-self._k:]
+        cdt = self._spectrum.dtype.base_dtype
+        eye = np.eye(n).reshape([n] + inner).astype(cdt.as_numpy_dtype)  # [n, *inner]
+        fwd = {1: fft_ops.fft, 2: fft_ops.fft2d, 3: fft_ops.fft3d}[self._k]
+        inv = {1: fft_ops.ifft, 2: fft_ops.ifft2d, 3: fft_ops.ifft3d}[self._k]
+        spec = array_ops.expand_dims(self._spectrum, -self._k - 1)  # [..., 1, *inner]
+        cols = inv(spec * fwd(ops.convert_to_tensor(eye)))  # [..., n(j), *inner(i)]
+        batch = array_ops.shape(self._spectrum)[:-self._k]
+        cols = array_ops.reshape(cols, concat([batch, [n, n]], 0))
+        dense = linalg_extra_ops.matrix_transpose(cols)
+        if self._dtype.is_complex:
+            return cast_ops.cast(dense, self._dtype)
+        return cast_ops.cast(math_ops.real(dense), self._dtype)
+
+    def _determinant(self):
+        d = reduction_ops.reduce_prod(array_ops.reshape(
+            self._spectrum, concat([array_ops.shape(self._spectrum)[:-self._k], [-1]], 0)), -1)
+        return cast_ops.cast(d if self._dtype.is_complex else math_ops.real(d), self._dtype)
+
+    def _log_abs_determinant(self):
+        flat = array_ops.reshape(self._spectrum, concat(
+            [array_ops.shape(self._spectrum)[:-self._k], [-1]], 0))
+        return cast_ops.cast(reduction_ops.reduce_sum(unary_ops.log(unary_ops.abs(flat)), -1),
+                             self._dtype)
+
+
+class LinearOperatorCirculant(_BaseCirculant):
+    """A circulant ``[N, N]`` operator from its length-N spectrum."""
+
+    _k = 1
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant"):
+        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)
+
+
+class LinearOperatorCirculant2D(_BaseCirculant):
+    """A block-circulant operator with circulant blocks, from an ``[..., H, W]`` spectrum."""
+
+    _k = 2
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant2D"):
+        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)
+
+
+class LinearOperatorCirculant3D(_BaseCirculant):
+    """The 3-D analogue of :class:`LinearOperatorCirculant2D`."""
+
+    _k = 3
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant3D"):
+        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)
