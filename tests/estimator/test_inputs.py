@@ -71,3 +71,25 @@ def test_argument_errors():
             tf.estimator.inputs.numpy_input_fn([1, 2], shuffle=False)()
     # the tf.compat.v1 spelling
     assert tf.compat.v1.estimator.inputs.numpy_input_fn is tf.estimator.inputs.numpy_input_fn
+
+
+def test_arrays_stay_out_of_the_saved_graph(tmp_path):
+    """The arrays are fed from Python, as TF's feeding queues do: the graph.pbtxt and the
+    checkpoints' meta graphs an Estimator writes do not copy them."""
+    x = np.random.RandomState(0).rand(4000, 64).astype(np.float32)  # 1 MB
+    y = (x[:, 0] > 0.5).astype(np.int32)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 2)
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=100, shuffle=True),
+              steps=5)
+    assert est.get_variable_value("global_step") == 5
+    assert (tmp_path / "graph.pbtxt").stat().st_size < x.nbytes / 10
+    for meta in tmp_path.glob("model.ckpt-*.meta"):
+        assert meta.stat().st_size < x.nbytes / 10

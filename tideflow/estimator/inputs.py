@@ -5,6 +5,7 @@ import collections
 
 import numpy as np
 
+from tideflow.framework import dtypes, random_seed, tensor_shape
 from tideflow.ops import dataset_ops, iterator_ops
 
 _TARGET_KEY = "__target_key__"
@@ -21,14 +22,41 @@ def _validate_and_convert_features(x):
     raise TypeError(f"x must be a dict or array; got {type(x).__name__}")
 
 
+def _dtype_of(array):
+    if array.dtype.kind in "USO":
+        return dtypes.string
+    return dtypes.as_dtype(array.dtype)
+
+
 def _dataset_input_fn(data, batch_size, num_epochs, shuffle, queue_capacity):
-    ds = dataset_ops.Dataset.from_tensor_slices(dict(data))
-    # batches run across epoch boundaries (as TF's feeding queue fills them), only the very
-    # last one may be short
-    ds = ds.repeat(num_epochs)
-    if shuffle:
-        ds = ds.shuffle(max(int(queue_capacity), 1))
-    ds = ds.batch(batch_size)
+    """The next batch of a generator-fed dataset: the arrays stay in Python (as with TF's
+    feeding queues) instead of becoming graph constants that every checkpoint's meta graph
+    would copy. Batches run across epoch boundaries, as TF's feeding queue fills them; only
+    the very last one may be short. Shuffling permutes each epoch, from the graph's seed."""
+    del queue_capacity  # whole-epoch permutations need no buffer
+    graph_seed, op_seed = random_seed.get_seed(None)
+    seed = None if graph_seed is None else (graph_seed * 1000003 + op_seed) % (2 ** 32)
+    n = len(next(iter(data.values())))
+
+    def batches():
+        rng = np.random.RandomState(seed)
+        epoch = 0
+        pending = np.empty(0, np.int64)
+        while True:
+            while len(pending) < batch_size and (num_epochs is None or epoch < num_epochs):
+                order = rng.permutation(n) if shuffle else np.arange(n)
+                pending = np.concatenate([pending, order])
+                epoch += 1
+            if not len(pending):
+                return
+            idx, pending = pending[:batch_size], pending[batch_size:]
+            yield {k: v[idx] for k, v in data.items()}
+
+    if n == 0:
+        raise ValueError("numpy_input_fn: the arrays are empty.")
+    types = {k: _dtype_of(v) for k, v in data.items()}
+    shapes = {k: tensor_shape.TensorShape([None] + list(v.shape[1:])) for k, v in data.items()}
+    ds = dataset_ops.Dataset.from_generator(batches, types, shapes)
     return iterator_ops.make_one_shot_iterator(ds).get_next()
 
 
