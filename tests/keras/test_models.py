@@ -459,3 +459,39 @@ def test_subclass_forgetting_super_init_is_reported():
 
     with pytest.raises(RuntimeError, match=r"forgot to call `super\(Bad, self\).__init__\(\)`"):
         Bad()
+
+
+def test_fit_generator_with_sequence_and_python_generator(digits):
+    x, y, xt, yt = digits
+
+    class Batches(tf.keras.utils.Sequence):
+        def __init__(self):
+            self.epochs_seen = 0
+
+        def __len__(self):
+            return 28
+
+        def __getitem__(self, i):
+            return x[i * 50:(i + 1) * 50], y[i * 50:(i + 1) * 50]
+
+        def on_epoch_end(self):
+            self.epochs_seen += 1
+
+    model = mlp()
+    model.compile(tf.keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    seq = Batches()
+    hist = model.fit_generator(seq, epochs=3, validation_data=(xt, yt), verbose=0)
+    assert seq.epochs_seen == 3
+    assert list(hist.history) == ["loss", "acc", "val_loss", "val_acc"]
+    assert hist.history["val_acc"][-1] > 0.9
+
+    def forever():
+        while True:
+            for i in range(0, len(x), 100):
+                yield x[i:i + 100], y[i:i + 100]
+
+    model.fit_generator(forever(), steps_per_epoch=5, epochs=1, verbose=0)
+    _, acc = model.evaluate_generator(Batches())
+    assert acc == pytest.approx(model.evaluate(x, y, verbose=0)[1], abs=1e-6)
+    assert model.predict_generator(Batches(), steps=2).shape == (100, 10)

@@ -153,7 +153,7 @@ class ProgbarLogger(Callback):
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}
-        self.seen += logs.get("size", 1)
+        self.seen += logs.get("size", 1) if self.params.get("samples") else 1
         if self.verbose == 1 and self.target and sys.stdout.isatty():
             width = 30
             done = int(width * self.seen / self.target)

@@ -463,6 +463,12 @@ class Model(Network):
                 xs, ys = [a[:split] for a in xs], [a[:split] for a in ys]
                 sws = [None if w is None else w[:split] for w in sws]
             source = _ArraySource(xs, ys, sws, batch_size, shuffle)
+        return self._fit_loop(source, val, epochs=epochs, verbose=verbose, callbacks=callbacks,
+                              initial_epoch=initial_epoch, validation_freq=validation_freq,
+                              batch_size=batch_size)
+
+    def _fit_loop(self, source, val, epochs, verbose, callbacks, initial_epoch,
+                  validation_freq, batch_size=None):
         self._make_train_function()
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + m for m in out_labels] if val else [])
@@ -583,71 +589,37 @@ class Model(Network):
 
     def fit_generator(self, generator, steps_per_epoch=None, epochs=1, verbose=1,
                       callbacks=None, validation_data=None, validation_steps=None,
-                      initial_epoch=0, shuffle=True, **kwargs):
-        """Trains on batches ``(x, y)`` drawn from a generator or a ``keras.utils.Sequence``."""
-        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
-        if steps_per_epoch is None:
-            if not is_seq:
-                raise ValueError("`steps_per_epoch=None` is only valid for a generator based "
-                                 "on the `keras.utils.Sequence` class.")
-            steps_per_epoch = len(generator)
-        self.history = cbks.History()
-        callbacks = cbks.CallbackList([cbks.BaseLogger()] + list(callbacks or [])
-                                      + [self.history])
-        callbacks.set_model(self)
-        callbacks.set_params({"epochs": epochs, "steps": steps_per_epoch, "verbose": verbose,
-                              "do_validation": validation_data is not None,
-                              "metrics": list(getattr(self, "metrics_names", ["loss"]))})
-        self.stop_training = False
-        callbacks.on_train_begin()
-        it = None if is_seq else iter(generator)
-        for epoch in range(initial_epoch, epochs):
-            callbacks.on_epoch_begin(epoch)
-            for step in range(steps_per_epoch):
-                batch = generator[step] if is_seq else next(it)
-                bx, by = batch[0], batch[1]
-                logs = {"batch": step, "size": len(flatten(bx)[0])}
-                callbacks.on_batch_begin(step, logs)
-                outs = flatten([self.train_on_batch(bx, by)])
-                logs.update(zip(self.metrics_names, outs))
-                callbacks.on_batch_end(step, logs)
-            epoch_logs = {}
-            if isinstance(validation_data, tuple):
-                outs = flatten([self.evaluate(validation_data[0], validation_data[1],
-                                              verbose=0)])
-                epoch_logs.update({"val_" + k: v for k, v in zip(self.metrics_names, outs)})
-            callbacks.on_epoch_end(epoch, epoch_logs)
-            if is_seq and hasattr(generator, "on_epoch_end"):
-                generator.on_epoch_end()
-            if self.stop_training:
-                break
-        callbacks.on_train_end()
-        return self.history
+                      validation_freq=1, class_weight=None, max_queue_size=10, workers=1,
+                      use_multiprocessing=False, shuffle=True, initial_epoch=0):
+        """Trains on batches ``(x, y[, sample_weight])`` from a generator or a
+        ``keras.utils.Sequence`` (``steps_per_epoch`` batches per epoch; a Sequence's length
+        by default)."""
+        source = _GeneratorSource(self, generator, steps_per_epoch, class_weight=class_weight)
+        val = None
+        if validation_data is not None:
+            if isinstance(validation_data, (list, tuple)) and not _is_generator(validation_data):
+                val = self._array_val_source(validation_data, 32)
+            else:
+                val = _GeneratorSource(self, validation_data, validation_steps)
+        return self._fit_loop(source, val, epochs=epochs, verbose=verbose, callbacks=callbacks,
+                              initial_epoch=initial_epoch, validation_freq=validation_freq)
 
     def predict_generator(self, generator, steps=None, **kwargs):
-        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
-        steps = steps or len(generator)
-        it = None if is_seq else iter(generator)
-        outs = []
-        for step in range(steps):
-            batch = generator[step] if is_seq else next(it)
-            if isinstance(batch, tuple):
-                batch = batch[0]
-            outs.append(self.predict_on_batch(batch))
-        return np.concatenate(outs)
+        """The outputs for the inputs drawn from a generator or Sequence, concatenated."""
+        source = _GeneratorSource(self, generator, steps, need_y=False)
+        parts = [[] for _ in self.outputs] if self.outputs else None
+        for bx, _, _ in source.epoch():
+            outs = self._run(self.outputs, self._feeds(bx, None, False))
+            if parts is None:
+                parts = [[] for _ in self.outputs]
+            for p, o in zip(parts, outs):
+                p.append(o)
+        results = [np.concatenate(p) for p in parts]
+        return results[0] if len(results) == 1 else results
 
     def evaluate_generator(self, generator, steps=None, **kwargs):
-        is_seq = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
-        steps = steps or len(generator)
-        it = None if is_seq else iter(generator)
-        totals, count = None, 0
-        for step in range(steps):
-            bx, by = (generator[step] if is_seq else next(it))[:2]
-            size = len(flatten(bx)[0])
-            outs = np.asarray(flatten([self.test_on_batch(bx, by)]), dtype=np.float64)
-            totals = outs * size if totals is None else totals + outs * size
-            count += size
-        return _unlist([float(v) for v in totals / count])
+        """The loss (and metrics) over the batches of a generator or Sequence."""
+        return _unlist(self._evaluate_source(_GeneratorSource(self, generator, steps)))
 
     def reset_metrics(self):
         """Zeroes the state of the stateful metrics (metric objects given to compile)."""
@@ -801,6 +773,46 @@ class _DatasetSource:
             yield self._split(element)
             step += 1
         self._initialized = False
+
+
+def _is_generator(x):
+    return hasattr(x, "__next__") or (hasattr(x, "__getitem__") and hasattr(x, "__len__")
+                                      and not isinstance(x, (list, tuple, np.ndarray)))
+
+
+class _GeneratorSource:
+    """Batches from a Python generator (``steps`` per epoch, drawn on) or a
+    ``keras.utils.Sequence`` (its batches in order, ``on_epoch_end`` after each epoch)."""
+
+    def __init__(self, model, generator, steps, need_y=True, class_weight=None):
+        self.model, self.need_y, self.class_weight = model, need_y, class_weight
+        self.is_sequence = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
+        if steps is None:
+            if not self.is_sequence:
+                raise ValueError("`steps_per_epoch=None` is only valid for a generator based "
+                                 "on the `keras.utils.Sequence` class. Please specify "
+                                 "`steps_per_epoch` or use the `keras.utils.Sequence` class.")
+            steps = len(generator)
+        self.generator, self.steps, self.samples = generator, steps, None
+        self._iter = None if self.is_sequence else iter(generator)
+
+    def epoch(self):
+        for step in range(self.steps):
+            batch = self.generator[step] if self.is_sequence else next(self._iter)
+            if not self.need_y:
+                x = batch[0] if isinstance(batch, tuple) else batch
+                xs, _ = self.model._standardize_xy(x, need_y=False)
+                yield xs, None, None
+                continue
+            if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+                raise ValueError("Output of generator should be a tuple `(x, y, sample_weight)` "
+                                 f"or `(x, y)`. Found: {type(batch).__name__}")
+            xs, ys = self.model._standardize_xy(batch[0], batch[1])
+            sws = self.model._standardize_weights(
+                ys, batch[2] if len(batch) == 3 else None, self.class_weight)
+            yield xs, ys, sws
+        if self.is_sequence and hasattr(self.generator, "on_epoch_end"):
+            self.generator.on_epoch_end()
 
 
 def _expand_to(weights, values):
