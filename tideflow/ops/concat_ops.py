@@ -388,11 +388,11 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with ops.name_scope(name) as scope:
+        with ops.name_scope(name):
             a = ops.convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             if a.get_shape().ndims not in (None, 0):
                 raise ValueError(f"Shape {a.get_shape()} must have rank 0")
-            return identity(values[0], name=scope)
+            return identity(values[0], name=name)  # TF names it "concat/concat"
     first = _first_tensor(list(values))
     attrs = {} if first is None else {"T": first.dtype.base_dtype}
     return ops.apply_op("ConcatV2", [list(values), axis], attrs, name=name)._outputs[0]

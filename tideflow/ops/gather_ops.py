@@ -152,13 +152,58 @@ op_registry.declare(
 )
 
 
-def gather(params, indices, validate_indices=None, name=None, axis=0):
-    """Gathers slices of ``params`` along ``axis`` at ``indices``."""
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Gathers slices of ``params`` along ``axis`` at ``indices``; the first ``batch_dims``
+    dimensions of both are matched up (``axis`` defaults to ``batch_dims``)."""
     del validate_indices
+    if batch_dims:
+        return _batched_gather(params, indices, axis, batch_dims, name)
+    if axis is None:
+        axis = 0
     sparse_read = getattr(params, "sparse_read", None)
     if axis == 0 and sparse_read is not None and not isinstance(params, ops.Tensor):
         return sparse_read(indices, name=name)
     return ops.apply_op("GatherV2", [params, indices, axis], name=name)._outputs[0]
+
+
+def _batched_gather(params, indices, axis, batch_dims, name):
+    """``gather`` with batch dimensions, as a flat gather at per-batch offsets."""
+    from tideflow.ops import cast_ops, concat_ops, math_ops, range_ops, reduction_ops
+
+    with ops.name_scope(name, "GatherV2", [params, indices]):
+        params = ops.convert_to_tensor(params, name="params")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        irank = indices.get_shape().ndims
+        if irank is None:
+            raise ValueError("gather with batch_dims needs indices of known rank")
+        if batch_dims < 0:
+            batch_dims += irank
+        if axis is None:
+            axis = batch_dims
+        prank = params.get_shape().ndims
+        if axis < 0 and prank is not None:
+            axis += prank
+        if not 0 <= batch_dims <= irank or (prank is not None and batch_dims >= prank):
+            raise ValueError(f"batch_dims ({batch_dims}) must be in [0, rank(indices)={irank}] "
+                             f"and below rank(params)={prank}")
+        if axis != batch_dims:
+            raise NotImplementedError("gather with batch_dims supports only axis == batch_dims")
+        pshape, ishape = shape(params), shape(indices, out_type=indices.dtype)
+        nbatch = reduction_ops.reduce_prod(pshape[:batch_dims])
+        n = pshape[batch_dims]
+        flat_params = reshape(params, concat_ops.concat([[-1], pshape[batch_dims + 1:]], 0))
+        flat_idx = reshape(indices, concat_ops.concat([[nbatch], [-1]], 0))
+        offsets = cast_ops.cast(range_ops.range(nbatch) * n, indices.dtype)
+        flat_idx = math_ops.add(flat_idx, reshape(offsets, [-1, 1]))
+        out = gather(flat_params, flat_idx)
+        out_shape = concat_ops.concat([cast_ops.cast(ishape, dtypes.int32),
+                                       pshape[batch_dims + 1:]], 0)
+        out = reshape(out, out_shape)
+        static = indices.get_shape().concatenate(params.get_shape()[batch_dims + 1:]) \
+            if prank is not None else None
+        if static is not None:
+            out.set_shape(static)
+        return out
 
 
 # ------------------------------------------------------------------------------------------

@@ -44,19 +44,20 @@ def _slice_shape(op):
             f"Shape must be rank {s.ndims if s.ndims is not None else len(begin)} but is rank "
             f"{len(size) if len(begin) != len(size) else n}"
         )
+    # as in TF: a size of -1 resolves only when the whole size vector is constant, and sizes
+    # past the end are left for the kernel to reject
+    size_known = None not in size
     out = []
     for i in range(n):
         d = None if s.ndims is None else s.dims[i].value
         b, z = begin[i], size[i]
-        if d is not None and b is not None and not 0 <= b <= d:
-            raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
-        if z is None:
+        if z is None or (z == -1 and not size_known):
             out.append(None)
         elif z == -1:
+            if d is not None and b is not None and not 0 <= b <= d:
+                raise ValueError(f"Expected begin[{i}] in [0, {d}], but got {b}")
             out.append(None if d is None or b is None else d - b)
         else:
-            if d is not None and b is not None and not 0 <= z <= d - b:
-                raise ValueError(f"Expected size[{i}] in [0, {d - b}], but got {z}")
             out.append(z)
     return [out]
 
