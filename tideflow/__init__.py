@@ -168,6 +168,7 @@ from tideflow.ops.decode_ops import decode_csv, decode_raw, parse_tensor, serial
 from tideflow.ops.embedding_ops import dynamic_partition, dynamic_stitch, parallel_dynamic_stitch
 from tideflow.ops.extra_array_ops import (
     accumulate_n,
+    approx_top_k,
     cross,
     parallel_stack,
     repeat,

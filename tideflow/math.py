@@ -119,6 +119,7 @@ from tideflow.nn import (
     top_k,
     zero_fraction,
 )
+from tideflow.ops.extra_array_ops import approx_max_k, approx_min_k
 from tideflow.ops.special_math_ops import (
     bessel_i0,
     bessel_i0e,

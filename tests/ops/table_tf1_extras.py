@@ -206,3 +206,24 @@ CASES += [
     Case(("DecodeCompressed", "DecodeJSONExample"), check=_check_decode_compressed_json),
     Case(("GuaranteeConst", "Fact"), check=_check_guarantee_const_and_fact),
 ]
+
+
+def _ref_top(k, d, largest):
+    def ref(x):
+        key = -x if largest else x
+        idx = np.take(np.argsort(key, axis=d, kind="stable"), np.arange(k), axis=d)
+        return [np.take_along_axis(x, idx, axis=d), idx.astype(np.int32)]
+
+    return ref
+
+
+_tk = np.array([[3.0, 1.0, 4.0, 1.5, 5.0], [9.0, 2.0, 6.0, 5.5, 3.0], [0.5, -2.0, 7.0, 8.0, 1.25]])
+
+CASES += [
+    Case("ApproxTopK", lambda x: tf.math.approx_max_k(x, 2), [_tk], _ref_top(2, -1, True),
+         dtypes=R + (tf.int32,)),
+    Case("ApproxTopK", lambda x: tf.math.approx_min_k(x, 2, reduction_dimension=0), [_tk],
+         _ref_top(2, 0, False), dtypes=R + (tf.int64,), name="ApproxTopK_min_axis0"),
+    Case("ApproxTopK", lambda x: tf.approx_top_k(x, 3, is_max_k=False), [_tk],
+         _ref_top(3, -1, False), name="approx_top_k_min"),
+]

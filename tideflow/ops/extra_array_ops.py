@@ -356,3 +356,90 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
         raise ValueError("inputs must be a list of at least one Tensor with the same dtype "
                          "and shape")
     return add_n(inputs, name=name)
+
+
+# ------------------------------------------------------------------------------------------
+# ApproxTopK (computed exactly: an exact top-k meets every recall target)
+# ------------------------------------------------------------------------------------------
+
+
+def _approx_top_k_kernel(input, *, k, reduction_dimension, is_max_k):
+    x = np.asarray(input)
+    if x.ndim == 0:
+        raise errors.InvalidArgumentError(None, None, "ApproxTopK needs an input of rank >= 1")
+    d = reduction_dimension % x.ndim
+    n = x.shape[d]
+    if not 0 <= k <= n:
+        raise errors.InvalidArgumentError(
+            None, None, f"k ({k}) must be in [0, {n}], the size of dimension {d}")
+    key = -x if is_max_k else x
+    if x.dtype.kind == "u" and is_max_k:
+        key = np.iinfo(x.dtype).max - x
+    order = np.argsort(key, axis=d, kind="stable")
+    idx = np.take(order, np.arange(k), axis=d)
+    return np.take_along_axis(x, idx, axis=d), idx.astype(np.int32)
+
+
+def _approx_top_k_shape(op):
+    s = op._inputs[0]._shape
+    if s.ndims is None:
+        return [s, s]
+    dims = s.as_list()
+    dims[op._attrs["reduction_dimension"] % len(dims)] = op._attrs["k"]
+    return [TensorShape(dims), TensorShape(dims)]
+
+
+def _approx_top_k_grad(op, grad, _):
+    from tideflow.ops import array_ops, reduction_ops
+    from tideflow.ops.range_ops import one_hot
+
+    x = op._inputs[0]
+    rank = x.get_shape().ndims
+    if rank is None:
+        raise ValueError("the gradient of ApproxTopK needs the input's rank")
+    d = op._attrs["reduction_dimension"] % rank
+    n = array_ops.shape(x)[d]
+    # one_hot puts the input's positions on a new axis right after the k axis
+    hot = one_hot(op._outputs[1], n, axis=d + 1, dtype=grad.dtype)
+    return [reduction_ops.reduce_sum(hot * array_ops.expand_dims(grad, d + 1), d)]
+
+
+op_registry.declare(
+    "ApproxTopK",
+    inputs=["input: T"],
+    outputs=["values: T", "indices: int32"],
+    attrs=["k: int >= 0", "reduction_dimension: int = -1", "recall_target: float = 0.95",
+           "is_max_k: bool = true", "reduction_input_size_override: int = -1",
+           "aggregate_to_topk: bool = true",
+           ("T: {half, bfloat16, float, double, int8, int16, int32, int64, uint8, uint16, "
+           "uint32, uint64}")],
+    shape=_approx_top_k_shape,
+    kernel=_approx_top_k_kernel,
+    grad=_approx_top_k_grad,
+)
+
+
+def approx_top_k(input, k, reduction_dimension=-1, recall_target=0.95, is_max_k=True,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The k largest (or smallest) values along ``reduction_dimension`` and their int32
+    indices; tideflow computes them exactly, which meets any ``recall_target``."""
+    return list(ops.apply_op(
+        "ApproxTopK", [input],
+        {"k": int(k), "reduction_dimension": int(reduction_dimension),
+         "recall_target": float(recall_target), "is_max_k": bool(is_max_k),
+         "reduction_input_size_override": int(reduction_input_size_override),
+         "aggregate_to_topk": bool(aggregate_to_topk)}, name=name)._outputs)
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """(values, indices) of the k largest entries along ``reduction_dimension``."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, True,
+                        reduction_input_size_override, aggregate_to_topk, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """(values, indices) of the k smallest entries along ``reduction_dimension``."""
+    return approx_top_k(operand, k, reduction_dimension, recall_target, False,
+                        reduction_input_size_override, aggregate_to_topk, name)
