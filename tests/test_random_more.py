@@ -60,3 +60,52 @@ def test_get_seed_follows_graph_seed():
         tf.set_random_seed(11)
         g, o = tf.random.get_seed(5)
         assert g == 11 and o == 5
+
+
+def test_generator_repeats_from_a_seed_and_advances():
+    def draws(seed):
+        with tf.Graph().as_default():
+            g = tf.random.Generator.from_seed(seed)
+            x = g.normal([3])
+            u = g.uniform([2], maxval=10, dtype=tf.int64)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                return [sess.run(x), sess.run(x), sess.run(u), sess.run(g.state)]
+
+    a, b = draws(7), draws(7)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], a[1])  # each run of the op is a new draw
+    # as in TF, the seed starts the counter (the key is 0); three draws advanced it
+    assert a[3].tolist() == [7 + 3 * 2 ** 32, 0, 0]
+    c = draws(8)
+    assert not np.array_equal(a[0], c[0])
+    assert ((0 <= a[2]) & (a[2] < 10)).all()
+
+
+def test_generator_split_make_seeds_global_and_rng_state():
+    with tf.Graph().as_default():
+        g = tf.random.Generator.from_seed(1, alg=tf.random.Algorithm.PHILOX)
+        assert g.algorithm == 1
+        seeds = g.make_seeds(4)
+        kids = g.split(2)
+        xs = [k.normal([2]) for k in kids]
+        glob = tf.random.get_global_generator()
+        assert tf.random.get_global_generator() is glob
+        tf.random.set_global_generator(g)
+        assert tf.random.get_global_generator() is g
+        with pytest.raises(TypeError):
+            tf.random.set_global_generator(3)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            s = sess.run(seeds)
+            assert s.shape == (2, 4) and s.dtype == np.int64
+            a, b = sess.run(xs)
+            assert not np.array_equal(a, b)
+        st = _run(tf.random.create_rng_state(2 ** 64 + 5, "philox"))
+        assert st.tolist() == [5, 1, 0]
+        assert _run(tf.random.create_rng_state(3, "threefry")).tolist() == [3, 0]
+        sh = _run(tf.random.experimental.stateless_shuffle(tf.range(10), seed=[1, 2]))
+        assert sorted(sh.tolist()) == list(range(10)) and sh.tolist() != list(range(10))
+        with pytest.raises(ValueError, match="algorithm"):
+            tf.random.Generator.from_seed(1, alg="bogus")

@@ -10,9 +10,19 @@ session and process) but do not reproduce TF's Philox values; see
 ``tideflow/ops/stateless_random_ops.py``.
 """
 
+import types
+
 from tideflow.framework import ops
 from tideflow.framework.random_seed import set_random_seed
 from tideflow.nn import log_uniform_candidate_sampler, uniform_candidate_sampler
+from tideflow.ops.random_generator import (
+    Algorithm,
+    Generator,
+    create_rng_state,
+    get_global_generator,
+    set_global_generator,
+    stateless_shuffle,
+)
 from tideflow.ops.random_ops import multinomial, truncated_normal
 from tideflow.ops.random_ops import random_gamma as gamma
 from tideflow.ops.random_ops import random_normal as normal
@@ -41,15 +51,27 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
         return multinomial(logits, num_samples, seed=seed, name=scope, output_dtype=dtype)
 
 
+experimental = types.SimpleNamespace(
+    Algorithm=Algorithm, Generator=Generator, create_rng_state=create_rng_state,
+    get_global_generator=get_global_generator, set_global_generator=set_global_generator,
+    stateless_fold_in=fold_in, stateless_split=split, stateless_shuffle=stateless_shuffle)
+experimental.__doc__ = "``tf.random.experimental``: the generator API and stateless helpers."
+
 __all__ = [
+    "Algorithm",
+    "Generator",
     "categorical",
+    "create_rng_state",
+    "experimental",
     "fold_in",
     "gamma",
+    "get_global_generator",
     "get_seed",
     "log_uniform_candidate_sampler",
     "multinomial",
     "normal",
     "poisson",
+    "set_global_generator",
     "set_random_seed",
     "shuffle",
     "split",
@@ -66,3 +88,15 @@ __all__ = [
     "uniform",
     "uniform_candidate_sampler",
 ]
+
+_NN_SAMPLERS = ("all_candidate_sampler", "fixed_unigram_candidate_sampler",
+                "learned_unigram_candidate_sampler")
+
+
+def __getattr__(name):
+    """The candidate samplers tf.nn defines, under their tf.random names too."""
+    if name in _NN_SAMPLERS:
+        from tideflow import nn
+
+        return getattr(nn, name)
+    raise AttributeError(f"module 'tideflow.random' has no attribute {name!r}")
