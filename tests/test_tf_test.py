@@ -217,3 +217,8 @@ def test_compute_gradient_scalar_output_and_complex_layout():
         # rows: Re z, Im z; columns: Re w, Im w (w = (2 + i) z)
         np.testing.assert_allclose(num, [[2.0, 1.0], [-1.0, 2.0]], atol=1e-6)
         np.testing.assert_allclose(theo, num, atol=1e-6)
+
+
+def test_cpu_target_and_sync_devices():
+    assert tf.test.is_cpu_target_available("x86") is False
+    assert tf.test.experimental.sync_devices() is None

@@ -7,6 +7,7 @@ import re
 import socket
 import tempfile
 import time
+import types
 import unittest
 from unittest import mock  # noqa: F401 - tf.test.mock
 
@@ -49,6 +50,28 @@ def is_built_with_rocm():
 def is_built_with_xla():
     """False: tideflow has no XLA compiler (``jit_compile`` requests run unfused)."""
     return False
+
+
+def is_cpu_target_available(cpu):
+    """False: tideflow compiles no code for CPU targets (TF answers whether its XLA/LLVM
+    build includes ``cpu``, e.g. "x86")."""
+    del cpu
+    return False
+
+
+def _sync_devices():
+    """Waits for work queued on the GPUs (CuPy streams); CPU work is done when
+    ``Session.run`` returns."""
+    try:
+        import cupy
+    except Exception:  # noqa: BLE001 - no GPU backend: nothing is queued
+        return
+    for i in range(cupy.cuda.runtime.getDeviceCount()):
+        with cupy.cuda.Device(i):
+            cupy.cuda.Device(i).synchronize()
+
+
+experimental = types.SimpleNamespace(sync_devices=_sync_devices)
 
 
 def gpu_device_name():
