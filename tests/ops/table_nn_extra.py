@@ -149,3 +149,104 @@ CASES += [
     Case("LearnedUnigramCandidateSampler", check=_check_learned_unigram),
     Case("AllCandidateSampler", check=_check_all_sampler),
 ]
+
+
+# -- fractional pooling -------------------------------------------------------------------------
+
+FX = _rng.randn(2, 7, 9, 2)
+ROWS = np.array([0, 1, 3, 5, 7], np.int64)
+COLS = np.array([0, 2, 4, 7, 9], np.int64)
+
+
+def _regions(seq, overlapping, n):
+    return [(seq[i], min(seq[i + 1] + (1 if overlapping else 0), n)) for i in range(len(seq) - 1)]
+
+
+def ref_frac(x, rows, cols, overlapping, reduce):
+    rr, cc = _regions(rows, overlapping, x.shape[1]), _regions(cols, overlapping, x.shape[2])
+    out = np.zeros((x.shape[0], len(rr), len(cc), x.shape[3]))
+    for i, (r0, r1) in enumerate(rr):
+        for j, (c0, c1) in enumerate(cc):
+            for b in range(x.shape[0]):
+                for d in range(x.shape[3]):
+                    out[b, i, j, d] = reduce(x[b, r0:r1, c0:c1, d])
+    return out.astype(x.dtype)
+
+
+def _frac_check(op_type, reduce):
+    def check():
+        for overlapping in (False, True):
+            for pseudo in (False, True):
+                with tf.Graph().as_default():
+                    x = tf.placeholder(tf.float64, [2, 7, 9, 2])
+                    out, rows, cols = _ops.apply_op(op_type, [x], {
+                        "pooling_ratio": [1.0, 1.5, 2.0, 1.0], "pseudo_random": pseudo,
+                        "overlapping": overlapping, "seed": 5, "seed2": 6})._outputs
+                    assert out.get_shape().as_list() == [2, 4, 4, 2]
+                    grad = tf.gradients(tf.reduce_sum(out * out), x)[0]
+                    with tf.Session() as s:
+                        o, r, c, g = s.run([out, rows, cols, grad], {x: FX})
+                assert r[0] == 0 and r[-1] == 7 and c[0] == 0 and c[-1] == 9
+                assert (np.diff(r) >= 1).all() and (np.diff(c) >= 1).all()
+                assert set(np.diff(r)) <= {1, 2} and set(np.diff(c)) <= {2, 3}
+                np.testing.assert_allclose(o, ref_frac(FX, r, c, overlapping, reduce))
+                # the gradient of sum(out^2) by finite differences on a few entries
+                for k in _rng.choice(FX.size, 6, replace=False):
+                    e = np.zeros(FX.shape)
+                    e.flat[k] = 1e-6
+                    num = ((ref_frac(FX + e, r, c, overlapping, reduce) ** 2).sum() -
+                           (ref_frac(FX - e, r, c, overlapping, reduce) ** 2).sum()) / 2e-6
+                    np.testing.assert_allclose(g.flat[k], num, atol=1e-5)
+        # deterministic: the same regions on every run
+        with tf.Graph().as_default():
+            out = _ops.apply_op(op_type, [tf.constant(FX)], {
+                "pooling_ratio": [1.0, 1.5, 2.0, 1.0], "deterministic": True, "seed": 1,
+                "seed2": 1})._outputs
+            with tf.Session() as s:
+                first = s.run(out[1:])
+                for _ in range(3):
+                    np.testing.assert_array_equal(s.run(out[1:])[0], first[0])
+
+    return check
+
+
+def _frac_max_grad(x, out, g, rows, cols):
+    return _ops.apply_op("FractionalMaxPoolGrad", [x, out, g, rows, cols])._outputs[0]
+
+
+def _frac_max_grad_ref(x, out, g, rows, cols):
+    res = np.zeros(x.shape)
+    for i, (r0, r1) in enumerate(_regions(rows, False, x.shape[1])):
+        for j, (c0, c1) in enumerate(_regions(cols, False, x.shape[2])):
+            for b in range(x.shape[0]):
+                for d in range(x.shape[3]):
+                    win = x[b, r0:r1, c0:c1, d]
+                    y, xx = np.unravel_index(np.argmax(win), win.shape)
+                    res[b, r0 + y, c0 + xx, d] += g[b, i, j, d]
+    return res.astype(x.dtype)
+
+
+def _frac_avg_grad(shape, g, rows, cols):
+    return _ops.apply_op("FractionalAvgPoolGrad", [shape, g, rows, cols],
+                         {"overlapping": True})._outputs[0]
+
+
+def _frac_avg_grad_ref(shape, g, rows, cols):
+    res = np.zeros(tuple(shape))
+    for i, (r0, r1) in enumerate(_regions(rows, True, shape[1])):
+        for j, (c0, c1) in enumerate(_regions(cols, True, shape[2])):
+            res[:, r0:r1, c0:c1] += g[:, i:i + 1, j:j + 1] / ((r1 - r0) * (c1 - c0))
+    return res.astype(g.dtype)
+
+
+_G4 = _rng.randn(2, 4, 4, 2)
+CASES += [
+    Case("FractionalMaxPool", check=_frac_check("FractionalMaxPool", np.max)),
+    Case("FractionalAvgPool", check=_frac_check("FractionalAvgPool", np.mean)),
+    Case("FractionalMaxPoolGrad", _frac_max_grad,
+         [FX, ref_frac(FX, ROWS, COLS, False, np.max), _G4, ROWS, COLS], _frac_max_grad_ref,
+         fixed=(3, 4), grad=False),
+    Case("FractionalAvgPoolGrad", _frac_avg_grad,
+         [np.array(FX.shape, np.int64), _G4, ROWS, COLS], _frac_avg_grad_ref,
+         fixed=(0, 2, 3), grad=False),
+]

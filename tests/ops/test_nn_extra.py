@@ -171,3 +171,54 @@ def test_batch_norm_global_loss_scaling_and_approx_top_k():
     assert (avg, wavg, empty, reg) == (1.0, 1.5, 0.0, 3.0)
     assert vals.tolist() == [[5, 3], [9, 2]] and idx.tolist() == [[1, 2], [2, 0]]
     assert mvals.tolist() == [[1, 0, 3]] and midx.tolist() == [[0, 1, 0]]
+
+
+class _TanhCell:
+    """A minimal cell (the RNNCell protocol) with fixed weights."""
+
+    output_size = 3
+    state_size = 3
+
+    def __init__(self, w, u):
+        self.w, self.u = w, u
+
+    def zero_state(self, batch_size, dtype):
+        return tf.zeros([batch_size, 3], dtype)
+
+    def __call__(self, x, h):
+        out = tf.tanh(tf.matmul(x, self.w) + tf.matmul(h, self.u))
+        return out, out
+
+
+def test_raw_rnn_stops_per_row_and_carries_loop_state():
+    x = _rng.randn(4, 2, 2)
+    lengths = np.array([4, 2], np.int32)
+    w, u = _rng.randn(2, 3), _rng.randn(3, 3) * 0.5
+    with tf.Graph().as_default():
+        cell = _TanhCell(tf.constant(w), tf.constant(u))
+        inputs = tf.TensorArray(tf.float64, size=4).unstack(tf.constant(x))
+
+        def loop_fn(time, cell_output, cell_state, loop_state):
+            state = cell.zero_state(2, tf.float64) if cell_output is None else cell_state
+            finished = time >= lengths
+            nxt = tf.cond(tf.reduce_all(finished), lambda: tf.zeros([2, 2], tf.float64),
+                          lambda: inputs.read(tf.minimum(time, 3)))
+            count = tf.constant(0) if loop_state is None else loop_state + 1
+            return finished, nxt, state, cell_output, count
+
+        emit_ta, final, steps = tf.nn.raw_rnn(cell, loop_fn)
+        out, fin, n = _run([emit_ta.stack(), final, steps])
+        with pytest.raises(TypeError, match="callable"):
+            tf.nn.raw_rnn(cell, "not a function")
+    h = np.zeros((2, 3))
+    want = np.zeros((4, 2, 3))
+    finals = np.zeros((2, 3))
+    for t in range(4):
+        h = np.tanh(x[t] @ w + h @ u)
+        for b in range(2):
+            if t < lengths[b]:
+                want[t, b] = h[b]
+                finals[b] = h[b]
+    np.testing.assert_allclose(out, want, atol=1e-12)
+    np.testing.assert_allclose(fin, finals, atol=1e-12)
+    assert n == 4
