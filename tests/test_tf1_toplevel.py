@@ -357,3 +357,35 @@ def test_more_top_level_helpers():
     with pytest.raises(tf.errors.UnimplementedError, match="C\\+\\+"):
         tf.load_op_library("/tmp/zero_out.so")
     assert tf.OpError is tf.errors.OpError and tf.get_seed(None) == (None, None)
+
+
+def test_module_collects_variables_and_scopes():
+    class Dense(tf.Module):
+        def __init__(self, n, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.w = tf.Variable(tf.ones([2, n]), name="w")
+                self.b = tf.Variable(tf.zeros([n]), name="b", trainable=False)
+
+        @tf.Module.with_name_scope
+        def __call__(self, x):
+            return tf.matmul(x, self.w) + self.b
+
+    class MyNet(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = [Dense(2), Dense(2, name="second")]
+            self.extra = {"d": Dense(3)}
+            self.same = self.layers[0]  # seen twice, listed once
+
+    net = MyNet()
+    assert net.name == "my_net" and net.name_scope.name == "my_net/"
+    # the module's own attributes (sorted: extra, layers, same) first, then its submodules'
+    assert [v.name for v in net.variables] == ["dense_1/b:0", "dense_1/w:0", "dense/b:0",
+                                               "dense/w:0", "second/b:0", "second/w:0"]
+    assert [v.name for v in net.trainable_variables] == ["dense_1/w:0", "dense/w:0",
+                                                         "second/w:0"]
+    assert [m.name for m in net.submodules] == ["dense", "dense", "second"]
+    assert net.layers[0](tf.ones([1, 2])).name == "dense/add:0"
+    with pytest.raises(ValueError, match="valid module name"):
+        tf.Module(name="bad name")

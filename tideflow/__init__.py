@@ -662,6 +662,7 @@ _LAZY = {
     "audio": ("tideflow.audio", None),
     "quantization": ("tideflow.quantization", None),
     "user_ops": ("tideflow.user_ops", None),
+    "Module": ("tideflow.ops.tf_module", "Module"),
     "OpError": ("tideflow.framework.errors", "OpError"),
     "floor_div": ("tideflow.ops.math_ops", "floordiv"),
     "get_seed": ("tideflow.framework.random_seed", "get_seed"),
