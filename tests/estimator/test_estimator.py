@@ -401,3 +401,49 @@ def test_early_stopping_hook_reads_the_eval_results(tmp_path, digits):
         est, "loss", 100, run_every_secs=None, run_every_steps=1)
     est.train(train_input(x, y), steps=3, hooks=[patient])
     assert est.get_variable_value("global_step") == 48
+
+
+def test_in_memory_evaluator_hook_evaluates_during_training(tmp_path, digits):
+    x, y, xt, yt = digits
+    est = make_estimator(tmp_path)
+    hook = tf.estimator.experimental.InMemoryEvaluatorHook(
+        est, eval_input(xt, yt), name="mem", every_n_iter=10)
+    est.train(train_input(x, y), steps=25, hooks=[hook])
+    from tideflow.estimator.experimental import read_eval_metrics
+
+    seen = read_eval_metrics(est.eval_dir("mem"))
+    # as TF's: at the start, after the first step and then every 10 steps, and at the end
+    assert list(seen) == [0, 1, 11, 21, 25]
+    # the last one is the trained model's evaluation, without any checkpoint of it
+    final = est.evaluate(eval_input(xt, yt))
+    np.testing.assert_allclose(seen[25]["accuracy"], final["accuracy"], rtol=1e-6)
+    np.testing.assert_allclose(seen[25]["loss"], final["loss"], rtol=1e-5)
+    assert seen[0]["accuracy"] < seen[25]["accuracy"]
+    with pytest.raises(ValueError, match="invalid every_n_iter"):
+        tf.estimator.experimental.InMemoryEvaluatorHook(est, eval_input(xt, yt),
+                                                        every_n_iter=0)
+
+
+def test_best_exporter_exports_only_improvements(tmp_path, digits):
+    x, y, xt, yt = digits
+    est = make_estimator(tmp_path / "m")
+
+    def serving_input_receiver_fn():
+        images = tf.placeholder(tf.float32, [None, 64])
+        return tf.estimator.export.ServingInputReceiver({"x": images}, images)
+
+    exporter = tf.estimator.BestExporter(serving_input_receiver_fn=serving_input_receiver_fn,
+                                         exports_to_keep=1)
+    out = str(tmp_path / "best")
+    est.train(train_input(x, y), steps=10)
+    first = est.evaluate(eval_input(xt, yt))
+    # as TF: the events already hold this evaluation, which is not better than itself
+    assert exporter.export(est, out, est.latest_checkpoint(), first, False) is None
+    est.train(train_input(x, y), steps=30)
+    better = est.evaluate(eval_input(xt, yt))
+    assert better["loss"] < first["loss"]
+    path = exporter.export(est, out, est.latest_checkpoint(), better, False)
+    assert path is not None and os.path.exists(os.path.join(path, b"saved_model.pb"))
+    worse = dict(better, loss=better["loss"] + 1.0)
+    assert exporter.export(est, out, est.latest_checkpoint(), worse, False) is None
+    assert len(os.listdir(out)) == 1

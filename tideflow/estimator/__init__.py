@@ -5,6 +5,7 @@ from tideflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from tideflow.estimator.run_config import RunConfig
 from tideflow.estimator.training import (
+    BestExporter,
     EvalSpec,
     Exporter,
     FinalExporter,
@@ -63,7 +64,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "BaselineClassifier", "BaselineRegressor", "CheckpointSaverHook",
+    "BaselineClassifier", "BaselineRegressor", "BestExporter", "CheckpointSaverHook",
     "CheckpointSaverListener", "DNNClassifier", "DNNEstimator", "DNNLinearCombinedClassifier",
     "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator", "EstimatorSpec", "EvalSpec",
     "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook", "GlobalStepWaiterHook",

@@ -434,41 +434,48 @@ class Estimator:
             if not checkpoint_path:
                 logging.info("Could not find trained model in model_dir: %s, running "
                              "initialization to evaluate.", self._model_dir)
-        with ops.Graph().as_default() as g:
-            global_step_tensor = self._new_graph_setup(g)
-            features, labels, input_hooks = self._get_features_and_labels(input_fn,
-                                                                         ModeKeys.EVAL)
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
-            if LOSS_METRIC_KEY in spec.eval_metric_ops:
-                raise ValueError(f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, '
-                                 "because Estimator already defines a default metric with the "
-                                 "same name.")
-            from tideflow import metrics as metrics_lib
+        with ops.Graph().as_default():
+            scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(input_fn,
+                                                                                   hooks)
+            return self._evaluate_run(checkpoint_path, scaffold, update_op, eval_dict,
+                                      all_hooks, self.eval_dir(name))
 
-            metric_ops = dict(spec.eval_metric_ops)
-            metric_ops[LOSS_METRIC_KEY] = metrics_lib.mean(spec.loss)
-            if GLOBAL_STEP in metric_ops:
-                raise ValueError("Metric with name `global_step` is not allowed, because "
-                                 "Estimator already defines a default metric with the same "
-                                 "name.")
-            update_ops = [metric_ops[k][1] for k in metric_ops]
-            eval_dict = {k: metric_ops[k][0] for k in metric_ops}
-            eval_dict[GLOBAL_STEP] = global_step_tensor
-            update_op = control_flow_ops.group(*update_ops)
-            all_hooks = list(input_hooks) + hooks + list(spec.evaluation_hooks)
-            final_hook = basic_hooks.FinalOpsHook(eval_dict)
-            all_hooks.append(final_hook)
-            creator = monitored_session.ChiefSessionCreator(
-                scaffold=spec.scaffold, checkpoint_filename_with_path=checkpoint_path,
-                master=self._config.evaluation_master, config=self._session_config)
-            logging.info("Starting evaluation")
-            with monitored_session.MonitoredSession(session_creator=creator,
-                                                    hooks=all_hooks) as sess:
-                while not sess.should_stop():
-                    sess.run(update_op)
-            results = final_hook.final_ops_values
-            logging.info("Finished evaluation")
-        _write_dict_to_summary(self.eval_dir(name), results, int(results[GLOBAL_STEP]))
+    def _evaluate_build_graph(self, input_fn, hooks):
+        """In the default graph: the eval model, its metric update op and values (with
+        ``loss`` and ``global_step``), and the hooks of an evaluation."""
+        global_step_tensor = self._new_graph_setup(ops.get_default_graph())
+        features, labels, input_hooks = self._get_features_and_labels(input_fn, ModeKeys.EVAL)
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        if LOSS_METRIC_KEY in spec.eval_metric_ops:
+            raise ValueError(f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
+                             "Estimator already defines a default metric with the same name.")
+        from tideflow import metrics as metrics_lib
+
+        metric_ops = dict(spec.eval_metric_ops)
+        metric_ops[LOSS_METRIC_KEY] = metrics_lib.mean(spec.loss)
+        if GLOBAL_STEP in metric_ops:
+            raise ValueError("Metric with name `global_step` is not allowed, because Estimator "
+                             "already defines a default metric with the same name.")
+        update_op = control_flow_ops.group(*[metric_ops[k][1] for k in metric_ops])
+        eval_dict = {k: metric_ops[k][0] for k in metric_ops}
+        eval_dict[GLOBAL_STEP] = global_step_tensor
+        all_hooks = list(input_hooks) + list(hooks) + list(spec.evaluation_hooks)
+        return spec.scaffold, update_op, eval_dict, all_hooks
+
+    def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict, all_hooks,
+                      output_dir):
+        final_hook = basic_hooks.FinalOpsHook(eval_dict)
+        creator = monitored_session.ChiefSessionCreator(
+            scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path,
+            master=self._config.evaluation_master, config=self._session_config)
+        logging.info("Starting evaluation")
+        with monitored_session.MonitoredSession(session_creator=creator,
+                                                hooks=list(all_hooks) + [final_hook]) as sess:
+            while not sess.should_stop():
+                sess.run(update_op)
+        results = final_hook.final_ops_values
+        logging.info("Finished evaluation")
+        _write_dict_to_summary(output_dir, results, int(results[GLOBAL_STEP]))
         return results
 
     # --- predict ----------------------------------------------------------------------------

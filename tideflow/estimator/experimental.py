@@ -145,5 +145,88 @@ def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease,
                                 run_every_steps)
 
 
-__all__ = ["make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
+class InMemoryEvaluatorHook(session_run_hook.SessionRunHook):
+    """Evaluates the model being trained every ``every_n_iter`` steps (and at the start and
+    end), in a separate graph fed with the training session's variable values: no checkpoint
+    is needed. Results go to the estimator's eval directory, as ``evaluate`` writes them."""
+
+    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None,
+                 every_n_iter=100):
+        from tideflow.estimator import estimator as estimator_lib
+
+        if every_n_iter is None or every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={every_n_iter}.")
+        if not isinstance(estimator, estimator_lib.Estimator):
+            raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`. Got: "
+                            f"{type(estimator)}")
+        self._estimator = estimator
+        self._input_fn = input_fn
+        self._hooks = estimator_lib._check_hooks_type(hooks)
+        if steps is not None:
+            if steps <= 0:
+                raise ValueError(f"Must specify steps > 0, given: {steps}")
+            self._hooks.append(estimator_lib._StopAfterNEvalsHook(num_evals=steps))
+        self._eval_dir = estimator.eval_dir(name)
+        self._every_n_iter = every_n_iter
+
+    def begin(self):
+        from tideflow.framework import ops
+        from tideflow.ops import constant_op
+
+        self._timer = basic_hooks.SecondOrStepTimer(every_steps=self._every_n_iter)
+        self._iter_count = 0
+        self._graph = ops.Graph()
+        with self._graph.as_default():
+            (self._scaffold, self._update_op, self._eval_dict,
+             self._all_hooks) = self._estimator._evaluate_build_graph(self._input_fn,
+                                                                      self._hooks)
+            if self._scaffold.saver is not None:
+                raise ValueError("InMemoryEvaluator does not support custom saver")
+            if self._scaffold.init_fn is not None:
+                raise ValueError("InMemoryEvaluator does not support custom init_fn")
+            eval_vars = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+            self._eval_vars = {v.name: v for v in eval_vars}
+            self._placeholders = {v.name: constant_op.placeholder(v.dtype.base_dtype,
+                                                                  v.get_shape())
+                                  for v in eval_vars}
+
+    def after_create_session(self, session, coord):
+        from tideflow.framework import ops
+        from tideflow.ops import control_flow_ops, state_ops
+
+        train_vars = {v.name: v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        names = sorted(set(self._eval_vars) & set(train_vars))
+        self._train_vars = {n: train_vars[n] for n in names}
+        with self._graph.as_default():
+            self._feed_op = control_flow_ops.group(*[
+                state_ops.assign(self._eval_vars[n], self._placeholders[n]) for n in names])
+        self._evaluate(session)
+
+    def _evaluate(self, train_session):
+        from tideflow.train import monitored_session
+
+        values = train_session.run(self._train_vars)
+        feed = {self._placeholders[n]: v for n, v in values.items()}
+
+        def feed_variables(scaffold, session):
+            del scaffold
+            session.run(self._feed_op, feed_dict=feed)
+
+        scaffold = monitored_session.Scaffold(init_fn=feed_variables,
+                                              copy_from_scaffold=self._scaffold)
+        with self._graph.as_default():
+            self._estimator._evaluate_run(None, scaffold, self._update_op, self._eval_dict,
+                                          self._all_hooks, self._eval_dir)
+
+    def after_run(self, run_context, run_values):
+        self._iter_count += 1
+        if self._timer.should_trigger_for_step(self._iter_count):
+            self._timer.update_last_triggered_step(self._iter_count)
+            self._evaluate(run_context.session)
+
+    def end(self, session):
+        self._evaluate(session)
+
+
+__all__ = ["InMemoryEvaluatorHook", "make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
            "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]

@@ -127,6 +127,68 @@ class LatestExporter(_SavedModelExporter):
         return path
 
 
+def _loss_smaller(best_eval_result, current_eval_result):
+    key = "loss"
+    if not best_eval_result or key not in best_eval_result:
+        raise ValueError("best_eval_result cannot be empty or no loss is found in it.")
+    if not current_eval_result or key not in current_eval_result:
+        raise ValueError("current_eval_result cannot be empty or no loss is found in it.")
+    return best_eval_result[key] > current_eval_result[key]
+
+
+class BestExporter(_SavedModelExporter):
+    """Exports when an evaluation is the best so far by ``compare_fn`` (lower loss by
+    default), keeping the ``exports_to_keep`` newest exports."""
+
+    def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
+                 event_file_pattern="eval/*.tfevents.*", compare_fn=_loss_smaller,
+                 assets_extra=None, as_text=False, exports_to_keep=5):
+        if not callable(compare_fn):
+            raise ValueError("`compare_fn` must be callable.")  # noqa: TRY004 - as TF
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
+                             f"{exports_to_keep}")
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
+        self._compare_fn = compare_fn
+        self._event_file_pattern = event_file_pattern
+        self._keep = exports_to_keep
+        self._best = None
+        self._read_events = False
+
+    def _best_from_events(self, model_dir):
+        import glob
+
+        from tideflow.summary.summary_iterator import summary_iterator
+
+        best = None
+        for path in glob.glob(os.path.join(model_dir, self._event_file_pattern)):
+            for event in summary_iterator(path):
+                if not event.HasField("summary"):
+                    continue
+                result = {v.tag: v.simple_value for v in event.summary.value
+                          if v.HasField("simple_value")}
+                if result and (best is None or self._compare_fn(best, result)):
+                    best = result
+        return best
+
+    def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
+        # as TF, the best result so far is first read from the eval events, which already
+        # hold this evaluation's (so the very first evaluation exports nothing)
+        if not self._read_events and self._event_file_pattern:
+            self._read_events = True
+            self._best = self._best_from_events(as_text(estimator.model_dir))
+        if self._best is not None and not self._compare_fn(
+                best_eval_result=self._best, current_eval_result=eval_result):
+            return None
+        self._best = eval_result
+        path = self._export(estimator, export_path, checkpoint_path)
+        if self._keep:
+            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
+            for d in dirs[:-self._keep]:
+                shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
+        return path
+
+
 class _Evaluator:
     def __init__(self, estimator, eval_spec, max_steps):
         self._estimator = estimator
@@ -209,5 +271,5 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
     return listener.result if listener.result is not None else (None, [])
 
 
-__all__ = ["EvalSpec", "Exporter", "FinalExporter", "LatestExporter", "TrainSpec",
+__all__ = ["BestExporter", "EvalSpec", "Exporter", "FinalExporter", "LatestExporter", "TrainSpec",
            "train_and_evaluate"]
