@@ -4,6 +4,8 @@ from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.ops.data_flow_ops import SparseConditionalAccumulator
 from tideflow.ops.sparse_extra_ops import from_dense
 from tideflow.ops.sparse_extra_ops import sparse_bincount as bincount
+from tideflow.ops.sparse_extra_ops import sparse_cross as cross
+from tideflow.ops.sparse_extra_ops import sparse_cross_hashed as cross_hashed
 from tideflow.ops.sparse_extra_ops import sparse_expand_dims as expand_dims
 from tideflow.ops.sparse_extra_ops import sparse_eye as eye
 from tideflow.ops.sparse_extra_ops import sparse_mask as mask
@@ -41,6 +43,8 @@ __all__ = [
     "add",
     "bincount",
     "concat",
+    "cross",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",

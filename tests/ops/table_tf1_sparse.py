@@ -275,3 +275,21 @@ def _check_bincount():
 CASES += [
     Case(("DenseCountSparseOutput", "SparseCountSparseOutput"), check=_check_bincount),
 ]
+
+
+def _check_cross_namespace():
+    with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["a", "b", "c"], [2, 2])
+        b = tf.constant([["d"], ["e"]])
+        c = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([3, 4], tf.int64), [2, 1])
+        with tf.Session() as s:
+            got = s.run(tf.sparse.cross([a, b, c]))
+            hashed = s.run(tf.sparse.cross_hashed([a, b, c], num_buckets=100))
+        # TF 2.21's values: sparse inputs before dense ones
+        assert got.values.tolist() == [b"a_X_3_X_d", b"b_X_4_X_e", b"c_X_4_X_e"]
+        assert hashed.values.tolist() == [36, 2, 41]
+        with pytest.raises(NotImplementedError, match="separator"):
+            tf.sparse.cross([a, b], separator="|")
+
+
+CASES += [Case("SparseCross", check=_check_cross_namespace, name="sparse_cross_namespace")]

@@ -827,3 +827,21 @@ def sparse_bincount(values, weights=None, axis=0, minlength=None, maxlength=None
                     weights = array_ops.reshape(weights, [-1])
             out = ops.apply_op("DenseCountSparseOutput", [values, weights], attrs)._outputs
         return SparseTensor(*out)
+
+
+def sparse_cross(inputs, name=None, separator=None):
+    """The string crosses of SparseTensors and dense [batch, n] tensors (sparse inputs first),
+    joined by "_X_" (the SparseCross op of tf.feature_column)."""
+    from tideflow.feature_column.sparse_cross import sparse_cross as cross
+
+    if separator not in (None, "_X_"):
+        raise NotImplementedError("tf.sparse.cross: only the default separator '_X_' is "
+                                  f"supported, got {separator!r}")
+    return cross(inputs, name=name)
+
+
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed crosses (FingerprintCat64, modulo ``num_buckets`` when > 0)."""
+    from tideflow.feature_column.sparse_cross import sparse_cross_hashed as cross_hashed
+
+    return cross_hashed(inputs, num_buckets=num_buckets, hash_key=hash_key, name=name)
