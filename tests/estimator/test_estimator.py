@@ -202,8 +202,16 @@ def test_export_saved_model_gives_same_predictions(tmp_path, digits):
         got = sess.run(out, {feed: xt[:20]})
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
-    # the deprecated name does the same
-    assert est.export_savedmodel is not None
+    # raw placeholders shaped like given tensors (their names kept), under the old name
+    raw_fn = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [7, 64], name="pixels")})
+    raw_dir = est.export_savedmodel(str(tmp_path / "raw"), raw_fn).decode()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], raw_dir)
+        sig = meta.signature_def["serving_default"]
+        assert sig.inputs["x"].name == "pixels:0"
+        got = sess.run(sig.outputs["probabilities"].name, {"pixels:0": xt[:20]})
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="Couldn't find trained model"):
         make_estimator(tmp_path / "empty").export_saved_model(str(tmp_path / "e2"),
                                                               serving_input_receiver_fn)

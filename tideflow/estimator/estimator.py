@@ -163,7 +163,7 @@ def _warm_start(settings):
 
 def _write_dict_to_summary(output_dir, dictionary, current_global_step):
     logging.info("Saving dict for global step %d: %s", current_global_step,
-                 ", ".join(f"{k} = {dictionary[k]}" for k in sorted(dictionary)))
+                 ", ".join(f"{k} = {dictionary[k]!s}" for k in sorted(dictionary)))
     writer = FileWriterCache.get(output_dir)
     proto = summary_pb2.Summary()
     for key, value in dictionary.items():
