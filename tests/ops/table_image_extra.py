@@ -268,3 +268,69 @@ CASES += [
          dtypes=F32, fixed=(2, 3), grad=False),
     Case("EncodeJpegVariableQuality", check=_jpeg_check),
 ]
+
+
+# -- glimpses -----------------------------------------------------------------------------------
+
+GIMG = _rng.uniform(1, 5, (2, 6, 7, 2)).astype(np.float32)
+GOFF = np.array([[0.3, -0.4], [-0.9, 0.95]], np.float32)
+
+
+def ref_glimpse(img, size, offsets, centered, normalized):
+    """Zero-filled glimpses; the start of each is placed as TF places it."""
+    b, h, w, d = img.shape
+    gh, gw = size
+    out = np.zeros((b, gh, gw, d), np.float32)
+    for i in range(b):
+        starts = []
+        for off, dim, sz in ((offsets[i, 0], h, gh), (offsets[i, 1], w, gw)):
+            if normalized and centered:
+                v = off * dim / 2 + dim / 2 - sz / 2
+            elif normalized:
+                v = off * dim
+            elif centered:
+                v = off + dim / 2
+            else:
+                v = off
+            starts.append(int(np.trunc(np.float32(v))))
+        for y in range(gh):
+            for x in range(gw):
+                yy, xx = starts[0] + y, starts[1] + x
+                if 0 <= yy < h and 0 <= xx < w:
+                    out[i, y, x] = img[i, yy, xx]
+    return out
+
+
+def _glimpse_check(op_type):
+    def check():
+        for centered in (True, False):
+            for normalized in (True, False):
+                offsets = GOFF if normalized else GOFF * 4
+                with tf.Graph().as_default():
+                    p = tf.placeholder(tf.float32, [None, None, None, 2])
+                    out = _ops.apply_op(op_type, [p, np.array([3, 4], np.int32), offsets], {
+                        "centered": centered, "normalized": normalized,
+                        "noise": "zero"})._outputs[0]
+                    assert out.get_shape().as_list() == [None, 3, 4, 2]
+                    got = tf.Session().run(out, {p: GIMG})
+                np.testing.assert_array_equal(
+                    got, ref_glimpse(GIMG, (3, 4), offsets, centered, normalized))
+        # uniform noise outside the image stays within the image's range
+        with tf.Graph().as_default():
+            out = _ops.apply_op(op_type, [GIMG, np.array([5, 5], np.int32),
+                                          np.array([[1.0, 1.0], [1.0, 1.0]], np.float32)],
+                                {"noise": "uniform"})._outputs[0]
+            got = tf.Session().run(out)
+        zero_filled = ref_glimpse(GIMG, (5, 5), np.ones((2, 2), np.float32), True, True)
+        outside = zero_filled == 0
+        assert outside.any()
+        np.testing.assert_array_equal(got[~outside], zero_filled[~outside])
+        assert (got[outside] >= 1).all() and (got[outside] <= 5).all()
+
+    return check
+
+
+CASES += [
+    Case("ExtractGlimpse", check=_glimpse_check("ExtractGlimpse")),
+    Case("ExtractGlimpseV2", check=_glimpse_check("ExtractGlimpseV2")),
+]

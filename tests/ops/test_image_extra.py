@@ -200,3 +200,15 @@ def test_jpeg_quality_helpers():
     assert hi.dtype == np.float32 and hi.shape == img.shape
     assert np.abs(hi - img).mean() < np.abs(lo - img).mean()
     assert np.abs(rnd - img).mean() < 0.05
+
+
+def test_extract_glimpse_wrapper():
+    img = np.arange(42, dtype=np.float32).reshape(1, 6, 7, 1)
+    with tf.Graph().as_default():
+        g = _run(tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0]], noise="zero"))
+        with pytest.raises(ValueError, match="noise"):
+            tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0]], noise="pink")
+        with pytest.raises(tf.errors.InvalidArgumentError, match="offsets"):
+            _run(tf.image.extract_glimpse(img, [3, 3], [[0.0, 0.0], [1.0, 1.0]]))
+    # centred at the image centre (3, 3.5): rows 1..3, columns 2..4
+    np.testing.assert_array_equal(g[0, ..., 0], img[0, 1:4, 2:5, 0])

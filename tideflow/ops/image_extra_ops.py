@@ -876,3 +876,108 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     from tideflow.ops.patches_ops import extract_image_patches
 
     return extract_image_patches(images, sizes, strides, rates, padding, name=name)
+
+
+# ------------------------------------------------------------------------------------------
+# extract_glimpse
+# ------------------------------------------------------------------------------------------
+
+
+def _glimpse_start(off, dim, size, centered, normalized):
+    # TF's placement rules: only a normalized, centered offset names the glimpse's centre
+    if normalized and centered:
+        v = off * dim / 2.0 + dim / 2.0 - size / 2.0
+    elif normalized:
+        v = off * dim
+    elif centered:
+        v = off + dim / 2.0
+    else:
+        v = off
+    return int(np.trunc(np.float32(v)))
+
+
+def _glimpse_kernel(input, size, offsets, *, centered, normalized, uniform_noise, noise):
+    x = _np(input)
+    sz = _np(size)
+    off = _np(offsets)
+    if x.ndim != 4:
+        raise _invalid(f"ExtractGlimpse: input must be 4-dimensional, got shape "
+                       f"{_shape_str(x.shape)}")
+    if sz.shape != (2,):
+        raise _invalid(f"ExtractGlimpse: size must be a vector of 2 elements, got shape "
+                       f"{_shape_str(sz.shape)}")
+    if off.shape != (x.shape[0], 2):
+        raise _invalid(f"ExtractGlimpse: offsets must be [batch_size, 2] = [{x.shape[0]}, 2], "
+                       f"got {_shape_str(off.shape)}")
+    gh, gw = int(sz[0]), int(sz[1])
+    if gh <= 0 or gw <= 0:
+        raise _invalid(f"ExtractGlimpse: glimpse size must be positive, got {gh}x{gw}")
+    noise = noise.decode() if isinstance(noise, bytes) else noise
+    if noise == "":
+        noise = "uniform" if uniform_noise else "gaussian"
+    if noise not in ("uniform", "gaussian", "zero"):
+        raise _invalid(f"ExtractGlimpse: noise must be 'uniform', 'gaussian' or 'zero', got "
+                       f"{noise!r}")
+    b, h, w, d = x.shape
+    rng = np.random.default_rng()
+    out = np.zeros((b, gh, gw, d), np.float32)
+    for i in range(b):
+        img = x[i].astype(np.float32)
+        if noise == "uniform":
+            fill = rng.uniform(img.min((0, 1)), img.max((0, 1)), (gh, gw, d))
+        elif noise == "gaussian":
+            fill = rng.normal(img.mean((0, 1)), img.std((0, 1)), (gh, gw, d))
+        else:
+            fill = np.zeros((gh, gw, d))
+        y0 = _glimpse_start(float(off[i, 0]), h, gh, centered, normalized)
+        x0 = _glimpse_start(float(off[i, 1]), w, gw, centered, normalized)
+        ys, xs = np.arange(y0, y0 + gh), np.arange(x0, x0 + gw)
+        inside = ((ys >= 0) & (ys < h))[:, None] & ((xs >= 0) & (xs < w))[None, :]
+        vals = img[np.clip(ys, 0, h - 1)][:, np.clip(xs, 0, w - 1)]
+        out[i] = np.where(inside[..., None], vals, fill)
+    return out
+
+
+def _glimpse_shape(op):
+    x = op._inputs[0]._shape
+    if x.ndims is not None and x.ndims != 4:
+        raise ValueError(f"{op.type}: input must be 4-D, got shape {_shape_str(x)}")
+    s = ops.constant_value(op._inputs[1])
+    gh = gw = None
+    if s is not None:
+        s = np.reshape(s, -1)
+        if s.shape != (2,):
+            raise ValueError(f"{op.type}: size must have 2 elements, got {s.tolist()}")
+        gh, gw = int(s[0]), int(s[1])
+    dims = x.as_list() if x.ndims is not None else [None] * 4
+    return [TensorShape([dims[0], gh, gw, dims[3]])]
+
+
+_GLIMPSE_ATTRS = ["centered: bool = true", "normalized: bool = true",
+                  "uniform_noise: bool = true"]
+op_registry.declare(
+    "ExtractGlimpse", inputs=["input: float", "size: int32", "offsets: float"],
+    outputs=["glimpse: float"], attrs=_GLIMPSE_ATTRS + ["noise: string = 'uniform'"],
+    shape=_glimpse_shape, kernel=_glimpse_kernel, differentiable=False, stateful=True)
+op_registry.declare(
+    "ExtractGlimpseV2", inputs=["input: float", "size: int32", "offsets: float"],
+    outputs=["glimpse: float"], attrs=_GLIMPSE_ATTRS + ["noise: string = 'uniform'"],
+    shape=_glimpse_shape, kernel=_glimpse_kernel, differentiable=False, stateful=True)
+
+
+def extract_glimpse(input, size, offsets, centered=True, normalized=True, uniform_noise=True,
+                    name=None, noise=None):
+    """Glimpses of ``size`` from each image at ``offsets [batch, 2]`` (y, x); pixels outside
+    the image are filled with uniform (or Gaussian) noise from the image's range, or zeros
+    with ``noise="zero"``."""
+    if noise is None:
+        noise = "uniform" if uniform_noise else "gaussian"
+    if noise not in ("uniform", "gaussian", "zero"):
+        raise ValueError(f"noise must be 'uniform', 'gaussian' or 'zero', got {noise!r}")
+    with ops.name_scope(name, "extract_glimpse"):
+        return ops.apply_op("ExtractGlimpseV2", [
+            ops.convert_to_tensor(input, dtypes.float32, name="input"),
+            ops.convert_to_tensor(size, dtypes.int32, name="size"),
+            ops.convert_to_tensor(offsets, dtypes.float32, name="offsets")], {
+            "centered": centered, "normalized": normalized,
+            "uniform_noise": noise == "uniform", "noise": noise})._outputs[0]
