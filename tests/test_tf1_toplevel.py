@@ -389,3 +389,30 @@ def test_module_collects_variables_and_scopes():
     assert net.layers[0](tf.ones([1, 2])).name == "dense/add:0"
     with pytest.raises(ValueError, match="valid module name"):
         tf.Module(name="bad name")
+
+
+def test_tensor_spec_function_and_batch_function():
+    s = tf.TensorSpec([None, 3], tf.float32, name="x")
+    assert repr(s) == "TensorSpec(shape=(?, 3), dtype=tf.float32, name='x')"
+    assert s == tf.TensorSpec([None, 3], tf.float32, "x") and s != tf.TensorSpec([None, 3])
+    assert s.is_compatible_with(tf.zeros([2, 3])) and not s.is_compatible_with(tf.zeros([2]))
+    assert tf.TensorSpec.from_tensor(tf.zeros([2, 3], name="z")).name == "z"
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def double(x):
+        return x * 2
+
+    y = double([1.0, 2.0])
+    with pytest.raises(ValueError, match="not compatible"):
+        double([[1.0]])
+
+    @tf.nondifferentiable_batch_function(1, 4, 100)
+    def square(x):
+        return x * x
+
+    x = tf.constant([3.0])
+    sq = square(x)
+    assert tf.gradients(sq, x) == [None]
+    with tf.Session() as sess:
+        assert sess.run(y).tolist() == [2.0, 4.0]
+        assert sess.run(sq).tolist() == [9.0]

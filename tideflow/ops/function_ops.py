@@ -1,0 +1,123 @@
+"""``tf.TensorSpec`` and the graph-mode decorators ``tf.function`` and
+``tf.nondifferentiable_batch_function``.
+
+In TF 1.x graph mode a ``tf.function`` call adds one PartitionedCall op running the traced
+function; tideflow builds the function's ops inline in the calling graph instead (under a
+name scope named after it), which computes the same values and gradients. AutoGraph is not
+applied: Python control flow on tensors raises, as with plain graph code.
+"""
+
+import functools
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.tensor_shape import TensorShape, as_shape
+
+
+class TypeSpec:
+    """Base of the specs describing values (tideflow has only TensorSpec)."""
+
+
+class TensorSpec(TypeSpec):
+    """The shape, dtype and optional name of a Tensor."""
+
+    __slots__ = ("_dtype", "_name", "_shape")
+
+    def __init__(self, shape, dtype=dtypes.float32, name=None):
+        self._shape = as_shape(shape) if not isinstance(shape, TensorShape) else shape
+        self._dtype = dtypes.as_dtype(dtype)
+        self._name = name
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        if not isinstance(tensor, ops.Tensor):
+            raise ValueError(  # noqa: TRY004 - as TF
+                f"`tensor` should be a tf.Tensor, but got type {type(tensor)}.")
+        return cls(tensor.get_shape(), tensor.dtype, name or tensor.op.name)
+
+    @classmethod
+    def from_spec(cls, spec, name=None):
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def name(self):
+        return self._name
+
+    def is_compatible_with(self, spec_or_tensor):
+        other_dtype = getattr(spec_or_tensor, "dtype", None)
+        other_shape = spec_or_tensor.get_shape() if isinstance(spec_or_tensor, ops.Tensor) \
+            else getattr(spec_or_tensor, "shape", None)
+        if other_dtype is None or other_shape is None:
+            return False
+        return (self._dtype.is_compatible_with(other_dtype) and
+                self._shape.is_compatible_with(other_shape))
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return False
+        a, b = self._shape, other._shape
+        same_shape = a.ndims == b.ndims and (a.ndims is None or a.as_list() == b.as_list())
+        return same_shape and self._dtype == other._dtype and self._name == other._name
+
+    def __hash__(self):
+        return hash((self._dtype, self._name, self._shape.ndims))
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self._shape}, dtype={self._dtype!r}, name={self._name!r})"
+
+
+def function(func=None, input_signature=None, autograph=True, experimental_autograph_options=None,
+             experimental_relax_shapes=False, experimental_compile=None, **kwargs):
+    """``tf.function`` in graph mode: calls build ``func``'s ops inline (see the module
+    docstring); ``input_signature`` is checked against the arguments."""
+    if func is None:
+        return functools.partial(function, input_signature=input_signature)
+
+    @functools.wraps(func)
+    def wrapped(*args, **kw):
+        if input_signature is not None:
+            if len(args) != len(input_signature):
+                raise TypeError(f"{func.__name__}: expected {len(input_signature)} arguments "
+                                f"by its input_signature, got {len(args)}")
+            converted = []
+            for a, spec in zip(args, input_signature):
+                t = ops.convert_to_tensor(a, dtype=spec.dtype)
+                if not spec.is_compatible_with(t):
+                    raise ValueError(f"{func.__name__}: argument {t} is not compatible with "
+                                     f"{spec}")
+                converted.append(t)
+            args = tuple(converted)
+        with ops.name_scope(getattr(func, "__name__", "function")):
+            return func(*args, **kw)
+
+    wrapped.python_function = func
+    wrapped.input_signature = input_signature
+    return wrapped
+
+
+def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_timeout_micros,
+                                     allowed_batch_sizes=None, max_enqueued_batches=10,
+                                     autograph=True, enable_large_batch_splitting=True):
+    """Decorator for functions whose concurrent calls TF batches together; each call here
+    runs the function on its own inputs (the same results), and the outputs carry no
+    gradient."""
+    from tideflow.framework import nest
+    from tideflow.ops.array_ops import stop_gradient
+
+    def decorator(fn):
+        @functools.wraps(fn)
+        def decorated(*args):
+            out = fn(*args)
+            return nest.map_structure(lambda t: stop_gradient(t) if isinstance(
+                t, ops.Tensor) else t, out)
+
+        return decorated
+
+    return decorator
