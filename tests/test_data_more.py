@@ -210,3 +210,68 @@ def test_other_helpers():
         X.rejection_resample(lambda x: x, [0.0, 1.0], [0.5, 0.5], seed=1))
     got = _all(resampled)
     assert got and all(c == 1 and v == 1 for c, v in got)
+
+
+def test_sql_dataset(tmp_path):
+    import sqlite3
+
+    db = str(tmp_path / "people.db")
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE people (name TEXT, age INTEGER, score REAL)")
+        conn.executemany("INSERT INTO people VALUES (?, ?, ?)",
+                         [("ann", 31, 1.5), ("bob", 42, 2.25)])
+    d = X.SqlDataset("sqlite", db, "SELECT name, age, score FROM people ORDER BY age",
+                     (tf.string, tf.int32, tf.float64))
+    assert _all(d) == [(b"ann", 31, 1.5), (b"bob", 42, 2.25)]
+    bad = X.SqlDataset("sqlite", db, "SELECT name FROM people", (tf.string, tf.int32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="number of columns"):
+        _all(bad)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not supported"):
+        _all(X.SqlDataset("mysql", db, "SELECT 1", tf.int64))
+
+
+def test_tables_from_datasets():
+    keys = D.from_tensor_slices(["a", "b", "c"])
+    table = X.index_table_from_dataset(keys)
+    t2 = X.table_from_dataset(D.zip((keys, D.from_tensor_slices(np.array([10, 20, 30],
+                                                                        np.int64)))),
+                              default_value=np.int64(-5))
+    t3 = X.index_table_from_dataset(keys, num_oov_buckets=2)
+    looked = [table.lookup(tf.constant(["c", "a", "zz"])), t2.lookup(tf.constant(["b", "q"])),
+              t3.lookup(tf.constant(["b", "zz"]))]
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        a, b, c = sess.run(looked)
+    assert a.tolist() == [2, 0, -1] and b.tolist() == [20, -5]
+    assert c[0] == 1 and 3 <= c[1] < 5
+
+
+def test_pad_to_cardinality_snapshot_and_batched_features(tmp_path):
+    d = D.from_tensor_slices({"x": np.array([1, 2], np.int64)}).apply(X.pad_to_cardinality(4))
+    got = _all(d)
+    assert [int(e["x"]) for e in got] == [1, 2, 0, 0]
+    assert [bool(e["valid"]) for e in got] == [True, True, False, False]
+    with pytest.raises(ValueError, match="dictionary"):
+        D.range(3).apply(X.pad_to_cardinality(4))
+    snap = str(tmp_path / "snap")
+    first = _all(D.range(4).map(lambda x: x * 3).apply(X.snapshot(snap)))
+    assert first == [0, 3, 6, 9]
+    # a later pipeline reads the persisted elements back
+    assert _all(D.range(4).map(lambda x: x * 3).apply(X.snapshot(snap))) == first
+    path = str(tmp_path / "ex.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(5):
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "f": tf.train.Feature(float_list=tf.train.FloatList(value=[i * 0.5])),
+                "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 2]))}))
+            w.write(ex.SerializeToString())
+    feats = {"f": tf.FixedLenFeature([1], tf.float32), "y": tf.FixedLenFeature([], tf.int64)}
+    b = X.make_batched_features_dataset(path, 2, feats, label_key="y", num_epochs=1,
+                                        shuffle=False)
+    batches = _all(b)
+    assert [len(y) for _, y in batches] == [2, 2, 1]
+    assert batches[0][0]["f"].tolist() == [[0.0], [0.5]] and batches[0][1].tolist() == [0, 1]
+    with pytest.raises(NotImplementedError, match="RaggedTensor"):
+        X.dense_to_ragged_batch(2)
+    assert X.map_and_batch_with_legacy_function is X.map_and_batch
+    assert X.to_variant(D.range(2)).dtype == tf.variant

@@ -53,6 +53,16 @@ def _csv_file():
     return p
 
 
+def _sqlite_file():
+    import sqlite3
+
+    p = os.path.join(tempfile.mkdtemp(), "t.db")
+    with sqlite3.connect(p) as conn:
+        conn.execute("CREATE TABLE t (a INTEGER, b TEXT)")
+        conn.executemany("INSERT INTO t VALUES (?, ?)", [(2, "two"), (1, "one")])
+    return p
+
+
 def _tfrecord_check():
     d = tempfile.mkdtemp()
     p = os.path.join(d, "out.tfrecord")
@@ -111,6 +121,10 @@ CASES = [
                                                header=True),
          [(1, b"x,y", 2.5), (3, b"?", 0.0)]),
     Case("DatasetCardinality", check=_cardinality_check),
+    _row(("SqlDataset",), lambda: X.SqlDataset("sqlite", _sqlite_file(),
+                                               "SELECT a, b FROM t ORDER BY a",
+                                               (tf.int64, tf.string)),
+         [(1, b"one"), (2, b"two")]),
     Case("RandomDataset", check=_random_check),
     Case("DatasetToTFRecord", check=_tfrecord_check),
     Case(("OptionalFromValue", "OptionalNone", "OptionalHasValue", "OptionalGetValue",

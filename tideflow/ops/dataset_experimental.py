@@ -2,6 +2,8 @@
 
 import collections
 
+import numpy as np
+
 from tideflow.framework import dtypes
 from tideflow.ops.dataset_more import (
     INFINITE as INFINITE_CARDINALITY,
@@ -14,6 +16,7 @@ from tideflow.ops.dataset_more import (
     Optional,
     RandomDataset,
     Reducer,
+    SqlDataset,
     TFRecordWriter,
     assert_cardinality,
     bucket_by_sequence_length,
@@ -52,12 +55,14 @@ __all__ = [
     "AutotuneOptions",
     "Counter",
     "CsvDataset",
+    "DatasetInitializer",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
     "Optional",
     "RandomDataset",
     "Reducer",
+    "SqlDataset",
     "TFRecordWriter",
     "ThreadingOptions",
     "assert_cardinality",
@@ -65,6 +70,7 @@ __all__ = [
     "cardinality",
     "choose_from_datasets",
     "copy_to_device",
+    "dense_to_ragged_batch",
     "dense_to_sparse_batch",
     "enable_debug_mode",
     "enumerate_dataset",
@@ -74,8 +80,12 @@ __all__ = [
     "group_by_reducer",
     "group_by_window",
     "ignore_errors",
+    "index_table_from_dataset",
+    "make_batched_features_dataset",
     "make_csv_dataset",
     "map_and_batch",
+    "map_and_batch_with_legacy_function",
+    "pad_to_cardinality",
     "parallel_interleave",
     "parse_example_dataset",
     "prefetch_to_device",
@@ -83,7 +93,10 @@ __all__ = [
     "sample_from_datasets",
     "scan",
     "shuffle_and_repeat",
+    "snapshot",
+    "table_from_dataset",
     "take_while",
+    "to_variant",
     "unbatch",
     "unique",
 ]
@@ -316,4 +329,152 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         return features, label
 
     d = d.map(to_features)
+    return d.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+map_and_batch_with_legacy_function = map_and_batch
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
+    """Not available: its batches are RaggedTensors, which tideflow does not have (use
+    ``padded_batch`` or ``dense_to_sparse_batch``)."""
+    raise NotImplementedError("dense_to_ragged_batch produces RaggedTensors, which tideflow "
+                              "does not have; use Dataset.padded_batch or "
+                              "tf.data.experimental.dense_to_sparse_batch")
+
+
+def to_variant(dataset):
+    """The dataset's variant tensor (the graph's handle of the pipeline)."""
+    return dataset._as_variant_tensor()
+
+
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    """A transformation persisting the dataset's elements under ``path`` on the first complete
+    pass and reading them back afterwards (in this and later runs): tideflow's file cache,
+    ``Dataset.cache(path/snapshot)``. ``compression``, ``reader_func`` and ``shard_func`` are
+    accepted; the cache is one uncompressed file set."""
+    import os
+
+    del compression, reader_func, shard_func
+
+    def apply(dataset):
+        os.makedirs(path, exist_ok=True)
+        return dataset.cache(os.path.join(path, "snapshot"))
+
+    return apply
+
+
+def pad_to_cardinality(cardinality, mask_key="valid"):
+    """A transformation padding a dataset of dicts to ``cardinality`` elements: each element
+    gets ``mask_key`` True, the added ones are zeros with ``mask_key`` False."""
+    import numpy as np
+
+    from tideflow.ops import fill_ops, math_ops
+
+    def apply(dataset):
+        specs = dataset._specs
+        if not isinstance(specs, dict):
+            raise ValueError(f"pad_to_cardinality requires its input dataset to be a "  # noqa: TRY004
+                             f"dictionary, got {dataset.output_types}")
+        if mask_key in specs:
+            raise ValueError(f"The mask key {mask_key!r} is already a key of the elements.")
+        for k, s in specs.items():
+            if not s.shape.is_fully_defined() or s.is_sparse:
+                raise ValueError(f"pad_to_cardinality: component {k!r} must be a dense tensor "
+                                 f"of fully defined shape, got {s.shape}")
+        current = _cardinality_of_dataset(dataset)
+
+        def add_mask(elem):
+            out = dict(elem)
+            out[mask_key] = True
+            return out
+
+        padding = {k: fill_ops.zeros(s.shape.as_list(), s.dtype) for k, s in specs.items()}
+        padding[mask_key] = False
+        missing = math_ops.maximum(np.int64(cardinality) - current, np.int64(0))
+        pad = Dataset.from_tensors(padding).repeat(missing)
+        return dataset.map(add_mask).concatenate(pad)
+
+    return apply
+
+
+def _cardinality_of_dataset(dataset):
+    from tideflow.ops.dataset_more import cardinality as card
+
+    return card(dataset)
+
+
+class DatasetInitializer:
+    """A table initializer from a dataset of ``(key, value)`` pairs
+    (``tf.data.experimental.DatasetInitializer``)."""
+
+    def __new__(cls, dataset):
+        from tideflow import lookup
+        from tideflow.ops.iterator_ops import get_single_element
+
+        flat = dataset.output_types
+        if not (isinstance(flat, tuple) and len(flat) == 2):
+            raise ValueError(f"The dataset's elements must be (key, value) pairs, got "
+                             f"{dataset.output_types}")
+        keys, values = get_single_element(dataset.batch(np.iinfo(np.int64).max))
+        return lookup.KeyValueTensorInitializer(keys, values)
+
+
+def table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None, default_value=None,
+                       hasher_spec=None, key_dtype=dtypes.string, name=None):
+    """A lookup table from a dataset of ``(key, value)`` pairs: a StaticHashTable returning
+    ``default_value`` for missing keys, or with ``num_oov_buckets`` a StaticVocabularyTable."""
+    from tideflow import lookup
+
+    del hasher_spec, key_dtype
+    if vocab_size is not None:
+        dataset = dataset.apply(assert_cardinality(vocab_size))
+    init = DatasetInitializer(dataset)
+    if num_oov_buckets:
+        return lookup.StaticVocabularyTable(init, num_oov_buckets, name=name)
+    if default_value is None:
+        raise ValueError("table_from_dataset: default_value is required without "
+                         "num_oov_buckets")
+    return lookup.StaticHashTable(init, default_value, name=name)
+
+
+def index_table_from_dataset(dataset=None, num_oov_buckets=0, vocab_size=None,
+                             default_value=-1, hasher_spec=None, key_dtype=dtypes.string,
+                             name=None):
+    """A table mapping each key of ``dataset`` to its position (int64)."""
+    return table_from_dataset(dataset.enumerate().map(lambda i, k: (k, i)), num_oov_buckets,
+                              vocab_size, default_value, hasher_spec, key_dtype, name)
+
+
+def make_batched_features_dataset(file_pattern, batch_size, features, reader=None,
+                                  label_key=None, reader_args=None, num_epochs=None,
+                                  shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                                  prefetch_buffer_size=None, reader_num_threads=None,
+                                  parser_num_threads=None, sloppy_ordering=False,
+                                  drop_final_batch=False):
+    """Batches of parsed ``Example`` records: dicts of features (and the label, with
+    ``label_key``), from the files matching ``file_pattern`` (TFRecords by default)."""
+    from tideflow.ops.dataset_readers import TFRecordDataset
+    from tideflow.ops.parsing_ops import parse_example
+
+    del sloppy_ordering
+    reader = reader or TFRecordDataset
+    files = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
+    d = files.interleave(lambda f: reader(f, *(reader_args or [])),
+                         cycle_length=reader_num_threads or 1, block_length=1)
+    if shuffle:
+        d = d.shuffle(shuffle_buffer_size, seed=shuffle_seed)
+    d = d.repeat(num_epochs).batch(batch_size, drop_remainder=drop_final_batch)
+    if label_key is not None and label_key not in features:
+        raise ValueError(f"The `label_key` provided ({label_key}) must be one of the "
+                         f"`features` keys.")
+
+    def parse(serialized):
+        parsed = parse_example(serialized, features)
+        if label_key is None:
+            return parsed
+        label = parsed.pop(label_key)
+        return parsed, label
+
+    d = d.map(parse, num_parallel_calls=parser_num_threads)
     return d.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)

@@ -1077,3 +1077,69 @@ def get_next_as_optional(iterator):
         name="IteratorGetNextAsOptional").outputs[0]
     return Optional(v, specs)
 
+
+
+# ------------------------------------------------------------------------------------------
+# SqlDataset (SQLite)
+# ------------------------------------------------------------------------------------------
+
+
+class _Sql(dv.DatasetValue):
+    def __init__(self, driver, source, query, types):
+        if driver != "sqlite":
+            raise _invalid(f"The database type, {driver}, is not supported by SqlDataset. The "
+                           f"set of supported databases is: {{'sqlite'}}.")
+        self.source, self.query, self.types = source, query, list(types)
+
+    def iterate(self, rt):
+        import sqlite3
+
+        try:
+            conn = sqlite3.connect(f"file:{self.source}?mode=ro", uri=True,
+                                   check_same_thread=False)
+        except sqlite3.Error as e:
+            raise _invalid(f"SqlDataset: cannot open {self.source!r}: {e}") from None
+        rt.add_closer(conn.close)
+        try:
+            cursor = conn.execute(self.query)
+        except sqlite3.Error as e:
+            conn.close()
+            raise _invalid(f"SqlDataset: the query failed: {e}") from None
+        try:
+            if cursor.description is not None and len(cursor.description) != len(self.types):
+                raise _invalid(f"The number of columns in query ({len(cursor.description)}) "
+                               f"must match the number of elements in output_types "
+                               f"({len(self.types)}).")
+            for row in cursor:
+                out = []
+                for v, d in zip(row, self.types):
+                    if d == dtypes.string:
+                        out.append(np.asarray(v if isinstance(v, bytes) else str(v).encode(),
+                                              dtype=object))
+                    elif d == dtypes.bool:
+                        out.append(np.asarray(bool(v)))
+                    else:
+                        out.append(np.asarray(v, dtype=d.as_numpy_dtype))
+                yield out
+        finally:
+            conn.close()
+
+
+_declare("SqlDataset", ["driver_name: string", "data_source_name: string", "query: string"],
+         lambda ctx, drv, src, q: _Sql(_str(drv), _str(src), _str(q),
+                                       ctx.op._attrs["output_types"]), _OUT)
+
+
+class SqlDataset(_OpDataset):
+    """``tf.data.experimental.SqlDataset``: the rows of a SQL query (SQLite, read-only), one
+    tuple of scalars of ``output_types`` per row."""
+
+    def __init__(self, driver_name, data_source_name, query, output_types):
+        types = output_types if isinstance(output_types, tuple) else (output_types,)
+        specs = tuple(ds.Spec(dtypes.as_dtype(t), []) for t in types)
+        if not isinstance(output_types, tuple):
+            specs = specs[0]
+        ins = [ops.convert_to_tensor(x, dtype=dtypes.string, name=n) for x, n in
+               ((driver_name, "driver_name"), (data_source_name, "data_source_name"),
+                (query, "query"))]
+        super().__init__("SqlDataset", ins, specs)
