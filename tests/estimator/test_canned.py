@@ -174,3 +174,26 @@ def test_canned_argument_errors():
         est.train(train_fn(data, data["x1"]), steps=1)
     with pytest.raises(ValueError, match="feature_columns must be specified"):
         tf.estimator.DNNRegressor([4], [])
+
+
+def test_weight_column_and_training_summaries(tmp_path):
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    data = make_data(n=200, seed=5)
+    labels = (data["x1"] > 0).astype(np.int64)
+    data["w"] = np.where(data["x2"] > 0, 3.0, 1.0).astype(np.float32)
+    _, linear = columns()
+    est = tf.estimator.LinearClassifier(linear, weight_column="w", model_dir=str(tmp_path),
+                                        config=tf.estimator.RunConfig(save_summary_steps=5))
+    est.train(train_fn(data, labels), steps=10)
+    tags = set()
+    for path in tmp_path.glob("events.out.tfevents.*"):
+        for ev in summary_iterator(str(path)):
+            tags.update(v.tag for v in ev.summary.value)
+    assert {"loss", "average_loss"} <= tags
+    results = est.evaluate(eval_fn(data, labels, batch_size=200))
+    class_ids = np.array([p["class_ids"][0] for p in est.predict(eval_fn(data))])
+    w = data["w"]
+    np.testing.assert_allclose(results["accuracy"], np.sum(w * (class_ids == labels)) / w.sum(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(results["label/mean"], np.sum(w * labels) / w.sum(), rtol=1e-5)

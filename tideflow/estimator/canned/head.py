@@ -139,11 +139,12 @@ class _Head:
                 train_op = train_op_fn(loss)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
-            summary_lib.scalar(MetricKeys.LOSS, loss)
             average = losses_impl.compute_weighted_loss(
                 unreduced, weights=weights,
                 reduction=losses_impl.Reduction.SUM_OVER_BATCH_SIZE, loss_collection=None)
-            summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
+            with ops.name_scope(""):  # the tags are "loss" and "average_loss", as TF's
+                summary_lib.scalar(MetricKeys.LOSS, loss)
+                summary_lib.scalar(MetricKeys.LOSS_MEAN, average)
             return EstimatorSpec(mode=mode, predictions=predictions, loss=loss,
                                  train_op=train_op)
 
