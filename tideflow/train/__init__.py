@@ -18,7 +18,7 @@ from tideflow.protos.saver_pb2 import SaverDef
 from tideflow.summary.summary_iterator import summary_iterator
 from tideflow.summary.writer import FileWriterCache as SummaryWriterCache
 from tideflow.summary.writer import SummaryWriter
-from tideflow.train import queue_runner
+from tideflow.train import experimental, queue_runner
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.adam import AdamOptimizer
