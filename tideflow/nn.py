@@ -32,6 +32,7 @@ from tideflow.ops.nn_extra_ops import (
     safe_embedding_lookup_sparse,
     scale_regularization_loss,
     silu,
+    static_state_saving_rnn,
     swish,
     weighted_moments,
 )

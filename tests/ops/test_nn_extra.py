@@ -222,3 +222,44 @@ def test_raw_rnn_stops_per_row_and_carries_loop_state():
     np.testing.assert_allclose(out, want, atol=1e-12)
     np.testing.assert_allclose(fin, finals, atol=1e-12)
     assert n == 4
+
+
+class _VariableStateSaver:
+    """A state saver keeping each named state in a variable."""
+
+    def __init__(self, batch, size):
+        self.vars = {}
+        self.batch, self.size = batch, size
+
+    def state(self, name):
+        if name not in self.vars:
+            self.vars[name] = tf.Variable(np.zeros((self.batch, self.size)), name=name)
+        return self.vars[name].read_value() if hasattr(self.vars[name], "read_value") else \
+            tf.identity(self.vars[name])
+
+    def save_state(self, name, value):
+        return tf.assign(self.vars[name], value)
+
+
+def test_static_state_saving_rnn_carries_state_across_runs():
+    x = [_rng.randn(2, 2) for _ in range(3)]
+    w, u = _rng.randn(2, 3), _rng.randn(3, 3) * 0.5
+    with tf.Graph().as_default():
+        cell = _TanhCell(tf.constant(w), tf.constant(u))
+        saver = _VariableStateSaver(2, 3)
+        outs, state = tf.nn.static_state_saving_rnn(cell, [tf.constant(v) for v in x], saver,
+                                                    "h")
+        with pytest.raises(ValueError, match="same type"):
+            tf.nn.static_state_saving_rnn(cell, [tf.constant(x[0])], saver, ("a", "b"))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            first = s.run([outs[-1], state])
+            second = s.run([outs[-1], state])  # starts from the saved state
+    h = np.zeros((2, 3))
+    for v in x:
+        h = np.tanh(v @ w + h @ u)
+    np.testing.assert_allclose(first[1], h, atol=1e-12)
+    for v in x:
+        h = np.tanh(v @ w + h @ u)
+    np.testing.assert_allclose(second[0], h, atol=1e-12)
+    np.testing.assert_allclose(second[1], h, atol=1e-12)

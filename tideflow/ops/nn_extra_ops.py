@@ -1058,3 +1058,43 @@ def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=F
     """Average pooling over fractional regions, as :func:`fractional_max_pool`."""
     return _fractional("FractionalAvgPool", value, pooling_ratio, pseudo_random, overlapping,
                        deterministic, seed, seed2, name)
+
+
+# ------------------------------------------------------------------------------------------
+# static_state_saving_rnn
+# ------------------------------------------------------------------------------------------
+
+
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None,
+                            scope=None):
+    """:func:`tf.nn.static_rnn` starting from ``state_saver.state(state_name)`` and saving
+    the final state with ``state_saver.save_state``; the last output and the returned state
+    depend on the saves (for time-truncated training over segments)."""
+    from tideflow.framework import nest
+    from tideflow.ops.rnn import static_rnn
+
+    state_size = cell.state_size
+    tuple_state = nest.is_sequence(state_size)
+    if tuple_state != nest.is_sequence(state_name):
+        raise ValueError(f"state_name should be the same type as cell.state_size.  state_name: "
+                         f"{state_name}, cell.state_size: {state_size}")
+    if tuple_state:
+        if len(nest.flatten(state_name)) != len(nest.flatten(state_size)):
+            raise ValueError(f"Number of elements in state_name ({state_name}) does not match "
+                             f"the number of elements in cell.state_size ({state_size})")
+        names = nest.flatten(state_name)
+        initial_state = nest.pack_sequence_as(state_size, [state_saver.state(n) for n in names])
+    else:
+        names = [state_name]
+        initial_state = state_saver.state(state_name)
+    outputs, state = static_rnn(cell, inputs, initial_state=initial_state,
+                                sequence_length=sequence_length, scope=scope)
+    flat_state = nest.flatten(state)
+    saves = [state_saver.save_state(n, s) for n, s in zip(names, flat_state)]
+    outputs = list(outputs)
+    with ops.control_dependencies(saves):
+        last = outputs[-1]
+        outputs[-1] = nest.pack_sequence_as(last, [array_ops.identity(o)
+                                                   for o in nest.flatten(last)])
+        state = nest.pack_sequence_as(state, [array_ops.identity(s) for s in flat_state])
+    return outputs, state
