@@ -334,3 +334,45 @@ CASES += [
     Case("ExtractGlimpse", check=_glimpse_check("ExtractGlimpse")),
     Case("ExtractGlimpseV2", check=_glimpse_check("ExtractGlimpseV2")),
 ]
+
+
+def _webp_check():
+    import io
+
+    import pytest
+
+    pil = pytest.importorskip("PIL", reason="WebP decoding uses Pillow (optional)")
+    from PIL import Image, features
+
+    if not features.check("webp"):
+        pytest.skip(f"this Pillow ({pil.__version__}) has no WebP support")
+
+    rgb = (np.arange(5 * 6 * 3) % 251).reshape(5, 6, 3).astype(np.uint8)
+    rgba = np.dstack([rgb, np.full((5, 6, 1), 200, np.uint8)])
+
+    def encode(frames, **kw):
+        buf = io.BytesIO()
+        ims = [Image.fromarray(f) for f in frames]
+        ims[0].save(buf, "WEBP", lossless=True, save_all=len(ims) > 1, append_images=ims[1:],
+                    **kw)
+        return buf.getvalue()
+
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.string, [])
+        auto = _ops.apply_op("DecodeWebP", [p])._outputs[0]
+        four = _ops.apply_op("DecodeWebP", [p], {"channels": 4})._outputs[0]
+        assert four.get_shape().as_list() == [None, None, None, 4]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(auto, {p: encode([rgb])}), rgb[None])
+            np.testing.assert_array_equal(s.run(four, {p: encode([rgba])}), rgba[None])
+            anim = s.run(auto, {p: encode([rgba, rgba // 2, rgba // 3], duration=50)})
+            np.testing.assert_array_equal(anim, np.stack([rgba, rgba // 2, rgba // 3]))
+            try:
+                s.run(four, {p: encode([rgb])})
+            except tf.errors.InvalidArgumentError as e:
+                assert "does not match" in str(e)
+            else:
+                raise AssertionError("requesting 4 channels of an RGB WebP must fail")
+
+
+CASES.append(Case("DecodeWebP", check=_webp_check))

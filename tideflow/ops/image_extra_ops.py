@@ -981,3 +981,56 @@ def extract_glimpse(input, size, offsets, centered=True, normalized=True, unifor
             ops.convert_to_tensor(offsets, dtypes.float32, name="offsets")], {
             "centered": centered, "normalized": normalized,
             "uniform_noise": noise == "uniform", "noise": noise})._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# WebP decoding (through Pillow, as the other codecs)
+# ------------------------------------------------------------------------------------------
+
+
+def _decode_webp_kernel(contents, *, channels, dtype):
+    import io
+
+    from tideflow.ops.image_codec_ops import _contents, _pil
+
+    data = _contents(contents)
+    image_mod = _pil()
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
+        raise _invalid("DecodeWebP: contents are not a WebP image")
+    try:
+        im = image_mod.open(io.BytesIO(data))
+        frames = []
+        n = getattr(im, "n_frames", 1)
+        has_alpha = n > 1 or im.mode in ("RGBA", "LA") or "transparency" in im.info
+        mode = "RGBA" if has_alpha else "RGB"
+        for k in range(n):
+            im.seek(k)
+            frames.append(np.asarray(im.convert(mode), np.uint8))
+    except (OSError, ValueError) as e:
+        raise _invalid(f"DecodeWebP: cannot decode the WebP image: {e}") from None
+    have = 4 if has_alpha else 3
+    if channels not in (0, have):
+        raise _invalid(f"DecodeWebP: Number of channels requested does not match input "
+                       f"(requested {channels}, the image has {have})")
+    return np.stack(frames).astype(np.uint8)
+
+
+op_registry.declare(
+    "DecodeWebP",
+    inputs=["contents: string"],
+    outputs=["image: dtype"],
+    attrs=["channels: int = 0", "dtype: {uint8} = DT_UINT8"],
+    shape=lambda op: [TensorShape([None, None, None, op._attrs["channels"] or None])],
+    kernel=_decode_webp_kernel,
+    differentiable=False,
+)
+
+
+def decode_webp(contents, channels=0, dtype=dtypes.uint8, name=None):
+    """Decodes a WebP image (or animation) into uint8 ``[frames, height, width, channels]``;
+    ``channels`` 0 keeps the file's (3, or 4 with alpha and for animations)."""
+    if channels not in (0, 3, 4):
+        raise ValueError(f"channels must be 0, 3 or 4, got {channels}")
+    return ops.apply_op("DecodeWebP", [contents], {"channels": channels,
+                                                   "dtype": dtypes.as_dtype(dtype)},
+                        name=name)._outputs[0]
