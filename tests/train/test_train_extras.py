@@ -149,3 +149,43 @@ def test_warm_start_vocabulary_remapping(tmp_path):
                                                  np.full(4, -1.0)]))
     with pytest.raises(ValueError, match="axis"):
         tf.train.VocabInfo("a", 1, 0, "b", axis=2)
+
+
+def _adagrad_da_reference(v0, grads, lr, l1, l2, init=0.1):
+    v = np.array(v0)
+    acc = np.zeros_like(v)
+    sq = np.full_like(v, init)
+    for t, g in enumerate(grads, 1):
+        acc += g
+        sq += g * g
+        shrunk = np.sign(acc) * np.maximum(np.abs(acc) - l1 * t, 0) if l1 > 0 else acc
+        v = -lr * shrunk / (l2 * t * lr + np.sqrt(sq))
+    return v
+
+
+@pytest.mark.parametrize("l1", [0.0, 0.4])
+def test_adagrad_da_dense_and_sparse(l1):
+    with tf.Graph().as_default():
+        gs = tf.train.get_or_create_global_step()
+        v = tf.Variable([1.0, -2.0, 0.5], dtype=tf.float64)
+        emb = tf.Variable(np.arange(6.0).reshape(3, 2))
+        g = tf.placeholder(tf.float64, [3])
+        loss = tf.reduce_sum(v * g) + tf.reduce_sum(tf.gather(emb, [2, 0, 2]))
+        opt = tf.train.AdagradDAOptimizer(0.5, gs, l1_regularization_strength=l1,
+                                          l2_regularization_strength=0.2)
+        step = opt.minimize(loss, global_step=gs)
+        grads = [np.array([0.3, -1.0, 2.0]), np.array([1.5, 0.2, -0.4])]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for gv in grads:
+                sess.run(step, {g: gv})
+            got, got_emb = sess.run([v, emb])
+    np.testing.assert_allclose(got, _adagrad_da_reference([1.0, -2.0, 0.5], grads, 0.5, l1,
+                                                          0.2), rtol=1e-12)
+    # rows 0 and 2 get gradients 1 and 2 (twice gathered) per step; row 1 is untouched
+    rows = _adagrad_da_reference(np.zeros((2, 2)), [np.array([[1.0, 1.0], [2.0, 2.0]])] * 2,
+                                 0.5, l1, 0.2)
+    np.testing.assert_allclose(got_emb[[0, 2]], rows, rtol=1e-12)
+    np.testing.assert_array_equal(got_emb[1], [2.0, 3.0])
+    with pytest.raises(ValueError, match="positive"):
+        tf.train.AdagradDAOptimizer(0.1, gs, initial_gradient_squared_accumulator_value=0.0)

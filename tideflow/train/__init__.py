@@ -21,6 +21,7 @@ from tideflow.summary.writer import SummaryWriter
 from tideflow.train import experimental, queue_runner
 from tideflow.train.adadelta import AdadeltaOptimizer
 from tideflow.train.adagrad import AdagradOptimizer
+from tideflow.train.adagrad_da import AdagradDAOptimizer
 from tideflow.train.adam import AdamOptimizer
 from tideflow.train.basic_hooks import (
     CheckpointSaverHook,
