@@ -197,3 +197,34 @@ def test_weight_column_and_training_summaries(tmp_path):
     np.testing.assert_allclose(results["accuracy"], np.sum(w * (class_ids == labels)) / w.sum(),
                                rtol=1e-5)
     np.testing.assert_allclose(results["label/mean"], np.sum(w * labels) / w.sum(), rtol=1e-5)
+
+
+def test_public_heads_in_a_custom_model_fn(tmp_path):
+    """tf.estimator.RegressionHead / MultiClassHead build the spec of a custom model_fn; the
+    loss is averaged over the batch (the v2 heads' default)."""
+    data = make_data(n=200, seed=6)
+    target = (2.0 * data["x1"] + 1.0).astype(np.float32)
+    head = tf.estimator.RegressionHead()
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(tf.stack([features["x1"], features["x2"]], 1), 1)
+        return head.create_estimator_spec(features, mode, logits, labels,
+                                          optimizer=tf.train.GradientDescentOptimizer(0.1))
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(train_fn(data, target), steps=200)
+    results = est.evaluate(eval_fn(data, target, batch_size=50))
+    assert results["average_loss"] < 1e-3
+    np.testing.assert_allclose(results["loss"], results["average_loss"], rtol=1e-4)
+    kernel = est.get_variable_value("dense/kernel")
+    np.testing.assert_allclose(kernel[:, 0], [2.0, 0.0], atol=0.05)
+
+    multi = tf.estimator.DNNEstimator(head=tf.estimator.MultiClassHead(3), hidden_units=[8],
+                                      feature_columns=columns()[0],
+                                      model_dir=str(tmp_path / "multi"))
+    labels = (data["x1"] > 0).astype(np.int64) + (data["x1"] > 1)
+    multi.train(train_fn(data, labels), steps=50)
+    assert set(multi.evaluate(eval_fn(data, labels))) == {"accuracy", "average_loss", "loss",
+                                                          "global_step"}
+    with pytest.raises(ValueError, match="n_classes must be > 2"):
+        tf.estimator.MultiClassHead(1)

@@ -49,6 +49,9 @@ _CANNED = {
     "classifier_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "regressor_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "add_metrics": "tideflow.estimator.canned.extenders",
+    "BinaryClassHead": "tideflow.estimator.canned.heads",
+    "MultiClassHead": "tideflow.estimator.canned.heads",
+    "RegressionHead": "tideflow.estimator.canned.heads",
 }
 
 
@@ -64,15 +67,15 @@ def __getattr__(name):
 
 
 __all__ = [
-    "BaselineClassifier", "BaselineRegressor", "BestExporter", "CheckpointSaverHook",
-    "CheckpointSaverListener", "DNNClassifier", "DNNEstimator", "DNNLinearCombinedClassifier",
-    "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator", "EstimatorSpec", "EvalSpec",
-    "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook", "GlobalStepWaiterHook",
-    "LatestExporter", "LinearClassifier", "LinearEstimator", "LinearRegressor",
-    "LoggingTensorHook", "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook",
-    "ProfilerHook", "RunConfig", "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext",
-    "SessionRunHook", "SessionRunValues", "StepCounterHook", "StopAtStepHook",
-    "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings", "add_metrics",
-    "classifier_parse_example_spec", "experimental", "export", "inputs",
-    "regressor_parse_example_spec", "train_and_evaluate",
+    "BaselineClassifier", "BaselineRegressor", "BestExporter", "BinaryClassHead",
+    "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNEstimator",
+    "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator",
+    "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",
+    "GlobalStepWaiterHook", "LatestExporter", "LinearClassifier", "LinearEstimator",
+    "LinearRegressor", "LoggingTensorHook", "ModeKeys", "MultiClassHead",
+    "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "RegressionHead",
+    "RunConfig", "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext", "SessionRunHook",
+    "SessionRunValues", "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "TrainSpec",
+    "VocabInfo", "WarmStartSettings", "add_metrics", "classifier_parse_example_spec",
+    "experimental", "export", "inputs", "regressor_parse_example_spec", "train_and_evaluate",
 ]

@@ -109,8 +109,24 @@ class _Head:
     def logits_dimension(self):
         raise NotImplementedError
 
+    _loss_fn = None
+
+    def _loss(self, features, logits, label_ids, float_labels):
+        if self._loss_fn is None:
+            return self._unreduced_loss(logits, label_ids, float_labels)
+        import inspect
+
+        args = inspect.signature(self._loss_fn).parameters
+        kwargs = {"labels": float_labels, "logits": logits}
+        if "features" in args:
+            kwargs["features"] = features
+        if "loss_reduction" in args:
+            kwargs["loss_reduction"] = self._loss_reduction
+        return self._loss_fn(**kwargs)
+
     def create_estimator_spec(self, features, mode, logits, labels=None, optimizer=None,
-                              train_op_fn=None, regularization_losses=None):
+                              trainable_variables=None, train_op_fn=None, update_ops=None,
+                              regularization_losses=None):
         with ops.name_scope(self._name, "head"):
             logits = ops.convert_to_tensor(logits)
             predictions = self._predictions(logits)
@@ -118,7 +134,7 @@ class _Head:
                 return EstimatorSpec(mode=mode, predictions=predictions,
                                      export_outputs=self._export_outputs(predictions))
             label_ids, float_labels = self._labels(labels)
-            unreduced = self._unreduced_loss(logits, label_ids, float_labels)
+            unreduced = self._loss(features, logits, label_ids, float_labels)
             weights = _weights(features, self._weight_column)
             loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
                                                      reduction=self._loss_reduction,
@@ -133,8 +149,9 @@ class _Head:
             if optimizer is not None:
                 if train_op_fn is not None:
                     raise ValueError("train_op_fn and optimizer cannot both be set.")
-                train_op = optimizer.minimize(loss,
-                                              global_step=training_util.get_global_step())
+                with ops.control_dependencies(list(update_ops or [])):
+                    train_op = optimizer.minimize(loss, var_list=trainable_variables,
+                                                  global_step=training_util.get_global_step())
             elif train_op_fn is not None:
                 train_op = train_op_fn(loss)
             else:

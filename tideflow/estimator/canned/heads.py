@@ -1,0 +1,50 @@
+"""The public heads of TF 1.15's ``tf.estimator`` (``BinaryClassHead``, ``MultiClassHead``,
+``RegressionHead``): the canned heads with the v2 defaults (loss averaged over the batch) and a
+custom ``loss_fn``, for ``DNNEstimator``/``LinearEstimator(head=...)`` and custom model_fns."""
+
+from tideflow.estimator.canned import head as head_lib
+from tideflow.ops import losses_impl
+
+_MEAN = losses_impl.Reduction.SUM_OVER_BATCH_SIZE
+
+
+class BinaryClassHead(head_lib.BinaryClassHead):
+    """Sigmoid cross-entropy on one logit per example."""
+
+    def __init__(self, weight_column=None, thresholds=None, label_vocabulary=None,
+                 loss_reduction=_MEAN, loss_fn=None, name=None):
+        if thresholds:
+            raise NotImplementedError("BinaryClassHead: thresholds are not supported")
+        super().__init__(weight_column, label_vocabulary, loss_reduction, name)
+        self._loss_fn = loss_fn
+
+
+class MultiClassHead(head_lib.MultiClassHead):
+    """Softmax cross-entropy over ``n_classes`` logits."""
+
+    def __init__(self, n_classes, weight_column=None, label_vocabulary=None,
+                 loss_reduction=_MEAN, loss_fn=None, name=None):
+        if n_classes is None or n_classes < 2:
+            raise ValueError(f"n_classes must be > 2: {n_classes}.")
+        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name)
+        self._loss_fn = loss_fn
+
+
+class RegressionHead(head_lib.RegressionHead):
+    """Squared error on ``label_dimension`` outputs (``inverse_link_fn`` maps the logits to
+    the predictions)."""
+
+    def __init__(self, label_dimension=1, weight_column=None, loss_reduction=_MEAN,
+                 loss_fn=None, inverse_link_fn=None, name=None):
+        super().__init__(label_dimension, weight_column, loss_reduction, name)
+        self._loss_fn = loss_fn
+        self._inverse_link_fn = inverse_link_fn
+
+    def _predictions(self, logits):
+        predictions = super()._predictions(logits)
+        if self._inverse_link_fn is not None:
+            predictions = {"predictions": self._inverse_link_fn(logits), "logits": logits}
+        return predictions
+
+
+__all__ = ["BinaryClassHead", "MultiClassHead", "RegressionHead"]
