@@ -9,6 +9,8 @@ import tideflow as tf
 @pytest.fixture(autouse=True)
 def _fresh_keras():
     tf.keras.backend.clear_session()
+    tf.set_random_seed(0)  # the new graph's seed: initial weights and dropout repeat
+    np.random.seed(0)  # fit's shuffling
     yield
     tf.keras.backend.clear_session()
 

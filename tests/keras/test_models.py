@@ -24,9 +24,9 @@ def test_sequential_digits_sparse_labels(digits):
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
     assert model.metrics_names == ["loss", "acc"]
-    hist = model.fit(x, y, batch_size=32, epochs=8, verbose=0)
+    hist = model.fit(x, y, batch_size=32, epochs=10, verbose=0)
     assert list(hist.history) == ["loss", "acc"]
-    assert len(hist.history["loss"]) == 8 and hist.epoch == list(range(8))
+    assert len(hist.history["loss"]) == 10 and hist.epoch == list(range(10))
     assert hist.history["loss"][-1] < hist.history["loss"][0]
     _, acc = model.evaluate(xt, yt, verbose=0)
     assert acc > 0.9, acc
