@@ -152,6 +152,8 @@ def test_warm_start_vocabulary_remapping(tmp_path):
 
 
 def _adagrad_da_reference(v0, grads, lr, l1, l2, init=0.1):
+    # as in TF, the Python float strengths become float32 tensors before the cast
+    l1, l2 = float(np.float32(l1)), float(np.float32(l2))
     v = np.array(v0)
     acc = np.zeros_like(v)
     sq = np.full_like(v, init)
