@@ -228,3 +228,22 @@ def test_public_heads_in_a_custom_model_fn(tmp_path):
                                                           "global_step"}
     with pytest.raises(ValueError, match="n_classes must be > 2"):
         tf.estimator.MultiClassHead(1)
+
+
+def test_add_metrics_extends_the_evaluation(tmp_path):
+    data = make_data(n=100, seed=7)
+    target = (data["x1"] - data["x2"]).astype(np.float32)
+    _, linear = columns()
+    est = tf.estimator.LinearRegressor(linear[:2], model_dir=str(tmp_path))
+    est.train(train_fn(data, target), steps=20)
+
+    def metric_fn(labels, predictions):
+        return {"rmse": tf.metrics.root_mean_squared_error(labels,
+                                                           predictions["predictions"])}
+
+    extended = tf.estimator.add_metrics(est, metric_fn)
+    results = extended.evaluate(eval_fn(data, target, batch_size=100))
+    assert set(results) == {"rmse", "average_loss", "label/mean", "prediction/mean", "loss",
+                            "global_step"}
+    np.testing.assert_allclose(results["rmse"] ** 2, results["average_loss"], rtol=1e-4)
+    assert tf.estimator.RunConfig().cluster_spec.as_dict() == {}

@@ -118,7 +118,12 @@ class RunConfig:
         lambda self: self._experimental_max_worker_delay_secs)
 
     # the cluster: always one local chief
-    cluster_spec = property(lambda self: None)
+    @property
+    def cluster_spec(self):
+        from tideflow.distributed.cluster import ClusterSpec
+
+        return ClusterSpec({})
+
     task_type = property(lambda self: TaskType.WORKER)
     task_id = property(lambda self: 0)
     master = property(lambda self: "")
