@@ -16,11 +16,10 @@ from tideflow.ops.ctc_ops import (
     ctc_unique_labels,
 )
 from tideflow.ops.embedding_ops import embedding_lookup
+from tideflow.ops.extra_array_ops import approx_max_k, approx_min_k
 from tideflow.ops.math_ops import sigmoid, tanh
 from tideflow.ops.nn_extra_ops import (
     all_candidate_sampler,
-    approx_max_k,
-    approx_min_k,
     batch_norm_with_global_normalization,
     compute_average_loss,
     embedding_lookup_sparse,

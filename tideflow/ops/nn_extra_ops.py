@@ -1,6 +1,6 @@
-"""The rest of ``tf.nn``: swish, weighted moments, sparse embedding lookups, transposed and
-rank-generic conv/pool wrappers, Dilation2D (and erosion) with its backprop ops, the fixed/learned
-unigram and all-candidates samplers, loss scaling helpers and approximate top-k."""
+"""The rest of ``tf.nn``: swish, weighted moments, sparse embedding lookups, conv/pool
+wrappers, Dilation2D with its backprops, the unigram and all-candidates samplers, loss scaling,
+raw_rnn, fractional pooling and static_state_saving_rnn."""
 
 import numpy as np
 
@@ -112,42 +112,6 @@ def scale_regularization_loss(regularization_loss):
     """The summed regularization loss divided by the number of replicas (one here)."""
     with ops.name_scope(None, "scale_regularization_loss", [regularization_loss]):
         return reduction_ops.reduce_sum(ops.convert_to_tensor(regularization_loss))
-
-
-def _approx_k(operand, k, reduction_dimension, largest, name):
-    with ops.name_scope(name, "approx_max_k" if largest else "approx_min_k", [operand]):
-        x = ops.convert_to_tensor(operand, name="operand")
-        rank = x.get_shape().ndims
-        if rank is None:
-            raise ValueError("approx_max_k: the rank of operand must be known")
-        d = reduction_dimension + rank if reduction_dimension < 0 else reduction_dimension
-        if not 0 <= d < rank:
-            raise ValueError(f"reduction_dimension {reduction_dimension} out of range for rank "
-                             f"{rank}")
-        perm = [i for i in range(rank) if i != d] + [d]
-        inv = list(np.argsort(perm))
-        xt = array_ops.transpose(x, perm) if d != rank - 1 else x
-        vals, idx = nn_impl.top_k(xt if largest else -xt, k)
-        if not largest:
-            vals = -vals
-        if d != rank - 1:
-            vals, idx = array_ops.transpose(vals, inv), array_ops.transpose(idx, inv)
-        return vals, idx
-
-
-def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
-    """The ``k`` largest values along ``reduction_dimension`` and their int32 indices (computed
-    exactly here, which meets any recall target)."""
-    del recall_target, reduction_input_size_override, aggregate_to_topk
-    return _approx_k(operand, k, reduction_dimension, True, name)
-
-
-def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
-                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
-    """The ``k`` smallest values along ``reduction_dimension`` and their int32 indices."""
-    del recall_target, reduction_input_size_override, aggregate_to_topk
-    return _approx_k(operand, k, reduction_dimension, False, name)
 
 
 # ------------------------------------------------------------------------------------------
