@@ -227,3 +227,36 @@ CASES += [
     Case("ApproxTopK", lambda x: tf.approx_top_k(x, 3, is_max_k=False), [_tk],
          _ref_top(3, -1, False), name="approx_top_k_min"),
 ]
+
+
+def _check_session_handles():
+    with tf.Graph().as_default():
+        c = tf.multiply(tf.constant(3.0), 2.0)
+        h = tf.get_session_handle(c)
+        assert h.op.type == "GetSessionHandle" and h.dtype == tf.string and h.shape.ndims == 0
+        with tf.Session() as s:
+            hv = s.run(h)
+            assert isinstance(hv, bytes) and hv.handle.startswith("GetSessionHandle;")
+            assert hv.eval() == 6.0
+            p, a = tf.get_session_tensor(hv.handle, tf.float32)
+            b = tf.multiply(a, 10)
+            assert s.run(b, feed_dict={p: hv.handle}) == 60.0
+            # a handle made by the next run is a different stored tensor
+            h2 = s.run(tf.get_session_handle(tf.constant([1, 2])))
+            assert h2.handle != hv.handle and h2.eval().tolist() == [1, 2]
+            ph, d = tf.delete_session_tensor(hv.handle)
+            s.run(d, feed_dict={ph: hv.handle})
+            with pytest.raises(tf.errors.NotFoundError, match="no tensor with handle"):
+                s.run(b, feed_dict={p: hv.handle})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="is int32, not int64"):
+                p32, a32 = tf.get_session_tensor(h2.handle, tf.int64)
+                s.run(a32, {p32: h2.handle})
+            h2.delete()
+        with tf.Session() as other:  # another session has its own store
+            p, a = tf.get_session_tensor(hv.handle, tf.float32)
+            with pytest.raises(tf.errors.NotFoundError):
+                other.run(a, {p: hv.handle})
+
+
+CASES += [Case(("GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"),
+               check=_check_session_handles)]
