@@ -90,3 +90,43 @@ def test_imdb_from_the_cache(tmp_path, monkeypatch):
     assert xt[0] == [1, 4, 5]  # start char, then ids shifted by index_from=3
     assert all(max(s) < 6 for s in x)  # 8 and 10 became the oov char 2
     assert sorted(len(s) for s in x) == [2, 3, 4]
+
+
+def test_scikit_learn_wrappers(digits):
+    from sklearn.model_selection import cross_val_score
+
+    x, y, xt, yt = digits
+    labels = np.array(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                       "nine"])
+
+    def build(hidden=32):
+        model = tf.keras.Sequential([
+            tf.keras.layers.Dense(hidden, activation="relu", input_shape=(64,)),
+            tf.keras.layers.Dense(10, activation="softmax")])
+        model.compile(tf.keras.optimizers.Adam(0.01), "categorical_crossentropy",
+                      metrics=["accuracy"])
+        return model
+
+    clf = tf.keras.wrappers.scikit_learn.KerasClassifier(build, hidden=24, epochs=5,
+                                                         batch_size=32, verbose=0)
+    clf.fit(x, labels[y])
+    assert sorted(clf.classes_) == sorted(labels)
+    pred = clf.predict(xt)
+    assert pred.dtype == labels.dtype and np.mean(pred == labels[yt]) > 0.9
+    assert clf.score(xt, labels[yt]) == pytest.approx(np.mean(pred == labels[yt]), abs=1e-6)
+    assert clf.predict_proba(xt[:3]).shape == (3, 10)
+    assert clf.get_params()["hidden"] == 24
+
+    def build_reg():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        return model
+
+    rng = np.random.RandomState(0)
+    xr = rng.randn(60, 3).astype(np.float32)
+    yr = xr @ np.array([1.0, -1.0, 2.0], np.float32)
+    reg = tf.keras.wrappers.scikit_learn.KerasRegressor(build_reg, epochs=30, verbose=0)
+    scores = cross_val_score(reg, xr, yr, cv=2)
+    assert scores.shape == (2,) and all(s > -0.05 for s in scores)
+    with pytest.raises(ValueError, match="not a legal parameter"):
+        tf.keras.wrappers.scikit_learn.KerasRegressor(build_reg, nonsense=1)

@@ -16,6 +16,7 @@ from tideflow.keras import (
     preprocessing,
     regularizers,
     utils,
+    wrappers,
 )
 from tideflow.keras.engine.input_layer import Input
 from tideflow.keras.engine.sequential import Sequential
@@ -26,5 +27,5 @@ __version__ = "2.2.4-tf"
 __all__ = [
     "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
     "datasets", "estimator", "initializers", "layers", "losses", "metrics", "models", "optimizers",
-    "preprocessing", "regularizers", "utils",
+    "preprocessing", "regularizers", "utils", "wrappers",
 ]
