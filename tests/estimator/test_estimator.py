@@ -212,6 +212,13 @@ def test_export_saved_model_gives_same_predictions(tmp_path, digits):
         assert sig.inputs["x"].name == "pixels:0"
         got = sess.run(sig.outputs["probabilities"].name, {"pixels:0": xt[:20]})
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    # assets_extra files are copied under assets.extra/
+    extra = tmp_path / "notes.txt"
+    extra.write_text("hello")
+    with_assets = est.export_saved_model(str(tmp_path / "assets"), serving_input_receiver_fn,
+                                         assets_extra={"doc/notes.txt": str(extra)}).decode()
+    with open(os.path.join(with_assets, "assets.extra", "doc", "notes.txt")) as f:
+        assert f.read() == "hello"
     with pytest.raises(ValueError, match="Couldn't find trained model"):
         make_estimator(tmp_path / "empty").export_saved_model(str(tmp_path / "e2"),
                                                               serving_input_receiver_fn)

@@ -69,6 +69,11 @@ def test_argument_errors():
             tf.estimator.inputs.numpy_input_fn(x, {"a": np.arange(4)}, shuffle=False)()
         with pytest.raises(TypeError, match="x must be a dict or array"):
             tf.estimator.inputs.numpy_input_fn([1, 2], shuffle=False)()
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(TypeError, match="without pandas installed"):
+            tf.estimator.inputs.pandas_input_fn(None, shuffle=False)
     # the tf.compat.v1 spelling
     assert tf.compat.v1.estimator.inputs.numpy_input_fn is tf.estimator.inputs.numpy_input_fn
 
