@@ -109,3 +109,30 @@ def test_generator_split_make_seeds_global_and_rng_state():
         assert sorted(sh.tolist()) == list(range(10)) and sh.tolist() != list(range(10))
         with pytest.raises(ValueError, match="algorithm"):
             tf.random.Generator.from_seed(1, alg="bogus")
+
+
+def test_stateless_values_are_tensorflows():
+    # TF 2.21's tf.random.stateless_* for seed [1, 2] (known answers)
+    with tf.Graph().as_default():
+        got = _run([
+            tf.random.stateless_uniform([5], [1, 2]),
+            tf.random.stateless_uniform([3], [1, 2], dtype=tf.float64),
+            tf.random.stateless_normal([5], [1, 2]),
+            tf.random.stateless_truncated_normal([5], [1, 2]),
+            tf.random.stateless_uniform([5], [1, 2], minval=-3, maxval=10, dtype=tf.int32),
+            tf.random.stateless_uniform([3], [1, 2], minval=-3, maxval=10 ** 12,
+                                        dtype=tf.int64),
+            tf.random.stateless_uniform([3], [1, 2], minval=None, maxval=None, dtype=tf.int64),
+            tf.random.stateless_uniform([3], [1, 2], minval=None, maxval=None,
+                                        dtype=tf.uint32)])
+    np.testing.assert_array_equal(got[0], np.array(
+        [0.8440604, 0.19204533, 0.9962232, 0.1603874, 0.27199018], np.float32))
+    np.testing.assert_allclose(got[1], [0.75248375, 0.96978577, 0.17592234], rtol=1e-7)
+    np.testing.assert_allclose(got[2], [0.5441101, 0.20738031, 0.07356432, 0.04643455,
+                                        -1.3015898], rtol=1e-6)
+    np.testing.assert_allclose(got[3], [0.5441101, 0.20738031, 0.07356432, 0.04643455,
+                                        0.16820592], rtol=1e-6)
+    assert got[4].tolist() == [7, -3, -2, -2, 6]
+    assert got[5].tolist() == [146258219801, 637753188140, 318111882239]
+    assert got[6].tolist() == [7464880146280614444, 1591045637757961278, -1057468755545501549]
+    assert got[7].tolist() == [1105988140, 1738052849, 3959391294]

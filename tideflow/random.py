@@ -5,9 +5,9 @@
 ``categorical`` is TF 1.13's ``tf.random.categorical(logits, num_samples, dtype=None, seed=None,
 name=None)``, a Multinomial op under the name scope ``categorical``.
 
-The ``stateless_*`` functions are deterministic given their seed pair (the same numbers in every
-session and process) but do not reproduce TF's Philox values; see
-``tideflow/ops/stateless_random_ops.py``.
+The ``stateless_*`` functions are deterministic given their seed pair; uniform, normal and
+truncated normal draws are TF's own numbers, the others are not TF's sequences (see
+``tideflow/ops/stateless_random_ops.py``).
 """
 
 import types

@@ -1,16 +1,21 @@
 """Stateless random ops (``tf.random.stateless_*``) and ``RandomPoissonV2``.
 
 A stateless op's numbers are a pure function of its ``seed`` input (two integers) and its other
-inputs: the same seed gives the same numbers in every run, session and process, and different
-seeds give independent streams. The stream is NumPy's Philox generator keyed by the two seed
-words, so the values are not TF's (TF's own Philox layout is not reproduced); determinism and
-the distributions are the contract.
+inputs: the same seed gives the same numbers in every run, session and process.
+
+Uniform (float and integer, bounded or full range), normal and truncated normal draw TF's own
+numbers: the seed pair is scrambled into a Philox key and counter as TF's ``GenerateKey`` does
+(one Philox block of the seed words under a fixed key), then TF's distributions are read from
+that stream (``ops/philox.py``). The other stateless ops (multinomial, Poisson, gamma,
+binomial, parameterized truncated normal) use NumPy's Philox generator keyed by the seed pair:
+deterministic with the right distributions, but not TF's sequences.
 """
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import philox
 from tideflow.ops.random_ops import _check_shape_input, _shape_tensor, shape_from_tensor
 
 _MASK64 = (1 << 64) - 1
@@ -40,32 +45,39 @@ def _shape_fn(op):
     return [shape_from_tensor(op.inputs[0])]
 
 
-def _std_normal(gen, shape):
-    return gen.standard_normal(shape)
+class _SeedStream(philox.PhiloxStream):
+    """TF's stateless stream: the key and counter ``GenerateKey`` makes from a seed pair; every
+    op run starts at that counter."""
 
+    _SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
 
-def _std_truncated(gen, shape):
-    out = gen.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while bad.any():
-        out[bad] = gen.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return out
+    def __init__(self, seed, op_name):  # the base class's __init__ (seed, seed2) is not used
+        s = np.asarray(seed)
+        if s.shape != (2,):
+            raise _invalid(None, f"{op_name}: seed must have shape [2], not {list(s.shape)}")
+        s0, s1 = (int(v) & _MASK64 for v in s)
+        words = np.array([[s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32]], np.uint32)
+        mix = philox.philox4x32(words, self._SCRAMBLE_KEY)[0]
+        self.key = (int(mix[0]), int(mix[1]))
+        self.counter = (int(mix[2]) << 64) | (int(mix[3]) << 96)
+
+    def reserve(self, outputs):
+        return self.counter
 
 
 def _float_kernel(draw, op_name):
     def kernel(shape, seed, *, dtype):
         shape = _check_shape_input(shape)
-        return draw(_gen(seed, op_name), shape).astype(dtype.as_numpy_dtype)
+        return draw(_SeedStream(seed, op_name), shape, dtype.as_numpy_dtype)
     return kernel
 
 
 _FLOAT_ATTRS = ["dtype: {half, bfloat16, float, double} = DT_FLOAT", "T: {int32, int64}",
                 "Tseed: {int32, int64} = DT_INT64"]
 
-for _name, _draw in (("StatelessRandomUniform", lambda g, s: g.random(s)),
-                     ("StatelessRandomNormal", _std_normal),
-                     ("StatelessTruncatedNormal", _std_truncated)):
+for _name, _draw in (("StatelessRandomUniform", philox.uniform),
+                     ("StatelessRandomNormal", philox.normal),
+                     ("StatelessTruncatedNormal", philox.truncated_normal)):
     op_registry.declare(
         _name,
         inputs=["shape: T", "seed: Tseed"],
@@ -85,8 +97,8 @@ def _uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
                              f"got shapes {list(lo.shape)} and {list(hi.shape)}")
     if not lo < hi:
         raise _invalid(None, f"StatelessRandomUniformInt: Need minval < maxval: {lo} >= {hi}")
-    gen = _gen(seed, "StatelessRandomUniformInt")
-    return gen.integers(int(lo), int(hi), size=shape, dtype=dtype.as_numpy_dtype)
+    return philox.uniform_int(_SeedStream(seed, "StatelessRandomUniformInt"), shape, int(lo),
+                              int(hi), dtype.as_numpy_dtype)
 
 
 op_registry.declare(
@@ -103,12 +115,14 @@ op_registry.declare(
 def _full_int_kernel(shape, seed, *, dtype):
     shape = _check_shape_input(shape)
     np_dtype = np.dtype(dtype.as_numpy_dtype)
-    gen = _gen(seed, "StatelessRandomUniformFullInt")
-    bits = gen.integers(0, np.iinfo(np.uint64).max, size=shape, dtype=np.uint64,
-                        endpoint=True)
-    if np_dtype.itemsize == 8:
-        return bits.view(np_dtype)
-    return (bits >> np.uint64(32)).astype(np.uint32).view(np_dtype)
+    stream = _SeedStream(seed, "StatelessRandomUniformFullInt")
+    n = int(np.prod(shape, dtype=np.int64))
+    if np_dtype.itemsize == 8:  # two words per output, the low one first (TF's layout)
+        words = stream.blocks(stream.counter, (n + 1) // 2).astype(np.uint64).reshape(-1)
+        bits = words[0::2] | (words[1::2] << np.uint64(32))
+    else:
+        bits = stream.blocks(stream.counter, (n + 3) // 4).reshape(-1).astype(np.uint32)
+    return bits[:n].view(np_dtype).reshape(shape)
 
 
 op_registry.declare(
