@@ -416,3 +416,20 @@ def test_tensor_spec_function_and_batch_function():
     with tf.Session() as sess:
         assert sess.run(y).tolist() == [2.0, 4.0]
         assert sess.run(sq).tolist() == [9.0]
+
+
+def test_type_specs():
+    assert repr(tf.SparseTensorSpec([None, 3], tf.int64)) == (
+        "SparseTensorSpec(TensorShape([Dimension(None), Dimension(3)]), tf.int64)")
+    assert tf.SparseTensorSpec([None, 3], tf.int64) == tf.SparseTensorSpec([None, 3], tf.int64)
+    assert repr(tf.type_spec_from_value(tf.zeros([2]))) == (
+        "TensorSpec(shape=(2,), dtype=tf.float32, name=None)")
+    assert repr(tf.type_spec_from_value(tf.SparseTensor([[0]], [1.0], [3]))) == (
+        "SparseTensorSpec(TensorShape([Dimension(3)]), tf.float32)")
+    sl = tf.IndexedSlices(tf.zeros([1, 2]), tf.constant([0]), tf.constant([4, 2]))
+    assert repr(tf.type_spec_from_value(sl)) == (
+        "IndexedSlicesSpec(TensorShape([Dimension(4), Dimension(2)]), tf.float32, tf.int32, "
+        "tf.int32, TensorShape([Dimension(1)]))")
+    assert tf.type_spec_from_value(3).dtype == tf.int32
+    with pytest.raises(TypeError, match="TypeSpec"):
+        tf.type_spec_from_value(object())

@@ -121,3 +121,85 @@ def nondifferentiable_batch_function(num_batch_threads, max_batch_size, batch_ti
         return decorated
 
     return decorator
+
+
+class SparseTensorSpec(TypeSpec):
+    """The dense shape and dtype of a SparseTensor."""
+
+    def __init__(self, shape=None, dtype=dtypes.float32):
+        self._shape = as_shape(shape) if not isinstance(shape, TensorShape) else shape
+        self._dtype = dtypes.as_dtype(dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.get_shape(), value.dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+
+    def is_compatible_with(self, other):
+        return (hasattr(other, "dtype") and self._dtype.is_compatible_with(other.dtype) and
+                self._shape.is_compatible_with(
+                    other.get_shape() if hasattr(other, "get_shape") else other.shape))
+
+    def __eq__(self, other):
+        return (type(other) is type(self) and self._dtype == other._dtype and
+                repr(self._shape) == repr(other._shape))
+
+    def __hash__(self):
+        return hash((self._dtype, repr(self._shape)))
+
+    def __repr__(self):
+        return f"SparseTensorSpec({self._shape!r}, {self._dtype!r})"
+
+
+class IndexedSlicesSpec(TypeSpec):
+    """The dense shape and dtypes of an IndexedSlices."""
+
+    def __init__(self, shape=None, dtype=dtypes.float32, indices_dtype=dtypes.int64,
+                 dense_shape_dtype=None, indices_shape=None):
+        self._shape = as_shape(shape) if not isinstance(shape, TensorShape) else shape
+        self._dtype = dtypes.as_dtype(dtype)
+        self._indices_dtype = dtypes.as_dtype(indices_dtype)
+        self._dense_shape_dtype = (None if dense_shape_dtype is None
+                                   else dtypes.as_dtype(dense_shape_dtype))
+        indices_shape = TensorShape([None]) if indices_shape is None else indices_shape
+        self._indices_shape = as_shape(indices_shape)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and repr(self) == repr(other)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return (f"IndexedSlicesSpec({self._shape!r}, {self._dtype!r}, {self._indices_dtype!r}, "
+                f"{self._dense_shape_dtype!r}, {self._indices_shape!r})")
+
+
+def type_spec_from_value(value):
+    """The TypeSpec describing ``value`` (a Tensor, SparseTensor, IndexedSlices, or anything
+    convertible to a Tensor)."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    if isinstance(value, SparseTensor):
+        return SparseTensorSpec.from_value(value)
+    if isinstance(value, IndexedSlices):
+        dense = ops.constant_value(value.dense_shape) if value.dense_shape is not None else None
+        shape = TensorShape(None) if dense is None else TensorShape(list(dense))
+        if dense is None and value.values.get_shape().ndims is not None:
+            shape = TensorShape([None]).concatenate(value.values.get_shape()[1:])
+        return IndexedSlicesSpec(
+            shape, value.values.dtype, value.indices.dtype,
+            None if value.dense_shape is None else value.dense_shape.dtype,
+            value.indices.get_shape())
+    try:
+        t = value if isinstance(value, ops.Tensor) else ops.convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Could not build a TypeSpec for {value!r} of unsupported type "
+                        f"{type(value)}.") from None
+    return TensorSpec(t.get_shape(), t.dtype)
