@@ -60,6 +60,17 @@ def test_continuous_against_scipy(make, ref, x):
         np.testing.assert_allclose(_run(d.stddev()) + 0 * x, ref.std() + 0 * x, rtol=1e-6)
 
 
+@pytest.mark.parametrize("make,ref", [
+    (lambda: tfd.Normal(np.float64(1.0), np.float64(2.0)), st.norm(1.0, 2.0)),
+    (lambda: tfd.Laplace(np.float64(1.0), np.float64(2.0)), st.laplace(1.0, 2.0)),
+    (lambda: tfd.Uniform(np.float64(-1.0), np.float64(3.0)), st.uniform(-1.0, 4.0)),
+    (lambda: tfd.Exponential(np.float64(2.0)), st.expon(scale=0.5)),
+], ids=["Normal", "Laplace", "Uniform", "Exponential"])
+def test_quantiles(make, ref):
+    p = np.array([0.01, 0.3, 0.5, 0.9, 0.999])
+    np.testing.assert_allclose(_run(make().quantile(p)), ref.ppf(p), rtol=1e-9, atol=1e-12)
+
+
 def test_student_t_moments_nan_and_inf():
     d = tfd.StudentT([0.5, 1.5, 3.0], 1.0, 2.0)
     mean, var = _run([d.mean(), d.variance()])
@@ -223,7 +234,7 @@ def test_register_kl_and_errors():
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(checked, {scale: -1.0})
     with pytest.raises(NotImplementedError, match="quantile"):
-        tfd.Normal(0.0, 1.0).quantile(0.5)
+        tfd.Gamma(1.0, 1.0).quantile(0.5)
 
 
 def test_shapes_names_and_copy():

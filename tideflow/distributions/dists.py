@@ -119,6 +119,9 @@ class Normal(Distribution):
     def _survival_function(self, x):
         return 0.5 * tf.erfc(self._z(x) / math.sqrt(2.0))
 
+    def _quantile(self, p):
+        return self._loc + self._scale * tf.math.ndtri(p)
+
     def _entropy(self):
         return (0.5 + _HALF_LOG_TWO_PI) + tf.log(self._scale) + tf.zeros_like(self._loc)
 
@@ -173,6 +176,10 @@ class Laplace(Distribution):
     def _cdf(self, x):
         z = (x - self._loc) / self._scale
         return 0.5 + 0.5 * tf.sign(z) * (1.0 - tf.exp(-tf.abs(z)))
+
+    def _quantile(self, p):
+        d = p - 0.5
+        return self._loc - self._scale * tf.sign(d) * tf.log1p(-2.0 * tf.abs(d))
 
     def _entropy(self):
         return math.log(2.0) + 1.0 + tf.log(self._scale) + tf.zeros_like(self._loc)
@@ -237,6 +244,9 @@ class Uniform(Distribution):
 
     def _cdf(self, x):
         return tf.clip_by_value((x - self._low) / (self._high - self._low), 0.0, 1.0)
+
+    def _quantile(self, p):
+        return self._low + p * (self._high - self._low)
 
     def _entropy(self):
         return tf.log(self._high - self._low)
@@ -337,6 +347,9 @@ class Exponential(Gamma):
 
     def _cdf(self, x):
         return -tf.expm1(-self._rate * x)
+
+    def _quantile(self, p):
+        return -tf.log1p(-p) / self._rate
 
 
 class Beta(Distribution):
