@@ -137,3 +137,54 @@ def test_crossentropies_match_numpy():
     y = np.array([1.0, 1.0], np.float32)
     np.testing.assert_allclose(K.eval(K.binary_crossentropy(K.constant(y), K.constant(q))),
                                -np.log(q), rtol=1e-5)
+
+
+def test_rnn_with_a_step_function_and_mask():
+    x = np.random.RandomState(0).randn(2, 4, 3).astype(np.float32)
+    w = np.random.RandomState(1).randn(3, 3).astype(np.float32)
+
+    def step(inputs, states):
+        h = K.tanh(K.dot(inputs, K.constant(w)) + states[0])
+        return h, [h]
+
+    last, outputs, states = K.rnn(step, K.constant(x), [K.zeros_like(K.constant(x[:, 0]))])
+    h = np.zeros((2, 3), np.float32)
+    seq = []
+    for t in range(4):
+        h = np.tanh(x[:, t] @ w + h)
+        seq.append(h)
+    np.testing.assert_allclose(K.eval(outputs), np.stack(seq, 1), rtol=1e-5)
+    np.testing.assert_allclose(K.eval(last), h, rtol=1e-5)
+    np.testing.assert_allclose(K.eval(states[0]), h, rtol=1e-5)
+    mask = K.constant([[True, True, False, False], [True] * 4], dtype="bool")
+    last_m, _, _ = K.rnn(step, K.constant(x), [K.constant(np.zeros((2, 3)))], mask=mask)
+    got = K.eval(last_m)
+    np.testing.assert_allclose(got[1], h[1], rtol=1e-5)
+    np.testing.assert_allclose(got[0], seq[1][0], rtol=1e-5)
+
+
+def test_learning_phase_scope_and_normalize_batch():
+    with K.learning_phase_scope(1):
+        assert K.learning_phase() == 1
+    assert K.learning_phase() is not None and not isinstance(K.learning_phase(), int)
+    x = np.random.RandomState(0).randn(8, 3).astype(np.float32)
+    normed, mean, _ = K.normalize_batch_in_training(K.constant(x), None, None, [0])
+    np.testing.assert_allclose(K.eval(mean), x.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(K.eval(normed), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3),
+                               rtol=1e-4)
+
+
+def test_ctc_batch_cost_prefers_the_right_labels():
+    rng = np.random.RandomState(0)
+    y_true = np.array([[1, 2, 0], [3, 0, 0]], np.float32)
+    logits = rng.randn(2, 6, 5).astype(np.float32)
+    logits[0, 1, 1] += 8
+    logits[0, 3, 2] += 8
+    logits[1, 2, 3] += 8
+    probs = K.softmax(K.constant(logits))
+    cost = K.eval(K.ctc_batch_cost(K.constant(y_true), probs, K.constant([[6], [6]]),
+                                   K.constant([[2], [1]])))
+    assert cost.shape == (2, 1)
+    wrong = K.eval(K.ctc_batch_cost(K.constant([[2, 1, 0], [1, 0, 0]]), probs,
+                                    K.constant([[6], [6]]), K.constant([[2], [1]])))
+    assert np.all(cost < wrong)

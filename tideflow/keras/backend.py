@@ -896,3 +896,174 @@ def map_fn(fn, elems, name=None, dtype=None):
 
 def print_tensor(x, message=""):
     return tf.Print(x, [x], message)
+
+
+# -- more of Keras's backend ---------------------------------------------------------------------
+
+
+class learning_phase_scope:
+    """Within the block, the learning phase is ``value`` (0 or 1)."""
+
+    def __init__(self, value):
+        if value not in (0, 1):
+            raise ValueError("Expected learning phase to be 0 or 1.")
+        self.value = value
+
+    def __enter__(self):
+        st = _state()
+        self.previous = st.learning_phase_value
+        st.learning_phase_value = self.value
+
+    def __exit__(self, *exc):
+        _state().learning_phase_value = self.previous
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return tf.truncated_normal(shape, mean=mean, stddev=stddev, dtype=_dtype(dtype), seed=seed)
+
+
+def get_variable_shape(x):
+    return int_shape(x)
+
+
+def is_sparse(tensor):
+    return isinstance(tensor, tf.SparseTensor)
+
+
+def to_dense(tensor):
+    return tf.sparse_tensor_to_dense(tensor) if is_sparse(tensor) else tensor
+
+
+def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    return tf.nn.batch_normalization(x, mean, var, beta, gamma, epsilon)
+
+
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """``(normalized, mean, variance)`` of ``x`` over ``reduction_axes``."""
+    mean, variance = tf.nn.moments(x, list(reduction_axes), keep_dims=False)
+    rank = ndim(x)
+    if sorted(reduction_axes) == list(range(rank - 1)):
+        return tf.nn.batch_normalization(x, mean, variance, beta, gamma, epsilon), mean, \
+            variance
+    shape = [1 if i in reduction_axes else tf.shape(x)[i] for i in range(rank)]
+    shape = tf.stack(shape)
+
+    def b(v):
+        return None if v is None else tf.reshape(v, shape)
+
+    normed = tf.nn.batch_normalization(x, b(mean), b(variance), b(beta), b(gamma), epsilon)
+    return normed, mean, variance
+
+
+def temporal_padding(x, padding=(1, 1)):
+    return tf.pad(x, [[0, 0], list(padding), [0, 0]])
+
+
+def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
+    pads = [list(p) for p in padding]
+    if (data_format or _IMAGE_DATA_FORMAT) == "channels_first":
+        return tf.pad(x, [[0, 0], [0, 0]] + pads)
+    return tf.pad(x, [[0, 0]] + pads + [[0, 0]])
+
+
+def resize_images(x, height_factor, width_factor, data_format=None,
+                  interpolation="nearest"):
+    channels_first = (data_format or _IMAGE_DATA_FORMAT) == "channels_first"
+    if channels_first:
+        x = tf.transpose(x, [0, 2, 3, 1])
+    shape = tf.shape(x)
+    size = tf.stack([shape[1] * height_factor, shape[2] * width_factor])
+    if interpolation == "bilinear":
+        out = tf.image.resize_bilinear(x, size)
+    else:
+        out = tf.image.resize_nearest_neighbor(x, size)
+    return tf.transpose(out, [0, 3, 1, 2]) if channels_first else out
+
+
+def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid",
+                     data_format=None, dilation_rate=(1, 1)):
+    return tf.nn.conv2d_transpose(x, kernel, output_shape, (1,) + tuple(strides) + (1,),
+                                  padding=padding.upper())
+
+
+def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None,
+                     dilation_rate=(1, 1)):
+    return tf.nn.depthwise_conv2d(x, depthwise_kernel, (1,) + tuple(strides) + (1,),
+                                  padding.upper(), dilations=dilation_rate)
+
+
+def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding="valid",
+                     data_format=None, dilation_rate=(1, 1)):
+    return tf.nn.separable_conv2d(x, depthwise_kernel, pointwise_kernel,
+                                  (1,) + tuple(strides) + (1,), padding.upper(),
+                                  rate=dilation_rate)
+
+
+class _StepCell:
+    """A ``step_function(inputs, states) -> (output, new_states)`` as a cell for
+    ``tf.nn.dynamic_rnn`` (with the mask, held states and output at masked steps)."""
+
+    def __init__(self, step_function, state_sizes, output_size, masked, constants):
+        self.step_function = step_function
+        self.masked = masked
+        self.constants = constants or []
+        self.state_size = tuple(state_sizes) + ((output_size,) if masked else ())
+        self.output_size = output_size
+
+    def __call__(self, inputs, state, scope=None):
+        state = list(state)
+        if self.masked:
+            x, m = inputs
+            prev_out, old = state[-1], state[:-1]
+        else:
+            x, old = inputs, state
+        out, new = self.step_function(x, list(old) + list(self.constants))
+        new = list(new)
+        if self.masked:
+            m = tf.cast(m, out.dtype)
+            new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
+            out = m * out + (1.0 - m) * prev_out
+            return out, tuple(new) + (out,)
+        return out, tuple(new)
+
+
+def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, constants=None,
+        unroll=False, input_length=None, time_major=False, zero_output_for_mask=False):
+    """Runs ``step_function`` over the time axis of ``inputs`` [batch, time, ...]; returns
+    ``(last_output, outputs, new_states)``."""
+    x = tf.transpose(inputs, [1, 0] + list(range(2, ndim(inputs)))) if time_major else inputs
+    if go_backwards:
+        x = tf.reverse(x, [1])
+        if mask is not None:
+            mask = tf.reverse(mask, [1])
+    probe_out, _ = step_function(x[:, 0], list(initial_states) + list(constants or []))
+    output_size = int_shape(probe_out)[-1]
+    state_sizes = [int_shape(s)[-1] for s in initial_states]
+    cell = _StepCell(step_function, state_sizes, output_size, mask is not None, constants)
+    states = tuple(initial_states)
+    rnn_inputs = x
+    if mask is not None:
+        states = states + (tf.zeros_like(probe_out),)
+        rnn_inputs = (x, tf.expand_dims(tf.cast(mask, x.dtype.base_dtype), -1))
+    outputs, new_states = tf.nn.dynamic_rnn(cell, rnn_inputs, initial_state=states,
+                                            scope="keras_rnn")
+    new_states = list(new_states)
+    last = new_states.pop() if mask is not None else outputs[:, -1]
+    if time_major:
+        outputs = tf.transpose(outputs, [1, 0] + list(range(2, ndim(outputs))))
+    return last, outputs, new_states
+
+
+def ctc_batch_cost(y_true, y_pred, input_length, label_length):
+    """CTC loss per batch element: ``y_true`` [batch, max_label] (padded), ``y_pred``
+    [batch, time, classes] softmax outputs, the lengths [batch, 1]; returns [batch, 1]."""
+    label_length = tf.cast(tf.squeeze(label_length, [-1]), "int32")
+    input_length = tf.cast(tf.squeeze(input_length, [-1]), "int32")
+    max_len = tf.shape(y_true)[1]
+    keep = tf.sequence_mask(label_length, max_len)
+    indices = tf.cast(tf.where(keep), "int64")
+    values = tf.cast(tf.gather_nd(y_true, indices), "int32")
+    labels = tf.SparseTensor(indices, values, tf.cast(tf.shape(y_true), "int64"))
+    logits = tf.log(tf.transpose(y_pred, [1, 0, 2]) + epsilon())
+    loss = tf.nn.ctc_loss(labels=labels, inputs=logits, sequence_length=input_length)
+    return tf.expand_dims(loss, 1)
