@@ -433,3 +433,27 @@ def test_type_specs():
     assert tf.type_spec_from_value(3).dtype == tf.int32
     with pytest.raises(TypeError, match="TypeSpec"):
         tf.type_spec_from_value(object())
+
+
+def test_raw_ops_take_keyword_arguments():
+    r = tf.raw_ops
+    a = r.Add(x=tf.constant([1.0, 2.0]), y=tf.constant(3.0))
+    u = r.Unique(x=tf.constant([3, 1, 3]))
+    assert u._fields == ("y", "idx")
+    parts = r.Split(split_dim=0, value=tf.constant([1, 2, 3, 4]), num_split=2)
+    m = r.MatMul(a=tf.ones([2, 3]), b=tf.ones([2, 3]), transpose_b=True, name="mm")
+    assert m.name == "mm:0" and m.shape.as_list() == [2, 2]
+    check = r.Assert(condition=tf.constant(True), data=[tf.constant(1)])
+    assert isinstance(check, tf.Operation)
+    with pytest.raises(TypeError, match="keyword"):
+        r.Add(tf.constant(1.0), tf.constant(2.0))
+    with pytest.raises(TypeError, match="missing"):
+        r.Add(x=tf.constant(1.0))
+    with pytest.raises(TypeError, match="unexpected"):
+        r.Add(x=tf.constant(1.0), y=tf.constant(1.0), bogus=1)
+    with pytest.raises(AttributeError):
+        r.NoSuchOpAnywhere  # noqa: B018
+    with tf.Session() as sess:
+        got = sess.run([a, u.y, u.idx, parts])
+    assert got[0].tolist() == [4.0, 5.0] and got[1].tolist() == [3, 1]
+    assert got[2].tolist() == [0, 1, 0] and [p.tolist() for p in got[3]] == [[1, 2], [3, 4]]

@@ -662,6 +662,7 @@ _LAZY = {
     "audio": ("tideflow.audio", None),
     "quantization": ("tideflow.quantization", None),
     "user_ops": ("tideflow.user_ops", None),
+    "raw_ops": ("tideflow.raw_ops", None),
     "Module": ("tideflow.ops.tf_module", "Module"),
     "TensorSpec": ("tideflow.ops.function_ops", "TensorSpec"),
     "get_session_handle": ("tideflow.ops.session_ops", "get_session_handle"),
