@@ -1,6 +1,6 @@
 """``tf.estimator``: Estimators of TF 1.x over monitored sessions (explicit re-exports)."""
 
-from tideflow.estimator import experimental, export, inputs
+from tideflow.estimator import experimental, export, inputs, tpu
 from tideflow.estimator.estimator import Estimator, VocabInfo, WarmStartSettings
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
 from tideflow.estimator.run_config import RunConfig
@@ -77,5 +77,5 @@ __all__ = [
     "RunConfig", "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext", "SessionRunHook",
     "SessionRunValues", "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "TrainSpec",
     "VocabInfo", "WarmStartSettings", "add_metrics", "classifier_parse_example_spec",
-    "experimental", "export", "inputs", "regressor_parse_example_spec", "train_and_evaluate",
+    "experimental", "export", "inputs", "regressor_parse_example_spec", "tpu", "train_and_evaluate",
 ]

@@ -1,0 +1,193 @@
+"""``tf.estimator.tpu`` (``tf.contrib.tpu`` in TF 1.x programs): ``TPUEstimator`` and its
+specs and configs, run on the CPU as TF runs them with ``use_tpu=False``. ``params`` carries
+the mode's batch size; ``eval_metrics`` (a metric_fn and its tensors) and ``scaffold_fn``
+become the plain EstimatorSpec's metric ops and scaffold."""
+
+import collections
+
+from tideflow import logging
+from tideflow.estimator import estimator as estimator_lib
+from tideflow.estimator import run_config as run_config_lib
+from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
+
+_BATCH_SIZE_KEY = "batch_size"
+_USE_TPU_KEY = "use_tpu"
+_CTX_KEY = "context"
+_RESERVED_PARAMS_KEYS = [_BATCH_SIZE_KEY, _CTX_KEY]
+
+
+class InputPipelineConfig:
+    """How input_fn is called per host/shard (only meaningful on TPUs)."""
+
+    PER_SHARD_V1 = 1
+    PER_HOST_V1 = 2
+    PER_HOST_V2 = 3
+    BROADCAST = 4
+    SLICED = 5
+
+
+class TPUConfig(collections.namedtuple("TPUConfig", [
+        "iterations_per_loop", "num_shards", "num_cores_per_replica",
+        "per_host_input_for_training", "tpu_job_name", "initial_infeed_sleep_secs",
+        "input_partition_dims", "eval_training_input_configuration",
+        "experimental_host_call_every_n_steps"])):
+    """TPU settings; kept and validated, not used on the CPU."""
+
+    def __new__(cls, iterations_per_loop=2, num_shards=None, num_cores_per_replica=None,
+                per_host_input_for_training=True, tpu_job_name=None,
+                initial_infeed_sleep_secs=None, input_partition_dims=None,
+                eval_training_input_configuration=InputPipelineConfig.PER_HOST_V1,
+                experimental_host_call_every_n_steps=1):
+        if iterations_per_loop is None or iterations_per_loop < 1:
+            raise ValueError(f"iterations_per_loop must be positive, got "
+                             f"{iterations_per_loop}")
+        if num_shards is not None and num_shards < 1:
+            raise ValueError(f"num_shards must be positive, got {num_shards}")
+        return super().__new__(cls, iterations_per_loop, num_shards, num_cores_per_replica,
+                               per_host_input_for_training, tpu_job_name,
+                               initial_infeed_sleep_secs, input_partition_dims,
+                               eval_training_input_configuration,
+                               experimental_host_call_every_n_steps)
+
+
+class RunConfig(run_config_lib.RunConfig):
+    """``RunConfig`` with a ``tpu_config`` (and the TPU cluster arguments, unused here)."""
+
+    def __init__(self, tpu_config=None, evaluation_master=None, master=None, cluster=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self._tpu_config = tpu_config or TPUConfig()
+        if not isinstance(self._tpu_config, TPUConfig):
+            raise TypeError(f"tpu_config must be a TPUConfig, given: {tpu_config}")
+        self._tpu_master = master or ""
+        self._tpu_evaluation_master = evaluation_master or ""
+        self._cluster = cluster
+
+    tpu_config = property(lambda self: self._tpu_config)
+    cluster = property(lambda self: self._cluster)
+
+    def replace(self, **kwargs):
+        tpu_config = kwargs.pop("tpu_config", self._tpu_config)
+        new = super().replace(**kwargs)
+        new._tpu_config = tpu_config
+        return new
+
+
+class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
+        "mode", "predictions", "loss", "train_op", "eval_metrics", "export_outputs",
+        "scaffold_fn", "host_call", "training_hooks", "evaluation_hooks",
+        "prediction_hooks"])):
+    """What a TPUEstimator's model_fn returns: ``eval_metrics`` is ``(metric_fn, tensors)``
+    (a list or dict of tensors) and ``scaffold_fn`` a function returning the Scaffold."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metrics=None,
+                export_outputs=None, scaffold_fn=None, host_call=None, training_hooks=None,
+                evaluation_hooks=None, prediction_hooks=None):
+        if eval_metrics is not None:
+            _check_metric_tuple(eval_metrics, "eval_metrics")
+        if host_call is not None:
+            _check_metric_tuple(host_call, "host_call")
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics,
+                               export_outputs, scaffold_fn, host_call, training_hooks,
+                               evaluation_hooks, prediction_hooks)
+
+    def as_estimator_spec(self):
+        """The equivalent plain EstimatorSpec (metric_fn and scaffold_fn called here)."""
+        eval_metric_ops = None
+        if self.eval_metrics is not None:
+            eval_metric_ops = _call_with_tensors(*self.eval_metrics)
+        scaffold = self.scaffold_fn() if self.scaffold_fn else None
+        hooks = list(self.training_hooks or [])
+        if self.host_call is not None and self.mode == ModeKeys.TRAIN:
+            _call_with_tensors(*self.host_call)  # its summaries join the graph's
+        return EstimatorSpec(
+            mode=self.mode, predictions=self.predictions, loss=self.loss,
+            train_op=self.train_op, eval_metric_ops=eval_metric_ops,
+            export_outputs=self.export_outputs, scaffold=scaffold, training_hooks=hooks,
+            evaluation_hooks=self.evaluation_hooks, prediction_hooks=self.prediction_hooks)
+
+
+def _check_metric_tuple(value, name):
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or not callable(value[0]):
+        raise ValueError(f"{name} should be tuple of 2 elements: (fn, tensors). Got "
+                         f"{value}")
+    if not isinstance(value[1], (tuple, list, dict)):
+        raise ValueError(f"{name}[1] should be a list or dict of tensors. Got {value[1]}")  # noqa: TRY004 - as TF
+
+
+def _call_with_tensors(fn, tensors):
+    if isinstance(tensors, dict):
+        return fn(**tensors)
+    return fn(*tensors)
+
+
+class TPUEstimator(estimator_lib.Estimator):
+    """An Estimator with per-mode batch sizes given to ``input_fn``/``model_fn`` through
+    ``params['batch_size']``. Runs on the CPU; ``use_tpu=True`` is accepted with a warning."""
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None, use_tpu=True,
+                 train_batch_size=None, eval_batch_size=None, predict_batch_size=None,
+                 batch_axis=None, eval_on_tpu=True, export_to_tpu=True, export_to_cpu=True,
+                 warm_start_from=None, embedding_config_spec=None,
+                 export_saved_model_api_version=None):
+        if config is None or not isinstance(config, RunConfig):
+            raise ValueError("`config` must be provided with type `tpu_config.RunConfig`")
+        if params is not None and any(k in params for k in _RESERVED_PARAMS_KEYS):
+            raise ValueError(f"{_RESERVED_PARAMS_KEYS} are reserved keys but existed in "
+                             f"params {params}.")
+        if use_tpu:
+            logging.warning("TPUEstimator: no TPU here; running on the CPU as with "
+                            "use_tpu=False.")
+        for name, value in (("train_batch_size", train_batch_size),
+                            ("eval_batch_size", eval_batch_size),
+                            ("predict_batch_size", predict_batch_size)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ValueError(f"`{name}` must be a positive integer, got {value}")
+        self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
+                             ModeKeys.PREDICT: predict_batch_size}
+        self._use_tpu = use_tpu
+        self._user_model_fn = model_fn
+
+        def wrapped_model_fn(features, labels, mode, config, params):
+            args = estimator_lib.fn_args(model_fn)
+            kwargs = {}
+            if "labels" in args:
+                kwargs["labels"] = labels
+            if "mode" in args:
+                kwargs["mode"] = mode
+            if "config" in args:
+                kwargs["config"] = config
+            if "params" in args:
+                kwargs["params"] = self._params_for(mode, params)
+            spec = model_fn(features=features, **kwargs)
+            if isinstance(spec, TPUEstimatorSpec):
+                spec = spec.as_estimator_spec()
+            return spec
+
+        super().__init__(model_fn=wrapped_model_fn, model_dir=model_dir, config=config,
+                         params=params, warm_start_from=warm_start_from)
+
+    def _params_for(self, mode, params):
+        params = dict(params or {})
+        batch_size = self._batch_sizes.get(mode)
+        if batch_size is not None:
+            params[_BATCH_SIZE_KEY] = batch_size
+        params[_USE_TPU_KEY] = False
+        return params
+
+    def _call_input_fn(self, input_fn, mode):
+        if mode == ModeKeys.TRAIN and self._batch_sizes[ModeKeys.TRAIN] is None:
+            raise ValueError("`train_batch_size` cannot be `None`")
+        args = estimator_lib.fn_args(input_fn)
+        kwargs = {}
+        if "params" in args:
+            kwargs["params"] = self._params_for(mode, self._params)
+        if "mode" in args:
+            kwargs["mode"] = mode
+        if "config" in args:
+            kwargs["config"] = self.config
+        return input_fn(**kwargs)
+
+
+__all__ = ["InputPipelineConfig", "RunConfig", "TPUConfig", "TPUEstimator",
+           "TPUEstimatorSpec"]
