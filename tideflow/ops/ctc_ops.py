@@ -293,28 +293,48 @@ op_registry.declare(
 
 def _prefix_beam_search(lp, beam_width):
     """Prefix beam search over log-probabilities ``lp [T, C]`` (blank ``C - 1``): the surviving
-    prefixes with their (blank-ending, label-ending) log-probabilities."""
-    blank = lp.shape[1] - 1
-    beams = {(): (0.0, _NEG)}
+    prefixes with their (blank-ending, label-ending) log-probabilities. Each step scores every
+    beam's blank/repeat continuation and all its one-label extensions as arrays; extensions
+    that reach another surviving beam are merged into it."""
+    num_labels = lp.shape[1] - 1
+    prefixes = [()]
+    pb = np.array([0.0])
+    pl = np.array([_NEG])
+    labels = np.arange(num_labels)
     for t in range(lp.shape[0]):
         row = lp[t]
-        new = {}
-
-        def add(prefix, pb, pl, new=new):
-            ob, ol = new.get(prefix, (_NEG, _NEG))
-            new[prefix] = (float(np.logaddexp(ob, pb)), float(np.logaddexp(ol, pl)))
-
-        for prefix, (pb, pl) in beams.items():
-            total = np.logaddexp(pb, pl)
-            add(prefix, total + row[blank], _NEG)
-            if prefix:
-                add(prefix, _NEG, pl + row[prefix[-1]])
-            for c in range(blank):
-                prev = pb if prefix and prefix[-1] == c else total
-                add(prefix + (c,), _NEG, prev + row[c])
-        ranked = sorted(new.items(), key=lambda kv: -np.logaddexp(*kv[1]))
-        beams = dict(ranked[:beam_width])
-    return beams
+        total = np.logaddexp(pb, pl)
+        last = np.array([p[-1] if p else -1 for p in prefixes])
+        # staying: a blank after anything, or the last label repeated (merged)
+        stay_b = total + row[-1]
+        stay_l = np.where(last >= 0, pl + row[np.maximum(last, 0)], _NEG)
+        # extending with label c: after a blank only when c repeats the last label
+        ext = np.where(labels[None, :] == last[:, None], pb[:, None], total[:, None]) + \
+            row[None, :num_labels]
+        index = {p: k for k, p in enumerate(prefixes)}
+        for k, p in enumerate(prefixes):
+            parent = index.get(p[:-1]) if p else None
+            if parent is not None:
+                stay_l[k] = np.logaddexp(stay_l[k], ext[parent, p[-1]])
+                ext[parent, p[-1]] = _NEG
+        scores = np.concatenate([np.logaddexp(stay_b, stay_l), ext.reshape(-1)])
+        n = min(beam_width, int(np.isfinite(scores).sum()) or 1)
+        keep = np.argpartition(-scores, n - 1)[:n] if n < scores.size else np.arange(
+            scores.size)
+        keep = keep[np.argsort(-scores[keep], kind="stable")]
+        new_prefixes, new_b, new_l = [], [], []
+        for j in keep:
+            if j < len(prefixes):
+                new_prefixes.append(prefixes[j])
+                new_b.append(stay_b[j])
+                new_l.append(stay_l[j])
+            else:
+                k, c = divmod(int(j) - len(prefixes), num_labels)
+                new_prefixes.append(prefixes[k] + (c,))
+                new_b.append(_NEG)
+                new_l.append(ext[k, c])
+        prefixes, pb, pl = new_prefixes, np.array(new_b), np.array(new_l)
+    return {p: (float(b), float(l_)) for p, b, l_ in zip(prefixes, pb, pl)}
 
 
 def _beam_kernel(inputs, sequence_length, *, beam_width, top_paths, merge_repeated):
