@@ -457,3 +457,15 @@ def test_raw_ops_take_keyword_arguments():
         got = sess.run([a, u.y, u.idx, parts])
     assert got[0].tolist() == [4.0, 5.0] and got[1].tolist() == [3, 1]
     assert got[2].tolist() == [0, 1, 0] and [p.tolist() for p in got[3]] == [[1, 2], [3, 4]]
+
+
+def test_top_level_string_aliases_match_tf():
+    x = tf.constant(["hello", " a b ", "", "tideflow"])
+    outs = [tf.string_to_hash_bucket(x, 1000), tf.string_to_hash_bucket_strong(x, 1000, [1, 2]),
+            tf.string_strip(x)]
+    with tf.Session() as sess:
+        weak, strong, stripped = sess.run(outs)
+    # the values TF 2.21 gives
+    assert weak.tolist() == [938, 786, 899, 508]
+    assert strong.tolist() == [622, 428, 435, 636]
+    assert stripped.tolist() == [b"hello", b"a b", b"", b"tideflow"]
