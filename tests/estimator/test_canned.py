@@ -247,3 +247,26 @@ def test_add_metrics_extends_the_evaluation(tmp_path):
                             "global_step"}
     np.testing.assert_allclose(results["rmse"] ** 2, results["average_loss"], rtol=1e-4)
     assert tf.estimator.RunConfig().cluster_spec.as_dict() == {}
+
+
+def test_logit_fn_builders_in_a_custom_model_fn(tmp_path):
+    data = make_data(n=200, seed=8)
+    labels = (data["x1"] > 0).astype(np.int64)
+    dense, linear = columns()
+    exp = tf.estimator.experimental
+
+    def model_fn(features, labels, mode, params, config):
+        dnn_fn = exp.dnn_logit_fn_builder(1, [4], dense, tf.nn.relu, None)
+        lin_fn = exp.linear_logit_fn_builder(1, linear)
+        logits = (exp.call_logit_fn(dnn_fn, features, mode, params, config)
+                  + exp.call_logit_fn(lin_fn, features, mode, params, config))
+        head = tf.estimator.BinaryClassHead()
+        return head.create_estimator_spec(features, mode, logits, labels,
+                                          optimizer=tf.train.AdamOptimizer(0.05))
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(train_fn(data, labels), steps=100)
+    names = set(est.get_variable_names())
+    assert {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias",
+            "linear/linear_model/x1/weights"} <= names
+    assert est.evaluate(eval_fn(data, labels))["accuracy"] > 0.9

@@ -228,5 +228,53 @@ class InMemoryEvaluatorHook(session_run_hook.SessionRunHook):
         self._evaluate(session)
 
 
-__all__ = ["InMemoryEvaluatorHook", "make_early_stopping_hook", "stop_if_higher_hook", "stop_if_lower_hook",
-           "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
+def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dropout,
+                         input_layer_partitioner=None, batch_norm=False):
+    """A ``logit_fn(features, mode)`` building DNNClassifier's network (under ``dnn/``)."""
+    from tideflow.estimator.canned import dnn
+
+    if not isinstance(units, int):
+        raise ValueError(f"units must be an int.  Given type: {type(units)}")  # noqa: TRY004 - as TF
+
+    def dnn_logit_fn(features, mode):
+        return dnn.dnn_logits(features, mode, hidden_units, units, feature_columns,
+                              activation_fn, dropout, batch_norm, scope="dnn")
+
+    return dnn_logit_fn
+
+
+def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
+    """A ``logit_fn(features)`` building LinearClassifier's model (under ``linear/``)."""
+    from tideflow.estimator.canned import linear
+
+    def linear_logit_fn(features):
+        return linear.linear_logits(features, feature_columns, units, sparse_combiner)
+
+    return linear_logit_fn
+
+
+def call_logit_fn(logit_fn, features, mode, params, config):
+    """Calls ``logit_fn`` with the arguments it accepts; the logits must be a Tensor or a
+    dict of Tensors."""
+    from tideflow.estimator.estimator import fn_args
+    from tideflow.framework import ops
+
+    args = fn_args(logit_fn)
+    kwargs = {}
+    if "mode" in args:
+        kwargs["mode"] = mode
+    if "params" in args:
+        kwargs["params"] = params
+    if "config" in args:
+        kwargs["config"] = config
+    logits = logit_fn(features=features, **kwargs)
+    values = logits.values() if isinstance(logits, dict) else [logits]
+    if not all(isinstance(v, ops.Tensor) for v in values):
+        raise ValueError(f"logit_fn should return a Tensor or a dictionary mapping strings to "
+                         f"Tensors.  logit_fn returned: {logits}")
+    return logits
+
+
+__all__ = ["InMemoryEvaluatorHook", "call_logit_fn", "dnn_logit_fn_builder",
+           "linear_logit_fn_builder", "make_early_stopping_hook", "stop_if_higher_hook",
+           "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook"]
