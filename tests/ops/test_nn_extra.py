@@ -263,3 +263,25 @@ def test_static_state_saving_rnn_carries_state_across_runs():
         h = np.tanh(v @ w + h @ u)
     np.testing.assert_allclose(second[0], h, atol=1e-12)
     np.testing.assert_allclose(second[1], h, atol=1e-12)
+
+
+def test_sparse_embedding_lookups_on_partitioned_variables():
+    with tf.Graph().as_default():
+        pv = tf.get_variable("emb", [10, 3], initializer=tf.random_normal_initializer(seed=1),
+                             partitioner=tf.fixed_size_partitioner(3))
+        ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, 7, 9], tf.int64),
+                              [3, 2])
+        safe = tf.nn.safe_embedding_lookup_sparse(pv, ids, None)
+        plain = tf.nn.embedding_lookup_sparse(pv, ids, None, partition_strategy="div")
+        grads = tf.gradients(tf.reduce_sum(safe), list(pv))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got_safe, got_plain, full = s.run([safe, plain, tf.concat(list(pv), 0)])
+            dense_grads = s.run([tf.convert_to_tensor(g) for g in grads])
+    np.testing.assert_allclose(got_safe, [full[[1, 7]].mean(0), np.zeros(3), full[9]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got_plain, got_safe)
+    want = np.zeros((10, 3))
+    want[[1, 7]] = 0.5
+    want[9] = 1.0
+    np.testing.assert_allclose(np.concatenate(dense_grads), want)
