@@ -130,3 +130,43 @@ def test_scikit_learn_wrappers(digits):
     assert scores.shape == (2,) and all(s > -0.05 for s in scores)
     with pytest.raises(ValueError, match="not a legal parameter"):
         tf.keras.wrappers.scikit_learn.KerasRegressor(build_reg, nonsense=1)
+
+
+def test_image_data_generator_flow_and_directory(tmp_path):
+    from PIL import Image
+
+    image = tf.keras.preprocessing.image
+    x = np.random.RandomState(0).rand(10, 6, 6, 1).astype(np.float32)
+    y = np.arange(10)
+    gen = image.ImageDataGenerator(rescale=2.0, horizontal_flip=True)
+    it = gen.flow(x, y, batch_size=4, shuffle=False, seed=1)
+    assert len(it) == 3
+    bx, by = it[0]
+    assert bx.shape == (4, 6, 6, 1) and by.tolist() == [0, 1, 2, 3]
+    for got, src in zip(bx, x[:4]):  # each image doubled, maybe mirrored
+        assert np.allclose(got, 2 * src) or np.allclose(got, 2 * src[:, ::-1])
+    shifted = image.ImageDataGenerator(width_shift_range=2, fill_mode="constant").flow(
+        x, batch_size=10, shuffle=False, seed=3)[0]
+    assert shifted.shape == x.shape and not np.allclose(shifted, x)
+    norm = image.ImageDataGenerator(featurewise_center=True,
+                                    featurewise_std_normalization=True)
+    norm.fit(x)
+    out = norm.flow(x, batch_size=10, shuffle=False)[0]
+    assert abs(out.mean()) < 1e-4 and abs(out.std() - 1) < 1e-3
+    for cls, color in (("cat", 30), ("dog", 220)):
+        (tmp_path / cls).mkdir()
+        for i in range(3):
+            Image.fromarray(np.full((8, 10, 3), color, np.uint8)).save(
+                tmp_path / cls / f"{i}.png")
+    it = image.ImageDataGenerator(rescale=1 / 255).flow_from_directory(
+        str(tmp_path), target_size=(4, 5), batch_size=6, shuffle=False)
+    assert it.class_indices == {"cat": 0, "dog": 1}
+    bx, by = next(it)
+    assert bx.shape == (6, 4, 5, 3)
+    np.testing.assert_allclose(bx[:3].mean(), 30 / 255, rtol=1e-5)
+    np.testing.assert_array_equal(by.argmax(1), [0, 0, 0, 1, 1, 1])
+    model = tf.keras.Sequential([tf.keras.layers.Flatten(input_shape=(4, 5, 3)),
+                                 tf.keras.layers.Dense(2, activation="softmax")])
+    model.compile(tf.keras.optimizers.SGD(0.5), "categorical_crossentropy", metrics=["acc"])
+    hist = model.fit_generator(it, epochs=5, verbose=0)
+    assert hist.history["acc"][-1] == 1.0

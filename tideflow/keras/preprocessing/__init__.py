@@ -1,5 +1,6 @@
-"""``tf.keras.preprocessing``: ``sequence.pad_sequences`` and ``text.Tokenizer``."""
+"""``tf.keras.preprocessing``: ``image.ImageDataGenerator``, ``sequence.pad_sequences`` and
+``text.Tokenizer``."""
 
-from tideflow.keras.preprocessing import sequence, text
+from tideflow.keras.preprocessing import image, sequence, text
 
-__all__ = ["sequence", "text"]
+__all__ = ["image", "sequence", "text"]
