@@ -71,10 +71,11 @@ def _check_dense_labels(labels, expected_dim):
     static = labels.shape.as_list() if labels.shape.ndims is not None else None
     if static is not None and (len(static) != 2 or (static[1] is not None
                                                     and static[1] != expected_dim)):
-        raise ValueError(f"Mismatched label shape. Classifier configured with n_classes=... / "
-                         f"label_dimension={expected_dim}. Received {labels.shape}. Suggested "
-                         f"fix: check your n_classes / label_dimension argument to the "
-                         f"estimator and/or the shape of your label.")
+        raise ValueError(f"Mismatched label shape. Expected labels dimension={expected_dim}. "
+                         f"Received {labels.shape}. Suggested Fix: If your classifier expects "
+                         "one-hot encoding label, check your n_classes argument to the "
+                         "estimator and/or the shape of your label. Otherwise, check the shape "
+                         "of your label.")
     return labels
 
 
