@@ -101,9 +101,13 @@ def test_greedy_decoder_merge_options():
     with tf.Graph().as_default():
         (d,), lp = ctc.ctc_greedy_decoder(x, [6])
         (dn,), _ = ctc.ctc_greedy_decoder(x, [6], merge_repeated=False)
-        vals, shape, lpv, valsn = _run([d.values, d.dense_shape, lp, dn.values])
+        (d0,), _ = ctc.ctc_greedy_decoder(x, [6], blank_index=0)
+        (d1,), _ = ctc.ctc_greedy_decoder(x, [6], blank_index=1)
+        vals, shape, lpv, valsn, v0, v1 = _run([d.values, d.dense_shape, lp, dn.values,
+                                                d0.values, d1.values])
     assert vals.tolist() == [0, 0, 1] and shape.tolist() == [1, 3]
     assert valsn.tolist() == [0, 0, 0, 1, 1]
+    assert v0.tolist() == [2, 1] and v1.tolist() == [0, 2, 0]  # as TF
     assert lpv.tolist() == [[-6.0]]
 
 

@@ -468,12 +468,14 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
         return ctc_loss(labels, logits, logit_length, ignore_longer_outputs_than_inputs=True)
 
 
-def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
-    """Best-path decoding: per time step the most likely class, repeats merged, blanks dropped.
-    Returns ``([SparseTensor decoded], log_probability [batch, 1])``."""
+def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):
+    """Best-path decoding: per time step the most likely class, repeats merged, blanks (class
+    ``blank_index``, default the last) dropped. Returns ``([SparseTensor decoded],
+    log_probability [batch, 1])``."""
     op = ops.apply_op("CTCGreedyDecoder", [inputs, ops.convert_to_tensor(
         sequence_length, dtypes.int32, name="sequence_length")],
-        {"merge_repeated": merge_repeated})
+        {"merge_repeated": merge_repeated,
+         "blank_index": -1 if blank_index is None else int(blank_index)})
     ix, vals, shape, log_prob = op._outputs
     return [SparseTensor(ix, vals, shape)], log_prob
 
