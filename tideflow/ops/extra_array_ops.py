@@ -316,7 +316,16 @@ def repeat(input, repeats, axis=None, name=None):
         ids = tile(array_ops.expand_dims(range_ops.range(n), 1),
                              stack([1, width]))
         idx = slicing_ops.boolean_mask(ids, mask)
-        return gather_ops.gather(x, idx, axis=axis)
+        out = gather_ops.gather(x, idx, axis=axis)
+        # a constant scalar count fixes the repeated dimension's size, as in TF
+        count = ops.constant_value(ops.convert_to_tensor(repeats))
+        shape = x.get_shape()
+        if count is not None and np.ndim(count) == 0 and shape.ndims is not None:
+            dims = shape.as_list()
+            if dims[axis] is not None:
+                dims[axis] *= int(count)
+            out.set_shape(dims)
+        return out
 
 
 def parallel_stack(values, name="parallel_stack"):

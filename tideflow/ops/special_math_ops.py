@@ -789,7 +789,9 @@ def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
         segment_ids = ops.convert_to_tensor(segment_ids)
         n = _unsorted_segment_n(data, segment_ids, num_segments)
         total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
-        return total / n
+        out = total / n
+        out.set_shape(total.get_shape())
+        return out
 
 
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
@@ -801,7 +803,9 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
         segment_ids = ops.convert_to_tensor(segment_ids)
         n = _unsorted_segment_n(data, segment_ids, num_segments)
         total = reduction_ops.unsorted_segment_sum(data, segment_ids, num_segments)
-        return total / _m().sqrt(n)
+        out = total / _m().sqrt(n)
+        out.set_shape(total.get_shape())
+        return out
 
 
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
