@@ -973,6 +973,14 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                 cols_to_vars=None, cols_to_output_tensors=None):
     """The dense ``[batch, sum of the columns' sizes]`` input: the dense columns' tensors,
     in the order of the columns' names, concatenated."""
+    return dense_input(features, feature_columns, weight_collections, trainable, cols_to_vars,
+                       cols_to_output_tensors, scope_name="input_layer")
+
+
+def dense_input(features, feature_columns, weight_collections=None, trainable=True,
+                cols_to_vars=None, cols_to_output_tensors=None, scope_name="input_layer"):
+    """``input_layer`` under a variable scope named after ``scope_name`` (made unique), for
+    layers such as Keras' ``DenseFeatures`` whose variables live under their own name."""
     columns = _normalize_feature_columns(feature_columns)
     for column in columns:
         if not isinstance(column, _DenseColumn):
@@ -980,7 +988,7 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                              "categorical column with an embedding_column or "
                              f"indicator_column. Given: {column}")
     weight_collections = _weight_collections(weight_collections)
-    with variable_scope.variable_scope(None, default_name="input_layer",
+    with variable_scope.variable_scope(None, default_name=scope_name,
                                        values=list(features.values())):
         builder = _LazyBuilder(features)
         outputs = []
