@@ -275,3 +275,12 @@ def test_pad_to_cardinality_snapshot_and_batched_features(tmp_path):
         X.dense_to_ragged_batch(2)
     assert X.map_and_batch_with_legacy_function is X.map_and_batch
     assert X.to_variant(D.range(2)).dtype == tf.variant
+
+
+def test_partial_groups_come_out_by_key():
+    # as TF (whose groups live in an ordered map): the leftovers in ascending key order
+    d = D.from_tensor_slices(np.array([5, 3, 1, 3], np.int64))
+    got = _all(d.apply(X.group_by_window(lambda x: x, lambda k, w: w.batch(10), 10)))
+    assert [g.tolist() for g in got] == [[1], [3, 3], [5]]
+    r = X.Reducer(lambda k: np.int64(0), lambda s, x: s + x, lambda s: s)
+    assert _all(d.apply(X.group_by_reducer(lambda x: x, r))) == [1, 6, 5]

@@ -346,8 +346,8 @@ class _GroupByWindow(dv.DatasetValue):
             if len(window) == sizes[key]:
                 del groups[key]
                 yield from self._reduce(key, window, rt)
-        for key, window in list(groups.items()):
-            yield from self._reduce(key, window, rt)
+        for key in sorted(groups):  # the partial windows, by key (TF keeps them in a map)
+            yield from self._reduce(key, groups[key], rt)
 
 
 _declare("GroupByWindowDataset",
@@ -403,7 +403,8 @@ def _check_int64_scalar(fn, what):
 def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
     """A transformation grouping elements by ``key_func(element)`` (an int64 scalar) into
     windows of ``window_size`` (or ``window_size_func(key)``) elements, each turned into a
-    dataset by ``reduce_func(key, window_dataset)``; partial windows are reduced at the end."""
+    dataset by ``reduce_func(key, window_dataset)``; partial windows are reduced at the end, in
+    ascending key order."""
     if window_size is not None and window_size_func is not None:
         raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
                          "must be specified, not both.")
@@ -521,8 +522,8 @@ class _GroupByReducer(dv.DatasetValue):
             if key not in states:
                 states[key] = list(init_fn(np.int64(key), *ia))
             states[key] = list(reduce_fn(*states[key], *elem, *ra))
-        for state in states.values():
-            yield list(final_fn(*state, *fa))
+        for key in sorted(states):  # by key, as TF's map of states
+            yield list(final_fn(*states[key], *fa))
 
 
 _declare("GroupByReducerDataset",
@@ -542,7 +543,7 @@ _declare("GroupByReducerDataset",
 
 def group_by_reducer(key_func, reducer):
     """A transformation reducing the elements of each key group with ``reducer``: one output
-    element per key, once the input is exhausted."""
+    element per key, in ascending key order, once the input is exhausted."""
     def apply(dataset):
         kf = StructuredFunction(key_func, "group_by_reducer_key", dataset._specs)
         _check_int64_scalar(kf, "key_func")
