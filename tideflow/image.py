@@ -47,6 +47,7 @@ from tideflow.ops.image_extra_ops import (
     sobel_edges,
     ssim,
     ssim_multiscale,
+    transpose,
     yiq_to_rgb,
     yuv_to_rgb,
 )
@@ -79,7 +80,6 @@ from tideflow.ops.image_resize_ops import (
 from tideflow.ops.patches_ops import extract_image_patches
 
 resize = resize_images
-transpose = transpose_image
 resize_with_crop_or_pad = resize_image_with_crop_or_pad
 
 __all__ = [

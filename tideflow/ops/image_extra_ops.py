@@ -823,7 +823,7 @@ op_registry.declare(
 )
 
 
-def adjust_jpeg_quality(image, jpeg_quality, name=None):
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
     """The image after a JPEG round trip at ``jpeg_quality`` (0-100), in its own dtype."""
     from tideflow.ops import image_codec_ops
 
@@ -833,7 +833,7 @@ def adjust_jpeg_quality(image, jpeg_quality, name=None):
         q = ops.convert_to_tensor(jpeg_quality, dtypes.int32, name="jpeg_quality")
         u8 = convert_image_dtype(image, dtypes.uint8, saturate=True)
         encoded = ops.apply_op("EncodeJpegVariableQuality", [u8, q])._outputs[0]
-        decoded = image_codec_ops.decode_jpeg(encoded, channels=0)
+        decoded = image_codec_ops.decode_jpeg(encoded, channels=0, dct_method=dct_method)
         decoded.set_shape(image.get_shape())
         return convert_image_dtype(decoded, orig, saturate=True)
 
@@ -1034,3 +1034,11 @@ def decode_webp(contents, channels=0, dtype=dtypes.uint8, name=None):
     return ops.apply_op("DecodeWebP", [contents], {"channels": channels,
                                                    "dtype": dtypes.as_dtype(dtype)},
                         name=name)._outputs[0]
+
+
+def transpose(image, name=None):
+    """Swaps the height and width of an image or a batch of images."""
+    from tideflow.ops.image_ops import transpose_image
+
+    with ops.name_scope(name, "transpose", [image]):
+        return transpose_image(image)
