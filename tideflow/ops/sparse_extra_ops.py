@@ -675,6 +675,11 @@ def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
         n = math_ops.minimum(rows, cols)
         diag = range_ops.range(np.int64(0), n, dtype=dtypes.int64)
         idx = stack([diag, diag], axis=1)
+        from tideflow.ops.misc_ops import get_static_value
+
+        known = get_static_value(n)
+        if known is not None:
+            idx.set_shape([int(known), 2])
         return SparseTensor(idx, ones(array_ops.reshape(n, [1]), dtype=dtype),
                             stack([rows, cols]))
 
