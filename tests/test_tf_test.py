@@ -222,3 +222,16 @@ def test_compute_gradient_scalar_output_and_complex_layout():
 def test_cpu_target_and_sync_devices():
     assert tf.test.is_cpu_target_available("x86") is False
     assert tf.test.experimental.sync_devices() is None
+
+
+def test_compute_gradient_through_indexed_slices():
+    with tf.Graph().as_default(), tf.Session():
+        p = tf.constant(np.arange(6.0).reshape(3, 2))
+        y = tf.gather(p, [2, 0, 2])  # its gradient is IndexedSlices, rows summed here
+        theo, num = tf.test.compute_gradient(p, [3, 2], y, [3, 2])
+        want = np.zeros((6, 6))
+        for out_row, src in enumerate([2, 0, 2]):
+            for c in range(2):
+                want[src * 2 + c, out_row * 2 + c] = 1.0
+        np.testing.assert_array_equal(theo, want)
+        np.testing.assert_allclose(num, want, atol=1e-9)
