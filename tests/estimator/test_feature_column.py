@@ -297,3 +297,54 @@ def test_shared_embedding_columns_use_one_table():
     np.testing.assert_allclose(got, np.hstack([table[[1, 4]], table[[2, 1]]]), rtol=1e-6)
     with pytest.raises(ValueError, match="same number of buckets"):
         fc.shared_embedding_columns([a, fc.categorical_column_with_identity("c", 6)], 2)
+
+
+def test_sequence_columns_give_steps_and_lengths():
+    from tideflow.feature_column.sequence_feature_column import sequence_input_layer
+
+    tok = fc.sequence_categorical_column_with_vocabulary_list("tok", ["a", "b", "c"])
+    ids = fc.sequence_categorical_column_with_identity("ids", 4)
+    num = fc.sequence_numeric_column("v", shape=2)
+    words = [["a", "c", "b"], ["b"], []]
+    numbers = [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [7.0, 8.0], []]
+    ints = [[3, 0], [1], [2]]
+
+    def sparse(rows, dtype):
+        idx = [[r, c] for r, row in enumerate(rows) for c in range(len(row))]
+        vals = np.array([v for row in rows for v in row], dtype=dtype)
+        return tf.SparseTensorValue(np.array(idx, np.int64).reshape(-1, 2), vals,
+                                    [len(rows), max(len(r) for r in rows)])
+
+    features = {"tok": sparse(words, object), "v": sparse(numbers, np.float32),
+                "ids": sparse(ints, np.int64)}
+    with tf.Graph().as_default():
+        out, length = sequence_input_layer(
+            {"tok": features["tok"], "v": features["v"]},
+            [fc.embedding_column(tok, 2, combiner="sum"), fc.indicator_column(tok), num])
+        (table_var,) = tf.global_variables()
+        assert table_var.op.name == "sequence_input_layer/tok_embedding/embedding_weights"
+        id_out, id_length = sequence_input_layer({"ids": features["ids"]},
+                                                 [fc.indicator_column(ids)])
+        got, lengths, table, got_ids, lengths_ids = run([out, length, table_var, id_out,
+                                                         id_length])
+    assert got.shape == (3, 3, 2 + 3 + 2)
+    np.testing.assert_array_equal(lengths, [3, 1, 0])
+    np.testing.assert_array_equal(lengths_ids, [2, 1, 1])
+    for b, row in enumerate(words):
+        for t in range(3):
+            token = row[t] if t < len(row) else None
+            k = "abc".index(token) if token else None
+            np.testing.assert_allclose(got[b, t, :2], table[k] if token else 0.0, rtol=1e-6)
+            np.testing.assert_array_equal(got[b, t, 2:5], np.eye(3)[k] if token else 0.0)
+            pair = numbers[b][2 * t:2 * t + 2] if token else [0.0, 0.0]
+            np.testing.assert_array_equal(got[b, t, 5:], pair)
+    np.testing.assert_array_equal(got_ids[0], np.eye(4)[[3, 0]])
+    with pytest.raises(ValueError, match="must be a SparseTensor"), tf.Graph().as_default():
+        sequence_input_layer({"v": np.zeros((2, 3), np.float32)}, [num])
+    # columns whose lengths disagree fail when run
+    with tf.Graph().as_default():
+        short = sparse([[1.0, 2.0], [7.0, 8.0], []], np.float32)  # one step in row 0
+        bad, _ = sequence_input_layer({"tok": features["tok"], "v": short},
+                                      [fc.indicator_column(tok), num])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="sequence_length mismatch"):
+            run(bad)

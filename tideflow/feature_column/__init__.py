@@ -16,6 +16,13 @@ from tideflow.feature_column.feature_column import (
     shared_embedding_columns,
     weighted_categorical_column,
 )
+from tideflow.feature_column.sequence_feature_column import (
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
+)
 
 __all__ = [
     "bucketized_column",
@@ -30,6 +37,11 @@ __all__ = [
     "linear_model",
     "make_parse_example_spec",
     "numeric_column",
+    "sequence_categorical_column_with_hash_bucket",
+    "sequence_categorical_column_with_identity",
+    "sequence_categorical_column_with_vocabulary_file",
+    "sequence_categorical_column_with_vocabulary_list",
+    "sequence_numeric_column",
     "shared_embedding_columns",
     "weighted_categorical_column",
 ]

@@ -1,0 +1,248 @@
+"""Sequence feature columns (TF 1.15's ``tf.feature_column.sequence_*`` and
+``tf.contrib.feature_column.sequence_input_layer``): per-timestep features of variable-length
+examples, given as ``[batch, max_steps]`` SparseTensors, become a ``[batch, max_steps, depth]``
+dense input and the ``[batch]`` sequence lengths an RNN needs."""
+
+import collections
+
+import numpy as np
+
+from tideflow.feature_column import feature_column as fc
+from tideflow.framework import dtypes, ops, sparse_tensor, tensor_shape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    check_ops,
+    math_ops,
+    parsing_ops,
+    reduction_ops,
+    sparse_ops,
+    unary_ops,
+    variable_scope,
+)
+
+_SparseTensor = sparse_tensor.SparseTensor
+
+TensorSequenceLengthPair = collections.namedtuple("TensorSequenceLengthPair",
+                                                  ["dense_tensor", "sequence_length"])
+
+
+def sequence_length_from_sparse_tensor(sp, num_elements=1):
+    """Per row of ``sp``: 1 + the last column holding a value, in steps of ``num_elements``
+    values (0 for an empty row)."""
+    with ops.name_scope(None, "sequence_length"):
+        rows = cast_ops.cast(sp.indices[:, 0], dtypes.int32)
+        cols = sp.indices[:, 1] + 1
+        batch = cast_ops.cast(sp.dense_shape[0], dtypes.int32)
+        last = reduction_ops.unsorted_segment_max(cols, rows, batch)
+        last = math_ops.maximum(last, array_ops.zeros_like(last))  # empty rows
+        steps = unary_ops.ceil(cast_ops.cast(last, dtypes.float64) / float(num_elements))
+        return cast_ops.cast(steps, dtypes.int64)
+
+
+def _flatten_steps(sp):
+    """A ``[batch, steps, k]`` SparseTensor as ``[batch * steps, k]`` (one row per step)."""
+    steps = sp.dense_shape[1]
+    rows = sp.indices[:, 0] * steps + sp.indices[:, 1]
+    indices = array_ops.stack([rows, sp.indices[:, 2]], axis=1)
+    shape = array_ops.stack([sp.dense_shape[0] * steps, sp.dense_shape[2]])
+    return _SparseTensor(indices, sp.values, shape)
+
+
+def _unflatten(dense, sp, depth):
+    """``[batch * steps, depth]`` back to ``[batch, steps, depth]``."""
+    shape = array_ops.stack([cast_ops.cast(sp.dense_shape[0], dtypes.int32),
+                             cast_ops.cast(sp.dense_shape[1], dtypes.int32), depth])
+    return array_ops.reshape(dense, shape)
+
+
+class _SequenceDenseColumn(fc._FeatureColumn):
+    """A column with a ``[batch, steps, ...]`` representation and sequence lengths."""
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        raise NotImplementedError
+
+
+class _SequenceNumericColumn(_SequenceDenseColumn, collections.namedtuple(
+        "_SequenceNumericColumn", ["key", "shape", "default_value", "dtype",
+                                   "normalizer_fn"])):
+    """Real values per step, ``shape`` values per step."""
+
+    @property
+    def name(self):
+        return self.key
+
+    @property
+    def _parse_example_spec(self):
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+    @property
+    def _variable_shape(self):
+        return tensor_shape.TensorShape(self.shape)
+
+    def _transform_feature(self, inputs):
+        t = inputs.get(self.key)
+        if not isinstance(t, _SparseTensor):
+            raise ValueError(f"The corresponding Tensor of sequence numeric column must be a "  # noqa: TRY004 - as TF
+                             f"SparseTensor. key: {self.key}, given: {t}")
+        if self.normalizer_fn is not None:
+            t = _SparseTensor(t.indices, self.normalizer_fn(t.values), t.dense_shape)
+        return t
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        sp = inputs.get(self)
+        dense = sparse_ops.sparse_tensor_to_dense(
+            _SparseTensor(sp.indices, cast_ops.cast(sp.values, dtypes.float32),
+                          sp.dense_shape),
+            default_value=float(self.default_value))
+        shape = array_ops.concat([array_ops.shape(dense)[:1], [-1],
+                                  np.array(self.shape, np.int32)], 0)
+        dense = array_ops.reshape(dense, shape)
+        n = int(np.prod(self.shape))
+        return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(sp, n))
+
+
+def sequence_numeric_column(key, shape=(1,), default_value=0.0, dtype=dtypes.float32,
+                            normalizer_fn=None):
+    """Real-valued sequence features (a VarLenFeature), ``shape`` values per step."""
+    shape = fc._check_shape(shape, key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    fc._assert_key_is_string(key)
+    return _SequenceNumericColumn(key, shape, default_value, dtype, normalizer_fn)
+
+
+class _SequenceCategoricalColumn(fc._CategoricalColumn, collections.namedtuple(
+        "_SequenceCategoricalColumn", ["categorical_column"])):
+    """A categorical column whose ids are per step: ``[batch, steps, 1]`` sparse ids."""
+
+    @property
+    def name(self):
+        return self.categorical_column.name
+
+    @property
+    def _parse_example_spec(self):
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs):
+        return self.categorical_column._transform_feature(inputs)
+
+    @property
+    def _num_buckets(self):
+        return self.categorical_column._num_buckets
+
+    def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
+        pair = self.categorical_column._get_sparse_tensors(inputs)
+
+        def to_3d(sp):
+            if sp is None:
+                return None
+            shape = sp.dense_shape
+            target = array_ops.stack([shape[0], shape[1],
+                                      reduction_ops.reduce_prod(shape[2:])])
+            return sparse_ops.sparse_reshape(sp, target)
+
+        return fc._CategoricalColumn.IdWeightPair(to_3d(pair.id_tensor),
+                                                  to_3d(pair.weight_tensor))
+
+
+def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
+    return _SequenceCategoricalColumn(fc.categorical_column_with_identity(
+        key, num_buckets, default_value))
+
+
+def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
+    return _SequenceCategoricalColumn(fc.categorical_column_with_hash_bucket(
+        key, hash_bucket_size, dtype))
+
+
+def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
+                                                     default_value=-1, num_oov_buckets=0):
+    return _SequenceCategoricalColumn(fc.categorical_column_with_vocabulary_list(
+        key, vocabulary_list, dtype, default_value, num_oov_buckets))
+
+
+def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file,
+                                                     vocabulary_size=None, num_oov_buckets=0,
+                                                     default_value=None,
+                                                     dtype=dtypes.string):
+    return _SequenceCategoricalColumn(fc.categorical_column_with_vocabulary_file(
+        key, vocabulary_file, vocabulary_size, num_oov_buckets, default_value, dtype))
+
+
+def _sequence_dense_of(column, inputs, weight_collections, trainable):
+    """The ``[batch, steps, depth]`` tensor and lengths of an embedding, indicator or
+    sequence numeric column."""
+    if isinstance(column, _SequenceDenseColumn):
+        return column._get_sequence_dense_tensor(inputs, weight_collections, trainable)
+    cat = getattr(column, "categorical_column", None)
+    if not isinstance(cat, _SequenceCategoricalColumn):
+        raise ValueError(f"In {column.name}: categorical_column must be of type "  # noqa: TRY004 - as TF
+                         "_SequenceCategoricalColumn to use sequence_input_layer. Suggested "
+                         "fix: Use one of sequence_categorical_column_with_*. Given (type "
+                         f"{type(cat)}): {cat}")
+    pair = cat._get_sparse_tensors(inputs, weight_collections, trainable)
+    ids = _flatten_steps(pair.id_tensor)
+    weights = None if pair.weight_tensor is None else _flatten_steps(pair.weight_tensor)
+    if isinstance(column, fc._EmbeddingColumn):
+        table = variable_scope.get_variable(
+            name="embedding_weights", shape=(cat._num_buckets, column.dimension),
+            dtype=dtypes.float32, initializer=column.initializer,
+            trainable=column.trainable and (trainable is None or trainable),
+            collections=weight_collections)
+        flat = fc._combined_lookup(table, ids, weights, column.combiner,
+                                   max_norm=column.max_norm, name=f"{column.name}_weights")
+        depth = column.dimension
+    elif isinstance(column, fc._IndicatorColumn):
+        n = cat._num_buckets
+        hot = array_ops.one_hot(ids.values, depth=n, on_value=1.0, off_value=0.0)
+        if weights is not None:
+            hot = hot * array_ops.expand_dims(cast_ops.cast(weights.values, dtypes.float32), 1)
+        flat = reduction_ops.unsorted_segment_sum(
+            hot, cast_ops.cast(ids.indices[:, 0], dtypes.int32),
+            cast_ops.cast(ids.dense_shape[0], dtypes.int32))
+        depth = n
+    else:
+        raise ValueError(f"Unsupported sequence column: {column}")  # noqa: TRY004 - as TF
+    dense = _unflatten(flat, pair.id_tensor, depth)
+    return TensorSequenceLengthPair(dense, sequence_length_from_sparse_tensor(pair.id_tensor))
+
+
+def sequence_input_layer(features, feature_columns, weight_collections=None, trainable=True):
+    """``(input, sequence_length)``: the columns' ``[batch, steps, depth]`` tensors, in the
+    order of their names, concatenated on the last axis, and the examples' lengths (which
+    must agree between the columns)."""
+    columns = fc._normalize_feature_columns(feature_columns)
+    weight_collections = fc._weight_collections(weight_collections)
+    with variable_scope.variable_scope(None, default_name="sequence_input_layer",
+                                       values=list(features.values())):
+        builder = fc._LazyBuilder(features)
+        outputs, lengths = [], []
+        for column in columns:
+            with variable_scope.variable_scope(None, default_name=column._var_scope_name):
+                dense, length = _sequence_dense_of(column, builder, weight_collections,
+                                                   trainable)
+                depth = (column._variable_shape.num_elements()
+                         if isinstance(column, _SequenceDenseColumn) else dense.shape[-1])
+                shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
+                outputs.append(array_ops.reshape(dense, shape))
+                lengths.append(length)
+        length = lengths[0]
+        if len(lengths) > 1:
+            checks = [check_ops.assert_equal(length, other,
+                                             message="sequence_length mismatch between "
+                                                     "the sequence columns")
+                      for other in lengths[1:]]
+            with ops.control_dependencies(checks):
+                length = array_ops.identity(length)
+        return array_ops.concat(outputs, -1), length
+
+
+__all__ = ["sequence_categorical_column_with_hash_bucket",
+           "sequence_categorical_column_with_identity",
+           "sequence_categorical_column_with_vocabulary_file",
+           "sequence_categorical_column_with_vocabulary_list", "sequence_input_layer",
+           "sequence_numeric_column"]
