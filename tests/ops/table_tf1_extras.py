@@ -66,6 +66,15 @@ def _trunc_div(a, b):
     return a / b
 
 
+def _check_roll_static_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="same shape"):
+            tf.roll(tf.zeros([2, 3]), [1, 2], [0])
+        r = tf.roll(tf.zeros([2, 3]), 1, 5)
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="range"):
+            s.run(r)
+
+
 def _check_ensure_shape():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [None, 3], name="x")
@@ -110,6 +119,7 @@ CASES = [
          [_x34, np.array([5, 1], np.int64), np.array([-1, -1], np.int64)],
          lambda x, s, a: np.roll(x, 6, 1), dtypes=R, fixed=(1, 2), grad_inputs=[0],
          name="Roll_same_axis_twice"),
+    Case("Roll", check=_check_roll_static_errors, name="Roll_errors"),
     Case("Cross", tf.cross, [np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]]),
                              np.array([[0.5, -1.0, 2.0], [3.0, 1.0, -2.0]])],
          lambda a, b: np.cross(a, b), dtypes=R + (tf.int32,)),

@@ -36,6 +36,16 @@ def _roll_kernel(x, shift, axis, *, ctx=None):
     return np.roll(x, [total[a] for a in axes], axes)
 
 
+def _roll_shape(op):
+    s, a = op._inputs[1]._shape, op._inputs[2]._shape
+    for t in (s, a):
+        if t.ndims is not None and t.ndims > 1:
+            raise ValueError(f"Roll: shift and axis must be scalars or 1-D, got {t}")
+    if s.ndims is not None and a.ndims is not None and not s.is_compatible_with(a):
+        raise ValueError(f"Roll: shift and axis must have the same shape, got {s} and {a}")
+    return [op._inputs[0]._shape]
+
+
 def _roll_grad(op, grad):
     return [roll(dense(grad), -op._inputs[1], op._inputs[2]), None, None]
 
@@ -45,7 +55,7 @@ op_registry.declare(
     inputs=["input: T", "shift: Tshift", "axis: Taxis"],
     outputs=["output: T"],
     attrs=["T: type", "Tshift: {int32, int64}", "Taxis: {int32, int64}"],
-    shape=lambda op: [op._inputs[0]._shape],
+    shape=lambda op: _roll_shape(op),
     kernel=_roll_kernel,
     grad=_roll_grad,
 )

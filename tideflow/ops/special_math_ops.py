@@ -168,9 +168,18 @@ def _binary(op_type, x, y, name):
 
 
 def div_no_nan(x, y, name=None):
-    """x / y, and 0 where y is 0 (even when x is 0, inf or NaN)."""
+    """x / y, and 0 where y is 0 (even when x is 0, inf or NaN); integers are first cast to
+    floats as by ``truediv`` (int32 -> float64)."""
+    from tideflow.ops.cast_ops import cast
+    from tideflow.ops.math_ops import _TRUEDIV_TYPES, _same_dtype_pair
+
     with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
-        return _binary("DivNoNan", x, y, scope.rstrip("/") if scope else None)
+        x, y = _same_dtype_pair(x, y)
+        target = _TRUEDIV_TYPES.get(x.dtype.base_dtype)
+        if target is not None:
+            x, y = cast(x, target), cast(y, target)
+        return ops.apply_op("DivNoNan", [x, y],
+                            name=scope.rstrip("/") if scope else None)._outputs[0]
 
 
 def mul_no_nan(x, y, name=None):
@@ -637,8 +646,11 @@ def igammac(a, x, name=None):
 def betainc(a, b, x, name=None):
     """I_x(a, b), the regularized incomplete beta function."""
     a = ops.convert_to_tensor(a, name="a")
-    b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
-    x = ops.convert_to_tensor(x, dtype=a.dtype.base_dtype, name="x")
+    try:
+        b = ops.convert_to_tensor(b, dtype=a.dtype.base_dtype, name="b")
+        x = ops.convert_to_tensor(x, dtype=a.dtype.base_dtype, name="x")
+    except ValueError as e:
+        raise TypeError(f"betainc: a, b and x must have the same dtype ({e})") from None
     return ops.apply_op("Betainc", [a, b, x], name=name)._outputs[0]
 
 
