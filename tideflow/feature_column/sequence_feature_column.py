@@ -231,14 +231,13 @@ def sequence_input_layer(features, feature_columns, weight_collections=None, tra
                 outputs.append(array_ops.reshape(dense, shape))
                 lengths.append(length)
         length = lengths[0]
-        if len(lengths) > 1:
-            checks = [check_ops.assert_equal(length, other,
-                                             message="sequence_length mismatch between "
-                                                     "the sequence columns")
-                      for other in lengths[1:]]
-            with ops.control_dependencies(checks):
-                length = array_ops.identity(length)
-        return array_ops.concat(outputs, -1), length
+        checks = [check_ops.assert_equal(length, other,
+                                         message="sequence_length mismatch between the "
+                                                 "sequence columns")
+                  for other in lengths[1:]]
+        # the lengths are checked before the columns are joined
+        with ops.control_dependencies(checks):
+            return array_ops.concat(outputs, -1), array_ops.identity(length)
 
 
 __all__ = ["sequence_categorical_column_with_hash_bucket",
