@@ -32,7 +32,7 @@ def build_model():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--epochs", type=int, default=30)
+    ap.add_argument("--epochs", type=int, default=15)
     args = ap.parse_args()
     (xtr, ytr), (xte, yte) = load(flat=False)
     np.random.seed(0)
