@@ -211,7 +211,7 @@ def test_public_heads_in_a_custom_model_fn(tmp_path):
         return head.create_estimator_spec(features, mode, logits, labels,
                                           optimizer=tf.train.GradientDescentOptimizer(0.1))
 
-    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
     est.train(train_fn(data, target), steps=200)
     results = est.evaluate(eval_fn(data, target, batch_size=50))
     assert results["average_loss"] < 1e-3
@@ -221,7 +221,7 @@ def test_public_heads_in_a_custom_model_fn(tmp_path):
 
     multi = tf.estimator.DNNEstimator(head=tf.estimator.MultiClassHead(3), hidden_units=[8],
                                       feature_columns=columns()[0],
-                                      model_dir=str(tmp_path / "multi"))
+                                      model_dir=str(tmp_path / "multi"), config=config())
     labels = (data["x1"] > 0).astype(np.int64) + (data["x1"] > 1)
     multi.train(train_fn(data, labels), steps=50)
     assert set(multi.evaluate(eval_fn(data, labels))) == {"accuracy", "average_loss", "loss",
@@ -264,7 +264,7 @@ def test_logit_fn_builders_in_a_custom_model_fn(tmp_path):
         return head.create_estimator_spec(features, mode, logits, labels,
                                           optimizer=tf.train.AdamOptimizer(0.05))
 
-    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
     est.train(train_fn(data, labels), steps=100)
     names = set(est.get_variable_names())
     assert {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias",
