@@ -108,6 +108,8 @@ def _check_set_errors_and_strings():
             np.testing.assert_array_equal(got.dense_shape, [2, 3])
             with pytest.raises(tf.errors.InvalidArgumentError, match="Mismatched shapes"):
                 sess.run(bad)
+        with pytest.raises(ValueError, match="rank 2"):
+            tf.sets.set_union(tf.constant([1]), tf.constant([1]))
         # Sparse, Dense is flipped to Dense, Sparse (and a - b becomes b - a)
         d = tf.sets.set_difference(_sp([[0, 0]], [5], [1, 2]), tf.constant([[1, 2]]))
         assert d.indices.op.type == "DenseToSparseSetOperation"

@@ -156,7 +156,10 @@ def _check_encode_wav():
         with tf.Session() as s:
             blob = s.run(e)
             with pytest.raises(tf.errors.InvalidArgumentError, match="2-dimensional"):
-                s.run(tf.audio.encode_wav(np.zeros([3], np.float32), 8000))
+                p = tf.placeholder(tf.float32)
+                s.run(tf.audio.encode_wav(p, 8000), {p: np.zeros([3], np.float32)})
+        with pytest.raises(ValueError, match="rank 2"):
+            tf.audio.encode_wav(np.zeros([3], np.float32), 8000)
         want = np.array([[0, 16384], [-32768, 32767], [8192, -16384], [2, 0]], np.int16)
         assert blob == _wav_bytes(want, 16000)
 

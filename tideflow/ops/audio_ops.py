@@ -113,11 +113,20 @@ def _encode_wav_kernel(audio, sample_rate):
     return np.array(header + pcm, dtype=object)
 
 
+def _encode_wav_shape(op):
+    a, r = op._inputs[0]._shape, op._inputs[1]._shape
+    if a.ndims is not None and a.ndims != 2:
+        raise ValueError(f"EncodeWav: audio must be rank 2 [samples, channels], got {a}")
+    if r.ndims is not None and r.ndims != 0:
+        raise ValueError(f"EncodeWav: sample_rate must be a scalar, got {r}")
+    return [TensorShape([])]
+
+
 op_registry.declare(
     "EncodeWav",
     inputs=["audio: float", "sample_rate: int32"],
     outputs=["contents: string"],
-    shape=lambda op: [TensorShape([])],
+    shape=lambda op: _encode_wav_shape(op),
     kernel=_encode_wav_kernel,
     differentiable=False,
 )

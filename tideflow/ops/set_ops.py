@@ -93,12 +93,25 @@ def _result_shape(rank):
 
 
 def _rank_of_dense(t):
-    return t._shape.ndims
+    r = t._shape.ndims
+    if r is not None and r < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {r}: a dense set tensor "
+                         "holds its sets along the last dimension")
+    return r
 
 
 def _rank_of_sparse_shape(t):
     s = t._shape
-    return s.dims[0].value if s.ndims == 1 else None
+    r = s.dims[0].value if s.ndims == 1 else None
+    if r is not None and r < 2:
+        raise ValueError(f"Sparse set tensors must have rank at least 2, got rank {r}")
+    return r
+
+
+def _both(r1, r2):
+    if r1 is not None and r2 is not None and r1 != r2:
+        raise ValueError(f"Set operation inputs must have the same rank, got {r1} and {r2}")
+    return r1 if r1 is not None else r2
 
 
 _OUTS = ["result_indices: int64", "result_values: T", "result_shape: int64"]
@@ -106,16 +119,16 @@ _ATTRS = ["set_operation: string", "validate_indices: bool = true", _SET_T]
 
 op_registry.declare(
     "DenseToDenseSetOperation", inputs=["set1: T", "set2: T"], outputs=_OUTS, attrs=_ATTRS,
-    shape=lambda op: _result_shape(_rank_of_dense(op._inputs[0]) or
-                                   _rank_of_dense(op._inputs[1])),
+    shape=lambda op: _result_shape(_both(_rank_of_dense(op._inputs[0]),
+                                         _rank_of_dense(op._inputs[1]))),
     kernel=_d2d_kernel, differentiable=False,
 )
 op_registry.declare(
     "DenseToSparseSetOperation",
     inputs=["set1: T", "set2_indices: int64", "set2_values: T", "set2_shape: int64"],
     outputs=_OUTS, attrs=_ATTRS,
-    shape=lambda op: _result_shape(_rank_of_dense(op._inputs[0]) or
-                                   _rank_of_sparse_shape(op._inputs[3])),
+    shape=lambda op: _result_shape(_both(_rank_of_dense(op._inputs[0]),
+                                         _rank_of_sparse_shape(op._inputs[3]))),
     kernel=_d2s_kernel, differentiable=False,
 )
 op_registry.declare(
@@ -123,8 +136,8 @@ op_registry.declare(
     inputs=["set1_indices: int64", "set1_values: T", "set1_shape: int64",
             "set2_indices: int64", "set2_values: T", "set2_shape: int64"],
     outputs=_OUTS, attrs=_ATTRS,
-    shape=lambda op: _result_shape(_rank_of_sparse_shape(op._inputs[2]) or
-                                   _rank_of_sparse_shape(op._inputs[5])),
+    shape=lambda op: _result_shape(_both(_rank_of_sparse_shape(op._inputs[2]),
+                                         _rank_of_sparse_shape(op._inputs[5]))),
     kernel=_s2s_kernel, differentiable=False,
 )
 
