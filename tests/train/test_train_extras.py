@@ -191,3 +191,27 @@ def test_adagrad_da_dense_and_sparse(l1):
     np.testing.assert_array_equal(got_emb[1], [2.0, 3.0])
     with pytest.raises(ValueError, match="positive"):
         tf.train.AdagradDAOptimizer(0.1, gs, initial_gradient_squared_accumulator_value=0.0)
+
+
+def test_sdca_shrink_l1_and_fprint_lengths():
+    with tf.Graph().as_default():
+        w1 = tf.Variable([1.0, -0.3, 0.05, -2.0])
+        w2 = tf.Variable([[0.5, -0.1]])
+        op = tf.train.sdca_shrink_l1([w1, w2], l1=0.2, l2=0.5)  # shrinkage 0.4, as TF's
+        ts = [bytes((i * 7 + j) % 256 for j in range(n))
+              for i, n in [(4, 17), (8, 64), (11, 129), (17, 300)]]
+        f = tf.train.sdca_fprint(ts)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(op)
+            a, b = sess.run([w1, w2])
+            fp = sess.run(f)
+        np.testing.assert_allclose(a, [0.6, 0.0, 0.0, -1.6], rtol=1e-6)
+        np.testing.assert_allclose(b, [[0.1, 0.0]], atol=1e-7)
+        # TF 2.21's tf.train.sdca_fprint of the same strings (the long-string paths)
+        assert fp.tolist() == [[-6335478420188442887, 8195987402327315886],
+                               [1657314206891250764, -3863142632600665121],
+                               [4184437696193553544, 8318216774629606736],
+                               [-9077359563106096950, 1999771081839347527]]
+        with pytest.raises(TypeError, match="float32"):
+            tf.train.sdca_shrink_l1([tf.Variable([1.0], dtype=tf.float64)], 0.1, 1.0)
