@@ -495,3 +495,25 @@ def test_fit_generator_with_sequence_and_python_generator(digits):
     _, acc = model.evaluate_generator(Batches())
     assert acc == pytest.approx(model.evaluate(x, y, verbose=0)[1], abs=1e-6)
     assert model.predict_generator(Batches(), steps=2).shape == (100, 10)
+
+
+def test_nested_and_shared_models(capsys):
+    inner = tf.keras.Sequential([L.Dense(8, activation="relu"), L.Dense(4)])
+    outer = tf.keras.Sequential([L.Dense(6, input_shape=(3,)), inner, L.Dense(1)])
+    assert inner.output_shape == (None, 4)  # built by its first call
+    assert len(outer.weights) == 8
+    outer.compile("adam", "mse")
+    outer.fit(np.ones((8, 3)), np.ones(8), verbose=0)
+    base = tf.keras.Sequential([L.Dense(4, activation="relu", input_shape=(5,))])
+    a, b = L.Input((5,), name="left"), L.Input((5,), name="right")
+    diff = L.Lambda(lambda t: K.abs(t[0] - t[1]))([base(a), base(b)])
+    model = tf.keras.Model([a, b], L.Dense(1, activation="sigmoid")(diff))
+    assert len(model.weights) == 4  # the shared tower once
+    model.summary()
+    text = capsys.readouterr().out
+    assert "left[0][0]" in text and "right[0][0]" in text
+    assert f"{base.name}[0][0]" in text and f"{base.name}[1][0]" in text
+    model.compile("adam", "binary_crossentropy")
+    before = base.get_weights()[0].copy()
+    model.fit([np.random.randn(16, 5), np.random.randn(16, 5)], np.ones(16), verbose=0)
+    assert not np.array_equal(before, base.get_weights()[0])

@@ -155,10 +155,17 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
         params = layer.count_params() if layer.built else 0
         fields = [name, _shape_str(layer), params]
         if not sequential_like:
+            from tideflow.keras import backend as K
+
             connections = []
+            in_model = {id(n) for n in model._network_nodes}
             for node in layer._inbound_nodes:
-                for layer_in in node.inbound_layers:
-                    connections.append(f"{layer_in.name}[0][0]")
+                if id(node) not in in_model:
+                    continue
+                for t in node.input_tensors:
+                    h = K._state(t.graph).history.get(t)
+                    if h is not None:
+                        connections.append(f"{h[0].name}[{h[1]}][{h[2]}]")
             fields.append(connections[0] if connections else "")
             row(fields)
             for extra in connections[1:]:

@@ -2,6 +2,7 @@
 ``InputLayer`` first) the graph is built as layers are added; otherwise at the first call,
 ``build`` or ``fit``."""
 
+from tideflow.framework import ops
 from tideflow.keras.engine.base_layer import Layer, flatten
 from tideflow.keras.engine.input_layer import Input, InputLayer
 from tideflow.keras.engine.training import Model
@@ -116,6 +117,13 @@ class Sequential(Model):
         self._build_on(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
 
     def call(self, inputs, training=None, mask=None):
+        if not (self._is_graph_network and self.outputs) and self._stack and isinstance(
+                inputs, ops.Tensor) and inputs.get_shape().ndims is not None:
+            # first call of a Sequential with no input shape: build it for this shape
+            with ops.name_scope(None):
+                x = Input(batch_shape=tuple(inputs.get_shape().as_list()),
+                          dtype=inputs.dtype.base_dtype.name)
+            self._build_on(x)
         if self._is_graph_network and self.outputs and self.inputs:
             return self._run_internal_graph(inputs, training=training)
         x = inputs
