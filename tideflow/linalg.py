@@ -80,3 +80,16 @@ __all__ = ["LinearOperator", "LinearOperatorAdjoint", "LinearOperatorBlockDiag",
            "set_diag", "slogdet", "solve", "sqrtm", "svd", "tensor_diag", "tensor_diag_part",
            "tensordot", "trace", "transpose", "triangular_solve", "tridiagonal_matmul",
            "tridiagonal_solve"]
+
+# --- tf.linalg.experimental ---
+# isort: split
+import sys as _sys
+import types as _types
+
+from tideflow.ops.linear_operator import conjugate_gradient as _conjugate_gradient
+
+experimental = _types.ModuleType(__name__ + ".experimental",
+                                 "``tf.linalg.experimental``: conjugate gradients.")
+experimental.conjugate_gradient = _conjugate_gradient
+experimental.__all__ = ["conjugate_gradient"]
+_sys.modules[experimental.__name__] = experimental

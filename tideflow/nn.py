@@ -137,3 +137,13 @@ for _name in _rnn_cell_impl.__all__:
 rnn_cell.__all__ = list(_rnn_cell_impl.__all__)
 _sys.modules[rnn_cell.__name__] = rnn_cell
 del _name
+
+# --- tf.nn.experimental ---
+from tideflow.ops import nn_extra_ops as _nn_extra_ops
+
+experimental = _types.ModuleType(__name__ + ".experimental",
+                                 "``tf.nn.experimental``: dropout from given samplers.")
+experimental.general_dropout = _nn_extra_ops.general_dropout
+experimental.stateless_dropout = _nn_extra_ops.stateless_dropout
+experimental.__all__ = ["general_dropout", "stateless_dropout"]
+_sys.modules[experimental.__name__] = experimental

@@ -128,3 +128,25 @@ def test_constructor_errors_and_hints():
         assert pd.is_non_singular and pd.is_square
         chol = tf.Session().run(pd.cholesky().to_dense())
     np.testing.assert_allclose(chol, np.linalg.cholesky(B @ B.T + np.eye(3)), atol=1e-12)
+
+
+def test_conjugate_gradient_solves_spd_systems():
+    m = _rng.randn(2, 5, 5)
+    spd = m @ np.swapaxes(m, -1, -2) + 5 * np.eye(5)
+    b = _rng.randn(2, 5)
+    with tf.Graph().as_default():
+        op = linalg.LinearOperatorFullMatrix(spd, is_self_adjoint=True,
+                                             is_positive_definite=True)
+        pre = linalg.LinearOperatorDiag(1 / np.diagonal(spd, axis1=1, axis2=2),
+                                        is_self_adjoint=True, is_positive_definite=True)
+        plain = linalg.experimental.conjugate_gradient(op, b, tol=1e-10, max_iter=50)
+        warm = linalg.experimental.conjugate_gradient(op, b, preconditioner=pre,
+                                                      x=np.ones((2, 5)), tol=1e-10, max_iter=50)
+        capped = linalg.experimental.conjugate_gradient(op, b, max_iter=2)
+        with pytest.raises(ValueError, match="self-adjoint, positive definite"):
+            linalg.experimental.conjugate_gradient(linalg.LinearOperatorFullMatrix(spd), b)
+        (i, x), (_, xw), ic = tf.Session().run([(plain.i, plain.x), (warm.i, warm.x), capped.i])
+    want = np.linalg.solve(spd, b[..., None])[..., 0]
+    np.testing.assert_allclose(x, want, atol=1e-8)
+    np.testing.assert_allclose(xw, want, atol=1e-8)
+    assert 1 <= i <= 5 and ic == 2  # exact in at most n steps

@@ -285,3 +285,23 @@ def test_sparse_embedding_lookups_on_partitioned_variables():
     want[[1, 7]] = 0.5
     want[9] = 1.0
     np.testing.assert_allclose(np.concatenate(dense_grads), want)
+
+
+def test_experimental_dropouts():
+    x = np.ones((3, 4), np.float32)
+    with tf.Graph().as_default():
+        a = tf.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2])
+        b = tf.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2])
+        u = tf.random.stateless_uniform([3, 4], seed=[1, 2])
+        rows = tf.nn.experimental.stateless_dropout(x, 0.3, seed=[3, 4], noise_shape=[3, 1])
+        gen = tf.nn.experimental.general_dropout(x, 0.25, lambda shape, dtype: tf.fill(
+            shape, tf.constant(0.5, dtype)))
+        same = tf.nn.experimental.general_dropout(x, 0.0, lambda shape, dtype: None)
+        with pytest.raises(ValueError, match=r"range \[0, 1\)"):
+            tf.nn.experimental.stateless_dropout(x, 1.0, seed=[1, 2])
+        va, vb, vu, vr, vg, vs = _run([a, b, u, rows, gen, same])
+    np.testing.assert_array_equal(va, vb)  # stateless: the seed fixes the mask
+    np.testing.assert_allclose(va, np.where(vu >= 0.5, 2.0, 0.0))
+    assert all(len(set(r.tolist())) == 1 for r in vr)  # one decision per row
+    np.testing.assert_allclose(vg, np.full((3, 4), 1 / 0.75), rtol=1e-6)
+    np.testing.assert_array_equal(vs, x)

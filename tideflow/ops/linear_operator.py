@@ -3,6 +3,8 @@ determinants, diagonals and adjoints. The base class computes through ``to_dense
 structured operators (diagonal, identity, triangular, compositions, inverses, Kronecker...)
 override what their structure makes cheaper."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import dtypes, ops
@@ -1346,3 +1348,70 @@ class LinearOperatorCirculant3D(_BaseCirculant):
                  name="LinearOperatorCirculant3D"):
         super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
                          is_positive_definite, is_square, name)
+
+
+# -- tf.linalg.experimental --------------------------------------------------------------------
+
+CGState = collections.namedtuple("CGState", ["i", "x", "r", "p", "gamma"])
+
+
+def conjugate_gradient(operator, rhs, preconditioner=None, x=None, tol=1e-5, max_iter=20,
+                       name="conjugate_gradient"):
+    """Solves ``A x = rhs`` for a self-adjoint positive-definite LinearOperator ``A`` by
+    (preconditioned) conjugate gradients, stopping when every residual's norm is within
+    ``tol`` times the initial one or after ``max_iter`` steps; returns ``CGState(i, x, r, p,
+    gamma)``."""
+    from tideflow.ops import gather_ops
+    from tideflow.ops.norm_ops import norm
+    from tideflow.ops.while_loop import while_loop
+
+    if not (operator.is_self_adjoint and operator.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite operator.")
+    if preconditioner is not None and not (preconditioner.is_self_adjoint and
+                                           preconditioner.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite preconditioner.")
+
+    def dot(a, b):
+        prod = (math_ops.conj(a) if a.dtype.is_complex else a) * b
+        return reduction_ops.reduce_sum(prod, axis=-1)
+
+    with ops.name_scope(name):
+        rhs = ops.convert_to_tensor(rhs, name="rhs")
+        batch = array_ops.broadcast_dynamic_shape(array_ops.shape(rhs)[:-1],
+                                                  operator.batch_shape_tensor())
+        if preconditioner is not None:
+            batch = array_ops.broadcast_dynamic_shape(batch,
+                                                      preconditioner.batch_shape_tensor())
+        full = concat([batch, array_ops.shape(rhs)[-1:]], 0)
+        r0 = rhs + array_ops.zeros(full, rhs.dtype)
+        limit = tol * norm(r0, axis=-1)
+        if x is None:
+            x = array_ops.zeros(full, rhs.dtype)
+        else:
+            x = ops.convert_to_tensor(x, rhs.dtype, name="x") + array_ops.zeros(full, rhs.dtype)
+            r0 = r0 - operator.matvec(x)
+        p0 = r0 if preconditioner is None else preconditioner.matvec(r0)
+        state = CGState(i=ops.convert_to_tensor(0, dtypes.int32), x=x, r=r0, p=p0,
+                        gamma=dot(r0, p0))
+
+        def cond(state):
+            return math_ops.logical_and(
+                state.i < max_iter,
+                reduction_ops.reduce_any(norm(state.r, axis=-1) > limit))
+
+        def body(state):
+            z = operator.matvec(state.p)
+            denom = dot(state.p, z)
+            alpha = state.gamma / gather_ops.where(math_ops.equal(denom, 0),
+                                                   array_ops.ones_like(denom), denom)
+            x = state.x + array_ops.expand_dims(alpha, -1) * state.p
+            r = state.r - array_ops.expand_dims(alpha, -1) * z
+            q = r if preconditioner is None else preconditioner.matvec(r)
+            gamma = dot(r, q)
+            beta = gamma / gather_ops.where(math_ops.equal(state.gamma, 0),
+                                            array_ops.ones_like(gamma), state.gamma)
+            p = q + array_ops.expand_dims(beta, -1) * state.p
+            return (CGState(state.i + 1, x, r, p, gamma),)
+
+        (final,) = while_loop(cond, body, (state,))
+        return final

@@ -1062,3 +1062,47 @@ def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_leng
                                                    for o in nest.flatten(last)])
         state = nest.pack_sequence_as(state, [array_ops.identity(s) for s in flat_state])
     return outputs, state
+
+
+# ------------------------------------------------------------------------------------------
+# tf.nn.experimental: dropout from a given uniform sampler
+# ------------------------------------------------------------------------------------------
+
+
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+    """Dropout keeping the elements where ``uniform_sampler(shape=..., dtype=...) >= rate``,
+    scaled by ``1 / (1 - rate)``."""
+    import numbers
+
+    from tideflow.ops.nn_impl import _noise_shape
+
+    with ops.name_scope(name, "dropout", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise ValueError(f"x has to be a floating point tensor since it's going to be "
+                             f"scaled. Got a {x.dtype.name} tensor instead.")
+        if isinstance(rate, numbers.Real):
+            if not 0 <= rate < 1:
+                raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), "
+                                 f"got {rate:g}")
+            if rate == 0:
+                return array_ops.identity(x, name=scope)
+        rate = ops.convert_to_tensor(rate, x.dtype, name="rate")
+        rate.get_shape().assert_is_compatible_with(TensorShape([]))
+        random = uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype)
+        keep = cast_ops.cast(math_ops.greater_equal(random, rate), x.dtype)
+        ret = math_ops.multiply(x * (1 / (1 - rate)), keep, name=scope)
+        ret.set_shape(x.get_shape())
+        return ret
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """Dropout whose mask is ``tf.random.stateless_uniform(..., seed)``: the same seed gives
+    the same mask."""
+    from tideflow.ops.stateless_random_ops import stateless_random_uniform
+
+    def sampler(shape, dtype):
+        return stateless_random_uniform(shape, seed=seed, dtype=dtype,
+                                        alg=rng_alg or "auto_select")
+
+    return general_dropout(x, rate, sampler, noise_shape, name or "stateless_dropout")
