@@ -517,3 +517,24 @@ def test_nested_and_shared_models(capsys):
     before = base.get_weights()[0].copy()
     model.fit([np.random.randn(16, 5), np.random.randn(16, 5)], np.ones(16), verbose=0)
     assert not np.array_equal(before, base.get_weights()[0])
+
+
+def test_subclassed_call_gets_the_learning_phase():
+    class Noisy(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.drop = L.Dropout(0.5)
+            self.out = L.Dense(1, kernel_initializer="ones", use_bias=False)
+
+        def call(self, inputs, training=False):  # a default that fit must override
+            return self.out(self.drop(inputs, training=training))
+
+    model = Noisy()
+    model.compile("sgd", "mse")
+    x = np.ones((200, 10), np.float32)
+    model.build((None, 10))
+    pred = model.predict(x)
+    np.testing.assert_allclose(pred, 10.0)  # inference: no dropout
+    train_out = K.get_session().run(model.outputs[0], {model.inputs[0]: x,
+                                                       K.learning_phase(): True})
+    assert train_out.std() > 1.0  # training: dropout is on

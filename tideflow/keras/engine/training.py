@@ -226,7 +226,7 @@ class Model(Network):
             dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
             inputs.append(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
         nested = inputs if isinstance(x, (list, tuple)) else inputs[0]
-        outputs = self(nested)
+        outputs = self(nested, **self._training_kwargs())
         self._nested_inputs = nested
         self.inputs = inputs
         self.outputs = flatten(outputs)
@@ -235,6 +235,12 @@ class Model(Network):
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.input_names = [f"input_{i + 1}" for i in range(len(self.inputs))]
         self.built = True
+
+    def _training_kwargs(self):
+        # as TF 1.x: a subclassed call taking `training` is built with the learning phase
+        if "training" in self._call_arg_names():
+            return {"training": K.learning_phase()}
+        return {}
 
     def _maybe_build(self, inputs):
         # a model's layers build themselves when the model's call reaches them
@@ -252,7 +258,7 @@ class Model(Network):
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
         inputs = [Input(batch_shape=tuple(s)) for s in shapes]
         nested = inputs if isinstance(input_shape, list) else inputs[0]
-        outputs = self(nested)
+        outputs = self(nested, **self._training_kwargs())
         self.inputs, self.outputs = inputs, flatten(outputs)
         self._nested_inputs, self._nested_outputs = nested, outputs
         self._set_output_node(outputs)
