@@ -164,3 +164,24 @@ def test_same_keys_as_tensorflow():
                               check=True, timeout=120).stdout.strip().splitlines()[-1]
 
     assert run("tideflow", sys.executable) == run("tf", _TF)
+
+
+def test_keras_model_keys_as_tf_1x(tmp_path):
+    # tf.keras (TF 1.x/2.x Keras 2) names a Sequential's layers layer_with_weights-N
+    with tf.Graph().as_default():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,)),
+                                 tf.keras.layers.Dropout(0.1), tf.keras.layers.Dense(1)])
+        ck = tf.train.Checkpoint(model=m)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = ck.save(str(tmp_path / "k"), session=sess)
+            kernel = sess.run(m.layers[2].kernel)
+    names = sorted(n for n, _ in tf.train.list_variables(path))
+    assert names == ["model/layer_with_weights-0/bias/.ATTRIBUTES/VARIABLE_VALUE",
+                     "model/layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+                     "model/layer_with_weights-1/bias/.ATTRIBUTES/VARIABLE_VALUE",
+                     "model/layer_with_weights-1/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+                     "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+    np.testing.assert_array_equal(
+        tf.train.load_variable(path, "model/layer_with_weights-1/kernel/.ATTRIBUTES/"
+                                     "VARIABLE_VALUE"), kernel)

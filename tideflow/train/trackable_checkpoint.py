@@ -64,12 +64,13 @@ def _children(obj):
     layers = getattr(type(obj), "layers", None)
     if isinstance(layers, property):
         # a Keras model's layers, named as TF names them
+        # (a layer with weights is named "layer_with_weights-N" first, then "layer-i")
         with_weights = 0
         for i, layer in enumerate(getattr(obj, "layers", None) or []):
-            out.append((f"layer-{i}", layer))
             if getattr(layer, "weights", None):
                 out.append((f"layer_with_weights-{with_weights}", layer))
                 with_weights += 1
+            out.append((f"layer-{i}", layer))
     return out
 
 
