@@ -143,5 +143,53 @@ slim.__all__ = sorted({*layers.__all__, *framework.__all__, "learning", "losses"
                        "variables"})
 sys.modules[slim.__name__] = slim
 
+
+
+def _batch_and_drop_remainder(batch_size):
+    """``tf.contrib.data.batch_and_drop_remainder``: ``batch(batch_size, drop_remainder=True)``
+    as a transformation for ``Dataset.apply``."""
+    return lambda dataset: dataset.batch(batch_size, drop_remainder=True)
+
+
+def _padded_batch_and_drop_remainder(batch_size, padded_shapes, padding_values=None):
+    """``tf.contrib.data.padded_batch_and_drop_remainder``: ``padded_batch`` without the
+    last, smaller batch, for ``Dataset.apply``."""
+    return lambda dataset: dataset.padded_batch(batch_size, padded_shapes, padding_values,
+                                                drop_remainder=True)
+
+
+def _contrib_data():
+    from tideflow import data
+
+    experimental = data.experimental
+    names = [n for n in dir(experimental) if not n.startswith("_") and n not in
+             ("collections", "dtypes", "np", "Dataset")]
+    module = _namespace("data", "``tf.contrib.data``: tf.data.experimental and the 1.x "
+                        "transformations.", experimental, names)
+    module.batch_and_drop_remainder = _batch_and_drop_remainder
+    module.padded_batch_and_drop_remainder = _padded_batch_and_drop_remainder
+    module.__all__ = sorted([*names, "batch_and_drop_remainder",
+                             "padded_batch_and_drop_remainder"])
+    return module
+
+
+# contrib names that are other namespaces of tideflow, bound on first use
+_LAZY_ALIASES = {
+    "keras": lambda: __import__("tideflow.keras", fromlist=["keras"]),
+    "distributions": lambda: __import__("tideflow.distributions", fromlist=["distributions"]),
+    "data": _contrib_data,
+}
+
+
+def __getattr__(name):
+    make = _LAZY_ALIASES.get(name)
+    if make is None:
+        raise AttributeError(f"module 'tideflow.contrib' has no attribute {name!r}")
+    value = make()
+    globals()[name] = value
+    sys.modules.setdefault(f"{__name__}.{name}", value)
+    return value
+
+
 __all__ = ["crf", "framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "opt",
            "rnn", "seq2seq", "slim", "training"]
