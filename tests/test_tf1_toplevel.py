@@ -469,3 +469,44 @@ def test_top_level_string_aliases_match_tf():
     assert weak.tolist() == [938, 786, 899, 508]
     assert strong.tolist() == [622, 428, 435, 636]
     assert stripped.tolist() == [b"hello", b"a b", b"", b"tideflow"]
+
+
+def test_critical_section_serializes_concurrent_runs():
+    import threading
+    import time
+
+    v = tf.Variable(0.0)
+    cs = tf.CriticalSection(name="cs")
+
+    def body():
+        r = v.read_value()
+        # a slow read-modify-write: without the lock, concurrent runs lose updates
+        slow = tf.py_func(lambda a: (time.sleep(0.005), a)[1], [r], tf.float32)
+        return tf.assign(v, tf.reshape(slow, []) + 1.0)
+
+    inc = cs.execute(body)
+    assert inc.op.type == "Identity"
+    nested = cs.execute(lambda: cs.execute(lambda: tf.constant(1.0)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+
+        def worker():
+            for _ in range(5):
+                sess.run(inc)
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sess.run(v) == 20.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="already holds"):
+            sess.run(nested)
+        # a failed step released the lock: the section still runs
+        assert sess.run(inc) == 21.0
+
+
+def test_py_func_scalar_result_stays_scalar():
+    x = tf.py_func(lambda a: a, [tf.constant(1.0)], tf.float32)
+    with tf.Session() as sess:
+        assert np.shape(sess.run(x)) == ()

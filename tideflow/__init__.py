@@ -664,6 +664,7 @@ _LAZY = {
     "user_ops": ("tideflow.user_ops", None),
     "raw_ops": ("tideflow.raw_ops", None),
     "Module": ("tideflow.ops.tf_module", "Module"),
+    "CriticalSection": ("tideflow.ops.critical_section_ops", "CriticalSection"),
     "TensorSpec": ("tideflow.ops.function_ops", "TensorSpec"),
     "get_session_handle": ("tideflow.ops.session_ops", "get_session_handle"),
     "get_session_tensor": ("tideflow.ops.session_ops", "get_session_tensor"),

@@ -270,3 +270,18 @@ def _check_session_handles():
 
 CASES += [Case(("GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor"),
                check=_check_session_handles)]
+
+
+def _check_mutex_ops():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        cs = tf.CriticalSection(shared_name="shared_cs")
+        out = cs.execute(lambda: tf.assign_add(v, 2.0))
+        ops_types = {op.type for op in tf.get_default_graph().get_operations()}
+        assert {"MutexV2", "MutexLock", "ConsumeMutexLock"} <= ops_types
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert s.run(out) == 3.0 and s.run(out) == 5.0
+
+
+CASES += [Case(("MutexV2", "MutexLock", "ConsumeMutexLock"), check=_check_mutex_ops)]

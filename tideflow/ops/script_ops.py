@@ -73,7 +73,8 @@ def _convert(value, i, token, expected):
         except (TypeError, ValueError, KeyError):
             got_dt = None
         if got_dt == expected:
-            return np.ascontiguousarray(result)
+            # (np.ascontiguousarray would turn a 0-d result into shape [1])
+            return result if result.flags.c_contiguous else np.array(result, order="C")
         got = _type_name(got_dt) if got_dt is not None else str(result.dtype)
     raise errors.InvalidArgumentError(
         None, None, f"{i}-th value returned by {token} is {got}, but expects "
