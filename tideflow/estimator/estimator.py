@@ -96,7 +96,9 @@ class _StopAfterNEvalsHook(session_run_hook.SessionRunHook):
 
     def after_run(self, run_context, run_values):
         self._done += 1
-        if self._log_progress:
+        # about ten progress lines per evaluation, as TF logs
+        every = max(1, self._num_evals // 10)
+        if self._log_progress and (self._done % every == 0 or self._done == self._num_evals):
             logging.info("Evaluation [%d/%d]", self._done, self._num_evals)
         if self._done >= self._num_evals:
             run_context.request_stop()
