@@ -270,3 +270,35 @@ def test_logit_fn_builders_in_a_custom_model_fn(tmp_path):
     assert {"dnn/hiddenlayer_0/kernel", "dnn/logits/bias",
             "linear/linear_model/x1/weights"} <= names
     assert est.evaluate(eval_fn(data, labels))["accuracy"] > 0.9
+
+
+def test_poisson_regression_head_recovers_the_rates(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.rand(400, 2).astype(np.float32)
+    counts = rng.poisson(np.exp(1.0 + x[:, 0] - x[:, 1])).astype(np.float32)
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 1)
+        head = tf.estimator.PoissonRegressionHead()
+        return head.create_estimator_spec(features, mode, logits, labels,
+                                          optimizer=tf.train.AdamOptimizer(0.05))
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), config=config())
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": x}, counts, batch_size=40,
+                                                 num_epochs=None, shuffle=True), steps=400)
+    np.testing.assert_allclose(est.get_variable_value("dense/kernel").ravel(), [1.0, -1.0],
+                               atol=0.3)
+    np.testing.assert_allclose(est.get_variable_value("dense/bias"), [1.0], atol=0.3)
+    pred = next(est.predict(tf.estimator.inputs.numpy_input_fn({"x": x[:1]}, shuffle=False)))
+    np.testing.assert_allclose(pred["predictions"], np.exp(pred["logits"]), rtol=1e-5)
+    logistic = tf.estimator.LogisticRegressionHead()
+    with tf.Graph().as_default():
+        spec = logistic.create_estimator_spec({}, "infer", tf.constant([[0.0], [2.0]]))
+        got = run_predictions(spec)
+    np.testing.assert_allclose(got.ravel(), 1 / (1 + np.exp(-np.array([0.0, 2.0]))),
+                               rtol=1e-6)
+
+
+def run_predictions(spec):
+    with tf.Session() as sess:
+        return sess.run(spec.predictions["predictions"])

@@ -52,6 +52,8 @@ _CANNED = {
     "BinaryClassHead": "tideflow.estimator.canned.heads",
     "MultiClassHead": "tideflow.estimator.canned.heads",
     "RegressionHead": "tideflow.estimator.canned.heads",
+    "LogisticRegressionHead": "tideflow.estimator.canned.heads",
+    "PoissonRegressionHead": "tideflow.estimator.canned.heads",
 }
 
 
@@ -72,10 +74,11 @@ __all__ = [
     "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator",
     "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",
     "GlobalStepWaiterHook", "LatestExporter", "LinearClassifier", "LinearEstimator",
-    "LinearRegressor", "LoggingTensorHook", "ModeKeys", "MultiClassHead",
-    "NanLossDuringTrainingError", "NanTensorHook", "ProfilerHook", "RegressionHead",
-    "RunConfig", "SecondOrStepTimer", "SessionRunArgs", "SessionRunContext", "SessionRunHook",
-    "SessionRunValues", "StepCounterHook", "StopAtStepHook", "SummarySaverHook", "TrainSpec",
-    "VocabInfo", "WarmStartSettings", "add_metrics", "classifier_parse_example_spec",
-    "experimental", "export", "inputs", "regressor_parse_example_spec", "tpu", "train_and_evaluate",
+    "LinearRegressor", "LoggingTensorHook", "LogisticRegressionHead", "ModeKeys",
+    "MultiClassHead", "NanLossDuringTrainingError", "NanTensorHook", "PoissonRegressionHead",
+    "ProfilerHook", "RegressionHead", "RunConfig", "SecondOrStepTimer", "SessionRunArgs",
+    "SessionRunContext", "SessionRunHook", "SessionRunValues", "StepCounterHook",
+    "StopAtStepHook", "SummarySaverHook", "TrainSpec", "VocabInfo", "WarmStartSettings",
+    "add_metrics", "classifier_parse_example_spec", "experimental", "export", "inputs",
+    "regressor_parse_example_spec", "tpu", "train_and_evaluate",
 ]

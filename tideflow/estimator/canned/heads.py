@@ -47,4 +47,37 @@ class RegressionHead(head_lib.RegressionHead):
         return predictions
 
 
-__all__ = ["BinaryClassHead", "MultiClassHead", "RegressionHead"]
+class LogisticRegressionHead(RegressionHead):
+    """Regression of values in [0, 1]: sigmoid cross-entropy on the logits, the sigmoid of
+    the logits as the predictions."""
+
+    def __init__(self, weight_column=None, loss_reduction=_MEAN, name=None):
+        from tideflow.ops import nn_impl, unary_ops
+
+        def loss_fn(labels, logits):
+            return nn_impl.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+
+        super().__init__(label_dimension=1, weight_column=weight_column,
+                         loss_reduction=loss_reduction, loss_fn=loss_fn,
+                         inverse_link_fn=unary_ops.sigmoid, name=name)
+
+
+class PoissonRegressionHead(RegressionHead):
+    """Regression of counts: the Poisson log loss on log-rate logits, ``exp(logits)`` as the
+    predictions."""
+
+    def __init__(self, label_dimension=1, weight_column=None, loss_reduction=_MEAN,
+                 compute_full_loss=True, name=None):
+        from tideflow.ops import nn_impl, unary_ops
+
+        def loss_fn(labels, logits):
+            return nn_impl.log_poisson_loss(targets=labels, log_input=logits,
+                                            compute_full_loss=compute_full_loss)
+
+        super().__init__(label_dimension=label_dimension, weight_column=weight_column,
+                         loss_reduction=loss_reduction, loss_fn=loss_fn,
+                         inverse_link_fn=unary_ops.exp, name=name)
+
+
+__all__ = ["BinaryClassHead", "LogisticRegressionHead", "MultiClassHead",
+           "PoissonRegressionHead", "RegressionHead"]
