@@ -179,13 +179,19 @@ def test_save_and_load_weights_checkpoint_round_trip(tmp_path):
     model.save_weights(path)
     assert os.path.exists(path + ".index")
     names = dict(tf.train.list_variables(path))
-    assert names["dense/kernel"] == [4, 8]
+    assert names["layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE"] == [4, 8]
+    assert names["layer_with_weights-1/bias/.ATTRIBUTES/VARIABLE_VALUE"] == [1]
 
     tf.keras.backend.clear_session()
     fresh = small_model()
     assert not np.allclose(fresh.predict(x), want)
     fresh.load_weights(path)
     np.testing.assert_allclose(fresh.predict(x), want, rtol=1e-6)
+    # the same architecture under other variable names (a second model in the graph)
+    other = small_model()
+    assert other.weights[0].name != fresh.weights[0].name
+    other.load_weights(path)
+    np.testing.assert_allclose(other.predict(x), want, rtol=1e-6)
 
 
 def test_hdf5_needs_h5py(tmp_path):

@@ -674,18 +674,35 @@ class Model(Network):
         for v in self.weights:
             v._keras_initialized = True
 
+    def _checkpoint_keys(self):
+        """Checkpoint keys by structure, as TF's object-based format names them
+        (``layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE``...): a model of the same
+        architecture loads them whatever its variables are called."""
+        keys, seen = [], set()
+        suffix = "/.ATTRIBUTES/VARIABLE_VALUE"
+        layers = [la for la in self.layers if la.weights]
+        for k, layer in enumerate(layers):
+            for j, v in enumerate(layer.weights):
+                short = v.op.name.split("/")[-1]
+                key = f"layer_with_weights-{k}/{short}"
+                if key in seen:
+                    key = f"{key}_{j}"
+                seen.add(key)
+                keys.append((key + suffix, v))
+        listed = {id(v) for _, v in keys}
+        for j, v in enumerate(w for w in self.weights if id(w) not in listed):
+            keys.append((f"model_weights/{j}/{v.op.name.split('/')[-1]}{suffix}", v))
+        return keys
+
     def _saver(self):
         weights = self.weights
+        if not weights:
+            raise ValueError(f"Model {self.name} has no weights to save or load (build it "
+                             "first).")
         cached = getattr(self, "_weights_saver", None)
         if cached is None or cached[0] != len(weights):
             with weights[0].graph.as_default():
-                var_list = {}
-                for i, v in enumerate(weights):
-                    key = v.op.name
-                    if key in var_list:
-                        key = f"{key}_{i}"
-                    var_list[key] = v
-                saver = tf.train.Saver(var_list=var_list, max_to_keep=None)
+                saver = tf.train.Saver(var_list=dict(self._checkpoint_keys()), max_to_keep=None)
             cached = self._weights_saver = (len(weights), saver)
         return cached[1]
 
