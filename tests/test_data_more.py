@@ -284,3 +284,26 @@ def test_partial_groups_come_out_by_key():
     assert [g.tolist() for g in got] == [[1], [3, 3], [5]]
     r = X.Reducer(lambda k: np.int64(0), lambda s, x: s + x, lambda s: s)
     assert _all(d.apply(X.group_by_reducer(lambda x: x, r))) == [1, 6, 5]
+
+
+def test_structures_as_type_specs():
+    d = D.range(3).map(lambda x: (x, {"a": tf.zeros([2])}))
+    spec = X.get_structure(d)
+    assert spec[0] == tf.TensorSpec([], tf.int64)
+    assert spec[1]["a"] == tf.TensorSpec([2], tf.float32)
+    assert d.element_spec == spec
+    it = d.make_one_shot_iterator()
+    assert X.get_structure(it) == spec
+    sp = D.from_tensor_slices(tf.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0], [2, 3]))
+    assert isinstance(X.get_structure(sp), tf.SparseTensorSpec)
+    with pytest.raises(TypeError, match="Dataset"):
+        X.get_structure(3)
+    again = X.from_variant(X.to_variant(d), spec)
+    got = _all(again)
+    assert [int(x) for x, _ in got] == [0, 1, 2]
+    ds_spec = tf.data.DatasetSpec.from_value(d)
+    assert ds_spec.element_spec == spec and ds_spec.value_type is tf.data.Dataset
+    assert X.DatasetStructure is tf.data.DatasetSpec and X.Structure is tf.TypeSpec
+    assert X.TensorStructure(tf.int32, [3]) == tf.TensorSpec([3], tf.int32)
+    assert X.SparseTensorStructure(tf.float32, [2, 3]) == tf.SparseTensorSpec([2, 3],
+                                                                              tf.float32)

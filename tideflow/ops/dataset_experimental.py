@@ -13,6 +13,7 @@ from tideflow.ops.dataset_more import (
 )
 from tideflow.ops.dataset_more import (
     CsvDataset,
+    DatasetSpec,
     Optional,
     RandomDataset,
     Reducer,
@@ -23,7 +24,9 @@ from tideflow.ops.dataset_more import (
     cardinality,
     choose_from_datasets,
     dense_to_sparse_batch,
+    from_variant,
     get_next_as_optional,
+    get_structure,
     group_by_reducer,
     group_by_window,
     sample_from_datasets,
@@ -41,6 +44,7 @@ from tideflow.ops.dataset_options import (
     OptimizationOptions,
     ThreadingOptions,
 )
+from tideflow.ops.function_ops import TypeSpec
 from tideflow.ops.iterator_ops import get_single_element
 
 SHARD_HINT = -1
@@ -56,14 +60,19 @@ __all__ = [
     "Counter",
     "CsvDataset",
     "DatasetInitializer",
+    "DatasetSpec",
+    "DatasetStructure",
     "DistributeOptions",
     "ExternalStatePolicy",
     "OptimizationOptions",
     "Optional",
     "RandomDataset",
     "Reducer",
+    "SparseTensorStructure",
     "SqlDataset",
+    "Structure",
     "TFRecordWriter",
+    "TensorStructure",
     "ThreadingOptions",
     "assert_cardinality",
     "bucket_by_sequence_length",
@@ -75,8 +84,10 @@ __all__ = [
     "enable_debug_mode",
     "enumerate_dataset",
     "from_list",
+    "from_variant",
     "get_next_as_optional",
     "get_single_element",
+    "get_structure",
     "group_by_reducer",
     "group_by_window",
     "ignore_errors",
@@ -410,7 +421,6 @@ class DatasetInitializer:
 
     def __new__(cls, dataset):
         from tideflow import lookup
-        from tideflow.ops.iterator_ops import get_single_element
 
         flat = dataset.output_types
         if not (isinstance(flat, tuple) and len(flat) == 2):
@@ -478,3 +488,24 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
 
     d = d.map(parse, num_parallel_calls=parser_num_threads)
     return d.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
+DatasetStructure = DatasetSpec
+Structure = TypeSpec
+
+
+def _type_specs():
+    from tideflow.ops import function_ops
+
+    return function_ops
+
+
+def TensorStructure(dtype, shape):
+    """``tf.TensorSpec(shape, dtype)`` under TF 1.x's name."""
+    return _type_specs().TensorSpec(shape, dtype)
+
+
+def SparseTensorStructure(dtype, shape):
+    """``tf.SparseTensorSpec(shape, dtype)`` under TF 1.x's name."""
+    return _type_specs().SparseTensorSpec(shape, dtype)
+

@@ -1144,3 +1144,93 @@ class SqlDataset(_OpDataset):
                ((driver_name, "driver_name"), (data_source_name, "data_source_name"),
                 (query, "query"))]
         super().__init__("SqlDataset", ins, specs)
+
+
+# ------------------------------------------------------------------------------------------
+# structures as TypeSpecs: get_structure, DatasetSpec, from_variant
+# ------------------------------------------------------------------------------------------
+
+
+def _type_spec(spec):
+    from tideflow.ops.function_ops import SparseTensorSpec, TensorSpec
+
+    if spec.is_sparse:
+        return SparseTensorSpec(spec.shape, spec.dtype)
+    return TensorSpec(spec.shape, spec.dtype)
+
+
+def _internal_spec(type_spec):
+    from tideflow.ops.function_ops import SparseTensorSpec, TensorSpec
+
+    if isinstance(type_spec, SparseTensorSpec):
+        return ds.Spec(type_spec.dtype, type_spec.shape, SparseTensor)
+    if isinstance(type_spec, TensorSpec):
+        return ds.Spec(type_spec.dtype, type_spec.shape)
+    raise TypeError(f"Expected a TensorSpec or SparseTensorSpec in the structure, got "
+                    f"{type_spec!r}")
+
+
+def get_structure(dataset_or_iterator):
+    """The element structure of a dataset or iterator: a nest of ``tf.TensorSpec`` (and
+    ``tf.SparseTensorSpec``) like its elements."""
+    specs = getattr(dataset_or_iterator, "_specs", None)
+    if specs is None:
+        raise TypeError(f"Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a "
+                        f"`tf.data.Dataset` or tf.data.Iterator object, but got "
+                        f"{type(dataset_or_iterator)}.")
+    return ds.map_structure(_type_spec, specs)
+
+
+def _specs_from_structure(structure):
+    return ds.map_structure(_internal_spec, structure)
+
+
+def _make_dataset_spec_class():
+    from tideflow.ops.function_ops import TypeSpec
+
+    class DatasetSpec(TypeSpec):
+        """``tf.data.DatasetSpec``: the type of a dataset (its element spec)."""
+
+        def __init__(self, element_spec, dataset_shape=()):
+            self._element_spec = element_spec
+            self._dataset_shape = TensorShape(dataset_shape)
+
+        @property
+        def element_spec(self):
+            return self._element_spec
+
+        @property
+        def shape(self):
+            return self._dataset_shape
+
+        @property
+        def value_type(self):
+            return Dataset
+
+        @staticmethod
+        def from_value(value):
+            return DatasetSpec(get_structure(value))
+
+        def __eq__(self, other):
+            return (type(other) is type(self) and repr(self._element_spec) ==
+                    repr(other._element_spec) and self._dataset_shape.as_list() ==
+                    other._dataset_shape.as_list())
+
+        def __hash__(self):
+            return hash(repr(self._element_spec))
+
+        def __repr__(self):
+            return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
+
+    return DatasetSpec
+
+
+DatasetSpec = _make_dataset_spec_class()
+
+
+def from_variant(variant, structure):
+    """A Dataset over the variant tensor ``variant`` with elements of ``structure`` (a nest of
+    TensorSpecs, as ``get_structure`` gives)."""
+    if isinstance(structure, DatasetSpec):
+        structure = structure.element_spec
+    return _VariantDataset(variant, _specs_from_structure(structure))

@@ -370,6 +370,13 @@ class Dataset:
         return []
 
     # -- TF 2.x methods also on compat.v1 datasets (tf.data.experimental's transformations) --
+    @property
+    def element_spec(self):
+        """The element structure as a nest of ``tf.TensorSpec`` / ``tf.SparseTensorSpec``."""
+        from tideflow.ops.dataset_more import get_structure
+
+        return get_structure(self)
+
     def cardinality(self):
         """An int64 scalar: the number of elements, -1 (infinite) or -2 (unknown)."""
         from tideflow.ops.dataset_more import cardinality
