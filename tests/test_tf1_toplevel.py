@@ -510,3 +510,23 @@ def test_py_func_scalar_result_stays_scalar():
     x = tf.py_func(lambda a: a, [tf.constant(1.0)], tf.float32)
     with tf.Session() as sess:
         assert np.shape(sess.run(x)) == ()
+
+
+def test_critical_section_released_by_a_failed_step_kept_alive():
+    import threading
+
+    p = tf.placeholder(tf.float32, [None])
+    cs = tf.CriticalSection()
+    out = cs.execute(lambda: tf.check_numerics(p, "bad") * 2.0)
+    with tf.Session() as sess:
+        kept = []
+        try:
+            sess.run(out, {p: [np.nan]})
+        except tf.errors.InvalidArgumentError as e:
+            kept.append(e)  # the exception (and its traceback) stays alive
+        assert kept
+        res = []
+        t = threading.Thread(target=lambda: res.append(sess.run(out, {p: [1.0]})), daemon=True)
+        t.start()
+        t.join(10)
+        assert res and res[0].tolist() == [2.0], "the failed step left the section locked"

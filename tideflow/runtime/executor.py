@@ -10,6 +10,7 @@ import itertools
 import sys
 import threading
 import time
+import traceback
 
 import numpy as np
 
@@ -256,6 +257,9 @@ class Plan:
         except StepAborted:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
+            # the failed step's values die now, not with the exception (as TF frees a failed
+            # step's tensors): big buffers, and CriticalSection locks, are released
+            traceback.clear_frames(e.__traceback__)
             raise self._op_error(e) from (None if isinstance(e, errors.OpError) else e)
 
     def start(self, feed_values, step):
