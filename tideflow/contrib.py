@@ -10,6 +10,7 @@ from tideflow.ops import contrib_layers_more as _more
 from tideflow.ops import contrib_losses as _contrib_losses
 from tideflow.ops import contrib_metrics as _contrib_metrics
 from tideflow.ops import crf as _crf
+from tideflow.ops import image_transform_ops as _image_transform_ops
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
@@ -105,6 +106,8 @@ def _namespace(name, doc, source, names):
 
 opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
                  _contrib_opt.__all__)
+image = _namespace("image", "``tf.contrib.image``: projective transforms.",
+                   _image_transform_ops, _image_transform_ops.__all__)
 crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)
@@ -191,5 +194,5 @@ def __getattr__(name):
     return value
 
 
-__all__ = ["crf", "framework", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "opt",
+__all__ = ["crf", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "opt",
            "rnn", "seq2seq", "slim", "training"]
