@@ -538,3 +538,31 @@ def test_subclassed_call_gets_the_learning_phase():
     train_out = K.get_session().run(model.outputs[0], {model.inputs[0]: x,
                                                        K.learning_phase(): True})
     assert train_out.std() > 1.0  # training: dropout is on
+
+
+def test_learning_rate_schedules():
+    S = tf.keras.optimizers.schedules
+    steps = K.placeholder(shape=(), dtype="int64")
+    sched = {
+        "exp": S.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5),
+        "stair": S.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5, staircase=True),
+        "inv": S.InverseTimeDecay(0.1, decay_steps=10, decay_rate=1.0),
+        "pw": S.PiecewiseConstantDecay([5, 10], [1.0, 0.5, 0.1]),
+        "poly": S.PolynomialDecay(1.0, decay_steps=10, end_learning_rate=0.0, power=2.0),
+    }
+    tensors = {k: v(steps) for k, v in sched.items()}
+    got = K.get_session().run(tensors, {steps: 15})
+    assert got["exp"] == pytest.approx(0.1 * 0.5 ** 1.5)
+    assert got["stair"] == pytest.approx(0.05)
+    assert got["inv"] == pytest.approx(0.1 / 2.5)
+    assert got["pw"] == pytest.approx(0.1)
+    assert got["poly"] == pytest.approx(0.0)
+    assert K.get_session().run(tensors["pw"], {steps: 5}) == pytest.approx(1.0)
+
+    model = tf.keras.Sequential([L.Dense(1, use_bias=False, kernel_initializer="zeros",
+                                         input_shape=(1,))])
+    model.compile(tf.keras.optimizers.SGD(S.PiecewiseConstantDecay([0], [0.1, 0.01])), "mse")
+    x, y = np.ones((1, 1)), np.ones((1, 1))
+    model.train_on_batch(x, y)  # step 0: lr 0.1, grad -2 -> 0.2
+    model.train_on_batch(x, y)  # step 1: lr 0.01, grad -1.6 -> 0.216
+    np.testing.assert_allclose(model.get_weights()[0], [[0.216]], rtol=1e-5)

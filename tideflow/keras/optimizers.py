@@ -12,6 +12,7 @@ import numpy as np
 import tideflow as tf
 from tideflow.framework import ops
 from tideflow.keras import backend as K
+from tideflow.keras import optimizer_schedules as schedules
 
 
 class Optimizer:
@@ -73,7 +74,9 @@ class Optimizer:
     def _lr_t(self):
         v = self._graph_vars()
         lr = v["lr"]
-        if callable(lr) and not isinstance(lr, (ops.Tensor, tf.Variable)):
+        if isinstance(lr, schedules.LearningRateSchedule):
+            lr = lr(v["iterations"])
+        elif callable(lr) and not isinstance(lr, (ops.Tensor, tf.Variable)):
             lr = lr()
         if self.initial_decay > 0:
             it = tf.cast(v["iterations"], K.floatx())
