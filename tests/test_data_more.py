@@ -307,3 +307,11 @@ def test_structures_as_type_specs():
     assert X.TensorStructure(tf.int32, [3]) == tf.TensorSpec([3], tf.int32)
     assert X.SparseTensorStructure(tf.float32, [2, 3]) == tf.SparseTensorSpec([2, 3],
                                                                               tf.float32)
+
+
+def test_optional_spec():
+    o = X.Optional.from_value((tf.constant(1.5), tf.constant([1, 2])))
+    assert o.element_spec == (tf.TensorSpec([], tf.float32), tf.TensorSpec([2], tf.int32))
+    spec = X.OptionalStructure.from_value(o)
+    assert spec.element_spec == o.element_spec and spec.value_type is X.Optional
+    assert spec == X.OptionalStructure(o.element_spec)

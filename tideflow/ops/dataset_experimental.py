@@ -15,6 +15,7 @@ from tideflow.ops.dataset_more import (
     CsvDataset,
     DatasetSpec,
     Optional,
+    OptionalSpec,
     RandomDataset,
     Reducer,
     SqlDataset,
@@ -66,6 +67,7 @@ __all__ = [
     "ExternalStatePolicy",
     "OptimizationOptions",
     "Optional",
+    "OptionalStructure",
     "RandomDataset",
     "Reducer",
     "SparseTensorStructure",
@@ -491,6 +493,7 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
 
 
 DatasetStructure = DatasetSpec
+OptionalStructure = OptionalSpec
 Structure = TypeSpec
 
 

@@ -1068,6 +1068,13 @@ class Optional:
     def output_classes(self):
         return ds.classes_of(self._specs)
 
+    @property
+    def element_spec(self):
+        """The value's structure as TensorSpecs."""
+        return ds.map_structure(_type_spec, self._specs)
+
+    value_structure = element_spec
+
 
 def get_next_as_optional(iterator):
     """The iterator's next element as an ``Optional`` (empty at the end of the data, where
@@ -1226,6 +1233,43 @@ def _make_dataset_spec_class():
 
 
 DatasetSpec = _make_dataset_spec_class()
+
+
+def _make_optional_spec_class():
+    from tideflow.ops.function_ops import TypeSpec
+
+    class OptionalSpec(TypeSpec):
+        """``tf.OptionalSpec``: the type of an Optional (the spec of its value)."""
+
+        def __init__(self, element_spec):
+            self._element_spec = element_spec
+
+        @property
+        def element_spec(self):
+            return self._element_spec
+
+        @property
+        def value_type(self):
+            return Optional
+
+        @staticmethod
+        def from_value(value):
+            return OptionalSpec(value.element_spec)
+
+        def __eq__(self, other):
+            return type(other) is type(self) and repr(self._element_spec) == repr(
+                other._element_spec)
+
+        def __hash__(self):
+            return hash(repr(self._element_spec))
+
+        def __repr__(self):
+            return f"OptionalSpec({self._element_spec!r})"
+
+    return OptionalSpec
+
+
+OptionalSpec = _make_optional_spec_class()
 
 
 def from_variant(variant, structure):
