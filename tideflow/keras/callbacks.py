@@ -41,10 +41,10 @@ class Callback:
         pass
 
     def on_train_batch_begin(self, batch, logs=None):
-        pass
+        self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch, logs=None):
-        pass
+        self.on_batch_end(batch, logs=logs)
 
     def on_train_begin(self, logs=None):
         pass
@@ -81,13 +81,11 @@ class CallbackList:
     def on_batch_begin(self, batch, logs=None):
         logs = logs if logs is not None else {}
         for c in self.callbacks:
-            c.on_batch_begin(batch, logs)
             c.on_train_batch_begin(batch, logs)
 
     def on_batch_end(self, batch, logs=None):
         logs = logs if logs is not None else {}
         for c in self.callbacks:
-            c.on_batch_end(batch, logs)
             c.on_train_batch_end(batch, logs)
 
     def on_train_begin(self, logs=None):
