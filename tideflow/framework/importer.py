@@ -218,7 +218,7 @@ def _arg_types(args, attrs, inputs):
 def _parse_node(index, nd, producer_ops):
     if not ops._VALID_OP_NAME.match(nd.name):
         raise ValueError(f"Node '{nd.name}': Node name contains invalid characters")
-    op_def = op_registry.lookup(nd.op)
+    op_def = op_registry.lookup_or_load(nd.op)
     if op_def is None:
         raise OpNotRegisteredError(
             None,

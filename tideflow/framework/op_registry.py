@@ -301,6 +301,35 @@ def lookup(name):
     return _REGISTRY.get(name)
 
 
+# modules outside tideflow.ops that declare ops
+_OP_MODULES_ELSEWHERE = ("tideflow.summary.summary_ops", "tideflow.distributed.remote_rendezvous",
+                         "tideflow.feature_column.sparse_cross")
+
+
+def load_all_op_modules():
+    """Imports every module that declares ops, so that a graph read from a file (a SavedModel,
+    a meta graph) may use ops its program never imported (``import tideflow`` loads the
+    common ones only)."""
+    import importlib
+    import pkgutil
+
+    from tideflow import ops as ops_package
+
+    for info in pkgutil.iter_modules(ops_package.__path__):
+        importlib.import_module(f"{ops_package.__name__}.{info.name}")
+    for name in _OP_MODULES_ELSEWHERE:
+        importlib.import_module(name)
+
+
+def lookup_or_load(name):
+    """``lookup``, loading every op module first when ``name`` is not registered yet."""
+    op_def = _REGISTRY.get(name)
+    if op_def is None:
+        load_all_op_modules()
+        op_def = _REGISTRY.get(name)
+    return op_def
+
+
 def registered_ops():
     return dict(_REGISTRY)
 
