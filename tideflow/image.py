@@ -1,5 +1,8 @@
 """``tf.image``: image codecs, resizing, cropping and flipping, colour and bounding boxes."""
 
+from tideflow.ops.crop_and_resize_ops import (
+    crop_and_resize,
+)
 from tideflow.ops.image_codec_ops import (
     decode_bmp,
     decode_gif,
@@ -30,24 +33,21 @@ from tideflow.ops.image_color_ops import (
 )
 from tideflow.ops.image_extra_ops import (
     adjust_jpeg_quality,
-    combined_non_max_suppression,
-    crop_and_resize,
     decode_and_crop_jpeg,
     decode_webp,
     extract_glimpse,
     extract_patches,
-    image_gradients,
-    non_max_suppression_overlaps,
-    non_max_suppression_padded,
-    non_max_suppression_with_scores,
-    psnr,
     random_jpeg_quality,
+    transpose,
+)
+from tideflow.ops.image_filter_ops import (
+    image_gradients,
+    psnr,
     rgb_to_yiq,
     rgb_to_yuv,
     sobel_edges,
     ssim,
     ssim_multiscale,
-    transpose,
     yiq_to_rgb,
     yuv_to_rgb,
 )
@@ -76,6 +76,12 @@ from tideflow.ops.image_resize_ops import (
     resize_image_with_pad,
     resize_images,
     resize_nearest_neighbor,
+)
+from tideflow.ops.nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
 )
 from tideflow.ops.patches_ops import extract_image_patches
 

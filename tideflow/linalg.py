@@ -33,25 +33,27 @@ from tideflow.ops.linalg_ops import matrix_solve as solve
 from tideflow.ops.linear_operator import (
     LinearOperator,
     LinearOperatorAdjoint,
+    LinearOperatorComposition,
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorIdentity,
+    LinearOperatorInversion,
+    LinearOperatorLowerTriangular,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
+from tideflow.ops.linear_operator_structured import (
     LinearOperatorBlockDiag,
     LinearOperatorBlockLowerTriangular,
     LinearOperatorCirculant,
     LinearOperatorCirculant2D,
     LinearOperatorCirculant3D,
-    LinearOperatorComposition,
-    LinearOperatorDiag,
-    LinearOperatorFullMatrix,
     LinearOperatorHouseholder,
-    LinearOperatorIdentity,
-    LinearOperatorInversion,
     LinearOperatorKronecker,
-    LinearOperatorLowerTriangular,
     LinearOperatorLowRankUpdate,
     LinearOperatorPermutation,
-    LinearOperatorScaledIdentity,
     LinearOperatorToeplitz,
     LinearOperatorTridiag,
-    LinearOperatorZeros,
 )
 from tideflow.ops.matrix_diag_ops import diag as tensor_diag
 from tideflow.ops.matrix_diag_ops import diag_part as tensor_diag_part

@@ -17,21 +17,29 @@ from tideflow.ops.ctc_ops import (
 )
 from tideflow.ops.embedding_ops import embedding_lookup
 from tideflow.ops.extra_array_ops import approx_max_k, approx_min_k
+from tideflow.ops.fractional_pool_ops import (
+    fractional_avg_pool,
+    fractional_max_pool,
+)
+from tideflow.ops.loop_rnn import (
+    raw_rnn,
+    static_state_saving_rnn,
+)
 from tideflow.ops.math_ops import sigmoid, tanh
+from tideflow.ops.morphology_ops import (
+    dilation2d,
+    erosion2d,
+)
 from tideflow.ops.nn_extra_ops import (
     all_candidate_sampler,
     batch_norm_with_global_normalization,
     compute_average_loss,
     embedding_lookup_sparse,
     fixed_unigram_candidate_sampler,
-    fractional_avg_pool,
-    fractional_max_pool,
     learned_unigram_candidate_sampler,
-    raw_rnn,
     safe_embedding_lookup_sparse,
     scale_regularization_loss,
     silu,
-    static_state_saving_rnn,
     swish,
     weighted_moments,
 )
@@ -99,8 +107,6 @@ from tideflow.ops.nn_extra_ops import (
     conv_transpose,
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,
-    dilation2d,
-    erosion2d,
     max_pool_v2,
     with_space_to_batch,
 )

@@ -9,7 +9,11 @@ import numpy as np
 import tideflow as tf
 from tests.ops.optable import Case
 from tideflow.framework import ops as _ops
-from tideflow.ops import image_extra_ops  # noqa: F401 - registers the ops
+from tideflow.ops import (  # noqa: F401 - registers the ops
+    crop_and_resize_ops,
+    image_extra_ops,
+    nms_ops,
+)
 
 _rng = np.random.RandomState(17)
 IMG = _rng.uniform(0, 10, (2, 6, 7, 2))

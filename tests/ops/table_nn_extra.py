@@ -6,7 +6,11 @@ import numpy as np
 import tideflow as tf
 from tests.ops.optable import Case
 from tideflow.framework import ops as _ops
-from tideflow.ops import nn_extra_ops  # noqa: F401 - registers the ops
+from tideflow.ops import (  # noqa: F401 - registers the ops
+    fractional_pool_ops,
+    morphology_ops,
+    nn_extra_ops,
+)
 
 _rng = np.random.RandomState(21)
 IMG = _rng.randn(2, 5, 4, 2)

@@ -1,0 +1,271 @@
+"""CropAndResize (bilinear or nearest crops of boxes, resized) with its gradient ops for the
+image and for the boxes."""
+
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    conv_ops,
+)
+from tideflow.ops.array_ops import _invalid, _np, _shape_str
+
+# ------------------------------------------------------------------------------------------
+# CropAndResize and its gradients
+# ------------------------------------------------------------------------------------------
+
+
+def _crop_geometry(box, n_out, n_in):
+    """Sample positions along one axis for one box: ``in = v1 * (n - 1) + i * scale``."""
+    v1, v2 = box
+    if n_out > 1:
+        scale = (v2 - v1) * (n_in - 1) / (n_out - 1)
+        pos = v1 * (n_in - 1) + np.arange(n_out) * scale
+    else:
+        pos = np.array([0.5 * (v1 + v2) * (n_in - 1)])
+    return pos
+
+
+def _check_crop(image, boxes, box_ind, crop_size, op_type):
+    if image.ndim != 4:
+        raise _invalid(f"{op_type}: input image must be 4-D, got shape {_shape_str(image.shape)}")
+    if boxes.ndim != 2 or boxes.shape[1] != 4:
+        raise _invalid(f"{op_type}: boxes must be 2-D [num_boxes, 4], got shape "
+                       f"{_shape_str(boxes.shape)}")
+    if box_ind.shape != (boxes.shape[0],):
+        raise _invalid(f"{op_type}: box_index has incompatible shape {_shape_str(box_ind.shape)}"
+                       f" (expected [{boxes.shape[0]}])")
+    if len(box_ind) and (box_ind.min() < 0 or box_ind.max() >= image.shape[0]):
+        raise _invalid(f"{op_type}: box_index has values outside [0, batch_size={image.shape[0]})"
+                       f": {box_ind.tolist()}")
+    cs = _np(crop_size)
+    if cs.shape != (2,):
+        raise _invalid(f"{op_type}: crop_size must be a vector of 2 elements, got shape "
+                       f"{_shape_str(cs.shape)}")
+    ch, cw = int(cs[0]), int(cs[1])
+    if ch <= 0 or cw <= 0:
+        raise _invalid(f"{op_type}: crop dimensions must be positive, got {ch}x{cw}")
+    return ch, cw
+
+
+def _bilinear_weights(pos, n):
+    lo = np.floor(pos)
+    hi = np.ceil(pos)
+    frac = pos - lo
+    return lo.astype(np.int64).clip(0, n - 1), hi.astype(np.int64).clip(0, n - 1), frac
+
+
+def _crop_kernel(image, boxes, box_ind, crop_size, *, method, extrapolation_value):
+    img = _np(image)
+    bx = _np(boxes).astype(np.float32)
+    bi = _np(box_ind).astype(np.int64)
+    ch, cw = _check_crop(img, bx, bi, crop_size, "CropAndResize")
+    _, h, w, d = img.shape
+    out = np.full((len(bx), ch, cw, d), extrapolation_value, np.float32)
+    method = method.decode() if isinstance(method, bytes) else method
+    for b in range(len(bx)):
+        ys = _crop_geometry(bx[b, [0, 2]].astype(np.float32), ch, h).astype(np.float32)
+        xs = _crop_geometry(bx[b, [1, 3]].astype(np.float32), cw, w).astype(np.float32)
+        vy = (ys >= 0) & (ys <= h - 1)
+        vx = (xs >= 0) & (xs <= w - 1)
+        src = img[bi[b]].astype(np.float32)
+        if method == "bilinear":
+            t, bo, fy = _bilinear_weights(ys, h)
+            le, ri, fx = _bilinear_weights(xs, w)
+            top = src[t][:, le] + (src[t][:, ri] - src[t][:, le]) * fx[None, :, None]
+            bot = src[bo][:, le] + (src[bo][:, ri] - src[bo][:, le]) * fx[None, :, None]
+            val = top + (bot - top) * fy[:, None, None]
+        else:
+            ry = np.clip(_round_half_away(ys), 0, h - 1)
+            rx = np.clip(_round_half_away(xs), 0, w - 1)
+            val = src[ry][:, rx]
+        mask = vy[:, None] & vx[None, :]
+        out[b] = np.where(mask[..., None], val, np.float32(extrapolation_value))
+    return out
+
+
+def _round_half_away(v):
+    return (np.sign(v) * np.floor(np.abs(v) + 0.5)).astype(np.int64)
+
+
+def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
+    g = _np(grads).astype(np.float64)
+    bx = _np(boxes).astype(np.float32)
+    bi = _np(box_ind).astype(np.int64)
+    size = [int(v) for v in _np(image_size)]
+    if len(size) != 4 or min(size) <= 0:
+        raise _invalid(f"CropAndResizeGradImage: image_size must be 4 positive values, got "
+                       f"{size}")
+    b_, h, w, d = size
+    if g.ndim != 4 or g.shape[0] != len(bx) or g.shape[3] != d:
+        raise _invalid(f"CropAndResizeGradImage: grads has shape {_shape_str(g.shape)}, "
+                       f"incompatible with {len(bx)} boxes and depth {d}")
+    if len(bi) and (bi.min() < 0 or bi.max() >= b_):
+        raise _invalid("CropAndResizeGradImage: box_index has values outside [0, batch_size)")
+    _, ch, cw, _ = g.shape
+    out = np.zeros(size)
+    method = method.decode() if isinstance(method, bytes) else method
+    for b in range(len(bx)):
+        ys = _crop_geometry(bx[b, [0, 2]], ch, h).astype(np.float32)
+        xs = _crop_geometry(bx[b, [1, 3]], cw, w).astype(np.float32)
+        iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
+        ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
+        if not len(iy) or not len(ix):
+            continue
+        gb = g[b][np.ix_(iy, ix)]  # [ny, nx, d]
+        if method == "bilinear":
+            t, bo, fy = _bilinear_weights(ys[iy], h)
+            le, ri, fx = _bilinear_weights(xs[ix], w)
+            fy, fx = fy[:, None, None], fx[None, :, None]
+            tt, bb = t[:, None] + 0 * le[None, :], bo[:, None] + 0 * le[None, :]
+            ll, rr = le[None, :] + 0 * t[:, None], ri[None, :] + 0 * t[:, None]
+            for yy, xx, wgt in ((tt, ll, (1 - fy) * (1 - fx)), (tt, rr, (1 - fy) * fx),
+                                (bb, ll, fy * (1 - fx)), (bb, rr, fy * fx)):
+                np.add.at(out[bi[b]], (yy, xx), gb * wgt)
+        else:
+            ry = np.clip(_round_half_away(ys[iy]), 0, h - 1)
+            rx = np.clip(_round_half_away(xs[ix]), 0, w - 1)
+            np.add.at(out[bi[b]], (ry[:, None] + 0 * rx[None, :], rx[None, :] + 0 * ry[:, None]),
+                      gb)
+    return out.astype(T.as_numpy_dtype)
+
+
+def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
+    g = _np(grads).astype(np.float64)
+    img = _np(image).astype(np.float64)
+    bx = _np(boxes).astype(np.float32)
+    bi = _np(box_ind).astype(np.int64)
+    if g.ndim != 4 or g.shape[0] != len(bx):
+        raise _invalid(f"CropAndResizeGradBoxes: grads has shape {_shape_str(g.shape)}, "
+                       f"incompatible with {len(bx)} boxes")
+    ch, cw = _check_crop(img, bx, bi, np.array(g.shape[1:3]), "CropAndResizeGradBoxes")
+    _, h, w, _ = img.shape
+    out = np.zeros((len(bx), 4))
+    hr = (h - 1) / (ch - 1) if ch > 1 else 0.0
+    wr = (w - 1) / (cw - 1) if cw > 1 else 0.0
+    for b in range(len(bx)):
+        ys = _crop_geometry(bx[b, [0, 2]], ch, h).astype(np.float32)
+        xs = _crop_geometry(bx[b, [1, 3]], cw, w).astype(np.float32)
+        iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
+        ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
+        if not len(iy) or not len(ix):
+            continue
+        src = img[bi[b]]
+        t, bo, fy = _bilinear_weights(ys[iy], h)
+        le, ri, fx = _bilinear_weights(xs[ix], w)
+        tl, tr = src[t][:, le], src[t][:, ri]
+        bl, br = src[bo][:, le], src[bo][:, ri]
+        fy3, fx3 = fy[:, None, None], fx[None, :, None]
+        gy = ((1 - fx3) * (bl - tl) + fx3 * (br - tr)) * g[b][np.ix_(iy, ix)]
+        gx = ((1 - fy3) * (tr - tl) + fy3 * (br - bl)) * g[b][np.ix_(iy, ix)]
+        gy_rows = gy.sum(axis=(1, 2))  # per sampled row
+        gx_cols = gx.sum(axis=(0, 2))
+        if ch > 1:
+            out[b, 0] += (gy_rows * ((h - 1) - iy * hr)).sum()
+            out[b, 2] += (gy_rows * (iy * hr)).sum()
+        else:
+            out[b, 0] += gy_rows.sum() * 0.5 * (h - 1)
+            out[b, 2] += gy_rows.sum() * 0.5 * (h - 1)
+        if cw > 1:
+            out[b, 1] += (gx_cols * ((w - 1) - ix * wr)).sum()
+            out[b, 3] += (gx_cols * (ix * wr)).sum()
+        else:
+            out[b, 1] += gx_cols.sum() * 0.5 * (w - 1)
+            out[b, 3] += gx_cols.sum() * 0.5 * (w - 1)
+    return out.astype(np.float32)
+
+
+def _crop_shape(op):
+    img, boxes, ind, _size = (t._shape for t in op._inputs)
+    if img.ndims is not None and img.ndims != 4:
+        raise ValueError(f"CropAndResize: image must be 4-D, got shape {_shape_str(img)}")
+    if boxes.ndims is not None and (boxes.ndims != 2 or boxes.dims[1].value not in (None, 4)):
+        raise ValueError(f"CropAndResize: boxes must be [num_boxes, 4], got shape "
+                         f"{_shape_str(boxes)}")
+    if ind.ndims is not None and ind.ndims != 1:
+        raise ValueError(f"CropAndResize: box_ind must be 1-D, got shape {_shape_str(ind)}")
+    n = boxes.dims[0].value if boxes.ndims else (ind.dims[0].value if ind.ndims else None)
+    cs = ops.constant_value(op._inputs[3])
+    ch = cw = None
+    if cs is not None:
+        cs = np.reshape(cs, -1)
+        if cs.shape != (2,):
+            raise ValueError(f"CropAndResize: crop_size must have 2 elements, got {cs.tolist()}")
+        ch, cw = int(cs[0]), int(cs[1])
+    depth = img.dims[3].value if img.ndims else None
+    return [TensorShape([n, ch, cw, depth])]
+
+
+def _crop_grad(op, grad):
+    from tideflow.ops.gradients import dense
+
+    g = dense(grad)
+    image, boxes, box_ind, _ = op._inputs
+    method = op._attrs["method"]
+    grad_image = None
+    if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
+        grad_image = ops.apply_op("CropAndResizeGradImage",
+                                  [g, boxes, box_ind, array_ops.shape(image)],
+                                  {"T": image.dtype.base_dtype, "method": method})._outputs[0]
+    # nearest sampling has no well-defined box gradient; TF uses the bilinear one
+    grad_boxes = ops.apply_op("CropAndResizeGradBoxes", [g, image, boxes, box_ind])._outputs[0]
+    return [grad_image, grad_boxes, None, None]
+
+
+op_registry.declare(
+    "CropAndResize",
+    inputs=["image: T", "boxes: float", "box_ind: int32", "crop_size: int32"],
+    outputs=["crops: float"],
+    attrs=["T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
+           "method: {'bilinear', 'nearest'} = 'bilinear'", "extrapolation_value: float = 0"],
+    shape=_crop_shape,
+    kernel=_crop_kernel,
+    grad=_crop_grad,
+)
+op_registry.declare(
+    "CropAndResizeGradImage",
+    inputs=["grads: float", "boxes: float", "box_ind: int32", "image_size: int32"],
+    outputs=["output: T"],
+    attrs=["T: {float, half, double}", "method: {'bilinear', 'nearest'} = 'bilinear'"],
+    shape=lambda op: [_size_shape(op._inputs[3], 4)],
+    kernel=_crop_grad_image_kernel,
+    differentiable=False,
+)
+op_registry.declare(
+    "CropAndResizeGradBoxes",
+    inputs=["grads: float", "image: T", "boxes: float", "box_ind: int32"],
+    outputs=["output: float"],
+    attrs=["T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
+           "method: {'bilinear'} = 'bilinear'"],
+    shape=lambda op: [op._inputs[2]._shape if op._inputs[2]._shape.ndims is not None
+                      else TensorShape([None, 4])],
+    kernel=_crop_grad_boxes_kernel,
+    differentiable=False,
+)
+
+
+def _size_shape(t, rank):
+    v = ops.constant_value(t)
+    if v is None:
+        return TensorShape([None] * rank)
+    return TensorShape([int(x) for x in np.reshape(v, -1)])
+
+
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",
+                    extrapolation_value=0, name=None, box_indices=None):
+    """Crops ``boxes`` (normalized ``[y1, x1, y2, x2]``) of images ``box_ind`` and resizes each
+    to ``crop_size``, bilinearly or nearest; samples outside the image get
+    ``extrapolation_value``. Returns float32 ``[num_boxes, crop_h, crop_w, depth]``."""
+    box_ind = conv_ops._alias(box_ind, box_indices, "box_ind", "box_indices")
+    if method not in ("bilinear", "nearest"):
+        raise ValueError(f"method must be 'bilinear' or 'nearest', got {method!r}")
+    with ops.name_scope(name, "CropAndResize", [image, boxes, box_ind]):
+        boxes = ops.convert_to_tensor(boxes, dtypes.float32, name="boxes")
+        box_ind = ops.convert_to_tensor(box_ind, dtypes.int32, name="box_ind")
+        crop_size = ops.convert_to_tensor(crop_size, dtypes.int32, name="crop_size")
+        return ops.apply_op("CropAndResize", [image, boxes, box_ind, crop_size], {
+            "method": method, "extrapolation_value": float(extrapolation_value)})._outputs[0]
+
+

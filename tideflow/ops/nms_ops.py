@@ -1,0 +1,308 @@
+"""Non-max suppression variants: NonMaxSuppressionV4 (padded), V5 (scores, soft-NMS),
+WithOverlaps and CombinedNonMaxSuppression, on TF's candidate-queue greedy algorithm."""
+
+import heapq
+
+import numpy as np
+
+from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _invalid, _np, _shape_str
+
+# ------------------------------------------------------------------------------------------
+# non-max suppression: V4 (padded), V5 (scores, soft-NMS), with overlaps, combined
+# ------------------------------------------------------------------------------------------
+
+
+def _iou_matrix(boxes):
+    b = boxes.astype(np.float64)
+    y0, y1 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    x0, x1 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    area = (y1 - y0) * (x1 - x0)
+    ih = np.maximum(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0)
+    iw = np.maximum(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0)
+    inter = ih * iw
+    with np.errstate(invalid="ignore", divide="ignore"):
+        iou = inter / (area[:, None] + area[None] - inter)
+    return np.where((area[:, None] <= 0) | (area[None] <= 0), 0.0, iou)
+
+
+def _greedy_nms(sim, scores, max_out, threshold, score_threshold, soft_sigma=0.0):
+    """TF's candidate-queue NMS over a similarity matrix; returns (indices, scores)."""
+    is_soft = soft_sigma > 0
+    scale = -0.5 / soft_sigma if is_soft else 0.0
+    heap = [(-float(s), i, float(s), 0) for i, s in enumerate(scores) if s > score_threshold]
+    heapq.heapify(heap)
+    selected, sel_scores = [], []
+    while len(selected) < max_out and heap:
+        _, i, score, begin = heapq.heappop(heap)
+        original = score
+        hard = False
+        for j in range(len(selected) - 1, begin - 1, -1):
+            s = sim[i, selected[j]]
+            if not is_soft and s > threshold:
+                hard = True
+                break
+            score *= float(np.exp(scale * s * s)) if (is_soft or s <= threshold) else 0.0
+            if score <= score_threshold:
+                break
+        begin = len(selected)
+        if hard:
+            continue
+        if score == original:
+            selected.append(i)
+            sel_scores.append(score)
+        elif score > score_threshold:
+            heapq.heappush(heap, (-score, i, score, begin))
+    return selected, sel_scores
+
+
+def _nms_inputs(boxes, scores, max_output_size, op_type):
+    b = _np(boxes)
+    s = _np(scores)
+    if b.ndim != 2 or b.shape[1] != 4:
+        raise _invalid(f"{op_type}: boxes must be a rank 2 tensor of shape [num_boxes, 4], got "
+                       f"{_shape_str(b.shape)}")
+    if s.shape != (b.shape[0],):
+        raise _invalid(f"{op_type}: scores has incompatible shape {_shape_str(s.shape)}")
+    m = _np(max_output_size)
+    if m.ndim:
+        raise _invalid(f"{op_type}: max_output_size must be 0-D, got shape "
+                       f"{_shape_str(m.shape)}")
+    if int(m) < 0:
+        raise _invalid(f"{op_type}: max_output_size must be non-negative")
+    return b, s, int(m)
+
+
+def _check_iou(t, op_type):
+    t = float(_np(t))
+    if not 0 <= t <= 1:
+        raise _invalid(f"{op_type}: iou_threshold must be in [0, 1]")
+    return t
+
+
+def _pad_to(values, n, dtype):
+    out = np.zeros(n, dtype)
+    out[:len(values)] = values
+    return out
+
+
+def _nms_v4_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold, *,
+                   pad_to_max_output_size):
+    b, s, m = _nms_inputs(boxes, scores, max_output_size, "NonMaxSuppressionV4")
+    t = _check_iou(iou_threshold, "NonMaxSuppressionV4")
+    st = float(np.float32(_np(score_threshold)))
+    sel, _ = _greedy_nms(_iou_matrix(b), s.astype(np.float32), m, t, st)
+    n = len(sel)
+    idx = _pad_to(sel, m, np.int32) if pad_to_max_output_size else np.array(sel, np.int32)
+    return idx, np.int32(n)
+
+
+def _nms_v5_kernel(boxes, scores, max_output_size, iou_threshold, score_threshold,
+                   soft_nms_sigma, *, pad_to_max_output_size):
+    b, s, m = _nms_inputs(boxes, scores, max_output_size, "NonMaxSuppressionV5")
+    t = _check_iou(iou_threshold, "NonMaxSuppressionV5")
+    sigma = float(_np(soft_nms_sigma))
+    if sigma < 0:
+        raise _invalid("NonMaxSuppressionV5: soft_nms_sigma must be non-negative")
+    st = float(np.asarray(_np(score_threshold), s.dtype))
+    sel, sc = _greedy_nms(_iou_matrix(b), s.astype(np.float64), m, t, st, sigma)
+    n = len(sel)
+    if pad_to_max_output_size:
+        return _pad_to(sel, m, np.int32), _pad_to(sc, m, s.dtype), np.int32(n)
+    return np.array(sel, np.int32), np.array(sc, s.dtype), np.int32(n)
+
+
+def _nms_overlaps_kernel(overlaps, scores, max_output_size, overlap_threshold,
+                         score_threshold):
+    o = _np(overlaps)
+    s = _np(scores)
+    if o.ndim != 2 or o.shape[0] != o.shape[1]:
+        raise _invalid(f"NonMaxSuppressionWithOverlaps: overlaps must be a square matrix, got "
+                       f"{_shape_str(o.shape)}")
+    if s.shape != (o.shape[0],):
+        raise _invalid(f"NonMaxSuppressionWithOverlaps: scores has incompatible shape "
+                       f"{_shape_str(s.shape)}")
+    m = int(_np(max_output_size))
+    if m < 0:
+        raise _invalid("NonMaxSuppressionWithOverlaps: max_output_size must be non-negative")
+    sel, _ = _greedy_nms(o.astype(np.float32), s.astype(np.float32), m,
+                         float(np.float32(_np(overlap_threshold))),
+                         float(np.float32(_np(score_threshold))))
+    return np.array(sel, np.int32)
+
+
+def _nms_shape(n_outputs, padded_scores=False):
+    def shape(op):
+        for i, r in ((0, 2), (1, 1), (2, 0)):
+            s = op._inputs[i]._shape
+            if s.ndims is not None and s.ndims != r:
+                raise ValueError(f"{op.type}: input {i} must be rank {r}, got shape "
+                                 f"{_shape_str(s)}")
+        n = None
+        if op._attrs.get("pad_to_max_output_size"):
+            v = ops.constant_value(op._inputs[2])
+            n = None if v is None else int(v)
+        outs = [TensorShape([n])]
+        if padded_scores:
+            outs.append(TensorShape([n]))
+        if n_outputs > len(outs):
+            outs.append(TensorShape([]))
+        return outs
+
+    return shape
+
+
+op_registry.declare(
+    "NonMaxSuppressionV4",
+    inputs=["boxes: T", "scores: T", "max_output_size: int32", "iou_threshold: T_threshold",
+            "score_threshold: T_threshold"],
+    outputs=["selected_indices: int32", "valid_outputs: int32"],
+    attrs=["T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT",
+           "pad_to_max_output_size: bool = false"],
+    shape=_nms_shape(2), kernel=_nms_v4_kernel, differentiable=False)
+op_registry.declare(
+    "NonMaxSuppressionV5",
+    inputs=["boxes: T", "scores: T", "max_output_size: int32", "iou_threshold: T",
+            "score_threshold: T", "soft_nms_sigma: T"],
+    outputs=["selected_indices: int32", "selected_scores: T", "valid_outputs: int32"],
+    attrs=["T: {half, float} = DT_FLOAT", "pad_to_max_output_size: bool = false"],
+    shape=_nms_shape(3, True), kernel=_nms_v5_kernel, differentiable=False)
+op_registry.declare(
+    "NonMaxSuppressionWithOverlaps",
+    inputs=["overlaps: float", "scores: float", "max_output_size: int32",
+            "overlap_threshold: float", "score_threshold: float"],
+    outputs=["selected_indices: int32"],
+    shape=_nms_shape(1), kernel=_nms_overlaps_kernel, differentiable=False)
+
+
+def _combined_kernel(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold,
+                     score_threshold, *, pad_per_class, clip_boxes):
+    bx = _np(boxes).astype(np.float32)
+    sc = _np(scores).astype(np.float32)
+    if bx.ndim != 4 or bx.shape[3] != 4:
+        raise _invalid(f"CombinedNonMaxSuppression: boxes must be 4-D [batch, num_boxes, q, 4],"
+                       f" got {_shape_str(bx.shape)}")
+    if sc.ndim != 3 or sc.shape[:2] != bx.shape[:2]:
+        raise _invalid(f"CombinedNonMaxSuppression: scores must be [batch, num_boxes, "
+                       f"num_classes] matching boxes, got {_shape_str(sc.shape)}")
+    batch, _, q, _ = bx.shape
+    num_classes = sc.shape[2]
+    if q not in (1, num_classes):
+        raise _invalid(f"CombinedNonMaxSuppression: third dimension of boxes must be either 1 "
+                       f"or num_classes ({num_classes}), got {q}")
+    per_class = int(_np(max_output_size_per_class))
+    total = int(_np(max_total_size))
+    if per_class <= 0 or total <= 0:
+        raise _invalid("CombinedNonMaxSuppression: max_output_size_per_class and "
+                       "max_total_size must be positive")
+    iou_t = _check_iou(iou_threshold, "CombinedNonMaxSuppression")
+    st = float(np.float32(_np(score_threshold)))
+    size = min(total, per_class * num_classes) if pad_per_class else total
+    out_boxes = np.zeros((batch, size, 4), np.float32)
+    out_scores = np.zeros((batch, size), np.float32)
+    out_classes = np.zeros((batch, size), np.float32)
+    valid = np.zeros(batch, np.int32)
+    for b in range(batch):
+        found = []
+        for c in range(num_classes):
+            cb = bx[b, :, 0 if q == 1 else c]
+            sel, ss = _greedy_nms(_iou_matrix(cb), sc[b, :, c], per_class, iou_t, st)
+            found += [(s, c, cb[i]) for i, s in zip(sel, ss)]
+        found.sort(key=lambda r: -r[0])
+        found = found[:size]
+        valid[b] = len(found)
+        for k, (s, c, box) in enumerate(found):
+            out_boxes[b, k] = np.clip(box, 0, 1) if clip_boxes else box
+            out_scores[b, k] = s
+            out_classes[b, k] = c
+    return out_boxes, out_scores, out_classes, valid
+
+
+def _combined_shape(op):
+    b = op._inputs[0]._shape
+    batch = b.dims[0].value if b.ndims else None
+    size = None
+    total = ops.constant_value(op._inputs[3])
+    per = ops.constant_value(op._inputs[2])
+    s = op._inputs[1]._shape
+    if total is not None:
+        size = int(total)
+        if op._attrs["pad_per_class"]:
+            nc = s.dims[2].value if s.ndims == 3 else None
+            size = None if per is None or nc is None else min(size, int(per) * nc)
+    return [TensorShape([batch, size, 4]), TensorShape([batch, size]),
+            TensorShape([batch, size]), TensorShape([batch])]
+
+
+op_registry.declare(
+    "CombinedNonMaxSuppression",
+    inputs=["boxes: float", "scores: float", "max_output_size_per_class: int32",
+            "max_total_size: int32", "iou_threshold: float", "score_threshold: float"],
+    outputs=["nmsed_boxes: float", "nmsed_scores: float", "nmsed_classes: float",
+             "valid_detections: int32"],
+    attrs=["pad_per_class: bool = false", "clip_boxes: bool = true"],
+    shape=_combined_shape, kernel=_combined_kernel, differentiable=False)
+
+
+def _f32(x, name):
+    return ops.convert_to_tensor(x, dtypes.float32, name=name)
+
+
+def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
+                                    score_threshold=float("-inf"), soft_nms_sigma=0.0,
+                                    name=None):
+    """Greedy (or, with ``soft_nms_sigma > 0``, Gaussian soft) NMS; returns the kept indices
+    and their (possibly decayed) scores."""
+    with ops.name_scope(name, "non_max_suppression_with_scores"):
+        scores = ops.convert_to_tensor(scores, name="scores")
+        dt = scores.dtype.base_dtype
+        idx, sc, _ = ops.apply_op("NonMaxSuppressionV5", [
+            ops.convert_to_tensor(boxes, dt, name="boxes"), scores, max_output_size,
+            ops.convert_to_tensor(iou_threshold, dt, name="iou_threshold"),
+            ops.convert_to_tensor(score_threshold, dt, name="score_threshold"),
+            ops.convert_to_tensor(soft_nms_sigma, dt, name="soft_nms_sigma")],
+            {"pad_to_max_output_size": False})._outputs
+        return idx, sc
+
+
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5,
+                               score_threshold=float("-inf"), pad_to_max_output_size=False,
+                               name=None, sorted_input=False, canonicalized_coordinates=False,
+                               tile_size=512):
+    """Greedy NMS returning ``(selected_indices, valid_outputs)``; with
+    ``pad_to_max_output_size`` the indices are zero-padded to ``max_output_size``."""
+    del sorted_input, canonicalized_coordinates, tile_size
+    with ops.name_scope(name, "non_max_suppression_padded"):
+        b = ops.convert_to_tensor(boxes, name="boxes")
+        if b.get_shape().ndims not in (None, 2):
+            raise ValueError(f"non_max_suppression_padded: only unbatched boxes [num_boxes, 4] "
+                             f"are supported, got shape {b.get_shape()}")
+        idx, n = ops.apply_op("NonMaxSuppressionV4", [
+            b, scores, max_output_size, _f32(iou_threshold, "iou_threshold"),
+            _f32(score_threshold, "score_threshold")],
+            {"pad_to_max_output_size": pad_to_max_output_size})._outputs
+        return idx, n
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf"), name=None):
+    """Greedy NMS driven by a precomputed ``[n, n]`` overlap matrix."""
+    with ops.name_scope(name, "non_max_suppression_overlaps"):
+        return ops.apply_op("NonMaxSuppressionWithOverlaps", [
+            overlaps, scores, max_output_size, _f32(overlap_threshold, "overlap_threshold"),
+            _f32(score_threshold, "score_threshold")])._outputs[0]
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size,
+                                 iou_threshold=0.5, score_threshold=float("-inf"),
+                                 pad_per_class=False, clip_boxes=True, name=None):
+    """Per-class greedy NMS over a batch, merged across classes by score; returns
+    ``(nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)``."""
+    with ops.name_scope(name, "combined_non_max_suppression"):
+        return tuple(ops.apply_op("CombinedNonMaxSuppression", [
+            boxes, scores, max_output_size_per_class, max_total_size,
+            _f32(iou_threshold, "iou_threshold"), _f32(score_threshold, "score_threshold")],
+            {"pad_per_class": pad_per_class, "clip_boxes": clip_boxes})._outputs)
+
+
