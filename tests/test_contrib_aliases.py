@@ -30,3 +30,11 @@ def test_batch_and_drop_remainder():
     assert got == [[0, 1, 2], [3, 4, 5]]
     assert first == [[0], [1]]  # fill([0], 0) is empty, padded with 0
     assert second == [[2, 2, 0], [3, 3, 3]]
+
+
+def test_contrib_estimator_tpu_and_feature_column_aliases():
+    assert tf.contrib.tpu.TPUEstimator is tf.estimator.tpu.TPUEstimator
+    assert tf.contrib.estimator.add_metrics is tf.estimator.add_metrics
+    assert callable(tf.contrib.estimator.stop_if_no_decrease_hook)
+    assert callable(tf.contrib.feature_column.sequence_input_layer)
+    assert "sequence_numeric_column" in tf.contrib.feature_column.__all__

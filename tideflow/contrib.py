@@ -176,8 +176,34 @@ def _contrib_data():
     return module
 
 
+def _contrib_estimator():
+    from tideflow import estimator
+    from tideflow.estimator import experimental
+
+    names = ("InMemoryEvaluatorHook", "make_early_stopping_hook", "stop_if_higher_hook",
+             "stop_if_lower_hook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook",
+             "dnn_logit_fn_builder", "linear_logit_fn_builder", "call_logit_fn")
+    module = _namespace("estimator", "``tf.contrib.estimator``: metrics and early stopping.",
+                        experimental, names)
+    module.add_metrics = estimator.add_metrics
+    module.__all__ = sorted([*names, "add_metrics"])
+    return module
+
+
+def _contrib_feature_column():
+    from tideflow.feature_column import sequence_feature_column as seq
+
+    names = [n for n in dir(seq) if n.startswith("sequence_") and not n.startswith("_")
+             and callable(getattr(seq, n))]
+    return _namespace("feature_column", "``tf.contrib.feature_column``: sequence columns.",
+                      seq, names)
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
+    "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
+    "estimator": _contrib_estimator,
+    "feature_column": _contrib_feature_column,
     "keras": lambda: __import__("tideflow.keras", fromlist=["keras"]),
     "distributions": lambda: __import__("tideflow.distributions", fromlist=["distributions"]),
     "data": _contrib_data,
