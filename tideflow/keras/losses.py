@@ -133,7 +133,13 @@ class Loss:
         with tf.name_scope(self.name or type(self).__name__.lower()):
             values = self.call(y_true, y_pred)
             if sample_weight is not None:
-                values = values * tf.cast(sample_weight, values.dtype)
+                sample_weight = tf.cast(sample_weight, values.dtype)
+                rank_v = values.get_shape().ndims
+                rank_w = sample_weight.get_shape().ndims
+                if rank_v is not None and rank_w is not None and 0 < rank_w < rank_v:
+                    sample_weight = tf.reshape(sample_weight, tf.concat(
+                        [tf.shape(sample_weight), tf.ones([rank_v - rank_w], "int32")], 0))
+                values = values * sample_weight
             if self.reduction == Reduction.NONE:
                 return values
             if self.reduction == Reduction.SUM:
