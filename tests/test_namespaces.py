@@ -139,3 +139,17 @@ def test_io_aliases_initializer_identity_logging_and_saved_model_tags():
             np.testing.assert_array_equal(sess.run(v), 3.0 * np.eye(2, 3))
         with pytest.raises(ValueError, match="2D matrices"):
             tf.get_variable("bad", [2], initializer=tf.initializers.identity())
+
+
+def test_signal_fft_and_the_0_8_rnn_names():
+    assert tf.spectral.fft is tf.fft and tf.signal.fft is tf.fft
+    assert tf.io.decode_webp is tf.image.decode_webp
+    assert tf.nn.rnn is tf.contrib.rnn.static_rnn
+    assert tf.nn.bidirectional_rnn is tf.contrib.rnn.static_bidirectional_rnn
+    assert tf.nn.seq2seq.sequence_loss is tf.contrib.legacy_seq2seq.sequence_loss
+    with tf.Graph().as_default():
+        x = tf.complex(tf.constant([1.0, 0.0, 0.0, 0.0]), tf.zeros([4]))
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(tf.fft(x)), np.ones(4))
+            np.testing.assert_allclose(sess.run(tf.matrix_square_root([[4.0, 0], [0, 9.0]])),
+                                       [[2, 0], [0, 3]], rtol=1e-5)

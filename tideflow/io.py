@@ -31,6 +31,7 @@ _ALIASES = {
     "decode_image": "image.decode_image", "encode_jpeg": "image.encode_jpeg",
     "encode_png": "image.encode_png", "extract_jpeg_shape": "image.extract_jpeg_shape",
     "is_jpeg": "image.is_jpeg", "decode_and_crop_jpeg": "image.decode_and_crop_jpeg",
+    "decode_webp": "image.decode_webp",
     "PaddingFIFOQueue": "queue.PaddingFIFOQueue", "PriorityQueue": "queue.PriorityQueue",
     "QueueBase": "queue.QueueBase", "RandomShuffleQueue": "queue.RandomShuffleQueue",
     "FIFOQueue": "queue.FIFOQueue",

@@ -144,6 +144,19 @@ rnn_cell.__all__ = list(_rnn_cell_impl.__all__)
 _sys.modules[rnn_cell.__name__] = rnn_cell
 del _name
 
+# the 0.8 names: tf.nn.rnn and tf.nn.bidirectional_rnn were the static drivers, and
+# tf.nn.seq2seq held the sequence losses over lists of time steps
+rnn = static_rnn
+bidirectional_rnn = static_bidirectional_rnn
+
+from tideflow.ops import seq2seq_loss as _seq2seq_loss  # noqa: E402
+
+seq2seq = _types.ModuleType(__name__ + ".seq2seq", "``tf.nn.seq2seq`` (0.8): sequence losses.")
+seq2seq.sequence_loss = _seq2seq_loss.legacy_sequence_loss
+seq2seq.sequence_loss_by_example = _seq2seq_loss.sequence_loss_by_example
+seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example"]
+_sys.modules[seq2seq.__name__] = seq2seq
+
 # --- tf.nn.experimental ---
 from tideflow.ops import nn_extra_ops as _nn_extra_ops
 
