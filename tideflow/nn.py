@@ -149,7 +149,7 @@ del _name
 rnn = static_rnn
 bidirectional_rnn = static_bidirectional_rnn
 
-from tideflow.ops import seq2seq_loss as _seq2seq_loss  # noqa: E402
+from tideflow.ops import seq2seq_loss as _seq2seq_loss
 
 seq2seq = _types.ModuleType(__name__ + ".seq2seq", "``tf.nn.seq2seq`` (0.8): sequence losses.")
 seq2seq.sequence_loss = _seq2seq_loss.legacy_sequence_loss
