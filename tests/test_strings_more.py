@@ -104,8 +104,9 @@ def test_unicode_errors_and_forms():
         assert _run(tf.strings.lower("ABC É", encoding="utf-8")) == "abc é".encode()
         with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):
             _run(tf.strings.regex_full_match(["a"], "("))
-        with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
-            _run(tf.strings.unsorted_segment_join(["a", "b"], [0, 5], 2))
+        for ids in ([0, 5], [0, -1]):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="not allowed to exceed"):
+                _run(tf.strings.unsorted_segment_join(["a", "b"], ids, 2))
 
 
 _TF = "/tmp/tfvenv/bin/python"

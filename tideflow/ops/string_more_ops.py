@@ -478,10 +478,10 @@ def _segment_join_kernel(inputs, segment_ids, num_segments, *, separator):
     rows = x.reshape((ids.size,) + inner)
     parts = [[] for _ in range(n)]
     for i, sid in enumerate(ids.reshape(-1).tolist()):
-        if sid >= n:
-            raise _invalid(f"segment_ids[{i}] = {sid} is out of range [0, {n})")
-        if sid >= 0:
-            parts[sid].append(rows[i])
+        if not 0 <= sid < n:
+            raise _invalid(f"segment_ids are not allowed to exceed num_segments or to have "
+                           f"negative values (segment_ids[{i}] = {sid}, num_segments = {n}).")
+        parts[sid].append(rows[i])
     sep = _as_bytes(separator)
     out = np.empty((n,) + inner, dtype=object)
     for s in range(n):
@@ -521,7 +521,8 @@ op_registry.declare(
 
 def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
     """Joins the strings of ``inputs`` by segment (in order of appearance), with
-    ``separator``; empty segments give ``''``."""
+    ``separator``; empty segments give ``''``. Segment ids must lie in
+    ``[0, num_segments)``."""
     inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
     segment_ids = ops.convert_to_tensor(segment_ids)
     num_segments = ops.convert_to_tensor(num_segments)
