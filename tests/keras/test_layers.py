@@ -536,3 +536,40 @@ def test_gaussian_and_alpha_dropout_only_in_training():
     assert abs(ratio.mean() - 1) < 0.02 and abs(ratio.var() - 0.3 / 0.7) < 0.03
     alpha = run(L.AlphaDropout(0.3), x, training=True)  # SELU statistics are kept
     assert abs(alpha.mean()) < 0.05 and abs(alpha.std() - 1) < 0.05
+
+
+def test_rnn_with_a_custom_cell_and_stacked_cells():
+    class MinimalRNNCell(L.Layer):  # the cell of Keras's documentation
+        def __init__(self, units, **kwargs):
+            self.units = units
+            self.state_size = units
+            super().__init__(**kwargs)
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
+                                          initializer="uniform", name="kernel")
+            self.recurrent_kernel = self.add_weight(shape=(self.units, self.units),
+                                                    initializer="uniform",
+                                                    name="recurrent_kernel")
+            self.built = True
+
+        def call(self, inputs, states):
+            prev_output = states[0]
+            output = K.dot(inputs, self.kernel) + K.dot(prev_output, self.recurrent_kernel)
+            return output, [output]
+
+    x = RNG.randn(2, 3, 4).astype(np.float32)
+    w, u = RNG.randn(4, 5).astype(np.float32), RNG.randn(5, 5).astype(np.float32) * 0.3
+    layer = L.RNN(MinimalRNNCell(5), return_sequences=True)
+    got = run(layer, x, [w, u])
+    h, want = np.zeros((2, 5), np.float32), []
+    for t in range(3):
+        h = x[:, t] @ w + h @ u
+        want.append(h)
+    np.testing.assert_allclose(got, np.stack(want, 1), rtol=1e-4, atol=1e-5)
+
+    stacked = L.RNN([MinimalRNNCell(5), L.SimpleRNNCell(2)], return_state=True)
+    out, s1, s2 = run(stacked, x)
+    assert out.shape == (2, 2) and s1.shape == (2, 5) and s2.shape == (2, 2)
+    np.testing.assert_allclose(out, s2, rtol=1e-6)
+    assert len(stacked.weights) == 2 + 3

@@ -102,6 +102,7 @@ from tideflow.keras.layers.recurrent import (
     LSTMCell,
     SimpleRNN,
     SimpleRNNCell,
+    StackedRNNCells,
     TimeDistributed,
     Wrapper,
 )
@@ -210,6 +211,7 @@ __all__ = [
     "Softmax",
     "SpatialDropout1D",
     "SpatialDropout2D",
+    "StackedRNNCells",
     "Subtract",
     "ThresholdedReLU",
     "TimeDistributed",

@@ -286,6 +286,63 @@ class _CuDNNGRUCell(GRUCell):
         return config
 
 
+class StackedRNNCells(Layer):
+    """Cells applied one after the other at each step, as one cell (their states
+    concatenated in order)."""
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        self.cells = list(cells)
+
+    @property
+    def state_size(self):
+        sizes = []
+        for cell in self.cells:
+            s = cell.state_size
+            sizes += list(s) if isinstance(s, (list, tuple)) else [s]
+        return sizes
+
+    @property
+    def output_size(self):
+        last = self.cells[-1]
+        return getattr(last, "output_size", None) or _CellAdapter(last).state_size[0]
+
+    def build(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        for cell in self.cells:
+            if not cell.built:
+                with tf.name_scope(cell.name):
+                    cell.build(TensorShape(dims))
+                cell.built = True
+            dims = [dims[0], getattr(cell, "output_size", None)
+                    or _CellAdapter(cell).state_size[0]]
+        self.built = True
+
+    def call(self, inputs, states, training=None):
+        new_states, pos = [], 0
+        for cell in self.cells:
+            n = len(_CellAdapter(cell).state_size)
+            inputs, cell_states = cell.call(inputs, list(states[pos:pos + n]))
+            new_states += list(_state_tuple(cell_states))
+            pos += n
+        return inputs, new_states
+
+    def get_config(self):
+        config = super().get_config()
+        config["cells"] = [{"class_name": type(c).__name__, "config": c.get_config()}
+                           for c in self.cells]
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        table = {"SimpleRNNCell": SimpleRNNCell, "LSTMCell": LSTMCell, "GRUCell": GRUCell}
+        table.update(custom_objects or {})
+        config["cells"] = [table[c["class_name"]].from_config(c["config"])
+                           for c in config["cells"]]
+        return cls(**config)
+
+
 class _CellAdapter:
     """Presents a Keras cell to ``tf.nn.dynamic_rnn`` (state as a tuple)."""
 
@@ -293,11 +350,15 @@ class _CellAdapter:
         self.cell = cell
         sizes = cell.state_size
         self.state_size = tuple(sizes) if isinstance(sizes, (list, tuple)) else (sizes,)
-        self.output_size = cell.output_size
+        self.output_size = getattr(cell, "output_size", None) or self.state_size[0]
 
     def __call__(self, inputs, state, scope=None):
         out, new_states = self.cell.call(inputs, list(state))
-        return out, tuple(new_states)
+        return out, _state_tuple(new_states)
+
+
+def _state_tuple(states):
+    return (states,) if isinstance(states, tf.Tensor) else tuple(states)
 
 
 class _MaskedCellAdapter(_CellAdapter):
@@ -306,13 +367,14 @@ class _MaskedCellAdapter(_CellAdapter):
 
     def __init__(self, cell):
         super().__init__(cell)
-        self.state_size = self.state_size + (cell.output_size,)
+        self.state_size = self.state_size + (self.output_size,)
 
     def __call__(self, inputs, state, scope=None):
         x, m = inputs
         state = list(state)
         prev_out, old = state[-1], state[:-1]
         out, new = self.cell.call(x, old)
+        new = list(_state_tuple(new))
         m = tf.cast(m, out.dtype)
         new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
         out = m * out + (1.0 - m) * prev_out
@@ -326,8 +388,10 @@ class RNN(Layer):
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
                  stateful=False, unroll=False, time_major=False, **kwargs):
         if isinstance(cell, (list, tuple)):
-            raise NotImplementedError("RNN over a list of cells (StackedRNNCells) is not "
-                                      "supported; stack RNN layers instead.")
+            cell = StackedRNNCells(cell)
+        if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+            raise ValueError("`cell` should have a `call` method and a `state_size` attribute. "
+                             f"The RNN was passed: {cell}")
         if stateful:
             raise NotImplementedError("Stateful RNN layers are not supported.")
         super().__init__(**kwargs)
@@ -428,10 +492,10 @@ class RNN(Layer):
             if self.time_major:
                 out = tf.transpose(out, [1, 0, 2])
             out.set_shape([dims[1] if self.time_major else dims[0],
-                           dims[0] if self.time_major else dims[1], cell.output_size])
+                           dims[0] if self.time_major else dims[1], adapter.output_size])
         else:
             out = outputs[:, -1, :] if last_output is None else last_output
-            out.set_shape([dims[1] if self.time_major else dims[0], cell.output_size])
+            out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
         if self.return_state:
@@ -454,7 +518,7 @@ class RNN(Layer):
 
     def compute_output_shape(self, input_shape):
         dims = TensorShape(input_shape).as_list()
-        units = self.cell.output_size
+        units = _CellAdapter(self.cell).output_size
         out = TensorShape([dims[0], dims[1], units] if self.return_sequences else
                           [dims[0], units])
         if self.return_state:
