@@ -202,3 +202,18 @@ def test_hdf5_needs_h5py(tmp_path):
             small_model().save_weights(str(tmp_path / "w.h5"))
     else:
         pytest.skip("h5py is installed")
+
+
+def test_callbacks_see_the_validation_arrays():
+    x, y = data(20)
+    seen = {}
+
+    class ValAuc(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            vx, vy = self.validation_data[0], self.validation_data[1]
+            seen["pred"] = self.model.predict(vx)
+            seen["y"] = vy
+
+    small_model().fit(x, y, epochs=1, verbose=0, validation_split=0.25, callbacks=[ValAuc()])
+    assert seen["pred"].shape == (5, 1)
+    np.testing.assert_array_equal(seen["y"], y[15:])

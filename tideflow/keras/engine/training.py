@@ -483,6 +483,13 @@ class Model(Network):
             list(callbacks or []) + [self.history]
             + ([cbks.ProgbarLogger()] if verbose else []))
         callbacks.set_model(self)
+        if isinstance(val, _ArraySource):
+            # as TF 1.x: callbacks see the validation arrays (inputs, targets, sample weights)
+            n_val = val.samples
+            val_ins = list(val.xs) + list(val.ys) + [
+                w if w is not None else np.ones(n_val, np.float32) for w in val.sws]
+            for c in callbacks.callbacks:
+                c.validation_data = val_ins
         callbacks.set_params({"batch_size": batch_size, "epochs": epochs,
                               "steps": source.steps, "samples": source.samples,
                               "verbose": verbose, "do_validation": bool(val),
