@@ -7,6 +7,8 @@ and the LearningRateScheduler callback change it between steps. The updates run 
 ``tf.train`` optimizers where Keras's rule matches one; ``iterations`` counts the steps.
 """
 
+import sys
+
 import numpy as np
 
 import tideflow as tf
@@ -415,6 +417,9 @@ class TFOptimizer(Optimizer):
         self.weights = [v["iterations"]] + new_vars
         return [op]
 
+
+# `from tideflow.keras.optimizers.schedules import ExponentialDecay` works as with TF
+sys.modules.setdefault(__name__ + ".schedules", schedules)
 
 sgd = SGD
 adam = Adam
