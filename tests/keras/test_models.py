@@ -566,3 +566,18 @@ def test_learning_rate_schedules():
     model.train_on_batch(x, y)  # step 0: lr 0.1, grad -2 -> 0.2
     model.train_on_batch(x, y)  # step 1: lr 0.01, grad -1.6 -> 0.216
     np.testing.assert_allclose(model.get_weights()[0], [[0.216]], rtol=1e-5)
+
+
+def test_get_updates_for_and_get_losses_for():
+    inp = tf.keras.Input(shape=(3,))
+    bn = L.BatchNormalization()
+    dense = L.Dense(2, kernel_regularizer="l2", activity_regularizer="l1")
+    model = tf.keras.Model(inp, dense(bn(inp)))
+    other = tf.keras.Input(shape=(3,))
+    bn(other)
+    assert len(model.get_updates_for(model.inputs)) == 2
+    assert len(bn.get_updates_for(other)) == 2 and bn.get_updates_for(None) == []
+    assert not any(u is v for u in bn.get_updates_for(other)
+                   for v in model.get_updates_for(model.inputs))
+    assert len(dense.get_losses_for(None)) == 1  # the kernel regularizer
+    assert len(dense.get_losses_for(bn.get_output_at(0))) == 1  # its activity regularizer

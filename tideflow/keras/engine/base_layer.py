@@ -232,6 +232,30 @@ class Layer:
             out += [x for x in layer.losses if not any(x is o for o in out)]
         return out
 
+    def get_updates_for(self, inputs):
+        """The updates made by this layer's calls on ``inputs`` (None: the updates not tied
+        to a call, of which Keras layers make none)."""
+        if inputs is None:
+            return []
+        wanted = {id(t) for t in flatten(inputs)}
+        out = []
+        for node in self._inbound_nodes:
+            if any(id(t) in wanted for t in node.input_tensors):
+                out += [u for u in node.updates if not any(u is o for o in out)]
+        return out
+
+    def get_losses_for(self, inputs):
+        """The losses of this layer's calls on ``inputs``; with None, the losses not tied to
+        a call (weight regularizers)."""
+        if inputs is None:
+            return self._unconditional_losses()
+        wanted = {id(t) for t in flatten(inputs)}
+        out = []
+        for node in self._inbound_nodes:
+            if any(id(t) in wanted for t in node.input_tensors):
+                out += [x for x in node.losses if not any(x is o for o in out)]
+        return out
+
     def _node_attr(self, attr, what):
         if not self._inbound_nodes:
             raise AttributeError(f"Layer {self.name} is not connected, no {what} to return.")

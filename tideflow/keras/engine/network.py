@@ -199,6 +199,12 @@ class Network(Layer):
             return Layer.updates.fget(self)
         return out
 
+    def get_updates_for(self, inputs):
+        if inputs is not None and self._is_graph_network and {id(t) for t in flatten(
+                inputs)} == {id(t) for t in self.inputs}:
+            return self.updates
+        return Layer.get_updates_for(self, inputs)
+
     @property
     def losses(self):
         """Weight regularization losses of all layers, plus the losses (activity
