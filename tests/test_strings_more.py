@@ -118,7 +118,9 @@ if sys.argv[1] == "tf":
 else:
     import tideflow as tf
 x = tf.constant(["", "a", "The quick brown fox", "x" * 70, "héllo wörld"])
-outs = [tf.strings.to_hash_bucket(x, 1000003), tf.strings.to_hash_bucket_strong(x, 97, [5, 6]),
+cps = tf.range(0, 0x110000, 97)  # every 97th code point: the script table against ICU's
+outs = [tf.strings.unicode_script(cps),
+        tf.strings.to_hash_bucket(x, 1000003), tf.strings.to_hash_bucket_strong(x, 97, [5, 6]),
         tf.strings.upper(x, encoding="utf-8"), tf.strings.unicode_transcode(x, "UTF-8",
         "UTF-32-BE"), tf.strings.ngrams(tf.reshape(x, [1, 5]), (2, 3), pad_values="_")]
 sp = tf.strings.split(x)

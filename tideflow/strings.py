@@ -17,6 +17,7 @@ from tideflow.ops.string_more_ops import (
     unicode_decode,
     unicode_decode_with_offsets,
     unicode_encode,
+    unicode_script,
     unicode_split,
     unicode_split_with_offsets,
     unicode_transcode,
@@ -38,5 +39,6 @@ from tideflow.ops.string_ops import string_to_number as to_number
 __all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "ngrams",
            "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr",
            "to_hash_bucket", "to_hash_bucket_fast", "to_hash_bucket_strong", "to_number",
-           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_split",
+           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_script",
+           "unicode_split",
            "unicode_split_with_offsets", "unicode_transcode", "unsorted_segment_join", "upper"]

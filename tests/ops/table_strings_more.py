@@ -121,6 +121,14 @@ CASES = [
          lambda s: [np.array([ord(c) for c in s[()].decode()], np.int32),
                     np.array([0, 1, 4, 5, 6, 7], np.int64)], dtypes=(tf.string,), grad=False,
          unknown_shape=False),  # the rank decides the layout
+    # script codes TF (ICU) gives for these code points: Latin 25, Cyrillic 8, Han 17, Common 0,
+    # Inherited 1, Unknown 103, Greek 14, Arabic 2, Hebrew 19, Devanagari 10, Hiragana 20,
+    # Katakana 22, Hangul 18, Thai 38; -1 for values that are no code point
+    Case("UnicodeScript", lambda c: tf.strings.unicode_script(c),
+         [np.array([[-1, 0x110000, 0xD800, 65], [1040, 0x4E00, 48, 0x300],
+                    [0x3B1, 0x627, 0x5D0, 0x905], [0x3042, 0x30A2, 0xAC00, 0xE01]], np.int32)],
+         lambda c: np.array([[-1, -1, 103, 25], [8, 17, 0, 1], [14, 2, 19, 10],
+                             [20, 22, 18, 38]], np.int32), dtypes=(tf.int32,), grad=False),
     Case("UnicodeEncode", lambda c: tf.strings.unicode_encode(c, "UTF-8"),
          [np.array([[104, 8364, 128512], [65, 66, 67]], np.int32)],
          lambda c: _s(*["".join(map(chr, r)).encode() for r in c.tolist()]),

@@ -815,6 +815,43 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace", replacem
                               replacement_char), starts
 
 
+_SCRIPT_TABLE = []
+
+
+def _script_table():
+    if not _SCRIPT_TABLE:
+        from tideflow.ops.unicode_script_data import RUNS
+
+        runs = np.asarray(RUNS, np.int64).reshape(-1, 2)
+        _SCRIPT_TABLE.extend([runs[:, 0], runs[:, 1].astype(np.int32)])
+    return _SCRIPT_TABLE
+
+
+def _unicode_script_kernel(input):
+    cps = np.asarray(input, np.int64)
+    starts, codes = _script_table()
+    idx = np.searchsorted(starts, cps, side="right") - 1
+    out = codes[np.clip(idx, 0, len(codes) - 1)]
+    return np.where((cps < 0) | (cps > 0x10FFFF), np.int32(-1), out).astype(np.int32)
+
+
+op_registry.declare(
+    "UnicodeScript",
+    inputs=["input: int32"],
+    outputs=["output: int32"],
+    shape=_same_shape,
+    kernel=_unicode_script_kernel,
+    differentiable=False,
+)
+
+
+def unicode_script(input, name=None):
+    """The ICU script code (``UScriptCode``: 0 Common, 25 Latin, 17 Han, ...) of each int32
+    code point; -1 for values that are no code point."""
+    input = ops.convert_to_tensor(input, dtype=dtypes.int32, name="input")
+    return ops.apply_op("UnicodeScript", [input], name=name).outputs[0]
+
+
 def bytes_split(input, name=None):
     """The single bytes of the scalar string ``input``, as a vector of strings."""
     from tideflow.ops.range_ops import range as range_
@@ -831,5 +868,6 @@ def bytes_split(input, name=None):
 
 __all__ = ["bytes_split", "hash64", "lower", "ngrams", "regex_full_match", "siphash24", "split",
            "string_to_hash_bucket", "string_to_hash_bucket_strong", "strip",
-           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_split",
+           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_script",
+           "unicode_split",
            "unicode_split_with_offsets", "unicode_transcode", "unsorted_segment_join", "upper"]
