@@ -581,3 +581,20 @@ def test_get_updates_for_and_get_losses_for():
                    for v in model.get_updates_for(model.inputs))
     assert len(dense.get_losses_for(None)) == 1  # the kernel regularizer
     assert len(dense.get_losses_for(bn.get_output_at(0))) == 1  # its activity regularizer
+
+
+def test_fit_on_symbolic_tensors_and_iterators(digits):
+    x, y, xt, yt = digits
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(50).repeat()
+    bx, by = ds.make_one_shot_iterator().get_next()
+    model = mlp()
+    model.compile(tf.keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(bx, by, steps_per_epoch=28, epochs=3, verbose=0)
+    it = tf.data.Dataset.from_tensor_slices((xt, yt)).batch(397).repeat() \
+        .make_one_shot_iterator()
+    _, acc = model.evaluate(it, steps=1, verbose=0)
+    assert acc > 0.9
+    assert acc == pytest.approx(model.evaluate(xt, yt, verbose=0)[1], abs=1e-6)
+    with pytest.raises(ValueError, match="specify the `steps_per_epoch`"):
+        model.fit(bx, by, verbose=0)

@@ -24,7 +24,13 @@ from tideflow.keras.engine.network import Network
 
 
 def _is_dataset(x):
-    return hasattr(x, "make_one_shot_iterator") or type(x).__name__.endswith("Dataset")
+    """A tf.data dataset or iterator, or symbolic tensors (read batch by batch)."""
+    if hasattr(x, "make_one_shot_iterator") or type(x).__name__.endswith("Dataset"):
+        return True
+    if hasattr(x, "get_next"):
+        return True
+    return bool(flatten(x)) and all(isinstance(t, ops.Tensor) for t in flatten(x)) \
+        if isinstance(x, (ops.Tensor, list, tuple, dict)) else False
 
 
 class Model(Network):
@@ -444,8 +450,10 @@ class Model(Network):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
         batch_size = batch_size or 32
         if _is_dataset(x):
-            if y is not None:
+            if y is not None and not _is_dataset(y):
                 raise ValueError("`y` argument is not supported when using dataset as input.")
+            if y is not None:  # symbolic inputs and targets
+                x = (x, y)
             source = _DatasetSource(self, x, steps_per_epoch)
             source.peek()
             val = None
@@ -561,7 +569,7 @@ class Model(Network):
         model has metrics."""
         start = time.time()
         if _is_dataset(x):
-            source = _DatasetSource(self, x, steps)
+            source = _DatasetSource(self, x if y is None else (x, y), steps)
             source.peek()
             outs = self._evaluate_source(source)
             n, unit = steps or 0, "step"
@@ -747,11 +755,19 @@ class _DatasetSource:
     def __init__(self, model, dataset, steps, need_y=True):
         self.model, self.steps, self.need_y = model, steps, need_y
         self.samples = None
-        if steps is None:
-            self.iterator = dataset.make_initializable_iterator()
-        else:
-            self.iterator = dataset.make_one_shot_iterator()
-        self.next = self.iterator.get_next()
+        if hasattr(dataset, "make_one_shot_iterator"):
+            if steps is None:
+                self.iterator = dataset.make_initializable_iterator()
+            else:
+                self.iterator = dataset.make_one_shot_iterator()
+            self.next = self.iterator.get_next()
+        else:  # an iterator the program runs itself, or tensors
+            if steps is None:
+                raise ValueError("When using symbolic tensors or an iterator as input to a "
+                                 "model, you should specify the `steps_per_epoch` (or "
+                                 "`steps`) argument.")
+            self.iterator = None
+            self.next = dataset.get_next() if hasattr(dataset, "get_next") else dataset
         self._pending = None
         self._initialized = False
 
@@ -759,7 +775,7 @@ class _DatasetSource:
         return K.get_session().run(self.next)
 
     def _init(self):
-        if self.steps is None:
+        if self.steps is None and self.iterator is not None:
             K.get_session().run(self.iterator.initializer)
         self._initialized = True
 
