@@ -315,3 +315,14 @@ def test_optional_spec():
     spec = X.OptionalStructure.from_value(o)
     assert spec.element_spec == o.element_spec and spec.value_type is X.Optional
     assert spec == X.OptionalStructure(o.element_spec)
+
+
+def test_numpy_iterator():
+    d = D.from_tensor_slices({"a": [1, 2, 3]}).map(lambda e: (e["a"], e["a"] * 10))
+    got = list(d.as_numpy_iterator())
+    assert [(int(a), int(b)) for a, b in got] == [(1, 10), (2, 20), (3, 30)]
+    it = tf.data.NumpyIterator(D.range(5))
+    assert next(it) == 0 and next(it) == 1
+    it.close()
+    with pytest.raises(StopIteration):
+        next(it)

@@ -1278,3 +1278,50 @@ def from_variant(variant, structure):
     if isinstance(structure, DatasetSpec):
         structure = structure.element_spec
     return _VariantDataset(variant, _specs_from_structure(structure))
+
+
+# ------------------------------------------------------------------------------------------
+# NumpyIterator
+# ------------------------------------------------------------------------------------------
+
+
+class NumpyIterator:
+    """``tf.data.NumpyIterator``: the elements of a dataset as NumPy values (nests like the
+    elements). In graph mode it runs its own session on the default graph (where the dataset
+    was made); it closes that session when the data ends or on ``close()``."""
+
+    def __init__(self, dataset):
+        from tideflow.runtime.session import Session
+
+        self._graph = ops.get_default_graph()
+        with self._graph.as_default():
+            self._next = dataset.make_one_shot_iterator().get_next()
+        self._session = Session(graph=self._graph)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._session is None:
+            raise StopIteration
+        try:
+            return self._session.run(self._next)
+        except errors.OutOfRangeError:
+            self.close()
+            raise StopIteration from None
+
+    next = __next__
+
+    def close(self):
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001, S110 - interpreter shutdown
+            pass
+
+    def __repr__(self):
+        return f"<NumpyIterator of {self._next!r}>"

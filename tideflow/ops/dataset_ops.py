@@ -377,6 +377,12 @@ class Dataset:
 
         return get_structure(self)
 
+    def as_numpy_iterator(self):
+        """A ``tf.data.NumpyIterator`` over the elements (its own session on this graph)."""
+        from tideflow.ops.dataset_more import NumpyIterator
+
+        return NumpyIterator(self)
+
     def cardinality(self):
         """An int64 scalar: the number of elements, -1 (infinite) or -2 (unknown)."""
         from tideflow.ops.dataset_more import cardinality
