@@ -3,7 +3,7 @@
 from tideflow.ops import dataset_experimental as experimental
 from tideflow.ops.dataset_more import INFINITE as INFINITE_CARDINALITY
 from tideflow.ops.dataset_more import UNKNOWN as UNKNOWN_CARDINALITY
-from tideflow.ops.dataset_more import DatasetSpec
+from tideflow.ops.dataset_more import DatasetSpec, NumpyIterator
 from tideflow.ops.dataset_ops import AUTOTUNE, Dataset
 from tideflow.ops.dataset_options import Options, ThreadingOptions
 from tideflow.ops.dataset_readers import (
@@ -28,6 +28,7 @@ __all__ = [
     "DatasetSpec",
     "FixedLengthRecordDataset",
     "Iterator",
+    "NumpyIterator",
     "Options",
     "TFRecordDataset",
     "TextLineDataset",
