@@ -598,3 +598,20 @@ def test_fit_on_symbolic_tensors_and_iterators(digits):
     assert acc == pytest.approx(model.evaluate(xt, yt, verbose=0)[1], abs=1e-6)
     with pytest.raises(ValueError, match="specify the `steps_per_epoch`"):
         model.fit(bx, by, verbose=0)
+
+
+def test_model_on_input_tensors_and_target_tensors(digits):
+    x, y, _, _ = digits
+    ds = tf.data.Dataset.from_tensor_slices((x, y.astype(np.float32))).batch(50).repeat()
+    bx, by = ds.make_one_shot_iterator().get_next()
+    bx.set_shape([None, 64])
+    inp = tf.keras.Input(tensor=bx)
+    hidden = L.Dense(32, activation="relu")(inp)
+    out = L.Dense(10, activation="softmax")(hidden)
+    model = tf.keras.Model(inp, out)
+    model.compile(tf.keras.optimizers.Adam(0.01), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"], target_tensors=[by])
+    hist = model.fit(epochs=3, steps_per_epoch=28, verbose=0)
+    assert hist.history["acc"][-1] > 0.9
+    _, acc = model.evaluate(steps=5, verbose=0)
+    assert acc > 0.9

@@ -449,7 +449,14 @@ class Model(Network):
             if k not in ("max_queue_size", "workers", "use_multiprocessing"):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
         batch_size = batch_size or 32
-        if _is_dataset(x):
+        if x is None and y is None and self._fed_by_tensors():
+            if steps_per_epoch is None:
+                raise ValueError("When the model's inputs and targets are tensors (Input(tensor="
+                                 "...), compile(target_tensors=...)), fit needs "
+                                 "`steps_per_epoch`.")
+            source = _NoFeedSource(steps_per_epoch)
+            val = None
+        elif _is_dataset(x):
             if y is not None and not _is_dataset(y):
                 raise ValueError("`y` argument is not supported when using dataset as input.")
             if y is not None:  # symbolic inputs and targets
@@ -515,7 +522,7 @@ class Model(Network):
             totals = np.zeros(len(out_labels))
             seen, last = 0, None
             for batch_index, (bx, by, bw) in enumerate(source.epoch()):
-                size = len(bx[0])
+                size = len(bx[0]) if bx else 1
                 batch_logs = {"batch": batch_index, "size": size}
                 callbacks.on_batch_begin(batch_index, batch_logs)
                 outs = self._run(self._train_fn, self._feeds(bx, by, True, bw))[1:]
@@ -537,6 +544,15 @@ class Model(Network):
         callbacks.on_train_end()
         return self.history
 
+    def _fed_by_tensors(self):
+        """Whether the inputs and targets are tensors computed in the graph (nothing to
+        feed)."""
+        if not self.outputs:
+            return False
+        ins = all(t.op.type not in ("Placeholder",) for t in self.inputs)
+        targets = [t for t in getattr(self, "targets", []) if t is not None]
+        return ins and all(t.op.type != "Placeholder" for t in targets)
+
     def _array_val_source(self, validation_data, batch_size):
         if not isinstance(validation_data, (list, tuple)) or len(validation_data) not in (2, 3):
             raise ValueError("When passing validation_data, it must contain 2 (x_val, y_val) "
@@ -554,8 +570,9 @@ class Model(Network):
         self.reset_metrics()
         for bx, by, bw in source.epoch():
             outs = self._run(fetches, self._feeds(bx, by, False, bw))
-            totals += np.asarray(outs, dtype=np.float64) * len(bx[0])
-            seen += len(bx[0])
+            size = len(bx[0]) if bx else 1
+            totals += np.asarray(outs, dtype=np.float64) * size
+            seen += size
             last = outs
         return self._combine(totals, seen, last)
 
@@ -568,7 +585,10 @@ class Model(Network):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
         start = time.time()
-        if _is_dataset(x):
+        if x is None and y is None and steps and self._fed_by_tensors():
+            outs = self._evaluate_source(_NoFeedSource(steps))
+            n, unit = steps, "step"
+        elif _is_dataset(x):
             source = _DatasetSource(self, x if y is None else (x, y), steps)
             source.peek()
             outs = self._evaluate_source(source)
@@ -745,6 +765,17 @@ class _ArraySource:
             ids = index[start:start + self.batch_size]
             yield ([a[ids] for a in self.xs], [a[ids] for a in self.ys],
                    [None if w is None else w[ids] for w in self.sws])
+
+
+class _NoFeedSource:
+    """``steps`` steps with nothing fed (the model reads tensors of the graph)."""
+
+    def __init__(self, steps):
+        self.steps, self.samples = steps, None
+
+    def epoch(self):
+        for _ in range(self.steps):
+            yield [], [], []
 
 
 class _DatasetSource:
