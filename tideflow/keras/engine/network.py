@@ -179,6 +179,13 @@ class Network(Layer):
                 return layer
         raise ValueError(f"No such layer: {name}")
 
+    def reset_states(self):
+        """Resets the states of stateful layers (stateful RNNs are not supported, so there
+        is nothing to reset)."""
+        for layer in self.layers:
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
+
     def _model_nodes(self):
         if self._is_graph_network:
             return self._network_nodes

@@ -408,6 +408,11 @@ class RNN(Layer):
     def states(self):
         return None
 
+    def reset_states(self, states=None):
+        """Stateful RNNs are not supported: there are no states to reset."""
+        if states is not None:
+            raise AttributeError("Layer must be stateful.")
+
     def build(self, input_shape):
         if isinstance(input_shape, list):
             input_shape = input_shape[0]
