@@ -153,3 +153,14 @@ def test_signal_fft_and_the_0_8_rnn_names():
             np.testing.assert_allclose(sess.run(tf.fft(x)), np.ones(4))
             np.testing.assert_allclose(sess.run(tf.matrix_square_root([[4.0, 0], [0, 9.0]])),
                                        [[2, 0], [0, 3]], rtol=1e-5)
+
+
+def test_distributions_and_random_poisson_at_top_level():
+    assert tf.distributions.Normal is tf.contrib.distributions.Normal
+    with tf.Graph().as_default():
+        d = tf.distributions.Normal(loc=0.0, scale=2.0)
+        p = tf.random_poisson(3.0, [2000], seed=1)
+        with tf.Session() as sess:
+            lp, samples = sess.run([d.log_prob(0.0), p])
+    assert lp == pytest.approx(-np.log(2.0 * np.sqrt(2 * np.pi)))
+    assert abs(samples.mean() - 3.0) < 0.2
