@@ -164,3 +164,10 @@ def test_distributions_and_random_poisson_at_top_level():
             lp, samples = sess.run([d.log_prob(0.0), p])
     assert lp == pytest.approx(-np.log(2.0 * np.sqrt(2 * np.pi)))
     assert abs(samples.mean() - 3.0) < 0.2
+
+
+def test_nest_namespaces():
+    assert tf.nest.flatten({"b": [1, 2], "a": 3}) == [3, 1, 2]
+    assert tf.nest.map_structure(lambda v: v * 2, (1, [2])) == (2, [4])
+    assert tf.nest.is_nested([1]) and not tf.nest.is_nested(1)
+    assert tf.contrib.framework.nest is tf.nest

@@ -650,6 +650,7 @@ _LAZY = {
     "math": ("tideflow.math", None),
     "signal": ("tideflow.signal", None),
     "distributions": ("tideflow.distributions", None),
+    "nest": ("tideflow.framework.nest", None),
     "random_poisson": ("tideflow.ops.stateless_random_ops", "random_poisson"),
     "OptionalSpec": ("tideflow.ops.dataset_more", "OptionalSpec"),
     "spectral": ("tideflow.spectral", None),

@@ -5,6 +5,7 @@ losses), ``training`` (HParams), ``lookup``; explicit re-exports only."""
 import sys
 import types
 
+from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import contrib_layers_more as _more
 from tideflow.ops import contrib_losses as _contrib_losses
@@ -79,6 +80,7 @@ framework = types.ModuleType(__name__ + ".framework", "``tf.contrib.framework``:
 framework.get_global_step = _training_util.get_global_step
 framework.get_or_create_global_step = _training_util.get_or_create_global_step
 framework.create_global_step = _training_util.create_global_step
+framework.nest = _nest
 _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
                   "get_local_variables", "get_model_variables", "get_trainable_variables",
                   "get_unique_variable", "get_variables", "get_variables_by_name",
@@ -91,7 +93,7 @@ for _name in _FRAMEWORK_FNS:
 for _name in _VARIABLE_FNS:
     setattr(framework, _name, getattr(_more, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
-                     *_FRAMEWORK_FNS, *_VARIABLE_FNS]
+                     "nest", *_FRAMEWORK_FNS, *_VARIABLE_FNS]
 sys.modules[framework.__name__] = framework
 
 

@@ -127,3 +127,7 @@ def map_structure(func, *structures, **kwargs):
         assert_same_structure(structures[0], s, check_types=check_types)
     flats = [flatten(s) for s in structures]
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
+
+
+# TF 1.15's name for is_sequence in tf.nest
+is_nested = is_sequence
