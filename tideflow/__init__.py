@@ -87,7 +87,6 @@ from tideflow.ops.array_ops import (
     stop_gradient,
     transpose,
 )
-from tideflow.ops.base64_ops import decode_base64, encode_base64
 from tideflow.ops.cast_ops import (
     cast,
     saturate_cast,
@@ -386,14 +385,6 @@ from tideflow.ops.partitioned_variables import (
     variable_axis_size_partitioner,
 )
 from tideflow.ops.patches_ops import bitcast, extract_image_patches
-from tideflow.ops.quantization_ops import (
-    fake_quant_with_min_max_args,
-    fake_quant_with_min_max_args_gradient,
-    fake_quant_with_min_max_vars,
-    fake_quant_with_min_max_vars_gradient,
-    fake_quant_with_min_max_vars_per_channel,
-    fake_quant_with_min_max_vars_per_channel_gradient,
-)
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,
@@ -461,21 +452,6 @@ from tideflow.ops.space_ops import (
     space_to_batch_nd,
     space_to_depth,
 )
-from tideflow.ops.sparse_extra_ops import (
-    deserialize_many_sparse,
-    edit_distance,
-    serialize_many_sparse,
-    serialize_sparse,
-    sparse_mask,
-    sparse_maximum,
-    sparse_merge,
-    sparse_minimum,
-    sparse_reduce_max_sparse,
-    sparse_reduce_sum_sparse,
-    sparse_reset_shape,
-    sparse_softmax,
-    sparse_split,
-)
 from tideflow.ops.sparse_ops import (
     sparse_add,
     sparse_concat,
@@ -498,20 +474,6 @@ from tideflow.ops.sparse_rows_ops import (
     sparse_segment_sum,
     sparse_transpose,
 )
-from tideflow.ops.special_math_ops import (
-    acosh,
-    asinh,
-    atanh,
-    betainc,
-    div_no_nan,
-    histogram_fixed_width_bins,
-    igamma,
-    igammac,
-    to_complex64,
-    to_complex128,
-    unsorted_segment_mean,
-    unsorted_segment_sqrt_n,
-)
 from tideflow.ops.state_ops import (
     assign,
     assign_add,
@@ -532,25 +494,6 @@ from tideflow.ops.string_ops import (
 )
 from tideflow.ops.svd_ops import svd
 from tideflow.ops.tensor_array import TensorArray
-from tideflow.ops.tf1_misc_ops import (
-    VariableAggregation,
-    VariableSynchronization,
-    batch_scatter_update,
-    decode_compressed,
-    decode_json_example,
-    fingerprint,
-    grad_pass_through,
-    guarantee_const,
-    is_symbolic_tensor,
-    load_file_system_library,
-    load_library,
-    load_op_library,
-    no_regularizer,
-    recompute_grad,
-    required_space_to_batch_paddings,
-    sparse_matmul,
-    vectorized_map,
-)
 from tideflow.ops.unary_ops import polygamma, zeta
 from tideflow.ops.variable_scope import (
     AUTO_REUSE,
@@ -679,6 +622,57 @@ _LAZY = {
     "audio": ("tideflow.audio", None),
     "quantization": ("tideflow.quantization", None),
     "user_ops": ("tideflow.user_ops", None),
+    # TF 1.x later additions, loaded on first use
+    "acosh": ("tideflow.ops.special_math_ops", "acosh"),
+    "asinh": ("tideflow.ops.special_math_ops", "asinh"),
+    "atanh": ("tideflow.ops.special_math_ops", "atanh"),
+    "betainc": ("tideflow.ops.special_math_ops", "betainc"),
+    "div_no_nan": ("tideflow.ops.special_math_ops", "div_no_nan"),
+    "histogram_fixed_width_bins": ("tideflow.ops.special_math_ops", "histogram_fixed_width_bins"),
+    "igamma": ("tideflow.ops.special_math_ops", "igamma"),
+    "igammac": ("tideflow.ops.special_math_ops", "igammac"),
+    "to_complex64": ("tideflow.ops.special_math_ops", "to_complex64"),
+    "to_complex128": ("tideflow.ops.special_math_ops", "to_complex128"),
+    "unsorted_segment_mean": ("tideflow.ops.special_math_ops", "unsorted_segment_mean"),
+    "unsorted_segment_sqrt_n": ("tideflow.ops.special_math_ops", "unsorted_segment_sqrt_n"),
+    "deserialize_many_sparse": ("tideflow.ops.sparse_extra_ops", "deserialize_many_sparse"),
+    "edit_distance": ("tideflow.ops.sparse_extra_ops", "edit_distance"),
+    "serialize_many_sparse": ("tideflow.ops.sparse_extra_ops", "serialize_many_sparse"),
+    "serialize_sparse": ("tideflow.ops.sparse_extra_ops", "serialize_sparse"),
+    "sparse_mask": ("tideflow.ops.sparse_extra_ops", "sparse_mask"),
+    "sparse_maximum": ("tideflow.ops.sparse_extra_ops", "sparse_maximum"),
+    "sparse_merge": ("tideflow.ops.sparse_extra_ops", "sparse_merge"),
+    "sparse_minimum": ("tideflow.ops.sparse_extra_ops", "sparse_minimum"),
+    "sparse_reduce_max_sparse": ("tideflow.ops.sparse_extra_ops", "sparse_reduce_max_sparse"),
+    "sparse_reduce_sum_sparse": ("tideflow.ops.sparse_extra_ops", "sparse_reduce_sum_sparse"),
+    "sparse_reset_shape": ("tideflow.ops.sparse_extra_ops", "sparse_reset_shape"),
+    "sparse_softmax": ("tideflow.ops.sparse_extra_ops", "sparse_softmax"),
+    "sparse_split": ("tideflow.ops.sparse_extra_ops", "sparse_split"),
+    "fake_quant_with_min_max_args": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_args"),
+    "fake_quant_with_min_max_args_gradient": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_args_gradient"),
+    "fake_quant_with_min_max_vars": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_vars"),
+    "fake_quant_with_min_max_vars_gradient": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_vars_gradient"),
+    "fake_quant_with_min_max_vars_per_channel": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_vars_per_channel"),
+    "fake_quant_with_min_max_vars_per_channel_gradient": ("tideflow.ops.quantization_ops", "fake_quant_with_min_max_vars_per_channel_gradient"),
+    "VariableAggregation": ("tideflow.ops.tf1_misc_ops", "VariableAggregation"),
+    "VariableSynchronization": ("tideflow.ops.tf1_misc_ops", "VariableSynchronization"),
+    "batch_scatter_update": ("tideflow.ops.tf1_misc_ops", "batch_scatter_update"),
+    "decode_compressed": ("tideflow.ops.tf1_misc_ops", "decode_compressed"),
+    "decode_json_example": ("tideflow.ops.tf1_misc_ops", "decode_json_example"),
+    "fingerprint": ("tideflow.ops.tf1_misc_ops", "fingerprint"),
+    "grad_pass_through": ("tideflow.ops.tf1_misc_ops", "grad_pass_through"),
+    "guarantee_const": ("tideflow.ops.tf1_misc_ops", "guarantee_const"),
+    "is_symbolic_tensor": ("tideflow.ops.tf1_misc_ops", "is_symbolic_tensor"),
+    "load_file_system_library": ("tideflow.ops.tf1_misc_ops", "load_file_system_library"),
+    "load_library": ("tideflow.ops.tf1_misc_ops", "load_library"),
+    "load_op_library": ("tideflow.ops.tf1_misc_ops", "load_op_library"),
+    "no_regularizer": ("tideflow.ops.tf1_misc_ops", "no_regularizer"),
+    "recompute_grad": ("tideflow.ops.tf1_misc_ops", "recompute_grad"),
+    "required_space_to_batch_paddings": ("tideflow.ops.tf1_misc_ops", "required_space_to_batch_paddings"),
+    "sparse_matmul": ("tideflow.ops.tf1_misc_ops", "sparse_matmul"),
+    "vectorized_map": ("tideflow.ops.tf1_misc_ops", "vectorized_map"),
+    "decode_base64": ("tideflow.ops.base64_ops", "decode_base64"),
+    "encode_base64": ("tideflow.ops.base64_ops", "encode_base64"),
     "raw_ops": ("tideflow.raw_ops", None),
     "Module": ("tideflow.ops.tf_module", "Module"),
     "CriticalSection": ("tideflow.ops.critical_section_ops", "CriticalSection"),
