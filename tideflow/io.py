@@ -36,6 +36,7 @@ _ALIASES = {
     "QueueBase": "queue.QueueBase", "RandomShuffleQueue": "queue.RandomShuffleQueue",
     "FIFOQueue": "queue.FIFOQueue",
     "decode_base64": "decode_base64", "encode_base64": "encode_base64",
+    "decode_compressed": "decode_compressed", "decode_json_example": "decode_json_example",
     "serialize_sparse": "serialize_sparse", "serialize_many_sparse": "serialize_many_sparse",
     "deserialize_many_sparse": "deserialize_many_sparse",
     "match_filenames_once": "train.match_filenames_once", "write_graph": "train.write_graph",
