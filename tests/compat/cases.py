@@ -1,10 +1,18 @@
 """All differential cases, by group; and the differences from TF we knowingly keep."""
 from tests.compat.cases_array import ARRAY
+from tests.compat.cases_control import CONTROL
+from tests.compat.cases_core import CORE
 from tests.compat.cases_math import MATH
+from tests.compat.cases_nn import NN
+from tests.compat.cases_train import TRAIN
 
 GROUPS = {
     "math": MATH,
     "array": ARRAY,
+    "train": TRAIN,
+    "core": CORE,
+    "control": CONTROL,
+    "nn": NN,
 }
 
 # case name -> why tideflow still differs from TF there (the TF comparison is then xfail).
@@ -12,4 +20,11 @@ KNOWN_DIFFERENCES = {
     "stricter_static_checks": "tideflow rejects at graph build (ValueError) a REFLECT padding "
                               "too large, a reshape to [-1, -1] and a repeated transpose perm; "
                               "TF builds them and fails only when run",
+    "gradient_names_dense": "gate_gradients: tideflow gates only the gradients it keeps (it never "
+                            "computes MatMul's gradient for the input placeholder), so no "
+                            "gradients/MatMul_grad/tuple/* ops where TF gates both",
+    "gradient_names_sgd": "same gating difference: no gradients/sub_grad/tuple/* (the constant's "
+                          "gradient is pruned)",
+    "tensor_array_write_once": "tideflow's TensorArray is a TensorList value (as TF 2's control "
+                               "flow v2): writing an index twice overwrites instead of failing",
 }

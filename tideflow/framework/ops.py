@@ -13,6 +13,8 @@ from tideflow.framework import dtypes, op_registry
 from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# as TF's node-name check, but also allowing a leading "_" (our internal ops' type names)
+_VALID_NODE_NAME = re.compile(r"^[A-Za-z0-9._][A-Za-z0-9_.\\/>-]*$")
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
@@ -775,7 +777,9 @@ class Graph:
 
     def get_all_collection_keys(self):
         with self._lock:
-            return [k for k, v in self._collections.items() if isinstance(v, list)]
+            # as TF: only string keys (internal stores use tuple keys)
+            return [k for k, v in self._collections.items()
+                    if isinstance(v, list) and isinstance(k, str)]
 
     def clear_collection(self, name):
         self._check_not_finalized()
@@ -1195,7 +1199,17 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         )
     if graph is None:
         graph = _graph_from_inputs(inputs)
+    if not (name and name.endswith("/")) and not all(
+            isinstance(x, Tensor) for v in inputs
+            for x in (v if isinstance(v, (list, tuple)) else (v,))):
+        # as TF: Python values become tensors inside the op's own name scope ("Reshape/shape")
+        with graph.name_scope(name or op_type) as scope:
+            return _apply_op(op_def, op_type, inputs, attrs, scope, graph)
+    return _apply_op(op_def, op_type, inputs, attrs, name, graph)
 
+
+def _apply_op(op_def, op_type, inputs, attrs, name, graph):
+    in_args = op_def.inputs
     # bind type attrs from inputs that are already tensors, so Python values follow them
     for arg, value in zip(in_args, inputs):
         if arg.type_attr is not None and arg.type_attr not in attrs:
@@ -1464,6 +1478,8 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
     name = graph.unique_name(name or op_def.name) if not (name and name.endswith("/")) else (
         name[:-1]
     )
+    if not _VALID_NODE_NAME.match(name):
+        raise ValueError(f"'{name}' is not a valid node name")
     input_ops = [t._op for t in inputs]
     control = graph._control_dependencies_for_inputs(input_ops) if (
         graph._control_dependencies_stack

@@ -206,13 +206,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     pending[t._op] += 1
         grads = collections.defaultdict(list)  # tensor -> partial grads
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
-            if gy is None:
-                if y.dtype.is_integer:
-                    raise TypeError(
-                        f"tf.gradients does not support integer ys: {y.name} has {y.dtype.name}."
-                    )
-                with ops.name_scope(f"grad_ys_{i}"):
-                    gy = array_ops.ones_like(y)
+            if gy is None:  # integer ys are allowed: nothing flows back through them
+                # TF 1.x's names: gradients/Shape, gradients/grad_ys_0 (the one), gradients/Fill
+                from tideflow.ops import constant_op, fill_ops
+
+                gy = fill_ops.fill(array_ops.shape(y),
+                                   constant_op.constant(1, dtype=y.dtype.base_dtype,
+                                                        name=f"grad_ys_{i}"))
             else:
                 gy = _to_tensor(gy)
             grads[y].append(gy)
@@ -233,7 +233,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 in_grads = _op_input_grads(op, out_grads, scope, colocate_gradients_with_ops,
                                            gate_gradients, between, stop)
                 for t, g in zip(op._inputs, in_grads):
-                    if g is not None and t not in stop and _differentiable(t._dtype):
+                    if g is not None and _differentiable(t._dtype):
                         grads[t].append(g)
             for t in op._inputs:
                 if t._op in between:
@@ -255,7 +255,7 @@ def _needs_inputs(op, between, out_grads):
 
 
 def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
-    if not any(t._op in between and _differentiable(t._dtype) and t not in stop
+    if not any(t._op in between and _differentiable(t._dtype)
                for t in op._inputs):
         return [None] * len(op._inputs)
     fn, found = _gradient_fn(op)
@@ -277,21 +277,23 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
     ctx = op._graph.colocate_with(op) if colocate else _null()
     with ctx, ops.name_scope(op.name + "_grad"):
         res = fn(op, *filled)
-    res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
-    if len(res) != len(op._inputs):
-        raise ValueError(
-            f"Num gradients {len(res)} generated for op {op.name} "
-            f"do not match num inputs {len(op._inputs)}"
-        )
-    # gradients of inputs no x depends on are dropped before gating, so they are never computed
-    res = [g if t._op in between and t not in stop else None for t, g in zip(op._inputs, res)]
-    if gate and sum(g is not None for g in res) > 1:
-        from tideflow.ops import control_flow_ops
+        res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
+        if len(res) != len(op._inputs):
+            raise ValueError(
+                f"Num gradients {len(res)} generated for op {op.name} "
+                f"do not match num inputs {len(op._inputs)}"
+            )
+        # gradients of inputs no x depends on are dropped before gating, so never computed
+        res = [g if t._op in between else None
+               for t, g in zip(op._inputs, res)]
+        if gate and sum(g is not None for g in res) > 1:
+            # inside the op's gradient scope, as TF: gradients/MatMul_grad/tuple/...
+            from tideflow.ops import control_flow_ops
 
-        dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
-        gated = control_flow_ops.tuple([res[i] for i in dense_idx])
-        for i, g in zip(dense_idx, gated):
-            res[i] = g
+            dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
+            gated = control_flow_ops.tuple([res[i] for i in dense_idx])
+            for i, g in zip(dense_idx, gated):
+                res[i] = g
     out = []
     for t, g in zip(op._inputs, res):
         if g is not None and isinstance(g, ops.Tensor) and not _differentiable(t._dtype):

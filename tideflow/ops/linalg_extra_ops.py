@@ -2,6 +2,8 @@
 transpose, as TF), MatrixTriangularSolve, Qr, SelfAdjointEigV2 (each with its gradient) and
 ``tf.matrix_solve_ls`` (built from Cholesky and triangular solves, as TF's ``fast=True``)."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
@@ -224,7 +226,10 @@ def qr(input, full_matrices=False, name=None):
     """The QR decomposition of ``input``'s innermost matrices: ``q`` (orthonormal columns) and
     upper-triangular ``r`` with ``input = q @ r``."""
     op = ops.apply_op("Qr", [input], {"full_matrices": full_matrices}, name=name)
-    return op._outputs[0], op._outputs[1]
+    return QrOutput(op._outputs[0], op._outputs[1])
+
+
+QrOutput = collections.namedtuple("Qr", ["q", "r"])  # as TF's generated wrapper
 
 
 # ------------------------------------------------------------------------------------------

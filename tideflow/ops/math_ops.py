@@ -209,7 +209,8 @@ def _sub_grad(op, grad):
 
 def _mul_grad(op, grad):
     x, y = op.inputs
-    return grad * conj(y), conj(x) * grad
+    grad = _dense(grad)  # named Mul and Mul_1, as TF
+    return multiply(grad, conj(y), name="Mul"), multiply(conj(x), grad, name="Mul")
 
 
 def _div_grad(op, grad):

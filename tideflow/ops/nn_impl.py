@@ -4,6 +4,7 @@ moments and top-k, over the ops of ``nn_ops.py`` and ``normalization_ops.py``.
 The cross-entropy wrappers also accept the 0.x positional order ``(logits, labels)``.
 """
 
+import collections
 import numbers
 
 import numpy as np
@@ -548,7 +549,11 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
 def top_k(input, k=1, sorted=True, name=None):
     """The ``k`` largest entries of the last axis and their indices (ties: lower index first)."""
     values, indices = _op("TopKV2", [input, k], {"sorted": sorted}, name=name)
-    return values, indices
+    return TopKOutput(values, indices)
+
+
+# as TF's generated wrapper: a namedtuple, so ``top_k(x).values`` works
+TopKOutput = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 def in_top_k(predictions, targets, k, name=None):

@@ -152,8 +152,18 @@ def _broadcast_back(op, grad):
     from tideflow.ops.gradients import dense
 
     x, axes = op.inputs
-    grad = array_ops.reshape(dense(grad), _kept_shape(x, axes))
     shape = x.get_shape()
+    axes_v = ops.constant_value(axes)
+    if (shape.ndims is not None and axes_v is not None
+            and np.array_equal(np.ravel(axes_v), np.arange(shape.ndims))):
+        # a full reduction: reshape and tile, with TF's op names (Reshape, Const, Tile)
+        from tideflow.ops import constant_op, pad_ops
+
+        grad = array_ops.reshape(dense(grad), [1] * shape.ndims)
+        multiples = (constant_op.constant(shape.as_list(), dtype=dtypes.int32)
+                     if shape.is_fully_defined() else array_ops.shape(x))
+        return pad_ops.tile(grad, multiples)
+    grad = array_ops.reshape(dense(grad), _kept_shape(x, axes))
     return array_ops.broadcast_to(grad, shape.as_list() if shape.is_fully_defined() else
                                   array_ops.shape(x))
 
@@ -586,7 +596,9 @@ def _reduction_dims(x, axis):
         return axis
     rank = x.get_shape().ndims
     if rank is not None:
-        return np.arange(rank, dtype=np.int32)
+        from tideflow.ops import constant_op
+
+        return constant_op.constant(np.arange(rank, dtype=np.int32))  # named Const, as in TF
     # by op type: the array family owns Range and Rank and their wrappers
     rank = ops.apply_op("Rank", [x])._outputs[0]
     return ops.apply_op("Range", [0, rank, 1])._outputs[0]

@@ -22,9 +22,14 @@ class TensorArray:
         self._infer_shape = infer_shape
         self._element_shape = unknown_shape() if element_shape is None else as_shape(
             element_shape)
+        self._static_size = None  # a constant size (no dynamic_size): stack()'s first dimension
         if flow is not None:
             self._list = flow
             return
+        if size is not None and not self._dynamic_size:
+            v = ops.constant_value(size) if isinstance(size, ops.Tensor) else size
+            if v is not None:
+                self._static_size = int(v)
         if size is None and not self._dynamic_size:
             raise ValueError("Size must be provided if handle is not provided")
         with ops.name_scope(name, "TensorArrayV2", [size]) as scope:
@@ -41,6 +46,7 @@ class TensorArray:
         ta._dtype = self._dtype
         ta._dynamic_size = self._dynamic_size
         ta._infer_shape = self._infer_shape
+        ta._static_size = self._static_size
         ta._element_shape = self._element_shape if element_shape is None else element_shape
         ta._list = lst
         return ta
@@ -88,6 +94,8 @@ class TensorArray:
         """The items stacked along a new first dimension."""
         with ops.name_scope(name, "TensorArrayStack", [self._list]):
             out = list_ops.stack(self._list, self._dtype, self._element_shape)
+        if self._static_size is not None:
+            out.set_shape(TensorShape([self._static_size]).concatenate(self._element_shape))
         return out
 
     def gather(self, indices, name=None):

@@ -91,7 +91,13 @@ def _sign_grad(op, grad):
 
 
 def _square_grad(op, grad):
-    return grad * (2 * _conj(op.inputs[0]))
+    # TF's op names: Square_grad/Const, Square_grad/Mul, Square_grad/Mul_1
+    from tideflow.ops import constant_op
+
+    x = _conj(op.inputs[0])
+    two = constant_op.constant(2.0, dtype=x.dtype.base_dtype)
+    mul = ops.apply_op("Mul", [x, two], name="Mul")._outputs[0]
+    return ops.apply_op("Mul", [grad, mul], name="Mul")._outputs[0]
 
 
 def _sqrt_grad(op, grad):

@@ -213,7 +213,9 @@ class Variable:
         """
         g = self.graph
         with g.as_default(), g.control_dependencies(None):
-            cond = getattr(_control_flow_ops(), "cond", None)
+            from tideflow.ops import cond as _cond_module
+
+            cond = getattr(_cond_module, "cond", None)
             if cond is not None:
                 return cond(state_ops.is_variable_initialized(self), self.read_value,
                             lambda: self._initial_value)

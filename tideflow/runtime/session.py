@@ -166,7 +166,8 @@ def _convert_feed(tensor, value):
             try:
                 arr = np.asarray(value, dtype=np_dtype)
             except (TypeError, ValueError) as e:
-                raise TypeError(
+                # the class NumPy raised, as TF (a string fed to a float is a ValueError)
+                raise type(e)(
                     f"Cannot feed value {value!r} to Tensor {tensor.name!r} of dtype "
                     f"{dtype.name}: {e}"
                 ) from None

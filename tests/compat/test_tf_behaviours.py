@@ -1,0 +1,81 @@
+"""Behaviours the differential cases found different from TF, checked without real TF."""
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default() as g:
+        yield g
+
+
+def _names():
+    return [o.name for o in tf.get_default_graph().get_operations()]
+
+
+def test_python_inputs_become_constants_inside_the_op_scope():
+    x = tf.placeholder(tf.float32, [None, 4])
+    r = tf.reshape(x, [2, 2, -1])
+    e = tf.expand_dims(x, 1)
+    assert r.op.name == "Reshape" and r.op.inputs[1].op.name == "Reshape/shape"
+    assert e.op.inputs[1].op.name == "ExpandDims/dim"
+    r2 = tf.reshape(x, [-1], name="flat")
+    assert r2.op.inputs[1].op.name == "flat/shape"
+    assert tf.reshape(x, [-1]).op.name == "Reshape_1"
+    # a full reduction's axes are a top-level Const, as in TF
+    assert tf.reduce_sum(x).op.inputs[1].op.name == "Const"
+
+
+def test_gradient_op_names_follow_tf():
+    w = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w")
+    v = tf.Variable([[1.0], [1.0]], name="v")
+    y = tf.matmul(w, v)
+    loss = tf.reduce_sum(tf.square(y) * y)
+    gw, gv = tf.gradients(loss, [w, v], gate_gradients=True)
+    names = set(_names())
+    for n in ("gradients/Shape", "gradients/grad_ys_0", "gradients/Fill",
+              "gradients/Sum_grad/Reshape/shape", "gradients/Sum_grad/Reshape",
+              "gradients/Sum_grad/Const", "gradients/Sum_grad/Tile",
+              "gradients/mul_grad/Mul", "gradients/mul_grad/Mul_1",
+              "gradients/Square_grad/Const", "gradients/Square_grad/Mul",
+              "gradients/Square_grad/Mul_1", "gradients/MatMul_grad/tuple/group_deps",
+              "gradients/MatMul_grad/tuple/control_dependency_1"):
+        assert n in names, n
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        yv = np.array([[3.0], [7.0]])
+        g = 3 * yv ** 2
+        np.testing.assert_allclose(s.run(gw), g @ np.ones((1, 2)) * 1.0)
+        np.testing.assert_allclose(s.run(gv), np.array([[1, 2], [3, 4]]).T @ g)
+
+
+def test_stop_gradients_still_give_the_direct_gradient():
+    a = tf.constant(0.0)
+    b = 2 * a
+    ga, gb = tf.gradients(a + b, [a, b], stop_gradients=[a, b])
+    x, y = tf.constant(2.0), tf.constant(3.0)
+    gx, gy = tf.gradients(x * y, [x, y], stop_gradients=[x])
+    with tf.Session() as s:
+        assert s.run([ga, gb]) == [1.0, 1.0]
+        assert s.run([gx, gy]) == [3.0, 2.0]
+
+
+def test_integer_ys_have_no_gradient_rather_than_an_error():
+    x = tf.constant(1)
+    assert tf.gradients(x * 2, [x]) == [None]
+    assert tf.gradients(tf.constant(1) * 2, [tf.constant(3)]) == [None]
+
+
+def test_multi_output_wrappers_are_namedtuples():
+    t = tf.nn.top_k([1.0, 3.0, 2.0], 2)
+    assert type(t).__name__ == "TopKV2" and t.values is t[0] and t.indices is t[1]
+    q = tf.linalg.qr(tf.eye(2))
+    assert type(q).__name__ == "Qr" and q.q is q[0] and q.r is q[1]
+
+
+def test_single_value_concat_is_an_identity_named_like_tf():
+    a = tf.constant([1])
+    assert tf.concat([a], 0).name == "concat/concat:0"
+    assert tf.concat([a], 0, name="c").name == "c/c:0"
