@@ -79,3 +79,58 @@ def test_single_value_concat_is_an_identity_named_like_tf():
     a = tf.constant([1])
     assert tf.concat([a], 0).name == "concat/concat:0"
     assert tf.concat([a], 0, name="c").name == "c/c:0"
+
+
+def test_initialized_value_reads_the_current_value_once_initialized():
+    v = tf.Variable([1.0, 2.0])
+    iv = v.initialized_value()
+    with tf.Session() as s:
+        s.run(v.initializer)
+        v.load([9.0, 9.0], s)
+        assert s.run(iv).tolist() == [9.0, 9.0]
+
+
+def test_node_names_are_checked_and_collection_keys_are_strings():
+    with pytest.raises(ValueError, match="not a valid"):
+        tf.constant(0, name="bad name!")
+    tf.Variable(1.0)
+    tf.get_variable("gv", [1])
+    assert all(isinstance(k, str) for k in tf.get_default_graph().get_all_collection_keys())
+
+
+def test_a_string_fed_to_a_float_placeholder_is_a_value_error():
+    p = tf.placeholder(tf.float32, [2])
+    with tf.Session() as s, pytest.raises(ValueError, match="p|Placeholder"):
+        s.run(p * 2, {p: ["a", "b"]})
+
+
+def test_fixed_size_tensor_array_stacks_to_a_static_first_dimension():
+    ta = tf.TensorArray(tf.float32, size=3).write(0, [1.0, 2.0]).write(1, [3.0, 4.0])
+    ta = ta.write(2, [5.0, 6.0])
+    assert ta.stack().get_shape().as_list() == [3, 2]
+    dyn = tf.TensorArray(tf.float32, size=3, dynamic_size=True).write(0, [1.0])
+    assert dyn.stack().get_shape().as_list() == [None, 1]
+
+
+def test_slogdet_namedtuple_and_sparse_reduce_max_of_an_empty_group():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    r = tf.linalg.slogdet(a)
+    assert type(r).__name__ == "LogMatrixDeterminant"
+    sp = tf.SparseTensor([[0, 1], [1, 0]], [-1.0, -2.0], [2, 3])
+    with tf.Session() as s:
+        np.testing.assert_allclose(s.run(r.log_abs_determinant), np.log(np.linalg.det(a)))
+        assert s.run(tf.sparse_reduce_max(sp, 0)).tolist() == [-2.0, -1.0, 0.0]
+
+
+def test_seeded_shuffle_and_multinomial_are_repeatable_permutations_and_draws():
+    def draws():
+        with tf.Graph().as_default():
+            sh = tf.random_shuffle(tf.range(10), seed=3)
+            mn = tf.multinomial(tf.log([[0.2, 0.8], [0.9, 0.1]]), 5, seed=4)
+            with tf.Session() as s:
+                return [s.run(sh).tolist(), s.run(sh).tolist(), s.run(mn).tolist()]
+
+    first, again = draws(), draws()
+    assert first == again
+    assert sorted(first[0]) == list(range(10)) and first[0] != first[1]
+    assert all(c in (0, 1) for row in first[2] for c in row)

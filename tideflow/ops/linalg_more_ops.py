@@ -2,6 +2,8 @@
 MatrixSquareRoot ops, and the functions built on ops: LU solve/inverse/reconstruct, logdet,
 pinv, matrix_rank, matvec, normalize, tridiagonal solve/matmul and eigh_tridiagonal."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -239,7 +241,12 @@ def slogdet(input, name=None):
     """``(sign, log|det|)`` of square matrices, stable where the determinant under- or
     overflows."""
     op = ops.apply_op("LogMatrixDeterminant", [input], name=name)
-    return tuple(op._outputs)
+    return LogMatrixDeterminantOutput(*op._outputs)
+
+
+# as TF's generated wrapper: a namedtuple (sign, log_abs_determinant)
+LogMatrixDeterminantOutput = collections.namedtuple("LogMatrixDeterminant",
+                                                    ["sign", "log_abs_determinant"])
 
 
 def logdet(matrix, name=None):

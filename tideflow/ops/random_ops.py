@@ -182,14 +182,33 @@ op_registry.declare(
 )
 
 
+def _philox_words(stream, blocks):
+    """The stream's next ``blocks`` Philox blocks as a flat uint32 word sequence, moving it on
+    by exactly that many counters (TF's ReserveSamples128)."""
+    base = stream.counter
+    stream.counter = (stream.counter + blocks) & ((1 << 128) - 1)
+    return stream.blocks(base, blocks).astype(np.uint32).reshape(-1)
+
+
 def _shuffle_kernel(ctx):
     gen = _generator(ctx)
+    stream = _philox_stream(ctx)
 
     def run(value):
         value = np.asarray(value)
-        if value.ndim == 0 or value.shape[0] <= 1:
+        if value.ndim == 0 or value.shape[0] <= 1 or value.size <= 1:
             return value
-        return value[gen.permutation(value.shape[0])]
+        n = value.shape[0]
+        if stream is None:
+            return value[gen.permutation(n)]
+        # TF's kernel: n - 1 uint32 samples (reserved in blocks of four), and a forward
+        # Fisher-Yates swap of i with i + sample % (n - i)
+        words = _philox_words(stream, (n - 1 + 3) // 4)
+        perm = np.arange(n)
+        for i in range(n - 1):
+            j = i + int(words[i]) % (n - i)
+            perm[i], perm[j] = perm[j], perm[i]
+        return value[perm]
 
     return run
 
@@ -241,7 +260,16 @@ def _multinomial_kernel(ctx):
         out = np.empty((batch, n), dtype=np_dtype)
         if n == 0 or batch == 0:
             return out
-        u = gen.random((batch, n))
+        stream = _philox_stream(ctx)
+        if stream is None:
+            u = gen.random((batch, n))
+        else:
+            # TF's CPU kernel: 256 counters reserved per (row, sample rounded up to 4) times two
+            # (doubles); each sample a double from two consecutive words, rows in sequence
+            base = stream.reserve(batch * ((n + 3) // 4 * 4) * 2)
+            words = stream.blocks(base, (batch * n * 2 + 3) // 4).astype(np.uint32).reshape(-1)
+            u = philox._double01(words[0:2 * batch * n:2], words[1:2 * batch * n:2])
+            u = u.reshape(batch, n)
         for b in range(batch):
             row = logits[b]
             finite = row[np.isfinite(row)]

@@ -404,8 +404,13 @@ def _sparse_reduce(kind):
         dense = np.full(tuple(shape), -np.inf if vals.dtype.kind == "f" else low,
                         dtype=vals.dtype)
         np.maximum.at(dense, tuple(idx.T), vals)
-        return np.asarray(np.max(dense, axis=axes, keepdims=keep_dims, initial=dense.dtype.type(
-            -np.inf if vals.dtype.kind == "f" else low)), dtype=vals.dtype)
+        out = np.max(dense, axis=axes, keepdims=keep_dims, initial=dense.dtype.type(
+            -np.inf if vals.dtype.kind == "f" else low))
+        # as TF: an output with no present values is 0 (the kernel starts from zeros)
+        present = np.zeros(tuple(shape), dtype=bool)
+        present[tuple(idx.T)] = True
+        any_present = np.any(present, axis=axes, keepdims=keep_dims)
+        return np.asarray(np.where(any_present, out, 0), dtype=vals.dtype)
 
     return kernel
 
