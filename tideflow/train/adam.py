@@ -49,16 +49,19 @@ class AdamOptimizer(Optimizer):
             cast_ops.cast(self._beta2_t, dt), cast_ops.cast(self._epsilon_t, dt), grad,
             use_locking=self._use_locking).op
 
-    def _apply_sparse(self, grad, var):
+    def _sparse_hyper(self, var):
+        """(bias-corrected lr, beta1, beta2, epsilon) in the variable's dtype."""
         dt = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators()
         beta1_power = cast_ops.cast(beta1_power, dt)
         beta2_power = cast_ops.cast(beta2_power, dt)
-        lr_t = cast_ops.cast(self._lr_t, dt)
-        beta1_t = cast_ops.cast(self._beta1_t, dt)
-        beta2_t = cast_ops.cast(self._beta2_t, dt)
-        epsilon_t = cast_ops.cast(self._epsilon_t, dt)
-        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
+        lr = cast_ops.cast(self._lr_t, dt) * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
+        return (lr, cast_ops.cast(self._beta1_t, dt), cast_ops.cast(self._beta2_t, dt),
+                cast_ops.cast(self._epsilon_t, dt))
+
+    def _sparse_moments(self, grad, beta1_t, beta2_t, var):
+        """Decays every row of ``m`` and ``v`` and adds the gradient's rows; returns the
+        updated ``(m_t, v_t)``."""
         # m = beta1 * m + (1 - beta1) * g, then v likewise with g * g
         m = self.get_slot(var, "m")
         m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
@@ -71,6 +74,11 @@ class AdamOptimizer(Optimizer):
             v_t = state_ops.scatter_add(v, grad.indices,
                                         (grad.values * grad.values) * (1 - beta2_t),
                                         use_locking=self._use_locking)
+        return m_t, v_t
+
+    def _apply_sparse(self, grad, var):
+        lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
+        m_t, v_t = self._sparse_moments(grad, beta1_t, beta2_t, var)
         var_update = state_ops.assign_sub(
             var, lr * m_t / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)

@@ -26,15 +26,7 @@ class LazyAdamOptimizer(AdamOptimizer):
     gradient names (dense updates are Adam's)."""
 
     def _apply_sparse(self, grad, var):
-        dt = var.dtype.base_dtype
-        beta1_power, beta2_power = self._get_beta_accumulators()
-        beta1_power = cast_ops.cast(beta1_power, dt)
-        beta2_power = cast_ops.cast(beta2_power, dt)
-        lr_t = cast_ops.cast(self._lr_t, dt)
-        beta1_t = cast_ops.cast(self._beta1_t, dt)
-        beta2_t = cast_ops.cast(self._beta2_t, dt)
-        epsilon_t = cast_ops.cast(self._epsilon_t, dt)
-        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
+        lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
         m = self.get_slot(var, "m")
         v = self.get_slot(var, "v")
         m_rows = beta1_t * gather_ops.gather(m, grad.indices) + (1 - beta1_t) * grad.values
@@ -67,29 +59,11 @@ class NadamOptimizer(AdamOptimizer):
             use_locking=self._use_locking, use_nesterov=True).op
 
     def _apply_sparse(self, grad, var):
-        dt = var.dtype.base_dtype
-        beta1_power, beta2_power = self._get_beta_accumulators()
-        beta1_power = cast_ops.cast(beta1_power, dt)
-        beta2_power = cast_ops.cast(beta2_power, dt)
-        lr_t = cast_ops.cast(self._lr_t, dt)
-        beta1_t = cast_ops.cast(self._beta1_t, dt)
-        beta2_t = cast_ops.cast(self._beta2_t, dt)
-        epsilon_t = cast_ops.cast(self._epsilon_t, dt)
-        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
-        m = self.get_slot(var, "m")
-        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
-        with ops.control_dependencies([m_t]):
-            m_t = state_ops.scatter_add(m, grad.indices, grad.values * (1 - beta1_t),
-                                        use_locking=self._use_locking)
-        v = self.get_slot(var, "v")
-        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
-        with ops.control_dependencies([v_t]):
-            v_t = state_ops.scatter_add(v, grad.indices,
-                                        (grad.values * grad.values) * (1 - beta2_t),
-                                        use_locking=self._use_locking)
+        lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
+        m_t, v_t = self._sparse_moments(grad, beta1_t, beta2_t, var)
         # the Nesterov look-ahead (1 - beta1) g + beta1 m_t, g zero outside the gradient's rows
         dense_grad = reduction_ops.unsorted_segment_sum(grad.values, grad.indices,
-                                                   array_ops.shape(var)[0])
+                                                        array_ops.shape(var)[0])
         m_bar = m_t * beta1_t + dense_grad * (1 - beta1_t)
         var_update = state_ops.assign_sub(
             var, lr * m_bar / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking)
