@@ -5,74 +5,21 @@ linear optimizer uses for its example ids) and ``sdca_shrink_l1`` (the L1 shrink
 over 64-bit words; its values are checked against TensorFlow's ``sdca_fprint``.
 """
 
-import struct
-
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
-
-_M = 0xFFFFFFFFFFFFFFFF
-_K0, _K1, _K2 = 0xC3A5C85C97CB3127, 0xB492B66FBE98F273, 0x9AE16A3B2F90404F
-
-
-def _f64(s, i):
-    return struct.unpack_from("<Q", s, i)[0]
-
-
-def _f32(s, i):
-    return struct.unpack_from("<I", s, i)[0]
-
-
-def _rot(v, r):
-    return ((v >> r) | (v << (64 - r))) & _M if r else v
-
-
-def _smix(v):
-    return v ^ (v >> 47)
-
-
-def _h16m(u, v, mul):
-    a = ((u ^ v) * mul) & _M
-    a ^= a >> 47
-    b = ((v ^ a) * mul) & _M
-    b ^= b >> 47
-    return (b * mul) & _M
-
-
-def _h16(u, v):
-    return _h16m(u, v, 0x9DDFEA08EB382D69)
-
-
-def _len0to16(s, n):
-    if n >= 8:
-        mul = (_K2 + n * 2) & _M
-        a = (_f64(s, 0) + _K2) & _M
-        b = _f64(s, n - 8)
-        c = (_rot(b, 37) * mul + a) & _M
-        d = ((_rot(a, 25) + b) * mul) & _M
-        return _h16m(c, d, mul)
-    if n >= 4:
-        mul = (_K2 + n * 2) & _M
-        a = _f32(s, 0)
-        return _h16m((n + (a << 3)) & _M, _f32(s, n - 4), mul)
-    if n > 0:
-        a, b, c = s[0], s[n >> 1], s[n - 1]
-        y = (a + (b << 8)) & 0xFFFFFFFF
-        z = (n + (c << 2)) & 0xFFFFFFFF
-        return (_smix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
-    return _K2
-
-
-def _weak(s, i, a, b):
-    w, x, y, z = _f64(s, i), _f64(s, i + 8), _f64(s, i + 16), _f64(s, i + 24)
-    a = (a + w) & _M
-    b = _rot((b + a + z) & _M, 21)
-    c = a
-    a = (a + x) & _M
-    a = (a + y) & _M
-    b = (b + _rot(a, 44)) & _M
-    return (a + z) & _M, (b + c) & _M
+from tideflow.ops.string_hash_ops import (
+    _K0,
+    _K1,
+    _M,
+    _f64,
+    _h16,
+    _len0to16,
+    _rot,
+    _smix,
+    _weak32,
+)
 
 
 def _murmur(s, off, n, lo, hi):
@@ -119,8 +66,8 @@ def _city128_seed(s, off, n, lo, hi):
             x ^= w1
             y = (y + v0 + _f64(s, i + 40)) & _M
             z = (_rot((z + w0) & _M, 33) * _K1) & _M
-            v0, v1 = _weak(s, i, (v1 * _K1) & _M, (x + w0) & _M)
-            w0, w1 = _weak(s, i + 32, (z + w1) & _M, (y + _f64(s, i + 16)) & _M)
+            v0, v1 = _weak32(s, i, (v1 * _K1) & _M, (x + w0) & _M)
+            w0, w1 = _weak32(s, i + 32, (z + w1) & _M, (y + _f64(s, i + 16)) & _M)
             z, x = x, z
             i += 64
         n -= 128
@@ -139,7 +86,7 @@ def _city128_seed(s, off, n, lo, hi):
         x = (x * _K0 + w0) & _M
         z = (z + w1 + _f64(s, i + n - done)) & _M
         w1 = (w1 + v0) & _M
-        v0, v1 = _weak(s, i + n - done, (v0 + z) & _M, v1)
+        v0, v1 = _weak32(s, i + n - done, (v0 + z) & _M, v1)
         v0 = (v0 * _K0) & _M
     x = _h16(x, v0)
     y = _h16((y + z) & _M, w0)

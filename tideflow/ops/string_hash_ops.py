@@ -34,7 +34,10 @@ def _smix(v):
     return v ^ (v >> 47)
 
 
-def _h16(u, v, mul):
+_KMUL = 0x9DDFEA08EB382D69  # Hash128to64's multiplier, the default of _h16
+
+
+def _h16(u, v, mul=_KMUL):
     a = ((u ^ v) * mul) & _M
     a ^= a >> 47
     b = ((v ^ a) * mul) & _M
@@ -53,28 +56,33 @@ def _weak32(s, i, a, b):
     return (a + z) & _M, (b + c) & _M
 
 
+def _len0to16(s, n):
+    """FarmHash's HashLen0to16 of the first ``n`` (<= 16) bytes of ``s``."""
+    if n >= 8:
+        mul = (_K2 + n * 2) & _M
+        a = (_f64(s, 0) + _K2) & _M
+        b = _f64(s, n - 8)
+        c = (_rot(b, 37) * mul + a) & _M
+        d = ((_rot(a, 25) + b) * mul) & _M
+        return _h16(c, d, mul)
+    if n >= 4:
+        mul = (_K2 + n * 2) & _M
+        a = _f32(s, 0)
+        return _h16((n + (a << 3)) & _M, _f32(s, n - 4), mul)
+    if n > 0:
+        a, b, c = s[0], s[n >> 1], s[n - 1]
+        y = (a + (b << 8)) & 0xFFFFFFFF
+        z = (n + (c << 2)) & 0xFFFFFFFF
+        return (_smix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
+    return _K2
+
+
 def fingerprint64(s):
     """TF's Fingerprint64 of the bytes ``s``: FarmHash's farmhashna Hash64, as an unsigned
     64-bit int."""
     n = len(s)
     if n <= 16:
-        if n >= 8:
-            mul = (_K2 + n * 2) & _M
-            a = (_f64(s, 0) + _K2) & _M
-            b = _f64(s, n - 8)
-            c = (_rot(b, 37) * mul + a) & _M
-            d = ((_rot(a, 25) + b) * mul) & _M
-            return _h16(c, d, mul)
-        if n >= 4:
-            mul = (_K2 + n * 2) & _M
-            a = _f32(s, 0)
-            return _h16((n + (a << 3)) & _M, _f32(s, n - 4), mul)
-        if n > 0:
-            a, b, c = s[0], s[n >> 1], s[n - 1]
-            y = (a + (b << 8)) & 0xFFFFFFFF
-            z = (n + (c << 2)) & 0xFFFFFFFF
-            return (_smix(((y * _K2) ^ (z * _K0)) & _M) * _K2) & _M
-        return _K2
+        return _len0to16(s, n)
     if n <= 32:
         mul = (_K2 + n * 2) & _M
         a = (_f64(s, 0) * _K1) & _M
