@@ -93,8 +93,9 @@ def crf_sequence_score(inputs, tag_indices, sequence_lengths, transition_params)
     return cond.cond(math_ops.equal(array_ops.shape(inputs)[1], 1), single, multi)
 
 
-class CrfForwardRnnCell(RNNCell):
-    """One step of the forward algorithm: ``alpha' = inputs + logsumexp(alpha + T, 1)``."""
+class _TransitionCell(RNNCell):
+    """A cell over ``num_tags`` states that adds ``transition_params`` to the previous
+    state's scores."""
 
     def __init__(self, transition_params):
         super().__init__()
@@ -109,9 +110,15 @@ class CrfForwardRnnCell(RNNCell):
     def output_size(self):
         return self._num_tags
 
+    def _scores(self, state):
+        return array_ops.expand_dims(state, 2) + self._transition_params
+
+
+class CrfForwardRnnCell(_TransitionCell):
+    """One step of the forward algorithm: ``alpha' = inputs + logsumexp(alpha + T, 1)``."""
+
     def call(self, inputs, state):
-        scores = array_ops.expand_dims(state, 2) + self._transition_params
-        new_alphas = inputs + reduction_ops.reduce_logsumexp(scores, [1])
+        new_alphas = inputs + reduction_ops.reduce_logsumexp(self._scores(state), [1])
         return new_alphas, new_alphas
 
 
@@ -169,25 +176,12 @@ def viterbi_decode(score, transition_params):
     return viterbi, float(trellis[-1].max())
 
 
-class CrfDecodeForwardRnnCell(RNNCell):
+class CrfDecodeForwardRnnCell(_TransitionCell):
     """One Viterbi step: outputs the backpointers (argmax over the previous tag), carries
     ``inputs + max(state + T, 1)``."""
 
-    def __init__(self, transition_params):
-        super().__init__()
-        self._transition_params = array_ops.expand_dims(transition_params, 0)
-        self._num_tags = transition_params.get_shape()[0].value
-
-    @property
-    def state_size(self):
-        return self._num_tags
-
-    @property
-    def output_size(self):
-        return self._num_tags
-
     def call(self, inputs, state):
-        scores = array_ops.expand_dims(state, 2) + self._transition_params
+        scores = self._scores(state)
         new_state = inputs + reduction_ops.reduce_max(scores, [1])
         backpointers = cast_ops.cast(reduction_ops.argmax(scores, 1), dtypes.int32)
         return backpointers, new_state

@@ -52,7 +52,21 @@ def _clip(cell_clip):
     return cell_clip if cell_clip is not None and cell_clip >= 0 else None
 
 
-class LSTMBlockCell(_UnitsCell):
+class _TupleLSTM(_UnitsCell):
+    """An LSTM cell: ``LSTMStateTuple(c, h)`` state and a ``kernel`` [depth + n, 4 n]."""
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    def _add_kernel(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        return n
+
+
+class LSTMBlockCell(_TupleLSTM):
     """The LSTM of TF's fused LSTMBlock kernel: gates ``i, ci, f, o`` from ``kernel``
     [depth + num_units, 4 * num_units] and ``bias``, optional peepholes (``w_i_diag``,
     ``w_f_diag``, ``w_o_diag``) and ``cell_clip``; the state is an ``LSTMStateTuple``."""
@@ -65,14 +79,8 @@ class LSTMBlockCell(_UnitsCell):
         self._cell_clip = _clip(cell_clip)
         self._use_peephole = use_peephole
 
-    @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
-
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
-        n = self._num_units
-        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        n = self._add_kernel(inputs_shape)
         self._bias = self.add_weight("bias", shape=[4 * n],
                                      initializer=init_ops.zeros_initializer(dtype=self.dtype))
         self._peepholes = None
@@ -195,7 +203,7 @@ class GRUBlockCell(GRUCell):
 GRUBlockCellV2 = GRUBlockCell
 
 
-class LayerNormBasicLSTMCell(_UnitsCell):
+class LayerNormBasicLSTMCell(_TupleLSTM):
     """A basic LSTM whose four gate pre-activations and new cell state are layer-normalized
     (``input``, ``transform``, ``forget``, ``output``, ``state`` scopes, each with ``gamma``
     initialised to ``norm_gain`` and ``beta`` to ``norm_shift``), with optional recurrent
@@ -215,14 +223,8 @@ class LayerNormBasicLSTMCell(_UnitsCell):
         self._keep_prob = dropout_keep_prob
         self._seed = dropout_prob_seed
 
-    @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
-
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
-        n = self._num_units
-        self._kernel = self.add_weight("kernel", shape=[depth + n, 4 * n])
+        n = self._add_kernel(inputs_shape)
         if not self._layer_norm:
             self._bias = self.add_weight("bias", shape=[4 * n],
                                          initializer=init_ops.zeros_initializer())
@@ -268,22 +270,42 @@ class LayerNormBasicLSTMCell(_UnitsCell):
         return new_h, LSTMStateTuple(new_c, new_h)
 
 
-class _ProjectingWrapper(RNNCell):
-    """A wrapper with variables of its own (``kernel``, ``bias``) under its scope."""
+class _OwnScopeWrapper(RNNCell):
+    """A wrapper with variables of its own under its scope (``<name>/...``); state and output
+    are the wrapped cell's unless a subclass says otherwise."""
 
-    def __init__(self, cell, num_units, activation, reuse, name):
+    def __init__(self, cell, reuse, name):
         super().__init__(_reuse=reuse, name=name)
         if not isinstance(cell, RNNCell):
             raise TypeError(f"The parameter cell is not RNNCell: {cell!r}")
-        if num_units < 1:
-            raise ValueError(f"Parameter output_size must be > 0: {num_units}.")
         self._cell = cell
-        self._units = num_units
-        self._proj_activation = activation
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
 
     def zero_state(self, batch_size, dtype):
         with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
             return self._cell.zero_state(batch_size, dtype)
+
+    @property
+    def trainable_weights(self):
+        return self._cell.trainable_weights + super().trainable_weights
+
+
+class _ProjectingWrapper(_OwnScopeWrapper):
+    """Adds a dense projection (``kernel``, ``bias``) of ``num_units``."""
+
+    def __init__(self, cell, num_units, activation, reuse, name):
+        super().__init__(cell, reuse, name)
+        if num_units < 1:
+            raise ValueError(f"Parameter output_size must be > 0: {num_units}.")
+        self._units = num_units
+        self._proj_activation = activation
 
     def _project(self, x):
         depth = _input_depth(self.name, x.get_shape())
@@ -294,20 +316,12 @@ class _ProjectingWrapper(RNNCell):
         out = nn_impl.bias_add(linalg_ops.matmul(x, self._proj_kernel), self._proj_bias)
         return self._proj_activation(out) if self._proj_activation is not None else out
 
-    @property
-    def trainable_weights(self):
-        return self._cell.trainable_weights + super().trainable_weights
-
 
 class OutputProjectionWrapper(_ProjectingWrapper):
     """Projects ``cell``'s output to ``output_size`` (``output_projection_wrapper/kernel``)."""
 
     def __init__(self, cell, output_size, activation=None, reuse=None):
         super().__init__(cell, output_size, activation, reuse, "output_projection_wrapper")
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
 
     @property
     def output_size(self):
@@ -325,45 +339,22 @@ class InputProjectionWrapper(_ProjectingWrapper):
         del input_size
         super().__init__(cell, num_proj, activation, reuse, "input_projection_wrapper")
 
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
     def call(self, inputs, state):
         return self._cell(self._project(inputs), state)
 
 
-class EmbeddingWrapper(RNNCell):
+class EmbeddingWrapper(_OwnScopeWrapper):
     """Embeds integer inputs ``[batch]`` (or ``[batch, 1]``) with an ``embedding`` variable
     [embedding_classes, embedding_size] before ``cell``."""
 
     def __init__(self, cell, embedding_classes, embedding_size, initializer=None, reuse=None):
-        super().__init__(_reuse=reuse, name="embedding_wrapper")
-        if not isinstance(cell, RNNCell):
-            raise TypeError(f"The parameter cell is not RNNCell: {cell!r}")
+        super().__init__(cell, reuse, "embedding_wrapper")
         if embedding_classes <= 0 or embedding_size <= 0:
             raise ValueError(f"Both embedding_classes and embedding_size must be > 0: "
                              f"{embedding_classes}, {embedding_size}.")
-        self._cell = cell
         self._classes = embedding_classes
         self._size = embedding_size
         self._initializer = initializer
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return self._cell.zero_state(batch_size, dtype)
 
     def build(self, inputs_shape):
         init = self._initializer or vs.get_variable_scope().initializer
@@ -377,10 +368,6 @@ class EmbeddingWrapper(RNNCell):
         ids = array_ops.reshape(inputs, [-1])
         embedded = embedding_ops.embedding_lookup(self._embedding, ids)
         return self._cell(embedded, state)
-
-    @property
-    def trainable_weights(self):
-        return self._cell.trainable_weights + super().trainable_weights
 
 
 def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
