@@ -27,6 +27,7 @@ from tideflow.ops.rnn_cell_impl import (
     _activation,
     _input_depth,
     _UnitsCell,
+    _WrapperCell,
 )
 
 
@@ -270,31 +271,24 @@ class LayerNormBasicLSTMCell(_TupleLSTM):
         return new_h, LSTMStateTuple(new_c, new_h)
 
 
-class _OwnScopeWrapper(RNNCell):
-    """A wrapper with variables of its own under its scope (``<name>/...``); state and output
-    are the wrapped cell's unless a subclass says otherwise."""
+class _OwnScopeWrapper(_WrapperCell):
+    """A wrapper with variables of its own under its scope (``<name>/...``) besides the
+    wrapped cell's; state and output are the wrapped cell's unless a subclass says
+    otherwise."""
 
     def __init__(self, cell, reuse, name):
-        super().__init__(_reuse=reuse, name=name)
+        RNNCell.__init__(self, _reuse=reuse, name=name)
         if not isinstance(cell, RNNCell):
             raise TypeError(f"The parameter cell is not RNNCell: {cell!r}")
         self._cell = cell
 
     @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return self._cell.zero_state(batch_size, dtype)
-
-    @property
     def trainable_weights(self):
-        return self._cell.trainable_weights + super().trainable_weights
+        return self._cell.trainable_weights + RNNCell.trainable_weights.fget(self)
+
+    @property
+    def non_trainable_weights(self):
+        return self._cell.non_trainable_weights + RNNCell.non_trainable_weights.fget(self)
 
 
 class _ProjectingWrapper(_OwnScopeWrapper):

@@ -10,6 +10,8 @@ class AdamOptimizer(Optimizer):
     """Adam; slots "m" (``<var>/Adam``) and "v" (``<var>/Adam_1``), and the non-slot variables
     ``beta1_power`` and ``beta2_power`` (colocated with the first variable by name)."""
 
+    _use_nesterov = False  # Nadam (tf.contrib.opt) sets it
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  use_locking=False, name="Adam"):
         super().__init__(use_locking, name)
@@ -47,7 +49,7 @@ class AdamOptimizer(Optimizer):
             cast_ops.cast(beta1_power, dt), cast_ops.cast(beta2_power, dt),
             cast_ops.cast(self._lr_t, dt), cast_ops.cast(self._beta1_t, dt),
             cast_ops.cast(self._beta2_t, dt), cast_ops.cast(self._epsilon_t, dt), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
 
     def _sparse_hyper(self, var):
         """(bias-corrected lr, beta1, beta2, epsilon) in the variable's dtype."""

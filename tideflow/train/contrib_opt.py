@@ -46,17 +46,7 @@ class NadamOptimizer(AdamOptimizer):
     """Adam with Nesterov momentum (Dozat 2016): the step uses
     ``(1 - beta1) g + beta1 m_t`` in place of ``m_t``."""
 
-    def _apply_dense(self, grad, var):
-        from tideflow.ops import training_ops
-
-        dt = var.dtype.base_dtype
-        beta1_power, beta2_power = self._get_beta_accumulators()
-        return training_ops.apply_adam(
-            var, self.get_slot(var, "m"), self.get_slot(var, "v"),
-            cast_ops.cast(beta1_power, dt), cast_ops.cast(beta2_power, dt),
-            cast_ops.cast(self._lr_t, dt), cast_ops.cast(self._beta1_t, dt),
-            cast_ops.cast(self._beta2_t, dt), cast_ops.cast(self._epsilon_t, dt), grad,
-            use_locking=self._use_locking, use_nesterov=True).op
+    _use_nesterov = True  # the dense step is ApplyAdam's Nesterov form
 
     def _apply_sparse(self, grad, var):
         lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
