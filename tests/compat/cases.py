@@ -4,6 +4,7 @@ from tests.compat.cases_control import CONTROL
 from tests.compat.cases_core import CORE
 from tests.compat.cases_math import MATH
 from tests.compat.cases_misc import MISC
+from tests.compat.cases_more import MORE
 from tests.compat.cases_nn import NN
 from tests.compat.cases_train import TRAIN
 
@@ -15,6 +16,7 @@ GROUPS = {
     "control": CONTROL,
     "nn": NN,
     "misc": MISC,
+    "more": MORE,
 }
 
 # case name -> why tideflow still differs from TF there (the TF comparison is then xfail).
@@ -34,4 +36,5 @@ KNOWN_DIFFERENCES = {
                             "and multinomial follow TF's Philox use)",
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
+    "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
 }

@@ -31,7 +31,8 @@ def _params():
 @pytest.mark.parametrize("group,name", [pytest.param(g, n, id=f"{g}/{n}") for g, n in _ALL])
 def test_numpy_references(group, name):
     got = run_tideflow(group)[name]
-    assert "raised" not in got or not got["bad"], got.get("trace")
+    if name not in cases.KNOWN_DIFFERENCES:
+        assert "raised" not in got, got.get("trace")
     assert not got["bad"], got["bad"]
 
 

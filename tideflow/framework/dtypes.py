@@ -149,7 +149,7 @@ class DType:
         ):
             raise TypeError(f"Cannot find minimum value of {self}.")
         if b.is_floating:
-            return float(_finfo(b).min)
+            return _finfo(b).min  # a NumPy scalar of the type, as TF
         return int(np.iinfo(b._np).min)
 
     @property
@@ -160,12 +160,19 @@ class DType:
         ):
             raise TypeError(f"Cannot find maximum value of {self}.")
         if b.is_floating:
-            return float(_finfo(b).max)
+            return _finfo(b).max  # a NumPy scalar of the type, as TF
         return int(np.iinfo(b._np).max)
 
     @property
     def limits(self):
-        return self.min, self.max
+        """TF's intensity range with the negative part clipped: ``(0, 1)`` for floats,
+        ``(0, max)`` for integers."""
+        b = self.base_dtype
+        if b._type_enum == DT_BOOL:
+            return 0, True
+        if b.is_floating:
+            return 0, 1
+        return 0, self.max
 
     def is_compatible_with(self, other):
         """True if a value of ``other`` may be used where this type is expected (refs ignored)."""

@@ -1087,6 +1087,8 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
                 f"{ret.dtype.name}: {value!r}"
             )
         return ret
+    if value is None:
+        raise ValueError("None values not supported.")  # TF's class and message
     raise TypeError(
         f"Failed to convert object of type {type(value)} to Tensor. Contents: {value!r}. "
         "Consider casting elements to a supported type."
