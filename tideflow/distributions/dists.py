@@ -71,23 +71,93 @@ def _sample_shape(n, batch):
     return tf.concat([[n], batch], 0)
 
 
+def _all_positive(*ts):
+    return [tf.assert_positive(t) for t in ts]
+
+
+class _ParamsDistribution(Distribution):
+    """A distribution of floating point parameters whose batch shape is their broadcast shape."""
+
+    def _init_params(self, name, names_values, checks, reparameterization_type, validate_args,
+                     allow_nan_stats, parameters):
+        """Converts the ``(name, value)`` parameters to tensors of one float dtype under the
+        name scope ``name``, guards them with ``checks(*tensors)`` when ``validate_args``, and
+        initializes the distribution with them as graph parents; returns the tensors."""
+        with tf.name_scope(name, values=[v for _, v in names_values]) as scope:
+            ts = _float_params(names_values)
+            ts = _checked(validate_args, checks(*ts), ts)
+        self._batch_params = ts
+        super().__init__(ts[0].dtype.base_dtype, reparameterization_type, validate_args,
+                         allow_nan_stats, parameters, ts, scope)
+        return ts
+
+    def _batch_shape(self):
+        return _bshape(*self._batch_params)
+
+    def _batch_shape_tensor(self):
+        return _bshape_t(*self._batch_params)
+
+
+class _LogitsProbs:
+    """The ``logits`` and ``probs`` properties of the discrete distributions."""
+
+    @property
+    def logits(self):
+        return self._logits
+
+    @property
+    def probs(self):
+        return self._probs
+
+
+class _VectorEvent:
+    """Events along the last axis of the parameter tensor ``self._event_param``."""
+
+    def _event_shape(self):
+        return self._event_param.get_shape()[-1:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._event_param)[-1:]
+
+
+class _Counts(_VectorEvent, Distribution):
+    """Counts of ``total_count`` draws over the classes of the last axis of
+    ``self._event_param``; the batch shape broadcasts ``total_count`` with the other axes."""
+
+    @property
+    def total_count(self):
+        return self._total_count
+
+    def _batch_shape(self):
+        return tf.broadcast_static_shape(self._total_count.get_shape(),
+                                         self._event_param.get_shape()[:-1])
+
+    def _batch_shape_tensor(self):
+        return tf.broadcast_dynamic_shape(tf.shape(self._total_count),
+                                          tf.shape(self._event_param)[:-1])
+
+    def _counts_log_norm(self, counts):
+        """``counts`` in the distribution's dtype and the log multinomial coefficient
+        ``log(total_count! / prod(counts!))``."""
+        counts = tf.cast(counts, self.dtype)
+        log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
+                                                                      -1)
+        return counts, log_norm
+
+
 # ---------------------------------------------------------------------------------------------
 # location-scale families
 # ---------------------------------------------------------------------------------------------
 
 
-class Normal(Distribution):
-    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+class _LocScale(_ParamsDistribution):
+    """A location-scale family with a positive ``scale``; its mean and mode are ``loc``."""
 
-    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+    def __init__(self, loc, scale, validate_args, allow_nan_stats, name):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[loc, scale]) as scope:
-            self._loc, self._scale = _float_params([("loc", loc), ("scale", scale)])
-            self._loc, self._scale = _checked(validate_args, [tf.assert_positive(self._scale)],
-                                              [self._loc, self._scale])
-        super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._loc, self._scale],
-                         scope)
+        self._loc, self._scale = self._init_params(
+            name, [("loc", loc), ("scale", scale)], lambda loc, scale: _all_positive(scale),
+            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def loc(self):
@@ -97,11 +167,18 @@ class Normal(Distribution):
     def scale(self):
         return self._scale
 
-    def _batch_shape(self):
-        return _bshape(self._loc, self._scale)
+    def _mean(self):
+        return self._loc + tf.zeros_like(self._scale)
 
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._loc, self._scale)
+    def _mode(self):
+        return self._mean()
+
+
+class Normal(_LocScale):
+    """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
@@ -125,42 +202,15 @@ class Normal(Distribution):
     def _entropy(self):
         return (0.5 + _HALF_LOG_TWO_PI) + tf.log(self._scale) + tf.zeros_like(self._loc)
 
-    def _mean(self):
-        return self._loc + tf.zeros_like(self._scale)
-
     def _stddev(self):
         return self._scale + tf.zeros_like(self._loc)
 
-    def _mode(self):
-        return self._mean()
 
-
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """The Laplace distribution: density ``exp(-|x - loc| / scale) / (2 scale)``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Laplace"):
-        parameters = dict(locals())
-        with tf.name_scope(name, values=[loc, scale]) as scope:
-            self._loc, self._scale = _float_params([("loc", loc), ("scale", scale)])
-            self._loc, self._scale = _checked(validate_args, [tf.assert_positive(self._scale)],
-                                              [self._loc, self._scale])
-        super().__init__(self._loc.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._loc, self._scale],
-                         scope)
-
-    @property
-    def loc(self):
-        return self._loc
-
-    @property
-    def scale(self):
-        return self._scale
-
-    def _batch_shape(self):
-        return _bshape(self._loc, self._scale)
-
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._loc, self._scale)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, name)
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
@@ -184,31 +234,21 @@ class Laplace(Distribution):
     def _entropy(self):
         return math.log(2.0) + 1.0 + tf.log(self._scale) + tf.zeros_like(self._loc)
 
-    def _mean(self):
-        return self._loc + tf.zeros_like(self._scale)
-
     def _stddev(self):
         return math.sqrt(2.0) * self._scale + tf.zeros_like(self._loc)
 
-    def _mode(self):
-        return self._mean()
 
-
-class Uniform(Distribution):
+class Uniform(_ParamsDistribution):
     """The uniform distribution on ``[low, high)``."""
 
     def __init__(self, low=0.0, high=1.0, validate_args=False, allow_nan_stats=True,
                  name="Uniform"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[low, high]) as scope:
-            self._low, self._high = _float_params([("low", low), ("high", high)])
-            self._low, self._high = _checked(
-                validate_args, [tf.assert_less(self._low, self._high,
-                                               message="uniform not defined when low >= high.")],
-                [self._low, self._high])
-        super().__init__(self._low.dtype.base_dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._low, self._high],
-                         scope)
+        self._low, self._high = self._init_params(
+            name, [("low", low), ("high", high)],
+            lambda low, high: [tf.assert_less(low, high,
+                                              message="uniform not defined when low >= high.")],
+            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def low(self):
@@ -221,12 +261,6 @@ class Uniform(Distribution):
     def range(self, name="range"):
         with self._name_scope(name):
             return self._high - self._low
-
-    def _batch_shape(self):
-        return _bshape(self._low, self._high)
-
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._low, self._high)
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
@@ -263,22 +297,15 @@ class Uniform(Distribution):
 # ---------------------------------------------------------------------------------------------
 
 
-class Gamma(Distribution):
+class Gamma(_ParamsDistribution):
     """The Gamma distribution with shape ``concentration`` and inverse scale ``rate``."""
 
     def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
                  name="Gamma"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[concentration, rate]) as scope:
-            self._concentration, self._rate = _float_params([("concentration", concentration),
-                                                             ("rate", rate)])
-            self._concentration, self._rate = _checked(
-                validate_args, [tf.assert_positive(self._concentration),
-                                tf.assert_positive(self._rate)],
-                [self._concentration, self._rate])
-        super().__init__(self._concentration.dtype.base_dtype, NOT_REPARAMETERIZED,
-                         validate_args, allow_nan_stats, parameters,
-                         [self._concentration, self._rate], scope)
+        self._concentration, self._rate = self._init_params(
+            name, [("concentration", concentration), ("rate", rate)], _all_positive,
+            NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def concentration(self):
@@ -287,12 +314,6 @@ class Gamma(Distribution):
     @property
     def rate(self):
         return self._rate
-
-    def _batch_shape(self):
-        return _bshape(self._concentration, self._rate)
-
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._concentration, self._rate)
 
     def _sample_n(self, n, seed):
         alpha = self._concentration + tf.zeros_like(self._rate)
@@ -352,21 +373,16 @@ class Exponential(Gamma):
         return -tf.log1p(-p) / self._rate
 
 
-class Beta(Distribution):
+class Beta(_ParamsDistribution):
     """The Beta distribution on (0, 1) with ``concentration1`` (alpha) and ``concentration0``
     (beta)."""
 
     def __init__(self, concentration1=None, concentration0=None, validate_args=False,
                  allow_nan_stats=True, name="Beta"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[concentration1, concentration0]) as scope:
-            self._c1, self._c0 = _float_params([("concentration1", concentration1),
-                                                ("concentration0", concentration0)])
-            self._c1, self._c0 = _checked(validate_args, [tf.assert_positive(self._c1),
-                                                          tf.assert_positive(self._c0)],
-                                          [self._c1, self._c0])
-        super().__init__(self._c1.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._c1, self._c0], scope)
+        self._c1, self._c0 = self._init_params(
+            name, [("concentration1", concentration1), ("concentration0", concentration0)],
+            _all_positive, NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def concentration1(self):
@@ -379,12 +395,6 @@ class Beta(Distribution):
     @property
     def total_concentration(self):
         return self._c1 + self._c0
-
-    def _batch_shape(self):
-        return _bshape(self._c1, self._c0)
-
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._c1, self._c0)
 
     def _sample_n(self, n, seed):
         a = self._c1 + tf.zeros_like(self._c0)
@@ -425,21 +435,16 @@ class Beta(Distribution):
         return self._nan_where(bad, mode, "mode (a concentration <= 1)")
 
 
-class StudentT(Distribution):
+class StudentT(_ParamsDistribution):
     """Student's t distribution with ``df`` degrees of freedom, location and scale."""
 
     def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
                  name="StudentT"):
         parameters = dict(locals())
-        with tf.name_scope(name, values=[df, loc, scale]) as scope:
-            self._df, self._loc, self._scale = _float_params([("df", df), ("loc", loc),
-                                                              ("scale", scale)])
-            self._df, self._loc, self._scale = _checked(
-                validate_args, [tf.assert_positive(self._df), tf.assert_positive(self._scale)],
-                [self._df, self._loc, self._scale])
-        super().__init__(self._df.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._df, self._loc, self._scale],
-                         scope)
+        self._df, self._loc, self._scale = self._init_params(
+            name, [("df", df), ("loc", loc), ("scale", scale)],
+            lambda df, loc, scale: _all_positive(df, scale), NOT_REPARAMETERIZED, validate_args,
+            allow_nan_stats, parameters)
 
     @property
     def df(self):
@@ -452,12 +457,6 @@ class StudentT(Distribution):
     @property
     def scale(self):
         return self._scale
-
-    def _batch_shape(self):
-        return _bshape(self._df, self._loc, self._scale)
-
-    def _batch_shape_tensor(self):
-        return _bshape_t(self._df, self._loc, self._scale)
 
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, self.batch_shape_tensor())
@@ -521,7 +520,7 @@ def _logits_probs(logits, probs, multidimensional, name_dtype=None):
     return logits, probs
 
 
-class Bernoulli(Distribution):
+class Bernoulli(_LogitsProbs, Distribution):
     """The Bernoulli distribution: 1 with probability ``probs`` (or ``sigmoid(logits)``)."""
 
     def __init__(self, logits=None, probs=None, dtype=tf.int32, validate_args=False,
@@ -533,14 +532,6 @@ class Bernoulli(Distribution):
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs],
                          scope)
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
 
     def _batch_shape(self):
         return self._logits.get_shape()
@@ -580,7 +571,7 @@ class Bernoulli(Distribution):
         return tf.cast(tf.greater(self._probs, 0.5), self.dtype)
 
 
-class Categorical(Distribution):
+class Categorical(_LogitsProbs, Distribution):
     """A distribution over ``{0, ..., K-1}`` with ``logits`` or ``probs`` along the last
     axis."""
 
@@ -594,14 +585,6 @@ class Categorical(Distribution):
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs],
                          scope)
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
 
     @property
     def event_size(self):
@@ -651,7 +634,7 @@ def _lbeta(x):
     return tf.reduce_sum(tf.lgamma(x), -1) - tf.lgamma(tf.reduce_sum(x, -1))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(_VectorEvent, Distribution):
     """The Dirichlet distribution over the simplex, with ``concentration`` along the last
     axis."""
 
@@ -663,6 +646,7 @@ class Dirichlet(Distribution):
             (self._concentration,) = _checked(
                 validate_args, [tf.assert_positive(self._concentration)], [self._concentration])
             self._total = tf.reduce_sum(self._concentration, -1)
+        self._event_param = self._concentration
         super().__init__(self._concentration.dtype.base_dtype, NOT_REPARAMETERIZED,
                          validate_args, allow_nan_stats, parameters, [self._concentration],
                          scope)
@@ -680,12 +664,6 @@ class Dirichlet(Distribution):
 
     def _batch_shape_tensor(self):
         return tf.shape(self._concentration)[:-1]
-
-    def _event_shape(self):
-        return self._concentration.get_shape()[-1:]
-
-    def _event_shape_tensor(self):
-        return tf.shape(self._concentration)[-1:]
 
     def _sample_n(self, n, seed):
         g = tf.random_gamma([n], self._concentration, dtype=self.dtype, seed=seed)
@@ -721,7 +699,7 @@ class Dirichlet(Distribution):
                                mode, "mode (a concentration <= 1)")
 
 
-class Multinomial(Distribution):
+class Multinomial(_LogitsProbs, _Counts):
     """Counts of ``total_count`` draws over ``K`` classes (``logits``/``probs`` along the
     last axis)."""
 
@@ -735,35 +713,10 @@ class Multinomial(Distribution):
             (self._total_count,) = _checked(
                 validate_args, [tf.assert_non_negative(self._total_count)],
                 [self._total_count])
+        self._event_param = self._logits
         super().__init__(self._probs.dtype.base_dtype, NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters,
                          [self._total_count, self._logits, self._probs], scope)
-
-    @property
-    def total_count(self):
-        return self._total_count
-
-    @property
-    def logits(self):
-        return self._logits
-
-    @property
-    def probs(self):
-        return self._probs
-
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self._total_count.get_shape(),
-                                         self._logits.get_shape()[:-1])
-
-    def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self._total_count),
-                                          tf.shape(self._logits)[:-1])
-
-    def _event_shape(self):
-        return self._logits.get_shape()[-1:]
-
-    def _event_shape_tensor(self):
-        return tf.shape(self._logits)[-1:]
 
     def _sample_n(self, n, seed):
         k = tf.shape(self._logits)[-1]
@@ -784,9 +737,7 @@ class Multinomial(Distribution):
         return tf.reshape(out, tf.concat([[n], batch, [k]], 0))
 
     def _log_prob(self, counts):
-        counts = tf.cast(counts, self.dtype)
-        log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
-                                                                      -1)
+        counts, log_norm = self._counts_log_norm(counts)
         return log_norm + tf.reduce_sum(counts * tf.nn.log_softmax(self._logits), -1)
 
     def _mean(self):
@@ -801,7 +752,7 @@ class Multinomial(Distribution):
         return n * (tf.matrix_diag(p) - tf.expand_dims(p, -1) * tf.expand_dims(p, -2))
 
 
-class DirichletMultinomial(Distribution):
+class DirichletMultinomial(_Counts):
     """Counts of ``total_count`` draws with class probabilities drawn from a Dirichlet of
     ``concentration``."""
 
@@ -813,13 +764,10 @@ class DirichletMultinomial(Distribution):
             self._total_count = tf.convert_to_tensor(total_count, name="total_count",
                                                      dtype=self._concentration.dtype)
             self._total = tf.reduce_sum(self._concentration, -1)
+        self._event_param = self._concentration
         super().__init__(self._concentration.dtype.base_dtype, NOT_REPARAMETERIZED,
                          validate_args, allow_nan_stats, parameters,
                          [self._total_count, self._concentration], scope)
-
-    @property
-    def total_count(self):
-        return self._total_count
 
     @property
     def concentration(self):
@@ -828,20 +776,6 @@ class DirichletMultinomial(Distribution):
     @property
     def total_concentration(self):
         return self._total
-
-    def _batch_shape(self):
-        return tf.broadcast_static_shape(self._total_count.get_shape(),
-                                         self._concentration.get_shape()[:-1])
-
-    def _batch_shape_tensor(self):
-        return tf.broadcast_dynamic_shape(tf.shape(self._total_count),
-                                          tf.shape(self._concentration)[:-1])
-
-    def _event_shape(self):
-        return self._concentration.get_shape()[-1:]
-
-    def _event_shape_tensor(self):
-        return tf.shape(self._concentration)[-1:]
 
     def _sample_n(self, n, seed):
         k = tf.shape(self._concentration)[-1]
@@ -856,9 +790,7 @@ class DirichletMultinomial(Distribution):
         return tf.reshape(one, tf.concat([[n], batch, [k]], 0))
 
     def _log_prob(self, counts):
-        counts = tf.cast(counts, self.dtype)
-        log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
-                                                                      -1)
+        counts, log_norm = self._counts_log_norm(counts)
         return log_norm + _lbeta(self._concentration + counts) - _lbeta(self._concentration)
 
     def _mean(self):
