@@ -2,6 +2,8 @@
 from tests.compat.cases_array import ARRAY
 from tests.compat.cases_control import CONTROL
 from tests.compat.cases_core import CORE
+from tests.compat.cases_grads import GRADS
+from tests.compat.cases_io import IO
 from tests.compat.cases_math import MATH
 from tests.compat.cases_misc import MISC
 from tests.compat.cases_more import MORE
@@ -17,6 +19,8 @@ GROUPS = {
     "nn": NN,
     "misc": MISC,
     "more": MORE,
+    "grads": GRADS,
+    "io": IO,
 }
 
 # case name -> why tideflow still differs from TF there (the TF comparison is then xfail).
