@@ -67,7 +67,7 @@ _EQUALITY = ("T: {bfloat16, half, float, double, uint8, int8, int16, int32, int6
 
 
 def _trunc_div_int(x, y):
-    check_divisor(y)
+    check_divisor(y, x)
     q = np.floor_divide(x, y)
     if q.dtype.kind == "u":
         return q
@@ -84,7 +84,7 @@ def _div(x, y):
 
 def _floor_div(x, y):
     if x.dtype.kind in "iu":
-        check_divisor(y)
+        check_divisor(y, x)
         return np.floor_divide(x, y)
     return np.floor(np.true_divide(x, y))
 
@@ -97,13 +97,13 @@ def _truncate_div(x, y):
 
 def _floor_mod(x, y):
     if x.dtype.kind in "iu":
-        check_divisor(y)
+        check_divisor(y, x)
     return np.remainder(x, y)
 
 
 def _truncate_mod(x, y):
     if x.dtype.kind in "iu":
-        check_divisor(y)
+        check_divisor(y, x)
     return np.fmod(x, y)
 
 
