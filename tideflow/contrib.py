@@ -201,6 +201,13 @@ def _contrib_feature_column():
                       seq, names)
 
 
+def _contrib_factorization():
+    from tideflow.ops import contrib_factorization as fac
+
+    return _namespace("factorization", "``tf.contrib.factorization``: k-means, WALS, GMM.",
+                      fac, fac.__all__)
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -209,6 +216,7 @@ _LAZY_ALIASES = {
     "keras": lambda: __import__("tideflow.keras", fromlist=["keras"]),
     "distributions": lambda: __import__("tideflow.distributions", fromlist=["distributions"]),
     "data": _contrib_data,
+    "factorization": _contrib_factorization,
 }
 
 
