@@ -45,6 +45,27 @@ def _parents(operators):
     return [t for o in operators for t in o.graph_parents]
 
 
+def _square_shape(s):
+    """``s + s[-1:]``: the static shape of the square matrices with diagonals of shape ``s``."""
+    return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+
+
+def _det_product(operators):
+    """The product of the determinants of ``operators``."""
+    out = operators[0].determinant()
+    for o in operators[1:]:
+        out = out * o.determinant()
+    return out
+
+
+def _log_abs_det_sum(operators):
+    """The sum of the log absolute determinants of ``operators``."""
+    out = operators[0].log_abs_determinant()
+    for o in operators[1:]:
+        out = out + o.log_abs_determinant()
+    return out
+
+
 def _broadcast_matrices(a, b):
     """``a`` and ``b`` (both ``[..., r, c]``) broadcast to a common batch shape."""
     za = array_ops.zeros(concat([array_ops.shape(b)[:-2], [1, 1]], 0), a.dtype)
@@ -446,7 +467,7 @@ class LinearOperatorDiag(LinearOperator):
 
     def _shape(self):
         s = self._diag.get_shape()
-        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+        return _square_shape(s)
 
     def _shape_tensor(self):
         s = array_ops.shape(self._diag)
@@ -747,7 +768,26 @@ class LinearOperatorInversion(LinearOperator):
         return -self._operator.log_abs_determinant()
 
 
-class LinearOperatorComposition(LinearOperator):
+class _OperatorList(LinearOperator):
+    """An operator built from a (checked, non-empty) list of ``operators`` of one dtype:
+    non-singular when they all are, named by joining their names with ``separator``."""
+
+    def __init__(self, operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                 is_square, name, separator):
+        self._operators = operators
+        if all(o.is_non_singular for o in operators):
+            is_non_singular = True if is_non_singular is None else is_non_singular
+        super().__init__(operators[0].dtype, _parents(operators),
+                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
+                         name or separator.join(o.name for o in operators),
+                         {"operators": operators})
+
+    @property
+    def operators(self):
+        return list(self._operators)
+
+
+class LinearOperatorComposition(_OperatorList):
     """The product ``operators[0] @ operators[1] @ ...``."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
@@ -761,17 +801,8 @@ class LinearOperatorComposition(LinearOperator):
                 raise ValueError(f"Operators are incompatible: {a.name} has domain dimension "
                                  f"{a.domain_dimension.value}, {b.name} range dimension "
                                  f"{b.range_dimension.value}")
-        self._operators = operators
-        if all(o.is_non_singular for o in operators):
-            is_non_singular = True if is_non_singular is None else is_non_singular
-        super().__init__(operators[0].dtype, _parents(operators),
-                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
-                         name or "_o_".join(o.name for o in operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return list(self._operators)
+        super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name, "_o_")
 
     def _shape(self):
         batch = TensorShape([])
@@ -803,16 +834,10 @@ class LinearOperatorComposition(LinearOperator):
         return out
 
     def _determinant(self):
-        out = self._operators[0].determinant()
-        for o in self._operators[1:]:
-            out = out * o.determinant()
-        return out
+        return _det_product(self._operators)
 
     def _log_abs_determinant(self):
-        out = self._operators[0].log_abs_determinant()
-        for o in self._operators[1:]:
-            out = out + o.log_abs_determinant()
-        return out
+        return _log_abs_det_sum(self._operators)
 
 
 # -- tf.linalg.experimental --------------------------------------------------------------------

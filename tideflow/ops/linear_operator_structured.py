@@ -25,8 +25,12 @@ from tideflow.ops.linear_operator import (
     LinearOperator,
     _adj,
     _broadcast_batch,
+    _det_product,
+    _log_abs_det_sum,
+    _OperatorList,
     _parents,
     _same_dtype,
+    _square_shape,
 )
 
 __all__ = [
@@ -47,7 +51,7 @@ def _kron(a, b):
     return array_ops.reshape(m, concat([batch, [sa[-2] * sb[-2], sa[-1] * sb[-1]]], 0))
 
 
-class LinearOperatorKronecker(LinearOperator):
+class LinearOperatorKronecker(_OperatorList):
     """The Kronecker product ``operators[0] (x) operators[1] (x) ...``."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
@@ -56,19 +60,10 @@ class LinearOperatorKronecker(LinearOperator):
         if not operators:
             raise ValueError("Expected a non-empty list of operators.")
         _same_dtype(operators)
-        self._operators = operators
-        if all(o.is_non_singular for o in operators):
-            is_non_singular = True if is_non_singular is None else is_non_singular
         if all(o.is_square for o in operators):
             is_square = True if is_square is None else is_square
-        super().__init__(operators[0].dtype, _parents(operators),
-                         is_non_singular, is_self_adjoint, is_positive_definite, is_square,
-                         name or "_x_".join(o.name for o in operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return list(self._operators)
+        super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name, "_x_")
 
     def _shape(self):
         batch = TensorShape([])
@@ -86,39 +81,37 @@ class LinearOperatorKronecker(LinearOperator):
             out = _kron(out, o.to_dense())
         return out
 
+    def _cofactor_sizes(self):
+        """For each operator, the product of the other operators' sizes (None when a size is
+        unknown statically): det(A (x) B) = det(A)^n_B det(B)^n_A."""
+        sizes = [o.domain_dimension.value for o in self._operators]
+        if any(n is None for n in sizes):
+            return None
+        total = int(np.prod(sizes, dtype=object))
+        return [total // n for n in sizes]
+
     def _determinant(self):
-        # det(A (x) B) = det(A)^n_B det(B)^n_A
-        total = 1
-        sizes = []
-        for o in self._operators:
-            n = o.domain_dimension.value
-            if n is None:
-                return super()._determinant()
-            sizes.append(n)
-            total *= n
+        others = self._cofactor_sizes()
+        if others is None:
+            return super()._determinant()
         out = None
-        for o, n in zip(self._operators, sizes):
-            term = math_ops.pow(o.determinant(), np.array(total // n, o.dtype.as_numpy_dtype))
+        for o, k in zip(self._operators, others):
+            term = math_ops.pow(o.determinant(), np.array(k, o.dtype.as_numpy_dtype))
             out = term if out is None else out * term
         return out
 
     def _log_abs_determinant(self):
-        total = 1
-        sizes = []
-        for o in self._operators:
-            n = o.domain_dimension.value
-            if n is None:
-                return super()._log_abs_determinant()
-            sizes.append(n)
-            total *= n
+        others = self._cofactor_sizes()
+        if others is None:
+            return super()._log_abs_determinant()
         out = None
-        for o, n in zip(self._operators, sizes):
-            term = o.log_abs_determinant() * float(total // n)
+        for o, k in zip(self._operators, others):
+            term = o.log_abs_determinant() * float(k)
             out = term if out is None else out + term
         return out
 
 
-class LinearOperatorBlockDiag(LinearOperator):
+class LinearOperatorBlockDiag(_OperatorList):
     """The block-diagonal operator with ``operators`` (square) on its diagonal."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
@@ -129,17 +122,8 @@ class LinearOperatorBlockDiag(LinearOperator):
         if any(o.is_square is False for o in operators):
             raise ValueError("Expected all operators to be square.")
         _same_dtype(operators)
-        self._operators = operators
-        if all(o.is_non_singular for o in operators):
-            is_non_singular = True if is_non_singular is None else is_non_singular
-        super().__init__(operators[0].dtype, _parents(operators),
-                         is_non_singular, is_self_adjoint, is_positive_definite, True,
-                         name or "_ds_".join(o.name for o in operators),
-                         {"operators": operators})
-
-    @property
-    def operators(self):
-        return list(self._operators)
+        super().__init__(operators, is_non_singular, is_self_adjoint, is_positive_definite,
+                         True, name, "_ds_")
 
     def _shape(self):
         batch = TensorShape([])
@@ -155,16 +139,10 @@ class LinearOperatorBlockDiag(LinearOperator):
                              for i, o in enumerate(self._operators)], self._operators)
 
     def _determinant(self):
-        out = self._operators[0].determinant()
-        for o in self._operators[1:]:
-            out = out * o.determinant()
-        return out
+        return _det_product(self._operators)
 
     def _log_abs_determinant(self):
-        out = self._operators[0].log_abs_determinant()
-        for o in self._operators[1:]:
-            out = out + o.log_abs_determinant()
-        return out
+        return _log_abs_det_sum(self._operators)
 
 
 def _block_dense(grid, diagonal):
@@ -235,16 +213,10 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return _block_dense(grid, self._diag_ops())
 
     def _determinant(self):
-        out = self._diag_ops()[0].determinant()
-        for o in self._diag_ops()[1:]:
-            out = out * o.determinant()
-        return out
+        return _det_product(self._diag_ops())
 
     def _log_abs_determinant(self):
-        out = self._diag_ops()[0].log_abs_determinant()
-        for o in self._diag_ops()[1:]:
-            out = out + o.log_abs_determinant()
-        return out
+        return _log_abs_det_sum(self._diag_ops())
 
 
 class LinearOperatorLowRankUpdate(LinearOperator):
@@ -324,7 +296,7 @@ class LinearOperatorHouseholder(LinearOperator):
 
     def _shape(self):
         s = self._axis.get_shape()
-        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+        return _square_shape(s)
 
     def _to_dense(self):
         v = array_ops.expand_dims(self._axis, -1)
@@ -361,7 +333,7 @@ class LinearOperatorPermutation(LinearOperator):
 
     def _shape(self):
         s = self._perm.get_shape()
-        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+        return _square_shape(s)
 
     def _to_dense(self):
         return _one_hot(self._perm, array_ops.shape(self._perm)[-1], self._dtype)
@@ -416,7 +388,7 @@ class LinearOperatorTridiag(LinearOperator):
 
     def _shape(self):
         s = self._main.get_shape()
-        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+        return _square_shape(s)
 
     def _to_dense(self):
         return linalg_more_ops._dense_tridiagonal(self._sup, self._main, self._sub)
@@ -455,7 +427,7 @@ class LinearOperatorToeplitz(LinearOperator):
 
     def _shape(self):
         s = _broadcast_batch(self._col.get_shape(), self._row.get_shape())
-        return s.concatenate(s[-1:]) if s.ndims is not None else TensorShape(None)
+        return _square_shape(s)
 
     def _to_dense(self):
         from tideflow.ops import gather_ops
@@ -530,39 +502,28 @@ class _BaseCirculant(LinearOperator):
                              self._dtype)
 
 
-class LinearOperatorCirculant(_BaseCirculant):
-    """A circulant ``[N, N]`` operator from its length-N spectrum."""
+def _circulant_class(k, name, doc):
+    """The public circulant class over ``k``-D spectra; its constructor's ``name`` defaults to
+    the class name, as TF's."""
 
-    _k = 1
+    class _Circulant(_BaseCirculant):
+        __doc__ = doc
+        _k = k
 
-    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant"):
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
+        def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                     is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                     name=name):
+            super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
+                             is_positive_definite, is_square, name)
 
-
-class LinearOperatorCirculant2D(_BaseCirculant):
-    """A block-circulant operator with circulant blocks, from an ``[..., H, W]`` spectrum."""
-
-    _k = 2
-
-    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant2D"):
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
+    _Circulant.__name__ = _Circulant.__qualname__ = name
+    return _Circulant
 
 
-class LinearOperatorCirculant3D(_BaseCirculant):
-    """The 3-D analogue of :class:`LinearOperatorCirculant2D`."""
-
-    _k = 3
-
-    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant3D"):
-        super().__init__(spectrum, input_output_dtype, is_non_singular, is_self_adjoint,
-                         is_positive_definite, is_square, name)
-
-
+LinearOperatorCirculant = _circulant_class(
+    1, "LinearOperatorCirculant", "A circulant ``[N, N]`` operator from its length-N spectrum.")
+LinearOperatorCirculant2D = _circulant_class(
+    2, "LinearOperatorCirculant2D",
+    "A block-circulant operator with circulant blocks, from an ``[..., H, W]`` spectrum.")
+LinearOperatorCirculant3D = _circulant_class(
+    3, "LinearOperatorCirculant3D", "The 3-D analogue of :class:`LinearOperatorCirculant2D`.")
