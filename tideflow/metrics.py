@@ -142,7 +142,36 @@ def _add_collections(value, update_op, metrics_collections, updates_collections)
         ops.add_to_collections(updates_collections, update_op)
 
 
+def _value_and_update(compute, values, updates, metrics_collections, updates_collections):
+    """``compute(values, "value")`` and ``compute(updates, "update_op")``, the metric read
+    from the state and after the batch's update, added to the collections."""
+    value = compute(values, "value")
+    update_op = compute(updates, "update_op")
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
+
+
 # --------------------------------------------------------------------------- means
+
+
+def _weighted_values(op_name, values, weights):
+    """``values * weights`` and the weights broadcast to the values' shape."""
+    values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+    weights = _broadcast_weights(op_name, weights, values)
+    return math_ops.multiply(values, weights), weights
+
+
+def _running_mean(total, count, values, batch_total, batch_count, metrics_collections,
+                  updates_collections):
+    """Adds the batch's total and count (after ``values``) to the ``total`` and ``count``
+    variables; the mean read from them and after the update."""
+    update_total = state_ops.assign_add(total, batch_total)
+    with ops.control_dependencies([values]):
+        update_count = state_ops.assign_add(count, batch_count)
+    value = _div_no_nan(total.value(), count.value(), name="value")
+    update_op = _div_no_nan(update_total, update_count, name="update_op")
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
 
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
@@ -154,17 +183,10 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         if weights is None:
             num_values = _to_float(array_ops.size(values))
         else:
-            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
-            weights = _broadcast_weights("mean", weights, values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted_values("mean", values, weights)
             num_values = reduction_ops.reduce_sum(weights)
-        update_total = state_ops.assign_add(total, reduction_ops.reduce_sum(values))
-        with ops.control_dependencies([values]):
-            update_count = state_ops.assign_add(count, num_values)
-        value = _div_no_nan(total.value(), count.value(), name="value")
-        update_op = _div_no_nan(update_total, update_count, name="update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+        return _running_mean(total, count, values, reduction_ops.reduce_sum(values), num_values,
+                             metrics_collections, updates_collections)
 
 
 def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
@@ -179,17 +201,10 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         count = _metric_variable(shape.as_list(), dtypes.float32, "count_tensor")
         num_values = fill_ops.ones_like(values)
         if weights is not None:
-            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
-            weights = _broadcast_weights("mean_tensor", weights, values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted_values("mean_tensor", values, weights)
             num_values = math_ops.multiply(num_values, weights)
-        update_total = state_ops.assign_add(total, values)
-        with ops.control_dependencies([values]):
-            update_count = state_ops.assign_add(count, num_values)
-        value = _div_no_nan(total.value(), count.value(), name="value")
-        update_op = _div_no_nan(update_total, update_count, name="update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+        return _running_mean(total, count, values, values, num_values, metrics_collections,
+                             updates_collections)
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -318,6 +333,15 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
 # --------------------------------------------------------------------------- curves
 
 
+_KEPSILON = 1e-7
+
+
+def _default_thresholds(num_thresholds):
+    """TF's threshold grid: ``0 - 1e-7``, evenly spaced interior points, ``1 + 1e-7``."""
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - _KEPSILON] + inner + [1.0 + _KEPSILON]
+
+
 def _thresholded_counts(op_name, labels, predictions, weights, thresholds, names):
     """Per-threshold tp/fn/tn/fp counts (``prediction > threshold`` is positive)."""
     predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
@@ -382,12 +406,12 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                            "summation_method='careful_interpolation' is preferred.")
     with vs.variable_scope(name, "auc", (labels, predictions, weights)):
         if thresholds is not None:
-            thresholds = [0.0 - _EPS] + sorted(float(t) for t in thresholds) + [1.0 + _EPS]
+            thresholds = ([0.0 - _KEPSILON] + sorted(float(t) for t in thresholds)
+                          + [1.0 + _KEPSILON])
         else:
             if num_thresholds < 2:
                 raise ValueError(f"auc: num_thresholds must be > 1, got {num_thresholds}")
-            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-            thresholds = [0.0 - _EPS] + inner + [1.0 + _EPS]
+            thresholds = _default_thresholds(num_thresholds)
         n = len(thresholds)
         values, updates = _thresholded_counts(
             "auc", labels, predictions, weights, thresholds, ("tp", "fn", "tn", "fp"))
@@ -432,13 +456,8 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                 height = math_ops.multiply(math_ops.add(y[:n - 1], y[1:]), np.float32(0.5))
             return reduction_ops.reduce_sum(math_ops.multiply(dx, height), name=name)
 
-        value = compute(values, "value")
-        update_op = compute(updates, "update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
-
-
-_EPS = 1e-7
+        return _value_and_update(compute, values, updates, metrics_collections,
+                                 updates_collections)
 
 
 # --------------------------------------------------------------------------- segmentation
@@ -555,25 +574,32 @@ def _at_k_metric(kind, other, labels, predictions, k, class_id, weights, metrics
     with ops.name_scope(name, _at_k_name(kind, k, class_id),
                         (predictions, labels, weights)) as scope:
         counts = _top_k_counts(f"{kind}_at_k", labels, predictions, k, class_id, weights)
-        state = {}
-        for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
-            with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
-                var = variables.Variable(
-                    np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
-                    collections=[ops.GraphKeys.LOCAL_VARIABLES,
-                                 ops.GraphKeys.METRIC_VARIABLES])
-                batch = reduction_ops.reduce_sum(counts[key])
-                state[key] = (var.value(), state_ops.assign_add(var, batch, name="update"))
-        tp, tp_up = state["tp"]
-        o, o_up = state[other]
-        # like TensorFlow, 0 / 0 is NaN here (no positives seen yet)
-        value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
-        update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+        return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
+                                     updates_collections)
 
 
 _OTHER_NAMES = {"fp": "false_positive", "fn": "false_negative"}
+
+
+def _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
+                          updates_collections):
+    """``tp / (tp + other)`` over the running sums of the per-row ``counts`` (float64
+    variables ``true_positive_at_<k>`` and ``false_<other>_at_<k>`` in the name scope
+    ``scope``); like TensorFlow, 0 / 0 is NaN here (no positives seen yet)."""
+    state = {}
+    for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
+        with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
+            var = variables.Variable(
+                np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
+                collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+            batch = reduction_ops.reduce_sum(counts[key])
+            state[key] = (var.value(), state_ops.assign_add(var, batch, name="update"))
+    tp, tp_up = state["tp"]
+    o, o_up = state[other]
+    value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
+    update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
+    _add_collections(value, update_op, metrics_collections, updates_collections)
+    return value, update_op
 
 
 def precision_at_k(labels, predictions, k, class_id=None, weights=None,
@@ -648,9 +674,8 @@ def _ratio_at_thresholds(kind, other, labels, predictions, thresholds, weights,
             return math_ops.truediv(c["tp"], math_ops.add(math_ops.add(c["tp"], c[other]), eps),
                                     name=f"{kind}_{suffix}")
 
-        value, update_op = compute(values, "value"), compute(updates, "update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+        return _value_and_update(compute, values, updates, metrics_collections,
+                                 updates_collections)
 
 
 def precision_at_thresholds(labels, predictions, thresholds, weights=None,
@@ -746,12 +771,26 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
 
 # --------------------------------------------------------------------------- at a sensitivity
 
-_KEPSILON = 1e-7
+def _rate(a, b, name=None):
+    """``a / (a + b + 1e-7)``."""
+    return math_ops.truediv(a, math_ops.add(math_ops.add(a, b), np.float32(_KEPSILON)),
+                            name=name)
 
 
-def _default_thresholds(num_thresholds):
-    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-    return [0.0 - _KEPSILON] + inner + [1.0 + _KEPSILON]
+def _at_target_rate(op_name, target_name, target, labels, predictions, weights, num_thresholds,
+                    compute, metrics_collections, updates_collections, name):
+    """The metric ``compute(counts, name)`` picks from the tp/fn/tn/fp counts at
+    ``num_thresholds`` thresholds, given the ``target`` rate in [0, 1]."""
+    if not 0 <= target <= 1:
+        raise ValueError(f"{op_name}: {target_name} must be in [0, 1], got {target}")
+    if num_thresholds < 2:
+        raise ValueError(f"{op_name}: num_thresholds must be > 1, got {num_thresholds}")
+    with vs.variable_scope(name, op_name, (predictions, labels, weights)):
+        values, updates = _thresholded_counts(
+            op_name, labels, predictions, weights, _default_thresholds(num_thresholds),
+            ("tp", "fn", "tn", "fp"))
+        return _value_and_update(compute, values, updates, metrics_collections,
+                                 updates_collections)
 
 
 def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
@@ -759,32 +798,17 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
                                updates_collections=None, name=None):
     """The sensitivity (recall) at the threshold whose specificity is nearest ``specificity``,
     over ``num_thresholds`` thresholds in [0, 1]; ``predictions`` must lie in [0, 1]."""
-    if not 0 <= specificity <= 1:
-        raise ValueError(f"sensitivity_at_specificity: specificity must be in [0, 1], got "
-                         f"{specificity}")
-    if num_thresholds < 2:
-        raise ValueError(f"sensitivity_at_specificity: num_thresholds must be > 1, got "
-                         f"{num_thresholds}")
-    with vs.variable_scope(name, "sensitivity_at_specificity", (predictions, labels, weights)):
-        values, updates = _thresholded_counts(
-            "sensitivity_at_specificity", labels, predictions, weights,
-            _default_thresholds(num_thresholds), ("tp", "fn", "tn", "fp"))
 
-        def compute(c, name):
-            spec = math_ops.truediv(c["tn"], math_ops.add(math_ops.add(c["tn"], c["fp"]),
-                                                          np.float32(_KEPSILON)))
-            idx = cast_ops.cast(reduction_ops.argmin(
-                unary_ops.abs(math_ops.subtract(spec, np.float32(specificity))), 0),
-                dtypes.int32)
-            tp = gather_ops.gather(c["tp"], idx)
-            fn = gather_ops.gather(c["fn"], idx)
-            return math_ops.truediv(tp, math_ops.add(math_ops.add(tp, fn),
-                                                     np.float32(_KEPSILON)), name=name)
+    def compute(c, name):
+        spec = _rate(c["tn"], c["fp"])
+        idx = cast_ops.cast(reduction_ops.argmin(
+            unary_ops.abs(math_ops.subtract(spec, np.float32(specificity))), 0),
+            dtypes.int32)
+        return _rate(gather_ops.gather(c["tp"], idx), gather_ops.gather(c["fn"], idx), name)
 
-        value = compute(values, "value")
-        update_op = compute(updates, "update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+    return _at_target_rate("sensitivity_at_specificity", "specificity", specificity, labels,
+                           predictions, weights, num_thresholds, compute, metrics_collections,
+                           updates_collections, name)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -792,34 +816,19 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
                                updates_collections=None, name=None):
     """The specificity at the threshold whose sensitivity is nearest ``sensitivity`` (the
     highest such threshold on ties), over ``num_thresholds`` thresholds in [0, 1]."""
-    if not 0 <= sensitivity <= 1:
-        raise ValueError(f"specificity_at_sensitivity: sensitivity must be in [0, 1], got "
-                         f"{sensitivity}")
-    if num_thresholds < 2:
-        raise ValueError(f"specificity_at_sensitivity: num_thresholds must be > 1, got "
-                         f"{num_thresholds}")
-    with vs.variable_scope(name, "specificity_at_sensitivity", (predictions, labels, weights)):
-        values, updates = _thresholded_counts(
-            "specificity_at_sensitivity", labels, predictions, weights,
-            _default_thresholds(num_thresholds), ("tp", "fn", "tn", "fp"))
 
-        def compute(c, name):
-            sens = math_ops.truediv(c["tp"], math_ops.add(math_ops.add(c["tp"], c["fn"]),
-                                                          np.float32(_KEPSILON)))
-            gap = unary_ops.abs(math_ops.subtract(sens, np.float32(sensitivity)))
-            at_min = math_ops.equal(gap, reduction_ops.reduce_min(gap))
-            # the last threshold among the nearest ones, as TF picks it
-            idx = cast_ops.cast(reduction_ops.argmax(
-                reduction_ops.cumsum(cast_ops.cast(at_min, dtypes.int64)), 0), dtypes.int32)
-            tn = gather_ops.gather(c["tn"], idx)
-            fp = gather_ops.gather(c["fp"], idx)
-            return math_ops.truediv(tn, math_ops.add(math_ops.add(tn, fp),
-                                                     np.float32(_KEPSILON)), name=name)
+    def compute(c, name):
+        sens = _rate(c["tp"], c["fn"])
+        gap = unary_ops.abs(math_ops.subtract(sens, np.float32(sensitivity)))
+        at_min = math_ops.equal(gap, reduction_ops.reduce_min(gap))
+        # the last threshold among the nearest ones, as TF picks it
+        idx = cast_ops.cast(reduction_ops.argmax(
+            reduction_ops.cumsum(cast_ops.cast(at_min, dtypes.int64)), 0), dtypes.int32)
+        return _rate(gather_ops.gather(c["tn"], idx), gather_ops.gather(c["fp"], idx), name)
 
-        value = compute(values, "value")
-        update_op = compute(updates, "update_op")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+    return _at_target_rate("specificity_at_sensitivity", "sensitivity", sensitivity, labels,
+                           predictions, weights, num_thresholds, compute, metrics_collections,
+                           updates_collections, name)
 
 
 # --------------------------------------------------------------------------- top-k given indices
@@ -901,21 +910,8 @@ def _at_top_k_metric(kind, other, labels, predictions_idx, k, class_id, weights,
                                  f"{last} of predictions_idx")
         counts = _top_k_idx_counts(op_name or f"{kind}_at_top_k", labels, predictions_idx,
                                    class_id, weights)
-        state = {}
-        for key, label in (("tp", "true_positive"), (other, _OTHER_NAMES[other])):
-            with ops.name_scope(None, _at_k_name(label, k, class_id)) as var_scope:
-                var = variables.Variable(
-                    np.float64(0.0), trainable=False, name=var_scope, dtype=dtypes.float64,
-                    collections=[ops.GraphKeys.LOCAL_VARIABLES,
-                                 ops.GraphKeys.METRIC_VARIABLES])
-                state[key] = (var.value(), state_ops.assign_add(
-                    var, reduction_ops.reduce_sum(counts[key]), name="update"))
-        tp, tp_up = state["tp"]
-        o, o_up = state[other]
-        value = math_ops.truediv(tp, math_ops.add(tp, o), name=scope)
-        update_op = math_ops.truediv(tp_up, math_ops.add(tp_up, o_up), name="update")
-        _add_collections(value, update_op, metrics_collections, updates_collections)
-        return value, update_op
+        return _streaming_at_k_ratio(counts, other, k, class_id, scope, metrics_collections,
+                                     updates_collections)
 
 
 def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
