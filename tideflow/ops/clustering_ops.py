@@ -296,7 +296,7 @@ class KMeans:
 
     def training_graph(self):
         """Returns ``(all_scores, cluster_idx, scores, cluster_centers_initialized, init_op,
-        training_op)``; the first three are lists with one entry per input tensor. Run
+        training_op)``; the first three are tuples with one entry per input tensor. Run
         ``init_op`` until ``cluster_centers_initialized`` is true, then ``training_op``."""
         if isinstance(self._initial_clusters, str) or callable(self._initial_clusters):
             initial_clusters = self._initial_clusters
@@ -326,7 +326,7 @@ class KMeans:
         else:
             training_op = self._full_batch_training_op(inputs, num_clusters, cluster_idx,
                                                        centers_var)
-        return (list(all_scores), list(cluster_idx), list(scores), initialized, init_op,
+        return (tuple(all_scores), tuple(cluster_idx), tuple(scores), initialized, init_op,
                 training_op)
 
     # training ----------------------------------------------------------------------
