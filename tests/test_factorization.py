@@ -204,7 +204,7 @@ def test_aymericdamien_kmeans_program_on_digits():
         training_graph = kmeans.training_graph()
         if len(training_graph) > 6:  # Tensorflow 1.4+
             (all_scores, cluster_idx, scores, cluster_centers_initialized,
-             cluster_centers_var, init_op, train_op) = training_graph
+             cluster_centers_var, init_op, train_op) = training_graph  # noqa: RUF059
         else:
             (all_scores, cluster_idx, scores, cluster_centers_initialized,  # noqa: RUF059
              init_op, train_op) = training_graph
