@@ -1021,7 +1021,7 @@ op_registry.declare(
 )
 
 
-class Optional:
+class Optional(ds.Structured):
     """``tf.data.experimental.Optional``: a value that may be absent (a variant tensor)."""
 
     def __init__(self, variant, specs):
@@ -1051,22 +1051,8 @@ class Optional:
 
     def get_value(self, name=None):
         """The value (running it on an empty Optional fails with InvalidArgumentError)."""
-        op = ops.apply_op("OptionalGetValue", [self._variant_tensor], {
-            "output_types": ds.wire_types(self._specs),
-            "output_shapes": ds.wire_shapes(self._specs)}, name=name or "OptionalGetValue")
-        return ds.from_wire(self._specs, list(op.outputs))
-
-    @property
-    def output_types(self):
-        return ds.types_of(self._specs)
-
-    @property
-    def output_shapes(self):
-        return ds.shapes_of(self._specs)
-
-    @property
-    def output_classes(self):
-        return ds.classes_of(self._specs)
+        return ds.apply_structured("OptionalGetValue", [self._variant_tensor], self._specs,
+                                   name or "OptionalGetValue")
 
     @property
     def element_spec(self):
@@ -1080,9 +1066,8 @@ def get_next_as_optional(iterator):
     """The iterator's next element as an ``Optional`` (empty at the end of the data, where
     ``get_next`` would raise OutOfRangeError)."""
     specs = iterator._specs
-    v = ops.apply_op("IteratorGetNextAsOptional", [iterator._iterator_resource], {
-        "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
-        name="IteratorGetNextAsOptional").outputs[0]
+    v = ops.apply_op("IteratorGetNextAsOptional", [iterator._iterator_resource],
+                     ds.wire_attrs(specs), name="IteratorGetNextAsOptional").outputs[0]
     return Optional(v, specs)
 
 

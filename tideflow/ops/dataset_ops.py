@@ -80,24 +80,12 @@ def _infer_batch_dim(specs, drop_remainder, batch_size):
     return n
 
 
-class Dataset:
+class Dataset(ds.Structured):
     """A sequence of elements, each a nest of tensors of the same structure."""
 
     _specs = None
 
     # -- structure ---------------------------------------------------------------------------
-    @property
-    def output_types(self):
-        return ds.types_of(self._specs)
-
-    @property
-    def output_shapes(self):
-        return ds.shapes_of(self._specs)
-
-    @property
-    def output_classes(self):
-        return ds.classes_of(self._specs)
-
     def _as_variant_tensor(self):
         raise NotImplementedError
 

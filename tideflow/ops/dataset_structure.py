@@ -159,6 +159,19 @@ def wire_shapes(specs):
     return [s.wire_shape for s in flatten(specs)]
 
 
+def wire_attrs(specs):
+    """The ``output_types`` and ``output_shapes`` attrs of an op that passes the wire tensors
+    of ``specs``."""
+    return {"output_types": wire_types(specs), "output_shapes": wire_shapes(specs)}
+
+
+def apply_structured(op_type, inputs, specs, name):
+    """Applies the op ``op_type`` whose outputs are the wire tensors of ``specs``; returns them
+    as the nest of Tensors/SparseTensors ``specs`` describes."""
+    op = ops.apply_op(op_type, inputs, wire_attrs(specs), name=name)
+    return from_wire(specs, op.outputs)
+
+
 def to_wire(tensors):
     """The flat wire tensors of a nest of Tensors/SparseTensors (sparse ones serialized)."""
     from tideflow.ops import dataset_kernels
@@ -196,6 +209,23 @@ def shapes_of(specs):
 
 def classes_of(specs):
     return map_structure(lambda s: s.cls, specs)
+
+
+class Structured:
+    """The ``output_types``, ``output_shapes`` and ``output_classes`` of an object's nest of
+    specs ``self._specs``."""
+
+    @property
+    def output_types(self):
+        return types_of(self._specs)
+
+    @property
+    def output_shapes(self):
+        return shapes_of(self._specs)
+
+    @property
+    def output_classes(self):
+        return classes_of(self._specs)
 
 
 def specs_from(types, shapes=None, classes=None):

@@ -311,8 +311,7 @@ def one_shot_iterator(dataset, name=None):
     specs = dataset._specs
     with ops.name_scope(name, "OneShotIterator"):
         op = ops.apply_op("OneShotIterator", [], {
-            "dataset_factory": fname, "output_types": ds.wire_types(specs),
-            "output_shapes": ds.wire_shapes(specs)}, name="OneShotIterator")
+            "dataset_factory": fname, **ds.wire_attrs(specs)}, name="OneShotIterator")
     return Iterator(op._outputs[0], None, specs)
 
 
@@ -320,8 +319,7 @@ def initializable_iterator(dataset, shared_name=None, name=None):
     specs = dataset._specs
     with ops.name_scope(name, "Iterator"):
         handle = ops.apply_op("IteratorV2", [], {
-            "shared_name": shared_name or "", "container": "",
-            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
             name="Iterator")._outputs[0]
         init = ops.apply_op("MakeIterator", [dataset._as_variant_tensor(), handle],
                             name="MakeIterator")
@@ -337,7 +335,7 @@ def _fmt(x):
     return repr(x)
 
 
-class Iterator:
+class Iterator(ds.Structured):
     """``tf.data.Iterator``: elements of a dataset, one ``get_next()`` per step."""
 
     def __init__(self, iterator_resource, initializer, specs):
@@ -351,8 +349,7 @@ class Iterator:
         """A reinitializable iterator for datasets of this structure (``make_initializer``)."""
         specs = ds.specs_from(output_types, output_shapes, output_classes)
         handle = ops.apply_op("IteratorV2", [], {
-            "shared_name": shared_name or "", "container": "",
-            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
+            "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
             name="Iterator")._outputs[0]
         return Iterator(handle, None, specs)
 
@@ -362,9 +359,8 @@ class Iterator:
         """An iterator that runs whichever iterator the fed ``string_handle`` names."""
         specs = ds.specs_from(output_types, output_shapes, output_classes)
         string_handle = ops.convert_to_tensor(string_handle, dtype="string")
-        handle = ops.apply_op("IteratorFromStringHandleV2", [string_handle], {
-            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
-            name="IteratorFromStringHandle")._outputs[0]
+        handle = ops.apply_op("IteratorFromStringHandleV2", [string_handle],
+                              ds.wire_attrs(specs), name="IteratorFromStringHandle")._outputs[0]
         return Iterator(handle, None, specs)
 
     @property
@@ -399,37 +395,19 @@ class Iterator:
 
     def get_next(self, name=None):
         """The next element: a nest of Tensors (SparseTensors) with the static shapes."""
-        specs = self._specs
-        op = ops.apply_op("IteratorGetNext", [self._iterator_resource], {
-            "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
-            name=name or "IteratorGetNext")
-        return ds.from_wire(specs, list(op._outputs))
+        return ds.apply_structured("IteratorGetNext", [self._iterator_resource], self._specs,
+                                   name or "IteratorGetNext")
 
     def string_handle(self, name=None):
         """A scalar string naming this iterator, to feed ``from_string_handle`` iterators."""
         return ops.apply_op("IteratorToStringHandle", [self._iterator_resource],
                             name=name or "IteratorToStringHandle")._outputs[0]
 
-    @property
-    def output_types(self):
-        return ds.types_of(self._specs)
-
-    @property
-    def output_shapes(self):
-        return ds.shapes_of(self._specs)
-
-    @property
-    def output_classes(self):
-        return ds.classes_of(self._specs)
-
 
 def get_single_element(dataset):
     """``tf.data.experimental.get_single_element``: the only element of ``dataset``."""
-    specs = dataset._specs
-    op = ops.apply_op("DatasetToSingleElement", [dataset._as_variant_tensor()], {
-        "output_types": ds.wire_types(specs), "output_shapes": ds.wire_shapes(specs)},
-        name="DatasetToSingleElement")
-    return ds.from_wire(specs, list(op._outputs))
+    return ds.apply_structured("DatasetToSingleElement", [dataset._as_variant_tensor()],
+                               dataset._specs, "DatasetToSingleElement")
 
 
 
