@@ -342,10 +342,9 @@ def _sparse_input(inputs, key, dtype):
     return t
 
 
-class _VocabularyListColumn(_CategoricalColumn, collections.namedtuple(
-        "_VocabularyListColumn", ["key", "vocabulary_list", "dtype", "default_value",
-                                  "num_oov_buckets"])):
-    """Ids by position in an in-memory vocabulary."""
+class _VarLenKeyColumn:
+    """A column of the feature ``key``, parsed as a ``VarLenFeature`` of the column's
+    ``dtype``."""
 
     @property
     def name(self):
@@ -355,12 +354,31 @@ class _VocabularyListColumn(_CategoricalColumn, collections.namedtuple(
     def _parse_example_spec(self):
         return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
+
+def _lookup_keys(inputs, key, dtype):
+    """The sparse feature ``key`` and the key dtype of a vocabulary lookup of it (integer
+    values as int64)."""
+    t = _sparse_input(inputs, key, dtype)
+    if t.dtype.is_integer:
+        return _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64)), dtypes.int64
+    return t, dtype
+
+
+def _check_oov(key, num_oov_buckets, default_value_given):
+    if num_oov_buckets:
+        if default_value_given:
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
+        if num_oov_buckets < 0:
+            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+
+
+class _VocabularyListColumn(_VarLenKeyColumn, _CategoricalColumn, collections.namedtuple(
+        "_VocabularyListColumn", ["key", "vocabulary_list", "dtype", "default_value",
+                                  "num_oov_buckets"])):
+    """Ids by position in an in-memory vocabulary."""
+
     def _transform_feature(self, inputs):
-        t = _sparse_input(inputs, self.key, self.dtype)
-        key_dtype = self.dtype
-        if t.dtype.is_integer:
-            key_dtype = dtypes.int64
-            t = _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64))
+        t, key_dtype = _lookup_keys(inputs, self.key, self.dtype)
         table = lookup_ops.index_table_from_tensor(
             list(self.vocabulary_list), num_oov_buckets=self.num_oov_buckets,
             default_value=self.default_value, dtype=key_dtype,
@@ -396,11 +414,7 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
         if dtype.is_integer != vocab_dtype.is_integer:
             raise ValueError(f"dtype {dtype} and vocabulary dtype {vocab_dtype} do not match, "
                              f"column_name: {key}")
-    if num_oov_buckets:
-        if default_value != -1:
-            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
-        if num_oov_buckets < 0:
-            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    _check_oov(key, num_oov_buckets, default_value != -1)
     _assert_key_is_string(key)
     if vocab_dtype == dtypes.string:
         vocab = tuple(v if isinstance(v, str) else v.decode() if isinstance(v, bytes) else str(v)
@@ -410,25 +424,13 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
     return _VocabularyListColumn(key, vocab, dtype, default_value, num_oov_buckets)
 
 
-class _VocabularyFileColumn(_CategoricalColumn, collections.namedtuple(
+class _VocabularyFileColumn(_VarLenKeyColumn, _CategoricalColumn, collections.namedtuple(
         "_VocabularyFileColumn", ["key", "vocabulary_file", "vocabulary_size",
                                   "num_oov_buckets", "dtype", "default_value"])):
     """Ids by line number in a vocabulary file."""
 
-    @property
-    def name(self):
-        return self.key
-
-    @property
-    def _parse_example_spec(self):
-        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
-
     def _transform_feature(self, inputs):
-        t = _sparse_input(inputs, self.key, self.dtype)
-        key_dtype = self.dtype
-        if t.dtype.is_integer:
-            key_dtype = dtypes.int64
-            t = _map_sparse_values(t, lambda v: cast_ops.cast(v, dtypes.int64))
+        t, key_dtype = _lookup_keys(inputs, self.key, self.dtype)
         table = lookup_ops.index_table_from_file(
             vocabulary_file=self.vocabulary_file, num_oov_buckets=self.num_oov_buckets,
             vocab_size=self.vocabulary_size, default_value=self.default_value,
@@ -451,11 +453,7 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
             vocabulary_size = sum(1 for _ in f)
     if vocabulary_size < 1:
         raise ValueError(f"Invalid vocabulary_size in {key}.")
-    if num_oov_buckets:
-        if default_value is not None:
-            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
-        if num_oov_buckets < 0:
-            raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
+    _check_oov(key, num_oov_buckets, default_value is not None)
     dtype = dtypes.as_dtype(dtype)
     if dtype != dtypes.string and not dtype.is_integer:
         raise ValueError(f"Invalid dtype {dtype} in {key}.")
@@ -517,17 +515,9 @@ def categorical_column_with_identity(key, num_buckets, default_value=None):
     return _IdentityCategoricalColumn(key, int(num_buckets), default_value)
 
 
-class _HashedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
+class _HashedCategoricalColumn(_VarLenKeyColumn, _CategoricalColumn, collections.namedtuple(
         "_HashedCategoricalColumn", ["key", "hash_bucket_size", "dtype"])):
     """Ids as ``Fingerprint64(str(value)) % hash_bucket_size``."""
-
-    @property
-    def name(self):
-        return self.key
-
-    @property
-    def _parse_example_spec(self):
-        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     @property
     def _num_buckets(self):
@@ -767,15 +757,9 @@ def _combined_lookup(params, sp_ids, sp_weights, combiner, max_norm=None, name=N
         return summed / array_ops.expand_dims(safe, 1)
 
 
-class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
-        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
-                             "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
-                             "trainable"])):
-    """A learned ``dimension``-vector per id, combined per example."""
-
-    @property
-    def name(self):
-        return f"{self.categorical_column.name}_embedding"
+class _EmbeddingBase(_DenseColumn):
+    """What the embedding columns share: the categorical column's ids looked up in a
+    ``[num_buckets, dimension]`` table, combined per example."""
 
     @property
     def _parse_example_spec(self):
@@ -788,6 +772,30 @@ class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
     def _variable_shape(self):
         return tensor_shape.TensorShape([self.dimension])
 
+    def _load_checkpoint(self, weights):
+        """Initializes the table ``weights`` from the checkpoint, when the column names one."""
+        if self.ckpt_to_load_from is not None:
+            from tideflow.train import checkpoint_utils
+
+            checkpoint_utils.init_from_checkpoint(self.ckpt_to_load_from,
+                                                  {self.tensor_name_in_ckpt: weights})
+
+    def _lookup(self, weights, pair):
+        """The ``combiner`` of the embeddings of ``pair``'s ids in the table ``weights``."""
+        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
+                                max_norm=self.max_norm, name=f"{self.name}_weights")
+
+
+class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
+        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
+                             "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
+                             "trainable"])):
+    """A learned ``dimension``-vector per id, combined per example."""
+
+    @property
+    def name(self):
+        return f"{self.categorical_column.name}_embedding"
+
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         pair = self.categorical_column._get_sparse_tensors(
             inputs, weight_collections=weight_collections, trainable=trainable)
@@ -797,13 +805,28 @@ class _EmbeddingColumn(_DenseColumn, collections.namedtuple(
             dtype=dtypes.float32, initializer=self.initializer,
             trainable=self.trainable and (trainable is None or trainable),
             collections=weight_collections)
-        if self.ckpt_to_load_from is not None:
-            from tideflow.train import checkpoint_utils
+        self._load_checkpoint(weights)
+        return self._lookup(weights, pair)
 
-            checkpoint_utils.init_from_checkpoint(self.ckpt_to_load_from,
-                                                  {self.tensor_name_in_ckpt: weights})
-        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
-                                max_norm=self.max_norm, name=f"{self.name}_weights")
+
+def _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt):
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
+                         "none of them.")
+
+
+def _check_combiner(combiner):
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+
+
+def _default_embedding_initializer(initializer, dimension):
+    """``initializer``, or TF's default: a truncated normal of stddev ``1/sqrt(dimension)``."""
+    if initializer is None:
+        return init_ops.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    return initializer
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
@@ -811,27 +834,20 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
                      trainable=True):
     """A dense embedding of ``categorical_column`` (initialized from a truncated normal of
     stddev ``1/sqrt(dimension)`` unless ``initializer`` says otherwise)."""
-    if dimension is None or dimension < 1:
-        raise ValueError(f"Invalid dimension {dimension}.")
-    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
-        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
-                         "none of them.")
+    _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt)
     if initializer is not None and not callable(initializer):
         raise ValueError("initializer must be callable if specified. Embedding of column_name: "
                          f"{categorical_column.name}")
-    if combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    _check_combiner(combiner)
     if not isinstance(categorical_column, _CategoricalColumn):
         raise ValueError(f"categorical_column must be a categorical column. Given: "  # noqa: TRY004 - as TF
                          f"{categorical_column}")
-    if initializer is None:
-        initializer = init_ops.truncated_normal_initializer(mean=0.0,
-                                                            stddev=1 / math.sqrt(dimension))
+    initializer = _default_embedding_initializer(initializer, dimension)
     return _EmbeddingColumn(categorical_column, int(dimension), combiner, initializer,
                             ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
 
 
-class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
+class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
         "_SharedEmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
                                    "shared_embedding_collection_name", "ckpt_to_load_from",
                                    "tensor_name_in_ckpt", "max_norm", "trainable"])):
@@ -845,17 +861,6 @@ class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
     @property
     def _var_scope_name(self):
         return self.shared_embedding_collection_name
-
-    @property
-    def _parse_example_spec(self):
-        return self.categorical_column._parse_example_spec
-
-    def _transform_feature(self, inputs):
-        return inputs.get(self.categorical_column)
-
-    @property
-    def _variable_shape(self):
-        return tensor_shape.TensorShape([self.dimension])
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         pair = self.categorical_column._get_sparse_tensors(
@@ -880,13 +885,8 @@ class _SharedEmbeddingColumn(_DenseColumn, collections.namedtuple(
                 trainable=self.trainable and (trainable is None or trainable),
                 collections=weight_collections)
             ops.add_to_collection(self.shared_embedding_collection_name, weights)
-            if self.ckpt_to_load_from is not None:
-                from tideflow.train import checkpoint_utils
-
-                checkpoint_utils.init_from_checkpoint(self.ckpt_to_load_from,
-                                                      {self.tensor_name_in_ckpt: weights})
-        return _combined_lookup(weights, pair.id_tensor, pair.weight_tensor, self.combiner,
-                                max_norm=self.max_norm, name=f"{self.name}_weights")
+            self._load_checkpoint(weights)
+        return self._lookup(weights, pair)
 
 
 def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
@@ -895,18 +895,11 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
                              trainable=True):
     """Embedding columns of ``categorical_columns`` (of equal ``num_buckets``) sharing one
     table."""
-    if dimension is None or dimension < 1:
-        raise ValueError(f"Invalid dimension {dimension}.")
-    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
-        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
-                         "none of them.")
+    _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt)
     if initializer is not None and not callable(initializer):
         raise ValueError("initializer must be callable if specified.")
-    if combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
-    if initializer is None:
-        initializer = init_ops.truncated_normal_initializer(mean=0.0,
-                                                            stddev=1.0 / math.sqrt(dimension))
+    _check_combiner(combiner)
+    initializer = _default_embedding_initializer(initializer, dimension)
     columns = list(categorical_columns)
     if not columns:
         raise ValueError("categorical_columns must not be empty.")

@@ -14,7 +14,6 @@ from tideflow.ops import (
     cast_ops,
     check_ops,
     math_ops,
-    parsing_ops,
     reduction_ops,
     sparse_ops,
     unary_ops,
@@ -63,18 +62,10 @@ class _SequenceDenseColumn(fc._FeatureColumn):
         raise NotImplementedError
 
 
-class _SequenceNumericColumn(_SequenceDenseColumn, collections.namedtuple(
+class _SequenceNumericColumn(fc._VarLenKeyColumn, _SequenceDenseColumn, collections.namedtuple(
         "_SequenceNumericColumn", ["key", "shape", "default_value", "dtype",
                                    "normalizer_fn"])):
     """Real values per step, ``shape`` values per step."""
-
-    @property
-    def name(self):
-        return self.key
-
-    @property
-    def _parse_example_spec(self):
-        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
 
     @property
     def _variable_shape(self):
