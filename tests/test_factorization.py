@@ -1,6 +1,8 @@
 """tf.contrib.factorization: KMeans (init schemes, distances, full and mini-batch steps) against
 NumPy, the aymericdamien-style k-means classifier on digits, and WALS against a NumPy solve."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -232,3 +234,138 @@ def test_aymericdamien_kmeans_program_on_digits():
     assert dist < first
     print("digits k-means accuracy", acc)
     assert acc > 0.75, acc
+
+
+# ----------------------------------------------------------------------------- WALS
+
+_M, _N, _K = 7, 5, 3
+_W0, _LAM = 0.3, 0.2
+
+
+def _wals_problem(seed=0):
+    rng = np.random.RandomState(seed)
+    mask = rng.rand(_M, _N) < 0.6
+    mask[np.arange(_M), np.arange(_M) % _N] = True  # every row and column observed
+    a = (rng.rand(_M, _N) * mask).astype(np.float32)
+    rw = (rng.rand(_M) + 0.5).astype(np.float32)
+    cw = (rng.rand(_N) + 0.5).astype(np.float32)
+    u0 = rng.randn(_M, _K).astype(np.float32)
+    v0 = rng.randn(_N, _K).astype(np.float32)
+    return a, mask, rw, cw, u0, v0
+
+
+def _np_solve(a, w, v, lam):
+    """Rows of the weighted least-squares solution: (V^T W_i V + lam I) u_i = V^T W_i a_i."""
+    return np.stack([np.linalg.solve(v.T @ (w[i][:, None] * v) + lam * np.eye(v.shape[1]),
+                                     v.T @ (w[i] * a[i])) for i in range(a.shape[0])])
+
+
+def _np_loss(a, w, u, v, lam):
+    return (w * (a - u @ v.T) ** 2).sum() + lam * ((u ** 2).sum() + (v ** 2).sum())
+
+
+def _shards(x, cut, shards):
+    return x if shards == 1 else [x[:cut], x[cut:]]
+
+
+@pytest.mark.parametrize("shards", [1, 2])
+def test_wals_matches_numpy_weighted_als_and_reduces_the_loss(shards):
+    a, mask, rw, cw, u0, v0 = _wals_problem()
+    w = _W0 + mask * rw[:, None] * cw[None, :]
+    idx = np.argwhere(mask).astype(np.int64)
+    with tf.Graph().as_default():
+        # "div" sharding: 7 rows -> 4 + 3, 5 columns -> 3 + 2
+        model = fac.WALSModel(_M, _N, _K, unobserved_weight=_W0, regularization=_LAM,
+                              row_init=_shards(u0, 4, shards), col_init=_shards(v0, 3, shards),
+                              row_weights=_shards(rw, 4, shards),
+                              col_weights=_shards(cw, 3, shards),
+                              num_row_shards=shards, num_col_shards=shards)
+        assert len(model.row_factors) == shards and len(model.col_factors) == shards
+        sp = tf.SparseTensor(idx, a[mask], [_M, _N])
+        sp_t = tf.SparseTensor(idx[:, ::-1].copy(), a[mask], [_N, _M])
+        _, row_update, row_loss = model.update_row_factors(sp)
+        _, col_update, col_loss = model.update_col_factors(sp_t, transpose_input=True)
+        u_t, v_t = tf.concat(model.row_factors, 0), tf.concat(model.col_factors, 0)
+        losses = []
+        with tf.Session() as sess:
+            sess.run(model.initialize_op)
+            sess.run(model.worker_init)
+            u, v = u0, v0
+            for _ in range(3):
+                sess.run(model.row_update_prep_gramian_op)
+                sess.run(model.initialize_row_update_op)
+                _, got = sess.run([row_update, row_loss])
+                u = _np_solve(a, w, v, _LAM)
+                np.testing.assert_allclose(sess.run(u_t), u, rtol=1e-3, atol=1e-4)
+                np.testing.assert_allclose(got, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
+                losses.append(got)
+                sess.run(model.col_update_prep_gramian_op)
+                sess.run(model.initialize_col_update_op)
+                _, got = sess.run([col_update, col_loss])
+                v = _np_solve(a.T, w.T, u, _LAM)
+                np.testing.assert_allclose(sess.run(v_t), v, rtol=1e-3, atol=1e-4)
+                np.testing.assert_allclose(got, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
+                losses.append(got)
+    assert all(b <= x * (1 + 1e-6) for x, b in itertools.pairwise(losses)), losses
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_wals_without_weights_is_plain_als():
+    a, mask, _, _, u0, v0 = _wals_problem(1)
+    idx = np.argwhere(mask).astype(np.int64)
+    with tf.Graph().as_default():
+        model = fac.WALSModel(_M, _N, _K, unobserved_weight=1.0, regularization=0.1,
+                              row_init=u0, col_init=v0, row_weights=None, col_weights=None)
+        _, row_update, _ = model.update_row_factors(tf.SparseTensor(idx, a[mask], [_M, _N]))
+        with tf.Session() as sess:
+            sess.run(model.initialize_op)
+            sess.run(model.worker_init)
+            sess.run(model.row_update_prep_gramian_op)
+            sess.run(model.initialize_row_update_op)
+            sess.run(row_update)
+            got = sess.run(model.row_factors[0])
+    # every entry weighs 1: u_i = (V^T V + 0.1 I)^-1 V^T a_i
+    want = np.linalg.solve(v0.T @ v0 + 0.1 * np.eye(_K), v0.T @ a.T).T
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_wals_mini_batch_of_rows_and_projection():
+    a, mask, rw, cw, u0, v0 = _wals_problem(2)
+    w = _W0 + mask * rw[:, None] * cw[None, :]
+    rows = [5, 2]
+    sub = np.argwhere(mask[rows]).astype(np.int64)
+    sub_idx = np.stack([np.array(rows)[sub[:, 0]], sub[:, 1]], 1)
+    with tf.Graph().as_default():
+        model = fac.WALSModel(_M, _N, _K, unobserved_weight=_W0, regularization=_LAM,
+                              row_init=u0, col_init=v0, row_weights=rw, col_weights=cw)
+        sp = tf.SparseTensor(sub_idx, a[sub_idx[:, 0], sub_idx[:, 1]], [_M, _N])
+        new_rows, update, loss = model.update_row_factors(sp)
+        projected = model.project_row_factors(sp, projection_weights=rw[rows])
+        with tf.Session() as sess:
+            sess.run(model.initialize_op)
+            sess.run(model.worker_init)
+            sess.run(model.row_update_prep_gramian_op)
+            sess.run(model.initialize_row_update_op)
+            proj = sess.run(projected)
+            got_rows, _, got_loss = sess.run([new_rows, update, loss])
+            u = sess.run(model.row_factors[0])
+    want = _np_solve(a[rows], w[rows], v0, _LAM)
+    np.testing.assert_allclose(got_rows, want, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(proj, want, rtol=1e-3, atol=1e-4)
+    others = [i for i in range(_M) if i not in rows]
+    np.testing.assert_array_equal(u[others], u0[others])  # untouched rows keep their values
+    np.testing.assert_allclose(u[rows], want, rtol=1e-3, atol=1e-4)
+    # the batch's loss, scaled from 2 rows to 7, plus lam ||V||^2
+    part = (w[rows] * (a[rows] - want @ v0.T) ** 2).sum() + _LAM * (want ** 2).sum()
+    np.testing.assert_allclose(got_loss, part * _M / 2 + _LAM * (v0 ** 2).sum(), rtol=1e-4)
+
+
+def test_wals_argument_errors():
+    with pytest.raises(ValueError, match="both be None"):
+        fac.WALSModel(3, 3, 2, row_weights=None, col_weights=1)
+    with pytest.raises(ValueError, match="Invalid weight"):
+        fac.WALSModel(3, 3, 2, row_weights=-1.0)
+    with tf.Graph().as_default():
+        model = fac.WALSModel(3, 3, 2)
+        with pytest.raises(TypeError, match="SparseTensor"):
+            model.update_row_factors(np.zeros((3, 3), np.float32))
