@@ -1,12 +1,8 @@
 """Helpers shared by the Keras modules: looking up objects by name or config."""
 
+from tideflow.ops.layers_base import _to_snake_case
 
-def snake_case(name):
-    import re
-
-    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
-    return "private" + s if s[0] == "_" else s
+snake_case = _to_snake_case  # class names to layer/object names, as tf.layers names them
 
 
 def deserialize(identifier, table, kind, custom_objects=None, instantiate=True):

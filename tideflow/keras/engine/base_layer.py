@@ -18,27 +18,13 @@ from tideflow.keras import initializers as initializers_mod
 from tideflow.keras import regularizers as regularizers_mod
 from tideflow.keras._utils import snake_case
 from tideflow.ops.layers_base import InputSpec
+from tideflow.ops.layers_base import _flatten as flatten
+from tideflow.ops.layers_base import _map as map_structure
 
 __all__ = ["InputSpec", "Layer", "Node", "flatten", "map_structure", "to_list"]
 
 # frames of the layer calls in progress: each collects the updates and losses made inside it
 _CALL_FRAMES = []
-
-
-def flatten(x):
-    if isinstance(x, (list, tuple)):
-        return [leaf for item in x for leaf in flatten(item)]
-    if isinstance(x, dict):
-        return [leaf for k in sorted(x) for leaf in flatten(x[k])]
-    return [x]
-
-
-def map_structure(fn, x):
-    if isinstance(x, (list, tuple)):
-        return type(x)(map_structure(fn, item) for item in x)
-    if isinstance(x, dict):
-        return {k: map_structure(fn, v) for k, v in x.items()}
-    return fn(x)
 
 
 def to_list(x):
