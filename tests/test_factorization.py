@@ -369,3 +369,74 @@ def test_wals_argument_errors():
         model = fac.WALSModel(3, 3, 2)
         with pytest.raises(TypeError, match="SparseTensor"):
             model.update_row_factors(np.zeros((3, 3), np.float32))
+
+
+# ----------------------------------------------------------------------------- GMM
+
+
+def _np_gauss_logpdf(x, mu, cov):
+    d = x - mu
+    sol = np.linalg.solve(cov, d.T).T
+    return -0.5 * ((d * sol).sum(1) + len(mu) * np.log(2 * np.pi) + np.linalg.slogdet(cov)[1])
+
+
+@pytest.mark.parametrize("cov_type", ["full", "diag"])
+def test_gmm_em_steps_match_numpy(cov_type):
+    rng = np.random.RandomState(0)
+    centres = np.float32([[0, 0], [6, 6], [-6, 6]])
+    x = (centres[rng.randint(3, size=300)] + rng.randn(300, 2) * [[1.0, 0.5]]).astype(
+        np.float32)
+    init = x[:3]
+    eye = 1e-3 * np.eye(2)
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, [None, 2])
+        loss, scores, assignments, train, init_op, initialized = fac.gmm(
+            ph, init, 3, 0, covariance_type=cov_type)
+        named = {v.op.name: v for v in tf.global_variables()}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(init_op, {ph: x})
+            assert sess.run(initialized)
+            mu = init.astype(np.float64)
+            s0 = np.cov(x.T) + eye
+            covs = np.stack([s0] * 3) if cov_type == "full" else np.stack([np.diag(s0)] * 3)
+            alpha = np.ones(3) / 3
+            for _ in range(3):
+                got_loss, got_scores, got_assign = sess.run(
+                    [loss, scores, assignments[0][0]], {ph: x})
+                full = covs if cov_type == "full" else np.stack([np.diag(c) for c in covs])
+                lp = np.stack([_np_gauss_logpdf(x, mu[k], full[k] + eye) for k in range(3)],
+                              1) + np.log(alpha)
+                per_example = np.logaddexp.reduce(lp, 1)
+                w = np.exp(lp - per_example[:, None])
+                np.testing.assert_allclose(got_scores.ravel(), per_example, atol=1e-4)
+                np.testing.assert_allclose(got_loss, np.logaddexp.reduce(per_example),
+                                           atol=1e-4)
+                np.testing.assert_array_equal(got_assign, w.argmax(1))
+                sess.run(train, {ph: x})
+                nk = w.sum(0)
+                alpha, mu = nk / nk.sum(), (w.T @ x) / nk[:, None]
+                cv = (np.einsum("nk,ni,nj->kij", w, x, x) / nk[:, None, None]
+                      - np.einsum("ki,kj->kij", mu, mu) + eye)
+                covs = cv if cov_type == "full" else np.stack([np.diag(c) for c in cv])
+                np.testing.assert_allclose(sess.run(named["clusters"])[:, 0], mu, atol=1e-4)
+                np.testing.assert_allclose(sess.run(named["clusters_covs"]), covs, atol=2e-4)
+                np.testing.assert_allclose(sess.run(named["alphas"]), alpha, atol=1e-5)
+
+
+def test_gmm_random_init_recovers_blobs():
+    x, _ = _blobs(_CENTRES[:, :2] * 0.8, n=400, noise=0.7, seed=3)
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, [None, 2])
+        _, _, _, train, init_op, _ = fac.gmm(ph, "random", 3, 4)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(init_op, {ph: x})
+            before = sess.run(fac.GmmAlgorithm.CLUSTERS_VARIABLE + ":0")
+            sess.run(init_op, {ph: x})  # a no-op once initialised
+            np.testing.assert_array_equal(
+                sess.run(fac.GmmAlgorithm.CLUSTERS_VARIABLE + ":0"), before)
+            for _ in range(25):
+                sess.run(train, {ph: x})
+            means = sess.run("clusters:0")[:, 0]
+    assert _match(means, _CENTRES[:, :2] * 0.8) < 0.3
