@@ -41,4 +41,6 @@ KNOWN_DIFFERENCES = {
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
+    "adagrad_da_update_ops": "AdagradDAOptimizer updates with AssignAdd/Assign ops (same numbers) "
+                             "where TF has one ApplyAdagradDA op per variable",
 }
