@@ -265,3 +265,35 @@ MORE = {
         # tol: 1e-4 1e-4
     """,
 }
+
+MORE.update({
+    "reprs": """
+        a = tf.constant([1., 2.], name="a"); p = tf.placeholder(tf.int32, [None, 3], name="p")
+        v = tf.Variable([[1.]], name="v"); sp = tf.SparseTensor([[0, 0]], [1.], [2, 2])
+        rec("tensor", [str(a), repr(a), str(p), str(a + 1)])
+        rec("variable", [str(v), repr(v)[:40]])
+        rec("op", [str(a.op)[:60], repr(a.op)[:60] if False else a.op.name])
+        rec("shape", [str(p.get_shape()), repr(p.get_shape()), str(tf.TensorShape(None)), repr(tf.TensorShape([]))])
+        rec("dim", [str(tf.Dimension(None)), repr(tf.Dimension(3))])
+        rec("dtype", [str(tf.float32), repr(tf.float32), str(tf.int64)])
+        rec("sparse_str", str(sp)[:60])
+        rec("gs", str(tf.train.get_or_create_global_step()))
+    """,
+    "tensor_properties": """
+        a = tf.constant([[1, 2]], name="a"); b = tf.identity(a, name="b")
+        rec("props", [a.name, a.op.name, a.value_index, a.dtype, a.device, b.op.type, len(b.op.inputs), b.op.inputs[0].name])
+        rec("consumers", [c.name for c in a.consumers()])
+        rec("graph", a.graph is tf.get_default_graph())
+        rec("hash_ok", len({a, b}))
+        try:
+            bool(a)
+            rec("bool_err", None)
+        except TypeError:  # TF 2 raises its subclass OperatorNotAllowedInGraphError
+            rec("bool_err", "TypeError")
+        rec("len_err", err(lambda: len(a)))
+        rec("node_def", [b.op.node_def.name, b.op.node_def.op, list(b.op.node_def.input)])
+        rec("attr", b.op.get_attr("T")); rec("attr_err", err(lambda: b.op.get_attr("nope")))
+        rec("outputs", [t.name for t in tf.split(tf.zeros([4]), 2)[0].op.outputs])
+        rec("op_def_name", b.op.op_def.name)
+    """,
+})

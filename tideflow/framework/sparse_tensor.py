@@ -72,6 +72,10 @@ class SparseTensor:
         session = session or ops.get_default_session()
         return session.run(self, feed_dict)
 
+    def __str__(self):  # as TF: the components' str(), Tensor("...", shape=..., dtype=...)
+        return (f"SparseTensor(indices={self._indices}, values={self._values}, "
+                f"dense_shape={self._dense_shape})")
+
     def __repr__(self):
         return (f"SparseTensor(indices={self._indices!r}, values={self._values!r}, "
                 f"dense_shape={self._dense_shape!r})")
