@@ -8,7 +8,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer
-from tideflow.keras.layers.core import _ser
+from tideflow.keras.layers.core import _add_weight, _ser, _weights_config
 from tideflow.ops.layers_base import normalize_padding, normalize_tuple
 
 
@@ -89,24 +89,36 @@ class Conv(Layer):
     def _channel_axis(self):
         return 1 if self.data_format == "channels_first" else -1
 
-    def build(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        channels = dims[self._channel_axis()]
-        if channels is None:
-            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
-                             f"be defined. Found `None` (input shape {dims}).")
-        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (channels,
-                                                                         self.filters),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = self.add_weight("bias", shape=(self.filters,),
-                                    initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
+    def _input_channels(self, input_shape):
+        return TensorShape(input_shape).as_list()[self._channel_axis()]
+
+    def _add_bias(self, units):
+        """The ``bias`` weight ``[units]`` (None without ``use_bias``)."""
+        return _add_weight(self, "bias", (units,)) if self.use_bias else None
+
+    def _set_input_spec(self, channels):
+        """Marks the layer built for inputs of ``channels`` channels."""
         axis = self._channel_axis() % (self.rank + 2)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={axis: channels})
         self.built = True
+
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (channels, self.filters)
+
+    def build(self, input_shape):
+        channels = self._input_channels(input_shape)
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
+                             f"be defined. Found `None` (input shape "
+                             f"{TensorShape(input_shape).as_list()}).")
+        self.kernel = _add_weight(self, "kernel", self._kernel_shape(channels))
+        self.bias = self._add_bias(self.filters)
+        self._set_input_spec(channels)
+
+    def _add_depthwise_kernel(self, channels):
+        """The ``depthwise_kernel`` weight of the depthwise and separable convolutions."""
+        return _add_weight(self, "depthwise_kernel",
+                           self.kernel_size + (channels, self.depth_multiplier), "depthwise")
 
     def _convolve(self, x):
         padding = self.padding
@@ -150,13 +162,7 @@ class Conv(Layer):
             filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
             padding=self.padding, data_format=self.data_format,
             dilation_rate=self.dilation_rate, activation=activations.serialize(self.activation),
-            use_bias=self.use_bias,
-            kernel_initializer=_ser(initializers, self.kernel_initializer),
-            bias_initializer=_ser(initializers, self.bias_initializer),
-            kernel_regularizer=_ser(regularizers, self.kernel_regularizer),
-            bias_regularizer=_ser(regularizers, self.bias_regularizer),
-            kernel_constraint=_ser(constraints, self.kernel_constraint),
-            bias_constraint=_ser(constraints, self.bias_constraint))
+            use_bias=self.use_bias, **_weights_config(self))
         return config
 
 
@@ -196,24 +202,8 @@ class Conv2DTranspose(Conv2D):
         config["output_padding"] = self.output_padding
         return config
 
-    def build(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        channels = dims[self._channel_axis()]
-        if channels is None:
-            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
-                             "be defined. Found `None`.")
-        self.kernel = self.add_weight("kernel", shape=self.kernel_size + (self.filters,
-                                                                         channels),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = self.add_weight("bias", shape=(self.filters,),
-                                    initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
-        axis = self._channel_axis() % 4
-        self.input_spec = InputSpec(ndim=4, axes={axis: channels})
-        self.built = True
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (self.filters, channels)
 
     def _convolve(self, x):
         shape = tf.shape(x)
@@ -261,19 +251,11 @@ class DepthwiseConv2D(Conv2D):
         self.depthwise_constraint = constraints.get(depthwise_constraint)
 
     def build(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        channels = dims[self._channel_axis()]
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint)
-        self.bias = self.add_weight("bias", shape=(channels * self.depth_multiplier,),
-                                    initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
+        channels = self._input_channels(input_shape)
+        self.depthwise_kernel = self._add_depthwise_kernel(channels)
+        self.bias = self._add_bias(channels * self.depth_multiplier)
         self.filters = channels * self.depth_multiplier
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
-        self.built = True
+        self._set_input_spec(channels)
 
     def get_config(self):
         config = super().get_config()
@@ -317,22 +299,13 @@ class SeparableConv2D(Conv2D):
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
-        dims = TensorShape(input_shape).as_list()
-        channels = dims[self._channel_axis()]
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.depthwise_initializer, regularizer=self.depthwise_regularizer,
-            constraint=self.depthwise_constraint)
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel", shape=(1, 1, channels * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint)
-        self.bias = self.add_weight("bias", shape=(self.filters,),
-                                    initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis() % 4: channels})
-        self.built = True
+        channels = self._input_channels(input_shape)
+        self.depthwise_kernel = self._add_depthwise_kernel(channels)
+        self.pointwise_kernel = _add_weight(
+            self, "pointwise_kernel", (1, 1, channels * self.depth_multiplier, self.filters),
+            "pointwise")
+        self.bias = self._add_bias(self.filters)
+        self._set_input_spec(channels)
 
     def get_config(self):
         config = super().get_config()

@@ -16,6 +16,32 @@ def _ser(module, obj):
     return module.serialize(obj)
 
 
+def _add_weight(layer, name, shape, kind=None, initializer=None):
+    """``layer.add_weight(name, shape)`` with the layer's ``<kind>_initializer`` (unless
+    ``initializer`` is given), ``<kind>_regularizer`` and ``<kind>_constraint``; ``kind`` is
+    ``name`` unless given."""
+    kind = kind or name
+    if initializer is None:
+        initializer = getattr(layer, f"{kind}_initializer")
+    return layer.add_weight(name, shape=shape, initializer=initializer,
+                            regularizer=getattr(layer, f"{kind}_regularizer"),
+                            constraint=getattr(layer, f"{kind}_constraint"))
+
+
+def _weights_config(layer, activity_regularizer=False):
+    """The serialized kernel and bias initializers, regularizers and constraints of
+    ``layer`` (with its activity regularizer when asked), in Keras' order."""
+    config = {"kernel_initializer": _ser(initializers, layer.kernel_initializer),
+              "bias_initializer": _ser(initializers, layer.bias_initializer),
+              "kernel_regularizer": _ser(regularizers, layer.kernel_regularizer),
+              "bias_regularizer": _ser(regularizers, layer.bias_regularizer)}
+    if activity_regularizer:
+        config["activity_regularizer"] = _ser(regularizers, layer.activity_regularizer)
+    config["kernel_constraint"] = _ser(constraints, layer.kernel_constraint)
+    config["bias_constraint"] = _ser(constraints, layer.bias_constraint)
+    return config
+
+
 def _tuple(shape):
     if isinstance(shape, TensorShape):
         return tuple(shape.as_list())
@@ -56,14 +82,8 @@ class Dense(Layer):
                              f"should be defined. Found `None` (input shape {input_shape}).")
         last = input_shape.as_list()[-1]
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
-        self.kernel = self.add_weight("kernel", shape=[last, self.units],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = self.add_weight("bias", shape=[self.units],
-                                    initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer,
-                                    constraint=self.bias_constraint) if self.use_bias else None
+        self.kernel = _add_weight(self, "kernel", [last, self.units])
+        self.bias = _add_weight(self, "bias", [self.units]) if self.use_bias else None
         self.built = True
 
     def call(self, inputs):
@@ -86,14 +106,7 @@ class Dense(Layer):
         config = super().get_config()
         config.update(
             units=self.units, activation=activations.serialize(self.activation),
-            use_bias=self.use_bias,
-            kernel_initializer=_ser(initializers, self.kernel_initializer),
-            bias_initializer=_ser(initializers, self.bias_initializer),
-            kernel_regularizer=_ser(regularizers, self.kernel_regularizer),
-            bias_regularizer=_ser(regularizers, self.bias_regularizer),
-            activity_regularizer=_ser(regularizers, self.activity_regularizer),
-            kernel_constraint=_ser(constraints, self.kernel_constraint),
-            bias_constraint=_ser(constraints, self.bias_constraint))
+            use_bias=self.use_bias, **_weights_config(self, activity_regularizer=True))
         return config
 
 

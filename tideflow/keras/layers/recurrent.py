@@ -9,7 +9,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer, flatten
-from tideflow.keras.layers.core import _ser, training_flag
+from tideflow.keras.layers.core import _add_weight, _ser, training_flag
 
 
 def _dropout_mask(like, rate, training):
@@ -43,24 +43,22 @@ class _Cell(Layer):
 
     _GATES = 1
 
+    @property
+    def state_size(self):
+        return self.units
+
+    @property
+    def output_size(self):
+        return self.units
+
     def build(self, input_shape):
         input_dim = TensorShape(input_shape).as_list()[-1]
         n = self.units * self._GATES
-        self.kernel = self.add_weight("kernel", shape=(input_dim, n),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", shape=(self.units, n),
-                                                initializer=self.recurrent_initializer,
-                                                regularizer=self.recurrent_regularizer,
-                                                constraint=self.recurrent_constraint)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=self._bias_shape(),
-                                        initializer=self._bias_initializer(),
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
-        else:
-            self.bias = None
+        self.kernel = _add_weight(self, "kernel", (input_dim, n))
+        self.recurrent_kernel = _add_weight(self, "recurrent_kernel", (self.units, n),
+                                            "recurrent")
+        self.bias = _add_weight(self, "bias", self._bias_shape(),
+                                initializer=self._bias_initializer()) if self.use_bias else None
         self.built = True
 
     def _bias_shape(self):
@@ -92,14 +90,6 @@ class _Cell(Layer):
 class SimpleRNNCell(_Cell):
     """``h = activation(x @ kernel + h @ recurrent_kernel + bias)``."""
 
-    @property
-    def state_size(self):
-        return self.units
-
-    @property
-    def output_size(self):
-        return self.units
-
     def call(self, inputs, states, training=None):
         h = states[0]
         x, h_in = self._apply_masks(inputs, h)
@@ -112,7 +102,17 @@ class SimpleRNNCell(_Cell):
         return out, [out]
 
 
-class LSTMCell(_Cell):
+class _GatedCell(_Cell):
+    """A cell with gates (LSTM, GRU): their ``recurrent_activation``, and Keras's
+    ``implementation`` (kept for the config)."""
+
+    def __init__(self, units, activation, recurrent_activation, implementation, **kwargs):
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.implementation = implementation
+
+
+class LSTMCell(_GatedCell):
     """LSTM: ``z = x @ kernel + h @ recurrent_kernel + bias`` split into gates i, f, c, o;
     ``c = f * c + i * activation(z_c)``, ``h = o * activation(c)``."""
 
@@ -120,18 +120,12 @@ class LSTMCell(_Cell):
 
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
                  unit_forget_bias=True, implementation=1, **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
-        self.recurrent_activation = activations.get(recurrent_activation)
+        super().__init__(units, activation, recurrent_activation, implementation, **kwargs)
         self.unit_forget_bias = unit_forget_bias
-        self.implementation = implementation
 
     @property
     def state_size(self):
         return [self.units, self.units]
-
-    @property
-    def output_size(self):
-        return self.units
 
     def _bias_initializer(self):
         if not self.unit_forget_bias:
@@ -169,7 +163,7 @@ class LSTMCell(_Cell):
         return config
 
 
-class GRUCell(_Cell):
+class GRUCell(_GatedCell):
     """GRU with gates z, r, h: ``h = z * h_prev + (1 - z) * hh``. With ``reset_after`` the
     reset gate multiplies the recurrent product (bias shape [2, 3 * units])."""
 
@@ -177,18 +171,8 @@ class GRUCell(_Cell):
 
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
                  reset_after=False, implementation=1, **kwargs):
-        super().__init__(units, activation=activation, **kwargs)
-        self.recurrent_activation = activations.get(recurrent_activation)
+        super().__init__(units, activation, recurrent_activation, implementation, **kwargs)
         self.reset_after = reset_after
-        self.implementation = implementation
-
-    @property
-    def state_size(self):
-        return self.units
-
-    @property
-    def output_size(self):
-        return self.units
 
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
@@ -227,6 +211,11 @@ class GRUCell(_Cell):
         return config
 
 
+# the arguments CuDNN's cells fix, left out of their configs
+_CUDNN_FIXED = ("activation", "recurrent_activation", "implementation", "dropout",
+                "recurrent_dropout", "use_bias")
+
+
 class _CuDNNLSTMCell(LSTMCell):
     """CuDNNLSTM's cell: sigmoid gates, tanh, and separate input and recurrent biases
     (bias [8 * units]; with ``unit_forget_bias`` the recurrent forget bias starts at 1)."""
@@ -258,8 +247,7 @@ class _CuDNNLSTMCell(LSTMCell):
 
     def get_config(self):
         config = super().get_config()
-        for k in ("activation", "recurrent_activation", "implementation", "dropout",
-                  "recurrent_dropout", "use_bias"):
+        for k in _CUDNN_FIXED:
             config.pop(k, None)
         return config
 
@@ -280,8 +268,7 @@ class _CuDNNGRUCell(GRUCell):
 
     def get_config(self):
         config = super().get_config()
-        for k in ("activation", "recurrent_activation", "implementation", "dropout",
-                  "recurrent_dropout", "use_bias", "reset_after"):
+        for k in _CUDNN_FIXED + ("reset_after",):
             config.pop(k, None)
         return config
 
