@@ -37,6 +37,15 @@ class Optimizer:
         self._values = {}
         self.weights = []
 
+    def _init(self, learning_rate, default_lr, name, kwargs, **hypers):
+        """The subclasses' common constructor: the learning rate (``lr`` is an alias of
+        ``learning_rate``), the base class's arguments, then the hyperparameters ``hypers``."""
+        lr = _lr(learning_rate, kwargs, default_lr)
+        Optimizer.__init__(self, name=name, **kwargs)
+        self._set_hyper("lr", lr)
+        for key, value in hypers.items():
+            self._set_hyper(key, value)
+
     def _set_hyper(self, name, value):
         self._values[name] = value
 
@@ -105,16 +114,21 @@ class Optimizer:
         """The ops of one step: gradients (clipped), the update rule, ``iterations += 1``."""
         v = self._graph_vars()
         grads = self.get_gradients(loss, params)
-        before = {id(x) for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        before = _global_variable_ids()
         with ops.name_scope("training"):
             opt = self._tf_optimizer(self._lr_t())
             op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
+        self._set_weights_since(before)
+        return [op]
+
+    def _set_weights_since(self, before):
+        """``weights``: ``iterations`` and the global variables made since ``before`` (the ids
+        of those there were), which Keras's session initializes."""
         new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
                     if id(x) not in before]
         for x in new_vars:
             K._track_variable(x)
-        self.weights = [v["iterations"]] + new_vars
-        return [op]
+        self.weights = [self._graph_vars()["iterations"]] + new_vars
 
     def get_weights(self):
         return K.batch_get_value(self.weights)
@@ -144,6 +158,10 @@ class Optimizer:
         return cls(**config)
 
 
+def _global_variable_ids():
+    return {id(x) for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+
+
 def _lr(learning_rate, kwargs, default):
     if "lr" in kwargs:
         learning_rate = kwargs.pop("lr")
@@ -156,12 +174,9 @@ class SGD(Optimizer):
     _HYPER = ("momentum",)
 
     def __init__(self, learning_rate=None, momentum=0.0, nesterov=False, name="SGD", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.01)
-        super().__init__(name=name, **kwargs)
+        self._init(learning_rate, 0.01, name, kwargs, momentum=momentum)
         if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
             raise ValueError("`momentum` must be between [0, 1].")
-        self._set_hyper("lr", lr)
-        self._set_hyper("momentum", momentum)
         self.nesterov = nesterov
 
     def _tf_optimizer(self, lr):
@@ -183,11 +198,7 @@ class Adam(Optimizer):
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  amsgrad=False, name="Adam", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
-        self._set_hyper("beta_1", beta_1)
-        self._set_hyper("beta_2", beta_2)
+        self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon if epsilon is not None else K.epsilon()
         self.amsgrad = amsgrad
 
@@ -214,11 +225,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, learning_rate=None, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False,
                  name="RMSprop", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
-        self._set_hyper("rho", rho)
-        self._set_hyper("momentum", momentum)
+        self._init(learning_rate, 0.001, name, kwargs, rho=rho, momentum=momentum)
         self.epsilon = epsilon if epsilon is not None else K.epsilon()
         self.centered = centered
 
@@ -251,9 +258,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, learning_rate=None, initial_accumulator_value=0.1, epsilon=1e-7,
                  name="Adagrad", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
+        self._init(learning_rate, 0.001, name, kwargs)
         self.initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon
 
@@ -273,9 +278,7 @@ class Adadelta(Optimizer):
     """Adadelta (``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
 
     def __init__(self, learning_rate=None, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
+        self._init(learning_rate, 0.001, name, kwargs)
         self.rho = rho
         self.epsilon = epsilon
 
@@ -366,11 +369,7 @@ class Adamax(Optimizer):
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name="Adamax", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
-        self._set_hyper("beta_1", beta_1)
-        self._set_hyper("beta_2", beta_2)
+        self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon
 
     def get_updates(self, loss, params):
@@ -384,12 +383,8 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name="Nadam", **kwargs):
-        lr = _lr(learning_rate, kwargs, 0.001)
         kwargs.pop("schedule_decay", None)
-        super().__init__(name=name, **kwargs)
-        self._set_hyper("lr", lr)
-        self._set_hyper("beta_1", beta_1)
-        self._set_hyper("beta_2", beta_2)
+        self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon
 
     def get_updates(self, loss, params):
@@ -407,14 +402,10 @@ class TFOptimizer(Optimizer):
 
     def get_updates(self, loss, params):
         v = self._graph_vars()
-        before = {id(x) for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+        before = _global_variable_ids()
         grads_and_vars = self.optimizer.compute_gradients(loss, params)
         op = self.optimizer.apply_gradients(grads_and_vars, global_step=v["iterations"])
-        new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
-                    if id(x) not in before]
-        for x in new_vars:
-            K._track_variable(x)
-        self.weights = [v["iterations"]] + new_vars
+        self._set_weights_since(before)
         return [op]
 
 
