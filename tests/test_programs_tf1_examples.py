@@ -32,3 +32,17 @@ def test_integer_division_by_zero_of_an_empty_tensor_divides_nothing():
             assert out.shape == (0,)
         with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
             sess.run(ops[0], {x: [1]})
+
+
+def test_contrib_data_keeps_the_tf1_dataset_classes():
+    # TF 1.2-1.5 input pipelines: tf.contrib.data.Dataset.from_tensor_slices(...).batch(...)
+    data = tf.placeholder(tf.float32, [None, 2])
+    dataset = tf.contrib.data.Dataset.from_tensor_slices((data, tf.range(3))).batch(2)
+    iterator = dataset.make_initializable_iterator()
+    x, y = iterator.get_next()
+    with tf.Session() as sess:
+        sess.run(iterator.initializer, {data: np.arange(6).reshape(3, 2)})
+        np.testing.assert_array_equal(sess.run(y), [0, 1])
+        np.testing.assert_array_equal(sess.run(x), [[4, 5]])
+    assert tf.contrib.data.TextLineDataset is tf.data.TextLineDataset
+    assert tf.contrib.data.Iterator is tf.data.Iterator

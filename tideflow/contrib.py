@@ -173,7 +173,12 @@ def _contrib_data():
                         "transformations.", experimental, names)
     module.batch_and_drop_remainder = _batch_and_drop_remainder
     module.padded_batch_and_drop_remainder = _padded_batch_and_drop_remainder
-    module.__all__ = sorted([*names, "batch_and_drop_remainder",
+    # TF 1.2-1.5 programs build their pipelines from tf.contrib.data's own dataset classes
+    legacy = ("Dataset", "Iterator", "TextLineDataset", "TFRecordDataset",
+              "FixedLengthRecordDataset")
+    for name in legacy:
+        setattr(module, name, getattr(data, name))
+    module.__all__ = sorted([*names, *legacy, "batch_and_drop_remainder",
                              "padded_batch_and_drop_remainder"])
     return module
 
