@@ -297,3 +297,135 @@ MORE.update({
         rec("op_def_name", b.op.op_def.name)
     """,
 })
+
+MORE.update({
+    "fft_signal": """
+        x = tf.constant(np.linspace(-1, 1, 8), tf.float32)
+        c = tf.complex(x, x * 0.5)
+        with tf.Session() as s:
+            rec("fft", s.run(tf.fft(c))); rec("ifft", s.run(tf.ifft(c)))
+            rec("rfft", s.run(tf.spectral.rfft(x))); rec("irfft", s.run(tf.spectral.irfft(tf.spectral.rfft(x))))
+            rec("fft2", s.run(tf.fft2d(tf.reshape(c, [2, 4]))))
+            rec("frame", s.run(tf.signal.frame(x, 3, 2))); rec("hann", s.run(tf.signal.hann_window(5)))
+            rec("stft_shape", tf.signal.stft(tf.zeros([100]), 16, 8).get_shape())
+        # tol: 1e-5 1e-5
+    """,
+    "sets_ops": """
+        a = tf.constant([[1, 2, 3], [4, 5, 6]]); b = tf.constant([[1, 3, 9], [7, 5, 6]])
+        with tf.Session() as s:
+            rec("inter", s.run(tf.sets.set_intersection(a, b)))
+            rec("union", s.run(tf.sets.set_union(a, b)))
+            rec("diff", s.run(tf.sets.set_difference(a, b)))
+            rec("size", s.run(tf.sets.set_size(tf.sets.set_intersection(a, b))))
+    """,
+    "conv_backprops": """
+        x = tf.constant(np.linspace(-1, 1, 1 * 5 * 5 * 2).reshape(1, 5, 5, 2), tf.float32)
+        w = tf.constant(np.linspace(-1, 1, 3 * 3 * 2 * 4).reshape(3, 3, 2, 4), tf.float32)
+        dy = tf.ones([1, 3, 3, 4])
+        with tf.Session() as s:
+            rec("bi", s.run(tf.nn.conv2d_backprop_input([1, 5, 5, 2], w, dy, [1, 2, 2, 1], "SAME")))
+            rec("bf", s.run(tf.nn.conv2d_backprop_filter(x, [3, 3, 2, 4], dy, [1, 2, 2, 1], "SAME")))
+            rec("dw_bi", s.run(tf.nn.depthwise_conv2d_native_backprop_input([1, 5, 5, 2], tf.ones([3, 3, 2, 1]), tf.ones([1, 5, 5, 2]), [1, 1, 1, 1], "SAME")))
+            rec("dilation2d", s.run(tf.nn.dilation2d(x, tf.zeros([2, 2, 2]), [1, 1, 1, 1], [1, 1, 1, 1], "VALID")))
+        # tol: 1e-5 1e-5
+    """,
+    "clip_and_norm_edge": """
+        with tf.Session() as s:
+            rec("cn_zero", s.run(tf.clip_by_norm(tf.zeros([3]), 1.0)))
+            rec("gn_none", s.run(tf.clip_by_global_norm([tf.constant([3., 4.]), None], 1.0)[0][0]))
+            rec("gn_none2", tf.clip_by_global_norm([tf.constant([3., 4.]), None], 1.0)[0][1] is None)
+            rec("gn_inf", s.run(tf.clip_by_global_norm([tf.constant([np.inf, 1.])], 1.0)[0][0]), ref=[np.nan, np.nan])
+            rec("cv_bcast", s.run(tf.clip_by_value(tf.constant([[1., 5.]]), [0., 2.], [3., 4.])))
+            rec("cv_int", s.run(tf.clip_by_value(tf.constant([1, 5, 9]), 2, 6)))
+            rec("cv_err", err(lambda: tf.clip_by_value(tf.constant([1, 5]), 0.5, 6.)))
+            rec("norm_axis_neg", s.run(tf.norm(tf.constant([[3., 4.], [6., 8.]]), axis=-1)))
+            rec("norm_keep", tf.norm(tf.constant([[3., 4.]]), axis=1, keepdims=True).get_shape())
+    """,
+    "saver_max_to_keep": """
+        import tempfile, os
+        d = tempfile.mkdtemp()
+        v = tf.Variable(1.0, name="v")
+        saver = tf.train.Saver(max_to_keep=2)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            paths = [saver.save(s, os.path.join(d, "m"), global_step=i) for i in range(4)]
+        rec("last", [os.path.basename(p) for p in saver.last_checkpoints])
+        rec("files", sorted(f for f in os.listdir(d) if f.startswith("m-") and f.endswith(".index")))
+        st = tf.train.get_checkpoint_state(d)
+        rec("all", [os.path.basename(p) for p in st.all_model_checkpoint_paths])
+        rec("exists", [tf.train.checkpoint_exists(paths[0]), tf.train.checkpoint_exists(paths[3])])
+        rec("saver_def", saver.saver_def.filename_tensor_name if hasattr(saver, "saver_def") else None)
+        rec("var_list_err", err(lambda: tf.train.Saver([])))
+        s3 = tf.train.Saver(var_list=[v], save_relative_paths=True)
+        rec("save_no_vars", err(lambda: tf.train.Saver(var_list={})))
+    """,
+    "import_export_meta": """
+        import tempfile, os
+        d = tempfile.mkdtemp()
+        x = tf.placeholder(tf.float32, [None], name="x"); v = tf.Variable(2.0, name="v"); y = tf.multiply(x, v, name="y")
+        tf.add_to_collection("outs", y)
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(v.initializer); p = saver.save(s, os.path.join(d, "m"))
+        tf.reset_default_graph()
+        s2 = tf.train.import_meta_graph(p + ".meta")
+        with tf.Session() as s:
+            s2.restore(s, p)
+            g = tf.get_default_graph()
+            rec("run", s.run("y:0", {"x:0": [1., 2.]})); rec("coll", [t.name for t in tf.get_collection("outs")])
+            rec("vars", [u.name for u in tf.global_variables()])
+        gd = tf.get_default_graph().as_graph_def()
+        rec("nodes", sorted(n.name for n in gd.node if not n.name.startswith("save"))[:6])
+        tf.reset_default_graph()
+        out = tf.import_graph_def(gd, name="imp", return_elements=["y:0"])
+        rec("imported", [t.name for t in out])
+        c = tf.graph_util.convert_variables_to_constants if False else None
+    """,
+    "variable_scope_details": """
+        with tf.variable_scope("outer", initializer=tf.constant_initializer(3.)):
+            a = tf.get_variable("a", [1])
+            with tf.variable_scope("inner", reuse=None):
+                b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+            rec("scope_name", tf.get_variable_scope().name)
+        with tf.variable_scope("reg", regularizer=lambda w: tf.reduce_sum(w) * 0.1):
+            r = tf.get_variable("r", [2], initializer=tf.ones_initializer())
+        rec("reg_losses", len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)))
+        with tf.variable_scope("dt", dtype=tf.float64):
+            d = tf.get_variable("d", [1])
+        rec("dt", d.dtype)
+        def getter(getter, name, *args, **kwargs):
+            kwargs["trainable"] = False
+            return getter(name + "_c", *args, **kwargs)
+        with tf.variable_scope("cg", custom_getter=getter):
+            c = tf.get_variable("c", [1])
+        rec("custom", (c.name, c in tf.trainable_variables()))
+        with tf.variable_scope("p", partitioner=tf.fixed_size_partitioner(2)):
+            pv = tf.get_variable("pv", [4, 2])
+        rec("partitioned", [x.name for x in tf.global_variables() if "pv" in x.name])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            rec("vals", s.run([a, b, r])); rec("reg_val", s.run(tf.losses.get_regularization_loss()))
+            rec("pv", s.run(tf.convert_to_tensor(pv)).shape if hasattr(pv, "_as_graph_element") or True else None)
+        with tf.variable_scope("outer", reuse=True):
+            rec("reuse_inner", tf.get_variable("inner/b").name)
+        with tf.variable_scope("x1"):
+            with tf.variable_scope("x2") as sc2:
+                pass
+        with tf.variable_scope(sc2):
+            rec("reenter", (tf.get_variable_scope().name, tf.constant(0, name="k").name))
+        with tf.variable_scope("x1/x2", auxiliary_name_scope=False):
+            rec("aux", tf.constant(0, name="k2").name)
+    """,
+    "keras_free_layers_math": """
+        with tf.Session() as s:
+            rec("sigmoid_big", s.run(tf.sigmoid(tf.constant([100., -100.]))))
+            rec("softplus_big", s.run(tf.nn.softplus(tf.constant([100., -100.]))))
+            rec("log_sigmoid", s.run(tf.log_sigmoid(tf.constant([-100., 0., 100.]))))
+            rec("lse_big", s.run(tf.reduce_logsumexp(tf.constant([1000., 1000.]))))
+            rec("sce_big", s.run(tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.constant([1., 0.]), logits=tf.constant([-100., 100.]))))
+            rec("softmax_big", s.run(tf.nn.softmax(tf.constant([1000., 0.]))))
+            rec("exp_over", s.run(tf.exp(tf.constant([100.]))))
+            rec("f16_add", s.run(tf.constant([65504.], tf.float16) + tf.constant([100.], tf.float16)))
+            rec("bf16", s.run(tf.cast(tf.constant([1.00390625, 3.14159]), tf.bfloat16)).astype(np.float32))
+    """,
+})

@@ -92,6 +92,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                         [t for t in t_list if t is not None] + [clip_norm]) as scope:
         scale = clip_norm * math_ops.minimum(
             1.0 / use_norm, constant_op.constant(1.0, dtype=use_norm.dtype) / clip_norm)
+        # as TF: an infinite global norm makes every entry NaN (inf - inf), to signal it
+        scale = scale + (use_norm - use_norm)
         values = _values(t_list)
         values_clipped = []
         for i, v in enumerate(values):
