@@ -13,6 +13,7 @@ from tideflow.ops.string_hash_ops import (
     _K0,
     _K1,
     _M,
+    _chunk64,
     _f64,
     _h16,
     _len0to16,
@@ -61,14 +62,7 @@ def _city128_seed(s, off, n, lo, hi):
     i = off
     while True:
         for _ in range(2):
-            x = (_rot((x + y + v0 + _f64(s, i + 8)) & _M, 37) * _K1) & _M
-            y = (_rot((y + v1 + _f64(s, i + 48)) & _M, 42) * _K1) & _M
-            x ^= w1
-            y = (y + v0 + _f64(s, i + 40)) & _M
-            z = (_rot((z + w0) & _M, 33) * _K1) & _M
-            v0, v1 = _weak32(s, i, (v1 * _K1) & _M, (x + w0) & _M)
-            w0, w1 = _weak32(s, i + 32, (z + w1) & _M, (y + _f64(s, i + 16)) & _M)
-            z, x = x, z
+            x, y, z, v0, v1, w0, w1 = _chunk64(s, i, x, y, z, v0, v1, w0, w1)
             i += 64
         n -= 128
         if n < 128:

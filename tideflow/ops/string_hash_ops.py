@@ -56,6 +56,19 @@ def _weak32(s, i, a, b):
     return (a + z) & _M, (b + c) & _M
 
 
+def _chunk64(s, i, x, y, z, v0, v1, w0, w1):
+    """The state ``(x, y, z, v0, v1, w0, w1)`` after the 64 bytes at ``s[i:]``: one step of
+    the long-input loops of FarmHash's Hash64 and CityHash128."""
+    x = (_rot((x + y + v0 + _f64(s, i + 8)) & _M, 37) * _K1) & _M
+    y = (_rot((y + v1 + _f64(s, i + 48)) & _M, 42) * _K1) & _M
+    x ^= w1
+    y = (y + v0 + _f64(s, i + 40)) & _M
+    z = (_rot((z + w0) & _M, 33) * _K1) & _M
+    v0, v1 = _weak32(s, i, (v1 * _K1) & _M, (x + w0) & _M)
+    w0, w1 = _weak32(s, i + 32, (z + w1) & _M, (y + _f64(s, i + 16)) & _M)
+    return z, y, x, v0, v1, w0, w1  # x and z change places
+
+
 def _len0to16(s, n):
     """FarmHash's HashLen0to16 of the first ``n`` (<= 16) bytes of ``s``."""
     if n >= 8:
@@ -115,14 +128,7 @@ def fingerprint64(s):
     last64 = end + ((n - 1) & 63) - 63
     i = 0
     while True:
-        x = (_rot((x + y + v0 + _f64(s, i + 8)) & _M, 37) * _K1) & _M
-        y = (_rot((y + v1 + _f64(s, i + 48)) & _M, 42) * _K1) & _M
-        x ^= w1
-        y = (y + v0 + _f64(s, i + 40)) & _M
-        z = (_rot((z + w0) & _M, 33) * _K1) & _M
-        v0, v1 = _weak32(s, i, (v1 * _K1) & _M, (x + w0) & _M)
-        w0, w1 = _weak32(s, i + 32, (z + w1) & _M, (y + _f64(s, i + 16)) & _M)
-        z, x = x, z
+        x, y, z, v0, v1, w0, w1 = _chunk64(s, i, x, y, z, v0, v1, w0, w1)
         i += 64
         if i == end:
             break
