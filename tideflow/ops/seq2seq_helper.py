@@ -132,7 +132,23 @@ class CustomHelper(Helper):
                                         sample_ids=sample_ids)
 
 
-class TrainingHelper(Helper):
+class _ScalarIdsHelper(Helper):
+    """A helper of ``self._batch_size`` entries, each sampling one int32 id."""
+
+    @property
+    def batch_size(self):
+        return self._batch_size
+
+    @property
+    def sample_ids_shape(self):
+        return TensorShape([])
+
+    @property
+    def sample_ids_dtype(self):
+        return tf.int32
+
+
+class TrainingHelper(_ScalarIdsHelper):
     """Teacher forcing: step ``t`` reads ``inputs[:, t]``; an entry finishes after its
     ``sequence_length`` steps. Sample ids are the argmax of the outputs."""
 
@@ -159,18 +175,6 @@ class TrainingHelper(Helper):
     @property
     def sequence_length(self):
         return self._sequence_length
-
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
 
     def _read(self, time):
         def read():
@@ -311,7 +315,7 @@ class ScheduledOutputTrainingHelper(TrainingHelper):
             return finished, next_inputs, state
 
 
-class GreedyEmbeddingHelper(Helper):
+class GreedyEmbeddingHelper(_ScalarIdsHelper):
     """Inference: feeds the embedding of the argmax of the outputs; an entry finishes when it
     emits ``end_token``."""
 
@@ -321,18 +325,6 @@ class GreedyEmbeddingHelper(Helper):
         self._end_token = _end_token(end_token)
         self._batch_size = tf.size(self._start_tokens)
         self._start_inputs = self._embedding_fn(self._start_tokens)
-
-    @property
-    def batch_size(self):
-        return self._batch_size
-
-    @property
-    def sample_ids_shape(self):
-        return TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.int32
 
     def initialize(self, name=None):
         finished = tf.tile([False], [self._batch_size])
