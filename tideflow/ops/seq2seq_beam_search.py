@@ -339,14 +339,6 @@ class BeamSearchDecoder(Decoder):
     def tracks_own_finished(self):
         return True
 
-    def _rnn_output_size(self):
-        size = self._cell.output_size
-        if self._output_layer is None:
-            return size
-        shapes = nest.map_structure(lambda s: TensorShape([None]).concatenate(s), size)
-        layer_shape = self._output_layer.compute_output_shape(shapes)
-        return nest.map_structure(lambda s: s[1:], layer_shape)
-
     @property
     def output_size(self):
         return BeamSearchDecoderOutput(scores=TensorShape([self._beam_width]),
