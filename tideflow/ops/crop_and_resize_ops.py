@@ -28,6 +28,16 @@ def _crop_geometry(box, n_out, n_in):
     return pos
 
 
+def _inside_samples(box, ch, cw, h, w):
+    """The float32 sample rows ``ys`` and columns ``xs`` of a ``ch`` x ``cw`` crop of one box
+    of an ``h`` x ``w`` image, and the indices of those inside the image."""
+    ys = _crop_geometry(box[[0, 2]], ch, h).astype(np.float32)
+    xs = _crop_geometry(box[[1, 3]], cw, w).astype(np.float32)
+    iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
+    ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
+    return ys, xs, iy, ix
+
+
 def _check_crop(image, boxes, box_ind, crop_size, op_type):
     if image.ndim != 4:
         raise _invalid(f"{op_type}: input image must be 4-D, got shape {_shape_str(image.shape)}")
@@ -108,10 +118,7 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
     out = np.zeros(size)
     method = method.decode() if isinstance(method, bytes) else method
     for b in range(len(bx)):
-        ys = _crop_geometry(bx[b, [0, 2]], ch, h).astype(np.float32)
-        xs = _crop_geometry(bx[b, [1, 3]], cw, w).astype(np.float32)
-        iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
-        ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
+        ys, xs, iy, ix = _inside_samples(bx[b], ch, cw, h, w)
         if not len(iy) or not len(ix):
             continue
         gb = g[b][np.ix_(iy, ix)]  # [ny, nx, d]
@@ -146,10 +153,7 @@ def _crop_grad_boxes_kernel(grads, image, boxes, box_ind, *, method):
     hr = (h - 1) / (ch - 1) if ch > 1 else 0.0
     wr = (w - 1) / (cw - 1) if cw > 1 else 0.0
     for b in range(len(bx)):
-        ys = _crop_geometry(bx[b, [0, 2]], ch, h).astype(np.float32)
-        xs = _crop_geometry(bx[b, [1, 3]], cw, w).astype(np.float32)
-        iy = np.nonzero((ys >= 0) & (ys <= h - 1))[0]
-        ix = np.nonzero((xs >= 0) & (xs <= w - 1))[0]
+        ys, xs, iy, ix = _inside_samples(bx[b], ch, cw, h, w)
         if not len(iy) or not len(ix):
             continue
         src = img[bi[b]]
