@@ -2,6 +2,7 @@
 from tests.compat.cases_array import ARRAY
 from tests.compat.cases_control import CONTROL
 from tests.compat.cases_core import CORE
+from tests.compat.cases_e2e import E2E
 from tests.compat.cases_grads import GRADS
 from tests.compat.cases_io import IO
 from tests.compat.cases_math import MATH
@@ -21,6 +22,7 @@ GROUPS = {
     "more": MORE,
     "grads": GRADS,
     "io": IO,
+    "e2e": E2E,
 }
 
 # case name -> why tideflow still differs from TF there (the TF comparison is then xfail).
@@ -41,6 +43,9 @@ KNOWN_DIFFERENCES = {
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
+    "graph_seed_only": "a graph seed without op seeds: tideflow derives op seeds as TF 1.x "
+                       "(graph._last_id, the op count); TF 2's graph mode counts random ops",
+    "graph_seed_and_op_seed_mix": "same: the unseeded dropout's derived op seed (TF 1.x rule)",
     "adagrad_da_update_ops": "AdagradDAOptimizer updates with AssignAdd/Assign ops (same numbers) "
                              "where TF has one ApplyAdagradDA op per variable",
 }

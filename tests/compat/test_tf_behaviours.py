@@ -134,3 +134,13 @@ def test_seeded_shuffle_and_multinomial_are_repeatable_permutations_and_draws():
     assert first == again
     assert sorted(first[0]) == list(range(10)) and first[0] != first[1]
     assert all(c in (0, 1) for row in first[2] for c in row)
+
+
+def test_graph_seed_alone_derives_the_op_seed_from_the_last_op_id_as_tf1():
+    # TF 1.x get_seed: op_seed = graph._last_id, the number of ops created so far; random_uniform
+    # creates its shape, min and max constants before asking for its seed
+    tf.set_random_seed(1234)
+    a = tf.random_uniform([3])
+    assert tf.get_default_graph()._last_id == 7  # shape, min, max, RandomUniform, Sub, Mul, Add
+    assert a.op.inputs[0].op.inputs[0].op.get_attr("seed") == 1234
+    assert a.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 3

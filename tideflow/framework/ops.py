@@ -584,6 +584,11 @@ class Graph:
     def get_name_scope(self):
         return self._name_stack
 
+    @property
+    def _last_id(self):
+        """The id of the last op created (0 in an empty graph), as TF's ``Graph._last_id``."""
+        return self._next_id - 1
+
     def unique_name(self, name, mark_as_used=True):
         """``name`` under the current scope, suffixed ``_1``, ``_2``... when already used."""
         if self._name_stack:

@@ -11,7 +11,8 @@ def get_seed(op_seed):
     graph_seed = ops.get_default_graph().seed
     if graph_seed is not None:
         if op_seed is None:
-            op_seed = ops.get_default_graph()._next_id
+            # TF 1.x: the id of the last op created, i.e. how many ops the graph holds
+            op_seed = ops.get_default_graph()._last_id
         seeds = (int(graph_seed), int(op_seed))
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
