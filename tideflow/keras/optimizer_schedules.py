@@ -21,45 +21,42 @@ def _f(x):
     return tf.cast(x, tf.float32)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _StepDecay(LearningRateSchedule):
+    """A decay of ``initial_learning_rate`` by ``decay_rate`` over the progress
+    ``step / decay_steps`` (floored with ``staircase``)."""
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
+                 name=None):
+        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
+        self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
+
+    def _progress(self, step):
+        p = _f(step) / _f(self.decay_steps)
+        if self.staircase:
+            p = tf.floor(p)
+        return p
+
+    def get_config(self):
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)`` (the exponent floored
     with ``staircase``)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name=None):
-        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
-        self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
-
     def __call__(self, step):
-        p = _f(step) / _f(self.decay_steps)
-        if self.staircase:
-            p = tf.floor(p)
+        p = self._progress(step)
         return _f(self.initial_learning_rate) * tf.pow(_f(self.decay_rate), p)
 
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
-
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
-                 name=None):
-        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
-        self.decay_rate, self.staircase, self.name = decay_rate, staircase, name
-
     def __call__(self, step):
-        p = _f(step) / _f(self.decay_steps)
-        if self.staircase:
-            p = tf.floor(p)
+        p = self._progress(step)
         return _f(self.initial_learning_rate) / (1.0 + _f(self.decay_rate) * p)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
