@@ -4,7 +4,6 @@ for TF 1.x unit tests."""
 import contextlib
 import os
 import re
-import socket
 import tempfile
 import time
 import types
@@ -296,31 +295,18 @@ def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_sha
 # --- local clusters -------------------------------------------------------------------------
 
 
-def _free_ports(n):
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("localhost", 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
-
-
 def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
                          ps_config=None):
     """Starts ``num_workers`` worker and ``num_ps`` ps gRPC servers in this process, on free
     localhost ports, as one cluster; returns ``(workers, ps_servers)`` (``tf.train.Server`` s)."""
     from tideflow.distributed.cluster import ClusterSpec
+    from tideflow.distributed.launcher import free_ports
     from tideflow.distributed.server import Server
 
     if num_workers < 1 or num_ps < 0:
         raise ValueError(f"create_local_cluster: need num_workers >= 1 and num_ps >= 0, got "
                          f"{num_workers} and {num_ps}")
-    ports = _free_ports(num_workers + num_ps)
+    ports = free_ports(num_workers + num_ps, "localhost")
     spec = {"worker": [f"localhost:{p}" for p in ports[:num_workers]]}
     if num_ps:
         spec["ps"] = [f"localhost:{p}" for p in ports[num_workers:]]
