@@ -111,3 +111,39 @@ IO = {
         rec("key_suffix", 0)
     """,
 }
+
+IO.update({
+    "monitored_session": """
+        import tempfile, os
+        d = tempfile.mkdtemp()
+        w = tf.get_variable("w", [2], initializer=tf.constant_initializer([1., 2.]))
+        gs = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(w * w), global_step=gs)
+        steps = []
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=d, hooks=[tf.train.StopAtStepHook(last_step=5)],
+                                               save_checkpoint_steps=2, save_summaries_steps=None, log_step_count_steps=None) as s:
+            while not s.should_stop():
+                steps.append(s.run([gs, train])[0])
+        rec("steps", steps)
+        rec("ckpts", sorted(f for f in os.listdir(d) if f.endswith(".index")))
+        rec("latest", os.path.basename(tf.train.latest_checkpoint(d)))
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=d, hooks=[tf.train.StopAtStepHook(num_steps=2)],
+                                               save_summaries_steps=None, log_step_count_steps=None) as s:
+            rec("restored_step", s.run(gs))
+            wv = None
+            while not s.should_stop():
+                wv = s.run([w, train])[0]
+            rec("w_final", wv)
+        sess = tf.train.SingularMonitoredSession(checkpoint_dir=d)
+        rec("singular", sess.run(gs)); sess.close()
+    """,
+    "scaffold_and_session_manager": """
+        v = tf.Variable(3.0, name="v")
+        sm = tf.train.SessionManager()
+        s = sm.prepare_session("", init_op=tf.global_variables_initializer())
+        rec("v", s.run(v)); s.close()
+        rec("ready_op", tf.report_uninitialized_variables().name)
+        sc = tf.train.Scaffold(); sc.finalize()
+        rec("scaffold", [sc.ready_op.dtype, sc.init_op.type, sc.saver is not None])
+    """,
+})
