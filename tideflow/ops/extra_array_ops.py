@@ -200,39 +200,17 @@ def _trunc_div_at(ref, indices, updates):
 
 
 def _ref_scatter_kernel(mode):
-    from tideflow.ops.state_ops import ref_update_factory
+    from tideflow.ops.state_ops import scatter_ref_kernel
 
-    def body(op, lock, ref, indices, updates):
-        indices = np.asarray(indices)
-        updates = np.asarray(updates)
-        if ref.ndim < 1:
-            raise errors.InvalidArgumentError(
-                None, op, f"params must be at least 1-D, got shape {_shape_str(ref.shape)}")
-        if updates.ndim != 0 and updates.shape != indices.shape + ref.shape[1:]:
-            raise errors.InvalidArgumentError(
-                None, op,
-                "Must have updates.shape = indices.shape + params.shape[1:] or "
-                f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
-                f"indices.shape {_shape_str(indices.shape)}, params.shape "
-                f"{_shape_str(ref.shape)}")
-        n = ref.shape[0]
-        flat = indices.reshape(-1)
-        bad = np.flatnonzero((flat < 0) | (flat >= n))
-        if bad.size:
-            i = int(bad[0])
-            pos = np.unravel_index(i, indices.shape) if indices.ndim else ()
-            raise errors.InvalidArgumentError(
-                None, op, f"indices{_shape_str(pos)} = {int(flat[i])} is not in [0, {n})")
-        with lock():
-            if mode == "div" and ref.dtype.kind in "iu":
-                _trunc_div_at(ref, indices, updates)
-            else:
-                ufunc = {"mul": np.multiply, "div": np.divide, "max": np.maximum,
-                         "min": np.minimum}[mode]
-                ufunc.at(ref, indices, updates)
-        return ref
+    ufunc = {"mul": np.multiply, "div": np.divide, "max": np.maximum, "min": np.minimum}[mode]
 
-    return ref_update_factory(body)
+    def apply(ref, indices, updates):
+        if mode == "div" and ref.dtype.kind in "iu":
+            _trunc_div_at(ref, indices, updates)
+        else:
+            ufunc.at(ref, indices, updates)
+
+    return scatter_ref_kernel(apply)
 
 
 def _declare_ref_scatter():

@@ -376,7 +376,11 @@ def ref_update_factory(body):
     return factory
 
 
-def _scatter_kernel(mode):
+def scatter_ref_kernel(apply):
+    """The kernel factory of a ``Scatter*`` op on a ref: checks the shapes of ``indices`` and
+    ``updates`` and that the indices are in range, then ``apply(ref, indices, updates)``
+    updates the variable in place (under its lock)."""
+
     def body(op, lock, ref, indices, updates):
         indices = np.asarray(indices)
         updates = np.asarray(updates)
@@ -403,15 +407,19 @@ def _scatter_kernel(mode):
                 f"[0, {n})",
             )
         with lock():
-            if mode == "update":
-                ref[indices] = updates
-            elif mode == "add":
-                np.add.at(ref, indices, updates)
-            else:
-                np.subtract.at(ref, indices, updates)
+            apply(ref, indices, updates)
         return ref
 
     return ref_update_factory(body)
+
+
+def _scatter_assign(ref, indices, updates):
+    ref[indices] = updates
+
+
+def _scatter_kernel(mode):
+    return scatter_ref_kernel({"update": _scatter_assign, "add": np.add.at,
+                               "sub": np.subtract.at}[mode])
 
 
 for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
