@@ -10,19 +10,7 @@ import numpy as np
 
 import tideflow as tf
 from tests.ops.optable import Case
-
-
-def _s(*items, shape=None):
-    out = np.empty(len(items), dtype=object)
-    out[:] = [i.encode() if isinstance(i, str) else i for i in items]
-    return out.reshape(shape if shape is not None else (len(items),))
-
-
-def _map(fn, arr, dtype=object):
-    arr = np.asarray(arr, dtype=object)
-    out = np.empty(arr.shape, dtype=dtype)
-    out.reshape(-1)[:] = [fn(v) for v in arr.reshape(-1)]
-    return out
+from tests.ops.table_strings import _map, _s
 
 
 def _parts(sp):
