@@ -43,6 +43,8 @@ KNOWN_DIFFERENCES = {
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
+    "candidate_sampler_numbers": "seeded candidate samplers draw different classes from TF's "
+                                 "(NumPy's Philox generator, not TF's sampler streams)",
     "graph_seed_only": "a graph seed without op seeds: tideflow derives op seeds as TF 1.x "
                        "(graph._last_id, the op count); TF 2's graph mode counts random ops",
     "graph_seed_and_op_seed_mix": "same: the unseeded dropout's derived op seed (TF 1.x rule)",

@@ -173,3 +173,40 @@ NN = {
         # tol: 1e-4 1e-5
     """,
 }
+
+NN.update({
+    "candidate_sampler_numbers": """
+        tc = tf.constant([[1], [4]], tf.int64)
+        with tf.Session() as s:
+            rec("uniform", s.run(tf.nn.uniform_candidate_sampler(tc, 1, 5, True, 20, seed=3)))
+    """,
+    "candidate_samplers_seeded": """
+        tc = tf.constant([[1], [4]], tf.int64)
+        with tf.Session() as s:
+            for k, fn in [("log_uniform", tf.nn.log_uniform_candidate_sampler), ("uniform", tf.nn.uniform_candidate_sampler)]:
+                samp = fn(tc, 1, 5, True, 20, seed=3)
+                rec(k + "_type", type(samp).__name__); rec(k + "_fields", list(getattr(samp, "_fields", [])))
+                rec(k + "_shapes", [t.get_shape() for t in samp])
+            rec("learned_type", type(tf.nn.learned_unigram_candidate_sampler(tc, 1, 5, True, 20, seed=4)).__name__)
+    """,
+    "ctc_and_misc_losses": """
+        logits = tf.constant(np.linspace(-1, 1, 5 * 2 * 4).reshape(5, 2, 4), tf.float32)
+        labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [1, 2, 2], [2, 2])
+        with tf.Session() as s:
+            l = tf.nn.ctc_loss(labels, logits, [5, 4])
+            rec("ctc", s.run(l)); rec("ctc_grad", s.run(tf.gradients(tf.reduce_sum(l), logits)[0]))
+            d, lp = tf.nn.ctc_greedy_decoder(logits, [5, 4])
+            rec("greedy", s.run(d[0])); rec("greedy_lp", s.run(lp))
+            rec("edit", s.run(tf.edit_distance(tf.SparseTensor([[0, 0], [0, 1]], ["a", "b"], [1, 2]), tf.SparseTensor([[0, 0]], ["a"], [1, 1]))))
+        # tol: 1e-4 1e-5
+    """,
+    "sampled_losses_seeded": """
+        w = tf.constant(np.linspace(-1, 1, 10 * 3).reshape(10, 3), tf.float32); b = tf.zeros([10])
+        x = tf.constant([[0.1, 0.2, 0.3], [0.3, -0.2, 0.5]]); lab = tf.constant([[1], [7]], tf.int64)
+        sampled = (tf.constant([0, 3, 5, 9], tf.int64), tf.constant([[0.3], [0.1]]), tf.constant([0.4, 0.2, 0.15, 0.05]))
+        with tf.Session() as s:
+            rec("sampled_softmax", s.run(tf.nn.sampled_softmax_loss(w, b, lab, x, 4, 10, sampled_values=sampled)))
+            rec("nce", s.run(tf.nn.nce_loss(w, b, lab, x, 4, 10, sampled_values=sampled)))
+        # tol: 1e-5 1e-6
+    """,
+})

@@ -1,6 +1,8 @@
 """Candidate sampling for sampled losses: uniform and log-uniform (Zipfian) samplers with their
 expected counts, and ComputeAccidentalHits."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops, random_seed
@@ -143,7 +145,20 @@ def _sample(op_type, true_classes, num_true, num_sampled, unique, range_max, see
     s1, s2 = _seeds(seed)
     attrs = {"num_true": num_true, "num_sampled": num_sampled, "unique": unique,
              "range_max": range_max, "seed": s1, "seed2": s2}
-    return tuple(ops.apply_op(op_type, [true_classes], attrs, name=name)._outputs)
+    return sampler_output(op_type, ops.apply_op(op_type, [true_classes], attrs, name=name))
+
+
+_SAMPLER_TUPLES = {}
+
+
+def sampler_output(op_type, op):
+    """A sampler op's three outputs as TF's generated wrapper returns them: a namedtuple
+    named after the op (sampled_candidates, true_expected_count, sampled_expected_count)."""
+    cls = _SAMPLER_TUPLES.get(op_type)
+    if cls is None:
+        cls = _SAMPLER_TUPLES[op_type] = collections.namedtuple(
+            op_type, ["sampled_candidates", "true_expected_count", "sampled_expected_count"])
+    return cls(*op._outputs)
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,

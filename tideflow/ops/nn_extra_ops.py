@@ -514,7 +514,9 @@ def _sampler(op_type, true_classes, attrs, seed, name):
 
     s1, s2 = _seeds(seed)
     attrs = dict(attrs, seed=s1, seed2=s2)
-    return tuple(ops.apply_op(op_type, [true_classes], attrs, name=name)._outputs)
+    from tideflow.ops.candidate_sampling_ops import sampler_output
+
+    return sampler_output(op_type, ops.apply_op(op_type, [true_classes], attrs, name=name))
 
 
 def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
