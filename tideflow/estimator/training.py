@@ -8,15 +8,8 @@ import time
 
 from tideflow import logging
 from tideflow.compat import as_text
-from tideflow.train import basic_hooks, session_run_hook
-
-
-def _check_hooks(hooks):
-    hooks = tuple(hooks or [])
-    for h in hooks:
-        if not isinstance(h, session_run_hook.SessionRunHook):
-            raise TypeError(f"All hooks must be SessionRunHook instances, given: {h}")
-    return hooks
+from tideflow.estimator.model_fn import _check_hooks
+from tideflow.train import basic_hooks
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
@@ -97,6 +90,22 @@ class _SavedModelExporter(Exporter):
                                             as_text=self._as_text,
                                             checkpoint_path=checkpoint_path)
 
+    def _export_keeping_newest(self, estimator, export_path, checkpoint_path):
+        """Exports, then deletes all but the ``self._keep`` newest exports (all are kept
+        when it is None)."""
+        path = self._export(estimator, export_path, checkpoint_path)
+        if self._keep:
+            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
+            for d in dirs[:-self._keep]:
+                shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
+        return path
+
+
+def _check_exports_to_keep(exports_to_keep):
+    if exports_to_keep is not None and exports_to_keep <= 0:
+        raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
+                         f"{exports_to_keep}")
+
 
 class FinalExporter(_SavedModelExporter):
     """Exports once, after the final evaluation."""
@@ -113,18 +122,11 @@ class LatestExporter(_SavedModelExporter):
     def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False,
                  exports_to_keep=5):
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
-        if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
-                             f"{exports_to_keep}")
+        _check_exports_to_keep(exports_to_keep)
         self._keep = exports_to_keep
 
     def export(self, estimator, export_path, checkpoint_path, eval_result, is_the_final_export):
-        path = self._export(estimator, export_path, checkpoint_path)
-        if self._keep:
-            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
-            for d in dirs[:-self._keep]:
-                shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
-        return path
+        return self._export_keeping_newest(estimator, export_path, checkpoint_path)
 
 
 def _loss_smaller(best_eval_result, current_eval_result):
@@ -145,9 +147,7 @@ class BestExporter(_SavedModelExporter):
                  assets_extra=None, as_text=False, exports_to_keep=5):
         if not callable(compare_fn):
             raise ValueError("`compare_fn` must be callable.")  # noqa: TRY004 - as TF
-        if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
-                             f"{exports_to_keep}")
+        _check_exports_to_keep(exports_to_keep)
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
         self._compare_fn = compare_fn
         self._event_file_pattern = event_file_pattern
@@ -181,12 +181,7 @@ class BestExporter(_SavedModelExporter):
                 best_eval_result=self._best, current_eval_result=eval_result):
             return None
         self._best = eval_result
-        path = self._export(estimator, export_path, checkpoint_path)
-        if self._keep:
-            dirs = sorted(d for d in os.listdir(export_path) if d.isdigit())
-            for d in dirs[:-self._keep]:
-                shutil.rmtree(os.path.join(export_path, d), ignore_errors=True)
-        return path
+        return self._export_keeping_newest(estimator, export_path, checkpoint_path)
 
 
 class _Evaluator:
