@@ -429,3 +429,20 @@ MORE.update({
             rec("bf16", s.run(tf.cast(tf.constant([1.00390625, 3.14159]), tf.bfloat16)).astype(np.float32))
     """,
 })
+
+MORE.update({
+    "multi_output_wrapper_types": """
+        x = tf.constant([3, 1, 3, 2]); img = tf.zeros([1, 4, 4, 1])
+        outs = {"unique": tf.unique(x), "uwc": tf.unique_with_counts(x), "listdiff": tf.setdiff1d(x, [1]),
+                "mpwa": tf.nn.max_pool_with_argmax(img, [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+                "sdbb": tf.image.sample_distorted_bounding_box([4, 4, 1], tf.zeros([1, 1, 4]), seed=1, use_image_if_no_bounding_boxes=True),
+                "fmp": tf.nn.fractional_max_pool(img, [1., 1.5, 1.5, 1.], seed=1),
+                "moments": tf.nn.moments(tf.zeros([3]), [0]), "svd": tf.svd(tf.eye(2)),
+                "eigh": tf.self_adjoint_eig(tf.eye(2)), "fbn": tf.nn.fused_batch_norm(img, [1.], [0.]),
+                "bga": tf.raw_ops.BroadcastGradientArgs(s0=[2, 1], s1=[1, 3]) if hasattr(tf, "raw_ops") else None,
+                "qr": tf.qr(tf.eye(2)), "topk": tf.nn.top_k([1., 2.])}
+        for k, v in sorted(outs.items()):
+            if v is not None:
+                rec(k, [type(v).__name__, list(getattr(v, "_fields", []))])
+    """,
+})

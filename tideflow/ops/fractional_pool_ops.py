@@ -1,6 +1,8 @@
 """Fractional max and average pooling: FractionalMaxPool/FractionalAvgPool over random or
 pseudo-random regions, and their gradient ops."""
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -202,7 +204,13 @@ def _fractional(op_type, value, pooling_ratio, pseudo_random, overlapping, deter
     attrs = {"pooling_ratio": ratio, "pseudo_random": pseudo_random,
              "overlapping": overlapping, "deterministic": deterministic, "seed": seed,
              "seed2": seed2}
-    return tuple(ops.apply_op(op_type, [value], attrs, name=name)._outputs)
+    op = ops.apply_op(op_type, [value], attrs, name=name)
+    return _FRACTIONAL_TUPLES[op_type](*op._outputs)  # TF's generated namedtuple
+
+
+_FRACTIONAL_TUPLES = {
+    t: collections.namedtuple(t, ["output", "row_pooling_sequence", "col_pooling_sequence"])
+    for t in ("FractionalMaxPool", "FractionalAvgPool")}
 
 
 def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,

@@ -5,6 +5,8 @@ Colour ops live in ``image_color_ops``, resizing in ``image_resize_ops``, codecs
 ``image_codec_ops``; ``tideflow.image`` gathers them all as ``tf.image``.
 """
 
+import collections
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -503,6 +505,10 @@ op_registry.declare(
 )
 
 
+SampleDistortedBoundingBoxOutput = collections.namedtuple(
+    "SampleDistortedBoundingBoxV2", ["begin", "size", "bboxes"])
+
+
 def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None,
                                   min_object_covered=0.1, aspect_ratio_range=None,
                                   area_range=None, max_attempts=None,
@@ -526,7 +532,7 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
                                    name="min_object_covered")
         op = ops.apply_op("SampleDistortedBoundingBoxV2", [image_size, bounding_boxes, mc],
                           attrs)
-        return tuple(op._outputs)
+        return SampleDistortedBoundingBoxOutput(*op._outputs)  # TF's namedtuple
 
 
 # ------------------------------------------------------------------------------------------
