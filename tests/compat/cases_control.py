@@ -141,3 +141,51 @@ CONTROL = {
         # tol: 1e-5 1e-6
     """,
 }
+
+CONTROL.update({
+    "nested_control_flow_gradients": """
+        x = tf.constant(0.7, tf.float64)
+        def body(i, v):
+            v = tf.cond(v > 1.0, lambda: v * 0.5, lambda: v * v + 0.3)
+            _, w = tf.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, tf.sin(u) + u), [0, v])
+            return i + 1, w
+        _, y = tf.while_loop(lambda i, v: i < 3, body, [0, x])
+        g = tf.gradients(y, x)[0]
+        gg = tf.gradients(g, x)[0]
+        with tf.Session() as s:
+            rec("y", s.run(y)); rec("g", s.run(g)); rec("gg_none", gg is None)
+        # tol: 1e-6 1e-8
+    """,
+    "while_loop_no_backprop_and_parallel": """
+        v = tf.Variable(1.0)
+        _, r = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a * v), [0, tf.constant(2.0)], back_prop=False, parallel_iterations=1)
+        rec("grad_none", tf.gradients(r, v)[0] is None)
+        c = tf.while_loop(lambda i: tf.less(i, 3), lambda i: tf.add(i, 1), [tf.constant(0, tf.int64)])
+        rec("dtype", c.dtype)
+        with tf.Session() as s:
+            s.run(v.initializer); rec("r", s.run(r)); rec("c", s.run(c))
+    """,
+    "cond_in_map_fn_and_scan_grads": """
+        x = tf.constant([[-1., 2.], [3., -4.], [0.5, 0.5]])
+        m = tf.map_fn(lambda r: tf.cond(tf.reduce_sum(r) > 0, lambda: r * r, lambda: -r), x)
+        sc = tf.scan(lambda a, r: a * 0.5 + tf.reduce_sum(r * r), x, initializer=tf.constant(1.))
+        g = tf.gradients(tf.reduce_sum(m) + tf.reduce_sum(sc), x)[0]
+        with tf.Session() as s:
+            rec("m", s.run(m)); rec("sc", s.run(sc)); rec("g", s.run(g))
+    """,
+    "case_and_switch_case": """
+        i = tf.placeholder(tf.int32, [])
+        r = tf.switch_case(i, [lambda: tf.constant(10), lambda: tf.constant(20)], default=lambda: tf.constant(-1)) if hasattr(tf, "switch_case") else tf.constant(0)
+        with tf.Session() as s:
+            rec("sw", [s.run(r, {i: k}) for k in range(3)])
+        x = tf.placeholder(tf.int32, [])
+        c = tf.case([(x > 1, lambda: tf.constant(1)), (x > 2, lambda: tf.constant(2))], exclusive=True)
+        with tf.Session() as s:
+            rec("excl_ok", s.run(c, {x: 2}))
+            rec("excl_nodefault", err(lambda: s.run(c, {x: 3})))
+        c2 = tf.case([(x > 1, lambda: tf.constant(1)), (x > 2, lambda: tf.constant(2))], default=lambda: tf.constant(0), exclusive=True)
+        with tf.Session() as s:
+            rec("excl_default_ok", s.run(c2, {x: 2}), ref=1); rec("excl_default_none", s.run(c2, {x: 0}), ref=0)
+            rec("excl_err", err(lambda: s.run(c2, {x: 3})))
+    """,
+})

@@ -281,9 +281,10 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         for p, f in reversed(list(zip(preds, fns))):
             fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
         result = fn()
-        if exclusive and len(pred_fn_pairs) > 1:
-            all_preds = [ops.convert_to_tensor(p) for p, _ in pred_fn_pairs]
-            check = _assert_at_most_n_true(all_preds, 1, "Input error: exclusive=True")
+        if exclusive and len(preds) > 1:
+            # as TF: without a default, the last pair became the default and its predicate
+            # is not part of the exclusivity check
+            check = _assert_at_most_n_true(preds, 1, "Input error: exclusive=True")
             result = nest.map_structure(
                 lambda t: control_flow_ops.with_dependencies([check], t)
                 if isinstance(t, ops.Tensor) else t, result)
