@@ -203,3 +203,47 @@ MISC = {
         # tol: 2e-6 1e-6
     """,
 }
+
+MISC.update({
+    "summary_writer_events": """
+        import tempfile, os, glob
+        d = tempfile.mkdtemp()
+        x = tf.placeholder(tf.float32, [])
+        s1 = tf.summary.scalar("x", x); im = tf.summary.image("img", tf.zeros([2, 4, 4, 3]), max_outputs=1)
+        au = tf.summary.audio("au", tf.zeros([1, 8]), 8000)
+        m = tf.summary.merge([s1, im])
+        w = tf.summary.FileWriter(d)
+        with tf.Session() as s:
+            for i in range(3):
+                w.add_summary(s.run(m, {x: i * 1.5}), global_step=i)
+            pb = tf.Summary(); pb.ParseFromString(s.run(im))
+            rec("img_tags", [v.tag for v in pb.value]); rec("img_hw", [(v.image.height, v.image.width, v.image.colorspace) for v in pb.value])
+            pb = tf.Summary(); pb.ParseFromString(s.run(au))
+            rec("audio", [(v.tag, v.audio.sample_rate, v.audio.num_channels, v.audio.length_frames) for v in pb.value])
+        w.add_graph(tf.get_default_graph()); w.flush(); w.close()
+        files = glob.glob(os.path.join(d, "events.out.tfevents.*"))
+        rec("nfiles", len(files))
+        evs = list(tf.train.summary_iterator(files[0]))
+        rec("first", evs[0].file_version)
+        rec("scalars", [(e.step, v.tag, v.simple_value) for e in evs for v in e.summary.value if v.HasField("simple_value")])
+        rec("has_graph", any(e.HasField("graph_def") for e in evs))
+    """,
+    "string_ops_more": """
+        with tf.Session() as s:
+            rec("char_split", s.run(tf.string_split(["abc", "de"], "")))
+            rec("multi_delim", s.run(tf.string_split(["a,b;c"], ",;")))
+            rec("substr_utf8", s.run(tf.strings.substr(["héllo"], 1, 2, unit="UTF8_CHAR")))
+            rec("substr_neg", s.run(tf.substr(["hello"], -3, 2)))
+            rec("join_scalar", s.run(tf.strings.join(["a", "b"], separator="/")))
+            rec("reduce_join_all", s.run(tf.reduce_join(["a", "b", "c"])))
+            rec("lower", s.run(tf.strings.lower(["AbC"])))
+            rec("to_num_f64", s.run(tf.strings.to_number(["1e-3"], tf.float64)))
+            rec("as_str_bool", s.run(tf.as_string([True, False])))
+            rec("as_str_sci", s.run(tf.as_string([12345.678], scientific=True, precision=2)))
+            rec("as_str_fill", s.run(tf.as_string([5], width=3, fill="0")))
+            rec("hash_fast_str", s.run(tf.strings.to_hash_bucket_fast(["tensorflow"], 1000)))
+            rec("ngrams", s.run(tf.strings.ngrams(["a", "b", "c"], 2)) if hasattr(tf.strings, "ngrams") else 0)
+            rec("unicode_script", 0)
+            rec("decode_b64", s.run(tf.decode_base64(tf.encode_base64(["xyz?"]))))
+    """,
+})

@@ -395,7 +395,7 @@ def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None,
 # ------------------------------------------------------------------------------------------
 
 
-def _substr_kernel(input, pos, len_):
+def _substr_kernel(input, pos, len_, *, unit="BYTE"):
     pos = np.asarray(pos)
     len_ = np.asarray(len_)
     if pos.shape != len_.shape:
@@ -412,10 +412,14 @@ def _substr_kernel(input, pos, len_):
     out = []
     for i, (si, pi, ni) in enumerate(zip(s.reshape(-1), p.reshape(-1), n.reshape(-1))):
         pi, ni = int(pi), int(ni)
-        if not 0 <= pi <= len(si):
-            raise _invalid(f"pos {pi} out of range for string b'{si.decode('utf-8', 'replace')}'"
-                           f" at index {i}")
-        out.append(si[pi:] if ni < 0 else si[pi:pi + ni])
+        text = si.decode("utf-8", "replace") if unit == "UTF8_CHAR" else si
+        if pi < 0:  # as TF: a negative position counts from the end
+            pi += len(text)
+        if not 0 <= pi <= len(text):
+            raise _invalid(f"pos {int(pi)} out of range for string "
+                           f"b'{si.decode('utf-8', 'replace')}' at index {i}")
+        piece = text[pi:] if ni < 0 else text[pi:pi + ni]
+        out.append(piece.encode("utf-8") if unit == "UTF8_CHAR" else piece)
     return _string_array(out, s.shape)
 
 
@@ -430,16 +434,18 @@ op_registry.declare(
     "Substr",
     inputs=["input: string", "pos: T", "len: T"],
     outputs=["output: string"],
-    attrs=["T: {int32, int64}"],
+    attrs=["T: {int32, int64}", "unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'"],
     shape=_substr_shape,
     kernel=_substr_kernel,
     differentiable=False,
 )
 
 
-def substr(input, pos, len, name=None):
-    """Substrings of ``input`` starting at byte ``pos``, ``len`` bytes long (broadcasting)."""
-    return ops.apply_op("Substr", [input, pos, len], name=name)._outputs[0]
+def substr(input, pos, len, name=None, unit="BYTE"):
+    """Substrings of ``input`` starting at ``pos``, ``len`` long (broadcasting), counted in
+    bytes or, with ``unit="UTF8_CHAR"``, in characters; a negative ``pos`` counts from the
+    end."""
+    return ops.apply_op("Substr", [input, pos, len], {"unit": unit}, name=name)._outputs[0]
 
 
 def _string_length_kernel(input, *, unit):
