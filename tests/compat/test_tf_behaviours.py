@@ -144,3 +144,27 @@ def test_graph_seed_alone_derives_the_op_seed_from_the_last_op_id_as_tf1():
     assert tf.get_default_graph()._last_id == 7  # shape, min, max, RandomUniform, Sub, Mul, Add
     assert a.op.inputs[0].op.inputs[0].op.get_attr("seed") == 1234
     assert a.op.inputs[0].op.inputs[0].op.get_attr("seed2") == 3
+
+
+def test_substr_counts_characters_with_utf8_char_and_negative_positions_from_the_end():
+    with tf.Session() as s:
+        assert s.run(tf.substr(["héllo"], 1, 2, unit="UTF8_CHAR")).tolist() == ["él".encode()]
+        assert s.run(tf.substr(["héllo"], 1, 2)).tolist() == ["é".encode()]
+        assert s.run(tf.substr(["hello"], -3, 2)).tolist() == [b"ll"]
+
+
+def test_exclusive_case_without_default_checks_all_but_the_last_predicate():
+    x = tf.placeholder(tf.int32, [])
+    pairs = [(x > 1, lambda: tf.constant(1)), (x > 2, lambda: tf.constant(2))]
+    no_default = tf.case(pairs, exclusive=True)
+    with_default = tf.case(pairs, default=lambda: tf.constant(0), exclusive=True)
+    with tf.Session() as s:
+        assert s.run(no_default, {x: 3}) == 1  # the last pair is the default: not checked
+        with pytest.raises(tf.errors.InvalidArgumentError, match="exclusive"):
+            s.run(with_default, {x: 3})
+
+
+def test_infinite_global_norm_clips_everything_to_nan():
+    (t,), n = tf.clip_by_global_norm([tf.constant([np.inf, 1.0])], 1.0)
+    with tf.Session() as s:
+        assert np.isnan(s.run(t)).all() and np.isinf(s.run(n))
