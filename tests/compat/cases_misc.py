@@ -247,3 +247,32 @@ MISC.update({
             rec("decode_b64", s.run(tf.decode_base64(tf.encode_base64(["xyz?"]))))
     """,
 })
+
+MISC.update({
+    "saver_restore_errors": """
+        import tempfile, os
+        d = tempfile.mkdtemp()
+        v = tf.Variable([1., 2.], name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(v.initializer); p = saver.save(s, os.path.join(d, "m"))
+        tf.reset_default_graph()
+        v2 = tf.Variable([1., 2., 3.], name="v")
+        with tf.Session() as s:
+            rec("shape_mismatch", err(lambda: tf.train.Saver().restore(s, p)))
+        tf.reset_default_graph()
+        v3 = tf.Variable([1, 2], name="v")
+        with tf.Session() as s:
+            rec("dtype_mismatch", err(lambda: tf.train.Saver().restore(s, p)))
+        tf.reset_default_graph()
+        v4 = tf.Variable([0., 0.], name="v")
+        with tf.Session() as s:
+            try:  # TF 1.x raised NotFoundError, later ValueError: tideflow's error is both
+                tf.train.Saver().restore(s, os.path.join(d, "nothere"))
+                rec("bad_path", None)
+            except ValueError:
+                rec("bad_path", "ValueError")
+            rec("none_path", err(lambda: tf.train.Saver().restore(s, None)))
+        rec("latest_none", tf.train.latest_checkpoint(os.path.join(d, "empty_dir")))
+    """,
+})
