@@ -440,3 +440,41 @@ def test_gmm_random_init_recovers_blobs():
                 sess.run(train, {ph: x})
             means = sess.run("clusters:0")[:, 0]
     assert _match(means, _CENTRES[:, :2] * 0.8) < 0.3
+
+
+# ----------------------------------------------------------------------------- estimator
+
+
+@pytest.mark.parametrize("mini_batch", [False, True])
+def test_kmeans_clustering_estimator(tmp_path, mini_batch):
+    x, lab = _blobs(_CENTRES, n=300, seed=4)
+
+    def train_input_fn():
+        return tf.constant(x)
+
+    def input_fn():  # one pass over the points
+        return tf.train.limit_epochs(tf.convert_to_tensor(x, dtype=tf.float32), num_epochs=1)
+
+    est = fac.KMeansClustering(num_clusters=3, model_dir=str(tmp_path),
+                               initial_clusters=fac.KMeansClustering.KMEANS_PLUS_PLUS_INIT,
+                               use_mini_batch=mini_batch, random_seed=3)
+    scores = []
+    for _ in range(2):
+        est.train(train_input_fn, steps=5)
+        scores.append(est.score(input_fn))
+    centres = est.cluster_centers()
+    # full batch converges to the blobs' sample means; mini-batch near them
+    blob_means = np.stack([x[lab == c].mean(0) for c in range(3)])
+    assert _match(centres, blob_means) < (0.5 if mini_batch else 1e-3)
+    idx = np.array(list(est.predict_cluster_index(input_fn)))
+    dist = np.stack(list(est.transform(input_fn)))
+    want = ((x[:, None, :] - centres[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(dist, want, rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(idx, want.argmin(1))
+    # the score is the sum of squared distances to the nearest centre
+    np.testing.assert_allclose(scores[-1], want.min(1).sum(), rtol=1e-4)
+    assert scores[-1] <= scores[0] * (1 + 1e-6)
+    # each blob is one cluster
+    assert all(len(set(idx[lab == c])) == 1 for c in range(3))
+    with pytest.raises(ValueError, match="Unsupported initialization"):
+        fac.KMeansClustering(3, initial_clusters="kmc2")
