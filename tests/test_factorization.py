@@ -75,6 +75,32 @@ def test_kmeans_recovers_euclidean_blobs(init, mini_batch):
     assert _match(got, _CENTRES) < (0.5 if mini_batch else 0.2)
 
 
+@pytest.mark.parametrize("init", ["random", "kmeans_plus_plus"])
+def test_kmeans_over_sharded_inputs(init):
+    # two input shards of unknown size: one score/index tensor each, one set of centres
+    x, lab = _blobs(_CENTRES, seed=6)
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [None, 3])
+        b = tf.placeholder(tf.float32, [None, 3])
+        _, idx, scores, initialized, init_op, train_op = fac.KMeans(
+            [a, b], 3, initial_clusters=init, random_seed=5).training_graph()
+        assert len(idx) == 2 and len(scores) == 2
+        feed = {a: x[:250], b: x[250:]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(init_op, feed)
+            assert sess.run(initialized)
+            for _ in range(10):
+                sess.run(train_op, feed)
+            i0, i1 = sess.run(idx, feed)
+            centres = sess.run(_clusters_var())
+    assert i0.shape == (250,) and i1.shape == (350,)
+    want = ((x[:, None] - centres[None]) ** 2).sum(-1).argmin(1)
+    np.testing.assert_array_equal(np.concatenate([i0, i1]), want)
+    # Lloyd's steps over both shards converge to the blobs' sample means
+    assert _match(centres, np.stack([x[lab == c].mean(0) for c in range(3)])) < 1e-3
+
+
 @pytest.mark.parametrize("mini_batch,steps_per_iter", [(False, 1), (True, 1), (True, 3)])
 def test_kmeans_recovers_cosine_directions(mini_batch, steps_per_iter):
     x, _ = _cosine_blobs()

@@ -245,7 +245,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         else:
             # the first (total % np) shards hold one row more than the others
             total = _shard_rows(params)
-            total = ops.convert_to_tensor(total, dtype=flat_ids.dtype)
+            total = cast_ops.cast(total, flat_ids.dtype)  # int32 when shapes are dynamic
             per = total // np_
             extras = total % np_
             p_assignments = math_ops.maximum(flat_ids // (per + 1), (flat_ids - extras) // per)
