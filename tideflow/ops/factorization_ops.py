@@ -444,9 +444,7 @@ class WALSModel:
             row_shape = [tf.cast(tf.shape(update_col_indices)[0], tf.int64)]
         num_rows = tf.cast(tf.shape(update_indices)[0], tf.int64)
         col_shape = [num_rows]
-        # int32 ids: embedding_lookup sizes shards of unknown shape (the caches) in int32
-        right = tf.nn.embedding_lookup(right_factors, tf.cast(gather_indices, tf.int32),
-                                       partition_strategy="div")
+        right = tf.nn.embedding_lookup(right_factors, gather_indices, partition_strategy="div")
         new_indices = tf.concat([row_ids, col_ids], 1)
         new_shape = tf.concat([row_shape, col_shape] if transpose_input
                               else [col_shape, row_shape], 0)
@@ -463,15 +461,15 @@ class WALSModel:
             row_weights_slice = col_weights = None
         else:
             if row_weights is None:
-                row_weights_slice = tf.nn.embedding_lookup(
-                    row_wt, tf.cast(update_indices, tf.int32), partition_strategy="div")
+                row_weights_slice = tf.nn.embedding_lookup(row_wt, update_indices,
+                                                           partition_strategy="div")
             else:
                 rw = tf.cast(ops.convert_to_tensor(row_weights), tf.float32)
                 if rw.get_shape().ndims == 0:
                     row_weights_slice = tf.ones([tf.shape(update_indices)[0]]) * rw
                 else:
                     row_weights_slice = rw
-            col_weights = tf.nn.embedding_lookup(col_wt, tf.cast(gather_indices, tf.int32),
+            col_weights = tf.nn.embedding_lookup(col_wt, gather_indices,
                                                  partition_strategy="div")
             partial_lhs, total_rhs = wals_compute_partial_lhs_and_rhs(
                 right, col_weights, self._unobserved_weight, row_weights_slice, new_indices,

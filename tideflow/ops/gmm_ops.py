@@ -39,7 +39,7 @@ def _init_clusters_random(data, num_clusters, random_seed):
                                     maxval=tf.cast(num_data, tf.int64), seed=random_seed,
                                     dtype=tf.int64)
     indices %= tf.cast(num_data, tf.int64)
-    return tf.nn.embedding_lookup(data, tf.cast(indices, tf.int32), partition_strategy="div")
+    return tf.nn.embedding_lookup(data, indices, partition_strategy="div")
 
 
 class GmmAlgorithm:
