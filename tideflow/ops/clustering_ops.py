@@ -98,7 +98,7 @@ def _kmeans_pp_kernel(points, num_to_sample, seed, num_retries_per_sample):
 
 def _kmeans_pp_shape(op):
     p = op.inputs[0].get_shape().with_rank(2)
-    k = tf.get_static_value(op.inputs[1]) if hasattr(tf, "get_static_value") else None
+    k = tf.get_static_value(op.inputs[1])
     return [TensorShape([None if k is None else int(k), p[1].value])]
 
 
@@ -159,7 +159,7 @@ def _nearest_kernel(points, centers, k):
 def _nearest_shape(op):
     p = op.inputs[0].get_shape().with_rank(2)
     c = op.inputs[1].get_shape()
-    k = tf.get_static_value(op.inputs[2]) if hasattr(tf, "get_static_value") else None
+    k = tf.get_static_value(op.inputs[2])
     if k is not None and c.ndims is not None and c[0].value is not None:
         k = min(int(k), c[0].value)
     elif c.ndims is None or c[0].value is None:
