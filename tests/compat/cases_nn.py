@@ -210,3 +210,60 @@ NN.update({
         # tol: 1e-5 1e-6
     """,
 })
+
+NN.update({
+    "conv_variants": """
+        x = tf.constant(np.linspace(-1, 1, 2 * 9 * 8 * 3).reshape(2, 9, 8, 3), tf.float32)
+        w = tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 2).reshape(3, 3, 3, 2), tf.float32)
+        with tf.Session() as s:
+            rec("convolution_dil", s.run(tf.nn.convolution(x, w, "SAME", dilation_rate=[2, 1])))
+            rec("convolution_str", s.run(tf.nn.convolution(x, w, "VALID", strides=[2, 3])))
+            rec("tr_valid", s.run(tf.nn.conv2d_transpose(tf.ones([1, 3, 3, 2]), w, [1, 7, 7, 3], [1, 2, 2, 1], "VALID")))
+            rec("dw_rate", s.run(tf.nn.depthwise_conv2d(x, tf.ones([2, 2, 3, 1]), [1, 1, 1, 1], "SAME", rate=[2, 2])))
+            rec("pool_dil_same_err", err(lambda: tf.nn.pool(x, [2, 2], "MAX", "SAME", dilation_rate=[2, 2])))
+            rec("avg_same_odd", s.run(tf.nn.avg_pool(x, [1, 3, 2, 1], [1, 2, 3, 1], "SAME")))
+            rec("explicit_pad", s.run(tf.nn.conv2d(x, w, [1, 1, 1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]])))
+            rec("c3d_tr", s.run(tf.nn.conv3d_transpose(tf.ones([1, 2, 2, 2, 2]), tf.ones([2, 2, 2, 3, 2]), [1, 4, 4, 4, 3], [1, 2, 2, 2, 1], "SAME")))
+            rec("bias_nchw", s.run(tf.nn.bias_add(tf.ones([1, 2, 2, 2]), [1., 2.], data_format="NCHW")))
+        # tol: 1e-4 1e-5
+    """,
+    "pool_dilated": """
+        x = tf.constant(np.linspace(-1, 1, 2 * 9 * 8 * 3).reshape(2, 9, 8, 3), tf.float32)
+        with tf.Session() as s:
+            rec("pool_dil", s.run(tf.nn.pool(x, [2, 2], "MAX", "VALID", dilation_rate=[2, 2])))
+            rec("pool_dil_avg", s.run(tf.nn.pool(x, [2, 3], "AVG", "VALID", dilation_rate=[1, 2], strides=[1, 1])))
+            rec("pool_dil_1d", s.run(tf.nn.pool(x[:, 0], [3], "MAX", "VALID", dilation_rate=[3])))
+            xv = np.linspace(-1, 1, 2 * 9 * 8 * 3).reshape(2, 9, 8, 3)
+            ref = np.max([xv[:, a * 2:a * 2 + 7, b * 2:b * 2 + 6] for a in range(2) for b in range(2)], 0)
+            rec("pool_dil_ref", s.run(tf.nn.pool(x, [2, 2], "MAX", "VALID", dilation_rate=[2, 2])), ref=ref)
+            g = tf.gradients(tf.reduce_sum(tf.nn.pool(x, [2, 2], "AVG", "VALID", dilation_rate=[2, 2]) ** 2), x)[0]
+            rec("pool_dil_grad", s.run(g))
+        # tol: 1e-5 1e-6
+    """,
+    "resize_v2_namespace": """
+        img = tf.constant(np.arange(1 * 5 * 7 * 1, dtype=np.float32).reshape(1, 5, 7, 1))
+        with tf.Session() as s:
+            rec("v2_bil", s.run(tf.compat.v2.image.resize(img, [3, 4])))
+    """,
+    "resize_more": """
+        img = tf.constant(np.arange(1 * 5 * 7 * 1, dtype=np.float32).reshape(1, 5, 7, 1))
+        with tf.Session() as s:
+            rec("area_up", s.run(tf.image.resize_area(img, [7, 9])))
+            rec("area_down", s.run(tf.image.resize_area(img, [2, 3])))
+            rec("area_ac", s.run(tf.image.resize_area(img, [3, 4], align_corners=True)))
+            rec("keep_aspect", s.run(tf.image.resize_images(img, [10, 10], preserve_aspect_ratio=True)).shape)
+            rec("nn_down_ac", s.run(tf.image.resize_nearest_neighbor(img, [3, 4], align_corners=True)))
+            rec("bic_ac", s.run(tf.image.resize_bicubic(img, [8, 3], align_corners=True)))
+        # tol: 1e-4 1e-4
+    """,
+    "batch_norm_training_grads": """
+        x = tf.constant(np.linspace(-2, 2, 2 * 3 * 3 * 4).reshape(2, 3, 3, 4), tf.float32)
+        scale = tf.constant([1., 2., 0.5, 1.5]); offset = tf.constant([0., 1., -1., 0.5])
+        y, m, v = tf.nn.fused_batch_norm(x, scale, offset, epsilon=1e-3, is_training=True)
+        g = tf.gradients(tf.reduce_sum(y * tf.sin(x)), [x, scale, offset])
+        yi, _, _ = tf.nn.fused_batch_norm(x, scale, offset, mean=[0., 0.1, 0.2, 0.3], variance=[1., 2., 3., 4.], is_training=False)
+        with tf.Session() as s:
+            rec("y", s.run(y)); rec("mv", s.run([m, v])); rec("g", s.run(g)); rec("yi", s.run(yi))
+        # tol: 1e-4 1e-4
+    """,
+})

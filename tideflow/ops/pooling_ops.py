@@ -460,6 +460,27 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Tar
     return MaxPoolWithArgmaxOutput(*op._outputs)
 
 
+def _dilated_valid_pool(input, window_shape, pooling_type, rate, name):
+    """VALID pooling with holes: the max or mean over the window's dilated taps, each tap a
+    shifted slice of the input (channels last, stride 1)."""
+    import itertools
+
+    from tideflow.ops import array_ops, concat_ops, reduction_ops
+
+    with ops.name_scope(name, pooling_type.lower() + "_pool", [input]):
+        x = ops.convert_to_tensor(input, name="input")
+        taps = []
+        for ks in itertools.product(*(range(w) for w in window_shape)):
+            index = [slice(None)]
+            for k, w, r in zip(ks, window_shape, rate):
+                end = (w - 1 - k) * r
+                index.append(slice(k * r, -end if end else None))
+            taps.append(x[tuple(index) + (slice(None),)])
+        stacked = concat_ops.stack(taps, axis=0)
+        reduce = reduction_ops.reduce_max if pooling_type == "MAX" else reduction_ops.reduce_mean
+        return array_ops.identity(reduce(stacked, 0))
+
+
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None,
          name=None, data_format=None, dilations=None):
     """N-D max or average pooling (N = 1, 2, 3); dilation_rate must be 1 here."""
@@ -478,7 +499,13 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
     if any(r > 1 for r in rate):
         if any(s > 1 for s in strides):
             raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
-        raise NotImplementedError("tf.nn.pool with dilation_rate > 1 is not supported")
+        if padding == "SAME":
+            raise ValueError("pooling with 'SAME' padding is not implemented for "
+                             f"`dilation_rate` > 1. Received: padding={padding} and "
+                             f"dilation_rate={rate}")
+        if data_format is not None and data_format.startswith("NC"):
+            raise NotImplementedError("dilated tf.nn.pool supports channels-last data only")
+        return _dilated_valid_pool(input, window_shape, pooling_type, rate, name)
     first = data_format is not None and data_format.startswith("NC")
     with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
         if nsp == 1:
