@@ -63,3 +63,24 @@ def test_logging_tensor_hook_prints_float32_values_as_numpy_does(caplog):
     finally:
         logger.removeHandler(caplog.handler)
     assert "loss = 2.6780713" in caplog.text, caplog.text
+
+
+def test_contrib_predictor_runs_a_saved_model_signature(tmp_path):
+    export_dir = str(tmp_path / "model")
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable([[1.0], [2.0]])
+    y = tf.matmul(x, w, name="y")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.saved_model.simple_save(sess, export_dir, inputs={"x": x}, outputs={"y": y})
+    predict_fn = tf.contrib.predictor.from_saved_model(export_dir)
+    out = predict_fn({"x": [[1.0, 1.0], [0.0, 3.0]]})
+    np.testing.assert_allclose(out["y"], [[3.0], [6.0]])
+    assert sorted(predict_fn.feed_tensors) == ["x"]
+    with pytest.raises(ValueError, match="Expected keys"):
+        predict_fn({"z": [[1.0, 1.0]]})
+    named = tf.contrib.predictor.from_saved_model(
+        export_dir, input_names={"inp": "x:0"}, output_names={"out": "y:0"})
+    np.testing.assert_allclose(named({"inp": [[2.0, 0.0]]})["out"], [[2.0]])
+    with pytest.raises(ValueError, match="signature def 'nope'"):
+        tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="nope")

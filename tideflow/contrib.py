@@ -222,6 +222,7 @@ _LAZY_ALIASES = {
     "distributions": lambda: __import__("tideflow.distributions", fromlist=["distributions"]),
     "data": _contrib_data,
     "factorization": _contrib_factorization,
+    "predictor": lambda: __import__("tideflow.contrib_predictor", fromlist=["predictor"]),
 }
 
 
