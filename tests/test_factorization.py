@@ -504,3 +504,29 @@ def test_kmeans_clustering_estimator(tmp_path, mini_batch):
     assert all(len(set(idx[lab == c])) == 1 for c in range(3))
     with pytest.raises(ValueError, match="Unsupported initialization"):
         fac.KMeansClustering(3, initial_clusters="kmc2")
+
+
+def test_gmm_estimator(tmp_path):
+    x, lab = _blobs(_CENTRES[:, :2] * 0.7, n=300, seed=7)
+    first_of_each = x[[int(np.argmax(lab == c)) for c in range(3)]]
+
+    def train_input_fn():
+        return tf.constant(x)
+
+    def input_fn():
+        return tf.train.limit_epochs(tf.constant(x), num_epochs=1)
+
+    est = fac.GMM(3, model_dir=str(tmp_path), initial_clusters=first_of_each, random_seed=1)
+    est.train(train_input_fn, steps=15)
+    means, covs, weights = est.clusters(), est.covariances(), est.weights()
+    assert means.shape == (3, 2) and covs.shape == (3, 2, 2)
+    np.testing.assert_allclose(weights.sum(), 1.0, rtol=1e-5)
+    blob_means = np.stack([x[lab == c].mean(0) for c in range(3)])
+    np.testing.assert_allclose(means, blob_means, atol=1e-2)  # component c started in blob c
+    assignments = np.array(list(est.predict_assignments(input_fn)))
+    np.testing.assert_array_equal(assignments, lab)
+    # score: the log-likelihood op (log-sum-exp of the per-example log-likelihoods)
+    lp = np.stack([_np_gauss_logpdf(x, means[k], covs[k] + 1e-3 * np.eye(2))
+                   for k in range(3)], 1) + np.log(weights)
+    np.testing.assert_allclose(est.score(input_fn), np.logaddexp.reduce(
+        np.logaddexp.reduce(lp, 1)), rtol=1e-4, atol=1e-3)
