@@ -22,7 +22,8 @@ __all__ = ["CLUSTERS_VAR_NAME", "COSINE_DISTANCE", "KMC2_INIT", "KMEANS_PLUS_PLU
 
 # the other parts, where present: module -> names it contributes
 _PARTS = {
-    "tideflow.ops.factorization_ops": ("WALSModel",),
+    "tideflow.ops.factorization_ops": ("WALSModel", "masked_matmul",
+                                       "wals_compute_partial_lhs_and_rhs"),
     "tideflow.ops.gmm_ops": ("gmm", "GmmAlgorithm"),
     "tideflow.ops.gmm_estimator": ("GMM",),
     "tideflow.ops.kmeans_estimator": ("KMeansClustering",),
