@@ -530,3 +530,27 @@ def test_gmm_estimator(tmp_path):
                    for k in range(3)], 1) + np.log(weights)
     np.testing.assert_allclose(est.score(input_fn), np.logaddexp.reduce(
         np.logaddexp.reduce(lp, 1)), rtol=1e-4, atol=1e-3)
+
+
+def test_kmc2_adds_one_centre_per_small_batch():
+    # batches shorter than kmc2_chain_length add one centre per init run (the first is the
+    # batch's first point); the input's rank is unknown
+    x, _ = _blobs(_CENTRES, seed=8)
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32)
+        _, _, _, initialized, init_op, train_op = fac.KMeans(
+            ph, 3, initial_clusters="kmc2", use_mini_batch=True).training_graph()
+        rng = np.random.RandomState(0)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sizes = []
+            while not sess.run(initialized):
+                sess.run(init_op, {ph: x[len(sizes) * 50:(len(sizes) + 1) * 50]})
+                sizes.append(sess.run(_clusters_var()).shape[0])
+            first = sess.run(_clusters_var())[0]
+            for _ in range(30):
+                sess.run(train_op, {ph: x[rng.choice(len(x), 100, replace=False)]})
+            centres = sess.run(_clusters_var())
+    assert sizes == [1, 2, 3]
+    np.testing.assert_array_equal(first, x[0])
+    assert _match(centres, _CENTRES) < 0.5
