@@ -178,10 +178,17 @@ MISC = {
             pb = tf.Summary(); pb.ParseFromString(s.run(m))
             rec("merged_tags", sorted(v.tag for v in pb.value))
     """,
-    "random_gamma_poisson": """
+    "random_poisson": """
         with tf.Session() as s:
-            rec("gamma", s.run(tf.random_gamma([3], 2.0, seed=9)))
             rec("poisson", s.run(tf.random_poisson(3.0, [4], seed=11)))
+    """,
+    "random_gamma": """
+        g = tf.random_gamma([3], 2.0, seed=9); g2 = tf.random_gamma([2, 2], [0.5, 1.0, 3.0], seed=4)
+        g3 = tf.random_gamma([3], 1.5, dtype=tf.float64, seed=1)
+        with tf.Session() as s:
+            rec("runs", [s.run([g, g2, g3]) for _ in range(2)])
+        rec("shape", g2.get_shape())
+        # tol: 2e-6 1e-7
     """,
     "random_seeded_ops": """
         with tf.Session() as s:

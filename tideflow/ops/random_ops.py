@@ -301,12 +301,91 @@ def _gamma_shape(op):
     return [shape_from_tensor(op._inputs[0]).concatenate(op._inputs[1]._shape)]
 
 
+class _OutputDraws:
+    """One output's draws in TF's CPU RandomGamma: a generator at ``start`` counters past the
+    op's base; each uniform or normal call takes one Philox block yielding two doubles, which
+    TF reads last-first."""
+
+    def __init__(self, stream, base, start, first_blocks):
+        self._stream, self._base, self._start = stream, base, start
+        self._blocks = list(first_blocks)
+        self._used = 0
+        self._uniforms, self._normals = [], []
+
+    def _block(self):
+        if self._used >= len(self._blocks):  # a long rejection run: compute more blocks
+            more = self._stream.blocks(self._base, 8, start=self._start + len(self._blocks))
+            self._blocks.extend(list(more))
+        w = self._blocks[self._used]
+        self._used += 1
+        return [np.uint32(v) for v in w]
+
+    def uniform(self):
+        if not self._uniforms:
+            w = self._block()
+            self._uniforms = [float(philox._double01(w[0], w[1])),
+                              float(philox._double01(w[2], w[3]))]
+        return self._uniforms.pop()
+
+    def normal(self):
+        if not self._normals:
+            z0, z1 = philox._box_muller_double(*self._block())
+            self._normals = [float(z0), float(z1)]
+        return self._normals.pop()
+
+
+def _gamma_sample(draws, a):
+    if a == 1.0:  # an exponential
+        return -np.log(1.0 - draws.uniform())
+    # Marsaglia and Tsang's transformation-rejection, boosted for alpha < 1
+    d = a + (2.0 / 3 if a < 1 else -1.0 / 3)
+    c = 1.0 / 3 / np.sqrt(d)
+    while True:
+        x = draws.normal()
+        v = 1 + c * x
+        if v <= 0:
+            continue
+        v = v * v * v
+        u = draws.uniform()
+        if u < 1 - 0.0331 * (x * x) * (x * x) or np.log(u) < 0.5 * x * x + d * (
+                1 - v + np.log(v)):
+            res = d * v
+            if a < 1:
+                res *= draws.uniform() ** (1 / a)
+            return res
+
+
+def _tf_gamma(stream, shape, alpha):
+    """TF's CPU RandomGamma numbers: outputs taken alpha-major, each from its own generator
+    256 counters apart, written to ``[shape..., alpha...]``."""
+    alpha_shape = np.shape(alpha)
+    alpha = np.asarray(alpha, dtype=np.float64).reshape(-1)
+    num_alphas = alpha.size
+    num_samples = int(np.prod(shape, dtype=np.int64))
+    n_out = num_samples * num_alphas
+    out = np.empty(n_out, dtype=np.float64)
+    base = stream.reserve(n_out)
+    ahead = 8  # blocks computed up front per output (rejections rarely need more)
+    offsets = (np.arange(n_out, dtype=np.uint64)[:, None] * np.uint64(philox.GROUP_RESERVE)
+               + np.arange(ahead, dtype=np.uint64)[None, :]).reshape(-1)
+    first = philox._philox_words(*philox._counter_words(base, offsets),
+                                 stream.key).reshape(n_out, ahead, 4)
+    for output_idx in range(n_out):
+        alpha_idx, sample_idx = divmod(output_idx, num_samples)
+        draws = _OutputDraws(stream, base, output_idx * philox.GROUP_RESERVE, first[output_idx])
+        out[sample_idx * num_alphas + alpha_idx] = _gamma_sample(draws, float(alpha[alpha_idx]))
+    return out.reshape(tuple(shape) + tuple(alpha_shape))
+
+
 def _gamma_kernel(ctx):
     gen = _generator(ctx)
+    stream = _philox_stream(ctx)
     np_dtype = ctx.op._attrs["T"].as_numpy_dtype
 
     def run(shape, alpha):
         shape = _check_shape_input(shape)
+        if stream is not None:
+            return _tf_gamma(stream, shape, alpha).astype(np_dtype)
         alpha = np.asarray(alpha, dtype=np.float64)
         out = gen.standard_gamma(alpha, size=shape + alpha.shape)
         return out.astype(np_dtype)
