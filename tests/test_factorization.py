@@ -309,8 +309,9 @@ def test_wals_matches_numpy_weighted_als_and_reduces_the_loss(shards):
         assert len(model.row_factors) == shards and len(model.col_factors) == shards
         sp = tf.SparseTensor(idx, a[mask], [_M, _N])
         sp_t = tf.SparseTensor(idx[:, ::-1].copy(), a[mask], [_N, _M])
-        _, row_update, row_loss = model.update_row_factors(sp)
-        _, col_update, col_loss = model.update_col_factors(sp_t, transpose_input=True)
+        _, row_update, row_loss, row_reg, row_sw = model.update_row_factors(sp)
+        _, col_update, col_loss, col_reg, _ = model.update_col_factors(sp_t,
+                                                                       transpose_input=True)
         u_t, v_t = tf.concat(model.row_factors, 0), tf.concat(model.col_factors, 0)
         losses = []
         with tf.Session() as sess:
@@ -320,18 +321,21 @@ def test_wals_matches_numpy_weighted_als_and_reduces_the_loss(shards):
             for _ in range(3):
                 sess.run(model.row_update_prep_gramian_op)
                 sess.run(model.initialize_row_update_op)
-                _, got = sess.run([row_update, row_loss])
+                _, unreg, reg, sw = sess.run([row_update, row_loss, row_reg, row_sw])
                 u = _np_solve(a, w, v, _LAM)
                 np.testing.assert_allclose(sess.run(u_t), u, rtol=1e-3, atol=1e-4)
-                np.testing.assert_allclose(got, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
-                losses.append(got)
+                np.testing.assert_allclose(unreg + reg, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
+                np.testing.assert_allclose(reg, _LAM * ((u ** 2).sum() + (v ** 2).sum()),
+                                           rtol=1e-4)
+                np.testing.assert_allclose(sw, w.sum(), rtol=1e-5)  # every weight, all rows
+                losses.append(unreg + reg)
                 sess.run(model.col_update_prep_gramian_op)
                 sess.run(model.initialize_col_update_op)
-                _, got = sess.run([col_update, col_loss])
+                _, unreg, reg = sess.run([col_update, col_loss, col_reg])
                 v = _np_solve(a.T, w.T, u, _LAM)
                 np.testing.assert_allclose(sess.run(v_t), v, rtol=1e-3, atol=1e-4)
-                np.testing.assert_allclose(got, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
-                losses.append(got)
+                np.testing.assert_allclose(unreg + reg, _np_loss(a, w, u, v, _LAM), rtol=1e-4)
+                losses.append(unreg + reg)
     assert all(b <= x * (1 + 1e-6) for x, b in itertools.pairwise(losses)), losses
     assert losses[-1] < 0.5 * losses[0]
 
@@ -342,17 +346,19 @@ def test_wals_without_weights_is_plain_als():
     with tf.Graph().as_default():
         model = fac.WALSModel(_M, _N, _K, unobserved_weight=1.0, regularization=0.1,
                               row_init=u0, col_init=v0, row_weights=None, col_weights=None)
-        _, row_update, _ = model.update_row_factors(tf.SparseTensor(idx, a[mask], [_M, _N]))
+        _, row_update, _, _, sum_w = model.update_row_factors(
+            tf.SparseTensor(idx, a[mask], [_M, _N]))
         with tf.Session() as sess:
             sess.run(model.initialize_op)
             sess.run(model.worker_init)
             sess.run(model.row_update_prep_gramian_op)
             sess.run(model.initialize_row_update_op)
-            sess.run(row_update)
+            _, got_sw = sess.run([row_update, sum_w])
             got = sess.run(model.row_factors[0])
     # every entry weighs 1: u_i = (V^T V + 0.1 I)^-1 V^T a_i
     want = np.linalg.solve(v0.T @ v0 + 0.1 * np.eye(_K), v0.T @ a.T).T
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert got_sw == _M * _N  # unobserved_weight 1 on every entry
 
 
 def test_wals_mini_batch_of_rows_and_projection():
@@ -365,7 +371,7 @@ def test_wals_mini_batch_of_rows_and_projection():
         model = fac.WALSModel(_M, _N, _K, unobserved_weight=_W0, regularization=_LAM,
                               row_init=u0, col_init=v0, row_weights=rw, col_weights=cw)
         sp = tf.SparseTensor(sub_idx, a[sub_idx[:, 0], sub_idx[:, 1]], [_M, _N])
-        new_rows, update, loss = model.update_row_factors(sp)
+        new_rows, update, unreg, reg, sum_w = model.update_row_factors(sp)
         projected = model.project_row_factors(sp, projection_weights=rw[rows])
         with tf.Session() as sess:
             sess.run(model.initialize_op)
@@ -373,7 +379,8 @@ def test_wals_mini_batch_of_rows_and_projection():
             sess.run(model.row_update_prep_gramian_op)
             sess.run(model.initialize_row_update_op)
             proj = sess.run(projected)
-            got_rows, _, got_loss = sess.run([new_rows, update, loss])
+            got_rows, _, got_unreg, got_reg, got_sw = sess.run(
+                [new_rows, update, unreg, reg, sum_w])
             u = sess.run(model.row_factors[0])
     want = _np_solve(a[rows], w[rows], v0, _LAM)
     np.testing.assert_allclose(got_rows, want, rtol=1e-3, atol=1e-4)
@@ -381,9 +388,15 @@ def test_wals_mini_batch_of_rows_and_projection():
     others = [i for i in range(_M) if i not in rows]
     np.testing.assert_array_equal(u[others], u0[others])  # untouched rows keep their values
     np.testing.assert_allclose(u[rows], want, rtol=1e-3, atol=1e-4)
-    # the batch's loss, scaled from 2 rows to 7, plus lam ||V||^2
-    part = (w[rows] * (a[rows] - want @ v0.T) ** 2).sum() + _LAM * (want ** 2).sum()
-    np.testing.assert_allclose(got_loss, part * _M / 2 + _LAM * (v0 ** 2).sum(), rtol=1e-4)
+    # the batch's loss and regularization scaled from 2 rows to 7, plus lam ||V||^2
+    scale = _M / 2
+    np.testing.assert_allclose(got_unreg, (w[rows] * (a[rows] - want @ v0.T) ** 2).sum()
+                               * scale, rtol=1e-4)
+    np.testing.assert_allclose(got_reg, _LAM * ((want ** 2).sum() * scale
+                                                + (v0 ** 2).sum()), rtol=1e-4)
+    # all unobserved weights, plus the batch's observed R_i C_j scaled likewise
+    np.testing.assert_allclose(got_sw, _W0 * _M * _N + (w[rows] - _W0).sum() * scale,
+                               rtol=1e-5)
 
 
 def test_wals_argument_errors():
@@ -395,6 +408,12 @@ def test_wals_argument_errors():
         model = fac.WALSModel(3, 3, 2)
         with pytest.raises(TypeError, match="SparseTensor"):
             model.update_row_factors(np.zeros((3, 3), np.float32))
+    with tf.Graph().as_default():
+        plain = fac.WALSModel(3, 3, 2)
+        scoped = fac.WALSModel(3, 3, 2, use_scoped_vars=True)
+        assert plain.row_factors[0].op.name == "row_factors_shard_0"
+        assert scoped.row_factors[0].op.name.endswith("row_factors/row_factors_shard_0")
+        assert scoped.col_weights[0].op.name.endswith("col_weights/col_weights_shard_0")
 
 
 # ----------------------------------------------------------------------------- GMM

@@ -12,6 +12,7 @@ weights may be sharded (``num_row_shards``/``num_col_shards``, TF's "div" partit
 """
 
 import collections.abc
+import contextlib
 import numbers
 
 import numpy as np
@@ -161,7 +162,8 @@ class WALSModel:
     def __init__(self, input_rows, input_cols, n_components, unobserved_weight=0.1,
                  regularization=None, row_init="random", col_init="random", num_row_shards=1,
                  num_col_shards=1, row_weights=1, col_weights=1,
-                 use_factors_weights_cache=True, use_gramian_cache=True):
+                 use_factors_weights_cache=True, use_gramian_cache=True,
+                 use_scoped_vars=False):
         if (row_weights is None) != (col_weights is None):
             raise ValueError("WALSModel: row_weights and col_weights must both be None or "
                              "both be set")
@@ -174,23 +176,34 @@ class WALSModel:
         self._regularization = regularization
         self._regularization_matrix = (regularization * tf.eye(n_components)
                                        if regularization is not None else None)
-        self._row_weights = self._create_weights(row_weights, input_rows, num_row_shards,
-                                                 "row_weights")
-        self._col_weights = self._create_weights(col_weights, input_cols, num_col_shards,
-                                                 "col_weights")
         self._use_factors_weights_cache = use_factors_weights_cache
         self._use_gramian_cache = use_gramian_cache
-        self._row_factors = self._create_factors(input_rows, n_components, num_row_shards,
-                                                 row_init, "row_factors")
-        self._col_factors = self._create_factors(input_cols, n_components, num_col_shards,
-                                                 col_init, "col_factors")
+
+        def scoped(name):  # use_scoped_vars: the variables also under a name scope
+            return tf.name_scope(name) if use_scoped_vars else contextlib.nullcontext()
+
+        with scoped("row_weights"):
+            self._row_weights = self._create_weights(row_weights, input_rows,
+                                                     num_row_shards, "row_weights")
+        with scoped("col_weights"):
+            self._col_weights = self._create_weights(col_weights, input_cols,
+                                                     num_col_shards, "col_weights")
+        with scoped("row_factors"):
+            self._row_factors = self._create_factors(input_rows, n_components,
+                                                     num_row_shards, row_init, "row_factors")
+        with scoped("col_factors"):
+            self._col_factors = self._create_factors(input_cols, n_components,
+                                                     num_col_shards, col_init, "col_factors")
         self._row_gramian = self._create_gramian(n_components, "row_gramian")
         self._col_gramian = self._create_gramian(n_components, "col_gramian")
-        self._row_update_prep_gramian = self._prepare_gramian(self._col_factors,
-                                                              self._col_gramian)
-        self._col_update_prep_gramian = self._prepare_gramian(self._row_factors,
-                                                              self._row_gramian)
-        self._create_transient_vars()
+        with tf.name_scope("row_prepare_gramian"):
+            self._row_update_prep_gramian = self._prepare_gramian(self._col_factors,
+                                                                  self._col_gramian)
+        with tf.name_scope("col_prepare_gramian"):
+            self._col_update_prep_gramian = self._prepare_gramian(self._row_factors,
+                                                                  self._row_gramian)
+        with tf.name_scope("transient_vars"):
+            self._create_transient_vars()
 
     # properties ----------------------------------------------------------------------
     @property
@@ -381,9 +394,11 @@ class WALSModel:
 
     # updates -------------------------------------------------------------------------
     def update_row_factors(self, sp_input=None, transpose_input=False):
-        """Solves for the rows of ``sp_input`` (a SparseTensor holding some rows of the
-        matrix, indexed as in the full matrix): ``(new_values, update_op, loss)``, the loss
-        being that of those rows scaled to all rows plus ``lambda ||V||^2``."""
+        """Solves for the rows ``I`` of ``sp_input`` (a SparseTensor holding some rows of the
+        matrix, indexed as in the full matrix). Returns ``(new_values, update_op,
+        unregularized_loss, regularization, sum_weights)``: the weighted squared error of
+        those rows and ``lambda ||U_I||^2`` both scaled by ``n / |I|`` (the latter plus
+        ``lambda ||V||^2``), and the sum of the weights, observed ones scaled likewise."""
         return self._process_input_helper(True, sp_input=sp_input,
                                           transpose_input=transpose_input)
 
@@ -419,13 +434,13 @@ class WALSModel:
         if update_row_factors:
             left, right_factors = self._row_factors, self._col_factors_cache
             row_wt, col_wt = self._row_wt_cache, self._col_wt_cache
-            total_rows = self._input_rows
+            total_rows, total_cols = self._input_rows, self._input_cols
             sharding = self._get_sharding_func(self._input_rows, self._num_row_shards)
             gramian = self._col_gramian_cache
         else:
             left, right_factors = self._col_factors, self._row_factors_cache
             row_wt, col_wt = self._col_wt_cache, self._row_wt_cache
-            total_rows = self._input_cols
+            total_rows, total_cols = self._input_cols, self._input_rows
             sharding = self._get_sharding_func(self._input_cols, self._num_col_shards)
             gramian = self._row_gramian_cache
             transpose_input = not transpose_input
@@ -489,18 +504,25 @@ class WALSModel:
         approx = masked_matmul(new_left, right, loss_idx, False, True)
         resid_sq = tf.square(sp_input.values - approx)
         partial_gramian = tf.matmul(new_left, new_left, transpose_a=True)
-        observed = 0.0
+        observed = entry_w = 0.0
         if row_weights_slice is not None:
-            observed = tf.reduce_sum(tf.gather(row_weights_slice, loss_idx[:, 0])
-                                     * resid_sq * tf.gather(col_weights, loss_idx[:, 1]))
+            entry_w = (tf.gather(row_weights_slice, loss_idx[:, 0])
+                       * tf.gather(col_weights, loss_idx[:, 1]))
+            observed = tf.reduce_sum(entry_w * resid_sq)
         scale = total_rows / tf.cast(num_rows, tf.float32)
-        loss = (self._unobserved_weight * (
+        unregularized_loss = (self._unobserved_weight * (
             tf.reduce_sum(resid_sq) - tf.reduce_sum(tf.square(approx))
             + tf.trace(tf.matmul(partial_gramian, gramian))) + observed) * scale
         if self._regularization is not None:
-            loss += self._regularization * (tf.trace(partial_gramian) * scale
-                                            + tf.trace(gramian))
-        return new_left, update_op, loss
+            regularization = self._regularization * (tf.trace(partial_gramian) * scale
+                                                     + tf.trace(gramian))
+        else:
+            regularization = tf.constant(0.0)
+        sum_weights = tf.constant(self._unobserved_weight * float(total_rows * total_cols),
+                                  tf.float32)
+        if row_weights_slice is not None:
+            sum_weights += tf.reduce_sum(entry_w) * scale
+        return new_left, update_op, unregularized_loss, regularization, sum_weights
 
 
 __all__ = ["WALSModel", "masked_matmul", "wals_compute_partial_lhs_and_rhs"]
