@@ -37,7 +37,6 @@ KNOWN_DIFFERENCES = {
                           "gradient is pruned)",
     "tensor_array_write_once": "tideflow's TensorArray is a TensorList value (as TF 2's control "
                                "flow v2): writing an index twice overwrites instead of failing",
-    "random_poisson": "seeded random_poisson does not reproduce TF's numbers",
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",

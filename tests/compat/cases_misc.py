@@ -179,8 +179,10 @@ MISC = {
             rec("merged_tags", sorted(v.tag for v in pb.value))
     """,
     "random_poisson": """
+        p = tf.random_poisson(3.0, [4], seed=11); p2 = tf.random_poisson([0.5, 25.0, 7.0], [3], seed=2, dtype=tf.int64)
+        p3 = tf.random_poisson(120.0, [5], seed=3, dtype=tf.float64)
         with tf.Session() as s:
-            rec("poisson", s.run(tf.random_poisson(3.0, [4], seed=11)))
+            rec("runs", [s.run([p, p2, p3]) for _ in range(2)])
     """,
     "random_gamma": """
         g = tf.random_gamma([3], 2.0, seed=9); g2 = tf.random_gamma([2, 2], [0.5, 1.0, 3.0], seed=4)

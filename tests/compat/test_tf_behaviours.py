@@ -168,3 +168,22 @@ def test_infinite_global_norm_clips_everything_to_nan():
     (t,), n = tf.clip_by_global_norm([tf.constant([np.inf, 1.0])], 1.0)
     with tf.Session() as s:
         assert np.isnan(s.run(t)).all() and np.isinf(s.run(n))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.random_gamma([4000], [0.5, 3.0], seed=9),
+    lambda: tf.random_poisson([2.0, 40.0], [4000], seed=11),
+])
+def test_seeded_gamma_and_poisson_draws_are_repeatable_with_the_right_means(make):
+    def draw():
+        with tf.Graph().as_default():
+            t = make()
+            with tf.Session() as s:
+                return s.run(t), s.run(t)
+
+    (a, a2), (b, _) = draw(), draw()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, a2)
+    means = a.mean(axis=0)
+    expected = np.array([0.5, 3.0]) if means[1] < 10 else np.array([2.0, 40.0])
+    np.testing.assert_allclose(means, expected, rtol=0.08)

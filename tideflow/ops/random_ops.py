@@ -10,6 +10,8 @@ own numbers (Philox4x32-10 and TF's transforms, ``philox.py``); unseeded ones, w
 TF does not fix either, draw from NumPy's faster generator.
 """
 
+import math
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops, random_seed
@@ -375,6 +377,58 @@ def _tf_gamma(stream, shape, alpha):
         draws = _OutputDraws(stream, base, output_idx * philox.GROUP_RESERVE, first[output_idx])
         out[sample_idx * num_alphas + alpha_idx] = _gamma_sample(draws, float(alpha[alpha_idx]))
     return out.reshape(tuple(shape) + tuple(alpha_shape))
+
+
+def _poisson_sample(draws, rate, exp_neg_rate, log_rate, consts):
+    if rate < 10:  # Knuth: multiply uniforms until the product drops to exp(-rate)
+        prod, x = 1.0, 0.0
+        while True:
+            prod *= draws.uniform()
+            if prod <= exp_neg_rate:
+                return x
+            x += 1
+    b, a, inv_alpha = consts  # Hormann's transformed rejection
+    while True:
+        u = draws.uniform() - 0.5
+        v = draws.uniform()
+        u_shifted = 0.5 - abs(u)
+        k = np.floor((2 * a / u_shifted + b) * u + rate + 0.43)
+        if k < 0:
+            continue
+        if u_shifted >= 0.07 and v <= 0.9277 - 3.6224 / (b - 2):
+            return k
+        if u_shifted < 0.013 and v > u_shifted:
+            continue
+        s = np.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
+        t = -rate + k * log_rate - math.lgamma(k + 1)
+        if s <= t:
+            return k
+
+
+def tf_poisson(stream, shape, rates):
+    """TF's CPU RandomPoissonV2 numbers: as RandomGamma, one generator per output 256 counters
+    apart (rates major), uniforms as doubles read last-first."""
+    rate_shape = np.shape(rates)
+    rates = np.asarray(rates, dtype=np.float64).reshape(-1)
+    num_rates = rates.size
+    num_samples = int(np.prod(shape, dtype=np.int64))
+    n_out = num_samples * num_rates
+    out = np.empty(n_out, dtype=np.float64)
+    base = stream.reserve(n_out)
+    ahead = 8
+    offsets = (np.arange(n_out, dtype=np.uint64)[:, None] * np.uint64(philox.GROUP_RESERVE)
+               + np.arange(ahead, dtype=np.uint64)[None, :]).reshape(-1)
+    first = philox._philox_words(*philox._counter_words(base, offsets),
+                                 stream.key).reshape(n_out, ahead, 4)
+    for output_idx in range(n_out):
+        rate_idx, sample_idx = divmod(output_idx, num_samples)
+        rate = float(rates[rate_idx])
+        b = 0.931 + 2.53 * np.sqrt(rate)
+        consts = (b, -0.059 + 0.02483 * b, 1.1239 + 1.1328 / (b - 3.4))
+        draws = _OutputDraws(stream, base, output_idx * philox.GROUP_RESERVE, first[output_idx])
+        out[sample_idx * num_rates + rate_idx] = _poisson_sample(
+            draws, rate, np.exp(-rate), np.log(rate) if rate > 0 else -np.inf, consts)
+    return out.reshape(tuple(shape) + tuple(rate_shape))
 
 
 def _gamma_kernel(ctx):

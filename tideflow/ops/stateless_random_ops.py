@@ -329,9 +329,10 @@ op_registry.declare(
 
 
 def _poisson_v2_factory(ctx):
-    from tideflow.ops.random_ops import _generator
+    from tideflow.ops.random_ops import _generator, _philox_stream, tf_poisson
 
     gen = _generator(ctx)
+    stream = _philox_stream(ctx)
     np_dtype = ctx.op._attrs["dtype"].as_numpy_dtype
 
     def run(shape, rate):
@@ -339,6 +340,8 @@ def _poisson_v2_factory(ctx):
         rate = np.asarray(rate, np.float64)
         if (rate < 0).any():
             raise _invalid(ctx.op, "RandomPoissonV2: rate must be >= 0")
+        if stream is not None:  # seeded: TF's numbers
+            return tf_poisson(stream, shape, rate).astype(np_dtype)
         return gen.poisson(rate, size=shape + rate.shape).astype(np_dtype)
 
     return run
