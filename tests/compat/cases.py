@@ -40,8 +40,6 @@ KNOWN_DIFFERENCES = {
     "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
                            "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
-    "candidate_sampler_numbers": "seeded candidate samplers draw different classes from TF's "
-                                 "(NumPy's Philox generator, not TF's sampler streams)",
     "resize_v2_namespace": "tf.compat.v2 is tideflow's (TF 1.x) namespace: its image.resize is "
                            "resize_images (no half-pixel centers), not TF 2's resize",
     "graph_seed_only": "a graph seed without op seeds: tideflow derives op seeds as TF 1.x "

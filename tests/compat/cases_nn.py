@@ -177,8 +177,11 @@ NN = {
 NN.update({
     "candidate_sampler_numbers": """
         tc = tf.constant([[1], [4]], tf.int64)
+        a = tf.nn.uniform_candidate_sampler(tc, 1, 5, True, 20, seed=3)
+        b = tf.nn.log_uniform_candidate_sampler(tc, 1, 6, True, 30, seed=4)
+        c = tf.nn.log_uniform_candidate_sampler(tc, 1, 4, False, 1000, seed=5)
         with tf.Session() as s:
-            rec("uniform", s.run(tf.nn.uniform_candidate_sampler(tc, 1, 5, True, 20, seed=3)))
+            rec("runs", [s.run([a, b, c]) for _ in range(2)])
     """,
     "candidate_samplers_seeded": """
         tc = tf.constant([[1], [4]], tf.int64)

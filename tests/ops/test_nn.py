@@ -536,7 +536,7 @@ def test_candidate_sampler_wrappers():
         got = _run([s, te, se, u[0], hits])
     sampled = got[0]
     assert len(set(sampled.tolist())) == 50 and sampled.max() < 1000
-    assert np.mean(sampled < 100) > 0.5  # log-uniform favours small ids
+    assert np.mean(sampled < 100) > 0.4  # log-uniform favours small ids (uniform: 0.1)
     assert got[1].shape == (2, 1) and np.all(got[2] > 0)
     assert got[3].shape == (8,) and got[3].max() < 10
     np.testing.assert_array_equal(got[4][0], [0, 1])

@@ -7,7 +7,8 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops, random_seed
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops.random_ops import _generator
+from tideflow.ops import philox
+from tideflow.ops.random_ops import _generator, _philox_stream
 
 
 def _uniform_draw(gen, n, range_max):
@@ -42,6 +43,42 @@ def _sample_unique(gen, draw, num_sampled, range_max):
             return stream[firsts], int(firsts[-1]) + 1
 
 
+class _TFWords:
+    """TF's SimplePhilox over one run's reservation: uint32 words taken in order from
+    consecutive Philox blocks."""
+
+    def __init__(self, stream, num_sampled):
+        blocks = (2048 * num_sampled + 3) // 4  # TF reserves 2048 words per sampled class
+        self._stream, self._base = stream, stream.counter
+        stream.counter = (stream.counter + blocks) & ((1 << 128) - 1)
+        self._words = np.zeros([0], np.uint32)
+        self._pos = 0
+
+    def take(self, n):
+        while self._pos + n > self._words.size:
+            more = self._stream.blocks(self._base, 64, start=self._words.size // 4)
+            self._words = np.concatenate([self._words, more.astype(np.uint32).reshape(-1)])
+        out = self._words[self._pos:self._pos + n]
+        self._pos += n
+        return out
+
+
+def _tf_uniform_draw(words, n, range_max):
+    # SimplePhilox::Uniform64: a 64-bit word (first word low) mod n
+    w = words.take(2 * n).astype(np.uint64)
+    return (((w[1::2] << np.uint64(32)) | w[0::2]) % np.uint64(range_max)).astype(np.int64)
+
+
+def _tf_log_uniform_draw(words, n, range_max):
+    w = words.take(2 * n)
+    u = philox._double01(w[0::2], w[1::2])
+    v = np.exp(u * np.log(range_max + 1.0)).astype(np.int64) - 1
+    return v % range_max
+
+
+_TF_DRAWS = {_uniform_draw: _tf_uniform_draw, _log_uniform_draw: _tf_log_uniform_draw}
+
+
 def _expected_count(p, num_sampled, num_tries):
     if num_tries == num_sampled:
         return p * num_sampled
@@ -52,6 +89,7 @@ def _expected_count(p, num_sampled, num_tries):
 def _sampler_kernel(draw, prob):
     def factory(ctx):
         gen = _generator(ctx)
+        stream = _philox_stream(ctx) if draw in _TF_DRAWS else None
         attrs = ctx.op._attrs
         num_true, num_sampled = attrs["num_true"], attrs["num_sampled"]
         unique, range_max = attrs["unique"], attrs["range_max"]
@@ -62,10 +100,13 @@ def _sampler_kernel(draw, prob):
                     None, None, f"true_classes must be a matrix with {num_true} columns")
             if unique and num_sampled > range_max:
                 raise errors.InvalidArgumentError(None, None, "Sampler's range is too small.")
+            src, fn = gen, draw
+            if stream is not None:  # seeded: TF's draws (SimplePhilox over its reservation)
+                src, fn = _TFWords(stream, num_sampled), _TF_DRAWS[draw]
             if unique:
-                sampled, tries = _sample_unique(gen, draw, num_sampled, range_max)
+                sampled, tries = _sample_unique(src, fn, num_sampled, range_max)
             else:
-                sampled, tries = draw(gen, num_sampled, range_max), num_sampled
+                sampled, tries = fn(src, num_sampled, range_max), num_sampled
             true_ec = _expected_count(prob(true_classes, range_max), num_sampled, tries)
             sampled_ec = _expected_count(prob(sampled, range_max), num_sampled, tries)
             return sampled, true_ec.astype(np.float32), sampled_ec.astype(np.float32)
