@@ -113,6 +113,15 @@ IO = {
 }
 
 IO.update({
+    "random_shuffle_queue_order": """
+        q = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[[]], seed=3)
+        enq = q.enqueue_many([list(range(8))]); deq = q.dequeue_many(8); one = q.dequeue()
+        q2 = tf.RandomShuffleQueue(20, 2, [tf.int32, tf.string], shapes=[[], []], seed=5)
+        enq2 = q2.enqueue_many([list(range(10)), [str(i) for i in range(10)]]); deq2 = q2.dequeue_many(4)
+        with tf.Session() as s:
+            s.run(enq); rec("a", s.run(deq)); s.run(enq); rec("b", [s.run(one) for _ in range(8)])
+            s.run(enq2); rec("c", s.run(deq2)); rec("d", s.run(deq2))
+    """,
     "monitored_session": """
         import tempfile, os
         d = tempfile.mkdtemp()

@@ -187,3 +187,23 @@ def test_seeded_gamma_and_poisson_draws_are_repeatable_with_the_right_means(make
     means = a.mean(axis=0)
     expected = np.array([0.5, 3.0]) if means[1] < 10 else np.array([2.0, 40.0])
     np.testing.assert_allclose(means, expected, rtol=0.08)
+
+
+def test_seeded_random_shuffle_queue_takes_a_word_modulo_the_size_and_fills_the_hole():
+    from tideflow.ops import philox
+
+    q = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[[]], seed=3)
+    enq, deq = q.enqueue_many([list(range(8))]), q.dequeue_many(8)
+    with tf.Session() as s:
+        s.run(enq)
+        got = s.run(deq).tolist()
+    # TF: one Philox generator from the op's seeds, read one 32-bit word per dequeued element
+    stream = philox.PhiloxStream(87654321, 3)
+    words = iter(stream.blocks(stream.counter, 2).reshape(-1).tolist())
+    items, want = list(range(8)), []
+    while items:
+        i = next(words) % len(items)
+        want.append(items[i])
+        items[i] = items[-1]
+        items.pop()
+    assert got == want and sorted(got) == list(range(8))

@@ -504,17 +504,33 @@ class RandomShuffleQueueResource(QueueResource):
         self.min_after_dequeue = min_after_dequeue
         if seed == 0 and seed2 == 0:
             self._rng = np.random.Generator(np.random.Philox())
+            self._words = None
         else:
-            key = (int(seed) & (2**64 - 1)) | ((int(seed2) & (2**64 - 1)) << 64)
-            self._rng = np.random.Generator(np.random.Philox(key=key))
+            # as TF: one Philox generator from (seed, seed2), read a 32-bit word at a time
+            from tideflow.ops import philox
+
+            self._stream = philox.PhiloxStream(seed, seed2)
+            self._words, self._word_pos = np.zeros([0], np.uint32), 0
         super().__init__(name, component_types, shapes, capacity)
+
+    def _next_word(self):
+        if self._word_pos == self._words.size:
+            base = self._stream.counter
+            self._stream.counter = (base + 64) & ((1 << 128) - 1)
+            self._words = self._stream.blocks(base, 64).astype(np.uint32).reshape(-1)
+            self._word_pos = 0
+        w = int(self._words[self._word_pos])
+        self._word_pos += 1
+        return w
 
     def _init_storage(self):
         self._items = []
 
     def _pop(self):
         items = self._items
-        i = int(self._rng.integers(len(items)))
+        # TF's index: a word modulo the size; the last element fills the hole
+        i = (self._next_word() % len(items) if self._words is not None
+             else int(self._rng.integers(len(items))))
         items[i], items[-1] = items[-1], items[i]
         return items.pop()
 
