@@ -573,3 +573,42 @@ def test_kmc2_adds_one_centre_per_small_batch():
     assert sizes == [1, 2, 3]
     np.testing.assert_array_equal(first, x[0])
     assert _match(centres, _CENTRES) < 0.5
+
+
+def test_wals_matrix_factorization_estimator(tmp_path):
+    a, mask, _, _, u0, v0 = _wals_problem(3)
+    w = _W0 + mask * 1.0  # row and column weights 1
+    idx = np.argwhere(mask).astype(np.int64)
+    wmf = fac.WALSMatrixFactorization
+
+    def features(project_row=None, one_pass=False):
+        vals = tf.constant(a[mask])
+        if one_pass:  # prediction and evaluation read until the input runs out
+            vals = tf.train.limit_epochs(vals, num_epochs=1)
+        out = {wmf.INPUT_ROWS: tf.SparseTensor(idx, vals, [_M, _N]),
+               wmf.INPUT_COLS: tf.SparseTensor(idx[:, ::-1].copy(), a[mask], [_N, _M])}
+        if project_row is not None:
+            out[wmf.PROJECT_ROW] = tf.constant(project_row)
+        return out, None
+
+    est = wmf(_M, _N, _K, unobserved_weight=_W0, regularization_coeff=_LAM, row_init=u0,
+              col_init=v0, max_sweeps=4, model_dir=str(tmp_path))
+    est.fit(input_fn=features, steps=100)  # max_sweeps stops it first: row, col, row, col
+    assert est.get_variable_value(wmf.COMPLETED_SWEEPS) == 4
+    assert est.get_variable_value("global_step") == 4
+    u, v = u0, v0
+    for _ in range(2):
+        u = _np_solve(a, w, v, _LAM)
+        v = _np_solve(a.T, w.T, u, _LAM)
+    np.testing.assert_allclose(est.get_row_factors()[0], u, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(est.get_col_factors()[0], v, rtol=1e-3, atol=1e-4)
+    # a row projection solves against the current V but, as in TF, the column Gramian the
+    # checkpoint holds: the one prepared before the last row sweep (from the previous V)
+    proj = np.stack(list(est.get_projections(lambda: features(True, one_pass=True))))
+    v_prev = _np_solve(a.T, w.T, _np_solve(a, w, v0, _LAM), _LAM)
+    want = np.stack([np.linalg.solve(
+        _W0 * v_prev.T @ v_prev + v[mask[i]].T @ v[mask[i]] + _LAM * np.eye(_K),
+        v[mask[i]].T @ ((_W0 + 1.0) * a[i][mask[i]])) for i in range(_M)])
+    np.testing.assert_allclose(proj, want, rtol=1e-3, atol=1e-4)
+    loss = est.evaluate(lambda: features(True, one_pass=True), steps=1)["loss"]
+    assert np.isfinite(loss) and loss > 0
