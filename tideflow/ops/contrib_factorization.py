@@ -25,6 +25,6 @@ from tideflow.ops.wals_estimator import WALSMatrixFactorization
 
 __all__ = ["CLUSTERS_VAR_NAME", "COSINE_DISTANCE", "GMM", "KMC2_INIT", "KMEANS_PLUS_PLUS_INIT",
            "RANDOM_INIT", "SQUARED_EUCLIDEAN_DISTANCE", "GmmAlgorithm", "KMeans",
-           "KMeansClustering", "WALSMatrixFactorization", "WALSModel", "gmm", "kmc2_chain_initialization",
-           "kmeans_plus_plus_initialization", "masked_matmul", "nearest_neighbors",
-           "wals_compute_partial_lhs_and_rhs"]
+           "KMeansClustering", "WALSMatrixFactorization", "WALSModel", "gmm",
+           "kmc2_chain_initialization", "kmeans_plus_plus_initialization", "masked_matmul",
+           "nearest_neighbors", "wals_compute_partial_lhs_and_rhs"]
