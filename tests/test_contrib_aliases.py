@@ -38,3 +38,20 @@ def test_contrib_estimator_tpu_and_feature_column_aliases():
     assert callable(tf.contrib.estimator.stop_if_no_decrease_hook)
     assert callable(tf.contrib.feature_column.sequence_input_layer)
     assert "sequence_numeric_column" in tf.contrib.feature_column.__all__
+
+
+def test_contrib_aliases_import_by_name():
+    import subprocess
+    import sys
+
+    # a fresh process, so that no attribute access built the aliases first
+    code = ("from tideflow.contrib.factorization import KMeans\n"
+            "from tideflow.contrib.data import map_and_batch\n"
+            "import tideflow.contrib.keras as k\n"
+            "import tideflow as tf\n"
+            "assert tf.contrib.factorization.KMeans is KMeans and k is tf.keras\n"
+            "assert tf.keras.__name__ == 'tideflow.keras'\n"
+            "try:\n    import tideflow.contrib.nope\nexcept ImportError:\n    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert out.strip() == "ok"

@@ -2,6 +2,8 @@
 ``framework``, ``rnn``, ``metrics``, ``losses``, ``seq2seq``/``legacy_seq2seq`` (sequence
 losses), ``training`` (HParams), ``lookup``; explicit re-exports only."""
 
+import importlib.abc
+import importlib.machinery
 import sys
 import types
 
@@ -236,5 +238,25 @@ def __getattr__(name):
     return value
 
 
-__all__ = ["crf", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics", "opt",
-           "rnn", "seq2seq", "slim", "training"]
+class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Lets ``import tideflow.contrib.<alias>`` and ``from tideflow.contrib.<alias> import x``
+    build a lazy alias, as the attribute access does."""
+
+    def find_spec(self, fullname, path, target=None):
+        prefix, _, name = fullname.rpartition(".")
+        if prefix != __name__ or name not in _LAZY_ALIASES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec):
+        return __getattr__(spec.name.rpartition(".")[2])
+
+    def exec_module(self, module):
+        pass
+
+
+__path__ = []  # a package for the import system, so that its aliases can be imported by name
+sys.meta_path.append(_AliasFinder())
+
+__all__ = ["crf", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
+           "opt", "rnn", "seq2seq", "slim", "training"]
