@@ -84,3 +84,26 @@ def test_contrib_predictor_runs_a_saved_model_signature(tmp_path):
     np.testing.assert_allclose(named({"inp": [[2.0, 0.0]]})["out"], [[2.0]])
     with pytest.raises(ValueError, match="signature def 'nope'"):
         tf.contrib.predictor.from_saved_model(export_dir, signature_def_key="nope")
+
+
+def test_slim_learning_train_starts_the_input_queue_runners(tmp_path):
+    # slim walkthrough: tf.train.batch feeding slim.learning.train used to wait forever
+    import threading
+
+    data = tf.constant(np.random.RandomState(0).rand(32, 3).astype(np.float32))
+    batch = tf.train.batch([data], batch_size=8, enqueue_many=True)
+    loss = tf.reduce_mean(tf.square(tf.contrib.slim.fully_connected(batch, 1)))
+    train_op = tf.contrib.slim.learning.create_train_op(
+        loss, tf.train.GradientDescentOptimizer(0.1))
+    result = {}
+
+    def train():
+        result["loss"] = tf.contrib.slim.learning.train(
+            train_op, logdir=str(tmp_path), number_of_steps=3, graph=loss.graph)
+
+    worker = threading.Thread(target=train, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), "slim.learning.train is waiting on an unfed queue"
+    assert np.isfinite(result["loss"])
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("-3")

@@ -163,6 +163,9 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
             limit = startup_delay_steps
             while sess.run(global_step) < limit and not sv.should_stop():
                 time.sleep(0.5)
+        # managed_session(start_standard_services=False) leaves the input queues to us
+        sv.start_queue_runners(sess)
+        logging.info("Starting Queues.")
         try:
             while not sv.should_stop():
                 total_loss, should_stop = train_step_fn(sess, train_op, global_step,
