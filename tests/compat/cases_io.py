@@ -156,3 +156,30 @@ IO.update({
         rec("scaffold", [sc.ready_op.dtype, sc.init_op.type, sc.saver is not None])
     """,
 })
+
+IO.update({
+    "gfile_ops": """
+        import tempfile, os
+        d = tempfile.mkdtemp()
+        G = tf.gfile
+        p = os.path.join(d, "a", "b"); G.MakeDirs(p)
+        rec("exists", [G.Exists(p), G.Exists(os.path.join(d, "zz")), G.IsDirectory(p)])
+        f = os.path.join(p, "x.txt")
+        with G.GFile(f, "w") as fh:
+            fh.write("hello\\nworld\\n")
+        with G.GFile(f) as fh:
+            rec("read", fh.read())
+        with G.GFile(f, "rb") as fh:
+            rec("readb", fh.read())
+        with G.Open(f) as fh:
+            rec("lines", fh.readlines())
+        G.Copy(f, os.path.join(p, "y.txt")); G.Rename(os.path.join(p, "y.txt"), os.path.join(p, "z.txt"))
+        rec("list", sorted(G.ListDirectory(p))); rec("glob", sorted(os.path.basename(x) for x in G.Glob(os.path.join(p, "*.txt"))))
+        rec("stat", G.Stat(f).length)
+        rec("walk", [(os.path.relpath(r, d), sorted(ds), sorted(fs)) for r, ds, fs in G.Walk(d)])
+        G.Remove(os.path.join(p, "z.txt")); rec("after_remove", sorted(G.ListDirectory(p)))
+        rec("copy_exists_err", err(lambda: G.Copy(f, f)))
+        rec("missing_read", err(lambda: G.GFile(os.path.join(d, "nope")).read()))
+        G.DeleteRecursively(os.path.join(d, "a")); rec("deleted", G.Exists(p))
+    """,
+})
