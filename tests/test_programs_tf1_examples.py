@@ -107,3 +107,43 @@ def test_slim_learning_train_starts_the_input_queue_runners(tmp_path):
     assert not worker.is_alive(), "slim.learning.train is waiting on an unfed queue"
     assert np.isfinite(result["loss"])
     assert tf.train.latest_checkpoint(str(tmp_path)).endswith("-3")
+
+
+def _checkpoint_of_a_scaled_input(directory):
+    """A checkpoint of ``w = 3`` at global step 7; returns its path."""
+    w = tf.Variable(3.0, name="w")
+    step = tf.train.get_or_create_global_step()
+    with tf.Session() as sess:
+        sess.run([w.initializer, step.initializer, tf.assign(step, 7)])
+        return tf.train.Saver().save(sess, str(directory / "model.ckpt"), global_step=7)
+
+
+def test_slim_evaluation_evaluate_once_runs_num_evals_and_writes_summaries(tmp_path):
+    path = _checkpoint_of_a_scaled_input(tmp_path)
+    with tf.Graph().as_default():
+        w = tf.Variable(0.0, name="w")
+        tf.train.get_or_create_global_step()
+        value = w * tf.range(1.0, 3.0)  # [w, 2w]
+        mean, update = tf.metrics.mean(value)
+        tf.summary.scalar("mean", mean)
+        result = tf.contrib.slim.evaluation.evaluate_once(
+            "", path, str(tmp_path / "eval"), num_evals=3, eval_op=[update],
+            final_op=[mean, tf.contrib.training.get_or_create_eval_step()])
+    assert result[0] == pytest.approx(4.5)
+    assert result[1] == 3  # the eval step counts each run of eval_op
+    events = list(tf.train.summary_iterator(
+        tf.gfile.Glob(str(tmp_path / "eval" / "events.*"))[0]))
+    scalars = [(e.step, v.simple_value) for e in events for v in e.summary.value]
+    assert scalars == [(7, pytest.approx(4.5))]
+
+
+def test_contrib_training_evaluate_repeatedly_stops_after_max_evaluations(tmp_path):
+    _checkpoint_of_a_scaled_input(tmp_path)
+    with tf.Graph().as_default():
+        w = tf.Variable(0.0, name="w")
+        total = tf.Variable(0.0, collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        add = tf.assign_add(total, w)
+        values = tf.contrib.training.evaluate_repeatedly(
+            str(tmp_path), eval_ops=add, final_ops=total, eval_interval_secs=0,
+            hooks=[tf.contrib.training.StopAfterNEvalsHook(2)], max_number_of_evaluations=1)
+    assert values == pytest.approx(6.0)

@@ -21,6 +21,7 @@ from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
+from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_opt as _contrib_opt
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
@@ -70,6 +71,8 @@ training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps
 training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
 training.HParams = _hparams.HParams
+for _name in _contrib_evaluation.__all__:
+    setattr(training, _name, getattr(_contrib_evaluation, _name))
 sys.modules[training.__name__] = training
 
 lookup = types.ModuleType(__name__ + ".lookup", "``tf.contrib.lookup``: hash tables.")
@@ -144,9 +147,17 @@ slim.variables = _namespace("slim.variables", "``slim.variables``.", framework,
                             framework.__all__)
 slim.losses = losses
 slim.metrics = metrics
+slim.evaluation = types.ModuleType(__name__ + ".slim.evaluation", "``slim.evaluation``.")
+slim.evaluation.evaluate_once = _contrib_evaluation.slim_evaluate_once
+slim.evaluation.evaluation_loop = _contrib_evaluation.slim_evaluation_loop
+slim.evaluation.wait_for_new_checkpoint = _contrib_evaluation.wait_for_new_checkpoint
+slim.evaluation.checkpoints_iterator = _contrib_evaluation.checkpoints_iterator
+slim.evaluation.__all__ = ["checkpoints_iterator", "evaluate_once", "evaluation_loop",
+                           "wait_for_new_checkpoint"]
+sys.modules[slim.evaluation.__name__] = slim.evaluation
 slim.learning = _namespace("slim.learning", "``slim.learning``.", _slim_learning,
                            ("create_train_op", "train", "train_step"))
-slim.__all__ = sorted({*layers.__all__, *framework.__all__, "learning", "losses", "metrics",
+slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses", "metrics",
                        "variables"})
 sys.modules[slim.__name__] = slim
 
