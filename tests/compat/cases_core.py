@@ -251,3 +251,42 @@ CORE = {
             rec("c_ctrl", [o.name for o in c.op.control_inputs])
     """,
 }
+
+CORE.update({
+    "graph_def_and_functions": """
+        x = tf.placeholder(tf.float32, [None, 2], name="x"); y = tf.identity(x * 2., name="y")
+        gd = tf.get_default_graph().as_graph_def()
+        rec("nodes", [(n.name, n.op, list(n.input)) for n in gd.node])
+        rec("attr_keys", sorted(gd.node[0].attr.keys()))
+        rec("shape_attr", [d.size for d in gd.node[0].attr["shape"].shape.dim])
+        rec("version", gd.versions.producer > 0)
+        frozen = tf.graph_util.extract_sub_graph(gd, ["y"])
+        rec("sub", [n.name for n in frozen.node])
+        v = tf.Variable(3.0, name="v"); z = tf.multiply(v, 2.0, name="z")
+        with tf.Session() as s:
+            s.run(v.initializer)
+            c = tf.graph_util.convert_variables_to_constants(s, tf.get_default_graph().as_graph_def(), ["z"])
+        rec("const_nodes", sorted((n.name, n.op) for n in c.node))
+        g2 = tf.Graph()
+        with g2.as_default():
+            out, = tf.import_graph_def(c, return_elements=["z:0"], name="")
+            with tf.Session() as s:
+                rec("imported_val", s.run(out))
+        rec("tensor_dtype_attr", gd.node[0].attr["dtype"].type)
+    """,
+    "defun_and_device_strings": """
+        @tf.function if False else (lambda f: f)
+        def f(a):
+            return a * 2
+        rec("plain", f(3))
+        with tf.device("/job:worker/task:1/device:CPU:0"):
+            c = tf.constant(1.0)
+        rec("dev", c.device); rec("op_dev", c.op.device)
+        with tf.device("/gpu:0"):
+            d = tf.constant(2.0)
+        rec("gpu_dev", d.device)
+        with tf.colocate_with(c):
+            e = tf.identity(c)
+        rec("coloc", [e.device, list(e.op.colocation_groups())])
+    """,
+})
