@@ -147,3 +147,19 @@ def test_contrib_training_evaluate_repeatedly_stops_after_max_evaluations(tmp_pa
             str(tmp_path), eval_ops=add, final_ops=total, eval_interval_secs=0,
             hooks=[tf.contrib.training.StopAfterNEvalsHook(2)], max_number_of_evaluations=1)
     assert values == pytest.approx(6.0)
+
+
+def test_contrib_util_stateless_and_signal_namespaces():
+    proto = tf.contrib.util.make_tensor_proto([[1, 2]], dtype=tf.int32)
+    np.testing.assert_array_equal(tf.contrib.util.make_ndarray(proto), [[1, 2]])
+    assert tf.contrib.util.constant_value(tf.constant(3) * 2) == 6
+    seed = tf.constant([1, 2], tf.int64)
+    a = tf.contrib.stateless.stateless_random_uniform([3], seed)
+    b = tf.contrib.stateless.stateless_random_normal([3], seed)
+    frames = tf.contrib.signal.frame(tf.range(6), frame_length=2, frame_step=2)
+    with tf.Session() as sess:
+        first, again = sess.run(a), sess.run(a)
+        np.testing.assert_array_equal(first, again)
+        assert ((0 <= first) & (first < 1)).all()
+        assert sess.run(b).shape == (3,)
+        np.testing.assert_array_equal(sess.run(frames), [[0, 1], [2, 3], [4, 5]])

@@ -226,6 +226,34 @@ def _contrib_factorization():
                       fac, fac.__all__)
 
 
+def _contrib_stateless():
+    from tideflow import random
+
+    module = types.ModuleType(f"{__name__}.stateless", "``tf.contrib.stateless``: stateless "
+                              "random ops keyed by a shape-[2] seed.")
+    module.stateless_random_uniform = random.stateless_uniform
+    module.stateless_random_normal = random.stateless_normal
+    module.stateless_truncated_normal = random.stateless_truncated_normal
+    module.stateless_multinomial = random.stateless_multinomial
+    module.__all__ = ["stateless_multinomial", "stateless_random_normal",
+                      "stateless_random_uniform", "stateless_truncated_normal"]
+    sys.modules[module.__name__] = module
+    return module
+
+
+def _contrib_util():
+    from tideflow.framework import tensor_util
+    from tideflow.ops.misc_ops import get_static_value
+
+    module = types.ModuleType(f"{__name__}.util", "``tf.contrib.util``: tensor protos.")
+    module.make_tensor_proto = tensor_util.make_tensor_proto
+    module.make_ndarray = tensor_util.make_ndarray
+    module.constant_value = get_static_value
+    module.__all__ = ["constant_value", "make_ndarray", "make_tensor_proto"]
+    sys.modules[module.__name__] = module
+    return module
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -236,6 +264,9 @@ _LAZY_ALIASES = {
     "data": _contrib_data,
     "factorization": _contrib_factorization,
     "predictor": lambda: __import__("tideflow.contrib_predictor", fromlist=["predictor"]),
+    "signal": lambda: __import__("tideflow.signal", fromlist=["signal"]),
+    "stateless": _contrib_stateless,
+    "util": _contrib_util,
 }
 
 
