@@ -192,6 +192,14 @@ NN.update({
                 rec(k + "_shapes", [t.get_shape() for t in samp])
             rec("learned_type", type(tf.nn.learned_unigram_candidate_sampler(tc, 1, 5, True, 20, seed=4)).__name__)
     """,
+    "sample_distorted_bounding_box_seeded": """
+        b = tf.image.sample_distorted_bounding_box([20, 30, 3], [[[0.1, 0.1, 0.8, 0.9]]], seed=3, min_object_covered=0.3)
+        b2 = tf.image.sample_distorted_bounding_box([64, 48, 3], [[[0.0, 0.0, 1.0, 1.0], [0.2, 0.3, 0.5, 0.9]]], seed=7,
+                                                    min_object_covered=0.1, area_range=[0.05, 0.9], aspect_ratio_range=[0.5, 2.0])
+        b3 = tf.image.sample_distorted_bounding_box([10, 10, 1], tf.zeros([1, 0, 4]), seed=1, use_image_if_no_bounding_boxes=True)
+        with tf.Session() as s:
+            rec("runs", [s.run([b, b2, b3]) for _ in range(3)])
+    """,
     "ctc_and_misc_losses": """
         logits = tf.constant(np.linspace(-1, 1, 5 * 2 * 4).reshape(5, 2, 4), tf.float32)
         labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], [1, 2, 2], [2, 2])

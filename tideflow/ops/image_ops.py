@@ -403,8 +403,35 @@ def _check_ranges(aspect_ratio_range, area_range, max_attempts):
         raise _invalid(f"Max attempts must be non-negative: {max_attempts}")
 
 
+class _SimplePhiloxDraws:
+    """TF's SimplePhilox over one run's reservation (seeded ops): RandFloat from one 32-bit
+    word, Uniform(n) as a word modulo n."""
+
+    def __init__(self, stream, words):
+        from tideflow.ops import philox
+
+        self._philox = philox
+        blocks = (words + 3) // 4
+        base = stream.counter
+        stream.counter = (base + blocks) & ((1 << 128) - 1)
+        self._words = stream.blocks(base, blocks).astype(np.uint32).reshape(-1)
+        self._pos = 0
+
+    def _next(self):
+        w = self._words[self._pos % self._words.size]  # TF reuses bits past its estimate
+        self._pos += 1
+        return w
+
+    def random(self):
+        return self._philox._float01(np.asarray([self._next()], np.uint32))[0]
+
+    def integers(self, low, high):
+        return low + int(self._next()) % (high - low)
+
+
 def _sample_box_kernel(ctx):
     gen = random_ops._generator(ctx)
+    stream = random_ops._philox_stream(ctx)
     a = ctx.op._attrs
     np_t = a["T"].as_numpy_dtype
     aspect, area_r = [float(v) for v in a["aspect_ratio_range"]], [float(v) for v in
@@ -450,9 +477,11 @@ def _sample_box_kernel(ctx):
                                "any bounding boxes.")
             rects = [image_rect]
         crop = None
+        draws = gen if stream is None else _SimplePhiloxDraws(stream, 4 * attempts)
+        f32 = np.float32
         for _ in range(attempts):
-            ratio = float(np.float32(gen.random() * (aspect[1] - aspect[0]) + aspect[0]))
-            c = _random_crop_rect(width, height, area_r[0], area_r[1], ratio, gen)
+            ratio = float(f32(draws.random()) * (f32(aspect[1]) - f32(aspect[0])) + f32(aspect[0]))
+            c = _random_crop_rect(width, height, area_r[0], area_r[1], ratio, draws)
             if c is not None and _covers(c, min_covered, rects):
                 crop = c
                 break
