@@ -163,3 +163,18 @@ def test_contrib_util_stateless_and_signal_namespaces():
         assert ((0 <= first) & (first < 1)).all()
         assert sess.run(b).shape == (3,)
         np.testing.assert_array_equal(sess.run(frames), [[0, 1], [2, 3], [4, 5]])
+
+
+def test_saved_model_loader_accepts_the_bytes_path_estimators_return(tmp_path):
+    # Estimator.export_savedmodel returns bytes (as TF's does); programs pass it on to load
+    export_dir = str(tmp_path / "model")
+    x = tf.placeholder(tf.float32, [None], name="x")
+    with tf.Session() as sess:
+        tf.saved_model.simple_save(sess, export_dir, inputs={"x": x}, outputs={"y": x * 2})
+    as_bytes = export_dir.encode()
+    assert tf.saved_model.loader.maybe_saved_model_directory(as_bytes)
+    with tf.Session(graph=tf.Graph()) as sess:
+        tf.saved_model.loader.load(sess, [tf.saved_model.tag_constants.SERVING], as_bytes)
+        np.testing.assert_allclose(sess.run("mul:0", {"x:0": [1.5]}), [3.0])
+    np.testing.assert_allclose(
+        tf.contrib.predictor.from_saved_model(as_bytes)({"x": [2.0]})["y"], [4.0])

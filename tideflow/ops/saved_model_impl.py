@@ -306,7 +306,7 @@ class SavedModelBuilder:
 
 def maybe_saved_model_directory(export_dir):
     """True when ``export_dir`` holds a saved_model.pb or saved_model.pbtxt."""
-    d = os.fspath(export_dir)
+    d = os.fsdecode(export_dir)  # TF hands export paths around as bytes
     return (os.path.isfile(os.path.join(d, SAVED_MODEL_FILENAME_PB))
             or os.path.isfile(os.path.join(d, SAVED_MODEL_FILENAME_PBTXT)))
 
@@ -316,7 +316,7 @@ contains_saved_model = maybe_saved_model_directory
 
 def parse_saved_model(export_dir):
     """The SavedModel proto of ``export_dir``."""
-    d = os.fspath(export_dir)
+    d = os.fsdecode(export_dir)  # TF hands export paths around as bytes
     pb = os.path.join(d, SAVED_MODEL_FILENAME_PB)
     txt = os.path.join(d, SAVED_MODEL_FILENAME_PBTXT)
     sm = saved_model_pb2.SavedModel()
@@ -374,6 +374,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     returns the MetaGraphDef."""
     from tideflow.train.saver import import_meta_graph
 
+    export_dir = os.fsdecode(export_dir)  # Estimator.export_savedmodel returns bytes, as TF's
     sm = parse_saved_model(export_dir)
     chosen = None
     for mgd in sm.meta_graphs:
