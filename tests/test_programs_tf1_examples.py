@@ -178,3 +178,41 @@ def test_saved_model_loader_accepts_the_bytes_path_estimators_return(tmp_path):
         np.testing.assert_allclose(sess.run("mul:0", {"x:0": [1.5]}), [3.0])
     np.testing.assert_allclose(
         tf.contrib.predictor.from_saved_model(as_bytes)({"x": [2.0]})["y"], [4.0])
+
+
+def test_feed_dict_key_may_be_a_nested_tuple_of_tensors():
+    # char-rnn sampling feeds {model.initial_state: state} with a MultiRNNCell state tuple
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(2) for _ in range(2)])
+    state = cell.zero_state(1, tf.float32)
+    total = tf.add_n([tf.reduce_sum(t) for t in tf.contrib.framework.nest.flatten(state)])
+    with tf.Session() as sess:
+        value = sess.run(state)
+        value = tuple(type(s)(s.c + 1.0, s.h + 2.0) for s in value)
+        assert sess.run(total, {state: value}) == pytest.approx(2 * 2 * (1.0 + 2.0))
+        with pytest.raises(ValueError, match="Key had 2 elements, but value had 1"):
+            sess.run(total, {state: [value[0]]})
+
+
+def test_legacy_seq2seq_rnn_decoder_and_basic_rnn_seq2seq():
+    cell = tf.nn.rnn_cell.GRUCell(3)
+    enc = [tf.constant(np.ones((2, 4), np.float32) * i) for i in range(3)]
+    dec = [tf.zeros([2, 3]) for _ in range(4)]
+    outputs, state = tf.contrib.legacy_seq2seq.basic_rnn_seq2seq(enc, dec, cell)
+    assert len(outputs) == 4 and outputs[0].shape.as_list() == [2, 3]
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert names[0].startswith("basic_rnn_seq2seq/rnn/gru_cell/")
+    assert names[-1].startswith("basic_rnn_seq2seq/rnn_decoder/gru_cell/")
+    # with a loop_function every step after the first reads the previous output instead
+    seen = []
+
+    def loop(prev, i):
+        seen.append(i)
+        return prev * 0.0
+
+    outs, _ = tf.contrib.legacy_seq2seq.rnn_decoder(
+        dec, state, tf.nn.rnn_cell.GRUCell(3), loop_function=loop, scope="greedy")
+    assert seen == [1, 2, 3]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first, last = sess.run([outputs[0], outs[-1]])
+        assert first.shape == (2, 3) and np.isfinite(last).all()

@@ -129,6 +129,21 @@ def _feed_tensors(graph, key):
     comps = getattr(type(key), "_tf_feed_components", None)
     if comps is not None:
         return key._tf_feed_components()
+    if isinstance(key, tuple):
+        # a nested tuple of tensors (an RNN state) is fed a value of the same structure
+        parts = [_feed_tensors(graph, k) for k in key]
+
+        def splitter(value):
+            if not isinstance(value, (tuple, list)) or len(value) != len(key):
+                count = len(value) if isinstance(value, (tuple, list)) else 1
+                raise ValueError(f"Could not flatten dictionary. Key had {len(key)} elements, "
+                                 f"but value had {count} elements. Key: {key}, value: {value}.")
+            out = []
+            for (_, split), v in zip(parts, value):
+                out.extend([v] if split is None else split(v))
+            return out
+
+        return [t for tensors, _ in parts for t in tensors], splitter
     try:
         el = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
     except (TypeError, ValueError, KeyError) as e:
