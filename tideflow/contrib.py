@@ -15,6 +15,7 @@ from tideflow.ops import contrib_metrics as _contrib_metrics
 from tideflow.ops import crf as _crf
 from tideflow.ops import image_transform_ops as _image_transform_ops
 from tideflow.ops import layer_initializers as _initializers
+from tideflow.ops import legacy_seq2seq as _legacy_seq2seq
 from tideflow.ops import lookup_ops as _lookup_ops
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
@@ -131,10 +132,13 @@ for _mod in ("seq2seq_decoder", "seq2seq_helper", "seq2seq_attention", "seq2seq_
     seq2seq.__all__ += _mod.__all__
 sys.modules[seq2seq.__name__] = seq2seq
 legacy_seq2seq = types.ModuleType(__name__ + ".legacy_seq2seq",
-                                  "``tf.contrib.legacy_seq2seq``: sequence losses over lists.")
+                                  "``tf.contrib.legacy_seq2seq``: sequence losses and "
+                                  "decoders over lists of steps.")
 legacy_seq2seq.sequence_loss = _seq2seq_loss.legacy_sequence_loss
 legacy_seq2seq.sequence_loss_by_example = _seq2seq_loss.sequence_loss_by_example
-legacy_seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example"]
+for _name in _legacy_seq2seq.__all__:
+    setattr(legacy_seq2seq, _name, getattr(_legacy_seq2seq, _name))
+legacy_seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example", *_legacy_seq2seq.__all__]
 sys.modules[legacy_seq2seq.__name__] = legacy_seq2seq
 
 # ``tf.contrib.slim``: layers, arg scopes, variables, losses, metrics and the training loop
