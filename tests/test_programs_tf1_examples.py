@@ -216,3 +216,44 @@ def test_legacy_seq2seq_rnn_decoder_and_basic_rnn_seq2seq():
         sess.run(tf.global_variables_initializer())
         first, last = sess.run([outputs[0], outs[-1]])
         assert first.shape == (2, 3) and np.isfinite(last).all()
+
+
+def test_legacy_embedding_rnn_seq2seq_with_buckets_trains_and_decodes():
+    # the translate tutorial's shape: int32 [batch] step inputs, model_with_buckets, projection
+    enc = [tf.placeholder(tf.int32, [None]) for _ in range(3)]
+    dec = [tf.placeholder(tf.int32, [None]) for _ in range(4)]
+    weights = [tf.ones([2]) for _ in range(3)]
+    w = tf.get_variable("proj_w", [8, 6])
+    b = tf.get_variable("proj_b", [6])
+
+    def seq2seq(e, d, decode):
+        return tf.contrib.legacy_seq2seq.embedding_rnn_seq2seq(
+            e, d, tf.nn.rnn_cell.GRUCell(8), 6, 6, embedding_size=5,
+            output_projection=(w, b), feed_previous=decode)
+
+    def loss(labels, logits):
+        return tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=tf.matmul(logits, w) + b)
+
+    outputs, losses = tf.contrib.legacy_seq2seq.model_with_buckets(
+        enc, dec, dec[1:], weights, [(2, 2), (3, 3)], lambda e, d: seq2seq(e, d, False),
+        softmax_loss_function=loss)
+    with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+        decoded, _ = seq2seq(enc, dec[:3], True)
+    assert [len(o) for o in outputs] == [2, 3] and len(losses) == 2
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert "embedding_rnn_seq2seq/rnn/embedding_wrapper/embedding" in names
+    assert "embedding_rnn_seq2seq/embedding_rnn_decoder/embedding" in names
+    assert len(names) == 12  # one set of weights shared by both buckets and the decoder
+    step = tf.train.AdamOptimizer(0.05).minimize(losses[1])
+    feed = {p: [1, 2] for p in enc + dec}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(losses[1], feed)
+        for _ in range(20):
+            sess.run(step, feed)
+        assert sess.run(losses[1], feed) < first
+        assert sess.run(decoded[-1], feed).shape == (2, 8)
+    with pytest.raises(ValueError, match="encoder_inputs \\(3\\) must be at least"):
+        tf.contrib.legacy_seq2seq.model_with_buckets(enc, dec, dec[1:], weights, [(4, 3)],
+                                                     lambda e, d: seq2seq(e, d, False))

@@ -6,10 +6,11 @@ Inputs are Python lists of ``[batch, depth]`` tensors, one per step, as in TF 1.
 
 import copy
 
-from tideflow.framework import dtypes
+from tideflow.framework import dtypes, ops
 from tideflow.ops import rnn, variable_scope
 
-__all__ = ["basic_rnn_seq2seq", "rnn_decoder", "tied_rnn_seq2seq"]
+__all__ = ["basic_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+           "model_with_buckets", "rnn_decoder", "tied_rnn_seq2seq"]
 
 
 def rnn_decoder(decoder_inputs, initial_state, cell, loop_function=None, scope=None):
@@ -51,3 +52,120 @@ def tied_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, loop_function=None,
         variable_scope.get_variable_scope().reuse_variables()
         return rnn_decoder(decoder_inputs, enc_state, cell, loop_function=loop_function,
                            scope=scope)
+
+
+def _extract_argmax_and_embed(embedding, output_projection=None, update_embedding=True):
+    """A loop function feeding back the embedding of the previous step's argmax symbol."""
+    from tideflow.ops import array_ops, embedding_ops, nn_impl, reduction_ops
+
+    def loop_function(prev, _):
+        if output_projection is not None:
+            prev = nn_impl.xw_plus_b(prev, output_projection[0], output_projection[1])
+        prev_symbol = reduction_ops.argmax(prev, 1)
+        emb_prev = embedding_ops.embedding_lookup(embedding, prev_symbol)
+        if not update_embedding:
+            emb_prev = array_ops.stop_gradient(emb_prev)
+        return emb_prev
+
+    return loop_function
+
+
+def embedding_rnn_decoder(decoder_inputs, initial_state, cell, num_symbols, embedding_size,
+                          output_projection=None, feed_previous=False,
+                          update_embedding_for_previous=True, scope=None):
+    """``rnn_decoder`` over embedded int32 ``decoder_inputs``; with ``feed_previous`` every
+    step after the first reads the embedding of the previous output's argmax."""
+    from tideflow.ops import embedding_ops
+
+    with variable_scope.variable_scope(scope or "embedding_rnn_decoder") as vs:
+        if output_projection is not None:
+            weights = ops.convert_to_tensor(output_projection[0], dtype=vs.dtype)
+            weights.get_shape().assert_is_compatible_with([None, num_symbols])
+            biases = ops.convert_to_tensor(output_projection[1], dtype=vs.dtype)
+            biases.get_shape().assert_is_compatible_with([num_symbols])
+        embedding = variable_scope.get_variable("embedding", [num_symbols, embedding_size])
+        loop_function = (_extract_argmax_and_embed(embedding, output_projection,
+                                                   update_embedding_for_previous)
+                         if feed_previous else None)
+        emb_inp = [embedding_ops.embedding_lookup(embedding, i) for i in decoder_inputs]
+        return rnn_decoder(emb_inp, initial_state, cell, loop_function=loop_function)
+
+
+def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symbols,
+                          num_decoder_symbols, embedding_size, output_projection=None,
+                          feed_previous=False, dtype=None, scope=None):
+    """Embeds and encodes ``encoder_inputs`` with a copy of ``cell``, then decodes with
+    ``embedding_rnn_decoder`` (logits over ``num_decoder_symbols`` unless an
+    ``output_projection`` is given)."""
+    from tideflow.ops import control_flow_ops
+    from tideflow.ops.rnn_contrib_cells import EmbeddingWrapper, OutputProjectionWrapper
+
+    with variable_scope.variable_scope(scope or "embedding_rnn_seq2seq") as vs:
+        if dtype is not None:
+            vs.set_dtype(dtype)
+        else:
+            dtype = vs.dtype
+        encoder_cell = EmbeddingWrapper(copy.deepcopy(cell),
+                                        embedding_classes=num_encoder_symbols,
+                                        embedding_size=embedding_size)
+        _, encoder_state = rnn.static_rnn(encoder_cell, encoder_inputs, dtype=dtype)
+        if output_projection is None:
+            cell = OutputProjectionWrapper(cell, num_decoder_symbols)
+        if isinstance(feed_previous, bool):
+            return embedding_rnn_decoder(decoder_inputs, encoder_state, cell,
+                                         num_decoder_symbols, embedding_size,
+                                         output_projection=output_projection,
+                                         feed_previous=feed_previous)
+
+        # feed_previous is a boolean tensor: build both decoders, pick one with tf.cond
+        from tideflow.framework import nest
+
+        def decoder(feed_previous_bool):
+            reuse = None if feed_previous_bool else True
+            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                               reuse=reuse):
+                outputs, state = embedding_rnn_decoder(
+                    decoder_inputs, encoder_state, cell, num_decoder_symbols, embedding_size,
+                    output_projection=output_projection, feed_previous=feed_previous_bool,
+                    update_embedding_for_previous=False)
+                return outputs + nest.flatten(state)
+
+        outputs_and_state = control_flow_ops.cond(feed_previous, lambda: decoder(True),
+                                                  lambda: decoder(False))
+        outputs_len = len(decoder_inputs)
+        state_list = outputs_and_state[outputs_len:]
+        state = state_list[0]
+        if nest.is_sequence(encoder_state):
+            state = nest.pack_sequence_as(structure=encoder_state, flat_sequence=state_list)
+        return outputs_and_state[:outputs_len], state
+
+
+def model_with_buckets(encoder_inputs, decoder_inputs, targets, weights, buckets, seq2seq,
+                       softmax_loss_function=None, per_example_loss=False, name=None):
+    """Builds ``seq2seq(encoder_inputs[:e], decoder_inputs[:d])`` once per ``(e, d)`` bucket
+    (sharing variables) with its sequence loss; returns (outputs per bucket, losses)."""
+    from tideflow.ops.seq2seq_loss import legacy_sequence_loss, sequence_loss_by_example
+
+    if len(encoder_inputs) < buckets[-1][0]:
+        raise ValueError(f"Length of encoder_inputs ({len(encoder_inputs)}) must be at least "
+                         f"that of last bucket ({buckets[-1][0]}).")
+    if len(targets) < buckets[-1][1]:
+        raise ValueError(f"Length of targets ({len(targets)}) must be at least that of last "
+                         f"bucket ({buckets[-1][1]}).")
+    if len(weights) < buckets[-1][1]:
+        raise ValueError(f"Length of weights ({len(weights)}) must be at least that of last "
+                         f"bucket ({buckets[-1][1]}).")
+    all_inputs = encoder_inputs + decoder_inputs + targets + weights
+    losses = []
+    outputs = []
+    with ops.name_scope(name, "model_with_buckets", all_inputs):
+        for j, bucket in enumerate(buckets):
+            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                               reuse=True if j > 0 else None):
+                bucket_outputs, _ = seq2seq(encoder_inputs[:bucket[0]],
+                                            decoder_inputs[:bucket[1]])
+                outputs.append(bucket_outputs)
+                loss_fn = sequence_loss_by_example if per_example_loss else legacy_sequence_loss
+                losses.append(loss_fn(outputs[-1], targets[:bucket[1]], weights[:bucket[1]],
+                                      softmax_loss_function=softmax_loss_function))
+    return outputs, losses

@@ -221,9 +221,11 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         flat_first = [ops.convert_to_tensor(x) for x in nest.flatten(inputs[0])]
         for x in flat_first:
             shape = x.get_shape()
+            if shape.ndims == 1:
+                continue  # [batch] ids, e.g. for an EmbeddingWrapper cell (TF allows rank 1)
             if shape.ndims is not None and shape.ndims < 2:
-                raise ValueError(f"static_rnn: input {x.name} must have rank at least 2 "
-                                 f"([batch, depth]), but saw shape: {shape}")
+                raise ValueError(f"static_rnn: input {x.name} must have rank at least 1 "
+                                 f"([batch] ids or [batch, depth]), but saw shape: {shape}")
             if shape.ndims is not None and shape[1:].ndims and \
                     not TensorShape(shape[1:]).is_fully_defined():
                 raise ValueError("Input size (dimension 1 of inputs) must be accessible via "
