@@ -257,3 +257,26 @@ def test_legacy_embedding_rnn_seq2seq_with_buckets_trains_and_decodes():
     with pytest.raises(ValueError, match="encoder_inputs \\(3\\) must be at least"):
         tf.contrib.legacy_seq2seq.model_with_buckets(enc, dec, dec[1:], weights, [(4, 3)],
                                                      lambda e, d: seq2seq(e, d, False))
+
+
+def test_legacy_embedding_attention_seq2seq_builds_the_translate_model():
+    enc = [tf.placeholder(tf.int32, [None]) for _ in range(3)]
+    dec = [tf.placeholder(tf.int32, [None]) for _ in range(2)]
+    outputs, _ = tf.contrib.legacy_seq2seq.embedding_attention_seq2seq(
+        enc, dec, tf.nn.rnn_cell.GRUCell(4), 7, 5, embedding_size=3)
+    names = {v.op.name.split("embedding_attention_seq2seq/")[1] for v in tf.trainable_variables()}
+    for name in ("embedding_attention_decoder/attention_decoder/AttnW_0",
+                 "embedding_attention_decoder/attention_decoder/AttnV_0",
+                 "embedding_attention_decoder/attention_decoder/Attention_0/kernel",
+                 "embedding_attention_decoder/attention_decoder/AttnOutputProjection/kernel"):
+        assert name in names, sorted(names)
+    with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+        greedy, _ = tf.contrib.legacy_seq2seq.embedding_attention_seq2seq(
+            enc, dec, tf.nn.rnn_cell.GRUCell(4), 7, 5, embedding_size=3,
+            feed_previous=tf.constant(True))
+    feed = {p: [1, 4] for p in enc + dec}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, fed_back = sess.run([outputs, greedy], feed)
+    assert [o.shape for o in out] == [(2, 5), (2, 5)]  # logits over the decoder symbols
+    np.testing.assert_allclose(fed_back[0], out[0], rtol=1e-5)  # the first step reads dec[0]

@@ -9,7 +9,8 @@ import copy
 from tideflow.framework import dtypes, ops
 from tideflow.ops import rnn, variable_scope
 
-__all__ = ["basic_rnn_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+__all__ = ["attention_decoder", "basic_rnn_seq2seq", "embedding_attention_decoder",
+           "embedding_attention_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
            "model_with_buckets", "rnn_decoder", "tied_rnn_seq2seq"]
 
 
@@ -169,3 +170,180 @@ def model_with_buckets(encoder_inputs, decoder_inputs, targets, weights, buckets
                 losses.append(loss_fn(outputs[-1], targets[:bucket[1]], weights[:bucket[1]],
                                       softmax_loss_function=softmax_loss_function))
     return outputs, losses
+
+
+def _linear(args, output_size, dtype):
+    """``concat(args) @ kernel + bias`` with the ``kernel``/``bias`` variables of the current
+    scope (TF's ``_Linear``)."""
+    import tideflow as tf_api
+
+    total = sum(a.get_shape()[1].value for a in args)
+    kernel = variable_scope.get_variable("kernel", [total, output_size], dtype=dtype)
+    bias = variable_scope.get_variable("bias", [output_size], dtype=dtype,
+                                       initializer=tf_api.zeros_initializer())
+    x = args[0] if len(args) == 1 else tf_api.concat(args, 1)
+    return tf_api.nn.bias_add(tf_api.matmul(x, kernel), bias)
+
+
+def attention_decoder(decoder_inputs, initial_state, attention_states, cell, output_size=None,
+                      num_heads=1, loop_function=None, dtype=None, scope=None,
+                      initial_state_attention=False):
+    """``rnn_decoder`` with Bahdanau-style attention over ``attention_states`` ``[batch,
+    length, size]``: each step's input is mixed with the previous attention reads, and each
+    output is projected from the cell output and the new reads."""
+    import tideflow as tf_api
+    from tideflow.framework import nest
+
+    if not decoder_inputs:
+        raise ValueError("Must provide at least 1 input to attention decoder.")
+    if num_heads < 1:
+        raise ValueError("With less than 1 heads, use a non-attention decoder.")
+    if attention_states.get_shape()[2].value is None:
+        raise ValueError(f"Shape[2] of attention_states must be known: "
+                         f"{attention_states.get_shape()}")
+    if output_size is None:
+        output_size = cell.output_size
+    with variable_scope.variable_scope(scope or "attention_decoder", dtype=dtype) as vs:
+        dtype = vs.dtype
+        batch_size = tf_api.shape(decoder_inputs[0])[0]
+        attn_length = attention_states.get_shape()[1].value
+        if attn_length is None:
+            attn_length = tf_api.shape(attention_states)[1]
+        attn_size = attention_states.get_shape()[2].value
+        # the attention queries' keys: a 1x1 convolution of the states, once per head
+        hidden = tf_api.reshape(attention_states, [-1, attn_length, 1, attn_size])
+        hidden_features = []
+        v = []
+        for a in range(num_heads):
+            k = variable_scope.get_variable(f"AttnW_{a}", [1, 1, attn_size, attn_size],
+                                            dtype=dtype)
+            hidden_features.append(tf_api.nn.conv2d(hidden, k, [1, 1, 1, 1], "SAME"))
+            v.append(variable_scope.get_variable(f"AttnV_{a}", [attn_size], dtype=dtype))
+        state = initial_state
+
+        def attention(query):
+            if nest.is_sequence(query):
+                query = tf_api.concat(nest.flatten(query), 1)
+            reads = []
+            for a in range(num_heads):
+                with variable_scope.variable_scope(f"Attention_{a}"):
+                    y = tf_api.reshape(_linear([query], attn_size, dtype),
+                                          [-1, 1, 1, attn_size])
+                    s = tf_api.reduce_sum(v[a] * tf_api.tanh(hidden_features[a] + y),
+                                            [2, 3])
+                    weights = tf_api.nn.softmax(s)
+                    d = tf_api.reduce_sum(
+                        tf_api.reshape(weights, [-1, attn_length, 1, 1]) * hidden, [1, 2])
+                    reads.append(tf_api.reshape(d, [-1, attn_size]))
+            return reads
+
+        outputs = []
+        prev = None
+        attns = [tf_api.zeros(tf_api.stack([batch_size, attn_size]), dtype=dtype)
+                 for _ in range(num_heads)]
+        for a in attns:
+            a.set_shape([None, attn_size])
+        if initial_state_attention:
+            attns = attention(initial_state)
+        for i, inp in enumerate(decoder_inputs):
+            if i > 0:
+                variable_scope.get_variable_scope().reuse_variables()
+            if loop_function is not None and prev is not None:
+                with variable_scope.variable_scope("loop_function", reuse=True):
+                    inp = loop_function(prev, i)
+            input_size = inp.get_shape().with_rank(2)[1]
+            if input_size.value is None:
+                raise ValueError(f"Could not infer input size from input: {inp.name}")
+            x = _linear([inp, *attns], input_size.value, dtype)
+            cell_output, state = cell(x, state)
+            if i == 0 and initial_state_attention:
+                with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                                   reuse=True):
+                    attns = attention(state)
+            else:
+                attns = attention(state)
+            with variable_scope.variable_scope("AttnOutputProjection"):
+                output = _linear([cell_output, *attns], output_size, dtype)
+            if loop_function is not None:
+                prev = output
+            outputs.append(output)
+    return outputs, state
+
+
+def embedding_attention_decoder(decoder_inputs, initial_state, attention_states, cell,
+                                num_symbols, embedding_size, num_heads=1, output_size=None,
+                                output_projection=None, feed_previous=False,
+                                update_embedding_for_previous=True, dtype=None, scope=None,
+                                initial_state_attention=False):
+    """``attention_decoder`` over embedded int32 ``decoder_inputs`` (see
+    ``embedding_rnn_decoder`` for ``feed_previous``)."""
+    from tideflow.ops import embedding_ops
+
+    if output_size is None:
+        output_size = cell.output_size
+    if output_projection is not None:
+        biases = ops.convert_to_tensor(output_projection[1], dtype=dtype)
+        biases.get_shape().assert_is_compatible_with([num_symbols])
+    with variable_scope.variable_scope(scope or "embedding_attention_decoder", dtype=dtype):
+        embedding = variable_scope.get_variable("embedding", [num_symbols, embedding_size])
+        loop_function = (_extract_argmax_and_embed(embedding, output_projection,
+                                                   update_embedding_for_previous)
+                         if feed_previous else None)
+        emb_inp = [embedding_ops.embedding_lookup(embedding, i) for i in decoder_inputs]
+        return attention_decoder(emb_inp, initial_state, attention_states, cell,
+                                 output_size=output_size, num_heads=num_heads,
+                                 loop_function=loop_function,
+                                 initial_state_attention=initial_state_attention)
+
+
+def embedding_attention_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symbols,
+                                num_decoder_symbols, embedding_size, num_heads=1,
+                                output_projection=None, feed_previous=False, dtype=None,
+                                scope=None, initial_state_attention=False):
+    """The translate tutorial's model: an embedding encoder (a copy of ``cell``) whose
+    outputs the ``embedding_attention_decoder`` attends to."""
+    import tideflow as tf_api
+    from tideflow.framework import nest
+    from tideflow.ops.rnn_contrib_cells import EmbeddingWrapper, OutputProjectionWrapper
+
+    with variable_scope.variable_scope(scope or "embedding_attention_seq2seq",
+                                       dtype=dtype) as vs:
+        dtype = vs.dtype
+        encoder_cell = EmbeddingWrapper(copy.deepcopy(cell),
+                                        embedding_classes=num_encoder_symbols,
+                                        embedding_size=embedding_size)
+        encoder_outputs, encoder_state = rnn.static_rnn(encoder_cell, encoder_inputs,
+                                                        dtype=dtype)
+        top_states = [tf_api.reshape(e, [-1, 1, cell.output_size]) for e in encoder_outputs]
+        attention_states = tf_api.concat(top_states, 1)
+        output_size = None
+        if output_projection is None:
+            cell = OutputProjectionWrapper(cell, num_decoder_symbols)
+            output_size = num_decoder_symbols
+
+        def decode(feed_previous_bool, update_embedding=True):
+            return embedding_attention_decoder(
+                decoder_inputs, encoder_state, attention_states, cell, num_decoder_symbols,
+                embedding_size, num_heads=num_heads, output_size=output_size,
+                output_projection=output_projection, feed_previous=feed_previous_bool,
+                update_embedding_for_previous=update_embedding,
+                initial_state_attention=initial_state_attention)
+
+        if isinstance(feed_previous, bool):
+            return decode(feed_previous)
+
+        def branch(feed_previous_bool):
+            reuse = None if feed_previous_bool else True
+            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                               reuse=reuse):
+                outputs, state = decode(feed_previous_bool, update_embedding=False)
+                return outputs + nest.flatten(state)
+
+        outputs_and_state = tf_api.cond(feed_previous, lambda: branch(True),
+                                                  lambda: branch(False))
+        outputs_len = len(decoder_inputs)
+        state_list = outputs_and_state[outputs_len:]
+        state = state_list[0]
+        if nest.is_sequence(encoder_state):
+            state = nest.pack_sequence_as(structure=encoder_state, flat_sequence=state_list)
+        return outputs_and_state[:outputs_len], state
