@@ -280,3 +280,23 @@ def test_legacy_embedding_attention_seq2seq_builds_the_translate_model():
         out, fed_back = sess.run([outputs, greedy], feed)
     assert [o.shape for o in out] == [(2, 5), (2, 5)]  # logits over the decoder symbols
     np.testing.assert_allclose(fed_back[0], out[0], rtol=1e-5)  # the first step reads dec[0]
+
+
+def test_projector_config_is_written_next_to_the_event_files(tmp_path):
+    # word2vec_basic / mnist_with_projector: config.embeddings.add() then visualize_embeddings
+    from google.protobuf import text_format
+    from tideflow.contrib.tensorboard.plugins import projector
+
+    writer = tf.summary.FileWriter(str(tmp_path))
+    config = projector.ProjectorConfig()
+    embedding_conf = config.embeddings.add()
+    embedding_conf.tensor_name = "embedding:0"
+    embedding_conf.metadata_path = "metadata.tsv"
+    embedding_conf.sprite.single_image_dim.extend([28, 28])
+    projector.visualize_embeddings(writer, config)
+    writer.close()
+    with open(tmp_path / "projector_config.pbtxt") as f:
+        text = f.read()
+    assert 'tensor_name: "embedding:0"' in text
+    assert text_format.Parse(text, projector.ProjectorConfig()) == config
+    assert tf.contrib.tensorboard.plugins.projector is projector

@@ -258,6 +258,18 @@ def _contrib_util():
     return module
 
 
+def _contrib_tensorboard():
+    projector = __import__("tideflow.contrib_projector", fromlist=["projector"])
+    tensorboard = types.ModuleType(f"{__name__}.tensorboard", "``tf.contrib.tensorboard``.")
+    tensorboard.plugins = types.ModuleType(f"{__name__}.tensorboard.plugins",
+                                           "``tf.contrib.tensorboard.plugins``.")
+    tensorboard.plugins.projector = projector
+    sys.modules[tensorboard.__name__] = tensorboard
+    sys.modules[tensorboard.plugins.__name__] = tensorboard.plugins
+    sys.modules[f"{tensorboard.plugins.__name__}.projector"] = projector
+    return tensorboard
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -271,6 +283,7 @@ _LAZY_ALIASES = {
     "signal": lambda: __import__("tideflow.signal", fromlist=["signal"]),
     "stateless": _contrib_stateless,
     "util": _contrib_util,
+    "tensorboard": _contrib_tensorboard,
 }
 
 
