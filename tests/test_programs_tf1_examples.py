@@ -300,3 +300,29 @@ def test_projector_config_is_written_next_to_the_event_files(tmp_path):
     assert 'tensor_name: "embedding:0"' in text
     assert text_format.Parse(text, projector.ProjectorConfig()) == config
     assert tf.contrib.tensorboard.plugins.projector is projector
+
+
+def test_slim_nets_vgg_16_end_points_and_fine_tuning_variables():
+    from tideflow.contrib.slim.nets import vgg
+
+    slim = tf.contrib.slim
+    images = tf.placeholder(tf.float32, [None, 224, 224, 3])
+    with slim.arg_scope(vgg.vgg_arg_scope()):
+        logits, end_points = vgg.vgg_16(images, num_classes=5, is_training=False)
+    assert logits.shape.as_list() == [None, 5]
+    assert list(end_points)[:3] == ["vgg_16/conv1/conv1_1", "vgg_16/conv1/conv1_2",
+                                    "vgg_16/pool1"]
+    assert len(end_points) == 21 and end_points["vgg_16/fc8"] is logits
+    assert end_points["vgg_16/pool5"].shape.as_list() == [None, 7, 7, 512]
+    assert len(slim.get_variables_to_restore(exclude=["vgg_16/fc8"])) == 30
+    assert len(tf.losses.get_regularization_losses()) == 16
+
+
+def test_slim_utils_convert_collection_to_dict_uses_the_layer_aliases():
+    x = tf.zeros([1, 4])
+    out = tf.contrib.slim.fully_connected(x, 2, scope="fc", outputs_collections="ends")
+    plain = tf.identity(x, name="plain")
+    tf.add_to_collection("ends", plain)
+    ends = tf.contrib.slim.utils.convert_collection_to_dict("ends", clear_collection=True)
+    assert list(ends.items()) == [("fc", out), ("plain", plain)]
+    assert tf.get_collection("ends") == []

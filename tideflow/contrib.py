@@ -7,6 +7,7 @@ import importlib.machinery
 import sys
 import types
 
+from tideflow import contrib_slim_nets as _slim_nets
 from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import contrib_layers_more as _more
@@ -151,6 +152,10 @@ slim.variables = _namespace("slim.variables", "``slim.variables``.", framework,
                             framework.__all__)
 slim.losses = losses
 slim.metrics = metrics
+slim.utils = _slim_nets.utils
+slim.nets = _slim_nets.nets
+for _module in (slim.utils, slim.nets, slim.nets.vgg):
+    sys.modules[_module.__name__] = _module
 slim.evaluation = types.ModuleType(__name__ + ".slim.evaluation", "``slim.evaluation``.")
 slim.evaluation.evaluate_once = _contrib_evaluation.slim_evaluate_once
 slim.evaluation.evaluation_loop = _contrib_evaluation.slim_evaluation_loop
@@ -161,8 +166,8 @@ slim.evaluation.__all__ = ["checkpoints_iterator", "evaluate_once", "evaluation_
 sys.modules[slim.evaluation.__name__] = slim.evaluation
 slim.learning = _namespace("slim.learning", "``slim.learning``.", _slim_learning,
                            ("create_train_op", "train", "train_step"))
-slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses", "metrics",
-                       "variables"})
+slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses",
+                       "metrics", "nets", "utils", "variables"})
 sys.modules[slim.__name__] = slim
 
 

@@ -5,6 +5,7 @@
 
 import contextlib
 import functools
+import weakref
 
 from tideflow.framework import dtypes, ops
 from tideflow.ops import array_ops, concat_ops, constant_op, init_ops, linalg_ops, state_ops
@@ -53,11 +54,15 @@ def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, reg
                            regularizer=regularizer, trainable=trainable, collections=colls)
 
 
+# the end-point names slim layers give their outputs (TF sets ``tensor.aliases``; tideflow's
+# Tensor has fixed slots, so they live here): read by slim.utils.convert_collection_to_dict
+TENSOR_ALIASES = weakref.WeakKeyDictionary()
+
+
 def _collect_outputs(outputs_collections, alias, outputs):
-    # TF also records ``alias`` on the tensor; tideflow's Tensor has fixed slots, so only the
-    # collection is filled
-    del alias
     if outputs_collections:
+        alias = alias.removesuffix("/")
+        TENSOR_ALIASES.setdefault(outputs, []).append(alias)
         colls = [outputs_collections] if isinstance(outputs_collections, str) else list(
             outputs_collections)
         ops.add_to_collections(colls, outputs)

@@ -1,0 +1,132 @@
+"""``tf.contrib.slim``'s ``utils`` (named end points) and ``nets.vgg`` (VGG-A/16/19 as
+fully convolutional slim networks, returning ``(logits, end_points)`` as TF-Slim does)."""
+
+import collections
+import types
+
+from tideflow.framework import ops
+from tideflow.ops import array_ops, init_ops, nn_impl, regularizers, variable_scope
+from tideflow.ops import contrib_layers as layers
+from tideflow.ops import contrib_layers_more as more
+
+# ------------------------------------------------------------------------------------------
+# slim.utils
+# ------------------------------------------------------------------------------------------
+
+
+def append_tensor_alias(tensor, alias):
+    """Records ``alias`` (a trailing '/' dropped) as an end-point name of ``tensor``."""
+    alias = alias.removesuffix("/")
+    layers.TENSOR_ALIASES.setdefault(tensor, []).append(alias)
+    return tensor
+
+
+def get_tensor_aliases(tensor):
+    """The end-point names of ``tensor``: its aliases, else its name without ':0'."""
+    aliases = layers.TENSOR_ALIASES.get(tensor)
+    if aliases:
+        return list(aliases)
+    return [tensor.name.removesuffix(":0")]
+
+
+def collect_named_outputs(collections_, alias, outputs):
+    """Adds ``outputs`` to ``collections_`` under the end-point name ``alias``."""
+    if collections_:
+        append_tensor_alias(outputs, alias)
+        ops.add_to_collections(collections_, outputs)
+    return outputs
+
+
+def convert_collection_to_dict(collection, clear_collection=False):
+    """An OrderedDict from each end-point name to its tensor, in collection order."""
+    output = collections.OrderedDict(
+        (alias, tensor) for tensor in ops.get_collection(collection)
+        for alias in get_tensor_aliases(tensor))
+    if clear_collection:
+        ops.get_default_graph().clear_collection(collection)
+    return output
+
+
+utils = types.ModuleType("tideflow.contrib.slim.utils", "``slim.utils``: named end points.")
+for _name in ("append_tensor_alias", "collect_named_outputs", "convert_collection_to_dict",
+              "get_tensor_aliases"):
+    setattr(utils, _name, globals()[_name])
+utils.__all__ = ["append_tensor_alias", "collect_named_outputs", "convert_collection_to_dict",
+                 "get_tensor_aliases"]
+
+# ------------------------------------------------------------------------------------------
+# slim.nets.vgg
+# ------------------------------------------------------------------------------------------
+
+
+def vgg_arg_scope(weight_decay=0.0005):
+    """ReLU convolutions and fully connected layers with L2 weight decay, SAME padding."""
+    with layers.arg_scope([layers.conv2d, layers.fully_connected], activation_fn=nn_impl.relu,
+                          weights_regularizer=regularizers.l2_regularizer(weight_decay),
+                          biases_initializer=init_ops.zeros_initializer()), \
+            layers.arg_scope([layers.conv2d], padding="SAME") as arg_sc:
+        return arg_sc
+
+
+def _vgg(inputs, repeats, num_classes, is_training, dropout_keep_prob, spatial_squeeze,
+         scope, default_name):
+    with variable_scope.variable_scope(scope, default_name, [inputs]) as sc:
+        end_points_collection = sc.original_name_scope + "_end_points"
+        with layers.arg_scope([layers.conv2d, layers.fully_connected, layers.max_pool2d],
+                              outputs_collections=end_points_collection):
+            net = inputs
+            for block, (count, depth) in enumerate(zip(repeats, (64, 128, 256, 512, 512)), 1):
+                net = more.repeat(net, count, layers.conv2d, depth, [3, 3],
+                                  scope=f"conv{block}")
+                net = layers.max_pool2d(net, [2, 2], scope=f"pool{block}")
+            # the fully connected layers as convolutions
+            net = layers.conv2d(net, 4096, [7, 7], padding="VALID", scope="fc6")
+            net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                 scope="dropout6")
+            net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
+            net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                 scope="dropout7")
+            net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
+                                normalizer_fn=None, scope="fc8")
+            end_points = convert_collection_to_dict(end_points_collection)
+            if spatial_squeeze:
+                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
+                end_points[sc.name + "/fc8"] = net
+            return net, end_points
+
+
+def vgg_a(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
+          spatial_squeeze=True, scope="vgg_a"):
+    """VGG 11-layers (configuration A)."""
+    return _vgg(inputs, (1, 1, 2, 2, 2), num_classes, is_training, dropout_keep_prob,
+                spatial_squeeze, scope, "vgg_a")
+
+
+def vgg_16(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
+           spatial_squeeze=True, scope="vgg_16"):
+    """VGG 16-layers (configuration D)."""
+    return _vgg(inputs, (2, 2, 3, 3, 3), num_classes, is_training, dropout_keep_prob,
+                spatial_squeeze, scope, "vgg_16")
+
+
+def vgg_19(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
+           spatial_squeeze=True, scope="vgg_19"):
+    """VGG 19-layers (configuration E)."""
+    return _vgg(inputs, (2, 2, 4, 4, 4), num_classes, is_training, dropout_keep_prob,
+                spatial_squeeze, scope, "vgg_19")
+
+
+vgg_a.default_image_size = 224
+vgg_16.default_image_size = 224
+vgg_19.default_image_size = 224
+
+vgg = types.ModuleType("tideflow.contrib.slim.nets.vgg", "``slim.nets.vgg``.")
+for _name in ("vgg_a", "vgg_16", "vgg_19", "vgg_arg_scope"):
+    setattr(vgg, _name, globals()[_name])
+vgg.vgg_d = vgg_16
+vgg.vgg_e = vgg_19
+vgg.__all__ = ["vgg_16", "vgg_19", "vgg_a", "vgg_arg_scope", "vgg_d", "vgg_e"]
+
+nets = types.ModuleType("tideflow.contrib.slim.nets", "``slim.nets``: VGG.")
+nets.vgg = vgg
+nets.__all__ = ["vgg"]
