@@ -326,3 +326,18 @@ def test_slim_utils_convert_collection_to_dict_uses_the_layer_aliases():
     ends = tf.contrib.slim.utils.convert_collection_to_dict("ends", clear_collection=True)
     assert list(ends.items()) == [("fc", out), ("plain", plain)]
     assert tf.get_collection("ends") == []
+
+
+def test_slim_nets_alexnet_v2_runs():
+    from tideflow.contrib.slim.nets import alexnet
+
+    slim = tf.contrib.slim
+    images = tf.placeholder(tf.float32, [2, 224, 224, 3])
+    with slim.arg_scope(alexnet.alexnet_v2_arg_scope()):
+        logits, end_points = alexnet.alexnet_v2(images, num_classes=3, is_training=False)
+    assert end_points["alexnet_v2/pool5"].shape.as_list() == [2, 5, 5, 256]
+    assert end_points["alexnet_v2/conv1"].shape.as_list() == [2, 54, 54, 64]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run(logits, {images: np.random.RandomState(0).rand(2, 224, 224, 3)})
+    assert out.shape == (2, 3) and np.isfinite(out).all()

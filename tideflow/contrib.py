@@ -154,7 +154,7 @@ slim.losses = losses
 slim.metrics = metrics
 slim.utils = _slim_nets.utils
 slim.nets = _slim_nets.nets
-for _module in (slim.utils, slim.nets, slim.nets.vgg):
+for _module in (slim.utils, slim.nets, slim.nets.alexnet, slim.nets.vgg):
     sys.modules[_module.__name__] = _module
 slim.evaluation = types.ModuleType(__name__ + ".slim.evaluation", "``slim.evaluation``.")
 slim.evaluation.evaluate_once = _contrib_evaluation.slim_evaluate_once

@@ -127,6 +127,65 @@ vgg.vgg_d = vgg_16
 vgg.vgg_e = vgg_19
 vgg.__all__ = ["vgg_16", "vgg_19", "vgg_a", "vgg_arg_scope", "vgg_d", "vgg_e"]
 
-nets = types.ModuleType("tideflow.contrib.slim.nets", "``slim.nets``: VGG.")
+# ------------------------------------------------------------------------------------------
+# slim.nets.alexnet
+# ------------------------------------------------------------------------------------------
+
+
+def alexnet_v2_arg_scope(weight_decay=0.0005):
+    """ReLU layers with 0.1 biases and L2 weight decay; SAME convolutions, VALID pooling."""
+    with layers.arg_scope([layers.conv2d, layers.fully_connected], activation_fn=nn_impl.relu,
+                          biases_initializer=init_ops.constant_initializer(0.1),
+                          weights_regularizer=regularizers.l2_regularizer(weight_decay)), \
+            layers.arg_scope([layers.conv2d], padding="SAME"), \
+            layers.arg_scope([layers.max_pool2d], padding="VALID") as arg_sc:
+        return arg_sc
+
+
+def alexnet_v2(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
+               spatial_squeeze=True, scope="alexnet_v2"):
+    """AlexNet version 2 (one tower), its fully connected layers as convolutions."""
+    with variable_scope.variable_scope(scope, "alexnet_v2", [inputs]) as sc:
+        end_points_collection = sc.original_name_scope + "_end_points"
+        with layers.arg_scope([layers.conv2d, layers.fully_connected, layers.max_pool2d],
+                              outputs_collections=[end_points_collection]):
+            net = layers.conv2d(inputs, 64, [11, 11], 4, padding="VALID", scope="conv1")
+            net = layers.max_pool2d(net, [3, 3], 2, scope="pool1")
+            net = layers.conv2d(net, 192, [5, 5], scope="conv2")
+            net = layers.max_pool2d(net, [3, 3], 2, scope="pool2")
+            net = layers.conv2d(net, 384, [3, 3], scope="conv3")
+            net = layers.conv2d(net, 384, [3, 3], scope="conv4")
+            net = layers.conv2d(net, 256, [3, 3], scope="conv5")
+            net = layers.max_pool2d(net, [3, 3], 2, scope="pool5")
+            with layers.arg_scope(
+                    [layers.conv2d],
+                    weights_initializer=init_ops.truncated_normal_initializer(0.0, 0.005),
+                    biases_initializer=init_ops.constant_initializer(0.1)):
+                net = layers.conv2d(net, 4096, [5, 5], padding="VALID", scope="fc6")
+                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                     scope="dropout6")
+                net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
+                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                     scope="dropout7")
+                net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
+                                    normalizer_fn=None,
+                                    biases_initializer=init_ops.zeros_initializer(),
+                                    scope="fc8")
+            end_points = convert_collection_to_dict(end_points_collection)
+            if spatial_squeeze:
+                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
+                end_points[sc.name + "/fc8"] = net
+            return net, end_points
+
+
+alexnet_v2.default_image_size = 224
+
+alexnet = types.ModuleType("tideflow.contrib.slim.nets.alexnet", "``slim.nets.alexnet``.")
+alexnet.alexnet_v2 = alexnet_v2
+alexnet.alexnet_v2_arg_scope = alexnet_v2_arg_scope
+alexnet.__all__ = ["alexnet_v2", "alexnet_v2_arg_scope"]
+
+nets = types.ModuleType("tideflow.contrib.slim.nets", "``slim.nets``: AlexNet and VGG.")
+nets.alexnet = alexnet
 nets.vgg = vgg
-nets.__all__ = ["vgg"]
+nets.__all__ = ["alexnet", "vgg"]
