@@ -127,3 +127,21 @@ def test_same_numbers_as_real_tensorflow():
         np.testing.assert_allclose(g, e, rtol=2e-6, atol=1e-7)
     assert got[5] == expected[5] and got[6] == expected[6]
 
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64])
+def test_passes_do_not_change_the_numbers(monkeypatch, dt):
+    # filled pass by pass (bounded temporaries): the same numbers whatever the pass size
+    def draw():
+        out = []
+        for fn in (philox.uniform, philox.normal, philox.truncated_normal):
+            out.append(fn(philox.PhiloxStream(9, 4), (7, 13), dt))
+        out.append(philox.uniform_int(philox.PhiloxStream(9, 4), (91,), -5, 1000, np.int32))
+        out.append(philox.uniform_int(philox.PhiloxStream(9, 4), (91,), 0, 10 ** 12, np.int64))
+        return out
+
+    whole = draw()
+    monkeypatch.setattr(philox, "_GROUPS_PER_PASS", 3)
+    for a, b in zip(whole, draw(), strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype

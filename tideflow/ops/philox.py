@@ -145,90 +145,103 @@ def _box_muller_double(x0, x1, x2, x3):
     return np.sin(v1) * u2, np.cos(v1) * u2
 
 
-def uniform(stream, shape, np_dtype):
-    """RandomUniform: [0, 1) of ``np_dtype`` (half, bfloat16, float32 or float64)."""
+_GROUPS_PER_PASS = 1 << 16  # output groups made per pass: temporaries of a few MB
+
+
+def _fill(stream, shape, dt, per_group, make):
+    """An array of ``shape`` filled pass by pass: ``make(base, first_group, count)`` gives
+    the values [count, per_group] of those output groups."""
     n = int(np.prod(shape, dtype=np.int64))
     base = stream.reserve(n)
+    groups = (n + per_group - 1) // per_group
+    out = np.empty(groups * per_group, dtype=dt)
+    for first in range(0, groups, _GROUPS_PER_PASS):
+        count = min(_GROUPS_PER_PASS, groups - first)
+        out[first * per_group:(first + count) * per_group] = make(base, first, count).reshape(-1)
+    return out[:n].reshape(shape)
+
+
+def uniform(stream, shape, np_dtype):
+    """RandomUniform: [0, 1) of ``np_dtype`` (half, bfloat16, float32 or float64)."""
     dt = np.dtype(np_dtype)
-    if dt == np.float64:
-        blocks = stream.blocks(base, (n + 1) // 2)
-        out = np.stack([_double01(blocks[:, 0], blocks[:, 1]),
-                        _double01(blocks[:, 2], blocks[:, 3])], axis=1)
-    else:
-        words = stream.blocks(base, (n + 3) // 4).reshape(-1)
+
+    def make(base, first, count):
+        b = stream.blocks(base, count, start=first)
+        if dt == np.float64:
+            return np.stack([_double01(b[:, 0], b[:, 1]), _double01(b[:, 2], b[:, 3])], axis=1)
         if dt == np.float16:
-            out = _half01(words)
-        elif dt == np.float32:
-            out = _float01(words)
-        else:  # bfloat16: 7 mantissa bits, as TF's Uint16ToGfloat16
-            bits = ((words & np.uint32(0x7F)) | np.uint32(127 << 7)).astype(np.uint16)
-            out = (bits.astype(np.uint32) << np.uint32(16)).view(np.float32) - np.float32(1.0)
-    return out.reshape(-1)[:n].astype(dt, copy=False).reshape(shape)
+            return _half01(b)
+        if dt == np.float32:
+            return _float01(b)
+        # bfloat16: 7 mantissa bits, as TF's Uint16ToGfloat16
+        bits = ((b & np.uint32(0x7F)) | np.uint32(127 << 7)).astype(np.uint32)
+        return (bits << np.uint32(16)).view(np.float32) - np.float32(1.0)
+
+    return _fill(stream, shape, dt, 2 if dt == np.float64 else 4, make)
 
 
 def normal(stream, shape, np_dtype):
     """RandomStandardNormal: Box-Muller pairs from each block's words (0, 1) and (2, 3)."""
-    n = int(np.prod(shape, dtype=np.int64))
-    base = stream.reserve(n)
     dt = np.dtype(np_dtype)
-    if dt == np.float64:
-        b = stream.blocks(base, (n + 1) // 2)
-        f0, f1 = _box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
-        out = np.stack([f0, f1], axis=1)
-    else:
-        b = stream.blocks(base, (n + 3) // 4)
+
+    def make(base, first, count):
+        b = stream.blocks(base, count, start=first)
+        if dt == np.float64:
+            return np.stack(_box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3]), axis=1)
         a0, a1 = _box_muller_float(b[:, 0], b[:, 1])
         c0, c1 = _box_muller_float(b[:, 2], b[:, 3])
-        out = np.stack([a0, a1, c0, c1], axis=1)
-    return out.reshape(-1)[:n].astype(dt).reshape(shape)
+        return np.stack([a0, a1, c0, c1], axis=1)
+
+    return _fill(stream, shape, dt, 2 if dt == np.float64 else 4, make)
 
 
 def truncated_normal(stream, shape, np_dtype):
     """TruncatedNormal: per group of 4 outputs (2 doubles), Box-Muller pairs over the
     group's words in order, each value kept when ``|x| < 2``, until the group is full."""
-    n = int(np.prod(shape, dtype=np.int64))
-    base = stream.reserve(n)
     dt = np.dtype(np_dtype)
-    groups = (n + 3) // 4 if dt != np.float64 else (n + 1) // 2
-    per_group = 4 if dt != np.float64 else 2
+    per_group = 2 if dt == np.float64 else 4
     step = per_group * GROUP_RESERVE // 4  # blocks reserved per group of outputs
-    out = np.empty((groups, per_group), dtype=np.float64)
-    todo = np.arange(groups)
-    blocks_read = 0
-    taken = np.zeros(groups, dtype=np.int64)
-    while todo.size:
-        # the next block of every unfinished group: its words in order
-        offsets = np.uint64(blocks_read) + np.uint64(step) * todo.astype(np.uint64)
-        b = _philox_words(*_counter_words(base, offsets), stream.key)
-        if dt == np.float64:
-            cands = np.stack(_box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3]), axis=1)
-        else:
-            cands = np.concatenate([np.stack(_box_muller_float(b[:, 0], b[:, 1]), axis=1),
-                                    np.stack(_box_muller_float(b[:, 2], b[:, 3]), axis=1)],
-                                   axis=1).astype(np.float64)
-        ok = np.abs(cands) < 2.0
-        for j in range(cands.shape[1]):
-            sel = ok[:, j] & (taken[todo] < per_group)
-            rows = todo[sel]
-            out[rows, taken[rows]] = cands[sel, j]
-            taken[rows] += 1
-        todo = todo[taken[todo] < per_group]
-        blocks_read += 1
-    return out.reshape(-1)[:n].astype(dt).reshape(shape)
+
+    def make(base, first, count):
+        out = np.empty((count, per_group), dtype=np.float64)
+        todo = np.arange(count)
+        taken = np.zeros(count, dtype=np.int64)
+        blocks_read = 0
+        while todo.size:
+            # the next block of every unfinished group: its words in order
+            offsets = np.uint64(blocks_read) + np.uint64(step) * (todo + first).astype(np.uint64)
+            b = _philox_words(*_counter_words(base, offsets), stream.key)
+            if dt == np.float64:
+                cands = np.stack(_box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3]), axis=1)
+            else:
+                cands = np.concatenate([np.stack(_box_muller_float(b[:, 0], b[:, 1]), axis=1),
+                                        np.stack(_box_muller_float(b[:, 2], b[:, 3]), axis=1)],
+                                       axis=1).astype(np.float64)
+            ok = np.abs(cands) < 2.0
+            for j in range(cands.shape[1]):
+                sel = ok[:, j] & (taken[todo] < per_group)
+                rows = todo[sel]
+                out[rows, taken[rows]] = cands[sel, j]
+                taken[rows] += 1
+            todo = todo[taken[todo] < per_group]
+            blocks_read += 1
+        return out
+
+    return _fill(stream, shape, dt, per_group, make)
 
 
 def uniform_int(stream, shape, lo, hi, np_dtype):
     """RandomUniformInt: ``lo + word % (hi - lo)``; int64 from two words (low first)."""
-    n = int(np.prod(shape, dtype=np.int64))
-    base = stream.reserve(n)
     dt = np.dtype(np_dtype)
     span = int(hi) - int(lo)
-    if dt == np.int64:
-        b = stream.blocks(base, (n + 1) // 2).astype(np.uint64)
-        bits = np.stack([b[:, 0] | (b[:, 1] << _SHIFT32), b[:, 2] | (b[:, 3] << _SHIFT32)],
-                        axis=1).reshape(-1)[:n]
-        vals = (bits % np.uint64(span)).astype(np.int64) + np.int64(lo)
-    else:
-        words = stream.blocks(base, (n + 3) // 4).reshape(-1)[:n]
-        vals = (words % np.uint32(span)).astype(np.int64) + int(lo)
-    return vals.astype(dt).reshape(shape)
+
+    def make(base, first, count):
+        b = stream.blocks(base, count, start=first)
+        if dt == np.int64:
+            b = b.astype(np.uint64)
+            bits = np.stack([b[:, 0] | (b[:, 1] << _SHIFT32), b[:, 2] | (b[:, 3] << _SHIFT32)],
+                            axis=1)
+            return (bits % np.uint64(span)).astype(np.int64) + np.int64(lo)
+        return (b % np.uint32(span)).astype(np.int64) + int(lo)
+
+    return _fill(stream, shape, dt, 2 if dt == np.int64 else 4, make)
