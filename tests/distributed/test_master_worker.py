@@ -162,3 +162,16 @@ def test_device_filters_limit_the_tasks_seen():
     names = [d.name for d in m.list_devices(master_pb2.ListDevicesRequest(
         session_handle=s.handle)).remote_device]
     assert names and not any("task:1" in n for n in names)
+
+
+def test_step_error_prefers_the_cause_over_the_cleanup():
+    # a part that failed because the step was cleaned up (Cancelled) must not hide the part
+    # whose task lost its graphs (Aborted): the monitored session recovers from Aborted only
+    from tideflow.distributed.master import _first_error
+
+    cancelled = errors.CancelledError(None, None, "Step 7 was cleaned up")
+    aborted = errors.AbortedError(None, None, "Graph handle is not found")
+    unavailable = errors.UnavailableError(None, None, "Socket closed")
+    assert _first_error([cancelled, aborted]) is aborted
+    assert _first_error([cancelled, aborted, unavailable]) is unavailable
+    assert _first_error([cancelled]) is cancelled

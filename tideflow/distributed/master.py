@@ -66,10 +66,13 @@ def _task_matches(filters, job, task):
 
 
 def _first_error(errs):
-    """The most telling of several step errors: not the Cancelled/Aborted caused by others."""
-    for e in errs:
-        if not isinstance(e, (errors.CancelledError, errors.AbortedError)):
-            return e
+    """The most telling of several step errors: not the Cancelled/Aborted caused by others;
+    among those, Aborted (a task lost its graphs: the session must be recreated) before
+    Cancelled (this step's parts being cleaned up after another part failed)."""
+    for kinds in ((errors.CancelledError, errors.AbortedError), (errors.CancelledError,)):
+        for e in errs:
+            if not isinstance(e, kinds):
+                return e
     return errs[0]
 
 
