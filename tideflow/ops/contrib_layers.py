@@ -32,6 +32,11 @@ _RELU = _Relu()
 _ZEROS = init_ops.zeros_initializer()
 
 
+def _check_format(data_format):
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+
+
 def _collections(variables_collections, name):
     if variables_collections is None:
         return []
@@ -220,8 +225,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         raise NotImplementedError(
             "batch_norm: batch_weights, renorm, adjustment and zero_debias_moving_mean are not "
             "supported by tideflow")
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+    _check_format(data_format)
     param_initializers = param_initializers or {}
     param_regularizers = param_regularizers or {}
     with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
@@ -276,8 +280,7 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
 
 def _pool(kind, default_scope, inputs, kernel_size, stride, padding, data_format,
           outputs_collections, scope):
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
+    _check_format(data_format)
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(stride, "stride")
     if data_format == "NCHW":

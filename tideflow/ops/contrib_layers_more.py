@@ -43,11 +43,6 @@ def _channels(inputs, data_format, who):
     return ch
 
 
-def _check_format(data_format):
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
-
-
 def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
                             data_format="NHWC", activation_fn=cl._RELU, normalizer_fn=None,
                             normalizer_params=None, weights_initializer=None,
@@ -56,7 +51,7 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
                             outputs_collections=None, trainable=True, scope=None):
     """The transpose of a 2-D convolution: weights ``[kh, kw, num_outputs, in]``; SAME gives
     ``in * stride`` spatially, VALID ``in * stride + max(k - stride, 0)``."""
-    _check_format(data_format)
+    cl._check_format(data_format)
     if weights_initializer is None:
         weights_initializer = xavier_initializer()
     kh, kw = cl._pair(kernel_size, "kernel_size")
@@ -110,7 +105,7 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
     """A depthwise convolution (``depthwise_weights [kh, kw, in, depth_multiplier]``)
     followed, when ``num_outputs`` is not None, by a 1x1 pointwise one
     (``pointwise_weights [1, 1, in * depth_multiplier, num_outputs]``)."""
-    _check_format(data_format)
+    cl._check_format(data_format)
     if weights_initializer is None:
         weights_initializer = xavier_initializer()
     if pointwise_initializer is None:
@@ -218,7 +213,7 @@ def bias_add(inputs, activation_fn=None, initializer=cl._ZEROS, regularizer=None
              variables_collections=None, outputs_collections=None, trainable=True,
              data_format="NHWC", scope=None):
     """Adds a ``biases`` variable over the channel dimension, then ``activation_fn``."""
-    _check_format(data_format)
+    cl._check_format(data_format)
     with vs.variable_scope(scope, "BiasAdd", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
         shape = inputs.get_shape()

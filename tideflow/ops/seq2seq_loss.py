@@ -2,7 +2,8 @@
 per-step cross-entropy averaged or summed over time steps and batch as TF's."""
 
 from tideflow.framework import ops
-from tideflow.ops import array_ops, cast_ops, fill_ops, gather_ops, math_ops, reduction_ops
+from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
+from tideflow.ops.special_math_ops import div_no_nan
 
 
 def _xent(labels, logits, softmax_loss_function):
@@ -11,13 +12,6 @@ def _xent(labels, logits, softmax_loss_function):
 
         return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
     return softmax_loss_function(labels=labels, logits=logits)
-
-
-def _div_no_nan(num, den):
-    # 0 where den == 0, with a finite gradient on both branches
-    zero = math_ops.equal(den, 0)
-    safe = gather_ops.where(zero, fill_ops.ones_like(den), den)
-    return gather_ops.where(zero, fill_ops.zeros_like(num), num / safe)
 
 
 def _count_nonzero(weights, axis=None):
@@ -57,23 +51,23 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
         crossent = _xent(flat_targets, flat_logits, softmax_loss_function)
         crossent = crossent * array_ops.reshape(weights, [-1])
         if average_across_timesteps and average_across_batch:
-            return _div_no_nan(reduction_ops.reduce_sum(crossent),
+            return div_no_nan(reduction_ops.reduce_sum(crossent),
                                reduction_ops.reduce_sum(weights))
         if sum_over_timesteps and sum_over_batch:
-            return _div_no_nan(reduction_ops.reduce_sum(crossent), _count_nonzero(weights))
+            return div_no_nan(reduction_ops.reduce_sum(crossent), _count_nonzero(weights))
         batch_steps = array_ops.shape(logits)[0:2]
         crossent = array_ops.reshape(crossent, batch_steps)
         if average_across_timesteps and not average_across_batch:
-            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
                                    reduction_ops.reduce_sum(weights, axis=[1]))
         if not average_across_timesteps and average_across_batch:
-            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
                                    reduction_ops.reduce_sum(weights, axis=[0]))
         if sum_over_timesteps and not sum_over_batch:
-            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[1]),
                                    _count_nonzero(weights, axis=[1]))
         if not sum_over_timesteps and sum_over_batch:
-            crossent = _div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
+            crossent = div_no_nan(reduction_ops.reduce_sum(crossent, axis=[0]),
                                    _count_nonzero(weights, axis=[0]))
         return crossent
 
