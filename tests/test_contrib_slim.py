@@ -321,3 +321,19 @@ def test_slim_learning_train_writes_checkpoints_and_resumes(tmp_path):
     assert tf.train.latest_checkpoint(logdir).endswith("model.ckpt-80")
     assert second <= first
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(logdir))
+
+
+def test_optimize_loss_gradient_multipliers_by_name_and_variable():
+    w = tf.Variable([1.0, 2.0], name="w")
+    v = tf.Variable([3.0], name="v")
+    gs = tf.train.get_or_create_global_step()
+    loss = tf.reduce_sum(w * w) + tf.reduce_sum(v * v)
+    op = tf.contrib.layers.optimize_loss(loss, gs, 0.1, "SGD", summaries=[],
+                                         gradient_multipliers={"w": 0.5, v: 2.0})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(op)
+        got_w, got_v = sess.run([w, v])
+    np.testing.assert_allclose(got_w, [1.0 - 0.1 * 0.5 * 2, 2.0 - 0.1 * 0.5 * 4])
+    np.testing.assert_allclose(got_v, [3.0 - 0.1 * 2.0 * 6])
+    tf.reset_default_graph()

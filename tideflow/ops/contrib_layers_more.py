@@ -474,13 +474,9 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
                 noisy.append((g, v))
             grads_and_vars = noisy
         if gradient_multipliers is not None:
-            scaled = []
-            for g, v in grads_and_vars:
-                key = v if v in gradient_multipliers else v.op.name
-                if g is not None and key in gradient_multipliers:
-                    g = g * gradient_multipliers[key]
-                scaled.append((g, v))
-            grads_and_vars = scaled
+            from tideflow.train.slim_learning import multiply_gradients
+
+            grads_and_vars = multiply_gradients(grads_and_vars, gradient_multipliers)
         if "global_gradient_norm" in summaries or "gradient_norm" in summaries:
             summary.scalar("global_norm/gradient_norm",
                            clip_ops.global_norm([g for g, _ in grads_and_vars if g is not None]))

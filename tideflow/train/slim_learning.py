@@ -27,7 +27,8 @@ def _clip_by_norm(grads_and_vars, max_norm):
     return clipped
 
 
-def _multiply_gradients(grads_and_vars, multipliers):
+def multiply_gradients(grads_and_vars, multipliers):
+    """Each gradient times its variable's multiplier (keyed by variable or op name)."""
     out = []
     for grad, var in grads_and_vars:
         key = var if var in multipliers else var.op.name
@@ -70,7 +71,7 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
         colocate_gradients_with_ops=colocate_gradients_with_ops)
     if gradient_multipliers:
         with ops.name_scope("multiply_grads"):
-            grads = _multiply_gradients(grads, gradient_multipliers)
+            grads = multiply_gradients(grads, gradient_multipliers)
     if clip_gradient_norm > 0:
         with ops.name_scope("clip_grads"):
             grads = _clip_by_norm(grads, clip_gradient_norm)
