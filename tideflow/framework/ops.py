@@ -148,7 +148,10 @@ class Tensor:
         return f'<tf.Tensor {self.name!r} shape={self._shape} dtype={self._dtype.name}>'
 
     def __str__(self):
-        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        # As TF: the shape only when its rank is known, the device only when one is set.
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
 
     def __hash__(self):
         return id(self)
