@@ -23,3 +23,23 @@ def test_tensor_str_omits_unknown_shape_and_shows_device():
     assert str(b) == 'Tensor("b:0", dtype=float32)'
     assert str(c) == 'Tensor("c:0", shape=(?, 2), dtype=int32)'
     assert repr(b) == "<tf.Tensor 'b:0' shape=<unknown> dtype=float32>"
+
+
+def test_while_loop_returns_the_body_structure_and_tensor_array_shapes():
+    # TF's BuildLoop packs the outputs as the body returned them: loop_vars given as a list and
+    # a body returning a tuple give a tuple, and a TensorArray written in the body keeps the
+    # element shape it inferred (real TF 1.x: stack() -> (?, 4, 3)).
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+
+    def body(k, ta):
+        return k + 1, ta.write(k, tf.ones([4, 3]) * tf.cast(k, tf.float32))
+
+    out = tf.while_loop(lambda k, ta: k < 4, body, [0, ta])
+    assert isinstance(out, tuple)
+    stacked = out[1].stack()
+    assert stacked.get_shape().as_list() == [None, 4, 3]
+    assert out[1].read(0).get_shape().as_list() == [4, 3]
+    with tf.Session() as s:
+        v = s.run(stacked)
+    assert v.shape == (4, 4, 3)
+    assert (v[:, 0, 0] == [0, 1, 2, 3]).all()

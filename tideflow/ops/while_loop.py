@@ -270,8 +270,10 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
 
 def _result_structure(structure, body_result):
+    # As TF's BuildLoop: the outputs take the structure the body returned (a tuple where the
+    # loop variables were a list, and the TensorArrays with the element shapes it wrote).
     try:
-        nest.assert_same_structure(structure, body_result, check_types=True)
+        nest.assert_same_structure(structure, body_result, check_types=False)
         return body_result
     except (ValueError, TypeError):
         return structure
