@@ -25,21 +25,47 @@ from tideflow.ops.layers_conv import Conv2DTranspose as Convolution2DTranspose
 from tideflow.ops.layers_conv import Conv2DTranspose as Deconvolution2D
 from tideflow.ops.layers_conv import MaxPooling1D as MaxPool1D
 from tideflow.ops.layers_conv import MaxPooling2D as MaxPool2D
+from tideflow.ops.layers_conv_more import (
+    AveragePooling3D,
+    Conv3D,
+    Conv3DTranspose,
+    MaxPooling3D,
+    SeparableConv1D,
+    SeparableConv2D,
+    average_pooling3d,
+    conv3d,
+    conv3d_transpose,
+    max_pooling3d,
+    separable_conv1d,
+    separable_conv2d,
+)
+from tideflow.ops.layers_conv_more import AveragePooling3D as AvgPool3D
+from tideflow.ops.layers_conv_more import Conv3D as Convolution3D
+from tideflow.ops.layers_conv_more import Conv3DTranspose as Convolution3DTranspose
+from tideflow.ops.layers_conv_more import MaxPooling3D as MaxPool3D
+from tideflow.ops.layers_conv_more import SeparableConv1D as SeparableConvolution1D
+from tideflow.ops.layers_conv_more import SeparableConv2D as SeparableConvolution2D
 from tideflow.ops.layers_core import Dense, Dropout, Flatten, dense, dropout, flatten
 from tideflow.ops.layers_norm import BatchNormalization, batch_normalization
 
 __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
+    "AveragePooling3D",
     "AvgPool1D",
     "AvgPool2D",
+    "AvgPool3D",
     "BatchNormalization",
     "Conv1D",
     "Conv2D",
     "Conv2DTranspose",
+    "Conv3D",
+    "Conv3DTranspose",
     "Convolution1D",
     "Convolution2D",
     "Convolution2DTranspose",
+    "Convolution3D",
+    "Convolution3DTranspose",
     "Deconvolution2D",
     "Dense",
     "Dropout",
@@ -48,17 +74,29 @@ __all__ = [
     "Layer",
     "MaxPool1D",
     "MaxPool2D",
+    "MaxPool3D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "MaxPooling3D",
+    "SeparableConv1D",
+    "SeparableConv2D",
+    "SeparableConvolution1D",
+    "SeparableConvolution2D",
     "average_pooling1d",
     "average_pooling2d",
+    "average_pooling3d",
     "batch_normalization",
     "conv1d",
     "conv2d",
     "conv2d_transpose",
+    "conv3d",
+    "conv3d_transpose",
     "dense",
     "dropout",
     "flatten",
     "max_pooling1d",
     "max_pooling2d",
+    "max_pooling3d",
+    "separable_conv1d",
+    "separable_conv2d",
 ]
