@@ -508,7 +508,10 @@ def _sparse_softmax_xent(features, labels):
             f"Received a label value of {first} which is outside the valid range of [0, {n}).  "
             f"Label values: {' '.join(str(v) for v in labels.tolist())}",
         )
-    shifted = features - np.maximum.reduce(features, axis=1, keepdims=True)
+    # C order whatever the input's layout (an einsum or transpose result may be strided): the
+    # label entries below are written through a flat view of this array
+    shifted = np.subtract(features, np.maximum.reduce(features, axis=1, keepdims=True),
+                          order="C")
     # each row's label entry in the flattened (C-contiguous) array: 1-D takes are cheaper
     # than a (rows, labels) pair of fancy indices
     at = np.arange(0, shifted.size, n) if n else np.zeros(labels.shape, np.intp)
