@@ -39,3 +39,22 @@ def test_sparse_xent_gradient_of_strided_rank3_logits_subtracts_the_labels(make_
     expect = _softmax(np.einsum("btd,vd->btv", a_np, e_np).astype(np.float64))
     expect -= np.eye(5)[y_np]
     np.testing.assert_allclose(got, expect, rtol=1e-4, atol=1e-5)
+
+
+def test_cast_of_a_sparse_tensor_casts_its_values():
+    # speech/OCR tutorials: label error rate of a CTC decode (int64 SparseTensor) against int32
+    # sparse targets, tf.edit_distance(tf.cast(decoded[0], tf.int32), targets)
+    logits = tf.constant(np.log(np.eye(3, dtype=np.float32)[[1, 1, 2, 2]] + 1e-3)[:, None, :])
+    decoded, _ = tf.nn.ctc_greedy_decoder(logits, [4])
+    sp = tf.cast(decoded[0], tf.int32)
+    assert isinstance(sp, tf.SparseTensor) and sp.dtype == tf.int32
+    assert sp.indices is decoded[0].indices
+    targets = tf.SparseTensor([[0, 0], [0, 1]], tf.constant([1, 1], tf.int32), [1, 2])
+    dist = tf.edit_distance(sp, targets, normalize=False)
+    slices = tf.cast(tf.IndexedSlices(tf.constant([1.5, 2.5]), tf.constant([0, 2])), tf.int32)
+    assert isinstance(slices, tf.IndexedSlices) and slices.dtype == tf.int32
+    with tf.Session() as sess:
+        values, d, sv = sess.run([sp.values, dist, slices.values])
+    # greedy decode of [1, 1, blank, blank] (the last class is the blank) merges the repeat: [1]
+    assert values.tolist() == [1] and values.dtype == np.int32
+    assert d.tolist() == [1.0] and sv.tolist() == [1, 2]

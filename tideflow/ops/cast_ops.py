@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops, sparse_tensor
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops.array_ops import _np, _register_fold
 
@@ -59,6 +59,12 @@ def cast(x, dtype, name=None):
     if isinstance(x, ops.Tensor) and x.dtype.base_dtype == base:
         return x
     with ops.name_scope(name, "Cast", [x]) as scope:
+        if isinstance(x, sparse_tensor.SparseTensor):
+            # as TF: the values are cast, indices and dense shape pass through
+            return sparse_tensor.SparseTensor(x.indices, cast(x.values, base, name=scope),
+                                              x.dense_shape)
+        if isinstance(x, IndexedSlices):
+            return IndexedSlices(cast(x.values, base, name=scope), x.indices, x.dense_shape)
         x = ops.convert_to_tensor(x, name="x")
         if x.dtype.base_dtype != base:
             x = ops.apply_op("Cast", [x], {"DstT": base}, name=scope)._outputs[0]
