@@ -706,6 +706,28 @@ _LAZY = {
     "audio_summary": ("tideflow.summary.summary", "audio_summary"),
     "merge_summary": ("tideflow.summary.summary", "merge_summary"),
     "merge_all_summaries": ("tideflow.summary.summary", "merge_all_summaries"),
+    # 0.8-0.11 names (tideflow/ops/legacy_aliases.py)
+    "listdiff": ("tideflow.ops.legacy_aliases", "listdiff"),
+    "complex_abs": ("tideflow.ops.legacy_aliases", "complex_abs"),
+    "batch_matrix_determinant": ("tideflow.ops.legacy_aliases", "batch_matrix_determinant"),
+    "batch_matrix_inverse": ("tideflow.ops.legacy_aliases", "batch_matrix_inverse"),
+    "batch_cholesky": ("tideflow.ops.legacy_aliases", "batch_cholesky"),
+    "batch_matrix_solve": ("tideflow.ops.legacy_aliases", "batch_matrix_solve"),
+    "batch_matrix_triangular_solve": ("tideflow.ops.legacy_aliases", "batch_matrix_triangular_solve"),
+    "batch_matrix_solve_ls": ("tideflow.ops.legacy_aliases", "batch_matrix_solve_ls"),
+    "batch_self_adjoint_eig": ("tideflow.ops.legacy_aliases", "batch_self_adjoint_eig"),
+    "batch_self_adjoint_eigvals": ("tideflow.ops.legacy_aliases", "batch_self_adjoint_eigvals"),
+    "batch_svd": ("tideflow.ops.legacy_aliases", "batch_svd"),
+    "batch_matrix_diag": ("tideflow.ops.legacy_aliases", "batch_matrix_diag"),
+    "batch_matrix_diag_part": ("tideflow.ops.legacy_aliases", "batch_matrix_diag_part"),
+    "batch_matrix_set_diag": ("tideflow.ops.legacy_aliases", "batch_matrix_set_diag"),
+    "batch_matrix_band_part": ("tideflow.ops.legacy_aliases", "batch_matrix_band_part"),
+    "batch_fft": ("tideflow.ops.legacy_aliases", "batch_fft"),
+    "batch_ifft": ("tideflow.ops.legacy_aliases", "batch_ifft"),
+    "batch_fft2d": ("tideflow.ops.legacy_aliases", "batch_fft2d"),
+    "batch_ifft2d": ("tideflow.ops.legacy_aliases", "batch_ifft2d"),
+    "batch_fft3d": ("tideflow.ops.legacy_aliases", "batch_fft3d"),
+    "batch_ifft3d": ("tideflow.ops.legacy_aliases", "batch_ifft3d"),
 }
 
 

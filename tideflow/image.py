@@ -127,6 +127,7 @@ __all__ = [
     "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "per_image_whitening",
     "psnr",
     "random_brightness",
     "random_contrast",
@@ -160,3 +161,5 @@ __all__ = [
     "yiq_to_rgb",
     "yuv_to_rgb",
 ]
+
+per_image_whitening = per_image_standardization  # its name before 0.12

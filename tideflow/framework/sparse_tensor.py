@@ -22,7 +22,13 @@ class SparseTensor:
             return value
         return cls(value.indices, value.values, value.dense_shape)
 
-    def __init__(self, indices, values, dense_shape):
+    def __init__(self, indices, values, dense_shape=None, shape=None):
+        if shape is not None:  # 0.x's name for dense_shape
+            if dense_shape is not None:
+                raise ValueError("Cannot specify both 'dense_shape' and 'shape'")
+            dense_shape = shape
+        if dense_shape is None:
+            raise TypeError("SparseTensor() missing required argument: 'dense_shape'")
         with ops.name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             self._indices = ops.convert_to_tensor(indices, dtype=dtypes.int64, name="indices")
             self._values = ops.convert_to_tensor(values, name="values")

@@ -381,8 +381,15 @@ def _is_int_like(v):
     return isinstance(v, (numbers.Integral, Dimension)) and not isinstance(v, bool)
 
 
-def concat(values, axis, name="concat"):
-    """Concatenates ``values`` along ``axis``; also accepts 0.x's ``concat(concat_dim, values)``."""
+def concat(values=None, axis=None, name="concat", concat_dim=None):
+    """Concatenates ``values`` along ``axis``; also accepts 0.x's ``concat(concat_dim, values)``
+    (positionally or by those keywords)."""
+    if concat_dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'concat_dim'")
+        axis = concat_dim
+    if values is None or axis is None:
+        raise TypeError("concat() needs both 'values' and 'axis'")
     if _is_int_like(values) and not _is_int_like(axis):
         values, axis = axis, values
     if not isinstance(values, (list, tuple)):
@@ -542,11 +549,18 @@ op_registry.declare(
 )
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", split_dim=None,
+          num_split=None):
     """Splits ``value`` along ``axis`` into ``num_or_size_splits`` pieces (or pieces of sizes).
 
-    Also accepts 0.x's ``split(split_dim, num_split, value)``.
+    Also accepts 0.x's ``split(split_dim, num_split, value)``, positionally or by keywords.
     """
+    if num_split is not None:
+        num_or_size_splits = num_split
+    if split_dim is not None:
+        axis = split_dim
+    if value is None or num_or_size_splits is None:
+        raise TypeError("split() needs 'value' and 'num_or_size_splits'")
     if _is_int_like(value) and not _is_int_like(axis) and not isinstance(axis, Dimension):
         value, axis = axis, value
     if isinstance(num_or_size_splits, (numbers.Integral, Dimension)) and not isinstance(

@@ -309,9 +309,14 @@ def _same_shape(labels, logits):
             f"{labels.get_shape()})") from None
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None,
+                                      targets=None):
     """Per-element logistic loss max(x, 0) - x * z + log(1 + exp(-|x|)), stable for any x
     (also callable as 0.x's ``(logits, targets)``)."""
+    if targets is not None:  # 0.x's keyword for labels
+        if labels is not None:
+            raise ValueError("Cannot specify both 'labels' and 'targets'")
+        labels = targets
     labels, logits, name = _xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels,
                                       logits, name)
     with ops.name_scope(name, "logistic_loss", [logits, labels]) as scope:
