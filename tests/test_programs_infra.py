@@ -43,3 +43,30 @@ def test_while_loop_returns_the_body_structure_and_tensor_array_shapes():
         v = s.run(stacked)
     assert v.shape == (4, 4, 3)
     assert (v[:, 0, 0] == [0, 1, 2, 3]).all()
+
+
+def test_ref_variable_methods_and_tf115_constructor_arguments():
+    # tf.Variable (a RefVariable in TF 1.15) has count_up_to, the scatter_* family and accepts
+    # synchronization/aggregation/shape/use_resource=False.
+    c = tf.Variable(0, name="counter", trainable=False,
+                    synchronization=tf.VariableSynchronization.AUTO,
+                    aggregation=tf.VariableAggregation.MEAN, use_resource=False)
+    assert c.aggregation == tf.VariableAggregation.MEAN
+    assert c.synchronization == tf.VariableSynchronization.AUTO
+    up = c.count_up_to(2)
+    v = tf.Variable([1.0, 5.0, 3.0])
+    mx = v.scatter_max(tf.IndexedSlices(tf.constant([4.0, 4.0]), tf.constant([0, 1])))
+    nd = v.scatter_nd_add([[2]], [10.0])
+    dyn = tf.Variable(tf.zeros([2]), shape=tf.TensorShape([None]), validate_shape=False)
+    assert dyn.get_shape().as_list() == [None]
+    with pytest.raises(ValueError, match="aggregation"):
+        tf.Variable(1.0, aggregation="sum")
+    with pytest.raises(NotImplementedError, match="Resource variables"):
+        tf.Variable(1.0, use_resource=True)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert [s.run(up), s.run(up)] == [0, 1]
+        with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 2"):
+            s.run(up)
+        assert s.run(mx).tolist() == [4.0, 5.0, 3.0]
+        assert s.run(nd).tolist() == [4.0, 5.0, 13.0]

@@ -26,7 +26,15 @@ class Variable:
 
     def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
-                 expected_shape=None, import_scope=None, constraint=None):
+                 expected_shape=None, import_scope=None, constraint=None, use_resource=None,
+                 synchronization=None, aggregation=None, shape=None):
+        if use_resource:
+            raise NotImplementedError(
+                f"Resource variables are not supported yet (variable {name}): pass "
+                "use_resource=None or False."
+            )
+        self._synchronization, self._aggregation = _check_sync_aggregation(
+            synchronization, aggregation)
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -35,13 +43,14 @@ class Variable:
             # made inside a cond branch or loop body: the variable lives in the outer graph
             with ops.init_scope():
                 self._init_from_args(initial_value, trainable, collections, validate_shape,
-                                     caching_device, name, dtype, expected_shape, constraint)
+                                     caching_device, name, dtype, expected_shape, constraint,
+                                     shape)
         else:
             self._init_from_args(initial_value, trainable, collections, validate_shape,
-                                 caching_device, name, dtype, expected_shape, constraint)
+                                 caching_device, name, dtype, expected_shape, constraint, shape)
 
     def _init_from_args(self, initial_value, trainable, collections, validate_shape,
-                        caching_device, name, dtype, expected_shape, constraint):
+                        caching_device, name, dtype, expected_shape, constraint, shape=None):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -83,7 +92,17 @@ class Variable:
                     f"initial_value shape {init_shape} is not compatible with expected_shape "
                     f"{as_shape(expected_shape)}"
                 )
-            shape = init_shape if validate_shape else unknown_shape()
+            if shape is not None:  # TF 1.15's shape=: the variable's static shape
+                shape = as_shape(shape)
+                if not shape.is_compatible_with(init_shape):
+                    raise ValueError(
+                        f"The initial value's shape ({init_shape}) is not compatible with the "
+                        f"explicitly supplied `shape` argument ({shape})."
+                    )
+                if validate_shape:
+                    shape = shape.merge_with(init_shape)
+            else:
+                shape = init_shape if validate_shape else unknown_shape()
             if validate_shape and not init_shape.is_fully_defined():
                 raise ValueError(
                     f"initial_value must have a shape specified: {self._initial_value}"
@@ -174,6 +193,14 @@ class Variable:
         return self._constraint
 
     @property
+    def synchronization(self):
+        return getattr(self, "_synchronization", None) or _sync_agg()[0].AUTO
+
+    @property
+    def aggregation(self):
+        return getattr(self, "_aggregation", None) or _sync_agg()[1].NONE
+
+    @property
     def trainable(self):
         return self._trainable
 
@@ -249,6 +276,58 @@ class Variable:
 
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         return self._sparse(state_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        from tideflow.ops import extra_array_ops
+
+        return self._sparse(extra_array_ops.scatter_max, sparse_delta, use_locking, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        from tideflow.ops import extra_array_ops
+
+        return self._sparse(extra_array_ops.scatter_min, sparse_delta, use_locking, name)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        from tideflow.ops import extra_array_ops
+
+        return self._sparse(extra_array_ops.scatter_mul, sparse_delta, use_locking, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        from tideflow.ops import extra_array_ops
+
+        return self._sparse(extra_array_ops.scatter_div, sparse_delta, use_locking, name)
+
+    def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
+        from tideflow.ops import tf1_misc_ops
+
+        return self._sparse(tf1_misc_ops.batch_scatter_update, sparse_delta, use_locking, name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        from tideflow.ops import scatter_nd_ops
+
+        return scatter_nd_ops.scatter_nd_update(self._variable, indices, updates, name=name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        from tideflow.ops import scatter_nd_ops
+
+        return scatter_nd_ops.scatter_nd_add(self._variable, indices, updates, name=name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        from tideflow.ops import scatter_nd_ops
+
+        return scatter_nd_ops.scatter_nd_sub(self._variable, indices, updates, name=name)
+
+    def gather_nd(self, indices, name=None):
+        from tideflow.ops import gather_ops
+
+        return gather_ops.gather_nd(self._snapshot, indices, name=name)
+
+    def count_up_to(self, limit):
+        """Increments this scalar int variable until ``limit`` (then OutOfRangeError);
+        returns the value before the increment."""
+        from tideflow.ops import data_flow_ops
+
+        return data_flow_ops.count_up_to(self._variable, limit)
 
     def load(self, value, session=None):
         """Writes ``value`` into the variable by running its initializer with the value fed."""
@@ -348,6 +427,26 @@ ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunc
 
 # legacy name
 RefVariable = Variable
+
+
+def _sync_agg():
+    from tideflow.ops.tf1_misc_ops import VariableAggregation, VariableSynchronization
+
+    return VariableSynchronization, VariableAggregation
+
+
+def _check_sync_aggregation(synchronization, aggregation):
+    """TF's validation of a variable's ``synchronization``/``aggregation`` arguments."""
+    sync_cls, agg_cls = _sync_agg()
+    synchronization = sync_cls.AUTO if synchronization is None else synchronization
+    aggregation = agg_cls.NONE if aggregation is None else aggregation
+    if not isinstance(aggregation, agg_cls):
+        raise ValueError(  # noqa: TRY004 - TF's error class
+            f"Invalid variable aggregation mode: {aggregation} for variable")
+    if not isinstance(synchronization, sync_cls):
+        raise ValueError(  # noqa: TRY004 - TF's error class
+            f"Invalid variable synchronization mode: {synchronization} for variable")
+    return synchronization, aggregation
 
 
 class SaveSliceInfo:
