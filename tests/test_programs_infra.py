@@ -70,3 +70,13 @@ def test_ref_variable_methods_and_tf115_constructor_arguments():
             s.run(up)
         assert s.run(mx).tolist() == [4.0, 5.0, 3.0]
         assert s.run(nd).tolist() == [4.0, 5.0, 13.0]
+
+
+def test_reshape_of_partly_known_shape_checks_divisibility_at_graph_build():
+    # TF 1.x's shape function: "Dimension size must be evenly divisible by 3 but is 5 for
+    # 'Reshape' (op: 'Reshape') with input shapes: [?,3], [1]."
+    x = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 3 but is 5"):
+        tf.reshape(x, [5])
+    assert tf.reshape(x, [6]).get_shape().as_list() == [6]
+    assert tf.reshape(x, [-1, 2]).get_shape().as_list() == [None, 2]

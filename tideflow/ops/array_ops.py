@@ -425,6 +425,13 @@ def _reshape_shape(op):
                 missing.remove(i)
         if None not in in_dims and len(missing) == 1:
             n = int(np.prod(in_dims, dtype=np.int64))
+    if n is None and in_shape.ndims is not None and not missing:
+        # as TF's shape function: the known input dimensions must divide the target's size
+        known_in = int(np.prod([d for d in in_shape.as_list() if d is not None],
+                               dtype=np.int64))
+        if known_in > 0 and known % known_in:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_in} but is "
+                             f"{known}")
     if n is not None:
         if not missing and known != n:
             raise ValueError(
