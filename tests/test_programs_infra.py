@@ -80,3 +80,34 @@ def test_reshape_of_partly_known_shape_checks_divisibility_at_graph_build():
         tf.reshape(x, [5])
     assert tf.reshape(x, [6]).get_shape().as_list() == [6]
     assert tf.reshape(x, [-1, 2]).get_shape().as_list() == [None, 2]
+
+
+def _all(dataset, limit=50):
+    nxt = dataset.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as s:
+        try:
+            for _ in range(limit):
+                v = s.run(nxt)
+                out.append(tuple(c.tolist() for c in v) if isinstance(v, tuple) else v.tolist())
+        except tf.errors.OutOfRangeError:
+            pass
+    return out
+
+
+def test_dataset_window_flat_map():
+    # the windows real TF gives (the documented examples of Dataset.window)
+    r = tf.data.Dataset.range(7)
+    assert _all(r.window(3, shift=2).flat_map(lambda w: w.batch(3))) == [
+        [0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]
+    assert _all(r.window(3, shift=2, drop_remainder=True).flat_map(lambda w: w.batch(3))) == [
+        [0, 1, 2], [2, 3, 4], [4, 5, 6]]
+    assert _all(r.window(3, shift=1, stride=2).flat_map(lambda w: w.batch(3))) == [
+        [0, 2, 4], [1, 3, 5], [2, 4, 6], [3, 5], [4, 6], [5], [6]]
+    assert _all(r.window(2, shift=4).flat_map(lambda w: w.batch(2))) == [[0, 1], [4, 5]]
+    # a tuple element gives a tuple of window datasets, one per component
+    z = tf.data.Dataset.zip((r, r.map(lambda v: v * 10)))
+    w = z.window(2, 1, drop_remainder=True).flat_map(
+        lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2))))
+    assert w.output_types == (tf.int64, tf.int64)
+    assert _all(w, 2) == [([0, 1], [0, 10]), ([1, 2], [10, 20])]

@@ -314,6 +314,58 @@ class _VariantDataset(Dataset):
         return self._variant
 
 
+class _Window(dv.DatasetValue):
+    """``Dataset.window``: each element a tuple of one-component window datasets."""
+
+    def __init__(self, input_, size, shift, stride, drop):
+        for what, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise _invalid(f"Window {what} must be greater than zero, but got {v}.")
+        self.input, self.size, self.shift, self.stride, self.drop = (
+            input_, size, shift, stride, drop)
+
+    def iterate(self, rt):
+        span = (self.size - 1) * self.stride + 1  # input elements one full window covers
+        buf, ended = [], False  # buf: the input from the current window's start on
+        src = self.input.iterate(rt)
+        while True:
+            while not ended and len(buf) < span:
+                try:
+                    buf.append(next(src))
+                except StopIteration:
+                    ended = True
+            if not buf:
+                return
+            window = buf[:span:self.stride]
+            if len(window) < self.size and self.drop:
+                return
+            yield tuple(_ListValue([(e[c],) for e in window]) for c in range(len(window[0])))
+            if self.shift <= len(buf):
+                del buf[:self.shift]
+            else:  # the next window starts beyond the buffered input
+                for _ in range(self.shift - len(buf)):
+                    if ended or next(src, None) is None:
+                        ended = True
+                        break
+                buf = []
+
+
+_declare("WindowDataset", ["input_dataset: variant", "size: int64", "shift: int64",
+                           "stride: int64", "drop_remainder: bool"],
+         lambda ctx, d, size, shift, stride, drop: _Window(d, _int(size), _int(shift),
+                                                           _int(stride), bool(drop)), _OUT)
+
+
+def window(dataset, size, shift=None, stride=1, drop_remainder=False):
+    """``dataset.window(size, shift, stride, drop_remainder)``."""
+    elem = dataset._specs
+    specs = ds.map_structure(lambda s: ds.Spec.dataset(s, Dataset), elem)
+    ins = [dataset, _i64(size, "size"), _i64(size if shift is None else shift, "shift"),
+           _i64(stride, "stride"),
+           ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")]
+    return _OpDataset("WindowDataset", ins, specs)
+
+
 def _scalar_key(v, what):
     a = np.asarray(v)
     if a.shape != () or a.dtype != np.int64:

@@ -392,6 +392,14 @@ class Dataset(ds.Structured):
 
         return take_while(predicate)(self)
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """Windows of ``size`` elements, one starting every ``shift`` (default ``size``)
+        elements and taking every ``stride``-th; each window is a nest of datasets (one per
+        component, the structure of this dataset's elements)."""
+        from tideflow.ops.dataset_more import window
+
+        return window(self, size, shift, stride, drop_remainder)
+
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None):
         from tideflow.ops.dataset_more import group_by_window
 

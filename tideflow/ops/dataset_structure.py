@@ -16,16 +16,26 @@ from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 class Spec:
     """One component of an element: dtype, static shape and class (Tensor or SparseTensor)."""
 
-    __slots__ = ("cls", "dtype", "shape")
+    __slots__ = ("cls", "dtype", "element_specs", "shape")
 
-    def __init__(self, dtype, shape, cls=ops.Tensor):
+    def __init__(self, dtype, shape, cls=ops.Tensor, element_specs=None):
         self.dtype = dtypes.as_dtype(dtype).base_dtype
         self.shape = as_shape(shape)
         self.cls = cls
+        # a component that is itself a dataset (``window``'s): the specs of its elements
+        self.element_specs = element_specs
+
+    @staticmethod
+    def dataset(element_specs, cls):
+        return Spec(dtypes.variant, [], cls, element_specs)
 
     @property
     def is_sparse(self):
         return self.cls is SparseTensor
+
+    @property
+    def is_dataset(self):
+        return self.element_specs is not None
 
     @property
     def wire_dtype(self):
@@ -193,6 +203,10 @@ def from_wire(specs, flat):
     for s, t in zip(flatten(specs), flat):
         if s.is_sparse:
             out.append(dataset_kernels.deserialize_sparse(t, s.dtype, s.shape))
+        elif s.is_dataset:
+            from tideflow.ops.dataset_more import _VariantDataset
+
+            out.append(_VariantDataset(t, s.element_specs))
         else:
             t.set_shape(s.shape)
             out.append(t)
