@@ -58,3 +58,41 @@ def test_cast_of_a_sparse_tensor_casts_its_values():
     # greedy decode of [1, 1, blank, blank] (the last class is the blank) merges the repeat: [1]
     assert values.tolist() == [1] and values.dtype == np.int32
     assert d.tolist() == [1.0] and sv.tolist() == [1, 2]
+
+
+def _tf_wrapper_seed(seed, salt):
+    # TF's DropoutWrapper._gen_seed: md5 of str(seed) + "<prefix>_<index>", first 32 bits
+    import hashlib
+
+    return int(hashlib.md5(f"{seed}{salt}".encode()).hexdigest()[:8], 16) & 0x7FFFFFFF
+
+
+def test_seeded_variational_dropout_wrapper_draws_with_tfs_op_seeds():
+    # AWD-LSTM style: DropoutWrapper(variational_recurrent=True, seed=5). TF derives each noise
+    # tensor's op seed from md5(seed + salt); with those seeds tideflow's Philox gives TF's masks
+    # (the program's outputs matched real TF 2.21's legacy cells to the printed digits).
+    cell = tf.nn.rnn_cell.DropoutWrapper(
+        tf.nn.rnn_cell.LSTMCell(8), input_keep_prob=0.8, state_keep_prob=0.7,
+        output_keep_prob=0.5, variational_recurrent=True, input_size=2, dtype=tf.float32, seed=5)
+    ops = tf.get_default_graph().get_operations()
+    seeds = [op.get_attr("seed2") for op in ops if op.type == "RandomUniform"]
+    salts = ["input_0", "state_0", "state_1", "output_0"]
+    assert seeds == [_tf_wrapper_seed(5, s) for s in salts]
+    assert [op.name for op in ops if op.type == "Const"][:3] == [
+        "DropoutWrapperInit/Const", "DropoutWrapperInit/Const_1", "DropoutWrapperInit/Const_2"]
+    x = tf.constant(np.ones([4, 6, 2], np.float32))
+    out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o = sess.run(out)
+    # one output mask for every row and step: a unit dropped at one (row, step) is dropped at all
+    dropped = o == 0
+    assert dropped.any() and (dropped == dropped[:1, :1]).all()
+
+
+def test_dropout_wrapper_seeded_plain_dropout_uses_tf_salted_seeds():
+    cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.GRUCell(3), output_keep_prob=0.5, seed=7)
+    cell(tf.ones([2, 2]), cell.zero_state(2, tf.float32))
+    seeds = [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
+             if op.type == "RandomUniform" and "dropout" in op.name]
+    assert seeds == [_tf_wrapper_seed(7, "output_0")]

@@ -6,6 +6,7 @@ them on every later call, so the variable names match TF 1.x checkpoints.
 """
 
 import collections
+import hashlib
 import numbers
 
 from tideflow.framework import dtypes, nest, ops
@@ -458,28 +459,43 @@ class DropoutWrapper(_WrapperCell):
         self._seed = seed
         self._state_filter = dropout_state_filter_visitor
         self._noise = {}
+        with ops.name_scope("DropoutWrapperInit"):
+            # as TF: each keep probability becomes a tensor here (a constant one is kept as a
+            # Python float), so the graph holds TF's ops and graph-seeded ops get TF's seeds
+            for name in ("input_keep_prob", "state_keep_prob", "output_keep_prob"):
+                p = ops.convert_to_tensor(getattr(self, "_" + name))
+                value = ops.constant_value(p)
+                setattr(self, "_" + name, p if value is None else float(value))
         if variational_recurrent:
             if dtype is None:
                 raise ValueError("When variational_recurrent=True, dtype must be provided")
             # one mask per run for every time step (and row): noise of shape [1] + size,
             # drawn once here
-            with ops.name_scope("DropoutWrapperInit"):
-                if not self._is_one(input_keep_prob):
-                    if input_size is None:
-                        raise ValueError("When variational_recurrent=True and input_keep_prob "
-                                         "< 1.0 or is unknown, input_size must be provided")
-                    self._noise[0] = self._make_noise(input_size, dtype, 0)
-                self._noise[1000] = self._make_noise(cell.state_size, dtype, 1000)
-                self._noise[2000] = self._make_noise(cell.output_size, dtype, 2000)
+            if not self._is_one(self._input_keep_prob):
+                if input_size is None:
+                    raise ValueError("When variational_recurrent=True and input_keep_prob "
+                                     "< 1.0 or is unknown, input_size must be provided")
+                self._noise[0] = self._make_noise(input_size, dtype, "input")
+            self._noise[1000] = self._make_noise(cell.state_size, dtype, "state")
+            self._noise[2000] = self._make_noise(cell.output_size, dtype, "output")
 
-    def _make_noise(self, sizes, dtype, salt):
-        flat = nest.flatten(sizes)
+    _SALTS = ("input", "state", "output")
+
+    def _gen_seed(self, salt_prefix, index):
+        """TF's per-tensor op seed: md5 of the wrapper's seed and a salt, so a seeded
+        wrapper draws TF's masks."""
+        if self._seed is None:
+            return None
+        digest = hashlib.md5(f"{self._seed}{salt_prefix}_{index}".encode()).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _make_noise(self, sizes, dtype, salt_prefix):
         out = []
-        for k, size in enumerate(flat):
-            shape = [1] + ([size] if isinstance(size, numbers.Integral)
-                           else TensorShape(size).as_list())
-            seed = None if self._seed is None else self._seed + salt + k
-            out.append(random_ops.random_uniform(shape, dtype=dtypes.as_dtype(dtype), seed=seed))
+        for k, size in enumerate(nest.flatten(sizes)):
+            dims = [size] if isinstance(size, numbers.Integral) else TensorShape(size).as_list()
+            shape = concat_ops.concat(([1], dims), 0)
+            out.append(random_ops.random_uniform(shape, dtype=dtypes.as_dtype(dtype),
+                                                 seed=self._gen_seed(salt_prefix, k)))
         return out
 
     @staticmethod
@@ -500,8 +516,8 @@ class DropoutWrapper(_WrapperCell):
                 keep = ops.convert_to_tensor(keep_prob, dtype=v.dtype)
                 out.append(v / keep * unary_ops.floor(keep + noise[k]))
             else:
-                seed = None if self._seed is None else self._seed + salt + k
-                out.append(nn_impl.dropout(v, keep_prob=keep_prob, seed=seed))
+                out.append(nn_impl.dropout(v, keep_prob=keep_prob,
+                                           seed=self._gen_seed(self._SALTS[salt // 1000], k)))
         return nest.pack_sequence_as(values, out)
 
     def _state_mask(self, state):
