@@ -111,3 +111,15 @@ def test_dataset_window_flat_map():
         lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2))))
     assert w.output_types == (tf.int64, tf.int64)
     assert _all(w, 2) == [([0, 1], [0, 10]), ([1, 2], [10, 20])]
+
+
+def test_cond_branch_returning_none_names_the_branch():
+    # TF 1.x: ValueError("true_fn must have a return value.")
+    p = tf.placeholder(tf.bool, [])
+    with pytest.raises(ValueError, match=r"^true_fn must have a return value\.$"):
+        tf.cond(p, lambda: None, lambda: tf.constant(1))
+    with pytest.raises(ValueError, match=r"^false_fn must have a return value\.$"):
+        tf.cond(p, lambda: tf.constant(1), lambda: None)
+    # an Operation is a value (tf.cond(p, lambda: tf.no_op(), ...) is common)
+    op = tf.cond(p, lambda: tf.no_op(), lambda: tf.no_op())
+    assert isinstance(op, tf.Operation)

@@ -187,10 +187,12 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                              f"'{scope}pred' (pred: {pred.get_shape()})")
         graph = ops.get_default_graph()
         base = _function_base(scope)
-        then_fg = func_graph.trace(true_fn, [], func_graph.unique_function_name(
-            graph, base + "_true"), allow_operations=True)
-        else_fg = func_graph.trace(false_fn, [], func_graph.unique_function_name(
-            graph, base + "_false"), allow_operations=True)
+        then_fg = func_graph.trace(_returning(true_fn, "true_fn"), [],
+                                   func_graph.unique_function_name(graph, base + "_true"),
+                                   allow_operations=True)
+        else_fg = func_graph.trace(_returning(false_fn, "false_fn"), [],
+                                   func_graph.unique_function_name(graph, base + "_false"),
+                                   allow_operations=True)
         then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
         if not strict:
             then_out, else_out = _unpack_singleton(then_out), _unpack_singleton(else_out)
@@ -218,6 +220,16 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         outs = iter(op._outputs)
         flat = [op if isinstance(x, ops.Operation) else next(outs) for x in flat_then]
         return nest.pack_sequence_as(then_out, flat)
+
+
+def _returning(fn, which):
+    """``fn`` raising TF 1.x's error when it returns None (a branch without a value)."""
+    def branch():
+        out = fn()
+        if out is None:
+            raise ValueError(f"{which} must have a return value.")
+        return out
+    return branch
 
 
 def _assert_at_most_n_true(preds, n, msg):
