@@ -96,3 +96,30 @@ def test_dropout_wrapper_seeded_plain_dropout_uses_tf_salted_seeds():
     seeds = [op.get_attr("seed2") for op in tf.get_default_graph().get_operations()
              if op.type == "RandomUniform" and "dropout" in op.name]
     assert seeds == [_tf_wrapper_seed(7, "output_0")]
+
+
+def test_keras_cells_run_in_dynamic_rnn_and_static_rnn():
+    # TF 1.13+'s deprecation notes send users from tf.nn.rnn_cell to tf.keras.layers cells,
+    # kept inside tf.nn.dynamic_rnn: the initial state comes from get_initial_state (a list for
+    # LSTMCell, one tensor for GRUCell) and a one-tensor state passes to the cell as a list.
+    # Values below (first rows) were printed by real TF 2.21 (tf.compat.v1, legacy tf_keras).
+    x = tf.constant(np.random.RandomState(0).randn(2, 4, 3).astype(np.float32))
+    init = tf.glorot_uniform_initializer(seed=1)
+    rec = tf.orthogonal_initializer(seed=2)
+    lstm = tf.keras.layers.LSTMCell(5, kernel_initializer=init, recurrent_initializer=rec)
+    _, s = tf.nn.dynamic_rnn(lstm, x, dtype=tf.float32)
+    gru = tf.keras.layers.GRUCell(5, kernel_initializer=init, recurrent_initializer=rec)
+    o2, s2 = tf.nn.dynamic_rnn(gru, x, sequence_length=[4, 2], dtype=tf.float32, scope="g")
+    simple = tf.keras.layers.SimpleRNNCell(5, kernel_initializer=init, recurrent_initializer=rec)
+    _, s3 = tf.nn.static_rnn(simple, tf.unstack(x, axis=1), dtype=tf.float32, scope="s")
+    assert isinstance(s, list) and len(s) == 2 and isinstance(s2, tf.Tensor)
+    assert s2.shape.as_list() == [2, 5] and o2.shape.as_list() == [2, 4, 5]
+    assert "g/while/gru_cell/kernel:0" in [v.name for v in tf.global_variables()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        c, h2, h3, out2 = sess.run([s[1], s2, s3, o2])
+    np.testing.assert_allclose(c[0], [0.3236, 0.2156, -0.6452, -0.1488, -0.5457], atol=2e-4)
+    np.testing.assert_allclose(h2[0], [0.0544, -0.2534, 0.2921, -0.5340, -0.0561], atol=2e-4)
+    np.testing.assert_allclose(h3[0], [0.4294, -0.8977, -0.9870, -0.6806, 0.1050], atol=2e-4)
+    # past its length a row's outputs are zero and its state is the last step's
+    assert (out2[1, 2:] == 0).all() and np.allclose(out2[1, 1], h2[1])

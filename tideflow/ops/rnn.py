@@ -31,6 +31,28 @@ def _check_cell(cell, name="cell"):
                         "callable.")
 
 
+def _initial_state(cell, batch_size, dtype):
+    """TF 1.15: a cell with ``get_initial_state`` (a Keras cell) makes its own, else
+    ``zero_state``."""
+    if getattr(cell, "get_initial_state", None) is not None:
+        return cell.get_initial_state(inputs=None, batch_size=batch_size, dtype=dtype)
+    return cell.zero_state(batch_size, dtype)
+
+
+def _cell_caller(cell):
+    """``cell(inputs, state)``; a Keras cell (not an RNNCell) takes and returns its state as a
+    list even when it is one tensor: wrapped and unwrapped around the call, as in TF."""
+    if isinstance(cell, RNNCell):
+        return cell
+
+    def call(inputs, state):
+        output, new_state = cell(inputs, state if nest.is_sequence(state) else [state])
+        if isinstance(new_state, list) and len(new_state) == 1:
+            new_state = new_state[0]
+        return output, new_state
+    return call
+
+
 def _size_list(size):
     return [size] if isinstance(size, int) else TensorShape(size).as_list()
 
@@ -133,7 +155,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         else:
             if not dtype:
                 raise ValueError("If there is no initial_state, you must give a dtype.")
-            state = cell.zero_state(batch_size, dtype)
+            state = _initial_state(cell, batch_size, dtype)
         inputs = nest.pack_sequence_as(inputs, flat_input)
         outputs, final_state = _dynamic_rnn_loop(
             cell, inputs, state, parallel_iterations=parallel_iterations,
@@ -165,6 +187,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
     batch_size = static_batch if static_batch is not None else array_ops.shape(first)[1]
     state_dtype = _state_dtype(dtype, state)
     zero_output = _zero_output(cell, batch_size, state_dtype)
+    call = _cell_caller(cell)
 
     time = ops.convert_to_tensor(0, dtype=dtypes.int32, name="time")
     output_tas = tuple(
@@ -185,7 +208,7 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         input_t = nest.pack_sequence_as(inputs, input_t)
 
         def call_cell():
-            return cell(input_t, state)
+            return call(input_t, state)
 
         if sequence_length is not None:
             output, new_state = _rnn_step(time, sequence_length, zero_output, state, call_cell)
@@ -236,8 +259,9 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         else:
             if not dtype:
                 raise ValueError("If no initial_state is provided, dtype must be specified")
-            state = cell.zero_state(batch_size, dtype)
+            state = _initial_state(cell, batch_size, dtype)
         zero_output = None
+        call = _cell_caller(cell)
         if sequence_length is not None:
             sequence_length = _check_sequence_length(sequence_length)
             zero_output = _zero_output(cell, batch_size, _state_dtype(dtype, state))
@@ -246,7 +270,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                 varscope.reuse_variables()
 
             def call_cell(input_=input_, state=state):
-                return cell(input_, state)
+                return call(input_, state)
 
             if sequence_length is not None:
                 output, state = _rnn_step(time, sequence_length, zero_output, state, call_cell)

@@ -18,6 +18,17 @@ def _dropout_mask(like, rate, training):
                             training=training)
 
 
+def _zero_states(state_size, batch_size, dtype):
+    def zeros(size):
+        static = batch_size if isinstance(batch_size, int) else None
+        z = tf.zeros(tf.stack([batch_size, size]), dtype=dtype or tf.float32)
+        z.set_shape([static, size])
+        return z
+    if isinstance(state_size, (list, tuple)):
+        return [zeros(size) for size in state_size]
+    return zeros(state_size)
+
+
 class _Cell(Layer):
     def __init__(self, units, activation="tanh", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
@@ -50,6 +61,13 @@ class _Cell(Layer):
     @property
     def output_size(self):
         return self.units
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """Zero states: one tensor per entry of ``state_size`` (a list when it is a list)."""
+        if inputs is not None:
+            batch_size = tf.shape(inputs)[0]
+            dtype = inputs.dtype
+        return _zero_states(self.state_size, batch_size, dtype)
 
     def build(self, input_shape):
         input_dim = TensorShape(input_shape).as_list()[-1]
