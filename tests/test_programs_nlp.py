@@ -123,3 +123,46 @@ def test_keras_cells_run_in_dynamic_rnn_and_static_rnn():
     np.testing.assert_allclose(h3[0], [0.4294, -0.8977, -0.9870, -0.6806, 0.1050], atol=2e-4)
     # past its length a row's outputs are zero and its state is the last step's
     assert (out2[1, 2:] == 0).all() and np.allclose(out2[1, 1], h2[1])
+
+
+def test_attention_cell_wrapper_matches_a_numpy_lstma_and_tf_variable_names():
+    rs = np.random.RandomState(1)
+    x_np = rs.randn(2, 3, 4).astype(np.float32)
+    cell = tf.contrib.rnn.AttentionCellWrapper(tf.nn.rnn_cell.BasicRNNCell(5), attn_length=2)
+    out, state = tf.nn.dynamic_rnn(cell, tf.constant(x_np), dtype=tf.float32)
+    names = [v.name[len("rnn/attention_cell_wrapper/"):] for v in tf.global_variables()]
+    assert names == ["kernel:0", "bias:0", "basic_rnn_cell/kernel:0", "basic_rnn_cell/bias:0",
+                     "attention/attn_w:0", "attention/attn_v:0", "attention/kernel:0",
+                     "attention/bias:0", "attn_output_projection/kernel:0",
+                     "attn_output_projection/bias:0"]
+    assert [s.shape.as_list() for s in state] == [[2, 5], [2, 5], [2, 10]]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, w = sess.run([out, tf.global_variables()])
+    k1, b1, kc, bc, attn_w, attn_v, k3, b3, k2, b2 = w
+    h = np.zeros([2, 5]); attns = np.zeros([2, 5]); window = np.zeros([2, 2, 5])
+    for t in range(3):
+        inp = np.concatenate([x_np[:, t], attns], 1) @ k1 + b1
+        h = np.tanh(np.concatenate([inp, h], 1) @ kc + bc)
+        feats = window @ attn_w[0, 0]
+        y = (h @ k3 + b3)[:, None, :]
+        s = (attn_v * np.tanh(feats + y)).sum(-1)
+        a = np.exp(s - s.max(1, keepdims=True)); a /= a.sum(1, keepdims=True)
+        attns = (a[:, :, None] * window).sum(1)
+        o = np.concatenate([h, attns], 1) @ k2 + b2
+        window = np.concatenate([window[:, 1:], o[:, None]], 1)
+        np.testing.assert_allclose(got[:, t], o, rtol=1e-4, atol=1e-5)
+
+
+def test_highway_wrapper_carries_the_inputs():
+    x = tf.constant(np.random.RandomState(2).randn(2, 3).astype(np.float32))
+    cell = tf.contrib.rnn.HighwayWrapper(tf.nn.rnn_cell.GRUCell(3), carry_bias_init=1.0)
+    out, _ = cell(x, cell.zero_state(2, tf.float32))
+    variables = {v.name: v for v in tf.global_variables()}
+    assert {"carry_w:0", "carry_b:0", "gru_cell/gates/kernel:0"} <= set(variables)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([tf.assign(variables["carry_w:0"], np.zeros([3, 3], np.float32)),
+                  tf.assign(variables["carry_b:0"], np.full([3], 50.0, np.float32))])
+        # carry = sigmoid(50) = 1 and transform = 1 - carry = 0: the output is the input
+        np.testing.assert_allclose(sess.run(out), sess.run(x), rtol=1e-5)

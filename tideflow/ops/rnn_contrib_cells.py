@@ -1,15 +1,16 @@
 """The ``tf.contrib.rnn`` cells beyond ``tf.nn.rnn_cell``: ``LSTMBlockCell``,
 ``LSTMBlockFusedCell``, ``GRUBlockCell``/``GRUBlockCellV2``, ``LayerNormBasicLSTMCell``, the
-projection and embedding wrappers, and ``stack_bidirectional_(dynamic_)rnn``.
+projection, embedding, attention (LSTMA) and highway wrappers, and ``stack_bidirectional_(dynamic_)rnn``.
 
 The block cells compute what the fused kernels of TF compute, from the same variables
 (``lstm_cell/kernel``, ``lstm_cell/bias``, ``gru_cell/gates/kernel``, ...), so checkpoints of
 TF programs using them load here."""
 
-from tideflow.framework import ops
+from tideflow.framework import nest, ops
 from tideflow.ops import (
     array_ops,
     concat_ops,
+    conv_ops,
     embedding_ops,
     init_ops,
     linalg_ops,
@@ -364,6 +365,148 @@ class EmbeddingWrapper(_OwnScopeWrapper):
         return self._cell(embedded, state)
 
 
+def _linear(args, output_size):
+    """``concat(args) @ kernel + bias`` with the ``kernel``/``bias`` variables of the current
+    variable scope (TF's ``_Linear``: zero bias)."""
+    args = nest.flatten(args)
+    total = sum(_input_depth("linear", a.get_shape()) for a in args)
+    kernel = vs.get_variable("kernel", [total, output_size], dtype=args[0].dtype)
+    bias = vs.get_variable("bias", [output_size], dtype=args[0].dtype,
+                           initializer=init_ops.zeros_initializer())
+    x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
+    return nn_impl.bias_add(linalg_ops.matmul(x, kernel), bias)
+
+
+class AttentionCellWrapper(RNNCell):
+    """TF 1.x's LSTMA wrapper (Cheng et al. 2016): the inputs are mixed with the previous
+    attention read, the wrapped cell runs, and its output attends over a window of the last
+    ``attn_length`` outputs. State: ``(cell_state, attns, attn_states)``; variables
+    ``attention_cell_wrapper/{kernel,bias}``, ``.../attention/{attn_w,attn_v,kernel,bias}``
+    and ``.../attn_output_projection/{kernel,bias}`` as in TF."""
+
+    def __init__(self, cell, attn_length, attn_size=None, attn_vec_size=None, input_size=None,
+                 state_is_tuple=True, reuse=None):
+        super().__init__(_reuse=reuse, name="attention_cell_wrapper")
+        if not (hasattr(cell, "output_size") and hasattr(cell, "state_size")
+                and callable(cell)):
+            raise TypeError(f"The argument 'cell' ({cell}) is not an RNNCell: 'output_size' "
+                            "property is missing, 'state_size' property is missing, or it is "
+                            "not callable.")
+        if nest.is_sequence(cell.state_size) and not state_is_tuple:
+            raise ValueError("Cell returns tuple of states, but the flag state_is_tuple is "
+                             f"not set. State size is: {cell.state_size}")
+        if attn_length <= 0:
+            raise ValueError(f"attn_length should be greater than zero, got {attn_length}")
+        self._cell = cell
+        self._attn_size = cell.output_size if attn_size is None else attn_size
+        self._attn_vec_size = self._attn_size if attn_vec_size is None else attn_vec_size
+        self._input_size = input_size
+        self._attn_length = attn_length
+        self._state_is_tuple = state_is_tuple
+
+    @property
+    def state_size(self):
+        size = (self._cell.state_size, self._attn_size, self._attn_size * self._attn_length)
+        return size if self._state_is_tuple else sum(size)
+
+    @property
+    def output_size(self):
+        return self._attn_size
+
+    def call(self, inputs, state):
+        n, length = self._attn_size, self._attn_length
+        if self._state_is_tuple:
+            state, attns, attn_states = state
+        else:
+            cs = self._cell.state_size
+            states = state
+            state = array_ops.slice(states, [0, 0], [-1, cs])
+            attns = array_ops.slice(states, [0, cs], [-1, n])
+            attn_states = array_ops.slice(states, [0, cs + n], [-1, n * length])
+        attn_states = array_ops.reshape(attn_states, [-1, length, n])
+        input_size = self._input_size
+        if input_size is None:
+            input_size = inputs.get_shape().as_list()[1]
+        inputs = _linear([inputs, attns], input_size)
+        cell_output, new_state = self._cell(inputs, state)
+        new_state_cat = (concat_ops.concat(nest.flatten(new_state), 1)
+                         if self._state_is_tuple else new_state)
+        new_attns, new_attn_states = self._attention(new_state_cat, attn_states)
+        with vs.variable_scope("attn_output_projection"):
+            output = _linear([cell_output, new_attns], n)
+        new_attn_states = concat_ops.concat(
+            [new_attn_states, array_ops.expand_dims(output, 1)], 1)
+        new_attn_states = array_ops.reshape(new_attn_states, [-1, length * n])
+        new_state = (new_state, new_attns, new_attn_states)
+        if not self._state_is_tuple:
+            new_state = concat_ops.concat(list(new_state), 1)
+        return output, new_state
+
+    def _attention(self, query, attn_states):
+        n, length, vec = self._attn_size, self._attn_length, self._attn_vec_size
+        with vs.variable_scope("attention"):
+            k = vs.get_variable("attn_w", [1, 1, n, vec])
+            v = vs.get_variable("attn_v", [vec])
+            hidden = array_ops.reshape(attn_states, [-1, length, 1, n])
+            hidden_features = conv_ops.conv2d(hidden, k, [1, 1, 1, 1], "SAME")
+            y = array_ops.reshape(_linear(query, vec), [-1, 1, 1, vec])
+            s = reduction_ops.reduce_sum(v * math_ops.tanh(hidden_features + y), [2, 3])
+            a = nn_impl.softmax(s)
+            d = reduction_ops.reduce_sum(array_ops.reshape(a, [-1, length, 1, 1]) * hidden,
+                                         [1, 2])
+            new_attns = array_ops.reshape(d, [-1, n])
+            new_attn_states = array_ops.slice(attn_states, [0, 1, 0], [-1, -1, -1])
+            return new_attns, new_attn_states
+
+
+class HighwayWrapper(RNNCell):
+    """``output = inputs * carry + cell_output * transform`` with ``carry =
+    sigmoid(inputs @ carry_w + carry_b)`` and ``transform = 1 - carry`` (or its own
+    ``transform_w``/``transform_b`` gate); the variables sit in the calling scope, as TF's."""
+
+    def __init__(self, cell, couple_carry_transform_gates=True, carry_bias_init=1.0):
+        super().__init__(name="highway_wrapper")
+        self._cell = cell
+        self._couple = couple_carry_transform_gates
+        self._carry_bias_init = carry_bias_init
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def _highway(self, inp, out):
+        size = inp.get_shape().with_rank(2)[1].value
+        carry_w = vs.get_variable("carry_w", [size, size])
+        carry_b = vs.get_variable("carry_b", [size], initializer=init_ops.constant_initializer(
+            self._carry_bias_init))
+        carry = math_ops.sigmoid(nn_impl.bias_add(linalg_ops.matmul(inp, carry_w), carry_b))
+        if self._couple:
+            transform = 1 - carry
+        else:
+            transform_w = vs.get_variable("transform_w", [size, size])
+            transform_b = vs.get_variable(
+                "transform_b", [size],
+                initializer=init_ops.constant_initializer(-self._carry_bias_init))
+            transform = math_ops.sigmoid(
+                nn_impl.bias_add(linalg_ops.matmul(inp, transform_w), transform_b))
+        return inp * carry + out * transform
+
+    def __call__(self, inputs, state, scope=None):
+        outputs, new_state = self._cell(inputs, state, scope=scope)
+        nest.assert_same_structure(inputs, outputs)
+        nest.map_structure(lambda i, o: i.get_shape().assert_is_compatible_with(o.get_shape()),
+                           inputs, outputs)
+        return nest.map_structure(self._highway, inputs, outputs), new_state
+
+
 def stack_bidirectional_dynamic_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
                                     initial_states_bw=None, dtype=None, sequence_length=None,
                                     parallel_iterations=None, time_major=False, scope=None,
@@ -424,7 +567,7 @@ def stack_bidirectional_rnn(cells_fw, cells_bw, inputs, initial_states_fw=None,
     return prev, tuple(states_fw), tuple(states_bw)
 
 
-__all__ = ["EmbeddingWrapper", "GRUBlockCell", "GRUBlockCellV2", "InputProjectionWrapper",
-           "LSTMBlockCell", "LSTMBlockFusedCell", "LayerNormBasicLSTMCell",
-           "OutputProjectionWrapper", "stack_bidirectional_dynamic_rnn",
-           "stack_bidirectional_rnn"]
+__all__ = ["AttentionCellWrapper", "EmbeddingWrapper", "GRUBlockCell", "GRUBlockCellV2",
+           "HighwayWrapper", "InputProjectionWrapper", "LSTMBlockCell", "LSTMBlockFusedCell",
+           "LayerNormBasicLSTMCell", "OutputProjectionWrapper",
+           "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn"]
