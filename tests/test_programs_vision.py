@@ -82,3 +82,83 @@ def test_layers_conv3d_transpose_and_3d_pooling_shapes_match_their_results():
         assert list(val.shape) == [2] + s[1:]
     np.testing.assert_allclose(vals[3], x.reshape(2, 2, 2, 3, 2, 3, 2, 2).max((2, 4, 6)),
                                rtol=1e-6)
+
+
+def test_batch_normalization_renorm_corrects_with_pre_update_averages_and_clips():
+    # tf.layers.batch_normalization(renorm=True) raised NotImplementedError; values checked
+    # against real TF 1.x semantics: y = gamma * (xhat * r + d) + beta with r, d from the
+    # renorm averages before this step's update, clipped by renorm_clipping
+    x = tf.placeholder(tf.float32, [None, 3, 2])
+    training = tf.placeholder(tf.bool, [])
+    y = tf.layers.batch_normalization(x, training=training, renorm=True, renorm_momentum=0.9,
+                                      renorm_clipping={"rmax": 1.5, "dmax": 0.5}, name="r")
+    names = [v.op.name for v in tf.global_variables()]
+    assert names == ["r/gamma", "r/beta", "r/moving_mean", "r/moving_variance",
+                     "r/moving_stddev", "r/renorm_mean", "r/renorm_stddev"]
+    assert [v.op.name for v in tf.trainable_variables()] == ["r/gamma", "r/beta"]
+    xn = np.random.RandomState(0).randn(4, 3, 2).astype(np.float32) * 3 + 1
+    mean, var = xn.reshape(-1, 2).mean(0), xn.reshape(-1, 2).var(0)
+    std = np.sqrt(var + 1e-3)
+    xhat = (xn - mean) / std
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(y, {x: xn, training: True})
+        r, d = np.minimum(std, 1.5), np.clip(mean, -0.5, 0.5)  # renorm mean 0, stddev 1
+        np.testing.assert_allclose(got, xhat * r + d, rtol=1e-4, atol=1e-5)
+        # all averages move with UPDATE_OPS (the renorm ones by renorm_momentum)
+        np.testing.assert_array_equal(sess.run(tf.global_variables()[5]), [0, 0])
+        sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS), {x: xn, training: True})
+        renorm_mean, renorm_std = sess.run(tf.global_variables()[5:7])
+        np.testing.assert_allclose(renorm_mean, 0.1 * mean, rtol=1e-4)
+        np.testing.assert_allclose(renorm_std, 0.9 + 0.1 * std, rtol=1e-4)
+        mstd, mvar = sess.run([tf.global_variables()[4], tf.global_variables()[3]])
+        np.testing.assert_allclose(mstd, 0.99 + 0.01 * std, rtol=1e-5)
+        np.testing.assert_allclose(mvar, mstd ** 2 - 1e-3, rtol=1e-5)
+        # inference: r = 1, d = 0 and the moving statistics
+        got = sess.run(y, {x: xn, training: False})
+        np.testing.assert_allclose(got, (xn - 0.01 * mean) / np.sqrt(mvar + 1e-3), rtol=1e-4,
+                                   atol=1e-5)
+
+
+def test_batch_normalization_virtual_batches_normalize_each_ghost_batch():
+    # virtual_batch_size raised NotImplementedError; TF splits the batch as
+    # reshape([vbs, -1, ...]) so ghost batch j holds the examples i with i % (n / vbs) == j
+    x = tf.placeholder(tf.float32, [None, 3, 2])
+    training = tf.placeholder(tf.bool, [])  # a dynamic choice: branch shapes differ
+    y = tf.layers.batch_normalization(x, training=training, virtual_batch_size=2, name="v")
+    assert [v.shape.as_list() for v in tf.global_variables()] == [[1, 1, 1, 2]] * 4
+    assert y.shape.as_list() == [None, 3, 2]
+    xn = np.random.RandomState(1).randn(4, 3, 2).astype(np.float32) * 2 + 1
+    want = np.empty_like(xn)
+    means, variances = [], []
+    for j in range(2):
+        g = xn[j::2]
+        m, v = g.reshape(-1, 2).mean(0), g.reshape(-1, 2).var(0)
+        want[j::2] = (g - m) / np.sqrt(v + 1e-3)
+        means.append(m)
+        variances.append(v)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(y, {x: xn, training: True}), want, rtol=1e-4,
+                                   atol=1e-5)
+        sess.run(tf.get_collection(tf.GraphKeys.UPDATE_OPS), {x: xn, training: True})
+        moving_mean = sess.run(tf.global_variables()[2])
+        np.testing.assert_allclose(moving_mean.ravel(), 0.01 * np.mean(means, 0), rtol=1e-4)
+        got = sess.run(y, {x: xn, training: False})
+    assert got.shape == (4, 3, 2)
+    with pytest.raises(ValueError, match="axis cannot include 0"):
+        tf.layers.batch_normalization(x, axis=0, virtual_batch_size=2)
+
+
+def test_dynamic_training_flag_takes_one_branch_of_a_cond():
+    # layers chose between branches with a Select that ran both: a dropout under
+    # training=False still drew its random mask, and branches of different shapes failed
+    x = tf.ones([1000])
+    training = tf.placeholder_with_default(False, [])
+    y = tf.layers.dropout(x, rate=0.5, training=training)
+    assert any(op.type in ("If", "StatelessIf", "Switch") for op in
+               tf.get_default_graph().get_operations())
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y), np.ones(1000))
+        kept = sess.run(y, {training: True})
+    assert set(np.unique(kept)) <= {0.0, 2.0} and 300 < np.count_nonzero(kept) < 700

@@ -13,7 +13,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape
-from tideflow.ops import array_ops, cast_ops, control_flow_ops, gather_ops
+from tideflow.ops import array_ops, cast_ops
 from tideflow.ops import variable_scope as vs
 
 _LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
@@ -76,26 +76,14 @@ def static_bool(pred):
 
 
 def smart_cond(pred, true_fn, false_fn, name=None):
-    """``true_fn()`` or ``false_fn()`` when ``pred`` is known statically, else a graph choice:
-    ``tf.cond`` where it exists, otherwise both branches run and a Select keeps one (so a
-    branch's stateful ops run either way; the layers write both branches to be harmless)."""
+    """``true_fn()`` or ``false_fn()`` when ``pred`` is known statically, else ``tf.cond``
+    (only the taken branch runs, and the branches' results may differ in shape)."""
     value = static_bool(pred)
     if value is not None:
         return true_fn() if value else false_fn()
-    cond = getattr(control_flow_ops, "cond", None)
-    if cond is not None:
-        return cond(pred, true_fn, false_fn, name=name)
-    with ops.name_scope(name, "cond", [pred]):
-        pred = ops.convert_to_tensor(pred)
-        t, f = true_fn(), false_fn()
+    from tideflow.ops.cond import cond  # late: cond's module loads after this one
 
-        def pick(pair):
-            a, b = ops.convert_to_tensor(pair[0]), ops.convert_to_tensor(pair[1])
-            return gather_ops.where(pred, a, cast_ops.cast(b, a.dtype))
-
-        if isinstance(t, (list, tuple)):
-            return type(t)(pick(p) for p in zip(t, f))
-        return pick((t, f))
+    return cond(pred, true_fn, false_fn, name=name)
 
 
 # ------------------------------------------------------------------------------------------

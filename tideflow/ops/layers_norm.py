@@ -7,7 +7,15 @@ whose moving variance follows the unbiased batch variance; the other path uses t
 """
 
 from tideflow.framework import dtypes, ops
-from tideflow.ops import array_ops, cast_ops, constant_op, init_ops, state_ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    constant_op,
+    init_ops,
+    math_ops,
+    reduction_ops,
+    state_ops,
+)
 from tideflow.ops.layers_base import InputSpec, Layer, input_shape_of, smart_cond, static_bool
 
 
@@ -37,11 +45,14 @@ class BatchNormalization(Layer):
                  fused=None, trainable=True, virtual_batch_size=None, adjustment=None, name=None,
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        if renorm:
-            raise NotImplementedError("BatchNormalization(renorm=True) is not supported yet.")
-        if virtual_batch_size is not None or adjustment is not None:
-            raise NotImplementedError(
-                "BatchNormalization(virtual_batch_size=..., adjustment=...) is not supported yet.")
+        if renorm_clipping is not None and not set(renorm_clipping) <= {"rmax", "rmin", "dmax"}:
+            raise ValueError(f"renorm_clipping {renorm_clipping} contains keys not in "
+                             f"{['rmax', 'rmin', 'dmax']}")
+        if virtual_batch_size is not None and virtual_batch_size <= 0:
+            raise ValueError("virtual_batch_size must be a positive integer that divides the "
+                             "true batch size of the input Tensor")
+        if virtual_batch_size is not None and adjustment is not None:
+            raise ValueError("When using virtual_batch_size, adjustment cannot be specified")
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.momentum = momentum
         self.epsilon = epsilon
@@ -56,6 +67,13 @@ class BatchNormalization(Layer):
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
         self.renorm = renorm
+        self.renorm_clipping = dict(renorm_clipping or {})
+        self.renorm_momentum = renorm_momentum
+        self.virtual_batch_size = virtual_batch_size
+        self.adjustment = adjustment
+        if fused and (renorm or virtual_batch_size is not None or adjustment is not None):
+            raise ValueError("fused batch normalization does not support renorm, "
+                             "virtual_batch_size or adjustment")
         self.fused = fused
         self.gamma = None
         self.beta = None
@@ -72,19 +90,27 @@ class BatchNormalization(Layer):
                 raise ValueError(f"Invalid axis: {a}")
         if len(axes) != len(set(axes)):
             raise ValueError(f"Duplicate axis: {axes}")
+        if self.virtual_batch_size is not None and 0 in axes:
+            raise ValueError("When using virtual_batch_size, the batch dimension must be 0 and "
+                             "thus axis cannot include 0")
         self.axis = axes
         if self.fused in (None, True):
-            self.fused = ndims == 4 and axes in ([1], [3])
+            self.fused = (ndims == 4 and axes in ([1], [3]) and not self.renorm
+                          and self.virtual_batch_size is None and self.adjustment is None)
         self._data_format = "NCHW" if axes == [1] else "NHWC"
         dims = input_shape.as_list()
         axis_to_dim = {a: dims[a] for a in axes}
         if any(d is None for d in axis_to_dim.values()):
             raise ValueError(f"Input has undefined `axis` dimension. Input shape: {input_shape}")
         self.input_spec = InputSpec(ndim=ndims, axes=axis_to_dim)
-        if len(axes) == 1:
+        if len(axes) == 1 and self.virtual_batch_size is None:
             param_shape = [axis_to_dim[axes[0]]]
         else:
             param_shape = [axis_to_dim.get(i, 1) for i in range(ndims)]
+            if self.virtual_batch_size is not None:
+                # the inputs gain a virtual-batch axis at 1 (see call)
+                param_shape.insert(1, 1)
+                self.axis = [a + 1 for a in axes]
         self._param_shape = param_shape
         dtype = dtypes.as_dtype(self.dtype or dtypes.float32)
         self._param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
@@ -104,6 +130,23 @@ class BatchNormalization(Layer):
         self.moving_variance = self.add_weight(
             "moving_variance", shape=param_shape, dtype=self._param_dtype,
             initializer=self.moving_variance_initializer, trainable=False)
+        if self.renorm:
+            # renorm tracks the inference statistics as a moving stddev, and the batch
+            # statistics' own moving averages in renorm_mean / renorm_stddev
+            variance_init = self.moving_variance_initializer
+
+            def stddev_initializer(*args, **kwargs):
+                return math_ops.sqrt(variance_init(*args, **kwargs))
+
+            self.moving_stddev = self.add_weight(
+                "moving_stddev", shape=param_shape, dtype=self._param_dtype,
+                initializer=stddev_initializer, trainable=False)
+            self.renorm_mean = self.add_weight(
+                "renorm_mean", shape=param_shape, dtype=self._param_dtype,
+                initializer=self.moving_mean_initializer, trainable=False)
+            self.renorm_stddev = self.add_weight(
+                "renorm_stddev", shape=param_shape, dtype=self._param_dtype,
+                initializer=stddev_initializer, trainable=False)
         self.built = True
 
     def _assign_moving_average(self, variable, value, momentum):
@@ -150,9 +193,17 @@ class BatchNormalization(Layer):
         training_value = static_bool(training)
         if self.fused:
             return self._fused_batch_norm(inputs, training, training_value)
+        original_shape = None
+        if self.virtual_batch_size is not None:
+            # ghost batches: [batch, ...] -> [virtual_batch_size, batch / vbs, ...]
+            original_shape = [-1] + inputs.get_shape().as_list()[1:]
+            inputs = array_ops.reshape(
+                inputs, [self.virtual_batch_size, -1] + original_shape[1:])
         input_shape = inputs.get_shape()
         ndims = input_shape.ndims
         reduction_axes = [i for i in range(ndims) if i not in self.axis]
+        if self.virtual_batch_size is not None:
+            del reduction_axes[1]  # statistics per virtual batch
         broadcast_shape = [1] * ndims
         broadcast_shape[self.axis[0]] = input_shape.as_list()[self.axis[0]]
 
@@ -163,23 +214,59 @@ class BatchNormalization(Layer):
                 return array_ops.reshape(v, broadcast_shape)
             return v
 
+        def compose(scale, offset, then_scale, then_offset):
+            # x * scale + offset, then * then_scale + then_offset
+            if then_scale is not None:
+                scale = scale * then_scale
+                offset = offset * then_scale
+            if then_offset is not None:
+                offset = offset + then_offset
+            return scale, offset
+
         scale, offset = broadcast(self.gamma), broadcast(self.beta)
         if training_value is False:
             mean, variance = self.moving_mean, self.moving_variance
         else:
+            if self.adjustment:
+                adj_scale, adj_bias = self.adjustment(array_ops.shape(inputs))
+                adj_scale = smart_cond(training, lambda: adj_scale,
+                                       lambda: array_ops.ones_like(adj_scale))
+                adj_bias = smart_cond(training, lambda: adj_bias,
+                                      lambda: array_ops.zeros_like(adj_bias))
+                scale, offset = compose(adj_scale, adj_bias, scale, offset)
+            keep_dims = self.virtual_batch_size is not None or len(self.axis) > 1
             batch_mean, batch_variance = _nn().moments(
-                cast_ops.cast(inputs, self._param_dtype), reduction_axes,
-                keep_dims=len(self.axis) > 1)
+                cast_ops.cast(inputs, self._param_dtype), reduction_axes, keep_dims=keep_dims)
             moving_mean, moving_variance = self.moving_mean, self.moving_variance
             mean = smart_cond(training, lambda: batch_mean,
                               lambda: ops.convert_to_tensor(moving_mean))
             variance = smart_cond(training, lambda: batch_variance,
                                   lambda: ops.convert_to_tensor(moving_variance))
+            if self.virtual_batch_size is not None:
+                # one update from the mean of the virtual batches' statistics (as TF)
+                new_mean = reduction_ops.reduce_mean(mean, axis=1, keepdims=True)
+                new_variance = reduction_ops.reduce_mean(variance, axis=1, keepdims=True)
+            else:
+                new_mean, new_variance = mean, variance
+            if self.renorm:
+                r, d, new_mean, new_variance = self._renorm_correction_and_moments(
+                    new_mean, new_variance, training)
+                r = broadcast(array_ops.stop_gradient(r, name="renorm_r"))
+                d = broadcast(array_ops.stop_gradient(d, name="renorm_d"))
+                scale, offset = compose(r, d, scale, offset)
             # with a dynamic `training` that is false, mean and variance are the moving ones,
             # so these updates change nothing
-            self.add_update(self._assign_moving_average(moving_mean, mean, self.momentum))
-            self.add_update(self._assign_moving_average(moving_variance, variance,
-                                                        self.momentum))
+            self.add_update(self._assign_moving_average(moving_mean, new_mean, self.momentum))
+            if self.renorm:
+                stddev = self._assign_moving_average(
+                    self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon),
+                    self.momentum)
+                self.add_update(state_ops.assign(
+                    moving_variance,
+                    _nn().relu(stddev * stddev - self.epsilon)))
+            else:
+                self.add_update(self._assign_moving_average(moving_variance, new_variance,
+                                                            self.momentum))
         dtype = inputs.dtype.base_dtype
         mean = cast_ops.cast(mean, dtype)
         variance = cast_ops.cast(variance, dtype)
@@ -190,7 +277,43 @@ class BatchNormalization(Layer):
         outputs = _nn().batch_normalization(inputs, broadcast(mean), broadcast(variance), offset,
                                             scale, self.epsilon)
         outputs.set_shape(input_shape)
+        if original_shape is not None:
+            outputs = array_ops.reshape(outputs, original_shape)
         return outputs
+
+    def _renorm_correction_and_moments(self, mean, variance, training):
+        """Batch renormalization's corrections ``r`` and ``d`` from the pre-update renorm
+        averages, which are then moved towards the batch's mean and stddev."""
+        stddev = math_ops.sqrt(variance + self.epsilon)
+        r = stddev / self.renorm_stddev
+        d = (mean - self.renorm_mean) / self.renorm_stddev
+        with ops.control_dependencies([r, d]):
+            mean = array_ops.identity(mean)
+            stddev = array_ops.identity(stddev)
+        rmin, rmax, dmax = (self.renorm_clipping.get(k) for k in ("rmin", "rmax", "dmax"))
+        if rmin is not None:
+            r = math_ops.maximum(r, rmin)
+        if rmax is not None:
+            r = math_ops.minimum(r, rmax)
+        if dmax is not None:
+            d = math_ops.maximum(d, -dmax)
+            d = math_ops.minimum(d, dmax)
+        r = smart_cond(training, lambda: r, lambda: array_ops.ones_like(r))
+        d = smart_cond(training, lambda: d, lambda: array_ops.zeros_like(d))
+
+        def update(var, value):
+            value = array_ops.identity(value)
+            return smart_cond(
+                training,
+                lambda: self._assign_moving_average(var, value, self.renorm_momentum),
+                lambda: array_ops.identity(var))
+
+        new_mean = update(self.renorm_mean, mean)
+        new_stddev = update(self.renorm_stddev, stddev)
+        with ops.control_dependencies([new_mean, new_stddev]):
+            out_mean = array_ops.identity(mean)
+            out_variance = array_ops.identity(variance)
+        return r, d, out_mean, out_variance
 
     def compute_output_shape(self, input_shape):
         return input_shape_of(input_shape)
