@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from tideflow.framework import errors
+from tideflow.kernels import threads
 
 # the patch matrix of one chunk stays under this many bytes (cache-friendly, bounded memory)
 CHUNK_BYTES = 8 << 20
@@ -243,7 +244,7 @@ def conv(x, w, strides, dilations, padding, explicit=None):
     w2 = w.reshape(k, n_out)
     out2 = out.reshape(n_batch * p, n_out)
     if _is_pointwise(ksize, strides, pads):
-        np.matmul(x.reshape(n_batch * p, k), w2, out=out2)
+        threads.matmul(x.reshape(n_batch * p, k), w2, out=out2)
         return out.astype(out_dtype, copy=False)
     xp = _pad(x, pads)
     g = _width_group(outs, ksize, strides, dilations, x.shape[-1], n_out)
@@ -251,11 +252,17 @@ def conv(x, w, strides, dilations, padding, explicit=None):
         wg = _grouped_filter(w, g)
         gp = p // g
         out_g = out.reshape(n_batch * gp, g * n_out)
-        for b0, b1, cols in _grouped_patches(xp, outs, ksize, strides, dilations, g):
-            np.matmul(cols, wg, out=out_g[b0 * gp : b1 * gp])
-        return out.astype(out_dtype, copy=False)
-    for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
-        np.matmul(cols, w2, out=out2[b0 * p : b1 * p])
+
+        def images(i, j):
+            for b0, b1, cols in _grouped_patches(xp[i:j], outs, ksize, strides, dilations, g):
+                np.matmul(cols, wg, out=out_g[(i + b0) * gp : (i + b1) * gp])
+
+    else:
+        def images(i, j):
+            for b0, b1, cols in _patch_matrices(xp[i:j], outs, ksize, strides, dilations):
+                np.matmul(cols, w2, out=out2[(i + b0) * p : (i + b1) * p])
+
+    threads.parallel_for(n_batch, images, p * k * dt.itemsize)
     return out.astype(out_dtype, copy=False)
 
 
@@ -276,18 +283,28 @@ def conv_backprop_filter(x, filter_shape, dy, strides, dilations, padding, expli
         return dw.reshape(filter_shape).astype(out_dtype, copy=False)
     dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
     if _is_pointwise(ksize, strides, pads):
-        np.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
-    else:
-        xp = _pad(x, pads)
-        part = None
-        for b0, b1, cols in _patch_matrices(xp, outs, ksize, strides, dilations):
-            rows = dy2[b0 * p : b1 * p]
-            if part is None:
-                np.matmul(cols.T, rows, out=dw)
-                part = np.empty_like(dw)
+        threads.matmul(x.reshape(n_batch * p, k).T, dy2, out=dw)
+        return dw.reshape(filter_shape).astype(out_dtype, copy=False)
+    xp = _pad(x, pads)
+    sums = {}  # first image of a piece -> that piece's sum (added in image order below)
+
+    def images(i, j):
+        acc = part = None
+        for b0, b1, cols in _patch_matrices(xp[i:j], outs, ksize, strides, dilations):
+            rows = dy2[(i + b0) * p : (i + b1) * p]
+            if acc is None:
+                acc = np.matmul(cols.T, rows)
+                part = np.empty_like(acc)
             else:
                 np.matmul(cols.T, rows, out=part)
-                dw += part
+                acc += part
+        sums[i] = acc
+
+    threads.parallel_for(n_batch, images, p * k * dt.itemsize)
+    order = sorted(sums)
+    dw = sums[order[0]]
+    for i in order[1:]:
+        dw += sums[i]
     return dw.reshape(filter_shape).astype(out_dtype, copy=False)
 
 
@@ -308,7 +325,7 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
     dy2 = np.ascontiguousarray(dy, dtype=dt).reshape(n_batch * p, n_out)
     w2t = w.reshape(k, n_out).T
     if _is_pointwise(ksize, strides, pads):
-        dx = np.matmul(dy2, w2t)
+        dx = threads.matmul(dy2, w2t)
         return dx.reshape(input_shape).astype(out_dtype, copy=False)
     if all(s == 1 for s in strides) and chans >= TRANSPOSED_MIN_CHANNELS:
         # stride 1: the input gradient is a VALID convolution of the padded output gradient
@@ -323,24 +340,29 @@ def conv_backprop_input(input_shape, w, dy, strides, dilations, padding, explici
             dx = conv(dyp, wt, strides, dilations, "VALID")
             return dx.astype(out_dtype, copy=False)
     dxp = np.zeros(_padded_shape(input_shape, pads), dt)
-    chunks = _chunks(n_batch, p * k * dt.itemsize)
-    buf = np.empty((chunks[0][1] - chunks[0][0]) * p * k, dt)
     taps = list(np.ndindex(*ksize))
     lead = (slice(None),) * (1 + nsp)
-    for b0, b1 in chunks:
-        dst = dxp[b0:b1]
-        if chans == 1:  # tap-major: one contiguous row per tap (see _patch_matrices)
-            cols_t = buf[: (b1 - b0) * p * k].reshape(k, (b1 - b0) * p)
-            np.matmul(w2t.T, dy2[b0 * p : b1 * p].T, out=cols_t)
-            cols_t = cols_t.reshape((k, b1 - b0) + outs)
-            for t, tap in enumerate(taps):
-                dst[_tap(outs, strides, dilations, tap)][..., 0] += cols_t[t]
-            continue
-        cols = buf[: (b1 - b0) * p * k].reshape((b1 - b0) * p, k)
-        np.matmul(dy2[b0 * p : b1 * p], w2t, out=cols)
-        cols = cols.reshape((b1 - b0,) + outs + tuple(ksize) + (chans,))
-        for tap in taps:
-            dst[_tap(outs, strides, dilations, tap)] += cols[lead + tap]
+
+    def images(i, j):
+        chunks = _chunks(j - i, p * k * dt.itemsize)
+        buf = np.empty((chunks[0][1] - chunks[0][0]) * p * k, dt)
+        for c0, c1 in chunks:
+            b0, b1 = i + c0, i + c1
+            dst = dxp[b0:b1]
+            if chans == 1:  # tap-major: one contiguous row per tap (see _patch_matrices)
+                cols_t = buf[: (b1 - b0) * p * k].reshape(k, (b1 - b0) * p)
+                np.matmul(w2t.T, dy2[b0 * p : b1 * p].T, out=cols_t)
+                cols_t = cols_t.reshape((k, b1 - b0) + outs)
+                for t, tap in enumerate(taps):
+                    dst[_tap(outs, strides, dilations, tap)][..., 0] += cols_t[t]
+                continue
+            cols = buf[: (b1 - b0) * p * k].reshape((b1 - b0) * p, k)
+            np.matmul(dy2[b0 * p : b1 * p], w2t, out=cols)
+            cols = cols.reshape((b1 - b0,) + outs + tuple(ksize) + (chans,))
+            for tap in taps:
+                dst[_tap(outs, strides, dilations, tap)] += cols[lead + tap]
+
+    threads.parallel_for(n_batch, images, p * k * dt.itemsize)
     return _crop(dxp, input_shape, pads).astype(out_dtype, copy=False)
 
 
@@ -436,13 +458,16 @@ def max_pool(x, ksize, strides, padding):
     if x.size == 0 or math.prod(outs) == 0:
         return np.zeros((x.shape[0],) + outs + (x.shape[-1],), x.dtype)
     xp = _pad(x, pads, _lowest(x.dtype))
-    out = None
-    for tap in np.ndindex(*ksize):
-        sl = xp[_tap(outs, strides, ones, tap)]
-        if out is None:
-            out = sl.copy()
-        else:
-            np.maximum(out, sl, out=out)
+    out = np.empty((x.shape[0],) + outs + (x.shape[-1],), x.dtype)
+    taps = [_tap(outs, strides, ones, tap) for tap in np.ndindex(*ksize)]
+
+    def images(i, j):
+        part, dst = xp[i:j], out[i:j]
+        np.copyto(dst, part[taps[0]])
+        for tap in taps[1:]:
+            np.maximum(dst, part[tap], out=dst)
+
+    threads.parallel_for(x.shape[0], images, x[0].nbytes + out[0].nbytes)
     return out
 
 
@@ -523,8 +548,13 @@ def max_pool_grad(x, dy, ksize, strides, padding):
         dx = np.empty(x.shape, dt) if covered else np.zeros(x.shape, dt)
         # a few images at a time: the passes over one block of x find it in cache
         step = max(1, POOL_BLOCK_BYTES // max(x[0].nbytes, 1))
-        for b in range(0, x.shape[0], step):
-            _max_pool_grad_tiled(x[b:b + step], dy[b:b + step], ksize, tiled, dx[b:b + step])
+
+        def blocks(i, j):
+            for b in range(i * step, min(j * step, x.shape[0]), step):
+                _max_pool_grad_tiled(x[b:b + step], dy[b:b + step], ksize, tiled,
+                                     dx[b:b + step])
+
+        threads.parallel_for(-(-x.shape[0] // step), blocks, step * 3 * x[0].nbytes)
         return dx.astype(out_dtype, copy=False)
     _, idx, outs, pads = max_pool_taps(x, ksize, strides, padding)
     ones = (1,) * len(ksize)

@@ -9,6 +9,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.kernels import threads
 from tideflow.ops.elementwise import _broadcast_gradient_args, broadcast_shape
 
 _MATMUL_TYPES = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"
@@ -54,7 +55,7 @@ def _matmul(a, b, *, transpose_a, transpose_b):
         x = a.T if transpose_a else a
         y = b.T if transpose_b else b
         if x.shape[1] == y.shape[0]:
-            return np.matmul(x, y)
+            return threads.matmul(x, y)
     if np.ndim(a) != 2 or np.ndim(b) != 2:
         bad, shape = (0, np.shape(a)) if np.ndim(a) != 2 else (1, np.shape(b))
         _fail(f"In[{bad}] is not a matrix. Instead it has shape {_dims(shape)}")
@@ -62,7 +63,7 @@ def _matmul(a, b, *, transpose_a, transpose_b):
     y = b.T if transpose_b else b
     if x.shape[1] != y.shape[0]:
         _fail(f"Matrix size-incompatible: In[0]: {_dims(a.shape)}, In[1]: {_dims(b.shape)}")
-    return np.matmul(x, y).astype(a.dtype, copy=False)
+    return threads.matmul(x, y).astype(a.dtype, copy=False)
 
 
 def _matmul_shape(op):
@@ -92,7 +93,7 @@ def _batch_matmul(broadcast):
         if a.shape[-1] != b.shape[-2]:
             _fail(f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, In[1]: {_dims(y.shape)}")
         try:
-            out = np.matmul(a, b)
+            out = threads.matmul(a, b)
         except ValueError:
             _fail(f"In[0] and In[1] must have compatible batch dimensions: "
                   f"{_dims(x.shape)} vs. {_dims(y.shape)}")
@@ -255,7 +256,8 @@ def _einsum(inputs, *, equation):
     dt = np.result_type(*inputs)
     if dt in _HALF_TYPES:
         inputs = [np.asarray(x, np.float32) for x in inputs]
-    return np.einsum(equation, *inputs, optimize=len(inputs) > 1).astype(dt, copy=False)
+    return threads.blas_call(np.einsum, equation, *inputs,
+                             optimize=len(inputs) > 1).astype(dt, copy=False)
 
 
 def _einsum_grad(op, grad):

@@ -10,6 +10,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.kernels import threads
 
 _FLOAT = "T: {half, bfloat16, float, double}"
 _REAL = "T: realnumbertype"
@@ -74,12 +75,31 @@ def _unchanged(op):
     return [_in(op, 0)]
 
 
+def _split(arrays, out):
+    """Whether an element-wise kernel over same-shaped ``arrays`` splits over the intra-op
+    threads (big, contiguous, and a step holds the pool); makes ``out`` when so."""
+    a = arrays[0]
+    if a.size < threads.MIN_SPLIT_SIZE or not threads.active() or any(
+            type(b) is not np.ndarray or not b.flags.c_contiguous or b.shape != a.shape
+            for b in arrays):
+        return None
+    return np.empty_like(a) if out is None else out
+
+
 def _relu(x, *, out=None):
+    split = _split((x,), out)
+    if split is not None:
+        threads.split_flat([x, split], lambda a, o: np.maximum(a, _zero(a), out=o))
+        return split
     return np.maximum(x, _zero(x), out=out)
 
 
 def _relu_grad(g, f, *, out=None):
     # a multiply by the mask, as TF's kernel: np.where on a random mask is ~10x slower
+    split = _split((g, f), out)
+    if split is not None:
+        threads.split_flat([g, f, split], lambda a, b, o: np.multiply(a, b > 0, out=o))
+        return split
     return np.multiply(g, f > 0, out=out)
 
 

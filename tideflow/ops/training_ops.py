@@ -11,6 +11,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import unknown_shape
+from tideflow.kernels import threads
 from tideflow.ops import state_ops
 
 # ------------------------------------------------------------------------------------------
@@ -305,6 +306,7 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
     grad_idx = kinds.index("grad")
     scalar_idx = [i for i, k in enumerate(kinds) if k == "scalar"]
     unlocked = not locks._locks
+    plain = _split(update, len(ref_idx) + 1)
 
     def checked(fn):
         def run(*args):
@@ -312,9 +314,9 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
             grad = np.asarray(args[grad_idx])
             scalars = [np.asarray(args[i]) for i in scalar_idx]
             _check_dense(op, ref_names, refs, grad, scalars, scalar_names)
-            if fn is not update and not (
+            if fn is not plain and not (
                     grad.dtype == refs[0].dtype and all(s.dtype == grad.dtype for s in scalars)):
-                fn_ = update  # mixed precision: keep the rounding of the plain update
+                fn_ = plain  # mixed precision: keep the rounding of the plain update
             else:
                 fn_ = fn
             if unlocked:
@@ -346,11 +348,26 @@ def _dense_kernel(op, update, kinds, ref_names, scalar_names, attrs, locks):
 
             return run
 
-    run = make(update)
+    run = make(plain)
     in_grad = _IN_GRAD.get(update)
     if in_grad is not None:
         run.scratch_input = grad_idx  # runtime/executor.py: the input ``donated`` may overwrite
-        run.donated = make(in_grad)
+        run.donated = make(_split(in_grad, len(ref_idx) + 1))
+    return run
+
+
+def _split(update, n_arrays):
+    """``update`` run over matching pieces of its first ``n_arrays`` arguments (the variable,
+    its slots and the gradient: element-wise, so any split gives the same bits) on the
+    intra-op threads when they are large."""
+
+    def run(*args, **attrs):
+        arrays, rest = args[:n_arrays], args[n_arrays:]
+        if arrays[0].size < threads.MIN_SPLIT_SIZE:
+            update(*args, **attrs)
+        else:
+            threads.split_flat(arrays, lambda *part: update(*part, *rest, **attrs))
+
     return run
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry
 from tideflow.framework.ops import Tensor
+from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
@@ -252,8 +253,12 @@ class Plan:
             if not self.ops:
                 return self._run(feed_values, step)
             # TF's kernels are silent about inf/nan; so are NumPy's here
-            with np.errstate(all="ignore"):
-                return self._run(feed_values, step)
+            threads.enter_step()
+            try:
+                with np.errstate(all="ignore"):
+                    return self._run(feed_values, step)
+            finally:
+                threads.leave_step()
         except StepAborted:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op

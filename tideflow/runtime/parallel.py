@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from tideflow.framework import errors
+from tideflow.kernels import threads
 from tideflow.runtime import cost_model
 from tideflow.runtime.rendezvous import Rendezvous, StepAborted
 
@@ -209,6 +210,13 @@ class MultiPlan:
 
     def _run_coop(self, feed_values, step):
         """The partitions in turns: each runs until it waits for a key not yet sent."""
+        threads.enter_step()  # as Plan.run: BLAS held to one thread, the pool doing its work
+        try:
+            return self._turns(feed_values, step)
+        finally:
+            threads.leave_step()
+
+    def _turns(self, feed_values, step):
         rv = Rendezvous(step)
         step.rendezvous = rv
         items = rv._items

@@ -10,6 +10,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.ops import Operation, Tensor
+from tideflow.kernels import threads
 from tideflow.runtime import allocator, cost_model, parallel, partition, placer
 from tideflow.runtime.device_mgr import DeviceMgr, device_mapping_text
 from tideflow.runtime.executor import Plan, Step, prune, topo_order
@@ -291,6 +292,7 @@ class BaseSession:
         intra = int(getattr(config, "intra_op_parallelism_threads", 0) or 0) if config else 0
         if intra > 0:
             self._blas_limits = _limit_blas_threads(intra)
+            threads.set_thread_count(intra)  # the intra-op pool is process-wide, as TF's
         if self._log_placement:
             print(device_mapping_text(self._devices))
 

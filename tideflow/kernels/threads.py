@@ -1,0 +1,272 @@
+"""Intra-op parallelism: a small pool of threads for the kernels' NumPy work.
+
+NumPy runs one call on one core, but releases the GIL inside its copies, ufunc loops and BLAS
+calls, so a kernel that splits its work into pieces on disjoint slices (the same operations, so
+bitwise the same result for element-wise work) can use the other cores. While BLAS itself runs
+several threads, they spin on the cores for a while after every product and a thread of ours
+would only compete with them; so while a plan runs (:func:`enter_step` / :func:`leave_step`)
+BLAS is held to one thread and the pool takes over: the convolutions split the batch into
+pieces, each with its own im2col copy and product; pooling, ReLU and the dense optimizer
+updates split their arrays. A lone matrix product (MatMul, BatchMatMul, Einsum) gets BLAS's
+threads back for the call (:func:`blas_call`). Between steps BLAS keeps its threads, so a
+program's own NumPy runs as it would without tideflow.
+
+One pool per process, sized like TF's intra-op pool: ``intra_op_parallelism_threads`` of a
+session's ``ConfigProto`` when set (process-wide), else BLAS's own thread count when the process
+started (the cores, or ``OPENBLAS_NUM_THREADS``: a cluster task held to one thread stays at
+one). Only one :func:`parallel_for` uses the pool at a time: a call made while it is busy
+(another lane, another session, a nested call) runs inline, so the threads never oversubscribe
+the cores. Only OpenBLAS (NumPy's wheels) is driven; with another BLAS the pool stays off.
+"""
+
+import ctypes
+import os
+import queue
+import threading
+
+import numpy as np
+
+# below this many bytes of work per piece, a thread hand-off costs more than it saves
+MIN_PIECE_BYTES = 256 << 10
+MAX_THREADS = 8
+PIECES_PER_THREAD = 4
+# arrays of fewer elements are not worth splitting at all
+MIN_SPLIT_SIZE = 1 << 17
+
+_busy = threading.Lock()
+_start_lock = threading.Lock()
+_workers = []  # one inbox per started worker thread
+_wanted = [None]  # threads asked for by a session's config (None: the cores)
+
+
+class _OpenBlas:
+    """set/get of the OpenBLAS that NumPy loaded (None when NumPy's BLAS is another one)."""
+
+    def __init__(self):
+        self.set = self.get = None
+        try:
+            with open("/proc/self/maps") as f:
+                paths = sorted({line.split()[-1] for line in f
+                                if "openblas" in line.lower() and "/" in line})
+        except OSError:
+            return
+        for path in paths:
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                continue
+            for prefix in ("scipy_openblas", "openblas"):
+                for suffix in ("64_", ""):
+                    setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                    getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                    if setter is not None and getter is not None:
+                        setter.restype = None
+                        setter.argtypes = [ctypes.c_int]
+                        getter.restype = ctypes.c_int
+                        self.set, self.get = setter, getter
+                        return
+
+
+_blas = _OpenBlas()
+_blas_threads_at_start = _blas.get() if _blas.get is not None else None
+_step_lock = threading.Lock()
+_steps = [0]  # plans running now
+_saved = [None]  # BLAS's thread count before the first of them took it over
+_single = [_blas_threads_at_start == 1]  # BLAS runs one thread now: products split here
+
+
+def _after_fork_in_child():
+    # a forked child has none of the workers, and a lock another thread held stays held
+    global _busy, _start_lock, _step_lock
+    _busy, _start_lock, _step_lock = threading.Lock(), threading.Lock(), threading.Lock()
+    _workers.clear()
+    _steps[0] = 0
+    if _saved[0] is not None:  # forked inside a step: BLAS gets its threads back
+        _blas.set(_saved[0])
+        _saved[0] = None
+    _single[0] = _blas_threads_at_start == 1
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def thread_count():
+    """How many threads (the caller's included) a kernel may split its work over."""
+    n = _wanted[0] or _blas_threads_at_start or _cores()
+    return max(1, min(int(n), MAX_THREADS))
+
+
+def set_thread_count(n):
+    """Sets the pool's size (``intra_op_parallelism_threads``); 0 or None: the cores."""
+    _wanted[0] = int(n) if n else None
+
+
+def enter_step():
+    """A plan with kernels starts: BLAS to one thread, the pool doing its work (see above)."""
+    with _step_lock:
+        _steps[0] += 1
+        if _steps[0] == 1 and _blas.set is not None and thread_count() > 1:
+            n = _blas.get()
+            if n > 1:
+                _saved[0] = n
+                _blas.set(1)
+            _single[0] = True
+
+
+def leave_step():
+    """The plan is over: when it was the last running, BLAS gets its threads back."""
+    with _step_lock:
+        _steps[0] -= 1
+        if _steps[0] == 0:
+            if _saved[0] is not None:
+                _blas.set(_saved[0])
+                _saved[0] = None
+            _single[0] = _blas_threads_at_start == 1
+
+
+def active():
+    """Whether kernels split their work over the pool now: a step holds BLAS to one thread
+    (while BLAS's own threads spin on the cores, a thread of ours would only compete)."""
+    return _single[0] and thread_count() > 1
+
+
+def blas_call(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` (a NumPy call whose work is BLAS's or LAPACK's) with BLAS's own
+    threads, also while a step holds BLAS to one (see above).
+
+    For a lone matrix product BLAS's threads beat splitting it here (they spin between calls
+    and start at once on small products); the pool is taken meanwhile, so no piece of other
+    work competes with them. When the pool is busy (another lane's kernel), the call runs on
+    one thread.
+    """
+    if _saved[0] is None or not _busy.acquire(blocking=False):
+        return fn(*args, **kwargs)
+    try:
+        n = _saved[0]
+        if n is None:  # the step ended on another thread meanwhile
+            return fn(*args, **kwargs)
+        _blas.set(n)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            with _step_lock:
+                if _saved[0] is not None:  # else the last step ended: BLAS keeps its threads
+                    _blas.set(1)
+    finally:
+        _busy.release()
+
+
+def matmul(x, y, out=None):
+    """``x @ y`` with BLAS's own threads (see :func:`blas_call`)."""
+    return blas_call(np.matmul, x, y, out=out)
+
+
+class _Call:
+    """One parallel_for: its pieces, handed out in order to whichever thread asks first."""
+
+    __slots__ = ("bounds", "error", "finished", "fn", "left", "lock", "next")
+
+    def __init__(self, fn, bounds):
+        self.fn = fn
+        self.bounds = bounds
+        self.next = 0
+        self.left = len(bounds) - 1
+        self.lock = threading.Lock()
+        self.finished = threading.Event()
+        self.error = None
+
+    def run_pieces(self):
+        """Runs pieces until none is left to start (any thread may call this, any time)."""
+        while True:
+            with self.lock:
+                i = self.next
+                if i >= len(self.bounds) - 1:
+                    return
+                self.next = i + 1
+            try:
+                self.fn(self.bounds[i], self.bounds[i + 1])
+            except BaseException as e:  # noqa: BLE001 - re-raised by the caller
+                if self.error is None:
+                    self.error = e
+            with self.lock:
+                self.left -= 1
+                if self.left == 0:
+                    self.finished.set()
+
+
+def _work(inbox):
+    while True:
+        inbox.get().run_pieces()
+
+
+def _ensure_workers(n):
+    with _start_lock:
+        while len(_workers) < n:
+            inbox = queue.SimpleQueue()
+            threading.Thread(target=_work, args=(inbox,), daemon=True,
+                             name=f"tideflow-intra-op-{len(_workers)}").start()
+            _workers.append(inbox)
+
+
+def pieces(n, item_bytes):
+    """How many pieces ``n`` items of ``item_bytes`` each are worth splitting into (1: don't):
+    a few per thread, so a thread the OS runs late (a busy machine) leaves its share to the
+    others instead of holding the call up."""
+    if n < 2 or not active():
+        return 1
+    k = thread_count()
+    return max(1, min(PIECES_PER_THREAD * k, n, (n * item_bytes) // MIN_PIECE_BYTES))
+
+
+def parallel_for(n, fn, item_bytes=1, k=None):
+    """Runs ``fn(start, stop)`` over contiguous ranges covering ``range(n)``, in parallel.
+
+    ``item_bytes`` is the memory one item touches (to decide whether splitting pays); ``k``
+    forces the number of pieces. The calling thread works too, taking pieces until none is
+    left, so the call never waits for a thread that has not started; it returns when every
+    piece has finished and re-raises the first exception a piece raised.
+    """
+    if k is None:
+        k = pieces(n, item_bytes)
+    k = min(k, n)
+    if k <= 1 or not _busy.acquire(blocking=False):
+        if n > 0:
+            fn(0, n)
+        return
+    try:
+        helpers = min(thread_count(), k) - 1
+        _ensure_workers(helpers)
+        call = _Call(fn, [n * i // k for i in range(k + 1)])
+        for inbox in _workers[:helpers]:
+            inbox.put(call)
+        call.run_pieces()
+        call.finished.wait()
+        if call.error is not None:
+            raise call.error
+    finally:
+        _busy.release()
+
+
+def split_flat(arrays, fn, min_size=MIN_SPLIT_SIZE):
+    """Runs ``fn(*pieces)`` on matching contiguous 1-D pieces of same-shaped ``arrays`` (all
+    C-contiguous), in parallel when they are large; else ``fn(*arrays)`` once."""
+    first = arrays[0]
+    n = first.size
+    if n < min_size or not all(a.flags.c_contiguous and a.size == n for a in arrays):
+        fn(*arrays)
+        return
+    flat = [a.reshape(-1) for a in arrays]
+    item = sum(a.itemsize for a in arrays)
+
+    def run(start, stop):
+        fn(*(a[start:stop] for a in flat))
+
+    parallel_for(n, run, item)
