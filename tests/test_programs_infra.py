@@ -123,3 +123,19 @@ def test_cond_branch_returning_none_names_the_branch():
     # an Operation is a value (tf.cond(p, lambda: tf.no_op(), ...) is common)
     op = tf.cond(p, lambda: tf.no_op(), lambda: tf.no_op())
     assert isinstance(op, tf.Operation)
+
+
+def test_graph_tensor_is_never_iterable():
+    # TF 1.x: "Tensor objects are only iterable when eager execution is enabled. To iterate
+    # over this tensor use tf.map_fn." -- raised by iter() itself, so code probing
+    # ``try: iter(x) except TypeError`` treats a tensor as one value, whatever its shape.
+    def as_list(x):
+        try:
+            return list(iter(x))
+        except TypeError:
+            return [x]
+
+    t = tf.constant([1.0, 2.0, 3.0])
+    assert as_list(t) == [t]
+    with pytest.raises(TypeError, match="^Tensor objects are only iterable when eager"):
+        _a, _b, _c = t

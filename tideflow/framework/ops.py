@@ -172,13 +172,12 @@ class Tensor:
     __nonzero__ = __bool__
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
-            raise TypeError(
-                f"'Tensor' object {self.name!r} is not iterable (its first dimension is unknown)."
-            )
-        for i in range(shape[0].value):
-            yield self[i]
+        # TF 1.x never iterates a graph tensor (whatever its shape): code that probes
+        # ``iter(x)`` to tell a sequence from a single tensor must see a TypeError.
+        raise TypeError(
+            f"Tensor objects are only iterable when eager execution is enabled. To iterate "
+            f"over this tensor use tf.map_fn. (tensor {self.name!r})"
+        )
 
     def __len__(self):
         raise TypeError(
