@@ -166,3 +166,26 @@ def test_highway_wrapper_carries_the_inputs():
                   tf.assign(variables["carry_b:0"], np.full([3], 50.0, np.float32))])
         # carry = sigmoid(50) = 1 and transform = 1 - carry = 0: the output is the input
         np.testing.assert_allclose(sess.run(out), sess.run(x), rtol=1e-5)
+
+
+def test_vocabulary_processor_of_the_text_cnn_tutorials(tmp_path):
+    # cnn-text-classification-tf: x = np.array(list(vocab_processor.fit_transform(x_text)))
+    from tideflow import contrib_learn_preprocessing as preprocessing
+
+    vp = preprocessing.VocabularyProcessor(5)
+    docs = ["I love TensorFlow", "the movie was great great", "I hate it a lot really much"]
+    x = np.array(list(vp.fit_transform(docs)))
+    # TF's tokenizer splits "TensorFlow" into "Tensor" "Flow"; ids in order of first sight,
+    # 0 = padding / unknown, documents cut at max_document_length
+    assert x.tolist() == [[1, 2, 3, 4, 0], [5, 6, 7, 8, 8], [1, 9, 10, 11, 12]]
+    assert x.dtype == np.int64 and len(vp.vocabulary_) == 15
+    assert list(vp.reverse(x[:1])) == ["I love Tensor Flow <UNK>"]
+    path = str(tmp_path / "vocab")
+    vp.save(path)
+    restored = preprocessing.VocabularyProcessor.restore(path)
+    assert [v.tolist() for v in restored.transform(["great movie zzz"])] == [[8, 6, 0, 0, 0]]
+    # min_frequency renumbers by count: words seen once are dropped
+    vp2 = preprocessing.VocabularyProcessor(4, min_frequency=1)
+    assert np.array(list(vp2.fit_transform(["a b a", "b c a"]))).tolist() == [
+        [1, 2, 1, 0], [2, 0, 1, 0]]
+    assert vp2.vocabulary_._mapping == {"<UNK>": 0, "a": 1, "b": 2}
