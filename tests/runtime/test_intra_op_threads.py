@@ -81,13 +81,38 @@ def test_one_thread_means_no_split():
 @pytest.mark.skipif(threads._blas.get is None, reason="NumPy's BLAS is not OpenBLAS")
 def test_a_step_gives_blas_its_threads_back():
     before = threads._blas.get()
-    x = tf.placeholder(tf.float32, [None, None])
+    x = tf.placeholder(tf.float32, [None, None, None, None])
+    w = tf.placeholder(tf.float32, [None, None, None, None])
+    seen = []
+
+    def blas_threads(v):
+        seen.append(threads._blas.get())
+        return v
+
+    y = tf.py_func(blas_threads, [tf.nn.conv2d(x, w, [1, 1, 1, 1], "VALID")], tf.float32)
     with tf.Session() as sess:
-        sess.run(tf.matmul(x, x), {x: np.ones((64, 64), np.float32)})
+        sess.run(y, {x: np.ones((2, 8, 8, 3), np.float32), w: np.ones((3, 3, 3, 4), np.float32)})
         with pytest.raises(errors.InvalidArgumentError):  # a failed step restores them too
-            sess.run(tf.matmul(x, x), {x: np.ones((64, 63), np.float32)})
+            sess.run(y, {x: np.ones((2, 8, 8, 3), np.float32),
+                         w: np.ones((3, 3, 2, 4), np.float32)})
     assert threads._blas.get() == before
     assert threads._steps == [0]
+    if before > 1:
+        assert seen == [1]  # held to one thread while the plan with a convolution ran
+
+
+def test_plans_without_convolutions_leave_blas_alone():
+    x = tf.placeholder(tf.float32, [None, None])
+    seen = []
+
+    def blas_threads(v):
+        seen.append(threads._blas.get() if threads._blas.get is not None else None)
+        return v
+
+    y = tf.py_func(blas_threads, [tf.matmul(x, x)], tf.float32)
+    with tf.Session() as sess:
+        sess.run(y, {x: np.ones((4, 4), np.float32)})
+    assert seen == [threads._blas_threads_at_start]
 
 
 def _conv_net_values(seed=0):
@@ -111,7 +136,7 @@ def _conv_net_values(seed=0):
             sess.run(tf.global_variables_initializer())
             out = sess.run([fc] + grads)
             for _ in range(3):
-                sess.run(upd)
+                sess.run([upd, fc])  # with a convolution: the pool's plan
             out.append(sess.run(v))
     return out
 

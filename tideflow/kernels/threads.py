@@ -6,10 +6,11 @@ bitwise the same result for element-wise work) can use the other cores. While BL
 several threads, they spin on the cores for a while after every product and a thread of ours
 would only compete with them; so while a plan runs (:func:`enter_step` / :func:`leave_step`)
 BLAS is held to one thread and the pool takes over: the convolutions split the batch into
-pieces, each with its own im2col copy and product; pooling, ReLU and the dense optimizer
-updates split their arrays. A lone matrix product (MatMul, BatchMatMul, Einsum) gets BLAS's
-threads back for the call (:func:`blas_call`). Between steps BLAS keeps its threads, so a
-program's own NumPy runs as it would without tideflow.
+pieces, each with its own im2col copy and product; MatMul splits its rows; pooling, ReLU and
+the dense optimizer updates split their arrays. Only plans with a convolution or pooling op
+(``POOL_OP_TYPES``) do this: where matrix products are most of the work (an MLP, an RNN), BLAS's
+own spinning threads start small products faster than a hand-off here can, and BLAS keeps them.
+Between steps BLAS keeps its threads, so a program's own NumPy runs as without tideflow.
 
 One pool per process, sized like TF's intra-op pool: ``intra_op_parallelism_threads`` of a
 session's ``ConfigProto`` when set (process-wide), else BLAS's own thread count when the process
@@ -109,6 +110,14 @@ def set_thread_count(n):
     _wanted[0] = int(n) if n else None
 
 
+# plans holding one of these run with the pool (see above): their kernels split over it
+POOL_OP_TYPES = frozenset({
+    "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "Conv3D", "Conv3DBackpropInputV2",
+    "Conv3DBackpropFilterV2", "Conv3DBackpropInput", "Conv3DBackpropFilter", "MaxPool",
+    "MaxPoolV2", "MaxPoolGrad", "MaxPoolGradV2", "MaxPool3D", "MaxPool3DGrad",
+})
+
+
 def enter_step():
     """A plan with kernels starts: BLAS to one thread, the pool doing its work (see above)."""
     with _step_lock:
@@ -138,35 +147,27 @@ def active():
     return _single[0] and thread_count() > 1
 
 
-def blas_call(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` (a NumPy call whose work is BLAS's or LAPACK's) with BLAS's own
-    threads, also while a step holds BLAS to one (see above).
-
-    For a lone matrix product BLAS's threads beat splitting it here (they spin between calls
-    and start at once on small products); the pool is taken meanwhile, so no piece of other
-    work competes with them. When the pool is busy (another lane's kernel), the call runs on
-    one thread.
-    """
-    if _saved[0] is None or not _busy.acquire(blocking=False):
-        return fn(*args, **kwargs)
-    try:
-        n = _saved[0]
-        if n is None:  # the step ended on another thread meanwhile
-            return fn(*args, **kwargs)
-        _blas.set(n)
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            with _step_lock:
-                if _saved[0] is not None:  # else the last step ended: BLAS keeps its threads
-                    _blas.set(1)
-    finally:
-        _busy.release()
+# a product of fewer multiply-adds is one BLAS call
+MIN_SPLIT_MACS = 1 << 20
 
 
 def matmul(x, y, out=None):
-    """``x @ y`` with BLAS's own threads (see :func:`blas_call`)."""
-    return blas_call(np.matmul, x, y, out=out)
+    """``x @ y`` for 2-D ``x``, ``y``: while the pool is active, split by rows (or by columns
+    when ``y`` is the wider side) over it; else one BLAS call."""
+    m, kk = x.shape
+    n = y.shape[1]
+    if not active() or m * n * kk < MIN_SPLIT_MACS or x.dtype.kind not in "fc" \
+            or x.dtype.itemsize < 4:
+        return np.matmul(x, y, out=out)
+    if out is None:
+        out = np.empty((m, n), np.result_type(x, y))
+    k = PIECES_PER_THREAD * thread_count()
+    if m >= n:
+        parallel_for(m, lambda i, j: np.matmul(x[i:j], y, out=out[i:j]), k=min(k, m // 32 or 1))
+    else:
+        parallel_for(n, lambda i, j: np.matmul(x, y[:, i:j], out=out[:, i:j]),
+                     k=min(k, n // 32 or 1))
+    return out
 
 
 class _Call:

@@ -93,7 +93,7 @@ def _batch_matmul(broadcast):
         if a.shape[-1] != b.shape[-2]:
             _fail(f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, In[1]: {_dims(y.shape)}")
         try:
-            out = threads.matmul(a, b)
+            out = np.matmul(a, b)
         except ValueError:
             _fail(f"In[0] and In[1] must have compatible batch dimensions: "
                   f"{_dims(x.shape)} vs. {_dims(y.shape)}")
@@ -256,8 +256,7 @@ def _einsum(inputs, *, equation):
     dt = np.result_type(*inputs)
     if dt in _HALF_TYPES:
         inputs = [np.asarray(x, np.float32) for x in inputs]
-    return threads.blas_call(np.einsum, equation, *inputs,
-                             optimize=len(inputs) > 1).astype(dt, copy=False)
+    return np.einsum(equation, *inputs, optimize=len(inputs) > 1).astype(dt, copy=False)
 
 
 def _einsum_grad(op, grad):

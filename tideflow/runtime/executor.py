@@ -183,6 +183,8 @@ class Plan:
         # While/If ops take the step (cancellation, deadline) whether inlined or not
         self.needs_step = trace or partition is not None or any(
             op._op_def.kernel_wants_step for op in order)
+        # convolutions or pooling: BLAS held to one thread, the intra-op pool doing the work
+        self.uses_pool = any(op._type in threads.POOL_OP_TYPES for op in order)
         self.trace_nodes = []
         self._compile(order, fetches, fed, replace, consts, device, session_state, session)
 
@@ -253,6 +255,9 @@ class Plan:
             if not self.ops:
                 return self._run(feed_values, step)
             # TF's kernels are silent about inf/nan; so are NumPy's here
+            if not self.uses_pool:
+                with np.errstate(all="ignore"):
+                    return self._run(feed_values, step)
             threads.enter_step()
             try:
                 with np.errstate(all="ignore"):

@@ -210,7 +210,9 @@ class MultiPlan:
 
     def _run_coop(self, feed_values, step):
         """The partitions in turns: each runs until it waits for a key not yet sent."""
-        threads.enter_step()  # as Plan.run: BLAS held to one thread, the pool doing its work
+        if not any(p.uses_pool for p in self.plans):
+            return self._turns(feed_values, step)
+        threads.enter_step()  # as Plan.run: BLAS held to one thread, the pool doing the work
         try:
             return self._turns(feed_values, step)
         finally:
