@@ -162,3 +162,23 @@ def test_dynamic_training_flag_takes_one_branch_of_a_cond():
         np.testing.assert_array_equal(sess.run(y), np.ones(1000))
         kept = sess.run(y, {training: True})
     assert set(np.unique(kept)) <= {0.0, 2.0} and 300 < np.count_nonzero(kept) < 700
+
+
+def test_input_gradients_of_convolutions_keep_the_input_static_shape():
+    # saliency maps / Grad-CAM / FGSM: tf.gradients(score, images) through conv2d and
+    # depthwise_conv2d was (?, ?, ?, ?); the gradient's sizes come from ShapeN, as in TF
+    x = tf.placeholder(tf.float32, [None, 10, 10, 3])
+    c = tf.nn.conv2d(x, tf.ones([3, 3, 3, 4]), [1, 1, 1, 1], "SAME")
+    d = tf.nn.depthwise_conv2d(x, tf.ones([3, 3, 3, 2]), [1, 1, 1, 1], "SAME")
+    gc = tf.gradients(tf.reduce_sum(c), x)[0]
+    gd = tf.gradients(tf.reduce_sum(d), x)[0]
+    assert gc.op.inputs[0].op.type == "ShapeN"
+    assert gc.shape.as_list() == [None, 10, 10, 3]
+    assert gd.shape.as_list() == [None, 10, 10, 3]
+    saliency = tf.reduce_max(tf.abs(gc), axis=3)
+    assert saliency.shape.as_list() == [None, 10, 10]
+    a, b = tf.shape_n([x, tf.zeros([2, 5])])
+    assert tf.reshape(tf.zeros([10]), b).shape.as_list() == [2, 5]
+    assert tf.zeros(a).shape.as_list() == [None, 10, 10, 3]
+    with tf.Session() as sess:
+        assert sess.run(saliency, {x: np.ones([2, 10, 10, 3])}).shape == (2, 10, 10)

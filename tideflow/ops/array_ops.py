@@ -122,8 +122,8 @@ def partial_vector(t):
         return [int(x) for x in v]
     op = t._op
     typ = op._type
-    if typ == "Shape":
-        s = op._inputs[0]._shape
+    if typ in ("Shape", "ShapeN"):
+        s = op._inputs[t._value_index if typ == "ShapeN" else 0]._shape
         return None if s.ndims is None else s.as_list()
     if typ == "Pack" and op._attrs["axis"] == 0:
         return [_scalar(x) for x in op._inputs]
