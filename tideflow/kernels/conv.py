@@ -129,8 +129,10 @@ def _tap(outs, strides, dilations, tap):
 
 
 def _chunks(n_batch, per_image_bytes):
-    """Batch ranges splitting ``n_batch`` images evenly into chunks under CHUNK_BYTES."""
-    most = max(1, CHUNK_BYTES // max(per_image_bytes, 1))
+    """Batch ranges splitting ``n_batch`` images evenly into chunks under CHUNK_BYTES (shared
+    by the threads working on pieces of one call at the same time)."""
+    budget = CHUNK_BYTES // threads.thread_count() if threads.active() else CHUNK_BYTES
+    most = max(1, budget // max(per_image_bytes, 1))
     n_chunks = -(-n_batch // most)
     size = -(-n_batch // n_chunks)
     return [(b, min(n_batch, b + size)) for b in range(0, n_batch, size)]
