@@ -10,7 +10,7 @@ import tideflow as tf
 
 def _run(*fetches, feed=None):
     with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
         return sess.run(list(fetches), feed_dict=feed)
 
 
@@ -96,3 +96,128 @@ def test_per_image_whitening_is_per_image_standardization():
         (got,) = _run(tf.image.per_image_whitening(img))
     adj = max(img.std(), 1.0 / np.sqrt(img.size))
     np.testing.assert_allclose(got, (img - img.mean()) / adj, rtol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.learn (TF 1.0-1.2 tutorials)
+# ------------------------------------------------------------------------------------------
+
+
+def test_contrib_learn_custom_model_fn_getting_started(tmp_path):
+    """TF 1.0's getting-started model: a ModelFnOps model_fn fitted on numpy_input_fn."""
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    y = np.array([0.0, -1.0, -2.0, -3.0])
+
+    def model(features, labels, mode):
+        w = tf.get_variable("W", [1], dtype=tf.float64)
+        b = tf.get_variable("b", [1], dtype=tf.float64)
+        pred = w * features["x"] + b
+        if mode == tf.contrib.learn.ModeKeys.INFER:
+            return tf.contrib.learn.ModelFnOps(mode=mode, predictions=pred)
+        loss = tf.reduce_sum(tf.square(pred - labels))
+        train = tf.group(tf.train.GradientDescentOptimizer(0.01).minimize(loss),
+                         tf.assign_add(tf.train.get_global_step(), 1))
+        return tf.contrib.learn.ModelFnOps(mode=mode, predictions=pred, loss=loss,
+                                           train_op=train)
+
+    est = tf.contrib.learn.Estimator(model_fn=model, model_dir=str(tmp_path))
+    input_fn = tf.contrib.learn.io.numpy_input_fn({"x": x}, y, 4, num_epochs=300)
+    assert est.fit(input_fn=input_fn, steps=300) is est
+    result = est.evaluate(input_fn=input_fn, steps=5)
+    assert result["global_step"] == 300
+    assert result["loss"] < 1e-2
+    np.testing.assert_allclose(est.get_variable_value("W"), [-1.0], atol=0.05)
+    pred = list(est.predict(input_fn=tf.contrib.learn.io.numpy_input_fn(
+        {"x": np.array([10.0])}, shuffle=False)))
+    np.testing.assert_allclose(pred, [-9.0], atol=0.3)
+
+
+def test_contrib_learn_tuple_model_fn_and_metrics(tmp_path):
+    """A 0.12-era model_fn(features, targets) returning (predictions, loss, train_op), fitted
+    on arrays, evaluated with a MetricSpec."""
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 3).astype(np.float32)
+    y = x @ np.array([1.0, -2.0, 0.5], np.float32)
+
+    def model(features, targets):
+        pred = tf.squeeze(tf.contrib.layers.linear(features, 1), [1])
+        if targets is None:
+            return pred, None, None
+        loss = tf.losses.mean_squared_error(targets, pred)
+        train = tf.contrib.layers.optimize_loss(loss, tf.train.get_global_step(), 0.1, "SGD")
+        return pred, loss, train
+
+    est = tf.contrib.learn.Estimator(model_fn=model, model_dir=str(tmp_path))
+    est.fit(x=x, y=y, steps=200)
+    spec = tf.contrib.learn.MetricSpec(metric_fn=tf.contrib.metrics.streaming_mean_absolute_error)
+    result = est.evaluate(x=x, y=y, metrics={"mae": spec})
+    assert result["loss"] < 1e-3 and result["mae"] < 0.05
+    preds = est.predict(x=x[:4], as_iterable=False)
+    np.testing.assert_allclose(preds, y[:4], atol=0.1)
+
+
+def test_contrib_learn_dnn_classifier_on_arrays_iris_style(tmp_path):
+    rng = np.random.RandomState(1)
+    x = np.concatenate([rng.randn(30, 4) + [3 * i, 0, -3 * i, 0] for i in range(3)])
+    y = np.repeat([0, 1, 2], 30)
+    columns = [tf.contrib.layers.real_valued_column("", dimension=4)]
+    assert columns[0] == tf.contrib.learn.infer_real_valued_columns_from_input(x)[0]
+    clf = tf.contrib.learn.DNNClassifier(feature_columns=columns, hidden_units=[10],
+                                         n_classes=3, model_dir=str(tmp_path),
+                                         config=tf.contrib.learn.RunConfig(tf_random_seed=1))
+    clf.fit(x=x, y=y, steps=150)
+    result = clf.evaluate(x=x, y=y)
+    assert result["accuracy"] > 0.9
+    # contrib's loss is the mean loss per example (core's average_loss)
+    assert result["loss"] == result["average_loss"]
+    classes = list(clf.predict(x[::30]))
+    assert classes == [0, 1, 2]
+    proba = clf.predict_proba(x[::30], as_iterable=False)
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(proba.argmax(1), classes)
+    # an input_fn returning constant features: predict stops after that one batch
+    got = list(clf.predict(input_fn=lambda: tf.constant(x[::30], tf.float32)))
+    assert got == classes
+    sk = tf.contrib.learn.SKCompat(clf).predict(x[::30])
+    np.testing.assert_array_equal(sk["classes"], classes)
+
+
+def test_contrib_learn_wide_and_deep_with_contrib_feature_columns(tmp_path):
+    rng = np.random.RandomState(0)
+    n = 120
+    gender = np.where(rng.rand(n) < 0.5, "Female", "Male")
+    age = rng.randint(18, 80, n).astype(np.float32)
+    label = ((gender == "Female") & (age > 40)).astype(np.int64)
+
+    def input_fn():
+        sp = tf.SparseTensor(indices=[[i, 0] for i in range(n)], values=gender,
+                             dense_shape=[n, 1])
+        return {"gender": sp, "age": tf.constant(age)}, tf.constant(label)
+
+    layers = tf.contrib.layers
+    g = layers.sparse_column_with_keys("gender", keys=["Female", "Male"])
+    a = layers.real_valued_column("age")
+    ab = layers.bucketized_column(a, boundaries=[30, 40, 50, 60])
+    wide = [g, ab, layers.crossed_column([g, ab], hash_bucket_size=50)]
+    m = tf.contrib.learn.LinearClassifier(feature_columns=wide, model_dir=str(tmp_path))
+    m.fit(input_fn=input_fn, steps=100)
+    assert m.evaluate(input_fn=input_fn, steps=1)["accuracy"] > 0.95
+    with tf.Graph().as_default():
+        feats, _ = input_fn()
+        dense = layers.input_from_feature_columns(
+            feats, [layers.one_hot_column(g), layers.embedding_column(g, 3), a])
+        (v,) = _run(dense)
+    assert v.shape == (n, 6)
+    # columns in name order: age, gender_embedding (3), gender_indicator (2)
+    np.testing.assert_array_equal(v[:, 4:6].argmax(1), (gender == "Male").astype(int))
+    np.testing.assert_array_equal(v[:, 0], age)
+
+
+def test_contrib_learn_datasets_csv(tmp_path):
+    path = tmp_path / "iris_training.csv"
+    path.write_text("3,2,a,b\n1.5,2.0,0\n3.0,4.5,1\n-1,0,1\n")
+    ds = tf.contrib.learn.datasets.base.load_csv_with_header(
+        filename=str(path), target_dtype=np.int64, features_dtype=np.float32)
+    np.testing.assert_array_equal(ds.data, [[1.5, 2.0], [3.0, 4.5], [-1, 0]])
+    np.testing.assert_array_equal(ds.target, [0, 1, 1])
+    assert ds.data.dtype == np.float32

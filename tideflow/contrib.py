@@ -7,6 +7,7 @@ import importlib.machinery
 import sys
 import types
 
+from tideflow import contrib_feature_columns as _contrib_fc
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
@@ -50,10 +51,12 @@ for _name in _LAYER_FNS:
     setattr(layers, _name, getattr(_contrib_layers, _name))
 for _name in _MORE_LAYER_FNS:
     setattr(layers, _name, getattr(_more, _name))
+for _name in _contrib_fc.__all__:  # the 0.10-1.4 feature columns
+    setattr(layers, _name, getattr(_contrib_fc, _name))
 layers.__all__ = [
-    "apply_regularization", *_LAYER_FNS, *_MORE_LAYER_FNS, "l1_l2_regularizer",
-    "l1_regularizer", "l2_regularizer", "sum_regularizer", "variance_scaling_initializer",
-    "xavier_initializer", "xavier_initializer_conv2d",
+    "apply_regularization", *_LAYER_FNS, *_MORE_LAYER_FNS, *_contrib_fc.__all__,
+    "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "sum_regularizer",
+    "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
 ]
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
@@ -289,6 +292,7 @@ _LAZY_ALIASES = {
     "stateless": _contrib_stateless,
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
+    "learn": lambda: __import__("tideflow.contrib_learn", fromlist=["learn"]),
 }
 
 

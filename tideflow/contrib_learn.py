@@ -1,0 +1,885 @@
+"""``tf.contrib.learn`` (TF 0.10-1.4): its Estimator (``fit``/``evaluate``/``predict`` on
+NumPy arrays or an ``input_fn``), ModelFnOps, the canned DNN/linear/wide-and-deep estimators,
+SKCompat, MetricSpec, monitors and the small datasets helpers, built on ``tf.estimator`` as TF
+1.x itself moved them there."""
+
+import collections
+import csv
+import os
+import types
+
+import numpy as np
+
+from tideflow import estimator as _est
+from tideflow.estimator.canned import dnn as _dnn
+from tideflow.estimator.canned import dnn_linear_combined as _dlc
+from tideflow.estimator.canned import linear as _linear
+from tideflow.feature_column import feature_column as _fc
+from tideflow.framework import ops as _ops
+from tideflow.ops import nn_impl as _nn_impl
+from tideflow.train import session_run_hook as _hook_lib
+
+# The key under which a bare feature array travels (TF's contrib feature columns name it "")
+_BARE = ""
+
+
+class ModeKeys:
+    """Modes of a ``tf.contrib.learn`` model_fn."""
+
+    TRAIN = "train"
+    EVAL = "eval"
+    INFER = "infer"
+
+
+class ProblemType:
+    UNSPECIFIED = 0
+    CLASSIFICATION = 1
+    LINEAR_REGRESSION = 2
+    LOGISTIC_REGRESSION = 3
+
+
+class PredictionKey:
+    CLASSES = "classes"
+    PROBABILITIES = "probabilities"
+    LOGITS = "logits"
+    LOGISTIC = "logistic"
+    SCORES = "scores"
+    TOP_K = "top_k"
+    GENERIC = "output"
+
+
+class NotFittedError(ValueError, AttributeError):
+    """An estimator used before ``fit``."""
+
+
+class ModelFnOps(collections.namedtuple("ModelFnOps", [
+        "predictions", "loss", "train_op", "eval_metric_ops", "output_alternatives",
+        "training_chief_hooks", "training_hooks", "scaffold", "mode"])):
+    """What a ``tf.contrib.learn`` model_fn returns."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None,
+                output_alternatives=None, training_chief_hooks=None, training_hooks=None,
+                scaffold=None):
+        if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.INFER):
+            raise ValueError(f"mode must be one of ModeKeys, got {mode!r}")
+        if mode == ModeKeys.TRAIN and (loss is None or train_op is None):
+            raise ValueError("Missing loss or train_op in training mode.")
+        if mode == ModeKeys.EVAL and loss is None:
+            raise ValueError("Missing loss in eval mode.")
+        if mode == ModeKeys.INFER and predictions is None:
+            raise ValueError("Missing predictions in infer mode.")
+        return super().__new__(cls, predictions, loss, train_op, eval_metric_ops or {},
+                               output_alternatives, list(training_chief_hooks or []),
+                               list(training_hooks or []), scaffold, mode)
+
+
+class MetricSpec:
+    """A metric function with the prediction, label and weight keys it reads."""
+
+    def __init__(self, metric_fn, prediction_key=None, label_key=None, weight_key=None):
+        if not callable(metric_fn):
+            raise TypeError(f"metric_fn must be callable, got {metric_fn!r}")
+        self.metric_fn = metric_fn
+        self.prediction_key = prediction_key
+        self.label_key = label_key
+        self.weight_key = weight_key
+
+    def create_metric_ops(self, inputs, labels, predictions):
+        def pick(value, key, what):
+            if isinstance(value, dict):
+                if key is None:
+                    if len(value) != 1:
+                        raise ValueError(f"MetricSpec without {what}_key needs a single "
+                                         f"{what}, got keys {sorted(value)}")
+                    return next(iter(value.values()))
+                if key not in value:
+                    raise KeyError(f"{what} key {key!r} not in {sorted(value)}")
+                return value[key]
+            if key is not None and what == "prediction" and isinstance(value, _ops.Tensor):
+                return value
+            return value
+
+        p = pick(predictions, self.prediction_key, "prediction")
+        lab = pick(labels, self.label_key, "label")
+        w = inputs[self.weight_key] if self.weight_key else None
+        args = _fn_args(self.metric_fn)
+        if "weights" in args and w is not None:
+            return self.metric_fn(predictions=p, labels=lab, weights=w)
+        if "predictions" in args and "labels" in args:
+            return self.metric_fn(predictions=p, labels=lab)
+        return self.metric_fn(p, lab)
+
+
+def _fn_args(fn):
+    import inspect
+
+    while isinstance(fn, __import__("functools").partial):
+        fn = fn.func
+    try:
+        return tuple(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+class RunConfig(_est.RunConfig):
+    """``tf.contrib.learn.RunConfig``: the core RunConfig under the 1.0 arguments."""
+
+    def __init__(self, master=None, num_cores=0, log_device_placement=False,
+                 gpu_memory_fraction=1, tf_random_seed=None, save_summary_steps=100,
+                 save_checkpoints_secs=600, save_checkpoints_steps=None, keep_checkpoint_max=5,
+                 keep_checkpoint_every_n_hours=10000, log_step_count_steps=100,
+                 evaluation_master="", model_dir=None, session_config=None):
+        if save_checkpoints_steps is not None:
+            save_checkpoints_secs = None
+        if session_config is None and (log_device_placement or num_cores):
+            from tideflow.protos import config_pb2
+
+            session_config = config_pb2.ConfigProto(
+                log_device_placement=log_device_placement, allow_soft_placement=True,
+                intra_op_parallelism_threads=num_cores,
+                inter_op_parallelism_threads=num_cores)
+        super().__init__(model_dir=model_dir, tf_random_seed=tf_random_seed,
+                         save_summary_steps=save_summary_steps,
+                         save_checkpoints_steps=save_checkpoints_steps,
+                         save_checkpoints_secs=save_checkpoints_secs,
+                         session_config=session_config, keep_checkpoint_max=keep_checkpoint_max,
+                         keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours,
+                         log_step_count_steps=log_step_count_steps)
+        self._num_cores = num_cores
+        self._gpu_memory_fraction = gpu_memory_fraction
+
+    num_cores = property(lambda self: self._num_cores)
+    gpu_memory_fraction = property(lambda self: self._gpu_memory_fraction)
+
+
+# ------------------------------------------------------------------------------------------
+# Arrays to input functions
+# ------------------------------------------------------------------------------------------
+
+
+def _as_feed_array(a):
+    a = np.asarray(a)
+    if a.dtype == np.float64:
+        return a.astype(np.float32)
+    return a
+
+
+def _num_rows(x):
+    if isinstance(x, dict):
+        return len(next(iter(x.values())))
+    return len(x)
+
+
+def _array_input_fn(x, y, batch_size, shuffle, num_epochs):
+    """An input_fn over in-memory ``x`` (array or dict) and ``y``; ``batch_size`` None means
+    the whole data set in one batch (as TF's data feeder)."""
+    if isinstance(x, dict):
+        x = {k: _as_feed_array(v) for k, v in x.items()}
+    else:
+        x = _as_feed_array(x)
+    if y is not None:
+        y = {k: _as_feed_array(v) for k, v in y.items()} if isinstance(y, dict) \
+            else _as_feed_array(y)
+    n = _num_rows(x)
+    if batch_size is None:
+        batch_size = n
+    elif batch_size <= 0:
+        raise ValueError(f"Invalid batch_size {batch_size}.")
+    return _est.inputs.numpy_input_fn(x, y, batch_size=min(batch_size, n), shuffle=shuffle,
+                                      num_epochs=num_epochs)
+
+
+def _check_input(x, y, input_fn):
+    if input_fn is None and x is None:
+        raise ValueError("Either x or input_fn must be provided.")
+    if input_fn is not None and (x is not None or y is not None):
+        raise ValueError("Can not provide both input_fn and x or y.")
+
+
+def _tensor_input_fn(input_fn):
+    """``input_fn`` whose NumPy results (features, or features and labels) become
+    constants, as TF's contrib estimators accepted them."""
+    import functools
+
+    def to_tensor(v):
+        if isinstance(v, np.ndarray):
+            return _ops.convert_to_tensor(_as_feed_array(v))
+        if isinstance(v, dict):
+            return {k: to_tensor(t) for k, t in v.items()}
+        return v
+
+    @functools.wraps(input_fn)
+    def wrapped(*args, **kwargs):
+        out = input_fn(*args, **kwargs)
+        if isinstance(out, tuple):
+            return tuple(to_tensor(v) for v in out)
+        return to_tensor(out)
+
+    return wrapped
+
+
+# ops that end an input pipeline with OutOfRange; an input without any gives constant
+# tensors, and contrib's predict then stops after its first batch (as TF's did)
+_FINITE_INPUT_OPS = frozenset({"IteratorGetNext", "IteratorGetNextSync", "CountUpTo",
+                               "IteratorGetNextAsOptional", "ReaderReadV2", "ReaderRead"})
+
+
+class _OneBatchIfConstantHook(_hook_lib.SessionRunHook):
+    def begin(self):
+        from tideflow.framework import ops as ops_lib
+
+        g = ops_lib.get_default_graph()
+        self._constant = not g.get_collection(ops_lib.GraphKeys.QUEUE_RUNNERS) and not any(
+            op.type in _FINITE_INPUT_OPS or op.type.startswith("QueueDequeue")
+            for op in g.get_operations())
+
+    def after_run(self, run_context, run_values):
+        if self._constant:
+            run_context.request_stop()
+
+
+def _to_hooks(monitors, estimator):
+    hooks = []
+    for m in monitors or []:
+        if isinstance(m, _BaseMonitor):
+            m._estimator = estimator
+        hooks.append(m)
+    return hooks
+
+
+# ------------------------------------------------------------------------------------------
+# Estimator
+# ------------------------------------------------------------------------------------------
+
+
+class Estimator:
+    """``tf.contrib.learn.Estimator``: a ``model_fn(features, labels, mode, params, config)``
+    returning :class:`ModelFnOps` or ``(predictions, loss, train_op)``, trained with
+    ``fit(x, y)`` or ``fit(input_fn=...)``."""
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None,
+                 feature_engineering_fn=None):
+        if model_fn is None:
+            raise ValueError("model_fn must be provided")
+        self._user_model_fn = model_fn
+        self._feature_engineering_fn = feature_engineering_fn
+        self._init_core(self._contrib_model_fn, model_dir, config, params)
+
+    def _init_core(self, model_fn, model_dir, config, params=None):
+        self._eval_metrics = None
+        self.params = params
+        core_params = None
+        if params is not None and "params" in _fn_args(getattr(self, "_user_model_fn", None)
+                                                       or (lambda: None)):
+            core_params = None  # passed through our own closure, not the core's deep copy
+        self._core = _est.Estimator(model_fn=model_fn, model_dir=model_dir, config=config,
+                                    params=core_params)
+
+    # --- the model function --------------------------------------------------------------
+
+    def _call_user_model_fn(self, features, labels, mode, config):
+        fn = self._user_model_fn
+        args = _fn_args(fn)
+        kwargs = {}
+        if "mode" in args:
+            kwargs["mode"] = mode
+        if "params" in args:
+            kwargs["params"] = self.params
+        if "config" in args:
+            kwargs["config"] = config
+        if "model_dir" in args:
+            kwargs["model_dir"] = self.model_dir
+        if "labels" in args:
+            kwargs["labels"] = labels
+        elif "targets" in args:
+            kwargs["targets"] = labels
+        elif len([a for a in args if a not in kwargs]) >= 2:
+            return fn(features, labels, **kwargs)
+        return fn(features, **kwargs)
+
+    def _contrib_model_fn(self, features, labels, mode, config):
+        if self._feature_engineering_fn is not None:
+            features, labels = self._feature_engineering_fn(features, labels)
+        out = self._call_user_model_fn(features, labels, mode, config)
+        if isinstance(out, ModelFnOps):
+            ops = out
+        elif isinstance(out, _est.EstimatorSpec):
+            ops = ModelFnOps(mode, out.predictions, out.loss, out.train_op,
+                             out.eval_metric_ops, None, out.training_chief_hooks,
+                             out.training_hooks, out.scaffold)
+        elif isinstance(out, (tuple, list)) and len(out) == 3:
+            predictions, loss, train_op = out
+            ops = ModelFnOps(mode, predictions, loss, train_op if mode == ModeKeys.TRAIN
+                             else None)
+        else:
+            raise ValueError("model_fn must return a ModelFnOps or a (predictions, loss, "
+                             f"train_op) tuple, got {type(out).__name__}")
+        metrics = dict(ops.eval_metric_ops or {})
+        if mode == ModeKeys.EVAL and self._eval_metrics:
+            metrics.update(self._metric_ops(features, labels, ops.predictions))
+        return _est.EstimatorSpec(
+            mode=mode, predictions=ops.predictions, loss=ops.loss,
+            train_op=ops.train_op if mode == ModeKeys.TRAIN else None,
+            eval_metric_ops=metrics, training_chief_hooks=ops.training_chief_hooks,
+            training_hooks=ops.training_hooks, scaffold=ops.scaffold)
+
+    def _metric_ops(self, features, labels, predictions):
+        out = {}
+        for name, metric in self._eval_metrics.items():
+            if isinstance(name, tuple):  # 0.12's {(name, prediction_key): metric_fn}
+                name, key = name
+                metric = MetricSpec(metric, prediction_key=key)
+            if not isinstance(metric, MetricSpec):
+                metric = MetricSpec(metric)
+            out[name] = metric.create_metric_ops(
+                features if isinstance(features, dict) else {}, labels, predictions)
+        return out
+
+    # --- public API ----------------------------------------------------------------------
+
+    @property
+    def model_dir(self):
+        return self._core.model_dir
+
+    @property
+    def config(self):
+        return self._core.config
+
+    def fit(self, x=None, y=None, input_fn=None, steps=None, batch_size=None, monitors=None,
+            max_steps=None):
+        """Trains for ``steps`` more steps (or up to ``max_steps``) on ``x, y`` or
+        ``input_fn``; returns ``self``."""
+        _check_input(x, y, input_fn)
+        if steps is not None and max_steps is not None:
+            raise ValueError("Can not provide both steps and max_steps.")
+        if x is not None:
+            input_fn = _array_input_fn(x, y, batch_size, shuffle=True, num_epochs=None)
+        self._core.train(_tensor_input_fn(input_fn), hooks=_to_hooks(monitors, self), steps=steps,
+                         max_steps=max_steps)
+        return self
+
+    def partial_fit(self, x=None, y=None, input_fn=None, steps=1, batch_size=None,
+                    monitors=None):
+        return self.fit(x=x, y=y, input_fn=input_fn, steps=steps, batch_size=batch_size,
+                        monitors=monitors)
+
+    def evaluate(self, x=None, y=None, input_fn=None, feed_fn=None, batch_size=None,
+                 steps=None, metrics=None, name=None, checkpoint_path=None, hooks=None,
+                 log_progress=True):
+        """Evaluates on ``x, y`` (one pass) or ``input_fn``; ``metrics`` maps names to
+        metric functions or :class:`MetricSpec`."""
+        _check_input(x, y, input_fn)
+        if feed_fn is not None:
+            raise ValueError("feed_fn is not supported; use an input_fn")
+        if metrics is not None and not isinstance(metrics, dict):
+            raise ValueError(f"Metrics argument should be a dict, got {metrics!r}")
+        if x is not None:
+            input_fn = _array_input_fn(x, y, batch_size, shuffle=False, num_epochs=1)
+        self._eval_metrics = metrics
+        try:
+            result = self._core.evaluate(_tensor_input_fn(input_fn), steps=steps, hooks=hooks,
+                                         checkpoint_path=checkpoint_path, name=name)
+        finally:
+            self._eval_metrics = None
+        return self._eval_result(result)
+
+    def _eval_result(self, result):
+        return result
+
+    def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
+        """The model's predictions for ``x`` or ``input_fn``: an iterator (or, with
+        ``as_iterable=False``, arrays stacked over all examples)."""
+        return self._predict(x, input_fn, batch_size, outputs, as_iterable)
+
+    def _predict(self, x, input_fn, batch_size, outputs, as_iterable, transform=None):
+        _check_input(x, None, input_fn)
+        if x is not None:
+            input_fn = _array_input_fn(x, None, batch_size, shuffle=False, num_epochs=1)
+        if isinstance(outputs, str):
+            outputs = [outputs]
+        it = self._core.predict(_tensor_input_fn(input_fn), predict_keys=outputs,
+                                hooks=[_OneBatchIfConstantHook()])
+        if transform is not None:
+            it = (transform(p) for p in it)
+        if as_iterable:
+            return it
+        rows = list(it)
+        if rows and isinstance(rows[0], dict):
+            return {k: np.stack([r[k] for r in rows]) for k in rows[0]}
+        return np.stack(rows) if rows else np.array([])
+
+    def get_variable_names(self):
+        return self._core.get_variable_names()
+
+    def get_variable_value(self, name):
+        return self._core.get_variable_value(name)
+
+    def export_savedmodel(self, export_dir_base, serving_input_fn, **kwargs):
+        return self._core.export_savedmodel(export_dir_base, serving_input_fn, **kwargs)
+
+    def get_params(self, deep=True):
+        return {"params": self.params}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            setattr(self, k, v)
+        return self
+
+
+# ------------------------------------------------------------------------------------------
+# Canned estimators
+# ------------------------------------------------------------------------------------------
+
+
+class _Canned(Estimator):
+    """A core canned estimator behind the contrib interface: bare feature arrays become the
+    feature named "", predictions use the contrib keys (``classes`` are class ids,
+    regressors give ``scores``), and the reported ``loss`` is the mean loss per example."""
+
+    _classifier = False
+
+    def __init__(self, core, model_dir, config):
+        self._user_model_fn = None
+        self._feature_engineering_fn = self._fe_fn
+        inner = core.model_fn
+
+        def model_fn(features, labels, mode, config):
+            if self._feature_engineering_fn is not None:
+                features, labels = self._feature_engineering_fn(features, labels)
+            if not isinstance(features, dict):
+                features = {_BARE: features}
+            spec = inner(features, labels, mode, config)
+            preds = self._contrib_predictions(spec.predictions)
+            metrics = dict(spec.eval_metric_ops or {})
+            if mode == ModeKeys.EVAL and self._eval_metrics:
+                metrics.update(self._metric_ops(features, labels, preds))
+            return spec._replace(predictions=preds, eval_metric_ops=metrics)
+
+        self._init_core(model_fn, model_dir or core.model_dir, config or core.config)
+
+    _fe_fn = None
+
+    def _contrib_predictions(self, p):
+        if self._classifier:
+            out = {PredictionKey.CLASSES: _nn_impl_squeeze(p["class_ids"]),
+                   PredictionKey.PROBABILITIES: p["probabilities"],
+                   PredictionKey.LOGITS: p["logits"]}
+            if "logistic" in p:
+                out[PredictionKey.LOGISTIC] = p["logistic"]
+            return out
+        scores = p["predictions"]
+        if scores.get_shape().ndims == 2 and scores.get_shape()[1].value == 1:
+            scores = _nn_impl_squeeze(scores)
+        return {PredictionKey.SCORES: scores}
+
+    def _eval_result(self, result):
+        result = dict(result)
+        if "average_loss" in result:
+            result["loss"] = result["average_loss"]
+        return result
+
+    def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
+        if outputs:
+            return super().predict(x, input_fn, batch_size, outputs, as_iterable)
+        if self._classifier:
+            return self.predict_classes(x, input_fn, batch_size, as_iterable)
+        return self.predict_scores(x, input_fn, batch_size, as_iterable)
+
+    def _one(self, key, x, input_fn, batch_size, as_iterable):
+        return self._predict(x, input_fn, batch_size, [key], as_iterable,
+                             transform=lambda p: p[key]) if as_iterable else \
+            self._predict(x, input_fn, batch_size, [key], False)[key]
+
+    def predict_classes(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+        return self._one(PredictionKey.CLASSES, x, input_fn, batch_size, as_iterable)
+
+    def predict_proba(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+        return self._one(PredictionKey.PROBABILITIES, x, input_fn, batch_size, as_iterable)
+
+    def predict_scores(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+        return self._one(PredictionKey.SCORES, x, input_fn, batch_size, as_iterable)
+
+
+def _nn_impl_squeeze(t):
+    from tideflow.ops import array_ops
+
+    return array_ops.squeeze(t, axis=[1])
+
+
+def _optimizer(opt, clip_norm):
+    """``opt`` as the core canned estimators take it, its gradients clipped to the global
+    norm ``clip_norm`` when that is given (``gradient_clip_norm``)."""
+    if clip_norm is None:
+        return opt
+
+    def make():
+        from tideflow.estimator.canned import head
+
+        base = opt
+        if isinstance(base, str):
+            base = head.get_optimizer_instance(base, 0.2 if base == "Ftrl" else 0.05)
+        return _clipped(head.get_optimizer_instance(base), clip_norm)
+
+    return make
+
+
+def _clipped(base, clip_norm):
+    from tideflow.ops.clip_ops import clip_by_global_norm
+
+    class Clipped(type(base)):
+        def compute_gradients(self, *args, **kwargs):
+            gv = [(g, v) for g, v in super().compute_gradients(*args, **kwargs)
+                  if g is not None]
+            grads, _ = clip_by_global_norm([g for g, _ in gv], clip_norm)
+            return list(zip(grads, [v for _, v in gv]))
+
+    base.__class__ = Clipped
+    return base
+
+
+def _weight(weight_column_name):
+    return weight_column_name
+
+
+class DNNClassifier(_Canned):
+    """``tf.contrib.learn.DNNClassifier``."""
+
+    _classifier = True
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, n_classes=2,
+                 weight_column_name=None, optimizer=None, activation_fn=_nn_impl.relu,
+                 dropout=None, gradient_clip_norm=None, enable_centered_bias=False,
+                 config=None, feature_engineering_fn=None, embedding_lr_multipliers=None,
+                 input_layer_min_slice_size=None, label_keys=None):
+        self._fe_fn = feature_engineering_fn
+        core = _dnn.DNNClassifier(hidden_units, list(feature_columns), model_dir, n_classes,
+                                  _weight(weight_column_name), label_keys,
+                                  _optimizer(optimizer or "Adagrad", gradient_clip_norm),
+                                  activation_fn, dropout, config=config)
+        super().__init__(core, model_dir, config)
+
+
+class DNNRegressor(_Canned):
+    """``tf.contrib.learn.DNNRegressor``."""
+
+    def __init__(self, hidden_units, feature_columns, model_dir=None, weight_column_name=None,
+                 optimizer=None, activation_fn=_nn_impl.relu, dropout=None,
+                 gradient_clip_norm=None, enable_centered_bias=False, config=None,
+                 feature_engineering_fn=None, label_dimension=1,
+                 embedding_lr_multipliers=None, input_layer_min_slice_size=None):
+        self._fe_fn = feature_engineering_fn
+        core = _dnn.DNNRegressor(hidden_units, list(feature_columns), model_dir,
+                                 label_dimension, _weight(weight_column_name),
+                                 _optimizer(optimizer or "Adagrad", gradient_clip_norm),
+                                 activation_fn, dropout, config=config)
+        super().__init__(core, model_dir, config)
+
+
+class LinearClassifier(_Canned):
+    """``tf.contrib.learn.LinearClassifier``."""
+
+    _classifier = True
+
+    def __init__(self, feature_columns, model_dir=None, n_classes=2, weight_column_name=None,
+                 optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
+                 _joint_weight=False, config=None, feature_engineering_fn=None,
+                 label_keys=None):
+        self._fe_fn = feature_engineering_fn
+        core = _linear.LinearClassifier(list(feature_columns), model_dir, n_classes,
+                                        _weight(weight_column_name), label_keys,
+                                        _optimizer(optimizer or "Ftrl", gradient_clip_norm),
+                                        config=config)
+        super().__init__(core, model_dir, config)
+
+
+class LinearRegressor(_Canned):
+    """``tf.contrib.learn.LinearRegressor``."""
+
+    def __init__(self, feature_columns, model_dir=None, weight_column_name=None,
+                 optimizer=None, gradient_clip_norm=None, enable_centered_bias=False,
+                 label_dimension=1, _joint_weights=False, config=None,
+                 feature_engineering_fn=None):
+        self._fe_fn = feature_engineering_fn
+        core = _linear.LinearRegressor(list(feature_columns), model_dir, label_dimension,
+                                       _weight(weight_column_name),
+                                       _optimizer(optimizer or "Ftrl", gradient_clip_norm),
+                                       config=config)
+        super().__init__(core, model_dir, config)
+
+
+class DNNLinearCombinedClassifier(_Canned):
+    """``tf.contrib.learn.DNNLinearCombinedClassifier`` (wide and deep)."""
+
+    _classifier = True
+
+    def __init__(self, model_dir=None, n_classes=2, weight_column_name=None,
+                 linear_feature_columns=None, linear_optimizer=None, _joint_linear_weights=False,
+                 dnn_feature_columns=None, dnn_optimizer=None, dnn_hidden_units=None,
+                 dnn_activation_fn=_nn_impl.relu, dnn_dropout=None, gradient_clip_norm=None,
+                 enable_centered_bias=False, config=None, feature_engineering_fn=None,
+                 embedding_lr_multipliers=None, input_layer_min_slice_size=None,
+                 label_keys=None, fix_global_step_increment_bug=False):
+        self._fe_fn = feature_engineering_fn
+        core = _dlc.DNNLinearCombinedClassifier(
+            model_dir, linear_feature_columns,
+            _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
+            _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
+            dnn_activation_fn, dnn_dropout, n_classes, _weight(weight_column_name),
+            label_keys, config=config)
+        super().__init__(core, model_dir, config)
+
+
+class DNNLinearCombinedRegressor(_Canned):
+    """``tf.contrib.learn.DNNLinearCombinedRegressor``."""
+
+    def __init__(self, model_dir=None, weight_column_name=None, linear_feature_columns=None,
+                 linear_optimizer=None, _joint_linear_weights=False, dnn_feature_columns=None,
+                 dnn_optimizer=None, dnn_hidden_units=None, dnn_activation_fn=_nn_impl.relu,
+                 dnn_dropout=None, gradient_clip_norm=None, enable_centered_bias=False,
+                 label_dimension=1, config=None, feature_engineering_fn=None,
+                 embedding_lr_multipliers=None, input_layer_min_slice_size=None,
+                 fix_global_step_increment_bug=False):
+        self._fe_fn = feature_engineering_fn
+        core = _dlc.DNNLinearCombinedRegressor(
+            model_dir, linear_feature_columns,
+            _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
+            _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
+            dnn_activation_fn, dnn_dropout, label_dimension, _weight(weight_column_name),
+            config=config)
+        super().__init__(core, model_dir, config)
+
+
+class SKCompat:
+    """Scikit-learn style ``fit(x, y)`` / ``score`` / ``predict`` (a dict of arrays)."""
+
+    def __init__(self, estimator):
+        self._estimator = estimator
+
+    def fit(self, x, y, batch_size=128, steps=None, max_steps=None, monitors=None):
+        self._estimator.fit(x=x, y=y, batch_size=batch_size, steps=steps,
+                            max_steps=max_steps, monitors=monitors)
+        return self
+
+    def score(self, x, y, batch_size=128, steps=None, metrics=None, name=None):
+        return self._estimator.evaluate(x=x, y=y, batch_size=batch_size, steps=steps,
+                                        metrics=metrics, name=name)
+
+    def predict(self, x, batch_size=128, outputs=None):
+        out = Estimator._predict(self._estimator, x, None, batch_size, outputs, False)
+        return out
+
+
+# ------------------------------------------------------------------------------------------
+# Feature columns (tf.contrib.layers' names for tf.feature_column's columns)
+# ------------------------------------------------------------------------------------------
+
+
+def infer_real_valued_columns_from_input(x):
+    """One real-valued column per feature of ``x`` (an array: the column named "")."""
+    if isinstance(x, dict):
+        return [_fc.numeric_column(k, shape=np.asarray(v).shape[1:] or (1,))
+                for k, v in sorted(x.items())]
+    x = np.asarray(x)
+    return [_fc.numeric_column(_BARE, shape=x.shape[1:] or (1,))]
+
+
+def infer_real_valued_columns_from_input_fn(input_fn):
+    """The real-valued columns of what ``input_fn`` returns (built in a scratch graph)."""
+    with _ops.Graph().as_default():
+        out = input_fn()
+        features = out[0] if isinstance(out, tuple) else out
+        if not isinstance(features, dict):
+            features = {_BARE: features}
+        return [_fc.numeric_column(k, shape=t.get_shape()[1:].as_list() or (1,))
+                for k, t in sorted(features.items())]
+
+
+# ------------------------------------------------------------------------------------------
+# Monitors
+# ------------------------------------------------------------------------------------------
+
+
+class _BaseMonitor(_hook_lib.SessionRunHook):
+    _estimator = None
+
+
+class ValidationMonitor(_BaseMonitor):
+    """Evaluates the latest checkpoint every ``every_n_steps`` steps (when a new one exists)
+    and stops training when ``early_stopping_metric`` has not improved for
+    ``early_stopping_rounds`` steps."""
+
+    def __init__(self, x=None, y=None, input_fn=None, batch_size=None, eval_steps=None,
+                 every_n_steps=100, metrics=None, hooks=None, early_stopping_rounds=None,
+                 early_stopping_metric="loss", early_stopping_metric_minimize=True, name=None):
+        if x is None and input_fn is None:
+            raise ValueError("Either x or input_fn should be provided.")
+        self.x, self.y, self.input_fn, self.batch_size = x, y, input_fn, batch_size
+        self.eval_steps, self.every_n_steps, self.metrics = eval_steps, every_n_steps, metrics
+        self.hooks, self.name = hooks, name
+        self.early_stopping_rounds = early_stopping_rounds
+        self.early_stopping_metric = early_stopping_metric
+        self.early_stopping_metric_minimize = early_stopping_metric_minimize
+        self._best_value = None
+        self._best_step = None
+        self._early_stopped = False
+        self._latest_path = None
+        self._last_step = None
+        self._global_step = None
+        self._step_tensor = None
+
+    best_step = property(lambda self: self._best_step)
+    best_value = property(lambda self: self._best_value)
+    early_stopped = property(lambda self: self._early_stopped)
+
+    def begin(self):
+        from tideflow.train import training_util
+
+        self._step_tensor = training_util.get_global_step()
+
+    def before_run(self, run_context):
+        return _hook_lib.SessionRunArgs(self._step_tensor)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1
+        if self._last_step is not None and step - self._last_step < self.every_n_steps:
+            return
+        self._last_step = step
+        est = self._estimator
+        latest = est._core.latest_checkpoint() if est is not None else None
+        if latest is None or latest == self._latest_path:
+            return
+        self._latest_path = latest
+        kwargs = {"x": self.x, "y": self.y} if self.input_fn is None else \
+            {"input_fn": self.input_fn}
+        result = est.evaluate(batch_size=self.batch_size, steps=self.eval_steps,
+                              metrics=self.metrics, hooks=self.hooks, name=self.name, **kwargs)
+        if self.early_stopping_rounds is None:
+            return
+        if self.early_stopping_metric not in result:
+            raise ValueError(f"Metric {self.early_stopping_metric!r} missing from outputs "
+                             f"{sorted(result)}.")
+        value = result[self.early_stopping_metric]
+        better = self._best_value is None or (
+            value < self._best_value if self.early_stopping_metric_minimize
+            else value > self._best_value)
+        if better:
+            self._best_value, self._best_step = value, result.get("global_step", step)
+        elif step - self._best_step >= self.early_stopping_rounds:
+            self._early_stopped = True
+            run_context.request_stop()
+
+
+class StopAtStep(_BaseMonitor):
+    """Stops after ``num_steps`` more steps, or at ``last_step``."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        from tideflow.train import basic_session_run_hooks
+
+        self._hook = basic_session_run_hooks.StopAtStepHook(num_steps=num_steps,
+                                                             last_step=last_step)
+
+    def __getattribute__(self, name):
+        if name in ("begin", "after_create_session", "before_run", "after_run", "end"):
+            return getattr(object.__getattribute__(self, "_hook"), name)
+        return object.__getattribute__(self, name)
+
+
+def _print_tensor(tensor_names, every_n=100, first_n=1):
+    from tideflow.train import basic_session_run_hooks
+
+    names = tensor_names if isinstance(tensor_names, dict) else list(tensor_names)
+    return basic_session_run_hooks.LoggingTensorHook(names, every_n_iter=every_n)
+
+
+monitors = types.ModuleType(__name__ + ".monitors", "``tf.contrib.learn.monitors``.")
+monitors.ValidationMonitor = ValidationMonitor
+monitors.StopAtStep = StopAtStep
+monitors.PrintTensor = _print_tensor
+monitors.BaseMonitor = _BaseMonitor
+monitors.SessionRunHook = _hook_lib.SessionRunHook
+
+
+def _replace_monitors_with_hooks(monitors_or_hooks, estimator):
+    return _to_hooks(monitors_or_hooks, estimator)
+
+
+monitors.replace_monitors_with_hooks = _replace_monitors_with_hooks
+
+
+# ------------------------------------------------------------------------------------------
+# io and datasets
+# ------------------------------------------------------------------------------------------
+
+
+def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=True, queue_capacity=1000,
+                   num_threads=1):
+    """``tf.contrib.learn.io.numpy_input_fn`` (shuffles by default)."""
+    return _est.inputs.numpy_input_fn(x, y, batch_size=batch_size, num_epochs=num_epochs,
+                                      shuffle=shuffle, queue_capacity=queue_capacity,
+                                      num_threads=num_threads)
+
+
+io = types.ModuleType(__name__ + ".io", "``tf.contrib.learn.io``: in-memory input functions.")
+io.numpy_input_fn = numpy_input_fn
+if hasattr(_est.inputs, "pandas_input_fn"):
+    io.pandas_input_fn = _est.inputs.pandas_input_fn
+
+Dataset = collections.namedtuple("Dataset", ["data", "target"])
+Datasets = collections.namedtuple("Datasets", ["train", "validation", "test"])
+
+
+def load_csv_with_header(filename, target_dtype, features_dtype, target_column=-1):
+    """A CSV whose first row is ``n_samples, n_features, [target names...]`` as a
+    :class:`Dataset`."""
+    with open(filename) as f:
+        rows = csv.reader(f)
+        header = next(rows)
+        n_samples, n_features = int(header[0]), int(header[1])
+        data = np.zeros((n_samples, n_features), dtype=features_dtype)
+        target = np.zeros((n_samples,), dtype=target_dtype)
+        for i, row in enumerate(rows):
+            target[i] = np.asarray(row.pop(target_column), dtype=target_dtype)
+            data[i] = np.asarray(row, dtype=features_dtype)
+    return Dataset(data=data, target=target)
+
+
+def load_csv_without_header(filename, target_dtype, features_dtype, target_column=-1):
+    """A header-less CSV as a :class:`Dataset` (``target_column`` holds the target)."""
+    with open(filename) as f:
+        rows = [r for r in csv.reader(f) if r]
+    target = np.array([r.pop(target_column) for r in rows], dtype=target_dtype)
+    data = np.array(rows, dtype=features_dtype)
+    return Dataset(data=data, target=target)
+
+
+def maybe_download(filename, work_directory, source_url):
+    """The path of ``filename`` in ``work_directory``, downloaded from ``source_url`` when
+    it is not there yet."""
+    os.makedirs(work_directory, exist_ok=True)
+    path = os.path.join(work_directory, filename)
+    if not os.path.exists(path):
+        import urllib.request
+
+        tmp = path + ".tmp"
+        urllib.request.urlretrieve(source_url, tmp)
+        os.replace(tmp, path)
+    return path
+
+
+datasets = types.ModuleType(__name__ + ".datasets", "``tf.contrib.learn.datasets``.")
+datasets.base = types.ModuleType(__name__ + ".datasets.base",
+                                 "``tf.contrib.learn.datasets.base``.")
+for _m in (datasets, datasets.base):
+    _m.Dataset = Dataset
+    _m.Datasets = Datasets
+    _m.load_csv_with_header = load_csv_with_header
+    _m.load_csv_without_header = load_csv_without_header
+    _m.maybe_download = maybe_download
+
+__all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
+           "DNNRegressor", "Dataset", "Datasets", "Estimator", "LinearClassifier",
+           "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
+           "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "datasets",
+           "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
+           "io", "monitors"]
+
