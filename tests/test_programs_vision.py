@@ -182,3 +182,22 @@ def test_input_gradients_of_convolutions_keep_the_input_static_shape():
     assert tf.zeros(a).shape.as_list() == [None, 10, 10, 3]
     with tf.Session() as sess:
         assert sess.run(saliency, {x: np.ones([2, 10, 10, 3])}).shape == (2, 10, 10)
+
+
+def test_draw_bounding_boxes_takes_colors_and_combined_nms_returns_named_fields():
+    # detection visualizers pass colors= (TF 1.14+); detectors read .nmsed_boxes
+    images = tf.zeros([1, 5, 5, 3])
+    boxes = tf.constant([[[0.0, 0.0, 1.0, 1.0]]])
+    drawn = tf.image.draw_bounding_boxes(images, boxes, colors=[[0.25, 0.5, 1.0, 1.0]])
+    assert drawn.op.type == "DrawBoundingBoxesV2"
+    assert tf.image.draw_bounding_boxes(images, boxes).op.type == "DrawBoundingBoxes"
+    scores = tf.constant([[[0.9, 0.1], [0.8, 0.7]]])
+    nms = tf.image.combined_non_max_suppression(
+        tf.constant([[[[0.0, 0.0, 0.5, 0.5]], [[0.5, 0.5, 1.0, 1.0]]]]), scores, 2, 3)
+    assert nms._fields == ("nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections")
+    with tf.Session() as sess:
+        out, det_scores, valid = sess.run([drawn, nms.nmsed_scores, nms.valid_detections])
+    np.testing.assert_allclose(out[0, 0, 2], [0.25, 0.5, 1.0])
+    np.testing.assert_allclose(out[0, 2, 2], [0, 0, 0])
+    np.testing.assert_allclose(det_scores[0], [0.9, 0.8, 0.7])
+    assert valid.tolist() == [3]

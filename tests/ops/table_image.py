@@ -291,10 +291,9 @@ CASES += [
 # -- bounding boxes ------------------------------------------------------------------------------
 
 
-def ref_draw(images, boxes):
+def ref_draw(images, boxes, colors=((1, 1, 0, 1), (0, 0, 1, 1), (1, 0, 0, 1))):
     out = images.copy()
     _, h, w, _ = images.shape
-    colors = [[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1]]
     for b in range(images.shape[0]):
         for k, (y0, x0, y1, x1) in enumerate(boxes[b]):
             r0, c0 = int(y0 * (h - 1)), int(x0 * (w - 1))
@@ -304,7 +303,7 @@ def ref_draw(images, boxes):
                     on_row = i in (r0, r1) and c0 <= j <= c1
                     on_col = j in (c0, c1) and r0 <= i <= r1
                     if on_row or on_col:
-                        out[b, i, j] = colors[k][:images.shape[-1]]
+                        out[b, i, j] = colors[k % len(colors)][:images.shape[-1]]
     return out
 
 
@@ -313,6 +312,16 @@ _BOXES = np.array([[[0.0, 0.0, 1.0, 1.0], [0.25, 0.2, 0.75, 0.6]],
 CASES.append(Case("DrawBoundingBoxes", _apply("DrawBoundingBoxes"),
                   [RNG.uniform(0, 1, (2, 6, 9, 3)), _BOXES], ref_draw,
                   dtypes=(tf.float32, tf.float16), fixed=(1,), grad=False))
+
+
+def ref_draw_colors(images, boxes, colors):
+    return ref_draw(images, boxes, colors)
+
+
+CASES.append(Case("DrawBoundingBoxesV2", _apply("DrawBoundingBoxesV2"),
+                  [RNG.uniform(0, 1, (2, 6, 9, 3)), _BOXES,
+                   np.array([[0.5, 0.25, 0.75, 1.0]], np.float32)], ref_draw_colors,
+                  dtypes=(tf.float32, tf.float16), fixed=(1, 2), grad=False))
 
 
 def ref_nms(boxes, scores, max_out, iou_t=0.5, score_t=-np.inf):

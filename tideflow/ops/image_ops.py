@@ -573,7 +573,7 @@ _COLORS = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 1], [0.5
                     [1, 0, 1, 1]])
 
 
-def _draw_boxes_kernel(images, boxes):
+def _draw_boxes_kernel(images, boxes, colors=None):
     img = _np(images)
     bx = _np(boxes).astype(np.float32)
     if img.ndim != 4:
@@ -583,9 +583,17 @@ def _draw_boxes_kernel(images, boxes):
                        f"{list(bx.shape)}")
     out = img.copy()
     _, h, w, depth = img.shape
-    colors = _COLORS.copy()
-    if depth == 1:
-        colors[:, 0] = 1
+    if colors is not None:
+        colors = _np(colors).astype(np.float32)
+        if colors.ndim != 2:
+            raise _invalid(f"colors must be a 2-D matrix{list(colors.shape)}")
+        if colors.shape[1] < depth:
+            raise _invalid(f"colors must have equal or more channels than the image provided: "
+                           f"{list(colors.shape)}")
+    if colors is None or colors.size == 0:
+        colors = _COLORS.copy()
+        if depth == 1:
+            colors[:, 0] = 1
     nc = min(depth, 4)
     for b in range(img.shape[0]):
         for i in range(bx.shape[1]):
@@ -608,21 +616,38 @@ def _draw_boxes_kernel(images, boxes):
     return out
 
 
+def _draw_boxes_shape(op):
+    return [_in(op, 0).with_rank(4) if _in(op, 0).ndims is not None else [None] * 4]
+
+
 op_registry.declare(
     "DrawBoundingBoxes",
     inputs=["images: T", "boxes: float"],
     outputs=["output: T"],
     attrs=["T: {float, half} = DT_FLOAT"],
-    shape=lambda op: [_in(op, 0).with_rank(4) if _in(op, 0).ndims is not None else
-                      [None] * 4],
+    shape=_draw_boxes_shape,
+    kernel=_draw_boxes_kernel,
+    differentiable=False,
+)
+
+op_registry.declare(
+    "DrawBoundingBoxesV2",
+    inputs=["images: T", "boxes: float", "colors: float"],
+    outputs=["output: T"],
+    attrs=["T: {float, half} = DT_FLOAT"],
+    shape=_draw_boxes_shape,
     kernel=_draw_boxes_kernel,
     differentiable=False,
 )
 
 
-def draw_bounding_boxes(images, boxes, name=None):
-    """Draws ``boxes`` ([batch, n, 4], normalized y_min, x_min, y_max, x_max) on ``images``."""
-    return ops.apply_op("DrawBoundingBoxes", [images, boxes], name=name)._outputs[0]
+def draw_bounding_boxes(images, boxes, name=None, colors=None):
+    """Draws ``boxes`` ([batch, n, 4], normalized y_min, x_min, y_max, x_max) on ``images``,
+    cycling through ``colors`` ([n_colors, 4] RGBA rows; TF's default table when None)."""
+    if colors is None:
+        return ops.apply_op("DrawBoundingBoxes", [images, boxes], name=name)._outputs[0]
+    return ops.apply_op("DrawBoundingBoxesV2", [images, boxes, colors],
+                        name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Non-max suppression variants: NonMaxSuppressionV4 (padded), V5 (scores, soft-NMS),
 WithOverlaps and CombinedNonMaxSuppression, on TF's candidate-queue greedy algorithm."""
 
+import collections
 import heapq
 
 import numpy as np
@@ -300,9 +301,15 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
     """Per-class greedy NMS over a batch, merged across classes by score; returns
     ``(nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections)``."""
     with ops.name_scope(name, "combined_non_max_suppression"):
-        return tuple(ops.apply_op("CombinedNonMaxSuppression", [
+        return _CombinedNonMaxSuppression(*ops.apply_op("CombinedNonMaxSuppression", [
             boxes, scores, max_output_size_per_class, max_total_size,
             _f32(iou_threshold, "iou_threshold"), _f32(score_threshold, "score_threshold")],
             {"pad_per_class": pad_per_class, "clip_boxes": clip_boxes})._outputs)
+
+
+# TF's generated namedtuple: detectors read `.nmsed_boxes` etc.
+_CombinedNonMaxSuppression = collections.namedtuple(
+    "CombinedNonMaxSuppression",
+    ["nmsed_boxes", "nmsed_scores", "nmsed_classes", "valid_detections"])
 
 
