@@ -201,3 +201,33 @@ def test_draw_bounding_boxes_takes_colors_and_combined_nms_returns_named_fields(
     np.testing.assert_allclose(out[0, 2, 2], [0, 0, 0])
     np.testing.assert_allclose(det_scores[0], [0.9, 0.8, 0.7])
     assert valid.tolist() == [3]
+
+
+def test_contrib_instance_norm_and_group_norm_match_numpy_and_arg_scope():
+    # CycleGAN / fast style transfer generators: tf.contrib.layers.instance_norm was missing
+    rng = np.random.RandomState(0)
+    xn = rng.rand(2, 4, 5, 6) * 3 - 1
+    x = tf.constant(xn)
+    slim = tf.contrib.slim
+    with slim.arg_scope([slim.instance_norm], epsilon=1e-3):
+        inst = slim.instance_norm(x, activation_fn=tf.nn.relu)
+    inst_nchw = tf.contrib.layers.instance_norm(tf.transpose(x, [0, 3, 1, 2]),
+                                                data_format="NCHW", scope="in_nchw")
+    group = tf.contrib.layers.group_norm(x, groups=3, outputs_collections="outs")
+    names = [(v.op.name, v.shape.as_list()) for v in tf.model_variables()]
+    assert names == [("InstanceNorm/beta", [6]), ("InstanceNorm/gamma", [6]),
+                     ("in_nchw/beta", [6]), ("in_nchw/gamma", [6]),
+                     ("GroupNorm/beta", [6]), ("GroupNorm/gamma", [6])]
+    assert tf.get_collection("outs") == [group]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b, c = sess.run([inst, inst_nchw, group])
+    m, v = xn.mean((1, 2), keepdims=True), xn.var((1, 2), keepdims=True)
+    np.testing.assert_allclose(a, np.maximum((xn - m) / np.sqrt(v + 1e-3), 0), rtol=1e-8)
+    np.testing.assert_allclose(b.transpose(0, 2, 3, 1), (xn - m) / np.sqrt(v + 1e-6),
+                               rtol=1e-8)
+    g = xn.reshape(2, 4, 5, 3, 2)
+    gm, gv = g.mean((1, 2, 4), keepdims=True), g.var((1, 2, 4), keepdims=True)
+    np.testing.assert_allclose(c, ((g - gm) / np.sqrt(gv + 1e-6)).reshape(xn.shape), rtol=1e-8)
+    with pytest.raises(ValueError, match="not commensurate with 4 groups"):
+        tf.contrib.layers.group_norm(x, groups=4)
