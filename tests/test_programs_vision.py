@@ -231,3 +231,24 @@ def test_contrib_instance_norm_and_group_norm_match_numpy_and_arg_scope():
     np.testing.assert_allclose(c, ((g - gm) / np.sqrt(gv + 1e-6)).reshape(xn.shape), rtol=1e-8)
     with pytest.raises(ValueError, match="not commensurate with 4 groups"):
         tf.contrib.layers.group_norm(x, groups=4)
+
+
+def test_contrib_batch_norm_renorm_runs_through_the_core_layer():
+    # tf.contrib.layers.batch_norm(renorm=True) raised NotImplementedError; TF 1.x hands
+    # renorm to tf.layers.BatchNormalization and files its variables as model variables
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    y = tf.contrib.layers.batch_norm(x, renorm=True, is_training=True, scale=True,
+                                     variables_collections={"moving_mean": ["mm"]})
+    tf.contrib.layers.batch_norm(x, renorm=True, is_training=True, scope="BatchNorm",
+                                 reuse=True)
+    assert [v.op.name for v in tf.model_variables()] == [
+        "BatchNorm/gamma", "BatchNorm/beta", "BatchNorm/moving_mean", "BatchNorm/moving_variance",
+        "BatchNorm/moving_stddev", "BatchNorm/renorm_mean", "BatchNorm/renorm_stddev"]
+    assert [v.op.name for v in tf.get_collection("mm")] == ["BatchNorm/moving_mean"]
+    xn = np.random.RandomState(0).rand(2, 4, 4, 3)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        # first step: r = batch std, d = batch mean (renorm averages start at 0 and 1)
+        np.testing.assert_allclose(sess.run(y, {x: xn}), xn, atol=1e-5)
+    with pytest.raises(ValueError, match="renorm is not supported"):
+        tf.contrib.layers.batch_norm(x, renorm=True, updates_collections=None, scope="other")

@@ -221,10 +221,21 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
     moving statistics. Rank-2 and rank-4 inputs use the fused kernel, whose moving variance
     takes the unbiased batch variance, as TF's.
     """
-    if batch_weights is not None or renorm or adjustment is not None or zero_debias_moving_mean:
+    if renorm or adjustment is not None:
+        # TF runs these through the core layer, which takes neither batch weights, other
+        # update collections nor a zero-debiased moving mean
+        if (batch_weights is not None or zero_debias_moving_mean
+                or updates_collections != ops.GraphKeys.UPDATE_OPS):
+            raise ValueError("renorm is not supported with batch_weights, updates_collections "
+                             "or zero_debias_moving_mean")
+        return _layer_batch_norm(
+            inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+            param_regularizers, is_training, reuse, variables_collections, outputs_collections,
+            trainable, data_format, scope, renorm, renorm_clipping, renorm_decay, adjustment)
+    if batch_weights is not None or zero_debias_moving_mean:
         raise NotImplementedError(
-            "batch_norm: batch_weights, renorm, adjustment and zero_debias_moving_mean are not "
-            "supported by tideflow")
+            "batch_norm: batch_weights and zero_debias_moving_mean are not supported by "
+            "tideflow")
     _check_format(data_format)
     param_initializers = param_initializers or {}
     param_regularizers = param_regularizers or {}
@@ -273,6 +284,45 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
                 for u in updates:
                     ops.add_to_collections(colls, u)
         outputs.set_shape(shape)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return _collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
+                      param_regularizers, is_training, reuse, variables_collections,
+                      outputs_collections, trainable, data_format, scope, renorm,
+                      renorm_clipping, renorm_decay, adjustment):
+    """batch_norm through ``tf.layers.BatchNormalization`` (renorm, adjustment), its variables
+    filed as model variables and in ``variables_collections`` as TF's."""
+    from tideflow.ops.layers_norm import BatchNormalization
+
+    _check_format(data_format)
+    param_initializers = param_initializers or {}
+    param_regularizers = param_regularizers or {}
+    with vs.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        layer = BatchNormalization(
+            axis=1 if data_format == "NCHW" else -1, momentum=decay, epsilon=epsilon,
+            center=center, scale=scale,
+            beta_initializer=param_initializers.get("beta", init_ops.zeros_initializer()),
+            gamma_initializer=param_initializers.get("gamma", init_ops.ones_initializer()),
+            moving_mean_initializer=param_initializers.get("moving_mean",
+                                                           init_ops.zeros_initializer()),
+            moving_variance_initializer=param_initializers.get("moving_variance",
+                                                               init_ops.ones_initializer()),
+            beta_regularizer=param_regularizers.get("beta"),
+            gamma_regularizer=param_regularizers.get("gamma"), trainable=trainable,
+            renorm=renorm, renorm_clipping=renorm_clipping, renorm_momentum=renorm_decay,
+            adjustment=adjustment, name=sc.name, _scope=sc, _reuse=reuse)
+        outputs = layer.apply(inputs, training=is_training)
+        for v in layer.variables:
+            if v not in ops.get_collection(ops.GraphKeys.MODEL_VARIABLES):
+                ops.add_to_collection(ops.GraphKeys.MODEL_VARIABLES, v)
+        for name in ("moving_mean", "moving_variance", "beta", "gamma"):
+            v = getattr(layer, name, None)
+            if v is not None:
+                ops.add_to_collections(_collections(variables_collections, name), v)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
         return _collect_outputs(outputs_collections, sc.name, outputs)
