@@ -221,3 +221,62 @@ def test_contrib_learn_datasets_csv(tmp_path):
     np.testing.assert_array_equal(ds.data, [[1.5, 2.0], [3.0, 4.5], [-1, 0]])
     np.testing.assert_array_equal(ds.target, [0, 1, 1])
     assert ds.data.dtype == np.float32
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.distributions for continuous-control policies
+# ------------------------------------------------------------------------------------------
+
+
+def test_multivariate_normal_diag_policy_statistics():
+    rng = np.random.RandomState(0)
+    mu = rng.randn(5, 3)
+    sd = np.exp(rng.randn(3))
+    x = rng.randn(5, 3)
+    mu2, sd2 = rng.randn(5, 3), np.exp(rng.randn(5, 3))
+    ds = tf.contrib.distributions
+    with tf.Graph().as_default():
+        pi = ds.MultivariateNormalDiag(loc=mu, scale_diag=sd)
+        other = ds.MultivariateNormalDiag(loc=mu2, scale_diag=sd2)
+        assert pi.batch_shape.as_list() == [5] and pi.event_shape.as_list() == [3]
+        s = pi.sample(4, seed=3)
+        assert s.get_shape().as_list() == [4, 5, 3]
+        got = _run(pi.log_prob(x), pi.entropy(), ds.kl_divergence(pi, other), ds.kl(pi, other),
+                   s, pi.stddev(), pi.covariance())
+    want_lp = (-0.5 * (((x - mu) / sd) ** 2).sum(1) - np.log(sd).sum() - 1.5 * np.log(2 * np.pi))
+    np.testing.assert_allclose(got[0], want_lp, rtol=1e-10)
+    np.testing.assert_allclose(got[1], np.full(5, 1.5 * (1 + np.log(2 * np.pi)) + np.log(sd).sum()))
+    v1, v2 = sd ** 2, sd2 ** 2
+    want_kl = 0.5 * (v1 / v2 + (mu2 - mu) ** 2 / v2 - 1 + np.log(v2) - np.log(v1)).sum(1)
+    np.testing.assert_allclose(got[2], want_kl, rtol=1e-10)
+    np.testing.assert_allclose(got[3], want_kl, rtol=1e-10)
+    assert got[4].shape == (4, 5, 3)
+    np.testing.assert_allclose(got[5], np.broadcast_to(sd, (5, 3)))
+    np.testing.assert_allclose(got[6][0], np.diag(sd ** 2))
+
+
+def test_multivariate_normal_diag_reparameterized_gradient_and_softplus_variants():
+    ds = tf.contrib.distributions
+    with tf.Graph().as_default():
+        loc = tf.Variable([0.5, -1.0])
+        raw = tf.Variable([0.0, 1.0])
+        pi = ds.MultivariateNormalDiagWithSoftplusScale(loc=loc, scale_diag=raw)
+        a = pi.sample(seed=1)
+        g_loc, g_raw = tf.gradients(tf.reduce_sum(a), [loc, raw])
+        n = ds.NormalWithSoftplusScale(loc=0.0, scale=[-1.0, 1.0])
+        got = _run(g_loc, pi.scale_diag, n.scale)
+    np.testing.assert_allclose(got[0], [1.0, 1.0])
+    np.testing.assert_allclose(got[1], np.log1p(np.exp([0.0, 1.0])), rtol=1e-6)
+    np.testing.assert_allclose(got[2], np.log1p(np.exp([-1.0, 1.0])), rtol=1e-6)
+    assert g_raw is not None
+
+
+def test_one_hot_categorical():
+    ds = tf.contrib.distributions
+    with tf.Graph().as_default():
+        d = ds.OneHotCategorical(logits=np.log([[0.2, 0.8]]), dtype=tf.float32)
+        s = d.sample(4000, seed=2)
+        got = _run(tf.reduce_mean(s, 0), d.log_prob([[0.0, 1.0]]), d.entropy())
+    np.testing.assert_allclose(got[0], [[0.2, 0.8]], atol=0.03)
+    np.testing.assert_allclose(got[1], [np.log(0.8)], rtol=1e-6)
+    np.testing.assert_allclose(got[2], [-(0.2 * np.log(0.2) + 0.8 * np.log(0.8))], rtol=1e-6)

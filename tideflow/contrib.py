@@ -241,6 +241,19 @@ def _contrib_factorization():
                       fac, fac.__all__)
 
 
+def _contrib_distributions():
+    from tideflow import distributions
+    from tideflow.distributions import contrib_dists
+
+    module = _namespace("distributions", "``tf.contrib.distributions``: tf.distributions and "
+                        "the diagonal multivariate normal, one-hot categorical, ``kl``.",
+                        distributions, distributions.__all__)
+    for name in contrib_dists.__all__:
+        setattr(module, name, getattr(contrib_dists, name))
+    module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__])
+    return module
+
+
 def _contrib_stateless():
     from tideflow import random
 
@@ -287,7 +300,7 @@ _LAZY_ALIASES = {
     "estimator": _contrib_estimator,
     "feature_column": _contrib_feature_column,
     "keras": lambda: __import__("tideflow.keras", fromlist=["keras"]),
-    "distributions": lambda: __import__("tideflow.distributions", fromlist=["distributions"]),
+    "distributions": _contrib_distributions,
     "data": _contrib_data,
     "factorization": _contrib_factorization,
     "predictor": lambda: __import__("tideflow.contrib_predictor", fromlist=["predictor"]),

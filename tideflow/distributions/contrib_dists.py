@@ -1,0 +1,223 @@
+"""``tf.contrib.distributions`` beyond ``tf.distributions`` (TF 1.0-1.15): the diagonal
+multivariate normal continuous-control policies use (``MultivariateNormalDiag`` and its
+softplus-scale variant), ``NormalWithSoftplusScale``, ``OneHotCategorical``, and 1.0's ``kl``."""
+
+import math
+
+import tideflow as tf
+from tideflow.distributions.distribution import (
+    FULLY_REPARAMETERIZED,
+    NOT_REPARAMETERIZED,
+    Distribution,
+    RegisterKL,
+    kl_divergence,
+)
+from tideflow.distributions.dists import Normal
+
+_HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
+
+
+class MultivariateNormalDiag(Distribution):
+    """A normal distribution over vectors (the last axis) with mean ``loc`` and a diagonal
+    covariance ``diag(scale_diag)**2`` (``scale_identity_multiplier`` adds to the diagonal, as
+    TF's ``scale = diag(scale_diag) + scale_identity_multiplier * I``)."""
+
+    def __init__(self, loc=None, scale_diag=None, scale_identity_multiplier=None,
+                 validate_args=False, allow_nan_stats=True, name="MultivariateNormalDiag"):
+        parameters = dict(locals())
+        if loc is None and scale_diag is None:
+            raise ValueError("MultivariateNormalDiag needs loc or scale_diag (or both) to "
+                             "know the event size")
+        with tf.name_scope(name, values=[loc, scale_diag, scale_identity_multiplier]) as scope:
+            # the parameters' dtype: the first given one's (a float64 array stays float64)
+            first = next(v for v in (loc, scale_diag, scale_identity_multiplier)
+                         if v is not None)
+            dtype = tf.convert_to_tensor(first).dtype.base_dtype
+            if not dtype.is_floating:
+                raise TypeError(f"{name}: parameters must be floating point, got {dtype.name}")
+            if loc is not None:
+                loc = tf.convert_to_tensor(loc, dtype=dtype, name="loc")
+            if scale_diag is not None:
+                scale_diag = tf.convert_to_tensor(scale_diag, dtype=dtype, name="scale_diag")
+            scale = scale_diag
+            if scale_identity_multiplier is not None:
+                m = tf.convert_to_tensor(scale_identity_multiplier, dtype=dtype,
+                                         name="scale_identity_multiplier")
+                scale = tf.expand_dims(m, -1) if scale is None else scale + tf.expand_dims(m, -1)
+            if scale is None:
+                scale = tf.ones_like(loc)
+            if loc is None:
+                loc = tf.zeros_like(scale)
+            if loc.get_shape().ndims == 0:
+                raise ValueError("loc must have rank >= 1 (the last axis is the event)")
+            if validate_args:
+                with tf.control_dependencies([tf.assert_positive(
+                        tf.abs(scale), message="scale_diag must be non-zero")]):
+                    scale = tf.identity(scale)
+            self._loc = loc
+            self._scale_diag = scale + tf.zeros_like(loc)
+            self._loc_b = loc + tf.zeros_like(scale)
+        super().__init__(dtype, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats,
+                         parameters, [self._loc, self._scale_diag], scope)
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale_diag(self):
+        return self._scale_diag
+
+    def _batch_shape(self):
+        s = self._loc_b.get_shape()
+        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._loc_b)[:-1]
+
+    def _event_shape(self):
+        return self._loc_b.get_shape()[-1:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._loc_b)[-1:]
+
+    def _sample_n(self, n, seed):
+        shape = tf.concat([[n], tf.shape(self._loc_b)], 0)
+        eps = tf.random_normal(shape, dtype=self.dtype, seed=seed)
+        return self._loc_b + self._scale_diag * eps
+
+    def _log_prob(self, x):
+        z = (x - self._loc_b) / self._scale_diag
+        return (-0.5 * tf.reduce_sum(tf.square(z), -1)
+                - tf.reduce_sum(tf.log(tf.abs(self._scale_diag)), -1)
+                - self._k() * _HALF_LOG_TWO_PI)
+
+    def _k(self):
+        k = self._loc_b.get_shape()[-1].value
+        if k is not None:
+            return float(k)
+        return tf.cast(tf.shape(self._loc_b)[-1], self.dtype)
+
+    def _entropy(self):
+        return (self._k() * (0.5 + _HALF_LOG_TWO_PI)
+                + tf.reduce_sum(tf.log(tf.abs(self._scale_diag)), -1))
+
+    def _mean(self):
+        return self._loc_b
+
+    def _mode(self):
+        return self._loc_b
+
+    def _stddev(self):
+        return tf.abs(self._scale_diag)
+
+    def _variance(self):
+        return tf.square(self._scale_diag)
+
+    def _covariance(self):
+        return tf.matrix_diag(tf.square(self._scale_diag))
+
+
+class MultivariateNormalDiagWithSoftplusScale(MultivariateNormalDiag):
+    """:class:`MultivariateNormalDiag` with ``scale_diag = softplus(scale_diag)``."""
+
+    def __init__(self, loc, scale_diag, validate_args=False, allow_nan_stats=True,
+                 name="MultivariateNormalDiagWithSoftplusScale"):
+        with tf.name_scope(name, values=[scale_diag]) as scope:
+            scale = tf.nn.softplus(scale_diag, name="softplus_scale_diag")
+        super().__init__(loc, scale, validate_args=validate_args,
+                         allow_nan_stats=allow_nan_stats, name=scope)
+
+
+class NormalWithSoftplusScale(Normal):
+    """:class:`Normal` with ``scale = softplus(scale)``."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="NormalWithSoftplusScale"):
+        with tf.name_scope(name, values=[scale]) as scope:
+            super().__init__(loc, tf.nn.softplus(scale, name="softplus_scale"),
+                             validate_args=validate_args, allow_nan_stats=allow_nan_stats,
+                             name=scope)
+
+
+class OneHotCategorical(Distribution):
+    """A categorical distribution whose samples are one-hot vectors."""
+
+    def __init__(self, logits=None, probs=None, dtype=tf.int32, validate_args=False,
+                 allow_nan_stats=True, name="OneHotCategorical"):
+        parameters = dict(locals())
+        if (logits is None) == (probs is None):
+            raise ValueError("Must pass probs or logits, but not both.")
+        with tf.name_scope(name, values=[logits, probs]) as scope:
+            if logits is not None:
+                self._logits = tf.convert_to_tensor(logits, name="logits")
+                self._probs = tf.nn.softmax(self._logits, name="probs")
+            else:
+                self._probs = tf.convert_to_tensor(probs, name="probs")
+                self._logits = tf.log(self._probs, name="logits")
+        super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
+                         allow_nan_stats, parameters, [self._logits, self._probs], scope)
+
+    logits = property(lambda self: self._logits)
+    probs = property(lambda self: self._probs)
+
+    def _batch_shape(self):
+        s = self._logits.get_shape()
+        return s[:-1] if s.ndims is not None else tf.TensorShape(None)
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._logits)[:-1]
+
+    def _event_shape(self):
+        return self._logits.get_shape()[-1:]
+
+    def _event_shape_tensor(self):
+        return tf.shape(self._logits)[-1:]
+
+    def _sample_n(self, n, seed):
+        k = tf.shape(self._logits)[-1]
+        flat = tf.reshape(self._logits, [-1, k])
+        draws = tf.transpose(tf.multinomial(flat, n, seed=seed))  # [n, batch]
+        onehot = tf.one_hot(draws, k, dtype=self.dtype)
+        return tf.reshape(onehot, tf.concat([[n], tf.shape(self._logits)], 0))
+
+    def _log_prob(self, x):
+        x = tf.cast(x, self._logits.dtype)
+        return tf.reduce_sum(x * tf.nn.log_softmax(self._logits), -1)
+
+    def _entropy(self):
+        logp = tf.nn.log_softmax(self._logits)
+        return -tf.reduce_sum(tf.exp(logp) * logp, -1)
+
+    def _mean(self):
+        return tf.nn.softmax(self._logits)
+
+    def _mode(self):
+        return tf.one_hot(tf.argmax(self._logits, -1), tf.shape(self._logits)[-1],
+                          dtype=self.dtype)
+
+
+@RegisterKL(MultivariateNormalDiag, MultivariateNormalDiag)
+def _kl_mvn_diag(a, b, name=None):
+    with tf.name_scope(name, "kl_mvn_diag", [a.loc, b.loc]):
+        va, vb = tf.square(a.scale_diag), tf.square(b.scale_diag)
+        d = b.mean() - a.mean()
+        return 0.5 * tf.reduce_sum(va / vb + tf.square(d) / vb - 1.0 + tf.log(vb) - tf.log(va),
+                                   -1)
+
+
+@RegisterKL(OneHotCategorical, OneHotCategorical)
+def _kl_onehot(a, b, name=None):
+    with tf.name_scope(name, "kl_one_hot_categorical", [a.logits, b.logits]):
+        la, lb = tf.nn.log_softmax(a.logits), tf.nn.log_softmax(b.logits)
+        return tf.reduce_sum(tf.exp(la) * (la - lb), -1)
+
+
+def kl(distribution_a, distribution_b, allow_nan_stats=True, name=None):
+    """TF 1.0-1.2's name of ``kl_divergence``."""
+    return kl_divergence(distribution_a, distribution_b, allow_nan_stats=allow_nan_stats,
+                         name=name)
+
+
+__all__ = ["MultivariateNormalDiag", "MultivariateNormalDiagWithSoftplusScale",
+           "NormalWithSoftplusScale", "OneHotCategorical", "kl"]
