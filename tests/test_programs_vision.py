@@ -252,3 +252,40 @@ def test_contrib_batch_norm_renorm_runs_through_the_core_layer():
         np.testing.assert_allclose(sess.run(y, {x: xn}), xn, atol=1e-5)
     with pytest.raises(ValueError, match="renorm is not supported"):
         tf.contrib.layers.batch_norm(x, renorm=True, updates_collections=None, scope="other")
+
+
+def _np_dense_warp(img, flow):
+    b, h, w, _ = img.shape
+    out = np.empty_like(img)
+    for n in range(b):
+        for i in range(h):
+            for j in range(w):
+                q = np.array([i, j], float) - flow[n, i, j]
+                f = np.minimum(np.maximum(np.floor(q), 0), [h - 2, w - 2]).astype(int)
+                a = np.clip(q - f, 0, 1)
+                top = img[n, f[0], f[1]] * (1 - a[1]) + img[n, f[0], f[1] + 1] * a[1]
+                bot = img[n, f[0] + 1, f[1]] * (1 - a[1]) + img[n, f[0] + 1, f[1] + 1] * a[1]
+                out[n, i, j] = top * (1 - a[0]) + bot * a[0]
+    return out
+
+
+def test_contrib_image_dense_image_warp_values_and_flow_gradient():
+    # optical-flow programs warp frames with tf.contrib.image.dense_image_warp (was missing)
+    rng = np.random.RandomState(3)
+    img_np, flow_np = rng.rand(2, 5, 6, 3), rng.uniform(-1.7, 1.7, (2, 5, 6, 2))
+    img, flow = tf.constant(img_np), tf.constant(flow_np)
+    warped = tf.contrib.image.dense_image_warp(img, flow)
+    assert warped.shape.as_list() == [2, 5, 6, 3]
+    loss = tf.reduce_sum(tf.square(warped))
+    g_img, g_flow = tf.gradients(loss, [img, flow])
+    with tf.Session() as sess:
+        got, gi, gf = sess.run([warped, g_img, g_flow])
+        np.testing.assert_allclose(got, _np_dense_warp(img_np, flow_np), rtol=1e-10)
+        eps = 1e-6
+        for idx in [(0, 2, 3, 0), (1, 1, 4, 1)]:
+            d = np.zeros_like(flow_np)
+            d[idx] = eps
+            up = sess.run(loss, {flow: flow_np + d})
+            down = sess.run(loss, {flow: flow_np - d})
+            np.testing.assert_allclose(gf[idx], (up - down) / (2 * eps), rtol=1e-5)
+    assert gi.shape == img_np.shape and np.all(np.isfinite(gi))

@@ -17,6 +17,7 @@ from tideflow.ops import contrib_metrics as _contrib_metrics
 from tideflow.ops import contrib_norm_layers as _norm_layers
 from tideflow.ops import crf as _crf
 from tideflow.ops import image_transform_ops as _image_transform_ops
+from tideflow.ops import image_warp_ops as _image_warp_ops
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import legacy_seq2seq as _legacy_seq2seq
 from tideflow.ops import lookup_ops as _lookup_ops
@@ -121,8 +122,10 @@ def _namespace(name, doc, source, names):
 
 opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
                  _contrib_opt.__all__)
-image = _namespace("image", "``tf.contrib.image``: projective transforms.",
+image = _namespace("image", "``tf.contrib.image``: projective transforms, dense warps.",
                    _image_transform_ops, _image_transform_ops.__all__)
+image.dense_image_warp = _image_warp_ops.dense_image_warp
+image.__all__ = sorted([*image.__all__, *_image_warp_ops.__all__])
 crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)
