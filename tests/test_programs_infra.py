@@ -139,3 +139,38 @@ def test_graph_tensor_is_never_iterable():
     assert as_list(t) == [t]
     with pytest.raises(TypeError, match="^Tensor objects are only iterable when eager"):
         _a, _b, _c = t
+
+
+def test_iterator_op_names_as_tf():
+    d = tf.data.Dataset.range(3)
+    one = d.make_one_shot_iterator()
+    init = d.make_initializable_iterator()
+    re = tf.data.Iterator.from_structure(d.output_types, d.output_shapes)
+    assert one._iterator_resource.op.name == "OneShotIterator"
+    assert init._iterator_resource.op.name == "IteratorV2"
+    assert init.initializer.name == "MakeIterator"
+    assert re._iterator_resource.op.name == "IteratorV2_1"
+    assert re.make_initializer(d).name == "make_initializer"
+
+
+def test_saver_saves_and_restores_an_iterator_position(tmp_path):
+    it = tf.data.Dataset.range(10).map(lambda x: x * 2).make_initializable_iterator()
+    nxt = it.get_next()
+    tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS,
+                         tf.data.experimental.make_saveable_from_iterator(it))
+    v = tf.Variable(1.0)
+    saver = tf.train.Saver()
+    with tf.Session() as s:
+        s.run([it.initializer, v.initializer])
+        assert [s.run(nxt) for _ in range(3)] == [0, 2, 4]
+        path = saver.save(s, str(tmp_path / "ckpt"))
+        assert [s.run(nxt) for _ in range(2)] == [6, 8]
+        saver.restore(s, path)
+        assert [s.run(nxt) for _ in range(2)] == [6, 8]
+    with tf.Session() as s:  # a new session: the iterator initialized, then restored
+        s.run(it.initializer)
+        saver.restore(s, path)
+        assert s.run(nxt) == 6
+    with tf.Session() as s, pytest.raises(tf.errors.FailedPreconditionError,
+                                          match="initialized"):
+        saver.restore(s, path)

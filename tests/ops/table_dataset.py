@@ -116,6 +116,23 @@ def _check_iterator_ops():
             assert sess.run(single) == 7
 
 
+def _check_iterator_state():
+    # the saved position of an iterator, restored into the same iterator after it moved on
+    with tf.Graph().as_default():
+        it = D.range(6).map(lambda x: x * 10).make_initializable_iterator()
+        nxt = it.get_next()
+        saveable = data.experimental.make_saveable_from_iterator(it)
+        (spec,) = saveable.specs
+        restore = saveable.restore([spec.tensor], None)
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            assert [sess.run(nxt), sess.run(nxt)] == [0, 10]
+            state = sess.run(spec.tensor)
+            assert [sess.run(nxt), sess.run(nxt)] == [20, 30]
+            sess.run(restore, {spec.tensor: state})
+            assert [sess.run(nxt), sess.run(nxt)] == [20, 30]
+
+
 CASES = [
     _row(("TensorSliceDataset", "MapDataset", "BatchDatasetV2"),
          lambda: D.from_tensor_slices(np.arange(5)).map(lambda x: x * 2).batch(2),
@@ -156,6 +173,11 @@ CASES = [
     _row(("SerializeSparse", "DeserializeSparse"),
          lambda: D.from_tensor_slices(tf.SparseTensor([[0, 1], [1, 0]], [5, 6], [2, 3])),
          [[[[1]], [5], [3]], [[[0]], [6], [3]]]),
+    _row(("WindowDataset",),
+         lambda: D.range(5).window(2, shift=2, stride=1).flat_map(lambda w: w.batch(2)),
+         [[0, 1], [2, 3], [4]]),
+    Case(("SerializeIterator", "DeserializeIterator"), check=_check_iterator_state,
+         name="IteratorState"),
     Case(("Iterator", "IteratorV2", "MakeIterator", "IteratorGetNext", "OneShotIterator",
           "IteratorToStringHandle", "IteratorFromStringHandleV2", "DatasetToSingleElement"),
          check=_check_iterator_ops, name="Iterators"),

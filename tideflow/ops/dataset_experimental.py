@@ -46,7 +46,7 @@ from tideflow.ops.dataset_options import (
     ThreadingOptions,
 )
 from tideflow.ops.function_ops import TypeSpec
-from tideflow.ops.iterator_ops import get_single_element
+from tideflow.ops.iterator_ops import get_single_element, make_saveable_from_iterator
 
 SHARD_HINT = -1
 
@@ -96,6 +96,7 @@ __all__ = [
     "index_table_from_dataset",
     "make_batched_features_dataset",
     "make_csv_dataset",
+    "make_saveable_from_iterator",
     "map_and_batch",
     "map_and_batch_with_legacy_function",
     "pad_to_cardinality",

@@ -17,6 +17,7 @@ from tideflow.ops import dataset_structure as ds
 from tideflow.ops import dataset_values as dv
 
 _unique_ids = itertools.count()
+_END = object()
 
 
 class IteratorResource:
@@ -30,15 +31,46 @@ class IteratorResource:
         self._lock = threading.Lock()
         self._it = None
         self._rt = None
+        self._value = None  # the dataset value of the current chain
+        self._consumed = 0  # elements taken from it (its saved state, see serialize_state)
         self.one_shot_done = False
 
-    def set_dataset(self, value):
+    def set_dataset(self, value, skip=0):
         rt = dv.IterRuntime(self._cancelled)
         it = value.iterate(rt)
+        for _ in range(skip):
+            if next(it, _END) is _END:
+                break
         with self._lock:
             old, self._rt, self._it = self._rt, rt, it
+            self._value, self._consumed = value, skip
         if old is not None:
             old.close()
+
+    def serialize_state(self):
+        """The iterator's position: how many elements it produced from its dataset.
+
+        A departure from TF, which serializes every stage's buffers: restoring replays the
+        dataset from its start and skips that many elements, which gives TF's position for
+        any pipeline whose order is fixed (no unseeded shuffle, no sloppy interleave).
+        """
+        with self._lock:
+            if self._value is None:
+                raise errors.FailedPreconditionError(
+                    None, None, "Iterator has not been initialized: nothing to save.")
+            return json.dumps({"consumed": self._consumed}).encode()
+
+    def restore_state(self, serialized):
+        try:
+            consumed = int(json.loads(bytes(serialized).decode())["consumed"])
+        except (ValueError, KeyError, TypeError):
+            raise errors.InvalidArgumentError(
+                None, None, "Could not parse the saved iterator state") from None
+        if self._value is None:
+            raise errors.FailedPreconditionError(
+                None, None, "Restoring an iterator needs it initialized first (run its "
+                "initializer, or use a one-shot iterator).")
+        self.set_dataset(self._value, consumed)
 
     def get_next(self, step=None):
         with self._lock:
@@ -50,7 +82,9 @@ class IteratorResource:
                     "iterator before getting the next element.")
             rt.step = step
             try:
-                return next(it)
+                out = next(it)
+                self._consumed += 1
+                return out
             except StopIteration:
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
             finally:
@@ -144,6 +178,39 @@ op_registry.declare(
     "MakeIterator",
     inputs=["dataset: variant", "iterator: resource"],
     kernel=_make_iterator_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _serialize_iterator_kernel(resource_handle):
+    import numpy as np
+
+    return np.asarray(_check(resource_handle).serialize_state(), dtype=object)
+
+
+op_registry.declare(
+    "SerializeIterator",
+    inputs=["resource_handle: resource"],
+    outputs=["serialized: string"],  # TF: a variant; here the position, as a string
+    attrs=["external_state_policy: int = 0"],
+    shape=lambda op: [scalar()],
+    kernel=_serialize_iterator_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def _deserialize_iterator_kernel(resource_handle, serialized):
+    import numpy as np
+
+    _check(resource_handle).restore_state(np.asarray(serialized).reshape(())[()])
+
+
+op_registry.declare(
+    "DeserializeIterator",
+    inputs=["resource_handle: resource", "serialized: string"],
+    kernel=_deserialize_iterator_kernel,
     differentiable=False,
     stateful=True,
 )
@@ -309,20 +376,19 @@ def one_shot_iterator(dataset, name=None):
         fg.outputs = [out]
     func_graph.add_function(graph, fg)
     specs = dataset._specs
-    with ops.name_scope(name, "OneShotIterator"):
-        op = ops.apply_op("OneShotIterator", [], {
-            "dataset_factory": fname, **ds.wire_attrs(specs)}, name="OneShotIterator")
+    # TF's op names: OneShotIterator; IteratorV2 and MakeIterator; make_initializer
+    op = ops.apply_op("OneShotIterator", [], {
+        "dataset_factory": fname, **ds.wire_attrs(specs)}, name=name or "OneShotIterator")
     return Iterator(op._outputs[0], None, specs)
 
 
 def initializable_iterator(dataset, shared_name=None, name=None):
     specs = dataset._specs
-    with ops.name_scope(name, "Iterator"):
-        handle = ops.apply_op("IteratorV2", [], {
-            "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
-            name="Iterator")._outputs[0]
-        init = ops.apply_op("MakeIterator", [dataset._as_variant_tensor(), handle],
-                            name="MakeIterator")
+    variant = dataset._as_variant_tensor()
+    handle = ops.apply_op("IteratorV2", [], {
+        "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
+        name=name or "IteratorV2")._outputs[0]
+    init = ops.apply_op("MakeIterator", [variant, handle], name="MakeIterator")
     return Iterator(handle, init, specs)
 
 
@@ -350,7 +416,7 @@ class Iterator(ds.Structured):
         specs = ds.specs_from(output_types, output_shapes, output_classes)
         handle = ops.apply_op("IteratorV2", [], {
             "shared_name": shared_name or "", "container": "", **ds.wire_attrs(specs)},
-            name="Iterator")._outputs[0]
+            name="IteratorV2")._outputs[0]
         return Iterator(handle, None, specs)
 
     @staticmethod
@@ -371,7 +437,7 @@ class Iterator(ds.Structured):
 
     def make_initializer(self, dataset, name=None):
         """The op that (re)starts this iterator on ``dataset`` (same structure)."""
-        with ops.name_scope(name, "make_initializer"):
+        with ops.name_scope(name, "make_initializer") as scope:
             mine, theirs = self._specs, dataset._specs
             try:
                 ds.assert_same_structure(mine, theirs)
@@ -391,7 +457,7 @@ class Iterator(ds.Structured):
                                     f"{_fmt(self.output_shapes)} but got dataset with output "
                                     f"shapes {_fmt(dataset.output_shapes)}.")
             return ops.apply_op("MakeIterator", [dataset._as_variant_tensor(),
-                                                 self._iterator_resource], name="MakeIterator")
+                                                 self._iterator_resource], name=scope)
 
     def get_next(self, name=None):
         """The next element: a nest of Tensors (SparseTensors) with the static shapes."""
@@ -436,3 +502,26 @@ def get_output_shapes(dataset_or_iterator):
 
 def get_output_classes(dataset_or_iterator):
     return dataset_or_iterator.output_classes
+
+
+def make_saveable_from_iterator(iterator, external_state_policy=None):
+    """``tf.data.experimental.make_saveable_from_iterator``: a SaveableObject that a Saver
+    saves (add it to the SAVEABLE_OBJECTS collection) and restores the iterator's position."""
+    from tideflow.train.saveable import SaveableObject, SaveSpec
+
+    del external_state_policy
+    resource = iterator._iterator_resource
+
+    class _IteratorSaveable(SaveableObject):
+        def __init__(self):
+            serialized = ops.apply_op("SerializeIterator", [resource],
+                                      name="SerializeIterator")._outputs[0]
+            super().__init__(resource, [SaveSpec(serialized, "", resource.name + "_STATE",
+                                                 device=resource.device)], resource.name)
+
+        def restore(self, restored_tensors, restored_shapes):
+            with ops.colocate_with(self.op):
+                return ops.apply_op("DeserializeIterator", [self.op, restored_tensors[0]],
+                                    name="DeserializeIterator")
+
+    return _IteratorSaveable()
