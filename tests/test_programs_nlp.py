@@ -189,3 +189,27 @@ def test_vocabulary_processor_of_the_text_cnn_tutorials(tmp_path):
     assert np.array(list(vp2.fit_transform(["a b a", "b c a"]))).tolist() == [
         [1, 2, 1, 0], [2, 0, 1, 0]]
     assert vp2.vocabulary_._mapping == {"<UNK>": 0, "a": 1, "b": 2}
+
+
+def test_embedding_and_random_init_ops_are_named_and_counted_as_in_tf():
+    # a graph-level seed gives each unseeded random op the graph's op count as seed2, so TF's
+    # initial weights need TF's op count before them; the list is what real TF printed
+    ids = tf.placeholder(tf.int32, [None, 4])
+    emb = tf.Variable(tf.random_uniform([10, 3], -1.0, 1.0, seed=1))
+    x = tf.nn.embedding_lookup(emb, ids)
+    tf.Variable(tf.truncated_normal([3, 2], stddev=0.1, seed=2))
+    tf.Variable(tf.random_normal([2], seed=3))
+    assert x.name == "embedding_lookup/Identity:0"
+    assert [op.name for op in tf.get_default_graph().get_operations()] == [
+        "Placeholder", "random_uniform/shape", "random_uniform/min", "random_uniform/max",
+        "random_uniform/RandomUniform", "random_uniform/sub", "random_uniform/mul",
+        "random_uniform", "Variable", "Variable/Assign", "Variable/read", "embedding_lookup/axis",
+        "embedding_lookup", "embedding_lookup/Identity", "truncated_normal/shape",
+        "truncated_normal/mean", "truncated_normal/stddev", "truncated_normal/TruncatedNormal",
+        "truncated_normal/mul", "truncated_normal", "Variable_1", "Variable_1/Assign",
+        "Variable_1/read", "random_normal/shape", "random_normal/mean", "random_normal/stddev",
+        "random_normal/RandomStandardNormal", "random_normal/mul", "random_normal", "Variable_2",
+        "Variable_2/Assign", "Variable_2/read"]
+    # the lookup's gradient stays sparse through the Identity
+    (g,) = tf.gradients(tf.reduce_sum(x), [emb])
+    assert isinstance(g, tf.IndexedSlices)

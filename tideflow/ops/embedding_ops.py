@@ -235,8 +235,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                   for p in params]
         if np_ == 1:
             with ops.colocate_with(params[0]):
-                result = gather_ops.gather(params[0], ids, name=scope)
-            return _clip_rows(result, ids, max_norm)
+                result = _clip_rows(gather_ops.gather(params[0], ids, name=scope), ids,
+                                    max_norm)
+            # as TF: an Identity out of the params' colocation (and one op more in the graph,
+            # so that graph-seeded ops created after it get TF's seeds)
+            return array_ops.identity(result)
         flat_ids = array_ops.reshape(ids, [-1])
         original_indices = range_ops.range(array_ops.size(flat_ids))
         if partition_strategy == "mod":

@@ -511,7 +511,9 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
             "RandomUniform", [shape], {"seed": seed1, "seed2": seed2, "dtype": dtype}
         )._outputs[0]
         m = _math()
-        return m.add(m.multiply(rnd, m.subtract(maxval, minval)), minval, name=scope)
+        # TF writes rnd * (maxval - minval): its ops are named "sub" and "mul"
+        return m.add(m.multiply(rnd, m.subtract(maxval, minval, name="sub"), name="mul"), minval,
+                     name=scope)
 
 
 def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
@@ -525,7 +527,7 @@ def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name
             op_type, [shape], {"seed": seed1, "seed2": seed2, "dtype": dtype}
         )._outputs[0]
         m = _math()
-        return m.add(m.multiply(rnd, stddev), mean, name=scope)
+        return m.add(m.multiply(rnd, stddev, name="mul"), mean, name=scope)
 
 
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
