@@ -280,3 +280,12 @@ def test_one_hot_categorical():
     np.testing.assert_allclose(got[0], [[0.2, 0.8]], atol=0.03)
     np.testing.assert_allclose(got[1], [np.log(0.8)], rtol=1e-6)
     np.testing.assert_allclose(got[2], [-(0.2 * np.log(0.2) + 0.8 * np.log(0.8))], rtol=1e-6)
+
+
+def test_contrib_learn_exposes_preprocessing_for_text_programs():
+    from tideflow.contrib import learn
+
+    vp = learn.preprocessing.VocabularyProcessor(4)
+    ids = np.array(list(vp.fit_transform(["a b c", "c d"])))
+    np.testing.assert_array_equal(ids, [[1, 2, 3, 0], [3, 4, 0, 0]])
+    assert tf.contrib.learn.preprocessing is learn.preprocessing

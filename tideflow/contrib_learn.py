@@ -876,6 +876,17 @@ for _m in (datasets, datasets.base):
     _m.load_csv_without_header = load_csv_without_header
     _m.maybe_download = maybe_download
 
+
+def __getattr__(name):
+    # tf.contrib.learn.preprocessing (VocabularyProcessor, ...) is loaded on first use
+    if name == "preprocessing":
+        from tideflow import contrib_learn_preprocessing as module
+
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tideflow.contrib.learn' has no attribute {name!r}")
+
+
 __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
            "DNNRegressor", "Dataset", "Datasets", "Estimator", "LinearClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
