@@ -213,3 +213,24 @@ def test_embedding_and_random_init_ops_are_named_and_counted_as_in_tf():
     # the lookup's gradient stays sparse through the Identity
     (g,) = tf.gradients(tf.reduce_sum(x), [emb])
     assert isinstance(g, tf.IndexedSlices)
+
+
+def test_sequence_mask_builds_tfs_ops_and_clamps_an_empty_batch():
+    lengths = tf.placeholder(tf.int32, [None])
+    mask = tf.sequence_mask(lengths, 6, dtype=tf.float32)
+    auto = tf.sequence_mask(lengths)
+    # TF's op list (printed by real TF): constants for maxlen, 0 and 1, Range, Cast, Less, Cast
+    assert [op.name for op in tf.get_default_graph().get_operations()][1:] == [
+        "SequenceMask/Const", "SequenceMask/Const_1", "SequenceMask/Const_2",
+        "SequenceMask/Range", "SequenceMask/ExpandDims/dim", "SequenceMask/ExpandDims",
+        "SequenceMask/Cast", "SequenceMask/Less", "SequenceMask/Cast_1",
+        "SequenceMask_1/Const", "SequenceMask_1/Max", "SequenceMask_1/Const_1",
+        "SequenceMask_1/Maximum", "SequenceMask_1/Const_2", "SequenceMask_1/Const_3",
+        "SequenceMask_1/Range", "SequenceMask_1/ExpandDims/dim", "SequenceMask_1/ExpandDims",
+        "SequenceMask_1/Cast", "SequenceMask_1/Less"]
+    with tf.Session() as sess:
+        m, a = sess.run([mask, auto], {lengths: [2, 0, 3]})
+        empty = sess.run(auto, {lengths: np.zeros([0], np.int32)})
+    assert m.tolist() == [[1, 1, 0, 0, 0, 0], [0] * 6, [1, 1, 1, 0, 0, 0]]
+    assert a.tolist() == [[True, True, False], [False] * 3, [True] * 3]
+    assert empty.shape == (0, 0)  # max of no lengths is clamped to 0, as in TF

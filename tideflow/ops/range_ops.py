@@ -303,21 +303,33 @@ def meshgrid(*args, **kwargs):
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
-    """A mask ``[..., maxlen]`` that is true for the first ``lengths[...]`` positions."""
+    """A mask ``[..., maxlen]`` that is true for the first ``lengths[...]`` positions
+    (``maxlen`` defaults to ``max(0, max(lengths))``). Built from TF's ops, in TF's order."""
+    def apply(op_type, inputs, attrs=None):
+        return ops.apply_op(op_type, inputs, attrs or {})._outputs[0]
+
     with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = ops.convert_to_tensor(lengths)
         if maxlen is None:
             r = lengths.get_shape().ndims
-            axes = (np.arange(r, dtype=np.int32) if r is not None
-                    else range(array_ops.rank(lengths)))
-            maxlen = ops.apply_op("Max", [lengths, axes], {"keep_dims": False})._outputs[0]
+            if r is not None:
+                axes = ops.convert_to_tensor(np.arange(r, dtype=np.int32))
+            else:
+                axes = range(array_ops.rank(lengths))
+            maxlen = apply("Max", [lengths, axes], {"keep_dims": False})
+            zero = ops.convert_to_tensor(0, dtype=maxlen.dtype)
+            maxlen = apply("Maximum", [zero, maxlen])  # no negative length for an empty batch
         else:
             maxlen = ops.convert_to_tensor(maxlen)
-        row = range(0, maxlen, 1, dtype=maxlen.dtype.base_dtype)
-        matrix = cast_ops.cast(array_ops.expand_dims(lengths, -1), maxlen.dtype.base_dtype)
-        result = ops.apply_op("Less", [row, matrix])._outputs[0]
+        if maxlen.get_shape().ndims is not None and maxlen.get_shape().ndims != 0:
+            raise ValueError("maxlen must be scalar for sequence_mask")
+        mtype = maxlen.dtype.base_dtype
+        row = apply("Range", [ops.convert_to_tensor(0, dtype=mtype), maxlen,
+                              ops.convert_to_tensor(1, dtype=mtype)])
+        matrix = apply("Cast", [array_ops.expand_dims(lengths, -1)], {"DstT": mtype})
+        result = apply("Less", [row, matrix])
         dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
         if dtype is None or dtype == dtypes.bool:
             return result
-        return cast_ops.cast(result, dtype)
+        return apply("Cast", [result], {"DstT": dtype})
 
