@@ -289,3 +289,36 @@ def test_contrib_learn_exposes_preprocessing_for_text_programs():
     ids = np.array(list(vp.fit_transform(["a b c", "c d"])))
     np.testing.assert_array_equal(ids, [[1, 2, 3, 0], [3, 4, 0, 0]])
     assert tf.contrib.learn.preprocessing is learn.preprocessing
+
+
+def test_nn_seq2seq_and_rnn_cell_keep_their_0x_models_and_wrappers():
+    """0.10-0.12's translate model built from tf.nn.seq2seq and tf.nn.rnn_cell names."""
+    rng = np.random.RandomState(0)
+    vocab, steps, batch = 6, 3, 4
+    with tf.Graph().as_default():
+        tf.set_random_seed(0)
+        enc = [tf.placeholder(tf.int32, [None]) for _ in range(steps)]
+        dec = [tf.placeholder(tf.int32, [None]) for _ in range(steps + 1)]
+        weights = [tf.ones([batch]) for _ in range(steps)]
+        cell = tf.nn.rnn_cell.GRUCell(8)
+        _, losses = tf.nn.seq2seq.model_with_buckets(
+            enc, dec, dec[1:], weights, [(steps, steps)],
+            lambda x, y: tf.nn.seq2seq.embedding_attention_seq2seq(
+                x, y, cell, num_encoder_symbols=vocab, num_decoder_symbols=vocab,
+                embedding_size=4))
+        train = tf.train.AdamOptimizer(0.05).minimize(losses[0])
+        wrapped = tf.nn.rnn_cell.EmbeddingWrapper(
+            tf.nn.rnn_cell.OutputProjectionWrapper(tf.nn.rnn_cell.BasicRNNCell(5), 3),
+            embedding_classes=vocab, embedding_size=2)
+        outs, _ = tf.nn.rnn(wrapped, enc, dtype=tf.float32, scope="wrapped")
+        assert outs[0].get_shape().as_list() == [None, 3]
+        x = rng.randint(1, vocab, (steps, batch))
+        y = np.concatenate([np.zeros((1, batch), int), x[::-1]])
+        feed = {**dict(zip(enc, x)), **dict(zip(dec, y))}
+        with tf.Session() as sess:
+            sess.run(tf.initialize_all_variables())
+            first = sess.run(losses[0], feed)
+            for _ in range(60):
+                sess.run(train, feed)
+            last = sess.run(losses[0], feed)
+    assert last < 0.5 * first

@@ -157,6 +157,31 @@ seq2seq.sequence_loss_by_example = _seq2seq_loss.sequence_loss_by_example
 seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example"]
 _sys.modules[seq2seq.__name__] = seq2seq
 
+
+def _lazy_names(module, source, names):
+    """Lets ``module`` (a namespace) load ``names`` from the module ``source`` on first use."""
+
+    def getattr_(name):
+        if name not in names:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        import importlib
+
+        value = getattr(importlib.import_module(source), name)
+        setattr(module, name, value)
+        return value
+
+    module.__getattr__ = getattr_
+
+
+# 0.8-0.12 kept the seq2seq models in tf.nn.seq2seq and the projection/embedding wrappers in
+# tf.nn.rnn_cell (1.x moved them to tf.contrib.legacy_seq2seq and tf.contrib.rnn)
+_lazy_names(seq2seq, "tideflow.ops.legacy_seq2seq", (
+    "attention_decoder", "basic_rnn_seq2seq", "embedding_attention_decoder",
+    "embedding_attention_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
+    "model_with_buckets", "rnn_decoder", "tied_rnn_seq2seq"))
+_lazy_names(rnn_cell, "tideflow.ops.rnn_contrib_cells", (
+    "EmbeddingWrapper", "InputProjectionWrapper", "OutputProjectionWrapper"))
+
 # --- tf.nn.experimental ---
 from tideflow.ops import nn_extra_ops as _nn_extra_ops
 
