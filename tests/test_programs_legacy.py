@@ -322,3 +322,21 @@ def test_nn_seq2seq_and_rnn_cell_keep_their_0x_models_and_wrappers():
                 sess.run(train, feed)
             last = sess.run(losses[0], feed)
     assert last < 0.5 * first
+
+
+def test_op_scope_takes_values_first():
+    """0.x's ``op_scope(values, name, default_name)``; names as TF 1.x's compat.v1.op_scope
+    gives them (observed: 'myop/', 'default/', and 'MyOp_1:0' / 'foo:0' for the op below)."""
+    with tf.Graph().as_default():
+        x = tf.constant(1.0)
+        with tf.op_scope([x], "myop", "default") as scope:
+            assert scope == "myop/"
+        with tf.op_scope([x], None, "default") as scope:
+            assert scope == "default/"
+
+        def my_op(a, name=None):
+            with tf.op_scope([a], name, "MyOp") as scope:
+                return tf.identity(a, name=scope)
+
+        assert my_op(x).name == "MyOp_1:0"
+        assert my_op(x, name="foo").name == "foo:0"

@@ -981,7 +981,9 @@ class name_scope:
         return False
 
 
-op_scope = name_scope
+def op_scope(values, name, default_name=None):
+    """0.x's ``name_scope`` with the arguments ``(values, name, default_name)``."""
+    return name_scope(name, default_name=default_name, values=values)
 
 
 def control_dependencies(control_inputs):
