@@ -289,3 +289,15 @@ def test_contrib_image_dense_image_warp_values_and_flow_gradient():
             down = sess.run(loss, {flow: flow_np - d})
             np.testing.assert_allclose(gf[idx], (up - down) / (2 * eps), rtol=1e-5)
     assert gi.shape == img_np.shape and np.all(np.isfinite(gi))
+
+
+def test_non_max_suppression_checks_box_width_and_score_count_at_graph_build():
+    # a detector passing [n, 5] boxes (score column left in) built fine and failed later
+    with pytest.raises(ValueError, match="Dimension must be 4 but is 5"):
+        tf.image.non_max_suppression(tf.zeros([3, 5]), tf.zeros([3]), 2)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+        tf.image.non_max_suppression(tf.zeros([3, 4]), tf.zeros([2]), 2)
+    with pytest.raises(ValueError, match="Dimension must be 4 but is 3"):
+        tf.image.non_max_suppression_padded(tf.zeros([2, 3]), tf.zeros([2]), 2)
+    boxes = tf.placeholder(tf.float32, [None, None])
+    assert tf.image.non_max_suppression(boxes, tf.zeros([3]), 2).shape.as_list() == [None]

@@ -702,11 +702,22 @@ def _nms(boxes, scores, max_output_size, iou_threshold, score_threshold=-np.inf)
     return np.array(keep, np.int32)
 
 
+def check_nms_boxes(boxes, scores):
+    """TF's NMS shape checks: boxes [n, 4] and scores [n] (raises ValueError)."""
+    if boxes.ndims == 2 and boxes.dims[1].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1].value}")
+    if boxes.ndims == 2 and scores.ndims == 1:
+        n, m = boxes.dims[0].value, scores.dims[0].value
+        if n is not None and m is not None and n != m:
+            raise ValueError(f"Dimensions must be equal, but are {n} and {m}")
+
+
 def _nms_shape(op):
     _check_rank(_in(op, 0), 2)
     _check_rank(_in(op, 1), 1)
     for t in op._inputs[2:]:
         _check_rank(t._shape, 0)
+    check_nms_boxes(_in(op, 0), _in(op, 1))
     return [[None]]
 
 

@@ -140,6 +140,10 @@ def _nms_shape(n_outputs, padded_scores=False):
             if s.ndims is not None and s.ndims != r:
                 raise ValueError(f"{op.type}: input {i} must be rank {r}, got shape "
                                  f"{_shape_str(s)}")
+        if op.type != "NonMaxSuppressionWithOverlaps":
+            from tideflow.ops.image_ops import check_nms_boxes
+
+            check_nms_boxes(op._inputs[0]._shape, op._inputs[1]._shape)
         n = None
         if op._attrs.get("pad_to_max_output_size"):
             v = ops.constant_value(op._inputs[2])
