@@ -174,3 +174,29 @@ def test_saver_saves_and_restores_an_iterator_position(tmp_path):
     with tf.Session() as s, pytest.raises(tf.errors.FailedPreconditionError,
                                           match="initialized"):
         saver.restore(s, path)
+
+
+def test_lists_holding_variables_autopack():
+    # TF packs a list holding Variables (is_dense_tensor_like): tf.argmax([v, w]),
+    # tf.reduce_sum([v, 3.0]), a loss built from [[v, 1.0], [2.0, w]] -- and its gradients.
+    v = tf.Variable(1.0)
+    w = tf.Variable(2.0)
+    am = tf.argmax([v, w])
+    m = tf.convert_to_tensor([[v, 1.0], [2.0, w]])
+    assert m.get_shape().as_list() == [2, 2]
+    loss = tf.reduce_sum(tf.convert_to_tensor([v, w]) * [3.0, 4.0])
+    grads = tf.gradients(loss, [v, w])
+    with pytest.raises(TypeError, match="Cannot convert a list containing a tensor of dtype"):
+        tf.convert_to_tensor([v, tf.constant(1)])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(am) == 1
+        assert s.run(m).tolist() == [[1.0, 1.0], [2.0, 2.0]]
+        assert s.run(grads) == [3.0, 4.0]
+
+
+def test_tile_multiples_length_error_names_the_ranks_as_tf():
+    # TF: "Shape must be rank 2 but is rank 1 for 'Tile' (op: 'Tile') with input shapes:
+    # [2,3], [1]." -- the multiples must have the input's rank (2).
+    with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
+        tf.tile(tf.ones([2, 3]), [2])

@@ -117,8 +117,19 @@ op_registry.declare(
 )
 
 
+_DENSE = [ops.Tensor]  # the Variable class joins on first use (TF's is_dense_tensor_like)
+
+
+def _dense_types():
+    if len(_DENSE) == 1:
+        from tideflow.ops.variables import Variable
+
+        _DENSE.append(Variable)
+    return tuple(_DENSE)
+
+
 def _has_tensor(v):
-    if isinstance(v, ops.Tensor):
+    if isinstance(v, _dense_types()):
         return True
     if isinstance(v, (list, tuple)):
         return any(_has_tensor(x) for x in v)
@@ -126,7 +137,7 @@ def _has_tensor(v):
 
 
 def _first_tensor(v):
-    if isinstance(v, ops.Tensor):
+    if isinstance(v, _dense_types()):
         return v
     if isinstance(v, (list, tuple)):
         for x in v:
@@ -141,7 +152,8 @@ def _packed(values, dtype, name):
     with ops.name_scope(name) as scope:
         elems = []
         for i, v in enumerate(values):
-            if isinstance(v, ops.Tensor):
+            if isinstance(v, _dense_types()):
+                v = ops.convert_to_tensor(v)  # a Variable: its value
                 if v.dtype.base_dtype != dtype:
                     raise TypeError(
                         f"Cannot convert a list containing a tensor of dtype {v.dtype.base_dtype} "
