@@ -32,8 +32,8 @@ def _tile_shape(op):
         return [None if m is None else [None] * len(m)]
     if m is None:
         return [[None] * s.ndims]
-    if len(m) != s.ndims:
-        raise ValueError(f"Shape must be rank {len(m)} but is rank {s.ndims}")
+    if len(m) != s.ndims:  # TF: the multiples (a shape) must have the input's rank
+        raise ValueError(f"Shape must be rank {s.ndims} but is rank {len(m)}")
     return [[None if d.value is None or k is None else d.value * k for d, k in zip(s.dims, m)]]
 
 
