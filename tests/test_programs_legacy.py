@@ -340,3 +340,33 @@ def test_op_scope_takes_values_first():
 
         assert my_op(x).name == "MyOp_1:0"
         assert my_op(x, name="foo").name == "foo:0"
+
+
+def test_contrib_summaries_and_deprecated_summary_ops():
+    with tf.Graph().as_default():
+        x = tf.constant([[-1.0, 2.0], [3.0, -4.0]])
+        act = tf.nn.relu(x, name="act")
+        tf.add_to_collection(tf.GraphKeys.ACTIVATIONS, act)
+        made = tf.contrib.layers.summarize_activations()
+        tf.contrib.layers.summarize_tensor(tf.reduce_sum(x), tag="total")
+        tf.contrib.deprecated.scalar_summary("old", tf.constant(1.5))
+        merged = tf.contrib.deprecated.merge_all_summaries()
+        (raw,) = _run(merged)
+    assert len(made) == 1
+    summ = tf.Summary.FromString(raw)
+    values = {v.tag: v for v in summ.value}
+    assert values["act/zeros"].simple_value == 0.5
+    assert values["total"].simple_value == 0.0
+    assert values["old"].simple_value == 1.5
+    assert values["act/activation"].histo.num == 4
+
+
+def test_contrib_framework_reads_checkpoints(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(sess, str(tmp_path / "m.ckpt"))
+    assert ("v", [2]) in [(n, list(s)) for n, s in tf.contrib.framework.list_variables(path)]
+    np.testing.assert_array_equal(tf.contrib.framework.load_variable(str(tmp_path), "v"),
+                                  [1.0, 2.0])

@@ -9,6 +9,7 @@ import types
 
 from tideflow import contrib_feature_columns as _contrib_fc
 from tideflow import contrib_slim_nets as _slim_nets
+from tideflow import contrib_summaries as _contrib_summaries
 from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
 from tideflow.ops import contrib_layers_more as _more
@@ -26,6 +27,7 @@ from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
+from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_opt as _contrib_opt
 from tideflow.train import device_setter as _device_setter
@@ -57,8 +59,11 @@ for _name in _norm_layers.__all__:
     setattr(layers, _name, getattr(_norm_layers, _name))
 for _name in _contrib_fc.__all__:  # the 0.10-1.4 feature columns
     setattr(layers, _name, getattr(_contrib_fc, _name))
+for _name in _contrib_summaries.SUMMARIZE_NAMES:
+    setattr(layers, _name, getattr(_contrib_summaries, _name))
 layers.__all__ = [
     "apply_regularization", *_LAYER_FNS, *_MORE_LAYER_FNS, *_norm_layers.__all__, *_contrib_fc.__all__,
+    *_contrib_summaries.SUMMARIZE_NAMES,
     "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "sum_regularizer",
     "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
 ]
@@ -95,6 +100,9 @@ framework.get_global_step = _training_util.get_global_step
 framework.get_or_create_global_step = _training_util.get_or_create_global_step
 framework.create_global_step = _training_util.create_global_step
 framework.nest = _nest
+framework.list_variables = _checkpoint_utils.list_variables
+framework.load_variable = _checkpoint_utils.load_variable
+framework.load_checkpoint = _checkpoint_utils.load_checkpoint
 _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
                   "get_local_variables", "get_model_variables", "get_trainable_variables",
                   "get_unique_variable", "get_variables", "get_variables_by_name",
@@ -107,7 +115,8 @@ for _name in _FRAMEWORK_FNS:
 for _name in _VARIABLE_FNS:
     setattr(framework, _name, getattr(_more, _name))
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
-                     "nest", *_FRAMEWORK_FNS, *_VARIABLE_FNS]
+                     "list_variables", "load_checkpoint", "load_variable", "nest",
+                     *_FRAMEWORK_FNS, *_VARIABLE_FNS]
 sys.modules[framework.__name__] = framework
 
 
@@ -297,6 +306,9 @@ def _contrib_tensorboard():
     return tensorboard
 
 
+deprecated = _namespace("deprecated", "``tf.contrib.deprecated``: 0.x's summary ops.",
+                        _contrib_summaries, _contrib_summaries.DEPRECATED_NAMES)
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -345,5 +357,5 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 __path__ = []  # a package for the import system, so that its aliases can be imported by name
 sys.meta_path.append(_AliasFinder())
 
-__all__ = ["crf", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
+__all__ = ["crf", "deprecated", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
            "opt", "rnn", "seq2seq", "slim", "training"]
