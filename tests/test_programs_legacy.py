@@ -363,7 +363,7 @@ def test_contrib_summaries_and_deprecated_summary_ops():
 
 def test_contrib_framework_reads_checkpoints(tmp_path):
     with tf.Graph().as_default():
-        v = tf.Variable([1.0, 2.0], name="v")
+        tf.Variable([1.0, 2.0], name="v")
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             path = tf.train.Saver().save(sess, str(tmp_path / "m.ckpt"))
