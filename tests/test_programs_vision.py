@@ -301,3 +301,13 @@ def test_non_max_suppression_checks_box_width_and_score_count_at_graph_build():
         tf.image.non_max_suppression_padded(tf.zeros([2, 3]), tf.zeros([2]), 2)
     boxes = tf.placeholder(tf.float32, [None, None])
     assert tf.image.non_max_suppression(boxes, tf.zeros([3]), 2).shape.as_list() == [None]
+
+
+def test_central_crop_of_an_unknown_rank_image_raises_and_leaves_the_input_alone():
+    # central_crop set the caller's placeholder to rank 3, breaking its later 4-D uses
+    x = tf.placeholder(tf.float32)
+    with pytest.raises(ValueError, match="rank = 3 or rank = 4. Had rank = None"):
+        tf.image.central_crop(x, 0.5)
+    assert x.shape.ndims is None
+    assert tf.image.sobel_edges(x).shape.ndims == 5
+    assert tf.image.central_crop(tf.zeros([2, 8, 6, 3]), 0.5).shape.as_list() == [2, 4, 4, 3]

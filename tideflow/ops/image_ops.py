@@ -181,11 +181,9 @@ def central_crop(image, central_fraction):
             return image
         check_3d_or_more(image)
         ndims = image.get_shape().ndims
-        if ndims is None:
-            image.set_shape([None] * 3)
-            ndims = 3
-        if ndims not in (3, 4):
-            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        if ndims not in (3, 4):  # an unknown rank too (and the caller's tensor keeps it)
+            raise ValueError("`image` should either be a Tensor with rank = 3 or rank = 4. "
+                             f"Had rank = {ndims}.")
         img = image if ndims == 4 else array_ops.expand_dims(image, 0)
         _, h, w, _ = image_dimensions(img, 4)
 
