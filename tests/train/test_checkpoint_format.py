@@ -2,6 +2,7 @@
 
 import json
 import os
+import threading
 
 import ml_dtypes
 import numpy as np
@@ -287,3 +288,54 @@ def test_large_tensors_are_checksummed_during_the_io(tmp_path):
     with pytest.raises(tf.errors.DataLossError, match="'big'"):
         cf.Reader(prefix).read("big")
     assert not [t for t in threading.enumerate() if t.name == "tideflow-crc32c"]
+
+
+def test_whole_tensors_are_read_side_by_side(tmp_path, monkeypatch):
+    monkeypatch.setattr(cf, "_SIDE_BY_SIDE_MIN", 0)
+    monkeypatch.setattr(cf, "READERS", 3)
+    rng = np.random.RandomState(0)
+    values = {f"v{i}": rng.standard_normal((50, 7 + i)).astype(np.float32) for i in range(9)}
+    values["str"] = VALUES["str"]
+    prefix = _save(tmp_path, values)
+    reader = cf.Reader(prefix)
+    threads_seen = set()
+    read_piece = cf.Reader._read_piece
+
+    other_started = threading.Event()
+
+    def recording(self, *args, **kwargs):
+        name = threading.current_thread().name
+        threads_seen.add(name)
+        if name == "tideflow-restore":
+            other_started.set()
+        else:  # the caller reads too, but leaves pieces to the other readers
+            other_started.wait(10)
+        return read_piece(self, *args, **kwargs)
+
+    monkeypatch.setattr(cf.Reader, "_read_piece", recording)
+    outs = {n: np.empty_like(v) for n, v in values.items() if n != "str"}
+    got = reader.read_many([(n, None, outs.get(n)) for n in values])
+    for (n, v), g in zip(values.items(), got):
+        np.testing.assert_array_equal(g, v)
+        if n in outs:
+            assert g is outs[n]  # read straight into the buffer given
+    assert "tideflow-restore" in threads_seen
+
+
+def test_a_corrupted_tensor_read_side_by_side_is_data_loss(tmp_path, monkeypatch):
+    monkeypatch.setattr(cf, "_SIDE_BY_SIDE_MIN", 0)
+    rng = np.random.RandomState(1)
+    values = {f"v{i}": rng.standard_normal((40, 5)).astype(np.float32) for i in range(6)}
+    prefix = _save(tmp_path, values)
+    path = cf.data_files(prefix)[0]
+    with open(path, "rb") as f:
+        header_len = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(header_len))
+    start = 8 + header_len + header["v4"]["data_offsets"][0]
+    with open(path, "r+b") as f:
+        f.seek(start + 3)
+        b = f.read(1)
+        f.seek(start + 3)
+        f.write(bytes([b[0] ^ 0x40]))
+    with pytest.raises(tf.errors.DataLossError, match="'v4'"):
+        cf.Reader(prefix).read_many([(n, None, None) for n in values])

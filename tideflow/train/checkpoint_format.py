@@ -54,6 +54,9 @@ INDEX_SUFFIX = ".index"
 _CHUNK = 1 << 20  # bytes per checksummed write (checksummed while in cache)
 _READ_CHUNK = 8 << 20  # bytes per verified read (large reads keep a cold disk streaming)
 _PIPE_MIN = 16 << 20  # tensors this large are checksummed on a helper thread during the I/O
+# whole tensors are restored by this many readers at once when they hold this many bytes
+READERS = min(2, os.cpu_count() or 1)
+_SIDE_BY_SIDE_MIN = 64 << 20
 
 # dtype name -> safetensors dtype, for the dtypes stored as they are
 _ST_DTYPES = {
@@ -719,8 +722,12 @@ class Reader:
         cache = {}
         files = {}
         results = []
+        early = self._read_side_by_side(plans, uses)
         try:
-            for name, e, box, out, lock, hits, direct in plans:
+            for i, (name, e, box, out, lock, hits, direct) in enumerate(plans):
+                if i in early:
+                    results.append(early[i])
+                    continue
                 dtype = dtypes.as_dtype(e["dtype"])
                 with lock if lock is not None else contextlib.nullcontext():
                     if callable(out):
@@ -752,6 +759,50 @@ class Reader:
             for f in files.values():
                 f.close()
         return results
+
+    def _read_side_by_side(self, plans, uses):
+        """{plan index: value} of the whole tensors no other request shares, read READERS at a
+        time, each reader with its own file handles, when there are enough bytes: from a warm
+        page cache one thread copies at one core's speed (2 readers: 1.7x here)."""
+        picked = [i for i, (name, e, _, _, _, hits, direct) in enumerate(plans)
+                  if direct and uses[(name, hits[0][0])] == 1 and e["dtype"] != "string"]
+        total = sum(plans[i][5][0][2].get("nbytes", 0) for i in picked)
+        if READERS < 2 or len(picked) < 2 or total < _SIDE_BY_SIDE_MIN:
+            return {}
+        done, errs = {}, []
+        todo = iter(picked)
+        take = threading.Lock()
+
+        def reader():
+            files = {}
+            try:
+                while not errs:
+                    with take:
+                        i = next(todo, None)
+                    if i is None:
+                        return
+                    name, e, _, out, lock, hits, _ = plans[i]
+                    with lock if lock is not None else contextlib.nullcontext():
+                        if callable(out):
+                            out = out()
+                        done[i] = self._read_piece(name, hits[0][2], dtypes.as_dtype(e["dtype"]),
+                                                   out, files)
+            except BaseException as err:  # noqa: BLE001 - re-raised by the caller
+                errs.append((i, err))
+            finally:
+                for f in files.values():
+                    f.close()
+
+        others = [threading.Thread(target=reader, name="tideflow-restore", daemon=True)
+                  for _ in range(READERS - 1)]
+        for t in others:
+            t.start()
+        reader()
+        for t in others:
+            t.join()
+        if errs:
+            raise min(errs, key=lambda ie: ie[0])[1]  # the first failing request's error
+        return done
 
     @staticmethod
     def _keep(cache, uses, key, value):
