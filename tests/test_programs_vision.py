@@ -311,3 +311,36 @@ def test_central_crop_of_an_unknown_rank_image_raises_and_leaves_the_input_alone
     assert x.shape.ndims is None
     assert tf.image.sobel_edges(x).shape.ndims == 5
     assert tf.image.central_crop(tf.zeros([2, 8, 6, 3]), 0.5).shape.as_list() == [2, 4, 4, 3]
+
+
+def test_contrib_conv1d_conv3d_pool3d_and_maxout():
+    # video / audio models: slim.conv3d, slim.conv1d, slim.max_pool3d, contrib maxout
+    slim = tf.contrib.slim
+    rng = np.random.RandomState(4)
+    sn, vn = rng.rand(2, 7, 3), rng.rand(2, 4, 6, 6, 2)
+    s, v = tf.constant(sn), tf.constant(vn)
+    with slim.arg_scope([slim.conv1d, slim.conv3d], activation_fn=None,
+                        biases_initializer=tf.constant_initializer(0.5)):
+        c1 = slim.conv1d(s, 4, 3, padding="VALID", scope="c1")
+        c3 = slim.conv3d(v, 5, [2, 3, 3], stride=[1, 2, 2], scope="c3")
+    c3t = tf.contrib.layers.conv3d_transpose(v, 3, 3, stride=2)
+    pooled = slim.max_pool3d(tf.cast(v, tf.float32), [2, 2, 2])  # float64: no TF kernel
+    mo = tf.contrib.layers.maxout(tf.reshape(s, [-1, 21]), 7)
+    assert [(w.op.name, w.shape.as_list()) for w in tf.model_variables()] == [
+        ("c1/weights", [3, 3, 4]), ("c1/biases", [4]), ("c3/weights", [2, 3, 3, 2, 5]),
+        ("c3/biases", [5]), ("Conv3d_transpose/weights", [3, 3, 3, 3, 2]),
+        ("Conv3d_transpose/biases", [3])]
+    assert c3.shape.as_list() == [2, 4, 3, 3, 5] and c3t.shape.as_list() == [2, 8, 12, 12, 3]
+    w3 = tf.model_variables()[2]
+    ref3 = tf.nn.conv3d(v, w3, [1, 1, 2, 2, 1], "SAME") + 0.5
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got1, w1, got3, want3, p, m = sess.run([c1, tf.model_variables()[0], c3, ref3, pooled,
+                                                mo])
+    want1 = np.stack([np.einsum("bkc,kco->bo", sn[:, i:i + 3], w1) for i in range(5)], 1) + 0.5
+    np.testing.assert_allclose(got1, want1, rtol=1e-10)
+    np.testing.assert_allclose(got3, want3, rtol=1e-10)
+    np.testing.assert_allclose(p, vn.reshape(2, 2, 2, 3, 2, 3, 2, 2).max((2, 4, 6)), rtol=1e-6)
+    np.testing.assert_allclose(m, sn.reshape(2, 7, 3).max(-1))
+    with pytest.raises(ValueError, match="expects input with rank 5, got 3"):
+        slim.conv3d(s, 3, 3)
