@@ -40,9 +40,10 @@ def _initial_state(cell, batch_size, dtype):
 
 
 def _cell_caller(cell):
-    """``cell(inputs, state)``; a Keras cell (not an RNNCell) takes and returns its state as a
-    list even when it is one tensor: wrapped and unwrapped around the call, as in TF."""
-    if isinstance(cell, RNNCell):
+    """``cell(inputs, state)``; a Keras cell (one with ``get_initial_state`` that is not an
+    RNNCell, TF's test) takes and returns its state as a list even when it is one tensor:
+    wrapped and unwrapped around the call, as in TF. Any other callable is called as is."""
+    if isinstance(cell, RNNCell) or getattr(cell, "get_initial_state", None) is None:
         return cell
 
     def call(inputs, state):
