@@ -234,3 +234,42 @@ def test_sequence_mask_builds_tfs_ops_and_clamps_an_empty_batch():
     assert m.tolist() == [[1, 1, 0, 0, 0, 0], [0] * 6, [1, 1, 1, 0, 0, 0]]
     assert a.tolist() == [[True, True, False], [False] * 3, [True] * 3]
     assert empty.shape == (0, 0)  # max of no lengths is clamped to 0, as in TF
+
+
+def test_dense_on_a_sequence_builds_tfs_tensordot():
+    # tf.layers.dense over [batch, time, depth] (Transformer/BERT blocks) contracts with TF's
+    # tensordot ops; the op list is what real TF printed, so graph-seeded weights of later
+    # layers get TF's seeds
+    x = tf.placeholder(tf.float32, [None, 6, 4])
+    y = tf.layers.dense(x, 3, name="q")
+    ops = [op.name for op in tf.get_default_graph().get_operations()]
+    assert [n for n in ops if n.startswith("q/Tensordot")] == [
+        "q/Tensordot/axes", "q/Tensordot/free", "q/Tensordot/Shape", "q/Tensordot/GatherV2/axis",
+        "q/Tensordot/GatherV2", "q/Tensordot/GatherV2_1/axis", "q/Tensordot/GatherV2_1",
+        "q/Tensordot/Const", "q/Tensordot/Prod", "q/Tensordot/Const_1", "q/Tensordot/Prod_1",
+        "q/Tensordot/concat/axis", "q/Tensordot/concat", "q/Tensordot/stack",
+        "q/Tensordot/transpose", "q/Tensordot/Reshape", "q/Tensordot/MatMul",
+        "q/Tensordot/Const_2", "q/Tensordot/concat_1/axis", "q/Tensordot/concat_1",
+        "q/Tensordot"]
+    assert y.shape.as_list() == [None, 6, 3]
+    rs = np.random.RandomState(0)
+    a = rs.randn(5, 3, 4).astype(np.float32)
+    b = rs.randn(4, 3, 2).astype(np.float32)
+    t = tf.tensordot(a, b, [[2, 1], [0, 1]])  # fully known shapes: transposes and a matmul
+    t1 = tf.tensordot(a, b, 1)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got1, yv = sess.run([t, t1, y], {x: np.ones([2, 6, 4], np.float32)})
+    np.testing.assert_allclose(got, np.tensordot(a, b, [[2, 1], [0, 1]]), rtol=1e-5)
+    np.testing.assert_allclose(got1, np.tensordot(a, b, 1), rtol=1e-5)
+    assert yv.shape == (2, 6, 3)
+
+
+def test_batch_normalization_scales_before_it_shifts_as_tf():
+    x = tf.placeholder(tf.float32, [None, 4])
+    mean, var = tf.nn.moments(x, [1], keep_dims=True)
+    tf.nn.batch_normalization(x, mean, var, tf.zeros([4]), tf.ones([4]), 1e-3)
+    names = [op.name for op in tf.get_default_graph().get_operations()
+             if op.name.startswith("batchnorm/")]
+    assert names == ["batchnorm/add/y", "batchnorm/add", "batchnorm/Rsqrt", "batchnorm/mul",
+                     "batchnorm/mul_1", "batchnorm/mul_2", "batchnorm/sub", "batchnorm/add_1"]

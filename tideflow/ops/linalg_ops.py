@@ -549,8 +549,48 @@ def _tensordot_axes(axes, rank_a, rank_b):
     return [i % rank_a for i in a_axes], [i % rank_b for i in b_axes]
 
 
+def _tensordot_reshape(a, axes, flipped=False):
+    """``a`` transposed and reshaped to a matrix with the contracted ``axes`` on one side (the
+    rows when ``flipped``); built from TF's ops, so a graph's op count is TF's."""
+    from tideflow.ops import array_ops, concat_ops, gather_ops, reduction_ops
+
+    shape_a = a.get_shape().as_list()
+    axes = [i if i >= 0 else i + len(shape_a) for i in axes]
+    free = [i for i in range(len(shape_a)) if i not in axes]
+    free_dims = [shape_a[i] for i in free]
+    if a.get_shape().is_fully_defined():
+        prod_free = int(np.prod(free_dims))
+        prod_axes = int(np.prod([shape_a[i] for i in axes]))
+        perm = list(axes) + free if flipped else free + list(axes)
+        new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        # no op for an identity permutation or reshape (a dense layer's kernel is used as is)
+        if perm != list(range(len(shape_a))):
+            a = array_ops.transpose(a, perm)
+        if a.get_shape().as_list() != new_shape:
+            a = array_ops.reshape(a, new_shape)
+        return a, free_dims, free_dims
+    axes_t = ops.convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+    free_t = ops.convert_to_tensor(free, dtype=dtypes.int32, name="free")
+    dyn = array_ops.shape(a)
+    free_dims_t = gather_ops.gather(dyn, free_t)
+    axes_dims_t = gather_ops.gather(dyn, axes_t)
+    prod_free = reduction_ops.reduce_prod(free_dims_t)
+    prod_axes = reduction_ops.reduce_prod(axes_dims_t)
+    if flipped:
+        perm = concat_ops.concat([axes_t, free_t], 0)
+        new_shape = array_ops.stack([prod_axes, prod_free])
+    else:
+        perm = concat_ops.concat([free_t, axes_t], 0)
+        new_shape = array_ops.stack([prod_free, prod_axes])
+    reshaped = array_ops.reshape(array_ops.transpose(a, perm), new_shape)
+    return reshaped, free_dims_t, free_dims
+
+
 def tensordot(a, b, axes, name=None):
-    """Sums the products of a and b over the given axes (``axes`` = N or [a_axes, b_axes])."""
+    """Sums the products of a and b over the given axes (``axes`` = N or [a_axes, b_axes]):
+    a matrix product of reshaped operands, as TF builds it."""
+    from tideflow.ops import array_ops, concat_ops
+
     with ops.name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = ops.convert_to_tensor(a, name="a")
         b = ops.convert_to_tensor(b, name="b")
@@ -558,15 +598,19 @@ def tensordot(a, b, axes, name=None):
         if ra is None or rb is None:
             raise ValueError("tensordot needs inputs of known rank")
         a_axes, b_axes = _tensordot_axes(axes, ra, rb)
-        letters = iter(string.ascii_letters)
-        sa = [next(letters) for _ in range(ra)]
-        sb = [next(letters) for _ in range(rb)]
-        for i, j in zip(a_axes, b_axes):
-            sb[j] = sa[i]
-        out = [c for i, c in enumerate(sa) if i not in a_axes]
-        out += [c for j, c in enumerate(sb) if j not in b_axes]
-        equation = f"{''.join(sa)},{''.join(sb)}->{''.join(out)}"
-        return _apply("Einsum", [[a, b]], scope, {"equation": equation})
+        a_mat, a_free, a_static = _tensordot_reshape(a, a_axes)
+        b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, flipped=True)
+        product = matmul(a_mat, b_mat)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            if product.get_shape().is_fully_defined() and \
+                    product.get_shape().as_list() == a_free + b_free:
+                return product
+            return array_ops.reshape(product, a_free + b_free, name=scope)
+        a_free = ops.convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free = ops.convert_to_tensor(b_free, dtype=dtypes.int32)
+        out = array_ops.reshape(product, concat_ops.concat([a_free, b_free], 0), name=scope)
+        out.set_shape(a_static + b_static)
+        return out
 
 
 def matrix_inverse(input, adjoint=False, name=None):

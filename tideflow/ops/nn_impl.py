@@ -464,8 +464,9 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         if scale is not None:
             inv = inv * scale
         x = ops.convert_to_tensor(x)
+        scaled = x * cast_ops.cast(inv, x.dtype)  # before the shift, as TF (its op names)
         shift = offset - mean * inv if offset is not None else -mean * inv
-        return x * cast_ops.cast(inv, x.dtype) + cast_ops.cast(shift, x.dtype)
+        return scaled + cast_ops.cast(shift, x.dtype)
 
 
 def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
