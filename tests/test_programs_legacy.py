@@ -370,3 +370,42 @@ def test_contrib_framework_reads_checkpoints(tmp_path):
     assert ("v", [2]) in [(n, list(s)) for n, s in tf.contrib.framework.list_variables(path)]
     np.testing.assert_array_equal(tf.contrib.framework.load_variable(str(tmp_path), "v"),
                                   [1.0, 2.0])
+
+
+def test_rnn_zero_state_builds_tf_ops_so_graph_seeds_line_up():
+    """A graph seed alone seeds each random op with the graph's op count, so the ops an RNN
+    builds before its weights decide their values. Names observed from TF's
+    compat.v1 BasicLSTMCell(8).zero_state(4, tf.float32) (rnn_cell_impl._concat)."""
+    with tf.Graph().as_default() as g:
+        cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+        c, h = cell.zero_state(4, tf.float32)
+        names = [(op.name, op.type) for op in g.get_operations()]
+        assert c.get_shape().as_list() == [4, 8] and h.get_shape().as_list() == [4, 8]
+        batch = tf.placeholder(tf.int32, [])
+        dyn = tf.nn.rnn_cell.GRUCell(3).zero_state(batch, tf.float32)
+        assert dyn.get_shape().as_list() == [None, 3]
+        (z,) = _run(dyn, feed={batch: 5})
+    one = ["Const", "Const_1", "concat/axis", "concat", "zeros/Const", "zeros", "Const_2",
+           "Const_3"]
+    two = ["Const_4", "Const_5", "concat_1/axis", "concat_1", "zeros_1/Const", "zeros_1",
+           "Const_6", "Const_7"]
+    assert [n for n, _ in names] == [f"BasicLSTMCellZeroState/{n}" for n in one + two]
+    assert dict(names)["BasicLSTMCellZeroState/zeros"] == "Fill"
+    np.testing.assert_array_equal(z, np.zeros((5, 3)))
+
+
+def test_basic_lstm_cell_step_builds_as_many_ops_with_either_state_layout():
+    """TF's BasicLSTMCell splits with one shared axis constant, so a concatenated
+    (state_is_tuple=False) state costs one Split and no extra constants."""
+    counts = {}
+    for tuple_state in (True, False):
+        with tf.Graph().as_default() as g:
+            cell = tf.nn.rnn_cell.BasicLSTMCell(4, state_is_tuple=tuple_state)
+            x = tf.zeros([2, 3])
+            state = cell.zero_state(2, tf.float32)
+            cell(x, state)  # builds the variables
+            before = len(g.get_operations())
+            cell(x, state)
+            counts[tuple_state] = len(g.get_operations()) - before
+    # the state's Split, and the new state's concat with its axis constant
+    assert counts[False] == counts[True] + 3

@@ -14,6 +14,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
     concat_ops,
+    constant_op,
     fill_ops,
     init_ops,
     linalg_ops,
@@ -27,28 +28,46 @@ from tideflow.ops.clip_ops import clip_by_value
 from tideflow.ops.layers_base import Layer
 
 
-def _batch_static(batch_size):
-    if isinstance(batch_size, ops.Tensor):
-        value = ops.constant_value(batch_size)
-        return None if value is None else int(value)
-    return int(batch_size)
-
-
 def _size_list(size):
     return [size] if isinstance(size, numbers.Integral) else TensorShape(size).as_list()
 
 
+def _shape_part(part, what):
+    """(tensor or None, static list or None) of one side of a zero state's shape."""
+    if isinstance(part, ops.Tensor):
+        static = ops.constant_value(part)
+        static = None if static is None else [int(v) for v in static.reshape(-1)]
+        if part.get_shape().ndims == 0:
+            part = array_ops.expand_dims(part, 0)
+        elif part.get_shape().ndims != 1:
+            raise ValueError(f"{what} tensor must be either a scalar or vector, but saw "
+                             f"tensor: {part}")
+        return part, static
+    shape = TensorShape(part)
+    static = shape.as_list() if shape.ndims is not None else None
+    tensor = (constant_op.constant(shape.as_list(), dtype=dtypes.int32)
+              if shape.is_fully_defined() else None)
+    return tensor, static
+
+
+def _concat_shape(prefix, suffix, static=False):
+    """``prefix + suffix`` as a shape tensor (or, with ``static``, a list). Builds the same
+    ops as TF's rnn_cell_impl._concat, so that a graph seed gives later random ops the same
+    op-count seeds as in TF."""
+    p, p_static = _shape_part(prefix, "prefix")
+    s, s_static = _shape_part(suffix, "suffix")
+    if static:
+        shape = TensorShape(p_static).concatenate(s_static)
+        return shape.as_list() if shape.ndims is not None else None
+    if p is None or s is None:
+        raise ValueError(f"Provided a prefix or suffix of None: {prefix} and {suffix}")
+    return concat_ops.concat((p, s), 0)
+
+
 def _zero_state_tensors(state_size, batch_size, dtype):
     def one(size):
-        dims = _size_list(size)
-        if isinstance(batch_size, ops.Tensor):
-            shape = concat_ops.concat(
-                [array_ops.reshape(batch_size, [1]),
-                 ops.convert_to_tensor(dims, dtype=dtypes.int32)], 0)
-        else:
-            shape = [int(batch_size)] + dims
-        z = fill_ops.zeros(shape, dtype=dtype)
-        z.set_shape([_batch_static(batch_size)] + dims)
+        z = fill_ops.zeros(_concat_shape(batch_size, size), dtype=dtype)
+        z.set_shape(_concat_shape(batch_size, size, static=True))
         return z
     return nest.map_structure(one, state_size)
 
@@ -194,16 +213,20 @@ class BasicLSTMCell(_UnitsCell):
         self.built = True
 
     def call(self, inputs, state):
+        # the ops (one axis constant for both splits, Add/Mul) are TF 1.x's, so that the
+        # graph's op count, and with it a graph seed's op seeds, follow TF's
+        one = constant_op.constant(1, dtype=dtypes.int32)
         if self._state_is_tuple:
             c, h = state
         else:
-            c, h = concat_ops.split(state, 2, axis=1)
+            c, h = concat_ops.split(state, 2, axis=one)
         gates = nn_impl.bias_add(
             linalg_ops.matmul(concat_ops.concat([inputs, h], 1), self._kernel), self._bias)
-        i, j, f, o = concat_ops.split(gates, 4, axis=1)
-        forget = ops.convert_to_tensor(self._forget_bias, dtype=f.dtype)
-        new_c = c * math_ops.sigmoid(f + forget) + math_ops.sigmoid(i) * self._activation(j)
-        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        i, j, f, o = concat_ops.split(gates, 4, axis=one)
+        forget = constant_op.constant(self._forget_bias, dtype=f.dtype)
+        new_c = math_ops.add(math_ops.multiply(c, math_ops.sigmoid(f + forget)),
+                             math_ops.multiply(math_ops.sigmoid(i), self._activation(j)))
+        new_h = math_ops.multiply(self._activation(new_c), math_ops.sigmoid(o))
         if self._state_is_tuple:
             new_state = LSTMStateTuple(new_c, new_h)
         else:
