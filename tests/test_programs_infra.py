@@ -200,3 +200,41 @@ def test_tile_multiples_length_error_names_the_ranks_as_tf():
     # [2,3], [1]." -- the multiples must have the input's rank (2).
     with pytest.raises(ValueError, match="Shape must be rank 2 but is rank 1"):
         tf.tile(tf.ones([2, 3]), [2])
+
+
+def _example(words, label):
+    return tf.train.Example(features=tf.train.Features(feature={
+        "words": tf.train.Feature(int64_list=tf.train.Int64List(value=words)),
+        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label]))}))
+
+
+def test_queue_batching_of_var_len_features(tmp_path):
+    # the classic pipeline: TFRecordReader -> parse_single_example with a VarLenFeature (a
+    # SparseTensor) -> tf.train.batch / shuffle_batch; TF stores each SparseTensor in a
+    # SparseTensorsMap and returns a batched SparseTensor (rank + 1).
+    path = str(tmp_path / "r.tfrecords")
+    rows = [[0], [0, 1], [0, 1, 2], [7]]
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i, r in enumerate(rows):
+            w.write(_example(r, i).SerializeToString())
+    q = tf.train.string_input_producer([path], shuffle=False)
+    _, ser = tf.TFRecordReader().read(q)
+    f = tf.parse_single_example(ser, {"words": tf.VarLenFeature(tf.int64),
+                                      "label": tf.FixedLenFeature([], tf.int64)})
+    b = tf.train.batch(f, batch_size=3)
+    assert isinstance(b["words"], tf.SparseTensor)
+    assert b["words"].indices.get_shape().as_list() == [None, 2]
+    assert b["words"].dense_shape.get_shape().as_list() == [2]
+    dense = tf.sparse_tensor_to_dense(b["words"], default_value=-1)
+    many = tf.train.batch([tf.SparseTensor([[0, 0], [1, 1], [2, 0]], [1.0, 2.0, 3.0], [3, 2])],
+                          2, enqueue_many=True)
+    with tf.Session() as s:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(s, coord)
+        v, d = s.run([b, dense])
+        m = s.run(many)
+        coord.request_stop()
+        coord.join(threads)
+    assert v["label"].tolist() == [0, 1, 2]
+    assert d.tolist() == [[0, -1, -1], [0, 1, -1], [0, 1, 2]]
+    assert m.dense_shape.tolist() == [2, 2] and m.indices.tolist() == [[0, 0], [1, 1]]

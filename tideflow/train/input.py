@@ -8,7 +8,14 @@ from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
-from tideflow.ops import array_ops, data_flow_ops, io_ops, random_ops, variables
+from tideflow.ops import (
+    array_ops,
+    data_flow_ops,
+    io_ops,
+    random_ops,
+    sparse_map_ops,
+    variables,
+)
 from tideflow.ops.cast_ops import cast
 from tideflow.ops.gather_ops import gather
 from tideflow.ops.logging_ops import Assert
@@ -159,16 +166,87 @@ def _as_original_type(original, dequeued):
     return dequeued
 
 
+def _sparse_rank(sp):
+    n = sp.dense_shape.get_shape()
+    return n[0].value if n.ndims == 1 else None
+
+
+def _store_sparse(tensor_list, enqueue_many, maps=None, keep_input=None):
+    """``tensor_list`` with each SparseTensor replaced by its handle in a SparseTensorsMap (TF's
+    _store_sparse_tensors), and (map name, dtype, rank) of each position (None if dense).
+    ``maps`` (the first list's, for the _join forms) makes the lists share their maps. With a
+    scalar ``keep_input`` (maybe_batch) an example is stored only when kept (else handle -1)."""
+    from tideflow.ops import constant_op
+    from tideflow.ops.cond import cond
+
+    out, infos = [], []
+    graph = ops.get_default_graph()
+    for i, t in enumerate(tensor_list):
+        if not isinstance(t, SparseTensor):
+            out.append(t)
+            infos.append(None)
+            continue
+        shared = maps[i][0] if maps is not None and maps[i] is not None else \
+            graph.unique_name("SparseTensorsMap")
+        store = (sparse_map_ops.add_many_sparse_to_tensors_map if enqueue_many
+                 else sparse_map_ops.add_sparse_to_tensors_map)
+        keep = keep_input
+        if isinstance(keep, ops.Tensor) and ops.constant_value(keep) is not None:
+            keep = bool(ops.constant_value(keep))
+        if keep is None or keep is True or enqueue_many:
+            handle = store(t, shared_name=shared)
+        elif keep is False:
+            handle = constant_op.constant(-1, dtypes.int64)
+        else:
+            handle = cond(keep_input, lambda t=t, s=shared, f=store: f(t, shared_name=s),
+                          lambda: constant_op.constant(-1, dtypes.int64))
+        rank = _sparse_rank(t)
+        if rank is not None and enqueue_many:
+            rank -= 1
+        out.append(handle)
+        infos.append((shared, t.dtype.base_dtype, rank))
+    return out, infos
+
+
+def _restore_sparse(dequeued, infos):
+    """The dequeued batch with each batch of handles taken back as one SparseTensor."""
+    if not any(infos):
+        return dequeued
+    single = not isinstance(dequeued, (list, tuple))
+    items = [dequeued] if single else list(dequeued)
+    for i, info in enumerate(infos):
+        if info is not None:
+            items[i] = sparse_map_ops.take_many(info[0], info[1], items[i], rank=info[2])
+    return items[0] if single else items
+
+
 def _validate(tensor_list, what="batch()"):
     out = []
     for t in tensor_list:
-        if isinstance(t, SparseTensor):
-            raise TypeError(f"{what}: SparseTensor inputs are not supported by tideflow's "
-                            "batching queues yet.")
         out.append(ops.convert_to_tensor(t))
     if not out:
         raise ValueError(f"Expected at least one tensor in {what}.")
     return out
+
+
+def _dense_only(tensors):
+    """The name_scope values: the dense tensors (and the SparseTensors' components)."""
+    out = []
+    for t in tensors:
+        out.extend([t.indices, t.values, t.dense_shape] if isinstance(t, SparseTensor) else [t])
+    return out
+
+
+def _store_sparse_join(tensor_list_list, enqueue_many, keep_inputs=None):
+    keeps = keep_inputs or [None] * len(tensor_list_list)
+    first, infos = _store_sparse(tensor_list_list[0], enqueue_many, keep_input=keeps[0])
+    out = [first]
+    for tl, keep in zip(tensor_list_list[1:], keeps[1:]):
+        if [isinstance(t, SparseTensor) for t in tl] != [i is not None for i in infos]:
+            raise TypeError("The sparse and dense inputs of the lists to join must be at the "
+                            "same places.")
+        out.append(_store_sparse(tl, enqueue_many, maps=infos, keep_input=keep)[0])
+    return out, infos
 
 
 def _validate_join(tensor_list_list):
@@ -254,7 +332,8 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     ``allow_smaller_final_batch`` the last batch may be short once the input runs out.
     """
     tensor_list = _as_tensor_list(tensors)
-    with ops.name_scope(name, "batch", tensor_list) as scope:
+    with ops.name_scope(name, "batch", _dense_only(tensor_list)) as scope:
+        tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
@@ -263,7 +342,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
         _enqueue(queue, tensor_list, num_threads, enqueue_many)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors, dequeued)
+        return _as_original_type(tensors, _restore_sparse(dequeued, sparse))
 
 
 def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
@@ -271,7 +350,8 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     """Batches several lists (or dicts) of tensors, one enqueue thread each, into one queue."""
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
-    with ops.name_scope(name, "batch_join", flat) as scope:
+    with ops.name_scope(name, "batch_join", _dense_only(flat)) as scope:
+        tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
@@ -280,7 +360,7 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
         _enqueue_join(queue, tensor_list_list, enqueue_many)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors_list[0], dequeued)
+        return _as_original_type(tensors_list[0], _restore_sparse(dequeued, sparse))
 
 
 def _check_shuffle_capacity(capacity, min_after_dequeue):
@@ -294,8 +374,9 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                   shared_name=None, name=None):
     """Batches ``tensors`` in random order through a RandomShuffleQueue."""
     tensor_list = _as_tensor_list(tensors)
-    with ops.name_scope(name, "shuffle_batch", tensor_list) as scope:
+    with ops.name_scope(name, "shuffle_batch", _dense_only(tensor_list)) as scope:
         _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list, "shuffle_batch()")
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
@@ -305,7 +386,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
         _enqueue(queue, tensor_list, num_threads, enqueue_many)
         _fraction_over(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors, dequeued)
+        return _as_original_type(tensors, _restore_sparse(dequeued, sparse))
 
 
 def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
@@ -314,8 +395,9 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
     """Shuffles and batches several lists of tensors, one enqueue thread each."""
     tensor_list_list = _as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in tl]
-    with ops.name_scope(name, "shuffle_batch_join", flat) as scope:
+    with ops.name_scope(name, "shuffle_batch_join", _dense_only(flat)) as scope:
         _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
@@ -325,4 +407,4 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
         _enqueue_join(queue, tensor_list_list, enqueue_many)
         _fraction_over(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return _as_original_type(tensors_list[0], dequeued)
+        return _as_original_type(tensors_list[0], _restore_sparse(dequeued, sparse))

@@ -131,10 +131,15 @@ def _maybe(kind, tensors_or_list, keep_input, batch_size, capacity, enqueue_many
         lists = [input_lib._as_tensor_list(tensors_or_list)]
         original = tensors_or_list
     flat = [t for tl in lists for t in tl]
-    with ops.name_scope(name, kind, flat + [keep_input]) as scope:
+    with ops.name_scope(name, kind, input_lib._dense_only(flat) + [keep_input]) as scope:
         shuffle = min_after_dequeue is not None
         if shuffle:
             input_lib._check_shuffle_capacity(capacity, min_after_dequeue)
+        keeps = keep_input if join and isinstance(keep_input, (list, tuple)) else \
+            [keep_input] * len(lists)
+        scalar_keeps = [k if ops.convert_to_tensor(k).get_shape().ndims == 0 else None
+                        for k in keeps]
+        lists, sparse = input_lib._store_sparse_join(lists, enqueue_many, scalar_keeps)
         lists = [input_lib._validate(tl, f"{kind}()") for tl in lists]
         types = input_lib._dtypes(lists)
         shapes = input_lib._shapes(lists, shapes, enqueue_many)
@@ -145,8 +150,6 @@ def _maybe(kind, tensors_or_list, keep_input, batch_size, capacity, enqueue_many
         else:
             queue = input_lib._which_queue(dynamic_pad)(capacity=capacity, dtypes=types,
                                                         shapes=shapes, shared_name=shared_name)
-        keeps = keep_input if join and isinstance(keep_input, (list, tuple)) else \
-            [keep_input] * len(lists)
         filtered = [_kept(tl, k, enqueue_many) for tl, k in zip(lists, keeps)]
         if join:
             input_lib._enqueue_join(queue, filtered, True)
@@ -157,7 +160,8 @@ def _maybe(kind, tensors_or_list, keep_input, batch_size, capacity, enqueue_many
         else:
             input_lib._fraction_full(queue, capacity)
         dequeued = input_lib._dequeue(queue, batch_size, allow_smaller_final_batch, scope)
-        return input_lib._as_original_type(original, dequeued)
+        return input_lib._as_original_type(original,
+                                           input_lib._restore_sparse(dequeued, sparse))
 
 
 def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False,
