@@ -409,3 +409,24 @@ def test_basic_lstm_cell_step_builds_as_many_ops_with_either_state_layout():
             counts[tuple_state] = len(g.get_operations()) - before
     # the state's Split, and the new state's concat with its axis constant
     assert counts[False] == counts[True] + 3
+
+
+def test_multi_rnn_cell_of_one_cell_object_0x_style():
+    """0.x's ``MultiRNNCell([cell] * 2)`` gave each layer its own weights; TF 1.x shares the
+    object's weights, which works only where every layer's inputs are as wide."""
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        stacked = tf.nn.rnn_cell.MultiRNNCell([cell] * 2)
+        out, _ = tf.nn.dynamic_rnn(stacked, tf.ones([2, 5, 3]), dtype=tf.float32)
+        kernels = sorted((v.op.name, v.get_shape().as_list()) for v in tf.trainable_variables()
+                         if v.op.name.endswith("gates/kernel"))
+        assert kernels == [("rnn/multi_rnn_cell/cell_0/gru_cell/gates/kernel", [7, 8]),
+                           ("rnn/multi_rnn_cell/cell_1/gru_cell/gates/kernel", [8, 8])]
+        assert len(stacked.trainable_weights) == 8
+        (v,) = _run(out)
+        assert v.shape == (2, 5, 4)
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell([cell] * 2), tf.ones([2, 5, 4]),
+                          dtype=tf.float32)
+        assert len(tf.trainable_variables()) == 4  # same widths: one set of weights (TF 1.x)

@@ -6,9 +6,11 @@ them on every later call, so the variable names match TF 1.x checkpoints.
 """
 
 import collections
+import copy
 import hashlib
 import numbers
 
+from tideflow import logging
 from tideflow.framework import dtypes, nest, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
@@ -402,6 +404,32 @@ class MultiRNNCell(RNNCell):
             out = [w for c in self._cells for w in c.trainable_weights] + out
         return out
 
+    def _layer_cell(self, i, inputs):
+        """The cell of layer ``i``. A cell object listed twice shares its weights (TF 1.x),
+        but where its inputs there are as wide as where it was built, which TF 1.x rejects
+        (a 0.x program's ``MultiRNNCell([cell] * n)`` over inputs of another width), the
+        layer gets a copy with weights of its own, as 0.x gave each layer."""
+        cell = self._cells[i]
+        depths = self.__dict__.setdefault("_built_depths", {})
+        depth = inputs.get_shape()[-1].value if inputs.get_shape().ndims else None
+        first = depths.setdefault(id(cell), depth)
+        if (first is not None and depth is not None and first != depth
+                and any(c is cell for c in self._cells[:i]) and isinstance(cell, Layer)):
+            cell = copy.copy(cell)
+            cell.built = False
+            cell._called = False
+            cell._trainable_weights = []
+            cell._non_trainable_weights = []
+            cell._losses = []
+            cell._updates = []
+            cell._scope = None
+            self._cells[i] = cell
+            depths[id(cell)] = depth
+            logging.warning("MultiRNNCell: the cell object of layer %d is also an earlier "
+                            "layer's, but its inputs are %d wide, not %d: layer %d gets its "
+                            "own weights (TF 0.x's behaviour)", i, depth, first, i)
+        return cell
+
     def call(self, inputs, state):
         cur_inp = inputs
         new_states = []
@@ -418,6 +446,7 @@ class MultiRNNCell(RNNCell):
                     size = cell.state_size
                     cur_state = _slice(state, [0, offset], [-1, size])
                     offset += size
+                cell = self._layer_cell(i, cur_inp)
                 cur_inp, new_state = cell(cur_inp, cur_state)
                 new_states.append(new_state)
         if self._state_is_tuple:
