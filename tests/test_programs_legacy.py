@@ -430,3 +430,29 @@ def test_multi_rnn_cell_of_one_cell_object_0x_style():
         tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell([cell] * 2), tf.ones([2, 5, 4]),
                           dtype=tf.float32)
         assert len(tf.trainable_variables()) == 4  # same widths: one set of weights (TF 1.x)
+
+
+def test_contrib_learn_experiment_through_learn_runner(tmp_path):
+    rng = np.random.RandomState(2)
+    x = rng.randn(80, 2).astype(np.float32)
+    y = (x[:, 0] - x[:, 1] > 0).astype(np.int64)
+
+    def experiment_fn(run_config, hparams):
+        est = tf.contrib.learn.LinearClassifier(
+            feature_columns=[tf.contrib.layers.real_valued_column("x", dimension=2)],
+            config=run_config, optimizer=tf.train.FtrlOptimizer(hparams.learning_rate))
+        return tf.contrib.learn.Experiment(
+            est, train_input_fn=tf.contrib.learn.io.numpy_input_fn(
+                {"x": x}, y, batch_size=20, num_epochs=None),
+            eval_input_fn=tf.contrib.learn.io.numpy_input_fn({"x": x}, y, shuffle=False),
+            train_steps=40, eval_steps=None, min_eval_frequency=20)
+
+    config = tf.contrib.learn.RunConfig(model_dir=str(tmp_path), tf_random_seed=3)
+    result, _ = tf.contrib.learn.learn_runner.run(
+        experiment_fn, run_config=config,
+        hparams=tf.contrib.training.HParams(learning_rate=0.5))
+    assert result["global_step"] == 40
+    assert result["accuracy"] > 0.9
+    with pytest.raises(ValueError, match="non-existent task"):
+        tf.contrib.learn.learn_runner.run(experiment_fn, run_config=config, schedule="nope",
+                                          hparams=tf.contrib.training.HParams(learning_rate=1))

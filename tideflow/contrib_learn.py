@@ -877,6 +877,113 @@ for _m in (datasets, datasets.base):
     _m.maybe_download = maybe_download
 
 
+# ------------------------------------------------------------------------------------------
+# Experiment and learn_runner (TF 1.1-1.4)
+# ------------------------------------------------------------------------------------------
+
+
+class Experiment:
+    """Trains and evaluates an estimator (contrib or core) with given input functions."""
+
+    def __init__(self, estimator, train_input_fn, eval_input_fn, eval_metrics=None,
+                 train_steps=None, eval_steps=100, train_monitors=None, eval_hooks=None,
+                 local_eval_frequency=None, eval_delay_secs=120,
+                 continuous_eval_throttle_secs=60, min_eval_frequency=None,
+                 delay_workers_by_global_step=False, export_strategies=None,
+                 train_steps_per_iteration=None, checkpoint_and_export=False,
+                 saving_listeners=None):
+        self._estimator = estimator
+        self._train_input_fn = train_input_fn
+        self._eval_input_fn = eval_input_fn
+        self._eval_metrics = eval_metrics
+        self._train_steps = train_steps
+        self._eval_steps = eval_steps
+        self._train_monitors = list(train_monitors or [])
+        self._eval_hooks = list(eval_hooks or [])
+        self._min_eval_frequency = min_eval_frequency or local_eval_frequency
+
+    estimator = property(lambda self: self._estimator)
+    train_steps = property(lambda self: self._train_steps)
+    eval_steps = property(lambda self: self._eval_steps)
+
+    def _train(self, max_steps):
+        est = self._estimator
+        if isinstance(est, Estimator):
+            est.fit(input_fn=self._train_input_fn, max_steps=max_steps,
+                    monitors=self._train_monitors)
+        else:
+            est.train(self._train_input_fn, hooks=self._train_monitors, max_steps=max_steps)
+
+    def train(self, delay_secs=None):
+        """Trains up to ``train_steps`` (or until the input ends); returns the estimator."""
+        self._train(self._train_steps)
+        return self._estimator
+
+    def evaluate(self, delay_secs=None, name=None):
+        est = self._estimator
+        if isinstance(est, Estimator):
+            return est.evaluate(input_fn=self._eval_input_fn, steps=self._eval_steps,
+                                metrics=self._eval_metrics, name=name,
+                                hooks=self._eval_hooks)
+        return est.evaluate(self._eval_input_fn, steps=self._eval_steps, name=name,
+                            hooks=self._eval_hooks)
+
+    def train_and_evaluate(self):
+        """Trains, evaluating every ``min_eval_frequency`` steps when that is set, then
+        evaluates; returns ``(eval_result, export_results)``."""
+        every = self._min_eval_frequency
+        if every and self._train_steps:
+            done = 0
+            while done < self._train_steps:
+                done = min(done + every, self._train_steps)
+                self._train(done)
+                result = self.evaluate(name="one_pass" if done < self._train_steps else None)
+                if result.get("global_step", done) < done:  # the input ran out
+                    break
+        else:
+            self._train(self._train_steps)
+        return self.evaluate(), []
+
+    def local_run(self):
+        return self.train_and_evaluate()
+
+    def test(self):
+        """One training step and one evaluation step (a smoke test)."""
+        self._train(None if self._train_steps is None else 1)
+        est = self._estimator
+        if isinstance(est, Estimator):
+            return est.evaluate(input_fn=self._eval_input_fn, steps=1)
+        return est.evaluate(self._eval_input_fn, steps=1)
+
+
+def _learn_runner_run(experiment_fn, output_dir=None, schedule=None, run_config=None,
+                      hparams=None):
+    """``learn_runner.run``: builds the experiment (``experiment_fn(output_dir)`` or
+    ``experiment_fn(run_config, hparams)``) and runs its ``schedule`` (default
+    ``train_and_evaluate``)."""
+    if output_dir is not None:
+        if run_config is not None:
+            raise ValueError("Cannot provide both `output_dir` and `run_config`")
+        experiment = experiment_fn(output_dir)
+    else:
+        if run_config is None:
+            raise ValueError("Must set either `output_dir` or `run_config`")
+        experiment = experiment_fn(run_config, hparams)
+    if not isinstance(experiment, Experiment):
+        raise TypeError(f"Experiment builder returned {type(experiment).__name__}, not an "
+                        "Experiment")
+    schedule = schedule or "train_and_evaluate"
+    task = getattr(experiment, schedule, None)
+    if not callable(task):
+        raise ValueError(f"Schedule references non-existent task {schedule}")  # noqa: TRY004 - as TF
+    return task()
+
+
+learn_runner = types.ModuleType(__name__ + ".learn_runner",
+                                "``tf.contrib.learn.learn_runner``.")
+learn_runner.run = _learn_runner_run
+
+
 def __getattr__(name):
     # tf.contrib.learn.preprocessing (VocabularyProcessor, ...) is loaded on first use
     if name == "preprocessing":
@@ -888,9 +995,9 @@ def __getattr__(name):
 
 
 __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
-           "DNNRegressor", "Dataset", "Datasets", "Estimator", "LinearClassifier",
+           "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "LinearClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
            "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
-           "io", "monitors"]
+           "io", "learn_runner", "monitors"]
 
