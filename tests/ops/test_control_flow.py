@@ -201,7 +201,7 @@ def test_maximum_iterations(inline):
 def test_shape_invariants(inline):
     with tf.Graph().as_default():
         x = tf.constant([1.0])
-        with pytest.raises(ValueError, match=r"has shape \(1,\) before the loop, but shape "
+        with pytest.raises(ValueError, match=r"enters the loop with shape \(1,\), but has shape "
                            r"\(2,\) after one iteration. To allow the shape to vary across "
                            r"iterations, use the `shape_invariants` argument"):
             while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, tf.concat([x, x], 0)), [0, x])

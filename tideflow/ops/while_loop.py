@@ -252,8 +252,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                 )
             if not shape_less_equal(out._shape, inv):
                 raise ValueError(
-                    f"Input tensor '{t.name}' has shape {_shape_str(inv)} before the loop, but "
-                    f"shape {_shape_str(out._shape)} after one iteration. To allow the shape to "
+                    f"Input tensor '{t.name}' enters the loop with shape {_shape_str(inv)}, but "
+                    f"has shape {_shape_str(out._shape)} after one iteration. To allow the shape to "
                     "vary across iterations, use the `shape_invariants` argument of "
                     "tf.while_loop to specify a less-specific shape."
                 )
