@@ -456,3 +456,23 @@ def test_contrib_learn_experiment_through_learn_runner(tmp_path):
     with pytest.raises(ValueError, match="non-existent task"):
         tf.contrib.learn.learn_runner.run(experiment_fn, run_config=config, schedule="nope",
                                           hparams=tf.contrib.training.HParams(learning_rate=1))
+
+
+def test_contrib_learn_kmeans_clustering_on_arrays(tmp_path):
+    rng = np.random.RandomState(0)
+    centres = np.array([[0, 0], [6, 6], [0, 6]], np.float32)
+    pts = np.concatenate([rng.randn(30, 2) * 0.3 + c for c in centres]).astype(np.float32)
+    km = tf.contrib.learn.KMeansClustering(
+        num_clusters=3, model_dir=str(tmp_path), use_mini_batch=False,
+        initial_clusters=tf.contrib.learn.KMeansClustering.KMEANS_PLUS_PLUS_INIT)
+    km.fit(x=pts, steps=5)
+    got = km.clusters()
+    for c in centres:
+        assert np.min(np.linalg.norm(got - c, axis=1)) < 0.3
+    idx = np.array(list(km.predict_cluster_idx(x=pts)))
+    assert sorted(np.bincount(idx)) == [30, 30, 30]
+    dist = km.transform(x=pts[:4], as_iterable=False)
+    np.testing.assert_allclose(dist, ((pts[:4, None] - got[None]) ** 2).sum(-1), rtol=1e-4,
+                               atol=1e-4)
+    want = ((pts - got[idx]) ** 2).sum()
+    np.testing.assert_allclose(km.score(x=pts), want, rtol=1e-4)

@@ -649,6 +649,58 @@ class DNNLinearCombinedRegressor(_Canned):
         super().__init__(core, model_dir, config)
 
 
+class KMeansClustering(Estimator):
+    """``tf.contrib.learn.KMeansClustering`` (TF 1.0-1.3): the k-means estimator with
+    ``fit``/``predict_cluster_idx``/``transform``/``score``/``clusters``."""
+
+    SQUARED_EUCLIDEAN_DISTANCE = "squared_euclidean"
+    COSINE_DISTANCE = "cosine"
+    RANDOM_INIT = "random"
+    KMEANS_PLUS_PLUS_INIT = "kmeans_plus_plus"
+    SCORES = "scores"
+    CLUSTER_IDX = "cluster_idx"
+    CLUSTERS = "clusters"
+    ALL_SCORES = "all_scores"
+    LOSS_OP_NAME = "kmeans_loss"
+
+    def __init__(self, num_clusters, model_dir=None, initial_clusters=RANDOM_INIT,
+                 distance_metric=SQUARED_EUCLIDEAN_DISTANCE, random_seed=0,
+                 use_mini_batch=True, mini_batch_steps_per_iteration=1,
+                 kmeans_plus_plus_num_retries=2, relative_tolerance=None, config=None):
+        from tideflow.ops.kmeans_estimator import KMeansClustering as _Core
+
+        self._eval_metrics = None
+        self.params = None
+        self._core = _Core(num_clusters, model_dir=model_dir, initial_clusters=initial_clusters,
+                           distance_metric=distance_metric, random_seed=random_seed,
+                           use_mini_batch=use_mini_batch,
+                           mini_batch_steps_per_iteration=mini_batch_steps_per_iteration,
+                           kmeans_plus_plus_num_retries=kmeans_plus_plus_num_retries,
+                           relative_tolerance=relative_tolerance, config=config)
+
+    def predict_cluster_idx(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+        """The index of each point's nearest cluster centre."""
+        return self._key(x, input_fn, batch_size, "cluster_index", as_iterable)
+
+    def transform(self, x=None, input_fn=None, batch_size=None, as_iterable=True):
+        """Each point's distances to all centres (squared, for euclidean)."""
+        return self._key(x, input_fn, batch_size, "all_distances", as_iterable)
+
+    def _key(self, x, input_fn, batch_size, key, as_iterable):
+        out = self._predict(x, input_fn, batch_size, [key], as_iterable,
+                            transform=(lambda p: p[key]) if as_iterable else None)
+        return out if as_iterable else out[key]
+
+    def score(self, x=None, input_fn=None, steps=None, batch_size=None):
+        """The sum of squared distances of the points to their nearest centres."""
+        return self.evaluate(x=x, input_fn=input_fn, steps=steps or 1,
+                             batch_size=batch_size)["score"]
+
+    def clusters(self):
+        """The cluster centres of the latest checkpoint."""
+        return self._core.cluster_centers()
+
+
 class SKCompat:
     """Scikit-learn style ``fit(x, y)`` / ``score`` / ``predict`` (a dict of arrays)."""
 
@@ -995,7 +1047,8 @@ def __getattr__(name):
 
 
 __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor",
-           "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "LinearClassifier",
+           "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "KMeansClustering",
+           "LinearClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
            "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
