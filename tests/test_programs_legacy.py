@@ -476,3 +476,38 @@ def test_contrib_learn_kmeans_clustering_on_arrays(tmp_path):
                                atol=1e-4)
     want = ((pts - got[idx]) ** 2).sum()
     np.testing.assert_allclose(km.score(x=pts), want, rtol=1e-4)
+
+
+def test_0x_argument_orders_of_ctc_loss_and_resize_images():
+    rng = np.random.RandomState(0)
+    logits = rng.randn(5, 2, 4).astype(np.float32)
+    img = rng.rand(1, 6, 6, 1).astype(np.float32)
+    with tf.Graph().as_default():
+        labels = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 2, 1], tf.int32),
+                                 [2, 2])
+        lengths = tf.constant([5, 5])
+        old = tf.nn.ctc_loss(tf.constant(logits), labels, lengths)  # 0.x: (inputs, labels, ...)
+        new = tf.nn.ctc_loss(labels, tf.constant(logits), lengths)
+        r_old = tf.image.resize_images(img, 3, 4)  # 0.x: (images, new_height, new_width)
+        r_old_nn = tf.image.resize_images(img, 3, 4, tf.image.ResizeMethod.NEAREST_NEIGHBOR)
+        r_kw = tf.image.resize_images(img, new_height=3, new_width=4)
+        r_new = tf.image.resize_images(img, [3, 4])
+        r_nn = tf.image.resize_images(img, [3, 4], tf.image.ResizeMethod.NEAREST_NEIGHBOR)
+        got = _run(old, new, r_old, r_old_nn, r_kw, r_new, r_nn)
+    np.testing.assert_array_equal(got[0], got[1])
+    assert got[2].shape == (1, 3, 4, 1)
+    np.testing.assert_array_equal(got[2], got[5])
+    np.testing.assert_array_equal(got[4], got[5])
+    np.testing.assert_array_equal(got[3], got[6])
+    assert not np.array_equal(got[5], got[6])
+
+
+def test_rnn_cells_accept_the_0x_input_size_argument():
+    with tf.Graph().as_default():
+        for cell in (tf.nn.rnn_cell.BasicLSTMCell(4, input_size=3),
+                     tf.nn.rnn_cell.LSTMCell(4, input_size=3),
+                     tf.nn.rnn_cell.GRUCell(4, input_size=3),
+                     tf.nn.rnn_cell.BasicRNNCell(4, input_size=3)):
+            out, _ = tf.nn.dynamic_rnn(cell, tf.ones([2, 5, 3]), dtype=tf.float32,
+                                       scope=type(cell).__name__)
+            assert out.get_shape().as_list() == [2, 5, 4]

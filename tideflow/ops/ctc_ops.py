@@ -391,6 +391,8 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
     """CTC loss per batch element (TF 1.x): ``labels`` a SparseTensor of int32 class ids,
     ``inputs`` unnormalized logits ``[max_time, batch, num_classes]`` (blank is the last
     class), ``sequence_length [batch]``."""
+    if not isinstance(labels, SparseTensor) and isinstance(inputs, SparseTensor):
+        labels, inputs = inputs, labels  # 0.x's ctc_loss(inputs, labels, sequence_length)
     if not isinstance(labels, SparseTensor):
         raise TypeError(f"Expected argument `labels` to be a SparseTensor. Received "
                         f"labels={labels} of type: {type(labels).__name__}")

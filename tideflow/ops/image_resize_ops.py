@@ -7,6 +7,8 @@ applies the transposed taps as a small dense matrix. Positions are computed in f
 computes them, so the nearest-neighbour choices and the bicubic table offsets match TF's.
 """
 
+import numbers
+
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
@@ -431,9 +433,25 @@ def _size_tensor(size):
     return size
 
 
-def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
-                  preserve_aspect_ratio=False):
-    """Resizes 3-D ``[h, w, c]`` or 4-D ``[n, h, w, c]`` images to ``size`` = [new_h, new_w]."""
+def _is_scalar_size(v):
+    if _is_tensor(v):
+        return v.get_shape().ndims == 0
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def resize_images(images, size=None, method=ResizeMethod.BILINEAR, align_corners=False,
+                  preserve_aspect_ratio=False, new_height=None, new_width=None):
+    """Resizes 3-D ``[h, w, c]`` or 4-D ``[n, h, w, c]`` images to ``size`` = [new_h, new_w].
+
+    Also takes 0.x's ``resize_images(images, new_height, new_width, method=0,
+    align_corners=False)`` (a scalar ``size`` is that form)."""
+    if new_height is not None or new_width is not None:
+        size = [new_height, new_width]
+    elif _is_scalar_size(size) and _is_scalar_size(method):
+        size, method, align_corners, preserve_aspect_ratio = (
+            [size, method], int(align_corners), bool(preserve_aspect_ratio), False)
+    if size is None:
+        raise TypeError("resize_images() needs 'size'")
     with ops.name_scope(None, "resize_images", [images, size]):
         images, is_batch = _batched(images)
         _, height, width, _ = images.get_shape().as_list()

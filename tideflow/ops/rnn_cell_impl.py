@@ -87,6 +87,9 @@ class RNNCell(Layer):
     """
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        # 0.x-1.0 cells took (and ignored) their input depth
+        if kwargs.pop("input_size", None) is not None:
+            logging.warning("%s: The input_size parameter is deprecated.", type(self).__name__)
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
 
     def __call__(self, inputs, state, scope=None):
