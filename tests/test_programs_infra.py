@@ -238,3 +238,23 @@ def test_queue_batching_of_var_len_features(tmp_path):
     assert v["label"].tolist() == [0, 1, 2]
     assert d.tolist() == [[0, -1, -1], [0, 1, -1], [0, 1, 2]]
     assert m.dense_shape.tolist() == [2, 2] and m.indices.tolist() == [[0, 0], [1, 1]]
+
+
+def test_eval_and_run_with_a_session_of_another_graph():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant(1)
+        op = tf.no_op()
+    b = tf.constant(2)
+    with tf.Session(graph=g) as sg:
+        with pytest.raises(ValueError, match="^Cannot use the given session to evaluate tensor: "
+                                             "the tensor's graph is different"):
+            b.eval(session=sg)
+        with pytest.raises(ValueError, match="^Cannot use the given session to execute "
+                                             "operation"):
+            b.op.run(session=sg)
+        with sg.as_default():
+            assert a.eval() == 1
+            op.run()
+            with pytest.raises(ValueError, match="^Cannot use the default session to evaluate"):
+                b.eval()

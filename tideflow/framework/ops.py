@@ -137,6 +137,17 @@ class Tensor:
                     "Cannot evaluate tensor using `eval()`: No default session is registered. "
                     "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
                 )
+            if getattr(session, "graph", self.graph) is not self.graph:
+                raise ValueError(
+                    "Cannot use the default session to evaluate tensor: the tensor's graph is "
+                    "different from the default session's graph. Pass an explicit session to "
+                    "`eval(session=sess)`."
+                )
+        elif getattr(session, "graph", self.graph) is not self.graph:
+            raise ValueError(
+                "Cannot use the given session to evaluate tensor: the tensor's graph is "
+                "different from the session's graph."
+            )
         return session.run(self, feed_dict)
 
     def _as_node_def_input(self):
@@ -390,6 +401,17 @@ class Operation:
                 raise ValueError(
                     "Cannot execute operation using `run()`: No default session is registered."
                 )
+            if getattr(session, "graph", self._graph) is not self._graph:
+                raise ValueError(
+                    "Cannot use the default session to execute operation: the operation's graph "
+                    "is different from the default session's graph. Pass an explicit session to "
+                    "run(session=sess)."
+                )
+        elif getattr(session, "graph", self._graph) is not self._graph:
+            raise ValueError(
+                "Cannot use the given session to execute operation: the operation's graph is "
+                "different from the session's graph."
+            )
         session.run(self, feed_dict)
 
     def __repr__(self):
