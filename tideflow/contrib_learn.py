@@ -16,8 +16,12 @@ from tideflow.estimator.canned import dnn_linear_combined as _dlc
 from tideflow.estimator.canned import linear as _linear
 from tideflow.feature_column import feature_column as _fc
 from tideflow.framework import ops as _ops
+from tideflow.ops import losses_impl as _losses_impl
 from tideflow.ops import nn_impl as _nn_impl
 from tideflow.train import session_run_hook as _hook_lib
+
+# contrib.learn's heads train on the mean loss per example (core's canned estimators: the sum)
+_MEAN = _losses_impl.Reduction.SUM_OVER_BATCH_SIZE
 
 # The key under which a bare feature array travels (TF's contrib feature columns name it "")
 _BARE = ""
@@ -555,7 +559,7 @@ class DNNClassifier(_Canned):
         core = _dnn.DNNClassifier(hidden_units, list(feature_columns), model_dir, n_classes,
                                   _weight(weight_column_name), label_keys,
                                   _optimizer(optimizer or "Adagrad", gradient_clip_norm),
-                                  activation_fn, dropout, config=config)
+                                  activation_fn, dropout, config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -571,7 +575,7 @@ class DNNRegressor(_Canned):
         core = _dnn.DNNRegressor(hidden_units, list(feature_columns), model_dir,
                                  label_dimension, _weight(weight_column_name),
                                  _optimizer(optimizer or "Adagrad", gradient_clip_norm),
-                                 activation_fn, dropout, config=config)
+                                 activation_fn, dropout, config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -588,7 +592,7 @@ class LinearClassifier(_Canned):
         core = _linear.LinearClassifier(list(feature_columns), model_dir, n_classes,
                                         _weight(weight_column_name), label_keys,
                                         _optimizer(optimizer or "Ftrl", gradient_clip_norm),
-                                        config=config)
+                                        config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -603,7 +607,7 @@ class LinearRegressor(_Canned):
         core = _linear.LinearRegressor(list(feature_columns), model_dir, label_dimension,
                                        _weight(weight_column_name),
                                        _optimizer(optimizer or "Ftrl", gradient_clip_norm),
-                                       config=config)
+                                       config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -625,7 +629,7 @@ class DNNLinearCombinedClassifier(_Canned):
             _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
             _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
             dnn_activation_fn, dnn_dropout, n_classes, _weight(weight_column_name),
-            label_keys, config=config)
+            label_keys, config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -645,7 +649,7 @@ class DNNLinearCombinedRegressor(_Canned):
             _optimizer(linear_optimizer or "Ftrl", gradient_clip_norm), dnn_feature_columns,
             _optimizer(dnn_optimizer or "Adagrad", gradient_clip_norm), dnn_hidden_units,
             dnn_activation_fn, dnn_dropout, label_dimension, _weight(weight_column_name),
-            config=config)
+            config=config, loss_reduction=_MEAN)
         super().__init__(core, model_dir, config)
 
 
@@ -699,6 +703,117 @@ class KMeansClustering(Estimator):
     def clusters(self):
         """The cluster centres of the latest checkpoint."""
         return self._core.cluster_centers()
+
+
+class _TensorFlowEstimator:
+    """0.8-0.10's scikit-learn style estimators (``TensorFlowDNNClassifier`` and friends):
+    ``fit(x, y)`` trains ``steps`` steps of ``batch_size``, ``predict(x)`` returns an array."""
+
+    _classifier = True
+
+    def __init__(self, hidden_units=None, n_classes=0, batch_size=32, steps=200,
+                 optimizer="Adagrad", learning_rate=0.1, clip_gradients=5.0, class_weight=None,
+                 continue_training=False, config=None, verbose=1, dropout=None):
+        self.hidden_units = hidden_units
+        self.n_classes = n_classes
+        self.batch_size = batch_size
+        self.steps = steps
+        self.optimizer = optimizer
+        self.learning_rate = learning_rate
+        self.clip_gradients = clip_gradients
+        self.dropout = dropout
+        self._config = config
+        self._model = None
+
+    def _optimizer_instance(self):
+        from tideflow.estimator.canned import head
+
+        opt = self.optimizer
+        if isinstance(opt, str):
+            return head.get_optimizer_instance(opt, self.learning_rate)
+        return head.get_optimizer_instance(opt)
+
+    def _build(self, x):
+        columns = infer_real_valued_columns_from_input(x)
+        opt = _optimizer(self._optimizer_instance(), self.clip_gradients)
+        if self.hidden_units:
+            if self._classifier:
+                return DNNClassifier(self.hidden_units, columns, n_classes=self.n_classes,
+                                     optimizer=opt, dropout=self.dropout, config=self._config)
+            return DNNRegressor(self.hidden_units, columns, optimizer=opt,
+                                dropout=self.dropout, config=self._config)
+        if self._classifier:
+            return LinearClassifier(columns, n_classes=self.n_classes, optimizer=opt,
+                                    config=self._config)
+        return LinearRegressor(columns, optimizer=opt, config=self._config)
+
+    def fit(self, x, y, steps=None, monitors=None, logdir=None):
+        if self._model is None:
+            self._model = self._build(x)
+        self._model.fit(x=x, y=y, steps=steps or self.steps, batch_size=self.batch_size,
+                        monitors=monitors)
+        return self
+
+    def partial_fit(self, x, y):
+        return self.fit(x, y)
+
+    def _fitted(self):
+        if self._model is None:
+            raise NotFittedError("Estimator is not fitted yet.")
+        return self._model
+
+    def predict(self, x, axis=1, batch_size=None):
+        """Class ids (classifiers) or values (regressors) for the rows of ``x``."""
+        model = self._fitted()
+        if self._classifier:
+            return model.predict_classes(x=x, batch_size=batch_size, as_iterable=False)
+        return model.predict_scores(x=x, batch_size=batch_size, as_iterable=False)
+
+    def predict_proba(self, x, batch_size=None):
+        return self._fitted().predict_proba(x=x, batch_size=batch_size, as_iterable=False)
+
+    def evaluate(self, x=None, y=None, input_fn=None, steps=None):
+        return self._fitted().evaluate(x=x, y=y, input_fn=input_fn, steps=steps)
+
+    def get_variable_names(self):
+        return self._fitted().get_variable_names()
+
+    def get_variable_value(self, name):
+        return self._fitted().get_variable_value(name)
+
+    @property
+    def model_dir(self):
+        return self._fitted().model_dir
+
+
+class TensorFlowDNNClassifier(_TensorFlowEstimator):
+    """0.8-0.10's ``TensorFlowDNNClassifier(hidden_units, n_classes)``."""
+
+
+class TensorFlowDNNRegressor(_TensorFlowEstimator):
+    """0.8-0.10's ``TensorFlowDNNRegressor(hidden_units)``."""
+
+    _classifier = False
+
+
+class TensorFlowLinearClassifier(_TensorFlowEstimator):
+    """0.8-0.10's ``TensorFlowLinearClassifier(n_classes)`` (softmax regression)."""
+
+    def __init__(self, n_classes=0, **kwargs):
+        super().__init__(None, n_classes, **kwargs)
+
+
+class TensorFlowLinearRegressor(_TensorFlowEstimator):
+    """0.8-0.10's ``TensorFlowLinearRegressor``."""
+
+    _classifier = False
+
+    def __init__(self, n_classes=0, **kwargs):
+        super().__init__(None, n_classes, **kwargs)
+
+
+TensorFlowClassifier = TensorFlowLinearClassifier
+TensorFlowRegressor = TensorFlowLinearRegressor
 
 
 class SKCompat:
@@ -1050,7 +1165,9 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "DNNRegressor", "Dataset", "Datasets", "Estimator", "Experiment", "KMeansClustering",
            "LinearClassifier",
            "LinearRegressor", "MetricSpec", "ModeKeys", "ModelFnOps", "NotFittedError",
-           "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "datasets",
+           "PredictionKey", "ProblemType", "RunConfig", "SKCompat", "TensorFlowClassifier",
+           "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowLinearClassifier",
+           "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "io", "learn_runner", "monitors"]
 
