@@ -344,3 +344,24 @@ def test_contrib_conv1d_conv3d_pool3d_and_maxout():
     np.testing.assert_allclose(m, sn.reshape(2, 7, 3).max(-1))
     with pytest.raises(ValueError, match="expects input with rank 5, got 3"):
         slim.conv3d(s, 3, 3)
+
+
+def test_keras_layer_updates_stay_out_of_update_ops_as_in_tf1():
+    # TF 1.x: tf.keras.layers.BatchNormalization keeps its moving-average updates in
+    # layer.updates; only tf.layers fill GraphKeys.UPDATE_OPS (a train op built with
+    # control_dependencies(UPDATE_OPS) must not pull in a keras model's placeholders)
+    x = tf.placeholder(tf.float32, [None, 3])
+    bn = tf.keras.layers.BatchNormalization()
+    y = bn(x, training=True)
+    assert tf.get_collection(tf.GraphKeys.UPDATE_OPS) == []
+    assert len(bn.updates) == 2
+    z = tf.layers.batch_normalization(tf.ones([4, 3]), training=True)
+    assert len(tf.get_collection(tf.GraphKeys.UPDATE_OPS)) == 2
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        step = tf.identity(z)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(step)  # runs without feeding the keras layer's placeholder
+        sess.run(bn.updates, {x: np.full([2, 3], 5.0)})
+        np.testing.assert_allclose(sess.run(bn.moving_mean), [0.05] * 3, rtol=1e-5)
+    assert y.shape.as_list() == [None, 3]

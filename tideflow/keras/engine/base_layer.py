@@ -479,10 +479,8 @@ class Layer:
                             masks[o] = m
         finally:
             _CALL_FRAMES.pop()
-        for u in frame[0]:
-            coll = ops.get_collection_ref(ops.GraphKeys.UPDATE_OPS)
-            if not any(u is c for c in coll) and isinstance(u, (ops.Tensor, ops.Operation)):
-                coll.append(u)
+        # TF 1.x keras layers keep their updates to themselves (``layer.updates``,
+        # ``get_updates_for``), out of GraphKeys.UPDATE_OPS, which only tf.layers fill
         self._add_node(inputs, outputs, kwargs, frame)
         return outputs
 
