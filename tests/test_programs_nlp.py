@@ -273,3 +273,66 @@ def test_batch_normalization_scales_before_it_shifts_as_tf():
              if op.name.startswith("batchnorm/")]
     assert names == ["batchnorm/add/y", "batchnorm/add", "batchnorm/Rsqrt", "batchnorm/mul",
                      "batchnorm/mul_1", "batchnorm/mul_2", "batchnorm/sub", "batchnorm/add_1"]
+
+
+def _tagger(keras, concat):
+    inp = keras.layers.Input(shape=(5,))
+    e = keras.layers.Embedding(10, 4, mask_zero=True,
+                               embeddings_initializer=keras.initializers.RandomNormal(seed=1))(inp)
+    h = keras.layers.GRU(3, return_sequences=True, kernel_initializer="zeros",
+                         recurrent_initializer="zeros")(e)
+    if concat:
+        h = keras.layers.concatenate([h, e])
+    out = keras.layers.TimeDistributed(keras.layers.Dense(3, activation="softmax"))(h)
+    return keras.models.Model(inp, out)
+
+
+@pytest.mark.parametrize("concat", [False, True])
+def test_keras_sequence_tagger_masks_padding_in_loss_and_metrics(concat):
+    # Embedding(mask_zero=True) -> GRU(return_sequences) [-> concatenate] -> TimeDistributed:
+    # the output keeps the padding mask (Concatenate ANDs its inputs' masks), which multiplies
+    # the loss weights as in TF 1.15 (sum over unmasked steps / all steps) and the metrics
+    keras = tf.keras
+    model = _tagger(keras, concat)
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    x = np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]])
+    y = np.array([[0, 1, 2, 0, 0], [1, 1, 0, 0, 0]])[..., None]
+    probs = model.predict(x)
+    per_step = -np.log(np.take_along_axis(probs, y, -1))[..., 0]
+    mask = (x > 0).astype(np.float64)
+    loss, acc = model.evaluate(x, y, verbose=0)
+    assert loss == pytest.approx((per_step * mask).sum() / mask.size, rel=1e-5)
+    hits = (probs.argmax(-1) == y[..., 0]) * mask
+    assert acc == pytest.approx(hits.sum() / mask.sum(), rel=1e-5)
+
+
+def test_keras_temporal_sample_weights():
+    keras = tf.keras
+    model = _tagger(keras, False)
+    model.compile("sgd", "sparse_categorical_crossentropy", sample_weight_mode="temporal")
+    x = np.array([[1, 2, 3, 4, 5], [4, 5, 6, 7, 8]])
+    y = np.zeros([2, 5, 1], np.int64)
+    w = np.array([[1, 1, 0, 0, 2], [0, 1, 1, 1, 1]], np.float32)
+    per_step = -np.log(model.predict(x)[..., 0])
+    assert model.evaluate(x, y, sample_weight=w, verbose=0) == pytest.approx(
+        (per_step * w).sum() / w.size, rel=1e-5)
+    model.fit(x, y, sample_weight=w, epochs=1, verbose=0)
+    with pytest.raises(ValueError, match="you should pass a 2D sample_weight array"):
+        model.fit(x, y, sample_weight=w[:, 0], verbose=0)
+
+
+def test_keras_skipgrams_and_sampling_table():
+    seq = tf.keras.preprocessing.sequence
+    couples, labels = seq.skipgrams([1, 2, 0, 3], vocabulary_size=10, window_size=1,
+                                    negative_samples=0.0, shuffle=False)
+    assert couples == [[1, 2], [2, 1]] and labels == [1, 1]  # index 0 is skipped
+    couples, labels = seq.skipgrams([1, 2, 3], 5, window_size=1, negative_samples=1.0, seed=3)
+    assert sorted(labels) == [0] * 4 + [1] * 4
+    assert all(1 <= c[1] < 5 for c, lab in zip(couples, labels) if lab == 0)
+    # values printed by real TF (keras_preprocessing's Zipf table)
+    np.testing.assert_allclose(seq.make_sampling_table(5),
+                               [0.00315, 0.00315, 0.00548, 0.00742, 0.00913], atol=1e-5)
+    tok = tf.keras.preprocessing.text.Tokenizer()
+    tok.fit_on_texts(["b a a", "c b"])
+    assert list(tok.word_counts.items()) == [("b", 2), ("a", 2), ("c", 1)]
+    assert type(tok.word_counts).__name__ == "OrderedDict"

@@ -57,6 +57,7 @@ class Model(Network):
         self.loss = loss
         self._compile_metrics = metrics or []
         self.loss_weights = loss_weights
+        self.sample_weight_mode = sample_weight_mode
         self._target_tensors = target_tensors
         self._compiled = True
         self._train_fn = self._test_fn = None
@@ -135,15 +136,24 @@ class Model(Network):
                                             name=f"{name}_target")
                 self.targets.append(target)
                 with ops.name_scope(f"{name}_loss"):
-                    sw = tf.placeholder_with_default(tf.ones(tf.shape(out)[:1], out.dtype),
-                                                     shape=[None],
-                                                     name=f"{name}_sample_weights")
+                    temporal = self._weight_mode(i) == "temporal"
+                    sw = tf.placeholder_with_default(
+                        tf.ones(tf.shape(out)[:2 if temporal else 1], out.dtype),
+                        shape=[None, None] if temporal else [None],
+                        name=f"{name}_sample_weights")
                     self.sample_weights.append(sw)
+                    # as TF: the output's Keras mask (e.g. from Embedding(mask_zero=True))
+                    # multiplies the sample weights, so padded steps add no loss
+                    mask = self._output_mask(out)
                     if isinstance(fn, losses_mod.Loss):
-                        value = fn(target, out, sample_weight=_expand_to(sw, None))
+                        w = sw if mask is None else _times_mask(sw, mask)
+                        value = fn(target, out, sample_weight=w)
                     else:
                         per_sample = fn(target, out)
-                        weighted = per_sample * _expand_to(sw, per_sample)
+                        w = _expand_to(sw, per_sample)
+                        if mask is not None:
+                            w = _times_mask(w, mask)
+                        weighted = per_sample * w
                         value = tf.reduce_sum(weighted) / tf.cast(tf.size(per_sample),
                                                                   weighted.dtype)
                 per_output_losses.append(value)
@@ -177,11 +187,32 @@ class Model(Network):
                         continue
                     name, fn = self._resolve_metric(metric, i)
                     with ops.name_scope(name):
-                        value = tf.reduce_mean(tf.cast(fn(self.targets[i], self.outputs[i]),
-                                                       K.floatx()))
+                        value = tf.cast(fn(self.targets[i], self.outputs[i]), K.floatx())
+                        mask = self._output_mask(self.outputs[i])
+                        if mask is None:
+                            value = tf.reduce_mean(value)
+                        else:  # the mean over the unmasked steps, as TF
+                            m = _times_mask(tf.ones_like(value), mask)
+                            value = tf.math.divide_no_nan(tf.reduce_sum(value * m),
+                                                          tf.reduce_sum(m))
                     self.metrics_names.append(prefix + name)
                     self._metric_tensors.append(value)
         self._train_fn = self._test_fn = None
+
+    def _weight_mode(self, i):
+        mode = getattr(self, "sample_weight_mode", None)
+        if isinstance(mode, dict):
+            mode = mode.get(self.output_names[i])
+        elif isinstance(mode, (list, tuple)):
+            mode = mode[i]
+        if mode not in (None, "temporal", "samplewise"):
+            raise ValueError('"sample_weight_mode should be None or "temporal". Found: '
+                             f"{mode}")
+        return mode
+
+    def _output_mask(self, out):
+        mask = K._state(out.graph).masks.get(out)
+        return None if mask is None else tf.cast(mask, out.dtype)
 
     def _resolve_metric(self, metric, i):
         if metric in ("accuracy", "acc", "crossentropy", "ce"):
@@ -344,7 +375,25 @@ class Model(Network):
                 w = _class_weights_to_sample(cw, y)
             if w is not None:
                 w = np.asarray(w, np.float32)
-                if w.ndim != 1 or len(w) != len(y):
+                if self._weight_mode(i) == "temporal":
+                    if np.ndim(y) < 3:
+                        raise ValueError(
+                            "Found a sample_weight array for an input with shape "
+                            f"{np.shape(y)}. Timestep-wise sample weighting (use of "
+                            'sample_weight_mode="temporal") is restricted to outputs that are '
+                            "at least 3D, i.e. that have a time dimension.")
+                    if w.ndim != 2:
+                        raise ValueError(
+                            f"Found a sample_weight array with shape {w.shape}. In order to "
+                            "use timestep-wise sample weighting, you should pass a 2D "
+                            "sample_weight array.")
+                elif w.ndim != 1:
+                    raise ValueError(
+                        f"Found a sample_weight array with shape {w.shape}. In order to use "
+                        "timestep-wise sample weights, you should specify "
+                        'sample_weight_mode="temporal" in compile(). If you just mean to use '
+                        "sample-wise weights, make sure your sample_weight array is 1D.")
+                if np.shape(y)[:w.ndim] != w.shape:
                     raise ValueError(f"Found a sample_weight array with shape {w.shape} for an "
                                      f"input with shape {np.shape(y)}. sample_weight cannot "
                                      "be broadcast.")
@@ -893,11 +942,25 @@ class _GeneratorSource:
 
 
 def _expand_to(weights, values):
-    """Sample weights [batch] shaped to broadcast against per-sample ``values``."""
+    """Sample weights ([batch], or [batch, time]) shaped to broadcast against per-sample
+    ``values``."""
     rank = None if values is None else values.get_shape().ndims
-    if rank is None or rank <= 1:
+    wrank = weights.get_shape().ndims or 1
+    if rank is None or rank <= wrank:
         return weights
-    return tf.reshape(weights, [-1] + [1] * (rank - 1))
+    return tf.reshape(weights, tf.concat([tf.shape(weights), [1] * (rank - wrank)], 0))
+
+
+def _times_mask(weights, mask):
+    """``weights`` (rank 1 or 2) times a Keras output ``mask`` ([batch] or [batch, time]),
+    each expanded to the other's rank."""
+    wr, mr = weights.get_shape().ndims, mask.get_shape().ndims
+    if wr is not None and mr is not None:
+        if wr < mr:
+            weights = tf.reshape(weights, tf.concat([tf.shape(weights), [1] * (mr - wr)], 0))
+        elif mr < wr:
+            mask = tf.reshape(mask, tf.concat([tf.shape(mask), [1] * (wr - mr)], 0))
+    return weights * mask
 
 
 def _class_weights_to_sample(class_weight, y):

@@ -267,6 +267,17 @@ class _Merge(Layer):
     def compute_output_shape(self, input_shape):
         return input_shape[0]
 
+    def compute_mask(self, inputs, mask=None):
+        """As Keras: the AND of the inputs' masks (None when no input is masked)."""
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)):
+            raise ValueError("`mask` should be a list.")  # noqa: TRY004 (as Keras)
+        if all(m is None for m in mask):
+            return None
+        masks = [tf.expand_dims(m, 0) for m in mask if m is not None]
+        return tf.reduce_all(tf.concat(masks, 0), axis=0, keepdims=False)
+
 
 class Add(_Merge):
     def _merge(self, inputs):
@@ -342,6 +353,27 @@ class Concatenate(_Merge):
 
     def _merge(self, inputs):
         return K.concatenate(inputs, axis=self.axis)
+
+    def compute_mask(self, inputs, mask=None):
+        """As Keras: the inputs' masks (all-true for an unmasked input) concatenated along
+        ``axis`` and reduced with AND over the last axis."""
+        if mask is None:
+            return None
+        if not isinstance(mask, (list, tuple)):
+            raise ValueError("`mask` should be a list.")  # noqa: TRY004 (as Keras)
+        if len(mask) != len(inputs):
+            raise ValueError("The lists `inputs` and `mask` should have the same length.")
+        if all(m is None for m in mask):
+            return None
+        masks = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                masks.append(tf.ones_like(x, dtype="bool"))
+            elif m.get_shape().ndims < x.get_shape().ndims:
+                masks.append(tf.expand_dims(m, axis=-1))
+            else:
+                masks.append(m)
+        return tf.reduce_all(K.concatenate(masks, axis=self.axis), axis=-1, keepdims=False)
 
     def compute_output_shape(self, input_shape):
         shapes = [TensorShape(s).as_list() for s in input_shape]

@@ -1,4 +1,7 @@
-"""``tf.keras.preprocessing.sequence``: padding lists of sequences to one length."""
+"""``tf.keras.preprocessing.sequence``: padding lists of sequences to one length, and the
+word2vec helpers ``make_sampling_table`` and ``skipgrams``."""
+
+import random
 
 import numpy as np
 
@@ -34,6 +37,52 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
         else:
             out[i, maxlen - len(trunc):] = trunc
     return out
+
+
+def make_sampling_table(size, sampling_factor=1e-5):
+    """``p[i]``: the probability of keeping the ``i``-th most frequent word when subsampling
+    frequent words (word2vec), for words of Zipf-distributed frequencies."""
+    gamma = 0.577
+    rank = np.arange(size)
+    rank[0] = 1
+    inv_fq = rank * (np.log(rank) + gamma) + 0.5 - 1.0 / (12.0 * rank)
+    f = sampling_factor * inv_fq
+    return np.minimum(1.0, f / np.sqrt(f))
+
+
+def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, shuffle=True,
+              categorical=False, sampling_table=None, seed=None):
+    """``(couples, labels)``: each (word, context word) pair within ``window_size`` is
+    labelled 1 (word index 0 is skipped), then ``negative_samples`` times as many pairs
+    (word, random word in [1, vocabulary_size)) labelled 0; shuffled together with Python's
+    ``random`` (seeded by ``seed``) as Keras does."""
+    couples, labels = [], []
+    positive = [0, 1] if categorical else 1
+    negative = [1, 0] if categorical else 0
+    for i, wi in enumerate(sequence):
+        if not wi:
+            continue
+        if sampling_table is not None and sampling_table[wi] < random.random():
+            continue
+        for j in range(max(0, i - window_size), min(len(sequence), i + window_size + 1)):
+            if j != i and sequence[j]:
+                couples.append([wi, sequence[j]])
+                labels.append(positive)
+    if negative_samples > 0:
+        n = int(len(labels) * negative_samples)
+        words = [c[0] for c in couples]
+        random.shuffle(words)
+        couples += [[words[i % len(words)], random.randint(1, vocabulary_size - 1)]
+                    for i in range(n)]
+        labels += [negative] * n
+    if shuffle:
+        if seed is None:
+            seed = random.randint(0, 10e6)
+        random.seed(seed)
+        random.shuffle(couples)
+        random.seed(seed)
+        random.shuffle(labels)
+    return couples, labels
 
 
 class TimeseriesGenerator:

@@ -2,6 +2,7 @@
 (word indices by decreasing frequency, from 1)."""
 
 import hashlib
+from collections import OrderedDict, defaultdict
 
 import numpy as np
 
@@ -40,11 +41,12 @@ class Tokenizer:
         self.char_level = char_level
         self.oov_token = oov_token
         self.document_count = document_count
-        self.word_counts = {}
-        self.word_docs = {}
+        # Keras' containers (programs print them): counts in first-seen order
+        self.word_counts = OrderedDict()
+        self.word_docs = defaultdict(int)
         self.word_index = {}
         self.index_word = {}
-        self.index_docs = {}
+        self.index_docs = defaultdict(int)
 
     def _words(self, text):
         if self.char_level or isinstance(text, list):
@@ -65,7 +67,8 @@ class Tokenizer:
                                                                              ordered]
         self.word_index = {w: i + 1 for i, w in enumerate(vocab)}
         self.index_word = {i: w for w, i in self.word_index.items()}
-        self.index_docs = {self.word_index[w]: c for w, c in self.word_docs.items()}
+        for w, c in self.word_docs.items():
+            self.index_docs[self.word_index[w]] = c
 
     def texts_to_sequences(self, texts):
         return list(self.texts_to_sequences_generator(texts))
