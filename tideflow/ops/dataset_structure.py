@@ -320,8 +320,9 @@ def _np_dtype(dtype):
     return object if dtype == dtypes.string else dtype.as_numpy_dtype
 
 
-def stack(values, dtype):
-    """Stacks equally shaped component values (dense arrays or SparseValues)."""
+def stack(values, dtype, component=0):
+    """Stacks equally shaped values of component ``component`` (dense arrays or
+    SparseValues)."""
     first = values[0]
     if type(first) is bytes:
         # scalar strings, as the file datasets produce them (a string component's elements
@@ -336,11 +337,11 @@ def stack(values, dtype):
     if isinstance(first, SparseValue):
         return _stack_sparse(values)
     shape = np.shape(first)
-    for v in values:
+    for i, v in enumerate(values):
         if np.shape(v) != shape:
             raise errors.InvalidArgumentError(
-                None, None, "Cannot batch tensors with different shapes in component 0. First "
-                f"element had shape {_shape_str(shape)} and element {values.index(v)} had "
+                None, None, f"Cannot batch tensors with different shapes in component "
+                f"{component}. First element had shape {_shape_str(shape)} and element {i} had "
                 f"shape {_shape_str(np.shape(v))}.")
     out = np.empty((len(values), *shape), dtype=_np_dtype(dtype))
     for i, v in enumerate(values):

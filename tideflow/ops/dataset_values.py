@@ -304,7 +304,7 @@ class Batch(DatasetValue):
             elems = list(itertools.islice(src, n))
             if not elems or (self.drop and len(elems) < n):
                 return
-            yield [stack(list(map(operator.itemgetter(k), elems)), d)
+            yield [stack(list(map(operator.itemgetter(k), elems)), d, k)
                    for k, d in enumerate(dts)]
 
 
