@@ -336,3 +336,27 @@ def test_keras_skipgrams_and_sampling_table():
     tok.fit_on_texts(["b a a", "c b"])
     assert list(tok.word_counts.items()) == [("b", 2), ("a", 2), ("c", 1)]
     assert type(tok.word_counts).__name__ == "OrderedDict"
+
+
+def test_keras_dense_attention_layers():
+    # tf.keras.layers.Attention / AdditiveAttention (TF 1.15); values checked with NumPy
+    rs = np.random.RandomState(0)
+    q = rs.randn(2, 3, 4).astype(np.float32)
+    v = rs.randn(2, 5, 4).astype(np.float32)
+    vm = np.array([[1, 1, 1, 0, 0], [1] * 5], bool)
+    qm = np.array([[1, 1, 0], [1, 0, 0]], bool)
+    dot = tf.keras.layers.Attention(causal=True)(
+        [tf.constant(q), tf.constant(v)], mask=[tf.constant(qm), tf.constant(vm)])
+    add_layer = tf.keras.layers.AdditiveAttention()
+    add = add_layer([tf.constant(q), tf.constant(v)])
+    assert [w.name for w in add_layer.weights] == ["additive_attention/scale:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_dot, got_add, scale = sess.run([dot, add, add_layer.scale])
+    scores = q @ v.transpose(0, 2, 1)
+    allowed = vm[:, None, :] & np.tril(np.ones([3, 5], bool))[None]
+    scores = scores - 1e9 * ~allowed
+    expect = _softmax(scores) @ v * qm[..., None]
+    np.testing.assert_allclose(got_dot, expect, rtol=1e-4, atol=1e-5)
+    add_scores = (scale * np.tanh(q[:, :, None, :] + v[:, None, :, :])).sum(-1)
+    np.testing.assert_allclose(got_add, _softmax(add_scores) @ v, rtol=1e-4, atol=1e-5)

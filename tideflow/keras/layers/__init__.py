@@ -70,6 +70,7 @@ from tideflow.keras.layers.core import (
     SpatialDropout2D,
     ThresholdedReLU,
 )
+from tideflow.keras.layers.dense_attention import AdditiveAttention, Attention
 from tideflow.keras.layers.other import (
     Add,
     Average,
@@ -135,7 +136,9 @@ __all__ = [
     "Activation",
     "ActivityRegularization",
     "Add",
+    "AdditiveAttention",
     "AlphaDropout",
+    "Attention",
     "Average",
     "AveragePooling1D",
     "AveragePooling2D",
