@@ -270,3 +270,24 @@ def test_batch_of_differently_shaped_elements_names_the_component():
             match=r"^Cannot batch tensors with different shapes in component 1\. First element "
                   r"had shape \[0\] and element 1 had shape \[1\]\."):
         s.run(nxt)
+
+
+def test_from_generator_errors_as_tf():
+    # as TF's py_func-run generator: "ValueError: gen broke" (the exception's class and
+    # message), and TF 1.x's shape check wording
+    def broken():
+        yield 1
+        raise ValueError("gen broke")
+
+    a = tf.data.Dataset.from_generator(broken, tf.int32).make_one_shot_iterator().get_next()
+    b = tf.data.Dataset.from_generator(lambda: iter([[1], [1, 2]]), tf.int32,
+                                       tf.TensorShape([1])).make_one_shot_iterator().get_next()
+    with tf.Session() as s:
+        assert s.run(a) == 1
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^ValueError: gen broke$"):
+            s.run(a)
+        assert s.run(b).tolist() == [1]
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^ValueError: `generator` yielded an element of shape \(2,\) "
+                                 r"where an element of shape \(1,\) was expected\.$"):
+            s.run(b)

@@ -112,17 +112,26 @@ class Generator(DatasetValue):
         self.structure = structure
 
     def iterate(self, rt):
-        from tideflow.ops.dataset_structure import check_shape, flatten
+        from tideflow.ops.dataset_structure import flatten
 
         gen = iter(self.fn(*self.args))
         rt.add_closer(getattr(gen, "close", lambda: None))
-        for value in gen:
+        while True:
+            try:
+                value = next(gen)
+            except StopIteration:
+                return
+            except errors.OpError:
+                raise
+            except Exception as e:  # as TF's py_func: the exception's class and message
+                raise errors.InvalidArgumentError(
+                    None, None, f"{type(e).__name__}: {e}") from e
             if isinstance(value, list) and len(self.dtypes) > 1:
                 value = tuple(value)
             flat = flatten(value)
             if len(flat) != len(self.dtypes):
                 raise errors.InvalidArgumentError(
-                    None, None, f"`generator` yielded an element that did not match the "
+                    None, None, f"TypeError: `generator` yielded an element that did not match the "
                     f"expected structure. The expected structure was {self.structure!r}, but "
                     f"the yielded element was {value!r}.")
             out = []
@@ -136,7 +145,10 @@ class Generator(DatasetValue):
                         None, None, f"TypeError: `generator` yielded an element that could not "
                         f"be converted to the expected type. The expected type was {d.name}, "
                         f"but the yielded element was {v!r}.") from e
-                check_shape(a, s, "`generator` yielded an element that")
+                if s.ndims is not None and not s.is_compatible_with(np.shape(a)):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"ValueError: `generator` yielded an element of shape "
+                        f"{np.shape(a)} where an element of shape {s} was expected.")
                 out.append(a)
             yield out
 
