@@ -170,8 +170,7 @@ def test_highway_wrapper_carries_the_inputs():
 
 def test_vocabulary_processor_of_the_text_cnn_tutorials(tmp_path):
     # cnn-text-classification-tf: x = np.array(list(vocab_processor.fit_transform(x_text)))
-    from tideflow import contrib_learn_preprocessing as preprocessing
-
+    preprocessing = tf.contrib.learn.preprocessing
     vp = preprocessing.VocabularyProcessor(5)
     docs = ["I love TensorFlow", "the movie was great great", "I hate it a lot really much"]
     x = np.array(list(vp.fit_transform(docs)))

@@ -10,6 +10,7 @@ import types
 
 import numpy as np
 
+from tideflow import contrib_learn_preprocessing as preprocessing
 from tideflow import estimator as _est
 from tideflow.estimator.canned import dnn as _dnn
 from tideflow.estimator.canned import dnn_linear_combined as _dlc
@@ -1044,6 +1045,23 @@ for _m in (datasets, datasets.base):
     _m.maybe_download = maybe_download
 
 
+def _datasets_getattr(name):
+    # the loaders (and the iris table) load on first use
+    from tideflow import contrib_learn_datasets as loaders
+
+    if name not in ("load_iris", "load_boston", "load_dataset", "load_mnist", "mnist"):
+        raise AttributeError(f"module {datasets.__name__!r} has no attribute {name!r}")
+    value = getattr(loaders, name)
+    setattr(datasets, name, value)
+    if name in ("load_iris", "load_boston"):
+        setattr(datasets.base, name, value)
+    return value
+
+
+datasets.__getattr__ = _datasets_getattr
+datasets.base.__getattr__ = _datasets_getattr
+
+
 # ------------------------------------------------------------------------------------------
 # Experiment and learn_runner (TF 1.1-1.4)
 # ------------------------------------------------------------------------------------------
@@ -1169,5 +1187,5 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowLinearClassifier",
            "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
-           "io", "learn_runner", "monitors"]
+           "io", "learn_runner", "monitors", "preprocessing"]
 
