@@ -284,10 +284,10 @@ def test_from_generator_errors_as_tf():
                                        tf.TensorShape([1])).make_one_shot_iterator().get_next()
     with tf.Session() as s:
         assert s.run(a) == 1
-        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^ValueError: gen broke$"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^ValueError: gen broke\n"):
             s.run(a)
         assert s.run(b).tolist() == [1]
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"^ValueError: `generator` yielded an element of shape \(2,\) "
-                                 r"where an element of shape \(1,\) was expected\.$"):
+                                 r"where an element of shape \(1,\) was expected\.\n"):
             s.run(b)
