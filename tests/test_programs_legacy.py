@@ -540,3 +540,46 @@ def test_contrib_learn_regressor_trains_on_the_mean_loss(tmp_path):
     reg.fit(x=x, y=y, steps=100)
     assert reg.evaluate(x=x, y=y)["loss"] < 1e-3
     np.testing.assert_allclose(reg.predict(x=x[:3], as_iterable=False), y[:3], atol=0.05)
+
+
+def test_contrib_learn_load_iris():
+    iris = tf.contrib.learn.datasets.load_dataset("iris")
+    assert iris.data.shape == (150, 4) and iris.data.dtype == np.float64
+    np.testing.assert_array_equal(np.bincount(iris.target), [50, 50, 50])
+    # Fisher's table: the well-known per-feature means
+    np.testing.assert_allclose(iris.data.mean(0), [5.8433, 3.0573, 3.758, 1.1993], atol=1e-4)
+    with pytest.raises(ValueError, match="data_path"):
+        tf.contrib.learn.datasets.load_boston()
+
+
+def _write_idx(path, magic, dims, data):
+    import gzip
+
+    header = np.array([magic, *dims], dtype=">u4").tobytes()
+    with gzip.open(path, "wb") as f:
+        f.write(header + np.asarray(data, np.uint8).tobytes())
+
+
+def test_mnist_read_data_sets_from_idx_files(tmp_path):
+    rng = np.random.RandomState(0)
+    train_x = rng.randint(0, 256, (12, 28, 28))
+    train_y = np.arange(12) % 10
+    test_x = rng.randint(0, 256, (3, 28, 28))
+    _write_idx(tmp_path / "train-images-idx3-ubyte.gz", 2051, [12, 28, 28], train_x)
+    _write_idx(tmp_path / "train-labels-idx1-ubyte.gz", 2049, [12], train_y)
+    _write_idx(tmp_path / "t10k-images-idx3-ubyte.gz", 2051, [3, 28, 28], test_x)
+    _write_idx(tmp_path / "t10k-labels-idx1-ubyte.gz", 2049, [3], [1, 2, 3])
+    mnist = tf.contrib.learn.datasets.mnist.read_data_sets(str(tmp_path), one_hot=True,
+                                                           validation_size=2, seed=1)
+    assert mnist.train.num_examples == 10 and mnist.validation.num_examples == 2
+    assert mnist.train.images.shape == (10, 784) and mnist.train.images.dtype == np.float32
+    np.testing.assert_allclose(mnist.validation.images[0], train_x[0].ravel() / 255.0,
+                               rtol=1e-6)
+    np.testing.assert_array_equal(mnist.test.labels.argmax(1), [1, 2, 3])
+    seen = []
+    for _ in range(3):  # 12 examples drawn from 10: an epoch and the start of the next
+        xs, ys = mnist.train.next_batch(4)
+        assert xs.shape == (4, 784) and ys.shape == (4, 10)
+        seen.extend(ys.argmax(1))
+    assert mnist.train.epochs_completed == 1
+    assert sorted(seen[:10]) == sorted(train_y[2:])
