@@ -291,3 +291,8 @@ def test_from_generator_errors_as_tf():
                            match=r"^ValueError: `generator` yielded an element of shape \(2,\) "
                                  r"where an element of shape \(1,\) was expected\.\n"):
             s.run(b)
+
+
+def test_from_tensor_slices_of_unequal_lengths():
+    with pytest.raises(ValueError, match="^Dimensions 2 and 3 are not compatible$"):
+        tf.data.Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))

@@ -127,8 +127,8 @@ class Dataset(ds.Structured):
             shape = x.get_shape() if not isinstance(x, SparseTensor) else ds.spec_of(x).shape
             if shape.ndims == 0:
                 raise ValueError("Unbatching a tensor is only supported for rank >= 1")
-            if shape.ndims is not None:
-                dim = dim.merge_with(shape[:1])
+            if shape.ndims is not None:  # TF: "Dimensions 2 and 3 are not compatible"
+                dim = TensorShape([dim[0].merge_with(shape[0])])
         specs = ds.unbatched(ds.specs_of(t))
         return _OpDataset("TensorSliceDataset", [ds.to_wire(t)], specs, types_attr=True)
 
