@@ -583,3 +583,8 @@ def test_mnist_read_data_sets_from_idx_files(tmp_path):
         seen.extend(ys.argmax(1))
     assert mnist.train.epochs_completed == 1
     assert sorted(seen[:10]) == sorted(train_y[2:])
+
+
+def test_state_saving_rnn_0x_and_contrib_names():
+    assert tf.nn.state_saving_rnn is tf.nn.static_state_saving_rnn
+    assert tf.contrib.rnn.static_state_saving_rnn is tf.nn.static_state_saving_rnn

@@ -23,6 +23,7 @@ from tideflow.ops import image_warp_ops as _image_warp_ops
 from tideflow.ops import layer_initializers as _initializers
 from tideflow.ops import legacy_seq2seq as _legacy_seq2seq
 from tideflow.ops import lookup_ops as _lookup_ops
+from tideflow.ops import loop_rnn as _loop_rnn
 from tideflow.ops import regularizers as _regularizers
 from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
@@ -81,8 +82,9 @@ for _name in _rnn_contrib_cells.__all__:
     setattr(rnn, _name, getattr(_rnn_contrib_cells, _name))
 rnn.static_rnn = _rnn.static_rnn
 rnn.static_bidirectional_rnn = _rnn.static_bidirectional_rnn
+rnn.static_state_saving_rnn = _loop_rnn.static_state_saving_rnn
 rnn.__all__ = [*_rnn_cell_impl.__all__, *_rnn_contrib_cells.__all__, "static_bidirectional_rnn",
-               "static_rnn"]
+               "static_rnn", "static_state_saving_rnn"]
 sys.modules[rnn.__name__] = rnn
 
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")

@@ -148,6 +148,7 @@ del _name
 # tf.nn.seq2seq held the sequence losses over lists of time steps
 rnn = static_rnn
 bidirectional_rnn = static_bidirectional_rnn
+state_saving_rnn = static_state_saving_rnn
 
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
 
