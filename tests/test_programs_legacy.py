@@ -588,3 +588,28 @@ def test_mnist_read_data_sets_from_idx_files(tmp_path):
 def test_state_saving_rnn_0x_and_contrib_names():
     assert tf.nn.state_saving_rnn is tf.nn.static_state_saving_rnn
     assert tf.contrib.rnn.static_state_saving_rnn is tf.nn.static_state_saving_rnn
+
+
+def test_contrib_distributions_take_tf_1_0_parameter_names():
+    ds = tf.contrib.distributions
+    with tf.Graph().as_default():
+        n = ds.Normal(mu=[0.0, 1.0], sigma=[1.0, 2.0])
+        assert isinstance(n, tf.distributions.Normal)
+        prior = ds.Normal(mu=0.0, sigma=1.0)
+        b = ds.Bernoulli(p=0.25)
+        got = _run(n.mu, n.sigma, n.log_pdf(1.0), n.std(), ds.kl(n, prior),
+                   n.sample_n(3, seed=1), b.p, b.pmf(1), ds.Uniform(a=1.0, b=3.0).mean(),
+                   ds.Gamma(alpha=2.0, beta=4.0).mean(), ds.Exponential(lam=2.0).mean(),
+                   ds.Categorical(p=[0.5, 0.5]).p)
+        with pytest.raises(ValueError, match="not both"):
+            ds.Normal(loc=0.0, mu=0.0, sigma=1.0)
+    np.testing.assert_allclose(got[0], [0, 1])
+    np.testing.assert_allclose(got[1], [1, 2])
+    want = -0.5 * ((1.0 - np.array([0, 1])) / [1, 2]) ** 2 - np.log([1, 2]) - 0.5 * np.log(
+        2 * np.pi)
+    np.testing.assert_allclose(got[2], want, rtol=1e-6)
+    np.testing.assert_allclose(got[3], [1, 2])
+    np.testing.assert_allclose(got[4], [0.0, np.log(0.5) + (4 + 1) / 2 - 0.5], rtol=1e-6)
+    assert got[5].shape == (3, 2)
+    np.testing.assert_allclose(got[6:11], [0.25, 0.25, 2.0, 0.5, 0.5])
+    np.testing.assert_allclose(got[11], [0.5, 0.5])

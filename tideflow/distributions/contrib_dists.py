@@ -213,6 +213,69 @@ def _kl_onehot(a, b, name=None):
         return tf.reduce_sum(tf.exp(la) * (la - lb), -1)
 
 
+class _LegacyMethods:
+    """TF 0.12-1.0's method names beside 1.1's."""
+
+    def sample_n(self, n, seed=None, name="sample_n"):
+        return self.sample(n, seed=seed, name=name)
+
+    def pdf(self, value, name="pdf"):
+        return self.prob(value, name=name)
+
+    def log_pdf(self, value, name="log_pdf"):
+        return self.log_prob(value, name=name)
+
+    def pmf(self, value, name="pmf"):
+        return self.prob(value, name=name)
+
+    def log_pmf(self, value, name="log_pmf"):
+        return self.log_prob(value, name=name)
+
+    def std(self, name="std"):
+        return self.stddev(name=name)
+
+
+def _with_legacy_names(base, renames):
+    """``base`` also taking (and exposing as properties) TF 1.0's parameter names."""
+
+    def __init__(self, *args, **kwargs):
+        for old, new in renames.items():
+            if old in kwargs:
+                if new in kwargs:
+                    raise ValueError(f"{base.__name__}: pass {new}= or {old}=, not both")
+                kwargs[new] = kwargs.pop(old)
+        base.__init__(self, *args, **kwargs)
+
+    namespace = {"__init__": __init__, "__module__": __name__,
+                 "__doc__": f"{base.__doc__}\n\nAlso takes TF 1.0's names "
+                            f"{', '.join(f'{o}= ({n})' for o, n in renames.items())}."}
+    for old, new in renames.items():
+        namespace[old] = property(lambda self, new=new: getattr(self, new))
+    return type(base.__name__, (base, _LegacyMethods), namespace)
+
+
+def _legacy_classes():
+    from tideflow.distributions import dists
+
+    renames = {
+        "Normal": {"mu": "loc", "sigma": "scale"},
+        "Laplace": {},
+        "StudentT": {"mu": "loc", "sigma": "scale"},
+        "Bernoulli": {"p": "probs"},
+        "Categorical": {"p": "probs"},
+        "Uniform": {"a": "low", "b": "high"},
+        "Gamma": {"alpha": "concentration", "beta": "rate"},
+        "Beta": {"a": "concentration1", "b": "concentration0"},
+        "Exponential": {"lam": "rate"},
+        "Dirichlet": {"alpha": "concentration"},
+        "Multinomial": {"n": "total_count", "p": "probs"},
+    }
+    return {name: _with_legacy_names(getattr(dists, name), r) for name, r in renames.items()}
+
+
+LEGACY = _legacy_classes()
+
+
 def kl(distribution_a, distribution_b, allow_nan_stats=True, name=None):
     """TF 1.0-1.2's name of ``kl_divergence``."""
     return kl_divergence(distribution_a, distribution_b, allow_nan_stats=allow_nan_stats,
