@@ -359,3 +359,15 @@ def test_keras_dense_attention_layers():
     np.testing.assert_allclose(got_dot, expect, rtol=1e-4, atol=1e-5)
     add_scores = (scale * np.tanh(q[:, :, None, :] + v[:, None, :, :])).sum(-1)
     np.testing.assert_allclose(got_add, _softmax(add_scores) @ v, rtol=1e-4, atol=1e-5)
+
+
+def test_placeholder_with_default_names_its_default_as_tf():
+    # keep_prob = tf.placeholder_with_default(1.0, [], name="keep_prob"): TF's op wrapper makes
+    # the default the constant "keep_prob/input" (one op, counted before graph-seeded ops)
+    keep = tf.placeholder_with_default(1.0, [], name="keep_prob")
+    other = tf.placeholder_with_default([1, 2], [None])
+    assert keep.name == "keep_prob:0" and other.name == "PlaceholderWithDefault:0"
+    assert [op.name for op in tf.get_default_graph().get_operations()] == [
+        "keep_prob/input", "keep_prob", "PlaceholderWithDefault/input", "PlaceholderWithDefault"]
+    with tf.Session() as sess:
+        assert sess.run(keep) == 1.0 and sess.run(keep, {keep: 0.5}) == 0.5

@@ -252,7 +252,10 @@ def placeholder(dtype, shape=None, name=None):
 
 def placeholder_with_default(input, shape, name=None):
     """A tensor that takes ``input`` unless fed."""
-    t = ops.convert_to_tensor(input)
-    return ops.apply_op(
-        "PlaceholderWithDefault", [t], {"dtype": t.dtype, "shape": as_shape(shape)}, name=name
-    )._outputs[0]
+    # as TF's op wrapper: a Python default becomes the constant "<name>/input"
+    with ops.name_scope(name, "PlaceholderWithDefault", [input]) as scope:
+        t = ops.convert_to_tensor(input, name="input")
+        return ops.apply_op(
+            "PlaceholderWithDefault", [t], {"dtype": t.dtype, "shape": as_shape(shape)},
+            name=scope,
+        )._outputs[0]
