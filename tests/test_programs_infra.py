@@ -296,3 +296,15 @@ def test_from_generator_errors_as_tf():
 def test_from_tensor_slices_of_unequal_lengths():
     with pytest.raises(ValueError, match="^Dimensions 2 and 3 are not compatible$"):
         tf.data.Dataset.from_tensor_slices(([1, 2], [1, 2, 3]))
+
+
+def test_tf_print_to_a_file(tmp_path):
+    # tf.print(..., output_stream="file:///path") appends each print to that file
+    path = tmp_path / "out.txt"
+    p = tf.print("step", tf.constant([1, 2]), output_stream="file://" + str(path))
+    with tf.Session() as s:
+        s.run(p)
+        s.run(p)
+    assert path.read_text() == "step [1 2]\nstep [1 2]\n"
+    with pytest.raises(ValueError, match="Unsupported output stream"):
+        tf.print("x", output_stream="stdout")

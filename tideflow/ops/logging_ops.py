@@ -304,6 +304,16 @@ _PRINT_STREAMS = ("stdout", "stderr", "log(info)", "log(warning)", "log(error)")
 def _print_v2_kernel_factory(ctx):
     stream = ctx.attr("output_stream")
     end = ctx.attr("end")
+    if stream.startswith("file://"):  # appended to, as TF's PrintV2 does
+        path = stream[len("file://"):]
+
+        def run_file(input_):
+            value = np.asarray(input_)[()]
+            text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(text + end)
+
+        return run_file
     if stream not in _PRINT_STREAMS:
         raise errors.InvalidArgumentError(
             None, None, f"PrintV2: unknown output stream {stream!r}: expected one of "
@@ -351,6 +361,8 @@ def _stream_name(output_stream):
         return "stdout"
     if output_stream is sys.stderr:
         return "stderr"
+    if isinstance(output_stream, str) and output_stream.startswith("file://"):
+        return output_stream
     for target, level in ((tf_logging.INFO, "info"), (tf_logging.info, "info"),
                           (tf_logging.WARN, "warning"), (tf_logging.warning, "warning"),
                           (tf_logging.ERROR, "error"), (tf_logging.error, "error")):
@@ -359,7 +371,8 @@ def _stream_name(output_stream):
             return f"log({level})"
     raise ValueError(
         f"Unsupported output stream or logging level {output_stream!r}: expected sys.stdout, "
-        "sys.stderr, tf.logging.INFO/WARN/ERROR or tf.logging.info/warning/error"
+        "sys.stderr, tf.logging.INFO/WARN/ERROR, tf.logging.info/warning/error or a "
+        "'file://' path"
     )
 
 
