@@ -365,3 +365,47 @@ def test_keras_layer_updates_stay_out_of_update_ops_as_in_tf1():
         sess.run(bn.updates, {x: np.full([2, 3], 5.0)})
         np.testing.assert_allclose(sess.run(bn.moving_mean), [0.05] * 3, rtol=1e-5)
     assert y.shape.as_list() == [None, 3]
+
+
+def test_tfgan_model_losses_gradient_penalty_and_training_loop(tmp_path):
+    # TF-GAN tutorials: tf.contrib.gan (gan_model, gan_loss, gan_train_ops, gan_train)
+    tfgan = tf.contrib.gan
+    real = tf.constant(np.random.RandomState(0).rand(4, 3).astype(np.float32))
+
+    def generator_fn(noise):
+        return tf.layers.dense(noise, 3, name="g")
+
+    def discriminator_fn(data, unused_conditioning):
+        # linear: its gradient w.r.t. the data is the kernel, so the penalty is known
+        return tf.layers.dense(data, 1, use_bias=False, name="d",
+                               kernel_initializer=tf.constant_initializer([[0.5], [1.0], [2.0]]))
+
+    model = tfgan.gan_model(generator_fn, discriminator_fn, real_data=real,
+                            generator_inputs=tf.random_normal([4, 2], seed=1))
+    assert [v.op.name for v in model.generator_variables] == ["Generator/g/kernel",
+                                                              "Generator/g/bias"]
+    assert [v.op.name for v in model.discriminator_variables] == ["Discriminator/d/kernel"]
+    assert model.discriminator_real_outputs.name.startswith("Discriminator_1/")
+    loss = tfgan.gan_loss(model, gradient_penalty_weight=10.0)
+    ls = tfgan.gan_loss(model, tfgan.losses.least_squares_generator_loss,
+                        tfgan.losses.least_squares_discriminator_loss, add_summaries=False)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        g, d, lsd, dr, dg = sess.run([loss.generator_loss, loss.discriminator_loss,
+                                      ls.discriminator_loss, model.discriminator_real_outputs,
+                                      model.discriminator_gen_outputs])
+    penalty = (np.sqrt(0.25 + 1 + 4 + 1e-10) - 1) ** 2
+    np.testing.assert_allclose(g, -dg.mean(), rtol=1e-5)
+    np.testing.assert_allclose(d, dg.mean() - dr.mean() + 10 * penalty, rtol=1e-5)
+    np.testing.assert_allclose(lsd, ((dr - 1) ** 2).mean() / 2 + (dg ** 2).mean() / 2, rtol=1e-5)
+    train_ops = tfgan.gan_train_ops(model, loss, tf.train.AdamOptimizer(1e-2),
+                                    tf.train.AdamOptimizer(1e-2))
+    assert isinstance(train_ops, tfgan.GANTrainOps) and list(train_ops.train_hooks) == []
+    steps = tfgan.gan_train(train_ops, str(tmp_path), hooks=[tf.train.StopAtStepHook(3)],
+                            save_summaries_steps=None, save_checkpoint_secs=None)
+    assert steps == 3
+    grid = tfgan.eval.image_reshaper(tf.zeros([6, 2, 3, 1]), num_cols=3)
+    assert grid.shape.as_list() == [1, 4, 9, 1]
+    tf.layers.batch_normalization(tf.zeros([2, 3]), training=True)  # outside both scopes
+    with pytest.raises(ValueError, match="unused update ops"):
+        tfgan.gan_train_ops(model, loss, tf.train.AdamOptimizer(), tf.train.AdamOptimizer())

@@ -31,7 +31,9 @@ from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
 from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
+from tideflow.train import contrib_gan as _contrib_gan
 from tideflow.train import contrib_opt as _contrib_opt
+from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
 from tideflow.train import slim_learning as _slim_learning
@@ -93,7 +95,19 @@ training.byte_size_load_fn = _device_setter.byte_size_load_fn
 training.HParams = _hparams.HParams
 for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
+for _name in _contrib_training.__all__:
+    setattr(training, _name, getattr(_contrib_training, _name))
 sys.modules[training.__name__] = training
+
+# ``tf.contrib.gan`` (TFGAN): models, tuple losses, train ops and the training loop
+gan = types.ModuleType(__name__ + ".gan", "``tf.contrib.gan``: GAN models, losses, training.")
+for _name in _contrib_gan.__all__:
+    setattr(gan, _name, getattr(_contrib_gan, _name))
+gan.__all__ = list(_contrib_gan.__all__)
+sys.modules[gan.__name__] = gan
+for _module in (gan.losses, gan.losses.wargs, gan.eval):
+    _module.__name__ = _module.__name__.replace("tideflow.contrib", __name__)
+    sys.modules[_module.__name__] = _module
 
 lookup = types.ModuleType(__name__ + ".lookup", "``tf.contrib.lookup``: hash tables.")
 for _name in _lookup_ops.__all__:
@@ -365,5 +379,5 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 __path__ = []  # a package for the import system, so that its aliases can be imported by name
 sys.meta_path.append(_AliasFinder())
 
-__all__ = ["crf", "deprecated", "framework", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
+__all__ = ["crf", "deprecated", "framework", "gan", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
            "opt", "rnn", "seq2seq", "slim", "training"]

@@ -1,0 +1,459 @@
+"""``tf.contrib.gan`` (TFGAN), its core: ``gan_model`` builds generator and discriminator in
+their scopes (the discriminator reused on real data), ``gan_loss`` applies tuple losses
+(Wasserstein, minimax, modified, least squares) with an optional gradient penalty,
+``gan_train_ops`` makes one train op per network with its own update ops, and ``gan_train``
+runs them with sequential or joint hooks in a MonitoredTrainingSession.
+
+The loss functions are in ``tf.contrib.gan.losses`` (taking a ``GANModel``) and
+``tf.contrib.gan.losses.wargs`` (taking tensors), as in TF 1.x.
+"""
+
+import collections
+import types
+
+from tideflow.framework import ops
+from tideflow.train import contrib_training, training_util
+from tideflow.train.session_run_hook import SessionRunHook
+
+GANModel = collections.namedtuple("GANModel", (
+    "generator_inputs", "generated_data", "generator_variables", "generator_scope",
+    "generator_fn", "real_data", "discriminator_real_outputs", "discriminator_gen_outputs",
+    "discriminator_variables", "discriminator_scope", "discriminator_fn"))
+GANLoss = collections.namedtuple("GANLoss", ("generator_loss", "discriminator_loss"))
+GANTrainSteps = collections.namedtuple(
+    "GANTrainSteps", ("generator_train_steps", "discriminator_train_steps"))
+
+
+class GANTrainOps(collections.namedtuple("GANTrainOps", (
+        "generator_train_op", "discriminator_train_op", "global_step_inc_op", "train_hooks"))):
+    """The two networks' train ops and the global-step increment (``train_hooks`` default
+    to none)."""
+
+    def __new__(cls, generator_train_op, discriminator_train_op, global_step_inc_op,
+                train_hooks=()):
+        return super().__new__(cls, generator_train_op, discriminator_train_op,
+                               global_step_inc_op, train_hooks)
+
+
+def _tf():
+    import tideflow
+
+    return tideflow
+
+
+def _convert(x):
+    if isinstance(x, (list, tuple)):
+        return [ops.convert_to_tensor(v) for v in x]
+    if isinstance(x, dict):
+        return {k: ops.convert_to_tensor(v) for k, v in x.items()}
+    return ops.convert_to_tensor(x)
+
+
+def _trainable(scope):
+    return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope.name + "/")
+
+
+def gan_model(generator_fn, discriminator_fn, real_data, generator_inputs,
+              generator_scope="Generator", discriminator_scope="Discriminator",
+              check_shapes=True):
+    """Builds ``generator_fn(generator_inputs)`` and the discriminator on generated and real
+    data (sharing variables); returns a ``GANModel``."""
+    vs = _tf().variable_scope
+    with vs(generator_scope) as gen_scope:
+        generator_inputs = _convert(generator_inputs)
+        generated_data = generator_fn(generator_inputs)
+    with vs(discriminator_scope) as dis_scope:
+        discriminator_gen_outputs = discriminator_fn(generated_data, generator_inputs)
+    with vs(dis_scope, reuse=True):
+        real_data = _convert(real_data)
+        discriminator_real_outputs = discriminator_fn(real_data, generator_inputs)
+    if check_shapes and not generated_data.shape.is_compatible_with(real_data.shape):
+        raise ValueError(f"Generator output shape ({generated_data.shape}) must be the same "
+                         f"shape as real data ({real_data.shape}).")
+    return GANModel(generator_inputs, generated_data, _trainable(gen_scope), gen_scope,
+                    generator_fn, real_data, discriminator_real_outputs,
+                    discriminator_gen_outputs, _trainable(dis_scope), dis_scope,
+                    discriminator_fn)
+
+
+# ------------------------------------------------------------------------------------------
+# losses on tensors (tfgan.losses.wargs)
+# ------------------------------------------------------------------------------------------
+
+
+def _reduction():
+    return _tf().losses.Reduction.SUM_BY_NONZERO_WEIGHTS
+
+
+def _scalar_summary(name, value, add_summaries):
+    if add_summaries:
+        _tf().summary.scalar(name, value)
+
+
+def wasserstein_generator_loss(discriminator_gen_outputs, weights=1.0, scope=None,
+                               loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                               add_summaries=False):
+    """``-mean(D(G(z)))``."""
+    tf = _tf()
+    with ops.name_scope(scope, "generator_wasserstein_loss", (discriminator_gen_outputs,)):
+        outputs = tf.to_float(discriminator_gen_outputs)
+        loss = tf.losses.compute_weighted_loss(-outputs, weights, scope, loss_collection,
+                                               reduction or _reduction())
+        _scalar_summary("generator_wass_loss", loss, add_summaries)
+    return loss
+
+
+def wasserstein_discriminator_loss(discriminator_real_outputs, discriminator_gen_outputs,
+                                   real_weights=1.0, generated_weights=1.0, scope=None,
+                                   loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                                   add_summaries=False):
+    """``mean(D(G(z))) - mean(D(x))``."""
+    tf = _tf()
+    reduction = reduction or _reduction()
+    with ops.name_scope(scope, "discriminator_wasserstein_loss",
+                        (discriminator_real_outputs, discriminator_gen_outputs)):
+        real = tf.to_float(discriminator_real_outputs)
+        gen = tf.to_float(discriminator_gen_outputs)
+        on_gen = tf.losses.compute_weighted_loss(gen, generated_weights, scope,
+                                                 loss_collection=None, reduction=reduction)
+        on_real = tf.losses.compute_weighted_loss(real, real_weights, scope,
+                                                  loss_collection=None, reduction=reduction)
+        loss = on_gen - on_real
+        if loss_collection:
+            ops.add_to_collection(loss_collection, loss)
+        _scalar_summary("discriminator_gen_wass_loss", on_gen, add_summaries)
+        _scalar_summary("discriminator_real_wass_loss", on_real, add_summaries)
+        _scalar_summary("discriminator_wass_loss", loss, add_summaries)
+    return loss
+
+
+def minimax_discriminator_loss(discriminator_real_outputs, discriminator_gen_outputs,
+                               label_smoothing=0.25, real_weights=1.0, generated_weights=1.0,
+                               scope=None, loss_collection=ops.GraphKeys.LOSSES,
+                               reduction=None, add_summaries=False):
+    """Sigmoid cross entropy of real outputs against (smoothed) ones plus generated outputs
+    against zeros."""
+    tf = _tf()
+    reduction = reduction or _reduction()
+    with ops.name_scope(scope, "discriminator_minimax_loss",
+                        (discriminator_real_outputs, discriminator_gen_outputs)) as sc:
+        on_real = tf.losses.sigmoid_cross_entropy(
+            tf.ones_like(discriminator_real_outputs), discriminator_real_outputs,
+            real_weights, label_smoothing, sc, loss_collection=None, reduction=reduction)
+        on_gen = tf.losses.sigmoid_cross_entropy(
+            tf.zeros_like(discriminator_gen_outputs), discriminator_gen_outputs,
+            generated_weights, scope=sc, loss_collection=None, reduction=reduction)
+        loss = on_real + on_gen
+        if loss_collection:
+            ops.add_to_collection(loss_collection, loss)
+        _scalar_summary("discriminator_gen_minimax_loss", on_gen, add_summaries)
+        _scalar_summary("discriminator_real_minimax_loss", on_real, add_summaries)
+        _scalar_summary("discriminator_minimax_loss", loss, add_summaries)
+    return loss
+
+
+def minimax_generator_loss(discriminator_gen_outputs, label_smoothing=0.0, weights=1.0,
+                           scope=None, loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                           add_summaries=False):
+    """The negated discriminator loss on generated data (the original, saturating one)."""
+    tf = _tf()
+    with ops.name_scope(scope, "generator_minimax_loss") as sc:
+        loss = -minimax_discriminator_loss(
+            tf.ones_like(discriminator_gen_outputs), discriminator_gen_outputs,
+            label_smoothing, weights, weights, sc, loss_collection, reduction,
+            add_summaries=False)
+        _scalar_summary("generator_minimax_loss", loss, add_summaries)
+    return loss
+
+
+def modified_generator_loss(discriminator_gen_outputs, label_smoothing=0.0, weights=1.0,
+                            scope=None, loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                            add_summaries=False):
+    """Sigmoid cross entropy of generated outputs against ones (non-saturating)."""
+    tf = _tf()
+    with ops.name_scope(scope, "generator_modified_loss", [discriminator_gen_outputs]):
+        loss = tf.losses.sigmoid_cross_entropy(
+            tf.ones_like(discriminator_gen_outputs), discriminator_gen_outputs, weights,
+            label_smoothing, scope, loss_collection, reduction or _reduction())
+        _scalar_summary("generator_modified_loss", loss, add_summaries)
+    return loss
+
+
+modified_discriminator_loss = minimax_discriminator_loss
+
+
+def least_squares_generator_loss(discriminator_gen_outputs, real_label=1, weights=1.0,
+                                 scope=None, loss_collection=ops.GraphKeys.LOSSES,
+                                 reduction=None, add_summaries=False):
+    """``mean((D(G(z)) - real_label)^2) / 2``."""
+    tf = _tf()
+    with ops.name_scope(scope, "lsq_generator_loss", (discriminator_gen_outputs, real_label)):
+        outputs = tf.to_float(discriminator_gen_outputs)
+        loss = tf.squared_difference(outputs, real_label) / 2.0
+        loss = tf.losses.compute_weighted_loss(loss, weights, scope, loss_collection,
+                                               reduction or _reduction())
+        _scalar_summary("generator_lsq_loss", loss, add_summaries)
+    return loss
+
+
+def least_squares_discriminator_loss(discriminator_real_outputs, discriminator_gen_outputs,
+                                     real_label=1, fake_label=0, real_weights=1.0,
+                                     generated_weights=1.0, scope=None,
+                                     loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                                     add_summaries=False):
+    """``mean((D(x) - real_label)^2) / 2 + mean((D(G(z)) - fake_label)^2) / 2``."""
+    tf = _tf()
+    reduction = reduction or _reduction()
+    with ops.name_scope(scope, "lsq_discriminator_loss",
+                        (discriminator_gen_outputs, real_label)):
+        real = tf.to_float(discriminator_real_outputs)
+        gen = tf.to_float(discriminator_gen_outputs)
+        on_real = tf.losses.compute_weighted_loss(
+            tf.squared_difference(real, real_label) / 2.0, real_weights, scope,
+            loss_collection=None, reduction=reduction)
+        on_gen = tf.losses.compute_weighted_loss(
+            tf.squared_difference(gen, fake_label) / 2.0, generated_weights, scope,
+            loss_collection=None, reduction=reduction)
+        loss = on_real + on_gen
+        if loss_collection:
+            ops.add_to_collection(loss_collection, loss)
+        _scalar_summary("discriminator_gen_lsq_loss", on_gen, add_summaries)
+        _scalar_summary("discriminator_real_lsq_loss", on_real, add_summaries)
+        _scalar_summary("discriminator_lsq_loss", loss, add_summaries)
+    return loss
+
+
+def wasserstein_gradient_penalty(real_data, generated_data, generator_inputs,
+                                 discriminator_fn, discriminator_scope, epsilon=1e-10,
+                                 target=1.0, one_sided=False, weights=1.0, scope=None,
+                                 loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                                 add_summaries=False):
+    """WGAN-GP: ``mean((sqrt(|grad D(interp)|^2 + epsilon) / target - 1)^2)`` at random
+    interpolates of real and generated data."""
+    tf = _tf()
+    with ops.name_scope(scope, "wasserstein_gradient_penalty",
+                        (real_data, generated_data)) as sc:
+        real_data = ops.convert_to_tensor(real_data)
+        generated_data = ops.convert_to_tensor(generated_data)
+        if real_data.shape.ndims is None:
+            raise ValueError("`real_data` can't have unknown rank.")
+        if generated_data.shape.ndims is None:
+            raise ValueError("`generated_data` can't have unknown rank.")
+        differences = generated_data - real_data
+        batch_size = differences.shape.dims[0].value or tf.shape(differences)[0]
+        alpha = tf.random_uniform(shape=[batch_size] + [1] * (differences.shape.ndims - 1))
+        interpolates = real_data + alpha * differences
+        with ops.name_scope(None), tf.variable_scope(discriminator_scope, "gpenalty_dscope",
+                                                     reuse=tf.AUTO_REUSE):
+            disc_interpolates = discriminator_fn(interpolates, generator_inputs)
+        if isinstance(disc_interpolates, tuple):
+            disc_interpolates = disc_interpolates[0]
+        gradients = tf.gradients(disc_interpolates, interpolates)[0]
+        squares = tf.reduce_sum(tf.square(gradients),
+                                axis=list(range(1, gradients.shape.ndims)))
+        if isinstance(batch_size, int):
+            squares.set_shape([batch_size] + squares.shape.as_list()[1:])
+        penalties = tf.sqrt(squares + epsilon) / target - 1.0
+        if one_sided:
+            penalties = tf.maximum(0.0, penalties)
+        penalty = tf.losses.compute_weighted_loss(tf.square(penalties), weights, scope=sc,
+                                                  loss_collection=loss_collection,
+                                                  reduction=reduction or _reduction())
+        _scalar_summary("gradient_penalty_loss", penalty, add_summaries)
+    return penalty
+
+
+_WARGS = ("wasserstein_generator_loss", "wasserstein_discriminator_loss",
+          "minimax_generator_loss", "minimax_discriminator_loss", "modified_generator_loss",
+          "modified_discriminator_loss", "least_squares_generator_loss",
+          "least_squares_discriminator_loss", "wasserstein_gradient_penalty")
+
+
+# ------------------------------------------------------------------------------------------
+# losses on a GANModel (tfgan.losses)
+# ------------------------------------------------------------------------------------------
+
+
+def _on_gen(fn):
+    def loss(gan_model, **kwargs):
+        return fn(gan_model.discriminator_gen_outputs, **kwargs)
+
+    loss.__name__, loss.__doc__ = fn.__name__, fn.__doc__
+    return loss
+
+
+def _on_both(fn):
+    def loss(gan_model, **kwargs):
+        return fn(gan_model.discriminator_real_outputs, gan_model.discriminator_gen_outputs,
+                  **kwargs)
+
+    loss.__name__, loss.__doc__ = fn.__name__, fn.__doc__
+    return loss
+
+
+def _gradient_penalty_tuple(gan_model, epsilon=1e-10, target=1.0, one_sided=False, **kwargs):
+    return wasserstein_gradient_penalty(
+        gan_model.real_data, gan_model.generated_data, gan_model.generator_inputs,
+        gan_model.discriminator_fn, gan_model.discriminator_scope, epsilon=epsilon,
+        target=target, one_sided=one_sided, **kwargs)
+
+
+losses = types.ModuleType("tideflow.contrib.gan.losses", "``tfgan.losses``: on a GANModel.")
+losses.wargs = types.ModuleType("tideflow.contrib.gan.losses.wargs",
+                                "``tfgan.losses.wargs``: on tensors.")
+for _name in _WARGS:
+    setattr(losses.wargs, _name, globals()[_name])
+    wrap = _on_gen if "generator_loss" in _name else _on_both
+    setattr(losses, _name, wrap(globals()[_name]))
+losses.wasserstein_gradient_penalty = _gradient_penalty_tuple
+losses.__all__ = [*_WARGS, "wargs"]
+losses.wargs.__all__ = list(_WARGS)
+
+
+def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
+             gradient_penalty_weight=None, gradient_penalty_epsilon=1e-10,
+             gradient_penalty_target=1.0, gradient_penalty_one_sided=False,
+             mutual_information_penalty_weight=None, aux_cond_generator_weight=None,
+             aux_cond_discriminator_weight=None, tensor_pool_fn=None, add_summaries=True):
+    """``GANLoss(generator_loss, discriminator_loss)`` of ``model`` (default: Wasserstein),
+    plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator."""
+    if mutual_information_penalty_weight or aux_cond_generator_weight or \
+            aux_cond_discriminator_weight or tensor_pool_fn is not None:
+        raise NotImplementedError("gan_loss: InfoGAN/ACGAN penalties and tensor pools are not "
+                                  "supported by tideflow")
+    if not isinstance(model, GANModel):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError
+            f"`model` must be a GANModel. Instead, was {type(model)}.")
+    generator_loss_fn = generator_loss_fn or losses.wasserstein_generator_loss
+    discriminator_loss_fn = discriminator_loss_fn or losses.wasserstein_discriminator_loss
+    gen_loss = generator_loss_fn(model, add_summaries=add_summaries)
+    dis_loss = discriminator_loss_fn(model, add_summaries=add_summaries)
+    if gradient_penalty_weight:
+        gp = _gradient_penalty_tuple(model, epsilon=gradient_penalty_epsilon,
+                                     target=gradient_penalty_target,
+                                     one_sided=gradient_penalty_one_sided,
+                                     add_summaries=add_summaries)
+        dis_loss = dis_loss + gradient_penalty_weight * gp
+    return GANLoss(gen_loss, dis_loss)
+
+
+def _get_update_ops(kwargs, gen_scope, dis_scope, check_for_unused_ops=True):
+    if "update_ops" in kwargs:
+        update_ops = list(kwargs.pop("update_ops"))
+    else:
+        update_ops = ops.get_collection(ops.GraphKeys.UPDATE_OPS)
+    gen_ops = ops.get_collection(ops.GraphKeys.UPDATE_OPS, gen_scope)
+    dis_ops = ops.get_collection(ops.GraphKeys.UPDATE_OPS, dis_scope)
+    if check_for_unused_ops:
+        unused = [u for u in update_ops if u not in gen_ops and u not in dis_ops]
+        if unused:
+            raise ValueError(f"There are unused update ops: {unused}")
+    return ([u for u in gen_ops if u in update_ops], [u for u in dis_ops if u in update_ops])
+
+
+def gan_train_ops(model, loss, generator_optimizer, discriminator_optimizer,
+                  check_for_unused_update_ops=True, is_chief=True, **kwargs):
+    """One train op per network (over its own variables and update ops, leaving the global
+    step alone) and the op that increments the global step."""
+    del is_chief
+    global_step = training_util.get_or_create_global_step()
+    global_step_inc = global_step.assign_add(1)
+    gen_update_ops, dis_update_ops = _get_update_ops(
+        kwargs, model.generator_scope.name, model.discriminator_scope.name,
+        check_for_unused_update_ops)
+    with ops.name_scope("generator_train"):
+        gen_train_op = contrib_training.create_train_op(
+            total_loss=loss.generator_loss, optimizer=generator_optimizer,
+            variables_to_train=model.generator_variables, global_step=None,
+            update_ops=gen_update_ops, **kwargs)
+    with ops.name_scope("discriminator_train"):
+        disc_train_op = contrib_training.create_train_op(
+            total_loss=loss.discriminator_loss, optimizer=discriminator_optimizer,
+            variables_to_train=model.discriminator_variables, global_step=None,
+            update_ops=dis_update_ops, **kwargs)
+    return GANTrainOps(gen_train_op, disc_train_op, global_step_inc, [])
+
+
+class RunTrainOpsHook(SessionRunHook):
+    """Runs ``train_ops`` ``train_steps`` times before each step of the session."""
+
+    def __init__(self, train_ops, train_steps):
+        self._train_ops = train_ops if isinstance(train_ops, (list, tuple)) else [train_ops]
+        self._train_steps = train_steps
+
+    def before_run(self, run_context):
+        for _ in range(self._train_steps):
+            run_context.session.run(self._train_ops)
+
+
+_ONE_STEP_EACH = GANTrainSteps(1, 1)
+
+
+def get_sequential_train_hooks(train_steps=_ONE_STEP_EACH):
+    """Hooks that run the discriminator's, then the generator's train op each step."""
+    def get_hooks(train_ops):
+        return [RunTrainOpsHook(train_ops.discriminator_train_op,
+                                train_steps.discriminator_train_steps),
+                RunTrainOpsHook(train_ops.generator_train_op,
+                                train_steps.generator_train_steps),
+                *train_ops.train_hooks]
+
+    return get_hooks
+
+
+def get_joint_train_hooks(train_steps=_ONE_STEP_EACH):
+    """Hooks that run both train ops together, then the extra steps of either."""
+    g_steps, d_steps = train_steps.generator_train_steps, train_steps.discriminator_train_steps
+    joint = min(g_steps, d_steps)
+
+    def get_hooks(train_ops):
+        hooks = [RunTrainOpsHook([train_ops.generator_train_op,
+                                  train_ops.discriminator_train_op], joint)]
+        if g_steps > joint:
+            hooks.append(RunTrainOpsHook(train_ops.generator_train_op, g_steps - joint))
+        if d_steps > joint:
+            hooks.append(RunTrainOpsHook(train_ops.discriminator_train_op, d_steps - joint))
+        return hooks + list(train_ops.train_hooks)
+
+    return get_hooks
+
+
+_SEQUENTIAL = get_sequential_train_hooks()
+
+
+def gan_train(train_ops, logdir, get_hooks_fn=_SEQUENTIAL, master="",
+              is_chief=True, scaffold=None, hooks=None, chief_only_hooks=None,
+              save_checkpoint_secs=600, save_summaries_steps=100, config=None):
+    """Trains until a hook stops: each step runs the hooks' train ops, then increments the
+    global step; returns the final global step increment's value."""
+    new_hooks = get_hooks_fn(train_ops)
+    hooks = list(hooks) + list(new_hooks) if hooks is not None else new_hooks
+    return contrib_training.train(
+        train_ops.global_step_inc_op, logdir, master=master, is_chief=is_chief,
+        scaffold=scaffold, hooks=hooks, chief_only_hooks=chief_only_hooks,
+        save_checkpoint_secs=save_checkpoint_secs, save_summaries_steps=save_summaries_steps,
+        config=config)
+
+
+def image_reshaper(images, num_cols=None):
+    """A ``[1, rows * h, cols * w, c]`` grid of ``images`` ([n, h, w, c]; ``num_cols``
+    default: a square grid)."""
+    tf = _tf()
+    if isinstance(images, ops.Tensor):
+        images = tf.unstack(images)
+    images = list(images)
+    num_images = len(images)
+    num_cols = num_cols or int(num_images ** 0.5)
+    if num_images % num_cols:
+        raise ValueError("The number of images must be divisible by num_columns.")
+    rows = [tf.concat(images[i:i + num_cols], 1) for i in range(0, num_images, num_cols)]
+    return tf.expand_dims(tf.concat(rows, 0), 0)
+
+
+eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids.")
+eval.image_reshaper = image_reshaper
+eval.__all__ = ["image_reshaper"]
+
+__all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "RunTrainOpsHook", "eval",
+           "gan_loss", "gan_model", "gan_train", "gan_train_ops", "get_joint_train_hooks",
+           "get_sequential_train_hooks", "losses"]
