@@ -371,3 +371,32 @@ def test_placeholder_with_default_names_its_default_as_tf():
         "keep_prob/input", "keep_prob", "PlaceholderWithDefault/input", "PlaceholderWithDefault"]
     with tf.Session() as sess:
         assert sess.run(keep) == 1.0 and sess.run(keep, {keep: 0.5}) == 0.5
+
+
+def test_queue_bucket_by_sequence_length_flushes_every_bucket():
+    from tideflow.train import bucket_ops
+
+    data = [[1, 2, 3], [4, 5], [6, 7, 8, 9, 10, 11], [12], [13, 14, 15, 16], [17, 18],
+            [19, 20, 21, 22, 23, 24, 25], [26, 27, 28]]
+    ds = tf.data.Dataset.from_generator(lambda: iter(data), tf.int32, tf.TensorShape([None]))
+    seq = ds.make_one_shot_iterator().get_next()
+    lengths, (batch,) = bucket_ops.bucket_by_sequence_length(
+        input_length=tf.shape(seq)[0], tensors=[seq], batch_size=2, bucket_boundaries=[3, 5],
+        dynamic_pad=True, allow_smaller_final_batch=True)
+    assert lengths.shape.as_list() == [None] and batch.shape.as_list() == [None, None]
+    seen = []
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        with pytest.raises(tf.errors.OutOfRangeError):
+            while True:
+                seen.append([x.tolist() for x in sess.run([lengths, batch])])
+        coord.request_stop()
+        coord.join(threads)
+    # buckets: length < 3, 3 <= length < 5, length >= 5; batches padded per bucket and the
+    # last partial batch of each bucket flushed when the input runs out
+    assert sorted(seen) == [[[2], [[17, 18]]], [[2, 1], [[4, 5], [12, 0]]],
+                            [[3], [[26, 27, 28]]], [[3, 4], [[1, 2, 3, 0], [13, 14, 15, 16]]],
+                            [[6, 7], [[6, 7, 8, 9, 10, 11, 0], [19, 20, 21, 22, 23, 24, 25]]]]
+    with pytest.raises(ValueError, match="sequential increasing"):
+        bucket_ops.bucket_by_sequence_length(3, [seq], 2, [5, 3])
