@@ -282,8 +282,7 @@ def _contrib_distributions():
                         distributions, distributions.__all__)
     for name in contrib_dists.__all__:
         setattr(module, name, getattr(contrib_dists, name))
-    for name, cls in contrib_dists.LEGACY.items():  # also under TF 1.0's parameter names
-        setattr(module, name, cls)
+    contrib_dists.add_legacy_names()  # Normal(mu=, sigma=), Bernoulli(p=), sample_n, ...
     module.__all__ = sorted([*distributions.__all__, *contrib_dists.__all__])
     return module
 

@@ -235,45 +235,56 @@ class _LegacyMethods:
         return self.stddev(name=name)
 
 
-def _with_legacy_names(base, renames):
-    """``base`` also taking (and exposing as properties) TF 1.0's parameter names."""
+def _add_legacy_names(cls, renames):
+    """Lets ``cls`` also take (and expose as properties) TF 1.0's parameter names, and gives
+    it 1.0's method names; in place, so that tf.distributions' and tf.contrib.distributions'
+    classes stay one class each, as in TF."""
+    if "_legacy_renames" in vars(cls):
+        return cls
+    init = cls.__init__
 
     def __init__(self, *args, **kwargs):
         for old, new in renames.items():
             if old in kwargs:
                 if new in kwargs:
-                    raise ValueError(f"{base.__name__}: pass {new}= or {old}=, not both")
+                    raise ValueError(f"{cls.__name__}: pass {new}= or {old}=, not both")
                 kwargs[new] = kwargs.pop(old)
-        base.__init__(self, *args, **kwargs)
+        init(self, *args, **kwargs)
 
-    namespace = {"__init__": __init__, "__module__": __name__,
-                 "__doc__": f"{base.__doc__}\n\nAlso takes TF 1.0's names "
-                            f"{', '.join(f'{o}= ({n})' for o, n in renames.items())}."}
+    __init__.__doc__ = init.__doc__
+    __init__.__wrapped__ = init
+    cls.__init__ = __init__
+    cls._legacy_renames = dict(renames)
     for old, new in renames.items():
-        namespace[old] = property(lambda self, new=new: getattr(self, new))
-    return type(base.__name__, (base, _LegacyMethods), namespace)
+        if not hasattr(cls, old):
+            setattr(cls, old, property(lambda self, new=new: getattr(self, new)))
+    for name, fn in vars(_LegacyMethods).items():
+        if callable(fn) and not name.startswith("_") and not hasattr(cls, name):
+            setattr(cls, name, fn)
+    return cls
 
 
-def _legacy_classes():
+_RENAMES = {
+    "Normal": {"mu": "loc", "sigma": "scale"},
+    "Laplace": {},
+    "StudentT": {"mu": "loc", "sigma": "scale"},
+    "Bernoulli": {"p": "probs"},
+    "Categorical": {"p": "probs"},
+    "Uniform": {"a": "low", "b": "high"},
+    "Gamma": {"alpha": "concentration", "beta": "rate"},
+    "Beta": {"a": "concentration1", "b": "concentration0"},
+    "Exponential": {"lam": "rate"},
+    "Dirichlet": {"alpha": "concentration"},
+    "Multinomial": {"n": "total_count", "p": "probs"},
+}
+
+
+def add_legacy_names():
+    """Gives the tf.distributions classes TF 1.0's parameter and method names."""
     from tideflow.distributions import dists
 
-    renames = {
-        "Normal": {"mu": "loc", "sigma": "scale"},
-        "Laplace": {},
-        "StudentT": {"mu": "loc", "sigma": "scale"},
-        "Bernoulli": {"p": "probs"},
-        "Categorical": {"p": "probs"},
-        "Uniform": {"a": "low", "b": "high"},
-        "Gamma": {"alpha": "concentration", "beta": "rate"},
-        "Beta": {"a": "concentration1", "b": "concentration0"},
-        "Exponential": {"lam": "rate"},
-        "Dirichlet": {"alpha": "concentration"},
-        "Multinomial": {"n": "total_count", "p": "probs"},
-    }
-    return {name: _with_legacy_names(getattr(dists, name), r) for name, r in renames.items()}
-
-
-LEGACY = _legacy_classes()
+    for name, renames in _RENAMES.items():
+        _add_legacy_names(getattr(dists, name), renames)
 
 
 def kl(distribution_a, distribution_b, allow_nan_stats=True, name=None):
