@@ -308,3 +308,17 @@ def test_tf_print_to_a_file(tmp_path):
     assert path.read_text() == "step [1 2]\nstep [1 2]\n"
     with pytest.raises(ValueError, match="Unsupported output stream"):
         tf.print("x", output_stream="stdout")
+
+
+def test_sliced_variable_assign():
+    # TF 1.x: v[0, 1].assign(20), v[1, :].assign([...]); a plain tensor has no assign
+    v = tf.Variable([[1, 2, 3], [4, 5, 6]])
+    a1 = v[0, 1].assign(20)
+    a2 = v[1, :].assign([7, 8, 9])
+    assert not hasattr(tf.constant(1), "assign")
+    assert not hasattr(v.value()[0], "assign")
+    with tf.Session() as s:
+        s.run(v.initializer)
+        s.run(a1)
+        assert s.run(a2).tolist() == [[1, 20, 3], [7, 8, 9]]
+        assert s.run(v[1]).tolist() == [7, 8, 9]

@@ -78,10 +78,19 @@ class GraphKeys:
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
-    __slots__ = ("__weakref__", "_consumers", "_dtype", "_op", "_shape", "_value_index")
+    __slots__ = ("__weakref__", "_consumers", "_dtype", "_op", "_shape", "_sliced_assign",
+                 "_value_index")
 
     # numpy must defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__)
     __array_priority__ = 100
+
+    @property
+    def assign(self):
+        """Only on a slice of a variable (``v[0, 1:].assign(value)``), as in TF."""
+        try:
+            return self._sliced_assign
+        except AttributeError:
+            raise AttributeError("'Tensor' object has no attribute 'assign'") from None
 
     def __init__(self, op, value_index, dtype):
         self._op = op

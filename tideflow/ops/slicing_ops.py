@@ -359,6 +359,66 @@ def _index_value(idx):
     raise TypeError(f"{_SLICE_TYPE_ERROR}, got {idx!r}")
 
 
+# ------------------------------------------------------------------------------------------
+# StridedSliceAssign: ``var[spec].assign(value)`` on a ref variable
+# ------------------------------------------------------------------------------------------
+
+
+def _strided_slice_assign_factory(ctx):
+    from tideflow.ops import state_ops
+
+    op = ctx.op
+    masks = {k: op._attrs[k] for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                       "new_axis_mask", "shrink_axis_mask")}
+
+    def run(ref, begin, end, strides, value):
+        if isinstance(ref, state_ops.UninitializedValue):
+            raise state_ops._uninitialized_error(ref.name, op)
+        idx = _strided_index(begin, end, strides, **masks)
+        try:
+            target = ref[idx]
+        except IndexError as exc:
+            raise _invalid(f"slice index out of bounds: {exc}") from None
+        value = np.asarray(value)
+        if np.shape(target) != value.shape:
+            raise _invalid(
+                f"sliced l-value shape {_shape_list(np.shape(target))} does not match r-value "
+                f"shape {_shape_list(value.shape)}. Automatic broadcasting not yet implemented.")
+        ref[idx] = value
+        return ref
+
+    return run
+
+
+def _shape_list(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+op_registry.declare(
+    "StridedSliceAssign",
+    inputs=["ref: Ref(T)", "begin: Index", "end: Index", "strides: Index", "value: T"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=["T: type", "Index: {int32, int64}"] + _MASKS,
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel_factory=_strided_slice_assign_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask=0,
+                         ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """``ref[begin:end:strides] = value`` (the masks as in StridedSlice); returns the ref."""
+    from tideflow.ops.state_ops import _ref_of
+
+    return ops.apply_op(
+        "StridedSliceAssign", [_ref_of(ref), begin, end, strides, value],
+        {"begin_mask": begin_mask, "end_mask": end_mask, "ellipsis_mask": ellipsis_mask,
+         "new_axis_mask": new_axis_mask, "shrink_axis_mask": shrink_axis_mask},
+        name=name,
+    )._outputs[0]
+
+
 def _slice_helper(tensor, slice_spec, var=None):
     """``tensor[slice_spec]``: NumPy-style basic indexing as one StridedSlice."""
     if not isinstance(slice_spec, (list, tuple)):
@@ -405,9 +465,21 @@ def _slice_helper(tensor, slice_spec, var=None):
         else:
             empty = ops.convert_to_tensor(np.zeros([0], np.int32))
             parts = [empty, empty, empty]
-        return strided_slice(tensor, *parts, begin_mask=begin_mask, end_mask=end_mask,
-                             shrink_axis_mask=shrink_axis_mask, new_axis_mask=new_axis_mask,
-                             ellipsis_mask=ellipsis_mask, var=var, name=scope)
+        out = strided_slice(tensor, *parts, begin_mask=begin_mask, end_mask=end_mask,
+                            shrink_axis_mask=shrink_axis_mask, new_axis_mask=new_axis_mask,
+                            ellipsis_mask=ellipsis_mask, var=var, name=scope)
+    if var is not None:
+        # TF's sliced variable: ``v[0, 1:].assign(value)`` is a StridedSliceAssign on v
+        masks = {"begin_mask": begin_mask, "end_mask": end_mask,
+                 "shrink_axis_mask": shrink_axis_mask, "new_axis_mask": new_axis_mask,
+                 "ellipsis_mask": ellipsis_mask}
+
+        def assign(val, name=None):
+            with ops.name_scope(name, "strided_slice_assign", [var]) as assign_scope:
+                return strided_slice_assign(var, *parts, val, name=assign_scope, **masks)
+
+        out._sliced_assign = assign
+    return out
 
 
 ops.Tensor._override_operator("__getitem__", _slice_helper)

@@ -79,7 +79,7 @@ class UninitializedValue:
 # ops whose output 0 forwards the ref of their input 0
 _REF_FORWARDING = frozenset({
     "Assign", "AssignAdd", "AssignSub", "ScatterUpdate", "ScatterAdd", "ScatterSub",
-    "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub",
+    "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub", "StridedSliceAssign",
     "RefIdentity", "RefEnter", "RefExit", "RefNextIteration", "RefSwitch", "RefMerge",
 })
 _VARIABLE_OPS = frozenset({"VariableV2", "Variable"})

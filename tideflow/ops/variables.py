@@ -423,6 +423,16 @@ def _delegate(operator):
 for _op in _OVERLOADABLE:
     setattr(Variable, _op, _delegate(_op))
 
+
+def _getitem(self, slice_spec):
+    # TF's _SliceHelperVar: a slice of the value that can also be assigned to
+    from tideflow.ops.slicing_ops import _slice_helper
+
+    return _slice_helper(self.value(), slice_spec, var=self)
+
+
+Variable.__getitem__ = _getitem
+
 ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunction)
 
 # legacy name
