@@ -613,3 +613,20 @@ def test_contrib_distributions_take_tf_1_0_parameter_names():
     assert got[5].shape == (3, 2)
     np.testing.assert_allclose(got[6:11], [0.25, 0.25, 2.0, 0.5, 0.5])
     np.testing.assert_allclose(got[11], [0.5, 0.5])
+
+
+def test_contrib_crossed_column_of_hash_bucket_columns():
+    """TF 1.0's wide_n_deep tutorial crosses sparse_column_with_hash_bucket columns."""
+    layers = tf.contrib.layers
+    edu = layers.sparse_column_with_hash_bucket("education", hash_bucket_size=100)
+    occ = layers.sparse_column_with_hash_bucket("occupation", hash_bucket_size=100)
+    cross = layers.crossed_column([edu, occ], hash_bucket_size=1000)
+    with tf.Graph().as_default():
+        feats = {k: tf.SparseTensor([[0, 0], [1, 0], [2, 0]], v, shape=[3, 1]) for k, v in (
+            ("education", ["a", "b", "a"]), ("occupation", ["x", "y", "x"]))}
+        dense = layers.input_from_feature_columns(feats, [layers.one_hot_column(cross)])
+        (v,) = _run(dense)
+    assert v.shape == (3, 1000)
+    np.testing.assert_array_equal(v.sum(1), [1, 1, 1])
+    np.testing.assert_array_equal(v[0], v[2])
+    assert not np.array_equal(v[0], v[1])

@@ -89,8 +89,10 @@ def bucketized_column(source_column, boundaries):
 
 def crossed_column(columns, hash_bucket_size, combiner="sum", ckpt_to_load_from=None,
                    tensor_name_in_ckpt=None, hash_key=None):
-    """The hashed cross of ``columns`` (sparse or bucketized columns)."""
-    return _fc.crossed_column(list(columns), hash_bucket_size, hash_key=hash_key)
+    """The hashed cross of ``columns`` (sparse or bucketized columns); a hash-bucket column
+    crosses its raw values (the core cross takes it by its feature name)."""
+    keys = [c.key if isinstance(c, _fc._HashedCategoricalColumn) else c for c in columns]
+    return _fc.crossed_column(keys, hash_bucket_size, hash_key=hash_key)
 
 
 def input_from_feature_columns(columns_to_tensors, feature_columns, weight_collections=None,
