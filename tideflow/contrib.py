@@ -37,6 +37,7 @@ from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
 from tideflow.train import slim_learning as _slim_learning
+from tideflow.train import bucket_ops as _bucket_ops
 from tideflow.train import training_util as _training_util
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
@@ -97,6 +98,8 @@ for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
 for _name in _contrib_training.__all__:
     setattr(training, _name, getattr(_contrib_training, _name))
+for _name in _bucket_ops.__all__:  # queue-based bucketing
+    setattr(training, _name, getattr(_bucket_ops, _name))
 sys.modules[training.__name__] = training
 
 # ``tf.contrib.gan`` (TFGAN): models, tuple losses, train ops and the training loop
