@@ -29,6 +29,7 @@ from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
+from tideflow.train import bucket_ops as _bucket_ops
 from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_gan as _contrib_gan
@@ -37,7 +38,6 @@ from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
 from tideflow.train import slim_learning as _slim_learning
-from tideflow.train import bucket_ops as _bucket_ops
 from tideflow.train import training_util as _training_util
 
 layers = types.ModuleType(__name__ + ".layers", "``tf.contrib.layers``: regularizers, initializers.")
