@@ -630,3 +630,29 @@ def test_contrib_crossed_column_of_hash_bucket_columns():
     np.testing.assert_array_equal(v.sum(1), [1, 1, 1])
     np.testing.assert_array_equal(v[0], v[2])
     assert not np.array_equal(v[0], v[1])
+
+
+def test_contrib_metrics_for_classic_ml_evaluation():
+    rng = np.random.RandomState(0)
+    x1, x2 = rng.randn(20).astype(np.float32), rng.randn(20).astype(np.float32)
+    y1, y2 = x1 * 2 + rng.randn(20) * 0.3, x2 * 2 + rng.randn(20) * 0.3
+    m = tf.contrib.metrics
+    with tf.Graph().as_default():
+        px = tf.placeholder(tf.float32, [None])
+        py = tf.placeholder(tf.float32, [None])
+        r, r_up = m.streaming_pearson_correlation(px, py)
+        c, c_up = m.streaming_covariance(px, py)
+        pl, pl_up = m.streaming_percentage_less(px, 0.0)
+        acc = m.accuracy(tf.constant([1, 2, 3, 4]), tf.constant([1, 2, 0, 4]))
+        cm = m.confusion_matrix([0, 1, 1, 2], [0, 1, 2, 2])
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            for xs, ys in ((x1, y1), (x2, y2)):
+                sess.run([r_up, c_up, pl_up], {px: xs, py: ys})
+            got = sess.run([r, c, pl, acc, cm])
+    xs, ys = np.concatenate([x1, x2]), np.concatenate([y1, y2])
+    np.testing.assert_allclose(got[0], np.corrcoef(xs, ys)[0, 1], rtol=1e-4)
+    np.testing.assert_allclose(got[1], np.cov(xs, ys)[0, 1], rtol=1e-4)
+    np.testing.assert_allclose(got[2], (xs < 0).mean(), rtol=1e-6)
+    assert got[3] == 0.75
+    np.testing.assert_array_equal(got[4], [[1, 0, 0], [0, 1, 1], [0, 0, 1]])

@@ -96,6 +96,130 @@ def streaming_recall_at_k(predictions, labels, k, weights=None, metrics_collecti
                                scope.rstrip("/"))
 
 
+def _swap_extra(metric_name, extra, doc):
+    """A ``streaming_*`` metric over ``tf.metrics.<metric_name>`` with one more required
+    argument ``extra`` after ``(predictions, labels)``."""
+
+    def streaming(predictions, labels, *args, weights=None, metrics_collections=None,
+                  updates_collections=None, name=None, **kwargs):
+        if args:
+            kwargs[extra] = args[0]
+            if len(args) > 1:
+                weights = args[1]
+        return getattr(_metrics(), metric_name)(
+            labels, predictions, kwargs.pop(extra), weights=weights,
+            metrics_collections=metrics_collections, updates_collections=updates_collections,
+            name=name, **kwargs)
+
+    streaming.__name__ = "streaming_" + metric_name
+    streaming.__doc__ = doc
+    return streaming
+
+
+streaming_precision_at_thresholds = _swap_extra(
+    "precision_at_thresholds", "thresholds", "Precision at each of ``thresholds``.")
+streaming_recall_at_thresholds = _swap_extra(
+    "recall_at_thresholds", "thresholds", "Recall at each of ``thresholds``.")
+streaming_sensitivity_at_specificity = _swap_extra(
+    "sensitivity_at_specificity", "specificity", "Sensitivity where specificity is reached.")
+streaming_specificity_at_sensitivity = _swap_extra(
+    "specificity_at_sensitivity", "sensitivity", "Specificity where sensitivity is reached.")
+streaming_mean_cosine_distance = _swap_extra(
+    "mean_cosine_distance", "dim", "Mean cosine distance of unit vectors along ``dim``.")
+streaming_mean_relative_error = _swap_extra(
+    "mean_relative_error", "normalizer", "Mean of |predictions - labels| / normalizer.")
+
+
+def streaming_percentage_less(values, threshold, weights=None, metrics_collections=None,
+                              updates_collections=None, name=None):
+    """The fraction of ``values`` below ``threshold``."""
+    return _metrics().percentage_below(values, threshold, weights=weights,
+                                       metrics_collections=metrics_collections,
+                                       updates_collections=updates_collections, name=name)
+
+
+def streaming_covariance(predictions, labels, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """The unbiased (weighted) covariance of ``predictions`` and ``labels`` over every
+    batch seen: the co-moment over ``count - 1``."""
+    from tideflow.framework import ops
+    from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops, state_ops
+
+    metrics = _metrics()
+    with ops.name_scope(name, "covariance", [predictions, labels, weights]):
+        x = array_ops.reshape(cast_ops.cast(predictions, "float32"), [-1])
+        y = array_ops.reshape(cast_ops.cast(labels, "float32"), [-1])
+        w = array_ops.ones_like(x)
+        if weights is not None:  # broadcast to the predictions' shape
+            ones = array_ops.ones_like(cast_ops.cast(predictions, "float32"))
+            w = array_ops.reshape(cast_ops.cast(weights, "float32") * ones, [-1])
+        sums = [metrics._metric_variable([], "float32", n)
+                for n in ("count", "sum_x", "sum_y", "sum_xy")]
+        batch = [reduction_ops.reduce_sum(w), reduction_ops.reduce_sum(w * x),
+                 reduction_ops.reduce_sum(w * y), reduction_ops.reduce_sum(w * x * y)]
+
+        def cov(n, sx, sy, sxy):
+            comoment = sxy - sx * sy / math_ops.maximum(n, 1.0)
+            return math_ops.truediv(comoment, n - 1.0)
+
+        value = cov(*[v.value() for v in sums])
+        updates = [state_ops.assign_add(v, b) for v, b in zip(sums, batch, strict=True)]
+        update_op = cov(*updates)
+        metrics._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def streaming_pearson_correlation(predictions, labels, weights=None, metrics_collections=None,
+                                  updates_collections=None, name=None):
+    """Pearson's correlation of ``predictions`` and ``labels`` over every batch seen."""
+    from tideflow.framework import ops
+    from tideflow.ops import math_ops
+
+    with ops.name_scope(name, "pearson_r", [predictions, labels, weights]):
+        cov, up_cov = streaming_covariance(predictions, labels, weights, name="covariance")
+        var_x, up_x = streaming_covariance(predictions, predictions, weights,
+                                           name="variance_predictions")
+        var_y, up_y = streaming_covariance(labels, labels, weights, name="variance_labels")
+        value = math_ops.truediv(cov, math_ops.sqrt(var_x) * math_ops.sqrt(var_y),
+                                 name="pearson_r")
+        update_op = math_ops.truediv(up_cov, math_ops.sqrt(up_x) * math_ops.sqrt(up_y),
+                                     name="update_op")
+        _metrics()._add_collections(value, update_op, metrics_collections,
+                                    updates_collections)
+        return value, update_op
+
+
+def accuracy(predictions, labels, weights=None, name=None):
+    """The (weighted) fraction of ``predictions`` equal to ``labels`` in this batch (not
+    streaming)."""
+    from tideflow.framework import ops
+    from tideflow.ops import cast_ops, math_ops, reduction_ops
+
+    with ops.name_scope(name, "accuracy", values=[predictions, labels]):
+        predictions = ops.convert_to_tensor(predictions)
+        labels = ops.convert_to_tensor(labels)
+        if predictions.dtype != labels.dtype:
+            raise ValueError(f"Dtypes of predictions and labels should match. Given: "
+                             f"predictions ({predictions.dtype.name}) and labels "
+                             f"({labels.dtype.name})")
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        correct = cast_ops.cast(math_ops.equal(predictions, labels), "float32")
+        if weights is None:
+            return reduction_ops.reduce_mean(correct)
+        weights = cast_ops.cast(weights, "float32") + correct * 0
+        return math_ops.truediv(reduction_ops.reduce_sum(correct * weights),
+                                reduction_ops.reduce_sum(weights))
+
+
+def confusion_matrix(labels, predictions, num_classes=None, dtype="int32", name=None,
+                     weights=None):
+    """``tf.confusion_matrix`` under its 1.0 contrib name."""
+    from tideflow import confusion_matrix as core
+
+    return core(labels, predictions, num_classes=num_classes, dtype=dtype, name=name,
+                weights=weights)
+
+
 def aggregate_metrics(*value_update_tuples):
     """``(values, update_ops)`` from ``(value, update_op)`` pairs."""
     if not value_update_tuples:
@@ -114,10 +238,35 @@ def aggregate_metric_map(names_to_tuples):
     return names_to_values, names_to_updates
 
 
-__all__ = ["aggregate_metric_map", "aggregate_metrics", "streaming_accuracy", "streaming_auc",
-           "streaming_false_negatives", "streaming_false_positives",
-           "streaming_mean", "streaming_mean_absolute_error", "streaming_mean_iou",
-           "streaming_mean_squared_error", "streaming_mean_tensor", "streaming_precision",
-           "streaming_recall", "streaming_recall_at_k", "streaming_root_mean_squared_error",
-           "streaming_sparse_precision_at_k", "streaming_sparse_recall_at_k",
-           "streaming_true_negatives", "streaming_true_positives"]
+__all__ = [
+    "accuracy",
+    "aggregate_metric_map",
+    "aggregate_metrics",
+    "confusion_matrix",
+    "streaming_accuracy",
+    "streaming_auc",
+    "streaming_covariance",
+    "streaming_false_negatives",
+    "streaming_false_positives",
+    "streaming_mean",
+    "streaming_mean_absolute_error",
+    "streaming_mean_cosine_distance",
+    "streaming_mean_iou",
+    "streaming_mean_relative_error",
+    "streaming_mean_squared_error",
+    "streaming_mean_tensor",
+    "streaming_pearson_correlation",
+    "streaming_percentage_less",
+    "streaming_precision",
+    "streaming_precision_at_thresholds",
+    "streaming_recall",
+    "streaming_recall_at_k",
+    "streaming_recall_at_thresholds",
+    "streaming_root_mean_squared_error",
+    "streaming_sensitivity_at_specificity",
+    "streaming_sparse_precision_at_k",
+    "streaming_sparse_recall_at_k",
+    "streaming_specificity_at_sensitivity",
+    "streaming_true_negatives",
+    "streaming_true_positives",
+]
