@@ -322,3 +322,29 @@ def test_sliced_variable_assign():
         s.run(a1)
         assert s.run(a2).tolist() == [[1, 20, 3], [7, 8, 9]]
         assert s.run(v[1]).tolist() == [7, 8, 9]
+
+
+def test_session_manager_logs_local_init_as_tf():
+    # TF 1.x logs "Running local_init_op." / "Done running local_init_op." around it
+    import logging as py_logging
+
+    records = []
+
+    class Keep(py_logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    logger = tf.logging.get_logger()
+    handler = Keep()
+    logger.addHandler(handler)
+    old = tf.logging.get_verbosity()
+    tf.logging.set_verbosity(tf.logging.INFO)
+    try:
+        tf.train.get_or_create_global_step()
+        with tf.train.MonitoredSession() as s:
+            s.run(tf.train.get_global_step())
+    finally:
+        logger.removeHandler(handler)
+        tf.logging.set_verbosity(old)
+    i = records.index("Running local_init_op.")
+    assert records[i + 1] == "Done running local_init_op."

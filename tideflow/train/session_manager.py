@@ -207,5 +207,7 @@ class SessionManager:
         is_ready, msg = self._model_ready_for_local_init(sess)
         if not is_ready:
             return False, msg
+        logging.info("Running local_init_op.")
         sess.run(self._local_init_op, options=self._local_init_run_options)
+        logging.info("Done running local_init_op.")
         return True, None
