@@ -399,3 +399,11 @@ def test_queue_bucket_by_sequence_length_flushes_every_bucket():
                             [[6, 7], [[6, 7, 8, 9, 10, 11, 0], [19, 20, 21, 22, 23, 24, 25]]]]
     with pytest.raises(ValueError, match="sequential increasing"):
         bucket_ops.bucket_by_sequence_length(3, [seq], 2, [5, 3])
+
+
+def test_contrib_framework_sort():
+    values = tf.constant([[3.0, 1.0, 2.0]])
+    with tf.Session() as sess:
+        s, a = sess.run([tf.contrib.framework.sort(values, direction="DESCENDING"),
+                         tf.contrib.framework.argsort(values)])
+    assert s.tolist() == [[3.0, 2.0, 1.0]] and a.tolist() == [[1, 2, 0]]

@@ -29,6 +29,7 @@ from tideflow.ops import rnn as _rnn
 from tideflow.ops import rnn_cell_impl as _rnn_cell_impl
 from tideflow.ops import rnn_contrib_cells as _rnn_contrib_cells
 from tideflow.ops import seq2seq_loss as _seq2seq_loss
+from tideflow.ops import sort_ops as _sort_ops
 from tideflow.train import bucket_ops as _bucket_ops
 from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
@@ -126,6 +127,8 @@ framework.nest = _nest
 framework.list_variables = _checkpoint_utils.list_variables
 framework.load_variable = _checkpoint_utils.load_variable
 framework.load_checkpoint = _checkpoint_utils.load_checkpoint
+framework.sort = _sort_ops.sort  # TF 1.x's tf.contrib.framework.sort/argsort (not in slim)
+framework.argsort = _sort_ops.argsort
 _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
                   "get_local_variables", "get_model_variables", "get_trainable_variables",
                   "get_unique_variable", "get_variables", "get_variables_by_name",
