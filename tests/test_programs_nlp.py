@@ -407,3 +407,30 @@ def test_contrib_framework_sort():
         s, a = sess.run([tf.contrib.framework.sort(values, direction="DESCENDING"),
                          tf.contrib.framework.argsort(values)])
     assert s.tolist() == [[3.0, 2.0, 1.0]] and a.tolist() == [[1, 2, 0]]
+
+
+def test_mutable_hash_table_vocabulary_is_checkpointed(tmp_path):
+    # a growing vocabulary in a tf.contrib.lookup.MutableHashTable, saved with the variables
+    table = tf.contrib.lookup.MutableHashTable(key_dtype=tf.string, value_dtype=tf.int64,
+                                               default_value=-1)
+    words = tf.placeholder(tf.string, [None])
+    ids = tf.placeholder(tf.int64, [None])
+    insert = table.insert(words, ids)
+    found = table.lookup(tf.constant([["the", "cat"], ["sat", "dog"]]))
+    tf.Variable(0.0, name="w")
+    saver = tf.train.Saver()
+    path = str(tmp_path / "model")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(insert, {words: ["the", "cat", "sat"], ids: [0, 1, 2]})
+        sess.run(table.remove(tf.constant(["cat"])))
+        assert sess.run(found).tolist() == [[0, -1], [2, -1]]
+        saver.save(sess, path)
+    names = sorted(n for n, _ in tf.train.list_variables(path))
+    assert names == ["MutableHashTable-keys", "MutableHashTable-values", "w"]
+    with tf.Session() as sess:
+        assert sess.run(table.size()) == 0
+        saver.restore(sess, path)
+        assert sess.run(found).tolist() == [[0, -1], [2, -1]] and sess.run(table.size()) == 2
+        with pytest.raises(tf.errors.InvalidArgumentError, match="expected shape"):
+            sess.run(insert, {words: ["a"], ids: [1, 2]})

@@ -76,3 +76,45 @@ def _check_hash_bucket():
 
 
 CASES.append(Case("StringToHashBucketFast", check=_check_hash_bucket))
+
+
+def _check_mutable_tables():
+    # insert/remove/export/import against a Python dict; static shapes against the results
+    with tf.Graph().as_default():
+        scalar = lookup_ops.MutableHashTable(tf.int64, tf.float32, -1.0)
+        vector = lookup_ops.MutableHashTable(tf.string, tf.int32, [0, 0, -1], name="vec")
+        assert scalar.resource_handle.op.type == "MutableHashTableV2"
+        assert vector.resource_handle.op.type == "MutableHashTableOfTensorsV2"
+        ins = scalar.insert(tf.constant([[4, 8], [15, 16]], tf.int64),
+                            tf.constant([[0.5, 1.5], [2.5, 3.5]]))
+        ins_v = vector.insert(tf.constant(["a", "b"]), tf.constant([[1, 2, 3], [4, 5, 6]]))
+        rm = scalar.remove(tf.constant([8, 99], tf.int64))
+        keys, values = scalar.export()
+        keys_v, values_v = vector.export()
+        found = scalar.lookup(tf.constant([15, 8, 4], tf.int64))
+        found_v = vector.lookup(tf.constant([["b"], ["z"]]))
+        imp = tf.raw_ops.LookupTableImportV2(
+            table_handle=scalar.resource_handle, keys=tf.constant([1, 2], tf.int64),
+            values=tf.constant([10.0, 20.0]))
+        assert ins.type == "LookupTableInsertV2" and rm.type == "LookupTableRemoveV2"
+        assert keys.op.type == "LookupTableExportV2"
+        with tf.Session() as s:
+            s.run([ins, ins_v])
+            s.run(rm)
+            got = s.run([keys, values, keys_v, values_v, found, found_v])
+            for t, v in zip([keys, values, keys_v, values_v, found, found_v], got):
+                _check_static(t, v)
+            ref = {4: 0.5, 15: 2.5, 16: 3.5}
+            assert dict(zip(got[0].tolist(), got[1].tolist())) == ref
+            assert dict(zip(got[2].tolist(), got[3].tolist())) == {b"a": [1, 2, 3],
+                                                                    b"b": [4, 5, 6]}
+            assert got[4].tolist() == [2.5, -1.0, 0.5]
+            assert got[5].tolist() == [[[4, 5, 6]], [[0, 0, -1]]]
+            s.run(imp)  # replaces the whole content
+            assert sorted(s.run(keys).tolist()) == [1, 2]
+            assert s.run(scalar.size()) == 2
+
+
+CASES.append(Case(("MutableHashTableV2", "MutableHashTableOfTensorsV2", "LookupTableInsertV2",
+                   "LookupTableRemoveV2", "LookupTableExportV2", "LookupTableImportV2"),
+                  name="MutableHashTable", check=_check_mutable_tables))

@@ -270,7 +270,7 @@ op_registry.declare(
     inputs=["table_handle: resource", "keys: Tin", "default_value: Tout"],
     outputs=["values: Tout"],
     attrs=["Tin: type", "Tout: type"],
-    shape=lambda op: [op.inputs[1].get_shape()],
+    shape=lambda op: [op.inputs[1].get_shape().concatenate(_table_value_shape(op.inputs[0]))],
     kernel=_find_kernel,
     differentiable=False,
     stateful=True,
@@ -285,6 +285,192 @@ op_registry.declare(
     differentiable=False,
     stateful=True,
 )
+
+# ------------------------------------------------------------------------------------------
+# mutable tables: MutableHashTable(OfTensors)V2 with insert, remove, export and import
+# ------------------------------------------------------------------------------------------
+
+
+class MutableHashTableResource(HashTableResource):
+    """A hash table that ``LookupTableInsertV2``/``RemoveV2``/``ImportV2`` change at run time;
+    each value has ``value_shape`` (a scalar for ``MutableHashTableV2``)."""
+
+    kind = "MutableHashTable"
+
+    def __init__(self, name, key_dtype, value_dtype, value_shape=()):
+        super().__init__(name, key_dtype, value_dtype)
+        self.value_shape = tuple(value_shape)
+        self._map = {}
+
+    def _np_values(self, values, n):
+        if self.value_dtype == _dtypes.string:
+            out = np.empty((n,) + self.value_shape, dtype=object)
+            if n:
+                out[...] = np.asarray(values, dtype=object).reshape(out.shape)
+            return out
+        return np.asarray(values, dtype=self.value_dtype.as_numpy_dtype).reshape(
+            (n,) + self.value_shape)
+
+    def _check_values(self, keys, values, what):
+        want = keys.shape + self.value_shape
+        if values.shape != want:
+            raise errors.InvalidArgumentError(
+                None, None, f"{what}: expected shape {list(want)} for values, got "
+                f"{list(values.shape)} (keys shape {list(keys.shape)}, value shape "
+                f"{list(self.value_shape)})")
+
+    def insert(self, keys, values):
+        keys, values = np.asarray(keys), np.asarray(values)
+        self._check_values(keys, values, "LookupTableInsert")
+        flat_v = values.reshape((keys.size,) + self.value_shape)
+        with self._lock:
+            for k, v in zip(keys.reshape(-1).tolist(), flat_v):
+                self._map[_key(k, self.key_dtype)] = v.copy() if self.value_shape else v.item()
+
+    def remove(self, keys):
+        with self._lock:
+            for k in np.asarray(keys).reshape(-1).tolist():
+                self._map.pop(_key(k, self.key_dtype), None)
+
+    def replace_all(self, keys, values):
+        keys, values = np.asarray(keys), np.asarray(values)
+        self._check_values(keys, values, "LookupTableImport")
+        flat_v = values.reshape((keys.size,) + self.value_shape)
+        m = {_key(k, self.key_dtype): (v.copy() if self.value_shape else v.item())
+             for k, v in zip(keys.reshape(-1).tolist(), flat_v)}
+        with self._lock:
+            self._map = m
+
+    def export(self):
+        with self._lock:
+            items = list(self._map.items())
+        keys = [k for k, _ in items]
+        if self.key_dtype == _dtypes.string:
+            k_arr = np.empty(len(keys), dtype=object)
+            k_arr[:] = keys
+        else:
+            k_arr = np.array(keys, dtype=self.key_dtype.as_numpy_dtype).reshape(len(keys))
+        return k_arr, self._np_values([v for _, v in items], len(items))
+
+    def find(self, keys, default):
+        keys, default = np.asarray(keys), np.asarray(default)
+        if default.shape != self.value_shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected shape {list(self.value_shape)} for default value, got "
+                f"{list(default.shape)}")
+        with self._lock:
+            m = dict(self._map)
+        flat = keys.reshape(-1).tolist()
+        kd = self.key_dtype
+        if not self.value_shape:
+            d = default.item()
+            return self._np_values([m.get(_key(k, kd), d) for k in flat],
+                                   len(flat)).reshape(keys.shape)
+        rows = [m.get(_key(k, kd), default) for k in flat]
+        return self._np_values(rows, len(flat)).reshape(keys.shape + self.value_shape)
+
+
+def _mutable_table_factory(ctx):
+    op = ctx.op
+    attrs = op._attrs
+    container = attrs.get("container") or ""
+    if not attrs.get("shared_name") and attrs.get("use_node_name_sharing"):
+        name = op.name
+    else:
+        name = resource_name(ctx)
+    value_shape = tuple(attrs["value_shape"].as_list()) if "value_shape" in attrs else ()
+
+    def creator():
+        return MutableHashTableResource(name, attrs["key_dtype"], attrs["value_dtype"],
+                                        value_shape)
+
+    def run():
+        t = ctx.resource_mgr.lookup_or_create(container, name, creator)
+        if not isinstance(t, MutableHashTableResource):
+            raise errors.InvalidArgumentError(
+                None, op, f"Shared resource '{name}' is not a MutableHashTable "
+                f"(Node '{op.name}')")
+        t._check_types(attrs["key_dtype"], attrs["value_dtype"])
+        return t
+
+    return run
+
+
+def _mutable(handle, what):
+    if not isinstance(handle, MutableHashTableResource):
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} needs a mutable lookup table, got "
+            f"{getattr(handle, 'kind', type(handle).__name__)}")
+    return handle
+
+
+def _insert_kernel(handle, keys, values, *, Tin, Tout):
+    t = _mutable(handle, "LookupTableInsert")
+    _check_kv_dtypes(t, Tin, Tout, "LookupTableInsert")
+    t.insert(keys, values)
+
+
+def _remove_kernel(handle, keys, *, Tin):
+    t = _mutable(handle, "LookupTableRemove")
+    if Tin != t.key_dtype:
+        raise errors.InvalidArgumentError(
+            None, None, f"LookupTableRemove: key dtype {Tin.name} is not the table's "
+            f"{t.key_dtype.name}")
+    t.remove(keys)
+
+
+def _export_kernel(handle, *, Tkeys, Tvalues):
+    t = _mutable(handle, "LookupTableExport")
+    _check_kv_dtypes(t, Tkeys, Tvalues, "LookupTableExport")
+    return t.export()
+
+
+def _import_kernel(handle, keys, values, *, Tin, Tout):
+    t = _mutable(handle, "LookupTableImport")
+    _check_kv_dtypes(t, Tin, Tout, "LookupTableImport")
+    t.replace_all(keys, values)
+
+
+def _table_value_shape(handle):
+    """The value shape a table handle's op declares (a scalar for the other tables)."""
+    if handle.op.type == "MutableHashTableOfTensorsV2":
+        return handle.op._attrs["value_shape"]
+    return scalar()
+
+
+def _export_shape(op):
+    from tideflow.framework.tensor_shape import TensorShape
+
+    return [TensorShape([None]), TensorShape([None]).concatenate(_table_value_shape(
+        op.inputs[0]))]
+
+
+_MUTABLE_ATTRS = ["container: string = ''", "shared_name: string = ''",
+                  "use_node_name_sharing: bool = false", "key_dtype: type", "value_dtype: type"]
+op_registry.declare(
+    "MutableHashTableV2", outputs=["table_handle: resource"], attrs=_MUTABLE_ATTRS,
+    shape=lambda op: [scalar()], kernel_factory=_mutable_table_factory, differentiable=False,
+    stateful=True)
+op_registry.declare(
+    "MutableHashTableOfTensorsV2", outputs=["table_handle: resource"],
+    attrs=[*_MUTABLE_ATTRS, "value_shape: shape = []"], shape=lambda op: [scalar()],
+    kernel_factory=_mutable_table_factory, differentiable=False, stateful=True)
+op_registry.declare(
+    "LookupTableInsertV2", inputs=["table_handle: resource", "keys: Tin", "values: Tout"],
+    attrs=["Tin: type", "Tout: type"], kernel=_insert_kernel, differentiable=False,
+    stateful=True)
+op_registry.declare(
+    "LookupTableRemoveV2", inputs=["table_handle: resource", "keys: Tin"], attrs=["Tin: type"],
+    kernel=_remove_kernel, differentiable=False, stateful=True)
+op_registry.declare(
+    "LookupTableExportV2", inputs=["table_handle: resource"],
+    outputs=["keys: Tkeys", "values: Tvalues"], attrs=["Tkeys: type", "Tvalues: type"],
+    shape=_export_shape, kernel=_export_kernel, differentiable=False, stateful=True)
+op_registry.declare(
+    "LookupTableImportV2", inputs=["table_handle: resource", "keys: Tin", "values: Tout"],
+    attrs=["Tin: type", "Tout: type"], kernel=_import_kernel, differentiable=False,
+    stateful=True)
+
 
 # ------------------------------------------------------------------------------------------
 # Python classes
@@ -399,6 +585,111 @@ class HashTable(InitializableLookupTableBase):
 
 
 StaticHashTable = HashTable
+
+
+class MutableHashTable(LookupInterface):
+    """``tf.contrib.lookup.MutableHashTable``: a table changed at run time by ``insert`` and
+    ``remove``; values are scalars or, with a non-scalar ``default_value``, tensors of its
+    shape. With ``checkpoint`` a Saver saves and restores its contents (``<name>-keys`` and
+    ``<name>-values``), as TF's."""
+
+    def __init__(self, key_dtype, value_dtype, default_value, shared_name=None,
+                 name="MutableHashTable", checkpoint=True):
+        self._default_value = ops.convert_to_tensor(default_value, dtype=value_dtype)
+        self._value_shape = self._default_value.get_shape()
+        self._checkpoint = checkpoint
+        attrs = {"shared_name": shared_name or "",
+                 "use_node_name_sharing": bool(checkpoint and shared_name is None),
+                 "container": ops.get_default_graph()._container or "",
+                 "key_dtype": _dtypes.as_dtype(key_dtype),
+                 "value_dtype": _dtypes.as_dtype(value_dtype)}
+        if self._value_shape.ndims == 0:
+            op_type = "MutableHashTableV2"
+        else:
+            op_type = "MutableHashTableOfTensorsV2"
+            attrs["value_shape"] = self._value_shape
+        self._table_ref = ops.apply_op(op_type, [], attrs, name=name).outputs[0]
+        super().__init__(key_dtype, value_dtype, self._table_ref.op.name.split("/")[-1])
+        if checkpoint:
+            ops.add_to_collection(ops.GraphKeys.SAVEABLE_OBJECTS, _mutable_saveable(self, name))
+
+    @property
+    def resource_handle(self):
+        return self._table_ref
+
+    @property
+    def table_ref(self):
+        return self._table_ref
+
+    @property
+    def default_value(self):
+        return self._default_value
+
+    def size(self, name=None):
+        """An int64 scalar: the number of entries."""
+        with ops.name_scope(name, f"{self.name}_Size", [self._table_ref]) as scope, \
+                ops.colocate_with(self._table_ref):
+            return ops.apply_op("LookupTableSizeV2", [self._table_ref], name=scope).outputs[0]
+
+    def lookup(self, keys, name=None):
+        """The values of ``keys`` (default_value for missing keys): keys' shape + the value
+        shape."""
+        with ops.name_scope(name, f"{self.name}_lookup_table_find",
+                            [self._table_ref, keys, self._default_value]) as scope:
+            keys = ops.convert_to_tensor(keys, dtype=self._key_dtype, name="keys")
+            with ops.colocate_with(self._table_ref):
+                return ops.apply_op("LookupTableFindV2",
+                                    [self._table_ref, keys, self._default_value],
+                                    name=scope).outputs[0]
+
+    def insert(self, keys, values, name=None):
+        """An op that sets ``keys`` to ``values`` (shape: keys' shape + the value shape)."""
+        with ops.name_scope(name, f"{self.name}_lookup_table_insert",
+                            [self._table_ref, keys, values]) as scope:
+            keys = ops.convert_to_tensor(keys, self._key_dtype, name="keys")
+            values = ops.convert_to_tensor(values, self._value_dtype, name="values")
+            with ops.colocate_with(self._table_ref):
+                return ops.apply_op("LookupTableInsertV2", [self._table_ref, keys, values],
+                                    name=scope)
+
+    def remove(self, keys, name=None):
+        """An op that removes ``keys`` (absent keys are ignored)."""
+        if isinstance(keys, ops.Tensor) and keys.dtype.base_dtype != self._key_dtype:
+            raise TypeError(f"Signature mismatch. Keys must be dtype {self._key_dtype}, got "
+                            f"{keys.dtype}.")
+        with ops.name_scope(name, f"{self.name}_lookup_table_remove",
+                            [self._table_ref, keys, self._default_value]) as scope:
+            keys = ops.convert_to_tensor(keys, self._key_dtype, name="keys")
+            return ops.apply_op("LookupTableRemoveV2", [self._table_ref, keys], name=scope)
+
+    def export(self, name=None):
+        """``(keys, values)`` tensors of all entries."""
+        with ops.name_scope(name, f"{self.name}_lookup_table_export_values",
+                            [self._table_ref]) as scope, ops.colocate_with(self._table_ref):
+            out = ops.apply_op("LookupTableExportV2", [self._table_ref],
+                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
+                               name=scope).outputs
+        return out[0], out[1]
+
+
+def _mutable_saveable(table, name):
+    from tideflow.train.saveable import SaveableObject, SaveSpec
+
+    class _Saveable(SaveableObject):
+        def __init__(self):
+            keys, values = table.export()
+            super().__init__(table, [SaveSpec(keys, "", name + "-keys"),
+                                     SaveSpec(values, "", name + "-values")], name)
+
+        def restore(self, restored_tensors, restored_shapes):
+            del restored_shapes
+            with ops.name_scope(None, f"{table.name}_table_restore"), \
+                    ops.colocate_with(table.resource_handle):
+                return ops.apply_op("LookupTableImportV2",
+                                    [table.resource_handle, restored_tensors[0],
+                                     restored_tensors[1]])
+
+    return _Saveable()
 
 
 class TableInitializerBase:
@@ -749,6 +1040,7 @@ __all__ = [
     "InitializableLookupTableBase",
     "KeyValueTensorInitializer",
     "LookupInterface",
+    "MutableHashTable",
     "StaticHashTable",
     "StaticVocabularyTable",
     "StrongHashSpec",
