@@ -656,3 +656,17 @@ def test_contrib_metrics_for_classic_ml_evaluation():
     np.testing.assert_allclose(got[2], (xs < 0).mean(), rtol=1e-6)
     assert got[3] == 0.75
     np.testing.assert_array_equal(got[4], [[1, 0, 0], [0, 1, 1], [0, 0, 1]])
+
+
+def test_rnn_cell_private_linear_of_0x_custom_cells():
+    rng = np.random.RandomState(0)
+    a, b = rng.randn(2, 3).astype(np.float32), rng.randn(2, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("gates"):
+            y = tf.nn.rnn_cell._linear([tf.constant(a), tf.constant(b)], 5, True, bias_start=1.0)
+        names = [v.op.name for v in tf.global_variables()]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, m = sess.run([y, tf.global_variables()[0]])
+    assert names == ["gates/Linear/Matrix", "gates/Linear/Bias"]
+    np.testing.assert_allclose(got, np.concatenate([a, b], 1) @ m + 1.0, rtol=1e-5)

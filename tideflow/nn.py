@@ -182,6 +182,19 @@ _lazy_names(seq2seq, "tideflow.ops.legacy_seq2seq", (
     "model_with_buckets", "rnn_decoder", "tied_rnn_seq2seq"))
 _lazy_names(rnn_cell, "tideflow.ops.rnn_contrib_cells", (
     "EmbeddingWrapper", "InputProjectionWrapper", "OutputProjectionWrapper"))
+_linear_getattr = rnn_cell.__getattr__
+
+
+def _rnn_cell_getattr(name):
+    if name == "_linear":  # 0.x custom cells called the private tf.nn.rnn_cell._linear
+        from tideflow.ops.legacy_aliases import rnn_cell_linear
+
+        rnn_cell._linear = rnn_cell_linear
+        return rnn_cell_linear
+    return _linear_getattr(name)
+
+
+rnn_cell.__getattr__ = _rnn_cell_getattr
 
 # --- tf.nn.experimental ---
 from tideflow.ops import nn_extra_ops as _nn_extra_ops

@@ -54,3 +54,34 @@ for _old, _new in _BATCH.items():
     globals()[_old] = _alias(_old, _new, _new)
 
 __all__ = ["complex_abs", "listdiff", *sorted(_BATCH)]  # noqa: PLE0604
+
+
+def rnn_cell_linear(args, output_size, bias, bias_start=0.0, scope=None):
+    """0.x's ``tf.nn.rnn_cell._linear``: ``concat(args, 1) @ Matrix (+ Bias)``, its variables
+    ``Matrix`` and ``Bias`` under ``scope`` (default ``Linear``), as custom cells of the era
+    built their gates."""
+    from tideflow.ops import init_ops, variable_scope
+
+    if args is None or (isinstance(args, (list, tuple)) and not args):
+        raise ValueError("`args` must be specified")
+    if not isinstance(args, (list, tuple)):
+        args = [args]
+    total = 0
+    for a in args:
+        shape = a.get_shape()
+        if shape.ndims != 2:
+            raise ValueError(f"Linear is expecting 2D arguments: {[x.get_shape() for x in args]}")
+        if shape[1].value is None:
+            raise ValueError(f"Linear expects shape[1] of arguments: {shape}")
+        total += shape[1].value
+    dtype = args[0].dtype.base_dtype
+    with variable_scope.variable_scope(scope or "Linear"):
+        matrix = variable_scope.get_variable("Matrix", [total, output_size], dtype=dtype)
+        inputs = args[0] if len(args) == 1 else _tf.concat(list(args), 1)
+        res = _tf.matmul(inputs, matrix)
+        if not bias:
+            return res
+        bias_term = variable_scope.get_variable(
+            "Bias", [output_size], dtype=dtype,
+            initializer=init_ops.constant_initializer(bias_start, dtype=dtype))
+    return res + bias_term
