@@ -7,6 +7,8 @@ maps keys to values (missing keys get the default value) and ``LookupTableSizeV2
 entries. Initializers join the ``TABLE_INITIALIZERS`` collection, which ``tf.tables_initializer()``
 runs. Out-of-vocabulary keys may go to ``num_oov_buckets`` hash buckets (TF's Fingerprint64, in
 ``string_hash_ops``); the keyed StrongHashSpec (SipHash) is not implemented.
+``MutableHashTable`` (``MutableHashTable(OfTensors)V2``) changes at run time through
+``LookupTableInsertV2``/``RemoveV2``/``ImportV2`` and is checkpointed through its export.
 """
 
 import threading
