@@ -434,3 +434,34 @@ def test_mutable_hash_table_vocabulary_is_checkpointed(tmp_path):
         assert sess.run(found).tolist() == [[0, -1], [2, -1]] and sess.run(table.size()) == 2
         with pytest.raises(tf.errors.InvalidArgumentError, match="expected shape"):
             sess.run(insert, {words: ["a"], ids: [1, 2]})
+
+
+def test_cudnn_compatible_cells_compute_cudnns_recurrences():
+    rs = np.random.RandomState(3)
+    x_np = rs.randn(2, 4).astype(np.float32)
+    h_np = rs.randn(2, 3).astype(np.float32)
+    gru = tf.contrib.cudnn_rnn.CudnnCompatibleGRUCell(3)
+    out, _ = gru(tf.constant(x_np), tf.constant(h_np))
+    lstm = tf.contrib.cudnn_rnn.CudnnCompatibleLSTMCell(3)
+    c_np = rs.randn(2, 3).astype(np.float32)
+    lo, ls = lstm(tf.constant(x_np), tf.nn.rnn_cell.LSTMStateTuple(tf.constant(c_np),
+                                                                   tf.constant(h_np)))
+    names = [v.name for v in tf.global_variables()]
+    assert names[:2] == ["cudnn_compatible_gru_cell/gates/kernel:0",
+                         "cudnn_compatible_gru_cell/gates/bias:0"]
+    assert "cudnn_compatible_lstm_cell/kernel:0" in names
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, (got_lo, got_c) = sess.run([out, (lo, ls.c)])
+        gk, gb, ik, hk, ib, hb, lk, lb = sess.run(tf.global_variables())
+
+    def sig(v):
+        return 1 / (1 + np.exp(-v))
+
+    r, u = np.split(sig(np.concatenate([x_np, h_np], 1) @ gk + gb), 2, axis=1)
+    cand = np.tanh(x_np @ ik + ib + r * (h_np @ hk + hb))  # reset after the projection
+    np.testing.assert_allclose(got, (1 - u) * cand + u * h_np, rtol=1e-4, atol=1e-5)
+    i, ci, f, o = np.split(np.concatenate([x_np, h_np], 1) @ lk + lb, 4, axis=1)
+    c = sig(f) * c_np + sig(i) * np.tanh(ci)  # no forget bias added
+    np.testing.assert_allclose(got_c, c, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_lo, np.tanh(c) * sig(o), rtol=1e-4, atol=1e-5)

@@ -336,6 +336,16 @@ def _contrib_tensorboard():
 deprecated = _namespace("deprecated", "``tf.contrib.deprecated``: 0.x's summary ops.",
                         _contrib_summaries, _contrib_summaries.DEPRECATED_NAMES)
 
+def _contrib_cudnn_rnn():
+    """``tf.contrib.cudnn_rnn``: the CPU-compatible cells only (the CudnnLSTM/CudnnGRU layers
+    run cuDNN kernels, which TF has only for GPUs)."""
+    module = types.ModuleType(__name__ + ".cudnn_rnn", _contrib_cudnn_rnn.__doc__)
+    module.CudnnCompatibleLSTMCell = _rnn_contrib_cells.CudnnCompatibleLSTMCell
+    module.CudnnCompatibleGRUCell = _rnn_contrib_cells.CudnnCompatibleGRUCell
+    module.__all__ = ["CudnnCompatibleGRUCell", "CudnnCompatibleLSTMCell"]
+    return module
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -351,6 +361,7 @@ _LAZY_ALIASES = {
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: __import__("tideflow.contrib_learn", fromlist=["learn"]),
+    "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
 }
 
 

@@ -365,6 +365,60 @@ class EmbeddingWrapper(_OwnScopeWrapper):
         return self._cell(embedded, state)
 
 
+class CudnnCompatibleLSTMCell(LSTMBlockCell):
+    """``tf.contrib.cudnn_rnn.CudnnCompatibleLSTMCell``: the LSTM whose weights a cuDNN LSTM's
+    checkpoint converts to (``cudnn_compatible_lstm_cell/kernel``, ``bias``; no forget
+    bias added), for running a cuDNN-trained model on the CPU."""
+
+    def __init__(self, num_units, reuse=None):
+        super().__init__(num_units, forget_bias=0, cell_clip=None, use_peephole=False,
+                         reuse=reuse, name="cudnn_compatible_lstm_cell")
+
+
+class CudnnCompatibleGRUCell(GRUCell):
+    """``tf.contrib.cudnn_rnn.CudnnCompatibleGRUCell``: cuDNN's GRU, whose candidate applies
+    the reset gate after the hidden projection: ``c = tanh(x W_i + b_i + r * (h W_h + b_h))``
+    (variables ``gates/{kernel,bias}``, ``candidate/{input,hidden}_projection/{kernel,bias}``)."""
+
+    def __init__(self, num_units, reuse=None, kernel_initializer=None):
+        super().__init__(num_units, activation=None, reuse=reuse,
+                         kernel_initializer=kernel_initializer)
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        zeros = self._bias_initializer or init_ops.zeros_initializer(dtype=self.dtype)
+        self._gate_kernel = self.add_weight("gates/kernel", shape=[depth + n, 2 * n],
+                                            initializer=self._kernel_initializer)
+        self._gate_bias = self.add_weight(
+            "gates/bias", shape=[2 * n],
+            initializer=self._bias_initializer or init_ops.constant_initializer(
+                1.0, dtype=self.dtype))
+        self._cand_in_kernel = self.add_weight("candidate/input_projection/kernel",
+                                               shape=[depth, n],
+                                               initializer=self._kernel_initializer)
+        self._cand_h_kernel = self.add_weight("candidate/hidden_projection/kernel",
+                                              shape=[n, n], initializer=self._kernel_initializer)
+        self._cand_in_bias = self.add_weight("candidate/input_projection/bias", shape=[n],
+                                             initializer=zeros)
+        self._cand_h_bias = self.add_weight("candidate/hidden_projection/bias", shape=[n],
+                                            initializer=zeros)
+        self.built = True
+
+    def call(self, inputs, state):
+        value = math_ops.sigmoid(nn_impl.bias_add(
+            linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._gate_kernel),
+            self._gate_bias))
+        r, u = concat_ops.split(value, 2, axis=1)
+        candidate = nn_impl.bias_add(linalg_ops.matmul(inputs, self._cand_in_kernel),
+                                     self._cand_in_bias)
+        candidate += r * nn_impl.bias_add(linalg_ops.matmul(state, self._cand_h_kernel),
+                                          self._cand_h_bias)
+        candidate = self._activation(candidate)
+        new_h = (1 - u) * candidate + u * state
+        return new_h, new_h
+
+
 def _linear(args, output_size):
     """``concat(args) @ kernel + bias`` with the ``kernel``/``bias`` variables of the current
     variable scope (TF's ``_Linear``: zero bias)."""
