@@ -80,6 +80,7 @@ def test_one_thread_means_no_split():
 
 @pytest.mark.skipif(threads._blas.get is None, reason="NumPy's BLAS is not OpenBLAS")
 def test_a_step_gives_blas_its_threads_back():
+    threads.set_thread_count(None)  # the default pool (a session's config may have set one)
     before = threads._blas.get()
     x = tf.placeholder(tf.float32, [None, None, None, None])
     w = tf.placeholder(tf.float32, [None, None, None, None])
@@ -154,3 +155,20 @@ def test_split_kernels_agree_with_unsplit_ones():
         threads.set_thread_count(None)
     for a, b in zip(one, split):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.skipif(threads._blas.get is None, reason="NumPy's BLAS is not OpenBLAS")
+def test_intra_op_parallelism_threads_caps_blas_for_the_session():
+    before = threads._blas.get()
+    try:
+        config = tf.ConfigProto(intra_op_parallelism_threads=1)
+        sess = tf.Session(config=config)
+        assert threads._blas.get() == 1
+        assert threads.thread_count() == 1
+        x = tf.constant(np.ones((2, 6, 6, 1), np.float32))
+        sess.run(tf.nn.conv2d(x, tf.ones([3, 3, 1, 1]), [1, 1, 1, 1], "SAME"))
+        assert threads._blas.get() == 1  # the step left the cap as it was
+        sess.close()
+        assert threads._blas.get() == before
+    finally:
+        threads.set_thread_count(None)

@@ -76,6 +76,35 @@ _saved = [None]  # BLAS's thread count before the first of them took it over
 _single = [_blas_threads_at_start == 1]  # BLAS runs one thread now: products split here
 
 
+class _BlasCap:
+    """A session's cap on BLAS threads; ``restore_original_limits()`` gives back the count
+    BLAS had before (threadpoolctl's name, which sessions also use)."""
+
+    def __init__(self, n):
+        with _step_lock:
+            self._before = _saved[0] if _saved[0] is not None else _blas.get()
+            _set_outside_steps(n)
+
+    def restore_original_limits(self):
+        with _step_lock:
+            _set_outside_steps(self._before)
+
+
+def _set_outside_steps(n):
+    # inside a step BLAS runs one thread and gets ``_saved`` back at its end
+    if _saved[0] is not None:
+        _saved[0] = n
+    else:
+        _blas.set(n)
+
+
+def cap_blas(n):
+    """Caps NumPy's OpenBLAS at ``n`` threads (None when NumPy's BLAS is not OpenBLAS)."""
+    if _blas.set is None:
+        return None
+    return _BlasCap(max(1, int(n)))
+
+
 def _after_fork_in_child():
     # a forked child has none of the workers, and a lock another thread held stays held
     global _busy, _start_lock, _step_lock

@@ -218,7 +218,12 @@ _FAST_TYPES = (Tensor, Operation, str)
 
 
 def _limit_blas_threads(n):
-    """Caps BLAS threads at ``n`` (intra_op_parallelism_threads) when threadpoolctl exists."""
+    """Caps BLAS threads at ``n`` (intra_op_parallelism_threads): NumPy's OpenBLAS directly,
+    another BLAS through threadpoolctl when it is installed. Returns an object whose
+    ``restore_original_limits()`` undoes it, or None."""
+    cap = threads.cap_blas(n)
+    if cap is not None:
+        return cap
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:
