@@ -14,6 +14,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, tensor_util
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels import threads
 from tideflow.protos import summary_pb2
 
 _DBL_MAX = sys.float_info.max
@@ -113,6 +114,8 @@ def _sums(data, narrow_squares):
 
 
 _SQUARE_ROW = 256
+# histograms of at least this many values split over the intra-op pool when it is active
+_SPLIT_MIN = 1 << 18
 # float32 squares are used when the largest magnitude m is in this range: a row's sum,
 # 256*m*m, stays finite, and what the squares of values under 1e-19 lose below float32's
 # normal range (about 1e-45 each) stays under 1e-25 of m*m per value
@@ -147,16 +150,35 @@ def histogram_counts(values, name="histogram"):
     counts = np.zeros(BUCKET_LIMITS.size, dtype=np.int64)
     if n == 0:
         return _DBL_MAX, -_DBL_MAX, 0, 0.0, 0.0, counts
-    data = np.sort(flat)  # -inf first, +inf and NaN last
-    lo, hi = data[0], data[-1]
+    k = threads.pieces(n, 4 * flat.itemsize) if n >= _SPLIT_MIN else 1
+    if k > 1:  # in pieces on the intra-op pool (a plan with convolutions): each sorted alone
+        parts = [None] * k
+        bounds = [n * i // k for i in range(k + 1)]
+
+        def sort_pieces(i, j):
+            for p in range(i, j):
+                parts[p] = np.sort(flat[bounds[p]:bounds[p + 1]])
+
+        threads.parallel_for(k, sort_pieces, k=k)
+        lo, hi = min(p[0] for p in parts), max(p[-1] for p in parts)
+    else:
+        parts = [np.sort(flat)]  # -inf first, +inf and NaN last
+        lo, hi = parts[0][0], parts[0][-1]
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise _non_finite_error(flat, name)
     # thresholds <= lo have no value below them, thresholds > hi all n of them
     first = int(np.searchsorted(thresholds, lo, side="right"))
     last = int(np.searchsorted(thresholds, hi, side="right"))
-    below = np.searchsorted(data, thresholds[first:last], side="left")
+    below = np.searchsorted(parts[0], thresholds[first:last], side="left")
+    for p in parts[1:]:
+        below += np.searchsorted(p, thresholds[first:last], side="left")
     biggest = max(-float(lo), float(hi))
-    total, squares = _sums(data, _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1])
+    narrow = _F32_SQUARES_RANGE[0] <= biggest <= _F32_SQUARES_RANGE[1]
+    total = squares = 0.0
+    for p in parts:
+        t, q = _sums(p, narrow)
+        total += t
+        squares += q
     if lo == 0 or hi == 0:
         # TF keeps the first of equal extremes: with 0.0 and -0.0, the one met first
         zero = flat[int(np.argmax(flat == 0))]
