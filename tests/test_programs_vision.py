@@ -409,3 +409,22 @@ def test_tfgan_model_losses_gradient_penalty_and_training_loop(tmp_path):
     tf.layers.batch_normalization(tf.zeros([2, 3]), training=True)  # outside both scopes
     with pytest.raises(ValueError, match="unused update ops"):
         tfgan.gan_train_ops(model, loss, tf.train.AdamOptimizer(), tf.train.AdamOptimizer())
+
+
+def test_softmax_cross_entropy_over_a_middle_axis_keeps_the_other_axes_in_order():
+    # segmentation losses over NCHW logits: axis=1 of a 4-D tensor raised (the class axis
+    # was swapped with the last one instead of moved to the end, as TF does)
+    rng = np.random.RandomState(5)
+    logits_np = rng.randn(2, 4, 3, 5)
+    labels_np = rng.dirichlet(np.ones(4), size=(2, 3, 5)).transpose(0, 3, 1, 2)
+    want = -(labels_np * (logits_np - np.log(np.exp(logits_np).sum(1, keepdims=True)))).sum(1)
+    unknown = tf.placeholder(tf.float64)
+    losses = [tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels_np, logits=logits_np,
+                                                         axis=1),
+              tf.nn.softmax_cross_entropy_with_logits(labels=labels_np, logits=logits_np, dim=1),
+              tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels_np, logits=unknown,
+                                                         axis=1)]
+    assert losses[0].shape.as_list() == [2, 3, 5]
+    with tf.Session() as sess:
+        for got in sess.run(losses, {unknown: logits_np}):
+            np.testing.assert_allclose(got, want, rtol=1e-10)

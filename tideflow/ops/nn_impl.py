@@ -142,6 +142,16 @@ def _swap_with_last(x, axis, rank):
     return array_ops.transpose(x, perm)
 
 
+def _move_to_end(x, axis, rank):
+    """Transposes ``x`` so that ``axis`` becomes the last axis, the others keeping their order
+    (TF's ``_move_dim_to_end``: a reduction over the last axis then leaves them in order)."""
+    if isinstance(rank, int):
+        return array_ops.transpose(x, [*range(axis), *range(axis + 1, rank), axis])
+    perm = concat_ops.concat([range_ops.range(axis), range_ops.range(axis + 1, rank), [axis]],
+                             0)
+    return array_ops.transpose(x, perm)
+
+
 def _softmax(logits, op_type, axis, name):
     if axis is None:
         axis = -1
@@ -238,8 +248,8 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, na
         if axis != -1 and (rank is None or axis % rank != rank - 1):
             r = rank if rank is not None else array_ops.rank(precise)
             a = axis % rank if rank is not None else (axis if axis >= 0 else r + axis)
-            precise = _swap_with_last(precise, a, r)
-            labels = _swap_with_last(labels, a, r)
+            precise = _move_to_end(precise, a, r)
+            labels = _move_to_end(labels, a, r)
         if precise.get_shape().ndims == 2:
             cost = _op("SoftmaxCrossEntropyWithLogits", [precise, labels])[0]
         else:
