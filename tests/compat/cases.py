@@ -37,8 +37,6 @@ KNOWN_DIFFERENCES = {
                           "gradient is pruned)",
     "tensor_array_write_once": "tideflow's TensorArray is a TensorList value (as TF 2's control "
                                "flow v2): writing an index twice overwrites instead of failing",
-    "data_shuffle_seeded": "Dataset.shuffle(seed=...) gives a different (still seeded, "
-                           "repeatable) order from TF's",
     "resource_variables": "use_resource=True raises NotImplementedError (no resource variables)",
     "resize_v2_namespace": "tf.compat.v2 is tideflow's (TF 1.x) namespace: its image.resize is "
                            "resize_images (no half-pixel centers), not TF 2's resize",

@@ -30,6 +30,7 @@ class IterRuntime:
         self._closers = []
         self._lock = threading.Lock()
         self.step = None  # the step of the GetNext now running, for cancellation
+        self.seed_generators = {}  # a reshuffling stage's per-iterator seed generator
 
     def add_closer(self, fn):
         with self._lock:
@@ -379,40 +380,77 @@ class Unbatch(DatasetValue):
             yield from ([r[i] for r in rows] for i in range(sizes.pop() if sizes else 0))
 
 
+class PhiloxWords:
+    """TF's SingleSampleAdapter<PhiloxRandom>(seed, seed2): its 32-bit words in order."""
+
+    _BLOCKS = 256  # Philox blocks (4 words each) made per NumPy pass
+
+    def __init__(self, seed, seed2):
+        from tideflow.ops import philox
+
+        self._stream = philox.PhiloxStream(seed, seed2)
+        self._words, self._pos = [], 0
+
+    def __call__(self):
+        if self._pos == len(self._words):
+            base = self._stream.counter
+            self._stream.counter = (base + self._BLOCKS) & ((1 << 128) - 1)
+            self._words = self._stream.blocks(base, self._BLOCKS).reshape(-1).tolist()
+            self._pos = 0
+        w = self._words[self._pos]
+        self._pos += 1
+        return w
+
+
 class Shuffle(DatasetValue):
-    """A buffer of ``buffer_size`` elements; each output is a uniformly chosen one of them."""
+    """TF's ShuffleDataset: a ring buffer of ``buffer_size`` elements, each output drawn from
+    it by a Philox word modulo its fill, the slot refilled from the input. With
+    ``reshuffle_each_iteration`` each pass over the input (each repeat) takes new seeds from a
+    seed generator that the iterator keeps from its initialization, as TF does; so a seeded
+    pipeline gives TF's order."""
 
     def __init__(self, input_, buffer_size, seed, seed2, reshuffle):
         if buffer_size <= 0:
             raise errors.InvalidArgumentError(None, None, "buffer_size must be greater than "
                                               "zero.")
         self.input, self.size, self.reshuffle = input_, int(buffer_size), bool(reshuffle)
-        if seed == 0 and seed2 == 0:
-            self._seeds = np.random.SeedSequence()
-        else:
-            self._seeds = np.random.SeedSequence([int(seed) & (2**63 - 1),
-                                                  int(seed2) & (2**63 - 1)])
-        self._first = self._seeds.spawn(1)[0]
-        self._lock = threading.Lock()
+        if seed == 0 and seed2 == 0:  # TF: random seeds
+            seed, seed2 = (int(x) for x in np.random.SeedSequence().generate_state(2, np.uint64))
+        self.seed, self.seed2 = int(seed), int(seed2)
 
-    def _rng(self):
+    def _words(self, rt):
         if not self.reshuffle:
-            return np.random.Generator(np.random.Philox(self._first))
-        with self._lock:
-            return np.random.Generator(np.random.Philox(self._seeds.spawn(1)[0]))
+            return PhiloxWords(self.seed, self.seed2)
+        gens = rt.seed_generators
+        gen = gens.get(id(self))
+        if gen is None:
+            gen = gens[id(self)] = (self, PhiloxWords(self.seed, self.seed2))
+        gen = gen[1]
+        return PhiloxWords(gen(), gen())
 
     def iterate(self, rt):
-        rng = self._rng()
+        rand = self._words(rt)
         src = self.input.iterate(rt)
-        buf = list(itertools.islice(src, self.size))
+        size = self.size
+        buf = list(itertools.islice(src, size))  # the ring: slot k % size holds element k
+        start, end = 0, len(buf)
         for elem in src:
-            i = int(rng.integers(len(buf)))
-            out, buf[i] = buf[i], elem
+            i = (start + rand() % (end - start)) % size
+            out = buf[i]
+            j = start % size
+            buf[i] = buf[j]
+            buf[j] = elem  # the slot freed at the start takes the next element (at end)
+            start += 1
+            end += 1
             yield out
-        while buf:
-            i = int(rng.integers(len(buf)))
-            buf[i], buf[-1] = buf[-1], buf[i]
-            yield buf.pop()
+        while end > start:
+            i = (start + rand() % (end - start)) % size
+            out = buf[i]
+            j = start % size
+            buf[i] = buf[j]
+            buf[j] = None
+            start += 1
+            yield out
 
 
 class Repeat(DatasetValue):
