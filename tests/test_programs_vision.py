@@ -428,3 +428,30 @@ def test_softmax_cross_entropy_over_a_middle_axis_keeps_the_other_axes_in_order(
     with tf.Session() as sess:
         for got in sess.run(losses, {unknown: logits_np}):
             np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_gather_and_gather_nd_with_batch_dims():
+    # per-image lookups (TF 1.14+): gather(axis > batch_dims) raised NotImplementedError and
+    # gather_nd had no batch_dims
+    rng = np.random.RandomState(6)
+    xn = rng.randn(2, 3, 4, 5)
+    idx = rng.randint(0, 4, [2, 6])
+    nd_idx = rng.randint(0, 3, [2, 7, 1])
+    x = tf.constant(xn)
+    g = tf.gather(x, idx, axis=2, batch_dims=1)
+    nd = tf.gather_nd(x, nd_idx, batch_dims=1)
+    nd_dyn = tf.gather_nd(x, tf.placeholder_with_default(nd_idx, None), batch_dims=1)
+    assert g.shape.as_list() == [2, 3, 6, 5] and nd.shape.as_list() == [2, 7, 4, 5]
+    grad = tf.gradients(tf.reduce_sum(g) + tf.reduce_sum(nd), x)[0]
+    with tf.Session() as sess:
+        got_g, got_nd, got_dyn, got_grad = sess.run([g, nd, nd_dyn, grad])
+    want_g = np.stack([xn[b][:, idx[b]] for b in range(2)])
+    want_nd = np.stack([xn[b][nd_idx[b, :, 0]] for b in range(2)])
+    np.testing.assert_array_equal(got_g, want_g)
+    np.testing.assert_array_equal(got_nd, want_nd)
+    np.testing.assert_array_equal(got_dyn, want_nd)
+    want_grad = np.zeros_like(xn)
+    for b in range(2):
+        np.add.at(want_grad[b], (slice(None), idx[b]), 1.0)
+        np.add.at(want_grad[b], nd_idx[b, :, 0], 1.0)
+    np.testing.assert_allclose(got_grad, want_grad)

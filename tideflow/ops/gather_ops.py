@@ -187,7 +187,23 @@ def _batched_gather(params, indices, axis, batch_dims, name):
             raise ValueError(f"batch_dims ({batch_dims}) must be in [0, rank(indices)={irank}] "
                              f"and below rank(params)={prank}")
         if axis != batch_dims:
-            raise NotImplementedError("gather with batch_dims supports only axis == batch_dims")
+            if prank is None:
+                raise ValueError("gather with batch_dims and axis != batch_dims needs params "
+                                 "of known rank")
+            if not batch_dims < axis < prank:
+                raise ValueError(f"axis ({axis}) must be in [batch_dims={batch_dims}, "
+                                 f"rank(params)={prank})")
+            # gather with the axis moved next to the batch dimensions, then move the
+            # gathered dimensions back to where the axis was (as TF's _batch_gather)
+            front = [*range(batch_dims), axis, *range(batch_dims, axis),
+                     *range(axis + 1, prank)]
+            out = _batched_gather(transpose(params, front), indices, batch_dims, batch_dims,
+                                  None)
+            k, m = irank - batch_dims, axis - batch_dims
+            back = [*range(batch_dims), *range(batch_dims + k, batch_dims + k + m),
+                    *range(batch_dims, batch_dims + k),
+                    *range(batch_dims + k + m, irank + prank - batch_dims - 1)]
+            return transpose(out, back)
         pshape, ishape = shape(params), shape(indices, out_type=indices.dtype)
         nbatch = reduction_ops.reduce_prod(pshape[:batch_dims])
         n = pshape[batch_dims]
@@ -338,9 +354,50 @@ op_registry.declare(
 )
 
 
-def gather_nd(params, indices, name=None):
-    """Gathers slices of ``params`` at the multi-dimensional ``indices``."""
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Gathers slices of ``params`` at the multi-dimensional ``indices``; the first
+    ``batch_dims`` dimensions of both are matched up."""
+    if batch_dims:
+        return _batched_gather_nd(params, indices, batch_dims, name)
     return ops.apply_op("GatherNd", [params, indices], name=name)._outputs[0]
+
+
+def _batched_gather_nd(params, indices, batch_dims, name):
+    """``gather_nd`` per batch: each index vector gains its (flattened) batch coordinate."""
+    from tideflow.ops import cast_ops, concat_ops, range_ops, reduction_ops, slicing_ops
+
+    if not isinstance(batch_dims, int) or batch_dims < 0:
+        raise ValueError(f"batch_dims must be a non-negative integer, got {batch_dims}")
+    with ops.name_scope(name, "BatchGatherND", [params, indices]):
+        params = ops.convert_to_tensor(params, name="params")
+        indices = ops.convert_to_tensor(indices, name="indices")
+        irank = indices.get_shape().ndims
+        if irank is not None and batch_dims >= irank:
+            raise ValueError(f"batch_dims ({batch_dims}) must be less than rank(indices) "
+                             f"({irank})")
+        pshape = shape(params)
+        ishape = shape(indices, out_type=indices.dtype)
+        depth = indices.get_shape().dims[-1].value if irank is not None else None
+        nbatch = reduction_ops.reduce_prod(pshape[:batch_dims])
+        flat_params = reshape(params, concat_ops.concat([[nbatch], pshape[batch_dims:]], 0))
+        flat_idx = reshape(indices, concat_ops.concat(
+            [cast_ops.cast(reshape(nbatch, [1]), indices.dtype), [-1], ishape[-1:]], 0))
+        m = shape(flat_idx)[1]
+        batch_ix = cast_ops.cast(reshape(range_ops.range(nbatch), [-1, 1, 1]), indices.dtype)
+        batch_ix = array_ops.tile(batch_ix, concat_ops.stack([1, m, 1]))
+        out = ops.apply_op("GatherNd", [flat_params, concat_ops.concat([batch_ix, flat_idx], 2)]
+                           )._outputs[0]
+        if depth is not None:
+            rest = pshape[batch_dims + depth:]
+        else:
+            begin = cast_ops.cast(ishape[-1], dtypes.int32) + batch_dims
+            rest = slicing_ops.slice(pshape, reshape(begin, [1]), [-1])
+        out = reshape(out, concat_ops.concat([cast_ops.cast(ishape[:-1], dtypes.int32), rest],
+                                             0))
+        if irank is not None and depth is not None and params.get_shape().ndims is not None:
+            out.set_shape(indices.get_shape()[:-1].concatenate(
+                params.get_shape()[batch_dims + depth:]))
+        return out
 
 
 def scatter_nd(indices, updates, shape, name=None):
