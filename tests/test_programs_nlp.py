@@ -465,3 +465,39 @@ def test_cudnn_compatible_cells_compute_cudnns_recurrences():
     c = sig(f) * c_np + sig(i) * np.tanh(ci)  # no forget bias added
     np.testing.assert_allclose(got_c, c, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got_lo, np.tanh(c) * sig(o), rtol=1e-4, atol=1e-5)
+
+
+def test_keras_stateful_rnn_carries_its_state_between_batches():
+    # the TF text-generation tutorial: GRU(stateful=True) with batch_input_shape, a custom
+    # from_logits loss on (batch, time, 1) targets, model.reset_states() per epoch (the same
+    # program gave real TF 2.21's losses and states, legacy tf_keras under tf.compat.v1)
+    keras = tf.keras
+    model = keras.Sequential([
+        keras.layers.Embedding(11, 8, batch_input_shape=[2, None],
+                               embeddings_initializer=keras.initializers.RandomUniform(
+                                   -0.1, 0.1, seed=1)),
+        keras.layers.GRU(16, return_sequences=True, stateful=True,
+                         recurrent_initializer=keras.initializers.Orthogonal(seed=2),
+                         kernel_initializer=keras.initializers.glorot_uniform(seed=3)),
+        keras.layers.Dense(11, kernel_initializer=keras.initializers.glorot_uniform(seed=4))])
+
+    def loss(labels, logits):
+        return keras.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss=loss)
+    gru = model.layers[1]
+    assert [s.shape.as_list() for s in gru.states] == [[2, 16]]
+    x = np.array([[3, 2, 5, 5, 7], [0, 9, 7, 8, 5]])
+    first = model.predict(x)
+    again = model.predict(x)  # starts from the state the first call left
+    assert not np.allclose(first, again)
+    model.reset_states()
+    np.testing.assert_allclose(model.predict(x), first, rtol=1e-5)
+    assert np.abs(keras.backend.get_value(gru.states[0])).sum() > 0
+    model.reset_states()
+    loss0 = model.train_on_batch(x, x[..., None])
+    assert loss0 == pytest.approx(np.log(11), abs=0.05)
+    gru.reset_states()
+    assert not keras.backend.get_value(gru.states[0]).any()
+    with pytest.raises(ValueError, match="needs to know its batch size"):
+        keras.Sequential([keras.layers.LSTM(3, stateful=True, input_shape=(None, 4))])

@@ -180,8 +180,7 @@ class Network(Layer):
         raise ValueError(f"No such layer: {name}")
 
     def reset_states(self):
-        """Resets the states of stateful layers (stateful RNNs are not supported, so there
-        is nothing to reset)."""
+        """Resets the states of the stateful layers (stateful RNNs) to zeros."""
         for layer in self.layers:
             if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
                 layer.reset_states()

@@ -332,7 +332,8 @@ class Model(Network):
             shape = ref.get_shape()
             if a.ndim == 1 and shape.ndims == 2:
                 a = a.reshape(-1, 1)
-            if shape.ndims is not None:
+            unchecked = check_last is not None and check_last[i] is None
+            if shape.ndims is not None and not unchecked:
                 if a.ndim != shape.ndims:
                     raise ValueError(f"Error when checking {what}: expected {name} to have "
                                      f"{shape.ndims} dimensions, but got array with shape "
@@ -421,7 +422,11 @@ class Model(Network):
             for fn in self._loss_fns:
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
                                                                  "__name__", "")
-                check_last.append(fname not in ("sparse_categorical_crossentropy",))
+                if not fname or getattr(losses_mod, fname, None) is None:
+                    # as Keras: a user-defined loss makes no assumption on the targets' shape
+                    check_last.append(None)
+                else:
+                    check_last.append(fname not in ("sparse_categorical_crossentropy",))
             ys = self._standardize(y, live, names, "target", check_last=check_last)
             ys = [a for a, t in zip(ys, live) if t is not None]
             if len(ys[0]) != len(xs[0]):
@@ -459,8 +464,22 @@ class Model(Network):
                 train_op = tf.group(*updates)
         self._train_fn = [train_op, self.total_loss] + self._metric_tensors
 
+    @property
+    def state_updates(self):
+        """The state updates of the stateful layers (run with every predict/test step too,
+        as in Keras)."""
+        out = []
+        for layer in getattr(self, "layers", []):
+            if getattr(layer, "stateful", False) and hasattr(layer, "updates"):
+                out.extend(u for u in layer.updates if not any(u is o for o in out))
+        return out
+
     def _run(self, fetches, feed):
-        return K.get_session().run(fetches, feed_dict=feed)
+        session = K.get_session()
+        extra = self.state_updates if fetches is not self._train_fn else []
+        if extra:
+            return session.run([fetches, extra], feed_dict=feed)[0]
+        return session.run(fetches, feed_dict=feed)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True):

@@ -4,6 +4,8 @@ Keras's weights (``kernel``, ``recurrent_kernel``, ``bias``; LSTM gates i, f, c,
 z, r, h) and TF 1.x defaults (``recurrent_activation='hard_sigmoid'``), and the wrappers
 ``Bidirectional`` and ``TimeDistributed``."""
 
+import numpy as np
+
 import tideflow as tf
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
@@ -397,8 +399,6 @@ class RNN(Layer):
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError("`cell` should have a `call` method and a `state_size` attribute. "
                              f"The RNN was passed: {cell}")
-        if stateful:
-            raise NotImplementedError("Stateful RNN layers are not supported.")
         super().__init__(**kwargs)
         self.cell = cell
         self.return_sequences = return_sequences
@@ -411,12 +411,47 @@ class RNN(Layer):
 
     @property
     def states(self):
-        return None
+        """A stateful layer's state variables ([batch, size] each), else None."""
+        return getattr(self, "_state_vars", None)
 
     def reset_states(self, states=None):
-        """Stateful RNNs are not supported: there are no states to reset."""
-        if states is not None:
+        """Sets a stateful layer's states to zeros (or to the arrays ``states``)."""
+        if not self.stateful:
             raise AttributeError("Layer must be stateful.")
+        variables = self.states
+        if variables is None:
+            return  # not called yet: the states start at zero when made
+        if states is None:
+            values = [np.zeros(v.get_shape().as_list(), v.dtype.as_numpy_dtype)
+                      for v in variables]
+        else:
+            values = [np.asarray(x) for x in flatten(states)]
+            if len(values) != len(variables):
+                raise ValueError(f"Layer {self.name} expects {len(variables)} states, but it "
+                                 f"received {len(values)} state values. Input received: "
+                                 f"{states}")
+            for v, x in zip(variables, values):
+                if tuple(x.shape) != tuple(v.get_shape().as_list()):
+                    raise ValueError(f"State is incompatible with layer {self.name}: expected "
+                                     f"shape={tuple(v.get_shape().as_list())}, found "
+                                     f"shape={x.shape}")
+        K.batch_set_value(list(zip(variables, values)))
+
+    def _stateful_initial_state(self, x, adapter):
+        """The state variables (made at the first call, zeros) as the initial states."""
+        batch = x.get_shape().as_list()[0]
+        if batch is None:
+            raise ValueError(
+                "If a RNN is stateful, it needs to know its batch size. Specify the batch size "
+                "of your input tensors: \n- If using a Sequential model, specify the batch "
+                "size by passing a `batch_input_shape` argument to your first layer.\n- If "
+                "using the functional API, specify the batch size by passing a "
+                "`batch_shape` argument to your Input layer.")
+        sizes = _CellAdapter(self.cell).state_size
+        if getattr(self, "_state_vars", None) is None:
+            self._state_vars = [K.zeros((batch, size), dtype=x.dtype.base_dtype)
+                                for size in sizes]
+        return tuple(self._state_vars)
 
     def build(self, input_shape):
         if isinstance(input_shape, list):
@@ -460,7 +495,12 @@ class RNN(Layer):
             x = tf.reverse(x, [1])
         adapter = _CellAdapter(self.cell) if mask is None else _MaskedCellAdapter(self.cell)
         batch = tf.shape(x)[0]
-        if initial_state is None:
+        if initial_state is None and self.stateful:
+            initial_state = self._stateful_initial_state(x, adapter)
+            if mask is not None:  # the previous output riding along starts at zero
+                initial_state = initial_state + (tf.zeros(tf.stack([batch, adapter.state_size[-1]]),
+                                                          dtype=x.dtype.base_dtype),)
+        elif initial_state is None:
             initial_state = tuple(tf.zeros(tf.stack([batch, s]), dtype=x.dtype.base_dtype)
                                   for s in adapter.state_size)
         else:
@@ -496,6 +536,9 @@ class RNN(Layer):
         last_output = None
         if mask is not None:
             last_output = states.pop()
+        if self.stateful and self.states is not None:
+            # as Keras: the final states are written back, run with the step's outputs
+            self.add_update([tf.assign(v, st) for v, st in zip(self.states, states)], inputs)
         dims = inputs.get_shape().as_list()
         if self.return_sequences:
             out = outputs
