@@ -361,3 +361,18 @@ def test_seeded_dataset_shuffle_gives_tfs_order():
     # without reshuffling the stage's own seeds are used, every pass (a permutation)
     once = _all(fixed.repeat(2), 20)
     assert once[:10] == once[10:] and sorted(once[:10]) == list(range(10))
+
+
+def test_random_dataset_and_sample_from_datasets_give_tfs_draws():
+    # values observed from real TF (compat.v1 graph mode): RandomDataset yields the 32-bit
+    # Philox words of (seed, seed2) as int64; sample_from_datasets picks with
+    # stateless_multinomial (TF's doubles from the seed's stream) seeded by pairs of them
+    r = tf.data.experimental.RandomDataset(seed=4).batch(2)
+    assert _all(r, 2) == [[3128586565, 2023892699], [452966358, 4293674553]]
+    m = tf.random.stateless_multinomial(tf.constant([[1.0, 1.0, 1.0]]), 5, seed=[1, 2])
+    with tf.Session() as s:
+        assert s.run(m).tolist() == [[2, 2, 0, 2, 1]]
+    pick = tf.data.experimental.sample_from_datasets(
+        [tf.data.Dataset.from_tensors(0).repeat(), tf.data.Dataset.from_tensors(1).repeat()],
+        seed=4)
+    assert _all(pick, 12) == [0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0]

@@ -691,14 +691,13 @@ class _Random(dv.DatasetValue):
         return INFINITE
 
     def iterate(self, rt):
-        if self.seed == 0 and self.seed2 == 0:
-            gen = np.random.Generator(np.random.Philox())
-        else:
-            key = (self.seed & (2 ** 64 - 1)) | ((self.seed2 & (2 ** 64 - 1)) << 64)
-            gen = np.random.Generator(np.random.Philox(key=key))
+        # TF's RandomDataset: the 32-bit words of Philox(seed, seed2), each as an int64
+        seed, seed2 = self.seed, self.seed2
+        if seed == 0 and seed2 == 0:  # TF: random seeds
+            seed, seed2 = (int(x) for x in np.random.SeedSequence().generate_state(2, np.uint64))
+        words = dv.PhiloxWords(seed, seed2)
         while True:
-            for v in gen.integers(0, 2 ** 63, size=256, dtype=np.int64):
-                yield [np.asarray(v, np.int64)]
+            yield [np.asarray(words(), np.int64)]
 
 
 _declare("RandomDataset", ["seed: int64", "seed2: int64"],

@@ -8,7 +8,8 @@ numbers: the seed pair is scrambled into a Philox key and counter as TF's ``Gene
 (one Philox block of the seed words under a fixed key), then TF's distributions are read from
 that stream (``ops/philox.py``). The other stateless ops (multinomial, Poisson, gamma,
 binomial, parameterized truncated normal) use NumPy's Philox generator keyed by the seed pair:
-deterministic with the right distributions, but not TF's sequences.
+deterministic with the right distributions, but not TF's sequences; except multinomial, which
+reads TF's doubles from the seed's stream as TF's CPU kernel does (one shard: rows in turn).
 """
 
 import numpy as np
@@ -164,8 +165,23 @@ def _multinomial_kernel(logits, num_samples, seed, *, output_dtype):
         raise _invalid(None, f"StatelessMultinomial: num_samples should be nonnegative, got {n}")
     if logits.shape[1] == 0 and n > 0:
         raise _invalid(None, "StatelessMultinomial: num_classes should be positive, got 0")
-    return _categorical_rows(_gen(seed, "StatelessMultinomial"), logits, n,
+    return _categorical_rows(_TFDoubles(_SeedStream(seed, "StatelessMultinomial")), logits, n,
                              output_dtype.as_numpy_dtype)
+
+
+class _TFDoubles:
+    """``random((batch, n))`` as TF's CPU multinomial draws it from a stream: each sample a
+    double made from two consecutive 32-bit words, the rows one after the other."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def random(self, shape):
+        batch, n = shape
+        words = self.stream.blocks(self.stream.counter, (batch * n * 2 + 3) // 4)
+        words = words.astype(np.uint32).reshape(-1)
+        u = philox._double01(words[0:2 * batch * n:2], words[1:2 * batch * n:2])
+        return u.reshape(batch, n)
 
 
 def _multinomial_shape(op):
