@@ -501,3 +501,35 @@ def test_keras_stateful_rnn_carries_its_state_between_batches():
     assert not keras.backend.get_value(gru.states[0]).any()
     with pytest.raises(ValueError, match="needs to know its batch size"):
         keras.Sequential([keras.layers.LSTM(3, stateful=True, input_shape=(None, 4))])
+
+
+def test_keras_rmsprop_without_momentum_adds_epsilon_after_the_square_root():
+    # Keras' RMSprop (momentum 0, the 'rmsprop' default of the Keras seq2seq example) updates
+    # var -= lr * g / (sqrt(rms) + eps) with no momentum slot; the ApplyRMSProp kernel takes
+    # sqrt(rms + eps). A large epsilon makes the two differ.
+    keras = tf.keras
+    model = keras.Sequential([
+        keras.layers.Embedding(6, 2, input_length=2,
+                               embeddings_initializer=keras.initializers.Constant(0.5)),
+        keras.layers.Flatten(),
+        keras.layers.Dense(1, use_bias=False, kernel_initializer="ones")])
+    model.compile(keras.optimizers.RMSprop(0.1, rho=0.5, epsilon=0.1), "mse")
+    x, y = np.array([[1, 2]]), np.array([[0.0]])
+    emb, kernel = 0.5 * np.ones([6, 2]), np.ones([4, 1])
+    rms_e, rms_k = np.zeros_like(emb), np.zeros_like(kernel)
+    for _ in range(2):
+        model.train_on_batch(x, y)
+        feat = emb[[1, 2]].reshape(1, 4)
+        g_out = 2 * (feat @ kernel - y)
+        g_k = feat.T @ g_out
+        g_e = np.zeros_like(emb)
+        g_e[[1, 2]] = (g_out @ kernel.T).reshape(2, 2)
+        rms_k = 0.5 * rms_k + 0.5 * g_k ** 2
+        rms_e = 0.5 * rms_e + 0.5 * g_e ** 2
+        kernel = kernel - 0.1 * g_k / (np.sqrt(rms_k) + 0.1)
+        emb = emb - 0.1 * g_e / (np.sqrt(rms_e) + 0.1)
+    got_emb, got_kernel = model.get_weights()
+    np.testing.assert_allclose(got_kernel, kernel, rtol=1e-5)
+    np.testing.assert_allclose(got_emb, emb, rtol=1e-5)
+    slots = [v.name for v in model.optimizer.weights]
+    assert not any("RMSprop_1" in n for n in slots)  # no momentum slot

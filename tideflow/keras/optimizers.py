@@ -243,14 +243,63 @@ class RMSprop(Optimizer):
 
 class _ZeroRMSProp(tf.train.RMSPropOptimizer):
     """RMSProp whose mean square starts at zero, as Keras's does (tf.train's starts at
-    one)."""
+    one). Without momentum it updates as Keras's RMSprop does, with no momentum slot:
+    ``var -= lr * g / (sqrt(rms) + epsilon)`` (the ApplyRMSProp kernel takes
+    ``sqrt(rms + epsilon)``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        m = self._momentum
+        self._keras_rule = not (isinstance(m, (tf.Tensor, tf.Variable)) or callable(m) or m > 0)
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._zeros_slot(v, "rms", self._name)
             if self._centered:
                 self._zeros_slot(v, "mg", self._name)
-            self._zeros_slot(v, "momentum", self._name)
+            if not self._keras_rule:
+                self._zeros_slot(v, "momentum", self._name)
+
+    def _denominator(self, rms_t, grad, var, rho, sparse_indices=None):
+        if not self._centered:
+            return rms_t
+        mg = self.get_slot(var, "mg")
+        if sparse_indices is None:
+            mg_t = tf.assign(mg, rho * mg + (1.0 - rho) * grad, use_locking=self._use_locking)
+            return rms_t - tf.square(mg_t)
+        mg_t = tf.assign(mg, mg * rho, use_locking=self._use_locking)
+        with tf.control_dependencies([mg_t]):
+            mg_t = tf.scatter_add(mg, sparse_indices, (1.0 - rho) * grad,
+                                  use_locking=self._use_locking)
+        return rms_t - tf.square(tf.gather(mg_t, sparse_indices))
+
+    def _apply_dense(self, grad, var):
+        if not self._keras_rule:
+            return super()._apply_dense(grad, var)
+        lr, rho, _, eps = self._hyper(var)
+        rms = self.get_slot(var, "rms")
+        rms_t = tf.assign(rms, rho * rms + (1.0 - rho) * tf.square(grad),
+                          use_locking=self._use_locking)
+        denom = self._denominator(rms_t, grad, var, rho)
+        return tf.assign(var, var - lr * grad / (tf.sqrt(denom) + eps),
+                         use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        if not self._keras_rule:
+            return super()._apply_sparse(grad, var)
+        lr, rho, _, eps = self._hyper(var)
+        rms = self.get_slot(var, "rms")
+        values, indices = grad.values, grad.indices
+        # as Keras: every row's mean square decays, the gradient rows are added
+        rms_t = tf.assign(rms, rms * rho, use_locking=self._use_locking)
+        with tf.control_dependencies([rms_t]):
+            rms_t = tf.scatter_add(rms, indices, (1.0 - rho) * tf.square(values),
+                                   use_locking=self._use_locking)
+            rms_rows = tf.gather(rms_t, indices)
+        denom = self._denominator(rms_rows, values, var, rho, sparse_indices=indices)
+        update = tf.scatter_add(var, indices, -lr * values / (tf.sqrt(denom) + eps),
+                                use_locking=self._use_locking)
+        return tf.group(update, rms_t)
 
 
 class Adagrad(Optimizer):

@@ -460,7 +460,9 @@ class RNN(Layer):
         if dims[-1] is None:
             raise ValueError(f"The last dimension of the inputs to layer {self.name} should be "
                              "defined.")
-        self.input_spec = InputSpec(ndim=3, axes={2: dims[-1]})
+        self._sequence_spec = InputSpec(ndim=3, axes={2: dims[-1]})
+        if not getattr(self, "_with_states", False):
+            self.input_spec = self._sequence_spec
         if not self.cell.built:
             self.cell.build(TensorShape([dims[0], dims[-1]]))
             self.cell.built = True
@@ -564,10 +566,19 @@ class RNN(Layer):
         return out_mask
 
     def __call__(self, inputs, initial_state=None, **kwargs):
-        if initial_state is not None:
-            inputs = [inputs] + flatten(initial_state)
-            self.input_spec = None
-        return super().__call__(inputs, **kwargs)
+        if initial_state is None:
+            return super().__call__(inputs, **kwargs)
+        # the states ride along as extra inputs: only the sequence input is checked, and the
+        # layer keeps its one-input spec for later calls (the Keras seq2seq example calls the
+        # same decoder LSTM with the encoder's states, then with fed states)
+        inputs = [inputs] + flatten(initial_state)
+        self._with_states = True
+        self.input_spec = None
+        try:
+            return super().__call__(inputs, **kwargs)
+        finally:
+            self._with_states = False
+            self.input_spec = getattr(self, "_sequence_spec", None)
 
     def compute_output_shape(self, input_shape):
         dims = TensorShape(input_shape).as_list()
