@@ -455,3 +455,25 @@ def test_gather_and_gather_nd_with_batch_dims():
         np.add.at(want_grad[b], (slice(None), idx[b]), 1.0)
         np.add.at(want_grad[b], nd_idx[b, :, 0], 1.0)
     np.testing.assert_allclose(got_grad, want_grad)
+
+
+def test_static_shapes_fold_constant_arithmetic_as_tf_shape_inference():
+    # DCGAN-style fixed batches: resize_nearest_neighbor(x, tf.shape(x)[1:3] * 2) had an
+    # unknown static size, so a following flatten + dense raised "last dimension ... None"
+    x = tf.placeholder(tf.float32, [4, 8, 8, 3])
+    up = tf.image.resize_nearest_neighbor(x, tf.shape(x)[1:3] * 2)
+    assert up.shape.as_list() == [4, 16, 16, 3]
+    assert tf.layers.dense(tf.layers.flatten(up), 2).shape.as_list() == [4, 2]
+    c = tf.constant(2)
+    assert tf.zeros([c * 3, tf.maximum(c, 5) - 1]).shape.as_list() == [6, 4]
+    rounded = tf.cast(tf.round(tf.constant([2.5, 3.6])), tf.int32)  # halves to even
+    assert tf.zeros(rounded).shape.as_list() == [2, 4]
+    aspect = tf.image.resize_images(tf.placeholder(tf.float32, [None, 5, 7, 3]), [10, 10],
+                                    preserve_aspect_ratio=True)
+    assert aspect.shape.as_list() == [None, 7, 10, 3]
+    total = tf.constant(0)
+    for _ in range(1500):  # a chain too deep to fold is simply not known
+        total = total + 1
+    assert tf.zeros([total]).shape.as_list() == [None]
+    with tf.Session() as sess:
+        assert sess.run(tf.shape(tf.zeros([total]))).tolist() == [1500]

@@ -42,6 +42,13 @@ def _shape_str(shape):
 
 def _fold(op, index):
     """constant_value by running ``op``'s kernel on its inputs' constant values (small only)."""
+    try:
+        return _fold_inputs(op, index)
+    except RecursionError:  # a very long constant chain: just "not known"
+        return None
+
+
+def _fold_inputs(op, index):
     out = op._outputs[index]
     n = out._shape.num_elements()
     if n is None or n > _FOLD_LIMIT:
@@ -64,8 +71,10 @@ def _fold(op, index):
             args.append(v)
             pos += 1
     kw = {a: op._attrs[a] for a in od.kernel_attrs}
+    # a string kernel names a function of the array module (NumPy here)
+    kernel = getattr(np, od.kernel) if isinstance(od.kernel, str) else od.kernel
     try:
-        result = od.kernel(*args, **kw)
+        result = kernel(*args, **kw)
     except Exception:  # noqa: BLE001 - a failing fold just means "not known"
         return None
     single = len(od.outputs) == 1 and not od.outputs[0].is_list

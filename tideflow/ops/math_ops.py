@@ -8,6 +8,7 @@ linear algebra in ``linalg_ops.py``; this module re-exports their public functio
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.ops.array_ops import _register_fold
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
 from tideflow.ops.unary_ops import (  # noqa: F401
     abs,
@@ -687,3 +688,11 @@ ops.Tensor._override_operator("__ge__", greater_equal)
 ops.Tensor._override_operator("__neg__", negative)
 ops.Tensor._override_operator("__abs__", abs)
 ops.Tensor._override_operator("__invert__", logical_not)
+
+# Static shapes from constant arithmetic, as TF's shape inference evaluates a constant
+# subgraph (``tf.shape(x)[1:3] * 2`` of a fully known ``x``, resize's aspect-ratio sizes).
+# Comparisons and logical ops stay unfolded: their constant values would turn graph
+# conditionals into Python ones, which TF 1.x's constant_value never does.
+_register_fold("Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "FloorDiv", "TruncateDiv",
+               "FloorMod", "TruncateMod", "Maximum", "Minimum", "Neg", "Abs", "Round", "Rint",
+               "Floor", "Ceil", "Square", "Sum", "Prod", "Max", "Min")
