@@ -533,3 +533,23 @@ def test_keras_rmsprop_without_momentum_adds_epsilon_after_the_square_root():
     np.testing.assert_allclose(got_emb, emb, rtol=1e-5)
     slots = [v.name for v in model.optimizer.weights]
     assert not any("RMSprop_1" in n for n in slots)  # no momentum slot
+
+
+def test_keras_decoder_lstm_reused_with_fed_states():
+    # the Keras lstm_seq2seq example: the decoder LSTM is first called with the encoder's
+    # states, then again (inference model) with states fed through Input layers
+    keras = tf.keras
+    enc_in = keras.layers.Input(shape=(None, 3))
+    _, h, c = keras.layers.LSTM(4, return_state=True)(enc_in)
+    dec_in = keras.layers.Input(shape=(None, 5))
+    dec_lstm = keras.layers.LSTM(4, return_sequences=True, return_state=True)
+    dec_out, _, _ = dec_lstm(dec_in, initial_state=[h, c])
+    keras.models.Model([enc_in, dec_in], dec_out)
+    h_in, c_in = keras.layers.Input(shape=(4,)), keras.layers.Input(shape=(4,))
+    out2, h2, c2 = dec_lstm(dec_in, initial_state=[h_in, c_in])
+    step = keras.models.Model([dec_in, h_in, c_in], [out2, h2, c2])
+    o, hv, cv = step.predict([np.ones([1, 1, 5]), np.zeros([1, 4]), np.zeros([1, 4])])
+    assert o.shape == (1, 1, 4) and hv.shape == cv.shape == (1, 4)
+    np.testing.assert_allclose(o[:, -1], hv, rtol=1e-6)
+    with pytest.raises(ValueError, match="expected ndim=3"):
+        dec_lstm(keras.layers.Input(shape=(5,)))
