@@ -58,6 +58,10 @@ class _SessionCtx:
         self.handle = handle
         self._cancelled = threading.Event()
         self.steps = set()
+        # the per-node state of stateful kernels (iterators, queues, random generators), shared
+        # by every graph the session registers, as TF's OpSegment shares their kernels: an
+        # iterator initialized by one step's partition is the one the next step reads
+        self.state = {}
 
 
 class _GraphItem:
@@ -277,7 +281,7 @@ class Worker:
                 partial = True
                 lane = getattr(lane, "i", lane)
             by_device.setdefault((dev, lane or 0), []).append(op)
-        state = {}
+        state = session.state
         plans = []
         for (dev, _), dev_ops in by_device.items():
             try:

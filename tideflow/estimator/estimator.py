@@ -205,6 +205,19 @@ def _get_timestamped_export_dir(export_dir_base):
     raise RuntimeError("Failed to obtain a unique export directory name after 10 attempts.")
 
 
+def _replica_device_setter(config):
+    """TF 1.x's default device function in a cluster with ps tasks: variables round-robin
+    on the ps tasks, everything else on this task."""
+    if not config.task_type or not config.num_ps_replicas:
+        return None
+    from tideflow.train import device_setter
+
+    return device_setter.replica_device_setter(
+        ps_tasks=config.num_ps_replicas,
+        worker_device=f"/job:{config.task_type}/task:{config.task_id}", merge_devices=True,
+        ps_ops=list(device_setter.STANDARD_PS_OPS), cluster=config.cluster_spec)
+
+
 class Estimator:
     """Trains and evaluates a model given by ``model_fn(features, labels, mode, params,
     config) -> EstimatorSpec``."""
@@ -250,6 +263,7 @@ class Estimator:
             raise ValueError("warm_start_from must be a string or a WarmStartSettings, "
                              f"instead got {type(warm_start_from)}")
         self._warm_start_settings = warm_start_from
+        self._device_fn = self._config.device_fn or _replica_device_setter(self._config)
         logging.info("Using config: %s", self._config)
 
     # --- properties -----------------------------------------------------------------------
@@ -356,7 +370,7 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, saving_listeners):
-        with ops.Graph().as_default() as g:
+        with ops.Graph().as_default() as g, g.device(self._device_fn):
             global_step_tensor = self._new_graph_setup(g)
             features, labels, input_hooks = self._get_features_and_labels(input_fn,
                                                                          ModeKeys.TRAIN)
@@ -407,7 +421,8 @@ class Estimator:
         loss = None
         any_step_done = False
         with monitored_session.MonitoredTrainingSession(
-                master=self._config.master, is_chief=True, checkpoint_dir=self._model_dir,
+                master=self._config.master, is_chief=self._config.is_chief,
+                checkpoint_dir=self._model_dir,
                 scaffold=spec.scaffold, hooks=worker_hooks,
                 chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
                 save_checkpoint_secs=0, save_summaries_steps=self._config.save_summary_steps,

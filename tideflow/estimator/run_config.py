@@ -1,6 +1,8 @@
-"""``tf.estimator.RunConfig``: where and how often an Estimator checkpoints and summarizes."""
+"""``tf.estimator.RunConfig``: where and how often an Estimator checkpoints and summarizes, and
+(from ``TF_CONFIG``, as TF 1.x) which task of which cluster this process is."""
 
 import copy
+import json
 import os
 
 _USE_DEFAULT = object()
@@ -21,8 +23,55 @@ class TaskType:
     EVALUATOR = "evaluator"
 
 
+def _tf_config():
+    from tideflow import env
+
+    value = env.tf_config()
+    if value is None:
+        return {}
+    try:
+        value = json.loads(value)
+    except ValueError as e:
+        raise ValueError(f"TF_CONFIG is not valid JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise ValueError(  # noqa: TRY004 - a bad setting, not a bad argument
+            f"TF_CONFIG must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _task_type_and_id(cluster_spec, task_env, chief_task_type):
+    task_type = task_env.get("type")
+    task_id = task_env.get("index")
+    if not task_type:
+        raise ValueError('If "cluster" is set in TF_CONFIG, must have one "task_type" set in '
+                         "TF_CONFIG.")
+    if task_id is None:
+        raise ValueError('If "cluster" is set in TF_CONFIG, must have one "task_id" set in '
+                         "TF_CONFIG.")
+    task_id = int(task_id)
+    if task_type == TaskType.EVALUATOR:  # not part of the training cluster
+        return task_type, task_id
+    if task_type not in cluster_spec.jobs:
+        raise ValueError(f"{task_type} is not a valid task_type in the cluster_spec:\n"
+                         f"{cluster_spec}\n\nNote that these values may be coming from the "
+                         "TF_CONFIG environment variable.")
+    if not 0 <= task_id < len(cluster_spec.job_tasks(task_type)):
+        raise ValueError(f"{task_id} is not a valid task_id for task_type {task_type} in the "
+                         f"cluster_spec:\n{cluster_spec}\n\nNote that these values may be "
+                         "coming from the TF_CONFIG environment variable.")
+    if chief_task_type not in cluster_spec.jobs:
+        raise ValueError(f'If "cluster" is set in TF_CONFIG, it must have one '
+                         f'"{chief_task_type}" node.')
+    if len(cluster_spec.job_tasks(chief_task_type)) > 1:
+        raise ValueError(f'The "cluster" in TF_CONFIG must have only one '
+                         f'"{chief_task_type}" node.')
+    return task_type, task_id
+
+
 class RunConfig:
-    """The run-time settings of an Estimator (local, single-process)."""
+    """The run-time settings of an Estimator; the cluster and this task come from the
+    ``TF_CONFIG`` environment variable (JSON ``{"cluster": ..., "task": {"type", "index"}}``)
+    read when the config is made, as in TF 1.x."""
 
     def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100,
                  save_checkpoints_steps=_USE_DEFAULT, save_checkpoints_secs=_USE_DEFAULT,
@@ -68,6 +117,65 @@ class RunConfig:
         self._experimental_distribute = experimental_distribute
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
+        self._init_cluster(_tf_config())
+
+    def _init_cluster(self, tf_config):
+        from tideflow.distributed.cluster import ClusterSpec
+
+        self._cluster_spec = ClusterSpec(tf_config.get("cluster") or {})
+        task_env = tf_config.get("task") or {}
+        if self._cluster_spec:
+            chief = TaskType.MASTER if TaskType.MASTER in self._cluster_spec.jobs else (
+                TaskType.CHIEF)
+            self._task_type, self._task_id = _task_type_and_id(self._cluster_spec, task_env,
+                                                               chief)
+            self._evaluation_master = tf_config.get("eval_session_master", "")
+            if self._task_type == TaskType.EVALUATOR:
+                self._cluster_spec = ClusterSpec({})
+                self._master = ""
+                self._num_ps_replicas = 0
+                self._num_worker_replicas = 0
+                self._global_id_in_cluster = None
+                self._is_chief = False
+                return
+            self._master = tf_config.get("session_master") or (
+                "grpc://" + self._cluster_spec.task_address(self._task_type, self._task_id))
+            self._num_ps_replicas = len(self._cluster_spec.as_dict().get(TaskType.PS, []))
+            self._num_worker_replicas = sum(
+                len(self._cluster_spec.as_dict().get(job, []))
+                for job in (chief, TaskType.WORKER))
+            self._is_chief = self._task_type == chief and self._task_id == 0
+            # as TF: chief 0, workers 1.., then the other jobs in name order
+            order = [chief, TaskType.WORKER] + sorted(
+                j for j in self._cluster_spec.jobs if j not in (chief, TaskType.WORKER))
+            gid = 0
+            for job in order:
+                if job == self._task_type:
+                    gid += self._task_id
+                    break
+                gid += len(self._cluster_spec.as_dict().get(job, []))
+            self._global_id_in_cluster = gid
+            if self._session_config is None and self._task_type in (
+                    TaskType.CHIEF, TaskType.MASTER, TaskType.WORKER):
+                from tideflow.protos import config_pb2
+
+                self._session_config = config_pb2.ConfigProto(
+                    allow_soft_placement=True, device_filters=[
+                        "/job:ps", f"/job:{self._task_type}/task:{self._task_id}"])
+        else:
+            self._task_type = task_env.get("type", TaskType.WORKER)
+            self._task_id = int(task_env.get("index", 0))
+            if self._task_type != TaskType.WORKER:
+                raise ValueError('If "cluster" is not set in TF_CONFIG, task type must be '
+                                 "WORKER.")
+            if self._task_id != 0:
+                raise ValueError('If "cluster" is not set in TF_CONFIG, task index must be 0.')
+            self._master = tf_config.get("session_master", "")
+            self._evaluation_master = tf_config.get("eval_session_master", "")
+            self._is_chief = True
+            self._num_ps_replicas = 0
+            self._num_worker_replicas = 1
+            self._global_id_in_cluster = 0
 
     def replace(self, **kwargs):
         """A copy with the given properties replaced."""
@@ -117,19 +225,14 @@ class RunConfig:
     experimental_max_worker_delay_secs = property(
         lambda self: self._experimental_max_worker_delay_secs)
 
-    # the cluster: always one local chief
-    @property
-    def cluster_spec(self):
-        from tideflow.distributed.cluster import ClusterSpec
-
-        return ClusterSpec({})
-
-    task_type = property(lambda self: TaskType.WORKER)
-    task_id = property(lambda self: 0)
-    master = property(lambda self: "")
-    evaluation_master = property(lambda self: "")
-    is_chief = property(lambda self: True)
-    num_ps_replicas = property(lambda self: 0)
-    num_worker_replicas = property(lambda self: 1)
-    global_id_in_cluster = property(lambda self: 0)
+    # the cluster and this task (from TF_CONFIG)
+    cluster_spec = property(lambda self: self._cluster_spec)
+    task_type = property(lambda self: self._task_type)
+    task_id = property(lambda self: self._task_id)
+    master = property(lambda self: self._master)
+    evaluation_master = property(lambda self: self._evaluation_master)
+    is_chief = property(lambda self: self._is_chief)
+    num_ps_replicas = property(lambda self: self._num_ps_replicas)
+    num_worker_replicas = property(lambda self: self._num_worker_replicas)
+    global_id_in_cluster = property(lambda self: self._global_id_in_cluster)
     service = property(lambda self: None)

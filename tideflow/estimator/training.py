@@ -1,5 +1,5 @@
-"""``tf.estimator.train_and_evaluate`` (local mode), ``TrainSpec``, ``EvalSpec`` and the
-exporters run after evaluations."""
+"""``tf.estimator.train_and_evaluate`` (local, or as one task of a ``TF_CONFIG`` cluster),
+``TrainSpec``, ``EvalSpec`` and the exporters run after evaluations."""
 
 import collections
 import os
@@ -254,6 +254,89 @@ def train_and_evaluate(estimator, train_spec, eval_spec):
         raise ValueError(f"eval_spec.throttle_secs should be positive, given: "
                          f"{eval_spec.throttle_secs}. It is used do determine how long each "
                          "training iteration should go when train and evaluate locally.")
+    config = estimator.config
+    if config.task_type == "evaluator" and config.task_id > 0:
+        raise ValueError(f"For distributed training, there can only be one `evaluator` task "
+                         f"(with task id 0).  Given task id {config.task_id}")
+    if not config.cluster_spec and config.task_type != "evaluator":
+        return _run_local(estimator, train_spec, eval_spec)
+    return _run_distributed(estimator, train_spec, eval_spec)
+
+
+# a worker waits (task_id + 1) * 5 s, at most 60 s, before training (the chief initializes)
+_DELAY_SECS_PER_WORKER = 5
+_MAX_DELAY_SECS = 60
+
+
+def _start_std_server(config):
+    from tideflow.distributed.server import Server
+
+    if not config.cluster_spec or not config.task_type or config.task_id is None:
+        raise RuntimeError("Could not start server; be sure to specify cluster_spec, task_type, "
+                           "and task in RunConfig or set the TF_CONFIG environment variable.")
+    server = Server(config.cluster_spec, job_name=config.task_type,
+                    task_index=config.task_id, config=config.session_config, start=False,
+                    protocol=config.protocol)
+    server.start()
+    return server
+
+
+def _run_distributed(estimator, train_spec, eval_spec):
+    config = estimator.config
+    task_type = config.task_type
+    if task_type == "ps":
+        logging.info("Start Tensorflow server.")
+        _start_std_server(config).join()
+        return None
+    if task_type == "evaluator":
+        return _run_evaluator(estimator, train_spec, eval_spec)
+    if task_type not in ("chief", "worker", "master"):
+        raise ValueError(f"Task type {task_type} is not supported. Supported task types are "
+                         "['chief', 'worker', 'ps', 'evaluator', 'master']")
+    _start_std_server(config)
+    if task_type == "worker":
+        max_delay = _MAX_DELAY_SECS
+        if config.experimental_max_worker_delay_secs is not None:
+            max_delay = int(config.experimental_max_worker_delay_secs)
+        delay = min(max_delay, (config.task_id + 1) * _DELAY_SECS_PER_WORKER)
+        if delay > 0:
+            logging.info("Waiting %d secs before starting training.", delay)
+            time.sleep(delay)
+    if task_type == "master" and config.is_chief:  # the legacy master also evaluates
+        return _run_local(estimator, train_spec, eval_spec)
+    estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
+                    hooks=list(train_spec.hooks))
+    return None
+
+
+def _run_evaluator(estimator, train_spec, eval_spec):
+    """Evaluates each new checkpoint (at most every ``throttle_secs``) until one reaches
+    ``train_spec.max_steps``."""
+    if eval_spec.start_delay_secs:
+        logging.info("Waiting %f secs before starting eval.", eval_spec.start_delay_secs)
+        time.sleep(eval_spec.start_delay_secs)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
+    while True:
+        start = time.time()
+        metrics, exports = evaluator.evaluate_and_export()
+        del exports
+        if metrics is not None:
+            step = metrics.get("global_step")
+            if step and train_spec.max_steps and step >= train_spec.max_steps:
+                logging.info("Exiting evaluation, global_step=%s >= train max_steps=%s", step,
+                             train_spec.max_steps)
+                return  # as TF, the distributed tasks return None
+        else:
+            logging.warning("No new checkpoint ready for evaluation. Skip the current "
+                            "evaluation pass as evaluation results are expected to be same "
+                            "for the same checkpoint.")
+        wait = eval_spec.throttle_secs - (time.time() - start)
+        if wait > 0:
+            logging.info("Waiting %f secs before starting next eval run.", wait)
+            time.sleep(wait)
+
+
+def _run_local(estimator, train_spec, eval_spec):
     logging.info("Running training and evaluation locally (non-distributed).")
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateOnSaveListener(evaluator, eval_spec.throttle_secs)

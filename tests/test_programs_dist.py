@@ -1,0 +1,197 @@
+"""TF 1.x distributed and Estimator programs as users wrote them, run under tideflow: TF_CONFIG
+driven RunConfig / train_and_evaluate on a real loopback cluster, and stateful kernels
+(iterators, queues) that must survive across the steps of a grpc session."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tests.distributed.cluster_procs import _env, cluster_spec
+from tideflow.distributed.server import Server
+
+
+def _config_with(monkeypatch, tf_config, **kw):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    return tf.estimator.RunConfig(**kw)
+
+
+CLUSTER = {"chief": ["host0:2222"], "worker": ["host1:2222", "host2:2222"],
+           "ps": ["host3:2222", "host4:2222"]}
+
+
+def test_run_config_reads_tf_config_for_each_task(monkeypatch):
+    c = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "worker", "index": 1}})
+    assert (c.task_type, c.task_id, c.is_chief) == ("worker", 1, False)
+    assert c.master == "grpc://host2:2222"
+    assert (c.num_ps_replicas, c.num_worker_replicas, c.global_id_in_cluster) == (2, 3, 2)
+    assert c.cluster_spec.as_dict() == CLUSTER
+    # TF's default session config in a cluster: only the ps tasks and this task are seen
+    assert list(c.session_config.device_filters) == ["/job:ps", "/job:worker/task:1"]
+
+    c = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "chief", "index": 0}})
+    assert (c.task_type, c.is_chief, c.master, c.global_id_in_cluster) == (
+        "chief", True, "grpc://host0:2222", 0)
+    c = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "ps", "index": 1}},
+                     session_config=tf.ConfigProto(log_device_placement=True))
+    assert not c.is_chief and c.global_id_in_cluster == 4
+    assert list(c.session_config.device_filters) == []  # the user's config is kept
+
+    # the evaluator is not part of the training cluster
+    c = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "evaluator",
+                                                                "index": 0}})
+    assert (c.task_type, c.is_chief, c.master, c.num_worker_replicas) == (
+        "evaluator", False, "", 0)
+    assert not c.cluster_spec
+
+
+def test_run_config_rejects_bad_tf_config(monkeypatch):
+    with pytest.raises(ValueError, match='must have one "chief" node'):
+        _config_with(monkeypatch, {"cluster": {"worker": ["a:1"], "ps": ["b:1"]},
+                                   "task": {"type": "worker", "index": 0}})
+    with pytest.raises(ValueError, match="3 is not a valid task_id for task_type worker"):
+        _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "worker", "index": 3}})
+    with pytest.raises(ValueError, match="task type must be WORKER"):
+        _config_with(monkeypatch, {"task": {"type": "ps", "index": 0}})
+    monkeypatch.delenv("TF_CONFIG")
+    c = tf.estimator.RunConfig()
+    assert (c.task_type, c.task_id, c.is_chief, c.master, c.num_ps_replicas) == (
+        "worker", 0, True, "", 0)
+
+
+def test_estimator_places_variables_on_the_ps_tasks(monkeypatch, tmp_path):
+    config = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "worker",
+                                                                     "index": 0}})
+    est = tf.estimator.Estimator(lambda features, labels, mode: None, model_dir=str(tmp_path),
+                                 config=config)
+    g = tf.Graph()
+    with g.as_default(), g.device(est._device_fn):
+        v = tf.get_variable("v", [2])
+        w = tf.get_variable("w", [2])
+        y = v + w
+    assert {v.device, w.device} == {"/job:ps/task:0", "/job:ps/task:1"}
+    assert y.device == "/job:worker/task:0"
+
+
+_TRAINER = r'''
+import numpy as np
+import tideflow as tf
+tf.logging.set_verbosity(tf.logging.INFO)
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            "accuracy": tf.metrics.accuracy(labels, tf.argmax(logits, 1))})
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+        loss, global_step=tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+rng = np.random.RandomState(0)
+X = rng.randn(64, 3).astype(np.float32)
+Y = (X[:, 0] > 0).astype(np.int32)
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat().batch(8)
+
+config = tf.estimator.RunConfig(model_dir=MODEL_DIR, save_checkpoints_steps=10,
+                                experimental_max_worker_delay_secs=0)
+est = tf.estimator.Estimator(model_fn, config=config)
+out = tf.estimator.train_and_evaluate(
+    est, tf.estimator.TrainSpec(input_fn, max_steps=30),
+    tf.estimator.EvalSpec(lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(32),
+                          start_delay_secs=0, throttle_secs=1))
+print("TASK", config.task_type, config.is_chief, "RESULT", out, flush=True)
+'''
+
+
+def test_train_and_evaluate_on_a_tf_config_cluster(tmp_path):
+    """ps, chief, worker and evaluator processes each run the same program; the ps serves,
+    the chief and the worker train the shared variables, the evaluator follows the chief's
+    checkpoints until the last one."""
+    ports = cluster_spec(chief=1, worker=1, ps=1)
+    model_dir = str(tmp_path / "model")
+    code = f"MODEL_DIR = {model_dir!r}\n" + _TRAINER
+    procs = {}
+    try:
+        for job in ("ps", "chief", "worker", "evaluator"):
+            env = _env({"TF_CONFIG": json.dumps({"cluster": ports,
+                                                 "task": {"type": job, "index": 0}})})
+            procs[job] = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                          text=True)
+        outs = {}
+        for job in ("chief", "worker", "evaluator"):
+            out, err = procs[job].communicate(timeout=120)
+            assert procs[job].returncode == 0, f"{job} failed:\n{out}\n{err}"
+            outs[job] = (out, err)
+        assert procs["ps"].poll() is None  # the ps serves until killed, as in TF
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+    assert "TASK chief True RESULT None" in outs["chief"][0]
+    assert "TASK worker False RESULT None" in outs["worker"][0]
+    assert "TASK evaluator False RESULT None" in outs["evaluator"][0]
+    # the worker trained (not only the chief) and did not save checkpoints
+    assert "loss = " in outs["worker"][1]
+    assert "Saving checkpoints" not in outs["worker"][1]
+    assert "Saving checkpoints for" in outs["chief"][1]
+    assert "Running training and evaluation locally" not in outs["chief"][1]
+    step = tf.train.load_variable(model_dir, "global_step")
+    assert step >= 30
+    # the evaluator stopped after evaluating a checkpoint of the last step
+    assert "Exiting evaluation, global_step=" in outs["evaluator"][1]
+    assert os.listdir(os.path.join(model_dir, "eval"))
+
+
+@pytest.fixture
+def worker_and_ps():
+    spec = cluster_spec(ps=1, worker=1)
+    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
+    yield made[1]
+    for s in made:
+        s.stop()
+
+
+def test_initializable_iterator_across_steps_of_a_grpc_session(worker_and_ps):
+    """The Estimator's input pipeline: an iterator initialized in one step (one registered
+    partition graph) is read by the following steps (other partition graphs)."""
+    with tf.Graph().as_default():
+        with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0",
+                                                      ps_tasks=1)):
+            it = tf.data.Dataset.range(10).batch(2).make_initializable_iterator()
+            total = tf.Variable(0, dtype=tf.int64)
+            add = tf.assign_add(total, tf.reduce_sum(it.get_next()))
+        assert total.device == "/job:ps/task:0"
+        with tf.Session(worker_and_ps.target) as sess:
+            sess.run([it.initializer, total.initializer])
+            got = [sess.run(add) for _ in range(5)]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(add)
+            assert got == list(np.cumsum([1, 5, 9, 13, 17]))
+            sess.run(it.initializer)  # re-initializing starts again
+            assert sess.run(add) == got[-1] + 1
+
+
+def test_queue_and_random_state_persist_across_steps_of_a_grpc_session(worker_and_ps):
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:0"):
+            q = tf.FIFOQueue(10, tf.int32)
+            enq = q.enqueue_many([[1, 2, 3]])
+            deq = q.dequeue()
+            size = q.size()
+            r = tf.random_uniform([4], seed=1, dtype=tf.float32)
+        with tf.Session(worker_and_ps.target) as sess:
+            sess.run(enq)
+            assert sess.run(size) == 3
+            assert [sess.run(deq) for _ in range(3)] == [1, 2, 3]
+            a = sess.run(r)
+            b = sess.run([r, size])[0]
+            assert not np.array_equal(a, b)  # the generator advances, as in TF
