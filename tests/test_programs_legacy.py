@@ -670,3 +670,57 @@ def test_rnn_cell_private_linear_of_0x_custom_cells():
             got, m = sess.run([y, tf.global_variables()[0]])
     assert names == ["gates/Linear/Matrix", "gates/Linear/Bias"]
     np.testing.assert_allclose(got, np.concatenate([a, b], 1) @ m + 1.0, rtol=1e-5)
+
+
+def _tree_data(n=200, seed=0):
+    rng = np.random.RandomState(seed)
+    age = rng.uniform(0, 80, n).astype(np.float32)
+    sex = rng.choice(["male", "female"], n)
+    fc = tf.feature_column
+    columns = [fc.bucketized_column(fc.numeric_column("age"), [10.0, 20, 30, 40, 50, 60, 70]),
+               fc.indicator_column(fc.categorical_column_with_vocabulary_list(
+                   "sex", ["male", "female"]))]
+    return age, sex, columns
+
+
+def test_boosted_trees_classifier_learns_an_interaction(tmp_path):
+    age, sex, columns = _tree_data()
+    y = ((sex == "female") & (age < 40)).astype(np.int64)
+
+    def input_fn():
+        return {"age": tf.constant(age), "sex": tf.constant(sex)}, tf.constant(y)
+
+    est = tf.estimator.BoostedTreesClassifier(columns, n_batches_per_layer=1, n_trees=3,
+                                              max_depth=2, learning_rate=0.5,
+                                              model_dir=str(tmp_path))
+    est.train(input_fn, max_steps=100)  # stops once the 3 trees of 2 layers are grown
+    result = est.evaluate(input_fn, steps=1)
+    assert result["global_step"] == 6
+    assert result["accuracy"] == 1.0
+    probs = np.array([p["probabilities"][1] for p in est.predict(
+        tf.estimator.inputs.numpy_input_fn(
+            {"age": np.array([20.0, 20.0, 60.0], np.float32),
+             "sex": np.array(["female", "male", "female"])}, shuffle=False))])
+    assert probs[0] > 0.5 > probs[1] and probs[2] < 0.5
+    with pytest.raises(ValueError, match="binary"):
+        tf.estimator.BoostedTreesClassifier(columns, 1, n_classes=3)
+
+
+def test_boosted_trees_regressor_first_tree_is_a_newton_step(tmp_path):
+    """One tree of depth 1 on squared loss: each side of the split predicts the learning rate
+    times its mean label (the Newton step from 0)."""
+    age, sex, columns = _tree_data(seed=1)
+    y = np.where(sex == "female", 3.0, -1.0).astype(np.float32)
+
+    def input_fn():
+        return {"age": tf.constant(age), "sex": tf.constant(sex)}, tf.constant(y)
+
+    est = tf.estimator.BoostedTreesRegressor(columns, n_batches_per_layer=1, n_trees=1,
+                                             max_depth=1, learning_rate=0.5,
+                                             model_dir=str(tmp_path))
+    est.train(input_fn, max_steps=10)
+    preds = np.array([p["predictions"][0] for p in est.predict(
+        tf.estimator.inputs.numpy_input_fn(
+            {"age": np.array([30.0, 30.0], np.float32), "sex": np.array(["female", "male"])},
+            shuffle=False))])
+    np.testing.assert_allclose(preds, [1.5, -0.5], rtol=1e-5)

@@ -46,6 +46,8 @@ _CANNED = {
     "DNNLinearCombinedRegressor": "tideflow.estimator.canned.dnn_linear_combined",
     "BaselineClassifier": "tideflow.estimator.canned.baseline",
     "BaselineRegressor": "tideflow.estimator.canned.baseline",
+    "BoostedTreesClassifier": "tideflow.estimator.canned.boosted_trees",
+    "BoostedTreesRegressor": "tideflow.estimator.canned.boosted_trees",
     "classifier_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "regressor_parse_example_spec": "tideflow.estimator.canned.parsing_utils",
     "add_metrics": "tideflow.estimator.canned.extenders",
@@ -70,6 +72,7 @@ def __getattr__(name):
 
 __all__ = [
     "BaselineClassifier", "BaselineRegressor", "BestExporter", "BinaryClassHead",
+    "BoostedTreesClassifier", "BoostedTreesRegressor",
     "CheckpointSaverHook", "CheckpointSaverListener", "DNNClassifier", "DNNEstimator",
     "DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor", "DNNRegressor", "Estimator",
     "EstimatorSpec", "EvalSpec", "Exporter", "FeedFnHook", "FinalExporter", "FinalOpsHook",

@@ -1,0 +1,290 @@
+"""``tf.estimator.BoostedTreesClassifier`` / ``BoostedTreesRegressor`` (TF 1.8-1.15): gradient
+boosted trees grown layer by layer. Each training batch adds its per-example gradients and
+diagonal hessians (of the head's loss with respect to the logits) to per node, feature and
+bucket statistics; after ``n_batches_per_layer`` batches every leaf of the growing tree's
+last layer splits at its best (feature, bucket) gain, the children taking the parent's value
+plus ``learning_rate`` times their Newton step; a tree is finished at ``max_depth`` and
+training stops after ``n_trees``. Features come from ``bucketized_column`` (one feature, its
+buckets) and ``indicator_column`` (a 0/1 feature per category). The ensemble lives in
+variables (so checkpoints hold it) and the tree kernels are NumPy, run through ``py_func``."""
+
+import numpy as np
+
+from tideflow.estimator.canned import head as head_lib
+from tideflow.estimator.estimator import Estimator
+from tideflow.estimator.model_fn import ModeKeys
+from tideflow.feature_column import feature_column as fc
+from tideflow.framework import dtypes, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    concat_ops,
+    gradients,
+    init_ops,
+    losses_impl,
+    math_ops,
+    reduction_ops,
+    state_ops,
+    variable_scope,
+)
+from tideflow.ops.script_ops import py_func
+from tideflow.train import session_run_hook, training_util
+
+
+def _features(features, feature_columns):
+    """``(bucket ids [batch, F] int32, buckets per feature)`` of the supported columns."""
+    columns = sorted(feature_columns, key=lambda c: c.name)
+    parts, sizes = [], []
+    for col in columns:
+        dense = fc.input_layer(features, [col])
+        if isinstance(col, fc._BucketizedColumn):
+            if col.source_column.shape not in ((1,), [1]):
+                raise ValueError(f"BoostedTrees: bucketized column {col.name} must have "
+                                 f"shape (1,), got {col.source_column.shape}")
+            parts.append(array_ops.expand_dims(
+                cast_ops.cast(reduction_ops.argmax(dense, 1), dtypes.int32), 1))
+            sizes.append(len(col.boundaries) + 1)
+        elif isinstance(col, fc._IndicatorColumn):
+            parts.append(cast_ops.cast(math_ops.minimum(dense, 1.0), dtypes.int32))
+            width = dense.get_shape()[1].value
+            sizes.extend([2] * width)
+        else:
+            raise ValueError("For now, only bucketized_column and indicator_column are "  # noqa: TRY004 - as TF
+                             f"supported by BoostedTrees, got {type(col).__name__} "
+                             f"({col.name})")
+    if not parts:
+        raise ValueError("BoostedTrees needs at least one feature column")
+    return concat_ops.concat(parts, 1), sizes
+
+
+def _traverse(buckets, split_feature, threshold, value, num_trees):
+    """The sum over trees of each example's leaf value."""
+    n = buckets.shape[0]
+    total = np.zeros(n, np.float32)
+    rows = np.arange(n)
+    for t in range(int(num_trees)):
+        node = np.zeros(n, np.int64)
+        while True:
+            f = split_feature[t, node]
+            inner = f >= 0
+            if not inner.any():
+                break
+            b = buckets[rows, np.maximum(f, 0)]
+            go_left = b <= threshold[t, node]
+            child = np.where(go_left, 2 * node + 1, 2 * node + 2)
+            node = np.where(inner, child, node)
+        total += value[t, node]
+    return total
+
+
+class _Trainer:
+    """The NumPy side of one training step (statistics, then a layer when due)."""
+
+    def __init__(self, sizes, n_batches_per_layer, n_trees, max_depth, learning_rate, l1, l2,
+                 tree_complexity, min_node_weight):
+        self.sizes = np.asarray(sizes)
+        self.n_batches = n_batches_per_layer
+        self.n_trees, self.max_depth = n_trees, max_depth
+        self.lr, self.l1, self.l2 = learning_rate, l1, l2
+        self.complexity, self.min_weight = tree_complexity, min_node_weight
+
+    def _node_of(self, buckets, split_feature, threshold, t):
+        node = np.zeros(buckets.shape[0], np.int64)
+        rows = np.arange(buckets.shape[0])
+        while True:
+            f = split_feature[t, node]
+            inner = f >= 0
+            if not inner.any():
+                return node
+            b = buckets[rows, np.maximum(f, 0)]
+            child = np.where(b <= threshold[t, node], 2 * node + 1, 2 * node + 2)
+            node = np.where(inner, child, node)
+
+    def _weight(self, g, h):
+        g = np.sign(g) * np.maximum(np.abs(g) - self.l1, 0.0)
+        return -g / (h + self.l2), g * g / (h + self.l2)
+
+    def __call__(self, buckets, grads, hess, split_feature, threshold, value, state,
+                 g_acc, h_acc):
+        split_feature, threshold, value = split_feature.copy(), threshold.copy(), value.copy()
+        state, g_acc, h_acc = state.copy(), g_acc.copy(), h_acc.copy()
+        tree, layer, seen = (int(v) for v in state)
+        if tree >= self.n_trees:
+            return split_feature, threshold, value, state, g_acc, h_acc
+        node = self._node_of(buckets, split_feature, threshold, tree)
+        for f in range(buckets.shape[1]):
+            np.add.at(g_acc, (node, f, buckets[:, f]), grads)
+            np.add.at(h_acc, (node, f, buckets[:, f]), hess)
+        seen += 1
+        if seen >= self.n_batches:
+            self._grow(tree, layer, split_feature, threshold, value, g_acc, h_acc)
+            g_acc[:] = 0
+            h_acc[:] = 0
+            seen = 0
+            layer += 1
+            if layer >= self.max_depth:
+                tree, layer = tree + 1, 0
+        state[:] = (tree, layer, seen)
+        return split_feature, threshold, value, state, g_acc, h_acc
+
+    def _grow(self, tree, layer, split_feature, threshold, value, g_acc, h_acc):
+        first = 2 ** layer - 1
+        for node in range(first, 2 * first + 1):
+            if layer > 0 and not self._is_leaf_of_tree(split_feature[tree], node):
+                continue
+            best = None
+            for f, size in enumerate(self.sizes):
+                g = np.cumsum(g_acc[node, f, :size])
+                h = np.cumsum(h_acc[node, f, :size])
+                total_g, total_h = g[-1], h[-1]
+                if total_h <= 0:
+                    continue
+                _, parent_gain = self._weight(total_g, total_h)
+                for b in range(size - 1):
+                    gl, hl, gr, hr = g[b], h[b], total_g - g[b], total_h - h[b]
+                    if hl < max(self.min_weight, 1e-12) or hr < max(self.min_weight, 1e-12):
+                        continue
+                    wl, gain_l = self._weight(gl, hl)
+                    wr, gain_r = self._weight(gr, hr)
+                    gain = gain_l + gain_r - parent_gain - self.complexity
+                    if best is None or gain > best[0]:
+                        best = (gain, f, b, wl, wr)
+            if best is None:
+                continue
+            _, f, b, wl, wr = best
+            split_feature[tree, node] = f
+            threshold[tree, node] = b
+            value[tree, 2 * node + 1] = value[tree, node] + self.lr * wl
+            value[tree, 2 * node + 2] = value[tree, node] + self.lr * wr
+
+    @staticmethod
+    def _is_leaf_of_tree(features, node):
+        """Whether ``node`` hangs from the tree (its parent split)."""
+        parent = (node - 1) // 2
+        return features[parent] >= 0 and features[node] < 0
+
+
+class _StopWhenGrownHook(session_run_hook.SessionRunHook):
+    def __init__(self, state, n_trees):
+        self._state, self._n_trees = state, n_trees
+
+    def before_run(self, run_context):
+        return session_run_hook.SessionRunArgs(self._state)
+
+    def after_run(self, run_context, run_values):
+        if run_values.results[0] >= self._n_trees:
+            run_context.request_stop()
+
+
+def _model_fn(features, labels, mode, head, feature_columns, params):
+    buckets, sizes = _features(features, feature_columns)
+    n_trees, max_depth = params["n_trees"], params["max_depth"]
+    nodes = 2 ** (max_depth + 1) - 1
+    n_features, max_buckets = len(sizes), max(sizes)
+    with variable_scope.variable_scope("boosted_trees"):
+        split_feature = variable_scope.get_variable(
+            "split_feature", [n_trees, nodes], dtypes.int32, trainable=False,
+            initializer=init_ops.constant_initializer(-1))
+        threshold = variable_scope.get_variable("threshold", [n_trees, nodes], dtypes.int32,
+                                                trainable=False,
+                                                initializer=init_ops.zeros_initializer())
+        value = variable_scope.get_variable("node_value", [n_trees, nodes], dtypes.float32,
+                                            trainable=False,
+                                            initializer=init_ops.zeros_initializer())
+        state = variable_scope.get_variable("growing_state", [3], dtypes.int32,
+                                            trainable=False,
+                                            initializer=init_ops.zeros_initializer())
+    num_trees = math_ops.minimum(state[0] + 1, n_trees)
+    logits = py_func(_traverse, [buckets, split_feature, threshold, value, num_trees],
+                     dtypes.float32, stateful=False, name="predict_ensemble")
+    logits = array_ops.reshape(logits, [-1, 1])
+
+    def train_op_fn(loss):
+        grads = gradients.gradients(loss, logits)[0]
+        hess = gradients.gradients(reduction_ops.reduce_sum(grads), logits)[0]
+        with variable_scope.variable_scope("boosted_trees"):
+            g_acc = variable_scope.get_variable(
+                "grad_stats", [nodes, n_features, max_buckets], dtypes.float32,
+                trainable=False, initializer=init_ops.zeros_initializer())
+            h_acc = variable_scope.get_variable(
+                "hess_stats", [nodes, n_features, max_buckets], dtypes.float32,
+                trainable=False, initializer=init_ops.zeros_initializer())
+        trainer = _Trainer(sizes, params["n_batches_per_layer"], n_trees, max_depth,
+                           params["learning_rate"], params["l1"], params["l2"],
+                           params["tree_complexity"], params["min_node_weight"])
+        new = py_func(trainer, [buckets, array_ops.reshape(grads, [-1]),
+                                array_ops.reshape(hess, [-1]), split_feature, threshold,
+                                value, state, g_acc, h_acc],
+                      [dtypes.int32, dtypes.int32, dtypes.float32, dtypes.int32,
+                       dtypes.float32, dtypes.float32], name="grow_ensemble")
+        targets = [split_feature, threshold, value, state, g_acc, h_acc]
+        assigns = [state_ops.assign(v, t) for v, t in zip(targets, new, strict=True)]
+        with ops.control_dependencies(assigns):
+            return state_ops.assign_add(training_util.get_global_step(), 1)
+
+    spec = head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                      labels=labels,
+                                      train_op_fn=train_op_fn if mode == ModeKeys.TRAIN
+                                      else None)
+    if mode == ModeKeys.TRAIN:
+        hooks = list(spec.training_hooks) + [_StopWhenGrownHook(state, n_trees)]
+        spec = spec._replace(training_hooks=hooks)
+    return spec
+
+
+def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
+            l1_regularization, l2_regularization, tree_complexity, min_node_weight):
+    if n_batches_per_layer <= 0:
+        raise ValueError(f"n_batches_per_layer must be positive, got {n_batches_per_layer}")
+    if not feature_columns:
+        raise ValueError("feature_columns must not be empty")
+    return {"n_batches_per_layer": int(n_batches_per_layer), "n_trees": int(n_trees),
+            "max_depth": int(max_depth), "learning_rate": float(learning_rate),
+            "l1": float(l1_regularization), "l2": float(l2_regularization),
+            "tree_complexity": float(tree_complexity),
+            "min_node_weight": float(min_node_weight)}
+
+
+class BoostedTreesClassifier(Estimator):
+    """A binary classifier of boosted trees (TF 1.x supports only ``n_classes=2``)."""
+
+    def __init__(self, feature_columns, n_batches_per_layer, model_dir=None, n_classes=2,
+                 weight_column=None, label_vocabulary=None, n_trees=100, max_depth=6,
+                 learning_rate=0.1, l1_regularization=0.0, l2_regularization=0.0,
+                 tree_complexity=0.0, min_node_weight=0.0, config=None, center_bias=False,
+                 pruning_mode="none", quantile_sketch_epsilon=0.01, train_in_memory=False):
+        if n_classes != 2:
+            raise ValueError("For now only binary classification is supported.n_classes given "
+                             f"as {n_classes}")
+        params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
+                         learning_rate, l1_regularization, l2_regularization, tree_complexity,
+                         min_node_weight)
+        head = head_lib.classification_head(2, weight_column, label_vocabulary,
+                                            losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
+        columns = list(feature_columns)
+        super().__init__(model_fn=lambda features, labels, mode: _model_fn(
+            features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
+
+
+class BoostedTreesRegressor(Estimator):
+    """A regressor of boosted trees (squared loss)."""
+
+    def __init__(self, feature_columns, n_batches_per_layer, model_dir=None, label_dimension=1,
+                 weight_column=None, n_trees=100, max_depth=6, learning_rate=0.1,
+                 l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+                 min_node_weight=0.0, config=None, center_bias=False, pruning_mode="none",
+                 quantile_sketch_epsilon=0.01, train_in_memory=False):
+        if label_dimension != 1:
+            raise ValueError(f"BoostedTreesRegressor supports label_dimension=1, got "
+                             f"{label_dimension}")
+        params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
+                         learning_rate, l1_regularization, l2_regularization, tree_complexity,
+                         min_node_weight)
+        head = head_lib.RegressionHead(1, weight_column,
+                                       losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
+        columns = list(feature_columns)
+        super().__init__(model_fn=lambda features, labels, mode: _model_fn(
+            features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
+
+
+__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor"]
