@@ -233,7 +233,16 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
 
 
 def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
-            l1_regularization, l2_regularization, tree_complexity, min_node_weight):
+            l1_regularization, l2_regularization, tree_complexity, min_node_weight,
+            center_bias=False, pruning_mode="none"):
+    if pruning_mode not in ("none", "pre", "post"):
+        raise ValueError(f"pruning_mode must be one of 'none', 'pre', 'post', got "
+                         f"{pruning_mode!r}")
+    if center_bias or pruning_mode != "none":
+        from tideflow import logging
+
+        logging.warning("BoostedTrees: center_bias=%s and pruning_mode=%r are not implemented "
+                        "by tideflow; growing without them", center_bias, pruning_mode)
     if n_batches_per_layer <= 0:
         raise ValueError(f"n_batches_per_layer must be positive, got {n_batches_per_layer}")
     if not feature_columns:
@@ -258,7 +267,7 @@ class BoostedTreesClassifier(Estimator):
                              f"as {n_classes}")
         params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                         min_node_weight)
+                         min_node_weight, center_bias, pruning_mode)
         head = head_lib.classification_head(2, weight_column, label_vocabulary,
                                             losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
@@ -279,7 +288,7 @@ class BoostedTreesRegressor(Estimator):
                              f"{label_dimension}")
         params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                         min_node_weight)
+                         min_node_weight, center_bias, pruning_mode)
         head = head_lib.RegressionHead(1, weight_column,
                                        losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
