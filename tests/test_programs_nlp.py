@@ -553,3 +553,15 @@ def test_keras_decoder_lstm_reused_with_fed_states():
     np.testing.assert_allclose(o[:, -1], hv, rtol=1e-6)
     with pytest.raises(ValueError, match="expected ndim=3"):
         dec_lstm(keras.layers.Input(shape=(5,)))
+
+
+def test_keras_train_and_test_on_batch_return_float32_scalars():
+    # as TF (the fetched values): print(model.train_on_batch(x, y)) shows float32's short form
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,),
+                                                       kernel_initializer="ones")])
+    model.compile("sgd", "mse", metrics=["mae"])
+    x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    y = np.array([[1.0], [2.0]], np.float32)
+    loss, mae = model.train_on_batch(x, y)
+    assert type(loss) is np.float32 and type(mae) is np.float32
+    assert str(loss) == "17.0" and [type(v) for v in model.test_on_batch(x, y)] == [np.float32] * 2

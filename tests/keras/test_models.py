@@ -76,7 +76,7 @@ def test_regression_mse_train_on_batch_and_test_on_batch():
     model = tf.keras.Sequential([L.Dense(1, input_shape=(3,))])
     model.compile("sgd", "mse")
     first = model.train_on_batch(x, y)
-    assert isinstance(first, float)
+    assert isinstance(first, np.float32)  # the fetched numpy scalar, as TF returns
     for _ in range(300):
         model.train_on_batch(x, y)
     assert model.test_on_batch(x, y) < 1e-3 < first

@@ -490,7 +490,8 @@ class Model(Network):
         out = self._run(self._train_fn, self._feeds(xs, ys, True, sws))[1:]
         if reset_metrics:
             self.reset_metrics()
-        return _unlist([float(v) for v in out])
+        # the fetched numpy scalars, as TF (print(loss) shows float32's short form)
+        return _unlist([np.float32(v) for v in out])
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
         xs, ys = self._standardize_xy(x, y)
@@ -499,7 +500,7 @@ class Model(Network):
                         self._feeds(xs, ys, False, sws))
         if reset_metrics:
             self.reset_metrics()
-        return _unlist([float(v) for v in out])
+        return _unlist([np.float32(v) for v in out])
 
     def predict_on_batch(self, x):
         xs, _ = self._standardize_xy(x, need_y=False)
