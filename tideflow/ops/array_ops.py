@@ -98,7 +98,21 @@ def _scalar(t):
     if op._type == "StridedSlice":
         v = sliced_partial_vector(op)
         return v if not isinstance(v, list) else None
+    arith = _SCALAR_ARITH.get(op._type)
+    if arith is not None and len(op._inputs) == 2:
+        try:
+            a, b = _scalar(op._inputs[0]), _scalar(op._inputs[1])
+        except RecursionError:  # a very long chain: just "not known"
+            return None
+        if a is not None and b is not None and not (op._type == "FloorDiv" and b == 0):
+            return arith(a, b)
     return None
+
+
+# integer arithmetic on known dimensions (``tf.shape(x)[1] * 2`` with x's dim 1 known)
+_SCALAR_ARITH = {"Add": lambda a, b: a + b, "AddV2": lambda a, b: a + b,
+                 "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
+                 "FloorDiv": lambda a, b: a // b, "Maximum": max, "Minimum": min}
 
 
 def sliced_partial_vector(op):
