@@ -195,3 +195,35 @@ def test_queue_and_random_state_persist_across_steps_of_a_grpc_session(worker_an
             a = sess.run(r)
             b = sess.run([r, size])[0]
             assert not np.array_equal(a, b)  # the generator advances, as in TF
+
+
+def test_slots_of_a_partitioned_variable_are_saved_as_one_variable(tmp_path):
+    """As TF's slot_creator: the slots of ``emb/part_i`` carry the primary's slice info, so
+    the checkpoint holds ``emb/Adam`` [10, 4] (not ``emb/part_0/Adam``), and a graph with
+    another partitioning restores them (the names real TF 1.x writes for this program)."""
+    path = str(tmp_path / "m")
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [10, 4], partitioner=tf.fixed_size_partitioner(3))
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, [1, 7, 9]))
+        train = tf.train.AdamOptimizer(0.1).minimize(loss)
+        mom = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([train, mom])
+            tf.train.Saver().save(sess, path)
+            slot = np.concatenate(sess.run(
+                [v for v in tf.global_variables() if v.op.name.endswith("/Momentum")]))
+    assert tf.train.list_variables(path) == [
+        ("beta1_power", []), ("beta2_power", []), ("emb", [10, 4]), ("emb/Adam", [10, 4]),
+        ("emb/Adam_1", [10, 4]), ("emb/Momentum", [10, 4])]
+    np.testing.assert_allclose(tf.train.load_variable(path, "emb/Momentum"), slot)
+    assert np.count_nonzero(slot.any(axis=1)) == 3  # the three looked-up rows
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", [10, 4], partitioner=tf.fixed_size_partitioner(2))
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, [0]))
+        tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        slots = [v for v in tf.global_variables() if v.op.name.endswith("/Momentum")]
+        assert [s.shape.as_list() for s in slots] == [[5, 4], [5, 4]]
+        with tf.Session() as sess:
+            tf.train.Saver(var_list=[*list(emb), *slots]).restore(sess, path)
+            np.testing.assert_allclose(np.concatenate(sess.run(slots)), slot)

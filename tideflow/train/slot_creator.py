@@ -17,6 +17,18 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
         )
     finally:
         current.set_partitioner(partitioner)
+    info = getattr(primary, "_save_slice_info", None)
+    if info is not None:
+        # the slot of a partition is a partition of the slot: saved as "<full name>/<slot>"
+        # with the primary's offsets (truncated to the slot's rank; scalar slots stay whole)
+        from tideflow.ops.variables import SaveSliceInfo
+
+        real_slot_name = slot.name[len(primary.op.name + "/"):-2]
+        n = slot.shape.ndims
+        if n is None or n > 0:
+            slot._set_save_slice_info(SaveSliceInfo(
+                info.full_name + "/" + real_slot_name, info.full_shape[:n],
+                info.var_offset[:n], info.var_shape[:n]))
     return slot
 
 
