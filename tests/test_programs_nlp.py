@@ -565,3 +565,16 @@ def test_keras_train_and_test_on_batch_return_float32_scalars():
     loss, mae = model.train_on_batch(x, y)
     assert type(loss) is np.float32 and type(mae) is np.float32
     assert str(loss) == "14.5" and [type(v) for v in model.test_on_batch(x, y)] == [np.float32] * 2
+
+
+def test_one_shot_iterator_over_a_lookup_table_says_to_use_an_initializable_one():
+    # the common tf.data text pipeline mistake: a vocabulary table captured by map()
+    table = tf.contrib.lookup.index_table_from_tensor(tf.constant(["a", "b"]))
+    ds = tf.data.Dataset.from_tensor_slices(["a", "b", "c"]).map(table.lookup)
+    with pytest.raises(ValueError, match=r"make_initializable_iterator\(\)`\. \(Original "
+                                         r"error: Cannot capture a stateful node"):
+        ds.make_one_shot_iterator()
+    it = ds.make_initializable_iterator()
+    with tf.Session() as sess:
+        sess.run([tf.tables_initializer(), it.initializer])
+        assert [sess.run(it.get_next()) for _ in range(3)] == [0, 1, -1]

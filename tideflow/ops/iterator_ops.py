@@ -370,10 +370,19 @@ def one_shot_iterator(dataset, name=None):
     graph = ops.get_default_graph()
     fname = func_graph.unique_function_name(graph, "_make_dataset")
     fg = _ByValueGraph(fname, graph)
-    with fg.as_default():
-        out = dataset._as_variant_tensor()
-        fg.structured_outputs = [out]
-        fg.outputs = [out]
+    try:
+        with fg.as_default():
+            out = dataset._as_variant_tensor()
+            fg.structured_outputs = [out]
+            fg.outputs = [out]
+    except ValueError as err:
+        if "Cannot capture a stateful node" not in str(err):
+            raise
+        raise ValueError(
+            "Failed to create a one-shot iterator for a dataset. "
+            "`Dataset.make_one_shot_iterator()` does not support datasets that capture "
+            "stateful objects, such as a `Variable` or `LookupTable`. In these cases, use "
+            f"`Dataset.make_initializable_iterator()`. (Original error: {err})") from None
     func_graph.add_function(graph, fg)
     specs = dataset._specs
     # TF's op names: OneShotIterator; IteratorV2 and MakeIterator; make_initializer
