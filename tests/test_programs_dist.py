@@ -41,6 +41,13 @@ def test_run_config_reads_tf_config_for_each_task(monkeypatch):
     assert not c.is_chief and c.global_id_in_cluster == 4
     assert list(c.session_config.device_filters) == []  # the user's config is kept
 
+    # the legacy "master" job is the chief
+    c = _config_with(monkeypatch, {"cluster": {"master": ["m:1"], "worker": ["w:1"],
+                                               "ps": ["p:1"]},
+                                   "task": {"type": "master", "index": 0}})
+    assert (c.is_chief, c.master, c.num_worker_replicas, c.num_ps_replicas) == (
+        True, "grpc://m:1", 2, 1)
+
     # the evaluator is not part of the training cluster
     c = _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "evaluator",
                                                                 "index": 0}})
@@ -57,6 +64,9 @@ def test_run_config_rejects_bad_tf_config(monkeypatch):
         _config_with(monkeypatch, {"cluster": CLUSTER, "task": {"type": "worker", "index": 3}})
     with pytest.raises(ValueError, match="task type must be WORKER"):
         _config_with(monkeypatch, {"task": {"type": "ps", "index": 0}})
+    with pytest.raises(ValueError, match="task_type `evaluator` is not supported"):
+        _config_with(monkeypatch, {"cluster": {"master": ["a:1"], "ps": ["b:1"]},
+                                   "task": {"type": "evaluator", "index": 0}})
     monkeypatch.delenv("TF_CONFIG")
     c = tf.estimator.RunConfig()
     assert (c.task_type, c.task_id, c.is_chief, c.master, c.num_ps_replicas) == (

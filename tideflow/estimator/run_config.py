@@ -130,6 +130,9 @@ class RunConfig:
             self._task_type, self._task_id = _task_type_and_id(self._cluster_spec, task_env,
                                                                chief)
             self._evaluation_master = tf_config.get("eval_session_master", "")
+            if self._task_type == TaskType.EVALUATOR and chief == TaskType.MASTER:
+                raise ValueError("If `master` node exists in `cluster`, task_type `evaluator` "
+                                 "is not supported.")
             if self._task_type == TaskType.EVALUATOR:
                 self._cluster_spec = ClusterSpec({})
                 self._master = ""

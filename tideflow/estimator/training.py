@@ -303,7 +303,8 @@ def _run_distributed(estimator, train_spec, eval_spec):
             logging.info("Waiting %d secs before starting training.", delay)
             time.sleep(delay)
     if task_type == "master" and config.is_chief:  # the legacy master also evaluates
-        return _run_local(estimator, train_spec, eval_spec)
+        _train_evaluating_checkpoints(estimator, train_spec, eval_spec)
+        return None
     estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
                     hooks=list(train_spec.hooks))
     return None
@@ -338,6 +339,10 @@ def _run_evaluator(estimator, train_spec, eval_spec):
 
 def _run_local(estimator, train_spec, eval_spec):
     logging.info("Running training and evaluation locally (non-distributed).")
+    return _train_evaluating_checkpoints(estimator, train_spec, eval_spec)
+
+
+def _train_evaluating_checkpoints(estimator, train_spec, eval_spec):
     evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateOnSaveListener(evaluator, eval_spec.throttle_secs)
     estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
