@@ -10,7 +10,6 @@ import types
 
 import numpy as np
 
-from tideflow import contrib_learn_preprocessing as preprocessing
 from tideflow import estimator as _est
 from tideflow.estimator.canned import dnn as _dnn
 from tideflow.estimator.canned import dnn_linear_combined as _dlc
@@ -1187,5 +1186,5 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowLinearClassifier",
            "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
-           "io", "learn_runner", "monitors", "preprocessing"]
+           "io", "learn_runner", "monitors"]
 
