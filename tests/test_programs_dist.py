@@ -237,3 +237,20 @@ def test_slots_of_a_partitioned_variable_are_saved_as_one_variable(tmp_path):
         with tf.Session() as sess:
             tf.train.Saver(var_list=[*list(emb), *slots]).restore(sess, path)
             np.testing.assert_allclose(np.concatenate(sess.run(slots)), slot)
+
+
+def test_an_op_error_from_the_cluster_names_the_client_graph_node(worker_and_ps, tmp_path):
+    """A failing kernel on a worker: the error's ``op`` is the client graph's op and the
+    message points at the user's code (as TF's client does), not at the worker's copy."""
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:0"):
+            x = tf.placeholder(tf.int32, [None])
+            bad = tf.gather(tf.constant([1, 2, 3]), x, name="my_gather")
+        with tf.Session(worker_and_ps.target) as sess:
+            assert list(sess.run(bad, {x: [0, 2]})) == [1, 3]
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(bad, {x: [7]})
+    assert info.value.op is bad.op
+    assert "[[node my_gather (GatherV2) defined at" in info.value.message
+    assert "test_programs_dist.py" in info.value.message
+    assert "grpc" not in info.value.message.split("defined at")[-1]

@@ -3,6 +3,7 @@
 fetched tensors streaming back in chunks."""
 
 import logging
+import re
 import sys
 import threading
 import time
@@ -34,6 +35,8 @@ _MASTER_CALLS = {"CreateSession": "create_session", "ExtendSession": "extend_ses
                  "CloseSession": "close_session", "ListDevices": "list_devices",
                  "Reset": "reset"}
 _WITH_DEADLINE = ("CreateSession", "RunStep")
+# the node an op error names, as the executor writes it
+_NODE_IN_ERROR = re.compile(r"\[\[node (\S+) \([^)]*\) defined at [^\]]*\]\]")
 
 
 class _Status:
@@ -256,11 +259,34 @@ class RemoteSession:
 
     def _step(self, req, handler, timeout, run_metadata=None):
         arrays = {}  # streamed (big) tensors, decoded in place
-        resp = self._stub.run_step(req, timeout, arrays, handler._wire_small)
+        try:
+            resp = self._stub.run_step(req, timeout, arrays, handler._wire_small)
+        except errors.OpError as e:
+            self._attach_client_op(e)
+            raise
         if run_metadata is not None:
             run_metadata.CopyFrom(resp.metadata)
         return handler.builder([arrays[i] if i in arrays else _value(nt.tensor)
                                 for i, nt in enumerate(resp.tensor)])
+
+    def _attach_client_op(self, e):
+        """As TF's client: the node an error from the cluster names is looked up in this
+        session's graph, becomes ``e.op``, and its user code location replaces the one the
+        worker's imported copy of the node has."""
+        if e.op is not None:
+            return
+        m = _NODE_IN_ERROR.search(e.message or "")
+        if m is None:
+            return
+        try:
+            op = self._graph.get_operation_by_name(m.group(1))
+        except (KeyError, ValueError):
+            return
+        e._op = op
+        e._message = (e._message[:m.start()]
+                      + f"[[node {op.name} ({op.type}) defined at {op._user_location}]]"
+                      + e._message[m.end():])
+        e.args = (e._message,)
 
     @staticmethod
     def _timeout(req, options):
