@@ -189,3 +189,28 @@ def test_a_histogram_split_over_the_pool_counts_as_one_piece(two_threads):
     assert split[:3] == whole[:3]  # min, max, count exactly
     np.testing.assert_array_equal(split[5], whole[5])  # every bucket exactly
     np.testing.assert_allclose(split[3:5], whole[3:5], rtol=1e-12)
+
+
+def test_big_elementwise_ops_in_place_split_as_one_call():
+    rng = np.random.RandomState(5)
+    a = rng.standard_normal((40, 60, 60)).astype(np.float32)  # 144k elements: split
+    b = rng.standard_normal((60,)).astype(np.float32)
+    c = rng.standard_normal((40, 60, 60)).astype(np.float32)
+
+    def run():
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, a.shape)
+            w = tf.ones([1, 1, 1, 1])
+            y = tf.nn.conv2d(tf.ones([1, 2, 2, 1]), w, [1, 1, 1, 1], "VALID")  # a pool plan
+            z = tf.exp(tf.square(x + tf.constant(b)) * tf.constant(c))  # dying inputs: in place
+            with tf.Session(graph=g) as sess:
+                return sess.run([z, y], {x: a})[0]
+
+    threads.set_thread_count(1)
+    try:
+        one = run()
+    finally:
+        threads.set_thread_count(None)
+    np.testing.assert_array_equal(run(), one)
+    np.testing.assert_allclose(one, np.exp(np.square(a + b) * c), rtol=1e-6)

@@ -637,6 +637,9 @@ def _inplace_unary(kernel, a):
     if type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
         sys.getrefcount(a) <= _SOLE_OWNER_REFS
     ):
+        if a.size >= threads.MIN_SPLIT_SIZE and type(kernel) is np.ufunc and threads.active():
+            threads.split_flat([a], lambda x: kernel(x, out=x))
+            return a
         return kernel(a, out=a)
     return kernel(a)
 
@@ -648,8 +651,21 @@ def _inplace_binary(kernel, a, b):
     ):
         bs = b.shape if type(b) is np.ndarray else np.shape(b)
         if bs == a.shape or not bs or (len(bs) <= a.ndim and a.shape[a.ndim - len(bs):] == bs):
+            if a.size >= threads.MIN_SPLIT_SIZE and type(kernel) is np.ufunc and a.ndim \
+                    and threads.active():
+                _split_binary(kernel, a, b, bs == a.shape)
+                return a
             return kernel(a, b, out=a)
     return kernel(a, b)
+
+
+def _split_binary(ufunc, a, b, whole):
+    """``ufunc(a, b, out=a)`` by pieces of ``a``'s first axis on the intra-op pool (``b``
+    split alike when it has ``a``'s shape, else broadcast whole to every piece)."""
+    def rows(i, j):
+        ufunc(a[i:j], b[i:j] if whole else b, out=a[i:j])
+
+    threads.parallel_for(a.shape[0], rows, a[0].nbytes * (2 if whole else 1))
 
 
 def _out_host(v):
