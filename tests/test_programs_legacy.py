@@ -724,3 +724,25 @@ def test_boosted_trees_regressor_first_tree_is_a_newton_step(tmp_path):
             {"age": np.array([30.0, 30.0], np.float32), "sex": np.array(["female", "male"])},
             shuffle=False))])
     np.testing.assert_allclose(preds, [1.5, -0.5], rtol=1e-5)
+
+
+def test_boosted_trees_on_numeric_columns_finds_quantile_buckets(tmp_path):
+    """TF 1.14+'s tutorial feeds numeric_column straight in: the first
+    n_batches_per_layer steps find the quantile boundaries, then the trees grow."""
+    rng = np.random.RandomState(3)
+    x = rng.uniform(0, 10, 300).astype(np.float32)
+    y = ((x > 3) & (x < 7)).astype(np.int64)
+
+    def input_fn():
+        return {"x": tf.constant(x)}, tf.constant(y)
+
+    est = tf.estimator.BoostedTreesClassifier([tf.feature_column.numeric_column("x")],
+                                              n_batches_per_layer=1, n_trees=2, max_depth=2,
+                                              learning_rate=1.0, model_dir=str(tmp_path))
+    est.train(input_fn, max_steps=50)
+    result = est.evaluate(input_fn, steps=1)
+    assert result["global_step"] == 1 + 2 * 2  # the quantile step, then 2 trees x 2 layers
+    assert result["accuracy"] > 0.97
+    bounds = est.get_variable_value("boosted_trees/quantile_boundaries")[0]
+    assert 50 <= est.get_variable_value("boosted_trees/num_boundaries")[0] <= 100
+    assert bounds[0] == x.min()

@@ -32,9 +32,11 @@ from tideflow.train import session_run_hook, training_util
 
 
 def _features(features, feature_columns):
-    """``(bucket ids [batch, F] int32, buckets per feature)`` of the supported columns."""
+    """``(bucket ids [batch, F1] int32 or None, their bucket counts, numeric values
+    [batch, F2] float32 or None)`` of the columns: bucketized and indicator columns bucket in
+    the graph, numeric columns by the quantile boundaries training finds."""
     columns = sorted(feature_columns, key=lambda c: c.name)
-    parts, sizes = [], []
+    parts, sizes, numeric = [], [], []
     for col in columns:
         dense = fc.input_layer(features, [col])
         if isinstance(col, fc._BucketizedColumn):
@@ -48,13 +50,38 @@ def _features(features, feature_columns):
             parts.append(cast_ops.cast(math_ops.minimum(dense, 1.0), dtypes.int32))
             width = dense.get_shape()[1].value
             sizes.extend([2] * width)
+        elif isinstance(col, fc._NumericColumn):
+            numeric.append(cast_ops.cast(dense, dtypes.float32))
         else:
-            raise ValueError("For now, only bucketized_column and indicator_column are "  # noqa: TRY004 - as TF
-                             f"supported by BoostedTrees, got {type(col).__name__} "
-                             f"({col.name})")
-    if not parts:
+            raise ValueError("BoostedTrees supports bucketized, indicator and numeric "  # noqa: TRY004 - as TF
+                             f"columns, got {type(col).__name__} ({col.name})")
+    if not parts and not numeric:
         raise ValueError("BoostedTrees needs at least one feature column")
-    return concat_ops.concat(parts, 1), sizes
+    fixed = concat_ops.concat(parts, 1) if parts else None
+    values = concat_ops.concat(numeric, 1) if numeric else None
+    return fixed, sizes, values
+
+
+def _bucketize(fixed, values, boundaries, n_bounds):
+    """All features' bucket ids: the fixed ones, then each numeric value's count of its
+    boundaries at or below it."""
+    cols = [fixed] if fixed is not None and fixed.size else []
+    if values is not None:
+        for j in range(values.shape[1]):
+            ids = np.searchsorted(boundaries[j, :n_bounds[j]], values[:, j], side="right")
+            cols.append(ids.reshape(-1, 1).astype(np.int32))
+    return np.concatenate(cols, 1) if cols else np.zeros((0, 0), np.int32)
+
+
+def _quantile_boundaries(values, max_bounds):
+    """Up to ``max_bounds`` distinct quantiles of each column of ``values``."""
+    out = np.zeros((values.shape[1], max_bounds), np.float32)
+    counts = np.zeros(values.shape[1], np.int32)
+    for j in range(values.shape[1]):
+        qs = np.unique(np.quantile(values[:, j], np.linspace(0.0, 1.0, max_bounds)))
+        out[j, :len(qs)] = qs
+        counts[j] = len(qs)
+    return out, counts
 
 
 def _traverse(buckets, split_feature, threshold, value, num_trees):
@@ -80,9 +107,11 @@ def _traverse(buckets, split_feature, threshold, value, num_trees):
 class _Trainer:
     """The NumPy side of one training step (statistics, then a layer when due)."""
 
-    def __init__(self, sizes, n_batches_per_layer, n_trees, max_depth, learning_rate, l1, l2,
-                 tree_complexity, min_node_weight):
-        self.sizes = np.asarray(sizes)
+    def __init__(self, sizes, n_numeric, n_batches_per_layer, n_trees, max_depth,
+                 learning_rate, l1, l2, tree_complexity, min_node_weight):
+        self.fixed_sizes = np.asarray(sizes, np.int64)
+        self.n_fixed, self.n_numeric = len(sizes), n_numeric
+        self.sizes = self.fixed_sizes
         self.n_batches = n_batches_per_layer
         self.n_trees, self.max_depth = n_trees, max_depth
         self.lr, self.l1, self.l2 = learning_rate, l1, l2
@@ -104,13 +133,28 @@ class _Trainer:
         g = np.sign(g) * np.maximum(np.abs(g) - self.l1, 0.0)
         return -g / (h + self.l2), g * g / (h + self.l2)
 
-    def __call__(self, buckets, grads, hess, split_feature, threshold, value, state,
-                 g_acc, h_acc):
+    def __call__(self, fixed, values, grads, hess, split_feature, threshold, value, state,
+                 g_acc, h_acc, boundaries, n_bounds):
         split_feature, threshold, value = split_feature.copy(), threshold.copy(), value.copy()
         state, g_acc, h_acc = state.copy(), g_acc.copy(), h_acc.copy()
-        tree, layer, seen = (int(v) for v in state)
+        boundaries, n_bounds = boundaries.copy(), n_bounds.copy()
+        out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds)
+        tree, layer, seen, ready = (int(v) for v in state)
         if tree >= self.n_trees:
-            return split_feature, threshold, value, state, g_acc, h_acc
+            return out
+        if not ready:  # the first batches find the numeric features' bucket boundaries
+            if seen == 0:
+                boundaries[...], n_bounds[...] = _quantile_boundaries(values,
+                                                                      boundaries.shape[1])
+            seen += 1
+            if seen >= self.n_batches:
+                seen, ready = 0, 1
+            state[:] = (tree, layer, seen, ready)
+            return out
+        buckets = _bucketize(fixed if self.n_fixed else None,
+                             values if self.n_numeric else None, boundaries, n_bounds)
+        self.sizes = np.concatenate([self.fixed_sizes,
+                                     n_bounds[:self.n_numeric] + 1]).astype(np.int64)
         node = self._node_of(buckets, split_feature, threshold, tree)
         for f in range(buckets.shape[1]):
             np.add.at(g_acc, (node, f, buckets[:, f]), grads)
@@ -124,8 +168,8 @@ class _Trainer:
             layer += 1
             if layer >= self.max_depth:
                 tree, layer = tree + 1, 0
-        state[:] = (tree, layer, seen)
-        return split_feature, threshold, value, state, g_acc, h_acc
+        state[:] = (tree, layer, seen, ready)
+        return out
 
     def _grow(self, tree, layer, split_feature, threshold, value, g_acc, h_acc):
         first = 2 ** layer - 1
@@ -177,23 +221,42 @@ class _StopWhenGrownHook(session_run_hook.SessionRunHook):
 
 
 def _model_fn(features, labels, mode, head, feature_columns, params):
-    buckets, sizes = _features(features, feature_columns)
+    fixed, sizes, values = _features(features, feature_columns)
+    n_numeric = 0 if values is None else values.get_shape()[1].value
     n_trees, max_depth = params["n_trees"], params["max_depth"]
+    max_bounds = params["max_bounds"]
     nodes = 2 ** (max_depth + 1) - 1
-    n_features, max_buckets = len(sizes), max(sizes)
+    n_features = len(sizes) + n_numeric
+    max_buckets = max(sizes + ([max_bounds + 1] if n_numeric else []))
+    batch = array_ops.shape(fixed if fixed is not None else values)[0]
+    if fixed is None:
+        fixed = array_ops.zeros(array_ops.stack([batch, 0]), dtypes.int32)
+    if values is None:
+        values = array_ops.zeros(array_ops.stack([batch, 0]), dtypes.float32)
+
+    def var(name, shape, dtype, fill=0):
+        return variable_scope.get_variable(name, shape, dtype, trainable=False,
+                                           initializer=init_ops.constant_initializer(fill))
+
     with variable_scope.variable_scope("boosted_trees"):
-        split_feature = variable_scope.get_variable(
-            "split_feature", [n_trees, nodes], dtypes.int32, trainable=False,
-            initializer=init_ops.constant_initializer(-1))
-        threshold = variable_scope.get_variable("threshold", [n_trees, nodes], dtypes.int32,
-                                                trainable=False,
-                                                initializer=init_ops.zeros_initializer())
-        value = variable_scope.get_variable("node_value", [n_trees, nodes], dtypes.float32,
-                                            trainable=False,
-                                            initializer=init_ops.zeros_initializer())
-        state = variable_scope.get_variable("growing_state", [3], dtypes.int32,
-                                            trainable=False,
-                                            initializer=init_ops.zeros_initializer())
+        split_feature = var("split_feature", [n_trees, nodes], dtypes.int32, -1)
+        threshold = var("threshold", [n_trees, nodes], dtypes.int32)
+        value = var("node_value", [n_trees, nodes], dtypes.float32)
+        # (tree, layer, batches seen, boundaries ready); ready from the start without
+        # numeric features
+        state = variable_scope.get_variable(
+            "growing_state", [4], dtypes.int32, trainable=False,
+            initializer=init_ops.constant_initializer([0, 0, 0, 0 if n_numeric else 1]))
+        boundaries = var("quantile_boundaries", [max(n_numeric, 1), max_bounds],
+                         dtypes.float32)
+        n_bounds = var("num_boundaries", [max(n_numeric, 1)], dtypes.int32)
+    n_fixed = len(sizes)
+
+    def bucketize(f, v, b, n):
+        return _bucketize(f if n_fixed else None, v if n_numeric else None, b, n)
+
+    buckets = py_func(bucketize, [fixed, values, boundaries, n_bounds], dtypes.int32,
+                      stateful=False, name="bucketize")
     num_trees = math_ops.minimum(state[0] + 1, n_trees)
     logits = py_func(_traverse, [buckets, split_feature, threshold, value, num_trees],
                      dtypes.float32, stateful=False, name="predict_ensemble")
@@ -203,21 +266,18 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         grads = gradients.gradients(loss, logits)[0]
         hess = gradients.gradients(reduction_ops.reduce_sum(grads), logits)[0]
         with variable_scope.variable_scope("boosted_trees"):
-            g_acc = variable_scope.get_variable(
-                "grad_stats", [nodes, n_features, max_buckets], dtypes.float32,
-                trainable=False, initializer=init_ops.zeros_initializer())
-            h_acc = variable_scope.get_variable(
-                "hess_stats", [nodes, n_features, max_buckets], dtypes.float32,
-                trainable=False, initializer=init_ops.zeros_initializer())
-        trainer = _Trainer(sizes, params["n_batches_per_layer"], n_trees, max_depth,
-                           params["learning_rate"], params["l1"], params["l2"],
+            g_acc = var("grad_stats", [nodes, n_features, max_buckets], dtypes.float32)
+            h_acc = var("hess_stats", [nodes, n_features, max_buckets], dtypes.float32)
+        trainer = _Trainer(sizes, n_numeric, params["n_batches_per_layer"], n_trees,
+                           max_depth, params["learning_rate"], params["l1"], params["l2"],
                            params["tree_complexity"], params["min_node_weight"])
-        new = py_func(trainer, [buckets, array_ops.reshape(grads, [-1]),
+        new = py_func(trainer, [fixed, values, array_ops.reshape(grads, [-1]),
                                 array_ops.reshape(hess, [-1]), split_feature, threshold,
-                                value, state, g_acc, h_acc],
+                                value, state, g_acc, h_acc, boundaries, n_bounds],
                       [dtypes.int32, dtypes.int32, dtypes.float32, dtypes.int32,
-                       dtypes.float32, dtypes.float32], name="grow_ensemble")
-        targets = [split_feature, threshold, value, state, g_acc, h_acc]
+                       dtypes.float32, dtypes.float32, dtypes.float32, dtypes.int32],
+                      name="grow_ensemble")
+        targets = [split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds]
         assigns = [state_ops.assign(v, t) for v, t in zip(targets, new, strict=True)]
         with ops.control_dependencies(assigns):
             return state_ops.assign_add(training_util.get_global_step(), 1)
@@ -234,7 +294,7 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
 
 def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_rate,
             l1_regularization, l2_regularization, tree_complexity, min_node_weight,
-            center_bias=False, pruning_mode="none"):
+            center_bias=False, pruning_mode="none", quantile_sketch_epsilon=0.01):
     if pruning_mode not in ("none", "pre", "post"):
         raise ValueError(f"pruning_mode must be one of 'none', 'pre', 'post', got "
                          f"{pruning_mode!r}")
@@ -251,7 +311,8 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             "max_depth": int(max_depth), "learning_rate": float(learning_rate),
             "l1": float(l1_regularization), "l2": float(l2_regularization),
             "tree_complexity": float(tree_complexity),
-            "min_node_weight": float(min_node_weight)}
+            "min_node_weight": float(min_node_weight),
+            "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
 
 
 class BoostedTreesClassifier(Estimator):
@@ -267,7 +328,7 @@ class BoostedTreesClassifier(Estimator):
                              f"as {n_classes}")
         params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                         min_node_weight, center_bias, pruning_mode)
+                         min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon)
         head = head_lib.classification_head(2, weight_column, label_vocabulary,
                                             losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
@@ -288,7 +349,7 @@ class BoostedTreesRegressor(Estimator):
                              f"{label_dimension}")
         params = _params(feature_columns, n_batches_per_layer, n_trees, max_depth,
                          learning_rate, l1_regularization, l2_regularization, tree_complexity,
-                         min_node_weight, center_bias, pruning_mode)
+                         min_node_weight, center_bias, pruning_mode, quantile_sketch_epsilon)
         head = head_lib.RegressionHead(1, weight_column,
                                        losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
