@@ -254,3 +254,19 @@ def test_an_op_error_from_the_cluster_names_the_client_graph_node(worker_and_ps,
     assert "[[node my_gather (GatherV2) defined at" in info.value.message
     assert "test_programs_dist.py" in info.value.message
     assert "grpc" not in info.value.message.split("defined at")[-1]
+
+
+def test_keras_sequential_from_its_own_config():
+    """``tf.keras.Sequential.from_config(model.get_config())`` (and the bare layer list of
+    older Keras) rebuilds the stack, with the weights of the original loadable into it."""
+    with tf.Graph().as_default():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+                                 tf.keras.layers.Dense(2, activation="softmax")], name="net")
+        m2 = tf.keras.Sequential.from_config(m.get_config())
+        m3 = tf.keras.Sequential.from_config(m.get_config()["layers"])
+        assert m2.name == "net"
+        assert [type(la).__name__ for la in m2.layers] == ["Dense", "Dense"]
+        assert m2.count_params() == m.count_params() == m3.count_params() == 58
+        m2.set_weights(m.get_weights())
+        x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
+        np.testing.assert_allclose(m2.predict(x), m.predict(x), rtol=1e-6)

@@ -139,6 +139,24 @@ class Sequential(Model):
                   for la in self._stack]
         return {"name": self.name, "layers": layers}
 
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A Sequential model from ``get_config()``: ``{"name", "layers"}``, or the bare list
+        of layer configs older Keras wrote."""
+        from tideflow.keras import layers as layers_mod
+
+        if isinstance(config, dict):
+            name, layer_configs = config.get("name"), config["layers"]
+            build_input_shape = config.get("build_input_shape")
+        else:
+            name, layer_configs, build_input_shape = None, config, None
+        model = cls(name=name)
+        for spec in layer_configs:
+            model.add(layers_mod.deserialize(spec, custom_objects=custom_objects))
+        if not model.inputs and build_input_shape:
+            model.build(build_input_shape)
+        return model
+
     def predict_classes(self, x, batch_size=32, verbose=0):
         proba = self.predict(x, batch_size=batch_size, verbose=verbose)
         if proba.shape[-1] > 1:
