@@ -168,8 +168,12 @@ def test_contrib_learn_dnn_classifier_on_arrays_iris_style(tmp_path):
     clf.fit(x=x, y=y, steps=150)
     result = clf.evaluate(x=x, y=y)
     assert result["accuracy"] > 0.9
-    # contrib's loss is the mean loss per example (core's average_loss)
-    assert result["loss"] == result["average_loss"]
+    # contrib.learn's keys only (a multi-class head reports loss, accuracy, global_step)
+    assert sorted(result) == ["accuracy", "global_step", "loss"]
+    # the loss is the mean loss per example
+    probs = clf.predict_proba(x, as_iterable=False)
+    np.testing.assert_allclose(result["loss"], -np.mean(np.log(probs[np.arange(90), y])),
+                               rtol=1e-4)
     classes = list(clf.predict(x[::30]))
     assert classes == [0, 1, 2]
     proba = clf.predict_proba(x[::30], as_iterable=False)
@@ -746,3 +750,21 @@ def test_boosted_trees_on_numeric_columns_finds_quantile_buckets(tmp_path):
     bounds = est.get_variable_value("boosted_trees/quantile_boundaries")[0]
     assert 50 <= est.get_variable_value("boosted_trees/num_boundaries")[0] <= 100
     assert bounds[0] == x.min()
+
+
+def test_contrib_learn_binary_classifier_reports_contrib_metric_keys(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.randn(60, 2).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+    clf = tf.contrib.learn.LinearClassifier(
+        feature_columns=tf.contrib.learn.infer_real_valued_columns_from_input(x),
+        model_dir=str(tmp_path))
+    clf.fit(x=x, y=y, steps=30)
+    result = clf.evaluate(x=x, y=y)
+    assert sorted(result) == [
+        "accuracy", "accuracy/baseline_label_mean", "accuracy/threshold_0.500000_mean", "auc",
+        "auc_precision_recall", "global_step", "labels/actual_label_mean",
+        "labels/prediction_mean", "loss", "precision/positive_threshold_0.500000_mean",
+        "recall/positive_threshold_0.500000_mean"]
+    np.testing.assert_allclose(result["labels/actual_label_mean"], y.mean(), rtol=1e-6)
+    assert result["accuracy"] > 0.9

@@ -385,9 +385,9 @@ class Estimator:
                                          checkpoint_path=checkpoint_path, name=name)
         finally:
             self._eval_metrics = None
-        return self._eval_result(result)
+        return self._eval_result(result, metrics)
 
-    def _eval_result(self, result):
+    def _eval_result(self, result, metrics=None):
         return result
 
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
@@ -476,11 +476,28 @@ class _Canned(Estimator):
             scores = _nn_impl_squeeze(scores)
         return {PredictionKey.SCORES: scores}
 
-    def _eval_result(self, result):
-        result = dict(result)
-        if "average_loss" in result:
-            result["loss"] = result["average_loss"]
-        return result
+    def _eval_result(self, result, metrics=None):
+        """The metrics under contrib.learn's keys: the mean ``loss``, ``global_step``, and for
+        classifiers ``accuracy`` (binary ones also ``auc`` and the threshold metrics)."""
+        core = dict(result)
+        out = {"loss": core.get("average_loss", core.get("loss")),
+               "global_step": core.get("global_step")}
+        if self._classifier:
+            out["accuracy"] = core["accuracy"]
+        if "auc" in core:
+            out.update({
+                "auc": core["auc"],
+                "auc_precision_recall": core.get("auc_precision_recall"),
+                "accuracy/baseline_label_mean": core.get("label/mean"),
+                "accuracy/threshold_0.500000_mean": core["accuracy"],
+                "labels/actual_label_mean": core.get("label/mean"),
+                "labels/prediction_mean": core.get("prediction/mean"),
+                "precision/positive_threshold_0.500000_mean": core.get("precision"),
+                "recall/positive_threshold_0.500000_mean": core.get("recall")})
+        for name in metrics or {}:
+            key = name[0] if isinstance(name, tuple) else name
+            out[key] = core[key]
+        return {k: v for k, v in out.items() if v is not None}
 
     def predict(self, x=None, input_fn=None, batch_size=None, outputs=None, as_iterable=True):
         if outputs:
