@@ -270,3 +270,39 @@ def test_keras_sequential_from_its_own_config():
         m2.set_weights(m.get_weights())
         x = np.random.RandomState(0).randn(3, 4).astype(np.float32)
         np.testing.assert_allclose(m2.predict(x), m.predict(x), rtol=1e-6)
+
+
+def test_keras_tensorboard_histograms_over_the_validation_data(tmp_path):
+    """TF 1.x's ``TensorBoard(histogram_freq=1)``: every epoch, one histogram summary per
+    validation batch of each weight (``dense/kernel_0``) and layer output (``dense_out``)."""
+    log_dir = str(tmp_path / "tb")
+    with tf.Graph().as_default(), tf.Session().as_default() as sess:
+        tf.keras.backend.set_session(sess)
+        rng = np.random.RandomState(0)
+        x, y = rng.randn(40, 3).astype(np.float32), rng.randn(40, 1).astype(np.float32)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,)),
+                                 tf.keras.layers.Dense(1)])
+        m.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+        m.fit(x, y, epochs=2, batch_size=10, validation_data=(x[:25], y[:25]), verbose=0,
+              callbacks=[tf.keras.callbacks.TensorBoard(log_dir, histogram_freq=1,
+                                                        batch_size=10)])
+        kernel = sess.run(m.layers[0].kernel)
+        with pytest.raises(ValueError, match="validation_data must be provided"):
+            m.fit(x, y, epochs=1, verbose=0,
+                  callbacks=[tf.keras.callbacks.TensorBoard(log_dir, histogram_freq=1)])
+    tags = {}
+    for f in sorted(os.listdir(log_dir))[:1]:
+        for e in tf.train.summary_iterator(os.path.join(log_dir, f)):
+            for v in e.summary.value:
+                tags.setdefault(v.tag, []).append((e.step, v))
+    histos = {"dense/kernel_0", "dense/bias_0", "dense_1/kernel_0", "dense_1/bias_0",
+              "dense_out", "dense_1_out"}
+    assert histos <= set(tags)
+    for t in histos:  # 3 validation batches (10, 10, 5) in each of the 2 epochs
+        assert [s for s, _ in tags[t]] == [0, 0, 0, 1, 1, 1]
+    last = tags["dense/kernel_0"][-1][1].histo
+    assert last.num == 12
+    np.testing.assert_allclose([last.min, last.max, last.sum],
+                               [kernel.min(), kernel.max(), kernel.sum()], rtol=1e-5)
+    assert tags["dense_out"][2][1].histo.num == 5 * 4  # the last, short batch
+    assert {"loss", "val_loss"} <= set(tags)

@@ -453,15 +453,20 @@ class CSVLogger(Callback):
 
 class TensorBoard(Callback):
     """Writes the epoch logs as scalar summaries (and the graph) to ``log_dir`` with a
-    ``tf.summary.FileWriter``."""
+    ``tf.summary.FileWriter``; with ``histogram_freq``, every that many epochs, histograms of
+    each layer's weights (``dense/kernel_0``) and outputs (``dense_out``) over the validation
+    data, in batches of ``batch_size``, as TF 1.x's."""
 
     def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
                  write_grads=False, write_images=False, update_freq="epoch", **kwargs):
         super().__init__()
         self.log_dir = log_dir
+        self.histogram_freq = histogram_freq
+        self.batch_size = batch_size
         self.write_graph = write_graph
         self.update_freq = update_freq
         self.writer = None
+        self.merged = None
         self._samples_seen = 0
 
     def set_model(self, model):
@@ -470,6 +475,44 @@ class TensorBoard(Callback):
 
         graph = K.get_session().graph if self.write_graph else None
         self.writer = tf.summary.FileWriter(self.log_dir, graph=graph)
+        if self.histogram_freq and self.merged is None:
+            self.merged = self._histograms(model)
+
+    @staticmethod
+    def _histograms(model):
+        import tideflow as tf
+
+        inputs = list(getattr(model, "inputs", None) or [])
+        if not inputs:
+            return None
+        summaries = []
+        with inputs[0].graph.as_default():
+            for layer in model.layers:
+                for weight in layer.weights:
+                    summaries.append(tf.summary.histogram(weight.name.replace(":", "_"),
+                                                          weight))
+                try:
+                    output = layer.output
+                except (AttributeError, RuntimeError, ValueError):
+                    continue
+                if isinstance(output, (list, tuple)):
+                    for i, o in enumerate(output):
+                        summaries.append(tf.summary.histogram(f"{layer.name}_out_{i}", o))
+                else:
+                    summaries.append(tf.summary.histogram(f"{layer.name}_out", output))
+            return tf.summary.merge(summaries) if summaries else None
+
+    def _write_histograms(self, epoch):
+        if not self.validation_data:
+            raise ValueError("If printing histograms, validation_data must be provided, and "
+                             "cannot be a generator.")
+        inputs = list(self.model.inputs)
+        xs = self.validation_data[:len(inputs)]
+        n = len(xs[0])
+        sess = K.get_session()
+        for i in range(0, n, self.batch_size):
+            feed = {t: x[i:i + self.batch_size] for t, x in zip(inputs, xs)}
+            self.writer.add_summary(sess.run(self.merged, feed_dict=feed), epoch)
 
     def _write(self, logs, step):
         import tideflow as tf
@@ -491,6 +534,8 @@ class TensorBoard(Callback):
                          if k not in ("batch", "size")}, self._samples_seen)
 
     def on_epoch_end(self, epoch, logs=None):
+        if self.histogram_freq and self.merged is not None and epoch % self.histogram_freq == 0:
+            self._write_histograms(epoch)
         self._write({("epoch_" + k if self.update_freq != "epoch" else k): v
                      for k, v in (logs or {}).items()}, epoch)
 
