@@ -306,3 +306,36 @@ def test_keras_tensorboard_histograms_over_the_validation_data(tmp_path):
                                [kernel.min(), kernel.max(), kernel.sum()], rtol=1e-5)
     assert tags["dense_out"][2][1].histo.num == 5 * 4  # the last, short batch
     assert {"loss", "val_loss"} <= set(tags)
+
+
+def test_keras_model_exported_as_a_saved_model_and_loaded_back(tmp_path):
+    """TF 1.14's ``tf.keras.experimental.export_saved_model`` / ``load_from_saved_model`` and
+    TF 1.12's ``tf.contrib.saved_model.save_keras_model`` (a timestamped folder): a
+    ``serving_default`` predict signature keyed by the Keras input/output names, loadable by
+    ``tf.saved_model.loader``, and the model rebuilt with its weights."""
+    x = np.random.RandomState(0).rand(5, 2).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session().as_default() as sess:
+        tf.keras.backend.set_session(sess)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,), activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+        m.compile(tf.train.AdamOptimizer(0.01), "mse")
+        m.fit(x, x[:, :1], epochs=2, verbose=0)
+        ref = m.predict(x)
+        path = str(tmp_path / "sm")
+        assert tf.keras.experimental.export_saved_model(m, path) is None
+        with pytest.raises(AssertionError, match="Export directory already exists"):
+            tf.keras.experimental.export_saved_model(m, path)
+        m2 = tf.keras.experimental.load_from_saved_model(path)
+        np.testing.assert_allclose(m2.predict(x), ref, rtol=1e-6)
+        stamped = tf.contrib.saved_model.save_keras_model(m, str(tmp_path / "c"))
+        assert isinstance(stamped, bytes)
+        assert os.path.dirname(stamped) == str(tmp_path / "c").encode()
+        m3 = tf.contrib.saved_model.load_keras_model(stamped)
+        np.testing.assert_allclose(m3.predict(x), ref, rtol=1e-6)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        sig = meta.signature_def["serving_default"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        assert list(sig.inputs) == ["dense_input"] and list(sig.outputs) == ["dense_1"]
+        got = sess.run(sig.outputs["dense_1"].name, {sig.inputs["dense_input"].name: x})
+        np.testing.assert_allclose(got, ref, rtol=1e-6)

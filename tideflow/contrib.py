@@ -155,6 +155,11 @@ def _namespace(name, doc, source, names):
     return module
 
 
+from tideflow.keras import experimental as _keras_experimental
+
+saved_model = _namespace("saved_model", "``tf.contrib.saved_model``: Keras models as "
+                         "SavedModels (TF 1.12/1.13).", _keras_experimental,
+                         ["save_keras_model", "load_keras_model"])
 opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
                  _contrib_opt.__all__)
 image = _namespace("image", "``tf.contrib.image``: projective transforms, dense warps.",

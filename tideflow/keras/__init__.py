@@ -7,6 +7,7 @@ from tideflow.keras import (
     constraints,
     datasets,
     estimator,
+    experimental,
     initializers,
     layers,
     losses,
@@ -26,6 +27,6 @@ __version__ = "2.2.4-tf"
 
 __all__ = [
     "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
-    "datasets", "estimator", "initializers", "layers", "losses", "metrics", "models", "optimizers",
+    "datasets", "estimator", "experimental", "initializers", "layers", "losses", "metrics", "models", "optimizers",
     "preprocessing", "regularizers", "utils", "wrappers",
 ]
