@@ -339,3 +339,21 @@ def test_keras_model_exported_as_a_saved_model_and_loaded_back(tmp_path):
         assert list(sig.inputs) == ["dense_input"] and list(sig.outputs) == ["dense_1"]
         got = sess.run(sig.outputs["dense_1"].name, {sig.inputs["dense_input"].name: x})
         np.testing.assert_allclose(got, ref, rtol=1e-6)
+
+
+def test_session_handles_across_steps_of_a_grpc_session(worker_and_ps):
+    """``tf.get_session_handle``: the fetched handle is a TensorHandle (``.handle``,
+    ``.eval()``, ``.delete()``) and the tensor it names outlives the step that stored it."""
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:0"):
+            h_op = tf.get_session_handle(tf.constant([5, 6]) * 2)
+        with tf.Session(worker_and_ps.target) as sess:
+            h = sess.run(h_op)
+            assert type(h).__name__ == "TensorHandle" and isinstance(h, bytes)
+            assert h.handle.startswith("GetSessionHandle")
+            np.testing.assert_array_equal(h.eval(), [10, 12])
+            p, t = tf.get_session_tensor(h.handle, tf.int32)
+            np.testing.assert_array_equal(sess.run(t + 1, {p: h.handle}), [11, 13])
+            h.delete()
+            with pytest.raises(tf.errors.OpError, match="no tensor with handle"):
+                sess.run(t, {p: h.handle})

@@ -35,6 +35,7 @@ _MASTER_CALLS = {"CreateSession": "create_session", "ExtendSession": "extend_ses
                  "CloseSession": "close_session", "ListDevices": "list_devices",
                  "Reset": "reset"}
 _WITH_DEADLINE = ("CreateSession", "RunStep")
+_HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 # the node an op error names, as the executor writes it
 _NODE_IN_ERROR = re.compile(r"\[\[node (\S+) \([^)]*\) defined at [^\]]*\]\]")
 
@@ -266,8 +267,16 @@ class RemoteSession:
             raise
         if run_metadata is not None:
             run_metadata.CopyFrom(resp.metadata)
-        return handler.builder([arrays[i] if i in arrays else _value(nt.tensor)
-                                for i, nt in enumerate(resp.tensor)])
+        values = [arrays[i] if i in arrays else _value(nt.tensor)
+                  for i, nt in enumerate(resp.tensor)]
+        for i, t in enumerate(handler.tensors):
+            if t.op.type in _HANDLE_OPS and isinstance(values[i], bytes):
+                # as TF's client: a fetched session handle is a TensorHandle of this session
+                from tideflow.ops.session_ops import TensorHandle
+
+                values[i] = TensorHandle(values[i], t.op.inputs[0].dtype.base_dtype,
+                                         self._session)
+        return handler.builder(values)
 
     def _attach_client_op(self, e):
         """As TF's client: the node an error from the cluster names is looked up in this

@@ -64,6 +64,43 @@ class _SessionCtx:
         self.state = {}
 
 
+# session-state keys that describe one compiled graph (bind-time handshakes between its
+# kernels, keyed by op name or Operation): kept per registered graph, never shared
+_PER_GRAPH_KEYS = ("_variable_binding", "_write_into")
+
+
+class _GraphState(dict):
+    """The kernels' session state of one registered graph: its own bind-time entries, and
+    the session's shared per-node state (``_SessionCtx.state``) for everything else."""
+
+    def __init__(self, shared):
+        super().__init__()
+        self._shared = shared
+
+    def _store(self, key):
+        if isinstance(key, tuple) and key and key[0] in _PER_GRAPH_KEYS:
+            return super()
+        return self._shared
+
+    def get(self, key, default=None):
+        return self._store(key).get(key, default)
+
+    def setdefault(self, key, default=None):
+        return self._store(key).setdefault(key, default)
+
+    def pop(self, key, *default):
+        return self._store(key).pop(key, *default)
+
+    def __getitem__(self, key):
+        return self._store(key).__getitem__(key)
+
+    def __setitem__(self, key, value):
+        self._store(key).__setitem__(key, value)
+
+    def __contains__(self, key):
+        return self._store(key).__contains__(key)
+
+
 class _GraphItem:
     """A registered partition graph: its private Graph and one compiled plan per device."""
 
@@ -281,7 +318,7 @@ class Worker:
                 partial = True
                 lane = getattr(lane, "i", lane)
             by_device.setdefault((dev, lane or 0), []).append(op)
-        state = session.state
+        state = _GraphState(session.state)
         plans = []
         for (dev, _), dev_ops in by_device.items():
             try:
