@@ -1,6 +1,31 @@
-"""Saving whole models and HDF5 weights. HDF5 needs ``h5py``, which this environment may not
-have: then these raise ImportError saying so (``save_weights`` to a path not ending in ``.h5``
-writes a TF checkpoint instead, which needs nothing)."""
+"""Keras whole-model saving and weights in HDF5, in TF 1.x Keras's file layout.
+
+A model file (``model.save('m.h5')``) holds, as root attributes, ``keras_version``,
+``backend``, ``model_config`` (the JSON of ``{"class_name", "config"}``) and, for a compiled
+model, ``training_config`` (JSON: ``optimizer_config``, ``loss``, ``metrics``,
+``weighted_metrics``, ``sample_weight_mode``, ``loss_weights``); a group ``model_weights``
+(attributes ``layer_names``, ``backend``, ``keras_version``; one group per layer with the
+attribute ``weight_names`` and one dataset per weight, at the path of its name, e.g.
+``dense/dense/kernel:0``); and, when the optimizer has state, a group ``optimizer_weights``
+(attribute ``weight_names``). ``save_weights('w.h5')`` writes the ``model_weights`` layout at
+the root of the file. Attributes too large for one HDF5 attribute are split into
+``name0``, ``name1``... as Keras does.
+
+Departure: the optimizer's state is the variables of our ``tf.train``-based update rules
+(``iterations``, then the slots in creation order), so a file's ``optimizer_weights`` restore
+exactly into a model loaded here; a file from another Keras whose optimizer state has a
+different number of weights loads with a fresh optimizer (and a warning), as Keras does
+when the saved state does not fit.
+"""
+
+import json
+import os
+import warnings
+
+import numpy as np
+
+KERAS_VERSION = "2.2.4-tf"
+_HDF5_OBJECT_HEADER_LIMIT = 64512
 
 
 def _h5py():
@@ -8,62 +33,418 @@ def _h5py():
         import h5py
     except ImportError:
         raise ImportError("Saving or loading HDF5 (.h5) files requires h5py, which is not "
-                          "installed. Use model.save_weights('path/ckpt') (TF checkpoint "
-                          "format) instead.") from None
+                          "installed (pip install h5py).") from None
     return h5py
 
 
-def save_weights_to_hdf5(model, filepath):
-    h5py = _h5py()
-    import numpy as np
+# -- attributes --------------------------------------------------------------------------------
+def _text(value):
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf8")
+    return str(value)
 
+
+def save_attributes_to_hdf5_group(group, name, data):
+    """Writes the list of strings ``data`` as attribute ``name`` of ``group``, split into
+    ``name0``, ``name1``... when it does not fit in one HDF5 object header."""
+    encoded = [d.encode("utf8") if isinstance(d, str) else d for d in data]
+    array = np.asarray(encoded)
+    chunks = 1
+    while array.nbytes and array.nbytes / chunks > _HDF5_OBJECT_HEADER_LIMIT:
+        chunks += 1
+    if chunks > 1:
+        too_long = [d for d in encoded if len(d) > _HDF5_OBJECT_HEADER_LIMIT]
+        if too_long:
+            raise RuntimeError("The following attributes cannot be saved to HDF5 file because "
+                               f"they are larger than {_HDF5_OBJECT_HEADER_LIMIT} bytes: "
+                               f"{too_long}")
+        for k, part in enumerate(np.array_split(array, chunks)):
+            group.attrs[f"{name}{k}"] = part
+    else:
+        group.attrs[name] = array
+
+
+def load_attributes_from_hdf5_group(group, name):
+    """The list of strings stored by ``save_attributes_to_hdf5_group`` (whole or in chunks)."""
+    if name in group.attrs:
+        values = group.attrs[name]
+    else:
+        values, k = [], 0
+        while f"{name}{k}" in group.attrs:
+            values.extend(group.attrs[f"{name}{k}"])
+            k += 1
+    return [_text(v) for v in np.asarray(values).reshape(-1)] if len(values) else []
+
+
+# -- weights -----------------------------------------------------------------------------------
+def _layer_weights(layer):
+    """A layer's weights in Keras's saving order: trainable, then non-trainable."""
+    trainable = list(getattr(layer, "trainable_weights", []))
+    listed = {id(w) for w in trainable}
+    rest = [w for w in getattr(layer, "non_trainable_weights", []) if id(w) not in listed]
+    weights = trainable + rest
+    listed.update(id(w) for w in rest)
+    weights += [w for w in layer.weights if id(w) not in listed]
+    return weights
+
+
+def save_weights_to_hdf5_group(f, layers):
+    """The ``model_weights`` layout: ``layer_names``, ``backend``, ``keras_version``, then one
+    group per layer with its ``weight_names`` and a dataset per weight."""
     from tideflow.keras import backend as K
 
+    save_attributes_to_hdf5_group(f, "layer_names", [la.name for la in layers])
+    f.attrs["backend"] = b"tensorflow"
+    f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+    for layer in layers:
+        g = f.create_group(layer.name)
+        weights = _layer_weights(layer)
+        values = K.batch_get_value(weights)
+        save_attributes_to_hdf5_group(g, "weight_names", [w.name for w in weights])
+        for w, v in zip(weights, values):
+            _write_dataset(g, w.name, v)
+
+
+def _write_dataset(group, name, value):
+    value = np.asarray(value)
+    ds = group.create_dataset(name, value.shape, dtype=value.dtype)
+    if value.shape:
+        ds[:] = value
+    else:
+        ds[()] = value
+
+
+def _check_weights(f, where):
+    if "layer_names" not in f.attrs and "layer_names0" not in f.attrs:
+        raise ValueError(f"{where} holds no Keras weights (no 'layer_names' attribute).")
+
+
+def load_weights_from_hdf5_group(f, layers):
+    """Sets the weights of ``layers`` (those that have weights, in order) from the layers of
+    the file that have weights, in order (the architectures must match)."""
+    from tideflow.keras import backend as K
+
+    _check_weights(f, f"The HDF5 group {f.name}")
+    filtered = [la for la in layers if _layer_weights(la)]
+    names = [n for n in load_attributes_from_hdf5_group(f, "layer_names")
+             if load_attributes_from_hdf5_group(f[n], "weight_names")]
+    if len(names) != len(filtered):
+        raise ValueError(f"You are trying to load a weight file containing {len(names)} "
+                         f"layers into a model with {len(filtered)} layers.")
+    tuples = []
+    for k, (layer, name) in enumerate(zip(filtered, names)):
+        tuples.extend(_layer_tuples(layer, f[name], k, name))
+    K.batch_set_value(tuples)
+
+
+def load_weights_from_hdf5_group_by_name(f, layers, skip_mismatch=False):
+    """Sets the weights of the layers whose names are in the file (others keep theirs)."""
+    from tideflow.keras import backend as K
+
+    _check_weights(f, f"The HDF5 group {f.name}")
+    index = {}
+    for layer in layers:
+        if _layer_weights(layer):
+            index.setdefault(layer.name, []).append(layer)
+    tuples = []
+    for k, name in enumerate(load_attributes_from_hdf5_group(f, "layer_names")):
+        for layer in index.get(name, []):
+            try:
+                tuples.extend(_layer_tuples(layer, f[name], k, name))
+            except ValueError as e:
+                if not skip_mismatch:
+                    raise
+                warnings.warn(f"Skipping loading of weights for layer {layer.name}: {e}")
+    K.batch_set_value(tuples)
+
+
+def _layer_tuples(layer, g, k, name):
+    weight_names = load_attributes_from_hdf5_group(g, "weight_names")
+    values = [np.asarray(g[n]) for n in weight_names]
+    weights = _layer_weights(layer)
+    if len(values) != len(weights):
+        raise ValueError(f'Layer #{k} (named "{layer.name}") in the current model was found '
+                         f'to correspond to layer {name} in the save file. However the new '
+                         f"layer {layer.name} expects {len(weights)} weights, but the saved "
+                         f"weights have {len(values)} elements.")
+    for w, v, n in zip(weights, values, weight_names):
+        want = tuple(w.get_shape().as_list())
+        if tuple(v.shape) != want:
+            raise ValueError(f'Layer #{k} (named "{layer.name}"): weight {w.name} has shape '
+                             f"{want}, but the saved weight {n} has shape {tuple(v.shape)}.")
+    return list(zip(weights, values))
+
+
+def save_weights_to_hdf5(model, filepath, overwrite=True):
+    """``model.save_weights('w.h5')``: the ``model_weights`` layout at the file's root."""
+    h5py = _h5py()
+    if not overwrite and os.path.isfile(filepath) and \
+            not ask_to_proceed_with_overwrite(filepath):
+        return
+    _makedirs_for(filepath)
     with h5py.File(filepath, "w") as f:
-        f.attrs["layer_names"] = [la.name.encode("utf8") for la in model.layers]
-        for layer in model.layers:
-            g = f.create_group(layer.name)
-            weights = layer.weights
-            values = K.batch_get_value(weights)
-            g.attrs["weight_names"] = [w.name.encode("utf8") for w in weights]
-            for w, v in zip(weights, values):
-                g.create_dataset(w.name, data=np.asarray(v))
+        save_weights_to_hdf5_group(f, model.layers)
 
 
-def load_weights_from_hdf5(model, filepath, by_name=False):
+def load_weights_from_hdf5(model, filepath, by_name=False, skip_mismatch=False):
+    """``model.load_weights('w.h5')``: a weights file, or a whole-model file (its
+    ``model_weights``)."""
     h5py = _h5py()
-    import numpy as np
-
-    from tideflow.keras import backend as K
-
-    with h5py.File(filepath, "r") as f:
-        names = [n.decode("utf8") for n in f.attrs["layer_names"]]
-        layers = [la for la in model.layers if la.weights]
-        tuples = []
+    with _open(h5py, filepath) as f:
+        if "layer_names" not in f.attrs and "model_weights" in f:
+            f = f["model_weights"]
         if by_name:
-            index = {la.name: la for la in layers}
-            pairs = [(index[n], f[n]) for n in names if n in index]
+            load_weights_from_hdf5_group_by_name(f, model.layers, skip_mismatch=skip_mismatch)
         else:
-            stored = [n for n in names if len(f[n].attrs["weight_names"])]
-            if len(stored) != len(layers):
-                raise ValueError(f"You are trying to load a weight file containing "
-                                 f"{len(stored)} layers into a model with {len(layers)} "
-                                 "layers.")
-            pairs = [(la, f[n]) for la, n in zip(layers, stored)]
-        for layer, g in pairs:
-            wnames = [n.decode("utf8") for n in g.attrs["weight_names"]]
-            for w, n in zip(layer.weights, wnames):
-                tuples.append((w, np.asarray(g[n])))
-        K.batch_set_value(tuples)
+            load_weights_from_hdf5_group(f, model.layers)
+
+
+def _open(h5py, filepath):
+    path = os.fspath(filepath)
+    if not os.path.exists(path):
+        raise OSError(f"Unable to open file {path!r}: no such file.")
+    if not h5py.is_hdf5(path):
+        raise OSError(f"Unable to open file {path!r}: it is not an HDF5 file.")
+    return h5py.File(path, "r")
+
+
+def _makedirs_for(filepath):
+    directory = os.path.dirname(os.path.abspath(os.fspath(filepath)))
+    os.makedirs(directory, exist_ok=True)
+
+
+def ask_to_proceed_with_overwrite(filepath):
+    """Asks on stdin whether to overwrite ``filepath`` (as Keras's ``overwrite=False``)."""
+    answer = input(f"[WARNING] {filepath} already exists - overwrite? [y/n]").strip().lower()
+    while answer not in ("y", "n"):
+        answer = input('Enter "y" (overwrite) or "n" (cancel).').strip().lower()
+    if answer == "n":
+        return False
+    print("[TIP] Next time specify overwrite=True!")
+    return True
+
+
+# -- whole models --------------------------------------------------------------------------------
+def _json_default(obj):
+    """JSON for what model and training configs hold: NumPy scalars and arrays, objects with
+    ``get_config`` (``{"class_name", "config"}``), functions (their name)."""
+    if hasattr(obj, "get_config"):
+        return {"class_name": type(obj).__name__, "config": obj.get_config()}
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if callable(obj) and hasattr(obj, "__name__"):
+        return obj.__name__
+    if type(obj).__name__ == "Dimension":
+        return obj.value
+    if type(obj).__name__ == "TensorShape":
+        return obj.as_list()
+    if type(obj).__name__ == "DType":
+        return obj.name
+    raise TypeError(f"Not JSON Serializable: {obj!r}")
+
+
+def _is_functional_or_sequential(model):
+    from tideflow.keras.engine.sequential import Sequential
+
+    return isinstance(model, Sequential) or getattr(model, "_is_graph_network", False)
 
 
 def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
-    """Saves a model to HDF5 (needs h5py)."""
-    _h5py()
-    raise NotImplementedError("save_model to HDF5 is not supported yet; use save_weights.")
+    """``tf.keras.models.save_model`` / ``model.save``: the architecture, the weights and
+    (compiled models, ``include_optimizer``) the training configuration and optimizer state
+    in one HDF5 file. ``save_format='tf'`` writes a SavedModel instead
+    (``tf.keras.experimental.export_saved_model``)."""
+    from tideflow.keras import optimizers
+
+    if save_format == "tf":
+        from tideflow.keras import experimental
+
+        experimental.export_saved_model(model, filepath)
+        return
+    h5py = _h5py()
+    if not _is_functional_or_sequential(model):
+        raise NotImplementedError(
+            "Saving the model to HDF5 format requires the model to be a Functional model or a "
+            "Sequential model. It does not work for subclassed models, because such models "
+            "are defined via the body of a Python method, which isn't safely serializable. "
+            "Consider saving to the Tensorflow SavedModel format (by setting "
+            'save_format="tf") or using `save_weights`.')
+    if not overwrite and os.path.isfile(os.fspath(filepath)) and \
+            not ask_to_proceed_with_overwrite(filepath):
+        return
+    model_config = json.dumps({"class_name": type(model).__name__,
+                               "config": model.get_config()}, default=_json_default)
+    optimizer = getattr(model, "optimizer", None)
+    training_config = None
+    if include_optimizer and optimizer is not None:
+        if isinstance(optimizer, optimizers.TFOptimizer):
+            warnings.warn("TensorFlow optimizers do not make it possible to access optimizer "
+                          "attributes or optimizer state after instantiation. As a result, "
+                          "we cannot save the optimizer as part of the model save file. You "
+                          "will have to compile your model again after loading it. Prefer "
+                          "using a Keras optimizer instead (see keras.io/optimizers).")
+        else:
+            training_config = json.dumps({
+                "optimizer_config": {"class_name": type(optimizer).__name__,
+                                     "config": optimizer.get_config()},
+                "loss": model.loss,
+                "metrics": list(getattr(model, "_compile_metrics", None) or []),
+                "weighted_metrics": getattr(model, "_compile_weighted_metrics", None),
+                "sample_weight_mode": model.sample_weight_mode,
+                "loss_weights": model.loss_weights}, default=_json_default)
+    _makedirs_for(filepath)
+    with h5py.File(os.fspath(filepath), "w") as f:
+        f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+        f.attrs["backend"] = b"tensorflow"
+        f.attrs["model_config"] = model_config.encode("utf8")
+        save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
+        if training_config is not None:
+            f.attrs["training_config"] = training_config.encode("utf8")
+            from tideflow.keras import backend as K
+
+            weights = list(optimizer.weights)
+            if weights:
+                g = f.create_group("optimizer_weights")
+                save_attributes_to_hdf5_group(g, "weight_names", [w.name for w in weights])
+                for w, v in zip(weights, K.batch_get_value(weights)):
+                    _write_dataset(g, w.name, v)
+        f.flush()
+
+
+def _clean_layer_config(spec):
+    """Drops the keys newer Keras writes that mean the TF 1.x default (``InputLayer``'s
+    ``ragged``/``optional`` false)."""
+    if isinstance(spec, dict):
+        if spec.get("class_name") == "InputLayer" and isinstance(spec.get("config"), dict):
+            for key in ("ragged", "optional"):
+                if spec["config"].get(key) is False:
+                    spec["config"].pop(key)
+        for value in spec.values():
+            _clean_layer_config(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            _clean_layer_config(value)
+    return spec
+
+
+def model_from_config(config, custom_objects=None):
+    """A Sequential or functional model from ``{"class_name", "config"}`` (a class of
+    ``custom_objects`` when named there)."""
+    from tideflow.keras.engine.sequential import Sequential
+    from tideflow.keras.engine.training import Model
+    from tideflow.keras.utils import get_custom_objects
+
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise ValueError(f"A model config must be a dict with 'class_name' and 'config'; got "
+                         f"{str(config)[:200]}")
+    name = config["class_name"]
+    cls = ((custom_objects or {}).get(name) or get_custom_objects().get(name)
+           or {"Sequential": Sequential, "Model": Model, "Functional": Model}.get(name))
+    if cls is None:
+        raise ValueError(f"Unknown model class: {name} (pass it in custom_objects).")
+    inner = _clean_layer_config(config["config"])
+    if issubclass(cls, Sequential) and isinstance(inner, dict):
+        layers = inner.get("layers", [])
+        if layers and layers[0].get("class_name") == "InputLayer":
+            # newer Keras lists the input layer of a Sequential model
+            first = layers[0]["config"]
+            inner = dict(inner, layers=layers[1:])
+            if len(layers) > 1 and "batch_input_shape" not in layers[1]["config"]:
+                inner["layers"][0] = dict(layers[1], config=dict(
+                    layers[1]["config"], batch_input_shape=first.get("batch_input_shape"),
+                    dtype=layers[1]["config"].get("dtype") or first.get("dtype")))
+    return cls.from_config(inner, custom_objects=custom_objects)
+
+
+def _resolve(value, custom_objects, module):
+    """A loss or metric from a training config entry: names in ``custom_objects`` become
+    those objects; ``{"class_name", "config"}`` becomes an instance of that class."""
+    if isinstance(value, list):
+        return [_resolve(v, custom_objects, module) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"class_name", "config"}:
+            name = value["class_name"]
+            cls = (custom_objects or {}).get(name) or getattr(module, name, None)
+            if cls is None:
+                raise ValueError(f"Unknown {module.__name__.rsplit('.', 1)[-1][:-1]} class "
+                                 f"in the training config: {name} (pass it in "
+                                 "custom_objects).")
+            return cls.from_config(value["config"]) if hasattr(cls, "from_config") else \
+                cls(**value["config"])
+        return {k: _resolve(v, custom_objects, module) for k, v in value.items()}
+    if isinstance(value, str) and custom_objects and value in custom_objects:
+        return custom_objects[value]
+    return value
+
+
+# keys newer Keras writes in optimizer configs (TF 2.x), which TF 1.x optimizers do not take
+_NEW_OPTIMIZER_KEYS = ("weight_decay", "use_ema", "ema_momentum", "ema_overwrite_frequency",
+                       "jit_compile", "is_legacy_optimizer", "global_clipnorm")
+
+
+def _optimizer_from_config(config, custom_objects):
+    from tideflow.keras import optimizers
+
+    inner = {k: v for k, v in dict(config.get("config", {})).items()
+             if k not in _NEW_OPTIMIZER_KEYS}
+    return optimizers.deserialize({"class_name": config["class_name"], "config": inner},
+                                  custom_objects=custom_objects)
 
 
 def load_model(filepath, custom_objects=None, compile=True):
-    """Loads a model saved by ``save_model`` (HDF5; needs h5py)."""
-    _h5py()
-    raise NotImplementedError("load_model from HDF5 is not supported yet; use load_weights.")
+    """``tf.keras.models.load_model``: the model of an HDF5 file written by ``save_model``
+    (or by TF 1.x Keras), rebuilt in the current graph with its weights; compiled with the
+    saved training configuration and optimizer state when ``compile`` and the file has
+    them. A SavedModel folder written by ``save_format='tf'`` loads too."""
+    from tideflow.keras import losses, metrics
+
+    path = os.fspath(filepath) if not hasattr(filepath, "attrs") else None
+    if path is not None and os.path.isdir(path):
+        if os.path.isfile(os.path.join(path, "assets", "saved_model.json")):
+            from tideflow.keras import experimental
+
+            return experimental.load_from_saved_model(path, custom_objects=custom_objects)
+        raise OSError(f"SavedModel file does not exist at: {path}/{{saved_model.pbtxt|"
+                      "saved_model.pb}} (nor a Keras model config in its assets)")
+    h5py = _h5py()
+    f = filepath if path is None else _open(h5py, path)
+    try:
+        raw = f.attrs.get("model_config")
+        if raw is None:
+            raise ValueError(f"No model found in config file {getattr(f, 'filename', path)!r} "
+                             "(it has no 'model_config' attribute: a weights file? Build the "
+                             "model and use model.load_weights instead).")
+        model = model_from_config(json.loads(_text(raw)), custom_objects=custom_objects)
+        load_weights_from_hdf5_group(f["model_weights"], model.layers)
+        if not compile:
+            return model
+        raw = f.attrs.get("training_config")
+        if raw is None:
+            warnings.warn("No training configuration found in save file: the model was *not* "
+                          "compiled. Compile it manually.")
+            return model
+        training = json.loads(_text(raw))
+        model.compile(
+            optimizer=_optimizer_from_config(training["optimizer_config"], custom_objects),
+            loss=_resolve(training.get("loss"), custom_objects, losses),
+            metrics=_resolve(training.get("metrics"), custom_objects, metrics),
+            weighted_metrics=_resolve(training.get("weighted_metrics"), custom_objects,
+                                      metrics),
+            loss_weights=training.get("loss_weights"),
+            sample_weight_mode=training.get("sample_weight_mode"))
+        if "optimizer_weights" in f:
+            g = f["optimizer_weights"]
+            values = [np.asarray(g[n])
+                      for n in load_attributes_from_hdf5_group(g, "weight_names")]
+            model._make_train_function()
+            try:
+                model.optimizer.set_weights(values)
+            except ValueError:
+                warnings.warn("Error in loading the saved optimizer state. As a result, your "
+                              "model is starting with a freshly initialized optimizer.")
+        return model
+    finally:
+        if path is not None:
+            f.close()
