@@ -48,3 +48,22 @@ def test_model_to_estimator_needs_a_compiled_model():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
     with pytest.raises(ValueError, match="has not been compiled yet"):
         tf.keras.estimator.model_to_estimator(keras_model=model)
+
+
+def test_model_to_estimator_from_an_hdf5_model_file(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.randn(40, 3).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(x, y, epochs=2, verbose=0)
+    keras_loss = model.evaluate(x, y, verbose=0)
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    with pytest.raises(ValueError, match="does not exist"):
+        tf.keras.estimator.model_to_estimator(keras_model_path=str(tmp_path / "no.h5"))
+    estimator = tf.keras.estimator.model_to_estimator(keras_model_path=path,
+                                                      model_dir=str(tmp_path / "est"))
+    name = model.input_names[0]  # the loaded model's input layer has the saved name
+    fn = tf.estimator.inputs.numpy_input_fn({name: x}, y, batch_size=40, shuffle=False)
+    assert estimator.evaluate(fn)["loss"] == pytest.approx(keras_loss, rel=1e-5)

@@ -36,9 +36,17 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     from tideflow import estimator as est
     from tideflow.keras.models import clone_model
 
-    if keras_model_path is not None:
-        raise NotImplementedError("model_to_estimator(keras_model_path=...) reads an HDF5 "
-                                  "model, which needs h5py; pass keras_model instead.")
+    if keras_model is not None and keras_model_path is not None:
+        raise ValueError("Please specify either `keras_model` or `keras_model_path`, but not "
+                         "both.")
+    if keras_model_path is not None:  # an HDF5 model file (model.save)
+        import os
+
+        from tideflow.keras.saving import load_model
+
+        if not os.path.exists(keras_model_path):
+            raise ValueError(f"Keras model path {keras_model_path} does not exist.")
+        keras_model = load_model(keras_model_path, custom_objects=custom_objects)
     if keras_model is None:
         raise ValueError("Either `keras_model` or `keras_model_path` needs to be provided.")
     if not keras_model._is_graph_network:
