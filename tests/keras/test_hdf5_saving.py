@@ -296,3 +296,53 @@ def test_large_layer_name_lists_are_split_into_chunks(tmp_path):
     model.layers[-1].set_weights([np.zeros((2, 1), np.float32), np.zeros(1, np.float32)])
     model.load_weights(path)
     np.testing.assert_allclose(model.predict(np.ones((1, 2), np.float32)), want)
+
+
+def test_loads_the_layout_newer_keras_writes(tmp_path):
+    # tf_keras (TF 2.21, observed) writes str attributes, lists the InputLayer (with
+    # ragged/optional) first in a Sequential config, adds optimizer config keys TF 1.x lacks
+    # and a top_level_model_weights group; such a file loads here
+    x = RNG.randn(4, 3).astype(np.float32)
+    model = tf.keras.Sequential([L.Dense(2, input_shape=(3,)), L.Dense(1)])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    want = model.predict(x)
+    path = str(tmp_path / "new.h5")
+    with h5py.File(path, "w") as f:  # an open h5py.File can be written into too
+        tf.keras.models.save_model(model, f)
+    with h5py.File(path, "r+") as f:
+        config = json.loads(f.attrs["model_config"])
+        first = config["config"]["layers"][0]["config"]
+        config["config"]["layers"].insert(0, {"class_name": "InputLayer", "config": {
+            "batch_input_shape": first["batch_input_shape"], "dtype": "float32",
+            "sparse": False, "ragged": False, "name": "dense_input", "optional": False}})
+        training = json.loads(f.attrs["training_config"])
+        training["optimizer_config"]["config"].update(
+            weight_decay=None, use_ema=False, ema_momentum=0.99, jit_compile=False,
+            is_legacy_optimizer=False)
+        for key, value in (("model_config", config), ("training_config", training)):
+            del f.attrs[key]
+            f.attrs[key] = json.dumps(value)  # a str attribute, as h5py writes str
+        for key in ("keras_version", "backend"):
+            value = f.attrs[key]
+            del f.attrs[key]
+            f.attrs[key] = value.decode() if isinstance(value, bytes) else value
+        f["model_weights"].create_group("top_level_model_weights").attrs["weight_names"] = []
+    fresh()
+    loaded = tf.keras.models.load_model(path)
+    assert [type(la).__name__ for la in loaded.layers] == ["Dense", "Dense"]
+    np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-6)
+    assert loaded.optimizer.get_config()["learning_rate"] == pytest.approx(0.1)
+
+
+def test_save_format_tf_writes_a_saved_model_that_load_model_reads(tmp_path):
+    x, _ = seq_data(4)
+    model = functional()
+    want = model.predict(x)
+    export = str(tmp_path / "sm")
+    model.save(export, save_format="tf")
+    assert os.path.isfile(os.path.join(export, "saved_model.pb"))
+    fresh()
+    loaded = tf.keras.models.load_model(export)
+    np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(OSError, match="SavedModel file does not exist"):
+        tf.keras.models.load_model(str(tmp_path))

@@ -6,15 +6,11 @@ from tideflow.keras.saving import load_model, save_model
 
 
 def model_from_config(config, custom_objects=None):
-    """A new model from ``{'class_name', 'config'}`` (``Sequential`` or functional)."""
-    from tideflow.keras import layers as layers_mod
+    """A new model from ``{'class_name', 'config'}`` (``Sequential``, functional, or a model
+    class of ``custom_objects``)."""
+    from tideflow.keras import saving
 
-    if config.get("class_name") == "Sequential":
-        model = Sequential(name=config["config"].get("name"))
-        for spec in config["config"]["layers"]:
-            model.add(layers_mod.deserialize(spec, custom_objects=custom_objects))
-        return model
-    return Model.from_config(config["config"], custom_objects=custom_objects)
+    return saving.model_from_config(config, custom_objects=custom_objects)
 
 
 def model_from_json(json_string, custom_objects=None):

@@ -271,7 +271,8 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
             "are defined via the body of a Python method, which isn't safely serializable. "
             "Consider saving to the Tensorflow SavedModel format (by setting "
             'save_format="tf") or using `save_weights`.')
-    if not overwrite and os.path.isfile(os.fspath(filepath)) and \
+    opened = hasattr(filepath, "attrs")  # an open h5py.File
+    if not opened and not overwrite and os.path.isfile(os.fspath(filepath)) and \
             not ask_to_proceed_with_overwrite(filepath):
         return
     model_config = json.dumps({"class_name": type(model).__name__,
@@ -294,23 +295,30 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
                 "weighted_metrics": getattr(model, "_compile_weighted_metrics", None),
                 "sample_weight_mode": model.sample_weight_mode,
                 "loss_weights": model.loss_weights}, default=_json_default)
+    if opened:
+        _write_model(filepath, model_config, training_config, model, optimizer)
+        return
     _makedirs_for(filepath)
     with h5py.File(os.fspath(filepath), "w") as f:
-        f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
-        f.attrs["backend"] = b"tensorflow"
-        f.attrs["model_config"] = model_config.encode("utf8")
-        save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
-        if training_config is not None:
-            f.attrs["training_config"] = training_config.encode("utf8")
-            from tideflow.keras import backend as K
+        _write_model(f, model_config, training_config, model, optimizer)
 
-            weights = list(optimizer.weights)
-            if weights:
-                g = f.create_group("optimizer_weights")
-                save_attributes_to_hdf5_group(g, "weight_names", [w.name for w in weights])
-                for w, v in zip(weights, K.batch_get_value(weights)):
-                    _write_dataset(g, w.name, v)
-        f.flush()
+
+def _write_model(f, model_config, training_config, model, optimizer):
+    from tideflow.keras import backend as K
+
+    f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+    f.attrs["backend"] = b"tensorflow"
+    f.attrs["model_config"] = model_config.encode("utf8")
+    save_weights_to_hdf5_group(f.create_group("model_weights"), model.layers)
+    if training_config is not None:
+        f.attrs["training_config"] = training_config.encode("utf8")
+        weights = list(optimizer.weights)
+        if weights:
+            g = f.create_group("optimizer_weights")
+            save_attributes_to_hdf5_group(g, "weight_names", [w.name for w in weights])
+            for w, v in zip(weights, K.batch_get_value(weights)):
+                _write_dataset(g, w.name, v)
+    f.flush()
 
 
 def _clean_layer_config(spec):

@@ -814,7 +814,7 @@ class Model(Network):
         from tideflow.keras import saving
 
         saving.save_model(self, filepath, overwrite=overwrite,
-                          include_optimizer=include_optimizer)
+                          include_optimizer=include_optimizer, save_format=save_format)
 
 
 class _ArraySource:
