@@ -223,38 +223,46 @@ class Conv2DTranspose(Conv2D):
     def _kernel_shape(self, input_dim):
         return self.kernel_size + (self.filters, input_dim)
 
-    def _out_sizes(self, inputs):
-        static = inputs.get_shape().as_list()
-        dynamic = array_ops.shape(inputs)
-        h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
-        sizes = []
-        for axis, k, s in zip((h_axis, w_axis), self.kernel_size, self.strides):
-            n = static[axis] if static[axis] is not None else dynamic[axis]
-            sizes.append(deconv_output_length(n, k, self.padding, s))
-        batch = static[0] if static[0] is not None else dynamic[0]
-        return batch, sizes
-
     def _convolve(self, inputs):
-        batch, (out_h, out_w) = self._out_sizes(inputs)
-        if self.data_format == "channels_first":
-            shape = [batch, self.filters, out_h, out_w]
-        else:
-            shape = [batch, out_h, out_w, self.filters]
         outputs = _nn().conv2d_transpose(
-            inputs, self.kernel, concat_ops.stack(shape),
+            inputs, self.kernel, transposed_output_shape(self, inputs),
             strides=_spatial(self.strides, self.data_format), padding=self.padding.upper(),
             data_format=_format_2d(self.data_format))
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
         return outputs
 
     def compute_output_shape(self, input_shape):
-        dims = input_shape_of(input_shape).with_rank(4).as_list()
-        space = dims[2:] if self.data_format == "channels_first" else dims[1:3]
-        new = [deconv_output_length(n, k, self.padding, s)
-               for n, k, s in zip(space, self.kernel_size, self.strides)]
-        if self.data_format == "channels_first":
-            return input_shape_of([dims[0], self.filters, *new])
-        return input_shape_of([dims[0], *new, self.filters])
+        return transposed_static_shape(self, input_shape)
+
+
+def _with_filters(layer, batch, sizes):
+    if layer.data_format == "channels_first":
+        return [batch, layer.filters, *sizes]
+    return [batch, *sizes, layer.filters]
+
+
+def transposed_output_shape(layer, inputs):
+    """The ``output_shape`` tensor of a transposed convolution layer over ``inputs``: each
+    dimension static where known, else read with tf.shape."""
+    static = inputs.get_shape().as_list()
+    dynamic = array_ops.shape(inputs)
+    n = len(layer.kernel_size)
+    axes = range(2, 2 + n) if layer.data_format == "channels_first" else range(1, 1 + n)
+    sizes = [deconv_output_length(static[a] if static[a] is not None else dynamic[a], k,
+                                  layer.padding, s)
+             for a, k, s in zip(axes, layer.kernel_size, layer.strides)]
+    batch = static[0] if static[0] is not None else dynamic[0]
+    return concat_ops.stack(_with_filters(layer, batch, sizes))
+
+
+def transposed_static_shape(layer, input_shape):
+    """The static output shape of a transposed convolution layer."""
+    n = len(layer.kernel_size)
+    dims = input_shape_of(input_shape).with_rank(n + 2).as_list()
+    space = dims[2:] if layer.data_format == "channels_first" else dims[1:1 + n]
+    new = [deconv_output_length(d, k, layer.padding, s)
+           for d, k, s in zip(space, layer.kernel_size, layer.strides)]
+    return input_shape_of(_with_filters(layer, dims[0], new))
 
 
 def conv1d(inputs, filters, kernel_size, strides=1, padding="valid", data_format="channels_last",

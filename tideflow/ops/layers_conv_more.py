@@ -3,7 +3,7 @@
 ``AveragePooling3D``, with their functions.
 """
 
-from tideflow.ops import array_ops, concat_ops
+from tideflow.ops import array_ops
 from tideflow.ops.layers_base import InputSpec, input_shape_of
 from tideflow.ops.layers_conv import (
     _ZEROS,
@@ -12,7 +12,8 @@ from tideflow.ops.layers_conv import (
     _nn,
     _Pooling,
     _spatial,
-    deconv_output_length,
+    transposed_output_shape,
+    transposed_static_shape,
 )
 
 
@@ -187,33 +188,15 @@ class Conv3DTranspose(Conv3D):
         return self.kernel_size + (self.filters, input_dim)
 
     def _convolve(self, inputs):
-        static = inputs.get_shape().as_list()
-        dynamic = array_ops.shape(inputs)
-        axes = (2, 3, 4) if self.data_format == "channels_first" else (1, 2, 3)
-        sizes = []
-        for axis, k, s in zip(axes, self.kernel_size, self.strides):
-            n = static[axis] if static[axis] is not None else dynamic[axis]
-            sizes.append(deconv_output_length(n, k, self.padding, s))
-        batch = static[0] if static[0] is not None else dynamic[0]
-        if self.data_format == "channels_first":
-            shape = [batch, self.filters, *sizes]
-        else:
-            shape = [batch, *sizes, self.filters]
         outputs = _nn().conv3d_transpose(
-            inputs, self.kernel, concat_ops.stack(shape),
+            inputs, self.kernel, transposed_output_shape(self, inputs),
             strides=_spatial(self.strides, self.data_format), padding=self.padding.upper(),
             data_format=_format_3d(self.data_format))
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
         return outputs
 
     def compute_output_shape(self, input_shape):
-        dims = input_shape_of(input_shape).with_rank(5).as_list()
-        space = dims[2:] if self.data_format == "channels_first" else dims[1:4]
-        new = [deconv_output_length(n, k, self.padding, s)
-               for n, k, s in zip(space, self.kernel_size, self.strides)]
-        if self.data_format == "channels_first":
-            return input_shape_of([dims[0], self.filters, *new])
-        return input_shape_of([dims[0], *new, self.filters])
+        return transposed_static_shape(self, input_shape)
 
 
 class _Pooling3D(_Pooling):
