@@ -346,3 +346,37 @@ def test_save_format_tf_writes_a_saved_model_that_load_model_reads(tmp_path):
     np.testing.assert_allclose(loaded.predict(x), want, rtol=1e-5, atol=1e-6)
     with pytest.raises(OSError, match="SavedModel file does not exist"):
         tf.keras.models.load_model(str(tmp_path))
+
+
+def test_adam_state_in_tf_keras_layout_restores(tmp_path):
+    # TF 1.14+ Keras's Adam saves [iter, m of each weight..., v of each weight...]
+    # (names like training/Adam/dense/kernel/m:0, as tf_keras writes them); ours
+    # saves [iterations, beta1_power, beta2_power, m, v per weight]. A file in Keras's
+    # layout continues training as the model that wrote it.
+    x = RNG.randn(16, 4).astype(np.float32)
+    y = x[:, :1] * 2 - x[:, 1:2]
+    model = tf.keras.Sequential([L.Dense(6, activation="relu", input_shape=(4,)),
+                                 L.BatchNormalization(), L.Dense(1)])
+    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    model.fit(x, y, epochs=3, batch_size=8, verbose=0)
+    path = str(tmp_path / "adam.h5")
+    model.save(path)
+    params = model.trainable_weights
+    state = model.optimizer.get_weights()
+    assert len(state) == 3 + 2 * len(params) and state[0] == 6
+    np.testing.assert_allclose(state[1], 0.9 ** 7, rtol=1e-5)  # beta1 ** (iter + 1)
+    cont = [model.train_on_batch(x, y) for _ in range(3)]
+    with h5py.File(path, "r+") as f:
+        del f["optimizer_weights"]
+        g = f.create_group("optimizer_weights")
+        names = ["training/Adam/iter:0"] + \
+            [f"training/Adam/{p.name[:-2]}/m:0" for p in params] + \
+            [f"training/Adam/{p.name[:-2]}/v:0" for p in params]
+        values = [state[0]] + state[3::2] + state[4::2]
+        g.attrs["weight_names"] = [n.encode() for n in names]
+        for n, v in zip(names, values):
+            g.create_dataset(n, data=v)
+    fresh()
+    loaded = tf.keras.models.load_model(path)
+    np.testing.assert_allclose([loaded.train_on_batch(x, y) for _ in range(3)], cont,
+                               rtol=1e-5)

@@ -444,9 +444,10 @@ def load_model(filepath, custom_objects=None, compile=True):
             sample_weight_mode=training.get("sample_weight_mode"))
         if "optimizer_weights" in f:
             g = f["optimizer_weights"]
-            values = [np.asarray(g[n])
-                      for n in load_attributes_from_hdf5_group(g, "weight_names")]
+            names = load_attributes_from_hdf5_group(g, "weight_names")
+            values = [np.asarray(g[n]) for n in names]
             model._make_train_function()
+            values = _from_keras_v2_layout(model.optimizer, names, values)
             try:
                 model.optimizer.set_weights(values)
             except ValueError:
@@ -456,3 +457,26 @@ def load_model(filepath, custom_objects=None, compile=True):
     finally:
         if path is not None:
             f.close()
+
+
+def _from_keras_v2_layout(optimizer, names, values):
+    """The state of TF 1.14+ Keras's Adam (``iter``, then ``m`` of each weight, then ``v``
+    of each weight) in the order of our ``tf.train`` Adam's variables (``iterations``,
+    ``beta1_power``, ``beta2_power``, then ``m``, ``v`` per weight), where the powers are
+    ``beta ** (iter + 1)``; other states are returned as they are."""
+    from tideflow.keras import optimizers
+
+    n = (len(values) - 1) // 2
+    if not (type(optimizer) is optimizers.Adam and not optimizer.amsgrad
+            and len(values) == 2 * n + 1 and len(optimizer.weights) == 2 * n + 3
+            and names and names[0].endswith("iter:0")
+            and all(x.endswith("/m:0") for x in names[1:n + 1])
+            and all(x.endswith("/v:0") for x in names[n + 1:])):
+        return values
+    step = int(values[0])
+    out = [values[0],
+           np.float32(optimizer._values["beta_1"]) ** np.float32(step + 1),
+           np.float32(optimizer._values["beta_2"]) ** np.float32(step + 1)]
+    for m, v in zip(values[1:n + 1], values[n + 1:]):
+        out.extend([m, v])
+    return out
