@@ -149,10 +149,14 @@ def test_file_layout(tmp_path):
         assert [n.decode() for n in mw[bn.name].attrs["weight_names"]] == \
             [f"{bn.name}/{w}:0" for w in ("gamma", "beta", "moving_mean", "moving_variance")]
         assert len(mw[model.layers[2].name].attrs["weight_names"]) == 0  # Flatten
+        # the optimizer state in Keras's (OptimizerV2) layout: iter, every m, every v
         ow = f["optimizer_weights"]
         onames = [n.decode() for n in ow.attrs["weight_names"]]
-        assert len(onames) == len(model.optimizer.weights) > 1
-        assert ow[onames[0]][()] == 1  # iterations after one step
+        params = [w.name[:-2] for w in model.trainable_weights]
+        assert onames == ["training/Adam/iter:0"] + \
+            [f"training/Adam/{p}/m:0" for p in params] + \
+            [f"training/Adam/{p}/v:0" for p in params]
+        assert ow["training/Adam/iter:0"][()] == 1  # one step
     # save_weights(.h5): the model_weights layout at the root
     wpath = str(tmp_path / "w.h5")
     model.save_weights(wpath)
@@ -348,35 +352,45 @@ def test_save_format_tf_writes_a_saved_model_that_load_model_reads(tmp_path):
         tf.keras.models.load_model(str(tmp_path))
 
 
-def test_adam_state_in_tf_keras_layout_restores(tmp_path):
-    # TF 1.14+ Keras's Adam saves [iter, m of each weight..., v of each weight...]
-    # (names like training/Adam/dense/kernel/m:0, as tf_keras writes them); ours
-    # saves [iterations, beta1_power, beta2_power, m, v per weight]. A file in Keras's
-    # layout continues training as the model that wrote it.
+@pytest.mark.parametrize("kind", ["adam", "momentum"])
+def test_optimizer_state_is_written_in_keras_layout_and_restores(tmp_path, kind):
+    # TF 1.14+ Keras (OptimizerV2) saves Adam as [iter, m of each weight..., v of each
+    # weight...] and SGD's momentum accumulator as -lr times tf.train's; we run tf.train's
+    # rules ([iterations, beta1_power, beta2_power, (m, v) per weight] for Adam), and
+    # convert both ways, so the files are TF's and training continues as it would have
     x = RNG.randn(16, 4).astype(np.float32)
     y = x[:, :1] * 2 - x[:, 1:2]
     model = tf.keras.Sequential([L.Dense(6, activation="relu", input_shape=(4,)),
                                  L.BatchNormalization(), L.Dense(1)])
-    model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    opt = tf.keras.optimizers.Adam(0.01) if kind == "adam" else \
+        tf.keras.optimizers.SGD(0.05, momentum=0.9, decay=0.01)
+    model.compile(opt, "mse")
     model.fit(x, y, epochs=3, batch_size=8, verbose=0)
-    path = str(tmp_path / "adam.h5")
+    path = str(tmp_path / "opt.h5")
     model.save(path)
-    params = model.trainable_weights
+    params = [w.name[:-2] for w in model.trainable_weights]
     state = model.optimizer.get_weights()
-    assert len(state) == 3 + 2 * len(params) and state[0] == 6
-    np.testing.assert_allclose(state[1], 0.9 ** 7, rtol=1e-5)  # beta1 ** (iter + 1)
     cont = [model.train_on_batch(x, y) for _ in range(3)]
-    with h5py.File(path, "r+") as f:
-        del f["optimizer_weights"]
-        g = f.create_group("optimizer_weights")
-        names = ["training/Adam/iter:0"] + \
-            [f"training/Adam/{p.name[:-2]}/m:0" for p in params] + \
-            [f"training/Adam/{p.name[:-2]}/v:0" for p in params]
-        values = [state[0]] + state[3::2] + state[4::2]
-        g.attrs["weight_names"] = [n.encode() for n in names]
-        for n, v in zip(names, values):
-            g.create_dataset(n, data=v)
+    with h5py.File(path, "r") as f:
+        g = f["optimizer_weights"]
+        names = [n.decode() for n in g.attrs["weight_names"]]
+        assert g[names[0]][()] == state[0] == 6
+        if kind == "adam":
+            assert len(state) == 3 + 2 * len(params)
+            np.testing.assert_allclose(state[1], 0.9 ** 7, rtol=1e-5)  # beta1 ** (iter + 1)
+            assert names[1:] == [f"training/Adam/{p}/m:0" for p in params] + \
+                [f"training/Adam/{p}/v:0" for p in params]
+            for k, p in enumerate(params):
+                np.testing.assert_array_equal(g[f"training/Adam/{p}/m:0"][()], state[3 + 2 * k])
+                np.testing.assert_array_equal(g[f"training/Adam/{p}/v:0"][()], state[4 + 2 * k])
+        else:
+            assert names[1:] == [f"training/SGD/{p}/momentum:0" for p in params]
+            lr = 0.05 / (1 + 0.01 * 6)  # the decayed learning rate of the next step
+            for k, p in enumerate(params):
+                np.testing.assert_allclose(g[names[1 + k]][()], -lr * state[1 + k], rtol=1e-6)
     fresh()
     loaded = tf.keras.models.load_model(path)
+    for got, want in zip(loaded.optimizer.get_weights(), state):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose([loaded.train_on_batch(x, y) for _ in range(3)], cont,
                                rtol=1e-5)

@@ -11,11 +11,9 @@ attribute ``weight_names`` and one dataset per weight, at the path of its name, 
 the root of the file. Attributes too large for one HDF5 attribute are split into
 ``name0``, ``name1``... as Keras does.
 
-Departure: the optimizer's state is the variables of our ``tf.train``-based update rules
-(``iterations``, then the slots in creation order), so a file's ``optimizer_weights`` restore
-exactly into a model loaded here; a file from another Keras whose optimizer state has a
-different number of weights loads with a fresh optimizer (and a warning), as Keras does
-when the saved state does not fit.
+The optimizer state is written in Keras's (OptimizerV2) form, converted from and to our
+``tf.train``-based update rules where they differ (see ``_to_keras_v2_layout``); a file whose
+optimizer state does not fit loads with a fresh optimizer and a warning, as in Keras.
 """
 
 import json
@@ -314,10 +312,12 @@ def _write_model(f, model_config, training_config, model, optimizer):
         f.attrs["training_config"] = training_config.encode("utf8")
         weights = list(optimizer.weights)
         if weights:
+            names, values = _to_keras_v2_layout(optimizer, weights,
+                                                K.batch_get_value(weights))
             g = f.create_group("optimizer_weights")
-            save_attributes_to_hdf5_group(g, "weight_names", [w.name for w in weights])
-            for w, v in zip(weights, K.batch_get_value(weights)):
-                _write_dataset(g, w.name, v)
+            save_attributes_to_hdf5_group(g, "weight_names", names)
+            for name, v in zip(names, values):
+                _write_dataset(g, name, v)
     f.flush()
 
 
@@ -459,24 +459,87 @@ def load_model(filepath, custom_objects=None, compile=True):
             f.close()
 
 
-def _from_keras_v2_layout(optimizer, names, values):
-    """The state of TF 1.14+ Keras's Adam (``iter``, then ``m`` of each weight, then ``v``
-    of each weight) in the order of our ``tf.train`` Adam's variables (``iterations``,
-    ``beta1_power``, ``beta2_power``, then ``m``, ``v`` per weight), where the powers are
-    ``beta ** (iter + 1)``; other states are returned as they are."""
+# -- optimizer state in TF 1.14+ Keras's layout -------------------------------------------------
+# Our Keras optimizers run ``tf.train`` update rules, whose state differs from Keras's
+# OptimizerV2 in layout (Adam) or scale (momentum). Files hold Keras's layout, so TF loads our
+# optimizer state and we load TF's:
+#   Adam: Keras [iter, m of each weight..., v of each weight...]; ours [iterations,
+#         beta1_power, beta2_power, (m, v) per weight] with the powers ``beta ** (iter + 1)``.
+#   SGD with momentum: Keras accumulates ``a = momentum * a - lr * g`` (``w += a``); tf.train
+#         ``a = momentum * a + g`` (``w -= lr * a``): Keras's ``a`` is ``-lr`` times ours.
+# Other states (plain SGD, Adagrad, RMSprop...) have the same order and meaning in both.
+
+
+def _param_name(slot):
+    """``dense/kernel`` of a ``tf.train`` slot variable ``dense/kernel/Adam_1:0``."""
+    return slot.name.split(":")[0].rsplit("/", 1)[0]
+
+
+def _kind(optimizer, n_weights):
     from tideflow.keras import optimizers
 
-    n = (len(values) - 1) // 2
-    if not (type(optimizer) is optimizers.Adam and not optimizer.amsgrad
-            and len(values) == 2 * n + 1 and len(optimizer.weights) == 2 * n + 3
-            and names and names[0].endswith("iter:0")
-            and all(x.endswith("/m:0") for x in names[1:n + 1])
-            and all(x.endswith("/v:0") for x in names[n + 1:])):
+    if type(optimizer) is optimizers.Adam and not optimizer.amsgrad and n_weights % 2 == 1 \
+            and n_weights >= 3:
+        return "adam"
+    if type(optimizer) is optimizers.SGD and n_weights > 1 and not optimizer.nesterov:
+        return "momentum"
+    return None
+
+
+def _current_lr(optimizer, iterations):
+    """The learning rate of the next step when it is a number or a variable (``None`` for
+    a schedule or a tensor)."""
+    from tideflow.keras import backend as K
+
+    lr = optimizer._values.get("lr")
+    if isinstance(lr, (int, float, np.floating, np.integer)):
+        var = optimizer._vars.get(optimizer.weights[0].graph, {}).get("lr")
+        lr = float(K.get_value(var)) if hasattr(var, "op") else float(lr)
+    else:
+        return None
+    return lr / (1.0 + optimizer.initial_decay * float(iterations))
+
+
+def _to_keras_v2_layout(optimizer, weights, values):
+    """``(names, values)`` of the optimizer state to write (Keras's layout when ours
+    differs from it)."""
+    kind = _kind(optimizer, len(weights))
+    prefix = f"training/{optimizer._name}"
+    if kind == "adam":
+        slots = weights[3:]
+        names = [f"{prefix}/iter:0"] + \
+            [f"{prefix}/{_param_name(w)}/m:0" for w in slots[0::2]] + \
+            [f"{prefix}/{_param_name(w)}/v:0" for w in slots[1::2]]
+        return names, [values[0]] + list(values[3::2]) + list(values[4::2])
+    if kind == "momentum":
+        lr = _current_lr(optimizer, values[0])
+        if lr is not None:
+            names = [f"{prefix}/iter:0"] + \
+                [f"{prefix}/{_param_name(w)}/momentum:0" for w in weights[1:]]
+            return names, [values[0]] + [np.asarray(-lr * v, v.dtype) for v in values[1:]]
+    return [w.name for w in weights], list(values)
+
+
+def _from_keras_v2_layout(optimizer, names, values):
+    """The optimizer state of a file in the order and scale of our variables."""
+    kind = _kind(optimizer, len(optimizer.weights))
+    if not names or not names[0].endswith("iter:0") or kind is None:
         return values
-    step = int(values[0])
-    out = [values[0],
-           np.float32(optimizer._values["beta_1"]) ** np.float32(step + 1),
-           np.float32(optimizer._values["beta_2"]) ** np.float32(step + 1)]
-    for m, v in zip(values[1:n + 1], values[n + 1:]):
-        out.extend([m, v])
-    return out
+    if kind == "adam":
+        n = (len(values) - 1) // 2
+        if not (len(values) == 2 * n + 1 and len(optimizer.weights) == 2 * n + 3
+                and all(x.endswith("/m:0") for x in names[1:n + 1])
+                and all(x.endswith("/v:0") for x in names[n + 1:])):
+            return values
+        step = np.float32(int(values[0]) + 1)
+        out = [values[0],
+               np.float32(optimizer._values["beta_1"]) ** step,
+               np.float32(optimizer._values["beta_2"]) ** step]
+        for m, v in zip(values[1:n + 1], values[n + 1:]):
+            out.extend([m, v])
+        return out
+    if all(x.endswith("/momentum:0") for x in names[1:]):
+        lr = _current_lr(optimizer, values[0])
+        if lr:
+            return [values[0]] + [np.asarray(-v / lr, v.dtype) for v in values[1:]]
+    return values
