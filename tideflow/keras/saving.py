@@ -249,13 +249,15 @@ def _is_functional_or_sequential(model):
     return isinstance(model, Sequential) or getattr(model, "_is_graph_network", False)
 
 
-def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None):
+def save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None,
+               signatures=None, options=None):
     """``tf.keras.models.save_model`` / ``model.save``: the architecture, the weights and
     (compiled models, ``include_optimizer``) the training configuration and optimizer state
     in one HDF5 file. ``save_format='tf'`` writes a SavedModel instead
     (``tf.keras.experimental.export_saved_model``)."""
     from tideflow.keras import optimizers
 
+    del signatures, options  # SavedModel options: its serving signature is the predict one
     if save_format == "tf":
         from tideflow.keras import experimental
 

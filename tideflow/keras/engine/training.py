@@ -810,11 +810,15 @@ class Model(Network):
             cached = self._weights_saver = (len(weights), saver)
         return cached[1]
 
-    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None):
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
+             signatures=None, options=None):
+        """The whole model (architecture, weights, training configuration and optimizer
+        state) to an HDF5 file (``tf.keras.models.save_model``)."""
         from tideflow.keras import saving
 
         saving.save_model(self, filepath, overwrite=overwrite,
-                          include_optimizer=include_optimizer, save_format=save_format)
+                          include_optimizer=include_optimizer, save_format=save_format,
+                          signatures=signatures, options=options)
 
 
 class _ArraySource:
