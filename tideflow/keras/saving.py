@@ -258,7 +258,8 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, save_for
     from tideflow.keras import optimizers
 
     del signatures, options  # SavedModel options: its serving signature is the predict one
-    if save_format == "tf":
+    if save_format == "tf" and not hasattr(filepath, "attrs") and \
+            os.path.splitext(os.fspath(filepath))[1] not in (".h5", ".keras", ".hdf5"):
         from tideflow.keras import experimental
 
         experimental.export_saved_model(model, filepath)
