@@ -462,6 +462,11 @@ class Layer:
                                      f"of Tensors, not None (layer: {self.name}).")
                 outputs = map_structure(
                     lambda o: o if isinstance(o, ops.Tensor) else _to_tensor(o), outputs)
+                # an input handed back unchanged gets its own tensor (TF 1.x copies it), so
+                # the call's node has outputs of its own (Lambda(lambda t: t) on an Input)
+                seen = {id(t) for t in flat}
+                outputs = map_structure(
+                    lambda o: tf.identity(o) if id(o) in seen else o, outputs)
                 if self.activity_regularizer is not None:
                     with ops.name_scope("ActivityRegularizer"):
                         for o in flatten(outputs):
