@@ -1,6 +1,7 @@
 """Regressions found by running TF 1.x infrastructure programs (input pipelines, sessions,
 saving, control flow, debugging aids, error handling) under tideflow and under real TF."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -61,11 +62,11 @@ def test_ref_variable_methods_and_tf115_constructor_arguments():
     assert dyn.get_shape().as_list() == [None]
     with pytest.raises(ValueError, match="aggregation"):
         tf.Variable(1.0, aggregation="sum")
-    with pytest.raises(NotImplementedError, match="Resource variables"):
-        tf.Variable(1.0, use_resource=True)
+    res = tf.Variable(1.0, use_resource=True)  # runs as a reference variable
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         assert [s.run(up), s.run(up)] == [0, 1]
+        assert s.run(res.assign_add(2.0)) == 3.0
         with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 2"):
             s.run(up)
         assert s.run(mx).tolist() == [4.0, 5.0, 3.0]
@@ -376,3 +377,19 @@ def test_random_dataset_and_sample_from_datasets_give_tfs_draws():
         [tf.data.Dataset.from_tensors(0).repeat(), tf.data.Dataset.from_tensors(1).repeat()],
         seed=4)
     assert _all(pick, 12) == [0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0]
+
+
+def test_resource_variables_run_as_reference_variables():
+    tf.enable_resource_variables()
+    try:
+        assert tf.resource_variables_enabled()
+        v = tf.get_variable("rv", [2], initializer=tf.constant_initializer([1.0, 2.0]),
+                            use_resource=True)
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(v * v))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(train)
+            np.testing.assert_allclose(s.run(v), [0.0, 0.0])
+    finally:
+        tf.disable_resource_variables()
+    assert not tf.resource_variables_enabled()

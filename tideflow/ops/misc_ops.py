@@ -164,8 +164,6 @@ disable_eager_execution = _noop_switch(
     "disable_eager_execution", "Does nothing: tideflow never executes eagerly.")
 disable_v2_behavior = _noop_switch(
     "disable_v2_behavior", "Does nothing: tideflow has TF 1.x behaviour only.")
-disable_resource_variables = _noop_switch(
-    "disable_resource_variables", "Does nothing: tideflow variables are TF 1.x ref variables.")
 disable_control_flow_v2 = _noop_switch(
     "disable_control_flow_v2", "Does nothing: tideflow keeps one control-flow implementation.")
 disable_v2_tensorshape = _noop_switch(
@@ -187,14 +185,30 @@ def _unsupported(name, what):
 
 enable_eager_execution = _unsupported("enable_eager_execution", "eager execution")
 enable_v2_behavior = _unsupported("enable_v2_behavior", "TF 2.x behaviour")
-enable_resource_variables = _unsupported("enable_resource_variables", "resource variables")
+_RESOURCE_VARIABLES = [False]
+
+
+def enable_resource_variables():
+    """Variables made afterwards are asked to be resource variables: here they run as
+    reference variables (``ops/variables.resource_as_ref``)."""
+    from tideflow.ops import variables
+
+    _RESOURCE_VARIABLES[0] = True
+    variables.resource_as_ref("(all)")
+
+
+def disable_resource_variables():
+    """Variables are reference variables again (as they always run here)."""
+    _RESOURCE_VARIABLES[0] = False
+
+
 enable_control_flow_v2 = _unsupported("enable_control_flow_v2", "control flow v2")
 enable_v2_tensorshape = _unsupported("enable_v2_tensorshape", "v2 TensorShape semantics")
 enable_tensor_equality = _unsupported("enable_tensor_equality", "elementwise Tensor ==")
 
 
 def resource_variables_enabled():
-    return False
+    return _RESOURCE_VARIABLES[0]
 
 
 def control_flow_v2_enabled():

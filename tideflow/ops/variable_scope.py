@@ -47,10 +47,7 @@ class _VariableStore:
                         use_resource=None, constraint=None):
             is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
             if use_resource:
-                raise NotImplementedError(
-                    f"Resource variables are not supported yet (variable {name}): pass "
-                    "use_resource=None or False."
-                )
+                variables.resource_as_ref(name)
             if partitioner is not None and not is_scalar:
                 if not callable(partitioner):
                     raise ValueError(f"Partitioner must be callable, but received: {partitioner}")

@@ -13,6 +13,22 @@ def _control_flow_ops():
     return control_flow_ops
 
 
+_RESOURCE_WARNED = []
+
+
+def resource_as_ref(name):
+    """A resource variable asked for (``use_resource=True``, ``enable_resource_variables``):
+    it is made a reference variable, which reads and updates the same values; what differs is
+    only the ordering guarantee of resource reads and the ``handle`` attribute. Logged once."""
+    if not _RESOURCE_WARNED:
+        _RESOURCE_WARNED.append(True)
+        from tideflow import logging as tf_logging
+
+        tf_logging.warning(
+            "Resource variables run as reference variables in tideflow (variable %s): same "
+            "values and updates, without resource reads' ordering guarantee.", name)
+
+
 class Variable:
     """A variable: a buffer that keeps its value across ``Session.run`` calls.
 
@@ -29,10 +45,7 @@ class Variable:
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
                  synchronization=None, aggregation=None, shape=None):
         if use_resource:
-            raise NotImplementedError(
-                f"Resource variables are not supported yet (variable {name}): pass "
-                "use_resource=None or False."
-            )
+            resource_as_ref(name)
         self._synchronization, self._aggregation = _check_sync_aggregation(
             synchronization, aggregation)
         if variable_def is not None:
