@@ -334,3 +334,12 @@ def test_random_ops_are_never_folded_or_merged():
     assert not np.array_equal(av, bv)
     np.testing.assert_array_equal(av, cv)
     assert not np.array_equal(av, av2)
+
+
+def test_a_broadcast_between_incompatible_shapes_says_so_in_tf_words():
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32)
+        b = tf.placeholder(tf.float32)
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                              match=r"Incompatible shapes: \[2,3\] vs\. \[4\]"):
+            s.run(a + b, {a: np.ones((2, 3)), b: np.ones(4)})

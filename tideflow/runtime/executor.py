@@ -7,6 +7,7 @@ more than the kernel calls themselves. A failing line maps back to its op.
 
 import functools
 import itertools
+import re
 import sys
 import threading
 import time
@@ -593,12 +594,27 @@ def op_error_for(e, op):
             e.args = (e._message,)
         return e
     prefix = f"{op.type} op '{op.name}': " if op is not None else ""
-    msg = f"{prefix}{e}{where}"
+    msg = f"{prefix}{_tf_wording(e)}{where}"
     if isinstance(e, MemoryError):
         return errors.ResourceExhaustedError(None, op, msg)
     if isinstance(e, (ValueError, TypeError, IndexError, ZeroDivisionError, FloatingPointError)):
         return errors.InvalidArgumentError(None, op, msg)
     return errors.UnknownError(None, op, f"{prefix}{type(e).__name__}: {e}{where}")
+
+
+_BROADCAST = re.compile(r"operands could not be broadcast together with shapes ((?:\([^)]*\) ?)+)")
+
+
+def _tf_wording(e):
+    """NumPy's message for ``e`` in TF's words where users grep for TF's: a broadcast between
+    incompatible shapes is TF's 'Incompatible shapes: [2,3] vs. [4]'."""
+    text = str(e)
+    m = _BROADCAST.search(text) if isinstance(e, ValueError) else None
+    if m is None:
+        return text
+    shapes = re.findall(r"\(([^)]*)\)", m.group(1))
+    dims = ["[" + ",".join(d.strip() for d in s.split(",") if d.strip()) + "]" for s in shapes]
+    return "Incompatible shapes: " + " vs. ".join(dims)
 
 
 # below this many elements a fresh allocation is cheaper than the in-place checks
