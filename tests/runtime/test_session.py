@@ -343,3 +343,15 @@ def test_a_broadcast_between_incompatible_shapes_says_so_in_tf_words():
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
                                               match=r"Incompatible shapes: \[2,3\] vs\. \[4\]"):
             s.run(a + b, {a: np.ones((2, 3)), b: np.ones(4)})
+
+
+def test_sess_str_is_bytes_and_an_empty_graph_cannot_run():
+    with tf.Graph().as_default() as other:
+        t = tf.constant(1.0)
+    with tf.Graph().as_default():
+        s = tf.Session()
+        assert s.sess_str == b""
+        with pytest.raises(RuntimeError, match="The Session graph is empty"):
+            s.run(t)
+        s.close()
+    assert other is t.graph

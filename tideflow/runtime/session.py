@@ -312,7 +312,7 @@ class BaseSession:
 
     @property
     def sess_str(self):
-        return self._target
+        return self._target.encode("utf-8")  # bytes, as TF's
 
     def list_devices(self):
         from tideflow.runtime.device_attributes import device_attributes
@@ -375,6 +375,9 @@ class BaseSession:
         if handler_key is not None:
             handler = self._handlers.get(handler_key)
         if handler is None:
+            if not self._graph._nodes_by_id:
+                raise RuntimeError("The Session graph is empty. Add operations to the graph "
+                                   "before calling run().")
             handler = _FetchHandler(self._graph, fetches)
             if handler_key is not None:
                 self._handlers[handler_key] = handler
