@@ -393,3 +393,19 @@ def test_resource_variables_run_as_reference_variables():
     finally:
         tf.disable_resource_variables()
     assert not tf.resource_variables_enabled()
+
+
+def test_python_client_device_lib_and_timeline_modules():
+    from tideflow.python.client import device_lib, timeline
+
+    devices = device_lib.list_local_devices()
+    names = [d.name for d in devices]
+    assert "/device:CPU:0" in names
+    assert all(d.incarnation and d.device_type in ("CPU", "GPU") for d in devices)
+    gpus = [d.name for d in devices if d.device_type == "GPU"]
+    assert len(gpus) == len(tf.config.list_physical_devices("GPU"))
+    x = tf.constant(2.0) * 3.0
+    meta = tf.RunMetadata()
+    with tf.Session() as s:
+        s.run(x, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta)
+    assert '"traceEvents"' in timeline.Timeline(meta.step_stats).generate_chrome_trace_format()

@@ -1,0 +1,2 @@
+"""The few ``tensorflow.python`` modules TF 1.x programs import directly
+(``from tensorflow.python.client import device_lib, timeline``), under ``tideflow.python``."""

@@ -1,0 +1,1 @@
+"""``tensorflow.python.client``: ``device_lib`` and ``timeline``."""
