@@ -490,3 +490,13 @@ def test_unpooling_shape_from_known_dims_of_a_partly_known_shape():
         None, 16, 4, 2]
     with tf.Session() as sess:
         assert sess.run(up, {pooled: np.ones([3, 4, 4, 8])}).shape == (3, 8, 8, 8)
+
+
+def test_fractional_pool_with_seeds_but_not_deterministic_is_tf_s_error():
+    x = tf.constant(np.random.RandomState(0).rand(1, 8, 8, 1).astype(np.float32))
+    y = tf.nn.fractional_max_pool(x, [1.0, 1.44, 1.73, 1.0], seed=3)[0]
+    z = tf.nn.fractional_max_pool(x, [1.0, 1.44, 1.73, 1.0], seed=3, deterministic=True)[0]
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Both seed and seed2 should be 0"):
+            s.run(y)
+        np.testing.assert_array_equal(s.run(z), s.run(z))  # deterministic: same regions

@@ -59,6 +59,8 @@ def _frac_factory(kind):
         deterministic = attrs["deterministic"]
         cache = ctx.node_state("fractional_sequences", dict) if deterministic else None
         op_type = "FractionalMaxPool" if kind == "max" else "FractionalAvgPool"
+        if not deterministic and (attrs["seed"] or attrs["seed2"]):
+            raise _invalid("Both seed and seed2 should be 0 if deterministic is false.")
 
         def run(value):
             x = _np(value)
@@ -198,7 +200,9 @@ def _fractional(op_type, value, pooling_ratio, pseudo_random, overlapping, deter
         pooling_ratio) == 0 else [float(r) for r in pooling_ratio]
     if len(ratio) == 2:
         ratio = [1.0] + ratio + [1.0]
-    if seed == 0 and seed2 == 0:
+    if seed == 0 and seed2 == 0 and deterministic:
+        # TF 1.x's wrapper passes the seeds as given; a deterministic op without seeds takes
+        # the graph's here (TF draws fresh ones), so a seeded program repeats its sequences
         s1, s2 = random_seed.get_seed(None)
         seed, seed2 = (0, 0) if s1 is None else (s1, s2)
     attrs = {"pooling_ratio": ratio, "pseudo_random": pseudo_random,
