@@ -41,6 +41,22 @@ def _add_to_collections(variable, variables_collections, name):
         ops.add_to_collections(colls, variable)
 
 
+def _apply_layer(layer, inputs, sc, variables_collections, normalizer_fn, normalizer_params,
+                 activation_fn, outputs_collections):
+    """A convolution layer's output with contrib's trimmings: its variables added to
+    ``variables_collections``, then the normalizer, the activation and the outputs
+    collections."""
+    outputs = layer.apply(inputs)
+    _add_to_collections(layer.kernel, variables_collections, "weights")
+    if layer.use_bias:
+        _add_to_collections(layer.bias, variables_collections, "biases")
+    if normalizer_fn is not None:
+        outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+    if activation_fn is not None:
+        outputs = activation_fn(outputs)
+    return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
 def _channels_first(data_format):
     return bool(data_format) and data_format.startswith("NC")
 
@@ -77,15 +93,8 @@ def convolution(inputs, num_outputs, kernel_size, stride=1, padding="SAME", data
             kernel_regularizer=weights_regularizer, bias_regularizer=biases_regularizer,
             trainable=trainable, name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc,
             _reuse=reuse)
-        outputs = layer.apply(inputs)
-        _add_to_collections(layer.kernel, variables_collections, "weights")
-        if layer.use_bias:
-            _add_to_collections(layer.bias, variables_collections, "biases")
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+        return _apply_layer(layer, inputs, sc, variables_collections, normalizer_fn,
+                            normalizer_params, activation_fn, outputs_collections)
 
 
 def convolution3d_transpose(inputs, num_outputs, kernel_size, stride=1, padding="SAME",
@@ -112,15 +121,8 @@ def convolution3d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
             kernel_regularizer=weights_regularizer, bias_regularizer=biases_regularizer,
             trainable=trainable, name=sc.name, dtype=inputs.dtype.base_dtype, _scope=sc,
             _reuse=reuse)
-        outputs = layer.apply(inputs)
-        _add_to_collections(layer.kernel, variables_collections, "weights")
-        if layer.use_bias:
-            _add_to_collections(layer.bias, variables_collections, "biases")
-        if normalizer_fn is not None:
-            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
-        if activation_fn is not None:
-            outputs = activation_fn(outputs)
-        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+        return _apply_layer(layer, inputs, sc, variables_collections, normalizer_fn,
+                            normalizer_params, activation_fn, outputs_collections)
 
 
 def _triple(value, name):
