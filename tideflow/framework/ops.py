@@ -75,6 +75,24 @@ class GraphKeys:
 # ------------------------------------------------------------------------------------------
 
 
+
+def _session_for(session, graph, doing, owner, no_default, hint):
+    """The session ``Tensor.eval``/``Operation.run`` use: ``session``, or the default one,
+    checked to hold ``graph`` (TF's ValueErrors otherwise)."""
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError(no_default)
+        if getattr(session, "graph", graph) is not graph:
+            raise ValueError(
+                f"Cannot use the default session to {doing}: the {owner}'s graph is different "
+                f"from the default session's graph. Pass an explicit session to {hint}.")
+    elif getattr(session, "graph", graph) is not graph:
+        raise ValueError(
+            f"Cannot use the given session to {doing}: the {owner}'s graph is different from "
+            "the session's graph.")
+    return session
+
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
@@ -139,24 +157,11 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Runs the default (or given) session to compute this tensor."""
-        if session is None:
-            session = get_default_session()
-            if session is None:
-                raise ValueError(
-                    "Cannot evaluate tensor using `eval()`: No default session is registered. "
-                    "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
-                )
-            if getattr(session, "graph", self.graph) is not self.graph:
-                raise ValueError(
-                    "Cannot use the default session to evaluate tensor: the tensor's graph is "
-                    "different from the default session's graph. Pass an explicit session to "
-                    "`eval(session=sess)`."
-                )
-        elif getattr(session, "graph", self.graph) is not self.graph:
-            raise ValueError(
-                "Cannot use the given session to evaluate tensor: the tensor's graph is "
-                "different from the session's graph."
-            )
+        session = _session_for(
+            session, self.graph, "evaluate tensor", "tensor",
+            "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+            "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`",
+            "`eval(session=sess)`")
         return session.run(self, feed_dict)
 
     def _as_node_def_input(self):
@@ -404,23 +409,10 @@ class Operation:
 
     def run(self, feed_dict=None, session=None):
         """Runs this op in the default (or given) session."""
-        if session is None:
-            session = get_default_session()
-            if session is None:
-                raise ValueError(
-                    "Cannot execute operation using `run()`: No default session is registered."
-                )
-            if getattr(session, "graph", self._graph) is not self._graph:
-                raise ValueError(
-                    "Cannot use the default session to execute operation: the operation's graph "
-                    "is different from the default session's graph. Pass an explicit session to "
-                    "run(session=sess)."
-                )
-        elif getattr(session, "graph", self._graph) is not self._graph:
-            raise ValueError(
-                "Cannot use the given session to execute operation: the operation's graph is "
-                "different from the session's graph."
-            )
+        session = _session_for(
+            session, self._graph, "execute operation", "operation",
+            "Cannot execute operation using `run()`: No default session is registered.",
+            "run(session=sess)")
         session.run(self, feed_dict)
 
     def __repr__(self):
