@@ -288,10 +288,12 @@ def parallel_for(n, fn, item_bytes=1, k=None):
 
 def split_flat(arrays, fn, min_size=MIN_SPLIT_SIZE):
     """Runs ``fn(*pieces)`` on matching contiguous 1-D pieces of same-shaped ``arrays`` (all
-    C-contiguous), in parallel when they are large; else ``fn(*arrays)`` once."""
+    C-contiguous), in parallel when they are large and the pool is active; else
+    ``fn(*arrays)`` once."""
     first = arrays[0]
     n = first.size
-    if n < min_size or not all(a.flags.c_contiguous and a.size == n for a in arrays):
+    if n < min_size or not active() or not all(
+            a.flags.c_contiguous and a.size == n for a in arrays):
         fn(*arrays)
         return
     flat = [a.reshape(-1) for a in arrays]

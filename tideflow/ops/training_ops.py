@@ -363,7 +363,7 @@ def _split(update, n_arrays):
 
     def run(*args, **attrs):
         arrays, rest = args[:n_arrays], args[n_arrays:]
-        if arrays[0].size < threads.MIN_SPLIT_SIZE:
+        if arrays[0].size < threads.MIN_SPLIT_SIZE or not threads.active():
             update(*args, **attrs)
         else:
             threads.split_flat(arrays, lambda *part: update(*part, *rest, **attrs))
