@@ -97,8 +97,9 @@ class SparseTensor:
         def split(value):
             if isinstance(value, SparseTensor):
                 raise TypeError("The value of a feed cannot be a tf.SparseTensor object.")
-            indices, values, dense_shape = value
-            return [indices, values, dense_shape]
+            # as TF, the parts are zipped with (indices, values, dense_shape): a shorter value
+            # leaves the rest unfed
+            return list(value)
 
         return [self._indices, self._values, self._dense_shape], split
 

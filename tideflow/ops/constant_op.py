@@ -27,6 +27,10 @@ op_registry.declare(
 ops.register_constant_value("Const", lambda op, i: op._attrs["value"])
 
 
+# TF's DataTypeString, which its runtime messages use: the names that differ from Python's
+_TYPE_STRING = {"float32": "float", "float64": "double", "float16": "half"}
+
+
 def _placeholder_kernel(ctx):
     op = ctx.op
 
@@ -38,7 +42,7 @@ def _placeholder_kernel(ctx):
         raise errors.InvalidArgumentError(
             None, op,
             f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-            f"{op._attrs['dtype'].name}{shape_str}",
+            f"{_TYPE_STRING.get(op._attrs['dtype'].name, op._attrs['dtype'].name)}{shape_str}",
         )
 
     return run
@@ -57,12 +61,29 @@ def _placeholder_with_default_grad(op, grad):
     return grad
 
 
+def _dims(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _placeholder_with_default_shape(op):
+    """The ``shape`` attr, which the default's shape must be compatible with (as TF's)."""
+    shape, given = op._attrs["shape"], op._inputs[0].shape
+    if shape.ndims is not None and given.ndims is not None:
+        if shape.ndims != given.ndims:
+            raise ValueError(f"Shapes must be equal rank, but are {given.ndims} and {shape.ndims}")
+        for i, (a, b) in enumerate(zip(given.as_list(), shape.as_list())):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} and "
+                                 f"{b}. Shapes are {_dims(given)} and {_dims(shape)}.")
+    return [shape]
+
+
 op_registry.declare(
     "PlaceholderWithDefault",
     inputs=["input: dtype"],
     outputs=["output: dtype"],
     attrs=["dtype: type", "shape: shape"],
-    shape=lambda op: [op._attrs["shape"]],
+    shape=_placeholder_with_default_shape,
     kernel=lambda x: x,
     grad=_placeholder_with_default_grad,
 )

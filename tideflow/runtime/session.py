@@ -45,7 +45,8 @@ class _FetchHandler:
                 f"Fetch argument {f!r} cannot be interpreted as a Tensor. ({e.args[0]})"
             ) from None
         if not self.graph.is_fetchable(el):
-            raise ValueError(f"Operation {el.name!r} has been marked as not fetchable.")
+            op = el if isinstance(el, Operation) else el.op
+            raise ValueError(f"Operation {op.name!r} has been marked as not fetchable.")
         return el
 
     def _leaf(self, f):
@@ -148,7 +149,7 @@ def _feed_tensors(graph, key):
     try:
         el = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
     except (TypeError, ValueError, KeyError) as e:
-        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") from None
     return [el], None
 
 
@@ -176,11 +177,14 @@ def _convert_feed(tensor, value):
             ):
                 raise TypeError(
                     f"Type of feed value {value} with type {type(value)} is not compatible with "
-                    f"Tensor type {dtype}. Try explicitly setting the type of the feed tensor to a "
+                    f"Tensor type {np_dtype.type}. Try explicitly setting the type of the feed tensor to a "
                     "larger type (e.g. int64)."
                 )
             try:
                 arr = np.asarray(value, dtype=np_dtype)
+            except OverflowError:
+                # a Python int out of range inside a list wraps around, as in TF
+                arr = np.asarray(value).astype(np_dtype)
             except (TypeError, ValueError) as e:
                 # the class NumPy raised, as TF (a string fed to a float is a ValueError)
                 raise type(e)(

@@ -1,0 +1,253 @@
+"""Small TF 1.x programs on the Session's observable edges: fetch structures, feeds, the
+session's life cycle and the errors of common mistakes. Each was run under real TF (2.21 in
+compat.v1 mode) and under tideflow; the expected values are computed here, and the error
+classes and message fragments are those TF 1.x gives (noted where TF 2.x words differ)."""
+
+import collections
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+# ------------------------------------------------------------------------------------------
+# fetch structures
+# ------------------------------------------------------------------------------------------
+
+
+def test_fetch_lists_tuples_and_nesting_keep_their_types():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0)
+        b = tf.constant([1, 2])
+        with tf.Session() as s:
+            r = s.run([a, [b, (a,)]])
+            assert type(r) is list and type(r[1]) is list and type(r[1][1]) is tuple
+            assert r[0] == 1.0 and r[0].dtype == np.float32
+            np.testing.assert_array_equal(r[1][0], [1, 2])
+            assert r[1][0].dtype == np.int32
+            assert s.run([]) == [] and s.run(()) == ()
+            assert type(s.run((a, b))) is tuple
+
+
+def test_fetch_namedtuple_dict_ordereddict_defaultdict():
+    NT = collections.namedtuple("NT", ["x", "y"])
+    with tf.Graph().as_default():
+        a = tf.constant(1.0)
+        b = tf.constant([1, 2])
+        with tf.Session() as s:
+            r = s.run(NT(x=[a], y={"k": b}))
+            assert type(r) is NT and r.x == [1.0]
+            np.testing.assert_array_equal(r.y["k"], [1, 2])
+            od = s.run(collections.OrderedDict([("b", b), ("a", a)]))
+            assert type(od) is collections.OrderedDict and list(od) == ["b", "a"]
+            dd = collections.defaultdict(list)
+            dd["q"] = a
+            r = s.run(dd)
+            assert type(r) is collections.defaultdict and r.default_factory is list
+            assert r["q"] == 1.0 and r["missing"] == []
+            assert s.run({}) == {}
+            assert s.run({"n": {"m": [a]}}) == {"n": {"m": [1.0]}}
+
+
+def test_fetch_operations_give_none_and_duplicates_share_one_value():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        init = tf.global_variables_initializer()
+        c = tf.constant(3)
+        with tf.Session() as s:
+            assert s.run(init) is None
+            assert s.run({"i": init, "v": v}) == {"i": None, "v": 1.0}
+            assert s.run([c, c, c * 2, c]) == [3, 3, 6, 3]
+            assert s.run(v.op) is None and s.run(v.initializer) is None
+
+
+def test_fetch_by_name_and_bad_names():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0], name="x")
+        tf.add(x, 1.0, name="y")
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run("y:0"), [2.0, 3.0])
+            assert s.run("y") is None  # an op name runs the op
+            with pytest.raises(ValueError, match="The operation, 'nope', does not exist"):
+                s.run("nope:0")
+            with pytest.raises(ValueError, match="exists but only has 1 outputs"):
+                s.run("x:1")
+            with pytest.raises(ValueError, match="refers to an Operation not in the graph"):
+                s.run("nope")
+
+
+def test_fetch_invalid_types_are_type_errors():
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        with tf.Session() as s:
+            # TF 1.x: "Fetch argument None has invalid type <class 'NoneType'>"
+            with pytest.raises(TypeError, match="Fetch argument None has invalid type"):
+                s.run([a, None])
+            with pytest.raises(TypeError, match="must be a string or Tensor"):
+                s.run(1)
+            with pytest.raises(TypeError, match="invalid type"):
+                s.run({"a": None})
+
+
+def test_fetch_sparse_tensor_and_indexed_slices_values():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+        v = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        g = tf.gradients(tf.reduce_sum(tf.gather(v, [0, 2])), v)[0]
+        assert isinstance(g, tf.IndexedSlices)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            r = s.run([sp, {"s": sp}])
+            assert type(r[0]) is tf.SparseTensorValue and type(r[1]["s"]) is tf.SparseTensorValue
+            np.testing.assert_array_equal(r[0].indices, [[0, 0], [1, 2]])
+            assert r[0].indices.dtype == np.int64 and r[0].values.dtype == np.float32
+            np.testing.assert_array_equal(r[0].dense_shape, [3, 4])
+            iv = s.run(g)
+            assert type(iv) is tf.IndexedSlicesValue
+            assert iv._fields == ("values", "indices", "dense_shape")
+            np.testing.assert_array_equal(iv.values, np.ones((2, 2)))
+            np.testing.assert_array_equal(iv.indices, [0, 2])
+            np.testing.assert_array_equal(iv.dense_shape, [3, 2])
+
+
+def test_fetch_variable_and_fed_tensors():
+    with tf.Graph().as_default():
+        v = tf.Variable([1, 2], name="v")
+        x = tf.placeholder(tf.float32, [2])
+        y = x * 2
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(s.run("v:0"), [1, 2])
+            r = s.run([x, y], {x: [3, 4]})
+            np.testing.assert_array_equal(r[0], [3.0, 4.0])
+            np.testing.assert_array_equal(r[1], [6.0, 8.0])
+            # a fed intermediate replaces what it would compute
+            np.testing.assert_array_equal(s.run(y, {y: [7, 7], x: [0, 0]}), [7.0, 7.0])
+            np.testing.assert_array_equal(s.run(v * 2, {v: [5, 5]}), [10, 10])
+
+
+# ------------------------------------------------------------------------------------------
+# feeds
+# ------------------------------------------------------------------------------------------
+
+
+def test_feed_sparse_placeholder_with_tuple_value_and_short_tuple():
+    with tf.Graph().as_default():
+        sp = tf.sparse_placeholder(tf.float32, name="sp")
+        d = tf.sparse_tensor_to_dense(sp)
+        with tf.Session() as s:
+            np.testing.assert_array_equal(
+                s.run(d, {sp: ([[0, 0], [1, 1]], [1.0, 2.0], [2, 2])}), [[1, 0], [0, 2]])
+            np.testing.assert_array_equal(
+                s.run(d, {sp: tf.SparseTensorValue([[0, 1]], [3.0], [2, 3])}),
+                [[0, 3, 0], [0, 0, 0]])
+            # TF zips the value with (indices, values, dense_shape): a 2-tuple leaves the shape
+            # unfed, so the step fails on that placeholder
+            with pytest.raises(tf.errors.InvalidArgumentError, match="sp/shape"):
+                s.run(d, {sp: ([[0, 0]], [1.0])})
+            with pytest.raises(ValueError, match="Cannot feed value of shape"):
+                s.run(d, {sp: [[1.0, 0.0]]})
+
+
+def test_feed_key_names_and_errors():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        y = x + 1
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(y, {"x:0": [1.0]}), [2.0])
+            with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor: The "
+                                                "name 'zz:0' refers to a Tensor which does not"):
+                s.run(y, {"zz:0": [1.0]})
+            with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
+                s.run(y, {"x": [1.0]})
+
+
+def test_feed_wrong_dtype_values():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [2], name="i")
+        f = tf.placeholder(tf.float32, [2], name="f")
+        u8 = tf.placeholder(tf.uint8, [2], name="u8")
+        with tf.Session() as s:
+            # floats into an int placeholder are truncated, as NumPy's cast (TF does the same)
+            np.testing.assert_array_equal(s.run(i, {i: [1.5, 2.5]}), [1, 2])
+            with pytest.raises(ValueError, match="could not convert string to float"):
+                s.run(f, {f: ["a", "b"]})
+            # a Python int out of range inside a list wraps around (observed in TF 2.21)
+            np.testing.assert_array_equal(s.run(i, {i: [1, 2**40]}), [1, 0])
+            np.testing.assert_array_equal(s.run(u8, {u8: [-1, 256]}), [255, 0])
+            # ... but a lone Python int is checked
+            with pytest.raises(TypeError, match=r"Type of feed value 1099511627776 with type "
+                                                r"<class 'int'> is not compatible with Tensor "
+                                                r"type <class 'numpy.int32'>"):
+                s.run(tf.placeholder(tf.int32, []), {tf.get_default_graph().get_tensor_by_name(
+                    "Placeholder:0"): 2**40})
+            with pytest.raises(TypeError):
+                s.run(i, {i: [None, 1]})
+
+
+def test_feed_wrong_shape_message():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        y = tf.placeholder(tf.float32, [None, 3], name="y")
+        with tf.Session() as s:
+            # TF 1.x's wording (TF 2.x drops the quotes)
+            with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2,\) for Tensor "
+                                                 r"'x:0', which has shape '\(3,\)'"):
+                s.run(x, {x: [1.0, 2.0]})
+            with pytest.raises(ValueError, match=r"shape \(1, 2\) for Tensor 'y:0', which has "
+                                                 r"shape '\(\?, 3\)'"):
+                s.run(y, {y: [[1.0, 2.0]]})
+
+
+def test_feed_tensor_value_and_unfeedable_and_unfetchable():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = tf.constant(1.0, name="a")
+        b = tf.add(a, 1, name="b")
+        g = tf.get_default_graph()
+        g.prevent_feeding(a)
+        g.prevent_fetching(b.op)
+        with tf.Session() as s:
+            with pytest.raises(TypeError, match="The value of a feed cannot be a tf.Tensor"):
+                s.run(x, {x: tf.constant(2.0)})
+            with pytest.raises(ValueError, match="may not be fed"):
+                s.run(x + a, {a: 5.0, x: 1.0})
+            # TF 1.x names the op, also for a fetched tensor
+            for fetch in (b, b.op, "b:0"):
+                with pytest.raises(ValueError, match="Operation 'b' has been marked as not "
+                                                     "fetchable"):
+                    s.run(fetch)
+
+
+def test_placeholder_with_default():
+    with tf.Graph().as_default():
+        p = tf.placeholder_with_default([1.0, 2.0], [None], name="p")
+        assert p.shape.as_list() == [None] and p.op.type == "PlaceholderWithDefault"
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(p * 2), [2.0, 4.0])
+            np.testing.assert_array_equal(s.run(p * 2, {p: [5.0]}), [10.0])
+            with pytest.raises(ValueError, match="Cannot feed value of shape"):
+                s.run(p, {p: [[5.0]]})
+        # the default must fit the shape (TF's shape function)
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but are "
+                                             "2 and 3"):
+            tf.placeholder_with_default([1, 2], [3])
+
+
+def test_unfed_placeholder_error():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        i = tf.placeholder(tf.int32, name="i")
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                s.run(x * 2)
+            e = info.value
+            # TF names the dtype as its runtime does: float, not float32
+            assert ("You must feed a value for placeholder tensor 'x' with dtype float and "
+                    "shape [?,3]") in e.message
+            assert e.op.name == "x" and e.error_code == tf.errors.INVALID_ARGUMENT == 3
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="placeholder tensor 'i' with dtype int32"):
+                s.run(i + 1)
+            # the session is still usable
+            np.testing.assert_array_equal(s.run(x * 2, {x: [[1, 2, 3]]}), [[2, 4, 6]])
