@@ -412,6 +412,9 @@ class Layer:
                 with ops.name_scope(self._name_scope()):
                     self._assert_input_compatibility(inputs)
                     if not self.built:
+                        # the dtype a layer without one would take (TF 1.x's Dense refuses
+                        # integer inputs by it)
+                        self._build_input_dtype = flat[0].dtype.base_dtype if flat else None
                         if self._dtype is None and flat and (
                                 flat[0].dtype.is_floating or flat[0].dtype.is_complex):
                             self._dtype = flat[0].dtype.base_dtype.name

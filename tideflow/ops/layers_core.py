@@ -23,6 +23,19 @@ def _nn():
 _ZEROS = init_ops.zeros_initializer()
 
 
+def _check_float_dtype(layer):
+    """TF 1.x's ``Dense`` builds only with a floating (or complex) dtype: the layer's, else
+    its first input's."""
+    dtype = layer._dtype or getattr(layer, "_build_input_dtype", None)
+    if dtype is None:
+        return
+    from tideflow.framework import dtypes
+
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise TypeError(f"Unable to build `Dense` layer with non-floating point dtype {dtype}")
+
+
 class Dense(Layer):
     """``outputs = activation(inputs @ kernel + bias)``; inputs of rank > 2 are contracted on
     their last axis. Variables: ``kernel`` [input_dim, units], ``bias`` [units]."""
@@ -51,6 +64,7 @@ class Dense(Layer):
         if input_shape.ndims is None or input_shape.dims[-1].value is None:
             raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
                              "Found `None`.")
+        _check_float_dtype(self)
         last_dim = input_shape.dims[-1].value
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
         self.kernel = self.add_weight(

@@ -413,10 +413,11 @@ class Layer:
     def _maybe_build(self, inputs):
         if self.built:
             return
-        if self._dtype is None:
-            flat = [x for x in flatten(inputs) if isinstance(x, ops.Tensor)]
-            if flat and flat[0].dtype.is_floating:
-                self._dtype = flat[0].dtype.base_dtype.name
+        flat = [x for x in flatten(inputs) if isinstance(x, ops.Tensor)]
+        # the dtype a layer without one would take (Dense refuses integer inputs by it)
+        self._build_input_dtype = flat[0].dtype.base_dtype if flat else None
+        if self._dtype is None and flat and flat[0].dtype.is_floating:
+            self._dtype = flat[0].dtype.base_dtype.name
         shapes = map_structure(_shape_of, inputs)
         if isinstance(shapes, list) and not isinstance(inputs, list):
             shapes = tuple(shapes)

@@ -4,6 +4,7 @@ Lambda, ActivityRegularization, Masking (pass-through) and the advanced activati
 import numpy as np
 
 import tideflow as tf
+from tideflow.framework import dtypes
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
@@ -80,6 +81,11 @@ class Dense(Layer):
         if input_shape.ndims is None or input_shape.as_list()[-1] is None:
             raise ValueError(f"The last dimension of the inputs to `Dense` (layer {self.name}) "
                              f"should be defined. Found `None` (input shape {input_shape}).")
+        dtype = dtypes.as_dtype(self._dtype or getattr(self, "_build_input_dtype", None)
+                                or K.floatx())
+        if not (dtype.is_floating or dtype.is_complex):
+            raise TypeError(f"Unable to build `Dense` layer with non-floating point dtype "
+                            f"{dtype}")
         last = input_shape.as_list()[-1]
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.kernel = _add_weight(self, "kernel", [last, self.units])
