@@ -6,6 +6,8 @@ import time
 
 import numpy as np
 
+from tideflow.keras.data_utils import get_file, validate_file  # noqa: F401 (tf.keras.utils)
+
 _CUSTOM_OBJECTS = {}
 
 
