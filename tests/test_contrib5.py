@@ -1,0 +1,317 @@
+"""tf.contrib pieces TF 1.x programs import: the research RNN cells, cudnn_rnn layers on
+the CPU, image warps/splines, resampler, sparsemax, contrib.nn, metric-learning losses,
+integrate.odeint and the contrib.summary API. Expected values are NumPy re-derivations of
+TF 1.15's formulas; variable names and shapes are the ones TF 1.15's code creates."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+R = tf.contrib.rnn
+RNG = np.random.RandomState(7)
+
+
+def sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _step(cell, x, state, scope="cell"):
+    """Runs one ``cell(x, state)`` step; returns (output, new_state, {short var name: value})."""
+    tf.reset_default_graph()
+    xt = tf.contrib.framework.nest.map_structure(tf.constant, x)
+    st = tf.contrib.framework.nest.map_structure(tf.constant, state)
+    out, new = cell(xt, st, scope=scope)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, s, vs = sess.run((out, new, tf.global_variables()))
+    names = [v.op.name[len(scope) + 1:] for v in tf.global_variables()]
+    return o, s, dict(zip(names, vs, strict=True))
+
+
+def _x(*shape):
+    return RNG.randn(*shape)
+
+
+def test_ind_rnn_indy_gru_indy_lstm():
+    x, h = _x(3, 4), _x(3, 5)
+    o, s, v = _step(R.IndRNNCell(5, dtype=tf.float64), x, h)
+    assert sorted(v) == ["bias", "kernel_u", "kernel_w"]
+    assert v["kernel_u"].shape == (1, 5) and np.all(np.abs(v["kernel_u"]) <= 1)
+    np.testing.assert_allclose(o, np.tanh(x @ v["kernel_w"] + h * v["kernel_u"] + v["bias"]))
+
+    o, _s, v = _step(R.IndyGRUCell(5, dtype=tf.float64), x, h)
+    assert sorted(v) == ["candidate/bias", "candidate/kernel", "candidate/kernel_u",
+                         "gates/bias", "gates/kernel_u", "gates/kernel_w"]
+    np.testing.assert_allclose(v["gates/bias"], 1.0)  # TF's gate bias starts at one
+    g = sig(x @ v["gates/kernel_w"] + np.tile(h, 2) * v["gates/kernel_u"] + v["gates/bias"])
+    r, u = g[:, :5], g[:, 5:]
+    c = np.tanh(x @ v["candidate/kernel"] + r * h * v["candidate/kernel_u"] + v["candidate/bias"])
+    np.testing.assert_allclose(o, u * h + (1 - u) * c)
+
+    c0 = _x(3, 5)
+    o, (c1, h1), v = _step(R.IndyLSTMCell(5, forget_bias=0.5, dtype=tf.float64), x,
+                           R.LSTMStateTuple(c0, h))
+    gates = x @ v["kernel_w"] + np.tile(h, 4) * v["kernel_u"] + v["bias"]
+    i, j, f, og = np.split(gates, 4, axis=1)
+    want_c = c0 * sig(f + 0.5) + sig(i) * np.tanh(j)
+    np.testing.assert_allclose(c1, want_c)
+    np.testing.assert_allclose(o, np.tanh(want_c) * sig(og))
+    np.testing.assert_allclose(h1, o)
+
+
+def test_nas_cell():
+    x, c0, m0 = _x(2, 3), _x(2, 4), _x(2, 2)
+    o, (c1, _m1), v = _step(R.NASCell(4, num_proj=2, use_bias=True), x.astype(np.float32),
+                           R.LSTMStateTuple(c0.astype(np.float32), m0.astype(np.float32)))
+    assert {k: a.shape for k, a in v.items()} == {
+        "recurrent_kernel": (2, 32), "kernel": (3, 32), "bias": (32,),
+        "projection_weights": (4, 2)}
+    xs = np.split(x @ v["kernel"], 8, 1)
+    ms = np.split(m0 @ v["recurrent_kernel"] + v["bias"], 8, 1)
+    relu = lambda a: np.maximum(a, 0)
+    l1 = [sig(xs[0] + ms[0]), relu(xs[1] + ms[1]), sig(xs[2] + ms[2]), relu(xs[3] * ms[3]),
+          np.tanh(xs[4] + ms[4]), sig(xs[5] + ms[5]), np.tanh(xs[6] + ms[6]),
+          sig(xs[7] + ms[7])]
+    new_c = np.tanh(np.tanh(l1[0] * l1[1]) + c0) * np.tanh(l1[2] + l1[3])
+    new_m = np.tanh(new_c * np.tanh(np.tanh(l1[4] * l1[5]) + sig(l1[6] + l1[7])))
+    np.testing.assert_allclose(c1, new_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o, new_m @ v["projection_weights"], rtol=1e-5, atol=1e-6)
+
+
+def test_ugrnn_intersection_sru():
+    x, h = _x(3, 4), _x(3, 4)
+    o, s, v = _step(R.UGRNNCell(4, forget_bias=0.3), x, h)
+    gm = np.concatenate([x, h], 1) @ v["kernel"] + v["bias"]
+    g, c = sig(gm[:, :4] + 0.3), np.tanh(gm[:, 4:])
+    np.testing.assert_allclose(o, g * h + (1 - g) * c)
+
+    x3 = _x(3, 6)
+    o, s, v = _step(R.IntersectionRNNCell(4, num_in_proj=4), x3, h)
+    assert sorted(v) == ["bias", "in_projection/bias", "in_projection/kernel", "kernel"]
+    xp = x3 @ v["in_projection/kernel"] + v["in_projection/bias"]
+    m = np.concatenate([xp, h], 1) @ v["kernel"] + v["bias"]
+    gh, hh, gy, y = np.split(m, 4, 1)
+    gh, gy = sig(gh + 1), sig(gy + 1)
+    np.testing.assert_allclose(s, gh * h + (1 - gh) * np.tanh(hh))
+    np.testing.assert_allclose(o, gy * xp + (1 - gy) * np.maximum(y, 0))
+    with pytest.raises(ValueError, match="num_in_proj"):
+        _step(R.IntersectionRNNCell(4), x3, h)
+
+    o, s, v = _step(R.SRUCell(4), x, h)
+    assert v["kernel"].shape == (4, 16) and v["bias"].shape == (8,)
+    xb, fi, ri, xt = np.split(x @ v["kernel"], 4, 1)
+    f, r = sig(fi + v["bias"][:4]), sig(ri + v["bias"][4:])
+    c = f * h + (1 - f) * xb
+    np.testing.assert_allclose(s, c)
+    np.testing.assert_allclose(o, r * np.tanh(c) + (1 - r) * xt)
+
+
+def test_glstm_groups_and_projection():
+    x, c0, m0 = _x(2, 6), _x(2, 4), _x(2, 2)
+    o, (c1, _m1), v = _step(R.GLSTMCell(4, num_proj=2, number_of_groups=2), x,
+                           R.LSTMStateTuple(c0, m0))
+    assert {k: a.shape for k, a in v.items()} == {
+        "group0/kernel": (4, 8), "group1/kernel": (4, 8), "bias_i": (4,), "bias_j": (4,),
+        "bias_f": (4,), "bias_o": (4,), "projection/kernel": (4, 2)}
+    parts = [np.split(np.concatenate([x[:, 3 * g:3 * g + 3], m0[:, g:g + 1]], 1)
+                      @ v[f"group{g}/kernel"], 4, 1) for g in range(2)]
+    i, j, f, og = (np.concatenate([parts[0][k], parts[1][k]], 1) + v["bias_" + n]
+                   for k, n in enumerate("ijfo"))
+    c = sig(f + 1) * c0 + sig(i) * np.tanh(j)
+    np.testing.assert_allclose(c1, c, rtol=1e-6)
+    np.testing.assert_allclose(o, (sig(og) * np.tanh(c)) @ v["projection/kernel"], rtol=1e-6)
+
+
+def _ln(a):
+    mu, var = a.mean(1, keepdims=True), a.var(1, keepdims=True)
+    return (a - mu) / np.sqrt(var + 1e-12)
+
+
+def test_layer_norm_lstm_cell():
+    # TF's layer-norm variables are float32 whatever the input (its _norm passes no dtype)
+    x, c0, m0 = (_x(3, 4).astype(np.float32), _x(3, 5).astype(np.float32),
+                 _x(3, 2).astype(np.float32))
+    cell = R.LayerNormLSTMCell(5, use_peepholes=True, cell_clip=0.8, num_proj=2,
+                               layer_norm=True, norm_gain=1.0, norm_shift=0.0)
+    o, (c1, _m1), v = _step(cell, x, R.LSTMStateTuple(c0, m0))
+    assert set(v) == {"kernel", "bias", "w_f_diag", "w_i_diag", "w_o_diag",
+                      "projection/kernel"} | {f"{s}/{p}" for s in
+                                              ("input", "transform", "forget", "output",
+                                               "state") for p in ("gamma", "beta")}
+    i, j, f, og = (_ln(a) for a in np.split(np.concatenate([x, m0], 1) @ v["kernel"], 4, 1))
+    c = sig(f + 1 + v["w_f_diag"] * c0) * c0 + sig(i + v["w_i_diag"] * c0) * np.tanh(j)
+    c = np.clip(_ln(c), -0.8, 0.8)
+    m = sig(og + v["w_o_diag"] * c) * np.tanh(c)
+    np.testing.assert_allclose(c1, c, atol=1e-5)
+    np.testing.assert_allclose(o, m @ v["projection/kernel"], atol=1e-5)
+
+
+def test_coupled_input_forget_gate_lstm_sharded():
+    x, c0, m0 = _x(2, 3), _x(2, 4), _x(2, 3)
+    cell = R.CoupledInputForgetGateLSTMCell(4, use_peepholes=True, num_proj=3,
+                                            num_unit_shards=2, num_proj_shards=2)
+    o, (c1, _m1), v = _step(cell, x, R.LSTMStateTuple(c0, m0))
+    # TF's _get_sharded_variable: rows split as evenly as possible, the first shards larger
+    assert {k: a.shape for k, a in v.items()} == {
+        "W_0": (3, 12), "W_1": (3, 12), "B": (12,), "W_F_diag": (4,), "W_O_diag": (4,),
+        "W_P_0": (2, 3), "W_P_1": (2, 3)}
+    w = np.concatenate([v["W_0"], v["W_1"]])
+    j, f, og = np.split(np.concatenate([x, m0], 1) @ w + v["B"], 3, 1)
+    fa = sig(f + 1 + v["W_F_diag"] * c0)
+    c = fa * c0 + (1 - fa) * np.tanh(j)
+    m = sig(og + v["W_O_diag"] * c) * np.tanh(c)
+    np.testing.assert_allclose(c1, c, rtol=1e-6)
+    np.testing.assert_allclose(o, m @ np.concatenate([v["W_P_0"], v["W_P_1"]]), rtol=1e-6)
+
+
+def _np_freq_lstm(feats, n, w, b, c_prev_list, m_prev_list):
+    m_pf = np.zeros((feats[0].shape[0], n))
+    outs, states = [], []
+    for k, feat in enumerate(feats):
+        i, j, f, o = np.split(np.concatenate([feat, m_prev_list[k], m_pf], 1) @ w + b, 4, 1)
+        c = sig(f + 1) * c_prev_list[k] + sig(i) * np.tanh(j)
+        m = sig(o) * np.tanh(c)
+        m_pf = m
+        outs.append(m)
+        states += [c, m]
+    return np.concatenate(outs, 1), np.concatenate(states, 1)
+
+
+def test_time_freq_lstm_cell():
+    n, x = 3, _x(2, 5)
+    feats = [x[:, k:k + 3] for k in range(3)]  # feature_size 3, skip 1 -> 3 windows
+    state = _x(2, 2 * n * 3)
+    o, s, v = _step(R.TimeFreqLSTMCell(n, feature_size=3, frequency_skip=1), x, state)
+    assert {k: a.shape for k, a in v.items()} == {"W_0": (3 + 2 * n, 4 * n), "B": (4 * n,)}
+    cs = [state[:, 2 * k * n:(2 * k + 1) * n] for k in range(3)]
+    ms = [state[:, (2 * k + 1) * n:(2 * k + 2) * n] for k in range(3)]
+    want_o, want_s = _np_freq_lstm(feats, n, v["W_0"], v["B"], cs, ms)
+    np.testing.assert_allclose(o, want_o, rtol=1e-6)
+    np.testing.assert_allclose(s, want_s, rtol=1e-6)
+
+
+def test_grid_lstm_cell_shared_weights():
+    """Without peepholes and with shared weights the time and frequency LSTMs get the same
+    gate pre-activations; each carries its own cell."""
+    n, x = 2, _x(2, 4)
+    cell = R.GridLSTMCell(n, share_time_frequency_weights=True, feature_size=2,
+                          frequency_skip=2, num_frequency_blocks=[2])
+    state = cell.state_tuple_type(*[_x(2, n) for _ in range(4)])
+    o, s, v = _step(cell, x, state)
+    assert {k: a.shape for k, a in v.items()} == {"W_f_0_0": (2 + 2 * n, 4 * n),
+                                                  "B_f_0": (4 * n,)}
+    assert type(s).__name__ == "GridLSTMStateTuple"
+    assert s._fields == ("state_f00_b00_c", "state_f00_b00_m", "state_f01_b00_c",
+                         "state_f01_b00_m")
+    m_pf = c_pf = np.zeros((2, n))
+    outs, new = [], []
+    for k in range(2):
+        c_t, m_t = state[2 * k], state[2 * k + 1]
+        i, j, f, og = np.split(np.concatenate([x[:, 2 * k:2 * k + 2], m_t, m_pf], 1)
+                               @ v["W_f_0_0"] + v["B_f_0"], 4, 1)
+        c_f = sig(f + 1) * c_pf + sig(i) * np.tanh(j)
+        c_ti = sig(f + 1) * c_t + sig(i) * np.tanh(j)
+        m_f, m_ti = sig(og) * np.tanh(c_f), sig(og) * np.tanh(c_ti)
+        m_pf, c_pf = m_f, c_f
+        new += [c_ti, m_ti]
+        outs += [m_ti, m_f]
+    np.testing.assert_allclose(o, np.concatenate(outs, 1), rtol=1e-6)
+    for got, want in zip(s, new, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_grid_and_bidirectional_grid_variables():
+    tf.reset_default_graph()
+    cell = R.BidirectionalGridLSTMCell(2, use_peepholes=True, couple_input_forget_gates=True,
+                                       feature_size=2, frequency_skip=1,
+                                       num_frequency_blocks=[3])
+    x = tf.zeros([1, 4])
+    out, _state = cell(x, cell.zero_state(1, tf.float32))
+    assert out.shape.as_list() == [1, cell.output_size] == [1, 24]
+    names = sorted(v.op.name for v in tf.global_variables())
+    # coupled gates: no forget-gate peepholes, three gates per matrix
+    assert "bidirectional_grid_lstm_cell/bwd/W_t_0_0" in names
+    assert not any("W_F_diag" in n for n in names)
+    assert len(names) == 2 * (4 + 8)
+    with pytest.raises(ValueError, match="Invalid num_frequency_blocks"):
+        R.GridLSTMCell(2, feature_size=2, frequency_skip=1, num_frequency_blocks=[2])(
+            x, R.GridLSTMCell(2, feature_size=2, frequency_skip=1,
+                              num_frequency_blocks=[2]).zero_state(1, tf.float32))
+
+
+def _conv1d_same(x, k):
+    """SAME, stride-1 1-D convolution (cross-correlation, as TF) of [b, w, c] by [kw, c, o]."""
+    kw = k.shape[0]
+    pad_l = (kw - 1) // 2
+    xp = np.pad(x, ((0, 0), (pad_l, kw - 1 - pad_l), (0, 0)))
+    return np.stack([np.einsum("bkc,kco->bo", xp[:, i:i + kw], k)
+                     for i in range(x.shape[1])], 1)
+
+
+def test_conv_lstm_cells():
+    x, c0, h0 = _x(2, 5, 3), _x(2, 5, 4), _x(2, 5, 4)
+    cell = R.Conv1DLSTMCell(input_shape=[5, 3], output_channels=4, kernel_shape=[3],
+                            skip_connection=True)
+    assert cell.output_size.as_list() == [5, 7]
+    o, (c1, _h1), v = _step(cell, x, R.LSTMStateTuple(c0, h0), scope="cell")
+    assert {k: a.shape for k, a in v.items()} == {"kernel": (3, 7, 16), "biases": (16,)}
+    g = _conv1d_same(np.concatenate([x, h0], 2), v["kernel"]) + v["biases"]
+    i, j, f, og = np.split(g, 4, axis=2)
+    c = sig(f + 1) * c0 + sig(i) * np.tanh(j)
+    np.testing.assert_allclose(c1, c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o, np.concatenate([np.tanh(c) * sig(og), x], 2), rtol=1e-5,
+                               atol=1e-6)
+    # under dynamic_rnn, the variables sit in the cell's own name (TF 1.15 passes it on)
+    tf.reset_default_graph()
+    frames = tf.zeros([2, 3, 4, 4, 1])
+    out, _ = tf.nn.dynamic_rnn(R.Conv2DLSTMCell(input_shape=[4, 4, 1], output_channels=2,
+                                                kernel_shape=[3, 3]), frames, dtype=tf.float32)
+    assert out.shape.as_list() == [2, 3, 4, 4, 2]
+    assert sorted(v.op.name for v in tf.global_variables()) == [
+        "rnn/conv_2d_lstm_cell/biases", "rnn/conv_2d_lstm_cell/kernel"]
+    with pytest.raises(ValueError, match="Invalid input_shape"):
+        R.ConvLSTMCell(2, [4, 4], 2, [3, 3])
+
+
+def test_phased_lstm_cell_time_gate():
+    n = 3
+    # the time may be float64; features and state are float32 (the gate k is float32 in TF)
+    t, x = np.array([[0.5], [7.0]]), _x(2, 2).astype(np.float32)
+    c0, h0 = _x(2, n).astype(np.float32), _x(2, n).astype(np.float32)
+    o, (c1, _h1), v = _step(R.PhasedLSTMCell(n, period_init_min=2.0, period_init_max=10.0),
+                           (t, x), R.LSTMStateTuple(c0, h0))
+    assert np.all((v["period"] >= 2.0) & (v["period"] <= 10.0))
+    assert np.all((v["phase"] >= 0) & (v["phase"] <= v["period"]))
+    np.testing.assert_allclose(v["ratio_on"], 0.1)
+    gi = sig(np.concatenate([x, h0], 1) @ v["mask_gates/kernel"] + v["mask_gates/bias"])
+    ig, fg = gi[:, :n], gi[:, n:]
+    new_in = np.tanh(np.concatenate([x, h0], 1) @ v["new_input/kernel"] + v["new_input/bias"])
+    c = c0 * fg + ig * new_in
+    og = sig(np.concatenate([x, h0], 1) @ v["output_gate/kernel"] + v["output_gate/bias"])
+    h = np.tanh(c) * og
+    cycle = np.mod(t - v["phase"], v["period"]) / v["period"]
+    k_up = 2 * cycle / 0.1
+    k = np.where(cycle < 0.1, 2 - k_up, 0.001 * cycle)
+    k = np.where(cycle < 0.05, k_up, k)
+    np.testing.assert_allclose(c1, k * c + (1 - k) * c0, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(o, k * h + (1 - k) * h0, rtol=1e-5, atol=1e-6)
+
+
+def test_fused_adaptor_and_time_reversed():
+    tf.reset_default_graph()
+    x = tf.constant(_x(4, 2, 3), tf.float32)  # time-major
+    cell = R.BasicRNNCell(2)
+    fwd = R.FusedRNNCellAdaptor(cell, use_dynamic_rnn=True)
+    out, _state = fwd(x, dtype=tf.float32, scope="f")
+    rev_out, rev_state = R.TimeReversedFusedRNN(fwd)(x, dtype=tf.float32, scope="f")
+    static_out, _ = R.FusedRNNCellAdaptor(R.BasicRNNCell(2))(x, dtype=tf.float32, scope="s")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, ro, rs, so = sess.run((out, rev_out, rev_state, static_out))
+        xv = sess.run(x)
+        again, _ = sess.run(fwd(tf.constant(xv[::-1]), dtype=tf.float32, scope="f"))
+    assert o.shape == so.shape == (4, 2, 2)
+    np.testing.assert_allclose(ro, again[::-1], rtol=1e-6)
+    np.testing.assert_allclose(rs, again[-1], rtol=1e-6)
+    assert R.best_effort_input_batch_size([x]) == 2

@@ -1,0 +1,783 @@
+"""TF 1.x ``tf.contrib.rnn`` research cells: IndRNN/IndyGRU/IndyLSTM, NAS, UGRNN,
+Intersection RNN, SRU, G-LSTM, layer-normalized LSTM, Phased LSTM and the convolutional LSTMs,
+plus the fused-RNN adaptors. Composed from existing ops; variable names and shapes are TF
+1.15's (``rnn/nas_cell/recurrent_kernel``, ``rnn/conv_lstm_cell/biases``, ...), so checkpoints
+of TF programs load."""
+
+from tideflow.framework import dtypes, nest, ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    concat_ops,
+    conv_ops,
+    gather_ops,
+    init_ops,
+    linalg_ops,
+    math_ops,
+    nn_impl,
+    pad_ops,
+    random_ops,
+    unary_ops,
+)
+from tideflow.ops import rnn as rnn_ops
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.clip_ops import clip_by_value
+from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
+
+
+def _depth(what, tensor):
+    shape = tensor.get_shape()
+    if shape.ndims != 2:
+        raise ValueError(f"{what}: expected 2-D inputs [batch, depth], saw shape {shape}")
+    if shape[1].value is None:
+        raise ValueError(f"{what}: could not infer input size from inputs.get_shape()[-1] "
+                         f"(shape {shape})")
+    return shape[1].value
+
+
+def _linear(args, output_size, bias, kernel_initializer=None, bias_initializer=None):
+    """TF's ``core_rnn_cell._Linear``: ``concat(args) @ kernel (+ bias)`` with variables
+    ``kernel`` [sum of depths, output_size] and ``bias`` (zeros) in the current scope."""
+    args = list(args) if isinstance(args, (list, tuple)) else [args]
+    total = sum(_depth("linear", a) for a in args)
+    dtype = args[0].dtype
+    kernel = vs.get_variable("kernel", [total, output_size], dtype=dtype,
+                             initializer=kernel_initializer)
+    x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
+    res = linalg_ops.matmul(x, kernel)
+    if not bias:
+        return res
+    biases = vs.get_variable("bias", [output_size], dtype=dtype,
+                             initializer=bias_initializer or init_ops.zeros_initializer())
+    return nn_impl.bias_add(res, biases)
+
+
+def _norm(gain, shift, inp, scope):
+    """TF's contrib ``_norm``: ``gamma``/``beta`` made in ``scope`` with the given initial
+    values, then ``layers.layer_norm`` reusing them."""
+    from tideflow.ops.contrib_layers import layer_norm
+
+    shape = inp.get_shape()[-1:]
+    with vs.variable_scope(scope):
+        vs.get_variable("gamma", shape=shape, initializer=init_ops.constant_initializer(gain))
+        vs.get_variable("beta", shape=shape, initializer=init_ops.constant_initializer(shift))
+    return layer_norm(inp, reuse=True, scope=scope)
+
+
+def _lstm_sizes(num_units, num_proj):
+    out = num_proj if num_proj else num_units
+    return LSTMStateTuple(num_units, out), out
+
+
+class IndRNNCell(RNNCell):
+    """IndRNN (Li et al. 2018): ``h = act(x W + u * h_prev + b)``; variables ``kernel_w``
+    [depth, n], ``kernel_u`` [1, n] (uniform in [-1, 1]) and ``bias``."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self._num_units = num_units
+        self._activation = activation or math_ops.tanh
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel_w = self.add_weight("kernel_w", shape=[depth, n])
+        self._kernel_u = self.add_weight("kernel_u", shape=[1, n],
+                                         initializer=init_ops.random_uniform_initializer(-1, 1))
+        self._bias = self.add_weight("bias", shape=[n],
+                                     initializer=init_ops.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        gates = linalg_ops.matmul(inputs, self._kernel_w) + state * self._kernel_u
+        output = self._activation(nn_impl.bias_add(gates, self._bias))
+        return output, output
+
+
+class IndyGRUCell(RNNCell):
+    """A GRU whose recurrent matrices are diagonal: variables ``gates/kernel_w``,
+    ``gates/kernel_u``, ``gates/bias`` (ones), ``candidate/kernel``, ``candidate/kernel_u`` and
+    ``candidate/bias`` (zeros), as TF 1.15 names them."""
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self._num_units = num_units
+        self._activation = activation or math_ops.tanh
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        uniform = init_ops.random_uniform_initializer(-1, 1)
+        add = self.add_weight
+        self._gate_w = add("gates/kernel_w", shape=[depth, 2 * n],
+                           initializer=self._kernel_initializer)
+        self._gate_u = add("gates/kernel_u", shape=[1, 2 * n], initializer=uniform)
+        self._gate_b = add("gates/bias", shape=[2 * n], initializer=(
+            self._bias_initializer or init_ops.constant_initializer(1.0)))
+        self._cand_w = add("candidate/kernel", shape=[depth, n],
+                           initializer=self._kernel_initializer)
+        self._cand_u = add("candidate/kernel_u", shape=[1, n], initializer=uniform)
+        self._cand_b = add("candidate/bias", shape=[n], initializer=(
+            self._bias_initializer or init_ops.zeros_initializer()))
+        self.built = True
+
+    def call(self, inputs, state):
+        gates = (linalg_ops.matmul(inputs, self._gate_w)
+                 + pad_ops.tile(state, [1, 2]) * self._gate_u)
+        r, u = concat_ops.split(math_ops.sigmoid(nn_impl.bias_add(gates, self._gate_b)), 2, 1)
+        candidate = linalg_ops.matmul(inputs, self._cand_w) + r * state * self._cand_u
+        c = self._activation(nn_impl.bias_add(candidate, self._cand_b))
+        new_h = u * state + (1 - u) * c
+        return new_h, new_h
+
+
+class IndyLSTMCell(RNNCell):
+    """An LSTM whose recurrent matrices are diagonal: ``kernel_w`` [depth, 4n], ``kernel_u``
+    [1, 4n] (uniform in [-1, 1]) and ``bias``; gates ``i, j, f, o``."""
+
+    def __init__(self, num_units, forget_bias=1.0, activation=None, reuse=None,
+                 kernel_initializer=None, bias_initializer=None, name=None, dtype=None):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self._num_units = num_units
+        self._forget_bias = forget_bias
+        self._activation = activation or math_ops.tanh
+        self._kernel_initializer = kernel_initializer
+        self._bias_initializer = bias_initializer
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel_w = self.add_weight("kernel_w", shape=[depth, 4 * n],
+                                         initializer=self._kernel_initializer)
+        self._kernel_u = self.add_weight("kernel_u", shape=[1, 4 * n],
+                                         initializer=init_ops.random_uniform_initializer(-1, 1))
+        self._bias = self.add_weight("bias", shape=[4 * n], initializer=(
+            self._bias_initializer or init_ops.zeros_initializer()))
+        self.built = True
+
+    def call(self, inputs, state):
+        c, h = state
+        gates = (linalg_ops.matmul(inputs, self._kernel_w)
+                 + pad_ops.tile(h, [1, 4]) * self._kernel_u)
+        i, j, f, o = concat_ops.split(nn_impl.bias_add(gates, self._bias), 4, 1)
+        forget = ops.convert_to_tensor(self._forget_bias, dtype=f.dtype)
+        new_c = (c * math_ops.sigmoid(f + forget)
+                 + math_ops.sigmoid(i) * self._activation(j))
+        new_h = self._activation(new_c) * math_ops.sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class NASCell(RNNCell):
+    """The recurrent cell found by Neural Architecture Search (Zoph & Le 2017): variables
+    ``recurrent_kernel`` [num_proj or n, 8n], ``kernel`` [depth, 8n], optional ``bias`` and
+    ``projection_weights`` [n, num_proj]."""
+
+    _NAS_BASE = 8
+
+    def __init__(self, num_units, num_proj=None, use_bias=False, reuse=None, **kwargs):
+        use_bias = kwargs.pop("use_biases", use_bias)  # the TF 1.4-1.9 spelling
+        super().__init__(_reuse=reuse, **kwargs)
+        self._num_units = num_units
+        self._num_proj = num_proj
+        self._use_bias = use_bias
+        self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
+
+    @property
+    def state_size(self):
+        return self._state_size
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n, base = self._num_units, self._NAS_BASE
+        proj = self._num_proj or n
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", [proj, base * n])
+        self.kernel = self.add_weight("kernel", [depth, base * n])
+        if self._use_bias:
+            self.bias = self.add_weight("bias", shape=[base * n],
+                                        initializer=init_ops.zeros_initializer())
+        if self._num_proj is not None:
+            self.projection_weights = self.add_weight("projection_weights",
+                                                      [n, self._num_proj])
+        self.built = True
+
+    def call(self, inputs, state):
+        sigmoid, tanh, relu = math_ops.sigmoid, math_ops.tanh, nn_impl.relu
+        c_prev, m_prev = state
+        m_matrix = linalg_ops.matmul(m_prev, self.recurrent_kernel)
+        if self._use_bias:
+            m_matrix = nn_impl.bias_add(m_matrix, self.bias)
+        x = concat_ops.split(linalg_ops.matmul(inputs, self.kernel), self._NAS_BASE, 1)
+        m = concat_ops.split(m_matrix, self._NAS_BASE, 1)
+        l1 = [sigmoid(x[0] + m[0]), relu(x[1] + m[1]), sigmoid(x[2] + m[2]),
+              relu(x[3] * m[3]), tanh(x[4] + m[4]), sigmoid(x[5] + m[5]),
+              tanh(x[6] + m[6]), sigmoid(x[7] + m[7])]
+        l2_0 = tanh(tanh(l1[0] * l1[1]) + c_prev)
+        l2_1 = tanh(l1[2] + l1[3])
+        l2_2 = tanh(l1[4] * l1[5])
+        l2_3 = sigmoid(l1[6] + l1[7])
+        new_c = l2_0 * l2_1
+        new_m = tanh(new_c * tanh(l2_2 + l2_3))
+        if self._num_proj is not None:
+            new_m = linalg_ops.matmul(new_m, self.projection_weights)
+        return new_m, LSTMStateTuple(new_c, new_m)
+
+
+class UGRNNCell(RNNCell):
+    """Update-gate RNN (Collins et al. 2017): one gate mixes the state with a candidate;
+    variables ``kernel`` [depth + n, 2n] and ``bias``."""
+
+    def __init__(self, num_units, initializer=None, forget_bias=1.0, activation=math_ops.tanh,
+                 reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._initializer = initializer
+        self._forget_bias = forget_bias
+        self._activation = activation
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def call(self, inputs, state):
+        _depth(type(self).__name__, inputs)
+        with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            matrix = _linear([inputs, state], 2 * self._num_units, True)
+            g_act, c_act = concat_ops.split(matrix, 2, 1)
+            c = self._activation(c_act)
+            g = math_ops.sigmoid(g_act + self._forget_bias)
+            new_state = g * state + (1.0 - g) * c
+        return new_state, new_state
+
+
+class IntersectionRNNCell(RNNCell):
+    """Intersection RNN (+RNN, Collins et al. 2017) with gates through time and depth;
+    variables ``kernel`` [2n, 4n], ``bias`` and, with ``num_in_proj``, ``in_projection/*``."""
+
+    def __init__(self, num_units, num_in_proj=None, initializer=None, forget_bias=1.0,
+                 y_activation=nn_impl.relu, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._initializer = initializer
+        self._forget_bias = forget_bias
+        self._num_input_proj = num_in_proj
+        self._y_activation = y_activation
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def call(self, inputs, state):
+        depth = _depth(type(self).__name__, inputs)
+        n = self._num_units
+        with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            if depth != n:
+                if not self._num_input_proj:
+                    raise ValueError("Must have input size == output size for Intersection "
+                                     "RNN. To fix, num_in_proj should be set to num_units at "
+                                     f"cell init (input size {depth}, num_units {n}).")
+                with vs.variable_scope("in_projection"):
+                    inputs = _linear(inputs, n, True)
+            matrix = _linear([inputs, state], 4 * n, True)
+            gh_act, h_act, gy_act, y_act = concat_ops.split(matrix, 4, 1)
+            h = math_ops.tanh(h_act)
+            y = self._y_activation(y_act)
+            gh = math_ops.sigmoid(gh_act + self._forget_bias)
+            gy = math_ops.sigmoid(gy_act + self._forget_bias)
+            new_state = gh * state + (1.0 - gh) * h
+            new_y = gy * inputs + (1.0 - gy) * y
+        return new_y, new_state
+
+
+class SRUCell(RNNCell):
+    """Simple Recurrent Unit (Lei et al. 2017): ``kernel`` [depth, 4n] and ``bias`` [2n];
+    the state only meets the input elementwise. Inputs must be as wide as ``num_units``
+    (the highway term adds them to the output's width)."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, **kwargs):
+        super().__init__(_reuse=reuse, name=name, **kwargs)
+        self._num_units = num_units
+        self._activation = activation or math_ops.tanh
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def build(self, inputs_shape):
+        depth = _input_depth(self.name, inputs_shape)
+        n = self._num_units
+        self._kernel = self.add_weight("kernel", shape=[depth, 4 * n])
+        self._bias = self.add_weight("bias", shape=[2 * n],
+                                     initializer=init_ops.zeros_initializer())
+        self.built = True
+
+    def call(self, inputs, state):
+        x_bar, f_pre, r_pre, x_tx = concat_ops.split(
+            linalg_ops.matmul(inputs, self._kernel), 4, 1)
+        f_r = math_ops.sigmoid(nn_impl.bias_add(concat_ops.concat([f_pre, r_pre], 1),
+                                                self._bias))
+        f, r = concat_ops.split(f_r, 2, 1)
+        c = f * state + (1.0 - f) * x_bar
+        h = r * self._activation(c) + (1.0 - r) * x_tx
+        return h, c
+
+
+class GLSTMCell(RNNCell):
+    """Group LSTM (Kuchaiev & Ginsburg 2017): ``number_of_groups`` independent LSTMs over
+    slices of the input and output; variables ``group<k>/kernel``, ``bias_{i,j,f,o}`` and,
+    with ``num_proj``, ``projection/kernel``."""
+
+    def __init__(self, num_units, initializer=None, num_proj=None, number_of_groups=1,
+                 forget_bias=1.0, activation=math_ops.tanh, reuse=None):
+        super().__init__(_reuse=reuse)
+        if num_units % number_of_groups != 0:
+            raise ValueError("num_units must be divisible by number_of_groups")
+        if num_proj and num_proj % number_of_groups != 0:
+            raise ValueError("num_proj must be divisible by number_of_groups")
+        self._num_units = num_units
+        self._initializer = initializer
+        self._num_proj = num_proj
+        self._forget_bias = forget_bias
+        self._activation = activation
+        self._groups = number_of_groups
+        self._group_shape = [(num_proj or num_units) // number_of_groups,
+                             num_units // number_of_groups]
+        self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
+
+    @property
+    def state_size(self):
+        return self._state_size
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def call(self, inputs, state):
+        c_prev, m_prev = state
+        depth = _depth(type(self).__name__, inputs)
+        if depth % self._groups != 0:
+            raise ValueError(f"input size ({depth}) must be divisible by number_of_groups "
+                             f"({self._groups})")
+        in_size, (m_size, unit_size) = depth // self._groups, self._group_shape
+        dtype = inputs.dtype
+        parts = ([], [], [], [])
+        with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            for g in range(self._groups):
+                with vs.variable_scope(f"group{g}"):
+                    x = concat_ops.concat([inputs[:, g * in_size:(g + 1) * in_size],
+                                           m_prev[:, g * m_size:(g + 1) * m_size]], 1)
+                    for part, piece in zip(parts, concat_ops.split(
+                            _linear(x, 4 * unit_size, False), 4, 1), strict=True):
+                        part.append(piece)
+            gates = []
+            for gate, part in zip("ijfo", parts, strict=True):
+                bias = vs.get_variable(f"bias_{gate}", shape=[self._num_units], dtype=dtype,
+                                       initializer=init_ops.zeros_initializer())
+                gates.append(nn_impl.bias_add(concat_ops.concat(part, 1), bias))
+        i, j, f, o = gates
+        c = (math_ops.sigmoid(f + self._forget_bias) * c_prev
+             + math_ops.sigmoid(i) * math_ops.tanh(j))
+        m = math_ops.sigmoid(o) * self._activation(c)
+        if self._num_proj is not None:
+            with vs.variable_scope("projection"):
+                m = _linear(m, self._num_proj, False)
+        return m, LSTMStateTuple(c, m)
+
+
+class LayerNormLSTMCell(RNNCell):
+    """``LSTMCell`` with optional layer normalization of the gates and the cell (scopes
+    ``input``, ``transform``, ``forget``, ``output``, ``state``): ``kernel`` [depth + out, 4n],
+    ``bias`` (made but unused under layer norm, as in TF), ``w_{f,i,o}_diag`` peepholes,
+    ``projection/kernel``."""
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, forget_bias=1.0, activation=None,
+                 layer_norm=False, norm_gain=1.0, norm_shift=0.0, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._initializer = initializer
+        self._num_proj = num_proj
+        self._proj_clip = proj_clip
+        self._forget_bias = forget_bias
+        self._activation = activation or math_ops.tanh
+        self._layer_norm = layer_norm
+        self._norm_gain = norm_gain
+        self._norm_shift = norm_shift
+        self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
+
+    @property
+    def state_size(self):
+        return self._state_size
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    def call(self, inputs, state):
+        sigmoid, act, n = math_ops.sigmoid, self._activation, self._num_units
+        c_prev, m_prev = state
+        _depth(type(self).__name__, inputs)
+        dtype = inputs.dtype
+        with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            args = concat_ops.concat([inputs, m_prev], 1)
+            kernel = vs.get_variable("kernel", [args.get_shape()[1].value, 4 * n], dtype=dtype)
+            bias = vs.get_variable("bias", [4 * n], dtype=dtype,
+                                   initializer=init_ops.zeros_initializer())
+            matrix = linalg_ops.matmul(args, kernel)
+            if not self._layer_norm:
+                matrix = nn_impl.bias_add(matrix, bias)
+            i, j, f, o = concat_ops.split(matrix, 4, 1)
+            if self._layer_norm:
+                g, b = self._norm_gain, self._norm_shift
+                i, j = _norm(g, b, i, "input"), _norm(g, b, j, "transform")
+                f, o = _norm(g, b, f, "forget"), _norm(g, b, o, "output")
+            if self._use_peepholes:
+                w_f, w_i, w_o = (vs.get_variable(name, shape=[n], dtype=dtype)
+                                 for name in ("w_f_diag", "w_i_diag", "w_o_diag"))
+                c = (sigmoid(f + self._forget_bias + w_f * c_prev) * c_prev
+                     + sigmoid(i + w_i * c_prev) * act(j))
+            else:
+                c = sigmoid(f + self._forget_bias) * c_prev + sigmoid(i) * act(j)
+            if self._layer_norm:
+                c = _norm(self._norm_gain, self._norm_shift, c, "state")
+            if self._cell_clip is not None:
+                c = clip_by_value(c, -self._cell_clip, self._cell_clip)
+            m = sigmoid(o + w_o * c) * act(c) if self._use_peepholes else sigmoid(o) * act(c)
+            if self._num_proj is not None:
+                with vs.variable_scope("projection"):
+                    m = _linear(m, self._num_proj, False)
+                if self._proj_clip is not None:
+                    m = clip_by_value(m, -self._proj_clip, self._proj_clip)
+        return m, LSTMStateTuple(c, m)
+
+
+def _random_exp_initializer(minval, maxval, seed=None, dtype=dtypes.float32):
+    """Values ``exp(U(log(minval), log(maxval)))`` (the Phased LSTM's periods)."""
+    def initializer(shape, dtype=dtype, partition_info=None):
+        del partition_info
+        return unary_ops.exp(random_ops.random_uniform(
+            shape, unary_ops.log(float(minval)), unary_ops.log(float(maxval)), dtype, seed=seed))
+    return initializer
+
+
+class PhasedLSTMCell(RNNCell):
+    """Phased LSTM (Neil et al. 2016): inputs are ``(time [batch, 1], features)``; the
+    state moves only while each unit's time gate (``period``, ``phase``, ``ratio_on``) is
+    open. Gates from ``mask_gates/``, ``new_input/`` and ``output_gate/`` ``kernel``/``bias``."""
+
+    def __init__(self, num_units, use_peepholes=False, leak=0.001, ratio_on=0.1,
+                 trainable_ratio_on=True, period_init_min=1.0, period_init_max=1000.0,
+                 reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._use_peepholes = use_peepholes
+        self._leak = leak
+        self._ratio_on = ratio_on
+        self._trainable_ratio_on = trainable_ratio_on
+        self._period_init_min = period_init_min
+        self._period_init_max = period_init_max
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    @staticmethod
+    def _mod(x, y):
+        # the modulo with x's gradient passed straight through
+        return array_ops.stop_gradient(math_ops.floormod(x, y) - x) + x
+
+    def _cycle_ratio(self, time, phase, period):
+        phase = cast_ops.cast(phase, time.dtype)
+        period = cast_ops.cast(period, time.dtype)
+        return cast_ops.cast(self._mod(time - phase, period) / period, dtypes.float32)
+
+    def call(self, inputs, state):
+        c_prev, h_prev = state
+        time, x = inputs
+        n = self._num_units
+        with vs.variable_scope("mask_gates"):
+            gates_in = [x, h_prev] + ([c_prev] if self._use_peepholes else [])
+            input_gate, forget_gate = concat_ops.split(
+                math_ops.sigmoid(_linear(gates_in, 2 * n, True)), 2, 1)
+        with vs.variable_scope("new_input"):
+            new_input = math_ops.tanh(_linear([x, h_prev], n, True))
+        new_c = c_prev * forget_gate + input_gate * new_input
+        with vs.variable_scope("output_gate"):
+            out_in = [x, h_prev] + ([new_c] if self._use_peepholes else [])
+            output_gate = math_ops.sigmoid(_linear(out_in, n, True))
+        new_h = math_ops.tanh(new_c) * output_gate
+        period = vs.get_variable("period", [n], initializer=_random_exp_initializer(
+            self._period_init_min, self._period_init_max))
+        phase = vs.get_variable("phase", [n], initializer=init_ops.random_uniform_initializer(
+            0.0, period.initial_value))
+        ratio_on = vs.get_variable("ratio_on", [n],
+                                   initializer=init_ops.constant_initializer(self._ratio_on),
+                                   trainable=self._trainable_ratio_on)
+        cycle = self._cycle_ratio(time, phase, period)
+        k_up = 2 * cycle / ratio_on
+        k_down = 2 - k_up
+        k_closed = self._leak * cycle
+        k = gather_ops.where(cycle < ratio_on, k_down, k_closed)
+        k = gather_ops.where(cycle < 0.5 * ratio_on, k_up, k)
+        new_c = k * new_c + (1 - k) * c_prev
+        new_h = k * new_h + (1 - k) * h_prev
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
+def _conv(args, filter_size, num_features, bias, bias_start=0.0):
+    """TF's contrib ``_conv``: a SAME, stride-1 convolution of the concatenated ``args``
+    with variables ``kernel`` (filter_size + [depth, num_features]) and ``biases``."""
+    shapes = [a.get_shape().as_list() for a in args]
+    rank = len(shapes[0])
+    for shape in shapes:
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Conv Linear expects 3D, 4D or 5D arguments: {shapes}")
+        if len(shape) != rank:
+            raise ValueError(f"Conv Linear expects all args to be of same Dimension: {shapes}")
+    depth = sum(shape[-1] for shape in shapes)
+    dtype = args[0].dtype
+    kernel = vs.get_variable("kernel", list(filter_size) + [depth, num_features], dtype=dtype)
+    x = args[0] if len(args) == 1 else concat_ops.concat(args, rank - 1)
+    if rank == 3:
+        res = conv_ops.conv1d(x, kernel, 1, padding="SAME")
+    elif rank == 4:
+        res = conv_ops.conv2d(x, kernel, [1] * 4, padding="SAME")
+    else:
+        res = conv_ops.conv3d(x, kernel, [1] * 5, padding="SAME")
+    if not bias:
+        return res
+    return res + vs.get_variable("biases", [num_features], dtype=dtype,
+                                 initializer=init_ops.constant_initializer(bias_start))
+
+
+class ConvLSTMCell(RNNCell):
+    """Convolutional LSTM (Shi et al. 2015) over 1-3 spatial dimensions: the gates are one
+    SAME convolution of ``[inputs, h]`` (``kernel``, ``biases``); state shapes are
+    ``input_shape[:-1] + [output_channels]``."""
+
+    def __init__(self, conv_ndims, input_shape, output_channels, kernel_shape, use_bias=True,
+                 skip_connection=False, forget_bias=1.0, initializers=None,
+                 name="conv_lstm_cell"):
+        super().__init__(name=name)
+        if conv_ndims != len(input_shape) - 1:
+            raise ValueError(f"Invalid input_shape {input_shape} for conv_ndims={conv_ndims}.")
+        self._conv_ndims = conv_ndims
+        self._input_shape = list(input_shape)
+        self._output_channels = output_channels
+        self._kernel_shape = list(kernel_shape)
+        self._use_bias = use_bias
+        self._forget_bias = forget_bias
+        self._skip_connection = skip_connection
+        total = output_channels + (self._input_shape[-1] if skip_connection else 0)
+        size = TensorShape(self._input_shape[:-1] + [output_channels])
+        self._state_size = LSTMStateTuple(size, size)
+        self._output_size = TensorShape(self._input_shape[:-1] + [total])
+
+    @property
+    def output_size(self):
+        return self._output_size
+
+    @property
+    def state_size(self):
+        return self._state_size
+
+    def call(self, inputs, state, scope=None):
+        cell, hidden = state
+        gates = _conv([inputs, hidden], self._kernel_shape, 4 * self._output_channels,
+                      self._use_bias)
+        i, j, f, o = concat_ops.split(gates, 4, self._conv_ndims + 1)
+        new_cell = math_ops.sigmoid(f + self._forget_bias) * cell
+        new_cell += math_ops.sigmoid(i) * math_ops.tanh(j)
+        output = math_ops.tanh(new_cell) * math_ops.sigmoid(o)
+        if self._skip_connection:
+            output = concat_ops.concat([output, inputs], -1)
+        return output, LSTMStateTuple(new_cell, output)
+
+
+class Conv1DLSTMCell(ConvLSTMCell):
+    """``ConvLSTMCell`` with ``conv_ndims=1``."""
+
+    def __init__(self, name="conv_1d_lstm_cell", **kwargs):
+        super().__init__(conv_ndims=1, name=name, **kwargs)
+
+
+class Conv2DLSTMCell(ConvLSTMCell):
+    """``ConvLSTMCell`` with ``conv_ndims=2``."""
+
+    def __init__(self, name="conv_2d_lstm_cell", **kwargs):
+        super().__init__(conv_ndims=2, name=name, **kwargs)
+
+
+class Conv3DLSTMCell(ConvLSTMCell):
+    """``ConvLSTMCell`` with ``conv_ndims=3``."""
+
+    def __init__(self, name="conv_3d_lstm_cell", **kwargs):
+        super().__init__(conv_ndims=3, name=name, **kwargs)
+
+
+class CompiledWrapper(RNNCell):
+    """TF runs the wrapped cell under an XLA JIT scope; there is no JIT here, so the cell
+    runs as it is (same variables, same results)."""
+
+    def __init__(self, cell, compile_stateful=False):
+        super().__init__()
+        self._cell = cell
+        self._compile_stateful = compile_stateful
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        return self._cell(inputs, state, scope=scope)
+
+
+class FusedRNNCell:
+    """Abstract fused cell: ``cell(inputs [time, batch, depth], initial_state=None,
+    dtype=None, sequence_length=None, scope=None) -> (outputs, final_state)``."""
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        raise NotImplementedError("Abstract method")
+
+
+class FusedRNNCellAdaptor(FusedRNNCell):
+    """Runs a plain ``RNNCell`` as a fused cell over time-major inputs (``dynamic_rnn`` or,
+    with ``use_dynamic_rnn=False``, ``static_rnn``)."""
+
+    def __init__(self, cell, use_dynamic_rnn=False):
+        self._cell = cell
+        self._use_dynamic_rnn = use_dynamic_rnn
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        if self._use_dynamic_rnn:
+            return rnn_ops.dynamic_rnn(self._cell, inputs, sequence_length=sequence_length,
+                                       initial_state=initial_state, dtype=dtype,
+                                       time_major=True, scope=scope)
+        steps = concat_ops.unstack(inputs, num=inputs.get_shape()[0].value)
+        outputs, state = rnn_ops.static_rnn(self._cell, steps, initial_state=initial_state,
+                                            dtype=dtype, sequence_length=sequence_length,
+                                            scope=scope)
+        return concat_ops.stack(outputs), state
+
+
+class TimeReversedFusedRNN(FusedRNNCell):
+    """Runs a fused cell backwards in time (each row reversed over its own length when
+    ``sequence_length`` is given) and reverses its outputs back."""
+
+    def __init__(self, cell):
+        if not isinstance(cell, FusedRNNCell) and not callable(cell):
+            raise TypeError(f"cell must be a FusedRNNCell, saw {type(cell).__name__}")
+        if isinstance(cell, RNNCell):
+            cell = FusedRNNCellAdaptor(cell)
+        self._cell = cell
+
+    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
+                 scope=None):
+        from tideflow.ops import reverse_sequence_ops
+
+        def rev(t):
+            if sequence_length is None:
+                return pad_ops.reverse(t, [0])
+            return reverse_sequence_ops.reverse_sequence(t, sequence_length, seq_axis=0,
+                                                         batch_axis=1)
+
+        inputs = nest.map_structure(rev, inputs)
+        outputs, state = self._cell(inputs, initial_state=initial_state, dtype=dtype,
+                                    sequence_length=sequence_length, scope=scope)
+        return rev(outputs), state
+
+
+def best_effort_input_batch_size(flat_input):
+    """The batch size of time-major ``flat_input`` (dimension 1): static where any input
+    knows it, else the first input's dynamic size."""
+    for x in flat_input:
+        shape = x.get_shape()
+        if shape.ndims is None:
+            continue
+        if shape.ndims < 2:
+            raise ValueError(f"Expected input tensor {x.name} to have rank at least 2")
+        if shape[1].value is not None:
+            return shape[1].value
+    return array_ops.shape(flat_input[0])[1]
+
+
+__all__ = [
+    "CompiledWrapper",
+    "Conv1DLSTMCell",
+    "Conv2DLSTMCell",
+    "Conv3DLSTMCell",
+    "ConvLSTMCell",
+    "FusedRNNCell",
+    "FusedRNNCellAdaptor",
+    "GLSTMCell",
+    "IndRNNCell",
+    "IndyGRUCell",
+    "IndyLSTMCell",
+    "IntersectionRNNCell",
+    "LayerNormLSTMCell",
+    "NASCell",
+    "PhasedLSTMCell",
+    "SRUCell",
+    "TimeReversedFusedRNN",
+    "UGRNNCell",
+    "best_effort_input_batch_size",
+]
