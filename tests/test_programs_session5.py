@@ -251,3 +251,200 @@ def test_unfed_placeholder_error():
                 s.run(i + 1)
             # the session is still usable
             np.testing.assert_array_equal(s.run(x * 2, {x: [[1, 2, 3]]}), [[2, 4, 6]])
+
+
+# ------------------------------------------------------------------------------------------
+# session life cycle
+# ------------------------------------------------------------------------------------------
+
+
+def test_closed_session_errors():
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        s = tf.Session()
+        f = s.make_callable(a)
+        s.close()
+        s.close()  # closing twice is fine
+        with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+            s.run(a)
+        with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+            f()
+        with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+            s.partial_run_setup([a])
+        # TF's runtime (not run()'s check) refuses a new callable: CancelledError
+        with pytest.raises(tf.errors.CancelledError, match="Session has been closed."):
+            s.make_callable(a)
+
+
+def test_session_context_default_and_graph():
+    g = tf.Graph()
+    with g.as_default():
+        c = tf.constant(5)
+    assert tf.get_default_session() is None
+    with tf.Session(graph=g) as s:
+        assert tf.get_default_session() is s and tf.get_default_graph() is g
+        assert c.eval() == 5
+        with tf.Session(graph=g) as s2:
+            assert tf.get_default_session() is s2
+        assert tf.get_default_session() is s
+    assert tf.get_default_session() is None and tf.get_default_graph() is not g
+    with pytest.raises(ValueError, match=r"Cannot evaluate tensor using `eval\(\)`: No default "
+                                         "session is registered"):
+        c.eval()
+    # TF 1.x's full wording
+    with pytest.raises(ValueError, match=r"Cannot execute operation using `run\(\)`: No default "
+                                         r"session is registered. Use `with sess.as_default\(\):` "
+                                         r"or pass an explicit session to `run\(session=sess\)`"):
+        c.op.run()
+
+
+def test_exception_inside_session_block_closes_it():
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        with pytest.raises(KeyError), tf.Session() as s:
+            raise KeyError("boom")
+        with pytest.raises(RuntimeError, match="closed Session"):
+            s.run(a)
+        assert tf.get_default_session() is None
+
+
+def test_interactive_session_eval_and_run():
+    with tf.Graph().as_default():
+        a = tf.constant(3.0)
+        v = tf.Variable(2.0)
+        inc = tf.assign_add(v, 1.0)
+        s = tf.InteractiveSession()
+        try:
+            assert tf.get_default_session() is s
+            v.initializer.run()
+            inc.op.run()
+            assert v.eval() == 3.0 and (a * v).eval() == 9.0
+            x = tf.placeholder(tf.float32)
+            assert (x + 1).eval(feed_dict={x: 2.0}) == 3.0
+            assert inc.eval() == 4.0
+        finally:
+            s.close()
+        assert tf.get_default_session() is None
+
+
+def test_graph_mismatch_errors():
+    g1, g2 = tf.Graph(), tf.Graph()
+    with g1.as_default():
+        a = tf.constant(1, name="a")
+    with g2.as_default():
+        b = tf.constant(2, name="b")
+    with tf.Session(graph=g2) as s:
+        for fetch in (a, [b, a]):
+            with pytest.raises(ValueError, match="is not an element of this graph"):
+                s.run(fetch)
+        with g2.as_default(), pytest.raises(ValueError, match="must be from the same graph"):
+            tf.add(a, b)
+        with pytest.raises(ValueError, match="Cannot use the default session to evaluate tensor: "
+                                             "the tensor's graph is different from the "
+                                             "session's graph"):
+            a.eval()
+        with pytest.raises(ValueError, match="Cannot use the given session to evaluate tensor"):
+            a.eval(session=s)
+
+
+def test_make_callable_feeds_zip_and_options():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        y = tf.placeholder(tf.float32, [], name="y")
+        z = x * y
+        with tf.Session() as s:
+            f = s.make_callable(z, feed_list=[x, y])
+            np.testing.assert_array_equal(f([1, 2], 3), [3.0, 6.0])
+            f2 = s.make_callable([z, {"a": x}], [x, y])
+            r = f2([1], 2)
+            np.testing.assert_array_equal(r[0], [2.0])
+            np.testing.assert_array_equal(r[1]["a"], [1.0])
+            assert s.make_callable(z.op, [x, y])([1], 1) is None
+            # names work as feeds; TF zips the values with feed_list: a missing one leaves its
+            # placeholder unfed, an extra one is ignored (observed in TF 2.21)
+            f3 = s.make_callable(z, ["Placeholder:0", "y:0"])
+            np.testing.assert_array_equal(f3([2.0], 2.0), [4.0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="placeholder tensor 'y'"):
+                f([1.0])
+            np.testing.assert_array_equal(f([1.0], 2.0, 3.0), [2.0])
+            with pytest.raises(ValueError, match="Cannot feed value of shape"):
+                f([[1.0]], 1.0)
+            with pytest.raises(TypeError, match="unexpected keyword argument 'options'"):
+                f([1.0], 1.0, options=tf.RunOptions())
+            with pytest.raises(TypeError, match="must be a list or tuple"):
+                s.make_callable(z, feed_list=x)
+            traced = s.make_callable(z, [x, y], accept_options=True)
+            meta = tf.RunMetadata()
+            np.testing.assert_array_equal(traced(
+                [1.0], 2.0, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                run_metadata=meta), [2.0])
+            assert len(meta.step_stats.dev_stats) >= 1
+            assert any(n.node_name == z.op.name
+                       for d in meta.step_stats.dev_stats for n in d.node_stats)
+
+
+def test_partial_run_messages_and_end():
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, shape=[], name="a")
+        b = tf.placeholder(tf.float32, shape=[], name="b")
+        c = tf.placeholder(tf.float32, shape=[], name="c")
+        r1 = tf.add(a, b)
+        r2 = tf.multiply(r1, c, name="r2")
+        with tf.Session() as s:
+            h = s.partial_run_setup([r1, r2], [a, b, c])
+            assert s.partial_run(h, r1, feed_dict={a: 1, b: 2}) == 3.0
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="The feed a:0 has already been fed."):
+                s.partial_run(h, r2, feed_dict={a: 1})
+            assert s.partial_run(h, r2, feed_dict={c: 3}) == 9.0
+            # every feed fed and every fetch fetched: TF forgets the handle
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Must run 'setup' before performing partial runs!"):
+                s.partial_run(h, r1)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Must run 'setup'"):
+                s.partial_run("bogus", r1)
+            h2 = s.partial_run_setup([r1, r2], [a, b, c])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Fetch c:0 can't be computed from the feeds that have "
+                                     "been fed so far."):
+                s.partial_run(h2, r2, feed_dict={a: 1, b: 2})
+            h3 = s.partial_run_setup([r1], [a, b])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="The fetch r2:0 was not specified in partial_run_setup."):
+                s.partial_run(h3, r2, feed_dict={a: 1, b: 2})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="The feed c:0 was not specified in partial_run_setup."):
+                s.partial_run(h3, r1, feed_dict={c: 1})
+            assert s.partial_run(h3, r1, feed_dict={a: 1, b: 5}) == 6.0
+
+
+def test_run_options_and_metadata_and_devices():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        b = tf.multiply(x, 2, name="b")
+        with tf.Session() as s:
+            rm = tf.RunMetadata()
+            np.testing.assert_array_equal(
+                s.run(b, {x: [1, 2]}, options=tf.RunOptions(
+                    trace_level=tf.RunOptions.FULL_TRACE), run_metadata=rm), [2.0, 4.0])
+            assert rm.HasField("step_stats")
+            assert "b" in [n.node_name for d in rm.step_stats.dev_stats for n in d.node_stats]
+            rm2 = tf.RunMetadata()
+            s.run(b, {x: [1, 2]}, run_metadata=rm2)  # no options: nothing traced
+            assert len(rm2.step_stats.dev_stats) == 0
+            assert (tf.RunOptions.NO_TRACE, tf.RunOptions.SOFTWARE_TRACE,
+                    tf.RunOptions.HARDWARE_TRACE, tf.RunOptions.FULL_TRACE) == (0, 1, 2, 3)
+            ds = s.list_devices()
+            assert ds[0].name == "/job:localhost/replica:0/task:0/device:CPU:0"
+            assert ds[0].device_type == "CPU" and ds[0].memory_limit_bytes > 0
+            assert [n.name for n in s.graph_def.node] == ["Placeholder", "b/y", "b"]
+            assert s.graph is tf.get_default_graph() and s.sess_str == b""
+        tf.Session.reset("")  # nothing to reset locally
+
+
+def test_session_constructor_errors():
+    with pytest.raises(TypeError, match="graph must be a tf.Graph"):
+        tf.Session(graph=3)
+    # TF: NotFoundError "No session factory registered for the given session options"
+    with pytest.raises(tf.errors.NotFoundError, match="No session factory registered"):
+        tf.Session("bogus://x")

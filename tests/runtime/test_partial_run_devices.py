@@ -44,7 +44,7 @@ def test_partial_run_over_devices_errors_leave_session_usable():
         with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as s:
             s.run(tf.global_variables_initializer())
             h = s.partial_run_setup([e], [a, b])
-            with pytest.raises(tf.errors.InvalidArgumentError, match="not been fed"):
+            with pytest.raises(tf.errors.InvalidArgumentError, match="can.t be computed from the feeds"):
                 s.partial_run(h, e, {a: [1.0, 1.0]})
             with pytest.raises(tf.errors.InvalidArgumentError, match="not specified"):
                 s.partial_run(h, c, {b: [1.0, 1.0]})

@@ -86,7 +86,7 @@ def _session_for(session, graph, doing, owner, no_default, hint):
         if getattr(session, "graph", graph) is not graph:
             raise ValueError(
                 f"Cannot use the default session to {doing}: the {owner}'s graph is different "
-                f"from the default session's graph. Pass an explicit session to {hint}.")
+                f"from the session's graph. Pass an explicit session to {hint}.")
     elif getattr(session, "graph", graph) is not graph:
         raise ValueError(
             f"Cannot use the given session to {doing}: the {owner}'s graph is different from "
@@ -411,8 +411,9 @@ class Operation:
         """Runs this op in the default (or given) session."""
         session = _session_for(
             session, self._graph, "execute operation", "operation",
-            "Cannot execute operation using `run()`: No default session is registered.",
-            "run(session=sess)")
+            "Cannot execute operation using `run()`: No default session is registered. Use "
+            "`with sess.as_default():` or pass an explicit session to `run(session=sess)`",
+            "`run(session=sess)`")
         session.run(self, feed_dict)
 
     def __repr__(self):

@@ -275,9 +275,9 @@ class BaseSession:
 
             self._remote = RemoteSession(self, self._target, config)
         elif self._target and self._target != "local":
-            raise errors.UnimplementedError(
-                None, None, f"Session target {self._target!r}: only '' and grpc:// targets are "
-                "supported."
+            raise errors.NotFoundError(
+                None, None, "No session factory registered for the given session options: "
+                f"{{target: {self._target!r}}} (only '' and grpc:// targets are supported)."
             )
         self._device_mgr = DeviceMgr(config)
         self._devices = self._device_mgr.devices
@@ -523,9 +523,12 @@ class BaseSession:
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function that runs ``fetches`` with positional values for ``feed_list``."""
-        self._check_open()
+        if self._closed:  # TF's runtime refuses it with this error, not run()'s RuntimeError
+            raise errors.CancelledError(None, None, "Session has been closed.")
         if self._remote is not None:
             return self._remote.make_callable(fetches, feed_list, accept_options)
+        if feed_list is not None and not isinstance(feed_list, (list, tuple)):
+            raise TypeError("`feed_list` must be a list or tuple.")
         handler = _FetchHandler(self._graph, fetches)
         feed_tensors = [
             self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
@@ -536,8 +539,16 @@ class BaseSession:
         def call(*args, **kwargs):
             if self._closed:
                 self._check_open()
-            if len(args) != len(feed_tensors):
-                raise TypeError(f"expected {len(feed_tensors)} feed values, got {len(args)}")
+            options = kwargs.pop("options", None) if accept_options else None
+            run_metadata = kwargs.pop("run_metadata", None) if accept_options else None
+            if kwargs:
+                raise TypeError(f"callable() got an unexpected keyword argument "
+                                f"{next(iter(kwargs))!r}")
+            if len(args) != len(feed_tensors) or options is not None or (
+                    run_metadata is not None):
+                # as TF, the values are zipped with feed_list: a missing one leaves its tensor
+                # unfed (an error if the fetches need it), an extra one is ignored
+                return self.run(fetches, dict(zip(feed_tensors, args)), options, run_metadata)
             vals = tuple(_convert_feed(t, v) for t, v in zip(feed_tensors, args))
             deadline = self._default_deadline()
             step = Step(self, deadline) if (plan.needs_step or deadline) else None
@@ -573,13 +584,14 @@ class BaseSession:
         if self._remote is not None:
             return self._remote.partial_run(handle, fetches, feed_dict)
         state = self._partial_runs.get(handle)
-        if state is None:
-            raise errors.InvalidArgumentError(None, None, f"Unknown partial run handle {handle!r}")
+        if state is None:  # TF: also once every feed was fed and every fetch fetched
+            raise errors.InvalidArgumentError(
+                None, None, "Must run 'setup' before performing partial runs!")
         handler = _FetchHandler(self._graph, fetches)
         for t in handler.tensors:
             if t not in state["fetches"]:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Fetch {t.name!r} was not specified in partial_run_setup."
+                    None, None, f"The fetch {t.name} was not specified in partial_run_setup."
                 )
         values = state["values"]
         for key, value in (feed_dict or {}).items():
@@ -588,11 +600,11 @@ class BaseSession:
             for t, v in zip(tensors, vals):
                 if t not in state["feeds"]:
                     raise errors.InvalidArgumentError(
-                        None, None, f"Feed {t.name!r} was not specified in partial_run_setup."
+                        None, None, f"The feed {t.name} was not specified in partial_run_setup."
                     )
                 if t in values:
                     raise errors.InvalidArgumentError(
-                        None, None, f"Feed {t.name!r} has already been fed in this partial run."
+                        None, None, f"The feed {t.name} has already been fed."
                     )
                 values[t] = _convert_feed(t, v)
         # everything computed so far acts as a feed; ops that ran are not run again
@@ -607,8 +619,8 @@ class BaseSession:
                 if t in pending:
                     raise errors.InvalidArgumentError(
                         None, None,
-                        f"Fetch requires feed {t.name!r}, which has not been fed yet in this "
-                        "partial run.",
+                        f"Fetch {t.name} can't be computed from the feeds that have been fed so "
+                        "far.",
                     )
         plan = Plan(self._graph, [t for t in handler.tensors if t not in values], known,
                     targets, self._devices[0], self._session_state, self,
@@ -625,6 +637,11 @@ class BaseSession:
             plan.run(tuple(values[t] for t in known), Step(self))
         state["ran"].update(plan.ops)
         state["ran"].update(targets)
+        state.setdefault("fetched", set()).update(handler.tensors)
+        state["fetched"].update(handler.targets)
+        if state["feeds"] <= values.keys() and (
+                state["fetches"] | state["targets"]) <= state["fetched"]:
+            del self._partial_runs[handle]  # done: TF forgets the handle
         return handler.builder([values[t] for t in handler.tensors])
 
     # -- context manager --------------------------------------------------------------------
