@@ -16,16 +16,23 @@ def sig(x):
     return 1 / (1 + np.exp(-x))
 
 
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
 def _step(cell, x, state, scope="cell"):
-    """Runs one ``cell(x, state)`` step; returns (output, new_state, {short var name: value})."""
-    tf.reset_default_graph()
-    xt = tf.contrib.framework.nest.map_structure(tf.constant, x)
-    st = tf.contrib.framework.nest.map_structure(tf.constant, state)
-    out, new = cell(xt, st, scope=scope)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        o, s, vs = sess.run((out, new, tf.global_variables()))
-    names = [v.op.name[len(scope) + 1:] for v in tf.global_variables()]
+    """Runs one ``cell(x, state)`` step in a new graph; returns (output, new_state,
+    {short var name: value})."""
+    with tf.Graph().as_default():
+        xt = tf.contrib.framework.nest.map_structure(tf.constant, x)
+        st = tf.contrib.framework.nest.map_structure(tf.constant, state)
+        out, new = cell(xt, st, scope=scope)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            o, s, vs = sess.run((out, new, tf.global_variables()))
+        names = [v.op.name[len(scope) + 1:] for v in tf.global_variables()]
     return o, s, dict(zip(names, vs, strict=True))
 
 
@@ -35,7 +42,7 @@ def _x(*shape):
 
 def test_ind_rnn_indy_gru_indy_lstm():
     x, h = _x(3, 4), _x(3, 5)
-    o, s, v = _step(R.IndRNNCell(5, dtype=tf.float64), x, h)
+    o, _, v = _step(R.IndRNNCell(5, dtype=tf.float64), x, h)
     assert sorted(v) == ["bias", "kernel_u", "kernel_w"]
     assert v["kernel_u"].shape == (1, 5) and np.all(np.abs(v["kernel_u"]) <= 1)
     np.testing.assert_allclose(o, np.tanh(x @ v["kernel_w"] + h * v["kernel_u"] + v["bias"]))
@@ -222,7 +229,6 @@ def test_grid_lstm_cell_shared_weights():
 
 
 def test_grid_and_bidirectional_grid_variables():
-    tf.reset_default_graph()
     cell = R.BidirectionalGridLSTMCell(2, use_peepholes=True, couple_input_forget_gates=True,
                                        feature_size=2, frequency_skip=1,
                                        num_frequency_blocks=[3])
@@ -263,7 +269,6 @@ def test_conv_lstm_cells():
     np.testing.assert_allclose(o, np.concatenate([np.tanh(c) * sig(og), x], 2), rtol=1e-5,
                                atol=1e-6)
     # under dynamic_rnn, the variables sit in the cell's own name (TF 1.15 passes it on)
-    tf.reset_default_graph()
     frames = tf.zeros([2, 3, 4, 4, 1])
     out, _ = tf.nn.dynamic_rnn(R.Conv2DLSTMCell(input_shape=[4, 4, 1], output_channels=2,
                                                 kernel_shape=[3, 3]), frames, dtype=tf.float32)
@@ -299,7 +304,6 @@ def test_phased_lstm_cell_time_gate():
 
 
 def test_fused_adaptor_and_time_reversed():
-    tf.reset_default_graph()
     x = tf.constant(_x(4, 2, 3), tf.float32)  # time-major
     cell = R.BasicRNNCell(2)
     fwd = R.FusedRNNCellAdaptor(cell, use_dynamic_rnn=True)

@@ -760,24 +760,8 @@ def best_effort_input_batch_size(flat_input):
     return array_ops.shape(flat_input[0])[1]
 
 
-__all__ = [
-    "CompiledWrapper",
-    "Conv1DLSTMCell",
-    "Conv2DLSTMCell",
-    "Conv3DLSTMCell",
-    "ConvLSTMCell",
-    "FusedRNNCell",
-    "FusedRNNCellAdaptor",
-    "GLSTMCell",
-    "IndRNNCell",
-    "IndyGRUCell",
-    "IndyLSTMCell",
-    "IntersectionRNNCell",
-    "LayerNormLSTMCell",
-    "NASCell",
-    "PhasedLSTMCell",
-    "SRUCell",
-    "TimeReversedFusedRNN",
-    "UGRNNCell",
-    "best_effort_input_batch_size",
-]
+__all__ = ["CompiledWrapper", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell",
+           "ConvLSTMCell", "FusedRNNCell", "FusedRNNCellAdaptor", "GLSTMCell", "IndRNNCell",
+           "IndyGRUCell", "IndyLSTMCell", "IntersectionRNNCell", "LayerNormLSTMCell", "NASCell",
+           "PhasedLSTMCell", "SRUCell", "TimeReversedFusedRNN", "UGRNNCell",
+           "best_effort_input_batch_size"]
