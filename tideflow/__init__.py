@@ -571,6 +571,8 @@ _LAZY = {
     "feature_column": ("tideflow.feature_column", None),
     "profiler": ("tideflow.profiler", None),
     "contrib": ("tideflow.contrib", None),
+    "distribute": ("tideflow.distribute", None),
+    "variable_creator_scope": ("tideflow.ops.variables", "variable_creator_scope"),
     "lookup": ("tideflow.lookup", None),
     "make_template": ("tideflow.ops.template", "make_template"),
     "string_to_hash_bucket_fast": ("tideflow.ops.string_hash_ops", "string_to_hash_bucket_fast"),

@@ -486,6 +486,8 @@ def _attrs(**kw):
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns the ref once the value is stored."""
+    if hasattr(ref, "_components"):  # a tf.distribute MirroredVariable: every copy as needed
+        return ref.assign(value, use_locking=bool(use_locking), name=name)
     ref = _ref_of(ref)
     if not ref.dtype._is_ref_dtype:
         if hasattr(ref, "assign"):
@@ -499,6 +501,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref`` in place; returns the ref."""
+    if hasattr(ref, "_components"):
+        return ref.assign_add(value, use_locking=bool(use_locking), name=name)
     return ops.apply_op(
         "AssignAdd", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]
@@ -506,6 +510,8 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref`` in place; returns the ref."""
+    if hasattr(ref, "_components"):
+        return ref.assign_sub(value, use_locking=bool(use_locking), name=name)
     return ops.apply_op(
         "AssignSub", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
     )._outputs[0]

@@ -2,6 +2,10 @@
 the variable collections and the ``*_initializer`` helpers.
 """
 
+import contextlib
+import inspect
+import threading
+
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 from tideflow.ops import array_ops, state_ops
@@ -29,7 +33,49 @@ def resource_as_ref(name):
             "values and updates, without resource reads' ordering guarantee.", name)
 
 
-class Variable:
+_creators = threading.local()
+
+
+def _creator_stack():
+    stack = getattr(_creators, "stack", None)
+    if stack is None:
+        stack = _creators.stack = []
+    return stack
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """``tf.variable_creator_scope``: inside, ``tf.Variable(...)`` (and so ``get_variable``)
+    calls ``variable_creator(next_creator, **kwargs)``; ``next_creator(**kwargs)`` makes the
+    variable (or calls the next creator out). Per thread, as TF's."""
+    stack = _creator_stack()
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+
+
+class _VariableMeta(type):
+    """Routes ``Variable(...)`` through the creators of ``variable_creator_scope``."""
+
+    def __call__(cls, *args, **kwargs):
+        stack = _creator_stack()
+        if cls is not Variable or not stack or kwargs.get("variable_def") is not None:
+            return super().__call__(*args, **kwargs)
+        kwargs = inspect.signature(Variable.__init__).bind(None, *args, **kwargs).arguments
+        kwargs.pop("self")
+        make = super().__call__
+
+        def creator_at(i):
+            if i < 0:
+                return lambda **kw: make(**kw)
+            return lambda **kw: stack[i](creator_at(i - 1), **kw)
+
+        return creator_at(len(stack) - 1)(**kwargs)
+
+
+class Variable(metaclass=_VariableMeta):
     """A variable: a buffer that keeps its value across ``Session.run`` calls.
 
     ``Variable(initial_value, trainable=True, collections=None, validate_shape=True,

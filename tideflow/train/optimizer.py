@@ -2,6 +2,8 @@
 ``compute_gradients`` (``tf.gradients`` of the loss) followed by ``apply_gradients`` (one update
 op per variable, dense or sparse, then an optional ``global_step`` increment)."""
 
+import sys
+
 from tideflow.framework import dtypes, ops
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops import array_ops, control_flow_ops, gather_ops, reduction_ops, state_ops
@@ -18,7 +20,13 @@ def _deduplicate_indexed_slices(values, indices):
 
 
 def _var_key(var):
+    var = getattr(var, "primary", var) if hasattr(var, "_components") else var  # mirrored
     return (var.op.graph, var.op.name)
+
+
+def _distribute():
+    """tf.distribute's strategy module when a program has loaded it (else None)."""
+    return sys.modules.get("tideflow.distribute.strategy")
 
 
 def _is_variable(v):
@@ -128,6 +136,8 @@ class Optimizer:
 
         if callable(loss):
             loss = loss()
+        if _distribute() is not None:
+            loss = _distribute().scale_loss(loss)
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError(
                 "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
@@ -168,6 +178,10 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        if _distribute() is not None:  # in a tf.distribute replica: all-reduced updates
+            train_op = _distribute().optimizer_apply(self, grads_and_vars, global_step, name)
+            if train_op is not None:
+                return train_op
         converted = []
         for g, v in grads_and_vars:
             if g is not None:

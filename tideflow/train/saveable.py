@@ -119,6 +119,8 @@ def saveable_objects_for_op(op, name):
     partitioned variable: one slice each) as ``name``."""
     if isinstance(op, SaveableObject):
         return [op]
+    if hasattr(op, "_saveable_objects"):  # a tf.distribute MirroredVariable: all its copies
+        return op._saveable_objects(name)
     if _is_partitioned(op) or isinstance(op, (list, tuple)):
         parts = list(op._get_variable_list()) if _is_partitioned(op) else list(op)
         saveables = []

@@ -1,0 +1,265 @@
+"""tf.distribute in graph mode: TF 1.15-style programs run with ``import tideflow as tf``;
+values checked against NumPy or single-device runs. Names and error classes were observed
+from real TF (2.21 in compat.v1 mode) and are noted where they are checked."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+TWO_CPUS = tf.ConfigProto(device_count={"CPU": 2})
+DEVICES = ["/cpu:0", "/cpu:1"]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
+
+
+def _data(n=16, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.randn(n, 3).astype(np.float32)
+    y = (x @ np.array([[1.0], [2.0], [-1.0]], np.float32) + 0.5).astype(np.float32)
+    return x, y
+
+
+def test_mirrored_variables_names_devices_and_collections():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    assert s.num_replicas_in_sync == 2
+    # TF: ('/replica:0/task:0/device:CPU:0', '/replica:0/task:0/device:CPU:1')
+    assert s.extended.worker_devices == ("/replica:0/task:0/device:CPU:0",
+                                         "/replica:0/task:0/device:CPU:1")
+    with s.scope():
+        v = tf.Variable(1.0, name="v")
+        w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+    assert isinstance(v, tf.distribute.MirroredVariable) and isinstance(v, tf.Variable)
+    # TF names the copies 'v:0' and 'v/replica_1:0'
+    assert v.name == "v:0"
+    assert [c.name for c in v.values] == ["v:0", "v/replica_1:0"]
+    assert [c.device for c in w.values] == list(s.extended.worker_devices)
+    assert tf.global_variables() == [v, w]
+    assert tf.trainable_variables() == [v, w]
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(v) == 1.0
+        # cross-replica assignments reach every copy
+        assert sess.run(v.assign_add(2.0)) == 3.0
+        assert sess.run(list(v.values)) == [3.0, 3.0]
+        sess.run(tf.assign(v, 7.0))
+        assert sess.run(list(v.values)) == [7.0, 7.0]
+        sess.run(tf.assign_sub(w, [1.0, 2.0]))
+        np.testing.assert_array_equal(sess.run(list(w.values)), [[0.0, -1.0], [0.0, -1.0]])
+
+
+def test_random_initial_value_is_the_same_on_every_copy():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        v = tf.get_variable("r", [5], initializer=tf.random_normal_initializer())
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run(list(v.values))
+        np.testing.assert_array_equal(a, b)
+        assert np.std(a) > 0
+
+
+def test_replica_context_all_reduce_and_strategy_reduce():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+
+    def fn():
+        ctx = tf.distribute.get_replica_context()
+        x = tf.cast(ctx.replica_id_in_sync_group, tf.float32) + 1.0
+        return ctx.all_reduce(tf.distribute.ReduceOp.SUM, x), x
+
+    total, per = s.experimental_run_v2(fn)
+    assert isinstance(per, tf.distribute.PerReplica) and len(per.values) == 2
+    # TF names the second replica's ops under 'replica_1/'
+    assert per.values[1].name.startswith("replica_1/")
+    assert per.values[1].device == "/replica:0/task:0/device:CPU:1"
+    red_sum = s.reduce(tf.distribute.ReduceOp.SUM, per, axis=None)
+    red_mean = s.reduce("MEAN", per, axis=None)
+    with tf.Session(config=TWO_CPUS) as sess:
+        got = sess.run([red_sum, red_mean, s.experimental_local_results(per),
+                        s.experimental_local_results(total)])
+    assert got[0] == 3.0 and got[1] == 1.5
+    assert got[2] == (1.0, 2.0) and got[3] == (3.0, 3.0)
+
+
+def test_reduce_with_axis_and_non_distributed_values():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    per = s.run(lambda: tf.cast(tf.range(3), tf.float32)
+                + tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group,
+                          tf.float32) * 10.0)
+    total = s.reduce(tf.distribute.ReduceOp.SUM, per, axis=0)
+    mean = s.reduce(tf.distribute.ReduceOp.MEAN, per, axis=0)
+    with tf.Session(config=TWO_CPUS) as sess:
+        a, b = sess.run([total, mean])
+    values = np.array([[0, 1, 2], [10, 11, 12]], np.float32)
+    assert a == values.sum() and b == pytest.approx(values.mean())
+    # TF: a plain tensor cannot be SUM-reduced over 2 replicas (ValueError); MEAN returns it
+    with pytest.raises(ValueError, match="non-DistributedValues"):
+        s.reduce(tf.distribute.ReduceOp.SUM, tf.constant(1.0), axis=None)
+    with tf.Session(config=TWO_CPUS) as sess:
+        assert sess.run(s.reduce(tf.distribute.ReduceOp.MEAN, tf.constant(4.0), axis=None)) == 4
+
+
+def test_contexts_and_mixing_strategies():
+    assert not tf.distribute.has_strategy()
+    assert not tf.distribute.in_cross_replica_context()
+    assert tf.distribute.get_replica_context() is not None
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    one = tf.distribute.OneDeviceStrategy("/cpu:0")
+    with s.scope():
+        assert tf.distribute.has_strategy() and tf.distribute.in_cross_replica_context()
+        assert tf.distribute.get_replica_context() is None
+        assert tf.distribute.get_strategy() is s
+        seen = s.run(lambda: tf.constant(0.0) if tf.distribute.get_replica_context()
+                     .num_replicas_in_sync == 2 and not tf.distribute.in_cross_replica_context()
+                     else None)
+        assert seen is not None
+    with one.scope(), pytest.raises(RuntimeError, match="Mixing different"), s.scope():
+        pass
+    with pytest.raises(AssertionError, match="No duplicates"):
+        tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:0"])
+
+
+def test_one_device_strategy_results_are_plain_tensors():
+    one = tf.distribute.OneDeviceStrategy("/cpu:0")
+    out = one.run(lambda: tf.constant(2.0))
+    # TF: the result is the tensor itself, so `.values` is an AttributeError
+    assert isinstance(out, tf.Tensor)
+    with pytest.raises(AttributeError):
+        out.values  # noqa: B018
+    with one.scope():
+        v = tf.Variable(3.0, name="v")
+    assert type(v) is tf.Variable and v.device == "/replica:0/task:0/device:CPU:0"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(one.reduce(tf.distribute.ReduceOp.SUM, out, axis=None)) == 2.0
+
+
+def test_distributed_dataset_splits_each_global_batch():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    ds = tf.data.Dataset.range(10).batch(4)
+    it = s.experimental_distribute_dataset(ds).make_initializable_iterator()
+    nxt = it.get_next()
+    got = []
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(it.initializer)
+        for _ in range(3):
+            got.append([list(x) for x in sess.run(s.experimental_local_results(nxt))])
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(nxt.values[0])
+    # what TF 2.21 gives for the same program
+    assert got == [[[0, 1], [2, 3]], [[4, 5], [6, 7]], [[8], [9]]]
+
+
+def _train(strategy, opt_name, steps=5):
+    tf.reset_default_graph()
+    x, y = _data()
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat()
+    with strategy.scope():
+        it = strategy.experimental_distribute_dataset(ds).make_initializable_iterator()
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        b = tf.Variable(0.0, name="b")
+        opt = {"sgd": lambda: tf.train.GradientDescentOptimizer(0.1),
+               "adam": lambda: tf.train.AdamOptimizer(0.1),
+               "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9)}[opt_name]()
+        gs = tf.train.get_or_create_global_step()
+
+        def step(xb, yb):
+            # the loss of a replica is its share of the global batch's mean
+            loss = tf.reduce_sum(tf.square(tf.matmul(xb, w) + b - yb)) / 8.0
+            train = opt.minimize(loss, global_step=gs)
+            with tf.control_dependencies([train]):
+                return tf.identity(loss)
+
+        per = strategy.experimental_run_v2(step, args=it.get_next())
+        loss = strategy.reduce(tf.distribute.ReduceOp.SUM, per, axis=None)
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(it.initialize())
+        losses = [sess.run(loss) for _ in range(steps)]
+        copies = [sess.run(list(v.values)) if hasattr(v, "values") else None
+                  for v in tf.global_variables()]
+        return sess.run([w, b, gs]), losses, copies
+
+
+@pytest.mark.parametrize("opt_name", ["sgd", "momentum", "adam"])
+def test_custom_training_loop_matches_one_device(opt_name):
+    (w2, b2, gs2), loss2, copies = _train(tf.distribute.MirroredStrategy(DEVICES), opt_name)
+    (w1, b1, gs1), loss1, _ = _train(tf.distribute.OneDeviceStrategy("/cpu:0"), opt_name)
+    # two replicas on half batches, gradients summed == one device on the whole batch
+    np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(loss2, loss1, rtol=1e-5)
+    assert gs2 == gs1 == 5
+    for c in copies:  # every variable (slots, Adam's powers, the step) stays in sync
+        assert c is not None
+        np.testing.assert_array_equal(c[0], c[1])
+    assert loss2[-1] < loss2[0]
+
+
+def test_sgd_step_against_numpy():
+    x, y = _data(8)
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        opt = tf.train.GradientDescentOptimizer(0.5)
+
+        def step(xb, yb):
+            loss = tf.reduce_mean(tf.square(tf.matmul(xb, w) - yb))
+            return opt.minimize(loss)
+
+        xs = tf.distribute.PerReplica([tf.constant(x[:4]), tf.constant(x[4:])])
+        ys = tf.distribute.PerReplica([tf.constant(y[:4]), tf.constant(y[4:])])
+        train = s.run(step, args=(xs, ys))
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        got = sess.run(list(w.values))
+    # each replica's gradient is of its own mean loss; the update uses their sum
+    grad = sum(2 * xb.T @ (xb @ np.zeros((3, 1))- yb) / 4 for xb, yb in
+               ((x[:4], y[:4]), (x[4:], y[4:])))
+    np.testing.assert_allclose(got[0], -0.5 * grad, rtol=1e-5)
+    np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_replica_assignment_needs_an_aggregation():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        v = tf.Variable(0.0, name="v")
+        m = tf.Variable(0.0, name="m", aggregation=tf.VariableAggregation.MEAN)
+
+    def bad():
+        return v.assign(1.0)
+
+    with pytest.raises(ValueError, match="aggregation"):
+        s.run(bad)
+
+    def good():
+        rid = tf.distribute.get_replica_context().replica_id_in_sync_group
+        return m.assign(tf.cast(rid, tf.float32) * 4.0 + 2.0)
+
+    op = s.run(good)
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(s.experimental_local_results(op))
+        assert sess.run(list(m.values)) == [4.0, 4.0]  # mean of 2 and 6, on both copies
+
+
+def test_saver_restores_every_copy(tmp_path):
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        v = tf.Variable([1.0, 2.0], name="v")
+    saver = tf.train.Saver()
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(v.assign([5.0, 6.0]))
+        path = saver.save(sess, str(tmp_path / "model"))
+        sess.run(v.assign([0.0, 0.0]))
+        saver.restore(sess, path)
+        np.testing.assert_array_equal(sess.run(list(v.values)), [[5.0, 6.0], [5.0, 6.0]])
+    # the checkpoint holds one variable 'v', as a single-device program's does
+    assert [n for n, _ in tf.train.list_variables(path)] == ["v"]

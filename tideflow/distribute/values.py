@@ -1,0 +1,222 @@
+"""Distributed values: ``PerReplica`` (one value per replica), ``Mirrored`` (the same value on
+every device) and ``MirroredVariable`` (one variable per device, kept equal by its updates)."""
+
+from tideflow.framework import nest, ops
+from tideflow.ops import control_flow_ops, state_ops
+from tideflow.ops import variables as variables_lib
+from tideflow.train import saveable as saveable_lib
+
+
+class DistributedValues:
+    """Values, one per replica (device), in the strategy's device order."""
+
+    def __init__(self, values):
+        self._values = tuple(values)
+
+    @property
+    def values(self):
+        return self._values
+
+    @property
+    def devices(self):
+        return tuple(getattr(v, "device", None) for v in self._values)
+
+    @property
+    def primary(self):
+        return self._values[0]
+
+    def _component(self, index):
+        return self._values[index]
+
+    def __repr__(self):
+        inner = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        return f"{type(self).__name__}:{{\n{inner}\n}}"
+
+    __str__ = __repr__
+
+
+class PerReplica(DistributedValues):
+    """A value that differs per replica (what a replica function returns, an input element)."""
+
+
+class Mirrored(DistributedValues):
+    """The same value on every replica's device (the result of an all-reduce)."""
+
+
+def _context():
+    from tideflow.distribute import strategy
+
+    return strategy._current_index()
+
+
+def _mirrored_conversion(value, dtype=None, name=None, as_ref=False):
+    return ops.convert_to_tensor(value._component(_context()), dtype=dtype, name=name,
+                                 as_ref=as_ref)
+
+
+ops.register_tensor_conversion_function(Mirrored, _mirrored_conversion)
+
+
+class _MirroredSaveable(saveable_lib.SaveableObject):
+    """Saves the primary copy; restoring assigns the saved value to every copy."""
+
+    def __init__(self, mirrored, name):
+        self._mirrored = mirrored
+        primary = mirrored._primary._ref()
+        super().__init__(primary, [saveable_lib.SaveSpec(primary, "", name)], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        restored = restored_tensors[0]
+        assigns = []
+        for v in self._mirrored._components:
+            with ops.device(v.device):
+                assigns.append(state_ops.assign(v._ref(), restored))
+        return control_flow_ops.group(*assigns)
+
+
+class MirroredVariable(variables_lib.Variable):
+    """One variable per device of a strategy. Read in a replica (or an ``extended.update``
+    on a device) it is that device's copy; read in cross-replica context it is the primary
+    (first) copy. Assigned in cross-replica context, every copy gets the value."""
+
+    def __init__(self, strategy, components, aggregation):  # Variable.__init__ is not called: the copies hold the state
+        self._strategy = strategy
+        self._components = tuple(components)
+        self._primary = self._components[0]
+        self._mirrored_aggregation = aggregation
+        self._save_slice_info = None
+
+    # the state Variable's methods use, routed to the current device's copy
+    def _current(self):
+        return self._components[_context()]
+
+    _variable = property(lambda self: self._current()._variable)
+    _snapshot = property(lambda self: self._current()._snapshot)
+    _initial_value = property(lambda self: self._primary._initial_value)
+    _caching_device = property(lambda self: self._primary._caching_device)
+    _constraint = property(lambda self: self._primary._constraint)
+    _trainable = property(lambda self: self._primary._trainable)
+    _synchronization = property(lambda self: self._primary._synchronization)
+    _aggregation = property(lambda self: self._mirrored_aggregation)
+
+    @property
+    def values(self):
+        """The per-device copies (TF's ``MirroredVariable.values``)."""
+        return self._components
+
+    @property
+    def devices(self):
+        return tuple(v.device for v in self._components)
+
+    @property
+    def primary(self):
+        return self._primary
+
+    @property
+    def distribute_strategy(self):
+        return self._strategy
+
+    @property
+    def name(self):
+        return self._primary.name
+
+    @property
+    def _shared_name(self):
+        return self._primary.op.name
+
+    @property
+    def op(self):
+        return self._current().op
+
+    @property
+    def device(self):
+        return self._current().device
+
+    @property
+    def initializer(self):
+        return control_flow_ops.group(*[v.initializer for v in self._components])
+
+    def _should_act_as_resource_variable(self):
+        return False
+
+    def _in_update_all(self):
+        from tideflow.distribute import strategy
+
+        return strategy._in_cross_replica_of(self._strategy)
+
+    def _update(self, method, value, read_value, **kwargs):
+        """An assignment: to every copy in cross-replica context (the value placed on each
+        copy's device), to the current copy in a replica or an update."""
+        from tideflow.distribute import strategy
+
+        if not self._in_update_all():
+            if strategy._in_replica_of(self._strategy):
+                return strategy._replica_variable_update(self, method, value, read_value,
+                                                         kwargs)
+            return getattr(self._current(), method)(value, read_value=read_value, **kwargs)
+        updates = []
+        for i, v in enumerate(self._components):
+            with ops.device(v.device):
+                x = value._component(i) if isinstance(value, DistributedValues) else value
+                updates.append(getattr(v, method)(x, read_value=False, **kwargs))
+        if not read_value:
+            return control_flow_ops.group(*updates)
+        with ops.control_dependencies(updates):
+            return self._primary.read_value()
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        return self._update("assign", value, read_value, use_locking=use_locking, name=name)
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        return self._update("assign_add", delta, read_value, use_locking=use_locking, name=name)
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        return self._update("assign_sub", delta, read_value, use_locking=use_locking, name=name)
+
+    def load(self, value, session=None):
+        for v in self._components:
+            v.load(value, session=session)
+
+    def _saveable_objects(self, name):
+        return [_MirroredSaveable(self, name)]
+
+    def to_proto(self, export_scope=None):
+        return self._primary.to_proto(export_scope=export_scope)
+
+    def __repr__(self):
+        inner = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._components))
+        return f"MirroredVariable:{{\n{inner}\n}}"
+
+
+ops.register_tensor_conversion_function(MirroredVariable, MirroredVariable._TensorConversionFunction)
+
+
+def select_replica(index, structure):
+    """The replica ``index``'s part of a structure holding distributed values."""
+
+    def pick(x):
+        if isinstance(x, DistributedValues):
+            return x._component(index)
+        return x
+
+    return nest.map_structure(pick, structure)
+
+
+def regroup(per_replica, wrap_class=PerReplica):
+    """Structures from each replica -> one structure of ``PerReplica`` leaves (a leaf equal in
+    every replica, such as a MirroredVariable or the op an update returned, is kept as is)."""
+    if len(per_replica) == 1:
+        return per_replica[0]
+    first = per_replica[0]
+    flats = [nest.flatten(s) for s in per_replica]
+    for f in flats[1:]:
+        if len(f) != len(flats[0]):
+            raise ValueError("The replicas returned structures that differ: "
+                             f"{per_replica[0]!r} and {per_replica[1]!r}.")
+    leaves = []
+    for parts in zip(*flats):
+        if all(p is parts[0] for p in parts):
+            leaves.append(parts[0])
+        else:
+            leaves.append(wrap_class(parts))
+    return nest.pack_sequence_as(first, leaves)
