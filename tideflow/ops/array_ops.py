@@ -98,6 +98,9 @@ def _scalar(t):
     if op._type == "StridedSlice":
         v = sliced_partial_vector(op)
         return v if not isinstance(v, list) else None
+    if op._type == "Unpack" and op._attrs["axis"] in (0, -1):  # tf.unstack(tf.shape(x))[i]
+        v = partial_vector(op._inputs[0])
+        return v[t._value_index] if v is not None and t._value_index < len(v) else None
     arith = _SCALAR_ARITH.get(op._type)
     if arith is not None and len(op._inputs) == 2:
         try:

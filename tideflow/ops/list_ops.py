@@ -86,7 +86,12 @@ def _shape_of_input(t):
     """The static TensorShape an element_shape input tensor denotes."""
     v = ops.constant_value(t)
     if v is None:
-        return unknown_shape()
+        if t._shape.ndims != 1:
+            return unknown_shape()
+        from tideflow.ops import array_ops
+
+        # partially known, as ``tf.shape(x)[1:]`` with some of x's dims known
+        return array_ops.constant_value_as_shape(t)
     s = _shape_tuple(v)
     return unknown_shape() if s is None else TensorShape(list(s))
 
@@ -323,8 +328,10 @@ def _from_tensor_grad(op, grad):
         return None, None
     from tideflow.ops import array_ops
 
-    shape = array_ops.shape(op._inputs[0])[1:]
-    return stack(grad, _elem(op), element_shape=shape), None
+    t = op._inputs[0]
+    shape = array_ops.shape(t)[1:]
+    n = t._shape.dims[0].value if t._shape.ndims else None
+    return stack(grad, _elem(op), element_shape=shape, num_elements=-1 if n is None else n), None
 
 
 def _gather_grad(op, grad):

@@ -42,19 +42,15 @@ def _philox_stream(ctx):
 
 
 def shape_from_tensor(t):
-    """The static shape that a 1-D shape tensor ``t`` describes (partially known if need be)."""
+    """The static shape that a 1-D shape tensor ``t`` describes (partially known if need be:
+    ``tf.concat([tf.shape(x)[:1], [7]], 0)`` gives ``(?, 7)``, as TF's partial evaluation)."""
+    if t.get_shape().ndims == 1:
+        from tideflow.ops import array_ops
+
+        return array_ops.constant_value_as_shape(t)
     value = ops.constant_value(t)
     if value is not None:
         return TensorShape([None if int(d) < 0 else int(d) for d in np.reshape(value, -1)])
-    if t.op.type == "Pack" and t.op.get_attr("axis") == 0:
-        dims = []
-        for x in t.op.inputs:
-            v = ops.constant_value(x)
-            dims.append(None if v is None or int(v) < 0 else int(v))
-        return TensorShape(dims)
-    shape = t.get_shape()
-    if shape.ndims == 1 and shape[0].value is not None:
-        return unknown_shape(ndims=shape[0].value)
     return unknown_shape()
 
 
