@@ -258,10 +258,25 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
                 initializer=param_initializers.get(name, default_init), regularizer=regularizer,
                 trainable=trainable_var, collections=_collections(variables_collections, name))
 
-        beta = var("beta", init_ops.zeros_initializer(), trainable,
-                   param_regularizers.get("beta")) if center else None
-        gamma = var("gamma", init_ops.ones_initializer(), trainable,
-                    param_regularizers.get("gamma")) if scale else None
+        # TF 1.x hands the default case (UPDATE_OPS, no zero-debiasing, not a fused rank-2
+        # input) to the core layer, which creates gamma before beta; the rest beta first
+        core_layer = (updates_collections == ops.GraphKeys.UPDATE_OPS
+                      and not (fused is not False and rank == 2))
+
+        def make_beta():
+            return var("beta", init_ops.zeros_initializer(), trainable,
+                       param_regularizers.get("beta")) if center else None
+
+        def make_gamma():
+            return var("gamma", init_ops.ones_initializer(), trainable,
+                       param_regularizers.get("gamma")) if scale else None
+
+        if core_layer:
+            gamma = make_gamma()
+            beta = make_beta()
+        else:
+            beta = make_beta()
+            gamma = make_gamma()
         moving_mean = var("moving_mean", init_ops.zeros_initializer(), False)
         moving_variance = var("moving_variance", init_ops.ones_initializer(), False)
 
