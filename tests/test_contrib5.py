@@ -319,3 +319,159 @@ def test_fused_adaptor_and_time_reversed():
     np.testing.assert_allclose(ro, again[::-1], rtol=1e-6)
     np.testing.assert_allclose(rs, again[-1], rtol=1e-6)
     assert R.best_effort_input_batch_size([x]) == 2
+
+
+# ---- tf.contrib.cudnn_rnn on the CPU ---------------------------------------------------------
+
+
+def _cudnn():
+    return tf.contrib.cudnn_rnn
+
+
+def _np_cudnn(mode, x, h0, c0, weights, biases, num_layers, num_dirs, n):
+    """cuDNN's recurrences from its canonical weights ([n, width] matrices, gates i f c o /
+    r u h), re-derived in NumPy; x is [time, batch, depth]."""
+    gates = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}[mode]
+    hs, cs, inp = [], [], x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(num_dirs):
+            k = layer * num_dirs + d
+            w = weights[k * 2 * gates:(k + 1) * 2 * gates]
+            b = biases[k * 2 * gates:(k + 1) * 2 * gates]
+            h, c = h0[k], (c0[k] if c0 is not None else None)
+            seq = inp if d == 0 else inp[::-1]
+            out = []
+            for xt in seq:
+                xi = [xt @ w[g].T + b[g] for g in range(gates)]
+                hr = [h @ w[gates + g].T + b[gates + g] for g in range(gates)]
+                if mode == "lstm":
+                    i, f, cc, o = (sig(xi[0] + hr[0]), sig(xi[1] + hr[1]),
+                                   np.tanh(xi[2] + hr[2]), sig(xi[3] + hr[3]))
+                    c = f * c + i * cc
+                    h = o * np.tanh(c)
+                elif mode == "gru":
+                    r, u = sig(xi[0] + hr[0]), sig(xi[1] + hr[1])
+                    h = (1 - u) * np.tanh(xi[2] + r * hr[2]) + u * h
+                else:
+                    a = xi[0] + hr[0]
+                    h = np.tanh(a) if mode == "rnn_tanh" else np.maximum(a, 0)
+                out.append(h)
+            out = np.stack(out)
+            outs.append(out if d == 0 else out[::-1])
+            hs.append(h)
+            cs.append(c)
+        inp = np.concatenate(outs, 2)
+    return inp, np.stack(hs), (np.stack(cs) if c0 is not None else None)
+
+
+@pytest.mark.parametrize("mode,cls,direction,layers", [
+    ("lstm", "CudnnLSTM", "bidirectional", 2), ("lstm", "CudnnLSTM", "unidirectional", 1),
+    ("gru", "CudnnGRU", "bidirectional", 2), ("rnn_tanh", "CudnnRNNTanh", "unidirectional", 2),
+    ("rnn_relu", "CudnnRNNRelu", "bidirectional", 1)])
+def test_cudnn_layers_match_numpy(mode, cls, direction, layers):
+    cu = _cudnn()
+    n, dirs = 3, 2 if direction == "bidirectional" else 1
+    layer = getattr(cu, cls)(layers, n, direction=direction,
+                             bias_initializer=tf.random_uniform_initializer(-0.5, 0.5))
+    x = _x(5, 2, 4).astype(np.float32)
+    h0 = _x(layers * dirs, 2, n).astype(np.float32)
+    c0 = _x(layers * dirs, 2, n).astype(np.float32)
+    init = (h0, c0) if mode == "lstm" else (h0,)
+    outputs, states = layer(tf.constant(x), initial_state=tuple(map(tf.constant, init)))
+    assert outputs.shape.as_list() == [5, 2, dirs * n]
+    assert layer.kernel.op.name == cls.replace("Cudnn", "cudnn_").lower().replace(
+        "rnntanh", "rnn_tanh").replace("rnnrelu", "rnn_relu") + "/opaque_kernel"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, st, opaque = sess.run((outputs, states, layer.kernel))
+    shapes = layer.canonical_weight_shapes + layer.canonical_bias_shapes
+    sizes = np.cumsum([0] + [int(np.prod(s)) for s in shapes])
+    assert opaque.shape == (sizes[-1],)
+    parts = [opaque[sizes[k]:sizes[k + 1]].reshape(s) for k, s in enumerate(shapes)]
+    nw = len(layer.canonical_weight_shapes)
+    want_o, want_h, want_c = _np_cudnn(mode, x, h0, c0 if mode == "lstm" else None,
+                                       parts[:nw], parts[nw:], layers, dirs, n)
+    np.testing.assert_allclose(out, want_o, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(st[0], want_h, rtol=1e-4, atol=1e-5)
+    if mode == "lstm":
+        np.testing.assert_allclose(st[1], want_c, rtol=1e-4, atol=1e-5)
+
+
+def test_cudnn_lstm_sequence_lengths_and_batch_major():
+    cu = _cudnn()
+    layer = cu.CudnnLSTM(1, 2, direction="bidirectional")
+    x = _x(2, 4, 3).astype(np.float32)  # batch-major
+    lengths = np.array([4, 2], np.int32)
+    out, (h, _) = layer(tf.constant(x), sequence_lengths=tf.constant(lengths),
+                        time_major=False)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, hv = sess.run((out, h))
+        # the second row, cut to its length, gives the same as running it alone
+        short, (hs, _) = layer(tf.constant(x[1:, :2]), sequence_lengths=tf.constant([2]),
+                               time_major=False)
+        o2, h2 = sess.run((short, hs))
+    assert o.shape == (2, 4, 4)
+    np.testing.assert_allclose(o[1, 2:], 0.0)
+    np.testing.assert_allclose(o[1, :2], o2[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(hv[:, 1], h2[:, 0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_cudnn_checkpoint_loads_into_compatible_cells(tmp_path, kind):
+    """The checkpoint of a CudnnLSTM/GRU restores into the CudnnCompatible cells under
+    MultiRNNCell (TF's documented route from GPU training to CPU inference), and back."""
+    cu = _cudnn()
+    x = _x(4, 2, 3).astype(np.float32)
+    path = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        layer = (cu.CudnnLSTM if kind == "lstm" else cu.CudnnGRU)(2, 5,
+                                                                  bias_initializer=tf.ones_initializer())
+        out, _ = layer(tf.constant(x))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(out)
+            saver.save(sess, path)
+    names = dict(tf.train.list_variables(path))
+    prefix = f"cudnn_{kind}/rnn/multi_rnn_cell/cell_1/cudnn_compatible_{kind}_cell/"
+    if kind == "lstm":
+        assert names[prefix + "kernel"] == [10, 20] and names[prefix + "bias"] == [20]
+    else:
+        assert names[prefix + "gates/kernel"] == [10, 10]
+        assert names[prefix + "candidate/hidden_projection/bias"] == [5]
+    with tf.Graph().as_default():
+        make = cu.CudnnCompatibleLSTMCell if kind == "lstm" else cu.CudnnCompatibleGRUCell
+        with tf.variable_scope(f"cudnn_{kind}"):
+            cell = tf.nn.rnn_cell.MultiRNNCell([make(5) for _ in range(2)])
+            got, _ = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float32,
+                                       time_major=True)
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, path)
+            np.testing.assert_allclose(sess.run(got), want, rtol=1e-5, atol=1e-6)
+    with tf.Graph().as_default():  # and back into a fresh cuDNN layer
+        layer = (cu.CudnnLSTM if kind == "lstm" else cu.CudnnGRU)(2, 5)
+        out, _ = layer(tf.constant(x))
+        with tf.Session() as sess:
+            tf.train.Saver([layer.saveable]).restore(sess, path)
+            np.testing.assert_allclose(sess.run(out), want, rtol=1e-5, atol=1e-6)
+
+
+def test_cudnn_layer_trains_and_rejects_bad_input():
+    cu = _cudnn()
+    layer = cu.CudnnGRU(1, 4)
+    x = tf.constant(_x(6, 3, 2).astype(np.float32))
+    out, _ = layer(x)
+    loss = tf.reduce_mean(tf.square(out - 0.5))
+    step = tf.train.AdamOptimizer(0.05).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(loss)
+        for _ in range(30):
+            sess.run(step)
+        assert sess.run(loss) < first * 0.5
+    with pytest.raises(ValueError, match="3 dims"):
+        cu.CudnnLSTM(1, 2)(tf.zeros([2, 3]))
+    with pytest.raises(TypeError, match="expecting tuple"):
+        cu.CudnnLSTM(1, 2)(tf.zeros([2, 3, 1]), initial_state=[tf.zeros([1, 3, 2])] * 2)

@@ -350,13 +350,10 @@ deprecated = _namespace("deprecated", "``tf.contrib.deprecated``: 0.x's summary 
                         _contrib_summaries, _contrib_summaries.DEPRECATED_NAMES)
 
 def _contrib_cudnn_rnn():
-    """``tf.contrib.cudnn_rnn``: the CPU-compatible cells only (the CudnnLSTM/CudnnGRU layers
-    run cuDNN kernels, which TF has only for GPUs)."""
-    module = types.ModuleType(__name__ + ".cudnn_rnn", _contrib_cudnn_rnn.__doc__)
-    module.CudnnCompatibleLSTMCell = _rnn_contrib_cells.CudnnCompatibleLSTMCell
-    module.CudnnCompatibleGRUCell = _rnn_contrib_cells.CudnnCompatibleGRUCell
-    module.__all__ = ["CudnnCompatibleGRUCell", "CudnnCompatibleLSTMCell"]
-    return module
+    from tideflow import contrib_cudnn_rnn as cudnn
+
+    return _namespace("cudnn_rnn", "``tf.contrib.cudnn_rnn``: the cuDNN RNN layers (run on "
+                      "the CPU) and their compatible cells.", cudnn, cudnn.__all__)
 
 
 # contrib names that are other namespaces of tideflow, bound on first use
