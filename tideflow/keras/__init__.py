@@ -2,6 +2,7 @@
 
 from tideflow.keras import (
     activations,
+    applications,
     backend,
     callbacks,
     constraints,
@@ -26,7 +27,7 @@ from tideflow.keras.engine.training import Model
 __version__ = "2.2.4-tf"
 
 __all__ = [
-    "Input", "Model", "Sequential", "activations", "backend", "callbacks", "constraints",
+    "Input", "Model", "Sequential", "activations", "applications", "backend", "callbacks", "constraints",
     "datasets", "estimator", "experimental", "initializers", "layers", "losses", "metrics", "models", "optimizers",
     "preprocessing", "regularizers", "utils", "wrappers",
 ]

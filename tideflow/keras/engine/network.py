@@ -14,6 +14,24 @@ def _history(t):
     return K._state(t.graph).history.get(t) if isinstance(t, ops.Tensor) else None
 
 
+def _keras_order(layers, nodes, first_seen):
+    """Keras's order of a network's layers: by decreasing depth (the longest path from the
+    layer to an output), ties by the order in which the walk from the outputs first met them.
+    ``nodes`` are in post-order (every node after the nodes it consumes)."""
+    node_depth, layer_depth = {}, {}
+    for node in reversed(nodes):
+        depth = max(node_depth.get(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for x in node.input_tensors:
+            h = _history(x)
+            if h is not None:
+                dep = h[0]._inbound_nodes[h[1]]
+                node_depth[id(dep)] = max(depth + 1, node_depth.get(id(dep), 0))
+    return sorted(layers, key=lambda la: (-layer_depth.get(id(la), 0),
+                                          first_seen.get(id(la), 0)))
+
+
 class Network(Layer):
     """A functional network ``Network(inputs, outputs)`` or, with no ``inputs``/``outputs``, the
     base of a subclassed model."""
@@ -69,6 +87,7 @@ class Network(Layer):
         seen_nodes = set()
         input_ids = {id(t) for t in self.inputs}
         used_inputs = set()
+        first_seen = {}  # id(layer) -> rank of its first visit (pre-order), Keras's tie-break
 
         def visit(t, path):
             if id(t) in input_ids:
@@ -93,6 +112,7 @@ class Network(Layer):
             if id(node) in seen_nodes:
                 return
             seen_nodes.add(id(node))
+            first_seen.setdefault(id(layer), len(first_seen))
             for x in node.input_tensors:
                 if isinstance(x, ops.Tensor):
                     visit(x, layer.name)
@@ -108,7 +128,8 @@ class Network(Layer):
             h = _history(t)
             if h is not None:
                 input_layers.append(h[0])
-        others = [la for la in layers if not isinstance(la, InputLayer)]
+        others = _keras_order([la for la in layers if not isinstance(la, InputLayer)],
+                              nodes, first_seen)
         self._layers_list = input_layers + others
         self._network_nodes = nodes
         self._is_graph_network = True

@@ -1,0 +1,41 @@
+"""``tf.keras.applications``: the Keras application models of TF 1.15 (keras_applications
+1.0.8): architectures, layer names, argument checks; ImageNet weights come from the Keras cache
+(``~/.keras/models``) only, as tideflow downloads nothing."""
+
+from tideflow.keras.applications import (
+    imagenet_utils,
+    mobilenet,
+    mobilenet_v2,
+    resnet,
+    resnet50,
+    resnet_v2,
+    vgg16,
+    vgg19,
+)
+from tideflow.keras.applications.mobilenet import MobileNet
+from tideflow.keras.applications.mobilenet_v2 import MobileNetV2
+from tideflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
+from tideflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+from tideflow.keras.applications.vgg16 import VGG16
+from tideflow.keras.applications.vgg19 import VGG19
+
+__all__ = [
+    "VGG16",
+    "VGG19",
+    "MobileNet",
+    "MobileNetV2",
+    "ResNet50",
+    "ResNet50V2",
+    "ResNet101",
+    "ResNet101V2",
+    "ResNet152",
+    "ResNet152V2",
+    "imagenet_utils",
+    "mobilenet",
+    "mobilenet_v2",
+    "resnet",
+    "resnet50",
+    "resnet_v2",
+    "vgg16",
+    "vgg19",
+]

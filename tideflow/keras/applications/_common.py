@@ -1,0 +1,88 @@
+"""What the application models share: argument checks, the input layer, the model, weights."""
+
+import os
+
+from tideflow.keras import backend as K
+from tideflow.keras.applications.imagenet_utils import get_file
+
+
+def check_weights(weights, include_top, classes, imagenet_msg=None):
+    """keras_applications' two argument checks on ``weights``."""
+    if not (weights in {"imagenet", None} or os.path.exists(weights)):
+        raise ValueError("The `weights` argument should be either `None` (random "
+                         "initialization), `imagenet` (pre-training on ImageNet), or the path "
+                         "to the weights file to be loaded.")
+    if weights == "imagenet" and include_top and classes != 1000:
+        raise ValueError(imagenet_msg or ('If using `weights` as `"imagenet"` with '
+                                          "`include_top` as true, `classes` should be 1000"))
+
+
+def image_input(input_tensor, input_shape):
+    """The model's image input: a new ``Input``, the Keras tensor given, or an ``Input``
+    wrapping a plain tensor."""
+    from tideflow.keras.engine.input_layer import Input
+
+    if input_tensor is None:
+        return Input(shape=input_shape)
+    if not K.is_keras_tensor(input_tensor):
+        return Input(tensor=input_tensor, shape=input_shape)
+    return input_tensor
+
+
+def get_source_inputs(tensor):
+    """The ``Input`` tensors a Keras tensor is computed from."""
+    from tideflow.keras.engine.input_layer import InputLayer
+
+    history = K._state(tensor.graph).history
+    found, seen, stack = [], set(), [tensor]
+    while stack:
+        t = stack.pop()
+        h = history.get(t)
+        if h is None:
+            if t not in found:
+                found.append(t)
+            continue
+        layer, node_index, _ = h
+        if isinstance(layer, InputLayer):
+            if t not in found:
+                found.append(t)
+            continue
+        node = layer._inbound_nodes[node_index]
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.extend(reversed([x for x in node.input_tensors if x is not None]))
+    return found
+
+
+def make_model(img_input, input_tensor, x, name):
+    from tideflow.keras.engine.training import Model
+
+    inputs = get_source_inputs(input_tensor) if input_tensor is not None else img_input
+    return Model(inputs, x, name=name)
+
+
+def pool_or_top(x, include_top, pooling, top_fn):
+    """The top (``top_fn(x)``) or the optional global pooling of the feature maps."""
+    from tideflow.keras import layers
+
+    if include_top:
+        return top_fn(x)
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D()(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D()(x)
+    return x
+
+
+def load_weights(model, weights, fname=None, origin=None, file_hash=None):
+    """ImageNet weights from the Keras cache (``get_file``), or a weights file's path."""
+    if weights == "imagenet":
+        model.load_weights(get_file(fname, origin, cache_subdir="models", file_hash=file_hash))
+    elif weights is not None:
+        model.load_weights(weights)
+    return model
+
+
+def bn_axis():
+    return 3 if K.image_data_format() == "channels_last" else 1

@@ -1,0 +1,201 @@
+"""``tf.keras.applications.imagenet_utils``: input preprocessing, prediction decoding, the input
+shape checks, and the weights-file handling the application models share (keras_applications
+1.0.8, as TF 1.15 bundles it)."""
+
+import hashlib
+import json
+import os
+import shutil
+import warnings
+
+import numpy as np
+
+from tideflow.keras import backend as K
+
+CLASS_INDEX = None
+CLASS_INDEX_PATH = ("https://storage.googleapis.com/download.tensorflow.org/"
+                    "data/imagenet_class_index.json")
+
+_MEANS = {"caffe": (103.939, 116.779, 123.68), "torch": (0.485, 0.456, 0.406)}
+_TORCH_STD = (0.229, 0.224, 0.225)
+
+
+# -- preprocessing ---------------------------------------------------------------------------------
+def _flip_channels(x, data_format, ndim):
+    """RGB -> BGR (a reversed view for NumPy arrays, as Keras's slicing gives)."""
+    if data_format == "channels_first":
+        return x[::-1, ...] if ndim == 3 else x[:, ::-1, ...]
+    return x[..., ::-1]
+
+
+def _preprocess_numpy_input(x, data_format, mode):
+    if not issubclass(x.dtype.type, np.floating):
+        x = x.astype(K.floatx(), copy=False)
+    if mode == "tf":
+        x /= 127.5
+        x -= 1.0
+        return x
+    if mode == "torch":
+        x /= 255.0
+        std = _TORCH_STD
+    else:
+        x = _flip_channels(x, data_format, x.ndim)
+        std = None
+    mean = _MEANS["torch" if mode == "torch" else "caffe"]
+    for c in range(3):
+        if data_format == "channels_first":
+            channel = (slice(None),) * (x.ndim - 3) + (c,)
+        else:
+            channel = (Ellipsis, c)
+        x[channel] -= mean[c]
+        if std is not None:
+            x[channel] /= std[c]
+    return x
+
+
+def _preprocess_symbolic_input(x, data_format, mode):
+    if mode == "tf":
+        x /= 127.5
+        x -= 1.0
+        return x
+    if mode == "torch":
+        x /= 255.0
+        std = _TORCH_STD
+    else:
+        x = _flip_channels(x, data_format, K.ndim(x))
+        std = None
+    mean = K.constant(-np.array(_MEANS["torch" if mode == "torch" else "caffe"]))
+    if K.dtype(x) != K.dtype(mean):
+        mean = K.cast(mean, K.dtype(x))
+    x = K.bias_add(x, mean, data_format=data_format)
+    if std is not None:
+        x /= std
+    return x
+
+
+def preprocess_input(x, data_format=None, mode="caffe", **kwargs):
+    """Preprocesses a batch of images (NumPy array, in place where the dtype allows, or a
+    tensor). ``mode``: 'caffe' (RGB->BGR, minus the ImageNet channel means), 'tf' (to [-1, 1])
+    or 'torch' (to [0, 1], then per-channel mean/std)."""
+    if data_format is None:
+        data_format = K.image_data_format()
+    if data_format not in {"channels_first", "channels_last"}:
+        raise ValueError("Unknown data_format " + str(data_format))
+    if isinstance(x, np.ndarray):
+        return _preprocess_numpy_input(x, data_format, mode)
+    return _preprocess_symbolic_input(x, data_format, mode)
+
+
+# -- the Keras file cache (get_file's lookup, without downloading) --------------------------------
+def _hash_file(fpath, algorithm):
+    hasher = hashlib.sha256() if algorithm == "sha256" else hashlib.md5()
+    with open(fpath, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+def _cache_dir(cache_dir):
+    base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
+    if not os.access(base, os.W_OK):
+        base = os.path.join("/tmp", ".keras")
+    return base
+
+
+def get_file(fname, origin, untar=False, md5_hash=None, file_hash=None, cache_subdir="datasets",
+             hash_algorithm="auto", extract=False, archive_format="auto", cache_dir=None):
+    """``tf.keras.utils.get_file``'s lookup: the path of ``fname`` in the Keras cache
+    (``~/.keras/<cache_subdir>``), checked against ``file_hash`` when one is given. tideflow
+    makes no network requests: a ``file://`` origin (or a local path) is copied into the cache;
+    any other origin not already cached is an ``OSError`` naming the URL and the cache path."""
+    if untar or extract:
+        raise NotImplementedError("get_file: extracting archives is not supported by tideflow")
+    datadir = os.path.join(_cache_dir(cache_dir), cache_subdir)
+    fpath = os.path.join(datadir, fname)
+    if md5_hash is not None and file_hash is None:
+        file_hash, hash_algorithm = md5_hash, "md5"
+    algorithm = hash_algorithm
+    if file_hash is not None and algorithm == "auto":
+        algorithm = "sha256" if len(file_hash) == 64 else "md5"
+    if os.path.exists(fpath):
+        if file_hash is None or _hash_file(fpath, algorithm) == file_hash:
+            return fpath
+        problem = (f"the cached file {fpath} does not match its {algorithm} hash {file_hash} "
+                   "(corrupted or outdated)")
+    else:
+        problem = f"{fname} is not in the Keras cache ({datadir})"
+    local = origin.removeprefix("file://")
+    if "://" not in local and os.path.isfile(local):
+        os.makedirs(datadir, exist_ok=True)
+        shutil.copyfile(local, fpath)
+        return fpath
+    raise OSError(f"URL fetch failure on {origin}: {problem}, and tideflow does not download "
+                  f"files. Download it elsewhere and place it at {fpath}.")
+
+
+# -- decoding ------------------------------------------------------------------------------------
+def decode_predictions(preds, top=5, **kwargs):
+    """The ``top`` ImageNet classes of each row of ``preds`` (shape (samples, 1000)), as lists
+    of ``(class_name, class_description, score)``. Needs ``imagenet_class_index.json`` in the
+    Keras cache (``~/.keras/models``)."""
+    global CLASS_INDEX
+    if len(preds.shape) != 2 or preds.shape[1] != 1000:
+        raise ValueError("`decode_predictions` expects a batch of predictions (i.e. a 2D array "
+                         "of shape (samples, 1000)). Found array with shape: "
+                         + str(preds.shape))
+    if CLASS_INDEX is None:
+        fpath = get_file("imagenet_class_index.json", CLASS_INDEX_PATH, cache_subdir="models",
+                         file_hash="c2c37ea517e94d9795004a39431a14cb")
+        with open(fpath) as f:
+            CLASS_INDEX = json.load(f)
+    results = []
+    for pred in preds:
+        top_indices = pred.argsort()[-top:][::-1]
+        result = [(*CLASS_INDEX[str(i)], pred[i]) for i in top_indices]
+        result.sort(key=lambda r: r[2], reverse=True)
+        results.append(result)
+    return results
+
+
+# -- the input shape -------------------------------------------------------------------------------
+def _obtain_input_shape(input_shape, default_size, min_size, data_format, require_flatten,
+                        weights=None):
+    """The model's input shape: ``input_shape`` checked (3 channels for ImageNet weights,
+    at least ``min_size`` rows and columns), or the default one."""
+    channels_first = data_format == "channels_first"
+    if weights != "imagenet" and input_shape and len(input_shape) == 3:
+        channels = input_shape[0] if channels_first else input_shape[-1]
+        if channels not in {1, 3}:
+            warnings.warn("This model usually expects 1 or 3 input channels. However, it was "
+                          f"passed an input_shape with {channels} input channels.",
+                          stacklevel=3)
+        default_shape = ((channels, default_size, default_size) if channels_first
+                         else (default_size, default_size, channels))
+    else:
+        default_shape = ((3, default_size, default_size) if channels_first
+                         else (default_size, default_size, 3))
+    if weights == "imagenet" and require_flatten:
+        if input_shape is not None and tuple(input_shape) != default_shape:
+            raise ValueError("When setting `include_top=True` and loading `imagenet` weights, "
+                             f"`input_shape` should be {default_shape}.")
+        return default_shape
+    if input_shape:
+        if len(input_shape) != 3:
+            raise ValueError("`input_shape` must be a tuple of three integers.")
+        channels = input_shape[0] if channels_first else input_shape[-1]
+        rows, cols = (input_shape[1], input_shape[2]) if channels_first else input_shape[:2]
+        if channels != 3 and weights == "imagenet":
+            raise ValueError(f"The input must have 3 channels; got `input_shape={input_shape}`")
+        if (rows is not None and rows < min_size) or (cols is not None and cols < min_size):
+            raise ValueError(f"Input size must be at least {min_size}x{min_size}; got "
+                             f"`input_shape={input_shape}`")
+    else:
+        input_shape = default_shape if require_flatten else (
+            (3, None, None) if channels_first else (None, None, 3))
+    if require_flatten and None in input_shape:
+        raise ValueError("If `include_top` is True, you should specify a static `input_shape`. "
+                         f"Got `input_shape={input_shape}`")
+    return input_shape
+
+
+obtain_input_shape = _obtain_input_shape

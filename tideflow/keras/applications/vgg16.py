@@ -1,0 +1,57 @@
+"""``tf.keras.applications.vgg16``: VGG16 (keras_applications 1.0.8's layers and names)."""
+
+from tideflow.keras.applications import _common
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
+from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
+from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+
+_BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.1/"
+
+
+def _vgg(convs_per_block, name, include_top, weights, input_tensor, input_shape, pooling,
+         classes):
+    from tideflow.keras import backend as K
+    from tideflow.keras import layers
+
+    _common.check_weights(weights, include_top, classes)
+    input_shape = _obtain_input_shape(input_shape, default_size=224, min_size=32,
+                                      data_format=K.image_data_format(),
+                                      require_flatten=include_top, weights=weights)
+    img_input = _common.image_input(input_tensor, input_shape)
+    x = img_input
+    for block, (filters, n) in enumerate(zip((64, 128, 256, 512, 512), convs_per_block), 1):
+        for i in range(1, n + 1):
+            x = layers.Conv2D(filters, (3, 3), activation="relu", padding="same",
+                              name=f"block{block}_conv{i}")(x)
+        x = layers.MaxPooling2D((2, 2), strides=(2, 2), name=f"block{block}_pool")(x)
+
+    def top(x):
+        x = layers.Flatten(name="flatten")(x)
+        x = layers.Dense(4096, activation="relu", name="fc1")(x)
+        x = layers.Dense(4096, activation="relu", name="fc2")(x)
+        return layers.Dense(classes, activation="softmax", name="predictions")(x)
+
+    x = _common.pool_or_top(x, include_top, pooling, top)
+    model = _common.make_model(img_input, input_tensor, x, name)
+    fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+    return _common.load_weights(model, weights, fname, _BASE + fname)
+
+
+def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
+          pooling=None, classes=1000, **kwargs):
+    """The VGG16 network (13 convolutions, 3 dense layers), for 224x224 RGB images by
+    default (at least 32x32)."""
+    return _vgg((2, 2, 3, 3, 3), "vgg16", include_top, weights, input_tensor, input_shape,
+                pooling, classes)
+
+
+def preprocess_input(x, data_format=None, **kwargs):
+    """'caffe' preprocessing: RGB -> BGR, minus the ImageNet channel means."""
+    return _preprocess(x, data_format=data_format, mode="caffe")
+
+
+def decode_predictions(preds, top=5, **kwargs):
+    return _decode(preds, top=top)
+
+
+__all__ = ["VGG16", "decode_predictions", "preprocess_input"]
