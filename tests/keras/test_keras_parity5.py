@@ -7,6 +7,7 @@ import os
 import tarfile
 import zipfile
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -112,3 +113,105 @@ def test_get_file_redownloads_a_cached_file_whose_hash_differs(archive, capsys):
     assert "so we will re-download the data" in capsys.readouterr().out
     with open(p, "rb") as f:
         assert f.read() == tar_path.read_bytes()
+
+
+# -- Keras optimizers keep OptimizerV2's variables ------------------------------------------------
+
+def _two_dense(w0, w1):
+    return keras.Sequential([
+        L.Dense(3, input_shape=(4,), activation="tanh",
+                kernel_initializer=keras.initializers.Constant(w0)),
+        L.Dense(1, kernel_initializer=keras.initializers.Constant(w1))])
+
+
+def _opt_data():
+    rng = np.random.RandomState(0)
+    x = rng.randn(32, 4).astype("float32")
+    y = (x @ rng.randn(4, 1)).astype("float32")
+    w0 = rng.randn(4, 3).astype("float32") * 0.5
+    w1 = rng.randn(3, 1).astype("float32") * 0.5
+    return x, y, w0, w1
+
+
+def test_adam_variables_are_named_as_tf_1x_keras():
+    # TF 1.15 graph-mode Keras (and tf_keras's legacy Adam under compat.v1) lists exactly
+    # these global variables after fit, in this order
+    x, y, w0, w1 = _opt_data()
+    m = _two_dense(w0, w1)
+    m.compile(keras.optimizers.Adam(0.01), "mse")
+    m.fit(x, y, epochs=1, verbose=0)
+    names = [v.name for v in tf.global_variables()]
+    params = ["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
+    assert names == [p + ":0" for p in params] + [
+        f"training/Adam/{n}:0" for n in ("iter", "beta_1", "beta_2", "decay", "learning_rate")
+    ] + [f"training/Adam/{p}/m:0" for p in params] + [f"training/Adam/{p}/v:0" for p in params]
+    assert [w.name for w in m.optimizer.weights] == ["training/Adam/iter:0"] + names[9:]
+    assert K.get_value(m.optimizer.iterations) == 1  # 32 samples, one batch of 32
+
+
+@pytest.mark.parametrize("make, slots", [
+    (lambda: keras.optimizers.SGD(0.05, momentum=0.9), ["momentum"]),
+    (lambda: keras.optimizers.SGD(0.05), []),
+    (lambda: keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
+     ["rms", "momentum", "mg"]),
+    (lambda: keras.optimizers.RMSprop(0.01), ["rms"]),
+    (lambda: keras.optimizers.Adagrad(0.1), ["accumulator"]),
+    (lambda: keras.optimizers.Adadelta(1.0), ["accum_grad", "accum_var"]),
+    (lambda: keras.optimizers.Adam(0.01, amsgrad=True), ["m", "v", "vhat"]),
+    (lambda: keras.optimizers.Adamax(0.01), ["m", "v"]),
+    (lambda: keras.optimizers.Nadam(0.01), ["m", "v"]),
+])
+def test_optimizer_slot_names_and_order_as_keras(make, slots):
+    # the slot names tf_keras's legacy (OptimizerV2) optimizers give, each slot for every
+    # weight before the next slot; Nadam's momentum_cache comes after iter
+    x, y, w0, w1 = _opt_data()
+    m = _two_dense(w0, w1)
+    opt = make()
+    m.compile(opt, "mse")
+    m.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    scope = f"training/{opt._name}"
+    params = ["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
+    extra = [f"{scope}/momentum_cache:0"] if opt._name == "Nadam" else []
+    assert [w.name for w in opt.weights] == [f"{scope}/iter:0"] + extra + [
+        f"{scope}/{p}/{s}:0" for s in slots for p in params]
+
+
+# epoch losses of 5 epochs (batch 8, no shuffling) printed by tf_keras 2.21's legacy
+# optimizers under tf.compat.v1 with the same data and initial weights (rounded to 5 places)
+TF_LOSSES = [
+    ("Adam", {"lr": 0.01}, [1.46514, 1.20078, 0.97751, 0.7873, 0.62798]),
+    ("Adam", {"lr": 0.01, "amsgrad": True}, [1.46514, 1.20079, 0.97751, 0.7873, 0.62799]),
+    ("SGD", {"lr": 0.05, "momentum": 0.9}, [1.04092, 0.19201, 0.1377, 0.0969, 0.10435]),
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True},
+     [0.96379, 0.14735, 0.07095, 0.06717, 0.06419]),
+    ("SGD", {"lr": 0.05, "momentum": 0.9, "decay": 0.1},
+     [1.05001, 0.22416, 0.17184, 0.12987, 0.09872]),
+    ("RMSprop", {"lr": 0.01}, [1.38315, 0.98533, 0.75417, 0.58196, 0.44798]),
+    ("RMSprop", {"lr": 0.01, "momentum": 0.5, "centered": True},
+     [1.32869, 0.67231, 0.33475, 0.15089, 0.0617]),
+    ("Adagrad", {"lr": 0.1}, [1.15194, 0.42068, 0.19027, 0.09492, 0.05226]),
+    ("Adadelta", {"lr": 1.0}, [1.52569, 1.49108, 1.45741, 1.42454, 1.39246]),
+    ("Adamax", {"lr": 0.01}, [1.47613, 1.27972, 1.12731, 0.99545, 0.87951]),
+    ("Nadam", {"lr": 0.01}, [1.4774, 1.28291, 1.1015, 0.92642, 0.76534]),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, want", TF_LOSSES)
+def test_optimizer_training_matches_tf_keras(name, kwargs, want):
+    x, y, w0, w1 = _opt_data()
+    m = _two_dense(w0, w1)
+    m.compile(getattr(keras.optimizers, name)(**kwargs), "mse")
+    h = m.fit(x, y, epochs=5, batch_size=8, shuffle=False, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], want, rtol=2e-4, atol=2e-5)
+
+
+def test_saver_checkpoint_of_keras_model_has_tf_names(tmp_path):
+    x, y, w0, w1 = _opt_data()
+    m = _two_dense(w0, w1)
+    m.compile(keras.optimizers.SGD(0.05, momentum=0.9), "mse")
+    m.fit(x, y, epochs=1, batch_size=16, verbose=0)
+    path = tf.train.Saver().save(K.get_session(), str(tmp_path / "s"))
+    keys = dict(tf.train.list_variables(path))
+    assert keys["training/SGD/iter"] == []
+    assert keys["training/SGD/dense/kernel/momentum"] == [4, 3]
+    assert "training/SGD/learning_rate" in keys and "training/SGD/momentum" in keys

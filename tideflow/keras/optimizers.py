@@ -9,12 +9,12 @@ and the LearningRateScheduler callback change it between steps. The updates run 
 
 import sys
 
-import numpy as np
-
 import tideflow as tf
 from tideflow.framework import ops
 from tideflow.keras import backend as K
 from tideflow.keras import optimizer_schedules as schedules
+from tideflow.ops import training_ops
+from tideflow.train.optimizer import _var_key
 
 
 class Optimizer:
@@ -50,20 +50,29 @@ class Optimizer:
         self._values[name] = value
 
     def _graph_vars(self):
-        graph = ops.get_default_graph()
-        got = self._vars.get(graph)
+        """This graph's ``iterations`` and hyperparameter variables (made on first use, in
+        the optimizer's name scope)."""
+        got = self._vars.get(ops.get_default_graph())
         if got is None:
-            got = {}
             with ops.name_scope(self._name):
-                got["iterations"] = K.variable(0, dtype="int64", name="iterations")
-                for name in ("lr",) + self._HYPER + ("decay",):
-                    value = self.initial_decay if name == "decay" else self._values[name]
-                    if callable(value) or isinstance(value, ops.Tensor):
-                        got[name] = value
-                    else:
-                        var_name = "learning_rate" if name == "lr" else name
-                        got[name] = K.variable(float(value), name=var_name)
-            self._vars[graph] = got
+                got = self._make_graph_vars()
+        return got
+
+    def _make_graph_vars(self):
+        """In the current name scope, as Keras's OptimizerV2: ``iter`` (int64), then the
+        hyperparameters sorted by name (``beta_1``, ``beta_2``, ``decay``,
+        ``learning_rate``...), so a graph's variables are ``training/Adam/iter`` etc."""
+        got = {"iterations": K.variable(0, dtype="int64", name="iter")}
+        keys = {("learning_rate" if k == "lr" else k): k for k in ("lr",) + self._HYPER +
+                ("decay",)}
+        for var_name in sorted(keys):
+            key = keys[var_name]
+            value = self.initial_decay if key == "decay" else self._values[key]
+            if callable(value) or isinstance(value, ops.Tensor):
+                got[key] = value
+            else:
+                got[key] = K.variable(float(value), name=var_name)
+        self._vars[ops.get_default_graph()] = got
         return got
 
     def __getattr__(self, name):
@@ -111,24 +120,19 @@ class Optimizer:
         raise NotImplementedError
 
     def get_updates(self, loss, params):
-        """The ops of one step: gradients (clipped), the update rule, ``iterations += 1``."""
-        v = self._graph_vars()
+        """The ops of one step: gradients (clipped), the update rule, ``iterations += 1``.
+        The slots are Keras's: ``<scope>/<variable>/<slot>`` (``training/Adam/dense/kernel/m``),
+        every weight's first slot, then every weight's second, ..."""
         grads = self.get_gradients(loss, params)
-        before = _global_variable_ids()
-        with ops.name_scope("training"):
+        with ops.name_scope(self._name) as scope:
+            v = self._vars.get(ops.get_default_graph()) or self._make_graph_vars()
             opt = self._tf_optimizer(self._lr_t())
+            opt._keras_scope = scope
+            opt._keras_iterations = v["iterations"]
             op = opt.apply_gradients(list(zip(grads, params)), global_step=v["iterations"])
-        self._set_weights_since(before)
+        slots = getattr(opt, "_keras_slot_list", [])
+        self.weights = [v["iterations"]] + slots
         return [op]
-
-    def _set_weights_since(self, before):
-        """``weights``: ``iterations`` and the global variables made since ``before`` (the ids
-        of those there were), which Keras's session initializes."""
-        new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
-                    if id(x) not in before]
-        for x in new_vars:
-            K._track_variable(x)
-        self.weights = [self._graph_vars()["iterations"]] + new_vars
 
     def get_weights(self):
         return K.batch_get_value(self.weights)
@@ -168,6 +172,97 @@ def _lr(learning_rate, kwargs, default):
     return default if learning_rate is None else learning_rate
 
 
+class _KerasSlots:
+    """Mixed into the ``tf.train`` optimizers that run Keras's update rules: their slot
+    variables are named and ordered as Keras's OptimizerV2 makes them, ``<scope><variable>/
+    <slot>`` (``training/Adam/dense/kernel/m``), each slot for every variable before the
+    next slot. ``get_updates`` sets ``_keras_scope`` and ``_keras_iterations``."""
+
+    _keras_scope = ""
+    _keras_iterations = None
+
+    def _slot_table(self):
+        """``(tf.train slot name, Keras slot name, initial value)`` in Keras's order."""
+        return ()
+
+    def _create_slots(self, var_list):
+        self._keras_slot_list = []
+        for tf_name, keras_name, value in self._slot_table():
+            named = self._slot_dict(tf_name)
+            for var in var_list:
+                key = _var_key(var)
+                if key in named:
+                    continue
+                with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
+                    dtype = var.dtype.base_dtype
+                    init = tf.fill(var.get_shape().as_list(), tf.constant(value, dtype))
+                    slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}",
+                                       trainable=False)
+                named[key] = slot
+                self._keras_slot_list.append(slot)
+        for slot in self._keras_slot_list:
+            K._track_variable(slot)
+
+
+class _KerasSGD(_KerasSlots, tf.train.GradientDescentOptimizer):
+    pass
+
+
+class _KerasMomentum(_KerasSlots, tf.train.MomentumOptimizer):
+    """Keras's momentum, whose accumulator holds the step: ``a = momentum * a - lr * g``,
+    ``w += a`` (Nesterov: ``w += momentum * a - lr * g``), run on the fused kernel as
+    ``ApplyMomentum(w, a, lr=-1, grad=-lr * g)`` (tf.train's ``a`` is ``-a / lr``)."""
+
+    def _slot_table(self):
+        return (("momentum", "momentum", 0.0),)
+
+    def _keras_inputs(self, grad, var):
+        lr, momentum = self._hyper(var)
+        return tf.constant(-1.0, var.dtype.base_dtype), grad * -lr, momentum
+
+    def _apply_dense(self, grad, var):
+        minus_one, step, momentum = self._keras_inputs(grad, var)
+        return training_ops.apply_momentum(
+            var, self.get_slot(var, "momentum"), minus_one, step, momentum,
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+
+    def _apply_sparse(self, grad, var):
+        minus_one, step, momentum = self._keras_inputs(grad.values, var)
+        return training_ops.sparse_apply_momentum(
+            var, self.get_slot(var, "momentum"), minus_one, step, grad.indices, momentum,
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+
+
+class _KerasAdam(_KerasSlots, tf.train.AdamOptimizer):
+    """Adam with Keras's state: no ``beta1_power``/``beta2_power`` variables, the powers are
+    ``beta ** (iterations + 1)``."""
+
+    def _slot_table(self):
+        return (("m", "m", 0.0), ("v", "v", 0.0))
+
+    def _prepare(self):
+        super()._prepare()
+        step = tf.cast(self._keras_iterations + 1, tf.float32)
+        self._keras_powers = (tf.pow(tf.cast(self._beta1_t, tf.float32), step),
+                              tf.pow(tf.cast(self._beta2_t, tf.float32), step))
+
+    def _get_beta_accumulators(self):
+        return self._keras_powers
+
+    def _finish(self, update_ops, name_scope):
+        return tf.group(*update_ops, name=name_scope)
+
+
+class _KerasAdagrad(_KerasSlots, tf.train.AdagradOptimizer):
+    def _slot_table(self):
+        return (("accumulator", "accumulator", self._initial_accumulator_value),)
+
+
+class _KerasAdadelta(_KerasSlots, tf.train.AdadeltaOptimizer):
+    def _slot_table(self):
+        return (("accum", "accum_grad", 0.0), ("accum_update", "accum_var", 0.0))
+
+
 class SGD(Optimizer):
     """Gradient descent with optional (Nesterov) momentum; default learning rate 0.01."""
 
@@ -181,9 +276,9 @@ class SGD(Optimizer):
 
     def _tf_optimizer(self, lr):
         if self._values["momentum"] == 0 and not self.nesterov:
-            return tf.train.GradientDescentOptimizer(lr, name=self._name)
-        return tf.train.MomentumOptimizer(lr, self._graph_vars()["momentum"],
-                                          use_nesterov=self.nesterov, name=self._name)
+            return _KerasSGD(lr, name=self._name)
+        return _KerasMomentum(lr, self._graph_vars()["momentum"], use_nesterov=self.nesterov,
+                              name=self._name)
 
     def get_config(self):
         config = super().get_config()
@@ -203,14 +298,14 @@ class Adam(Optimizer):
         self.amsgrad = amsgrad
 
     def _tf_optimizer(self, lr):
-        return tf.train.AdamOptimizer(lr, beta1=self._values["beta_1"],
-                                      beta2=self._values["beta_2"], epsilon=self.epsilon,
-                                      name=self._name)
+        v = self._graph_vars()
+        return _KerasAdam(lr, beta1=v["beta_1"], beta2=v["beta_2"], epsilon=self.epsilon,
+                          name=self._name)
 
     def get_updates(self, loss, params):
         if not self.amsgrad:
             return super().get_updates(loss, params)
-        return _manual_updates(self, loss, params, _amsgrad_rule)
+        return _manual_updates(self, loss, params, _amsgrad_rule, ("m", "v", "vhat"))
 
     def get_config(self):
         config = super().get_config()
@@ -241,7 +336,7 @@ class RMSprop(Optimizer):
         return config
 
 
-class _ZeroRMSProp(tf.train.RMSPropOptimizer):
+class _ZeroRMSProp(_KerasSlots, tf.train.RMSPropOptimizer):
     """RMSProp whose mean square starts at zero, as Keras's does (tf.train's starts at
     one). Without momentum it updates as Keras's RMSprop does, with no momentum slot:
     ``var -= lr * g / (sqrt(rms) + epsilon)`` (the ApplyRMSProp kernel takes
@@ -252,13 +347,10 @@ class _ZeroRMSProp(tf.train.RMSPropOptimizer):
         m = self._momentum
         self._keras_rule = not (isinstance(m, (tf.Tensor, tf.Variable)) or callable(m) or m > 0)
 
-    def _create_slots(self, var_list):
-        for v in var_list:
-            self._zeros_slot(v, "rms", self._name)
-            if self._centered:
-                self._zeros_slot(v, "mg", self._name)
-            if not self._keras_rule:
-                self._zeros_slot(v, "momentum", self._name)
+    def _slot_table(self):
+        return ((("rms", "rms", 0.0),) +
+                ((("momentum", "momentum", 0.0),) if not self._keras_rule else ()) +
+                ((("mg", "mg", 0.0),) if self._centered else ()))
 
     def _denominator(self, rms_t, grad, var, rho, sparse_indices=None):
         if not self._centered:
@@ -312,7 +404,7 @@ class Adagrad(Optimizer):
         self.epsilon = epsilon
 
     def _tf_optimizer(self, lr):
-        return tf.train.AdagradOptimizer(
+        return _KerasAdagrad(
             lr, initial_accumulator_value=self.initial_accumulator_value or 1e-12,
             name=self._name)
 
@@ -326,41 +418,46 @@ class Adagrad(Optimizer):
 class Adadelta(Optimizer):
     """Adadelta (``learning_rate=0.001, rho=0.95, epsilon=1e-7``)."""
 
+    _HYPER = ("rho",)
+
     def __init__(self, learning_rate=None, rho=0.95, epsilon=1e-7, name="Adadelta", **kwargs):
-        self._init(learning_rate, 0.001, name, kwargs)
-        self.rho = rho
+        self._init(learning_rate, 0.001, name, kwargs, rho=rho)
         self.epsilon = epsilon
 
     def _tf_optimizer(self, lr):
-        return tf.train.AdadeltaOptimizer(lr, rho=self.rho, epsilon=self.epsilon,
-                                          name=self._name)
+        return _KerasAdadelta(lr, rho=self._graph_vars()["rho"], epsilon=self.epsilon,
+                              name=self._name)
 
     def get_config(self):
         config = super().get_config()
-        config.update(rho=self.rho, epsilon=self.epsilon)
+        config.update(epsilon=self.epsilon)
         return config
 
 
-def _manual_updates(opt, loss, params, rule):
+def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
     """A step of an update rule written with assign ops (for rules no tf.train optimizer
-    has): ``rule(opt, p, g, slots, t, lr)`` returns the assignments."""
-    v = opt._graph_vars()
+    has): ``rule(opt, p, g, slots, t, lr)`` returns the assignments. The slots are Keras's,
+    ``<scope><variable>/<slot>`` for each of ``slot_names``, each slot for every variable
+    first; ``extra(opt)`` makes non-slot state (Nadam's ``momentum_cache``) before them."""
     grads = opt.get_gradients(loss, params)
-    lr = opt._lr_t()
-    new_vars = []
     updates = []
-    with ops.name_scope("training"):
+    with ops.name_scope(opt._name):
+        v = opt._vars.get(ops.get_default_graph()) or opt._make_graph_vars()
+        lr = opt._lr_t()
+        state = extra(opt) if extra is not None else []
+        table = {name: [] for name in slot_names}
+        for name in slot_names:
+            for p in params:
+                with ops.colocate_with(p):
+                    init = tf.zeros(p.get_shape().as_list(), p.dtype.base_dtype)
+                    table[name].append(K._track_variable(
+                        tf.Variable(init, name=f"{p.op.name}/{name}", trainable=False)))
         t = tf.cast(v["iterations"], K.floatx()) + 1.0
-        for p, g in zip(params, grads):
-            shape = p.get_shape().as_list()
-            base = p.op.name
-            slots = [K.variable(np.zeros(shape), name=f"{base}/{opt._name}_{i}")
-                     for i in range(3)]
-            new_vars += slots
-            updates += rule(opt, p, g, slots, t, lr)
+        for i, (p, g) in enumerate(zip(params, grads)):
+            updates += rule(opt, p, g, [table[name][i] for name in slot_names], t, lr)
         with ops.control_dependencies(updates):
             step = tf.assign_add(v["iterations"], 1)
-    opt.weights = [v["iterations"]] + new_vars
+    opt.weights = [v["iterations"]] + state + [x for name in slot_names for x in table[name]]
     return [tf.group(*updates), step]
 
 
@@ -376,7 +473,7 @@ def _amsgrad_rule(opt, p, g, slots, t, lr):
 
 
 def _adamax_rule(opt, p, g, slots, t, lr):
-    m, u, _ = slots
+    m, u = slots
     b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
     lr_t = lr / (1.0 - tf.pow(b1, t))
     m_t = b1 * m + (1.0 - b1) * g
@@ -386,16 +483,14 @@ def _adamax_rule(opt, p, g, slots, t, lr):
 
 
 def _nadam_rule(opt, p, g, slots, t, lr):
-    m, vv, _ = slots
+    m, vv = slots
     b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
     # Keras's momentum schedule
     mu_t = b1 * (1.0 - 0.5 * tf.pow(0.96, t * 0.004))
     mu_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, (t + 1.0) * 0.004))
-    m_sched = getattr(opt, "_m_sched", None)
-    if m_sched is None:
-        m_sched = opt._m_sched = K.variable(1.0, name=f"{opt._name}_m_schedule")
-        opt._m_sched_update = None
-    m_sched_new = m_sched * mu_t
+    if opt._m_sched_new is None:  # once a step, from the cache before the step's update
+        opt._m_sched_new = opt._m_sched * mu_t
+    m_sched_new = opt._m_sched_new
     m_sched_next = m_sched_new * mu_t1
     g_prime = g / (1.0 - m_sched_new)
     m_t = b1 * m + (1.0 - b1) * g
@@ -404,11 +499,7 @@ def _nadam_rule(opt, p, g, slots, t, lr):
     v_prime = v_t / (1.0 - tf.pow(b2, t))
     m_bar = (1.0 - mu_t) * g_prime + mu_t1 * m_prime
     p_t = p - lr * m_bar / (tf.sqrt(v_prime) + opt.epsilon)
-    out = [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(p, p_t)]
-    if opt._m_sched_update is None:
-        opt._m_sched_update = tf.assign(m_sched, m_sched_new)
-        out.append(opt._m_sched_update)
-    return out
+    return [tf.assign(m, m_t), tf.assign(vv, v_t), tf.assign(p, p_t)]
 
 
 class Adamax(Optimizer):
@@ -422,7 +513,7 @@ class Adamax(Optimizer):
         self.epsilon = epsilon
 
     def get_updates(self, loss, params):
-        return _manual_updates(self, loss, params, _adamax_rule)
+        return _manual_updates(self, loss, params, _adamax_rule, ("m", "v"))
 
 
 class Nadam(Optimizer):
@@ -437,8 +528,15 @@ class Nadam(Optimizer):
         self.epsilon = epsilon
 
     def get_updates(self, loss, params):
-        self._m_sched = None
-        return _manual_updates(self, loss, params, _nadam_rule)
+        def momentum_cache(opt):
+            opt._m_sched = K.variable(1.0, name="momentum_cache")
+            opt._m_sched_new = None
+            return [opt._m_sched]
+
+        out = _manual_updates(self, loss, params, _nadam_rule, ("m", "v"), momentum_cache)
+        with ops.control_dependencies(out[:1]):  # the cache advances after every update
+            out.append(tf.assign(self._m_sched, self._m_sched_new))
+        return out
 
 
 class TFOptimizer(Optimizer):
@@ -454,7 +552,13 @@ class TFOptimizer(Optimizer):
         before = _global_variable_ids()
         grads_and_vars = self.optimizer.compute_gradients(loss, params)
         op = self.optimizer.apply_gradients(grads_and_vars, global_step=v["iterations"])
-        self._set_weights_since(before)
+        # ``weights``: ``iterations`` and the variables the tf.train optimizer made, which
+        # Keras's session initializes
+        new_vars = [x for x in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                    if id(x) not in before]
+        for x in new_vars:
+            K._track_variable(x)
+        self.weights = [v["iterations"]] + new_vars
         return [op]
 
 

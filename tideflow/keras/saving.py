@@ -11,9 +11,8 @@ attribute ``weight_names`` and one dataset per weight, at the path of its name, 
 the root of the file. Attributes too large for one HDF5 attribute are split into
 ``name0``, ``name1``... as Keras does.
 
-The optimizer state is written in Keras's (OptimizerV2) form, converted from and to our
-``tf.train``-based update rules where they differ (see ``_to_keras_v2_layout``); a file whose
-optimizer state does not fit loads with a fresh optimizer and a warning, as in Keras.
+The optimizer state is Keras's (OptimizerV2) form, which our Keras optimizers keep; a file
+whose optimizer state does not fit loads with a fresh optimizer and a warning, as in Keras.
 """
 
 import json
@@ -315,8 +314,9 @@ def _write_model(f, model_config, training_config, model, optimizer):
         f.attrs["training_config"] = training_config.encode("utf8")
         weights = list(optimizer.weights)
         if weights:
-            names, values = _to_keras_v2_layout(optimizer, weights,
-                                                K.batch_get_value(weights))
+            # Keras's optimizers keep OptimizerV2's state (``training/Adam/iter:0``, every
+            # ``m``, every ``v``), written under the variables' names as TF does
+            names, values = [w.name for w in weights], K.batch_get_value(weights)
             g = f.create_group("optimizer_weights")
             save_attributes_to_hdf5_group(g, "weight_names", names)
             for name, v in zip(names, values):
@@ -450,7 +450,6 @@ def load_model(filepath, custom_objects=None, compile=True):
             names = load_attributes_from_hdf5_group(g, "weight_names")
             values = [np.asarray(g[n]) for n in names]
             model._make_train_function()
-            values = _from_keras_v2_layout(model.optimizer, names, values)
             try:
                 model.optimizer.set_weights(values)
             except ValueError:
@@ -460,89 +459,3 @@ def load_model(filepath, custom_objects=None, compile=True):
     finally:
         if path is not None:
             f.close()
-
-
-# -- optimizer state in TF 1.14+ Keras's layout -------------------------------------------------
-# Our Keras optimizers run ``tf.train`` update rules, whose state differs from Keras's
-# OptimizerV2 in layout (Adam) or scale (momentum). Files hold Keras's layout, so TF loads our
-# optimizer state and we load TF's:
-#   Adam: Keras [iter, m of each weight..., v of each weight...]; ours [iterations,
-#         beta1_power, beta2_power, (m, v) per weight] with the powers ``beta ** (iter + 1)``.
-#   SGD with momentum: Keras accumulates ``a = momentum * a - lr * g`` (``w += a``); tf.train
-#         ``a = momentum * a + g`` (``w -= lr * a``): Keras's ``a`` is ``-lr`` times ours.
-# Other states (plain SGD, Adagrad, RMSprop...) have the same order and meaning in both.
-
-
-def _param_name(slot):
-    """``dense/kernel`` of a ``tf.train`` slot variable ``dense/kernel/Adam_1:0``."""
-    return slot.name.split(":")[0].rsplit("/", 1)[0]
-
-
-def _kind(optimizer, n_weights):
-    from tideflow.keras import optimizers
-
-    if type(optimizer) is optimizers.Adam and not optimizer.amsgrad and n_weights % 2 == 1 \
-            and n_weights >= 3:
-        return "adam"
-    if type(optimizer) is optimizers.SGD and n_weights > 1 and not optimizer.nesterov:
-        return "momentum"
-    return None
-
-
-def _current_lr(optimizer, iterations):
-    """The learning rate of the next step when it is a number or a variable (``None`` for
-    a schedule or a tensor)."""
-    from tideflow.keras import backend as K
-
-    lr = optimizer._values.get("lr")
-    if isinstance(lr, (int, float, np.floating, np.integer)):
-        var = optimizer._vars.get(optimizer.weights[0].graph, {}).get("lr")
-        lr = float(K.get_value(var)) if hasattr(var, "op") else float(lr)
-    else:
-        return None
-    return lr / (1.0 + optimizer.initial_decay * float(iterations))
-
-
-def _to_keras_v2_layout(optimizer, weights, values):
-    """``(names, values)`` of the optimizer state to write (Keras's layout when ours
-    differs from it)."""
-    kind = _kind(optimizer, len(weights))
-    prefix = f"training/{optimizer._name}"
-    if kind == "adam":
-        slots = weights[3:]
-        names = [f"{prefix}/iter:0"] + \
-            [f"{prefix}/{_param_name(w)}/m:0" for w in slots[0::2]] + \
-            [f"{prefix}/{_param_name(w)}/v:0" for w in slots[1::2]]
-        return names, [values[0]] + list(values[3::2]) + list(values[4::2])
-    if kind == "momentum":
-        lr = _current_lr(optimizer, values[0])
-        if lr is not None:
-            names = [f"{prefix}/iter:0"] + \
-                [f"{prefix}/{_param_name(w)}/momentum:0" for w in weights[1:]]
-            return names, [values[0]] + [np.asarray(-lr * v, v.dtype) for v in values[1:]]
-    return [w.name for w in weights], list(values)
-
-
-def _from_keras_v2_layout(optimizer, names, values):
-    """The optimizer state of a file in the order and scale of our variables."""
-    kind = _kind(optimizer, len(optimizer.weights))
-    if not names or not names[0].endswith("iter:0") or kind is None:
-        return values
-    if kind == "adam":
-        n = (len(values) - 1) // 2
-        if not (len(values) == 2 * n + 1 and len(optimizer.weights) == 2 * n + 3
-                and all(x.endswith("/m:0") for x in names[1:n + 1])
-                and all(x.endswith("/v:0") for x in names[n + 1:])):
-            return values
-        step = np.float32(int(values[0]) + 1)
-        out = [values[0],
-               np.float32(optimizer._values["beta_1"]) ** step,
-               np.float32(optimizer._values["beta_2"]) ** step]
-        for m, v in zip(values[1:n + 1], values[n + 1:]):
-            out.extend([m, v])
-        return out
-    if all(x.endswith("/momentum:0") for x in names[1:]):
-        lr = _current_lr(optimizer, values[0])
-        if lr:
-            return [values[0]] + [np.asarray(-v / lr, v.dtype) for v in values[1:]]
-    return values
