@@ -448,3 +448,231 @@ def test_session_constructor_errors():
     # TF: NotFoundError "No session factory registered for the given session options"
     with pytest.raises(tf.errors.NotFoundError, match="No session factory registered"):
         tf.Session("bogus://x")
+
+
+# ------------------------------------------------------------------------------------------
+# errors of common mistakes
+# ------------------------------------------------------------------------------------------
+
+
+def test_uninitialized_variable_error_and_recovery():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        w = tf.Variable(2.0, name="w")
+        y = v + w
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.FailedPreconditionError,
+                               match="Attempting to use uninitialized value") as info:
+                s.run(y)
+            e = info.value
+            assert isinstance(e, tf.errors.OpError) and e.error_code == 9 and e.op is not None
+            s.run(v.initializer)
+            with pytest.raises(tf.errors.FailedPreconditionError,
+                               match="Attempting to use uninitialized value w"):
+                s.run(y)
+            s.run(w.initializer)
+            assert s.run(y) == 3.0
+            assert list(s.run(tf.report_uninitialized_variables())) == []
+
+
+def test_error_classes_codes_and_attributes():
+    names = {"CancelledError": 1, "UnknownError": 2, "InvalidArgumentError": 3,
+             "DeadlineExceededError": 4, "NotFoundError": 5, "AlreadyExistsError": 6,
+             "PermissionDeniedError": 7, "ResourceExhaustedError": 8,
+             "FailedPreconditionError": 9, "AbortedError": 10, "OutOfRangeError": 11,
+             "UnimplementedError": 12, "InternalError": 13, "UnavailableError": 14,
+             "DataLossError": 15, "UnauthenticatedError": 16}
+    for name, code in names.items():
+        cls = getattr(tf.errors, name)
+        assert cls.__mro__[1] is tf.errors.OpError and issubclass(cls, Exception)
+        assert tf.errors.exception_type_from_error_code(code) is cls
+        assert tf.errors.error_code_from_exception_type(cls) == code
+        e = cls(None, None, "bad thing")
+        assert (str(e), e.message, e.op, e.node_def, e.error_code) == (
+            "bad thing", "bad thing", None, None, code)
+    assert (tf.errors.OK, tf.errors.INVALID_ARGUMENT, tf.errors.DATA_LOSS) == (0, 3, 15)
+    e = tf.errors.OpError(None, None, "m", tf.errors.ABORTED)
+    assert e.error_code == 10 and str(e) == "m"
+    with tf.errors.raise_exception_on_not_ok_status():
+        pass
+
+
+def test_out_of_range_from_queue_and_iterator():
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(2, tf.float32)
+        enq = q.enqueue_many([[1.0, 2.0]])
+        deq = q.dequeue()
+        it = tf.data.Dataset.range(3).make_one_shot_iterator()
+        nx = it.get_next()
+        it2 = tf.data.Dataset.from_tensor_slices([1, 2]).batch(5).make_initializable_iterator()
+        n2 = it2.get_next()
+        with tf.Session() as s:
+            s.run(enq)
+            s.run(q.close())
+            assert [s.run(deq), s.run(deq)] == [1.0, 2.0]
+            with pytest.raises(tf.errors.OutOfRangeError,
+                               match="closed and has insufficient elements") as info:
+                s.run(deq)
+            assert info.value.error_code == tf.errors.OUT_OF_RANGE
+            with pytest.raises(tf.errors.CancelledError, match="is closed"):
+                s.run(q.enqueue(1.0))
+            out = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    out.append(s.run(nx))
+            assert out == [0, 1, 2]
+            with pytest.raises(tf.errors.OutOfRangeError):  # stays exhausted
+                s.run(nx)
+            with pytest.raises(tf.errors.FailedPreconditionError, match="not been initialized"):
+                s.run(n2)
+            for _ in range(2):  # re-initializing starts again
+                s.run(it2.initializer)
+                np.testing.assert_array_equal(s.run(n2), [1, 2])
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    s.run(n2)
+
+
+def test_assert_failures_carry_the_data_and_leave_the_session_usable():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        z = tf.placeholder(tf.int32, [None])
+        a = tf.Assert(tf.reduce_all(x > 0), [x, "must be positive"], name="pos")
+        with tf.control_dependencies([a]):
+            y = tf.identity(x)
+        pos = tf.debugging.assert_positive(x, message="xpos")
+        eq = tf.assert_equal(z, 3, message="eq3")
+        num = tf.debugging.check_numerics(x, "numcheck")
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                s.run(y, {x: [1.0, -2.0]})
+            m = info.value.message
+            assert "assertion failed" in m and "-2" in m and "must be positive" in m
+            np.testing.assert_array_equal(s.run(y, {x: [3.0]}), [3.0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="xpos"):
+                s.run(pos, {x: [1.0, -1.0]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"eq3(.|\n)*\[3 4\]"):
+                s.run(eq, {z: [3, 4]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="numcheck"):
+                s.run(num, {x: [np.nan]})
+            assert s.run(eq, {z: [3, 3]}) is None
+    # a static failure is a ValueError at build time (TF 1.x's odd ".  " prefix kept)
+    with tf.Graph().as_default(), pytest.raises(
+            ValueError, match="Tensor Const:0 must have rank 2.  Received rank 1"):
+        tf.assert_rank(tf.constant([1.0]), 2)
+
+
+def test_build_time_shape_and_dtype_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4 for "
+                                             "'MatMul'"):
+            tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]))
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
+            tf.add(tf.ones([3]), tf.ones([4]))
+        with pytest.raises(ValueError, match=r"Cannot reshape a tensor with 6 elements to shape "
+                                             r"\[4,2\] \(8 elements\)"):
+            tf.reshape(tf.ones([6]), [4, 2])
+        with pytest.raises(TypeError, match="Input 'y' of 'Add(V2)?' Op has type float32 that "
+                                            "does not match type int32 of argument 'x'"):
+            tf.add(tf.constant(1), tf.constant(1.0))
+        # a Python float next to an int tensor: TF 1.x's conversion error
+        with pytest.raises(TypeError, match="Expected int32, got 1.5 of type 'float' instead."):
+            tf.constant(1) + 1.5
+        with pytest.raises(TypeError, match="Failed to convert object of type <class 'list'> to "
+                                            "Tensor"):
+            tf.convert_to_tensor([1, "a"])
+        with pytest.raises(ValueError, match="Argument must be a dense tensor"):
+            tf.convert_to_tensor([[1, 2], [3]])
+        with pytest.raises(ValueError, match="None values not supported."):
+            tf.convert_to_tensor(None)
+
+
+def test_int_constants_out_of_range_wrap_as_tf():
+    with tf.Graph().as_default():
+        # TF (and NumPy 1.x) wrap a Python int that does not fit the dtype: observed in TF 2.21
+        consts = [tf.constant(0xFFFFFFFF, tf.int32), tf.constant(-1, tf.uint8),
+                  tf.constant(300, tf.int8), tf.constant([1, 2**33], tf.int32),
+                  tf.constant(1) + 2**40, tf.convert_to_tensor(2**40, tf.int32)]
+        with tf.Session() as s:
+            got = s.run(consts)
+        want = [np.int64(x).astype(d) for x, d in [(0xFFFFFFFF, np.int32), (-1, np.uint8),
+                                                    (300, np.int8)]]
+        assert [int(g) for g in got[:3]] == [int(w) for w in want] == [-1, 255, 44]
+        np.testing.assert_array_equal(got[3], [1, 0])
+        assert got[4] == 1 and got[5] == 0
+        with pytest.raises(OverflowError):  # past int64 NumPy itself refuses, as in TF
+            tf.constant(2**64, tf.int64)
+
+
+def test_get_variable_reuse_errors():
+    with tf.Graph().as_default():
+        with tf.variable_scope("s"):
+            v = tf.get_variable("v", [1])
+        with pytest.raises(ValueError, match="Variable s/v already exists, disallowed. Did you "
+                                             "mean to set reuse=True"), tf.variable_scope("s"):
+            tf.get_variable("v", [1])
+        with pytest.raises(ValueError, match="Variable s/nope does not exist, or was not created "
+                                             r"with tf.get_variable\(\)"), \
+                tf.variable_scope("s", reuse=True):
+            tf.get_variable("nope", [1])
+        with pytest.raises(ValueError, match="Trying to share variable s/v, but specified "
+                                             "shape"), tf.variable_scope("s", reuse=True):
+            tf.get_variable("v", [2])
+        with tf.variable_scope("s", reuse=True):
+            assert tf.get_variable("v", [1]) is v
+        with tf.variable_scope("s", reuse=tf.AUTO_REUSE):
+            assert tf.get_variable("v") is v
+            assert tf.get_variable("n2", [3]).name == "s/n2:0"
+        with pytest.raises(ValueError, match="Shape of a new variable"):
+            tf.get_variable("noshape")
+
+
+def test_finalized_graph_and_missing_gradients():
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant(1)
+    g.finalize()
+    assert g.finalized
+    with g.as_default():
+        with pytest.raises(RuntimeError, match="Graph is finalized and cannot be modified."):
+            tf.constant(2)
+        with pytest.raises(RuntimeError, match="Graph is finalized"):
+            a + 1
+    with tf.Session(graph=g) as s:
+        assert s.run(a) == 1
+    with tf.Graph().as_default():
+        x = tf.Variable([1.0, 2.0])
+        # not differentiable in TF: None
+        assert tf.gradients(tf.cast(tf.argmax(x), tf.float32), x) == [None]
+        # no gradient registered in TF: LookupError
+        with pytest.raises(LookupError, match="No gradient defined for operation 'Unique' "
+                                              r"\(op type: Unique\)"):
+            tf.gradients(tf.reduce_sum(tf.unique(x)[0]), x)
+        # PyFunc is declared not differentiable in TF: None, no error
+        assert tf.gradients(tf.py_func(lambda t: t * 2, [x], tf.float32), x) == [None]
+
+
+def test_failed_steps_leave_variables_and_session_usable():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        x = tf.placeholder(tf.float32, [2])
+        upd = tf.assign_add(v, x)
+        with tf.control_dependencies([tf.Assert(tf.reduce_all(x < 100), [x])]):
+            safe_upd = tf.assign_add(v, x)
+        idx = tf.placeholder(tf.int32, [None])
+        gathered = tf.gather(tf.constant([1, 2, 3]), idx, name="g")
+        with tf.Session() as s:
+            s.run(v.initializer)
+            np.testing.assert_array_equal(s.run(upd, {x: [1, 1]}), [2.0, 3.0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[1000 1\]"):
+                s.run(safe_upd, {x: [1000, 1]})
+            np.testing.assert_array_equal(s.run(v), [2.0, 3.0])  # the update did not run
+            with pytest.raises(ValueError, match="Cannot feed value of shape"):
+                s.run(upd, {x: [1, 1, 1]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="must feed"):
+                s.run(upd)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"indices\[0\] = 5 is not in \[0, 3\)") as info:
+                s.run(gathered, {idx: [5]})
+            assert info.value.op.name == "g"
+            np.testing.assert_array_equal(s.run(upd, {x: [0.5, 0.5]}), [2.5, 3.5])
+            np.testing.assert_array_equal(s.run(gathered, {idx: [2, 0]}), [3, 1])

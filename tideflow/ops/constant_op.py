@@ -138,12 +138,12 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
         else:
             try:
                 arr = np.array(values, dtype=dtype._np)
+            except OverflowError:
+                # as TF (and NumPy 1.x): a Python int out of the dtype's range wraps around
+                # (tf.constant(0xFFFFFFFF, tf.int32) is -1); past int64 it is NumPy's error
+                arr = np.array(values).astype(dtype._np)
             except (TypeError, ValueError) as e:
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
-            if dtype.is_integer and not is_np:
-                check = np.array(values)
-                if check.dtype.kind in "iu" and not np.array_equal(check, arr):
-                    raise TypeError(f"Value {values!r} is out of range for {dtype.name}.")
     else:
         if is_np:
             arr = np.array(values)

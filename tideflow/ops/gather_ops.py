@@ -559,8 +559,7 @@ op_registry.declare(
     outputs=["y: T", "idx: out_idx"],
     attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
     shape=lambda op: [_check_rank(_in(op, 0), 1) or [None], _in(op, 0)],
-    kernel=_unique_kernel,
-    differentiable=False,
+    kernel=_unique_kernel,  # no gradient, as TF: LookupError when one is asked through it
 )
 
 UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
