@@ -1,9 +1,14 @@
-"""``tf.contrib.slim``'s ``utils`` (named end points) and ``nets.vgg`` (VGG-A/16/19 as
-fully convolutional slim networks, returning ``(logits, end_points)`` as TF-Slim does)."""
+"""``tf.contrib.slim``'s ``utils`` (named end points) and ``nets``: ``vgg`` (VGG-A/16/19),
+``alexnet`` and ``overfeat`` as fully convolutional slim networks returning
+``(logits, end_points)`` as TF-Slim does; the ResNets and Inceptions are in
+``contrib_slim_resnet`` and ``contrib_slim_inception``."""
 
 import collections
+import sys
 import types
 
+from tideflow import contrib_slim_inception as _inception
+from tideflow import contrib_slim_resnet as _resnet
 from tideflow.framework import ops
 from tideflow.ops import array_ops, init_ops, nn_impl, regularizers, variable_scope
 from tideflow.ops import contrib_layers as layers
@@ -185,7 +190,80 @@ alexnet.alexnet_v2 = alexnet_v2
 alexnet.alexnet_v2_arg_scope = alexnet_v2_arg_scope
 alexnet.__all__ = ["alexnet_v2", "alexnet_v2_arg_scope"]
 
-nets = types.ModuleType("tideflow.contrib.slim.nets", "``slim.nets``: AlexNet and VGG.")
+# ------------------------------------------------------------------------------------------
+# slim.nets.overfeat
+# ------------------------------------------------------------------------------------------
+
+
+def overfeat_arg_scope(weight_decay=0.0005):
+    """ReLU layers with zero biases and L2 weight decay; SAME convolutions, VALID pooling."""
+    with layers.arg_scope([layers.conv2d, layers.fully_connected], activation_fn=nn_impl.relu,
+                          weights_regularizer=regularizers.l2_regularizer(weight_decay),
+                          biases_initializer=init_ops.zeros_initializer()), \
+            layers.arg_scope([layers.conv2d], padding="SAME"), \
+            layers.arg_scope([layers.max_pool2d], padding="VALID") as arg_sc:
+        return arg_sc
+
+
+def overfeat(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
+             spatial_squeeze=True, scope="overfeat"):
+    """OverFeat (the accurate model), its fully connected layers as convolutions; 231x231
+    inputs give 1x1 logits."""
+    with variable_scope.variable_scope(scope, "overfeat", [inputs]) as sc:
+        end_points_collection = sc.name + "_end_points"
+        with layers.arg_scope([layers.conv2d, layers.fully_connected, layers.max_pool2d],
+                              outputs_collections=end_points_collection):
+            net = layers.conv2d(inputs, 64, [11, 11], 4, padding="VALID", scope="conv1")
+            net = layers.max_pool2d(net, [2, 2], scope="pool1")
+            net = layers.conv2d(net, 256, [5, 5], padding="VALID", scope="conv2")
+            net = layers.max_pool2d(net, [2, 2], scope="pool2")
+            for index, depth in ((3, 512), (4, 1024), (5, 1024)):
+                net = layers.conv2d(net, depth, [3, 3], scope=f"conv{index}")
+            net = layers.max_pool2d(net, [2, 2], scope="pool5")
+            with layers.arg_scope(
+                    [layers.conv2d],
+                    weights_initializer=init_ops.truncated_normal_initializer(0.0, 0.005),
+                    biases_initializer=init_ops.constant_initializer(0.1)):
+                net = layers.conv2d(net, 3072, [6, 6], padding="VALID", scope="fc6")
+                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                     scope="dropout6")
+                net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
+                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
+                                     scope="dropout7")
+                net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
+                                    normalizer_fn=None,
+                                    biases_initializer=init_ops.zeros_initializer(),
+                                    scope="fc8")
+            end_points = convert_collection_to_dict(end_points_collection)
+            if spatial_squeeze:
+                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
+                end_points[sc.name + "/fc8"] = net
+            return net, end_points
+
+
+overfeat.default_image_size = 231
+
+overfeat_module = types.ModuleType("tideflow.contrib.slim.nets.overfeat", "``slim.nets.overfeat``.")
+overfeat_module.overfeat = overfeat
+overfeat_module.overfeat_arg_scope = overfeat_arg_scope
+overfeat_module.__all__ = ["overfeat", "overfeat_arg_scope"]
+
+nets = types.ModuleType("tideflow.contrib.slim.nets",
+                        "``slim.nets``: AlexNet, Inception v1-v3, OverFeat, ResNet v1/v2, VGG.")
 nets.alexnet = alexnet
+nets.overfeat = overfeat_module
 nets.vgg = vgg
-nets.__all__ = ["alexnet", "vgg"]
+
+nets.inception = _inception.inception
+nets.inception_v1 = _inception.inception_v1_module
+nets.inception_v2 = _inception.inception_v2_module
+nets.inception_v3 = _inception.inception_v3_module
+nets.resnet_utils = _resnet.resnet_utils
+nets.resnet_v1 = _resnet.resnet_v1_module
+nets.resnet_v2 = _resnet.resnet_v2_module
+nets.__all__ = ["alexnet", "inception", "overfeat", "resnet_utils", "resnet_v1", "resnet_v2",
+                "vgg"]
+# `import tensorflow.contrib.slim.nets.resnet_v1` and `from ...nets.inception import x` work
+for _module in (nets.inception, nets.inception_v1, nets.inception_v2, nets.inception_v3,
+                nets.overfeat, nets.resnet_utils, nets.resnet_v1, nets.resnet_v2):
+    sys.modules[_module.__name__] = _module
