@@ -263,3 +263,73 @@ def test_saver_restores_every_copy(tmp_path):
         np.testing.assert_array_equal(sess.run(list(v.values)), [[5.0, 6.0], [5.0, 6.0]])
     # the checkpoint holds one variable 'v', as a single-device program's does
     assert [n for n, _ in tf.train.list_variables(path)] == ["v"]
+
+
+def _xy32():
+    return _data(32, seed=1)
+
+
+def test_estimator_train_distribute_matches_one_device_on_the_global_batch(tmp_path):
+    x, y = _xy32()
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features, w) + b
+        loss = tf.losses.mean_squared_error(labels, pred)
+        train = tf.train.MomentumOptimizer(0.05, 0.9).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, train_op=train,
+            eval_metric_ops={"mse": tf.metrics.mean_squared_error(labels, pred)})
+
+    def input_fn(batch):
+        return lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(batch).repeat()
+
+    strategy = tf.distribute.MirroredStrategy(DEVICES)
+    config = tf.estimator.RunConfig(train_distribute=strategy, session_config=TWO_CPUS)
+    dist = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "dist"), config=config)
+    dist.train(input_fn(4), steps=6)  # each replica takes its own batch of 4
+    single = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "one"))
+    single.train(input_fn(8), steps=6)
+    np.testing.assert_allclose(dist.get_variable_value("w"), single.get_variable_value("w"),
+                               rtol=1e-5, atol=1e-6)
+    # the checkpoint has the single-device names (the copies are saved once)
+    assert dist.get_variable_names() == single.get_variable_names()
+    assert dist.get_variable_value("global_step") == 6
+    dist.train(input_fn(4), steps=2)  # restores every copy from the checkpoint
+    assert dist.get_variable_value("global_step") == 8
+    metrics = dist.evaluate(input_fn(8), steps=2)
+    assert metrics["global_step"] == 8 and np.isfinite(metrics["mse"])
+
+
+def _keras_run(strategy, make_opt):
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_session(tf.Session(config=TWO_CPUS))
+    x, y = _xy32()
+    with strategy.scope():
+        model = tf.keras.Sequential([
+            tf.keras.layers.Dense(4, activation="relu", input_shape=(3,),
+                                  kernel_initializer=tf.keras.initializers.Constant(0.3)),
+            tf.keras.layers.Dense(1, kernel_initializer="ones")])
+        model.compile(optimizer=make_opt(), loss="mse")
+    history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    sess = tf.keras.backend.get_session()
+    copies = [sess.run(list(w.values)) for w in model.weights if hasattr(w, "values")]
+    return history.history["loss"], model.get_weights(), copies, model.weights
+
+
+@pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.SGD(0.05),
+                                      lambda: tf.train.AdamOptimizer(0.05)])
+def test_keras_fit_under_scope_keeps_copies_equal(make_opt):
+    loss2, w2, copies, weights = _keras_run(tf.distribute.MirroredStrategy(DEVICES), make_opt)
+    loss1, w1, _, _ = _keras_run(tf.distribute.OneDeviceStrategy("/cpu:0"), make_opt)
+    assert all(isinstance(w, tf.distribute.MirroredVariable) for w in weights)
+    assert len(copies) == 4
+    for a, b in copies:
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(loss2, loss1, rtol=1e-5)
+    for a, b in zip(w2, w1):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert loss2[-1] < loss2[0]

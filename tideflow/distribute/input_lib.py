@@ -66,10 +66,14 @@ class DistributedIterator:
         devices = self._strategy.extended.worker_devices
         n = len(devices)
         if not self._split:
+            # each replica takes an element where the iterator lives, then on its device
+            from tideflow.ops import array_ops
+
             parts = []
             for d in devices:
+                element = self._iterator.get_next()
                 with ops.device(d):
-                    parts.append(self._iterator.get_next())
+                    parts.append(nest.map_structure(array_ops.identity, element))
         else:
             element = self._iterator.get_next()
             parts = []

@@ -11,6 +11,7 @@ from tideflow.distribute.values import (
     Mirrored,
     MirroredVariable,
     PerReplica,
+    SyncOnReadVariable,
     regroup,
     select_replica,
 )
@@ -241,7 +242,7 @@ class _Call:
 
     def __init__(self, strategy, graph):
         self.strategy, self.graph = strategy, graph
-        self.created = []  # variables replica 0 made, handed to the others in order
+        self.created = []  # (name, variable) replica 0 made, handed to the others
 
 
 class _ReplicaThread(threading.Thread):
@@ -253,7 +254,7 @@ class _ReplicaThread(threading.Thread):
         self.should_run, self.has_paused = threading.Event(), threading.Event()
         self.done, self.stop, self.error, self.result = False, False, None, None
         self.merge_fn = self.merge_args = self.merge_kwargs = self.merge_result = None
-        self.created_index = 0
+        self.consumed = set()
 
     def run(self):
         self.should_run.wait()
@@ -477,17 +478,19 @@ class StrategyExtended:
     def _creator(self, next_creator, **kwargs):
         top = _top()
         call = top.call if top is not None else None
+        requested = kwargs.get("name") or "Variable"
         if isinstance(call, _ReplicaThread) and call.replica_id > 0:
-            # a replica past the first gets the variable the first made at the same point
-            created = call.call.created
-            if call.created_index < len(created):
-                call.created_index += 1
-                return created[call.created_index - 1]
+            # a replica past the first gets the variable the first made with the same name,
+            # in order (get_variable finds its variables itself: the scope reuses them)
+            for i, (name, v) in enumerate(call.call.created):
+                if name == requested and i not in call.consumed:
+                    call.consumed.add(i)
+                    return v
         devices = (self._colocate_stack[-1] if self._colocate_stack
                    else self._variable_devices())
         v = self._create_variable(next_creator, devices, kwargs)
         if isinstance(call, _ReplicaThread) and call.replica_id == 0:
-            call.call.created.append(v)
+            call.call.created.append((requested, v))
         return v
 
     def _create_variable(self, next_creator, devices, kwargs):
@@ -495,11 +498,14 @@ class StrategyExtended:
         from tideflow.ops.tf1_misc_ops import VariableSynchronization
 
         sync = kwargs.get("synchronization")
-        if len(devices) == 1 or sync in (VariableSynchronization.ON_READ, "ON_READ"):
+        if len(devices) == 1:
             with ops.colocate_with(None), ops.device(devices[0]):
                 return next_creator(**kwargs)
         collections = kwargs.get("collections")
         collections = list(collections) if collections else [ops.GraphKeys.GLOBAL_VARIABLES]
+        # a metric's variables are summed on read, as TF's metric variables (ON_READ, SUM)
+        on_read = sync in (VariableSynchronization.ON_READ, "ON_READ") or (
+            ops.GraphKeys.METRIC_VARIABLES in collections)
         trainable = kwargs.get("trainable", True)
         if trainable is None:
             trainable = True
@@ -520,8 +526,8 @@ class StrategyExtended:
         for v in components:  # the collections hold the mirrored variable, not its copies
             if v in trainable_coll:
                 trainable_coll.remove(v)
-        mirrored = MirroredVariable(self._container_strategy_ref, components,
-                                    kwargs.get("aggregation"))
+        cls = SyncOnReadVariable if on_read else MirroredVariable
+        mirrored = cls(self._container_strategy_ref, components, kwargs.get("aggregation"))
         ops.add_to_collections(collections, mirrored)
         return mirrored
 
@@ -949,7 +955,16 @@ def optimizer_apply(optimizer, grads_and_vars, global_step, name):
     device's copy of each variable is updated with the sum."""
     top = _top()
     if top is None or top.kind != "replica":
-        return None
+        mirrored = [v for g, v in grads_and_vars
+                    if g is not None and isinstance(v, MirroredVariable)]
+        if not mirrored:
+            return None
+        # gradients computed once (from the primary copies, e.g. Keras' fit outside a replica
+        # function): every copy gets the same update, so the copies stay equal
+        strategy = mirrored[0].distribute_strategy
+        with _Push(_Ctx("cross", strategy), strategy.extended._creator):
+            return _merge_apply(strategy, optimizer, list(grads_and_vars), global_step, name,
+                                reduce=False)
     ctx = top.replica_ctx
     return ctx.merge_call(_merge_apply, args=(optimizer, list(grads_and_vars), global_step,
                                                 name))
@@ -965,16 +980,23 @@ def scale_loss(loss):
     return loss if n == 1 else loss * (1.0 / n)
 
 
-def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name):
+def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=True):
     from tideflow.ops import control_flow_ops
     from tideflow.train import optimizer as optimizer_lib
 
     ext = strategy.extended
+    # each replica may have made its own optimizer (an Estimator's model_fn): the first's
+    # slots and hyper-parameters serve them all, as in TF
+    optimizer, name, global_step = (x.values[0] if isinstance(x, PerReplica) else x
+                                    for x in (optimizer, name, global_step))
     pairs = [(g, v) for g, v in grads_and_vars if g is not None]
     if not pairs:
         raise ValueError(f"No gradients provided for any variable: "
                          f"{[str(v) for _, v in grads_and_vars]}.")
-    reduced = ext.batch_reduce_to(ReduceOp.SUM, [(g, v) for g, v in pairs])
+    if reduce:
+        reduced = ext.batch_reduce_to(ReduceOp.SUM, [(g, v) for g, v in pairs])
+    else:
+        reduced = [_broadcast(g, _devices_of(v)) for g, v in pairs]
     var_list = [v for _, v in pairs]
     with ops.control_dependencies(None):
         optimizer._create_slots(var_list)

@@ -220,3 +220,55 @@ def regroup(per_replica, wrap_class=PerReplica):
         else:
             leaves.append(wrap_class(parts))
     return nest.pack_sequence_as(first, leaves)
+
+
+class SyncOnReadVariable(MirroredVariable):
+    """One variable per device that each replica updates alone (a metric's total and count);
+    read in cross-replica context it is the SUM (or MEAN, or first) of the copies."""
+
+    def _reduced(self):
+        from tideflow.ops import math_ops
+
+        agg = getattr(self._mirrored_aggregation, "name", "SUM")
+        snaps = [c._snapshot for c in self._components]
+        with ops.device(self._primary.device):
+            if agg == "ONLY_FIRST_REPLICA":
+                return snaps[0]
+            total = math_ops.add_n(snaps)
+            return total / len(snaps) if agg == "MEAN" else total
+
+    @property
+    def _snapshot(self):
+        if _context_kind() in ("replica", "update"):
+            return self._current()._snapshot
+        return self._reduced()
+
+    def _update(self, method, value, read_value, **kwargs):
+        if _context_kind() in ("replica", "update"):
+            return getattr(self._current(), method)(value, read_value=read_value, **kwargs)
+        agg = getattr(self._mirrored_aggregation, "name", "SUM")
+        n = len(self._components)
+        if agg == "SUM" and method == "assign":  # the copies sum to the value assigned
+            value = ops.convert_to_tensor(value, dtype=self.dtype.base_dtype) / n
+        elif agg == "SUM":
+            raise ValueError("SyncOnReadVariable does not support `assign_add` or "
+                             "`assign_sub` in cross-replica context when aggregation is set "
+                             "to `tf.VariableAggregation.SUM`.")
+        updates = []
+        for v in self._components:
+            with ops.device(v.device):
+                updates.append(getattr(v, method)(value, read_value=False, **kwargs))
+        if not read_value:
+            return control_flow_ops.group(*updates)
+        with ops.control_dependencies(updates):
+            return self._reduced()
+
+    def __repr__(self):
+        return "SyncOnRead" + super().__repr__()[len("Mirrored"):]
+
+
+def _context_kind():
+    from tideflow.distribute import strategy
+
+    top = strategy._top()
+    return None if top is None else top.kind

@@ -370,6 +370,10 @@ class Estimator:
         return self
 
     def _train_model(self, input_fn, hooks, saving_listeners):
+        if self._config.train_distribute is not None:
+            from tideflow.distribute.estimator_training import train_distributed
+
+            return train_distributed(self, input_fn, hooks, saving_listeners)
         with ops.Graph().as_default() as g, g.device(self._device_fn):
             global_step_tensor = self._new_graph_setup(g)
             features, labels, input_hooks = self._get_features_and_labels(input_fn,
