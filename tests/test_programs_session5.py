@@ -676,3 +676,77 @@ def test_failed_steps_leave_variables_and_session_usable():
             assert info.value.op.name == "g"
             np.testing.assert_array_equal(s.run(upd, {x: [0.5, 0.5]}), [2.5, 3.5])
             np.testing.assert_array_equal(s.run(gathered, {idx: [2, 0]}), [3, 1])
+
+
+# ------------------------------------------------------------------------------------------
+# more fetch and feed edges
+# ------------------------------------------------------------------------------------------
+
+
+class _Field:
+    def __init__(self, name):
+        self.name = name
+
+
+class _AttrsLike:
+    """What ``@attr.s`` leaves on a class (attrs is not installed here): TF's session fetches
+    each field of such an object and builds a new one from the values, positionally."""
+
+    __attrs_attrs__ = (_Field("x"), _Field("y"))
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+def test_fetch_attrs_class_and_rejected_containers():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0)
+        b = tf.constant([1, 2])
+        with tf.Session() as s:
+            r = s.run(_AttrsLike(a, [b, a]))
+            assert type(r) is _AttrsLike and r.x == 1.0
+            np.testing.assert_array_equal(r.y[0], [1, 2])
+            assert r.y[1] == 1.0
+            for bad in ({a}, (x for x in [a]), np.array([1, 2]), lambda: a):
+                with pytest.raises(TypeError, match="has invalid type"):
+                    s.run(bad)
+
+
+def test_string_feeds():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.string, [None])
+        q = tf.placeholder(tf.string, [])
+        with tf.Session() as s:
+            r = s.run(tf.identity(p), {p: [b"a", "bcd"]})
+            assert r.dtype == object and list(r) == [b"a", b"bcd"]
+            assert s.run(tf.identity(q), {q: "h\u00e9"}) == "h\u00e9".encode()
+            assert s.run(tf.identity(q), {q: b"\xff\x00"}) == b"\xff\x00"
+            assert s.run(tf.strings.join([q, q]), {q: np.str_("ab")}) == b"abab"
+            # TF refuses numbers for a string (bytes(5) would be five zero bytes)
+            with pytest.raises(TypeError, match="Type of feed value 5 with type <class 'int'> "
+                                                "is not compatible with Tensor type"):
+                s.run(q, {q: 5})
+            with pytest.raises(tf.errors.InternalError, match="Unable to get element as bytes"):
+                s.run(p, {p: [1, 2]})
+
+
+def test_fetched_values_are_copies_and_scalar_kinds():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        with tf.Session() as s:
+            s.run(v.initializer)
+            r = s.run(v)
+            r[0] = 100.0
+            np.testing.assert_array_equal(s.run(v), [1.0, 2.0])
+            r1, r2 = s.run([v, v])
+            assert r1 is r2  # a duplicate fetch is one value, in TF too (observed)
+            r3 = s.run(v)
+            s.run(tf.assign(v, [7.0, 7.0]))
+            np.testing.assert_array_equal(r3, [1.0, 2.0])
+            kinds = s.run([tf.constant(1), tf.constant(1.5), tf.constant(True),
+                           tf.constant("hi"), tf.constant(1, tf.int64),
+                           tf.constant(1.0, tf.float16), tf.constant([b"a"])])
+            assert [type(k) for k in kinds[:6]] == [np.int32, np.float32, np.bool_, bytes,
+                                                    np.int64, np.float16]
+            assert kinds[6].dtype == object and kinds[6].tolist() == [b"a"]

@@ -94,6 +94,11 @@ class _FetchHandler:
             return lambda values: cls(s(values) for s in subs)
         if hasattr(f, "_as_graph_element"):
             return self._leaf(f)
+        fields = getattr(type(f), "__attrs_attrs__", None)
+        if fields is not None:  # an attrs class: its fields in order, rebuilt positionally
+            subs = [self._build(getattr(f, a.name)) for a in fields]
+            cls = type(f)
+            return lambda values: cls(*[s(values) for s in subs])
         raise TypeError(
             f"Fetch argument {f!r} has invalid type {type(f)}, must be a string or Tensor. "
             f"(Can not convert a {type(f).__name__} into a Tensor or Operation.)"
@@ -163,6 +168,11 @@ def _convert_feed(tensor, value):
             f"tensor object was {value} which was passed to the feed with key {tensor}."
         )
     if dtype == dtypes.string:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise TypeError(
+                f"Type of feed value {value} with type {type(value)} is not compatible with "
+                f"Tensor type {object}. Try explicitly setting the type of the feed tensor "
+                "to a larger type (e.g. int64).")
         arr = np.asarray(value, dtype=object)
         if arr.ndim == 0 and isinstance(value, str):
             arr = np.asarray(value.encode(), dtype=object)
@@ -208,7 +218,12 @@ def _encode_strings(arr):
     flat = arr.reshape(-1)
     out = np.empty(flat.shape, dtype=object)
     for i, v in enumerate(flat):
-        out[i] = v.encode() if isinstance(v, str) else bytes(v)
+        if isinstance(v, str):
+            out[i] = v.encode()
+        elif isinstance(v, (bytes, bytearray, memoryview, np.bytes_)):
+            out[i] = bytes(v)
+        else:  # TF's runtime refuses it (bytes(5) would be five zero bytes)
+            raise errors.InternalError(None, None, "Unable to get element as bytes.")
     return out.reshape(arr.shape)
 
 
