@@ -215,3 +215,47 @@ def test_saver_checkpoint_of_keras_model_has_tf_names(tmp_path):
     assert keys["training/SGD/iter"] == []
     assert keys["training/SGD/dense/kernel/momentum"] == [4, 3]
     assert "training/SGD/learning_rate" in keys and "training/SGD/momentum" in keys
+
+
+def test_save_weights_tf_format_holds_optimizer_state_as_tf(tmp_path):
+    # the keys tf_keras's save_weights writes for this model under compat.v1 (less its
+    # _CHECKPOINTABLE_OBJECT_GRAPH proto), and TF's deferred restore of the optimizer state
+    x, y, w0, w1 = _opt_data()
+
+    def make():
+        m = _two_dense(w0, w1)
+        m.compile(keras.optimizers.Adam(0.01), "mse")
+        return m
+
+    m = make()
+    m.fit(x, y, epochs=2, batch_size=8, shuffle=False, verbose=0)
+    path = str(tmp_path / "w")
+    m.save_weights(path)
+    keys = sorted(k for k, _ in tf.train.list_variables(path))
+    attr = "/.ATTRIBUTES/VARIABLE_VALUE"
+    want = [f"optimizer/{n}{attr}" for n in ("beta_1", "beta_2", "decay", "iter",
+                                             "learning_rate")]
+    for layer in ("layer_with_weights-0", "layer_with_weights-1"):
+        for w in ("bias", "kernel"):
+            want += [f"{layer}/{w}{attr}"] + [
+                f"{layer}/{w}/.OPTIMIZER_SLOT/optimizer/{s}{attr}" for s in ("m", "v")]
+    assert keys == sorted(want)
+    cont = [m.train_on_batch(x, y) for _ in range(3)]
+    K.clear_session()
+    m2 = make()
+    m2.load_weights(path)  # the slots are made by the first step, then restored
+    np.testing.assert_allclose([m2.train_on_batch(x, y) for _ in range(3)], cont, rtol=1e-6)
+    assert K.get_value(m2.optimizer.iterations) == 8 + 3
+    # an uncompiled model takes the weights only
+    K.clear_session()
+    m3 = _two_dense(w0 * 0, w1 * 0)
+    m3.load_weights(path)
+    K.clear_session()
+    # a checkpoint of another architecture is refused, naming the key
+    m4 = keras.Sequential([L.Dense(3, input_shape=(4,)), L.Dense(3), L.Dense(1)])
+    with pytest.raises(tf.errors.NotFoundError, match="layer_with_weights-2"):
+        m4.load_weights(path)
+    K.clear_session()
+    m5 = keras.Sequential([L.Dense(2, input_shape=(4,)), L.Dense(1)])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \[2\] in the graph"):
+        m5.load_weights(path)

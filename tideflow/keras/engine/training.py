@@ -463,6 +463,7 @@ class Model(Network):
                 updates = updates + list(self.updates)
                 train_op = tf.group(*updates)
         self._train_fn = [train_op, self.total_loss] + self._metric_tensors
+        self._restore_pending_optimizer_state()
 
     @property
     def state_updates(self):
@@ -760,10 +761,23 @@ class Model(Network):
 
         directory = os.path.dirname(os.path.abspath(filepath))
         os.makedirs(directory, exist_ok=True)
-        self._saver().save(K.get_session(), filepath, write_meta_graph=False)
+        self._saver_for(self._checkpoint_keys()).save(K.get_session(), filepath,
+                                                      write_meta_graph=False)
+
+    def _saver_for(self, keys):
+        """A Saver of ``keys`` (kept, so repeated saves and loads add no ops)."""
+        cache = self.__dict__.setdefault("_weights_savers", {})
+        ident = tuple((k, id(v)) for k, v in keys)
+        saver = cache.get(ident)
+        if saver is None:
+            with keys[0][1].graph.as_default():
+                saver = cache[ident] = tf.train.Saver(var_list=dict(keys), max_to_keep=None)
+        return saver
 
     def load_weights(self, filepath, by_name=False):
-        """Loads weights saved by ``save_weights`` (same architecture)."""
+        """Loads weights saved by ``save_weights`` (same architecture), and the optimizer's
+        state when the checkpoint has it: now if the optimizer's variables exist, else when
+        the first training step makes them (as TF's deferred restoration)."""
         if _is_h5(filepath, None):
             from tideflow.keras import saving
 
@@ -773,15 +787,47 @@ class Model(Network):
 
         if os.path.isdir(filepath):
             filepath = tf.train.latest_checkpoint(filepath)
-        session = K.get_session()
-        self._saver().restore(session, filepath)
-        for v in self.weights:
+        stored = dict(tf.train.list_variables(filepath))
+        keys = self._checkpoint_keys()
+        missing = [k for k, v in keys if k not in stored and not _is_optimizer_key(k)]
+        if missing:
+            raise tf.errors.NotFoundError(
+                None, None, f"load_weights: {filepath} has no value for {missing[0]} (and "
+                f"{len(missing) - 1} more); was it saved from a model of this architecture?")
+        self._restore_keys(filepath, [(k, v) for k, v in keys if k in stored])
+        for _, v in keys:
+            v._keras_initialized = True
+        # the optimizer's state waits for its variables when they are not made yet
+        has_optimizer_state = any(_is_optimizer_key(k) for k in stored)
+        made = any(_is_optimizer_key(k) for k, _ in keys)
+        self._pending_optimizer_state = filepath if has_optimizer_state and not made else None
+
+    def _restore_keys(self, filepath, keys):
+        if keys:
+            self._saver_for(keys).restore(K.get_session(), filepath)
+
+    def _restore_pending_optimizer_state(self):
+        filepath = getattr(self, "_pending_optimizer_state", None)
+        if filepath is None:
+            return
+        self._pending_optimizer_state = None
+        stored = dict(tf.train.list_variables(filepath))
+        keys = [(k, v) for k, v in self._checkpoint_keys() if _is_optimizer_key(k) and k in stored]
+        self._restore_keys(filepath, keys)
+        for _, v in keys:
             v._keras_initialized = True
 
     def _checkpoint_keys(self):
         """Checkpoint keys by structure, as TF's object-based format names them
         (``layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE``...): a model of the same
-        architecture loads them whatever its variables are called."""
+        architecture loads them whatever its variables are called. A trained model adds its
+        optimizer's state as TF does: ``optimizer/iter``, ``optimizer/learning_rate``...
+        and each slot under its weight
+        (``layer_with_weights-0/kernel/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE``)."""
+        weights = self.weights
+        if not weights:
+            raise ValueError(f"Model {self.name} has no weights to save or load (build it "
+                             "first).")
         keys, seen = [], set()
         suffix = "/.ATTRIBUTES/VARIABLE_VALUE"
         layers = [la for la in self.layers if la.weights]
@@ -794,21 +840,36 @@ class Model(Network):
                 seen.add(key)
                 keys.append((key + suffix, v))
         listed = {id(v) for _, v in keys}
-        for j, v in enumerate(w for w in self.weights if id(w) not in listed):
+        for j, v in enumerate(w for w in weights if id(w) not in listed):
             keys.append((f"model_weights/{j}/{v.op.name.split('/')[-1]}{suffix}", v))
-        return keys
+        return keys + self._optimizer_checkpoint_keys(keys, suffix)
 
-    def _saver(self):
-        weights = self.weights
-        if not weights:
-            raise ValueError(f"Model {self.name} has no weights to save or load (build it "
-                             "first).")
-        cached = getattr(self, "_weights_saver", None)
-        if cached is None or cached[0] != len(weights):
-            with weights[0].graph.as_default():
-                saver = tf.train.Saver(var_list=dict(self._checkpoint_keys()), max_to_keep=None)
-            cached = self._weights_saver = (len(weights), saver)
-        return cached[1]
+    def _optimizer_checkpoint_keys(self, weight_keys, suffix):
+        from tideflow.keras import optimizers
+
+        opt = getattr(self, "optimizer", None)
+        if not isinstance(opt, optimizers.Optimizer) or isinstance(opt, optimizers.TFOptimizer):
+            return []
+        graph = weight_keys[0][1].graph
+        made = opt._vars.get(graph)
+        if not made or not opt.weights or opt.weights[0].graph is not graph:
+            return []
+        out = []
+        for key, var in sorted(made.items()):
+            if isinstance(var, tf.Variable):
+                name = "iter" if key == "iterations" else var.op.name.split("/")[-1]
+                out.append((f"optimizer/{name}{suffix}", var))
+        by_param = {v.op.name: k[:-len(suffix)] for k, v in weight_keys}
+        scope = made["iterations"].op.name.rsplit("/", 1)[0] + "/"
+        for w in opt.weights[1:]:
+            name = w.op.name
+            rel = name.removeprefix(scope)
+            param, _, slot = rel.rpartition("/")
+            if param in by_param:
+                out.append((f"{by_param[param]}/.OPTIMIZER_SLOT/optimizer/{slot}{suffix}", w))
+            elif not param:
+                out.append((f"optimizer/{slot}{suffix}", w))  # Nadam's momentum_cache
+        return out
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None,
              signatures=None, options=None):
@@ -819,6 +880,10 @@ class Model(Network):
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer, save_format=save_format,
                           signatures=signatures, options=options)
+
+
+def _is_optimizer_key(key):
+    return key.startswith("optimizer/") or "/.OPTIMIZER_SLOT/" in key
 
 
 class _ArraySource:
