@@ -87,3 +87,156 @@ def test_dynamic_rnn_input_gradient_keeps_its_shape():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             assert sess.run(g, {seq: np.ones((2, 7, 4))}).shape == (2, 7, 4)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.GradientTape in graph mode (behaviour observed from TF 2.21 compat.v1 with resource
+# variables; values from NumPy)
+# ------------------------------------------------------------------------------------------
+
+XV = np.array([1.0, 2.0, 3.0], np.float32)
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(fetches, feed)
+
+
+def test_tape_watches_tensors_and_accessed_trainable_variables():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        v = tf.Variable([1.0, 2.0, 3.0], name="v")
+        w = tf.Variable(2.0, name="w", trainable=False)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x * x * v) + w
+        assert [u.name for u in tape.watched_variables()] == ["v:0"]
+        gx, gv, gw = tape.gradient(y, [x, v, w])
+        assert gw is None  # non-trainable: not watched
+        rx, rv = _run([gx, gv], {x: XV})
+    np.testing.assert_allclose(rx, 2 * XV * np.array([1, 2, 3]))
+    np.testing.assert_allclose(rv, XV ** 2)
+
+
+def test_tape_differentiates_only_recorded_ops():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        pre = x * 3.0  # created before the block: a constant to the tape, as in TF
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            z = tf.reduce_sum(pre * x)
+            with tape.stop_recording():
+                hidden = z * 5.0
+        after = z * 2.0  # created after the block
+        assert tape.gradient(z, pre) is None
+        assert tape.gradient(hidden, x) is None
+        assert tape.gradient(after, x) is None
+        unwatched = tf.placeholder(tf.float32, [3])
+        assert tape.gradient(z, unwatched) is None
+        (zero,) = tape.gradient(z, [pre], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        gz = tape.gradient(z, x)
+        rz, rzero = _run([gz, zero], {x: XV})
+    np.testing.assert_allclose(rz, 3 * XV)  # d(pre . x)/dx with pre held fixed
+    np.testing.assert_array_equal(rzero, np.zeros(3))
+
+
+def test_tape_nested_second_derivative_and_persistence():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(x ** 3)
+            dy = inner.gradient(y, x)
+        d2 = outer.gradient(dy, x)
+        with pytest.raises(RuntimeError, match="non-persistent GradientTape"):
+            inner.gradient(y, x)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            s = tf.reduce_sum(tf.sin(x))
+        g1, g2 = tape.gradient(s, x), tape.gradient(s, x)
+        r = _run([dy, d2, g1, g2], {x: XV})
+    np.testing.assert_allclose(r[0], 3 * XV ** 2)
+    np.testing.assert_allclose(r[1], 6 * XV)
+    np.testing.assert_allclose(r[2], np.cos(XV), rtol=1e-6)
+    np.testing.assert_allclose(r[3], r[2])
+
+
+def test_tape_watch_accessed_variables_false_and_explicit_variable_watch():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0, 3.0])
+        with tf.GradientTape(watch_accessed_variables=False) as t1:
+            y1 = tf.reduce_sum(v * v)
+        assert t1.gradient(y1, v) is None and t1.watched_variables() == ()
+        with tf.GradientTape(watch_accessed_variables=False) as t2:
+            t2.watch(v)
+            y2 = tf.reduce_sum(v * v)
+        np.testing.assert_allclose(_run(t2.gradient(y2, v)), 2 * XV)
+
+
+def test_tape_output_gradients_and_nested_structures():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = x * x
+            ys = {"a": tf.reduce_sum(x * x), "b": tf.reduce_sum(x)}
+        weighted = tape.gradient(y, x, output_gradients=tf.constant([1.0, 2.0, 3.0]))
+        nested = tape.gradient(ys, {"p": x, "q": [x]})
+        assert set(nested) == {"p", "q"} and len(nested["q"]) == 1
+        r = _run([weighted, nested["p"], nested["q"][0]], {x: XV})
+    np.testing.assert_allclose(r[0], 2 * XV * np.array([1, 2, 3]))
+    np.testing.assert_allclose(r[1], 2 * XV + 1)
+    np.testing.assert_allclose(r[2], r[1])
+
+
+def test_tape_jacobian_and_batch_jacobian():
+    w = np.arange(6, dtype=np.float32).reshape(3, 2)
+    xb = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])  # size unknown: the rows run in a loop
+        xs = tf.placeholder(tf.float32, [None, 3])
+        wt = tf.constant(w)
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch([x, xs, wt])
+            y = x * x
+            yb = tf.tanh(tf.matmul(xs, wt))
+        j = tape.jacobian(y, x)
+        bj = tape.batch_jacobian(yb, xs)
+        jw = tape.jacobian(yb, wt)
+        assert bj.shape.as_list() == [None, 2, 3] and jw.shape.as_list() == [None, 2, 3, 2]
+        assert tape.jacobian(yb, tf.constant(1.0)) is None  # not watched
+        rj, rbj, rjw = _run([j, bj, jw], {x: XV, xs: xb})
+    np.testing.assert_allclose(rj, np.diag(2 * XV))
+    d = 1 - np.tanh(xb @ w) ** 2  # [b, o]
+    np.testing.assert_allclose(rbj, np.einsum("bo,io->boi", d, w), rtol=1e-5)
+    # d yb[b, o] / d w[i, k] = d[b, o] * xb[b, i] * (o == k)
+    want = np.einsum("bo,bi,ok->boik", d, xb, np.eye(2))
+    np.testing.assert_allclose(rjw, want, rtol=1e-5, atol=1e-7)
+
+
+def test_tape_through_functional_control_flow():
+    # (TF's tape refuses v1 control flow in graph mode; tideflow's cond/while are functional)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            r = tf.cond(tf.constant(True), lambda: x * x, lambda: x)
+            p = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x),
+                              [0, tf.ones([3])])[1]
+            y = tf.reduce_sum(r) + tf.reduce_sum(p)
+        g = _run(tape.gradient(y, x), {x: XV})
+    np.testing.assert_allclose(g, 2 * XV + 3 * XV ** 2)
+
+
+def test_tape_bad_input_errors():
+    with tf.Graph().as_default():
+        tape = tf.GradientTape()
+        with pytest.raises(ValueError, match="not tf.Tensor or tf.Variable"):
+            tape.watch("x")
+        with pytest.raises(ValueError, match="Tape must be recording"), tape.stop_recording():
+            pass
+        with pytest.raises(ValueError, match="unconnected_gradients"):
+            tape.gradient(tf.constant(1.0), tf.constant(2.0), unconnected_gradients="sometimes")

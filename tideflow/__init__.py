@@ -200,6 +200,7 @@ from tideflow.ops.gather_ops import (
     where,
     where_v2,
 )
+from tideflow.ops.gradient_tape import GradientTape
 from tideflow.ops.gradients import (
     NoGradient,
     NotDifferentiable,
