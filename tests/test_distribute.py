@@ -333,3 +333,132 @@ def test_keras_fit_under_scope_keeps_copies_equal(make_opt):
     for a, b in zip(w2, w1):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     assert loss2[-1] < loss2[0]
+
+
+def test_slots_update_merge_call_and_colocation_as_tf():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+        opt = tf.train.MomentumOptimizer(0.1, 0.9)
+        train = s.run(lambda: opt.minimize(tf.reduce_sum(w * w)))
+        # TF: the one train op is returned to the caller, not a PerReplica of it
+        assert isinstance(train, tf.Operation) and train.name == "Momentum"
+        assert [v.name for v in tf.global_variables()] == ["w:0", "w/Momentum:0"]
+        assert [x.name for x in opt.get_slot(w, "momentum").values] == [
+            "w/Momentum:0", "w/Momentum/replica_1:0"]
+        up = s.extended.update(w, lambda v, d: v.assign_add(d), args=(tf.constant([1.0, 1.0]),))
+        assert [t.device for t in up.values] == list(s.extended.worker_devices)
+        seen = []
+
+        def replica():
+            ctx = tf.distribute.get_replica_context()
+
+            def merge_fn(strategy, x):
+                seen.append((type(x).__name__, strategy is s,
+                             tf.distribute.in_cross_replica_context()))
+                return strategy.reduce("SUM", x, axis=None)
+
+            rid = tf.cast(ctx.replica_id_in_sync_group, tf.float32)
+            return ctx.merge_call(merge_fn, args=(rid,))
+
+        merged = s.run(replica)
+        assert seen == [("PerReplica", True, True)]
+        with s.extended.colocate_vars_with(w):
+            c = tf.Variable(0.0, name="c")
+        assert [x.device for x in c.values] == list(s.extended.worker_devices)
+        assert s.extended.variable_created_in_scope(w)
+    assert not s.extended.variable_created_in_scope(tf.Variable(1.0))
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        # d(sum w^2)/dw = 2 per replica, summed: 4; w = 1 - 0.1 * 4 (TF gives 0.6 too)
+        np.testing.assert_allclose(sess.run(list(w.values)), [[0.6, 0.6], [0.6, 0.6]])
+        assert sess.run(merged) == 1.0
+
+
+def test_central_storage_keeps_one_copy_and_matches_one_device():
+    s = tf.distribute.experimental.CentralStorageStrategy(DEVICES)
+    assert s.extended.parameter_devices == ("/replica:0/task:0/device:CPU:0",)
+    (w2, b2, gs2), loss2, copies = _train(s, "adam")
+    (w1, b1, _), loss1, _ = _train(tf.distribute.OneDeviceStrategy("/cpu:0"), "adam")
+    np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-6)
+    assert copies == [None] * len(copies)  # plain variables on the parameter device
+    np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(loss2, loss1, rtol=1e-5)
+    assert gs2 == 5
+
+
+def test_input_fn_iterator_gives_each_replica_its_own_element():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    seen = []
+
+    def input_fn(ctx):
+        seen.append((ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.num_replicas_in_sync))
+        return tf.data.Dataset.range(8).batch(2)
+
+    it = s.make_input_fn_iterator(input_fn)
+    nxt = it.get_next()
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(it.initialize())
+        got = [sorted(map(list, sess.run(s.experimental_local_results(nxt)))) for _ in range(2)]
+        with pytest.raises(tf.errors.OutOfRangeError):
+            sess.run(s.experimental_local_results(nxt))
+    assert seen == [(1, 0, 2)]
+    # each step the replicas take one element each (which takes which is not fixed)
+    assert got == [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+
+
+def test_contrib_distribute_and_experimental_names():
+    from tideflow.contrib.distribute import MirroredStrategy
+
+    s = MirroredStrategy(DEVICES)
+    assert s.num_replicas_in_sync == 2
+    assert tf.contrib.distribute.MirroredStrategy(num_gpus=2).extended.worker_devices == (
+        "/replica:0/task:0/device:GPU:0", "/replica:0/task:0/device:GPU:1")
+    with pytest.raises(ValueError, match="only specify one"):
+        tf.contrib.distribute.MirroredStrategy(devices=DEVICES, num_gpus=2)
+    assert tf.contrib.distribute.DistributeConfig(train_distribute=s).train_distribute is s
+    ps = tf.distribute.experimental.ParameterServerStrategy()
+    assert ps.num_replicas_in_sync == 1
+    assert tf.distribute.experimental.MultiWorkerMirroredStrategy().num_replicas_in_sync == 1
+    assert tf.distribute.Server is tf.train.Server
+    assert tf.distribute.ClusterSpec is tf.train.ClusterSpec
+
+
+def test_cluster_resolvers(monkeypatch):
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    assert tf.distribute.cluster_resolver.TFConfigClusterResolver().cluster_spec().as_dict() == {}
+    monkeypatch.setenv("TF_CONFIG", '{"cluster": {"worker": ["h0:2222", "h1:2222"], '
+                       '"ps": ["p0:2222"]}, "task": {"type": "worker", "index": 1}}')
+    r = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    assert (r.task_type, r.task_id) == ("worker", 1)
+    assert r.master() == "h1:2222" and r.master(rpc_layer="grpc") == "grpc://h1:2222"
+    assert r.cluster_spec().as_dict()["ps"] == ["p0:2222"]
+    with pytest.raises(NotImplementedError, match="replica_device_setter"):
+        tf.distribute.experimental.ParameterServerStrategy(r)
+    simple = tf.distribute.cluster_resolver.SimpleClusterResolver(
+        tf.train.ClusterSpec({"worker": ["a:1", "b:2"]}), master="grpc://a:1")
+    assert simple.master() == "grpc://a:1" and simple.master("worker", 1) == "b:2"
+
+
+def test_multi_gpu_model_checks_as_tf():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    for gpus, match in ((1, "`gpus >= 2`"), ([0], "`len\\(gpus\\) >= 2`"),
+                        (0, "`gpus >= 2`")):
+        with pytest.raises(ValueError, match=match):
+            tf.keras.utils.multi_gpu_model(model, gpus=gpus)
+    # no GPUs here: TF names the devices it expected and the ones the machine has
+    with pytest.raises(ValueError, match=r"\['/cpu:0', '/gpu:0', '/gpu:1'\]. However this "
+                                         r"machine only has: \['/cpu:0'"):
+        tf.keras.utils.multi_gpu_model(model, gpus=2)
+
+
+def test_multi_gpu_model_batch_slices():
+    from tideflow.keras.multi_gpu_utils import _get_slice
+
+    x = tf.constant(np.arange(20, dtype=np.float32).reshape(10, 2))
+    with tf.Session() as sess:
+        parts = sess.run([_get_slice(x, i, 3) for i in range(3)])
+    # TF's split: batch // parts rows each, the last takes the remainder
+    assert [p.shape[0] for p in parts] == [3, 3, 4]
+    np.testing.assert_array_equal(np.concatenate(parts), np.arange(20).reshape(10, 2))

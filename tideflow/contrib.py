@@ -372,6 +372,7 @@ _LAZY_ALIASES = {
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: __import__("tideflow.contrib_learn", fromlist=["learn"]),
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
+    "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
 }
 
 

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from tideflow.keras.data_utils import get_file, validate_file  # noqa: F401 (tf.keras.utils)
+from tideflow.keras.multi_gpu_utils import multi_gpu_model  # noqa: F401 (tf.keras.utils)
 
 _CUSTOM_OBJECTS = {}
 
