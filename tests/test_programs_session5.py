@@ -750,3 +750,124 @@ def test_fetched_values_are_copies_and_scalar_kinds():
             assert [type(k) for k in kinds[:6]] == [np.int32, np.float32, np.bool_, bytes,
                                                     np.int64, np.float16]
             assert kinds[6].dtype == object and kinds[6].tolist() == [b"a"]
+
+
+def test_step_timeouts_are_deadline_exceeded():
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(2, tf.float32)
+        d = q.dequeue()
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.DeadlineExceededError) as info:
+                s.run(d, options=tf.RunOptions(timeout_in_ms=200))
+            assert info.value.error_code == tf.errors.DEADLINE_EXCEEDED
+            s.run(q.enqueue(5.0))
+            assert s.run(d) == 5.0  # the session survives the timed-out step
+        with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=200)) as s, \
+                pytest.raises(tf.errors.DeadlineExceededError):
+            s.run(d)
+
+
+def test_py_func_exceptions_map_to_tf_errors():
+    def raiser(exc):
+        def f(x):
+            raise exc
+        return f
+
+    with tf.Graph().as_default():
+        x = tf.constant([1.0])
+        # the classes TF gives for each Python exception (observed in TF 2.21)
+        cases = [(ValueError("bad"), tf.errors.InvalidArgumentError),
+                 (TypeError("bad"), tf.errors.InvalidArgumentError),
+                 (StopIteration(), tf.errors.OutOfRangeError),
+                 (KeyError("k"), tf.errors.UnknownError),
+                 (NotImplementedError("nie"), tf.errors.UnimplementedError)]
+        fetches = [tf.py_func(raiser(e), [x], tf.float32) for e, _ in cases]
+        wrong = tf.py_func(lambda a: np.array([1.5], np.float64), [x], tf.float32)
+        with tf.Session() as s:
+            for f, (_, cls) in zip(fetches, cases):
+                with pytest.raises(cls):
+                    s.run(f)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="0-th value returned by .* is double, but expects float"):
+                s.run(wrong)
+            np.testing.assert_array_equal(s.run(tf.py_func(lambda a: a * 2, [x], tf.float32)),
+                                          [2.0])
+
+
+def test_runtime_errors_of_common_kernels():
+    with tf.Graph().as_default():
+        a = tf.constant([1, 2])
+        b = tf.placeholder(tf.int32, [2])
+        labels = tf.placeholder(tf.int32, [1])
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=tf.constant([[1.0, 2.0, 3.0]]))
+        strs = tf.placeholder(tf.string, [None])
+        x = tf.placeholder(tf.float32, [None])
+        r = tf.reshape(x, [-1, 2])
+        assert r.shape.as_list() == [None, 2]
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+                s.run(a // b, {b: [1, 0]})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Received a label value of 5 which is outside the valid "
+                                     r"range of \[0, 3\)"):
+                s.run(loss, {labels: [5]})
+            want = np.log(np.exp([1.0, 2.0, 3.0]).sum()) - 3.0
+            np.testing.assert_allclose(s.run(loss, {labels: [2]}), [want], rtol=1e-6)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="StringToNumberOp could not correctly convert string: abc"):
+                s.run(tf.string_to_number(strs), {strs: ["1.5", "abc"]})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Input to reshape is a tensor with 3 values, but the "
+                                     "requested shape requires a multiple of 2"):
+                s.run(r, {x: [1, 2, 3]})
+            np.testing.assert_array_equal(s.run(r, {x: [1, 2, 3, 4]}), [[1, 2], [3, 4]])
+
+
+def test_assign_shapes_and_variable_load():
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        p = tf.placeholder(tf.float32)
+        with pytest.raises(ValueError, match=r"\[2\] and \[3\]"):
+            tf.assign(v, [1.0, 2.0, 3.0])
+        a = tf.assign(v, p)
+        a2 = tf.assign(v, p, validate_shape=False)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Assign requires shapes of both tensors to match. lhs "
+                                     r"shape= \[2\] rhs shape= \[3\]"):
+                s.run(a, {p: [1.0, 2.0, 3.0]})
+            np.testing.assert_array_equal(s.run(v), [1.0, 2.0])
+            np.testing.assert_array_equal(s.run(a2, {p: [1.0, 2.0, 3.0]}), [1.0, 2.0, 3.0])
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        with tf.Session() as s:
+            s.run(v.initializer)
+            v.load([3.0, 4.0], s)
+            np.testing.assert_array_equal(v.eval(session=s), [3.0, 4.0])
+            with pytest.raises(ValueError, match="Cannot feed value of shape"):
+                v.load([1.0], s)
+            with s.as_default():
+                v.load([5.0, 6.0])
+                np.testing.assert_array_equal(v.eval(), [5.0, 6.0])
+
+
+def test_saver_and_optimizer_mistakes():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="No variables to save"):
+            tf.train.Saver()
+        v = tf.Variable(1.0, name="v")
+        sv = tf.train.Saver()
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        c = tf.constant(2.0)
+        with pytest.raises(ValueError, match="No gradients provided for any variable"):
+            opt.minimize(c * 2)
+        with pytest.raises(ValueError, match="No gradients provided for any variable"):
+            opt.apply_gradients([(None, v)])
+        with tf.Session() as s:
+            # TF 1.x: a ValueError (ours is also a NotFoundError)
+            with pytest.raises(ValueError, match="The passed save_path is not a valid checkpoint"):
+                sv.restore(s, "/nonexistent_s5/model.ckpt")
+            s.run(v.initializer)
+            assert s.run(v) == 1.0
