@@ -475,3 +475,95 @@ def test_cudnn_layer_trains_and_rejects_bad_input():
         cu.CudnnLSTM(1, 2)(tf.zeros([2, 3]))
     with pytest.raises(TypeError, match="expecting tuple"):
         cu.CudnnLSTM(1, 2)(tf.zeros([2, 3, 1]), initial_state=[tf.zeros([1, 3, 2])] * 2)
+
+
+# ---- tf.contrib.summary ----------------------------------------------------------------------
+
+
+def _event_file(logdir):
+    import glob
+
+    (path,) = glob.glob(str(logdir) + "/events.out.tfevents.*")
+    return path
+
+
+def test_contrib_summary_program_every_n_steps(tmp_path):
+    """TF 1.x's documented tf.contrib.summary training loop; the file is read back by our
+    summary_iterator and by TensorBoard's own event reader."""
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    cs = tf.contrib.summary
+    gs = tf.train.get_or_create_global_step()
+    writer = cs.create_file_writer(str(tmp_path), flush_millis=10000)
+    with writer.as_default(), cs.record_summaries_every_n_global_steps(2):
+        with tf.name_scope("train"):
+            loss = tf.cast(gs, tf.float32) * 0.5
+            cs.scalar("loss", loss)
+        cs.histogram("weights", tf.constant([1.0, 2.0, 2.0]), family="params")
+        cs.image("frames", tf.zeros([2, 3, 3, 1]), max_images=1)
+        cs.audio("clip", tf.zeros([1, 20]), 100.0, 1)
+        cs.generic("raw", tf.constant([[1, 2]]))
+    train = tf.assign_add(gs, 1)
+    assert len(cs.all_summary_ops()) == 5 and len(cs.summary_writer_initializer_op()) == 1
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with writer.as_default():
+            cs.initialize(graph=tf.get_default_graph(), session=sess)
+        wrote = []
+        for _ in range(5):
+            wrote.append(bool(sess.run(cs.all_summary_ops())[0]))
+            sess.run(train)
+        sess.run(writer.flush())
+    assert wrote == [True, False, True, False, True]
+    path = _event_file(tmp_path)
+    assert path.endswith(".v2")
+    events = list(summary_iterator(path))
+    assert events[0].file_version == "brain.Event:2"
+    assert events[1].HasField("graph_def") and events[1].step == 0
+    by_step = {}
+    for e in events[2:]:
+        for v in e.summary.value:
+            by_step.setdefault(v.tag, []).append(e.step)
+    assert by_step == {"train/loss": [0, 2, 4], "params/params/weights": [0, 2, 4],
+                       "frames/image": [0, 2, 4], "clip/audio": [0, 2, 4], "raw": [0, 2, 4]}
+    from tensorboard.backend.event_processing import event_accumulator
+
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"scalars": 0})
+    acc.Reload()
+    assert [(s.step, s.value) for s in acc.Scalars("train/loss")] == [(0, 0.0), (2, 1.0),
+                                                                       (4, 2.0)]
+    assert acc.Tags()["images"] == ["frames/image"] and acc.Tags()["graph"]
+
+
+def test_contrib_summary_recording_switches(tmp_path):
+    cs = tf.contrib.summary
+    # no default writer: the summary functions make no-ops, should_record is False
+    assert cs.scalar("x", 1.0).type == "NoOp"
+    writer = cs.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        off = cs.scalar("default_off", 1.0, step=3)  # TF 1.x records only when told to
+        with cs.never_record_summaries():
+            never = cs.scalar("never", 1.0, step=3)
+        with cs.always_record_summaries():
+            on = cs.scalar("on", 2.0, step=tf.constant(5))
+            import_op = cs.import_event(tf.constant(tf.Event(
+                step=9, summary=tf.Summary(value=[tf.Summary.Value(
+                    tag="imported", simple_value=1.0)])).SerializeToString()))
+    with tf.Session() as sess:
+        sess.run(cs.summary_writer_initializer_op())
+        assert sess.run([off, never, on]) == [False, False, True]
+        sess.run(import_op)
+        sess.run(writer.close())
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    tags = [(e.step, v.tag) for e in summary_iterator(_event_file(tmp_path))
+            for v in e.summary.value]
+    assert tags == [(5, "on"), (9, "imported")]
+    with pytest.raises(NotImplementedError, match="create_file_writer"):
+        cs.create_db_writer("sqlite:///tmp/x.db")
+    with pytest.raises(RuntimeError, match="No default"):
+        cs.initialize(session=None)
+    assert cs.eval_dir("/m") == "/m/eval" and cs.eval_dir("/m", "x") == "/m/eval_x"
+    # a writer for logdir None writes nothing
+    with cs.create_file_writer(None).as_default(), cs.always_record_summaries():
+        assert cs.scalar("y", 1.0).type == "NoOp"

@@ -2,6 +2,7 @@
 ``framework``, ``rnn``, ``metrics``, ``losses``, ``seq2seq``/``legacy_seq2seq`` (sequence
 losses), ``training`` (HParams), ``lookup``; explicit re-exports only."""
 
+import importlib
 import importlib.abc
 import importlib.machinery
 import sys
@@ -356,6 +357,11 @@ def _contrib_cudnn_rnn():
                       "the CPU) and their compatible cells.", cudnn, cudnn.__all__)
 
 
+def _contrib_module(module, name, doc):
+    source = importlib.import_module("tideflow." + module)
+    return _namespace(name, doc, source, source.__all__)
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -372,6 +378,8 @@ _LAZY_ALIASES = {
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: __import__("tideflow.contrib_learn", fromlist=["learn"]),
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
+    "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
+                                       "``tf.contrib.summary``: writer-based summaries."),
     "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
 }
 

@@ -1,0 +1,152 @@
+"""Op-table rows for the contrib pieces of session 5: the ``tf.contrib.summary`` writer ops
+(stateful: each check writes real event files and reads them back). None of these ops is
+differentiable."""
+
+import glob
+import tempfile
+
+import numpy as np
+
+import tideflow as tf
+from tests.ops.optable import Case
+from tideflow import contrib_summary_v2  # noqa: F401 - declares the writer ops
+from tideflow.framework import ops
+from tideflow.protos import event_pb2, summary_pb2
+from tideflow.summary.summary_iterator import summary_iterator
+
+
+def _writer(logdir, name="w"):
+    res = ops.apply_op("SummaryWriter", [], {"shared_name": name, "container": ""}).outputs[0]
+    init = ops.apply_op("CreateSummaryFileWriter", [
+        res, tf.constant(logdir), tf.constant(5), tf.constant(1000), tf.constant(".v2")], {})
+    return res, init
+
+
+def _events(logdir):
+    (path,) = glob.glob(logdir + "/events.out.tfevents.*.v2")
+    return list(summary_iterator(path))[1:]  # after the file_version event
+
+
+def _run_writes(build, feeds=None):
+    """Builds ``build(writer) -> [ops]`` with a fresh writer, runs init + ops + flush, and
+    returns the events written (unknown-shape placeholders in ``feeds`` are fed)."""
+    logdir = tempfile.mkdtemp()
+    with tf.Graph().as_default():
+        res, init = _writer(logdir)
+        writes = build(res)
+        flush = ops.apply_op("FlushSummaryWriter", [res], {})
+        close = ops.apply_op("CloseSummaryWriter", [res], {})
+        with tf.Session() as sess:
+            sess.run(init)
+            sess.run(writes, feeds(tf.get_default_graph()) if feeds else None)
+            sess.run(flush)
+            flushed = _events(logdir)
+            sess.run(close)
+    assert _events(logdir) == flushed  # closing adds nothing after a flush
+    return flushed
+
+
+def _step(n):
+    return tf.constant(n, tf.int64)
+
+
+def _check_scalar():
+    for known in (True, False):
+        def build(res, known=known):
+            v = tf.placeholder(tf.float64, shape=[] if known else None, name="v")
+            return [ops.apply_op("WriteScalarSummary",
+                                 [res, _step(7), tf.constant("loss"), v], {})]
+        (e,) = _run_writes(build, lambda g: {g.get_tensor_by_name("v:0"): 2.5})
+        assert e.step == 7 and e.wall_time > 0
+        assert [(v.tag, v.simple_value) for v in e.summary.value] == [("loss", 2.5)]
+    # a non-scalar value is refused, naming the tag
+    try:
+        _run_writes(lambda res: [ops.apply_op("WriteScalarSummary", [
+            res, _step(0), tf.constant("bad"), tf.constant([1.0, 2.0])], {})])
+    except tf.errors.InvalidArgumentError as e:
+        assert "bad" in str(e) and "scalar" in str(e)
+    else:
+        raise AssertionError("a vector scalar summary was accepted")
+
+
+def _check_histogram():
+    x = np.random.RandomState(0).standard_normal(50)
+    (e,) = _run_writes(lambda res: [ops.apply_op("WriteHistogramSummary", [
+        res, _step(3), tf.constant("h"), tf.constant(x)], {})])
+    h = e.summary.value[0].histo
+    assert e.summary.value[0].tag == "h" and e.step == 3
+    assert (h.min, h.max, h.num) == (x.min(), x.max(), 50) and sum(h.bucket) == 50
+    np.testing.assert_allclose(h.sum, x.sum())
+
+
+def _check_image_audio():
+    img = np.linspace(0, 1, 2 * 3 * 4 * 3, dtype=np.float32).reshape(2, 3, 4, 3)
+    clip = np.sin(np.linspace(0, 10, 40)).astype(np.float32).reshape(1, 40)
+
+    def build(res):
+        return [ops.apply_op("WriteImageSummary", [
+                    res, _step(1), tf.constant("im"), tf.constant(img),
+                    tf.constant([255, 0, 0, 255], tf.uint8)], {"max_images": 3}),
+                ops.apply_op("WriteAudioSummary", [
+                    res, _step(1), tf.constant("au"), tf.constant(clip), tf.constant(8000.0)],
+                    {"max_outputs": 1})]
+    events = _run_writes(build)
+    tags = sorted(v.tag for e in events for v in e.summary.value)
+    assert tags == ["au/audio", "im/image/0", "im/image/1"]
+    for e in events:
+        for v in e.summary.value:
+            if v.HasField("image"):
+                assert (v.image.height, v.image.width, v.image.colorspace) == (3, 4, 3)
+            else:
+                assert v.audio.sample_rate == 8000.0 and v.audio.length_frames == 40
+
+
+def _check_generic_graph_import():
+    meta = summary_pb2.SummaryMetadata(display_name="shown")
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    imported = event_pb2.Event(step=42, wall_time=1.0, summary=summary_pb2.Summary(
+        value=[summary_pb2.Summary.Value(tag="imp", simple_value=3.0)]))
+    gd = tf.GraphDef()
+    gd.node.add(name="n", op="NoOp")
+
+    def build(res):
+        return [ops.apply_op("WriteSummary", [res, _step(2), tf.constant(x), tf.constant("t"),
+                                              tf.constant(meta.SerializeToString())], {}),
+                ops.apply_op("WriteGraphSummary",
+                             [res, _step(0), tf.constant(gd.SerializeToString())], {}),
+                ops.apply_op("ImportEvent", [res, tf.constant(imported.SerializeToString())],
+                             {})]
+    events = {e.WhichOneof("what") + str(e.step): e for e in _run_writes(build)}
+    t = events["summary2"].summary.value[0]
+    assert t.tag == "t" and t.metadata.display_name == "shown"
+    np.testing.assert_array_equal(tf.make_ndarray(t.tensor), x)
+    assert tf.GraphDef.FromString(events["graph_def0"].graph_def) == gd
+    assert events["summary42"] == imported
+
+
+def _check_uninitialized():
+    with tf.Graph().as_default():
+        res = ops.apply_op("SummaryWriter", [], {"shared_name": "never", "container": ""})
+        w = ops.apply_op("WriteScalarSummary",
+                         [res.outputs[0], _step(0), tf.constant("x"), tf.constant(1.0)], {})
+        with tf.Session() as sess:
+            try:
+                sess.run(w)
+            except tf.errors.FailedPreconditionError as e:
+                assert "not initialized" in str(e)
+            else:
+                raise AssertionError("a write to an uninitialized writer succeeded")
+            sess.run(ops.apply_op("FlushSummaryWriter", [res.outputs[0]], {}))  # no-op
+
+
+CASES = [
+    Case(("SummaryWriter", "CreateSummaryFileWriter", "WriteScalarSummary",
+          "FlushSummaryWriter", "CloseSummaryWriter"), check=_check_scalar,
+         name="WriteScalarSummary"),
+    Case("WriteHistogramSummary", check=_check_histogram),
+    Case(("WriteImageSummary", "WriteAudioSummary"), check=_check_image_audio,
+         name="WriteImageAudioSummary"),
+    Case(("WriteSummary", "WriteGraphSummary", "ImportEvent"),
+         check=_check_generic_graph_import, name="WriteSummary"),
+    Case("SummaryWriter", check=_check_uninitialized, name="SummaryWriter_uninitialized"),
+]
