@@ -6,6 +6,8 @@ from tideflow.keras.applications.imagenet_utils import decode_predictions as _de
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.1/"
+_HASHES = {"vgg16": ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d832006294945121d1f1fc"),
+           "vgg19": ("cbe5617147190e668d6c5d5026f83318", "253f8cb515780f3b799900260a226db6")}
 
 
 def _vgg(convs_per_block, name, include_top, weights, input_tensor, input_shape, pooling,
@@ -34,7 +36,8 @@ def _vgg(convs_per_block, name, include_top, weights, input_tensor, input_shape,
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, name)
     fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-    return _common.load_weights(model, weights, fname, _BASE + fname)
+    return _common.load_weights(model, weights, fname, _BASE + fname,
+                                _HASHES[name][0 if include_top else 1])
 
 
 def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
