@@ -871,3 +871,37 @@ def test_saver_and_optimizer_mistakes():
                 sv.restore(s, "/nonexistent_s5/model.ckpt")
             s.run(v.initializer)
             assert s.run(v) == 1.0
+
+
+def test_partial_run_setup_ops_run_on_their_own():
+    with tf.Graph().as_default():
+        v = tf.Variable(0)
+        a = tf.placeholder(tf.int32, [], name="a")
+        b = tf.placeholder(tf.int32, [], name="b")
+        up = tf.assign_add(v, a)
+        r = b * 2
+        with tf.Session() as s:
+            s.run(v.initializer)
+            h = s.partial_run_setup([r, up.op], [a, b])
+            # TF runs a setup op once what it needs is fed; fetching it is refused
+            assert s.partial_run(h, [], {a: 5}) == []
+            assert s.run(v) == 5
+            with pytest.raises(RuntimeError, match=r"partial_run\(\) requires empty target_list"):
+                s.partial_run(h, up.op)
+            assert s.partial_run(h, r, {b: 3}) == 6
+            assert s.run(v) == 5  # ran once
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Must run 'setup'"):
+                s.partial_run(h, r)
+
+
+def test_feed_dict_must_be_a_mapping():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        with tf.Session() as s:
+            assert s.run(x, collections.OrderedDict([(x, 1.0)])) == 1.0
+            with pytest.raises(TypeError, match="must be a dictionary or collection.Mapping"):
+                s.run(x, [(x, 1.0)])
+            with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
+                s.run(x, {x.op: 1.0})
+            with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
+                s.run(x, {1: 1.0})

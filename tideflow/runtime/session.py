@@ -1,6 +1,7 @@
 """``tf.Session``: fetch and feed handling, the plan cache, and partial runs."""
 
 import collections
+import collections.abc
 import contextlib
 import threading
 import time
@@ -404,6 +405,10 @@ class BaseSession:
         feed_tensors = []
         feed_values = []
         if feed_dict:
+            if not isinstance(feed_dict, collections.abc.Mapping):
+                raise TypeError("FlattenDictItems: 'dict' must be a dictionary or "
+                                "collection.Mapping type object, instead of "
+                                f"'{type(feed_dict).__name__}'.")
             for key, value in feed_dict.items():
                 tensors, splitter = _feed_tensors(self._graph, key)
                 values = [value] if splitter is None else splitter(value)
@@ -603,6 +608,8 @@ class BaseSession:
             raise errors.InvalidArgumentError(
                 None, None, "Must run 'setup' before performing partial runs!")
         handler = _FetchHandler(self._graph, fetches)
+        if handler.targets:  # TF 1.x: ops named in partial_run_setup run, never fetched here
+            raise RuntimeError("partial_run() requires empty target_list.")
         for t in handler.tensors:
             if t not in state["fetches"]:
                 raise errors.InvalidArgumentError(
@@ -624,11 +631,13 @@ class BaseSession:
                 values[t] = _convert_feed(t, v)
         # everything computed so far acts as a feed; ops that ran are not run again
         known = list(values)
-        targets = [op for op in handler.targets if op not in state["ran"]]
-        from tideflow.runtime.executor import prune
+        pending = {t for t in state["feeds"] if t not in values}
+        # as TF's, the ops named in partial_run_setup run on their own once what they need has
+        # been fed (here: with the first call that can run them)
+        targets = [op for op in state["targets"] if op not in state["ran"] and not any(
+            t in pending for o in prune([], [op], set(known)) for t in o._inputs)]
 
         needed = prune([t for t in handler.tensors if t not in values], targets, set(known))
-        pending = [t for t in state["feeds"] if t not in values]
         for op in needed:
             for t in op._inputs:
                 if t in pending:
@@ -653,9 +662,7 @@ class BaseSession:
         state["ran"].update(plan.ops)
         state["ran"].update(targets)
         state.setdefault("fetched", set()).update(handler.tensors)
-        state["fetched"].update(handler.targets)
-        if state["feeds"] <= values.keys() and (
-                state["fetches"] | state["targets"]) <= state["fetched"]:
+        if state["feeds"] <= values.keys() and state["fetches"] <= state["fetched"]:
             del self._partial_runs[handle]  # done: TF forgets the handle
         return handler.builder([values[t] for t in handler.tensors])
 
