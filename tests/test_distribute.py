@@ -311,20 +311,30 @@ def _keras_run(strategy, make_opt):
     with strategy.scope():
         model = tf.keras.Sequential([
             tf.keras.layers.Dense(4, activation="relu", input_shape=(3,),
-                                  kernel_initializer=tf.keras.initializers.Constant(0.3)),
+                                  kernel_initializer=tf.keras.initializers.Constant(0.3),
+                                  kernel_regularizer=tf.keras.regularizers.l2(0.01)),
             tf.keras.layers.Dense(1, kernel_initializer="ones")])
-        model.compile(optimizer=make_opt(), loss="mse")
-    history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+        model.compile(optimizer=make_opt(), loss="mse", metrics=["mae"])
+    # batches of 7 split 4 + 3 over two replicas, the last one (4) 2 + 2
+    history = model.fit(x, y, batch_size=7, epochs=3, verbose=0, shuffle=False)
+    graph = tf.keras.backend.get_session().graph
+    on_second = [op for op in graph.get_operations()
+                 if op.name.startswith("replica_1/") and op.device.endswith("CPU:1")]
+    if strategy.num_replicas_in_sync == 2:  # the second replica's tower is on its device
+        assert any(op.type == "MatMul" for op in on_second)
     sess = tf.keras.backend.get_session()
     copies = [sess.run(list(w.values)) for w in model.weights if hasattr(w, "values")]
-    return history.history["loss"], model.get_weights(), copies, model.weights
+    return (history.history["loss"], model.get_weights(), copies, model.weights,
+            history.history["mean_absolute_error"])
 
 
 @pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.SGD(0.05),
                                       lambda: tf.train.AdamOptimizer(0.05)])
-def test_keras_fit_under_scope_keeps_copies_equal(make_opt):
-    loss2, w2, copies, weights = _keras_run(tf.distribute.MirroredStrategy(DEVICES), make_opt)
-    loss1, w1, _, _ = _keras_run(tf.distribute.OneDeviceStrategy("/cpu:0"), make_opt)
+def test_keras_fit_on_replicas_matches_one_device(make_opt):
+    loss2, w2, copies, weights, mae2 = _keras_run(tf.distribute.MirroredStrategy(DEVICES),
+                                                  make_opt)
+    loss1, w1, _, _, mae1 = _keras_run(tf.distribute.OneDeviceStrategy("/cpu:0"), make_opt)
+    np.testing.assert_allclose(mae2, mae1, rtol=1e-5)
     assert all(isinstance(w, tf.distribute.MirroredVariable) for w in weights)
     assert len(copies) == 4
     for a, b in copies:

@@ -8,6 +8,7 @@ outputs each name is prefixed by the output layer's name. Epoch values are avera
 epoch's samples.
 """
 
+import sys
 import time
 
 import numpy as np
@@ -61,6 +62,9 @@ class Model(Network):
         self._target_tensors = target_tensors
         self._compiled = True
         self._train_fn = self._test_fn = None
+        dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
+        self._distribution_strategy = (dist.get_strategy() if dist is not None
+                                       and dist.has_strategy() else None)
         if self.outputs:
             self._compile_graph()
 
@@ -458,10 +462,17 @@ class Model(Network):
                 params = self.trainable_weights
             if not params and not self.updates:
                 raise ValueError("The model has no trainable weights to train.")
-            with ops.name_scope("training"):
-                updates = self.optimizer.get_updates(self.total_loss, params) if params else []
-                updates = updates + list(self.updates)
+            from tideflow.distribute import keras_training
+
+            if params and keras_training.uses_replicas(self):
+                updates = [keras_training.train_op(self, params)] + list(self.updates)
                 train_op = tf.group(*updates)
+            else:
+                with ops.name_scope("training"):
+                    updates = (self.optimizer.get_updates(self.total_loss, params)
+                               if params else [])
+                    updates = updates + list(self.updates)
+                    train_op = tf.group(*updates)
         self._train_fn = [train_op, self.total_loss] + self._metric_tensors
         self._restore_pending_optimizer_state()
 

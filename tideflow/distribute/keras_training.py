@@ -1,0 +1,77 @@
+"""Keras ``fit`` for a model compiled in a strategy's scope: each replica runs the model on
+its slice of the batch on its device, its loss weighted by its share of the batch, and the
+optimizer's update (gradients summed over the replicas) reaches every copy of each weight."""
+
+from tideflow.framework import ops
+
+
+def uses_replicas(model):
+    """Whether ``model`` was compiled in the scope of a strategy of several replicas."""
+    strategy = getattr(model, "_distribution_strategy", None)
+    return strategy is not None and strategy.num_replicas_in_sync > 1
+
+
+def train_op(model, params):
+    """The op of one training step of ``model`` run on the strategy's replicas. It runs after
+    the whole-batch loss and metrics the step reports (they read the weights before it)."""
+    import tideflow as tf
+    from tideflow.distribute.input_lib import _split
+    from tideflow.keras.engine import training as training_lib
+
+    strategy = model._distribution_strategy
+    n = strategy.num_replicas_in_sync
+    reported = [model.total_loss] + list(model._metric_tensors)
+    with ops.control_dependencies(reported):
+        batch = tf.cast(tf.shape(model.inputs[0])[0], model.total_loss.dtype)
+        inputs = [tf.identity(x) for x in model.inputs]
+    targets = model.targets
+    weights = model.sample_weights
+
+    def replica_fn(i):
+        xs = [_split(x, i, n) for x in inputs]
+        outs = tf.nest.flatten(model(xs if len(xs) > 1 else xs[0]))
+        total = None
+        loss_weights = model.loss_weights
+        if isinstance(loss_weights, dict):
+            loss_weights = [loss_weights.get(name, 1.0) for name in model.output_names]
+        for o, (out, fn) in enumerate(zip(outs, model._loss_fns)):
+            if fn is None:
+                continue
+            target = _split(targets[o], i, n)
+            sw = _split(weights[o], i, n)
+            mask = model._output_mask(out)
+            if isinstance(fn, training_lib.losses_mod.Loss):
+                w = sw if mask is None else training_lib._times_mask(sw, mask)
+                value = fn(target, out, sample_weight=w)
+            else:
+                per_sample = fn(target, out)
+                w = training_lib._expand_to(sw, per_sample)
+                if mask is not None:
+                    w = training_lib._times_mask(w, mask)
+                weighted = per_sample * w
+                value = tf.reduce_sum(weighted) / tf.cast(tf.size(per_sample), weighted.dtype)
+            if loss_weights is not None and loss_weights[o] != 1.0:
+                value = value * loss_weights[o]
+            total = value if total is None else total + value
+        # the replica's share of the batch's mean: the summed gradients are the batch's
+        share = tf.cast(tf.shape(xs[0])[0], total.dtype) / batch
+        total = total * share
+        if i == 0 and model.losses:  # the weights' regularization, once (read from copy 0)
+            total = total + tf.add_n([tf.cast(r, total.dtype) for r in model.losses])
+        with ops.name_scope("training"):
+            updates = model.optimizer.get_updates(total, params)
+        return tf.group(*updates)
+
+    def per_replica():
+        ctx = strategy.extended._container_strategy_ref
+        rid = _replica_index(ctx)
+        return replica_fn(rid)
+
+    ops_per_replica = strategy.extended.call_for_each_replica(per_replica)
+    return strategy.group(ops_per_replica)
+
+
+def _replica_index(strategy):
+    from tideflow.distribute import strategy as strategy_lib
+
+    return strategy_lib._current_index()
