@@ -2,6 +2,7 @@
 tf_keras 2.x run under ``tf.compat.v1`` with v2 behaviour off (the closest live reference).
 Expected texts quoted here were observed there (or are TF 1.15's, where tf_keras's changed)."""
 
+import glob
 import hashlib
 import os
 import tarfile
@@ -259,3 +260,80 @@ def test_save_weights_tf_format_holds_optimizer_state_as_tf(tmp_path):
     m5 = keras.Sequential([L.Dense(2, input_shape=(4,)), L.Dense(1)])
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \[2\] in the graph"):
         m5.load_weights(path)
+
+
+# -- callbacks -------------------------------------------------------------------------------------
+
+def _events(path):
+    tags = {}
+    for f in sorted(glob.glob(os.path.join(path, "**", "events.out.tfevents.*"),
+                              recursive=True)):
+        for e in tf.train.summary_iterator(f):
+            for v in e.summary.value:
+                tags.setdefault(v.tag, []).append(e.step)
+            if e.HasField("graph_def"):
+                tags.setdefault("<graph>", []).append(e.step)
+    return tags
+
+
+def _binary_model():
+    m = keras.Sequential([L.Dense(4, activation="relu", input_shape=(4,)),
+                          L.Dense(1, activation="sigmoid")])
+    m.compile(keras.optimizers.SGD(0.01), "binary_crossentropy", metrics=["accuracy"])
+    return m
+
+
+def test_tensorboard_tags_and_steps_as_tf_1_15(tmp_path):
+    # observed with tf_keras's callbacks_v1.TensorBoard (TF 1.15's graph-mode callback)
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 4).astype("float32")
+    y = (x[:, :1] > 0).astype("float32")
+    m = _binary_model()
+    tb = keras.callbacks.TensorBoard(log_dir=str(tmp_path / "a"), histogram_freq=1)
+    m.fit(x, y, epochs=2, batch_size=16, validation_data=(x, y), verbose=0, callbacks=[tb])
+    tags = _events(str(tmp_path / "a"))
+    per_val_batch = list(range(8))  # 4 validation batches of 16, two epochs
+    assert tags == {
+        "<graph>": [0], "epoch_acc": [0, 1], "epoch_loss": [0, 1], "epoch_val_acc": [0, 1],
+        "epoch_val_loss": [0, 1], "dense/kernel_0": per_val_batch,
+        "dense/bias_0": per_val_batch, "dense_1/kernel_0": per_val_batch,
+        "dense_1/bias_0": per_val_batch, "dense_out": per_val_batch,
+        "dense_1_out": per_val_batch}
+    tb = keras.callbacks.TensorBoard(log_dir=str(tmp_path / "b"), update_freq="batch",
+                                     write_graph=False)
+    m.fit(x, y, epochs=1, batch_size=16, verbose=0, callbacks=[tb])
+    assert _events(str(tmp_path / "b")) == {
+        "batch_acc": [0, 1, 2, 3], "batch_loss": [0, 1, 2, 3],  # at the batches seen
+        "epoch_acc": [64], "epoch_loss": [64]}  # at the samples seen
+    tb = keras.callbacks.TensorBoard(log_dir=str(tmp_path / "c"), update_freq=32,
+                                     write_graph=False)
+    m.fit(x, y, epochs=1, batch_size=16, verbose=0, callbacks=[tb])
+    assert _events(str(tmp_path / "c"))["batch_loss"] == [1, 3]
+
+
+def test_learning_rate_in_history_is_float32_as_tf(capsys):
+    rng = np.random.RandomState(0)
+    x = rng.randn(32, 4).astype("float32")
+    m = _binary_model()
+    lrs = keras.callbacks.LearningRateScheduler(lambda e: 0.1 / (e + 1), verbose=1)
+    h = m.fit(x, x[:, :1] > 0, epochs=3, verbose=0, callbacks=[lrs])
+    assert all(type(v) is np.float32 for v in h.history["lr"])
+    assert h.history["lr"] == [np.float32(0.1), np.float32(0.05), np.float32(0.1 / 3)]
+    out = capsys.readouterr().out
+    # TF 1.15's text (later Keras says "setting learning rate to", with "Epoch 1:")
+    assert "\nEpoch 00002: LearningRateScheduler reducing learning rate to 0.05.\n" in out
+
+
+def test_early_stopping_as_tf_1_15():
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 4).astype("float32")
+    y = x[:, :1] * 2
+    m = keras.Sequential([L.Dense(1, input_shape=(4,), kernel_initializer="zeros")])
+    m.compile(keras.optimizers.SGD(0.0), "mse")  # the loss never improves
+    es = keras.callbacks.EarlyStopping(monitor="loss", patience=2)
+    h = m.fit(x, y, epochs=10, batch_size=64, shuffle=False, verbose=0, callbacks=[es])
+    assert (len(h.epoch), es.stopped_epoch, es.wait) == (3, 2, 2)
+    # a baseline not reached stops after `patience` epochs (TF 1.15 has no epoch > 0 rule)
+    es = keras.callbacks.EarlyStopping(monitor="loss", patience=1, baseline=0.1)
+    h = m.fit(x, y, epochs=10, batch_size=64, verbose=0, callbacks=[es])
+    assert (len(h.epoch), es.stopped_epoch) == (1, 0)

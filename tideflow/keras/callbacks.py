@@ -327,7 +327,7 @@ class LearningRateScheduler(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["lr"] = float(K.get_value(self.model.optimizer.lr))
+            logs["lr"] = K.get_value(self.model.optimizer.lr)  # np.float32, as TF
 
 
 class ReduceLROnPlateau(Callback):
@@ -361,7 +361,7 @@ class ReduceLROnPlateau(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
-        logs["lr"] = float(K.get_value(self.model.optimizer.lr))
+        logs["lr"] = K.get_value(self.model.optimizer.lr)  # np.float32, as TF
         current = logs.get(self.monitor)
         if current is None:
             return
@@ -452,10 +452,12 @@ class CSVLogger(Callback):
 
 
 class TensorBoard(Callback):
-    """Writes the epoch logs as scalar summaries (and the graph) to ``log_dir`` with a
-    ``tf.summary.FileWriter``; with ``histogram_freq``, every that many epochs, histograms of
-    each layer's weights (``dense/kernel_0``) and outputs (``dense_out``) over the validation
-    data, in batches of ``batch_size``, as TF 1.x's."""
+    """TF 1.15's graph-mode TensorBoard: the epoch logs as scalar summaries ``epoch_loss``,
+    ``epoch_val_acc``... (and the graph) in ``log_dir`` with a ``tf.summary.FileWriter``, at
+    the epoch (or, when ``update_freq`` is ``'batch'`` or a number of samples, at the samples
+    seen, with ``batch_loss``... at the batches seen); with ``histogram_freq``, every that
+    many epochs, histograms of each layer's weights (``dense/kernel_0``) and outputs
+    (``dense_out``) for each validation batch."""
 
     def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
                  write_grads=False, write_images=False, update_freq="epoch", **kwargs):
@@ -464,10 +466,13 @@ class TensorBoard(Callback):
         self.histogram_freq = histogram_freq
         self.batch_size = batch_size
         self.write_graph = write_graph
-        self.update_freq = update_freq
+        self.update_freq = 1 if update_freq == "batch" else update_freq
         self.writer = None
         self.merged = None
         self._samples_seen = 0
+        self._samples_seen_at_last_write = 0
+        self._total_batches_seen = 0
+        self._total_val_batches_seen = 0
 
     def set_model(self, model):
         super().set_model(model)
@@ -502,17 +507,22 @@ class TensorBoard(Callback):
                     summaries.append(tf.summary.histogram(f"{layer.name}_out", output))
             return tf.summary.merge(summaries) if summaries else None
 
-    def _write_histograms(self, epoch):
+    def _write_histograms(self):
+        """Over the validation data in fit's batches, one summary a batch at the count of
+        validation batches seen (as TF runs them with each validation batch)."""
         if not self.validation_data:
             raise ValueError("If printing histograms, validation_data must be provided, and "
                              "cannot be a generator.")
         inputs = list(self.model.inputs)
         xs = self.validation_data[:len(inputs)]
         n = len(xs[0])
+        size = (self.params or {}).get("batch_size") or self.batch_size
         sess = K.get_session()
-        for i in range(0, n, self.batch_size):
-            feed = {t: x[i:i + self.batch_size] for t, x in zip(inputs, xs)}
-            self.writer.add_summary(sess.run(self.merged, feed_dict=feed), epoch)
+        for i in range(0, n, size):
+            feed = {t: x[i:i + size] for t, x in zip(inputs, xs)}
+            self.writer.add_summary(sess.run(self.merged, feed_dict=feed),
+                                    self._total_val_batches_seen)
+            self._total_val_batches_seen += 1
 
     def _write(self, logs, step):
         import tideflow as tf
@@ -528,16 +538,22 @@ class TensorBoard(Callback):
         self.writer.flush()
 
     def on_batch_end(self, batch, logs=None):
-        self._samples_seen += (logs or {}).get("size", 0)
-        if self.update_freq == "batch":
-            self._write({("batch_" + k): v for k, v in (logs or {}).items()
-                         if k not in ("batch", "size")}, self._samples_seen)
+        # as TF 1.15: batch scalars every ``update_freq`` samples ('batch': 1), at the count
+        # of batches seen
+        logs = logs or {}
+        self._samples_seen += logs.get("size", 1)
+        since = self._samples_seen - self._samples_seen_at_last_write
+        if self.update_freq != "epoch" and since >= self.update_freq:
+            self._write({("batch_" + k): v for k, v in logs.items()
+                         if k not in ("batch", "size", "num_steps")}, self._total_batches_seen)
+            self._samples_seen_at_last_write = self._samples_seen
+        self._total_batches_seen += 1
 
     def on_epoch_end(self, epoch, logs=None):
         if self.histogram_freq and self.merged is not None and epoch % self.histogram_freq == 0:
-            self._write_histograms(epoch)
-        self._write({("epoch_" + k if self.update_freq != "epoch" else k): v
-                     for k, v in (logs or {}).items()}, epoch)
+            self._write_histograms()
+        step = epoch if self.update_freq == "epoch" else self._samples_seen
+        self._write({("epoch_" + k): v for k, v in (logs or {}).items()}, step)
 
     def on_train_end(self, logs=None):
         if self.writer is not None:
