@@ -567,3 +567,250 @@ def test_contrib_summary_recording_switches(tmp_path):
     # a writer for logdir None writes nothing
     with cs.create_file_writer(None).as_default(), cs.always_record_summaries():
         assert cs.scalar("y", 1.0).type == "NoOp"
+
+
+# ---- sparsemax, contrib.nn -------------------------------------------------------------------
+
+
+def _np_sparsemax(z):
+    out = np.zeros_like(z)
+    for r, row in enumerate(z):
+        s = np.sort(row)[::-1]
+        cs = np.cumsum(s)
+        k = np.arange(1, len(row) + 1)
+        kz = k[1 + k * s > cs].max()
+        tau = (cs[kz - 1] - 1) / kz
+        out[r] = np.maximum(row - tau, 0)
+    return out
+
+
+def _run(t, feed=None):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(t, feed)
+
+
+def test_sparsemax_and_loss():
+    z = _x(4, 6) * 2
+    p = tf.contrib.sparsemax.sparsemax(tf.constant(z))
+    got = _run(p)
+    np.testing.assert_allclose(got, _np_sparsemax(z), atol=1e-12)
+    np.testing.assert_allclose(got.sum(1), 1.0)
+    assert (got == 0).any()
+    labels = np.eye(6)[[0, 3, 5, 1]]
+    zt = tf.constant(z)
+    loss = tf.contrib.sparsemax.sparsemax_loss(zt, tf.contrib.sparsemax.sparsemax(zt),
+                                               tf.constant(labels))
+    lv, grad = _run((loss, tf.gradients(tf.reduce_sum(loss), zt)[0]))
+    want = [float(np.sum(s[s > 0] * (r[s > 0] - r.mean() - s[s > 0] / 2))
+                  + np.sum(y * (y / 2 - (r - r.mean()))))
+            for s, r, y in zip(_np_sparsemax(z), z, labels, strict=True)]
+    np.testing.assert_allclose(lv, want, rtol=1e-10)
+    # the loss's gradient is sparsemax - labels (TF's documented identity)
+    np.testing.assert_allclose(grad, _np_sparsemax(z) - labels, atol=1e-10)
+    # sparsemax itself is differentiable: finite differences of sum(p * w)
+    w = _x(4, 6)
+    zz = tf.placeholder(tf.float64, [4, 6])
+    obj = tf.reduce_sum(tf.contrib.sparsemax.sparsemax(zz) * w)
+    g = _run(tf.gradients(obj, zz)[0], {zz: z})
+    eps, num = 1e-6, np.zeros_like(z)
+    for i in range(4):
+        for j in range(6):
+            d = np.zeros_like(z)
+            d[i, j] = eps
+            num[i, j] = ((_np_sparsemax(z + d) * w).sum() - (_np_sparsemax(z - d) * w).sum()) / (
+                2 * eps)
+    np.testing.assert_allclose(g, num, atol=1e-6)
+
+
+def test_contrib_nn_functions():
+    N = tf.contrib.nn
+    x = tf.constant(_x(2000, 50))
+    y = N.alpha_dropout(x, 0.8, seed=3)
+    yv = _run(y)
+    assert abs(yv.mean()) < 0.05 and abs(yv.std() - 1) < 0.05  # SELU's fixed point kept
+    assert N.alpha_dropout(x, 1.0) is x
+    with pytest.raises(ValueError, match="keep_prob"):
+        N.alpha_dropout(x, 1.5)
+    v = _x(3, 4)
+    np.testing.assert_allclose(_run(N.scaled_softplus(tf.constant(v), 0.5, clip=0.7)),
+                               np.minimum(0.5 * np.log1p(np.exp(v / 0.5)), 0.7))
+    logits, labels = _x(3, 4), np.eye(4)[[0, 2, 3]]
+    np.testing.assert_allclose(
+        _run(N.deprecated_flipped_softmax_cross_entropy_with_logits(
+            tf.constant(logits), tf.constant(labels))),
+        -(labels * (logits - np.log(np.exp(logits).sum(1, keepdims=True)))).sum(1))
+    np.testing.assert_allclose(
+        _run(N.deprecated_flipped_sparse_softmax_cross_entropy_with_logits(
+            tf.constant(logits), tf.constant([0, 2, 3]))),
+        -(labels * (logits - np.log(np.exp(logits).sum(1, keepdims=True)))).sum(1))
+    np.testing.assert_allclose(
+        _run(N.deprecated_flipped_sigmoid_cross_entropy_with_logits(
+            tf.constant(logits), tf.constant(labels))),
+        np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits))))
+    a = np.array([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], np.float32)
+    np.testing.assert_array_equal(_run(N.nth_element(tf.constant(a), 1)), [1, 3])
+    np.testing.assert_array_equal(_run(N.nth_element(tf.constant(a), 0, reverse=True)), [5, 9])
+    out = N.conv1d_transpose(tf.ones([1, 3, 2]), tf.ones([2, 4, 2]), [1, 6, 4], 2, "SAME")
+    assert _run(out).shape == (1, 6, 4)
+
+
+def test_sampled_sparse_and_rank_sampled_softmax_losses():
+    N = tf.contrib.nn
+    w, b, inp = _x(10, 4), _x(10), _x(3, 4)
+    labels = np.array([[1], [4], [7]], np.int64)
+    sampled = np.array([0, 2, 5, 8], np.int64)
+    true_exp, samp_exp = np.full((3, 1), 0.5), np.array([0.4, 0.3, 0.2, 0.1])
+    sv = (tf.constant(sampled), tf.constant(true_exp), tf.constant(samp_exp))
+    loss = N.sampled_sparse_softmax_loss(tf.constant(w), tf.constant(b), tf.constant(labels),
+                                         tf.constant(inp), 4, 10, sampled_values=sv)
+    logits = np.concatenate([
+        (inp * w[labels[:, 0]]).sum(1, keepdims=True) + b[labels][:, :1] - np.log(true_exp),
+        inp @ w[sampled].T + b[sampled] - np.log(samp_exp)], 1)
+    want = -(logits[:, 0] - np.log(np.exp(logits).sum(1)))
+    np.testing.assert_allclose(_run(loss), want, rtol=1e-10)
+    # rank resampling keeps the candidates whose batch logsumexp ranks highest
+    rank = N.rank_sampled_softmax_loss(tf.constant(w), tf.constant(b), tf.constant(labels),
+                                       tf.constant(inp), 4, 2, 10, 1, sv, 1.0, True, "div")
+    scores = np.log(np.exp(w[sampled] @ inp.T).sum(1)) + b[sampled]
+    keep = np.argsort(-scores)[:2]
+    sub = N.sampled_sparse_softmax_loss(
+        tf.constant(w), tf.constant(b), tf.constant(labels), tf.constant(inp), 2, 10,
+        sampled_values=(tf.constant(sampled[keep]), tf.constant(true_exp),
+                        tf.constant(samp_exp[keep])), partition_strategy="div")
+    got, want = _run((rank, sub))
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    with pytest.raises(ValueError, match="must be less than"):
+        N.rank_sampled_softmax_loss(w, b, labels, inp, 2, 2, 10, 1, sv, 1.0, True, "div")
+
+
+# ---- metric learning -------------------------------------------------------------------------
+
+
+def _np_pdist(e, squared):
+    d = ((e[:, None] - e[None]) ** 2).sum(-1)
+    return d if squared else np.sqrt(d)
+
+
+def test_metric_learning_losses_match_numpy():
+    ML = tf.contrib.losses.metric_learning
+    emb = _x(8, 3).astype(np.float32)
+    labels = np.array([0, 0, 1, 1, 2, 2, 0, 1], np.int32)
+    np.testing.assert_allclose(_run(ML.pairwise_distance(tf.constant(emb))),
+                               _np_pdist(emb, False), atol=1e-5)
+    # triplet loss with semi-hard negatives, by its definition
+    d = _np_pdist(emb.astype(np.float64), True)
+    margin, total, count = 1.0, 0.0, 0
+    for a in range(8):
+        for p in range(8):
+            if a == p or labels[a] != labels[p]:
+                continue
+            neg = d[a][labels != labels[a]]
+            semi = neg[neg > d[a, p]]
+            n = semi.min() if semi.size else neg.max()
+            total += max(margin + d[a, p] - n, 0.0)
+            count += 1
+    got = _run(ML.triplet_semihard_loss(tf.constant(labels), tf.constant(emb), margin))
+    np.testing.assert_allclose(got, total / count, rtol=1e-5)
+    # lifted structured loss: log-sum-exp over each positive pair's negatives
+    dd, tot = _np_pdist(emb.astype(np.float64), False), 0.0
+    for i in range(8):
+        for j in range(8):
+            if i == j or labels[i] != labels[j]:
+                continue
+            neg = np.concatenate([margin - dd[i][labels != labels[i]],
+                                  margin - dd[j][labels != labels[j]]])
+            tot += max(np.log(np.exp(neg).sum()) + dd[i, j], 0.0) ** 2
+    num_pos = sum(1 for i in range(8) for j in range(8) if i != j and labels[i] == labels[j])
+    got = _run(ML.lifted_struct_loss(tf.constant(labels), tf.constant(emb), margin))
+    np.testing.assert_allclose(got, 0.25 * tot / (num_pos / 2), rtol=1e-4)
+    # contrastive and N-pairs
+    a, p, y = emb[:4], emb[4:], np.array([1, 0, 1, 0])
+    dist = np.sqrt(((a - p) ** 2).sum(1))
+    np.testing.assert_allclose(
+        _run(ML.contrastive_loss(tf.constant(y), tf.constant(a), tf.constant(p))),
+        np.mean(y * dist ** 2 + (1 - y) * np.maximum(1 - dist, 0) ** 2), rtol=1e-5)
+    lab = np.array([0, 1, 2, 1])
+    sim = a @ p.T
+    tgt = (lab[:, None] == lab[None]).astype(float)
+    tgt /= tgt.sum(1, keepdims=True)
+    xent = -(tgt * (sim - np.log(np.exp(sim).sum(1, keepdims=True)))).sum(1).mean()
+    l2 = 0.25 * 0.002 * ((a ** 2).sum(1).mean() + (p ** 2).sum(1).mean())
+    np.testing.assert_allclose(_run(ML.npairs_loss(tf.constant(lab), tf.constant(a),
+                                                   tf.constant(p))), xent + l2, rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="cluster_loss"):
+        ML.cluster_loss(labels, emb, 1.0)
+
+
+# ---- resampler, splines, sparse warps --------------------------------------------------------
+
+
+def _np_resample(data, warp):
+    b, h, w, c = data.shape
+    flat = warp.reshape(b, -1, 2)
+    out = np.zeros((b, flat.shape[1], c))
+    for i in range(b):
+        for k, (x, y) in enumerate(flat[i]):
+            if not (-1 < x < w and -1 < y < h):
+                continue
+            fx, fy = int(np.floor(x)), int(np.floor(y))
+            for cx, cy, wt in ((fx, fy, (fx + 1 - x) * (fy + 1 - y)),
+                               (fx + 1, fy + 1, (x - fx) * (y - fy)),
+                               (fx, fy + 1, (fx + 1 - x) * (y - fy)),
+                               (fx + 1, fy, (x - fx) * (fy + 1 - y))):
+                if 0 <= cx < w and 0 <= cy < h:
+                    out[i, k] += wt * data[i, cy, cx]
+    return out.reshape(warp.shape[:-1] + (c,))
+
+
+def test_resampler_matches_numpy_and_differentiates():
+    data = _x(2, 4, 5, 3)
+    warp = RNG.uniform(-1.5, 5.5, size=(2, 3, 2, 2))
+    dt, wt = tf.constant(data), tf.constant(warp)
+    out = tf.contrib.resampler.resampler(dt, wt)
+    assert out.shape.as_list() == [2, 3, 2, 3]
+    got, gw = _run((out, tf.gradients(tf.reduce_sum(out), wt)[0]))
+    np.testing.assert_allclose(got, _np_resample(data, warp), atol=1e-12)
+    eps, num = 1e-6, np.zeros_like(warp)
+    for idx in np.ndindex(warp.shape):
+        d = np.zeros_like(warp)
+        d[idx] = eps
+        num[idx] = (_np_resample(data, warp + d).sum() - _np_resample(data, warp - d).sum()) / (
+            2 * eps)
+    np.testing.assert_allclose(gw, num, atol=1e-5)
+
+
+def test_interpolate_spline_fits_and_matches_numpy():
+    c = RNG.uniform(0, 1, (1, 6, 2))
+    f = RNG.randn(1, 6, 1)
+    q = RNG.uniform(0, 1, (1, 4, 2))
+    at_train, at_query = _run((tf.contrib.image.interpolate_spline(c, f, c, 2),
+                               tf.contrib.image.interpolate_spline(c, f, q, 2)))
+    np.testing.assert_allclose(at_train, f, atol=1e-8)  # order 2 interpolates exactly
+
+    def phi(r):
+        return 0.5 * r * np.log(np.maximum(r, 1e-10))
+    d2 = ((c[0][:, None] - c[0][None]) ** 2).sum(-1)
+    bmat = np.concatenate([c[0], np.ones((6, 1))], 1)
+    lhs = np.block([[phi(d2), bmat], [bmat.T, np.zeros((3, 3))]])
+    wv = np.linalg.solve(lhs, np.concatenate([f[0], np.zeros((3, 1))]))
+    dq = ((q[0][:, None] - c[0][None]) ** 2).sum(-1)
+    want = phi(dq) @ wv[:6] + np.concatenate([q[0], np.ones((4, 1))], 1) @ wv[6:]
+    np.testing.assert_allclose(at_query[0], want, rtol=1e-8)
+    with pytest.raises(ValueError, match="statically"):
+        tf.contrib.image.interpolate_spline(tf.placeholder(tf.float64, [1, 3, None]), f, q, 2)
+
+
+def test_sparse_image_warp_moves_control_points():
+    image = np.zeros((1, 8, 8, 1), np.float32)
+    image[0, 2, 2, 0] = 1.0
+    src = np.array([[[2.0, 2.0], [6.0, 6.0]]], np.float32)
+    dst = np.array([[[3.0, 4.0], [6.0, 6.0]]], np.float32)
+    warped, flows = tf.contrib.image.sparse_image_warp(
+        tf.constant(image), tf.constant(src), tf.constant(dst), num_boundary_points=2)
+    wv, fv = _run((warped, flows))
+    assert wv.shape == (1, 8, 8, 1) and fv.shape == (1, 8, 8, 2)
+    np.testing.assert_allclose(fv[0, 3, 4], [1.0, 2.0], atol=1e-4)  # dst - src at dst
+    np.testing.assert_allclose(fv[0, 0, 0], [0.0, 0.0], atol=1e-4)  # zero-flow boundary
+    # the bright pixel moved from (2, 2) to (3, 4)
+    assert wv[0, 3, 4, 0] == pytest.approx(1.0, abs=1e-3) and wv[0, 2, 2, 0] < 0.5

@@ -9,6 +9,7 @@ import sys
 import types
 
 from tideflow import contrib_feature_columns as _contrib_fc
+from tideflow import contrib_misc as _contrib_misc
 from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_grid as _rnn_grid_cells
 from tideflow import contrib_slim_nets as _slim_nets
@@ -174,12 +175,24 @@ opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _c
 image = _namespace("image", "``tf.contrib.image``: projective transforms, dense warps.",
                    _image_transform_ops, _image_transform_ops.__all__)
 image.dense_image_warp = _image_warp_ops.dense_image_warp
-image.__all__ = sorted([*image.__all__, *_image_warp_ops.__all__])
+image.interpolate_spline = _contrib_misc.interpolate_spline
+image.sparse_image_warp = _contrib_misc.sparse_image_warp
+image.__all__ = sorted([*image.__all__, *_image_warp_ops.__all__, "interpolate_spline",
+                        "sparse_image_warp"])
 crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)
 losses = _namespace("losses", "``tf.contrib.losses``: predictions-first losses.",
                     _contrib_losses, _contrib_losses.__all__)
+losses.metric_learning = _namespace("losses.metric_learning", "``tf.contrib.losses."
+                                    "metric_learning``: embedding losses.", _contrib_misc,
+                                    _contrib_misc.METRIC_LEARNING_NAMES)
+sparsemax = _namespace("sparsemax", "``tf.contrib.sparsemax``.", _contrib_misc,
+                       _contrib_misc.SPARSEMAX_NAMES)
+resampler = _namespace("resampler", "``tf.contrib.resampler``: bilinear resampling.",
+                       _contrib_misc, ["resampler"])
+nn = _namespace("nn", "``tf.contrib.nn``: alpha dropout, scaled softplus, sampled losses.",
+                _contrib_misc, _contrib_misc.NN_NAMES)
 seq2seq = types.ModuleType(__name__ + ".seq2seq", "``tf.contrib.seq2seq``: sequence_loss, "
                            "helpers, decoders, attention and beam search.")
 seq2seq.sequence_loss = _seq2seq_loss.sequence_loss
@@ -415,4 +428,4 @@ __path__ = []  # a package for the import system, so that its aliases can be imp
 sys.meta_path.append(_AliasFinder())
 
 __all__ = ["crf", "deprecated", "framework", "gan", "image", "layers", "legacy_seq2seq", "lookup", "losses", "metrics",
-           "opt", "rnn", "seq2seq", "slim", "training"]
+           "nn", "opt", "resampler", "rnn", "seq2seq", "slim", "sparsemax", "training"]
