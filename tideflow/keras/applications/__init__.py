@@ -9,6 +9,7 @@ from tideflow.keras.applications import (
     inception_v3,
     mobilenet,
     mobilenet_v2,
+    nasnet,
     resnet,
     resnet50,
     resnet_v2,
@@ -21,6 +22,7 @@ from tideflow.keras.applications.inception_resnet_v2 import InceptionResNetV2
 from tideflow.keras.applications.inception_v3 import InceptionV3
 from tideflow.keras.applications.mobilenet import MobileNet
 from tideflow.keras.applications.mobilenet_v2 import MobileNetV2
+from tideflow.keras.applications.nasnet import NASNetLarge, NASNetMobile
 from tideflow.keras.applications.resnet import ResNet50, ResNet101, ResNet152
 from tideflow.keras.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 from tideflow.keras.applications.vgg16 import VGG16
@@ -37,6 +39,8 @@ __all__ = [
     "InceptionV3",
     "MobileNet",
     "MobileNetV2",
+    "NASNetLarge",
+    "NASNetMobile",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
@@ -50,6 +54,7 @@ __all__ = [
     "inception_v3",
     "mobilenet",
     "mobilenet_v2",
+    "nasnet",
     "resnet",
     "resnet50",
     "resnet_v2",
