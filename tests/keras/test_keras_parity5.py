@@ -337,3 +337,87 @@ def test_early_stopping_as_tf_1_15():
     es = keras.callbacks.EarlyStopping(monitor="loss", patience=1, baseline=0.1)
     h = m.fit(x, y, epochs=10, batch_size=64, verbose=0, callbacks=[es])
     assert (len(h.epoch), es.stopped_epoch) == (1, 0)
+
+
+# -- fit / evaluate / predict inputs ----------------------------------------------------------------
+
+def _sigmoid_model():
+    m = keras.Sequential([L.Dense(1, activation="sigmoid", input_shape=(4,),
+                                  kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.1), "binary_crossentropy", metrics=["acc"])
+    return m
+
+
+def _sig_data():
+    rng = np.random.RandomState(0)
+    x = rng.randn(40, 4).astype("float32")
+    return x, (x.sum(1, keepdims=True) > 0).astype("float32")
+
+
+# epoch values tf_keras printed for these programs (same data, ones kernel, no shuffling)
+def test_fit_validation_split_class_and_sample_weights_match_tf():
+    x, y = _sig_data()
+    r = lambda h: {k: np.round(v, 5).tolist() for k, v in h.history.items()}
+    h = _sigmoid_model().fit(x, y, epochs=2, batch_size=10, shuffle=False,
+                             validation_split=0.2, verbose=0)
+    assert r(h) == {"acc": [0.96875, 1.0], "loss": [0.23038, 0.22159],
+                    "val_acc": [1.0, 0.875], "val_loss": [0.36642, 0.37514]}
+    K.clear_session()
+    h = _sigmoid_model().fit(x, y, epochs=2, batch_size=10, shuffle=False,
+                             class_weight={0: 1.0, 1: 3.0}, verbose=0)
+    assert r(h) == {"acc": [0.975, 0.975], "loss": [0.4872, 0.45213]}
+    K.clear_session()
+    h = _sigmoid_model().fit(x, y, epochs=2, batch_size=10, shuffle=False, verbose=0,
+                             sample_weight=np.linspace(0.1, 2, 40).astype("float32"))
+    assert r(h) == {"acc": [0.975, 0.975], "loss": [0.30161, 0.29468]}
+    K.clear_session()
+    h = _sigmoid_model().fit(x, y, epochs=4, initial_epoch=2, batch_size=10, shuffle=False,
+                             verbose=0)
+    assert h.epoch == [2, 3] and r(h)["loss"] == [0.25504, 0.24922]
+
+
+def test_fit_on_datasets_params_as_tf_1_15():
+    x, y = _sig_data()
+    m = _sigmoid_model()
+    seen = []
+
+    class Params(keras.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen.append(dict(self.params))
+
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(10).repeat()
+    vds = tf.data.Dataset.from_tensor_slices((x, y)).batch(20).repeat()
+    h = m.fit(ds, epochs=2, steps_per_epoch=4, validation_data=vds, validation_steps=2,
+              verbose=0, callbacks=[Params()])
+    assert np.round(h.history["val_loss"], 5).tolist() == [0.24969, 0.24434]
+    # fed by steps: TF 1.15 reports no batch size and the steps as "samples"
+    assert seen == [{"batch_size": None, "epochs": 2, "steps": 4, "samples": 4, "verbose": 0,
+                     "do_validation": True,
+                     "metrics": ["loss", "acc", "val_loss", "val_acc"]}]
+
+
+def test_fit_evaluate_predict_take_sequences_and_generators():
+    x, y = _sig_data()
+
+    class Seq(keras.utils.Sequence):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            return x[i * 10:(i + 1) * 10], y[i * 10:(i + 1) * 10]
+
+    def gen():
+        while True:
+            yield from Seq()
+
+    m = _sigmoid_model()
+    h = m.fit(Seq(), epochs=1, verbose=0, shuffle=False)
+    assert np.round(h.history["loss"], 5).tolist() == [0.25504]  # as fit(x, y, batch 10)
+    h = m.fit(gen(), steps_per_epoch=4, epochs=1, verbose=0)
+    assert np.round(h.history["loss"], 5).tolist() == [0.24922]
+    np.testing.assert_allclose(m.evaluate(Seq(), verbose=0),
+                               m.evaluate(x, y, batch_size=10, verbose=0), rtol=1e-6)
+    assert m.predict(gen(), steps=3).shape == (30, 1)
+    assert m.predict(Seq()).shape == (40, 1)
+    # a dict of inputs is not a Sequence
+    assert m.predict({m.input_names[0]: x}).shape == (40, 1)

@@ -529,6 +529,12 @@ class Model(Network):
         for k in kwargs:
             if k not in ("max_queue_size", "workers", "use_multiprocessing"):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
+        if _is_generator_or_sequence(x):  # as TF 1.15: to fit_generator
+            return self.fit_generator(
+                x, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+                callbacks=callbacks, validation_data=validation_data,
+                validation_steps=validation_steps, validation_freq=validation_freq,
+                class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch)
         batch_size = batch_size or 32
         if x is None and y is None and self._fed_by_tensors():
             if steps_per_epoch is None:
@@ -586,8 +592,12 @@ class Model(Network):
                 w if w is not None else np.ones(n_val, np.float32) for w in val.sws]
             for c in callbacks.callbacks:
                 c.validation_data = val_ins
-        callbacks.set_params({"batch_size": batch_size, "epochs": epochs,
-                              "steps": source.steps, "samples": source.samples,
+        # as TF 1.15: fed by steps (datasets, generators), batch_size is None and samples
+        # holds the steps
+        by_steps = source.samples is None
+        callbacks.set_params({"batch_size": None if by_steps else batch_size, "epochs": epochs,
+                              "steps": source.steps,
+                              "samples": source.steps if by_steps else source.samples,
                               "verbose": verbose, "do_validation": bool(val),
                               "metrics": callback_metrics})
         if verbose and source.samples is not None:
@@ -665,6 +675,9 @@ class Model(Network):
                  steps=None, callbacks=None, **kwargs):
         """The loss (and metrics) averaged over the samples: a scalar, or a list when the
         model has metrics."""
+        if _is_generator_or_sequence(x):
+            return self.evaluate_generator(x, steps=steps, verbose=verbose,
+                                           callbacks=callbacks)
         start = time.time()
         if x is None and y is None and steps and self._fed_by_tensors():
             outs = self._evaluate_source(_NoFeedSource(steps))
@@ -688,6 +701,8 @@ class Model(Network):
 
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
+        if _is_generator_or_sequence(x):
+            return self.predict_generator(x, steps=steps, verbose=verbose)
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps, need_y=False)
             source.peek()
@@ -999,6 +1014,16 @@ class _DatasetSource:
             yield self._split(element)
             step += 1
         self._initialized = False
+
+
+def _is_generator_or_sequence(x):
+    """TF 1.15's test for the inputs ``fit``/``evaluate``/``predict`` hand to the
+    ``*_generator`` methods: a ``keras.utils.Sequence`` or an iterator."""
+    import collections.abc
+
+    from tideflow.keras.utils import Sequence
+
+    return isinstance(x, (Sequence, collections.abc.Iterator))
 
 
 def _is_generator(x):
