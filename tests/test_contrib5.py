@@ -814,3 +814,43 @@ def test_sparse_image_warp_moves_control_points():
     np.testing.assert_allclose(fv[0, 0, 0], [0.0, 0.0], atol=1e-4)  # zero-flow boundary
     # the bright pixel moved from (2, 2) to (3, 4)
     assert wv[0, 3, 4, 0] == pytest.approx(1.0, abs=1e-3) and wv[0, 2, 2, 0] < 0.5
+
+
+# ---- integrate -------------------------------------------------------------------------------
+
+
+def test_odeint_adaptive_and_fixed():
+    I = tf.contrib.integrate  # noqa: E741
+    t = np.linspace(0.0, 2.0, 5)
+    k = tf.constant(0.7, tf.float64)
+    y0 = tf.constant(2.0, tf.float64)
+    decay = I.odeint(lambda y, _: -k * y, y0, t)
+    osc, info = I.odeint(lambda y, _: tf.stack([y[1], -y[0]]),
+                         tf.constant([0.0, 1.0], tf.float64), t, full_output=True,
+                         method="dopri5", options={"first_step": 0.1})
+    rk4 = I.odeint_fixed(lambda y, _: -y, tf.constant([1.0, 3.0], tf.float64), t, dt=0.05)
+    mid = I.odeint_fixed(lambda y, _: -y, tf.constant(1.0, tf.float64), t, dt=0.1,
+                         method="midpoint")
+    grads = tf.gradients(decay[-1], [y0, k])
+    d, o, inf, r, m, g = _run((decay, osc, info, rk4, mid, grads))
+    assert d.shape == (5,) and o.shape == (5, 2) and r.shape == (5, 2)
+    np.testing.assert_allclose(d, 2 * np.exp(-0.7 * t), rtol=1e-5)
+    np.testing.assert_allclose(o[:, 0], np.sin(t), atol=1e-5)
+    np.testing.assert_allclose(r, np.exp(-t)[:, None] * [1.0, 3.0], rtol=1e-6)  # h^4 error
+    # midpoint is second order: its error is h^2-sized, far above RK4's
+    err = np.abs(m - np.exp(-t)).max()
+    assert 1e-5 < err < 1e-2
+    # the solution differentiates through the while loops: d y(2)/d y0, d y(2)/d k
+    np.testing.assert_allclose(g, [np.exp(-1.4), -2 * 2 * np.exp(-1.4)], rtol=1e-4)
+    assert inf["num_func_evals"] == 6 * inf["integrate_points"].size + 1
+    assert inf["integrate_points"][-1] >= 2.0
+    with pytest.raises(ValueError, match="invalid method"):
+        I.odeint(lambda y, _: y, 1.0, t, method="euler")
+    with pytest.raises(ValueError, match="without specifying"):
+        I.odeint(lambda y, _: y, 1.0, t, options={"first_step": 1.0})
+    with pytest.raises(TypeError, match="floating"):
+        I.odeint(lambda y, _: y, tf.constant(1), t)
+    with pytest.raises(ValueError, match="not supported"):
+        I.odeint_fixed(lambda y, _: y, 1.0, t, method="euler")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="monotonic"):
+        _run(I.odeint(lambda y, _: -y, tf.constant(1.0, tf.float64), [0.0, 2.0, 1.0]))

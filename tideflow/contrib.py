@@ -393,6 +393,8 @@ _LAZY_ALIASES = {
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
     "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
                                        "``tf.contrib.summary``: writer-based summaries."),
+    "integrate": lambda: _contrib_module("contrib_integrate", "integrate",
+                                         "``tf.contrib.integrate``: odeint, odeint_fixed."),
     "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
 }
 
