@@ -820,7 +820,7 @@ def test_sparse_image_warp_moves_control_points():
 
 
 def test_odeint_adaptive_and_fixed():
-    I = tf.contrib.integrate  # noqa: E741
+    I = tf.contrib.integrate
     t = np.linspace(0.0, 2.0, 5)
     k = tf.constant(0.7, tf.float64)
     y0 = tf.constant(2.0, tf.float64)
