@@ -328,8 +328,13 @@ def _keras_run(strategy, make_opt):
             history.history["mean_absolute_error"])
 
 
-@pytest.mark.parametrize("make_opt", [lambda: tf.keras.optimizers.SGD(0.05),
-                                      lambda: tf.train.AdamOptimizer(0.05)])
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.keras.optimizers.SGD(0.05),
+    lambda: tf.train.AdamOptimizer(0.05),
+    lambda: tf.keras.optimizers.RMSprop(0.01),
+    lambda: tf.keras.optimizers.Adamax(0.05),  # an update rule written with assign ops
+    lambda: tf.keras.optimizers.SGD(0.05, clipnorm=0.5),
+], ids=["sgd", "tf_adam", "rmsprop", "adamax", "sgd_clipnorm"])
 def test_keras_fit_on_replicas_matches_one_device(make_opt):
     loss2, w2, copies, weights, mae2 = _keras_run(tf.distribute.MirroredStrategy(DEVICES),
                                                   make_opt)

@@ -58,9 +58,14 @@ def train_op(model, params):
         total = total * share
         if i == 0 and model.losses:  # the weights' regularization, once (read from copy 0)
             total = total + tf.add_n([tf.cast(r, total.dtype) for r in model.losses])
-        with ops.name_scope("training"):
-            updates = model.optimizer.get_updates(total, params)
-        return tf.group(*updates)
+        grads = tf.gradients(total, params)
+        if any(g is None for g in grads):
+            missing = [p.name for p, g in zip(params, grads) if g is None]
+            raise ValueError("An operation has `None` for gradient. Please make sure that all "
+                             "of your ops have a gradient defined (i.e. are differentiable). "
+                             f"Variables without a gradient: {missing}")
+        ctx = tf.distribute.get_replica_context()
+        return ctx.merge_call(_apply, args=(model.optimizer, grads, params))
 
     def per_replica():
         ctx = strategy.extended._container_strategy_ref
@@ -75,3 +80,46 @@ def _replica_index(strategy):
     from tideflow.distribute import strategy as strategy_lib
 
     return strategy_lib._current_index()
+
+
+def _apply(strategy, optimizer, grads, params):
+    """Once, in cross-replica context: the replicas' gradients summed onto each weight's
+    devices (then clipped as the optimizer says), and the Keras optimizer's update from them.
+    An update through a tf.train optimizer runs per device on that device's copies; one
+    written with assign ops assigns every copy the same value."""
+    import tideflow as tf
+    from tideflow.distribute.strategy import ReduceOp
+
+    reduced = strategy.extended.batch_reduce_to(ReduceOp.SUM, list(zip(grads, params)))
+    if optimizer.clipnorm is not None and optimizer.clipnorm > 0:
+        reduced = [_map(g, lambda t: tf.clip_by_norm(t, optimizer.clipnorm)) for g in reduced]
+    if optimizer.clipvalue is not None and optimizer.clipvalue > 0:
+        c = optimizer.clipvalue
+        reduced = [_map(g, lambda t: tf.clip_by_value(t, -c, c)) for g in reduced]
+    # the optimizer's own gradient step is replaced by the reduced gradients for this call
+    # (a wrapped tf.train optimizer computes them with compute_gradients)
+    target = getattr(optimizer, "optimizer", None)
+    if target is not None and hasattr(target, "compute_gradients"):
+        target.compute_gradients = lambda loss, var_list=None, **kw: list(zip(reduced, params))
+    else:
+        target = optimizer
+        target.get_gradients = lambda loss, var_list: list(reduced)
+    try:
+        with ops.name_scope("training"):
+            updates = optimizer.get_updates(None, params)
+    finally:
+        target.__dict__.pop("compute_gradients", None)
+        target.__dict__.pop("get_gradients", None)
+    return tf.group(*updates)
+
+
+def _map(value, fn):
+    from tideflow.distribute.values import DistributedValues, Mirrored
+
+    if isinstance(value, DistributedValues):
+        out = []
+        for v in value.values:
+            with ops.device(v.device):
+                out.append(fn(v))
+        return Mirrored(out)
+    return fn(value)

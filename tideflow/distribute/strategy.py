@@ -996,7 +996,8 @@ def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=
     if reduce:
         reduced = ext.batch_reduce_to(ReduceOp.SUM, [(g, v) for g, v in pairs])
     else:
-        reduced = [_broadcast(g, _devices_of(v)) for g, v in pairs]
+        reduced = [g if isinstance(g, DistributedValues) else _broadcast(g, _devices_of(v))
+                   for g, v in pairs]
     var_list = [v for _, v in pairs]
     with ops.control_dependencies(None):
         optimizer._create_slots(var_list)

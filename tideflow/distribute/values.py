@@ -57,6 +57,20 @@ def _mirrored_conversion(value, dtype=None, name=None, as_ref=False):
 ops.register_tensor_conversion_function(Mirrored, _mirrored_conversion)
 
 
+def _mirrored_operator(name):
+    # arithmetic on a Mirrored value uses the current device's copy (the primary in
+    # cross-replica context), as its tensor conversion does
+    def run(self, *args):
+        return getattr(ops.Tensor, name)(ops.convert_to_tensor(self), *args)
+
+    run.__name__ = name
+    return run
+
+
+for _name in variables_lib._OVERLOADABLE:
+    setattr(Mirrored, _name, _mirrored_operator(_name))
+
+
 class _MirroredSaveable(saveable_lib.SaveableObject):
     """Saves the primary copy; restoring assigns the saved value to every copy."""
 
