@@ -4,6 +4,7 @@ Expected texts quoted here were observed there (or are TF 1.15's, where tf_keras
 
 import glob
 import hashlib
+import json
 import os
 import tarfile
 import zipfile
@@ -421,3 +422,44 @@ def test_fit_evaluate_predict_take_sequences_and_generators():
     assert m.predict(Seq()).shape == (40, 1)
     # a dict of inputs is not a Sequence
     assert m.predict({m.input_names[0]: x}).shape == (40, 1)
+
+
+# -- configs and cloning ------------------------------------------------------------------------------
+
+def _named_functional():
+    inp = keras.Input((5,), name="x")
+    h = L.Dense(4, activation="relu", name="h", kernel_regularizer=keras.regularizers.l2(0.01))(inp)
+    h = L.Dropout(0.3)(h)
+    out = L.Dense(2, activation="softmax", name="out")(h)
+    return keras.Model(inp, out, name="net")
+
+
+def test_functional_config_as_tf_1_15():
+    m = _named_functional()
+    cfg = m.get_config()
+    # TF 1.15's Network config (later Keras adds "trainable" and calls the class Functional)
+    assert sorted(cfg) == ["input_layers", "layers", "name", "output_layers"]
+    assert [(la["class_name"], la["name"], la["inbound_nodes"]) for la in cfg["layers"]] == [
+        ("InputLayer", "x", []), ("Dense", "h", [[["x", 0, 0, {}]]]),
+        ("Dropout", "dropout", [[["h", 0, 0, {}]]]), ("Dense", "out", [[["dropout", 0, 0, {}]]])]
+    # l2(0.01) is an L1L2 whose factors are float32 (K.cast_to_floatx)
+    assert cfg["layers"][1]["config"]["kernel_regularizer"] == {
+        "class_name": "L1L2", "config": {"l1": 0.0, "l2": 0.009999999776482582}}
+    assert json.loads(m.to_json())["class_name"] == "Model"
+
+
+def test_clone_model_keeps_layer_and_model_names():
+    # TF 1.15's clone_model rebuilds each layer from its config, names included, and names
+    # the clone after the model (tf_keras printed the same names, and h_3/kernel:0)
+    m = _named_functional()
+    c = keras.models.clone_model(m)
+    assert [la.name for la in c.layers] == ["x", "h", "dropout", "out"]
+    assert c.name == "net"
+    assert c.weights[0].name != m.weights[0].name  # new variables
+    c.set_weights(m.get_weights())
+    x = np.ones((2, 5), "float32")
+    np.testing.assert_allclose(c.predict(x), m.predict(x), rtol=1e-6)
+    s = keras.Sequential([L.Dense(3, input_shape=(2,), name="a"), L.Dense(1, name="b")],
+                         name="seq")
+    cs = keras.models.clone_model(s)
+    assert cs.name == "seq" and [la.name for la in cs.layers] == ["a", "b"]

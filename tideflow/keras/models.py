@@ -22,9 +22,11 @@ def model_from_json(json_string, custom_objects=None):
 def _clone_layer(layer):
     from tideflow.keras import layers as layers_mod
 
-    config = layer.get_config()
-    config.pop("name", None)
-    return layers_mod.deserialize({"class_name": type(layer).__name__, "config": config})
+    # as TF 1.15: the layer's own class and config, name included
+    cls = type(layer)
+    if hasattr(cls, "from_config"):
+        return cls.from_config(layer.get_config())
+    return layers_mod.deserialize({"class_name": cls.__name__, "config": layer.get_config()})
 
 
 def clone_model(model, input_tensors=None, clone_function=None):
@@ -39,8 +41,8 @@ def clone_model(model, input_tensors=None, clone_function=None):
         layers = [clone_function(la) for la in model.layers]
         if input_tensors is not None:
             x = flatten(input_tensors)[0]
-            return Model(x, Sequential(layers)(x))
-        clone = Sequential(name=None)
+            return Model(x, Sequential(layers, name=model.name)(x))
+        clone = Sequential(name=model.name)
         if model.inputs and not hasattr(model.layers[0], "_batch_input_shape"):
             t = model.inputs[0]
             clone.add(InputLayer(batch_input_shape=tuple(t.get_shape().as_list()),
@@ -53,7 +55,8 @@ def clone_model(model, input_tensors=None, clone_function=None):
                          "subclass model instead.")
     if input_tensors is None:
         new_inputs = [Input(batch_shape=tuple(t.get_shape().as_list()),
-                            dtype=t.dtype.base_dtype.name) for t in model.inputs]
+                            dtype=t.dtype.base_dtype.name, name=name)
+                      for t, name in zip(model.inputs, model.input_names)]
     else:
         new_inputs = flatten(input_tensors)
     tensor_map = {id(old): new for old, new in zip(model.inputs, new_inputs)}
@@ -69,7 +72,7 @@ def clone_model(model, input_tensors=None, clone_function=None):
             tensor_map[id(old)] = new
     outputs = [tensor_map[id(t)] for t in model.outputs]
     nested = outputs if isinstance(model._nested_outputs, (list, tuple)) else outputs[0]
-    return Model(new_inputs if len(new_inputs) > 1 else new_inputs[0], nested)
+    return Model(new_inputs if len(new_inputs) > 1 else new_inputs[0], nested, name=model.name)
 
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_config",

@@ -1,5 +1,7 @@
 """``tf.keras.regularizers``: ``L1L2`` and ``l1``, ``l2``, ``l1_l2``."""
 
+import numpy as np
+
 import tideflow as tf
 from tideflow.keras._utils import deserialize as _deserialize
 
@@ -17,8 +19,9 @@ class L1L2(Regularizer):
     """``l1 * sum(|x|) + l2 * sum(x ** 2)``."""
 
     def __init__(self, l1=0.0, l2=0.0):
-        self.l1 = float(l1)
-        self.l2 = float(l2)
+        # float32 values, as TF's K.cast_to_floatx (the config shows 0.009999999776482582)
+        self.l1 = float(np.float32(l1))
+        self.l2 = float(np.float32(l2))
 
     def __call__(self, x):
         regularization = tf.constant(0.0, dtype=x.dtype.base_dtype)
