@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tests import shape_table5
+from tests import name_table5, shape_table5
 from tideflow.ops import array_ops
+
+XV = np.array([1.0, 2.0, 3.0], np.float32)
 
 # ------------------------------------------------------------------------------------------
 # static shapes
@@ -90,12 +92,40 @@ def test_dynamic_rnn_input_gradient_keeps_its_shape():
 
 
 # ------------------------------------------------------------------------------------------
+# names
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(name_table5.EXPECTED))
+def test_names_match_tf(name):
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        got = name_table5.names(name_table5.CASES[name]())
+    assert got == name_table5.EXPECTED[name]
+
+
+def test_cond_and_while_outputs_found_by_tf_names():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [3])
+        p = tf.placeholder(tf.bool, [])
+        c = tf.cond(p, lambda: (x * 2.0, x + 1.0), lambda: (x, x))
+        _, w = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, tf.ones([3])])
+        assert [t.name for t in c] == ["cond/Merge:0", "cond/Merge_1:0"]
+        assert w.name == "while/Exit_1:0"
+        merged = g.get_tensor_by_name("cond/Merge_1:0")
+        exit_ = g.get_tensor_by_name("while/Exit_1:0")
+        (gx,) = tf.gradients(tf.reduce_sum(merged) + tf.reduce_sum(exit_), [x])
+        with tf.Session() as sess:
+            rm, re, rg = sess.run([merged, exit_, gx], {x: XV, p: True})
+    np.testing.assert_allclose(rm, XV + 1)
+    np.testing.assert_allclose(re, XV ** 3)
+    np.testing.assert_allclose(rg, 1 + 3 * XV ** 2)
+
+
+# ------------------------------------------------------------------------------------------
 # tf.GradientTape in graph mode (behaviour observed from TF 2.21 compat.v1 with resource
 # variables; values from NumPy)
 # ------------------------------------------------------------------------------------------
-
-XV = np.array([1.0, 2.0, 3.0], np.float32)
-
 
 def _run(fetches, feed=None):
     with tf.Session() as sess:

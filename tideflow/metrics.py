@@ -275,7 +275,8 @@ def _count_condition(op_name, values, weights, metrics_collections, updates_coll
     if weights is not None:
         weights = _broadcast_weights(op_name, weights, values)
         values = math_ops.multiply(values, weights)
-    value = array_ops.identity(count.value(), name="value")
+    # TF reads the count through an Identity (false_negatives/Identity:0)
+    value = array_ops.identity(count.value())
     update_op = state_ops.assign_add(count, reduction_ops.reduce_sum(values))
     _add_collections(value, update_op, metrics_collections, updates_collections)
     return value, update_op

@@ -217,9 +217,18 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
                 )
         op = build_if(pred, then_fg, else_fg, scope)
-        outs = iter(op._outputs)
+        outs = iter(_named_outputs(op._outputs, "Merge"))
         flat = [op if isinstance(x, ops.Operation) else next(outs) for x in flat_then]
         return nest.pack_sequence_as(then_out, flat)
+
+
+def _named_outputs(outputs, base):
+    """``outputs`` through Identity ops named as TF 1.x's graphs name them (``cond/Merge``,
+    ``cond/Merge_1``; ``while/Exit``...), so programs find them by name."""
+    from tideflow.ops import array_ops
+
+    return [array_ops.identity(t, name=f"{base}_{i}" if i else base)
+            for i, t in enumerate(outputs)]
 
 
 def _returning(fn, which):
@@ -264,7 +273,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             raise TypeError(f"fn for pred {pred!r} must be callable.")
     if not pred_fn_pairs and default is None:
         raise ValueError("pred_fn_pairs and default may not both be empty")
-    from tideflow.ops import array_ops, control_flow_ops, logging_ops
+    from tideflow.ops import array_ops, logging_ops
 
     preds = [ops.convert_to_tensor(p) for p, _ in pred_fn_pairs]
     fns = [f for _, f in pred_fn_pairs]
@@ -292,15 +301,14 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         fn = default
         for p, f in reversed(list(zip(preds, fns))):
             fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
-        result = fn()
         if exclusive and len(preds) > 1:
             # as TF: without a default, the last pair became the default and its predicate
-            # is not part of the exclusivity check
+            # is not part of the exclusivity check; the conds run after the check, so the
+            # result is still case/cond/Merge
             check = _assert_at_most_n_true(preds, 1, "Input error: exclusive=True")
-            result = nest.map_structure(
-                lambda t: control_flow_ops.with_dependencies([check], t)
-                if isinstance(t, ops.Tensor) else t, result)
-        return result
+            with ops.control_dependencies([check]):
+                return fn()
+        return fn()
 
 
 from tideflow.ops import control_flow_grad  # noqa: F401 - registers If/While gradients

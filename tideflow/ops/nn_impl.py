@@ -307,7 +307,8 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             cost.set_shape(ls)
         if cost.dtype != logits.dtype:
             return cast_ops.cast(cost, logits.dtype, name=scope)
-        return array_ops.identity(cost, name=scope)
+        # as TF: the op's own output (SparseSoftmaxCrossEntropyWithLogits/<op>:0 for 2-D logits)
+        return cost
 
 
 def _same_shape(labels, logits):

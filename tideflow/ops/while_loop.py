@@ -258,7 +258,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     "tf.while_loop to specify a less-specific shape."
                 )
         op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope)
-        outs = op._outputs[start:start + n_user]
+        from tideflow.ops.cond import _named_outputs
+
+        outs = _named_outputs(op._outputs[:start + n_user], "Exit")[start:]
         if not back_prop:
             from tideflow.ops import array_ops
 
