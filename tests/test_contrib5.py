@@ -321,6 +321,30 @@ def test_fused_adaptor_and_time_reversed():
     assert R.best_effort_input_batch_size([x]) == 2
 
 
+def test_lstm_block_wrapper_masks_and_picks_final_states():
+    class Doubling(R.LSTMBlockWrapper):
+        """A toy fused cell: c_t = c_{t-1} + x_t, h_t = 2 c_t (every step's values)."""
+
+        num_units = 2
+
+        def _call_cell(self, inputs, initial_cell_state, initial_output, dtype,
+                       sequence_length):
+            c = tf.cumsum(inputs, axis=0) + initial_cell_state
+            return c, 2 * c
+
+    x = np.arange(4 * 3 * 2, dtype=np.float32).reshape(4, 3, 2)
+    out, (c, h) = Doubling()(tf.constant(x), dtype=tf.float32,
+                             sequence_length=tf.constant([4, 2, 0]))
+    o, cv, hv = _run((out, c, h))
+    cum = np.cumsum(x, 0)
+    np.testing.assert_allclose(o[:, 0], 2 * cum[:, 0])
+    np.testing.assert_allclose(o[2:, 1], 0.0)  # past the row's length
+    np.testing.assert_allclose(cv, [cum[3, 0], cum[1, 1], [0, 0]])  # length 0: initial state
+    np.testing.assert_allclose(hv, [2 * cum[3, 0], 2 * cum[1, 1], [0, 0]])
+    with pytest.raises(ValueError, match="initial_state or dtype"):
+        Doubling()(tf.constant(x))
+
+
 # ---- tf.contrib.cudnn_rnn on the CPU ---------------------------------------------------------
 
 
@@ -471,6 +495,17 @@ def test_cudnn_layer_trains_and_rejects_bad_input():
         for _ in range(30):
             sess.run(step)
         assert sess.run(loss) < first * 0.5
+    # dropout applies between layers, only in training
+    drop = cu.CudnnLSTM(2, 8, dropout=0.5, seed=1)
+    xin = tf.constant(_x(3, 2, 4).astype(np.float32))
+    train_out, _ = drop(xin)
+    infer_out, _ = drop(xin, training=False)
+    infer_again, _ = drop(xin, training=False)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b, c = sess.run((train_out, infer_out, infer_again))
+    assert not np.allclose(a, b)
+    np.testing.assert_array_equal(b, c)
     with pytest.raises(ValueError, match="3 dims"):
         cu.CudnnLSTM(1, 2)(tf.zeros([2, 3]))
     with pytest.raises(TypeError, match="expecting tuple"):

@@ -11,6 +11,7 @@ import types
 from tideflow import contrib_feature_columns as _contrib_fc
 from tideflow import contrib_misc as _contrib_misc
 from tideflow import contrib_rnn_cells as _rnn_research_cells
+from tideflow import contrib_rnn_fused as _rnn_fused
 from tideflow import contrib_rnn_grid as _rnn_grid_cells
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow import contrib_summaries as _contrib_summaries
@@ -88,7 +89,7 @@ for _name in _rnn_cell_impl.__all__:
     setattr(rnn, _name, getattr(_rnn_cell_impl, _name))
 for _name in _rnn_contrib_cells.__all__:
     setattr(rnn, _name, getattr(_rnn_contrib_cells, _name))
-for _module in (_rnn_research_cells, _rnn_grid_cells):
+for _module in (_rnn_research_cells, _rnn_grid_cells, _rnn_fused):
     for _name in _module.__all__:
         setattr(rnn, _name, getattr(_module, _name))
 rnn.static_rnn = _rnn.static_rnn
@@ -96,7 +97,7 @@ rnn.static_bidirectional_rnn = _rnn.static_bidirectional_rnn
 rnn.static_state_saving_rnn = _loop_rnn.static_state_saving_rnn
 rnn.transpose_batch_time = _rnn._transpose_batch_time
 rnn.__all__ = [*_rnn_cell_impl.__all__, *_rnn_contrib_cells.__all__,
-               *_rnn_research_cells.__all__, *_rnn_grid_cells.__all__,
+               *_rnn_research_cells.__all__, *_rnn_grid_cells.__all__, *_rnn_fused.__all__,
                "transpose_batch_time", "static_bidirectional_rnn",
                "static_rnn", "static_state_saving_rnn"]
 sys.modules[rnn.__name__] = rnn

@@ -4,7 +4,7 @@ plus the fused-RNN adaptors. Composed from existing ops; variable names and shap
 1.15's (``rnn/nas_cell/recurrent_kernel``, ``rnn/conv_lstm_cell/biases``, ...), so checkpoints
 of TF programs load."""
 
-from tideflow.framework import dtypes, nest, ops
+from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
@@ -20,7 +20,6 @@ from tideflow.ops import (
     random_ops,
     unary_ops,
 )
-from tideflow.ops import rnn as rnn_ops
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
 from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
@@ -689,79 +688,7 @@ class CompiledWrapper(RNNCell):
         return self._cell(inputs, state, scope=scope)
 
 
-class FusedRNNCell:
-    """Abstract fused cell: ``cell(inputs [time, batch, depth], initial_state=None,
-    dtype=None, sequence_length=None, scope=None) -> (outputs, final_state)``."""
-
-    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
-                 scope=None):
-        raise NotImplementedError("Abstract method")
-
-
-class FusedRNNCellAdaptor(FusedRNNCell):
-    """Runs a plain ``RNNCell`` as a fused cell over time-major inputs (``dynamic_rnn`` or,
-    with ``use_dynamic_rnn=False``, ``static_rnn``)."""
-
-    def __init__(self, cell, use_dynamic_rnn=False):
-        self._cell = cell
-        self._use_dynamic_rnn = use_dynamic_rnn
-
-    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
-                 scope=None):
-        if self._use_dynamic_rnn:
-            return rnn_ops.dynamic_rnn(self._cell, inputs, sequence_length=sequence_length,
-                                       initial_state=initial_state, dtype=dtype,
-                                       time_major=True, scope=scope)
-        steps = concat_ops.unstack(inputs, num=inputs.get_shape()[0].value)
-        outputs, state = rnn_ops.static_rnn(self._cell, steps, initial_state=initial_state,
-                                            dtype=dtype, sequence_length=sequence_length,
-                                            scope=scope)
-        return concat_ops.stack(outputs), state
-
-
-class TimeReversedFusedRNN(FusedRNNCell):
-    """Runs a fused cell backwards in time (each row reversed over its own length when
-    ``sequence_length`` is given) and reverses its outputs back."""
-
-    def __init__(self, cell):
-        if not isinstance(cell, FusedRNNCell) and not callable(cell):
-            raise TypeError(f"cell must be a FusedRNNCell, saw {type(cell).__name__}")
-        if isinstance(cell, RNNCell):
-            cell = FusedRNNCellAdaptor(cell)
-        self._cell = cell
-
-    def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
-                 scope=None):
-        from tideflow.ops import reverse_sequence_ops
-
-        def rev(t):
-            if sequence_length is None:
-                return pad_ops.reverse(t, [0])
-            return reverse_sequence_ops.reverse_sequence(t, sequence_length, seq_axis=0,
-                                                         batch_axis=1)
-
-        inputs = nest.map_structure(rev, inputs)
-        outputs, state = self._cell(inputs, initial_state=initial_state, dtype=dtype,
-                                    sequence_length=sequence_length, scope=scope)
-        return rev(outputs), state
-
-
-def best_effort_input_batch_size(flat_input):
-    """The batch size of time-major ``flat_input`` (dimension 1): static where any input
-    knows it, else the first input's dynamic size."""
-    for x in flat_input:
-        shape = x.get_shape()
-        if shape.ndims is None:
-            continue
-        if shape.ndims < 2:
-            raise ValueError(f"Expected input tensor {x.name} to have rank at least 2")
-        if shape[1].value is not None:
-            return shape[1].value
-    return array_ops.shape(flat_input[0])[1]
-
-
 __all__ = ["CompiledWrapper", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell",
-           "ConvLSTMCell", "FusedRNNCell", "FusedRNNCellAdaptor", "GLSTMCell", "IndRNNCell",
-           "IndyGRUCell", "IndyLSTMCell", "IntersectionRNNCell", "LayerNormLSTMCell", "NASCell",
-           "PhasedLSTMCell", "SRUCell", "TimeReversedFusedRNN", "UGRNNCell",
-           "best_effort_input_batch_size"]
+           "ConvLSTMCell", "GLSTMCell", "IndRNNCell", "IndyGRUCell", "IndyLSTMCell",
+           "IntersectionRNNCell", "LayerNormLSTMCell", "NASCell", "PhasedLSTMCell", "SRUCell",
+           "UGRNNCell"]
