@@ -477,3 +477,49 @@ def test_multi_gpu_model_batch_slices():
     # TF's split: batch // parts rows each, the last takes the remainder
     assert [p.shape[0] for p in parts] == [3, 3, 4]
     np.testing.assert_array_equal(np.concatenate(parts), np.arange(20).reshape(10, 2))
+
+
+def test_misuse_errors_match_tf():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    per = s.run(lambda: tf.constant(1.0))
+    # TF: a PerReplica is no fetch (TypeError); a bad reduce op is a ValueError
+    with tf.Session(config=TWO_CPUS) as sess, pytest.raises(TypeError):
+        sess.run(per)
+    with pytest.raises(ValueError, match="'MAX' is not a valid ReduceOp"):
+        s.reduce("MAX", per, axis=None)
+    with pytest.raises(RuntimeError, match="unsupported by default"):
+        tf.distribute.get_strategy().extended.worker_devices  # noqa: B018
+
+    def fails():
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):  # the replica's own error, as TF
+        s.run(fails)
+
+    def uneven():
+        ctx = tf.distribute.get_replica_context()
+        if ctx._replica_id == 0:  # only the first replica merges
+            ctx.merge_call(lambda strategy: None)
+        return tf.constant(0.0)
+
+    with pytest.raises(RuntimeError, match="different number of"):
+        s.run(uneven)
+    # the graph's scopes are the caller's again after the failures
+    assert tf.get_default_graph().get_name_scope() == ""
+    c = tf.constant(1.0)
+    assert not c.name.startswith("replica_") and c.device == ""
+
+
+def test_one_device_mirrored_strategy_and_configure():
+    m1 = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with m1.scope():
+        v = tf.Variable(1.0, name="v1")
+        out = m1.run(lambda: v * 2.0)
+    # TF makes a MirroredVariable even for one device
+    assert isinstance(v, tf.distribute.MirroredVariable) and len(v.values) == 1
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out) == 2.0 and sess.run(v.assign_add(1.0)) == 2.0
+    config = tf.ConfigProto()
+    tf.distribute.MirroredStrategy(DEVICES).configure(session_config=config)
+    assert config.device_count["CPU"] == 2

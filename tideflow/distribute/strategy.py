@@ -49,7 +49,8 @@ def _reduce_op(op):
         return ReduceOp[op.upper()]
     if getattr(op, "name", None) in ("SUM", "MEAN"):  # a VariableAggregation
         return ReduceOp[op.name]
-    raise ValueError(f"Unknown reduce op {op!r}: expected tf.distribute.ReduceOp.SUM or MEAN.")
+    raise ValueError(f"{op!r} is not a valid ReduceOp (expected tf.distribute.ReduceOp.SUM or "
+                     "MEAN)")
 
 
 # -- contexts ----------------------------------------------------------------------------------
@@ -438,6 +439,8 @@ class StrategyExtended:
         self._container_strategy_ref = container_strategy
         self._devices = tuple(devices)
         self._colocate_stack = []
+        # MirroredStrategy's variables are MirroredVariables even on one device, as TF's
+        self._mirrors = False
 
     # devices
     @property
@@ -498,7 +501,7 @@ class StrategyExtended:
         from tideflow.ops.tf1_misc_ops import VariableSynchronization
 
         sync = kwargs.get("synchronization")
-        if len(devices) == 1:
+        if len(devices) == 1 and not self._mirrors:
             with ops.colocate_with(None), ops.device(devices[0]):
                 return next_creator(**kwargs)
         collections = kwargs.get("collections")
@@ -735,9 +738,9 @@ class Strategy:
 
     # config
     def configure(self, session_config=None, cluster_spec=None, task_type=None, task_id=None):
-        """Adjusts ``session_config`` for the strategy (it needs its devices to exist)."""
+        """Adjusts ``session_config`` in place so that the strategy's devices exist."""
         if session_config is not None:
-            self.update_config_proto(session_config)
+            session_config.CopyFrom(self.update_config_proto(session_config))
 
     def update_config_proto(self, config_proto):
         """A copy of ``config_proto`` with enough CPU devices for the strategy's replicas."""
@@ -783,10 +786,35 @@ class _DefaultStrategy(Strategy):
     def run(self, fn, args=(), kwargs=None, options=None):
         return fn(*args, **(kwargs or {}))
 
+    experimental_run_v2 = run
+
+    @property
+    def num_replicas_in_sync(self):
+        return 1
+
+    def reduce(self, reduce_op, value, axis=None):
+        from tideflow.ops import reduction_ops
+
+        reduce_op = _reduce_op(reduce_op)
+        if axis is None:
+            return value
+        fn = reduction_ops.reduce_sum if reduce_op is ReduceOp.SUM else reduction_ops.reduce_mean
+        return fn(value, axis=axis)
+
 
 class _DefaultExtended(StrategyExtended):
     def __init__(self, container):
         super().__init__(container, ("",))
+
+    @property
+    def worker_devices(self):
+        raise RuntimeError("worker_devices() method unsupported by default "
+                           "tf.distribute.Strategy.")
+
+    @property
+    def parameter_devices(self):
+        raise RuntimeError("parameter_devices() method unsupported by default "
+                           "tf.distribute.Strategy.")
 
     def _creator(self, next_creator, **kwargs):
         return next_creator(**kwargs)
@@ -819,6 +847,7 @@ class MirroredStrategy(Strategy):
             raise AssertionError(f"No duplicates allowed in `devices` argument: {devices}")
         self._cross_device_ops = cross_device_ops
         super().__init__(StrategyExtended(self, devices))
+        self._extended._mirrors = True
 
 
 def _default_devices():
