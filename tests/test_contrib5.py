@@ -889,3 +889,40 @@ def test_odeint_adaptive_and_fixed():
         I.odeint_fixed(lambda y, _: y, 1.0, t, method="euler")
     with pytest.raises(tf.errors.InvalidArgumentError, match="monotonic"):
         _run(I.odeint(lambda y, _: -y, tf.constant(1.0, tf.float64), [0.0, 2.0, 1.0]))
+
+
+def test_hsv_in_yiq_and_connected_components():
+    img = RNG.uniform(0, 1, (2, 3, 4, 3)).astype(np.float32)
+    yiq = np.array([[0.299, 0.587, 0.114], [0.596, -0.274, -0.322], [0.211, -0.523, 0.312]])
+    inv = np.array([[1, 0.95617069, 0.62143257], [1, -0.2726886, -0.64681324],
+                    [1, -1.103744, 1.70062309]])
+    h, s, v = 0.4, 0.7, 1.2
+    rot = np.array([[v, 0, 0], [0, v * s * np.cos(h), -v * s * np.sin(h)],
+                    [0, v * s * np.sin(h), v * s * np.cos(h)]])
+    want = img @ (inv @ rot @ yiq).T
+    got = _run(tf.contrib.image.adjust_hsv_in_yiq(tf.constant(img), h, s, v))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # identity parameters leave the image (up to the YIQ round trip's rounding)
+    same = _run(tf.contrib.image.random_hsv_in_yiq(tf.constant(img)))
+    np.testing.assert_allclose(same, img, atol=1e-5)
+    rnd = _run(tf.contrib.image.random_hsv_in_yiq(tf.constant(img), 0.5, 0.5, 1.5, seed=1))
+    assert rnd.shape == img.shape and not np.allclose(rnd, img)
+    with pytest.raises(ValueError, match="lower_saturation"):
+        tf.contrib.image.random_hsv_in_yiq(img, lower_saturation=2, upper_saturation=1)
+    # uint8 images go through float and back, as TF's wrapper converts them
+    u8 = (img * 255).astype(np.uint8)
+    assert _run(tf.contrib.image.adjust_hsv_in_yiq(tf.constant(u8), 0.0)).dtype == np.uint8
+
+    grid = np.array([[1, 1, 0, 2],
+                     [0, 1, 0, 2],
+                     [3, 0, 0, 0],
+                     [3, 3, 0, 1]], np.int32)
+    labels = _run(tf.contrib.image.connected_components(tf.constant(grid)))
+    np.testing.assert_array_equal(labels, [[1, 1, 0, 2],
+                                           [0, 1, 0, 2],
+                                           [3, 0, 0, 0],
+                                           [3, 3, 0, 4]])
+    batch = _run(tf.contrib.image.connected_components(tf.constant(np.stack([grid, grid]))))
+    np.testing.assert_array_equal(batch[1][batch[1] > 0] - 4, labels[labels > 0])
+    with pytest.raises(ValueError, match="rank 2"):
+        tf.contrib.image.connected_components(tf.zeros([2]))

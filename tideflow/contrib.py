@@ -9,6 +9,7 @@ import sys
 import types
 
 from tideflow import contrib_feature_columns as _contrib_fc
+from tideflow import contrib_image_extra as _contrib_image_extra
 from tideflow import contrib_misc as _contrib_misc
 from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_fused as _rnn_fused
@@ -178,8 +179,10 @@ image = _namespace("image", "``tf.contrib.image``: projective transforms, dense 
 image.dense_image_warp = _image_warp_ops.dense_image_warp
 image.interpolate_spline = _contrib_misc.interpolate_spline
 image.sparse_image_warp = _contrib_misc.sparse_image_warp
+for _name in _contrib_image_extra.__all__:
+    setattr(image, _name, getattr(_contrib_image_extra, _name))
 image.__all__ = sorted([*image.__all__, *_image_warp_ops.__all__, "interpolate_spline",
-                        "sparse_image_warp"])
+                        "sparse_image_warp", *_contrib_image_extra.__all__])
 crf = _namespace("crf", "``tf.contrib.crf``: linear-chain CRF.", _crf, _crf.__all__)
 metrics = _namespace("metrics", "``tf.contrib.metrics``: streaming metrics.", _contrib_metrics,
                      _contrib_metrics.__all__)

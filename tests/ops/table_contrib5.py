@@ -150,3 +150,45 @@ CASES = [
          check=_check_generic_graph_import, name="WriteSummary"),
     Case("SummaryWriter", check=_check_uninitialized, name="SummaryWriter_uninitialized"),
 ]
+
+
+def _np_components(img):
+    """Reference labels by flood fill: 4-connected equal non-zero pixels, each component
+    labelled by its first pixel's row-major index over the batch, plus one."""
+    out = np.zeros(img.shape, np.int64)
+    for start in np.ndindex(img.shape):
+        if img[start] == 0 or out[start]:
+            continue
+        label = np.ravel_multi_index(start, img.shape) + 1
+        stack = [start]
+        out[start] = label
+        while stack:
+            b, i, j = stack.pop()
+            for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                p = (b, i + di, j + dj)
+                if (0 <= p[1] < img.shape[1] and 0 <= p[2] < img.shape[2] and not out[p]
+                        and img[p] == img[start]):
+                    out[p] = label
+                    stack.append(p)
+    return out
+
+
+def _check_connected_components():
+    from tideflow import contrib_image_extra  # noqa: F401 - declares the op
+
+    rng = np.random.RandomState(5)
+    for dtype in (np.int32, np.float32, np.bool_):
+        img = rng.randint(0, 3, size=(2, 6, 7)).astype(dtype)
+        for known in (True, False):
+            with tf.Graph().as_default():
+                x = tf.placeholder(tf.as_dtype(img.dtype), img.shape if known else None)
+                out = ops.apply_op("ImageConnectedComponents", [x], {}).outputs[0]
+                assert out.dtype == tf.int64
+                if known:
+                    assert out.get_shape().as_list() == list(img.shape)
+                with tf.Session() as sess:
+                    got = sess.run(out, {x: img})
+            np.testing.assert_array_equal(got, _np_components(img))
+
+
+CASES.append(Case("ImageConnectedComponents", check=_check_connected_components))
