@@ -463,3 +463,47 @@ def test_clone_model_keeps_layer_and_model_names():
                          name="seq")
     cs = keras.models.clone_model(s)
     assert cs.name == "seq" and [la.name for la in cs.layers] == ["a", "b"]
+
+
+# -- summary ------------------------------------------------------------------------------------------
+
+def _summary(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return lines
+
+
+def test_summary_of_subclassed_model_says_multiple_and_input_layer_is_a_list():
+    class MyModel(keras.Model):
+        def __init__(self):
+            super().__init__(name="my_model")
+            self.d1 = L.Dense(4, activation="relu")
+            self.drop = L.Dropout(0.5)
+            self.d2 = L.Dense(1)
+
+        def call(self, inputs, training=None):
+            return self.d2(self.drop(self.d1(inputs), training=training))
+
+    m = MyModel()
+    m.compile(keras.optimizers.SGD(0.01), "mse")
+    m.fit(np.ones((8, 3), "float32"), np.ones((8, 1), "float32"), epochs=1, verbose=0)
+    assert [w.name for w in m.weights] == ["my_model/dense/kernel:0", "my_model/dense/bias:0",
+                                           "my_model/dense_1/kernel:0", "my_model/dense_1/bias:0"]
+    lines = _summary(m)
+    # TF 1.x's layout (65 columns, rules between rows), "multiple" for subclassed models
+    assert lines[3] == "=" * 65
+    assert lines[4] == "dense (Dense)                multiple                  16        "
+    assert lines[-4:-1] == ["Total params: 21", "Trainable params: 21", "Non-trainable params: 0"]
+    # the subclassed model's inputs took no layer-name number: the next Input is input_1
+    inp = keras.Input((3,))
+    fm = keras.Model(inp, L.Dense(2, name="d")(inp))
+    assert _summary(fm)[4] == "input_1 (InputLayer)         [(None, 3)]               0         "
+
+
+def test_lambda_infers_its_output_shape():
+    lam = L.Lambda(lambda t, a, b: t[:, :2] * a + b, arguments={"a": 2.0, "b": 1.0})
+    assert lam.compute_output_shape((None, 3)).as_list() == [None, 2]
+    x = tf.constant([[1.0, 2.0, 3.0]])
+    assert K.get_session().run(lam(x)).tolist() == [[3.0, 5.0]]
+    td = L.TimeDistributed(L.Lambda(lambda t: tf.concat([t, t], -1)))
+    assert K.int_shape(td(keras.Input((5, 3)))) == (None, 5, 6)

@@ -107,13 +107,22 @@ class Progbar:
         self.update(self._seen + n, values)
 
 
-def _shape_str(layer):
+def _shape_str(layer, model=None):
+    """The Output Shape column as TF 1.15 prints it: ``multiple`` for the layers of a
+    subclassed model (their calls make no Keras nodes there), an InputLayer's shape in a
+    list (its node's outputs are a list), else the layer's output shape."""
+    from tideflow.keras.engine.input_layer import InputLayer
+
+    if model is not None and not getattr(model, "_is_graph_network", True):
+        return "multiple"
     try:
         shape = layer.output_shape
     except AttributeError:
         return "multiple"
     if isinstance(shape, list) and len(shape) == 1:
         shape = shape[0]
+    if isinstance(layer, InputLayer):
+        return str([shape])
     return str(shape)
 
 
@@ -156,7 +165,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     for i, layer in enumerate(layers):
         name = f"{layer.name} ({type(layer).__name__})"
         params = layer.count_params() if layer.built else 0
-        fields = [name, _shape_str(layer), params]
+        fields = [name, _shape_str(layer, model), params]
         if not sequential_like:
             from tideflow.keras import backend as K
 

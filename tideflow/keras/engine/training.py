@@ -262,10 +262,13 @@ class Model(Network):
         if isinstance(x, dict):
             raise ValueError("Cannot build a subclassed model from a dict of inputs.")  # noqa: TRY004
         inputs = []
-        for a in arrays:
+        for i, a in enumerate(arrays):
             a = np.asarray(a)
             dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
-            inputs.append(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
+            # named as TF 1.15's placeholders, taking no layer-name number (the program's
+            # own Input() is still input_1)
+            inputs.append(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype,
+                                name=f"input_{i + 1}"))
         nested = inputs if isinstance(x, (list, tuple)) else inputs[0]
         outputs = self(nested, **self._training_kwargs())
         self._nested_inputs = nested
@@ -297,7 +300,7 @@ class Model(Network):
         from tideflow.keras.engine.input_layer import Input
 
         shapes = input_shape if isinstance(input_shape, list) else [input_shape]
-        inputs = [Input(batch_shape=tuple(s)) for s in shapes]
+        inputs = [Input(batch_shape=tuple(s), name=f"input_{i + 1}") for i, s in enumerate(shapes)]
         nested = inputs if isinstance(input_shape, list) else inputs[0]
         outputs = self(nested, **self._training_kwargs())
         self.inputs, self.outputs = inputs, flatten(outputs)

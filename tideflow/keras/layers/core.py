@@ -437,10 +437,33 @@ class Lambda(Layer):
 
     def compute_output_shape(self, input_shape):
         if self._output_shape is None:
-            raise NotImplementedError
+            return self._inferred_output_shape(input_shape)
         if callable(self._output_shape):
             return self._output_shape(input_shape)
         return TensorShape([TensorShape(input_shape).as_list()[0]] + list(self._output_shape))
+
+    def _inferred_output_shape(self, input_shape):
+        """As TF: the function run on placeholders of ``input_shape`` (in a scratch graph)."""
+        def is_shape(s):
+            return isinstance(s, TensorShape) or (
+                isinstance(s, (tuple, list)) and all(d is None or isinstance(d, int) for d in s))
+
+        graph = tf.Graph()
+        with graph.as_default():
+            if is_shape(input_shape):
+                inputs = tf.placeholder(K.floatx(), TensorShape(input_shape))
+            else:
+                inputs = [tf.placeholder(K.floatx(), TensorShape(s)) for s in input_shape]
+            try:
+                outputs = self.call(inputs)
+            except Exception as e:
+                raise NotImplementedError(
+                    f"We could not automatically infer the static shape of the Lambda layer "
+                    f"{self.name}'s output. Please specify the `output_shape` argument for "
+                    f"this Lambda layer.") from e
+        if isinstance(outputs, (list, tuple)):
+            return [o.get_shape() for o in outputs]
+        return outputs.get_shape()
 
     def get_config(self):
         config = super().get_config()
