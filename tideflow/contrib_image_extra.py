@@ -147,4 +147,63 @@ def connected_components(images):
         return out[0] if rank == 2 else out
 
 
-__all__ = ["adjust_hsv_in_yiq", "connected_components", "random_hsv_in_yiq"]
+def _bipartite_match_kernel(distance_mat, num_valid_rows, *, top_k):
+    from tideflow.framework import errors
+
+    dist = np.asarray(distance_mat, np.float32)
+    if dist.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"distance_mat should be 2-dimensional, but got {list(dist.shape)}")
+    valid = np.asarray(num_valid_rows, np.float32)
+    if valid.size != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "num_valid_rows argument should be a tensor with 1 element, but got "
+            f"{valid.size}")
+    rows, cols = dist.shape
+    n_valid = int(valid.reshape(-1)[0] + 0.1) if valid.reshape(-1)[0] >= 0 else rows
+    if n_valid > rows:
+        raise errors.InvalidArgumentError(
+            None, None, f"There should be at least {n_valid} rows in distance_mat, but only "
+            f"got {rows} rows.")
+    limit = top_k if top_k > 0 else n_valid * cols
+    row_match = np.full(rows, -1, np.int32)
+    col_match = np.full(cols, -1, np.int32)
+    # greedy: the closest free pair first (ties by row, then column)
+    order = np.lexsort((np.tile(np.arange(cols), n_valid), np.repeat(np.arange(n_valid), cols),
+                        dist[:n_valid].reshape(-1)))
+    matched = 0
+    for k in order.tolist():
+        r, c = divmod(k, cols)
+        if row_match[r] == -1 and col_match[c] == -1:
+            row_match[r], col_match[c] = c, r
+            matched += 1
+            if matched >= limit:
+                break
+    return row_match, col_match
+
+
+op_registry.declare(
+    "BipartiteMatch",
+    inputs=["distance_mat: float", "num_valid_rows: float"],
+    outputs=["row_to_col_match_indices: int32", "col_to_row_match_indices: int32"],
+    attrs=["top_k: int = -1"],
+    shape=lambda op: [op._inputs[0]._shape.with_rank(2)[:1],
+                      op._inputs[0]._shape.with_rank(2)[1:]],
+    kernel=_bipartite_match_kernel,
+    differentiable=False,
+)
+
+
+def bipartite_match(distance_mat, num_valid_rows, top_k=-1, name="bipartite_match"):
+    """Greedy bipartite matching of the rows (the first ``num_valid_rows``; all if
+    negative) and columns of ``distance_mat`` [rows, cols], closest pairs first, at most
+    ``top_k`` matches; returns (row -> column, column -> row) int32 indices, -1 unmatched."""
+    distance_mat = ops.convert_to_tensor(distance_mat, dtype=dtypes.float32)
+    num_valid_rows = ops.convert_to_tensor(num_valid_rows, dtype=dtypes.float32)
+    op = ops.apply_op("BipartiteMatch", [distance_mat, num_valid_rows], {"top_k": top_k},
+                      name=name)
+    return op.outputs[0], op.outputs[1]
+
+
+__all__ = ["adjust_hsv_in_yiq", "bipartite_match", "connected_components",
+           "random_hsv_in_yiq"]

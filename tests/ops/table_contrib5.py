@@ -192,3 +192,27 @@ def _check_connected_components():
 
 
 CASES.append(Case("ImageConnectedComponents", check=_check_connected_components))
+
+
+def _check_bipartite_match():
+    from tideflow.contrib_image_extra import bipartite_match
+
+    dist = np.array([[0.9, 0.1, 0.5],
+                     [0.2, 0.3, 0.8],
+                     [0.4, 0.05, 0.6],
+                     [0.0, 0.0, 0.0]], np.float32)
+    # greedy by hand: (2,1)=0.05, then (1,0)=0.2, then (0,2)=0.5; row 3 is not valid
+    for known, top_k, want_rows in ((True, -1, [2, 0, 1, -1]), (False, 2, [-1, 0, 1, -1])):
+        with tf.Graph().as_default():
+            d = tf.placeholder(tf.float32, dist.shape if known else None)
+            rows, cols = bipartite_match(d, 3.0, top_k=top_k)
+            if known:
+                assert rows.get_shape().as_list() == [4] and cols.get_shape().as_list() == [3]
+            with tf.Session() as sess:
+                r, c = sess.run((rows, cols), {d: dist})
+        np.testing.assert_array_equal(r, want_rows)
+        for col, row in enumerate(c):
+            assert row == -1 or r[row] == col
+
+
+CASES.append(Case("BipartiteMatch", check=_check_bipartite_match))
