@@ -523,3 +523,32 @@ def test_one_device_mirrored_strategy_and_configure():
     config = tf.ConfigProto()
     tf.distribute.MirroredStrategy(DEVICES).configure(session_config=config)
     assert config.device_count["CPU"] == 2
+
+
+def test_estimator_with_tf_layers_and_tensor_input_fn(tmp_path):
+    x, y = _xy32()
+
+    def model_fn(features, labels, mode):
+        hidden = tf.layers.dense(features, 4, activation=tf.nn.relu,
+                                 kernel_initializer=tf.constant_initializer(0.2))
+        pred = tf.layers.dense(hidden, 1, kernel_initializer=tf.ones_initializer())
+        loss = tf.losses.mean_squared_error(labels, pred)
+        train = tf.train.AdamOptimizer(0.05).minimize(loss, tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    def input_fn():  # tensors, not a dataset: the batch of 32 is split 16 + 16
+        return tf.constant(x), tf.constant(y)
+
+    strategy = tf.distribute.MirroredStrategy(DEVICES)
+    dist = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "dist"),
+                                  config=tf.estimator.RunConfig(train_distribute=strategy))
+    dist.train(input_fn, steps=4)
+    single = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path / "one"))
+    single.train(input_fn, steps=4)
+    # TF names: every replica's `dense` is the same layer (replicas past the first reuse it)
+    names = dist.get_variable_names()
+    assert names == single.get_variable_names()
+    assert "dense_1/kernel" in names and "dense_2/kernel" not in names
+    for name in ("dense/kernel", "dense_1/kernel", "dense/bias"):
+        np.testing.assert_allclose(dist.get_variable_value(name),
+                                   single.get_variable_value(name), rtol=1e-4, atol=1e-6)

@@ -218,11 +218,17 @@ _GRAPH_STATE = ("_name_stack", "_control_dependencies_stack", "_device_function_
                 "_container")
 
 
-def _save_state(graph):
+def _store(graph):
     from tideflow.ops import variable_scope
 
-    store = variable_scope.get_variable_scope_store()
-    return [getattr(graph, a) for a in _GRAPH_STATE] + [store.current_scope]
+    with graph.as_default():  # the store of `graph` (a new thread has no default graph)
+        return variable_scope.get_variable_scope_store()
+
+
+def _save_state(graph):
+    store = _store(graph)
+    return [getattr(graph, a) for a in _GRAPH_STATE] + [store.current_scope,
+                                                        store.variable_scopes_count]
 
 
 def _copy_state(state):
@@ -231,11 +237,10 @@ def _copy_state(state):
 
 
 def _restore_state(graph, state):
-    from tideflow.ops import variable_scope
-
     for a, v in zip(_GRAPH_STATE, state):
         setattr(graph, a, v)
-    variable_scope.get_variable_scope_store().current_scope = state[-1]
+    store = _store(graph)
+    store.current_scope, store.variable_scopes_count = state[-2], state[-1]
 
 
 class _Call:
@@ -252,6 +257,9 @@ class _ReplicaThread(threading.Thread):
         self.call, self.replica_id, self.device = call, replica_id, device
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.state = _copy_state(state)
+        # as TF's thread-local variable scope store: a replica starts with no scope counts,
+        # so `dense` in every replica names the same variables (reused past the first)
+        self.state[-1] = {}
         self.should_run, self.has_paused = threading.Event(), threading.Event()
         self.done, self.stop, self.error, self.result = False, False, None, None
         self.merge_fn = self.merge_args = self.merge_kwargs = self.merge_result = None
