@@ -552,3 +552,19 @@ def test_estimator_with_tf_layers_and_tensor_input_fn(tmp_path):
     for name in ("dense/kernel", "dense_1/kernel", "dense/bias"):
         np.testing.assert_allclose(dist.get_variable_value(name),
                                    single.get_variable_value(name), rtol=1e-4, atol=1e-6)
+
+
+def test_replicas_see_the_callers_variable_creators():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    seen = []
+
+    def creator(next_creator, **kwargs):
+        seen.append(kwargs.get("name"))
+        return next_creator(**kwargs)
+
+    with tf.variable_creator_scope(creator), s.scope():
+        s.run(lambda: tf.Variable(1.0, name="made_in_replica"))
+    # made once (the second replica gets the first one's), through the user's creator: the
+    # primary copy, then the copy named as TF names it
+    assert seen == ["made_in_replica", "made_in_replica/replica_1/"]
+    assert [v.name for v in tf.global_variables()] == ["made_in_replica:0"]

@@ -260,6 +260,7 @@ class _ReplicaThread(threading.Thread):
         # as TF's thread-local variable scope store: a replica starts with no scope counts,
         # so `dense` in every replica names the same variables (reused past the first)
         self.state[-1] = {}
+        self.creators = list(variables_lib._creator_stack())  # the caller's, as TF's threads
         self.should_run, self.has_paused = threading.Event(), threading.Event()
         self.done, self.stop, self.error, self.result = False, False, None, None
         self.merge_fn = self.merge_args = self.merge_kwargs = self.merge_result = None
@@ -272,6 +273,7 @@ class _ReplicaThread(threading.Thread):
             if self.stop:
                 return
             _restore_state(self.call.graph, self.state)
+            variables_lib._creators.stack = self.creators
             strategy = self.call.strategy
             ctx = _Ctx("replica", strategy, self.replica_id,
                        ReplicaContext(strategy, self.replica_id), self)
