@@ -568,3 +568,35 @@ def test_replicas_see_the_callers_variable_creators():
     # primary copy, then the copy named as TF names it
     assert seen == ["made_in_replica", "made_in_replica/replica_1/"]
     assert [v.name for v in tf.global_variables()] == ["made_in_replica:0"]
+
+
+def _embedding_run(strategy):
+    tf.reset_default_graph()
+    ids = np.array([0, 2, 2, 5, 1, 0, 3, 5], np.int64)
+    target = np.arange(8, dtype=np.float32)
+    ds = tf.data.Dataset.from_tensor_slices((ids, target)).batch(8).repeat()
+    with strategy.scope():
+        it = strategy.experimental_distribute_dataset(ds).make_initializable_iterator()
+        emb = tf.get_variable("emb", [6, 2], initializer=tf.constant_initializer(0.5))
+        opt = tf.train.AdagradOptimizer(0.3)
+
+        def step(i, t):
+            e = tf.nn.embedding_lookup(emb, i)  # an IndexedSlices gradient
+            return opt.minimize(tf.reduce_sum(tf.square(tf.reduce_sum(e, 1) - t)) / 8.0)
+
+        train = strategy.run(step, args=it.get_next())
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(it.initializer)
+        for _ in range(3):
+            sess.run(train)
+        copies = sess.run(list(emb.values)) if hasattr(emb, "values") else None
+        return sess.run(emb), copies
+
+
+def test_sparse_gradients_are_gathered_over_replicas():
+    got, copies = _embedding_run(tf.distribute.MirroredStrategy(DEVICES))
+    want, _ = _embedding_run(tf.distribute.OneDeviceStrategy("/cpu:0"))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_array_equal(copies[0], copies[1])
+    assert not np.allclose(got, 0.5)
