@@ -3,7 +3,8 @@ partially known shapes, and the shapes and dtypes real TensorFlow gives them.
 
 EXPECTED was observed from TensorFlow 2.21 in compat.v1 graph mode (``tf.disable_v2_behavior()``,
 ``TF_USE_LEGACY_KERAS=1`` for tf.layers and the RNN cells), running the same expressions: each
-value is ``[shape.as_list() or None for unknown rank, dtype name]``, nested as the result is.
+value is ``[shape.as_list() or None for unknown rank, dtype name]``, nested as the result is,
+or ``"ERR <class>"`` where TF raises at graph construction.
 """
 
 import numpy as np
@@ -241,6 +242,7 @@ def build():
     c("where3_vec", lambda: tf.where(P(tf.bool, [None]), a, a))
     c("where_v2", lambda: tf.where_v2(P(tf.bool, [3]), a, 0.0))
     c("bcast_to", lambda: tf.broadcast_to(P(tf.float32, [3]), [4, 3]))
+    c("bcast_to_t", lambda: tf.broadcast_to(a, tf.shape(b)[::2]))
     c("bcast_to_concat", lambda: tf.broadcast_to(s, tf.stack([n, 2])))
     c("bcast_dyn_shape", lambda: tf.broadcast_dynamic_shape(tf.shape(a), tf.shape(m2)))
     c("bcast_static", lambda: tf.broadcast_static_shape(a.shape, P(tf.float32, [5, 1, 1]).shape))
@@ -434,6 +436,7 @@ def build():
                                                  tf.data.Dataset.from_tensors([1.0, 2.0])))))
     c("ds_dict", _ds(lambda: tf.data.Dataset.from_tensor_slices({"x": np.zeros((4, 2)),
                                                                  "y": np.zeros(4, np.int32)})))
+    c("ds_placeholder", _ds(lambda: tf.data.Dataset.from_tensor_slices(a).batch(2)))
     c("ds_window_flat", _ds(lambda: tf.data.Dataset.range(10).window(3).flat_map(lambda w: w.batch(3))))
     c("ds_unbatch", _ds(lambda: tf.data.Dataset.from_tensors(np.zeros((4, 3))).unbatch()))
     c("ds_gen", _ds(lambda: tf.data.Dataset.from_generator(lambda: iter([[1, 2]]), tf.int64,
@@ -499,6 +502,7 @@ def build():
                                                tf.stack([tf.shape(img)[0], tf.shape(img)[1] * 2, 16, 4]),
                                                [1, 2, 2, 1], "SAME"))
     c("p_crop_and_resize", lambda: tf.image.crop_and_resize(img, P(tf.float32, [None, 4]), iv, [5, 5]))
+    c("p_nms", lambda: tf.image.non_max_suppression(P(tf.float32, [None, 4]), iv, 10))
     c("p_draw_bb", lambda: tf.image.draw_bounding_boxes(img, P(tf.float32, [None, 2, 4])))
     c("p_sobel", lambda: tf.image.sobel_edges(img))
     c("p_img_grad", lambda: tf.image.image_gradients(img))
@@ -597,6 +601,98 @@ def build():
                                                                 lambda: a)), [a]))
     c("p_grad_dynrnn", lambda: tf.gradients(tf.reduce_sum(tf.nn.dynamic_rnn(
         rnn_cell.BasicRNNCell(3), seq, dtype=tf.float32)[0]), [seq]))
+
+    # --- batch 3
+    c("q_ds_output_shapes", lambda: tf.data.get_output_shapes(tf.data.Dataset.range(5).map(lambda x: tf.fill([x], x)).padded_batch(2, padded_shapes=[None])))
+    c("q_ds_output_shapes_batch", lambda: tf.data.get_output_shapes(tf.data.Dataset.from_tensor_slices((np.zeros((10, 3)), np.zeros(10))).batch(4)))
+    c("q_ds_output_types", lambda: str(tf.data.get_output_types(tf.data.Dataset.from_tensor_slices((np.zeros((10, 3)), np.zeros(10, np.int32))))))
+    c("q_ds_repeat_shuffle", _ds(lambda: tf.data.Dataset.from_tensor_slices(np.zeros((10, 3))).shuffle(5).repeat().batch(2)))
+    c("q_ds_interleave", _ds(lambda: tf.data.Dataset.range(3).interleave(lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2)))
+    c("q_ds_filter", _ds(lambda: tf.data.Dataset.range(5).filter(lambda x: x > 2)))
+    c("q_ds_map_py", _ds(lambda: tf.data.Dataset.range(5).map(lambda x: tf.py_func(lambda v: v, [x], tf.int64))))
+    c("q_iter_structure", lambda: tf.data.Iterator.from_structure(tf.float32, tf.TensorShape([None, 3])).get_next())
+    c("q_squeeze_unk", lambda: tf.squeeze(P(tf.float32, [None, 1, 3])))
+    c("q_squeeze_u", lambda: tf.squeeze(u))
+    c("q_squeeze_axis_u", lambda: tf.squeeze(u, [1]))
+    c("q_concat_u_mixed", lambda: tf.concat([u, b], 1))
+    c("q_concat_scalars_err", lambda: tf.concat([s, s], 0))
+    c("q_slice_partial_begin", lambda: tf.slice(m, tf.stack([n, 0]), [2, 3]))
+    c("q_slice_neg_size_partial", lambda: tf.slice(b, [0, 0, 1], [-1, -1, -1]))
+    c("q_tile_u", lambda: tf.tile(u, [2, 2]))
+    c("q_tile_shu", lambda: tf.tile(m, shu))
+    c("q_gather_neg_axis", lambda: tf.gather(b, iv, axis=-1))
+    c("q_gather_nd_batch", lambda: tf.gather_nd(bm, P(tf.int32, [None, 2, 1]), batch_dims=1))
+    c("q_reduce_empty_axis", lambda: tf.reduce_sum(b, []))
+    c("q_reduce_empty_keep", lambda: tf.reduce_sum(b, [], keepdims=True))
+    c("q_argmax_u", lambda: tf.argmax(u, 0))
+    c("q_matmul_u_known", lambda: tf.matmul(u, m))
+    c("q_transpose_t_perm", lambda: tf.transpose(b, P(tf.int32, [3])))
+    c("q_reverse_v2", lambda: tf.reverse_v2(b, [-1]))
+    c("q_roll", lambda: tf.roll(b, 1, 0))
+    c("q_unique_counts", lambda: tf.unique_with_counts(iv))
+    c("q_meshgrid_ij", lambda: tf.meshgrid(tf.range(3), tf.range(4), indexing="ij"))
+    c("q_meshgrid_u", lambda: tf.meshgrid(iv, tf.range(4)))
+    c("q_cumprod_rev", lambda: tf.cumprod(a, 1, reverse=True))
+    c("q_confusion", lambda: tf.confusion_matrix(iv, iv))
+    c("q_confusion_n", lambda: tf.confusion_matrix(iv, iv, num_classes=4))
+    c("q_matrix_transpose", lambda: tf.matrix_transpose(bm))
+    c("q_linalg_norm", lambda: tf.norm(bm, axis=[-2, -1]))
+    c("q_space_to_batch_t", lambda: tf.space_to_batch_nd(img, [2, 2], P(tf.int32, [2, 2])))
+    c("q_batch_gather", lambda: tf.batch_gather(bm, P(tf.int32, [None, 2])))
+    c("q_tensor_scatter", lambda: tf.tensor_scatter_nd_update(m, P(tf.int32, [None, 2]), P(tf.float32, [None])))
+    c("q_scatter_nd_add_var", lambda: tf.scatter_nd_add(tf.Variable(tf.zeros([4, 3])), P(tf.int32, [None, 1]), a))
+    c("q_reshape_zero", lambda: tf.reshape(P(tf.float32, [0, 3]), [-1, 6]))
+    c("q_reshape_zero2", lambda: tf.reshape(P(tf.float32, [None, 0]), [4, -1]))
+    c("q_fill_scalar_shape", lambda: tf.fill([], 2.0))
+    c("q_zeros_empty", lambda: tf.zeros([0, 3]))
+    c("q_range_delta_t", lambda: tf.range(0, 10, n))
+    c("q_range_limit_f", lambda: tf.range(1.5, 4.0))
+    c("q_one_hot_u", lambda: tf.one_hot(P(tf.int32, None), 3))
+    c("q_one_hot_axis_mid", lambda: tf.one_hot(ia, 4, axis=1))
+    c("q_pad_sym", lambda: tf.pad(b, [[0, 0], [1, 2], [2, 2]], mode="SYMMETRIC"))
+    c("q_mirror_pad_t", lambda: tf.pad(m, tf.constant([[1, 1], [0, 0]]), mode="REFLECT"))
+    c("q_broadcast_to_u", lambda: tf.broadcast_to(u, [2, 3]))
+    c("q_bcast_args", lambda: tf.broadcast_dynamic_shape(tf.shape(a), [5, 1, 1]))
+    c("q_where_broadcast", lambda: tf.where_v2(P(tf.bool, [None, 1]), a, P(tf.float32, [3])))
+    c("q_while_ta_unknown", lambda: tf.while_loop(lambda i, t: i < n, lambda i, t: (i + 1, t.write(i, tf.ones([2]))), [0, tf.TensorArray(tf.float32, size=0, dynamic_size=True)])[1].stack())
+    c("q_while_shape_inv_none", lambda: tf.while_loop(lambda x: tf.shape(x)[0] < 10, lambda x: tf.concat([x, x], 0), [a], shape_invariants=[tf.TensorShape(None)]))
+    c("q_cond_none_shape", lambda: tf.cond(P(tf.bool, []), lambda: u, lambda: a))
+    c("q_cond_scalar_vs_vec", lambda: tf.cond(P(tf.bool, []), lambda: tf.constant(1.0), lambda: tf.constant([1.0])))
+    c("q_map_fn_unk", lambda: tf.map_fn(lambda r: tf.concat([r, r], 0), P(tf.float32, [None, None])))
+    c("q_map_fn_scalar_out", lambda: tf.map_fn(lambda r: tf.shape(r)[0], a, dtype=tf.int32))
+    c("q_scan_tuple", lambda: tf.scan(lambda acc, x: (acc[0] + x, acc[1] * 2.0), a, initializer=(tf.zeros([3]), tf.ones([3]))))
+    c("q_layers_dense_u", lambda: layers.dense(P(tf.float32, [None, None, 3]), 2))
+    c("q_layers_conv1d", lambda: layers.conv1d(seq, 3, 2, strides=2))
+    c("q_layers_conv2dT", lambda: layers.conv2d_transpose(img, 4, 3, strides=2, padding="same"))
+    c("q_layers_conv2dT_valid", lambda: layers.conv2d_transpose(img2, 4, 3, strides=2))
+    c("q_layers_sepconv", lambda: layers.separable_conv2d(img, 4, 3))
+    c("q_layers_avgpool1d", lambda: layers.average_pooling1d(seq, 2, 2))
+    c("q_layers_bn_axis1", lambda: layers.batch_normalization(P(tf.float32, [None, 3, 4, 4]), axis=1))
+    c("q_embedding_lookup_u", lambda: tf.nn.embedding_lookup(tf.ones([10, 4]), P(tf.int32, None)))
+    c("q_embedding_partitioned", lambda: tf.nn.embedding_lookup([tf.ones([5, 4]), tf.ones([5, 4])], iv))
+    c("q_conv2d_nchw", lambda: tf.nn.conv2d(P(tf.float32, [None, 3, 8, 8]), flt, [1, 1, 2, 2], "SAME", data_format="NCHW"))
+    c("q_pool_nchw", lambda: tf.nn.max_pool(P(tf.float32, [None, 3, 8, 8]), [1, 1, 2, 2], [1, 1, 2, 2], "VALID", data_format="NCHW"))
+    c("q_avg_pool_u", lambda: tf.nn.avg_pool(u, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    c("q_conv_u", lambda: tf.nn.conv2d(u, flt, [1, 1, 1, 1], "SAME"))
+    c("q_conv_u_filter", lambda: tf.nn.conv2d(img, P(tf.float32, None), [1, 1, 1, 1], "SAME"))
+    c("q_resize_area", lambda: tf.image.resize_area(img, [3, 5]))
+    c("q_resize_bicubic_t", lambda: tf.image.resize_bicubic(img, tf.constant([4, 4]) * 2))
+    c("q_resize_method", lambda: tf.image.resize_images(img, [5, 5], method=tf.image.ResizeMethod.NEAREST_NEIGHBOR))
+    c("q_resize_u", lambda: tf.image.resize_images(u, [5, 5]))
+    c("q_random_flip", lambda: tf.image.random_flip_left_right(P(tf.float32, [8, 8, 3])))
+    c("q_random_brightness", lambda: tf.image.random_brightness(img, 0.2))
+    c("q_random_crop_t", lambda: tf.random_crop(P(tf.float32, [None, 8, 3]), tf.stack([n, 4, 3])))
+    c("q_sample_distorted", lambda: tf.image.sample_distorted_bounding_box(tf.constant([8, 8, 3]), tf.zeros([1, 1, 4]), min_object_covered=0.1))
+    c("q_sparse_placeholder_u", lambda: tf.sparse_placeholder(tf.float32).dense_shape)
+    c("q_sparse_dense_matmul_adj", lambda: tf.sparse_tensor_dense_matmul(sp, P(tf.float32, [3, None]), adjoint_a=True))
+    c("q_sparse_slice", lambda: tf.sparse_slice(sp, [0, 0], [2, 2]).dense_shape)
+    c("q_sparse_fill_empty", lambda: tf.sparse_fill_empty_rows(sp, 0.0)[0].dense_shape)
+    c("q_sparse_retain", lambda: tf.sparse_retain(sp, [True, False]).values)
+    c("q_sparse_reorder", lambda: tf.sparse_reorder(spp).dense_shape)
+    c("q_sparse_merge", lambda: tf.sparse_merge(tf.SparseTensor([[0, 0]], [1], [2, 3]), tf.SparseTensor([[0, 0]], [1.0], [2, 3]), 7).dense_shape)
+    c("q_sparse_maximum", lambda: tf.sparse_maximum(sp, sp).dense_shape)
+    c("q_string_split_v", lambda: tf.string_split(P(tf.string, [None])).values)
+    c("q_strings_split_ragged_to_sparse", lambda: tf.strings.split(P(tf.string, [None])).dense_shape if hasattr(tf.strings.split(P(tf.string, [None])), "dense_shape") else None)
 
 
     return C
@@ -801,6 +897,7 @@ EXPECTED = {
     'where3_vec': [[None, 3], "float32"],
     'where_v2': [[None, 3], "float32"],
     'bcast_to': [[4, 3], "float32"],
+    'bcast_to_t': "ERR ValueError",
     'bcast_to_concat': [[None, 2], "float32"],
     'bcast_dyn_shape': [[2], "int32"],
     'bcast_static': ["TS", [5, None, 3]],
@@ -944,6 +1041,7 @@ EXPECTED = {
     'ds_map': [[[], "float32"], [[None, 2], "float32"]],
     'ds_zip': [[[], "int64"], [[2], "float32"]],
     'ds_dict': {"x": [[2], "float64"], "y": [[], "int32"]},
+    'ds_placeholder': "ERR ValueError",
     'ds_window_flat': [[None], "int64"],
     'ds_unbatch': [[3], "float64"],
     'ds_gen': [[None], "int64"],
@@ -1004,6 +1102,7 @@ EXPECTED = {
     'p_fill_shape_n': [[None, 2], "float32"],
     'p_conv_transpose_partial': [[None, 16, 16, 4], "float32"],
     'p_crop_and_resize': [[None, 5, 5, 3], "float32"],
+    'p_nms': "ERR TypeError",
     'p_draw_bb': [[None, 8, 8, 3], "float32"],
     'p_sobel': [[None, 8, 8, 3, 2], "float32"],
     'p_img_grad': [[[None, 8, 8, 3], "float32"], [[None, 8, 8, 3], "float32"]],
@@ -1089,4 +1188,94 @@ EXPECTED = {
     'p_grad_while': [[[None, 3], "float32"]],
     'p_grad_cond': [[[None, 3], "float32"]],
     'p_grad_dynrnn': [[[None, 7, 4], "float32"]],
+    'q_ds_output_shapes': ["TS", [None, None]],
+    'q_ds_output_shapes_batch': [["TS", [None, 3]], ["TS", [None]]],
+    'q_ds_output_types': "(tf.float64, tf.int32)",
+    'q_ds_repeat_shuffle': [[None, 3], "float64"],
+    'q_ds_interleave': [[], "int64"],
+    'q_ds_filter': [[], "int64"],
+    'q_ds_map_py': [None, "int64"],
+    'q_iter_structure': [[None, 3], "float32"],
+    'q_squeeze_unk': [None, "float32"],
+    'q_squeeze_u': [None, "float32"],
+    'q_squeeze_axis_u': [None, "float32"],
+    'q_concat_u_mixed': [[2, None, 5], "float32"],
+    'q_concat_scalars_err': "ERR ValueError",
+    'q_slice_partial_begin': [[2, 3], "float32"],
+    'q_slice_neg_size_partial': [[2, None, 4], "float32"],
+    'q_tile_u': [[None, None], "float32"],
+    'q_tile_shu': [[None, None], "float32"],
+    'q_gather_neg_axis': [[2, None, None], "float32"],
+    'q_gather_nd_batch': [[None, 2, 5], "float32"],
+    'q_reduce_empty_axis': [[2, None, 5], "float32"],
+    'q_reduce_empty_keep': [[2, None, 5], "float32"],
+    'q_argmax_u': [None, "int64"],
+    'q_matmul_u_known': [None, "float32"],
+    'q_transpose_t_perm': [[None, None, None], "float32"],
+    'q_reverse_v2': [[2, None, 5], "float32"],
+    'q_roll': [[2, None, 5], "float32"],
+    'q_unique_counts': [[[None], "int32"], [[None], "int32"], [[None], "int32"]],
+    'q_meshgrid_ij': [[[3, 4], "int32"], [[3, 4], "int32"]],
+    'q_meshgrid_u': [[[4, None], "int32"], [[4, None], "int32"]],
+    'q_cumprod_rev': [[None, 3], "float32"],
+    'q_confusion': [[None, None], "int32"],
+    'q_confusion_n': [[4, 4], "int32"],
+    'q_matrix_transpose': [[None, 5, 4], "float32"],
+    'q_linalg_norm': [[None], "float32"],
+    'q_space_to_batch_t': [[None, None, None, 3], "float32"],
+    'q_batch_gather': [[None, 2, 5], "float32"],
+    'q_tensor_scatter': [[4, 5], "float32"],
+    'q_scatter_nd_add_var': [[4, 3], "float32_ref"],
+    'q_reshape_zero': [[0, 6], "float32"],
+    'q_reshape_zero2': [[4, 0], "float32"],
+    'q_fill_scalar_shape': [[], "float32"],
+    'q_zeros_empty': [[0, 3], "float32"],
+    'q_range_delta_t': [[None], "int32"],
+    'q_range_limit_f': [[3], "float32"],
+    'q_one_hot_u': [None, "float32"],
+    'q_one_hot_axis_mid': [[None, 4, 3], "float32"],
+    'q_pad_sym': [[2, None, 9], "float32"],
+    'q_mirror_pad_t': [[6, 5], "float32"],
+    'q_broadcast_to_u': [[2, 3], "float32"],
+    'q_bcast_args': [[3], "int32"],
+    'q_where_broadcast': [[None, 3], "float32"],
+    'q_while_ta_unknown': [[None, 2], "float32"],
+    'q_while_shape_inv_none': [None, "float32"],
+    'q_cond_none_shape': [None, "float32"],
+    'q_cond_scalar_vs_vec': [None, "float32"],
+    'q_map_fn_unk': [[None, None], "float32"],
+    'q_map_fn_scalar_out': [[None], "int32"],
+    'q_scan_tuple': [[[None, 3], "float32"], [[None, 3], "float32"]],
+    'q_layers_dense_u': [[None, None, 2], "float32"],
+    'q_layers_conv1d': [[None, 3, 3], "float32"],
+    'q_layers_conv2dT': [[None, 16, 16, 4], "float32"],
+    'q_layers_conv2dT_valid': [[4, None, None, 4], "float32"],
+    'q_layers_sepconv': [[None, 6, 6, 4], "float32"],
+    'q_layers_avgpool1d': [[None, 3, 4], "float32"],
+    'q_layers_bn_axis1': [[None, 3, 4, 4], "float32"],
+    'q_embedding_lookup_u': [None, "float32"],
+    'q_embedding_partitioned': [[None, 4], "float32"],
+    'q_conv2d_nchw': [[None, 6, 4, 4], "float32"],
+    'q_pool_nchw': [[None, 3, 4, 4], "float32"],
+    'q_avg_pool_u': [[None, None, None, None], "float32"],
+    'q_conv_u': [[None, None, None, 6], "float32"],
+    'q_conv_u_filter': [[None, 8, 8, None], "float32"],
+    'q_resize_area': [[None, 3, 5, 3], "float32"],
+    'q_resize_bicubic_t': [[None, 8, 8, 3], "float32"],
+    'q_resize_method': [[None, 5, 5, 3], "float32"],
+    'q_resize_u': "ERR ValueError",
+    'q_random_flip': [[8, 8, 3], "float32"],
+    'q_random_brightness': [[None, 8, 8, 3], "float32"],
+    'q_random_crop_t': [[None, 4, 3], "float32"],
+    'q_sample_distorted': [[[3], "int32"], [[3], "int32"], [[1, 1, 4], "float32"]],
+    'q_sparse_placeholder_u': [[None], "int64"],
+    'q_sparse_dense_matmul_adj': [[4, None], "float32"],
+    'q_sparse_slice': [[2], "int64"],
+    'q_sparse_fill_empty': [[2], "int64"],
+    'q_sparse_retain': [[None], "float32"],
+    'q_sparse_reorder': [[2], "int64"],
+    'q_sparse_merge': [[2], "int64"],
+    'q_sparse_maximum': [[2], "int64"],
+    'q_string_split_v': [[None], "string"],
+    'q_strings_split_ragged_to_sparse': [[2], "int64"],
 }

@@ -440,6 +440,11 @@ def _reshape_shape(op):
     missing = [i for i, d in enumerate(dims) if d is None]
     known = int(np.prod([d for d in dims if d is not None], dtype=np.int64))
     n = in_shape.num_elements()
+    if n is None and len(missing) == 1 and known > 0 and in_shape.ndims is not None and (
+            0 in in_shape.as_list()):
+        # an input with a zero dimension has no elements whatever its other dimensions (TF)
+        dims[missing[0]] = 0
+        return [TensorShape(dims)]
     if n is None and in_shape.ndims is not None and missing:
         # tf.reshape(x, [tf.shape(x)[0], -1]): a dim taken from x itself cancels out
         same = _own_dims(op._inputs[1], op._inputs[0])
