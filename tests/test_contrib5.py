@@ -926,3 +926,35 @@ def test_hsv_in_yiq_and_connected_components():
     np.testing.assert_array_equal(batch[1][batch[1] > 0] - 4, labels[labels > 0])
     with pytest.raises(ValueError, match="rank 2"):
         tf.contrib.image.connected_components(tf.zeros([2]))
+
+
+def test_cudnn_tf14_object_api_shares_the_layer_layout():
+    """TF 1.0-1.4 programs built the model object with an input size, kept the parameter
+    buffer in their own variable and passed it to each call."""
+    cu = _cudnn()
+    model = cu.CudnnLSTM(2, 3, 4, direction="bidirectional")
+    assert not isinstance(model, tf.layers.Layer)
+    size = model.params_size()
+    params = tf.Variable(tf.random_uniform([size], -0.3, 0.3, seed=2), validate_shape=False)
+    x = _x(5, 2, 4).astype(np.float32)
+    h0 = np.zeros((4, 2, 3), np.float32)
+    out, h, c = model(tf.constant(x), tf.constant(h0), tf.constant(h0), params,
+                      is_training=False)
+    weights, biases = model.params_to_canonical(params)
+    again = model.canonical_to_params(weights, biases)
+    gru = cu.CudnnGRU(1, 3, 4)
+    gru_params = tf.random_uniform([gru.params_size()], seed=4)
+    g_out, g_h = gru(tf.constant(x), tf.constant(h0[:1]), gru_params)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, hv, cv, p, p2, ws, bs, go = sess.run((out, h, c, params, again, weights, biases,
+                                                 g_out))
+    np.testing.assert_array_equal(p, p2)
+    want_o, want_h, want_c = _np_cudnn("lstm", x, h0, h0, ws, bs, 2, 2, 3)
+    np.testing.assert_allclose(o, want_o, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(hv, want_h, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(cv, want_c, rtol=1e-4, atol=1e-5)
+    assert go.shape == (5, 2, 3) and g_h.shape.as_list() == [1, 2, 3]
+    # per direction: 4 gates x (3x4 input + 3x3 recurrent) weights in layer 0, 4 x (3x6 +
+    # 3x3) in layer 1, and 8 bias vectors of 3 per layer
+    assert p.size == 2 * (4 * (12 + 9) + 4 * (18 + 9) + 2 * 8 * 3)

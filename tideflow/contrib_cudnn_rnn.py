@@ -10,6 +10,8 @@ parameters under the names of the CudnnCompatible cells (``cudnn_lstm/rnn/multi_
 cell_0/cudnn_compatible_lstm_cell/kernel``, biases summed), so checkpoints move between these
 layers, TF's GPU layers and the compatible cells."""
 
+import numbers
+
 import numpy as np
 
 from tideflow.framework import dtypes, ops
@@ -17,6 +19,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
     concat_ops,
+    constant_op,
     fill_ops,
     init_ops,
     linalg_ops,
@@ -125,6 +128,13 @@ class _CudnnRNN(Layer):
     _rnn_mode = None
     _num_params_per_layer = None
     _saveable_cls = None
+
+    def __new__(cls, *args, **kwargs):
+        # TF 1.0-1.4's object API took (num_layers, num_units, input_size, ...)
+        if cls._rnn_mode is not None and ("input_size" in kwargs or (
+                len(args) >= 3 and isinstance(args[2], numbers.Integral))):
+            return _LegacyCudnnRNN(cls._rnn_mode, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, num_layers, num_units, input_mode=CUDNN_INPUT_LINEAR_MODE,
                  direction=CUDNN_RNN_UNIDIRECTION, dropout=0.0, seed=None,
@@ -245,48 +255,106 @@ class _CudnnRNN(Layer):
         lstm = self._rnn_mode == CUDNN_LSTM
         h0 = ops.convert_to_tensor(initial_state[0], dtype=dtype)
         c0 = ops.convert_to_tensor(initial_state[1], dtype=dtype) if lstm else None
-        weights, biases = self._layout.unpack(self.kernel)
-        gates, n = self._layout.gates, self._num_units
-        x, final_h, final_c = inputs, [], []
-        for layer in range(self._num_layers):
-            if layer > 0 and training and self._dropout > 0:
-                x = nn_impl.dropout(x, rate=self._dropout, seed=self._seed)
-            outs = []
-            for d in range(self.num_dirs):
-                w = self._layout.per_layer(weights, layer, d)
-                b = self._layout.per_layer(biases, layer, d)
-                w_in = concat_ops.concat([array_ops.transpose(m) for m in w[:gates]], 1)
-                b_in = concat_ops.concat(b[:gates], 0)
-                k = layer * self.num_dirs + d
-                state = (h0[k], c0[k]) if lstm else h0[k]
-                seq = x if d == 0 else self._reverse(x, sequence_lengths)
-                shape = array_ops.shape(seq)
-                xp = linalg_ops.matmul(array_ops.reshape(seq, [-1, seq.get_shape()[-1].value]),
-                                       w_in)
-                xp = array_ops.reshape(nn_impl.bias_add(xp, b_in),
-                                       concat_ops.stack([shape[0], shape[1], gates * n]))
-                cell = _CanonicalCell(self._rnn_mode, n, w[gates:], b[gates:], dtype)
-                out, st = rnn_ops.dynamic_rnn(cell, xp, sequence_length=sequence_lengths,
-                                              initial_state=state, time_major=True,
-                                              scope=f"l{layer}_d{d}")
-                outs.append(out if d == 0 else self._reverse(out, sequence_lengths))
-                final_h.append(st[0] if lstm else st)
-                if lstm:
-                    final_c.append(st[1])
-            x = outs[0] if len(outs) == 1 else concat_ops.concat(outs, 2)
-        outputs = x
+        outputs, h, c = _forward(self._rnn_mode, self._layout, self._num_units, inputs, h0, c0,
+                                 self.kernel, sequence_lengths, training, self._dropout,
+                                 self._seed)
         if sequence_lengths is not None and not time_major:
             outputs = array_ops.transpose(outputs, [1, 0, 2])
-        h = concat_ops.stack(final_h)
-        if lstm:
-            return outputs, (h, concat_ops.stack(final_c))
-        return outputs, (h,)
+        return (outputs, (h, c)) if lstm else (outputs, (h,))
 
-    @staticmethod
-    def _reverse(x, lengths):
-        if lengths is None:
-            return pad_ops.reverse(x, [0])
-        return reverse_sequence_ops.reverse_sequence(x, lengths, seq_axis=0, batch_axis=1)
+
+def _reverse(x, lengths):
+    if lengths is None:
+        return pad_ops.reverse(x, [0])
+    return reverse_sequence_ops.reverse_sequence(x, lengths, seq_axis=0, batch_axis=1)
+
+
+def _forward(mode, layout, n, inputs, h0, c0, opaque, sequence_lengths, training, dropout,
+             seed):
+    """Every layer and direction over time-major ``inputs``; returns (outputs, h, c)."""
+    lstm = mode == CUDNN_LSTM
+    weights, biases = layout.unpack(opaque)
+    gates = layout.gates
+    x, final_h, final_c = inputs, [], []
+    for layer in range(layout.num_layers):
+        if layer > 0 and training and dropout > 0:
+            x = nn_impl.dropout(x, rate=dropout, seed=seed)
+        outs = []
+        for d in range(layout.num_dirs):
+            w = layout.per_layer(weights, layer, d)
+            b = layout.per_layer(biases, layer, d)
+            w_in = concat_ops.concat([array_ops.transpose(m) for m in w[:gates]], 1)
+            b_in = concat_ops.concat(b[:gates], 0)
+            k = layer * layout.num_dirs + d
+            state = (h0[k], c0[k]) if lstm else h0[k]
+            seq = x if d == 0 else _reverse(x, sequence_lengths)
+            shape = array_ops.shape(seq)
+            # the input projections of all steps at once; the loop adds the recurrent part
+            xp = linalg_ops.matmul(array_ops.reshape(seq, [-1, seq.get_shape()[-1].value]),
+                                   w_in)
+            xp = array_ops.reshape(nn_impl.bias_add(xp, b_in),
+                                   concat_ops.stack([shape[0], shape[1], gates * n]))
+            cell = _CanonicalCell(mode, n, w[gates:], b[gates:], inputs.dtype)
+            out, st = rnn_ops.dynamic_rnn(cell, xp, sequence_length=sequence_lengths,
+                                          initial_state=state, time_major=True,
+                                          scope=f"l{layer}_d{d}")
+            outs.append(out if d == 0 else _reverse(out, sequence_lengths))
+            final_h.append(st[0] if lstm else st)
+            if lstm:
+                final_c.append(st[1])
+        x = outs[0] if len(outs) == 1 else concat_ops.concat(outs, 2)
+    return x, concat_ops.stack(final_h), concat_ops.stack(final_c) if lstm else None
+
+
+class _LegacyCudnnRNN:
+    """TF 1.0-1.4's ``CudnnLSTM(num_layers, num_units, input_size, ...)`` objects: the caller
+    keeps the parameter buffer (``params_size()`` long) and passes it to each call."""
+
+    def __init__(self, rnn_mode, num_layers, num_units, input_size,
+                 input_mode=CUDNN_INPUT_LINEAR_MODE, direction=CUDNN_RNN_UNIDIRECTION,
+                 dtype=dtypes.float32, dropout=0.0, seed=0):
+        if input_mode != CUDNN_INPUT_LINEAR_MODE and not (
+                input_mode == CUDNN_INPUT_AUTO_MODE and input_size != num_units):
+            raise NotImplementedError(
+                f"cuDNN RNN: input_mode {input_mode!r} with input_size {input_size} is not "
+                "supported on the CPU; use 'linear_input'")
+        self._rnn_mode = rnn_mode
+        self._num_units = num_units
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dropout = dropout
+        self._seed = seed
+        num_dirs = 1 if direction == CUDNN_RNN_UNIDIRECTION else 2
+        self._layout = _Layout(rnn_mode, num_layers, num_units, input_size, num_dirs)
+
+    def params_size(self):
+        """The length of the parameter buffer, an int32 scalar tensor."""
+        return constant_op.constant(self._layout.size, dtype=dtypes.int32)
+
+    def params_to_canonical(self, params):
+        """The canonical weights ([num_units, width] each) and biases in ``params``."""
+        return self._layout.unpack(ops.convert_to_tensor(params, dtype=self._dtype))
+
+    def canonical_to_params(self, weights, biases):
+        """The parameter buffer holding the canonical ``weights`` and ``biases``."""
+        return concat_ops.concat([array_ops.reshape(ops.convert_to_tensor(t, self._dtype),
+                                                    [-1]) for t in list(weights) + list(biases)],
+                                 0)
+
+    def __call__(self, input_data, input_h, *args, is_training=True, **kwargs):
+        lstm = self._rnn_mode == CUDNN_LSTM
+        names = ("input_c", "params") if lstm else ("params",)
+        values = dict(zip(names, args, strict=False))
+        values.update({k: kwargs.pop(k) for k in names if k in kwargs})
+        if "is_training" in values or kwargs or len(values) != len(names):
+            raise TypeError(f"cuDNN RNN call takes (input_data, input_h, "
+                            f"{', '.join(names)}, is_training=True)")
+        x = ops.convert_to_tensor(input_data, dtype=self._dtype)
+        h0 = ops.convert_to_tensor(input_h, dtype=self._dtype)
+        c0 = ops.convert_to_tensor(values["input_c"], dtype=self._dtype) if lstm else None
+        params = ops.convert_to_tensor(values["params"], dtype=self._dtype)
+        out, h, c = _forward(self._rnn_mode, self._layout, self._num_units, x, h0, c0, params,
+                             None, is_training, self._dropout, self._seed)
+        return (out, h, c) if lstm else (out, h)
 
 
 class _OpaqueSaveable(SaveableObject):
