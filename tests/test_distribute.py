@@ -600,3 +600,18 @@ def test_sparse_gradients_are_gathered_over_replicas():
     np.testing.assert_allclose(got, want, rtol=1e-6)
     np.testing.assert_array_equal(copies[0], copies[1])
     assert not np.allclose(got, 0.5)
+
+
+def test_single_machine_experimental_strategies_variables_as_tf():
+    # TF 2.21 (compat.v1, no TF_CONFIG): plain variables on the CPU for the parameter-server
+    # and central-storage strategies, a MirroredVariable for the multi-worker one
+    for make, mirrored in ((tf.distribute.experimental.ParameterServerStrategy, False),
+                           (tf.distribute.experimental.CentralStorageStrategy, False),
+                           (tf.distribute.experimental.MultiWorkerMirroredStrategy, True)):
+        s = make()
+        assert s.num_replicas_in_sync == 1
+        assert s.extended.parameter_devices == ("/replica:0/task:0/device:CPU:0",)
+        with s.scope():
+            v = tf.Variable(1.0)
+        assert isinstance(v, tf.distribute.MirroredVariable) is mirrored
+        assert v.device == "/replica:0/task:0/device:CPU:0"

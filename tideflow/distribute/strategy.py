@@ -701,6 +701,10 @@ class Strategy:
 
     unwrap = experimental_local_results
 
+    def colocate_vars_with(self, colocate_with_variable):
+        """Variables made inside are placed with ``colocate_with_variable`` (TF 1.x's)."""
+        return self._extended.colocate_vars_with(colocate_with_variable)
+
     def group(self, value, name=None):
         from tideflow.framework import nest
         from tideflow.ops import control_flow_ops
@@ -938,6 +942,7 @@ class MultiWorkerMirroredStrategy(Strategy):
                 "tideflow does not have; use between-graph replication with parameter servers.")
         super().__init__(StrategyExtended(self, tuple(_canonical(d) for d in
                                                       _default_devices())))
+        self._extended._mirrors = True
 
 
 class CollectiveCommunication(enum.Enum):
