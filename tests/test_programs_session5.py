@@ -905,3 +905,32 @@ def test_feed_dict_must_be_a_mapping():
                 s.run(x, {x.op: 1.0})
             with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
                 s.run(x, {1: 1.0})
+
+
+def test_initial_values_reading_other_variables_are_guarded():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        w = tf.Variable(v * 2 + 1, name="w")
+        names = {op.name for op in tf.get_default_graph().get_operations()}
+        # TF 1.x rebuilds the ops between as "<op>_<variable>" reading v.initialized_value()
+        # under w's scope; the initial value itself is kept
+        assert {"mul_w", "add_w", "w/IsVariableInitialized"} <= names
+        assert w.initial_value.name == "add:0" and w.initializer.inputs[1].name == "add_w:0"
+        with tf.Session() as s:
+            s.run(w.initializer)  # before v's: v's initial value is used
+            assert s.run(w) == 3.0
+            with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
+                s.run(v)
+            s.run(v.initializer)
+            s.run(tf.assign(v, 5.0))
+            s.run(w.initializer)  # now v's value
+            assert s.run(w) == 11.0
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", [2, 3])
+        m = tf.Variable(tf.zeros_like(v), name="m")
+        u = tf.get_variable("u", initializer=v * 0 + 2.0)
+        with tf.Session() as s:
+            # one initializer op for all: any order works
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(s.run(m), np.zeros((2, 3)))
+            np.testing.assert_array_equal(s.run(u), np.full((2, 3), 2.0))

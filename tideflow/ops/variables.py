@@ -6,7 +6,7 @@ import contextlib
 import inspect
 import threading
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 from tideflow.ops import array_ops, state_ops
 
@@ -73,6 +73,85 @@ class _VariableMeta(type):
             return lambda **kw: stack[i](creator_at(i - 1), **kw)
 
         return creator_at(len(stack) - 1)(**kwargs)
+
+
+_VARIABLE_OPS = ("VariableV2", "Variable", "VarHandleOp")
+# ops a guarded initial value is never rebuilt through (TF leaves the first four as they are;
+# control flow and state changes are not safe to copy)
+_GUARD_STOP = {"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If",
+               "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+               "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}
+
+
+def _guard_uninitialized(value, var_name):
+    """TF 1.x's guard against uninitialized dependencies: where the initial value reads other
+    variables (``tf.Variable(v * 2)``), the initializer reads their ``initialized_value()``
+    instead, so it runs whatever order the initializers run in. The ops between are rebuilt
+    with the guarded inputs (named ``<op>_<variable>``); the initial value itself is kept."""
+    if not isinstance(value, ops.Tensor):
+        return value
+    g = value.graph
+    by_var_op = {}
+    for key in (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.LOCAL_VARIABLES):
+        for v in g.get_collection(key):
+            op = getattr(getattr(v, "_variable", None), "op", None)
+            if op is not None:
+                by_var_op.setdefault(op, v)
+    if not by_var_op:
+        return value
+    # the ops whose value depends on a known variable, found depth first (None: give up)
+    reads = {}
+
+    def depends(op, visiting):
+        if op in reads:
+            return reads[op]
+        if op in visiting:
+            return None  # a cycle (a loop): leave the initial value as it is
+        if op.type in _VARIABLE_OPS:
+            reads[op] = op in by_var_op
+            return reads[op]
+        if op.type in _GUARD_STOP:
+            reads[op] = False
+            return False
+        visiting.add(op)
+        found = False
+        for t in op._inputs:
+            d = depends(t.op, visiting)
+            if d is None:
+                return None
+            found = found or d
+        visiting.discard(op)
+        if found and op_registry.lookup(op.type) is not None and (
+                op_registry.lookup(op.type).is_stateful):
+            return None  # a state change on the way: not safe to copy
+        reads[op] = found
+        return found
+
+    try:
+        if not depends(value.op, set()):
+            return value
+    except RecursionError:
+        return value
+    rebuilt = {}
+
+    def guarded(t):
+        op = t.op
+        if not reads.get(op):
+            return t
+        new = rebuilt.get(op)
+        if new is None:
+            if op.type in _VARIABLE_OPS:  # in the new variable's name scope, as TF
+                new = by_var_op[op].initialized_value().op
+            else:
+                inputs = [guarded(x) for x in op._inputs]
+                with ops.name_scope(None):
+                    new = g.create_op(op.type, inputs, name=f"{op.name}_{var_name}",
+                                      attrs=dict(op._attrs))
+            rebuilt[op] = new
+        return new._outputs[t._value_index]
+
+    with g.control_dependencies(None):
+        return guarded(value)
 
 
 class Variable(metaclass=_VariableMeta):
@@ -172,7 +251,8 @@ class Variable(metaclass=_VariableMeta):
             # the initializer runs where the variable lives (e.g. its parameter server)
             with g.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
-                    self._variable, self._initial_value, validate_shape=validate_shape
+                    self._variable, _guard_uninitialized(self._initial_value, n[:-1]),
+                    validate_shape=validate_shape
                 ).op
             if caching_device is not None:
                 with g.device(caching_device):
