@@ -507,3 +507,74 @@ def test_lambda_infers_its_output_shape():
     assert K.get_session().run(lam(x)).tolist() == [[3.0, 5.0]]
     td = L.TimeDistributed(L.Lambda(lambda t: tf.concat([t, t], -1)))
     assert K.int_shape(td(keras.Input((5, 3)))) == (None, 5, 6)
+
+
+# -- recurrent layers -------------------------------------------------------------------------------
+
+def _rnn_program(rng):
+    """Embedding(mask_zero) into LSTMs, GRUs and a SimpleRNN with NumPy-given weights; the
+    first row has 2 padded steps, the second 4."""
+    x = rng.randint(1, 10, size=(3, 5))
+    x[0, 3:] = 0
+    x[1, 1:] = 0
+
+    def c(*shape, scale=0.5):
+        return keras.initializers.Constant(rng.uniform(-scale, scale, shape).astype("float32"))
+
+    def lstm_w(i, u):
+        return {"unit_forget_bias": False, "kernel_initializer": c(i, 4 * u),
+                "recurrent_initializer": c(u, 4 * u), "bias_initializer": c(4 * u, scale=0.1)}
+
+    def gru_w(i, u, reset_after):
+        return {"kernel_initializer": c(i, 3 * u), "recurrent_initializer": c(u, 3 * u),
+                "bias_initializer": c(*((2, 3 * u) if reset_after else (3 * u,)), scale=0.1)}
+
+    emb = c(10, 3)
+    inp = keras.Input((5,), dtype="int32")
+    e = L.Embedding(10, 3, mask_zero=True, embeddings_initializer=emb)(inp)
+    outs = [
+        L.LSTM(2, return_sequences=True, recurrent_activation="hard_sigmoid", **lstm_w(3, 2))(e),
+        L.LSTM(2, recurrent_activation="sigmoid", go_backwards=True, **lstm_w(3, 2))(e),
+        L.GRU(2, reset_after=True, recurrent_activation="sigmoid", **gru_w(3, 2, True))(e),
+        L.GRU(2, reset_after=False, recurrent_activation="hard_sigmoid", return_sequences=True,
+              **gru_w(3, 2, False))(e),
+        L.SimpleRNN(2, kernel_initializer=c(3, 2), recurrent_initializer=c(2, 2))(e)]
+    return x, keras.Model(inp, outs)
+
+
+def test_recurrent_layers_with_masks_match_tf_keras():
+    # values tf_keras printed for the same program (rounded to 5 places); a plain RNN with
+    # return_sequences repeats its last output over masked steps
+    x, m = _rnn_program(np.random.RandomState(0))
+    got = m.predict(x)
+    np.testing.assert_allclose(got[0][1], [[0.03266, 0.01695]] * 5, atol=2e-5)
+    np.testing.assert_allclose(got[0][0][2:], [[0.03862, 0.00918]] * 3, atol=2e-5)
+    np.testing.assert_allclose(got[1], [[-0.06452, -0.06493], [0.00541, 0.00041],
+                                        [-0.06382, -0.03671]], atol=2e-5)
+    np.testing.assert_allclose(got[2], [[-0.01507, -0.06145], [-0.01544, -0.06251],
+                                        [0.01228, 0.03216]], atol=2e-5)
+    np.testing.assert_allclose(got[3][2], [[0.00652, -0.06637], [0.12938, -0.09889],
+                                           [0.20015, -0.10303], [0.25685, -0.16708],
+                                           [0.16849, -0.13367]], atol=2e-5)
+    np.testing.assert_allclose(got[4], [[0.1462, 0.09026], [0.02811, 0.03822],
+                                        [-0.23143, -0.00746]], atol=2e-5)
+
+
+def test_bidirectional_return_sequences_outputs_zeros_at_masked_steps():
+    # TF 1.15's Bidirectional sets zero_output_for_mask = return_sequences on both layers
+    x = np.array([[3, 4, 0, 0], [5, 0, 0, 0]])
+    inp = keras.Input((4,), dtype="int32")
+    e = L.Embedding(10, 3, mask_zero=True)(inp)
+    b = L.Bidirectional(L.LSTM(2, return_sequences=True))(e)
+    seq = L.LSTM(2, return_sequences=True)(e)
+    out_b, out_seq = keras.Model(inp, [b, seq]).predict(x)
+    assert (out_b[0, 2:] == 0).all() and (out_b[1, 1:] == 0).all()
+    assert (out_b[0, :2] != 0).all()
+    np.testing.assert_array_equal(out_seq[1, 1:], np.repeat(out_seq[1, :1], 3, 0))
+
+
+def test_time_distributed_weights_are_the_wrappers():
+    td = L.TimeDistributed(L.Dense(2))
+    td(keras.Input((6, 4)))
+    assert [w.name for w in td.weights] == ["time_distributed/kernel:0",
+                                            "time_distributed/bias:0"]

@@ -399,6 +399,9 @@ class RNN(Layer):
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError("`cell` should have a `call` method and a `state_size` attribute. "
                              f"The RNN was passed: {cell}")
+        # True: masked steps output zeros (Bidirectional sets it with return_sequences);
+        # False: they repeat the previous output
+        self.zero_output_for_mask = kwargs.pop("zero_output_for_mask", False)
         super().__init__(**kwargs)
         self.cell = cell
         self.return_sequences = return_sequences
@@ -544,6 +547,8 @@ class RNN(Layer):
         dims = inputs.get_shape().as_list()
         if self.return_sequences:
             out = outputs
+            if mask is not None and self.zero_output_for_mask:
+                out = out * rnn_inputs[1]
             if self.time_major:
                 out = tf.transpose(out, [1, 0, 2])
             out.set_shape([dims[1] if self.time_major else dims[0],
@@ -689,6 +694,11 @@ class TimeDistributed(Wrapper):
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
         self.input_spec = InputSpec(shape=[None, dims[1]] + dims[2:])
+        if not self.layer.built:
+            # as TF 1.15: built here, so its weights are the wrapper's
+            # (time_distributed/kernel:0)
+            self.layer.build(tuple([dims[0]] + dims[2:]))
+            self.layer.built = True
         self.built = True
 
     def call(self, inputs, training=None):
@@ -732,7 +742,10 @@ class Bidirectional(Wrapper):
             self.backward_layer = type(layer)(**dict(config, name="backward_" + base))
         else:
             self.backward_layer = backward_layer
-        self._sublayers = [self.forward_layer, self.backward_layer]
+        # as TF 1.15: with return_sequences, masked steps of both directions output zeros
+        for sub in (self.forward_layer, self.backward_layer):
+            if getattr(sub, "zero_output_for_mask", None) is not None:
+                sub.zero_output_for_mask = sub.return_sequences
         self.merge_mode = merge_mode
         self._sublayers = [self.forward_layer, self.backward_layer]
         self.return_sequences = layer.return_sequences
