@@ -958,3 +958,56 @@ def test_cudnn_tf14_object_api_shares_the_layer_layout():
     # per direction: 4 gates x (3x4 input + 3x3 recurrent) weights in layer 0, 4 x (3x6 +
     # 3x3) in layer 1, and 8 bias vectors of 3 per layer
     assert p.size == 2 * (4 * (12 + 9) + 4 * (18 + 9) + 2 * 8 * 3)
+
+
+def test_program_cudnn_gru_with_contrib_summary_and_monitored_session(tmp_path):
+    """A TF 1.x training program: a CudnnGRU sequence regressor trained under
+    MonitoredTrainingSession (checkpoints), logging with tf.contrib.summary every 5 steps;
+    the checkpoint then serves a CPU inference graph of CudnnCompatibleGRUCells."""
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    rng = np.random.RandomState(0)
+    data = rng.randn(8, 16, 2).astype(np.float32)  # [time, batch, depth]
+    target = np.cumsum(data[..., :1], axis=0) * 0.3
+    ckpt = str(tmp_path / "ckpt")
+    logdir = str(tmp_path / "logs")
+    with tf.Graph().as_default():
+        global_step = tf.train.get_or_create_global_step()
+        rnn = tf.contrib.cudnn_rnn.CudnnGRU(1, 6)
+        outputs, _ = rnn(tf.constant(data))
+        pred = tf.layers.dense(outputs, 1, name="head")
+        loss = tf.losses.mean_squared_error(target, pred)
+        train = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=global_step)
+        writer = tf.contrib.summary.create_file_writer(logdir)
+        with writer.as_default(), tf.contrib.summary.record_summaries_every_n_global_steps(5):
+            tf.contrib.summary.scalar("loss", loss)
+        summaries = tf.contrib.summary.all_summary_ops()
+        losses = []
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=ckpt, save_summaries_steps=None,
+                                               save_checkpoint_steps=20,
+                                               hooks=[tf.train.StopAtStepHook(last_step=40)]
+                                               ) as sess:
+            sess.run(tf.contrib.summary.summary_writer_initializer_op())
+            while not sess.should_stop():
+                sess.run(summaries)  # records at the step before this update
+                _, lv = sess.run([train, loss])
+                losses.append(lv)
+        # closing the session closes (and flushes) the writer
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, tf.train.latest_checkpoint(ckpt))
+            final = sess.run(loss)
+    assert final < losses[0] * 0.5
+    steps = [e.step for e in summary_iterator(_event_file(logdir)) if e.HasField("summary")]
+    assert steps == [0, 5, 10, 15, 20, 25, 30, 35]
+    with tf.Graph().as_default():
+        with tf.variable_scope("cudnn_gru"):
+            cell = tf.nn.rnn_cell.MultiRNNCell([tf.contrib.cudnn_rnn.CudnnCompatibleGRUCell(6)])
+            outs, _ = tf.nn.dynamic_rnn(cell, tf.constant(data), dtype=tf.float32,
+                                        time_major=True)
+        pred = tf.layers.dense(outs, 1, name="head")
+        err = tf.losses.mean_squared_error(target, pred)
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, tf.train.latest_checkpoint(ckpt))
+            got = sess.run(err)
+    # the compatible cells reproduce the trained cuDNN model
+    np.testing.assert_allclose(got, final, rtol=1e-5)
