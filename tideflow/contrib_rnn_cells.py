@@ -499,8 +499,9 @@ def _random_exp_initializer(minval, maxval, seed=None, dtype=dtypes.float32):
     """Values ``exp(U(log(minval), log(maxval)))`` (the Phased LSTM's periods)."""
     def initializer(shape, dtype=dtype, partition_info=None):
         del partition_info
-        return unary_ops.exp(random_ops.random_uniform(
-            shape, unary_ops.log(float(minval)), unary_ops.log(float(maxval)), dtype, seed=seed))
+        low = unary_ops.log(ops.convert_to_tensor(minval, dtype=dtype))
+        high = unary_ops.log(ops.convert_to_tensor(maxval, dtype=dtype))
+        return unary_ops.exp(random_ops.random_uniform(shape, low, high, dtype, seed=seed))
     return initializer
 
 
