@@ -13,6 +13,7 @@ one layer more than tf_keras's; InceptionResNetV2 scales its residuals with ``La
 """
 
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -137,3 +138,205 @@ def test_layers_in_keras_order():
                          "pool1_pad", "pool1_pool", "conv2_block1_1_conv"]
     assert names.index("conv2_block1_2_conv") < names.index("conv2_block1_0_conv")
     assert names[-3:] == ["conv5_block3_3_bn", "conv5_block3_add", "conv5_block3_out"]
+
+
+def test_forward_pass_shapes():
+    x = np.random.RandomState(0).uniform(0, 255, (2, 32, 32, 3)).astype(np.float32)
+    model = A.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35, include_top=False, weights=None)
+    assert model.name == "mobilenetv2_0.35_32"
+    assert model.predict(A.mobilenet_v2.preprocess_input(x.copy())).shape == (2, 1, 1, 1280)
+    tf.keras.backend.clear_session()
+    model = A.ResNet50(weights=None, classes=10, input_shape=(32, 32, 3))
+    probs = model.predict(A.resnet50.preprocess_input(x.copy()))
+    assert probs.shape == (2, 10)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_mobilenetv2_base_with_new_head_trains():
+    base = A.MobileNetV2(input_shape=(32, 32, 3), alpha=0.35, include_top=False, weights=None)
+    x = tf.keras.layers.GlobalAveragePooling2D()(base.output)
+    out = tf.keras.layers.Dense(3, activation="softmax")(x)
+    model = tf.keras.Model(base.input, out)
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.001),
+                  loss="sparse_categorical_crossentropy")
+    rs = np.random.RandomState(0)
+    images = rs.uniform(-1, 1, (16, 32, 32, 3)).astype(np.float32)
+    labels = rs.randint(0, 3, 16)
+    history = model.fit(images, labels, batch_size=16, epochs=4, verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < losses[0], losses
+
+
+def test_input_tensor_keeps_its_predecessors():
+    inp = tf.keras.Input(shape=(32, 32, 3))
+    scaled = tf.keras.layers.Lambda(lambda t: t / 127.5 - 1.0, name="scale")(inp)
+    model = A.MobileNet(input_tensor=scaled, alpha=0.25, include_top=False, weights=None)
+    assert model.inputs == [inp]
+    assert model.layers[1].name == "scale"
+    x = np.full((1, 32, 32, 3), 127.5, np.float32)
+    assert model.predict(x).shape == (1, 1, 1, 256)
+    # a plain tensor is wrapped in an Input layer
+    tf.keras.backend.clear_session()
+    placeholder = tf.placeholder(tf.float32, (None, 32, 32, 3))
+    model = A.VGG16(input_tensor=placeholder, include_top=False, weights=None)
+    assert model.input is placeholder
+    assert model.output_shape == (None, 1, 1, 512)
+
+
+def test_input_shape_and_argument_checks():
+    with pytest.raises(ValueError, match=r"Input size must be at least 32x32; got "
+                                         r"`input_shape=\(31, 31, 3\)`"):
+        A.ResNet50(input_shape=(31, 31, 3), include_top=False, weights=None)
+    with pytest.raises(ValueError, match=r"Input size must be at least 75x75"):
+        A.InceptionV3(input_shape=(74, 74, 3), include_top=False, weights=None)
+    with pytest.raises(ValueError, match="you should specify a static `input_shape`"):
+        A.VGG16(input_shape=(None, None, 3), weights=None)
+    with pytest.raises(ValueError, match="`input_shape` must be a tuple of three integers"):
+        A.VGG16(input_shape=(64, 64), include_top=False, weights=None)
+    with pytest.raises(ValueError, match="`classes` should be 1000"):
+        A.VGG16(weights="imagenet", classes=10)
+    with pytest.raises(ValueError, match="or the path to the weights file to be loaded"):
+        A.VGG16(weights="no/such/file.h5")
+    with pytest.raises(ValueError, match=r"The input must have 3 channels; got "
+                                         r"`input_shape=\(64, 64, 1\)`"):
+        A.VGG16(weights="imagenet", input_shape=(64, 64, 1), include_top=False)
+    with pytest.raises(ValueError, match=r"`input_shape` should be \(224, 224, 3\)"):
+        A.ResNet50(weights="imagenet", input_shape=(64, 64, 3))
+    with pytest.raises(ValueError, match="alpha can be one of"):
+        A.MobileNet(weights="imagenet", alpha=0.3, include_top=False)
+    with pytest.raises(ValueError, match="depth multiplier must be 1"):
+        A.MobileNet(weights="imagenet", depth_multiplier=2, include_top=False)
+    with pytest.raises(ValueError, match=r"static square shape .* = \(100, 100, 3\)"):
+        A.MobileNet(weights="imagenet", include_top=False, input_shape=(100, 100, 3))
+    with pytest.raises(ValueError, match="`1.3` or `1.4` only"):
+        A.MobileNetV2(weights="imagenet", alpha=0.3, include_top=False)
+    with pytest.warns(UserWarning, match="usually expects 1 or 3 input channels"):
+        A.VGG16(weights=None, include_top=False, input_shape=(32, 32, 5))
+
+
+@pytest.fixture
+def keras_home(tmp_path, monkeypatch):
+    """An empty Keras cache: ``~/.keras/models`` under a temporary home."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    models = tmp_path / ".keras" / "models"
+    models.mkdir(parents=True)
+    return models
+
+
+def test_imagenet_weights_missing_from_the_cache_name_the_url(keras_home):
+    url = ("https://github.com/fchollet/deep-learning-models/releases/download/v0.1/"
+           "vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5")
+    with pytest.raises(OSError, match="URL fetch failure on " + url) as info:
+        A.VGG16(weights="imagenet", include_top=False)
+    assert str(keras_home / "vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5") in \
+        str(info.value)
+
+
+def _set_random_weights(model, seed):
+    rs = np.random.RandomState(seed)
+    values = [rs.uniform(0.5, 1.5, w.get_shape().as_list()).astype(np.float32)
+              for w in model.weights]
+    tf.keras.backend.batch_set_value(list(zip(model.weights, values)))
+    return values
+
+
+def test_imagenet_weights_come_from_the_cache(keras_home):
+    # MobileNet's files carry no hash in Keras: any file of the right name is taken
+    model = A.MobileNet(input_shape=(128, 128, 3), alpha=0.25, include_top=False, weights=None)
+    values = _set_random_weights(model, 1)
+    model.save_weights(str(keras_home / "mobilenet_2_5_128_tf_no_top.h5"))
+    tf.keras.backend.clear_session()
+    loaded = A.MobileNet(input_shape=(128, 128, 3), alpha=0.25, include_top=False,
+                         weights="imagenet")
+    for w, v in zip(tf.keras.backend.batch_get_value(loaded.weights), values):
+        np.testing.assert_array_equal(w, v)
+
+
+def test_cached_file_with_a_wrong_hash_is_refused(keras_home):
+    # VGG16's file has an md5 in Keras: our own file does not match it
+    model = A.VGG16(include_top=False, weights=None, input_shape=(32, 32, 3))
+    model.save_weights(str(keras_home / "vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5"))
+    tf.keras.backend.clear_session()
+    with pytest.raises(OSError, match="does not match its md5 hash "
+                                      "6d6bbae143d832006294945121d1f1fc"):
+        A.VGG16(include_top=False, weights="imagenet", input_shape=(32, 32, 3))
+
+
+def test_weights_from_a_file_written_by_save_weights(tmp_path):
+    kwargs = {"input_shape": (32, 32, 3), "alpha": 0.35, "weights": None, "classes": 4}
+    model = A.MobileNetV2(**kwargs)
+    _set_random_weights(model, 2)
+    x = np.random.RandomState(3).uniform(-1, 1, (2, 32, 32, 3)).astype(np.float32)
+    expected = model.predict(x)
+    path = str(tmp_path / "mnv2.h5")
+    model.save_weights(path)
+    tf.keras.backend.clear_session()
+    loaded = A.MobileNetV2(**dict(kwargs, weights=path))
+    np.testing.assert_allclose(loaded.predict(x), expected, rtol=1e-5, atol=1e-6)
+
+
+CAFFE_MEAN = np.array([103.939, 116.779, 123.68], np.float32)  # B, G, R
+TORCH_MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+TORCH_STD = np.array([0.229, 0.224, 0.225], np.float32)
+
+
+def _images():
+    return np.random.RandomState(4).uniform(0, 255, (2, 5, 6, 3)).astype(np.float32)
+
+
+def test_preprocess_input_numpy_modes():
+    x = _images()
+    np.testing.assert_allclose(A.vgg16.preprocess_input(x.copy()), x[..., ::-1] - CAFFE_MEAN,
+                               rtol=1e-6)
+    np.testing.assert_allclose(A.resnet50.preprocess_input(x.copy()),
+                               x[..., ::-1] - CAFFE_MEAN, rtol=1e-6)
+    np.testing.assert_allclose(A.mobilenet_v2.preprocess_input(x.copy()), x / 127.5 - 1.0,
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(A.densenet.preprocess_input(x.copy()),
+                               (x / 255.0 - TORCH_MEAN) / TORCH_STD, rtol=1e-5, atol=1e-6)
+    # channels_first: the channel axis is 1 (or 0 for one image)
+    xcf = np.transpose(x, (0, 3, 1, 2))
+    np.testing.assert_allclose(
+        A.imagenet_utils.preprocess_input(xcf.copy(), data_format="channels_first"),
+        np.transpose(x[..., ::-1] - CAFFE_MEAN, (0, 3, 1, 2)), rtol=1e-6)
+    np.testing.assert_allclose(
+        A.imagenet_utils.preprocess_input(xcf[0].copy(), data_format="channels_first",
+                                          mode="torch"),
+        np.transpose((x[0] / 255.0 - TORCH_MEAN) / TORCH_STD, (2, 0, 1)), rtol=1e-5,
+        atol=1e-6)
+    # integers become floatx; float arrays are preprocessed in place, as in Keras
+    ints = x.astype(np.uint8)
+    out = A.inception_v3.preprocess_input(ints)
+    assert out.dtype == np.float32 and ints.dtype == np.uint8
+    floats = x.copy()
+    A.xception.preprocess_input(floats)
+    np.testing.assert_allclose(floats, x / 127.5 - 1.0, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="Unknown data_format channels_middle"):
+        A.imagenet_utils.preprocess_input(x, data_format="channels_middle")
+
+
+@pytest.mark.parametrize("mode", ["caffe", "tf", "torch"])
+def test_preprocess_input_tensor_equals_numpy(mode):
+    x = _images()
+    t = tf.placeholder(tf.float32, (None, 5, 6, 3))
+    out = A.imagenet_utils.preprocess_input(t, mode=mode)
+    with tf.Session() as sess:
+        got = sess.run(out, {t: x})
+    np.testing.assert_allclose(got, A.imagenet_utils.preprocess_input(x.copy(), mode=mode),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_decode_predictions(keras_home, monkeypatch):
+    with pytest.raises(ValueError, match=r"Found array with shape: \(2, 10\)"):
+        A.resnet50.decode_predictions(np.zeros((2, 10)))
+    monkeypatch.setattr(A.imagenet_utils, "CLASS_INDEX", None)
+    with pytest.raises(OSError, match="imagenet_class_index.json"):
+        A.vgg16.decode_predictions(np.zeros((1, 1000)))
+    index = {str(i): [f"n{i:08d}", f"class_{i}"] for i in range(1000)}
+    monkeypatch.setattr(A.imagenet_utils, "CLASS_INDEX", index)
+    preds = np.random.RandomState(5).dirichlet(np.ones(1000), size=2)
+    decoded = A.mobilenet.decode_predictions(preds, top=3)
+    for row, p in zip(decoded, preds):
+        best = np.argsort(p)[::-1][:3]
+        assert [r[1] for r in row] == [f"class_{i}" for i in best]
+        assert [r[2] for r in row] == [p[i] for i in best]

@@ -97,7 +97,10 @@ def _hash_file(fpath, algorithm):
 
 def _cache_dir(cache_dir):
     base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
-    if not os.access(base, os.W_OK):
+    # TF creates ~/.keras when Keras is imported; a missing one counts as usable if it can be
+    usable = os.access(base, os.W_OK) or (
+        not os.path.exists(base) and os.access(os.path.dirname(base) or ".", os.W_OK))
+    if not usable:
         base = os.path.join("/tmp", ".keras")
     return base
 
