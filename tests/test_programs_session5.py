@@ -934,3 +934,16 @@ def test_initial_values_reading_other_variables_are_guarded():
             s.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(s.run(m), np.zeros((2, 3)))
             np.testing.assert_array_equal(s.run(u), np.full((2, 3), 2.0))
+
+
+def test_fetch_attrs_object_mutated_between_runs():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0)
+        b = tf.constant(2.0)
+        obj = _AttrsLike(a, b)
+        with tf.Session() as s:
+            r = s.run(obj)
+            assert (r.x, r.y) == (1.0, 2.0)
+            obj.x = b  # the same object, other fields: fetched anew
+            r = s.run(obj)
+            assert (r.x, r.y) == (2.0, 2.0)
