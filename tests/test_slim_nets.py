@@ -327,3 +327,83 @@ def test_store_non_strided_activations_keeps_the_output_and_records_dense_blocks
             sess.run(tf.global_variables_initializer())
             got, want = sess.run([stored, plain])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", ["r1_50", "r2_50", "i1", "i2", "i3"])
+def test_forward_pass_is_per_example_and_predictions_are_probabilities(case):
+    # inference: batch norm at its moving statistics, no dropout, so each example's logits
+    # do not depend on the rest of the batch
+    module, fn, scope_fn, size, kwargs = _CASES[case]
+    net_module = getattr(slim.nets, module)
+    xv = np.random.RandomState(5).rand(2, size, size, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        images = tf.placeholder(tf.float32, [None, size, size, 3])
+        with slim.arg_scope(getattr(net_module, scope_fn)()):
+            logits, end_points = getattr(net_module, fn)(images, is_training=False, **kwargs)
+        probabilities = end_points.get("predictions", end_points.get("Predictions"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            both, probs = sess.run([logits, probabilities], {images: xv})
+            second = sess.run(logits, {images: xv[1:]})
+    classes = kwargs["num_classes"]
+    assert both.shape[0] == 2 and both.shape[-1] == classes and np.isfinite(both).all()
+    scale = np.abs(both).max()  # Inception v1's 0.01-stddev layers give tiny initial logits
+    np.testing.assert_allclose(second[0], both[1], rtol=1e-4, atol=1e-5 * scale)
+    np.testing.assert_allclose(probs.reshape(2, classes).sum(axis=1), 1.0, rtol=1e-5)
+    assert not np.allclose(both[0], both[1], rtol=1e-3, atol=1e-3 * scale)
+
+
+def test_reuse_shares_every_variable_and_scope_names_the_net():
+    with tf.Graph().as_default():
+        images = tf.placeholder(tf.float32, [1, 32, 32, 3])
+        with slim.arg_scope(resnet_v2.resnet_arg_scope()):
+            resnet_v2.resnet_v2_50(images, 3, scope="tower")
+            count = len(tf.global_variables())
+            _, ends = resnet_v2.resnet_v2_50(images, 3, scope="tower", reuse=True)
+        assert len(tf.global_variables()) == count
+        assert "tower/block4" in ends and ends["tower/logits"].shape.as_list() == [1, 1, 1, 3]
+        with slim.arg_scope(resnet_v1.resnet_arg_scope()):
+            net, ends = resnet_v1.resnet_v1_101(images, None, global_pool=False,
+                                                spatial_squeeze=True)
+        assert net.shape.as_list() == [1, 1, 1, 2048] and "predictions" not in ends
+        with slim.arg_scope(resnet_v1.resnet_arg_scope()):
+            net, ends = resnet_v1.resnet_v1_50(images, 6, spatial_squeeze=True, scope="sq")
+        assert net.shape.as_list() == [1, 6] and ends["sq/spatial_squeeze"] is net
+        assert ends["predictions"].shape.as_list() == [1, 6]
+
+
+def test_invalid_arguments_raise_as_slim():
+    with tf.Graph().as_default():
+        images = tf.placeholder(tf.float32, [1, 64, 64, 3])
+        with pytest.raises(ValueError, match="multiple of 4"):
+            resnet_v1.resnet_v1_50(images, output_stride=6)
+        with pytest.raises(ValueError, match="output_stride cannot be reached"):
+            resnet_v2.resnet_v2_50(images, output_stride=64, scope="b")
+        with pytest.raises(ValueError, match="Unknown final endpoint Mixed_9z"):
+            slim.nets.inception.inception_v3_base(tf.zeros([1, 75, 75, 3]),
+                                                  final_endpoint="Mixed_9z")
+        with pytest.raises(ValueError, match="depth_multiplier is not greater than zero"):
+            slim.nets.inception.inception_v2(images, depth_multiplier=0)
+        net, ends = slim.nets.inception.inception_v1_base(images, final_endpoint="Mixed_3b",
+                                                          scope="v1")
+        assert list(ends)[-1] == "Mixed_3b" and net.shape.as_list() == [1, 8, 8, 256]
+        with pytest.raises(ValueError, match="stack_blocks_dense"):
+            resnet_utils.stack_blocks_dense(
+                images, [resnet_utils.Block("bad", resnet_v1.bottleneck, [(4, 1)])])
+
+
+def test_the_import_forms_of_tf1_programs():
+    import tideflow.contrib.slim.nets as nets  # noqa: PLR0402 - the form programs use
+    import tideflow.contrib.slim.nets.resnet_v2 as resnet_v2_module
+    from tideflow.contrib.slim.nets import inception, overfeat
+    from tideflow.contrib.slim.nets import resnet_utils as utils_module
+    from tideflow.contrib.slim.nets import resnet_v1 as resnet_v1_module
+    from tideflow.contrib.slim.nets.inception_v3 import inception_v3
+
+    assert nets is slim.nets and nets.resnet_v1 is resnet_v1_module
+    assert resnet_v2_module.resnet_v2_152.default_image_size == 224
+    assert inception.inception_v3 is inception_v3 and inception_v3.default_image_size == 299
+    assert overfeat.overfeat.default_image_size == 231
+    assert utils_module.resnet_arg_scope is resnet_v1_module.resnet_arg_scope
+    assert sorted(nets.__all__) == ["alexnet", "inception", "overfeat", "resnet_utils",
+                                    "resnet_v1", "resnet_v2", "vgg"]
