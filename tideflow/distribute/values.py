@@ -253,7 +253,9 @@ class SyncOnReadVariable(MirroredVariable):
 
     @property
     def _snapshot(self):
-        if _context_kind() in ("replica", "update"):
+        # a replica's read is the sum too (TF reads its copy, but computes a metric's value
+        # in cross-replica context): so a metric's value covers every replica
+        if _context_kind() == "update":
             return self._current()._snapshot
         return self._reduced()
 

@@ -464,6 +464,10 @@ class Estimator:
     def _evaluate_build_graph(self, input_fn, hooks):
         """In the default graph: the eval model, its metric update op and values (with
         ``loss`` and ``global_step``), and the hooks of an evaluation."""
+        if self._config.eval_distribute is not None:
+            from tideflow.distribute.estimator_training import evaluate_build_graph
+
+            return evaluate_build_graph(self, input_fn, hooks)
         global_step_tensor = self._new_graph_setup(ops.get_default_graph())
         features, labels, input_hooks = self._get_features_and_labels(input_fn, ModeKeys.EVAL)
         spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
