@@ -650,3 +650,10 @@ def test_estimator_eval_distribute_metrics_cover_every_replica(tmp_path):
     w, b = dist.get_variable_value("dense/kernel"), dist.get_variable_value("dense/bias")
     acc = np.mean(((x @ w + b) > 0) == (y > 0))
     assert got["acc"] == pytest.approx(acc)
+
+
+def test_run_config_takes_a_contrib_distribute_config():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    config = tf.estimator.RunConfig(
+        experimental_distribute=tf.contrib.distribute.DistributeConfig(train_distribute=s))
+    assert config.train_distribute is s and config.eval_distribute is None

@@ -115,6 +115,11 @@ class RunConfig:
         self._protocol = protocol
         self._eval_distribute = eval_distribute
         self._experimental_distribute = experimental_distribute
+        if experimental_distribute is not None:  # a tf.contrib.distribute.DistributeConfig
+            self._train_distribute = (train_distribute
+                                      or getattr(experimental_distribute, "train_distribute", None))
+            self._eval_distribute = (eval_distribute
+                                     or getattr(experimental_distribute, "eval_distribute", None))
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
         self._init_cluster(_tf_config())
