@@ -68,18 +68,11 @@ def train_op(model, params):
         return ctx.merge_call(_apply, args=(model.optimizer, grads, params))
 
     def per_replica():
-        ctx = strategy.extended._container_strategy_ref
-        rid = _replica_index(ctx)
-        return replica_fn(rid)
+        from tideflow.distribute import strategy as strategy_lib
 
-    ops_per_replica = strategy.extended.call_for_each_replica(per_replica)
-    return strategy.group(ops_per_replica)
+        return replica_fn(strategy_lib._current_index())  # this replica's index
 
-
-def _replica_index(strategy):
-    from tideflow.distribute import strategy as strategy_lib
-
-    return strategy_lib._current_index()
+    return strategy.group(strategy.extended.call_for_each_replica(per_replica))
 
 
 def _apply(strategy, optimizer, grads, params):
