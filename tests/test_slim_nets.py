@@ -407,3 +407,90 @@ def test_the_import_forms_of_tf1_programs():
     assert utils_module.resnet_arg_scope is resnet_v1_module.resnet_arg_scope
     assert sorted(nets.__all__) == ["alexnet", "inception", "overfeat", "resnet_utils",
                                     "resnet_v1", "resnet_v2", "vgg"]
+
+
+# ------------------------------------------------------------------------------------------
+# slim's training and evaluation loops: the classic fine-tuning recipe
+# ------------------------------------------------------------------------------------------
+
+def _net(images, num_classes, is_training):
+    # a ResNet v1 of two small blocks, scoped as resnet_v1_50 as a fine-tuning program's is
+    blocks = [resnet_v1.resnet_v1_block("block1", base_depth=4, num_units=2, stride=2),
+              resnet_v1.resnet_v1_block("block2", base_depth=8, num_units=2, stride=1)]
+    with slim.arg_scope(resnet_v1.resnet_arg_scope()):
+        logits, end_points = resnet_v1.resnet_v1(images, blocks, num_classes,
+                                                 is_training=is_training,
+                                                 scope="resnet_v1_50")
+    return tf.squeeze(logits, [1, 2]), end_points
+
+
+def test_fine_tuning_from_a_checkpoint_with_other_logits_then_evaluation(tmp_path):
+    rng = np.random.RandomState(6)
+    xs = rng.rand(4, 32, 32, 3).astype(np.float32)
+    pre_dir, ft_dir = str(tmp_path / "pre"), str(tmp_path / "ft")
+
+    # 1. "pretraining" on 10 classes, checkpointed by slim.learning.train
+    with tf.Graph().as_default():
+        logits, _ = _net(tf.constant(xs), 10, True)
+        tf.losses.sparse_softmax_cross_entropy(tf.constant([1, 2, 3, 4]), logits)
+        total = tf.losses.get_total_loss()
+        tf.summary.scalar("total_loss", total)
+        train_op = slim.learning.create_train_op(total, tf.train.GradientDescentOptimizer(0.1))
+        loss = slim.learning.train(train_op, pre_dir, number_of_steps=3, save_summaries_secs=1,
+                                   log_every_n_steps=1)
+        assert np.isfinite(loss)
+    pre_ckpt = tf.train.latest_checkpoint(pre_dir)
+    assert pre_ckpt.endswith("model.ckpt-3")
+    pre = tf.train.load_checkpoint(pre_ckpt)
+    assert pre.get_variable_to_shape_map()["resnet_v1_50/logits/weights"] == [1, 1, 32, 10]
+
+    # 2. fine-tuning on 3 classes: restore all but the logits, train the logits only
+    labels = np.array([0, 1, 2, 0])
+    with tf.Graph().as_default():
+        logits, _ = _net(tf.constant(xs), 3, True)
+        tf.losses.softmax_cross_entropy(tf.one_hot(labels, 3), logits)
+        total = tf.losses.get_total_loss()
+        to_restore = slim.get_variables_to_restore(exclude=["resnet_v1_50/logits"])
+        assert len(to_restore) == len(tf.global_variables()) - 2
+        restore_all = slim.assign_from_checkpoint_fn(pre_ckpt, tf.global_variables())
+        with pytest.raises(tf.errors.InvalidArgumentError, match="resnet_v1_50/logits"), \
+                tf.Session() as sess:  # the logits' shapes differ: no restoring all
+            restore_all(sess)
+        init_fn = slim.assign_from_checkpoint_fn(pre_ckpt, to_restore)
+        train_vars = slim.get_trainable_variables("resnet_v1_50/logits")
+        assert _names(train_vars) == ["resnet_v1_50/logits/weights",
+                                      "resnet_v1_50/logits/biases"]
+        train_op = slim.learning.create_train_op(
+            total, tf.train.MomentumOptimizer(0.01, 0.9), variables_to_train=train_vars)
+        slim.learning.train(train_op, ft_dir, init_fn=init_fn, number_of_steps=2,
+                            save_summaries_secs=1, log_every_n_steps=1)
+    ft_ckpt = tf.train.latest_checkpoint(ft_dir)
+    ft = tf.train.load_checkpoint(ft_ckpt)
+    assert ft.get_tensor("global_step") == 2
+    for name in ("resnet_v1_50/conv1/weights",
+                 "resnet_v1_50/block2/unit_2/bottleneck_v1/conv3/weights",
+                 "resnet_v1_50/block1/unit_1/bottleneck_v1/shortcut/BatchNorm/gamma"):
+        np.testing.assert_array_equal(ft.get_tensor(name), pre.get_tensor(name))
+    # batch norm's moving statistics moved on (create_train_op runs UPDATE_OPS)
+    mean = "resnet_v1_50/conv1/BatchNorm/moving_mean"
+    assert not np.array_equal(ft.get_tensor(mean), pre.get_tensor(mean))
+    assert ft.get_tensor("resnet_v1_50/logits/weights").shape == (1, 1, 32, 3)
+
+    # 3. evaluation of the fine-tuned checkpoint: streaming accuracy over 2 evaluations
+    with tf.Graph().as_default():
+        logits, _ = _net(tf.constant(xs), 3, False)
+        predictions = tf.argmax(logits, 1)
+        values, updates = slim.metrics.aggregate_metric_map({
+            "accuracy": slim.metrics.streaming_accuracy(predictions, tf.constant(labels))})
+        tf.summary.scalar("accuracy", values["accuracy"])
+        once = slim.evaluation.evaluate_once("", ft_ckpt, str(tmp_path / "eval"), num_evals=2,
+                                             eval_op=list(updates.values()),
+                                             final_op=[values["accuracy"], predictions])
+        looped = slim.evaluation.evaluation_loop(
+            "", ft_dir, str(tmp_path / "eval_loop"), num_evals=1,
+            eval_op=list(updates.values()), final_op=values["accuracy"],
+            eval_interval_secs=1, max_number_of_evaluations=1)
+    accuracy, predicted = once
+    assert accuracy == pytest.approx(np.mean(predicted == labels))
+    assert looped == pytest.approx(accuracy)
+    assert any(p.name.startswith("events.out.tfevents") for p in (tmp_path / "eval").iterdir())
