@@ -578,3 +578,44 @@ def test_time_distributed_weights_are_the_wrappers():
     td(keras.Input((6, 4)))
     assert [w.name for w in td.weights] == ["time_distributed/kernel:0",
                                             "time_distributed/bias:0"]
+
+
+# -- backend ------------------------------------------------------------------------------------------
+
+def test_backend_function_updates_gradients_and_learning_phase():
+    x = K.placeholder(shape=(None, 3))
+    w = K.variable(np.ones((3, 2)), name="w")
+    y = K.dot(x, w)
+    f = K.function([x], [y], updates=[K.update_add(w, K.ones_like(w))])
+    assert f([np.ones((2, 3))])[0].tolist() == [[3.0, 3.0]] * 2
+    assert K.get_value(w).tolist() == [[2.0, 2.0]] * 3
+    g = K.function([x], K.gradients(K.sum(y), [w]))([np.ones((2, 3))])[0]
+    assert g.tolist() == [[2.0, 2.0]] * 3
+    inp = keras.Input((1000,))
+    fp = K.function([inp, K.learning_phase()], [L.Dropout(0.5, seed=1)(inp)])
+    assert fp([np.ones((1, 1000)), 0])[0].sum() == 1000.0
+    assert set(fp([np.ones((1, 1000)), 1])[0].ravel().tolist()) == {0.0, 2.0}
+    K.set_learning_phase(1)
+    assert K.learning_phase() == 1
+    K.clear_session()
+    assert K.learning_phase().name == "keras_learning_phase:0"
+    assert K.backend() == "tensorflow"
+
+
+def test_backend_ctc_decode_and_folds_as_tf_keras():
+    yp = np.array([[[0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.8, 0.1, 0.1], [0.1, 0.8, 0.1]]],
+                  "float32")
+    paths, lp = K.ctc_decode(K.constant(yp), K.constant([4], dtype="int32"))
+    assert K.eval(paths[0]).tolist() == [[1, 0, 1, -1]]  # padded to the time steps
+    np.testing.assert_allclose(K.eval(lp), [[0.8926]], atol=1e-4)
+    paths, lp = K.ctc_decode(K.constant(yp), K.constant([4], dtype="int32"), greedy=False,
+                             beam_width=4, top_paths=2)
+    assert [K.eval(p).tolist() for p in paths] == [[[1, 0, 1, -1]], [[1, 0, -1, -1]]]
+    np.testing.assert_allclose(K.eval(lp), [[-0.6447, -1.9704]], atol=1e-4)
+    st = K.ctc_label_dense_to_sparse(K.constant([[1, 2, 0], [3, 0, 0]], dtype="int32"),
+                                     K.constant([2, 1], dtype="int32"))
+    assert K.eval(st.indices).tolist() == [[0, 0], [0, 1], [1, 0]]
+    assert K.eval(K.foldr(lambda a, b: a * 2 + b, K.constant([1.0, 2.0, 3.0]))) == 17.0
+    assert K.eval(K.cumprod(K.constant([1.0, 2.0, 3.0]))).tolist() == [1.0, 2.0, 6.0]
+    assert K.int_shape(K.pool3d(K.zeros((1, 4, 4, 4, 2)), (2, 2, 2), (2, 2, 2))) == \
+        (1, 2, 2, 2, 2)

@@ -1067,3 +1067,68 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     logits = tf.log(tf.transpose(y_pred, [1, 0, 2]) + epsilon())
     loss = tf.nn.ctc_loss(labels=labels, inputs=logits, sequence_length=input_length)
     return tf.expand_dims(loss, 1)
+
+
+def ctc_label_dense_to_sparse(labels, label_lengths):
+    """The first ``label_lengths[i]`` entries of each row of ``labels`` as a SparseTensor."""
+    keep = tf.sequence_mask(tf.cast(label_lengths, "int32"), tf.shape(labels)[1])
+    indices = tf.cast(tf.where(keep), "int64")
+    values = tf.cast(tf.gather_nd(labels, indices), "int32")
+    return tf.SparseTensor(indices, values, tf.cast(tf.shape(labels), "int64"))
+
+
+def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
+    """Decodes softmax outputs [batch, time, classes]: ``([dense paths], log_probabilities)``,
+    each path [batch, time] padded with -1 (greedy, or a beam search of ``top_paths``)."""
+    logits = tf.log(tf.transpose(y_pred, [1, 0, 2]) + epsilon())
+    input_length = tf.cast(input_length, "int32")
+    if greedy:
+        decoded, log_prob = tf.nn.ctc_greedy_decoder(inputs=logits,
+                                                     sequence_length=input_length)
+    else:
+        decoded, log_prob = tf.nn.ctc_beam_search_decoder(
+            inputs=logits, sequence_length=input_length, beam_width=beam_width,
+            top_paths=top_paths)
+    steps = tf.cast(tf.shape(y_pred)[:2], "int64")  # paths padded to the time steps
+    paths = [tf.sparse_to_dense(st.indices, steps, st.values, default_value=-1)
+             for st in decoded]
+    return paths, log_prob
+
+
+def backend():
+    """The name of the backend: ``'tensorflow'``."""
+    return "tensorflow"
+
+
+def in_top_k(predictions, targets, k):
+    return tf.nn.in_top_k(predictions, targets, k)
+
+
+def cumprod(x, axis=0):
+    return tf.cumprod(x, axis=axis)
+
+
+def foldl(fn, elems, initializer=None, name=None):
+    return tf.foldl(fn, elems, initializer=initializer, name=name)
+
+
+def foldr(fn, elems, initializer=None, name=None):
+    return tf.foldr(fn, elems, initializer=initializer, name=name)
+
+
+def conv3d(x, kernel, strides=(1, 1, 1), padding="valid", data_format=None,
+           dilation_rate=(1, 1, 1)):
+    return tf.nn.conv3d(x, kernel, strides=(1,) + tuple(strides) + (1,), padding=padding.upper(),
+                        dilations=(1,) + tuple(dilation_rate) + (1,))
+
+
+def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
+    fn = tf.nn.max_pool3d if pool_mode == "max" else tf.nn.avg_pool3d
+    return fn(x, (1,) + tuple(pool_size) + (1,), (1,) + tuple(strides) + (1,), padding.upper())
+
+
+def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
+    pads = [list(p) for p in padding]
+    if (data_format or _IMAGE_DATA_FORMAT) == "channels_first":
+        return tf.pad(x, [[0, 0], [0, 0]] + pads)
+    return tf.pad(x, [[0, 0]] + pads + [[0, 0]])
