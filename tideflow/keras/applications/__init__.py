@@ -1,6 +1,6 @@
 """``tf.keras.applications``: the Keras application models of TF 1.15 (keras_applications
-1.0.8): architectures, layer names, argument checks; ImageNet weights come from the Keras cache
-(``~/.keras/models``) only, as tideflow downloads nothing."""
+1.0.8): architectures, layer names, argument checks; ImageNet weights come through
+``tf.keras.utils.get_file`` (the Keras cache ``~/.keras/models``, else a download)."""
 
 from tideflow.keras.applications import (
     densenet,

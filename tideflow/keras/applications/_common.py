@@ -3,7 +3,7 @@
 import os
 
 from tideflow.keras import backend as K
-from tideflow.keras.applications.imagenet_utils import get_file
+from tideflow.keras.applications.imagenet_utils import fetch
 
 
 def check_weights(weights, include_top, classes, imagenet_msg=None):
@@ -76,9 +76,9 @@ def pool_or_top(x, include_top, pooling, top_fn):
 
 
 def load_weights(model, weights, fname=None, origin=None, file_hash=None):
-    """ImageNet weights from the Keras cache (``get_file``), or a weights file's path."""
+    """ImageNet weights through ``get_file`` (the Keras cache), or a weights file's path."""
     if weights == "imagenet":
-        model.load_weights(get_file(fname, origin, cache_subdir="models", file_hash=file_hash))
+        model.load_weights(fetch(fname, origin, file_hash))
     elif weights is not None:
         model.load_weights(weights)
     return model

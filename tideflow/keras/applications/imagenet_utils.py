@@ -2,10 +2,8 @@
 shape checks, and the weights-file handling the application models share (keras_applications
 1.0.8, as TF 1.15 bundles it)."""
 
-import hashlib
 import json
 import os
-import shutil
 import warnings
 
 import numpy as np
@@ -86,54 +84,24 @@ def preprocess_input(x, data_format=None, mode="caffe", **kwargs):
     return _preprocess_symbolic_input(x, data_format, mode)
 
 
-# -- the Keras file cache (get_file's lookup, without downloading) --------------------------------
-def _hash_file(fpath, algorithm):
-    hasher = hashlib.sha256() if algorithm == "sha256" else hashlib.md5()
-    with open(fpath, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            hasher.update(chunk)
-    return hasher.hexdigest()
+# -- the Keras file cache ---------------------------------------------------------------------
+def fetch(fname, origin, file_hash=None):
+    """``get_file(fname, origin, cache_subdir='models', file_hash=...)``: the cached copy in
+    ``~/.keras/models``, else a download. When the download fails (no network), TF's
+    ``'URL fetch failure on <origin>'`` error also says where a copy would be found."""
+    from tideflow.keras.data_utils import get_file
 
-
-def _cache_dir(cache_dir):
-    base = os.path.expanduser(cache_dir or os.path.join("~", ".keras"))
-    # TF creates ~/.keras when Keras is imported; a missing one counts as usable if it can be
-    usable = os.access(base, os.W_OK) or (
-        not os.path.exists(base) and os.access(os.path.dirname(base) or ".", os.W_OK))
-    if not usable:
-        base = os.path.join("/tmp", ".keras")
-    return base
-
-
-def get_file(fname, origin, untar=False, md5_hash=None, file_hash=None, cache_subdir="datasets",
-             hash_algorithm="auto", extract=False, archive_format="auto", cache_dir=None):
-    """``tf.keras.utils.get_file``'s lookup: the path of ``fname`` in the Keras cache
-    (``~/.keras/<cache_subdir>``), checked against ``file_hash`` when one is given. tideflow
-    makes no network requests: a ``file://`` origin (or a local path) is copied into the cache;
-    any other origin not already cached is an ``OSError`` naming the URL and the cache path."""
-    if untar or extract:
-        raise NotImplementedError("get_file: extracting archives is not supported by tideflow")
-    datadir = os.path.join(_cache_dir(cache_dir), cache_subdir)
-    fpath = os.path.join(datadir, fname)
-    if md5_hash is not None and file_hash is None:
-        file_hash, hash_algorithm = md5_hash, "md5"
-    algorithm = hash_algorithm
-    if file_hash is not None and algorithm == "auto":
-        algorithm = "sha256" if len(file_hash) == 64 else "md5"
-    if os.path.exists(fpath):
-        if file_hash is None or _hash_file(fpath, algorithm) == file_hash:
-            return fpath
-        problem = (f"the cached file {fpath} does not match its {algorithm} hash {file_hash} "
-                   "(corrupted or outdated)")
-    else:
-        problem = f"{fname} is not in the Keras cache ({datadir})"
-    local = origin.removeprefix("file://")
-    if "://" not in local and os.path.isfile(local):
-        os.makedirs(datadir, exist_ok=True)
-        shutil.copyfile(local, fpath)
-        return fpath
-    raise OSError(f"URL fetch failure on {origin}: {problem}, and tideflow does not download "
-                  f"files. Download it elsewhere and place it at {fpath}.")
+    try:
+        return get_file(fname, origin, cache_subdir="models", file_hash=file_hash)
+    except Exception as e:
+        base = os.path.join(os.path.expanduser("~"), ".keras")
+        if not os.access(base, os.W_OK):
+            base = os.path.join("/tmp", ".keras")  # as get_file falls back
+        where = os.path.join(base, "models", fname)
+        if str(e).startswith("URL fetch failure"):
+            raise Exception(f"{e} (no usable copy at {where}: "  # noqa: TRY002 (as get_file)
+                            "place the file there to use it offline)") from e
+        raise
 
 
 # -- decoding ------------------------------------------------------------------------------------
@@ -147,8 +115,8 @@ def decode_predictions(preds, top=5, **kwargs):
                          "of shape (samples, 1000)). Found array with shape: "
                          + str(preds.shape))
     if CLASS_INDEX is None:
-        fpath = get_file("imagenet_class_index.json", CLASS_INDEX_PATH, cache_subdir="models",
-                         file_hash="c2c37ea517e94d9795004a39431a14cb")
+        fpath = fetch("imagenet_class_index.json", CLASS_INDEX_PATH,
+                      file_hash="c2c37ea517e94d9795004a39431a14cb")
         with open(fpath) as f:
             CLASS_INDEX = json.load(f)
     results = []
