@@ -1011,3 +1011,26 @@ def test_program_cudnn_gru_with_contrib_summary_and_monitored_session(tmp_path):
             got = sess.run(err)
     # the compatible cells reproduce the trained cuDNN model
     np.testing.assert_allclose(got, final, rtol=1e-5)
+
+
+def test_every_tf1_contrib_rnn_name_exists():
+    # the @@ list of TF 1.15's tensorflow/contrib/rnn/__init__.py
+    names = ["RNNCell", "LayerRNNCell", "BasicRNNCell", "BasicLSTMCell", "GRUCell", "LSTMCell",
+             "LSTMStateTuple", "DropoutWrapper", "MultiRNNCell", "DeviceWrapper",
+             "ResidualWrapper", "EmbeddingWrapper", "InputProjectionWrapper",
+             "OutputProjectionWrapper", "LayerNormBasicLSTMCell", "LSTMBlockWrapper",
+             "LSTMBlockCell", "GRUBlockCell", "GRUBlockCellV2", "FusedRNNCell",
+             "FusedRNNCellAdaptor", "TimeReversedFusedRNN", "LSTMBlockFusedCell",
+             "CoupledInputForgetGateLSTMCell", "TimeFreqLSTMCell", "GridLSTMCell",
+             "BidirectionalGridLSTMCell", "NASCell", "UGRNNCell", "IntersectionRNNCell",
+             "PhasedLSTMCell", "ConvLSTMCell", "Conv1DLSTMCell", "Conv2DLSTMCell",
+             "Conv3DLSTMCell", "HighwayWrapper", "GLSTMCell", "SRUCell", "IndRNNCell",
+             "IndyGRUCell", "IndyLSTMCell", "AttentionCellWrapper", "CompiledWrapper",
+             "static_rnn", "static_state_saving_rnn", "static_bidirectional_rnn",
+             "stack_bidirectional_dynamic_rnn", "stack_bidirectional_rnn", "transpose_batch_time",
+             "best_effort_input_batch_size"]
+    assert [n for n in names if not hasattr(R, n)] == []
+    assert set(names) <= set(R.__all__)
+    from tideflow.contrib import rnn as imported  # import by module path, as programs do
+
+    assert imported.NASCell is R.NASCell

@@ -97,9 +97,10 @@ rnn.static_rnn = _rnn.static_rnn
 rnn.static_bidirectional_rnn = _rnn.static_bidirectional_rnn
 rnn.static_state_saving_rnn = _loop_rnn.static_state_saving_rnn
 rnn.transpose_batch_time = _rnn._transpose_batch_time
+rnn.LayerRNNCell = _rnn_cell_impl.LayerRNNCell
 rnn.__all__ = [*_rnn_cell_impl.__all__, *_rnn_contrib_cells.__all__,
                *_rnn_research_cells.__all__, *_rnn_grid_cells.__all__, *_rnn_fused.__all__,
-               "transpose_batch_time", "static_bidirectional_rnn",
+               "LayerRNNCell", "transpose_batch_time", "static_bidirectional_rnn",
                "static_rnn", "static_state_saving_rnn"]
 sys.modules[rnn.__name__] = rnn
 
