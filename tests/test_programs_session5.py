@@ -947,3 +947,63 @@ def test_fetch_attrs_object_mutated_between_runs():
             obj.x = b  # the same object, other fields: fetched anew
             r = s.run(obj)
             assert (r.x, r.y) == (2.0, 2.0)
+
+
+def test_traced_step_of_folded_constants_still_has_stats():
+    with tf.Graph().as_default():
+        b = tf.constant([1.0, 2.0]) * 2
+        with tf.Session() as s:
+            rm = tf.RunMetadata()
+            np.testing.assert_array_equal(s.run(b, options=tf.RunOptions(
+                trace_level=tf.RunOptions.FULL_TRACE), run_metadata=rm), [2.0, 4.0])
+            # TF's trace always holds its _SOURCE node
+            names = [n.node_name for d in rm.step_stats.dev_stats for n in d.node_stats]
+            assert names and names[0] == "_SOURCE"
+
+
+def test_concurrent_runs_and_close_cancelling_a_blocked_step():
+    import threading
+    import time
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        y = x * 2 + 1
+        v = tf.Variable(0)
+        inc = tf.assign_add(v, 1, use_locking=True)
+        q = tf.FIFOQueue(1, tf.float32)
+        d = q.dequeue()
+        s = tf.Session()
+        s.run(v.initializer)
+        errs = []
+
+        def work(k):
+            try:
+                for i in range(25):
+                    assert s.run(y, {x: [k, i]}).tolist() == [2 * k + 1, 2 * i + 1]
+                    s.run(inc)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errs.append(repr(e))
+
+        ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert errs == [] and s.run(v) == 100
+        got = []
+        started = threading.Event()
+
+        def blocked():
+            started.set()
+            try:
+                s.run(d)
+            except tf.errors.OpError as e:
+                got.append(type(e))
+
+        t = threading.Thread(target=blocked)
+        t.start()
+        started.wait()
+        time.sleep(1.0)  # let the step reach the dequeue (no timing is asserted)
+        s.close()  # TF cancels the step blocked in the dequeue
+        t.join(30)
+        assert got == [tf.errors.CancelledError]

@@ -239,6 +239,17 @@ def _shape_repr(shape):
 _FAST_TYPES = (Tensor, Operation, str)
 
 
+def _source_stats(step_stats, device):
+    ds = next((d for d in step_stats.dev_stats if d.device == device), None)
+    if ds is None:
+        ds = step_stats.dev_stats.add(device=device)
+    now = time.time_ns()
+    ns = ds.node_stats.add(node_name="_SOURCE", timeline_label="_SOURCE = NoOp()")
+    ns.all_start_micros = now // 1000
+    ns.all_start_nanos = now
+    ns.scheduled_micros = now // 1000
+
+
 def _limit_blas_threads(n):
     """Caps BLAS threads at ``n`` (intra_op_parallelism_threads): NumPy's OpenBLAS directly,
     another BLAS through threadpoolctl when it is installed. Returns an object whose
@@ -448,6 +459,9 @@ class BaseSession:
         values = run.run(feed_values, step)
         if trace:
             step.stats.to_step_stats(run_metadata.step_stats)
+            if not any(d.node_stats for d in run_metadata.step_stats.dev_stats):
+                # everything was folded or fed: TF's trace still has its _SOURCE node
+                _source_stats(run_metadata.step_stats, self._devices[0].name)
             for name, us in step.stats.durations().items():
                 old = self._measured.get(name)
                 self._measured[name] = us if old is None else 0.5 * (old + us)
