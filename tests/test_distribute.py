@@ -657,3 +657,53 @@ def test_run_config_takes_a_contrib_distribute_config():
     config = tf.estimator.RunConfig(
         experimental_distribute=tf.contrib.distribute.DistributeConfig(train_distribute=s))
     assert config.train_distribute is s and config.eval_distribute is None
+
+
+class _Subclassed(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d1 = tf.keras.layers.Dense(4, activation="relu",
+                                        kernel_initializer=tf.keras.initializers.Constant(0.3))
+        self.d2 = tf.keras.layers.Dense(1, kernel_initializer="ones")
+
+    def call(self, x):
+        return self.d2(self.d1(x))
+
+
+def _subclassed_run(strategy):
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_session(tf.Session(config=TWO_CPUS))
+    x, y = _xy32()
+    with strategy.scope():
+        model = _Subclassed()
+        model.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    return history.history["loss"], model
+
+
+def test_keras_subclassed_model_builds_its_weights_in_the_scope():
+    loss2, model = _subclassed_run(tf.distribute.MirroredStrategy(DEVICES))
+    # built at fit time, in the scope it was compiled in (as TF)
+    assert all(isinstance(w, tf.distribute.MirroredVariable) for w in model.weights)
+    sess = tf.keras.backend.get_session()
+    for w in model.weights:
+        a, b = sess.run(list(w.values))
+        np.testing.assert_array_equal(a, b)
+    loss1, _ = _subclassed_run(tf.distribute.OneDeviceStrategy("/cpu:0"))
+    np.testing.assert_allclose(loss2, loss1, rtol=1e-5)
+
+
+def test_named_assignment_of_a_mirrored_variable_under_its_colocation():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        step = tf.Variable(0, dtype=tf.int64, name="step")
+    with tf.name_scope("train") as scope, tf.colocate_with(step):
+        inc = tf.assign_add(step, 1, name=scope)
+    names = [op.name for op in tf.get_default_graph().get_operations()]
+    assert len(names) == len(set(names))
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(inc)
+        sess.run(inc)
+        assert sess.run(list(step.values)) == [2, 2]

@@ -170,9 +170,12 @@ class MirroredVariable(variables_lib.Variable):
             return getattr(self._current(), method)(value, read_value=read_value, **kwargs)
         updates = []
         for i, v in enumerate(self._components):
-            with ops.device(v.device):
+            # each copy's update on its device (not with a colocation the caller set for the
+            # primary), named as asked only for the primary (a name ending in "/" is absolute)
+            kw = dict(kwargs, name=kwargs.get("name") if i == 0 else None)
+            with ops.colocate_with(None), ops.device(v.device):
                 x = value._component(i) if isinstance(value, DistributedValues) else value
-                updates.append(getattr(v, method)(x, read_value=False, **kwargs))
+                updates.append(getattr(v, method)(x, read_value=False, **kw))
         if not read_value:
             return control_flow_ops.group(*updates)
         with ops.control_dependencies(updates):
@@ -271,9 +274,10 @@ class SyncOnReadVariable(MirroredVariable):
                              "`assign_sub` in cross-replica context when aggregation is set "
                              "to `tf.VariableAggregation.SUM`.")
         updates = []
-        for v in self._components:
-            with ops.device(v.device):
-                updates.append(getattr(v, method)(value, read_value=False, **kwargs))
+        for i, v in enumerate(self._components):
+            kw = dict(kwargs, name=kwargs.get("name") if i == 0 else None)
+            with ops.colocate_with(None), ops.device(v.device):
+                updates.append(getattr(v, method)(value, read_value=False, **kw))
         if not read_value:
             return control_flow_ops.group(*updates)
         with ops.control_dependencies(updates):

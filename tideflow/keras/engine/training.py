@@ -8,6 +8,7 @@ outputs each name is prefixed by the output layer's name. Epoch values are avera
 epoch's samples.
 """
 
+import contextlib
 import sys
 import time
 
@@ -251,7 +252,10 @@ class Model(Network):
     def _ensure_built(self, x):
         if self.outputs:
             return
-        self._build_from_arrays(x)
+        strategy = getattr(self, "_distribution_strategy", None)
+        # as TF, a model compiled in a strategy's scope makes its weights in that scope
+        with strategy.scope() if strategy is not None else contextlib.nullcontext():
+            self._build_from_arrays(x)
         if self._compiled:
             self._compile_graph()
 
