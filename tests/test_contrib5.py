@@ -773,6 +773,18 @@ def test_metric_learning_losses_match_numpy():
     l2 = 0.25 * 0.002 * ((a ** 2).sum(1).mean() + (p ** 2).sum(1).mean())
     np.testing.assert_allclose(_run(ML.npairs_loss(tf.constant(lab), tf.constant(a),
                                                    tf.constant(p))), xent + l2, rtol=1e-5)
+    # multi-label pairs: targets weighted by the number of shared labels
+    multi = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]], bool)
+    sparse = [tf.SparseTensor(np.argwhere(row[None]), np.ones(row.sum(), bool), [1, 3])
+              for row in multi]
+    shared = multi.astype(float) @ multi.astype(float).T
+    shared /= shared.sum(1, keepdims=True)
+    xent_m = -(shared * (sim - np.log(np.exp(sim).sum(1, keepdims=True)))).sum(1).mean()
+    np.testing.assert_allclose(_run(ML.npairs_loss_multilabel(sparse, tf.constant(a),
+                                                              tf.constant(p))),
+                               xent_m + l2, rtol=1e-5)
+    with pytest.raises(TypeError, match="SparseTensors"):
+        ML.npairs_loss_multilabel([multi[0]], a, p)
     with pytest.raises(NotImplementedError, match="cluster_loss"):
         ML.cluster_loss(labels, emb, 1.0)
 

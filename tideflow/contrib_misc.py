@@ -338,6 +338,41 @@ def npairs_loss(labels, embeddings_anchor, embeddings_positive, reg_lambda=0.002
     return l2loss + xent
 
 
+def npairs_loss_multilabel(sparse_labels, embeddings_anchor, embeddings_positive,
+                           reg_lambda=0.002, print_losses=False):
+    """N-pairs loss for multi-label pairs: ``sparse_labels`` is a list of boolean
+    SparseTensors [1, num_classes] (one per pair); pairs are weighted by how many labels
+    they share."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops import sparse_ops
+
+    if not all(isinstance(lab, SparseTensor) for lab in sparse_labels):
+        raise TypeError(f"sparse_labels must be a list of SparseTensors, but got "
+                        f"{sparse_labels}")
+    with ops.name_scope("NpairsLossMultiLabel"):
+        reg_anchor = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
+            math_ops.square(embeddings_anchor), 1))
+        reg_positive = reduction_ops.reduce_mean(reduction_ops.reduce_sum(
+            math_ops.square(embeddings_positive), 1))
+        l2loss = math_ops.multiply(0.25 * reg_lambda, reg_anchor + reg_positive,
+                                   name="l2loss")
+        similarity = linalg_ops.matmul(embeddings_anchor, embeddings_positive,
+                                       transpose_b=True)
+        # the count of shared labels (TF sums sparse_minimum of each pair of rows)
+        dense = concat_ops.stack([array_ops.reshape(sparse_ops.sparse_tensor_to_dense(
+            SparseTensor(lab.indices, _f32(lab.values), lab.dense_shape)), [-1])
+            for lab in sparse_labels])
+        remapped = linalg_ops.matmul(dense, dense, transpose_b=True)
+        remapped /= reduction_ops.reduce_sum(remapped, 1, keepdims=True)
+        xent = nn_impl.softmax_cross_entropy_with_logits(logits=similarity, labels=remapped)
+        xent = reduction_ops.reduce_mean(xent, name="xentropy")
+        if print_losses:
+            from tideflow.ops import logging_ops
+
+            xent = logging_ops.Print(xent, ["cross entropy:", xent, "l2loss:", l2loss])
+        return l2loss + xent
+
+
 def lifted_struct_loss(labels, embeddings, margin=1.0):
     """Oh Song et al.'s lifted structured loss (a smooth max over each positive pair's
     negatives), as TF 1.x computes it."""
@@ -377,7 +412,8 @@ def cluster_loss(labels, embeddings, margin_multiplier, enable_pam_finetuning=Tr
 
 
 METRIC_LEARNING_NAMES = ["cluster_loss", "contrastive_loss", "lifted_struct_loss",
-                         "npairs_loss", "pairwise_distance", "triplet_semihard_loss"]
+                         "npairs_loss", "npairs_loss_multilabel", "pairwise_distance",
+                         "triplet_semihard_loss"]
 
 # ------------------------------------------------------------------------------------------
 # tf.contrib.resampler
