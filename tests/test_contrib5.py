@@ -1046,3 +1046,37 @@ def test_every_tf1_contrib_rnn_name_exists():
     from tideflow.contrib import rnn as imported  # import by module path, as programs do
 
     assert imported.NASCell is R.NASCell
+
+
+def test_cudnn_bidirectional_checkpoint_loads_into_stacked_compatible_cells(tmp_path):
+    """A bidirectional CudnnLSTM's checkpoint names are those of
+    stack_bidirectional_dynamic_rnn over CudnnCompatibleLSTMCells (TF's saveable), and a
+    CudnnRNNTanh's those of BasicRNNCells."""
+    cu = _cudnn()
+    x = _x(4, 2, 3).astype(np.float32)
+    path = str(tmp_path / "bi")
+    with tf.Graph().as_default():
+        lstm = cu.CudnnLSTM(2, 4, direction="bidirectional",
+                            bias_initializer=tf.random_uniform_initializer(-1, 1))
+        out, _ = lstm(tf.constant(x))
+        tanh = cu.CudnnRNNTanh(1, 3)
+        t_out, _ = tanh(tf.constant(x))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want, want_t = sess.run((out, t_out))
+            tf.train.Saver().save(sess, path)
+    with tf.Graph().as_default():
+        with tf.variable_scope("cudnn_lstm"):
+            fw = [cu.CudnnCompatibleLSTMCell(4) for _ in range(2)]
+            bw = [cu.CudnnCompatibleLSTMCell(4) for _ in range(2)]
+            got, _, _ = R.stack_bidirectional_dynamic_rnn(fw, bw, tf.constant(x),
+                                                          dtype=tf.float32, time_major=True)
+        with tf.variable_scope("cudnn_rnn_tanh"):
+            cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicRNNCell(3)])
+            got_t, _ = tf.nn.dynamic_rnn(cell, tf.constant(x), dtype=tf.float32,
+                                         time_major=True)
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, path)
+            g, gt = sess.run((got, got_t))
+    np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gt, want_t, rtol=1e-5, atol=1e-6)
