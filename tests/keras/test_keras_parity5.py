@@ -619,3 +619,43 @@ def test_backend_ctc_decode_and_folds_as_tf_keras():
     assert K.eval(K.cumprod(K.constant([1.0, 2.0, 3.0]))).tolist() == [1.0, 2.0, 6.0]
     assert K.int_shape(K.pool3d(K.zeros((1, 4, 4, 4, 2)), (2, 2, 2), (2, 2, 2))) == \
         (1, 2, 2, 2, 2)
+
+
+# -- BatchNormalization in fit --------------------------------------------------------------------
+
+def test_batch_norm_updates_run_in_fit_but_not_when_frozen():
+    # moving statistics printed by tf_keras for this program (momentum 0.5, batches of 16)
+    rng = np.random.RandomState(0)
+    x = (rng.randn(32, 3) * 3 + 5).astype("float32")
+    y = rng.randn(32, 1).astype("float32")
+    m = keras.Sequential([L.BatchNormalization(input_shape=(3,), momentum=0.5),
+                          L.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.0), "mse")
+    m.fit(x, y, epochs=1, batch_size=16, shuffle=False, verbose=0)
+    bn = m.layers[0]
+    np.testing.assert_allclose(K.get_value(bn.moving_mean), [3.8653, 4.0616, 3.2508], atol=1e-4)
+    np.testing.assert_allclose(K.get_value(bn.moving_variance), [7.4365, 5.85, 5.5068],
+                               atol=1e-4)
+    m.evaluate(x, y, verbose=0)  # no updates in evaluate
+    np.testing.assert_allclose(K.get_value(bn.moving_mean), [3.8653, 4.0616, 3.2508], atol=1e-4)
+    m.train_on_batch(x, y)
+    after = K.get_value(bn.moving_mean)
+    np.testing.assert_allclose(after, [4.6419, 4.8002, 3.8181], atol=1e-4)
+    # TF 1.x: a layer with trainable=False has no updates (compile again to take effect)
+    bn.trainable = False
+    m.compile(keras.optimizers.SGD(0.0), "mse")
+    m.train_on_batch(x, y)
+    np.testing.assert_array_equal(K.get_value(bn.moving_mean), after)
+    # ... and neither has a frozen model inside another
+    inner = keras.Sequential([L.BatchNormalization(input_shape=(3,))])
+    inp = keras.Input((3,))
+    outer = keras.Model(inp, L.Dense(1)(inner(inp)))
+    inner.trainable = False
+    outer.compile(keras.optimizers.SGD(0.0), "mse")
+    before = K.get_value(inner.layers[0].moving_mean)
+    outer.train_on_batch(x, y)
+    np.testing.assert_array_equal(K.get_value(inner.layers[0].moving_mean), before)
+    inner.trainable = True
+    outer.compile(keras.optimizers.SGD(0.0), "mse")
+    outer.train_on_batch(x, y)
+    assert not np.array_equal(K.get_value(inner.layers[0].moving_mean), before)

@@ -217,14 +217,43 @@ class Network(Layer):
         compute this model's outputs."""
         if not self.trainable and self._is_graph_network:
             return []
+        frozen = self._frozen_updates()
         out = []
         for node in self._model_nodes():
             for u in node.updates:
+                if id(u) in frozen:
+                    continue  # as TF 1.x: a layer with trainable=False has no updates
                 if not any(u is o for o in out):
                     out.append(u)
         if not self._model_nodes():
             return Layer.updates.fget(self)
         return out
+
+    def _frozen_updates(self):
+        """The ids of the updates made by the layers within this model whose updates do not
+        run: those with ``trainable=False`` (unless stateful) and everything inside them."""
+        frozen, seen = set(), set()
+
+        def inside(layer):
+            out = [layer]
+            for sub in list(getattr(layer, "layers", None) or []) + list(
+                    getattr(layer, "_sublayers", None) or []):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    out += inside(sub)
+            return out
+
+        def walk(layer):
+            for sub in list(getattr(layer, "layers", None) or []) + list(
+                    getattr(layer, "_sublayers", None) or []):
+                if not sub.trainable and not getattr(sub, "stateful", False):
+                    frozen.update(id(u) for x in inside(sub)
+                                  for u in getattr(x, "_updates", ()))
+                else:
+                    walk(sub)
+
+        walk(self)
+        return frozen
 
     def get_updates_for(self, inputs):
         if inputs is not None and self._is_graph_network and {id(t) for t in flatten(
