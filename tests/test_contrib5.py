@@ -785,8 +785,33 @@ def test_metric_learning_losses_match_numpy():
                                xent_m + l2, rtol=1e-5)
     with pytest.raises(TypeError, match="SparseTensors"):
         ML.npairs_loss_multilabel([multi[0]], a, p)
-    with pytest.raises(NotImplementedError, match="cluster_loss"):
-        ML.cluster_loss(labels, emb, 1.0)
+    with pytest.raises(ValueError, match="margin_type"):
+        ML.cluster_loss(labels, emb, 1.0, margin_type="bogus")
+
+
+def test_cluster_loss_properties_and_gradient():
+    ML = tf.contrib.losses.metric_learning
+    centers = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]], np.float32)
+    truth = np.repeat([0, 1, 2], 3)
+    emb = (centers[truth] + 0.1 * RNG.randn(9, 2)).astype(np.float32)
+    e = tf.placeholder(tf.float32, [9, 2])
+    good = ML.cluster_loss(tf.constant(truth), e, 0.5)
+    bad = ML.cluster_loss(tf.constant(np.roll(truth, 1)), e, 0.5, margin_type="ari",
+                          enable_pam_finetuning=False)
+    grad = tf.gradients(bad, e)[0]
+    with tf.Session() as sess:
+        g, b, gv = sess.run((good, bad, grad), {e: emb})
+        # labels the geometry agrees with: the predicted medoids are the true ones
+        assert g == pytest.approx(0.0, abs=1e-5)
+        assert b > 0.5
+        # away from ties the search is locally constant, so the loss is smooth there
+        eps, num = 1e-2, np.zeros_like(emb)
+        for idx in list(np.ndindex(emb.shape))[::3]:
+            d = np.zeros_like(emb)
+            d[idx] = eps
+            num[idx] = (sess.run(bad, {e: emb + d}) - sess.run(bad, {e: emb - d})) / (2 * eps)
+    np.testing.assert_allclose(gv.reshape(-1)[::3], num.reshape(-1)[::3], atol=2e-2)
+    assert len(tf.get_collection(tf.GraphKeys.SUMMARIES)) == 6  # TF's three per loss
 
 
 # ---- resampler, splines, sparse warps --------------------------------------------------------

@@ -403,12 +403,11 @@ def lifted_struct_loss(labels, embeddings, margin=1.0):
 
 def cluster_loss(labels, embeddings, margin_multiplier, enable_pam_finetuning=True,
                  margin_type="nmi", print_losses=False):
-    """TF's structured clustering loss scores clusterings with scikit-learn in py_funcs;
-    not provided here."""
-    raise NotImplementedError(
-        "tf.contrib.losses.metric_learning.cluster_loss (facility-location clustering scored "
-        "by scikit-learn) is not supported; use triplet_semihard_loss, lifted_struct_loss or "
-        "npairs_loss")
+    """The structured clustering loss (Song et al. 2017); see ``contrib_cluster_loss``."""
+    from tideflow.contrib_cluster_loss import cluster_loss as loss
+
+    return loss(labels, embeddings, margin_multiplier, enable_pam_finetuning, margin_type,
+                print_losses)
 
 
 METRIC_LEARNING_NAMES = ["cluster_loss", "contrastive_loss", "lifted_struct_loss",
