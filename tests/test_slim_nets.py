@@ -408,6 +408,15 @@ def test_the_import_forms_of_tf1_programs():
     assert sorted(nets.__all__) == ["alexnet", "inception", "overfeat", "resnet_utils",
                                     "resnet_v1", "resnet_v2", "vgg"]
 
+    # the implementation path older programs (e.g. tf-faster-rcnn) import from
+    from tideflow.contrib.slim.python.slim import learning
+    from tideflow.contrib.slim.python.slim.nets import resnet_utils as utils_again
+    from tideflow.contrib.slim.python.slim.nets.resnet_v1 import resnet_v1_block
+
+    assert utils_again is utils_module and learning.train is slim.learning.train
+    assert resnet_v1_block is resnet_v1_module.resnet_v1_block
+    assert tf.contrib.slim.python.slim.nets is nets
+
 
 # ------------------------------------------------------------------------------------------
 # slim's training and evaluation loops: the classic fine-tuning recipe

@@ -242,6 +242,11 @@ slim.evaluation.__all__ = ["checkpoints_iterator", "evaluate_once", "evaluation_
 sys.modules[slim.evaluation.__name__] = slim.evaluation
 slim.learning = _namespace("slim.learning", "``slim.learning``.", _slim_learning,
                            ("create_train_op", "train", "train_step"))
+slim.python = _slim_nets.slim_python  # TF's implementation path, for older imports
+slim.python.slim.learning = slim.learning
+slim.python.slim.evaluation = slim.evaluation
+for _module in (slim.learning, slim.evaluation):
+    sys.modules[_module.__name__.replace(".slim.", ".slim.python.slim.")] = _module
 slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses",
                        "metrics", "nets", "utils", "variables"})
 sys.modules[slim.__name__] = slim

@@ -267,3 +267,15 @@ nets.__all__ = ["alexnet", "inception", "overfeat", "resnet_utils", "resnet_v1",
 for _module in (nets.inception, nets.inception_v1, nets.inception_v2, nets.inception_v3,
                 nets.overfeat, nets.resnet_utils, nets.resnet_v1, nets.resnet_v2):
     sys.modules[_module.__name__] = _module
+
+# the implementation path older programs import from (`from tensorflow.contrib.slim.python.slim
+# .nets import resnet_utils`): the same modules under a second name
+slim_python = types.ModuleType("tideflow.contrib.slim.python", "``slim.python``.")
+slim_python.slim = types.ModuleType("tideflow.contrib.slim.python.slim",
+                                    "``slim.python.slim``: nets, learning, evaluation.")
+slim_python.slim.nets = nets
+sys.modules[slim_python.__name__] = slim_python
+sys.modules[slim_python.slim.__name__] = slim_python.slim
+for _name in ("", *nets.__all__, "inception_v1", "inception_v2", "inception_v3"):
+    _path = "tideflow.contrib.slim.python.slim.nets" + ("." + _name if _name else "")
+    sys.modules[_path] = getattr(nets, _name) if _name else nets
