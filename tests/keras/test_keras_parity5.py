@@ -659,3 +659,56 @@ def test_batch_norm_updates_run_in_fit_but_not_when_frozen():
     outer.compile(keras.optimizers.SGD(0.0), "mse")
     outer.train_on_batch(x, y)
     assert not np.array_equal(K.get_value(inner.layers[0].moving_mean), before)
+
+
+def test_remote_monitor_posts_epoch_logs_to_a_real_server():
+    import http.server
+    import threading
+    import urllib.parse
+
+    got = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            got.append((self.path, self.headers.get("Content-Type"), body.decode()))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        root = f"http://127.0.0.1:{server.server_address[1]}"
+        x, y = _sig_data()
+        m = _sigmoid_model()
+        m.fit(x, y, epochs=2, verbose=0,
+              callbacks=[keras.callbacks.RemoteMonitor(root=root)])
+        assert [p for p, _, _ in got] == ["/publish/epoch/end/"] * 2
+        data = json.loads(urllib.parse.parse_qs(got[1][2])["data"][0])
+        assert data["epoch"] == 1 and sorted(data) == ["acc", "epoch", "loss"]
+        m.fit(x, y, epochs=1, verbose=0, callbacks=[keras.callbacks.RemoteMonitor(
+            root=root, path="/j", send_as_json=True)])
+        assert got[2][:2] == ("/j", "application/json")
+        assert json.loads(got[2][2])["epoch"] == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    # no server: TF warns and training goes on
+    h = _sigmoid_model().fit(x, y, epochs=1, verbose=0, callbacks=[
+        keras.callbacks.RemoteMonitor(root="http://127.0.0.1:9")])
+    assert len(h.epoch) == 1
+
+
+def test_progress_output_as_tf_1_15(capsys):
+    x, y = _sig_data()
+    m = _sigmoid_model()
+    m.fit(x, y, epochs=1, batch_size=40, verbose=1)
+    out = capsys.readouterr().out
+    assert out.startswith("Train on 40 samples\n") and "Epoch 1/1" not in out
+    m.fit(x, y, epochs=2, batch_size=10, validation_split=0.25, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["Train on 30 samples, validate on 10 samples", "Epoch 1/2"]
+    assert lines[2].startswith("30/30 - ") and " - val_acc: " in lines[2]

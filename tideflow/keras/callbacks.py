@@ -144,7 +144,8 @@ class ProgbarLogger(Callback):
         self.epochs = self.params.get("epochs", 1)
 
     def on_epoch_begin(self, epoch, logs=None):
-        print(f"Epoch {epoch + 1}/{self.epochs}")
+        if self.epochs > 1:  # as TF 1.15: no "Epoch 1/1" line
+            print(f"Epoch {epoch + 1}/{self.epochs}")
         self.start = time.time()
         self.seen = 0
         self.target = self.params.get("samples") or self.params.get("steps")
@@ -561,6 +562,41 @@ class TensorBoard(Callback):
 
 
 class RemoteMonitor(Callback):
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("RemoteMonitor needs network access, which tideflow's "
-                                  "keras does not provide.")
+    """POSTs the epoch logs to ``root + path`` (as the form field ``field`` holding their
+    JSON, or as a JSON body with ``send_as_json``); a server that cannot be reached gets
+    TF's warning and training goes on."""
+
+    def __init__(self, root="http://localhost:9000", path="/publish/epoch/end/", field="data",
+                 headers=None, send_as_json=False):
+        super().__init__()
+        self.root = root
+        self.path = path
+        self.field = field
+        self.headers = headers
+        self.send_as_json = send_as_json
+
+    def on_epoch_end(self, epoch, logs=None):
+        import json
+        import urllib.error
+        import urllib.parse
+        import urllib.request
+
+        send = {"epoch": epoch}
+        for k, v in (logs or {}).items():
+            send[k] = v.item() if isinstance(v, (np.ndarray, np.generic)) else v
+        headers = dict(self.headers or {})
+        if self.send_as_json:
+            body = json.dumps(send).encode("utf8")
+            headers.setdefault("Content-Type", "application/json")
+        else:
+            body = urllib.parse.urlencode({self.field: json.dumps(send)}).encode("utf8")
+        request = urllib.request.Request(self.root + self.path, data=body, headers=headers,
+                                         method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                response.read()
+        except (urllib.error.URLError, OSError):
+            import tideflow as tf
+
+            tf.logging.warning("Warning: could not reach RemoteMonitor root server at "
+                               + str(self.root))
