@@ -503,3 +503,25 @@ def test_fine_tuning_from_a_checkpoint_with_other_logits_then_evaluation(tmp_pat
     assert accuracy == pytest.approx(np.mean(predicted == labels))
     assert looped == pytest.approx(accuracy)
     assert any(p.name.startswith("events.out.tfevents") for p in (tmp_path / "eval").iterdir())
+
+
+def test_slim_learning_gradient_helpers_and_gradient_summaries():
+    with tf.Graph().as_default():
+        w = tf.Variable([3.0, 4.0], name="w")
+        v = tf.Variable(1.0, name="v")
+        loss = tf.reduce_sum(w * w)
+        optimizer = tf.train.GradientDescentOptimizer(0.1)
+        grads = optimizer.compute_gradients(loss, [w, v])
+        clipped = slim.learning.clip_gradient_norms(grads, 1.0)
+        scaled = slim.learning.multiply_gradients(grads, {"w": 0.5})
+        summaries = slim.learning.add_gradients_summaries(grads)  # v has no gradient
+        assert [s.op.name for s in summaries] == ["w_gradient", "w_gradient_norm"]
+        train_op = slim.learning.create_train_op(loss, optimizer, summarize_gradients=True)
+        tags = [s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        assert tags[-2:] == ["summarize_grads/w_gradient", "summarize_grads/w_gradient_norm"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(clipped[0][0]), [0.6, 0.8], rtol=1e-6)
+            np.testing.assert_allclose(sess.run(scaled[0][0]), [3.0, 4.0], rtol=1e-6)
+            assert sess.run(train_op) == pytest.approx(25.0)
+            np.testing.assert_allclose(sess.run(w), [2.4, 3.2], rtol=1e-6)

@@ -46,7 +46,7 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
     """A tensor that, when run, applies one update and returns ``total_loss``: UPDATE_OPS run
     first, each gradient clipped to ``clip_gradient_norm`` (when > 0) and scaled by
     ``gradient_multipliers``; the loss checked for NaN/Inf when ``check_numerics``."""
-    from tideflow import summary, train
+    from tideflow import train
     from tideflow.ops import control_flow_ops, numerics
 
     if global_step is _USE_GLOBAL_STEP:
@@ -76,12 +76,10 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
         with ops.name_scope("clip_grads"):
             grads = _clip_by_norm(grads, clip_gradient_norm)
     if summarize_gradients:
-        with ops.name_scope("summarize_grads"):
-            for grad, var in grads:
-                if grad is None:
-                    continue
-                values = grad.values if hasattr(grad, "indices") else grad
-                summary.histogram(var.op.name + "_gradient", values)
+        from tideflow.train.contrib_training import add_gradients_summaries
+
+        with ops.name_scope("summarize_grads"):  # a histogram and a norm per gradient
+            add_gradients_summaries(grads)
     grad_updates = optimizer.apply_gradients(grads, global_step=global_step)
     with ops.name_scope("train_op"):
         if check_numerics:
