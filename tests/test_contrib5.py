@@ -1105,3 +1105,43 @@ def test_cudnn_bidirectional_checkpoint_loads_into_stacked_compatible_cells(tmp_
             g, gt = sess.run((got, got_t))
     np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gt, want_t, rtol=1e-5, atol=1e-6)
+
+
+def test_tpu_estimator_host_call_writes_contrib_summaries(tmp_path):
+    """The host_call pattern of TPUEstimator programs (BERT, EfficientNet, ...): the host
+    call builds tf.contrib.summary ops that run with every training step on the CPU."""
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    tpu = tf.estimator.tpu
+    logdir = str(tmp_path / "host")
+    xs = RNG.randn(64, 3).astype(np.float32)
+    ys = xs @ np.array([[1.0], [-2.0], [0.5]], np.float32)
+
+    def input_fn(params):
+        ds = tf.data.Dataset.from_tensor_slices((xs, ys)).repeat()
+        return ds.batch(params["batch_size"], drop_remainder=True)
+
+    def model_fn(features, labels, mode, params):
+        pred = tf.layers.dense(features, 1)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        gs = tf.train.get_global_step()
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+
+        def host_call_fn(gs, loss):
+            with tf.contrib.summary.create_file_writer(logdir).as_default(), \
+                    tf.contrib.summary.always_record_summaries():
+                tf.contrib.summary.scalar("loss", loss[0], step=gs[0])
+                return tf.contrib.summary.all_summary_ops()
+
+        host_call = (host_call_fn, [tf.reshape(gs, [1]), tf.reshape(loss, [1])])
+        return tpu.TPUEstimatorSpec(mode, loss=loss, train_op=train_op, host_call=host_call)
+
+    config = tpu.RunConfig(model_dir=str(tmp_path / "model"),
+                           tpu_config=tpu.TPUConfig(iterations_per_loop=10))
+    est = tpu.TPUEstimator(use_tpu=False, model_fn=model_fn, config=config,
+                           train_batch_size=16)
+    est.train(input_fn, max_steps=6)
+    events = [e for e in summary_iterator(_event_file(logdir)) if e.HasField("summary")]
+    assert [e.summary.value[0].tag for e in events] == ["loss"] * 6
+    losses = [e.summary.value[0].simple_value for e in events]
+    assert losses[-1] < losses[0]

@@ -510,15 +510,17 @@ def import_event(tensor, name=None):
 
 
 def flush(writer=None, name=None):
-    """An op flushing ``writer`` (default: the default writer)."""
+    """An op flushing ``writer`` (a SummaryWriter or a writer resource tensor; default: the
+    default writer)."""
     if writer is None:
         writer = _state.writer
         if writer is None:
             return _no_op()
-    if writer._resource is None:
+    resource = writer._resource if isinstance(writer, SummaryWriter) else writer
+    if resource is None:
         return _no_op()
     with ops.device("cpu:0"):
-        return _op("FlushSummaryWriter", [writer._resource], name=name)
+        return _op("FlushSummaryWriter", [resource], name=name)
 
 
 def initialize(graph=None, session=None):

@@ -9,6 +9,7 @@ from tideflow import logging
 from tideflow.estimator import estimator as estimator_lib
 from tideflow.estimator import run_config as run_config_lib
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
+from tideflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 _BATCH_SIZE_KEY = "batch_size"
 _USE_TPU_KEY = "use_tpu"
@@ -97,14 +98,40 @@ class TPUEstimatorSpec(collections.namedtuple("TPUEstimatorSpec", [
         if self.eval_metrics is not None:
             eval_metric_ops = _call_with_tensors(*self.eval_metrics)
         scaffold = self.scaffold_fn() if self.scaffold_fn else None
-        hooks = list(self.training_hooks or [])
-        if self.host_call is not None and self.mode == ModeKeys.TRAIN:
-            _call_with_tensors(*self.host_call)  # its summaries join the graph's
+        extra = []
+        if self.host_call is not None:
+            # as TF without a TPU: the host call's ops run with every step, after the
+            # tf.contrib.summary writers are initialized, and the writers flush at the end
+            extra = [_HostCallHook(_call_with_tensors(*self.host_call))]
         return EstimatorSpec(
             mode=self.mode, predictions=self.predictions, loss=self.loss,
             train_op=self.train_op, eval_metric_ops=eval_metric_ops,
-            export_outputs=self.export_outputs, scaffold=scaffold, training_hooks=hooks,
-            evaluation_hooks=self.evaluation_hooks, prediction_hooks=self.prediction_hooks)
+            export_outputs=self.export_outputs, scaffold=scaffold,
+            training_hooks=list(self.training_hooks or []) + extra,
+            evaluation_hooks=list(self.evaluation_hooks or []) + extra,
+            prediction_hooks=list(self.prediction_hooks or []) + extra)
+
+
+class _HostCallHook(SessionRunHook):
+    """Runs a host call's result with each step (TF's _OutfeedHostCallHook)."""
+
+    def __init__(self, tensors):
+        self._tensors = tensors
+
+    def begin(self):
+        from tideflow import contrib_summary_v2 as summary
+
+        self._init_ops = summary.summary_writer_initializer_op()
+        self._finalize_ops = [summary.flush(writer=op.inputs[0]) for op in self._init_ops]
+
+    def after_create_session(self, session, coord):
+        session.run(self._init_ops)
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._tensors)
+
+    def end(self, session):
+        session.run(self._finalize_ops)
 
 
 def _check_metric_tuple(value, name):
