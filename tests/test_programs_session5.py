@@ -1007,3 +1007,20 @@ def test_concurrent_runs_and_close_cancelling_a_blocked_step():
         s.close()  # TF cancels the step blocked in the dequeue
         t.join(30)
         assert got == [tf.errors.CancelledError]
+
+
+def test_fetching_a_fed_scalar_gives_the_fed_array():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        p = tf.placeholder_with_default(3, [])
+        with tf.Session() as s:
+            # as TF: the fed value comes back as a 0-d ndarray, a computed one as a NumPy scalar
+            r = s.run(x, {x: 3})
+            assert type(r) is np.ndarray and r.shape == () and r.dtype == np.float32 and r == 3
+            r, y = s.run([x, x * 2], {x: 1.5})
+            assert type(r) is np.ndarray and type(y) is np.float32 and y == 3.0
+            assert type(s.run(p)) is np.int32
+            assert type(s.run(p, {p: 4})) is np.ndarray
+            arr = np.array([1.0, 2.0], np.float32)
+            v = tf.placeholder(tf.float32, [2])
+            assert s.run(v, {v: arr}) is arr  # the fed array itself, as TF

@@ -239,6 +239,24 @@ def _shape_repr(shape):
 _FAST_TYPES = (Tensor, Operation, str)
 
 
+def _fed_fetches(plan, handler, feed_tensors, feed_values, values):
+    """A fetched tensor that was fed gives the fed array back, as TF: a scalar stays a 0-d
+    ndarray (computed scalars are NumPy scalars)."""
+    pairs = plan.__dict__.get("fed_fetches")
+    if pairs is None:
+        pos = {t: j for j, t in enumerate(feed_tensors)}
+        pairs = plan.fed_fetches = tuple(
+            (i, pos[t]) for i, t in enumerate(handler.tensors) if t in pos)
+    if not pairs:
+        return values
+    values = list(values)
+    for i, j in pairs:
+        v = feed_values[j]
+        if type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
+            values[i] = v
+    return values
+
+
 def _source_stats(step_stats, device):
     ds = next((d for d in step_stats.dev_stats if d.device == device), None)
     if ds is None:
@@ -437,9 +455,11 @@ class BaseSession:
             self._default_deadline())
         if run_metadata is not None and options is not None:
             values = self._run_traced(plan, tuple(feed_values), deadline, options, run_metadata)
-            return handler.builder(values)
+            return handler.builder(_fed_fetches(plan, handler, feed_tensors, feed_values, values))
         step = Step(self, deadline) if (plan.needs_step or deadline) else None
         values = plan.run(tuple(feed_values), step)
+        if feed_tensors:
+            values = _fed_fetches(plan, handler, feed_tensors, feed_values, values)
         if not feed_dict and options is None and run_metadata is None and (
             isinstance(fetches, _FAST_TYPES) and deadline is None
         ):
