@@ -1024,3 +1024,5 @@ def test_fetching_a_fed_scalar_gives_the_fed_array():
             arr = np.array([1.0, 2.0], np.float32)
             v = tf.placeholder(tf.float32, [2])
             assert s.run(v, {v: arr}) is arr  # the fed array itself, as TF
+            r, y = s.make_callable([x, x * 2], [x])(3.0)
+            assert type(r) is np.ndarray and r == 3.0 and type(y) is np.float32

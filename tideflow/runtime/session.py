@@ -608,7 +608,10 @@ class BaseSession:
             vals = tuple(_convert_feed(t, v) for t, v in zip(feed_tensors, args))
             deadline = self._default_deadline()
             step = Step(self, deadline) if (plan.needs_step or deadline) else None
-            return handler.builder(plan.run(vals, step))
+            out = plan.run(vals, step)
+            if vals:
+                out = _fed_fetches(plan, handler, feed_tensors, vals, out)
+            return handler.builder(out)
 
         return call
 
