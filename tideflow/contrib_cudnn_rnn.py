@@ -402,8 +402,12 @@ class _OpaqueSaveable(SaveableObject):
 
     def restore(self, restored_tensors, restored_shapes):
         del restored_shapes
-        count = len(restored_tensors) // 2
-        weights, biases = restored_tensors[:count], restored_tensors[count:]
+        return state_ops.assign(self._variables, self._tf_to_opaque(restored_tensors))
+
+    def _tf_to_opaque(self, tf_canonicals):
+        """The opaque buffer of TF-format tensors (all weights, then all biases)."""
+        count = len(tf_canonicals) // 2
+        weights, biases = tf_canonicals[:count], tf_canonicals[count:]
         per = count // (self._num_layers * self._num_dirs)
         cu_w, cu_b = [], []
         for k in range(self._num_layers * self._num_dirs):
@@ -411,7 +415,18 @@ class _OpaqueSaveable(SaveableObject):
             cu_w += self._from_tf(layer, weights[k * per:(k + 1) * per])
             cu_b += self._from_tf_bias(biases[k * per:(k + 1) * per])
         flat = [array_ops.reshape(t, [-1]) for t in cu_w + cu_b]
-        return state_ops.assign(self._variables, concat_ops.concat(flat, 0))
+        return concat_ops.concat(flat, 0)
+
+    def _opaque_to_tf(self, opaque):
+        """(TF-format weights, TF-format biases) of an opaque buffer."""
+        weights, biases = self._layout.unpack(opaque)
+        out_w, out_b = [], []
+        for layer in range(self._num_layers):
+            for d in range(self._num_dirs):
+                out_w += [t for t, _ in self._to_tf(self._layout.per_layer(weights, layer, d))]
+                out_b += [t for t, _ in self._to_tf_bias(
+                    self._layout.per_layer(biases, layer, d))]
+        return out_w, out_b
 
 
 def _t(x):
@@ -509,6 +524,51 @@ class CudnnRNNReluSaveable(CudnnRNNTanhSaveable):
     _rnn_mode = CUDNN_RNN_RELU
 
 
+def _converter(saveable_cls, doc):
+    class Converter(saveable_cls):
+        def __init__(self, num_layers, num_units, input_size, num_proj=None,
+                     input_mode=CUDNN_INPUT_LINEAR_MODE, direction=CUDNN_RNN_UNIDIRECTION):
+            if num_proj:
+                raise NotImplementedError("cuDNN LSTM projections (num_proj) are not "
+                                          "supported")
+            if input_mode == CUDNN_INPUT_SKIP_MODE:
+                raise NotImplementedError("input_mode 'skip_input' is not supported")
+            self._num_layers, self._num_units = num_layers, num_units
+            self._input_size, self._direction = input_size, direction
+            self._num_dirs = 1 if direction == CUDNN_RNN_UNIDIRECTION else 2
+            self._layout = _Layout(self._rnn_mode, num_layers, num_units, input_size,
+                                   self._num_dirs)
+
+        def opaque_to_tf_canonical(self, opaque_param):
+            """(weights, biases) in the compatible cells' format, layer by layer."""
+            return self._opaque_to_tf(ops.convert_to_tensor(opaque_param))
+
+        def tf_canonical_to_opaque(self, tf_canonicals, weights_proj=None):
+            """The opaque buffer of ``tf_canonicals`` (all weights, then all biases)."""
+            if weights_proj is not None:
+                raise NotImplementedError("cuDNN LSTM projections are not supported")
+            return self._tf_to_opaque([ops.convert_to_tensor(t) for t in tf_canonicals])
+
+    Converter.__doc__ = doc
+    return Converter
+
+
+CudnnParamsFormatConverterLSTM = _converter(
+    CudnnLSTMSaveable, "Converts between a CudnnLSTM buffer and CudnnCompatibleLSTMCell "
+    "kernels/biases.")
+CudnnParamsFormatConverterGRU = _converter(
+    CudnnGRUSaveable, "Converts between a CudnnGRU buffer and CudnnCompatibleGRUCell weights.")
+CudnnParamsFormatConverterTanh = _converter(
+    CudnnRNNTanhSaveable, "Converts between a CudnnRNNTanh buffer and BasicRNNCell weights.")
+CudnnParamsFormatConverterRelu = _converter(
+    CudnnRNNReluSaveable, "Converts between a CudnnRNNRelu buffer and BasicRNNCell weights.")
+for _cls, _name in ((CudnnParamsFormatConverterLSTM, "CudnnParamsFormatConverterLSTM"),
+                    (CudnnParamsFormatConverterGRU, "CudnnParamsFormatConverterGRU"),
+                    (CudnnParamsFormatConverterTanh, "CudnnParamsFormatConverterTanh"),
+                    (CudnnParamsFormatConverterRelu, "CudnnParamsFormatConverterRelu")):
+    _cls.__name__ = _cls.__qualname__ = _name
+
+
 class CudnnLSTM(_CudnnRNN):
     """cuDNN's LSTM (``i f c o`` gates, no forget bias, separate input and recurrent
     biases); states ``(h, c)`` of shape [num_layers * num_dirs, batch, num_units]."""
@@ -548,5 +608,7 @@ __all__ = ["CUDNN_GRU", "CUDNN_GRU_PARAMS_PER_LAYER", "CUDNN_INPUT_AUTO_MODE",
            "CUDNN_RNN_RELU_PARAMS_PER_LAYER", "CUDNN_RNN_TANH",
            "CUDNN_RNN_TANH_PARAMS_PER_LAYER", "CUDNN_RNN_UNIDIRECTION",
            "CudnnCompatibleGRUCell", "CudnnCompatibleLSTMCell", "CudnnGRU", "CudnnGRUSaveable",
-           "CudnnLSTM", "CudnnLSTMSaveable", "CudnnRNNRelu", "CudnnRNNReluSaveable",
+           "CudnnLSTM", "CudnnLSTMSaveable", "CudnnParamsFormatConverterGRU",
+           "CudnnParamsFormatConverterLSTM", "CudnnParamsFormatConverterRelu",
+           "CudnnParamsFormatConverterTanh", "CudnnRNNRelu", "CudnnRNNReluSaveable",
            "CudnnRNNTanh", "CudnnRNNTanhSaveable"]
