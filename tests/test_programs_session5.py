@@ -1026,3 +1026,22 @@ def test_fetching_a_fed_scalar_gives_the_fed_array():
             assert s.run(v, {v: arr}) is arr  # the fed array itself, as TF
             r, y = s.make_callable([x, x * 2], [x])(3.0)
             assert type(r) is np.ndarray and r == 3.0 and type(y) is np.float32
+
+
+def test_index_errors_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="slice index 5 of dimension 0 out of bounds."):
+                s.run(x[5], {x: [1, 2]})
+            np.testing.assert_array_equal(s.run(x[1:10], {x: [1, 2]}), [2.0])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"indices\[0\] = -1 is not in \[0, 2\)"):
+                s.run(tf.gather([1, 2], [-1]))
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"indices\[0\] = 7 is not in \[0, 3\)"):
+                s.run(tf.nn.embedding_lookup(tf.ones([3, 2]), [7]))
+            # one_hot leaves out-of-range indices all zero (no error)
+            np.testing.assert_array_equal(s.run(tf.one_hot([-1, 5, 1], 3)),
+                                          [[0, 0, 0], [0, 0, 0], [0, 1, 0]])

@@ -2,6 +2,7 @@
 
 import builtins
 import numbers
+import re
 
 import numpy as np
 
@@ -226,6 +227,15 @@ def _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new
     return tuple(idx)
 
 
+def _out_of_bounds(exc):
+    """TF's words for a shrunk index past the end: "slice index 5 of dimension 0 out of
+    bounds." (from NumPy's "index 5 is out of bounds for axis 0 with size 2")."""
+    m = re.search(r"index (-?\d+) is out of bounds for axis (\d+)", str(exc))
+    if m is None:
+        return f"slice index out of bounds: {exc}"
+    return f"slice index {m.group(1)} of dimension {m.group(2)} out of bounds."
+
+
 def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
                           new_axis_mask, shrink_axis_mask):
     x = _np(x)
@@ -234,7 +244,7 @@ def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellip
     try:
         out = x[idx]
     except IndexError as exc:
-        raise _invalid(f"slice index out of bounds: {exc}") from None
+        raise _invalid(_out_of_bounds(exc)) from None
     return out if type(out) is np.ndarray else np.asarray(out, dtype=x.dtype)
 
 
@@ -271,7 +281,7 @@ def _strided_slice_grad_kernel(shape, begin, end, strides, dy, *, begin_mask, en
     try:
         window = out[idx]
     except IndexError as exc:
-        raise _invalid(f"slice index out of bounds: {exc}") from None
+        raise _invalid(_out_of_bounds(exc)) from None
     if np.shape(window) != dy.shape:
         raise _invalid(
             f"shape of dy was {list(dy.shape)} instead of {list(np.shape(window))}"
@@ -378,7 +388,7 @@ def _strided_slice_assign_factory(ctx):
         try:
             target = ref[idx]
         except IndexError as exc:
-            raise _invalid(f"slice index out of bounds: {exc}") from None
+            raise _invalid(_out_of_bounds(exc)) from None
         value = np.asarray(value)
         if np.shape(target) != value.shape:
             raise _invalid(
