@@ -712,3 +712,54 @@ def test_progress_output_as_tf_1_15(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[:2] == ["Train on 30 samples, validate on 10 samples", "Epoch 1/2"]
     assert lines[2].startswith("30/30 - ") and " - val_acc: " in lines[2]
+
+
+# -- metrics and sample weights -------------------------------------------------------------------
+
+def test_weighted_metrics_and_unweighted_metric_objects_as_tf_1_15(tmp_path):
+    # values tf_keras printed for this program: `metrics` ignore sample weights (AUC too),
+    # `weighted_metrics` are named weighted_<name> and weigh by them
+    rng = np.random.RandomState(0)
+    x = rng.randn(20, 4).astype("float32")
+    y = (rng.rand(20, 1) > 0.5).astype("float32")
+    init = keras.initializers.Constant(rng.randn(4, 1).astype("float32"))
+    m = keras.Sequential([L.Dense(1, activation="sigmoid", input_shape=(4,),
+                                  kernel_initializer=init)])
+    m.compile(keras.optimizers.SGD(0.0), "binary_crossentropy",
+              metrics=["acc", "mae", keras.metrics.AUC()],
+              weighted_metrics=["acc", keras.metrics.BinaryAccuracy(name="bacc")])
+    assert m.metrics_names == ["loss", "acc", "mean_absolute_error", "auc", "weighted_acc",
+                               "weighted_bacc"]
+    sw = np.linspace(0, 1, 20)
+    np.testing.assert_allclose(m.evaluate(x, y, sample_weight=sw, verbose=0, batch_size=7),
+                               [0.44672, 0.55, 0.48085, 0.50549, 0.50526, 0.50526],
+                               atol=2e-5)
+    h = m.fit(x, y, sample_weight=sw, epochs=1, batch_size=7, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["weighted_acc"], [0.50526], atol=2e-5)
+    np.testing.assert_allclose(h.history["auc"], [0.50549], atol=2e-5)
+    path = str(tmp_path / "m.h5")
+    m.save(path)
+    K.clear_session()
+    assert keras.models.load_model(path).metrics_names[-2:] == ["weighted_acc",
+                                                                "weighted_bacc"]
+
+
+def test_auc_on_several_outputs_per_sample_with_sample_weights():
+    # AUC flattens [batch, classes] predictions; per-sample weights cover each sample's row
+    x = np.random.RandomState(1).randn(12, 4).astype("float32")
+    y = keras.utils.to_categorical(np.arange(12) % 3, 3)
+    m = keras.Sequential([L.Dense(3, activation="softmax", input_shape=(4,))])
+    m.compile(keras.optimizers.SGD(0.0), "categorical_crossentropy",
+              weighted_metrics=[keras.metrics.AUC(num_thresholds=50)])
+    sw = np.linspace(0.5, 1.5, 12)
+    got = m.evaluate(x, y, sample_weight=sw, verbose=0)[1]
+    p = m.predict(x).ravel()
+    w = np.repeat(sw, 3)
+    t = y.ravel().astype(bool)
+    eps = 1e-7
+    ths = np.array([-eps] + [(i + 1) / 49 for i in range(48)] + [1 + eps])
+    tp = np.array([(w * t * (p > th)).sum() for th in ths])
+    fp = np.array([(w * ~t * (p > th)).sum() for th in ths])
+    tpr, fpr = tp / tp[0], fp / fp[0]
+    want = ((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2).sum()
+    np.testing.assert_allclose(got, want, rtol=1e-5)

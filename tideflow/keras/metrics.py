@@ -247,12 +247,20 @@ class _Confusion(Metric):
         self._kinds = kinds
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        y_pred = tf.reshape(tf.cast(y_pred, "float32"), [1, -1])
+        y_pred = tf.cast(y_pred, "float32")
+        w = tf.ones_like(y_pred)
+        if sample_weight is not None:
+            # per-sample weights ([batch]) cover every prediction of their sample
+            sw = tf.cast(sample_weight, "float32")
+            rank, wrank = y_pred.get_shape().ndims, sw.get_shape().ndims
+            if rank is not None and wrank is not None and wrank < rank:
+                sw = tf.reshape(sw, tf.concat([tf.shape(sw), [1] * (rank - wrank)], 0))
+            w = sw * w
+        y_pred = tf.reshape(y_pred, [1, -1])
+        w = tf.reshape(w, [1, -1])
         y_true = tf.reshape(tf.cast(y_true, "bool"), [1, -1])
         thresholds = tf.constant(self.thresholds, "float32", shape=[len(self.thresholds), 1])
         above = tf.greater(y_pred, thresholds)  # [thresholds, samples]
-        w = tf.ones_like(y_pred) if sample_weight is None else tf.reshape(
-            tf.cast(sample_weight, "float32"), [1, -1]) * tf.ones_like(y_pred)
         pos, neg = tf.cast(y_true, "float32") * w, tf.cast(tf.logical_not(y_true), "float32") * w
         abovef = tf.cast(above, "float32")
         counts = {

@@ -58,6 +58,7 @@ class Model(Network):
         self.optimizer = optimizers_mod.get(optimizer)
         self.loss = loss
         self._compile_metrics = metrics or []
+        self._compile_weighted_metrics = weighted_metrics
         self.loss_weights = loss_weights
         self.sample_weight_mode = sample_weight_mode
         self._target_tensors = target_tensors
@@ -94,8 +95,8 @@ class Model(Network):
             out.append(losses_mod.get(fn))
         return out
 
-    def _metrics_per_output(self):
-        metrics = self._compile_metrics
+    def _metrics_per_output(self, weighted=False):
+        metrics = (self._compile_weighted_metrics if weighted else self._compile_metrics) or []
         n = len(self.outputs)
         if isinstance(metrics, dict):
             return [list(flatten([metrics.get(name, [])])) for name in self.output_names]
@@ -176,15 +177,17 @@ class Model(Network):
         # as in Keras, the weights trained are those trainable when the model is compiled
         self._collected_trainable_weights = self.trainable_weights
         with graph.as_default(), ops.name_scope("metrics"):
+            # as TF 1.15: `metrics` see no sample weights (only the output's mask), while
+            # `weighted_metrics` (named weighted_<name>) see the sample and class weights
             for i, metrics in enumerate(self._metrics_per_output()):
                 if self.targets[i] is None:
                     continue
                 prefix = f"{self.output_names[i]}_" if n > 1 else ""
                 for metric in metrics:
                     if isinstance(metric, metrics_mod.Metric):
+                        mask = self._output_mask(self.outputs[i])
                         with ops.name_scope(metric.name):
-                            value = metric(self.targets[i], self.outputs[i],
-                                           sample_weight=self.sample_weights[i])
+                            value = metric(self.targets[i], self.outputs[i], sample_weight=mask)
                         self._stateful_positions.add(len(self.metrics_names))
                         self._stateful_metrics.append(metric)
                         self.metrics_names.append(prefix + metric.name)
@@ -201,6 +204,24 @@ class Model(Network):
                             value = tf.math.divide_no_nan(tf.reduce_sum(value * m),
                                                           tf.reduce_sum(m))
                     self.metrics_names.append(prefix + name)
+                    self._metric_tensors.append(value)
+            for i, metrics in enumerate(self._metrics_per_output(weighted=True)):
+                if self.targets[i] is None:
+                    continue
+                prefix = f"{self.output_names[i]}_" if n > 1 else ""
+                for metric in metrics:
+                    if not isinstance(metric, metrics_mod.Metric):
+                        name, fn = self._resolve_metric(metric, i)
+                        metric = metrics_mod.MeanMetricWrapper(fn, name=name)
+                    mask = self._output_mask(self.outputs[i])
+                    w = self.sample_weights[i]
+                    if mask is not None:
+                        w = _times_mask(w, mask)
+                    with ops.name_scope("weighted_" + metric.name):
+                        value = metric(self.targets[i], self.outputs[i], sample_weight=w)
+                    self._stateful_positions.add(len(self.metrics_names))
+                    self._stateful_metrics.append(metric)
+                    self.metrics_names.append(prefix + "weighted_" + metric.name)
                     self._metric_tensors.append(value)
         self._train_fn = self._test_fn = None
 
