@@ -107,7 +107,11 @@ def test_reduce_with_axis_and_non_distributed_values():
 def test_contexts_and_mixing_strategies():
     assert not tf.distribute.has_strategy()
     assert not tf.distribute.in_cross_replica_context()
-    assert tf.distribute.get_replica_context() is not None
+    default = tf.distribute.get_replica_context()
+    # TF: outside every scope one replica, id 0, all_reduce an identity
+    assert default.replica_id_in_sync_group == 0 and default.num_replicas_in_sync == 1
+    with tf.Session() as sess:
+        assert sess.run(default.all_reduce("SUM", tf.constant(2.0))) == 2.0
     s = tf.distribute.MirroredStrategy(DEVICES)
     one = tf.distribute.OneDeviceStrategy("/cpu:0")
     with s.scope():

@@ -433,9 +433,21 @@ def _nest_map(fn, structure):
 
 
 class _DefaultReplicaContext(ReplicaContext):
+    """The replica context outside every strategy: one replica, reductions are identities."""
+
     @property
     def replica_id_in_sync_group(self):
         return 0
+
+    @property
+    def devices(self):
+        return ("/replica:0/task:0/device:CPU:0",)
+
+    def all_reduce(self, reduce_op, value):
+        from tideflow.ops import array_ops
+
+        _reduce_op(reduce_op)
+        return _nest_map(array_ops.identity, value)
 
 
 # -- strategies -------------------------------------------------------------------------------
