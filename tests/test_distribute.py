@@ -367,6 +367,8 @@ def test_slots_update_merge_call_and_colocation_as_tf():
             "w/Momentum:0", "w/Momentum/replica_1:0"]
         up = s.extended.update(w, lambda v, d: v.assign_add(d), args=(tf.constant([1.0, 1.0]),))
         assert [t.device for t in up.values] == list(s.extended.worker_devices)
+        copies = s.extended.broadcast_to(tf.constant(3.0), w)
+        assert [t.device for t in copies.values] == list(s.extended.worker_devices)
         seen = []
 
         def replica():
@@ -393,6 +395,7 @@ def test_slots_update_merge_call_and_colocation_as_tf():
         # d(sum w^2)/dw = 2 per replica, summed: 4; w = 1 - 0.1 * 4 (TF gives 0.6 too)
         np.testing.assert_allclose(sess.run(list(w.values)), [[0.6, 0.6], [0.6, 0.6]])
         assert sess.run(merged) == 1.0
+        assert sess.run(list(copies.values)) == [3.0, 3.0]
 
 
 def test_central_storage_keeps_one_copy_and_matches_one_device():

@@ -600,6 +600,11 @@ class StrategyExtended:
     def batch_reduce_to(self, reduce_op, value_destination_pairs):
         return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
 
+    def broadcast_to(self, tensor, destinations):
+        """``tensor`` copied to each of ``destinations``' devices (a Mirrored for several)."""
+        return _nest_map(lambda t: _broadcast(ops.convert_to_tensor(t),
+                                              _devices_of(destinations)), tensor)
+
     # updates
     def update(self, var, fn, args=(), kwargs=None, group=True):
         """Runs ``fn(v, *args, **kwargs)`` for each copy ``v`` of ``var``, on its device."""
