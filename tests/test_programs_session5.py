@@ -1045,3 +1045,31 @@ def test_index_errors_at_run_time():
             # one_hot leaves out-of-range indices all zero (no error)
             np.testing.assert_array_equal(s.run(tf.one_hot([-1, 5, 1], 3)),
                                           [[0, 0, 0], [0, 0, 0], [0, 1, 0]])
+
+
+def test_loop_and_branch_bodies_are_not_fetchable_or_feedable():
+    with tf.Graph().as_default():
+        captured = []
+
+        def body(i):
+            j = i + 1
+            captured.append(j)
+            return j
+
+        r = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+        p = tf.placeholder(tf.bool, [])
+        branch = []
+
+        def take():
+            v = tf.constant(1) + 1
+            branch.append(v)
+            return v
+
+        c = tf.cond(p, take, lambda: tf.constant(0))
+        with tf.Session() as s:
+            assert s.run(r) == 3 and s.run(c, {p: True}) == 2
+            for t in (captured[0], captured[0].op, branch[0]):
+                with pytest.raises(ValueError, match="has been marked as not fetchable"):
+                    s.run(t, {p: True})
+            with pytest.raises(ValueError, match="may not be fed"):
+                s.run(r, {captured[0]: 100})

@@ -32,6 +32,9 @@ class _FetchHandler:
         self.builder = self._build(fetches)
 
     def _element(self, f):
+        if isinstance(f, (Tensor, Operation)) and _in_body_of(f, self.graph):
+            op = f if isinstance(f, Operation) else f.op
+            raise ValueError(f"Operation {op.name!r} has been marked as not fetchable.")
         try:
             el = self.graph.as_graph_element(f, allow_tensor=True, allow_operation=True)
         except TypeError as e:
@@ -106,6 +109,13 @@ class _FetchHandler:
         )
 
 
+def _in_body_of(el, graph):
+    """Whether ``el`` lives in a loop or branch body (a function graph) built in ``graph``:
+    TF marks those not fetchable and not feedable."""
+    g = el.graph
+    return g is not graph and getattr(g, "_root", None) is graph
+
+
 def _fetch_key(f):
     """A hashable key for a fetch structure (None when it has none)."""
     if isinstance(f, (Tensor, Operation, str)):
@@ -154,6 +164,8 @@ def _feed_tensors(graph, key):
             return out
 
         return [t for tensors, _ in parts for t in tensors], splitter
+    if isinstance(key, Tensor) and _in_body_of(key, graph):
+        raise ValueError(f"Tensor {key} may not be fed.")
     try:
         el = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
     except (TypeError, ValueError, KeyError) as e:
