@@ -763,3 +763,19 @@ def test_auc_on_several_outputs_per_sample_with_sample_weights():
     tpr, fpr = tp / tp[0], fp / fp[0]
     want = ((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2).sum()
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_model_checkpoint_save_freq_in_samples_and_format_errors(tmp_path):
+    rng = np.random.RandomState(0)
+    x = rng.randn(64, 4).astype("float32")
+    m = keras.Sequential([L.Dense(1, input_shape=(4,))])
+    m.compile(keras.optimizers.SGD(0.01), "mse")
+    # TF 1.15: an integer save_freq counts samples (here every 2 batches of 16)
+    cb = keras.callbacks.ModelCheckpoint(str(tmp_path / "s-{epoch:02d}.h5"), save_freq=32,
+                                         save_weights_only=True)
+    m.fit(x, x[:, :1], epochs=2, batch_size=16, verbose=0, callbacks=[cb])
+    assert sorted(os.listdir(tmp_path)) == ["s-01.h5", "s-02.h5"]
+    cb = keras.callbacks.ModelCheckpoint(str(tmp_path / "k-{val_loss:.2f}.h5"))
+    with pytest.raises(KeyError, match=r"Failed to format this callback filepath: "
+                                       r".*k-\{val_loss:.2f\}.h5.*Reason: .*val_loss"):
+        m.fit(x, x[:, :1], epochs=1, verbose=0, callbacks=[cb])

@@ -277,7 +277,11 @@ class ModelCheckpoint(Callback):
         if self.epochs_since_last_save < self.period:
             return
         self.epochs_since_last_save = 0
-        filepath = self.filepath.format(epoch=epoch + 1, **logs)
+        try:
+            filepath = self.filepath.format(epoch=epoch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". '
+                           f"Reason: {e}") from None
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
