@@ -136,6 +136,8 @@ def _write_audio(writer, step, tag, tensor, sample_rate, *, max_outputs):
 
 def _write_summary(writer, step, tensor, tag, summary_metadata):
     s = _parse(_kernels._tensor_summary_v2_kernel(tag, tensor, summary_metadata))
+    if not np.asarray(summary_metadata, dtype=object).reshape(-1)[0]:
+        s.value[0].ClearField("metadata")  # TF writes no metadata for an empty one
     _handle(writer).write("WriteSummary", _scalar_int(step, "step"), summary=s)
 
 
