@@ -714,3 +714,18 @@ def test_named_assignment_of_a_mirrored_variable_under_its_colocation():
         sess.run(inc)
         sess.run(inc)
         assert sess.run(list(step.values)) == [2, 2]
+
+
+def test_init_from_checkpoint_initializes_every_copy(tmp_path):
+    with tf.Graph().as_default():
+        tf.get_variable("w", [3], initializer=tf.constant_initializer([1.0, 2.0, 3.0]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(tmp_path / "model"))
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        w = tf.get_variable("w", [3], initializer=tf.zeros_initializer())
+    tf.train.init_from_checkpoint(str(tmp_path), {"w": "w"})
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(list(w.values)), [[1, 2, 3], [1, 2, 3]])

@@ -106,7 +106,6 @@ class MirroredVariable(variables_lib.Variable):
 
     _variable = property(lambda self: self._current()._variable)
     _snapshot = property(lambda self: self._current()._snapshot)
-    _initial_value = property(lambda self: self._primary._initial_value)
     _caching_device = property(lambda self: self._primary._caching_device)
     _constraint = property(lambda self: self._primary._constraint)
     _trainable = property(lambda self: self._primary._trainable)
@@ -148,7 +147,36 @@ class MirroredVariable(variables_lib.Variable):
 
     @property
     def initializer(self):
+        override = getattr(self, "_init_override", None)
+        if override is not None:
+            return override
         return control_flow_ops.group(*[v.initializer for v in self._components])
+
+    # init_from_checkpoint and warm-starting replace a variable's initializer (an assign to
+    # its primary ref) and then its initial value: the other copies start from that value too
+    @property
+    def _initializer_op(self):
+        return self.initializer
+
+    @_initializer_op.setter
+    def _initializer_op(self, op):
+        self._pending_init = op
+
+    @property
+    def _initial_value(self):
+        value = getattr(self, "_init_value_override", None)
+        return self._primary._initial_value if value is None else value
+
+    @_initial_value.setter
+    def _initial_value(self, value):
+        self._init_value_override = value
+        pending = getattr(self, "_pending_init", None)
+        inits = [pending if pending is not None else self._primary.initializer]
+        with ops.control_dependencies(None):
+            for v in self._components[1:]:
+                with ops.colocate_with(None), ops.device(v.device):
+                    inits.append(state_ops.assign(v._ref(), value).op)
+        self._init_override = control_flow_ops.group(*inits)
 
     def _should_act_as_resource_variable(self):
         return False
