@@ -729,3 +729,19 @@ def test_init_from_checkpoint_initializes_every_copy(tmp_path):
     with tf.Session(config=TWO_CPUS) as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(list(w.values)), [[1, 2, 3], [1, 2, 3]])
+
+
+def test_variable_creator_scope_sees_every_argument():
+    seen = {}
+
+    def creator(next_creator, **kwargs):
+        seen.update(kwargs)
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    with tf.variable_creator_scope(creator):
+        v = tf.Variable(1.0, name="v")
+    assert seen["name"] == "v" and seen["trainable"] is True and seen["collections"] is None
+    assert {"initial_value", "dtype", "validate_shape", "caching_device", "constraint",
+            "synchronization", "aggregation"} <= set(seen)
+    assert v not in tf.trainable_variables() and v in tf.global_variables()

@@ -63,7 +63,9 @@ class _VariableMeta(type):
         stack = _creator_stack()
         if cls is not Variable or not stack or kwargs.get("variable_def") is not None:
             return super().__call__(*args, **kwargs)
-        kwargs = inspect.signature(Variable.__init__).bind(None, *args, **kwargs).arguments
+        bound = inspect.signature(Variable.__init__).bind(None, *args, **kwargs)
+        bound.apply_defaults()  # as TF, a creator sees every argument
+        kwargs = dict(bound.arguments)
         kwargs.pop("self")
         make = super().__call__
 
