@@ -319,6 +319,17 @@ def test_fused_adaptor_and_time_reversed():
     np.testing.assert_allclose(ro, again[::-1], rtol=1e-6)
     np.testing.assert_allclose(rs, again[-1], rtol=1e-6)
     assert R.best_effort_input_batch_size([x]) == 2
+    # lists of steps come back as lists (TF's adaptor), reversed lists for the reversed RNN
+    steps = [tf.constant(v) for v in xv]
+    list_out, _ = R.FusedRNNCellAdaptor(cell, use_dynamic_rnn=True)(steps, dtype=tf.float32,
+                                                                      scope="f")
+    rev_list, _ = R.TimeReversedFusedRNN(fwd)(steps, dtype=tf.float32, scope="f")
+    assert isinstance(list_out, list) and len(list_out) == 4
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        lo, rl, o, ro = sess.run((list_out, rev_list, out, rev_out))
+    np.testing.assert_allclose(lo, o, rtol=1e-6)
+    np.testing.assert_allclose(rl, ro, rtol=1e-6)
 
 
 def test_lstm_block_wrapper_masks_and_picks_final_states():

@@ -2,7 +2,7 @@
 ``FusedRNNCellAdaptor``, ``TimeReversedFusedRNN``, the ``LSTMBlockWrapper`` base of fused
 LSTMs, and ``best_effort_input_batch_size``."""
 
-from tideflow.framework import nest, ops
+from tideflow.framework import ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
@@ -38,15 +38,20 @@ class FusedRNNCellAdaptor(FusedRNNCell):
 
     def __call__(self, inputs, initial_state=None, dtype=None, sequence_length=None,
                  scope=None):
+        is_list = isinstance(inputs, list)
         if self._use_dynamic_rnn:
-            return rnn_ops.dynamic_rnn(self._cell, inputs, sequence_length=sequence_length,
-                                       initial_state=initial_state, dtype=dtype,
-                                       time_major=True, scope=scope)
-        steps = concat_ops.unstack(inputs, num=inputs.get_shape()[0].value)
+            if is_list:
+                inputs = concat_ops.stack(inputs)
+            outputs, state = rnn_ops.dynamic_rnn(
+                self._cell, inputs, sequence_length=sequence_length,
+                initial_state=initial_state, dtype=dtype, time_major=True, scope=scope)
+            return (concat_ops.unstack(outputs) if is_list else outputs), state
+        steps = inputs if is_list else concat_ops.unstack(inputs,
+                                                          num=inputs.get_shape()[0].value)
         outputs, state = rnn_ops.static_rnn(self._cell, steps, initial_state=initial_state,
                                             dtype=dtype, sequence_length=sequence_length,
                                             scope=scope)
-        return concat_ops.stack(outputs), state
+        return (outputs if is_list else concat_ops.stack(outputs)), state
 
 
 class TimeReversedFusedRNN(FusedRNNCell):
@@ -64,12 +69,14 @@ class TimeReversedFusedRNN(FusedRNNCell):
                  scope=None):
 
         def rev(t):
+            if isinstance(t, list):  # a list of steps (TF reverses the list itself)
+                return list(reversed(t))
             if sequence_length is None:
                 return pad_ops.reverse(t, [0])
             return reverse_sequence_ops.reverse_sequence(t, sequence_length, seq_axis=0,
                                                          batch_axis=1)
 
-        inputs = nest.map_structure(rev, inputs)
+        inputs = rev(inputs)
         outputs, state = self._cell(inputs, initial_state=initial_state, dtype=dtype,
                                     sequence_length=sequence_length, scope=scope)
         return rev(outputs), state
