@@ -745,3 +745,24 @@ def test_variable_creator_scope_sees_every_argument():
     assert {"initial_value", "dtype", "validate_shape", "caching_device", "constraint",
             "synchronization", "aggregation"} <= set(seen)
     assert v not in tf.trainable_variables() and v in tf.global_variables()
+
+
+def test_keras_compile_distribute_argument_trains_on_replicas():
+    # TF 1.11-1.13: model.compile(..., distribute=strategy)
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_session(tf.Session(config=TWO_CPUS))
+    x, y = _xy32()
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,),
+                                                       kernel_initializer="zeros")])
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "mse",
+                  distribute=tf.distribute.MirroredStrategy(DEVICES))
+    model.fit(x, y, batch_size=32, epochs=1, verbose=0)
+    graph = tf.keras.backend.get_session().graph
+    assert any(op.type == "MatMul" and op.device.endswith("CPU:1")
+               for op in graph.get_operations())
+    # one step of gradient descent on the whole batch's mean squared error, from zeros
+    grad_w = -2 * x.T @ y / 32
+    grad_b = -2 * y.mean()
+    w, b = model.get_weights()
+    np.testing.assert_allclose(w, -0.1 * grad_w, rtol=1e-5)
+    np.testing.assert_allclose(b, [-0.1 * grad_b], rtol=1e-5)

@@ -65,8 +65,8 @@ class Model(Network):
         self._compiled = True
         self._train_fn = self._test_fn = None
         dist = sys.modules.get("tideflow.distribute")  # compiled in a strategy's scope?
-        self._distribution_strategy = (dist.get_strategy() if dist is not None
-                                       and dist.has_strategy() else None)
+        self._distribution_strategy = kwargs.get("distribute") or (  # TF 1.11-1.13's kwarg
+            dist.get_strategy() if dist is not None and dist.has_strategy() else None)
         if self.outputs:
             self._compile_graph()
 
