@@ -277,3 +277,39 @@ def test_tape_bad_input_errors():
             pass
         with pytest.raises(ValueError, match="unconnected_gradients"):
             tape.gradient(tf.constant(1.0), tf.constant(2.0), unconnected_gradients="sometimes")
+
+
+def test_tape_with_layers_created_in_the_block_and_an_optimizer():
+    xv = np.random.RandomState(0).rand(5, 3).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.layers.dense(x, 2, name="d"))
+        variables = tf.trainable_variables("d")
+        assert [v.name for v in tape.watched_variables()] == ["d/kernel:0", "d/bias:0"]
+        gk, gb = tape.gradient(loss, variables)
+        train = tf.train.GradientDescentOptimizer(0.5).apply_gradients(zip([gk, gb], variables))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            rk, rb = sess.run([gk, gb], {x: xv})
+            b0 = sess.run(variables[1])
+            sess.run(train, {x: xv})
+            b1 = sess.run(variables[1])
+    np.testing.assert_allclose(rk, np.repeat(xv.sum(0)[:, None], 2, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(rb, [5.0, 5.0])
+    np.testing.assert_allclose(b1, b0 - 0.5 * 5.0)
+
+
+def test_variable_gradient_counts_every_read():
+    # TF 1.x takes a variable's gradient at its ref: read_value() and gathers count too
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        y = tf.reduce_sum(v.read_value() * 2.0) + tf.reduce_sum(tf.gather(v, [0])) + (
+            tf.reduce_sum(v * v))
+        (g,) = tf.gradients(y, v)
+        with tf.GradientTape() as tape:
+            y2 = tf.reduce_sum(v.read_value() * 3.0)
+        g2 = tape.gradient(y2, v)
+        rg, rg2 = _run([tf.convert_to_tensor(g), g2])
+    np.testing.assert_allclose(rg, [2.0 + 1.0 + 2.0, 2.0 + 4.0])
+    np.testing.assert_allclose(rg2, [3.0, 3.0])

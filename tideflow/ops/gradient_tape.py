@@ -125,6 +125,7 @@ class GradientTape:
                 variables.append(v)
             watched.add(v._variable)
             watched.add(v._snapshot)
+            recorded.add(v._snapshot._op)  # the variable's read: its gradient reaches the ref
 
         watches = sorted(self._watches, key=lambda w: w[0])
         wi = 0
@@ -190,7 +191,7 @@ class GradientTape:
     def _gradients(self, targets, sources, output_gradients, unconnected):
         watched, _, recorded = self._trace()
         targets = [ops.convert_to_tensor(t) for t in targets]
-        src = [s._snapshot if _is_variable(s) else ops.convert_to_tensor(s) for s in sources]
+        src = [s._variable if _is_variable(s) else ops.convert_to_tensor(s) for s in sources]
         src_set = set(src)
         # a target the tape did not record (nor watch) carries no gradient
         keep = [i for i, t in enumerate(targets) if t in watched or t in src_set]
@@ -209,14 +210,15 @@ class GradientTape:
             ys = [targets[i] for i in keep]
             gys = None if output_gradients is None else [output_gradients[i] for i in keep]
             gs = gradients_lib.gradients(
-                ys, [src[i] for i in live], grad_ys=gys,
+                ys, [sources[i] if _is_variable(sources[i]) else src[i] for i in live], grad_ys=gys,
                 stop_gradients=[t for t in stop if t.graph is ys[0].graph])
             for i, g in zip(live, gs):
                 out[i] = g
         if unconnected is UnconnectedGradients.ZERO:
             from tideflow.ops import array_ops
 
-            out = [array_ops.zeros_like(s) if g is None else g for s, g in zip(src, out)]
+            out = [array_ops.zeros_like(s._snapshot if _is_variable(s) else t) if g is None else g
+                   for s, t, g in zip(sources, src, out)]
         return out
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -234,8 +236,9 @@ class GradientTape:
         results = []
         for s in flat:
             x = s._snapshot if _is_variable(s) else ops.convert_to_tensor(s)
+            x_arg = s if _is_variable(s) else x
 
-            def row(i, x=x):
+            def row(i, x=x_arg):
                 one = array_ops.reshape(_one_hot(i, size, y.dtype), array_ops.shape(y))
                 (g,) = self._gradients([y], [x], [one], UnconnectedGradients.ZERO)
                 return _dense(g)
@@ -258,6 +261,7 @@ class GradientTape:
 
         y = ops.convert_to_tensor(target)
         x = source._snapshot if _is_variable(source) else ops.convert_to_tensor(source)
+        x_arg = source if _is_variable(source) else x
         ys, xs = y.get_shape(), x.get_shape()
         if ys.ndims is not None and ys.ndims < 1 or xs.ndims is not None and xs.ndims < 1:
             raise ValueError("batch_jacobian needs target and source of rank 1 or more; got "
@@ -272,7 +276,7 @@ class GradientTape:
         def row(i):
             one = array_ops.zeros_like(y_rows) + _one_hot(i, size, y.dtype)
             one = array_ops.reshape(one, array_ops.shape(y))
-            (g,) = self._gradients([y], [x], [one], UnconnectedGradients.ZERO)
+            (g,) = self._gradients([y], [x_arg], [one], UnconnectedGradients.ZERO)
             return array_ops.reshape(_dense(g), array_ops.stack([array_ops.shape(x)[0], -1]))
 
         j = _rows(row, size, m, x.dtype)  # [m, b, source row size]
@@ -313,7 +317,7 @@ def _unconnected(results, sources, y, unconnected_gradients, tape):
     watched, _, recorded = tape._trace()
     out = []
     for j, s in zip(results, sources):
-        x = s._snapshot if _is_variable(s) else ops.convert_to_tensor(s)
+        x = s._variable if _is_variable(s) else ops.convert_to_tensor(s)
         connected = x in watched and _reaches(y, x, recorded)
         out.append(j if connected else None)
     return out

@@ -66,6 +66,12 @@ def _to_tensor(x, as_ref=False):
     return ops.convert_to_tensor(x, as_ref=as_ref)
 
 
+def _is_ref_variable(x):
+    from tideflow.ops.variables import Variable
+
+    return isinstance(x, Variable) and hasattr(x, "_ref")
+
+
 def _between(ys, xs, stop_ops):
     """Ops on a path from some x to some y (not crossing stop ops)."""
     reached = set()
@@ -182,11 +188,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             from None
     ys = [_to_tensor(y) for y in _as_list(ys)]
     xs_in = _as_list(xs)
-    xs = [_to_tensor(x) for x in xs_in]
+    # a variable's gradient is taken at its ref, as TF 1.x (as_ref=True): every read counts
+    # (its read snapshot, read_value(), gathers of the ref)
+    xs = [x._ref() if _is_ref_variable(x) else _to_tensor(x) for x in xs_in]
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
-    stop = {_to_tensor(t) for t in _as_list(stop_gradients)}
+    stop = {t._ref() if _is_ref_variable(t) else _to_tensor(t) for t in _as_list(stop_gradients)}
     graph = ys[0].graph if ys else ops.get_default_graph()
     default = ops.get_default_graph()
     if default.building_function:
