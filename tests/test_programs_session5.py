@@ -1073,3 +1073,15 @@ def test_loop_and_branch_bodies_are_not_fetchable_or_feedable():
                     s.run(t, {p: True})
             with pytest.raises(ValueError, match="may not be fed"):
                 s.run(r, {captured[0]: 100})
+
+
+def test_while_loop_body_changing_shape_and_dtype_is_the_shape_error():
+    with tf.Graph().as_default():
+        # TF checks the shape invariant first: ValueError, not the dtype's TypeError
+        with pytest.raises(ValueError, match="enters the loop with shape \\(\\), but has shape "
+                                             "\\(2,\\) after one iteration"):
+            tf.while_loop(lambda i: i < 10, lambda i: tf.ones([2]) * tf.cast(i, tf.float32),
+                          [tf.constant(0)])
+        with pytest.raises(ValueError, match="don't have the same nested structure"):
+            tf.while_loop(lambda i, j: i < 10, lambda i, j: i + 1,
+                          [tf.constant(0), tf.constant(1)])

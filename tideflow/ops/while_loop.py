@@ -243,19 +243,21 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             graph, base + "_cond"), arg_names=names)
         body_fg = func_graph.trace(body_fn, specs, func_graph.unique_function_name(
             graph, base + "_body"), arg_names=names)
-        for i, (t, inv, out) in enumerate(zip(tensors, invariants, body_fg.outputs)):
-            if out._dtype.base_dtype != t._dtype.base_dtype:
-                raise TypeError(
-                    f"Loop variable {t.name} enters the loop with type "
-                    f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
-                    "after one iteration."
-                )
+        # as TF, the shapes are checked first (a body changing both is the shape's ValueError)
+        for t, inv, out in zip(tensors, invariants, body_fg.outputs):
             if not shape_less_equal(out._shape, inv):
                 raise ValueError(
                     f"Input tensor '{t.name}' enters the loop with shape {_shape_str(inv)}, but "
                     f"has shape {_shape_str(out._shape)} after one iteration. To allow the shape to "
                     "vary across iterations, use the `shape_invariants` argument of "
                     "tf.while_loop to specify a less-specific shape."
+                )
+        for t, out in zip(tensors, body_fg.outputs):
+            if out._dtype.base_dtype != t._dtype.base_dtype:
+                raise TypeError(
+                    f"Loop variable {t.name} enters the loop with type "
+                    f"{t._dtype.base_dtype.name}, but has type {out._dtype.base_dtype.name} "
+                    "after one iteration."
                 )
         op = build_while(tensors, invariants, cond_fg, body_fg, parallel_iterations, scope)
         from tideflow.ops.cond import _named_outputs
