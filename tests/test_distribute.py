@@ -766,3 +766,16 @@ def test_keras_compile_distribute_argument_trains_on_replicas():
     w, b = model.get_weights()
     np.testing.assert_allclose(w, -0.1 * grad_w, rtol=1e-5)
     np.testing.assert_allclose(b, [-0.1 * grad_b], rtol=1e-5)
+
+
+def test_experimental_set_strategy():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    tf.distribute.experimental_set_strategy(s)
+    try:
+        assert tf.distribute.get_strategy() is s and tf.distribute.has_strategy()
+        v = tf.Variable(1.0)
+        assert isinstance(v, tf.distribute.MirroredVariable)
+    finally:
+        tf.distribute.experimental_set_strategy(None)
+    assert not tf.distribute.has_strategy()
+    assert type(tf.Variable(1.0)) is tf.Variable

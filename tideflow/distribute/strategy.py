@@ -144,6 +144,30 @@ def get_cross_replica_context():
     return top.strategy if top.kind != "replica" else None
 
 
+_SET = []  # the scope experimental_set_strategy entered (per process, as TF's)
+
+
+def experimental_set_strategy(strategy):
+    """Makes ``strategy`` current without a ``with strategy.scope()`` (None: the default)."""
+    if _SET:
+        _SET.pop().__exit__(None, None, None)
+    if strategy is not None:
+        scope = strategy.scope()
+        scope.__enter__()
+        _SET.append(scope)
+
+
+class RunOptions:
+    """Options of ``Strategy.run`` (accepted; tideflow's replicas need none)."""
+
+    def __init__(self, experimental_enable_dynamic_batch_size=True,
+                 experimental_bucketizing_dynamic_shape=False,
+                 experimental_xla_options=None):
+        self.experimental_enable_dynamic_batch_size = experimental_enable_dynamic_batch_size
+        self.experimental_bucketizing_dynamic_shape = experimental_bucketizing_dynamic_shape
+        self.experimental_xla_options = experimental_xla_options
+
+
 def get_loss_reduction():
     """The reduction of the optimizer's gradients: MEAN for an Estimator's model_fn, else SUM."""
     strategy = get_strategy()
