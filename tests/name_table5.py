@@ -5,6 +5,8 @@ EXPECTED was observed from TensorFlow 2.21 in compat.v1 graph mode (``TF_USE_LEG
 running the same programs, each in a fresh graph with ``tf.set_random_seed(1)``.
 """
 
+# ruff: noqa: PLC3002 - one-line programs (lambda x: ...)(x)
+
 import tideflow as tf
 
 CASES = {}
@@ -190,6 +192,49 @@ case("py_func", lambda: tf.py_func(lambda a: a, [x3()], tf.float32))
 case("identity", lambda: tf.identity(x3()))
 case("group", lambda: tf.group(tf.no_op(), tf.no_op()))
 case("tuple", lambda: tf.tuple([x3(), x3()]))
+# --- batch 2
+K = tf.keras
+case("k_dense", lambda: K.layers.Dense(4, activation="relu")(x3()))
+case("k_dense_lin", lambda: K.layers.Dense(4)(x3()))
+case("k_seq", lambda: (lambda m: [m(x3()), [w.name for w in m.weights]])(K.Sequential([K.layers.Dense(4, activation="relu", input_shape=(3,)), K.layers.Dense(2, activation="softmax")])))
+case("k_input", lambda: K.layers.Input(shape=(3,)))
+case("k_model", lambda: (lambda i: K.Model(i, K.layers.Dense(2)(i)).output)(K.layers.Input(shape=(3,))))
+case("k_conv", lambda: K.layers.Conv2D(2, 3, activation="relu")(P(tf.float32, [None, 8, 8, 3])))
+case("k_bn", lambda: K.layers.BatchNormalization()(x3(), training=True))
+case("k_flatten", lambda: K.layers.Flatten()(P(tf.float32, [None, 2, 3])))
+case("k_embedding", lambda: K.layers.Embedding(10, 3)(P(tf.int32, [None, 4])))
+case("k_concat", lambda: K.layers.Concatenate()([x3(), x3()]))
+case("k_add", lambda: K.layers.Add()([x3(), x3()]))
+case("k_act", lambda: K.layers.Activation("tanh")(x3()))
+case("k_loss", lambda: K.losses.categorical_crossentropy(x3(), x3()))
+case("k_mse", lambda: K.losses.mean_squared_error(x3(), x3()))
+case("l_conv_bn_relu", lambda: tf.nn.relu(tf.layers.batch_normalization(tf.layers.conv2d(P(tf.float32, [None, 8, 8, 3]), 4, 3, use_bias=False), training=False)))
+case("l_dense_chain", lambda: tf.layers.dense(tf.layers.dense(x3(), 4, tf.nn.relu, name="h1"), 2, name="out"))
+case("l_conv_vars", lambda: [v.name for v in (tf.layers.conv2d(P(tf.float32, [None, 8, 8, 3]), 4, 3), tf.layers.conv2d(P(tf.float32, [None, 8, 8, 3]), 4, 3), tf.global_variables())[2]])
+case("saver_ops", lambda: (tf.Variable(1.0, name="v"), [s.saver_def.save_tensor_name for s in [tf.train.Saver(), tf.train.Saver()]])[1])
+case("global_step", lambda: [tf.train.get_or_create_global_step().name, tf.train.get_global_step().name])
+case("lr_decay", lambda: tf.train.exponential_decay(0.1, tf.train.get_or_create_global_step(), 100, 0.9))
+case("summary_names", lambda: [tf.summary.scalar("loss", tf.constant(1.0)), tf.summary.scalar("loss", tf.constant(1.0)), tf.summary.image("img", P(tf.float32, [None, 4, 4, 3])), tf.summary.text("t", tf.constant("a"))])
+case("string_input", lambda: tf.train.string_input_producer(["a"]).dequeue())
+case("shuffle_batch_names", lambda: tf.train.shuffle_batch([tf.constant([1.0, 2.0])], 4, 10, 2))
+case("batch_names", lambda: tf.train.batch([tf.constant([1.0, 2.0])], 4))
+case("init_from_ckpt", lambda: tf.train.init_from_checkpoint if False else tf.report_uninitialized_variables())
+case("assign_moving", lambda: (lambda v: tf.train.ExponentialMovingAverage(0.9).apply([v]))(tf.Variable(1.0, name="v")))
+case("sg_grad", lambda: tf.stop_gradient(x3()))
+case("grad_ys", lambda: (lambda x: tf.gradients(x * 2.0, x, grad_ys=tf.ones([3])))(P(tf.float32, [3])))
+case("grad_multi_y", lambda: (lambda x: tf.gradients([x * 2.0, x * x], x))(P(tf.float32, [3])))
+case("grad_relu_softmax", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.nn.softmax(tf.nn.relu(x))), x))(x3()))
+case("grad_conv", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.nn.conv2d(x, tf.ones([3, 3, 3, 2]), [1, 1, 1, 1], "SAME")), x))(P(tf.float32, [None, 8, 8, 3])))
+case("grad_sparse_xent", lambda: (lambda x: tf.gradients(tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=P(tf.int32, [None]), logits=x)), x))(x3()))
+case("grad_reduce_mean", lambda: (lambda x: tf.gradients(tf.reduce_mean(x), x))(x3()))
+case("grad_matmul_t", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.matmul(x, x, transpose_b=True)), x))(x3()))
+case("grad_reshape", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.reshape(x, [-1])), x))(x3()))
+case("grad_concat", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.concat([x, x], 1)), x))(x3()))
+case("grad_slice", lambda: (lambda x: tf.gradients(tf.reduce_sum(x[:, 1:]), x))(x3()))
+case("grad_sigmoid_xent", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.nn.sigmoid_cross_entropy_with_logits(labels=x3(), logits=x)), x))(x3()))
+case("grad_l2", lambda: (lambda x: tf.gradients(tf.nn.l2_loss(x), x))(x3()))
+case("grad_maxpool", lambda: (lambda x: tf.gradients(tf.reduce_sum(tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")), x))(P(tf.float32, [None, 4, 4, 3])))
+
 
 EXPECTED = {
     'cond': "cond/Merge:0",
@@ -303,4 +348,44 @@ EXPECTED = {
     'identity': "Identity:0",
     'group': "group_deps",
     'tuple': ["tuple/control_dependency:0", "tuple/control_dependency_1:0"],
+    'k_dense': "dense/Relu:0",
+    'k_dense_lin': "dense/BiasAdd:0",
+    'k_seq': ["sequential/dense_1/Softmax:0", ["dense/kernel:0", "dense/bias:0", "dense_1/kernel:0", "dense_1/bias:0"]],
+    'k_input': "input_1:0",
+    'k_model': "dense/BiasAdd:0",
+    'k_conv': "conv2d/Relu:0",
+    'k_bn': "batch_normalization/batchnorm/add_1:0",
+    'k_flatten': "flatten/Reshape:0",
+    'k_embedding': "embedding/embedding_lookup/Identity:0",
+    'k_concat': "concatenate/concat:0",
+    'k_add': "add/add:0",
+    'k_act': "activation/Tanh:0",
+    'k_loss': "Neg:0",
+    'k_mse': "Mean:0",
+    'l_conv_bn_relu': "Relu:0",
+    'l_dense_chain': "out/BiasAdd:0",
+    'l_conv_vars': ["conv2d/kernel:0", "conv2d/bias:0", "conv2d_1/kernel:0", "conv2d_1/bias:0"],
+    'saver_ops': ["save/control_dependency:0", "save_1/control_dependency:0"],
+    'global_step': ["global_step:0", "global_step:0"],
+    'lr_decay': "ExponentialDecay:0",
+    'summary_names': ["loss:0", "loss_1:0", "img:0", "t:0"],
+    'string_input': "input_producer_Dequeue:0",
+    'shuffle_batch_names': "shuffle_batch:0",
+    'batch_names': "batch:0",
+    'init_from_ckpt': "report_uninitialized_variables/Const:0",
+    'assign_moving': "ExponentialMovingAverage",
+    'sg_grad': "StopGradient:0",
+    'grad_ys': ["gradients/mul_grad/Mul:0"],
+    'grad_multi_y': ["gradients/AddN:0"],
+    'grad_relu_softmax': ["gradients/Relu_grad/ReluGrad:0"],
+    'grad_conv': ["gradients/Conv2D_grad/Conv2DBackpropInput:0"],
+    'grad_sparse_xent': ["gradients/SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits_grad/mul:0"],
+    'grad_reduce_mean': ["gradients/Mean_grad/truediv:0"],
+    'grad_matmul_t': ["gradients/AddN:0"],
+    'grad_reshape': ["gradients/Reshape_grad/Reshape:0"],
+    'grad_concat': ["gradients/AddN:0"],
+    'grad_slice': ["gradients/strided_slice_grad/StridedSliceGrad:0"],
+    'grad_sigmoid_xent': ["gradients/AddN:0"],
+    'grad_l2': ["gradients/L2Loss_grad/mul:0"],
+    'grad_maxpool': ["gradients/MaxPool_grad/MaxPoolGrad:0"],
 }
