@@ -639,6 +639,9 @@ def test_finalized_graph_and_missing_gradients():
             a + 1
     with tf.Session(graph=g) as s:
         assert s.run(a) == 1
+    g._unsafe_unfinalize()
+    with g.as_default():
+        assert tf.constant(3).name == "Const_1:0"  # the refused ops took no name
     with tf.Graph().as_default():
         x = tf.Variable([1.0, 2.0])
         # not differentiable in TF: None

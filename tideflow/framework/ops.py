@@ -1510,6 +1510,8 @@ def _checked_graph(t, default):
 
 
 def _create_op(graph, op_def, inputs, attrs, output_types, name):
+    if graph._finalized:
+        graph._check_not_finalized()  # before the name is taken, as TF
     name = graph.unique_name(name or op_def.name) if not (name and name.endswith("/")) else (
         name[:-1]
     )
