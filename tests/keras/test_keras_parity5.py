@@ -779,3 +779,28 @@ def test_model_checkpoint_save_freq_in_samples_and_format_errors(tmp_path):
     with pytest.raises(KeyError, match=r"Failed to format this callback filepath: "
                                        r".*k-\{val_loss:.2f\}.h5.*Reason: .*val_loss"):
         m.fit(x, x[:, :1], epochs=1, verbose=0, callbacks=[cb])
+
+
+def test_sequential_pop_reuses_the_graph():
+    m = keras.Sequential([L.Dense(4, input_shape=(3,), name="a"), L.Dense(2, name="b"),
+                          L.Dense(1, name="c")])
+    assert m.count_params() == 29
+    m.pop()
+    # as TF 1.15: b's existing output is the model's (b is not called a second time)
+    assert m.outputs[0].name == "b/BiasAdd:0" and m.output_shape == (None, 2)
+    assert m.layers[1].input.name == "a/BiasAdd:0"
+    m.compile(keras.optimizers.SGD(0.1), "mse")
+    m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+    assert m.outputs[0].name == "b/BiasAdd:0"
+
+
+def test_initializer_dicts_with_factory_names_take_their_config():
+    # {'class_name': 'he_normal', 'config': {'seed': 3}} draws as he_normal(seed=3); the
+    # values are TF 1.15's (tf_keras's v1 initializers printed the same)
+    tf.set_random_seed(5)
+    want = {"glorot_uniform": [-0.4226, 0.3778, 0.3799, -0.8062],
+            "he_normal": [-1.3568, -0.5478, 0.4575, 0.656],
+            "lecun_uniform": [-0.4226, 0.3778, 0.3799, -0.8062]}
+    for name, values in want.items():
+        init = keras.initializers.get({"class_name": name, "config": {"seed": 3}})
+        np.testing.assert_allclose(K.eval(init((3, 3))).ravel()[:4], values, atol=1e-4)

@@ -108,6 +108,11 @@ def serialize(initializer):
 
 
 def deserialize(config, custom_objects=None):
+    if isinstance(config, dict) and not (custom_objects or {}).get(config.get("class_name")):
+        # {'class_name': 'he_normal', 'config': {'seed': 3}}: the factories take the config
+        factory = _TABLE.get(config.get("class_name"))
+        if factory is not None and not isinstance(factory, type):
+            return factory(**config.get("config", {}))
     return _deserialize(config, _TABLE, "initializer", custom_objects)
 
 

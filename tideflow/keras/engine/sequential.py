@@ -77,17 +77,24 @@ class Sequential(Model):
         """Removes the last layer."""
         if not self._stack:
             raise TypeError("There are no layers in the model.")
+        # as TF 1.15: the new last layer's output in this model's graph becomes the output
+        # (its layers are not called again)
+        nodes = list(getattr(self, "_network_nodes", None) or []) if self.inputs else []
         self._stack.pop()
         self._sublayers = ([self._input_layer] if self._input_layer else []) + list(self._stack)
         if not self._stack:
             self.outputs = list(self.inputs)
             return
         if self.inputs:
-            x = self.inputs[0]
-            for layer in self._stack:
-                x = layer(x)
+            last = self._stack[-1]
+            x = next((n.output_tensors[0] for n in nodes if n.layer is last), None)
+            if x is None:
+                x = self.inputs[0]
+                for layer in self._stack:
+                    x = layer(x)
             self._init_graph_network(self.inputs, x)
             self._stack_outputs_ready()
+        self._train_fn = self._test_fn = None
 
     def build(self, input_shape=None):
         if self.outputs and self._is_graph_network:
