@@ -48,9 +48,10 @@ def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=N
                 pooling, classes)
 
 
-def preprocess_input(x, data_format=None, **kwargs):
-    """'caffe' preprocessing: RGB -> BGR, minus the ImageNet channel means."""
-    return _preprocess(x, data_format=data_format, mode="caffe")
+def preprocess_input(x, data_format=None, mode="caffe", **kwargs):
+    """'caffe' preprocessing by default (RGB -> BGR, minus the ImageNet channel means): VGG's
+    module exports ``imagenet_utils.preprocess_input`` itself, ``mode`` included."""
+    return _preprocess(x, data_format=data_format, mode=mode)
 
 
 def decode_predictions(preds, top=5, **kwargs):
