@@ -5,6 +5,7 @@ import sys
 import types
 
 from tideflow.distribute import cluster_resolver
+from tideflow.distribute import updates as _updates  # noqa: F401 - the optimizer's hook
 from tideflow.distribute.input_lib import InputContext
 from tideflow.distribute.strategy import (
     CentralStorageStrategy,  # noqa: F401 - in experimental

@@ -28,7 +28,7 @@ def train_distributed(estimator, input_fn, hooks, saving_listeners):
                 replica_fn, args=(features, labels))
         finally:
             strategy._scale_loss_for_estimator = False
-        from tideflow.distribute.strategy import ReduceOp
+        from tideflow.distribute.replica import ReduceOp
 
         loss = strategy.reduce(ReduceOp.SUM, losses, axis=None)
         spec = specs[0]._replace(loss=loss, train_op=strategy.group(train_ops))

@@ -68,9 +68,9 @@ def train_op(model, params):
         return ctx.merge_call(_apply, args=(model.optimizer, grads, params))
 
     def per_replica():
-        from tideflow.distribute import strategy as strategy_lib
+        from tideflow.distribute import replica
 
-        return replica_fn(strategy_lib._current_index())  # this replica's index
+        return replica_fn(replica._current_index())  # this replica's index
 
     return strategy.group(strategy.extended.call_for_each_replica(per_replica))
 
@@ -81,7 +81,7 @@ def _apply(strategy, optimizer, grads, params):
     An update through a tf.train optimizer runs per device on that device's copies; one
     written with assign ops assigns every copy the same value."""
     import tideflow as tf
-    from tideflow.distribute.strategy import ReduceOp
+    from tideflow.distribute.replica import ReduceOp
 
     reduced = strategy.extended.batch_reduce_to(ReduceOp.SUM, list(zip(grads, params)))
     if optimizer.clipnorm is not None and optimizer.clipnorm > 0:

@@ -44,9 +44,9 @@ class Mirrored(DistributedValues):
 
 
 def _context():
-    from tideflow.distribute import strategy
+    from tideflow.distribute import replica
 
-    return strategy._current_index()
+    return replica._current_index()
 
 
 def _mirrored_conversion(value, dtype=None, name=None, as_ref=False):
@@ -182,18 +182,18 @@ class MirroredVariable(variables_lib.Variable):
         return False
 
     def _in_update_all(self):
-        from tideflow.distribute import strategy
+        from tideflow.distribute import replica
 
-        return strategy._in_cross_replica_of(self._strategy)
+        return replica._in_cross_replica_of(self._strategy)
 
     def _update(self, method, value, read_value, **kwargs):
         """An assignment: to every copy in cross-replica context (the value placed on each
         copy's device), to the current copy in a replica or an update."""
-        from tideflow.distribute import strategy
+        from tideflow.distribute import replica
 
         if not self._in_update_all():
-            if strategy._in_replica_of(self._strategy):
-                return strategy._replica_variable_update(self, method, value, read_value,
+            if replica._in_replica_of(self._strategy):
+                return _updates()._replica_variable_update(self, method, value, read_value,
                                                          kwargs)
             return getattr(self._current(), method)(value, read_value=read_value, **kwargs)
         updates = []
@@ -316,7 +316,13 @@ class SyncOnReadVariable(MirroredVariable):
 
 
 def _context_kind():
-    from tideflow.distribute import strategy
+    from tideflow.distribute import replica
 
-    top = strategy._top()
+    top = replica._top()
     return None if top is None else top.kind
+
+
+def _updates():
+    from tideflow.distribute import updates
+
+    return updates

@@ -25,8 +25,8 @@ def _var_key(var):
 
 
 def _distribute():
-    """tf.distribute's strategy module when a program has loaded it (else None)."""
-    return sys.modules.get("tideflow.distribute.strategy")
+    """tf.distribute's optimizer module when a program has loaded tf.distribute (else None)."""
+    return sys.modules.get("tideflow.distribute.updates")
 
 
 def _is_variable(v):
