@@ -804,3 +804,15 @@ def test_initializer_dicts_with_factory_names_take_their_config():
     for name, values in want.items():
         init = keras.initializers.get({"class_name": name, "config": {"seed": 3}})
         np.testing.assert_allclose(K.eval(init((3, 3))).ravel()[:4], values, atol=1e-4)
+
+
+def test_hinge_losses_take_0_1_labels_as_minus_one_one():
+    yt = K.constant([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    yp = K.constant([[0.2, 0.7, 0.1], [0.5, 0.3, 0.2]])
+    # tf_keras printed these (labels 0/1 are read as -1/1, as in TF 1.14+)
+    np.testing.assert_allclose(K.eval(keras.losses.hinge(yt, yp)), [0.86667, 1.0], atol=1e-5)
+    np.testing.assert_allclose(K.eval(keras.losses.squared_hinge(yt, yp)), [0.91333, 1.12667],
+                               atol=1e-5)
+    # -1/1 labels are taken as they are
+    np.testing.assert_allclose(K.eval(keras.losses.hinge(2 * yt - 1, yp)), [0.86667, 1.0],
+                               atol=1e-5)

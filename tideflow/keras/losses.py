@@ -35,13 +35,21 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return K.mean(tf.square(first - second), axis=-1)
 
 
+def _maybe_convert_labels(y_true):
+    """Labels that are all 0 or 1 become -1 or 1 (as TF 1.14+'s hinge losses)."""
+    is_binary = tf.reduce_all(tf.logical_or(tf.equal(y_true, 0.0), tf.equal(y_true, 1.0)))
+    return tf.cond(is_binary, lambda: 2.0 * y_true - 1.0, lambda: y_true)
+
+
 def squared_hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _maybe_convert_labels(y_true)
     return K.mean(tf.square(K.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
 def hinge(y_true, y_pred):
     y_true, y_pred = _pair(y_true, y_pred)
+    y_true = _maybe_convert_labels(y_true)
     return K.mean(K.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
