@@ -525,3 +525,51 @@ def test_slim_learning_gradient_helpers_and_gradient_summaries():
             np.testing.assert_allclose(sess.run(scaled[0][0]), [3.0, 4.0], rtol=1e-6)
             assert sess.run(train_op) == pytest.approx(25.0)
             np.testing.assert_allclose(sess.run(w), [2.4, 3.2], rtol=1e-6)
+
+
+def test_evaluation_restores_moving_averages_through_variables_to_restore(tmp_path):
+    # models/research slim's eval recipe: shadow variables restored into the model's
+    # variables, metric summaries wrapped in tf.Print and filed in SUMMARIES by hand
+    xs = np.random.RandomState(7).rand(4, 32, 32, 3).astype(np.float32)
+    labels = np.array([0, 1, 2, 1])
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        logits, _ = _net(tf.constant(xs), 3, True)
+        tf.losses.sparse_softmax_cross_entropy(tf.constant(labels), logits)
+        averages = tf.train.ExponentialMovingAverage(0.5, step)
+        update_ops = [*tf.get_collection(tf.GraphKeys.UPDATE_OPS),
+                      averages.apply(slim.get_model_variables())]
+        train_op = slim.learning.create_train_op(
+            tf.losses.get_total_loss(), tf.train.RMSPropOptimizer(0.01, momentum=0.9),
+            update_ops=update_ops)
+        slim.learning.train(train_op, str(tmp_path / "train"), number_of_steps=2,
+                            log_every_n_steps=10)
+    ckpt = tf.train.latest_checkpoint(str(tmp_path / "train"))
+    reader = tf.train.load_checkpoint(ckpt)
+    shadow = "resnet_v1_50/logits/weights/ExponentialMovingAverage"
+    assert not np.array_equal(reader.get_tensor(shadow),
+                              reader.get_tensor("resnet_v1_50/logits/weights"))
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        logits, _ = _net(tf.constant(xs), 3, False)
+        to_restore = tf.train.ExponentialMovingAverage(0.5, step).variables_to_restore(
+            slim.get_model_variables())
+        to_restore[step.op.name] = step
+        assert to_restore[shadow].op.name == "resnet_v1_50/logits/weights"
+        values, updates = slim.metrics.aggregate_metric_map({
+            "Accuracy": slim.metrics.streaming_accuracy(tf.argmax(logits, 1), labels)})
+        for name, value in values.items():
+            op = tf.summary.scalar("eval/" + name, value, collections=[])
+            tf.add_to_collection(tf.GraphKeys.SUMMARIES, tf.Print(op, [value], name))
+        got = slim.evaluation.evaluate_once("", ckpt, str(tmp_path / "eval"), num_evals=1,
+                                            eval_op=list(updates.values()),
+                                            variables_to_restore=to_restore,
+                                            final_op=[values, logits])
+        weights = tf.global_variables("resnet_v1_50/logits/weights")[0]
+        with tf.Session() as sess:  # the same restore by hand
+            tf.train.Saver(to_restore).restore(sess, ckpt)
+            sess.run(tf.local_variables_initializer())
+            want_logits, restored = sess.run([logits, weights])
+    np.testing.assert_allclose(restored, reader.get_tensor(shadow))
+    np.testing.assert_allclose(got[1], want_logits, rtol=1e-5)
+    assert got[0]["Accuracy"] == pytest.approx(np.mean(want_logits.argmax(1) == labels))
