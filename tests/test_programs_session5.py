@@ -1088,3 +1088,33 @@ def test_while_loop_body_changing_shape_and_dtype_is_the_shape_error():
         with pytest.raises(ValueError, match="don't have the same nested structure"):
             tf.while_loop(lambda i, j: i < 10, lambda i, j: i + 1,
                           [tf.constant(0), tf.constant(1)])
+
+
+def test_restore_into_a_changed_graph(tmp_path):
+    prefix = str(tmp_path / "m")
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        sv = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(v.initializer)
+            path = sv.save(s, prefix)
+    with tf.Graph().as_default():
+        tf.Variable([1.0, 2.0, 3.0], name="v")
+        with tf.Session() as s, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"Assign requires shapes of both tensors to match. lhs shape= \[3\] rhs "
+                      r"shape= \[2\]"):
+            tf.train.Saver().restore(s, path)
+    with tf.Graph().as_default():
+        w = tf.Variable([5.0, 6.0], name="w")
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.NotFoundError, match="Key w not found in checkpoint"):
+                tf.train.Saver().restore(s, path)
+            s.run(w.initializer)  # the session goes on
+            np.testing.assert_array_equal(s.run(w), [5.0, 6.0])
+    with tf.Graph().as_default():
+        tf.Variable([0, 0], name="v")
+        with tf.Session() as s, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match="expected dtype int32 does not equal original dtype float"):
+            tf.train.Saver().restore(s, path)

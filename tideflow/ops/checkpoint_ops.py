@@ -81,14 +81,19 @@ def open_reader(prefix):
     return r
 
 
+def _tf_type(name):
+    """TF's DataTypeString, which its runtime messages use (float, double, half)."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(name, name)
+
+
 def _check_request(reader, name, spec, dtype):
     """The box of tensor ``name`` that ``spec`` asks for (None: all of it), after checking the
     dtype and the full shape against the checkpoint."""
     stored = reader.entry(name)
     if stored["dtype"] != dtype.name:
         raise errors.InvalidArgumentError(
-            None, None, f"tensor_name = {name}; expected dtype {dtype.name} does not equal "
-            f"original dtype {stored['dtype']} (checkpoint {reader.prefix})",
+            None, None, f"tensor_name = {name}; expected dtype {_tf_type(dtype.name)} does not "
+            f"equal original dtype {_tf_type(stored['dtype'])} (checkpoint {reader.prefix})",
         )
     full, box = parse_slice_spec(spec)
     if full is not None and list(full) != list(stored["shape"]):
