@@ -1118,3 +1118,15 @@ def test_restore_into_a_changed_graph(tmp_path):
                 tf.errors.InvalidArgumentError,
                 match="expected dtype int32 does not equal original dtype float"):
             tf.train.Saver().restore(s, path)
+
+
+def test_feeding_one_tensor_under_two_keys_takes_the_later_value():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        a, b = tf.split(tf.constant([1.0, 2.0]), 2)
+        with tf.Session() as s:
+            assert s.run(x + 0, {x: 1.0, "x:0": 2.0}) == 2.0  # observed in TF 2.21
+            assert s.run(x + 0, {"x:0": 2.0, x: 3.0}) == 3.0
+            # any output of a multi-output op can be fed, by object or by name
+            np.testing.assert_array_equal(s.run(a + b, {a: [10.0]}), [12.0])
+            np.testing.assert_array_equal(s.run(a + b, {"split:1": [5.0]}), [6.0])

@@ -460,6 +460,10 @@ class BaseSession:
                         raise ValueError(f"Tensor {t} may not be fed.")
                     feed_tensors.append(t)
                     feed_values.append(_convert_feed(t, v))
+            if len(feed_tensors) > 1 and len(set(feed_tensors)) < len(feed_tensors):
+                # one tensor under two keys ('x:0' and x): the later value, as TF
+                last = {t: v for t, v in zip(feed_tensors, feed_values)}
+                feed_tensors, feed_values = list(last), list(last.values())
 
         plan = self._get_plan(handler, feed_tensors)
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
