@@ -816,3 +816,46 @@ def test_hinge_losses_take_0_1_labels_as_minus_one_one():
     # -1/1 labels are taken as they are
     np.testing.assert_allclose(K.eval(keras.losses.hinge(2 * yt - 1, yp)), [0.86667, 1.0],
                                atol=1e-5)
+
+
+# -- layers TF 1.15 had ---------------------------------------------------------------------------
+
+def test_separable_conv1d_and_3d_layers_match_tf_keras():
+    # values and shapes tf_keras printed for the same NumPy-given weights
+    rng = np.random.RandomState(0)
+
+    def c(*shape):
+        return keras.initializers.Constant(rng.uniform(-1, 1, shape).astype("float32"))
+
+    x1 = rng.randn(2, 7, 3).astype("float32")
+    sep = L.SeparableConv1D(4, 3, strides=2, depth_multiplier=2, depthwise_initializer=c(3, 3, 2),
+                            pointwise_initializer=c(1, 6, 4), bias_initializer=c(4))
+    out = K.eval(sep(K.constant(x1)))
+    assert [tuple(w.shape.as_list()) for w in sep.weights] == [(3, 3, 2), (1, 6, 4), (4,)]
+    assert out.shape == (2, 3, 4)
+    np.testing.assert_allclose(out.ravel()[:6], [-1.4952, -0.901, 0.6551, 0.4308, -1.4369,
+                                                 -0.8946], atol=1e-4)
+    assert sep.get_config()["kernel_size"] == (3,) and sep.get_config()["strides"] == (2,)
+    causal = L.SeparableConv1D(2, 2, padding="causal", dilation_rate=2,
+                               depthwise_initializer=c(2, 3, 1), pointwise_initializer=c(1, 3, 2))
+    out = K.eval(causal(K.constant(x1)))
+    assert out.shape == (2, 7, 2)
+    np.testing.assert_allclose(out[0, :3], [[-0.9764, -1.6587], [-1.2952, -1.8859],
+                                            [0.0482, -0.5546]], atol=1e-4)
+    x3 = rng.randn(1, 3, 3, 3, 2).astype("float32")
+    tr = L.Conv3DTranspose(2, 2, strides=2, kernel_initializer=c(2, 2, 2, 2, 2))
+    out = K.eval(tr(K.constant(x3)))
+    assert out.shape == (1, 6, 6, 6, 2)
+    np.testing.assert_allclose(out.ravel()[:4], [0.2764, 0.9827, 0.0517, 0.6102], atol=1e-4)
+    up = K.eval(L.UpSampling3D((1, 2, 1))(K.constant(x3)))
+    np.testing.assert_array_equal(up, x3.repeat(2, axis=2))
+    crop = K.eval(L.Cropping3D(((1, 0), (0, 1), (1, 1)))(K.constant(x3)))
+    np.testing.assert_array_equal(crop, x3[:, 1:, :2, 1:2])
+    pad = L.ZeroPadding3D(((1, 0), (0, 2), 1))
+    assert K.int_shape(pad(K.constant(x3))) == (1, 4, 5, 5, 2)
+    drop = L.SpatialDropout3D(0.5)
+    f = K.function([K.learning_phase()], [drop(K.constant(np.ones((2, 2, 2, 2, 6))))])
+    kept = f([1])[0]
+    assert set(np.unique(kept)) <= {0.0, 2.0}
+    assert all(len(np.unique(kept[b, ..., ch])) == 1 for b in range(2) for ch in range(6))
+    assert (f([0])[0] == 1).all()

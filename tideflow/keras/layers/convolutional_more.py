@@ -1,0 +1,238 @@
+"""The TF 1.15 Keras layers beyond ``convolutional.py``: the 3-D padding, cropping and
+up-sampling layers, ``SpatialDropout3D``, ``Conv3DTranspose`` and ``SeparableConv1D``."""
+
+import tideflow as tf
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import InputSpec, Layer
+from tideflow.keras.layers.convolutional import (
+    Conv3D,
+    SeparableConv2D,
+    _channels_last_shape,
+    _from_last,
+    _pairs,
+    _restore_format,
+    _to_last,
+    conv_output_length,
+    deconv_output_length,
+)
+from tideflow.keras.layers.core import Dropout, _add_weight, training_flag
+from tideflow.ops.layers_base import normalize_tuple
+
+
+class ZeroPadding3D(Layer):
+    """Zeros around the three spatial axes: ``padding`` an int, 3 ints, or 3 pairs."""
+
+    def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, 3, "padding")
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        pads = [list(p) for p in self.padding]
+        if self.data_format == "channels_first":
+            return tf.pad(inputs, [[0, 0], [0, 0]] + pads)
+        return tf.pad(inputs, [[0, 0]] + pads + [[0, 0]])
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d + sum(p) for d, p in zip(dims[1:4], self.padding)]
+        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(padding=self.padding, data_format=self.data_format)
+        return config
+
+
+class Cropping3D(Layer):
+    """Crops the three spatial axes: ``cropping`` an int, 3 ints, or 3 pairs."""
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, 3, "cropping")
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
+        if self.data_format == "channels_first":
+            return inputs[(slice(None), slice(None)) + spatial]
+        return inputs[(slice(None),) + spatial + (slice(None),)]
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d - sum(p) for d, p in zip(dims[1:4], self.cropping)]
+        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(cropping=self.cropping, data_format=self.data_format)
+        return config
+
+
+class UpSampling3D(Layer):
+    """Repeats the entries of the three spatial axes ``size`` times."""
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.size = normalize_tuple(size, 3, "size")
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        x = _to_last(inputs, 3, self.data_format)
+        for axis, n in zip((1, 2, 3), self.size):
+            x = K.repeat_elements(x, n, axis=axis)
+        return _from_last(x, 3, self.data_format)
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        space = [None if d is None else d * s for d, s in zip(dims[1:4], self.size)]
+        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(size=self.size, data_format=self.data_format)
+        return config
+
+
+class SpatialDropout3D(Dropout):
+    """Drops whole feature maps of 5-D inputs in training."""
+
+    def __init__(self, rate, data_format=None, **kwargs):
+        kwargs.pop("noise_shape", None)
+        super().__init__(rate, **kwargs)
+        self.data_format = data_format or K.image_data_format()
+        self.input_spec = InputSpec(ndim=5)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("noise_shape", None)
+        config["data_format"] = self.data_format
+        return config
+
+    def call(self, inputs, training=None):
+        shape = tf.shape(inputs)
+        if self.data_format == "channels_first":
+            noise = tf.stack([shape[0], shape[1], 1, 1, 1])
+        else:
+            noise = tf.stack([shape[0], 1, 1, 1, shape[4]])
+        return K.in_train_phase(
+            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
+            lambda: tf.identity(inputs), training=training_flag(training))
+
+
+class Conv3DTranspose(Conv3D):
+    """Transposed 3-D convolution: ``kernel`` [kd, kh, kw, filters, in]."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 output_padding=None, data_format=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, **kwargs)
+        self.output_padding = None if output_padding is None else normalize_tuple(
+            output_padding, 3, "output_padding")
+
+    def get_config(self):
+        config = super().get_config()
+        config["output_padding"] = self.output_padding
+        return config
+
+    def _kernel_shape(self, channels):
+        return self.kernel_size + (self.filters, channels)
+
+    def _convolve(self, x):
+        shape = tf.shape(x)
+        static = x.get_shape().as_list()
+        op = self.output_padding or (None, None, None)
+        sizes = [deconv_output_length(static[i + 1] if static[i + 1] is not None
+                                      else shape[i + 1], self.kernel_size[i], self.padding,
+                                      self.strides[i], op[i]) for i in range(3)]
+        out = tf.nn.conv3d_transpose(x, self.kernel, tf.stack([shape[0]] + sizes + [
+            self.filters]), strides=(1,) + self.strides + (1,), padding=self.padding.upper())
+        out.set_shape([static[0]] + [s if isinstance(s, int) else None for s in sizes] +
+                      [self.filters])
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = _channels_last_shape(input_shape, self.data_format)
+        op = self.output_padding or (None, None, None)
+        space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
+            dims[1:-1], self.kernel_size, self.strides, op)]
+        return _restore_format([dims[0]] + space + [self.filters], self.data_format)
+
+
+class SeparableConv1D(SeparableConv2D):
+    """Depthwise then pointwise 1-D convolution: ``depthwise_kernel`` [k, in, dm],
+    ``pointwise_kernel`` [1, in * dm, filters] (TF's shapes), ``bias``; run as the 2-D one
+    on a height of 1."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, depth_multiplier=1, **kwargs):
+        if data_format not in (None, "channels_last"):
+            raise ValueError("SeparableConv1D takes channels_last inputs only here, got "
+                             f"data_format={data_format!r}.")
+        self._causal = padding == "causal"
+        super().__init__(filters, (1,) + normalize_tuple(kernel_size, 1, "kernel_size"),
+                         strides=(1,) + normalize_tuple(strides, 1, "strides"),
+                         padding="valid" if self._causal else padding,
+                         data_format="channels_last",
+                         dilation_rate=(1,) + normalize_tuple(dilation_rate, 1, "dilation_rate"),
+                         depth_multiplier=depth_multiplier, **kwargs)
+        self.input_spec = InputSpec(ndim=3)
+
+    def build(self, input_shape):
+        channels = TensorShape(input_shape).as_list()[-1]
+        if channels is None:
+            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
+                             "be defined. Found `None`.")
+        self.depthwise_kernel = _add_weight(
+            self, "depthwise_kernel", (self.kernel_size[1], channels, self.depth_multiplier),
+            "depthwise")
+        self.pointwise_kernel = _add_weight(
+            self, "pointwise_kernel", (1, channels * self.depth_multiplier, self.filters),
+            "pointwise")
+        self.bias = self._add_bias(self.filters)
+        self.input_spec = InputSpec(ndim=3, axes={-1: channels})
+        self.built = True
+
+    def call(self, inputs):
+        x = inputs
+        if self._causal:
+            left = self.dilation_rate[1] * (self.kernel_size[1] - 1)
+            x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+        out = tf.nn.separable_conv2d(
+            tf.expand_dims(x, 1), tf.expand_dims(self.depthwise_kernel, 0),
+            tf.expand_dims(self.pointwise_kernel, 0), strides=(1, 1, self.strides[1], 1),
+            padding=self.padding.upper(), rate=self.dilation_rate)
+        out = tf.squeeze(out, [1])
+        if self.use_bias:
+            out = tf.nn.bias_add(out, self.bias)
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        length = dims[1]
+        if length is not None:
+            if self._causal:
+                length = conv_output_length(length + self.dilation_rate[1] * (
+                    self.kernel_size[1] - 1), self.kernel_size[1], "valid", self.strides[1],
+                    self.dilation_rate[1])
+            else:
+                length = conv_output_length(length, self.kernel_size[1], self.padding,
+                                            self.strides[1], self.dilation_rate[1])
+        return TensorShape([dims[0], length, self.filters])
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(kernel_size=self.kernel_size[1:], strides=self.strides[1:],
+                      dilation_rate=self.dilation_rate[1:],
+                      padding="causal" if self._causal else self.padding)
+        return config
+
+
+Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
+SeparableConvolution1D = SeparableConv1D
