@@ -14,6 +14,7 @@ from tideflow import contrib_misc as _contrib_misc
 from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_fused as _rnn_fused
 from tideflow import contrib_rnn_grid as _rnn_grid_cells
+from tideflow import contrib_slim_data as _slim_data
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow import contrib_summaries as _contrib_summaries
 from tideflow.framework import nest as _nest
@@ -250,8 +251,17 @@ slim.python.slim.learning = slim.learning
 slim.python.slim.evaluation = slim.evaluation
 for _module in (slim.learning, slim.evaluation):
     sys.modules[_module.__name__.replace(".slim.", ".slim.python.slim.")] = _module
+slim.python.slim.data = types.ModuleType(slim.python.slim.__name__ + ".data", "slim's data.")
+for _module in _slim_data.MODULES:  # slim.dataset, slim.tfexample_decoder, ...
+    _short = _module.__name__.rpartition(".")[2]
+    setattr(slim, _short, _module)
+    setattr(slim.python.slim.data, _short, _module)
+    sys.modules[_module.__name__] = _module
+    sys.modules[f"{slim.python.slim.data.__name__}.{_short}"] = _module
+sys.modules[slim.python.slim.data.__name__] = slim.python.slim.data
 slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses",
-                       "metrics", "nets", "utils", "variables"})
+                       "metrics", "nets", "utils", "variables",
+                       *(m.__name__.rpartition(".")[2] for m in _slim_data.MODULES)})
 sys.modules[slim.__name__] = slim
 
 

@@ -1,0 +1,135 @@
+"""tf.contrib.slim's data pipeline (tfexample_decoder, dataset, parallel_reader,
+dataset_data_provider, prefetch_queue) over real TFRecord files.
+
+Expected values are the records the tests write; the record keys ("file:offset") and the
+summary names are the ones tf_slim gives for the same files on real TF (observed once).
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+slim = tf.contrib.slim
+_IMAGES = np.random.RandomState(0).randint(0, 255, size=(6, 4, 5, 3)).astype(np.uint8)
+
+
+def _feature(kind, values):
+    if kind == "bytes":
+        return tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
+    if kind == "int":
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+    return tf.train.Feature(float_list=tf.train.FloatList(value=values))
+
+
+def _write_records(root):
+    """Two shards of three examples: even ones hold raw pixels, odd ones PNG bytes."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        pngs = [sess.run(tf.image.encode_png(tf.constant(im))) for im in _IMAGES]
+    for shard in range(2):
+        with tf.python_io.TFRecordWriter(os.path.join(root, f"train-{shard}.tfrecord")) as w:
+            for i in range(shard * 3, shard * 3 + 3):
+                raw = i % 2 == 0
+                example = tf.train.Example(features=tf.train.Features(feature={
+                    "image/encoded": _feature("bytes", [_IMAGES[i].tobytes() if raw
+                                                        else pngs[i]]),
+                    "image/format": _feature("bytes", [b"raw" if raw else b"png"]),
+                    "image/class/label": _feature("int", [i]),
+                    "image/object/bbox/ymin": _feature("float", [0.1 * i, 0.2]),
+                    "image/object/bbox/xmin": _feature("float", [0.0, 0.1]),
+                    "image/object/bbox/ymax": _feature("float", [0.5, 0.6]),
+                    "image/object/bbox/xmax": _feature("float", [0.7, 0.8 + i]),
+                }))
+                w.write(example.SerializeToString())
+    return os.path.join(root, "train-*.tfrecord")
+
+
+def _decoder():
+    keys_to_features = {
+        "image/encoded": tf.FixedLenFeature((), tf.string, default_value=""),
+        "image/format": tf.FixedLenFeature((), tf.string, default_value="png"),
+        "image/class/label": tf.FixedLenFeature([], tf.int64, default_value=-1),
+        "image/object/bbox/ymin": tf.VarLenFeature(tf.float32),
+        "image/object/bbox/xmin": tf.VarLenFeature(tf.float32),
+        "image/object/bbox/ymax": tf.VarLenFeature(tf.float32),
+        "image/object/bbox/xmax": tf.VarLenFeature(tf.float32),
+    }
+    items_to_handlers = {
+        "image": slim.tfexample_decoder.Image(shape=[4, 5, 3]),
+        "label": slim.tfexample_decoder.Tensor("image/class/label"),
+        "bbox": slim.tfexample_decoder.BoundingBox(["ymin", "xmin", "ymax", "xmax"],
+                                                   "image/object/bbox/"),
+    }
+    return slim.tfexample_decoder.TFExampleDecoder(keys_to_features, items_to_handlers)
+
+
+def _boxes(i):
+    return np.array([[0.1 * i, 0.0, 0.5, 0.7], [0.2, 0.1, 0.6, 0.8 + i]], np.float32)
+
+
+def test_dataset_data_provider_batches_through_a_prefetch_queue(tmp_path):
+    pattern = _write_records(str(tmp_path))
+    dataset = slim.dataset.Dataset(data_sources=pattern, reader=tf.TFRecordReader,
+                                   decoder=_decoder(), num_samples=6,
+                                   items_to_descriptions={"image": "a 4x5 color image"},
+                                   num_classes=6)
+    assert dataset.num_classes == 6 and dataset.reader is tf.TFRecordReader
+    with tf.Graph().as_default():
+        provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False,
+                                                                  num_epochs=1)
+        assert sorted(provider.list_items()) == ["bbox", "image", "label", "record_key"]
+        assert provider.num_samples() == 6
+        image, label, bbox, key = provider.get(["image", "label", "bbox", "record_key"])
+        assert image.shape.as_list() == [4, 5, 3] and image.dtype == tf.uint8
+        assert bbox.shape.as_list() == [None, 4] and label.shape.as_list() == []
+        # the key comes out of an untyped queue of unknown shape: batch needs it scalar
+        batch = tf.train.batch([tf.to_float(image) / 255.0, label, tf.reshape(key, [])],
+                               batch_size=2)
+        images, labels, keys = slim.prefetch_queue.prefetch_queue(batch, capacity=2).dequeue()
+        assert images.shape.as_list() == [2, 4, 5, 3]
+        summaries = [op.name for op in tf.get_default_graph().get_operations()
+                     if op.name.endswith("_full")]
+        assert summaries == ["parallel_read/filenames/fraction_of_32_full",
+                             "parallel_read/fraction_of_256_full",
+                             "batch/fraction_of_32_full", "prefetch_queue/fraction_of_2_full"]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            seen, seen_keys = [], []
+            for _ in range(3):
+                got_images, got_labels, got_keys = sess.run([images, labels, keys])
+                for im, lb in zip(got_images, got_labels):
+                    np.testing.assert_allclose(im, _IMAGES[lb] / 255.0, rtol=1e-6)
+                seen += list(got_labels)
+                seen_keys += [k.decode().rsplit(os.sep, 1)[1] for k in got_keys]
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=5)
+    assert seen == [0, 1, 2, 3, 4, 5]
+    assert seen_keys == ["train-0.tfrecord:0", "train-0.tfrecord:315", "train-0.tfrecord:706",
+                         "train-1.tfrecord:0", "train-1.tfrecord:391", "train-1.tfrecord:706"]
+
+
+def test_single_pass_read_decodes_every_record_once(tmp_path):
+    pattern = _write_records(str(tmp_path))
+    decoder = _decoder()
+    assert sorted(decoder.list_items()) == ["bbox", "image", "label"]
+    with tf.Graph().as_default():
+        _, data = slim.parallel_reader.single_pass_read(pattern, tf.TFRecordReader)
+        image, label, bbox = decoder.decode(data, ["image", "label", "bbox"])
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            labels = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    im, lb, bb = sess.run([image, label, bbox])
+                    np.testing.assert_array_equal(im, _IMAGES[lb])
+                    np.testing.assert_allclose(bb, _boxes(lb), rtol=1e-6)
+                    labels.append(lb)
+            coord.request_stop()
+            coord.join(threads)
+    assert labels == [0, 1, 2, 3, 4, 5]
