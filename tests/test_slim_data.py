@@ -133,3 +133,116 @@ def test_single_pass_read_decodes_every_record_once(tmp_path):
             coord.request_stop()
             coord.join(threads)
     assert labels == [0, 1, 2, 3, 4, 5]
+
+
+def test_item_handlers_as_tf_slim():
+    # the values tf_slim decodes for this example on real TF are these same ones
+    td = slim.tfexample_decoder
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "values": _feature("float", [1, 2, 3, 4, 5, 6]), "dims": _feature("int", [2, 3]),
+        "ids": _feature("int", [0, 2, 4]), "weights": _feature("float", [0.5, 1.5, 2.5]),
+        "empty": _feature("float", []), "fallback": _feature("float", [9.0]),
+        "words": _feature("bytes", [b"b", b"a", b"zz"]),
+    })).SerializeToString()
+    keys_to_features = {name: tf.VarLenFeature(dtype) for name, dtype in [
+        ("values", tf.float32), ("dims", tf.int64), ("ids", tf.int64), ("weights", tf.float32),
+        ("empty", tf.float32), ("fallback", tf.float32), ("words", tf.string)]}
+    keys_to_features["fixed"] = tf.FixedLenFeature([2, 1], tf.int64, default_value=[[7], [8]])
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.index_table_from_tensor(tf.constant(["a", "b", "c"]))
+        handlers = {
+            "matrix": td.Tensor("values", shape_keys="dims"),
+            "flat": td.Tensor("values", default_value=-1.0),
+            "shaped": td.Tensor("values", shape=[3, 2]),
+            "sparse": td.SparseTensor("ids", "weights", shape=[5]),
+            "dense": td.SparseTensor("ids", "weights", shape=[5], densify=True,
+                                     default_value=-1.0),
+            "backup": td.BackupHandler(td.Tensor("empty"), td.Tensor("fallback")),
+            "primary": td.BackupHandler(td.Tensor("weights"), td.Tensor("fallback")),
+            "callback": td.ItemHandlerCallback(
+                ["values", "dims"], lambda d: tf.reduce_sum(d["values"].values) * tf.cast(
+                    tf.reduce_sum(d["dims"].values), tf.float32)),
+            "looked": td.LookupTensor("words", table, default_value=""),
+            "fixed": td.Tensor("fixed"),
+        }
+        items = sorted(handlers)
+        outputs = dict(zip(items, td.TFExampleDecoder(keys_to_features, handlers).decode(
+            tf.constant(example), items)))
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            got = sess.run(outputs)
+    np.testing.assert_array_equal(got["matrix"], [[1, 2, 3], [4, 5, 6]])
+    np.testing.assert_array_equal(got["flat"], [1, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(got["shaped"], [[1, 2], [3, 4], [5, 6]])
+    assert got["sparse"].indices.tolist() == [[0], [2], [4]]
+    assert got["sparse"].dense_shape.tolist() == [5]
+    np.testing.assert_array_equal(got["dense"], [0.5, -1, 1.5, -1, 2.5])
+    np.testing.assert_array_equal(got["backup"], [9.0])
+    np.testing.assert_array_equal(got["primary"], [0.5, 1.5, 2.5])
+    assert got["callback"] == pytest.approx(105.0)
+    np.testing.assert_array_equal(got["looked"], [1, 0, -1])
+    np.testing.assert_array_equal(got["fixed"], [[7], [8]])
+
+
+def test_invalid_uses_raise_as_slim(tmp_path):
+    td = slim.tfexample_decoder
+    with pytest.raises(ValueError, match="BoundingBox expects 4 keys but got 3"):
+        td.BoundingBox(["a", "b", "c"])
+    with pytest.raises(ValueError, match="Cannot specify both shape_keys and shape"):
+        td.Tensor("x", shape_keys="d", shape=[2])
+    with pytest.raises(ValueError, match="Primary handler is of type"):
+        td.BackupHandler("x", td.Tensor("y"))
+    with pytest.raises(ValueError, match="No data files found in"):
+        slim.parallel_reader.get_data_files(str(tmp_path / "none-*.tfrecord"))
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match=r"common_queue.dtypes must be \[tf.string"):
+            slim.parallel_reader.ParallelReader(tf.TFRecordReader, tf.FIFOQueue(4, [tf.int32]))
+        provider = slim.data_provider.DataProvider({"a": tf.constant(1)}, num_samples=1)
+        with pytest.raises(ValueError, match="items must be a list or tuple"):
+            provider.get("a")
+        with pytest.raises(ValueError, match=r"Item \[b\] is invalid"):
+            provider.get(["b"])
+        pattern = _write_records(str(tmp_path))
+        items = {"record_key": td.Tensor("image/class/label")}
+        dataset = slim.dataset.Dataset(pattern, tf.TFRecordReader, td.TFExampleDecoder(
+            {"image/class/label": tf.FixedLenFeature([], tf.int64)}, items), 6, {})
+        with pytest.raises(ValueError, match="`record_key` cannot also be used"):
+            slim.dataset_data_provider.DatasetDataProvider(dataset)
+
+
+def test_slim_learning_trains_on_a_shuffled_parallel_pipeline(tmp_path):
+    # the models/research recipe: provider (two readers, shuffled) -> batch -> prefetch ->
+    # network -> slim.learning.train, whose Supervisor starts the queue runners
+    pattern = _write_records(str(tmp_path))
+    dataset = slim.dataset.Dataset(pattern, tf.TFRecordReader, _decoder(), 6, {})
+    with tf.Graph().as_default():
+        provider = slim.dataset_data_provider.DatasetDataProvider(
+            dataset, num_readers=2, common_queue_capacity=8, common_queue_min=2, seed=1)
+        image, label = provider.get(["image", "label"])
+        images, labels = tf.train.batch([tf.to_float(image) / 255.0, label], batch_size=3)
+        images, labels = slim.prefetch_queue.prefetch_queue([images, labels]).dequeue()
+        logits = slim.fully_connected(slim.flatten(images), 6, activation_fn=None)
+        tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        tf.summary.scalar("loss", tf.losses.get_total_loss())
+        train_op = slim.learning.create_train_op(tf.losses.get_total_loss(),
+                                                 tf.train.AdamOptimizer(0.05))
+        final = slim.learning.train(train_op, str(tmp_path / "logs"), number_of_steps=20,
+                                    save_summaries_secs=1)
+    assert np.isfinite(final)
+    reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(tmp_path / "logs")))
+    assert reader.get_tensor("global_step") == 20
+    with tf.Graph().as_default():  # one shuffled epoch holds every record once
+        provider = slim.dataset_data_provider.DatasetDataProvider(
+            dataset, num_readers=2, num_epochs=1, common_queue_min=1, seed=3)
+        label, = provider.get(["label"])
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord)
+            labels = []
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    labels.append(sess.run(label))
+            coord.request_stop()
+            coord.join(threads)
+    assert sorted(labels) == [0, 1, 2, 3, 4, 5]
