@@ -859,3 +859,15 @@ def test_separable_conv1d_and_3d_layers_match_tf_keras():
     assert set(np.unique(kept)) <= {0.0, 2.0}
     assert all(len(np.unique(kept[b, ..., ch])) == 1 for b in range(2) for ch in range(6))
     assert (f([0])[0] == 1).all()
+
+
+def test_dot_output_shape_and_fixed_batch_size_inputs():
+    assert L.Dot(1).compute_output_shape([(None, 3), (None, 3)]).as_list() == [None, 1]
+    assert L.Dot((2, 1)).compute_output_shape([(None, 4, 3), (None, 3, 5)]).as_list() == \
+        [None, 4, 5]
+    m = keras.Sequential([L.LSTM(2, stateful=True, batch_input_shape=(2, 3, 1))])
+    x = np.zeros((4, 3, 1), "float32")
+    assert m.predict(x).shape == (4, 2)  # in batches of the input's 2
+    with pytest.raises(ValueError, match="The `batch_size` argument value 3 is incompatible "
+                                         "with the specified batch size of your Input Layer: 2"):
+        m.predict(x, batch_size=3)

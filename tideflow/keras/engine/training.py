@@ -548,6 +548,21 @@ class Model(Network):
         return out[0] if len(out) == 1 else out
 
     # -- loops ---------------------------------------------------------------------------------
+    def _validate_or_infer_batch_size(self, batch_size):
+        """As TF 1.15: a model whose first input has a fixed batch size (stateful RNNs'
+        ``batch_input_shape``) runs in batches of that size; another ``batch_size`` is an
+        error."""
+        inputs = getattr(self, "inputs", None) or []
+        dims = inputs[0].get_shape().as_list() if inputs and inputs[0].get_shape().ndims \
+            else [None]
+        static = dims[0] if dims else None
+        if static is None:
+            return batch_size
+        if batch_size is not None and batch_size != static:
+            raise ValueError(f"The `batch_size` argument value {batch_size} is incompatible "
+                             f"with the specified batch size of your Input Layer: {static}")
+        return static
+
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose=1, callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
             sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
@@ -563,7 +578,7 @@ class Model(Network):
                 callbacks=callbacks, validation_data=validation_data,
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch)
-        batch_size = batch_size or 32
+        batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         if x is None and y is None and self._fed_by_tensors():
             if steps_per_epoch is None:
                 raise ValueError("When the model's inputs and targets are tensors (Input(tensor="
@@ -718,7 +733,8 @@ class Model(Network):
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None)
-            outs = self._evaluate_arrays(xs, ys, batch_size or 32, sws)
+            outs = self._evaluate_arrays(
+                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws)
             n, unit = len(xs[0]), "sample"
         if verbose:
             elapsed = time.time() - start
@@ -741,7 +757,7 @@ class Model(Network):
             results = [np.concatenate(p) for p in parts]
             return results[0] if len(results) == 1 else results
         xs, _ = self._standardize_xy(x, need_y=False)
-        batch_size = batch_size or 32
+        batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
         for start in range(0, n, batch_size):

@@ -417,6 +417,19 @@ class Dot(_Merge):
             y = tf.nn.l2_normalize(y, axis=axes[1])
         return K.batch_dot(x, y, axes)
 
+    def compute_output_shape(self, input_shape):
+        # as TF: both shapes less their dot axis (and y's batch axis), (batch, 1) if nothing
+        # is left
+        a, b = (list(TensorShape(s).as_list()) for s in input_shape)
+        axes = [ax % len(s) for ax, s in zip(self.axes, (a, b))]
+        a.pop(axes[0])
+        b.pop(axes[1])
+        b.pop(0)
+        shape = a + b
+        if len(shape) == 1:
+            shape += [1]
+        return TensorShape(shape)
+
     def get_config(self):
         config = super().get_config()
         config.update(axes=self.axes, normalize=self.normalize)
