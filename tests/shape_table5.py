@@ -694,6 +694,103 @@ def build():
     c("q_string_split_v", lambda: tf.string_split(P(tf.string, [None])).values)
     c("q_strings_split_ragged_to_sparse", lambda: tf.strings.split(P(tf.string, [None])).dense_shape if hasattr(tf.strings.split(P(tf.string, [None])), "dense_shape") else None)
 
+    # --- batch 4
+    c("r_conv3d_T", lambda: tf.nn.conv3d_transpose(P(tf.float32, [None, 4, 4, 4, 6]), tf.ones([3, 3, 3, 3, 6]), [2, 8, 8, 8, 3], [1, 2, 2, 2, 1], "SAME"))
+    c("r_dw_bi", lambda: tf.nn.depthwise_conv2d_native_backprop_input(tf.shape(img), tf.ones([3, 3, 3, 2]), P(tf.float32, [None, 8, 8, 6]), [1, 1, 1, 1], "SAME"))
+    c("r_dw_bf", lambda: tf.nn.depthwise_conv2d_native_backprop_filter(img, [3, 3, 3, 2], P(tf.float32, [None, 8, 8, 6]), [1, 1, 1, 1], "SAME"))
+    c("r_avgpool_grad", lambda: tf.gradients(tf.reduce_sum(tf.nn.avg_pool(img2, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")), img2))
+    c("r_conv_grad_filter", lambda: tf.gradients(tf.reduce_sum(tf.nn.conv2d(img, P(tf.float32, [3, 3, 3, None]), [1, 1, 1, 1], "SAME")), img))
+    c("r_ctc_loss", lambda: tf.nn.ctc_loss(tf.SparseTensor(P(tf.int64, [None, 2]), P(tf.int32, [None]), [2, 5]), P(tf.float32, [7, 2, 6]), P(tf.int32, [2])))
+    c("r_ctc_beam", lambda: tf.nn.ctc_beam_search_decoder(P(tf.float32, [7, None, 6]), iv, top_paths=2)[1])
+    c("r_lrn", lambda: tf.nn.local_response_normalization(img2))
+    c("r_softplus", lambda: tf.nn.softplus(u))
+    c("r_crelu", lambda: tf.nn.crelu(a))
+    c("r_crelu_u", lambda: tf.nn.crelu(u))
+    c("r_selu", lambda: tf.nn.selu(b))
+    c("r_leaky", lambda: tf.nn.leaky_relu(a))
+    c("r_normalize_moments", lambda: tf.nn.normalize_moments(tf.constant(4.0), tf.ones([3]), tf.ones([3]), None))
+    c("r_weighted_moments", lambda: tf.nn.weighted_moments(b, [0, 1], tf.ones([2, 1, 1])))
+    c("r_sufficient_stats", lambda: tf.nn.sufficient_statistics(b, [0, 1]))
+    c("r_fractional_pool", lambda: tf.nn.fractional_max_pool(P(tf.float32, [2, 9, 9, 3]), [1.0, 1.5, 1.5, 1.0])[0])
+    c("r_dilation2d", lambda: tf.nn.dilation2d(img, tf.ones([3, 3, 3]), [1, 1, 1, 1], [1, 1, 1, 1], "SAME"))
+    c("r_pool_generic", lambda: tf.nn.pool(img, [2, 2], "MAX", "SAME", strides=[2, 2]))
+    c("r_conv_generic", lambda: tf.nn.convolution(img, flt, "SAME", dilation_rate=[2, 2]))
+    c("r_matrix_exp", lambda: tf.linalg.expm(P(tf.float32, [None, 3, 3])))
+    c("r_logdet", lambda: tf.linalg.logdet(P(tf.float32, [3, 3])))
+    c("r_slogdet", lambda: tf.linalg.slogdet(P(tf.float32, [None, 3, 3])))
+    c("r_band_u", lambda: tf.matrix_band_part(u, 1, 1))
+    c("r_cholesky_solve", lambda: tf.cholesky_solve(P(tf.float32, [3, 3]), P(tf.float32, [3, None])))
+    c("r_eigvals", lambda: tf.self_adjoint_eigvals(P(tf.float32, [None, 4, 4])))
+    c("r_svd_full", lambda: tf.svd(P(tf.float32, [None, 5, 3]), full_matrices=True))
+    c("r_svd_nouv", lambda: tf.svd(P(tf.float32, [5, 3]), compute_uv=False))
+    c("r_qr_full", lambda: tf.qr(P(tf.float32, [5, 3]), full_matrices=True))
+    c("r_lu", lambda: tf.linalg.lu(P(tf.float32, [None, 3, 3])))
+    c("r_tridiag", lambda: tf.linalg.tridiagonal_solve(P(tf.float32, [3, 4]), P(tf.float32, [4, 2])))
+    c("r_adjoint", lambda: tf.linalg.adjoint(bm))
+    c("r_lstsq_batch", lambda: tf.matrix_solve_ls(P(tf.float32, [None, 5, 3]), P(tf.float32, [None, 5, 2])))
+    c("r_ifft2d", lambda: tf.ifft2d(tf.cast(bm, tf.complex64)))
+    c("r_irfft", lambda: tf.spectral.irfft(P(tf.complex64, [None, 5])))
+    c("r_irfft_len", lambda: tf.spectral.irfft(P(tf.complex64, [None, 5]), [8]))
+    c("r_dct", lambda: tf.signal.dct(P(tf.float32, [None, 8])))
+    c("r_overlap_add", lambda: tf.signal.overlap_and_add(P(tf.float32, [None, 5, 16]), 8))
+    c("r_mfcc", lambda: tf.signal.mfccs_from_log_mel_spectrograms(P(tf.float32, [None, 10, 20])))
+    c("r_mel_matrix", lambda: tf.signal.linear_to_mel_weight_matrix(20, 129, 16000))
+    c("r_hann", lambda: tf.signal.hann_window(16))
+    c("r_inverse_stft", lambda: tf.signal.inverse_stft(P(tf.complex64, [None, 11, 9]), 16, 8))
+    c("r_sparse_add_sp", lambda: tf.sparse_add(sp, sp).dense_shape)
+    c("r_sparse_split", lambda: [t.dense_shape for t in tf.sparse_split(sp_input=sp, num_split=2, axis=1)])
+    c("r_sparse_tensor_to_dense_u", lambda: tf.sparse_tensor_to_dense(tf.SparseTensor(P(tf.int64, [None, 3]), P(tf.float32, [None]), P(tf.int64, [3]))))
+    c("r_sparse_to_dense_u", lambda: tf.sparse_to_dense(P(tf.int32, [None, 2]), sh[:2], 1.0))
+    c("r_sparse_placeholder_shape_t", lambda: tf.sparse_tensor_to_dense(tf.sparse_placeholder(tf.float32, shape=[2, None, 4])))
+    c("r_sparse_mask", lambda: tf.sparse_mask(tf.IndexedSlices(a, iv, tf.constant([10, 3])), [1]).values)
+    c("r_indexed_slices_dense", lambda: tf.convert_to_tensor(tf.IndexedSlices(a, iv, tf.constant([10, 3]))))
+    c("r_indexed_slices_dense_u", lambda: tf.convert_to_tensor(tf.IndexedSlices(a, iv, tf.shape(m))))
+    c("r_string_format", lambda: tf.strings.format("{}", [a]))
+    c("r_substr_v", lambda: tf.strings.substr(P(tf.string, [None]), 0, 2))
+    c("r_encode_base64", lambda: tf.encode_base64(P(tf.string, [None, 2])))
+    c("r_string_to_hash", lambda: tf.string_to_hash_bucket_fast(P(tf.string, [None, 3]), 10))
+    c("r_lookup_vocab", lambda: tf.contrib.lookup.index_table_from_tensor(["a"]).lookup(P(tf.string, [None, 2])) if hasattr(tf, "contrib") else tf.lookup.StaticVocabularyTable(tf.lookup.KeyValueTensorInitializer(["a"], [0], tf.string, tf.int64), 1).lookup(P(tf.string, [None, 2])))
+    c("r_clip_global_u", lambda: tf.clip_by_global_norm([u, a], 1.0)[0])
+    c("r_clip_average", lambda: tf.clip_by_average_norm(a, 1.0))
+    c("r_add_n_mixed", lambda: tf.add_n([a, P(tf.float32, [5, None])]))
+    c("r_accumulate_n", lambda: tf.accumulate_n([a, a]))
+    c("r_einsum_batch_u", lambda: tf.einsum("...ij,...jk->...ik", bm, P(tf.float32, [None, 5, 2])))
+    c("r_tensordot_axes0", lambda: tf.tensordot(P(tf.float32, [2]), P(tf.float32, [3]), 0))
+    c("r_matvec", lambda: tf.linalg.matvec(bm, P(tf.float32, [5])))
+    c("r_reduce_euclid", lambda: tf.reduce_euclidean_norm(b, 1) if hasattr(tf, "reduce_euclidean_norm") else tf.norm(b, axis=1))
+    c("r_unsorted_seg_u", lambda: tf.unsorted_segment_sum(u, iv, 5))
+    c("r_segment_u", lambda: tf.segment_max(u, iv))
+    c("r_while_parallel", lambda: tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, tf.reshape(x, [-1, 3])), [0, a]))
+    c("r_cond_ta", lambda: tf.cond(P(tf.bool, []), lambda: tf.TensorArray(tf.float32, 2).write(0, tf.ones([3])).stack(), lambda: tf.zeros([2, 3])))
+    c("r_ensure_bad", lambda: tf.ensure_shape(a, [None, 4]))
+    c("r_reshape_bad", lambda: tf.reshape(m, [3, -1]))
+    c("r_matmul_bad", lambda: tf.matmul(a, m))
+    c("r_concat_bad", lambda: tf.concat([a, m], 0))
+    c("r_add_bad", lambda: a + m)
+    c("r_gather_bad_axis", lambda: tf.gather(a, iv, axis=3))
+    c("r_squeeze_bad", lambda: tf.squeeze(a, [1]))
+    c("r_transpose_bad", lambda: tf.transpose(a, [0, 1, 2]))
+    c("r_tile_bad", lambda: tf.tile(a, [1, 2, 3]))
+    c("r_split_bad", lambda: tf.split(m, 3, 0))
+    c("r_one_hot_bad", lambda: tf.one_hot(a, 3))
+    c("r_stack_bad", lambda: tf.stack([a, m]))
+    c("r_conv_bad", lambda: tf.nn.conv2d(img, tf.ones([3, 3, 4, 2]), [1, 1, 1, 1], "SAME"))
+    c("r_bias_add_bad", lambda: tf.nn.bias_add(a, tf.ones([4])))
+    c("r_slice_bad", lambda: tf.slice(m, [0, 0], [5, 1]))
+    c("r_ss_bad", lambda: m[5])
+    c("r_where_bad", lambda: tf.where(boolv, a, m))
+    c("r_sparse_sce_bad", lambda: tf.nn.sparse_softmax_cross_entropy_with_logits(labels=ia, logits=a))
+    c("r_cast_bad", lambda: tf.cast(P(tf.string, [2]), tf.float32))
+    c("r_assign_bad", lambda: tf.assign(tf.Variable(tf.zeros([2, 3])), tf.ones([3])))
+    c("r_cond_bad_struct", lambda: tf.cond(P(tf.bool, []), lambda: (a, a), lambda: a))
+    c("r_while_bad_shape", lambda: tf.while_loop(lambda x: tf.reduce_sum(x) < 3.0, lambda x: tf.concat([x, x], 0), [a]))
+    c("r_reduce_bad_axis", lambda: tf.reduce_sum(a, 2))
+    c("r_argmax_bad", lambda: tf.argmax(a, 2))
+    c("r_expand_bad", lambda: tf.expand_dims(a, 4))
+    c("r_pad_bad", lambda: tf.pad(a, [[1, 1]]))
+    c("r_fill_bad", lambda: tf.fill([[2]], 1.0))
+    c("r_random_bad", lambda: tf.random_normal([[2]]))
+
 
     return C
 
@@ -1278,4 +1375,99 @@ EXPECTED = {
     'q_sparse_maximum': [[2], "int64"],
     'q_string_split_v': [[None], "string"],
     'q_strings_split_ragged_to_sparse': [[2], "int64"],
+    'r_conv3d_T': [[2, 8, 8, 8, 3], "float32"],
+    'r_dw_bi': [[None, 8, 8, 3], "float32"],
+    'r_dw_bf': [[3, 3, 3, 2], "float32"],
+    'r_avgpool_grad': [[[4, None, None, 3], "float32"]],
+    'r_conv_grad_filter': [[[None, 8, 8, 3], "float32"]],
+    'r_ctc_loss': [[2], "float32"],
+    'r_ctc_beam': [[None, 2], "float32"],
+    'r_lrn': [[4, None, None, 3], "float32"],
+    'r_softplus': [None, "float32"],
+    'r_crelu': [[None, 6], "float32"],
+    'r_crelu_u': [None, "float32"],
+    'r_selu': [[2, None, 5], "float32"],
+    'r_leaky': [[None, 3], "float32"],
+    'r_normalize_moments': [[[3], "float32"], [[3], "float32"]],
+    'r_weighted_moments': [[[5], "float32"], [[5], "float32"]],
+    'r_sufficient_stats': [[[], "float32"], [[5], "float32"], [[5], "float32"], None],
+    'r_fractional_pool': [[2, 6, 6, 3], "float32"],
+    'r_dilation2d': [[None, 8, 8, 3], "float32"],
+    'r_pool_generic': [[None, 4, 4, 3], "float32"],
+    'r_conv_generic': [[None, 8, 8, 6], "float32"],
+    'r_matrix_exp': [[None, 3, 3], "float32"],
+    'r_logdet': [[], "float32"],
+    'r_slogdet': [[[None], "float32"], [[None], "float32"]],
+    'r_band_u': [None, "float32"],
+    'r_cholesky_solve': [[3, None], "float32"],
+    'r_eigvals': [[None, 4], "float32"],
+    'r_svd_full': [[[None, 3], "float32"], [[None, 5, 5], "float32"], [[None, 3, 3], "float32"]],
+    'r_svd_nouv': [[3], "float32"],
+    'r_qr_full': [[[5, 5], "float32"], [[5, 3], "float32"]],
+    'r_lu': [[[None, 3, 3], "float32"], [[None, 3], "int32"]],
+    'r_tridiag': [[4, 2], "float32"],
+    'r_adjoint': [[None, 5, 4], "float32"],
+    'r_lstsq_batch': [[None, 3, 2], "float32"],
+    'r_ifft2d': [[None, 4, 5], "complex64"],
+    'r_irfft': [[None, 8], "float32"],
+    'r_irfft_len': [[None, 8], "float32"],
+    'r_dct': [[None, 8], "float32"],
+    'r_overlap_add': [[None, 48], "float32"],
+    'r_mfcc': [[None, 10, 20], "float32"],
+    'r_mel_matrix': [[129, 20], "float32"],
+    'r_hann': [[16], "float32"],
+    'r_inverse_stft': [[None, 96], "float32"],
+    'r_sparse_add_sp': [[2], "int64"],
+    'r_sparse_split': [[[2], "int64"], [[2], "int64"]],
+    'r_sparse_tensor_to_dense_u': [[None, None, None], "float32"],
+    'r_sparse_to_dense_u': [[None, None], "float32"],
+    'r_sparse_placeholder_shape_t': [[None, None, None], "float32"],
+    'r_sparse_mask': [[None, 3], "float32"],
+    'r_indexed_slices_dense': [[10, 3], "float32"],
+    'r_indexed_slices_dense_u': [[4, 3], "float32"],
+    'r_string_format': [[], "string"],
+    'r_substr_v': [[None], "string"],
+    'r_encode_base64': [[None, 2], "string"],
+    'r_string_to_hash': [[None, 3], "int64"],
+    'r_lookup_vocab': [[None, 2], "int64"],
+    'r_clip_global_u': [[None, "float32"], [[None, 3], "float32"]],
+    'r_clip_average': [[None, 3], "float32"],
+    'r_add_n_mixed': [[5, 3], "float32"],
+    'r_accumulate_n': [[None, 3], "float32"],
+    'r_einsum_batch_u': [[None, 4, 2], "float32"],
+    'r_tensordot_axes0': [[2, 3], "float32"],
+    'r_matvec': [[None, 4], "float32"],
+    'r_reduce_euclid': [[2, 5], "float32"],
+    'r_unsorted_seg_u': [None, "float32"],
+    'r_segment_u': [None, "float32"],
+    'r_while_parallel': [[[], "int32"], [[None, 3], "float32"]],
+    'r_cond_ta': [[2, 3], "float32"],
+    'r_ensure_bad': "ERR ValueError",
+    'r_reshape_bad': "ERR ValueError",
+    'r_matmul_bad': "ERR ValueError",
+    'r_concat_bad': "ERR ValueError",
+    'r_add_bad': "ERR ValueError",
+    'r_gather_bad_axis': "ERR ValueError",
+    'r_squeeze_bad': "ERR ValueError",
+    'r_transpose_bad': "ERR ValueError",
+    'r_tile_bad': "ERR ValueError",
+    'r_split_bad': "ERR ValueError",
+    'r_one_hot_bad': "ERR TypeError",
+    'r_stack_bad': "ERR ValueError",
+    'r_conv_bad': "ERR ValueError",
+    'r_bias_add_bad': "ERR ValueError",
+    'r_slice_bad': [[5, 1], "float32"],
+    'r_ss_bad': "ERR ValueError",
+    'r_where_bad': "ERR ValueError",
+    'r_sparse_sce_bad': "ERR ValueError",
+    'r_cast_bad': [[2], "float32"],
+    'r_assign_bad': "ERR ValueError",
+    'r_cond_bad_struct': "ERR ValueError",
+    'r_while_bad_shape': [[None, 3], "float32"],
+    'r_reduce_bad_axis': "ERR ValueError",
+    'r_argmax_bad': "ERR ValueError",
+    'r_expand_bad': "ERR ValueError",
+    'r_pad_bad': "ERR ValueError",
+    'r_fill_bad': "ERR ValueError",
+    'r_random_bad': "ERR ValueError",
 }

@@ -44,10 +44,13 @@ def _philox_stream(ctx):
 def shape_from_tensor(t):
     """The static shape that a 1-D shape tensor ``t`` describes (partially known if need be:
     ``tf.concat([tf.shape(x)[:1], [7]], 0)`` gives ``(?, 7)``, as TF's partial evaluation)."""
-    if t.get_shape().ndims == 1:
+    ndims = t.get_shape().ndims
+    if ndims == 1:
         from tideflow.ops import array_ops
 
         return array_ops.constant_value_as_shape(t)
+    if ndims is not None:
+        raise ValueError(f"Shape must be rank 1 but is rank {ndims}")
     value = ops.constant_value(t)
     if value is not None:
         return TensorShape([None if int(d) < 0 else int(d) for d in np.reshape(value, -1)])
