@@ -246,3 +246,39 @@ def test_slim_learning_trains_on_a_shuffled_parallel_pipeline(tmp_path):
             coord.request_stop()
             coord.join(threads)
     assert sorted(labels) == [0, 1, 2, 3, 4, 5]
+
+
+def test_slim_summaries_model_analyzer_and_queue_runners(capsys):
+    # names, printed lines and sizes as tf_slim gives them on real TF
+    with tf.Graph().as_default():
+        x = tf.constant([[0.0, 1.0], [2.0, 0.0]], name="acts")
+        made = [slim.summaries.add_scalar_summary(tf.reduce_sum(x), "total", prefix="p"),
+                slim.summaries.add_scalar_summary(tf.reduce_mean(x), print_summary=True),
+                slim.summaries.add_histogram_summary(x, prefix="h"),
+                slim.summaries.add_zero_fraction_summary(x),
+                *slim.summaries.add_zero_fraction_summaries([x], prefix="z")]
+        assert [op.op.name for op in made] == [
+            "p/total", "Print", "h/acts", "acts/Fraction_of_Zero_Values",
+            "z/acts/Fraction_of_Zero_Values"]
+        assert sorted(t.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)) == [
+            "Print:0", "acts/Fraction_of_Zero_Values:0", "h/acts:0", "p/total:0",
+            "z/acts/Fraction_of_Zero_Values:0"]
+        w = tf.get_variable("w", [3, 3, 8, 16])
+        b = tf.get_variable("b", [16], dtype=tf.float64)
+        assert slim.model_analyzer.analyze_vars([w, b], print_info=True) == (1168, 4736)
+        assert capsys.readouterr().out.splitlines()[3:6] == [
+            "w:0 (float32_ref 3x3x8x16) [1152, bytes: 4608]",
+            "b:0 (float64_ref 16) [16, bytes: 128]", "Total size of variables: 1168"]
+        assert slim.model_analyzer.analyze_ops(tf.get_default_graph()) > 0
+        queue = tf.FIFOQueue(4, [tf.int32], shapes=[[]])
+        tf.train.add_queue_runner(tf.train.QueueRunner(queue, [queue.enqueue(7)]))
+        with tf.Session() as sess:
+            with slim.queues.QueueRunners(sess):
+                assert sess.run(queue.dequeue()) == 7
+                with pytest.raises(slim.queues.NestedQueueRunnerError), \
+                        slim.queues.QueueRunners(sess):
+                    pass
+            summary = tf.Summary.FromString(sess.run(tf.summary.merge_all()))
+    values = {v.tag: v.simple_value for v in summary.value if v.HasField("simple_value")}
+    assert values == {"p/total": 3.0, "Mean_1": 0.75, "acts/Fraction_of_Zero_Values": 0.5,
+                      "z/acts/Fraction_of_Zero_Values": 0.5}

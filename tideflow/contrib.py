@@ -15,6 +15,7 @@ from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_fused as _rnn_fused
 from tideflow import contrib_rnn_grid as _rnn_grid_cells
 from tideflow import contrib_slim_data as _slim_data
+from tideflow import contrib_slim_misc as _slim_misc
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow import contrib_summaries as _contrib_summaries
 from tideflow.framework import nest as _nest
@@ -259,9 +260,16 @@ for _module in _slim_data.MODULES:  # slim.dataset, slim.tfexample_decoder, ...
     sys.modules[_module.__name__] = _module
     sys.modules[f"{slim.python.slim.data.__name__}.{_short}"] = _module
 sys.modules[slim.python.slim.data.__name__] = slim.python.slim.data
+for _module in _slim_misc.MODULES:  # slim.summaries, slim.model_analyzer, slim.queues
+    _short = _module.__name__.rpartition(".")[2]
+    setattr(slim, _short, _module)
+    setattr(slim.python.slim, _short, _module)
+    sys.modules[_module.__name__] = _module
+    sys.modules[f"{slim.python.slim.__name__}.{_short}"] = _module
 slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learning", "losses",
                        "metrics", "nets", "utils", "variables",
-                       *(m.__name__.rpartition(".")[2] for m in _slim_data.MODULES)})
+                       *(m.__name__.rpartition(".")[2]
+                         for m in (*_slim_data.MODULES, *_slim_misc.MODULES))})
 sys.modules[slim.__name__] = slim
 
 
