@@ -779,3 +779,28 @@ def test_experimental_set_strategy():
         tf.distribute.experimental_set_strategy(None)
     assert not tf.distribute.has_strategy()
     assert type(tf.Variable(1.0)) is tf.Variable
+
+
+def test_adam_with_global_step_variables_and_result_as_tf():
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+        gs = tf.train.get_or_create_global_step()
+        opt = tf.train.AdamOptimizer(0.1)
+        train = s.run(lambda: opt.minimize(tf.reduce_sum(w * w), global_step=gs))
+    # what TF 2.21 (compat.v1) lists and returns for the same program
+    assert [(v.name, [c.name for c in v.values]) for v in tf.global_variables()] == [
+        ("w:0", ["w:0", "w/replica_1:0"]),
+        ("global_step:0", ["global_step:0", "global_step/replica_1:0"]),
+        ("beta1_power:0", ["beta1_power:0", "beta1_power/replica_1:0"]),
+        ("beta2_power:0", ["beta2_power:0", "beta2_power/replica_1:0"]),
+        ("w/Adam:0", ["w/Adam:0", "w/Adam/replica_1:0"]),
+        ("w/Adam_1:0", ["w/Adam_1:0", "w/Adam_1/replica_1:0"])]
+    assert isinstance(train, tf.distribute.PerReplica)
+    assert [t.name for t in train.values] == ["Adam/Identity:0", "Adam/Identity_1:0"]
+    with tf.Session(config=TWO_CPUS) as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(s.experimental_local_results(train)) == (1, 1)
+        assert sess.run(s.experimental_local_results(train)) == (2, 2)
+        a, b = sess.run(list(w.values))
+        np.testing.assert_array_equal(a, b)

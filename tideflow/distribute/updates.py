@@ -13,7 +13,7 @@ from tideflow.distribute.replica import (
     get_loss_reduction,
     get_replica_context,
 )
-from tideflow.distribute.values import DistributedValues, MirroredVariable, PerReplica
+from tideflow.distribute.values import DistributedValues, Mirrored, MirroredVariable, PerReplica
 from tideflow.framework import ops
 
 
@@ -84,12 +84,20 @@ def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=
                         updates.append(optimizer_lib._get_processor(v).update_op(optimizer, g))
                 device_updates.append(optimizer._finish(
                     updates, "update" if i == 0 else f"update_{i}"))
+        steps = None
         if global_step is None:
             train_op = control_flow_ops.group(*device_updates, name=scope)
         else:
             with ops.control_dependencies(device_updates):
                 if isinstance(global_step, MirroredVariable):
-                    train_op = global_step.assign_add(1, read_value=False)
+                    # as TF: each replica gets its device's step after the increment
+                    from tideflow.ops import array_ops
+
+                    steps = []
+                    for c in global_step.values:
+                        with ops.colocate_with(None), ops.device(c.device):
+                            steps.append(array_ops.identity(c.assign_add(1)))
+                    train_op = control_flow_ops.group(*steps)
                 else:
                     from tideflow.ops import state_ops
 
@@ -100,6 +108,8 @@ def _merge_apply(strategy, optimizer, grads_and_vars, global_step, name, reduce=
     coll = ops.get_collection_ref(ops.GraphKeys.TRAIN_OP)
     if train_op not in coll:
         coll.append(train_op)
+    if steps is not None and reduce:  # called by the replicas (merge_call)
+        return Mirrored(steps)
     return train_op
 
 
