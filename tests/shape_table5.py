@@ -738,6 +738,7 @@ def build():
     c("r_hann", lambda: tf.signal.hann_window(16))
     c("r_inverse_stft", lambda: tf.signal.inverse_stft(P(tf.complex64, [None, 11, 9]), 16, 8))
     c("r_sparse_add_sp", lambda: tf.sparse_add(sp, sp).dense_shape)
+    c("r_sparse_dense_cwise", lambda: (sp * tf.ones([3, 4])).values)
     c("r_sparse_split", lambda: [t.dense_shape for t in tf.sparse_split(sp_input=sp, num_split=2, axis=1)])
     c("r_sparse_tensor_to_dense_u", lambda: tf.sparse_tensor_to_dense(tf.SparseTensor(P(tf.int64, [None, 3]), P(tf.float32, [None]), P(tf.int64, [3]))))
     c("r_sparse_to_dense_u", lambda: tf.sparse_to_dense(P(tf.int32, [None, 2]), sh[:2], 1.0))
@@ -1418,6 +1419,7 @@ EXPECTED = {
     'r_hann': [[16], "float32"],
     'r_inverse_stft': [[None, 96], "float32"],
     'r_sparse_add_sp': [[2], "int64"],
+    'r_sparse_dense_cwise': [[2], "float32"],
     'r_sparse_split': [[[2], "int64"], [[2], "int64"]],
     'r_sparse_tensor_to_dense_u': [[None, None, None], "float32"],
     'r_sparse_to_dense_u': [[None, None], "float32"],

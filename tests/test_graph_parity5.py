@@ -313,3 +313,25 @@ def test_variable_gradient_counts_every_read():
         rg, rg2 = _run([tf.convert_to_tensor(g), g2])
     np.testing.assert_allclose(rg, [2.0 + 1.0 + 2.0, 2.0 + 4.0])
     np.testing.assert_allclose(rg2, [3.0, 3.0])
+
+
+def test_sparse_tensor_times_and_divided_by_dense():
+    # TF's SparseDenseCwiseMul/Div: the dense side broadcasts; sparse * sparse is a TypeError
+    dv = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 2.0], [3, 4])
+        d = tf.placeholder(tf.float32, [None, 4])
+        prod, quot, scaled = sp * d, sp / tf.constant([1.0, 2.0, 4.0, 8.0]), sp * 3.0
+        assert isinstance(prod, tf.SparseTensor) and prod.values.shape.as_list() == [2]
+        (g,) = tf.gradients(tf.reduce_sum(prod.values), d)
+        with pytest.raises(TypeError):
+            sp * sp
+        with tf.Session() as sess:
+            r = sess.run([prod.values, quot.values, scaled.values, g, prod.indices], {d: dv})
+    np.testing.assert_allclose(r[0], [1.0 * dv[0, 0], 2.0 * dv[1, 2]])
+    np.testing.assert_allclose(r[1], [1.0, 0.5])
+    np.testing.assert_allclose(r[2], [3.0, 6.0])
+    want = np.zeros((3, 4), np.float32)
+    want[0, 0], want[1, 2] = 1.0, 2.0
+    np.testing.assert_allclose(r[3], want)
+    np.testing.assert_array_equal(r[4], [[0, 0], [1, 2]])

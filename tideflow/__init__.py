@@ -74,6 +74,7 @@ from tideflow.framework.random_seed import set_random_seed
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import Dimension, TensorShape
 from tideflow.ops import lookup_ops as _lookup_ops  # registers the table ops
+from tideflow.ops import sparse_cwise_ops as _sparse_cwise_ops  # SparseTensor * or / dense
 from tideflow.ops.array_ops import (
     expand_dims,
     identity,
