@@ -871,3 +871,26 @@ def test_dot_output_shape_and_fixed_batch_size_inputs():
     with pytest.raises(ValueError, match="The `batch_size` argument value 3 is incompatible "
                                          "with the specified batch size of your Input Layer: 2"):
         m.predict(x, batch_size=3)
+
+
+def test_validation_freq_int_or_container_and_stop_training():
+    rng = np.random.RandomState(0)
+    x = rng.randn(32, 3).astype("float32")
+    m = keras.Sequential([L.Dense(1, input_shape=(3,))])
+    m.compile(keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    h = m.fit(x, x[:, :1], epochs=4, validation_data=(x, x[:, :1]), validation_freq=2,
+              verbose=0)
+    assert {k: len(v) for k, v in h.history.items()} == {
+        "loss": 4, "mean_absolute_error": 4, "val_loss": 2, "val_mean_absolute_error": 2}
+    h = m.fit(x, x[:, :1], epochs=3, validation_data=(x, x[:, :1]), validation_freq=[1, 3],
+              verbose=0)
+    assert len(h.history["val_loss"]) == 2
+
+    class Stop(keras.callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):
+            if batch == 1:
+                self.model.stop_training = True
+
+    # TF 1.15 finishes the epoch's batches, then stops
+    h = m.fit(x, x[:, :1], epochs=3, batch_size=8, verbose=0, callbacks=[Stop()])
+    assert h.epoch == [0]

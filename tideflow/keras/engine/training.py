@@ -669,7 +669,7 @@ class Model(Network):
                 if self.stop_training:
                     break
             epoch_logs = dict(zip(out_labels, self._combine(totals, seen, last)))
-            if val is not None and (epoch + 1) % validation_freq == 0:
+            if val is not None and _should_run_validation(validation_freq, epoch):
                 for label, value in zip(out_labels, self._evaluate_source(val)):
                     epoch_logs["val_" + label] = value
             callbacks.on_epoch_end(epoch, epoch_logs)
@@ -950,6 +950,19 @@ class Model(Network):
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer, save_format=save_format,
                           signatures=signatures, options=options)
+
+
+def _should_run_validation(validation_freq, epoch):
+    """As TF 1.15: ``validation_freq`` an int (every that many epochs) or a container of the
+    (1-based) epochs to validate after."""
+    if isinstance(validation_freq, int):
+        if validation_freq < 1:
+            raise ValueError("`validation_freq` can not be less than 1.")
+        return (epoch + 1) % validation_freq == 0
+    if not hasattr(validation_freq, "__contains__"):
+        raise ValueError("`validation_freq` must be an Integer or `collections_abc.Container` "
+                         f"(e.g. list, tuple, etc.). Received: {validation_freq}")
+    return epoch + 1 in validation_freq
 
 
 def _is_optimizer_key(key):
