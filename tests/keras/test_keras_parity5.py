@@ -891,6 +891,8 @@ def test_validation_freq_int_or_container_and_stop_training():
             if batch == 1:
                 self.model.stop_training = True
 
-    # TF 1.15 finishes the epoch's batches, then stops
+    # TF 1.15 stops right after the batch that set stop_training
+    before = K.get_value(m.optimizer.iterations)
     h = m.fit(x, x[:, :1], epochs=3, batch_size=8, verbose=0, callbacks=[Stop()])
     assert h.epoch == [0]
+    assert K.get_value(m.optimizer.iterations) - before == 2
