@@ -335,3 +335,22 @@ def test_sparse_tensor_times_and_divided_by_dense():
     want[0, 0], want[1, 2] = 1.0, 2.0
     np.testing.assert_allclose(r[3], want)
     np.testing.assert_array_equal(r[4], [[0, 0], [1, 2]])
+
+
+def test_tape_records_only_after_watch_and_reset_forgets():
+    # observed from TF: ops created before watch(x) are constants; reset() drops the record
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.GradientTape(persistent=True) as tape:
+            y = x * x
+            tape.watch(x)
+            z = y * x
+            g = tape.gradient(z, x)
+            tape.reset()
+            w = x * 5.0
+            tape.watch(x)
+            q = x * 7.0
+        assert tape.gradient(z, x) is None and tape.gradient(w, x) is None
+        rg, rq = _run([g, tape.gradient(q, x)], {x: XV})
+    np.testing.assert_allclose(rg, XV ** 2)
+    np.testing.assert_allclose(rq, [7.0, 7.0, 7.0])
