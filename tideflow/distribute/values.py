@@ -93,6 +93,8 @@ class MirroredVariable(variables_lib.Variable):
     on a device) it is that device's copy; read in cross-replica context it is the primary
     (first) copy. Assigned in cross-replica context, every copy gets the value."""
 
+    _is_mirrored_variable = True  # what state_ops and the optimizer look for
+
     def __init__(self, strategy, components, aggregation):  # Variable.__init__ is not called: the copies hold the state
         self._strategy = strategy
         self._components = tuple(components)

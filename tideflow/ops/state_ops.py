@@ -486,7 +486,7 @@ def _attrs(**kw):
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in the variable ``ref``; returns the ref once the value is stored."""
-    if hasattr(ref, "_components"):  # a tf.distribute MirroredVariable: every copy as needed
+    if getattr(ref, "_is_mirrored_variable", False):  # tf.distribute: the copies as needed
         return ref.assign(value, use_locking=bool(use_locking), name=name)
     ref = _ref_of(ref)
     if not ref.dtype._is_ref_dtype:
@@ -501,7 +501,7 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 def assign_add(ref, value, use_locking=None, name=None):
     """Adds ``value`` to the variable ``ref`` in place; returns the ref."""
-    if hasattr(ref, "_components"):
+    if getattr(ref, "_is_mirrored_variable", False):
         return ref.assign_add(value, use_locking=bool(use_locking), name=name)
     return ops.apply_op(
         "AssignAdd", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name
@@ -510,7 +510,7 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 def assign_sub(ref, value, use_locking=None, name=None):
     """Subtracts ``value`` from the variable ``ref`` in place; returns the ref."""
-    if hasattr(ref, "_components"):
+    if getattr(ref, "_is_mirrored_variable", False):
         return ref.assign_sub(value, use_locking=bool(use_locking), name=name)
     return ops.apply_op(
         "AssignSub", [_ref_of(ref), value], _attrs(use_locking=use_locking), name=name

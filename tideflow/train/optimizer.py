@@ -20,7 +20,7 @@ def _deduplicate_indexed_slices(values, indices):
 
 
 def _var_key(var):
-    var = getattr(var, "primary", var) if hasattr(var, "_components") else var  # mirrored
+    var = var.primary if getattr(var, "_is_mirrored_variable", False) else var
     return (var.op.graph, var.op.name)
 
 
