@@ -410,7 +410,8 @@ class ReplicaContext:
         if self._id_tensor is None:
             from tideflow.ops import constant_op
 
-            self._id_tensor = constant_op.constant(self._replica_id, name="replica_id_in_sync_group")
+            self._id_tensor = constant_op.constant(self._replica_id,
+                                                   name="replica_id_in_sync_group")
         return self._id_tensor
 
     @property

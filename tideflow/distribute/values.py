@@ -95,7 +95,8 @@ class MirroredVariable(variables_lib.Variable):
 
     _is_mirrored_variable = True  # what state_ops and the optimizer look for
 
-    def __init__(self, strategy, components, aggregation):  # Variable.__init__ is not called: the copies hold the state
+    def __init__(self, strategy, components, aggregation):
+        # Variable.__init__ is not called: the copies hold the state
         self._strategy = strategy
         self._components = tuple(components)
         self._primary = self._components[0]
@@ -235,7 +236,8 @@ class MirroredVariable(variables_lib.Variable):
         return f"MirroredVariable:{{\n{inner}\n}}"
 
 
-ops.register_tensor_conversion_function(MirroredVariable, MirroredVariable._TensorConversionFunction)
+ops.register_tensor_conversion_function(MirroredVariable,
+                                       MirroredVariable._TensorConversionFunction)
 
 
 def select_replica(index, structure):
