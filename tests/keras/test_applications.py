@@ -356,3 +356,17 @@ def test_decode_predictions(keras_home, monkeypatch):
         best = np.argsort(p)[::-1][:3]
         assert [r[1] for r in row] == [f"class_{i}" for i in best]
         assert [r[2] for r in row] == [p[i] for i in best]
+
+
+def test_clear_session_lets_the_graph_go():
+    # the Keras state of a graph (tensors' history, variables) goes with the graph: the big
+    # graphs of these models are freed once the session is cleared
+    import gc
+    import weakref
+
+    model = A.MobileNet(input_shape=(32, 32, 3), alpha=0.25, weights=None, classes=10)
+    graph = weakref.ref(model.output.graph)
+    del model
+    tf.keras.backend.clear_session()
+    gc.collect()
+    assert graph() is None

@@ -6,8 +6,6 @@ they are not yet initialized there, as TF does. The learning phase is a boolean
 ``placeholder_with_default(False)`` per graph, fed True while training.
 """
 
-import weakref
-
 import numpy as np
 
 import tideflow as tf
@@ -19,9 +17,10 @@ _IMAGE_DATA_FORMAT = "channels_last"
 
 _SESSION = [None]
 _MANUAL_VAR_INIT = [False]
-# per graph: the learning phase placeholder, a value set by set_learning_phase, layer-name uids,
-# the variables made by Keras, and the Keras history of symbolic tensors
-_GRAPH_STATE = weakref.WeakKeyDictionary()
+# per graph (an attribute of the graph, so that it goes with it: the tensors it holds refer to
+# their graph, which a WeakKeyDictionary entry would keep alive forever): the learning phase
+# placeholder, a value set by set_learning_phase, layer-name uids, the variables made by Keras,
+# and the Keras history of symbolic tensors
 
 
 class _GraphState:
@@ -37,9 +36,9 @@ class _GraphState:
 
 def _state(graph=None):
     graph = graph if graph is not None else ops.get_default_graph()
-    st = _GRAPH_STATE.get(graph)
+    st = graph.__dict__.get("_keras_state")
     if st is None:
-        st = _GRAPH_STATE[graph] = _GraphState()
+        st = graph.__dict__["_keras_state"] = _GraphState()
     return st
 
 
