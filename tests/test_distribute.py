@@ -804,3 +804,25 @@ def test_adam_with_global_step_variables_and_result_as_tf():
         assert sess.run(s.experimental_local_results(train)) == (2, 2)
         a, b = sess.run(list(w.values))
         np.testing.assert_array_equal(a, b)
+
+
+def test_keras_batch_norm_statistics_under_mirrored_strategy():
+    tf.keras.backend.clear_session()
+    tf.keras.backend.set_session(tf.Session(config=TWO_CPUS))
+    x, y = _xy32()
+    s = tf.distribute.MirroredStrategy(DEVICES)
+    with s.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(8, input_shape=(3,)),
+                                     tf.keras.layers.BatchNormalization(momentum=0.5),
+                                     tf.keras.layers.Dense(1)])
+        model.compile(tf.keras.optimizers.SGD(0.05), "mse")
+    bn = model.layers[1]
+    # TF: the moving statistics are sync-on-read (MEAN): a copy per replica, read as the mean
+    assert type(bn.moving_mean).__name__ == "SyncOnReadVariable"
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    sess = tf.keras.backend.get_session()
+    for w in model.weights:
+        a, b = sess.run(list(w.values))
+        np.testing.assert_array_equal(a, b)
+    assert not np.allclose(sess.run(bn.moving_mean), 0.0)  # the statistics were updated

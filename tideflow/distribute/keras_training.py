@@ -12,16 +12,19 @@ def uses_replicas(model):
 
 
 def train_op(model, params):
-    """The op of one training step of ``model`` run on the strategy's replicas. It runs after
-    the whole-batch loss and metrics the step reports (they read the weights before it)."""
+    """(the op of one training step of ``model`` on the strategy's replicas, the loss the step
+    reports: the batch's, before the update)."""
     import tideflow as tf
     from tideflow.distribute.input_lib import _split
     from tideflow.keras.engine import training as training_lib
 
     strategy = model._distribution_strategy
     n = strategy.num_replicas_in_sync
-    reported = [model.total_loss] + list(model._metric_tensors)
-    with ops.control_dependencies(reported):
+    # metrics and layer updates (batch norm's averages) come from the model's whole-batch
+    # graph, which then runs first (it reads the weights before the step changes them);
+    # without them only the replicas run and the loss reported is the sum of theirs
+    whole_batch = list(model._metric_tensors) + list(model.updates)
+    with ops.control_dependencies([model.total_loss] + whole_batch if whole_batch else []):
         batch = tf.cast(tf.shape(model.inputs[0])[0], model.total_loss.dtype)
         inputs = [tf.identity(x) for x in model.inputs]
     targets = model.targets
@@ -65,14 +68,18 @@ def train_op(model, params):
                              "of your ops have a gradient defined (i.e. are differentiable). "
                              f"Variables without a gradient: {missing}")
         ctx = tf.distribute.get_replica_context()
-        return ctx.merge_call(_apply, args=(model.optimizer, grads, params))
+        return ctx.merge_call(_apply, args=(model.optimizer, grads, params)), total
 
     def per_replica():
         from tideflow.distribute import replica
 
         return replica_fn(replica._current_index())  # this replica's index
 
-    return strategy.group(strategy.extended.call_for_each_replica(per_replica))
+    from tideflow.distribute.replica import ReduceOp
+
+    step, totals = strategy.extended.call_for_each_replica(per_replica)
+    loss = model.total_loss if whole_batch else strategy.reduce(ReduceOp.SUM, totals, axis=None)
+    return strategy.group(step), loss
 
 
 def _apply(strategy, optimizer, grads, params):

@@ -315,7 +315,9 @@ class Layer:
             return initializer(shape, dtype=dtype)
 
         variable = tf.Variable(init_value, name=name, dtype=dtype, trainable=trainable,
-                               constraint=constraint)
+                               constraint=constraint,
+                               synchronization=kwargs.get("synchronization"),
+                               aggregation=kwargs.get("aggregation"))
         K._track_variable(variable)
         if trainable:
             self._trainable_weights.append(variable)

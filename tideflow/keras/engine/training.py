@@ -492,16 +492,17 @@ class Model(Network):
                 raise ValueError("The model has no trainable weights to train.")
             from tideflow.distribute import keras_training
 
+            loss = self.total_loss
             if params and keras_training.uses_replicas(self):
-                updates = [keras_training.train_op(self, params)] + list(self.updates)
-                train_op = tf.group(*updates)
+                step, loss = keras_training.train_op(self, params)
+                train_op = tf.group(step, *self.updates)
             else:
                 with ops.name_scope("training"):
                     updates = (self.optimizer.get_updates(self.total_loss, params)
                                if params else [])
                     updates = updates + list(self.updates)
                     train_op = tf.group(*updates)
-        self._train_fn = [train_op, self.total_loss] + self._metric_tensors
+        self._train_fn = [train_op, loss] + self._metric_tensors
         self._restore_pending_optimizer_state()
 
     @property

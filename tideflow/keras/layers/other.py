@@ -63,12 +63,16 @@ class BatchNormalization(Layer):
                                     initializer=self.beta_initializer,
                                     regularizer=self.beta_regularizer,
                                     constraint=self.beta_constraint) if self.center else None
+        # as TF: under a tf.distribute strategy each replica keeps its own statistics and
+        # a read is their mean
+        on_read = {"synchronization": tf.VariableSynchronization.ON_READ,
+                   "aggregation": tf.VariableAggregation.MEAN}
         self.moving_mean = self.add_weight("moving_mean", shape=param_shape,
                                            initializer=self.moving_mean_initializer,
-                                           trainable=False)
+                                           trainable=False, **on_read)
         self.moving_variance = self.add_weight("moving_variance", shape=param_shape,
                                                initializer=self.moving_variance_initializer,
-                                               trainable=False)
+                                               trainable=False, **on_read)
         self.built = True
 
     def call(self, inputs, training=None):
