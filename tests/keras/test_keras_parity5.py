@@ -896,3 +896,22 @@ def test_validation_freq_int_or_container_and_stop_training():
     h = m.fit(x, x[:, :1], epochs=3, batch_size=8, verbose=0, callbacks=[Stop()])
     assert h.epoch == [0]
     assert K.get_value(m.optimizer.iterations) - before == 2
+
+
+def test_deferred_sequential_weights_take_the_model_scope_when_built_by_fit():
+    # names tf_keras printed: built by fit/predict (or a call) the layers run in the model's
+    # name scope; build(input_shape) does not add it
+    m = keras.Sequential([L.Dense(2)])
+    m.build((None, 5))
+    assert [w.name for w in m.weights] == ["dense/kernel:0", "dense/bias:0"]
+    m = keras.Sequential([L.Dense(2)])
+    m.compile(keras.optimizers.SGD(0.1), "mse")
+    m.fit(np.ones((2, 5)), np.ones((2, 2)), verbose=0)
+    assert [w.name for w in m.weights] == ["sequential_1/dense_1/kernel:0",
+                                           "sequential_1/dense_1/bias:0"]
+    m = keras.Sequential([L.Dense(2)])
+    m(keras.Input((5,)))
+    assert m.weights[0].name == "sequential_2/dense_2/kernel:0"
+    m = keras.Sequential([L.Dense(2)])
+    assert m.predict(np.ones((2, 5))).shape == (2, 2)
+    assert m.weights[0].name == "sequential_3/dense_3/kernel:0"

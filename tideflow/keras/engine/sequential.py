@@ -2,6 +2,8 @@
 ``InputLayer`` first) the graph is built as layers are added; otherwise at the first call,
 ``build`` or ``fit``."""
 
+import contextlib
+
 from tideflow.framework import ops
 from tideflow.keras.engine.base_layer import Layer, flatten
 from tideflow.keras.engine.input_layer import Input, InputLayer
@@ -104,11 +106,12 @@ class Sequential(Model):
         x = Input(batch_shape=tuple(input_shape))
         self._build_on(x)
 
-    def _build_on(self, x):
+    def _build_on(self, x, scope=None):
         self._input_layer = self._history_layer(x)
         self.inputs = [x]
-        for layer in self._stack:
-            x = layer(x)
+        with ops.name_scope(scope) if scope else contextlib.nullcontext():
+            for layer in self._stack:
+                x = layer(x)
         self._init_graph_network(self.inputs, x)
         self._stack_outputs_ready()
 
@@ -121,7 +124,9 @@ class Sequential(Model):
         from tideflow.keras import backend as K
 
         dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
-        self._build_on(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype))
+        # as TF 1.15: built by its first fit/evaluate/predict, the model calls its layers in
+        # its own name scope (sequential/dense/kernel:0)
+        self._build_on(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype), scope=self.name)
 
     def call(self, inputs, training=None, mask=None):
         if not (self._is_graph_network and self.outputs) and self._stack and isinstance(
