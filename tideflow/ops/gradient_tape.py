@@ -39,6 +39,7 @@ class GradientTape:
         self._watches = []  # (op id count at the time, tensor or Variable)
         self._recording = False
         self._used = False
+        self._cache = None  # (record key, trace)
 
     # -- recording ----------------------------------------------------------------------------
     def __enter__(self):
@@ -82,6 +83,7 @@ class GradientTape:
         """Forgets everything recorded so far (keeps recording if inside the block)."""
         recording = self._recording
         self._intervals, self._watches, self._used = [], [], False
+        self._cache = None
         if recording:
             self._push()
 
@@ -104,9 +106,19 @@ class GradientTape:
     def _trace(self):
         """(watched tensors, watched variables, recorded ops) as of now."""
         graph = self._graph
-        watched, variables, recorded = set(), [], set()
         if graph is None:
-            return watched, variables, recorded
+            return set(), [], set()
+        # the record changes only while recording or watching (a jacobian asks once per row)
+        key = (tuple((s, graph._last_id if e is None else e) for s, e in self._intervals),
+               len(self._watches), self._watch_accessed_variables)
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        self._cache = (key, self._compute_trace(graph))
+        return self._cache[1]
+
+    def _compute_trace(self, graph):
+        watched, variables, recorded = set(), [], set()
         var_of = {}
         trainable = set()
         from tideflow.framework.ops import GraphKeys
