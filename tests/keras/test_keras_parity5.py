@@ -915,3 +915,31 @@ def test_deferred_sequential_weights_take_the_model_scope_when_built_by_fit():
     m = keras.Sequential([L.Dense(2)])
     assert m.predict(np.ones((2, 5))).shape == (2, 2)
     assert m.weights[0].name == "sequential_3/dense_3/kernel:0"
+
+
+def test_backend_convolutions_take_channels_first_causal_and_dilation():
+    rng = np.random.RandomState(0)
+    xv = rng.randn(1, 3, 5, 5).astype("float32")
+    kv = rng.randn(2, 2, 3, 4).astype("float32")
+    out = K.eval(K.conv2d(K.constant(xv), K.constant(kv), data_format="channels_first"))
+    want = K.eval(K.conv2d(K.constant(xv.transpose(0, 2, 3, 1)), K.constant(kv)))
+    np.testing.assert_allclose(out, want.transpose(0, 3, 1, 2), rtol=1e-5)
+    # the first values tf_keras printed
+    np.testing.assert_allclose(out.ravel()[:4], [1.006, -1.503, -2.675, 0.076], atol=1e-3)
+    assert K.int_shape(K.pool2d(K.constant(xv), (2, 2), data_format="channels_first")) == \
+        (1, 3, 4, 4)
+    x1 = rng.randn(1, 6, 2).astype("float32")
+    k1 = rng.randn(2, 2, 3).astype("float32")
+    out = K.eval(K.conv1d(K.constant(x1), K.constant(k1), padding="causal", dilation_rate=2))
+    np.testing.assert_allclose(out.ravel()[:6], [-1.072, -0.435, 1.476, -1.103, -0.436, 0.302],
+                               atol=1e-3)
+    # causal: step t sees steps t and t - 2 only
+    manual = np.stack([x1[0, t] @ k1[1] + (x1[0, t - 2] @ k1[0] if t >= 2 else 0)
+                       for t in range(6)])
+    np.testing.assert_allclose(out[0], manual, rtol=1e-5)
+    up = K.conv2d_transpose(K.constant(rng.randn(1, 3, 4, 4).astype("float32")),
+                            K.constant(rng.randn(2, 2, 5, 3).astype("float32")), (1, 5, 8, 8),
+                            strides=(2, 2), padding="same", data_format="channels_first")
+    assert K.int_shape(up) == (1, 5, 8, 8)
+    with pytest.raises(ValueError, match="Invalid pooling mode"):
+        K.pool2d(K.constant(xv), (2, 2), pool_mode="min")

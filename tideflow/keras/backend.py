@@ -874,19 +874,61 @@ def binary_crossentropy(target, output, from_logits=False):
                                                    logits=output)
 
 
+def _check_format(data_format):
+    data_format = data_format or _IMAGE_DATA_FORMAT
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(f"Unknown data_format: {data_format}")
+    return data_format
+
+
+def _to_channels_last(x, data_format):
+    """``x`` with its channels last (as the NHWC kernels take it)."""
+    if _check_format(data_format) == "channels_first":
+        rank = x.get_shape().ndims
+        return tf.transpose(x, [0] + list(range(2, rank)) + [1])
+    return x
+
+
+def _from_channels_last(x, data_format):
+    if _check_format(data_format) == "channels_first":
+        rank = x.get_shape().ndims
+        return tf.transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
+    return x
+
+
+def _tuple(value, n):
+    return (value,) * n if isinstance(value, int) else tuple(value)
+
+
 def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
-    return tf.nn.conv1d(x, kernel, stride=strides, padding=padding.upper())
+    """1-D convolution; ``padding='causal'`` pads the start by ``dilation * (k - 1)``."""
+    x = _to_channels_last(x, data_format)
+    dilation = _tuple(dilation_rate, 1)[0]
+    if padding == "causal":
+        left = dilation * (int(kernel.get_shape()[0]) - 1)
+        x = tf.pad(x, [[0, 0], [left, 0], [0, 0]])
+        padding = "valid"
+    out = tf.nn.convolution(x, kernel, padding=padding.upper(), strides=_tuple(strides, 1),
+                            dilation_rate=(dilation,))
+    return _from_channels_last(out, data_format)
 
 
 def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None,
            dilation_rate=(1, 1)):
-    return tf.nn.conv2d(x, kernel, strides=(1,) + tuple(strides) + (1,), padding=padding.upper(),
-                        dilations=(1,) + tuple(dilation_rate) + (1,))
+    x = _to_channels_last(x, data_format)
+    out = tf.nn.conv2d(x, kernel, strides=(1,) + _tuple(strides, 2) + (1,),
+                       padding=padding.upper(), dilations=(1,) + _tuple(dilation_rate, 2) + (1,))
+    return _from_channels_last(out, data_format)
 
 
 def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
+    if pool_mode not in ("max", "avg"):
+        raise ValueError(f"Invalid pooling mode: {pool_mode}")
     fn = tf.nn.max_pool if pool_mode == "max" else tf.nn.avg_pool
-    return fn(x, (1,) + tuple(pool_size) + (1,), (1,) + tuple(strides) + (1,), padding.upper())
+    x = _to_channels_last(x, data_format)
+    out = fn(x, (1,) + _tuple(pool_size, 2) + (1,), (1,) + _tuple(strides, 2) + (1,),
+             padding.upper())
+    return _from_channels_last(out, data_format)
 
 
 def map_fn(fn, elems, name=None, dtype=None):
@@ -981,21 +1023,33 @@ def resize_images(x, height_factor, width_factor, data_format=None,
 
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid",
                      data_format=None, dilation_rate=(1, 1)):
-    return tf.nn.conv2d_transpose(x, kernel, output_shape, (1,) + tuple(strides) + (1,),
-                                  padding=padding.upper())
+    """``output_shape`` in ``data_format``'s order, as TF."""
+    if _check_format(data_format) == "channels_first":
+        if isinstance(output_shape, (list, tuple)):
+            output_shape = (output_shape[0],) + tuple(output_shape[2:]) + (output_shape[1],)
+        else:
+            output_shape = tf.gather(output_shape, [0, 2, 3, 1])
+    x = _to_channels_last(x, data_format)
+    out = tf.nn.conv2d_transpose(x, kernel, output_shape, (1,) + _tuple(strides, 2) + (1,),
+                                 padding=padding.upper())
+    return _from_channels_last(out, data_format)
 
 
 def depthwise_conv2d(x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None,
                      dilation_rate=(1, 1)):
-    return tf.nn.depthwise_conv2d(x, depthwise_kernel, (1,) + tuple(strides) + (1,),
-                                  padding.upper(), dilations=dilation_rate)
+    x = _to_channels_last(x, data_format)
+    out = tf.nn.depthwise_conv2d(x, depthwise_kernel, (1,) + _tuple(strides, 2) + (1,),
+                                 padding.upper(), dilations=_tuple(dilation_rate, 2))
+    return _from_channels_last(out, data_format)
 
 
 def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padding="valid",
                      data_format=None, dilation_rate=(1, 1)):
-    return tf.nn.separable_conv2d(x, depthwise_kernel, pointwise_kernel,
-                                  (1,) + tuple(strides) + (1,), padding.upper(),
-                                  rate=dilation_rate)
+    x = _to_channels_last(x, data_format)
+    out = tf.nn.separable_conv2d(x, depthwise_kernel, pointwise_kernel,
+                                 (1,) + _tuple(strides, 2) + (1,), padding.upper(),
+                                 rate=_tuple(dilation_rate, 2))
+    return _from_channels_last(out, data_format)
 
 
 class _StepCell:
@@ -1117,13 +1171,20 @@ def foldr(fn, elems, initializer=None, name=None):
 
 def conv3d(x, kernel, strides=(1, 1, 1), padding="valid", data_format=None,
            dilation_rate=(1, 1, 1)):
-    return tf.nn.conv3d(x, kernel, strides=(1,) + tuple(strides) + (1,), padding=padding.upper(),
-                        dilations=(1,) + tuple(dilation_rate) + (1,))
+    x = _to_channels_last(x, data_format)
+    out = tf.nn.conv3d(x, kernel, strides=(1,) + _tuple(strides, 3) + (1,),
+                       padding=padding.upper(), dilations=(1,) + _tuple(dilation_rate, 3) + (1,))
+    return _from_channels_last(out, data_format)
 
 
 def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
+    if pool_mode not in ("max", "avg"):
+        raise ValueError(f"Invalid pooling mode: {pool_mode}")
     fn = tf.nn.max_pool3d if pool_mode == "max" else tf.nn.avg_pool3d
-    return fn(x, (1,) + tuple(pool_size) + (1,), (1,) + tuple(strides) + (1,), padding.upper())
+    x = _to_channels_last(x, data_format)
+    out = fn(x, (1,) + _tuple(pool_size, 3) + (1,), (1,) + _tuple(strides, 3) + (1,),
+             padding.upper())
+    return _from_channels_last(out, data_format)
 
 
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
