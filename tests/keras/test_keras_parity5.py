@@ -943,3 +943,37 @@ def test_backend_convolutions_take_channels_first_causal_and_dilation():
     assert K.int_shape(up) == (1, 5, 8, 8)
     with pytest.raises(ValueError, match="Invalid pooling mode"):
         K.pool2d(K.constant(xv), (2, 2), pool_mode="min")
+
+
+def test_locally_connected_layers_match_tf_keras():
+    # shapes and first values tf_keras printed for NumPy-given weights
+    rng = np.random.RandomState(0)
+
+    def c(*shape):
+        return keras.initializers.Constant(rng.uniform(-1, 1, shape).astype("float32"))
+
+    x2 = rng.randn(2, 5, 4, 3).astype("float32")
+    lc = L.LocallyConnected2D(2, (2, 3), kernel_initializer=c(8, 18, 2),
+                              bias_initializer=c(4, 2, 2))
+    out = K.eval(lc(K.constant(x2)))
+    assert out.shape == (2, 4, 2, 2)
+    assert [tuple(w.shape.as_list()) for w in lc.weights] == [(8, 18, 2), (4, 2, 2)]
+    np.testing.assert_allclose(out.ravel()[:4], [-4.6187, 2.2911, -1.7248, -1.5808], atol=1e-4)
+    # position (i, j)'s own kernel on its patch, flattened as (kh, kw, channels)
+    kernel, bias = (K.get_value(w) for w in lc.weights)
+    patch = x2[:, 1:3, 1:4, :].reshape(2, -1)
+    np.testing.assert_allclose(out[:, 1, 1], patch @ kernel[1 * 2 + 1] + bias[1, 1], rtol=1e-5)
+    xcf = rng.randn(2, 3, 5, 4).astype("float32")
+    cf = L.LocallyConnected2D(2, 2, strides=2, data_format="channels_first",
+                              kernel_initializer=c(4, 12, 2), bias_initializer=c(2, 2, 2))
+    out = K.eval(cf(K.constant(xcf)))
+    assert out.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(out.ravel()[:4], [0.9872, -1.8397, -1.3831, -1.5265], atol=1e-4)
+    x1 = rng.randn(2, 7, 3).astype("float32")
+    l1 = L.LocallyConnected1D(4, 3, strides=2, activation="relu", kernel_initializer=c(3, 9, 4),
+                              bias_initializer=c(3, 4))
+    out = K.eval(l1(K.constant(x1)))
+    assert out.shape == (2, 3, 4) and l1.count_params() == 120
+    np.testing.assert_allclose(out.ravel()[:2], [0.0, 0.1439], atol=1e-4)
+    with pytest.raises(ValueError, match="only \"valid\""):
+        L.LocallyConnected2D(2, 3, padding="same")

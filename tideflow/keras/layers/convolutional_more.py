@@ -236,3 +236,162 @@ class SeparableConv1D(SeparableConv2D):
 
 Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
 SeparableConvolution1D = SeparableConv1D
+
+
+def _local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format):
+    """As TF's ``K.local_conv``: each output position's patch (flattened in the input's
+    order) times that position's own kernel [positions, patch, filters]."""
+    import itertools
+
+    feature_dim = int(kernel.get_shape()[1])
+    channels_out = int(kernel.get_shape()[-1])
+    ndims = len(output_shape)
+    patches = []
+    for position in itertools.product(*[range(n) for n in output_shape]):
+        index = [slice(None)]
+        if data_format == "channels_first":
+            index.append(slice(None))
+        index += [slice(position[d] * strides[d], position[d] * strides[d] + kernel_size[d])
+                  for d in range(ndims)]
+        if data_format == "channels_last":
+            index.append(slice(None))
+        patches.append(tf.reshape(inputs[tuple(index)], [1, -1, feature_dim]))
+    out = tf.matmul(tf.concat(patches, 0), kernel)  # [positions, batch, filters]
+    out = tf.reshape(out, list(output_shape) + [-1, channels_out])
+    if data_format == "channels_first":
+        perm = [ndims, ndims + 1] + list(range(ndims))
+    else:
+        perm = [ndims] + list(range(ndims)) + [ndims + 1]
+    return tf.transpose(out, perm)
+
+
+class _LocallyConnected(Layer):
+    """Convolution with unshared weights (TF 1.15's ``implementation=1``): ``kernel``
+    [positions, prod(kernel_size) * channels, filters], ``bias`` [*output, filters]."""
+
+    rank = None
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 implementation=1, **kwargs):
+        from tideflow.keras import activations, constraints, initializers, regularizers
+
+        super().__init__(activity_regularizer=regularizers.get(activity_regularizer), **kwargs)
+        self.filters = int(filters)
+        self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size")
+        self.strides = normalize_tuple(strides, self.rank, "strides")
+        self.padding = padding.lower()
+        if self.padding != "valid":
+            raise ValueError(f"Invalid border mode for LocallyConnected{self.rank}D (only "
+                             f'"valid" is supported): {padding}')
+        if implementation != 1:
+            raise ValueError(f"LocallyConnected{self.rank}D: only implementation=1 is "
+                             f"provided, got {implementation}.")
+        self.implementation = implementation
+        self.data_format = data_format or K.image_data_format()
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def _spatial_and_channels(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        if self.data_format == "channels_first":
+            return dims[2:], dims[1]
+        return dims[1:-1], dims[-1]
+
+    def _output_spatial(self, spatial):
+        return [None if d is None else conv_output_length(d, k, self.padding, s)
+                for d, k, s in zip(spatial, self.kernel_size, self.strides)]
+
+    def build(self, input_shape):
+        spatial, channels = self._spatial_and_channels(input_shape)
+        if channels is None or any(d is None for d in spatial):
+            raise ValueError(f"LocallyConnected{self.rank}D ({self.name}) needs fully defined "
+                             f"input dimensions, got {TensorShape(input_shape).as_list()}.")
+        self.output_spatial = self._output_spatial(spatial)
+        positions = 1
+        for d in self.output_spatial:
+            positions *= d
+        patch = channels
+        for k in self.kernel_size:
+            patch *= k
+        self.kernel = _add_weight(self, "kernel", (positions, patch, self.filters))
+        if self.use_bias:
+            shape = (tuple(self.output_spatial) + (self.filters,)
+                     if self.data_format == "channels_last" or self.rank == 1
+                     else (self.filters,) + tuple(self.output_spatial))
+            self.bias = _add_weight(self, "bias", shape)
+        else:
+            self.bias = None
+        axis = 1 if self.data_format == "channels_first" else -1
+        self.input_spec = InputSpec(ndim=self.rank + 2, axes={axis: channels})
+        self.built = True
+
+    def call(self, inputs):
+        fmt = "channels_last" if self.rank == 1 else self.data_format
+        out = _local_conv(inputs, self.kernel, self.kernel_size, self.strides,
+                          tuple(self.output_spatial), fmt)
+        if self.use_bias:
+            out = out + self.bias
+        if self.activation is not None:
+            out = self.activation(out)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        spatial, _ = self._spatial_and_channels(input_shape)
+        out = self._output_spatial(spatial)
+        if self.data_format == "channels_first" and self.rank > 1:
+            return TensorShape([dims[0], self.filters] + out)
+        return TensorShape([dims[0]] + out + [self.filters])
+
+    def get_config(self):
+        from tideflow.keras import activations, constraints, initializers, regularizers
+
+        def ser(module, obj):
+            return None if obj is None else module.serialize(obj)
+
+        config = super().get_config()
+        config.update(
+            filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
+            padding=self.padding, data_format=self.data_format,
+            activation=activations.serialize(self.activation), use_bias=self.use_bias,
+            kernel_initializer=ser(initializers, self.kernel_initializer),
+            bias_initializer=ser(initializers, self.bias_initializer),
+            kernel_regularizer=ser(regularizers, self.kernel_regularizer),
+            bias_regularizer=ser(regularizers, self.bias_regularizer),
+            activity_regularizer=ser(regularizers, self.activity_regularizer),
+            kernel_constraint=ser(constraints, self.kernel_constraint),
+            bias_constraint=ser(constraints, self.bias_constraint),
+            implementation=self.implementation)
+        return config
+
+
+class LocallyConnected1D(_LocallyConnected):
+    """``kernel`` [output_length, kernel_size * input_dim, filters], ``bias``
+    [output_length, filters]."""
+
+    rank = 1
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 **kwargs):
+        if data_format not in (None, "channels_last"):
+            raise ValueError("LocallyConnected1D takes channels_last inputs only here, got "
+                             f"data_format={data_format!r}.")
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format="channels_last", **kwargs)
+
+
+class LocallyConnected2D(_LocallyConnected):
+    """``kernel`` [rows * cols, kh * kw * channels, filters], ``bias`` [rows, cols, filters]
+    (``[filters, rows, cols]`` with channels_first)."""
+
+    rank = 2
