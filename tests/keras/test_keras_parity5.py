@@ -977,3 +977,19 @@ def test_locally_connected_layers_match_tf_keras():
     np.testing.assert_allclose(out.ravel()[:2], [0.0, 0.1439], atol=1e-4)
     with pytest.raises(ValueError, match="only \"valid\""):
         L.LocallyConnected2D(2, 3, padding="same")
+
+
+def test_optimizer_configs_as_tf_1_15():
+    # keys and defaults tf_keras's legacy (TF 1.15 OptimizerV2) optimizers return
+    got = {name: keras.optimizers.get(name).get_config()
+           for name in ("adam", "sgd", "rmsprop", "adagrad", "adadelta", "adamax", "nadam")}
+    assert sorted(got["adam"]) == ["amsgrad", "beta_1", "beta_2", "decay", "epsilon",
+                                   "learning_rate", "name"]
+    assert sorted(got["adamax"]) == ["beta_1", "beta_2", "decay", "epsilon", "learning_rate",
+                                     "name"]
+    assert got["nadam"]["decay"] == pytest.approx(0.004)  # the momentum schedule's decay
+    assert got["sgd"] == {"name": "SGD", "decay": 0.0, "learning_rate": 0.01, "momentum": 0.0,
+                          "nesterov": False}
+    assert got["adadelta"]["rho"] == 0.95 and got["rmsprop"]["rho"] == 0.9
+    o = keras.optimizers.Adam(lr=0.5, decay=0.1, clipnorm=1.0)
+    assert keras.optimizers.Adam.from_config(o.get_config()).get_config() == o.get_config()

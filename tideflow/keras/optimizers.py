@@ -486,8 +486,9 @@ def _nadam_rule(opt, p, g, slots, t, lr):
     m, vv = slots
     b1, b2 = opt._values["beta_1"], opt._values["beta_2"]
     # Keras's momentum schedule
-    mu_t = b1 * (1.0 - 0.5 * tf.pow(0.96, t * 0.004))
-    mu_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, (t + 1.0) * 0.004))
+    decay = opt.initial_decay  # Keras's schedule_decay (0.004)
+    mu_t = b1 * (1.0 - 0.5 * tf.pow(0.96, t * decay))
+    mu_t1 = b1 * (1.0 - 0.5 * tf.pow(0.96, (t + 1.0) * decay))
     if opt._m_sched_new is None:  # once a step, from the cache before the step's update
         opt._m_sched_new = opt._m_sched * mu_t
     m_sched_new = opt._m_sched_new
@@ -515,6 +516,11 @@ class Adamax(Optimizer):
     def get_updates(self, loss, params):
         return _manual_updates(self, loss, params, _adamax_rule, ("m", "v"))
 
+    def get_config(self):
+        config = super().get_config()
+        config["epsilon"] = self.epsilon
+        return config
+
 
 class Nadam(Optimizer):
     """Nesterov Adam (``learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7``)."""
@@ -523,9 +529,22 @@ class Nadam(Optimizer):
 
     def __init__(self, learning_rate=None, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
                  name="Nadam", **kwargs):
-        kwargs.pop("schedule_decay", None)
+        # as TF 1.15: `decay` is the momentum schedule's (schedule_decay, 0.004); the
+        # learning rate itself is not decayed
+        kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
         self._init(learning_rate, 0.001, name, kwargs, beta_1=beta_1, beta_2=beta_2)
         self.epsilon = epsilon
+
+    def _lr_t(self):
+        lr = self._graph_vars()["lr"]
+        if isinstance(lr, schedules.LearningRateSchedule):
+            return lr(self._graph_vars()["iterations"])
+        return lr() if callable(lr) and not isinstance(lr, (ops.Tensor, tf.Variable)) else lr
+
+    def get_config(self):
+        config = super().get_config()
+        config["epsilon"] = self.epsilon
+        return config
 
     def get_updates(self, loss, params):
         def momentum_cache(opt):
