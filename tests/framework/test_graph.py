@@ -204,3 +204,13 @@ def test_type_errors_name_the_argument():
         a + "s"
     # Python scalars follow the tensor's type
     assert (a + 1).dtype == tf.float32 and (b + 2).dtype == tf.int32 and (1 + b).dtype == tf.int32
+
+
+def test_an_absolute_name_taken_twice_is_a_duplicate_node_error():
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(0)
+        first = tf.assign_add(v, 1, name="train/")
+        assert first.name == "train:0"
+        with pytest.raises(ValueError, match="Duplicate node name in graph: 'train'"):
+            tf.assign_add(v, 1, name="train/")
+        assert g.get_operation_by_name("train") is first.op

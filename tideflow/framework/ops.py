@@ -1517,6 +1517,8 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
     )
     if not _VALID_NODE_NAME.match(name):
         raise ValueError(f"'{name}' is not a valid node name")
+    if name in graph._nodes_by_name:  # an absolute name ("train/") taken twice, as TF
+        raise ValueError(f"Duplicate node name in graph: '{name}'")
     input_ops = [t._op for t in inputs]
     control = graph._control_dependencies_for_inputs(input_ops) if (
         graph._control_dependencies_stack
