@@ -303,7 +303,7 @@ def test_dtype_mismatch_is_invalid_argument(tmp_path):
     with tf.Graph().as_default():
         _w_graph(dtype=tf.float64)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
-                                                 match="w.*float64.*float32"):
+                                                 match="w; expected dtype double does not equal original dtype float"):
             Saver().restore(sess, path)
 
 
