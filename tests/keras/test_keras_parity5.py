@@ -993,3 +993,36 @@ def test_optimizer_configs_as_tf_1_15():
     assert got["adadelta"]["rho"] == 0.95 and got["rmsprop"]["rho"] == 0.9
     o = keras.optimizers.Adam(lr=0.5, decay=0.1, clipnorm=1.0)
     assert keras.optimizers.Adam.from_config(o.get_config()).get_config() == o.get_config()
+
+
+def test_abstract_rnn_cell_subclass_runs_in_rnn():
+    class MinimalRNNCell(L.AbstractRNNCell):
+        def __init__(self, units, **kwargs):
+            self.units = units
+            super().__init__(**kwargs)
+
+        @property
+        def state_size(self):
+            return self.units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(shape=(input_shape[-1], self.units),
+                                          initializer="ones", name="kernel")
+            self.recurrent_kernel = self.add_weight(shape=(self.units, self.units),
+                                                    initializer="identity",
+                                                    name="recurrent_kernel")
+            self.built = True
+
+        def call(self, inputs, states):
+            out = K.dot(inputs, self.kernel) + K.dot(states[0], self.recurrent_kernel) * 0.5
+            return out, out
+
+    layer = L.RNN(MinimalRNNCell(2), return_sequences=True)
+    x = K.constant(np.arange(12, dtype="float32").reshape(2, 3, 2))
+    # tf_keras printed these values
+    assert K.eval(layer(x)).tolist() == [[[1.0, 1.0], [5.5, 5.5], [11.75, 11.75]],
+                                         [[13.0, 13.0], [23.5, 23.5], [32.75, 32.75]]]
+    with pytest.raises(NotImplementedError):
+        MinimalRNNCell(3).output_size  # noqa: B018
+    init = MinimalRNNCell(3).get_initial_state(batch_size=2, dtype=tf.float32)
+    assert K.int_shape(init) == (2, 3)

@@ -293,6 +293,33 @@ class _CuDNNGRUCell(GRUCell):
         return config
 
 
+class AbstractRNNCell(Layer):
+    """Base of custom RNN cells (TF 1.15's ``tf.keras.layers.AbstractRNNCell``): define
+    ``state_size``, ``call(inputs, states) -> (output, new_states)`` and, when it differs from
+    the state size, ``output_size``."""
+
+    def call(self, inputs, states):
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def state_size(self):
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def output_size(self):
+        raise NotImplementedError("Abstract method")
+
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        if inputs is not None:
+            batch_size = tf.shape(inputs)[0]
+            dtype = inputs.dtype
+        sizes = self.state_size
+        flat = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
+        states = [tf.zeros(tf.stack([batch_size] + list(flatten(s))), dtype=dtype or K.floatx())
+                  for s in flat]
+        return states if isinstance(sizes, (list, tuple)) else states[0]
+
+
 class StackedRNNCells(Layer):
     """Cells applied one after the other at each step, as one cell (their states
     concatenated in order)."""
@@ -312,7 +339,7 @@ class StackedRNNCells(Layer):
     @property
     def output_size(self):
         last = self.cells[-1]
-        return getattr(last, "output_size", None) or _CellAdapter(last).state_size[0]
+        return _output_size(last) or _CellAdapter(last).state_size[0]
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
@@ -321,7 +348,7 @@ class StackedRNNCells(Layer):
                 with tf.name_scope(cell.name):
                     cell.build(TensorShape(dims))
                 cell.built = True
-            dims = [dims[0], getattr(cell, "output_size", None)
+            dims = [dims[0], _output_size(cell)
                     or _CellAdapter(cell).state_size[0]]
         self.built = True
 
@@ -357,11 +384,20 @@ class _CellAdapter:
         self.cell = cell
         sizes = cell.state_size
         self.state_size = tuple(sizes) if isinstance(sizes, (list, tuple)) else (sizes,)
-        self.output_size = getattr(cell, "output_size", None) or self.state_size[0]
+        self.output_size = _output_size(cell) or self.state_size[0]
 
     def __call__(self, inputs, state, scope=None):
         out, new_states = self.cell.call(inputs, list(state))
         return out, _state_tuple(new_states)
+
+
+def _output_size(cell):
+    """A cell's ``output_size`` (None when it has none, or an AbstractRNNCell leaves it
+    abstract)."""
+    try:
+        return getattr(cell, "output_size", None)
+    except NotImplementedError:
+        return None
 
 
 def _state_tuple(states):
