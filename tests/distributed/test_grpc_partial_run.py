@@ -96,12 +96,14 @@ def test_stateful_ops_run_once_and_feed_order_is_free(servers):
             h = sess.partial_run_setup([early, late, other, enq, inc], [a, b])
             # fetched while the dequeue still waits for the enqueue of a later call
             r = sess.partial_run(h, early)
+            with pytest.raises(RuntimeError, match="requires empty target_list"):
+                sess.partial_run(h, enq)  # as TF 1.x: the setup's ops run on their own
             if order == "ab":
-                got_late, _ = sess.partial_run(h, [late, enq], {a: 3.0})
+                got_late = sess.partial_run(h, late, {a: 3.0})
                 got_other = sess.partial_run(h, other, {b: 5.0})
             else:
                 got_other = sess.partial_run(h, other, {b: 5.0})
-                got_late, _ = sess.partial_run(h, [late, enq], {a: 3.0})
+                got_late = sess.partial_run(h, late, {a: 3.0})
             # one random draw for the whole partial run
             np.testing.assert_allclose([got_late, got_other], [6.0 + r, 5.0 * r], rtol=1e-6)
         # the enqueue, the dequeue and the counter ran once per partial run
@@ -226,8 +228,10 @@ def test_make_callable_matches_run(servers):
         assert got == want == {"r": [21.0, 63.0], "p": Pair(62.0, None)}
         assert f(0.0, np.float32(1.0), [[2.0]][0][0]) == sess.run(
             {"r": [r1, r2], "p": Pair(r3, init)}, {a: 0.0, b: 1.0, c: 2.0})
-        with pytest.raises(TypeError, match="expected 3 feed values, got 2"):
+        # as TF: the values are zipped with feed_list (c left unfed; an extra value ignored)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="placeholder tensor 'c'"):
             f(1.0, 2.0)
+        assert f(1.0, 2.0, 3.0, 4.0) == want
         with pytest.raises(TypeError, match="must be a list or tuple"):
             sess.make_callable(r1, feed_list=a)
         # a plain callable takes no options; accept_options adds them

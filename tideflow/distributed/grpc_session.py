@@ -191,6 +191,8 @@ class RemoteSession:
         self._sent = 0  # graph._version shipped so far
         self._structure = None
         self._lock = threading.Lock()
+        # partial run handle -> (ops named in its setup not run yet, feeds declared, fed so far)
+        self._partial_targets = {}
 
     # -- the graph ---------------------------------------------------------------------
     def _ensure_graph(self):
@@ -338,7 +340,6 @@ class RemoteSession:
                 if not self._graph.is_feedable(t):
                     raise ValueError(f"Tensor {t} may not be fed.")
             feeds.append((tensors, splitter))
-        n = len(feeds)
         skeleton = master_pb2.RunStepRequest()
         skeleton.fetch.extend(t.name for t in handler.tensors)
         skeleton.target.extend(op.name for op in handler.targets)
@@ -352,8 +353,9 @@ class RemoteSession:
         def call(*args, **kwargs):
             if sess._closed:
                 sess._check_open()
-            if len(args) != n:
-                raise TypeError(f"expected {n} feed values, got {len(args)}")
+            # as TF (and the local session), the values are zipped with feed_list: a missing
+            # one leaves its tensor unfed (an error if the fetches need it), an extra one is
+            # ignored
             options = run_metadata = None
             if kwargs:
                 bad = [k for k in kwargs if not kw_ok or k not in ("options", "run_metadata")]
@@ -396,7 +398,29 @@ class RemoteSession:
         req.target.extend(op.name for op in handler.targets)
         self._ensure_graph()
         req.session_handle = self._handle
-        return self._stub.call("PartialRunSetup", req, CREATE_TIMEOUT_S).partial_run_handle
+        handle = self._stub.call("PartialRunSetup", req, CREATE_TIMEOUT_S).partial_run_handle
+        if handler.targets:
+            feeds = {self._graph.as_graph_element(name) for name in req.feed}
+            self._partial_targets[handle] = (set(handler.targets), feeds, set())
+        return handle
+
+    def _ready_targets(self, handle, fed):
+        """The ops named in ``handle``'s setup that can run now that ``fed`` is in: as TF 1.x's,
+        they run on their own with the first partial_run call after their feeds arrive."""
+        from tideflow.runtime.executor import prune
+
+        entry = self._partial_targets.get(handle)
+        if entry is None:
+            return []
+        targets, feeds, done = entry
+        done.update(fed)
+        pending = feeds - done
+        ready = [op for op in targets if not any(
+            t in pending for o in prune([], [op], set(done)) for t in o._inputs)]
+        targets.difference_update(ready)
+        if not targets:
+            del self._partial_targets[handle]
+        return ready
 
     def partial_run(self, handle, fetches, feed_dict=None):
         """Continues the partial run ``handle``: feeds ``feed_dict``, returns ``fetches``."""
@@ -405,11 +429,14 @@ class RemoteSession:
                 None, None, f"Invalid partial run handle {handle!r}: use the one "
                 "partial_run_setup returned")
         handler = self._handler(fetches)
+        if handler.targets:  # TF 1.x: ops named in partial_run_setup run, never fetched here
+            raise RuntimeError("partial_run() requires empty target_list.")
         req = master_pb2.RunStepRequest(partial_run_handle=handle)
         if feed_dict:
             self._add_feeds(req, feed_dict)
         req.fetch.extend(t.name for t in handler.tensors)
-        req.target.extend(op.name for op in handler.targets)
+        fed = {self._graph.as_graph_element(f.name) for f in req.feed}
+        req.target.extend(op.name for op in self._ready_targets(handle, fed))
         self._ensure_graph()
         req.session_handle = self._handle
         return self._step(req, handler, STEP_TIMEOUT_S)
