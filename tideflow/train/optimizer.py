@@ -2,6 +2,7 @@
 ``compute_gradients`` (``tf.gradients`` of the loss) followed by ``apply_gradients`` (one update
 op per variable, dense or sparse, then an optional ``global_step`` increment)."""
 
+import collections.abc
 import sys
 
 from tideflow.framework import dtypes, ops
@@ -78,7 +79,11 @@ def _get_processor(v):
 
 
 def _flatten(x):
-    if isinstance(x, (list, tuple)):
+    # TF's nest.flatten: a dict gives its values in key order; dict views
+    # (d.values(), d.keys()) are sequences too.
+    if isinstance(x, dict):
+        x = [x[k] for k in sorted(x)]
+    if isinstance(x, (list, tuple, collections.abc.MappingView)):
         out = []
         for e in x:
             out.extend(_flatten(e))
