@@ -186,6 +186,20 @@ class DataSet:
                 np.concatenate((rest_labels, self._labels[:end]), axis=0))
 
 
+def _fetch(name, train_dir, source_url):
+    """The path of MNIST file ``name`` in ``train_dir``, downloaded when missing; a failed
+    download names the URL and where the file can be put by hand."""
+    import os
+
+    try:
+        return maybe_download(name, train_dir, source_url + name)
+    except OSError as e:  # urllib's URLError / HTTPError, socket errors
+        raise OSError(f"read_data_sets: MNIST file {name!r} is not in "
+                      f"{os.path.abspath(train_dir)!r} and downloading it from "
+                      f"{source_url + name!r} failed ({e}); place the four files "
+                      f"{', '.join(_FILES)} in that directory") from e
+
+
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=None, reshape=True,
                    validation_size=5000, seed=None, source_url=SOURCE_URL):
     """MNIST's train (less the first ``validation_size`` images), validation and test sets
@@ -195,7 +209,7 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=None, reshap
             return DataSet([], [], fake_data=True, one_hot=one_hot, dtype=dtype, seed=seed)
 
         return Datasets(train=fake(), validation=fake(), test=fake())
-    paths = [maybe_download(name, train_dir, source_url + name) for name in _FILES]
+    paths = [_fetch(name, train_dir, source_url) for name in _FILES]
     with open(paths[0], "rb") as f:
         train_images = extract_images(f)
     with open(paths[1], "rb") as f:

@@ -1,0 +1,151 @@
+"""TF 1.x programs in the style of the classic public example collections (MNIST loaders,
+random forests, ...), run under tideflow with values checked against NumPy or by property."""
+
+import gzip
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _digits(n, rng, protos):
+    """``n`` 28x28 uint8 images of the ten class prototypes ``protos``, noisy, and their
+    labels."""
+    labels = rng.randint(0, 10, size=n).astype(np.uint8)
+    noise = rng.randint(0, 56, size=(n, 28, 28))
+    flip = rng.random_sample((n, 28, 28)) < 0.1
+    images = np.where(flip, 200 - protos[labels], protos[labels]) + noise
+    return images.astype(np.uint8), labels
+
+
+def _write_idx(path, array, magic):
+    with gzip.open(path, "wb") as f:
+        f.write(struct.pack(">II", magic, array.shape[0]))
+        if array.ndim == 3:
+            f.write(struct.pack(">II", *array.shape[1:]))
+        f.write(array.tobytes())
+
+
+@pytest.fixture(scope="module")
+def mnist_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mnist")
+    rng = np.random.RandomState(0)
+    protos = rng.randint(0, 2, size=(10, 28, 28)) * 200
+    train = _digits(700, rng, protos)
+    test = _digits(200, rng, protos)
+    _write_idx(os.path.join(d, "train-images-idx3-ubyte.gz"), train[0], 2051)
+    _write_idx(os.path.join(d, "train-labels-idx1-ubyte.gz"), train[1], 2049)
+    _write_idx(os.path.join(d, "t10k-images-idx3-ubyte.gz"), test[0], 2051)
+    _write_idx(os.path.join(d, "t10k-labels-idx1-ubyte.gz"), test[1], 2049)
+    return str(d), train, test
+
+
+def test_input_data_read_data_sets(mnist_dir):
+    from tideflow.examples.tutorials.mnist import input_data
+
+    path, (tr_images, tr_labels), (_, te_labels) = mnist_dir
+    data = input_data.read_data_sets(path, one_hot=True, validation_size=100)
+    assert data.train.num_examples == 600 and data.validation.num_examples == 100
+    assert data.test.num_examples == 200
+    assert data.train.images.shape == (600, 784) and data.train.images.dtype == np.float32
+    np.testing.assert_allclose(data.validation.images,
+                               tr_images[:100].reshape(100, 784) / 255.0, rtol=1e-6)
+    np.testing.assert_array_equal(data.test.labels.argmax(1), te_labels)
+    assert data.train.labels.shape == (600, 10)
+    # next_batch: an epoch visits every example once, then epochs_completed counts it
+    seen = [data.train.next_batch(100)[0] for _ in range(6)]
+    assert data.train.epochs_completed == 0
+    got = np.sort(np.concatenate(seen).sum(1))
+    np.testing.assert_allclose(got, np.sort(tr_images[100:].reshape(600, -1).sum(1) / 255.0),
+                               rtol=1e-5)
+    xs, ys = data.train.next_batch(50)
+    assert data.train.epochs_completed == 1 and xs.shape == (50, 784) and ys.shape == (50, 10)
+    raw = input_data.read_data_sets(path, one_hot=False, dtype=tf.uint8, reshape=False,
+                                    validation_size=0)
+    assert raw.train.images.shape == (700, 28, 28, 1) and raw.train.images.dtype == np.uint8
+    np.testing.assert_array_equal(raw.train.labels, tr_labels)
+
+
+def test_input_data_missing_files_names_url_and_directory(tmp_path):
+    from tideflow.examples.tutorials.mnist import input_data
+
+    target = tmp_path / "empty"
+    url = "http://127.0.0.1:9/mnist/"  # the discard port: nothing answers
+    with pytest.raises(OSError, match=r"train-images-idx3-ubyte\.gz") as info:
+        input_data.read_data_sets(str(target), source_url=url)
+    assert url in str(info.value) and str(target) in str(info.value)
+
+
+def test_tutorial_mnist_model_learns(mnist_dir):
+    from tideflow.examples.tutorials.mnist import input_data, mnist
+
+    data = input_data.read_data_sets(mnist_dir[0], validation_size=0)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        images = tf.placeholder(tf.float32, [None, mnist.IMAGE_PIXELS])
+        labels = tf.placeholder(tf.int32, [None])
+        logits = mnist.inference(images, 32, 16)
+        loss = mnist.loss(logits, labels)
+        train = mnist.training(loss, 0.1)
+        correct = mnist.evaluation(logits, labels)
+        names = {v.op.name for v in tf.trainable_variables()}
+        assert {"hidden1/weights", "hidden2/biases", "softmax_linear/weights"} <= names
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(150):
+                x, y = data.train.next_batch(50)
+                sess.run(train, {images: x, labels: y})
+            n = sess.run(correct, {images: data.test.images, labels: data.test.labels})
+            assert sess.run(tf.train.get_global_step()) == 150
+    assert n > 0.8 * data.test.num_examples
+
+
+def test_tensor_forest_learns_digits(mnist_dir):
+    from tideflow.contrib.tensor_forest.python import tensor_forest
+
+    _, (tr_images, tr_labels), (te_images, te_labels) = mnist_dir
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [None, 784])
+        y = tf.placeholder(tf.int32, [None])
+        hparams = tensor_forest.ForestHParams(num_classes=10, num_features=784, num_trees=5,
+                                              max_nodes=200, split_after_samples=30).fill()
+        assert hparams.num_splits_to_consider == 28  # max(10, ceil(sqrt(784)))
+        forest = tensor_forest.RandomForestGraphs(hparams)
+        train = forest.training_graph(x, y)
+        loss = forest.training_loss(x, y)
+        probs, _, variance = forest.inference_graph(x)
+        accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(probs, 1),
+                                                   tf.cast(y, tf.int64)), tf.float32))
+        feed_test = {x: te_images.reshape(-1, 784) / 255.0, y: te_labels}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            before = sess.run(accuracy, feed_test)
+            for i in range(10):
+                batch = slice(i * 70, i * 70 + 70)
+                sess.run(train, {x: tr_images[batch].reshape(-1, 784) / 255.0,
+                                 y: tr_labels[batch]})
+            size = -sess.run(loss)
+            acc, p, var = sess.run([accuracy, probs, variance], feed_test)
+    assert before < 0.3  # untrained: one leaf per tree, uniform
+    assert acc > 0.7, acc
+    assert 1 < size <= 200
+    np.testing.assert_allclose(p.sum(1), 1.0, rtol=1e-5)
+    assert p.shape == (200, 10) and (var >= 0).all()
+
+
+def test_tensor_forest_rejects_bad_labels():
+    from tideflow.contrib.tensor_forest.python import tensor_forest
+
+    with tf.Graph().as_default():
+        hparams = tensor_forest.ForestHParams(num_classes=3, num_features=2, num_trees=2,
+                                              max_nodes=10).fill()
+        forest = tensor_forest.RandomForestGraphs(hparams)
+        train = forest.training_graph(tf.constant([[0.0, 1.0]]), tf.constant([5]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"labels must be in"):
+                sess.run(train)

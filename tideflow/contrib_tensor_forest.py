@@ -1,0 +1,327 @@
+"""``tf.contrib.tensor_forest``: online random forests (TF 1.x's ``tensor_forest``).
+
+``ForestHParams(num_classes, num_features, num_trees, max_nodes, ...).fill()`` and
+``RandomForestGraphs(hparams)`` with ``training_graph``, ``training_loss``,
+``inference_graph`` and ``average_size``; ``client.random_forest.TensorForestEstimator``.
+
+Trees grow online, as TF's: every leaf keeps ``num_splits_to_consider`` candidate splits (a
+random feature, the threshold one of the leaf's samples has there) and the class counts of
+the samples falling left of each; once ``split_after_samples`` samples have reached it, the
+leaf splits at the candidate of least weighted Gini impurity (or draws fresh candidates when
+none separates anything). Each tree sees a ``bagging_fraction`` of every batch. Inference
+averages, over the trees, the class frequencies of the leaf each example reaches. The forest
+lives in variables (checkpoints hold it); the kernels are NumPy, run through ``py_func``."""
+
+import math
+import sys
+import types
+
+import numpy as np
+
+
+class ForestHParams:
+    """The forest's hyperparameters, with TF 1.x's defaults; ``fill()`` derives the rest."""
+
+    def __init__(self, num_trees=100, max_nodes=10000, bagging_fraction=1.0,
+                 num_splits_to_consider=0, feature_bagging_fraction=1.0, max_fertile_nodes=0,
+                 split_after_samples=250, valid_leaf_threshold=1, dominate_method="bootstrap",
+                 dominate_fraction=0.99, model_name="all_dense", split_finish_name="basic",
+                 split_pruning_name="none", collate_examples=False, checkpoint_stats=False,
+                 use_running_stats_method=False, initialize_average_splits=False,
+                 inference_tree_paths=False, param_file=None, split_name="less_or_equal",
+                 early_finish_check_every_samples=0, prune_every_samples=0, **kwargs):
+        self.num_trees = num_trees
+        self.max_nodes = max_nodes
+        self.bagging_fraction = bagging_fraction
+        self.feature_bagging_fraction = feature_bagging_fraction
+        self.num_splits_to_consider = num_splits_to_consider
+        self.max_fertile_nodes = max_fertile_nodes
+        self.split_after_samples = split_after_samples
+        self.valid_leaf_threshold = valid_leaf_threshold
+        self.dominate_method = dominate_method
+        self.dominate_fraction = dominate_fraction
+        self.model_name = model_name
+        self.split_finish_name = split_finish_name
+        self.split_pruning_name = split_pruning_name
+        self.collate_examples = collate_examples
+        self.checkpoint_stats = checkpoint_stats
+        self.use_running_stats_method = use_running_stats_method
+        self.initialize_average_splits = initialize_average_splits
+        self.inference_tree_paths = inference_tree_paths
+        self.param_file = param_file
+        self.split_name = split_name
+        self.early_finish_check_every_samples = early_finish_check_every_samples
+        self.prune_every_samples = prune_every_samples
+        for name, value in kwargs.items():
+            setattr(self, name, value)
+
+    def values(self):
+        return dict(self.__dict__)
+
+    def fill(self):
+        """Derives the dependent parameters (as TF: ``num_splits_to_consider`` defaults to
+        ``max(10, ceil(sqrt(num_features)))``); returns ``self``."""
+        for name in ("num_classes", "num_features"):
+            if getattr(self, name, None) is None:
+                raise ValueError(f"ForestHParams.fill: {name} must be set")
+        self.regression = getattr(self, "regression", False)
+        self.num_output_columns = 1 if self.regression else self.num_classes
+        self.num_features = int(self.num_features)
+        self.bagged_num_features = max(1, int(self.feature_bagging_fraction
+                                              * self.num_features))
+        if not self.num_splits_to_consider:
+            self.num_splits_to_consider = max(10, math.ceil(math.sqrt(self.num_features)))
+        if not self.max_fertile_nodes:
+            self.max_fertile_nodes = max(1, self.max_nodes // 2)
+        self.num_splits_to_consider = int(self.num_splits_to_consider)
+        return self
+
+
+def _route(x, left, feature, threshold):
+    """The leaf of one tree each row of ``x`` reaches."""
+    node = np.zeros(x.shape[0], np.int64)
+    rows = np.arange(x.shape[0])
+    while True:
+        child = left[node]
+        inner = child >= 0
+        if not inner.any():
+            return node
+        r, n = rows[inner], node[inner]
+        go_right = x[r, feature[n]] > threshold[n]
+        node[inner] = child[inner] + go_right
+
+
+def _gini_cost(left, total):
+    """Weighted Gini impurity (times the count) of splitting ``total`` [C] into ``left``
+    [S, C] and the rest."""
+    right = total[None, :] - left
+    nl, nr = left.sum(1), right.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gl = nl - np.where(nl > 0, (left ** 2).sum(1) / nl, 0.0)
+        gr = nr - np.where(nr > 0, (right ** 2).sum(1) / nr, 0.0)
+    cost = gl + gr
+    cost[(nl == 0) | (nr == 0)] = np.inf
+    return cost
+
+
+class _State:
+    NAMES = ("left", "feature", "threshold", "counts", "num_nodes", "cand_feature",
+             "cand_threshold", "cand_left", "cand_total")
+
+
+class RandomForestGraphs:
+    """Builds the forest's variables and its training and inference ops."""
+
+    def __init__(self, params, tree_configs=None, tree_stats=None, device_assigner=None,
+                 variables=None, tree_variables_class=None, tree_graphs=None, training=True):
+        import tideflow as tf
+
+        if not hasattr(params, "num_output_columns"):
+            params = params.fill()
+        if params.regression:
+            raise NotImplementedError("tensor_forest: tideflow's forests classify; "
+                                      "regression=True is not supported")
+        self.params = params
+        seed = tf.get_default_graph().seed
+        self._rng = np.random.RandomState(seed)
+        t, m, s, c = (params.num_trees, params.max_nodes, params.num_splits_to_consider,
+                      params.num_classes)
+        if params.feature_bagging_fraction < 1.0:
+            self._bagged = np.stack([self._rng.choice(params.num_features,
+                                                      params.bagged_num_features,
+                                                      replace=False) for _ in range(t)])
+        else:
+            self._bagged = None
+        init = {"left": np.full((t, m), -1, np.int32), "feature": np.zeros((t, m), np.int32),
+                "threshold": np.zeros((t, m), np.float32),
+                "counts": np.zeros((t, m, c), np.float32),
+                "num_nodes": np.ones((t,), np.int32),
+                "cand_feature": np.full((t, m, s), -1, np.int32),
+                "cand_threshold": np.zeros((t, m, s), np.float32),
+                "cand_left": np.zeros((t, m, s, c), np.float32),
+                "cand_total": np.zeros((t, m, c), np.float32)}
+        self._vars = {}
+        with tf.variable_scope(None, default_name="random_forest"):
+            for name in _State.NAMES:
+                # candidate statistics are training state only, as TF's fertile stats
+                self._vars[name] = tf.Variable(init[name], trainable=False, name=name,
+                                               collections=[tf.GraphKeys.GLOBAL_VARIABLES])
+
+    @property
+    def variables(self):
+        return [self._vars[n] for n in _State.NAMES]
+
+    def _train_kernel(self, x, y, *state):
+        p = self.params
+        left, feature, threshold, counts, num_nodes, cf, ct, cl, ctot = (
+            np.array(a) for a in state)
+        x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
+        y = np.asarray(y).reshape(-1).astype(np.int64)
+        if x.shape[0] != y.shape[0]:
+            raise ValueError(f"tensor_forest training: {x.shape[0]} examples but "
+                             f"{y.shape[0]} labels")
+        if x.shape[1] != p.num_features:
+            raise ValueError(f"tensor_forest training: expected {p.num_features} features, "
+                             f"got {x.shape[1]}")
+        if y.size and (y.min() < 0 or y.max() >= p.num_classes):
+            raise ValueError(f"tensor_forest training: labels must be in [0, "
+                             f"{p.num_classes}), got values in [{y.min()}, {y.max()}]")
+        rng, s_count = self._rng, p.num_splits_to_consider
+        for t in range(p.num_trees):
+            keep = (rng.random_sample(x.shape[0]) < p.bagging_fraction
+                    if p.bagging_fraction < 1.0 else np.ones(x.shape[0], bool))
+            xt, yt = x[keep], y[keep]
+            if not xt.shape[0]:
+                continue
+            leaf = _route(xt, left[t], feature[t], threshold[t])
+            # fresh candidates for the leaves reached that have none
+            order = np.argsort(leaf, kind="stable")
+            leaves, starts, sizes = np.unique(leaf[order], return_index=True,
+                                              return_counts=True)
+            fresh = cf[t, leaves, 0] < 0
+            if fresh.any():
+                fl, fs, fn = leaves[fresh], starts[fresh], sizes[fresh]
+                pool = (self._bagged[t] if self._bagged is not None
+                        else np.arange(p.num_features))
+                feats = pool[rng.randint(0, len(pool), size=(len(fl), s_count))]
+                pick = fs[:, None] + (rng.random_sample((len(fl), s_count))
+                                      * fn[:, None]).astype(np.int64)
+                cf[t, fl] = feats
+                ct[t, fl] = xt[order[pick], feats]
+                cl[t, fl] = 0.0
+                ctot[t, fl] = 0.0
+            # statistics: class counts per leaf and left of each candidate
+            np.add.at(counts[t], (leaf, yt), 1.0)
+            np.add.at(ctot[t], (leaf, yt), 1.0)
+            goes_left = xt[np.arange(xt.shape[0])[:, None], cf[t, leaf]] <= ct[t, leaf]
+            rows, cands = np.nonzero(goes_left)
+            np.add.at(cl[t], (leaf[rows], cands, yt[rows]), 1.0)
+            # leaves that have seen enough split (or redraw their candidates)
+            for node in leaves[ctot[t, leaves].sum(1) >= p.split_after_samples]:
+                total = ctot[t, node]
+                cost = _gini_cost(cl[t, node], total)
+                best = int(np.argmin(cost))
+                if (np.isfinite(cost[best]) and num_nodes[t] + 2 <= p.max_nodes
+                        and (total > 0).sum() > 1):
+                    a = int(num_nodes[t])
+                    num_nodes[t] += 2
+                    left[t, node] = a
+                    feature[t, node] = cf[t, node, best]
+                    threshold[t, node] = ct[t, node, best]
+                    counts[t, a] = cl[t, node, best]
+                    counts[t, a + 1] = total - cl[t, node, best]
+                cf[t, node] = -1
+                cl[t, node] = 0.0
+                ctot[t, node] = 0.0
+        return left, feature, threshold, counts, num_nodes, cf, ct, cl, ctot
+
+    def training_graph(self, input_data, input_labels, num_trainers=1, trainer_id=0,
+                       **tree_kwargs):
+        """An op that adds the batch ``input_data`` [N, num_features] with int class
+        ``input_labels`` [N] to every tree's statistics, splitting leaves that have seen
+        enough samples."""
+        import tideflow as tf
+        from tideflow.ops.script_ops import py_func
+
+        with tf.name_scope("training"):
+            x = tf.convert_to_tensor(input_data, name="input_data")
+            y = tf.convert_to_tensor(input_labels, name="input_labels")
+            if x.dtype != tf.float32:
+                x = tf.cast(x, tf.float32)
+            if y.dtype.is_floating:
+                y = tf.cast(y, tf.int32)
+            state = self.variables
+            new = py_func(self._train_kernel, [x, y, *[v.read_value() for v in state]],
+                          [v.dtype.base_dtype for v in state], name="grow_forest")
+            return tf.group(*[tf.assign(v, n, validate_shape=False)
+                              for v, n in zip(state, new)], name="train")
+
+    @staticmethod
+    def _infer_kernel(x, left, feature, threshold, counts):
+        x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
+        trees, c = left.shape[0], counts.shape[-1]
+        probs = np.zeros((trees, x.shape[0], c), np.float32)
+        for t in range(trees):
+            leaf = _route(x, left[t], feature[t], threshold[t])
+            hist = counts[t, leaf]
+            n = hist.sum(1, keepdims=True)
+            probs[t] = np.where(n > 0, hist / np.maximum(n, 1.0), 1.0 / c)
+        mean = probs.mean(0)
+        variance = np.maximum(0.0, (probs ** 2).mean(0) - mean ** 2).astype(np.float32)
+        return mean.astype(np.float32), variance
+
+    def inference_graph(self, input_data, **inference_args):
+        """``(probabilities [N, num_classes], tree_paths, variance [N, num_classes])`` as TF
+        1.x's: the trees' mean leaf class frequencies, an empty ``tree_paths`` (TF fills it
+        only with ``inference_tree_paths``) and the variance over the trees."""
+        import tideflow as tf
+        from tideflow.ops.script_ops import py_func
+
+        with tf.name_scope("inference"):
+            x = tf.cast(tf.convert_to_tensor(input_data, name="input_data"), tf.float32)
+            v = self._vars
+            probs, var = py_func(self._infer_kernel,
+                                 [x, v["left"], v["feature"], v["threshold"], v["counts"]],
+                                 [tf.float32, tf.float32], stateful=False, name="forest")
+            shape = [x.get_shape()[0], self.params.num_classes]
+            probs.set_shape(shape)
+            var.set_shape(shape)
+            paths = tf.zeros([0, 0], tf.float32, name="tree_paths")
+            return (tf.identity(probs, name="probabilities"), paths,
+                    tf.identity(var, name="regression_variance"))
+
+    def average_size(self):
+        """The trees' mean number of nodes (float32)."""
+        import tideflow as tf
+
+        return tf.reduce_mean(tf.cast(self._vars["num_nodes"], tf.float32))
+
+    def training_loss(self, features, labels, name="training_loss"):
+        """TF 1.x's: the negated average tree size."""
+        import tideflow as tf
+
+        return tf.negative(self.average_size(), name=name)
+
+    def validation_loss(self, features, labels):
+        return self.training_loss(features, labels, name="validation_loss")
+
+    def average_impurity(self):
+        """The mean over trees and leaves of the leaves' Gini impurity."""
+        import tideflow as tf
+        from tideflow.ops.script_ops import py_func
+
+        def impurity(left, counts):
+            leaves = (left < 0) & (counts.sum(-1) > 0)
+            c = counts[leaves]
+            n = c.sum(1)
+            return np.float32(np.mean(1.0 - ((c / n[:, None]) ** 2).sum(1)) if len(c) else 0)
+
+        out = py_func(impurity, [self._vars["left"], self._vars["counts"]], tf.float32,
+                      stateful=False)
+        out.set_shape([])
+        return out
+
+    def feature_importances(self):
+        raise NotImplementedError("tensor_forest: feature_importances is not implemented")
+
+
+def _namespace():
+    """The ``tf.contrib.tensor_forest`` module tree, registered in ``sys.modules``."""
+    base = "tideflow.contrib.tensor_forest"
+    root = types.ModuleType(base, __doc__)
+    python = types.ModuleType(base + ".python", "``tensor_forest.python``.")
+    tf_mod = types.ModuleType(base + ".python.tensor_forest",
+                              "``tensor_forest.python.tensor_forest``.")
+    for name in ("ForestHParams", "RandomForestGraphs"):
+        setattr(tf_mod, name, globals()[name])
+    tf_mod.__all__ = ["ForestHParams", "RandomForestGraphs"]
+    python.tensor_forest = tf_mod
+    root.python = python
+    root.__all__ = ["python"]
+    for module in (root, python, tf_mod):
+        module.__path__ = []
+        sys.modules[module.__name__] = module
+    return root
+
+
+__all__ = ["ForestHParams", "RandomForestGraphs"]

@@ -1,0 +1,1 @@
+"""``tf.examples``: the tutorials' helper modules TF 1.x shipped (``tutorials.mnist``)."""
