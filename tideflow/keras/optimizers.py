@@ -216,9 +216,18 @@ class _KerasMomentum(_KerasSlots, tf.train.MomentumOptimizer):
     def _slot_table(self):
         return (("momentum", "momentum", 0.0),)
 
+    def _prepare(self):
+        super()._prepare()
+        self._keras_consts = {}  # per dtype: (-1, -lr, momentum), made once a step
+
     def _keras_inputs(self, grad, var):
-        lr, momentum = self._hyper(var)
-        return tf.constant(-1.0, var.dtype.base_dtype), grad * -lr, momentum
+        dt = var.dtype.base_dtype
+        consts = self._keras_consts.get(dt)
+        if consts is None:
+            lr, momentum = self._hyper(var)
+            consts = self._keras_consts[dt] = (tf.constant(-1.0, dt), -lr, momentum)
+        minus_one, minus_lr, momentum = consts
+        return minus_one, grad * minus_lr, momentum
 
     def _apply_dense(self, grad, var):
         minus_one, step, momentum = self._keras_inputs(grad, var)
