@@ -1026,3 +1026,26 @@ def test_abstract_rnn_cell_subclass_runs_in_rnn():
         MinimalRNNCell(3).output_size  # noqa: B018
     init = MinimalRNNCell(3).get_initial_state(batch_size=2, dtype=tf.float32)
     assert K.int_shape(init) == (2, 3)
+
+
+def test_epoch_aggregation_of_losses_as_tf_1_15():
+    # tf_keras printed these for 25 samples in batches of 10: the loss is sample-weighted
+    # over arrays but a mean over the steps of a dataset; per-output losses are means over
+    # the batches either way; metrics are sample-weighted
+    rng = np.random.RandomState(0)
+    x = rng.randn(25, 4).astype("float32")
+    y1 = (x[:, :1] > 0).astype("float32")
+    y2 = x[:, 1:2]
+    inp = keras.Input((4,))
+    o1 = L.Dense(1, activation="sigmoid", kernel_initializer="ones", name="a")(inp)
+    o2 = L.Dense(1, kernel_initializer="ones", name="b")(inp)
+    m = keras.Model(inp, [o1, o2])
+    m.compile(keras.optimizers.SGD(0.0), ["binary_crossentropy", "mse"], metrics={"a": "acc"})
+    np.testing.assert_allclose(m.evaluate(x, [y1, y2], batch_size=10, verbose=0),
+                               [3.89541, 0.39741, 3.34101, 0.76], atol=2e-5)
+    h = m.fit(x, [y1, y2], batch_size=10, epochs=1, verbose=0, shuffle=False)
+    np.testing.assert_allclose([h.history[k][0] for k in ("loss", "a_loss", "b_loss", "a_acc")],
+                               [3.89541, 0.39741, 3.34101, 0.76], atol=2e-5)
+    ds = tf.data.Dataset.from_tensor_slices((x, (y1, y2))).batch(10)
+    np.testing.assert_allclose(m.evaluate(ds, verbose=0), [3.73841, 0.39741, 3.34101, 0.76],
+                               atol=2e-5)

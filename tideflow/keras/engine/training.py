@@ -165,8 +165,11 @@ class Model(Network):
                 per_output_losses.append(value)
                 weighted = value * weights[i] if weights[i] != 1.0 else value
                 total = weighted if total is None else total + weighted
+            # as TF 1.15: the per-output losses' epoch values are means over the batches
+            self._batch_mean_positions = set()
             if n > 1:
                 for i, value in enumerate(per_output_losses):
+                    self._batch_mean_positions.add(len(self.metrics_names))
                     self.metrics_names.append(f"{self.output_names[i]}_loss")
                     self._metric_tensors.append(value)
             reg = self.losses
@@ -655,7 +658,8 @@ class Model(Network):
             callbacks.on_epoch_begin(epoch)
             self.reset_metrics()
             totals = np.zeros(len(out_labels))
-            seen, last = 0, None
+            step_totals = np.zeros(len(out_labels))
+            seen, steps, last = 0, 0, None
             for batch_index, (bx, by, bw) in enumerate(source.epoch()):
                 size = len(bx[0]) if bx else 1
                 batch_logs = {"batch": batch_index, "size": size}
@@ -664,12 +668,15 @@ class Model(Network):
                 for label, value in zip(out_labels, outs):
                     batch_logs[label] = float(value)
                 totals += np.asarray(outs, dtype=np.float64) * size
+                step_totals += np.asarray(outs, dtype=np.float64)
                 seen += size
+                steps += 1
                 last = outs
                 callbacks.on_batch_end(batch_index, batch_logs)
                 if self.stop_training:
                     break
-            epoch_logs = dict(zip(out_labels, self._combine(totals, seen, last)))
+            epoch_logs = dict(zip(out_labels, self._combine(
+                totals, seen, last, step_totals, steps, by_steps=source.samples is None)))
             if val is not None and _should_run_validation(validation_freq, epoch):
                 for label, value in zip(out_labels, self._evaluate_source(val)):
                     epoch_logs["val_" + label] = value
@@ -701,15 +708,19 @@ class Model(Network):
     def _evaluate_source(self, source):
         fetches = [self.total_loss] + self._metric_tensors
         totals = np.zeros(len(fetches))
-        seen, last = 0, None
+        step_totals = np.zeros(len(fetches))
+        seen, steps, last = 0, 0, None
         self.reset_metrics()
         for bx, by, bw in source.epoch():
             outs = self._run(fetches, self._feeds(bx, by, False, bw))
             size = len(bx[0]) if bx else 1
             totals += np.asarray(outs, dtype=np.float64) * size
+            step_totals += np.asarray(outs, dtype=np.float64)
             seen += size
+            steps += 1
             last = outs
-        return self._combine(totals, seen, last)
+        return self._combine(totals, seen, last, step_totals, steps,
+                             by_steps=getattr(source, "samples", None) is None)
 
     def _evaluate_arrays(self, xs, ys, batch_size, sws=None):
         return self._evaluate_source(_ArraySource(xs, ys, sws or [None] * len(ys), batch_size,
@@ -808,13 +819,19 @@ class Model(Network):
         for metric in getattr(self, "_stateful_metrics", []):
             metric.reset_states()
 
-    def _combine(self, totals, seen, last):
-        """Epoch values: sample-weighted means of the batch values, except for stateful
-        metrics, whose last value already covers the epoch."""
+    def _combine(self, totals, seen, last, step_totals=None, steps=0, by_steps=False):
+        """Epoch values as TF 1.15's: stateful metrics' last value (it covers the epoch);
+        means over the batches for the per-output losses, and for the loss when fed by steps
+        (datasets, generators); else sample-weighted means of the batch values."""
         out = []
+        batch_means = set(getattr(self, "_batch_mean_positions", ()))
+        if by_steps:
+            batch_means.add(0)
         for i, total in enumerate(totals):
             if i in self._stateful_positions and last is not None:
                 out.append(float(last[i]))
+            elif i in batch_means and step_totals is not None and steps:
+                out.append(float(step_totals[i] / steps))
             else:
                 out.append(float(total / max(seen, 1)))
         return out
