@@ -1036,6 +1036,13 @@ def load_csv_without_header(filename, target_dtype, features_dtype, target_colum
     return Dataset(data=data, target=target)
 
 
+def load_csv(filename, target_dtype, target_column=-1, has_header=True):
+    """0.x's loader: :func:`load_csv_with_header` (or ``_without_header``) with float64
+    features."""
+    load = load_csv_with_header if has_header else load_csv_without_header
+    return load(filename, target_dtype, np.float64, target_column=target_column)
+
+
 def maybe_download(filename, work_directory, source_url):
     """The path of ``filename`` in ``work_directory``, downloaded from ``source_url`` when
     it is not there yet."""
@@ -1056,6 +1063,7 @@ datasets.base = types.ModuleType(__name__ + ".datasets.base",
 for _m in (datasets, datasets.base):
     _m.Dataset = Dataset
     _m.Datasets = Datasets
+    _m.load_csv = load_csv
     _m.load_csv_with_header = load_csv_with_header
     _m.load_csv_without_header = load_csv_without_header
     _m.maybe_download = maybe_download
