@@ -1049,3 +1049,41 @@ def test_epoch_aggregation_of_losses_as_tf_1_15():
     ds = tf.data.Dataset.from_tensor_slices((x, (y1, y2))).batch(10)
     np.testing.assert_allclose(m.evaluate(ds, verbose=0), [3.73841, 0.39741, 3.34101, 0.76],
                                atol=2e-5)
+
+
+# epoch losses and predictions tf_keras printed when training Embedding + RNN + Dense from
+# NumPy-given weights (the embedding's gradients are sparse: the sparse update paths)
+EMB_CASES = [
+    ("lstm", "adam", [0.6894, 0.6229, 0.5038], [0.1266, 0.4704, 0.1272]),
+    ("gru", "sgd", [0.6832, 0.6559, 0.6105], [0.2837, 0.4954, 0.2952]),
+    ("gru", "rmsprop", [0.6656, 0.4169, 0.2328], [0.0444, 0.8075, 0.0449]),
+]
+
+
+@pytest.mark.parametrize("rnn, opt, losses, preds", EMB_CASES)
+def test_embedding_rnn_training_matches_tf_keras(rnn, opt, losses, preds):
+    rng = np.random.RandomState(0)
+    x = rng.randint(1, 20, size=(16, 6))
+    x[::2, 4:] = 0
+    y = (x.sum(1) > 50).astype("float32")[:, None]
+
+    def c(*shape):
+        return keras.initializers.Constant(rng.uniform(-0.3, 0.3, shape).astype("float32"))
+
+    emb = L.Embedding(20, 4, input_length=6, embeddings_initializer=c(20, 4))
+    if rnn == "lstm":
+        cell = L.LSTM(3, unit_forget_bias=False, recurrent_activation="hard_sigmoid",
+                      kernel_initializer=c(4, 12), recurrent_initializer=c(3, 12),
+                      bias_initializer=c(12))
+    else:
+        cell = L.GRU(3, recurrent_activation="hard_sigmoid", kernel_initializer=c(4, 9),
+                     recurrent_initializer=c(3, 9), bias_initializer=c(9), reset_after=False)
+    m = keras.Sequential([emb, cell, L.Dense(1, activation="sigmoid",
+                                             kernel_initializer=c(3, 1))])
+    optimizer = {"adam": keras.optimizers.Adam(0.05),
+                 "sgd": keras.optimizers.SGD(0.5, momentum=0.9),
+                 "rmsprop": keras.optimizers.RMSprop(0.05)}[opt]
+    m.compile(optimizer, "binary_crossentropy", metrics=["acc"])
+    h = m.fit(x, y, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], losses, atol=2e-4)
+    np.testing.assert_allclose(m.predict(x[:3]).ravel(), preds, atol=2e-4)
