@@ -69,14 +69,8 @@ def _lstm_sizes(num_units, num_proj):
     return LSTMStateTuple(num_units, out), out
 
 
-class IndRNNCell(RNNCell):
-    """IndRNN (Li et al. 2018): ``h = act(x W + u * h_prev + b)``; variables ``kernel_w``
-    [depth, n], ``kernel_u`` [1, n] (uniform in [-1, 1]) and ``bias``."""
-
-    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
-        super().__init__(_reuse=reuse, name=name, dtype=dtype)
-        self._num_units = num_units
-        self._activation = activation or math_ops.tanh
+class _UnitsCell(RNNCell):
+    """A cell whose state and output are both ``num_units`` wide."""
 
     @property
     def state_size(self):
@@ -85,6 +79,16 @@ class IndRNNCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class IndRNNCell(_UnitsCell):
+    """IndRNN (Li et al. 2018): ``h = act(x W + u * h_prev + b)``; variables ``kernel_w``
+    [depth, n], ``kernel_u`` [1, n] (uniform in [-1, 1]) and ``bias``."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        super().__init__(_reuse=reuse, name=name, dtype=dtype)
+        self._num_units = num_units
+        self._activation = activation or math_ops.tanh
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -102,7 +106,7 @@ class IndRNNCell(RNNCell):
         return output, output
 
 
-class IndyGRUCell(RNNCell):
+class IndyGRUCell(_UnitsCell):
     """A GRU whose recurrent matrices are diagonal: variables ``gates/kernel_w``,
     ``gates/kernel_u``, ``gates/bias`` (ones), ``candidate/kernel``, ``candidate/kernel_u`` and
     ``candidate/bias`` (zeros), as TF 1.15 names them."""
@@ -114,14 +118,6 @@ class IndyGRUCell(RNNCell):
         self._activation = activation or math_ops.tanh
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -253,7 +249,7 @@ class NASCell(RNNCell):
         return new_m, LSTMStateTuple(new_c, new_m)
 
 
-class UGRNNCell(RNNCell):
+class UGRNNCell(_UnitsCell):
     """Update-gate RNN (Collins et al. 2017): one gate mixes the state with a candidate;
     variables ``kernel`` [depth + n, 2n] and ``bias``."""
 
@@ -264,14 +260,6 @@ class UGRNNCell(RNNCell):
         self._initializer = initializer
         self._forget_bias = forget_bias
         self._activation = activation
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def call(self, inputs, state):
         _depth(type(self).__name__, inputs)
@@ -284,7 +272,7 @@ class UGRNNCell(RNNCell):
         return new_state, new_state
 
 
-class IntersectionRNNCell(RNNCell):
+class IntersectionRNNCell(_UnitsCell):
     """Intersection RNN (+RNN, Collins et al. 2017) with gates through time and depth;
     variables ``kernel`` [2n, 4n], ``bias`` and, with ``num_in_proj``, ``in_projection/*``."""
 
@@ -296,14 +284,6 @@ class IntersectionRNNCell(RNNCell):
         self._forget_bias = forget_bias
         self._num_input_proj = num_in_proj
         self._y_activation = y_activation
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def call(self, inputs, state):
         depth = _depth(type(self).__name__, inputs)
@@ -327,7 +307,7 @@ class IntersectionRNNCell(RNNCell):
         return new_y, new_state
 
 
-class SRUCell(RNNCell):
+class SRUCell(_UnitsCell):
     """Simple Recurrent Unit (Lei et al. 2017): ``kernel`` [depth, 4n] and ``bias`` [2n];
     the state only meets the input elementwise. Inputs must be as wide as ``num_units``
     (the highway term adds them to the output's width)."""
@@ -336,14 +316,6 @@ class SRUCell(RNNCell):
         super().__init__(_reuse=reuse, name=name, **kwargs)
         self._num_units = num_units
         self._activation = activation or math_ops.tanh
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
