@@ -27,3 +27,14 @@ def test_contrib_learn_base_load_csv_reads_the_0x_header_csv(tmp_path):
                                                  has_header=False)
     np.testing.assert_array_equal(ds.target, [7, 8])
     np.testing.assert_array_equal(ds.data, [[1.0, 2.0], [3.0, 4.0]])
+
+
+
+def test_contrib_learn_datasets_table_maps_names_to_loaders():
+    # resnet-style programs index the loader table by name: DATASETS['mnist'](directory)
+    table = tf.contrib.learn.datasets.DATASETS
+    assert {"iris", "boston", "mnist"} <= set(table)
+    assert table["mnist"] is tf.contrib.learn.datasets.load_mnist
+    iris = table["iris"]()
+    assert iris.data.shape == (150, 4)
+    np.testing.assert_array_equal(np.bincount(iris.target), [50, 50, 50])

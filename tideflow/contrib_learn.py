@@ -1073,7 +1073,8 @@ def _datasets_getattr(name):
     # the loaders (and the iris table) load on first use
     from tideflow import contrib_learn_datasets as loaders
 
-    if name not in ("load_iris", "load_boston", "load_dataset", "load_mnist", "mnist"):
+    if name not in ("DATASETS", "load_iris", "load_boston", "load_dataset", "load_mnist",
+                    "mnist"):
         raise AttributeError(f"module {datasets.__name__!r} has no attribute {name!r}")
     value = getattr(loaders, name)
     setattr(datasets, name, value)

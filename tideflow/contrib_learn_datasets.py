@@ -238,6 +238,7 @@ for _name in ("DataSet", "SOURCE_URL", "dense_to_one_hot", "extract_images", "ex
     setattr(mnist, _name, globals()[_name])
 
 _LOADERS = {"iris": load_iris, "boston": load_boston, "mnist": load_mnist}
+DATASETS = _LOADERS  # TF's public name for the loader table
 
 
 def load_dataset(name, size="small", test_with_fake_data=False):
@@ -249,7 +250,7 @@ def load_dataset(name, size="small", test_with_fake_data=False):
     return _LOADERS[name]()
 
 
-__all__ = ["DataSet", "load_boston", "load_dataset", "load_iris", "load_mnist", "mnist",
+__all__ = ["DATASETS", "DataSet", "load_boston", "load_dataset", "load_iris", "load_mnist", "mnist",
            "read_data_sets"]
 
 
