@@ -11,7 +11,6 @@ multiple of ``2**32`` within the number of draws made. The numbers are not TF's 
 """
 
 import enum
-import weakref
 
 import numpy as np
 
@@ -201,15 +200,14 @@ def _first(size, value):
 
 _STEP = np.int64(1 << 32)
 
-_GLOBAL = weakref.WeakKeyDictionary()
-
-
 def get_global_generator():
-    """This graph's global generator (seeded from the OS on first use)."""
+    """This graph's global generator (seeded from the OS on first use). Kept on the graph
+    itself: a generator's variable points back at its graph, so a table keyed by graphs would
+    keep every graph that ever used one alive."""
     g = ops.get_default_graph()
-    gen = _GLOBAL.get(g)
+    gen = g.__dict__.get("_global_generator")
     if gen is None:
-        gen = _GLOBAL[g] = Generator.from_non_deterministic_state()
+        gen = g.__dict__["_global_generator"] = Generator.from_non_deterministic_state()
     return gen
 
 
@@ -218,7 +216,7 @@ def set_global_generator(generator):
     if not isinstance(generator, Generator):
         raise TypeError(f"set_global_generator: expected a tf.random.Generator, got "
                         f"{type(generator).__name__}")
-    _GLOBAL[ops.get_default_graph()] = generator
+    ops.get_default_graph().__dict__["_global_generator"] = generator
 
 
 def stateless_shuffle(value, seed, alg="auto_select", name=None):

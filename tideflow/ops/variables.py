@@ -85,6 +85,34 @@ _GUARD_STOP = {"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", 
                "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}
 
 
+def _may_read_variable(op, g):
+    """Whether a variable op is among the inputs of ``op``, transitively (the walk stops at the
+    ops of ``_GUARD_STOP``, as the guard's). Ops found to reach none are remembered on the graph
+    (until an op's inputs are rewired), so building N variables walks each op once, not N
+    times, and no variable collection is scanned unless the initial value may read one."""
+    memo = getattr(g, "_guard_no_variable", None)
+    if memo is None or memo[0] != g._structure_version:
+        memo = g._guard_no_variable = (g._structure_version, set())
+    clear = memo[1]
+    if op in clear:
+        return False
+    seen = {op}
+    stack = [op]
+    while stack:
+        o = stack.pop()
+        if o._type in _VARIABLE_OPS:
+            return True
+        if o._type in _GUARD_STOP:
+            continue
+        for t in o._inputs:
+            i = t._op
+            if i not in seen and i not in clear:
+                seen.add(i)
+                stack.append(i)
+    clear.update(seen)
+    return False
+
+
 def _guard_uninitialized(value, var_name):
     """TF 1.x's guard against uninitialized dependencies: where the initial value reads other
     variables (``tf.Variable(v * 2)``), the initializer reads their ``initialized_value()``
@@ -93,6 +121,8 @@ def _guard_uninitialized(value, var_name):
     if not isinstance(value, ops.Tensor):
         return value
     g = value.graph
+    if not _may_read_variable(value.op, g):
+        return value  # the common case (an initializer's own ops): nothing to walk or rebuild
     by_var_op = {}
     for key in (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.LOCAL_VARIABLES):
         for v in g.get_collection(key):
