@@ -20,8 +20,7 @@ def test_minimize_takes_var_list_as_dict_values_and_dict():
     loss = (gen["w"] * disc["w"] + gen["b"]) ** 2  # at start: (6 - 1)^2 = 25
     g_step = tf.train.GradientDescentOptimizer(0.01).minimize(loss, var_list=gen.values())
     d_step = tf.train.GradientDescentOptimizer(0.01).minimize(loss, var_list=disc)
-    grads = tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss, var_list=gen.keys()
-                                                                     and gen.values())
+    grads = tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss, var_list=gen.values())
     assert [v for _, v in grads] == [gen["w"], gen["b"]]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -32,3 +31,55 @@ def test_minimize_takes_var_list_as_dict_values_and_dict():
         sess.run(d_step)
         r = 1.7 * 3.0 - 1.1
         np.testing.assert_allclose(sess.run(disc["w"]), 3.0 - 0.01 * 2 * r * 1.7, rtol=1e-6)
+
+
+def test_decode_csv_columns_reassigned_by_the_program_leave_the_op_intact(tmp_path):
+    # CS20-style CSV pipeline: ``cols[1] = tf.cond(tf.equal(cols[1], 'Present'), ...)``
+    # rewrote the DecodeCSV op's own output list, so running the batch failed
+    path = tmp_path / "rows.csv"
+    rows = [(1.5, "Present", 3), (2.5, "Absent", 4), (4.0, "Present", 5)]
+    path.write_text("a,b,c\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows))
+    files = tf.train.string_input_producer([str(path)], shuffle=False, num_epochs=1)
+    _, line = tf.TextLineReader(skip_header_lines=1).read(files)
+    cols = tf.decode_csv(line, record_defaults=[[0.0], [""], [0]])
+    cols[1] = tf.cond(tf.equal(cols[1], "Present"), lambda: tf.constant(1.0),
+                      lambda: tf.constant(0.0))
+    feats, lab = tf.train.batch([tf.stack(cols[:2]), cols[2]], batch_size=3)
+    parts = tf.split(tf.constant([[1, 2], [3, 4]]), 2)
+    parts[0] = tf.constant([[9, 9]])  # a user's list, not the Split op's
+    pieces = tf.unstack(tf.constant([5, 6]))
+    pieces[1] = None
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        f, l_ = sess.run([feats, lab])
+        coord.request_stop()
+        coord.join(threads)
+        np.testing.assert_allclose(f, [[a, float(b == "Present")] for a, b, _ in rows])
+        assert l_.tolist() == [c for _, _, c in rows]
+        assert sess.run(tf.concat(parts, 0)).tolist() == [[9, 9], [3, 4]]
+        assert parts[1].op.outputs[0].name.endswith(":0")
+        assert sess.run(pieces[0].op.outputs[1]) == 6
+
+
+def test_raw_ops_take_tf_python_argument_names():
+    # tf.raw_ops uses TF's Python names where its api_defs rename an input or attr
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    r = tf.raw_ops
+    outs = [r.Sum(input=x, axis=[1], keep_dims=True), r.Mean(input=x, axis=0),
+            r.Split(axis=1, value=x, num_split=2),
+            r.SplitV(value=x, size_splits=[1, 1], axis=0, num_split=2),
+            r.ExpandDims(input=x, axis=0), r.Squeeze(input=tf.ones([1, 2]), axis=[0]),
+            r.Select(condition=[True, False], x=[1, 2], y=[3, 4]),
+            r.Where(condition=[False, True, True])]
+    with tf.Session() as sess:
+        got = sess.run(outs)
+    xn = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(got[0], xn.sum(1, keepdims=True))
+    np.testing.assert_allclose(got[1], xn.mean(0))
+    np.testing.assert_allclose(np.concatenate(got[2], 1), xn)
+    assert [p.shape for p in got[2]] == [(2, 1), (2, 1)]
+    np.testing.assert_allclose(np.concatenate(got[3], 0), xn)
+    assert got[4].shape == (1, 2, 2) and got[5].shape == (2,)
+    assert got[6].tolist() == [1, 4] and got[7].tolist() == [[1], [2]]

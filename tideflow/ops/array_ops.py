@@ -289,7 +289,7 @@ def identity(input, name=None):
 
 def identity_n(input, name=None):
     """Returns a list of tensors with the same values as the tensors in ``input``."""
-    return ops.apply_op("IdentityN", [list(input)], name=name)._outputs
+    return list(ops.apply_op("IdentityN", [list(input)], name=name)._outputs)
 
 
 def stop_gradient(input, name=None):
@@ -399,7 +399,8 @@ def _shape_internal(input, name=None, optimize=True, out_type=dtypes.int32):
 
 def shape_n(input, out_type=dtypes.int32, name=None):
     """The shapes of the tensors in ``input``."""
-    return ops.apply_op("ShapeN", [list(input)], {"out_type": out_type}, name=name)._outputs
+    return list(ops.apply_op("ShapeN", [list(input)], {"out_type": out_type},
+                             name=name)._outputs)
 
 
 def size(input, name=None, out_type=dtypes.int32):

@@ -218,7 +218,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
             num = s.dims[axis].value
         if num is None:
             raise ValueError(f"Cannot infer num from shape {s}")
-    return ops.apply_op("Unpack", [value], {"num": num, "axis": axis}, name=name)._outputs
+    return list(ops.apply_op("Unpack", [value], {"num": num, "axis": axis}, name=name)._outputs)
 
 
 def unpack(value, num=None, axis=0, name="unpack"):
@@ -578,8 +578,8 @@ def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", s
     if isinstance(num_or_size_splits, (numbers.Integral, Dimension)) and not isinstance(
         num_or_size_splits, bool
     ):
-        return ops.apply_op("Split", [axis, value], {"num_split": int(num_or_size_splits)},
-                            name=name)._outputs
+        return list(ops.apply_op("Split", [axis, value], {"num_split": int(num_or_size_splits)},
+                                 name=name)._outputs)
     sizes = num_or_size_splits
     if not isinstance(sizes, ops.Tensor):
         sizes = ops.convert_to_tensor(sizes)
@@ -587,13 +587,14 @@ def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", s
         v = ops.constant_value(sizes)
         if v is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
-        return ops.apply_op("Split", [axis, value], {"num_split": int(v)}, name=name)._outputs
+        return list(ops.apply_op("Split", [axis, value], {"num_split": int(v)}, name=name)._outputs)
     if num is None:
         s = sizes.get_shape()
         num = s.dims[0].value if s.ndims else None
         if num is None:
             raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
-    return ops.apply_op("SplitV", [value, sizes, axis], {"num_split": num}, name=name)._outputs
+    return list(ops.apply_op("SplitV", [value, sizes, axis], {"num_split": num},
+                             name=name)._outputs)
 
 
 _register_fold("ConcatV2", "ConcatOffset", "Split", "SplitV")

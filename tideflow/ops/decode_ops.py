@@ -203,11 +203,13 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
             raise ValueError("select_cols contains negative values.")
         if len(select_cols) != len(record_defaults):
             raise ValueError("Length of select_cols and record_defaults do not match.")
-    return ops.apply_op(
+    # a new list: programs assign into it (``cols[4] = tf.cond(...)``), which must not
+    # rewrite the op's outputs
+    return list(ops.apply_op(
         "DecodeCSV", [records, list(record_defaults)],
         {"field_delim": field_delim, "use_quote_delim": use_quote_delim, "na_value": na_value,
          "select_cols": select_cols or []},
-        name=name)._outputs
+        name=name)._outputs)
 
 
 # ------------------------------------------------------------------------------------------

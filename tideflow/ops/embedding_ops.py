@@ -159,8 +159,8 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
 
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits ``data`` into ``num_partitions`` tensors by the partition index of each row."""
-    return ops.apply_op("DynamicPartition", [data, partitions],
-                        {"num_partitions": num_partitions}, name=name)._outputs
+    return list(ops.apply_op("DynamicPartition", [data, partitions],
+                             {"num_partitions": num_partitions}, name=name)._outputs)
 
 
 def dynamic_stitch(indices, data, name=None):

@@ -28,7 +28,7 @@ from tideflow.ops import normalization_ops as _normalization_ops  # noqa: F401 -
 
 
 def _op(op_type, inputs, attrs=None, name=None):
-    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs
+    return list(ops.apply_op(op_type, inputs, attrs, name=name)._outputs)
 
 
 # ------------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 
 
 def _apply(op_type, inputs, attrs=None, name=None):
-    return ops.apply_op(op_type, inputs, attrs, name=name)._outputs
+    return list(ops.apply_op(op_type, inputs, attrs, name=name)._outputs)
 
 
 def _in(op, i):
