@@ -17,21 +17,38 @@ _OP_MODULES = ("tideflow.nn", "tideflow.image", "tideflow.data", "tideflow.train
                "tideflow.quantization", "tideflow.lookup", "tideflow.metrics")
 _loaded = [False]
 
+# TF's Python names for op arguments its api_defs rename (``tf.raw_ops.Sum(input, axis)``
+# for the op's ``reduction_indices`` input): TF name -> op-def name
+_REDUCE = {"axis": "reduction_indices"}
+_RENAMES = {
+    "All": _REDUCE, "Any": _REDUCE, "Max": _REDUCE, "Mean": _REDUCE, "Min": _REDUCE,
+    "Prod": _REDUCE, "Sum": _REDUCE, "ExpandDims": {"axis": "dim"},
+    "Select": {"x": "t", "y": "e"}, "Split": {"axis": "split_dim"},
+    "SplitV": {"axis": "split_dim"}, "Squeeze": {"axis": "squeeze_dims"},
+    "Where": {"condition": "input"},
+}
+
 
 def _make(op_def):
     from tideflow.framework import ops
 
-    in_names = [a.name for a in op_def.inputs]
+    renames = _RENAMES.get(op_def.name, {})
+    back = {v: k for k, v in renames.items()}
+    in_names = [back.get(a.name, a.name) for a in op_def.inputs]
     out_tuple = None
     if len(op_def.outputs) > 1:
         out_tuple = _collections.namedtuple(op_def.name, [a.name for a in op_def.outputs])
 
     def raw_op(**kwargs):
         name = kwargs.pop("name", None)
+        for k in [k for k in kwargs if k in back]:
+            kwargs[back[k]] = kwargs.pop(k)  # the op-def name is taken too (``split_dim``)
         missing = [n for n in in_names if n not in kwargs]
         if missing:
             raise TypeError(f"tf.raw_ops.{op_def.name}: missing argument(s) {missing}")
         inputs = [kwargs.pop(n) for n in in_names]
+        for k in [k for k in kwargs if k in renames]:
+            kwargs[renames[k]] = kwargs.pop(k)  # a renamed attr (Squeeze's axis)
         unknown = [k for k in kwargs if k not in op_def.attrs]
         if unknown:
             raise TypeError(f"tf.raw_ops.{op_def.name} got unexpected keyword argument(s) "
@@ -56,7 +73,7 @@ def _make(op_def):
 
     raw_op.__name__ = op_def.name
     raw_op.__doc__ = (f"The {op_def.name} op: inputs {in_names}, attrs "
-                      f"{sorted(op_def.attrs)}; keyword arguments only.")
+                      f"{sorted(back.get(a, a) for a in op_def.attrs)}; keyword arguments only.")
     return _functools.wraps(raw_op)(lambda *args, **kwargs: _keywords_only(
         op_def.name, raw_op, args, kwargs))
 
