@@ -22,7 +22,8 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+ROOT = os.environ.get("BENCH_BUILD_ROOT") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 # ------------------------------------------------------------------------------------------
@@ -136,10 +137,11 @@ def worker(real_tf):
 
 
 class Worker:
-    def __init__(self, python, real_tf):
+    def __init__(self, python, real_tf, root=None):
         cmd = [python, os.path.abspath(__file__), "--worker"] + (["--real-tf"] if real_tf else [])
+        env = dict(os.environ, BENCH_BUILD_ROOT=root) if root else None
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
+                                  stderr=subprocess.DEVNULL, text=True, env=env)
         if self.p.stdout.readline().strip() != "ready":
             raise RuntimeError(f"worker {python} did not start")
 
@@ -160,6 +162,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--only", help="comma-separated build names")
     ap.add_argument("--profile", help="cProfile one build of NAME (ours), print the top")
+    ap.add_argument("--base-root", help="another tideflow checkout (e.g. an older commit): "
+                    "its builds run interleaved too, reported as ours / base")
     ap.add_argument("--json", help="write the figures to this file")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--real-tf", action="store_true", help=argparse.SUPPRESS)
@@ -182,11 +186,13 @@ def main():
     names = args.only.split(",") if args.only else list(BUILDS)
     ours = Worker(sys.executable, False)
     ref = Worker(args.tf_python, True) if args.tf_python else None
+    base = Worker(sys.executable, False, os.path.abspath(args.base_root)) if (
+        args.base_root) else None
     for name in names:  # warm-up: first-use imports and caches are not construction
-        ours.build(name)
-        if ref:
-            ref.build(name)
-    times = {n: {"ours": [], "tf": []} for n in names}
+        for w in (ours, ref, base):
+            if w:
+                w.build(name)
+    times = {n: {"ours": [], "tf": [], "base": []} for n in names}
     counts = {}
     for _ in range(args.repeats):
         for name in names:
@@ -197,15 +203,19 @@ def main():
                 dt, n = ref.build(name)
                 times[name]["tf"].append(dt)
                 counts[name][1] = n
-    ours.close()
-    if ref:
-        ref.close()
+            if base:
+                times[name]["base"].append(base.build(name)[0])
+    for w in (ours, ref, base):
+        if w:
+            w.close()
     load = os.getloadavg()[0]
     results = {}
     print(f"load average {load:.2f}, {args.repeats} repeats, medians")
     header = f"{'build':10s} {'ops':>7s} {'ours s':>8s} {'ops/s':>8s}"
     if ref:
         header += f" {'TF ops':>7s} {'TF s':>7s} {'ours/TF':>8s}"
+    if base:
+        header += f" {'base s':>7s} {'ours/base':>9s}"
     print(header)
     for name in names:
         m = statistics.median(times[name]["ours"])
@@ -216,6 +226,10 @@ def main():
             mt = statistics.median(times[name]["tf"])
             line += f" {n_tf:7d} {mt:7.3f} {m / mt:8.2f}"
             row.update(tf_ops=n_tf, tf_seconds=mt, ratio=m / mt)
+        if base:
+            mb = statistics.median(times[name]["base"])
+            line += f" {mb:7.3f} {m / mb:9.2f}"
+            row.update(base_seconds=mb, ratio_to_base=m / mb)
         results[name] = row
         print(line)
     if args.json:
