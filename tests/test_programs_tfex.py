@@ -38,3 +38,48 @@ def test_contrib_learn_datasets_table_maps_names_to_loaders():
     iris = table["iris"]()
     assert iris.data.shape == (150, 4)
     np.testing.assert_array_equal(np.bincount(iris.target), [50, 50, 50])
+
+
+def test_bow_encoder_averages_the_embeddings_of_the_non_padding_ids():
+    ids = tf.constant([[1, 2, 0, 0], [3, 3, 1, 0], [0, 0, 0, 0]])
+    table = np.arange(12, dtype=np.float32).reshape(4, 3) * 0.5 - 1.0
+    enc = tf.contrib.layers.bow_encoder(ids, vocab_size=4, embed_dim=3,
+                                        initializer=tf.constant_initializer(table))
+    dense = tf.contrib.layers.bow_encoder(ids, vocab_size=4, embed_dim=3, sparse_lookup=False,
+                                          initializer=tf.constant_initializer(table),
+                                          scope="dense")
+    assert [v.op.name for v in tf.model_variables()] == ["bow_encoder/embeddings",
+                                                          "dense/embeddings"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, got_dense = sess.run([enc, dense])
+    want = np.stack([table[[1, 2]].mean(0), table[[3, 3, 1]].mean(0), table[0]])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    ids_np = np.array([[1, 2, 0, 0], [3, 3, 1, 0], [0, 0, 0, 0]])
+    np.testing.assert_allclose(got_dense, table[ids_np].mean(1), rtol=1e-6)
+
+
+def test_contrib_learn_predict_hands_the_model_fn_label_placeholders_of_fits_signature(
+        tmp_path):
+    # a (features, target) model_fn that one-hots its target before checking the mode
+    seen = []
+
+    def model_fn(features, target):
+        seen.append(target)
+        target = tf.one_hot(target, 3, 1.0, 0.0)
+        logits = tf.contrib.layers.fully_connected(features, 3, activation_fn=None)
+        loss = tf.losses.softmax_cross_entropy(target, logits)
+        train_op = tf.contrib.layers.optimize_loss(
+            loss, tf.train.get_global_step(), optimizer="SGD", learning_rate=0.5)
+        return {"class": tf.argmax(logits, 1)}, loss, train_op
+
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]] * 4, dtype=np.float32)
+    y = np.array([0, 1, 2] * 4, dtype=np.int64)
+    est = tf.contrib.learn.Estimator(model_fn=model_fn, model_dir=str(tmp_path))
+    est.fit(x, y, steps=150, batch_size=12)
+    classes = [p["class"] for p in est.predict(x[:3], as_iterable=True)]
+    assert classes == [0, 1, 2]
+    fed, placeholder = seen[0], seen[-1]
+    assert placeholder.op.type == "Placeholder"
+    assert placeholder.dtype == fed.dtype
+    assert placeholder.get_shape().as_list() == [None]

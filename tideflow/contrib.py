@@ -58,7 +58,7 @@ layers.sum_regularizer = _regularizers.sum_regularizer
 layers.variance_scaling_initializer = _initializers.variance_scaling_initializer
 layers.xavier_initializer = _initializers.xavier_initializer
 layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
-_LAYER_FNS = ("avg_pool2d", "batch_norm", "conv2d", "convolution2d", "dropout",
+_LAYER_FNS = ("avg_pool2d", "batch_norm", "bow_encoder", "conv2d", "convolution2d", "dropout",
               "embed_sequence", "flatten", "fully_connected", "layer_norm", "max_pool2d",
               "one_hot_encoding")
 _MORE_LAYER_FNS = ("bias_add", "conv2d_transpose", "convolution2d_transpose", "linear",

@@ -16,6 +16,7 @@ from tideflow.estimator.canned import dnn_linear_combined as _dlc
 from tideflow.estimator.canned import linear as _linear
 from tideflow.feature_column import feature_column as _fc
 from tideflow.framework import ops as _ops
+from tideflow.ops import constant_op as _constant_op
 from tideflow.ops import losses_impl as _losses_impl
 from tideflow.ops import nn_impl as _nn_impl
 from tideflow.train import session_run_hook as _hook_lib
@@ -301,7 +302,32 @@ class Estimator:
             return fn(features, labels, **kwargs)
         return fn(features, **kwargs)
 
+    def _label_placeholders(self, labels, mode):
+        """TF's label signature: fit records the labels' dtypes and shapes (batch size left
+        open); predict, which has no labels, hands the model_fn unfed placeholders of that
+        signature, so a model_fn that builds its loss unconditionally still builds."""
+        if labels is not None:
+            if mode == ModeKeys.TRAIN:
+                def sig(t):
+                    shape = t.get_shape()
+                    dims = None if shape.ndims is None else [None] + shape.as_list()[1:]
+                    return t.dtype, dims
+
+                if isinstance(labels, dict):
+                    if all(isinstance(v, _ops.Tensor) for v in labels.values()):
+                        self._labels_info = {k: sig(v) for k, v in labels.items()}
+                elif isinstance(labels, _ops.Tensor):
+                    self._labels_info = sig(labels)
+            return labels
+        info = getattr(self, "_labels_info", None)
+        if mode != ModeKeys.INFER or info is None:
+            return labels
+        if isinstance(info, dict):
+            return {k: _constant_op.placeholder(d, shape=s) for k, (d, s) in info.items()}
+        return _constant_op.placeholder(info[0], shape=info[1])
+
     def _contrib_model_fn(self, features, labels, mode, config):
+        labels = self._label_placeholders(labels, mode)
         if self._feature_engineering_fn is not None:
             features, labels = self._feature_engineering_fn(features, labels)
         out = self._call_user_model_fn(features, labels, mode, config)

@@ -467,6 +467,38 @@ def embed_sequence(ids, vocab_size=None, embed_dim=None, unique=False, initializ
         return embedding_lookup(embeddings, ids)
 
 
+def bow_encoder(ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None,
+                regularizer=None, trainable=True, scope=None, reuse=None):
+    """Bag of words: the mean of the embeddings of ``ids`` ([batch, doc_length]) from a
+    ``bow_encoder/embeddings`` model variable, giving ``[batch, embed_dim]``. With
+    ``sparse_lookup`` (TF's default) id 0 counts as padding and is left out of the mean; a row
+    of nothing but padding gets embedding 0's vector."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.embedding_ops import embedding_lookup
+    from tideflow.ops.gather_ops import gather_nd, where
+    from tideflow.ops.math_ops import not_equal
+    from tideflow.ops.nn_extra_ops import safe_embedding_lookup_sparse
+    from tideflow.ops.reduction_ops import reduce_mean
+
+    with vs.variable_scope(scope, "bow_encoder", [ids], reuse=reuse):
+        embeddings = model_variable("embeddings", shape=[vocab_size, embed_dim],
+                                    initializer=initializer, regularizer=regularizer,
+                                    trainable=trainable)
+        if not sparse_lookup:
+            if isinstance(ids, SparseTensor):
+                raise TypeError("ids are expected to be a dense Tensor.")
+            return reduce_mean(embedding_lookup(embeddings, ids), axis=1)
+        if isinstance(ids, SparseTensor):
+            sparse_ids = ids
+        else:
+            ids = ops.convert_to_tensor(ids)
+            indices = where(not_equal(ids, array_ops.zeros([], ids.dtype)))
+            sparse_ids = SparseTensor(indices, gather_nd(ids, indices),
+                                      array_ops.shape(ids, out_type=dtypes.int64))
+        return safe_embedding_lookup_sparse([embeddings], sparse_ids, combiner="mean",
+                                            default_id=0)
+
+
 def _update(variable, value, decay):
     with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
         delta = (variable.read_value() - value) * constant_op.constant(
@@ -692,10 +724,11 @@ dropout = add_arg_scope(dropout)
 layer_norm = add_arg_scope(layer_norm)
 one_hot_encoding = add_arg_scope(one_hot_encoding)
 embed_sequence = add_arg_scope(embed_sequence)
+bow_encoder = add_arg_scope(bow_encoder)
 model_variable = add_arg_scope(model_variable)
 
 __all__ = ["add_arg_scope", "arg_scope", "arg_scope_func_key", "avg_pool2d", "batch_norm",
-           "conv2d", "convolution2d", "current_arg_scope", "dropout", "embed_sequence", "flatten",
+           "bow_encoder", "conv2d", "convolution2d", "current_arg_scope", "dropout", "embed_sequence", "flatten",
            "fully_connected", "get_local_variables", "get_model_variables",
            "get_trainable_variables", "get_unique_variable", "get_variables",
            "get_variables_by_name", "get_variables_by_suffix", "get_variables_to_restore",
