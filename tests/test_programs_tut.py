@@ -83,3 +83,29 @@ def test_raw_ops_take_tf_python_argument_names():
     np.testing.assert_allclose(np.concatenate(got[3], 0), xn)
     assert got[4].shape == (1, 2, 2) and got[5].shape == (2,)
     assert got[6].tolist() == [1, 4] and got[7].tolist() == [[1], [2]]
+
+
+def test_keras_sequential_started_with_input_layer_saves_and_loads(tmp_path):
+    # Hvass-style Keras: Sequential() + add(InputLayer(input_shape=...)) + Reshape + Dense;
+    # model.save then load_model found no input shape in the config and loaded no weights
+    from tideflow.keras.layers import Dense, InputLayer, Reshape
+    from tideflow.keras.models import Sequential, load_model
+
+    model = Sequential()
+    model.add(InputLayer(input_shape=(6,)))
+    model.add(Reshape((2, 3)))
+    model.add(Dense(4, activation="relu"))
+    model.compile(optimizer="sgd", loss="mse")
+    x = np.random.RandomState(0).rand(5, 6).astype(np.float32)
+    before = model.predict(x)
+    cfg = model.get_config()
+    assert [la["class_name"] for la in cfg["layers"]] == ["InputLayer", "Reshape", "Dense"]
+    assert list(cfg["layers"][0]["config"]["batch_input_shape"]) == [None, 6]
+    path = str(tmp_path / "m.h5")
+    model.save(path)
+    loaded = load_model(path)
+    assert [la.name for la in loaded.layers] == [la.name for la in model.layers]
+    kernel, bias = model.layers[1].get_weights()
+    np.testing.assert_allclose(before, np.maximum(x.reshape(5, 2, 3) @ kernel + bias, 0),
+                               rtol=1e-5)
+    np.testing.assert_allclose(loaded.predict(x), before, rtol=1e-6)

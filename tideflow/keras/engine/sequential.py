@@ -149,6 +149,12 @@ class Sequential(Model):
     def get_config(self):
         layers = [{"class_name": type(la).__name__, "config": la.get_config()}
                   for la in self._stack]
+        if (isinstance(self._input_layer, InputLayer) and layers
+                and "batch_input_shape" not in layers[0]["config"]):
+            # built from an explicit InputLayer: its config carries the input shape (as TF's),
+            # so that from_config (load_model) rebuilds the graph and the weights load
+            layers.insert(0, {"class_name": "InputLayer",
+                              "config": self._input_layer.get_config()})
         return {"name": self.name, "layers": layers}
 
     @classmethod
