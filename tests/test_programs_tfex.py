@@ -83,3 +83,16 @@ def test_contrib_learn_predict_hands_the_model_fn_label_placeholders_of_fits_sig
     assert placeholder.op.type == "Placeholder"
     assert placeholder.dtype == fed.dtype
     assert placeholder.get_shape().as_list() == [None]
+
+
+def test_contrib_learn_modules_import_by_their_tf_source_paths():
+    # convert_to_records-style: `from tensorflow.contrib.learn.python.learn.datasets import mnist`
+    from tideflow.contrib.learn.python.learn.datasets import base, mnist
+    from tideflow.contrib.learn.python.learn.datasets.mnist import read_data_sets
+
+    assert read_data_sets is mnist.read_data_sets
+    assert mnist.read_data_sets is tf.contrib.learn.datasets.mnist.read_data_sets
+    assert base.load_csv_without_header is tf.contrib.learn.datasets.base.load_csv_without_header
+    fake = read_data_sets("unused", fake_data=True)
+    images, labels = fake.train.next_batch(3, fake_data=True)
+    assert np.asarray(images).shape == (3, 784) and len(labels) == 3

@@ -1240,3 +1240,24 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
            "io", "learn_runner", "monitors"]
 
+
+
+def _register_source_paths():
+    """TF 1.x programs import these modules by their source paths too
+    (``from tensorflow.contrib.learn.python.learn.datasets import mnist``)."""
+    import sys
+
+    from tideflow import contrib_learn_datasets as loaders
+
+    learn = sys.modules[__name__]
+    python = types.ModuleType("tideflow.contrib.learn.python",
+                              "``tensorflow.contrib.learn.python``.")
+    python.learn = learn
+    for suffix, module in {"python": python, "python.learn": learn,
+                           "python.learn.datasets": datasets,
+                           "python.learn.datasets.base": datasets.base,
+                           "python.learn.datasets.mnist": loaders.mnist}.items():
+        sys.modules.setdefault("tideflow.contrib.learn." + suffix, module)
+
+
+_register_source_paths()
