@@ -149,3 +149,36 @@ def test_tensor_forest_rejects_bad_labels():
             sess.run(tf.global_variables_initializer())
             with pytest.raises(tf.errors.InvalidArgumentError, match=r"labels must be in"):
                 sess.run(train)
+
+
+def test_contrib_gbdt_classifier_learns_digits(mnist_dir, tmp_path):
+    from tideflow.contrib.boosted_trees.estimator_batch.estimator import (
+        GradientBoostedDecisionTreeClassifier,
+    )
+    from tideflow.contrib.boosted_trees.proto import learner_pb2
+
+    _, (tr_images, tr_labels), (te_images, te_labels) = mnist_dir
+    config = learner_pb2.LearnerConfig()
+    config.learning_rate_tuner.fixed.learning_rate = 0.3
+    config.regularization.l2 = 1.0 / 200
+    config.constraints.max_tree_depth = 3
+    config.growing_mode = learner_pb2.LearnerConfig.LAYER_BY_LAYER
+    config.multi_class_strategy = learner_pb2.LearnerConfig.DIAGONAL_HESSIAN
+    model = GradientBoostedDecisionTreeClassifier(
+        learner_config=config, n_classes=10, examples_per_layer=200, num_trees=4,
+        center_bias=False, model_dir=str(tmp_path / "gbdt"), num_quantiles=8)
+    train_x = {"images": tr_images.reshape(-1, 784)[:, ::4] / 255.0}
+    model.fit(input_fn=tf.estimator.inputs.numpy_input_fn(
+        x=train_x, y=tr_labels.astype(np.int32), batch_size=200, num_epochs=None,
+        shuffle=True), max_steps=12)
+    test_fn = tf.estimator.inputs.numpy_input_fn(
+        x={"images": te_images.reshape(-1, 784)[:, ::4] / 255.0},
+        y=te_labels.astype(np.int32), batch_size=100, shuffle=False)
+    result = model.evaluate(input_fn=test_fn)
+    assert result["accuracy"] > 0.6, result
+    preds = list(model.predict(input_fn=tf.estimator.inputs.numpy_input_fn(
+        x={"images": te_images.reshape(-1, 784)[:8, ::4] / 255.0}, shuffle=False)))
+    assert len(preds) == 8
+    probs = np.stack([p["probabilities"] for p in preds])
+    np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(probs.argmax(1), [p["classes"] for p in preds])

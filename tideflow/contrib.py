@@ -429,6 +429,8 @@ _LAZY_ALIASES = {
     "distribute": lambda: __import__("tideflow.distribute.contrib", fromlist=["contrib"]),
     "tensor_forest": lambda: __import__("tideflow.contrib_tensor_forest",
                                         fromlist=["_namespace"])._namespace(),
+    "boosted_trees": lambda: __import__("tideflow.contrib_boosted_trees",
+                                        fromlist=["_namespace"])._namespace(),
 }
 
 
