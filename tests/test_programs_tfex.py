@@ -89,6 +89,9 @@ def test_contrib_learn_modules_import_by_their_tf_source_paths():
     # convert_to_records-style: `from tensorflow.contrib.learn.python.learn.datasets import mnist`
     from tideflow.contrib.learn.python.learn.datasets import base, mnist
     from tideflow.contrib.learn.python.learn.datasets.mnist import read_data_sets
+    from tideflow.contrib.learn.python.learn.metric_spec import MetricSpec
+
+    assert MetricSpec is tf.contrib.learn.MetricSpec
 
     assert read_data_sets is mnist.read_data_sets
     assert mnist.read_data_sets is tf.contrib.learn.datasets.mnist.read_data_sets

@@ -1253,7 +1253,12 @@ def _register_source_paths():
     python = types.ModuleType("tideflow.contrib.learn.python",
                               "``tensorflow.contrib.learn.python``.")
     python.learn = learn
+    metric_spec = types.ModuleType("tideflow.contrib.learn.python.learn.metric_spec",
+                                   "``tensorflow.contrib.learn.python.learn.metric_spec``.")
+    metric_spec.MetricSpec = MetricSpec
+    learn.metric_spec = metric_spec
     for suffix, module in {"python": python, "python.learn": learn,
+                           "python.learn.metric_spec": metric_spec,
                            "python.learn.datasets": datasets,
                            "python.learn.datasets.base": datasets.base,
                            "python.learn.datasets.mnist": loaders.mnist}.items():
