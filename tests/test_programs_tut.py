@@ -109,3 +109,42 @@ def test_keras_sequential_started_with_input_layer_saves_and_loads(tmp_path):
     np.testing.assert_allclose(before, np.maximum(x.reshape(5, 2, 3) @ kernel + bias, 0),
                                rtol=1e-5)
     np.testing.assert_allclose(loaded.predict(x), before, rtol=1e-6)
+
+
+def test_keras_recurrent_layers_losses_and_metrics_take_keras_positional_order():
+    # LSTM(32, "relu") is an activation (it set return_sequences); BinaryCrossentropy(True) is
+    # from_logits (it set the reduction); TopKCategoricalAccuracy(1) is k
+    from tideflow.keras import layers, losses, metrics
+
+    lstm = layers.LSTM(3, "relu", "sigmoid")
+    gru = layers.GRU(2, "tanh", "sigmoid", False)
+    rnn = layers.SimpleRNN(2, "relu")
+    assert lstm.cell.activation.__name__ == "relu" and not lstm.return_sequences
+    assert lstm.cell.recurrent_activation.__name__ == "sigmoid"
+    assert not gru.cell.use_bias and rnn.cell.activation.__name__ == "relu"
+    assert layers.LSTM(3, return_sequences=True).return_sequences
+    with pytest.raises(TypeError, match="multiple values for argument 'activation'"):
+        layers.LSTM(3, "relu", activation="tanh")
+    x = tf.constant(np.random.RandomState(0).randn(2, 4, 5).astype(np.float32))
+    assert lstm(x).shape.as_list() == [2, 3] and gru(x).shape.as_list() == [2, 2]
+
+    bce = losses.BinaryCrossentropy(True)
+    huber = losses.Huber(0.5)
+    assert bce.get_config()["from_logits"] is True and bce.get_config()["reduction"] == "auto"
+    top1 = metrics.TopKCategoricalAccuracy(1)
+    top3 = metrics.TopKCategoricalAccuracy(3, "top3")
+    binacc = metrics.BinaryAccuracy("ba", None, 0.35)
+    assert top3.get_config()["k"] == 3 and binacc.get_config()["threshold"] == 0.35
+    y = np.eye(4, dtype=np.float32)[[3, 3]]
+    p = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]], np.float32)
+    outs = [bce(tf.constant([[1.0], [0.0]]), tf.constant([[0.0], [2.0]])),
+            huber(tf.constant([0.0, 0.0]), tf.constant([0.2, 2.0])),
+            top1(y, p), top3(y, p),
+            binacc(tf.constant([[1.0, 0.0]]), tf.constant([[0.36, 0.3]]))]
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        got = sess.run(outs)
+    # logits 0 and 2: log(2) and softplus(2); Huber(0.5): 0.5*0.2^2 and 0.5*(2-0.25)
+    np.testing.assert_allclose(got[0], (np.log(2) + np.log1p(np.exp(2))) / 2, rtol=1e-5)
+    np.testing.assert_allclose(got[1], (0.5 * 0.04 + 0.5 * (2.0 - 0.25)) / 2, rtol=1e-5)
+    assert got[2:] == [0.5, 0.5, 1.0]

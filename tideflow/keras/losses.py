@@ -178,7 +178,21 @@ class LossFunctionWrapper(Loss):
 
 
 def _wrapper(fn, default_name, **defaults):
-    def __init__(self, reduction=Reduction.AUTO, name=default_name, **kwargs):
+    # Keras's positional order: the loss's own arguments (``from_logits``, ``delta``, ...)
+    # first, then ``reduction`` and ``name`` (``BinaryCrossentropy(True)`` is from_logits)
+    order = (*defaults, "reduction", "name")
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(order):
+            raise TypeError(f"{type(self).__name__}() takes at most {len(order)} positional "
+                            f"arguments ({len(args)} given)")
+        for n, v in zip(order, args):
+            if n in kwargs:
+                raise TypeError(f"{type(self).__name__}() got multiple values for argument "
+                                f"'{n}'")
+            kwargs[n] = v
+        reduction = kwargs.pop("reduction", Reduction.AUTO)
+        name = kwargs.pop("name", default_name)
         merged = dict(defaults)
         merged.update(kwargs)
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **merged)

@@ -183,9 +183,27 @@ class MeanMetricWrapper(Mean):
         return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
                                     sample_weight=sample_weight)
 
+    def get_config(self):
+        config = dict(self._fn_kwargs)  # TopK's k, BinaryAccuracy's threshold (as TF)
+        config.update(super().get_config())
+        return config
 
-def _wrapper_class(cls_name, fn, default_name, **defaults):
-    def __init__(self, name=default_name, dtype=None, **kwargs):
+
+def _wrapper_class(cls_name, fn, default_name, lead=(), **defaults):
+    # Keras's positional order: ``lead`` (TopK's ``k``), ``name``, ``dtype``, then the rest
+    # (BinaryAccuracy's ``threshold``)
+    order = (*lead, "name", "dtype", *(k for k in defaults if k not in lead))
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(order):
+            raise TypeError(f"{cls_name}() takes at most {len(order)} positional arguments "
+                            f"({len(args)} given)")
+        for n, v in zip(order, args):
+            if n in kwargs:
+                raise TypeError(f"{cls_name}() got multiple values for argument '{n}'")
+            kwargs[n] = v
+        name = kwargs.pop("name", default_name)
+        dtype = kwargs.pop("dtype", None)
         merged = dict(defaults)
         merged.update(kwargs)
         MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **merged)
@@ -203,10 +221,10 @@ SparseCategoricalAccuracy = _wrapper_class("SparseCategoricalAccuracy",
                                            sparse_categorical_accuracy,
                                            "sparse_categorical_accuracy")
 TopKCategoricalAccuracy = _wrapper_class("TopKCategoricalAccuracy", top_k_categorical_accuracy,
-                                         "top_k_categorical_accuracy", k=5)
+                                         "top_k_categorical_accuracy", lead=("k",), k=5)
 SparseTopKCategoricalAccuracy = _wrapper_class(
     "SparseTopKCategoricalAccuracy", sparse_top_k_categorical_accuracy,
-    "sparse_top_k_categorical_accuracy", k=5)
+    "sparse_top_k_categorical_accuracy", lead=("k",), k=5)
 MeanSquaredError = _wrapper_class("MeanSquaredError", mean_squared_error, "mean_squared_error")
 MeanAbsoluteError = _wrapper_class("MeanAbsoluteError", mean_absolute_error,
                                    "mean_absolute_error")

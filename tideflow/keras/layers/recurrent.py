@@ -639,11 +639,33 @@ class RNN(Layer):
         return config
 
 
+_REGS = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+         "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint")
+_TAIL = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+
+
 class _RNNLayer(RNN):
     _CELL = None
+    # Keras's (TF 1.15) order of the arguments after ``units``, for positional calls
+    # (``LSTM(32, "relu")`` is an activation)
+    _POSITIONAL = ()
 
-    def __init__(self, units, return_sequences=False, return_state=False, go_backwards=False,
-                 stateful=False, unroll=False, time_major=False, **kwargs):
+    def __init__(self, units, *args, **kwargs):
+        if len(args) > len(self._POSITIONAL):
+            raise TypeError(f"{type(self).__name__}() takes at most "
+                            f"{len(self._POSITIONAL) + 1} positional arguments after self "
+                            f"({len(args) + 1} given)")
+        for n, v in zip(self._POSITIONAL, args):
+            if n in kwargs:
+                raise TypeError(f"{type(self).__name__}() got multiple values for argument "
+                                f"'{n}'")
+            kwargs[n] = v
+        return_sequences = kwargs.pop("return_sequences", False)
+        return_state = kwargs.pop("return_state", False)
+        go_backwards = kwargs.pop("go_backwards", False)
+        stateful = kwargs.pop("stateful", False)
+        unroll = kwargs.pop("unroll", False)
+        time_major = kwargs.pop("time_major", False)
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in Layer._KWARGS or k in (
             "name", "trainable", "dtype")}
         layer_kwargs.pop("activity_regularizer", None)
@@ -674,26 +696,39 @@ class _RNNLayer(RNN):
 
 class SimpleRNN(_RNNLayer):
     _CELL = SimpleRNNCell
+    _POSITIONAL = ("activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+                   "bias_initializer") + _REGS + ("dropout", "recurrent_dropout") + _TAIL
 
 
 class LSTM(_RNNLayer):
     _CELL = LSTMCell
+    _POSITIONAL = ("activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                   "recurrent_initializer", "bias_initializer", "unit_forget_bias") + _REGS + (
+                       "dropout", "recurrent_dropout", "implementation") + _TAIL
 
 
 class GRU(_RNNLayer):
     _CELL = GRUCell
+    _POSITIONAL = ("activation", "recurrent_activation", "use_bias", "kernel_initializer",
+                   "recurrent_initializer", "bias_initializer") + _REGS + (
+                       "dropout", "recurrent_dropout", "implementation") + _TAIL + (
+                           "reset_after",)
 
 
 class CuDNNLSTM(_RNNLayer):
     """The LSTM of cuDNN, computed on any device (weights as Keras's CuDNNLSTM)."""
 
     _CELL = _CuDNNLSTMCell
+    _POSITIONAL = ("kernel_initializer", "recurrent_initializer", "bias_initializer",
+                   "unit_forget_bias") + _REGS + _TAIL[:4]
 
 
 class CuDNNGRU(_RNNLayer):
     """The GRU of cuDNN, computed on any device (weights as Keras's CuDNNGRU)."""
 
     _CELL = _CuDNNGRUCell
+    _POSITIONAL = ("kernel_initializer", "recurrent_initializer", "bias_initializer") + _REGS + (
+        _TAIL[:4])
 
 
 # -- wrappers ------------------------------------------------------------------------------------
