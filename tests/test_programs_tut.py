@@ -148,3 +148,14 @@ def test_keras_recurrent_layers_losses_and_metrics_take_keras_positional_order()
     np.testing.assert_allclose(got[0], (np.log(2) + np.log1p(np.exp(2))) / 2, rtol=1e-5)
     np.testing.assert_allclose(got[1], (0.5 * 0.04 + 0.5 * (2.0 - 0.25)) / 2, rtol=1e-5)
     assert got[2:] == [0.5, 0.5, 1.0]
+
+
+def test_arg_max_arg_min_take_output_type_before_name():
+    # tf.arg_max(input, dimension, output_type, name): TF's generated-op order
+    x = tf.constant([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    hi = tf.arg_max(x, 1, tf.int32, "hi")
+    lo = tf.arg_min(x, 0, tf.int32)
+    assert hi.dtype == tf.int32 and hi.op.name == "hi" and lo.dtype == tf.int32
+    with tf.Session() as sess:
+        got_hi, got_lo = sess.run([hi, lo])
+    assert got_hi.tolist() == [1, 0] and got_lo.tolist() == [0, 1, 0]

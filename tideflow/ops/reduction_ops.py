@@ -709,13 +709,13 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=dtypes.int64
     return _arg_minmax("ArgMin", input, axis, name, dimension, output_type)
 
 
-def arg_max(input, dimension, name=None, output_type=dtypes.int64):
-    """ArgMax with the 0.x signature."""
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):
+    """ArgMax with the generated op's signature (``output_type`` before ``name``)."""
     return _arg_minmax("ArgMax", input, None, name, dimension, output_type)
 
 
-def arg_min(input, dimension, name=None, output_type=dtypes.int64):
-    """ArgMin with the 0.x signature."""
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):
+    """ArgMin with the generated op's signature (``output_type`` before ``name``)."""
     return _arg_minmax("ArgMin", input, None, name, dimension, output_type)
 
 
