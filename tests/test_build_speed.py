@@ -118,3 +118,134 @@ def test_a_graph_with_variables_and_gradients_is_freed():
 
     assert _freed(build)
 
+
+
+# ------------------------------------------------------------------------------------------
+# Keras: a Sequential model extended one layer at a time maps the same network as a full walk
+# ------------------------------------------------------------------------------------------
+
+def _full_map(model):
+    return model._map_graph_network()
+
+
+def _same(a, b):
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def test_sequential_added_layer_by_layer_maps_as_a_full_walk():
+    with tf.Graph().as_default():
+        m = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,))])
+        for i in range(5):
+            m.add(tf.keras.layers.Dense(4, name=f"d{i}"))
+            nodes, layers = _full_map(m)
+            assert _same(m._network_nodes, nodes) and _same(m._layers_list, layers)
+        assert [la.name for la in m.layers][-5:] == [f"d{i}" for i in range(5)]
+        m.pop()
+        m.add(tf.keras.layers.Dense(2, name="last"))
+        nodes, layers = _full_map(m)
+        assert _same(m._network_nodes, nodes) and _same(m._layers_list, layers)
+        assert m.output_names == ["last"] and m.output.get_shape().as_list() == [None, 2]
+        assert len(m.trainable_weights) == 2 * 6
+
+
+def test_sequential_of_a_nested_model_and_a_shared_tail_maps_as_a_full_walk():
+    with tf.Graph().as_default():
+        inner = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(3,), name="in_d")])
+        m = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(3,), name="first")])
+        m.add(inner)  # a nested model: one node of the outer network
+        m.add(tf.keras.layers.Dense(3, name="after"))
+        nodes, layers = _full_map(m)
+        assert _same(m._network_nodes, nodes) and _same(m._layers_list, layers)
+        assert [la.name for la in m.layers] == ["first", inner.name, "after"]
+        assert len(m.weights) == 6
+
+
+def test_layer_lists_keep_order_and_drop_only_repeats_of_earlier_items():
+    with tf.Graph().as_default():
+        x = tf.keras.Input((3,))
+        shared = tf.keras.layers.Dense(3, name="shared")
+        bn = tf.keras.layers.BatchNormalization(name="bn")
+        y = shared(bn(shared(x)))
+        m = tf.keras.Model(x, y)
+        # the shared layer's weights once, in first-seen order; BN's moving stats not trainable
+        assert [v.op.name for v in m.trainable_weights] == [
+            "shared/kernel", "shared/bias", "bn/gamma", "bn/beta"]
+        assert [v.op.name for v in m.non_trainable_weights] == [
+            "bn/moving_mean", "bn/moving_variance"]
+        assert len(m.updates) == 2 and len({id(u) for u in m.updates}) == 2
+        m.trainable = False
+        assert m.trainable_weights == []
+        assert [v.op.name for v in m.non_trainable_weights] == [
+            "shared/kernel", "shared/bias", "bn/gamma", "bn/beta", "bn/moving_mean",
+            "bn/moving_variance"]
+
+
+def test_a_sublayers_repeated_loss_is_kept_as_before():
+    class Twice(tf.keras.layers.Layer):
+        def call(self, inputs):
+            loss = tf.reduce_sum(inputs)
+            self.add_loss(loss)
+            self.add_loss(loss)
+            return inputs
+
+    class Outer(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Twice()
+
+        def call(self, inputs):
+            self.add_loss(tf.reduce_mean(inputs))
+            return self.inner(inputs)
+
+    with tf.Graph().as_default():
+        outer = Outer()
+        outer(tf.keras.Input((2,)))
+        # a layer's losses: its own, then each sublayer's not seen before (a sublayer's own
+        # repeats included), as the list scan did
+        losses = outer.losses
+        assert [x.op.name for x in losses] == ["outer/Mean", "outer/twice/Sum",
+                                               "outer/twice/Sum"]
+
+
+# ------------------------------------------------------------------------------------------
+# variable scopes: closing a scope resets the counts of its own subscopes only
+# ------------------------------------------------------------------------------------------
+
+def test_closing_a_variable_scope_resets_exactly_its_subscopes():
+    with tf.Graph().as_default():
+        with tf.variable_scope("a"):
+            with tf.variable_scope("b"):
+                pass
+            with tf.variable_scope("b/c"):  # a name with a slash: under a and a/b
+                pass
+            with tf.variable_scope(None, default_name="b"):  # a/b was opened: a/b_1
+                assert tf.get_variable_scope().name == "a/b_1"
+        with tf.variable_scope("ab"), tf.variable_scope(None, default_name="x"):
+            pass  # "ab": a prefix of the name "a", not a scope under it
+        with tf.variable_scope("a"):  # closing the first "a" reset a/b and a/b/c
+            with tf.variable_scope(None, default_name="b"):
+                assert tf.get_variable_scope().name == "a/b"
+            with tf.variable_scope(None, default_name="b/c"):
+                assert tf.get_variable_scope().name == "a/b/c"
+        with tf.variable_scope("ab"), tf.variable_scope(None, default_name="x"):
+            assert tf.get_variable_scope().name == "ab/x"
+        # the top level is never closed: default names keep counting there
+        with tf.variable_scope(None, default_name="a"):
+            assert tf.get_variable_scope().name == "a_1"
+
+
+def test_tf_layers_names_in_nested_and_repeated_scopes():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 2])
+        for _ in range(2):
+            with tf.variable_scope("block", reuse=tf.AUTO_REUSE):
+                tf.layers.dense(tf.layers.dense(x, 2), 2)
+        with tf.variable_scope("other"):
+            tf.layers.dense(x, 2)
+        tf.layers.dense(x, 2)
+        tf.layers.dense(x, 2)
+        names = [v.op.name for v in tf.global_variables()]
+        assert names == ["block/dense/kernel", "block/dense/bias", "block/dense_1/kernel",
+                         "block/dense_1/bias", "other/dense/kernel", "other/dense/bias",
+                         "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
+        assert len(g.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)) == 10

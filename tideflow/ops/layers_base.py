@@ -323,7 +323,8 @@ class Layer:
                 raise TypeError("Unknown keyword argument:", k)
         if trainable is None:
             trainable = True
-        existing = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+        # a list copy, not a set: hashing every variable per weight is quadratic in big models
+        existing = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
         if dtype is None:
             dtype = self.dtype or dtypes.float32
         self._set_scope(None)
@@ -336,14 +337,16 @@ class Layer:
                     trainable=trainable and self.trainable, constraint=constraint,
                     partitioner=partitioner, use_resource=use_resource,
                 )
-                if regularizer and variable not in existing:
+                if regularizer and not any(variable is v for v in existing):
                     with ops.colocate_with(variable.op), ops.name_scope(name + "/Regularizer"):
                         loss = regularizer(variable)
                     self.add_loss(loss)
         tracked = self._trainable_weights + self._non_trainable_weights
         if not any(variable is v for v in tracked):
             trainable_vars = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
-            if trainable and self.trainable and any(variable is v for v in trainable_vars):
+            # from the end: a variable just made is the last one
+            if trainable and self.trainable and any(
+                    variable is v for v in reversed(trainable_vars)):
                 self._trainable_weights.append(variable)
             else:
                 self._non_trainable_weights.append(variable)

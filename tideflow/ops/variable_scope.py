@@ -332,15 +332,27 @@ class _VariableScopeStore:
     def __init__(self):
         self.current_scope = VariableScope(False)
         self.variable_scopes_count = {}
+        # scope name -> the names opened under it (at any depth), so closing a scope visits
+        # its own subscopes, not every scope of the graph (quadratic in the number of layers)
+        self._subscopes = {}
 
     def open_variable_scope(self, scope_name):
-        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name, 0) + 1
+        counts = self.variable_scopes_count
+        if scope_name:
+            parts = scope_name.split("/")
+            for i in range(1, len(parts)):
+                self._subscopes.setdefault("/".join(parts[:i]), set()).add(scope_name)
+        counts[scope_name] = counts.get(scope_name, 0) + 1
 
     def close_variable_subscopes(self, scope_name):
-        prefix = scope_name + "/"
-        for k in self.variable_scopes_count:
-            if scope_name is None or k.startswith(prefix):
-                self.variable_scopes_count[k] = 0
+        counts = self.variable_scopes_count
+        if scope_name is None:
+            for k in counts:
+                counts[k] = 0
+            return
+        for k in self._subscopes.get(scope_name, ()):
+            if counts.get(k):
+                counts[k] = 0
 
     def variable_scope_count(self, scope_name):
         return self.variable_scopes_count.get(scope_name, 0)

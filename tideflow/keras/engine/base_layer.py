@@ -82,6 +82,25 @@ class Node:
         return shapes[0] if len(shapes) == 1 else shapes
 
 
+def _merged(out, batches, dedupe_within=True):
+    """``out`` extended by the items of each of ``batches`` (lists) that are not already in it
+    (by identity); with ``dedupe_within=False`` the repeats inside one batch are kept (only the
+    items of earlier batches count). One set of ids instead of a scan of ``out`` per item,
+    which is quadratic in deep models."""
+    seen = {id(o) for o in out}
+    for items in batches:
+        if dedupe_within:
+            for x in items:
+                if id(x) not in seen:
+                    seen.add(id(x))
+                    out.append(x)
+        else:
+            new = [x for x in items if id(x) not in seen]
+            out += new
+            seen.update(id(x) for x in new)
+    return out
+
+
 class Layer:
     """Base class of Keras layers: override ``build(input_shape)`` (make weights with
     ``add_weight``), ``call(inputs, ...)`` and ``compute_output_shape``; ``get_config`` returns
@@ -164,23 +183,15 @@ class Layer:
     def trainable_weights(self):
         if not self.trainable:
             return []
-        out = list(self._trainable_weights)
-        for layer in self._sublayers:
-            for v in layer.trainable_weights:
-                if not any(v is o for o in out):
-                    out.append(v)
-        return out
+        return _merged(list(self._trainable_weights),
+                       (layer.trainable_weights for layer in self._sublayers))
 
     @property
     def non_trainable_weights(self):
         out = [] if self.trainable else list(self._trainable_weights)
         out += self._non_trainable_weights
-        for layer in self._sublayers:
-            for v in layer.non_trainable_weights + (
-                    [] if self.trainable else layer.trainable_weights):
-                if not any(v is o for o in out):
-                    out.append(v)
-        return out
+        return _merged(out, (layer.non_trainable_weights + (
+            [] if self.trainable else layer.trainable_weights) for layer in self._sublayers))
 
     @property
     def weights(self):
@@ -199,24 +210,18 @@ class Layer:
         return self.weights
 
     def _unconditional_losses(self):
-        out = list(self._losses)
-        for layer in self._sublayers:
-            out += [x for x in layer._unconditional_losses() if not any(x is o for o in out)]
-        return out
+        return _merged(list(self._losses), (layer._unconditional_losses()
+                                            for layer in self._sublayers), False)
 
     @property
     def updates(self):
-        out = list(self._updates)
-        for layer in self._sublayers:
-            out += [u for u in layer.updates if not any(u is o for o in out)]
-        return out
+        return _merged(list(self._updates), (layer.updates for layer in self._sublayers),
+                       False)
 
     @property
     def losses(self):
-        out = self._losses + self._call_losses
-        for layer in self._sublayers:
-            out += [x for x in layer.losses if not any(x is o for o in out)]
-        return out
+        return _merged(self._losses + self._call_losses,
+                       (layer.losses for layer in self._sublayers), False)
 
     def get_updates_for(self, inputs):
         """The updates made by this layer's calls on ``inputs`` (None: the updates not tied
@@ -224,11 +229,8 @@ class Layer:
         if inputs is None:
             return []
         wanted = {id(t) for t in flatten(inputs)}
-        out = []
-        for node in self._inbound_nodes:
-            if any(id(t) in wanted for t in node.input_tensors):
-                out += [u for u in node.updates if not any(u is o for o in out)]
-        return out
+        return _merged([], (node.updates for node in self._inbound_nodes
+                            if any(id(t) in wanted for t in node.input_tensors)), False)
 
     def get_losses_for(self, inputs):
         """The losses of this layer's calls on ``inputs``; with None, the losses not tied to
@@ -236,11 +238,8 @@ class Layer:
         if inputs is None:
             return self._unconditional_losses()
         wanted = {id(t) for t in flatten(inputs)}
-        out = []
-        for node in self._inbound_nodes:
-            if any(id(t) in wanted for t in node.input_tensors):
-                out += [x for x in node.losses if not any(x is o for o in out)]
-        return out
+        return _merged([], (node.losses for node in self._inbound_nodes
+                            if any(id(t) in wanted for t in node.input_tensors)), False)
 
     def _node_attr(self, attr, what):
         if not self._inbound_nodes:

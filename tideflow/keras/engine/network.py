@@ -74,16 +74,78 @@ class Network(Layer):
         return snake_case(cls)
 
     # -- the functional graph ------------------------------------------------------------------------
+    def _extended_by_one_node(self, inputs, outputs):
+        """Where the new network is the one mapped last plus one new layer called on its
+        single output (``Sequential.add``), its (nodes, layers) extended by that layer, else
+        None. ``_map_graph_network`` would give the same: every old node is one step further
+        from the output and keeps its place, the new one comes last. Spares re-walking the
+        whole network on every add (quadratic in the number of layers)."""
+        m = self.__dict__.get("_graph_map")
+        if m is None or len(outputs) != 1 or len(inputs) != len(m["inputs"]) or any(
+                a is not b for a, b in zip(inputs, m["inputs"])):
+            return None
+        prev = m["output"]
+        if prev is None or self._network_nodes is not m["nodes"] or (
+                self._layers_list is not m["layers"]):
+            return None  # remapped or changed since
+        h = _history(outputs[0])
+        if h is None or isinstance(h[0], InputLayer):
+            return None
+        layer, node = h[0], h[0]._inbound_nodes[h[1]]
+        node_inputs = [x for x in node.input_tensors if isinstance(x, ops.Tensor)]
+        if len(node_inputs) != 1 or node_inputs[0] is not prev or (
+                id(layer) in m["layer_ids"]) or id(node) in m["node_ids"]:
+            return None
+        return m["nodes"] + [node], m["layers"] + [layer]
+
+    def _remember_graph_map(self):
+        nodes, layers = self._network_nodes, self._layers_list
+        single = len(self.outputs) == 1 and not any(self.outputs[0] is t for t in self.inputs)
+        self._graph_map = {"inputs": tuple(self.inputs), "nodes": nodes, "layers": layers,
+                           "output": self.outputs[0] if single else None,
+                           "node_ids": {id(n) for n in nodes},
+                           "layer_ids": {id(la) for la in layers}}
+
     def _init_graph_network(self, inputs, outputs):
         self._nested_inputs = inputs
         self._nested_outputs = outputs
-        self.inputs = [self._as_input(t) for t in flatten(inputs)]
-        self.outputs = flatten(outputs)
-        for t in self.outputs:
+        inputs = [self._as_input(t) for t in flatten(inputs)]
+        outputs = flatten(outputs)
+        for t in outputs:
             if not isinstance(t, ops.Tensor):
                 raise ValueError(f"Output tensors to a Model must be the output of a Keras "  # noqa: TRY004
                                  f"`Layer` (thus holding past layer metadata). Found: {t}")
+        extended = self._extended_by_one_node(inputs, outputs)
+        self.inputs, self.outputs = inputs, outputs
+        if extended is None:
+            self._network_nodes, self._layers_list = self._map_graph_network()
+            self._remember_graph_map()
+        else:
+            self._network_nodes, self._layers_list = extended
+            m = self._graph_map
+            m.update(nodes=self._network_nodes, layers=self._layers_list,
+                     output=self.outputs[0])
+            m["node_ids"].add(id(self._network_nodes[-1]))
+            m["layer_ids"].add(id(self._layers_list[-1]))
+        self._is_graph_network = True
+        self.built = True
+        self._sublayers = [la for la in self._layers_list]
+        self.input_names = [h[0].name for h in map(_history, self.inputs)]
+        self.output_names = []
+        for t in self.outputs:
+            name = _history(t)[0].name
+            if name in self.output_names:  # one layer giving several outputs
+                name = f"{name}_{len(self.output_names)}"
+            self.output_names.append(name)
+        batch_shape = self.inputs[0].get_shape()
+        if batch_shape.ndims is not None and len(self.inputs) == 1:
+            self._batch_input_shape = tuple(batch_shape.as_list())
+
+    def _map_graph_network(self):
+        """The nodes of the network from ``self.inputs`` to ``self.outputs`` (post-order) and
+        its layers in Keras's order."""
         nodes, layers = [], []
+        layer_ids = set()  # id() of the layers listed (a list scan per node is quadratic)
         seen_nodes = set()
         input_ids = {id(t) for t in self.inputs}
         used_inputs = set()
@@ -93,7 +155,8 @@ class Network(Layer):
             if id(t) in input_ids:
                 used_inputs.add(id(t))
                 h = _history(t)
-                if h is not None and h[0] not in layers:
+                if h is not None and id(h[0]) not in layer_ids:
+                    layer_ids.add(id(h[0]))
                     layers.append(h[0])
                 return
             h = _history(t)
@@ -117,7 +180,8 @@ class Network(Layer):
                 if isinstance(x, ops.Tensor):
                     visit(x, layer.name)
             nodes.append(node)
-            if not any(layer is la for la in layers):
+            if id(layer) not in layer_ids:
+                layer_ids.add(id(layer))
                 layers.append(layer)
 
         for t in self.outputs:
@@ -130,21 +194,7 @@ class Network(Layer):
                 input_layers.append(h[0])
         others = _keras_order([la for la in layers if not isinstance(la, InputLayer)],
                               nodes, first_seen)
-        self._layers_list = input_layers + others
-        self._network_nodes = nodes
-        self._is_graph_network = True
-        self.built = True
-        self._sublayers = [la for la in self._layers_list]
-        self.input_names = [h[0].name for h in map(_history, self.inputs)]
-        self.output_names = []
-        for t in self.outputs:
-            name = _history(t)[0].name
-            if name in self.output_names:  # one layer giving several outputs
-                name = f"{name}_{len(self.output_names)}"
-            self.output_names.append(name)
-        batch_shape = self.inputs[0].get_shape()
-        if batch_shape.ndims is not None and len(self.inputs) == 1:
-            self._batch_input_shape = tuple(batch_shape.as_list())
+        return nodes, input_layers + others
 
     def _as_input(self, t):
         if not isinstance(t, ops.Tensor):
