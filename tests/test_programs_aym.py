@@ -182,3 +182,15 @@ def test_contrib_gbdt_classifier_learns_digits(mnist_dir, tmp_path):
     probs = np.stack([p["probabilities"] for p in preds])
     np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
     np.testing.assert_array_equal(probs.argmax(1), [p["classes"] for p in preds])
+
+
+def test_contrib_learn_mnist_module_paths(mnist_dir):
+    from tideflow.contrib.learn.python.learn.datasets import base
+    from tideflow.contrib.learn.python.learn.datasets.mnist import read_data_sets
+
+    from tideflow.examples.tutorials.mnist import input_data
+
+    data = read_data_sets(mnist_dir[0], validation_size=50)
+    assert isinstance(data, base.Datasets)
+    assert data.validation.num_examples == 50 and data.train.num_examples == 650
+    assert tf.contrib.learn.datasets.mnist.read_data_sets is input_data.read_data_sets

@@ -401,6 +401,28 @@ def _contrib_cudnn_rnn():
                       "the CPU) and their compatible cells.", cudnn, cudnn.__all__)
 
 
+def _contrib_learn():
+    """``tf.contrib.learn``, with the module paths TF 1.x programs import its data sets from
+    (``tf.contrib.learn.python.learn.datasets.mnist``, ``tf.contrib.learn.datasets.base``)."""
+    from tideflow import contrib_learn, contrib_learn_datasets
+
+    base = f"{__name__}.learn"
+    python = types.ModuleType(f"{base}.python", "``tf.contrib.learn.python``.")
+    python.learn = contrib_learn
+    contrib_learn.python = python
+    datasets = contrib_learn.datasets
+    datasets.mnist = contrib_learn_datasets.mnist
+    for module, names in ((python, ["python"]), (contrib_learn, ["python.learn"]),
+                          (datasets, ["datasets", "python.learn.datasets"]),
+                          (datasets.base, ["datasets.base", "python.learn.datasets.base"]),
+                          (datasets.mnist, ["datasets.mnist", "python.learn.datasets.mnist"])):
+        if not hasattr(module, "__path__"):
+            module.__path__ = []
+        for name in names:
+            sys.modules.setdefault(f"{base}.{name}", module)
+    return contrib_learn
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -420,7 +442,7 @@ _LAZY_ALIASES = {
     "stateless": _contrib_stateless,
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
-    "learn": lambda: __import__("tideflow.contrib_learn", fromlist=["learn"]),
+    "learn": lambda: _contrib_learn(),
     "cudnn_rnn": lambda: _contrib_cudnn_rnn(),
     "summary": lambda: _contrib_module("contrib_summary_v2", "summary",
                                        "``tf.contrib.summary``: writer-based summaries."),
