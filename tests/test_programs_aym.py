@@ -194,3 +194,22 @@ def test_contrib_learn_mnist_module_paths(mnist_dir):
     assert isinstance(data, base.Datasets)
     assert data.validation.num_examples == 50 and data.train.num_examples == 650
     assert tf.contrib.learn.datasets.mnist.read_data_sets is input_data.read_data_sets
+
+
+def test_tensor_forest_estimator_fits_and_evaluates(mnist_dir, tmp_path):
+    from tideflow.contrib.tensor_forest.client import random_forest
+    from tideflow.contrib.tensor_forest.python import tensor_forest
+
+    _, (tr_images, tr_labels), (te_images, te_labels) = mnist_dir
+    hparams = tensor_forest.ForestHParams(num_classes=10, num_features=196, num_trees=4,
+                                          max_nodes=200, split_after_samples=25)
+    est = random_forest.TensorForestEstimator(hparams, model_dir=str(tmp_path / "forest"))
+    est.fit(x=(tr_images.reshape(-1, 784)[:, ::4] / 255.0).astype(np.float32),
+            y=tr_labels.astype(np.int32), batch_size=100, steps=14)
+    result = est.evaluate(x=(te_images.reshape(-1, 784)[:, ::4] / 255.0).astype(np.float32),
+                          y=te_labels.astype(np.int32), batch_size=100)
+    assert result["accuracy"] > 0.7, result
+    assert result["loss"] < -1  # minus the trees' average size: they grew
+    preds = list(est.predict(x=(te_images.reshape(-1, 784)[:5, ::4] / 255.0)
+                             .astype(np.float32)))
+    assert [p["classes"] for p in preds] == [int(np.argmax(p["probabilities"])) for p in preds]

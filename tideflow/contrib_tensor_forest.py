@@ -305,6 +305,61 @@ class RandomForestGraphs:
         raise NotImplementedError("tensor_forest: feature_importances is not implemented")
 
 
+def _dense_features(features):
+    import tideflow as tf
+
+    if isinstance(features, dict):
+        parts = [tf.reshape(tf.cast(features[k], tf.float32), [tf.shape(features[k])[0], -1])
+                 for k in sorted(features)]
+        return parts[0] if len(parts) == 1 else tf.concat(parts, 1)
+    x = tf.cast(features, tf.float32)
+    return tf.reshape(x, [tf.shape(x)[0], -1]) if x.get_shape().ndims != 2 else x
+
+
+class TensorForestEstimator:
+    """``client.random_forest.TensorForestEstimator(params, ...)``: a contrib.learn estimator
+    (``fit``/``evaluate``/``predict``) over a ``RandomForestGraphs`` forest of ``params``;
+    dict features are flattened and concatenated in key order. Predictions: ``probabilities``
+    and ``classes``; evaluation: ``accuracy`` and ``loss``."""
+
+    def __new__(cls, params, device_assigner=None, model_dir=None,
+                graph_builder_class=RandomForestGraphs, config=None, weight_column=None,
+                keys_column=None, feature_engineering_fn=None, early_stopping_rounds=100,
+                early_stopping_loss_threshold=0.001, num_trainers=1, trainer_id=0,
+                report_feature_importances=False, local_eval=False, version=None,
+                head=None, include_all_in_serving=False):
+        from tideflow.contrib_learn import Estimator
+
+        if not hasattr(params, "num_output_columns"):
+            params = params.fill()
+
+        def model_fn(features, labels, mode):
+            import tideflow as tf
+            from tideflow.contrib_learn import ModeKeys, ModelFnOps
+
+            if feature_engineering_fn is not None:
+                features, labels = feature_engineering_fn(features, labels)
+            x = _dense_features(features)
+            forest = graph_builder_class(params)
+            probs = forest.inference_graph(x)[0]
+            classes = tf.argmax(probs, 1)
+            predictions = {"probabilities": probs, "classes": classes}
+            if mode == ModeKeys.INFER:
+                return ModelFnOps(mode, predictions=predictions)
+            y = tf.reshape(tf.cast(labels, tf.int32), [-1])
+            loss = forest.training_loss(x, y)
+            train_op = None
+            if mode == ModeKeys.TRAIN:
+                step = tf.train.get_or_create_global_step()
+                with tf.control_dependencies([forest.training_graph(x, y)]):
+                    train_op = tf.assign_add(step, 1)
+            metrics = {"accuracy": tf.metrics.accuracy(tf.cast(y, tf.int64), classes)}
+            return ModelFnOps(mode, predictions=predictions, loss=loss, train_op=train_op,
+                              eval_metric_ops=metrics)
+
+        return Estimator(model_fn=model_fn, model_dir=model_dir, config=config)
+
+
 def _namespace():
     """The ``tf.contrib.tensor_forest`` module tree, registered in ``sys.modules``."""
     base = "tideflow.contrib.tensor_forest"
@@ -314,14 +369,20 @@ def _namespace():
                               "``tensor_forest.python.tensor_forest``.")
     for name in ("ForestHParams", "RandomForestGraphs"):
         setattr(tf_mod, name, globals()[name])
-    tf_mod.__all__ = ["ForestHParams", "RandomForestGraphs"]
+    tf_mod.__all__ = ["ForestHParams", "RandomForestGraphs", "TensorForestEstimator"]
     python.tensor_forest = tf_mod
     root.python = python
-    root.__all__ = ["python"]
-    for module in (root, python, tf_mod):
+    client = types.ModuleType(base + ".client", "``tensor_forest.client``.")
+    random_forest = types.ModuleType(base + ".client.random_forest",
+                                     "``tensor_forest.client.random_forest``.")
+    random_forest.TensorForestEstimator = TensorForestEstimator
+    client.random_forest = random_forest
+    root.client = client
+    root.__all__ = ["client", "python"]
+    for module in (root, python, tf_mod, client, random_forest):
         module.__path__ = []
         sys.modules[module.__name__] = module
     return root
 
 
-__all__ = ["ForestHParams", "RandomForestGraphs"]
+__all__ = ["ForestHParams", "RandomForestGraphs", "TensorForestEstimator"]
