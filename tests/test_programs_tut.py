@@ -159,3 +159,23 @@ def test_arg_max_arg_min_take_output_type_before_name():
     with tf.Session() as sess:
         got_hi, got_lo = sess.run([hi, lo])
     assert got_hi.tolist() == [1, 0] and got_lo.tolist() == [0, 1, 0]
+
+
+def test_keras_conv_layers_take_activation_and_initializers_positionally():
+    # Keras's Conv2D(filters, kernel_size, strides, padding, data_format, dilation_rate,
+    # activation, use_bias, kernel_initializer, ...): the tail was keyword-only
+    from tideflow.keras import layers
+
+    conv = layers.Conv2D(2, 1, 1, "same", None, 1, "relu", False, "ones")
+    c1 = layers.Conv1D(1, 2, 1, "valid", "channels_last", 1, None, True, "ones", "ones")
+    x = np.arange(-4.0, 4.0, dtype=np.float32).reshape(1, 2, 2, 2)
+    y = conv(tf.constant(x))
+    z = c1(tf.constant(np.arange(6.0, dtype=np.float32).reshape(1, 3, 2)))
+    assert conv.activation.__name__ == "relu" and not conv.use_bias
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_y, got_z = sess.run([y, z])
+    # all-ones 1x1 kernel: each output channel is the relu of the channel sum
+    np.testing.assert_allclose(got_y, np.repeat(np.maximum(x.sum(-1, keepdims=True), 0), 2, -1))
+    # kernel 2 of ones over 2 channels plus a bias of one: window sums + 1
+    np.testing.assert_allclose(got_z[0, :, 0], [0 + 1 + 2 + 3 + 1, 2 + 3 + 4 + 5 + 1])
