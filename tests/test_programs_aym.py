@@ -213,3 +213,30 @@ def test_tensor_forest_estimator_fits_and_evaluates(mnist_dir, tmp_path):
     preds = list(est.predict(x=(te_images.reshape(-1, 784)[:5, ::4] / 255.0)
                              .astype(np.float32)))
     assert [p["classes"] for p in preds] == [int(np.argmax(p["probabilities"])) for p in preds]
+
+
+def test_slim_variables_pinned_by_arg_scope_inside_a_gpu_tower():
+    slim = tf.contrib.slim
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+        with tf.device("/cpu:0"), tf.device("/gpu:0"):
+            with slim.arg_scope([slim.model_variable, slim.variable], device="/cpu:0"):
+                net = slim.conv2d(x, 4, 3, activation_fn=tf.nn.relu, scope="conv")
+                net = slim.fully_connected(slim.flatten(net), 3, activation_fn=None, scope="fc")
+            extra = slim.model_variable("extra", shape=[2], initializer=tf.ones_initializer())
+            with slim.arg_scope([slim.variable], device="/cpu:0"):
+                # as TF's: model_variable calls slim.variable with its own device=None,
+                # which overrides slim.variable's arg scope
+                pinned = slim.model_variable("pinned", shape=[2])
+        assert all(v.device == "/device:CPU:0" for v in tf.trainable_variables()
+                   if v.op.name.startswith(("conv/", "fc/")))
+        assert extra.device == "/device:GPU:0" and pinned.device == "/device:GPU:0"
+        assert {v.op.name for v in tf.model_variables()} >= {"conv/weights", "fc/biases",
+                                                              "extra", "pinned"}
+        with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+            sess.run(tf.global_variables_initializer())
+            out = sess.run(net, {x: np.ones((2, 8, 8, 1), np.float32)})
+            np.testing.assert_array_equal(sess.run(extra), [1.0, 1.0])
+        assert out.shape == (2, 3)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="GPU:0"), tf.Session() as sess:
+            sess.run(extra.initializer)

@@ -51,12 +51,18 @@ def _collections(variables_collections, name):
 
 
 def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-                   trainable=True, collections=None):
-    """``get_variable`` that also files the variable in ``MODEL_VARIABLES``."""
+                   trainable=True, collections=None, caching_device=None, device=None,
+                   partitioner=None, custom_getter=None, use_resource=None):
+    """``slim.variable`` (on ``device``) that also files the variable in
+    ``MODEL_VARIABLES``."""
+    from tideflow.ops.contrib_layers_more import variable
+
     colls = [ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES]
     colls += [c for c in (collections or []) if c not in colls]
-    return vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
-                           regularizer=regularizer, trainable=trainable, collections=colls)
+    return variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                    regularizer=regularizer, trainable=trainable, collections=colls,
+                    caching_device=caching_device, device=device, partitioner=partitioner,
+                    custom_getter=custom_getter, use_resource=use_resource)
 
 
 # the end-point names slim layers give their outputs (TF sets ``tensor.aliases``; tideflow's
