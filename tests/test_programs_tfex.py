@@ -99,3 +99,56 @@ def test_contrib_learn_modules_import_by_their_tf_source_paths():
     fake = read_data_sets("unused", fake_data=True)
     images, labels = fake.train.next_batch(3, fake_data=True)
     assert np.asarray(images).shape == (3, 784) and len(labels) == 3
+
+
+def test_tensorflow_python_lib_io_and_platform_modules_import(tmp_path):
+    # saved_model_half_plus_two / random_forest-style imports of tensorflow.python modules
+    from tideflow.python.lib.io import file_io
+    from tideflow.python.platform import app, gfile, tf_logging
+
+    assert app.run is tf.app.run and gfile.Exists is tf.gfile.Exists
+    assert tf_logging.info is tf.logging.info
+    target = str(tmp_path / "a" / "b")
+    file_io.recursive_create_dir(target)
+    file_io.write_string_to_file(target + "/f.txt", "contents")
+    assert file_io.file_exists(target + "/f.txt")
+    assert file_io.read_file_to_string(target + "/f.txt") == "contents"
+
+
+def test_meta_graph_records_the_tf_version_tf_importers_compare():
+    # TF's import_scoped_meta_graph compares tensorflow_version with "1.9" (LooseVersion /
+    # packaging.version); a non-version string there made TF fail on tideflow's .meta files
+    from packaging import version
+
+    tf.Variable(1.0, name="v")
+    mgd = tf.train.export_meta_graph()
+    info = mgd.meta_info_def
+    assert version.parse(info.tensorflow_version) >= version.parse("1.9")
+    assert info.tensorflow_version == tf.VERSION
+    assert info.tensorflow_git_version == tf.GIT_VERSION
+
+
+def test_saved_model_assets_are_packed_under_tensorflows_type_name(tmp_path):
+    asset = tmp_path / "vocab.txt"
+    asset.write_text("a\nb\n")
+    export = str(tmp_path / "export")
+    path = tf.constant(str(asset))
+    tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, path)
+    x = tf.placeholder(tf.float32, name="x")
+    tf.identity(x * 2.0, name="y")
+    builder = tf.saved_model.builder.SavedModelBuilder(export)
+    with tf.Session() as sess:
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], assets_collection=tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS))
+    builder.save(as_text=True)
+    text = (tmp_path / "export" / "saved_model.pbtxt").read_text()
+    assert 'type_url: "type.googleapis.com/tensorflow.AssetFileDef"' in text
+    assert "tideflow.AssetFileDef" not in text
+    with tf.Graph().as_default(), tf.Session() as sess:
+        mg = tf.saved_model.loader.load(sess, ["serve"], export)
+        (packed,) = mg.collection_def["saved_model_assets"].any_list.value
+        name = tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS)[0].name
+        # the graph round-trips with its asset tensor and signature-free outputs
+        assert sess.run(name).decode().endswith("vocab.txt")
+        assert sess.run("y:0", {"x:0": 3.0}) == 6.0
+    assert packed.type_url.endswith("tensorflow.AssetFileDef")

@@ -243,12 +243,12 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
 
 
 def _version():
-    from importlib import metadata
+    # the TF version tideflow follows: TF's importers compare it with "1.9" (LooseVersion in
+    # 1.x, packaging.version in 2.x) and fail on anything else; tideflow's own name goes in
+    # tensorflow_git_version
+    from tideflow.version import VERSION
 
-    try:
-        return f"tideflow {metadata.version('tideflow')}"
-    except metadata.PackageNotFoundError:
-        return "tideflow"
+    return VERSION
 
 
 def _extraneous_saver_nodes(graph_def, saver_def):
@@ -281,6 +281,9 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
         _strip_default_attrs(mgd.graph_def)
         mgd.meta_info_def.stripped_default_attrs = True
     mgd.meta_info_def.tensorflow_version = _version()
+    from tideflow.version import GIT_VERSION
+
+    mgd.meta_info_def.tensorflow_git_version = GIT_VERSION
     mgd.meta_info_def.stripped_op_list.MergeFrom(stripped_op_list_for_graph(mgd.graph_def))
     if saver_def is not None:
         mgd.saver_def.MergeFrom(saver_def)

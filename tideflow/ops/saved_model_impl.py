@@ -218,8 +218,8 @@ class SavedModelBuilder:
                 shutil.copyfile(src, target)
             proto = meta_graph_pb2.AssetFileDef(filename=name)
             proto.tensor_info.name = tensor.name
-            packed = any_pb2.Any()
-            packed.Pack(proto)
+            # TF's type name, so that TensorFlow's loaders unpack (and parse, in .pbtxt) it
+            packed = any_pb2.Any(type_url=_ASSET_TYPE_URL, value=proto.SerializeToString())
             ops.add_to_collection(ASSETS_KEY, packed)
 
     def _add_collections(self, assets_collection, main_op):
@@ -340,6 +340,9 @@ def parse_saved_model(export_dir):
                   f"{SAVED_MODEL_FILENAME_PB}}}")
 
 
+_ASSET_TYPE_URL = "type.googleapis.com/tensorflow.AssetFileDef"
+
+
 def _asset_feeds(export_dir, meta_graph_def, import_scope):
     col = meta_graph_def.collection_def.get(ASSETS_KEY)
     if col is None:
@@ -348,8 +351,9 @@ def _asset_feeds(export_dir, meta_graph_def, import_scope):
 
     feeds = {}
     for packed in col.any_list.value:
-        proto = meta_graph_pb2.AssetFileDef()
-        packed.Unpack(proto)
+        if not packed.type_url.endswith(".AssetFileDef"):  # tensorflow. (or tideflow.)
+            raise ValueError(f"{ASSETS_KEY} holds a {packed.type_url}, not an AssetFileDef")
+        proto = meta_graph_pb2.AssetFileDef.FromString(packed.value)
         name = prepend_name_scope(proto.tensor_info.name, import_scope)
         feeds[name] = os.path.join(get_assets_dir(export_dir), proto.filename)
     return feeds
