@@ -253,10 +253,27 @@ def _model_fn_builder(booster, n_classes, n_features_hint=None):
             step = tf.train.get_or_create_global_step()
             with tf.control_dependencies([tf.assign(state[k], n) for k, n in zip(order, new)]):
                 train_op = tf.assign_add(step, 1)
+        hooks = [_StopAfterTrees(state["progress"], booster.t)] if train_op is not None else []
         return ModelFnOps(mode, predictions=predictions, loss=loss, train_op=train_op,
-                          eval_metric_ops=metrics)
+                          eval_metric_ops=metrics, training_hooks=hooks)
 
     return model_fn
+
+
+def _StopAfterTrees(progress, num_trees):
+    """A hook that stops training once ``num_trees`` trees are grown (as contrib's
+    ``StopAfterNTrees``), so ``fit`` without steps ends."""
+    from tideflow.train import session_run_hook
+
+    class StopAfterNTrees(session_run_hook.SessionRunHook):
+        def before_run(self, run_context):
+            return session_run_hook.SessionRunArgs(progress)
+
+        def after_run(self, run_context, run_values):
+            if run_values.results[0] >= num_trees:
+                run_context.request_stop()
+
+    return StopAfterNTrees()
 
 
 def _booster(learner_config, n_classes, num_trees, examples_per_layer, num_quantiles):
