@@ -43,11 +43,15 @@ def mnist_dir(tmp_path_factory):
     return str(d), train, test
 
 
-def test_input_data_read_data_sets(mnist_dir):
+def test_input_data_read_data_sets(mnist_dir, capsys):
     from tideflow.examples.tutorials.mnist import input_data
 
     path, (tr_images, tr_labels), (_, te_labels) = mnist_dir
     data = input_data.read_data_sets(path, one_hot=True, validation_size=100)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [f"Extracting {os.path.join(path, name)}" for name in (
+        "train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+        "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")]
     assert data.train.num_examples == 600 and data.validation.num_examples == 100
     assert data.test.num_examples == 200
     assert data.train.images.shape == (600, 784) and data.train.images.dtype == np.float32

@@ -90,7 +90,9 @@ def _read32(f):
 
 
 def extract_images(f):
-    """The images of an IDX3 stream as uint8 ``[n, rows, cols, 1]``."""
+    """The images of an IDX3 stream as uint8 ``[n, rows, cols, 1]`` (printing ``Extracting
+    <file>``, as TF's loader did)."""
+    print("Extracting", getattr(f, "name", f))
     with gzip.GzipFile(fileobj=f) as stream:
         magic = _read32(stream)
         if magic != 2051:
@@ -109,6 +111,7 @@ def dense_to_one_hot(labels_dense, num_classes):
 
 def extract_labels(f, one_hot=False, num_classes=10):
     """The labels of an IDX1 stream as uint8 ``[n]`` (or one-hot ``[n, num_classes]``)."""
+    print("Extracting", getattr(f, "name", f))
     with gzip.GzipFile(fileobj=f) as stream:
         magic = _read32(stream)
         if magic != 2049:
