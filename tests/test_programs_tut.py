@@ -179,3 +179,16 @@ def test_keras_conv_layers_take_activation_and_initializers_positionally():
     np.testing.assert_allclose(got_y, np.repeat(np.maximum(x.sum(-1, keepdims=True), 0), 2, -1))
     # kernel 2 of ones over 2 channels plus a bias of one: window sums + 1
     np.testing.assert_allclose(got_z[0, :, 0], [0 + 1 + 2 + 3 + 1, 2 + 3 + 4 + 5 + 1])
+
+
+def test_nn_avg_pool2d_is_the_v1_avg_pool_taking_value():
+    # TF 1.x exports avg_pool(value, ksize, strides, padding, ...) as tf.nn.avg_pool2d too
+    xn = np.arange(16.0, dtype=np.float32).reshape(1, 4, 4, 1)
+    a = tf.nn.avg_pool2d(value=tf.constant(xn), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+                         padding="VALID")
+    b = tf.nn.avg_pool2d(tf.constant(xn), [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    with tf.Session() as sess:
+        got_a, got_b = sess.run([a, b])
+    want = xn.reshape(2, 2, 2, 2).mean(axis=(1, 3)).reshape(1, 2, 2, 1)
+    np.testing.assert_allclose(got_a, want)
+    np.testing.assert_allclose(got_b, want)

@@ -113,7 +113,6 @@ from tideflow.ops.nn_extra_ops import (
 from tideflow.ops.pooling_ops import (
     avg_pool,
     avg_pool1d,
-    avg_pool2d,
     avg_pool3d,
     max_pool,
     max_pool1d,
@@ -205,3 +204,6 @@ experimental.general_dropout = _nn_extra_ops.general_dropout
 experimental.stateless_dropout = _nn_extra_ops.stateless_dropout
 experimental.__all__ = ["general_dropout", "stateless_dropout"]
 _sys.modules[experimental.__name__] = experimental
+
+# TF 1.x exports its v1 avg_pool (``value``, with the ``input`` alias) as tf.nn.avg_pool2d too
+avg_pool2d = avg_pool
