@@ -152,3 +152,47 @@ def test_saved_model_assets_are_packed_under_tensorflows_type_name(tmp_path):
         assert sess.run(name).decode().endswith("vocab.txt")
         assert sess.run("y:0", {"x:0": 3.0}) == 6.0
     assert packed.type_url.endswith("tensorflow.AssetFileDef")
+
+
+def _audio_clip():
+    n = np.arange(64)
+    return (np.sin(n * 0.7) * 0.5 + np.cos(n * 2.1) * 0.25).astype(np.float32)[:, None]
+
+
+def test_audio_spectrogram_matches_numpy_and_tf():
+    # speech_commands' front end: gen_audio_ops.audio_spectrogram, periodic Hann windows
+    from tideflow.python.ops import gen_audio_ops
+
+    x = _audio_clip()
+    power = gen_audio_ops.audio_spectrogram(x, window_size=16, stride=8, magnitude_squared=True)
+    mag = gen_audio_ops.audio_spectrogram(x, window_size=12, stride=20)
+    assert power.get_shape().as_list() == [1, 7, 9] and mag.get_shape().as_list() == [1, 3, 9]
+    with tf.Session() as sess:
+        p, m = sess.run([power, mag])
+    hann = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(16) / 16)
+    want = np.abs(np.fft.rfft(x[16:32, 0].astype(np.float64) * hann)) ** 2
+    np.testing.assert_allclose(p[0, 2], want, rtol=1e-5)
+    # values printed by TensorFlow 2.21's gen_audio_ops.audio_spectrogram on this clip
+    np.testing.assert_allclose(p[0, 2, :5], [0.03251036, 1.7326846, 3.753124, 0.4958114,
+                                             0.08618698], rtol=1e-5)
+    np.testing.assert_allclose(m[0, :, 3], [0.8156725, 0.88765734, 0.8041419], rtol=1e-5)
+
+
+def test_mfcc_matches_tf_on_a_small_filterbank():
+    from tideflow.python.ops import gen_audio_ops
+
+    spec = gen_audio_ops.audio_spectrogram(_audio_clip(), window_size=16, stride=8,
+                                           magnitude_squared=True)
+    mfcc = gen_audio_ops.mfcc(spec, 8000, upper_frequency_limit=3000.0,
+                              lower_frequency_limit=100.0, filterbank_channel_count=8,
+                              dct_coefficient_count=5)
+    assert mfcc.get_shape().as_list() == [1, 7, 5]
+    with tf.Session() as sess:
+        got = sess.run(mfcc)
+    # values printed by TensorFlow 2.21's gen_audio_ops.mfcc for the same spectrogram
+    np.testing.assert_allclose(got[0, :2], [[-15.457218, -12.862955, -12.98065, -11.524449,
+                                             -8.7619915],
+                                            [-15.3935175, -12.937694, -12.960656, -11.490171,
+                                             -8.805294]], rtol=1e-5)
+    with pytest.raises(ValueError, match="rank 3"):
+        gen_audio_ops.mfcc(tf.zeros([4, 9]), 8000)

@@ -146,3 +146,156 @@ def encode_wav(audio, sample_rate, name=None):
     """Encodes float32 audio [samples, channels] in [-1, 1] as a 16-bit PCM WAV file."""
     return ops.apply_op("EncodeWav", [audio, sample_rate], name=name)._outputs[0]
 
+
+
+# --- AudioSpectrogram and Mfcc (the speech-commands front end) -------------------------------
+
+
+def _spectrogram_kernel(input, *, window_size, stride, magnitude_squared):
+    x = np.asarray(input, np.float64)
+    if x.ndim != 2:
+        raise _bad(f"input must be 2-dimensional, got shape {list(x.shape)}")
+    if window_size < 2 or stride < 1:
+        raise _bad(f"window_size ({window_size}) must be at least 2 and stride ({stride}) at "
+                   "least 1")
+    n, channels = x.shape
+    frames = 0 if n < window_size else 1 + (n - window_size) // stride
+    fft_length = 1 << (window_size - 1).bit_length()
+    # TF's periodic Hann window, computed (like the FFT) in double precision
+    window = 0.5 - 0.5 * np.cos(2.0 * np.pi * np.arange(window_size) / window_size)
+    out = np.zeros((channels, frames, fft_length // 2 + 1), np.float32)
+    if frames:
+        starts = np.arange(frames) * stride
+        segments = x[starts[:, None] + np.arange(window_size)[None, :]]  # [frames, win, ch]
+        spectrum = np.fft.rfft(segments * window[None, :, None], n=fft_length, axis=1)
+        power = spectrum.real ** 2 + spectrum.imag ** 2
+        values = power if magnitude_squared else np.sqrt(power)
+        out[:] = np.transpose(values, (2, 0, 1))
+    return out
+
+
+def _spectrogram_shape(op):
+    shape = op._inputs[0]._shape
+    if shape.ndims is not None and shape.ndims != 2:
+        raise ValueError(f"AudioSpectrogram: input must be rank 2 [samples, channels], got "
+                         f"{shape}")
+    window, stride = op._attrs["window_size"], op._attrs["stride"]
+    bins = (1 << (window - 1).bit_length()) // 2 + 1
+    if shape.ndims is None:
+        return [TensorShape([None, None, bins])]
+    n, ch = shape.as_list()
+    frames = None if n is None else (0 if n < window else 1 + (n - window) // stride)
+    return [TensorShape([ch, frames, bins])]
+
+
+op_registry.declare(
+    "AudioSpectrogram",
+    inputs=["input: float"],
+    outputs=["spectrogram: float"],
+    attrs=["window_size: int", "stride: int", "magnitude_squared: bool = false"],
+    shape=_spectrogram_shape,
+    kernel=_spectrogram_kernel,
+    differentiable=False,
+)
+
+
+def _freq_to_mel(freq):
+    return 1127.0 * np.log1p(np.asarray(freq, np.float64) / 700.0)
+
+
+def _mel_filterbank(input_length, sample_rate, channels, lower, upper):
+    """TF's MfccMelFilterbank: (start, end, band index per bin, weight per bin)."""
+    mel_low, mel_high = _freq_to_mel(lower), _freq_to_mel(upper)
+    centers = mel_low + (mel_high - mel_low) / (channels + 1) * np.arange(1, channels + 2)
+    hz_per_sbin = 0.5 * sample_rate / (input_length - 1)
+    start = int(1.5 + lower / hz_per_sbin)
+    end = int(upper / hz_per_sbin)
+    band = np.full(input_length, -2)
+    weights = np.zeros(input_length)
+    channel = 0
+    for i in range(input_length):
+        melf = _freq_to_mel(i * hz_per_sbin)
+        if i < start or i > end:
+            continue
+        while channel < channels and centers[channel] < melf:
+            channel += 1
+        band[i] = channel - 1
+        if channel - 1 >= 0:
+            c = channel - 1
+            weights[i] = (centers[c + 1] - melf) / (centers[c + 1] - centers[c])
+        else:
+            weights[i] = (centers[0] - melf) / (centers[0] - mel_low)
+    return start, end, band, weights
+
+
+def _mfcc_kernel(spectrogram, sample_rate, *, upper_frequency_limit, lower_frequency_limit,
+                 filterbank_channel_count, dct_coefficient_count):
+    spec = np.asarray(spectrogram, np.float64)
+    if spec.ndim != 3:
+        raise _bad(f"spectrogram must be 3-dimensional, got shape {list(spec.shape)}")
+    rate = int(np.asarray(sample_rate))
+    bins = spec.shape[2]
+    if not 0 <= lower_frequency_limit < upper_frequency_limit or filterbank_channel_count < 1 \
+            or bins < 2:
+        raise _bad("Mfcc: bad filterbank settings (frequency limits "
+                   f"{lower_frequency_limit}..{upper_frequency_limit}, "
+                   f"{filterbank_channel_count} channels, {bins} spectrogram bins)")
+    n_ch = filterbank_channel_count
+    start, end, band, weights = _mel_filterbank(bins, rate, n_ch, lower_frequency_limit,
+                                                upper_frequency_limit)
+    # the filterbank of sqrt(power): each bin splits between its band and the next one
+    mapping = np.zeros((bins, n_ch + 1))
+    for i in range(max(start, 0), min(end, bins - 1) + 1):
+        c = band[i]
+        if c >= 0:
+            mapping[i, c] += weights[i]
+        if c + 1 < n_ch:
+            mapping[i, c + 1] += 1.0 - weights[i]
+    energies = np.sqrt(spec) @ mapping[:, :n_ch]
+    logs = np.log(np.maximum(energies, 1e-12))
+    k = np.arange(dct_coefficient_count)[:, None]
+    j = np.arange(n_ch)[None, :]
+    dct = np.sqrt(2.0 / n_ch) * np.cos(k * (np.pi / n_ch) * (j + 0.5))
+    return (logs @ dct.T).astype(np.float32)
+
+
+def _mfcc_shape(op):
+    shape = op._inputs[0]._shape
+    if shape.ndims is not None and shape.ndims != 3:
+        raise ValueError(f"Mfcc: spectrogram must be rank 3 [channels, frames, bins], got "
+                         f"{shape}")
+    lead = [None, None] if shape.ndims is None else shape.as_list()[:2]
+    return [TensorShape(lead + [op._attrs["dct_coefficient_count"]])]
+
+
+op_registry.declare(
+    "Mfcc",
+    inputs=["spectrogram: float", "sample_rate: int32"],
+    outputs=["output: float"],
+    attrs=["upper_frequency_limit: float = 4000", "lower_frequency_limit: float = 20",
+           "filterbank_channel_count: int = 40", "dct_coefficient_count: int = 13"],
+    shape=_mfcc_shape,
+    kernel=_mfcc_kernel,
+    differentiable=False,
+)
+
+
+def audio_spectrogram(input, window_size, stride, magnitude_squared=False,
+                      name=None):
+    """Spectrogram [channels, frames, fft_length/2 + 1] of audio [samples, channels]: periodic
+    Hann windows of ``window_size`` samples every ``stride``, FFT length the next power of
+    two; power spectrum with ``magnitude_squared``, else its square root."""
+    return ops.apply_op("AudioSpectrogram", [input],
+                        {"window_size": window_size, "stride": stride,
+                         "magnitude_squared": magnitude_squared}, name=name)._outputs[0]
+
+
+def mfcc(spectrogram, sample_rate, upper_frequency_limit=4000, lower_frequency_limit=20,
+         filterbank_channel_count=40, dct_coefficient_count=13, name=None):
+    """Mel-frequency cepstral coefficients of a squared-magnitude ``spectrogram``: a
+    triangular mel filterbank over its square root, log (floored at 1e-12), then a DCT."""
+    return ops.apply_op("Mfcc", [spectrogram, sample_rate],
+                        {"upper_frequency_limit": float(upper_frequency_limit),
+                         "lower_frequency_limit": float(lower_frequency_limit),
+                         "filterbank_channel_count": filterbank_channel_count,
+                         "dct_coefficient_count": dct_coefficient_count}, name=name)._outputs[0]
