@@ -271,3 +271,26 @@ def test_contrib_gbdt_regressor_fits_a_step_function(tmp_path):
     # the one quantile bucket (1/16 of the range) that holds the step
     assert np.mean(np.abs(scores - y) < 0.1) > 0.9
     assert np.mean((scores - y) ** 2) < np.var(y) / 4
+
+
+def test_resources_initialize_and_report():
+    from tideflow.python.ops import resources
+
+    with tf.Graph().as_default():
+        # the idiom of TF 1.x random-forest programs: nothing registered -> a no-op
+        init = tf.group(tf.global_variables_initializer(),
+                        resources.initialize_resources(resources.shared_resources()))
+        handle = tf.Variable(1.0, name="handle")
+        flag = tf.Variable(False, name="flag")
+        resources.register_resource(handle, tf.assign(flag, True), flag)
+        local_flag = tf.Variable(True, name="local_flag")
+        resources.register_resource(tf.Variable(2.0, name="local"), tf.no_op(), local_flag,
+                                    is_shared=False)
+        assert len(resources.shared_resources()) == 1 and len(resources.local_resources()) == 1
+        report = resources.report_uninitialized_resources()
+        with tf.Session() as sess:
+            sess.run(init)
+            sess.run(tf.global_variables_initializer())
+            assert list(sess.run(report)) == [b"handle:0"]
+            sess.run(resources.initialize_resources(resources.shared_resources()))
+            assert list(sess.run(report)) == []
