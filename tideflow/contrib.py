@@ -403,23 +403,16 @@ def _contrib_cudnn_rnn():
 
 def _contrib_learn():
     """``tf.contrib.learn``, with the module paths TF 1.x programs import its data sets from
-    (``tf.contrib.learn.python.learn.datasets.mnist``, ``tf.contrib.learn.datasets.base``)."""
+    (``tf.contrib.learn.datasets.mnist``; contrib_learn registers the ``python.learn`` ones)."""
     from tideflow import contrib_learn, contrib_learn_datasets
 
     base = f"{__name__}.learn"
-    python = types.ModuleType(f"{base}.python", "``tf.contrib.learn.python``.")
-    python.learn = contrib_learn
-    contrib_learn.python = python
     datasets = contrib_learn.datasets
     datasets.mnist = contrib_learn_datasets.mnist
-    for module, names in ((python, ["python"]), (contrib_learn, ["python.learn"]),
-                          (datasets, ["datasets", "python.learn.datasets"]),
-                          (datasets.base, ["datasets.base", "python.learn.datasets.base"]),
-                          (datasets.mnist, ["datasets.mnist", "python.learn.datasets.mnist"])):
-        if not hasattr(module, "__path__"):
-            module.__path__ = []
-        for name in names:
-            sys.modules.setdefault(f"{base}.{name}", module)
+    contrib_learn.python = sys.modules.get(f"{base}.python")
+    for module, name in ((datasets, "datasets"), (datasets.base, "datasets.base"),
+                         (datasets.mnist, "datasets.mnist")):
+        sys.modules.setdefault(f"{base}.{name}", module)
     return contrib_learn
 
 
