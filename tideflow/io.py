@@ -18,6 +18,7 @@ from tideflow.ops.parsing_ops import (
     SparseFeature,
     VarLenFeature,
     parse_example,
+    parse_sequence_example,
     parse_single_example,
     parse_single_sequence_example,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "decode_raw",
     "gfile",
     "parse_example",
+    "parse_sequence_example",
     "parse_single_example",
     "parse_single_sequence_example",
     "parse_tensor",

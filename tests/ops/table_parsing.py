@@ -100,6 +100,37 @@ def _sequence_ref(_):
     ]
 
 
+def _sequence_short():
+    seq = example_pb2.SequenceExample()
+    seq.context.feature["id"].bytes_list.value.append(b"u2")
+    seq.context.feature["n"].int64_list.value.extend([4, 5])
+    seq.feature_lists.feature_list["tok"].feature.add().int64_list.value.extend([7, 8])
+    seq.feature_lists.feature_list["w"].feature.add().float_list.value.extend([1.5])
+    return _s(seq.SerializeToString())[0]
+
+
+def _parse_sequence_batch(s):
+    context, sequence, lengths = parsing_ops.parse_sequence_example(
+        s,
+        context_features={"id": parsing_ops.FixedLenFeature([], tf.string),
+                          "n": parsing_ops.VarLenFeature(tf.int64)},
+        sequence_features={"tok": parsing_ops.FixedLenSequenceFeature([2], tf.int64),
+                           "w": parsing_ops.VarLenFeature(tf.float32)})
+    return _flat(context) + _flat(sequence) + _flat(lengths)
+
+
+def _sequence_batch_ref(_):
+    # the first example as in _sequence_ref, the second one step long; dense lists padded
+    return [
+        np.array([b"u1", b"u2"], object), np.array([[1, 0], [1, 1]], np.int64),
+        np.array([4, 5], np.int64), np.array([2, 2], np.int64),
+        np.array([[[0, 0], [1, 10], [2, 20]], [[7, 8], [0, 0], [0, 0]]], np.int64),
+        np.array([[0, 1, 0], [0, 2, 0], [0, 2, 1], [1, 0, 0]], np.int64),
+        np.array([0.5, 0.5, 0.5, 1.5], np.float32), np.array([2, 3, 2], np.int64),
+        np.array([3, 1], np.int64),
+    ]
+
+
 def _raw_ref(little):
     def ref(x):
         fmt = "<" if little else ">"
@@ -124,6 +155,9 @@ CASES = [
          [np.array(_BATCH[1], dtype=object)], _single_ref, dtypes=(tf.string,), grad=False),
     Case("ParseSingleSequenceExample", _parse_sequence, [np.array(_sequence(), object)],
          _sequence_ref, dtypes=(tf.string,), grad=False),
+    Case("ParseSequenceExample", _parse_sequence_batch,
+         [np.array([_sequence(), _sequence_short()], object)], _sequence_batch_ref,
+         dtypes=(tf.string,), grad=False),
     Case("DecodeRaw", lambda x: decode_ops.decode_raw(x, tf.int16),
          [_s(b"\x01\x00\xff\xff\x00\x80", b"\x02\x01\x03\x00\x04\x00")], _raw_ref(True),
          dtypes=(tf.string,), grad=False),

@@ -624,3 +624,179 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                     for i, k in enumerate(fl_sparse_keys)}
         sequence.update(zip(fl_dense_keys, rest[3 * nf:]))
         return context, sequence
+
+
+# ------------------------------------------------------------------------------------------
+# ParseSequenceExample: a batch of SequenceExamples
+# ------------------------------------------------------------------------------------------
+
+
+def _batched_sparse(parts, rank):
+    """Per-example (indices, values, shape) -> one SparseTensor with a leading batch index."""
+    idx = [np.concatenate([np.full((len(i), 1), b, np.int64), i], axis=1)
+           for b, (i, _, _) in enumerate(parts)]
+    shape = [len(parts)] + [max((int(s[d]) for _, _, s in parts), default=0)
+                            for d in range(rank)]
+    return (np.concatenate(idx) if idx else np.zeros((0, rank + 1), np.int64),
+            np.concatenate([v for _, v, _ in parts]), np.asarray(shape, np.int64))
+
+
+def _parse_sequence_batch_kernel(serialized, debug_name, context_dense_defaults, *,
+                                 feature_list_dense_missing_assumed_empty, context_sparse_keys,
+                                 context_dense_keys, feature_list_sparse_keys,
+                                 feature_list_dense_keys, context_sparse_types, Tcontext_dense,
+                                 feature_list_dense_types, context_dense_shapes,
+                                 feature_list_sparse_types, feature_list_dense_shapes,
+                                 **_counts):
+    serialized = np.asarray(serialized, dtype=object)
+    if serialized.ndim != 1:
+        raise _invalid(f"Expected serialized to be a vector, got shape: "
+                       f"{_shape_str(serialized.shape)}")
+    names = np.asarray(debug_name, dtype=object).reshape(-1)
+    keys = [np.asarray(k, dtype=object) for k in (context_sparse_keys, context_dense_keys,
+                                                  feature_list_sparse_keys,
+                                                  feature_list_dense_keys)]
+    each = [_parse_sequence_kernel(
+        serialized[b], np.asarray(feature_list_dense_missing_assumed_empty, object), *keys,
+        context_dense_defaults, names[b] if names.size else b"",
+        context_sparse_types=context_sparse_types, Tcontext_dense=Tcontext_dense,
+        feature_list_dense_types=feature_list_dense_types,
+        context_dense_shapes=context_dense_shapes, feature_list_sparse_types=feature_list_sparse_types,
+        feature_list_dense_shapes=feature_list_dense_shapes) for b in range(serialized.size)]
+    nc, ncd = len(context_sparse_types), len(Tcontext_dense)
+    nf = len(feature_list_sparse_types)
+
+    def column(i):
+        return [e[i] for e in each]
+
+    out_c = [_batched_sparse(list(zip(column(i), column(nc + i), column(2 * nc + i))), 1)
+             for i in range(nc)]
+    for k, (i, v, s) in enumerate(out_c):
+        out_c[k] = (i, v.astype(_NP[context_sparse_types[k]]), s)
+    c_dense = [np.stack(column(3 * nc + i)).astype(_NP[t]) if each else
+               np.zeros([0] + as_shape(s).as_list(), _NP[t])
+               for i, (t, s) in enumerate(zip(Tcontext_dense, context_dense_shapes))]
+    base = 3 * nc + ncd
+    out_f = [_batched_sparse(list(zip(column(base + i), column(base + nf + i),
+                                      column(base + 2 * nf + i))), 2) for i in range(nf)]
+    for k, (i, v, s) in enumerate(out_f):
+        out_f[k] = (i, v.astype(_NP[feature_list_sparse_types[k]]), s)
+    f_dense, lengths = [], []
+    for i, (t, s) in enumerate(zip(feature_list_dense_types, feature_list_dense_shapes)):
+        rows = column(base + 3 * nf + i)
+        steps = max((len(r) for r in rows), default=0)
+        padded = np.zeros([len(rows), steps] + as_shape(s).as_list(), _NP[t])
+        if t == dtypes.string:
+            padded[...] = b""
+        for b, r in enumerate(rows):
+            padded[b, :len(r)] = r
+        f_dense.append(padded)
+        lengths.append(np.asarray([len(r) for r in rows], np.int64))
+    return ([c[0] for c in out_c] + [c[1] for c in out_c] + [c[2] for c in out_c] + c_dense
+            + [f[0] for f in out_f] + [f[1] for f in out_f] + [f[2] for f in out_f] + f_dense
+            + lengths)
+
+
+def _parse_sequence_batch_shape(op):
+    op._inputs[0]._shape.merge_with(TensorShape([None]))
+    a = op._attrs
+    nc, nf = len(a["context_sparse_types"]), len(a["feature_list_sparse_types"])
+    batch = op._inputs[0]._shape[:1]
+    return ([matrix(None, 2)] * nc + [vector(None)] * nc + [vector(2)] * nc
+            + [batch.concatenate(as_shape(s)) for s in a["context_dense_shapes"]]
+            + [matrix(None, 3)] * nf + [vector(None)] * nf + [vector(3)] * nf
+            + [batch.concatenate([None]).concatenate(as_shape(s))
+               for s in a["feature_list_dense_shapes"]]
+            + [batch] * len(a["feature_list_dense_shapes"]))
+
+
+op_registry.declare(
+    "ParseSequenceExample",
+    inputs=["serialized: string", "debug_name: string", "context_dense_defaults: Tcontext_dense"],
+    outputs=["context_sparse_indices: Ncontext_sparse * int64",
+             "context_sparse_values: context_sparse_types",
+             "context_sparse_shapes: Ncontext_sparse * int64",
+             "context_dense_values: Tcontext_dense",
+             "feature_list_sparse_indices: Nfeature_list_sparse * int64",
+             "feature_list_sparse_values: feature_list_sparse_types",
+             "feature_list_sparse_shapes: Nfeature_list_sparse * int64",
+             "feature_list_dense_values: feature_list_dense_types",
+             "feature_list_dense_lengths: Nfeature_list_dense * int64"],
+    attrs=["feature_list_dense_missing_assumed_empty: list(string) >= 0",
+           "context_sparse_keys: list(string) >= 0", "context_dense_keys: list(string) >= 0",
+           "feature_list_sparse_keys: list(string) >= 0",
+           "feature_list_dense_keys: list(string) >= 0",
+           "Ncontext_sparse: int >= 0 = 0", "Ncontext_dense: int >= 0 = 0",
+           "Nfeature_list_sparse: int >= 0 = 0", "Nfeature_list_dense: int >= 0 = 0",
+           "context_sparse_types: list({float,int64,string}) >= 0 = []",
+           "Tcontext_dense: list({float,int64,string}) >= 0 = []",
+           "feature_list_dense_types: list({float,int64,string}) >= 0 = []",
+           "context_dense_shapes: list(shape) >= 0 = []",
+           "feature_list_sparse_types: list({float,int64,string}) >= 0 = []",
+           "feature_list_dense_shapes: list(shape) >= 0 = []"],
+    shape=_parse_sequence_batch_shape,
+    kernel=_parse_sequence_batch_kernel,
+    differentiable=False,
+)
+
+
+def parse_sequence_example(serialized, context_features=None, sequence_features=None,
+                           example_names=None, name=None):
+    """Parses a batch of serialized SequenceExamples: returns ``(context, feature_lists,
+    lengths)``, the dense feature lists padded to the longest example, ``lengths`` the number of
+    steps of each example for every FixedLenSequenceFeature (TF 1.x's tf.io.parse_sequence_example).
+    """
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if not context_features and not sequence_features:
+        raise ValueError("Missing features.")
+    (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
+     c_dense_defaults) = _split_features(context_features, False) if context_features else (
+        [], [], [], [], [], [])
+    fl_sparse_keys, fl_sparse_types = [], []
+    fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok = [], [], [], []
+    for key in sorted(sequence_features):
+        f = sequence_features[key]
+        if isinstance(f, VarLenFeature):
+            fl_sparse_keys.append(key)
+            fl_sparse_types.append(_check_dtype(key, f.dtype))
+        elif isinstance(f, FixedLenSequenceFeature):
+            fl_dense_keys.append(key)
+            fl_dense_types.append(_check_dtype(key, f.dtype))
+            fl_dense_shapes.append(as_shape(f.shape))
+            if f.allow_missing:
+                missing_ok.append(key)
+        else:
+            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    with ops.name_scope(name, "ParseSequenceExample", [serialized, example_names]):
+        serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
+        names = ops.convert_to_tensor([] if example_names is None else example_names,
+                                      dtype=dtypes.string, name="debug_name")
+        defaults = _default_tensors(c_dense_keys, c_dense_types, c_dense_shapes,
+                                    c_dense_defaults)
+        outs = ops.apply_op(
+            "ParseSequenceExample", [serialized, names, defaults],
+            {"feature_list_dense_missing_assumed_empty": missing_ok,
+             "context_sparse_keys": c_sparse_keys, "context_dense_keys": c_dense_keys,
+             "feature_list_sparse_keys": fl_sparse_keys,
+             "feature_list_dense_keys": fl_dense_keys,
+             "context_sparse_types": c_sparse_types, "Tcontext_dense": c_dense_types,
+             "context_dense_shapes": c_dense_shapes,
+             "feature_list_sparse_types": fl_sparse_types,
+             "feature_list_dense_types": fl_dense_types,
+             "feature_list_dense_shapes": fl_dense_shapes,
+             "Ncontext_sparse": len(c_sparse_keys), "Ncontext_dense": len(c_dense_keys),
+             "Nfeature_list_sparse": len(fl_sparse_keys),
+             "Nfeature_list_dense": len(fl_dense_keys)},
+            name="ParseSequenceExample")._outputs
+        nc, ncd, nf = len(c_sparse_keys), len(c_dense_keys), len(fl_sparse_keys)
+        context = {k: SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
+                   for i, k in enumerate(c_sparse_keys)}
+        context.update(zip(c_dense_keys, outs[3 * nc:3 * nc + ncd]))
+        rest = outs[3 * nc + ncd:]
+        sequence = {k: SparseTensor(rest[i], rest[nf + i], rest[2 * nf + i])
+                    for i, k in enumerate(fl_sparse_keys)}
+        nd = len(fl_dense_keys)
+        sequence.update(zip(fl_dense_keys, rest[3 * nf:3 * nf + nd]))
+        lengths = dict(zip(fl_dense_keys, rest[3 * nf + nd:]))
+        return context, sequence, lengths
