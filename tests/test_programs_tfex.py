@@ -196,3 +196,22 @@ def test_mfcc_matches_tf_on_a_small_filterbank():
                                              -8.805294]], rtol=1e-5)
     with pytest.raises(ValueError, match="rank 3"):
         gen_audio_ops.mfcc(tf.zeros([4, 9]), 8000)
+
+
+def test_validation_monitor_logs_each_evaluation(tmp_path, caplog):
+    import logging
+
+    rng = np.random.RandomState(0)
+    x = rng.rand(40, 2).astype(np.float32)
+    y = (x[:, 0] > x[:, 1]).astype(np.int64)
+    monitor = tf.contrib.learn.monitors.ValidationMonitor(x, y, every_n_steps=1)
+    clf = tf.contrib.learn.DNNClassifier(
+        hidden_units=[4], n_classes=2, model_dir=str(tmp_path),
+        feature_columns=[tf.contrib.layers.real_valued_column("", dimension=2)])
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        clf.fit(x=x, y=y, steps=3, monitors=[monitor])
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Validation (")]
+    assert lines, "ValidationMonitor evaluated without logging 'Validation (step N): ...'"
+    # the metric values print as TF's str() of float32, not float64 reprs
+    text = lines[0].split("loss = ")[1].split(",")[0]
+    assert text == str(np.float32(float(text)))

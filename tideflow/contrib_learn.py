@@ -963,6 +963,10 @@ class ValidationMonitor(_BaseMonitor):
             {"input_fn": self.input_fn}
         result = est.evaluate(batch_size=self.batch_size, steps=self.eval_steps,
                               metrics=self.metrics, hooks=self.hooks, name=self.name, **kwargs)
+        from tideflow import logging as tf_logging
+
+        tf_logging.info("Validation (step %d): %s", step,
+                        ", ".join(f"{k} = {v!s}" for k, v in result.items()))
         if self.early_stopping_rounds is None:
             return
         if self.early_stopping_metric not in result:
