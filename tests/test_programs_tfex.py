@@ -179,7 +179,8 @@ def test_audio_spectrogram_matches_numpy_and_tf():
 
 
 def test_mfcc_matches_tf_on_a_small_filterbank():
-    from tideflow.python.ops import gen_audio_ops
+    # TF 1.x speech_commands imports the ops as contrib.framework.python.ops.audio_ops
+    from tideflow.contrib.framework.python.ops import audio_ops as gen_audio_ops
 
     spec = gen_audio_ops.audio_spectrogram(_audio_clip(), window_size=16, stride=8,
                                            magnitude_squared=True)

@@ -159,6 +159,17 @@ framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_glo
                      "list_variables", "load_checkpoint", "load_variable", "nest",
                      *_FRAMEWORK_FNS, *_VARIABLE_FNS]
 sys.modules[framework.__name__] = framework
+# TF 1.x's speech-commands programs: `from tensorflow.contrib.framework.python.ops import
+# audio_ops as contrib_audio` (audio_spectrogram, mfcc, decode_wav, encode_wav)
+from tideflow.python.ops import gen_audio_ops as _gen_audio_ops
+
+framework.python = types.ModuleType(__name__ + ".framework.python", "``framework.python``.")
+framework.python.ops = types.ModuleType(__name__ + ".framework.python.ops",
+                                        "``framework.python.ops``.")
+framework.python.ops.audio_ops = _gen_audio_ops
+for _module in (framework.python, framework.python.ops):
+    sys.modules[_module.__name__] = _module
+sys.modules[__name__ + ".framework.python.ops.audio_ops"] = _gen_audio_ops
 
 
 def _namespace(name, doc, source, names):
