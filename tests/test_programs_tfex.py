@@ -216,3 +216,28 @@ def test_validation_monitor_logs_each_evaluation(tmp_path, caplog):
     # the metric values print as TF's str() of float32, not float64 reprs
     text = lines[0].split("loss = ")[1].split(",")[0]
     assert text == str(np.float32(float(text)))
+
+
+def test_estimator_evaluate_logs_tfs_timestamped_start_and_finish(tmp_path, caplog):
+    import logging
+    import re
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [], initializer=tf.constant_initializer(2.0))
+        loss = tf.reduce_mean(tf.square(features["x"] * w - labels))
+        step = tf.assign_add(tf.train.get_global_step(), 1)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=step)
+
+    x = {"x": np.array([1.0, 2.0], np.float32)}
+    y = np.array([1.0, 1.0], np.float32)
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path))
+    est.train(tf.estimator.inputs.numpy_input_fn(x, y, num_epochs=1, shuffle=False))
+    with caplog.at_level(logging.INFO, logger="tensorflow"):
+        result = est.evaluate(tf.estimator.inputs.numpy_input_fn(x, y, num_epochs=1,
+                                                                 shuffle=False))
+    assert result["loss"] == pytest.approx(((2.0 - 1.0) ** 2 + (4.0 - 1.0) ** 2) / 2)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(re.fullmatch(r"Starting evaluation at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", m)
+               for m in messages), messages
+    assert any(re.fullmatch(r"Finished evaluation at \d{4}-\d\d-\d\d-\d\d:\d\d:\d\d", m)
+               for m in messages), messages

@@ -493,13 +493,15 @@ class Estimator:
         creator = monitored_session.ChiefSessionCreator(
             scaffold=scaffold, checkpoint_filename_with_path=checkpoint_path,
             master=self._config.evaluation_master, config=self._session_config)
-        logging.info("Starting evaluation")
+        logging.info("Starting evaluation at "
+                     + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         with monitored_session.MonitoredSession(session_creator=creator,
                                                 hooks=list(all_hooks) + [final_hook]) as sess:
             while not sess.should_stop():
                 sess.run(update_op)
         results = final_hook.final_ops_values
-        logging.info("Finished evaluation")
+        logging.info("Finished evaluation at "
+                     + time.strftime("%Y-%m-%d-%H:%M:%S", time.gmtime()))
         _write_dict_to_summary(output_dir, results, int(results[GLOBAL_STEP]))
         return results
 
