@@ -249,3 +249,33 @@ def test_tf_layers_names_in_nested_and_repeated_scopes():
                          "block/dense_1/bias", "other/dense/kernel", "other/dense/bias",
                          "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"]
         assert len(g.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)) == 10
+
+
+# ------------------------------------------------------------------------------------------
+# ops keep no empty consumer / control lists, and the links stay right when they appear
+# ------------------------------------------------------------------------------------------
+
+def test_consumers_and_control_links_made_on_demand():
+    with tf.Graph().as_default():
+        a = tf.constant(1.0, name="a")
+        b = tf.constant(2.0, name="b")
+        assert a.consumers() == [] and a.op.control_inputs == []
+        x = tf.add(a, b, name="x")
+        with tf.control_dependencies([x]):
+            y = tf.identity(a, name="y")
+        assert [op.name for op in a.consumers()] == ["x", "y"]
+        assert [op.name for op in y.op.control_inputs] == ["x"]
+        assert x.op._control_outputs == [y.op]
+        y.op._add_control_input(b.op)
+        y.op._add_control_input(b.op)  # once only
+        assert [op.name for op in y.op.control_inputs] == ["x", "b"]
+        assert b.op._control_outputs == [y.op]
+        z = tf.identity(b, name="z")
+        z.op._update_input(0, a)
+        assert [op.name for op in a.consumers()] == ["x", "y", "z"]
+        assert b.consumers() == [x.op]
+        x.op._update_input(1, a)
+        assert b.consumers() == []
+        with tf.Session() as s:
+            assert s.run([y, z]) == [1.0, 1.0]
+            assert s.run(x) == 2.0

@@ -93,6 +93,17 @@ def _session_for(session, graph, doing, owner, no_default, hint):
             "the session's graph.")
     return session
 
+
+def _append_to(obj, attr, item):
+    """Appends ``item`` to the list ``obj.<attr>``, made on the first append (an empty tuple
+    until then)."""
+    lst = getattr(obj, attr)
+    if lst.__class__ is list:
+        lst.append(item)
+    else:
+        setattr(obj, attr, [*lst, item])
+
+
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
@@ -115,7 +126,7 @@ class Tensor:
         self._value_index = value_index
         self._dtype = dtype
         self._shape = _UNKNOWN_SHAPE
-        self._consumers = []
+        self._consumers = ()  # a list from the first consumer on (empty lists cost GC time)
 
     @property
     def op(self):
@@ -260,13 +271,14 @@ class Operation:
         self._type = op_def.name
         self._op_def = op_def
         self._inputs = _InputList(inputs)
-        self._control_inputs = list(control_inputs)
+        # lists only where non-empty: most ops have neither (fewer objects for the GC to scan)
+        self._control_inputs = list(control_inputs) if control_inputs else ()
         self._attrs = attrs
         self._device = device
         self._outputs = [Tensor(self, i, t) for i, t in enumerate(output_types)]
         self._id = None
         self._traceback = traceback
-        self._control_outputs = []
+        self._control_outputs = ()
         self._original_op = None
         self._frame = None  # control-flow frame, set by control-flow builders
 
@@ -365,8 +377,8 @@ class Operation:
         if not isinstance(op, Operation):
             raise TypeError(f"op must be an Operation: {op!r}")
         if op not in self._control_inputs:
-            self._control_inputs.append(op)
-            op._control_outputs.append(self)
+            _append_to(self, "_control_inputs", op)
+            _append_to(op, "_control_outputs", self)
             self._graph._structure_version += 1
 
     def _add_control_inputs(self, ops):
@@ -379,17 +391,16 @@ class Operation:
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = _InputList(inputs)
-        try:
-            old._consumers.remove(self)
-        except ValueError:
-            pass
-        tensor._consumers.append(self)
+        if old._consumers:
+            with contextlib.suppress(ValueError):
+                old._consumers.remove(self)
+        _append_to(tensor, "_consumers", self)
         self._graph._structure_version += 1
 
     def _add_input(self, tensor):
         """Appends a data input (control-flow gradients add loop accumulators this way)."""
         self._inputs = _InputList((*self._inputs, tensor))
-        tensor._consumers.append(self)
+        _append_to(tensor, "_consumers", self)
         self._graph._structure_version += 1
 
     def _add_output(self, dtype, shape=None):
@@ -472,9 +483,13 @@ class Graph:
         """Adds a new op and links it to its producers, scopes and control-flow frame."""
         self._add_op(op)
         for t in op._inputs:
-            t._consumers.append(op)
+            c = t._consumers
+            if c.__class__ is list:
+                c.append(op)
+            else:
+                t._consumers = [op]
         for c in op._control_inputs:
-            c._control_outputs.append(op)
+            _append_to(c, "_control_outputs", op)
         for controller in self._control_dependencies_stack:
             controller.created.add(op._id)
         if self._frame_stack:
@@ -485,10 +500,12 @@ class Graph:
         for op in reversed(removed):
             for t in op._inputs:
                 with contextlib.suppress(ValueError):
-                    t._consumers.remove(op)
+                    if t._consumers:
+                        t._consumers.remove(op)
             for c in op._control_inputs:
                 with contextlib.suppress(ValueError):
-                    c._control_outputs.remove(op)
+                    if c._control_outputs:
+                        c._control_outputs.remove(op)
             self._nodes_by_id.pop(op._id, None)
             if self._nodes_by_name.get(op._name) is op:
                 del self._nodes_by_name[op._name]
