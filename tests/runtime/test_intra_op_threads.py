@@ -116,6 +116,27 @@ def test_plans_without_convolutions_leave_blas_alone():
     assert seen == [threads._blas_threads_at_start]
 
 
+@pytest.mark.skipif(threads._blas.get is None or threads._blas_threads_at_start in (None, 1),
+                    reason="NumPy's BLAS is not OpenBLAS, or runs one thread anyway")
+def test_a_small_product_outside_the_pool_runs_on_one_blas_thread(monkeypatch):
+    seen = []
+    real = np.matmul
+
+    def recording(*args, **kwargs):
+        seen.append(threads._blas.get())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(threads.np, "matmul", recording)
+    before = threads._blas.get()
+    small = np.ones((128, 64), np.float32), np.ones((64, 128), np.float32)
+    big = np.ones((256, 512), np.float32), np.ones((512, 512), np.float32)
+    np.testing.assert_array_equal(threads.matmul(*small), np.full((128, 128), 64, np.float32))
+    np.testing.assert_array_equal(threads.matmul(*big), np.full((256, 512), 512, np.float32))
+    assert seen == [1, before]  # the small one held to one thread, the big one left alone
+    assert threads._blas.get() == before and threads._steps == [0]
+    assert threads._saved == [None]
+
+
 def _conv_net_values(seed=0):
     rng = np.random.RandomState(seed)
     g = tf.Graph()

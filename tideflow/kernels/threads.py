@@ -9,8 +9,11 @@ BLAS is held to one thread and the pool takes over: the convolutions split the b
 pieces, each with its own im2col copy and product; MatMul splits its rows; pooling, ReLU and
 the dense optimizer updates split their arrays. Only plans with a convolution or pooling op
 (``POOL_OP_TYPES``) do this: where matrix products are most of the work (an MLP, an RNN), BLAS's
-own spinning threads start small products faster than a hand-off here can, and BLAS keeps them.
-Between steps BLAS keeps its threads, so a program's own NumPy runs as without tideflow.
+own spinning threads start small products faster than a hand-off here can, and BLAS keeps them,
+except for products of at most ``SMALL_PRODUCT_MACS`` multiply-adds, which run on one BLAS thread
+(as fast on a quiet machine; on a busy one BLAS's second thread waiting for a core made them
+5-200x slower). Between steps BLAS keeps its threads, so a program's own NumPy runs as without
+tideflow.
 
 One pool per process, sized like TF's intra-op pool: ``intra_op_parallelism_threads`` of a
 session's ``ConfigProto`` when set (process-wide), else BLAS's own thread count when the process
@@ -151,12 +154,24 @@ def enter_step():
     """A plan with kernels starts: BLAS to one thread, the pool doing its work (see above)."""
     with _step_lock:
         _steps[0] += 1
-        if _steps[0] == 1 and _blas.set is not None and thread_count() > 1:
+        if _blas.set is not None and thread_count() > 1:
+            if _saved[0] is None:  # the first holder (maybe a small product) caps BLAS
+                n = _blas.get()
+                if n > 1:
+                    _saved[0] = n
+                    _blas.set(1)
+            _single[0] = True
+
+
+def _enter_small_product():
+    """A small product outside the pool: BLAS to one thread for its call (leave_step ends it)."""
+    with _step_lock:
+        _steps[0] += 1
+        if _saved[0] is None:
             n = _blas.get()
             if n > 1:
                 _saved[0] = n
                 _blas.set(1)
-            _single[0] = True
 
 
 def leave_step():
@@ -178,6 +193,10 @@ def active():
 
 # a product of fewer multiply-adds is one BLAS call
 MIN_SPLIT_MACS = 1 << 20
+# outside the pool, a product of at most this many multiply-adds runs on one BLAS thread: on a
+# quiet machine one thread is as fast up to here (128x128x256: 69 us either way), while on a
+# busy one BLAS's second thread made a 128x64x128 product 5-200x slower (waiting for a core)
+SMALL_PRODUCT_MACS = 1 << 22
 
 
 def matmul(x, y, out=None):
@@ -185,9 +204,16 @@ def matmul(x, y, out=None):
     when ``y`` is the wider side) over it; else one BLAS call."""
     m, kk = x.shape
     n = y.shape[1]
-    if not active() or m * n * kk < MIN_SPLIT_MACS or x.dtype.kind not in "fc" \
+    macs = m * n * kk
+    if not active() or macs < MIN_SPLIT_MACS or x.dtype.kind not in "fc" \
             or x.dtype.itemsize < 4:
-        return np.matmul(x, y, out=out)
+        if macs > SMALL_PRODUCT_MACS or _single[0] or _blas.set is None or macs < 1 << 16:
+            return np.matmul(x, y, out=out)
+        _enter_small_product()
+        try:
+            return np.matmul(x, y, out=out)
+        finally:
+            leave_step()
     if out is None:
         out = np.empty((m, n), np.result_type(x, y))
     k = PIECES_PER_THREAD * thread_count()
