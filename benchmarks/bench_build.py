@@ -9,8 +9,10 @@ gradients; ``slim_r50`` slim's resnet_v1_50 with gradients.
 ``--tf-python PATH`` also builds the same models under real TensorFlow (compat.v1, tf_keras for
 the Keras builds, tf_slim for slim) in a worker process, interleaved with ours build by build,
 and reports the ratio ours / TF of the medians (the machine is shared and noisy: medians of
-``--repeats`` repeats). Run: ``python benchmarks/bench_build.py [--tf-python
-/tmp/tfvenv/bin/python] [--repeats 3] [--only nasnet,lstm] [--profile NAME]``.
+``--repeats`` repeats). ``--base-root DIR`` does the same with another tideflow checkout (an
+older commit, e.g. from ``git archive``): before/after ratios. Run: ``python
+benchmarks/bench_build.py [--tf-python /tmp/tfvenv/bin/python] [--base-root DIR] [--repeats 3]
+[--only nasnet,lstm] [--profile NAME]``.
 """
 
 import argparse
