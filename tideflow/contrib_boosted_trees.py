@@ -95,8 +95,11 @@ class _Booster:
                 "progress": ((3,), np.int32, 0)}  # trees done, layer of the growing tree, nodes
 
     def bucketize(self, x, bounds):
-        return np.stack([np.searchsorted(bounds[j], x[:, j], side="right")
-                         for j in range(x.shape[1])], 1).astype(np.int64)
+        cols = np.ascontiguousarray(x.T)
+        out = np.empty(cols.shape, np.int64)
+        for j in range(cols.shape[0]):
+            out[j] = np.searchsorted(bounds[j], cols[j], side="right")
+        return out.T
 
     def leaves(self, b, feature, bucket, left, tree):
         node = np.zeros(b.shape[0], np.int64)
@@ -109,12 +112,13 @@ class _Booster:
             n = node[inner]
             node[inner] = child[inner] + (b[rows[inner], feature[tree, n]] > bucket[tree, n])
 
-    def logits(self, x, bounds, feature, bucket, left, value, progress):
+    def logits(self, x, bounds, feature, bucket, left, value, progress, b=None):
         x = np.asarray(x, np.float32).reshape(x.shape[0], -1)
         out = np.zeros((x.shape[0], self.c), np.float32)
         if not bounds.any() and not progress[0] and not progress[2]:
             return out
-        b = self.bucketize(x, bounds)
+        if b is None:
+            b = self.bucketize(x, bounds)
         grown = min(self.t, int(progress[0]) + (1 if progress[2] else 0))
         for tree in range(grown):
             out += value[tree, self.leaves(b, feature, bucket, left, tree)]
@@ -129,7 +133,8 @@ class _Booster:
         if not bounds.any():
             qs = np.quantile(x, np.linspace(0, 1, self.q + 1)[1:-1], axis=0).T
             bounds = np.sort(qs, 1).astype(np.float32)
-        logits = self.logits(x, bounds, feature, bucket, left, value, progress)
+        b = self.bucketize(x, bounds)
+        logits = self.logits(x, bounds, feature, bucket, left, value, progress, b)
         y = np.asarray(y)
         if self.c > 1:
             y = y.reshape(-1).astype(np.int64)
@@ -145,7 +150,6 @@ class _Booster:
         if progress[2] == 0:  # a new tree: its root
             progress[2] = 1
             progress[1] = 0
-        b = self.bucketize(x, bounds)
         node = self.leaves(b, feature, bucket, left, tree)
         if self.stats is None:
             self.stats = []
@@ -161,13 +165,19 @@ class _Booster:
         root_g, root_h = g.sum(0), h.sum(0)
         split_any = False
         for leaf in np.unique(node):
-            rows = node == leaf
-            flat = (offsets + b[rows]).ravel()
-            sg = np.stack([np.bincount(flat, np.repeat(g[rows, k], n_feat), n_feat * n_b)
-                           for k in range(self.c)], -1).reshape(n_feat, n_b, self.c)
-            sh = np.stack([np.bincount(flat, np.repeat(h[rows, k], n_feat), n_feat * n_b)
-                           for k in range(self.c)], -1).reshape(n_feat, n_b, self.c)
-            cg, ch = np.cumsum(sg, 1), np.cumsum(sh, 1)  # [F, B, C]: left sums
+            rows = np.flatnonzero(node == leaf)
+            lb = b[rows]
+            # only features whose buckets differ within the leaf can split it
+            feats = np.flatnonzero(lb.min(0) != lb.max(0))
+            if len(rows) < 2 or not len(feats):
+                continue
+            nf = len(feats)
+            flat = (offsets[:, :nf] + lb[:, feats]).ravel()
+            sg = np.stack([np.bincount(flat, np.repeat(g[rows, k], nf), nf * n_b)
+                           for k in range(self.c)], -1).reshape(nf, n_b, self.c)
+            sh = np.stack([np.bincount(flat, np.repeat(h[rows, k], nf), nf * n_b)
+                           for k in range(self.c)], -1).reshape(nf, n_b, self.c)
+            cg, ch = np.cumsum(sg, 1), np.cumsum(sh, 1)  # [F', B, C]: left sums
             tg, th = cg[:, -1:, :], ch[:, -1:, :]
             rg, rh = tg - cg, th - ch
             score = ((cg ** 2) / (ch + self.l2) + (rg ** 2) / (rh + self.l2)
@@ -175,17 +185,18 @@ class _Booster:
             ok = (ch.sum(-1) >= max(self.min_weight, 1e-9)) & (rh.sum(-1) >= max(
                 self.min_weight, 1e-9))
             score = np.where(ok, score, -np.inf)
-            f, bk = np.unravel_index(int(np.argmax(score)), score.shape)
-            if not np.isfinite(score[f, bk]) or score[f, bk] <= self.complexity:
+            fi, bk = np.unravel_index(int(np.argmax(score)), score.shape)
+            if not np.isfinite(score[fi, bk]) or score[fi, bk] <= self.complexity:
                 continue
+            f = feats[fi]
             a = int(progress[2])
             if a + 2 > self.nodes:
                 continue
             progress[2] += 2
             left[tree, leaf], feature[tree, leaf], bucket[tree, leaf] = a, f, bk
-            value[tree, a] = value[tree, leaf] - self.lr * cg[f, bk] / (ch[f, bk] + self.l2)
-            value[tree, a + 1] = value[tree, leaf] - self.lr * rg[f, bk, :] / (
-                rh[f, bk, :] + self.l2)
+            value[tree, a] = value[tree, leaf] - self.lr * cg[fi, bk] / (ch[fi, bk] + self.l2)
+            value[tree, a + 1] = value[tree, leaf] - self.lr * rg[fi, bk, :] / (
+                rh[fi, bk, :] + self.l2)
             split_any = True
         self.stats = None
         progress[1] += 1
