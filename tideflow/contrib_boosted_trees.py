@@ -172,31 +172,43 @@ class _Booster:
             if len(rows) < 2 or not len(feats):
                 continue
             nf = len(feats)
-            flat = (offsets[:, :nf] + lb[:, feats]).ravel()
-            sg = np.stack([np.bincount(flat, np.repeat(g[rows, k], nf), nf * n_b)
-                           for k in range(self.c)], -1).reshape(nf, n_b, self.c)
-            sh = np.stack([np.bincount(flat, np.repeat(h[rows, k], nf), nf * n_b)
-                           for k in range(self.c)], -1).reshape(nf, n_b, self.c)
-            cg, ch = np.cumsum(sg, 1), np.cumsum(sh, 1)  # [F', B, C]: left sums
+            if len(rows) < n_b:  # few examples: candidate splits between their sorted buckets
+                lbf = lb[:, feats]
+                order = np.argsort(lbf, axis=0, kind="stable")  # [n, F']
+                sorted_b = np.take_along_axis(lbf, order, 0)
+                cg = np.cumsum(g[rows][order], 0).transpose(1, 0, 2)  # [F', n, C]
+                ch = np.cumsum(h[rows][order], 0).transpose(1, 0, 2)
+                cut = np.zeros(sorted_b.shape, bool)
+                cut[:-1] = sorted_b[:-1] != sorted_b[1:]
+                cut, bucket_of = cut.T, sorted_b.T  # [F', n]
+            else:
+                flat = (offsets[:, :nf] + lb[:, feats]).ravel()
+                sg = np.stack([np.bincount(flat, np.repeat(g[rows, k], nf), nf * n_b)
+                               for k in range(self.c)], -1).reshape(nf, n_b, self.c)
+                sh = np.stack([np.bincount(flat, np.repeat(h[rows, k], nf), nf * n_b)
+                               for k in range(self.c)], -1).reshape(nf, n_b, self.c)
+                cg, ch = np.cumsum(sg, 1), np.cumsum(sh, 1)  # [F', B, C]: left sums
+                cut = np.ones((nf, n_b), bool)
+                bucket_of = np.broadcast_to(np.arange(n_b), (nf, n_b))
             tg, th = cg[:, -1:, :], ch[:, -1:, :]
             rg, rh = tg - cg, th - ch
             score = ((cg ** 2) / (ch + self.l2) + (rg ** 2) / (rh + self.l2)
                      - (tg ** 2) / (th + self.l2)).sum(-1)
-            ok = (ch.sum(-1) >= max(self.min_weight, 1e-9)) & (rh.sum(-1) >= max(
+            ok = cut & (ch.sum(-1) >= max(self.min_weight, 1e-9)) & (rh.sum(-1) >= max(
                 self.min_weight, 1e-9))
             score = np.where(ok, score, -np.inf)
-            fi, bk = np.unravel_index(int(np.argmax(score)), score.shape)
-            if not np.isfinite(score[fi, bk]) or score[fi, bk] <= self.complexity:
+            fi, k = np.unravel_index(int(np.argmax(score)), score.shape)
+            if not np.isfinite(score[fi, k]) or score[fi, k] <= self.complexity:
                 continue
-            f = feats[fi]
+            f, bk = feats[fi], bucket_of[fi, k]
             a = int(progress[2])
             if a + 2 > self.nodes:
                 continue
             progress[2] += 2
             left[tree, leaf], feature[tree, leaf], bucket[tree, leaf] = a, f, bk
-            value[tree, a] = value[tree, leaf] - self.lr * cg[fi, bk] / (ch[fi, bk] + self.l2)
-            value[tree, a + 1] = value[tree, leaf] - self.lr * rg[fi, bk, :] / (
-                rh[fi, bk, :] + self.l2)
+            value[tree, a] = value[tree, leaf] - self.lr * cg[fi, k] / (ch[fi, k] + self.l2)
+            value[tree, a + 1] = value[tree, leaf] - self.lr * rg[fi, k, :] / (
+                rh[fi, k, :] + self.l2)
             split_any = True
         self.stats = None
         progress[1] += 1
