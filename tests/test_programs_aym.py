@@ -294,3 +294,29 @@ def test_resources_initialize_and_report():
             assert list(sess.run(report)) == [b"handle:0"]
             sess.run(resources.initialize_resources(resources.shared_resources()))
             assert list(sess.run(report)) == []
+
+
+def test_contrib_gbdt_small_layers_split_between_sorted_examples(tmp_path):
+    # 60 examples a layer and 100 quantile buckets: every leaf holds fewer examples than
+    # buckets, so its splits are searched between its sorted examples
+    from tideflow.contrib.boosted_trees.estimator_batch.estimator import (
+        GradientBoostedDecisionTreeClassifier,
+    )
+    from tideflow.contrib.boosted_trees.proto import learner_pb2
+
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-1, 1, size=(60, 4)).astype(np.float32)
+    y = ((x[:, 0] > 0.3).astype(np.int32) + 2 * (x[:, 2] < -0.2)).astype(np.int32)
+    config = learner_pb2.LearnerConfig()
+    config.learning_rate_tuner.fixed.learning_rate = 0.5
+    config.regularization.l2 = 0.01
+    config.constraints.max_tree_depth = 3
+    model = GradientBoostedDecisionTreeClassifier(
+        learner_config=config, n_classes=4, examples_per_layer=60, num_trees=5,
+        model_dir=str(tmp_path / "small"))
+    fn = tf.estimator.inputs.numpy_input_fn(x={"x": x}, y=y, batch_size=60, num_epochs=None,
+                                            shuffle=False)
+    model.fit(input_fn=fn)
+    preds = np.array([p["classes"] for p in model.predict(
+        input_fn=tf.estimator.inputs.numpy_input_fn(x={"x": x}, shuffle=False))])
+    assert np.mean(preds == y) > 0.95
