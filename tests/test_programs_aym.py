@@ -319,4 +319,4 @@ def test_contrib_gbdt_small_layers_split_between_sorted_examples(tmp_path):
     model.fit(input_fn=fn)
     preds = np.array([p["classes"] for p in model.predict(
         input_fn=tf.estimator.inputs.numpy_input_fn(x={"x": x}, shuffle=False))])
-    assert np.mean(preds == y) > 0.95
+    np.testing.assert_array_equal(preds, y)  # the training set, fitted exactly
