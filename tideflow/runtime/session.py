@@ -452,11 +452,19 @@ class BaseSession:
                 raise TypeError("FlattenDictItems: 'dict' must be a dictionary or "
                                 "collection.Mapping type object, instead of "
                                 f"'{type(feed_dict).__name__}'.")
+            graph = self._graph
+            unfeedable = graph._unfeedable_tensors
             for key, value in feed_dict.items():
-                tensors, splitter = _feed_tensors(self._graph, key)
+                if type(key) is Tensor and key._op._graph is graph:  # the common case
+                    if key in unfeedable:
+                        raise ValueError(f"Tensor {key} may not be fed.")
+                    feed_tensors.append(key)
+                    feed_values.append(_convert_feed(key, value))
+                    continue
+                tensors, splitter = _feed_tensors(graph, key)
                 values = [value] if splitter is None else splitter(value)
                 for t, v in zip(tensors, values):
-                    if not self._graph.is_feedable(t):
+                    if not graph.is_feedable(t):
                         raise ValueError(f"Tensor {t} may not be fed.")
                     feed_tensors.append(t)
                     feed_values.append(_convert_feed(t, v))
