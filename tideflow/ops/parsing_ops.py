@@ -554,6 +554,45 @@ def _key_tensors(keys, what):
             for i, k in enumerate(keys)]
 
 
+def _split_sequence_features(sequence_features):
+    """Sorted keys, dtypes and shapes of the sparse (VarLenFeature) and dense
+    (FixedLenSequenceFeature) feature lists, and the dense ones allowed to be missing."""
+    fl_sparse_keys, fl_sparse_types = [], []
+    fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok = [], [], [], []
+    for key in sorted(sequence_features):
+        f = sequence_features[key]
+        if isinstance(f, VarLenFeature):
+            fl_sparse_keys.append(key)
+            fl_sparse_types.append(_check_dtype(key, f.dtype))
+        elif isinstance(f, FixedLenSequenceFeature):
+            shape = as_shape(f.shape)
+            if not shape.is_fully_defined():
+                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
+                                 f" received {f.shape}.")
+            fl_dense_keys.append(key)
+            fl_dense_types.append(_check_dtype(key, f.dtype))
+            fl_dense_shapes.append(shape)
+            if f.allow_missing:
+                missing_ok.append(key)
+        else:
+            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    return fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok
+
+
+def _sequence_results(outs, c_sparse_keys, c_dense_keys, fl_sparse_keys, fl_dense_keys):
+    """(context dict, feature-list dict, the outputs after them) from a sequence parse op."""
+    nc, ncd, nf = len(c_sparse_keys), len(c_dense_keys), len(fl_sparse_keys)
+    context = {k: SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
+               for i, k in enumerate(c_sparse_keys)}
+    context.update(zip(c_dense_keys, outs[3 * nc:3 * nc + ncd]))
+    rest = outs[3 * nc + ncd:]
+    sequence = {k: SparseTensor(rest[i], rest[nf + i], rest[2 * nf + i])
+                for i, k in enumerate(fl_sparse_keys)}
+    nd = len(fl_dense_keys)
+    sequence.update(zip(fl_dense_keys, rest[3 * nf:3 * nf + nd]))
+    return context, sequence, rest[3 * nf + nd:]
+
+
 def parse_single_sequence_example(serialized, context_features=None, sequence_features=None,
                                   example_name=None, name=None):
     """Parses one serialized SequenceExample: returns ``(context dict, sequence dict)``.
@@ -574,25 +613,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
                 raise ValueError(f"Invalid context feature {key}:{f}.")  # noqa: TRY004 - TF's error class
         (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
          c_dense_defaults) = _split_features(context_features, False)
-    fl_sparse_keys, fl_sparse_types = [], []
-    fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok = [], [], [], []
-    for key in sorted(sequence_features):
-        f = sequence_features[key]
-        if isinstance(f, VarLenFeature):
-            fl_sparse_keys.append(key)
-            fl_sparse_types.append(_check_dtype(key, f.dtype))
-        elif isinstance(f, FixedLenSequenceFeature):
-            shape = as_shape(f.shape)
-            if not shape.is_fully_defined():
-                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
-                                 f" received {f.shape}.")
-            fl_dense_keys.append(key)
-            fl_dense_types.append(_check_dtype(key, f.dtype))
-            fl_dense_shapes.append(shape)
-            if f.allow_missing:
-                missing_ok.append(key)
-        else:
-            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    (fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes,
+     missing_ok) = _split_sequence_features(sequence_features)
     with ops.name_scope(name, "ParseSingleSequenceExample", [serialized, example_name]):
         serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
         debug_name = ops.convert_to_tensor("" if example_name is None else example_name,
@@ -614,15 +636,8 @@ def parse_single_sequence_example(serialized, context_features=None, sequence_fe
              "feature_list_dense_types": fl_dense_types,
              "feature_list_dense_shapes": fl_dense_shapes},
             name="ParseSingleSequenceExample")._outputs
-        nc, ncd = len(c_sparse_keys), len(c_dense_keys)
-        nf = len(fl_sparse_keys)
-        context = {k: SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
-                   for i, k in enumerate(c_sparse_keys)}
-        context.update(zip(c_dense_keys, outs[3 * nc:3 * nc + ncd]))
-        rest = outs[3 * nc + ncd:]
-        sequence = {k: SparseTensor(rest[i], rest[nf + i], rest[2 * nf + i])
-                    for i, k in enumerate(fl_sparse_keys)}
-        sequence.update(zip(fl_dense_keys, rest[3 * nf:]))
+        context, sequence, _ = _sequence_results(outs, c_sparse_keys, c_dense_keys,
+                                                 fl_sparse_keys, fl_dense_keys)
         return context, sequence
 
 
@@ -753,21 +768,8 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
     (c_sparse_keys, c_sparse_types, c_dense_keys, c_dense_types, c_dense_shapes,
      c_dense_defaults) = _split_features(context_features, False) if context_features else (
         [], [], [], [], [], [])
-    fl_sparse_keys, fl_sparse_types = [], []
-    fl_dense_keys, fl_dense_types, fl_dense_shapes, missing_ok = [], [], [], []
-    for key in sorted(sequence_features):
-        f = sequence_features[key]
-        if isinstance(f, VarLenFeature):
-            fl_sparse_keys.append(key)
-            fl_sparse_types.append(_check_dtype(key, f.dtype))
-        elif isinstance(f, FixedLenSequenceFeature):
-            fl_dense_keys.append(key)
-            fl_dense_types.append(_check_dtype(key, f.dtype))
-            fl_dense_shapes.append(as_shape(f.shape))
-            if f.allow_missing:
-                missing_ok.append(key)
-        else:
-            raise ValueError(f"Invalid sequence feature {key}:{f}.")  # noqa: TRY004 - TF's error class
+    (fl_sparse_keys, fl_sparse_types, fl_dense_keys, fl_dense_types, fl_dense_shapes,
+     missing_ok) = _split_sequence_features(sequence_features)
     with ops.name_scope(name, "ParseSequenceExample", [serialized, example_names]):
         serialized = ops.convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
         names = ops.convert_to_tensor([] if example_names is None else example_names,
@@ -789,14 +791,6 @@ def parse_sequence_example(serialized, context_features=None, sequence_features=
              "Nfeature_list_sparse": len(fl_sparse_keys),
              "Nfeature_list_dense": len(fl_dense_keys)},
             name="ParseSequenceExample")._outputs
-        nc, ncd, nf = len(c_sparse_keys), len(c_dense_keys), len(fl_sparse_keys)
-        context = {k: SparseTensor(outs[i], outs[nc + i], outs[2 * nc + i])
-                   for i, k in enumerate(c_sparse_keys)}
-        context.update(zip(c_dense_keys, outs[3 * nc:3 * nc + ncd]))
-        rest = outs[3 * nc + ncd:]
-        sequence = {k: SparseTensor(rest[i], rest[nf + i], rest[2 * nf + i])
-                    for i, k in enumerate(fl_sparse_keys)}
-        nd = len(fl_dense_keys)
-        sequence.update(zip(fl_dense_keys, rest[3 * nf:3 * nf + nd]))
-        lengths = dict(zip(fl_dense_keys, rest[3 * nf + nd:]))
-        return context, sequence, lengths
+        context, sequence, lengths = _sequence_results(outs, c_sparse_keys, c_dense_keys,
+                                                       fl_sparse_keys, fl_dense_keys)
+        return context, sequence, dict(zip(fl_dense_keys, lengths))
