@@ -448,7 +448,8 @@ class BaseSession:
         feed_tensors = []
         feed_values = []
         if feed_dict:
-            if not isinstance(feed_dict, collections.abc.Mapping):
+            if type(feed_dict) is not dict and not isinstance(feed_dict,
+                                                               collections.abc.Mapping):
                 raise TypeError("FlattenDictItems: 'dict' must be a dictionary or "
                                 "collection.Mapping type object, instead of "
                                 f"'{type(feed_dict).__name__}'.")
