@@ -73,6 +73,40 @@ def vgg_arg_scope(weight_decay=0.0005):
         return arg_sc
 
 
+def _fully_connected_head(net, fc6_depth, fc6_kernel, num_classes, is_training,
+                          dropout_keep_prob, **fc8_kwargs):
+    """fc6, dropout6, fc7, dropout7 and fc8: the fully connected layers as convolutions."""
+    net = layers.conv2d(net, fc6_depth, fc6_kernel, padding="VALID", scope="fc6")
+    net = layers.dropout(net, dropout_keep_prob, is_training=is_training, scope="dropout6")
+    net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
+    net = layers.dropout(net, dropout_keep_prob, is_training=is_training, scope="dropout7")
+    return layers.conv2d(net, num_classes, [1, 1], activation_fn=None, normalizer_fn=None,
+                         scope="fc8", **fc8_kwargs)
+
+
+def _initialized_fully_connected_head(net, fc6_depth, fc6_kernel, num_classes, is_training,
+                                      dropout_keep_prob):
+    """AlexNet's and OverFeat's head: truncated-normal(0.005) weights, 0.1 biases, zero fc8
+    biases."""
+    with layers.arg_scope(
+            [layers.conv2d],
+            weights_initializer=init_ops.truncated_normal_initializer(0.0, 0.005),
+            biases_initializer=init_ops.constant_initializer(0.1)):
+        return _fully_connected_head(net, fc6_depth, fc6_kernel, num_classes, is_training,
+                                     dropout_keep_prob,
+                                     biases_initializer=init_ops.zeros_initializer())
+
+
+def _logits_and_end_points(net, end_points_collection, sc, spatial_squeeze):
+    """The end points collected so far, and the logits squeezed to [batch, classes] when
+    ``spatial_squeeze``."""
+    end_points = convert_collection_to_dict(end_points_collection)
+    if spatial_squeeze:
+        net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
+        end_points[sc.name + "/fc8"] = net
+    return net, end_points
+
+
 def _vgg(inputs, repeats, num_classes, is_training, dropout_keep_prob, spatial_squeeze,
          scope, default_name):
     with variable_scope.variable_scope(scope, default_name, [inputs]) as sc:
@@ -84,20 +118,9 @@ def _vgg(inputs, repeats, num_classes, is_training, dropout_keep_prob, spatial_s
                 net = more.repeat(net, count, layers.conv2d, depth, [3, 3],
                                   scope=f"conv{block}")
                 net = layers.max_pool2d(net, [2, 2], scope=f"pool{block}")
-            # the fully connected layers as convolutions
-            net = layers.conv2d(net, 4096, [7, 7], padding="VALID", scope="fc6")
-            net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                 scope="dropout6")
-            net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
-            net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                 scope="dropout7")
-            net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                normalizer_fn=None, scope="fc8")
-            end_points = convert_collection_to_dict(end_points_collection)
-            if spatial_squeeze:
-                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
-                end_points[sc.name + "/fc8"] = net
-            return net, end_points
+            net = _fully_connected_head(net, 4096, [7, 7], num_classes, is_training,
+                                        dropout_keep_prob)
+            return _logits_and_end_points(net, end_points_collection, sc, spatial_squeeze)
 
 
 def vgg_a(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
@@ -162,25 +185,9 @@ def alexnet_v2(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5
             net = layers.conv2d(net, 384, [3, 3], scope="conv4")
             net = layers.conv2d(net, 256, [3, 3], scope="conv5")
             net = layers.max_pool2d(net, [3, 3], 2, scope="pool5")
-            with layers.arg_scope(
-                    [layers.conv2d],
-                    weights_initializer=init_ops.truncated_normal_initializer(0.0, 0.005),
-                    biases_initializer=init_ops.constant_initializer(0.1)):
-                net = layers.conv2d(net, 4096, [5, 5], padding="VALID", scope="fc6")
-                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                     scope="dropout6")
-                net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
-                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                     scope="dropout7")
-                net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                    normalizer_fn=None,
-                                    biases_initializer=init_ops.zeros_initializer(),
-                                    scope="fc8")
-            end_points = convert_collection_to_dict(end_points_collection)
-            if spatial_squeeze:
-                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
-                end_points[sc.name + "/fc8"] = net
-            return net, end_points
+            net = _initialized_fully_connected_head(net, 4096, [5, 5], num_classes,
+                                                    is_training, dropout_keep_prob)
+            return _logits_and_end_points(net, end_points_collection, sc, spatial_squeeze)
 
 
 alexnet_v2.default_image_size = 224
@@ -220,25 +227,9 @@ def overfeat(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0.5,
             for index, depth in ((3, 512), (4, 1024), (5, 1024)):
                 net = layers.conv2d(net, depth, [3, 3], scope=f"conv{index}")
             net = layers.max_pool2d(net, [2, 2], scope="pool5")
-            with layers.arg_scope(
-                    [layers.conv2d],
-                    weights_initializer=init_ops.truncated_normal_initializer(0.0, 0.005),
-                    biases_initializer=init_ops.constant_initializer(0.1)):
-                net = layers.conv2d(net, 3072, [6, 6], padding="VALID", scope="fc6")
-                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                     scope="dropout6")
-                net = layers.conv2d(net, 4096, [1, 1], scope="fc7")
-                net = layers.dropout(net, dropout_keep_prob, is_training=is_training,
-                                     scope="dropout7")
-                net = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                    normalizer_fn=None,
-                                    biases_initializer=init_ops.zeros_initializer(),
-                                    scope="fc8")
-            end_points = convert_collection_to_dict(end_points_collection)
-            if spatial_squeeze:
-                net = array_ops.squeeze(net, [1, 2], name="fc8/squeezed")
-                end_points[sc.name + "/fc8"] = net
-            return net, end_points
+            net = _initialized_fully_connected_head(net, 3072, [6, 6], num_classes,
+                                                    is_training, dropout_keep_prob)
+            return _logits_and_end_points(net, end_points_collection, sc, spatial_squeeze)
 
 
 overfeat.default_image_size = 231
