@@ -532,12 +532,23 @@ class ZeroPadding1D(Layer):
         return TensorShape([dims[0], length, dims[2]])
 
 
-class ZeroPadding2D(Layer):
-    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+def _spatial_output_shape(input_shape, data_format, rank, params, resize):
+    """The shape after each of the ``rank`` spatial axes becomes ``resize(length, param)``
+    (an unknown length stays unknown)."""
+    dims = _channels_last_shape(input_shape, data_format)
+    space = [None if d is None else resize(d, p) for d, p in zip(dims[1:rank + 1], params)]
+    return _restore_format([dims[0]] + space + [dims[rank + 1]], data_format)
+
+
+class _ZeroPadding(Layer):
+    """Zeros around the ``rank`` spatial axes: ``padding`` an int, ``rank`` ints, or pairs."""
+
+    def __init__(self, rank, padding, data_format, **kwargs):
         super().__init__(**kwargs)
-        self.padding = _pairs(padding, 2, "padding")
+        self._rank = rank
+        self.padding = _pairs(padding, rank, "padding")
         self.data_format = data_format or K.image_data_format()
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=rank + 2)
 
     def call(self, inputs):
         pads = [list(p) for p in self.padding]
@@ -546,14 +557,18 @@ class ZeroPadding2D(Layer):
         return tf.pad(inputs, [[0, 0]] + pads + [[0, 0]])
 
     def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d + sum(p) for d, p in zip(dims[1:3], self.padding)]
-        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+        return _spatial_output_shape(input_shape, self.data_format, self._rank, self.padding,
+                                     lambda d, p: d + sum(p))
 
     def get_config(self):
         config = super().get_config()
         config.update(padding=self.padding, data_format=self.data_format)
         return config
+
+
+class ZeroPadding2D(_ZeroPadding):
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(2, padding, data_format, **kwargs)
 
 
 class Cropping1D(Layer):
@@ -577,12 +592,15 @@ class Cropping1D(Layer):
         return TensorShape([dims[0], length, dims[2]])
 
 
-class Cropping2D(Layer):
-    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+class _Cropping(Layer):
+    """Crops the ``rank`` spatial axes: ``cropping`` an int, ``rank`` ints, or pairs."""
+
+    def __init__(self, rank, cropping, data_format, **kwargs):
         super().__init__(**kwargs)
-        self.cropping = _pairs(cropping, 2, "cropping")
+        self._rank = rank
+        self.cropping = _pairs(cropping, rank, "cropping")
         self.data_format = data_format or K.image_data_format()
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=rank + 2)
 
     def get_config(self):
         config = super().get_config()
@@ -590,17 +608,19 @@ class Cropping2D(Layer):
         return config
 
     def call(self, inputs):
-        (t, b), (left, r) = self.cropping
-        hs = slice(t, -b if b else None)
-        ws = slice(left, -r if r else None)
+        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
         if self.data_format == "channels_first":
-            return inputs[:, :, hs, ws]
-        return inputs[:, hs, ws, :]
+            return inputs[(slice(None), slice(None)) + spatial]
+        return inputs[(slice(None),) + spatial + (slice(None),)]
 
     def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d - sum(p) for d, p in zip(dims[1:3], self.cropping)]
-        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+        return _spatial_output_shape(input_shape, self.data_format, self._rank, self.cropping,
+                                     lambda d, p: d - sum(p))
+
+
+class Cropping2D(_Cropping):
+    def __init__(self, cropping=((0, 0), (0, 0)), data_format=None, **kwargs):
+        super().__init__(2, cropping, data_format, **kwargs)
 
 
 class UpSampling1D(Layer):
@@ -655,9 +675,8 @@ class UpSampling2D(Layer):
         return _from_last(out, 2, self.data_format)
 
     def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d * s for d, s in zip(dims[1:3], self.size)]
-        return _restore_format([dims[0]] + space + [dims[3]], self.data_format)
+        return _spatial_output_shape(input_shape, self.data_format, 2, self.size,
+                                     lambda d, s: d * s)
 
 
 Convolution1D = Conv1D

@@ -9,10 +9,12 @@ from tideflow.keras.layers.convolutional import (
     Conv3D,
     SeparableConv2D,
     _channels_last_shape,
+    _Cropping,
     _from_last,
-    _pairs,
     _restore_format,
+    _spatial_output_shape,
     _to_last,
+    _ZeroPadding,
     conv_output_length,
     deconv_output_length,
 )
@@ -20,56 +22,18 @@ from tideflow.keras.layers.core import Dropout, _add_weight, training_flag
 from tideflow.ops.layers_base import normalize_tuple
 
 
-class ZeroPadding3D(Layer):
+class ZeroPadding3D(_ZeroPadding):
     """Zeros around the three spatial axes: ``padding`` an int, 3 ints, or 3 pairs."""
 
     def __init__(self, padding=(1, 1, 1), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.padding = _pairs(padding, 3, "padding")
-        self.data_format = data_format or K.image_data_format()
-        self.input_spec = InputSpec(ndim=5)
-
-    def call(self, inputs):
-        pads = [list(p) for p in self.padding]
-        if self.data_format == "channels_first":
-            return tf.pad(inputs, [[0, 0], [0, 0]] + pads)
-        return tf.pad(inputs, [[0, 0]] + pads + [[0, 0]])
-
-    def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d + sum(p) for d, p in zip(dims[1:4], self.padding)]
-        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(padding=self.padding, data_format=self.data_format)
-        return config
+        super().__init__(3, padding, data_format, **kwargs)
 
 
-class Cropping3D(Layer):
+class Cropping3D(_Cropping):
     """Crops the three spatial axes: ``cropping`` an int, 3 ints, or 3 pairs."""
 
     def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.cropping = _pairs(cropping, 3, "cropping")
-        self.data_format = data_format or K.image_data_format()
-        self.input_spec = InputSpec(ndim=5)
-
-    def call(self, inputs):
-        spatial = tuple(slice(a, -b if b else None) for a, b in self.cropping)
-        if self.data_format == "channels_first":
-            return inputs[(slice(None), slice(None)) + spatial]
-        return inputs[(slice(None),) + spatial + (slice(None),)]
-
-    def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d - sum(p) for d, p in zip(dims[1:4], self.cropping)]
-        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update(cropping=self.cropping, data_format=self.data_format)
-        return config
+        super().__init__(3, cropping, data_format, **kwargs)
 
 
 class UpSampling3D(Layer):
@@ -88,9 +52,8 @@ class UpSampling3D(Layer):
         return _from_last(x, 3, self.data_format)
 
     def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        space = [None if d is None else d * s for d, s in zip(dims[1:4], self.size)]
-        return _restore_format([dims[0]] + space + [dims[4]], self.data_format)
+        return _spatial_output_shape(input_shape, self.data_format, 3, self.size,
+                                     lambda d, s: d * s)
 
     def get_config(self):
         config = super().get_config()
