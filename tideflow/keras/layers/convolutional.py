@@ -215,15 +215,14 @@ class Conv3D(Conv):
                          **kwargs)
 
 
-class Conv2DTranspose(Conv2D):
-    """Transposed 2-D convolution: ``kernel`` [kh, kw, filters, in]."""
+class _ConvTranspose:
+    """What the transposed convolutions share: ``kernel`` [*kernel_size, filters, in],
+    ``output_padding``, and ``_transpose_op`` (``tf.nn.conv{rank}d_transpose``) run on
+    channels-last inputs."""
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 output_padding=None, data_format=None, dilation_rate=(1, 1), **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+    def _set_output_padding(self, output_padding):
         self.output_padding = None if output_padding is None else normalize_tuple(
-            output_padding, 2, "output_padding")
+            output_padding, self.rank, "output_padding")
 
     def get_config(self):
         config = super().get_config()
@@ -235,28 +234,38 @@ class Conv2DTranspose(Conv2D):
 
     def _convolve(self, x):
         shape = tf.shape(x)
-        h, w = x.get_shape().as_list()[1:3]
-        op = self.output_padding or (None, None)
-        out_h = deconv_output_length(h if h is not None else shape[1], self.kernel_size[0],
-                                     self.padding, self.strides[0], op[0])
-        out_w = deconv_output_length(w if w is not None else shape[2], self.kernel_size[1],
-                                     self.padding, self.strides[1], op[1])
-        out_shape = tf.stack([shape[0], out_h, out_w, self.filters])
-        out = tf.nn.conv2d_transpose(x, self.kernel, out_shape,
-                                     strides=(1,) + self.strides + (1,),
-                                     padding=self.padding.upper())
-        static = [x.get_shape().as_list()[0],
-                  out_h if isinstance(out_h, int) else None,
-                  out_w if isinstance(out_w, int) else None, self.filters]
-        out.set_shape(static)
+        static = x.get_shape().as_list()
+        op = self.output_padding or (None,) * self.rank
+        sizes = [deconv_output_length(static[i + 1] if static[i + 1] is not None
+                                      else shape[i + 1], self.kernel_size[i], self.padding,
+                                      self.strides[i], op[i]) for i in range(self.rank)]
+        out = self._transpose_op(x, self.kernel, tf.stack([shape[0]] + sizes + [self.filters]),
+                                 strides=(1,) + self.strides + (1,),
+                                 padding=self.padding.upper())
+        out.set_shape([static[0]] + [s if isinstance(s, int) else None for s in sizes] +
+                      [self.filters])
         return out
 
     def compute_output_shape(self, input_shape):
         dims = _channels_last_shape(input_shape, self.data_format)
-        op = self.output_padding or (None, None)
+        op = self.output_padding or (None,) * self.rank
         space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
             dims[1:-1], self.kernel_size, self.strides, op)]
         return _restore_format([dims[0]] + space + [self.filters], self.data_format)
+
+
+class Conv2DTranspose(_ConvTranspose, Conv2D):
+    """Transposed 2-D convolution: ``kernel`` [kh, kw, filters, in]."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 output_padding=None, data_format=None, dilation_rate=(1, 1), **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+        self._set_output_padding(output_padding)
+
+    @staticmethod
+    def _transpose_op(*args, **kwargs):
+        return tf.nn.conv2d_transpose(*args, **kwargs)
 
 
 class DepthwiseConv2D(Conv2D):

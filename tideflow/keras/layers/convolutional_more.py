@@ -8,15 +8,13 @@ from tideflow.keras.engine.base_layer import InputSpec, Layer
 from tideflow.keras.layers.convolutional import (
     Conv3D,
     SeparableConv2D,
-    _channels_last_shape,
+    _ConvTranspose,
     _Cropping,
     _from_last,
-    _restore_format,
     _spatial_output_shape,
     _to_last,
     _ZeroPadding,
     conv_output_length,
-    deconv_output_length,
 )
 from tideflow.keras.layers.core import Dropout, _add_weight, training_flag
 from tideflow.ops.layers_base import normalize_tuple
@@ -87,43 +85,18 @@ class SpatialDropout3D(Dropout):
             lambda: tf.identity(inputs), training=training_flag(training))
 
 
-class Conv3DTranspose(Conv3D):
+class Conv3DTranspose(_ConvTranspose, Conv3D):
     """Transposed 3-D convolution: ``kernel`` [kd, kh, kw, filters, in]."""
 
     def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
                  output_padding=None, data_format=None, **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, **kwargs)
-        self.output_padding = None if output_padding is None else normalize_tuple(
-            output_padding, 3, "output_padding")
+        self._set_output_padding(output_padding)
 
-    def get_config(self):
-        config = super().get_config()
-        config["output_padding"] = self.output_padding
-        return config
-
-    def _kernel_shape(self, channels):
-        return self.kernel_size + (self.filters, channels)
-
-    def _convolve(self, x):
-        shape = tf.shape(x)
-        static = x.get_shape().as_list()
-        op = self.output_padding or (None, None, None)
-        sizes = [deconv_output_length(static[i + 1] if static[i + 1] is not None
-                                      else shape[i + 1], self.kernel_size[i], self.padding,
-                                      self.strides[i], op[i]) for i in range(3)]
-        out = tf.nn.conv3d_transpose(x, self.kernel, tf.stack([shape[0]] + sizes + [
-            self.filters]), strides=(1,) + self.strides + (1,), padding=self.padding.upper())
-        out.set_shape([static[0]] + [s if isinstance(s, int) else None for s in sizes] +
-                      [self.filters])
-        return out
-
-    def compute_output_shape(self, input_shape):
-        dims = _channels_last_shape(input_shape, self.data_format)
-        op = self.output_padding or (None, None, None)
-        space = [deconv_output_length(d, k, self.padding, s, p) for d, k, s, p in zip(
-            dims[1:-1], self.kernel_size, self.strides, op)]
-        return _restore_format([dims[0]] + space + [self.filters], self.data_format)
+    @staticmethod
+    def _transpose_op(*args, **kwargs):
+        return tf.nn.conv3d_transpose(*args, **kwargs)
 
 
 class SeparableConv1D(SeparableConv2D):
