@@ -22,7 +22,7 @@ from tideflow.ops import (
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
-from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth
+from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth, _UnitsCell
 
 
 def _depth(what, tensor):
@@ -69,16 +69,25 @@ def _lstm_sizes(num_units, num_proj):
     return LSTMStateTuple(num_units, out), out
 
 
-class _UnitsCell(RNNCell):
-    """A cell whose state and output are both ``num_units`` wide."""
+class _SizedCell(RNNCell):
+    """A cell whose ``__init__`` sets ``_state_size`` and ``_output_size``."""
 
     @property
     def state_size(self):
-        return self._num_units
+        return self._state_size
 
     @property
     def output_size(self):
-        return self._num_units
+        return self._output_size
+
+
+class _UnitsLSTMCell(_UnitsCell):
+    """A cell with ``num_units`` outputs and an ``LSTMStateTuple(num_units, num_units)``
+    state."""
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
 
 
 class IndRNNCell(_UnitsCell):
@@ -146,7 +155,7 @@ class IndyGRUCell(_UnitsCell):
         return new_h, new_h
 
 
-class IndyLSTMCell(RNNCell):
+class IndyLSTMCell(_UnitsLSTMCell):
     """An LSTM whose recurrent matrices are diagonal: ``kernel_w`` [depth, 4n], ``kernel_u``
     [1, 4n] (uniform in [-1, 1]) and ``bias``; gates ``i, j, f, o``."""
 
@@ -158,14 +167,6 @@ class IndyLSTMCell(RNNCell):
         self._activation = activation or math_ops.tanh
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -190,7 +191,7 @@ class IndyLSTMCell(RNNCell):
         return new_h, LSTMStateTuple(new_c, new_h)
 
 
-class NASCell(RNNCell):
+class NASCell(_SizedCell):
     """The recurrent cell found by Neural Architecture Search (Zoph & Le 2017): variables
     ``recurrent_kernel`` [num_proj or n, 8n], ``kernel`` [depth, 8n], optional ``bias`` and
     ``projection_weights`` [n, num_proj]."""
@@ -204,14 +205,6 @@ class NASCell(RNNCell):
         self._num_proj = num_proj
         self._use_bias = use_bias
         self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
-
-    @property
-    def state_size(self):
-        return self._state_size
-
-    @property
-    def output_size(self):
-        return self._output_size
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -336,7 +329,7 @@ class SRUCell(_UnitsCell):
         return h, c
 
 
-class GLSTMCell(RNNCell):
+class GLSTMCell(_SizedCell):
     """Group LSTM (Kuchaiev & Ginsburg 2017): ``number_of_groups`` independent LSTMs over
     slices of the input and output; variables ``group<k>/kernel``, ``bias_{i,j,f,o}`` and,
     with ``num_proj``, ``projection/kernel``."""
@@ -357,14 +350,6 @@ class GLSTMCell(RNNCell):
         self._group_shape = [(num_proj or num_units) // number_of_groups,
                              num_units // number_of_groups]
         self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
-
-    @property
-    def state_size(self):
-        return self._state_size
-
-    @property
-    def output_size(self):
-        return self._output_size
 
     def call(self, inputs, state):
         c_prev, m_prev = state
@@ -398,7 +383,7 @@ class GLSTMCell(RNNCell):
         return m, LSTMStateTuple(c, m)
 
 
-class LayerNormLSTMCell(RNNCell):
+class LayerNormLSTMCell(_SizedCell):
     """``LSTMCell`` with optional layer normalization of the gates and the cell (scopes
     ``input``, ``transform``, ``forget``, ``output``, ``state``): ``kernel`` [depth + out, 4n],
     ``bias`` (made but unused under layer norm, as in TF), ``w_{f,i,o}_diag`` peepholes,
@@ -420,14 +405,6 @@ class LayerNormLSTMCell(RNNCell):
         self._norm_gain = norm_gain
         self._norm_shift = norm_shift
         self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
-
-    @property
-    def state_size(self):
-        return self._state_size
-
-    @property
-    def output_size(self):
-        return self._output_size
 
     def call(self, inputs, state):
         sigmoid, act, n = math_ops.sigmoid, self._activation, self._num_units
@@ -477,7 +454,7 @@ def _random_exp_initializer(minval, maxval, seed=None, dtype=dtypes.float32):
     return initializer
 
 
-class PhasedLSTMCell(RNNCell):
+class PhasedLSTMCell(_UnitsLSTMCell):
     """Phased LSTM (Neil et al. 2016): inputs are ``(time [batch, 1], features)``; the
     state moves only while each unit's time gate (``period``, ``phase``, ``ratio_on``) is
     open. Gates from ``mask_gates/``, ``new_input/`` and ``output_gate/`` ``kernel``/``bias``."""
@@ -493,14 +470,6 @@ class PhasedLSTMCell(RNNCell):
         self._trainable_ratio_on = trainable_ratio_on
         self._period_init_min = period_init_min
         self._period_init_max = period_init_max
-
-    @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     @staticmethod
     def _mod(x, y):
@@ -571,7 +540,7 @@ def _conv(args, filter_size, num_features, bias, bias_start=0.0):
                                  initializer=init_ops.constant_initializer(bias_start))
 
 
-class ConvLSTMCell(RNNCell):
+class ConvLSTMCell(_SizedCell):
     """Convolutional LSTM (Shi et al. 2015) over 1-3 spatial dimensions: the gates are one
     SAME convolution of ``[inputs, h]`` (``kernel``, ``biases``); state shapes are
     ``input_shape[:-1] + [output_channels]``."""
@@ -593,14 +562,6 @@ class ConvLSTMCell(RNNCell):
         size = TensorShape(self._input_shape[:-1] + [output_channels])
         self._state_size = LSTMStateTuple(size, size)
         self._output_size = TensorShape(self._input_shape[:-1] + [total])
-
-    @property
-    def output_size(self):
-        return self._output_size
-
-    @property
-    def state_size(self):
-        return self._state_size
 
     def call(self, inputs, state, scope=None):
         cell, hidden = state

@@ -6,6 +6,7 @@
 import collections
 
 from tideflow import logging
+from tideflow.contrib_rnn_cells import _norm, _SizedCell
 from tideflow.framework import dtypes, ops
 from tideflow.ops import (
     array_ops,
@@ -21,7 +22,7 @@ from tideflow.ops import (
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
-from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell
+from tideflow.ops.rnn_cell_impl import LSTMStateTuple
 
 
 def _sharded_variable(name, shape, dtype, num_shards):
@@ -68,7 +69,7 @@ def _batch_size(inputs):
     return inputs.get_shape()[0].value or array_ops.shape(inputs)[0]
 
 
-class CoupledInputForgetGateLSTMCell(RNNCell):
+class CoupledInputForgetGateLSTMCell(_SizedCell):
     """An LSTM whose input gate is ``1 - forget gate`` (Greff et al.): ``W_0``..
     [depth + out, 3n], ``B`` [3n], peepholes ``W_F_diag``/``W_O_diag``, projection
     ``W_P_0``.., optional layer norm (``transform``, ``forget``, ``output``, ``state``)."""
@@ -99,17 +100,7 @@ class CoupledInputForgetGateLSTMCell(RNNCell):
                             else num_units + out)
         self._output_size = out
 
-    @property
-    def state_size(self):
-        return self._state_size
-
-    @property
-    def output_size(self):
-        return self._output_size
-
     def call(self, inputs, state):
-        from tideflow.contrib_rnn_cells import _norm
-
         sigmoid, n = math_ops.sigmoid, self._num_units
         num_proj = self._num_proj or n
         if self._state_is_tuple:
@@ -149,7 +140,7 @@ class CoupledInputForgetGateLSTMCell(RNNCell):
         return m, new_state
 
 
-class TimeFreqLSTMCell(RNNCell):
+class TimeFreqLSTMCell(_SizedCell):
     """Time-frequency LSTM (Sainath & Li 2016): an LSTM steps over frequency windows of
     ``feature_size`` every ``frequency_skip`` inputs, each also seeing the previous window's
     output. State ``[c, m]`` per window, concatenated; weights ``W_0``.., ``B``, peepholes
@@ -169,14 +160,6 @@ class TimeFreqLSTMCell(RNNCell):
         self._frequency_skip = frequency_skip
         self._state_size = 2 * num_units
         self._output_size = num_units
-
-    @property
-    def output_size(self):
-        return self._output_size
-
-    @property
-    def state_size(self):
-        return self._state_size
 
     def _make_tf_features(self, input_feat):
         size = _input_size(input_feat)
@@ -217,7 +200,7 @@ class TimeFreqLSTMCell(RNNCell):
         return concat_ops.concat(outs, 1), concat_ops.concat(states, 1)
 
 
-class GridLSTMCell(RNNCell):
+class GridLSTMCell(_SizedCell):
     """Grid LSTM (Kalchbrenner et al. 2016) over time and frequency: per frequency block
     ``W_f_<b>``/``B_f_<b>`` (frequency LSTM) and ``W_t_<b>``/``B_t_<b>`` (time LSTM, unless
     ``share_time_frequency_weights``) plus ``W_{F,I,O}_diag_{freq,time}{f,t}_<b>`` peepholes.
@@ -259,14 +242,6 @@ class GridLSTMCell(RNNCell):
             self._state_tuple_type = None
             self._state_size = num_units * self._total_blocks * 2
         self._output_size = num_units * self._total_blocks * 2
-
-    @property
-    def output_size(self):
-        return self._output_size
-
-    @property
-    def state_size(self):
-        return self._state_size
 
     @property
     def state_tuple_type(self):
