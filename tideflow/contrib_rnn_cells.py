@@ -90,6 +90,20 @@ class _UnitsLSTMCell(_UnitsCell):
         return LSTMStateTuple(self._num_units, self._num_units)
 
 
+def _diagonal_weights(cell, prefix, kernel_name, depth, width, kernel_initializer=None,
+                      bias_initializer=None):
+    """The weights of the Indy cells' diagonal-recurrence layer: ``<prefix><kernel_name>``
+    [depth, width], ``<prefix>kernel_u`` [1, width] (uniform in [-1, 1]) and ``<prefix>bias``
+    [width] (``bias_initializer``, else zeros)."""
+    kernel_w = cell.add_weight(prefix + kernel_name, shape=[depth, width],
+                               initializer=kernel_initializer)
+    kernel_u = cell.add_weight(prefix + "kernel_u", shape=[1, width],
+                               initializer=init_ops.random_uniform_initializer(-1, 1))
+    bias = cell.add_weight(prefix + "bias", shape=[width],
+                           initializer=bias_initializer or init_ops.zeros_initializer())
+    return kernel_w, kernel_u, bias
+
+
 class IndRNNCell(_UnitsCell):
     """IndRNN (Li et al. 2018): ``h = act(x W + u * h_prev + b)``; variables ``kernel_w``
     [depth, n], ``kernel_u`` [1, n] (uniform in [-1, 1]) and ``bias``."""
@@ -100,13 +114,8 @@ class IndRNNCell(_UnitsCell):
         self._activation = activation or math_ops.tanh
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
-        n = self._num_units
-        self._kernel_w = self.add_weight("kernel_w", shape=[depth, n])
-        self._kernel_u = self.add_weight("kernel_u", shape=[1, n],
-                                         initializer=init_ops.random_uniform_initializer(-1, 1))
-        self._bias = self.add_weight("bias", shape=[n],
-                                     initializer=init_ops.zeros_initializer())
+        self._kernel_w, self._kernel_u, self._bias = _diagonal_weights(
+            self, "", "kernel_w", _input_depth(self.name, inputs_shape), self._num_units)
         self.built = True
 
     def call(self, inputs, state):
@@ -131,18 +140,12 @@ class IndyGRUCell(_UnitsCell):
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
         n = self._num_units
-        uniform = init_ops.random_uniform_initializer(-1, 1)
-        add = self.add_weight
-        self._gate_w = add("gates/kernel_w", shape=[depth, 2 * n],
-                           initializer=self._kernel_initializer)
-        self._gate_u = add("gates/kernel_u", shape=[1, 2 * n], initializer=uniform)
-        self._gate_b = add("gates/bias", shape=[2 * n], initializer=(
-            self._bias_initializer or init_ops.constant_initializer(1.0)))
-        self._cand_w = add("candidate/kernel", shape=[depth, n],
-                           initializer=self._kernel_initializer)
-        self._cand_u = add("candidate/kernel_u", shape=[1, n], initializer=uniform)
-        self._cand_b = add("candidate/bias", shape=[n], initializer=(
-            self._bias_initializer or init_ops.zeros_initializer()))
+        self._gate_w, self._gate_u, self._gate_b = _diagonal_weights(
+            self, "gates/", "kernel_w", depth, 2 * n, self._kernel_initializer,
+            self._bias_initializer or init_ops.constant_initializer(1.0))
+        self._cand_w, self._cand_u, self._cand_b = _diagonal_weights(
+            self, "candidate/", "kernel", depth, n, self._kernel_initializer,
+            self._bias_initializer)
         self.built = True
 
     def call(self, inputs, state):
@@ -169,14 +172,9 @@ class IndyLSTMCell(_UnitsLSTMCell):
         self._bias_initializer = bias_initializer
 
     def build(self, inputs_shape):
-        depth = _input_depth(self.name, inputs_shape)
-        n = self._num_units
-        self._kernel_w = self.add_weight("kernel_w", shape=[depth, 4 * n],
-                                         initializer=self._kernel_initializer)
-        self._kernel_u = self.add_weight("kernel_u", shape=[1, 4 * n],
-                                         initializer=init_ops.random_uniform_initializer(-1, 1))
-        self._bias = self.add_weight("bias", shape=[4 * n], initializer=(
-            self._bias_initializer or init_ops.zeros_initializer()))
+        self._kernel_w, self._kernel_u, self._bias = _diagonal_weights(
+            self, "", "kernel_w", _input_depth(self.name, inputs_shape), 4 * self._num_units,
+            self._kernel_initializer, self._bias_initializer)
         self.built = True
 
     def call(self, inputs, state):
