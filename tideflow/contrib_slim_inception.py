@@ -117,6 +117,25 @@ def _batch_norm_params(decay, epsilon, updates_collections, batch_norm_var_colle
     return params
 
 
+def _reduced_avg_pool(net, kernel_size):
+    """The classifier's VALID average pool ``AvgPool_1a_<k>x<k>``, its kernel cut to the
+    input's spatial size."""
+    kernel_size = _reduced_kernel_size_for_small_input(net, kernel_size)
+    return layers.avg_pool2d(net, kernel_size, padding="VALID",
+                             scope="AvgPool_1a_{}x{}".format(*kernel_size))
+
+
+def _dropout_and_logits(net, num_classes, dropout_keep_prob, spatial_squeeze, index):
+    """The classifier's ``Dropout_<index>b`` and 1x1 ``Conv2d_<index>c_1x1`` logits (squeezed
+    to [batch, classes] when ``spatial_squeeze``); returns ``(dropped, logits)``."""
+    net = layers.dropout(net, keep_prob=dropout_keep_prob, scope=f"Dropout_{index}b")
+    logits = layers.conv2d(net, num_classes, [1, 1], activation_fn=None, normalizer_fn=None,
+                           scope=f"Conv2d_{index}c_1x1")
+    if spatial_squeeze:
+        logits = array_ops.squeeze(logits, [1, 2], name="SpatialSqueeze")
+    return net, logits
+
+
 def _inception_arg_scope(weight_decay, normalizer_fn, normalizer_params):
     with layers.arg_scope([layers.conv2d, layers.fully_connected],
                           weights_regularizer=regularizers.l2_regularizer(weight_decay)), \
@@ -183,11 +202,8 @@ def inception_v1(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0
         net, end_points = inception_v1_base(inputs, scope=sc)
         with vs.variable_scope("Logits"):
             net = layers.avg_pool2d(net, [7, 7], stride=1, scope="MaxPool_0a_7x7")
-            net = layers.dropout(net, dropout_keep_prob, scope="Dropout_0b")
-            logits = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                   normalizer_fn=None, scope="Conv2d_0c_1x1")
-            if spatial_squeeze:
-                logits = array_ops.squeeze(logits, [1, 2], name="SpatialSqueeze")
+            _, logits = _dropout_and_logits(net, num_classes, dropout_keep_prob,
+                                            spatial_squeeze, 0)
             end_points["Logits"] = logits
             end_points["Predictions"] = prediction_fn(logits, scope="Predictions")
     return logits, end_points
@@ -275,14 +291,8 @@ def inception_v2(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0
         net, end_points = inception_v2_base(inputs, scope=sc, min_depth=min_depth,
                                             depth_multiplier=depth_multiplier)
         with vs.variable_scope("Logits"):
-            kernel_size = _reduced_kernel_size_for_small_input(net, [7, 7])
-            net = layers.avg_pool2d(net, kernel_size, padding="VALID",
-                                    scope="AvgPool_1a_{}x{}".format(*kernel_size))
-            net = layers.dropout(net, keep_prob=dropout_keep_prob, scope="Dropout_1b")
-            logits = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                   normalizer_fn=None, scope="Conv2d_1c_1x1")
-            if spatial_squeeze:
-                logits = array_ops.squeeze(logits, [1, 2], name="SpatialSqueeze")
+            _, logits = _dropout_and_logits(_reduced_avg_pool(net, [7, 7]), num_classes,
+                                            dropout_keep_prob, spatial_squeeze, 1)
         end_points["Logits"] = logits
         end_points["Predictions"] = prediction_fn(logits, scope="Predictions")
     return logits, end_points
@@ -412,15 +422,9 @@ def inception_v3(inputs, num_classes=1000, is_training=True, dropout_keep_prob=0
                     aux = array_ops.squeeze(aux, [1, 2], name="SpatialSqueeze")
                 end_points["AuxLogits"] = aux
         with vs.variable_scope("Logits"):
-            kernel_size = _reduced_kernel_size_for_small_input(net, [8, 8])
-            net = layers.avg_pool2d(net, kernel_size, padding="VALID",
-                                    scope="AvgPool_1a_{}x{}".format(*kernel_size))
-            net = layers.dropout(net, keep_prob=dropout_keep_prob, scope="Dropout_1b")
-            end_points["PreLogits"] = net
-            logits = layers.conv2d(net, num_classes, [1, 1], activation_fn=None,
-                                   normalizer_fn=None, scope="Conv2d_1c_1x1")
-            if spatial_squeeze:
-                logits = array_ops.squeeze(logits, [1, 2], name="SpatialSqueeze")
+            end_points["PreLogits"], logits = _dropout_and_logits(
+                _reduced_avg_pool(net, [8, 8]), num_classes, dropout_keep_prob,
+                spatial_squeeze, 1)
         end_points["Logits"] = logits
         end_points["Predictions"] = prediction_fn(logits, scope="Predictions")
     return logits, end_points
