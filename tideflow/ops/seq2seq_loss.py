@@ -1,6 +1,8 @@
 """Sequence losses of ``tf.contrib.seq2seq`` and ``tf.contrib.legacy_seq2seq``: weighted
 per-step cross-entropy averaged or summed over time steps and batch as TF's."""
 
+import inspect
+
 from tideflow.framework import ops
 from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
 from tideflow.ops.special_math_ops import div_no_nan
@@ -11,7 +13,22 @@ def _xent(labels, logits, softmax_loss_function):
         from tideflow import nn
 
         return nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
-    return softmax_loss_function(labels=labels, logits=logits)
+    if _takes_keywords(softmax_loss_function):
+        return softmax_loss_function(labels=labels, logits=logits)
+    # TF 1.0 called the function positionally as ``(logits, labels)``; programs written for
+    # it name the two parameters otherwise (e.g. ``(y_pre, y_target)``).
+    return softmax_loss_function(logits, labels)
+
+
+def _takes_keywords(fn):
+    """True unless ``fn`` has a signature that accepts neither ``labels=`` nor ``logits=``."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    if any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return True
+    return "labels" in params or "logits" in params
 
 
 def _count_nonzero(weights, axis=None):
