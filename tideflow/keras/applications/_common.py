@@ -3,7 +3,7 @@
 import os
 
 from tideflow.keras import backend as K
-from tideflow.keras.applications.imagenet_utils import fetch
+from tideflow.keras.applications.imagenet_utils import fetch, preprocess_input
 
 
 def check_weights(weights, include_top, classes, imagenet_msg=None):
@@ -86,3 +86,9 @@ def load_weights(model, weights, fname=None, origin=None, file_hash=None):
 
 def bn_axis():
     return 3 if K.image_data_format() == "channels_last" else 1
+
+
+def tf_mode_preprocess_input(x, data_format=None, **kwargs):
+    """The ``preprocess_input`` of the Inception, Xception, MobileNet, NASNet and ResNetV2
+    models: 'tf' preprocessing, pixels scaled to [-1, 1]."""
+    return preprocess_input(x, data_format=data_format, mode="tf")

@@ -2,8 +2,7 @@
 and names: ``conv1/conv``, ``conv2_block1_0_bn``..., ``bn``, ``relu``, ``fc1000``)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 BASE_WEIGTHS_PATH = ("https://github.com/keras-team/keras-applications/releases/download/"
@@ -118,10 +117,6 @@ def DenseNet201(include_top=True, weights="imagenet", input_tensor=None, input_s
 def preprocess_input(x, data_format=None, **kwargs):
     """'torch' preprocessing: pixels scaled to [0, 1], then the ImageNet mean/std."""
     return _preprocess(x, data_format=data_format, mode="torch")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["DenseNet121", "DenseNet169", "DenseNet201", "decode_predictions",

@@ -2,9 +2,8 @@
 1.0.8's layers and names; the scaled residual sums are ``Lambda`` layers, as there)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.inception_v3 import _channel_axis
 
 BASE_WEIGHT_URL = "https://github.com/fchollet/deep-learning-models/releases/download/v0.7/"
@@ -132,15 +131,6 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
                      else "d19885ff4a710c122648d3b5c3b684e4")
         return _common.load_weights(model, weights, fname, BASE_WEIGHT_URL + fname, file_hash)
     return _common.load_weights(model, weights)
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["InceptionResNetV2", "decode_predictions", "preprocess_input"]

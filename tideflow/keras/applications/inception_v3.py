@@ -3,9 +3,8 @@ convolutions of the branches keep Keras's automatic names: ``conv2d_N``, ``batch
 ``activation_N``)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.5/"
 WEIGHTS_PATH = _BASE + "inception_v3_weights_tf_dim_ordering_tf_kernels.h5"
@@ -134,15 +133,6 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
             model, weights, "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5",
             WEIGHTS_PATH_NO_TOP, "bcbd6486424b2319ff4ef7d526e38f63")
     return _common.load_weights(model, weights)
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["InceptionV3", "decode_predictions", "preprocess_input"]

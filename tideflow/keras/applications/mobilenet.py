@@ -4,9 +4,8 @@ names and argument checks)."""
 import warnings
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 
 BASE_WEIGHT_PATH = "https://github.com/fchollet/deep-learning-models/releases/download/v0.6/"
 
@@ -129,15 +128,6 @@ def _depthwise_conv_block(inputs, pointwise_conv_filters, alpha, depth_multiplie
                       strides=(1, 1), name=f"conv_pw_{block_id}")(x)
     x = layers.BatchNormalization(axis=_channel_axis(), name=f"conv_pw_{block_id}_bn")(x)
     return layers.ReLU(6.0, name=f"conv_pw_{block_id}_relu")(x)
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["MobileNet", "decode_predictions", "preprocess_input"]

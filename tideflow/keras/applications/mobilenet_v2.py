@@ -4,9 +4,8 @@ names and argument checks)."""
 import warnings
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.mobilenet import _channel_axis, _rows_cols, _square_size
 
 BASE_WEIGHT_PATH = ("https://github.com/JonathanCMitchell/mobilenet_v2_keras/releases/"
@@ -151,15 +150,6 @@ def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     if in_channels == pointwise_filters and stride == 1:
         return layers.Add(name=prefix + "add")([inputs, x])
     return x
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["MobileNetV2", "decode_predictions", "preprocess_input"]

@@ -4,9 +4,8 @@ cells, layer names and padding)."""
 import warnings
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.mobilenet_v2 import correct_pad
 
 BASE_WEIGHTS_PATH = "https://github.com/titu1994/Keras-NASNet/releases/download/v1.2/"
@@ -260,15 +259,6 @@ def _reduction_a_cell(ip, p, filters, block_id=None):
     x = layers.concatenate([x2, x3, x4, x5], axis=_channel_dim(),
                            name=f"reduction_concat_{block_id}")
     return x, ip
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["NASNetLarge", "NASNetMobile", "decode_predictions", "preprocess_input"]

@@ -2,8 +2,7 @@
 ``resnet_common``: the layers, names and ImageNet files of TF 1.15's models)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 BASE_WEIGHTS_PATH = "https://github.com/keras-team/keras-applications/releases/download/resnet/"
@@ -164,10 +163,6 @@ def ResNet152(include_top=True, weights="imagenet", input_tensor=None, input_sha
 def preprocess_input(x, data_format=None, **kwargs):
     """'caffe' preprocessing: RGB -> BGR, minus the ImageNet channel means."""
     return _preprocess(x, data_format=data_format, mode="caffe")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["ResNet50", "ResNet101", "ResNet152", "decode_predictions", "preprocess_input"]

@@ -1,7 +1,7 @@
 """``tf.keras.applications.resnet_v2``: ResNet50V2/101V2/152V2 (keras_applications 1.0.8)."""
 
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 from tideflow.keras.applications.resnet import ResNet, _v2
 
 
@@ -24,15 +24,6 @@ def ResNet152V2(include_top=True, weights="imagenet", input_tensor=None, input_s
     """ResNet152V2 (pre-activation): 224x224 RGB by default (at least 32x32), 'tf' inputs."""
     return ResNet(_v2((3, 8, 36, 3)), True, True, "resnet152v2", include_top, weights,
                   input_tensor, input_shape, pooling, classes)
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["ResNet50V2", "ResNet101V2", "ResNet152V2", "decode_predictions",

@@ -1,8 +1,7 @@
 """``tf.keras.applications.vgg16``: VGG16 (keras_applications 1.0.8's layers and names)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.1/"
@@ -52,10 +51,6 @@ def preprocess_input(x, data_format=None, mode="caffe", **kwargs):
     """'caffe' preprocessing by default (RGB -> BGR, minus the ImageNet channel means): VGG's
     module exports ``imagenet_utils.preprocess_input`` itself, ``mode`` included."""
     return _preprocess(x, data_format=data_format, mode=mode)
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["VGG16", "decode_predictions", "preprocess_input"]

@@ -2,9 +2,8 @@
 the residual 1x1 convolutions and the sums keep Keras's automatic names)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape
-from tideflow.keras.applications.imagenet_utils import decode_predictions as _decode
-from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
+from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.4/"
 TF_WEIGHTS_PATH = _BASE + "xception_weights_tf_dim_ordering_tf_kernels.h5"
@@ -91,15 +90,6 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
                                     "xception_weights_tf_dim_ordering_tf_kernels_notop.h5",
                                     TF_WEIGHTS_PATH_NO_TOP, "b0042744bf5b25fce3cb969f33bebb97")
     return _common.load_weights(model, weights)
-
-
-def preprocess_input(x, data_format=None, **kwargs):
-    """'tf' preprocessing: pixels scaled to [-1, 1]."""
-    return _preprocess(x, data_format=data_format, mode="tf")
-
-
-def decode_predictions(preds, top=5, **kwargs):
-    return _decode(preds, top=top)
 
 
 __all__ = ["Xception", "decode_predictions", "preprocess_input"]
