@@ -84,6 +84,16 @@ def load_weights(model, weights, fname=None, origin=None, file_hash=None):
     return model
 
 
+def load_keras_weights(model, weights, include_top, name, base_url, hashes):
+    """``weights``: ImageNet's ``<name>_weights_tf_dim_ordering_tf_kernels[_notop].h5`` from
+    ``base_url`` (``hashes``: the files' with and without the top), or a weights file's
+    path, or None."""
+    if weights != "imagenet":
+        return load_weights(model, weights)
+    fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
+    return load_weights(model, weights, fname, base_url + fname, hashes[0 if include_top else 1])
+
+
 def bn_axis():
     return 3 if K.image_data_format() == "channels_last" else 1
 

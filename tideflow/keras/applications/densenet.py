@@ -83,14 +83,10 @@ def DenseNet(blocks, include_top=True, weights="imagenet", input_tensor=None,
         x = layers.GlobalMaxPooling2D(name="max_pool")(x)
     name = _NAMES.get(tuple(blocks), "densenet")
     model = _common.make_model(img_input, input_tensor, x, name)
-    if weights == "imagenet":
-        if name not in _HASHES:  # Keras has no file for other depths either
-            raise ValueError(f"There are no ImageNet weights for a DenseNet of blocks {blocks}.")
-        suffix = "" if include_top else "_notop"
-        fname = f"{name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
-        return _common.load_weights(model, weights, fname, BASE_WEIGTHS_PATH + fname,
-                                    _HASHES[name][0 if include_top else 1])
-    return _common.load_weights(model, weights)
+    if weights == "imagenet" and name not in _HASHES:  # Keras has no file for other depths
+        raise ValueError(f"There are no ImageNet weights for a DenseNet of blocks {blocks}.")
+    return _common.load_keras_weights(model, weights, include_top, name, BASE_WEIGTHS_PATH,
+                                      _HASHES.get(name))
 
 
 def DenseNet121(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,

@@ -124,13 +124,9 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
 
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, "inception_resnet_v2")
-    if weights == "imagenet":
-        suffix = "" if include_top else "_notop"
-        fname = f"inception_resnet_v2_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
-        file_hash = ("e693bd0210a403b3192acc6073ad2e96" if include_top
-                     else "d19885ff4a710c122648d3b5c3b684e4")
-        return _common.load_weights(model, weights, fname, BASE_WEIGHT_URL + fname, file_hash)
-    return _common.load_weights(model, weights)
+    return _common.load_keras_weights(
+        model, weights, include_top, "inception_resnet_v2", BASE_WEIGHT_URL,
+        ("e693bd0210a403b3192acc6073ad2e96", "d19885ff4a710c122648d3b5c3b684e4"))
 
 
 __all__ = ["InceptionResNetV2", "decode_predictions", "preprocess_input"]

@@ -124,15 +124,9 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
 
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, "inception_v3")
-    if weights == "imagenet":
-        if include_top:
-            return _common.load_weights(model, weights,
-                                        "inception_v3_weights_tf_dim_ordering_tf_kernels.h5",
-                                        WEIGHTS_PATH, "9a0d58056eeedaa3f26cb7ebd46da564")
-        return _common.load_weights(
-            model, weights, "inception_v3_weights_tf_dim_ordering_tf_kernels_notop.h5",
-            WEIGHTS_PATH_NO_TOP, "bcbd6486424b2319ff4ef7d526e38f63")
-    return _common.load_weights(model, weights)
+    return _common.load_keras_weights(
+        model, weights, include_top, "inception_v3", _BASE,
+        ("9a0d58056eeedaa3f26cb7ebd46da564", "bcbd6486424b2319ff4ef7d526e38f63"))
 
 
 __all__ = ["InceptionV3", "decode_predictions", "preprocess_input"]

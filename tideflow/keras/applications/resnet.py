@@ -56,10 +56,8 @@ def ResNet(stack_fn, preact, use_bias, model_name="resnet", include_top=True,
         x = layers.GlobalMaxPooling2D(name="max_pool")(x)
     model = _common.make_model(img_input, input_tensor, x, model_name)
     if weights == "imagenet" and model_name in WEIGHTS_HASHES:
-        suffix = "" if include_top else "_notop"
-        fname = f"{model_name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
-        return _common.load_weights(model, weights, fname, BASE_WEIGHTS_PATH + fname,
-                                    WEIGHTS_HASHES[model_name][0 if include_top else 1])
+        return _common.load_keras_weights(model, weights, include_top, model_name,
+                                          BASE_WEIGHTS_PATH, WEIGHTS_HASHES[model_name])
     return _common.load_weights(model, None if weights == "imagenet" else weights)
 
 

@@ -34,9 +34,7 @@ def _vgg(convs_per_block, name, include_top, weights, input_tensor, input_shape,
 
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, name)
-    fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-    return _common.load_weights(model, weights, fname, _BASE + fname,
-                                _HASHES[name][0 if include_top else 1])
+    return _common.load_keras_weights(model, weights, include_top, name, _BASE, _HASHES[name])
 
 
 def VGG16(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,

@@ -81,15 +81,9 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
 
     x = _common.pool_or_top(x, include_top, pooling, top)
     model = _common.make_model(img_input, input_tensor, x, "xception")
-    if weights == "imagenet":
-        if include_top:
-            return _common.load_weights(model, weights,
-                                        "xception_weights_tf_dim_ordering_tf_kernels.h5",
-                                        TF_WEIGHTS_PATH, "0a58e3b7378bc2990ea3b43d5981f1f6")
-        return _common.load_weights(model, weights,
-                                    "xception_weights_tf_dim_ordering_tf_kernels_notop.h5",
-                                    TF_WEIGHTS_PATH_NO_TOP, "b0042744bf5b25fce3cb969f33bebb97")
-    return _common.load_weights(model, weights)
+    return _common.load_keras_weights(
+        model, weights, include_top, "xception", _BASE,
+        ("0a58e3b7378bc2990ea3b43d5981f1f6", "b0042744bf5b25fce3cb969f33bebb97"))
 
 
 __all__ = ["Xception", "decode_predictions", "preprocess_input"]
