@@ -75,6 +75,21 @@ def pool_or_top(x, include_top, pooling, top_fn):
     return x
 
 
+def named_pool_or_top(x, include_top, pooling, classes, dense_name):
+    """The ResNet and DenseNet ending: ``avg_pool`` then the softmax ``dense_name`` layer,
+    or the optional global pooling (``avg_pool`` or ``max_pool``)."""
+    from tideflow.keras import layers
+
+    if include_top:
+        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
+        return layers.Dense(classes, activation="softmax", name=dense_name)(x)
+    if pooling == "avg":
+        return layers.GlobalAveragePooling2D(name="avg_pool")(x)
+    if pooling == "max":
+        return layers.GlobalMaxPooling2D(name="max_pool")(x)
+    return x
+
+
 def load_weights(model, weights, fname=None, origin=None, file_hash=None):
     """ImageNet weights through ``get_file`` (the Keras cache), or a weights file's path."""
     if weights == "imagenet":

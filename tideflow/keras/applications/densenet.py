@@ -74,13 +74,7 @@ def DenseNet(blocks, include_top=True, weights="imagenet", input_tensor=None,
             x = transition_block(x, 0.5, name=f"pool{i + 2}")
     x = layers.BatchNormalization(axis=axis, epsilon=_EPS, name="bn")(x)
     x = layers.Activation("relu", name="relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        x = layers.Dense(classes, activation="softmax", name="fc1000")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D(name="max_pool")(x)
+    x = _common.named_pool_or_top(x, include_top, pooling, classes, "fc1000")
     name = _NAMES.get(tuple(blocks), "densenet")
     model = _common.make_model(img_input, input_tensor, x, name)
     if weights == "imagenet" and name not in _HASHES:  # Keras has no file for other depths

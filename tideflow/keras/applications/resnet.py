@@ -47,13 +47,7 @@ def ResNet(stack_fn, preact, use_bias, model_name="resnet", include_top=True,
     if preact:
         x = _bn("post_bn")(x)
         x = layers.Activation("relu", name="post_relu")(x)
-    if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        x = layers.Dense(classes, activation="softmax", name="probs")(x)
-    elif pooling == "avg":
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = layers.GlobalMaxPooling2D(name="max_pool")(x)
+    x = _common.named_pool_or_top(x, include_top, pooling, classes, "probs")
     model = _common.make_model(img_input, input_tensor, x, model_name)
     if weights == "imagenet" and model_name in WEIGHTS_HASHES:
         return _common.load_keras_weights(model, weights, include_top, model_name,
