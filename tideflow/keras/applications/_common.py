@@ -75,14 +75,25 @@ def pool_or_top(x, include_top, pooling, top_fn):
     return x
 
 
+def avg_pool_softmax(classes, dense_name="predictions", pool_name="avg_pool"):
+    """A ``top_fn``: global average pooling (``pool_name``, None for Keras's automatic
+    name), then the softmax ``dense_name`` layer of ``classes`` units."""
+    from tideflow.keras import layers
+
+    def top(x):
+        x = layers.GlobalAveragePooling2D(name=pool_name)(x)
+        return layers.Dense(classes, activation="softmax", name=dense_name)(x)
+
+    return top
+
+
 def named_pool_or_top(x, include_top, pooling, classes, dense_name):
     """The ResNet and DenseNet ending: ``avg_pool`` then the softmax ``dense_name`` layer,
     or the optional global pooling (``avg_pool`` or ``max_pool``)."""
     from tideflow.keras import layers
 
     if include_top:
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        return layers.Dense(classes, activation="softmax", name=dense_name)(x)
+        return avg_pool_softmax(classes, dense_name)(x)
     if pooling == "avg":
         return layers.GlobalAveragePooling2D(name="avg_pool")(x)
     if pooling == "max":

@@ -118,11 +118,7 @@ def InceptionResNetV2(include_top=True, weights="imagenet", input_tensor=None,
                                block_idx=10)
     x = conv2d_bn(x, 1536, 1, name="conv_7b")
 
-    def top(x):
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        return layers.Dense(classes, activation="softmax", name="predictions")(x)
-
-    x = _common.pool_or_top(x, include_top, pooling, top)
+    x = _common.pool_or_top(x, include_top, pooling, _common.avg_pool_softmax(classes))
     model = _common.make_model(img_input, input_tensor, x, "inception_resnet_v2")
     return _common.load_keras_weights(
         model, weights, include_top, "inception_resnet_v2", BASE_WEIGHT_URL,

@@ -118,11 +118,7 @@ def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_s
         branch_pool = _avg_branch(x, 192)
         x = concat([branch1x1, branch3x3, branch3x3dbl, branch_pool], f"mixed{9 + i}")
 
-    def top(x):
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        return layers.Dense(classes, activation="softmax", name="predictions")(x)
-
-    x = _common.pool_or_top(x, include_top, pooling, top)
+    x = _common.pool_or_top(x, include_top, pooling, _common.avg_pool_softmax(classes))
     model = _common.make_model(img_input, input_tensor, x, "inception_v3")
     return _common.load_keras_weights(
         model, weights, include_top, "inception_v3", _BASE,

@@ -105,11 +105,8 @@ def MobileNetV2(input_shape=None, alpha=1.0, include_top=True, weights="imagenet
     x = layers.BatchNormalization(axis=axis, epsilon=1e-3, momentum=0.999, name="Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)
 
-    def top(x):
-        x = layers.GlobalAveragePooling2D()(x)
-        return layers.Dense(classes, activation="softmax", use_bias=True, name="Logits")(x)
-
-    x = _common.pool_or_top(x, include_top, pooling, top)
+    x = _common.pool_or_top(x, include_top, pooling,
+                            _common.avg_pool_softmax(classes, "Logits", pool_name=None))
     model = _common.make_model(img_input, input_tensor, x, f"mobilenetv2_{alpha:0.2f}_{rows}")
     if weights == "imagenet":
         fname = (f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{rows}"

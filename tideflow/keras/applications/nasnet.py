@@ -93,11 +93,8 @@ def NASNet(input_shape=None, penultimate_filters=4032, num_blocks=6, stem_block_
                                   block_id=f"{2 * num_blocks + i + 1}")
         x = layers.Activation("relu")(x)
 
-        def top(x):
-            x = layers.GlobalAveragePooling2D()(x)
-            return layers.Dense(classes, activation="softmax", name="predictions")(x)
-
-        x = _common.pool_or_top(x, include_top, pooling, top)
+        x = _common.pool_or_top(x, include_top, pooling,
+                                _common.avg_pool_softmax(classes, pool_name=None))
         model = _common.make_model(img_input, input_tensor, x, "NASNet")
         if weights == "imagenet":
             if default_size not in (224, 331):

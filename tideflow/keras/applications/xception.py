@@ -75,11 +75,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = relu(sepconv(x, 1536, "block14_sepconv1"), "block14_sepconv1_act")
     x = relu(sepconv(x, 2048, "block14_sepconv2"), "block14_sepconv2_act")
 
-    def top(x):
-        x = layers.GlobalAveragePooling2D(name="avg_pool")(x)
-        return layers.Dense(classes, activation="softmax", name="predictions")(x)
-
-    x = _common.pool_or_top(x, include_top, pooling, top)
+    x = _common.pool_or_top(x, include_top, pooling, _common.avg_pool_softmax(classes))
     model = _common.make_model(img_input, input_tensor, x, "xception")
     return _common.load_keras_weights(
         model, weights, include_top, "xception", _BASE,
