@@ -3,7 +3,7 @@
 import os
 
 from tideflow.keras import backend as K
-from tideflow.keras.applications.imagenet_utils import fetch, preprocess_input
+from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, fetch, preprocess_input
 
 
 def check_weights(weights, include_top, classes, imagenet_msg=None):
@@ -27,6 +27,17 @@ def image_input(input_tensor, input_shape):
     if not K.is_keras_tensor(input_tensor):
         return Input(tensor=input_tensor, shape=input_shape)
     return input_tensor
+
+
+def checked_image_input(weights, include_top, classes, input_tensor, input_shape,
+                        default_size, min_size):
+    """``check_weights``, then the image input of the checked or default input shape
+    (``default_size`` square, at least ``min_size``)."""
+    check_weights(weights, include_top, classes)
+    input_shape = _obtain_input_shape(input_shape, default_size=default_size, min_size=min_size,
+                                      data_format=K.image_data_format(),
+                                      require_flatten=include_top, weights=weights)
+    return image_input(input_tensor, input_shape)
 
 
 def get_source_inputs(tensor):

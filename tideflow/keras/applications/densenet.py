@@ -2,7 +2,7 @@
 and names: ``conv1/conv``, ``conv2_block1_0_bn``..., ``bn``, ``relu``, ``fc1000``)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 BASE_WEIGTHS_PATH = ("https://github.com/keras-team/keras-applications/releases/download/"
@@ -53,14 +53,10 @@ def DenseNet(blocks, include_top=True, weights="imagenet", input_tensor=None,
              input_shape=None, pooling=None, classes=1000, **kwargs):
     """A DenseNet of four dense blocks of ``blocks`` conv blocks each, for 224x224 RGB images
     by default (at least 32x32)."""
-    from tideflow.keras import backend as K
     from tideflow.keras import layers
 
-    _common.check_weights(weights, include_top, classes)
-    input_shape = _obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                      data_format=K.image_data_format(),
-                                      require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.checked_image_input(weights, include_top, classes, input_tensor,
+                                            input_shape, 224, 32)
     axis = _common.bn_axis()
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=False, name="conv1/conv")(x)

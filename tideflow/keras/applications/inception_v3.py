@@ -4,7 +4,7 @@ convolutions of the branches keep Keras's automatic names: ``conv2d_N``, ``batch
 
 from tideflow.keras.applications import _common
 from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.5/"
 WEIGHTS_PATH = _BASE + "inception_v3_weights_tf_dim_ordering_tf_kernels.h5"
@@ -39,14 +39,10 @@ def _avg_branch(x, filters):
 def InceptionV3(include_top=True, weights="imagenet", input_tensor=None, input_shape=None,
                 pooling=None, classes=1000, **kwargs):
     """Inception V3, for 299x299 RGB images by default (at least 75x75)."""
-    from tideflow.keras import backend as K
     from tideflow.keras import layers
 
-    _common.check_weights(weights, include_top, classes)
-    input_shape = _obtain_input_shape(input_shape, default_size=299, min_size=75,
-                                      data_format=K.image_data_format(),
-                                      require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.checked_image_input(weights, include_top, classes, input_tensor,
+                                            input_shape, 299, 75)
     axis = _channel_axis()
 
     def concat(branches, name=None):

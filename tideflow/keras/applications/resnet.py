@@ -2,7 +2,7 @@
 ``resnet_common``: the layers, names and ImageNet files of TF 1.15's models)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 BASE_WEIGHTS_PATH = "https://github.com/keras-team/keras-applications/releases/download/resnet/"
@@ -28,14 +28,10 @@ def ResNet(stack_fn, preact, use_bias, model_name="resnet", include_top=True,
            classes=1000, **kwargs):
     """The ResNet (``preact=False``) / ResNetV2 (``preact=True``) skeleton around
     ``stack_fn``'s residual stacks."""
-    from tideflow.keras import backend as K
     from tideflow.keras import layers
 
-    _common.check_weights(weights, include_top, classes)
-    input_shape = _obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                      data_format=K.image_data_format(),
-                                      require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.checked_image_input(weights, include_top, classes, input_tensor,
+                                            input_shape, 224, 32)
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = layers.Conv2D(64, 7, strides=2, use_bias=use_bias, name="conv1_conv")(x)
     if not preact:

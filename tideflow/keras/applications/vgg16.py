@@ -1,7 +1,7 @@
 """``tf.keras.applications.vgg16``: VGG16 (keras_applications 1.0.8's layers and names)."""
 
 from tideflow.keras.applications import _common
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 from tideflow.keras.applications.imagenet_utils import preprocess_input as _preprocess
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.1/"
@@ -11,14 +11,10 @@ _HASHES = {"vgg16": ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d83200629494
 
 def _vgg(convs_per_block, name, include_top, weights, input_tensor, input_shape, pooling,
          classes):
-    from tideflow.keras import backend as K
     from tideflow.keras import layers
 
-    _common.check_weights(weights, include_top, classes)
-    input_shape = _obtain_input_shape(input_shape, default_size=224, min_size=32,
-                                      data_format=K.image_data_format(),
-                                      require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.checked_image_input(weights, include_top, classes, input_tensor,
+                                            input_shape, 224, 32)
     x = img_input
     for block, (filters, n) in enumerate(zip((64, 128, 256, 512, 512), convs_per_block), 1):
         for i in range(1, n + 1):

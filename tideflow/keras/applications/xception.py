@@ -3,7 +3,7 @@ the residual 1x1 convolutions and the sums keep Keras's automatic names)."""
 
 from tideflow.keras.applications import _common
 from tideflow.keras.applications._common import tf_mode_preprocess_input as preprocess_input
-from tideflow.keras.applications.imagenet_utils import _obtain_input_shape, decode_predictions
+from tideflow.keras.applications.imagenet_utils import decode_predictions
 
 _BASE = "https://github.com/fchollet/deep-learning-models/releases/download/v0.4/"
 TF_WEIGHTS_PATH = _BASE + "xception_weights_tf_dim_ordering_tf_kernels.h5"
@@ -16,11 +16,8 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     from tideflow.keras import backend as K
     from tideflow.keras import layers
 
-    _common.check_weights(weights, include_top, classes)
-    input_shape = _obtain_input_shape(input_shape, default_size=299, min_size=71,
-                                      data_format=K.image_data_format(),
-                                      require_flatten=include_top, weights=weights)
-    img_input = _common.image_input(input_tensor, input_shape)
+    img_input = _common.checked_image_input(weights, include_top, classes, input_tensor,
+                                            input_shape, 299, 71)
     axis = 1 if K.image_data_format() == "channels_first" else -1
 
     def bn(x, name=None):
