@@ -26,19 +26,26 @@ def _flip_channels(x, data_format, ndim):
     return x[..., ::-1]
 
 
-def _preprocess_numpy_input(x, data_format, mode):
-    if not issubclass(x.dtype.type, np.floating):
-        x = x.astype(K.floatx(), copy=False)
+def _scale_or_flip(x, data_format, mode, ndim):
+    """Each mode's first step: 'tf' scales to [-1, 1] (all it does), 'torch' to [0, 1],
+    'caffe' turns RGB into BGR. Returns ``x`` and the per-channel std to divide by after the
+    mean ('torch'; None otherwise)."""
     if mode == "tf":
         x /= 127.5
         x -= 1.0
-        return x
+        return x, None
     if mode == "torch":
         x /= 255.0
-        std = _TORCH_STD
-    else:
-        x = _flip_channels(x, data_format, x.ndim)
-        std = None
+        return x, _TORCH_STD
+    return _flip_channels(x, data_format, ndim), None
+
+
+def _preprocess_numpy_input(x, data_format, mode):
+    if not issubclass(x.dtype.type, np.floating):
+        x = x.astype(K.floatx(), copy=False)
+    x, std = _scale_or_flip(x, data_format, mode, x.ndim)
+    if mode == "tf":
+        return x
     mean = _MEANS["torch" if mode == "torch" else "caffe"]
     for c in range(3):
         if data_format == "channels_first":
@@ -52,16 +59,9 @@ def _preprocess_numpy_input(x, data_format, mode):
 
 
 def _preprocess_symbolic_input(x, data_format, mode):
+    x, std = _scale_or_flip(x, data_format, mode, K.ndim(x))
     if mode == "tf":
-        x /= 127.5
-        x -= 1.0
         return x
-    if mode == "torch":
-        x /= 255.0
-        std = _TORCH_STD
-    else:
-        x = _flip_channels(x, data_format, K.ndim(x))
-        std = None
     mean = K.constant(-np.array(_MEANS["torch" if mode == "torch" else "caffe"]))
     if K.dtype(x) != K.dtype(mean):
         mean = K.cast(mean, K.dtype(x))
