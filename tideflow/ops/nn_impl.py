@@ -251,6 +251,8 @@ def softmax_cross_entropy_with_logits_v2(labels=None, logits=None, axis=None, na
             precise = _move_to_end(precise, a, r)
             labels = _move_to_end(labels, a, r)
         if precise.get_shape().ndims == 2:
+            if labels.get_shape().ndims != 2:  # TF flattens the labels' outer dims too
+                labels = _flatten_outer(labels)
             cost = _op("SoftmaxCrossEntropyWithLogits", [precise, labels])[0]
         else:
             outer = array_ops.shape(precise)[:-1]
