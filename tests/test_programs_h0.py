@@ -31,3 +31,28 @@ def test_softmax_xent_flattens_rank3_one_hot_labels_against_matrix_logits():
     expected = -np.mean(logp[[0, 2, 1, 2]])
     np.testing.assert_allclose(c0, expected, rtol=1e-5)
     assert c1 < c0 * 0.5
+
+
+def test_tensorflow_python_framework_ops_and_layers_utils_imports():
+    # Layer code of the TF 1.x era imports these internals directly.
+    import tideflow.python.framework.ops as ops_mod
+
+    from tideflow.python.framework import ops, tensor_shape, tensor_util
+    from tideflow.python.layers import utils
+    from tideflow.python.ops import array_ops, math_ops, random_ops
+
+    assert ops_mod is ops
+    g = tf.Graph()
+    with g.as_default():
+        x = ops.convert_to_tensor(np.arange(6, dtype=np.float32).reshape(2, 3), name="x")
+        keep = ops.convert_to_tensor(0.5, dtype=x.dtype, name="keep")
+        keep.get_shape().assert_is_compatible_with(tensor_shape.scalar())
+        assert tensor_util.constant_value(keep) == 0.5
+        mask = math_ops.floor(keep + random_ops.random_uniform(array_ops.shape(x), seed=3))
+        off = utils.smart_cond(False, lambda: x * mask, lambda: array_ops.identity(x))
+        on = utils.smart_cond(True, lambda: x * mask, lambda: array_ops.identity(x))
+        with tf.Session() as sess:
+            off_v, on_v, m = sess.run([off, on, mask])
+    np.testing.assert_array_equal(off_v, np.arange(6).reshape(2, 3))
+    assert set(np.unique(m)) <= {0.0, 1.0}
+    np.testing.assert_array_equal(on_v, np.arange(6).reshape(2, 3) * m)
