@@ -324,19 +324,13 @@ def _split_features(features, for_parse_example):
                 sparse_keys.append(f.value_key)
                 sparse_types.append(_check_dtype(key, f.dtype))
         elif isinstance(f, FixedLenFeature):
-            shape = as_shape(f.shape)
-            if not shape.is_fully_defined():
-                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
-                                 f" received {f.shape}.")
+            shape = _defined_shape(key, f.shape)
             dense_keys.append(key)
             dense_types.append(_check_dtype(key, f.dtype))
             dense_shapes.append(shape)
             dense_defaults.append(f.default_value)
         elif isinstance(f, FixedLenSequenceFeature):
-            shape = as_shape(f.shape)
-            if not shape.is_fully_defined():
-                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
-                                 f" received {f.shape}.")
+            shape = _defined_shape(key, f.shape)
             if for_parse_example and not f.allow_missing:
                 raise ValueError(f"Unsupported: FixedLenSequenceFeature requires allow_missing to"
                                  f" be True. Feature: {key}")
@@ -554,6 +548,15 @@ def _key_tensors(keys, what):
             for i, k in enumerate(keys)]
 
 
+def _defined_shape(key, shape):
+    """``shape`` as a TensorShape, which a dense feature needs fully defined (TF's error)."""
+    defined = as_shape(shape)
+    if not defined.is_fully_defined():
+        raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
+                         f" received {shape}.")
+    return defined
+
+
 def _split_sequence_features(sequence_features):
     """Sorted keys, dtypes and shapes of the sparse (VarLenFeature) and dense
     (FixedLenSequenceFeature) feature lists, and the dense ones allowed to be missing."""
@@ -565,10 +568,7 @@ def _split_sequence_features(sequence_features):
             fl_sparse_keys.append(key)
             fl_sparse_types.append(_check_dtype(key, f.dtype))
         elif isinstance(f, FixedLenSequenceFeature):
-            shape = as_shape(f.shape)
-            if not shape.is_fully_defined():
-                raise ValueError(f"All dimensions of shape for feature {key} need to be known but"
-                                 f" received {f.shape}.")
+            shape = _defined_shape(key, f.shape)
             fl_dense_keys.append(key)
             fl_dense_types.append(_check_dtype(key, f.dtype))
             fl_dense_shapes.append(shape)
