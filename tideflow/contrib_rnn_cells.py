@@ -22,7 +22,13 @@ from tideflow.ops import (
 )
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.clip_ops import clip_by_value
-from tideflow.ops.rnn_cell_impl import LSTMStateTuple, RNNCell, _input_depth, _UnitsCell
+from tideflow.ops.rnn_cell_impl import (
+    LSTMStateTuple,
+    RNNCell,
+    _DelegatingCell,
+    _input_depth,
+    _UnitsCell,
+)
 
 
 def _depth(what, tensor):
@@ -595,7 +601,7 @@ class Conv3DLSTMCell(ConvLSTMCell):
         super().__init__(conv_ndims=3, name=name, **kwargs)
 
 
-class CompiledWrapper(RNNCell):
+class CompiledWrapper(_DelegatingCell):
     """TF runs the wrapped cell under an XLA JIT scope; there is no JIT here, so the cell
     runs as it is (same variables, same results)."""
 
@@ -603,18 +609,6 @@ class CompiledWrapper(RNNCell):
         super().__init__()
         self._cell = cell
         self._compile_stateful = compile_stateful
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return self._cell.zero_state(batch_size, dtype)
 
     def __call__(self, inputs, state, scope=None):
         return self._cell(inputs, state, scope=scope)

@@ -457,7 +457,23 @@ class MultiRNNCell(RNNCell):
         return cur_inp, concat_ops.concat(new_states, 1)
 
 
-class _WrapperCell(RNNCell):
+class _DelegatingCell(RNNCell):
+    """A cell whose sizes and zero state are those of the cell it holds in ``_cell``."""
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
+            return self._cell.zero_state(batch_size, dtype)
+
+
+class _WrapperCell(_DelegatingCell):
     """A cell that forwards to ``cell`` without a scope of its own (TF 1.x wrappers)."""
 
     def __init__(self, cell):
@@ -469,24 +485,12 @@ class _WrapperCell(RNNCell):
         return self._cell
 
     @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    @property
     def trainable_weights(self):
         return self._cell.trainable_weights
 
     @property
     def non_trainable_weights(self):
         return self._cell.non_trainable_weights
-
-    def zero_state(self, batch_size, dtype):
-        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return self._cell.zero_state(batch_size, dtype)
 
 
 def _check_prob(name, p):

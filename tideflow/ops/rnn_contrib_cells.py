@@ -26,6 +26,7 @@ from tideflow.ops.rnn_cell_impl import (
     LSTMStateTuple,
     RNNCell,
     _activation,
+    _DelegatingCell,
     _input_depth,
     _UnitsCell,
     _WrapperCell,
@@ -513,7 +514,7 @@ class AttentionCellWrapper(RNNCell):
             return new_attns, new_attn_states
 
 
-class HighwayWrapper(RNNCell):
+class HighwayWrapper(_DelegatingCell):
     """``output = inputs * carry + cell_output * transform`` with ``carry =
     sigmoid(inputs @ carry_w + carry_b)`` and ``transform = 1 - carry`` (or its own
     ``transform_w``/``transform_b`` gate); the variables sit in the calling scope, as TF's."""
@@ -523,18 +524,6 @@ class HighwayWrapper(RNNCell):
         self._cell = cell
         self._couple = couple_carry_transform_gates
         self._carry_bias_init = carry_bias_init
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
-            return self._cell.zero_state(batch_size, dtype)
 
     def _highway(self, inp, out):
         size = inp.get_shape().with_rank(2)[1].value
