@@ -16,7 +16,7 @@ from tideflow.keras.layers.convolutional import (
     _ZeroPadding,
     conv_output_length,
 )
-from tideflow.keras.layers.core import Dropout, _add_weight, training_flag
+from tideflow.keras.layers.core import _add_weight, _FormattedSpatialDropout
 from tideflow.ops.layers_base import normalize_tuple
 
 
@@ -59,30 +59,14 @@ class UpSampling3D(Layer):
         return config
 
 
-class SpatialDropout3D(Dropout):
+class SpatialDropout3D(_FormattedSpatialDropout):
     """Drops whole feature maps of 5-D inputs in training."""
 
+    _rank = 5
+
     def __init__(self, rate, data_format=None, **kwargs):
-        kwargs.pop("noise_shape", None)
-        super().__init__(rate, **kwargs)
-        self.data_format = data_format or K.image_data_format()
+        super().__init__(rate, data_format, **kwargs)
         self.input_spec = InputSpec(ndim=5)
-
-    def get_config(self):
-        config = super().get_config()
-        config.pop("noise_shape", None)
-        config["data_format"] = self.data_format
-        return config
-
-    def call(self, inputs, training=None):
-        shape = tf.shape(inputs)
-        if self.data_format == "channels_first":
-            noise = tf.stack([shape[0], shape[1], 1, 1, 1])
-        else:
-            noise = tf.stack([shape[0], 1, 1, 1, shape[4]])
-        return K.in_train_phase(
-            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
-            lambda: tf.identity(inputs), training=training_flag(training))
 
 
 class Conv3DTranspose(_ConvTranspose, Conv3D):

@@ -171,17 +171,32 @@ class Dropout(Layer):
         return config
 
 
-class SpatialDropout1D(Dropout):
+class _SpatialDropout(Dropout):
+    """Drops whole feature maps: the noise is 1 along every axis but the batch and channels."""
+
+    _rank = 3
+    data_format = "channels_last"
+
     def call(self, inputs, training=None):
         shape = tf.shape(inputs)
         self.noise_shape = None
-        noise = tf.stack([shape[0], 1, shape[2]])
+        ones = [1] * (self._rank - 2)
+        if self.data_format == "channels_first":
+            noise = tf.stack([shape[0], shape[1]] + ones)
+        else:
+            noise = tf.stack([shape[0]] + ones + [shape[self._rank - 1]])
         return K.in_train_phase(
             lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
             lambda: tf.identity(inputs), training=training_flag(training))
 
 
-class SpatialDropout2D(Dropout):
+class SpatialDropout1D(_SpatialDropout):
+    pass
+
+
+class _FormattedSpatialDropout(_SpatialDropout):
+    """A spatial dropout of images or volumes, channels first or last (``data_format``)."""
+
     def __init__(self, rate, data_format=None, **kwargs):
         kwargs.pop("noise_shape", None)
         super().__init__(rate, **kwargs)
@@ -193,15 +208,9 @@ class SpatialDropout2D(Dropout):
         config["data_format"] = self.data_format
         return config
 
-    def call(self, inputs, training=None):
-        shape = tf.shape(inputs)
-        if self.data_format == "channels_first":
-            noise = tf.stack([shape[0], shape[1], 1, 1])
-        else:
-            noise = tf.stack([shape[0], 1, 1, shape[3]])
-        return K.in_train_phase(
-            lambda: tf.nn.dropout(inputs, rate=self.rate, noise_shape=noise, seed=self.seed),
-            lambda: tf.identity(inputs), training=training_flag(training))
+
+class SpatialDropout2D(_FormattedSpatialDropout):
+    _rank = 4
 
 
 class GaussianNoise(Layer):
