@@ -85,5 +85,11 @@ class _FlagValuesWrapper:
     def __call__(self, *args, **kwargs):
         return self.__dict__["_wrapped"](*args, **kwargs)
 
+    def _parse_flags(self, args=None):
+        """TF <= 1.4's explicit parse: known flags of ``args`` (default ``sys.argv[1:]``) are set
+        and the arguments left over are returned (without the program name)."""
+        argv = sys.argv[:1] + list(sys.argv[1:] if args is None else args)
+        return self.__dict__["_wrapped"](argv, known_only=True)[1:]
+
 
 FLAGS = _FlagValuesWrapper(_absl_flags.FLAGS)
