@@ -45,7 +45,21 @@ class InputLayer(Layer):
             self.is_placeholder = False
         self._batch_input_shape = batch_input_shape
         self._dtype = dtypes.as_dtype(dtype).base_dtype.name
-        self._add_node([], [input_tensor], {}, ([], []))
+        self._add_node([], input_tensor, {}, ([], []))
+
+    # As in TF, the input layer's node takes its placeholder in and gives it out, so
+    # ``input`` / ``input_shape`` are ``output`` / ``output_shape`` (the node itself
+    # keeps no inbound tensors: nothing feeds it inside a model's graph).
+    @property
+    def input(self):
+        return self.output
+
+    @property
+    def input_shape(self):
+        return self.output_shape
+
+    def get_input_at(self, node_index):
+        return self.get_output_at(node_index)
 
     def get_config(self):
         return {"batch_input_shape": self._batch_input_shape, "dtype": self.dtype,
