@@ -33,3 +33,20 @@ def test_flags_parse_flags_of_tf_1_4_scripts(tmp_path):
                           check=False, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["8 x ['--other=1']", "['extra'] 3"]
+
+
+def test_python_ops_lookup_ops_of_the_nmt_vocab_utils(tmp_path):
+    # tensorflow/nmt builds its vocabulary tables with
+    # `from tensorflow.python.ops import lookup_ops` and initializes them with tables_initializer
+    from tideflow.python.ops import lookup_ops
+
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("<unk>\n<s>\n</s>\nhello\nworld\n")
+    table = lookup_ops.index_table_from_file(str(vocab), default_value=0)
+    reverse = lookup_ops.index_to_string_table_from_file(str(vocab), default_value="<unk>")
+    ids = table.lookup(tf.constant(["world", "hello", "nope", "</s>"]))
+    words = reverse.lookup(tf.constant([3, 9], tf.int64))
+    with tf.Session() as sess:
+        sess.run(lookup_ops.tables_initializer())
+        assert sess.run(ids).tolist() == [4, 3, 0, 2]
+        assert sess.run(words).tolist() == [b"hello", b"<unk>"]

@@ -21,6 +21,7 @@ from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import scalar
 from tideflow.ops.cast_ops import cast
 from tideflow.ops.queue_ops import resource_name
+from tideflow.ops.variables import tables_initializer  # noqa: F401  (TF's lookup_ops defines it)
 
 # ------------------------------------------------------------------------------------------
 # the resource

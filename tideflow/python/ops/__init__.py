@@ -6,6 +6,7 @@ from tideflow.ops import (
     array_ops,
     control_flow_ops,
     init_ops,
+    lookup_ops,
     math_ops,
     nn_ops,
     random_ops,
@@ -13,6 +14,7 @@ from tideflow.ops import (
 )
 
 for _name, _mod in (("array_ops", array_ops), ("control_flow_ops", control_flow_ops),
-                    ("init_ops", init_ops), ("math_ops", math_ops), ("nn_ops", nn_ops),
+                    ("init_ops", init_ops), ("lookup_ops", lookup_ops),
+                    ("math_ops", math_ops), ("nn_ops", nn_ops),
                     ("random_ops", random_ops), ("variable_scope", variable_scope)):
     _sys.modules[__name__ + "." + _name] = _mod
