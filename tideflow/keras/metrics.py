@@ -1,5 +1,7 @@
 """``tf.keras.metrics``: per-sample metric functions (accuracies, the losses) and ``get``."""
 
+import inspect
+
 import numpy as np
 
 import tideflow as tf
@@ -208,6 +210,12 @@ def _wrapper_class(cls_name, fn, default_name, lead=(), **defaults):
         merged.update(kwargs)
         MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **merged)
 
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                             default=(default_name if n == "name" else
+                                      None if n == "dtype" else defaults[n]))
+           for n in order])
     return type(cls_name, (MeanMetricWrapper,), {"__init__": __init__,
                                                  "__doc__": f"Mean of ``{fn.__name__}``."})
 
@@ -238,6 +246,100 @@ CategoricalCrossentropy = _wrapper_class("CategoricalCrossentropy", categorical_
 SparseCategoricalCrossentropy = _wrapper_class("SparseCategoricalCrossentropy",
                                                sparse_categorical_crossentropy,
                                                "sparse_categorical_crossentropy")
+Hinge = _wrapper_class("Hinge", hinge, "hinge")
+SquaredHinge = _wrapper_class("SquaredHinge", squared_hinge, "squared_hinge")
+CategoricalHinge = _wrapper_class("CategoricalHinge", categorical_hinge, "categorical_hinge")
+KLDivergence = _wrapper_class("KLDivergence", kullback_leibler_divergence,
+                              "kullback_leibler_divergence")
+Poisson = _wrapper_class("Poisson", poisson, "poisson")
+LogCoshError = _wrapper_class("LogCoshError", logcosh, "logcosh")
+MeanSquaredLogarithmicError = _wrapper_class("MeanSquaredLogarithmicError",
+                                             mean_squared_logarithmic_error,
+                                             "mean_squared_logarithmic_error")
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """The cosine of the angle between ``y_true`` and ``y_pred`` along ``axis`` (the metric
+    is the positive cosine; the loss ``cosine_proximity`` is its negative)."""
+    y_pred = tf.convert_to_tensor(y_pred)
+    y_true = tf.cast(y_true, y_pred.dtype)
+    y_true = tf.nn.l2_normalize(y_true, axis=axis)
+    y_pred = tf.nn.l2_normalize(y_pred, axis=axis)
+    return tf.reduce_sum(y_true * y_pred, axis=axis)
+
+
+CosineSimilarity = _wrapper_class("CosineSimilarity", cosine_similarity, "cosine_similarity",
+                                  axis=-1)
+
+
+class MeanRelativeError(Mean):
+    """The mean of ``|y_true - y_pred| / normalizer``."""
+
+    def __init__(self, normalizer, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.normalizer = tf.cast(normalizer, self.dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_pred = tf.cast(y_pred, self.dtype)
+        y_true = tf.cast(y_true, self.dtype)
+        errors = tf.div_no_nan(tf.abs(y_true - y_pred), self.normalizer)
+        return super().update_state(errors, sample_weight=sample_weight)
+
+    def get_config(self):
+        config = {"normalizer": K.eval(self.normalizer)}
+        config.update(super().get_config())
+        return config
+
+
+class MeanTensor(Metric):
+    """The element-wise (weighted) mean of the tensors given, which must all have the fully
+    known shape of the first one."""
+
+    def __init__(self, name="mean_tensor", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self._shape = None
+        self._total = self._count = None
+
+    @property
+    def total(self):
+        return self._total
+
+    @property
+    def count(self):
+        return self._count
+
+    def update_state(self, values, sample_weight=None):
+        values = tf.cast(values, self.dtype)
+        shape = values.get_shape()
+        if self._shape is None:
+            if not shape.is_fully_defined():
+                raise ValueError(f"MeanTensor: the shape of the values must be fully "
+                                 f"defined, got {shape}")
+            self._shape = shape
+            self._total = self.add_weight("total", shape=shape.as_list())
+            self._count = self.add_weight("count", shape=shape.as_list())
+        elif shape.as_list() != self._shape.as_list():
+            raise ValueError(f"MeanTensor input values must always have the same shape. "
+                             f"Expected shape (set during the first call): {self._shape}. "
+                             f"Got: {shape}")
+        num_values = tf.ones_like(values)
+        if sample_weight is not None:
+            sample_weight = tf.cast(sample_weight, self.dtype)
+            rank_v, rank_w = values.get_shape().ndims, sample_weight.get_shape().ndims
+            if rank_w is not None and 0 < rank_w < rank_v:
+                sample_weight = tf.reshape(sample_weight, sample_weight.get_shape().as_list()
+                                           + [1] * (rank_v - rank_w))
+            num_values = num_values * sample_weight
+            values = values * sample_weight
+        return tf.group(tf.assign_add(self._total, values),
+                        tf.assign_add(self._count, num_values))
+
+    def result(self):
+        if self._shape is None:
+            raise ValueError("MeanTensor does not have any result yet. Please call the "
+                             "MeanTensor instance or use `.update_state(value)` before "
+                             "retrieving the result.")
+        return tf.div_no_nan(self._total, self._count)
 
 
 class RootMeanSquaredError(Mean):
@@ -335,6 +437,148 @@ class AUC(_Confusion):
         fpr = self.false_positives / tf.maximum(self.false_positives + self.true_negatives,
                                                 1e-12)
         return tf.reduce_sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2.0)
+
+
+def _thresholds_list(thresholds, default=0.5):
+    if thresholds is None:
+        return [default]
+    ts = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
+    for t in ts:
+        if not 0.0 <= float(t) <= 1.0:
+            raise ValueError(f"Threshold values must be in [0, 1]. Invalid values: {ts}")
+    return ts
+
+
+class _ConfusionCount(_Confusion):
+    """One count of the confusion matrix at each threshold (a scalar for one threshold)."""
+
+    _kind = None
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        self.init_thresholds = thresholds
+        super().__init__(_thresholds_list(thresholds), [self._kind], name=name, dtype=dtype)
+        self.accumulator = getattr(self, self._kind)
+
+    def result(self):
+        if len(self.thresholds) == 1:
+            return tf.identity(self.accumulator[0])
+        return tf.identity(self.accumulator)
+
+    def get_config(self):
+        config = {"thresholds": self.init_thresholds}
+        config.update(super().get_config())
+        return config
+
+
+class TruePositives(_ConfusionCount):
+    _kind = "true_positives"
+
+
+class TrueNegatives(_ConfusionCount):
+    _kind = "true_negatives"
+
+
+class FalsePositives(_ConfusionCount):
+    _kind = "false_positives"
+
+
+class FalseNegatives(_ConfusionCount):
+    _kind = "false_negatives"
+
+
+class _SensitivitySpecificityBase(_Confusion):
+    """TF 1.15's rule: the metric at the threshold whose other rate (specificity or
+    sensitivity) is nearest ``value`` (tf_keras 2.x instead takes the best metric among the
+    thresholds where the other rate is at least ``value``)."""
+
+    def __init__(self, value, num_thresholds=200, name=None, dtype=None):
+        if num_thresholds <= 0:
+            raise ValueError(f"`num_thresholds` must be > 0, got {num_thresholds}")
+        self.value = value
+        self.num_thresholds = num_thresholds
+        eps = 1e-7
+        if num_thresholds == 1:
+            thresholds = [0.5]
+        else:
+            thresholds = ([0.0 - eps] + [(i + 1) / (num_thresholds - 1)
+                                         for i in range(num_thresholds - 2)] + [1.0 + eps])
+        super().__init__(thresholds, ["true_positives", "true_negatives", "false_positives",
+                                      "false_negatives"], name=name, dtype=dtype)
+
+    def _at_nearest(self, rates, num, den_other):
+        i = tf.cast(tf.argmin(tf.abs(rates - self.value), axis=0), "int32")
+        return tf.div_no_nan(tf.gather(num, i), tf.gather(num, i) + tf.gather(den_other, i))
+
+
+class SensitivityAtSpecificity(_SensitivitySpecificityBase):
+    def __init__(self, specificity, num_thresholds=200, name=None, dtype=None):
+        if specificity < 0 or specificity > 1:
+            raise ValueError("`specificity` must be in the range [0, 1].")
+        self.specificity = specificity
+        super().__init__(specificity, num_thresholds=num_thresholds, name=name, dtype=dtype)
+
+    def result(self):
+        specificities = tf.div_no_nan(self.true_negatives,
+                                      self.true_negatives + self.false_positives)
+        return self._at_nearest(specificities, self.true_positives, self.false_negatives)
+
+    def get_config(self):
+        config = {"num_thresholds": self.num_thresholds, "specificity": self.specificity}
+        config.update(super().get_config())
+        return config
+
+
+class SpecificityAtSensitivity(_SensitivitySpecificityBase):
+    def __init__(self, sensitivity, num_thresholds=200, name=None, dtype=None):
+        if sensitivity < 0 or sensitivity > 1:
+            raise ValueError("`sensitivity` must be in the range [0, 1].")
+        self.sensitivity = sensitivity
+        super().__init__(sensitivity, num_thresholds=num_thresholds, name=name, dtype=dtype)
+
+    def result(self):
+        sensitivities = tf.div_no_nan(self.true_positives,
+                                      self.true_positives + self.false_negatives)
+        return self._at_nearest(sensitivities, self.true_negatives, self.false_positives)
+
+    def get_config(self):
+        config = {"num_thresholds": self.num_thresholds, "sensitivity": self.sensitivity}
+        config.update(super().get_config())
+        return config
+
+
+class MeanIoU(Metric):
+    """The mean over classes of the intersection over union, from a confusion matrix of
+    (weighted) counts kept as float64 (as TF)."""
+
+    def __init__(self, num_classes, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.num_classes = num_classes
+        self.total_cm = self.add_weight("total_confusion_matrix",
+                                        shape=(num_classes, num_classes), dtype="float64")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = tf.reshape(tf.cast(y_true, "int64"), [-1])
+        y_pred = tf.reshape(tf.cast(y_pred, "int64"), [-1])
+        if sample_weight is not None:
+            sample_weight = tf.reshape(tf.cast(sample_weight, "float64"), [-1])
+        cm = tf.confusion_matrix(y_true, y_pred, self.num_classes, weights=sample_weight,
+                                 dtype="float64")
+        return tf.assign_add(self.total_cm, cm)
+
+    def result(self):
+        cm = tf.cast(self.total_cm, self.dtype)
+        sum_over_row = tf.reduce_sum(cm, axis=0)
+        sum_over_col = tf.reduce_sum(cm, axis=1)
+        true_positives = tf.diag_part(cm)
+        denominator = sum_over_row + sum_over_col - true_positives
+        num_valid = tf.reduce_sum(tf.cast(tf.not_equal(denominator, 0), self.dtype))
+        iou = tf.div_no_nan(true_positives, denominator)
+        return tf.div_no_nan(tf.reduce_sum(iou), num_valid)
+
+    def get_config(self):
+        config = {"num_classes": self.num_classes}
+        config.update(super().get_config())
+        return config
 
 
 _TABLE = {fn.__name__: fn for fn in [

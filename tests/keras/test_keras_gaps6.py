@@ -1,0 +1,143 @@
+"""tf.keras names of TF 1.15 that tideflow lacked (metrics, utils, layers, preprocessing,
+backend, optimizers), checked against NumPy references or values observed from tf_keras 2.x
+under ``tf.compat.v1`` (said where)."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+keras = tf.keras
+K = keras.backend
+M = keras.metrics
+
+
+def _run(*ts):
+    sess = K.get_session()
+    return sess.run(list(ts))
+
+
+# -- metrics ----------------------------------------------------------------------------------
+
+def _data():
+    rng = np.random.RandomState(0)
+    yt = (rng.rand(8, 3) > 0.5).astype("float32")
+    yp = rng.rand(8, 3).astype("float32")
+    sw = rng.rand(8).astype("float32")
+    return yt, yp, sw
+
+
+def test_confusion_count_metrics_match_numpy():
+    yt, yp, sw = _data()
+    w = np.repeat(sw[:, None], 3, 1)
+    ms = [M.TruePositives(), M.TrueNegatives(thresholds=[0.2, 0.7]), M.FalsePositives(0.3),
+          M.FalseNegatives()]
+    outs = _run(*[m(yt, yp, sample_weight=sw) for m in ms])
+    pos = yt > 0
+    tp = np.sum(w * ((yp > 0.5) & pos))
+    tn = [np.sum(w * ((yp <= t) & ~pos)) for t in (0.2, 0.7)]
+    fp = np.sum(w * ((yp > 0.3) & ~pos))
+    fn = np.sum(w * ((yp <= 0.5) & pos))
+    np.testing.assert_allclose(outs[0], tp, rtol=1e-5)
+    np.testing.assert_allclose(outs[1], tn, rtol=1e-5)
+    np.testing.assert_allclose(outs[2], fp, rtol=1e-5)
+    np.testing.assert_allclose(outs[3], fn, rtol=1e-5)
+    assert np.shape(outs[0]) == () and np.shape(outs[1]) == (2,)
+    assert ms[0].name == "true_positives"
+    assert ms[1].get_config()["thresholds"] == [0.2, 0.7]
+    with pytest.raises(ValueError, match="Threshold values must be in"):
+        M.TruePositives(1.5)
+
+
+def test_mean_wrapper_metrics_match_tf_keras_values():
+    # values observed from tf_keras 2.x (tf.compat.v1 graph mode) on the same data
+    yt, yp, sw = _data()
+    ms = [M.Hinge(), M.SquaredHinge(), M.CategoricalHinge(), M.KLDivergence(), M.Poisson(),
+          M.LogCoshError(), M.CosineSimilarity(), M.MeanSquaredLogarithmicError(),
+          M.MeanRelativeError(normalizer=[1.0, 2.0, 3.0])]
+    outs = _run(*[m(yt, yp, sample_weight=sw) for m in ms])
+    expected = [0.8113, 0.9847, 0.45041, 2.06584, 1.22943, 0.15677, 0.74275, 0.15531, 0.2903]
+    np.testing.assert_allclose(outs, expected, atol=2e-5)
+    assert [m.name for m in ms] == [
+        "hinge", "squared_hinge", "categorical_hinge", "kullback_leibler_divergence",
+        "poisson", "logcosh", "cosine_similarity", "mean_squared_logarithmic_error",
+        "mean_relative_error"]
+    # the NumPy forms of two of them
+    cos = np.sum(yt * yp, 1) / np.maximum(np.linalg.norm(yt, axis=1), 1e-6) \
+        / np.linalg.norm(yp, axis=1)
+    np.testing.assert_allclose(outs[6], np.sum(sw * cos) / np.sum(sw), rtol=1e-4)
+    rel = np.abs(yt - yp) / np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(outs[8], np.sum(sw[:, None] * rel) / (3 * np.sum(sw)), rtol=1e-5)
+
+
+def test_metric_classes_have_explicit_signatures():
+    assert list(inspect.signature(M.CosineSimilarity).parameters) == ["name", "dtype", "axis"]
+    assert inspect.signature(M.Hinge).parameters["name"].default == "hinge"
+    assert list(inspect.signature(M.TopKCategoricalAccuracy).parameters) == [
+        "k", "name", "dtype"]
+    m = M.BinaryAccuracy("acc", None, 0.3)
+    assert m.name == "acc" and m.get_config()["threshold"] == 0.3
+
+
+def test_mean_tensor_weighted_elementwise_mean():
+    m = M.MeanTensor()
+    with pytest.raises(ValueError, match="does not have any result yet"):
+        m.result()
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], "float32")
+    b = np.array([[5.0, 0.0], [1.0, 2.0]], "float32")
+    u1 = m.update_state(a)
+    u2 = m.update_state(b, sample_weight=np.array([[2.0], [0.0]], "float32"))
+    r = m.result()
+    _run(u1)
+    _run(u2)
+    (got,) = _run(r)
+    np.testing.assert_allclose(got, [[(1 + 10) / 3, 2 / 3], [3.0, 4.0]], rtol=1e-6)
+    with pytest.raises(ValueError, match="same shape"):
+        m.update_state(np.zeros((3, 2), "float32"))
+
+
+def _rates_at(yt, yp, sw, thresholds):
+    w = np.repeat(sw[:, None], yt.shape[1], 1).ravel()
+    yt, yp = yt.ravel() > 0, yp.ravel()
+    out = []
+    for t in thresholds:
+        above = yp > t
+        out.append([np.sum(w * (above & yt)), np.sum(w * (~above & ~yt)),
+                    np.sum(w * (above & ~yt)), np.sum(w * (~above & yt))])
+    return np.array(out).T
+
+
+def test_sensitivity_specificity_at_nearest_rate_tf115_rule():
+    yt, yp, sw = _data()
+    m1 = M.SensitivityAtSpecificity(0.5, num_thresholds=7)
+    m2 = M.SpecificityAtSensitivity(0.6, num_thresholds=11)
+    o1, o2 = _run(m1(yt, yp, sample_weight=sw), m2(yt, yp, sample_weight=sw))
+
+    def ths(n):
+        return [-1e-7] + [(i + 1) / (n - 1) for i in range(n - 2)] + [1 + 1e-7]
+
+    tp, tn, fp, fn = _rates_at(yt, yp, sw, ths(7))
+    i = np.argmin(np.abs(tn / (tn + fp) - 0.5))
+    np.testing.assert_allclose(o1, tp[i] / (tp[i] + fn[i]), rtol=1e-5)
+    tp, tn, fp, fn = _rates_at(yt, yp, sw, ths(11))
+    i = np.argmin(np.abs(tp / (tp + fn) - 0.6))
+    np.testing.assert_allclose(o2, tn[i] / (tn[i] + fp[i]), rtol=1e-5)
+    assert m1.get_config()["specificity"] == 0.5
+    with pytest.raises(ValueError, match="range"):
+        M.SensitivityAtSpecificity(1.5)
+
+
+def test_mean_iou_weighted():
+    m = M.MeanIoU(3)
+    yt, yp = np.array([0, 1, 2, 2, 1]), np.array([0, 2, 2, 1, 1])
+    w = np.array([1, 2, 1, 1, 0.5])
+    (got,) = _run(m(yt, yp, sample_weight=w))
+    cm = np.zeros((3, 3))
+    np.add.at(cm, (yt, yp), w)
+    tp = np.diag(cm)
+    den = cm.sum(0) + cm.sum(1) - tp
+    np.testing.assert_allclose(got, np.mean(tp / den), rtol=1e-6)
+    assert m.total_cm.dtype.base_dtype == tf.float64
+    assert m.get_config()["num_classes"] == 3
