@@ -141,3 +141,13 @@ def test_mean_iou_weighted():
     np.testing.assert_allclose(got, np.mean(tp / den), rtol=1e-6)
     assert m.total_cm.dtype.base_dtype == tf.float64
     assert m.get_config()["num_classes"] == 3
+
+
+def test_loss_classes_have_explicit_signatures():
+    sig = inspect.signature(keras.losses.BinaryCrossentropy)
+    assert list(sig.parameters) == ["from_logits", "label_smoothing", "reduction", "name"]
+    assert sig.parameters["name"].default == "binary_crossentropy"
+    assert list(inspect.signature(keras.losses.Huber).parameters) == [
+        "delta", "reduction", "name"]
+    loss = keras.losses.BinaryCrossentropy(True, 0.0, "sum")
+    assert loss.reduction == "sum" and loss.get_config()["from_logits"] is True

@@ -1,6 +1,8 @@
 """``tf.keras.losses``: per-sample loss functions (mean over the last axis) and the loss
 classes (``MeanSquaredError``, ``CategoricalCrossentropy``...) that reduce them to a scalar."""
 
+import inspect
+
 import tideflow as tf
 from tideflow.keras import backend as K
 from tideflow.keras._utils import deserialize as _deserialize
@@ -197,6 +199,12 @@ def _wrapper(fn, default_name, **defaults):
         merged.update(kwargs)
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **merged)
 
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                             default=(Reduction.AUTO if n == "reduction" else
+                                      default_name if n == "name" else defaults[n]))
+           for n in order])
     return __init__
 
 
