@@ -42,3 +42,26 @@ def test_input_layer_input_is_its_placeholder():
         np.testing.assert_allclose(out, np.maximum(x @ w + b, 0), rtol=1e-5, atol=1e-6)
         sub = tf.keras.models.Model(inputs=first.input, outputs=model.layers[1].output)
         np.testing.assert_allclose(sub.predict(x), out, rtol=1e-5, atol=1e-6)
+
+
+def test_python_training_modules_are_the_train_modules():
+    # Tutorial 06 (CIFAR-10) builds its batch norm with moving_averages from this path.
+    from tideflow.python.training.training_util import get_or_create_global_step
+
+    from tideflow.python.training import basic_session_run_hooks, moving_averages, saver
+
+    assert saver.Saver is tf.train.Saver
+    assert basic_session_run_hooks.StopAtStepHook is tf.train.StopAtStepHook
+    assert get_or_create_global_step is tf.train.get_or_create_global_step
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 3])
+        mean, _ = tf.nn.moments(x, axes=[0])
+        with tf.variable_scope("bn"):
+            moving = tf.get_variable("moving_mean", shape=[3], trainable=False,
+                                     initializer=tf.constant_initializer(0.0))
+        update = moving_averages.assign_moving_average(moving, mean, decay=0.9,
+                                                       zero_debias=False)
+        sess.run(tf.global_variables_initializer())
+        batch = np.array([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]], np.float32)
+        sess.run(update, {x: batch})
+        np.testing.assert_allclose(sess.run(moving), 0.1 * batch.mean(axis=0), rtol=1e-6)
