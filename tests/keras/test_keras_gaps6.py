@@ -151,3 +151,26 @@ def test_loss_classes_have_explicit_signatures():
         "delta", "reduction", "name"]
     loss = keras.losses.BinaryCrossentropy(True, 0.0, "sum")
     assert loss.reduction == "sum" and loss.get_config()["from_logits"] is True
+
+
+# -- recurrent layers: TF 1.15's keyword order ------------------------------------------------
+
+def test_recurrent_layers_and_cells_take_tf115_positional_arguments():
+    L = keras.layers
+    assert L.LSTM(32, "relu").activation is keras.activations.relu
+    cell = L.LSTMCell(4, "tanh", "sigmoid", False)  # 4th positional is use_bias
+    assert cell.use_bias is False and cell.unit_forget_bias is True
+    g = L.GRUCell(3, "tanh", "sigmoid", True, "ones")
+    assert g.kernel_initializer.__class__.__name__ == "Ones"
+    s = L.SimpleRNNCell(2, "relu", False)
+    assert s.use_bias is False
+    params = list(inspect.signature(L.LSTM).parameters)
+    assert params[:4] == ["units", "activation", "recurrent_activation", "use_bias"]
+    assert params[-2:] == ["unroll", "kwargs"]
+    assert list(inspect.signature(L.GRU).parameters)[-2] == "reset_after"
+    assert inspect.signature(L.LSTMCell).parameters["implementation"].default == 1
+    # the positional layer still builds and runs: ones kernel, zero recurrent kernel, no bias
+    layer = L.SimpleRNN(2, None, False, "ones", "zeros")
+    out = layer(tf.constant(np.ones((1, 3, 4), "float32")))
+    K.get_session().run(tf.global_variables_initializer())
+    np.testing.assert_allclose(K.eval(out), [[4.0, 4.0]])

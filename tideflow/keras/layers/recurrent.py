@@ -4,6 +4,8 @@ Keras's weights (``kernel``, ``recurrent_kernel``, ``bias``; LSTM gates i, f, c,
 z, r, h) and TF 1.x defaults (``recurrent_activation='hard_sigmoid'``), and the wrappers
 ``Bidirectional`` and ``TimeDistributed``."""
 
+import inspect
+
 import numpy as np
 
 import tideflow as tf
@@ -122,6 +124,17 @@ class SimpleRNNCell(_Cell):
         return out, [out]
 
 
+# the arguments of _Cell.__init__ that the gated cells pass on by name
+_CELL_ARGS = ("use_bias", "kernel_initializer", "recurrent_initializer", "bias_initializer",
+              "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+              "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
+              "recurrent_dropout")
+
+
+def _cell_args(args):
+    return {k: args[k] for k in _CELL_ARGS}
+
+
 class _GatedCell(_Cell):
     """A cell with gates (LSTM, GRU): their ``recurrent_activation``, and Keras's
     ``implementation`` (kept for the config)."""
@@ -139,8 +152,14 @@ class LSTMCell(_GatedCell):
     _GATES = 4
 
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
-                 unit_forget_bias=True, implementation=1, **kwargs):
-        super().__init__(units, activation, recurrent_activation, implementation, **kwargs)
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 unit_forget_bias=True, kernel_regularizer=None, recurrent_regularizer=None,
+                 bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, implementation=1,
+                 **kwargs):
+        super().__init__(units, activation, recurrent_activation, implementation,
+                         **_cell_args(locals()), **kwargs)
         self.unit_forget_bias = unit_forget_bias
 
     @property
@@ -190,8 +209,14 @@ class GRUCell(_GatedCell):
     _GATES = 3
 
     def __init__(self, units, activation="tanh", recurrent_activation="hard_sigmoid",
-                 reset_after=False, implementation=1, **kwargs):
-        super().__init__(units, activation, recurrent_activation, implementation, **kwargs)
+                 use_bias=True, kernel_initializer="glorot_uniform",
+                 recurrent_initializer="orthogonal", bias_initializer="zeros",
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 dropout=0.0, recurrent_dropout=0.0, implementation=1, reset_after=False,
+                 **kwargs):
+        super().__init__(units, activation, recurrent_activation, implementation,
+                         **_cell_args(locals()), **kwargs)
         self.reset_after = reset_after
 
     def _bias_shape(self):
@@ -694,12 +719,38 @@ class _RNNLayer(RNN):
         return config
 
 
+def _layer_signature(cls):
+    """``cls.__init__``'s signature as TF's: ``units``, then ``_POSITIONAL`` with the cell's
+    defaults (and None/False for the layer's own), then ``**kwargs``."""
+    P = inspect.Parameter
+    cell_params = {}
+    for klass in reversed(cls._CELL.__mro__):
+        if "__init__" in vars(klass) and klass is not object:
+            cell_params.update(inspect.signature(klass.__init__).parameters)
+    params = [P("self", P.POSITIONAL_OR_KEYWORD), P("units", P.POSITIONAL_OR_KEYWORD)]
+    for n in cls._POSITIONAL:
+        default = cell_params[n].default if n in cell_params else (
+            False if n in _TAIL or n == "reset_after" else None)
+        params.append(P(n, P.POSITIONAL_OR_KEYWORD, default=default))
+    params.append(P("kwargs", P.VAR_KEYWORD))
+
+    def __init__(self, units, *args, **kwargs):
+        _RNNLayer.__init__(self, units, *args, **kwargs)
+
+    __init__.__signature__ = inspect.Signature(params)
+    __init__.__doc__ = _RNNLayer.__init__.__doc__
+    cls.__init__ = __init__
+    return cls
+
+
+@_layer_signature
 class SimpleRNN(_RNNLayer):
     _CELL = SimpleRNNCell
     _POSITIONAL = ("activation", "use_bias", "kernel_initializer", "recurrent_initializer",
                    "bias_initializer") + _REGS + ("dropout", "recurrent_dropout") + _TAIL
 
 
+@_layer_signature
 class LSTM(_RNNLayer):
     _CELL = LSTMCell
     _POSITIONAL = ("activation", "recurrent_activation", "use_bias", "kernel_initializer",
@@ -707,6 +758,7 @@ class LSTM(_RNNLayer):
                        "dropout", "recurrent_dropout", "implementation") + _TAIL
 
 
+@_layer_signature
 class GRU(_RNNLayer):
     _CELL = GRUCell
     _POSITIONAL = ("activation", "recurrent_activation", "use_bias", "kernel_initializer",
@@ -715,6 +767,7 @@ class GRU(_RNNLayer):
                            "reset_after",)
 
 
+@_layer_signature
 class CuDNNLSTM(_RNNLayer):
     """The LSTM of cuDNN, computed on any device (weights as Keras's CuDNNLSTM)."""
 
@@ -723,6 +776,7 @@ class CuDNNLSTM(_RNNLayer):
                    "unit_forget_bias") + _REGS + _TAIL[:4]
 
 
+@_layer_signature
 class CuDNNGRU(_RNNLayer):
     """The GRU of cuDNN, computed on any device (weights as Keras's CuDNNGRU)."""
 
