@@ -2,6 +2,7 @@
 (MNIST, ResNet/CIFAR-10, wide & deep census, boosted trees, iris get_started) against
 tideflow."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -25,3 +26,54 @@ def test_python_util_nest_and_compat_import_like_tensorflow_python_util():
     assert consts["a"].shape.as_list() == [2]
     assert consts["b"][0].shape.as_list() == [1, 3]
     assert compat.as_text(b"x") == "x" and compat.as_bytes("x") == b"x"
+
+
+class _FetchByName(tf.train.SessionRunHook):
+    """Fetches graph tensors by name at every step, as LoggingTensorHook does."""
+
+    def __init__(self, names):
+        self.names, self.values = names, []
+
+    def before_run(self, run_context):
+        graph = run_context.session.graph
+        return tf.train.SessionRunArgs({k: graph.get_tensor_by_name(v + ":0")
+                                        for k, v in self.names.items()})
+
+    def after_run(self, run_context, run_values):
+        self.values.append(run_values.results)
+
+
+@pytest.mark.parametrize("model", ["linear", "dnn", "combined"])
+def test_canned_head_loss_tensors_have_tf_names(tmp_path, model):
+    # official/wide_deep/census_main.py logs '{linear/|dnn/|}head/truediv' (the mean loss) and
+    # '{...}head/weighted_loss/Sum' (the summed training loss) with a LoggingTensorHook
+    x = np.linspace(-1.0, 1.0, 8).astype(np.float32)
+    y = (x > 0).astype(np.int64)
+    w = np.array([1, 2, 3, 4, 1, 2, 3, 4], np.float32)
+    cols = [tf.feature_column.numeric_column("x")]
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": x, "w": w}, y)).repeat()
+
+    if model == "linear":
+        est = tf.estimator.LinearClassifier(cols, model_dir=str(tmp_path), weight_column="w")
+        prefix = "linear/"
+    elif model == "dnn":
+        est = tf.estimator.DNNClassifier([3], cols, model_dir=str(tmp_path), weight_column="w")
+        prefix = "dnn/"
+    else:
+        est = tf.estimator.DNNLinearCombinedClassifier(
+            str(tmp_path), linear_feature_columns=cols, dnn_feature_columns=cols,
+            dnn_hidden_units=[3], weight_column="w")
+        prefix = ""
+    hook = _FetchByName({"average_loss": prefix + "head/truediv",
+                         "loss": prefix + "head/weighted_loss/Sum"})
+    est.train(input_fn, steps=2, hooks=[hook])
+    assert len(hook.values) == 2
+    # TF 1.x: the mean is the summed weighted loss over the summed weights
+    for v in hook.values:
+        np.testing.assert_allclose(v["average_loss"], v["loss"] / w.sum(), rtol=1e-6)
+    if model == "linear":  # zero-initialised: every example's loss is log(2) at step 1
+        np.testing.assert_allclose(hook.values[0]["loss"], np.log(2.0) * w.sum(), rtol=1e-5)
+    names = {n for n, _ in tf.train.list_variables(str(tmp_path))}
+    assert not any(n.startswith(("linear/linear/", "dnn/dnn/")) for n in names), names

@@ -27,9 +27,11 @@ def _check_columns(feature_columns):
 
 
 def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
-               activation_fn, dropout, batch_norm=False, scope="dnn"):
-    """The network's logits, built under variable scope ``scope``."""
+               activation_fn, dropout, batch_norm=False, scope="dnn", return_name_scope=False):
+    """The network's logits, built under variable scope ``scope``; with ``return_name_scope``
+    also the name scope that opened (``"dnn/"``), where TF 1.x builds the head."""
     with variable_scope.variable_scope(scope, values=list(features.values())):
+        name_scope = ops.get_default_graph().get_name_scope() + "/"
         with variable_scope.variable_scope("input_from_feature_columns"):
             net = fc.input_layer(features, list(feature_columns))
         # the layers are named as their scopes: dnn/hiddenlayer_0/kernel, dnn/logits/bias
@@ -49,7 +51,7 @@ def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
                                    kernel_initializer=init_ops.glorot_uniform_initializer(),
                                    name="logits")
         summary_lib.histogram(f"{scope}/logits/activation", logits)
-    return logits
+    return (logits, name_scope) if return_name_scope else logits
 
 
 def minimize_op(optimizer, loss, var_list, global_step=None):
@@ -64,8 +66,9 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
-    logits = dnn_logits(features, mode, hidden_units, head.logits_dimension, feature_columns,
-                        activation_fn, dropout, batch_norm)
+    logits, name_scope = dnn_logits(features, mode, hidden_units, head.logits_dimension,
+                                    feature_columns, activation_fn, dropout, batch_norm,
+                                    return_name_scope=True)
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = head_lib.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
@@ -75,9 +78,10 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
 
         return minimize_op(opt, loss, None, training_util.get_global_step())
 
-    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
-                                      labels=labels,
-                                      train_op_fn=train_op_fn if opt is not None else None)
+    with ops.name_scope(name_scope):  # TF 1.x: the head's ops are dnn/head/...
+        return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                          labels=labels,
+                                          train_op_fn=train_op_fn if opt is not None else None)
 
 
 def _check_dropout(dropout):

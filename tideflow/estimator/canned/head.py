@@ -13,6 +13,7 @@ from tideflow.ops import (
     cast_ops,
     check_ops,
     control_flow_ops,
+    fill_ops,
     lookup_ops,
     losses_impl,
     math_ops,
@@ -140,6 +141,7 @@ class _Head:
             loss = losses_impl.compute_weighted_loss(unreduced, weights=weights,
                                                      reduction=self._loss_reduction,
                                                      loss_collection=None)
+            unregularized = loss
             if regularization_losses:
                 loss = math_ops.add_n([loss] + list(regularization_losses))
             if mode == ModeKeys.EVAL:
@@ -157,9 +159,16 @@ class _Head:
                 train_op = train_op_fn(loss)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
-            average = losses_impl.compute_weighted_loss(
-                unreduced, weights=weights,
-                reduction=losses_impl.Reduction.SUM_OVER_BATCH_SIZE, loss_collection=None)
+            if self._loss_reduction == losses_impl.Reduction.SUM:
+                # TF 1.x: the summed training loss over the summed example weights, as the
+                # op ``<head>/truediv`` (programs log it by that name, e.g. official/ census)
+                example_weight_sum = reduction_ops.reduce_sum(
+                    weights * fill_ops.ones_like(unreduced))
+                average = unregularized / example_weight_sum
+            else:
+                average = losses_impl.compute_weighted_loss(
+                    unreduced, weights=weights,
+                    reduction=losses_impl.Reduction.SUM_OVER_BATCH_SIZE, loss_collection=None)
             with ops.name_scope(""):  # the tags are "loss" and "average_loss", as TF's
                 summary_lib.scalar(MetricKeys.LOSS, loss)
                 summary_lib.scalar(MetricKeys.LOSS_MEAN, average)

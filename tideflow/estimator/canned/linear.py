@@ -7,6 +7,7 @@ from tideflow.estimator.canned import head as head_lib
 from tideflow.estimator.estimator import Estimator
 from tideflow.estimator.model_fn import ModeKeys
 from tideflow.feature_column import feature_column as fc
+from tideflow.framework import ops
 from tideflow.ops import losses_impl, variable_scope
 from tideflow.train import training_util
 
@@ -17,10 +18,15 @@ def linear_learning_rate(num_feature_columns, cap=_LEARNING_RATE):
     return min(cap, 1.0 / math.sqrt(num_feature_columns))
 
 
-def linear_logits(features, feature_columns, units, sparse_combiner, scope="linear"):
+def linear_logits(features, feature_columns, units, sparse_combiner, scope="linear",
+                  return_name_scope=False):
+    """The logits under variable scope ``scope``; with ``return_name_scope`` also the name
+    scope that opened (``"linear/"``), where TF 1.x builds the head."""
     with variable_scope.variable_scope(scope, values=list(features.values())):
-        return fc.linear_model(features, list(feature_columns), units=units,
-                               sparse_combiner=sparse_combiner)
+        logits = fc.linear_model(features, list(feature_columns), units=units,
+                                 sparse_combiner=sparse_combiner)
+        name_scope = ops.get_default_graph().get_name_scope() + "/"
+    return (logits, name_scope) if return_name_scope else logits
 
 
 def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
@@ -28,7 +34,8 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
-    logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
+    logits, name_scope = linear_logits(features, feature_columns, head.logits_dimension,
+                                       sparse_combiner, return_name_scope=True)
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = head_lib.get_optimizer_instance(
@@ -37,9 +44,10 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     def train_op_fn(loss):
         return opt.minimize(loss, global_step=training_util.get_global_step())
 
-    return head.create_estimator_spec(features=features, mode=mode, logits=logits,
-                                      labels=labels,
-                                      train_op_fn=train_op_fn if opt is not None else None)
+    with ops.name_scope(name_scope):  # TF 1.x: the head's ops are linear/head/...
+        return head.create_estimator_spec(features=features, mode=mode, logits=logits,
+                                          labels=labels,
+                                          train_op_fn=train_op_fn if opt is not None else None)
 
 
 def _check(feature_columns, sparse_combiner):
