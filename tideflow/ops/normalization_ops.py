@@ -119,19 +119,40 @@ def _batch_norm(x, scale, offset, mean, variance, *, epsilon, data_format, is_tr
     return _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training, 1.0)
 
 
+def _channel_sums(a, c):
+    """Per-channel sums of ``a`` (float32, channel axis ``c``: 1 or last) in float64.
+
+    The sums are BLAS matrix-vector products with a vector of ones: one memory-bound pass at
+    full bandwidth on every core, float32 accumulators in the BLAS's blocked order (relative
+    error ~1e-6 over 32k values, like TF's float32 Eigen reductions; NumPy's float32 sum over
+    a non-contiguous axis adds rows in sequence and is 3x slower and less exact)."""
+    depth = a.shape[c]
+    if c == a.ndim - 1:
+        flat = a.reshape(-1, depth)
+        return (np.ones(flat.shape[0], _F32) @ flat).astype(np.float64)
+    rows = a.reshape(a.shape[0], depth, -1)  # NCHW: (N, C, spatial)
+    return (rows @ np.ones(rows.shape[2], _F32)).astype(np.float64).sum(axis=0)
+
+
+def _per_channel(v, ndim, c):
+    return _expand(np.asarray(v, dtype=np.float64).astype(_F32), ndim, c)
+
+
 def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_training,
                exponential_avg_factor):
     _check_bn_input(x, data_format)
-    c, axes = _layout(x.ndim, data_format)
+    c, _ = _layout(x.ndim, data_format)
     depth = x.shape[c]
     for v, what in ((scale, "scale"), (offset, "offset")):
         _check_vec(v, what, depth)
-    xf = x.astype(_F32)
+    xf = np.ascontiguousarray(x, dtype=_F32)
+    n = x.size // max(depth, 1)
     if is_training:
-        m = np.mean(xf, axis=axes, dtype=np.float64)
-        centered = xf - _expand(m.astype(_F32), x.ndim, c)
-        var = np.mean(np.square(centered, dtype=np.float64), axis=axes)
-        n = x.size // max(depth, 1)
+        # two passes as TF's CPU kernel: the mean, then the mean square of the centered values
+        m = _channel_sums(xf, c) / max(n, 1)
+        centered = xf - _per_channel(m, x.ndim, c)
+        y = np.multiply(centered, centered)  # the squares, in the output's buffer
+        var = _channel_sums(y, c) / max(n, 1)
         unbiased = var * (n / max(n - 1, 1))
         if exponential_avg_factor != 1.0 and mean.size:
             f = exponential_avg_factor
@@ -145,12 +166,14 @@ def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_traini
         _check_vec(variance, "variance", depth)
         m = mean.astype(np.float64)
         var = variance.astype(np.float64)
-        centered = xf - _expand(m.astype(_F32), x.ndim, c)
+        centered = xf - _per_channel(m, x.ndim, c)
+        y = np.empty_like(centered)
         batch_mean, batch_var, saved_mean, saved_var = m, var, m, var
-    inv = (scale.astype(np.float64) / np.sqrt(var + epsilon)).astype(_F32)
-    y = centered * _expand(inv, x.ndim, c) + _expand(offset.astype(_F32), x.ndim, c)
+    inv = scale.astype(np.float64) / np.sqrt(var + epsilon)
+    np.multiply(centered, _per_channel(inv, x.ndim, c), out=y)
+    y += _per_channel(offset, x.ndim, c)
     u = scale.dtype
-    return (y.astype(x.dtype), batch_mean.astype(u), batch_var.astype(u),
+    return (y.astype(x.dtype, copy=False), batch_mean.astype(u), batch_var.astype(u),
             saved_mean.astype(u), saved_var.astype(u))
 
 
@@ -168,28 +191,29 @@ def _batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *, 
         raise errors.InvalidArgumentError(
             None, None, f"x and y_backprop must have same shape, but x has shape "
             f"{_dims(x.shape)} and y_backprop has shape {_dims(y_backprop.shape)}")
-    c, axes = _layout(x.ndim, data_format)
+    c, _ = _layout(x.ndim, data_format)
     depth = x.shape[c]
     for v, what in ((scale, "scale"), (reserve_space_1, "reserve_space_1"),
                     (reserve_space_2, "reserve_space_2")):
         _check_vec(v, what, depth)
-    dy = y_backprop.astype(_F32)
+    dy = np.ascontiguousarray(y_backprop, dtype=_F32)
     mean = reserve_space_1.astype(np.float64)
     inv = 1.0 / np.sqrt(reserve_space_2.astype(np.float64) + epsilon)
-    xhat = (x.astype(_F32) - _expand(mean.astype(_F32), x.ndim, c)) * _expand(
-        inv.astype(_F32), x.ndim, c)
-    d_offset = np.sum(dy, axis=axes, dtype=np.float64)
-    d_scale = np.sum(dy * xhat, axis=axes, dtype=np.float64)
-    k = _expand((scale.astype(np.float64) * inv).astype(_F32), x.ndim, c)
+    centered = np.ascontiguousarray(x, dtype=_F32) - _per_channel(mean, x.ndim, c)
+    dx = np.multiply(dy, centered)
+    d_offset = _channel_sums(dy, c)
+    d_scale = _channel_sums(dx, c) * inv  # sum(dy * xhat), xhat = centered * inv
+    k = scale.astype(np.float64) * inv
+    np.multiply(dy, _per_channel(k, x.ndim, c), out=dx)
     if is_training:
+        # dx = k * (dy - mean(dy) - xhat * mean(dy * xhat))
         n = x.size // max(depth, 1)
-        mean_dy = _expand((d_offset / n).astype(_F32), x.ndim, c)
-        mean_dy_xhat = _expand((d_scale / n).astype(_F32), x.ndim, c)
-        dx = k * (dy - mean_dy - xhat * mean_dy_xhat)
-    else:
-        dx = k * dy
+        dx -= _per_channel(k * d_offset / n, x.ndim, c)
+        centered *= _per_channel(k * inv * d_scale / n, x.ndim, c)
+        dx -= centered
     empty = np.zeros([0], _F32)
-    return dx.astype(x.dtype), d_scale.astype(_F32), d_offset.astype(_F32), empty, empty
+    return (dx.astype(x.dtype, copy=False), d_scale.astype(_F32), d_offset.astype(_F32),
+            empty, empty)
 
 
 def _batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2,
