@@ -1,5 +1,8 @@
 """``tf.compat``: bytes/text conversions, and ``tf.compat.v1`` (this API itself)."""
 
+import importlib as _importlib
+import importlib.abc as _importlib_abc
+import importlib.util as _importlib_util
 import numbers as _numbers
 import sys as _sys
 
@@ -87,3 +90,29 @@ def __getattr__(name):
         # tideflow *is* the TF 1.x API; tf.compat.v1.X is tf.X
         return _sys.modules["tideflow"]
     raise AttributeError(f"module 'tideflow.compat' has no attribute {name!r}")
+
+
+class _V1AliasFinder(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
+    """``import tideflow.compat.v1 as tf`` (TF 1.14+ programs' spelling) and
+    ``from tideflow.compat.v1.X import Y``: ``tideflow.compat.v1.X`` is ``tideflow.X``,
+    the same module object (never a second copy of it)."""
+
+    _PREFIX = __name__ + ".v1"
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self._PREFIX and not fullname.startswith(self._PREFIX + "."):
+            return None
+        return _importlib_util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        real = "tideflow" + spec.name[len(self._PREFIX):]
+        return _importlib.import_module(real)
+
+    def exec_module(self, module):
+        pass
+
+
+if not any(isinstance(f, _V1AliasFinder) for f in _sys.meta_path):
+    _sys.meta_path.insert(0, _V1AliasFinder())
+# the parent check of the import system runs before any finder: register v1 itself
+_sys.modules.setdefault(__name__ + ".v1", _sys.modules["tideflow"])

@@ -191,8 +191,9 @@ class TPUEstimator(estimator_lib.Estimator):
                 spec = spec.as_estimator_spec()
             return spec
 
+        # the wrapped model_fn always takes params (as TF: never None, so no warning about it)
         super().__init__(model_fn=wrapped_model_fn, model_dir=model_dir, config=config,
-                         params=params, warm_start_from=warm_start_from)
+                         params=params or {}, warm_start_from=warm_start_from)
 
     def _params_for(self, mode, params):
         params = dict(params or {})
