@@ -6,6 +6,7 @@ import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.kernels.scatter import rows_at
 from tideflow.ops.array_ops import _np, _shape_str
 from tideflow.ops.gradients import dense
 
@@ -208,7 +209,7 @@ def _ref_scatter_kernel(mode):
         if mode == "div" and ref.dtype.kind in "iu":
             _trunc_div_at(ref, indices, updates)
         else:
-            ufunc.at(ref, indices, updates)
+            rows_at(ufunc, ref, indices, updates)
 
     return scatter_ref_kernel(apply)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.kernels.scatter import rows_at
 
 _HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
 _REDUCE_ATTRS = ["keep_dims: bool = false", "T: numbertype", "Tidx: {int32, int64} = DT_INT32"]
@@ -371,7 +372,7 @@ def _segment_reduce(kind, data, ids, n, empty_value):
     acc = _acc_dtype(data)
     rows = np.asarray(data, dtype=acc)
     out = np.full((n,) + rows.shape[1:], initial(np.dtype(acc)), dtype=acc)
-    ufunc.at(out, ids, rows)
+    rows_at(ufunc, out, ids, rows)
     if kind in ("Mean", "Max", "Min") or empty_value is not None:
         counts = np.bincount(ids, minlength=n).reshape((n,) + (1,) * (rows.ndim - 1))
         if kind == "Mean":

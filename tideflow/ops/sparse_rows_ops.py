@@ -7,6 +7,7 @@ import numpy as np
 from tideflow.framework import dtypes, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, as_shape, matrix, unknown_shape, vector
+from tideflow.kernels.scatter import rows_at
 from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _in, _invalid, sparse_reorder
 
 # ------------------------------------------------------------------------------------------
@@ -39,7 +40,7 @@ def _sparse_segment(kind):
         data, idx, seg = _segment_rows(data, indices, segment_ids)
         n = int(seg[-1]) + 1 if seg.size else 0
         out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
-        np.add.at(out, seg, data[idx])
+        rows_at(np.add, out, seg, data[idx])
         if kind != "sum":
             counts = np.bincount(seg, minlength=n).astype(data.dtype)
             scale = counts if kind == "mean" else np.sqrt(counts)
@@ -107,7 +108,7 @@ def _segment_grad_kernel(kind):
         if idx.size and (idx.max() >= dim0 or idx.min() < 0):
             raise _invalid(f"Index {int(idx.max())} out of range [0, {dim0}).")
         out = np.zeros((dim0,) + grad.shape[1:], dtype=grad.dtype)
-        np.add.at(out, idx, (grad / scale)[seg])
+        rows_at(np.add, out, idx, (grad / scale)[seg])
         return out
 
     return kernel

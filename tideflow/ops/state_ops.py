@@ -5,12 +5,14 @@ starts with every variable uninitialized). The buffer is always a NumPy *view* o
 allocation: fetching it copies, and kernels that update a variable write into it in place.
 """
 
+import functools
 import threading
 
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.kernels.scatter import rows_at
 
 # ------------------------------------------------------------------------------------------
 # the variable resource and the "uninitialized" value
@@ -418,8 +420,9 @@ def _scatter_assign(ref, indices, updates):
 
 
 def _scatter_kernel(mode):
-    return scatter_ref_kernel({"update": _scatter_assign, "add": np.add.at,
-                               "sub": np.subtract.at}[mode])
+    return scatter_ref_kernel({"update": _scatter_assign,
+                               "add": functools.partial(rows_at, np.add),
+                               "sub": functools.partial(rows_at, np.subtract)}[mode])
 
 
 for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
