@@ -77,3 +77,38 @@ def test_canned_head_loss_tensors_have_tf_names(tmp_path, model):
         np.testing.assert_allclose(hook.values[0]["loss"], np.log(2.0) * w.sum(), rtol=1e-5)
     names = {n for n, _ in tf.train.list_variables(str(tmp_path))}
     assert not any(n.startswith(("linear/linear/", "dnn/dnn/")) for n in names), names
+
+
+class _Column:
+    """Array-like as a pandas Series: readable by NumPy through ``__array__`` only."""
+
+    def __init__(self, values):
+        self._values = np.asarray(values)
+
+    def __array__(self, dtype=None, copy=None):
+        return self._values if dtype is None else self._values.astype(dtype)
+
+    def __len__(self):
+        return len(self._values)
+
+
+def test_array_like_objects_convert_to_tensors_and_slice_in_datasets():
+    # samples/core/get_started/iris_data.py: from_tensor_slices((dict(train_x), train_y))
+    # with pandas columns (objects NumPy reads through __array__)
+    feats = {"a": _Column([1.5, 2.5, 3.5]), "b": _Column([4, 5, 6])}
+    labels = _Column(np.array([0, 1, 2], np.int64))
+    t = tf.convert_to_tensor(_Column([1.0, 2.0]))
+    assert t.dtype == tf.float64 and t.shape.as_list() == [2]
+    f32 = tf.convert_to_tensor(_Column([1.0, 2.0]), dtype=tf.float32)
+    assert f32.dtype == tf.float32
+    ds = tf.data.Dataset.from_tensor_slices((feats, labels)).batch(2)
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        first, y = sess.run(nxt)
+    np.testing.assert_array_equal(first["a"], [1.5, 2.5])
+    np.testing.assert_array_equal(first["b"], [4, 5])
+    np.testing.assert_array_equal(y, [0, 1])
+    with pytest.raises(TypeError, match="Failed to convert object of type"):
+        tf.convert_to_tensor(object())
+    with pytest.raises(TypeError, match="Failed to convert object of type"):
+        tf.convert_to_tensor({"a": 1})

@@ -241,6 +241,18 @@ for _t in (list, tuple, np.ndarray, np.generic, float, int, bool, complex, str, 
     ops.register_tensor_conversion_function(_t, _constant_conversion, priority=200)
 
 
+def _array_like_conversion(value, dtype=None, name=None, as_ref=False):
+    """Objects NumPy can read through ``__array__`` (a pandas Series or DataFrame, as the
+    get_started iris samples feed ``from_tensor_slices``) convert as their array, as in TF,
+    whose fallback converts any object NumPy can read."""
+    if as_ref or not hasattr(value, "__array__"):
+        return NotImplemented
+    return constant(np.asarray(value), dtype=dtype, name=name or "Const")
+
+
+ops.register_tensor_conversion_function(object, _array_like_conversion, priority=300)
+
+
 def _shape_conversion(value, dtype=None, name=None, as_ref=False):
     if not value.is_fully_defined():
         raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
