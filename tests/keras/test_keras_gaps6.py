@@ -174,3 +174,149 @@ def test_recurrent_layers_and_cells_take_tf115_positional_arguments():
     out = layer(tf.constant(np.ones((1, 3, 4), "float32")))
     K.get_session().run(tf.global_variables_initializer())
     np.testing.assert_allclose(K.eval(out), [[4.0, 4.0]])
+
+
+# -- utils: enqueuers, source inputs, object (de)serialization --------------------------------
+
+class _Batches(keras.utils.Sequence):
+    """Batch i of a linear target; records its epoch ends."""
+
+    def __init__(self, n=4, with_pid=True):
+        self.n, self.ends, self.with_pid = n, 0, with_pid
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        import os
+
+        x = np.random.RandomState(i).rand(8, 3).astype("float32")
+        if not self.with_pid:
+            return x, x.sum(1, keepdims=True)
+        return x, x.sum(1, keepdims=True), np.full((8,), os.getpid(), "float32")
+
+    def on_epoch_end(self):
+        self.ends += 1
+
+
+@pytest.mark.parametrize("use_mp", [False, True])
+def test_ordered_enqueuer_yields_batches_in_order_epoch_after_epoch(use_mp):
+    import os
+
+    seq = _Batches(3)
+    enq = keras.utils.OrderedEnqueuer(seq, use_multiprocessing=use_mp)
+    enq.start(workers=2, max_queue_size=2)
+    assert enq.is_running()
+    gen = enq.get()
+    got = [next(gen) for _ in range(7)]
+    enq.stop()
+    assert not enq.is_running()
+    for k, (x, _, _) in enumerate(got):
+        np.testing.assert_array_equal(x, np.random.RandomState(k % 3).rand(8, 3)
+                                      .astype("float32"))
+    pids = {int(b[2][0]) for b in got}
+    assert (os.getpid() not in pids) if use_mp else (pids == {os.getpid()})
+    if not use_mp:
+        assert seq.ends >= 2  # the enqueuer ends each epoch of the Sequence
+
+
+def test_ordered_enqueuer_shuffles_each_epoch_and_generator_enqueuer_ends():
+    enq = keras.utils.OrderedEnqueuer(_Batches(6), shuffle=True)
+    enq.start(workers=1)
+    gen = enq.get()
+    firsts = [next(gen)[0][0, 0] for _ in range(6)]
+    enq.stop()
+    expected = sorted(np.random.RandomState(i).rand(8, 3)[0, 0] for i in range(6))
+    np.testing.assert_allclose(sorted(firsts), expected, rtol=1e-6)
+
+    def finite():
+        yield from range(7)
+
+    for use_mp in (False, True):
+        genq = keras.utils.GeneratorEnqueuer(finite(), use_multiprocessing=use_mp)
+        genq.start(workers=1, max_queue_size=3)
+        assert list(genq.get()) == list(range(7))  # a finite generator's end ends get()
+        assert not genq.is_running()
+    assert issubclass(keras.utils.GeneratorEnqueuer, keras.utils.SequenceEnqueuer)
+
+
+def test_enqueuer_passes_on_generator_errors():
+    def broken():
+        yield 1
+        raise KeyError("bad batch")
+
+    enq = keras.utils.GeneratorEnqueuer(broken())
+    enq.start(workers=1)
+    gen = enq.get()
+    assert next(gen) == 1
+    with pytest.raises(KeyError, match="bad batch"):
+        next(gen)
+    assert not enq.is_running()
+
+
+@pytest.mark.parametrize("use_mp", [False, True])
+def test_fit_generator_with_worker_pool_matches_in_thread_run(use_mp):
+    def train(**kw):
+        K.clear_session()
+        tf.set_random_seed(1)
+        m = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+        m.compile("sgd", "mse")
+        seq = _Batches(4, with_pid=False)
+        h = m.fit_generator(seq, epochs=2, verbose=0, shuffle=False, **kw)
+        return h.history["loss"], m.evaluate(seq, verbose=0, **kw), m.predict(seq, **kw)
+
+    ref = train(workers=1)
+    got = train(workers=3, use_multiprocessing=use_mp)
+    np.testing.assert_allclose(got[0], ref[0], rtol=1e-5)
+    np.testing.assert_allclose(got[1], ref[1], rtol=1e-5)
+    np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
+
+
+def test_get_source_inputs_and_keras_object_serialization():
+    L = keras.layers
+    U = keras.utils
+    a, b = L.Input((3,)), L.Input((2,))
+    c = L.Concatenate()([L.Dense(2)(a), b, L.Dense(2)(a)])
+    assert U.get_source_inputs(c) == [a, b]
+    assert U.get_source_inputs(a) == [a]
+    t = tf.constant(1.0)
+    assert U.get_source_inputs(t) is t
+    model = keras.Model([a, b], c)
+    assert U.get_source_inputs(model(model.inputs)) == [a, b]
+
+    cfg = U.serialize_keras_object(L.Dense(3, activation="relu", name="d"))
+    assert cfg["class_name"] == "Dense" and cfg["config"]["units"] == 3
+    layer = U.deserialize_keras_object(cfg, module_objects=vars(L))
+    assert isinstance(layer, L.Dense) and layer.units == 3 and layer.name == "d"
+    assert U.serialize_keras_object(keras.activations.relu) == "relu"
+    assert U.serialize_keras_object(None) is None
+    assert U.deserialize_keras_object("relu", vars(keras.activations)) is keras.activations.relu
+    assert isinstance(U.deserialize_keras_object("Zeros", vars(keras.initializers)),
+                      keras.initializers.Zeros)
+    with pytest.raises(ValueError, match="Unknown layer: Nope"):
+        U.deserialize_keras_object({"class_name": "Nope", "config": {}}, vars(L),
+                                   printable_module_name="layer")
+    with pytest.raises(ValueError, match="Improper config format"):
+        U.deserialize_keras_object({"config": {}})
+
+    class Twice(L.Layer):
+        def call(self, x):
+            return 2 * x
+
+    got = U.deserialize_keras_object({"class_name": "Twice", "config": {"name": "t"}},
+                                     custom_objects={"Twice": Twice})
+    assert isinstance(got, Twice) and got.name == "t"
+
+
+def test_model_to_dot_without_pydot_is_import_error():
+    try:
+        import pydot  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("pydot is installed here")
+    m = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    with pytest.raises(ImportError, match="Failed to import pydot"):
+        keras.utils.model_to_dot(m)
+    with pytest.raises(ImportError, match="Failed to import pydot"):
+        keras.utils.plot_model(m)

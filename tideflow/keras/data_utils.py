@@ -10,9 +10,14 @@ raises ``ValueError`` (as later Keras does; TF 1.15 did not check a fresh downlo
 """
 
 import hashlib
+import itertools
 import os
+import queue
+import random
 import shutil
 import tarfile
+import threading
+import time
 import zipfile
 from urllib.error import HTTPError, URLError
 from urllib.request import urlretrieve
@@ -135,3 +140,233 @@ def get_file(fname, origin, untar=False, md5_hash=None, file_hash=None,
     if extract:
         _extract_archive(fpath, datadir, archive_format)
     return fpath
+
+
+# -- enqueuers: batches drawn ahead by a pool of threads or processes ---------------------------
+#
+# As TF 1.15's: the sequence (or generator) is published in a module table under the
+# enqueuer's uid; a background thread hands the pool one task per batch (``seq[i]`` or
+# ``next(gen)``) and queues the pending results, which ``get()`` yields in queue order. Process
+# pools are forked, so the children inherit the table (generators need no pickling; each child
+# then draws from its own copy of a generator, as in Keras).
+
+_SHARED_SEQUENCES = {}
+_UIDS = itertools.count()
+
+
+def _init_pool(seqs):
+    global _SHARED_SEQUENCES
+    _SHARED_SEQUENCES = seqs
+
+
+def _init_pool_generator(seqs, random_seed=None):
+    _init_pool(seqs)
+    if random_seed is not None:
+        import numpy as np
+
+        np.random.seed(random_seed + os.getpid() % 10000)
+
+
+def _get_index(uid, i):
+    return _SHARED_SEQUENCES[uid][i]
+
+
+def _next_sample(uid):
+    return next(_SHARED_SEQUENCES[uid])
+
+
+def _fork_pool(workers, initializer, initargs):
+    import multiprocessing
+
+    return multiprocessing.get_context("fork").Pool(workers, initializer=initializer,
+                                                    initargs=initargs)
+
+
+class SequenceEnqueuer:
+    """Base class of the enqueuers: ``start(workers, max_queue_size)`` launches the pool,
+    ``get()`` is a generator of the batches, ``stop()`` ends it. Subclasses define ``_run``
+    (the producer loop) and ``_get_executor_init`` (the process pool's factory)."""
+
+    def __init__(self, sequence, use_multiprocessing=False):
+        self.sequence = sequence
+        self.use_multiprocessing = use_multiprocessing
+        self.uid = next(_UIDS)
+        self.workers = 0
+        self.executor_fn = None
+        self.queue = None
+        self.run_thread = None
+        self.stop_signal = None
+
+    def is_running(self):
+        return self.stop_signal is not None and not self.stop_signal.is_set()
+
+    def start(self, workers=1, max_queue_size=10):
+        """Starts ``workers`` threads (processes with ``use_multiprocessing``) filling a queue
+        of at most ``max_queue_size`` batches."""
+        from multiprocessing.pool import ThreadPool
+
+        if self.use_multiprocessing:
+            self.executor_fn = self._get_executor_init(workers)
+        else:
+            self.executor_fn = lambda _seqs: ThreadPool(workers)
+        self.workers = workers
+        self.queue = queue.Queue(max_queue_size)
+        self.stop_signal = threading.Event()
+        self.run_thread = threading.Thread(target=self._run, daemon=True)
+        self.run_thread.start()
+
+    def _send_sequence(self):
+        _SHARED_SEQUENCES[self.uid] = self.sequence
+
+    def stop(self, timeout=None):
+        """Stops the producer (waiting at most ``timeout`` seconds for it) and drops the
+        queued batches."""
+        if self.stop_signal is None:
+            return
+        self.stop_signal.set()
+        with self.queue.mutex:
+            self.queue.queue.clear()
+            self.queue.unfinished_tasks = 0
+            self.queue.not_full.notify_all()
+        self.run_thread.join(timeout)
+        _SHARED_SEQUENCES.pop(self.uid, None)
+
+    def __del__(self):
+        if self.is_running():
+            self.stop()
+
+    def _run(self):
+        raise NotImplementedError
+
+    def _get_executor_init(self, workers):
+        raise NotImplementedError
+
+    def get(self):
+        raise NotImplementedError
+
+    def _put(self, item):
+        """Queues ``item`` unless stopped; False once stopped."""
+        while not self.stop_signal.is_set():
+            try:
+                self.queue.put(item, block=True, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _pending(self):
+        """The next queued result (None once stopped)."""
+        while self.is_running():
+            try:
+                return self.queue.get(block=True, timeout=0.1)
+            except queue.Empty:
+                continue
+        return None
+
+
+class OrderedEnqueuer(SequenceEnqueuer):
+    """Draws the batches of a ``keras.utils.Sequence`` in order (in a new random order each
+    epoch with ``shuffle``), calling its ``on_epoch_end`` after each pass."""
+
+    def __init__(self, sequence, use_multiprocessing=False, shuffle=False):
+        super().__init__(sequence, use_multiprocessing)
+        self.shuffle = shuffle
+
+    def _get_executor_init(self, workers):
+        return lambda seqs: _fork_pool(workers, _init_pool, (seqs,))
+
+    def _wait_queue(self):
+        while not self.stop_signal.is_set():
+            if self.queue.unfinished_tasks == 0:
+                return
+            time.sleep(0.01)
+
+    def _run(self):
+        order = list(range(len(self.sequence)))
+        self._send_sequence()
+        while True:
+            if self.shuffle:
+                random.shuffle(order)
+            executor = self.executor_fn(_SHARED_SEQUENCES)
+            try:
+                for i in order:
+                    if not self._put(executor.apply_async(_get_index, (self.uid, i))):
+                        return
+                self._wait_queue()  # every batch of the epoch consumed
+                if self.stop_signal.is_set():
+                    return
+            finally:
+                executor.close()
+            self.sequence.on_epoch_end()
+            self._send_sequence()
+
+    def get(self):
+        """Yields the batches, epoch after epoch, until ``stop()``."""
+        try:
+            while self.is_running():
+                pending = self._pending()
+                if pending is None:
+                    return
+                inputs = pending.get()
+                if self.is_running():
+                    self.queue.task_done()
+                if inputs is not None:
+                    yield inputs
+        except Exception:
+            self.stop()
+            raise
+
+
+class GeneratorEnqueuer(SequenceEnqueuer):
+    """Draws the batches of a Python generator; a finite generator's end ends ``get()``
+    after the batches already drawn. With ``workers > 1`` threads the generator must be
+    thread-safe."""
+
+    def __init__(self, sequence, use_multiprocessing=False, random_seed=None):
+        super().__init__(sequence, use_multiprocessing)
+        self.random_seed = random_seed
+
+    def _get_executor_init(self, workers):
+        return lambda seqs: _fork_pool(workers, _init_pool_generator, (seqs, self.random_seed))
+
+    def _run(self):
+        self._send_sequence()
+        executor = self.executor_fn(_SHARED_SEQUENCES)
+        try:
+            while not self.stop_signal.is_set():
+                if not self._put(executor.apply_async(_next_sample, (self.uid,))):
+                    return
+        finally:
+            executor.close()
+
+    def get(self):
+        """Yields the generator's batches until it ends or ``stop()``."""
+        try:
+            while self.is_running():
+                pending = self._pending()
+                if pending is None:
+                    return
+                inputs = pending.get()
+                self.queue.task_done()
+                if inputs is not None:
+                    yield inputs
+        except StopIteration:
+            # a finite generator: the batches drawn before its end, then done
+            last = []
+            while self.queue.qsize() > 0:
+                last.append(self.queue.get(block=True))
+            for f in last:
+                f.wait()
+            for f in last:
+                if f.successful():
+                    inputs = f.get()
+                    if inputs is not None:
+                        yield inputs
+            self.stop()
+        except Exception as e:
+            self.stop()
+            if "generator already executing" in str(e):
+                raise RuntimeError(
+                    "Your generator is NOT thread-safe. Keras requires a thread-safe "
+                    "generator when `use_multiprocessing=False, workers > 1`. ") from e
+            raise

@@ -6,7 +6,13 @@ import time
 
 import numpy as np
 
-from tideflow.keras.data_utils import get_file, validate_file  # noqa: F401 (tf.keras.utils)
+from tideflow.keras.data_utils import (  # noqa: F401 (tf.keras.utils)
+    GeneratorEnqueuer,
+    OrderedEnqueuer,
+    SequenceEnqueuer,
+    get_file,
+    validate_file,
+)
 from tideflow.keras.multi_gpu_utils import multi_gpu_model  # noqa: F401 (tf.keras.utils)
 
 _CUSTOM_OBJECTS = {}
@@ -196,5 +202,133 @@ def print_summary(model, line_length=None, positions=None, print_fn=None):
     print_fn("_" * line_length)
 
 
-def plot_model(*args, **kwargs):
-    raise ImportError("plot_model needs pydot and graphviz, which tideflow does not provide.")
+_PYDOT_MESSAGE = ("Failed to import pydot. You must install pydot and graphviz for "
+                  "`pydotprint` to work.")
+
+
+def _check_pydot():
+    try:
+        import pydot
+    except ImportError:
+        raise ImportError(_PYDOT_MESSAGE) from None
+    try:
+        pydot.Dot.create(pydot.Dot())  # graphviz's dot program
+    except Exception:  # noqa: BLE001 (pydot raises anything when dot is missing)
+        raise ImportError(_PYDOT_MESSAGE) from None
+
+
+def model_to_dot(model, show_shapes=False, show_layer_names=True, rankdir="TB",
+                 expand_nested=False, dpi=96, subgraph=False):
+    """A ``pydot.Dot`` of the model's layers (needs pydot and graphviz: without them,
+    Keras's ``ImportError``)."""
+    _check_pydot()
+    import pydot
+
+    dot = pydot.Dot()
+    dot.set("rankdir", rankdir)
+    dot.set("concentrate", True)
+    dot.set("dpi", dpi)
+    dot.set_node_defaults(shape="record")
+    for layer in model.layers:
+        label = f"{layer.name}: {type(layer).__name__}" if show_layer_names else \
+            type(layer).__name__
+        if show_shapes:
+            try:
+                label += f"\n{_shape_str(layer)}"
+            except Exception:  # noqa: BLE001
+                label += "\nmultiple"
+        dot.add_node(pydot.Node(str(id(layer)), label=label))
+    for layer in model.layers:
+        for node in layer._inbound_nodes:
+            for inbound in node.inbound_layers:
+                if inbound in model.layers:
+                    dot.add_edge(pydot.Edge(str(id(inbound)), str(id(layer))))
+    return dot
+
+
+def plot_model(model, to_file="model.png", show_shapes=False, show_layer_names=True,
+               rankdir="TB", expand_nested=False, dpi=96):
+    """Writes ``model_to_dot(model)`` to ``to_file`` (needs pydot and graphviz)."""
+    import os
+
+    dot = model_to_dot(model, show_shapes, show_layer_names, rankdir, expand_nested, dpi)
+    _, ext = os.path.splitext(to_file)
+    dot.write(to_file, format=ext[1:] if ext else "png")
+
+
+def get_source_inputs(tensor, layer=None, node_index=None):
+    """The Keras input tensors ``tensor`` comes from (a tensor without Keras history is
+    returned as it is)."""
+    from tideflow.keras import backend as K
+    from tideflow.keras.engine.input_layer import InputLayer
+
+    history = K._state(tensor.graph).history if hasattr(tensor, "graph") else {}
+    if layer is None or node_index:
+        h = history.get(tensor)
+        if h is None:
+            return tensor
+        layer, node_index = h[0], h[1]
+    if isinstance(layer, InputLayer) or not layer._inbound_nodes:
+        return [tensor]
+    node = layer._inbound_nodes[node_index]
+    if not node.inbound_layers:
+        return list(node.input_tensors) or [tensor]
+    sources = []
+    for x in node.input_tensors:
+        h = history.get(x)
+        if h is None:
+            found = [x]
+        else:
+            found = get_source_inputs(x, h[0], h[1])
+        for t in found:
+            if all(t is not s for s in sources):
+                sources.append(t)
+    return sources
+
+
+def serialize_keras_object(instance):
+    """``{'class_name', 'config'}`` for an object with ``get_config``, a function's name, or
+    None."""
+    if instance is None:
+        return None
+    if hasattr(instance, "get_config"):
+        return {"class_name": type(instance).__name__, "config": instance.get_config()}
+    if hasattr(instance, "__name__"):
+        return instance.__name__
+    raise ValueError("Cannot serialize", instance)
+
+
+def deserialize_keras_object(identifier, module_objects=None, custom_objects=None,
+                             printable_module_name="object"):
+    """The object a config (``{'class_name', 'config'}``) or name describes, looked up in
+    ``custom_objects``, the global custom objects, then ``module_objects``. A class given by
+    name is instantiated without arguments; a function is returned as it is."""
+    module_objects = module_objects or {}
+    custom_objects = custom_objects or {}
+    if isinstance(identifier, dict):
+        if "class_name" not in identifier or "config" not in identifier:
+            raise ValueError("Improper config format: " + str(identifier))
+        class_name = identifier["class_name"]
+        cls = (custom_objects.get(class_name) or _CUSTOM_OBJECTS.get(class_name)
+               or module_objects.get(class_name))
+        if cls is None:
+            raise ValueError(f"Unknown {printable_module_name}: {class_name}")
+        config = identifier["config"]
+        if hasattr(cls, "from_config"):
+            import inspect
+
+            params = inspect.signature(cls.from_config).parameters
+            if "custom_objects" in params:
+                return cls.from_config(config, custom_objects={**_CUSTOM_OBJECTS,
+                                                               **custom_objects})
+            with CustomObjectScope(custom_objects):
+                return cls.from_config(config)
+        with CustomObjectScope(custom_objects):
+            return cls(**config)
+    if isinstance(identifier, str):
+        obj = (custom_objects.get(identifier) or _CUSTOM_OBJECTS.get(identifier)
+               or module_objects.get(identifier))
+        if obj is None:
+            raise ValueError(f"Unknown {printable_module_name}: {identifier}")
+        return obj() if isinstance(obj, type) else obj
+    raise ValueError(f"Could not interpret serialized {printable_module_name}: {identifier}")

@@ -581,7 +581,8 @@ class Model(Network):
                 x, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
                 callbacks=callbacks, validation_data=validation_data,
                 validation_steps=validation_steps, validation_freq=validation_freq,
-                class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch)
+                class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
+                **kwargs)
         batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         if x is None and y is None and self._fed_by_tensors():
             if steps_per_epoch is None:
@@ -732,7 +733,7 @@ class Model(Network):
         model has metrics."""
         if _is_generator_or_sequence(x):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
-                                           callbacks=callbacks)
+                                           callbacks=callbacks, **_pool_args(kwargs))
         start = time.time()
         if x is None and y is None and steps and self._fed_by_tensors():
             outs = self._evaluate_source(_NoFeedSource(steps))
@@ -758,7 +759,8 @@ class Model(Network):
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
         if _is_generator_or_sequence(x):
-            return self.predict_generator(x, steps=steps, verbose=verbose)
+            return self.predict_generator(x, steps=steps, verbose=verbose,
+                                          **_pool_args(kwargs))
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps, need_y=False)
             source.peek()
@@ -787,32 +789,49 @@ class Model(Network):
         """Trains on batches ``(x, y[, sample_weight])`` from a generator or a
         ``keras.utils.Sequence`` (``steps_per_epoch`` batches per epoch; a Sequence's length
         by default)."""
-        source = _GeneratorSource(self, generator, steps_per_epoch, class_weight=class_weight)
+        pool = {"workers": workers, "use_multiprocessing": use_multiprocessing,
+                "max_queue_size": max_queue_size}
+        source = _GeneratorSource(self, generator, steps_per_epoch, class_weight=class_weight,
+                                  shuffle=shuffle, **pool)
         val = None
-        if validation_data is not None:
-            if isinstance(validation_data, (list, tuple)) and not _is_generator(validation_data):
-                val = self._array_val_source(validation_data, 32)
-            else:
-                val = _GeneratorSource(self, validation_data, validation_steps)
-        return self._fit_loop(source, val, epochs=epochs, verbose=verbose, callbacks=callbacks,
-                              initial_epoch=initial_epoch, validation_freq=validation_freq)
+        try:
+            if validation_data is not None:
+                if isinstance(validation_data, (list, tuple)) and not _is_generator(
+                        validation_data):
+                    val = self._array_val_source(validation_data, 32)
+                else:
+                    val = _GeneratorSource(self, validation_data, validation_steps, **pool)
+            return self._fit_loop(source, val, epochs=epochs, verbose=verbose,
+                                  callbacks=callbacks, initial_epoch=initial_epoch,
+                                  validation_freq=validation_freq)
+        finally:
+            source.close()
+            if isinstance(val, _GeneratorSource):
+                val.close()
 
     def predict_generator(self, generator, steps=None, **kwargs):
         """The outputs for the inputs drawn from a generator or Sequence, concatenated."""
-        source = _GeneratorSource(self, generator, steps, need_y=False)
+        source = _GeneratorSource(self, generator, steps, need_y=False, **_pool_args(kwargs))
         parts = [[] for _ in self.outputs] if self.outputs else None
-        for bx, _, _ in source.epoch():
-            outs = self._run(self.outputs, self._feeds(bx, None, False))
-            if parts is None:
-                parts = [[] for _ in self.outputs]
-            for p, o in zip(parts, outs):
-                p.append(o)
+        try:
+            for bx, _, _ in source.epoch():
+                outs = self._run(self.outputs, self._feeds(bx, None, False))
+                if parts is None:
+                    parts = [[] for _ in self.outputs]
+                for p, o in zip(parts, outs):
+                    p.append(o)
+        finally:
+            source.close()
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
     def evaluate_generator(self, generator, steps=None, **kwargs):
         """The loss (and metrics) over the batches of a generator or Sequence."""
-        return _unlist(self._evaluate_source(_GeneratorSource(self, generator, steps)))
+        source = _GeneratorSource(self, generator, steps, **_pool_args(kwargs))
+        try:
+            return _unlist(self._evaluate_source(source))
+        finally:
+            source.close()
 
     def reset_metrics(self):
         """Zeroes the state of the stateful metrics (metric objects given to compile)."""
@@ -1106,12 +1125,26 @@ def _is_generator(x):
                                       and not isinstance(x, (list, tuple, np.ndarray)))
 
 
+def _pool_args(kwargs):
+    return {k: kwargs[k] for k in ("workers", "use_multiprocessing", "max_queue_size")
+            if k in kwargs}
+
+
 class _GeneratorSource:
     """Batches from a Python generator (``steps`` per epoch, drawn on) or a
-    ``keras.utils.Sequence`` (its batches in order, ``on_epoch_end`` after each epoch)."""
+    ``keras.utils.Sequence`` (its batches in order, ``on_epoch_end`` after each epoch).
 
-    def __init__(self, model, generator, steps, need_y=True, class_weight=None):
+    With ``workers > 1`` or ``use_multiprocessing`` the batches are drawn ahead by Keras's
+    enqueuers (``OrderedEnqueuer`` for a Sequence, in a shuffled order with ``shuffle``;
+    ``GeneratorEnqueuer`` for a generator), running for the whole of the call; ``close()``
+    stops them. (TF 1.15 also used a one-thread enqueuer for ``workers=1``; here that case
+    draws on the calling thread, in order.)"""
+
+    def __init__(self, model, generator, steps, need_y=True, class_weight=None, workers=1,
+                 use_multiprocessing=False, max_queue_size=10, shuffle=False):
         self.model, self.need_y, self.class_weight = model, need_y, class_weight
+        self._enqueuer = None
+        self._pool = (workers, use_multiprocessing, max_queue_size, shuffle)
         self.is_sequence = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
         if steps is None:
             if not self.is_sequence:
@@ -1122,9 +1155,37 @@ class _GeneratorSource:
         self.generator, self.steps, self.samples = generator, steps, None
         self._iter = None if self.is_sequence else iter(generator)
 
+    def _start_enqueuer(self):
+        from tideflow.keras.data_utils import GeneratorEnqueuer, OrderedEnqueuer
+
+        workers, use_mp, max_queue_size, shuffle = self._pool
+        if self.is_sequence:
+            self._enqueuer = OrderedEnqueuer(self.generator, use_multiprocessing=use_mp,
+                                             shuffle=shuffle)
+        else:
+            self._enqueuer = GeneratorEnqueuer(self._iter, use_multiprocessing=use_mp)
+        self._enqueuer.start(workers=workers, max_queue_size=max_queue_size)
+        self._iter = self._enqueuer.get()
+
+    def close(self):
+        if self._enqueuer is not None:
+            self._enqueuer.stop()
+            self._enqueuer = None
+
     def epoch(self):
+        workers, use_mp = self._pool[:2]
+        pooled = (workers > 1 or use_mp) and workers > 0
+        if pooled and self._enqueuer is None:
+            self._start_enqueuer()
         for step in range(self.steps):
-            batch = self.generator[step] if self.is_sequence else next(self._iter)
+            if self._enqueuer is not None:
+                try:
+                    batch = next(self._iter)
+                except StopIteration:
+                    raise ValueError("The generator ran out of batches before the end of "
+                                     f"the epoch ({step} of {self.steps} steps).") from None
+            else:
+                batch = self.generator[step] if self.is_sequence else next(self._iter)
             if not self.need_y:
                 x = batch[0] if isinstance(batch, tuple) else batch
                 xs, _ = self.model._standardize_xy(x, need_y=False)
@@ -1137,7 +1198,8 @@ class _GeneratorSource:
             sws = self.model._standardize_weights(
                 ys, batch[2] if len(batch) == 3 else None, self.class_weight)
             yield xs, ys, sws
-        if self.is_sequence and hasattr(self.generator, "on_epoch_end"):
+        if self._enqueuer is None and self.is_sequence and hasattr(self.generator,
+                                                                    "on_epoch_end"):
             self.generator.on_epoch_end()
 
 
