@@ -24,6 +24,7 @@ from tideflow.ops import (
     reduction_ops,
 )
 from tideflow.ops import nn_ops as _nn_ops  # noqa: F401 - declares the ops used below
+from tideflow.ops import normalization_grad_grad as _bn_grad_grad  # noqa: F401 - registers
 from tideflow.ops import normalization_ops as _normalization_ops  # noqa: F401 - declares ops
 
 

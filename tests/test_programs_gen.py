@@ -1,0 +1,99 @@
+"""Patterns from TF 1.x generative-model programs (GAN / VAE collections) run under tideflow.
+
+Each test rebuilds, in a small self-contained form, a pattern one of the swept programs used
+and tideflow got wrong.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _manual_batch_norm(x, scale, offset, mean, variance, eps, training, axes):
+    """Batch normalization from elementwise and reduction ops (differentiated op by op)."""
+    if training:
+        mean, variance = tf.nn.moments(x, axes, keep_dims=True)
+    return (x - mean) * tf.rsqrt(variance + eps) * scale + offset
+
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("training", [True, False])
+def test_gradient_penalty_through_fused_batch_norm(data_format, training):
+    # WGAN-GP / DRAGAN critics with batch norm: d/dtheta |d D(x) / dx|^2 differentiates the
+    # fused batch-norm gradient op (FusedBatchNormGradV3) once more.
+    rng = np.random.RandomState(0)
+    xv = rng.randn(4, 3, 3, 2).astype(np.float32)
+    wv = rng.randn(4, 3, 3, 2).astype(np.float32)
+    if data_format == "NCHW":
+        xv, wv = xv.transpose(0, 3, 1, 2).copy(), wv.transpose(0, 3, 1, 2).copy()
+    axes = [0, 2, 3] if data_format == "NCHW" else [0, 1, 2]
+    bshape = [1, 2, 1, 1] if data_format == "NCHW" else [2]
+    results = []
+    for fused in (True, False):
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.constant(xv)
+            scale = tf.constant([1.5, 0.7])
+            offset = tf.constant([0.1, -0.2])
+            mean = tf.constant([0.2, -0.1])
+            var = tf.constant([1.3, 0.8])
+            if fused:
+                y = tf.nn.fused_batch_norm(
+                    x, scale, offset, mean=None if training else mean,
+                    variance=None if training else var, is_training=training,
+                    data_format=data_format, epsilon=1e-3)[0]
+            else:
+                y = _manual_batch_norm(x, tf.reshape(scale, bshape), tf.reshape(offset, bshape),
+                                       tf.reshape(mean, bshape), tf.reshape(var, bshape), 1e-3,
+                                       training, axes)
+            critic = tf.reduce_sum(tf.sin(y) * wv)
+            gx, gs = tf.gradients(critic, [x, scale])
+            penalty = tf.reduce_sum(tf.square(gx)) + tf.reduce_sum(tf.square(gs))
+            second = tf.gradients(penalty, [x, scale, offset])
+            assert all(t is not None for t in second)
+            with tf.Session() as sess:
+                results.append(sess.run(second))
+    for fused_grad, manual_grad in zip(*results):
+        np.testing.assert_allclose(fused_grad, manual_grad, rtol=2e-3, atol=2e-3)
+
+
+def test_wgan_gp_critic_with_contrib_batch_norm_trains():
+    # the hwalsuklee WGAN_GP.py pattern: conv critic with tf.contrib.layers.batch_norm
+    # (updates_collections=None), the gradient penalty on interpolates, Adam on d_ variables
+    rng = np.random.RandomState(1)
+    with tf.Graph().as_default():
+        tf.set_random_seed(3)
+        real = tf.placeholder(tf.float32, [8, 6, 6, 1])
+        fake = tf.placeholder(tf.float32, [8, 6, 6, 1])
+
+        def critic(x, reuse):
+            with tf.variable_scope("discriminator", reuse=reuse):
+                w = tf.get_variable("d_w", [3, 3, 1, 4],
+                                    initializer=tf.truncated_normal_initializer(stddev=0.3))
+                h = tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME")
+                h = tf.contrib.layers.batch_norm(h, decay=0.9, updates_collections=None,
+                                                 epsilon=1e-5, scale=True, is_training=True,
+                                                 scope="d_bn")
+                h = tf.maximum(h, 0.2 * h)
+                return tf.layers.dense(tf.reshape(h, [8, -1]), 1, name="d_fc")
+
+        d_real = critic(real, False)
+        d_fake = critic(fake, True)
+        alpha = tf.random_uniform([8, 1, 1, 1])
+        inter = real + alpha * (fake - real)
+        grads = tf.gradients(critic(inter, True), [inter])[0]
+        slopes = tf.sqrt(tf.reduce_sum(tf.square(grads), axis=[1, 2, 3]))
+        penalty = tf.reduce_mean((slopes - 1.0) ** 2)
+        d_loss = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real) + 10.0 * penalty
+        d_vars = [v for v in tf.trainable_variables() if "d_" in v.name]
+        assert len(d_vars) == 5  # conv kernel, bn beta/gamma, dense kernel/bias
+        train = tf.train.AdamOptimizer(1e-2).minimize(d_loss, var_list=d_vars)
+        feed = {real: rng.rand(8, 6, 6, 1) + 0.5, fake: rng.rand(8, 6, 6, 1) - 0.5}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(d_loss, feed)
+            for _ in range(30):
+                sess.run(train, feed)
+            last = sess.run(d_loss, feed)
+    assert np.isfinite(last) and last < first
