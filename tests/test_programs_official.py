@@ -112,3 +112,37 @@ def test_array_like_objects_convert_to_tensors_and_slice_in_datasets():
         tf.convert_to_tensor(object())
     with pytest.raises(TypeError, match="Failed to convert object of type"):
         tf.convert_to_tensor({"a": 1})
+
+
+def test_boosted_trees_train_in_memory_grows_all_trees_from_one_element_dataset(tmp_path):
+    # official/boosted_trees/train_higgs.py: the whole data set is one Dataset.from_tensors
+    # element, trained by tf.contrib.estimator.boosted_trees_classifier_train_in_memory
+    rng = np.random.RandomState(0)
+    x = rng.randn(200, 2).astype(np.float32)
+    y = (x[:, :1] > 0.2).astype(np.float32)
+    cols = [tf.feature_column.bucketized_column(
+        tf.feature_column.numeric_column(f"f{i}"),
+        boundaries=np.unique(np.percentile(x[:, i], range(0, 100, 5))).tolist())
+        for i in range(2)]
+
+    def train_input_fn():
+        feats = {f"f{i}": tf.constant(x[:, i:i + 1]) for i in range(2)}
+        return tf.data.Dataset.zip((tf.data.Dataset.from_tensors(feats),
+                                    tf.data.Dataset.from_tensors(y)))
+
+    est = tf.contrib.estimator.boosted_trees_classifier_train_in_memory(
+        train_input_fn, cols, model_dir=str(tmp_path), n_trees=3, max_depth=2,
+        learning_rate=0.5)
+    assert isinstance(est, tf.estimator.BoostedTreesClassifier)
+    # one step per layer: n_trees * max_depth
+    assert est.get_variable_value("global_step") == 6
+
+    def eval_input_fn():
+        return tf.data.Dataset.from_tensor_slices(
+            ({"f0": x[:, :1], "f1": x[:, 1:]}, y)).batch(50)
+
+    results = est.evaluate(eval_input_fn)
+    assert results["accuracy"] > 0.95, results
+    reg = tf.contrib.estimator.boosted_trees_regressor_train_in_memory(
+        train_input_fn, cols, model_dir=str(tmp_path / "reg"), n_trees=2, max_depth=2)
+    assert reg.get_variable_value("global_step") == 4

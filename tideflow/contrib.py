@@ -328,7 +328,13 @@ def _contrib_estimator():
     module = _namespace("estimator", "``tf.contrib.estimator``: metrics and early stopping.",
                         experimental, names)
     module.add_metrics = estimator.add_metrics
-    module.__all__ = sorted([*names, "add_metrics"])
+    from tideflow.estimator.canned import boosted_trees
+
+    in_memory = ("boosted_trees_classifier_train_in_memory",
+                 "boosted_trees_regressor_train_in_memory")
+    for name in in_memory:
+        setattr(module, name, getattr(boosted_trees, name))
+    module.__all__ = sorted([*names, "add_metrics", *in_memory])
     return module
 
 

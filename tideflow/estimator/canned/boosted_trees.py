@@ -8,6 +8,8 @@ training stops after ``n_trees``. Features come from ``bucketized_column`` (one 
 buckets) and ``indicator_column`` (a 0/1 feature per category). The ensemble lives in
 variables (so checkpoints hold it) and the tree kernels are NumPy, run through ``py_func``."""
 
+import functools
+
 import numpy as np
 
 from tideflow.estimator.canned import head as head_lib
@@ -357,4 +359,61 @@ class BoostedTreesRegressor(Estimator):
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
 
-__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor"]
+def _whole_data_every_step(train_input_fn):
+    """In-memory training reads the whole data set (one batch) at every step: a returned
+    ``Dataset`` is repeated, so a one-element ``Dataset.from_tensors`` lasts until the trees
+    are grown (TF caches the batch in variables instead)."""
+    from tideflow.ops.dataset_ops import Dataset
+
+    @functools.wraps(train_input_fn)
+    def input_fn(*args, **kwargs):
+        result = train_input_fn(*args, **kwargs)
+        return result.repeat() if isinstance(result, Dataset) else result
+
+    return input_fn
+
+
+def boosted_trees_classifier_train_in_memory(
+        train_input_fn, feature_columns, model_dir=None, n_classes=2, weight_column=None,
+        label_vocabulary=None, n_trees=100, max_depth=6, learning_rate=0.1,
+        l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+        min_node_weight=0.0, config=None, train_hooks=None, center_bias=False,
+        pruning_mode="none", quantile_sketch_epsilon=0.01):
+    """``tf.contrib.estimator.boosted_trees_classifier_train_in_memory``: a
+    ``BoostedTreesClassifier`` trained on the whole data as one batch per layer until its
+    ``n_trees`` trees are grown; returns the trained estimator."""
+    est = BoostedTreesClassifier(
+        feature_columns, 1, model_dir=model_dir, n_classes=n_classes,
+        weight_column=weight_column, label_vocabulary=label_vocabulary, n_trees=n_trees,
+        max_depth=max_depth, learning_rate=learning_rate,
+        l1_regularization=l1_regularization, l2_regularization=l2_regularization,
+        tree_complexity=tree_complexity, min_node_weight=min_node_weight, config=config,
+        center_bias=center_bias, pruning_mode=pruning_mode,
+        quantile_sketch_epsilon=quantile_sketch_epsilon, train_in_memory=True)
+    est.train(_whole_data_every_step(train_input_fn), hooks=train_hooks)
+    return est
+
+
+def boosted_trees_regressor_train_in_memory(
+        train_input_fn, feature_columns, model_dir=None, label_dimension=1,
+        weight_column=None, n_trees=100, max_depth=6, learning_rate=0.1,
+        l1_regularization=0.0, l2_regularization=0.0, tree_complexity=0.0,
+        min_node_weight=0.0, config=None, train_hooks=None, center_bias=False,
+        pruning_mode="none", quantile_sketch_epsilon=0.01):
+    """``tf.contrib.estimator.boosted_trees_regressor_train_in_memory``: as the classifier's,
+    for a ``BoostedTreesRegressor``."""
+    est = BoostedTreesRegressor(
+        feature_columns, 1, model_dir=model_dir, label_dimension=label_dimension,
+        weight_column=weight_column, n_trees=n_trees, max_depth=max_depth,
+        learning_rate=learning_rate, l1_regularization=l1_regularization,
+        l2_regularization=l2_regularization, tree_complexity=tree_complexity,
+        min_node_weight=min_node_weight, config=config, center_bias=center_bias,
+        pruning_mode=pruning_mode, quantile_sketch_epsilon=quantile_sketch_epsilon,
+        train_in_memory=True)
+    est.train(_whole_data_every_step(train_input_fn), hooks=train_hooks)
+    return est
+
+
+__all__ = ["BoostedTreesClassifier", "BoostedTreesRegressor",
+           "boosted_trees_classifier_train_in_memory",
+           "boosted_trees_regressor_train_in_memory"]
