@@ -21,6 +21,11 @@ from tideflow.runtime.executor import Plan, Step, prune, topo_order
 # ------------------------------------------------------------------------------------------
 
 
+def _plain_quantized(v):
+    v = np.asarray(v)
+    return v.view(v.dtype[0]) if v.dtype.names else v
+
+
 class _FetchHandler:
     """Flattens a fetch structure into unique graph elements, and rebuilds the results."""
 
@@ -64,6 +69,8 @@ class _FetchHandler:
             i = len(self.tensors)
             self._index[el] = i
             self.tensors.append(el)
+        if el._dtype.is_quantized:  # held as TF's structured dtypes; fetched as plain ints, as TF
+            return lambda values: _plain_quantized(values[i])
         return lambda values: values[i]
 
     def _build(self, f):

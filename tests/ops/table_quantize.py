@@ -1,0 +1,210 @@
+"""Op-table rows for QuantizeV2, Dequantize and QuantizedConcat (tf.quantization.quantize,
+dequantize, quantized_concat).
+
+The references follow TF's documented formulas one element at a time in Python floats, with
+each float32 step of TF's kernels rounded to float32 (``_f``); rounding half away from zero is
+``floor(|v| + 0.5)`` in float64, exact for float32 values. No gradient is registered for these
+ops in TF, so the rows check no gradient (tests/test_leftovers6.py checks the LookupError)."""
+
+import math
+
+import numpy as np
+
+import tideflow as tf
+from tests.ops.optable import Case
+
+F32 = (tf.float32,)
+_x = np.array([[-7.0, -6.2, -1.3, -0.51], [-0.0234, 0.0, 0.0234, 0.8],
+               [2.49, 5.99, 6.0, 9.0]], np.float32)
+_LIMITS = {tf.quint8: (0, 255), tf.qint8: (-128, 127), tf.quint16: (0, 65535),
+           tf.qint16: (-32768, 32767), tf.qint32: (-(1 << 31), (1 << 31) - 1)}
+_BASE = {tf.quint8: np.uint8, tf.qint8: np.int8, tf.quint16: np.uint16, tf.qint16: np.int16,
+         tf.qint32: np.int32}
+
+
+def _f(v):
+    return float(np.float32(v))
+
+
+def _away(v):
+    return math.copysign(math.floor(abs(v) + 0.5), v)
+
+
+def _nudged(a, b, eps=0.01):
+    mn = min(0.0, a)
+    e = _f(max(1.0, abs(a), abs(b)) * _f(eps))
+    return mn, max(0.0, b, _f(mn + e))
+
+
+def _quantize_one(v, a, b, T, mode, round_mode, narrow):
+    lo, hi = _LIMITS[T]
+    mn, mx = _nudged(a, b)
+    if mode == "MIN_COMBINED":
+        scale = _f((hi - lo) / _f(mx - mn))
+        t = _f(_f(min(max(v, mn), mx) - mn) * scale)
+        q = _away(_f(t - (hi - lo + 1) / 2)) if lo < 0 else math.trunc(_f(t + 0.5))
+    elif mode == "MIN_FIRST":
+        bits = 8 * np.dtype(_BASE[T]).itemsize
+        scale = _f(((1 << bits) - 1.0) / _f(mx - mn))
+        q = _away(_f(v * scale)) - (_away(_f(mn * scale)) - lo)
+        q = min(max(q, lo), hi)
+    else:
+        qmin = lo + (1 if narrow else 0)
+        s_min = _f(qmin / mn) if qmin * mn > 0 else math.inf
+        s_max = _f(hi / mx) if hi * mx > 0 else math.inf
+        scale = min(s_min, s_max)
+        mn, mx = _f(qmin / scale), _f(hi / scale)
+        t = _f(min(max(v, mn), mx) * scale)
+        q = round(t) if round_mode == "HALF_TO_EVEN" else _away(t)
+    return int(q), mn, mx
+
+
+def _quantize_ref(T, mode="MIN_COMBINED", round_mode="HALF_AWAY_FROM_ZERO", narrow=False,
+                  axis=-1):
+    def ref(x, a, b):
+        a, b = np.atleast_1d(a), np.atleast_1d(b)
+        out = np.zeros(x.shape, _BASE[T])
+        mns, mxs = np.zeros(a.shape, np.float32), np.zeros(b.shape, np.float32)
+        for idx in np.ndindex(*x.shape):
+            k = idx[axis] if axis != -1 else 0
+            out[idx], mns[k], mxs[k] = _quantize_one(float(x[idx]), float(a[k]), float(b[k]), T,
+                                                     mode, round_mode, narrow)
+        shape = () if axis == -1 else a.shape
+        return [out, mns.reshape(shape), mxs.reshape(shape)]
+
+    return ref
+
+
+def _quantize_case(T, mode="MIN_COMBINED", round_mode="HALF_AWAY_FROM_ZERO", narrow=False,
+                   axis=None, lo=-6.0, hi=6.0, name=None):
+    a, b = np.float32(lo), np.float32(hi)
+    if axis is not None:
+        n = _x.shape[axis]
+        a = np.linspace(lo, lo / 4, n).astype(np.float32)
+        b = np.linspace(hi / 3, hi, n).astype(np.float32)
+    return Case(
+        "QuantizeV2",
+        lambda x, mn, mx: list(tf.quantization.quantize(
+            x, mn, mx, T, mode=mode, round_mode=round_mode, narrow_range=narrow, axis=axis)),
+        [_x, a, b], _quantize_ref(T, mode, round_mode, narrow, -1 if axis is None else axis),
+        dtypes=F32, grad=False, fixed=(1, 2),
+        name=name or f"QuantizeV2_{mode}_{T.name}")
+
+
+def _dequantize_one(q, a, b, T, mode, narrow):
+    lo, hi = _LIMITS[T]
+    if mode == "MIN_COMBINED":
+        scale = _f(_f(b - a) / _f(_f(hi) - _f(lo)))
+        half = 0.0 if lo == 0 else (_f(hi) - lo + 1) / 2
+        return _f(_f(_f(q + half) * scale) + a)
+    if mode == "MIN_FIRST":
+        bits = 8 * np.dtype(_BASE[T]).itemsize
+        scale = _f(_f(b - a) / ((1 << bits) - 1.0))
+        rounded = a if a == b else _f(_away(_f(a / scale)) * scale)
+        return _f(_f(rounded - _f(lo * scale)) + _f(q * scale))
+    qmin = lo + (1 if narrow else 0)
+    scale = _f(b / _f(hi)) if lo == 0 else max(_f(a / qmin), _f(b / _f(hi)))
+    return _f(q * scale)
+
+
+def _dequantize_ref(T, mode="MIN_COMBINED", narrow=False, axis=-1):
+    def ref(q, a, b):
+        q = q.view(_BASE[T])
+        a, b = np.atleast_1d(a), np.atleast_1d(b)
+        out = np.zeros(q.shape, np.float32)
+        for idx in np.ndindex(*q.shape):
+            k = idx[axis] if axis != -1 else 0
+            out[idx] = _dequantize_one(int(q[idx]), float(a[k]), float(b[k]), T, mode, narrow)
+        return out
+
+    return ref
+
+
+def _quantized(T, values):
+    return np.asarray(values, _BASE[T]).view(T._np)
+
+
+_Q8 = _quantized(tf.qint8, [[-128, -100, -1, 0], [1, 37, 126, 127], [5, -5, 64, -64]])
+_QU8 = _quantized(tf.quint8, [[0, 1, 100, 127], [128, 129, 200, 255], [7, 77, 177, 250]])
+_Q16 = _quantized(tf.qint16, [[-32768, -32767, -1000, 0], [1, 377, 12600, 32767],
+                              [5, -5, 640, -64]])
+
+
+def _dequantize_case(T, q, mode="MIN_COMBINED", narrow=False, axis=None, lo=-1.5, hi=4.0,
+                     name=None):
+    a, b = np.float32(lo), np.float32(hi)
+    if axis is not None:
+        n = q.shape[axis]
+        a = np.linspace(lo, lo / 4, n).astype(np.float32)
+        b = np.linspace(hi / 3, hi, n).astype(np.float32)
+    return Case(
+        "Dequantize",
+        lambda x, mn, mx: tf.quantization.dequantize(x, mn, mx, mode=mode, narrow_range=narrow,
+                                                     axis=axis),
+        [q, a, b], _dequantize_ref(T, mode, narrow, -1 if axis is None else axis),
+        dtypes=F32, grad=False, fixed=(1, 2), name=name or f"Dequantize_{mode}_{T.name}")
+
+
+def _concat_ref(T):
+    lo, hi = _LIMITS[T]
+    bits = 8 * np.dtype(_BASE[T]).itemsize
+    steps = (1 << bits) - 1.0
+
+    def ref(dim, q1, q2, a1, a2, b1, b2):
+        out_min, out_max = min(float(a1), float(a2)), max(float(b1), float(b2))
+        if lo < 0:
+            m = max(abs(out_min), abs(out_max))
+            out_min, out_max = -m, m
+        parts = []
+        for q, a, b in ((q1, float(a1), float(b1)), (q2, float(a2), float(b2))):
+            q = q.view(_BASE[T])
+            if (a, b) == (out_min, out_max):
+                parts.append(q)
+                continue
+            p = np.zeros(q.shape, _BASE[T])
+            qscale = _f(steps / _f(out_max - out_min))
+            for idx in np.ndindex(*q.shape):
+                f = _dequantize_one(int(q[idx]), a, b, T, "MIN_FIRST", False)
+                v = _away(_f(f * qscale)) - (_away(_f(out_min * qscale)) - lo)
+                p[idx] = min(max(v, max(lo, -2147483648)), min(hi, 2147483520))
+            parts.append(p)
+        return [np.concatenate(parts, axis=int(dim)), np.float32(out_min), np.float32(out_max)]
+
+    return ref
+
+
+def _concat_case(T, q1, q2, ranges):
+    (a1, b1), (a2, b2) = ranges
+    return Case(
+        "QuantizedConcat",
+        lambda d, x1, x2, mn1, mn2, mx1, mx2: list(tf.quantization.quantized_concat(
+            d, [x1, x2], [mn1, mn2], [mx1, mx2])),
+        [np.int32(1), q1, q2] + [np.float32(v) for v in (a1, a2, b1, b2)], _concat_ref(T),
+        dtypes=F32, grad=False, fixed=(0, 1, 2, 3, 4, 5, 6),
+        name=f"QuantizedConcat_{T.name}")
+
+
+CASES = [
+    _quantize_case(tf.quint8),
+    _quantize_case(tf.qint8),
+    _quantize_case(tf.qint16, lo=-2.5, hi=3.7),
+    _quantize_case(tf.quint8, mode="MIN_FIRST", lo=-1.0, hi=2.5),
+    _quantize_case(tf.qint16, mode="MIN_FIRST"),
+    _quantize_case(tf.qint8, mode="SCALED"),
+    _quantize_case(tf.qint8, mode="SCALED", round_mode="HALF_TO_EVEN", narrow=True,
+                   name="QuantizeV2_SCALED_qint8_even_narrow"),
+    _quantize_case(tf.quint16, mode="SCALED", narrow=True, lo=-1.0, hi=0.5),
+    _quantize_case(tf.qint8, mode="SCALED", axis=1, name="QuantizeV2_SCALED_axis1"),
+    _quantize_case(tf.quint8, axis=0, name="QuantizeV2_MIN_COMBINED_axis0"),
+    _dequantize_case(tf.qint8, _Q8),
+    _dequantize_case(tf.quint8, _QU8),
+    _dequantize_case(tf.quint8, _QU8, mode="MIN_FIRST"),
+    _dequantize_case(tf.qint16, _Q16, mode="MIN_FIRST", lo=-0.7, hi=0.3),
+    _dequantize_case(tf.qint8, _Q8, mode="SCALED", narrow=True),
+    _dequantize_case(tf.quint8, _QU8, mode="SCALED"),
+    _dequantize_case(tf.qint16, _Q16, mode="SCALED", axis=1, name="Dequantize_SCALED_axis1"),
+    _dequantize_case(tf.qint8, _Q8, axis=0, name="Dequantize_MIN_COMBINED_axis0"),
+    _concat_case(tf.quint8, _QU8, _QU8[:, :2], ((-1.0, 3.0), (-2.0, 1.5))),
+    _concat_case(tf.qint32, _quantized(tf.qint32, [[-(1 << 31), -5], [12345678, 1 << 30]]),
+                 _quantized(tf.qint32, [[7], [-7]]), ((-1.0, 1.0), (-0.25, 0.5))),
+]

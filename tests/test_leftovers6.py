@@ -1,0 +1,181 @@
+"""Departures from TF 1.x fixed in the sixth session: quantize/dequantize/quantized_concat,
+second derivatives, dropout op names, device placement logs, and smaller API gaps.
+
+Expected values marked "TF 2.21" were observed from TensorFlow 2.21's compat.v1 (CPU,
+TF_ENABLE_ONEDNN_OPTS=0) running the same graph."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+_X = np.array([-7.0, -6.2, -1.3, -0.51, -0.0234, 0.0, 0.0234, 0.8, 2.49, 5.99, 6.0, 9.0],
+              np.float32)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.quantize / tf.dequantize / tf.quantized_concat
+# ------------------------------------------------------------------------------------------
+
+# TF 2.21: tf.quantize(_X, -6.0, 6.0, T, mode=...) then tf.dequantize of its outputs
+_TF_QUANTIZED = {
+    ("MIN_COMBINED", "quint8"): [0, 0, 100, 117, 127, 128, 128, 145, 180, 255, 255, 255],
+    ("MIN_COMBINED", "qint8"): [-128, -128, -28, -11, -1, -1, 0, 17, 52, 127, 127, 127],
+    ("MIN_COMBINED", "qint16"): [-32768, -32768, -7100, -2786, -128, -1, 127, 4369, 13598,
+                                 32712, 32767, 32767],
+    ("MIN_FIRST", "quint8"): [0, 0, 100, 117, 128, 128, 128, 145, 181, 255, 255, 255],
+    ("MIN_FIRST", "quint16"): [0, 0, 25668, 29983, 32640, 32768, 32896, 37137, 46367, 65481,
+                               65535, 65535],
+    ("SCALED", "qint8"): [-128, -128, -28, -11, 0, 0, 0, 17, 53, 127, 127, 127],
+    ("SCALED", "quint8"): [0, 0, 0, 0, 0, 0, 1, 34, 106, 255, 255, 255],
+}
+_TF_DEQUANTIZED = {
+    ("MIN_COMBINED", "qint8"): [-6.0, -6.0, -1.2941174507141113, -0.49411773681640625,
+                                -0.023529529571533203, -0.023529529571533203,
+                                0.023529529571533203, 0.8235297203063965, 2.4705886840820312,
+                                6.0, 6.0, 6.0],
+    ("MIN_FIRST", "quint8"): [-6.023529529571533, -6.023529529571533, -1.3176469802856445,
+                              -0.5176472663879395, 0.0, 0.0, 0.0, 0.8000001907348633,
+                              2.494117259979248, 5.976470470428467, 5.976470470428467,
+                              5.976470470428467],
+    ("SCALED", "qint8"): [-6.047244071960449, -6.047244071960449, -1.3228346109390259,
+                          -0.5196850299835205, 0.0, 0.0, 0.0, 0.8031495809555054,
+                          2.503937005996704, 6.0, 6.0, 6.0],
+}
+
+
+@pytest.mark.parametrize("mode,tname", sorted(_TF_QUANTIZED))
+def test_quantize_matches_tf(mode, tname):
+    T = tf.as_dtype(tname)
+    with tf.Graph().as_default():
+        q = tf.quantize(_X, -6.0, 6.0, T, mode=mode)
+        d = tf.dequantize(q.output, q.output_min, q.output_max, mode=mode)
+        assert type(q).__name__ == "QuantizeV2" and q._fields == ("output", "output_min",
+                                                                    "output_max")
+        assert q.output.dtype == T and q.output.op.type == "QuantizeV2"
+        assert q.output.name == "QuantizeV2:0" and d.name == "Dequantize:0"
+        with tf.Session() as s:
+            out, mn, mx, dv = s.run([q.output, q.output_min, q.output_max, d])
+    # fetched as plain integers of the quantized type's width, as TF
+    assert out.dtype == np.dtype(T._np[0])
+    assert out.tolist() == _TF_QUANTIZED[(mode, tname)]
+    if mode == "SCALED" and tname == "qint8":  # the range as used: scale set by the max side
+        np.testing.assert_allclose([mn, mx], [-6.047244, 6.0], rtol=1e-6)
+    elif mode == "SCALED":
+        assert (mn, mx) == (0.0, 6.0)
+    else:
+        assert (mn, mx) == (-6.0, 6.0)
+    if (mode, tname) in _TF_DEQUANTIZED:
+        np.testing.assert_array_equal(dv, np.float32(_TF_DEQUANTIZED[(mode, tname)]))
+
+
+def test_quantize_narrow_range_even_rounding_and_names():
+    with tf.Graph().as_default():
+        q = tf.quantization.quantize(_X, -6.0, 6.0, tf.qint8, mode="SCALED",
+                                     round_mode="HALF_TO_EVEN", narrow_range=True, name="myq")
+        assert q.output.name == "myq:0"
+        names = {op.name for op in tf.get_default_graph().get_operations()}
+        assert {"myq/min_range", "myq/max_range"} <= names  # as TF's generated wrapper
+        bad = tf.quantize(_X, -6.0, 6.0, tf.qint8, round_mode="HALF_TO_EVEN")
+        rev = tf.quantize(_X, 1.0, -1.0, tf.quint8)
+        mf_axis = tf.quantize(_X.reshape(3, 4), [-1.0] * 4, [1.0] * 4, tf.qint8,
+                              mode="MIN_FIRST", axis=-1)
+        with tf.Session() as s:
+            out, mn, mx = s.run(q)
+            # TF 2.21: narrow range keeps -128 out and the range symmetric
+            assert out.tolist() == [-127, -127, -28, -11, 0, 0, 0, 17, 53, 127, 127, 127]
+            assert (mn, mx) == (-6.0, 6.0)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="HALF_TO_EVEN' only supported for mode 'SCALED'"):
+                s.run(bad.output)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="input_max_range must be larger than input_min_range"):
+                s.run(rev.output)
+            with pytest.raises(tf.errors.UnimplementedError, match="MIN_FIRST mode"):
+                s.run(mf_axis.output)
+
+
+def test_quantize_axis_ranges_static_shapes_and_errors():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 10.0
+    with tf.Graph().as_default():
+        xt = tf.constant(x)
+        q = tf.quantize(xt, [-5.0, -1.0, -12.0], [3.0, 14.0, 2.0], tf.qint8, mode="SCALED",
+                        axis=1)
+        assert q.output_min.shape.as_list() == [3] and q.output.shape.as_list() == [2, 3, 4]
+        d = tf.dequantize(q.output, q.output_min, q.output_max, mode="SCALED", axis=-2)
+        with pytest.raises(ValueError):  # min_range must be a vector when axis is given
+            tf.quantize(xt, -1.0, 1.0, tf.qint8, axis=1)
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            tf.quantize(xt, [-1.0, 0.0], [1.0, 2.0], tf.qint8, axis=1)
+        with pytest.raises(ValueError, match="known rank"):
+            tf.quantize(tf.placeholder(tf.float32), [-1.0], [1.0], tf.qint8, axis=-1)
+        with tf.Session() as s:
+            out, mn, mx, dv = s.run([q.output, q.output_min, q.output_max, d])
+    # each slice of axis 1 is quantized with its own symmetric scale (SCALED)
+    for k, (lo, hi) in enumerate([(-5.0, 3.0), (-1.0, 14.0), (-12.0, 2.0)]):
+        scale = min(128 / -lo, 127 / hi)
+        np.testing.assert_allclose([mn[k], mx[k]], [-128 / scale, 127 / scale], rtol=1e-6)
+        want = np.clip(np.floor(np.abs(np.clip(x[:, k], -128 / scale, 127 / scale) * scale)
+                                + 0.5) * np.sign(x[:, k]), -128, 127)
+        np.testing.assert_array_equal(out[:, k], want)
+        np.testing.assert_allclose(dv[:, k], out[:, k] / scale, rtol=1e-6)
+
+
+def test_dequantize_bfloat16_and_mode_errors():
+    with tf.Graph().as_default():
+        q = tf.quantize([-3.0, -1.0, 0.5, 3.0], -3.0, 3.0, tf.qint8)
+        d = tf.dequantize(q.output, q.output_min, q.output_max, dtype=tf.bfloat16)
+        assert d.dtype == tf.bfloat16
+        bad = tf.dequantize(q.output, q.output_min, q.output_max, mode="SCALED",
+                            dtype=tf.bfloat16)
+        with pytest.raises(ValueError, match="rank 0 but is rank 1"):  # static, as TF
+            tf.dequantize(q.output, [-1.0, 0.0], [1.0, 2.0])
+        r = tf.placeholder(tf.float32)
+        wrong = tf.dequantize(q.output, r, r)
+        with tf.Session() as s:
+            v = s.run(tf.cast(d, tf.float32))
+            # MIN_COMBINED: (q + 128) * 6 / 255 - 3, then rounded to bfloat16
+            qs = s.run(q.output).astype(np.float64)
+            np.testing.assert_allclose(v, (qs + 128) * 6 / 255 - 3, atol=2e-2)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bfloat16"):
+                s.run(bad)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="as many elements"):
+                s.run(wrong, {r: [-1.0, 1.0]})
+
+
+def test_quantized_concat_matches_tf():
+    with tf.Graph().as_default():
+        q = tf.quantize([1.0, 2.0], -1.0, 3.0, tf.quint8)
+        c = tf.quantized_concat(0, [q.output, q.output], [q.output_min, -2.0],
+                                [q.output_max, 5.0])
+        assert type(c).__name__ == "QuantizedConcat" and c.output.shape.as_list() == [4]
+        assert tf.quantization.quantized_concat is tf.quantized_concat
+        with tf.Session() as s:
+            out, mn, mx = s.run(c)
+    # TF 2.21: the first input is requantized into the union range [-2, 5]
+    assert out.tolist() == [110, 146, 128, 191] and (mn, mx) == (-2.0, 5.0)
+
+
+def test_quantize_ops_have_no_gradient_as_tf():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        q = tf.quantize(x, -1.0, 3.0, tf.quint8)
+        d = tf.dequantize(q.output, q.output_min, q.output_max)
+        with pytest.raises(LookupError, match="No gradient defined"):
+            tf.gradients(d, x)
+        # the fake-quant ops do have gradients (straight through inside the nudged range)
+        y = tf.quantization.fake_quant_with_min_max_vars(x * 3.0, tf.constant(-1.0),
+                                                         tf.constant(4.0))
+        g = tf.gradients(y, x)[0]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(g), [3.0, 0.0])
+
+
+def test_quantize_v2_and_quantization_namespace():
+    with tf.Graph().as_default():
+        q = tf.quantize_v2([0.5], 0.0, 1.0, tf.quint8, "MIN_COMBINED", "qv2")
+        assert q.output.name == "qv2:0"
+        for n in ("quantize", "dequantize", "quantized_concat"):
+            assert n in tf.quantization.__all__ and callable(getattr(tf.quantization, n))
+        with tf.Session() as s:
+            assert s.run(q.output).tolist() == [128]
