@@ -2,8 +2,12 @@
 optimization / run_classifier / run_pretraining / create_pretraining_data / extract_features,
 GPT-2's model and sampler) against tideflow, compared with real TensorFlow where it could run."""
 
+import base64
 import importlib
 import logging as py_logging
+import os
+import pathlib
+import zlib
 
 import numpy as np
 import pytest
@@ -68,3 +72,79 @@ def test_tpu_estimator_passes_params_without_warning(tmp_path, caplog):
     assert not [r for r in caplog.records if "params are not passed" in r.getMessage()]
     assert est.params == {}
     assert seen["input_bs"] == 4 and seen["model_bs"] == [4]
+
+
+# A TensorFlow checkpoint written by real TF 2.21 (compat.v1 Saver, CPU): 18 float32 [2]
+# variables enc/layer_<i>/w = [i, i + 0.5], vocab = [b"a", b"bc"] (string), global_step = 7
+# (int64). The .index (an SSTable of BundleEntryProto records) and the .data shard, zlib'd.
+_TF_INDEX = (
+    "eNpjYGDjYJRi4mBk4OVPzUvWz0msTC2KN9Av52AUYhFi4mDS4DDt3HDIgItZ0BAhqMABFBb/5HOXm1kQSa2CAFD4"
+    "34zmB9yoqiWAwr02TAlAYSMkYQWg8LXFzhOBwsZIwhpAYVcjJwGgsAmSsAFQ+KZZ0gqgsCmSsAVQOGuesiZQ2AxJ"
+    "2AEo7CXLsw4obI4k7AEU1t/sGc+F6pIAoPCrr9vfc6G6JAIozHslV5IL1SUJQOEPeu+ncKG6JAMovH/2t91cqC4p"
+    "AAXVRLMcBl5BRAAju6kCqGCGrf5RLmYhCyThBkag+EbXReVAcUsk8Q6QuNKExz8YuPnSc/KTEnPii0tSCzg4hRgU"
+    "JoDkdl+fL8jAKlSWn5yYxMEO1TWDUYPT9OUTs1YGIMhiZGBgAjEuPew4AqIZQcSBTws3MDAylzP8ZYaLeaXJn2li"
+    "4ehn4WcgCMJ/N3SrlLrfBgDfx2yv"
+)
+_TF_DATA = (
+    "eNolzqsRg0AAhOEFQyQSiUQicTlcJBLJwyCRDOoEAhFBCSmBDnIl4COghJTAP7Azn9ydla48JQuHOJcSpMhg8EKB"
+    "EhU69BhgMWHGGzJswKCCxYIPVjhsOPCH6DwQIsqD+488/7v/xrppT2MsGo0="
+)
+
+
+def _write_tf_checkpoint(directory):
+    prefix = os.path.join(str(directory), "ck")
+    with open(prefix + ".index", "wb") as f:
+        f.write(zlib.decompress(base64.b64decode(_TF_INDEX)))
+    with open(prefix + ".data-00000-of-00001", "wb") as f:
+        f.write(zlib.decompress(base64.b64decode(_TF_DATA)))
+    return prefix
+
+
+def test_reads_a_checkpoint_written_by_tensorflow(tmp_path):
+    # BERT's run_classifier starts from Google's released checkpoint (TF's tensor bundle) via
+    # get_assignment_map_from_checkpoint (tf.train.list_variables) + tf.train.init_from_checkpoint;
+    # tideflow read only its own format ("corrupted or not a tideflow checkpoint index").
+    prefix = _write_tf_checkpoint(tmp_path)
+    names = sorted([f"enc/layer_{i}/w" for i in range(18)] + ["vocab", "global_step"])
+    listed = tf.train.list_variables(prefix)
+    assert [n for n, _ in listed] == names
+    assert dict(listed)["enc/layer_3/w"] == [2] and dict(listed)["global_step"] == []
+    reader = tf.train.NewCheckpointReader(prefix)
+    assert reader.get_variable_to_dtype_map()["vocab"] == tf.string
+    np.testing.assert_array_equal(reader.get_tensor("vocab"), np.array([b"a", b"bc"], object))
+    assert reader.get_tensor("global_step") == 7
+    for i in range(18):
+        np.testing.assert_array_equal(tf.train.load_variable(prefix, f"enc/layer_{i}/w"),
+                                      np.array([i, i + 0.5], np.float32))
+    # init_from_checkpoint with a scope mapping, and Saver.restore by name
+    with tf.variable_scope("model"):
+        ws = [tf.get_variable(f"layer_{i}/w", [2]) for i in range(18)]
+    tf.train.init_from_checkpoint(prefix, {"enc/": "model/"})
+    step = tf.Variable(0, dtype=tf.int64, name="global_step")
+    vocab = tf.Variable([b"", b""], name="vocab")
+    saver = tf.train.Saver([step, vocab])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(ws)
+        saver.restore(sess, prefix)
+        assert sess.run(step) == 7
+        assert list(sess.run(vocab)) == [b"a", b"bc"]
+    for i, w in enumerate(got):
+        np.testing.assert_array_equal(w, [i, i + 0.5])
+
+
+def test_tensorflow_checkpoint_corruption_is_a_data_loss_error(tmp_path):
+    prefix = _write_tf_checkpoint(tmp_path)
+    shard = pathlib.Path(prefix + ".data-00000-of-00001")
+    data = bytearray(shard.read_bytes())
+    data[0] ^= 0x40  # the first stored tensor (enc/layer_0/w, the first key)
+    shard.write_bytes(bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match="enc/layer_0/w"):
+        tf.train.load_variable(prefix, "enc/layer_0/w")
+    np.testing.assert_array_equal(tf.train.load_variable(prefix, "enc/layer_1/w"), [1, 1.5])
+    index_file = pathlib.Path(prefix + ".index")
+    index = bytearray(index_file.read_bytes())
+    index[20] ^= 0x01  # inside the data block: its checksum no longer matches
+    index_file.write_bytes(bytes(index))
+    with pytest.raises(tf.errors.DataLossError, match="checksum"):
+        tf.train.list_variables(prefix)

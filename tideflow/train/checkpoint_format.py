@@ -499,6 +499,12 @@ class Reader:
                 raw = f.read()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise not_found(prefix) from None
+        from tideflow.train import tf_bundle
+
+        if tf_bundle.is_bundle_index(raw):  # written by TensorFlow: read-only support
+            self.num_shards, self.tensors = tf_bundle.read_index(raw, path)
+            self._headers = {}
+            return
         try:
             doc = json.loads(raw)
             ok = doc.get("format") == FORMAT and doc.get("checksum") == _index_checksum(doc)
@@ -624,6 +630,12 @@ class Reader:
         """The value of one stored piece (a whole tensor or one slice), verified against its
         checksum; read straight into ``out`` (a C-contiguous array of its shape and dtype)
         when given."""
+        if piece["encoding"].startswith("tf_bundle"):
+            from tideflow.train import tf_bundle
+
+            return tf_bundle.read_piece(
+                data_filename(self.prefix, piece["shard"], self.num_shards), name, piece, dtype,
+                out)
         path, base, header, size = self._shard_header(piece["shard"], name)
         shape = tuple(piece["shape"])
         enc = piece["encoding"]
