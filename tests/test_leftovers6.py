@@ -179,3 +179,58 @@ def test_quantize_v2_and_quantization_namespace():
             assert n in tf.quantization.__all__ and callable(getattr(tf.quantization, n))
         with tf.Session() as s:
             assert s.run(q.output).tolist() == [128]
+
+
+# ------------------------------------------------------------------------------------------
+# tf.hessians where a derivative is None (TF 2.21 compat.v1: ValueError, both messages)
+# ------------------------------------------------------------------------------------------
+
+
+def _hessian_of(build):
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, -2.0, 3.0])
+        return build(x)
+
+
+def _hessians_with_scale(x):
+    y = tf.constant(2.0)  # d2/dy2 of sum(x * x) * y is None
+    return tf.hessians(tf.reduce_sum(x * x) * y, [x, y])
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: tf.hessians(tf.reduce_sum(3.0 * x), x),  # first derivative constant in x
+    lambda x: tf.hessians(tf.reduce_max(x), x),  # its gradient goes through Equal
+    lambda x: tf.hessians(tf.reduce_sum(tf.cast(tf.cast(x, tf.int32), tf.float32) * x), x),
+    lambda x: tf.hessians(tf.reduce_sum(tf.stop_gradient(x) * x), x),
+    lambda x: _hessians_with_scale(x),
+], ids=["linear", "reduce_max", "int_path", "stop_gradient", "list_with_linear"])
+def test_hessians_second_derivative_none_raises_as_tf(build):
+    with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+        _hessian_of(build)
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: tf.hessians(tf.cast(tf.argmax(x), tf.float32), x),
+    lambda x: tf.hessians(tf.reduce_sum(x * x), tf.constant(1.0)),
+], ids=["argmax", "unconnected"])
+def test_hessians_first_derivative_none_raises_as_tf(build):
+    with pytest.raises(ValueError, match="Tried to convert 'tensor' to a tensor and failed. "
+                                         "Error: None values not supported."):
+        _hessian_of(build)
+
+
+def test_hessians_through_relu_abs_and_gradients_of_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, -2.0, 3.0])
+        # relu, abs: piecewise linear, but their gradients stay connected (zeros, as TF)
+        hr = tf.hessians(tf.reduce_sum(tf.nn.relu(x)), x)[0]
+        ha = tf.hessians(tf.reduce_sum(tf.abs(x)), x)[0]
+        hs = tf.hessians(tf.reduce_sum(tf.square(tf.nn.relu(x))), x)[0]
+        g = tf.gradients(tf.reduce_sum(2.0 * x), x)[0]
+        assert tf.gradients(g, x) == [None]  # tf.gradients itself gives None, as TF
+        gr = tf.gradients(tf.gradients(tf.reduce_sum(tf.nn.relu(x)), x)[0], x)[0]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(hr), np.zeros((3, 3)))
+            np.testing.assert_array_equal(s.run(ha), np.zeros((3, 3)))
+            np.testing.assert_array_equal(s.run(hs), np.diag([2.0, 0.0, 2.0]))
+            np.testing.assert_array_equal(s.run(gr), [0.0, 0.0, 0.0])

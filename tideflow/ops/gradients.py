@@ -328,19 +328,26 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     with ops.name_scope(name, "hessians", xs):
         for x in xs:
             x = _to_tensor(x)
-            g = gradients(ys, x, colocate_gradients_with_ops=colocate_gradients_with_ops,
-                          gate_gradients=gate_gradients)[0]
+            kw = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
+                  "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
+            g = gradients(ys, x, **kw)[0]
             if g is None:
-                out.append(None)
-                continue
+                # as TF, whose hessians reshapes the first gradient before anything else
+                raise ValueError("Tried to convert 'tensor' to a tensor and failed. Error: None "
+                                 "values not supported.")
             n = x.get_shape().num_elements()
             if n is None:
                 raise ValueError(f"hessians needs a fully defined shape for {x.name}")
             flat = array_ops.reshape(dense(g), [-1])
             rows = []
             for i in range(n):
-                gi = gradients(array_ops.gather(flat, i), x)[0]
-                rows.append(array_ops.zeros_like(x) if gi is None else dense(gi))
+                gi = gradients(array_ops.gather(flat, i), x, **kw)[0]
+                if gi is None:
+                    # a first derivative that does not depend on x differentiably (linear in
+                    # x, or through argmax/int casts/comparisons): TF's loop writes None into
+                    # its TensorArray, which fails
+                    raise ValueError("None values not supported.")
+                rows.append(dense(gi))
             h = array_ops.stack(rows)
             out.append(array_ops.reshape(h, x.get_shape().concatenate(x.get_shape())))
     return out
