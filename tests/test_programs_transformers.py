@@ -7,6 +7,8 @@ import importlib
 import logging as py_logging
 import os
 import pathlib
+import subprocess
+import sys
 import zlib
 
 import numpy as np
@@ -148,3 +150,27 @@ def test_tensorflow_checkpoint_corruption_is_a_data_loss_error(tmp_path):
     index_file.write_bytes(bytes(index))
     with pytest.raises(tf.errors.DataLossError, match="checksum"):
         tf.train.list_variables(prefix)
+
+
+def test_tf_test_main_parses_absl_flags_before_running_tests(tmp_path):
+    # BERT's tokenization.py defines an absl flag and reads FLAGS.x inside functions its
+    # tokenization_test.py calls; TF's tf.test.main parses the flags first (absl app.run), ours
+    # went straight to unittest and every such test raised UnparsedFlagAccessError.
+    script = tmp_path / "flag_user_test.py"
+    script.write_text(
+        "from absl import flags\n"
+        "import tideflow as tf\n"
+        "flags.DEFINE_string('greeting', 'hello', 'what to say')\n"
+        "FLAGS = flags.FLAGS\n"
+        "class T(tf.test.TestCase):\n"
+        "    def test_reads_flag(self):\n"
+        "        print('GREETING=' + FLAGS.greeting)\n"
+        "if __name__ == '__main__':\n"
+        "    tf.test.main()\n"
+    )
+    for extra, expect in (([], "GREETING=hello"), (["--greeting=hi"], "GREETING=hi")):
+        out = subprocess.run([sys.executable, str(script), *extra], capture_output=True,
+                             text=True, timeout=60, check=False)
+        assert out.returncode == 0, out.stderr
+        assert expect in out.stdout
+        assert "\nOK" in out.stderr

@@ -79,8 +79,17 @@ def gpu_device_name():
 
 
 def main(argv=None):
-    """Runs the tests of the calling module (``tf.test.main``)."""
-    return unittest.main(argv=argv)
+    """Runs the tests of the calling module (``tf.test.main``). As TF's (absl's ``app.run``
+    first), the absl flags are parsed from ``argv`` (default ``sys.argv``, unknown flags
+    tolerated) before the tests run: modules the tests import may read ``FLAGS.x``."""
+    import sys
+
+    from absl import flags as absl_flags
+
+    args = list(sys.argv if argv is None else argv)
+    if not absl_flags.FLAGS.is_parsed():
+        args = absl_flags.FLAGS(args, known_only=True)
+    return unittest.main(argv=args)
 
 
 _TEMP_DIR = None
