@@ -62,9 +62,21 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
 def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis=0,
                            col_axis=1, channel_axis=2, fill_mode="nearest", cval=0.0,
                            order=1):
-    """Rotates (degrees), shifts (pixels), shears (degrees) and zooms one image."""
+    """Rotates (degrees), shifts (pixels), shears (degrees) and zooms one image, as
+    keras_preprocessing 1.1.2 (the release TF 1.15 installs; also tf_keras's): the matrix
+    turns about the image centre ``(size - 1) / 2`` and its x, y axes are swapped when the
+    column axis follows the row axis."""
     from scipy import ndimage
 
+    if len({row_axis, col_axis, channel_axis}) != 3:
+        raise ValueError("'row_axis', 'col_axis', and 'channel_axis' must be distinct")
+    if {row_axis, col_axis, channel_axis} != {0, 1, 2}:
+        raise ValueError("Invalid axis' indices: "
+                         f"{ {row_axis, col_axis, channel_axis} - {0, 1, 2} }")
+    if np.ndim(x) != 3:
+        raise ValueError("Input arrays must be multi-channel 2D images.")
+    if channel_axis not in (0, 2):
+        raise ValueError("Channels are allowed and the first and last dimensions.")
     matrix = None
 
     def combine(m):
@@ -84,14 +96,117 @@ def apply_affine_transform(x, theta=0, tx=0, ty=0, shear=0, zx=1, zy=1, row_axis
     if matrix is None:
         return x
     h, w = x.shape[row_axis], x.shape[col_axis]
-    ox, oy = h / 2 + 0.5, w / 2 + 0.5
+    ox, oy = h / 2 - 0.5, w / 2 - 0.5
     offset = np.array([[1, 0, ox], [0, 1, oy], [0, 0, 1]])
     reset = np.array([[1, 0, -ox], [0, 1, -oy], [0, 0, 1]])
     matrix = offset @ matrix @ reset
+    if col_axis > row_axis:
+        matrix[:, [0, 1]] = matrix[:, [1, 0]]
+        matrix[[0, 1]] = matrix[[1, 0]]
     x = np.rollaxis(x, channel_axis, 0)
     channels = [ndimage.affine_transform(c, matrix[:2, :2], matrix[:2, 2], order=order,
                                          mode=fill_mode, cval=cval) for c in x]
     return np.rollaxis(np.stack(channels, 0), 0, channel_axis + 1)
+
+
+def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
+    """Writes the image array ``x`` to ``path`` (through Pillow; ``file_format`` from the
+    name when None). An RGBA image saved as JPEG is converted to RGB first."""
+    img = array_to_img(x, data_format=data_format or K.image_data_format(), scale=scale)
+    if img.mode == "RGBA" and file_format in ("jpg", "jpeg"):
+        import warnings
+
+        warnings.warn("The JPG format does not support RGBA images, converting to RGB.",
+                      stacklevel=2)
+        img = img.convert("RGB")
+    img.save(path, format=file_format, **kwargs)
+
+
+# -- random transforms of one image (keras_preprocessing 1.1: channels first by default) --------
+
+def random_rotation(x, rg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
+                    cval=0.0, interpolation_order=1):
+    """Rotates ``x`` by a uniform angle in [-rg, rg] degrees."""
+    theta = np.random.uniform(-rg, rg)
+    return apply_affine_transform(x, theta=theta, row_axis=row_axis, col_axis=col_axis,
+                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
+                                  order=interpolation_order)
+
+
+def random_shift(x, wrg, hrg, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
+                 cval=0.0, interpolation_order=1):
+    """Shifts ``x`` by uniform fractions of its height (``hrg``) and width (``wrg``)."""
+    h, w = x.shape[row_axis], x.shape[col_axis]
+    tx = np.random.uniform(-hrg, hrg) * h
+    ty = np.random.uniform(-wrg, wrg) * w
+    return apply_affine_transform(x, tx=tx, ty=ty, row_axis=row_axis, col_axis=col_axis,
+                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
+                                  order=interpolation_order)
+
+
+def random_shear(x, intensity, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
+                 cval=0.0, interpolation_order=1):
+    """Shears ``x`` by a uniform angle in [-intensity, intensity] degrees."""
+    shear = np.random.uniform(-intensity, intensity)
+    return apply_affine_transform(x, shear=shear, row_axis=row_axis, col_axis=col_axis,
+                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
+                                  order=interpolation_order)
+
+
+def random_zoom(x, zoom_range, row_axis=1, col_axis=2, channel_axis=0, fill_mode="nearest",
+                cval=0.0, interpolation_order=1):
+    """Zooms ``x`` by two uniform factors in ``zoom_range`` (rows, columns)."""
+    if len(zoom_range) != 2:
+        raise ValueError("`zoom_range` should be a tuple or list of two floats. Received: "
+                         f"{zoom_range}")
+    if zoom_range[0] == 1 and zoom_range[1] == 1:
+        zx, zy = 1, 1
+    else:
+        zx, zy = np.random.uniform(zoom_range[0], zoom_range[1], 2)
+    return apply_affine_transform(x, zx=zx, zy=zy, row_axis=row_axis, col_axis=col_axis,
+                                  channel_axis=channel_axis, fill_mode=fill_mode, cval=cval,
+                                  order=interpolation_order)
+
+
+def apply_channel_shift(x, intensity, channel_axis=0):
+    """Adds ``intensity`` to every channel, clipped to the image's [min, max]."""
+    x = np.rollaxis(x, channel_axis, 0)
+    lo, hi = np.min(x), np.max(x)
+    x = np.stack([np.clip(c + intensity, lo, hi) for c in x], axis=0)
+    return np.rollaxis(x, 0, channel_axis + 1)
+
+
+def random_channel_shift(x, intensity_range, channel_axis=0):
+    """``apply_channel_shift`` by a uniform intensity in [-range, range]."""
+    intensity = np.random.uniform(-intensity_range, intensity_range)
+    return apply_channel_shift(x, intensity, channel_axis=channel_axis)
+
+
+def apply_brightness_shift(x, brightness, scale=True):
+    """Pillow's brightness enhancement by ``brightness`` of the image ``x`` (scaled to
+    [0, 255] first, as ``array_to_img``)."""
+    try:
+        from PIL import ImageEnhance
+    except ImportError:
+        raise ImportError("Using brightness shifts requires PIL. Install PIL or "
+                          "Pillow.") from None
+    x_min, x_max = np.min(x), np.max(x)
+    local_scale = (x_min < 0) or (x_max > 255)
+    img = array_to_img(x, scale=local_scale or scale)
+    img = ImageEnhance.Brightness(img).enhance(brightness)
+    x = img_to_array(img)
+    if not scale and local_scale:
+        x = x / 255 * (x_max - x_min) + x_min
+    return x
+
+
+def random_brightness(x, brightness_range, scale=True):
+    """``apply_brightness_shift`` by a uniform factor in ``brightness_range``."""
+    if len(brightness_range) != 2:
+        raise ValueError("`brightness_range should be tuple or list of two floats. "
+                         f"Received: {brightness_range}")
+    u = np.random.uniform(brightness_range[0], brightness_range[1])
+    return apply_brightness_shift(x, u, scale)
 
 
 class ImageDataGenerator:
@@ -159,30 +274,44 @@ class ImageDataGenerator:
         return x
 
     def get_random_transform(self, img_shape, seed=None):
-        rng = np.random.RandomState(seed) if seed is not None else np.random
+        """The random parameters of one transform, drawn from NumPy's global generator in
+        Keras's order (seeding it first when ``seed`` is given, as Keras does)."""
+        if seed is not None:
+            np.random.seed(seed)
         h, w = img_shape[self.row_axis - 1], img_shape[self.col_axis - 1]
 
         def shift(r, size):
             if not r:
                 return 0
-            v = rng.uniform(-r, r)
-            return v * size if abs(r) < 1 else v
+            try:  # an int or a list of choices: one of them, either sign
+                v = np.random.choice(r)
+                v *= np.random.choice([-1, 1])
+            except ValueError:  # a float: uniform in [-r, r]
+                v = np.random.uniform(-r, r)
+            return v * size if np.max(r) < 1 else v
 
-        zx, zy = (1, 1) if self.zoom_range == [1, 1] else rng.uniform(*self.zoom_range, 2)
-        return {
-            "theta": rng.uniform(-self.rotation_range, self.rotation_range)
-            if self.rotation_range else 0,
-            "tx": shift(self.height_shift_range, h), "ty": shift(self.width_shift_range, w),
-            "shear": rng.uniform(-self.shear_range, self.shear_range) if self.shear_range else 0,
-            "zx": zx, "zy": zy,
-            "flip_horizontal": self.horizontal_flip and rng.rand() < 0.5,
-            "flip_vertical": self.vertical_flip and rng.rand() < 0.5,
-            "channel_shift_intensity": rng.uniform(-self.channel_shift_range,
-                                                   self.channel_shift_range)
-            if self.channel_shift_range else None,
-            "brightness": rng.uniform(*self.brightness_range) if self.brightness_range
-            else None,
-        }
+        theta = (np.random.uniform(-self.rotation_range, self.rotation_range)
+                 if self.rotation_range else 0)
+        tx = shift(self.height_shift_range, h)
+        ty = shift(self.width_shift_range, w)
+        shear = np.random.uniform(-self.shear_range, self.shear_range) if self.shear_range \
+            else 0
+        if self.zoom_range[0] == 1 and self.zoom_range[1] == 1:
+            zx, zy = 1, 1
+        else:
+            zx, zy = np.random.uniform(self.zoom_range[0], self.zoom_range[1], 2)
+        flip_horizontal = (np.random.random() < 0.5) * self.horizontal_flip
+        flip_vertical = (np.random.random() < 0.5) * self.vertical_flip
+        channel_shift_intensity = None
+        if self.channel_shift_range != 0:
+            channel_shift_intensity = np.random.uniform(-self.channel_shift_range,
+                                                        self.channel_shift_range)
+        brightness = None
+        if self.brightness_range is not None:
+            brightness = np.random.uniform(self.brightness_range[0], self.brightness_range[1])
+        return {"theta": theta, "tx": tx, "ty": ty, "shear": shear, "zx": zx, "zy": zy,
+                "flip_horizontal": flip_horizontal, "flip_vertical": flip_vertical,
+                "channel_shift_intensity": channel_shift_intensity, "brightness": brightness}
 
     def apply_transform(self, x, params):
         row, col, ch = self.row_axis - 1, self.col_axis - 1, self.channel_axis - 1
@@ -199,7 +328,7 @@ class ImageDataGenerator:
         if params.get("flip_vertical"):
             x = np.flip(x, row)
         if params.get("brightness") is not None:
-            x = x * params["brightness"]
+            x = apply_brightness_shift(x, params["brightness"], False)  # Pillow, as Keras
         return x
 
     def random_transform(self, x, seed=None):

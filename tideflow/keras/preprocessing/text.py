@@ -2,6 +2,7 @@
 (word indices by decreasing frequency, from 1)."""
 
 import hashlib
+import json
 from collections import OrderedDict, defaultdict
 
 import numpy as np
@@ -89,6 +90,26 @@ class Tokenizer:
         return [" ".join(self.index_word[i] for i in seq if i in self.index_word)
                 for seq in sequences]
 
+    def get_config(self):
+        """The settings, and the vocabulary tables as JSON strings (as Keras: integer keys
+        become strings there)."""
+        return {
+            "num_words": self.num_words, "filters": self.filters, "lower": self.lower,
+            "split": self.split, "char_level": self.char_level, "oov_token": self.oov_token,
+            "document_count": self.document_count,
+            "word_counts": json.dumps(self.word_counts),
+            "word_docs": json.dumps(self.word_docs),
+            "index_docs": json.dumps(self.index_docs),
+            "index_word": json.dumps(self.index_word),
+            "word_index": json.dumps(self.word_index),
+        }
+
+    def to_json(self, **kwargs):
+        """``{'class_name': 'Tokenizer', 'config': get_config()}`` as a JSON string
+        (``kwargs`` go to ``json.dumps``); ``tokenizer_from_json`` reads it back."""
+        return json.dumps({"class_name": type(self).__name__, "config": self.get_config()},
+                          **kwargs)
+
     def texts_to_matrix(self, texts, mode="binary"):
         return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
 
@@ -114,3 +135,20 @@ class Tokenizer:
                 else:
                     raise ValueError(f"Unknown vectorization mode: {mode}")
         return x
+
+
+def tokenizer_from_json(json_string):
+    """The ``Tokenizer`` that ``Tokenizer.to_json()`` wrote."""
+    config = dict(json.loads(json_string).get("config"))
+    word_counts = json.loads(config.pop("word_counts"))
+    word_docs = json.loads(config.pop("word_docs"))
+    index_docs = {int(k): v for k, v in json.loads(config.pop("index_docs")).items()}
+    index_word = {int(k): v for k, v in json.loads(config.pop("index_word")).items()}
+    word_index = json.loads(config.pop("word_index"))
+    tokenizer = Tokenizer(**config)
+    tokenizer.word_counts = word_counts
+    tokenizer.word_docs = word_docs
+    tokenizer.index_docs = index_docs
+    tokenizer.word_index = word_index
+    tokenizer.index_word = index_word
+    return tokenizer
