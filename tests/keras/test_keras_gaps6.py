@@ -442,3 +442,50 @@ def test_tokenizer_to_json_round_trip():
     # tf_keras gives [[2, 3, 1, 1]] for this text (observed)
     assert t2.texts_to_sequences(["the cat ran down"]) == [[2, 3, 1, 1]]
     assert t2.oov_token == "<unk>" and t2.num_words == 5
+
+
+# -- backend: local convolutions, resize_volumes ----------------------------------------------
+
+def _np_local_conv(x, kernel, ksize, strides, out_shape, channels_first):
+    """NumPy reference: patch of each output position, flattened in the input's axis order,
+    times that position's kernel."""
+    import itertools
+
+    outs = []
+    for pos in itertools.product(*[range(n) for n in out_shape]):
+        sl = [slice(p * s, p * s + k) for p, s, k in zip(pos, strides, ksize)]
+        patch = x[(slice(None), slice(None), *sl)] if channels_first else \
+            x[(slice(None), *sl, slice(None))]
+        outs.append(patch.reshape(len(x), -1) @ kernel[len(outs)])
+    out = np.stack(outs, 1).reshape((len(x),) + tuple(out_shape) + (-1,))
+    return np.moveaxis(out, -1, 1) if channels_first else out
+
+
+def test_local_conv1d_and_2d_match_numpy():
+    r = np.random.RandomState(0)
+    x1, k1 = r.rand(2, 7, 3).astype("f"), r.rand(3, 6, 4).astype("f")
+    x2, k2 = r.rand(2, 5, 6, 3).astype("f"), r.rand(4, 18, 5).astype("f")
+    x2f = np.transpose(x2, (0, 3, 1, 2))
+    o1, o2, o3 = _run(
+        K.local_conv1d(K.constant(x1), K.constant(k1), (2,), (2,)),
+        K.local_conv2d(K.constant(x2), K.constant(k2), (3, 2), (2, 3), (2, 2),
+                       "channels_last"),
+        K.local_conv2d(K.constant(x2f), K.constant(k2), (3, 2), (2, 3), (2, 2),
+                       "channels_first"))
+    np.testing.assert_allclose(o1, _np_local_conv(x1, k1, (2,), (2,), (3,), False), rtol=1e-5)
+    np.testing.assert_allclose(o2, _np_local_conv(x2, k2, (3, 2), (2, 3), (2, 2), False),
+                               rtol=1e-5)
+    np.testing.assert_allclose(o3, _np_local_conv(x2f, k2, (3, 2), (2, 3), (2, 2), True),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="Unknown data_format"):
+        K.local_conv2d(K.constant(x2), K.constant(k2), (3, 2), (2, 3), (2, 2), "nhwc")
+
+
+def test_resize_volumes_repeats_entries():
+    v = np.random.RandomState(0).rand(2, 2, 3, 2, 4).astype("f")
+    a, b = _run(K.resize_volumes(K.constant(v), 2, 1, 3, "channels_last"),
+                K.resize_volumes(K.constant(v), 1, 2, 2, "channels_first"))
+    np.testing.assert_array_equal(a, v.repeat(2, 1).repeat(3, 3))
+    np.testing.assert_array_equal(b, v.repeat(2, 3).repeat(2, 4))
+    with pytest.raises(ValueError, match="Invalid data_format"):
+        K.resize_volumes(K.constant(v), 1, 1, 1, None)

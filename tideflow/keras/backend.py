@@ -1021,6 +1021,66 @@ def resize_images(x, height_factor, width_factor, data_format=None,
     return tf.transpose(out, [0, 3, 1, 2]) if channels_first else out
 
 
+def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
+    """Repeats the depth, height and width entries of a 5-D tensor by the factors."""
+    if data_format == "channels_first":
+        axes = (2, 3, 4)
+    elif data_format == "channels_last":
+        axes = (1, 2, 3)
+    else:
+        raise ValueError("Invalid data_format: " + str(data_format))
+    out = x
+    for axis, factor in zip(axes, (depth_factor, height_factor, width_factor)):
+        out = repeat_elements(out, factor, axis=axis)
+    return out
+
+
+def local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """An unshared-weights convolution: each output position ``p`` (of ``output_shape``)
+    multiplies its flattened input patch by ``kernel[p]`` (``kernel``: [positions,
+    patch size * channels in, filters]); the patch is flattened in the input's own axis
+    order (rows, columns, channels for channels_last)."""
+    import itertools
+
+    data_format = data_format or _IMAGE_DATA_FORMAT
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError("Unknown data_format: " + str(data_format))
+    kernel_shape = int_shape(kernel)
+    feature_dim, channels_out = kernel_shape[1], kernel_shape[-1]
+    output_shape = tuple(int(d) for d in output_shape)
+    ndims = len(output_shape)
+    patches = []
+    for position in itertools.product(*[range(n) for n in output_shape]):
+        index = [slice(None)]
+        if data_format == "channels_first":
+            index.append(slice(None))
+        index.extend(slice(position[d] * strides[d], position[d] * strides[d] + kernel_size[d])
+                     for d in range(ndims))
+        if data_format == "channels_last":
+            index.append(slice(None))
+        patches.append(tf.reshape(inputs[tuple(index)], (1, -1, feature_dim)))
+    out = tf.matmul(tf.concat(patches, 0), kernel)  # [positions, batch, filters]
+    out = tf.reshape(out, output_shape + (-1, channels_out))
+    if data_format == "channels_first":
+        perm = [ndims, ndims + 1] + list(range(ndims))
+    else:
+        perm = [ndims] + list(range(ndims)) + [ndims + 1]
+    return tf.transpose(out, perm)
+
+
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """``local_conv`` over steps: ``kernel`` [output length, kernel_size * channels,
+    filters]."""
+    output_shape = (int_shape(kernel)[0],)
+    return local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format)
+
+
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """``local_conv`` over rows and columns: ``kernel`` [rows * cols of the output,
+    kernel rows * cols * channels, filters]."""
+    return local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format)
+
+
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid",
                      data_format=None, dilation_rate=(1, 1)):
     """``output_shape`` in ``data_format``'s order, as TF."""
