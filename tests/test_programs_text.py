@@ -50,3 +50,67 @@ def test_python_ops_lookup_ops_of_the_nmt_vocab_utils(tmp_path):
         sess.run(lookup_ops.tables_initializer())
         assert sess.run(ids).tolist() == [4, 3, 0, 2]
         assert sess.run(words).tolist() == [b"hello", b"<unk>"]
+
+
+def test_random_shuffle_queue_enqueue_many_keeps_trailing_nul_bytes():
+    # serialized Examples whose last int64 value is 0 end in NUL bytes; splitting an
+    # enqueue_many batch into bare bytes scalars let NumPy stack them as 'S' and drop them
+    recs = [b"ab\x00", b"\x00\x00", b"x\x00y\x00", b""]
+    q = tf.RandomShuffleQueue(10, 0, [tf.string], shapes=[[]], seed=1)
+    fifo = tf.FIFOQueue(10, [tf.string], shapes=[[]])
+    with tf.Session() as sess:
+        sess.run([q.enqueue_many([recs]), fifo.enqueue_many([recs])])
+        assert sorted(sess.run(q.dequeue_many(4)).tolist()) == sorted(recs)
+        assert sess.run(fifo.dequeue_many(2)).tolist() == recs[:2]
+        assert [sess.run(fifo.dequeue()) for _ in range(2)] == recs[2:]
+
+
+def _write_examples(path, rows):
+    with tf.python_io.TFRecordWriter(str(path)) as w:
+        for ids, label in rows:
+            feats = {"ids": tf.train.Feature(int64_list=tf.train.Int64List(value=ids)),
+                     "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[label]))}
+            w.write(tf.train.Example(
+                features=tf.train.Features(feature=feats)).SerializeToString())
+
+
+@pytest.mark.parametrize("randomize", [False, True])
+def test_contrib_learn_read_batch_features_of_the_udc_input_fn(tmp_path, randomize):
+    # dennybritz/chatbot-retrieval reads its TFRecords with tf.contrib.learn.io.read_batch_features
+    # (parse specs from create_feature_spec_for_parsing): every record once per epoch, the last
+    # batch smaller, then OutOfRange; names under the reader's scope as in TF
+    rows = [([i, i + 1, 0], i % 2) for i in range(7)]
+    _write_examples(tmp_path / "a.tfrecords", rows[:4])
+    _write_examples(tmp_path / "b.tfrecords", rows[4:])
+    cols = [tf.contrib.layers.real_valued_column("ids", dimension=3, dtype=tf.int64),
+            tf.contrib.layers.real_valued_column("label", dimension=1, dtype=tf.int64)]
+    spec = tf.contrib.layers.create_feature_spec_for_parsing(cols)
+    feats = tf.contrib.learn.io.read_batch_features(
+        file_pattern=[str(tmp_path / "*.tfrecords")], batch_size=3, features=spec,
+        reader=tf.TFRecordReader, randomize_input=randomize, num_epochs=2,
+        queue_capacity=100, num_enqueue_threads=2 if randomize else 1,
+        name="read_batch_features_train")
+    assert tf.contrib.learn.read_batch_features is tf.contrib.learn.io.read_batch_features
+    assert feats["ids"].shape.as_list() == [None, 3]
+    assert feats["label"].shape.as_list() == [None, 1]
+    epochs = tf.get_default_graph().get_tensor_by_name(
+        "read_batch_features_train/file_name_queue/limit_epochs/epochs:0")
+    assert epochs.op.type.startswith("Variable")
+    got = []
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        while True:
+            try:
+                ids, label = sess.run([feats["ids"], feats["label"]])
+            except tf.errors.OutOfRangeError:
+                break
+            assert 1 <= len(ids) <= 3
+            got += [(tuple(r), int(lab)) for r, lab in zip(ids, label[:, 0])]
+        coord.request_stop()
+        coord.join(threads)
+    want = sorted([(tuple(ids), lab) for ids, lab in rows] * 2)
+    assert sorted(got) == want
+    if not randomize:  # files sorted, read in order, each epoch the same
+        assert got[:7] == [(tuple(ids), lab) for ids, lab in rows]

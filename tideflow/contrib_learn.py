@@ -10,7 +10,16 @@ import types
 
 import numpy as np
 
+from tideflow import contrib_learn_io as _learn_io
 from tideflow import estimator as _est
+from tideflow.contrib_learn_io import (
+    queue_parsed_features,
+    read_batch_examples,
+    read_batch_features,
+    read_batch_record_features,
+    read_keyed_batch_examples,
+    read_keyed_batch_features,
+)
 from tideflow.estimator.canned import dnn as _dnn
 from tideflow.estimator.canned import dnn_linear_combined as _dlc
 from tideflow.estimator.canned import linear as _linear
@@ -1033,8 +1042,10 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=True, queue_
                                       num_threads=num_threads)
 
 
-io = types.ModuleType(__name__ + ".io", "``tf.contrib.learn.io``: in-memory input functions.")
+io = types.ModuleType(__name__ + ".io", "``tf.contrib.learn.io``: input functions and readers.")
 io.numpy_input_fn = numpy_input_fn
+for _name in _learn_io.__all__:  # the queue-based graph readers
+    setattr(io, _name, getattr(_learn_io, _name))
 if hasattr(_est.inputs, "pandas_input_fn"):
     io.pandas_input_fn = _est.inputs.pandas_input_fn
 
@@ -1242,7 +1253,9 @@ __all__ = ["DNNClassifier", "DNNLinearCombinedClassifier", "DNNLinearCombinedReg
            "TensorFlowDNNClassifier", "TensorFlowDNNRegressor", "TensorFlowLinearClassifier",
            "TensorFlowLinearRegressor", "TensorFlowRegressor", "datasets",
            "infer_real_valued_columns_from_input", "infer_real_valued_columns_from_input_fn",
-           "io", "learn_runner", "monitors"]
+           "io", "learn_runner", "monitors", "queue_parsed_features", "read_batch_examples",
+           "read_batch_features", "read_batch_record_features", "read_keyed_batch_examples",
+           "read_keyed_batch_features"]
 
 
 

@@ -298,7 +298,9 @@ class QueueResource(BlockingResource):
                 raise errors.InvalidArgumentError(
                     None, None, "All input tensors must have the same size in the 0th "
                     f"dimension. Component {i} has {v.shape[0]}, and should have {n}")
-        return [tuple(v[j] for v in batch) for j in range(n)]
+        # v[j, ...] keeps each element an array: a bare bytes scalar would be stacked by
+        # NumPy into a fixed-width 'S' array, which drops trailing NUL bytes
+        return [tuple(v[j, ...] for v in batch) for j in range(n)]
 
     def _stack(self, elems):
         """The components of ``elems`` stacked along a new first dimension."""
