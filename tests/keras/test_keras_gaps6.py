@@ -489,3 +489,57 @@ def test_resize_volumes_repeats_entries():
     np.testing.assert_array_equal(b, v.repeat(2, 3).repeat(2, 4))
     with pytest.raises(ValueError, match="Invalid data_format"):
         K.resize_volumes(K.constant(v), 1, 1, 1, None)
+
+
+# -- optimizers.Ftrl, models.model_from_yaml --------------------------------------------------
+
+def test_ftrl_matches_tf_keras_training_and_slot_order():
+    r = np.random.RandomState(0)
+    x, y = r.rand(16, 3).astype("f"), r.rand(16, 2).astype("f")
+    m = keras.Sequential([
+        keras.layers.Dense(4, activation="tanh", input_shape=(3,),
+                           kernel_initializer=keras.initializers.Constant(r.rand(3, 4) - .5)),
+        keras.layers.Dense(2, kernel_initializer="ones")])
+    opt = keras.optimizers.Ftrl(0.1, l1_regularization_strength=0.01,
+                                l2_regularization_strength=0.02, initial_accumulator_value=0.2)
+    m.compile(opt, "mse")
+    h = m.fit(x, y, batch_size=4, epochs=3, verbose=0, shuffle=False)
+    # tf_keras 2.x (tf.compat.v1 graph mode), same program: losses and first kernel row
+    np.testing.assert_allclose(h.history["loss"], [0.24476, 0.08841, 0.06479], atol=2e-5)
+    np.testing.assert_allclose(m.get_weights()[0][0], [0.01511, 0.06514, -0.0673, 0.17447],
+                               atol=2e-5)
+    assert [w.name for w in opt.weights][:3] == [
+        "training/Ftrl/iter:0", "training/Ftrl/dense/kernel/accumulator:0",
+        "training/Ftrl/dense/kernel/linear:0"]
+    cfg = opt.get_config()
+    assert cfg["learning_rate_power"] == -0.5 and cfg["initial_accumulator_value"] == 0.2
+    assert isinstance(keras.optimizers.get("ftrl"), keras.optimizers.Ftrl)
+    with pytest.raises(ValueError, match="learning_rate_power"):
+        keras.optimizers.Ftrl(learning_rate_power=0.5)
+    with pytest.raises(ValueError, match="l1_regularization_strength"):
+        keras.optimizers.Ftrl(l1_regularization_strength=-1.0)
+
+
+def test_ftrl_l2_shrinkage_matches_tf_keras():
+    r = np.random.RandomState(0)
+    x, y = r.rand(16, 3).astype("f"), r.rand(16, 2).astype("f")
+    m = keras.Sequential([keras.layers.Dense(2, input_shape=(3,), kernel_initializer="ones")])
+    m.compile(keras.optimizers.Ftrl(0.5, l2_shrinkage_regularization_strength=0.1), "mse")
+    m.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    # observed from tf_keras 2.x, same program
+    np.testing.assert_allclose(m.get_weights()[0], [[0.36477, 0.23154], [0.31411, 0.23355],
+                                                    [0.37173, 0.26938]], atol=2e-5)
+
+
+def test_model_yaml_without_pyyaml_is_import_error():
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("PyYAML is installed here")
+    m = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    with pytest.raises(ImportError, match="pip install pyyaml"):
+        keras.models.model_from_yaml("class_name: Sequential")
+    with pytest.raises(ImportError, match="pip install pyyaml"):
+        m.to_yaml()

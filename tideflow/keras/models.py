@@ -19,6 +19,19 @@ def model_from_json(json_string, custom_objects=None):
     return model_from_config(json.loads(json_string), custom_objects=custom_objects)
 
 
+_YAML_MESSAGE = "Requires yaml module installed (`pip install pyyaml`)."
+
+
+def model_from_yaml(yaml_string, custom_objects=None):
+    """A new model from the YAML of ``model.to_yaml()`` (needs PyYAML; without it,
+    Keras's ``ImportError``)."""
+    try:
+        import yaml
+    except ImportError:
+        raise ImportError(_YAML_MESSAGE) from None
+    return model_from_config(yaml.safe_load(yaml_string), custom_objects=custom_objects)
+
+
 def _clone_layer(layer):
     from tideflow.keras import layers as layers_mod
 

@@ -1,4 +1,4 @@
-"""``tf.keras.optimizers``: SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax and Nadam with
+"""``tf.keras.optimizers``: SGD, Adam, RMSprop, Adagrad, Adadelta, Adamax, Nadam and Ftrl with
 Keras's argument names and defaults (``learning_rate``, alias ``lr``; ``decay`` divides the
 rate by ``1 + decay * iterations``; ``clipnorm``/``clipvalue``).
 
@@ -443,6 +443,79 @@ class Adadelta(Optimizer):
         return config
 
 
+class _KerasFtrl(_KerasSlots, tf.train.FtrlOptimizer):
+    """FTRL with Keras's slots, made variable by variable (``accumulator`` then ``linear``
+    for each weight, as Keras's Ftrl adds them)."""
+
+    def _create_slots(self, var_list):
+        self._keras_slot_list = []
+        for var in var_list:
+            key = _var_key(var)
+            for tf_name, keras_name, value in (("accum", "accumulator",
+                                                self._initial_accumulator_value),
+                                               ("linear", "linear", 0.0)):
+                named = self._slot_dict(tf_name)
+                if key in named:
+                    continue
+                with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
+                    init = tf.fill(var.get_shape().as_list(),
+                                   tf.constant(value, var.dtype.base_dtype))
+                    slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}",
+                                       trainable=False)
+                named[key] = slot
+                self._keras_slot_list.append(slot)
+        for slot in self._keras_slot_list:
+            K._track_variable(slot)
+
+
+class Ftrl(Optimizer):
+    """FTRL-Proximal (``learning_rate=0.001, learning_rate_power=-0.5,
+    initial_accumulator_value=0.1``, no regularization by default), as Keras's Ftrl of
+    TF 1.15; the update is ``tf.train.FtrlOptimizer``'s."""
+
+    _HYPER = ("learning_rate_power", "l1_regularization_strength",
+              "l2_regularization_strength")
+
+    def __init__(self, learning_rate=None, learning_rate_power=-0.5,
+                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, name="Ftrl",
+                 l2_shrinkage_regularization_strength=0.0, **kwargs):
+        for value, what in ((initial_accumulator_value, "initial_accumulator_value"),
+                            (l1_regularization_strength, "l1_regularization_strength"),
+                            (l2_regularization_strength, "l2_regularization_strength"),
+                            (l2_shrinkage_regularization_strength,
+                             "l2_shrinkage_regularization_strength")):
+            if value < 0.0:
+                raise ValueError(f"{what} {value:f} needs to be positive or zero")
+        if learning_rate_power > 0.0:
+            raise ValueError(f"learning_rate_power {learning_rate_power:f} needs to be "
+                             "negative or zero")
+        self._init(learning_rate, 0.001, name, kwargs,
+                   learning_rate_power=learning_rate_power,
+                   l1_regularization_strength=l1_regularization_strength,
+                   l2_regularization_strength=l2_regularization_strength)
+        self.initial_accumulator_value = initial_accumulator_value
+        self.l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+
+    def _tf_optimizer(self, lr):
+        opt = _KerasFtrl(lr, initial_accumulator_value=self.initial_accumulator_value,
+                         l2_shrinkage_regularization_strength=(
+                             self.l2_shrinkage_regularization_strength),
+                         name=self._name)
+        v = self._graph_vars()
+        opt._learning_rate_power = v["learning_rate_power"]
+        opt._l1_regularization_strength = v["l1_regularization_strength"]
+        opt._l2_regularization_strength = v["l2_regularization_strength"]
+        return opt
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(initial_accumulator_value=self.initial_accumulator_value,
+                      l2_shrinkage_regularization_strength=(
+                          self.l2_shrinkage_regularization_strength))
+        return config
+
+
 def _manual_updates(opt, loss, params, rule, slot_names, extra=None):
     """A step of an update rule written with assign ops (for rules no tf.train optimizer
     has): ``rule(opt, p, g, slots, t, lr)`` returns the assignments. The slots are Keras's,
@@ -602,7 +675,7 @@ adamax = Adamax
 nadam = Nadam
 
 _TABLE = {"sgd": SGD, "adam": Adam, "rmsprop": RMSprop, "adagrad": Adagrad,
-          "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam}
+          "adadelta": Adadelta, "adamax": Adamax, "nadam": Nadam, "ftrl": Ftrl}
 
 
 def serialize(optimizer):

@@ -466,6 +466,17 @@ class Network(Layer):
                            "keras_version": "2.2.4-tf", "backend": "tensorflow"},
                           default=_json_default, **kwargs)
 
+    def to_yaml(self, **kwargs):
+        """The model's config as YAML (needs PyYAML; without it, Keras's ``ImportError``)."""
+        import json
+
+        try:
+            import yaml
+        except ImportError:
+            raise ImportError("Requires yaml module installed (`pip install pyyaml`).") \
+                from None
+        return yaml.dump(json.loads(self.to_json()), **kwargs)
+
 
 def _json_default(obj):
     if isinstance(obj, (np.integer,)):
