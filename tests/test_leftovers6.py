@@ -234,3 +234,45 @@ def test_hessians_through_relu_abs_and_gradients_of_gradients():
             np.testing.assert_array_equal(s.run(ha), np.zeros((3, 3)))
             np.testing.assert_array_equal(s.run(hs), np.diag([2.0, 0.0, 2.0]))
             np.testing.assert_array_equal(s.run(gr), [0.0, 0.0, 0.0])
+
+
+# ------------------------------------------------------------------------------------------
+# tf.nn.dropout builds TF 1.15's graph (output "dropout/mul_1:0")
+# ------------------------------------------------------------------------------------------
+
+
+def test_dropout_op_names_as_tf_1_15():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        y = tf.nn.dropout(x, keep_prob=0.5)
+        assert y.name == "dropout/mul_1:0" and y.op.type == "Mul"
+        ops = [(op.name, op.type) for op in g.get_operations()][1:]
+        assert [n for n, _ in ops if "random_uniform" not in n] == [
+            "dropout/rate", "dropout/Shape", "dropout/sub/x", "dropout/sub", "dropout/truediv/x",
+            "dropout/truediv", "dropout/GreaterEqual", "dropout/mul", "dropout/Cast",
+            "dropout/mul_1"]
+        assert dict(ops)["dropout/GreaterEqual"] == "GreaterEqual"
+        assert g.get_tensor_by_name("dropout/mul_1:0") is y
+        # rate=, a name, a tensor keep_prob (its "1 - keep_prob" is built outside the scope)
+        assert tf.nn.dropout(x, rate=0.25, name="drop").name == "drop/mul_1:0"
+        kp = tf.placeholder(tf.float32, name="kp")
+        yk = tf.nn.dropout(x, kp)
+        assert yk.name == "dropout_1/mul_1:0" and g.get_operation_by_name("sub").type == "Sub"
+        with tf.Graph().as_default():
+            xl = tf.placeholder(tf.float32, [2, 3])
+            assert tf.layers.dropout(xl, 0.3, training=True).name == "dropout/dropout/mul_1:0"
+        assert tf.nn.dropout(x, rate=0.0) is x and tf.nn.dropout(x, keep_prob=1.0) is x
+        with pytest.raises(ValueError, match="Cannot specify both 'keep_prob' and 'rate'"):
+            tf.nn.dropout(x, keep_prob=0.5, rate=0.5)
+        with pytest.raises(ValueError, match=r"rate must be .* range \[0, 1\), got 1"):
+            tf.nn.dropout(x, keep_prob=0.0)
+        with pytest.raises(ValueError, match="keep_prob must be a floating point number"):
+            tf.nn.dropout(x, keep_prob="a")
+        with tf.Session() as s:
+            xv = np.ones((2, 3), np.float32)
+            v = s.run(yk, {x: np.ones((2, 3)), kp: 0.5})
+            assert set(np.unique(v)) <= {0.0, 2.0}
+            big = s.run(tf.nn.dropout(tf.ones([100, 100]), rate=0.25))
+            assert set(np.unique(big)) <= {0.0, np.float32(1 / np.float32(0.75))}
+            assert abs((big != 0).mean() - 0.75) < 0.03
+            assert s.run(tf.nn.dropout(x, kp), {x: xv, kp: 1.0}).tolist() == xv.tolist()

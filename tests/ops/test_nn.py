@@ -284,7 +284,8 @@ def test_dropout_keep_prob_one_and_errors():
     with tf.Graph().as_default():
         x = tf.constant([1.0, 2.0])
         assert nn.dropout(x, 1.0) is x
-        with pytest.raises(ValueError, match="keep_prob must be a scalar tensor"):
+        with pytest.raises(ValueError,
+                           match=r"rate must be a scalar tensor or a float in the range \[0, 1\)"):
             nn.dropout(x, 1.5)
         with pytest.raises(ValueError, match="floating point tensor"):
             nn.dropout(tf.constant([1, 2]), 0.5)

@@ -460,7 +460,9 @@ def test_bidirectional_time_major_gradient_matches_finite_differences():
 def test_state_dropout_spares_lstm_c_and_residual_and_device_wrappers():
     x = tf.constant(XS)
     lstm = tf.nn.rnn_cell.BasicLSTMCell(40)
-    cell = tf.nn.rnn_cell.DropoutWrapper(lstm, state_keep_prob=1e-9, seed=1)
+    # keep prob ~0 (not below float32's resolution of rate = 1 - keep_prob: TF 1.15's dropout
+    # would scale by 1 / 0 there)
+    cell = tf.nn.rnn_cell.DropoutWrapper(lstm, state_keep_prob=1e-6, seed=1)
     _, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
     res_cell = tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.DeviceWrapper(
         tf.nn.rnn_cell.BasicRNNCell(4), "/cpu:0"))

@@ -529,34 +529,49 @@ def _noise_shape(x, noise_shape):
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """Keeps each element with probability ``keep_prob`` (scaled by 1 / keep_prob), else 0;
-    ``noise_shape`` makes the keep decisions shared along broadcast dimensions."""
-    if rate is not None:
-        if keep_prob is not None:
-            raise ValueError("Cannot specify both 'rate' and 'keep_prob'")
-        if isinstance(rate, numbers.Real) and not 0 <= rate < 1:
-            raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), "
-                             f"got {rate:g}")
-        keep_prob = 1 - rate
-    if keep_prob is None:
-        raise ValueError("You must provide a keep_prob (or rate) to dropout.")
-    with ops.name_scope(name, "dropout", [x]) as scope:
+    """Zeroes each element with probability ``rate`` (= 1 - ``keep_prob``) and scales the kept
+    ones by 1 / (1 - rate); ``noise_shape`` shares the decisions along broadcast dimensions.
+
+    Builds TF 1.15's graph: inside the ``dropout`` scope ``rate``, ``random_uniform``,
+    ``sub`` (keep_prob), ``truediv`` (scale), ``GreaterEqual`` (kept where U >= rate),
+    ``mul`` (x * scale), ``Cast`` and ``mul_1``, the output."""
+    if keep_prob is not None:
+        if rate is not None:
+            raise ValueError("Cannot specify both 'keep_prob' and 'rate'")
+        try:
+            rate = 1. - keep_prob  # a tensor keep_prob gives a "sub" op outside the scope
+        except TypeError:
+            raise ValueError("keep_prob must be a floating point number or Tensor "
+                             f"(got {keep_prob!r})") from None
+    if rate is None:
+        raise ValueError("You must provide a rate to dropout.")
+    return dropout_v2(x, rate, noise_shape=noise_shape, seed=seed, name=name)
+
+
+def dropout_v2(x, rate, noise_shape=None, seed=None, name=None):
+    """``tf.nn.dropout`` of TF 2 (``rate`` only); see :func:`dropout`."""
+    with ops.name_scope(name, "dropout", [x]):
         x = ops.convert_to_tensor(x, name="x")
         if not x.dtype.is_floating:
             raise ValueError("x has to be a floating point tensor since it's going to be "
                              f"scaled. Got a {x.dtype.name} tensor instead.")
-        if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
-            raise ValueError("keep_prob must be a scalar tensor or a float in the range (0, 1], "
-                             f"got {keep_prob:g}")
-        if isinstance(keep_prob, numbers.Real) and keep_prob == 1:
+        if isinstance(rate, numbers.Real):
+            if not 0 <= rate < 1:
+                raise ValueError("rate must be a scalar tensor or a float in the range [0, 1), "
+                                 f"got {rate:g}")
+            if rate == 0:
+                return x
+        rate = ops.convert_to_tensor(rate, dtype=x.dtype, name="rate")
+        rate.get_shape().assert_is_compatible_with(TensorShape([]))
+        if ops.constant_value(rate) == 0:
             return x
-        keep_prob = ops.convert_to_tensor(keep_prob, dtype=x.dtype, name="keep_prob")
-        keep_prob.get_shape().assert_is_compatible_with(TensorShape([]))
         shape = _noise_shape(x, noise_shape)
-        # keep_prob + U[0, 1) is >= 1 (floor 1) with probability keep_prob, else floor 0
-        random_tensor = keep_prob + random_ops.random_uniform(shape, seed=seed, dtype=x.dtype)
-        binary = math_ops.floor(random_tensor)
-        ret = math_ops.multiply(math_ops.realdiv(x, keep_prob), binary, name=scope)
+        random_tensor = random_ops.random_uniform(shape, seed=seed, dtype=x.dtype)
+        keep_prob = 1 - rate
+        scale = 1 / keep_prob
+        # kept where U >= rate: with probability 1 - rate, U being uniform on [0, 1)
+        keep_mask = random_tensor >= rate
+        ret = x * scale * cast_ops.cast(keep_mask, x.dtype)
         ret.set_shape(x.get_shape())
         return ret
 
