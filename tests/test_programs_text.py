@@ -114,3 +114,23 @@ def test_contrib_learn_read_batch_features_of_the_udc_input_fn(tmp_path, randomi
     assert sorted(got) == want
     if not randomize:  # files sorted, read in order, each epoch the same
         assert got[:7] == [(tuple(ids), lab) for ids, lab in rows]
+
+
+def test_py_func_and_padded_batch_return_strings_as_bytes_with_their_nul_bytes():
+    # a serialized record (or any binary string) ends in NUL bytes; padded_batch of scalar
+    # strings handed back 0-d 'S' arrays, and a py_func returning bytes lost the NULs
+    recs = [b"ab\x00", b"\x00\x00", b"xy"]
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant(recs))
+    scalars = ds.padded_batch(3, padded_shapes=[]).make_one_shot_iterator().get_next()
+    vectors = ds.map(lambda s: tf.fill([tf.strings.length(s) - 1], s)).padded_batch(
+        3, padded_shapes=[None], padding_values=b"-").make_one_shot_iterator().get_next()
+    echoed = tf.py_func(lambda x: x, [tf.constant(recs[0])], tf.string)
+    pair = tf.py_func(lambda x: (x, [b"\x00", x]), [tf.constant(recs[1])], [tf.string] * 2)
+    with tf.Session() as sess:
+        got = sess.run(scalars)
+        assert got.dtype == object and got.tolist() == recs
+        assert sess.run(vectors).tolist() == [[b"ab\x00", b"ab\x00"], [b"\x00\x00", b"-"],
+                                              [b"xy", b"-"]]
+        assert sess.run(echoed) == b"ab\x00"
+        first, second = sess.run(pair)
+        assert first == b"\x00\x00" and second.tolist() == [b"\x00", b"\x00\x00"]

@@ -340,7 +340,9 @@ class PaddedBatch(DatasetValue):
                 return
             out = []
             for k, d in enumerate(self.dtypes):
-                vals = [np.asarray(e[k]) for e in elems]
+                # strings as object arrays: NumPy's 'S' would drop trailing NUL bytes
+                obj = object if d.name == "string" else None
+                vals = [np.asarray(e[k], dtype=obj) for e in elems]
                 want = self.padded_shapes[k]
                 if any(v.ndim != len(want) for v in vals):
                     raise errors.InvalidArgumentError(
@@ -361,7 +363,10 @@ class PaddedBatch(DatasetValue):
                 arr = np.full((len(vals), *dims), pad[()] if pad.ndim == 0 else pad,
                               dtype=object if d.name == "string" else d.as_numpy_dtype)
                 for j, v in enumerate(vals):
-                    arr[(j, *(slice(0, s) for s in v.shape))] = v
+                    if v.ndim:
+                        arr[(j, *(slice(0, s) for s in v.shape))] = v
+                    else:
+                        arr[j] = v[()]
                 out.append(arr)
             yield out
 

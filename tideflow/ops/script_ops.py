@@ -58,7 +58,13 @@ def _as_arg(value):
 
 
 def _convert(value, i, token, expected):
-    result = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if isinstance(value, np.ndarray):
+        result = value
+    elif expected == dtypes.string:
+        # dtype=object: NumPy's fixed-width 'S' would drop the bytes' trailing NULs
+        result = np.array(value, dtype=object)
+    else:
+        result = np.asarray(value)
     if result.dtype.kind in "SU" or (result.dtype == object and expected == dtypes.string):
         # strings travel as bytes objects (str encoded as UTF-8), as TF converts them
         flat = [v.encode("utf-8") if isinstance(v, str) else v for v in result.ravel()]
