@@ -174,3 +174,31 @@ def test_tf_test_main_parses_absl_flags_before_running_tests(tmp_path):
         assert out.returncode == 0, out.stderr
         assert expect in out.stdout
         assert "\nOK" in out.stderr
+
+
+def test_padded_batch_reads_padded_shapes_only_as_deep_as_the_elements():
+    # Kyubyong/transformer's input_fn: nested (tuple) elements with strings, padded shapes
+    # written as tuples -- () for a scalar -- and matching padding values. The padded shapes were
+    # read as a deeper structure than the elements ("don't have the same nested structure").
+    def gen():
+        for ids, text in (([3, 4], b"ab"), ([5], b"c"), ([6, 7, 8], b"def")):
+            yield (ids, len(ids), text), (ids[::-1], text.upper())
+
+    shapes = (([None], (), ()), ((None,), ()))
+    types = ((tf.int32, tf.int32, tf.string), (tf.int32, tf.string))
+    ds = tf.data.Dataset.from_generator(gen, output_types=types, output_shapes=shapes)
+    ds = ds.padded_batch(2, shapes, ((0, 0, ""), (-1, "")))
+    (x, n, s), (y, t) = ds.make_one_shot_iterator().get_next()
+    assert x.shape.as_list() == [None, None] and n.shape.as_list() == [None]
+    with tf.Session() as sess:
+        first = sess.run([x, n, s, y, t])
+        second = sess.run([x, n, s, y, t])
+    np.testing.assert_array_equal(first[0], [[3, 4], [5, 0]])
+    np.testing.assert_array_equal(first[1], [2, 1])
+    assert list(first[2]) == [b"ab", b"c"] and list(first[4]) == [b"AB", b"C"]
+    np.testing.assert_array_equal(first[3], [[4, 3], [5, -1]])
+    np.testing.assert_array_equal(second[0], [[6, 7, 8]])
+    # a shape written where the elements nest deeper is still an error, as in TF
+    with pytest.raises(TypeError, match="must also be a sequence"):
+        tf.data.Dataset.from_generator(gen, output_types=types, output_shapes=shapes) \
+            .padded_batch(2, ([None], [None]))

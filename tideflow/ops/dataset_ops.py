@@ -424,12 +424,11 @@ def is_seq_spec(specs):
 
 
 def _broadcast_like(specs, value):
-    """``value`` as a flat list following ``specs`` (shapes given as lists are leaves)."""
+    """``value`` as a flat list following ``specs``, read only as deep as ``specs`` nests (as
+    TF: a padded shape may be a list, a tuple such as ``()`` or a TensorShape)."""
     if not ds.is_seq(specs):
         return [value]
-    ds.assert_same_structure(specs, ds.map_structure(lambda _: 0, value)
-                             if ds.is_seq(value) else value)
-    return ds.flatten(value)
+    return ds.flatten_up_to(specs, value)
 
 
 def _padded_shape(shape, component):

@@ -106,6 +106,41 @@ def map_structure(fn, structure, *others):
     return pack(structure, [fn(*xs) for xs in zip(*flats)])
 
 
+def flatten_up_to(shallow, value):
+    """The parts of ``value`` at the leaves of ``shallow``, in ``flatten`` order (TF's
+    ``nest.flatten_up_to``): where ``shallow`` has a leaf, ``value`` may hold anything, e.g. a
+    padded shape written as a tuple (``()`` for a scalar, ``(None,)`` for a vector)."""
+    out = []
+
+    def walk(s, v):
+        if isinstance(s, collections.abc.Mapping):
+            if not isinstance(v, collections.abc.Mapping):
+                raise TypeError(f"If shallow structure is a sequence, input must also be a "
+                                f"sequence. Input has type: {type(v).__name__} ({v!r}), "
+                                f"expected the structure {shallow!r}")
+            if set(s) != set(v):
+                raise ValueError(f"The two dictionaries don't have the same set of keys: "
+                                 f"{sorted(map(str, s))} and {sorted(map(str, v))}")
+            for k in _keys(s):
+                walk(s[k], v[k])
+        elif is_seq(s):
+            if not is_seq(v) or isinstance(v, collections.abc.Mapping):
+                raise TypeError(f"If shallow structure is a sequence, input must also be a "
+                                f"sequence. Input has type: {type(v).__name__} ({v!r}), "
+                                f"expected the structure {shallow!r}")
+            if len(s) != len(v):
+                raise ValueError(f"The two structures don't have the same sequence length. "
+                                 f"Input structure has length {len(v)} ({v!r}), while shallow "
+                                 f"structure has length {len(s)}.")
+            for u, w in zip(s, v):
+                walk(u, w)
+        else:
+            out.append(v)
+
+    walk(shallow, value)
+    return out
+
+
 def assert_same_structure(a, b):
     """Raises TypeError/ValueError unless ``a`` and ``b`` nest alike."""
 
