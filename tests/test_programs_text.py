@@ -134,3 +134,23 @@ def test_py_func_and_padded_batch_return_strings_as_bytes_with_their_nul_bytes()
         assert sess.run(echoed) == b"ab\x00"
         first, second = sess.run(pair)
         assert first == b"\x00\x00" and second.tolist() == [b"\x00", b"\x00\x00"]
+
+
+def test_contrib_learn_estimators_tensor_signature():
+    # old contrib.learn programs (chatbot-retrieval's udc_predict) set
+    # estimator._targets_info = tf.contrib.learn.estimators.tensor_signature.TensorSignature(t)
+    ts = tf.contrib.learn.estimators.tensor_signature
+    dense = tf.constant(0, shape=[1, 1])
+    sparse = tf.SparseTensor([[0, 0]], tf.constant([1.5]), [2, 2])
+    sig = ts.TensorSignature(dense)
+    assert (sig.dtype, sig.shape.as_list(), sig.is_sparse) == (tf.int32, [1, 1], False)
+    assert ts.TensorSignature(sparse) == (tf.float32, None, True)
+    sigs = ts.create_signatures({"a": dense, "b": sparse})
+    assert ts.tensors_compatible({"a": tf.zeros([5, 1], tf.int32)}, sigs)
+    assert not ts.tensors_compatible({"a": tf.zeros([5, 2], tf.int32)}, sigs)
+    assert not ts.tensors_compatible({"a": tf.zeros([5, 1])}, sigs)
+    ph = ts.create_placeholders_from_signatures(sigs)
+    assert ph["a"].op.type == "Placeholder" and ph["a"].shape.as_list() == [None, 1]
+    assert isinstance(ph["b"], tf.SparseTensor)
+    assert tf.contrib.learn.estimators.estimator.Estimator is tf.contrib.learn.Estimator
+    assert tf.contrib.learn.estimators.model_fn.ModelFnOps is tf.contrib.learn.ModelFnOps

@@ -1236,6 +1236,13 @@ learn_runner.run = _learn_runner_run
 
 
 def __getattr__(name):
+    if name == "estimators":  # tf.contrib.learn.estimators.{estimator,tensor_signature,...}
+        import sys
+
+        from tideflow import contrib_learn_estimators
+
+        globals()[name] = contrib_learn_estimators.build(sys.modules[__name__])
+        return globals()[name]
     # tf.contrib.learn.preprocessing (VocabularyProcessor, ...) is loaded on first use
     if name == "preprocessing":
         from tideflow import contrib_learn_preprocessing as module
