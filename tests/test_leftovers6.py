@@ -276,3 +276,35 @@ def test_dropout_op_names_as_tf_1_15():
             assert set(np.unique(big)) <= {0.0, np.float32(1 / np.float32(0.75))}
             assert abs((big != 0).mean() - 0.75) < 0.03
             assert s.run(tf.nn.dropout(x, kp), {x: xv, kp: 1.0}).tolist() == xv.tolist()
+
+
+# ------------------------------------------------------------------------------------------
+# log_device_placement: every op of the graph, as TF's placer logs them
+# ------------------------------------------------------------------------------------------
+
+_CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+def test_log_device_placement_logs_whole_graph_as_tf(capsys):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        v = tf.Variable([1.0, 2.0], name="v")
+        z = tf.reduce_sum(tf.add(x, v, name="y") * 2.0, name="z")
+        with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as s:
+            assert capsys.readouterr().out == "Device mapping: no known devices.\n"
+            s.run(v.initializer)
+            first = capsys.readouterr().out
+            assert s.run(z, {x: [1.0, 1.0]}) == 10.0
+            assert capsys.readouterr().out == ""  # the graph is unchanged: nothing new
+            w = tf.identity(z, name="w")
+            s.run(w, {x: [1.0, 1.0]})
+            again = capsys.readouterr().out
+    # TF 2.21 (its AddV2 is TF 1.15's Add): ops with inputs and the variable first, then the
+    # generators (Placeholder, Const), the fed placeholder included
+    want = [("v", "VariableV2"), ("v/Assign", "Assign"), ("v/read", "Identity"),
+            ("y", "Add"), ("mul", "Mul"), ("z", "Sum"), ("x", "Placeholder"),
+            ("v/initial_value", "Const"), ("mul/y", "Const"), ("Const", "Const")]
+    assert first == "".join(f"{n}: ({t}): {_CPU0}\n" for n, t in want)
+    # a run after the graph grew logs the whole graph again
+    want.insert(6, ("w", "Identity"))
+    assert again == "".join(f"{n}: ({t}): {_CPU0}\n" for n, t in want)

@@ -44,4 +44,5 @@ def device_mapping_text(devices):
     for d in devices:
         if d.description:
             lines.append(f"{d.name} -> {d.description}")
-    return "Device mapping:\n" + ("\n".join(lines) if lines else "no known devices.")
+    # as TF 1.x's direct session prints it
+    return "Device mapping:\n" + "\n".join(lines) if lines else "Device mapping: no known devices."

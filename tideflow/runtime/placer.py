@@ -283,6 +283,33 @@ def place(ops, devices, allow_soft_placement=False, job="localhost", chooser=Non
     return {op: group_of[op].device for op in ops}
 
 
+def _is_generator(op):
+    # TF's placer places these (no inputs, one non-ref output: Const, Placeholder) last
+    return (not op._inputs and not op._control_inputs and len(op._outputs) == 1
+            and not op._outputs[0]._dtype._is_ref_dtype)
+
+
+def log_graph_placement(graph, placement, devices, allow_soft_placement=False, pinned=None):
+    """Logs every op of ``graph`` as TF does when a session (re)places its graph under
+    ``log_device_placement``: the ops with inputs (and stateful sources) first, then the
+    generators, each in creation order; ``placement`` (the plan being built) gives its ops'
+    devices, TF's default rules the others'."""
+    from tideflow.runtime.executor import topo_order
+
+    ops = graph.get_operations()
+    full = placement
+    if any(op not in placement for op in ops):
+        try:
+            full = place(topo_order(ops, {}), devices, allow_soft_placement,
+                         pinned=dict(pinned or {}))
+            full.update(placement)
+        except (errors.OpError, ValueError):
+            full = placement  # an op no device can run fails only if it ever runs
+    ordered = ([op for op in ops if not _is_generator(op)]
+               + [op for op in ops if _is_generator(op)])
+    log_placement([op for op in ordered if op in full], full)
+
+
 def log_placement(ops, placement):
     """Prints each op's device as TF does under ``log_device_placement``."""
     import logging

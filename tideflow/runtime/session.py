@@ -356,6 +356,7 @@ class BaseSession:
                 self._optimize = False
             self._bfloat16_sendrecv = bool(getattr(go, "enable_bfloat16_sendrecv", False))
         self._log_placement = bool(getattr(config, "log_device_placement", False))
+        self._logged_version = None  # the graph version whose placement was last logged
         self._allow_soft = bool(getattr(config, "allow_soft_placement", False))
         self._default_ctx = None
         self._pool = parallel.PartitionPool()
@@ -552,8 +553,12 @@ class BaseSession:
             chooser = cost_model.CostChooser(order, self._measured)
         placement = placer.place(order, self._devices, self._allow_soft, chooser=chooser,
                                  pinned=self._pinned)
-        if self._log_placement:
-            placer.log_placement(order, placement)
+        version = (self._graph._version, self._graph._structure_version)
+        if self._log_placement and self._logged_version != version:
+            # as TF, which places (and logs) the whole graph at the first run after it changed
+            self._logged_version = version
+            placer.log_graph_placement(self._graph, placement, self._devices, self._allow_soft,
+                                       self._pinned)
         used = []
         for op in order:
             d = placement[op]
