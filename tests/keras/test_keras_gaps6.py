@@ -543,3 +543,106 @@ def test_model_yaml_without_pyyaml_is_import_error():
         keras.models.model_from_yaml("class_name: Sequential")
     with pytest.raises(ImportError, match="pip install pyyaml"):
         m.to_yaml()
+
+
+# -- layers.ConvLSTM2D ------------------------------------------------------------------------
+
+def _np_conv(x, w, pad_same):
+    """NumPy 2-D convolution, stride 1 ([b, h, w, c] * [kh, kw, c, o]); 'same' pads as TF."""
+    kh, kw = w.shape[:2]
+    if pad_same:
+        ph, pw = kh - 1, kw - 1
+        x = np.pad(x, ((0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)))
+    oh, ow = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    out = np.zeros((x.shape[0], oh, ow, w.shape[3]))
+    for i in range(kh):
+        for j in range(kw):
+            out += np.einsum("bhwc,co->bhwo", x[:, i:i + oh, j:j + ow], w[i, j])
+    return out
+
+
+def _np_conv_lstm(x, kernel, rec, bias, same, backwards=False):
+    hard_sigmoid = lambda z: np.clip(0.2 * z + 0.5, 0, 1)
+    f = rec.shape[2]
+    xs = x[:, ::-1] if backwards else x
+    h = c = np.zeros(_np_conv(xs[:, 0], kernel, same).shape[:3] + (f,))
+    seq = []
+    for t in range(xs.shape[1]):
+        z = _np_conv(xs[:, t], kernel, same) + bias + _np_conv(h, rec, True)
+        i, fg = hard_sigmoid(z[..., :f]), hard_sigmoid(z[..., f:2 * f])
+        c = fg * c + i * np.tanh(z[..., 2 * f:3 * f])
+        h = hard_sigmoid(z[..., 3 * f:]) * np.tanh(c)
+        seq.append(h)
+    return np.stack(seq, 1), h, c
+
+
+@pytest.mark.parametrize("same,backwards", [(False, False), (True, True)])
+def test_conv_lstm2d_matches_numpy(same, backwards):
+    L = keras.layers
+    r = np.random.RandomState(0)
+    x = r.rand(2, 3, 6, 5, 2).astype("f")
+    layer = L.ConvLSTM2D(3, (3, 2), padding="same" if same else "valid",
+                         return_sequences=True, return_state=True, go_backwards=backwards)
+    inp = L.Input(x.shape[1:])
+    seq, h, c = layer(inp)
+    kernel, rec, bias = layer.get_weights()
+    assert kernel.shape == (3, 2, 2, 12) and rec.shape == (3, 2, 3, 12) and bias.shape == (12,)
+    np.testing.assert_array_equal(bias, [0] * 3 + [1] * 3 + [0] * 6)  # unit_forget_bias
+    ws = [r.rand(*w.shape).astype("f") - 0.5 for w in (kernel, rec, bias)]
+    layer.set_weights(ws)
+    got = K.function([inp], [seq, h, c])([x])
+    want = _np_conv_lstm(x, *ws, same, backwards)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+    assert seq.get_shape().as_list() == [None, 3, 6 if same else 4, 5 if same else 4, 3]
+    assert [w.name for w in layer.weights] == [
+        f"{layer.name}/kernel:0", f"{layer.name}/recurrent_kernel:0", f"{layer.name}/bias:0"]
+
+
+def test_conv_lstm2d_channels_first_and_training_match_tf_keras():
+    L = keras.layers
+    r = np.random.RandomState(0)
+    x = r.rand(2, 3, 6, 5, 2).astype("f")
+    last = L.ConvLSTM2D(3, 3, data_format="channels_first")
+    ref = L.ConvLSTM2D(3, 3)
+    xf = np.transpose(x, (0, 1, 4, 2, 3))
+    a, b = last(tf.constant(xf)), ref(tf.constant(x))
+    ref.set_weights(last.get_weights())
+    va, vb = _run(a, b)
+    np.testing.assert_allclose(va, np.transpose(vb, (0, 3, 1, 2)), rtol=1e-5)
+    assert last.compute_output_shape((None, 3, 2, 6, 5)).as_list() == [None, 3, 4, 3]
+    assert last.name.startswith("conv_lst_m2d")  # TF 1.15's snake case of the class name
+
+    # a two-layer model trained with SGD: the losses tf_keras 2.x gives for the same program
+    K.clear_session()
+    r = np.random.RandomState(0)
+    x, y = r.rand(4, 3, 5, 5, 2).astype("f"), r.rand(4, 1).astype("f")
+    m = keras.Sequential([
+        L.ConvLSTM2D(3, 3, padding="same", input_shape=(3, 5, 5, 2), return_sequences=True,
+                     go_backwards=True),
+        L.ConvLSTM2D(2, 2, strides=2), L.Flatten(), L.Dense(1)])
+    m.set_weights([r.rand(*w.shape).astype("f") * 0.4 - 0.2 for w in m.get_weights()])
+    m.compile(keras.optimizers.SGD(0.1), "mse")
+    h = m.fit(x, y, epochs=3, batch_size=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(h.history["loss"], [0.068404, 0.059744, 0.056494], atol=2e-6)
+    m2 = keras.Sequential.from_config(m.get_config())
+    assert [w.shape for w in m2.get_weights()] == [w.shape for w in m.get_weights()]
+
+
+def test_conv_lstm2d_stateful_dropout_and_errors():
+    L = keras.layers
+    x = np.random.RandomState(0).rand(2, 4, 6, 6, 1).astype("f")
+    s = keras.Sequential([L.ConvLSTM2D(2, 3, stateful=True, batch_input_shape=(2, 4, 6, 6, 1))])
+    a = s.predict(x)
+    b = s.predict(x)  # starts from the states the first call left
+    s.reset_states()
+    c = s.predict(x)
+    assert np.abs(a - b).max() > 1e-4
+    np.testing.assert_allclose(a, c, rtol=1e-6)
+    d = keras.Sequential([L.ConvLSTM2D(2, 3, dropout=0.5, recurrent_dropout=0.5,
+                                       input_shape=(4, 6, 6, 1))])
+    np.testing.assert_allclose(d.predict(x), d.predict(x))  # no dropout at inference
+    with pytest.raises(TypeError, match="Unrolling"):
+        L.ConvLSTM2D(2, 3, unroll=True)
+    with pytest.raises(ValueError, match="ndim=5"):
+        L.ConvLSTM2D(2, 3)(tf.zeros([2, 4, 6, 1]))

@@ -61,6 +61,7 @@ from tideflow.keras.layers.convolutional_more import (
     UpSampling3D,
     ZeroPadding3D,
 )
+from tideflow.keras.layers.convolutional_recurrent import ConvLSTM2D
 from tideflow.keras.layers.core import (
     ELU,
     Activation,
@@ -170,6 +171,7 @@ __all__ = [
     "Conv2DTranspose",
     "Conv3D",
     "Conv3DTranspose",
+    "ConvLSTM2D",
     "Convolution1D",
     "Convolution2D",
     "Convolution2DTranspose",

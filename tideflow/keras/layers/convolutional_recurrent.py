@@ -1,0 +1,313 @@
+"""``tf.keras.layers.ConvLSTM2D``: an LSTM whose input and recurrent transforms are 2-D
+convolutions, over [batch, time, rows, cols, channels] (or [batch, time, channels, rows,
+cols]) sequences.
+
+Weights as TF 1.15's: ``kernel`` [kh, kw, channels, 4 * filters], ``recurrent_kernel``
+[kh, kw, filters, 4 * filters] and ``bias`` [4 * filters], gates in the order i, f, c, o
+(``unit_forget_bias`` starts the f part of the bias at one). The input convolution uses the
+layer's strides, padding and dilation; the recurrent one stride 1 and 'same' padding. The
+time loop is a ``tf.scan``; the states start at zeros shaped as the input convolution's
+output. Masks are not supported (a clear error)."""
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import activations, constraints, initializers, regularizers
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import InputSpec, Layer
+from tideflow.keras.layers.convolutional import conv_output_length
+from tideflow.keras.layers.core import _ser, training_flag
+from tideflow.ops.layers_base import normalize_padding, normalize_tuple
+
+
+class ConvLSTM2D(Layer):
+    """Convolutional LSTM (TF 1.15's arguments and defaults; ``return_state`` and
+    ``unroll`` are accepted through ``kwargs`` as there, ``unroll=True`` refused)."""
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
+                 data_format=None, dilation_rate=(1, 1), activation="tanh",
+                 recurrent_activation="hard_sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None,
+                 return_sequences=False, go_backwards=False, stateful=False, dropout=0.0,
+                 recurrent_dropout=0.0, **kwargs):
+        return_state = kwargs.pop("return_state", False)
+        unroll = kwargs.pop("unroll", False)
+        kwargs.pop("time_major", None)  # (in the config; always False here)
+        if unroll:
+            raise TypeError("Unrolling isn't possible with convolutional RNNs.")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.filters = int(filters)
+        self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size")
+        self.strides = normalize_tuple(strides, 2, "strides")
+        self.padding = normalize_padding(padding)
+        self.data_format = data_format or K.image_data_format()
+        if self.data_format not in ("channels_first", "channels_last"):
+            raise ValueError("The `data_format` argument must be one of "
+                             f'"channels_first", "channels_last". Received: {data_format}')
+        self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate")
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.unit_forget_bias = unit_forget_bias
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.dropout = min(1.0, max(0.0, dropout))
+        self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = False
+        self.input_spec = InputSpec(ndim=5)
+        self._state_vars = None
+
+    # -- shapes ----------------------------------------------------------------------------
+
+    def _channel_axis(self):
+        return 2 if self.data_format == "channels_first" else -1
+
+    def _out_spatial(self, input_shape):
+        dims = TensorShape(input_shape).as_list()
+        rows, cols = (dims[3], dims[4]) if self.data_format == "channels_first" else \
+            (dims[2], dims[3])
+        return [conv_output_length(n, k, self.padding, s, d) for n, k, s, d in zip(
+            (rows, cols), self.kernel_size, self.strides, self.dilation_rate)]
+
+    def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, list):
+            input_shape = input_shape[0]
+        dims = TensorShape(input_shape).as_list()
+        rows, cols = self._out_spatial(dims)
+        step = [self.filters, rows, cols] if self.data_format == "channels_first" else \
+            [rows, cols, self.filters]
+        out = TensorShape([dims[0], dims[1]] + step if self.return_sequences else
+                          [dims[0]] + step)
+        if self.return_state:
+            return [out] + [TensorShape([dims[0]] + step)] * 2
+        return out
+
+    # -- weights ---------------------------------------------------------------------------
+
+    def build(self, input_shape):
+        if isinstance(input_shape, list):
+            input_shape = input_shape[0]
+        dims = TensorShape(input_shape).as_list()
+        channels = dims[self._channel_axis()]
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             "`None`.")
+        self.input_spec = InputSpec(ndim=5, axes={self._channel_axis() % 5: channels})
+        f = self.filters
+        self.kernel = self.add_weight(
+            "kernel", shape=self.kernel_size + (channels, 4 * f),
+            initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint)
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel", shape=self.kernel_size + (f, 4 * f),
+            initializer=self.recurrent_initializer, regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint)
+        if self.use_bias:
+            if self.unit_forget_bias:
+                base = self.bias_initializer
+
+                def bias_init(shape, dtype=None, partition_info=None):
+                    return tf.concat([base((f,), dtype=dtype), tf.ones((f,), dtype=dtype),
+                                      base((2 * f,), dtype=dtype)], 0)
+            else:
+                bias_init = self.bias_initializer
+            self.bias = self.add_weight("bias", shape=(4 * f,), initializer=bias_init,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        else:
+            self.bias = None
+        self.built = True
+
+    # -- the step --------------------------------------------------------------------------
+
+    def _input_conv(self, x, w, b):
+        out = tf.nn.conv2d(x, w, strides=(1,) + self.strides + (1,),
+                           padding=self.padding.upper(),
+                           dilations=(1,) + self.dilation_rate + (1,))
+        return out if b is None else tf.nn.bias_add(out, b)
+
+    def _recurrent_conv(self, h, w):
+        return tf.nn.conv2d(h, w, strides=(1, 1, 1, 1), padding="SAME")
+
+    def _step(self, x, h, c, in_masks, rec_masks):
+        f = self.filters
+        if in_masks is None:
+            zx = self._input_conv(x, self.kernel, self.bias)
+        else:
+            zx = tf.concat([self._input_conv(
+                x * in_masks[k], self.kernel[..., k * f:(k + 1) * f],
+                None if self.bias is None else self.bias[k * f:(k + 1) * f])
+                for k in range(4)], -1)
+        if rec_masks is None:
+            zh = self._recurrent_conv(h, self.recurrent_kernel)
+        else:
+            zh = tf.concat([self._recurrent_conv(
+                h * rec_masks[k], self.recurrent_kernel[..., k * f:(k + 1) * f])
+                for k in range(4)], -1)
+        z = zx + zh
+        i = self.recurrent_activation(z[..., :f])
+        fg = self.recurrent_activation(z[..., f:2 * f])
+        c = fg * c + i * self.activation(z[..., 2 * f:3 * f])
+        o = self.recurrent_activation(z[..., 3 * f:])
+        return o * self.activation(c), c
+
+    def _zero_state(self, x):
+        """Zeros shaped as the input convolution's output ([batch, rows', cols', filters])."""
+        step_zeros = tf.reduce_sum(tf.zeros_like(x), 1)
+        shape = self.kernel_size + (x.get_shape().as_list()[-1], self.filters)
+        return self._input_conv(step_zeros, tf.zeros(shape, x.dtype.base_dtype), None)
+
+    def _stateful_initial_state(self, x):
+        dims = x.get_shape().as_list()
+        if dims[0] is None:
+            raise ValueError(
+                "If a RNN is stateful, it needs to know its batch size. Specify the batch "
+                "size of your input tensors: \n- If using a Sequential model, specify the "
+                "batch size by passing a `batch_input_shape` argument to your first layer."
+                "\n- If using the functional API, specify the batch size by passing a "
+                "`batch_shape` argument to your Input layer.")
+        if self._state_vars is None:
+            rows, cols = [conv_output_length(n, k, self.padding, s, d) for n, k, s, d in zip(
+                dims[2:4], self.kernel_size, self.strides, self.dilation_rate)]
+            self._state_vars = [K.zeros((dims[0], rows, cols, self.filters),
+                                        dtype=x.dtype.base_dtype) for _ in range(2)]
+        return tuple(self._state_vars)
+
+    @property
+    def states(self):
+        return self._state_vars
+
+    def reset_states(self, states=None):
+        if not self.stateful:
+            raise AttributeError("Layer must be stateful.")
+        if self._state_vars is None:
+            return
+        if states is None:
+            values = [np.zeros(v.get_shape().as_list(), v.dtype.as_numpy_dtype)
+                      for v in self._state_vars]
+        else:
+            values = [np.asarray(s) for s in states]
+            if self.data_format == "channels_first":
+                values = [np.transpose(s, (0, 2, 3, 1)) for s in values]
+        K.batch_set_value(list(zip(self._state_vars, values)))
+
+    def call(self, inputs, mask=None, training=None, initial_state=None):
+        if isinstance(inputs, list):
+            inputs, initial_state = inputs[0], inputs[1:]
+        if mask is not None:
+            raise NotImplementedError("ConvLSTM2D does not support masked inputs.")
+        channels_first = self.data_format == "channels_first"
+        x = tf.transpose(inputs, [0, 1, 3, 4, 2]) if channels_first else inputs
+        if self.go_backwards:
+            x = tf.reverse(x, [1])
+        if initial_state is not None and len(initial_state):
+            states = [tf.convert_to_tensor(s) for s in initial_state]
+            if len(states) != 2:
+                raise ValueError(f"Layer {self.name} expects 2 initial states, but it "
+                                 f"received {len(states)}.")
+            if channels_first:
+                states = [tf.transpose(s, [0, 2, 3, 1]) for s in states]
+        elif self.stateful:
+            states = list(self._stateful_initial_state(x))
+        else:
+            zero = self._zero_state(x)
+            states = [zero, zero]
+        training = training_flag(training)
+        in_masks = rec_masks = None
+        if self.dropout > 0:
+            ones = tf.ones_like(x[:, 0])
+            in_masks = [K.in_train_phase(lambda: tf.nn.dropout(ones, rate=self.dropout),
+                                         lambda: ones, training=training) for _ in range(4)]
+        if self.recurrent_dropout > 0:
+            ones = tf.ones_like(states[0])
+            rec_masks = [K.in_train_phase(
+                lambda: tf.nn.dropout(ones, rate=self.recurrent_dropout), lambda: ones,
+                training=training) for _ in range(4)]
+
+        def step(carry, x_t):
+            return self._step(x_t, carry[0], carry[1], in_masks, rec_masks)
+
+        hs, cs = tf.scan(step, tf.transpose(x, [1, 0, 2, 3, 4]),
+                         initializer=(states[0], states[1]))
+        h_last, c_last = hs[-1], cs[-1]
+        if self.stateful and self._state_vars is not None and initial_state is None:
+            self.add_update([tf.assign(self._state_vars[0], h_last),
+                             tf.assign(self._state_vars[1], c_last)], inputs)
+        dims = inputs.get_shape().as_list()
+        rows, cols = self._out_spatial(dims)
+        step_shape = [self.filters, rows, cols] if channels_first else \
+            [rows, cols, self.filters]
+
+        def to_format(state):
+            out = tf.transpose(state, [0, 3, 1, 2]) if channels_first else state
+            out.set_shape([dims[0]] + step_shape)
+            return out
+
+        if self.return_sequences:
+            out = tf.transpose(hs, [1, 0, 2, 3, 4])
+            if channels_first:
+                out = tf.transpose(out, [0, 1, 4, 2, 3])
+            out.set_shape([dims[0], dims[1]] + step_shape)
+        else:
+            out = to_format(h_last)
+        if self.return_state:
+            return [out, to_format(h_last), to_format(c_last)]
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        if self.return_state:
+            return [None, None, None]
+        return None
+
+    def __call__(self, inputs, initial_state=None, **kwargs):
+        if initial_state is None:
+            return super().__call__(inputs, **kwargs)
+        spec = self.input_spec
+        self.input_spec = None
+        try:
+            return super().__call__([inputs] + list(initial_state), **kwargs)
+        finally:
+            self.input_spec = spec
+
+    def get_config(self):
+        config = {
+            "filters": self.filters, "kernel_size": self.kernel_size, "strides": self.strides,
+            "padding": self.padding, "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+            "activation": activations.serialize(self.activation),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": _ser(initializers, self.kernel_initializer),
+            "recurrent_initializer": _ser(initializers, self.recurrent_initializer),
+            "bias_initializer": _ser(initializers, self.bias_initializer),
+            "unit_forget_bias": self.unit_forget_bias,
+            "kernel_regularizer": _ser(regularizers, self.kernel_regularizer),
+            "recurrent_regularizer": _ser(regularizers, self.recurrent_regularizer),
+            "bias_regularizer": _ser(regularizers, self.bias_regularizer),
+            "activity_regularizer": _ser(regularizers, self.activity_regularizer),
+            "kernel_constraint": _ser(constraints, self.kernel_constraint),
+            "recurrent_constraint": _ser(constraints, self.recurrent_constraint),
+            "bias_constraint": _ser(constraints, self.bias_constraint),
+            "dropout": self.dropout, "recurrent_dropout": self.recurrent_dropout,
+        }
+        base = super().get_config()
+        base.update(return_sequences=self.return_sequences, return_state=self.return_state,
+                    go_backwards=self.go_backwards, stateful=self.stateful, unroll=False,
+                    time_major=False)
+        base.update(config)
+        return base
