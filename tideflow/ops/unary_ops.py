@@ -49,10 +49,21 @@ def _rsqrt(x):
 def _sigmoid(x):
     if x.dtype.kind == "c":
         return np.reciprocal(1 + np.exp(-x))
-    # exp of -|x| never overflows; 1/(1+e) and e/(1+e) are the two halves of the logistic
-    e = np.exp(-np.abs(x))
-    r = np.reciprocal(1 + e)
-    return np.where(x >= 0, r, e * r)
+    return logistic(x)
+
+
+def logistic(x):
+    """1 / (1 + e^-x) for real ``x`` without overflow: with e = e^-|x|, 1/(1+e) for x >= 0 and
+    e/(1+e) below. The numerator is max(e, [x >= 0]) (1 or e, exactly), so no branch on the
+    sign: np.where on a random mask costs 4x the whole computation."""
+    e = np.abs(x)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    if x.dtype not in (np.float32, np.float64):  # half, bfloat16
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    num = np.maximum(e, x >= 0, dtype=x.dtype)
+    e += 1
+    return np.divide(num, e, out=num)
 
 
 def check_divisor(y, x=None):
