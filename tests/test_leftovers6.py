@@ -308,3 +308,26 @@ def test_log_device_placement_logs_whole_graph_as_tf(capsys):
     # a run after the graph grew logs the whole graph again
     want.insert(6, ("w", "Identity"))
     assert again == "".join(f"{n}: ({t}): {_CPU0}\n" for n, t in want)
+
+
+# ------------------------------------------------------------------------------------------
+# keras imagenet_utils.preprocess_input, mode='torch', channels_first tensors
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 3, 4, 3)])
+def test_preprocess_input_torch_channels_first_tensor(shape):
+    from tideflow.keras.applications import imagenet_utils
+
+    x = (np.random.RandomState(0).rand(*shape) * 255).astype(np.float32)
+    mean = np.array([0.485, 0.456, 0.406]).reshape(1, 3, 1, 1)
+    std = np.array([0.229, 0.224, 0.225]).reshape(1, 3, 1, 1)
+    want = (x / 255.0 - mean) / std  # per channel along axis 1 (as tf_keras)
+    with tf.Graph().as_default():
+        t = imagenet_utils.preprocess_input(tf.constant(x), data_format="channels_first",
+                                            mode="torch")
+        with tf.Session() as s:
+            got = s.run(t)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    arr = imagenet_utils.preprocess_input(x.copy(), data_format="channels_first", mode="torch")
+    np.testing.assert_allclose(arr, want, rtol=1e-5, atol=1e-5)

@@ -67,6 +67,11 @@ def _preprocess_symbolic_input(x, data_format, mode):
         mean = K.cast(mean, K.dtype(x))
     x = K.bias_add(x, mean, data_format=data_format)
     if std is not None:
+        # per channel along the channel axis (keras_applications 1.0.8 divided along the last
+        # axis whatever the format; later Keras, as tf_keras, fixed it)
+        std = K.constant(np.array(std), dtype=K.dtype(x))
+        if data_format == "channels_first":
+            std = K.reshape(std, (-1, 1, 1))
         x /= std
     return x
 
