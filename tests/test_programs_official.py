@@ -146,3 +146,24 @@ def test_boosted_trees_train_in_memory_grows_all_trees_from_one_element_dataset(
     reg = tf.contrib.estimator.boosted_trees_regressor_train_in_memory(
         train_input_fn, cols, model_dir=str(tmp_path / "reg"), n_trees=2, max_depth=2)
     assert reg.get_variable_value("global_step") == 4
+
+
+def test_dataset_built_in_one_graph_iterates_in_another(tmp_path):
+    # samples/core/get_started/savedmodel_estimator.py: the Dataset (with a map function) is
+    # made at top level, and only ds.make_one_shot_iterator() runs in the Estimator's graph
+    path = tmp_path / "rows.csv"
+    path.write_text("a,b\n1.5,0\n2.5,1\n-3.0,1\n")
+
+    def parse(line):
+        a, b = tf.decode_csv(line, [[0.0], [0]])
+        # a cond inside the map: its branch functions must follow the map function
+        return {"a": tf.cond(a > 0, lambda: a * 2.0, lambda: -a)}, b
+
+    ds = tf.data.TextLineDataset(str(path)).skip(1).map(parse).repeat(2).batch(2)
+    with tf.Graph().as_default():
+        feats, label = ds.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            got = [sess.run([feats["a"], label]) for _ in range(3)]
+    np.testing.assert_allclose(np.concatenate([g[0] for g in got]),
+                               [3.0, 5.0, 3.0, 3.0, 5.0, 3.0])
+    np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), [0, 1, 1, 0, 1, 1])

@@ -64,7 +64,34 @@ class StructuredFunction:
 
         self.fg = func_graph.trace(body, wire, self.name)
         func_graph.add_function(graph, self.fg)
+        self._library = graph._functions
         self.captured = [outer for outer, _ in self.fg.captures]
+
+    def register_in(self, graph):
+        """Adds the function (and those its ops name) to ``graph``'s library when the dataset
+        was built in another graph: TF 1.x programs make the Dataset at top level and only
+        its iterator inside an Estimator's input_fn, and TF 1.x added a dataset's functions
+        to the graph its ops were made in."""
+        lib = graph._functions
+        if lib is self._library:
+            return
+        pending = [self.fg]
+        while pending:
+            fg = pending.pop()
+            have = lib.get(fg.name)
+            if have is fg:
+                continue
+            if have is not None:
+                raise ValueError(
+                    f"The dataset function '{fg.name}' was made in another graph, and this "
+                    "graph already holds a different function of that name; build the "
+                    "Dataset inside the input_fn (or graph) that iterates it.")
+            func_graph.add_function(graph, fg)
+            for op in fg.get_operations():
+                for value in op._attrs.values():
+                    name = value if isinstance(value, str) else getattr(value, "name", None)
+                    if isinstance(name, str) and name in self._library:
+                        pending.append(self._library[name])
 
     def add_to(self, op):
         from tideflow.ops.cond import add_control_captures
@@ -492,6 +519,8 @@ class _OpDataset(Dataset):
             return x
 
         inputs = [conv(x) for x in self._inputs]
+        if isinstance(self._fn, StructuredFunction):
+            self._fn.register_in(ops.get_default_graph())
         attrs = dict(self._attrs)
         if not self._types_attr:
             attrs["output_types"] = ds.wire_types(self._specs)
