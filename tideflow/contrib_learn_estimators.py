@@ -27,13 +27,14 @@ class TensorSignature(collections.namedtuple("TensorSignature", ["dtype", "shape
         return self.is_sparse or TensorShape(self.shape).is_compatible_with(other.shape)
 
     def get_placeholder(self):
-        from tideflow.ops import array_ops
+        from tideflow.ops.constant_op import placeholder
+        from tideflow.ops.sparse_rows_ops import sparse_placeholder
 
         if self.is_sparse:
-            return array_ops.sparse_placeholder(dtype=self.dtype)
+            return sparse_placeholder(dtype=self.dtype)
         shape = TensorShape(self.shape)
         dims = None if shape.ndims is None else [None] + shape.as_list()[1:]
-        return array_ops.placeholder(dtype=self.dtype, shape=dims)
+        return placeholder(dtype=self.dtype, shape=dims)
 
     def get_feature_spec(self):
         from tideflow.ops import parsing_ops
