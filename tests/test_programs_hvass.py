@@ -65,3 +65,42 @@ def test_python_training_modules_are_the_train_modules():
         batch = np.array([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]], np.float32)
         sess.run(update, {x: batch})
         np.testing.assert_allclose(sess.run(moving), 0.1 * batch.mean(axis=0), rtol=1e-6)
+
+
+def _tiny_regressor(loss):
+    model = tf.keras.models.Sequential(
+        [tf.keras.layers.Dense(2, input_shape=(3,), kernel_initializer="ones")])
+    model.compile(optimizer=tf.keras.optimizers.SGD(lr=0.0), loss=loss)
+    return model
+
+
+def test_custom_loss_returning_a_scalar_mean_is_not_scaled_by_batch_size():
+    # Tutorial 23 compiles a loss function that already reduces to a scalar
+    # (tf.losses.mean_squared_error over a slice); Keras must report that mean.
+    def scalar_mse(y_true, y_pred):
+        return tf.reduce_mean(tf.losses.mean_squared_error(labels=y_true, predictions=y_pred))
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.keras.backend.set_session(sess)
+        model = _tiny_regressor(scalar_mse)
+        x = np.arange(24, dtype=np.float32).reshape(8, 3) / 10
+        y = np.zeros((8, 2), np.float32)
+        expected = float(np.mean((x.sum(axis=1, keepdims=True) - y) ** 2))
+        np.testing.assert_allclose(model.evaluate(x, y, batch_size=8, verbose=0), expected,
+                                   rtol=1e-5)
+        history = model.fit(x, y, batch_size=4, epochs=1, verbose=0)
+        np.testing.assert_allclose(history.history["loss"][0], expected, rtol=1e-5)
+
+
+def test_fit_generator_progress_bar_counts_steps(capsys):
+    def batches():
+        rng = np.random.RandomState(0)
+        while True:
+            yield rng.rand(16, 3).astype(np.float16), np.zeros((16, 2), np.float16)
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.keras.backend.set_session(sess)
+        model = _tiny_regressor("mse")
+        model.fit_generator(batches(), steps_per_epoch=5, epochs=1, verbose=1)
+    out = capsys.readouterr().out
+    assert "5/5 [" in out and "/step" in out and "80/5" not in out

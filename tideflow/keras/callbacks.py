@@ -137,7 +137,15 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
-    """Prints ``Epoch i/n`` and a progress line per epoch (verbose=1: a bar; 2: one line)."""
+    """Prints ``Epoch i/n`` and a progress line per epoch (verbose=1: a bar; 2: one line),
+    counting samples, or steps (``count_mode="steps"``: fed by generators or datasets)."""
+
+    def __init__(self, count_mode="samples", stateful_metrics=None):
+        super().__init__()
+        if count_mode not in ("samples", "steps"):
+            raise ValueError(f"Unknown `count_mode`: {count_mode}")
+        self.use_steps = count_mode == "steps"
+        self.stateful_metrics = set(stateful_metrics or ())
 
     def on_train_begin(self, logs=None):
         self.verbose = self.params.get("verbose", 1)
@@ -152,7 +160,8 @@ class ProgbarLogger(Callback):
 
     def on_batch_end(self, batch, logs=None):
         logs = logs or {}
-        self.seen += logs.get("size", 1) if self.params.get("samples") else 1
+        self.seen += 1 if self.use_steps or not self.params.get("samples") else logs.get(
+            "size", 1)
         if self.verbose == 1 and self.target and sys.stdout.isatty():
             width = 30
             done = int(width * self.seen / self.target)
@@ -167,8 +176,8 @@ class ProgbarLogger(Callback):
         elapsed = time.time() - self.start
         values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
                             if k in logs)
-        per = _per_unit(elapsed, self.seen, "sample" if self.params.get("samples") else
-                        "step")
+        per = _per_unit(elapsed, self.seen, "step" if self.use_steps or not
+                        self.params.get("samples") else "sample")
         if self.verbose == 1:
             if sys.stdout.isatty():
                 sys.stdout.write("\r")

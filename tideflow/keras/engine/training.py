@@ -160,7 +160,10 @@ class Model(Network):
                         if mask is not None:
                             w = _times_mask(w, mask)
                         weighted = per_sample * w
-                        value = tf.reduce_sum(weighted) / tf.cast(tf.size(per_sample),
+                        # as TF (SUM_OVER_BATCH_SIZE): over the elements of the weighted
+                        # losses, so a loss function that already returns a scalar mean
+                        # keeps its value (not batch size times it)
+                        value = tf.reduce_sum(weighted) / tf.cast(tf.size(weighted),
                                                                   weighted.dtype)
                 per_output_losses.append(value)
                 weighted = value * weights[i] if weights[i] != 1.0 else value
@@ -629,9 +632,11 @@ class Model(Network):
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + m for m in out_labels] if val else [])
         self.history = cbks.History()
+        # as TF 1.15: the bar counts steps when fed by steps (datasets, generators)
+        count_mode = "steps" if source.samples is None else "samples"
         callbacks = cbks.CallbackList(
             list(callbacks or []) + [self.history]
-            + ([cbks.ProgbarLogger()] if verbose else []))
+            + ([cbks.ProgbarLogger(count_mode)] if verbose else []))
         callbacks.set_model(self)
         if isinstance(val, _ArraySource):
             # as TF 1.x: callbacks see the validation arrays (inputs, targets, sample weights)
