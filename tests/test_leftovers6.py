@@ -331,3 +331,57 @@ def test_preprocess_input_torch_channels_first_tensor(shape):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     arr = imagenet_utils.preprocess_input(x.copy(), data_format="channels_first", mode="torch")
     np.testing.assert_allclose(arr, want, rtol=1e-5, atol=1e-5)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.tensor_forest.client.eval_metrics
+# ------------------------------------------------------------------------------------------
+
+
+def _metric_value(name, predictions, targets):
+    from tideflow.contrib.tensor_forest.client import eval_metrics
+
+    with tf.Graph().as_default():
+        out = eval_metrics.get_metric(name)(tf.constant(predictions), tf.constant(targets))
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            if isinstance(out, tuple):
+                s.run(out[1])
+                return s.run(out[0])
+            return s.run(out)
+
+
+def test_tensor_forest_eval_metrics():
+    from tideflow.contrib.tensor_forest.client import eval_metrics
+
+    assert tf.contrib.tensor_forest.client.eval_metrics is eval_metrics
+    keys = {n: eval_metrics.get_prediction_key(n) for n in (
+        "auc", "accuracy", "r2", "predictions", "precision", "recall", "top_5",
+        "classification_log_loss", "softmax_entropy", "sigmoid_entropy",
+        "precision_at_thresholds", "recall_at_thresholds")}
+    assert keys["accuracy"] == keys["precision"] == keys["recall"] == "classes"
+    assert keys["auc"] == keys["top_5"] == keys["classification_log_loss"] == "probabilities"
+    assert keys["r2"] == "scores"
+    with pytest.raises(KeyError):
+        eval_metrics.get_metric("no_such_metric")
+    probs = np.array([[0.1, 0.9], [0.8, 0.2], [0.4, 0.6], [0.3, 0.7]], np.float32)
+    t = np.array([[1], [0], [0], [1]], np.int64)
+    classes = probs.argmax(1).reshape(-1, 1)
+    assert _metric_value("accuracy", classes, t) == pytest.approx(0.75)
+    assert _metric_value("precision", classes, t) == pytest.approx(2 / 3)
+    assert _metric_value("recall", classes, t) == pytest.approx(1.0)
+    assert _metric_value("auc", probs, t) == pytest.approx(1.0)
+    assert _metric_value("top_5", probs, t.reshape(-1)) == pytest.approx(1.0)
+    tf_ = t.astype(np.float64)
+    r2 = 1 - np.sum(np.sum((tf_ - probs) ** 2, 0) / np.sum((tf_ - tf_.mean(0)) ** 2, 0))
+    assert _metric_value("r2", probs, t) == pytest.approx(r2, rel=1e-5)
+    onehot = np.eye(2)[t[:, 0]]
+    p = probs.astype(np.float64)
+    log_loss = np.mean(-onehot * np.log(p + 1e-7) - (1 - onehot) * np.log(1 - p + 1e-7))
+    assert _metric_value("classification_log_loss", probs, t) == pytest.approx(log_loss,
+                                                                               rel=1e-5)
+    lse = np.log(np.exp(p).sum(1))
+    assert _metric_value("softmax_entropy", probs, t.reshape(-1)) == pytest.approx(
+        np.mean(lse - p[np.arange(4), t[:, 0]]), rel=1e-5)
+    at = _metric_value("precision_at_thresholds", probs, t)
+    assert at.shape == (100,) and at[0] == pytest.approx(0.5) and at[65] == pytest.approx(1.0)

@@ -360,6 +360,127 @@ class TensorForestEstimator:
         return Estimator(model_fn=model_fn, model_dir=model_dir, config=config)
 
 
+# -- client.eval_metrics: the metrics a forest estimator can report, by name ---------------
+
+INFERENCE_PROB_NAME = "probabilities"  # contrib.learn's PredictionKey.PROBABILITIES
+INFERENCE_PRED_NAME = "classes"  # PredictionKey.CLASSES
+FEATURE_IMPORTANCE_NAME = "global_feature_importance"
+
+
+def _tf():
+    import tideflow as tf
+
+    return tf
+
+
+def _labels_onehot(targets, depth):
+    tf = _tf()
+    return tf.one_hot(tf.cast(tf.squeeze(targets, axis=[1]), tf.int32), depth)
+
+
+def _positive_column(probabilities):
+    return _tf().slice(probabilities, [0, 1], [-1, 1])
+
+
+def _top_k_metric(k):
+    def top_k(probabilities, targets):
+        tf = _tf()
+        targets = tf.cast(targets, tf.int32)
+        if targets.get_shape().ndims > 1:
+            targets = tf.squeeze(targets, axis=[1])
+        return tf.metrics.mean(tf.nn.in_top_k(probabilities, targets, k))
+
+    return top_k
+
+
+def _accuracy(predictions, targets, weights=None):
+    return _tf().metrics.accuracy(labels=targets, predictions=predictions, weights=weights)
+
+
+def _r2(probabilities, targets, weights=None):
+    tf = _tf()
+    targets = tf.cast(targets, tf.float32)
+    total = tf.reduce_sum(tf.squared_difference(targets, tf.reduce_mean(targets, 0)), 0)
+    residual = tf.reduce_sum(tf.squared_difference(targets, probabilities), 0)
+    return tf.metrics.mean(1 - tf.reduce_sum(residual / total), weights=weights)
+
+
+def _sigmoid_entropy(probabilities, targets, weights=None):
+    tf = _tf()
+    labels = _labels_onehot(targets, tf.shape(probabilities)[1])
+    return tf.metrics.mean(tf.contrib.losses.sigmoid_cross_entropy(probabilities, labels),
+                           weights=weights)
+
+
+def _softmax_entropy(probabilities, targets, weights=None):
+    tf = _tf()
+    loss = tf.contrib.losses.sparse_softmax_cross_entropy(probabilities,
+                                                          tf.cast(targets, tf.int32))
+    return tf.metrics.mean(loss, weights=weights)
+
+
+def _predictions(predictions, unused_targets, **unused_kwargs):
+    return predictions
+
+
+def _class_log_loss(probabilities, targets, weights=None):
+    tf = _tf()
+    labels = _labels_onehot(targets, tf.shape(probabilities)[1])
+    return tf.metrics.mean(tf.contrib.losses.log_loss(probabilities, labels), weights=weights)
+
+
+def _precision(predictions, targets, weights=None):
+    return _tf().metrics.precision(labels=targets, predictions=predictions, weights=weights)
+
+
+def _recall(predictions, targets, weights=None):
+    return _tf().metrics.recall(labels=targets, predictions=predictions, weights=weights)
+
+
+def _at_thresholds(metric):
+    def fn(predictions, targets, weights=None):
+        return getattr(_tf().metrics, metric)(
+            labels=targets, predictions=_positive_column(predictions),
+            thresholds=np.arange(0, 1, 0.01, dtype=np.float32), weights=weights)
+
+    fn.__name__ = "_" + metric
+    return fn
+
+
+def _auc(probs, targets, weights=None):
+    return _tf().metrics.auc(labels=targets, predictions=_positive_column(probs),
+                             weights=weights)
+
+
+# metric name -> (metric function, the prediction key it reads)
+_EVAL_METRICS = {
+    "auc": (_auc, INFERENCE_PROB_NAME),
+    "sigmoid_entropy": (_sigmoid_entropy, INFERENCE_PROB_NAME),
+    "softmax_entropy": (_softmax_entropy, INFERENCE_PROB_NAME),
+    "accuracy": (_accuracy, INFERENCE_PRED_NAME),
+    "r2": (_r2, "scores"),  # PredictionKey.SCORES
+    "predictions": (_predictions, INFERENCE_PRED_NAME),
+    "classification_log_loss": (_class_log_loss, INFERENCE_PROB_NAME),
+    "precision": (_precision, INFERENCE_PRED_NAME),
+    "precision_at_thresholds": (_at_thresholds("precision_at_thresholds"),
+                                INFERENCE_PROB_NAME),
+    "recall": (_recall, INFERENCE_PRED_NAME),
+    "recall_at_thresholds": (_at_thresholds("recall_at_thresholds"), INFERENCE_PROB_NAME),
+    "top_5": (_top_k_metric(5), INFERENCE_PROB_NAME),
+}
+
+
+def get_metric(metric_name):
+    """The metric function ``fn(predictions, targets, weights=None) -> (value, update_op)``
+    registered under ``metric_name`` (KeyError for an unknown name, as TF)."""
+    return _EVAL_METRICS[metric_name][0]
+
+
+def get_prediction_key(metric_name):
+    """The prediction (``'probabilities'``, ``'classes'`` or ``'scores'``) the metric reads."""
+    return _EVAL_METRICS[metric_name][1]
+
+
 def _namespace():
     """The ``tf.contrib.tensor_forest`` module tree, registered in ``sys.modules``."""
     base = "tideflow.contrib.tensor_forest"
@@ -377,9 +498,15 @@ def _namespace():
                                      "``tensor_forest.client.random_forest``.")
     random_forest.TensorForestEstimator = TensorForestEstimator
     client.random_forest = random_forest
+    eval_metrics = types.ModuleType(base + ".client.eval_metrics",
+                                    "``tensor_forest.client.eval_metrics``.")
+    for name in ("get_metric", "get_prediction_key", "INFERENCE_PROB_NAME",
+                 "INFERENCE_PRED_NAME", "FEATURE_IMPORTANCE_NAME"):
+        setattr(eval_metrics, name, globals()[name])
+    client.eval_metrics = eval_metrics
     root.client = client
     root.__all__ = ["client", "python"]
-    for module in (root, python, tf_mod, client, random_forest):
+    for module in (root, python, tf_mod, client, random_forest, eval_metrics):
         module.__path__ = []
         sys.modules[module.__name__] = module
     return root
