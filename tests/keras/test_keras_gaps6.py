@@ -646,3 +646,64 @@ def test_conv_lstm2d_stateful_dropout_and_errors():
         L.ConvLSTM2D(2, 3, unroll=True)
     with pytest.raises(ValueError, match="ndim=5"):
         L.ConvLSTM2D(2, 3)(tf.zeros([2, 4, 6, 1]))
+
+
+# -- layers.DenseFeatures ---------------------------------------------------------------------
+
+def _columns():
+    fc = tf.feature_column
+    price = fc.numeric_column("price", shape=(2,))
+    ab = fc.bucketized_column(fc.numeric_column("age"), [18, 30, 50])
+    color = fc.categorical_column_with_vocabulary_list("color", ["r", "g", "b"])
+    table = np.arange(9).reshape(3, 3) / 10.0
+    emb = fc.embedding_column(color, 3, initializer=tf.constant_initializer(table))
+    return price, ab, emb, fc.indicator_column(color), table
+
+
+def test_dense_features_concatenates_columns_by_name_and_reuses_variables():
+    price, ab, emb, ind, table = _columns()
+    layer = keras.layers.DenseFeatures([price, ab, emb, ind])
+    feats = {"price": tf.constant([[1.0, 2.0], [3.0, 4.0]]), "age": tf.constant([[20.0], [60.0]]),
+             "color": tf.constant([["g"], ["b"]])}
+    cols_out = {}
+    out = layer(feats, cols_to_output_tensors=cols_out)
+    out2 = layer(feats)
+    sess = K.get_session()
+    sess.run(tf.tables_initializer())
+    got, got2 = sess.run([out, out2])
+    # by column name: age_bucketized (4), color_embedding (3), color_indicator (3), price (2)
+    want = np.concatenate([np.eye(4)[[1, 3]], table[[1, 2]], np.eye(3)[[1, 2]],
+                           [[1.0, 2.0], [3.0, 4.0]]], 1)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(got2, want, rtol=1e-6)
+    assert out.get_shape().as_list() == [2, 12]
+    assert [w.name for w in layer.trainable_weights] == [
+        "dense_features/color_embedding/embedding_weights:0"]
+    assert len(tf.global_variables()) == 1  # the second call reused the embedding
+    assert cols_out[price].get_shape().as_list() == [2, 2]
+    assert layer.compute_output_shape({"price": (None, 2)}).as_list() == [None, 12]
+    with pytest.raises(ValueError, match="must be a DenseColumn"):
+        keras.layers.DenseFeatures([tf.feature_column.categorical_column_with_identity("c", 3)])
+    with pytest.raises(ValueError, match="expected a dictionary"):
+        layer(tf.constant([[1.0]]))
+
+
+def test_dense_features_in_a_functional_model_trains_its_embedding():
+    price, ab, emb, _, _ = _columns()
+    inputs = {"price": keras.Input((2,), name="price"), "age": keras.Input((1,), name="age"),
+              "color": keras.Input((1,), name="color", dtype=tf.string)}
+    x = keras.layers.DenseFeatures([price, ab, emb])(inputs)
+    y = keras.layers.Dense(1, kernel_initializer="ones")(x)
+    m = keras.Model(inputs=inputs, outputs=y)
+    m.compile(keras.optimizers.SGD(0.05), "mse")
+    K.get_session().run(tf.tables_initializer())  # as TF's Keras: tables are the user's
+    d = {"price": np.array([[1.0, 2.0], [3.0, 4.0]], "f"),
+         "age": np.array([[20.0], [60.0]], "f"), "color": np.array([["g"], ["b"]])}
+    # kernel of ones: the sum of the features (bucket one-hot, embedding row, price)
+    np.testing.assert_allclose(m.predict(d).ravel(), [1 + 1.2 + 3, 1 + 2.1 + 7], rtol=1e-6)
+    before = K.get_value(m.trainable_weights[0])
+    m.fit(d, np.array([[1.0], [2.0]], "f"), epochs=1, verbose=0)
+    after = K.get_value(m.trainable_weights[0])
+    assert m.trainable_weights[0].name.endswith("color_embedding/embedding_weights:0")
+    np.testing.assert_array_equal(after[0], before[0])  # "r" unused
+    assert np.abs(after[1:] - before[1:]).min() > 0

@@ -32,8 +32,8 @@ def to_list(x):
 
 
 def _to_tensor(x):
-    if isinstance(x, ops.Tensor) or x is None:
-        return x
+    if isinstance(x, (ops.Tensor, tf.SparseTensor)) or x is None:
+        return x  # (a SparseTensor input, as DenseFeatures takes, passes as it is)
     if isinstance(x, tf.Variable):
         return x.value() if hasattr(x, "value") else ops.convert_to_tensor(x)
     if isinstance(x, np.ndarray) and x.dtype == np.float64:

@@ -86,6 +86,7 @@ from tideflow.keras.layers.core import (
     ThresholdedReLU,
 )
 from tideflow.keras.layers.dense_attention import AdditiveAttention, Attention
+from tideflow.keras.layers.dense_features import DenseFeatures
 from tideflow.keras.layers.other import (
     Add,
     Average,
@@ -187,6 +188,7 @@ __all__ = [
     "Deconvolution2D",
     "Deconvolution3D",
     "Dense",
+    "DenseFeatures",
     "DepthwiseConv2D",
     "Dot",
     "Dropout",

@@ -1,0 +1,83 @@
+"""``tf.keras.layers.DenseFeatures``: the dense tensor of feature columns (as
+``tf.feature_column.input_layer``) as a Keras layer, TF 1.15's v1 layer.
+
+Its input is a dict of feature tensors (dense or sparse); its output is the columns' dense
+tensors, in the order of the columns' names, each flattened to [batch, size], concatenated.
+Variables the columns make (embeddings) live under the layer's name
+(``dense_features/<column>_embedding/embedding_weights``), are made on the first call and
+reused by later ones, and are the layer's weights (so ``fit`` trains them)."""
+
+from tideflow.feature_column import feature_column as fc
+from tideflow.framework import ops
+from tideflow.framework.tensor_shape import TensorShape
+from tideflow.keras import backend as K
+from tideflow.keras.engine.base_layer import Layer
+from tideflow.ops import array_ops, variable_scope
+
+
+class DenseFeatures(Layer):
+    """``DenseFeatures(feature_columns, trainable=True, name=None)``; call it on a dict of
+    features (``layer(features, cols_to_output_tensors=None)``)."""
+
+    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        columns = fc._normalize_feature_columns(feature_columns)
+        for column in columns:
+            if not isinstance(column, fc._DenseColumn):
+                raise ValueError("Items of feature_columns must be a DenseColumn. You can wrap "  # noqa: TRY004 - as TF
+                                 "a categorical column with an embedding_column or "
+                                 f"indicator_column. Given: {column}")
+        self._feature_columns = columns
+        self._var_scope = None
+        self._made_weights = False
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, features, cols_to_output_tensors=None):
+        if not isinstance(features, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: ", features)  # noqa: TRY004 - as TF
+        before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+        scope = self._var_scope or self.name
+        with variable_scope.variable_scope(scope, reuse=variable_scope.AUTO_REUSE,
+                                           auxiliary_name_scope=False) as vs:
+            self._var_scope = vs
+            builder = fc._LazyBuilder(features)
+            outputs = []
+            for column in self._feature_columns:
+                with variable_scope.variable_scope(column._var_scope_name):
+                    tensor = column._get_dense_tensor(
+                        builder, weight_collections=fc._weight_collections(None),
+                        trainable=self.trainable)
+                    n = column._variable_shape.num_elements()
+                    batch = array_ops.shape(tensor)[0]
+                    out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
+                    out.set_shape([tensor.get_shape()[:1].dims[0]
+                                   if tensor.get_shape().ndims else None, n])
+                    outputs.append(out)
+                    if cols_to_output_tensors is not None:
+                        cols_to_output_tensors[column] = out
+        if not self._made_weights:
+            trainable = set(ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES))
+            for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
+                if v in before:
+                    continue
+                K._track_variable(v)
+                (self._trainable_weights if v in trainable else
+                 self._non_trainable_weights).append(v)
+            self._made_weights = True
+        return array_ops.concat(outputs, -1)
+
+    def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, dict):
+            input_shape = next(iter(input_shape.values()), None)
+        batch = TensorShape(input_shape).as_list()[0] if input_shape is not None and \
+            TensorShape(input_shape).ndims else None
+        total = sum(c._variable_shape.num_elements() for c in self._feature_columns)
+        return TensorShape([batch, total])
+
+    def get_config(self):
+        # (the columns themselves: clone/from_config in memory; not JSON-serializable)
+        config = {"feature_columns": list(self._feature_columns)}
+        config.update(super().get_config())
+        return config
