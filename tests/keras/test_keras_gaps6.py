@@ -707,3 +707,14 @@ def test_dense_features_in_a_functional_model_trains_its_embedding():
     assert m.trainable_weights[0].name.endswith("color_embedding/embedding_weights:0")
     np.testing.assert_array_equal(after[0], before[0])  # "r" unused
     assert np.abs(after[1:] - before[1:]).min() > 0
+
+
+def test_metric_objects_deserialize_by_class_name_and_config():
+    m = M.deserialize({"class_name": "TruePositives", "config": {"thresholds": [0.3, 0.6]}})
+    assert isinstance(m, M.TruePositives) and m.thresholds == [0.3, 0.6]
+    again = M.deserialize({"class_name": "MeanIoU", "config": M.MeanIoU(4).get_config()})
+    assert again.num_classes == 4
+    assert isinstance(M.get("Hinge"), M.Hinge)
+    assert M.get("mse") is M.mean_squared_error
+    with pytest.raises(ValueError, match="Unknown metric function: Nope"):
+        M.deserialize("Nope")

@@ -596,8 +596,27 @@ def serialize(metric):
     return metric.__name__
 
 
-def deserialize(name, custom_objects=None):
-    return _deserialize(name, _TABLE, "metric function", custom_objects, instantiate=False)
+def _metric_classes():
+    found, todo = {}, [Metric]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if not sub.__name__.startswith("_"):
+                found.setdefault(sub.__name__, sub)
+            todo.append(sub)
+    return found
+
+
+def deserialize(config, custom_objects=None):
+    """A metric function from its name, or a metric object from ``{'class_name',
+    'config'}`` or a class name (made with its defaults), as Keras."""
+    classes = _metric_classes()
+    if isinstance(config, str) and config in classes and config not in _TABLE:
+        cls = (custom_objects or {}).get(config) or classes[config]
+        return cls()
+    table = dict(classes)
+    table.update(_TABLE)
+    return _deserialize(config, table, "metric function", custom_objects, instantiate=False)
 
 
 def serialize_metric(metric):
