@@ -385,3 +385,27 @@ def test_tensor_forest_eval_metrics():
         np.mean(lse - p[np.arange(4), t[:, 0]]), rel=1e-5)
     at = _metric_value("precision_at_thresholds", probs, t)
     assert at.shape == (100,) and at[0] == pytest.approx(0.5) and at[65] == pytest.approx(1.0)
+
+
+# ------------------------------------------------------------------------------------------
+# tf.sparse.segment_* with num_segments (SparseSegment*WithNumSegments)
+# ------------------------------------------------------------------------------------------
+
+
+def test_sparse_segment_with_num_segments():
+    with tf.Graph().as_default():
+        data = tf.constant([[1., 2.], [3., 4.], [5., 6.], [7., 8.]])
+        s = tf.sparse.segment_sum(data, [0, 1, 3], [0, 0, 2], num_segments=4)
+        m = tf.sparse.segment_mean(data, [0, 1, 3], [0, 0, 2], num_segments=5)
+        assert s.op.type == "SparseSegmentSumWithNumSegments" and s.shape.as_list() == [4, 2]
+        assert m.shape.as_list() == [5, 2]
+        g = tf.gradients(tf.reduce_sum(m * 3.0), data)[0]
+        bad = tf.sparse.segment_sum(data, [0, 1, 3], [0, 0, 2], num_segments=2)
+        with tf.Session() as sess:
+            # TF 2.21: trailing and skipped segments are zero rows
+            assert sess.run(s).tolist() == [[4, 6], [0, 0], [7, 8], [0, 0]]
+            assert sess.run(m).tolist() == [[2, 3], [0, 0], [7, 8], [0, 0], [0, 0]]
+            assert sess.run(tf.convert_to_tensor(g)).tolist() == [[1.5, 1.5], [1.5, 1.5],
+                                                                   [0, 0], [3, 3]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="num_segments"):
+                sess.run(bad)

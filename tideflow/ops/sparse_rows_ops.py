@@ -35,10 +35,18 @@ def _segment_rows(data, indices, segment_ids):
     return data, idx, seg
 
 
-def _sparse_segment(kind):
-    def kernel(data, indices, segment_ids):
+def _sparse_segment(kind, with_num_segments=False):
+    def kernel(data, indices, segment_ids, *num_segments):
         data, idx, seg = _segment_rows(data, indices, segment_ids)
         n = int(seg[-1]) + 1 if seg.size else 0
+        if with_num_segments:
+            if np.ndim(num_segments[0]) != 0:
+                raise _invalid(f"num_segments should be a scalar, not shape "
+                               f"{list(np.shape(num_segments[0]))}")
+            if seg.size and n > int(num_segments[0]):
+                raise _invalid(f"segment ids must be < num_segments: segment id {n - 1} >= "
+                               f"num_segments {int(num_segments[0])}")
+            n = int(num_segments[0])
         out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
         rows_at(np.add, out, seg, data[idx])
         if kind != "sum":
@@ -61,7 +69,7 @@ def _sparse_segment_shape(op):
 def _sparse_segment_sum_grad(op, grad):
     from tideflow.ops import array_ops, reduction_ops
 
-    data, indices, segment_ids = op._inputs
+    data, indices, segment_ids = op._inputs[:3]
     rows = array_ops.shape(data)[0]
     picked = array_ops.gather(grad, segment_ids)
     return [reduction_ops.unsorted_segment_sum(picked, indices, rows), None, None]
@@ -71,7 +79,7 @@ def _sparse_segment_scaled_grad(grad_op):
     def grad_fn(op, grad):
         from tideflow.ops import array_ops
 
-        data, indices, segment_ids = op._inputs
+        data, indices, segment_ids = op._inputs[:3]
         rows = array_ops.shape(data)[0]
         g = ops.apply_op(grad_op, [grad, indices, segment_ids, rows])._outputs[0]
         return [g, None, None]
@@ -91,6 +99,37 @@ for _name, _kind, _t, _grad in (
 ):
     op_registry.declare(_name, inputs=_SEG_INPUTS, outputs=["output: T"], attrs=[_t, _TIDX],
                         shape=_sparse_segment_shape, kernel=_sparse_segment(_kind), grad=_grad)
+
+
+def _num_segments_shape(op):
+    data = _in(op, 0)
+    n = ops.constant_value(op._inputs[3])
+    rows = None if n is None else int(n)
+    if data.ndims is None:
+        return [unknown_shape()]
+    return [TensorShape([rows] + data.dims[1:])]
+
+
+def _with_num_segments_grad(grad_fn):
+    def fn(op, grad):
+        return grad_fn(op, grad) + [None]
+
+    fn.__name__ = grad_fn.__name__ + "_with_num_segments"
+    return fn
+
+
+for _name, _kind, _t, _grad in (
+    ("SparseSegmentSumWithNumSegments", "sum", "T: realnumbertype", _sparse_segment_sum_grad),
+    ("SparseSegmentMeanWithNumSegments", "mean", "T: {float, double}",
+     _sparse_segment_scaled_grad("SparseSegmentMeanGrad")),
+    ("SparseSegmentSqrtNWithNumSegments", "sqrtn", "T: {float, double}",
+     _sparse_segment_scaled_grad("SparseSegmentSqrtNGrad")),
+):
+    op_registry.declare(
+        _name, inputs=_SEG_INPUTS + ["num_segments: Tnumsegments"], outputs=["output: T"],
+        attrs=[_t, _TIDX, "Tnumsegments: {int32, int64} = DT_INT32"],
+        shape=_num_segments_shape, kernel=_sparse_segment(_kind, True),
+        grad=_with_num_segments_grad(_grad))
 
 
 def _segment_grad_kernel(kind):
@@ -137,7 +176,8 @@ for _name, _kind in (("SparseSegmentMeanGrad", "mean"), ("SparseSegmentSqrtNGrad
 
 def _segment_wrapper(op_type, data, indices, segment_ids, name, num_segments):
     if num_segments is not None:
-        raise NotImplementedError(f"{op_type} with num_segments is not supported")
+        return ops.apply_op(op_type + "WithNumSegments",
+                            [data, indices, segment_ids, num_segments], name=name)._outputs[0]
     return ops.apply_op(op_type, [data, indices, segment_ids], name=name)._outputs[0]
 
 
