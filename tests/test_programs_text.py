@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -154,3 +155,20 @@ def test_contrib_learn_estimators_tensor_signature():
     assert isinstance(ph["b"], tf.SparseTensor)
     assert tf.contrib.learn.estimators.estimator.Estimator is tf.contrib.learn.Estimator
     assert tf.contrib.learn.estimators.model_fn.ModelFnOps is tf.contrib.learn.ModelFnOps
+
+
+def test_contrib_linalg_tril_future_mask_of_tf1_transformers():
+    # Transformer code of the TF 1.2-1.4 era builds its causal mask with
+    # tf.contrib.linalg.LinearOperatorTriL(ones).to_dense() (later LinearOperatorLowerTriangular)
+    scores = tf.constant(np.arange(18, dtype=np.float32).reshape(2, 3, 3))
+    tril = tf.contrib.linalg.LinearOperatorTriL(tf.ones_like(scores[0, :, :])).to_dense()
+    masks = tf.tile(tf.expand_dims(tril, 0), [tf.shape(scores)[0], 1, 1])
+    masked = tf.where(tf.equal(masks, 0), tf.ones_like(masks) * (-2 ** 32 + 1), scores)
+    probs = tf.nn.softmax(masked)
+    with tf.Session() as sess:
+        got = sess.run(probs)
+    assert np.allclose(np.triu(got[0], 1), 0) and np.allclose(got.sum(-1), 1)
+    assert np.allclose(got[1, 0], [1, 0, 0])
+    assert (tf.contrib.linalg.LinearOperatorUDVHUpdate
+            is tf.linalg.LinearOperatorLowRankUpdate)
+    assert tf.contrib.linalg.LinearOperatorDiag is tf.linalg.LinearOperatorDiag

@@ -433,6 +433,19 @@ def _contrib_learn():
     return contrib_learn
 
 
+def _contrib_linalg():
+    """``tf.contrib.linalg``: the LinearOperator classes, with TF <= 1.4's names
+    ``LinearOperatorTriL`` (now LowerTriangular) and ``LinearOperatorUDVHUpdate`` (LowRankUpdate)."""
+    from tideflow import linalg
+
+    names = [n for n in dir(linalg) if n.startswith("LinearOperator")]
+    module = _namespace("linalg", _contrib_linalg.__doc__, linalg, names)
+    module.LinearOperatorTriL = linalg.LinearOperatorLowerTriangular
+    module.LinearOperatorUDVHUpdate = linalg.LinearOperatorLowRankUpdate
+    module.__all__ += ["LinearOperatorTriL", "LinearOperatorUDVHUpdate"]
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -450,6 +463,7 @@ _LAZY_ALIASES = {
     "predictor": lambda: __import__("tideflow.contrib_predictor", fromlist=["predictor"]),
     "signal": lambda: __import__("tideflow.signal", fromlist=["signal"]),
     "stateless": _contrib_stateless,
+    "linalg": _contrib_linalg,
     "util": _contrib_util,
     "tensorboard": _contrib_tensorboard,
     "learn": lambda: _contrib_learn(),
