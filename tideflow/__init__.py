@@ -386,7 +386,7 @@ from tideflow.ops.partitioned_variables import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
-from tideflow.ops.patches_ops import bitcast, extract_image_patches
+from tideflow.ops.patches_ops import bitcast, extract_image_patches, extract_volume_patches
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,

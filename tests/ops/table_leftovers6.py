@@ -1,5 +1,6 @@
 """Op-table rows for ops added in the sixth session's leftovers work:
-SparseSegment{Sum,Mean,SqrtN}WithNumSegments (``tf.sparse.segment_*(..., num_segments=)``)."""
+SparseSegment{Sum,Mean,SqrtN}WithNumSegments (``tf.sparse.segment_*(..., num_segments=)``) and
+ExtractVolumePatches."""
 
 import numpy as np
 
@@ -35,4 +36,44 @@ CASES = [
     _case("SparseSegmentSumWithNumSegments", tf.sparse.segment_sum, "sum"),
     _case("SparseSegmentMeanWithNumSegments", tf.sparse.segment_mean, "mean"),
     _case("SparseSegmentSqrtNWithNumSegments", tf.sparse.segment_sqrt_n, "sqrtn", n=4),
+]
+
+
+def _volume_ref(ks, st, padding):
+    def ref(x):
+        b, d, h, w, c = x.shape
+        outs, befores = [], []
+        for n, k, s_ in zip((d, h, w), ks[1:4], st[1:4]):
+            if padding == "VALID":
+                outs.append((n - k) // s_ + 1)
+                befores.append(0)
+            else:
+                o = -(-n // s_)
+                outs.append(o)
+                befores.append(max((o - 1) * s_ + k - n, 0) // 2)
+        out = np.zeros([b] + outs + [ks[1] * ks[2] * ks[3] * c], x.dtype)
+        for i, j, m in np.ndindex(*outs):
+            col = 0
+            for a, e, f in np.ndindex(*ks[1:4]):
+                p = i * st[1] - befores[0] + a
+                q = j * st[2] - befores[1] + e
+                r = m * st[3] - befores[2] + f
+                if 0 <= p < d and 0 <= q < h and 0 <= r < w:
+                    out[:, i, j, m, col:col + c] = x[:, p, q, r, :]
+                col += c
+        return out
+
+    return ref
+
+
+_VOL = np.linspace(-1, 1, 2 * 3 * 4 * 3 * 2).reshape(2, 3, 4, 3, 2)
+
+CASES += [
+    Case("ExtractVolumePatches",
+         lambda x: tf.extract_volume_patches(x, [1, 2, 2, 2, 1], [1, 1, 2, 1, 1], "VALID"),
+         [_VOL], _volume_ref([1, 2, 2, 2, 1], [1, 1, 2, 1, 1], "VALID")),
+    Case("ExtractVolumePatches",
+         lambda x: tf.extract_volume_patches(x, [1, 2, 3, 2, 1], [1, 2, 2, 2, 1], "SAME"),
+         [_VOL], _volume_ref([1, 2, 3, 2, 1], [1, 2, 2, 2, 1], "SAME"),
+         name="ExtractVolumePatches_same"),
 ]

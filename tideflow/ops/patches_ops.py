@@ -1,4 +1,5 @@
-"""ExtractImagePatches (patches of an NHWC image laid out along depth) and Bitcast."""
+"""ExtractImagePatches (patches of an NHWC image laid out along depth), ExtractVolumePatches
+(the same over NDHWC volumes) and Bitcast."""
 
 import numpy as np
 
@@ -128,6 +129,110 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
     attrs = {"ksizes": [int(v) for v in ksizes], "strides": [int(v) for v in strides],
              "rates": [int(v) for v in rates], "padding": padding}
     return ops.apply_op("ExtractImagePatches", [images], attrs, name=name)._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# ExtractVolumePatches: the same over NDHWC volumes (planes, rows, cols; no rates)
+# ------------------------------------------------------------------------------------------
+
+
+def _check_5(name, v, err):
+    v = list(v)
+    if len(v) != 5 or v[0] != 1 or v[4] != 1:
+        raise err(f"ExtractVolumePatches: {name} must be [1, {name}_planes, {name}_rows, "
+                  f"{name}_cols, 1] (no patches across batch or depth), got {v}")
+    if min(v) < 1:
+        raise err(f"ExtractVolumePatches: {name} must be positive, got {v}")
+    return v[1:4]
+
+
+def _volume_shape(op):
+    x = _in(op, 0)
+    ks = _check_5("ksizes", op._attrs["ksizes"], ValueError)
+    st = _check_5("strides", op._attrs["strides"], ValueError)
+    if x.ndims is None:
+        return [[None] * 5]
+    if x.ndims != 5:
+        raise ValueError(f"ExtractVolumePatches: input must be 5-D [batch, planes, rows, cols, "
+                         f"depth], got shape {_shape_str(x)}")
+    dims = x.as_list()
+    out = [None if n is None else _out_size(n, k, s_, 1, op._attrs["padding"])[0]
+           for n, k, s_ in zip(dims[1:4], ks, st)]
+    depth = None if dims[4] is None else dims[4] * ks[0] * ks[1] * ks[2]
+    return [[dims[0]] + out + [depth]]
+
+
+def _volume_index(spatial, attrs, err):
+    """For each (out position..., kernel offset...), the flat voxel it reads, or the voxel
+    count where it falls into SAME padding. Shape [op, oh, ow, kp, kh, kw]."""
+    ks = _check_5("ksizes", attrs["ksizes"], err)
+    st = _check_5("strides", attrs["strides"], err)
+    coords, inside, flat = [], True, 0
+    for axis, (n, k, s_) in enumerate(zip(spatial, ks, st)):
+        o, before = _out_size(n, k, s_, 1, attrs["padding"])
+        c = (np.arange(o) * s_ - before)[:, None] + np.arange(k)[None, :]  # [o, k]
+        shape = [1] * 6
+        shape[axis], shape[axis + 3] = o, k
+        c = c.reshape(shape)
+        coords.append(c)
+        inside = inside & (c >= 0) & (c < n)
+    flat = (coords[0] * spatial[1] + coords[1]) * spatial[2] + coords[2]
+    return np.where(inside, flat, int(np.prod(spatial)))
+
+
+def _volume_kernel(input, *, ksizes, strides, padding):
+    x = _np(input)
+    if x.ndim != 5:
+        raise _invalid(f"ExtractVolumePatches: input must be 5-D [batch, planes, rows, cols, "
+                       f"depth], got shape {_shape_str(x.shape)}")
+    b, c = x.shape[0], x.shape[4]
+    spatial = x.shape[1:4]
+    attrs = {"ksizes": ksizes, "strides": strides, "padding": padding}
+    idx = _volume_index(spatial, attrs, _invalid)
+    n = int(np.prod(spatial))
+    flat = np.concatenate([x.reshape(b, n, c), np.zeros((b, 1, c), x.dtype)], axis=1)
+    o = idx.shape[:3]
+    k = int(np.prod(idx.shape[3:]))
+    return np.ascontiguousarray(flat[:, idx.reshape(-1), :].reshape((b,) + o + (k * c,)))
+
+
+def _volume_grad(op, grad):
+    from tideflow.ops import array_ops, concat_ops, reduction_ops, slicing_ops
+
+    x = op._inputs[0]
+    s = x.get_shape()
+    if s.ndims != 5 or any(d is None for d in s.as_list()[1:4]):
+        raise ValueError(f"ExtractVolumePatches gradient needs the planes, rows and cols of "
+                         f"the input statically, got shape {_shape_str(s)}")
+    spatial = s.as_list()[1:4]
+    n = int(np.prod(spatial))
+    idx = _volume_index(spatial, op._attrs, ValueError).reshape(-1)
+    xs = array_ops.shape(x)
+    g = array_ops.reshape(dense(grad), concat_ops.stack([xs[0], idx.size, xs[4]]))
+    g = array_ops.transpose(g, [1, 0, 2])
+    summed = reduction_ops.unsorted_segment_sum(g, idx.astype(np.int32), n + 1)
+    summed = slicing_ops.slice(summed, [0, 0, 0], [n, -1, -1])
+    return [array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), xs)]
+
+
+op_registry.declare(
+    "ExtractVolumePatches",
+    inputs=["input: T"],
+    outputs=["patches: T"],
+    attrs=["ksizes: list(int) >= 5", "strides: list(int) >= 5", "T: realnumbertype",
+           "padding: {'SAME', 'VALID'}"],
+    shape=_volume_shape,
+    kernel=_volume_kernel,
+    grad=_volume_grad,
+)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):
+    """Extracts ``ksizes`` patches of the NDHWC ``input`` every ``strides``, each laid out
+    along the output depth in plane, row, col, depth order."""
+    attrs = {"ksizes": [int(v) for v in ksizes], "strides": [int(v) for v in strides],
+             "padding": padding}
+    return ops.apply_op("ExtractVolumePatches", [input], attrs, name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
