@@ -718,3 +718,41 @@ def test_metric_objects_deserialize_by_class_name_and_config():
     assert M.get("mse") is M.mean_squared_error
     with pytest.raises(ValueError, match="Unknown metric function: Nope"):
         M.deserialize("Nope")
+
+
+def test_fit_generator_default_worker_shuffles_sequence_batches_per_epoch():
+    class Seen(keras.utils.Sequence):
+        def __init__(self):
+            self.seen, self.ends = [], 0
+
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            self.seen.append(i)
+            x = np.full((2, 1), i, "f")
+            return x, x
+
+        def on_epoch_end(self):
+            self.ends += 1
+
+    m = keras.Sequential([keras.layers.Dense(1, input_shape=(1,))])
+    m.compile("sgd", "mse")
+    import random
+
+    random.seed(0)
+    # as TF 1.15: workers=1 (the default) draws through an OrderedEnqueuer that shuffles
+    # the batch order each epoch (shuffle=True, the default); workers=0 or shuffle=False
+    # keeps the order; every batch once per epoch
+    orders = {}
+    for kw in ({}, {"shuffle": False}, {"workers": 0}):
+        s = Seen()
+        m.fit_generator(s, epochs=3, verbose=0, **kw)
+        assert [sorted(s.seen[k * 6:(k + 1) * 6]) for k in range(3)] == [list(range(6))] * 3
+        assert len(s.seen) == 18 and s.ends == 3
+        orders[str(kw)] = s.seen
+    assert orders["{}"] != list(range(6)) * 3
+    assert orders["{'shuffle': False}"] == orders["{'workers': 0}"] == list(range(6)) * 3
+    s = Seen()
+    m.evaluate_generator(s)
+    assert s.seen == list(range(6))  # evaluation in order

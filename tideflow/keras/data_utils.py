@@ -271,6 +271,7 @@ class OrderedEnqueuer(SequenceEnqueuer):
     def __init__(self, sequence, use_multiprocessing=False, shuffle=False):
         super().__init__(sequence, use_multiprocessing)
         self.shuffle = shuffle
+        self.epochs_done = 0  # passes ended (``on_epoch_end`` called)
 
     def _get_executor_init(self, workers):
         return lambda seqs: _fork_pool(workers, _init_pool, (seqs,))
@@ -279,7 +280,7 @@ class OrderedEnqueuer(SequenceEnqueuer):
         while not self.stop_signal.is_set():
             if self.queue.unfinished_tasks == 0:
                 return
-            time.sleep(0.01)
+            time.sleep(0.002)
 
     def _run(self):
         order = list(range(len(self.sequence)))
@@ -298,6 +299,7 @@ class OrderedEnqueuer(SequenceEnqueuer):
             finally:
                 executor.close()
             self.sequence.on_epoch_end()
+            self.epochs_done += 1
             self._send_sequence()
 
     def get(self):

@@ -810,7 +810,7 @@ class Model(Network):
                                   callbacks=callbacks, initial_epoch=initial_epoch,
                                   validation_freq=validation_freq)
         finally:
-            source.close()
+            source.close(end_epoch=True)
             if isinstance(val, _GeneratorSource):
                 val.close()
 
@@ -1139,16 +1139,17 @@ class _GeneratorSource:
     """Batches from a Python generator (``steps`` per epoch, drawn on) or a
     ``keras.utils.Sequence`` (its batches in order, ``on_epoch_end`` after each epoch).
 
-    With ``workers > 1`` or ``use_multiprocessing`` the batches are drawn ahead by Keras's
-    enqueuers (``OrderedEnqueuer`` for a Sequence, in a shuffled order with ``shuffle``;
-    ``GeneratorEnqueuer`` for a generator), running for the whole of the call; ``close()``
-    stops them. (TF 1.15 also used a one-thread enqueuer for ``workers=1``; here that case
-    draws on the calling thread, in order.)"""
+    With ``workers > 0`` (the default 1 included, as TF 1.15) the batches are drawn ahead
+    by Keras's enqueuers (``OrderedEnqueuer`` for a Sequence, in a new random order each
+    epoch with ``shuffle``; ``GeneratorEnqueuer`` for a generator) on threads, or processes
+    with ``use_multiprocessing``, for the whole of the call; ``close()`` stops them.
+    ``workers=0`` draws on the calling thread, in order."""
 
     def __init__(self, model, generator, steps, need_y=True, class_weight=None, workers=1,
                  use_multiprocessing=False, max_queue_size=10, shuffle=False):
         self.model, self.need_y, self.class_weight = model, need_y, class_weight
         self._enqueuer = None
+        self._batches_taken = 0
         self._pool = (workers, use_multiprocessing, max_queue_size, shuffle)
         self.is_sequence = hasattr(generator, "__getitem__") and hasattr(generator, "__len__")
         if steps is None:
@@ -1172,20 +1173,26 @@ class _GeneratorSource:
         self._enqueuer.start(workers=workers, max_queue_size=max_queue_size)
         self._iter = self._enqueuer.get()
 
-    def close(self):
-        if self._enqueuer is not None:
-            self._enqueuer.stop()
-            self._enqueuer = None
+    def close(self, end_epoch=False):
+        """Stops the enqueuer. With ``end_epoch`` (training), a Sequence whose last pass was
+        taken whole gets that pass's ``on_epoch_end`` if the enqueuer had not run it yet."""
+        if self._enqueuer is None:
+            return
+        enqueuer, self._enqueuer = self._enqueuer, None
+        enqueuer.stop()
+        if end_epoch and self.is_sequence and self._batches_taken and \
+                self._batches_taken % len(self.generator) == 0 and \
+                enqueuer.epochs_done < self._batches_taken // len(self.generator):
+            self.generator.on_epoch_end()
 
     def epoch(self):
-        workers, use_mp = self._pool[:2]
-        pooled = (workers > 1 or use_mp) and workers > 0
-        if pooled and self._enqueuer is None:
+        if self._pool[0] > 0 and self._enqueuer is None:
             self._start_enqueuer()
         for step in range(self.steps):
             if self._enqueuer is not None:
                 try:
                     batch = next(self._iter)
+                    self._batches_taken += 1
                 except StopIteration:
                     raise ValueError("The generator ran out of batches before the end of "
                                      f"the epoch ({step} of {self.steps} steps).") from None
