@@ -202,3 +202,41 @@ def test_padded_batch_reads_padded_shapes_only_as_deep_as_the_elements():
     with pytest.raises(TypeError, match="must also be a sequence"):
         tf.data.Dataset.from_generator(gen, output_types=types, output_shapes=shapes) \
             .padded_batch(2, ([None], [None]))
+
+
+def test_small_batched_products_and_einsums_run_on_one_blas_thread(monkeypatch):
+    # BERT's attention (einsum / 4-D matmul) and GPT-2's (BatchMatMulV2) are many small batched
+    # products: with BLAS's own threads on a busy machine each took milliseconds (a tiny BERT
+    # trained 6-9 steps/s against TF's 40-170). MatMul already held small products to one BLAS
+    # thread; BatchMatMul and Einsum now follow the same rule, and BLAS gets its threads back.
+    from tideflow.kernels import threads
+
+    before = threads._blas.get() if threads._blas.get is not None else None
+    if before is None or before < 2:
+        pytest.skip("needs OpenBLAS running more than one thread")
+    seen = []
+    real_matmul, real_einsum = np.matmul, np.einsum
+
+    def matmul(*args, **kwargs):
+        seen.append(("matmul", threads._blas.get()))
+        return real_matmul(*args, **kwargs)
+
+    def einsum(*args, **kwargs):
+        seen.append(("einsum", threads._blas.get()))
+        return real_einsum(*args, **kwargs)
+
+    rs = np.random.RandomState(0)
+    a = rs.randn(8, 2, 32, 16).astype(np.float32)
+    b = rs.randn(8, 2, 16, 32).astype(np.float32)
+    w = rs.randn(16, 32).astype(np.float32)
+    bmm = tf.matmul(tf.constant(a), tf.constant(b))
+    ein = tf.einsum("bnfh,hd->bnfd", tf.constant(a), tf.constant(w))
+    with tf.Session() as sess:
+        monkeypatch.setattr(np, "matmul", matmul)
+        monkeypatch.setattr(np, "einsum", einsum)
+        got_bmm, got_ein = sess.run([bmm, ein])
+        monkeypatch.undo()
+    assert ("matmul", 1) in seen and ("einsum", 1) in seen, seen
+    assert threads._blas.get() == before
+    np.testing.assert_allclose(got_bmm, a @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got_ein, np.einsum("bnfh,hd->bnfd", a, w), rtol=1e-5, atol=1e-5)

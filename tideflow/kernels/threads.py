@@ -199,6 +199,28 @@ MIN_SPLIT_MACS = 1 << 20
 SMALL_PRODUCT_MACS = 1 << 22
 
 
+class small_product:
+    """``with small_product(macs):`` around a BLAS call that is not :func:`matmul` (batched
+    products, einsum): products of ``1 << 16`` to ``SMALL_PRODUCT_MACS`` multiply-adds run on
+    one BLAS thread, by the same rule as :func:`matmul`'s."""
+
+    __slots__ = ("_held",)
+
+    def __init__(self, macs):
+        self._held = (1 << 16 <= macs <= SMALL_PRODUCT_MACS and not _single[0]
+                      and _blas.set is not None)
+
+    def __enter__(self):
+        if self._held:
+            _enter_small_product()
+        return self
+
+    def __exit__(self, *exc):
+        if self._held:
+            leave_step()
+        return False
+
+
 def matmul(x, y, out=None):
     """``x @ y`` for 2-D ``x``, ``y``: while the pool is active, split by rows (or by columns
     when ``y`` is the wider side) over it; else one BLAS call."""

@@ -80,6 +80,13 @@ def _matmul_shape(op):
     return [TensorShape([a.dims[1 if ta else 0], b.dims[0 if tb else 1]])]
 
 
+def _batched_macs(a, b):
+    """Multiply-adds of ``a @ b`` (batched, broadcast), for the one-BLAS-thread rule."""
+    batch = max(int(np.prod(a.shape[:-2], dtype=np.int64)),
+                int(np.prod(b.shape[:-2], dtype=np.int64)))
+    return batch * a.shape[-2] * a.shape[-1] * b.shape[-1]
+
+
 def _batch_matmul(broadcast):
     def kernel(x, y, *, adj_x, adj_y):
         if np.ndim(x) < 2 or np.ndim(y) < 2:
@@ -93,7 +100,8 @@ def _batch_matmul(broadcast):
         if a.shape[-1] != b.shape[-2]:
             _fail(f"Matrix size-incompatible: In[0]: {_dims(x.shape)}, In[1]: {_dims(y.shape)}")
         try:
-            out = np.matmul(a, b)
+            with threads.small_product(_batched_macs(a, b)):
+                out = np.matmul(a, b)
         except ValueError:
             _fail(f"In[0] and In[1] must have compatible batch dimensions: "
                   f"{_dims(x.shape)} vs. {_dims(y.shape)}")
@@ -256,7 +264,20 @@ def _einsum(inputs, *, equation):
     dt = np.result_type(*inputs)
     if dt in _HALF_TYPES:
         inputs = [np.asarray(x, np.float32) for x in inputs]
-    return np.einsum(equation, *inputs, optimize=len(inputs) > 1).astype(dt, copy=False)
+    if len(inputs) < 2:
+        return np.einsum(equation, *inputs).astype(dt, copy=False)
+    # a pairwise contraction is BLAS work: the same one-thread rule as MatMul for small ones
+    # (bounded by the product of every label's size, the cost of the unoptimized contraction)
+    sizes = {}
+    for spec, x in zip(equation.split("->")[0].split(","), inputs):
+        spec = spec.strip()
+        if "..." in spec:
+            sizes = None
+            break
+        sizes.update(zip(spec, np.shape(x)))
+    macs = int(np.prod(list(sizes.values()), dtype=np.int64)) if sizes else 0
+    with threads.small_product(macs):
+        return np.einsum(equation, *inputs, optimize=True).astype(dt, copy=False)
 
 
 def _einsum_grad(op, grad):
