@@ -756,3 +756,26 @@ def test_fit_generator_default_worker_shuffles_sequence_batches_per_epoch():
     s = Seen()
     m.evaluate_generator(s)
     assert s.seen == list(range(6))  # evaluation in order
+
+
+def test_conv_lstm2d_masked_steps_keep_previous_output():
+    L = keras.layers
+    r = np.random.RandomState(1)
+    x = r.rand(2, 4, 5, 5, 2).astype("f")
+    x[0, 2:] = 0.0  # sample 0: the last two steps masked everywhere
+    x[1, 1, 2:, 3:] = 0.0  # sample 1, step 1: a corner masked
+    inp = L.Input((4, 5, 5, 2))
+    layer = L.ConvLSTM2D(3, 3, padding="same", return_sequences=True)
+    seq = layer(L.Masking(0.0)(inp))
+    nxt = L.ConvLSTM2D(2, 3, padding="same")(seq)  # the mask passes on with the sequence
+    ws = [r.rand(*w.shape).astype("f") - 0.5 for w in layer.get_weights()]
+    layer.set_weights(ws)
+    got, _ = K.function([inp], [seq, nxt])([x])
+    np.testing.assert_allclose(got[0, 2], got[0, 1])
+    np.testing.assert_allclose(got[0, 3], got[0, 1])
+    want, _, _ = _np_conv_lstm(x[:1, :2], *ws, True)
+    np.testing.assert_allclose(got[:1, :2], want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1, 1, 2:, 3:], got[1, 0, 2:, 3:])  # corner kept
+    assert np.abs(got[1, 1, :2] - got[1, 0, :2]).max() > 1e-3
+    with pytest.raises(ValueError, match="cannot apply"):
+        L.ConvLSTM2D(2, 3)(L.Masking(0.0)(inp))  # 'valid': 3x3 outputs, 5x5 mask

@@ -7,7 +7,8 @@ Weights as TF 1.15's: ``kernel`` [kh, kw, channels, 4 * filters], ``recurrent_ke
 (``unit_forget_bias`` starts the f part of the bias at one). The input convolution uses the
 layer's strides, padding and dilation; the recurrent one stride 1 and 'same' padding. The
 time loop is a ``tf.scan``; the states start at zeros shaped as the input convolution's
-output. Masks are not supported (a clear error)."""
+output. A mask ([batch, time], or per position as ``Masking`` gives) keeps the previous
+output and states at the masked steps, as Keras's ``rnn``."""
 
 import numpy as np
 
@@ -209,8 +210,8 @@ class ConvLSTM2D(Layer):
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, list):
             inputs, initial_state = inputs[0], inputs[1:]
-        if mask is not None:
-            raise NotImplementedError("ConvLSTM2D does not support masked inputs.")
+        if isinstance(mask, list):
+            mask = mask[0]
         channels_first = self.data_format == "channels_first"
         x = tf.transpose(inputs, [0, 1, 3, 4, 2]) if channels_first else inputs
         if self.go_backwards:
@@ -239,11 +240,35 @@ class ConvLSTM2D(Layer):
                 lambda: tf.nn.dropout(ones, rate=self.recurrent_dropout), lambda: ones,
                 training=training) for _ in range(4)]
 
-        def step(carry, x_t):
-            return self._step(x_t, carry[0], carry[1], in_masks, rec_masks)
+        if mask is None:
+            def step(carry, x_t):
+                return self._step(x_t, carry[0], carry[1], in_masks, rec_masks)
 
-        hs, cs = tf.scan(step, tf.transpose(x, [1, 0, 2, 3, 4]),
-                         initializer=(states[0], states[1]))
+            elems = tf.transpose(x, [1, 0, 2, 3, 4])
+        else:
+            # as Keras's rnn: a masked step keeps the previous output and states; the mask is
+            # [batch, time] or per position [batch, time, rows, cols] (then the output must
+            # keep the input's rows and columns)
+            m = tf.cast(mask, x.dtype.base_dtype)
+            if m.get_shape().ndims == 2:
+                m = tf.reshape(m, tf.concat([tf.shape(m), [1, 1]], 0))
+            spatial = states[0].get_shape().as_list()[1:3]
+            mdims = m.get_shape().as_list()[2:4]
+            if all(d not in (None, 1) for d in mdims) and None not in spatial and \
+                    mdims != spatial:
+                raise ValueError(f"ConvLSTM2D: a mask of positions {mdims} cannot apply to "
+                                 f"outputs of positions {spatial} (layer {self.name}).")
+            m = tf.expand_dims(m, -1)
+
+            def step(carry, elem):
+                x_t, m_t = elem
+                h, c = self._step(x_t, carry[0], carry[1], in_masks, rec_masks)
+                return m_t * h + (1 - m_t) * carry[0], m_t * c + (1 - m_t) * carry[1]
+
+            if self.go_backwards:
+                m = tf.reverse(m, [1])
+            elems = (tf.transpose(x, [1, 0, 2, 3, 4]), tf.transpose(m, [1, 0, 2, 3, 4]))
+        hs, cs = tf.scan(step, elems, initializer=(states[0], states[1]))
         h_last, c_last = hs[-1], cs[-1]
         if self.stateful and self._state_vars is not None and initial_state is None:
             self.add_update([tf.assign(self._state_vars[0], h_last),
@@ -270,9 +295,12 @@ class ConvLSTM2D(Layer):
         return out
 
     def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, list):
+            mask = mask[0]
+        out = mask if self.return_sequences else None
         if self.return_state:
-            return [None, None, None]
-        return None
+            return [out, None, None]
+        return out
 
     def __call__(self, inputs, initial_state=None, **kwargs):
         if initial_state is None:
