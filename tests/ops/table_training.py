@@ -197,6 +197,23 @@ def _check_apply(op_type, ref, scalars, attrs=None, slot_low=0.1):
         assert wrapper(**kwargs, **attrs).get_shape().as_list() == list(_SHAPE)
 
 
+def _ref_ada_max(r, g, s, a):
+    m = s["beta1"] * r["m"] + (1 - s["beta1"]) * g
+    v = np.maximum(s["beta2"] * r["v"], np.abs(g))
+    return {"var": r["var"] - s["lr"] / (1 - s["beta1_power"]) * m / (v + s["epsilon"]),
+            "m": m, "v": v}
+
+
+def _ref_sign(kind):
+    def ref(r, g, s, a):
+        m = s["beta"] * r["m"] + (1 - s["beta"]) * g
+        agree = s["sign_decay"] * np.sign(g) * np.sign(m)
+        scale = s["alpha"] + agree if kind == "add" else np.exp(s["logbase"] * agree)
+        return {"var": r["var"] - s["lr"] * scale * g, "m": m}
+
+    return ref
+
+
 def _row(op_type, ref, scalars, attrs=None, name=None, **kw):
     return Case(op_type, check=lambda: _check_apply(op_type, ref, scalars, attrs, **kw),
                 grad=False, name=name or op_type)
@@ -236,6 +253,12 @@ CASES = [
          name="SparseApplyMomentum_nesterov"),
     _row("ApplyAdam", _ref_adam, _ADAM),
     _row("ApplyAdam", _ref_adam, _ADAM, {"use_nesterov": True}, name="ApplyAdam_nesterov"),
+    _row("ApplyAdaMax", _ref_ada_max, {"beta1_power": 0.9 ** 2, "lr": 0.01, "beta1": 0.9,
+                                       "beta2": 0.999, "epsilon": 1e-4}),
+    _row("ApplyAddSign", _ref_sign("add"), {"lr": 0.1, "alpha": 1.0, "sign_decay": 0.5,
+                                            "beta": 0.9}),
+    _row("ApplyPowerSign", _ref_sign("power"), {"lr": 0.1, "logbase": 1.0, "sign_decay": 0.5,
+                                                "beta": 0.9}),
     _row("ApplyRMSProp", _ref_rms_prop, _RMS),
     _row("SparseApplyRMSProp", _ref_rms_prop, _RMS),
     _row("ApplyCenteredRMSProp", _ref_centered_rms_prop, _RMS, slot_low=0.5),

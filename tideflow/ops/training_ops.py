@@ -94,6 +94,24 @@ def _adam(var, m, v, grad, beta1_power, beta2_power, lr, beta1, beta2, epsilon, 
         var -= m * alpha / (np.sqrt(v) + epsilon)
 
 
+def _ada_max(var, m, v, grad, beta1_power, lr, beta1, beta2, epsilon):
+    m += (grad - m) * (1 - beta1)
+    np.maximum(v * beta2, np.abs(grad), out=v)
+    var -= m * (lr / (1 - beta1_power)) / (v + epsilon)
+
+
+def _add_sign(var, m, grad, lr, alpha, sign_decay, beta):
+    m *= beta
+    m += grad * (1 - beta)
+    var -= (alpha + sign_decay * np.sign(grad) * np.sign(m)) * grad * lr
+
+
+def _power_sign(var, m, grad, lr, logbase, sign_decay, beta):
+    m *= beta
+    m += grad * (1 - beta)
+    var -= np.exp(logbase * sign_decay * np.sign(grad) * np.sign(m)) * grad * lr
+
+
 def _rms_prop(var, ms, mom, grad, lr, rho, momentum, epsilon):
     ms += (grad * grad - ms) * (1 - rho)
     mom *= momentum
@@ -431,6 +449,9 @@ _OPS = (
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
     ("ApplyAdam", "var m v beta1_power beta2_power lr beta1 beta2 epsilon grad", _adam,
      ("use_nesterov: bool = false",), _FLOATS_AND_COMPLEX),
+    ("ApplyAdaMax", "var m v beta1_power lr beta1 beta2 epsilon grad", _ada_max, (), _FLOATS),
+    ("ApplyAddSign", "var m lr alpha sign_decay beta grad", _add_sign, (), _FLOATS),
+    ("ApplyPowerSign", "var m lr logbase sign_decay beta grad", _power_sign, (), _FLOATS),
     ("ApplyRMSProp", "var ms mom lr rho momentum epsilon grad", _rms_prop, (),
      _FLOATS_AND_COMPLEX),
     ("SparseApplyRMSProp", "var ms mom lr rho momentum epsilon grad indices", _rms_prop, (),
@@ -504,6 +525,9 @@ sparse_apply_proximal_adagrad = _wrapper("SparseApplyProximalAdagrad")
 apply_momentum = _wrapper("ApplyMomentum")
 sparse_apply_momentum = _wrapper("SparseApplyMomentum")
 apply_adam = _wrapper("ApplyAdam")
+apply_ada_max = _wrapper("ApplyAdaMax")
+apply_add_sign = _wrapper("ApplyAddSign")
+apply_power_sign = _wrapper("ApplyPowerSign")
 apply_rms_prop = _wrapper("ApplyRMSProp")
 sparse_apply_rms_prop = _wrapper("SparseApplyRMSProp")
 apply_centered_rms_prop = _wrapper("ApplyCenteredRMSProp")

@@ -1,7 +1,11 @@
 """``tf.contrib.opt``: LazyAdam (sparse updates touch only the rows in the gradient), decoupled
 weight decay (AdamW, MomentumW, ``extend_with_decoupled_weight_decay``, Loshchilov and Hutter
-2019), Nadam (Adam with Nesterov momentum), and ``ScipyOptimizerInterface`` (SciPy's
-minimizers over a graph's loss, when SciPy is installed)."""
+2019), Nadam (Adam with Nesterov momentum), AdaMax (Adam's infinity-norm variant), AddSign and
+PowerSign (Bello et al. 2017) with their sign-decay schedules, ``MovingAverageOptimizer`` (an
+optimizer that also keeps moving averages, and a saver that swaps them in), and
+``ScipyOptimizerInterface`` (SciPy's minimizers over a graph's loss, when SciPy is installed)."""
+
+import math
 
 import numpy as np
 
@@ -15,6 +19,7 @@ from tideflow.ops import (
     math_ops,
     reduction_ops,
     state_ops,
+    training_ops,
 )
 from tideflow.train.adam import AdamOptimizer
 from tideflow.train.momentum import MomentumOptimizer
@@ -150,6 +155,257 @@ class MomentumWOptimizer(DecoupledWeightDecayExtension, MomentumOptimizer):
                          use_locking=use_locking, name=name, use_nesterov=use_nesterov)
 
 
+class AdaMaxOptimizer(AdamOptimizer):
+    """AdaMax (Kingma and Ba 2015, section 7): ``v`` is the decayed infinity norm
+    ``max(beta2 v, |g|)`` and the step ``lr / (1 - beta1^t) m / (v + epsilon)`` (fused:
+    ApplyAdaMax). Sparse updates decay ``m`` and ``v`` only in the gradient's rows."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 use_locking=False, name="AdaMax"):
+        super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
+
+    def _apply_dense(self, grad, var):
+        dt = var.dtype.base_dtype
+        beta1_power, _ = self._get_beta_accumulators()
+        return training_ops.apply_ada_max(
+            var, self.get_slot(var, "m"), self.get_slot(var, "v"),
+            cast_ops.cast(beta1_power, dt), cast_ops.cast(self._lr_t, dt),
+            cast_ops.cast(self._beta1_t, dt), cast_ops.cast(self._beta2_t, dt),
+            cast_ops.cast(self._epsilon_t, dt), grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        dt = var.dtype.base_dtype
+        beta1_power, _ = self._get_beta_accumulators()
+        beta1_t = cast_ops.cast(self._beta1_t, dt)
+        beta2_t = cast_ops.cast(self._beta2_t, dt)
+        lr = cast_ops.cast(self._lr_t, dt) / (1 - cast_ops.cast(beta1_power, dt))
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_rows = beta1_t * gather_ops.gather(m, grad.indices) + (1 - beta1_t) * grad.values
+        v_rows = math_ops.maximum(beta2_t * gather_ops.gather(v, grad.indices),
+                                  math_ops.abs(grad.values))
+        m_t = state_ops.scatter_update(m, grad.indices, m_rows, use_locking=self._use_locking)
+        v_t = state_ops.scatter_update(v, grad.indices, v_rows, use_locking=self._use_locking)
+        step = lr * m_rows / (v_rows + cast_ops.cast(self._epsilon_t, dt))
+        var_update = state_ops.scatter_sub(var, grad.indices, step,
+                                           use_locking=self._use_locking)
+        return control_flow_ops.group(var_update, m_t, v_t)
+
+
+class _SignOptimizer(Optimizer):
+    """The AddSign/PowerSign family: a moving average ``m`` of the gradient (slot "m"), and
+    each gradient scaled up where its sign agrees with ``m``'s and down where it does not;
+    ``sign_decay_fn(global_step)`` anneals that agreement term (1 without it)."""
+
+    _fused = None  # the ApplyAddSign / ApplyPowerSign wrapper
+
+    def __init__(self, learning_rate, beta, sign_decay_fn, use_locking, name):
+        super().__init__(use_locking, name)
+        self._lr = learning_rate
+        self._beta = beta
+        self._sign_decay_fn = sign_decay_fn
+        self._sign_decay_t = None
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        if self._sign_decay_fn is not None:
+            self._sign_decay_t = ops.convert_to_tensor(self._sign_decay_fn(global_step),
+                                                       name="sign_decay")
+        return super().apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def _create_slots(self, var_list):
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+
+    def _prepare(self):
+        self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._lr), name="lr_t")
+        self._beta_t = ops.convert_to_tensor(self._beta, name="beta_t")
+        self._base_t = ops.convert_to_tensor(self._base_value(), name=self._base_name)
+        if self._sign_decay_t is None:
+            self._sign_decay_t = ops.convert_to_tensor(1.0, name="sign_decay_t")
+
+    def _hyper(self, var):
+        dt = var.dtype.base_dtype
+        return [cast_ops.cast(t, dt) for t in (self._lr_t, self._base_t, self._sign_decay_t,
+                                                self._beta_t)]
+
+    def _apply_dense(self, grad, var):
+        lr, base, sign_decay, beta = self._hyper(var)
+        return type(self)._fused(var, self.get_slot(var, "m"), lr, base, sign_decay, beta,
+                                 grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        lr, base, sign_decay, beta = self._hyper(var)
+        m = self.get_slot(var, "m")
+        m_t = state_ops.assign(m, m * beta, use_locking=self._use_locking)
+        with ops.control_dependencies([m_t]):
+            m_t = state_ops.scatter_add(m, grad.indices, grad.values * (1 - beta),
+                                        use_locking=self._use_locking)
+        agree = sign_decay * math_ops.sign(grad.values) * math_ops.sign(
+            gather_ops.gather(m_t, grad.indices))
+        var_update = state_ops.scatter_sub(var, grad.indices,
+                                           lr * self._scale(base, agree) * grad.values,
+                                           use_locking=self._use_locking)
+        return control_flow_ops.group(var_update, m_t)
+
+
+class AddSignOptimizer(_SignOptimizer):
+    """AddSign: ``var -= lr (alpha + sign_decay sign(g) sign(m)) g`` (fused: ApplyAddSign)."""
+
+    _fused = staticmethod(training_ops.apply_add_sign)
+    _base_name = "alpha_t"
+
+    def __init__(self, learning_rate=0.1, alpha=1.0, beta=0.9, sign_decay_fn=None,
+                 use_locking=False, name="AddSignOptimizer"):
+        super().__init__(learning_rate, beta, sign_decay_fn, use_locking, name)
+        self._alpha = alpha
+
+    def _base_value(self):
+        return self._alpha
+
+    @staticmethod
+    def _scale(alpha, agree):
+        return alpha + agree
+
+
+class PowerSignOptimizer(_SignOptimizer):
+    """PowerSign: ``var -= lr base^(sign_decay sign(g) sign(m)) g`` (fused: ApplyPowerSign
+    with ``logbase = ln(base)``)."""
+
+    _fused = staticmethod(training_ops.apply_power_sign)
+    _base_name = "logbase_t"
+
+    def __init__(self, learning_rate=0.1, base=math.e, beta=0.9, sign_decay_fn=None,
+                 use_locking=False, name="PowerSignOptimizer"):
+        super().__init__(learning_rate, beta, sign_decay_fn, use_locking, name)
+        self._logbase = math.log(base)
+
+    def _base_value(self):
+        return self._logbase
+
+    @staticmethod
+    def _scale(logbase, agree):
+        return math_ops.exp(logbase * agree)
+
+
+def _capped_step(global_step, decay_steps):
+    if global_step is None:
+        raise ValueError("global_step is required for the sign decay functions.")
+    return cast_ops.to_float(math_ops.minimum(global_step, decay_steps))
+
+
+def get_linear_decay_fn(decay_steps):
+    """``global_step -> max(0, (decay_steps - step) / decay_steps)``."""
+
+    def linear_decay_fn(global_step):
+        step = _capped_step(global_step, decay_steps)
+        return math_ops.maximum(0.0, (float(decay_steps) - step) / float(decay_steps))
+
+    return linear_decay_fn
+
+
+def get_cosine_decay_fn(decay_steps, num_periods=0.5, zero_after=None):
+    """``global_step -> 0.5 (1 + cos(2 pi num_periods step / decay_steps))`` (the step capped
+    at ``decay_steps``); 0 once ``2 num_periods step / decay_steps >= 2 zero_after``."""
+
+    def cosine_decay_fn(global_step):
+        fraction = 2.0 * num_periods * _capped_step(global_step, decay_steps) / float(
+            decay_steps)
+        decayed = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        if zero_after is not None:
+            decayed = array_ops.where(fraction >= 2 * zero_after,
+                                      array_ops.zeros_like(decayed), decayed)
+        return decayed
+
+    return cosine_decay_fn
+
+
+def get_restart_decay_fn(decay_steps, num_periods=1, zero_after=None):
+    """``global_step -> 0.5 (1 + cos(pi ((num_periods step) mod decay_steps) / decay_steps))``
+    (warm restarts, the step capped at ``decay_steps``); 0 once ``num_periods step /
+    decay_steps >= zero_after``."""
+
+    def restart_decay_fn(global_step):
+        step = _capped_step(global_step, decay_steps)
+        fraction = math_ops.mod(num_periods * step, float(decay_steps)) / float(decay_steps)
+        decayed = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
+        if zero_after is not None:
+            decayed = array_ops.where(num_periods * step / float(decay_steps) >= zero_after,
+                                      array_ops.zeros_like(decayed), decayed)
+        return decayed
+
+    return restart_decay_fn
+
+
+class MovingAverageOptimizer(Optimizer):
+    """Wraps ``opt``: ``apply_gradients`` also updates an ExponentialMovingAverage of the
+    trained variables (after the step, with ``sequential_update``), and
+    :meth:`swapping_saver` saves each variable's average under the variable's name and
+    restores it into the variable (evaluation with the averaged weights)."""
+
+    def __init__(self, opt, average_decay=0.9999, num_updates=None, sequential_update=True):
+        from tideflow.train.moving_averages import ExponentialMovingAverage
+
+        self._optimizer = opt
+        self._ema = ExponentialMovingAverage(average_decay, num_updates=num_updates)
+        self._swapped = None
+        self._sequential_update = sequential_update
+
+    def __getattr__(self, name):  # slots, names, ... of the wrapped optimizer
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.__dict__["_optimizer"], name)
+
+    def compute_gradients(self, *args, **kwargs):
+        return self._optimizer.compute_gradients(*args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        grads_and_vars = list(grads_and_vars)
+        train_op = self._optimizer.apply_gradients(grads_and_vars, global_step=global_step,
+                                                   name=name)
+        var_list = [v for g, v in grads_and_vars if g is not None]
+        if self._sequential_update:
+            with ops.control_dependencies([train_op]):
+                ma_op = self._ema.apply(var_list)
+        else:
+            ma_op = self._ema.apply(var_list)
+        self._swapped = {}
+        for v in var_list:
+            avg = self._ema.average(v)
+            self._swapped[v.op.name] = avg.op.name
+            self._swapped[avg.op.name] = v.op.name
+        return control_flow_ops.group(train_op, ma_op, name="train_with_avg")
+
+    def swapping_saver(self, var_list=None, name="swapping_saver", **kwargs):
+        """A Saver whose checkpoint holds each average under its variable's name (and the
+        variable under the average's), so restoring it loads the averages into the
+        variables."""
+        from tideflow.ops import variables
+        from tideflow.train import saveable
+        from tideflow.train.saver import Saver
+
+        if self._swapped is None:
+            raise RuntimeError("Must call apply_gradients or minimize before calling "
+                               "swapping_saver")
+        if var_list is None:
+            var_list = variables.global_variables()
+        if not isinstance(var_list, dict):
+            var_list = saveable.op_list_to_dict(var_list)
+        by_name = {}
+        for key, value in var_list.items():
+            for v in value if isinstance(value, list) else [value]:
+                by_name[v.op.name] = v
+        for key, avg_key in self._swapped.items():
+            if key in by_name and avg_key not in by_name:
+                raise ValueError(f"Variable to swap {avg_key} is not part of variables to "
+                                 "save. This breaks MovingAverageOptimizer.")
+        swapped = {}
+        for key, value in var_list.items():
+            if isinstance(value, list):
+                swapped[key] = [by_name.get(self._swapped.get(v.op.name), v) for v in value]
+            else:
+                swapped[key] = by_name.get(self._swapped.get(value.op.name), value)
+        return Saver(swapped, name=name, **kwargs)
+
+
 class ScipyOptimizerInterface:
     """Minimizes ``loss`` over ``var_list`` with ``scipy.optimize.minimize`` (default
     L-BFGS-B), evaluating the loss and its gradient in the session; ``var_to_bounds`` maps a
@@ -268,6 +524,8 @@ class ScipyOptimizerInterface:
 
 ExternalOptimizerInterface = ScipyOptimizerInterface
 
-__all__ = ["AdamWOptimizer", "DecoupledWeightDecayExtension", "ExternalOptimizerInterface",
-           "LazyAdamOptimizer", "MomentumWOptimizer", "NadamOptimizer",
-           "ScipyOptimizerInterface", "extend_with_decoupled_weight_decay"]
+__all__ = ["AdaMaxOptimizer", "AdamWOptimizer", "AddSignOptimizer",
+           "DecoupledWeightDecayExtension", "ExternalOptimizerInterface", "LazyAdamOptimizer",
+           "MomentumWOptimizer", "MovingAverageOptimizer", "NadamOptimizer",
+           "PowerSignOptimizer", "ScipyOptimizerInterface", "extend_with_decoupled_weight_decay",
+           "get_cosine_decay_fn", "get_linear_decay_fn", "get_restart_decay_fn"]
