@@ -240,3 +240,31 @@ def test_small_batched_products_and_einsums_run_on_one_blas_thread(monkeypatch):
     assert threads._blas.get() == before
     np.testing.assert_allclose(got_bmm, a @ b, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got_ein, np.einsum("bnfh,hd->bnfd", a, w), rtol=1e-5, atol=1e-5)
+
+
+def test_cross_shard_optimizer_on_one_shard_is_the_wrapped_optimizer():
+    # BERT's create_optimizer with use_tpu=True wraps its optimizer in
+    # tf.contrib.tpu.CrossShardOptimizer (missing: AttributeError); TPUEstimator runs on the CPU
+    # here, so the cross-shard sum is over one shard: the wrapped optimizer's own update.
+    w = tf.Variable([1.0, -2.0], name="w")
+    loss = tf.reduce_sum(w * w)
+    inner = tf.train.MomentumOptimizer(0.1, momentum=0.9)
+    opt = tf.contrib.tpu.CrossShardOptimizer(inner)
+    assert isinstance(opt, tf.train.Optimizer)
+    step = tf.train.get_or_create_global_step()
+    train = opt.minimize(loss, global_step=step)
+    grads = tf.gradients(loss, [w])
+    apply = opt.apply_gradients(zip(grads, [w]))  # BERT's own path: tf.gradients + apply
+    assert opt.get_slot(w, "momentum") is inner.get_slot(w, "momentum")
+    assert opt.get_slot_names() == ["momentum"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        np.testing.assert_allclose(sess.run(w), [1.0 - 0.2, -2.0 + 0.4], rtol=1e-6)
+        assert sess.run(step) == 1
+        sess.run(apply)  # accumulator 0.9 * 2.0 + grad 1.6 -> w -= 0.1 * 3.4
+        np.testing.assert_allclose(sess.run(w)[0], 0.8 - 0.1 * (0.9 * 2.0 + 1.6), rtol=1e-6)
+    with pytest.raises(ValueError, match="reduction"):
+        tf.contrib.tpu.CrossShardOptimizer(inner, reduction=tf.losses.Reduction.NONE)
+    with pytest.raises(TypeError, match="Optimizer"):
+        tf.contrib.tpu.CrossShardOptimizer(object())

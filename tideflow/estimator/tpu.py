@@ -9,6 +9,7 @@ from tideflow import logging
 from tideflow.estimator import estimator as estimator_lib
 from tideflow.estimator import run_config as run_config_lib
 from tideflow.estimator.model_fn import EstimatorSpec, ModeKeys
+from tideflow.train import optimizer as optimizer_lib
 from tideflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 _BATCH_SIZE_KEY = "batch_size"
@@ -217,5 +218,52 @@ class TPUEstimator(estimator_lib.Estimator):
         return input_fn(**kwargs)
 
 
-__all__ = ["InputPipelineConfig", "RunConfig", "TPUConfig", "TPUEstimator",
-           "TPUEstimatorSpec"]
+class CrossShardOptimizer(optimizer_lib.Optimizer):
+    """``tf.contrib.tpu.CrossShardOptimizer``: sums the gradients over the TPU shards before
+    the wrapped optimizer applies them. Here there is one shard (TPUEstimator runs on the CPU),
+    so the gradients are the wrapped optimizer's own, as TF's with one shard; BERT-style
+    programs wrap their optimizer this way when run with ``use_tpu=True``."""
+
+    def __init__(self, opt, reduction="weighted_mean", name="CrossShardOptimizer",
+                 group_assignment=None):
+        from tideflow.losses import Reduction
+
+        accepted = (Reduction.SUM, Reduction.MEAN)
+        if reduction not in accepted:
+            raise ValueError(f"Argument `reduction` should be one of {accepted}. Received: "
+                             f"{reduction}")
+        if not isinstance(opt, optimizer_lib.Optimizer):
+            raise TypeError(f"CrossShardOptimizer only works with tf.training.Optimizer and not "
+                            f"Keras Optimizer. Received: {opt}")
+        if group_assignment is not None and [list(g) for g in group_assignment] != [[0]]:
+            raise ValueError(f"CrossShardOptimizer: group_assignment {group_assignment} names "
+                             "replicas other than the single one (replica 0) this CPU run has")
+        super().__init__(False, name)
+        self._opt = opt
+        self._reduction = reduction
+        self._group_assignment = group_assignment
+        self._warned = False
+
+    def compute_gradients(self, loss, var_list=None, **kwargs):
+        if not self._warned:
+            logging.warning("CrossShardOptimizer should be used within a tpu_shard_context, "
+                            "but got unset number_of_shards. Assuming 1.")
+            self._warned = True
+        return self._opt.compute_gradients(loss, var_list=var_list, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        # the cross-replica sum over one replica is the gradient itself
+        return self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def get_slot(self, *args, **kwargs):
+        return self._opt.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._opt.get_slot_names(*args, **kwargs)
+
+    def variables(self):
+        return self._opt.variables()
+
+
+__all__ = ["CrossShardOptimizer", "InputPipelineConfig", "RunConfig", "TPUConfig",
+           "TPUEstimator", "TPUEstimatorSpec"]
