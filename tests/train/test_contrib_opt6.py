@@ -137,3 +137,30 @@ def test_moving_average_optimizer_swapping_saver_restores_the_averages(tmp_path)
         with tf.Session() as s:
             tf.train.Saver([w]).restore(s, path)
             np.testing.assert_allclose(s.run(w), avg, rtol=1e-6)
+
+
+def test_contrib_metrics_f1_score_is_the_best_f1_over_the_thresholds():
+    rng = np.random.RandomState(3)
+    labels = rng.randint(0, 2, 50)
+    preds = np.clip(labels * 0.3 + rng.uniform(0, 0.7, 50), 0, 1).astype(np.float32)
+    with tf.Graph().as_default():
+        lab = tf.placeholder(tf.int64, [None])
+        pr = tf.placeholder(tf.float32, [None])
+        f1, update = tf.contrib.metrics.f1_score(lab, pr, num_thresholds=50)
+        with tf.Session() as s:
+            s.run(tf.local_variables_initializer())
+            s.run(update, {lab: labels[:20], pr: preds[:20]})
+            got_update = s.run(update, {lab: labels[20:], pr: preds[20:]})
+            got = s.run(f1)
+    eps = 1e-7
+    thresholds = [-eps] + [(i + 1) / 49 for i in range(48)] + [1 + eps]
+    best = 0.0
+    for t in thresholds:
+        pos = preds > np.float32(t)
+        tp = np.sum(pos & (labels == 1))
+        fp = np.sum(pos & (labels == 0))
+        fn = np.sum(~pos & (labels == 1))
+        p, r = tp / (tp + fp + eps), tp / (tp + fn + eps)
+        best = max(best, 2 * p * r / (p + r + eps))
+    np.testing.assert_allclose([got, got_update], [best, best], rtol=1e-5)
+    assert 0.5 < best < 1.0

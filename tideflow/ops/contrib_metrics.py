@@ -220,6 +220,31 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype="int32", name=
                 weights=weights)
 
 
+def f1_score(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The best F1 score over ``num_thresholds`` thresholds in [0, 1] (TF's grid, with
+    ``prediction > threshold`` positive): ``(best_f1, update_op)``; ``predictions`` must lie in
+    [0, 1]. Precision, recall and F1 each add 1e-7 to their denominators, as TF's."""
+    from tideflow.ops import reduction_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    eps = m._KEPSILON
+
+    def best_f1(c, name):
+        precision = m._rate(c["tp"], c["fp"], name="precision_" + name)
+        recall = m._rate(c["tp"], c["fn"], name="recall_" + name)
+        f1 = 2.0 * precision * recall / (precision + recall + eps)
+        return reduction_ops.reduce_max(f1, name=name)
+
+    with vs.variable_scope(name, "f1", (labels, predictions, weights)):
+        values, updates = m._thresholded_counts(
+            "f1_score", labels, predictions, weights, m._default_thresholds(num_thresholds),
+            ("tp", "fp", "fn"))
+        return m._value_and_update(best_f1, values, updates, metrics_collections,
+                                   updates_collections)
+
+
 def aggregate_metrics(*value_update_tuples):
     """``(values, update_ops)`` from ``(value, update_op)`` pairs."""
     if not value_update_tuples:
@@ -243,6 +268,7 @@ __all__ = [
     "aggregate_metric_map",
     "aggregate_metrics",
     "confusion_matrix",
+    "f1_score",
     "streaming_accuracy",
     "streaming_auc",
     "streaming_covariance",
