@@ -2,6 +2,8 @@
 (MNIST, ResNet/CIFAR-10, wide & deep census, boosted trees, iris get_started) against
 tideflow."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,36 @@ def test_dataset_built_in_one_graph_iterates_in_another(tmp_path):
     np.testing.assert_allclose(np.concatenate([g[0] for g in got]),
                                [3.0, 5.0, 3.0, 3.0, 5.0, 3.0])
     np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), [0, 1, 1, 0, 1, 1])
+
+
+def test_export_logs_tf_signature_report(tmp_path, caplog):
+    # TF 1.x export report: "Signatures INCLUDED in export for Regress: ..." (INFO) and the
+    # excluded ones with their reason (INFO), a warning only when no default signature is left
+    x = np.linspace(0.0, 1.0, 8).astype(np.float32)
+    est = tf.estimator.LinearRegressor([tf.feature_column.numeric_column("x")],
+                                       model_dir=str(tmp_path / "m"))
+    est.train(lambda: tf.data.Dataset.from_tensors(({"x": x}, 2.0 * x)), steps=1)
+
+    def float_receiver():
+        ph = tf.placeholder(tf.float32, [None], name="x")
+        return tf.estimator.export.ServingInputReceiver({"x": ph}, {"x": ph})
+
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level("INFO", logger="tensorflow"):
+            path = est.export_savedmodel(str(tmp_path / "export"), float_receiver)
+    finally:
+        logger.removeHandler(caplog.handler)
+    text = caplog.text
+    assert "Signatures INCLUDED in export for Predict: ['predict']" in text, text
+    assert "Signatures INCLUDED in export for Regress: None" in text, text
+    assert "'serving_default' : Regression input must be a single string Tensor" in text, text
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == ["Export includes no default signature!"], warnings
+    # written into a temp-<timestamp> folder, then renamed to the returned path (as TF)
+    stamp = path.decode().rsplit("/", 1)[-1]
+    assert f"temp-{stamp}/saved_model.pb" in text.split("SavedModel written to: ")[1], text
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+    assert sorted(meta.signature_def) == ["predict"]

@@ -206,11 +206,40 @@ def get_export_outputs(export_outputs, predictions):
     return export_outputs
 
 
+_FRIENDLY_METHOD_NAMES = {
+    sm.CLASSIFY_METHOD_NAME: "Classify",
+    sm.REGRESS_METHOD_NAME: "Regress",
+    sm.PREDICT_METHOD_NAME: "Predict",
+    "tensorflow/supervised/training": "Train",
+    "tensorflow/supervised/eval": "Eval",
+}
+
+
+def _log_signature_report(signatures, excluded):
+    """TF's export report: the included signatures by method (INFO), the excluded ones with
+    the reason (INFO), and a warning when no default signature is left."""
+    by_method = {name: [] for name in _FRIENDLY_METHOD_NAMES}
+    for key, sig in signatures.items():
+        by_method.setdefault(sig.method_name, []).append(key)
+    for method, keys in by_method.items():
+        logging.info("Signatures INCLUDED in export for %s: %s",
+                     _FRIENDLY_METHOD_NAMES.get(method, method), keys or "None")
+    if excluded:
+        logging.info("Signatures EXCLUDED from export because they cannot be be served via "
+                     "TensorFlow Serving APIs:")
+        for key, message in excluded.items():
+            logging.info("'%s' : %s", key, message)
+    if not signatures:
+        logging.warning("Export includes no signatures!")
+    elif sm.DEFAULT_SERVING_SIGNATURE_DEF_KEY not in signatures:
+        logging.warning("Export includes no default signature!")
+
+
 def build_all_signature_defs(receiver_tensors, export_outputs,
                              receiver_tensors_alternatives=None):
     """{signature key: SignatureDef} for every (receiver, export output) pair; invalid pairs
     (a Classify signature over non-string inputs) are left out with a warning, as in TF."""
-    signatures = {}
+    signatures, excluded = {}, {}
     receivers = {None: receiver_tensors}
     receivers.update(receiver_tensors_alternatives or {})
     for receiver_name, tensors in receivers.items():
@@ -219,7 +248,8 @@ def build_all_signature_defs(receiver_tensors, export_outputs,
             try:
                 signatures[key] = output.as_signature_def(tensors)
             except ValueError as e:
-                logging.warning("Export includes no signature for %r: %s", key, e)
+                excluded[key] = str(e)
+    _log_signature_report(signatures, excluded)
     if not signatures:
         raise ValueError("None of the export outputs gives a valid signature for the serving "
                          f"input receiver's tensors {receiver_tensors}.")

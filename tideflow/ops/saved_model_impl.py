@@ -298,6 +298,9 @@ class SavedModelBuilder:
             path = os.path.join(self._export_dir, SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString(deterministic=True)
         checkpoint_format.atomic_write(path, data)
+        from tideflow import logging
+
+        logging.info("SavedModel written to: %s", path)
         return path
 
 
