@@ -779,3 +779,20 @@ def test_conv_lstm2d_masked_steps_keep_previous_output():
     assert np.abs(got[1, 1, :2] - got[1, 0, :2]).max() > 1e-3
     with pytest.raises(ValueError, match="cannot apply"):
         L.ConvLSTM2D(2, 3)(L.Masking(0.0)(inp))  # 'valid': 3x3 outputs, 5x5 mask
+
+
+def test_sequential_starting_with_dense_features_fits_a_dict_of_columns():
+    fc = tf.feature_column
+    layer = keras.layers.DenseFeatures([fc.numeric_column("age"),
+                                        fc.numeric_column("income", shape=(2,))])
+    m = keras.Sequential([layer, keras.layers.Dense(1, kernel_initializer="ones")])
+    m.compile(keras.optimizers.SGD(0.01), "mse")
+    r = np.random.RandomState(0)
+    d = {"age": r.rand(12).astype("f"), "income": r.rand(12, 2).astype("f")}
+    y = (d["age"] + d["income"].sum(1))[:, None]
+    # built by the first call on the dict: one Input per feature, named after it
+    np.testing.assert_allclose(m.predict(d), y, rtol=1e-5)  # kernel of ones, zero bias
+    assert sorted(t.op.name for t in m.inputs) == ["age", "income"]
+    h = m.fit(d, 2 * y, epochs=2, batch_size=4, verbose=0)
+    assert h.history["loss"][1] < h.history["loss"][0]
+    assert np.isfinite(m.evaluate(d, 2 * y, verbose=0))

@@ -107,8 +107,9 @@ class Sequential(Model):
         self._build_on(x)
 
     def _build_on(self, x, scope=None):
-        self._input_layer = self._history_layer(x)
-        self.inputs = [x]
+        flat = list(x.values()) if isinstance(x, dict) else [x]
+        self._input_layer = self._history_layer(flat[0]) if len(flat) == 1 else None
+        self.inputs = flat
         with ops.name_scope(scope) if scope else contextlib.nullcontext():
             for layer in self._stack:
                 x = layer(x)
@@ -118,12 +119,26 @@ class Sequential(Model):
     def _build_from_arrays(self, x):
         import numpy as np
 
+        from tideflow.keras import backend as K
+
+        def dtype_of(a):
+            return K.floatx() if a.dtype.kind == "f" else (
+                "string" if a.dtype.kind in "USO" else a.dtype.name)
+
+        if isinstance(x, dict) and self._stack and _takes_dict(self._stack[0]):
+            # a first layer of feature columns (DenseFeatures): one Input per feature, named
+            # after it, called with the dict (as TF's Sequential fed a dict of columns)
+            inputs = {}
+            for key in sorted(x):
+                a = np.asarray(x[key])
+                shape = a.shape[1:] if a.ndim > 1 else (1,)
+                inputs[key] = Input(batch_shape=(None,) + shape, dtype=dtype_of(a), name=key)
+            self._build_on(inputs, scope=self.name)
+            return
         if isinstance(x, (list, tuple, dict)):
             raise ValueError("A Sequential model takes a single input array.")  # noqa: TRY004
         a = np.asarray(x)
-        from tideflow.keras import backend as K
-
-        dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
+        dtype = dtype_of(a)
         # as TF 1.15: built by its first fit/evaluate/predict, the model calls its layers in
         # its own name scope (sequential/dense/kernel:0)
         self._build_on(Input(batch_shape=(None,) + a.shape[1:], dtype=dtype), scope=self.name)
@@ -183,3 +198,10 @@ class Sequential(Model):
 
     def predict_proba(self, x, batch_size=32, verbose=0):
         return self.predict(x, batch_size=batch_size, verbose=verbose)
+
+
+def _takes_dict(layer):
+    """Whether ``layer`` is called on a dict of features (DenseFeatures)."""
+    from tideflow.keras.layers.dense_features import DenseFeatures
+
+    return isinstance(layer, DenseFeatures)
