@@ -264,6 +264,8 @@ def test_cross_shard_optimizer_on_one_shard_is_the_wrapped_optimizer():
         assert sess.run(step) == 1
         sess.run(apply)  # accumulator 0.9 * 2.0 + grad 1.6 -> w -= 0.1 * 3.4
         np.testing.assert_allclose(sess.run(w)[0], 0.8 - 0.1 * (0.9 * 2.0 + 1.6), rtol=1e-6)
+    # BERT's later (compat.v1) releases spell it tf.tpu.CrossShardOptimizer
+    assert tf.tpu.CrossShardOptimizer is tf.contrib.tpu.CrossShardOptimizer
     with pytest.raises(ValueError, match="reduction"):
         tf.contrib.tpu.CrossShardOptimizer(inner, reduction=tf.losses.Reduction.NONE)
     with pytest.raises(TypeError, match="Optimizer"):
