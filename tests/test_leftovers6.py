@@ -409,3 +409,29 @@ def test_sparse_segment_with_num_segments():
                                                                    [0, 0], [3, 3]]
             with pytest.raises(tf.errors.InvalidArgumentError, match="num_segments"):
                 sess.run(bad)
+
+
+def test_quantized_pool_and_relu_x():
+    a = np.array([1, 2, 2, 2, 5, 6, 9, 10, 3, 4, 7, 7, 1, 1, 1, 2], np.uint8).reshape(1, 4, 4, 1)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.quint8, [1, 4, 4, 1])
+        avg = tf.nn.quantized_avg_pool(x, -1.0, 3.0, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        mx = tf.nn.quantized_max_pool(x, -1.0, 3.0, [1, 3, 3, 1], [1, 1, 1, 1], "SAME")
+        xr = tf.placeholder(tf.quint8, [None])
+        relu = tf.nn.quantized_relu_x(xr, 1.5, -1.0, 3.0)
+        assert type(avg).__name__ == "QuantizedAvgPool" and avg.output.dtype == tf.quint8
+        assert avg.output.shape.as_list() == [1, 2, 2, 1]
+        with pytest.raises(LookupError, match="No gradient defined"):
+            tf.gradients(tf.dequantize(avg.output, avg.min_output, avg.max_output), x)
+        with tf.Session() as s:
+            out, lo, hi = s.run(avg, {x: a})
+            # TF 2.21: window means 3.5, 5.75, 2.25, 4.25 round half to even
+            assert out.reshape(-1).tolist() == [4, 6, 2, 4] and (lo, hi) == (-1.0, 3.0)
+            a2 = np.array([0, 1, 0, 1, 0, 0, 0, 1] + [1] * 7 + [2], np.uint8).reshape(a.shape)
+            assert s.run(avg.output, {x: a2}).reshape(-1).tolist() == [0, 0, 1, 1]
+            m = s.run(mx.output, {x: a})[0, :, :, 0]
+            assert m[0].tolist() == [6, 9, 10, 10] and m.shape == (4, 4)
+            # the levels of 0 and 1.5 in [-1, 3] are 64 and 160 (TF's FloatToQuantized)
+            r = s.run(relu.activations, {xr: np.array([0, 63, 64, 100, 160, 161, 255],
+                                                      np.uint8)})
+            assert r.tolist() == [64, 64, 64, 100, 160, 160, 160]

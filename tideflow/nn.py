@@ -78,6 +78,11 @@ from tideflow.ops.nn_impl import (
     xw_plus_b,
     zero_fraction,
 )
+from tideflow.ops.quantized_ops import (
+    quantized_avg_pool,
+    quantized_max_pool,
+    quantized_relu_x,
+)
 from tideflow.ops.sampled_loss_ops import nce_loss, sampled_softmax_loss
 
 # --- convolution and pooling (conv_ops.py, pooling_ops.py) ---

@@ -208,3 +208,69 @@ CASES = [
     _concat_case(tf.qint32, _quantized(tf.qint32, [[-(1 << 31), -5], [12345678, 1 << 30]]),
                  _quantized(tf.qint32, [[7], [-7]]), ((-1.0, 1.0), (-0.25, 0.5))),
 ]
+
+
+# -- QuantizedAvgPool / QuantizedMaxPool / QuantizedReluX ------------------------------------
+
+_POOL_IN = _quantized(tf.quint8, (np.arange(2 * 5 * 4 * 2) * 37 % 256).reshape(2, 5, 4, 2))
+
+
+def _pool_ref(kind, ksize, strides, padding):
+    def ref(q, mn, mx):
+        x = q.view(np.uint8).astype(np.int64)
+        outs, before = [], []
+        for n, k, s in zip(x.shape[1:3], ksize[1:3], strides[1:3]):
+            o = (n - k) // s + 1 if padding == "VALID" else -(-n // s)
+            outs.append(o)
+            before.append(0 if padding == "VALID" else max((o - 1) * s + k - n, 0) // 2)
+        out = np.zeros((x.shape[0], outs[0], outs[1], x.shape[3]), np.uint8)
+        for i, j in np.ndindex(*outs):
+            r0, c0 = i * strides[1] - before[0], j * strides[2] - before[1]
+            win = x[:, max(r0, 0):r0 + ksize[1], max(c0, 0):c0 + ksize[2], :]
+            if kind == "max":
+                out[:, i, j] = win.max(axis=(1, 2))
+            else:  # round half to even, as observed from TF 2.21
+                out[:, i, j] = [[round(float(v) / (win.shape[1] * win.shape[2])) for v in row]
+                                for row in win.sum(axis=(1, 2))]
+        return [out, np.float32(mn), np.float32(mx)]
+
+    return ref
+
+
+def _pool_case(kind, ksize, strides, padding):
+    fn = tf.nn.quantized_max_pool if kind == "max" else tf.nn.quantized_avg_pool
+    return Case(f"Quantized{kind.capitalize()}Pool",
+                lambda q, a, b: list(fn(q, a, b, ksize, strides, padding)),
+                [_POOL_IN, np.float32(-1.0), np.float32(3.0)],
+                _pool_ref(kind, ksize, strides, padding), dtypes=F32, grad=False, fixed=(1, 2),
+                name=f"Quantized{kind.capitalize()}Pool_{padding}_{ksize[1]}{ksize[2]}")
+
+
+def _relu_x_ref(q, max_value, a, b):
+    T = tf.quint8 if q.dtype.names[0] == "quint8" else tf.qint32
+    lo, hi = _LIMITS[T]
+    steps = float(1 << (8 * np.dtype(_BASE[T]).itemsize))
+    scale = steps / ((float(b) - float(a)) * (steps / (steps - 1.0)))
+
+    def level(v):
+        return min(max(int(_away(v * scale) - _away(float(a) * scale)) + lo, lo), hi)
+
+    x = q.view(_BASE[T]).astype(np.int64)
+    out = np.clip(x, level(0.0), level(float(max_value))).astype(_BASE[T])
+    return [out, np.float32(a), np.float32(b)]
+
+
+CASES += [
+    _pool_case("avg", [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+    _pool_case("avg", [1, 3, 2, 1], [1, 1, 2, 1], "VALID"),
+    _pool_case("max", [1, 2, 2, 1], [1, 2, 2, 1], "SAME"),
+    _pool_case("max", [1, 2, 3, 1], [1, 2, 1, 1], "VALID"),
+    Case("QuantizedReluX", lambda q, m, a, b: list(tf.nn.quantized_relu_x(q, m, a, b)),
+         [_QU8, np.float32(1.5), np.float32(-1.0), np.float32(3.0)], _relu_x_ref, dtypes=F32,
+         grad=False, fixed=(1, 2, 3)),
+    Case("QuantizedReluX",
+         lambda q, m, a, b: list(tf.nn.quantized_relu_x(q, m, a, b, out_type=tf.qint32)),
+         [_quantized(tf.qint32, [[-(1 << 31), -5, 0], [1 << 29, 1 << 30, (1 << 31) - 1]]),
+          np.float32(2.0), np.float32(-1.0), np.float32(3.0)], _relu_x_ref, dtypes=F32,
+         grad=False, fixed=(1, 2, 3), name="QuantizedReluX_qint32"),
+]

@@ -134,6 +134,11 @@ _DT_NAMES = {
     "DT_COMPLEX64": "complex64",
     "DT_COMPLEX128": "complex128",
     "DT_RESOURCE": "resource",
+    "DT_QINT8": "qint8",
+    "DT_QUINT8": "quint8",
+    "DT_QINT16": "qint16",
+    "DT_QUINT16": "quint16",
+    "DT_QINT32": "qint32",
 }
 
 _SPECIAL_KERNEL_PARAMS = ("ctx", "step", "out")
