@@ -104,3 +104,27 @@ def test_fit_generator_progress_bar_counts_steps(capsys):
         model.fit_generator(batches(), steps_per_epoch=5, epochs=1, verbose=1)
     out = capsys.readouterr().out
     assert "5/5 [" in out and "/step" in out and "80/5" not in out
+
+
+def test_strided_slices_with_one_spec_and_different_masks_stay_distinct():
+    # Keras RNN steps (tutorials 20, 21, 23) slice with the same constant spec at every
+    # step; the kernel remembers each spec's index, which must key on the masks too.
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        t = tf.placeholder(tf.float32, [4, 6])
+        outs = [tf.strided_slice(t, [1, 2], [3, 5], [1, 1]),
+                tf.strided_slice(t, [1, 2], [3, 5], [1, 1], begin_mask=1),
+                tf.strided_slice(t, [1, 2], [3, 5], [1, 1], end_mask=2),
+                tf.strided_slice(t, [1, 2], [3, 5], [1, 1], shrink_axis_mask=1),
+                tf.strided_slice(t, np.array([1, 2], np.int64), np.array([3, 5], np.int64),
+                                 np.array([1, 1], np.int64))]
+        grads = [tf.gradients(tf.reduce_sum(o), t)[0] for o in outs[:3]]
+        for _ in range(2):
+            got = sess.run(outs + grads, {t: x})
+            expected = [x[1:3, 2:5], x[:3, 2:5], x[1:3, 2:], x[1, 2:5], x[1:3, 2:5]]
+            for g, e in zip(got, expected):
+                np.testing.assert_array_equal(g, e)
+            for g, index in zip(got[5:], [np.s_[1:3, 2:5], np.s_[:3, 2:5], np.s_[1:3, 2:]]):
+                want = np.zeros_like(x)
+                want[index] = 1
+                np.testing.assert_array_equal(g, want)

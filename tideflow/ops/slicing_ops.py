@@ -196,9 +196,32 @@ def _strided_slice_shape(op):
     return [out]
 
 
+_INDEX_CACHE = {}
+
+
 def _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
                    shrink_axis_mask):
-    """The NumPy basic index that a StridedSlice's spec and masks describe."""
+    """The NumPy basic index that a StridedSlice's spec and masks describe (remembered per
+    spec: RNN loops slice with the same constant spec at every step)."""
+    try:
+        key = (np.asarray(begin).tobytes(), np.asarray(end).tobytes(),
+               np.asarray(strides).tobytes(), np.asarray(begin).dtype.char, begin_mask,
+               end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    except (TypeError, ValueError):
+        key = None
+    idx = _INDEX_CACHE.get(key) if key is not None else None
+    if idx is None:
+        idx = _build_strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                                   new_axis_mask, shrink_axis_mask)
+        if key is not None:
+            if len(_INDEX_CACHE) >= 4096:
+                _INDEX_CACHE.clear()
+            _INDEX_CACHE[key] = idx
+    return idx
+
+
+def _build_strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                         new_axis_mask, shrink_axis_mask):
     b, e, s = (np.reshape(v, -1).tolist() for v in (begin, end, strides))
     n = len(b)
     if len(e) != n or len(s) != n:
