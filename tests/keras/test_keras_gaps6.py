@@ -796,3 +796,20 @@ def test_sequential_starting_with_dense_features_fits_a_dict_of_columns():
     h = m.fit(d, 2 * y, epochs=2, batch_size=4, verbose=0)
     assert h.history["loss"][1] < h.history["loss"][0]
     assert np.isfinite(m.evaluate(d, 2 * y, verbose=0))
+
+
+def test_fit_on_a_dataset_that_runs_out_warns_and_stops_as_tf(caplog):
+    r = np.random.RandomState(0)
+    x, y = r.rand(20, 3).astype("f"), r.rand(20, 1).astype("f")
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(5)  # 4 batches, no repeat
+    m = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    import logging
+
+    with caplog.at_level(logging.WARNING):
+        h = m.fit(ds, epochs=3, steps_per_epoch=4, verbose=0)
+    # as TF 1.15 (and tf_keras's v1 loop): a warning, then training stops after the epoch
+    # that found the dataset empty
+    assert len(h.history["loss"]) == 2
+    assert "Your dataset ran out of data; interrupting training" in caplog.text
+    assert "(in this case, 12 batches)" in caplog.text

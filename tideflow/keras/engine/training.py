@@ -659,6 +659,7 @@ class Model(Network):
             else:
                 print(f"Train on {source.samples} samples")
         self.stop_training = False
+        self._fit_epochs = epochs
         callbacks.on_train_begin()
         for epoch in range(initial_epoch, epochs):
             callbacks.on_epoch_begin(epoch)
@@ -1106,9 +1107,14 @@ class _DatasetSource:
                     element = self._pull()
                 except tf.errors.OutOfRangeError:
                     if self.steps is not None:
-                        raise ValueError(f"The dataset ran out of data after {step} of "
-                                         f"{self.steps} steps; use `.repeat()` or fewer "
-                                         "steps.") from None
+                        # as TF 1.15: a warning, and training stops after this epoch
+                        tf.logging.warning(
+                            "Your dataset ran out of data; interrupting training. Make sure "
+                            "that your dataset can generate at least `steps_per_epoch * "
+                            "epochs` batches (in this case, %d batches). You may need to "
+                            "use the repeat() function when building your dataset.",
+                            self.steps * getattr(self.model, "_fit_epochs", 1))
+                        self.model.stop_training = True
                     break
             yield self._split(element)
             step += 1
