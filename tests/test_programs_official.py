@@ -202,3 +202,51 @@ def test_export_logs_tf_signature_report(tmp_path, caplog):
     with tf.Session(graph=tf.Graph()) as sess:
         meta = tf.saved_model.loader.load(sess, ["serve"], path)
     assert sorted(meta.signature_def) == ["predict"]
+
+
+def test_contrib_estimator_heads_forward_features_and_one_tower_replication(tmp_path):
+    # TF 1.x programs: DNNEstimator(head=tf.contrib.estimator.regression_head(...)),
+    # forward_features(est, 'id') to carry keys into predictions, clip_gradients_by_norm,
+    # and official/mnist --multi_gpu's replicate_model_fn + TowerOptimizer on one device
+    ce = tf.contrib.estimator
+    x = np.linspace(-1.0, 1.0, 16).astype(np.float32)
+    ids = np.arange(16, dtype=np.int64)
+    y = (3.0 * x + 1.0).astype(np.float32)
+    cols = [tf.feature_column.numeric_column("x")]
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x, "id": ids}, y)).batch(16)
+
+    head = ce.regression_head(weight_column=None, label_dimension=1)
+    opt = ce.clip_gradients_by_norm(tf.train.GradientDescentOptimizer(0.5), clip_norm=1e-3)
+    est = ce.LinearEstimator(head, cols, model_dir=str(tmp_path / "lin"), optimizer=opt)
+    est.train(input_fn, steps=1)
+    # one step of gradient descent, the gradient clipped to norm 1e-3: the weights moved by
+    # exactly lr * 1e-3 in total
+    moved = np.hypot(est.get_variable_value("linear/linear_model/x/weights")[0, 0],
+                     est.get_variable_value("linear/linear_model/bias_weights")[0])
+    np.testing.assert_allclose(moved, 0.5 * 1e-3, rtol=1e-4)
+    fwd = ce.forward_features(est, "id")
+    preds = list(fwd.predict(input_fn))
+    assert [p["id"] for p in preds] == list(range(16))
+    assert set(preds[0]) == {"predictions", "id"}
+    with pytest.raises(ValueError, match="Feature \\(nope\\) is not in features dict"):
+        list(ce.forward_features(est, "nope").predict(input_fn))
+
+    def model_fn(features, labels, mode):
+        pred = tf.layers.dense(tf.reshape(features["x"], [-1, 1]), 1)[:, 0]
+        loss = tf.losses.mean_squared_error(labels, pred)
+        tower_opt = ce.TowerOptimizer(tf.train.GradientDescentOptimizer(0.1))
+        train_op = tower_opt.minimize(loss, tf.train.get_or_create_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    rep = tf.estimator.Estimator(ce.replicate_model_fn(model_fn, tf.losses.Reduction.MEAN),
+                                 model_dir=str(tmp_path / "rep"),
+                                 config=tf.estimator.RunConfig(tf_random_seed=0))
+    rep.train(lambda: input_fn().repeat(), steps=100)
+    assert rep.evaluate(input_fn, steps=1)["loss"] < 0.05
+    with pytest.raises(NotImplementedError, match="one tower"):
+        ce.replicate_model_fn(model_fn, devices=["/gpu:0", "/gpu:1"])
+    h = ce.multi_class_head(3)
+    assert h.logits_dimension == 3
+    assert ce.binary_classification_head().logits_dimension == 1

@@ -334,7 +334,15 @@ def _contrib_estimator():
                  "boosted_trees_regressor_train_in_memory")
     for name in in_memory:
         setattr(module, name, getattr(boosted_trees, name))
-    module.__all__ = sorted([*names, "add_metrics", *in_memory])
+    from tideflow.estimator import contrib_estimator
+
+    for name in contrib_estimator.__all__:
+        setattr(module, name, getattr(contrib_estimator, name))
+    canned = ("DNNEstimator", "LinearEstimator")
+    for name in canned:
+        setattr(module, name, getattr(estimator, name))
+    module.__all__ = sorted([*names, "add_metrics", *in_memory, *contrib_estimator.__all__,
+                             *canned])
     return module
 
 
