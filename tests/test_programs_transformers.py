@@ -270,3 +270,15 @@ def test_cross_shard_optimizer_on_one_shard_is_the_wrapped_optimizer():
         tf.contrib.tpu.CrossShardOptimizer(inner, reduction=tf.losses.Reduction.NONE)
     with pytest.raises(TypeError, match="Optimizer"):
         tf.contrib.tpu.CrossShardOptimizer(object())
+
+
+def test_tpu_cluster_resolver_names_the_tpu_it_cannot_reach():
+    # BERT builds tf.distribute.cluster_resolver.TPUClusterResolver(tpu_name, zone, project)
+    # when run with --use_tpu --tpu_name: an AttributeError before; now TF's class, whose
+    # connection fails with a ValueError naming the TPU (TF's own error when no name is given).
+    resolver = tf.distribute.cluster_resolver
+    assert issubclass(resolver.TPUClusterResolver, resolver.ClusterResolver)
+    with pytest.raises(ValueError, match="Please provide a TPU Name"):
+        resolver.TPUClusterResolver()
+    with pytest.raises(ValueError, match="'my-tpu'.*us-central1-f"):
+        resolver.TPUClusterResolver("my-tpu", zone="us-central1-f", project="p")

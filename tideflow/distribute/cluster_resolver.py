@@ -92,4 +92,22 @@ class TFConfigClusterResolver(ClusterResolver):
         return _master(self.cluster_spec(), task_type, task_id, rpc_layer or self.rpc_layer)
 
 
-__all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver"]
+class TPUClusterResolver(ClusterResolver):
+    """A Cloud TPU's cluster. No TPU can be reached from tideflow (there is no TPU runtime, and
+    TPUEstimator runs on the CPU), so making one raises ValueError naming the TPU; programs
+    that build it only for ``--use_tpu --tpu_name=...`` (BERT) run with ``use_tpu=False``."""
+
+    def __init__(self, tpu=None, zone=None, project=None, job_name="worker",
+                 coordinator_name=None, coordinator_address=None, credentials="default",
+                 service=None, discovery_url=None):
+        if isinstance(tpu, (list, tuple)):
+            tpu = ",".join(map(str, tpu))
+        if not tpu:
+            raise ValueError("Please provide a TPU Name to connect to.")
+        raise ValueError(f"TPUClusterResolver: cannot connect to TPU {tpu!r} (zone={zone!r}, "
+                         f"project={project!r}): tideflow has no TPU runtime; run without a "
+                         "TPU (use_tpu=False), TPUEstimator then trains on the CPU")
+
+
+__all__ = ["ClusterResolver", "SimpleClusterResolver", "TFConfigClusterResolver",
+           "TPUClusterResolver"]
