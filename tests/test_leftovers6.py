@@ -435,3 +435,24 @@ def test_quantized_pool_and_relu_x():
             r = s.run(relu.activations, {xr: np.array([0, 63, 64, 100, 160, 161, 255],
                                                       np.uint8)})
             assert r.tolist() == [64, 64, 64, 100, 160, 160, 160]
+
+
+def test_quantized_conv2d_matches_float_conv_and_tf_errors():
+    rng = np.random.RandomState(0)
+    xv = rng.randint(0, 256, (1, 5, 5, 2)).astype(np.uint8)
+    fv = rng.randint(0, 256, (3, 3, 2, 3)).astype(np.uint8)
+    with tf.Graph().as_default():
+        x, f = tf.placeholder(tf.quint8, xv.shape), tf.placeholder(tf.quint8, fv.shape)
+        q = tf.nn.quantized_conv2d(x, f, -1.0, 3.0, -0.5, 0.7, [1, 1, 1, 1], "SAME")
+        assert q.output.dtype == tf.qint32 and q.output.shape.as_list() == [1, 5, 5, 3]
+        back = tf.dequantize(q.output, q.min_output, q.max_output)
+        ref = tf.nn.conv2d(tf.dequantize(x, -1.0, 3.0, mode="MIN_FIRST"),
+                           tf.dequantize(f, -0.5, 0.7, mode="MIN_FIRST"), [1, 1, 1, 1], "SAME")
+        bad = tf.nn.quantized_conv2d(x, f, -1.0, 3.0, -0.5, 0.7, [1, 2, 1, 1], "SAME")
+        with tf.Session() as s:
+            got, want = s.run([back, ref], {x: xv, f: fv})
+            # the integer result dequantizes to the float convolution of the dequantized
+            # inputs (up to their rounding of the level of 0.0)
+            np.testing.assert_allclose(got, want, rtol=0, atol=0.05)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="equal length strides"):
+                s.run(bad.output, {x: xv, f: fv})

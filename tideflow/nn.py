@@ -80,6 +80,7 @@ from tideflow.ops.nn_impl import (
 )
 from tideflow.ops.quantized_ops import (
     quantized_avg_pool,
+    quantized_conv2d,
     quantized_max_pool,
     quantized_relu_x,
 )

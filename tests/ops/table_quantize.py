@@ -274,3 +274,54 @@ CASES += [
           np.float32(2.0), np.float32(-1.0), np.float32(3.0)], _relu_x_ref, dtypes=F32,
          grad=False, fixed=(1, 2, 3), name="QuantizedReluX_qint32"),
 ]
+
+
+# -- QuantizedConv2D -----------------------------------------------------------------------
+
+_CONV_X = _quantized(tf.quint8, np.random.RandomState(1).randint(0, 256, (2, 5, 6, 3)))
+_CONV_F = _quantized(tf.quint8, np.random.RandomState(2).randint(0, 256, (2, 3, 3, 4)))
+
+
+def _zero_level(a, b):
+    scale = 256.0 / ((float(b) - float(a)) * (256.0 / 255.0))
+    return int(-_away(float(a) * scale))
+
+
+def _conv_ref(stride, padding):
+    def ref(x, f, a, b, fa, fb):
+        x = x.view(np.uint8).astype(np.int64) - _zero_level(a, b)
+        f = f.view(np.uint8).astype(np.int64) - _zero_level(fa, fb)
+        n, h, w, _ = x.shape
+        kh, kw, _, oc = f.shape
+        if padding == "VALID":
+            oh, ow, top, left = (h - kh) // stride + 1, (w - kw) // stride + 1, 0, 0
+        else:
+            oh, ow = -(-h // stride), -(-w // stride)
+            top = max((oh - 1) * stride + kh - h, 0) // 2
+            left = max((ow - 1) * stride + kw - w, 0) // 2
+        out = np.zeros((n, oh, ow, oc), np.int64)
+        for i, j, di, dj in np.ndindex(oh, ow, kh, kw):
+            r, c = i * stride - top + di, j * stride - left + dj
+            if 0 <= r < h and 0 <= c < w:
+                out[:, i, j] += x[:, r, c] @ f[di, dj]
+        step = _f(_f(_f(b) - _f(a)) / 255.0) * _f(_f(_f(fb) - _f(fa)) / 255.0)
+        return [out.astype(np.int32), np.float32(_f(step) * -2.0 ** 31),
+                np.float32(_f(step) * _f(2.0 ** 31 - 1))]
+
+    return ref
+
+
+def _conv_case(s, p, rng):
+    return Case(
+        "QuantizedConv2D",
+        lambda x, f, a, b, fa, fb: list(tf.nn.quantized_conv2d(x, f, a, b, fa, fb,
+                                                               [1, s, s, 1], p)),
+        [_CONV_X, _CONV_F] + [np.float32(v) for v in rng], _conv_ref(s, p), dtypes=F32,
+        grad=False, fixed=(2, 3, 4, 5), name=f"QuantizedConv2D_{p}_{s}")
+
+
+CASES += [
+    _conv_case(1, "SAME", (-1.0, 3.0, -0.5, 0.7)),
+    _conv_case(2, "VALID", (0.0, 2.0, -2.0, 1.0)),
+    _conv_case(2, "SAME", (-1.0, 1.0, -1.0, 1.0)),
+]

@@ -544,3 +544,126 @@ def quantized_relu_x(features, max_value, min_features, max_features, out_type=d
     op = ops.apply_op("QuantizedReluX", [features, max_value, min_features, max_features],
                       {"out_type": dtypes.as_dtype(out_type)}, name=name)
     return _QuantizedReluX(*op._outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# QuantizedConv2D (tf.nn.quantized_conv2d): an exact integer convolution of the levels minus
+# the level of 0.0 (padding contributes nothing), into a qint32 range of the product's step
+# ------------------------------------------------------------------------------------------
+
+
+def _level_of_zero(mn, mx, lo, bits):
+    """TF's FloatToQuantizedUnclamped(0.0, mn, mx)."""
+    if mn == mx:
+        return lo
+    steps = float(1 << bits)
+    scale = steps / ((float(mx) - float(mn)) * (steps / (steps - 1.0)))
+    return int(-_round_away(np.float64(float(mn) * scale))) + lo
+
+
+def _conv_geometry(n, k, s, padding):
+    if padding == "VALID":
+        return max((n - k) // s + 1, 0), 0
+    o = -(-n // s)
+    return o, max((o - 1) * s + k - n, 0) // 2
+
+
+def _quantized_conv2d_kernel(input, filter, min_input, max_input, min_filter, max_filter, *,
+                             Tinput, Tfilter, out_type, strides, padding, dilations):
+    strides, dilations = list(strides), list(dilations)
+    if len(strides) != 4:
+        raise errors.InvalidArgumentError(
+            None, None, "Sliding window strides field must specify 4 dimensions")
+    if strides[0] != 1 or strides[3] != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Current implementation does not yet support strides in the batch and "
+                        "depth dimensions.")
+    if strides[1] != strides[2]:
+        raise errors.InvalidArgumentError(
+            None, None, "Current implementation only supports equal length strides in the row "
+                        "and column dimensions.")
+    if any(d != 1 for d in dilations):
+        raise errors.UnimplementedError(None, None, "QuantizedConv2D: dilations other than 1 "
+                                                    f"are not supported, got {dilations}")
+    x, f = _plain(input).astype(np.int64), _plain(filter).astype(np.int64)
+    if x.ndim != 4 or f.ndim != 4:
+        raise errors.InvalidArgumentError(
+            None, None, f"QuantizedConv2D: input and filter must be 4-dimensional, got shapes "
+                        f"{list(x.shape)} and {list(f.shape)}")
+    if x.shape[3] != f.shape[2]:
+        raise errors.InvalidArgumentError(
+            None, None, f"QuantizedConv2D: input depth {x.shape[3]} does not match the "
+                        f"filter's in_depth {f.shape[2]}")
+    _, bin_, lo_in, hi_in = _qtypes(Tinput)
+    _, bf, lo_f, hi_f = _qtypes(Tfilter)
+    ostruct, obase, lo_o, hi_o = _qtypes(out_type)
+    mins = [_F32(np.asarray(v).reshape(-1)[0]) for v in (min_input, max_input, min_filter,
+                                                         max_filter)]
+    x = x - _level_of_zero(mins[0], mins[1], lo_in, 8 * bin_.itemsize)
+    f = f - _level_of_zero(mins[2], mins[3], lo_f, 8 * bf.itemsize)
+    b, h, w, _ = x.shape
+    kh, kw, _, oc = f.shape
+    s = strides[1]
+    oh, top = _conv_geometry(h, kh, s, padding)
+    ow, left = _conv_geometry(w, kw, s, padding)
+    padded = np.zeros((b, max(h, (oh - 1) * s + kh) + top, max(w, (ow - 1) * s + kw) + left,
+                       x.shape[3]), np.int64)
+    padded[:, top:top + h, left:left + w] = x
+    out = np.zeros((b, oh, ow, oc), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            win = padded[:, i:i + (oh - 1) * s + 1:s, j:j + (ow - 1) * s + 1:s, :]
+            out += win @ f[i, j]
+    out = np.clip(out, lo_o, hi_o).astype(obase).view(ostruct)
+    # QuantizationRangeForMultiplication: one output step is the product of the inputs' steps
+    step = (_F32((mins[1] - mins[0]) / _F32(hi_in - lo_in))
+            * _F32((mins[3] - mins[2]) / _F32(hi_f - lo_f)))
+    return out, _F32(step * _F32(lo_o)), _F32(step * _F32(hi_o))
+
+
+def _quantized_conv2d_shape(op):
+    x, f = op._inputs[0]._shape, op._inputs[1]._shape
+    for t in op._inputs[2:]:
+        if t._shape.ndims not in (None, 0):
+            raise ValueError(f"QuantizedConv2D: the ranges must be scalars, got {t._shape}")
+    s = op._attrs["strides"]
+    scalars = [TensorShape([]), TensorShape([])]
+    if x.ndims is None or f.ndims is None:
+        oc = f.dims[3] if f.ndims == 4 else None
+        return [TensorShape([None, None, None, oc])] + scalars
+    if x.ndims != 4 or f.ndims != 4:
+        raise ValueError(f"Shape must be rank 4, got {x} and {f}")
+    xd, fd = x.as_list(), f.as_list()
+    spatial = [None if n is None or k is None else
+               _conv_geometry(n, k, ss, op._attrs["padding"])[0]
+               for n, k, ss in zip(xd[1:3], fd[0:2], s[1:3])]
+    return [TensorShape([xd[0]] + spatial + [fd[3]])] + scalars
+
+
+op_registry.declare(
+    "QuantizedConv2D",
+    inputs=["input: Tinput", "filter: Tfilter", "min_input: float", "max_input: float",
+            "min_filter: float", "max_filter: float"],
+    outputs=["output: out_type", "min_output: float", "max_output: float"],
+    attrs=["Tinput: quantizedtype", "Tfilter: quantizedtype",
+           "out_type: quantizedtype = DT_QINT32", "strides: list(int)",
+           "padding: {'SAME', 'VALID'}", "dilations: list(int) = [1, 1, 1, 1]"],
+    shape=_quantized_conv2d_shape,
+    kernel=_quantized_conv2d_kernel,
+    # as TF: no gradient is registered
+)
+
+_QuantizedConv2D = collections.namedtuple("QuantizedConv2D",
+                                          ["output", "min_output", "max_output"])
+
+
+def quantized_conv2d(input, filter, min_input, max_input, min_filter, max_filter, strides,
+                     padding, out_type=dtypes.qint32, dilations=(1, 1, 1, 1), name=None):
+    """2-D convolution of quantized NHWC ``input`` with quantized HWIO ``filter``, exact in
+    integers; returns ``(output, min_output, max_output)`` (qint32 by default)."""
+    op = ops.apply_op("QuantizedConv2D",
+                      [input, filter, min_input, max_input, min_filter, max_filter],
+                      {"out_type": dtypes.as_dtype(out_type),
+                       "strides": [int(v) for v in strides], "padding": padding,
+                       "dilations": [int(v) for v in dilations]}, name=name)
+    return _QuantizedConv2D(*op._outputs)
