@@ -250,3 +250,33 @@ def test_contrib_estimator_heads_forward_features_and_one_tower_replication(tmp_
     h = ce.multi_class_head(3)
     assert h.logits_dimension == 3
     assert ce.binary_classification_head().logits_dimension == 1
+
+
+def test_loss_reduction_checked_when_made_v1_canned_and_keras_values_in_public_heads(tmp_path):
+    # official/wide_deep/census_main.py (2019) passes tf.keras.losses.Reduction.SUM to the
+    # canned estimators: TF 1.x's v1 LinearClassifier rejects it when constructed, while the
+    # public (v2) heads take the Keras values
+    cols = [tf.feature_column.numeric_column("x")]
+    with pytest.raises(ValueError, match="Invalid loss_reduction: sum"):
+        tf.estimator.LinearClassifier(cols, loss_reduction=tf.keras.losses.Reduction.SUM)
+    with pytest.raises(ValueError, match="Invalid loss_reduction: none"):
+        tf.estimator.DNNRegressor([2], cols, loss_reduction=tf.losses.Reduction.NONE)
+    with pytest.raises(ValueError, match="Invalid loss_reduction: auto"):
+        tf.estimator.RegressionHead(loss_reduction=tf.keras.losses.Reduction.AUTO)
+    x = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    y = np.array([1.0, 1.0, 1.0, 1.0], np.float32)
+
+    def input_fn():
+        return tf.data.Dataset.from_tensors(({"x": x}, y))
+
+    results = {}
+    for key in ("sum", "sum_over_batch_size"):
+        head = tf.estimator.RegressionHead(loss_reduction=key)
+        # a zero learning rate keeps the zero weights: the losses differ only by reduction
+        est = tf.estimator.LinearEstimator(head, cols, model_dir=str(tmp_path / key),
+                                           optimizer=tf.train.GradientDescentOptimizer(0.0))
+        est.train(input_fn, steps=1)
+        results[key] = est.evaluate(input_fn, steps=1)
+    # zero weights: every squared error is 1
+    np.testing.assert_allclose(results["sum"]["loss"], 4.0, rtol=1e-6)
+    np.testing.assert_allclose(results["sum_over_batch_size"]["loss"], 1.0, rtol=1e-6)

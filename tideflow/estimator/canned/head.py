@@ -103,6 +103,10 @@ class _Head:
 
     def __init__(self, weight_column=None, loss_reduction=losses_impl.Reduction.SUM,
                  name=None):
+        # TF 1.x checks it when the head is made (a canned estimator's constructor)
+        if (loss_reduction not in losses_impl.Reduction.all()
+                or loss_reduction == losses_impl.Reduction.NONE):
+            raise ValueError(f"Invalid loss_reduction: {loss_reduction}")
         self._weight_column = weight_column
         self._loss_reduction = loss_reduction
         self._name = name

@@ -6,6 +6,15 @@ from tideflow.estimator.canned import head as head_lib
 from tideflow.ops import losses_impl
 
 _MEAN = losses_impl.Reduction.SUM_OVER_BATCH_SIZE
+# TF 1.15's public heads take tf.keras.losses.Reduction values ('sum', 'sum_over_batch_size')
+_KERAS_REDUCTIONS = {"sum": losses_impl.Reduction.SUM, "sum_over_batch_size": _MEAN}
+
+
+def _reduction(loss_reduction):
+    if loss_reduction in ("none", "auto"):
+        raise ValueError(f"Invalid loss_reduction: {loss_reduction}. See "
+                         "`tf.losses.Reduction` for valid options.")
+    return _KERAS_REDUCTIONS.get(loss_reduction, loss_reduction)
 
 
 class BinaryClassHead(head_lib.BinaryClassHead):
@@ -15,7 +24,7 @@ class BinaryClassHead(head_lib.BinaryClassHead):
                  loss_reduction=_MEAN, loss_fn=None, name=None):
         if thresholds:
             raise NotImplementedError("BinaryClassHead: thresholds are not supported")
-        super().__init__(weight_column, label_vocabulary, loss_reduction, name)
+        super().__init__(weight_column, label_vocabulary, _reduction(loss_reduction), name)
         self._loss_fn = loss_fn
 
 
@@ -26,7 +35,8 @@ class MultiClassHead(head_lib.MultiClassHead):
                  loss_reduction=_MEAN, loss_fn=None, name=None):
         if n_classes is None or n_classes < 2:
             raise ValueError(f"n_classes must be > 2: {n_classes}.")
-        super().__init__(n_classes, weight_column, label_vocabulary, loss_reduction, name)
+        super().__init__(n_classes, weight_column, label_vocabulary,
+                         _reduction(loss_reduction), name)
         self._loss_fn = loss_fn
 
 
@@ -36,7 +46,7 @@ class RegressionHead(head_lib.RegressionHead):
 
     def __init__(self, label_dimension=1, weight_column=None, loss_reduction=_MEAN,
                  loss_fn=None, inverse_link_fn=None, name=None):
-        super().__init__(label_dimension, weight_column, loss_reduction, name)
+        super().__init__(label_dimension, weight_column, _reduction(loss_reduction), name)
         self._loss_fn = loss_fn
         self._inverse_link_fn = inverse_link_fn
 
