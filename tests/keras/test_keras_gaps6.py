@@ -813,3 +813,13 @@ def test_fit_on_a_dataset_that_runs_out_warns_and_stops_as_tf(caplog):
     assert len(h.history["loss"]) == 2
     assert "Your dataset ran out of data; interrupting training" in caplog.text
     assert "(in this case, 12 batches)" in caplog.text
+
+
+def test_convert_all_kernels_in_model_flips_spatial_axes():
+    m = keras.Sequential([keras.layers.Conv2D(2, (2, 3), input_shape=(5, 5, 1)),
+                          keras.layers.Flatten(), keras.layers.Dense(1)])
+    before = K.get_value(m.layers[0].kernel)
+    dense = K.get_value(m.layers[2].kernel)
+    keras.utils.convert_all_kernels_in_model(m)
+    np.testing.assert_array_equal(K.get_value(m.layers[0].kernel), before[::-1, ::-1])
+    np.testing.assert_array_equal(K.get_value(m.layers[2].kernel), dense)  # not a conv

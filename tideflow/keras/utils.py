@@ -332,3 +332,24 @@ def deserialize_keras_object(identifier, module_objects=None, custom_objects=Non
             raise ValueError(f"Unknown {printable_module_name}: {identifier}")
         return obj() if isinstance(obj, type) else obj
     raise ValueError(f"Could not interpret serialized {printable_module_name}: {identifier}")
+
+
+def convert_kernel(kernel):
+    """A convolution kernel flipped along its spatial axes (the channel axes kept): the
+    conversion between Theano's and TensorFlow's kernels."""
+    kernel = np.asarray(kernel)
+    if not 3 <= kernel.ndim <= 5:
+        raise ValueError(f"Invalid kernel shape: {kernel.shape}")
+    index = tuple([slice(None, None, -1)] * (kernel.ndim - 2) + [slice(None), slice(None)])
+    return np.copy(kernel[index])
+
+
+def convert_all_kernels_in_model(model):
+    """Flips the kernels of the model's Conv1D/2D/3D and Conv2DTranspose layers in place
+    (Theano <-> TensorFlow weights; deprecated in TF 1.15, still there)."""
+    from tideflow.keras import backend as K
+
+    conv_classes = {"Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose"}
+    to_assign = [(layer.kernel, convert_kernel(K.get_value(layer.kernel)))
+                 for layer in model.layers if type(layer).__name__ in conv_classes]
+    K.batch_set_value(to_assign)
