@@ -282,3 +282,52 @@ def test_tpu_cluster_resolver_names_the_tpu_it_cannot_reach():
         resolver.TPUClusterResolver()
     with pytest.raises(ValueError, match="'my-tpu'.*us-central1-f"):
         resolver.TPUClusterResolver("my-tpu", zone="us-central1-f", project="p")
+
+
+# Written by real TF 2.21 (compat.v1 Saver): emb [70, 2] = arange(140) in 3 row partitions
+# (fixed_size_partitioner(3): rows 0-23, 24-46, 47-69), big [3, 200] = arange(600) - 300 in 2
+# column partitions (columns 0-99, 100-199), plain = [1.5].
+_TF_PARTED_INDEX = (
+    "eNpjYGDjYJRi4mBk4BVhSMpMZ2BkZGpobjiQwsEoxCHExMEMxCkaGzhNV2vt1OJiET+QgiqlsIETJFtUN3MTI7d4"
+    "am4S2IAZDU1QRRJAzKTwQEjjAKNp8tLwWA4W8RnT4bLiYNkFIho7GE03XLu+ESi7Hl32hihIttNz+UsGZmWgC4GS"
+    "nGDbmTlOMFpxcDEJMANxihUXmMXCkSKQwsCsB3QJ1BQ3kClgdRJAzARUx8IhISAOZ+tD2AysQgU5iZl5QF0sQB2M"
+    "ChPENVhM4/QfLmcAAkYQESsXWwfnHPi0cAMDI3Mhw2omuJjRz12VG5g49jLxMxAE4b8bulVK3W8DAOGhQgo="
+)
+_TF_PARTED_DATA = (
+    "eNrt1vtrT38Ax/G3+51h7rdhmPvcb2Nj7te535n73Od+G47bDDNzbUlakiRJkiT57oskSZIkSUvSkiRJkvR97L/w"
+    "w/f0eXye56dzev/w6vMJ4cyDEJ1+EALRKSU6qUQnlOi4EuUr0TElylOio0qUq0RHlOiwEh1SohwlOqhE2Up0QIn2"
+    "K9E+JdqrRHuUKNJSu9nFTrLYwXa2sZUtbGYTG9nAetaRyVrWsJpVrGQFy8lgGUtZwmIWsZAFpDOfecxlDrOZxUxm"
+    "MJ1pTGUKk5nERNKYwHjGMZYxjGYUj++H8IiH3KeIe9zlDre5xU1ucJ1rXOUKl7nERS5QyHnOcZYCznCKE+STRy6H"
+    "ySGb/ewlIoutbCSTVWSwmHTmMIMppDGWkQwlhST60pNEOpFAPHE0pSGxxFCdypQn8PPfEL5SQjGvec5jirjNdS5T"
+    "SAH55BCRSTpppJBIHDGE0mcWeQ6FRKQQSu//8Y4hITzhKc94zgte8orXvOEt7yjmPR/4SAmf+MwXvvKN7/zgJ7/4"
+    "zR9CaghlKEs5ylOBilSiMlWoSjWqU4Oa1CKG2tShLrHUoz4NaEgjGtOEpjSjOS2IoyWtaE08bWhLOxJoTwc60onO"
+    "dKEriXSjOz3oSS9604e+9KM/A0hiIINIJoXBDCGVoQxjOCMYaSMjGM4whpLKEAaTQjKDGEgSA+hPP/rSh970oic9"
+    "6E43EulKFzrTiY50oD0JtKMtbYinNa1oSRwtaE4zmtKExjSiIQ2oTz1iqUsdahNDLWpSg+pUoypVqEwlKlKB8pSj"
+    "LGUI/LGZ3/wq3Q4/+M43vvKFz3yihI984D3FvOMtb3jNK17yguc84ylPSvfpipJ9pfgQUUgRxYTBzkQciaSQRjqZ"
+    "ROSQTwGFXOY6tyniMc95TTElfOUnwWbKU5nqxBBLQ5oSRzwJdCKRnvQliRSGMpKxpDGFGcwhncVksIpMNrKVLCL2"
+    "sp9scjhMLnnkc4JTnKGAs5zjPIVc4CKXuMwVrnKN69zgJre4zR3uco8i7vOQR6XnsJFRjGYMYxnHeCaQxkQmMZkp"
+    "TGUa05nBTGYxmznMZR7zSWcBC1nEYpawlGVksJwVrGQVq1nDWjJZx3o2sJFNbGYLW9nGdnaQxU52sZso1f8A3aOE"
+    "vUrYp4T9SjighGwlHFRCjhIOKeGwEo4oIVcJR5WQp4RjSshXwnElnFDCSSWcUsJp5f99/GX7+Nt/z4uS/wM2FLXG"
+)
+
+
+def test_reads_partitioned_variables_from_a_tensorflow_checkpoint(tmp_path):
+    prefix = os.path.join(str(tmp_path), "ck")
+    pathlib.Path(prefix + ".index").write_bytes(
+        zlib.decompress(base64.b64decode(_TF_PARTED_INDEX)))
+    pathlib.Path(prefix + ".data-00000-of-00001").write_bytes(
+        zlib.decompress(base64.b64decode(_TF_PARTED_DATA)))
+    assert tf.train.list_variables(prefix) == [("big", [3, 200]), ("emb", [70, 2]),
+                                               ("plain", [1])]
+    emb = np.arange(140, dtype=np.float32).reshape(70, 2)
+    big = np.arange(600, dtype=np.float32).reshape(3, 200) - 300
+    np.testing.assert_array_equal(tf.train.load_variable(prefix, "emb"), emb)
+    np.testing.assert_array_equal(tf.train.load_variable(prefix, "big"), big)
+    # restored into another partitioning and into a whole variable
+    e = tf.get_variable("emb", [70, 2], partitioner=tf.fixed_size_partitioner(4))
+    b = tf.get_variable("big", [3, 200])
+    saver = tf.train.Saver({"emb": e, "big": b})
+    with tf.Session() as sess:
+        saver.restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(tf.concat(list(e), 0)), emb)
+        np.testing.assert_array_equal(sess.run(b), big)

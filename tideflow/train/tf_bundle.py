@@ -2,7 +2,8 @@
 ``BundleEntryProto`` records and raw ``.data-?????-of-?????`` shards), so that checkpoints
 written by TensorFlow (BERT's and GPT-2's released weights, ...) can be restored, listed and
 used by ``init_from_checkpoint``. tideflow writes its own format (``docs/checkpoint_format.md``);
-this module only reads.
+this module only reads. Tensors TF saved as slices (partitioned variables) are read slice by
+slice, each found under TF's slice key.
 
 The index is parsed here with a small reader of the table and protobuf wire formats; the
 entries it yields have the layout of ``checkpoint_format.Reader.tensors`` entries, with
@@ -138,6 +139,95 @@ def _table_items(raw, path):
         yield from _block_entries(_block(mv, off, size, path))
 
 
+def _entry(fields):
+    """A BundleEntryProto's fields as a tideflow index entry (plus its slices' extents)."""
+    entry = {"dtype": None, "shape": [], "shard": 0, "tf_offset": 0, "size": 0, "crc32c": 0,
+             "slices": False, "extents": []}
+    for num, val in fields:
+        if num == 1:
+            entry["dtype"] = dtypes.as_dtype(val).name
+        elif num == 2:
+            entry["shape"] = _shape(val)
+        elif num == 3:
+            entry["shard"] = val
+        elif num == 4:
+            entry["tf_offset"] = val
+        elif num == 5:
+            entry["size"] = val
+        elif num == 6:
+            entry["crc32c"] = unmask_crc(val)
+        elif num == 7:  # TensorSliceProto: repeated Extent {start = 1; length = 2}
+            entry["slices"] = True
+            extents = []
+            for enum_, ext in _fields(val):
+                if enum_ == 1:
+                    start, length = 0, -1
+                    for fnum, fval in _fields(ext):
+                        if fnum == 1:
+                            start = _signed64(fval)
+                        elif fnum == 2:
+                            length = _signed64(fval)
+                    extents.append((start, length))
+            entry["extents"].append(extents)
+    entry["encoding"] = "tf_bundle_string" if entry["dtype"] == "string" else "tf_bundle"
+    entry["nbytes"] = entry["size"]
+    return entry
+
+
+# the key of a stored slice: TF's EncodeTensorNameSlice, in its OrderedCode encoding
+_SIGNED_HEADER = {1: (0x80, 0), 2: (0xC0, 0), 3: (0xE0, 0), 4: (0xF0, 0), 5: (0xF8, 0),
+                  6: (0xFC, 0), 7: (0xFE, 0), 8: (0xFF, 0), 9: (0xFF, 0x80), 10: (0xFF, 0xC0)}
+
+
+def _num_increasing(v):
+    raw = v.to_bytes((v.bit_length() + 7) // 8, "big")
+    return bytes([len(raw)]) + raw
+
+
+def _signed_num_increasing(v):
+    x = ~v if v < 0 else v
+    if x < 64:
+        return bytes([(0x80 ^ v) & 0xFF])
+    n = x.bit_length() // 7 + 1
+    out = bytearray((v & ((1 << 80) - 1)).to_bytes(10, "big")[10 - n:])
+    out[0] ^= _SIGNED_HEADER[n][0]
+    out[1] ^= _SIGNED_HEADER[n][1]
+    return bytes(out)
+
+
+def _ordered_string(s):
+    out = bytearray()
+    for c in s:
+        out += b"\x00\xff" if c == 0 else b"\xff\x00" if c == 0xFF else bytes([c])
+    return bytes(out) + b"\x00\x01"
+
+
+def slice_key(name, extents):
+    """The table key TF stores slice ``extents`` ([(start, length or -1)]) of ``name`` under."""
+    key = b"\x00" + _ordered_string(name.encode("utf-8")) + _num_increasing(len(extents))
+    for start, length in extents:
+        key += _signed_num_increasing(start) + _signed_num_increasing(length)
+    return key
+
+
+def _slice_piece(name, entry, extents, by_key, path):
+    value = by_key.get(slice_key(name, extents))
+    if value is None:
+        raise errors.DataLossError(
+            None, None, f"TensorFlow checkpoint index {path} lists a slice {extents} of tensor "
+            f"'{name}' but holds no entry for it")
+    piece = _entry(_fields(value))
+    full = entry["shape"]
+    if len(extents) != len(full):
+        raise errors.DataLossError(
+            None, None, f"Slice {extents} of tensor '{name}' in {path} does not match its "
+            f"shape {full}")
+    piece["offset"] = [start for start, _ in extents]
+    piece["shape"] = [d if length < 0 else length for (_, length), d in zip(extents, full)]
+    del piece["slices"], piece["extents"]
+    return piece
+
+
 def read_index(raw, path):
     """``(num_shards, {name: entry})`` of a TensorFlow checkpoint index (its bytes ``raw``)."""
     try:
@@ -147,6 +237,7 @@ def read_index(raw, path):
             None, None, f"Unable to read TensorFlow checkpoint index {path}: {err}") from None
     num_shards = 1
     tensors = {}
+    by_key = dict(items)
     for key, value in items:
         fields = _fields(value)
         if key == b"":  # BundleHeaderProto
@@ -160,30 +251,13 @@ def read_index(raw, path):
         if key[:1] == b"\x00":
             continue  # the stored slices of a partitioned tensor: read through its entry
         name = key.decode("utf-8")
-        entry = {"dtype": None, "shape": [], "shard": 0, "offset": 0, "size": 0,
-                 "crc32c": 0}
-        slices = False
-        for num, val in fields:
-            if num == 1:
-                entry["dtype"] = dtypes.as_dtype(val).name
-            elif num == 2:
-                entry["shape"] = _shape(val)
-            elif num == 3:
-                entry["shard"] = val
-            elif num == 4:
-                entry["offset"] = val
-            elif num == 5:
-                entry["size"] = val
-            elif num == 6:
-                entry["crc32c"] = unmask_crc(val)
-            elif num == 7:
-                slices = True
-        if slices:
+        entry = _entry(fields)
+        if entry.pop("slices"):
+            entry["slices"] = [_slice_piece(name, entry, extents, by_key, path)
+                               for extents in entry.pop("extents")]
             entry["encoding"] = "tf_bundle_sliced"
         else:
-            entry["encoding"] = ("tf_bundle_string" if entry["dtype"] == "string"
-                                 else "tf_bundle")
-            entry["nbytes"] = entry["size"]
+            del entry["extents"]
         tensors[name] = entry
     return num_shards, tensors
 
@@ -193,14 +267,9 @@ def read_piece(data_path, name, piece, dtype, out=None):
     the entry's CRC32C; read into ``out`` when given."""
     from tideflow.train import checkpoint_format
 
-    if piece["encoding"] == "tf_bundle_sliced":
-        raise errors.UnimplementedError(
-            None, None, f"Tensor '{name}' of the TensorFlow checkpoint {data_path} was saved "
-            "as slices (a partitioned variable); tideflow reads only whole tensors from "
-            "TensorFlow checkpoints")
     try:
         with open(data_path, "rb") as f:
-            f.seek(piece["offset"])
+            f.seek(piece["tf_offset"])
             data = f.read(piece["size"])
     except FileNotFoundError:
         raise errors.NotFoundError(
