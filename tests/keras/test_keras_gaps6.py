@@ -823,3 +823,9 @@ def test_convert_all_kernels_in_model_flips_spatial_axes():
     keras.utils.convert_all_kernels_in_model(m)
     np.testing.assert_array_equal(K.get_value(m.layers[0].kernel), before[::-1, ::-1])
     np.testing.assert_array_equal(K.get_value(m.layers[2].kernel), dense)  # not a conv
+
+
+def test_initializers_normal_and_uniform_aliases():
+    # TF 1.15's v1 names keras.initializers.normal / uniform
+    assert keras.initializers.normal is keras.initializers.RandomNormal
+    assert keras.initializers.uniform is keras.initializers.RandomUniform

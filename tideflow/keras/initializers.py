@@ -79,8 +79,8 @@ def glorot_normal(seed=None):
 zeros = Zeros
 ones = Ones
 constant = Constant
-random_normal = RandomNormal
-random_uniform = RandomUniform
+random_normal = normal = RandomNormal
+random_uniform = uniform = RandomUniform
 truncated_normal = TruncatedNormal
 variance_scaling = VarianceScaling
 orthogonal = Orthogonal
