@@ -172,3 +172,33 @@ def test_contrib_linalg_tril_future_mask_of_tf1_transformers():
     assert (tf.contrib.linalg.LinearOperatorUDVHUpdate
             is tf.linalg.LinearOperatorLowRankUpdate)
     assert tf.contrib.linalg.LinearOperatorDiag is tf.linalg.LinearOperatorDiag
+
+
+def test_second_dynamic_decode_opens_decoder_1_as_tf():
+    # a training decoder and a beam-search decoder with their own attention cells in one graph:
+    # TF's dynamic_decode opens variable_scope(scope, "decoder"), so the second is decoder_1
+    # (re-entering "decoder" made the second cell's attention layer collide with the first's)
+    s2s = tf.contrib.seq2seq
+    mem = tf.constant(np.random.RandomState(0).randn(2, 4, 6).astype(np.float32))
+    emb = tf.get_variable("emb", [5, 6])
+    outputs = []
+    for beam in (0, 2):
+        memory = s2s.tile_batch(mem, beam) if beam else mem
+        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(6), s2s.LuongAttention(6, memory),
+                                    attention_layer_size=6)
+        init = cell.zero_state(2 * max(beam, 1), tf.float32)
+        if beam:
+            dec = s2s.BeamSearchDecoder(cell, emb, tf.fill([2], 1), 0, init, beam,
+                                        output_layer=tf.layers.Dense(5))
+        else:
+            helper = s2s.GreedyEmbeddingHelper(emb, tf.fill([2], 1), 0)
+            dec = s2s.BasicDecoder(cell, helper, init, output_layer=tf.layers.Dense(5))
+        outputs.append(s2s.dynamic_decode(dec, maximum_iterations=3)[0])
+    names = {v.name for v in tf.global_variables()}
+    assert "decoder/attention_wrapper/attention_layer/kernel:0" in names
+    assert "decoder_1/attention_wrapper/attention_layer/kernel:0" in names
+    assert "decoder_1/attention_wrapper/gru_cell/gates/kernel:0" in names
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        greedy, beam = sess.run([outputs[0].sample_id, outputs[1].predicted_ids])
+    assert greedy.shape[0] == 2 and beam.shape[0] == 2 and beam.shape[2] == 2

@@ -165,7 +165,7 @@ def dynamic_decode(decoder, output_time_major=False, impute_finished=False,
     zeros and its state is carried through unchanged."""
     if not isinstance(decoder, Decoder):
         raise TypeError(f"Expected decoder to be type Decoder, but saw: {type(decoder)}")
-    with tf.variable_scope(scope or "decoder") as varscope:
+    with tf.variable_scope(scope, "decoder") as varscope:  # a second decode opens decoder_1
         del varscope
         if maximum_iterations is not None:
             maximum_iterations = tf.convert_to_tensor(maximum_iterations, dtype=tf.int32,
