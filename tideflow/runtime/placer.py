@@ -299,12 +299,15 @@ def log_graph_placement(graph, placement, devices, allow_soft_placement=False, p
     ops = graph.get_operations()
     full = placement
     if any(op not in placement for op in ops):
-        try:
-            full = place(topo_order(ops, {}), devices, allow_soft_placement,
-                         pinned=dict(pinned or {}))
-            full.update(placement)
-        except (errors.OpError, ValueError):
-            full = placement  # an op no device can run fails only if it ever runs
+        # an op no device can run fails only if it ever runs (TF fails every run): the log
+        # then shows where soft placement would put it
+        for soft in (allow_soft_placement, True):
+            try:
+                full = place(topo_order(ops, {}), devices, soft, pinned=dict(pinned or {}))
+                full.update(placement)
+                break
+            except (errors.OpError, ValueError):
+                full = placement
     ordered = ([op for op in ops if not _is_generator(op)]
                + [op for op in ops if _is_generator(op)])
     log_placement([op for op in ordered if op in full], full)
