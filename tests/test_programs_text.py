@@ -202,3 +202,20 @@ def test_second_dynamic_decode_opens_decoder_1_as_tf():
         sess.run(tf.global_variables_initializer())
         greedy, beam = sess.run([outputs[0].sample_id, outputs[1].predicted_ids])
     assert greedy.shape[0] == 2 and beam.shape[0] == 2 and beam.shape[2] == 2
+
+
+def test_python_layers_core_dense_of_the_seq2seq_tutorials():
+    # `from tensorflow.python.layers.core import Dense` (and `layers import core as layers_core`)
+    # gives the output projection handed to BasicDecoder in the TF 1.x seq2seq tutorials
+    from tideflow.python.layers.core import Dense
+
+    from tideflow.python.layers import base
+    from tideflow.python.layers import core as layers_core
+
+    assert Dense is tf.layers.Dense and layers_core.dropout is tf.layers.dropout
+    assert base.Layer is tf.layers.Layer and base.InputSpec is tf.layers.InputSpec
+    layer = Dense(3, use_bias=False, kernel_initializer=tf.ones_initializer())
+    out = layer(tf.constant([[1.0, 2.0]]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out).tolist() == [[3.0, 3.0, 3.0]]
