@@ -97,3 +97,53 @@ def test_wgan_gp_critic_with_contrib_batch_norm_trains():
                 sess.run(train, feed)
             last = sess.run(d_loss, feed)
     assert np.isfinite(last) and last < first
+
+
+def _tiny_gan(tfgan):
+    def generator_fn(noise):
+        return tf.layers.dense(noise, 3, name="g_out")
+
+    def discriminator_fn(data, unused_conditioning):
+        return tf.layers.dense(data, 1, name="d_out")
+
+    real = tf.constant(np.random.RandomState(0).rand(8, 3).astype(np.float32))
+    model = tfgan.gan_model(generator_fn, discriminator_fn, real_data=real,
+                            generator_inputs=tf.random_normal([8, 2], seed=1))
+    loss = tfgan.gan_loss(model, generator_loss_fn=tfgan.losses.wasserstein_generator_loss,
+                          discriminator_loss_fn=tfgan.losses.wasserstein_discriminator_loss)
+    return tfgan.gan_train_ops(model, loss, tf.train.AdamOptimizer(0.01, beta1=0.5),
+                               tf.train.AdamOptimizer(0.01, beta1=0.5))
+
+
+def test_tfgan_sequential_train_steps_counts_updates_and_global_step():
+    # Kaggle's TFGAN exercise: train_step_fn = tfgan.get_sequential_train_steps(
+    # GANTrainSteps(1, 2)) called by hand in a SingularMonitoredSession loop
+    tfgan = tf.contrib.gan
+    with tf.Graph().as_default():
+        train_ops = _tiny_gan(tfgan)
+        global_step = tf.train.get_or_create_global_step()
+        step_fn = tfgan.get_sequential_train_steps(tfgan.GANTrainSteps(1, 2))
+        powers = {v.op.name: v for v in tf.global_variables() if "beta1_power" in v.name}
+        assert len(powers) == 2
+        with tf.train.SingularMonitoredSession() as sess:
+            for i in range(3):
+                loss, should_stop = step_fn(sess, train_ops, global_step, train_step_kwargs={})
+                assert np.isfinite(loss) and should_stop is False
+                assert sess.run(global_step) == i + 1
+            values = sorted(sess.run(list(powers.values())))
+    # Adam's beta1 power is beta1 ** (1 + updates): 3 generator and 6 discriminator updates
+    np.testing.assert_allclose(values, [0.5 ** 7, 0.5 ** 4], rtol=1e-6)
+
+
+def test_tfgan_sequential_train_steps_stop_condition():
+    tfgan = tf.contrib.gan
+    with tf.Graph().as_default():
+        train_ops = _tiny_gan(tfgan)
+        global_step = tf.train.get_or_create_global_step()
+        step_fn = tfgan.get_sequential_train_steps()
+        reached = tf.greater_equal(global_step, 2)
+        with tf.train.SingularMonitoredSession() as sess:
+            stops = [step_fn(sess, train_ops, global_step, {"should_stop": reached})[1]
+                     for _ in range(2)]
+            assert [bool(s) for s in stops] == [False, True]
+            assert step_fn(sess, train_ops, global_step, {"number_of_steps": 3})[1]

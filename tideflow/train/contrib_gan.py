@@ -421,6 +421,38 @@ def get_joint_train_hooks(train_steps=_ONE_STEP_EACH):
 _SEQUENTIAL = get_sequential_train_hooks()
 
 
+def get_sequential_train_steps(train_steps=_ONE_STEP_EACH):
+    """A ``train_step_fn`` for ``slim.learning.train`` (Supervisor-era TFGAN loops):
+    ``fn(sess, train_ops, global_step, train_step_kwargs)`` runs the generator's train op
+    ``generator_train_steps`` times, then the discriminator's ``discriminator_train_steps``
+    times (each through ``slim.learning.train_step``), then increments the global step, and
+    returns ``(sum of the train ops' losses, should_stop)``; the stop condition (a
+    ``should_stop`` tensor or ``number_of_steps`` in ``train_step_kwargs``) is checked once,
+    after the increment."""
+    def sequential_train_steps(sess, train_ops, global_step, train_step_kwargs):
+        from tideflow.train.slim_learning import train_step
+
+        kwargs = dict(train_step_kwargs)
+        should_stop_op = kwargs.pop("should_stop", None)
+        total = 0
+        for op, n in ((train_ops.generator_train_op, train_steps.generator_train_steps),
+                      (train_ops.discriminator_train_op,
+                       train_steps.discriminator_train_steps)):
+            for _ in range(n):
+                total += train_step(sess, op, global_step, kwargs)[0]
+        sess.run(train_ops.global_step_inc_op)
+        limit = kwargs.get("number_of_steps")  # how slim.learning.train passes its limit here
+        if should_stop_op is not None:
+            should_stop = sess.run(should_stop_op)
+        elif limit is not None:
+            should_stop = sess.run(global_step) >= limit
+        else:
+            should_stop = False
+        return total, should_stop
+
+    return sequential_train_steps
+
+
 def gan_train(train_ops, logdir, get_hooks_fn=_SEQUENTIAL, master="",
               is_chief=True, scaffold=None, hooks=None, chief_only_hooks=None,
               save_checkpoint_secs=600, save_summaries_steps=100, config=None):
@@ -456,4 +488,4 @@ eval.__all__ = ["image_reshaper"]
 
 __all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "RunTrainOpsHook", "eval",
            "gan_loss", "gan_model", "gan_train", "gan_train_ops", "get_joint_train_hooks",
-           "get_sequential_train_hooks", "losses"]
+           "get_sequential_train_hooks", "get_sequential_train_steps", "losses"]
