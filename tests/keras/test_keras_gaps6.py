@@ -829,3 +829,27 @@ def test_initializers_normal_and_uniform_aliases():
     # TF 1.15's v1 names keras.initializers.normal / uniform
     assert keras.initializers.normal is keras.initializers.RandomNormal
     assert keras.initializers.uniform is keras.initializers.RandomUniform
+
+
+def test_experimental_cosine_schedules_match_tf_values():
+    E = keras.experimental
+    steps = tf.placeholder(tf.int64, [])
+    scheds = [E.CosineDecay(0.1, 100, alpha=0.1),
+              E.CosineDecayRestarts(0.1, 30, t_mul=2.0, m_mul=0.5, alpha=0.05),
+              E.CosineDecayRestarts(0.1, 30, t_mul=1.0),
+              E.LinearCosineDecay(0.1, 100, num_periods=2.0, alpha=0.1, beta=0.01)]
+    outs = [s(steps) for s in scheds]
+    sess = tf.Session()
+    got = [sess.run(outs, {steps: k}) for k in (0, 7, 29, 30, 45, 90, 100, 150)]
+    # observed from TF 2.21 (tf_keras's schedules; tf.train.linear_cosine_decay for the last)
+    want = [[0.1, 0.1, 0.1, 0.111], [0.098916, 0.087799, 0.087157, 0.085327],
+            [0.082581, 0.00526, 0.000274, 0.00601], [0.08145, 0.0525, 0.1, 0.008639],
+            [0.06204, 0.045544, 0.05, 0.059793], [0.012202, 0.02875, 0.1, 0.01409],
+            [0.01, 0.028345, 0.075, 0.011], [0.01, 0.016875, 0.1, 0.011]]
+    np.testing.assert_allclose(got, want, atol=2e-6)
+    # CosineDecay by NumPy
+    np.testing.assert_allclose(got[1][0], 0.1 * (0.9 * 0.5 * (1 + np.cos(np.pi * 0.07)) + 0.1),
+                               rtol=1e-5)
+    noisy = E.NoisyLinearCosineDecay(0.1, 100)(tf.constant(10))
+    assert 0 < abs(sess.run(noisy)) < 1
+    assert scheds[1].get_config()["t_mul"] == 2.0

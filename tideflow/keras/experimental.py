@@ -11,6 +11,12 @@ import os
 import time
 
 from tideflow.compat import as_bytes, as_text
+from tideflow.keras.optimizer_schedules import (  # noqa: F401 (tf.keras.experimental)
+    CosineDecay,
+    CosineDecayRestarts,
+    LinearCosineDecay,
+    NoisyLinearCosineDecay,
+)
 
 _CONFIG_ASSET = "saved_model.json"
 _WEIGHTS_ASSET = "keras_weight_names.json"  # the graph names of model.weights, in order

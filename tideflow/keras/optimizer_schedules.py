@@ -106,5 +106,106 @@ class PolynomialDecay(LearningRateSchedule):
                 "power": self.power, "cycle": self.cycle, "name": self.name}
 
 
+# -- tf.keras.experimental's cosine schedules (TF 1.14/1.15) ----------------------------------
+
+class _Configured(LearningRateSchedule):
+    _ARGS = ()
+
+    def get_config(self):
+        return {k: getattr(self, k) for k in self._ARGS}
+
+
+def _cosine(fraction):
+    return 0.5 * (1.0 + tf.cos(tf.constant(3.141592653589793) * fraction))
+
+
+class CosineDecay(_Configured):
+    """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
+    + alpha)``."""
+
+    _ARGS = ("initial_learning_rate", "decay_steps", "alpha", "name")
+
+    def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name=None):
+        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
+        self.alpha, self.name = alpha, name
+
+    def __call__(self, step):
+        steps = _f(self.decay_steps)
+        fraction = tf.minimum(_f(step), steps) / steps
+        alpha = _f(self.alpha)
+        return _f(self.initial_learning_rate) * ((1.0 - alpha) * _cosine(fraction) + alpha)
+
+
+class CosineDecayRestarts(_Configured):
+    """Cosine decay with warm restarts (SGDR): periods of ``first_decay_steps`` growing by
+    ``t_mul``, each restart's peak scaled by ``m_mul``."""
+
+    _ARGS = ("initial_learning_rate", "first_decay_steps", "t_mul", "m_mul", "alpha", "name")
+
+    def __init__(self, initial_learning_rate, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                 alpha=0.0, name=None):
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self.t_mul, self.m_mul, self.alpha, self.name = t_mul, m_mul, alpha, name
+
+    def __call__(self, step):
+        fraction = _f(step) / _f(self.first_decay_steps)
+        t_mul, m_mul, alpha = _f(self.t_mul), _f(self.m_mul), _f(self.alpha)
+        if self.t_mul == 1.0:
+            i_restart = tf.floor(fraction)
+            fraction = fraction - i_restart
+        else:
+            i_restart = tf.floor(tf.log(1.0 - fraction * (1.0 - t_mul)) / tf.log(t_mul))
+            sum_r = (1.0 - t_mul ** i_restart) / (1.0 - t_mul)
+            fraction = (fraction - sum_r) / t_mul ** i_restart
+        decayed = m_mul ** i_restart * _cosine(fraction)
+        return _f(self.initial_learning_rate) * ((1.0 - alpha) * decayed + alpha)
+
+
+class LinearCosineDecay(_Configured):
+    """``lr * ((alpha + linear) * cosine + beta)``: a linear decay over ``decay_steps``
+    times a cosine of ``num_periods`` periods."""
+
+    _ARGS = ("initial_learning_rate", "decay_steps", "num_periods", "alpha", "beta", "name")
+
+    def __init__(self, initial_learning_rate, decay_steps, num_periods=0.5, alpha=0.0,
+                 beta=0.001, name=None):
+        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
+        self.num_periods, self.alpha, self.beta, self.name = num_periods, alpha, beta, name
+
+    def _linear(self, step):
+        steps = _f(self.decay_steps)
+        step = tf.minimum(_f(step), steps)
+        return (steps - step) / steps, step / steps
+
+    def _finish(self, linear, completed):
+        cosine = _cosine(2.0 * _f(self.num_periods) * completed)
+        return _f(self.initial_learning_rate) * (
+            (_f(self.alpha) + linear) * cosine + _f(self.beta))
+
+    def __call__(self, step):
+        linear, completed = self._linear(step)
+        return self._finish(linear, completed)
+
+
+class NoisyLinearCosineDecay(LinearCosineDecay):
+    """``LinearCosineDecay`` whose linear part gets Gaussian noise of variance
+    ``initial_variance / (1 + step) ** variance_decay``."""
+
+    _ARGS = ("initial_learning_rate", "decay_steps", "initial_variance", "variance_decay",
+             "num_periods", "alpha", "beta", "name")
+
+    def __init__(self, initial_learning_rate, decay_steps, initial_variance=1.0,
+                 variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001, name=None):
+        super().__init__(initial_learning_rate, decay_steps, num_periods, alpha, beta, name)
+        self.initial_variance, self.variance_decay = initial_variance, variance_decay
+
+    def __call__(self, step):
+        linear, completed = self._linear(step)
+        variance = _f(self.initial_variance) / tf.pow(1.0 + _f(step), _f(self.variance_decay))
+        noisy = linear + tf.random_normal(tf.shape(linear), stddev=tf.sqrt(variance))
+        return self._finish(noisy, completed)
+
+
 __all__ = ["ExponentialDecay", "InverseTimeDecay", "LearningRateSchedule",
            "PiecewiseConstantDecay", "PolynomialDecay"]
