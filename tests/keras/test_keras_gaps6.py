@@ -853,3 +853,19 @@ def test_experimental_cosine_schedules_match_tf_values():
     noisy = E.NoisyLinearCosineDecay(0.1, 100)(tf.constant(10))
     assert 0 < abs(sess.run(noisy)) < 1
     assert scheds[1].get_config()["t_mul"] == 2.0
+
+
+def test_peephole_lstm_cell_matches_tf_keras():
+    r = np.random.RandomState(0)
+    x = r.rand(2, 5, 3).astype("f")
+    layer = keras.layers.RNN(keras.experimental.PeepholeLSTMCell(4), return_sequences=True)
+    inp = keras.Input((5, 3))
+    out = layer(inp)
+    assert [w.name for w in layer.weights][3:] == [
+        "rnn/input_gate_peephole_weights:0", "rnn/forget_gate_peephole_weights:0",
+        "rnn/output_gate_peephole_weights:0"]
+    layer.set_weights([r.rand(*w.shape).astype("f") - 0.5 for w in layer.get_weights()])
+    got = K.function([inp], [out])([x])[0][:, -1]
+    # observed from tf_keras 2.x's PeepholeLSTMCell with the same weights
+    np.testing.assert_allclose(got, [[-0.06336, 0.09577, -0.05913, -0.03884],
+                                     [0.01108, 0.14007, -0.08592, 0.00014]], atol=2e-5)

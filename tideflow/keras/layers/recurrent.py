@@ -202,6 +202,35 @@ class LSTMCell(_GatedCell):
         return config
 
 
+class PeepholeLSTMCell(LSTMCell):
+    """``tf.keras.experimental.PeepholeLSTMCell``: an LSTMCell whose gates also see the
+    cell state through diagonal peephole weights (``input_gate_peephole_weights``,
+    ``forget_gate_peephole_weights`` on the previous state, ``output_gate_peephole_weights``
+    on the new one), made with the kernel initializer."""
+
+    def build(self, input_shape):
+        super().build(input_shape)
+        for gate in ("input", "forget", "output"):
+            name = f"{gate}_gate_peephole_weights"
+            setattr(self, name, self.add_weight(name, shape=(self.units,),
+                                                initializer=self.kernel_initializer))
+
+    def call(self, inputs, states, training=None):
+        h, c_prev = states[0], states[1]
+        x, h_in = self._apply_masks(inputs, h)
+        z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
+        if self.bias is not None:
+            z = tf.nn.bias_add(z, self.bias)
+        u = self.units
+        i = self.recurrent_activation(z[:, :u] + self.input_gate_peephole_weights * c_prev)
+        f = self.recurrent_activation(z[:, u:2 * u] +
+                                      self.forget_gate_peephole_weights * c_prev)
+        c = f * c_prev + i * self.activation(z[:, 2 * u:3 * u])
+        o = self.recurrent_activation(z[:, 3 * u:] + self.output_gate_peephole_weights * c)
+        h = o * self.activation(c)
+        return h, [h, c]
+
+
 class GRUCell(_GatedCell):
     """GRU with gates z, r, h: ``h = z * h_prev + (1 - z) * hh``. With ``reset_after`` the
     reset gate multiplies the recurrent product (bias shape [2, 3 * units])."""
