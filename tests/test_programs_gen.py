@@ -147,3 +147,29 @@ def test_tfgan_sequential_train_steps_stop_condition():
                      for _ in range(2)]
             assert [bool(s) for s in stops] == [False, True]
             assert step_fn(sess, train_ops, global_step, {"number_of_steps": 3})[1]
+
+
+def test_tfgan_condition_tensor_from_onehot():
+    # conditional generators/discriminators (Kaggle's TFGAN exercise, the TFGAN MNIST example)
+    # add a linear map of a learned label embedding to a layer's activations
+    tfgan = tf.contrib.gan
+    rng = np.random.RandomState(0)
+    x = rng.randn(4, 2, 3, 5).astype(np.float32)
+    labels = np.eye(6, dtype=np.float32)[[1, 0, 5, 1]]
+    with tf.Graph().as_default():
+        with tf.variable_scope("Generator"):
+            out = tfgan.features.condition_tensor_from_onehot(
+                tf.constant(x), tf.constant(labels), embedding_size=7)
+        assert out.shape.as_list() == [4, 2, 3, 5]
+        names = {v.op.name: v.shape.as_list() for v in tf.trainable_variables()}
+        assert names == {"Generator/embedding": [6, 7],
+                         "Generator/fully_connected/weights": [7, 30],
+                         "Generator/fully_connected/biases": [30]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            emb, w, b = sess.run([tf.trainable_variables()[i] for i in range(3)])
+            got = sess.run(out)
+        want = x + ((emb[labels.argmax(1)] @ w) + b).reshape(4, 2, 3, 5)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        with pytest.raises(ValueError):
+            tfgan.features.condition_tensor_from_onehot(tf.constant(x), tf.constant(labels[0]))

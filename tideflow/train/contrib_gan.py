@@ -482,10 +482,44 @@ def image_reshaper(images, num_cols=None):
     return tf.expand_dims(tf.concat(rows, 0), 0)
 
 
+def condition_tensor(tensor, conditioning):
+    """``tensor`` plus a learned linear map of ``conditioning`` (flattened) onto its
+    per-example shape (https://arxiv.org/abs/1609.03499); ``tensor``'s non-batch dimensions
+    must be known."""
+    tf = _tf()
+    tensor.shape[1:].assert_is_fully_defined()
+    num_features = tensor.shape[1:].num_elements()
+    mapped = tf.contrib.layers.linear(tf.contrib.layers.flatten(conditioning), num_features)
+    if not mapped.shape.is_compatible_with(tensor.shape):
+        shape = tf.shape(tensor)
+        static = tf.contrib.util.constant_value(shape)
+        mapped = tf.reshape(mapped, static if static is not None else shape)
+    return tensor + mapped
+
+
+def condition_tensor_from_onehot(tensor, one_hot_labels, embedding_size=256):
+    """``condition_tensor`` on a learned ``embedding`` ([classes, embedding_size], in the
+    current variable scope) of the labels of ``one_hot_labels`` ([batch, classes])."""
+    tf = _tf()
+    one_hot_labels.shape.assert_has_rank(2)
+    one_hot_labels.shape[1:].assert_is_fully_defined()
+    embedding = tf.get_variable("embedding", [one_hot_labels.shape[1], embedding_size])
+    labels = tf.argmax(one_hot_labels, axis=1)
+    conditioning = tf.nn.embedding_lookup(embedding, labels, name="token_to_embedding")
+    return condition_tensor(tensor, conditioning)
+
+
+features = types.ModuleType("tideflow.contrib.gan.features",
+                            "``tfgan.features``: conditioning tensors on labels.")
+features.condition_tensor = condition_tensor
+features.condition_tensor_from_onehot = condition_tensor_from_onehot
+features.__all__ = ["condition_tensor", "condition_tensor_from_onehot"]
+
 eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids.")
 eval.image_reshaper = image_reshaper
 eval.__all__ = ["image_reshaper"]
 
 __all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "RunTrainOpsHook", "eval",
+           "features",
            "gan_loss", "gan_model", "gan_train", "gan_train_ops", "get_joint_train_hooks",
            "get_sequential_train_hooks", "get_sequential_train_steps", "losses"]
