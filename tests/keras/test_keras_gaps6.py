@@ -869,3 +869,27 @@ def test_peephole_lstm_cell_matches_tf_keras():
     # observed from tf_keras 2.x's PeepholeLSTMCell with the same weights
     np.testing.assert_allclose(got, [[-0.06336, 0.09577, -0.05913, -0.03884],
                                      [0.01108, 0.14007, -0.08592, 0.00014]], atol=2e-5)
+
+
+def test_sequence_features_matches_tf_keras():
+    sfc = tf.feature_column
+    cat = sfc.sequence_categorical_column_with_identity("tok", 5)
+    table = np.arange(10).reshape(5, 2) / 10.0
+    emb = sfc.embedding_column(cat, 2, initializer=tf.constant_initializer(table))
+    layer = keras.experimental.SequenceFeatures(
+        [emb, sfc.indicator_column(cat), sfc.sequence_numeric_column("val")])
+    tok = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([1, 3, 4], "int64"), [2, 2])
+    val = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([0.5, 1.5, 2.5], "f"), [2, 2])
+    seq, length = layer({"tok": tok, "val": val})
+    got, lengths = _run(seq, length)
+    # by column name: tok_embedding (2), tok_indicator (5), val (1); padded steps are zeros
+    # (the same values tf_keras's SequenceFeatures gives)
+    want = np.zeros((2, 2, 8))
+    for (b, t), i, v in zip([(0, 0), (0, 1), (1, 0)], [1, 3, 4], [0.5, 1.5, 2.5]):
+        want[b, t] = np.concatenate([table[i], np.eye(5)[i], [v]])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert lengths.tolist() == [2, 1]
+    assert [w.name for w in layer.weights] == [
+        "sequence_features/tok_embedding/embedding_weights:0"]
+    with pytest.raises(ValueError, match="must be a SequenceDenseColumn"):
+        keras.experimental.SequenceFeatures([sfc.numeric_column("x")])

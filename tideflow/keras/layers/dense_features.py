@@ -34,13 +34,32 @@ class DenseFeatures(Layer):
     def build(self, input_shape):
         self.built = True
 
+    def _layer_scope(self):
+        """The layer's variable scope (made on the first call, reused after), without a new
+        name scope."""
+        scope = self._var_scope or self.name
+        vs = variable_scope.variable_scope(scope, reuse=variable_scope.AUTO_REUSE,
+                                           auxiliary_name_scope=False)
+        return vs
+
+    def _track_new_variables(self, before):
+        """The variables the first call made become the layer's weights."""
+        if self._made_weights:
+            return
+        trainable = set(ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES))
+        for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
+            if v in before:
+                continue
+            K._track_variable(v)
+            (self._trainable_weights if v in trainable else
+             self._non_trainable_weights).append(v)
+        self._made_weights = True
+
     def call(self, features, cols_to_output_tensors=None):
         if not isinstance(features, dict):
             raise ValueError("We expected a dictionary here. Instead we got: ", features)  # noqa: TRY004 - as TF
         before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
-        scope = self._var_scope or self.name
-        with variable_scope.variable_scope(scope, reuse=variable_scope.AUTO_REUSE,
-                                           auxiliary_name_scope=False) as vs:
+        with self._layer_scope() as vs:
             self._var_scope = vs
             builder = fc._LazyBuilder(features)
             outputs = []
@@ -57,15 +76,7 @@ class DenseFeatures(Layer):
                     outputs.append(out)
                     if cols_to_output_tensors is not None:
                         cols_to_output_tensors[column] = out
-        if not self._made_weights:
-            trainable = set(ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES))
-            for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
-                if v in before:
-                    continue
-                K._track_variable(v)
-                (self._trainable_weights if v in trainable else
-                 self._non_trainable_weights).append(v)
-            self._made_weights = True
+        self._track_new_variables(before)
         return array_ops.concat(outputs, -1)
 
     def compute_output_shape(self, input_shape):
@@ -81,3 +92,62 @@ class DenseFeatures(Layer):
         config = {"feature_columns": list(self._feature_columns)}
         config.update(super().get_config())
         return config
+
+
+class SequenceFeatures(DenseFeatures):
+    """``tf.keras.experimental.SequenceFeatures``: sequence feature columns (sequence numeric
+    columns; embedding or indicator columns of sequence categorical columns) as
+    ``(sequence_input [batch, steps, depth], sequence_length [batch])``, the columns in the
+    order of their names, concatenated on the last axis."""
+
+    def __init__(self, feature_columns, trainable=True, name=None, **kwargs):
+        from tideflow.feature_column import sequence_feature_column as sfc
+
+        columns = fc._normalize_feature_columns(feature_columns)
+        for column in columns:
+            cat = getattr(column, "categorical_column", None)
+            if not (isinstance(column, sfc._SequenceDenseColumn) or
+                    isinstance(cat, sfc._SequenceCategoricalColumn)):
+                raise ValueError("Items of feature_columns must be a SequenceDenseColumn. You "  # noqa: TRY004 - as TF
+                                 "can wrap a sequence_categorical_column with an "
+                                 f"embedding_column or indicator_column. Given: {column}")
+        Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        self._feature_columns = columns
+        self._var_scope = None
+        self._made_weights = False
+
+    def call(self, features):
+        from tideflow.feature_column import sequence_feature_column as sfc
+        from tideflow.ops import check_ops
+
+        if not isinstance(features, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: ", features)  # noqa: TRY004 - as TF
+        before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
+        with self._layer_scope() as vs:
+            self._var_scope = vs
+            builder = fc._LazyBuilder(features)
+            outputs, lengths = [], []
+            for column in self._feature_columns:
+                with variable_scope.variable_scope(column._var_scope_name):
+                    dense, length = sfc._sequence_dense_of(
+                        column, builder, fc._weight_collections(None), self.trainable)
+                    depth = (column._variable_shape.num_elements()
+                             if isinstance(column, sfc._SequenceDenseColumn)
+                             else dense.shape[-1])
+                    shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
+                    outputs.append(array_ops.reshape(dense, shape))
+                    lengths.append(length)
+        self._track_new_variables(before)
+        checks = [check_ops.assert_equal(lengths[0], other,
+                                         message="sequence_length mismatch between the "
+                                                 "sequence columns")
+                  for other in lengths[1:]]
+        with ops.control_dependencies(checks):
+            return [array_ops.concat(outputs, -1), array_ops.identity(lengths[0])]
+
+    def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, dict):
+            input_shape = next(iter(input_shape.values()), None)
+        batch = TensorShape(input_shape).as_list()[0] if input_shape is not None and \
+            TensorShape(input_shape).ndims else None
+        return [TensorShape([batch, None, None]), TensorShape([batch])]
