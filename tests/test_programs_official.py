@@ -280,3 +280,47 @@ def test_loss_reduction_checked_when_made_v1_canned_and_keras_values_in_public_h
     # zero weights: every squared error is 1
     np.testing.assert_allclose(results["sum"]["loss"], 4.0, rtol=1e-6)
     np.testing.assert_allclose(results["sum_over_batch_size"]["loss"], 1.0, rtol=1e-6)
+
+
+def test_keras_model_to_estimator_trains_under_mirrored_strategy(tmp_path):
+    # samples/core/tutorials/estimators/keras_estimator: model_to_estimator(model,
+    # config=RunConfig(train_distribute=tf.contrib.distribute.MirroredStrategy())); its train
+    # op adds 1 to the global step in the replica (TF makes the step ONLY_FIRST_REPLICA)
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 4).astype(np.float32)
+    y = tf.keras.utils.to_categorical((x[:, 0] > 0.5).astype(int), 2).astype(np.float32)
+    inputs = tf.keras.Input(shape=(4,))
+    out = tf.keras.layers.Dense(2, activation=tf.nn.softmax)(
+        tf.keras.layers.Dense(8, activation=tf.nn.relu)(inputs))
+    model = tf.keras.Model(inputs=inputs, outputs=out)
+    model.compile(loss="categorical_crossentropy",
+                  optimizer=tf.train.GradientDescentOptimizer(0.5), metrics=["accuracy"])
+    config = tf.estimator.RunConfig(train_distribute=tf.contrib.distribute.MirroredStrategy())
+    est = tf.keras.estimator.model_to_estimator(model, config=config,
+                                                model_dir=str(tmp_path))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(16)
+
+    est.train(input_fn, steps=40)
+    assert est.get_variable_value("global_step") == 40
+    result = est.evaluate(lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(64),
+                          steps=1)
+    assert result["acc"] > 0.8, result
+
+
+def test_global_step_counts_once_per_step_in_a_replica():
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    with strategy.scope():
+        step = tf.train.get_or_create_global_step()
+
+        def replica_fn():
+            return tf.assign_add(step, 1)
+
+        inc = strategy.extended.call_for_each_replica(replica_fn)
+    assert isinstance(inc, tf.Tensor)  # the replica's own part, not a distributed value
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(inc)
+        assert sess.run(step) == 3

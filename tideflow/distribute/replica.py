@@ -428,7 +428,11 @@ class ReplicaContext:
         if isinstance(thread, _ReplicaThread):
             return thread.merge(merge_fn, args, kwargs)
         with _Push(_Ctx("cross", self._strategy), self._strategy.extended._creator):
-            return merge_fn(self._strategy, *args, **kwargs)
+            result = merge_fn(self._strategy, *args, **kwargs)
+        if top is not None and top.kind == "replica":
+            # the lone replica gets its part of the result, as each replica thread does
+            return select_replica(top.index, result)
+        return result
 
     def all_reduce(self, reduce_op, value):
         """The SUM or MEAN of ``value`` (a nested structure) over the replicas, on each."""

@@ -92,7 +92,16 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
         eval_metric_ops = {name: tf.metrics.mean(value, weights=batch) for name, value in
                            zip(model.metrics_names[1:], model._metric_tensors)}
         phs = [tf.placeholder(v.dtype.base_dtype, v.get_shape()) for v in model.weights]
-        assign = tf.group(*[tf.assign(v, p) for v, p in zip(model.weights, phs)])
+
+        def assign_all(*_):
+            return tf.group(*[tf.assign(v, p) for v, p in zip(model.weights, phs)])
+
+        if tf.distribute.has_strategy() and not tf.distribute.in_cross_replica_context():
+            # under RunConfig(train_distribute=...): the Keras weights are loaded into every
+            # copy of each mirrored variable, from cross-replica context
+            assign = tf.distribute.get_replica_context().merge_call(assign_all)
+        else:
+            assign = assign_all()
 
         def init_fn(scaffold, session):
             session.run(assign, dict(zip(phs, weights)))

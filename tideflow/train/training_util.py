@@ -36,11 +36,18 @@ def create_global_step(graph=None):
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
     with graph.as_default() as g, g.name_scope(None):
-        return variable_scope.get_variable(
+        step = variable_scope.get_variable(
             ops.GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
             initializer=init_ops.zeros_initializer(), trainable=False,
             collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP],
         )
+    if getattr(step, "_mirrored_aggregation", False) is None:
+        # TF 1.15 makes it with aggregation=ONLY_FIRST_REPLICA: under a strategy, each
+        # replica's ``global_step += 1`` (a Keras model_to_estimator train op) counts once
+        from tideflow.ops.tf1_misc_ops import VariableAggregation
+
+        step._mirrored_aggregation = VariableAggregation.ONLY_FIRST_REPLICA
+    return step
 
 
 def get_or_create_global_step(graph=None):
