@@ -456,3 +456,16 @@ def test_quantized_conv2d_matches_float_conv_and_tf_errors():
             np.testing.assert_allclose(got, want, rtol=0, atol=0.05)
             with pytest.raises(tf.errors.InvalidArgumentError, match="equal length strides"):
                 s.run(bad.output, {x: xv, f: fv})
+
+
+def test_compute_accidental_hits_checks_num_true_statically():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimension must be 1 but is 2"):  # as TF 2.21
+            tf.nn.compute_accidental_hits(tf.constant([[0, 1]], tf.int64),
+                                          tf.constant([1, 2, 0], tf.int64), 1)
+        hits = tf.nn.compute_accidental_hits(tf.constant([[0], [1]], tf.int64),
+                                             tf.constant([1, 2, 0], tf.int64), 1)
+        with tf.Session() as s:
+            idx, ids, w = s.run(hits)
+    assert sorted(zip(idx.tolist(), ids.tolist())) == [(0, 2), (1, 0)]
+    assert (w < -1e37).all()

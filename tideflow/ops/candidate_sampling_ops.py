@@ -160,8 +160,11 @@ def _accidental_hits(true_classes, sampled_candidates, *, num_true):
 
 
 def _accidental_hits_shape(op):
-    op._inputs[0]._shape.with_rank(2)
+    true_classes = op._inputs[0]._shape.with_rank(2)
     op._inputs[1]._shape.with_rank(1)
+    cols = true_classes.dims[1].value
+    if cols is not None and cols != op._attrs["num_true"]:  # as TF's shape function
+        raise ValueError(f"Dimension must be {op._attrs['num_true']} but is {cols}")
     v = TensorShape([None])
     return [v, v, v]
 
