@@ -893,3 +893,20 @@ def test_sequence_features_matches_tf_keras():
         "sequence_features/tok_embedding/embedding_weights:0"]
     with pytest.raises(ValueError, match="must be a SequenceDenseColumn"):
         keras.experimental.SequenceFeatures([sfc.numeric_column("x")])
+
+
+def test_fit_generator_with_fractional_steps_per_epoch():
+    # ``steps_per_epoch=len(x_train) / 100`` in Keras programs: TF's loop runs ceil(steps)
+    counted = []
+
+    def batches():
+        r = np.random.RandomState(0)
+        while True:
+            counted.append(1)
+            x = r.rand(4, 3).astype("f")
+            yield x, x.sum(1, keepdims=True)
+
+    m = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+    m.compile("sgd", "mse")
+    m.fit_generator(batches(), steps_per_epoch=2.3, epochs=1, verbose=0, workers=0)
+    assert len(counted) == 3

@@ -1164,6 +1164,9 @@ class _GeneratorSource:
                                  "on the `keras.utils.Sequence` class. Please specify "
                                  "`steps_per_epoch` or use the `keras.utils.Sequence` class.")
             steps = len(generator)
+        # a fractional count (``len(x) / batch_size``) runs its last partial step, as TF's
+        # ``while step < steps`` loop
+        steps = int(np.ceil(steps))
         self.generator, self.steps, self.samples = generator, steps, None
         self._iter = None if self.is_sequence else iter(generator)
 
