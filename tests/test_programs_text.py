@@ -219,3 +219,59 @@ def test_python_layers_core_dense_of_the_seq2seq_tutorials():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(out).tolist() == [[3.0, 3.0, 3.0]]
+
+
+def test_custom_cell_written_against_tensorflow_python_ops_modules():
+    # text models subclass RNNCell from tensorflow.python.ops.rnn_cell_impl and call the ops
+    # modules directly (vs.variable_scope, math_ops, nn_ops, rnn._transpose_batch_time, ...)
+    from tideflow.python.ops.rnn_cell_impl import LSTMStateTuple, RNNCell
+
+    from tideflow.python.ops import (
+        array_ops,
+        clip_ops,
+        embedding_ops,
+        init_ops,
+        math_ops,
+        nn_ops,
+        rnn,
+        tensor_array_ops,
+    )
+    from tideflow.python.ops import variable_scope as vs
+
+    class MinimalLSTM(RNNCell):
+        def __init__(self, units):
+            super().__init__()
+            self._units = units
+
+        @property
+        def state_size(self):
+            return LSTMStateTuple(self._units, self._units)
+
+        @property
+        def output_size(self):
+            return self._units
+
+        def call(self, inputs, state):
+            c, h = state
+            w = vs.get_variable("w", [inputs.shape[1] + self._units, 4 * self._units],
+                                initializer=init_ops.constant_initializer(0.1))
+            gates = nn_ops.bias_add(math_ops.matmul(array_ops.concat([inputs, h], 1), w),
+                                    vs.get_variable("b", [4 * self._units],
+                                                    initializer=init_ops.zeros_initializer()))
+            i, j, f, o = array_ops.split(gates, 4, axis=1)
+            new_c = c * math_ops.sigmoid(f) + math_ops.sigmoid(i) * math_ops.tanh(j)
+            new_h = math_ops.tanh(new_c) * math_ops.sigmoid(o)
+            return new_h, LSTMStateTuple(new_c, new_h)
+
+    emb = tf.constant(np.linspace(-1, 1, 10 * 3, dtype=np.float32).reshape(10, 3))
+    x = embedding_ops.embedding_lookup(emb, tf.constant([[1, 2, 3, 4], [5, 6, 7, 8]]))
+    out, state = rnn.dynamic_rnn(MinimalLSTM(2), x, dtype=tf.float32)
+    time_major = rnn._transpose_batch_time(out)
+    ta = tensor_array_ops.TensorArray(tf.float32, size=4).unstack(time_major)
+    clipped, norm = clip_ops.clip_by_global_norm([ta.stack()], 0.5)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o, tm, c, n, h = sess.run([out, time_major, clipped[0], norm, state.h])
+    assert o.shape == (2, 4, 2) and np.allclose(tm, o.transpose(1, 0, 2))
+    assert np.allclose(h, o[:, -1]) and np.isclose(n, np.linalg.norm(o))
+    assert np.isclose(np.linalg.norm(c), min(0.5, n))

@@ -1,20 +1,103 @@
-"""``tensorflow.python.ops``: the generated-op modules TF 1.x programs import directly."""
+"""``tensorflow.python.ops``: the generated-op modules TF 1.x programs import directly.
+
+Modules whose tideflow counterpart carries TF's names are the same module object
+(``rnn_cell_impl``, ``clip_ops``, ``variable_scope``, ...). ``array_ops``, ``math_ops`` and
+``nn_ops`` hold tideflow's module and look a missing public name up where TF exports it
+(``math_ops.matmul``, ``nn_ops.bias_add``); ``rnn``, ``rnn_cell``, ``embedding_ops``,
+``tensor_array_ops`` and ``nn`` are namespaces of TF's public names (``rnn._transpose_batch_time``
+included, which custom decoders use)."""
 
 import sys as _sys
+import types as _types
 
 from tideflow.ops import (
     array_ops,
+    check_ops,
+    clip_ops,
     control_flow_ops,
+    data_flow_ops,
+    functional_ops,
     init_ops,
+    logging_ops,
     lookup_ops,
     math_ops,
+    nn_impl,
     nn_ops,
+    partitioned_variables,
     random_ops,
+    rnn_cell_impl,
+    special_math_ops,
+    state_ops,
+    string_ops,
     variable_scope,
+    variables,
 )
 
-for _name, _mod in (("array_ops", array_ops), ("control_flow_ops", control_flow_ops),
-                    ("init_ops", init_ops), ("lookup_ops", lookup_ops),
-                    ("math_ops", math_ops), ("nn_ops", nn_ops),
-                    ("random_ops", random_ops), ("variable_scope", variable_scope)):
+
+def _namespace(name, doc, members):
+    module = _types.ModuleType(f"{__name__}.{name}", doc)
+    for key, value in members.items():
+        setattr(module, key, value)
+    return module
+
+
+def _text_namespaces():
+    from tideflow import nn as _nn
+    from tideflow.ops import loop_rnn
+    from tideflow.ops import rnn as _rnn
+    from tideflow.ops.tensor_array import TensorArray
+
+    rnn_names = ("dynamic_rnn", "bidirectional_dynamic_rnn", "static_rnn",
+                 "static_bidirectional_rnn", "_transpose_batch_time")
+    rnn = _namespace("rnn", "``tensorflow.python.ops.rnn``.",
+                     {**{n: getattr(_rnn, n) for n in rnn_names},
+                      "raw_rnn": loop_rnn.raw_rnn,
+                      "static_state_saving_rnn": getattr(_nn, "static_state_saving_rnn", None)})
+    rnn_cell = _namespace("rnn_cell", "``tensorflow.python.ops.rnn_cell``.",
+                          {n: getattr(_nn.rnn_cell, n) for n in dir(_nn.rnn_cell)
+                           if not n.startswith("_")})
+    embedding_ops = _namespace("embedding_ops", "``tensorflow.python.ops.embedding_ops``.",
+                               {n: getattr(_nn, n) for n in
+                                ("embedding_lookup", "embedding_lookup_sparse",
+                                 "safe_embedding_lookup_sparse") if hasattr(_nn, n)})
+    tensor_array_ops = _namespace("tensor_array_ops", "``tensorflow.python.ops."
+                                  "tensor_array_ops``.", {"TensorArray": TensorArray})
+    import tideflow as _tf
+
+    def with_fallback(name, module, *spaces):
+        # tideflow splits TF's op modules differently: a public name missing here is looked up
+        # in the namespaces TF exports it from (math_ops.matmul is tf.matmul, nn_ops.bias_add is
+        # tf.nn.bias_add, ...)
+        ns = _namespace(name, f"``tensorflow.python.ops.{name}``.",
+                        {n: getattr(module, n) for n in dir(module) if not n.startswith("__")})
+
+        def __getattr__(attr):
+            if not attr.startswith("_"):
+                for space in spaces:
+                    if hasattr(space, attr):
+                        return getattr(space, attr)
+            raise AttributeError(f"module 'tensorflow.python.ops.{name}' has no attribute "
+                                 f"{attr!r}")
+
+        ns.__getattr__ = __getattr__
+        return ns
+
+    return {"rnn": rnn, "rnn_cell": rnn_cell, "embedding_ops": embedding_ops,
+            "tensor_array_ops": tensor_array_ops, "nn": _nn,
+            "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf),
+            "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
+            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip)}
+
+
+for _name, _mod in (("check_ops", check_ops),
+                    ("clip_ops", clip_ops), ("control_flow_ops", control_flow_ops),
+                    ("data_flow_ops", data_flow_ops), ("functional_ops", functional_ops),
+                    ("init_ops", init_ops), ("logging_ops", logging_ops),
+                    ("lookup_ops", lookup_ops), ("nn_impl", nn_impl),
+                    ("partitioned_variables", partitioned_variables),
+                    ("random_ops", random_ops), ("rnn_cell_impl", rnn_cell_impl),
+                    ("special_math_ops", special_math_ops), ("state_ops", state_ops),
+                    ("string_ops", string_ops), ("variable_scope", variable_scope),
+                    ("variables", variables), *_text_namespaces().items()):
+    globals()[_name] = _mod
     _sys.modules[__name__ + "." + _name] = _mod
