@@ -173,3 +173,64 @@ def test_tfgan_condition_tensor_from_onehot():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         with pytest.raises(ValueError):
             tfgan.features.condition_tensor_from_onehot(tf.constant(x), tf.constant(labels[0]))
+
+
+def test_tfgan_gan_loss_adds_each_scopes_regularization_loss():
+    # the TFGAN MNIST example puts l2 weights_regularizers on both networks: TF's gan_loss adds
+    # get_regularization_loss(scope) of the generator / discriminator scope to each loss
+    tfgan = tf.contrib.gan
+    reg = tf.contrib.layers.l2_regularizer(0.5)
+    with tf.Graph().as_default():
+        def generator_fn(noise):
+            return tf.contrib.layers.fully_connected(noise, 3, activation_fn=None,
+                                                     weights_regularizer=reg)
+
+        def discriminator_fn(data, unused):
+            return tf.contrib.layers.fully_connected(data, 1, activation_fn=None,
+                                                     weights_regularizer=reg)
+
+        model = tfgan.gan_model(generator_fn, discriminator_fn, real_data=tf.ones([4, 3]),
+                                generator_inputs=tf.ones([4, 2]))
+        loss = tfgan.gan_loss(model)  # Wasserstein losses by default
+        g_w = next(v for v in model.generator_variables if "weights" in v.name)
+        d_w = next(v for v in model.discriminator_variables if "weights" in v.name)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            (gl, dl), gw, dw, d_gen, d_real = sess.run(
+                [loss, g_w, d_w, model.discriminator_gen_outputs,
+                 model.discriminator_real_outputs])
+    # l2_regularizer(0.5)(w) = 0.5 * sum(w ** 2) / 2
+    np.testing.assert_allclose(gl, -d_gen.mean() + 0.25 * (gw ** 2).sum(), rtol=1e-5)
+    np.testing.assert_allclose(dl, d_gen.mean() - d_real.mean() + 0.25 * (dw ** 2).sum(),
+                               rtol=1e-5)
+
+
+def test_tfgan_eval_image_grid_and_model_summaries():
+    # research/gan/mnist/train.py: tfgan.eval.add_gan_model_image_summaries(model, grid_size)
+    # and add_regularization_loss_summaries(model)
+    tfgan = tf.contrib.gan
+    imgs = np.arange(4 * 2 * 3 * 1, dtype=np.float32).reshape(4, 2, 3, 1)
+    with tf.Graph().as_default():
+        grid = tfgan.eval.image_grid(tf.constant(imgs), (2, 2), (2, 3), 1)
+        assert grid.shape.as_list() == [1, 4, 6, 1]
+
+        def generator_fn(noise):
+            return tf.reshape(tf.layers.dense(noise, 6, name="g"), [4, 2, 3, 1])
+
+        def discriminator_fn(data, unused):
+            return tf.layers.dense(tf.reshape(data, [4, 6]), 1, name="d")
+
+        model = tfgan.gan_model(generator_fn, discriminator_fn, real_data=tf.constant(imgs),
+                                generator_inputs=tf.ones([4, 2]))
+        tfgan.eval.add_gan_model_image_summaries(model, grid_size=2)
+        tfgan.eval.add_regularization_loss_summaries(model)
+        names = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        assert names[:2] == ["real_data", "generated_data"]
+        assert len([n for n in names if n.startswith("generator_variables/")]) == 2
+        assert len([n for n in names if n.startswith("discriminator_variables/")]) == 2
+        assert names[-2:] == ["generator_regularization_loss",
+                              "discriminator_regularization_loss"]
+        with tf.Session() as sess:
+            got = sess.run(grid)[0, :, :, 0]
+    want = np.block([[imgs[0, :, :, 0], imgs[1, :, :, 0]], [imgs[2, :, :, 0], imgs[3, :, :, 0]]])
+    np.testing.assert_array_equal(got, want)

@@ -316,7 +316,8 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
              mutual_information_penalty_weight=None, aux_cond_generator_weight=None,
              aux_cond_discriminator_weight=None, tensor_pool_fn=None, add_summaries=True):
     """``GANLoss(generator_loss, discriminator_loss)`` of ``model`` (default: Wasserstein),
-    plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator."""
+    plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator, plus
+    the regularization losses of each network's variable scope."""
     if mutual_information_penalty_weight or aux_cond_generator_weight or \
             aux_cond_discriminator_weight or tensor_pool_fn is not None:
         raise NotImplementedError("gan_loss: InfoGAN/ACGAN penalties and tensor pools are not "
@@ -334,6 +335,13 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
                                      one_sided=gradient_penalty_one_sided,
                                      add_summaries=add_summaries)
         dis_loss = dis_loss + gradient_penalty_weight * gp
+    # as TF: each network's loss includes the regularization losses of its scope
+    # (weights_regularizer of its layers)
+    get_reg = _tf().losses.get_regularization_loss
+    if model.generator_scope:
+        gen_loss = gen_loss + get_reg(model.generator_scope.name)
+    if model.discriminator_scope:
+        dis_loss = dis_loss + get_reg(model.discriminator_scope.name)
     return GANLoss(gen_loss, dis_loss)
 
 
@@ -515,9 +523,70 @@ features.condition_tensor = condition_tensor
 features.condition_tensor_from_onehot = condition_tensor_from_onehot
 features.__all__ = ["condition_tensor", "condition_tensor_from_onehot"]
 
-eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids.")
+def image_grid(input_tensor, grid_shape, image_shape=(32, 32), num_channels=3):
+    """The images of ``input_tensor`` ([rows * cols, h, w, c]) tiled row by row into one
+    ``[1, rows * h, cols * w, c]`` image."""
+    tf = _tf()
+    rows, cols = grid_shape
+    h, w = image_shape
+    if input_tensor.shape[0] is not None and int(input_tensor.shape[0]) != rows * cols:
+        raise ValueError(f"Grid shape {tuple(grid_shape)} incompatible with minibatch size "
+                         f"{int(input_tensor.shape[0])}.")
+    x = tf.reshape(input_tensor, [rows, cols, h, w, num_channels])
+    x = tf.transpose(x, [0, 2, 1, 3, 4])  # rows, h, cols, w, c
+    return tf.reshape(x, [1, rows * h, cols * w, num_channels])
+
+
+def _image_shape_of(data, what):
+    data.shape.assert_has_rank(4)
+    data.shape[1:].assert_is_fully_defined()
+    return data.shape.as_list()[1:]
+
+
+def add_gan_model_summaries(gan_model):
+    """Histograms of the generator's and the discriminator's variables."""
+    tf = _tf()
+    with tf.name_scope("generator_variables"):
+        for var in gan_model.generator_variables:
+            tf.summary.histogram(var.name, var)
+    with tf.name_scope("discriminator_variables"):
+        for var in gan_model.discriminator_variables:
+            tf.summary.histogram(var.name, var)
+
+
+def add_gan_model_image_summaries(gan_model, grid_size=4, model_summaries=True):
+    """Image summaries ``real_data`` and ``generated_data``: the first ``grid_size ** 2``
+    images of each as one grid; with ``model_summaries``, the variables' histograms too."""
+    tf = _tf()
+    n = grid_size ** 2
+    for name, data in (("real_data", gan_model.real_data),
+                       ("generated_data", gan_model.generated_data)):
+        h, w, c = _image_shape_of(data, name)
+        tf.summary.image(name, image_grid(data[:n], (grid_size, grid_size), (h, w), c),
+                         max_outputs=1)
+    if model_summaries:
+        add_gan_model_summaries(gan_model)
+
+
+def add_regularization_loss_summaries(gan_model):
+    """Scalar summaries of each network's regularization loss."""
+    tf = _tf()
+    if gan_model.generator_scope:
+        tf.summary.scalar("generator_regularization_loss",
+                          tf.losses.get_regularization_loss(gan_model.generator_scope.name))
+    if gan_model.discriminator_scope:
+        tf.summary.scalar("discriminator_regularization_loss",
+                          tf.losses.get_regularization_loss(gan_model.discriminator_scope.name))
+
+
+eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids and summaries.")
 eval.image_reshaper = image_reshaper
-eval.__all__ = ["image_reshaper"]
+eval.image_grid = image_grid
+eval.add_gan_model_image_summaries = add_gan_model_image_summaries
+eval.add_gan_model_summaries = add_gan_model_summaries
+eval.add_regularization_loss_summaries = add_regularization_loss_summaries
+eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
+                "add_regularization_loss_summaries", "image_grid", "image_reshaper"]
 
 __all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "RunTrainOpsHook", "eval",
            "features",
