@@ -469,3 +469,23 @@ def test_compute_accidental_hits_checks_num_true_statically():
             idx, ids, w = s.run(hits)
     assert sorted(zip(idx.tolist(), ids.tolist())) == [(0, 2), (1, 0)]
     assert (w < -1e37).all()
+
+
+def test_decode_json_example_bytes_as_tf():
+    first = ('{"features": {"feature": {"x": {"floatList": {"value": [1.5, 2.0]}}, '
+             '"a": {"int64List": {"value": [3, -1, 300]}}, '
+             '"b": {"bytesList": {"value": ["aGk="]}}}}}')
+    js = [first, '{}', '{"features": {"feature": {"e": {}, "f": {"floatList": {}}}}}']
+    with tf.Graph().as_default():
+        out = tf.io.decode_json_example(js)
+        parsed = tf.parse_single_example(out[0], {"x": tf.FixedLenFeature([2], tf.float32),
+                                                  "a": tf.VarLenFeature(tf.int64)})
+        with tf.Session() as s:
+            got = s.run(out)
+            px, pa = s.run([parsed["x"], parsed["a"].values])
+    # TF 2.21's bytes: features in the JSON's order, repeated numbers unpacked
+    assert got[0] == (b"\n9\n\x11\n\x01x\x12\x0c\x12\n\r\x00\x00\xc0?\r\x00\x00\x00@\n\x17\n\x01a"
+                      b"\x12\x12\x1a\x10\x08\x03\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+                      b"\x08\xac\x02\n\x0b\n\x01b\x12\x06\n\x04\n\x02hi")
+    assert got[1] == b"" and got[2] == b"\n\x10\n\x05\n\x01e\x12\x00\n\x07\n\x01f\x12\x02\x12\x00"
+    assert px.tolist() == [1.5, 2.0] and pa.tolist() == [3, -1, 300]

@@ -6,6 +6,8 @@ tideflow has no C++ kernels to load)."""
 
 import enum
 import gzip
+import json
+import struct
 import zlib
 
 import numpy as np
@@ -122,6 +124,62 @@ def decode_compressed(bytes, compression_type="", name=None):
                         name=name)._outputs[0]
 
 
+def _varint(n):
+    n &= (1 << 64) - 1  # negative int64s as ten-byte two's complement
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _delimited(field, payload):
+    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _feature_bytes(feature):
+    kind = feature.WhichOneof("kind")
+    if kind is None:
+        return b""
+    values = getattr(feature, kind).value
+    if kind == "float_list":
+        body = b"".join(b"\x0d" + struct.pack("<f", v) for v in values)
+    elif kind == "int64_list":
+        body = b"".join(b"\x08" + _varint(int(v)) for v in values)
+    else:
+        body = b"".join(_delimited(1, bytes(v)) for v in values)
+    return _delimited({"bytes_list": 1, "float_list": 2, "int64_list": 3}[kind], body)
+
+
+def _example_bytes(ex, order):
+    """The wire bytes TF's JSON converter writes: features in the JSON's order, repeated
+    numbers unpacked (one tag per value)."""
+    if not ex.HasField("features"):
+        return b""
+    feature = ex.features.feature
+    keys = [k for k in order if k in feature] + sorted(k for k in feature if k not in order)
+    body = b"".join(_delimited(1, _delimited(1, k.encode()) +
+                               _delimited(2, _feature_bytes(feature[k]))) for k in keys)
+    return _delimited(1, body)
+
+
+def _json_feature_order(text):
+    order = []
+
+    def hook(pairs):
+        d = dict(pairs)
+        if "feature" in d and isinstance(d["feature"], dict):
+            order[:] = list(d["feature"])
+        return d
+
+    json.loads(text, object_pairs_hook=hook)
+    return order
+
+
 def _decode_json_example_kernel(json_examples):
     from google.protobuf import json_format
 
@@ -131,10 +189,11 @@ def _decode_json_example_kernel(json_examples):
     for v in np.asarray(json_examples, object).reshape(-1):
         ex = example_pb2.Example()
         try:
-            json_format.Parse(bytes(v).decode("utf-8"), ex)
+            text = bytes(v).decode("utf-8")
+            json_format.Parse(text, ex)
         except (json_format.ParseError, UnicodeDecodeError) as e:
             raise _bad(f"Error while parsing JSON: {e}") from None
-        out.append(ex.SerializeToString(deterministic=True))  # map keys sorted, as TF
+        out.append(_example_bytes(ex, _json_feature_order(text)))
     return _strings_like(json_examples, out)
 
 
