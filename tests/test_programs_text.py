@@ -275,3 +275,30 @@ def test_custom_cell_written_against_tensorflow_python_ops_modules():
     assert o.shape == (2, 4, 2) and np.allclose(tm, o.transpose(1, 0, 2))
     assert np.allclose(h, o[:, -1]) and np.isclose(n, np.linalg.norm(o))
     assert np.isclose(np.linalg.norm(c), min(0.5, n))
+
+
+def test_contrib_rnn_and_seq2seq_source_module_paths():
+    # custom attention cells import core_rnn_cell._linear and the seq2seq modules by path
+    from tideflow.contrib.rnn.python.ops import core_rnn_cell, rnn_cell
+    from tideflow.contrib.seq2seq.python.ops import attention_wrapper, beam_search_decoder, loss
+    from tideflow.contrib.seq2seq.python.ops.helper import GreedyEmbeddingHelper
+
+    assert attention_wrapper.AttentionWrapper is tf.contrib.seq2seq.AttentionWrapper
+    assert beam_search_decoder.tile_batch is tf.contrib.seq2seq.tile_batch
+    assert GreedyEmbeddingHelper is tf.contrib.seq2seq.GreedyEmbeddingHelper
+    assert loss.sequence_loss is tf.contrib.seq2seq.sequence_loss
+    assert rnn_cell.LSTMBlockCell is tf.contrib.rnn.LSTMBlockCell
+    x, h = tf.constant([[1.0, 2.0, 3.0]]), tf.constant([[1.0]])
+    with tf.variable_scope("attn"):
+        y = core_rnn_cell._linear([x, h], 2, True, bias_initializer=tf.constant_initializer(1.0),
+                                  kernel_initializer=tf.constant_initializer(0.5))
+    with tf.variable_scope("proj"):
+        z = core_rnn_cell._linear(x, 3, False)
+    names = [v.name for v in tf.global_variables()]
+    assert names == ["attn/kernel:0", "attn/bias:0", "proj/kernel:0"]
+    assert z.shape.as_list() == [1, 3]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y).tolist() == [[4.5, 4.5]]
+    with pytest.raises(ValueError, match="2D arguments"):
+        core_rnn_cell._linear(tf.ones([2]), 3, True)

@@ -230,6 +230,10 @@ for _name in _legacy_seq2seq.__all__:
     setattr(legacy_seq2seq, _name, getattr(_legacy_seq2seq, _name))
 legacy_seq2seq.__all__ = ["sequence_loss", "sequence_loss_by_example", *_legacy_seq2seq.__all__]
 sys.modules[legacy_seq2seq.__name__] = legacy_seq2seq
+# `from tensorflow.contrib.rnn.python.ops import core_rnn_cell`, `...seq2seq.python.ops import
+# attention_wrapper`, ...
+__import__("tideflow.contrib_source_paths", fromlist=["register"]).register(
+    sys.modules[__name__])
 
 # ``tf.contrib.slim``: layers, arg scopes, variables, losses, metrics and the training loop
 slim = types.ModuleType(__name__ + ".slim", "``tf.contrib.slim``.")
