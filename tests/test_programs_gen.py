@@ -234,3 +234,45 @@ def test_tfgan_eval_image_grid_and_model_summaries():
             got = sess.run(grid)[0, :, :, 0]
     want = np.block([[imgs[0, :, :, 0], imgs[1, :, :, 0]], [imgs[2, :, :, 0], imgs[3, :, :, 0]]])
     np.testing.assert_array_equal(got, want)
+
+
+def test_tfgan_infogan_model_and_mutual_information_penalty():
+    # research/gan/mnist/train.py --gan_type=infogan: tfgan.infogan_model with a discriminator
+    # returning (logits, [Categorical, Normal]) and gan_loss(mutual_information_penalty_weight)
+    tfgan = tf.contrib.gan
+    ds = tf.contrib.distributions
+    cat = np.array([0, 2, 1, 2])
+    cont = np.array([[0.5], [-0.25], [0.0], [1.0]], np.float32)
+    with tf.Graph().as_default():
+        def generator_fn(inputs):
+            noise, c, u = inputs
+            x = tf.concat([noise, tf.one_hot(c, 3), u], axis=1)
+            return tf.layers.dense(x, 4, name="g")
+
+        def discriminator_fn(data, unused):
+            h = tf.layers.dense(data, 5, name="h")
+            q_cat = ds.Categorical(tf.layers.dense(h, 3, name="cat"))
+            q_cont = ds.Normal(loc=tf.layers.dense(h, 1, name="mu"), scale=1.0)
+            return tf.layers.dense(h, 1, name="logit"), [q_cat, q_cont]
+
+        model = tfgan.infogan_model(generator_fn, discriminator_fn, real_data=tf.ones([4, 4]),
+                                    unstructured_generator_inputs=[tf.ones([4, 2])],
+                                    structured_generator_inputs=[tf.constant(cat),
+                                                                 tf.constant(cont)])
+        assert isinstance(model, tfgan.InfoGANModel) and len(model.generator_inputs) == 3
+        assert model.discriminator_fn(model.real_data, None).shape.as_list() == [4, 1]
+        plain = tfgan.gan_loss(model)
+        info = tfgan.gan_loss(model, mutual_information_penalty_weight=2.0)
+        q_cat, q_cont = model.predicted_distributions
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            (pg, pd), (ig, id_), logits, mu = sess.run(
+                [plain, info, q_cat.logits, q_cont.loc])
+    logp_cat = logits[np.arange(4), cat] - np.log(np.exp(logits).sum(1))
+    logp_cont = -0.5 * (cont - mu) ** 2 - 0.5 * np.log(2 * np.pi)
+    penalty = -(logp_cat.mean() + logp_cont.mean()) / 2
+    np.testing.assert_allclose([ig - pg, id_ - pd], [2 * penalty, 2 * penalty], rtol=1e-4)
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="InfoGANModel"):
+        gan = tfgan.gan_model(lambda z: z, lambda x, c: x, real_data=tf.ones([2, 2]),
+                              generator_inputs=tf.ones([2, 2]))
+        tfgan.gan_loss(gan, mutual_information_penalty_weight=1.0)

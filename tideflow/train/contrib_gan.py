@@ -19,6 +19,8 @@ GANModel = collections.namedtuple("GANModel", (
     "generator_inputs", "generated_data", "generator_variables", "generator_scope",
     "generator_fn", "real_data", "discriminator_real_outputs", "discriminator_gen_outputs",
     "discriminator_variables", "discriminator_scope", "discriminator_fn"))
+InfoGANModel = collections.namedtuple("InfoGANModel", GANModel._fields + (
+    "structured_generator_inputs", "predicted_distributions"))
 GANLoss = collections.namedtuple("GANLoss", ("generator_loss", "discriminator_loss"))
 GANTrainSteps = collections.namedtuple(
     "GANTrainSteps", ("generator_train_steps", "discriminator_train_steps"))
@@ -74,6 +76,48 @@ def gan_model(generator_fn, discriminator_fn, real_data, generator_inputs,
                     generator_fn, real_data, discriminator_real_outputs,
                     discriminator_gen_outputs, _trainable(dis_scope), dis_scope,
                     discriminator_fn)
+
+
+def _as_list(x):
+    x = _convert(x)
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def infogan_model(generator_fn, discriminator_fn, real_data, unstructured_generator_inputs,
+                  structured_generator_inputs, generator_scope="Generator",
+                  discriminator_scope="Discriminator"):
+    """An InfoGAN (https://arxiv.org/abs/1606.03657): the generator takes the unstructured
+    then the structured inputs (one list); ``discriminator_fn(data, generator_inputs)``
+    returns ``(logits, distributions)``, one distribution predicted per structured input.
+    Returns an ``InfoGANModel`` whose ``discriminator_fn`` returns the logits only."""
+    vs = _tf().variable_scope
+    with vs(generator_scope) as gen_scope:
+        unstructured = _as_list(unstructured_generator_inputs)
+        structured = _as_list(structured_generator_inputs)
+        generator_inputs = unstructured + structured
+        generated_data = generator_fn(generator_inputs)
+    with vs(discriminator_scope) as dis_scope:
+        dis_gen_outputs, predicted_distributions = discriminator_fn(generated_data,
+                                                                    generator_inputs)
+    if not isinstance(predicted_distributions, (list, tuple)):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError
+            "`predicted_distributions` must be a list. Instead, found "
+                         f"{type(predicted_distributions)}.")
+    if len(predicted_distributions) != len(structured):
+        raise ValueError(f"Length of `predicted_distributions` {len(predicted_distributions)} "
+                         "must be the same as the length of structured noise "
+                         f"{len(structured)}.")
+    with vs(dis_scope, reuse=True):
+        real_data = _convert(real_data)
+        dis_real_outputs, _ = discriminator_fn(real_data, generator_inputs)
+    if not generated_data.shape.is_compatible_with(real_data.shape):
+        raise ValueError(f"Generator output shape ({generated_data.shape}) must be the same "
+                         f"shape as real data ({real_data.shape}).")
+    return InfoGANModel(generator_inputs, generated_data, _trainable(gen_scope), gen_scope,
+                        generator_fn, real_data, dis_real_outputs, dis_gen_outputs,
+                        _trainable(dis_scope), dis_scope,
+                        lambda x, y: discriminator_fn(x, y)[0],  # the GANModel interface
+                        structured, list(predicted_distributions))
 
 
 # ------------------------------------------------------------------------------------------
@@ -263,10 +307,29 @@ def wasserstein_gradient_penalty(real_data, generated_data, generator_inputs,
     return penalty
 
 
+def mutual_information_penalty(structured_generator_inputs, predicted_distributions,
+                               weights=1.0, scope=None, loss_collection=ops.GraphKeys.LOSSES,
+                               reduction=None, add_summaries=False):
+    """InfoGAN's penalty: minus the (weighted) mean over the structured inputs of the mean
+    log-likelihood of each input under the distribution predicted for it."""
+    tf = _tf()
+    if len(structured_generator_inputs) != len(predicted_distributions):
+        raise ValueError("`structured_generator_inputs` length "
+                         f"{len(structured_generator_inputs)} must be the same as "
+                         f"`predicted_distributions` length {len(predicted_distributions)}.")
+    log_probs = [tf.reduce_mean(dist.log_prob(noise))
+                 for dist, noise in zip(predicted_distributions, structured_generator_inputs)]
+    loss = -1 * tf.losses.compute_weighted_loss(log_probs, weights, scope, loss_collection,
+                                                reduction=reduction or _reduction())
+    _scalar_summary("mutual_information_penalty", loss, add_summaries)
+    return loss
+
+
 _WARGS = ("wasserstein_generator_loss", "wasserstein_discriminator_loss",
           "minimax_generator_loss", "minimax_discriminator_loss", "modified_generator_loss",
           "modified_discriminator_loss", "least_squares_generator_loss",
-          "least_squares_discriminator_loss", "wasserstein_gradient_penalty")
+          "least_squares_discriminator_loss", "wasserstein_gradient_penalty",
+          "mutual_information_penalty")
 
 
 # ------------------------------------------------------------------------------------------
@@ -306,6 +369,14 @@ for _name in _WARGS:
     wrap = _on_gen if "generator_loss" in _name else _on_both
     setattr(losses, _name, wrap(globals()[_name]))
 losses.wasserstein_gradient_penalty = _gradient_penalty_tuple
+
+
+def _mutual_information_penalty_tuple(model, **kwargs):
+    return mutual_information_penalty(model.structured_generator_inputs,
+                                      model.predicted_distributions, **kwargs)
+
+
+losses.mutual_information_penalty = _mutual_information_penalty_tuple
 losses.__all__ = [*_WARGS, "wargs"]
 losses.wargs.__all__ = list(_WARGS)
 
@@ -316,15 +387,22 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
              mutual_information_penalty_weight=None, aux_cond_generator_weight=None,
              aux_cond_discriminator_weight=None, tensor_pool_fn=None, add_summaries=True):
     """``GANLoss(generator_loss, discriminator_loss)`` of ``model`` (default: Wasserstein),
-    plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator, plus
-    the regularization losses of each network's variable scope."""
-    if mutual_information_penalty_weight or aux_cond_generator_weight or \
-            aux_cond_discriminator_weight or tensor_pool_fn is not None:
-        raise NotImplementedError("gan_loss: InfoGAN/ACGAN penalties and tensor pools are not "
+    plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator,
+    ``mutual_information_penalty_weight`` times InfoGAN's penalty on both (an
+    ``InfoGANModel``), and the regularization losses of each network's variable scope."""
+    if aux_cond_generator_weight or aux_cond_discriminator_weight or \
+            tensor_pool_fn is not None:
+        raise NotImplementedError("gan_loss: ACGAN penalties and tensor pools are not "
                                   "supported by tideflow")
-    if not isinstance(model, GANModel):
+    if not isinstance(model, (GANModel, InfoGANModel)):
         raise ValueError(  # noqa: TRY004 - TF raises ValueError
             f"`model` must be a GANModel. Instead, was {type(model)}.")
+    use_info = mutual_information_penalty_weight is not None and (
+        isinstance(mutual_information_penalty_weight, ops.Tensor)
+        or mutual_information_penalty_weight > 0)
+    if use_info and not isinstance(model, InfoGANModel):
+        raise ValueError("When `mutual_information_penalty_weight` is provided, `model` must "
+                         f"be an `InfoGANModel`. Instead, was {type(model)}.")
     generator_loss_fn = generator_loss_fn or losses.wasserstein_generator_loss
     discriminator_loss_fn = discriminator_loss_fn or losses.wasserstein_discriminator_loss
     gen_loss = generator_loss_fn(model, add_summaries=add_summaries)
@@ -335,6 +413,10 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
                                      one_sided=gradient_penalty_one_sided,
                                      add_summaries=add_summaries)
         dis_loss = dis_loss + gradient_penalty_weight * gp
+    if use_info:
+        info = losses.mutual_information_penalty(model, add_summaries=add_summaries)
+        gen_loss = gen_loss + mutual_information_penalty_weight * info
+        dis_loss = dis_loss + mutual_information_penalty_weight * info
     # as TF: each network's loss includes the regularization losses of its scope
     # (weights_regularizer of its layers)
     get_reg = _tf().losses.get_regularization_loss
@@ -588,7 +670,7 @@ eval.add_regularization_loss_summaries = add_regularization_loss_summaries
 eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
                 "add_regularization_loss_summaries", "image_grid", "image_reshaper"]
 
-__all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "RunTrainOpsHook", "eval",
-           "features",
-           "gan_loss", "gan_model", "gan_train", "gan_train_ops", "get_joint_train_hooks",
-           "get_sequential_train_hooks", "get_sequential_train_steps", "losses"]
+__all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "InfoGANModel",
+           "RunTrainOpsHook", "eval", "features", "gan_loss", "gan_model", "gan_train",
+           "gan_train_ops", "get_joint_train_hooks", "get_sequential_train_hooks",
+           "get_sequential_train_steps", "infogan_model", "losses"]
