@@ -324,3 +324,21 @@ def test_global_step_counts_once_per_step_in_a_replica():
         for _ in range(3):
             sess.run(inc)
         assert sess.run(step) == 3
+
+
+def test_sequential_takes_the_same_layer_object_twice():
+    # official/r1/mnist/mnist.py: one MaxPooling2D instance after each Conv2D
+    pool = tf.keras.layers.MaxPooling2D((2, 2), (2, 2), padding="same")
+    model = tf.keras.Sequential([
+        tf.keras.layers.Reshape((4, 4, 1), input_shape=(16,)),
+        tf.keras.layers.Conv2D(2, 1, padding="same"), pool,
+        tf.keras.layers.Conv2D(3, 1, padding="same"), pool,
+        tf.keras.layers.Flatten()])
+    assert model.output_shape == (None, 3)
+    x = np.arange(32, dtype=np.float32).reshape(2, 16)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(model(tf.constant(x))).shape == (2, 3)
+    with pytest.raises(ValueError, match="should have unique names"):
+        tf.keras.Sequential([tf.keras.layers.Dense(2, name="d", input_shape=(3,)),
+                             tf.keras.layers.Dense(2, name="d")])

@@ -42,8 +42,9 @@ class Sequential(Model):
             self.outputs = [x]
             self._sublayers.append(layer)
             return
-        names = {la.name for la in self._stack}
-        if layer.name in names:
+        # the same layer object may come back (a shared MaxPooling2D, official/r1/mnist);
+        # only another layer of that name is an error, as in TF
+        if any(la.name == layer.name and la is not layer for la in self._stack):
             raise ValueError(f'All layers added to a Sequential model should have unique '
                              f'names. Name "{layer.name}" is already the name of a layer in '
                              f"this model. Update the `name` argument to pass a unique name.")
