@@ -910,3 +910,56 @@ def test_fit_generator_with_fractional_steps_per_epoch():
     m.compile("sgd", "mse")
     m.fit_generator(batches(), steps_per_epoch=2.3, epochs=1, verbose=0, workers=0)
     assert len(counted) == 3
+
+
+# -- experimental.LinearModel / WideDeepModel -------------------------------------------------
+
+def test_linear_model_matches_tf_keras_training():
+    E = keras.experimental
+    r = np.random.RandomState(0)
+    x = r.rand(32, 3).astype("f")
+    y = (x @ np.array([[1.0], [2.0], [-1.0]]) + 0.5).astype("f")
+    lm = E.LinearModel(kernel_initializer="zeros")
+    lm.compile("sgd", "mse")
+    h = lm.fit(x, y, epochs=3, batch_size=8, verbose=0, shuffle=False)
+    # the losses tf_keras's LinearModel gives for the same program
+    np.testing.assert_allclose(h.history["loss"], [2.14206, 1.72065, 1.40078], atol=2e-5)
+    two = E.LinearModel(units=2, use_bias=False, kernel_initializer="ones")
+    out = two([tf.constant(x[:2]), tf.constant(x[:2, :2])])
+    K.get_session().run(tf.global_variables_initializer())
+    np.testing.assert_allclose(K.eval(out), np.repeat(
+        (x[:2].sum(1) + x[:2, :2].sum(1))[:, None], 2, 1), rtol=1e-6)
+
+
+def test_wide_deep_model_averages_and_trains_each_part_with_its_optimizer():
+    E = keras.experimental
+    r = np.random.RandomState(0)
+    x = r.rand(16, 3).astype("f")
+    y = (x.sum(1, keepdims=True) + 0.5).astype("f")
+
+    def build(opts):
+        lin = E.LinearModel(kernel_initializer="ones")
+        dnn = keras.Sequential([keras.layers.Dense(2, activation="relu",
+                                                   kernel_initializer="ones"),
+                                keras.layers.Dense(1, kernel_initializer="ones")])
+        wd = E.WideDeepModel(lin, dnn)
+        wd.compile(optimizer=opts, loss="mse")
+        return wd, lin, dnn
+
+    wd, lin, dnn = build([keras.optimizers.SGD(0.0), keras.optimizers.SGD(0.01)])
+    # TF 1.15's WideDeepModel: 0.5 * (linear + dnn); kernels of ones, zero biases
+    np.testing.assert_allclose(wd.predict([x, x]), 0.5 * (x.sum(1) + 2 * x.sum(1))[:, None],
+                               rtol=1e-5)
+    lin_before, dnn_before = lin.get_weights(), dnn.get_weights()
+    wd.fit([x, x], y, epochs=1, batch_size=8, verbose=0)
+    for a, b in zip(lin.get_weights(), lin_before):
+        np.testing.assert_array_equal(a, b)  # lr 0 for the linear part
+    assert any(np.abs(a - b).max() > 0 for a, b in zip(dnn.get_weights(), dnn_before))
+    wd2, lin2, dnn2 = build([keras.optimizers.SGD(0.01), keras.optimizers.SGD(0.0)])
+    dnn_before, lin_before = dnn2.get_weights(), lin2.get_weights()
+    wd2.fit([x, x], y, epochs=1, batch_size=8, verbose=0)
+    for a, b in zip(dnn2.get_weights(), dnn_before):
+        np.testing.assert_array_equal(a, b)
+    assert all(np.abs(a - b).max() > 0 for a, b in zip(lin2.get_weights(), lin_before))
+    with pytest.raises(ValueError, match="two"):
+        build(["sgd", "sgd", "sgd"])

@@ -19,6 +19,7 @@ from tideflow.keras.optimizer_schedules import (  # noqa: F401 (tf.keras.experim
     LinearCosineDecay,
     NoisyLinearCosineDecay,
 )
+from tideflow.keras.premade import LinearModel, WideDeepModel  # noqa: F401
 
 _CONFIG_ASSET = "saved_model.json"
 _WEIGHTS_ASSET = "keras_weight_names.json"  # the graph names of model.weights, in order
