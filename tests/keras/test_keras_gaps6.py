@@ -963,3 +963,14 @@ def test_wide_deep_model_averages_and_trains_each_part_with_its_optimizer():
     assert all(np.abs(a - b).max() > 0 for a, b in zip(lin2.get_weights(), lin_before))
     with pytest.raises(ValueError, match="two"):
         build(["sgd", "sgd", "sgd"])
+
+
+def test_terminate_keras_multiprocessing_pools_stops_enqueuer_processes():
+    enq = keras.utils.OrderedEnqueuer(_Batches(3, with_pid=False), use_multiprocessing=True)
+    enq.start(workers=2, max_queue_size=2)
+    next(enq.get())
+    assert keras.experimental.terminate_keras_multiprocessing_pools() == []
+    enq.stop()
+    from tideflow.keras import data_utils
+
+    assert len(data_utils._DATA_POOLS) == 0

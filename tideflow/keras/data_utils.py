@@ -18,6 +18,7 @@ import shutil
 import tarfile
 import threading
 import time
+import weakref
 import zipfile
 from urllib.error import HTTPError, URLError
 from urllib.request import urlretrieve
@@ -175,11 +176,31 @@ def _next_sample(uid):
     return next(_SHARED_SEQUENCES[uid])
 
 
+_DATA_POOLS = weakref.WeakSet()  # the process pools alive, for terminate_..._pools
+
+
 def _fork_pool(workers, initializer, initargs):
     import multiprocessing
 
-    return multiprocessing.get_context("fork").Pool(workers, initializer=initializer,
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=initializer,
                                                     initargs=initargs)
+    _DATA_POOLS.add(pool)
+    return pool
+
+
+def terminate_keras_multiprocessing_pools(grace_period=0.1, use_sigkill=False):
+    """Terminates the process pools of the enqueuers still alive (``use_multiprocessing``);
+    the messages of the pools that failed to stop (an empty list when all did)."""
+    del grace_period, use_sigkill  # (Pool.terminate sends SIGTERM and joins)
+    errors = []
+    for pool in list(_DATA_POOLS):
+        try:
+            pool.terminate()
+            pool.join()
+        except Exception as e:  # noqa: BLE001 - reported to the caller, as Keras
+            errors.append(f"{type(e).__name__}: {e}")
+        _DATA_POOLS.discard(pool)
+    return errors
 
 
 class SequenceEnqueuer:

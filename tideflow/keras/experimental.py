@@ -11,6 +11,7 @@ import os
 import time
 
 from tideflow.compat import as_bytes, as_text
+from tideflow.keras.data_utils import terminate_keras_multiprocessing_pools  # noqa: F401
 from tideflow.keras.layers.dense_features import SequenceFeatures  # noqa: F401
 from tideflow.keras.layers.recurrent import PeepholeLSTMCell  # noqa: F401
 from tideflow.keras.optimizer_schedules import (  # noqa: F401 (tf.keras.experimental)
