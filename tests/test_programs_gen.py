@@ -276,3 +276,39 @@ def test_tfgan_infogan_model_and_mutual_information_penalty():
         gan = tfgan.gan_model(lambda z: z, lambda x, c: x, real_data=tf.ones([2, 2]),
                               generator_inputs=tf.ones([2, 2]))
         tfgan.gan_loss(gan, mutual_information_penalty_weight=1.0)
+
+
+def test_tfgan_gan_estimator_train_evaluate_predict(tmp_path):
+    # research/gan/mnist_estimator/train.py: GANEstimator(generator_fn(noise, mode), ...)
+    tfgan = tf.contrib.gan
+    modes = []
+
+    def generator_fn(noise, mode):
+        modes.append(mode)
+        return tf.layers.dense(noise, 3, name="g")
+
+    def discriminator_fn(data, unused):
+        return tf.layers.dense(data, 1, name="d")
+
+    def train_input_fn():
+        real = tf.constant(np.random.RandomState(0).rand(8, 3).astype(np.float32))
+        return tf.random_normal([8, 2]), real
+
+    est = tfgan.estimator.GANEstimator(
+        model_dir=str(tmp_path), generator_fn=generator_fn, discriminator_fn=discriminator_fn,
+        generator_loss_fn=tfgan.losses.wasserstein_generator_loss,
+        discriminator_loss_fn=tfgan.losses.wasserstein_discriminator_loss,
+        generator_optimizer=tf.train.AdamOptimizer(0.01, 0.5),
+        discriminator_optimizer=tf.train.AdamOptimizer(0.01, 0.5),
+        add_summaries=tfgan.estimator.SummaryType.VARIABLES)
+    assert isinstance(est, tf.estimator.Estimator)
+    est.train(train_input_fn, max_steps=3)
+    assert est.get_variable_value("global_step") == 3
+    metrics = est.evaluate(train_input_fn, steps=1)
+    assert {"generator_loss", "discriminator_loss", "loss"} <= set(metrics)
+    assert np.isfinite(metrics["generator_loss"])
+    preds = est.predict(lambda: tf.random_normal([5, 2]))
+    outs = [next(preds) for _ in range(5)]
+    assert [o.shape for o in outs] == [(3,)] * 5
+    assert modes == [tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL,
+                     tf.estimator.ModeKeys.PREDICT]

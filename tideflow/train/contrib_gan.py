@@ -11,6 +11,7 @@ The loss functions are in ``tf.contrib.gan.losses`` (taking a ``GANModel``) and
 import collections
 import types
 
+from tideflow.estimator.estimator import Estimator as _Estimator
 from tideflow.framework import ops
 from tideflow.train import contrib_training, training_util
 from tideflow.train.session_run_hook import SessionRunHook
@@ -661,6 +662,94 @@ def add_regularization_loss_summaries(gan_model):
                           tf.losses.get_regularization_loss(gan_model.discriminator_scope.name))
 
 
+# ------------------------------------------------------------------------------------------
+# tfgan.estimator.GANEstimator
+# ------------------------------------------------------------------------------------------
+
+
+class SummaryType:
+    """Which summaries ``GANEstimator(add_summaries=...)`` writes."""
+    VARIABLES = "variables"
+    IMAGES = "images"
+
+
+def _with_mode(fn, mode):
+    """``fn`` with ``mode`` bound when it takes one (TF's generator_fn(inputs, mode))."""
+    import functools
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return fn
+    return functools.partial(fn, mode=mode) if "mode" in params else fn
+
+
+class GANEstimator(_Estimator):
+    """An Estimator for a GAN: ``features`` are the generator's inputs and ``labels`` the
+    real data. Training runs the two networks' train ops through ``get_hooks_fn`` (default:
+    sequential, discriminator first) and increments the global step; evaluation reports
+    the mean generator and discriminator losses; prediction yields generated data.
+    ``generator_fn`` / ``discriminator_fn`` taking a ``mode`` argument get it."""
+
+    def __init__(self, model_dir=None, generator_fn=None, discriminator_fn=None,
+                generator_loss_fn=None, discriminator_loss_fn=None, generator_optimizer=None,
+                discriminator_optimizer=None, get_hooks_fn=None, get_eval_metric_ops_fn=None,
+                add_summaries=None, use_loss_summaries=True, config=None):
+        tf = _tf()
+        hooks_fn = get_hooks_fn or get_sequential_train_hooks()
+
+        def model_fn(features, labels, mode):
+            gen_fn = _with_mode(generator_fn, mode)
+            dis_fn = _with_mode(discriminator_fn, mode)
+            if mode == tf.estimator.ModeKeys.PREDICT:
+                if labels is not None:
+                    raise ValueError("`labels` must be `None` when mode is `predict`. "
+                                     f"Instead, found {labels}")
+                with tf.variable_scope("Generator"):
+                    generated = gen_fn(_convert(features))
+                return tf.estimator.EstimatorSpec(mode, predictions=generated)
+            model = gan_model(gen_fn, dis_fn, labels, features,
+                              check_shapes=isinstance(labels, ops.Tensor))
+            kinds = add_summaries if isinstance(add_summaries, (list, tuple)) else \
+                [add_summaries] if add_summaries else []
+            with tf.name_scope(None):
+                for kind in kinds:
+                    if kind == SummaryType.IMAGES:
+                        add_gan_model_image_summaries(model)
+                    elif kind == SummaryType.VARIABLES:
+                        add_gan_model_summaries(model)
+                    else:
+                        raise ValueError(f"Unsupported summary type {kind!r}")
+            loss = gan_loss(model, generator_loss_fn=generator_loss_fn,
+                            discriminator_loss_fn=discriminator_loss_fn,
+                            add_summaries=use_loss_summaries)
+            scalar_loss = loss.generator_loss + loss.discriminator_loss
+            if mode == tf.estimator.ModeKeys.EVAL:
+                metrics = {"generator_loss": tf.metrics.mean(loss.generator_loss),
+                           "discriminator_loss": tf.metrics.mean(loss.discriminator_loss)}
+                if get_eval_metric_ops_fn is not None:
+                    metrics.update(get_eval_metric_ops_fn(model))
+                return tf.estimator.EstimatorSpec(mode, predictions=model.generated_data,
+                                                  loss=scalar_loss, eval_metric_ops=metrics)
+            gopt = generator_optimizer() if callable(generator_optimizer) else \
+                generator_optimizer
+            dopt = discriminator_optimizer() if callable(discriminator_optimizer) else \
+                discriminator_optimizer
+            train_ops = gan_train_ops(model, loss, gopt, dopt)
+            return tf.estimator.EstimatorSpec(
+                mode, loss=scalar_loss, train_op=train_ops.global_step_inc_op,
+                training_hooks=hooks_fn(train_ops))
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
+
+
+estimator = types.ModuleType("tideflow.contrib.gan.estimator",
+                             "``tfgan.estimator``: GANEstimator.")
+estimator.GANEstimator = GANEstimator
+estimator.SummaryType = SummaryType
+estimator.__all__ = ["GANEstimator", "SummaryType"]
+
 eval = types.ModuleType("tideflow.contrib.gan.eval", "``tfgan.eval``: image grids and summaries.")
 eval.image_reshaper = image_reshaper
 eval.image_grid = image_grid
@@ -671,6 +760,6 @@ eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
                 "add_regularization_loss_summaries", "image_grid", "image_reshaper"]
 
 __all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "InfoGANModel",
-           "RunTrainOpsHook", "eval", "features", "gan_loss", "gan_model", "gan_train",
+           "RunTrainOpsHook", "estimator", "eval", "features", "gan_loss", "gan_model", "gan_train",
            "gan_train_ops", "get_joint_train_hooks", "get_sequential_train_hooks",
            "get_sequential_train_steps", "infogan_model", "losses"]
