@@ -342,3 +342,26 @@ def test_sequential_takes_the_same_layer_object_twice():
     with pytest.raises(ValueError, match="should have unique names"):
         tf.keras.Sequential([tf.keras.layers.Dense(2, name="d", input_shape=(3,)),
                              tf.keras.layers.Dense(2, name="d")])
+
+
+def test_dnn_linear_combined_estimator_with_a_head(tmp_path):
+    # tf.estimator / tf.contrib.estimator DNNLinearCombinedEstimator(head, ...): both parts
+    # trained, variables under linear/ and dnn/
+    assert tf.contrib.estimator.DNNLinearCombinedEstimator is \
+        tf.estimator.DNNLinearCombinedEstimator
+    x = np.linspace(-1.0, 1.0, 32).astype(np.float32)
+    y = (2.0 * x - 0.5).astype(np.float32)
+    cols = [tf.feature_column.numeric_column("x")]
+    est = tf.estimator.DNNLinearCombinedEstimator(
+        tf.contrib.estimator.regression_head(), model_dir=str(tmp_path),
+        linear_feature_columns=cols, linear_optimizer=tf.train.GradientDescentOptimizer(0.2),
+        dnn_feature_columns=cols, dnn_hidden_units=[4],
+        dnn_optimizer=tf.train.GradientDescentOptimizer(0.05))
+
+    def input_fn():
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(32)
+
+    est.train(input_fn, steps=150)
+    names = est.get_variable_names()
+    assert "linear/linear_model/x/weights" in names and "dnn/logits/kernel" in names
+    assert est.evaluate(input_fn, steps=1)["average_loss"] < 0.01

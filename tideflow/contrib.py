@@ -342,7 +342,7 @@ def _contrib_estimator():
 
     for name in contrib_estimator.__all__:
         setattr(module, name, getattr(contrib_estimator, name))
-    canned = ("DNNEstimator", "LinearEstimator")
+    canned = ("DNNEstimator", "LinearEstimator", "DNNLinearCombinedEstimator")
     for name in canned:
         setattr(module, name, getattr(estimator, name))
     module.__all__ = sorted([*names, "add_metrics", *in_memory, *contrib_estimator.__all__,

@@ -110,4 +110,20 @@ class DNNLinearCombinedRegressor(_Combined):
                          linear_sparse_combiner, batch_norm)
 
 
-__all__ = ["DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor"]
+class DNNLinearCombinedEstimator(_Combined):
+    """A wide-and-deep model with a given head (``tf.estimator.DNNLinearCombinedEstimator``,
+    ``tf.contrib.estimator.DNNLinearCombinedEstimator``)."""
+
+    def __init__(self, head, model_dir=None, linear_feature_columns=None,
+                 linear_optimizer="Ftrl", dnn_feature_columns=None, dnn_optimizer="Adagrad",
+                 dnn_hidden_units=None, dnn_activation_fn=nn_impl.relu, dnn_dropout=None,
+                 input_layer_partitioner=None, config=None, linear_sparse_combiner="sum",
+                 warm_start_from=None, batch_norm=False):
+        super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
+                         dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
+                         dnn_activation_fn, dnn_dropout, config, warm_start_from,
+                         linear_sparse_combiner, batch_norm)
+
+
+__all__ = ["DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator",
+           "DNNLinearCombinedRegressor"]
