@@ -974,3 +974,23 @@ def test_terminate_keras_multiprocessing_pools_stops_enqueuer_processes():
     from tideflow.keras import data_utils
 
     assert len(data_utils._DATA_POOLS) == 0
+
+
+def test_precision_recall_top_k_and_class_id_match_tf_keras():
+    r = np.random.RandomState(0)
+    yt = (r.rand(6, 4) > 0.6).astype("f")
+    yp = r.rand(6, 4).astype("f")
+    ms = [M.Precision(top_k=2), M.Recall(top_k=1), M.Precision(class_id=2),
+          M.Recall(class_id=1, thresholds=[0.3, 0.7]), M.Precision(top_k=2, class_id=3),
+          M.Recall(thresholds=0.4)]
+    outs = _run(*[m(yt, yp, sample_weight=r.rand(6).astype("f")) for m in ms])
+    # tf_keras 2.x gave these for the same data (they were ignored arguments before)
+    want = [0.51469, 0.19676, 0.58722, [1.0, 0.0], 0.25628, 0.66969]
+    for got, w in zip(outs, want):
+        np.testing.assert_allclose(got, w, atol=2e-5)
+    # class_id by NumPy: precision of column 2 at 0.5 (unweighted)
+    m = M.Precision(class_id=2)
+    (got,) = _run(m(yt, yp))
+    pred = yp[:, 2] > 0.5
+    np.testing.assert_allclose(got, (pred & (yt[:, 2] > 0)).sum() / pred.sum(), rtol=1e-6)
+    assert ms[0].get_config()["top_k"] == 2

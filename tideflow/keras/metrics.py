@@ -366,8 +366,19 @@ class _Confusion(Metric):
             setattr(self, kind, self.add_weight(kind, shape=(n,)))
         self._kinds = kinds
 
+    _top_k = _class_id = None
+
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_pred = tf.cast(y_pred, "float32")
+        if self._top_k is not None:
+            # as TF: predictions outside each row's top k fall below every threshold
+            _, idx = tf.nn.top_k(y_pred, self._top_k, sorted=False)
+            depth = y_pred.get_shape().as_list()[-1]
+            mask = tf.reduce_sum(tf.one_hot(idx, depth, axis=-1), axis=-2)
+            y_pred = y_pred * mask + _NEG_INF * (1 - mask)
+        if self._class_id is not None:
+            y_true = tf.convert_to_tensor(y_true)[..., self._class_id]
+            y_pred = y_pred[..., self._class_id]
         w = tf.ones_like(y_pred)
         if sample_weight is not None:
             # per-sample weights ([batch]) cover every prediction of their sample
@@ -393,12 +404,31 @@ class _Confusion(Metric):
                           for k in self._kinds])
 
 
+_NEG_INF = -1e10
+
+
+def _top_k_thresholds(thresholds, top_k):
+    default = 0.5 if top_k is None else _NEG_INF
+    return [default] if thresholds is None else (
+        list(thresholds) if isinstance(thresholds, (list, tuple)) else [thresholds])
+
+
 class Precision(_Confusion):
+    """TP / (TP + FP) at ``thresholds`` (0.5; with ``top_k``, every prediction in a row's top
+    k counts as positive), over all classes or only ``class_id``."""
+
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        ts = [0.5] if thresholds is None else (
-            thresholds if isinstance(thresholds, (list, tuple)) else [thresholds])
+        ts = _top_k_thresholds(thresholds, top_k)
         super().__init__(ts, ["true_positives", "false_positives"], name=name, dtype=dtype)
         self._single = not isinstance(thresholds, (list, tuple))
+        self.init_thresholds, self._top_k, self._class_id = thresholds, top_k, class_id
+        self.top_k, self.class_id = top_k, class_id
+
+    def get_config(self):
+        config = {"thresholds": self.init_thresholds, "top_k": self.top_k,
+                  "class_id": self.class_id}
+        config.update(super().get_config())
+        return config
 
     def result(self):
         r = self.true_positives / tf.maximum(self.true_positives + self.false_positives, 1e-12)
@@ -406,11 +436,16 @@ class Precision(_Confusion):
 
 
 class Recall(_Confusion):
+    """TP / (TP + FN), with Precision's ``thresholds``, ``top_k`` and ``class_id``."""
+
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        ts = [0.5] if thresholds is None else (
-            thresholds if isinstance(thresholds, (list, tuple)) else [thresholds])
+        ts = _top_k_thresholds(thresholds, top_k)
         super().__init__(ts, ["true_positives", "false_negatives"], name=name, dtype=dtype)
         self._single = not isinstance(thresholds, (list, tuple))
+        self.init_thresholds, self._top_k, self._class_id = thresholds, top_k, class_id
+        self.top_k, self.class_id = top_k, class_id
+
+    get_config = Precision.get_config
 
     def result(self):
         r = self.true_positives / tf.maximum(self.true_positives + self.false_negatives, 1e-12)
