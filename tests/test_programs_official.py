@@ -365,3 +365,20 @@ def test_dnn_linear_combined_estimator_with_a_head(tmp_path):
     names = est.get_variable_names()
     assert "linear/linear_model/x/weights" in names and "dnn/logits/kernel" in names
     assert est.evaluate(input_fn, steps=1)["average_loss"] < 0.01
+
+
+def test_estimator_logs_its_config_as_tf_does(tmp_path, caplog):
+    # TF 1.x: "Using default config." then "Using config: {'_model_dir': ..., ...}"
+    logger = logging.getLogger("tensorflow")
+    logger.addHandler(caplog.handler)
+    try:
+        with caplog.at_level("INFO", logger="tensorflow"):
+            tf.estimator.Estimator(lambda features, labels, mode: None,
+                                   model_dir=str(tmp_path))
+    finally:
+        logger.removeHandler(caplog.handler)
+    msgs = [r.getMessage() for r in caplog.records]
+    assert msgs[0] == "Using default config.", msgs
+    assert msgs[1].startswith(f"Using config: {{'_model_dir': '{tmp_path}', "
+                              "'_tf_random_seed': None, '_save_summary_steps': 100"), msgs
+    assert "'_num_worker_replicas': 1" in msgs[1]

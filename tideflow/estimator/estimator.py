@@ -226,6 +226,7 @@ class Estimator:
                  warm_start_from=None):
         if config is None:
             config = run_config_lib.RunConfig()
+            logging.info("Using default config.")
         elif not isinstance(config, run_config_lib.RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig`, but provided "
                              f"{config}.")
@@ -264,7 +265,8 @@ class Estimator:
                              f"instead got {type(warm_start_from)}")
         self._warm_start_settings = warm_start_from
         self._device_fn = self._config.device_fn or _replica_device_setter(self._config)
-        logging.info("Using config: %s", self._config)
+        # TF prints the config's attribute dict: {'_model_dir': ..., '_tf_random_seed': ...}
+        logging.info("Using config: %s", str(vars(self._config)))
 
     # --- properties -----------------------------------------------------------------------
 
