@@ -489,3 +489,37 @@ def test_decode_json_example_bytes_as_tf():
                       b"\x08\xac\x02\n\x0b\n\x01b\x12\x06\n\x04\n\x02hi")
     assert got[1] == b"" and got[2] == b"\n\x10\n\x05\n\x01e\x12\x00\n\x07\n\x01f\x12\x02\x12\x00"
     assert px.tolist() == [1.5, 2.0] and pa.tolist() == [3, -1, 300]
+
+
+def test_decode_proto_errors_text_format_and_descriptor_file(tmp_path):
+    from google.protobuf import descriptor_pb2
+
+    from tideflow.protos import tensor_shape_pb2
+
+    fds = descriptor_pb2.FileDescriptorSet()
+    tensor_shape_pb2.DESCRIPTOR.CopyToProto(fds.file.add())
+    path = tmp_path / "desc.pb"
+    path.write_bytes(fds.SerializeToString())
+    full = tensor_shape_pb2.TensorShapeProto.Dim.DESCRIPTOR.full_name
+    with tf.Graph().as_default():
+        wrong = tf.io.decode_proto(["\x08\x05"], "tensorflow.TensorShapeProto.Dim", ["size"],
+                                   [tf.int32])[1][0]
+        junk = tf.io.decode_proto(["garbage\xff"], "tensorflow.TensorShapeProto.Dim", ["size"],
+                                  [tf.int64])[1][0]
+        text = tf.io.decode_proto(['size: 9 name: "t"'], "tensorflow.TensorShapeProto.Dim",
+                                  ["name", "size"], [tf.string, tf.int64],
+                                  message_format="text")
+        from_file = tf.io.decode_proto(["\x08\x05"], full, ["size"], [tf.int64],
+                                       descriptor_source=str(path))[1][0]
+        with tf.Session() as s:
+            # TF 2.21's message and error classes
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Unexpected output type for tensorflow.TensorShapeProto"
+                                     r".Dim.size: int64 to DT_INT32"):
+                s.run(wrong)
+            with pytest.raises(tf.errors.DataLossError):
+                s.run(junk)
+            sizes, (name, size) = s.run(text)
+            assert sizes.tolist() == [[1, 1]] and name.tolist() == [[b"t"]]
+            assert size.tolist() == [[9]]
+            assert s.run(from_file).tolist() == [[5]]

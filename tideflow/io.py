@@ -22,6 +22,7 @@ from tideflow.ops.parsing_ops import (
     parse_single_example,
     parse_single_sequence_example,
 )
+from tideflow.ops.proto_ops import decode_proto, encode_proto
 
 _FROM_IO_OPS = ("read_file", "write_file", "matching_files")
 
@@ -76,7 +77,9 @@ __all__ = [
     "TFRecordWriter",
     "VarLenFeature",
     "decode_csv",
+    "decode_proto",
     "decode_raw",
+    "encode_proto",
     "gfile",
     "parse_example",
     "parse_sequence_example",

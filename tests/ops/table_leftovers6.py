@@ -77,3 +77,32 @@ CASES += [
          [_VOL], _volume_ref([1, 2, 3, 2, 1], [1, 2, 2, 2, 1], "SAME"),
          name="ExtractVolumePatches_same"),
 ]
+
+
+def _check_proto_ops():
+    from tideflow.protos import tensor_shape_pb2
+
+    dim = tensor_shape_pb2.TensorShapeProto.Dim
+    shape = tensor_shape_pb2.TensorShapeProto
+    msgs = [shape(dim=[dim(size=3, name="a"), dim(size=4)]).SerializeToString(),
+            shape(unknown_rank=True).SerializeToString()]
+    with tf.Graph().as_default():
+        data = tf.placeholder(tf.string, [None])
+        sizes, (dims, unknown) = tf.io.decode_proto(
+            data, "tensorflow.TensorShapeProto", ["dim", "unknown_rank"], [tf.string, tf.bool])
+        assert sizes.shape.as_list() == [None, 2] and dims.shape.as_list() == [None, None]
+        d_sizes, (size, name) = tf.io.decode_proto(dims[0], "tensorflow.TensorShapeProto.Dim",
+                                                   ["size", "name"], [tf.int64, tf.string])
+        enc = tf.io.encode_proto(d_sizes, [size, name], ["size", "name"],
+                                 "tensorflow.TensorShapeProto.Dim")
+        with tf.Session() as s:
+            sz, dv, uv, ds, sv, nv, ev = s.run([sizes, dims, unknown, d_sizes, size, name, enc],
+                                               {data: msgs})
+    assert sz.tolist() == [[2, 0], [0, 1]] and uv.tolist() == [[False], [True]]
+    assert dv[1].tolist() == [b"", b""]  # padding: the field's default
+    assert ds.tolist() == [[1, 1], [1, 0]] and sv.tolist() == [[3], [4]]
+    assert nv.tolist() == [[b"a"], [b""]]
+    assert [dim.FromString(v) for v in ev] == [dim(size=3, name="a"), dim(size=4)]
+
+
+CASES += [Case(("DecodeProtoV2", "EncodeProto"), check=_check_proto_ops)]
