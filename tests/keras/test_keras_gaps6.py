@@ -994,3 +994,22 @@ def test_precision_recall_top_k_and_class_id_match_tf_keras():
     pred = yp[:, 2] > 0.5
     np.testing.assert_allclose(got, (pred & (yt[:, 2] > 0)).sum() / pred.sum(), rtol=1e-6)
     assert ms[0].get_config()["top_k"] == 2
+
+
+def test_auc_pr_curve_and_summation_methods_match_tf_keras():
+    r = np.random.RandomState(0)
+    yt = (r.rand(40) > 0.6).astype("f")
+    yp = np.clip(yt * 0.3 + r.rand(40) * 0.7, 0, 1).astype("f")
+    ms = [M.AUC(), M.AUC(curve="PR"),
+          M.AUC(curve="PR", summation_method="minoring", num_thresholds=20),
+          M.AUC(summation_method="majoring", num_thresholds=11),
+          M.AUC(thresholds=[0.2, 0.5, 0.8]), M.AUC(curve="pr", thresholds=[0.25, 0.5, 0.75])]
+    outs = _run(*[m(yt, yp, sample_weight=r.rand(40).astype("f")) for m in ms])
+    # tf_keras 2.x's AUC on the same data (same rules as TF 1.15's)
+    np.testing.assert_allclose(outs, [0.66237, 0.82921, 0.52762, 0.70309, 0.65185, 0.6779],
+                               atol=2e-5)
+    assert ms[4].num_thresholds == 5 and ms[4].get_config()["thresholds"] == [0.2, 0.5, 0.8]
+    assert list(inspect.signature(M.AUC).parameters) == [
+        "num_thresholds", "curve", "summation_method", "name", "dtype", "thresholds"]
+    with pytest.raises(ValueError, match="Invalid AUC curve"):
+        M.AUC(curve="XY")

@@ -453,25 +453,71 @@ class Recall(_Confusion):
 
 
 class AUC(_Confusion):
-    """Area under the ROC curve, by the trapezoid rule over ``num_thresholds`` thresholds."""
+    """Area under the ROC or PR curve over ``num_thresholds`` thresholds (or ``thresholds``
+    with -eps and 1+eps added), summed as TF 1.15: trapezoids (``'interpolation'``; for PR,
+    the interpolation of Davis & Goadrich), or the lower/upper rectangles (``'minoring'``,
+    ``'majoring'``)."""
 
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
-                 name=None, thresholds=None, dtype=None):
-        if curve != "ROC":
-            raise NotImplementedError("AUC(curve='PR') is not supported yet.")
-        if thresholds is None:
-            eps = 1e-7
+                 name=None, dtype=None, thresholds=None):
+        curve_name = str(curve).upper()
+        if curve_name not in ("ROC", "PR"):
+            raise ValueError(f'Invalid AUC curve value "{curve}".')
+        method = str(summation_method).lower()
+        if method not in ("interpolation", "minoring", "majoring"):
+            raise ValueError(f'Invalid AUC summation method value "{summation_method}".')
+        eps = 1e-7
+        if thresholds is not None:
+            self._init_thresholds = list(thresholds)
+            thresholds = [0.0 - eps] + list(thresholds) + [1.0 + eps]
+        else:
+            self._init_thresholds = None
+            if num_thresholds <= 1:
+                raise ValueError("`num_thresholds` must be > 1.")
             thresholds = ([0.0 - eps] + [(i + 1) / (num_thresholds - 1)
                                          for i in range(num_thresholds - 2)] + [1.0 + eps])
-        super().__init__(thresholds, ["true_positives", "false_positives", "true_negatives",
+        self.num_thresholds = len(thresholds)
+        self.curve, self.summation_method = curve_name, method
+        super().__init__(thresholds, ["true_positives", "true_negatives", "false_positives",
                                       "false_negatives"], name=name, dtype=dtype)
 
+    def _interpolate_pr_auc(self):
+        n = self.num_thresholds
+        tp, fp, fn = self.true_positives, self.false_positives, self.false_negatives
+        dtp = tp[:n - 1] - tp[1:]
+        p = tp + fp
+        dp = p[:n - 1] - p[1:]
+        slope = tf.div_no_nan(dtp, tf.maximum(dp, 0))
+        intercept = tp[1:] - slope * p[1:]
+        ratio = tf.where(tf.logical_and(p[:n - 1] > 0, p[1:] > 0),
+                         tf.div_no_nan(p[:n - 1], tf.maximum(p[1:], 0)), tf.ones_like(p[1:]))
+        return tf.reduce_sum(tf.div_no_nan(slope * (dtp + intercept * tf.log(ratio)),
+                                           tf.maximum(tp[1:] + fn[1:], 0)))
+
     def result(self):
-        tpr = self.true_positives / tf.maximum(self.true_positives + self.false_negatives,
-                                               1e-12)
-        fpr = self.false_positives / tf.maximum(self.false_positives + self.true_negatives,
-                                                1e-12)
-        return tf.reduce_sum((fpr[:-1] - fpr[1:]) * (tpr[:-1] + tpr[1:]) / 2.0)
+        if self.curve == "PR" and self.summation_method == "interpolation":
+            return self._interpolate_pr_auc()
+        n = self.num_thresholds
+        tp, fp = self.true_positives, self.false_positives
+        recall = tf.div_no_nan(tp, tp + self.false_negatives)
+        if self.curve == "ROC":
+            x, y = tf.div_no_nan(fp, fp + self.true_negatives), recall
+        else:
+            x, y = recall, tf.div_no_nan(tp, tp + fp)
+        if self.summation_method == "interpolation":
+            heights = (y[:n - 1] + y[1:]) / 2.0
+        elif self.summation_method == "minoring":
+            heights = tf.minimum(y[:n - 1], y[1:])
+        else:
+            heights = tf.maximum(y[:n - 1], y[1:])
+        return tf.reduce_sum((x[:n - 1] - x[1:]) * heights)
+
+    def get_config(self):
+        config = {"num_thresholds": self.num_thresholds, "curve": self.curve,
+                  "summation_method": self.summation_method,
+                  "thresholds": self._init_thresholds}
+        config.update(super().get_config())
+        return config
 
 
 def _thresholds_list(thresholds, default=0.5):
