@@ -1013,3 +1013,16 @@ def test_auc_pr_curve_and_summation_methods_match_tf_keras():
         "num_thresholds", "curve", "summation_method", "name", "dtype", "thresholds"]
     with pytest.raises(ValueError, match="Invalid AUC curve"):
         M.AUC(curve="XY")
+
+
+def test_crossentropy_metrics_take_from_logits_positionally():
+    assert list(inspect.signature(M.BinaryCrossentropy).parameters) == [
+        "name", "dtype", "from_logits", "label_smoothing"]
+    assert list(inspect.signature(M.SparseCategoricalCrossentropy).parameters) == [
+        "name", "dtype", "from_logits", "axis"]
+    logits = np.array([[2.0, -1.0]], "f")
+    m = M.BinaryCrossentropy("bce", None, True)  # from_logits, positionally as TF 1.15
+    (got,) = _run(m(np.array([[1.0, 0.0]], "f"), logits))
+    p = 1 / (1 + np.exp(-logits))
+    np.testing.assert_allclose(got, -np.mean([np.log(p[0, 0]), np.log(1 - p[0, 1])]),
+                               rtol=1e-5)

@@ -240,12 +240,15 @@ MeanAbsolutePercentageError = _wrapper_class("MeanAbsolutePercentageError",
                                              mean_absolute_percentage_error,
                                              "mean_absolute_percentage_error")
 BinaryCrossentropy = _wrapper_class("BinaryCrossentropy", binary_crossentropy,
-                                    "binary_crossentropy")
+                                    "binary_crossentropy", from_logits=False,
+                                    label_smoothing=0)
 CategoricalCrossentropy = _wrapper_class("CategoricalCrossentropy", categorical_crossentropy,
-                                         "categorical_crossentropy")
+                                         "categorical_crossentropy", from_logits=False,
+                                         label_smoothing=0)
 SparseCategoricalCrossentropy = _wrapper_class("SparseCategoricalCrossentropy",
                                                sparse_categorical_crossentropy,
-                                               "sparse_categorical_crossentropy")
+                                               "sparse_categorical_crossentropy",
+                                               from_logits=False, axis=-1)
 Hinge = _wrapper_class("Hinge", hinge, "hinge")
 SquaredHinge = _wrapper_class("SquaredHinge", squared_hinge, "squared_hinge")
 CategoricalHinge = _wrapper_class("CategoricalHinge", categorical_hinge, "categorical_hinge")
