@@ -1026,3 +1026,9 @@ def test_crossentropy_metrics_take_from_logits_positionally():
     p = 1 / (1 + np.exp(-logits))
     np.testing.assert_allclose(got, -np.mean([np.log(p[0, 0]), np.log(1 - p[0, 1])]),
                                rtol=1e-5)
+
+
+def test_tensorboard_takes_tf115_positional_arguments(tmp_path):
+    cb = keras.callbacks.TensorBoard(str(tmp_path), 0, 32, True, False, False, 0, None, None,
+                                     None, "batch")
+    assert cb.update_freq == 1 and cb.embeddings_freq == 0 and cb.profile_batch == 2

@@ -474,8 +474,15 @@ class TensorBoard(Callback):
     (``dense_out``) for each validation batch."""
 
     def __init__(self, log_dir="./logs", histogram_freq=0, batch_size=32, write_graph=True,
-                 write_grads=False, write_images=False, update_freq="epoch", **kwargs):
+                 write_grads=False, write_images=False, embeddings_freq=0,
+                 embeddings_layer_names=None, embeddings_metadata=None, embeddings_data=None,
+                 update_freq="epoch", profile_batch=2, **kwargs):
+        # (TF 1.15's positional order; the embeddings projector and the profiler are not
+        # written here)
         super().__init__()
+        self.embeddings_freq, self.embeddings_layer_names = embeddings_freq, embeddings_layer_names
+        self.embeddings_metadata, self.embeddings_data = embeddings_metadata, embeddings_data
+        self.profile_batch = profile_batch
         self.log_dir = log_dir
         self.histogram_freq = histogram_freq
         self.batch_size = batch_size
