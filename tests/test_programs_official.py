@@ -382,3 +382,30 @@ def test_estimator_logs_its_config_as_tf_does(tmp_path, caplog):
     assert msgs[1].startswith(f"Using config: {{'_model_dir': '{tmp_path}', "
                               "'_tf_random_seed': None, '_save_summary_steps': 100"), msgs
     assert "'_num_worker_replicas': 1" in msgs[1]
+
+
+def test_boosted_trees_feature_importances_rank_the_informative_column(tmp_path):
+    # BoostedTrees tutorials: est.experimental_feature_importances(normalize=True)
+    rng = np.random.RandomState(1)
+    n = 200
+    x = {"signal": rng.randn(n).astype(np.float32), "noise": rng.randn(n).astype(np.float32),
+         "kind": rng.choice(["a", "b", "c"], n)}
+    y = (x["signal"] > 0.3).astype(np.int64)
+    cols = [tf.feature_column.bucketized_column(tf.feature_column.numeric_column(k),
+                                                [-1.0, -0.3, 0.0, 0.3, 1.0])
+            for k in ("signal", "noise")]
+    cols.append(tf.feature_column.indicator_column(
+        tf.feature_column.categorical_column_with_vocabulary_list("kind", ["a", "b", "c"])))
+    est = tf.estimator.BoostedTreesClassifier(cols, n_batches_per_layer=1,
+                                              model_dir=str(tmp_path), n_trees=2, max_depth=2)
+    est.train(lambda: tf.data.Dataset.from_tensors((x, y)).repeat(), steps=4)
+    raw = est.experimental_feature_importances()
+    imp = est.experimental_feature_importances(normalize=True)
+    assert next(iter(imp)) == "signal_bucketized", imp
+    assert set(imp) == {"signal_bucketized", "noise_bucketized", "kind"}
+    np.testing.assert_allclose(sum(imp.values()), 1.0, rtol=1e-6)
+    # the raw importances are the split gains, the normalized ones their shares
+    total = sum(raw.values())
+    for k in imp:
+        np.testing.assert_allclose(imp[k], raw[k] / total, rtol=1e-6)
+    assert list(imp.values()) == sorted(imp.values(), reverse=True)

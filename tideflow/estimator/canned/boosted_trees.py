@@ -8,6 +8,7 @@ training stops after ``n_trees``. Features come from ``bucketized_column`` (one 
 buckets) and ``indicator_column`` (a 0/1 feature per category). The ensemble lives in
 variables (so checkpoints hold it) and the tree kernels are NumPy, run through ``py_func``."""
 
+import collections
 import functools
 
 import numpy as np
@@ -136,11 +137,13 @@ class _Trainer:
         return -g / (h + self.l2), g * g / (h + self.l2)
 
     def __call__(self, fixed, values, grads, hess, split_feature, threshold, value, state,
-                 g_acc, h_acc, boundaries, n_bounds):
+                 g_acc, h_acc, boundaries, n_bounds, split_gain):
         split_feature, threshold, value = split_feature.copy(), threshold.copy(), value.copy()
         state, g_acc, h_acc = state.copy(), g_acc.copy(), h_acc.copy()
         boundaries, n_bounds = boundaries.copy(), n_bounds.copy()
-        out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds)
+        split_gain = split_gain.copy()
+        out = (split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
+               split_gain)
         tree, layer, seen, ready = (int(v) for v in state)
         if tree >= self.n_trees:
             return out
@@ -163,7 +166,8 @@ class _Trainer:
             np.add.at(h_acc, (node, f, buckets[:, f]), hess)
         seen += 1
         if seen >= self.n_batches:
-            self._grow(tree, layer, split_feature, threshold, value, g_acc, h_acc)
+            self._grow(tree, layer, split_feature, threshold, value, g_acc, h_acc,
+                       split_gain)
             g_acc[:] = 0
             h_acc[:] = 0
             seen = 0
@@ -173,7 +177,7 @@ class _Trainer:
         state[:] = (tree, layer, seen, ready)
         return out
 
-    def _grow(self, tree, layer, split_feature, threshold, value, g_acc, h_acc):
+    def _grow(self, tree, layer, split_feature, threshold, value, g_acc, h_acc, split_gain):
         first = 2 ** layer - 1
         for node in range(first, 2 * first + 1):
             if layer > 0 and not self._is_leaf_of_tree(split_feature[tree], node):
@@ -197,7 +201,8 @@ class _Trainer:
                         best = (gain, f, b, wl, wr)
             if best is None:
                 continue
-            _, f, b, wl, wr = best
+            gain, f, b, wl, wr = best
+            split_gain[tree, node] = gain
             split_feature[tree, node] = f
             threshold[tree, node] = b
             value[tree, 2 * node + 1] = value[tree, node] + self.lr * wl
@@ -252,6 +257,8 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         boundaries = var("quantile_boundaries", [max(n_numeric, 1), max_bounds],
                          dtypes.float32)
         n_bounds = var("num_boundaries", [max(n_numeric, 1)], dtypes.int32)
+        # each split's gain, for experimental_feature_importances
+        split_gain = var("split_gain", [n_trees, nodes], dtypes.float32)
     n_fixed = len(sizes)
 
     def bucketize(f, v, b, n):
@@ -275,11 +282,13 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
                            params["tree_complexity"], params["min_node_weight"])
         new = py_func(trainer, [fixed, values, array_ops.reshape(grads, [-1]),
                                 array_ops.reshape(hess, [-1]), split_feature, threshold,
-                                value, state, g_acc, h_acc, boundaries, n_bounds],
+                                value, state, g_acc, h_acc, boundaries, n_bounds, split_gain],
                       [dtypes.int32, dtypes.int32, dtypes.float32, dtypes.int32,
-                       dtypes.float32, dtypes.float32, dtypes.float32, dtypes.int32],
+                       dtypes.float32, dtypes.float32, dtypes.float32, dtypes.int32,
+                       dtypes.float32],
                       name="grow_ensemble")
-        targets = [split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds]
+        targets = [split_feature, threshold, value, state, g_acc, h_acc, boundaries, n_bounds,
+                   split_gain]
         assigns = [state_ops.assign(v, t) for v, t in zip(targets, new, strict=True)]
         with ops.control_dependencies(assigns):
             return state_ops.assign_add(training_util.get_global_step(), 1)
@@ -317,7 +326,49 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
 
 
-class BoostedTreesClassifier(Estimator):
+def _feature_names(feature_columns):
+    """The name of each feature id the trees split on: the bucketized and indicator columns
+    (an indicator column gives one id per category, named by its categorical column) sorted
+    by name, then the numeric columns (one id per value) sorted by name."""
+    fixed, numeric = [], []
+    for col in sorted(feature_columns, key=lambda c: c.name):
+        if isinstance(col, fc._BucketizedColumn):
+            fixed.append(col.name)
+        elif isinstance(col, fc._IndicatorColumn):
+            fixed.extend([col.categorical_column.name]
+                         * col.categorical_column._num_buckets)
+        else:
+            size = 1
+            for d in col.shape:
+                size *= d
+            numeric.extend([col.name] * size)
+    return fixed + numeric
+
+
+class _FeatureImportances:
+    def experimental_feature_importances(self, normalize=False):
+        """The gain-based importance of each feature column: the gains of the splits on it,
+        summed over the trees (divided by their total when ``normalize``), as an OrderedDict
+        from the most important column down."""
+        split_feature = self.get_variable_value("boosted_trees/split_feature")
+        split_gain = self.get_variable_value("boosted_trees/split_gain")
+        names = _feature_names(self._feature_columns)
+        importances = np.zeros(len(names), np.float64)
+        inner = split_feature >= 0
+        np.add.at(importances, split_feature[inner], split_gain[inner])
+        if normalize:
+            total = importances.sum()
+            if total <= 0.0:
+                raise AssertionError("Can not normalize importances when the sum of "
+                                     "importances is not positive.")
+            importances /= total
+        summed = collections.defaultdict(float)
+        for name, value in zip(names, importances, strict=True):
+            summed[name] += value
+        return collections.OrderedDict(sorted(summed.items(), key=lambda x: -x[1]))
+
+
+class BoostedTreesClassifier(_FeatureImportances, Estimator):
     """A binary classifier of boosted trees (TF 1.x supports only ``n_classes=2``)."""
 
     def __init__(self, feature_columns, n_batches_per_layer, model_dir=None, n_classes=2,
@@ -334,11 +385,12 @@ class BoostedTreesClassifier(Estimator):
         head = head_lib.classification_head(2, weight_column, label_vocabulary,
                                             losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
+        self._feature_columns = columns
         super().__init__(model_fn=lambda features, labels, mode: _model_fn(
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
 
-class BoostedTreesRegressor(Estimator):
+class BoostedTreesRegressor(_FeatureImportances, Estimator):
     """A regressor of boosted trees (squared loss)."""
 
     def __init__(self, feature_columns, n_batches_per_layer, model_dir=None, label_dimension=1,
@@ -355,6 +407,7 @@ class BoostedTreesRegressor(Estimator):
         head = head_lib.RegressionHead(1, weight_column,
                                        losses_impl.Reduction.SUM_OVER_BATCH_SIZE)
         columns = list(feature_columns)
+        self._feature_columns = columns
         super().__init__(model_fn=lambda features, labels, mode: _model_fn(
             features, labels, mode, head, columns, params), model_dir=model_dir, config=config)
 
