@@ -302,3 +302,19 @@ def test_contrib_rnn_and_seq2seq_source_module_paths():
         assert sess.run(y).tolist() == [[4.5, 4.5]]
     with pytest.raises(ValueError, match="2D arguments"):
         core_rnn_cell._linear(tf.ones([2]), 3, True)
+
+
+def test_contrib_lookup_string_to_index_tables_of_tf_1_0(tmp_path):
+    # TF 1.0 text programs name the vocabulary tables string_to_index_table_from_file/_tensor
+    vocab = tmp_path / "words.txt"
+    vocab.write_text("the\ncat\nsat\n")
+    lookup = tf.contrib.lookup
+    from_file = lookup.string_to_index_table_from_file(str(vocab), num_oov_buckets=1)
+    from_tensor = lookup.string_to_index_table_from_tensor(tf.constant(["a", "b"]),
+                                                           default_value=7)
+    ids = from_file.lookup(tf.constant(["cat", "dog", "the"]))
+    ids2 = from_tensor.lookup(tf.constant(["b", "zz"]))
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        assert sess.run(ids).tolist() == [1, 3, 0]
+        assert sess.run(ids2).tolist() == [1, 7]

@@ -132,6 +132,26 @@ lookup = types.ModuleType(__name__ + ".lookup", "``tf.contrib.lookup``: hash tab
 for _name in _lookup_ops.__all__:
     setattr(lookup, _name, getattr(_lookup_ops, _name))
 lookup.__all__ = list(_lookup_ops.__all__)
+
+
+def _string_to_index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=None,
+                                     default_value=-1, hasher_spec=_lookup_ops.FastHashSpec,
+                                     name=None):
+    """TF 1.0's name of ``index_table_from_file`` for string keys."""
+    return _lookup_ops.index_table_from_file(vocabulary_file, num_oov_buckets, vocab_size,
+                                             default_value, hasher_spec, name=name)
+
+
+def _string_to_index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
+                                       hasher_spec=_lookup_ops.FastHashSpec, name=None):
+    """TF 1.0's name of ``index_table_from_tensor`` for string keys."""
+    return _lookup_ops.index_table_from_tensor(mapping, num_oov_buckets, default_value,
+                                               hasher_spec, name=name)
+
+
+lookup.string_to_index_table_from_file = _string_to_index_table_from_file
+lookup.string_to_index_table_from_tensor = _string_to_index_table_from_tensor
+lookup.__all__ += ["string_to_index_table_from_file", "string_to_index_table_from_tensor"]
 sys.modules[lookup.__name__] = lookup
 
 framework = types.ModuleType(__name__ + ".framework", "``tf.contrib.framework``: global step.")
