@@ -361,3 +361,19 @@ def test_checkpoint_epoch_file_resume_pattern(tmp_path):
     with tf.Session() as sess:
         saver.restore(sess, ckpt)
         assert sess.run(v) == 3.0
+
+
+def test_dynamic_rnn_final_states_are_named_as_tf_1x_prints_them():
+    # chapter 14 prints the LSTM states: TF 1.x shows rnn/while/Exit_3..., since dynamic_rnn
+    # bounds its loop with maximum_iterations (a counter, the loop's first variable)
+    _fresh(0)
+    X = tf.placeholder(tf.float32, [None, 4, 3])
+    cells = [tf.nn.rnn_cell.BasicLSTMCell(num_units=5) for _ in range(2)]
+    outputs, states = tf.nn.dynamic_rnn(tf.nn.rnn_cell.MultiRNNCell(cells), X, dtype=tf.float32)
+    assert [t.name for s in states for t in s] == [
+        "rnn/while/Exit_3:0", "rnn/while/Exit_4:0", "rnn/while/Exit_5:0", "rnn/while/Exit_6:0"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out, h = sess.run([outputs, states[-1].h], {X: np.ones((2, 4, 3), np.float32)})
+    assert out.shape == (2, 4, 5)
+    np.testing.assert_allclose(out[:, -1], h, rtol=1e-6)

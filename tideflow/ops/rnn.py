@@ -220,9 +220,11 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
         output_tas_t = tuple(ta.write(time, o) for ta, o in zip(output_tas_t, flat_out))
         return time + 1, output_tas_t, new_state
 
+    # as TF 1.15, the loop is also bounded by maximum_iterations=time_steps: its counter is the
+    # loop's first variable, so the final states are rnn/while/Exit_3... as TF names them
     _, final_tas, final_state = while_loop(
         cond, body, (time, output_tas, state), parallel_iterations=parallel_iterations,
-        swap_memory=swap_memory)
+        maximum_iterations=time_steps, swap_memory=swap_memory)
     outputs = []
     for ta, size in zip(final_tas, flat_output_size):
         out = ta.stack()
