@@ -275,6 +275,12 @@ def test_custom_cell_written_against_tensorflow_python_ops_modules():
     assert o.shape == (2, 4, 2) and np.allclose(tm, o.transpose(1, 0, 2))
     assert np.allclose(h, o[:, -1]) and np.isclose(n, np.linalg.norm(o))
     assert np.isclose(np.linalg.norm(c), min(0.5, n))
+    from tideflow.python.ops import gradients_impl, sparse_ops
+
+    sp = tf.SparseTensor([[0, 1]], [2.0], [1, 2])
+    assert sparse_ops.sparse_retain is tf.sparse_retain
+    assert gradients_impl.gradients is tf.gradients
+    assert tf.Session().run(sparse_ops.sparse_tensor_to_dense(sp)).tolist() == [[0.0, 2.0]]
 
 
 def test_contrib_rnn_and_seq2seq_source_module_paths():

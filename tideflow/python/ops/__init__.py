@@ -26,6 +26,7 @@ from tideflow.ops import (
     partitioned_variables,
     random_ops,
     rnn_cell_impl,
+    sparse_ops,
     special_math_ops,
     state_ops,
     string_ops,
@@ -86,7 +87,12 @@ def _text_namespaces():
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
             "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf),
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
-            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip)}
+            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip),
+            "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+            "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
+                                         "gradients_impl``.",
+                                         {"gradients": _tf.gradients, "hessians": _tf.hessians,
+                                          "AggregationMethod": _tf.AggregationMethod})}
 
 
 for _name, _mod in (("check_ops", check_ops),
