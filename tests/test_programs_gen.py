@@ -312,3 +312,45 @@ def test_tfgan_gan_estimator_train_evaluate_predict(tmp_path):
     assert [o.shape for o in outs] == [(3,)] * 5
     assert modes == [tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL,
                      tf.estimator.ModeKeys.PREDICT]
+
+
+def test_tfgan_acgan_model_and_auxiliary_classifier_losses():
+    # AC-GAN through TFGAN: discriminator returns (logits, class logits); gan_loss with
+    # aux_cond_generator_weight / aux_cond_discriminator_weight adds the softmax cross-entropy
+    tfgan = tf.contrib.gan
+    labels = np.eye(3, dtype=np.float32)[[0, 2, 1, 1]]
+    with tf.Graph().as_default():
+        def generator_fn(inputs):
+            return tf.layers.dense(inputs, 4, name="g")
+
+        def discriminator_fn(data, unused):
+            h = tf.layers.dense(data, 5, name="h")
+            return tf.layers.dense(h, 1, name="logit"), tf.layers.dense(h, 3, name="cls")
+
+        model = tfgan.acgan_model(generator_fn, discriminator_fn, real_data=tf.ones([4, 4]),
+                                  generator_inputs=tf.ones([4, 2]),
+                                  one_hot_labels=tf.constant(labels))
+        assert isinstance(model, tfgan.ACGANModel)
+        plain = tfgan.gan_loss(model)
+        ac = tfgan.gan_loss(model, aux_cond_generator_weight=0.5,
+                            aux_cond_discriminator_weight=2.0)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            (pg, pd), (ag, ad), real_cls, gen_cls = sess.run(
+                [plain, ac, model.discriminator_real_classification_logits,
+                 model.discriminator_gen_classification_logits])
+
+        def xent(logits):
+            z = logits - logits.max(1, keepdims=True)
+            return -(labels * (z - np.log(np.exp(z).sum(1, keepdims=True)))).sum(1).mean()
+
+        np.testing.assert_allclose(ag - pg, 0.5 * xent(gen_cls), rtol=1e-4)
+        np.testing.assert_allclose(ad - pd, 2.0 * (xent(gen_cls) + xent(real_cls)), rtol=1e-4)
+        gan = tfgan.gan_model(lambda z: z, lambda x, c: x, real_data=tf.ones([2, 2]),
+                              generator_inputs=tf.ones([2, 2]))
+        with pytest.raises(ValueError, match="ACGANModel"):
+            tfgan.gan_loss(gan, aux_cond_generator_weight=1.0)
+        with pytest.raises(TypeError, match="ACGAN"):
+            tfgan.acgan_model(lambda z: z, lambda x, c: x, real_data=tf.ones([2, 2]),
+                              generator_inputs=tf.ones([2, 2]), one_hot_labels=tf.ones([2, 3]),
+                              generator_scope="G2", discriminator_scope="D2")

@@ -22,6 +22,9 @@ GANModel = collections.namedtuple("GANModel", (
     "discriminator_variables", "discriminator_scope", "discriminator_fn"))
 InfoGANModel = collections.namedtuple("InfoGANModel", GANModel._fields + (
     "structured_generator_inputs", "predicted_distributions"))
+ACGANModel = collections.namedtuple("ACGANModel", GANModel._fields + (
+    "one_hot_labels", "discriminator_real_classification_logits",
+    "discriminator_gen_classification_logits"))
 GANLoss = collections.namedtuple("GANLoss", ("generator_loss", "discriminator_loss"))
 GANTrainSteps = collections.namedtuple(
     "GANTrainSteps", ("generator_train_steps", "discriminator_train_steps"))
@@ -119,6 +122,39 @@ def infogan_model(generator_fn, discriminator_fn, real_data, unstructured_genera
                         _trainable(dis_scope), dis_scope,
                         lambda x, y: discriminator_fn(x, y)[0],  # the GANModel interface
                         structured, list(predicted_distributions))
+
+
+def _acgan_outputs(outputs):
+    try:
+        logits, classification_logits = outputs
+    except (TypeError, ValueError):
+        raise TypeError("A discriminator function for ACGAN must output a tuple consisting of "
+                        "(discrimination logits, classification logits).") from None
+    return logits, classification_logits
+
+
+def acgan_model(generator_fn, discriminator_fn, real_data, generator_inputs, one_hot_labels,
+                generator_scope="Generator", discriminator_scope="Discriminator",
+                check_shapes=True):
+    """An AC-GAN (https://arxiv.org/abs/1610.09585): ``discriminator_fn`` returns
+    ``(logits, classification_logits)``; returns an ``ACGANModel`` (a GANModel plus the labels
+    and both classification logits)."""
+    vs = _tf().variable_scope
+    with vs(generator_scope) as gen_scope:
+        generator_inputs = _convert(generator_inputs)
+        generated_data = generator_fn(generator_inputs)
+    with vs(discriminator_scope) as dis_scope:
+        dis_gen, dis_gen_cls = _acgan_outputs(discriminator_fn(generated_data,
+                                                               generator_inputs))
+    with vs(dis_scope, reuse=True):
+        real_data = _convert(real_data)
+        dis_real, dis_real_cls = _acgan_outputs(discriminator_fn(real_data, generator_inputs))
+    if check_shapes and not generated_data.shape.is_compatible_with(real_data.shape):
+        raise ValueError(f"Generator output shape ({generated_data.shape}) must be the same "
+                         f"shape as real data ({real_data.shape}).")
+    return ACGANModel(generator_inputs, generated_data, _trainable(gen_scope), gen_scope,
+                      generator_fn, real_data, dis_real, dis_gen, _trainable(dis_scope),
+                      dis_scope, discriminator_fn, one_hot_labels, dis_real_cls, dis_gen_cls)
 
 
 # ------------------------------------------------------------------------------------------
@@ -326,11 +362,55 @@ def mutual_information_penalty(structured_generator_inputs, predicted_distributi
     return loss
 
 
+def acgan_discriminator_loss(discriminator_real_classification_logits,
+                             discriminator_gen_classification_logits, one_hot_labels,
+                             label_smoothing=0.0, real_weights=1.0, generated_weights=1.0,
+                             scope=None, loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                             add_summaries=False):
+    """AC-GAN's discriminator term: softmax cross-entropy of the labels on the classification
+    logits of generated plus of real data."""
+    tf = _tf()
+    reduction = reduction or _reduction()
+    with ops.name_scope(scope, "acgan_discriminator_loss",
+                        (discriminator_real_classification_logits,
+                         discriminator_gen_classification_logits, one_hot_labels)) as name:
+        on_gen = tf.losses.softmax_cross_entropy(
+            one_hot_labels, discriminator_gen_classification_logits, weights=generated_weights,
+            label_smoothing=label_smoothing, scope=name, loss_collection=None,
+            reduction=reduction)
+        on_real = tf.losses.softmax_cross_entropy(
+            one_hot_labels, discriminator_real_classification_logits, weights=real_weights,
+            label_smoothing=label_smoothing, scope=name, loss_collection=None,
+            reduction=reduction)
+        loss = on_gen + on_real
+        if loss_collection is not None:
+            ops.add_to_collection(loss_collection, loss)
+        _scalar_summary("discriminator_gen_ac_loss", on_gen, add_summaries)
+        _scalar_summary("discriminator_real_ac_loss", on_real, add_summaries)
+        _scalar_summary("discriminator_ac_loss", loss, add_summaries)
+    return loss
+
+
+def acgan_generator_loss(discriminator_gen_classification_logits, one_hot_labels, weights=1.0,
+                         scope=None, loss_collection=ops.GraphKeys.LOSSES, reduction=None,
+                         add_summaries=False):
+    """AC-GAN's generator term: softmax cross-entropy of the labels on the classification
+    logits of generated data."""
+    tf = _tf()
+    with ops.name_scope(scope, "acgan_generator_loss",
+                        (discriminator_gen_classification_logits, one_hot_labels)) as name:
+        loss = tf.losses.softmax_cross_entropy(
+            one_hot_labels, discriminator_gen_classification_logits, weights=weights,
+            scope=name, loss_collection=loss_collection, reduction=reduction or _reduction())
+        _scalar_summary("generator_ac_loss", loss, add_summaries)
+    return loss
+
+
 _WARGS = ("wasserstein_generator_loss", "wasserstein_discriminator_loss",
           "minimax_generator_loss", "minimax_discriminator_loss", "modified_generator_loss",
           "modified_discriminator_loss", "least_squares_generator_loss",
           "least_squares_discriminator_loss", "wasserstein_gradient_penalty",
-          "mutual_information_penalty")
+          "mutual_information_penalty", "acgan_discriminator_loss", "acgan_generator_loss")
 
 
 # ------------------------------------------------------------------------------------------
@@ -378,6 +458,21 @@ def _mutual_information_penalty_tuple(model, **kwargs):
 
 
 losses.mutual_information_penalty = _mutual_information_penalty_tuple
+
+
+def _acgan_discriminator_loss_tuple(model, **kwargs):
+    return acgan_discriminator_loss(model.discriminator_real_classification_logits,
+                                    model.discriminator_gen_classification_logits,
+                                    model.one_hot_labels, **kwargs)
+
+
+def _acgan_generator_loss_tuple(model, **kwargs):
+    return acgan_generator_loss(model.discriminator_gen_classification_logits,
+                                model.one_hot_labels, **kwargs)
+
+
+losses.acgan_discriminator_loss = _acgan_discriminator_loss_tuple
+losses.acgan_generator_loss = _acgan_generator_loss_tuple
 losses.__all__ = [*_WARGS, "wargs"]
 losses.wargs.__all__ = list(_WARGS)
 
@@ -391,16 +486,20 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
     plus ``gradient_penalty_weight`` times the WGAN-GP penalty on the discriminator,
     ``mutual_information_penalty_weight`` times InfoGAN's penalty on both (an
     ``InfoGANModel``), and the regularization losses of each network's variable scope."""
-    if aux_cond_generator_weight or aux_cond_discriminator_weight or \
-            tensor_pool_fn is not None:
-        raise NotImplementedError("gan_loss: ACGAN penalties and tensor pools are not "
-                                  "supported by tideflow")
-    if not isinstance(model, (GANModel, InfoGANModel)):
+    if tensor_pool_fn is not None:
+        raise NotImplementedError("gan_loss: tensor pools are not supported by tideflow")
+    if not isinstance(model, (GANModel, InfoGANModel, ACGANModel)):
         raise ValueError(  # noqa: TRY004 - TF raises ValueError
             f"`model` must be a GANModel. Instead, was {type(model)}.")
-    use_info = mutual_information_penalty_weight is not None and (
-        isinstance(mutual_information_penalty_weight, ops.Tensor)
-        or mutual_information_penalty_weight > 0)
+    def used(weight):
+        return weight is not None and (isinstance(weight, ops.Tensor) or weight > 0)
+
+    use_info = used(mutual_information_penalty_weight)
+    use_ac_gen, use_ac_dis = used(aux_cond_generator_weight), used(aux_cond_discriminator_weight)
+    if (use_ac_gen or use_ac_dis) and not isinstance(model, ACGANModel):
+        raise ValueError("When `aux_cond_generator_weight` or `aux_cond_discriminator_weight` "
+                         f"is provided, `model` must be an `ACGANModel`. Instead, was "
+                         f"{type(model)}.")
     if use_info and not isinstance(model, InfoGANModel):
         raise ValueError("When `mutual_information_penalty_weight` is provided, `model` must "
                          f"be an `InfoGANModel`. Instead, was {type(model)}.")
@@ -418,6 +517,12 @@ def gan_loss(model, generator_loss_fn=None, discriminator_loss_fn=None,
         info = losses.mutual_information_penalty(model, add_summaries=add_summaries)
         gen_loss = gen_loss + mutual_information_penalty_weight * info
         dis_loss = dis_loss + mutual_information_penalty_weight * info
+    if use_ac_gen:
+        gen_loss = gen_loss + aux_cond_generator_weight * losses.acgan_generator_loss(
+            model, add_summaries=add_summaries)
+    if use_ac_dis:
+        dis_loss = dis_loss + aux_cond_discriminator_weight * losses.acgan_discriminator_loss(
+            model, add_summaries=add_summaries)
     # as TF: each network's loss includes the regularization losses of its scope
     # (weights_regularizer of its layers)
     get_reg = _tf().losses.get_regularization_loss
@@ -759,7 +864,25 @@ eval.add_regularization_loss_summaries = add_regularization_loss_summaries
 eval.__all__ = ["add_gan_model_image_summaries", "add_gan_model_summaries",
                 "add_regularization_loss_summaries", "image_grid", "image_reshaper"]
 
-__all__ = ["GANLoss", "GANModel", "GANTrainOps", "GANTrainSteps", "InfoGANModel",
-           "RunTrainOpsHook", "estimator", "eval", "features", "gan_loss", "gan_model", "gan_train",
-           "gan_train_ops", "get_joint_train_hooks", "get_sequential_train_hooks",
-           "get_sequential_train_steps", "infogan_model", "losses"]
+__all__ = [
+    "ACGANModel",
+    "GANLoss",
+    "GANModel",
+    "GANTrainOps",
+    "GANTrainSteps",
+    "InfoGANModel",
+    "RunTrainOpsHook",
+    "acgan_model",
+    "estimator",
+    "eval",
+    "features",
+    "gan_loss",
+    "gan_model",
+    "gan_train",
+    "gan_train_ops",
+    "get_joint_train_hooks",
+    "get_sequential_train_hooks",
+    "get_sequential_train_steps",
+    "infogan_model",
+    "losses",
+]
