@@ -1,10 +1,14 @@
-"""``tf.contrib.gan`` (TFGAN), its core: ``gan_model`` builds generator and discriminator in
-their scopes (the discriminator reused on real data), ``gan_loss`` applies tuple losses
-(Wasserstein, minimax, modified, least squares) with an optional gradient penalty,
+"""``tf.contrib.gan`` (TFGAN): ``gan_model`` builds generator and discriminator in their
+scopes (the discriminator reused on real data; ``infogan_model`` / ``acgan_model`` for InfoGAN's
+predicted distributions and AC-GAN's classification logits), ``gan_loss`` applies tuple losses
+(Wasserstein, minimax, modified, least squares) with the optional gradient penalty, mutual
+information penalty and auxiliary classifier terms plus each scope's regularization losses,
 ``gan_train_ops`` makes one train op per network with its own update ops, and ``gan_train``
-runs them with sequential or joint hooks in a MonitoredTrainingSession.
+runs them with sequential or joint hooks in a MonitoredTrainingSession
+(``get_sequential_train_steps`` for Supervisor-era loops). ``features`` conditions tensors on
+labels, ``eval`` makes image grids and summaries, ``estimator.GANEstimator`` wraps it all.
 
-The loss functions are in ``tf.contrib.gan.losses`` (taking a ``GANModel``) and
+The loss functions are in ``tf.contrib.gan.losses`` (taking a model tuple) and
 ``tf.contrib.gan.losses.wargs`` (taking tensors), as in TF 1.x.
 """
 
