@@ -1032,3 +1032,34 @@ def test_tensorboard_takes_tf115_positional_arguments(tmp_path):
     cb = keras.callbacks.TensorBoard(str(tmp_path), 0, 32, True, False, False, 0, None, None,
                                      None, "batch")
     assert cb.update_freq == 1 and cb.embeddings_freq == 0 and cb.profile_batch == 2
+
+
+def _halve(x):
+    return x / 2.0
+
+
+def test_dense_features_config_round_trips_its_columns_through_json():
+    fc = tf.feature_column
+    cols = [fc.numeric_column("age", normalizer_fn=_halve),
+            fc.bucketized_column(fc.numeric_column("inc"), [1.0, 2.0]),
+            fc.embedding_column(fc.categorical_column_with_vocabulary_list("c", ["a", "b"]), 2),
+            fc.indicator_column(fc.crossed_column(
+                ["c", fc.categorical_column_with_identity("i", 3)], 5))]
+    m = keras.Sequential([keras.layers.DenseFeatures(cols), keras.layers.Dense(1)])
+    import json
+
+    js = m.to_json()
+    names = [c["class_name"] for c in
+             json.loads(js)["config"]["layers"][0]["config"]["feature_columns"]]
+    # TF's class names, the columns in name order
+    assert names == ["NumericColumn", "IndicatorColumn", "EmbeddingColumn", "BucketizedColumn"]
+    m2 = keras.models.model_from_json(js, custom_objects={"_halve": _halve})
+    before, after = m.layers[0]._feature_columns, m2.layers[0]._feature_columns
+    for a, b in zip(before, after):
+        if type(a).__name__ == "_EmbeddingColumn":  # a new initializer of the same config
+            assert a._replace(initializer=None) == b._replace(initializer=None)
+            assert b.initializer.get_config() == a.initializer.get_config()
+        else:
+            assert a == b
+    with pytest.raises(ValueError, match="normalizer_fn"):
+        keras.models.model_from_json(js)

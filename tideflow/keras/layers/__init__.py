@@ -142,7 +142,10 @@ def deserialize(config, custom_objects=None):
            or globals().get(name) or {"Sequential": Sequential, "Model": Model}.get(name))
     if cls is None:
         raise ValueError(f"Unknown layer: {name}")
-    return cls.from_config(config["config"])
+    from tideflow.keras.utils import CustomObjectScope
+
+    with CustomObjectScope(custom_objects or {}):  # as TF: names in the config resolve
+        return cls.from_config(config["config"])
 
 
 __all__ = [

@@ -88,10 +88,17 @@ class DenseFeatures(Layer):
         return TensorShape([batch, total])
 
     def get_config(self):
-        # (the columns themselves: clone/from_config in memory; not JSON-serializable)
-        config = {"feature_columns": list(self._feature_columns)}
+        config = {"feature_columns": [serialize_feature_column(c)
+                                      for c in self._feature_columns]}
         config.update(super().get_config())
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["feature_columns"] = [deserialize_feature_column(c, custom_objects)
+                                     for c in config["feature_columns"]]
+        return cls(**config)
 
 
 class SequenceFeatures(DenseFeatures):
@@ -151,3 +158,87 @@ class SequenceFeatures(DenseFeatures):
         batch = TensorShape(input_shape).as_list()[0] if input_shape is not None and \
             TensorShape(input_shape).ndims else None
         return [TensorShape([batch, None, None]), TensorShape([batch])]
+
+
+# -- feature columns in a layer's config (as TF's feature_column serialization) ------------------
+
+def _column_classes():
+    from tideflow.feature_column import sequence_feature_column as sfc
+
+    return {
+        "NumericColumn": fc._NumericColumn, "BucketizedColumn": fc._BucketizedColumn,
+        "VocabularyListCategoricalColumn": fc._VocabularyListColumn,
+        "VocabularyFileCategoricalColumn": fc._VocabularyFileColumn,
+        "IdentityCategoricalColumn": fc._IdentityCategoricalColumn,
+        "HashedCategoricalColumn": fc._HashedCategoricalColumn,
+        "WeightedCategoricalColumn": fc._WeightedCategoricalColumn,
+        "CrossedColumn": fc._CrossedColumn, "IndicatorColumn": fc._IndicatorColumn,
+        "EmbeddingColumn": fc._EmbeddingColumn,
+        "SequenceNumericColumn": sfc._SequenceNumericColumn,
+        "SequenceCategoricalColumn": sfc._SequenceCategoricalColumn,
+    }
+
+
+def _serialize_value(value):
+    from tideflow.framework import dtypes
+
+    if isinstance(value, fc._FeatureColumn):
+        return serialize_feature_column(value)
+    if isinstance(value, dtypes.DType):
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [_serialize_value(v) for v in value]
+    if hasattr(value, "get_config") and not isinstance(value, type):
+        return {"class_name": type(value).__name__, "config": value.get_config()}
+    if callable(value):
+        return getattr(value, "__name__", None)
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        return value.item()  # NumPy scalars
+    return value
+
+
+def serialize_feature_column(column):
+    """``{'class_name': TF's class name (NumericColumn...), 'config': the fields}``."""
+    names = {cls: name for name, cls in _column_classes().items()}
+    name = names.get(type(column))
+    if name is None:
+        raise ValueError(f"Cannot serialize the feature column {column} in a layer config.")
+    return {"class_name": name,
+            "config": {f: _serialize_value(getattr(column, f)) for f in column._fields}}
+
+
+def deserialize_feature_column(config, custom_objects=None):
+    """The feature column of ``serialize_feature_column`` (a column passes as it is);
+    ``normalizer_fn`` names come from ``custom_objects`` or Keras's custom objects."""
+    from tideflow.framework import dtypes
+    from tideflow.keras.utils import get_custom_objects
+    from tideflow.ops import init_ops
+
+    if isinstance(config, fc._FeatureColumn):
+        return config
+    cls = _column_classes().get(config.get("class_name"))
+    if cls is None:
+        raise ValueError(f"Unknown feature column: {config.get('class_name')}")
+    fields = dict(config["config"])
+    for key, value in fields.items():
+        if isinstance(value, dict) and "class_name" in value:
+            if value["class_name"] in _column_classes():
+                fields[key] = deserialize_feature_column(value, custom_objects)
+            else:  # an initializer
+                init_cls = getattr(init_ops, value["class_name"])
+                init_config = {k: v for k, v in value["config"].items()}
+                fields[key] = init_cls(**init_config)
+        elif key == "dtype" and value is not None:
+            fields[key] = dtypes.as_dtype(value)
+        elif key == "normalizer_fn" and value is not None:
+            fn = (custom_objects or {}).get(value) or get_custom_objects().get(value)
+            if fn is None:
+                raise ValueError(f"Unknown normalizer_fn {value!r}: pass it in "
+                                 "custom_objects.")
+            fields[key] = fn
+        elif key == "keys":
+            fields[key] = tuple(deserialize_feature_column(v, custom_objects)
+                                if isinstance(v, dict) else v for v in value)
+        elif isinstance(value, list):
+            fields[key] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+    return cls(**fields)
