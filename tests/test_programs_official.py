@@ -409,3 +409,31 @@ def test_boosted_trees_feature_importances_rank_the_informative_column(tmp_path)
     for k in imp:
         np.testing.assert_allclose(imp[k], raw[k] / total, rtol=1e-6)
     assert list(imp.values()) == sorted(imp.values(), reverse=True)
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_boosted_trees_center_bias_starts_from_the_prior(tmp_path, kind):
+    # center_bias=True (BoostedTrees tutorials): Newton steps on the first tree's root until
+    # an update is under 0.01, then the trees grow from that bias
+    rng = np.random.RandomState(2)
+    x = rng.randn(200).astype(np.float32)
+    col = [tf.feature_column.bucketized_column(tf.feature_column.numeric_column("x"),
+                                               [-0.5, 0.0, 0.5])]
+    if kind == "classifier":
+        y = (rng.rand(200) < 0.8).astype(np.int64)  # no signal in x
+        est = tf.estimator.BoostedTreesClassifier(col, 1, model_dir=str(tmp_path), n_trees=1,
+                                                  max_depth=1, center_bias=True,
+                                                  min_node_weight=1e9)  # no split
+        prior = np.log(y.mean() / (1 - y.mean()))
+    else:
+        y = (3.0 + 0.1 * rng.randn(200)).astype(np.float32)
+        est = tf.estimator.BoostedTreesRegressor(col, 1, model_dir=str(tmp_path), n_trees=1,
+                                                 max_depth=1, center_bias=True,
+                                                 min_node_weight=1e9)
+        prior = y.mean()
+    est.train(lambda: tf.data.Dataset.from_tensors(({"x": x}, y)).repeat(), steps=50)
+    bias = est.get_variable_value("boosted_trees/node_value")[0, 0]
+    np.testing.assert_allclose(bias, prior, atol=0.01)
+    steps = est.get_variable_value("global_step")
+    # centering steps (the last one's update under 0.01), then one step per layer
+    assert 2 <= steps - 1 <= 6, steps

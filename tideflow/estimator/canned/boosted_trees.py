@@ -110,8 +110,12 @@ def _traverse(buckets, split_feature, threshold, value, num_trees):
 class _Trainer:
     """The NumPy side of one training step (statistics, then a layer when due)."""
 
+    # TF's threshold on a bias update below which centering ends
+    _MIN_CENTER_BIAS_DELTA = 0.01
+
     def __init__(self, sizes, n_numeric, n_batches_per_layer, n_trees, max_depth,
-                 learning_rate, l1, l2, tree_complexity, min_node_weight):
+                 learning_rate, l1, l2, tree_complexity, min_node_weight, center_bias=False):
+        self.center_bias = center_bias
         self.fixed_sizes = np.asarray(sizes, np.int64)
         self.n_fixed, self.n_numeric = len(sizes), n_numeric
         self.sizes = self.fixed_sizes
@@ -153,7 +157,20 @@ class _Trainer:
                                                                       boundaries.shape[1])
             seen += 1
             if seen >= self.n_batches:
-                seen, ready = 0, 1
+                seen, ready = 0, (2 if self.center_bias else 1)
+            state[:] = (tree, layer, seen, ready)
+            return out
+        if ready == 2:  # center_bias: Newton steps on the first tree's root until settled
+            g_acc[0, 0, 0] += grads.sum()
+            h_acc[0, 0, 0] += hess.sum()
+            seen += 1
+            if seen >= self.n_batches:
+                delta, _ = self._weight(g_acc[0, 0, 0], h_acc[0, 0, 0])
+                value[0, 0] += delta
+                g_acc[0, 0, 0] = h_acc[0, 0, 0] = 0
+                seen = 0
+                if not abs(delta) > self._MIN_CENTER_BIAS_DELTA:
+                    ready = 1
             state[:] = (tree, layer, seen, ready)
             return out
         buckets = _bucketize(fixed if self.n_fixed else None,
@@ -249,11 +266,12 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
         split_feature = var("split_feature", [n_trees, nodes], dtypes.int32, -1)
         threshold = var("threshold", [n_trees, nodes], dtypes.int32)
         value = var("node_value", [n_trees, nodes], dtypes.float32)
-        # (tree, layer, batches seen, boundaries ready); ready from the start without
-        # numeric features
+        # (tree, layer, batches seen, phase): phase 0 finds the numeric features' boundaries,
+        # 2 centers the bias (center_bias), 1 grows the trees
         state = variable_scope.get_variable(
             "growing_state", [4], dtypes.int32, trainable=False,
-            initializer=init_ops.constant_initializer([0, 0, 0, 0 if n_numeric else 1]))
+            initializer=init_ops.constant_initializer(
+                [0, 0, 0, 0 if n_numeric else (2 if params["center_bias"] else 1)]))
         boundaries = var("quantile_boundaries", [max(n_numeric, 1), max_bounds],
                          dtypes.float32)
         n_bounds = var("num_boundaries", [max(n_numeric, 1)], dtypes.int32)
@@ -279,7 +297,8 @@ def _model_fn(features, labels, mode, head, feature_columns, params):
             h_acc = var("hess_stats", [nodes, n_features, max_buckets], dtypes.float32)
         trainer = _Trainer(sizes, n_numeric, params["n_batches_per_layer"], n_trees,
                            max_depth, params["learning_rate"], params["l1"], params["l2"],
-                           params["tree_complexity"], params["min_node_weight"])
+                           params["tree_complexity"], params["min_node_weight"],
+                           params["center_bias"])
         new = py_func(trainer, [fixed, values, array_ops.reshape(grads, [-1]),
                                 array_ops.reshape(hess, [-1]), split_feature, threshold,
                                 value, state, g_acc, h_acc, boundaries, n_bounds, split_gain],
@@ -309,11 +328,11 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
     if pruning_mode not in ("none", "pre", "post"):
         raise ValueError(f"pruning_mode must be one of 'none', 'pre', 'post', got "
                          f"{pruning_mode!r}")
-    if center_bias or pruning_mode != "none":
+    if pruning_mode != "none":
         from tideflow import logging
 
-        logging.warning("BoostedTrees: center_bias=%s and pruning_mode=%r are not implemented "
-                        "by tideflow; growing without them", center_bias, pruning_mode)
+        logging.warning("BoostedTrees: pruning_mode=%r is not implemented by tideflow; "
+                        "growing without it", pruning_mode)
     if n_batches_per_layer <= 0:
         raise ValueError(f"n_batches_per_layer must be positive, got {n_batches_per_layer}")
     if not feature_columns:
@@ -322,7 +341,7 @@ def _params(feature_columns, n_batches_per_layer, n_trees, max_depth, learning_r
             "max_depth": int(max_depth), "learning_rate": float(learning_rate),
             "l1": float(l1_regularization), "l2": float(l2_regularization),
             "tree_complexity": float(tree_complexity),
-            "min_node_weight": float(min_node_weight),
+            "min_node_weight": float(min_node_weight), "center_bias": bool(center_bias),
             "max_bounds": max(2, round(1.0 / quantile_sketch_epsilon))}
 
 
