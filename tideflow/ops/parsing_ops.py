@@ -7,6 +7,7 @@ whose kernels decode the serialized protos with our generated ``example_pb2``, a
 """
 
 import collections
+import math
 import re
 
 import numpy as np
@@ -107,7 +108,7 @@ def _values(feature, dtype, where):
 
 def _dense_values(vals, dtype, shape, where):
     """Checks a fixed-length dense feature's values against ``shape``."""
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     if vals.size != n:
         raise _invalid(f"{where}.  Number of {_type_name(dtype)} values != expected.  "
                        f"Values size: {vals.size} but output shape: {_shape_str(shape)}")
@@ -132,9 +133,18 @@ def _is_var_len(shape):
     return shape.ndims is not None and shape.ndims > 0 and shape.dims[0].value is None
 
 
+def _dense_specs(dense_shapes):
+    """Per dense key, (variable length?, its dims: the row dims when variable length)."""
+    return [(True, [d.value for d in s.dims[1:]]) if _is_var_len(s) else (False, s.as_list())
+            for s in dense_shapes]
+
+
 def _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, dense_types,
-                    dense_shapes, dense_defaults):
-    """One Features map: the sparse value vectors and the dense arrays (var-len: rows)."""
+                    dense_shapes, dense_defaults, specs=None):
+    """One Features map: the sparse value vectors and the dense arrays (var-len: rows).
+    ``specs`` is ``_dense_specs(dense_shapes)``, computed once for a batch."""
+    if specs is None:
+        specs = _dense_specs(dense_shapes)
     sparse = []
     for key, dtype in zip(sparse_keys, sparse_types):
         feature = fmap.get(key)
@@ -142,17 +152,16 @@ def _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, dense_typ
         sparse.append(_values(feature, dtype, where) if feature is not None else
                       np.zeros(0, dtype=_NP[dtype]))
     dense = []
-    for key, dtype, shape, default in zip(dense_keys, dense_types, dense_shapes, dense_defaults):
+    for key, dtype, (var_len, dims), default in zip(dense_keys, dense_types, specs,
+                                                    dense_defaults):
         feature = fmap.get(key)
         where = f"Name: {name}, Key: {key}, Index: 0"
-        if _is_var_len(shape):
-            inner = [d.value for d in shape.dims[1:]]
+        if var_len:
             if feature is None:
-                dense.append(np.zeros([0] + inner, dtype=_NP[dtype]))
+                dense.append(np.zeros([0] + dims, dtype=_NP[dtype]))
             else:
-                dense.append(_seq_values(_values(feature, dtype, where), dtype, inner, where))
+                dense.append(_seq_values(_values(feature, dtype, where), dtype, dims, where))
             continue
-        dims = shape.as_list()
         if feature is None:
             default = np.asarray(default)
             if default.size == 0:
@@ -209,13 +218,14 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, dense_defa
     dense_keys = [_as_str(k) for k in dense_keys]
     shapes = [as_shape(s) for s in dense_shapes]
     example_cls = _example_pb2().Example
+    specs = _dense_specs(shapes)
     sparse_rows = [[] for _ in sparse_keys]
     dense_rows = [[] for _ in dense_keys]
     for b, data in enumerate(serialized.tolist()):
         name = _as_str(names[b]) if names.size else "<unknown>"
         fmap = _decode(example_cls, data, name).features.feature
         sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, Tdense,
-                                        shapes, dense_defaults)
+                                        shapes, dense_defaults, specs)
         for rows, v in zip(sparse_rows, sparse):
             rows.append(v)
         for rows, v in zip(dense_rows, dense):
