@@ -56,14 +56,17 @@ def logistic(x):
     """1 / (1 + e^-x) for real ``x`` without overflow: with e = e^-|x|, 1/(1+e) for x >= 0 and
     e/(1+e) below. The numerator is max(e, [x >= 0]) (1 or e, exactly), so no branch on the
     sign: np.where on a random mask costs 4x the whole computation."""
+    x = np.asarray(x)  # a NumPy scalar has no buffer to work in
     e = np.abs(x)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
+    if e.ndim == 0:
+        e = np.exp(-e)
+    else:
+        np.negative(e, out=e)
+        np.exp(e, out=e)
     if x.dtype not in (np.float32, np.float64):  # half, bfloat16
         return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
     num = np.maximum(e, x >= 0, dtype=x.dtype)
-    e += 1
-    return np.divide(num, e, out=num)
+    return np.divide(num, e + 1, out=num) if num.ndim else num / (e + 1)
 
 
 def check_divisor(y, x=None):
