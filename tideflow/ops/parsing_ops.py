@@ -263,20 +263,30 @@ op_registry.declare(
 )
 
 
-def _parse_single_example_kernel(serialized, dense_defaults, *, sparse_keys, dense_keys,
-                                 sparse_types, Tdense, dense_shapes):
-    serialized = np.asarray(serialized, dtype=object)
-    if serialized.ndim != 0:
-        raise _invalid(f"Expected serialized to be a scalar, got shape: "
-                       f"{_shape_str(serialized.shape)}")
-    shapes = [as_shape(s) for s in dense_shapes]
-    fmap = _decode(_example_pb2().Example, serialized[()], "<unknown>").features.feature
-    sparse, dense = _parse_features(fmap, "<unknown>", sparse_keys, sparse_types, dense_keys,
-                                    Tdense, shapes, dense_defaults)
-    idx = [np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in sparse]
-    sizes = [np.asarray([v.size], np.int64) for v in sparse]
-    dense = [d.astype(_NP[t]) for d, t in zip(dense, Tdense)]
-    return idx + sparse + sizes + dense
+def _parse_single_example_factory(ctx):
+    """ParseSingleExample's kernel, with its keys, types and dense shapes digested once per
+    plan (a tf.data map runs it once per element)."""
+    sparse_keys, dense_keys = ctx.attr("sparse_keys"), ctx.attr("dense_keys")
+    sparse_types, dense_types = ctx.attr("sparse_types"), ctx.attr("Tdense")
+    shapes = [as_shape(s) for s in ctx.attr("dense_shapes")]
+    specs = _dense_specs(shapes)
+    out_types = [_NP[t] for t in dense_types]
+    example_cls = _example_pb2().Example
+
+    def run(serialized, dense_defaults):
+        serialized = np.asarray(serialized, dtype=object)
+        if serialized.ndim != 0:
+            raise _invalid(f"Expected serialized to be a scalar, got shape: "
+                           f"{_shape_str(serialized.shape)}")
+        fmap = _decode(example_cls, serialized[()], "<unknown>").features.feature
+        sparse, dense = _parse_features(fmap, "<unknown>", sparse_keys, sparse_types, dense_keys,
+                                        dense_types, shapes, dense_defaults, specs)
+        idx = [np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in sparse]
+        sizes = [np.asarray([v.size], np.int64) for v in sparse]
+        dense = [d.astype(t, copy=False) for d, t in zip(dense, out_types)]
+        return idx + sparse + sizes + dense
+
+    return run
 
 
 def _parse_single_example_shape(op):
@@ -295,7 +305,7 @@ op_registry.declare(
            "dense_keys: list(string) >= 0", "sparse_types: list({float,int64,string}) >= 0",
            "Tdense: list({float,int64,string}) >= 0", "dense_shapes: list(shape) >= 0"],
     shape=_parse_single_example_shape,
-    kernel=_parse_single_example_kernel,
+    kernel_factory=_parse_single_example_factory,
     differentiable=False,
 )
 
