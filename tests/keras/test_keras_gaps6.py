@@ -1063,3 +1063,49 @@ def test_dense_features_config_round_trips_its_columns_through_json():
             assert a == b
     with pytest.raises(ValueError, match="normalizer_fn"):
         keras.models.model_from_json(js)
+
+
+# -- datasets.cifar100 / reuters (from Keras's cache; files written here) ---------------------
+
+def test_cifar100_and_reuters_load_from_the_cache(tmp_path, monkeypatch):
+    import pickle
+
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    cache = tmp_path / "datasets"
+    (cache / "cifar-100-python").mkdir(parents=True)
+    r = np.random.RandomState(0)
+    raw = {}
+    for name, n in (("train", 6), ("test", 4)):
+        d = {b"data": r.randint(0, 255, (n, 3072)).astype("uint8"),
+             b"fine_labels": list(r.randint(0, 100, n)),
+             b"coarse_labels": list(r.randint(0, 20, n))}
+        raw[name] = d
+        with open(cache / "cifar-100-python" / name, "wb") as f:
+            pickle.dump(d, f)
+    (xa, ya), (xb, yb) = keras.datasets.cifar100.load_data("coarse")
+    np.testing.assert_array_equal(
+        xa, raw["train"][b"data"].reshape(6, 3, 32, 32).transpose(0, 2, 3, 1))
+    assert ya.shape == (6, 1) and ya.ravel().tolist() == raw["train"][b"coarse_labels"]
+    assert xb.shape == (4, 32, 32, 3) and yb.ravel().tolist() == raw["test"][b"coarse_labels"]
+    with pytest.raises(ValueError, match="label_mode"):
+        keras.datasets.cifar100.load_data("medium")
+
+    seqs = [list(r.randint(1, 50, r.randint(3, 12))) for _ in range(30)]
+    xs = np.empty(30, dtype=object)
+    xs[:] = seqs
+    ys = r.randint(0, 46, 30)
+    np.savez(cache / "reuters.npz", x=xs, y=ys)
+    (x1, y1), (x2, y2) = keras.datasets.reuters.load_data(num_words=30, maxlen=10,
+                                                          test_split=0.25)
+    # Keras's rules by NumPy: shuffled by seed 113, start char 1, ids + 3, sequences shorter
+    # than maxlen, ids from num_words on become the oov char 2, then split
+    order = np.random.RandomState(113).permutation(30)
+    want = [[1] + [w + 3 for w in seqs[i]] for i in order]
+    keep = [k for k, s in enumerate(want) if len(s) < 10]
+    want = [[w if w < 30 else 2 for w in want[k]] for k in keep]
+    labels = ys[order][keep]
+    split = int(len(want) * 0.75)
+    assert [list(map(int, s)) for s in x1] == want[:split]
+    assert [list(map(int, s)) for s in x2] == want[split:]
+    np.testing.assert_array_equal(y1, labels[:split])
+    np.testing.assert_array_equal(y2, labels[split:])

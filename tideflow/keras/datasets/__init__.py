@@ -117,11 +117,78 @@ def _cifar10():
     return (x_train, y_train), (x_test, y_test.reshape(-1, 1))
 
 
+def _cifar100(label_mode="fine"):
+    import pickle
+
+    from tideflow.keras import backend as K
+
+    if label_mode not in ("fine", "coarse"):
+        raise ValueError('`label_mode` must be one of `"fine"`, `"coarse"`.')
+    base = _cached("cifar-100-python", "https://www.cs.toronto.edu/~kriz/"
+                   "cifar-100-python.tar.gz (extracted)")
+
+    def batch(name):
+        with open(os.path.join(base, name), "rb") as f:
+            d = {k.decode("utf8") if isinstance(k, bytes) else k: v
+                 for k, v in pickle.load(f, encoding="bytes").items()}
+        x = np.asarray(d["data"]).reshape(-1, 3, 32, 32)
+        y = np.reshape(np.asarray(d[label_mode + "_labels"]), (-1, 1))
+        if K.image_data_format() == "channels_last":
+            x = x.transpose(0, 2, 3, 1)
+        return x, y
+
+    return batch("train"), batch("test")
+
+
+def _sequences(xs, labels, num_words, skip_top, maxlen, start_char, oov_char, index_from):
+    """Keras's word-index shift, length filter and vocabulary cut of the text data sets."""
+    if start_char is not None:
+        xs = [[start_char] + [w + index_from for w in x] for x in xs]
+    elif index_from:
+        xs = [[w + index_from for w in x] for x in xs]
+    if maxlen:
+        keep = [i for i, x in enumerate(xs) if len(x) < maxlen]
+        xs, labels = [xs[i] for i in keep], labels[keep]
+    if not num_words:
+        num_words = max(max(x) for x in xs)
+    if oov_char is not None:
+        xs = [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
+    else:
+        xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
+    out = np.empty(len(xs), dtype=object)
+    out[:] = xs
+    return out, labels
+
+
+def _reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2,
+             seed=113, start_char=1, oov_char=2, index_from=3, **kwargs):
+    xs, labels = _load_npz(path, "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+                           "reuters.npz", ["x", "y"])
+    order = np.random.RandomState(seed).permutation(len(xs))
+    xs, labels = xs[order], labels[order]
+    xs, labels = _sequences(list(xs), labels, num_words, skip_top, maxlen, start_char,
+                            oov_char, index_from)
+    split = int(len(xs) * (1 - test_split))
+    return (xs[:split], labels[:split]), (xs[split:], labels[split:])
+
+
+def _reuters_word_index(path="reuters_word_index.json"):
+    import json
+
+    with open(_cached(path, "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
+                      "reuters_word_index.json")) as f:
+        return json.load(f)
+
+
 mnist = _Module(_mnist)
 imdb = _Module(_imdb)
 imdb.get_word_index = _imdb_word_index
 cifar10 = _Module(_cifar10)
+cifar100 = _Module(_cifar100)
+reuters = _Module(_reuters)
+reuters.get_word_index = _reuters_word_index
 boston_housing = _Module(_boston_housing)
 fashion_mnist = _Module(_fashion_mnist)
 
-__all__ = ["boston_housing", "cifar10", "fashion_mnist", "imdb", "mnist"]
+__all__ = ["boston_housing", "cifar10", "cifar100", "fashion_mnist", "imdb", "mnist",
+           "reuters"]
