@@ -377,3 +377,45 @@ def test_dynamic_rnn_final_states_are_named_as_tf_1x_prints_them():
         out, h = sess.run([outputs, states[-1].h], {X: np.ones((2, 4, 3), np.float32)})
     assert out.shape == (2, 4, 5)
     np.testing.assert_allclose(out[:, -1], h, rtol=1e-6)
+
+
+def test_grpc_session_logs_the_whole_graphs_placement_once(capsys):
+    # chapter 12 runs v1.initializer through a master with log_device_placement: TF's master
+    # places (and logs) every op of the graph, once, not only the ops of the run
+    from tests.distributed.cluster_procs import cluster_spec
+
+    spec = tf.train.ClusterSpec(cluster_spec(ps=2, worker=2))
+    servers = [tf.train.Server(spec, job_name=job, task_index=i)
+               for job, i in (("ps", 0), ("ps", 1), ("worker", 0), ("worker", 1))]
+    try:
+        _fresh()
+        with tf.device(tf.train.replica_device_setter(ps_tasks=2, ps_device="/job:ps",
+                                                      worker_device="/job:worker")):
+            v1 = tf.Variable(1.0, name="v1")
+            v2 = tf.Variable(2.0, name="v2")
+            s = v1 + v2
+            with tf.device("/task:1"):
+                p1 = 2 * s
+        config = tf.ConfigProto(log_device_placement=True)
+        with tf.Session(servers[0].target, config=config) as sess:
+            capsys.readouterr()
+            sess.run(v1.initializer)
+            lines = capsys.readouterr().out.splitlines()
+            sess.run(v2.initializer)
+            assert capsys.readouterr().out == ""  # same graph: nothing logged again
+            assert sess.run(p1) == 6.0
+        ps = "/job:ps/replica:0/task:{}/device:CPU:0"
+        worker = "/job:worker/replica:0/task:{}/device:CPU:0"
+        # as TF 2.x's compat.v1 prints it: ops with inputs (and variables) first, then constants
+        assert lines == [
+            "v1: (VariableV2): " + ps.format(0), "v1/Assign: (Assign): " + ps.format(0),
+            "v1/read: (Identity): " + ps.format(0),
+            "v2: (VariableV2): " + ps.format(1), "v2/Assign: (Assign): " + ps.format(1),
+            "v2/read: (Identity): " + ps.format(1),
+            "add: (Add): " + worker.format(0), "mul: (Mul): " + worker.format(1),
+            "v1/initial_value: (Const): " + worker.format(0),
+            "v2/initial_value: (Const): " + worker.format(0),
+            "mul/x: (Const): " + worker.format(1)]
+    finally:
+        for server in servers:
+            server.stop()

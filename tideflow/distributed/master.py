@@ -142,6 +142,7 @@ class MasterSession:
         self.optimize = go.optimizer_options.opt_level != -1
         self.allow_soft = bool(config.allow_soft_placement)
         self.log_placement = bool(config.log_device_placement)
+        self._logged_version = None
 
     # -- graph ------------------------------------------------------------------------------
     def extend(self, graph_def):
@@ -249,8 +250,12 @@ class MasterSession:
             raise errors.UnavailableError(None, None, "The session sees no devices")
         placement = placer.place(order, self.devices, self.allow_soft,
                                  job=self.local_task[0], chooser=self._chooser)
-        if self.log_placement:
-            placer.log_placement(order, placement)
+        if self.log_placement and self._logged_version != self.version:
+            # as TF's master, which places (and logs) the whole graph at the first run after
+            # the graph changed, not only the ops this run needs
+            self._logged_version = self.version
+            placer.log_graph_placement(self.graph, placement, self.devices, self.allow_soft,
+                                       job=self.local_task[0])
         if partial:
             unit_of, needs = _partial_lanes(order, placement, fed)
         else:

@@ -289,11 +289,12 @@ def _is_generator(op):
             and not op._outputs[0]._dtype._is_ref_dtype)
 
 
-def log_graph_placement(graph, placement, devices, allow_soft_placement=False, pinned=None):
+def log_graph_placement(graph, placement, devices, allow_soft_placement=False, pinned=None,
+                        job="localhost"):
     """Logs every op of ``graph`` as TF does when a session (re)places its graph under
     ``log_device_placement``: the ops with inputs (and stateful sources) first, then the
     generators, each in creation order; ``placement`` (the plan being built) gives its ops'
-    devices, TF's default rules the others'."""
+    devices, TF's default rules the others' (``job``: the job of ops pinned to none)."""
     from tideflow.runtime.executor import topo_order
 
     ops = graph.get_operations()
@@ -303,7 +304,8 @@ def log_graph_placement(graph, placement, devices, allow_soft_placement=False, p
         # then shows where soft placement would put it
         for soft in (allow_soft_placement, True):
             try:
-                full = place(topo_order(ops, {}), devices, soft, pinned=dict(pinned or {}))
+                full = place(topo_order(ops, {}), devices, soft, job=job,
+                             pinned=dict(pinned or {}))
                 full.update(placement)
                 break
             except (errors.OpError, ValueError):
