@@ -13,7 +13,9 @@ own spinning threads start small products faster than a hand-off here can, and B
 except for products of at most ``SMALL_PRODUCT_MACS`` multiply-adds, which run on one BLAS thread
 (as fast on a quiet machine; on a busy one BLAS's second thread waiting for a core made them
 5-200x slower). Between steps BLAS keeps its threads, so a program's own NumPy runs as without
-tideflow.
+tideflow. While other processes keep the cores busy (:class:`_Contention`, sampled from
+``/proc/stat`` at most twice a second), every product outside the pool runs on one BLAS thread:
+BLAS's waiting threads made a 128x784x128 product 5-20x slower there.
 
 One pool per process, sized like TF's intra-op pool: ``intra_op_parallelism_threads`` of a
 session's ``ConfigProto`` when set (process-wide), else BLAS's own thread count when the process
@@ -27,6 +29,7 @@ import ctypes
 import os
 import queue
 import threading
+import time
 
 import numpy as np
 
@@ -199,16 +202,78 @@ MIN_SPLIT_MACS = 1 << 20
 SMALL_PRODUCT_MACS = 1 << 22
 
 
+class _Contention:
+    """Whether other processes keep the cores too busy for BLAS's own threads: the CPU time
+    the whole machine spent (``/proc/stat``) minus this process's own, over the last interval.
+    OpenBLAS threads spin waiting for each other, so one of them without a free core stalls
+    every product; above ``OTHERS_MAX`` cores used by others beyond those BLAS would leave
+    free, products run on one thread. Off where ``/proc/stat`` cannot be read."""
+
+    INTERVAL_S = 0.5
+    OTHERS_MAX = 0.5
+
+    def __init__(self):
+        self.contended = False
+        self._next = 0.0
+        self._last = None
+        try:
+            self._tick = float(os.sysconf("SC_CLK_TCK"))
+        except (AttributeError, ValueError, OSError):
+            self._tick = None
+
+    def _sample(self):
+        with open("/proc/stat", "rb") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+        return (sum(fields) - idle) / self._tick, time.process_time(), time.monotonic()
+
+    @staticmethod
+    def others(prev, cur):
+        """Cores kept busy by other processes between two samples (busy s, own s, wall s)."""
+        wall = cur[2] - prev[2]
+        if wall <= 0:
+            return 0.0
+        return ((cur[0] - prev[0]) - (cur[1] - prev[1])) / wall
+
+    def __call__(self):
+        now = time.monotonic()
+        if now < self._next or self._tick is None:
+            return self.contended
+        self._next = now + self.INTERVAL_S
+        try:
+            cur = self._sample()
+        except (OSError, ValueError, IndexError):
+            self._tick = None
+            return False
+        prev, self._last = self._last, cur
+        if prev is not None:
+            spare = _cores() - (_blas_threads_at_start or 1)  # cores BLAS leaves free
+            self.contended = self.others(prev, cur) > spare + self.OTHERS_MAX
+        return self.contended
+
+
+_contention = _Contention()
+
+
+def _one_thread_macs():
+    """Products outside the pool of at most this many multiply-adds run on one BLAS thread:
+    SMALL_PRODUCT_MACS on a machine with free cores, every product while others keep the
+    cores busy."""
+    if _blas_threads_at_start is not None and _blas_threads_at_start > 1 and _contention():
+        return 1 << 62
+    return SMALL_PRODUCT_MACS
+
+
 class small_product:
     """``with small_product(macs):`` around a BLAS call that is not :func:`matmul` (batched
-    products, einsum): products of ``1 << 16`` to ``SMALL_PRODUCT_MACS`` multiply-adds run on
+    products, einsum): products of ``1 << 16`` to :func:`_one_thread_macs` multiply-adds run on
     one BLAS thread, by the same rule as :func:`matmul`'s."""
 
     __slots__ = ("_held",)
 
     def __init__(self, macs):
-        self._held = (1 << 16 <= macs <= SMALL_PRODUCT_MACS and not _single[0]
-                      and _blas.set is not None)
+        self._held = (1 << 16 <= macs and not _single[0] and _blas.set is not None
+                      and macs <= _one_thread_macs())
 
     def __enter__(self):
         if self._held:
@@ -229,7 +294,7 @@ def matmul(x, y, out=None):
     macs = m * n * kk
     if not active() or macs < MIN_SPLIT_MACS or x.dtype.kind not in "fc" \
             or x.dtype.itemsize < 4:
-        if macs > SMALL_PRODUCT_MACS or _single[0] or _blas.set is None or macs < 1 << 16:
+        if _single[0] or _blas.set is None or macs < 1 << 16 or macs > _one_thread_macs():
             return np.matmul(x, y, out=out)
         _enter_small_product()
         try:
