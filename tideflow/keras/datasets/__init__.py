@@ -70,24 +70,9 @@ def _imdb(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113, st
     x_train, y_train = x_train[order], y_train[order]
     order = rng.permutation(len(x_test))
     x_test, y_test = x_test[order], y_test[order]
-    xs = list(x_train) + list(x_test)
-    labels = np.concatenate([y_train, y_test])
-    if start_char is not None:
-        xs = [[start_char] + [w + index_from for w in x] for x in xs]
-    elif index_from:
-        xs = [[w + index_from for w in x] for x in xs]
-    if maxlen:
-        keep = [i for i, x in enumerate(xs) if len(x) < maxlen]
-        xs, labels = [xs[i] for i in keep], labels[keep]
-    if not num_words:
-        num_words = max(max(x) for x in xs)
-    if oov_char is not None:
-        xs = [[w if skip_top <= w < num_words else oov_char for w in x] for x in xs]
-    else:
-        xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
-    n = len(x_train) if not maxlen else sum(1 for i in keep if i < len(x_train))
-    x = np.empty(len(xs), dtype=object)
-    x[:] = xs
+    x, labels, kept = _sequences(list(x_train) + list(x_test), np.concatenate([y_train, y_test]),
+                                 num_words, skip_top, maxlen, start_char, oov_char, index_from)
+    n = int(np.sum(kept < len(x_train)))
     return (x[:n], labels[:n]), (x[n:], labels[n:])
 
 
@@ -141,14 +126,18 @@ def _cifar100(label_mode="fine"):
 
 
 def _sequences(xs, labels, num_words, skip_top, maxlen, start_char, oov_char, index_from):
-    """Keras's word-index shift, length filter and vocabulary cut of the text data sets."""
+    """Keras's word-index shift, length filter and vocabulary cut of the text data sets.
+
+    Returns the sequences (an object array), their labels, and the indices into `xs` of the ones
+    the length filter kept."""
+    kept = np.arange(len(xs))
     if start_char is not None:
         xs = [[start_char] + [w + index_from for w in x] for x in xs]
     elif index_from:
         xs = [[w + index_from for w in x] for x in xs]
     if maxlen:
         keep = [i for i, x in enumerate(xs) if len(x) < maxlen]
-        xs, labels = [xs[i] for i in keep], labels[keep]
+        xs, labels, kept = [xs[i] for i in keep], labels[keep], kept[keep]
     if not num_words:
         num_words = max(max(x) for x in xs)
     if oov_char is not None:
@@ -157,7 +146,7 @@ def _sequences(xs, labels, num_words, skip_top, maxlen, start_char, oov_char, in
         xs = [[w for w in x if skip_top <= w < num_words] for x in xs]
     out = np.empty(len(xs), dtype=object)
     out[:] = xs
-    return out, labels
+    return out, labels, kept
 
 
 def _reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_split=0.2,
@@ -166,7 +155,7 @@ def _reuters(path="reuters.npz", num_words=None, skip_top=0, maxlen=None, test_s
                            "reuters.npz", ["x", "y"])
     order = np.random.RandomState(seed).permutation(len(xs))
     xs, labels = xs[order], labels[order]
-    xs, labels = _sequences(list(xs), labels, num_words, skip_top, maxlen, start_char,
+    xs, labels, _ = _sequences(list(xs), labels, num_words, skip_top, maxlen, start_char,
                             oov_char, index_from)
     split = int(len(xs) * (1 - test_split))
     return (xs[:split], labels[:split]), (xs[split:], labels[split:])
