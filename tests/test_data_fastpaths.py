@@ -1,0 +1,153 @@
+"""tf.data fast paths give what the general paths give: values, order, errors, the end.
+
+A parallel map whose function cannot use threads (small Python-run kernels) runs inline; one
+that can (py_func, big elements) runs on a pool. Both must match the plain ``map``.
+"""
+
+import threading
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow import data
+from tideflow.ops import dataset_values as dv
+
+D = data.Dataset
+
+
+def _outcomes(make, n=200):
+    """Each GetNext's value, or the error class and message, until OutOfRangeError."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(7)
+        nxt = make().make_one_shot_iterator().get_next()
+        out = []
+        with tf.Session() as sess:
+            for _ in range(n):
+                try:
+                    v = sess.run(nxt)
+                    v = [np.asarray(c) for c in (v if isinstance(v, tuple) else (v,))]
+                except tf.errors.OutOfRangeError:
+                    out.append("end")
+                    break
+                except tf.errors.OpError as e:
+                    out.append((type(e).__name__, e.message.split("\n")[0]))
+                    continue
+                out.append(v)
+    return out
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert type(x) is type(y)
+        if isinstance(x, list):
+            assert len(x) == len(y)
+            for cx, cy in zip(x, y):
+                assert cx.dtype == cy.dtype
+                np.testing.assert_array_equal(cx, cy)
+        else:
+            assert x == y
+
+
+def _map_threads():
+    return {t for t in threading.enumerate() if t.name.startswith("tf_data_map")}
+
+
+def _fail_on_multiples_of_5(x):
+    # InvalidArgumentError for the elements 0, 5, 10, ... (log of 0 -> -inf)
+    v = tf.log(tf.cast(tf.mod(x, 5), tf.float32))
+    return tf.check_numerics(v, "multiple of five") + tf.cast(x, tf.float32)
+
+
+@pytest.mark.parametrize("par", [2, 4, data.experimental.AUTOTUNE])
+def test_inline_parallel_map_equals_map(par):
+    for fn in (lambda x: x * 3 + 1, _fail_on_multiples_of_5):
+        want = _outcomes(lambda: D.range(23).map(fn))  # noqa: B023
+        got = _outcomes(lambda: D.range(23).map(fn, num_parallel_calls=par))  # noqa: B023
+        _same(got, want)
+        assert got[-1] == "end"
+    got = _outcomes(lambda: D.range(6).map(_fail_on_multiples_of_5, num_parallel_calls=2))
+    assert [type(o) for o in got] == [tuple, *[list] * 4, tuple, str]
+    assert got[0][0] == "InvalidArgumentError" and "multiple of five" in got[0][1]
+    assert [float(v[0]) for v in got[1:5]] == [float(np.float32(np.log(k)) + k)
+                                               for k in (1, 2, 3, 4)]
+
+
+def test_inline_parallel_map_seeded_random_matches_map():
+    def fn(x):
+        img = tf.reshape(tf.cast(tf.range(12), tf.float32) + tf.cast(x, tf.float32), [2, 3, 2])
+        return tf.image.random_flip_left_right(img), tf.random_uniform([2])
+
+    def make(par):
+        return lambda: D.range(30).map(fn, num_parallel_calls=par).shuffle(
+            10, seed=3).batch(4).prefetch(2)
+
+    want = _outcomes(make(None))
+    got = _outcomes(make(2))
+    _same(got, want)
+    _same(_outcomes(make(2)), got)  # deterministic
+
+
+def test_inline_parallel_map_starts_no_threads():
+    with tf.Graph().as_default():
+        before = _map_threads()
+        nxt = D.range(10).map(lambda x: x + 1, num_parallel_calls=4).make_one_shot_iterator(
+        ).get_next()
+        with tf.Session() as sess:
+            assert [int(sess.run(nxt)) for _ in range(5)] == [1, 2, 3, 4, 5]
+            assert _map_threads() - before == set()
+
+
+def _py_fail_on_3(x):
+    if int(x) % 7 == 3:
+        raise ValueError(f"bad element {int(x)}")
+    return np.int64(x * 10)
+
+
+def test_threaded_parallel_map_of_py_func_equals_map():
+    def fn(x):
+        return tf.py_func(_py_fail_on_3, [x], tf.int64)
+
+    with tf.Graph().as_default():
+        before = _map_threads()
+        nxt = D.range(4).map(fn, num_parallel_calls=2).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert int(sess.run(nxt)) == 0
+            assert _map_threads() - before  # py_func: a pool runs the calls
+    want = _outcomes(lambda: D.range(30).map(fn))
+    assert sum(isinstance(o, tuple) for o in want) == 4  # 3, 10, 17, 24
+    for par in (2, 3, 8):
+        got = _outcomes(lambda: D.range(30).map(fn, num_parallel_calls=par))  # noqa: B023
+        _same(got, want)
+        assert got[-1] == "end"
+
+
+def test_threaded_parallel_map_input_errors_keep_their_turn():
+    # the input fails at 5, 10, ...; the threaded map after it must give the elements before
+    # each failure first, then the failure, then go on
+    def make(par):
+        return lambda: D.range(17).map(_fail_on_multiples_of_5).map(
+            lambda v: tf.py_func(lambda a: a * 2, [v], tf.float32), num_parallel_calls=par)
+
+    want = _outcomes(make(None))
+    got = _outcomes(make(3))
+    _same(got, want)
+    assert [i for i, o in enumerate(got) if isinstance(o, tuple)] == [0, 5, 10, 15]
+
+
+def test_big_elements_use_threads_small_ones_not():
+    # the verdict is by op type, then by the element's size
+    class Fake:
+        pass
+
+    f = Fake()
+    f.plan = type("P", (), {"ops": []})()
+    assert not dv.threads_help(f, [np.zeros(10, np.float32)])
+    assert dv.threads_help(f, [np.zeros(1 << 19, np.float32)])  # 2 MiB
+    assert dv.threads_help(object())  # unknown function: threads
+    big = np.arange(2 * (1 << 18), dtype=np.float32).reshape(2, -1)
+    want = _outcomes(lambda: D.from_tensor_slices(big).map(lambda v: v * 2.0 + 1.0))
+    got = _outcomes(lambda: D.from_tensor_slices(big).map(lambda v: v * 2.0 + 1.0,
+                                                          num_parallel_calls=2))
+    _same(got, want)
