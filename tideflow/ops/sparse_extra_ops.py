@@ -9,6 +9,8 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
+from tideflow.framework.wire_format import decode_varint as _varint_at
+from tideflow.framework.wire_format import encode_varint as _varint
 from tideflow.ops.sparse_ops import _as_sparse, _check_sparse, _order, _rank_of
 
 
@@ -312,16 +314,6 @@ def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
 # ------------------------------------------------------------------------------------------
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def _proto_bytes(array):
     """A serialized TensorProto with the values in ``tensor_content`` (TF's
     AsProtoTensorContent: raw little-endian numbers; for strings, the varint lengths then the
@@ -393,16 +385,10 @@ def _parse_proto(data, what):
 def _strings_from_content(buf, n):
     lengths, pos = [], 0
     for _ in range(n):
-        v = shift = 0
-        while True:
-            if pos >= len(buf):
-                raise _invalid("Could not parse serialized string tensor content")
-            b = buf[pos]
-            pos += 1
-            v |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        try:
+            v, pos = _varint_at(buf, pos)
+        except ValueError:
+            raise _invalid("Could not parse serialized string tensor content") from None
         lengths.append(v)
     out = []
     for k in lengths:

@@ -14,6 +14,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.framework.wire_format import encode_varint as _varint
 
 
 def _bad(msg):
@@ -122,19 +123,6 @@ def decode_compressed(bytes, compression_type="", name=None):
     """Decompresses each string ('' for none, 'ZLIB' or 'GZIP')."""
     return ops.apply_op("DecodeCompressed", [bytes], {"compression_type": compression_type},
                         name=name)._outputs[0]
-
-
-def _varint(n):
-    n &= (1 << 64) - 1  # negative int64s as ten-byte two's complement
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def _delimited(field, payload):

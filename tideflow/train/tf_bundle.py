@@ -15,6 +15,7 @@ import struct
 import numpy as np
 
 from tideflow.framework import dtypes, errors
+from tideflow.framework.wire_format import decode_varint as _varint
 
 TABLE_MAGIC = 0xDB4775248B80FB57
 _FOOTER = 48
@@ -32,19 +33,6 @@ def unmask_crc(masked):
 
 
 # -- protobuf wire format ---------------------------------------------------------------------
-
-def _varint(buf, pos):
-    result = shift = 0
-    while True:
-        if pos >= len(buf):
-            raise ValueError("truncated varint")
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-
 
 def _fields(buf):
     """[(field number, value)]: ints for varint/fixed fields, bytes for length-delimited."""
