@@ -284,6 +284,20 @@ class SequenceEnqueuer:
                 continue
         return None
 
+    def _next_batch(self):
+        """The next batch a worker made (waiting for it; its exception raised here), marked
+        done in the queue while running; None once stopped."""
+        while self.is_running():
+            pending = self._pending()
+            if pending is None:
+                return None
+            inputs = pending.get()
+            if self.is_running():  # stop() has emptied the queue and its task count
+                self.queue.task_done()
+            if inputs is not None:
+                return inputs
+        return None
+
 
 class OrderedEnqueuer(SequenceEnqueuer):
     """Draws the batches of a ``keras.utils.Sequence`` in order (in a new random order each
@@ -326,15 +340,8 @@ class OrderedEnqueuer(SequenceEnqueuer):
     def get(self):
         """Yields the batches, epoch after epoch, until ``stop()``."""
         try:
-            while self.is_running():
-                pending = self._pending()
-                if pending is None:
-                    return
-                inputs = pending.get()
-                if self.is_running():
-                    self.queue.task_done()
-                if inputs is not None:
-                    yield inputs
+            while (inputs := self._next_batch()) is not None:
+                yield inputs
         except Exception:
             self.stop()
             raise
@@ -365,14 +372,8 @@ class GeneratorEnqueuer(SequenceEnqueuer):
     def get(self):
         """Yields the generator's batches until it ends or ``stop()``."""
         try:
-            while self.is_running():
-                pending = self._pending()
-                if pending is None:
-                    return
-                inputs = pending.get()
-                self.queue.task_done()
-                if inputs is not None:
-                    yield inputs
+            while (inputs := self._next_batch()) is not None:
+                yield inputs
         except StopIteration:
             # a finite generator: the batches drawn before its end, then done
             last = []
