@@ -215,7 +215,8 @@ def _assert_rank_common(opname, what, static_condition, dyn_name, x, rank, data,
                                           getattr(_math(), dyn_name), data, summarize)
         except _StaticRankFailure as e:
             raise ValueError(
-                f"{message}.  Tensor {x_name} must have {what} {e.given}.  Received rank "
+                f"{message + '.  ' if message else ''}Tensor {x_name} must have {what} "
+                f"{e.given}.  Received rank "
                 f"{e.actual}, shape {x.get_shape()}"
             ) from None
 
@@ -241,7 +242,9 @@ def assert_type(tensor, tf_type, message=None, name=None):
     with ops.name_scope(name, "assert_type", [tensor]):
         tensor = ops.convert_to_tensor(tensor, name="tensor")
         if tensor.dtype != tf_type:
-            raise TypeError(f"{message}  {tensor.name} must be of type {tf_type}")
+            # TF 2.x's wording: names both the expected and the actual dtype.
+            raise TypeError(f"{message + '.  ' if message else ''}{tensor.name} must be of type "
+                            f"tf.{dtypes.as_dtype(tf_type).name}; got tf.{tensor.dtype.name}")
         return control_flow_ops.no_op("statically_determined_correct_type")
 
 
