@@ -74,13 +74,20 @@ def test_random_shape_from_partial_shape_tensor_runs():
             assert sess.run(r, {x: np.zeros((5, 3))}).shape == (5, 7)
 
 
-def test_conv2d_backprop_input_batch_comes_from_out_backprop():
-    # TF: the batch of input_sizes is checked against out_backprop's, which is the result's
+def test_conv2d_backprop_input_batch_comes_from_input_sizes_then_out_backprop():
+    # TF 1.x reads the result's whole static shape from a constant input_sizes (DCGAN-tensorflow
+    # reshapes conv2d_transpose outputs to that shape); TF 2.x keeps out_backprop's batch. The
+    # batch of input_sizes is checked against out_backprop's, and out_backprop's fills it in
+    # when input_sizes leaves it unknown.
     with tf.Graph().as_default():
         flt = tf.ones([3, 3, 3, 6])
         g = tf.placeholder(tf.float32, [None, 4, 4, 6])
         y = tf.nn.conv2d_transpose(g, flt, [2, 8, 8, 3], [1, 2, 2, 1], "SAME")
-        assert y.shape.as_list() == [None, 8, 8, 3]
+        assert y.shape.as_list() == [2, 8, 8, 3]
+        g5 = tf.placeholder(tf.float32, [5, 4, 4, 6])
+        sizes = tf.stack([tf.shape(g5)[0], 8, 8, 3])
+        assert tf.nn.conv2d_transpose(g5, flt, sizes, [1, 2, 2, 1], "SAME").shape.as_list() == [
+            5, 8, 8, 3]
         with tf.Session() as sess:
             assert sess.run(y, {g: np.ones((2, 4, 4, 6))}).shape == (2, 8, 8, 3)
         with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 7"):

@@ -173,8 +173,10 @@ def _conv_shape(nd, depthwise=False):
 def _sizes_shape(index, nd, batch_from_backprop=False):
     """Output shape read from a sizes input (input_sizes / filter_sizes / orig_input_shape).
 
-    ``batch_from_backprop``: as TF's Conv2DBackpropInput, the batch dimension is out_backprop's
-    (unknown when its rank is), after checking it against the one ``input_sizes`` names."""
+    ``batch_from_backprop``: Conv2DBackpropInput's batch dimension is the one ``input_sizes``
+    names when it is known (TF 1.x's shape function reads the whole shape from that tensor: a
+    constant ``output_shape`` of conv2d_transpose gives a fully defined result), else
+    out_backprop's; the two are checked against each other. (TF 2.x keeps out_backprop's.)"""
     def shape_fn(op):
         s = array_ops.constant_value_as_shape(op._inputs[index])
         s = unknown_shape(ndims=nd) if s.ndims is None else s.with_rank(nd)
@@ -186,7 +188,7 @@ def _sizes_shape(index, nd, batch_from_backprop=False):
                     f"Dimensions must be equal, but are {s.dims[0].value} and {batch.value} "
                     "(the batch of input_sizes and of out_backprop)"
                 )
-            s = TensorShape([batch] + s.dims[1:])
+            s = TensorShape([s.dims[0].merge_with(batch)] + s.dims[1:])
         return [s]
 
     return shape_fn
