@@ -30,3 +30,24 @@ def test_assert_type_names_expected_and_actual_dtype():
     with pytest.raises(TypeError) as e:
         tf.assert_type(tf.constant(1, name="Const"), tf.float32)
     assert str(e.value) == "Const:0 must be of type tf.float32; got tf.int32"
+
+
+@pytest.mark.parametrize("exc,cls", [
+    (KeyError("kk"), tf.errors.UnknownError),          # TF 2.21: UnknownError "KeyError: 'kk'"
+    (RuntimeError("boom"), tf.errors.UnknownError),
+    (ValueError("bad"), tf.errors.InvalidArgumentError),
+    (NotImplementedError("ni"), tf.errors.UnimplementedError),
+])
+def test_generator_exception_maps_class_like_py_func(exc, cls):
+    def gen():
+        yield 1
+        raise exc
+
+    ds = tf.data.Dataset.from_generator(gen, tf.int32)
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        assert sess.run(nxt) == 1
+        with pytest.raises(cls) as e:
+            sess.run(nxt)
+    assert type(exc).__name__ + ":" in str(e.value)
+    assert str(exc.args[0]) in str(e.value)

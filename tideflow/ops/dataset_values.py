@@ -125,8 +125,14 @@ class Generator(DatasetValue):
             except errors.OpError:
                 raise
             except Exception as e:  # as TF's py_func: the exception's class and message
-                raise errors.InvalidArgumentError(
-                    None, None, f"{type(e).__name__}: {e}") from e
+                from tideflow.ops.script_ops import _EXCEPTIONS
+
+                # TF maps the class as its py_func does: ValueError/TypeError ->
+                # InvalidArgumentError, MemoryError -> ResourceExhaustedError, ..., others
+                # (KeyError, RuntimeError, ...) -> UnknownError.
+                cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
+                           errors.UnknownError)
+                raise cls(None, None, f"{type(e).__name__}: {e}") from e
             if isinstance(value, list) and len(self.dtypes) > 1:
                 value = tuple(value)
             flat = flatten(value)
