@@ -304,7 +304,7 @@ def stop_gradient(input, name=None):
 
 def _shape_kernel(x, *, out_type):
     if type(x) is np.ndarray:
-        return np.array(x.shape, dtype=out_type.as_numpy_dtype)
+        return np.array(x.shape, dtype=out_type._np)  # int32/int64: its NumPy dtype as is
     return np.array(np.shape(x), dtype=out_type.as_numpy_dtype)
 
 
@@ -500,10 +500,12 @@ def _own_dims(shape_tensor, x):
 def _reshape_kernel(x, shape):
     x = _np(x)
     if type(shape) is np.ndarray and shape.ndim == 1:
-        try:  # the common case costs one NumPy call; failures get TF's messages below
-            return x.reshape(shape)
-        except (ValueError, TypeError):
-            pass
+        dims = shape.tolist()  # (a list converts to a shape four times faster than an array)
+        if not dims or min(dims) >= -1:  # NumPy takes any negative size as -1; TF does not
+            try:  # the common case costs one NumPy call; failures get TF's messages below
+                return x.reshape(dims)
+            except (ValueError, TypeError):
+                pass
     want = [int(d) for d in np.reshape(shape, -1)]
     unknown = [i for i, d in enumerate(want) if d == -1]
     if len(unknown) > 1:

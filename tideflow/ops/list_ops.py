@@ -10,6 +10,8 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 
+_new = object.__new__
+
 
 class TensorList:
     """An immutable list of arrays (None marks an item never set: zeros when stacked)."""
@@ -46,17 +48,33 @@ class TensorList:
         self._tail = None
         return self._base
 
+    # push and pop run once per loop iteration for every accumulated value: they build the
+    # new list without __init__'s argument handling
+
     def push(self, value):
-        return TensorList(self._base, self.element_shape, (value, self._tail), self._blen)
+        out = _new(TensorList)
+        out._base = self._base
+        out._blen = self._blen
+        out._tail = (value, self._tail)
+        out.element_shape = self.element_shape
+        return out
 
     def pop(self):
-        if self._tail is not None:
-            return TensorList(self._base, self.element_shape, self._tail[1], self._blen), (
-                self._tail[0])
-        if self._blen == 0:
+        """(the list without its last item, that item)."""
+        tail = self._tail
+        out = _new(TensorList)
+        out._base = self._base
+        out.element_shape = self.element_shape
+        if tail is not None:
+            out._blen = self._blen
+            out._tail = tail[1]
+            return out, tail[0]
+        n = self._blen
+        if n == 0:
             raise errors.InvalidArgumentError(None, None, "Trying to pop from an empty list.")
-        return TensorList(self._base, self.element_shape, None, self._blen - 1), (
-            self._base[self._blen - 1])
+        out._blen = n - 1
+        out._tail = None
+        return out, self._base[n - 1]
 
     def with_items(self, items):
         return TensorList(tuple(items), self.element_shape)
@@ -131,13 +149,11 @@ def _reserve_kernel(element_shape, num_elements):
     return TensorList((None,) * n, _shape_tuple(element_shape))
 
 
-def _push_kernel(lst, tensor):
-    return lst.push(tensor)
+_push_kernel = TensorList.push  # (lst, tensor) -> lst with tensor pushed
 
 
 def _pop_kernel(lst, element_shape):
-    rest, value = lst.pop()
-    return rest, value
+    return lst.pop()
 
 
 def _length_kernel(lst):

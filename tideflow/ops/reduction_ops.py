@@ -39,9 +39,18 @@ def _axes(x, indices):
 
 
 def _sum(x, indices, *, keep_dims):
-    if (type(x) is np.ndarray and type(indices) is np.ndarray and indices.shape == (1,)
-            and -x.ndim <= indices[0] < x.ndim):
-        axis = (int(indices[0]) % x.ndim,)  # the common case: one valid axis
+    if type(x) is np.ndarray and type(indices) is np.ndarray:
+        if not indices.size:
+            # no axes (a broadcast gradient that needs no reduction): the value unchanged,
+            # handed on as Identity hands on its input
+            return x
+        if indices.shape == (1,) and -x.ndim <= indices[0] < x.ndim:
+            axis = (int(indices[0]) % x.ndim,)  # the common case: one valid axis
+        else:
+            axis = _axes(x, indices)
+        if x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
+            # float32/64 accumulate in their own type without asking (a cheaper call)
+            return np.add.reduce(x, axis=axis, keepdims=keep_dims)
     else:
         axis = _axes(x, indices)
     # np.add.reduce is what np.sum calls for an array, without its Python-level dispatch
