@@ -151,3 +151,53 @@ def test_big_elements_use_threads_small_ones_not():
     got = _outcomes(lambda: D.from_tensor_slices(big).map(lambda v: v * 2.0 + 1.0,
                                                           num_parallel_calls=2))
     _same(got, want)
+
+
+# ------------------------------------------------------------------------------------------
+# per-element kernels: DecodeRaw of one string, short proto value lists
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("little_endian", [True, False])
+@pytest.mark.parametrize("dtype", [tf.uint8, tf.int16, tf.float32, tf.float64, tf.int64])
+def test_decode_raw_of_one_string_matches_batched(dtype, little_endian):
+    npt = np.dtype(dtype.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    rows = [np.arange(6).astype(npt).tobytes(), (np.arange(6) * 3 + 1).astype(npt).tobytes()]
+    with tf.Graph().as_default():
+        one = tf.decode_raw(tf.constant(rows[1]), dtype, little_endian=little_endian)
+        many = tf.decode_raw(tf.constant(rows), dtype, little_endian=little_endian)
+        with tf.Session() as sess:
+            a, b = sess.run([one, many])
+    assert a.dtype == np.dtype(dtype.as_numpy_dtype) and a.shape == (6,)
+    np.testing.assert_array_equal(a, b[1])
+    np.testing.assert_array_equal(a, np.arange(6) * 3 + 1)
+    a[0] = 5  # owns its memory (writable), not a view of the string
+
+
+def test_decode_raw_of_one_string_errors():
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [])
+        out = tf.decode_raw(s, tf.int32)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="not a multiple of 4"):
+                sess.run(out, {s: b"abcde"})
+            assert sess.run(out, {s: b""}).shape == (0,)
+            assert sess.run(out, {s: b"\x01\x00\x00\x00"}).tolist() == [1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 9])
+def test_parse_single_example_short_lists(n):
+    ints = [(-1) ** k * (2**40 + k) for k in range(n)]
+    floats = [k / 3 for k in range(n)]
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "i": tf.train.Feature(int64_list=tf.train.Int64List(value=ints)),
+        "f": tf.train.Feature(float_list=tf.train.FloatList(value=floats))}))
+    with tf.Graph().as_default():
+        d = D.from_tensors(ex.SerializeToString()).map(lambda s: tf.parse_single_example(
+            s, {"i": tf.FixedLenFeature([n], tf.int64), "f": tf.VarLenFeature(tf.float32)}))
+        nxt = d.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            got = sess.run(nxt)
+    assert got["i"].dtype == np.int64 and got["i"].tolist() == ints
+    assert got["f"].values.dtype == np.float32
+    np.testing.assert_array_equal(got["f"].values, np.asarray(floats, np.float32))

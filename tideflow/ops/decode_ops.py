@@ -43,6 +43,22 @@ def _decode_raw_kernel(bytes, *, out_type, little_endian):
     return out.reshape(x.shape + (size // dt.itemsize,))
 
 
+def _decode_raw_factory(ctx):
+    """DecodeRaw's kernel; one string (a tf.data map's element) goes straight to frombuffer."""
+    out_type, little_endian = ctx.attr("out_type"), ctx.attr("little_endian")
+    native = np.dtype(out_type.as_numpy_dtype)
+    dt = native.newbyteorder("<" if little_endian else ">")
+
+    def run(data):
+        if type(data) is np.ndarray and data.ndim == 0:
+            s = data[()]
+            if type(s) is bytes and len(s) % dt.itemsize == 0:
+                return np.frombuffer(s, dtype=dt).astype(native)  # a copy that owns its memory
+        return _decode_raw_kernel(data, out_type=out_type, little_endian=little_endian)
+
+    return run
+
+
 _RAW_TYPES = ("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, "
               "complex64, complex128}")
 
@@ -52,7 +68,7 @@ op_registry.declare(
     outputs=["output: out_type"],
     attrs=[_RAW_TYPES, "little_endian: bool = true"],
     shape=lambda op: [op._inputs[0]._shape.concatenate([None])],
-    kernel=_decode_raw_kernel,
+    kernel_factory=_decode_raw_factory,
     differentiable=False,
 )
 

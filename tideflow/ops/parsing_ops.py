@@ -103,6 +103,8 @@ def _values(feature, dtype, where):
         out = np.empty(len(vals), dtype=object)
         out[:] = list(vals)
         return out
+    if len(vals) <= 4:  # asarray of a proto container costs ~5 us however short it is
+        return np.array(list(vals), dtype=_NP[dtype])
     return np.asarray(vals, dtype=_NP[dtype])
 
 
