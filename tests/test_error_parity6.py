@@ -51,3 +51,37 @@ def test_generator_exception_maps_class_like_py_func(exc, cls):
             sess.run(nxt)
     assert type(exc).__name__ + ":" in str(e.value)
     assert str(exc.args[0]) in str(e.value)
+
+
+def _saved_checkpoint(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="a")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return saver.save(sess, str(tmp_path / "m"))
+
+
+@pytest.mark.parametrize("which", ["dir", ".meta", ".data-00000-of-00001", "checkpoint"])
+def test_restore_from_a_path_that_is_not_a_prefix_is_data_loss(tmp_path, which):
+    # TF 2.21: Saver.restore(sess, <a directory / the .meta file / ...>) raises DataLossError
+    # "Unable to open table file <path>: ...: perhaps your file is in a different file format".
+    prefix = _saved_checkpoint(tmp_path)
+    path = {"dir": str(tmp_path), "checkpoint": str(tmp_path / "checkpoint")}.get(
+        which, prefix + which)
+    tf.Variable(1.0, name="a")
+    saver = tf.train.Saver()
+    with tf.Session() as sess, pytest.raises(tf.errors.DataLossError) as e:
+        saver.restore(sess, path)
+    assert f"Unable to open table file {path}:" in str(e.value)
+    assert ("Is a directory" in str(e.value)) == (which == "dir")
+
+
+def test_restore_from_a_missing_prefix_is_still_a_value_error(tmp_path):
+    # TF 2.21: ValueError "The passed save_path is not a valid checkpoint: <path>".
+    tf.Variable(1.0, name="a")
+    saver = tf.train.Saver()
+    missing = str(tmp_path / "nothere" / "m")
+    with tf.Session() as sess, pytest.raises(
+            ValueError, match="The passed save_path is not a valid checkpoint"):
+        saver.restore(sess, missing)
