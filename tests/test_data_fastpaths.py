@@ -201,3 +201,36 @@ def test_parse_single_example_short_lists(n):
     assert got["i"].dtype == np.int64 and got["i"].tolist() == ints
     assert got["f"].values.dtype == np.float32
     np.testing.assert_array_equal(got["f"].values, np.asarray(floats, np.float32))
+
+
+# ------------------------------------------------------------------------------------------
+# batch: equal shapes stacked in one NumPy call, anything else through the checked loop
+# ------------------------------------------------------------------------------------------
+
+
+def test_batch_stacks_like_the_loop():
+    from tideflow.ops.dataset_structure import stack
+
+    imgs = [np.arange(12, dtype=np.float32).reshape(2, 3, 2) * k for k in range(5)]
+    got = stack(imgs, tf.float32)
+    assert got.dtype == np.float32 and got.shape == (5, 2, 3, 2)
+    np.testing.assert_array_equal(got, np.asarray(imgs))
+    got[0, 0, 0, 0] = -1  # a new array, not a view of an element
+    assert imgs[0][0, 0, 0] == 0
+    # a value of another dtype is converted into the component's dtype (the loop's casting)
+    got = stack([np.array([1.5, 2.5]), np.array([3, 4], np.int64)], tf.float32)
+    assert got.dtype == np.float32 and got.tolist() == [[1.5, 2.5], [3.0, 4.0]]
+    scalars = stack([np.array(k, np.int64) for k in range(4)], tf.int64)
+    assert scalars.dtype == np.int64 and scalars.tolist() == [0, 1, 2, 3]
+    strings = stack([np.array(b"a", object), np.array(b"bc", object)], tf.string)
+    assert strings.dtype == object and strings.tolist() == [b"a", b"bc"]
+
+
+def test_batch_of_ragged_elements_names_the_element():
+    with tf.Graph().as_default():
+        d = D.range(1, 4).map(lambda n: tf.range(n)).batch(2)
+        nxt = d.make_one_shot_iterator().get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"First element had shape \[1\] and element 1 had shape "
+                                 r"\[2\]"):
+            sess.run(nxt)

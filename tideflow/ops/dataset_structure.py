@@ -372,13 +372,23 @@ def stack(values, dtype, component=0):
     if isinstance(first, SparseValue):
         return _stack_sparse(values)
     shape = np.shape(first)
+    dt = _np_dtype(dtype)
+    if dt is not object:
+        # the common case in one NumPy call: equal shapes, the component's dtype already
+        # (anything else, a ragged batch included, takes the checked loop below)
+        try:
+            out = np.array(values)
+        except ValueError:
+            out = None
+        if out is not None and out.dtype == dt and out.shape == (len(values), *shape):
+            return out
     for i, v in enumerate(values):
         if np.shape(v) != shape:
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot batch tensors with different shapes in component "
                 f"{component}. First element had shape {_shape_str(shape)} and element {i} had "
                 f"shape {_shape_str(np.shape(v))}.")
-    out = np.empty((len(values), *shape), dtype=_np_dtype(dtype))
+    out = np.empty((len(values), *shape), dtype=dt)
     for i, v in enumerate(values):
         out[i, ...] = v  # (an object array's element takes a 0-d array's value, not the array)
     return out
