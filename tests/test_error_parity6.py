@@ -85,3 +85,14 @@ def test_restore_from_a_missing_prefix_is_still_a_value_error(tmp_path):
     with tf.Session() as sess, pytest.raises(
             ValueError, match="The passed save_path is not a valid checkpoint"):
         saver.restore(sess, missing)
+
+
+@pytest.mark.parametrize("pool,op", [("max_pool", "MaxPool"), ("avg_pool", "AvgPool")])
+def test_2d_pool_of_a_rank3_input_names_the_rank(pool, op):
+    # TF 2.21: ValueError "Shape must be rank 4 but is rank 3 for '{{node MaxPool}} = ...' with
+    # input shapes: [5,5,3]." (a 4-long ksize asks for the 2-D pool; not a 1-D pool's length error)
+    with pytest.raises(ValueError, match=rf"Shape must be rank 4 but is rank 3 for '{op}'") as e:
+        getattr(tf.nn, pool)(tf.zeros([5, 5, 3]), [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    assert "[5,5,3]" in str(e.value)
+    # A 1-D window on the same rank-3 input still pools over the middle axis.
+    assert getattr(tf.nn, pool)(tf.zeros([2, 8, 3]), 2, 2, "SAME").shape.as_list() == [2, 4, 3]

@@ -362,6 +362,13 @@ def _pool(op_type, value, ksize, strides, padding, data_format, name, nd=4):
     return _apply(op_type, [value], attrs, name)
 
 
+def _one_d(value, ksize, strides):
+    """Rank-3 input whose ksize/strides fit a 1-D pool (a 4-long ksize means the 2-D op, whose
+    shape check then says 'Shape must be rank 4 but is rank 3', as TF's max_pool does)."""
+    return value.get_shape().ndims == 3 and all(
+        isinstance(v, (int, np.integer)) or v is None or len(v) != 4 for v in (ksize, strides))
+
+
 def _rank(value):
     return ops.convert_to_tensor(value).get_shape().ndims
 
@@ -370,7 +377,7 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     """Max pooling over 2-D windows of a 4-D tensor (1-D and 3-D inputs go to those pools)."""
     value = ops.convert_to_tensor(_alias(value, input, "value", "input"))
     r = value.get_shape().ndims
-    if r == 3:
+    if _one_d(value, ksize, strides):
         return max_pool1d(value, ksize, strides, padding, "NCW" if data_format.startswith("NC")
                           else "NWC", name)
     if r == 5:
@@ -383,7 +390,7 @@ def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
     """Average pooling over 2-D windows (the mean of the window's real, unpadded elements)."""
     value = ops.convert_to_tensor(_alias(value, input, "value", "input"))
     r = value.get_shape().ndims
-    if r == 3:
+    if _one_d(value, ksize, strides):
         return avg_pool1d(value, ksize, strides, padding, "NCW" if data_format.startswith("NC")
                           else "NWC", name)
     if r == 5:
