@@ -5,6 +5,7 @@ observed by running the same snippet under real TensorFlow 2.21 in compat.v1 mod
 (``import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()``); the tests need only tideflow.
 """
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -96,3 +97,16 @@ def test_2d_pool_of_a_rank3_input_names_the_rank(pool, op):
     assert "[5,5,3]" in str(e.value)
     # A 1-D window on the same rank-3 input still pools over the middle axis.
     assert getattr(tf.nn, pool)(tf.zeros([2, 8, 3]), 2, 2, "SAME").shape.as_list() == [2, 4, 3]
+
+
+def test_conv2d_depth_mismatch_names_both_depths():
+    # TF 2.21: ValueError "Depth of input (3) is not a multiple of input depth of filter (4) for
+    # '{{node Conv2D}} = Conv2D[...]' with input shapes: [1,5,5,3], [3,3,4,8]."
+    with pytest.raises(ValueError, match=r"Depth of input \(3\) is not a multiple of input depth "
+                                         r"of filter \(4\) for 'Conv2D'.*\[1,5,5,3\], \[3,3,4,8\]"):
+        tf.nn.conv2d(tf.zeros([1, 5, 5, 3]), tf.zeros([3, 3, 4, 8]), [1, 1, 1, 1], "SAME")
+    # At run time (fed shapes): InvalidArgumentError naming both depths.
+    x = tf.placeholder(tf.float32, [None, None, None, None])
+    y = tf.nn.conv2d(x, tf.zeros([3, 3, 4, 8]), [1, 1, 1, 1], "SAME")
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="3 vs 4"):
+        sess.run(y, {x: np.zeros((1, 5, 5, 3))})

@@ -387,7 +387,10 @@ def test_pool_wrappers():
 
 def test_construction_errors():
     x = tf.placeholder(tf.float32, [2, 5, 5, 3])
-    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 3 and 2 for "
+    # TF 2.21's words for this case: "Depth of input (3) is not a multiple of input depth of
+    # filter (2)".
+    with pytest.raises(ValueError, match=r"Depth of input \(3\) is not a multiple of input "
+                                         r"depth of filter \(2\) for "
                                          r".*\[2,5,5,3\], \[3,3,2,4\]"):
         nn_conv.conv2d(x, tf.zeros([3, 3, 2, 4]), [1, 1, 1, 1], "SAME")
     with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):

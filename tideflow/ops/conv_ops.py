@@ -146,6 +146,13 @@ def _conv_shape(nd, depthwise=False):
         check_attr_len(op, "strides", nd, "stride")
         check_attr_len(op, "dilations", nd, "dilation")
         batch, spatial, chans = split_dims(x, fmt)
+        if not depthwise and chans is not None and w[-2] is not None and chans != w[-2]:
+            # TF 2.x's words (an input depth that is a multiple is a grouped convolution there,
+            # which tideflow does not run: TF 1.x's "does not match" then).
+            raise ValueError(f"Depth of input ({chans}) "
+                             + ("does not match" if w[-2] and chans % w[-2] == 0
+                                else "is not a multiple of")
+                             + f" input depth of filter ({w[-2]})")
         chans = _merge(chans, w[-2])
         _, strides, _ = split_dims(op._attrs["strides"], fmt)
         _, dil, _ = split_dims(op._attrs["dilations"], fmt)
