@@ -5,6 +5,7 @@ that can (py_func, big elements) runs on a pool. Both must match the plain ``map
 """
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -100,6 +101,7 @@ def test_inline_parallel_map_starts_no_threads():
 
 
 def _py_fail_on_3(x):
+    time.sleep(0.001)  # a call long enough for a pool (a file read, a decoder)
     if int(x) % 7 == 3:
         raise ValueError(f"bad element {int(x)}")
     return np.int64(x * 10)
@@ -111,10 +113,14 @@ def test_threaded_parallel_map_of_py_func_equals_map():
 
     with tf.Graph().as_default():
         before = _map_threads()
-        nxt = D.range(4).map(fn, num_parallel_calls=2).make_one_shot_iterator().get_next()
+        nxt = D.range(12).map(lambda x: tf.py_func(_slow_double, [x], tf.int64),
+                              num_parallel_calls=2).make_one_shot_iterator().get_next()
         with tf.Session() as sess:
-            assert int(sess.run(nxt)) == 0
-            assert _map_threads() - before  # py_func: a pool runs the calls
+            got = [int(sess.run(nxt)) for _ in range(dv._PROBE)]  # timed, inline
+            assert _map_threads() - before == set()
+            got += [int(sess.run(nxt)) for _ in range(2)]
+            assert _map_threads() - before  # slow py_func calls: a pool runs them
+            assert got == [0, 2, 4, 6, 8, 10, 12]
     want = _outcomes(lambda: D.range(30).map(fn))
     assert sum(isinstance(o, tuple) for o in want) == 4  # 3, 10, 17, 24
     for par in (2, 3, 8):
@@ -123,12 +129,29 @@ def test_threaded_parallel_map_of_py_func_equals_map():
         assert got[-1] == "end"
 
 
+def _slow_double(a):
+    time.sleep(0.001)
+    return a * 2
+
+
+def test_fast_py_func_parallel_map_runs_inline():
+    with tf.Graph().as_default():
+        before = _map_threads()
+        nxt = D.range(40).map(lambda x: tf.py_func(lambda a: a + 1, [x], tf.int64),
+                              num_parallel_calls=4).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert [int(sess.run(nxt)) for _ in range(40)] == list(range(1, 41))
+            assert _map_threads() - before == set()
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+
 def test_threaded_parallel_map_input_errors_keep_their_turn():
     # the input fails at 5, 10, ...; the threaded map after it must give the elements before
     # each failure first, then the failure, then go on
     def make(par):
         return lambda: D.range(17).map(_fail_on_multiples_of_5).map(
-            lambda v: tf.py_func(lambda a: a * 2, [v], tf.float32), num_parallel_calls=par)
+            lambda v: tf.py_func(_slow_double, [v], tf.float32), num_parallel_calls=par)
 
     want = _outcomes(make(None))
     got = _outcomes(make(3))

@@ -12,6 +12,7 @@ import itertools
 import operator
 import queue
 import threading
+import time
 
 import numpy as np
 
@@ -238,6 +239,10 @@ _THREADED_OP_TYPES = frozenset({
 # an input element of at least this many bytes: NumPy's own loops (which release the GIL)
 # are most of the work, so threads overlap them too
 _THREADED_ELEMENT_BYTES = 1 << 20
+# a parallel map that could use a pool times its first calls inline; a pool starts if they
+# took this long (median)
+_PROBE = 5
+_POOL_MIN_CALL_S = 300e-6
 
 
 def threads_help(fn, elem=None):
@@ -283,16 +288,20 @@ def _ops_wait(ops_, seen):
 
 
 class _ParallelMapIter:
-    """``num_parallel_calls`` calls of ``fn`` ahead, in order. Decides on the first element
-    whether a pool helps (:func:`threads_help`); without one it is :class:`_MapIter`. An
-    element whose call failed raises its error in its turn; the next call goes on (as TF's
-    ParallelMapDataset does)."""
+    """``num_parallel_calls`` calls of ``fn`` ahead, in order. On the first element it decides
+    whether a pool could help (:func:`threads_help`); if so, the first ``_PROBE`` calls run
+    inline, timed, and the pool starts only if their median took ``_POOL_MIN_CALL_S`` or more
+    (a pool's hand-off, ~50 us a call, would otherwise cost more than the overlap gains: a
+    pure-Python py_func map ran 10x slower on two threads). Without a pool it is
+    :class:`_MapIter`. An element whose call failed raises its error in its turn; the next
+    call goes on (as TF's ParallelMapDataset does)."""
 
-    __slots__ = ("args", "exhausted", "fn", "n", "pending", "pool", "rt", "src")
+    __slots__ = ("args", "exhausted", "fn", "n", "pending", "pool", "rt", "src", "times")
 
     def __init__(self, src, fn, args, n, rt):
         self.src, self.fn, self.args, self.n, self.rt = src, fn, args, n, rt
         self.pool = None  # None: not decided; False: inline
+        self.times = None  # while probing: the calls' durations
         self.pending = collections.deque()
         self.exhausted = False
 
@@ -307,7 +316,19 @@ class _ParallelMapIter:
         pending = self.pending
         if pool is None:
             elem = next(self.src)
-            if not threads_help(self.fn, elem):
+            times = self.times
+            if times is None:
+                if not threads_help(self.fn, elem):
+                    self.pool = False
+                    return self.fn(*elem, *self.args)
+                times = self.times = []
+            if len(times) < _PROBE:
+                t0 = time.perf_counter()
+                try:
+                    return self.fn(*elem, *self.args)
+                finally:
+                    times.append(time.perf_counter() - t0)
+            if sorted(times)[len(times) // 2] < _POOL_MIN_CALL_S:
                 self.pool = False
                 return self.fn(*elem, *self.args)
             pool = self.pool = concurrent.futures.ThreadPoolExecutor(
