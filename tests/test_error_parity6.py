@@ -110,3 +110,32 @@ def test_conv2d_depth_mismatch_names_both_depths():
     y = tf.nn.conv2d(x, tf.zeros([3, 3, 4, 8]), [1, 1, 1, 1], "SAME")
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="3 vs 4"):
         sess.run(y, {x: np.zeros((1, 5, 5, 3))})
+
+
+@pytest.mark.parametrize("cond,then,else_,msg", [
+    # Each message observed from TF 2.21 compat.v1 for tf.where(c, x, y, name="sel") at run time.
+    ([True, False], [1., 2.], [1., 2., 3.],
+     ("Inputs to operation sel of type Select must have the same size and shape.  "
+     "Input 0: [2] != input 2: [3]")),
+    ([True, False], np.zeros((2, 2)), np.zeros((2, 3)),
+     "'then' and 'else' must have the same size.  but received: [2,2] vs. [2,3]"),
+    ([True, False, True], np.zeros((2, 2)), np.zeros((2, 2)),
+     "Number of batches of 'then' must match size of 'cond', but saw: 2 vs. 3"),
+    (True, [1., 2.], [1.], "'then' and 'else' must have the same size.  but received: [2] vs. [1]"),
+    ([[True, False]], np.zeros((1, 2)), np.zeros((2, 1)),
+     ("Inputs to operation sel of type Select must have the same size and shape.  "
+     "Input 0: [1,2] != input 2: [2,1]")),
+    ([True], 1.0, 2.0, "'then' must be at least a vector, but saw shape: []"),
+])
+def test_where_v1_run_time_shape_errors(cond, then, else_, msg):
+    c = tf.placeholder(tf.bool)
+    x = tf.placeholder(tf.float64)
+    y = tf.placeholder(tf.float64)
+    w = tf.where(c, x, y, name="sel")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as e:
+            sess.run(w, {c: cond, x: then, y: else_})
+        assert str(e.value).startswith(msg)
+        assert sess.run(w, {c: [True, False], x: [1., 2.], y: [3., 4.]}).tolist() == [1., 4.]
+        assert sess.run(w, {c: [True, False], x: np.ones((2, 2)), y: np.zeros((2, 2))}).tolist() \
+            == [[1., 1.], [0., 0.]]

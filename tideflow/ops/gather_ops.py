@@ -439,28 +439,33 @@ def _select_shape(op):
     return [_merge_all([out, c])]
 
 
-def _select_kernel(condition, t, e):
+def _select_kernel(condition, t, e, *, ctx):
+    # The checks in TF's order and words: a scalar or (vector cond, higher-rank then) is the
+    # broadcasting form; otherwise all three inputs must have one shape.
     c = np.asarray(condition)
     t, e = _np(t), _np(e)
-    if t.shape != e.shape:
-        raise _invalid(
-            f"'then' and 'else' must have the same size.  but received: {_shape_str(t.shape)} "
-            f"vs. {_shape_str(e.shape)}"
-        )
-    if c.ndim == 0:
-        return t if c else e
-    if c.ndim == 1 and t.ndim > 1:
-        if c.shape[0] != t.shape[0]:
+    if c.ndim == 0 or (c.ndim == 1 and t.ndim != 1):
+        if c.ndim == 1 and t.ndim == 0:
+            raise _invalid(f"'then' must be at least a vector, but saw shape: {_shape_str(t.shape)}")
+        if c.ndim == 1 and c.shape[0] != t.shape[0]:
             raise _invalid(
                 f"Number of batches of 'then' must match size of 'cond', but saw: "
                 f"{t.shape[0]} vs. {c.shape[0]}"
             )
-        c = c.reshape((-1,) + (1,) * (t.ndim - 1))
-    elif c.shape != t.shape:
-        raise _invalid(
-            f"'cond' and 'then' must have the same size.  but received: "
-            f"{_shape_str(c.shape)} vs. {_shape_str(t.shape)}"
-        )
+        if t.shape != e.shape:
+            raise _invalid(
+                f"'then' and 'else' must have the same size.  but received: "
+                f"{_shape_str(t.shape)} vs. {_shape_str(e.shape)}"
+            )
+        if c.ndim == 0:
+            return t if c else e
+        return np.where(c.reshape((-1,) + (1,) * (t.ndim - 1)), t, e)
+    for i, x in ((1, t), (2, e)):
+        if x.shape != c.shape:
+            raise _invalid(
+                f"Inputs to operation {ctx.op.name} of type Select must have the same size and "
+                f"shape.  Input 0: {_shape_str(c.shape)} != input {i}: {_shape_str(x.shape)}"
+            )
     return np.where(c, t, e)
 
 
