@@ -139,3 +139,15 @@ def test_where_v1_run_time_shape_errors(cond, then, else_, msg):
         assert sess.run(w, {c: [True, False], x: [1., 2.], y: [3., 4.]}).tolist() == [1., 4.]
         assert sess.run(w, {c: [True, False], x: np.ones((2, 2)), y: np.zeros((2, 2))}).tolist() \
             == [[1., 1.], [0., 0.]]
+
+
+@pytest.mark.parametrize("src,dst,msg", [
+    # TF 2.21: UnimplementedError at Session.run, with TF's type names ("float", not "float32").
+    (["1.0"], tf.float32, "Cast string to float is not supported"),
+    (["1"], tf.int32, "Cast string to int32 is not supported"),
+    ([1.5], tf.string, "Cast double to string is not supported"),
+])
+def test_cast_to_or_from_string_is_unimplemented_at_run(src, dst, msg):
+    c = tf.cast(tf.constant(np.array(src)), dst)
+    with tf.Session() as sess, pytest.raises(tf.errors.UnimplementedError, match=msg):
+        sess.run(c)

@@ -7,6 +7,12 @@ from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops.array_ops import _np, _register_fold
 
 
+def _type_name(dt):
+    from tideflow.ops.script_ops import _type_name as name  # TF's names: float, double, half
+
+    return name(dt)
+
+
 def _cast_kernel(x, *, SrcT, DstT, Truncate):
     x = _np(x)
     dst = np.dtype(DstT.as_numpy_dtype)
@@ -16,7 +22,7 @@ def _cast_kernel(x, *, SrcT, DstT, Truncate):
         return x.astype(dst)  # no floating-point error: every integer fits (float16 may not)
     if SrcT == dtypes.string or DstT == dtypes.string:
         raise errors.UnimplementedError(
-            None, None, f"Cast {SrcT.name} to {DstT.name} is not supported"
+            None, None, f"Cast {_type_name(SrcT)} to {_type_name(DstT)} is not supported"
         )
     if dst == np.bool_:
         return x != 0
