@@ -251,3 +251,64 @@ def test_dynamic_rnn_gradients_equal_static_rnn_gradients(cell):
                                       {x: xv}))
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# loop gradients copy the body's constants instead of accumulating them
+# ------------------------------------------------------------------------------------------
+
+
+def _body_pushes(graph):
+    from tideflow.framework import func_graph
+
+    (loop,) = [op for op in graph.get_operations() if op.type == "While"
+               and "gradients" not in op.name]
+    body = func_graph.lookup_function(graph, loop._attrs["body"])
+    return [op.inputs[1].op.type for op in body.get_operations()
+            if op.type == "TensorListPushBack"]
+
+
+def test_loop_gradient_copies_body_constants():
+    xv = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 2])
+
+        def body(i, h):
+            scale = tf.constant([2.0, -3.0])  # needed by the gradient of the product
+            return i + 1, tf.tanh(h * scale)
+
+        _, h = tf.while_loop(lambda i, h: i < 3, body, [0, x])
+        (gx,) = tf.gradients(tf.reduce_sum(h), [x])
+        got = _run(gx, {x: xv})
+        pushed = _body_pushes(g)
+    # NumPy: forward and backward through three steps of tanh(h * s)
+    s, hs = np.array([2.0, -3.0], np.float32), [xv]
+    for _ in range(3):
+        hs.append(np.tanh(hs[-1] * s))
+    g_ = np.ones_like(xv)
+    for k in range(3, 0, -1):
+        g_ = g_ * (1 - hs[k] ** 2) * s
+    np.testing.assert_allclose(got, g_, rtol=1e-5)
+    assert "Const" not in pushed and pushed  # the loop variable h is still accumulated
+
+
+def test_loop_gradient_still_accumulates_computed_values():
+    # the same multiplier computed from the loop counter changes every iteration: it must be
+    # accumulated, not copied
+    xv = np.array([1.5, -0.5], np.float32)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2])
+
+        def body(i, h):
+            scale = tf.cast(i + 1, tf.float32) * tf.constant([1.0, 2.0])
+            return i + 1, h * scale * h
+
+        _, h = tf.while_loop(lambda i, h: i < 2, body, [0, x])
+        (gx,) = tf.gradients(tf.reduce_sum(h), [x])
+        got = _run(gx, {x: xv})
+        pushed = _body_pushes(g)
+    c = np.array([1.0, 2.0], np.float32)
+    h1 = 1 * c * xv * xv
+    # h2 = 2c * h1^2, dh2/dx = 2c * 2 h1 * (1c * 2x)
+    np.testing.assert_allclose(got, 2 * c * 2 * h1 * (1 * c * 2 * xv), rtol=1e-5)
+    assert "Mul" in pushed and "Const" not in pushed

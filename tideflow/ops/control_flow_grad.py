@@ -13,7 +13,7 @@ and their gradients are summed over the iterations.
 """
 
 from tideflow.framework import dtypes, func_graph, ops
-from tideflow.ops import array_ops, list_ops, math_ops
+from tideflow.ops import array_ops, constant_op, list_ops, math_ops
 from tideflow.ops import cond as cond_lib
 from tideflow.ops import gradients as gradients_lib
 from tideflow.ops.gradients import dense
@@ -190,6 +190,7 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops):
     """Maps forward body tensors to the backward body: invariants directly, others popped."""
     captures = {ph: j for j, (_, ph) in enumerate(body_fg.captures)}
     n_loop = len(body_fg.inputs)
+    copies = {}
 
     def resolve(t):
         if t._op._graph is not body_fg:
@@ -197,6 +198,15 @@ def _while_resolver(op, cond_fg, body_fg, gbody, pops):
         j = captures.get(t)
         if j is not None:
             return op._inputs[n_loop + j]
+        if t._op._type == "Const":
+            # a constant is copied into the backward body, not accumulated (as TF's while_v2
+            # does): the same value without a push and a pop every iteration
+            c = copies.get(t)
+            if c is None:
+                with _in_graph(gbody):
+                    c = copies[t] = constant_op.constant(t._op._attrs["value"],
+                                                         dtype=t._dtype.base_dtype)
+            return c
         idx = _ensure_accumulator(op, cond_fg, body_fg, t)
         with _in_graph(gbody):
             ph = gbody.add_extra_arg(dtypes.variant, [], "accumulator")
