@@ -75,13 +75,18 @@ def _quantize_ref(T, mode="MIN_COMBINED", round_mode="HALF_AWAY_FROM_ZERO", narr
     return ref
 
 
+def _range(lo, hi, x, axis):
+    """The min/max inputs: scalars, or with ``axis`` one distinct range per slice of ``x``."""
+    if axis is None:
+        return np.float32(lo), np.float32(hi)
+    n = x.shape[axis]
+    return (np.linspace(lo, lo / 4, n).astype(np.float32),
+            np.linspace(hi / 3, hi, n).astype(np.float32))
+
+
 def _quantize_case(T, mode="MIN_COMBINED", round_mode="HALF_AWAY_FROM_ZERO", narrow=False,
                    axis=None, lo=-6.0, hi=6.0, name=None):
-    a, b = np.float32(lo), np.float32(hi)
-    if axis is not None:
-        n = _x.shape[axis]
-        a = np.linspace(lo, lo / 4, n).astype(np.float32)
-        b = np.linspace(hi / 3, hi, n).astype(np.float32)
+    a, b = _range(lo, hi, _x, axis)
     return Case(
         "QuantizeV2",
         lambda x, mn, mx: list(tf.quantization.quantize(
@@ -132,11 +137,7 @@ _Q16 = _quantized(tf.qint16, [[-32768, -32767, -1000, 0], [1, 377, 12600, 32767]
 
 def _dequantize_case(T, q, mode="MIN_COMBINED", narrow=False, axis=None, lo=-1.5, hi=4.0,
                      name=None):
-    a, b = np.float32(lo), np.float32(hi)
-    if axis is not None:
-        n = q.shape[axis]
-        a = np.linspace(lo, lo / 4, n).astype(np.float32)
-        b = np.linspace(hi / 3, hi, n).astype(np.float32)
+    a, b = _range(lo, hi, q, axis)
     return Case(
         "Dequantize",
         lambda x, mn, mx: tf.quantization.dequantize(x, mn, mx, mode=mode, narrow_range=narrow,
