@@ -257,3 +257,52 @@ def test_batch_of_ragged_elements_names_the_element():
                            match=r"First element had shape \[1\] and element 1 had shape "
                                  r"\[2\]"):
             sess.run(nxt)
+
+
+# ------------------------------------------------------------------------------------------
+# dataset functions run their plans directly: errors map to their op, NumPy stays quiet
+# ------------------------------------------------------------------------------------------
+
+
+def _slow_recip(a):
+    time.sleep(0.001)
+    return np.float32(1.0) / a  # 1/0: inf, silently (TF's kernels do not warn)
+
+
+@pytest.mark.parametrize("form", ["map", "prefetch", "pool"])
+def test_dataset_functions_raise_no_numpy_warnings(form):
+    def make():
+        d = D.from_tensor_slices(np.array([0.0, 2.0, 0.0, 4.0] * 4, np.float32))
+        if form == "pool":
+            return d.map(lambda v: tf.py_func(_slow_recip, [v], tf.float32) + 1.0 / v,
+                         num_parallel_calls=2)
+        d = d.map(lambda v: (1.0 / v) * 0.0 + tf.log(v - 3.0))
+        return d.prefetch(2) if form == "prefetch" else d
+
+    import warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = _outcomes(make)
+    assert [w for w in seen if issubclass(w.category, RuntimeWarning)] == []
+    assert got[-1] == "end" and len(got) == 17
+    first = got[0][0]
+    if form == "pool":
+        assert np.isposinf(first) and float(got[1][0]) == 1.0
+    else:  # inf * 0 = nan; log of a negative: nan
+        assert np.isnan(first) and np.isnan(got[1][0]) and float(got[3][0]) == 0.0
+
+
+def test_dataset_function_error_names_its_op():
+    with tf.Graph().as_default():
+        d = D.range(3).map(lambda x: tf.check_numerics(
+            tf.log(tf.cast(x, tf.float32) - 1.0), "negative log", name="the_check"))
+        nxt = d.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(nxt)  # log(-1): nan
+            assert "negative log" in info.value.message
+            assert info.value.op is not None and info.value.op.name.endswith("the_check")
+            with pytest.raises(tf.errors.InvalidArgumentError, match="negative log"):
+                sess.run(nxt)  # log(0): -inf
+            assert float(sess.run(nxt)) == 0.0

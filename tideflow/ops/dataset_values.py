@@ -332,7 +332,7 @@ class _ParallelMapIter:
                 self.pool = False
                 return self.fn(*elem, *self.args)
             pool = self.pool = concurrent.futures.ThreadPoolExecutor(
-                self.n, thread_name_prefix="tf_data_map")
+                self.n, thread_name_prefix="tf_data_map", initializer=_ignore_fp_warnings)
             self.rt.add_closer(lambda: pool.shutdown(wait=False, cancel_futures=True))
             pending.append(pool.submit(self.fn, *elem, *self.args))
         fn, args, src = self.fn, self.args, self.src
@@ -353,6 +353,10 @@ class _ParallelMapIter:
         if not pending:
             raise StopIteration
         return pending.popleft().result()
+
+
+def _ignore_fp_warnings():
+    np.seterr(all="ignore")  # the calling thread's own setting, as in a step's kernels
 
 
 class Filter(DatasetValue):
@@ -709,6 +713,9 @@ class Prefetch(DatasetValue):
             return False
 
         def fill():
+            # as a step's kernels: NumPy's floating-point warnings off (dataset functions
+            # run their plans without Plan.run's errstate)
+            np.seterr(all="ignore")  # this thread's own setting
             while not stop.is_set():
                 try:
                     elem = next(src)
