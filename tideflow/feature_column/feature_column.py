@@ -962,6 +962,16 @@ def _vars_created(before):
     return [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if v not in before]
 
 
+def _flat_dense(column, tensor):
+    """A dense column's tensor as ``[batch, the column's size]`` (its static batch kept), as
+    ``input_layer`` and Keras' ``DenseFeatures`` join them."""
+    n = column._variable_shape.num_elements()
+    batch = array_ops.shape(tensor)[0]
+    out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
+    out.set_shape([tensor.get_shape()[:1].dims[0] if tensor.get_shape().ndims else None, n])
+    return out
+
+
 def input_layer(features, feature_columns, weight_collections=None, trainable=True,
                 cols_to_vars=None, cols_to_output_tensors=None):
     """The dense ``[batch, sum of the columns' sizes]`` input: the dense columns' tensors,
@@ -990,11 +1000,7 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
             with variable_scope.variable_scope(None, default_name=column._var_scope_name):
                 tensor = column._get_dense_tensor(builder, weight_collections=weight_collections,
                                                   trainable=trainable)
-                n = column._variable_shape.num_elements()
-                batch = array_ops.shape(tensor)[0]
-                out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
-                out.set_shape([tensor.get_shape()[:1].dims[0]
-                               if tensor.get_shape().ndims else None, n])
+                out = _flat_dense(column, tensor)
                 outputs.append(out)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = _vars_created(before)

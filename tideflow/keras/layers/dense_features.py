@@ -68,11 +68,7 @@ class DenseFeatures(Layer):
                     tensor = column._get_dense_tensor(
                         builder, weight_collections=fc._weight_collections(None),
                         trainable=self.trainable)
-                    n = column._variable_shape.num_elements()
-                    batch = array_ops.shape(tensor)[0]
-                    out = array_ops.reshape(tensor, array_ops.stack([batch, n]))
-                    out.set_shape([tensor.get_shape()[:1].dims[0]
-                                   if tensor.get_shape().ndims else None, n])
+                    out = fc._flat_dense(column, tensor)
                     outputs.append(out)
                     if cols_to_output_tensors is not None:
                         cols_to_output_tensors[column] = out
