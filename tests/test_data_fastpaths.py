@@ -306,3 +306,25 @@ def test_dataset_function_error_names_its_op():
             with pytest.raises(tf.errors.InvalidArgumentError, match="negative log"):
                 sess.run(nxt)  # log(0): -inf
             assert float(sess.run(nxt)) == 0.0
+
+
+def test_reverse_matches_flip_for_every_axis_set():
+    import itertools
+
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    sets = [list(c) for k in range(4) for c in itertools.combinations(range(3), k)]
+    sets += [[-1], [-3, 1], [2, -2]]
+    with tf.Graph().as_default():
+        outs = [tf.reverse(x, tf.constant(a, dtype=tf.int64 if len(a) % 2 else tf.int32))
+                for a in sets]
+        bad = tf.placeholder(tf.int32, [None])
+        rev = tf.reverse(tf.placeholder_with_default(x, [2, 3, 4]), bad)
+        with tf.Session() as sess:
+            got = sess.run(outs)
+            for axes, g in zip(sets, got):
+                want = np.flip(x, tuple(a % 3 for a in axes)) if axes else x
+                np.testing.assert_array_equal(g, want)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="out of valid range"):
+                sess.run(rev, {bad: [3]})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="more than once"):
+                sess.run(rev, {bad: [1, -2]})

@@ -330,7 +330,7 @@ def _reverse_shape(op):
 def _reverse_kernel(tensor, axis):
     x = _np(tensor)
     r = x.ndim
-    axes = [int(a) for a in np.reshape(axis, -1)]
+    axes = np.asarray(axis).reshape(-1).tolist()
     seen = set()
     for i, a in enumerate(axes):
         if not -r <= a < r:
@@ -338,7 +338,15 @@ def _reverse_kernel(tensor, axis):
         if a % r in seen:
             raise _invalid(f"axis {a % r} specified more than once.")
         seen.add(a % r)
-    return np.flip(x, axis=tuple(seen)) if seen else x
+    if not seen:
+        return x
+    idx = [slice(None)] * r  # a reversed view, as np.flip's, without its axis checks
+    for a in seen:
+        idx[a] = _REVERSED
+    return x[tuple(idx)]
+
+
+_REVERSED = slice(None, None, -1)
 
 
 def _reverse_v2_grad(op, grad):
