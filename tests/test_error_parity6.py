@@ -151,3 +151,35 @@ def test_cast_to_or_from_string_is_unimplemented_at_run(src, dst, msg):
     c = tf.cast(tf.constant(np.array(src)), dst)
     with tf.Session() as sess, pytest.raises(tf.errors.UnimplementedError, match=msg):
         sess.run(c)
+
+
+def test_variable_with_a_tensor_initializer_inside_a_loop_or_branch():
+    # TF 2.21: ValueError "Initializer for variable while/Variable/ is from inside a control-flow
+    # construct, such as a loop or conditional. When creating a variable inside a loop or
+    # conditional, use a lambda as the initializer." (cond: "cond/Variable/")
+    def body(i):
+        tf.Variable(tf.zeros([1]))
+        return i + 1
+
+    with pytest.raises(ValueError, match=r"^Initializer for variable while/Variable/ is from "
+                                         r"inside a control-flow construct.*use a lambda"):
+        tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    with pytest.raises(ValueError, match=r"^Initializer for variable cond/Variable/ is from "):
+        tf.cond(tf.placeholder(tf.bool), lambda: tf.Variable(tf.zeros([1])) + 1.0,
+                lambda: tf.zeros([1]))
+
+
+def test_variable_with_a_lambda_initializer_inside_a_loop_still_works():
+    # TF 2.21 runs these: the lambda (or an initializer object) is evaluated outside the loop.
+    def body(i):
+        v = tf.Variable(lambda: tf.ones([1]))
+        w = tf.get_variable("w", [1], initializer=tf.ones_initializer())
+        return i + tf.cast(v[0] + w[0], tf.int32)
+
+    outside = tf.ones([1])
+    r = tf.while_loop(lambda i: i < 5, body, [tf.constant(0)])
+    u = tf.cond(tf.constant(True), lambda: tf.Variable(outside) + 1.0, lambda: tf.zeros([1]))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r) == 6
+        assert sess.run(u).tolist() == [2.0]

@@ -254,6 +254,14 @@ class Variable(metaclass=_VariableMeta):
                 self._initial_value = ops.convert_to_tensor(
                     initial_value, name="initial_value", dtype=dtype
                 )
+                if self._initial_value.graph is not g and getattr(
+                        self._initial_value.graph, "building_function", False):
+                    # the value was computed in a cond branch / loop body, while the variable
+                    # (and its initializer) lives in the outer graph: TF's error
+                    raise ValueError(
+                        f"Initializer for variable {n} is from inside a control-flow "
+                        "construct, such as a loop or conditional. When creating a variable "
+                        "inside a loop or conditional, use a lambda as the initializer.")
             init_shape = self._initial_value.get_shape()
             if expected_shape is not None and not as_shape(expected_shape).is_compatible_with(
                 init_shape
