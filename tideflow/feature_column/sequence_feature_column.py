@@ -216,19 +216,28 @@ def sequence_input_layer(features, feature_columns, weight_collections=None, tra
             with variable_scope.variable_scope(None, default_name=column._var_scope_name):
                 dense, length = _sequence_dense_of(column, builder, weight_collections,
                                                    trainable)
-                depth = (column._variable_shape.num_elements()
-                         if isinstance(column, _SequenceDenseColumn) else dense.shape[-1])
-                shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
-                outputs.append(array_ops.reshape(dense, shape))
+                outputs.append(_sequence_3d(column, dense))
                 lengths.append(length)
-        length = lengths[0]
-        checks = [check_ops.assert_equal(length, other,
-                                         message="sequence_length mismatch between the "
-                                                 "sequence columns")
-                  for other in lengths[1:]]
-        # the lengths are checked before the columns are joined
-        with ops.control_dependencies(checks):
-            return array_ops.concat(outputs, -1), array_ops.identity(length)
+        return _joined(outputs, lengths)
+
+
+def _sequence_3d(column, dense):
+    """A sequence column's dense tensor as ``[batch, steps, depth]``."""
+    depth = (column._variable_shape.num_elements()
+             if isinstance(column, _SequenceDenseColumn) else dense.shape[-1])
+    shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
+    return array_ops.reshape(dense, shape)
+
+
+def _joined(outputs, lengths):
+    """``(the columns' tensors concatenated on the last axis, the sequence length)``, the
+    columns' lengths checked to agree before they are joined."""
+    checks = [check_ops.assert_equal(lengths[0], other,
+                                     message="sequence_length mismatch between the "
+                                             "sequence columns")
+              for other in lengths[1:]]
+    with ops.control_dependencies(checks):
+        return array_ops.concat(outputs, -1), array_ops.identity(lengths[0])
 
 
 __all__ = ["sequence_categorical_column_with_hash_bucket",

@@ -7,6 +7,8 @@ Variables the columns make (embeddings) live under the layer's name
 (``dense_features/<column>_embedding/embedding_weights``), are made on the first call and
 reused by later ones, and are the layer's weights (so ``fit`` trains them)."""
 
+import contextlib
+
 from tideflow.feature_column import feature_column as fc
 from tideflow.framework import ops
 from tideflow.framework.tensor_shape import TensorShape
@@ -55,14 +57,21 @@ class DenseFeatures(Layer):
              self._non_trainable_weights).append(v)
         self._made_weights = True
 
-    def call(self, features, cols_to_output_tensors=None):
+    @contextlib.contextmanager
+    def _columns_scope(self, features):
+        """Checks ``features`` is a dict, enters the layer's scope and yields the columns'
+        builder; after, the variables made become the layer's weights."""
         if not isinstance(features, dict):
             raise ValueError("We expected a dictionary here. Instead we got: ", features)  # noqa: TRY004 - as TF
         before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
         with self._layer_scope() as vs:
             self._var_scope = vs
-            builder = fc._LazyBuilder(features)
-            outputs = []
+            yield fc._LazyBuilder(features)
+        self._track_new_variables(before)
+
+    def call(self, features, cols_to_output_tensors=None):
+        outputs = []
+        with self._columns_scope(features) as builder:
             for column in self._feature_columns:
                 with variable_scope.variable_scope(column._var_scope_name):
                     tensor = column._get_dense_tensor(
@@ -72,7 +81,6 @@ class DenseFeatures(Layer):
                     outputs.append(out)
                     if cols_to_output_tensors is not None:
                         cols_to_output_tensors[column] = out
-        self._track_new_variables(before)
         return array_ops.concat(outputs, -1)
 
     def compute_output_shape(self, input_shape):
@@ -121,32 +129,16 @@ class SequenceFeatures(DenseFeatures):
 
     def call(self, features):
         from tideflow.feature_column import sequence_feature_column as sfc
-        from tideflow.ops import check_ops
 
-        if not isinstance(features, dict):
-            raise ValueError("We expected a dictionary here. Instead we got: ", features)  # noqa: TRY004 - as TF
-        before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
-        with self._layer_scope() as vs:
-            self._var_scope = vs
-            builder = fc._LazyBuilder(features)
-            outputs, lengths = [], []
+        outputs, lengths = [], []
+        with self._columns_scope(features) as builder:
             for column in self._feature_columns:
                 with variable_scope.variable_scope(column._var_scope_name):
                     dense, length = sfc._sequence_dense_of(
                         column, builder, fc._weight_collections(None), self.trainable)
-                    depth = (column._variable_shape.num_elements()
-                             if isinstance(column, sfc._SequenceDenseColumn)
-                             else dense.shape[-1])
-                    shape = array_ops.concat([array_ops.shape(dense)[:2], [depth]], 0)
-                    outputs.append(array_ops.reshape(dense, shape))
+                    outputs.append(sfc._sequence_3d(column, dense))
                     lengths.append(length)
-        self._track_new_variables(before)
-        checks = [check_ops.assert_equal(lengths[0], other,
-                                         message="sequence_length mismatch between the "
-                                                 "sequence columns")
-                  for other in lengths[1:]]
-        with ops.control_dependencies(checks):
-            return [array_ops.concat(outputs, -1), array_ops.identity(lengths[0])]
+        return list(sfc._joined(outputs, lengths))
 
     def compute_output_shape(self, input_shape):
         if isinstance(input_shape, dict):
