@@ -179,12 +179,18 @@ class LSTMCell(_GatedCell):
 
         return init
 
-    def call(self, inputs, states, training=None):
-        h, c = states[0], states[1]
+    def _gate_inputs(self, inputs, h):
+        """``x @ kernel + h @ recurrent_kernel (+ bias)`` (dropout masks applied): the four
+        gates' pre-activations side by side, [batch, 4 * units]."""
         x, h_in = self._apply_masks(inputs, h)
         z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
         if self.bias is not None:
             z = tf.nn.bias_add(z, self.bias)
+        return z
+
+    def call(self, inputs, states, training=None):
+        h, c = states[0], states[1]
+        z = self._gate_inputs(inputs, h)
         u = self.units
         zi, zf, zc, zo = z[:, :u], z[:, u:2 * u], z[:, 2 * u:3 * u], z[:, 3 * u:]
         i = self.recurrent_activation(zi)
@@ -217,10 +223,7 @@ class PeepholeLSTMCell(LSTMCell):
 
     def call(self, inputs, states, training=None):
         h, c_prev = states[0], states[1]
-        x, h_in = self._apply_masks(inputs, h)
-        z = tf.matmul(x, self.kernel) + tf.matmul(h_in, self.recurrent_kernel)
-        if self.bias is not None:
-            z = tf.nn.bias_add(z, self.bias)
+        z = self._gate_inputs(inputs, h)
         u = self.units
         i = self.recurrent_activation(z[:, :u] + self.input_gate_peephole_weights * c_prev)
         f = self.recurrent_activation(z[:, u:2 * u] +
