@@ -183,3 +183,35 @@ def test_variable_with_a_lambda_initializer_inside_a_loop_still_works():
         sess.run(tf.global_variables_initializer())
         assert sess.run(r) == 6
         assert sess.run(u).tolist() == [2.0]
+
+
+def test_gradients_with_respect_to_a_tensor_of_another_graph():
+    # TF 2.21: ValueError 'Tensor("Const:0", ...) must be from the same graph as
+    # Tensor("Const:0", ...) (graphs are ... and ...).'
+    with tf.Graph().as_default():
+        x = tf.constant(1.0)
+    y = tf.constant(2.0) * 3.0
+    with pytest.raises(ValueError, match=r'Tensor\("Const:0".*must be from the same graph as '
+                                         r'Tensor\("mul:0"'):
+        tf.gradients(y, x)
+
+
+@pytest.mark.parametrize("make,msg", [
+    # TF 2.21's words (the pattern shown is the one the name failed)
+    (lambda: tf.get_variable("bad name!", [2]),
+     ("'bad name!' is not a valid root scope name. A root scope name has to match the following "
+     "pattern: ")),
+    (lambda: tf.name_scope("a b").__enter__(),
+     ("'a b' is not a valid root scope name. A root scope name has to match the following "
+     "pattern: ")),
+])
+def test_invalid_scope_names_show_the_pattern(make, msg):
+    with pytest.raises(ValueError) as e:
+        make()
+    assert str(e.value).startswith(msg)
+
+
+def test_invalid_nested_scope_name():
+    with tf.name_scope("a"), pytest.raises(
+            ValueError, match=r"^'b c' is not a valid scope name\. A scope name has to match"):
+        tf.name_scope("b c").__enter__()

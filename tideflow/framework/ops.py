@@ -657,7 +657,9 @@ class Graph:
                 name = name.decode()
             regex = _VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME
             if not regex.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
+                kind = "scope name" if self._name_stack else "root scope name"
+                raise ValueError(f"'{name}' is not a valid {kind}. A {kind} has to match the "
+                                 f"following pattern: {regex.pattern}")
         old = self._name_stack
         if not name:
             new = ""

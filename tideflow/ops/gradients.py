@@ -197,6 +197,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stop = {t._ref() if _is_ref_variable(t) else _to_tensor(t) for t in _as_list(stop_gradients)}
     graph = ys[0].graph if ys else ops.get_default_graph()
     default = ops.get_default_graph()
+    if ys and not default.building_function:
+        for t in ys + xs:  # TF's name_scope(values=ys + xs) check
+            if t.graph is not graph:
+                raise ValueError(f"{t} must be from the same graph as {ys[0]} (graphs are "
+                                 f"{t.graph} and {graph}).")
     if default.building_function:
         # inside a function body (a control-flow gradient): the gradient ops go to the body,
         # which captures the forward tensors they use (framework/func_graph.py)
