@@ -328,3 +328,98 @@ def test_reverse_matches_flip_for_every_axis_set():
                 sess.run(rev, {bad: [3]})
             with pytest.raises(tf.errors.InvalidArgumentError, match="more than once"):
                 sess.run(rev, {bad: [1, -2]})
+
+
+# ------------------------------------------------------------------------------------------
+# ParseExample: fixed-length dense keys read per example and converted once per batch
+# ------------------------------------------------------------------------------------------
+
+
+def _example(**feats):
+    f = {}
+    for k, v in feats.items():
+        if isinstance(v[0], bytes):
+            f[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+        elif isinstance(v[0], float):
+            f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        else:
+            f[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+
+_SPEC = {
+    "s": tf.FixedLenFeature([], tf.string, default_value=b"none"),
+    "i2": tf.FixedLenFeature([2], tf.int64, default_value=[-1, -2]),
+    "f6": tf.FixedLenFeature([2, 3], tf.float32, default_value=[0.5] * 6),
+    "v": tf.FixedLenSequenceFeature([], tf.int64, allow_missing=True),
+    "sp": tf.VarLenFeature(tf.string),
+}
+
+
+def _batch_rows():
+    rows, want = [], []
+    for k in range(7):
+        feats = {"sp": [b"x%d" % j for j in range(k % 3)] or None, "v": list(range(k)) or None}
+        if k % 2:
+            feats["s"] = [b"s%d" % k]
+        if k % 3:
+            feats["i2"] = [k, 10 * k]
+        if k != 4:
+            feats["f6"] = [k + j / 8 for j in range(6)]
+        rows.append(_example(**{a: b for a, b in feats.items() if b is not None}))
+        want.append(feats)
+    return rows, want
+
+
+def test_parse_example_fixed_keys_match_single_parses():
+    rows, want = _batch_rows()
+    with tf.Graph().as_default():
+        batch = tf.parse_example(tf.constant(rows), _SPEC)
+        singles = [tf.parse_single_example(tf.constant(r), _SPEC) for r in rows]
+        with tf.Session() as sess:
+            got, each = sess.run([batch, singles])
+    assert got["s"].tolist() == [w.get("s", [b"none"])[0] for w in want]
+    assert got["i2"].dtype == np.int64 and got["i2"].tolist() == [
+        w.get("i2", [-1, -2]) for w in want]
+    assert got["f6"].dtype == np.float32 and got["f6"].shape == (7, 2, 3)
+    np.testing.assert_array_equal(got["f6"], np.asarray(
+        [w.get("f6", [0.5] * 6) for w in want], np.float32).reshape(7, 2, 3))
+    for k, one in enumerate(each):
+        for key in ("s", "i2", "f6"):
+            np.testing.assert_array_equal(np.asarray(one[key], got[key].dtype), got[key][k])
+        np.testing.assert_array_equal(one["v"], got["v"][k][:len(one["v"])])
+    assert got["v"].shape == (7, 6)
+    assert got["sp"].values.tolist() == [b"x0", b"x0", b"x1", b"x0", b"x0", b"x1"]
+
+
+@pytest.mark.parametrize("bad, msg", [
+    ({"i2": [1, 2, 3]}, (r"Key: i2, Index: 0.  Number of int64 values != expected.  Values "
+                         r"size: 3 but output shape: \[2\]")),
+    ({"i2": [1.0, 2.0]}, (r"Key: i2, Index: 0.  Data types don't match. Data type: float but "
+                          r"expected type: int64")),
+    ({"s": [1]}, r"Key: s, Index: 0.  Data types don't match"),
+    ({"f6": [1.0]}, r"Key: f6, Index: 0.  Number of float values != expected"),
+])
+def test_parse_example_fixed_key_errors(bad, msg):
+    rows, _ = _batch_rows()
+    rows[3] = _example(**bad)
+    with tf.Graph().as_default():
+        batch = tf.parse_example(tf.constant(rows), _SPEC)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+            sess.run(batch)
+
+
+def test_parse_example_missing_required_key():
+    with tf.Graph().as_default():
+        batch = tf.parse_example(tf.constant([_example(a=[1]), _example(b=[2])]),
+                                 {"a": tf.FixedLenFeature([], tf.int64)})
+        with tf.Session() as sess, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"Feature: a \(data type: int64\) is required but could not be found"):
+            sess.run(batch)
+    with tf.Graph().as_default():
+        empty = tf.parse_example(tf.zeros([0], tf.string), _SPEC)
+        with tf.Session() as sess:
+            got = sess.run(empty)
+    assert got["i2"].shape == (0, 2) and got["f6"].shape == (0, 2, 3)
+    assert got["s"].shape == (0,) and got["s"].dtype == object

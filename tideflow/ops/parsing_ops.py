@@ -223,23 +223,58 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, dense_defa
     specs = _dense_specs(shapes)
     sparse_rows = [[] for _ in sparse_keys]
     dense_rows = [[] for _ in dense_keys]
+    # fixed-length dense keys: each example's values read here (the common case: the key is
+    # there, of its type, with its count); short ones gathered as lists and converted once
+    # for the batch. Anything else, and the other keys, through _parse_features.
+    fixed = [j for j, (var_len, _) in enumerate(specs) if not var_len]
+    fixed_set = set(fixed)
+    fast = [(j, dense_keys[j], _KINDS[Tdense[j]], math.prod(specs[j][1]),
+             math.prod(specs[j][1]) <= 4, dense_rows[j]) for j in fixed]
+    rest = [j for j in range(len(dense_keys)) if j not in fixed_set]
+    rest_args = ([dense_keys[j] for j in rest], [Tdense[j] for j in rest],
+                 [shapes[j] for j in rest], [dense_defaults[j] for j in rest],
+                 [specs[j] for j in rest])
+    rest_rows = [dense_rows[j] for j in rest]
     for b, data in enumerate(serialized.tolist()):
         name = _as_str(names[b]) if names.size else "<unknown>"
         fmap = _decode(example_cls, data, name).features.feature
-        sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, Tdense,
-                                        shapes, dense_defaults, specs)
+        for j, key, kind, size, short, rows in fast:
+            feature = fmap.get(key)
+            if feature is not None and feature.WhichOneof("kind") == kind:
+                vals = getattr(feature, kind).value
+                if len(vals) == size:
+                    if short:
+                        rows.append(list(vals))
+                    elif kind == "bytes_list":
+                        out = np.empty(size, dtype=object)
+                        out[:] = list(vals)
+                        rows.append(out)
+                    else:
+                        rows.append(np.asarray(vals, dtype=_NP[Tdense[j]]))
+                    continue
+            # missing (its default), or an error to report as the general path does
+            _, (v,) = _parse_features(fmap, name, [], [], [key], [Tdense[j]], [shapes[j]],
+                                      [dense_defaults[j]], [specs[j]])
+            rows.append(v.reshape(-1).tolist() if short else v.reshape(-1))
+        if not sparse_keys and not rest:
+            continue
+        sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, *rest_args)
         for rows, v in zip(sparse_rows, sparse):
             rows.append(v)
-        for rows, v in zip(dense_rows, dense):
+        for rows, v in zip(rest_rows, dense):
             rows.append(v)
+    for j, _, _, _, short, rows in fast:
+        if rows:
+            arr = (np.array(rows, dtype=_NP[Tdense[j]]) if short else
+                   np.stack(rows).astype(_NP[Tdense[j]], copy=False))
+            dense_rows[j] = arr.reshape([len(rows)] + specs[j][1])
     sp = [_sparse_batch(rows, t) for rows, t in zip(sparse_rows, sparse_types)]
     dense_out = []
     for rows, dtype, shape, default in zip(dense_rows, Tdense, shapes, dense_defaults):
         if _is_var_len(shape):
             dense_out.append(_pad_rows(rows, dtype, [d.value for d in shape.dims[1:]], default))
-        else:
-            dense_out.append(np.stack(rows).astype(_NP[dtype]) if rows else
-                             np.zeros([0] + shape.as_list(), _NP[dtype]))
+        else:  # (the fixed-length keys' rows: their batch array already)
+            dense_out.append(rows if len(rows) else np.zeros([0] + shape.as_list(), _NP[dtype]))
     return [s[0] for s in sp] + [s[1] for s in sp] + [s[2] for s in sp] + dense_out
 
 
