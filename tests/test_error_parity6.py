@@ -215,3 +215,16 @@ def test_invalid_nested_scope_name():
     with tf.name_scope("a"), pytest.raises(
             ValueError, match=r"^'b c' is not a valid scope name\. A scope name has to match"):
         tf.name_scope("b c").__enter__()
+
+
+def test_sparse_tensor_checks_its_components_shapes():
+    # TF 2.21: ValueError "Dimensions 2 and 1 are not compatible" at construction, for an index
+    # row longer than dense_shape and for more index rows than values.
+    with pytest.raises(ValueError, match="Dimensions 2 and 1 are not compatible"):
+        tf.SparseTensor([[0, 0]], [1.0], [2])
+    with pytest.raises(ValueError, match="Dimensions 2 and 1 are not compatible"):
+        tf.SparseTensor([[0], [1]], [1.0], [2])
+    sp = tf.SparseTensor([[0, 1]], [1.0], [2, 2])
+    assert sp.indices.shape.as_list() == [1, 2]
+    with tf.Session() as sess:
+        assert sess.run(tf.sparse_tensor_to_dense(sp)).tolist() == [[0.0, 1.0], [0.0, 0.0]]

@@ -37,6 +37,10 @@ class SparseTensor:
         self._indices.set_shape(unknown_shape(2))
         self._values.set_shape(unknown_shape(1))
         self._dense_shape.set_shape(unknown_shape(1))
+        # as TF: one index row per value, one index column per dense dimension
+        ind = self._indices.get_shape()
+        ind.dims[0].merge_with(self._values.get_shape().dims[0])
+        ind.dims[1].merge_with(self._dense_shape.get_shape().dims[0])
 
     @property
     def indices(self):
