@@ -228,3 +228,27 @@ def test_sparse_tensor_checks_its_components_shapes():
     assert sp.indices.shape.as_list() == [1, 2]
     with tf.Session() as sess:
         assert sess.run(tf.sparse_tensor_to_dense(sp)).tolist() == [[0.0, 1.0], [0.0, 0.0]]
+
+
+def test_constant_of_tensors_is_a_type_error():
+    # TF 2.21: TypeError "Expected any non-tensor type, but got a tensor instead." for both.
+    t = tf.placeholder(tf.float32, [None, 3])
+    for value in ([tf.constant(1.0)], t):
+        with pytest.raises(TypeError, match="^Expected any non-tensor type, but got a tensor"):
+            tf.constant(value)
+    assert tf.convert_to_tensor([tf.constant(1.0), 2.0]).shape.as_list() == [2]
+
+
+def test_zeros_of_a_shape_list_with_none():
+    # TF 2.21: TypeError "Expected int32, but got None of type 'NoneType'." for a list with
+    # None; ValueError "Cannot convert a partially known TensorShape (?, 3) to a Tensor." for a
+    # partially known TensorShape.
+    with pytest.raises(TypeError, match=r"^Expected int32, but got None of type 'NoneType'\."):
+        tf.zeros([None, 3])
+    with pytest.raises(TypeError, match=r"^Expected int32, but got None"):
+        tf.ones((None,))
+    t = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape \(\?, 3\)"):
+        tf.zeros(t.shape)
+    with tf.Session() as sess:
+        assert sess.run(tf.zeros(tf.shape(t)), {t: np.ones((2, 3))}).shape == (2, 3)

@@ -216,7 +216,15 @@ def _string_array(values):
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """Creates a constant tensor holding ``value`` (converted with TF's dtype rules)."""
-    arr = to_ndarray(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+    try:
+        arr = to_ndarray(value, dtype=dtype, shape=shape, verify_shape=verify_shape)
+    except NotImplementedError:  # a symbolic Tensor's __array__, somewhere inside value
+        if isinstance(value, (ops.Tensor, list, tuple)):
+            raise TypeError(
+                "Expected any non-tensor type, but got a tensor instead. (tf.constant takes "
+                "Python or NumPy values; tf.stack or tf.convert_to_tensor builds a tensor from "
+                "a list of tensors)") from None
+        raise
     return _const(arr, name)
 
 

@@ -226,6 +226,11 @@ def _filled(value, shape, dtype, name, default):
             if _has_tensor(shape):
                 shape = ops.convert_to_tensor(shape)
             else:
+                if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+                    # TF converts a list shape as int32 values: None is no int32
+                    raise TypeError("Expected int32, but got None of type 'NoneType'. (the "
+                                    f"shape {list(shape)} of tf.{default} must be fully "
+                                    "known; use tf.shape(x) for a dynamic one)")
                 s = as_shape(shape)
                 if s.is_fully_defined() and s.num_elements() < 1000:
                     return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
