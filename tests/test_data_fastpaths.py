@@ -27,6 +27,8 @@ def _outcomes(make, n=200):
             for _ in range(n):
                 try:
                     v = sess.run(nxt)
+                    if isinstance(v, dict):
+                        v = tuple(v[k] for k in sorted(v))
                     v = [np.asarray(c) for c in (v if isinstance(v, tuple) else (v,))]
                 except tf.errors.OutOfRangeError:
                     out.append("end")
@@ -423,3 +425,38 @@ def test_parse_example_missing_required_key():
             got = sess.run(empty)
     assert got["i2"].shape == (0, 2) and got["f6"].shape == (0, 2, 3)
     assert got["s"].shape == (0,) and got["s"].dtype == object
+
+
+_FIXED = {k: v for k, v in _SPEC.items() if k in ("s", "i2", "f6")}
+
+
+def test_parse_single_example_fixed_keys_only():
+    rows, want = _batch_rows()
+    with tf.Graph().as_default():
+        d = D.from_tensor_slices(rows).map(lambda r: tf.parse_single_example(r, _FIXED))
+        got = _outcomes(lambda: d)
+    assert got[-1] == "end" and len(got) == 8
+    for (f6, i2, s), w in zip(got[:-1], want):  # (the keys in sorted order)
+        assert s.shape == () and s[()] == w.get("s", [b"none"])[0]
+        assert i2.dtype == np.int64 and i2.tolist() == w.get("i2", [-1, -2])
+        assert f6.dtype == np.float32 and f6.shape == (2, 3)
+        np.testing.assert_array_equal(
+            f6, np.asarray(w.get("f6", [0.5] * 6), np.float32).reshape(2, 3))
+
+
+@pytest.mark.parametrize("bad, msg", [
+    ({"i2": [1, 2, 3]}, (r"Key: i2, Index: 0.  Number of int64 values != expected.  Values "
+                         r"size: 3 but output shape: \[2\]")),
+    ({"s": [1]}, r"Key: s, Index: 0.  Data types don't match"),
+    ({"f6": [1.0]}, r"Key: f6, Index: 0.  Number of float values != expected"),
+])
+def test_parse_single_example_fixed_key_errors(bad, msg):
+    with tf.Graph().as_default():
+        out = tf.parse_single_example(tf.constant(_example(**bad)), _FIXED)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+            sess.run(out)
+        req = tf.parse_single_example(tf.constant(_example(b=[1])),
+                                      {"a": tf.FixedLenFeature([], tf.int64)})
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="is required but could not be found"):
+            sess.run(req)

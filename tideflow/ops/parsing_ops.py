@@ -309,6 +309,33 @@ def _parse_single_example_factory(ctx):
     specs = _dense_specs(shapes)
     out_types = [_NP[t] for t in dense_types]
     example_cls = _example_pb2().Example
+    # only fixed-length dense keys (the common case): each read directly when it is there, of
+    # its type and count; anything else through _parse_features (defaults, errors)
+    fixed = None
+    if not sparse_keys and not any(var_len for var_len, _ in specs):
+        fixed = [(j, key, _KINDS[t], math.prod(dims), dims, np_t) for j, (key, t, (_, dims), np_t)
+                 in enumerate(zip(dense_keys, dense_types, specs, out_types))]
+
+    def run_fixed(fmap, dense_defaults):
+        dense = []
+        for j, key, kind, size, dims, np_t in fixed:
+            feature = fmap.get(key)
+            if feature is not None and feature.WhichOneof("kind") == kind:
+                vals = getattr(feature, kind).value
+                if len(vals) == size:
+                    if kind == "bytes_list":
+                        out = np.empty(size, dtype=object)
+                        out[:] = list(vals)
+                    elif size <= 4:
+                        out = np.array(list(vals), dtype=np_t)
+                    else:
+                        out = np.asarray(vals, dtype=np_t)
+                    dense.append(out.reshape(dims))
+                    continue
+            _, (v,) = _parse_features(fmap, "<unknown>", [], [], [key], [dense_types[j]],
+                                      [shapes[j]], [dense_defaults[j]], [specs[j]])
+            dense.append(v.astype(np_t, copy=False))
+        return dense
 
     def run(serialized, dense_defaults):
         serialized = np.asarray(serialized, dtype=object)
@@ -316,6 +343,8 @@ def _parse_single_example_factory(ctx):
             raise _invalid(f"Expected serialized to be a scalar, got shape: "
                            f"{_shape_str(serialized.shape)}")
         fmap = _decode(example_cls, serialized[()], "<unknown>").features.feature
+        if fixed is not None:
+            return run_fixed(fmap, dense_defaults)
         sparse, dense = _parse_features(fmap, "<unknown>", sparse_keys, sparse_types, dense_keys,
                                         dense_types, shapes, dense_defaults, specs)
         idx = [np.arange(v.size, dtype=np.int64).reshape(-1, 1) for v in sparse]
