@@ -252,3 +252,46 @@ def test_zeros_of_a_shape_list_with_none():
         tf.zeros(t.shape)
     with tf.Session() as sess:
         assert sess.run(tf.zeros(tf.shape(t)), {t: np.ones((2, 3))}).shape == (2, 3)
+
+
+def _keras_dense(loss, units=2, activation=None):
+    m = tf.keras.Sequential([tf.keras.layers.Dense(units, input_shape=(3,),
+                                                   activation=activation)])
+    m.compile("sgd", loss)
+    return m
+
+
+def test_keras_fit_input_shape_error_shows_the_sample_shape():
+    # TF 2.21 (tf_keras, graph mode): ValueError "Error when checking input: expected
+    # dense_input to have shape (3,) but got array with shape (5,)".
+    m = _keras_dense("mse")
+    with pytest.raises(ValueError, match=r"^Error when checking input: expected \w+ to have "
+                                         r"shape \(3,\) but got array with shape \(5,\)$"):
+        m.fit(np.zeros((4, 5)), np.zeros((4, 2)), verbose=0)
+
+
+@pytest.mark.parametrize("loss,name", [("mse", "mean_squared_error"),
+                                       ("binary_crossentropy", "binary_crossentropy")])
+def test_keras_target_shape_error_names_the_loss(loss, name):
+    # TF 2.21: ValueError "A target array with shape (4, 5) was passed for an output of shape
+    # (None, 2) while using as loss `mean_squared_error`. This loss expects targets to have the
+    # same shape as the output."
+    m = _keras_dense(loss)
+    with pytest.raises(ValueError) as e:
+        m.fit(np.zeros((4, 3)), np.zeros((4, 5)), verbose=0)
+    assert str(e.value) == (
+        f"A target array with shape (4, 5) was passed for an output of shape (None, 2) while "
+        f"using as loss `{name}`. This loss expects targets to have the same shape as the "
+        f"output.")
+
+
+def test_keras_categorical_crossentropy_with_integer_targets():
+    # TF 2.21: ValueError "You are passing a target array of shape (4, 1) while using as loss
+    # `categorical_crossentropy`. ... `sparse_categorical_crossentropy` instead ..."
+    m = _keras_dense("categorical_crossentropy", units=3, activation="softmax")
+    with pytest.raises(ValueError, match=r"^You are passing a target array of shape \(4, 1\) "
+                                         r"while using as loss `categorical_crossentropy`") as e:
+        m.fit(np.zeros((4, 3)), np.array([0, 1, 2, 0]), verbose=0)
+    assert "sparse_categorical_crossentropy" in str(e.value)
+    # one-hot targets train
+    m.fit(np.zeros((4, 3)), np.eye(3)[[0, 1, 2, 0]], verbose=0)

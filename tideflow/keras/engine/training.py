@@ -342,7 +342,7 @@ class Model(Network):
         self.built = True
 
     # -- data ------------------------------------------------------------------------------------
-    def _standardize(self, data, refs, names, what, check_last=None):
+    def _standardize(self, data, refs, names, what, check_last=None, loss_names=None):
         if data is None:
             raise ValueError(f"Error when checking model {what}: no data provided.")
         if isinstance(data, dict):
@@ -371,6 +371,26 @@ class Model(Network):
             if a.ndim == 1 and shape.ndims == 2:
                 a = a.reshape(-1, 1)
             unchecked = check_last is not None and check_last[i] is None
+            loss_name = loss_names[i] if loss_names else None
+            if loss_name == "categorical_crossentropy" and a.ndim and a.shape[-1] == 1:
+                # Keras's check_loss_and_target_compatibility
+                raise ValueError(
+                    f"You are passing a target array of shape {a.shape} while using as loss "
+                    "`categorical_crossentropy`. `categorical_crossentropy` expects targets to "
+                    "be binary matrices (1s and 0s) of shape (samples, classes). If your "
+                    "targets are integer classes, you can convert them to the expected format "
+                    "via:\n```\nfrom keras.utils import to_categorical\ny_binary = "
+                    "to_categorical(y_int)\n```\n\nAlternatively, you can use the loss function "
+                    "`sparse_categorical_crossentropy` instead, which does expect integer "
+                    "targets.")
+            if loss_name in ("mean_squared_error", "binary_crossentropy",
+                             "categorical_crossentropy") and shape.ndims is not None:
+                out_shape = tuple(shape.as_list())
+                if any(o is not None and t != o for t, o in zip(a.shape[1:], out_shape[1:])):
+                    raise ValueError(
+                        f"A target array with shape {a.shape} was passed for an output of shape "
+                        f"{out_shape} while using as loss `{loss_name}`. This loss expects "
+                        "targets to have the same shape as the output.")
             if shape.ndims is not None and not unchecked:
                 if a.ndim != shape.ndims:
                     raise ValueError(f"Error when checking {what}: expected {name} to have "
@@ -383,7 +403,7 @@ class Model(Network):
                     if expected[j] is not None and a.shape[j] != expected[j]:
                         raise ValueError(f"Error when checking {what}: expected {name} to "
                                          f"have shape {tuple(expected[1:])} but got array "
-                                         f"with shape {a.shape}")
+                                         f"with shape {a.shape[1:]}")
             dtype = ref.dtype.base_dtype.as_numpy_dtype
             if a.dtype != dtype:
                 a = a.astype(dtype)
@@ -457,15 +477,19 @@ class Model(Network):
             live = [o if t is not None else None for o, t in zip(self.outputs, self.targets)]
             names = list(self.output_names)
             check_last = []
+            loss_names = []
             for fn in self._loss_fns:
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
                                                                  "__name__", "")
                 if not fname or getattr(losses_mod, fname, None) is None:
                     # as Keras: a user-defined loss makes no assumption on the targets' shape
                     check_last.append(None)
+                    loss_names.append(None)
                 else:
                     check_last.append(fname not in ("sparse_categorical_crossentropy",))
-            ys = self._standardize(y, live, names, "target", check_last=check_last)
+                    loss_names.append(getattr(getattr(losses_mod, fname), "__name__", fname))
+            ys = self._standardize(y, live, names, "target", check_last=check_last,
+                                   loss_names=loss_names)
             ys = [a for a, t in zip(ys, live) if t is not None]
             if len(ys[0]) != len(xs[0]):
                 raise ValueError(f"Input arrays should have the same number of samples as "
