@@ -295,3 +295,27 @@ def test_keras_categorical_crossentropy_with_integer_targets():
     assert "sparse_categorical_crossentropy" in str(e.value)
     # one-hot targets train
     m.fit(np.zeros((4, 3)), np.eye(3)[[0, 1, 2, 0]], verbose=0)
+
+
+def test_gather_of_an_out_of_range_scalar_index():
+    # TF 2.21: InvalidArgumentError "indices = 5 is not in [0, 2)" (a scalar index: no [..]),
+    # "indices[1] = 5 is not in [0, 3)" for a vector.
+    p = tf.placeholder(tf.int32)
+    g = tf.gather(tf.constant([1., 2.]), p)
+    v = tf.gather(tf.constant([1., 2., 3.]), p)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^indices = 5 is not in \[0, 2\)"):
+            sess.run(g, {p: 5})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^indices\[1\] = 5 is not in \[0, 3\)"):
+            sess.run(v, {p: [0, 5]})
+
+
+def test_padded_batch_to_a_smaller_size_is_data_loss():
+    # TF 2.21: DataLossError "Attempted to pad to a smaller size than the input element."
+    ds = tf.data.Dataset.from_generator(lambda: iter([[1, 2, 3]]), tf.int32,
+                                        tf.TensorShape([None])).padded_batch(2, padded_shapes=[2])
+    nxt = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess, pytest.raises(
+            tf.errors.DataLossError, match="Attempted to pad to a smaller size than the input"):
+        sess.run(nxt)

@@ -481,7 +481,7 @@ class PaddedBatch(DatasetValue):
                     m = max(v.shape[j] for v in vals)
                     if w >= 0:
                         if m > w:
-                            raise errors.InvalidArgumentError(
+                            raise errors.DataLossError(  # TF's class for this one
                                 None, None, f"Attempted to pad to a smaller size than the "
                                 f"input element: padded shape dimension {j} is {w} but an "
                                 f"element has size {m}.")

@@ -39,7 +39,8 @@ def _check_indices(indices, n):
     if bad.any():
         pos = tuple(np.argwhere(bad)[0])
         where = ",".join(str(int(p)) for p in pos)
-        raise _invalid(f"indices[{where}] = {indices[pos]} is not in [0, {n})")
+        where = f"[{where}]" if pos else ""  # a scalar index: TF's "indices = 5 ..."
+        raise _invalid(f"indices{where} = {indices[pos]} is not in [0, {n})")
 
 
 def _gather(params, indices, axis):
