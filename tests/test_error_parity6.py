@@ -319,3 +319,21 @@ def test_padded_batch_to_a_smaller_size_is_data_loss():
     with tf.Session() as sess, pytest.raises(
             tf.errors.DataLossError, match="Attempted to pad to a smaller size than the input"):
         sess.run(nxt)
+
+
+def test_set_shape_conflicts_use_tf_words():
+    # TF 2.21: ValueError "Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are
+    # [2,3] and [3,2]." and "Shapes must be equal rank, but are 1 and 2".
+    with pytest.raises(ValueError) as e:
+        tf.zeros([2, 3]).set_shape([3, 2])
+    assert str(e.value) == ("Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes "
+                            "are [2,3] and [3,2].")
+    p = tf.placeholder(tf.float32, [None])
+    with pytest.raises(ValueError, match="^Shapes must be equal rank, but are 1 and 2$"):
+        p.set_shape([2, 2])
+    q = tf.placeholder(tf.float32, [None, 3])
+    with pytest.raises(ValueError, match=r"Dimension 1 in both .* are 3 and 4\. Shapes are "
+                                         r"\[\?,3\] and \[2,4\]\."):
+        q.set_shape([2, 4])
+    q.set_shape([2, None])
+    assert q.shape.as_list() == [2, 3]

@@ -161,7 +161,21 @@ class Tensor:
 
     def set_shape(self, shape):
         """Merges ``shape`` into this tensor's static shape (ValueError when incompatible)."""
-        self._shape = self._shape.merge_with(as_shape(shape))
+        shape = as_shape(shape)
+        if not self._shape.is_compatible_with(shape):
+            # TF's words (its C++ shape merge)
+            a, b = self._shape, shape
+            if a.ndims != b.ndims:
+                raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
+            i, x, y = next((i, x, y) for i, (x, y) in enumerate(zip(a.as_list(), b.as_list()))
+                           if x is not None and y is not None and x != y)
+
+            def show(s):
+                return "[" + ",".join("?" if d is None else str(d) for d in s.as_list()) + "]"
+
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {show(a)} and {show(b)}.")
+        self._shape = self._shape.merge_with(shape)
 
     def consumers(self):
         return list(self._consumers)
