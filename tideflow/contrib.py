@@ -509,6 +509,8 @@ _LAZY_ALIASES = {
                                         fromlist=["_namespace"])._namespace(),
     "boosted_trees": lambda: __import__("tideflow.contrib_boosted_trees",
                                         fromlist=["_namespace"])._namespace(),
+    "staging": lambda: _contrib_module("ops.staging_ops", "staging",
+                                       "``tf.contrib.staging``: StagingArea."),
 }
 
 
