@@ -312,3 +312,34 @@ def test_loop_gradient_still_accumulates_computed_values():
     # h2 = 2c * h1^2, dh2/dx = 2c * 2 h1 * (1c * 2x)
     np.testing.assert_allclose(got, 2 * c * 2 * h1 * (1 * c * 2 * xv), rtol=1e-5)
     assert "Mul" in pushed and "Const" not in pushed
+
+
+# ------------------------------------------------------------------------------------------
+# StridedSliceGrad (the gradient of the gate slices of a recurrent cell)
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index", ["cols", "shrink", "strided"])
+def test_strided_slice_gradient_by_a_runtime_shape(index):
+    xv = np.arange(24, dtype=np.float32).reshape(4, 6)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 6])
+        y = {"cols": lambda: x[:, 2:4], "shrink": lambda: x[1],
+             "strided": lambda: x[::2, ::-3]}[index]()
+        (g,) = tf.gradients(tf.reduce_sum(y * y), [x])
+        got = _run(g, {x: xv})
+    want = np.zeros_like(xv)
+    sl = {"cols": np.s_[:, 2:4], "shrink": np.s_[1], "strided": np.s_[::2, ::-3]}[index]
+    want[sl] = 2 * xv[sl]
+    np.testing.assert_array_equal(got, want)
+
+
+def test_strided_slice_grad_wrong_dy_shape_fails():
+    with tf.Graph().as_default():
+        dy = tf.placeholder(tf.float32, [None, None])
+        g = tf.raw_ops.StridedSliceGrad(shape=tf.constant([4, 6]), begin=[0, 2], end=[0, 4],
+                                        strides=[1, 1], dy=dy, begin_mask=1, end_mask=1)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape of dy was \[4, 3\]"):
+            _run(g, {dy: np.zeros((4, 3), np.float32)})
+        np.testing.assert_array_equal(_run(g, {dy: np.ones((4, 2), np.float32)}).sum(0),
+                                      [0, 0, 4, 4, 0, 0])

@@ -204,9 +204,13 @@ def _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask, new
     """The NumPy basic index that a StridedSlice's spec and masks describe (remembered per
     spec: RNN loops slice with the same constant spec at every step)."""
     try:
-        key = (np.asarray(begin).tobytes(), np.asarray(end).tobytes(),
-               np.asarray(strides).tobytes(), np.asarray(begin).dtype.char, begin_mask,
-               end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        if type(begin) is np.ndarray and type(end) is np.ndarray and type(strides) is np.ndarray:
+            key = (begin.tobytes(), end.tobytes(), strides.tobytes(), begin.dtype.char,
+                   begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        else:
+            key = (np.asarray(begin).tobytes(), np.asarray(end).tobytes(),
+                   np.asarray(strides).tobytes(), np.asarray(begin).dtype.char, begin_mask,
+                   end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
     except (TypeError, ValueError):
         key = None
     idx = _INDEX_CACHE.get(key) if key is not None else None
@@ -298,14 +302,15 @@ op_registry.declare(
 def _strided_slice_grad_kernel(shape, begin, end, strides, dy, *, begin_mask, end_mask,
                                ellipsis_mask, new_axis_mask, shrink_axis_mask):
     dy = _np(dy)
-    out = np.zeros([int(d) for d in np.reshape(shape, -1)], dtype=dy.dtype)
+    out = np.zeros(shape.tolist() if type(shape) is np.ndarray and shape.ndim == 1 else
+                   [int(d) for d in np.reshape(shape, -1)], dtype=dy.dtype)
     idx = _strided_index(begin, end, strides, begin_mask, end_mask, ellipsis_mask,
                          new_axis_mask, shrink_axis_mask)
     try:
         window = out[idx]
     except IndexError as exc:
         raise _invalid(_out_of_bounds(exc)) from None
-    if np.shape(window) != dy.shape:
+    if window.shape != dy.shape:
         raise _invalid(
             f"shape of dy was {list(dy.shape)} instead of {list(np.shape(window))}"
         )
