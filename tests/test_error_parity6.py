@@ -337,3 +337,12 @@ def test_set_shape_conflicts_use_tf_words():
         q.set_shape([2, 4])
     q.set_shape([2, None])
     assert q.shape.as_list() == [2, 3]
+
+
+def test_session_config_must_be_a_config_proto():
+    # TF 2.21: TypeError 'Argument `config` must be a tf.ConfigProto, but got "str"' (TF 1.x:
+    # "config must be a tf.ConfigProto, but got <class 'str'>").
+    with pytest.raises(TypeError, match="config must be a tf.ConfigProto, but got"):
+        tf.Session(config="x")
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        assert sess.run(tf.constant(2.0)) == 2.0

@@ -316,6 +316,9 @@ class BaseSession:
             graph = ops.get_default_graph()
         if not isinstance(graph, ops.Graph):
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        if config is not None and not any(c.__name__ == "ConfigProto"
+                                          for c in type(config).__mro__):
+            raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
         if isinstance(target, bytes):
             target = target.decode()
         allocator.tune_once()
