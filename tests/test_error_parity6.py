@@ -346,3 +346,23 @@ def test_session_config_must_be_a_config_proto():
         tf.Session(config="x")
     with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
         assert sess.run(tf.constant(2.0)) == 2.0
+
+
+def test_fill_and_range_run_time_errors():
+    # TF 2.21: InvalidArgumentError "Dimension -2 must be >= 0" (Fill of a fed shape),
+    # "Requires delta != 0: 0" and "Requires start <= limit when delta > 0: 5/1".
+    dims = tf.placeholder(tf.int32)
+    delta = tf.placeholder(tf.float32)
+    limit = tf.placeholder(tf.float32)
+    z = tf.zeros(dims)
+    r = tf.range(0.0, 1.0, delta)
+    r2 = tf.range(5.0, limit)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Dimension -2 must be >= 0"):
+            sess.run(z, {dims: [-2, 3]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Requires delta != 0: 0\n"):
+            sess.run(r, {delta: 0.0})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"^Requires start <= limit when delta > 0: 5/1\n"):
+            sess.run(r2, {limit: 1.0})
+        assert sess.run(r, {delta: 0.5}).tolist() == [0.0, 0.5]

@@ -37,7 +37,7 @@ def _fill_kernel(dims, value):
         raise _invalid(f"value must be a scalar, got shape {_shape_str(value.shape)}")
     dims = np.reshape(dims, -1)
     if np.any(dims < 0):
-        raise _invalid(f"dims must be non-negative, got {_shape_str(dims.tolist())}")
+        raise _invalid(f"Dimension {int(dims[dims < 0][0])} must be >= 0")  # TF's words
     return np.full([int(d) for d in dims], value, dtype=value.dtype)
 
 

@@ -18,13 +18,18 @@ from tideflow.ops.gradients import dense
 # ------------------------------------------------------------------------------------------
 
 
+def _num(v):
+    """A number as TF's StrCat writes it (0.0 -> '0', 0.5 -> '0.5')."""
+    return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
+
+
 def _range_size(start, limit, delta, err):
     if delta == 0:
-        raise err("Requires delta != 0")
+        raise err(f"Requires delta != 0: {_num(delta)}")
     if delta > 0 and start > limit:
-        raise err(f"Requires start <= limit when delta > 0: {start}/{limit}")
+        raise err(f"Requires start <= limit when delta > 0: {_num(start)}/{_num(limit)}")
     if delta < 0 and start < limit:
-        raise err(f"Requires start >= limit when delta < 0: {start}/{limit}")
+        raise err(f"Requires start >= limit when delta < 0: {_num(start)}/{_num(limit)}")
     if all(isinstance(v, (int, np.integer)) for v in (start, limit, delta)):
         return (abs(limit - start) + abs(delta) - 1) // abs(delta)
     return int(np.ceil(abs((limit - start) / delta)))
