@@ -460,3 +460,42 @@ def test_parse_single_example_fixed_key_errors(bad, msg):
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                                  match="is required but could not be found"):
             sess.run(req)
+
+
+# ------------------------------------------------------------------------------------------
+# from_tensor_slices: rows split a chunk at a time
+# ------------------------------------------------------------------------------------------
+
+
+def test_tensor_slices_chunks_give_every_row_in_order():
+    n = 2 * dv._SLICE_CHUNK + 37  # parts of three chunks
+    a = np.arange(n * 3, dtype=np.float32).reshape(n, 3)
+    b = np.arange(n, dtype=np.int64) * 7
+    c = np.array([b"r%d" % k for k in range(n)], dtype=object)
+    with tf.Graph().as_default():
+        nxt = D.from_tensor_slices({"a": a, "b": b, "c": c}).make_one_shot_iterator(
+        ).get_next()
+        with tf.Session() as sess:
+            got = [sess.run(nxt) for _ in range(n)]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+    for k in (0, 1, dv._SLICE_CHUNK - 1, dv._SLICE_CHUNK, n - 1):
+        np.testing.assert_array_equal(got[k]["a"], a[k])
+        assert got[k]["a"].dtype == np.float32 and got[k]["b"] == 7 * k
+        assert got[k]["c"] == b"r%d" % k
+    assert [int(g["b"]) for g in got] == b.tolist()
+
+
+def test_tensor_slices_sparse_and_batched_after_repeat():
+    st = tf.SparseTensorValue(indices=[[0, 1], [2, 0], [2, 2]], values=[1.0, 2.0, 3.0],
+                              dense_shape=[3, 3])
+    with tf.Graph().as_default():
+        d = D.from_tensor_slices((st, np.arange(3))).repeat(2).batch(4)
+        nxt = d.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            s1, i1 = sess.run(nxt)
+            s2, i2 = sess.run(nxt)
+    assert i1.tolist() == [0, 1, 2, 0] and i2.tolist() == [1, 2]
+    assert s1.indices.tolist() == [[0, 1], [2, 0], [2, 2], [3, 1]]
+    assert s1.values.tolist() == [1.0, 2.0, 3.0, 1.0]
+    assert s2.indices.tolist() == [[1, 0], [1, 2]] and s2.dense_shape.tolist() == [2, 3]

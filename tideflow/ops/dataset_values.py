@@ -85,7 +85,18 @@ class TensorSlices(DatasetValue):
 
     def iterate(self, rt):
         rows = [unstack(c) if isinstance(c, SparseValue) else c for c in self.components]
-        return ([r[i] for r in rows] for i in range(self.n))
+        return _slices(rows, self.n)
+
+
+_SLICE_CHUNK = 1024
+
+
+def _slices(rows, n):
+    """Element i is ``[r[i] for r in rows]``: a chunk of rows at a time, split by NumPy's
+    iteration and regrouped by zip (memory for one chunk's row views only)."""
+    for start in range(0, n, _SLICE_CHUNK):
+        stop = start + _SLICE_CHUNK
+        yield from map(list, zip(*[list(r[start:stop]) for r in rows]))
 
 
 class Tensors(DatasetValue):
