@@ -499,3 +499,49 @@ def test_tensor_slices_sparse_and_batched_after_repeat():
     assert s1.indices.tolist() == [[0, 1], [2, 0], [2, 2], [3, 1]]
     assert s1.values.tolist() == [1.0, 2.0, 3.0, 1.0]
     assert s2.indices.tolist() == [[1, 0], [1, 2]] and s2.dense_shape.tolist() == [2, 3]
+
+
+# ------------------------------------------------------------------------------------------
+# shuffle: Philox words taken through an iterator, same order
+# ------------------------------------------------------------------------------------------
+
+
+def test_philox_word_iterator_matches_calls():
+    a, b = dv.PhiloxWords(5, 9), dv.PhiloxWords(5, 9)
+    first = [a() for _ in range(700)]
+    assert [b() for _ in range(700)] == first
+    rest = b.take_words()
+    want = [a() for _ in range(3 * 1024 + 5)]  # across several blocks
+    assert [next(rest) for _ in range(len(want))] == want
+
+
+def _ring_shuffle(values, size, seed, seed2):
+    # the ring buffer of TF's ShuffleDataset, drawn with PhiloxWords' own calls
+    import itertools
+
+    rand = dv.PhiloxWords(seed, seed2)
+    src = iter(values)
+    buf = list(itertools.islice(src, size))
+    start, end, out = 0, len(buf), []
+    for v in src:
+        i = (start + rand() % (end - start)) % size
+        out.append(buf[i])
+        buf[i], buf[start % size] = buf[start % size], v
+        start, end = start + 1, end + 1
+    while end > start:
+        i = (start + rand() % (end - start)) % size
+        out.append(buf[i])
+        buf[i], buf[start % size] = buf[start % size], None
+        start += 1
+    return out
+
+
+@pytest.mark.parametrize("n, size", [(10, 3), (300, 64), (3000, 1000), (5, 20)])
+def test_shuffle_order_matches_the_ring(n, size):
+    for seed, seed2 in ((11, 7), (1, 2**40 + 3)):
+        shuffled = dv.Shuffle(dv.Range(0, n, 1), size, seed, seed2, False)
+        rt = dv.IterRuntime()
+        got = [int(e[0]) for e in shuffled.iterate(rt)]
+        rt.close()
+        assert sorted(got) == list(range(n))
+        assert got == _ring_shuffle(list(range(n)), size, seed, seed2)

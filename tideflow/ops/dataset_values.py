@@ -535,15 +535,25 @@ class PhiloxWords:
         self._stream = philox.PhiloxStream(seed, seed2)
         self._words, self._pos = [], 0
 
+    def _block(self):
+        base = self._stream.counter
+        self._stream.counter = (base + self._BLOCKS) & ((1 << 128) - 1)
+        return self._stream.blocks(base, self._BLOCKS).reshape(-1).tolist()
+
     def __call__(self):
         if self._pos == len(self._words):
-            base = self._stream.counter
-            self._stream.counter = (base + self._BLOCKS) & ((1 << 128) - 1)
-            self._words = self._stream.blocks(base, self._BLOCKS).reshape(-1).tolist()
+            self._words = self._block()
             self._pos = 0
         w = self._words[self._pos]
         self._pos += 1
         return w
+
+    def take_words(self):
+        """The words from here on as an iterator (its ``__next__`` a C call); this object's
+        own calls must not be mixed with it."""
+        rest = self._words[self._pos:]
+        self._words, self._pos = [], 0
+        return itertools.chain(rest, itertools.chain.from_iterable(iter(self._block, None)))
 
 
 class Shuffle(DatasetValue):
@@ -573,7 +583,7 @@ class Shuffle(DatasetValue):
         return PhiloxWords(gen(), gen())
 
     def iterate(self, rt):
-        rand = self._words(rt)
+        rand = self._words(rt).take_words().__next__
         src = self.input.iterate(rt)
         size = self.size
         buf = list(itertools.islice(src, size))  # the ring: slot k % size holds element k
