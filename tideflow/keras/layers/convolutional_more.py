@@ -158,33 +158,6 @@ Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
 SeparableConvolution1D = SeparableConv1D
 
 
-def _local_conv(inputs, kernel, kernel_size, strides, output_shape, data_format):
-    """As TF's ``K.local_conv``: each output position's patch (flattened in the input's
-    order) times that position's own kernel [positions, patch, filters]."""
-    import itertools
-
-    feature_dim = int(kernel.get_shape()[1])
-    channels_out = int(kernel.get_shape()[-1])
-    ndims = len(output_shape)
-    patches = []
-    for position in itertools.product(*[range(n) for n in output_shape]):
-        index = [slice(None)]
-        if data_format == "channels_first":
-            index.append(slice(None))
-        index += [slice(position[d] * strides[d], position[d] * strides[d] + kernel_size[d])
-                  for d in range(ndims)]
-        if data_format == "channels_last":
-            index.append(slice(None))
-        patches.append(tf.reshape(inputs[tuple(index)], [1, -1, feature_dim]))
-    out = tf.matmul(tf.concat(patches, 0), kernel)  # [positions, batch, filters]
-    out = tf.reshape(out, list(output_shape) + [-1, channels_out])
-    if data_format == "channels_first":
-        perm = [ndims, ndims + 1] + list(range(ndims))
-    else:
-        perm = [ndims] + list(range(ndims)) + [ndims + 1]
-    return tf.transpose(out, perm)
-
-
 class _LocallyConnected(Layer):
     """Convolution with unshared weights (TF 1.15's ``implementation=1``): ``kernel``
     [positions, prod(kernel_size) * channels, filters], ``bias`` [*output, filters]."""
@@ -257,8 +230,8 @@ class _LocallyConnected(Layer):
 
     def call(self, inputs):
         fmt = "channels_last" if self.rank == 1 else self.data_format
-        out = _local_conv(inputs, self.kernel, self.kernel_size, self.strides,
-                          tuple(self.output_spatial), fmt)
+        out = K.local_conv(inputs, self.kernel, self.kernel_size, self.strides,
+                           tuple(self.output_spatial), fmt)
         if self.use_bias:
             out = out + self.bias
         if self.activation is not None:
