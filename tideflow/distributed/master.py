@@ -379,8 +379,12 @@ class MasterSession:
                 for j in fetch_of.get(t, ()):
                     name = f"{t._op._name}/_fetch_{j}"
                     tname = f"fetch:{j}:{t.name}"
+                    # a value fetched from another task than the master's is taken when it
+                    # is produced, as TF's master receives it over the wire at once (so a
+                    # variable fetched beside its own update shows the value before it)
                     gd.node.append(_send_node(name, t._as_node_def_input(), t._dtype.base_dtype,
-                                              tname, dev, None, True))
+                                              tname, dev, None, True,
+                                              (dev.job, dev.task) != self.local_task))
                     tp.fetches.append((j, make_key(dev.name, dev.incarnation, CLIENT_DEVICE,
                                                    tname)))
                     tp.small = tp.small and wire.known_small(t)
@@ -569,7 +573,7 @@ def _recv_node(name, dtype, tensor_name, src, dst, client, bf16, small=False):
     return nd
 
 
-def _send_node(name, input_name, dtype, tensor_name, src, dst, client):
+def _send_node(name, input_name, dtype, tensor_name, src, dst, client, snapshot=False):
     nd = node_def_pb2.NodeDef(name=name, op="_Send", device=src.name)
     nd.input.append(input_name)
     _attrs(nd, {"T": (dtype, "type"), "tensor_name": (tensor_name, "string"),
@@ -577,6 +581,8 @@ def _send_node(name, input_name, dtype, tensor_name, src, dst, client):
                 "send_device_incarnation": (src.incarnation, "int"),
                 "recv_device": (CLIENT_DEVICE if dst is None else dst.name, "string"),
                 "client_terminated": (client, "bool")})
+    if snapshot:
+        nd.attr["wire_snapshot"].b = True
     return nd
 
 

@@ -24,7 +24,11 @@ _SEND_RECV_ATTRS = ["tensor_name: string", "send_device: string",
 
 
 def _send_kernel(tensor, *, tensor_name, send_device, send_device_incarnation, recv_device,
-                 step):
+                 wire_snapshot, step):
+    if wire_snapshot and isinstance(tensor, np.ndarray) and tensor.base is not None:
+        # a view of a variable's buffer, sent to a client in another task: its value now, not
+        # after this step's later updates of the variable (TF copies it onto the wire here)
+        tensor = tensor.copy()
     step.rendezvous.send(make_key(send_device, send_device_incarnation, recv_device,
                                   tensor_name), tensor)
 
@@ -55,7 +59,9 @@ def _declare():
     if op_registry.lookup("_Send") is not None:
         return
     op_registry.declare(
-        "_Send", inputs=["tensor: T"], attrs=["T: type", *_SEND_RECV_ATTRS],
+        # wire_snapshot: the value is copied when sent (a fetch from a task not the master's)
+        "_Send", inputs=["tensor: T"], attrs=["T: type", *_SEND_RECV_ATTRS,
+                                              "wire_snapshot: bool = false"],
         shape=lambda op: [], kernel=_send_kernel, differentiable=False, stateful=True,
         device_types=("CPU", "GPU"))
     op_registry.declare(
