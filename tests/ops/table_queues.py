@@ -93,6 +93,25 @@ def _check_sparse_accumulator():
             assert got[0].tolist() == [1, 3] and got[2].tolist() == [5, 2]
 
 
+def _check_staging_area():
+    with tf.Graph().as_default():
+        area = dfo.StagingArea([tf.float32, tf.int64], shapes=[[2], []])
+        put = area.put([np.array([1.0, 2.0], np.float32), np.int64(7)])
+        peek = area.peek(0)
+        size = area.size()
+        got = area.get()
+        with tf.Session() as s:
+            s.run(put)
+            s.run(put)
+            _check(peek, s.run(peek))
+            _check([size], [s.run(size)])
+            values = s.run(got)
+            _check(got, values)
+            assert values[0].tolist() == [1.0, 2.0] and values[1] == 7
+            s.run(area.clear())
+            assert s.run(size) == 0
+
+
 def _check_readers():
     import tempfile
 
@@ -165,6 +184,8 @@ CASES = [
     Case(("SparseConditionalAccumulator", "SparseAccumulatorApplyGradient",
           "SparseAccumulatorTakeGradient"),
          name="SparseConditionalAccumulator", check=_check_sparse_accumulator),
+    Case(("Stage", "Unstage", "StagePeek", "StageSize", "StageClear"), name="StagingArea",
+         check=_check_staging_area),
     Case(("TFRecordReaderV2", "TextLineReaderV2", "WholeFileReaderV2", "IdentityReaderV2",
           "FixedLengthRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
           "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2",
