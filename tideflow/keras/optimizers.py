@@ -185,21 +185,26 @@ class _KerasSlots:
         """``(tf.train slot name, Keras slot name, initial value)`` in Keras's order."""
         return ()
 
+    def _slots_in_order(self, var_list):
+        """``(variable, tf.train slot name, Keras slot name, initial value)`` in the order
+        Keras makes the slots: each slot for every variable before the next slot."""
+        for tf_name, keras_name, value in self._slot_table():
+            for var in var_list:
+                yield var, tf_name, keras_name, value
+
     def _create_slots(self, var_list):
         self._keras_slot_list = []
-        for tf_name, keras_name, value in self._slot_table():
+        for var, tf_name, keras_name, value in self._slots_in_order(var_list):
             named = self._slot_dict(tf_name)
-            for var in var_list:
-                key = _var_key(var)
-                if key in named:
-                    continue
-                with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
-                    dtype = var.dtype.base_dtype
-                    init = tf.fill(var.get_shape().as_list(), tf.constant(value, dtype))
-                    slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}",
-                                       trainable=False)
-                named[key] = slot
-                self._keras_slot_list.append(slot)
+            key = _var_key(var)
+            if key in named:
+                continue
+            with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
+                init = tf.fill(var.get_shape().as_list(),
+                               tf.constant(value, var.dtype.base_dtype))
+                slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}", trainable=False)
+            named[key] = slot
+            self._keras_slot_list.append(slot)
         for slot in self._keras_slot_list:
             K._track_variable(slot)
 
@@ -447,25 +452,14 @@ class _KerasFtrl(_KerasSlots, tf.train.FtrlOptimizer):
     """FTRL with Keras's slots, made variable by variable (``accumulator`` then ``linear``
     for each weight, as Keras's Ftrl adds them)."""
 
-    def _create_slots(self, var_list):
-        self._keras_slot_list = []
+    def _slot_table(self):
+        return (("accum", "accumulator", self._initial_accumulator_value),
+                ("linear", "linear", 0.0))
+
+    def _slots_in_order(self, var_list):
         for var in var_list:
-            key = _var_key(var)
-            for tf_name, keras_name, value in (("accum", "accumulator",
-                                                self._initial_accumulator_value),
-                                               ("linear", "linear", 0.0)):
-                named = self._slot_dict(tf_name)
-                if key in named:
-                    continue
-                with ops.name_scope(self._keras_scope or None), ops.colocate_with(var):
-                    init = tf.fill(var.get_shape().as_list(),
-                                   tf.constant(value, var.dtype.base_dtype))
-                    slot = tf.Variable(init, name=f"{var.op.name}/{keras_name}",
-                                       trainable=False)
-                named[key] = slot
-                self._keras_slot_list.append(slot)
-        for slot in self._keras_slot_list:
-            K._track_variable(slot)
+            for tf_name, keras_name, value in self._slot_table():
+                yield var, tf_name, keras_name, value
 
 
 class Ftrl(Optimizer):
