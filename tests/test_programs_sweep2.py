@@ -98,3 +98,28 @@ def test_staging_area_put_checks_count_and_shape():
             area.put([tf.zeros([3]), tf.zeros([5])])
         with pytest.raises(ValueError, match="names"):
             area.put({"a": tf.zeros([2]), "b": tf.zeros([1])})
+
+
+def test_gradient_ops_are_created_in_tf_queue_order():
+    # baselines' K-FAC (acktr/kfac.py) finds the forward op of each gradient from the gradient
+    # ops' names; TF visits ops first in, first out from the loss, so with a tensor (h) and a
+    # weight (w) both used by two MatMuls, h's partial gradients are summed first ("AddN"),
+    # then w's ("AddN_1"), each in consumer order. (Names observed in TF 2.21 compat.v1.)
+    with _graph():
+        x = tf.placeholder(tf.float32, [None, 3])
+        h = tf.tanh(x)
+        w = tf.get_variable("w", [3, 2])
+        loss = tf.reduce_mean(tf.matmul(h, w)) + tf.reduce_mean(tf.matmul(h, w))
+        gw, gx = tf.gradients(loss, [w, x])
+        assert gw.op.name == "gradients/AddN_1"
+        assert [t.op.name for t in gw.op.inputs] == ["gradients/MatMul_grad/MatMul_1",
+                                                     "gradients/MatMul_1_grad/MatMul_1"]
+        assert "gradients/AddN" in [t.op.name for t in gx.op.inputs]
+        xv = np.arange(6, dtype=np.float32).reshape(2, 3) / 6
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            wv, got_w, got_x = sess.run([w, gw, gx], {x: xv})
+        # d loss / d w = 2 * mean over the 2x2 outputs: sum_rows(tanh(x))[:, None] / 4 * 2
+        np.testing.assert_allclose(got_w, np.tile(np.tanh(xv).sum(0)[:, None], (1, 2)) / 2,
+                                   rtol=1e-5)
+        np.testing.assert_allclose(got_x, (1 - np.tanh(xv) ** 2) * wv.sum(1) / 2, rtol=1e-5)

@@ -229,10 +229,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             else:
                 gy = _to_tensor(gy)
             grads[y].append(gy)
-        ready = [op for op in between if pending[op] == 0]
+        # ops are visited first in, first out from the ys' ops, as TF's queue does, so that the
+        # gradient ops are created (and numbered: AddN, AddN_1, ...) in TF's order
+        ready = collections.deque(dict.fromkeys(
+            y._op for y in ys if y._op in between and pending[y._op] == 0))
         done = set()
         while ready:
-            op = ready.pop()
+            op = ready.popleft()
             if op in done:
                 continue
             done.add(op)
