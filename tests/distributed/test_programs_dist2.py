@@ -232,3 +232,44 @@ def test_sync_replicas_backup_worker_supervisor(tmp_path):
     files = os.listdir(logdir)
     assert "checkpoint" in files and "graph.pbtxt" in files
     assert sorted(n for n, _ in tf.train.list_variables(str(logdir))) == ["global_step", "w"]
+
+
+# The how-to trainer's MonitoredTrainingSession(master=server.target, is_chief=...), with
+# device_filters so that a worker needs no other worker: the chief trains alone and exits, then
+# a non-chief worker process starts, finds the variables the ps kept (no initialization, no
+# chief) and trains on from there.
+HOWTO_WORKER = r"""
+import json, sys
+import tideflow as tf
+spec = json.load(open(sys.argv[1])); task = int(sys.argv[2]); last = int(sys.argv[3])
+cluster = tf.train.ClusterSpec(spec)
+server = tf.train.Server(cluster, job_name="worker", task_index=task)
+with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:%d" % task,
+                                              cluster=cluster)):
+    w = tf.get_variable("w", [], initializer=tf.constant_initializer(1.0))
+    gs = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.square(w), global_step=gs)
+config = tf.ConfigProto(device_filters=["/job:ps", "/job:worker/task:%d" % task])
+with tf.train.MonitoredTrainingSession(master=server.target, is_chief=task == 0, config=config,
+                                       hooks=[tf.train.StopAtStepHook(last_step=last)]) as sess:
+    n = 0
+    while not sess.should_stop():
+        sess.run(train)
+        n += 1
+    print("RAN", n, repr(float(sess.run_step_fn(lambda step_context: step_context.session.run(w)))))
+"""
+
+
+def test_worker_joins_later_while_ps_keeps_variables(tmp_path):
+    spec = cluster_spec(ps=1, worker=2)
+    c = Cluster(spec, tmp_path).start_all(skip=[("worker", 0), ("worker", 1)])
+    try:
+        chief = run_client(HOWTO_WORKER, c.path, 0, 4, timeout=60)
+        other = run_client(HOWTO_WORKER, c.path, 1, 10, timeout=60)
+    finally:
+        c.stop()
+    n0, w0 = chief.split()[1:]
+    n1, w1 = other.split()[1:]
+    assert (int(n0), int(n1)) == (4, 6)  # 4 steps by the chief, the 6 others by task 1
+    assert float(w0) == pytest.approx(0.8 ** 4, rel=1e-6)  # w <- w - 0.1 * 2w
+    assert float(w1) == pytest.approx(0.8 ** 10, rel=1e-6)
