@@ -545,3 +545,20 @@ def test_shuffle_order_matches_the_ring(n, size):
         rt.close()
         assert sorted(got) == list(range(n))
         assert got == _ring_shuffle(list(range(n)), size, seed, seed2)
+
+
+def test_batch_goes_on_after_an_input_error():
+    # TF 2.21 (compat.v1) gave [[-0, -0], error, [0, 0], [0, 0], end] for this pipeline: the
+    # batch holding the failed element is dropped, the next batch starts after it
+    def fn(x):
+        return tf.check_numerics(1.0 / tf.cast(x - 3, tf.float32) * 0.0, "bad")
+
+    for par in (None, 2):
+        got = _outcomes(lambda: D.range(8).map(fn, num_parallel_calls=par).batch(2))  # noqa: B023
+        assert [o if isinstance(o, str) else (o[0] if isinstance(o, tuple) else
+                                              o[0].tolist()) for o in got] == [
+            [-0.0, -0.0], "InvalidArgumentError", [0.0, 0.0], [0.0, 0.0], "end"]
+    got = _outcomes(lambda: D.range(7).map(fn).batch(2, drop_remainder=True))
+    assert [o if isinstance(o, str) else (o[0] if isinstance(o, tuple) else
+                                          o[0].tolist()) for o in got] == [
+        [-0.0, -0.0], "InvalidArgumentError", [0.0, 0.0], "end"]

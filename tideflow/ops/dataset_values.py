@@ -450,14 +450,28 @@ class Batch(DatasetValue):
         self.dtypes = dtypes_
 
     def iterate(self, rt):
-        src = self.input.iterate(rt)
-        n, dts = self.n, self.dtypes
-        while True:
-            elems = list(itertools.islice(src, n))
-            if not elems or (self.drop and len(elems) < n):
-                return
-            yield [stack(list(map(operator.itemgetter(k), elems)), d, k)
-                   for k, d in enumerate(dts)]
+        return _BatchIter(self.input.iterate(rt), self.n, self.drop, self.dtypes)
+
+
+class _BatchIter:
+    """Batch's iterator; an input error drops the batch begun and the next call goes on with
+    the following elements (as TF's BatchDataset), instead of ending the iterator."""
+
+    __slots__ = ("drop", "dts", "n", "src")
+
+    def __init__(self, src, n, drop, dts):
+        self.src, self.n, self.drop, self.dts = src, n, drop, dts
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        n = self.n
+        elems = list(itertools.islice(self.src, n))
+        if not elems or (self.drop and len(elems) < n):
+            raise StopIteration
+        return [stack(list(map(operator.itemgetter(k), elems)), d, k)
+                for k, d in enumerate(self.dts)]
 
 
 class PaddedBatch(DatasetValue):
