@@ -119,6 +119,28 @@ def test_cheap_graphs_stay_serial():
             assert isinstance(next(iter(s._plans.values())), Plan)
 
 
+def test_lanes_are_not_chosen_when_small_ops_dominate():
+    # two independent chains, each a few BLAS products among hundreds of small element-wise
+    # ops: the simulation alone sees a 2x gain, but the small ops run one at a time under the
+    # GIL (a 2-layer GRU step ran 2x slower in lanes), so the bound on the gain keeps it serial
+    from tideflow.runtime import cost_model, parallel
+
+    with tf.Graph().as_default() as g:
+        outs = []
+        for _ in range(2):
+            h = tf.ones([128, 128])
+            for i in range(400):
+                h = tf.matmul(h, tf.ones([128, 128])) if i % 100 == 0 else h * 0.999 + 0.001
+            outs.append(h)
+        with tf.Session() as s:
+            s.run(outs)
+            assert isinstance(next(iter(s._plans.values())), Plan)
+        ops = [op for op in g.get_operations()]
+        _, simulated, _ = cost_model.lanes_for(ops, 2)
+        assert simulated > 1.5  # what the simulation alone would have taken
+        assert parallel.choose_lanes(ops, None) is None
+
+
 def test_recv_scheduling_late_and_asap_agree():
     with tf.Graph().as_default():
         with tf.device("/cpu:1"):
