@@ -16,6 +16,7 @@ import time
 import numpy as np
 
 from tideflow.framework import dtypes, errors
+from tideflow.framework.wire_format import decode_varint, encode_varint
 from tideflow.protos import tensor_pb2, tensor_shape_pb2, tideflow_transfer_pb2, types_pb2
 
 CHUNK_BYTES = 4 << 20  # tensors bigger than this stream in chunks of this size
@@ -271,16 +272,7 @@ def _has_typed_values(proto):
 # ------------------------------------------------------------------------------------------
 
 
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+_varint = encode_varint
 
 
 _DATA_TAG = b"\x12"  # TensorChunk.data: field 2, length-delimited
@@ -479,18 +471,15 @@ class StreamReader:
 
 
 def _varint_at(mv, pos, what):
-    """``(value, next position)`` of the varint at ``pos`` of memoryview ``mv``."""
-    n = 0
-    shift = 0
-    while True:
-        if pos >= len(mv) or shift > 63:
-            raise errors.DataLossError(None, None, f"Corrupt {what}")
-        b = mv[pos]
-        pos += 1
-        n |= (b & 0x7F) << shift
-        shift += 7
-        if not b & 0x80:
-            return n, pos
+    """``(value, next position)`` of the varint at ``pos`` of memoryview ``mv``; DataLossError
+    naming ``what`` when it is cut off or longer than 64 bits."""
+    try:
+        n, end = decode_varint(mv, pos)
+    except ValueError:
+        raise errors.DataLossError(None, None, f"Corrupt {what}") from None
+    if end - pos > 10:
+        raise errors.DataLossError(None, None, f"Corrupt {what}")
+    return n, end
 
 
 def _parts(msg):

@@ -14,6 +14,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, tensor_util
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.framework.wire_format import encode_varint
 from tideflow.kernels import threads
 from tideflow.protos import summary_pb2
 
@@ -198,13 +199,7 @@ def histogram_counts(values, name="histogram"):
 # ------------------------------------------------------------------------------------------
 
 
-def _varint(n):
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+_varint = encode_varint  # (lengths and counts: never negative)
 
 
 _FIVE_DOUBLES = struct.Struct("<5d")
