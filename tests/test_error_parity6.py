@@ -366,3 +366,19 @@ def test_fill_and_range_run_time_errors():
                            match=r"^Requires start <= limit when delta > 0: 5/1\n"):
             sess.run(r2, {limit: 1.0})
         assert sess.run(r, {delta: 0.5}).tolist() == [0.0, 0.5]
+
+
+def test_dynamic_rnn_checks_the_length_of_sequence_length_at_run_time():
+    # TF 2.21 compat.v1: InvalidArgumentError from the CheckSeqLen assert, with this message
+    x = tf.placeholder(tf.float32, [None, 5, 3])
+    lengths = tf.placeholder(tf.int32, [None])
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), x, sequence_length=lengths,
+                               dtype=tf.float32)
+    assert any(op.name == "rnn/CheckSeqLen" for op in tf.get_default_graph().get_operations())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(out, {x: np.ones((2, 5, 3)), lengths: [2, 5]}).shape == (2, 5, 4)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Expected shape for Tensor rnn/sequence_length:0 is \] \[2\] "
+                                 r"\[ but saw shape: \] \[3\]"):
+            sess.run(out, {x: np.ones((2, 5, 3)), lengths: [2, 5, 1]})

@@ -77,6 +77,18 @@ def _batch_size(flat_input, batch_axis):
     return array_ops.shape(flat_input[0])[batch_axis]
 
 
+def _assert_has_shape(x, shape):
+    """An Assert that ``x``'s shape is ``shape`` (a list of ints or scalar tensors), naming
+    ``x`` and both shapes as TF's dynamic_rnn does."""
+    from tideflow.ops import logging_ops, reduction_ops
+
+    x_shape = array_ops.shape(x)
+    packed = concat_ops.stack(shape)
+    return logging_ops.Assert(
+        reduction_ops.reduce_all(math_ops.equal(x_shape, packed)),
+        [f"Expected shape for Tensor {x.name} is ", packed, " but saw shape: ", x_shape])
+
+
 def _state_dtype(dtype, state):
     if dtype is not None:
         return dtypes.as_dtype(dtype)
@@ -151,6 +163,9 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         if sequence_length is not None:
             sequence_length = _check_sequence_length(sequence_length)
         batch_size = _batch_size(flat_input, 1)
+        if sequence_length is not None:  # TF's run-time check of its length
+            with ops.control_dependencies([_assert_has_shape(sequence_length, [batch_size])]):
+                sequence_length = array_ops.identity(sequence_length, name="CheckSeqLen")
         if initial_state is not None:
             state = initial_state
         else:
