@@ -10,7 +10,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
-from tideflow.kernels import threads
+from tideflow.kernels import sums, threads
 from tideflow.ops.unary_ops import logistic
 
 _FLOAT = "T: {half, bfloat16, float, double}"
@@ -390,12 +390,18 @@ def _bias_add_shape(op):
     return [TensorShape(dims)]
 
 
+_GEMV_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _bias_add_grad_kernel(out_backprop, *, data_format="NHWC"):
     if out_backprop.ndim < 2:
         raise errors.InvalidArgumentError(
             None, None, f"Input tensor must be at least 2D: {_dims(out_backprop.shape)}")
     axis = _channel_axis(out_backprop.ndim, data_format)
     axes = tuple(i for i in range(out_backprop.ndim) if i != axis)
+    if (axis == out_backprop.ndim - 1 and out_backprop.dtype in _GEMV_TYPES
+            and out_backprop.size >= sums.GEMV_MIN and out_backprop.flags.c_contiguous):
+        return sums.leading_sum(out_backprop, axis, False)
     acc = np.float32 if out_backprop.dtype in _LOW_PRECISION else None
     return np.sum(out_backprop, axis=axes, dtype=acc).astype(out_backprop.dtype, copy=False)
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from tideflow.kernels import sums
 from tideflow.kernels.scatter import rows_at
 
 _HALF_TYPES = (np.dtype(np.float16), dtypes.bfloat16.as_numpy_dtype)
@@ -49,6 +50,9 @@ def _sum(x, indices, *, keep_dims):
         else:
             axis = _axes(x, indices)
         if x.dtype.kind == "f" and x.dtype not in _HALF_TYPES:
+            if (axis[-1] == len(axis) - 1 < x.ndim - 1 and x.size >= sums.GEMV_MIN
+                    and x.flags.c_contiguous):
+                return sums.leading_sum(x, len(axis), keep_dims)
             # float32/64 accumulate in their own type without asking (a cheaper call)
             return np.add.reduce(x, axis=axis, keepdims=keep_dims)
     else:
