@@ -478,6 +478,18 @@ def _contrib_linalg():
     return module
 
 
+def _contrib_compiler():
+    from tideflow import contrib_compiler
+
+    module = _namespace("compiler", "``tf.contrib.compiler``: ``jit`` and ``xla`` (no XLA: "
+                        "ops are marked, then run as usual).", contrib_compiler,
+                        ["jit", "xla"])
+    for sub in (contrib_compiler.jit, contrib_compiler.xla):
+        sub.__name__ = f"{module.__name__}.{sub.__name__.rpartition('.')[2]}"
+        sys.modules[sub.__name__] = sub
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -511,6 +523,15 @@ _LAZY_ALIASES = {
                                         fromlist=["_namespace"])._namespace(),
     "staging": lambda: _contrib_module("ops.staging_ops", "staging",
                                        "``tf.contrib.staging``: StagingArea."),
+    "compiler": lambda: _contrib_compiler(),
+    "text": lambda: _contrib_module("ops.skip_gram_ops", "text",
+                                    "``tf.contrib.text``: skip-gram sampling."),
+    "memory_stats": lambda: _contrib_module(
+        "ops.memory_stats_ops", "memory_stats",
+        "``tf.contrib.memory_stats``: BytesInUse, MaxBytesInUse, BytesLimit."),
+    "mixed_precision": lambda: _contrib_module(
+        "train.contrib_mixed_precision", "mixed_precision",
+        "``tf.contrib.mixed_precision``: LossScaleOptimizer and loss scale managers."),
 }
 
 

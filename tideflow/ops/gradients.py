@@ -291,7 +291,8 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             g = array_ops.zeros_like(t)
         filled.append(g)
     ctx = op._graph.colocate_with(op) if colocate else _null()
-    with ctx, ops.name_scope(op.name + "_grad"):
+    xla = _xla_grad_scope(op, scope) if "_XlaCompile" in op._attrs else _null()
+    with ctx, xla, ops.name_scope(op.name + "_grad"):
         res = fn(op, *filled)
         res = _as_list(res) if isinstance(res, (list, tuple)) else [res]
         if len(res) != len(op._inputs):
@@ -316,6 +317,27 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             g = None
         out.append(g)
     return out
+
+
+def _xla_grad_scope(op, scope):
+    """As TF, the gradient ops of an op built in a jit scope carry its ``_XlaCompile`` and
+    ``_XlaScope`` (``<scope>_grad_<gradients scope>`` when compiled separately)."""
+    from tideflow.protos import attr_value_pb2
+
+    try:
+        compile_ops = op.get_attr("_XlaCompile")
+        separate = op.get_attr("_XlaSeparateCompiledGradients")
+        xla_scope = op.get_attr("_XlaScope")
+    except ValueError:
+        return _null()
+    if not compile_ops:
+        return _null()
+    xla_scope = xla_scope.decode() if isinstance(xla_scope, bytes) else xla_scope
+    if separate:
+        xla_scope = f"{xla_scope}_grad_{(scope or '').rstrip('/').replace('/', '_')}"
+    return op._graph._attr_scope({
+        "_XlaCompile": attr_value_pb2.AttrValue(b=True),
+        "_XlaScope": attr_value_pb2.AttrValue(s=xla_scope.encode())})
 
 
 class _null:

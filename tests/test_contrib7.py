@@ -1,0 +1,382 @@
+"""tf.contrib modules added in session 7: compiler (jit scopes mark ops with TF's XLA attrs,
+xla.compile runs inline), memory_stats, mixed_precision (loss scale managers against a NumPy
+replay of TF's update rules), layers.recompute_grad, text.skip_gram_sample, the Minimal RNN and
+CFN cells, nccl and all_reduce; values come from NumPy or are derived by hand."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _xla_attrs(op):
+    out = {}
+    for key in ("_XlaCompile", "_XlaScope", "_XlaSeparateCompiledGradients"):
+        try:
+            value = op.get_attr(key)
+        except ValueError:
+            continue
+        out[key] = value.decode() if isinstance(value, bytes) else value
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# compiler
+# ----------------------------------------------------------------------------------------
+
+
+def test_jit_scope_marks_ops_and_nested_scopes_share_the_root_scope():
+    jit = tf.contrib.compiler.jit
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float64, [3], name="x")
+        with jit.experimental_jit_scope():
+            y = tf.sin(x, name="y")
+            with jit.experimental_jit_scope(compile_ops=False):
+                z = tf.add(y, 1.0, name="z")
+        with jit.experimental_jit_scope(separate_compiled_gradients=True):
+            w = tf.exp(z, name="w")
+        out = tf.identity(w, name="out")
+        assert _xla_attrs(y.op) == {"_XlaCompile": True, "_XlaScope": "jit_scope_0",
+                                    "_XlaSeparateCompiledGradients": False}
+        assert _xla_attrs(z.op)["_XlaCompile"] is False
+        assert _xla_attrs(z.op)["_XlaScope"] == "jit_scope_0"
+        assert _xla_attrs(w.op) == {"_XlaCompile": True, "_XlaScope": "jit_scope_1",
+                                    "_XlaSeparateCompiledGradients": True}
+        assert _xla_attrs(out.op) == {}
+        # the marks travel in the GraphDef as TF's AttrValues
+        node = {n.name: n for n in g.as_graph_def().node}["y"]
+        assert node.attr["_XlaCompile"].b is True
+        assert node.attr["_XlaScope"].s == b"jit_scope_0"
+        (gx,) = tf.gradients(out, x)
+        grad_ops = {op.name: _xla_attrs(op) for op in g.get_operations()
+                    if op.name.startswith("gradients/")}
+        # a gradient inherits its op's scope, or gets its own with separate_compiled_gradients
+        assert grad_ops["gradients/y_grad/Cos"]["_XlaScope"] == "jit_scope_0"
+        assert grad_ops["gradients/w_grad/mul"]["_XlaScope"] == "jit_scope_1_grad_gradients"
+        assert grad_ops["gradients/Fill"] == {}  # the seed of an unmarked op
+        xv = np.array([0.3, -1.2, 2.0])
+        with tf.Session() as s:
+            got, dgot = s.run([out, gx], {x: xv})
+        np.testing.assert_allclose(got, np.exp(np.sin(xv) + 1.0))
+        np.testing.assert_allclose(dgot, np.exp(np.sin(xv) + 1.0) * np.cos(xv))
+
+
+def test_jit_scope_importable_by_module_path():
+    from tideflow.contrib.compiler import jit
+
+    assert jit.experimental_jit_scope is tf.contrib.compiler.jit.experimental_jit_scope
+    with tf.Graph().as_default(), pytest.raises(NotImplementedError, match="callable"), \
+            jit.experimental_jit_scope(compile_ops=lambda node_def: True):
+        pass
+
+
+def test_xla_compile_result_structures():
+    xla = tf.contrib.compiler.xla
+    with tf.Graph().as_default():
+        a = tf.constant([1.0, 2.0])
+        b = tf.constant(3.0)
+        single = xla.compile(lambda x, y: x * y, [a, b])
+        assert isinstance(single, list) and len(single) == 1
+        pair = xla.compile(lambda x, y: (x + y, x - y), [a, b])
+        nested = xla.compile(lambda x, y: {"s": x + y, "p": [x * y]}, [a, b])
+        counter = tf.Variable(0.0)
+        only_op = xla.compile(lambda: tf.assign_add(counter, 1.0).op)
+        none = xla.compile(lambda: None)
+        assert isinstance(only_op, tf.Operation) and isinstance(none, tf.Operation)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(s.run(single)[0], [3.0, 6.0])
+            got = s.run(pair)
+            np.testing.assert_allclose(got[0], [4.0, 5.0])
+            np.testing.assert_allclose(got[1], [-2.0, -1.0])
+            got = s.run(nested)
+            np.testing.assert_allclose(got["s"], [4.0, 5.0])
+            np.testing.assert_allclose(got["p"][0], [3.0, 6.0])
+            s.run(only_op)
+            s.run(only_op)
+            assert s.run(counter) == 2.0
+        with pytest.raises(ValueError, match="followed by zero or more Operations"):
+            xla.compile(lambda: (tf.no_op(), a))
+        with pytest.raises(ValueError, match="does not support Operation"):
+            xla.compile(lambda: {"x": tf.no_op()})
+
+
+def test_xla_compile_gradients_flow_through():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [2])
+        (y,) = tf.contrib.compiler.xla.compile(lambda v: tf.reduce_sum(v * v * v), [x])
+        (g,) = tf.gradients(y, x)
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(g, {x: [0.5, -2.0]}), 3 * np.array([0.25, 4.0]))
+
+
+# ----------------------------------------------------------------------------------------
+# memory_stats
+# ----------------------------------------------------------------------------------------
+
+
+def test_memory_stats_report_process_bytes():
+    ms = tf.contrib.memory_stats
+    with tf.Graph().as_default():
+        now, peak, limit = ms.BytesInUse(), ms.MaxBytesInUse(), ms.BytesLimit()
+        for t, op_type in ((now, "BytesInUse"), (peak, "MaxBytesInUse"),
+                           (limit, "BytesLimit")):
+            assert t.op.type == op_type and t.dtype == tf.int64
+            assert t.get_shape().ndims == 0
+        big = tf.reduce_sum(tf.ones([2048, 2048], tf.float64))  # a 32 MiB temporary
+        with tf.Session() as s:
+            before = s.run(peak)
+            got_now, got_peak, got_limit, total = s.run([now, peak, limit, big])
+            after = s.run(peak)
+    assert total == 2048 * 2048
+    assert 0 < got_now <= after and 0 < got_peak <= got_limit
+    assert before <= got_peak <= after  # a peak never falls
+    import os
+
+    assert got_limit == os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+# ----------------------------------------------------------------------------------------
+# mixed_precision
+# ----------------------------------------------------------------------------------------
+
+
+class _NumpyExponentialManager:
+    """TF 1.x's ExponentialUpdateLossScaleManager rules, replayed in NumPy."""
+
+    def __init__(self, scale, incr_n, decr_n, incr_ratio, decr_ratio):
+        self.scale, self.good, self.bad = np.float32(scale), 0, 0
+        self.incr_n, self.decr_n = incr_n, decr_n
+        self.incr_ratio, self.decr_ratio = np.float32(incr_ratio), np.float32(decr_ratio)
+
+    def update(self, finite):
+        if finite:
+            if self.good + 1 >= self.incr_n:
+                grown = self.scale * self.incr_ratio
+                if np.isfinite(grown):
+                    self.scale = grown
+                self.good = self.bad = 0
+            else:
+                self.good += 1
+        elif self.bad + 1 >= self.decr_n:
+            self.scale = max(np.float32(1.0), self.scale * self.decr_ratio)
+            self.good = self.bad = 0
+        else:
+            self.bad += 1
+            self.good = 0
+
+
+def test_exponential_loss_scale_optimizer_matches_numpy_over_steps():
+    mp = tf.contrib.mixed_precision
+    feeds = [[1, 2], [1, 1], [np.inf, 1], [1, 1], [np.nan, 0], [2, 2], [1, 1], [np.inf, 1],
+             [1, 1], [1, 1], [1, 1], [0.5, -1], [np.inf, np.inf], [np.inf, 0], [np.inf, 0],
+             [1, 1]]
+    with tf.Graph().as_default():
+        w = tf.Variable(np.array([1.0, -2.0], np.float32))
+        c = tf.placeholder(tf.float32, [2])
+        loss = tf.reduce_sum(w * c)
+        manager = mp.ExponentialUpdateLossScaleManager(
+            8.0, 2, decr_every_n_nan_or_inf=2, incr_ratio=2, decr_ratio=0.5)
+        gs = tf.train.get_or_create_global_step()
+        opt = mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(0.1), manager)
+        train = opt.minimize(loss, global_step=gs)
+        ref = _NumpyExponentialManager(8.0, 2, 2, 2, 0.5)
+        wv, step = np.array([1.0, -2.0], np.float32), 0
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for f in feeds:
+                f = np.array(f, np.float32)
+                s.run(train, {c: f})
+                grad = (f * ref.scale) / ref.scale  # scaled, then unscaled
+                finite = bool(np.all(np.isfinite(grad)))
+                if finite:
+                    wv = wv - np.float32(0.1) * grad
+                    step += 1
+                ref.update(finite)
+                got = s.run([w, manager.get_loss_scale(), manager._num_good_steps,
+                             manager._num_bad_steps, gs])
+                np.testing.assert_allclose(got[0], wv, rtol=1e-6)
+                assert got[1:] == [ref.scale, ref.good, ref.bad, step]
+    assert step == 10
+
+
+def test_loss_scale_optimizer_scales_then_unscales_gradients():
+    mp = tf.contrib.mixed_precision
+    with tf.Graph().as_default():
+        w = tf.Variable(np.array([3.0, -1.0], np.float32))
+        big = tf.placeholder(tf.float32, [])
+        loss = tf.reduce_sum(w * w) * big
+        opt = mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(0.5),
+                                    mp.FixedLossScaleManager(1024.0))
+        grads = opt.compute_gradients(loss, [w])
+        train = opt.apply_gradients(grads)
+        # the loss that is differentiated is the scaled one
+        scaled = [op for op in tf.get_default_graph().get_operations()
+                  if op.type == "Mul" and any(t.op.type == "Const" and t.dtype == tf.float32
+                                              and np.ndim(tf.contrib.util.constant_value(t))
+                                              == 0 and tf.contrib.util.constant_value(t)
+                                              == 1024.0 for t in op.inputs)]
+        assert scaled
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(s.run(grads[0][0], {big: 1.0}), [6.0, -2.0])
+            s.run(train, {big: 1.0})
+            np.testing.assert_allclose(s.run(w), [0.0, 0.0], atol=1e-7)
+            s.run(tf.assign(w, [3.0, -1.0]))
+            # finite unscaled but overflowing once scaled by 1024: the step is skipped
+            s.run(train, {big: 3e36})
+            np.testing.assert_allclose(s.run(w), [3.0, -1.0])
+    with pytest.raises(ValueError, match="loss scale must be at least 1"):
+        mp.FixedLossScaleManager(0.5)
+
+
+def test_loss_scale_optimizer_wraps_adam_and_skips_non_finite_steps():
+    mp = tf.contrib.mixed_precision
+    with tf.Graph().as_default():
+        w = tf.Variable(np.array([1.0, 2.0]), dtype=tf.float64)
+        c = tf.placeholder(tf.float64, [2])
+        manager = mp.ExponentialUpdateLossScaleManager(4.0, 100)
+        opt = mp.LossScaleOptimizer(tf.train.AdamOptimizer(0.1), manager)
+        train = opt.minimize(tf.reduce_sum(w * c))
+        assert opt.get_slot(w, "m") is not None
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(train, {c: [1.0, -1.0]})
+            first = s.run(w)
+            # Adam's first step moves each weight by the learning rate against the sign
+            np.testing.assert_allclose(first, [0.9, 2.1], rtol=1e-6)
+            s.run(train, {c: [np.nan, 1.0]})
+            np.testing.assert_allclose(s.run(w), first)
+            np.testing.assert_allclose(s.run(manager.get_loss_scale()), 4.0)  # 1 of 2 bad
+            s.run(train, {c: [np.inf, 1.0]})
+            np.testing.assert_allclose(s.run(manager.get_loss_scale()), 3.2)  # 4 * 0.8
+
+
+# ----------------------------------------------------------------------------------------
+# text.skip_gram_sample
+# ----------------------------------------------------------------------------------------
+
+
+def _windows_ok(tokens, labels, values, min_skips, max_skips, start, end, emit_self):
+    """Whether the pairs are, token by token in order, some window in [min, max] each."""
+    pos = {v: i for i, v in enumerate(values)}
+    ti = [pos[t] for t in tokens]
+    li = [pos[v] for v in labels]
+    k = 0
+    for i in range(start, end):
+        seen = []
+        while k < len(ti) and ti[k] == i:
+            seen.append(li[k])
+            k += 1
+        fits = [
+            s for s in range(min_skips, max_skips + 1)
+            if seen == [j for j in range(max(i - s, start), min(i + s, end - 1) + 1)
+                        if j != i or emit_self]
+        ]
+        if not fits:
+            return False
+    return k == len(ti)
+
+
+def test_skip_gram_sample_random_windows():
+    words = np.array([b"the", b"quick", b"brown", b"fox", b"jumps", b"over", b"a", b"dog"],
+                     dtype=object)
+    runs = []
+    for _ in range(2):
+        with tf.Graph().as_default():
+            tf.set_random_seed(7)
+            tokens, labels = tf.contrib.text.skip_gram_sample(
+                tf.constant(words), min_skips=1, max_skips=3, seed=11)
+            with tf.Session() as s:
+                runs.append([s.run([tokens, labels]) for _ in range(4)])
+    # the same seeds give the same sequence in a new graph and session
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    lists = list(words)
+    for t, lab in runs[0]:
+        assert len(t) == len(lab)
+        assert _windows_ok(t.tolist(), lab.tolist(), lists, 1, 3, 0, 8, False)
+    # successive runs draw new windows
+    assert len({tuple(t.tolist()) for t, _ in runs[0]}) > 1
+
+
+def test_skip_gram_sample_start_limit_and_self():
+    with tf.Graph().as_default():
+        x = tf.range(20, 29, dtype=tf.int64)
+        tokens, labels = tf.contrib.text.skip_gram_sample(
+            x, min_skips=0, max_skips=2, start=2, limit=4, emit_self_as_target=True)
+        t0, l0 = tf.contrib.text.skip_gram_sample(x, min_skips=0, max_skips=0)
+        with tf.Session() as s:
+            for _ in range(5):
+                t, lab = s.run([tokens, labels])
+                assert _windows_ok(t.tolist(), lab.tolist(), list(range(20, 29)), 0, 2, 2, 6,
+                                   True)
+            t, lab = s.run([t0, l0])
+    assert t.size == 0 and lab.size == 0  # no skips and no self: nothing
+
+
+def test_skip_gram_sample_errors():
+    with tf.Graph().as_default():
+        bad = tf.contrib.text.skip_gram_sample(tf.constant([1, 2, 3]), min_skips=3,
+                                               max_skips=2)
+        neg = tf.contrib.text.skip_gram_sample(tf.constant([1, 2, 3]), min_skips=-1)
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="min_skips must be <="):
+                s.run(bad)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="must be >= 0"):
+                s.run(neg)
+        with pytest.raises(ValueError, match="must be rank 1"):
+            tf.contrib.text.skip_gram_sample(tf.constant([[1, 2]]))
+        with pytest.raises(ValueError, match="useless without a vocab_freq_table"):
+            tf.contrib.text.skip_gram_sample(tf.constant([1]), vocab_min_count=2)
+        with pytest.raises(ValueError, match="both must be provided"):
+            table = tf.contrib.lookup.HashTable(
+                tf.contrib.lookup.KeyValueTensorInitializer([1], [5]), -1)
+            tf.contrib.text.skip_gram_sample(tf.constant([1]), vocab_freq_table=table,
+                                             vocab_subsampling=0.1)
+
+
+def test_skip_gram_sample_vocab_filter_and_text_vocab(tmp_path):
+    words = [b"a", b"b", b"c", b"d", b"a", b"e"]
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.HashTable(tf.contrib.lookup.KeyValueTensorInitializer(
+            tf.constant([b"a", b"b", b"c", b"d"]), tf.constant([30, 2, 10, 7], tf.int64)), -1)
+        # "e" is not in the table, "b" is below the count: a c d a remain
+        tokens, labels = tf.contrib.text.skip_gram_sample(
+            tf.constant(words), min_skips=1, max_skips=1, vocab_freq_table=table,
+            vocab_min_count=5)
+        vocab = tmp_path / "vocab.txt"
+        vocab.write_text("a,x,30\nb,x,2\nc,x,10\nd,x,7\n")
+        t2, l2 = tf.contrib.text.skip_gram_sample_with_text_vocab(
+            tf.constant(words), str(vocab), vocab_freq_index=2, vocab_min_count=5,
+            min_skips=1, max_skips=1)
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            got = s.run([tokens, labels])
+            got2 = s.run([t2, l2])
+    kept = [b"a", b"c", b"d", b"a"]
+    want_t = [kept[i] for i in (0, 1, 1, 2, 2, 3)]
+    want_l = [kept[j] for j in (1, 0, 2, 1, 3, 2)]
+    for t, lab in (got, got2):
+        assert t.tolist() == want_t and lab.tolist() == want_l
+
+
+def test_skip_gram_sample_subsampling_keeps_rare_tokens():
+    # keep probability (sqrt(f / (s * N)) + 1) * s * N / f: >= 1 for the rare tokens here
+    with tf.Graph().as_default():
+        table = tf.contrib.lookup.HashTable(tf.contrib.lookup.KeyValueTensorInitializer(
+            tf.constant([1, 2], tf.int64), tf.constant([1.0, 1000.0], tf.float64)), -1.0)
+        x = tf.constant([1, 2] * 200, tf.int64)
+        tokens, _ = tf.contrib.text.skip_gram_sample(
+            x, min_skips=1, max_skips=1, vocab_freq_table=table, vocab_subsampling=0.001,
+            corpus_size=1001.0, seed=3)
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            t = s.run(tokens)
+    ratio = 1000.0 / (0.001 * 1001.0)
+    keep2 = (np.sqrt(ratio) + 1) / ratio  # about 0.033 for token 2; token 1's exceeds 1
+    assert keep2 < 0.04
+    assert np.count_nonzero(t == 1) >= 200  # every 1 kept, each with a neighbour or two
+    # about 7 of the 200 2s survive, each a token once or twice (50 is 7 sigma away)
+    assert np.count_nonzero(t == 2) < 100

@@ -1,0 +1,135 @@
+"""``tf.contrib.mixed_precision``: ``LossScaleOptimizer`` and its loss scale managers
+(``FixedLossScaleManager``, ``ExponentialUpdateLossScaleManager``), with TF 1.x's update rules."""
+
+import abc
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.train import experimental as _experimental
+
+
+class LossScaleManager(abc.ABC):
+    """Chooses the loss scale: ``get_loss_scale()`` (a float32 scalar tensor) and
+    ``update_loss_scale(finite_grads)`` (an op, given whether this step's gradients are all
+    finite)."""
+
+    @abc.abstractmethod
+    def get_loss_scale(self):
+        """The loss scale, a float32 scalar tensor."""
+
+    @abc.abstractmethod
+    def update_loss_scale(self, finite_grads):
+        """An op updating the scale after a step (``finite_grads``: a bool scalar tensor)."""
+
+
+class FixedLossScaleManager(LossScaleManager):
+    """A loss scale that never changes."""
+
+    def __init__(self, loss_scale):
+        if loss_scale < 1:
+            raise ValueError("loss scale must be at least 1.")
+        self._loss_scale = ops.convert_to_tensor(loss_scale, dtype=dtypes.float32)
+
+    def get_loss_scale(self):
+        return self._loss_scale
+
+    def update_loss_scale(self, finite_grads):
+        from tideflow.ops import control_flow_ops
+
+        del finite_grads
+        return control_flow_ops.no_op()
+
+
+class ExponentialUpdateLossScaleManager(LossScaleManager):
+    """Multiplies the scale by ``incr_ratio`` after ``incr_every_n_steps`` consecutive steps
+    with finite gradients (unless the product overflows float32), and by ``decr_ratio`` (never
+    below 1) once ``decr_every_n_nan_or_inf`` steps with non-finite gradients have accumulated;
+    both counts restart whenever the scale changes, and a non-finite step restarts the count of
+    finite ones."""
+
+    def __init__(self, init_loss_scale, incr_every_n_steps, decr_every_n_nan_or_inf=2,
+                 incr_ratio=2, decr_ratio=0.8):
+        from tideflow.ops import variables
+
+        self._incr_every_n_steps = incr_every_n_steps
+        self._decr_every_n_nan_or_inf = decr_every_n_nan_or_inf
+        self._incr_ratio = incr_ratio
+        self._decr_ratio = decr_ratio
+        self._loss_scale = variables.Variable(
+            ops.convert_to_tensor(init_loss_scale, dtypes.float32), name="loss_scale",
+            dtype=dtypes.float32, trainable=False)
+        self._num_good_steps = variables.Variable(0, name="good_steps", dtype=dtypes.int32,
+                                                  trainable=False)
+        self._num_bad_steps = variables.Variable(0, name="bad_steps", dtype=dtypes.int32,
+                                                 trainable=False)
+
+    def get_loss_scale(self):
+        return self._loss_scale
+
+    def update_loss_scale(self, finite_grads):
+        from tideflow.ops import control_flow_ops, gather_ops, math_ops, state_ops
+
+        finite = ops.convert_to_tensor(finite_grads, dtype=dtypes.bool)
+        scale = self._loss_scale.value()
+        good = self._num_good_steps.value()
+        bad = self._num_bad_steps.value()
+        zero = np.int32(0)
+        grown = scale * np.float32(self._incr_ratio)
+        incr = math_ops.logical_and(finite, math_ops.greater_equal(
+            good + 1, self._incr_every_n_steps))
+        decr = math_ops.logical_and(math_ops.logical_not(finite), math_ops.greater_equal(
+            bad + 1, self._decr_every_n_nan_or_inf))
+        changed = math_ops.logical_or(incr, decr)
+        new_scale = gather_ops.where(
+            incr, gather_ops.where(math_ops.is_finite(grown), grown, scale),
+            gather_ops.where(decr, math_ops.maximum(np.float32(1.0),
+                                                    scale * np.float32(self._decr_ratio)),
+                             scale))
+        # a finite step counts one more good step; a non-finite one restarts them
+        new_good = gather_ops.where(changed, zero * good,
+                                    gather_ops.where(finite, good + 1, zero * good))
+        new_bad = gather_ops.where(changed, zero * bad,
+                                   gather_ops.where(finite, bad, bad + 1))
+        # every read happens before any write
+        with ops.control_dependencies([new_scale, new_good, new_bad]):
+            return control_flow_ops.group(
+                state_ops.assign(self._loss_scale, new_scale),
+                state_ops.assign(self._num_good_steps, new_good),
+                state_ops.assign(self._num_bad_steps, new_bad))
+
+
+class _ManagerLossScale(_experimental.LossScale):
+    """A loss scale manager seen as a ``tf.train.experimental.LossScale``."""
+
+    def __init__(self, manager):
+        self._manager = manager
+
+    def _current(self):
+        return ops.convert_to_tensor(self._manager.get_loss_scale())
+
+    def update(self, grads):
+        finite = _experimental._all_finite(grads)
+        return self._manager.update_loss_scale(finite), finite
+
+    def get_config(self):
+        return {"manager": self._manager}
+
+
+class LossScaleOptimizer(_experimental.MixedPrecisionLossScaleOptimizer):
+    """Wraps ``opt``: ``compute_gradients`` differentiates the loss times the manager's loss
+    scale and divides the gradients by it; ``apply_gradients`` applies them (and increments
+    ``global_step``) only when all are finite, and always updates the manager."""
+
+    def __init__(self, opt, loss_scale_manager):
+        if not isinstance(loss_scale_manager, LossScaleManager):
+            raise TypeError(f"loss_scale_manager must be a LossScaleManager, got "
+                            f"{type(loss_scale_manager).__name__}")
+        super().__init__(opt, _ManagerLossScale(loss_scale_manager))
+        self._name = "LossScaleOptimizer"
+        self._opt = opt
+        self._loss_scale_manager = loss_scale_manager
+
+
+__all__ = ["ExponentialUpdateLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
+           "LossScaleOptimizer"]
