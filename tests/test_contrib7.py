@@ -380,3 +380,119 @@ def test_skip_gram_sample_subsampling_keeps_rare_tokens():
     assert np.count_nonzero(t == 1) >= 200  # every 1 kept, each with a neighbour or two
     # about 7 of the 200 2s survive, each a token once or twice (50 is 7 sigma away)
     assert np.count_nonzero(t == 2) < 100
+
+
+# ----------------------------------------------------------------------------------------
+# layers.recompute_grad
+# ----------------------------------------------------------------------------------------
+
+
+def _block(x):
+    w = tf.get_variable("w", initializer=np.array([[0.5, -1.0], [2.0, 0.3]]), dtype=tf.float64)
+    b = tf.get_variable("b", initializer=np.array([0.1, -0.2]), dtype=tf.float64)
+    return tf.tanh(tf.matmul(x, w) + b) * x
+
+
+@pytest.mark.parametrize("decorate", [
+    lambda fn: tf.contrib.layers.recompute_grad(fn),
+    lambda fn: tf.contrib.layers.recompute_grad(fn, use_data_dep=True, tupleize_grads=True),
+    lambda fn: tf.recompute_grad(fn),
+])
+def test_recompute_grad_matches_the_plain_function(decorate):
+    x0 = np.array([[0.2, -0.7], [1.1, 0.4], [-0.3, 0.9]])
+    results = []
+    for wrap in (lambda fn: fn, decorate):
+        with tf.Graph().as_default():
+            x = tf.constant(x0)
+            with tf.variable_scope("blk"):
+                y = wrap(_block)(x)
+            variables = tf.trainable_variables()
+            assert [v.op.name for v in variables] == ["blk/w", "blk/b"]
+            loss = tf.reduce_sum(y * y)
+            grads = tf.gradients(loss, [x, *variables])
+            with tf.Session() as s:
+                s.run(tf.global_variables_initializer())
+                results.append(s.run([y, *grads]))
+    for plain, recomputed in zip(*results):
+        np.testing.assert_allclose(recomputed, plain, rtol=1e-12)
+    # and the plain gradient itself, by NumPy
+    w = np.array([[0.5, -1.0], [2.0, 0.3]])
+    t = np.tanh(x0 @ w + np.array([0.1, -0.2]))
+    y = t * x0
+    dx = 2 * y * t + ((2 * y * x0) * (1 - t * t)) @ w.T
+    np.testing.assert_allclose(results[0][1], dx, rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------
+# rnn.MinimalRNNCell, rnn.CFNCell
+# ----------------------------------------------------------------------------------------
+
+
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def _minimal_rnn_ref(xs, h, kernel, bias):
+    depth = xs.shape[2]
+    w_x, w_g = kernel[:depth], kernel[depth:]
+    outs = []
+    for t in range(xs.shape[1]):
+        z = np.tanh(xs[:, t] @ w_x)
+        u = _sigmoid(np.concatenate([z, h], 1) @ w_g + bias)
+        h = u * h + (1 - u) * z
+        outs.append(h)
+    return np.stack(outs, 1), h
+
+
+def _cfn_ref(xs, h, kernel, recurrent, bias):
+    n = h.shape[1]
+    v, w = kernel[:, :2 * n], kernel[:, 2 * n:]
+    outs = []
+    for t in range(xs.shape[1]):
+        gates = _sigmoid(h @ recurrent + xs[:, t] @ v + bias)
+        theta, eta = gates[:, :n], gates[:, n:]
+        h = theta * np.tanh(h) + (1 - eta) * np.tanh(xs[:, t] @ w)
+        outs.append(h)
+    return np.stack(outs, 1), h
+
+
+@pytest.mark.parametrize("name", ["MinimalRNNCell", "CFNCell"])
+def test_gated_research_cells_match_numpy(name):
+    rng = np.random.RandomState(5)
+    xs = rng.randn(2, 4, 3)
+    h0 = rng.randn(2, 5) * 0.5
+    with tf.Graph().as_default():
+        cell = getattr(tf.contrib.rnn, name)(5)
+        assert cell.state_size == 5 and cell.output_size == 5
+        out, state = tf.nn.dynamic_rnn(cell, tf.constant(xs), initial_state=tf.constant(h0))
+        names = {v.op.name: v.get_shape().as_list() for v in tf.global_variables()}
+        scope = "rnn/minimal_rnn_cell" if name == "MinimalRNNCell" else "rnn/cfn_cell"
+        if name == "MinimalRNNCell":
+            assert names == {f"{scope}/kernel": [3 + 10, 5], f"{scope}/bias": [5]}
+        else:
+            assert names == {f"{scope}/kernel": [3, 15], f"{scope}/recurrent_kernel": [5, 10],
+                             f"{scope}/bias": [10]}
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            got_out, got_state, weights = s.run([out, state, {
+                k: tf.get_default_graph().get_tensor_by_name(k + ":0") for k in names}])
+    # the default bias initializer is ones
+    np.testing.assert_array_equal(weights[f"{scope}/bias"], np.ones(names[f"{scope}/bias"]))
+    if name == "MinimalRNNCell":
+        want_out, want_state = _minimal_rnn_ref(xs, h0, weights[f"{scope}/kernel"],
+                                                weights[f"{scope}/bias"])
+    else:
+        want_out, want_state = _cfn_ref(xs, h0, weights[f"{scope}/kernel"],
+                                        weights[f"{scope}/recurrent_kernel"],
+                                        weights[f"{scope}/bias"])
+    np.testing.assert_allclose(got_out, want_out, rtol=1e-10)
+    np.testing.assert_allclose(got_state, want_state, rtol=1e-10)
+
+
+def test_gated_research_cells_need_a_known_depth():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, None])
+        h = tf.zeros([2, 3])
+        for cell in (tf.contrib.rnn.MinimalRNNCell(3), tf.contrib.rnn.CFNCell(3)):
+            with pytest.raises(ValueError, match="inputs.shape\\[-1\\] to be known"):
+                cell(x, h)

@@ -11,8 +11,10 @@ import types
 from tideflow import contrib_feature_columns as _contrib_fc
 from tideflow import contrib_image_extra as _contrib_image_extra
 from tideflow import contrib_misc as _contrib_misc
+from tideflow import contrib_recompute as _contrib_recompute
 from tideflow import contrib_rnn_cells as _rnn_research_cells
 from tideflow import contrib_rnn_fused as _rnn_fused
+from tideflow import contrib_rnn_gated as _rnn_gated
 from tideflow import contrib_rnn_grid as _rnn_grid_cells
 from tideflow import contrib_slim_data as _slim_data
 from tideflow import contrib_slim_misc as _slim_misc
@@ -83,7 +85,9 @@ layers.__all__ = [
     *_contrib_summaries.SUMMARIZE_NAMES,
     "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "sum_regularizer",
     "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",
+    "recompute_grad",
 ]
+layers.recompute_grad = _contrib_recompute.recompute_grad
 # makes `import tideflow.contrib.layers` and `from tideflow.contrib.layers import ...` work
 sys.modules[layers.__name__] = layers
 
@@ -92,7 +96,7 @@ for _name in _rnn_cell_impl.__all__:
     setattr(rnn, _name, getattr(_rnn_cell_impl, _name))
 for _name in _rnn_contrib_cells.__all__:
     setattr(rnn, _name, getattr(_rnn_contrib_cells, _name))
-for _module in (_rnn_research_cells, _rnn_grid_cells, _rnn_fused):
+for _module in (_rnn_research_cells, _rnn_grid_cells, _rnn_fused, _rnn_gated):
     for _name in _module.__all__:
         setattr(rnn, _name, getattr(_module, _name))
 rnn.static_rnn = _rnn.static_rnn
@@ -102,6 +106,7 @@ rnn.transpose_batch_time = _rnn._transpose_batch_time
 rnn.LayerRNNCell = _rnn_cell_impl.LayerRNNCell
 rnn.__all__ = [*_rnn_cell_impl.__all__, *_rnn_contrib_cells.__all__,
                *_rnn_research_cells.__all__, *_rnn_grid_cells.__all__, *_rnn_fused.__all__,
+               *_rnn_gated.__all__,
                "LayerRNNCell", "transpose_batch_time", "static_bidirectional_rnn",
                "static_rnn", "static_state_saving_rnn"]
 sys.modules[rnn.__name__] = rnn
