@@ -85,8 +85,10 @@ def test_basic_decoder_training_helper_matches_numpy_and_dynamic_rnn():
             "decoder/output_projection/bias", "decoder/output_projection/kernel"]
         sess.run(tf.global_variables_initializer())
         m.assign()
-        o, s, n, io, ist, p, rs_ = sess.run([out, state, seq_len, imputed, imputed_state,
-                                             projected, rnn_state])
+        # two decodes read the helper's input TensorArray twice: as in TF 1.x (clear_after_read)
+        # they run in separate steps
+        o, s, n, p, rs_ = sess.run([out, state, seq_len, projected, rnn_state])
+        io, ist = sess.run([imputed, imputed_state])
     c, h = m.zeros(batch)
     want = []
     for t in range(time):

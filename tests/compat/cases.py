@@ -35,8 +35,6 @@ KNOWN_DIFFERENCES = {
                             "gradients/MatMul_grad/tuple/* ops where TF gates both",
     "gradient_names_sgd": "same gating difference: no gradients/sub_grad/tuple/* (the constant's "
                           "gradient is pruned)",
-    "tensor_array_write_once": "tideflow's TensorArray is a TensorList value (as TF 2's control "
-                               "flow v2): writing an index twice overwrites instead of failing",
     "resource_variables": "use_resource=True makes a reference variable (no .handle)",
     "resize_v2_namespace": "tf.compat.v2 is tideflow's (TF 1.x) namespace: its image.resize is "
                            "resize_images (no half-pixel centers), not TF 2's resize",

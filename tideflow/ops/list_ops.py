@@ -16,13 +16,14 @@ _new = object.__new__
 class TensorList:
     """An immutable list of arrays (None marks an item never set: zeros when stacked)."""
 
-    __slots__ = ("_base", "_blen", "_tail", "element_shape")
+    __slots__ = ("_base", "_blen", "_tail", "element_shape", "ta")
 
-    def __init__(self, items=(), element_shape=None, _tail=None, _blen=None):
+    def __init__(self, items=(), element_shape=None, _tail=None, _blen=None, ta=None):
         self._base = items if isinstance(items, tuple) else tuple(items)
         self._blen = len(self._base) if _blen is None else _blen
         self._tail = _tail  # pushed items, newest first: (value, rest)
         self.element_shape = element_shape  # tuple with None for unknown dims, or None
+        self.ta = ta  # a TensorArrayState when tf.TensorArray made the list: TF 1.x checks
 
     def __len__(self):
         n = self._blen
@@ -57,6 +58,7 @@ class TensorList:
         out._blen = self._blen
         out._tail = (value, self._tail)
         out.element_shape = self.element_shape
+        out.ta = self.ta
         return out
 
     def pop(self):
@@ -65,6 +67,7 @@ class TensorList:
         out = _new(TensorList)
         out._base = self._base
         out.element_shape = self.element_shape
+        out.ta = self.ta
         if tail is not None:
             out._blen = self._blen
             out._tail = tail[1]
@@ -76,8 +79,9 @@ class TensorList:
         out._tail = None
         return out, self._base[n - 1]
 
-    def with_items(self, items):
-        return TensorList(tuple(items), self.element_shape)
+    def with_items(self, items, element_shape=False):
+        return TensorList(tuple(items), self.element_shape if element_shape is False else
+                          element_shape, ta=self.ta)
 
     def __add__(self, other):
         a, b = self.items(), other.items()
@@ -125,6 +129,185 @@ def _item_zeros(lst, i, dtype, element_shape):
     return np.zeros(shape, dtype)
 
 
+# ------------------------------------------------------------------------------------------
+# TF 1.x TensorArray semantics
+# ------------------------------------------------------------------------------------------
+# A list made by ``tf.TensorArray`` carries a TensorArrayState, made afresh by its creating op
+# on every step and shared by every list derived from it in that step, as TF 1.x's
+# TensorArray resource is: it holds the flags and the set of indices a read has cleared. The
+# kernels below check what TF's TensorArray ops check; plain lists (gradients, accumulators)
+# skip all of it.
+
+
+class TensorArrayState:
+    """One tf.TensorArray's run-time state within a step."""
+
+    __slots__ = ("clear", "cleared", "dynamic", "identical", "name")
+
+    def __init__(self, name, dynamic, clear, identical):
+        self.name = name
+        self.dynamic = dynamic
+        self.clear = clear  # clear_after_read
+        self.identical = identical  # infer_shape: the first write fixes the element shape
+        self.cleared = set()
+
+
+def _shape_str(shape):
+    """A shape as TF's PartialTensorShape::DebugString writes it."""
+    if shape is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _fully_defined(shape):
+    return shape is not None and None not in shape
+
+
+def _ta_error(ta, msg):
+    return errors.InvalidArgumentError(None, None, f"TensorArray {ta.name}: {msg}")
+
+
+def _ta_read(lst, items, i, dtype):
+    """Item ``i`` of a TensorArray's list, with TF's checks; clears it if clear_after_read."""
+    ta = lst.ta
+    n = len(items)
+    i = int(i)
+    if i < 0 or i >= n:
+        raise errors.InvalidArgumentError(
+            None, None, f"Tried to read from index {i} but array size is: {n}")
+    if i in ta.cleared:
+        raise _ta_error(ta, f"Could not read index {i} twice because it was cleared after a "
+                        "previous read (perhaps try setting clear_after_read = false?).")
+    v = items[i]
+    if v is None:
+        shape = lst.element_shape
+        if not _fully_defined(shape):
+            raise _ta_error(
+                ta, f"Could not read from TensorArray index {i}.  Furthermore, the element "
+                f"shape is not fully defined: {_shape_str(shape)}.  It is possible you are "
+                "working with a resizeable TensorArray and stop_gradients is not allowing the "
+                "gradients to be written.  If you set the full element_shape property on the "
+                "forward TensorArray, the proper all-zeros tensor will be returned instead of "
+                "incurring this error.")
+        v = np.zeros(shape, dtype)
+    if ta.clear:
+        ta.cleared.add(i)
+    return v
+
+
+def _ta_check_write(ta, es, n, i, vshape):
+    """TF's checks before writing a value of shape ``vshape`` at ``i`` of an array of ``n``
+    items whose inferred element shape is ``es``; returns the new inferred element shape."""
+    if i < 0 or (i >= n and not ta.dynamic):
+        raise _ta_error(ta, f"Tried to write to index {i} but array is not resizeable and size "
+                        f"is: {n}")
+    if es != vshape:
+        if es is not None and (len(es) != len(vshape) or any(
+                d is not None and d != v for d, v in zip(es, vshape))):
+            raise _ta_error(
+                ta, f"Could not write to TensorArray index {i} because the value shape is "
+                f"{_shape_str(vshape)} which is incompatible with the TensorArray's inferred "
+                f"element shape: {_shape_str(es)} (consider setting infer_shape=False).")
+        if ta.identical:
+            es = vshape
+    return es
+
+
+def _ta_slot_error(ta, items, i):
+    if i in ta.cleared:
+        return _ta_error(ta, f"Could not write to TensorArray index {i} because it has already "
+                         "been read.")
+    return _ta_error(ta, f"Could not write to TensorArray index {i} because it has already "
+                     "been written to.")
+
+
+def _ta_write(lst, index, value):
+    ta = lst.ta
+    items = lst.items()
+    n = len(items)
+    i = int(index)
+    es = _ta_check_write(ta, lst.element_shape, n, i, np.shape(value))
+    if i < n:
+        if items[i] is not None or i in ta.cleared:
+            raise _ta_slot_error(ta, items, i)
+        items = list(items)
+    else:
+        items = list(items)
+        items.extend([None] * (i + 1 - n))
+    items[i] = value
+    return TensorList(tuple(items), es, ta=ta)
+
+
+def _ta_scatter(lst, tensor, indices):
+    ta = lst.ta
+    items = lst.items()
+    n = len(items)
+    tensor = np.asarray(tensor)
+    idx = np.asarray(indices).reshape(-1).tolist()
+    if tensor.shape[:1] != (len(idx),):
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected len(indices) == values.shape[0], but saw: {len(idx)} vs. "
+            f"{tensor.shape[0] if tensor.ndim else 0}")
+    if not idx:
+        return lst
+    top = max(idx)
+    if not ta.dynamic and top >= n:
+        raise errors.InvalidArgumentError(
+            None, None, f"Max scatter index must be < array size ({top} vs. {n})")
+    es = _ta_check_write(ta, lst.element_shape, n, min(idx), tensor.shape[1:])
+    items = list(items)
+    if top >= n:
+        items.extend([None] * (top + 1 - n))
+    cleared = ta.cleared
+    for i, row in zip(idx, tensor):
+        if items[i] is not None or i in cleared:
+            raise _ta_slot_error(ta, items, i)
+        items[i] = row
+    return TensorList(tuple(items), es, ta=ta)
+
+
+def _ta_read_many(lst, indices, dtype, concat=False):
+    """The items at ``indices`` for stack/gather/concat, with TF's shape checks."""
+    items = lst.items()
+    out = [np.asarray(_ta_read(lst, items, i, dtype), dtype) for i in indices]
+    if not out:
+        return out
+    first = out[0].shape
+    if concat:
+        for k, x in enumerate(out):
+            if x.ndim == 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Concat saw a scalar shape at index {indices[k]} but requires "
+                    "at least vectors.  Did you mean to call stack?")
+        first = first[1:]
+    for k, x in enumerate(out):
+        s = x.shape[1:] if concat else x.shape
+        if s != first:
+            what = " (excepting dimension 0)" if concat else ""
+            raise errors.InvalidArgumentError(
+                None, None, f"TensorArray has inconsistent shapes.  Index {indices[0]} has"
+                f"{what} shape: {_shape_str(first)} but index {indices[k]} has{what} shape: "
+                f"{_shape_str(s)}")
+    return out
+
+
+def _ta_empty(lst, dtype, element_shape, concat=False):
+    shape = element_shape or lst.element_shape
+    if concat:
+        if shape is None or not _fully_defined(shape[1:]):
+            raise errors.UnimplementedError(
+                None, None, "TensorArray has size zero, but element shape "
+                f"{_shape_str(shape)} is not fully defined. Currently only static shapes are "
+                "supported when concatenating zero-size TensorArrays.")
+        return np.zeros((0, *shape[1:]), dtype)
+    if not _fully_defined(shape):
+        raise errors.UnimplementedError(
+            None, None, f"TensorArray has size zero, but element shape {_shape_str(shape)} is "
+            "not fully defined. Currently only static shapes are supported when packing "
+            "zero-size TensorArrays.")
+    return np.zeros((0, *shape), dtype)
+
+
 def _elem(op):
     return op._attrs["element_dtype"]
 
@@ -147,6 +330,30 @@ def _reserve_kernel(element_shape, num_elements):
     if n < 0:
         raise errors.InvalidArgumentError(None, None, f"num_elements must be >= 0, got {n}")
     return TensorList((None,) * n, _shape_tuple(element_shape))
+
+
+def _ta_factory(kernel):
+    """A creating op's kernel: with a ``_tensor_array`` attr (tf.TensorArray's lists), each
+    run's list carries a fresh TensorArrayState."""
+
+    def factory(ctx):
+        spec = ctx.op._attrs.get("_tensor_array")
+        if spec is None:
+            return kernel
+        name = ctx.op._attrs.get("_tensor_array_name") or ctx.op.name
+        if hasattr(spec, "list"):  # imported from a GraphDef: AttrValue protos
+            spec = list(spec.list.i)
+            name = getattr(name, "s", b"").decode() or ctx.op.name
+        dynamic, clear, identical = (bool(x) for x in spec)
+
+        def run(element_shape, n):
+            lst = kernel(element_shape, n)
+            lst.ta = TensorArrayState(name, dynamic, clear, identical)
+            return lst
+
+        return run
+
+    return factory
 
 
 _push_kernel = TensorList.push  # (lst, tensor) -> lst with tensor pushed
@@ -173,6 +380,8 @@ def _get_item_factory(ctx):
     dtype = _np_elem(ctx.op)
 
     def run(lst, index, element_shape):
+        if lst.ta is not None:
+            return _ta_read(lst, lst.items(), index, dtype)
         i = _check_index(lst, index)
         v = lst.items()[i]
         if v is None:
@@ -183,6 +392,8 @@ def _get_item_factory(ctx):
 
 
 def _set_item_kernel(lst, index, item, *, resize_if_index_out_of_bounds):
+    if lst.ta is not None:
+        return _ta_write(lst, index, item)
     if resize_if_index_out_of_bounds and int(index) >= len(lst):
         items = list(lst.items()) + [None] * (int(index) + 1 - len(lst))
     else:
@@ -202,6 +413,10 @@ def _stack_factory(ctx):
             raise errors.InvalidArgumentError(
                 None, None, f"Operation expected a list with {num} elements but got a list "
                 f"with {len(items)} elements.")
+        if lst.ta is not None:
+            if not items:
+                return _ta_empty(lst, dtype, _shape_tuple(element_shape))
+            return np.stack(_ta_read_many(lst, range(len(items)), dtype))
         shape = _shape_tuple(element_shape) or lst.element_shape
         if not items:
             if shape is None or any(d is None for d in shape):
@@ -232,6 +447,12 @@ def _gather_factory(ctx):
     dtype = _np_elem(ctx.op)
 
     def run(lst, indices, element_shape):
+        if lst.ta is not None:
+            idx = np.asarray(indices)
+            out = _ta_read_many(lst, idx.reshape(-1).tolist(), dtype)
+            if not out:
+                return _ta_empty(lst, dtype, _shape_tuple(element_shape))
+            return np.stack(out).reshape(idx.shape + out[0].shape)
         items = lst.items()
         shape = _shape_tuple(element_shape)
         out = []
@@ -251,6 +472,8 @@ def _gather_factory(ctx):
 
 
 def _scatter_kernel(lst, tensor, indices):
+    if lst.ta is not None:
+        return _ta_scatter(lst, tensor, indices)
     items = list(lst.items())
     tensor = np.asarray(tensor)
     idx = np.asarray(indices).reshape(-1)
@@ -272,6 +495,13 @@ def _concat_factory(ctx):
     dtype = _np_elem(ctx.op)
 
     def run(lst, element_shape, leading_dims):
+        if lst.ta is not None:
+            parts = _ta_read_many(lst, range(len(lst)), dtype, concat=True)
+            if not parts:
+                return (_ta_empty(lst, dtype, _shape_tuple(element_shape), concat=True),
+                        np.zeros([0], np.int64))
+            return (np.concatenate(parts),
+                    np.array([p.shape[0] for p in parts], np.int64))
         items = lst.items()
         shape = _shape_tuple(element_shape)
         parts = []
@@ -365,6 +595,7 @@ def _scatter_grad(op, grad):
     from tideflow.ops import array_ops
 
     tensor_grad = gather(grad, indices, _elem(op), element_shape=-1)
+    tensor_grad.set_shape(op._inputs[1]._shape)  # the rows scattered: the tensor's own shape
     list_grad = scatter_into(grad, array_ops.zeros_like(op._inputs[1]), indices)
     return list_grad, tensor_grad, None
 
@@ -403,11 +634,13 @@ def _stack_shape(op):
 op_registry.declare("EmptyTensorList", inputs=["element_shape: shape_type",
                                                "max_num_elements: int32"],
                     outputs=["handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
-                    shape=_scalar_variant, kernel=_empty_kernel, differentiable=False)
+                    shape=_scalar_variant, kernel_factory=_ta_factory(_empty_kernel),
+                    differentiable=False)
 op_registry.declare("TensorListReserve", inputs=["element_shape: shape_type",
                                                  "num_elements: int32"],
                     outputs=["handle: variant"], attrs=["element_dtype: type", _SHAPE_TYPE],
-                    shape=_scalar_variant, kernel=_reserve_kernel, differentiable=False)
+                    shape=_scalar_variant, kernel_factory=_ta_factory(_reserve_kernel),
+                    differentiable=False)
 op_registry.declare("TensorListPushBack", inputs=["input_handle: variant",
                                                   "tensor: element_dtype"],
                     outputs=["output_handle: variant"], attrs=["element_dtype: type"],

@@ -3,7 +3,15 @@
 It is a value (a ``variant`` TensorList, list_ops.py): ``write``/``scatter``/``unstack``
 return a new TensorArray whose ``flow`` carries the new list, as TF's control flow v2 does, so
 it travels through ``tf.while_loop`` as a loop variable and has gradients.
+
+At run time it keeps TF 1.x's TensorArray rules (list_ops.TensorArrayState): an index is
+written once, a read clears it when ``clear_after_read`` (the default), writes beyond the size
+of a non-``dynamic_size`` array fail, every write must match the inferred element shape, and
+stack/gather/concat need consistent shapes. Its ops carry a ``_tensor_array_op`` attr naming
+themselves, so the plan's common-subexpression pass never merges two reads (each one counts).
 """
+
+import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
@@ -16,9 +24,10 @@ class TensorArray:
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
                  tensor_array_name=None, handle=None, flow=None, infer_shape=True,
                  element_shape=None, colocate_with_first_write_call=True, name=None):
-        del clear_after_read, colocate_with_first_write_call, handle
+        del colocate_with_first_write_call, handle
         self._dtype = dtypes.as_dtype(dtype).base_dtype
         self._dynamic_size = bool(dynamic_size)
+        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         self._infer_shape = infer_shape
         self._element_shape = unknown_shape() if element_shape is None else as_shape(
             element_shape)
@@ -40,11 +49,16 @@ class TensorArray:
             else:
                 self._list = list_ops.reserve(self._element_shape, size, self._dtype,
                                               name=scope)
+            op = self._list.op
+            op._set_attr("_tensor_array", [int(self._dynamic_size),
+                                           int(self._clear_after_read), int(bool(infer_shape))])
+            op._set_attr("_tensor_array_name", op.name)
 
     def _with_list(self, lst, element_shape=None):
         ta = TensorArray.__new__(TensorArray)
         ta._dtype = self._dtype
         ta._dynamic_size = self._dynamic_size
+        ta._clear_after_read = self._clear_after_read
         ta._infer_shape = self._infer_shape
         ta._static_size = self._static_size
         ta._element_shape = self._element_shape if element_shape is None else element_shape
@@ -61,6 +75,13 @@ class TensorArray:
                 f"Inconsistent shapes: saw {shape} but expected {self._element_shape} "
                 "(and infer_shape=True)"
             ) from None
+
+    @staticmethod
+    def _own(t):
+        """Marks the op making ``t`` as this array's (no CSE merges it with a twin)."""
+        op = t.op
+        op._set_attr("_tensor_array_op", op.name)
+        return t
 
     # -- properties ----------------------------------------------------------------------------
     @property
@@ -86,25 +107,27 @@ class TensorArray:
     # -- reading -------------------------------------------------------------------------------
     def read(self, index, name=None):
         """The item at ``index``."""
-        out = list_ops.get_item(self._list, index, self._dtype, self._element_shape, name=name)
+        out = self._own(list_ops.get_item(self._list, index, self._dtype, self._element_shape,
+                                          name=name))
         out.set_shape(self._element_shape)
         return out
 
     def stack(self, name=None):
         """The items stacked along a new first dimension."""
         with ops.name_scope(name, "TensorArrayStack", [self._list]):
-            out = list_ops.stack(self._list, self._dtype, self._element_shape)
+            out = self._own(list_ops.stack(self._list, self._dtype, self._element_shape))
         if self._static_size is not None:
             out.set_shape(TensorShape([self._static_size]).concatenate(self._element_shape))
         return out
 
     def gather(self, indices, name=None):
-        return list_ops.gather(self._list, indices, self._dtype, self._element_shape, name=name)
+        return self._own(list_ops.gather(self._list, indices, self._dtype, self._element_shape,
+                                         name=name))
 
     def concat(self, name=None):
         shape = self._element_shape
-        return list_ops.concat(self._list, self._dtype,
-                               shape if shape.ndims else -1, name=name)[0]
+        return self._own(list_ops.concat(self._list, self._dtype,
+                                         shape if shape.ndims else -1, name=name)[0])
 
     def size(self, name=None):
         return list_ops.length(self._list, name=name)
@@ -115,17 +138,24 @@ class TensorArray:
         with ops.name_scope(name, "TensorArrayWrite", [self._list, index, value]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape())
-            lst = list_ops.set_item(self._list, index, value,
-                                    resize_if_index_out_of_bounds=self._dynamic_size)
+            lst = self._own(list_ops.set_item(self._list, index, value,
+                                              resize_if_index_out_of_bounds=self._dynamic_size))
         return self._with_list(lst, shape)
 
     def unstack(self, value, name=None):
-        """A TensorArray holding the rows of ``value``."""
+        """This array with the rows of ``value`` written at 0, 1, ... (TF 1.x's scatter)."""
         with ops.name_scope(name, "TensorArrayUnstack", [self._list, value]):
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
-            lst = list_ops.from_tensor(value, shape)
+            n = value.get_shape()[0].value if value.get_shape().ndims else None
+            if n is not None:
+                indices = np.arange(n, dtype=np.int32)
+            else:
+                from tideflow.ops import array_ops, range_ops
+
+                indices = range_ops.range(array_ops.shape(value)[0])
+            lst = self._own(list_ops.scatter_into(self._list, value, indices))
         return self._with_list(lst, shape)
 
     def scatter(self, indices, value, name=None):
@@ -134,7 +164,7 @@ class TensorArray:
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             shape = self._merge_shape(value.get_shape()[1:] if value.get_shape().ndims else
                                       unknown_shape())
-            lst = list_ops.scatter_into(self._list, value, indices)
+            lst = self._own(list_ops.scatter_into(self._list, value, indices))
         return self._with_list(lst, shape)
 
     def split(self, value, lengths, name=None):

@@ -1,0 +1,177 @@
+"""Session-7 leftovers: TF 1.x's run-time rules for ``tf.TensorArray`` (write once, reads clear
+under clear_after_read, non-resizeable bounds, inferred element shapes, consistent shapes for
+stack/gather/concat) with TF's messages, and a session still usable after such a failure."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def _run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+def _fails(fetches, match, error=tf.errors.InvalidArgumentError, feed_dict=None):
+    with pytest.raises(error, match=match):
+        _run(fetches, feed_dict)
+
+
+# ------------------------------------------------------------------------------------------
+# 1. TensorArray run-time validation
+# ------------------------------------------------------------------------------------------
+
+
+def _vec(n):
+    """A float vector of length n whose static shape is unknown (checks happen at run time)."""
+    return tf.placeholder_with_default(np.arange(n, dtype=np.float32), [None])
+
+
+def test_tensor_array_write_twice_fails():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, 3).write(0, 1.0).write(0, 2.0)
+        _fails(ta.stack(), r"TensorArray TensorArrayV2: Could not write to TensorArray index 0 "
+               r"because it has already been written to\.")
+
+
+def test_tensor_array_write_shape_must_match_inferred_shape():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, 3).write(0, _vec(2)).write(1, _vec(3))
+        _fails(ta.stack(), r"Could not write to TensorArray index 1 because the value shape is "
+               r"\[3\] which is incompatible with the TensorArray's inferred element shape: "
+               r"\[2\] \(consider setting infer_shape=False\)\.")
+        # against the declared element_shape, even with infer_shape=False
+        ta2 = tf.TensorArray(tf.float32, 1, element_shape=[2], infer_shape=False)
+        _fails(ta2.write(0, _vec(3)).read(0), r"index 0 because the value shape is \[3\] .* "
+               r"inferred element shape: \[2\]")
+        # infer_shape=False lets later writes differ; concat joins them
+        ta3 = tf.TensorArray(tf.float32, 2, infer_shape=False)
+        ta3 = ta3.write(0, [[1.0, 2.0]]).write(1, [[3.0, 4.0], [5.0, 6.0]])
+        np.testing.assert_array_equal(_run(ta3.concat()), [[1, 2], [3, 4], [5, 6]])
+
+
+def test_tensor_array_read_unwritten_index():
+    with tf.Graph().as_default():
+        # element shape unknown and nothing written: TF's error
+        _fails(tf.TensorArray(tf.float32, 3).read(2),
+               r"Could not read from TensorArray index 2\.  Furthermore, the element shape is "
+               r"not fully defined: <unknown>\.")
+        # the shape inferred from an earlier write, or declared, gives zeros
+        got = _run(tf.TensorArray(tf.float32, 3).write(0, _vec(2)).read(2))
+        np.testing.assert_array_equal(got, np.zeros(2, np.float32))
+        got = _run(tf.TensorArray(tf.float32, 3, element_shape=[2, 1]).read(1))
+        np.testing.assert_array_equal(got, np.zeros([2, 1], np.float32))
+        # stack fills unwritten items with zeros of the inferred shape
+        got = _run(tf.TensorArray(tf.float32, 3).write(1, _vec(2)).stack())
+        np.testing.assert_array_equal(got, [[0, 0], [0, 1], [0, 0]])
+        # infer_shape=False infers nothing: reading an unwritten index fails
+        ta = tf.TensorArray(tf.float32, 2, infer_shape=False).write(0, _vec(2))
+        _fails(ta.stack(), r"Could not read from TensorArray index 1\.")
+
+
+def test_tensor_array_read_twice_clears():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, 2).unstack([[1.0, 2.0], [3.0, 4.0]])
+        msg = (r"Could not read index 0 twice because it was cleared after a previous read "
+               r"\(perhaps try setting clear_after_read = false\?\)\.")
+        _fails([ta.read(0), ta.read(0)], msg)
+        _fails([ta.stack(), ta.stack()], msg)
+        _fails(ta.gather([0, 0]), msg)
+        # each step has its own array: one read per step runs again and again
+        r = ta.read(0)
+        with tf.Session() as sess:
+            for _ in range(3):
+                np.testing.assert_array_equal(sess.run(r), [1, 2])
+        # different indices are fine, and size does not read
+        got = _run([ta.read(0), ta.gather([1]), ta.size()])
+        np.testing.assert_array_equal(got[0], [1, 2])
+        np.testing.assert_array_equal(got[1], [[3, 4]])
+        assert got[2] == 2
+        # clear_after_read=False keeps the items
+        keep = tf.TensorArray(tf.float32, 2, clear_after_read=False).unstack([1.0, 2.0])
+        assert _run([keep.read(0), keep.read(0), keep.stack()])[2].tolist() == [1, 2]
+
+
+def test_tensor_array_bounds():
+    with tf.Graph().as_default():
+        _fails(tf.TensorArray(tf.float32, 3).write(5, 1.0).stack(),
+               r"Tried to write to index 5 but array is not resizeable and size is: 3")
+        _fails(tf.TensorArray(tf.float32, 3).write(-1, 1.0).stack(),
+               r"Tried to write to index -1 but array is not resizeable and size is: 3")
+        _fails(tf.TensorArray(tf.float32, 3).write(0, 1.0).read(5),
+               r"Tried to read from index 5 but array size is: 3")
+        _fails(tf.TensorArray(tf.float32, 3).unstack([1.0, 2.0, 3.0, 4.0, 5.0]).stack(),
+               r"Max scatter index must be < array size \(4 vs\. 3\)")
+        _fails(tf.TensorArray(tf.float32, 3).scatter([0, 4], [1.0, 2.0]).stack(),
+               r"Max scatter index must be < array size \(4 vs\. 3\)")
+        # a dynamic array grows; a short unstack leaves zeros
+        dyn = tf.TensorArray(tf.float32, 3, dynamic_size=True).write(5, 7.0)
+        assert _run([dyn.read(5), dyn.size()]) == [7.0, 6]
+        got = _run(tf.TensorArray(tf.float32, 3).unstack([1.0, 2.0]).stack())
+        np.testing.assert_array_equal(got, [1, 2, 0])
+        # unstack then unstack again writes the same indices twice
+        _fails(tf.TensorArray(tf.float32, 3).unstack([1.0]).unstack([2.0]).stack(),
+               r"index 0 because it has already been written to")
+
+
+def test_tensor_array_inconsistent_shapes_for_stack_gather_concat():
+    with tf.Graph().as_default():
+        def ta():
+            return tf.TensorArray(tf.float32, 2, infer_shape=False).write(
+                0, _vec(2)).write(1, _vec(3))
+
+        msg = (r"TensorArray has inconsistent shapes\.  Index 0 has shape: \[2\] but index 1 has "
+               r"shape: \[3\]")
+        _fails(ta().stack(), msg)
+        _fails(ta().gather([0, 1]), msg)
+        ragged = tf.TensorArray(tf.float32, 2, infer_shape=False).write(
+            0, tf.reshape(_vec(2), [1, 2])).write(1, tf.reshape(_vec(3), [1, 3]))
+        _fails(ragged.concat(), r"TensorArray has inconsistent shapes\.  Index 0 has \(excepting "
+               r"dimension 0\) shape: \[2\] but index 1 has \(excepting dimension 0\) shape: \[3\]")
+        scalars = tf.TensorArray(tf.float32, 2, element_shape=tf.TensorShape(None))
+        scalars = scalars.write(0, 1.0).write(1, 2.0)
+        _fails(scalars.concat(), r"Concat saw a scalar shape at index 0 but requires at least "
+               r"vectors")
+        _fails(tf.TensorArray(tf.float32, 0).stack(),
+               r"TensorArray has size zero, but element shape <unknown> is not fully defined",
+               error=tf.errors.UnimplementedError)
+        assert _run(tf.TensorArray(tf.float32, 0, element_shape=[2]).stack()).shape == (0, 2)
+
+
+def test_tensor_array_failed_step_leaves_session_usable():
+    with tf.Graph().as_default():
+        i = tf.placeholder(tf.int32, [])
+        ta = tf.TensorArray(tf.float32, 2).write(i, 3.0)
+        out = ta.stack()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="index 4"):
+                sess.run(out, {i: 4})
+            np.testing.assert_array_equal(sess.run(out, {i: 1}), [0, 3])
+            np.testing.assert_array_equal(sess.run(out, {i: 0}), [3, 0])
+
+
+def test_tensor_array_rules_inside_while_loop_and_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(12, dtype=np.float64).reshape(4, 3))
+        w = tf.constant(2.0, tf.float64)
+        inp = tf.TensorArray(tf.float64, 4).unstack(x)
+        out = tf.TensorArray(tf.float64, 4)
+
+        def body(t, acc):
+            return t + 1, acc.write(t, inp.read(t) * w)
+
+        _, out = tf.while_loop(lambda t, _: t < 4, body, [0, out])
+        y = out.stack()
+        gx, gw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+        got = _run([y, gx, gw])
+        xv = np.arange(12.0).reshape(4, 3)
+        np.testing.assert_allclose(got[0], 2 * xv)
+        np.testing.assert_allclose(got[1], 8 * xv)
+        np.testing.assert_allclose(got[2], 4 * np.sum(xv * xv))
+
+        # a loop that writes the same index each iteration fails as in TF
+        bad = tf.TensorArray(tf.float32, 3)
+        _, bad = tf.while_loop(lambda t, _: t < 2, lambda t, a: (t + 1, a.write(0, 1.0)),
+                               [0, bad])
+        _fails(bad.stack(), r"index 0 because it has already been written to")
