@@ -496,3 +496,108 @@ def test_gated_research_cells_need_a_known_depth():
         for cell in (tf.contrib.rnn.MinimalRNNCell(3), tf.contrib.rnn.CFNCell(3)):
             with pytest.raises(ValueError, match="inputs.shape\\[-1\\] to be known"):
                 cell(x, h)
+
+
+# ----------------------------------------------------------------------------------------
+# nccl, all_reduce (on several CPU devices)
+# ----------------------------------------------------------------------------------------
+
+_FOUR_CPUS = tf.ConfigProto(device_count={"CPU": 4})
+
+
+def _on_devices(values, n=None):
+    out = []
+    for i, v in enumerate(values[:n] if n else values):
+        with tf.device(f"/cpu:{i}"):
+            out.append(tf.constant(v))
+    return out
+
+
+def test_nccl_reductions_place_one_result_per_device():
+    rng = np.random.RandomState(0)
+    vals = [rng.randn(2, 3) for _ in range(3)]
+    with tf.Graph().as_default():
+        ts = _on_devices(vals)
+        sums = tf.contrib.nccl.all_sum(ts)
+        prods = tf.contrib.nccl.all_prod(ts)
+        mins = tf.contrib.nccl.all_min(ts)
+        maxs = tf.contrib.nccl.all_max(ts)
+        assert [t.device for t in sums] == [f"/device:CPU:{i}" for i in range(3)]
+        with tf.device("/cpu:1"):
+            red = tf.contrib.nccl.reduce_sum(ts)
+        assert red.device == "/device:CPU:1"
+        bc = tf.contrib.nccl.broadcast(ts[2])
+        assert bc.device == "/device:CPU:2"
+        with tf.device("/cpu:0"):
+            received = tf.identity(bc)
+        (g,) = tf.gradients(tf.reduce_sum(sums[0] * sums[1]), [ts[2]])
+        with tf.Session(config=_FOUR_CPUS) as s:
+            got = s.run([sums, prods, mins, maxs, red, received, g])
+    stack = np.stack(vals)
+    for i in range(3):
+        np.testing.assert_allclose(got[0][i], stack.sum(0))
+        np.testing.assert_allclose(got[1][i], stack.prod(0))
+        np.testing.assert_array_equal(got[2][i], stack.min(0))
+        np.testing.assert_array_equal(got[3][i], stack.max(0))
+    np.testing.assert_allclose(got[4], stack.sum(0))
+    np.testing.assert_array_equal(got[5], vals[2])
+    np.testing.assert_allclose(got[6], 2 * stack.sum(0))  # d/dx of (S)(S) with S = sum
+
+
+def test_nccl_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Must pass >0 tensors"):
+            tf.contrib.nccl.all_sum([])
+        with pytest.raises(ValueError, match="Device assignment required"):
+            tf.contrib.nccl.all_sum([tf.constant(1.0)])
+        ts = _on_devices([1.0, 2.0])
+        with tf.device("/cpu:3"), pytest.raises(ValueError, match="current device"):
+            tf.contrib.nccl.reduce_sum(ts)
+
+
+@pytest.mark.parametrize("builder", ["ring", "ring_subchunks", "hd", "shuffle", "nccl"])
+def test_all_reduce_builders_sum_across_devices(builder):
+    ar = tf.contrib.all_reduce
+    rng = np.random.RandomState(1)
+    vals = [rng.randn(3, 5) for _ in range(4)]  # 15 elements: padding is needed
+    with tf.Graph().as_default():
+        ts = _on_devices(vals)
+        mean = (lambda x: x / 4.0)
+        if builder == "ring":
+            out = ar.build_ring_all_reduce(ts, 1, 1, [0, 1, 2, 3], tf.add, mean)
+        elif builder == "ring_subchunks":
+            out = ar.build_ring_all_reduce(ts, 2, 2, [1, 0], tf.add, mean)
+        elif builder == "hd":
+            out = ar.build_recursive_hd_all_reduce(ts, tf.add, mean)
+        elif builder == "shuffle":
+            out = ar.build_shuffle_all_reduce(ts, ["/cpu:0", "/cpu:3"], tf.add, mean)
+        else:
+            out = ar.build_nccl_all_reduce(ts, tf.add, mean)
+        assert len(out) == 4
+        assert [t.device for t in out] == [f"/device:CPU:{i}" for i in range(4)]
+        assert all(t.get_shape().as_list() == [3, 5] for t in out)
+        (g,) = tf.gradients(tf.reduce_sum(out[0]) + 2 * tf.reduce_sum(out[3]), [ts[1]])
+        with tf.Session(config=_FOUR_CPUS) as s:
+            got, dg = s.run([out, g])
+    for t in got:
+        np.testing.assert_allclose(t, np.mean(vals, 0), rtol=1e-12)
+    np.testing.assert_allclose(dg, np.full((3, 5), 3 / 4.0))
+
+
+def test_all_reduce_max_and_errors():
+    ar = tf.contrib.all_reduce
+    vals = [np.array([1.0, 5.0, -2.0]), np.array([3.0, 0.0, -1.0])]
+    with tf.Graph().as_default():
+        ts = _on_devices(vals)
+        out = ar.build_recursive_hd_all_reduce(ts, tf.maximum)
+        with tf.Session(config=_FOUR_CPUS) as s:
+            for t in s.run(out):
+                np.testing.assert_array_equal(t, [3.0, 5.0, -1.0])
+        with pytest.raises(ValueError, match="power of 2"):
+            ar.build_recursive_hd_all_reduce(_on_devices([vals[0]] * 3), tf.add)
+        with pytest.raises(ValueError, match="length 2 or longer"):
+            ar.build_ring_all_reduce(ts[:1], 1, 1, [0], tf.add)
+        with pytest.raises(ValueError, match="same shape"):
+            ar.build_shuffle_all_reduce([ts[0], tf.constant([1.0])], ["/cpu:0"], tf.add)
+        with pytest.raises(ValueError, match="not supported by NCCL"):
+            ar.build_nccl_all_reduce(ts, tf.maximum)

@@ -495,6 +495,14 @@ def _contrib_compiler():
     return module
 
 
+def _contrib_collective(name):
+    from tideflow import contrib_collectives
+
+    module = getattr(contrib_collectives, name)
+    sys.modules[module.__name__] = module
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -529,6 +537,8 @@ _LAZY_ALIASES = {
     "staging": lambda: _contrib_module("ops.staging_ops", "staging",
                                        "``tf.contrib.staging``: StagingArea."),
     "compiler": lambda: _contrib_compiler(),
+    "nccl": lambda: _contrib_collective("nccl"),
+    "all_reduce": lambda: _contrib_collective("all_reduce"),
     "text": lambda: _contrib_module("ops.skip_gram_ops", "text",
                                     "``tf.contrib.text``: skip-gram sampling."),
     "memory_stats": lambda: _contrib_module(
