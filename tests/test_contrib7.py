@@ -601,3 +601,12 @@ def test_all_reduce_max_and_errors():
             ar.build_shuffle_all_reduce([ts[0], tf.constant([1.0])], ["/cpu:0"], tf.add)
         with pytest.raises(ValueError, match="not supported by NCCL"):
             ar.build_nccl_all_reduce(ts, tf.maximum)
+
+
+def test_tf_xla_experimental_names():
+    assert tf.xla.experimental.jit_scope is tf.contrib.compiler.jit.experimental_jit_scope
+    assert tf.xla.experimental.compile is tf.contrib.compiler.xla.compile
+    with tf.Graph().as_default():
+        with tf.xla.experimental.jit_scope():
+            y = tf.constant(2.0) * 3.0
+        assert y.op.get_attr("_XlaCompile") is True

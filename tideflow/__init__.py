@@ -574,6 +574,7 @@ _LAZY = {
     "feature_column": ("tideflow.feature_column", None),
     "profiler": ("tideflow.profiler", None),
     "contrib": ("tideflow.contrib", None),
+    "xla": ("tideflow.xla", None),
     "distribute": ("tideflow.distribute", None),
     "variable_creator_scope": ("tideflow.ops.variables", "variable_creator_scope"),
     "lookup": ("tideflow.lookup", None),
