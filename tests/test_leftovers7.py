@@ -1,6 +1,8 @@
 """Session-7 leftovers: TF 1.x's run-time rules for ``tf.TensorArray`` (write once, reads clear
 under clear_after_read, non-resizeable bounds, inferred element shapes, consistent shapes for
-stack/gather/concat) with TF's messages, and a session still usable after such a failure."""
+stack/gather/concat) with TF's messages, and a session still usable after such a failure;
+``MutableDenseHashTable``/``DenseHashTable`` (TF's bucket layout, growth, vector keys and
+values, string keys, its errors, Saver round trip)."""
 
 import numpy as np
 import pytest
@@ -175,3 +177,135 @@ def test_tensor_array_rules_inside_while_loop_and_gradients():
         _, bad = tf.while_loop(lambda t, _: t < 2, lambda t, a: (t + 1, a.write(0, 1.0)),
                                [0, bad])
         _fails(bad.stack(), r"index 0 because it has already been written to")
+
+
+# ------------------------------------------------------------------------------------------
+# 2. MutableDenseHashTable / tf.lookup.experimental.DenseHashTable
+# ------------------------------------------------------------------------------------------
+
+
+def _dense(**kw):
+    args = {"key_dtype": tf.int64, "value_dtype": tf.float32, "default_value": -1.0,
+            "empty_key": 0, "deleted_key": -1, "initial_num_buckets": 8}
+    args.update(kw)
+    return tf.contrib.lookup.MutableDenseHashTable(**args)
+
+
+def test_dense_hash_table_insert_lookup_remove_size_export():
+    assert tf.lookup.experimental.DenseHashTable is tf.contrib.lookup.MutableDenseHashTable.__base__
+    with tf.Graph().as_default():
+        t = _dense()
+        assert t.resource_handle.op.type == "MutableDenseHashTableV2"
+        assert t.resource_handle.op.name == "MutableDenseHashTable"
+        ins = t.insert(tf.constant([5, 13, 3], tf.int64), [1.0, 2.0, 3.0])
+        rm = t.remove(tf.constant([5], tf.int64))
+        look = t.lookup(tf.constant([5, 13, 3, 7], tf.int64))
+        assert look.get_shape().as_list() == [4]
+        keys, values = t.export()
+        assert keys.get_shape().ndims is None  # TF: the bucket arrays' shape is not inferred
+        assert [o.type for o in (ins, rm, look.op, keys.op, t.size().op)] == [
+            "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableFindV2",
+            "LookupTableExportV2", "LookupTableSizeV2"]
+        with tf.Session() as sess:
+            sess.run(ins)
+            # 8 buckets: 5 -> bucket 5; 13 & 7 = 5 is taken, quadratic probe +1 -> 6; 3 -> 3
+            k, v, n = sess.run([keys, values, t.size()])
+            np.testing.assert_array_equal(k[:, 0], [0, 0, 0, 3, 0, 5, 13, 0])
+            np.testing.assert_array_equal(v[:, 0], [0, 0, 0, 3, 0, 1, 2, 0])
+            assert k.shape == (8, 1) and v.shape == (8, 1) and n == 3
+            np.testing.assert_array_equal(sess.run(look), [1, 2, 3, -1])
+            sess.run(rm)  # 5's bucket now holds the deleted_key; 13 stays reachable
+            k, n, got = sess.run([keys, t.size(), look])
+            np.testing.assert_array_equal(k[:, 0], [0, 0, 0, 3, 0, -1, 13, 0])
+            assert n == 2
+            np.testing.assert_array_equal(got, [-1, 2, 3, -1])
+            sess.run(t.insert(tf.constant([21], tf.int64), [9.0]))  # 21 & 7 = 5: reuses it
+            assert sess.run(keys)[5, 0] == 21
+
+
+def test_dense_hash_table_grows_and_keeps_vector_values():
+    with tf.Graph().as_default():
+        t = _dense(default_value=[0.0, 0.0], initial_num_buckets=4, name="vec")
+        rows = np.array([[1, 1], [2, 2], [3, 3], [4, 4]], np.float32)
+        ins = t.insert(tf.constant([1, 2, 3, 4], tf.int64), rows)
+        look = t.lookup(tf.constant([1, 9, 4], tf.int64))
+        assert look.get_shape().as_list() == [3, 2]
+        keys, values = t.export()
+        with tf.Session() as sess:
+            sess.run(ins)
+            # 4 pending entries > 0.8 * 4 buckets: the table doubles to 8 before inserting
+            k, v = sess.run([keys, values])
+            np.testing.assert_array_equal(k[:, 0], [0, 1, 2, 3, 4, 0, 0, 0])
+            np.testing.assert_array_equal(v[1:5], rows)
+            np.testing.assert_array_equal(sess.run(look), [[1, 1], [0, 0], [4, 4]])
+            assert sess.run(t.size()) == 4
+
+
+def test_dense_hash_table_vector_and_string_keys():
+    with tf.Graph().as_default():
+        t = tf.lookup.experimental.DenseHashTable(tf.int64, tf.int64, default_value=0,
+                                                  empty_key=[0, 0], deleted_key=[-1, -1],
+                                                  initial_num_buckets=4)
+        ins = t.insert(tf.constant([[1, 2], [3, 4]], tf.int64), tf.constant([12, 34], tf.int64))
+        look = t.lookup(tf.constant([[1, 2], [3, 4], [2, 1]], tf.int64))
+        assert look.get_shape().as_list() == [3]
+        s = tf.lookup.experimental.DenseHashTable(tf.string, tf.int64, default_value=-1,
+                                                  empty_key="", deleted_key="$",
+                                                  initial_num_buckets=4, name="words")
+        sins = s.insert(tf.constant(["a", "b"]), tf.constant([1, 2], tf.int64))
+        with tf.Session() as sess:
+            sess.run([ins, sins])
+            np.testing.assert_array_equal(sess.run(look), [12, 34, 0])
+            k, _ = sess.run(t.export())
+            assert k.shape == (4, 2)
+            assert sorted(map(tuple, k.tolist())) == [(0, 0), (0, 0), (1, 2), (3, 4)]
+            np.testing.assert_array_equal(sess.run(s.lookup(tf.constant(["b", "a", "c"]))),
+                                          [2, 1, -1])
+            assert sess.run(s.size()) == 2
+
+
+def test_dense_hash_table_errors():
+    with tf.Graph().as_default():
+        t = _dense()
+        with tf.Session() as sess:
+            for op, msg in ((t.insert(tf.constant([0], tf.int64), [1.0]), "empty_key"),
+                            (t.lookup(tf.constant([-1], tf.int64)), "deleted_key"),
+                            (t.remove(tf.constant([0], tf.int64)), "empty_key")):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match=f"Using the {msg} as a table key is not allowed"):
+                    sess.run(op)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected key shape \[2\] got \[2,2\]"):
+                sess.run(t.lookup(tf.constant([[1, 2], [3, 4]], tf.int64)))
+            # the failed steps left the table usable
+            sess.run(t.insert(tf.constant([2], tf.int64), [4.0]))
+            assert sess.run(t.lookup(tf.constant([2], tf.int64))).tolist() == [4.0]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Empty and deleted keys cannot be equal"):
+                sess.run(_dense(deleted_key=0, name="same").size())
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="Number of buckets must be at least 4 and a power of 2, "
+                                     "got: 6"):
+                sess.run(_dense(initial_num_buckets=6, name="six").size())
+
+
+def test_dense_hash_table_saver_round_trip(tmp_path):
+    with tf.Graph().as_default():
+        t = _dense(default_value=[-1.0, -1.0], empty_key=-1, deleted_key=-2,
+                   initial_num_buckets=4, name="emb")
+        specs = tf.get_collection(tf.GraphKeys.SAVEABLE_OBJECTS)
+        assert [sp.name for sp in specs[0].specs] == ["emb-keys", "emb-values"]
+        ins = t.insert(tf.constant([3, 7, 11], tf.int64), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        look = t.lookup(tf.constant([3, 7, 11, 5], tf.int64))
+        want = [[1, 2], [3, 4], [5, 6], [-1, -1]]
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(ins)
+            path = saver.save(sess, str(tmp_path / "model"))
+            sess.run(t.remove(tf.constant([3, 7], tf.int64)))
+            assert sess.run(t.size()) == 1
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run(look), want)
+            assert sess.run(t.size()) == 3
+        # 3 entries <= 0.8 * 4: the saved table has its 4 buckets of [key] and [2 values]
+        assert dict(tf.train.list_variables(path)) == {"emb-keys": [4, 1], "emb-values": [4, 2]}

@@ -8,7 +8,8 @@ entries. Initializers join the ``TABLE_INITIALIZERS`` collection, which ``tf.tab
 runs. Out-of-vocabulary keys may go to ``num_oov_buckets`` hash buckets (TF's Fingerprint64, in
 ``string_hash_ops``); the keyed StrongHashSpec (SipHash) is not implemented.
 ``MutableHashTable`` (``MutableHashTable(OfTensors)V2``) changes at run time through
-``LookupTableInsertV2``/``RemoveV2``/``ImportV2`` and is checkpointed through its export.
+``LookupTableInsertV2``/``RemoveV2``/``ImportV2`` and is checkpointed through its export;
+``MutableDenseHashTable`` (dense_hash_table_ops.py) is its open-addressing sibling.
 """
 
 import threading
@@ -234,6 +235,14 @@ def _find_kernel(handle, keys, default_value, *, Tin, Tout):
     return t.find(keys, default_value)
 
 
+def _find_shape(op):
+    if op.inputs[0].op.type == "MutableDenseHashTableV2":
+        from tideflow.ops.dense_hash_table_ops import dense_find_shape
+
+        return dense_find_shape(op)
+    return op.inputs[1].get_shape().concatenate(_table_value_shape(op.inputs[0]))
+
+
 def _size_kernel(handle):
     return _table(handle).size()
 
@@ -273,7 +282,7 @@ op_registry.declare(
     inputs=["table_handle: resource", "keys: Tin", "default_value: Tout"],
     outputs=["values: Tout"],
     attrs=["Tin: type", "Tout: type"],
-    shape=lambda op: [op.inputs[1].get_shape().concatenate(_table_value_shape(op.inputs[0]))],
+    shape=lambda op: [_find_shape(op)],
     kernel=_find_kernel,
     differentiable=False,
     stateful=True,
@@ -436,7 +445,7 @@ def _import_kernel(handle, keys, values, *, Tin, Tout):
 
 def _table_value_shape(handle):
     """The value shape a table handle's op declares (a scalar for the other tables)."""
-    if handle.op.type == "MutableHashTableOfTensorsV2":
+    if handle.op.type in ("MutableHashTableOfTensorsV2", "MutableDenseHashTableV2"):
         return handle.op._attrs["value_shape"]
     return scalar()
 
@@ -444,6 +453,8 @@ def _table_value_shape(handle):
 def _export_shape(op):
     from tideflow.framework.tensor_shape import TensorShape
 
+    if op.inputs[0].op.type == "MutableDenseHashTableV2":  # the bucket arrays, as TF: unknown
+        return [TensorShape(None), TensorShape(None)]
     return [TensorShape([None]), TensorShape([None]).concatenate(_table_value_shape(
         op.inputs[0]))]
 
@@ -1043,6 +1054,7 @@ __all__ = [
     "InitializableLookupTableBase",
     "KeyValueTensorInitializer",
     "LookupInterface",
+    "MutableDenseHashTable",
     "MutableHashTable",
     "StaticHashTable",
     "StaticVocabularyTable",
@@ -1059,3 +1071,9 @@ __all__ = [
     "index_to_string_table_from_tensor",
     "string_to_index",
 ]
+
+# the dense table (its module builds on the classes above)
+from tideflow.ops.dense_hash_table_ops import (  # noqa: F401
+    DenseHashTable,
+    MutableDenseHashTable,
+)
