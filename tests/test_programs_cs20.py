@@ -1,0 +1,43 @@
+"""Patterns from the sweep of three TF 1.x tutorial repositories (the Stanford CS20 course
+examples and assignments, and two tutorial collections: basics, word2vec, autoencoders, GANs,
+RNNs, seq2seq, Inception retraining, DQN), each written here as a small self-contained
+program; values are checked against NumPy or hand-derived numbers."""
+
+import numpy as np
+
+import tideflow as tf
+
+
+def test_python_framework_graph_util_freezes_and_reimports(tmp_path):
+    # The Inception retrain/label_image programs do
+    # `from tensorflow.python.framework import graph_util` to freeze the trained graph,
+    # write it, then read it back with tf.import_graph_def.
+    from tideflow.python.framework import graph_io, graph_util, importer
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="input")
+        w = tf.Variable([[2.0], [-1.0]], name="w")
+        b = tf.Variable([0.5], name="b")
+        tf.nn.softmax(tf.concat([tf.matmul(x, w) + b, tf.zeros_like(b)[None, :] + 0 * x[:, :1]],
+                                1), name="final_result")
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = graph_util.convert_variables_to_constants(sess, g.as_graph_def(),
+                                                               ["final_result"])
+    assert not any(n.op in ("VariableV2", "Variable") for n in frozen.node)
+    path = graph_io.write_graph(frozen, str(tmp_path), "frozen.pb", as_text=False)
+    gd = tf.GraphDef()
+    with open(path, "rb") as f:
+        gd.ParseFromString(f.read())
+    g2 = tf.Graph()
+    with g2.as_default():
+        importer.import_graph_def(gd, name="")
+        with tf.Session(graph=g2) as sess:
+            out = sess.run("final_result:0", {"input:0": [[1.0, 1.0], [0.0, 3.0]]})
+    # logits: [x.w + b, 0] = [[1.5, 0], [-2.5, 0]]
+    z = np.array([[1.5, 0.0], [-2.5, 0.0]])
+    want = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    import tideflow.python.framework.graph_util as gu_mod
+    assert gu_mod is graph_util
