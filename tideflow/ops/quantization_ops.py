@@ -318,7 +318,7 @@ def quantize_and_dequantize(input, input_min, input_max, signed_input=True, num_
             {"signed_input": signed_input, "num_bits": num_bits, "range_given": range_given,
              "round_mode": round_mode, "narrow_range": narrow_range,
              "axis": -1 if axis is None else int(axis)},
-            name=scope.rstrip("/") if scope else None)._outputs[0]
+            name=scope)._outputs[0]
 
 
 quantize_and_dequantize_v2 = quantize_and_dequantize

@@ -179,13 +179,13 @@ def div_no_nan(x, y, name=None):
         if target is not None:
             x, y = cast(x, target), cast(y, target)
         return ops.apply_op("DivNoNan", [x, y],
-                            name=scope.rstrip("/") if scope else None)._outputs[0]
+                            name=scope)._outputs[0]
 
 
 def mul_no_nan(x, y, name=None):
     """x * y, and 0 where y is 0 (even when x is inf or NaN)."""
     with ops.name_scope(name, "mul_no_nan", [x, y]) as scope:
-        return _binary("MulNoNan", x, y, scope.rstrip("/") if scope else None)
+        return _binary("MulNoNan", x, y, scope)
 
 
 def reciprocal_no_nan(x, name=None):
@@ -716,7 +716,7 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
         x = ops.convert_to_tensor(x, name="x")
         return ops.apply_op("CumulativeLogsumexp", [x, axis],
                             {"exclusive": exclusive, "reverse": reverse},
-                            name=scope.rstrip("/") if scope else None)._outputs[0]
+                            name=scope)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
