@@ -610,3 +610,195 @@ def test_tf_xla_experimental_names():
         with tf.xla.experimental.jit_scope():
             y = tf.constant(2.0) * 3.0
         assert y.op.get_attr("_XlaCompile") is True
+
+
+# ----------------------------------------------------------------------------------------
+# graph_editor
+# ----------------------------------------------------------------------------------------
+
+
+def names(ops_):
+    return sorted(op.name for op in ops_)
+
+
+def _chain():
+    """a, b -> c = a + b -> d = c * 2 -> e = sin(d); f = c - b."""
+    a = tf.placeholder(tf.float64, [2], name="a")
+    b = tf.placeholder(tf.float64, [2], name="b")
+    c = tf.add(a, b, name="c")
+    d = tf.multiply(c, 2.0, name="d")
+    e = tf.sin(d, name="e")
+    f = tf.subtract(c, b, name="f")
+    return a, b, c, d, e, f
+
+
+_AV, _BV = np.array([0.5, -1.0]), np.array([2.0, 0.25])
+
+
+def test_graph_editor_select_and_walks():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default() as g:
+        a, _b, c, d, e, f = _chain()
+        assert [op.name for op in ge.select_ops("^c$|^e$", graph=g)] == ["c", "e"]
+        assert [op.name for op in ge.select_ops(a.op, "^f", graph=g)] == ["a", "f"]
+        assert ge.select_ops("^d", graph=g, positive_filter=lambda op: op.type == "Mul") == [
+            d.op]
+        assert [op.name for op in ge.select_ops("^d", e.op, restrict_ops_regex=True)] == ["e"]
+        assert [t.name for t in ge.select_ts("(?#ts)^d", graph=g)] == ["d/y:0", "d:0"]
+        assert ge.select_ts(c, d.op) == [c]
+        with pytest.raises(ValueError, match="keyword argument 'graph'"):
+            ge.select_ops("^c")
+        with pytest.raises(ValueError, match="Wrong keywords argument"):
+            ge.select_ops(a.op, graphh=g)
+        assert names(ge.get_forward_walk_ops(c.op)) == ["c", "d", "e", "f"]
+        assert names(ge.get_forward_walk_ops([c], inclusive=True)) == ["d", "e", "f"]
+        assert names(ge.get_forward_walk_ops(c.op, inclusive=False)) == ["d", "e", "f"]
+        assert names(ge.get_forward_walk_ops(a.op, stop_at_ts=[c])) == ["a", "c"]
+        assert names(ge.get_forward_walk_ops(a.op, within_ops=[a.op, c.op, f.op])) == [
+            "a", "c", "f"]
+        assert names(ge.get_backward_walk_ops(e.op)) == ["a", "b", "c", "d", "d/y", "e"]
+        assert names(ge.get_backward_walk_ops([e], stop_at_ts=[c])) == ["d", "d/y", "e"]
+        assert names(ge.get_walks_intersection_ops([a], [e])) == ["c", "d", "e"]
+        with tf.control_dependencies([f.op]):
+            h = tf.identity(a, name="h")
+        assert "f" not in names(ge.get_backward_walk_ops(h.op))
+        assert "f" in names(ge.get_backward_walk_ops(h.op, control_inputs=True))
+        cos = ge.ControlOutputs(g)
+        assert cos.get(f.op) == [h.op]
+        assert "h" in names(ge.get_forward_walk_ops(f.op, control_outputs=cos))
+
+
+def test_graph_editor_subgraph_view_boundaries():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default() as g:
+        a, b, c, d, e, f = _chain()
+        view = ge.sgv(c.op, d.op)
+        assert view.graph is g and list(view.ops) == [c.op, d.op]
+        assert list(view.inputs) == [a, b, d.op.inputs[1]]
+        # c is consumed outside (by f): an output; d's consumer e is outside too
+        assert list(view.outputs) == [c, d]
+        assert set(view.consumers()) == {e.op, f.op}
+        assert list(view.remap_inputs([1, 0]).inputs) == [b, a]
+        assert list(view.remap_outputs([1]).outputs) == [d]
+        only = ge.sgv(d.op, e.op)
+        assert list(only.outputs) == [e]  # d only feeds e, inside
+        through = ge.SubGraphView(passthrough_ts=[a])
+        assert list(through.inputs) == [a] and list(through.outputs) == [a]
+        assert ge.sgv("^c$", graph=g).ops == (c.op,)
+        scoped = ge.make_view_from_scope("d", g)
+        assert sorted(op.name for op in scoped.ops) == ["d/y"]
+
+
+def test_graph_editor_reroute_swap_and_control_inputs():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default():
+        a, b, c, _d, e, f = _chain()
+        x = tf.constant([10.0, 20.0], tf.float64, name="x")
+        with tf.Session() as s:
+            before = s.run([e, f], {a: _AV, b: _BV})
+        np.testing.assert_allclose(before[0], np.sin(2 * (_AV + _BV)))
+        # the consumers of c (d and f) now read x
+        assert ge.reroute_ts([x], [c]) == 2
+        assert c.consumers() == [] and sorted(op.name for op in x.consumers()) == ["d", "f"]
+        with tf.Session() as s:
+            got = s.run([e, f], {b: _BV})
+        np.testing.assert_allclose(got[0], np.sin(2 * np.array([10.0, 20.0])))
+        np.testing.assert_allclose(got[1], np.array([10.0, 20.0]) - _BV)
+        # swapping a and b: c = b + a, f = c - a (d/e unchanged)
+        assert ge.swap_ts([a], [b], can_modify=[f.op]) == 1
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(f, {a: _AV}), np.array([10.0, 20.0]) - _AV)
+        with pytest.raises(ValueError, match="Dtypes .* are not compatible"):
+            ge.reroute_ts([tf.constant([1, 2])], [x])
+        with pytest.raises(ValueError, match="Shapes .* are not compatible"):
+            ge.reroute_ts([tf.constant([1.0, 2.0, 3.0], tf.float64)], [x])
+        with pytest.raises(ValueError, match="different sizes"):
+            ge.reroute_ts([x, x], [c])
+        v = tf.Variable(0.0)
+        inc = tf.assign_add(v, 1.0)
+        out = tf.identity(tf.constant(3.0))
+        ge.add_control_inputs(out.op, [inc.op])
+        with pytest.raises(ValueError, match="already a control_input"):
+            ge.add_control_inputs(out.op, [inc.op])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            s.run(out)
+            s.run(out)
+            assert s.run(v) == 2.0
+            ge.remove_control_inputs(out.op, [inc.op])
+            assert out.op.control_inputs == []
+            s.run(out)
+            assert s.run(v) == 2.0
+        with pytest.raises(ValueError, match="not a control_input"):
+            ge.remove_control_inputs(out.op, [inc.op])
+
+
+def test_graph_editor_detach_connect_bypass():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default():
+        a, b, _c, d, e, _f = _chain()
+        _view, placeholders = ge.detach_inputs(ge.sgv(e.op))
+        assert [p.name for p in placeholders] == ["geph__d_0:0"]
+        assert placeholders[0].op.type == "Placeholder"
+        assert placeholders[0].get_shape().as_list() == [2]
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(e, {placeholders[0]: [0.5, 1.0]}),
+                                       np.sin([0.5, 1.0]))
+        # connect d back to e
+        ge.connect(ge.sgv(d.op), ge.sgv(e.op))
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(e, {a: _AV, b: _BV}), np.sin(2 * (_AV + _BV)))
+        # detaching d's outputs: e reads a placeholder instead
+        _, outs = ge.detach_outputs(ge.sgv(d.op))
+        assert len(outs) == 1 and outs[0].op.type == "Placeholder"
+        assert outs[0].name.startswith("geph__d_0") and e.op.inputs[0] is outs[0]
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(e, {outs[0]: [0.0, 0.5]}), np.sin([0.0, 0.5]))
+    with tf.Graph().as_default():
+        a, b, _c, d, e, _f = _chain()
+        y = tf.negative(a, name="y")
+        z = tf.square(y, name="z")
+        ge.bypass(ge.sgv(y.op))  # z now squares a directly
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(z, {a: _AV}), _AV ** 2)
+
+
+def test_graph_editor_graph_replace_and_copies():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default() as g:
+        a, b, c, d, e, f = _chain()
+        x = tf.constant([1.0, 3.0], tf.float64, name="x")
+        new = ge.graph_replace({"e": e, "f": f, "a": a}, {c: x})
+        assert new["a"] is a  # not downstream of c: kept
+        assert new["e"] is not e and new["e"].op.type == "Sin"
+        (gx,) = tf.gradients(new["e"], x)
+        with tf.Session() as s:
+            got = s.run([e, new["e"], new["f"], gx], {a: _AV, b: _BV})
+        np.testing.assert_allclose(got[0], np.sin(2 * (_AV + _BV)))  # original unchanged
+        np.testing.assert_allclose(got[1], np.sin(2 * np.array([1.0, 3.0])))
+        np.testing.assert_allclose(got[2], np.array([1.0, 3.0]) - _BV)
+        np.testing.assert_allclose(got[3], 2 * np.cos(2 * np.array([1.0, 3.0])))
+        other = tf.constant([0.0, 0.0], tf.float64)
+        with pytest.raises(ValueError, match="not connected"):
+            ge.graph_replace(e, {other: x})
+        # a copy under a scope, with one input replaced and one kept
+        copied, info = ge.copy_with_input_replacements(ge.sgv(c.op, d.op), {a: x},
+                                                       dst_scope="copy")
+        assert [op.name for op in copied.ops] == ["copy/c", "copy/d"]
+        assert info.transformed(d) is copied.ops[1].outputs[0]
+        assert info.original(copied.ops[0]) is c.op
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(info.transformed(d), {b: _BV}),
+                                       2 * (np.array([1.0, 3.0]) + _BV))
+    # into another graph: the kept inputs become placeholders there
+    g2 = tf.Graph()
+    copied, info = ge.copy(ge.sgv(c.op, d.op), dst_graph=g2)
+    assert copied.graph is g2
+    with g2.as_default(), tf.Session() as s:
+        inputs = list(copied.inputs)  # a, b and d's constant operand, all outside the view
+        assert [t.op.type for t in inputs] == ["Placeholder"] * 3
+        assert [t.op.name for t in inputs] == ["geph__a_0", "geph__b_0", "geph__y_0"]
+        out = info.transformed(d)
+        np.testing.assert_allclose(s.run(out, dict(zip(inputs, [_AV, _BV, 3.0]))),
+                                   3 * (_AV + _BV))
+    assert g is not g2

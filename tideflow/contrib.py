@@ -503,6 +503,18 @@ def _contrib_collective(name):
     return module
 
 
+def _contrib_graph_editor():
+    from tideflow import contrib_graph_editor, contrib_graph_transform
+
+    module = _namespace("graph_editor", "``tf.contrib.graph_editor``: select, subgraph "
+                        "views, reroute, edit, copy.", contrib_graph_editor,
+                        contrib_graph_editor.__all__)
+    for name in contrib_graph_transform.__all__:
+        setattr(module, name, getattr(contrib_graph_transform, name))
+    module.__all__ = sorted([*contrib_graph_editor.__all__, *contrib_graph_transform.__all__])
+    return module
+
+
 def _contrib_module(module, name, doc):
     source = importlib.import_module("tideflow." + module)
     return _namespace(name, doc, source, source.__all__)
@@ -538,6 +550,7 @@ _LAZY_ALIASES = {
                                        "``tf.contrib.staging``: StagingArea."),
     "compiler": lambda: _contrib_compiler(),
     "nccl": lambda: _contrib_collective("nccl"),
+    "graph_editor": lambda: _contrib_graph_editor(),
     "all_reduce": lambda: _contrib_collective("all_reduce"),
     "text": lambda: _contrib_module("ops.skip_gram_ops", "text",
                                     "``tf.contrib.text``: skip-gram sampling."),

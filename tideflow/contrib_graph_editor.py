@@ -1,0 +1,571 @@
+"""``tf.contrib.graph_editor``: selecting ops and tensors (regexes, forward/backward walks) and
+subgraph views; the edits (reroute, detach, connect, copies, ``graph_replace``) are in
+``contrib_graph_transform``, and this module's namespace exports both."""
+
+import collections.abc
+import re
+
+from tideflow.framework import ops
+
+# ------------------------------------------------------------------------------------------
+# util
+# ------------------------------------------------------------------------------------------
+
+
+def _is_iterable(x):
+    return isinstance(x, collections.abc.Iterable) and not isinstance(
+        x, (str, bytes, ops.Tensor, ops.Operation))
+
+
+def _unique(items):
+    seen, out = set(), []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+def make_list_of_op(ops_, check_graph=True, allow_graph=True, ignore_ts=False):
+    """``ops_`` (a Graph, an Operation, a SubGraphView or an iterable of them) as a list of
+    operations; tensors are dropped with ``ignore_ts``, else rejected."""
+    if isinstance(ops_, ops.Graph):
+        if not allow_graph:
+            raise TypeError(f"allow_graph is False: cannot convert a tf.Graph: {ops_}")
+        return ops_.get_operations()
+    if isinstance(ops_, SubGraphView):
+        return list(ops_.ops)
+    if not _is_iterable(ops_):
+        ops_ = [ops_]
+    ops_ = list(ops_)
+    if not ops_:
+        return []
+    if ignore_ts:
+        ops_ = [op for op in ops_ if isinstance(op, ops.Operation)]
+        if not ops_:
+            return []
+    for op in ops_:
+        if not isinstance(op, ops.Operation):
+            raise TypeError(f"Expected a tf.Operation, got: {type(op).__name__} ({op!r})")
+    if check_graph:
+        get_unique_graph(ops_)
+    return ops_
+
+
+def make_list_of_t(ts, check_graph=True, allow_graph=True, ignore_ops=False):
+    """``ts`` (a Graph, a Tensor, a SubGraphView or an iterable of them) as a list of tensors;
+    operations are dropped with ``ignore_ops``, else rejected."""
+    if isinstance(ts, ops.Graph):
+        if not allow_graph:
+            raise TypeError(f"allow_graph is False: cannot convert a tf.Graph: {ts}")
+        return get_tensors(ts)
+    if isinstance(ts, SubGraphView):
+        return list(ts.inputs) + [t for t in ts.outputs if t not in ts.inputs]
+    if not _is_iterable(ts):
+        ts = [ts]
+    ts = list(ts)
+    if not ts:
+        return []
+    if ignore_ops:
+        ts = [t for t in ts if isinstance(t, ops.Tensor)]
+        if not ts:
+            return []
+    for t in ts:
+        if not isinstance(t, ops.Tensor):
+            raise TypeError(f"Expected a tf.Tensor, got: {type(t).__name__} ({t!r})")
+    if check_graph:
+        get_unique_graph(ts)
+    return ts
+
+
+def get_unique_graph(tops, check_types=None, none_if_empty=False):
+    """The one graph all of ``tops`` (ops or tensors) belong to (ValueError if several)."""
+    if isinstance(tops, ops.Graph):
+        return tops
+    if not _is_iterable(tops):
+        tops = [tops]
+    graph = None
+    for op in tops:
+        if check_types is not None and not isinstance(op, check_types):
+            raise TypeError(f"Expected a type in {check_types}, got: {type(op).__name__}")
+        if graph is None:
+            graph = op.graph
+        elif graph is not op.graph:
+            raise ValueError(f"Operation {op} does not belong to the graph of the others.")
+    if graph is None and not none_if_empty:
+        raise ValueError("Can't find the unique graph of an empty list")
+    return graph
+
+
+def get_tensors(graph):
+    """Every output tensor of every op of ``graph``."""
+    if not isinstance(graph, ops.Graph):
+        raise TypeError(f"Expected a graph, got: {type(graph).__name__}")
+    return [t for op in graph.get_operations() for t in op.outputs]
+
+
+def get_generating_ops(ts):
+    """The ops producing ``ts``."""
+    return [t.op for t in make_list_of_t(ts, allow_graph=False)]
+
+
+def get_consuming_ops(ts):
+    """The ops consuming any of ``ts`` (each once)."""
+    return _unique(op for t in make_list_of_t(ts, allow_graph=False) for op in t.consumers())
+
+
+class ControlOutputs:
+    """The control outputs of every op of a graph: ``get(op)`` lists the ops that have ``op``
+    as a control input."""
+
+    def __init__(self, graph):
+        if not isinstance(graph, ops.Graph):
+            raise TypeError(f"Expected a tf.Graph, got: {type(graph).__name__}")
+        self._graph = graph
+        self.update()
+
+    def update(self):
+        self._control_outputs = {}
+        for op in self._graph.get_operations():
+            for control_input in op.control_inputs:
+                self._control_outputs.setdefault(control_input, []).append(op)
+        return self
+
+    def get_all(self):
+        return self._control_outputs
+
+    def get(self, op):
+        return list(self._control_outputs.get(op, ()))
+
+    @property
+    def graph(self):
+        return self._graph
+
+
+def scope_finalize(scope):
+    return scope if not scope or scope.endswith("/") else scope + "/"
+
+
+def placeholder_name(t=None, scope=None, prefix="geph"):
+    """The name of the placeholder that stands for ``t``: ``<scope>geph__<op>_<index>``
+    (``scope`` defaults to the directory of ``t``'s op)."""
+    if scope is not None:
+        scope = scope_finalize(scope)
+    if t is None:
+        return f"{scope or ''}{prefix}"
+    if not isinstance(t, ops.Tensor):
+        raise TypeError(f"Expected a tf.Tensor, got: {type(t).__name__}")
+    dirname, _, basename = t.op.name.rpartition("/")
+    if scope is None:
+        scope = scope_finalize(dirname)
+    if basename.startswith(f"{prefix}__"):
+        return scope + basename
+    return f"{scope}{prefix}__{basename}_{t.value_index}"
+
+
+def make_placeholder_from_tensor(t, scope=None, prefix="geph"):
+    """A placeholder with ``t``'s dtype and static shape, named by :func:`placeholder_name`."""
+    from tideflow.ops import constant_op
+
+    return constant_op.placeholder(dtype=t.dtype, shape=t.get_shape(),
+                                 name=placeholder_name(t, scope=scope, prefix=prefix))
+
+
+def make_placeholder_from_dtype_and_shape(dtype, shape=None, scope=None, prefix="geph"):
+    """A placeholder of ``dtype`` and ``shape`` named ``<scope><prefix>``."""
+    from tideflow.ops import constant_op
+
+    return constant_op.placeholder(dtype=dtype, shape=shape,
+                                 name=placeholder_name(scope=scope, prefix=prefix))
+
+
+# ------------------------------------------------------------------------------------------
+# select
+# ------------------------------------------------------------------------------------------
+
+
+def _can_be_regex(obj):
+    return isinstance(obj, (str, re.Pattern))
+
+
+def _make_regex(obj):
+    if isinstance(obj, re.Pattern):
+        return obj
+    if isinstance(obj, str):
+        return re.compile(obj)
+    raise TypeError(f"Expected a string or a regex, got: {type(obj).__name__}")
+
+
+def filter_ops_from_regex(ops_, regex):
+    """The ops among ``ops_`` whose name the regex matches (``re.search``)."""
+    regex = _make_regex(regex)
+    return [op for op in make_list_of_op(ops_) if regex.search(op.name)]
+
+
+def filter_ts_from_regex(ops_, regex):
+    """The output tensors of ``ops_`` whose name the regex matches."""
+    regex = _make_regex(regex)
+    return [t for op in make_list_of_op(ops_) for t in op.outputs if regex.search(t.name)]
+
+
+def _graph_of_args(args, graph):
+    if graph is not None:
+        return graph
+    for arg in args:
+        if isinstance(arg, ops.Graph):
+            return arg
+        items = list(arg) if _is_iterable(arg) and not isinstance(arg, SubGraphView) else [arg]
+        if isinstance(arg, SubGraphView):
+            return arg.graph
+        for item in items:
+            if isinstance(item, (ops.Operation, ops.Tensor)):
+                return item.graph
+    raise ValueError("Use the keyword argument 'graph' to use regex.")
+
+
+def _check_kwargs(kwargs, allowed):
+    for k in kwargs:
+        if k not in allowed:
+            raise ValueError(f"Wrong keywords argument: {k}.")
+
+
+def select_ops(*args, **kwargs):
+    """Operations from ``args``: operations, graphs, subgraph views, iterables of them, and
+    regexes matched against the names of the graph's ops (a regex starting with ``(?#ts)`` is
+    for tensors and skipped). ``graph=`` names the graph for regexes, ``positive_filter=``
+    keeps only ops it accepts, ``restrict_ops_regex=True`` applies regexes to the ops already
+    selected only."""
+    _check_kwargs(kwargs, ("graph", "positive_filter", "restrict_ops_regex"))
+    graph = kwargs.get("graph")
+    keep = kwargs.get("positive_filter")
+    restrict = kwargs.get("restrict_ops_regex", False)
+    result = []
+    for arg in args:
+        if _can_be_regex(arg):
+            regex = _make_regex(arg)
+            if regex.pattern.startswith("(?#ts)"):
+                continue
+            graph = _graph_of_args(args, graph)
+            found = filter_ops_from_regex(result if restrict else graph, regex)
+        else:
+            found = make_list_of_op(arg, ignore_ts=True)
+        for op in found:
+            if op not in result and (keep is None or keep(op)):
+                result.append(op)
+    return result
+
+
+def select_ts(*args, **kwargs):
+    """Tensors from ``args``, as :func:`select_ops` selects ops (a regex starting with
+    ``(?#ops)`` is skipped; ``restrict_ts_regex``)."""
+    _check_kwargs(kwargs, ("graph", "positive_filter", "restrict_ts_regex"))
+    graph = kwargs.get("graph")
+    keep = kwargs.get("positive_filter")
+    restrict = kwargs.get("restrict_ts_regex", False)
+    result = []
+    for arg in args:
+        if _can_be_regex(arg):
+            regex = _make_regex(arg)
+            if regex.pattern.startswith("(?#ops)"):
+                continue
+            if restrict:
+                found = [t for t in result if regex.search(t.name)]
+            else:
+                found = [t for t in get_tensors(_graph_of_args(args, graph))
+                         if regex.search(t.name)]
+        else:
+            found = make_list_of_t(arg, ignore_ops=True)
+        for t in found:
+            if t not in result and (keep is None or keep(t)):
+                result.append(t)
+    return result
+
+
+def select_ops_and_ts(*args, **kwargs):
+    """``(ops, ts)``: plain regexes select ops, ``(?#ts)`` ones tensors."""
+    _check_kwargs(kwargs, ("graph", "positive_filter"))
+    selected_ops = select_ops(*args, restrict_ops_regex=False, **kwargs)
+    ts_args = [a for a in args if not _can_be_regex(a)
+               or _make_regex(a).pattern.startswith("(?#ts)")]
+    if any(_can_be_regex(a) for a in ts_args) and "graph" not in kwargs:
+        kwargs = dict(kwargs, graph=_graph_of_args(args, None))
+    return selected_ops, select_ts(*ts_args, **kwargs)
+
+
+def _seed_ops(seed_ops, from_tensors):
+    if not _is_iterable(seed_ops):
+        seed_ops = [seed_ops]
+    seed_ops = list(seed_ops)
+    if not seed_ops:
+        return []
+    if isinstance(seed_ops[0], ops.Tensor):
+        return from_tensors(make_list_of_t(seed_ops, allow_graph=False))
+    return make_list_of_op(seed_ops, allow_graph=False)
+
+
+def _walk(seeds, next_ops, inclusive, within_ops, within_ops_fn):
+    if within_ops is not None:
+        within_ops = frozenset(make_list_of_op(within_ops, allow_graph=False))
+        seeds = [op for op in seeds if op in within_ops]
+
+    def within(op):
+        return ((within_ops is None or op in within_ops)
+                and (within_ops_fn is None or within_ops_fn(op)))
+
+    result = _unique(seeds)
+    seen = set(result)
+    wave = list(result)
+    while wave:
+        new_wave = []
+        for op in wave:
+            for new_op in next_ops(op):
+                if new_op not in seen and within(new_op):
+                    seen.add(new_op)
+                    new_wave.append(new_op)
+        result.extend(new_wave)
+        wave = new_wave
+    if not inclusive:
+        seed_set = frozenset(seeds)
+        result = [op for op in result if op not in seed_set]
+    return result
+
+
+def get_forward_walk_ops(seed_ops, inclusive=True, within_ops=None, within_ops_fn=None,
+                         stop_at_ts=(), control_outputs=None):
+    """The ops reachable forward from ``seed_ops`` (ops, or tensors whose consumers seed the
+    walk), through data edges except out of ``stop_at_ts`` and, with ``control_outputs`` (a
+    :class:`ControlOutputs`), control edges; ``inclusive`` keeps the seeds."""
+    seeds = _seed_ops(seed_ops, get_consuming_ops)
+    stop = frozenset(make_list_of_t(stop_at_ts)) if stop_at_ts else frozenset()
+
+    def next_ops(op):
+        out = [c for t in op.outputs if t not in stop for c in t.consumers()]
+        if control_outputs is not None:
+            out += control_outputs.get(op)
+        return out
+
+    return _walk(seeds, next_ops, inclusive, within_ops, within_ops_fn)
+
+
+def get_backward_walk_ops(seed_ops, inclusive=True, within_ops=None, within_ops_fn=None,
+                          stop_at_ts=(), control_inputs=False):
+    """The ops reachable backward from ``seed_ops`` (ops, or tensors whose producers seed
+    the walk), through the inputs except ``stop_at_ts`` and, with ``control_inputs``, control
+    inputs; ``inclusive`` keeps the seeds."""
+    seeds = _seed_ops(seed_ops, get_generating_ops)
+    stop = frozenset(make_list_of_t(stop_at_ts)) if stop_at_ts else frozenset()
+
+    def next_ops(op):
+        out = [t.op for t in op.inputs if t not in stop]
+        if control_inputs:
+            out += list(op.control_inputs)
+        return out
+
+    return _walk(seeds, next_ops, inclusive, within_ops, within_ops_fn)
+
+
+def get_walks_intersection_ops(forward_seed_ops, backward_seed_ops, forward_inclusive=True,
+                               backward_inclusive=True, within_ops=None, within_ops_fn=None,
+                               control_inputs=False, control_outputs=None, control_ios=None):
+    """The ops both on a forward walk from ``forward_seed_ops`` and on a backward walk from
+    ``backward_seed_ops`` (in forward-walk order)."""
+    if control_ios is not None:
+        control_inputs, control_outputs = True, control_ios
+    forward = get_forward_walk_ops(forward_seed_ops, inclusive=forward_inclusive,
+                                   within_ops=within_ops, within_ops_fn=within_ops_fn,
+                                   control_outputs=control_outputs)
+    backward = frozenset(get_backward_walk_ops(backward_seed_ops, inclusive=backward_inclusive,
+                                               within_ops=within_ops,
+                                               within_ops_fn=within_ops_fn,
+                                               control_inputs=control_inputs))
+    return [op for op in forward if op in backward]
+
+
+def get_walks_union_ops(forward_seed_ops, backward_seed_ops, forward_inclusive=True,
+                        backward_inclusive=True, within_ops=None, within_ops_fn=None,
+                        control_inputs=False, control_outputs=None, control_ios=None):
+    """The ops on a forward walk from ``forward_seed_ops`` or on a backward walk from
+    ``backward_seed_ops``."""
+    if control_ios is not None:
+        control_inputs, control_outputs = True, control_ios
+    forward = get_forward_walk_ops(forward_seed_ops, inclusive=forward_inclusive,
+                                   within_ops=within_ops, within_ops_fn=within_ops_fn,
+                                   control_outputs=control_outputs)
+    backward = get_backward_walk_ops(backward_seed_ops, inclusive=backward_inclusive,
+                                     within_ops=within_ops, within_ops_fn=within_ops_fn,
+                                     control_inputs=control_inputs)
+    return _unique(forward + backward)
+
+
+def compute_boundary_ts(ops_):
+    """``(outside_input_ts, outside_output_ts, inside_ts)`` of a set of ops: the inputs they
+    take from other ops, their outputs except those only they consume, and the tensors they
+    pass among themselves."""
+    ops_ = make_list_of_op(ops_)
+    op_set = frozenset(ops_)
+    input_ts = _unique(t for op in ops_ for t in op.inputs)
+    output_ts = _unique(t for op in ops_ for t in op.outputs)
+    produced = frozenset(output_ts)
+    inside = [t for t in input_ts if t in produced]
+    only_inside = frozenset(t for t in inside if not (frozenset(t.consumers()) - op_set))
+    inside_set = frozenset(inside)
+    return ([t for t in input_ts if t not in inside_set],
+            [t for t in output_ts if t not in only_inside], inside)
+
+
+# ------------------------------------------------------------------------------------------
+# subgraph views
+# ------------------------------------------------------------------------------------------
+
+
+class SubGraphView:
+    """A set of ops seen as one block: its ``inputs`` (tensors it takes from outside, then the
+    passthrough tensors), ``outputs`` (tensors it produces that something outside may use, then
+    the passthroughs) and ``ops``; ``remap_inputs``/``remap_outputs`` reorder or subset them."""
+
+    def __init__(self, inside_ops=(), passthrough_ts=()):
+        inside_ops = make_list_of_op(inside_ops) if inside_ops else []
+        passthrough_ts = make_list_of_t(passthrough_ts) if passthrough_ts else []
+        everything = inside_ops + passthrough_ts
+        self._graph = get_unique_graph(everything) if everything else None
+        self._ops = inside_ops
+        inputs, outputs, insides = compute_boundary_ts(inside_ops) if inside_ops else (
+            [], [], [])
+        known = frozenset(inputs + outputs + list(insides))
+        self._passthrough_ts = [t for t in passthrough_ts if t not in known]
+        self._input_ts = inputs + self._passthrough_ts
+        self._output_ts = outputs + self._passthrough_ts
+
+    def _copy(self):
+        other = SubGraphView.__new__(SubGraphView)
+        other._graph, other._ops = self._graph, list(self._ops)
+        other._passthrough_ts = list(self._passthrough_ts)
+        other._input_ts, other._output_ts = list(self._input_ts), list(self._output_ts)
+        return other
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def ops(self):
+        return tuple(self._ops)
+
+    @property
+    def inputs(self):
+        return tuple(self._input_ts)
+
+    @property
+    def outputs(self):
+        return tuple(self._output_ts)
+
+    @property
+    def passthroughs(self):
+        return tuple(self._passthrough_ts)
+
+    @property
+    def connected_inputs(self):
+        return tuple(t for t in self._input_ts if t not in self._passthrough_ts)
+
+    @property
+    def connected_outputs(self):
+        return tuple(t for t in self._output_ts if t not in self._passthrough_ts)
+
+    def remap_inputs(self, new_input_indices):
+        """A copy whose inputs are ``[inputs[i] for i in new_input_indices]``."""
+        other = self._copy()
+        other._input_ts = [self._input_ts[i] for i in new_input_indices]
+        return other
+
+    def remap_outputs(self, new_output_indices):
+        """A copy whose outputs are ``[outputs[i] for i in new_output_indices]``."""
+        other = self._copy()
+        other._output_ts = [self._output_ts[i] for i in new_output_indices]
+        return other
+
+    def remap_outputs_to_consumers(self):
+        """A copy with each output repeated once per consumer outside the view."""
+        other = self._copy()
+        inside = frozenset(self._ops)
+        other._output_ts = [t for t in self._output_ts for c in t.consumers()
+                            if c not in inside]
+        return other
+
+    def remap(self, new_input_indices=None, new_output_indices=None):
+        other = self
+        if new_input_indices is not None:
+            other = other.remap_inputs(new_input_indices)
+        if new_output_indices is not None:
+            other = other.remap_outputs(new_output_indices)
+        return other._copy() if other is self else other
+
+    def consumers(self):
+        """The ops outside the view that consume its outputs."""
+        inside = frozenset(self._ops)
+        return _unique(c for t in self._output_ts for c in t.consumers() if c not in inside)
+
+    def op(self, op_id):
+        return self._ops[op_id]
+
+    def input_index(self, t):
+        return self._input_ts.index(t)
+
+    def output_index(self, t):
+        return self._output_ts.index(t)
+
+    def is_passthrough(self, t):
+        return t in self._passthrough_ts
+
+    def __bool__(self):
+        return self._graph is not None
+
+    def __contains__(self, op):
+        return op in self._ops
+
+    def __len__(self):
+        return len(self._ops)
+
+    def __iter__(self):
+        return iter(self._ops)
+
+    def __str__(self):
+        names = ", ".join(op.name for op in self._ops)
+        return (f"SubGraphView (graphid={id(self._graph)}):\n** ops[{len(self._ops)}]: "
+                f"{names}\n** inputs[{len(self._input_ts)}]: "
+                f"{', '.join(t.name for t in self._input_ts)}\n** outputs"
+                f"[{len(self._output_ts)}]: {', '.join(t.name for t in self._output_ts)}")
+
+    __repr__ = __str__
+
+
+def make_view(*args, **kwargs):
+    """A :class:`SubGraphView` of what ``args`` select (as :func:`select_ops_and_ts`; a
+    single view is returned as is)."""
+    if len(args) == 1 and isinstance(args[0], SubGraphView):
+        return args[0]
+    selected_ops, ts = select_ops_and_ts(*args, **kwargs)
+    return SubGraphView(selected_ops, ts)
+
+
+sgv = make_view
+
+
+def make_view_from_scope(scope, graph):
+    """The view of the ops whose names start with ``scope``."""
+    scope = scope_finalize(scope)
+    return SubGraphView([op for op in graph.get_operations() if op.name.startswith(scope)])
+
+
+def sgv_scope(scope, graph):
+    return make_view_from_scope(scope, graph)
+
+
+__all__ = [
+    "ControlOutputs", "SubGraphView", "compute_boundary_ts", "filter_ops_from_regex",
+    "filter_ts_from_regex", "get_backward_walk_ops", "get_consuming_ops", "get_forward_walk_ops",
+    "get_generating_ops", "get_tensors", "get_unique_graph", "get_walks_intersection_ops",
+    "get_walks_union_ops", "make_list_of_op", "make_list_of_t",
+    "make_placeholder_from_dtype_and_shape", "make_placeholder_from_tensor", "make_view",
+    "make_view_from_scope", "placeholder_name", "select_ops", "select_ops_and_ts", "select_ts",
+    "sgv", "sgv_scope",
+]

@@ -1,0 +1,391 @@
+"""``tf.contrib.graph_editor``'s edits: rerouting and swapping tensors between consumers,
+control inputs, detaching and connecting subgraph views, and copying subgraphs with replaced
+inputs (``graph_replace``).
+
+Edits rewire existing ops in place (``Operation._update_input``), which moves the graph's
+structure version on, so sessions re-plan. Copies go through GraphDef import: the copied ops
+keep their types and attrs; names are made unique in the destination graph as TF's are."""
+
+import collections.abc
+
+from tideflow.contrib_graph_editor import (
+    ControlOutputs,
+    SubGraphView,
+    get_consuming_ops,
+    get_unique_graph,
+    get_walks_intersection_ops,
+    make_list_of_op,
+    make_list_of_t,
+    make_placeholder_from_tensor,
+    make_view,
+    scope_finalize,
+)
+from tideflow.framework import nest, ops
+
+# ------------------------------------------------------------------------------------------
+# reroute
+# ------------------------------------------------------------------------------------------
+
+
+def _check_ts_compatibility(ts0, ts1):
+    ts0, ts1 = make_list_of_t(ts0), make_list_of_t(ts1)
+    if len(ts0) != len(ts1):
+        raise ValueError(f"ts0 and ts1 have different sizes: {len(ts0)} != {len(ts1)}")
+    for t0, t1 in zip(ts0, ts1):
+        if not t0.dtype.is_compatible_with(t1.dtype):
+            raise ValueError(f"Dtypes {t0.dtype} and {t1.dtype} are not compatible.")
+        if not t0.get_shape().is_compatible_with(t1.get_shape()):
+            raise ValueError(f"Shapes {t0.get_shape()} and {t1.get_shape()} are not "
+                             "compatible.")
+
+
+def _reroute_t(t0, t1, consumers1, can_modify, cannot_modify):
+    """Makes the given consumers of ``t1`` read ``t0``; the number of inputs changed."""
+    if can_modify is not None:
+        consumers1 &= can_modify
+    if cannot_modify is not None:
+        consumers1 -= cannot_modify
+    positions = {c: [i for i, t in enumerate(c.inputs) if t is t1] for c in consumers1}
+    count = 0
+    for consumer, indices in positions.items():
+        for i in indices:
+            consumer._update_input(i, t0)
+            count += 1
+    return count
+
+
+def _reroute_ts(ts0, ts1, a2b, b2a, can_modify=None, cannot_modify=None):
+    ts0, ts1 = make_list_of_t(ts0), make_list_of_t(ts1)
+    _check_ts_compatibility(ts0, ts1)
+    if cannot_modify is not None:
+        cannot_modify = frozenset(make_list_of_op(cannot_modify))
+    if can_modify is not None:
+        can_modify = frozenset(make_list_of_op(can_modify))
+    # consumers first, so a tensor listed twice is not rerouted back
+    consumers = [(set(t0.consumers()), set(t1.consumers())) for t0, t1 in zip(ts0, ts1)]
+    count = 0
+    for t0, t1, (consumers0, consumers1) in zip(ts0, ts1, consumers):
+        if t0 is t1:
+            continue
+        if a2b:
+            count += _reroute_t(t0, t1, consumers1, can_modify, cannot_modify)
+        if b2a:
+            count += _reroute_t(t1, t0, consumers0, can_modify, cannot_modify)
+    return count
+
+
+def swap_ts(ts0, ts1, can_modify=None, cannot_modify=None):
+    """For each pair, the consumers of ``t0`` read ``t1`` and those of ``t1`` read ``t0``;
+    returns the number of inputs changed."""
+    return _reroute_ts(ts0, ts1, True, True, can_modify, cannot_modify)
+
+
+def reroute_ts(ts0, ts1, can_modify=None, cannot_modify=None):
+    """For each pair, the consumers of ``t1`` read ``t0`` instead; returns the number of
+    inputs changed."""
+    return _reroute_ts(ts0, ts1, True, False, can_modify, cannot_modify)
+
+
+def _reroute_sgv_inputs(sgv0, sgv1, a2b, b2a):
+    sgv0, sgv1 = make_view(sgv0), make_view(sgv1)
+    if sgv0.graph is not None and sgv1.graph is not None and sgv0.graph is not sgv1.graph:
+        raise ValueError("sgv0 and sgv1 are not from the same graph")
+    can_modify = (list(sgv0.ops) + list(sgv1.ops) + get_consuming_ops(sgv0.passthroughs)
+                  + get_consuming_ops(sgv1.passthroughs))
+    _reroute_ts(sgv0.inputs, sgv1.inputs, a2b, b2a, can_modify=can_modify)
+    return sgv0, sgv1
+
+
+def _reroute_sgv_outputs(sgv0, sgv1, a2b, b2a):
+    sgv0, sgv1 = make_view(sgv0), make_view(sgv1)
+    if sgv0.graph is not None and sgv1.graph is not None and sgv0.graph is not sgv1.graph:
+        raise ValueError("sgv0 and sgv1 are not from the same graph")
+    _reroute_ts(sgv0.outputs, sgv1.outputs, a2b, b2a,
+                cannot_modify=list(sgv0.ops) + list(sgv1.ops))
+    return sgv0, sgv1
+
+
+def swap_inputs(sgv0, sgv1):
+    """Swaps the inputs of two views (their ops read each other's inputs)."""
+    return _reroute_sgv_inputs(sgv0, sgv1, True, True)
+
+
+def reroute_inputs(sgv0, sgv1):
+    """The ops of ``sgv1`` read ``sgv0``'s inputs instead of their own."""
+    return _reroute_sgv_inputs(sgv0, sgv1, True, False)
+
+
+def swap_outputs(sgv0, sgv1):
+    """Swaps the outputs of two views (their consumers read the other's outputs)."""
+    return _reroute_sgv_outputs(sgv0, sgv1, True, True)
+
+
+def reroute_outputs(sgv0, sgv1):
+    """The consumers of ``sgv1``'s outputs read ``sgv0``'s outputs instead."""
+    return _reroute_sgv_outputs(sgv0, sgv1, True, False)
+
+
+def add_control_inputs(op, cops):
+    """Adds the ops ``cops`` as control inputs of ``op`` (ValueError if one already is)."""
+    cops = make_list_of_op(cops, allow_graph=False)
+    for cop in cops:
+        if cop in op.control_inputs:
+            raise ValueError(f"{cop.name} is already a control_input of {op.name}")
+    op._add_control_inputs(cops)
+
+
+def remove_control_inputs(op, cops):
+    """Removes the ops ``cops`` from ``op``'s control inputs (ValueError if one is not)."""
+    cops = make_list_of_op(cops, allow_graph=False)
+    current = list(op.control_inputs)
+    for cop in cops:
+        if cop not in current:
+            raise ValueError(f"{cop.name} is not a control_input of {op.name}")
+    _set_control_inputs(op, [c for c in current if c not in cops])
+
+
+def _set_control_inputs(op, keep):
+    """Leaves ``op`` with the control inputs ``keep`` (a subset of its own)."""
+    for c in op.control_inputs:
+        if c not in keep and c._control_outputs:
+            c._control_outputs.remove(op)
+    op._control_inputs = list(keep) if keep else ()
+    op.graph._structure_version += 1
+
+
+# ------------------------------------------------------------------------------------------
+# edit
+# ------------------------------------------------------------------------------------------
+
+
+def detach_control_inputs(sgv):
+    """Removes the control inputs that the view's ops take from outside it."""
+    sgv = make_view(sgv)
+    inside = frozenset(sgv.ops)
+    for op in sgv.ops:
+        outside = [c for c in op.control_inputs if c not in inside]
+        if outside:
+            _set_control_inputs(op, [c for c in op.control_inputs if c in inside])
+
+
+def detach_control_outputs(sgv, control_outputs):
+    """Removes the view's ops from the control inputs of the ops outside it."""
+    if not isinstance(control_outputs, ControlOutputs):
+        raise TypeError("Expected a ControlOutputs, got: "
+                        f"{type(control_outputs).__name__}")
+    control_outputs.update()
+    sgv = make_view(sgv)
+    inside = frozenset(sgv.ops)
+    for op in sgv.ops:
+        for cop in control_outputs.get(op):
+            if cop not in inside:
+                remove_control_inputs(cop, [op])
+    control_outputs.update()
+
+
+def detach_inputs(sgv, control_inputs=False):
+    """Cuts the view from its inputs: its ops read new placeholders (dtype and shape of the
+    inputs, named ``geph__<op>_<index>``). Returns ``(view, placeholders)``."""
+    sgv = make_view(sgv)
+    with sgv.graph.as_default():
+        placeholders = [make_placeholder_from_tensor(t) for t in sgv.inputs]
+    swap_inputs(sgv, placeholders)
+    if control_inputs:
+        detach_control_inputs(sgv)
+    return sgv, placeholders
+
+
+def detach_outputs(sgv, control_outputs=None):
+    """Cuts the view from its consumers: they read new placeholders instead of its outputs.
+    Returns ``(view of the outputs that had consumers, placeholders)``."""
+    sgv = make_view(sgv)
+    sgv_ = sgv.remap_outputs([i for i, t in enumerate(sgv.outputs) if t.consumers()])
+    consumers = SubGraphView(sgv_.consumers())
+    consumers = consumers.remap_inputs([i for i, t in enumerate(consumers.inputs)
+                                        if t in sgv_.outputs])
+    with sgv_.graph.as_default():
+        placeholders = [make_placeholder_from_tensor(t) for t in consumers.inputs]
+    reroute_ts(placeholders, consumers.inputs, can_modify=consumers.ops)
+    if control_outputs is not None:
+        detach_control_outputs(sgv_, control_outputs)
+    return sgv_, placeholders
+
+
+def detach(sgv, control_inputs=False, control_outputs=None, control_ios=None):
+    """:func:`detach_inputs` then :func:`detach_outputs`: ``(view, input placeholders, output
+    placeholders)``."""
+    if control_ios is not None:
+        control_inputs, control_outputs = True, control_ios
+    _, input_placeholders = detach_inputs(sgv, control_inputs)
+    _, output_placeholders = detach_outputs(sgv, control_outputs)
+    return sgv, input_placeholders, output_placeholders
+
+
+def connect(sgv0, sgv1, disconnect_first=False):
+    """Feeds ``sgv0``'s outputs to ``sgv1``'s inputs, in order (after detaching ``sgv1``'s
+    inputs with ``disconnect_first``). Returns ``sgv1``."""
+    sgv0, sgv1 = make_view(sgv0), make_view(sgv1)
+    if sgv0.graph is not sgv1.graph:
+        raise ValueError("sgv0 and sgv1 are not from the same graph")
+    if disconnect_first:
+        detach_inputs(sgv1)
+    reroute_inputs(SubGraphView(passthrough_ts=sgv0.outputs), sgv1)
+    return sgv1
+
+
+def bypass(sgv):
+    """Takes the view out of the graph: its consumers read its inputs (an input/output pair per
+    position). Returns ``(view, input placeholders)``."""
+    sgv = make_view(sgv)
+    sgv_inputs = list(sgv.inputs)
+    sgv, detached_inputs = detach_inputs(sgv)
+    reroute_ts(sgv_inputs, sgv.outputs)
+    return sgv, detached_inputs
+
+
+# ------------------------------------------------------------------------------------------
+# transform (copies)
+# ------------------------------------------------------------------------------------------
+
+
+class TransformerInfo:
+    """What a copy made: ``transformed(original)`` and ``original(transformed)`` map ops and
+    tensors (or structures of them) between the source and the copy."""
+
+    def __init__(self, graph, graph_, scope, scope_):
+        self.graph, self.graph_ = graph, graph_
+        self.scope, self.scope_ = scope, scope_
+        self._to = {}
+        self._from = {}
+
+    def _add(self, original, copied):
+        self._to[original] = copied
+        self._from[copied] = original
+
+    def _map(self, table, top, missing_fn):
+        def one(x):
+            if x in table:
+                return table[x]
+            return missing_fn(x) if missing_fn is not None else None
+
+        if isinstance(top, (ops.Operation, ops.Tensor)):
+            return one(top)
+        return nest.map_structure(one, top)
+
+    def transformed(self, original, missing_fn=None):
+        return self._map(self._to, original, missing_fn)
+
+    def original(self, transformed, missing_fn=None):
+        return self._map(self._from, transformed, missing_fn)
+
+
+def _copy_ops(op_list, replacement_ts, dst_graph, dst_scope, src_scope, reuse_dst_scope):
+    from tideflow.framework import importer
+    from tideflow.protos import graph_pb2
+
+    op_list = make_list_of_op(op_list) if op_list else []
+    src_graph = get_unique_graph(op_list) if op_list else None
+    dst_graph = dst_graph or src_graph
+    src_scope = scope_finalize(src_scope)
+    dst_scope = scope_finalize(dst_scope)
+    inside = {op.name for op in op_list}
+    info = TransformerInfo(src_graph, dst_graph, src_scope, dst_scope)
+
+    def new_name(name):
+        if src_scope and not name.startswith(src_scope):
+            raise ValueError(f"{name} does not start with {src_scope}")
+        return name[len(src_scope):]
+
+    copied_names = {new_name(op.name) for op in op_list}
+    input_map = {}
+    graph_def = graph_pb2.GraphDef()
+    for op in op_list:
+        nd = graph_def.node.add()
+        nd.CopyFrom(op.node_def)
+        nd.name = new_name(op.name)
+        del nd.input[:]
+        for t in op.inputs:
+            if t.op.name in inside:
+                nd.input.append(f"{new_name(t.op.name)}:{t.value_index}")
+                continue
+            outside = t.op.name
+            while outside in copied_names:  # a stripped name may equal an outside one
+                outside = "_outside/" + outside
+            key = f"{outside}:{t.value_index}"
+            if key not in input_map:
+                if t in replacement_ts:
+                    input_map[key] = replacement_ts[t]
+                elif dst_graph is src_graph:
+                    input_map[key] = t
+                else:
+                    with dst_graph.as_default():
+                        input_map[key] = make_placeholder_from_tensor(t, scope=dst_scope)
+            nd.input.append(key)
+        if "_class" in nd.attr:  # colocation with ops left behind does not travel
+            del nd.attr["_class"]
+    if not op_list:
+        return info
+    # inputs from outside the copied ops come through input_map
+    with dst_graph.as_default():
+        scope_name = dst_scope[:-1] if dst_scope else ""
+        if scope_name and not reuse_dst_scope:
+            scope_name = dst_graph.unique_name(scope_name, mark_as_used=False)
+        names = [nd.name for nd in graph_def.node]
+        copies = importer.import_graph_def(graph_def, input_map=input_map,
+                                           return_elements=names, name=scope_name)
+    for op, copy in zip(op_list, copies):
+        info._add(op, copy)
+        for t, t_ in zip(op.outputs, copy.outputs):
+            info._add(t, t_)
+    for op, copy in zip(op_list, copies):
+        for c in op.control_inputs:
+            if c in info._to:
+                copy._add_control_input(info._to[c])
+            elif dst_graph is src_graph:
+                copy._add_control_input(c)
+    return info
+
+
+def copy_with_input_replacements(sgv, replacement_ts, dst_graph=None, dst_scope="",
+                                 src_scope="", reuse_dst_scope=False):
+    """Copies the view's ops (into ``dst_graph``, default their own graph, under
+    ``dst_scope``), with the inputs in ``replacement_ts`` ({original tensor: new tensor})
+    replaced; other inputs are kept (placeholders in another graph). Returns ``(view of the
+    copy, TransformerInfo)``."""
+    sgv = make_view(sgv)
+    if not isinstance(replacement_ts, collections.abc.Mapping):
+        raise TypeError("Expected a dict for replacement_ts, got: "
+                        f"{type(replacement_ts).__name__}")
+    info = _copy_ops(list(sgv.ops), dict(replacement_ts), dst_graph, dst_scope, src_scope,
+                     reuse_dst_scope)
+    copied = [info.transformed(op) for op in sgv.ops]
+    return (SubGraphView(copied) if copied else SubGraphView()), info
+
+
+def copy(sgv, dst_graph=None, dst_scope="", src_scope="", reuse_dst_scope=False):
+    """Copies the view's ops (see :func:`copy_with_input_replacements`)."""
+    return copy_with_input_replacements(sgv, {}, dst_graph, dst_scope, src_scope,
+                                        reuse_dst_scope)
+
+
+def graph_replace(target_ts, replacement_ts, dst_scope="", src_scope="",
+                  reuse_dst_scope=False):
+    """``target_ts`` (a tensor or a structure of them) recomputed with the tensors in
+    ``replacement_ts`` ({original: replacement}) replaced: the ops between the two are copied;
+    targets that do not depend on the replaced tensors come back unchanged."""
+    flat_targets = nest.flatten(target_ts)
+    get_unique_graph(flat_targets, check_types=(ops.Tensor,))
+    between = get_walks_intersection_ops(list(replacement_ts), flat_targets)
+    if not between:
+        raise ValueError("Targets and replacements are not connected!")
+    _, info = copy_with_input_replacements(between, replacement_ts, None, dst_scope,
+                                           src_scope, reuse_dst_scope)
+    return info.transformed(target_ts, missing_fn=lambda t: t)
+
+
+__all__ = [
+    "TransformerInfo", "add_control_inputs", "bypass", "connect", "copy",
+    "copy_with_input_replacements", "detach", "detach_control_inputs", "detach_control_outputs",
+    "detach_inputs", "detach_outputs", "graph_replace", "remove_control_inputs",
+    "reroute_inputs", "reroute_outputs", "reroute_ts", "swap_inputs", "swap_outputs", "swap_ts",
+]
