@@ -43,6 +43,7 @@ def test_jit_scope_marks_ops_and_nested_scopes_share_the_root_scope():
         assert _xla_attrs(w.op) == {"_XlaCompile": True, "_XlaScope": "jit_scope_1",
                                     "_XlaSeparateCompiledGradients": True}
         assert _xla_attrs(out.op) == {}
+        assert y.op.get_attr("_XlaScope") == b"jit_scope_0"  # bytes, as TF
         # the marks travel in the GraphDef as TF's AttrValues
         node = {n.name: n for n in g.as_graph_def().node}["y"]
         assert node.attr["_XlaCompile"].b is True

@@ -8,7 +8,6 @@ import inspect
 import types
 
 from tideflow.framework import nest, ops
-from tideflow.protos import attr_value_pb2
 
 _XLA_SCOPE_KEY = "__xla_scope"
 
@@ -30,10 +29,10 @@ def experimental_jit_scope(compile_ops=True, separate_compiled_gradients=False):
         raise NotImplementedError(
             "experimental_jit_scope: a callable compile_ops (chosen per NodeDef) is not "
             "supported by tideflow; pass a bool")
+    # plain values: get_attr gives them back as TF does (a bool, the scope name as bytes)
     attrs = {
-        "_XlaCompile": attr_value_pb2.AttrValue(b=bool(compile_ops)),
-        "_XlaSeparateCompiledGradients": attr_value_pb2.AttrValue(
-            b=bool(separate_compiled_gradients)),
+        "_XlaCompile": bool(compile_ops),
+        "_XlaSeparateCompiledGradients": bool(separate_compiled_gradients),
     }
     counters = ops.get_collection(_XLA_SCOPE_KEY)
     if counters:
@@ -42,7 +41,7 @@ def experimental_jit_scope(compile_ops=True, separate_compiled_gradients=False):
         counter = _XlaScope(0, 0)
         ops.add_to_collection(_XLA_SCOPE_KEY, counter)
     if counter.depth == 0:  # nested scopes share their root's scope name
-        attrs["_XlaScope"] = attr_value_pb2.AttrValue(s=f"jit_scope_{counter.count}".encode())
+        attrs["_XlaScope"] = f"jit_scope_{counter.count}".encode()
         counter.count += 1
     counter.depth += 1
     try:

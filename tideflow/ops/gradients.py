@@ -322,8 +322,6 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
 def _xla_grad_scope(op, scope):
     """As TF, the gradient ops of an op built in a jit scope carry its ``_XlaCompile`` and
     ``_XlaScope`` (``<scope>_grad_<gradients scope>`` when compiled separately)."""
-    from tideflow.protos import attr_value_pb2
-
     try:
         compile_ops = op.get_attr("_XlaCompile")
         separate = op.get_attr("_XlaSeparateCompiledGradients")
@@ -335,9 +333,7 @@ def _xla_grad_scope(op, scope):
     xla_scope = xla_scope.decode() if isinstance(xla_scope, bytes) else xla_scope
     if separate:
         xla_scope = f"{xla_scope}_grad_{(scope or '').rstrip('/').replace('/', '_')}"
-    return op._graph._attr_scope({
-        "_XlaCompile": attr_value_pb2.AttrValue(b=True),
-        "_XlaScope": attr_value_pb2.AttrValue(s=xla_scope.encode())})
+    return op._graph._attr_scope({"_XlaCompile": True, "_XlaScope": xla_scope.encode()})
 
 
 class _null:
