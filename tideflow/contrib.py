@@ -552,6 +552,9 @@ _LAZY_ALIASES = {
     "nccl": lambda: _contrib_collective("nccl"),
     "graph_editor": lambda: _contrib_graph_editor(),
     "all_reduce": lambda: _contrib_collective("all_reduce"),
+    "quantize": lambda: _contrib_module(
+        "contrib_quantize", "quantize",
+        "``tf.contrib.quantize``: fake-quantization rewrites of training and eval graphs."),
     "text": lambda: _contrib_module("ops.skip_gram_ops", "text",
                                     "``tf.contrib.text``: skip-gram sampling."),
     "memory_stats": lambda: _contrib_module(
