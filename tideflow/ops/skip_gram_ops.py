@@ -4,8 +4,9 @@ vocabulary filtering and frequency subsampling.
 For each token in ``[start, end)`` the kernel draws a window size uniformly from
 ``[min_skips, max_skips]`` and pairs the token with every neighbour within that window that
 lies in ``[start, end)`` (itself too with ``emit_self_as_target``). A seeded op draws its window
-sizes as TF's kernel does (Philox, one 32-bit sample per token, rejection for exact
-uniformity); an unseeded one from NumPy's generator."""
+sizes by TF's kernel's procedure (its Philox stream, ``end - start + 1`` samples reserved per
+run, TF's exact-uniform rejection); TF 2 no longer ships the op, so the numbers themselves were
+not compared with TF's. An unseeded op draws from NumPy's generator."""
 
 import csv
 
