@@ -2,7 +2,10 @@
 under clear_after_read, non-resizeable bounds, inferred element shapes, consistent shapes for
 stack/gather/concat) with TF's messages, and a session still usable after such a failure;
 ``MutableDenseHashTable``/``DenseHashTable`` (TF's bucket layout, growth, vector keys and
-values, string keys, its errors, Saver round trip)."""
+values, string keys, its errors, Saver round trip); ``tf.contrib.quantize`` rewrites (TF's
+fake-quant op and variable names, outputs against a NumPy fake quantization of the float
+network, training after the rewrite, eval graphs from a checkpoint, quant_delay, bit widths,
+residual blocks and scopes)."""
 
 import numpy as np
 import pytest
@@ -309,3 +312,181 @@ def test_dense_hash_table_saver_round_trip(tmp_path):
             assert sess.run(t.size()) == 3
         # 3 entries <= 0.8 * 4: the saved table has its 4 buckets of [key] and [2 values]
         assert dict(tf.train.list_variables(path)) == {"emb-keys": [4, 1], "emb-values": [4, 2]}
+
+
+# ------------------------------------------------------------------------------------------
+# 3. tf.contrib.quantize
+# ------------------------------------------------------------------------------------------
+
+
+def _nudged(mn, mx, bits, narrow):
+    """TF's FakeQuant range nudging (zero lands on a quantization level)."""
+    mn, mx = np.float32(mn), np.float32(mx)
+    qmin = np.float32(1.0 if narrow else 0.0)
+    qmax = np.float32(2.0 ** bits - 1)
+    scale = (mx - mn) / (qmax - qmin)
+    zero = qmin - mn / scale
+    zero = qmin if zero < qmin else qmax if zero > qmax else np.round(zero)
+    return (qmin - zero) * scale, (qmax - zero) * scale, scale
+
+
+def _fake_quant(x, mn, mx, bits=8, narrow=False):
+    lo, hi, scale = _nudged(mn, mx, bits, narrow)
+    return np.floor((np.clip(x, lo, hi) - lo) / scale + np.float32(0.5)) * scale + lo
+
+
+def _conv_valid(x, k):
+    n, h, w, _ = x.shape
+    kh, kw, _, o = k.shape
+    out = np.zeros((n, h - kh + 1, w - kw + 1, o), np.float32)
+    for i in range(h - kh + 1):
+        for j in range(w - kw + 1):
+            out[:, i, j] = np.tensordot(x[:, i:i + kh, j:j + kw], k, axes=3)
+    return out
+
+
+def _small_net(activation=tf.nn.relu):
+    x = tf.placeholder(tf.float32, [None, 6, 6, 2], name="x")
+    h = tf.layers.conv2d(x, 3, 3, activation=activation)
+    tf.layers.dense(tf.layers.flatten(h), 4)
+    return x
+
+
+def _quantized_out():
+    """The network's output after the rewrite: the final BiasAdd's fake quant (a tensor held
+    from before the rewrite still names the float BiasAdd, as in TF)."""
+    return tf.get_default_graph().get_tensor_by_name("dense/act_quant/FakeQuantWithMinMaxVars:0")
+
+
+_XV = np.random.RandomState(7).randn(2, 6, 6, 2).astype(np.float32)
+
+
+def test_quantize_training_graph_inserts_tf_named_fake_quants_and_matches_numpy():
+    with tf.Graph().as_default() as g:
+        x = _small_net()
+        tf.contrib.quantize.create_training_graph()
+        out = _quantized_out()
+        fq = sorted(op.name for op in g.get_operations()
+                    if op.type == "FakeQuantWithMinMaxVars")
+        assert fq == ["conv2d/act_quant/FakeQuantWithMinMaxVars",
+                      "conv2d/weights_quant/FakeQuantWithMinMaxVars",
+                      "dense/act_quant/FakeQuantWithMinMaxVars",
+                      "dense/weights_quant/FakeQuantWithMinMaxVars"]
+        names = {v.op.name for v in tf.global_variables()}
+        assert {"conv2d/weights_quant/min", "conv2d/weights_quant/max", "conv2d/act_quant/min",
+                "conv2d/act_quant/max", "dense/act_quant/min"} <= names
+        assert not any("quant" in v.op.name for v in tf.trainable_variables())
+        # consumers read the fake-quantized tensors
+        conv = g.get_operation_by_name("conv2d/Conv2D")
+        assert conv.inputs[1].name == "conv2d/weights_quant/FakeQuantWithMinMaxVars:0"
+        assert out.op.inputs[0].name == "dense/BiasAdd:0"
+        wq = g.get_operation_by_name("conv2d/weights_quant/FakeQuantWithMinMaxVars")
+        assert wq.get_attr("narrow_range") and wq.get_attr("num_bits") == 8
+        aq = {n: g.get_operation_by_name(f"{n}/act_quant/FakeQuantWithMinMaxVars")
+              for n in ("conv2d", "dense")}
+        assert not aq["conv2d"].get_attr("narrow_range")
+        ranges = {f"{n}_{w}": op.inputs[i] for n, op in aq.items()
+                  for i, w in ((1, "min"), (2, "max"))}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            k1, b1, k2, b2 = sess.run(["conv2d/kernel:0", "conv2d/bias:0", "dense/kernel:0",
+                                       "dense/bias:0"])
+            got, r = sess.run([out, ranges], {x: _XV})
+            wmin, wmax = sess.run(["conv2d/weights_quant/min:0", "conv2d/weights_quant/max:0"])
+        # weights: the last value range, widened to hold 0
+        assert wmin == min(k1.min(), 0) and wmax == max(k1.max(), 0)
+        a = np.maximum(_conv_valid(_XV, _fake_quant(k1, wmin, wmax, narrow=True)) + b1, 0)
+        # activations: the zero-debiased EMA's first value is the batch range itself
+        np.testing.assert_allclose([r["conv2d_min"], r["conv2d_max"]], [0, a.max()], rtol=1e-4)
+        a = _fake_quant(a, r["conv2d_min"], r["conv2d_max"]).reshape(2, -1)
+        z = a @ _fake_quant(k2, min(k2.min(), 0), max(k2.max(), 0), narrow=True) + b2
+        want = _fake_quant(z, r["dense_min"], r["dense_max"])
+        np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_quantize_training_still_trains_and_eval_graph_is_deterministic(tmp_path):
+    with tf.Graph().as_default():
+        x = _small_net(tf.nn.relu6)
+        tf.contrib.quantize.create_training_graph()
+        out = _quantized_out()
+        loss = tf.reduce_mean(tf.square(out - 1.0))
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            first = sess.run(loss, {x: _XV})
+            for _ in range(30):
+                sess.run(train, {x: _XV})
+            assert sess.run(loss, {x: _XV}) < first
+            path = saver.save(sess, str(tmp_path / "q"))
+            ranges = sess.run({v.op.name: v for v in tf.global_variables()
+                               if v.op.name.endswith(("_quant/min", "_quant/max"))})
+        # a quantized model cannot be rewritten again once the optimizer is in
+        with pytest.raises(ValueError, match="Training op found in graph"):
+            tf.contrib.quantize.create_training_graph()
+    with tf.Graph().as_default() as g:
+        x = _small_net(tf.nn.relu6)
+        tf.contrib.quantize.create_eval_graph()
+        out = _quantized_out()
+        # an eval graph reads the ranges: no AssignMinLast/AssignMaxEma updates
+        assert not [op.name for op in g.get_operations() if "/AssignM" in op.name]
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, path)
+            a, b = sess.run(out, {x: _XV}), sess.run(out, {x: _XV})
+            np.testing.assert_array_equal(a, b)
+            k1, b1, k2, b2 = sess.run(["conv2d/kernel:0", "conv2d/bias:0", "dense/kernel:0",
+                                       "dense/bias:0"])
+        r = ranges
+        h = _conv_valid(_XV, _fake_quant(k1, r["conv2d/weights_quant/min"],
+                                         r["conv2d/weights_quant/max"], narrow=True)) + b1
+        h = _fake_quant(np.clip(h, 0, 6), r["conv2d/act_quant/min"], r["conv2d/act_quant/max"])
+        z = h.reshape(2, -1) @ _fake_quant(k2, r["dense/weights_quant/min"],
+                                           r["dense/weights_quant/max"], narrow=True) + b2
+        want = _fake_quant(z, r["dense/act_quant/min"], r["dense/act_quant/max"])
+        np.testing.assert_allclose(a, want, atol=1e-5)
+
+
+def test_quantize_delay_and_experimental_bits():
+    with tf.Graph().as_default() as g:
+        x = _small_net()
+        tf.contrib.quantize.experimental_create_training_graph(weight_bits=4, activation_bits=6,
+                                                               quant_delay=2)
+        fq = g.get_operation_by_name("conv2d/weights_quant/FakeQuantWithMinMaxVars")
+        assert fq.get_attr("num_bits") == 4
+        assert g.get_operation_by_name(
+            "conv2d/act_quant/FakeQuantWithMinMaxVars").get_attr("num_bits") == 6
+        w_used = g.get_operation_by_name("conv2d/Conv2D").inputs[1]
+        assert "conv2d/weights_quant/delayed_quant" in w_used.name
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            k1 = sess.run("conv2d/kernel:0")
+            # step 1 < quant_delay: float weights; step 2: 4-bit fake-quantized weights
+            np.testing.assert_array_equal(sess.run(w_used, {x: _XV}), k1)
+            np.testing.assert_allclose(sess.run(w_used, {x: _XV}),
+                                       _fake_quant(k1, min(k1.min(), 0), max(k1.max(), 0), 4,
+                                                   narrow=True), atol=1e-6)
+            assert sess.run("fake_quantization_step:0") == 2
+
+
+def test_quantize_residual_block_names_and_scope():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+        with tf.variable_scope("block"):
+            h = tf.layers.conv2d(x, 3, 1, name="conv")
+            tf.nn.relu(h + x)  # bias add, bypass add, activation
+        other = tf.layers.dense(tf.reshape(x, [-1, 48]), 2, activation=tf.nn.relu, name="other")
+        tf.contrib.quantize.experimental_create_training_graph(scope="block")
+        fq = sorted(op.name for op in g.get_operations()
+                    if op.type == "FakeQuantWithMinMaxVars")
+        # TF's names: the activation after a bypass is quantized one scope up; the bias add
+        # before it gets conv_quant; no add_quant as an activation follows the bypass;
+        # nothing outside the scope
+        assert fq == ["block/act_quant/FakeQuantWithMinMaxVars",
+                      "block/conv/conv_quant/FakeQuantWithMinMaxVars",
+                      "block/conv/weights_quant/FakeQuantWithMinMaxVars"]
+        assert other.op.inputs[0].op.type == "BiasAdd"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            xv = np.random.RandomState(1).randn(2, 4, 4, 3).astype(np.float32)
+            got = sess.run("block/act_quant/FakeQuantWithMinMaxVars:0", {x: xv})
+            assert got.shape == (2, 4, 4, 3) and got.min() >= 0
