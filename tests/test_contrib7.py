@@ -803,3 +803,42 @@ def test_graph_editor_graph_replace_and_copies():
         np.testing.assert_allclose(s.run(out, dict(zip(inputs, [_AV, _BV, 3.0]))),
                                    3 * (_AV + _BV))
     assert g is not g2
+
+
+def test_graph_editor_gradient_checkpointing_flow():
+    """The recompute-from-checkpoints rewiring that memory-saving gradient programs do."""
+    ge = tf.contrib.graph_editor
+    rng = np.random.RandomState(3)
+    xv, w1v, w2v = rng.randn(4, 3), rng.randn(3, 5), rng.randn(5, 2)
+    with tf.Graph().as_default():
+        x = tf.constant(xv)
+        w1, w2 = tf.constant(w1v, name="w1"), tf.constant(w2v, name="w2")
+        h1 = tf.tanh(tf.matmul(x, w1), name="h1")
+        h2 = tf.tanh(tf.matmul(h1, w2), name="h2")
+        y = tf.reduce_sum(tf.square(h2), name="y")
+        bwd = ge.get_backward_walk_ops([y.op], inclusive=True)
+        fwd = ge.get_forward_walk_ops([w2.op], inclusive=True, within_ops=bwd)
+        assert [op.name for op in fwd] == ["w2", "MatMul_1", "h2", "Square", "y"]
+        fwd = fwd[1:]  # the parameters themselves are not recomputed
+        assert {t.name for t in ge.filter_ts(fwd, True)} >= {"h2:0", "y:0"}
+        assert [t.name for t in ge.filter_ts_from_regex(fwd, "MatMul")] == ["MatMul_1:0"]
+        disconnected = {h1: tf.stop_gradient(h1, name="h1_sg")}
+        to_copy = ge.get_backward_walk_ops([y.op], stop_at_ts=[h1], within_ops=fwd)
+        _, info = ge.copy_with_input_replacements(ge.sgv(to_copy), {})
+        copied = info._transformed_ops.values()
+        ge.reroute_ts(disconnected.values(), disconnected.keys(), can_modify=copied)
+        copied_y = info._transformed_ops[y.op].outputs[0]
+        assert info._transformed_ts[h2].op.type == "Tanh"
+        d_h1, d_w2 = tf.gradients(copied_y, [disconnected[h1], w2])
+        plain = tf.gradients(y, [h1, w2])
+        with tf.Session() as s:
+            got = s.run([d_h1, d_w2, copied_y, y])
+            want = s.run(plain)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    assert got[2] == got[3]
+    # and by hand: y = sum(tanh(h1 w2)^2)
+    h1v = np.tanh(xv @ w1v)
+    h2v = np.tanh(h1v @ w2v)
+    g = 2 * h2v * (1 - h2v ** 2)
+    np.testing.assert_allclose(got[1], h1v.T @ g, rtol=1e-12)

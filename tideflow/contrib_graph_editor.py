@@ -196,6 +196,22 @@ def _make_regex(obj):
     raise TypeError(f"Expected a string or a regex, got: {type(obj).__name__}")
 
 
+def filter_ops(ops_, positive_filter):
+    """The ops among ``ops_`` that ``positive_filter`` accepts (``True``: all of them)."""
+    ops_ = make_list_of_op(ops_)
+    if positive_filter is not True:
+        ops_ = [op for op in ops_ if positive_filter(op)]
+    return ops_
+
+
+def filter_ts(ops_, positive_filter):
+    """The output tensors of ``ops_`` that ``positive_filter`` accepts (``True``: all)."""
+    ts = [t for op in make_list_of_op(ops_) for t in op.outputs]
+    if positive_filter is not True:
+        ts = [t for t in ts if positive_filter(t)]
+    return ts
+
+
 def filter_ops_from_regex(ops_, regex):
     """The ops among ``ops_`` whose name the regex matches (``re.search``)."""
     regex = _make_regex(regex)
@@ -561,7 +577,8 @@ def sgv_scope(scope, graph):
 
 
 __all__ = [
-    "ControlOutputs", "SubGraphView", "compute_boundary_ts", "filter_ops_from_regex",
+    "ControlOutputs", "SubGraphView", "compute_boundary_ts", "filter_ops", "filter_ops_from_regex",
+    "filter_ts",
     "filter_ts_from_regex", "get_backward_walk_ops", "get_consuming_ops", "get_forward_walk_ops",
     "get_generating_ops", "get_tensors", "get_unique_graph", "get_walks_intersection_ops",
     "get_walks_union_ops", "make_list_of_op", "make_list_of_t",

@@ -255,15 +255,21 @@ class TransformerInfo:
     def __init__(self, graph, graph_, scope, scope_):
         self.graph, self.graph_ = graph, graph_
         self.scope, self.scope_ = scope, scope_
-        self._to = {}
-        self._from = {}
+        # TF's tables, which programs such as gradient checkpointing read directly
+        self._transformed_ops, self._transformed_ts = {}, {}
+        self._original_ops, self._original_ts = {}, {}
 
     def _add(self, original, copied):
-        self._to[original] = copied
-        self._from[copied] = original
+        if isinstance(original, ops.Operation):
+            self._transformed_ops[original] = copied
+            self._original_ops[copied] = original
+        else:
+            self._transformed_ts[original] = copied
+            self._original_ts[copied] = original
 
-    def _map(self, table, top, missing_fn):
+    def _map(self, tables, top, missing_fn):
         def one(x):
+            table = tables[0] if isinstance(x, ops.Operation) else tables[1]
             if x in table:
                 return table[x]
             return missing_fn(x) if missing_fn is not None else None
@@ -273,10 +279,10 @@ class TransformerInfo:
         return nest.map_structure(one, top)
 
     def transformed(self, original, missing_fn=None):
-        return self._map(self._to, original, missing_fn)
+        return self._map((self._transformed_ops, self._transformed_ts), original, missing_fn)
 
     def original(self, transformed, missing_fn=None):
-        return self._map(self._from, transformed, missing_fn)
+        return self._map((self._original_ops, self._original_ts), transformed, missing_fn)
 
 
 def _copy_ops(op_list, replacement_ts, dst_graph, dst_scope, src_scope, reuse_dst_scope):
@@ -339,8 +345,8 @@ def _copy_ops(op_list, replacement_ts, dst_graph, dst_scope, src_scope, reuse_ds
             info._add(t, t_)
     for op, copy in zip(op_list, copies):
         for c in op.control_inputs:
-            if c in info._to:
-                copy._add_control_input(info._to[c])
+            if c in info._transformed_ops:
+                copy._add_control_input(info._transformed_ops[c])
             elif dst_graph is src_graph:
                 copy._add_control_input(c)
     return info
