@@ -664,7 +664,10 @@ def test_graph_editor_select_and_walks():
             h = tf.identity(a, name="h")
         assert "f" not in names(ge.get_backward_walk_ops(h.op))
         assert "f" in names(ge.get_backward_walk_ops(h.op, control_inputs=True))
-        cos = ge.ControlOutputs(g)
+        assert ge.select.get_forward_walk_ops is ge.get_forward_walk_ops
+        assert ge.reroute.add_control_inputs is ge.add_control_inputs
+        assert ge.util.make_list_of_op(g) == g.get_operations()
+        cos = ge.util.ControlOutputs(g)
         assert cos.get(f.op) == [h.op]
         assert "h" in names(ge.get_forward_walk_ops(f.op, control_outputs=cos))
 

@@ -512,6 +512,11 @@ def _contrib_graph_editor():
     for name in contrib_graph_transform.__all__:
         setattr(module, name, getattr(contrib_graph_transform, name))
     module.__all__ = sorted([*contrib_graph_editor.__all__, *contrib_graph_transform.__all__])
+    # TF's submodules (ge.util.make_list_of_op, ge.reroute.add_control_inputs, ...)
+    for name in ("util", "select", "subgraph"):
+        setattr(module, name, contrib_graph_editor)
+    for name in ("reroute", "edit", "transform"):
+        setattr(module, name, contrib_graph_transform)
     return module
 
 
