@@ -100,6 +100,8 @@ def test_xla_compile_result_structures():
             xla.compile(lambda: (tf.no_op(), a))
         with pytest.raises(ValueError, match="does not support Operation"):
             xla.compile(lambda: {"x": tf.no_op()})
+        with pytest.raises(TypeError, match="inputs must be a list"):
+            xla.compile(lambda x: x, a)
 
 
 def test_xla_compile_gradients_flow_through():

@@ -4,7 +4,6 @@ XLA: a jit scope only marks the ops built inside it with TF's ``_XlaCompile`` / 
 
 import collections.abc
 import contextlib
-import inspect
 import types
 
 from tideflow.framework import nest, ops
@@ -63,17 +62,6 @@ def _is_flat(outputs):
     return True
 
 
-def _check_arity(computation, n):
-    try:
-        sig = inspect.signature(computation)
-        sig.bind(*([None] * n))
-    except (TypeError, ValueError) as e:
-        if isinstance(e, TypeError):
-            raise TypeError(
-                f"Supplied computation cannot be called with the specified inputs. You "
-                f"specified {n} inputs: {e}") from None
-
-
 def compile(computation, inputs=None):
     """Builds ``computation(*inputs)`` as TF's ``xla.compile`` shapes its result (run inline,
     not compiled): flat results come back as a list of tensors (``None`` or ops only: a
@@ -83,12 +71,11 @@ def compile(computation, inputs=None):
 
     if inputs is None:
         inputs = []
+    if not isinstance(inputs, collections.abc.Sequence) or isinstance(inputs, (str, bytes)):
+        raise TypeError("inputs must be a list")
     flat_inputs = [ops.convert_to_tensor(x) for x in nest.flatten(inputs)]
-    _check_arity(computation, len(inputs) if isinstance(inputs, (list, tuple)) else 1)
     args = [array_ops.identity(x, name=f"input_{i}") for i, x in enumerate(flat_inputs)]
     args = nest.pack_sequence_as(inputs, args)
-    if not isinstance(args, (list, tuple)):
-        args = [args]
     outputs = computation(*args)
     flat = _is_flat(outputs)
     if flat:
