@@ -847,3 +847,20 @@ def test_graph_editor_gradient_checkpointing_flow():
     h2v = np.tanh(h1v @ w2v)
     g = 2 * h2v * (1 - h2v ** 2)
     np.testing.assert_allclose(got[1], h1v.T @ g, rtol=1e-12)
+
+
+def test_graph_editor_scope_and_neighbour_helpers():
+    ge = tf.contrib.graph_editor
+    with tf.Graph().as_default() as g:
+        a, b, _c, d, e, f = _chain()
+        with tf.name_scope("blk"):
+            inner = tf.identity(e, name="inner")
+        assert names(ge.get_name_scope_ops(g, "d")) == ["d", "d/y"]
+        assert names(ge.get_name_scope_ops(g, "blk/")) == ["blk/inner"]
+        assert names(ge.get_ops_ios([d.op])) == ["c", "d", "d/y", "e"]
+        p = ge.ph(tf.float32, [3], scope="feeds")
+        assert p.op.name == "feeds/geph" and p.get_shape().as_list() == [3]
+        assert ge.can_be_regex("^a") and not ge.can_be_regex(a)
+        assert ge.make_regex("^a").search("ab")
+        assert inner.op in ge.get_forward_walk_ops(e.op)
+        assert {a.op, b.op, f.op} <= set(ge.get_backward_walk_ops(f.op))

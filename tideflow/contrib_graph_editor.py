@@ -184,11 +184,13 @@ def make_placeholder_from_dtype_and_shape(dtype, shape=None, scope=None, prefix=
 # ------------------------------------------------------------------------------------------
 
 
-def _can_be_regex(obj):
+def can_be_regex(obj):
+    """Whether ``obj`` is a string or a compiled regex."""
     return isinstance(obj, (str, re.Pattern))
 
 
-def _make_regex(obj):
+def make_regex(obj):
+    """``obj`` compiled as a regex (a compiled one is returned as is)."""
     if isinstance(obj, re.Pattern):
         return obj
     if isinstance(obj, str):
@@ -214,13 +216,36 @@ def filter_ts(ops_, positive_filter):
 
 def filter_ops_from_regex(ops_, regex):
     """The ops among ``ops_`` whose name the regex matches (``re.search``)."""
-    regex = _make_regex(regex)
+    regex = make_regex(regex)
     return [op for op in make_list_of_op(ops_) if regex.search(op.name)]
+
+
+def get_name_scope_ops(ops_, scope):
+    """The ops among ``ops_`` named ``scope`` or inside it."""
+    scope = scope[:-1] if scope and scope.endswith("/") else scope
+    return filter_ops_from_regex(ops_, f"^{re.escape(scope)}(/.*)?$")
+
+
+def get_ops_ios(ops_, control_inputs=False, control_outputs=None, control_ios=None):
+    """``ops_`` with the producers of their inputs and the consumers of their outputs (and
+    control neighbours when asked)."""
+    if control_ios is not None:
+        control_inputs, control_outputs = True, control_ios
+    ops_ = make_list_of_op(ops_)
+    out = list(ops_)
+    for op in ops_:
+        out += [t.op for t in op.inputs]
+        out += [c for t in op.outputs for c in t.consumers()]
+        if control_inputs:
+            out += list(op.control_inputs)
+        if control_outputs is not None:
+            out += control_outputs.get(op)
+    return _unique(out)
 
 
 def filter_ts_from_regex(ops_, regex):
     """The output tensors of ``ops_`` whose name the regex matches."""
-    regex = _make_regex(regex)
+    regex = make_regex(regex)
     return [t for op in make_list_of_op(ops_) for t in op.outputs if regex.search(t.name)]
 
 
@@ -257,8 +282,8 @@ def select_ops(*args, **kwargs):
     restrict = kwargs.get("restrict_ops_regex", False)
     result = []
     for arg in args:
-        if _can_be_regex(arg):
-            regex = _make_regex(arg)
+        if can_be_regex(arg):
+            regex = make_regex(arg)
             if regex.pattern.startswith("(?#ts)"):
                 continue
             graph = _graph_of_args(args, graph)
@@ -280,8 +305,8 @@ def select_ts(*args, **kwargs):
     restrict = kwargs.get("restrict_ts_regex", False)
     result = []
     for arg in args:
-        if _can_be_regex(arg):
-            regex = _make_regex(arg)
+        if can_be_regex(arg):
+            regex = make_regex(arg)
             if regex.pattern.startswith("(?#ops)"):
                 continue
             if restrict:
@@ -301,9 +326,9 @@ def select_ops_and_ts(*args, **kwargs):
     """``(ops, ts)``: plain regexes select ops, ``(?#ts)`` ones tensors."""
     _check_kwargs(kwargs, ("graph", "positive_filter"))
     selected_ops = select_ops(*args, restrict_ops_regex=False, **kwargs)
-    ts_args = [a for a in args if not _can_be_regex(a)
-               or _make_regex(a).pattern.startswith("(?#ts)")]
-    if any(_can_be_regex(a) for a in ts_args) and "graph" not in kwargs:
+    ts_args = [a for a in args if not can_be_regex(a)
+               or make_regex(a).pattern.startswith("(?#ts)")]
+    if any(can_be_regex(a) for a in ts_args) and "graph" not in kwargs:
         kwargs = dict(kwargs, graph=_graph_of_args(args, None))
     return selected_ops, select_ts(*ts_args, **kwargs)
 
@@ -566,6 +591,9 @@ def make_view(*args, **kwargs):
 sgv = make_view
 
 
+ph = make_placeholder_from_dtype_and_shape
+
+
 def make_view_from_scope(scope, graph):
     """The view of the ops whose names start with ``scope``."""
     scope = scope_finalize(scope)
@@ -577,12 +605,12 @@ def sgv_scope(scope, graph):
 
 
 __all__ = [
-    "ControlOutputs", "SubGraphView", "compute_boundary_ts", "filter_ops", "filter_ops_from_regex",
-    "filter_ts",
-    "filter_ts_from_regex", "get_backward_walk_ops", "get_consuming_ops", "get_forward_walk_ops",
-    "get_generating_ops", "get_tensors", "get_unique_graph", "get_walks_intersection_ops",
+    "ControlOutputs", "SubGraphView", "can_be_regex", "compute_boundary_ts", "filter_ops",
+    "filter_ops_from_regex", "filter_ts", "filter_ts_from_regex", "get_backward_walk_ops",
+    "get_consuming_ops", "get_forward_walk_ops", "get_generating_ops", "get_name_scope_ops",
+    "get_ops_ios", "get_tensors", "get_unique_graph", "get_walks_intersection_ops",
     "get_walks_union_ops", "make_list_of_op", "make_list_of_t",
-    "make_placeholder_from_dtype_and_shape", "make_placeholder_from_tensor", "make_view",
-    "make_view_from_scope", "placeholder_name", "select_ops", "select_ops_and_ts", "select_ts",
-    "sgv", "sgv_scope",
+    "make_placeholder_from_dtype_and_shape", "make_placeholder_from_tensor", "make_regex",
+    "make_view", "make_view_from_scope", "ph", "placeholder_name", "select_ops",
+    "select_ops_and_ts", "select_ts", "sgv", "sgv_scope",
 ]
