@@ -144,6 +144,25 @@ def test_tensor_array_inconsistent_shapes_for_stack_gather_concat():
         assert _run(tf.TensorArray(tf.float32, 0, element_shape=[2]).stack()).shape == (0, 2)
 
 
+def test_tensor_array_split_follows_the_same_rules():
+    with tf.Graph().as_default():
+        def split(lengths, **kw):
+            return tf.TensorArray(tf.float32, 2, **kw).split([1.0, 2.0, 3.0], lengths)
+
+        ta = split([1, 2], infer_shape=False)
+        np.testing.assert_array_equal(_run(ta.read(1)), [2, 3])
+        _fails([ta.read(1), ta.read(1)], r"Could not read index 1 twice")
+        _fails(ta.write(0, [5.0]).concat(), r"index 0 because it has already been written to")
+        _fails(split([1, 1, 1], infer_shape=False).concat(),
+               r"TensorArray's size is not equal to the size of lengths \(2 vs\. 3\), and the "
+               r"TensorArray is not marked as dynamically resizeable")
+        _fails(split([1, 2]).concat(), r"index 1 because the value shape is \[2\] which is "
+               r"incompatible with the TensorArray's inferred element shape: \[1\]")
+        got = _run(tf.TensorArray(tf.float32, 0, dynamic_size=True, infer_shape=False).split(
+            [1.0, 2.0, 3.0], [2, 1]).concat())
+        np.testing.assert_array_equal(got, [1, 2, 3])
+
+
 def test_tensor_array_failed_step_leaves_session_usable():
     with tf.Graph().as_default():
         i = tf.placeholder(tf.int32, [])

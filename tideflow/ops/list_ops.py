@@ -530,6 +530,39 @@ def _split_kernel(tensor, element_shape, lengths):
     return TensorList(tuple(np.split(tensor, bounds)), (None, *tensor.shape[1:]))
 
 
+def _split_factory(ctx):
+    """TensorListSplit; made by TensorArray.split (a ``_tensor_array`` attr: dynamic, clear,
+    infer_shape, the array's static size or -1), the list is that array's, with TF 1.x's
+    checks: as many pieces as a non-dynamic array's size, each piece written with the shape
+    rules of a write."""
+    spec = ctx.op._attrs.get("_tensor_array")
+    if spec is None:
+        return _split_kernel
+    if hasattr(spec, "list"):  # imported from a GraphDef
+        spec = list(spec.list.i)
+    dynamic, clear, identical, size = (int(x) for x in spec)
+    name = ctx.op._attrs.get("_tensor_array_name") or ctx.op.name
+    if hasattr(name, "s"):
+        name = name.s.decode() or ctx.op.name
+
+    def run(tensor, element_shape, lengths):
+        n = int(np.size(lengths))
+        if size >= 0 and not dynamic and n != size:
+            raise errors.InvalidArgumentError(
+                None, None, f"TensorArray's size is not equal to the size of lengths ({size} vs. "
+                f"{n}), and the TensorArray is not marked as dynamically resizeable")
+        lst = _split_kernel(tensor, element_shape, lengths)
+        ta = TensorArrayState(name, bool(dynamic), bool(clear), bool(identical))
+        es = _shape_tuple(element_shape)
+        for i, piece in enumerate(lst.items()):
+            es = _ta_check_write(ta, es, n, i, piece.shape)
+        lst.ta = ta
+        lst.element_shape = es
+        return lst
+
+    return run
+
+
 def _add_n_kernel(inputs):
     out = inputs[0]
     for x in inputs[1:]:
@@ -694,7 +727,7 @@ op_registry.declare("TensorListSplit", inputs=["tensor: element_dtype",
                                                "element_shape: shape_type", "lengths: int64"],
                     outputs=["output_handle: variant"],
                     attrs=["element_dtype: type", "shape_type: {int32, int64}"],
-                    shape=_scalar_variant, kernel=_split_kernel, grad=_split_grad)
+                    shape=_scalar_variant, kernel_factory=_split_factory, grad=_split_grad)
 # the sum of gradient lists (TF sums them with a variant AddN); None items count as zeros
 op_registry.declare("_TensorListAddN", inputs=["inputs: N * variant"],
                     outputs=["sum: variant"], attrs=["N: int >= 1"],

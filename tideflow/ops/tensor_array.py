@@ -176,6 +176,12 @@ class TensorArray:
             shape = TensorShape([None]).concatenate(value.get_shape()[1:]) if (
                 value.get_shape().ndims) else unknown_shape()
             lst = list_ops.split(value, lengths, shape)
+            op = lst.op
+            src = self._list.op._attrs.get("_tensor_array_name")
+            op._set_attr("_tensor_array", [
+                int(self._dynamic_size), int(self._clear_after_read), int(bool(self._infer_shape)),
+                -1 if self._static_size is None else self._static_size])
+            op._set_attr("_tensor_array_name", src if isinstance(src, str) else op.name)
         return self._with_list(lst, unknown_shape())
 
     def identity(self):
