@@ -83,6 +83,16 @@ def _div(x, y):
     return np.true_divide(x, y)
 
 
+def _real_div(x, y):
+    """RealDiv: TF registers its kernels for float, half, bfloat16, double and complex types
+    only, so an integer RealDiv builds (the op def allows it) but fails when run."""
+    if x.dtype.kind in "iu":
+        raise errors.InvalidArgumentError(
+            None, None, "No OpKernel was registered to support Op 'RealDiv' with these attrs: "
+            f"[T=DT_{dtypes.as_dtype(x.dtype).name.upper()}]")
+    return np.true_divide(x, y)
+
+
 def _floor_div(x, y):
     if x.dtype.kind in "iu":
         check_divisor(y, x)
@@ -319,7 +329,7 @@ declare_binary("AddV2", "add", _BINARY_MORE, grad=_add_grad)
 declare_binary("Sub", "subtract", _BINARY_MORE, grad=_sub_grad)
 declare_binary("Mul", "multiply", _BINARY_MORE, grad=_mul_grad)
 declare_binary("Div", _div, _BINARY_MORE, grad=_div_grad)
-declare_binary("RealDiv", _div, _BINARY_MORE, grad=_div_grad)
+declare_binary("RealDiv", _real_div, _BINARY_MORE, grad=_div_grad)
 declare_binary("FloorDiv", _floor_div, _BINARY_MORE, differentiable=False)
 declare_binary("TruncateDiv", _truncate_div, _BINARY_MORE, differentiable=False)
 declare_binary("FloorMod", _floor_mod, _MOD, grad=_floor_mod_grad)
