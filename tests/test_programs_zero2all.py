@@ -52,3 +52,65 @@ def test_sequence_loss_name_and_value():
     logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
     want = -(logp[0, 1] + logp[1, 2]) / 2
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_assert_with_string_data_converts_python_values_a_second_time():
+    # TF 1.x's tf.Assert hands the op its unconverted ``data`` when every item is a string or
+    # int32, so each Python value becomes a second constant named after its list position.
+    with tf.Graph().as_default() as g:
+        a = tf.Assert(tf.constant(True), ["msg", tf.constant(3)])
+        b = tf.Assert(tf.constant(True), [tf.constant("x"), 5, "y"], name="chk")
+        names = [o.name for o in g.get_operations()]
+        assert a.name == "Assert/Assert"
+        assert b.name == "chk/Assert"
+        assert names == ["Const", "Const_1", "Assert/Const", "Assert/Assert/data_0",
+                         "Assert/Assert", "Const_2", "Const_3", "chk/Const", "chk/Const_1",
+                         "chk/Assert/data_1", "chk/Assert/data_2", "chk/Assert"]
+        x = tf.placeholder(tf.int32, [])
+        check = tf.Assert(x > 0, ["x must be positive", x])
+        with tf.Session() as sess:
+            sess.run([a, b])
+            sess.run(check, {x: 2})
+            try:
+                sess.run(check, {x: -4})
+            except tf.errors.InvalidArgumentError as e:
+                assert "x must be positive" in e.message and "-4" in e.message
+            else:
+                raise AssertionError("the failing Assert did not raise")
+
+
+def test_input_pipeline_graph_has_tf_op_count(tmp_path):
+    # lab-04-4: string_input_producer + TextLineReader + decode_csv + batch, then a
+    # graph-seeded random_normal; its seed2 is the op's id, so the ops before it must be TF's.
+    path = tmp_path / "scores.csv"
+    path.write_text("73,80,75,152\n93,88,93,185\n89,91,90,180\n")
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(777)
+        queue = tf.train.string_input_producer([str(path)], shuffle=False, name="filename_queue")
+        _, value = tf.TextLineReader().read(queue)
+        xy = tf.decode_csv(value, record_defaults=[[0.0], [0.0], [0.0], [0.0]])
+        bx, by = tf.train.batch([xy[0:-1], xy[-1:]], batch_size=2)
+        names = [o.name for o in g.get_operations()]
+        assert "filename_queue/Assert/Assert/data_0" in names
+        assert [n for n in names if n.startswith("DecodeCSV/")] == [
+            f"DecodeCSV/record_defaults_{i}" for i in range(4)]
+        assert names[names.index("batch/packed_1") + 1] == "batch/Const"
+        # TF's graph has 40 ops at this point: 18 for the producer, 2 for the reader, 5 for
+        # decode_csv and 15 for batch (counted from the op lists above and TF's own graph)
+        assert len(names) == 40
+        assert bx.shape.as_list() == [2, 3] and by.shape.as_list() == [2, 1]
+        tf.train.shuffle_batch([xy[0]], batch_size=2, capacity=10, min_after_dequeue=2)
+        tf.train.batch_join([[xy[0]], [xy[1]]], batch_size=2)
+        tf.train.shuffle_batch_join([[xy[0]], [xy[1]]], batch_size=2, capacity=10,
+                                    min_after_dequeue=2)
+        names = [o.name for o in g.get_operations()]
+        for scope in ("shuffle_batch", "batch_join", "shuffle_batch_join"):
+            assert f"{scope}/Const" in names
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            xv, yv = sess.run([bx, by])
+            coord.request_stop()
+            coord.join(threads)
+        np.testing.assert_array_equal(xv, [[73, 80, 75], [93, 88, 93]])
+        np.testing.assert_array_equal(yv, [[152], [185]])

@@ -1232,12 +1232,14 @@ def _type_name_list(allowed):
     return ", ".join(sorted(d.name for d in allowed))
 
 
-def _convert_input(op_type, arg, value, dtype, name):
+def _convert_input(op_type, arg, value, dtype, name, index=None):
     try:
         if isinstance(value, Tensor):
             t = value
         else:
-            t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
+            # as TF: the i-th Python value of a list argument becomes the constant "<arg>_<i>"
+            cname = arg.name if index is None else f"{arg.name}_{index}"
+            t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=cname)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(
@@ -1316,13 +1318,14 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph):
                 dtype = arg.fixed_type or attrs.get(arg.type_attr)
                 if dtype is None:
                     default = op_def.attrs[arg.type_attr].default
-                    ts = convert_n_to_tensor(value, preferred_dtype=default)
+                    ts = convert_n_to_tensor(value, preferred_dtype=default, name=arg.name)
                     if ts:
                         dtype = ts[0]._dtype.base_dtype
                         attrs[arg.type_attr] = dtype
                     ts = [_convert_input(op_type, arg, v, dtype, name) for v in ts]
                 else:
-                    ts = [_convert_input(op_type, arg, v, dtype, name) for v in value]
+                    ts = [_convert_input(op_type, arg, v, dtype, name, i)
+                          for i, v in enumerate(value)]
                 for t in ts:
                     if t._dtype.base_dtype != dtype:
                         raise TypeError(
@@ -1334,10 +1337,11 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph):
             else:
                 want = attrs.get(arg.type_list_attr)
                 if want is not None:
-                    ts = [_convert_input(op_type, arg, v, dtypes.as_dtype(d), name)
-                          for v, d in zip(value, want)]
+                    ts = [_convert_input(op_type, arg, v, dtypes.as_dtype(d), name, i)
+                          for i, (v, d) in enumerate(zip(value, want))]
                 else:
-                    ts = [_convert_input(op_type, arg, v, None, name) for v in value]
+                    ts = [_convert_input(op_type, arg, v, None, name, i)
+                          for i, v in enumerate(value)]
                     attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat_inputs.extend(ts)
             input_types.extend(t._dtype for t in ts)

@@ -249,6 +249,13 @@ def _store_sparse_join(tensor_list_list, enqueue_many, keep_inputs=None):
     return out, infos
 
 
+def _keep_input_const():
+    """TF 1.x's batch functions turn their ``keep_input=True`` into a tensor (a "Const" in the
+    batch's scope) before anything else is built; made here too so later graph-seeded ops get
+    TF's op ids."""
+    return ops.convert_to_tensor(True)
+
+
 def _validate_join(tensor_list_list):
     out = [_validate(tl, "batch_join()") for tl in tensor_list_list]
     if not out:
@@ -335,6 +342,7 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     with ops.name_scope(name, "batch", _dense_only(tensor_list)) as scope:
         tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list)
+        _keep_input_const()
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
@@ -353,6 +361,7 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     with ops.name_scope(name, "batch_join", _dense_only(flat)) as scope:
         tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
+        _keep_input_const()
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
@@ -378,6 +387,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
         _check_shuffle_capacity(capacity, min_after_dequeue)
         tensor_list, sparse = _store_sparse(tensor_list, enqueue_many)
         tensor_list = _validate(tensor_list, "shuffle_batch()")
+        _keep_input_const()
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
@@ -399,6 +409,7 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
         _check_shuffle_capacity(capacity, min_after_dequeue)
         tensor_list_list, sparse = _store_sparse_join(tensor_list_list, enqueue_many)
         tensor_list_list = _validate_join(tensor_list_list)
+        _keep_input_const()
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = data_flow_ops.RandomShuffleQueue(
