@@ -36,7 +36,7 @@ def test_build_load_and_serve(tmp_path):
             with pytest.raises(AssertionError, match="already been saved"):
                 builder.add_meta_graph_and_variables(sess, ["x"])
             path = builder.save()
-    assert path == os.path.join(export_dir, "saved_model.pb")
+    assert path == os.fsencode(os.path.join(export_dir, "saved_model.pb"))  # bytes, as TF
     assert sorted(os.listdir(export_dir)) == ["saved_model.pb", "variables"]
     assert sorted(os.listdir(os.path.join(export_dir, "variables"))) == [
         "variables.data-00000-of-00001", "variables.index"]

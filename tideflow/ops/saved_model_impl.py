@@ -44,7 +44,7 @@ REGRESS_OUTPUTS = "outputs"
 
 
 def get_variables_dir(export_dir):
-    return os.path.join(os.fspath(export_dir), VARIABLES_DIRECTORY)
+    return os.path.join(os.fsdecode(export_dir), VARIABLES_DIRECTORY)
 
 
 def get_variables_path(export_dir):
@@ -58,7 +58,7 @@ def get_or_create_variables_dir(export_dir):
 
 
 def get_assets_dir(export_dir):
-    return os.path.join(os.fspath(export_dir), ASSETS_DIRECTORY)
+    return os.path.join(os.fsdecode(export_dir), ASSETS_DIRECTORY)
 
 
 # -- TensorInfo / SignatureDef ----------------------------------------------------------------
@@ -191,7 +191,8 @@ class SavedModelBuilder:
     def __init__(self, export_dir):
         self._saved_model = saved_model_pb2.SavedModel(
             saved_model_schema_version=SAVED_MODEL_SCHEMA_VERSION)
-        self._export_dir = os.fspath(export_dir)
+        # TF programs often pass ``tf.compat.as_bytes(path)``: bytes and str paths both work.
+        self._export_dir = os.fsdecode(export_dir)
         if os.path.exists(self._export_dir):
             if os.listdir(self._export_dir):
                 raise AssertionError(
@@ -286,7 +287,7 @@ class SavedModelBuilder:
         self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
 
     def save(self, as_text=False):
-        """Writes ``saved_model.pb`` (or ``.pbtxt``); returns its path."""
+        """Writes ``saved_model.pb`` (or ``.pbtxt``); returns its path as bytes, as TF does."""
         from tideflow.train import checkpoint_format
 
         if as_text:
@@ -301,7 +302,7 @@ class SavedModelBuilder:
         from tideflow import logging
 
         logging.info("SavedModel written to: %s", path)
-        return path
+        return os.fsencode(path)
 
 
 # -- loader -----------------------------------------------------------------------------------
