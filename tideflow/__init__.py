@@ -387,6 +387,7 @@ from tideflow.ops.partitioned_variables import (
     variable_axis_size_partitioner,
 )
 from tideflow.ops.patches_ops import bitcast, extract_image_patches, extract_volume_patches
+from tideflow.ops.ragged_tensor import RaggedTensor, RaggedTensorSpec
 from tideflow.ops.random_ops import (
     multinomial,
     random_gamma,
@@ -594,6 +595,7 @@ _LAZY = {
     "python_io": ("tideflow.python_io", None),
     "io": ("tideflow.io", None),
     "sparse": ("tideflow.sparse", None),
+    "ragged": ("tideflow.ragged", None),
     "app": ("tideflow.app", None),
     "flags": ("tideflow.flags", None),
     "math": ("tideflow.math", None),

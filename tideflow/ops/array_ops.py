@@ -8,6 +8,7 @@ The other array families sit beside this file: ``concat_ops`` (concat, stack, sp
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.ops import constant_op
 from tideflow.ops.gradients import dense
@@ -403,6 +404,7 @@ def shape_n(input, out_type=dtypes.int32, name=None):
                              name=name)._outputs)
 
 
+@add_dispatch_support  # a RaggedTensor: the size of its flat values
 def size(input, name=None, out_type=dtypes.int32):
     """The number of elements of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Size", [input]) as scope:
@@ -415,6 +417,7 @@ def size(input, name=None, out_type=dtypes.int32):
         return ops.apply_op("Size", [t], {"out_type": out_type}, name=scope)._outputs[0]
 
 
+@add_dispatch_support
 def rank(input, name=None):
     """The rank of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Rank", [input]) as scope:

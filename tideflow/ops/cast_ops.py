@@ -3,6 +3,7 @@
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops, sparse_tensor
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops.array_ops import _np, _register_fold
 
@@ -59,6 +60,7 @@ op_registry.declare(
 _register_fold("Cast")
 
 
+@add_dispatch_support(elementwise=1)
 def cast(x, dtype, name=None):
     """Casts ``x`` to ``dtype`` (bool <-> numbers as 0/1; float -> int truncates toward zero)."""
     base = dtypes.as_dtype(dtype).base_dtype

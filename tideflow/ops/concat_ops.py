@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, as_shape
 from tideflow.ops import constant_op
 from tideflow.ops.array_ops import (
@@ -183,6 +184,7 @@ ops.register_tensor_conversion_function((list, tuple), _autopacking_conversion, 
 _register_fold("Pack", "Unpack")
 
 
+@add_dispatch_support  # RaggedTensor inputs: ragged stack
 def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
     if axis == 0 and not _has_tensor(values):
@@ -393,6 +395,7 @@ def _is_int_like(v):
     return isinstance(v, (numbers.Integral, Dimension)) and not isinstance(v, bool)
 
 
+@add_dispatch_support  # RaggedTensor inputs: ragged concat
 def concat(values=None, axis=None, name="concat", concat_dim=None):
     """Concatenates ``values`` along ``axis``; also accepts 0.x's ``concat(concat_dim, values)``
     (positionally or by those keywords)."""

@@ -7,6 +7,7 @@ import collections
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import array_ops, constant_op
@@ -153,6 +154,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support  # RaggedTensor params or indices: ragged gather
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
     """Gathers slices of ``params`` along ``axis`` at ``indices``; the first ``batch_dims``
     dimensions of both are matched up (``axis`` defaults to ``batch_dims``)."""

@@ -8,6 +8,7 @@ linear algebra in ``linalg_ops.py``; this module re-exports their public functio
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import _register_fold
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
 from tideflow.ops.unary_ops import (  # noqa: F401
@@ -436,7 +437,7 @@ def _binary_fn(op_type, py_name, doc):
 
     fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
-    return fn
+    return add_dispatch_support(fn, elementwise=2)  # RaggedTensors map their flat values
 
 
 def _cast(x, dtype):
@@ -470,21 +471,25 @@ logical_and = _binary_fn("LogicalAnd", "logical_and", "x AND y elementwise (bool
 logical_or = _binary_fn("LogicalOr", "logical_or", "x OR y elementwise (bool).")
 
 
+@add_dispatch_support(elementwise=2)
 def atan2(y, x, name=None):
     """The angle of the point (x, y) elementwise: atan(y / x) in the right quadrant."""
     return _apply("Atan2", [y, x], name)
 
 
+@add_dispatch_support(elementwise=2)
 def equal(x, y, name=None):
     """x == y elementwise, with broadcasting (numbers, bools or strings)."""
     return _apply("Equal", [x, y], name)
 
 
+@add_dispatch_support(elementwise=2)
 def not_equal(x, y, name=None):
     """x != y elementwise, with broadcasting (numbers, bools or strings)."""
     return _apply("NotEqual", [x, y], name)
 
 
+@add_dispatch_support(elementwise=2)
 def logical_xor(x, y, name="LogicalXor"):
     """x XOR y elementwise: (x | y) & ~(x & y)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
@@ -499,6 +504,7 @@ def log_sigmoid(x, name=None):
         return negative(soft, name=scope)
 
 
+@add_dispatch_support(elementwise=2)
 def pow(x, y, name=None):
     """x ** y elementwise, with broadcasting."""
     with ops.name_scope(name, "Pow", [x]) as scope:
@@ -522,6 +528,7 @@ _TRUEDIV_TYPES = {
 }
 
 
+@add_dispatch_support(elementwise=2)
 def truediv(x, y, name=None):
     """x / y with Python 3 semantics: integers are cast to floats first (int32 -> float64)."""
     with ops.name_scope(name, "truediv", [x, y]) as scope:
@@ -536,11 +543,13 @@ def truediv(x, y, name=None):
         return _apply("RealDiv", [x, y], scope)
 
 
+@add_dispatch_support(elementwise=2)
 def divide(x, y, name=None):
     """x / y with Python 3 semantics (``truediv``)."""
     return truediv(x, y, name=name)
 
 
+@add_dispatch_support(elementwise=2)
 def div(x, y, name=None):
     """x / y with Python 2 semantics: floor division for integers, true division otherwise."""
     with ops.name_scope(name, "div", [x, y]) as scope:
@@ -550,6 +559,7 @@ def div(x, y, name=None):
         return _apply("FloorDiv", [x, y], scope)
 
 
+@add_dispatch_support(elementwise=2)
 def floordiv(x, y, name=None):
     """x // y, rounding towards negative infinity (FloorDiv)."""
     with ops.name_scope(name, "floordiv", [x, y]) as scope:
@@ -662,12 +672,16 @@ def conj(x, name=None):
 
 def _binary_operator(fn, name):
     def op(x, y):
+        if hasattr(type(y), f"__r{name}__") and hasattr(type(y), "_tf_fetch_components"):
+            return NotImplemented  # as TF: a RaggedTensor applies the reflected operator
         with ops.name_scope(None, name, [x, y]) as scope:
             if not isinstance(y, ops.Tensor):
                 y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
             return fn(x, y, name=scope)
 
     def rop(y, x):
+        if hasattr(type(x), f"__{name}__") and hasattr(type(x), "_tf_fetch_components"):
+            return NotImplemented
         with ops.name_scope(None, name, [x, y]) as scope:
             x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
             return fn(x, y, name=scope)

@@ -7,6 +7,7 @@ imports math_ops only inside functions.
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from tideflow.kernels import sums
 from tideflow.kernels.scatter import rows_at
@@ -629,42 +630,49 @@ def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep
     return out
 
 
+@add_dispatch_support  # RaggedTensor inputs: tf.ragged's reductions
 def reduce_sum(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """The sum of elements across ``axis`` (all axes when None)."""
     return _reduce("Sum", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_mean(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):
     """The mean of elements across ``axis`` (integer means truncate, as in TF)."""
     return _reduce("Mean", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_prod(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                 keep_dims=None):
     """The product of elements across ``axis``."""
     return _reduce("Prod", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_max(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """The maximum of elements across ``axis``."""
     return _reduce("Max", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """The minimum of elements across ``axis``."""
     return _reduce("Min", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Logical AND of bool elements across ``axis``."""
     return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
 
 
+@add_dispatch_support
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Logical OR of bool elements across ``axis``."""

@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import Dimension, as_shape
 from tideflow.ops import array_ops, cast_ops, concat_ops, fill_ops, gather_ops, pad_ops
 from tideflow.ops.array_ops import (
@@ -528,6 +529,7 @@ ops.Tensor._override_operator("__getitem__", _slice_helper)
 # ------------------------------------------------------------------------------------------
 
 
+@add_dispatch_support  # RaggedTensor data or mask: tf.ragged.boolean_mask
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     """The elements of ``tensor`` where ``mask`` (a bool tensor over dims ``axis``...) is true."""
     with ops.name_scope(name, values=[tensor, mask]):

@@ -5,6 +5,7 @@ declared with its gradient, and their public wrappers; ``math_ops`` re-exports t
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import special_functions
 from tideflow.ops.elementwise import _binary_shape, declare_unary, reduce_to_inputs
 
@@ -294,7 +295,7 @@ def unary_fn(op_type, py_name, doc):
 
     fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
-    return fn
+    return add_dispatch_support(fn, elementwise=1)  # a RaggedTensor maps its flat values
 
 
 negative = unary_fn("Neg", "negative", "-x elementwise.")
@@ -339,6 +340,7 @@ def zeta(x, q, name=None):
     return _apply("Zeta", [x, q], name)
 
 
+@add_dispatch_support(elementwise=1)
 def abs(x, name=None):
     """|x| elementwise; for complex x, the magnitude as a real tensor (ComplexAbs)."""
     with ops.name_scope(name, "Abs", [x]) as scope:
