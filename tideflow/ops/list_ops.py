@@ -222,20 +222,33 @@ def _ta_slot_error(ta, items, i):
 
 
 def _ta_write(lst, index, value):
+    # runs once per loop iteration in dynamic_rnn: the checks cost a shape compare when the
+    # write is in bounds and of the inferred shape
     ta = lst.ta
     items = lst.items()
     n = len(items)
     i = int(index)
-    es = _ta_check_write(ta, lst.element_shape, n, i, np.shape(value))
+    try:
+        vshape = value.shape
+    except AttributeError:
+        vshape = np.shape(value)
+    es = lst.element_shape
+    if es != vshape or i < 0 or (i >= n and not ta.dynamic):
+        es = _ta_check_write(ta, es, n, i, vshape)
+    items = list(items)
     if i < n:
         if items[i] is not None or i in ta.cleared:
             raise _ta_slot_error(ta, items, i)
-        items = list(items)
     else:
-        items = list(items)
         items.extend([None] * (i + 1 - n))
     items[i] = value
-    return TensorList(tuple(items), es, ta=ta)
+    out = _new(TensorList)
+    out._base = tuple(items)
+    out._blen = len(items)
+    out._tail = None
+    out.element_shape = es
+    out.ta = ta
+    return out
 
 
 def _ta_scatter(lst, tensor, indices):
