@@ -526,8 +526,9 @@ def _ragged_reduce(kind, rt, axis, keepdims):
     if kind in ("all", "any"):
         as_int = map_flat_values(cast_ops.cast, rt, dtypes.int32)
         result = _ragged_reduce("min" if kind == "all" else "max", as_int, axis, keepdims)
-        return map_flat_values(cast_ops.cast, result, dtypes.bool) if isinstance(
-            result, RaggedTensor) else cast_ops.cast(result, dtypes.bool)
+        # an empty row's max is the lowest int (any: False), its min the highest (all: True)
+        return map_flat_values(math_ops.greater, result, 0) if isinstance(
+            result, RaggedTensor) else math_ops.greater(result, 0)
     axes = ops.constant_value(axis) if isinstance(axis, ops.Tensor) else axis
     if axes is None:
         raise ValueError("Reducing a RaggedTensor needs a constant axis")
