@@ -114,3 +114,22 @@ def test_input_pipeline_graph_has_tf_op_count(tmp_path):
             coord.join(threads)
         np.testing.assert_array_equal(xv, [[73, 80, 75], [93, 88, 93]])
         np.testing.assert_array_equal(yv, [[152], [185]])
+
+
+def test_keras_fit_accepts_keras1_nb_epoch():
+    # the course's Keras programs call model.fit(x, y, nb_epoch=...); TF 1.x's tf.keras takes
+    # it as `epochs` (with a warning) and still rejects other unknown keywords.
+    x = np.arange(12, dtype=np.float32).reshape(6, 2) / 10.0
+    y = x.sum(axis=1, keepdims=True)
+    with tf.Graph().as_default():
+        model = tf.keras.models.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        model.compile(loss="mse", optimizer="sgd")
+        history = model.fit(x, y, nb_epoch=3, batch_size=6, verbose=0)
+        assert len(history.history["loss"]) == 3
+        assert history.epoch == [0, 1, 2]
+        try:
+            model.fit(x, y, nb_epochs=2, verbose=0)
+        except TypeError as e:
+            assert "nb_epochs" in str(e)
+        else:
+            raise AssertionError("an unknown fit keyword was accepted")

@@ -600,6 +600,9 @@ class Model(Network):
             validation_freq=1, **kwargs):
         """Trains for ``epochs`` epochs of ``batch_size`` (32) samples (or of
         ``steps_per_epoch`` batches of a ``tf.data`` dataset); returns the History."""
+        if "nb_epoch" in kwargs:  # as TF 1.x's tf.keras: Keras 1's name, with a warning
+            tf.logging.warning("The `nb_epoch` argument in `fit` has been renamed `epochs`.")
+            epochs = kwargs.pop("nb_epoch")
         for k in kwargs:
             if k not in ("max_queue_size", "workers", "use_multiprocessing"):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
