@@ -65,3 +65,45 @@ def test_realdiv_of_integers_has_no_kernel():
         np.testing.assert_allclose(sess.run(tf.divide(b, a)), bv / av)
         np.testing.assert_allclose(sess.run(tf.realdiv(tf.cast(b, tf.float32), 2.0)),
                                    bv / 2.0)
+
+
+def test_models_rnn_cells_keep_0x_concatenated_state():
+    # nlintz's 0.x LSTM tutorial: `from tensorflow.models.rnn import rnn, rnn_cell`,
+    # BasicLSTMCell(n, forget_bias=1.0) and an initial state fed as a [None, 2n] placeholder.
+    # In the 0.x releases (the only ones with this module) LSTM cells and MultiRNNCell
+    # defaulted to state_is_tuple=False: one [c, h] state whose state_size is an int.
+    from tideflow.models.rnn import rnn, rnn_cell
+
+    n, depth, steps, batch = 2, 3, 2, 4
+    g = tf.Graph()
+    with g.as_default():
+        cell = rnn_cell.BasicLSTMCell(n, forget_bias=1.0)
+        assert cell.state_size == 2 * n and cell.output_size == n
+        assert rnn_cell.MultiRNNCell([rnn_cell.BasicLSTMCell(n)] * 2).state_size == 4 * n
+        assert rnn_cell.LSTMCell(n, depth).state_size == 2 * n  # input_size is positional
+        xs = [tf.placeholder(tf.float32, [None, depth]) for _ in range(steps)]
+        init = tf.placeholder(tf.float32, [None, 2 * n])
+        outputs, state = rnn.rnn(cell, xs, initial_state=init)
+        assert state.shape.as_list() == [None, 2 * n]
+        kernel, bias = tf.trainable_variables()
+        rng = np.random.RandomState(0)
+        kv = rng.randn(depth + n, 4 * n).astype(np.float32) * 0.5
+        bv = rng.randn(4 * n).astype(np.float32) * 0.1
+        xv = [rng.randn(batch, depth).astype(np.float32) for _ in range(steps)]
+        s0 = rng.randn(batch, 2 * n).astype(np.float32)
+        with tf.Session(graph=g) as sess:
+            kernel.load(kv, sess)
+            bias.load(bv, sess)
+            got_out, got_state = sess.run([outputs[-1], state],
+                                          {**dict(zip(xs, xv)), init: s0})
+
+    def sig(z):
+        return 1 / (1 + np.exp(-z))
+
+    c, h = s0[:, :n].astype(np.float64), s0[:, n:].astype(np.float64)
+    for x in xv:
+        i, j, f, o = np.split(np.concatenate([x, h], 1) @ kv + bv, 4, axis=1)
+        c = c * sig(f + 1.0) + sig(i) * np.tanh(j)
+        h = np.tanh(c) * sig(o)
+    np.testing.assert_allclose(got_out, h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_state, np.concatenate([c, h], 1), rtol=1e-5, atol=1e-6)
