@@ -46,8 +46,11 @@ def test_split_options_and_ragged_error():
         v = _run(sp)
         assert v.values.tolist() == [b"a", b"b,,c", b"", b"", b"d"]
         assert v.dense_shape.tolist() == [3, 2]
-        with pytest.raises(NotImplementedError, match="RaggedTensor"):
-            tf.strings.split(["a b"], result_type="RaggedTensor")
+        rt = tf.strings.split(["a b", "c", ""], result_type="RaggedTensor")
+        assert isinstance(rt, tf.RaggedTensor) and rt.shape.as_list() == [3, None]
+        assert _run(rt).to_list() == [[b"a", b"b"], [b"c"], []]
+        one = tf.strings.split("a  b", result_type="RaggedTensor")
+        assert _run(one).to_list() == [[b"a", b"b"]]
         with pytest.raises(ValueError, match="result_type"):
             tf.strings.split(["a b"], result_type="Dense")
         with pytest.raises(ValueError, match="vector"):

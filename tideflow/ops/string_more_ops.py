@@ -330,16 +330,26 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
 
     ``sep=None`` splits on runs of whitespace and drops empty tokens; a given ``sep`` splits on
     that exact string and keeps empty tokens. At most ``maxsplit`` splits per string (-1: all).
-    Returns a ``SparseTensor`` of shape ``[len(input), max tokens]``.
+    Returns a ``SparseTensor`` of shape ``[len(input), max tokens]``, or with
+    ``result_type="RaggedTensor"`` a ``RaggedTensor`` of one row per string.
     """
     if input is None:
         input = source
     elif source is not None:
         raise ValueError("tf.strings.split: give either input or source, not both")
     if result_type == "RaggedTensor":
-        raise NotImplementedError("tf.strings.split: result_type='RaggedTensor' needs "
-                                  "RaggedTensor, which tideflow does not have; use "
-                                  "result_type='SparseTensor'")
+        # as TF 1.15: a scalar is one row; the rows are the sparse result's rows
+        from tideflow.ops import array_ops
+        from tideflow.ops.ragged_tensor import RaggedTensor
+
+        with ops.name_scope(name, "StringSplit", [input]):
+            input = ops.convert_to_tensor(input, dtype=dtypes.string)
+            if input.get_shape().ndims == 0:
+                input = array_ops.reshape(input, [1])
+            rt = RaggedTensor.from_sparse(split(input, sep, maxsplit))
+            rt.row_splits.set_shape([None if input.get_shape()[0].value is None
+                                     else input.get_shape()[0].value + 1])
+            return rt
     if result_type != "SparseTensor":
         raise ValueError(f"tf.strings.split: result_type must be 'SparseTensor' or "
                          f"'RaggedTensor', got {result_type!r}")
