@@ -478,3 +478,30 @@ def test_gradients_wrt_flat_values(loss_fn):
         g = sess.run(grad, {x: x0})
         numeric = _numeric_grad(lambda v: sess.run(loss, {x: v}), x0)
     np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_ragged_stack_merge_dims_consumers_and_int_mean():
+    rt = tf.ragged.constant([[1, 2], [], [3, 4, 5]])
+    r2 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+    dense = tf.ragged.stack([[1, 2], [3, 4]], axis=1)
+    assert isinstance(dense, tf.Tensor)
+    got = _run([tf.ragged.stack([rt, rt]), tf.ragged.stack([rt], axis=1), dense,
+                r2.merge_dims(0, 1), r2.merge_dims(1, 2), r2.merge_dims(0, 2),
+                tf.reduce_mean(rt, axis=1), tf.reduce_mean(rt)])
+    rows = [[1, 2], [], [3, 4, 5]]
+    assert got[0].to_list() == [rows, rows]
+    assert got[1].to_list() == [[r] for r in rows]
+    np.testing.assert_array_equal(got[2], [[1, 3], [2, 4]])
+    assert got[3].to_list() == [[1, 2], [3], [4, 5, 6]]
+    assert got[4].to_list() == [[1, 2, 3], [], [4, 5, 6]]
+    np.testing.assert_array_equal(got[5], [1, 2, 3, 4, 5, 6])
+    # as TF: the mean of int rows is sum / count in float64
+    assert got[6].dtype == np.float64 and got[7].dtype == np.float64
+    np.testing.assert_allclose(got[6][[0, 2]], [1.5, 4.0])
+    assert got[7] == 3.0
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([[1, 2], [3]])
+        out = rt + 1
+        assert out.flat_values.op in rt.consumers()
+    inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert _run(inner.merge_dims(1, 2)).to_list() == [[1, 2, 3, 4], [5, 6]]

@@ -8,6 +8,7 @@ from tideflow.ops.ragged_ops import (  # noqa: F401
     placeholder,
     row_splits_to_segment_ids,
     segment_ids_to_row_splits,
+    stack,
     stack_dynamic_partitions,
 )
 from tideflow.ops.ragged_ops import ragged_range as range  # noqa: F401

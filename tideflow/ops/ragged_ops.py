@@ -507,8 +507,9 @@ def _ragged_reduce(kind, rt, axis, keepdims):
     ndims = rt.shape.ndims
     if axis is None:
         flat = rt.flat_values
-        if kind == "mean":
-            result = reduction_ops.reduce_mean(flat)
+        if kind == "mean":  # as TF: sum / count, so an int mean is a float64
+            result = math_ops.truediv(reduction_ops.reduce_sum(flat),
+                                      array_ops.size(flat, out_type=flat.dtype))
         elif kind in ("all", "any"):
             result = (reduction_ops.reduce_all if kind == "all" else reduction_ops.reduce_any)(
                 flat)
@@ -667,6 +668,15 @@ def ragged_concat(values, axis, stack_values=False, name=None):
         if checks:
             inner = control_flow_ops.with_dependencies(checks, inner)
         return rts[0].with_values(inner)
+
+
+def stack(values, axis=0, name=None):
+    """``values`` (ragged or dense) stacked along a new ``axis``; all-dense inputs give a
+    dense tensor, as ``tf.stack``."""
+    with ops.name_scope(name, "RaggedConcat", values):
+        if not any(is_ragged(v) for v in values):
+            return concat_ops.stack(values, axis)
+        return ragged_concat(values, axis, stack_values=True)
 
 
 def _concat_handler(api_fn, stack_values):

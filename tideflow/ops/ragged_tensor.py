@@ -1,13 +1,14 @@
 """``tf.RaggedTensor`` (graph mode, as TF 1.15): a ``values`` tensor cut into rows by a
-``row_splits`` vector, nested for more ragged dimensions; its factories, conversions to and
-from dense and sparse tensors, row indexing, and the fetched ``RaggedTensorValue``.
+``row_splits`` vector, nested for more ragged dimensions; its factories and conversions to and
+from dense and sparse tensors. Indexing lives in ``ragged_getitem``, the fetched value and the
+type spec in ``ragged_value``, the ``tf.ragged`` functions and dispatched ops in ``ragged_ops``.
 """
 
 import numpy as np
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
     cast_ops,
@@ -679,7 +680,9 @@ class RaggedTensor:
             ndims = self.shape.ndims
             if ndims is not None and len(key) > ndims:
                 raise ValueError("Too many indices for RaggedTensor")
-            return _getitem(self, key)
+            from tideflow.ops.ragged_getitem import getitem
+
+            return getitem(self, key)
 
     # ------------------------------------------------------------------ composite protocol
 
@@ -701,8 +704,41 @@ class RaggedTensor:
 
         return [self.flat_values] + list(self.nested_row_splits), split
 
-    def _consumers(self):
-        return self.flat_values.consumers()
+    def consumers(self):
+        """The ops that use this tensor's component tensors."""
+        seen, result = set(), []
+        for t in (self.flat_values,) + self.nested_row_splits:
+            for op in t.consumers():
+                if op not in seen:
+                    seen.add(op)
+                    result.append(op)
+        return result
+
+    def merge_dims(self, outer_axis, inner_axis):
+        """This tensor with dimensions ``outer_axis..inner_axis`` merged into one."""
+        ndims = self.shape.ndims
+        outer_axis = _positive_axis(outer_axis, ndims)
+        inner_axis = _positive_axis(inner_axis, ndims)
+        if outer_axis > inner_axis:
+            raise ValueError(f"Expected outer_axis ({outer_axis}) to be less than or equal to "
+                             f"inner_axis ({inner_axis})")
+        if outer_axis == inner_axis:
+            return self
+        if outer_axis > 1:
+            return self.with_values(_merge_dims(self._values, outer_axis - 1, inner_axis - 1))
+        if outer_axis == 1:
+            values = self._values
+            if isinstance(values, RaggedTensor):
+                # each row's rows, joined: the inner splits taken at this tensor's splits
+                splits = gather_ops.gather(values.row_splits, self._row_splits)
+                return RaggedTensor(values.values, splits, internal=True).merge_dims(
+                    1, inner_axis - 1)
+            shape = array_ops.shape(values, out_type=self._row_splits.dtype)
+            factor = reduction_ops.reduce_prod(shape[1:inner_axis])
+            return RaggedTensor(_merge_dims(values, 0, inner_axis - 1),
+                                self._row_splits * factor, internal=True)
+        # merging dims 0..k: the values, flattened k - 1 more times
+        return _merge_dims(self._values, 0, inner_axis - 1)
 
     def eval(self, feed_dict=None, session=None):
         session = session or ops.get_default_session()
@@ -731,6 +767,16 @@ def _rebuild_value(parts):
     return value
 
 
+def _merge_dims(values, outer_axis, inner_axis):
+    if isinstance(values, RaggedTensor):
+        return values.merge_dims(outer_axis, inner_axis)
+    if outer_axis == inner_axis:
+        return values
+    shape = array_ops.shape(values)
+    new_shape = concat_ops.concat([shape[:outer_axis], [-1], shape[inner_axis + 1:]], 0)
+    return array_ops.reshape(values, new_shape)
+
+
 def _positive_axis(axis, ndims):
     if not isinstance(axis, int):
         raise TypeError(f"axis must be an int; got {axis!r}")
@@ -745,217 +791,17 @@ def _positive_axis(axis, ndims):
     return axis + ndims
 
 
-def _is_int_key(k):
-    if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
-        return True
-    return isinstance(k, ops.Tensor) and k.dtype.is_integer and k.get_shape().ndims == 0
-
-
-def _getitem(rt, key):
-    """``rt[key]`` for a tuple ``key`` whose first entry indexes rows."""
-    if not key:
-        return rt
-    head, rest = key[0], key[1:]
-    if isinstance(head, slice):
-        rows = _row_slice(rt, head)
-        return _getitem_inner(rows, rest) if rest else rows
-    if not _is_int_key(head):
-        raise TypeError(f"Indices for a RaggedTensor must be integers, slices or scalar "
-                        f"integer Tensors; got {head!r}")
-    starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
-    row = _slice_rows(rt.values, starts[head], limits[head])
-    if not rest:
-        return row
-    if isinstance(row, RaggedTensor):
-        return _getitem(row, rest)
-    return row[rest]
-
-
-def _row_slice(rt, key):
-    if key.start is None and key.stop is None and key.step is None:
-        return rt
-    nrows = rt.nrows()
-    indices = range_ops.range(nrows, dtype=rt.row_splits.dtype)[key]
-    return rt._gather_rows(indices)
-
-
-def _getitem_inner(rt, key):
-    """Applies ``key`` to dimensions 1.. of ``rt`` (dimension 1 is ragged)."""
-    head, rest = key[0], key[1:]
-    if not isinstance(head, slice):
-        raise ValueError("Cannot index into an inner ragged dimension.")  # noqa: TRY004
-    if not (head.step is None or (isinstance(head.step, int) and head.step == 1)):
-        raise ValueError("Slicing a ragged dimension with a step is not supported")
-    if head.start is not None or head.stop is not None:
-        rt = _slice_each_row(rt, head.start, head.stop)
-    if not rest:
-        return rt
-    values = rt.values
-    if isinstance(values, RaggedTensor):
-        new_values = _getitem_inner(values, rest)
-    else:
-        new_values = values[(slice(None),) + tuple(rest)]
-    return rt.with_values(new_values) if new_values.shape.ndims != 0 else new_values
-
-
-def _clamp_index(index, lengths, dt, default):
-    """Python's slice bound ``index`` resolved against each row's length."""
-    if index is None:
-        return default
-    if isinstance(index, (int, np.integer)):
-        if index >= 0:
-            return math_ops.minimum(lengths, index)
-        return math_ops.maximum(lengths + index, 0)
-    index = ops.convert_to_tensor(index, dtype=dt)
-    positive = math_ops.minimum(index, lengths)
-    negative = math_ops.maximum(lengths + index, 0)
-    return gather_ops.where(
-        math_ops.greater_equal(fill_ops.fill(array_ops.shape(lengths), index),
-                               array_ops.zeros_like(lengths)), positive, negative)
-
-
-def _slice_each_row(rt, start, stop):
-    dt = rt.row_splits.dtype
-    starts = rt.row_splits[:-1]
-    lengths = rt.row_splits[1:] - starts
-    zero = array_ops.zeros_like(lengths)
-    begin = _clamp_index(start, lengths, dt, zero)
-    end = _clamp_index(stop, lengths, dt, lengths)
-    new_lengths = math_ops.maximum(end - begin, 0)
-    positions, splits = _ranges(starts + begin, new_lengths, dt)
-    splits.set_shape(rt.row_splits.get_shape())
-    return RaggedTensor(_gather_rows(rt.values, positions), splits, internal=True)
-
-
-# ------------------------------------------------------------------------------------------
-# RaggedTensorValue, RaggedTensorSpec
-# ------------------------------------------------------------------------------------------
-
-
-class RaggedTensorValue:
-    """A fetched ``RaggedTensor``: NumPy ``values`` (or a nested value) and ``row_splits``."""
-
-    def __init__(self, values, row_splits):
-        if not (isinstance(row_splits, (np.ndarray, np.generic))
-                and row_splits.dtype in (np.int64, np.int32) and row_splits.ndim == 1):
-            raise TypeError("row_splits must be a 1D int32 or int64 numpy array")
-        if not isinstance(values, (np.ndarray, np.generic, RaggedTensorValue)):
-            raise TypeError("values must be a numpy array or a RaggedTensorValue")
-        if isinstance(values, RaggedTensorValue) and row_splits.dtype != values.row_splits.dtype:
-            raise ValueError("row_splits and values.row_splits must have the same dtype")
-        self._values = values
-        self._row_splits = row_splits
-
-    row_splits = property(lambda self: self._row_splits)
-    values = property(lambda self: self._values)
-
-    @property
-    def dtype(self):
-        return self._values.dtype
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            v = v._values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        splits = [self._row_splits]
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            splits.append(v._row_splits)
-            v = v._values
-        return tuple(splits)
-
-    @property
-    def ragged_rank(self):
-        v = self._values
-        return v.ragged_rank + 1 if isinstance(v, RaggedTensorValue) else 1
-
-    @property
-    def shape(self):
-        return (self._row_splits.shape[0] - 1,) + (None,) + tuple(self._values.shape[1:])
-
-    def to_list(self):
-        """The nested Python list this value stands for."""
-        values = self._values.to_list() if isinstance(self._values, RaggedTensorValue) else (
-            self._values.tolist())
-        s = self._row_splits.tolist()
-        return [values[s[i]:s[i + 1]] for i in range(len(s) - 1)]
-
-    def __str__(self):
-        return f"<tf.RaggedTensorValue {self.to_list()}>"
-
-    def __repr__(self):
-        return f"tf.RaggedTensorValue(values={self._values!r}, row_splits={self._row_splits!r})"
-
-
-class RaggedTensorSpec:
-    """The type of a ``RaggedTensor``: shape, dtype, ragged rank and splits dtype."""
-
-    def __init__(self, shape=None, dtype=dtypes.float32, ragged_rank=None,
-                 row_splits_dtype=dtypes.int64):
-        self._shape = unknown_shape() if shape is None else as_shape(shape)
-        self._dtype = dtypes.as_dtype(dtype)
-        self._row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
-        rank = self._shape.ndims
-        if ragged_rank is None:
-            if rank is None:
-                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
-            ragged_rank = rank - 1
-        if not isinstance(ragged_rank, int):
-            raise TypeError(f"ragged_rank must be an int, got {ragged_rank!r}")
-        if rank is not None and ragged_rank >= rank:
-            raise ValueError(f"ragged_rank must be less than rank ({rank}); got {ragged_rank}")
-        self._ragged_rank = ragged_rank
-
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._dtype)
-    ragged_rank = property(lambda self: self._ragged_rank)
-    row_splits_dtype = property(lambda self: self._row_splits_dtype)
-    value_type = property(lambda self: RaggedTensor)
-
-    def _key(self):
-        return (self._shape.as_list() if self._shape.ndims is not None else None, self._dtype,
-                self._ragged_rank, self._row_splits_dtype)
-
-    def __eq__(self, other):
-        return type(other) is type(self) and self._key() == other._key()
-
-    def __hash__(self):
-        k = self._key()
-        return hash((None if k[0] is None else tuple(k[0]),) + k[1:])
-
-    def is_compatible_with(self, spec_or_value):
-        if isinstance(spec_or_value, RaggedTensor):
-            spec_or_value = spec_or_value._type_spec
-        if not isinstance(spec_or_value, RaggedTensorSpec):
-            return False
-        return (self._dtype.is_compatible_with(spec_or_value.dtype)
-                and self._shape.is_compatible_with(spec_or_value.shape)
-                and self._ragged_rank == spec_or_value.ragged_rank
-                and self._row_splits_dtype == spec_or_value.row_splits_dtype)
-
-    @classmethod
-    def from_value(cls, value):
-        return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
-
-    def __repr__(self):
-        dims = self._shape.as_list() if self._shape.ndims is not None else None
-        return (f"RaggedTensorSpec(TensorShape({dims}), "
-                f"{self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})")
-
-
 def _convert_ragged_fails(value, dtype=None, name=None, as_ref=False):
     raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. Contents: "
                     f"{value!r}. Consider casting elements to a supported type.")
 
 
 ops.register_tensor_conversion_function(RaggedTensor, _convert_ragged_fails, priority=1)
+
+# RaggedTensorValue, RaggedTensorSpec; then the ragged rules of the dense ops (element-wise
+# math, reductions, concat, gather, ...)
+from tideflow.ops.ragged_value import RaggedTensorSpec, RaggedTensorValue
+
 ops.register_tensor_conversion_function(RaggedTensorValue, _convert_ragged_fails, priority=1)
 
-
-# the ragged rules of the dense ops (element-wise math, reductions, concat, gather, ...)
 from tideflow.ops import ragged_ops  # noqa: F401
