@@ -89,8 +89,11 @@ def test_unicode_errors_and_forms():
             97, 98, 1]
         with pytest.raises(tf.errors.InvalidArgumentError, match="invalid"):
             _run(tf.strings.unicode_decode(bad, "UTF-8", errors="strict"))
-        with pytest.raises(ValueError, match="RaggedTensor"):
-            tf.strings.unicode_decode(["ab"], "UTF-8")
+        rows = tf.strings.unicode_decode(["hé", "", "ab"], "UTF-8")
+        assert isinstance(rows, tf.RaggedTensor)
+        assert _run(rows).to_list() == [[104, 233], [], [97, 98]]
+        chars = tf.strings.unicode_split([["hé"], ["a"]], "UTF-8")
+        assert _run(chars).to_list() == [[[b"h", "é".encode()]], [[b"a"]]]
         assert _run(tf.strings.unicode_split("hé", "UTF-8")).tolist() == [b"h", "é".encode()]
         _, starts = tf.strings.unicode_split_with_offsets("hé€", "UTF-8")
         assert _run(starts).tolist() == [0, 1, 3]
@@ -101,8 +104,8 @@ def test_unicode_errors_and_forms():
         assert _run(tf.strings.unicode_transcode([b"a\xffb"], "UTF-8", "UTF-8",
                                                  errors="ignore")).tolist() == [b"ab"]
         assert _run(tf.strings.bytes_split("abc")).tolist() == [b"a", b"b", b"c"]
-        with pytest.raises(ValueError, match="RaggedTensor"):
-            tf.strings.bytes_split(["abc"])
+        pieces = tf.strings.bytes_split(["abc", "", "é"])
+        assert _run(pieces).to_list() == [[b"a", b"b", b"c"], [], [b"\xc3", b"\xa9"]]
         assert _run(tf.strings.lower("ABC É")) == "abc É".encode()
         assert _run(tf.strings.lower("ABC É", encoding="utf-8")) == "abc é".encode()
         with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):

@@ -1,8 +1,8 @@
 """``tf.strings``: the string ops under their TF 1.x ``tf.strings.*`` names.
 
-``split`` is TF 1.x's ``tf.strings.split`` (``StringSplitV2``) with ``result_type='SparseTensor'``;
-the results that are ``RaggedTensor`` s in TF (``unicode_decode`` and ``bytes_split`` of
-non-scalars, ragged ``ngrams`` input) raise, as tideflow has no ``RaggedTensor``.
+``split`` is TF 1.x's ``tf.strings.split`` (``StringSplitV2``, ``result_type='SparseTensor'`` or
+``'RaggedTensor'``); ``unicode_decode``, ``unicode_split`` and ``bytes_split`` of non-scalars
+return ``RaggedTensor`` s as TF; ragged ``ngrams`` input is not supported yet.
 """
 
 from tideflow.ops.logging_ops import string_format as format

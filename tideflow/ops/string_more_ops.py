@@ -3,13 +3,14 @@ segment joins, the legacy and keyed hash buckets and the Unicode ops.
 
 TF's ragged results (``StringNGrams``, ``UnicodeDecode``) are produced as TF's ops produce them,
 as flat values plus row splits; the ``tf.strings`` wrappers turn them into dense tensors (dense
-input) and raise for the cases that need a ``RaggedTensor``, which tideflow does not have.
+n-gram input) or ``RaggedTensor`` s (decoding and splitting non-scalar strings).
 
 Hashes: ``StringToHashBucket`` uses TF's legacy ``Hash64`` (MurmurHash64A seeded with
 0xDECAFCAFFE) and ``StringToHashBucketStrong`` SipHash-2-4 under the 128-bit ``key``, so bucket
 numbers agree with TF's.
 """
 
+import builtins
 import codecs
 import re
 import struct
@@ -731,24 +732,55 @@ def _dense_rows(t):
     return shape, range_(nrows + 1, dtype=dtypes.int64) * shape[-1]
 
 
-def _no_ragged(fn, t):
-    raise ValueError(f"tf.strings.{fn}: input {t.name} has rank {t.get_shape().ndims}; its "
-                     f"result is a RaggedTensor, which tideflow does not have. Only scalar "
-                     f"input is supported.")
+def _cast_int64(t):
+    from tideflow.ops.cast_ops import cast
+
+    return cast(t, dtypes.int64)
+
+
+def _ragged_rows(input, flat_rows):
+    """``flat_rows`` (a RaggedTensor, one row per string of the flattened ``input``) with
+    ``input``'s leading dimensions restored as uniform ragged dimensions, as TF."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.ragged_tensor import RaggedTensor
+    from tideflow.ops.range_ops import range as range_
+    from tideflow.ops.reduction_ops import reduce_prod
+
+    rank = input.get_shape().ndims
+    if rank is None:
+        raise ValueError(f"input {input.name} must have a known rank for a ragged result")
+    if rank == 1:
+        flat_rows.row_splits.set_shape([None if input.get_shape()[0].value is None
+                                        else input.get_shape()[0].value + 1])
+        return flat_rows
+    shape = array_ops.shape(input, out_type=dtypes.int64)
+    result = flat_rows
+    for d in reversed(builtins.range(1, rank)):
+        splits = range_(reduce_prod(shape[:d]) + 1, dtype=dtypes.int64) * shape[d]
+        result = RaggedTensor(result, splits, internal=True)
+    return result
 
 
 def _decode_scalar(fn, input, input_encoding, errors, replacement_char,
                    replace_control_characters, name, with_offsets):
+    """Code points (and offsets) of each string: vectors for a scalar ``input``, else
+    RaggedTensors with one row per string."""
+    from tideflow.ops import array_ops
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
     with ops.name_scope(name, fn, [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string)
-        if input.get_shape().ndims != 0:
-            _no_ragged(fn, input)
+        scalar = input.get_shape().ndims == 0
         op = ops.apply_op("UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode",
-                          [input], {"input_encoding": input_encoding, "errors": errors,
-                                    "replacement_char": int(replacement_char),
-                                    "replace_control_characters":
-                                        bool(replace_control_characters)})
-        return op.outputs[1:]
+                          [input if scalar else array_ops.reshape(input, [-1])],
+                          {"input_encoding": input_encoding, "errors": errors,
+                           "replacement_char": int(replacement_char),
+                           "replace_control_characters": bool(replace_control_characters)})
+        if scalar:
+            return op.outputs[1:]
+        splits = op.outputs[0]
+        return [_ragged_rows(input, RaggedTensor(v, splits, internal=True))
+                for v in op.outputs[1:]]
 
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,
@@ -803,26 +835,30 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
         "replace_control_characters": bool(replace_control_characters)}, name=name).outputs[0]
 
 
-def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
-    """The characters of the scalar string ``input``, each a string in ``input_encoding``."""
-    with ops.name_scope(name, "UnicodeSplit", [input]):
-        from tideflow.ops import array_ops
+def _encode_chars(cps, input_encoding, errors, replacement_char):
+    from tideflow.ops import array_ops
 
+    flat = cps.flat_values if hasattr(cps, "flat_values") else cps
+    chars = unicode_encode(array_ops.expand_dims(flat, 1), input_encoding, errors,
+                           replacement_char)
+    return cps.with_flat_values(chars) if hasattr(cps, "flat_values") else chars
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
+    """The characters of each string of ``input``, each a string in ``input_encoding`` (a
+    vector for a scalar, else a RaggedTensor)."""
+    with ops.name_scope(name, "UnicodeSplit", [input]):
         cps = unicode_decode(input, input_encoding, errors, replacement_char)
-        return unicode_encode(array_ops.expand_dims(cps, 1), input_encoding, errors,
-                              replacement_char)
+        return _encode_chars(cps, input_encoding, errors, replacement_char)
 
 
 def unicode_split_with_offsets(input, input_encoding, errors="replace", replacement_char=65533,
                                name=None):
-    """``(characters, byte offset where each starts)`` of the scalar string ``input``."""
+    """``(characters, byte offset where each starts)`` of each string of ``input``."""
     with ops.name_scope(name, "UnicodeSplitWithOffsets", [input]):
-        from tideflow.ops import array_ops
-
         cps, starts = unicode_decode_with_offsets(input, input_encoding, errors,
                                                   replacement_char)
-        return unicode_encode(array_ops.expand_dims(cps, 1), input_encoding, errors,
-                              replacement_char), starts
+        return _encode_chars(cps, input_encoding, errors, replacement_char), starts
 
 
 _SCRIPT_TABLE = []
@@ -863,14 +899,28 @@ def unicode_script(input, name=None):
 
 
 def bytes_split(input, name=None):
-    """The single bytes of the scalar string ``input``, as a vector of strings."""
+    """The single bytes of each string of ``input``: a vector of strings for a scalar, else a
+    RaggedTensor with one row per string."""
+    from tideflow.ops import array_ops, gather_ops
+    from tideflow.ops.ragged_tensor import RaggedTensor
     from tideflow.ops.range_ops import range as range_
     from tideflow.ops.string_ops import string_length, substr
 
     with ops.name_scope(name, "BytesSplit", [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string)
         if input.get_shape().ndims != 0:
-            _no_ragged("bytes_split", input)
+            from tideflow.ops.concat_ops import concat
+            from tideflow.ops.ragged_ops import row_splits_to_segment_ids
+            from tideflow.ops.reduction_ops import cumsum
+
+            flat = array_ops.reshape(input, [-1])
+            lengths = string_length(flat)  # bytes per string
+            splits = concat([array_ops.zeros([1], dtypes.int32), cumsum(lengths)], 0)
+            ids = row_splits_to_segment_ids(splits)
+            pos = range_(splits[-1]) - gather_ops.gather(splits, ids)
+            chars = substr(gather_ops.gather(flat, ids), pos, pos * 0 + 1)
+            rows = RaggedTensor(chars, _cast_int64(splits), internal=True)
+            return _ragged_rows(input, rows)
         n = string_length(input)
         pos = range_(n)
         return substr(input, pos, pos * 0 + 1)
