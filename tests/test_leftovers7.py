@@ -163,6 +163,22 @@ def test_tensor_array_split_follows_the_same_rules():
         np.testing.assert_array_equal(got, [1, 2, 3])
 
 
+def test_control_dependency_through_a_const_orders_tensor_array_ops():
+    # stack's element_shape Const is made inside the block, so (as in TF) only that Const
+    # carries the control input; the plan keeps it as an op so the read still runs first
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, 1).write(0, [1.0, 2.0])
+        r = ta.read(0)
+        with tf.control_dependencies([r]):
+            s = ta.stack()
+        assert not s.op.control_inputs
+        _fails(s, r"Could not read index 0 twice")
+        a = ta.read(0)
+        with tf.control_dependencies([a]):
+            w = ta.write(0, [3.0, 4.0]).stack()
+        _fails(w, r"Could not write to TensorArray index 0 because it has already been read\.")
+
+
 def test_tensor_array_failed_step_leaves_session_usable():
     with tf.Graph().as_default():
         i = tf.placeholder(tf.int32, [])

@@ -14,10 +14,13 @@ _NO_FOLD = {"Placeholder", "PlaceholderV2"}
 
 
 def const_values(order):
-    """The values of the Const ops in ``order`` (read-only arrays)."""
+    """The values of the Const ops in ``order`` (read-only arrays). A Const with control
+    inputs stays an op of the plan, so that its consumers still run after those (as TF:
+    ``with tf.control_dependencies([a]): y = x * 2.0`` orders the Mul after ``a`` through the
+    Const 2.0 made inside the block)."""
     out = {}
     for op in order:
-        if op._type == "Const":
+        if op._type == "Const" and not op._control_inputs:
             out[op._outputs[0]] = _readonly(op._attrs["value"])
     return out
 
