@@ -34,14 +34,14 @@ def _while_ref(x):
 
 
 def _read_write(x):
-    ta = TensorArray(x.dtype, size=3).unstack(x)
-    return ta.write(0, ta.read(1) * 2.0).stack()
+    # TF 1.x rules: an index is written once, and reading it again needs clear_after_read=False
+    n = tf.shape(x)[0]
+    ta = TensorArray(x.dtype, size=n + 1, clear_after_read=False).unstack(x)
+    return ta.write(n, ta.read(1) * 2.0).stack()
 
 
 def _read_write_ref(x):
-    out = x.copy()
-    out[0] = x[1] * 2.0
-    return out
+    return np.concatenate([x, x[1:2] * 2.0])
 
 
 def _gather_scatter(x):
@@ -50,7 +50,7 @@ def _gather_scatter(x):
 
 
 def _concat_split(x):
-    ta = TensorArray(x.dtype, size=2).split(tf.reshape(x, [9]), [4, 5])
+    ta = TensorArray(x.dtype, size=2, infer_shape=False).split(tf.reshape(x, [9]), [4, 5])
     return ta.concat() * 3.0
 
 

@@ -118,3 +118,40 @@ def _check_mutable_tables():
 CASES.append(Case(("MutableHashTableV2", "MutableHashTableOfTensorsV2", "LookupTableInsertV2",
                    "LookupTableRemoveV2", "LookupTableExportV2", "LookupTableImportV2"),
                   name="MutableHashTable", check=_check_mutable_tables))
+
+
+def _check_dense_hash_table():
+    # insert/lookup/remove against a Python dict; ImportV2 of exported buckets; static shapes
+    from tideflow.ops.dense_hash_table_ops import DenseHashTable
+
+    with tf.Graph().as_default():
+        t = DenseHashTable(tf.int64, tf.float32, [0.0, -1.0], empty_key=-1, deleted_key=-2,
+                           initial_num_buckets=4)
+        assert t.resource_handle.op.type == "MutableDenseHashTableV2"
+        keys = np.arange(0, 40, 3, dtype=np.int64)
+        ins = t.insert(tf.constant(keys), tf.constant(np.stack([keys, -keys], 1), tf.float32))
+        rm = t.remove(tf.constant([3, 9, 100], tf.int64))
+        found = t.lookup(tf.constant([0, 3, 6, 100], tf.int64))
+        exp_k, exp_v = t.export()
+        with tf.Session() as s:
+            s.run(ins)
+            s.run(rm)
+            got = s.run(found)
+            _check_static(found, got)
+            ref = {int(k): [float(k), -float(k)] for k in keys if k not in (3, 9)}
+            assert got.tolist() == [ref[0], [0.0, -1.0], ref[6], [0.0, -1.0]]
+            k, v = s.run([exp_k, exp_v])
+            # 13 keys grew 4 buckets to 32 (13 > 0.8 * 16); free and removed buckets hold the
+            # empty and deleted keys
+            assert k.shape == (32, 1) and v.shape == (32, 2)
+            live = {int(a): b.tolist() for a, b in zip(k[:, 0], v) if a >= 0}
+            assert live == ref and int((k == -2).sum()) == 2
+            assert s.run(t.size()) == len(ref)
+            s.run(tf.raw_ops.LookupTableImportV2(table_handle=t.resource_handle,
+                                                 keys=tf.constant(k),
+                                                 values=tf.constant(v)))
+            assert s.run(t.size()) == len(ref)
+
+
+CASES.append(Case("MutableDenseHashTableV2", name="DenseHashTable",
+                  check=_check_dense_hash_table))
