@@ -107,3 +107,28 @@ def test_models_rnn_cells_keep_0x_concatenated_state():
         h = np.tanh(c) * sig(o)
     np.testing.assert_allclose(got_out, h, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got_state, np.concatenate([c, h], 1), rtol=1e-5, atol=1e-6)
+
+
+def test_assign_of_a_wrong_shape_uses_tf_merge_words():
+    # The CS20 style-transfer assignment assigns content/style images to its input variable;
+    # a wrongly resized image is a construction-time ValueError in TF's words (its C++
+    # shape Merge), naming the first differing dimension.
+    v = tf.Variable(np.zeros([1, 4, 5, 3]), dtype=tf.float32)
+    assert v.dtype == tf.float32_ref
+    try:
+        v.assign(np.zeros([1, 4, 4, 3]))
+    except ValueError as e:
+        assert str(e).startswith("Dimension 2 in both shapes must be equal, but are 5 and 4. "
+                                 "Shapes are [1,4,5,3] and [1,4,4,3].")
+    else:
+        raise AssertionError("mis-shaped assign accepted")
+    try:
+        v.assign(np.zeros([4, 5, 3]))
+    except ValueError as e:
+        assert str(e).startswith("Shapes must be equal rank, but are 4 and 3")
+    else:
+        raise AssertionError("mis-ranked assign accepted")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        want = np.full([1, 4, 5, 3], 0.5)
+        np.testing.assert_array_equal(sess.run(v.assign(want)), want.astype(np.float32))

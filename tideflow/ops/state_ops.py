@@ -207,7 +207,11 @@ def _merge_shapes(a, b):
             raise ValueError(
                 f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}"
             ) from None
-        raise ValueError(f"Shapes {_static_str(a)} and {_static_str(b)} are not compatible") from None
+        # TF's words (its C++ shape Merge): the first dimension that differs
+        i, x, y = next((i, x, y) for i, (x, y) in enumerate(zip(a.as_list(), b.as_list()))
+                       if x is not None and y is not None and x != y)
+        raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                         f"Shapes are {_static_str(a)} and {_static_str(b)}.") from None
 
 
 def _assign_shape(op):
