@@ -505,3 +505,20 @@ def test_ragged_stack_merge_dims_consumers_and_int_mean():
         assert out.flat_values.op in rt.consumers()
     inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
     assert _run(inner.merge_dims(1, 2)).to_list() == [[1, 2, 3, 4], [5, 6]]
+
+
+def test_empty_ragged_tensors():
+    e = tf.RaggedTensor.from_row_splits(tf.zeros([0]), tf.constant([0], tf.int64))
+    got = _run([e.to_tensor(), tf.reduce_sum(e, axis=1), tf.reduce_sum(e, axis=0),
+                e.to_sparse(), tf.concat([e, e], axis=1), e[1:], e + 1.0,
+                tf.gather(tf.ragged.constant([[1]]), tf.zeros([0], tf.int32)),
+                tf.RaggedTensor.from_value_rowids(tf.zeros([0]), tf.zeros([0], tf.int64),
+                                                  nrows=2),
+                tf.ragged.segment_ids_to_row_splits(tf.zeros([0], tf.int64), num_segments=2)])
+    assert got[0].shape == (0, 0)
+    assert got[1].shape == (0,) and got[2].shape == (0,)
+    assert got[3].indices.shape == (0, 2)
+    for v in got[4:8]:
+        assert v.to_list() == []
+    assert got[8].to_list() == [[], []]
+    np.testing.assert_array_equal(got[9], [0, 0, 0])

@@ -31,6 +31,7 @@ from tideflow.ops.ragged_tensor import (
     RaggedTensorValue,
     _gather_rows,
     _positive_axis,
+    _searchsorted,
     _splits_to_rowids,
 )
 
@@ -291,8 +292,8 @@ def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, nam
         else:
             num_segments = cast_ops.cast(
                 ops.convert_to_tensor(num_segments, name="num_segments"), out_type)
-        splits = sort_ops.searchsorted(ids, range_ops.range(num_segments + 1, dtype=out_type),
-                                       side="left", out_type=out_type)
+        splits = _searchsorted(ids, range_ops.range(num_segments + 1, dtype=out_type), "left",
+                               out_type)
         n = ops.constant_value(num_segments)
         if n is not None:
             splits.set_shape([int(n) + 1])

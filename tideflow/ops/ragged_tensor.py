@@ -22,7 +22,6 @@ from tideflow.ops import (
     range_ops,
     reduction_ops,
     slicing_ops,
-    sort_ops,
 )
 from tideflow.ops.logging_ops import Assert
 
@@ -60,6 +59,19 @@ def _rank_checks(values, msg):
     return [check_ops.assert_rank_at_least(values, 1)]
 
 
+def _searchsorted(sorted_ids, values, side, out_type):
+    """``searchsorted`` over a sorted vector that may be empty: a sentinel above every value
+    is appended (it never counts, for either side)."""
+    sentinel = constant_op.constant([np.iinfo(sorted_ids.dtype.as_numpy_dtype).max],
+                                    sorted_ids.dtype)
+    seq = array_ops.expand_dims(concat_ops.concat([sorted_ids, sentinel], 0), 0)
+    # the bound ops on [1, n] rows directly (searchsorted's reshape to [-1, m] fails for m = 0)
+    op_type = "UpperBound" if side == "right" else "LowerBound"
+    out = ops.apply_op(op_type, [seq, array_ops.expand_dims(values, 0)],
+                       {"out_type": dtypes.as_dtype(out_type)})._outputs[0]
+    return out[0]
+
+
 def _splits_to_rowids(splits, name=None):
     """The row of each value: ``rowids[j] = i`` where ``splits[i] <= j < splits[i+1]``."""
     with ops.name_scope(name, "RaggedSplitsToSegmentIds", [splits]):
@@ -68,8 +80,7 @@ def _splits_to_rowids(splits, name=None):
             raise ValueError("splits must have dtype int32 or int64")
         nvals = splits[-1]
         positions = range_ops.range(nvals, dtype=splits.dtype)
-        return sort_ops.searchsorted(splits[1:], positions, side="right",
-                                     out_type=splits.dtype)
+        return _searchsorted(splits[1:], positions, "right", splits.dtype)
 
 
 def _ranges(starts, lengths, dtype):
@@ -241,9 +252,9 @@ class RaggedTensor:
                 ] + _rank_checks(values, msg)
                 value_rowids = _with_checks(checks, value_rowids)
             # row_splits[i] = how many values lie in rows before i (the ids are sorted)
-            row_splits = sort_ops.searchsorted(
-                value_rowids, range_ops.range(nrows + 1, dtype=value_rowids.dtype),
-                side="left", out_type=value_rowids.dtype)
+            row_splits = _searchsorted(
+                value_rowids, range_ops.range(nrows + 1, dtype=value_rowids.dtype), "left",
+                value_rowids.dtype)
             if const_nrows is not None:
                 row_splits.set_shape([const_nrows + 1])
             return cls(values, row_splits, cached_value_rowids=value_rowids,
