@@ -133,3 +133,31 @@ def test_keras_fit_accepts_keras1_nb_epoch():
             assert "nb_epochs" in str(e)
         else:
             raise AssertionError("an unknown fit keyword was accepted")
+
+
+def test_layers_batch_normalization_update_ops_are_operations():
+    # lab-10-6: update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS, scope=name) guards the
+    # train op; as TF 1.x's (Keras-based) layers the collection holds Operations.
+    x_np = np.array([[1.0, 2.0, 3.0], [2.0, 0.0, 5.0], [4.0, 1.0, 1.0], [0.0, 3.0, 2.0]],
+                    np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        mode = tf.placeholder(tf.bool)
+        with tf.variable_scope("bn_model"):
+            y = tf.layers.batch_normalization(x, training=mode)
+        ups = tf.get_collection(tf.GraphKeys.UPDATE_OPS, scope="bn_model")
+        assert len(ups) == 2 and all(isinstance(u, tf.Operation) for u in ups)
+        loss = tf.reduce_sum(y * tf.constant([1.0, 2.0, 3.0]))
+        with tf.control_dependencies(ups):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+        mm = next(v for v in tf.global_variables() if "moving_mean" in v.name)
+        mv = next(v for v in tf.global_variables() if "moving_variance" in v.name)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(ups, {x: x_np, mode: False}) == [None, None]
+            np.testing.assert_array_equal(sess.run(mm), np.zeros(3))
+            sess.run(train, {x: x_np, mode: True})
+            got_mean, got_var = sess.run([mm, mv])
+    # momentum 0.99: moving <- moving - (moving - batch_stat) * 0.01, biased batch variance
+    np.testing.assert_allclose(got_mean, 0.01 * x_np.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(got_var, 0.99 + 0.01 * x_np.var(axis=0), rtol=1e-6)

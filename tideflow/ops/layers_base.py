@@ -309,6 +309,10 @@ class Layer:
         for update in _flatten(updates):
             if callable(update):
                 update = update()
+            if isinstance(update, ops.Tensor):
+                # as TF 1.x's layers (Keras-based since 1.4): an update is kept as its op, so
+                # UPDATE_OPS holds Operations and running one returns None
+                update = update.op
             if update is not None:
                 self._updates.append(update)
 
