@@ -522,3 +522,37 @@ def test_empty_ragged_tensors():
         assert v.to_list() == []
     assert got[8].to_list() == [[], []]
     np.testing.assert_array_equal(got[9], [0, 0, 0])
+
+
+def test_more_elementwise_functions_keep_the_partition():
+    rt = tf.ragged.constant([[0.5, 0.2], [], [0.3]])
+    words = tf.ragged.constant([[" ab ", "Cd"], []])
+    flat = np.array([0.5, 0.2, 0.3], np.float32)
+    cases = [
+        (tf.tanh(rt), np.tanh(flat)), (tf.sigmoid(rt), 1 / (1 + np.exp(-flat))),
+        (tf.math.asinh(rt), np.arcsinh(flat)), (tf.round(rt * 4), np.round(flat * 4)),
+        (tf.clip_by_value(rt, 0.25, 0.45), np.clip(flat, 0.25, 0.45)),
+        (tf.zeros_like(rt), np.zeros(3)), (tf.ones_like(rt), np.ones(3)),
+        (tf.identity(rt), flat), (tf.math.log_sigmoid(rt), -np.log1p(np.exp(-flat))),
+        (tf.div_no_nan(rt, rt * 0), np.zeros(3)),
+        (tf.where(rt > 0.25, rt, -rt), np.where(flat > 0.25, flat, -flat)),
+        (tf.saturate_cast(rt * 10, tf.int32), (flat * 10).astype(np.int32)),
+    ]
+    got = _run([c[0] for c in cases])
+    for (_, expect), g in zip(cases, got):
+        np.testing.assert_allclose(g.flat_values, expect, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(g.row_splits, [0, 2, 2, 3])
+    got = _run([tf.strings.strip(words), tf.strings.upper(words), tf.strings.length(words),
+                tf.strings.substr(words, 0, 2), tf.strings.regex_replace(words, "[a-d]", "x"),
+                tf.strings.regex_full_match(words, ".*d.*"), tf.as_string(tf.ragged.constant(
+                    [[1], [2, 3]]))])
+    assert got[0].to_list() == [[b"ab", b"Cd"], []]
+    assert got[1].to_list() == [[b" AB ", b"CD"], []]
+    assert got[2].to_list() == [[4, 2], []]
+    assert got[3].to_list() == [[b" a", b"Cd"], []]
+    assert got[4].to_list() == [[b" xx ", b"Cx"], []]
+    assert got[5].to_list() == [[False, True], []]
+    assert got[6].to_list() == [[b"1"], [b"2", b"3"]]
+    with pytest.raises(errors.InvalidArgumentError, match="bad"):
+        _run(tf.debugging.check_numerics(rt / 0.0, "bad") if hasattr(tf, "debugging")
+             else tf.check_numerics(rt / 0.0, "bad"))

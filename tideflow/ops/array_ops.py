@@ -283,6 +283,7 @@ ops.register_constant_value("StopGradient", lambda op, i: ops.constant_value(op.
 ops.register_constant_value("IdentityN", lambda op, i: ops.constant_value(op._inputs[i]))
 
 
+@add_dispatch_support(elementwise=1)
 def identity(input, name=None):
     """Returns a tensor with the same value as ``input``."""
     return ops.apply_op("Identity", [input], name=name)._outputs[0]

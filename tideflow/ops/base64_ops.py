@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 
 _VALID = re.compile(rb"^[A-Za-z0-9_-]*={0,2}$")
 
@@ -53,11 +54,13 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def encode_base64(input, pad=False, name=None):
     """Web-safe base64 of each string ('-', '_'; '=' padding only with ``pad``)."""
     return ops.apply_op("EncodeBase64", [input], {"pad": pad}, name=name)._outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def decode_base64(input, name=None):
     """Decodes web-safe base64 strings (padded or not)."""
     return ops.apply_op("DecodeBase64", [input], name=name)._outputs[0]

@@ -79,6 +79,7 @@ def cast(x, dtype, name=None):
         return x
 
 
+@add_dispatch_support(elementwise=1)
 def saturate_cast(value, dtype, name=None):
     """Casts ``value`` to ``dtype``, first clamping it to ``dtype``'s range."""
     with ops.name_scope(name, "saturate_cast", [value]) as scope:

@@ -3,6 +3,7 @@
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.tensor_shape import as_shape
 from tideflow.ops import constant_op
 from tideflow.ops.array_ops import (
@@ -254,6 +255,7 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(one, shape, dtype, name, "ones")
 
 
+@add_dispatch_support(elementwise=1)
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """A tensor of zeros shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
     with ops.name_scope(name, "zeros_like", [tensor]) as scope:
@@ -263,6 +265,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
         return ops.apply_op("ZerosLike", [tensor], name=scope)._outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def ones_like(tensor, dtype=None, name=None, optimize=True):
     """A tensor of ones shaped like ``tensor`` (of ``dtype``, default ``tensor``'s)."""
     with ops.name_scope(name, "ones_like", [tensor]) as scope:

@@ -518,6 +518,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=3)  # ragged condition, x and y: on the flat values
 def where(condition, x=None, y=None, name=None):
     """With one argument, the coordinates of true elements; with three, ``x`` where true."""
     if x is None and y is None:
@@ -530,6 +531,7 @@ def where(condition, x=None, y=None, name=None):
     raise ValueError("x and y must both be non-None or both be None.")
 
 
+@add_dispatch_support(elementwise=3)  # ragged condition, x and y: on the flat values
 def where_v2(condition, x=None, y=None, name=None):
     """Like :func:`where`, with broadcasting among ``condition``, ``x`` and ``y``."""
     if x is None and y is None:

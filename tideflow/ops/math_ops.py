@@ -495,6 +495,7 @@ def logical_xor(x, y, name="LogicalXor"):
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
+@add_dispatch_support(elementwise=1)
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
     with ops.name_scope(name, "LogSigmoid", [x]) as scope:
@@ -591,6 +592,7 @@ def add_n(inputs, name=None):
     return _apply("AddN", [list(inputs)], name)
 
 
+@add_dispatch_support(elementwise=1)
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clips t elementwise to [clip_value_min, clip_value_max]."""
     values = [t, clip_value_min, clip_value_max]
@@ -629,6 +631,7 @@ def complex(real, imag, name=None):
     return _apply("Complex", [real, imag], name, {"Tout": tout})
 
 
+@add_dispatch_support(elementwise=1)
 def real(input, name=None):
     """The real part of a complex tensor (a real tensor passes through)."""
     with ops.name_scope(name, "Real", [input]) as scope:
@@ -638,6 +641,7 @@ def real(input, name=None):
         return input
 
 
+@add_dispatch_support(elementwise=1)
 def imag(input, name=None):
     """The imaginary part of a complex tensor."""
     with ops.name_scope(name, "Imag", [input]) as scope:
@@ -645,6 +649,7 @@ def imag(input, name=None):
         return _apply("Imag", [input], scope, {"Tout": input.dtype.real_dtype})
 
 
+@add_dispatch_support(elementwise=1)
 def angle(input, name=None):
     """The argument of each complex element (0 or pi for real tensors)."""
     with ops.name_scope(name, "Angle", [input]) as scope:
@@ -654,6 +659,7 @@ def angle(input, name=None):
         return atan2(ops.convert_to_tensor(0, dtype=input.dtype.base_dtype), input, name=scope)
 
 
+@add_dispatch_support(elementwise=1)
 def conj(x, name=None):
     """The complex conjugate of x (real tensors pass through)."""
     with ops.name_scope(name, "Conj", [x]) as scope:

@@ -3,6 +3,7 @@
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 
 
 def _check_numerics_kernel(tensor, *, message):
@@ -27,6 +28,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def check_numerics(tensor, message, name=None):
     """``tensor`` unchanged; running it fails with InvalidArgumentError if it has NaN or Inf."""
     return ops.apply_op("CheckNumerics", [tensor], {"message": message}, name=name)._outputs[0]

@@ -389,8 +389,8 @@ def _elementwise(fn, n, args, kwargs):
         return NotImplemented
     names = list(sig.parameters)[:n]
     operands = [bound.arguments.get(p) for p in names]
-    if not any(is_ragged(o) for o in operands):
-        return NotImplemented
+    if not any(is_ragged(o) for o in operands) or any(o is None for o in operands):
+        return NotImplemented  # (e.g. tf.where(condition) alone: not element-wise)
     operands = [_ragged_from_value(o) for o in operands]
     ref = next(o for o in operands if isinstance(o, RaggedTensor))
     checks = []
@@ -403,8 +403,6 @@ def _elementwise(fn, n, args, kwargs):
                                      f"ragged_rank; got {ref.ragged_rank} and {o.ragged_rank}")
                 checks.extend(_assert_same_splits(ref, o))
             flat.append(o.flat_values)
-        elif o is None:
-            flat.append(o)
         else:
             dense = ops.convert_to_tensor(o, preferred_dtype=ref.dtype)
             flat.append(_broadcast_dense(ref, dense))

@@ -11,6 +11,7 @@ Newton steps on ``erf``/``erfc``); scipy is not needed.
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops import special_functions as sf
 from tideflow.ops.elementwise import _binary_shape, declare_binary, declare_unary
 
@@ -65,14 +66,17 @@ declare_unary("Atanh", _keep(np.arctanh), _FLOAT_COMPLEX,
               grad=lambda op, g: g * _m().reciprocal(1 - _m().square(_m().conj(_t(op, 0)))))
 
 
+@add_dispatch_support(elementwise=1)
 def asinh(x, name=None):
     return ops.apply_op("Asinh", [x], name=name)._outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def acosh(x, name=None):
     return ops.apply_op("Acosh", [x], name=name)._outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def atanh(x, name=None):
     return ops.apply_op("Atanh", [x], name=name)._outputs[0]
 
@@ -167,6 +171,7 @@ def _binary(op_type, x, y, name):
     return ops.apply_op(op_type, [x, y], name=name)._outputs[0]
 
 
+@add_dispatch_support(elementwise=2)
 def div_no_nan(x, y, name=None):
     """x / y, and 0 where y is 0 (even when x is 0, inf or NaN); integers are first cast to
     floats as by ``truediv`` (int32 -> float64)."""

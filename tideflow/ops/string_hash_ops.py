@@ -11,6 +11,7 @@ import struct
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 
 _M = 0xFFFFFFFFFFFFFFFF
 _K0 = 0xC3A5C85C97CB3127
@@ -170,6 +171,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def string_to_hash_bucket_fast(input, num_buckets, name=None):
     """Each string's bucket: ``Fingerprint64(s) % num_buckets``, as int64."""
     if not isinstance(num_buckets, int) or num_buckets < 1:

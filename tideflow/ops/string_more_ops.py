@@ -18,6 +18,7 @@ import struct
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, unknown_shape, vector
 
@@ -163,6 +164,7 @@ def _check_buckets(fn, num_buckets):
     return int(num_buckets)
 
 
+@add_dispatch_support(elementwise=1)
 def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):
     """Each string's bucket, ``Hash64(s) % num_buckets`` (TF's legacy hash), as int64."""
     if string_tensor is None:
@@ -173,6 +175,7 @@ def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input
                         name=name).outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def string_to_hash_bucket_strong(input, num_buckets, key, name=None):
     """Each string's bucket under the keyed SipHash-2-4 (``key``: two ints), as int64."""
     num_buckets = _check_buckets("string_to_hash_bucket_strong", num_buckets)
@@ -255,24 +258,28 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def lower(input, encoding="", name=None):
     """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""
     return ops.apply_op("StringLower", [ops.convert_to_tensor(input, dtype=dtypes.string)],
                         {"encoding": encoding}, name=name).outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def upper(input, encoding="", name=None):
     """Upper-cases each string (ASCII only unless ``encoding='utf-8'``)."""
     return ops.apply_op("StringUpper", [ops.convert_to_tensor(input, dtype=dtypes.string)],
                         {"encoding": encoding}, name=name).outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def strip(input, name=None):
     """Strips leading and trailing ASCII whitespace from each string."""
     return ops.apply_op("StringStrip", [ops.convert_to_tensor(input, dtype=dtypes.string)],
                         name=name).outputs[0]
 
 
+@add_dispatch_support(elementwise=1)
 def regex_full_match(input, pattern, name=None):
     """True where the whole string matches ``pattern`` (Python ``re`` syntax, which agrees with
     RE2 for the common patterns)."""

@@ -9,6 +9,7 @@ import re
 import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
+from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, matrix, scalar, unknown_shape, vector
 from tideflow.ops.elementwise import broadcast_shape
@@ -108,6 +109,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",
               name=None):
     """Each entry of ``input`` formatted as a string (printf-like ``precision``/``width``)."""
@@ -288,6 +290,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):
     """Parses each string as a number of ``out_type`` (float32, float64, int32 or int64)."""
     if input is not None:
@@ -441,6 +444,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=3)
 def substr(input, pos, len, name=None, unit="BYTE"):
     """Substrings of ``input`` starting at ``pos``, ``len`` long (broadcasting), counted in
     bytes or, with ``unit="UTF8_CHAR"``, in characters; a negative ``pos`` counts from the
@@ -468,6 +472,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def string_length(input, name=None, unit="BYTE"):
     """The length of each string, in bytes (``unit='BYTE'``) or UTF-8 characters."""
     return ops.apply_op("StringLength", [input], {"unit": unit}, name=name)._outputs[0]
@@ -534,6 +539,7 @@ op_registry.declare(
 )
 
 
+@add_dispatch_support(elementwise=1)
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Replaces matches of ``pattern`` in each string with ``rewrite`` (``\\1`` for groups)."""
     return ops.apply_op("RegexReplace", [input, pattern, rewrite],

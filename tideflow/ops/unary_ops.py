@@ -350,18 +350,21 @@ def abs(x, name=None):
         return _apply("Abs", [x], scope)
 
 
+@add_dispatch_support(elementwise=1)
 def sigmoid(x, name=None):
     """1 / (1 + exp(-x)) elementwise."""
     with ops.name_scope(name, "Sigmoid", [x]) as scope:
         return _apply("Sigmoid", [x], scope)
 
 
+@add_dispatch_support(elementwise=1)
 def tanh(x, name=None):
     """The hyperbolic tangent of x elementwise."""
     with ops.name_scope(name, "Tanh", [x]) as scope:
         return _apply("Tanh", [x], scope)
 
 
+@add_dispatch_support(elementwise=1)
 def round(x, name=None):
     """x rounded to the nearest integer, halves to even (integers pass through)."""
     x = ops.convert_to_tensor(x, name="x")
