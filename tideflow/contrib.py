@@ -270,6 +270,18 @@ slim.variables = _namespace("slim.variables", "``slim.variables``.", framework,
                             framework.__all__)
 slim.losses = losses
 slim.metrics = metrics
+# TF 1.x's slim star-imports contrib.layers' package, so its modules come along as
+# ``slim.layers.conv2d``, ``slim.initializers.xavier_initializer``, ``slim.regularizers...``
+slim.layers = layers
+slim.initializers = _namespace(
+    "slim.initializers", "``slim.initializers``.", layers,
+    ("variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d"))
+slim.regularizers = _namespace(
+    "slim.regularizers", "``slim.regularizers``.", layers,
+    ("apply_regularization", "l1_l2_regularizer", "l1_regularizer", "l2_regularizer",
+     "sum_regularizer"))
+slim.optimizers = _namespace("slim.optimizers", "``slim.optimizers``.", layers,
+                             ("optimize_loss",))
 slim.utils = _slim_nets.utils
 slim.nets = _slim_nets.nets
 for _module in (slim.utils, slim.nets, slim.nets.alexnet, slim.nets.vgg):

@@ -1,0 +1,204 @@
+"""Patterns of public TF 1.x distributed-training programs that once failed under tideflow: a
+slim-layers network placed on the ps by replica_device_setter (``slim.layers.conv2d``), the
+cifar10_estimator towers whose device setter uses ``tensorflow.python.framework.device``. Each
+runs as real server and client processes on loopback ports (tests/distributed/cluster_procs),
+with values checked against NumPy."""
+
+import json
+
+import numpy as np
+
+from tests.distributed.cluster_procs import Cluster, cluster_spec, run_client
+
+# alexwal/distributed-tensorflow-intro's worker builds its net with ``slim.layers.conv2d``,
+# ``slim.layers.max_pool2d``, ``slim.layers.flatten`` and ``slim.layers.fully_connected``
+# (TF 1.x's slim star-imports contrib.layers' package, so its submodules ``layers``,
+# ``initializers``, ``regularizers`` and ``optimizers`` come along).
+SLIM_WORKER = r"""
+import json, sys
+import numpy as np
+import tideflow as tf
+from tideflow.contrib import slim
+spec = json.load(open(sys.argv[1]))
+cluster = tf.train.ClusterSpec(spec)
+x = np.asarray(json.loads(sys.argv[2]), np.float32)
+with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0",
+                                              cluster=cluster)):
+    gs = tf.train.get_or_create_global_step()
+    img = tf.reshape(tf.constant(x), [-1, 4, 4, 1])
+    net = slim.layers.conv2d(img, 2, [3, 3], scope="conv1",
+                             weights_initializer=tf.constant_initializer(0.1))
+    net = slim.layers.max_pool2d(net, [2, 2], scope="pool1")
+    net = slim.layers.flatten(net, scope="flatten")
+    out = slim.layers.fully_connected(
+        net, 1, activation_fn=None, scope="pred",
+        weights_initializer=tf.constant_initializer(0.5),
+        weights_regularizer=slim.regularizers.l2_regularizer(0.1))
+    loss = tf.reduce_mean(tf.square(out - 1.0)) + tf.add_n(tf.losses.get_regularization_losses())
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+print("DEV", json.dumps({v.op.name: v.device for v in tf.global_variables()}))
+print("NS", slim.initializers.xavier_initializer is tf.contrib.layers.xavier_initializer,
+      slim.optimizers.optimize_loss is tf.contrib.layers.optimize_loss,
+      slim.layers.conv2d is slim.conv2d)
+with tf.Session("grpc://" + spec["worker"][0]) as sess:
+    sess.run(tf.global_variables_initializer())
+    _, l0 = sess.run([train, loss])
+    print("VALS", json.dumps([float(l0), sess.run("pred/weights:0").ravel().tolist(),
+                              float(sess.run("pred/biases:0")[0]), int(sess.run(gs))]))
+"""
+
+
+def _slim_reference(x):
+    """conv 3x3 SAME (weights 0.1, relu) -> 2x2 max pool -> fc (0.5, l2 0.1): loss, fc grads."""
+    img = x.reshape(-1, 4, 4)
+    pad = np.pad(img, ((0, 0), (1, 1), (1, 1)))
+    conv = np.zeros_like(img)
+    for i in range(4):
+        for j in range(4):
+            conv[:, i, j] = 0.1 * pad[:, i:i + 3, j:j + 3].sum(axis=(1, 2))
+    conv = np.maximum(conv, 0.0)
+    pooled = conv.reshape(-1, 2, 2, 2, 2).max(axis=(2, 4))  # [n, 2, 2]
+    feat = np.repeat(pooled.reshape(-1, 4, 1), 2, axis=2).reshape(-1, 8)  # both channels equal
+    w = np.full(8, 0.5)
+    out = feat @ w
+    loss = np.mean((out - 1.0) ** 2) + 0.1 * 0.5 * np.sum(w ** 2)
+    d = 2 * (out - 1.0) / len(out)
+    return loss, w - 0.1 * (feat.T @ d + 0.1 * w), -0.1 * d.sum()
+
+
+def test_slim_layers_network_on_the_ps(tmp_path):
+    x = np.arange(32, dtype=np.float32).reshape(2, 16) / 32.0
+    spec = cluster_spec(ps=1, worker=1)
+    c = Cluster(spec, tmp_path).start_all()
+    try:
+        out = run_client(SLIM_WORKER, c.path, json.dumps(x.tolist()), timeout=60)
+    finally:
+        c.stop()
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    assert json.loads(lines["DEV"]) == {
+        "global_step": "/job:ps/task:0", "conv1/weights": "/job:ps/task:0",
+        "conv1/biases": "/job:ps/task:0", "pred/weights": "/job:ps/task:0",
+        "pred/biases": "/job:ps/task:0"}
+    assert lines["NS"] == "True True True"
+    loss, w, b = _slim_reference(x.astype(np.float64))
+    l0, wv, bv, step = json.loads(lines["VALS"])
+    np.testing.assert_allclose(l0, loss, rtol=1e-5)
+    np.testing.assert_allclose(wv, w, rtol=1e-5)
+    np.testing.assert_allclose(bv, b, rtol=1e-5)
+    assert step == 1
+
+
+# tensorflow/models' cifar10_estimator: ``local_device_setter`` (written here after it) spreads
+# the tower variables over the worker's devices with GreedyLoadBalancingStrategy, using
+# ``from tensorflow.python.framework import device as pydev`` and
+# ``tensorflow.python.training.device_setter``; gradients are averaged on each variable's device
+# and applied with Momentum. The worker server has two CPU devices (device_count) standing in for
+# GPUs; the session runs over gRPC with a ps process in the cluster.
+TOWERS = r"""
+import json, sys
+import numpy as np
+import tideflow as tf
+from tideflow.protos import node_def_pb2
+from tideflow.python.framework import device as pydev
+from tideflow.python.training import device_setter
+spec = json.load(open(sys.argv[1]))
+config = tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True)
+server = tf.train.Server(tf.train.ClusterSpec(spec), job_name="worker", task_index=0,
+                         config=config)
+
+def local_device_setter(num_devices=1, ps_device_type="cpu", worker_device="/cpu:0",
+                        ps_strategy=None):
+    ps_ops = ["Variable", "VariableV2", "VarHandleOp"]
+    if ps_strategy is None:
+        ps_strategy = device_setter._RoundRobinStrategy(num_devices)
+    def chooser(op):
+        current = pydev.DeviceSpec.from_string(op.device or "")
+        node_def = op if isinstance(op, node_def_pb2.NodeDef) else op.node_def
+        if node_def.op in ps_ops:
+            spec = pydev.DeviceSpec.from_string("/%s:%d" % (ps_device_type, ps_strategy(op)))
+        else:
+            spec = pydev.DeviceSpec.from_string(worker_device)
+        spec.merge_from(current)
+        return spec.to_string()
+    return chooser
+
+rs = np.random.RandomState(0)
+X = rs.rand(8, 6).astype(np.float32)
+Y = rs.rand(8, 3).astype(np.float32)
+strategy = tf.contrib.training.GreedyLoadBalancingStrategy(2, tf.contrib.training.byte_size_load_fn)
+with tf.device("/job:worker/task:0"):
+    feats, labels = tf.split(tf.constant(X), 2), tf.split(tf.constant(Y), 2)
+    losses, tower_gv = [], []
+    for i in range(2):
+        with tf.variable_scope("resnet", reuse=bool(i)), tf.name_scope("tower_%d" % i):
+            with tf.device(local_device_setter(2, worker_device="/cpu:%d" % i,
+                                               ps_strategy=strategy)):
+                w1 = tf.get_variable("w1", [6, 16], initializer=tf.constant_initializer(0.1))
+                b1 = tf.get_variable("b1", [16], initializer=tf.zeros_initializer())
+                w2 = tf.get_variable("w2", [16, 3], initializer=tf.constant_initializer(-0.05))
+                h = tf.nn.relu(tf.matmul(feats[i], w1) + b1)
+                loss = tf.reduce_mean(tf.square(tf.matmul(h, w2) - labels[i]))
+                params = tf.trainable_variables()
+                tower_gv.append(list(zip(tf.gradients(loss, params), params)))
+                losses.append(loss)
+    gradvars = []
+    for k, var in enumerate(tower_gv[0][i][1] for i in range(3)):
+        with tf.device(var.device):
+            gradvars.append((tf.multiply(tf.add_n([gv[k][0] for gv in tower_gv]), 0.5), var))
+    with tf.device("/gpu:0"):
+        gs = tf.train.get_or_create_global_step()
+        total = tf.reduce_mean(losses)
+        train = tf.train.MomentumOptimizer(0.1, 0.9).apply_gradients(gradvars, global_step=gs)
+print("DEV", json.dumps({v.op.name: v.device for v in tf.global_variables()}))
+with tf.Session(server.target, config=config) as sess:
+    sess.run(tf.global_variables_initializer())
+    got = [float(sess.run([train, total])[1]) for _ in range(3)]
+    print("VALS", json.dumps([got, sess.run("resnet/w2:0").tolist(), int(sess.run(gs))]))
+"""
+
+
+def _towers_reference():
+    rs = np.random.RandomState(0)
+    x_all = rs.rand(8, 6).astype(np.float32).astype(np.float64)
+    y_all = rs.rand(8, 3).astype(np.float32).astype(np.float64)
+    params = [np.full((6, 16), 0.1), np.zeros(16), np.full((16, 3), -0.05)]
+    accum = [np.zeros_like(p) for p in params]
+    losses = []
+    for _ in range(3):
+        grads, step_losses = [np.zeros_like(p) for p in params], []
+        for i in range(2):
+            x, y = x_all[4 * i:4 * i + 4], y_all[4 * i:4 * i + 4]
+            z = x @ params[0] + params[1]
+            h = np.maximum(z, 0.0)
+            out = h @ params[2]
+            step_losses.append(np.mean((out - y) ** 2))
+            d = 2 * (out - y) / out.size
+            dz = (d @ params[2].T) * (z > 0)
+            for k, g in enumerate([x.T @ dz, dz.sum(0), h.T @ d]):
+                grads[k] += 0.5 * g
+        losses.append(np.mean(step_losses))
+        for k in range(3):
+            accum[k] = 0.9 * accum[k] + grads[k]
+            params[k] = params[k] - 0.1 * accum[k]
+    return losses, params[2]
+
+
+def test_cifar10_estimator_towers_local_device_setter(tmp_path):
+    spec = cluster_spec(ps=1, worker=1)
+    c = Cluster(spec, tmp_path).start_all(skip=[("worker", 0)])
+    try:
+        out = run_client(TOWERS, c.path, timeout=60)
+    finally:
+        c.stop()
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    # greedy by bytes: w1 (384 B) takes CPU:0; b1 (64 B) and w2 (192 B) then fit on CPU:1
+    cpu = "/job:worker/task:0/device:CPU:%d"
+    assert json.loads(lines["DEV"]) == {
+        "resnet/w1": cpu % 0, "resnet/b1": cpu % 1, "resnet/w2": cpu % 1,
+        "global_step": "/job:worker/task:0/device:GPU:0", "resnet/w1/Momentum": cpu % 0,
+        "resnet/b1/Momentum": cpu % 1, "resnet/w2/Momentum": cpu % 1}
+    got, w2, step = json.loads(lines["VALS"])
+    losses, w2_ref = _towers_reference()
+    np.testing.assert_allclose(got, losses, rtol=1e-5)
+    np.testing.assert_allclose(w2, w2_ref, rtol=1e-5, atol=1e-7)
+    assert step == 3
