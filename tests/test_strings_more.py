@@ -53,8 +53,13 @@ def test_split_options_and_ragged_error():
         assert _run(one).to_list() == [[b"a", b"b"]]
         with pytest.raises(ValueError, match="result_type"):
             tf.strings.split(["a b"], result_type="Dense")
-        with pytest.raises(ValueError, match="vector"):
-            tf.strings.split([["a b"]])
+        # a matrix of strings: TF 1.15's ragged split, as a SparseTensor of rank 3
+        sp3 = _run(tf.strings.split([["a b"], ["c"]]))
+        assert sp3.indices.tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 0]]
+        assert sp3.values.tolist() == [b"a", b"b", b"c"] and sp3.dense_shape.tolist() == [2, 1, 2]
+        nested = tf.strings.split(tf.ragged.constant([["a b"], ["c", "d e"]]),
+                                  result_type="RaggedTensor")
+        assert _run(nested).to_list() == [[[b"a", b"b"]], [[b"c"], [b"d", b"e"]]]
         p = tf.placeholder(tf.string)
         with pytest.raises(tf.errors.InvalidArgumentError, match="vector"):
             _run(tf.strings.split(p), {p: np.array([["a"]], dtype=object)})
@@ -145,3 +150,11 @@ def test_same_values_as_tensorflow():
     import sys
 
     assert run("tideflow", sys.executable) == run("tf", _TF)
+
+
+def test_ngrams_of_ragged_input():
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([["a", "b", "c"], ["d"]])
+        assert _run(tf.strings.ngrams(rt, 2)).to_list() == [[b"a b", b"b c"], []]
+        rt3 = tf.ragged.constant([[["a", "b", "c"]], [["d"]]])
+        assert _run(tf.strings.ngrams(rt3, 2)).to_list() == [[[b"a b", b"b c"]], [[]]]

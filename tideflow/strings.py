@@ -1,8 +1,8 @@
 """``tf.strings``: the string ops under their TF 1.x ``tf.strings.*`` names.
 
 ``split`` is TF 1.x's ``tf.strings.split`` (``StringSplitV2``, ``result_type='SparseTensor'`` or
-``'RaggedTensor'``); ``unicode_decode``, ``unicode_split`` and ``bytes_split`` of non-scalars
-return ``RaggedTensor`` s as TF; ragged ``ngrams`` input is not supported yet.
+``'RaggedTensor'``, strings of any rank or ragged); ``unicode_decode``, ``unicode_split`` and
+``bytes_split`` of non-scalars, and ``ngrams`` of ragged input, return ``RaggedTensor`` s as TF.
 """
 
 from tideflow.ops.logging_ops import string_format as format

@@ -345,22 +345,29 @@ def split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor", source=
         input = source
     elif source is not None:
         raise ValueError("tf.strings.split: give either input or source, not both")
-    if result_type == "RaggedTensor":
-        # as TF 1.15: a scalar is one row; the rows are the sparse result's rows
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError(f"tf.strings.split: result_type must be 'SparseTensor' or "
+                         f"'RaggedTensor', got {result_type!r}")
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    if isinstance(input, RaggedTensor):  # as TF 1.15: the strings of the flat values
+        with ops.name_scope(name, "StringSplit", [input]):
+            rt = input.with_flat_values(split(input.flat_values, sep, maxsplit, "RaggedTensor"))
+            return rt if result_type == "RaggedTensor" else rt.to_sparse()
+    rank = ops.convert_to_tensor(input, dtype=dtypes.string).get_shape().ndims
+    if result_type == "RaggedTensor" or (rank is not None and rank >= 2):
+        # a RaggedTensor with a row per string (a scalar is one row; leading dims stay as
+        # uniform ragged dims); the sparse result of a matrix is its to_sparse(), as TF 1.15
         from tideflow.ops import array_ops
-        from tideflow.ops.ragged_tensor import RaggedTensor
 
         with ops.name_scope(name, "StringSplit", [input]):
             input = ops.convert_to_tensor(input, dtype=dtypes.string)
             if input.get_shape().ndims == 0:
                 input = array_ops.reshape(input, [1])
-            rt = RaggedTensor.from_sparse(split(input, sep, maxsplit))
-            rt.row_splits.set_shape([None if input.get_shape()[0].value is None
-                                     else input.get_shape()[0].value + 1])
-            return rt
-    if result_type != "SparseTensor":
-        raise ValueError(f"tf.strings.split: result_type must be 'SparseTensor' or "
-                         f"'RaggedTensor', got {result_type!r}")
+            flat = array_ops.reshape(input, [-1]) if rank != 1 else input
+            rows = RaggedTensor.from_sparse(split(flat, sep, maxsplit))
+            rt = _ragged_rows(input, rows)
+            return rt if result_type == "RaggedTensor" else rt.to_sparse()
     with ops.name_scope(name, "StringSplit", [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string)
         sep = ops.convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
@@ -424,8 +431,8 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
     """The n-grams of the innermost dimension of the dense string tensor ``data``.
 
     Output shape: ``data``'s shape with the last dimension replaced by the number of n-grams
-    (the same for every row of a dense input). Ragged input is not supported (tideflow has no
-    ``RaggedTensor``).
+    (the same for every row of a dense input). A ``RaggedTensor`` gives a ``RaggedTensor``: the
+    n-grams of each innermost row.
     """
     widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
     for w in widths:
@@ -450,8 +457,23 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
         raise ValueError("padding_width must be greater than 0.")
     from tideflow.ops import array_ops
     from tideflow.ops.concat_ops import concat
+    from tideflow.ops.ragged_tensor import RaggedTensor
 
     with ops.name_scope(name, "StringNGrams", [data]):
+        attrs = {"separator": separator, "ngram_widths": widths, "left_pad": left_pad,
+                 "right_pad": right_pad, "pad_width": int(padding_width),
+                 "preserve_short_sequences": bool(preserve_short_sequences)}
+        if isinstance(data, RaggedTensor):
+            # the n-grams of each innermost row; the outer partitions stay
+            if data.flat_values.get_shape().ndims != 1:
+                raise ValueError("ngrams of a RaggedTensor need 1-D flat_values")
+            splits = data.nested_row_splits
+            out, out_splits = ops.apply_op(
+                "StringNGrams", [data.flat_values, _cast_int64(splits[-1])], attrs).outputs
+            result = RaggedTensor(out, out_splits, internal=True)
+            for outer in reversed(splits[:-1]):
+                result = RaggedTensor(result, _cast_int64(outer), internal=True)
+            return result
         data = ops.convert_to_tensor(data, dtype=dtypes.string, name="data")
         rank = data.get_shape().ndims
         if rank is None:
@@ -460,9 +482,6 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
             raise ValueError("Data must have rank>0")
         shape, splits = _dense_rows(data)
         flat = array_ops.reshape(data, [-1])
-        attrs = {"separator": separator, "ngram_widths": widths, "left_pad": left_pad,
-                 "right_pad": right_pad, "pad_width": int(padding_width),
-                 "preserve_short_sequences": bool(preserve_short_sequences)}
         out, _ = ops.apply_op("StringNGrams", [flat, splits], attrs).outputs
         out_shape = concat([shape[:-1], np.array([-1], np.int64)], axis=0)
         result = array_ops.reshape(out, out_shape)
