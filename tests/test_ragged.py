@@ -556,3 +556,21 @@ def test_more_elementwise_functions_keep_the_partition():
     with pytest.raises(errors.InvalidArgumentError, match="bad"):
         _run(tf.debugging.check_numerics(rt / 0.0, "bad") if hasattr(tf, "debugging")
              else tf.check_numerics(rt / 0.0, "bad"))
+
+
+def test_cross_and_cross_hashed():
+    a = tf.ragged.constant([["a", "b"], ["c"]])
+    b = tf.ragged.constant([["x"], ["y", "z"]])
+    d = tf.constant([["d"], ["e"]])
+    sp = tf.SparseTensor([[0, 0], [1, 0]], ["p", "q"], [2, 1])
+    crossed = tf.ragged.cross([a, b])
+    assert crossed.shape.as_list() == [2, None]
+    got = _run([crossed, tf.ragged.cross([a, d]), tf.ragged.cross([a, sp]),
+                tf.ragged.cross_hashed([a, b], num_buckets=10)])
+    # every combination of one value per input, the first input's value varying slowest
+    assert got[0].to_list() == [[b"a_X_x", b"b_X_x"], [b"c_X_y", b"c_X_z"]]
+    assert got[1].to_list() == [[b"a_X_d", b"b_X_d"], [b"c_X_e"]]
+    assert got[2].to_list() == [[b"a_X_p", b"b_X_p"], [b"c_X_q"]]
+    np.testing.assert_array_equal(got[3].row_splits, [0, 2, 4])
+    # FingerprintCat64 buckets as real TF computes them for these crosses
+    np.testing.assert_array_equal(got[3].flat_values, [2, 4, 0, 0])

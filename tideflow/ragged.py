@@ -4,6 +4,8 @@ from tideflow.ops.ragged_ops import (  # noqa: F401
     boolean_mask,
     constant,
     constant_value,
+    cross,
+    cross_hashed,
     map_flat_values,
     placeholder,
     row_splits_to_segment_ids,

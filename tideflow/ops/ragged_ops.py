@@ -899,3 +899,43 @@ RaggedTensor.__ge__ = lambda self, other: math_ops.greater_equal(self, other)
 RaggedTensor.__neg__ = lambda self: math_ops.negative(self)
 RaggedTensor.__abs__ = lambda self: math_ops.abs(self)
 RaggedTensor.__invert__ = lambda self: math_ops.logical_not(self)
+
+
+def _cross(fn, inputs, name, **kwargs):
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    with ops.name_scope(name, "RaggedCross", inputs):
+        sparse = []
+        nrows = None
+        for x in inputs:
+            x = _ragged_from_value(x)
+            if isinstance(x, (RaggedTensor, ops.Tensor)) and x.shape.ndims:
+                nrows = nrows if nrows is not None else x.shape[0].value
+            if isinstance(x, RaggedTensor):
+                if x.ragged_rank != 1 or x.flat_values.shape.ndims != 1:
+                    raise ValueError("tf.ragged.cross: RaggedTensor inputs must be 2-D with "
+                                     "ragged_rank=1")
+                x = x.to_sparse()
+            elif not isinstance(x, SparseTensor):
+                # every input as a SparseTensor, so the crosses keep the inputs' order
+                x = RaggedTensor.from_tensor(ops.convert_to_tensor(x)).to_sparse()
+            sparse.append(x)
+        result = RaggedTensor.from_sparse(fn(sparse, **kwargs))
+        if nrows is not None:
+            result.row_splits.set_shape([nrows + 1])
+        return result
+
+
+def cross(inputs, name=None):
+    """The string feature crosses of each row of ``inputs`` (RaggedTensors, SparseTensors or
+    dense [batch, n] tensors), joined by "_X_", one row per example."""
+    from tideflow.ops.sparse_extra_ops import sparse_cross
+
+    return _cross(sparse_cross, inputs, name)
+
+
+def cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The hashed feature crosses (FingerprintCat64, modulo ``num_buckets`` when > 0)."""
+    from tideflow.ops.sparse_extra_ops import sparse_cross_hashed
+
+    return _cross(sparse_cross_hashed, inputs, name, num_buckets=num_buckets, hash_key=hash_key)
