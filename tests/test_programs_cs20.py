@@ -132,3 +132,24 @@ def test_assign_of_a_wrong_shape_uses_tf_merge_words():
         sess.run(v.initializer)
         want = np.full([1, 4, 5, 3], 0.5)
         np.testing.assert_array_equal(sess.run(v.assign(want)), want.astype(np.float32))
+
+
+def test_name_scope_rejects_a_list_as_default_name():
+    # CS20's convolutional-GRU helper writes TF 1.0's `tf.name_scope("saturating_sigmoid", [x])`;
+    # since TF 1.14 the list lands in default_name and name_scope raises TypeError.
+    x = tf.constant([-2.0, 0.0, 2.0])
+    try:
+        with tf.name_scope("saturating_sigmoid", [x]):
+            pass
+    except TypeError as e:
+        assert "`default_name` type (<class 'list'>) is not a string type" in str(e)
+        assert "values" in str(e)
+    else:
+        raise AssertionError("list default_name accepted")
+    with tf.name_scope("saturating_sigmoid", values=[x]) as scope:
+        y = tf.minimum(1.0, tf.maximum(0.0, 1.2 * tf.sigmoid(x) - 0.1))
+    assert scope.startswith("saturating_sigmoid")
+    with tf.Session() as sess:
+        got = sess.run(y)
+    want = np.clip(1.2 / (1 + np.exp(-np.array([-2.0, 0.0, 2.0]))) - 0.1, 0, 1)
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -1017,6 +1017,11 @@ class name_scope:
     """``tf.name_scope(name, default_name=None, values=None)``: opens a name scope."""
 
     def __init__(self, name, default_name=None, values=None):
+        # TF 1.14+: a list passed positionally (the TF 1.0 idiom `name_scope(name, [x])`) is
+        # an error, not a silently ignored default name
+        if not (default_name is None or isinstance(default_name, str)):
+            raise TypeError(f"`default_name` type ({type(default_name)}) is not a string type. "
+                            "You likely meant to pass this into the `values` kwarg.")
         self._name = default_name if name is None else name
         self._default_name = default_name
         self._values = values
