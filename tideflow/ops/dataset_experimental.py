@@ -350,11 +350,13 @@ map_and_batch_with_legacy_function = map_and_batch
 
 
 def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=None):
-    """Not available: its batches are RaggedTensors, which tideflow does not have (use
-    ``padded_batch`` or ``dense_to_sparse_batch``)."""
-    raise NotImplementedError("dense_to_ragged_batch produces RaggedTensors, which tideflow "
-                              "does not have; use Dataset.padded_batch or "
-                              "tf.data.experimental.dense_to_sparse_batch")
+    """Not available: its batches are RaggedTensors, which tideflow's tf.data does not carry
+    (use ``padded_batch`` or ``dense_to_sparse_batch``, or ``tf.RaggedTensor.from_tensor`` /
+    ``from_sparse`` on the batches)."""
+    raise NotImplementedError("dense_to_ragged_batch produces RaggedTensors, which tideflow's "
+                              "tf.data does not carry; use Dataset.padded_batch or "
+                              "tf.data.experimental.dense_to_sparse_batch (then "
+                              "tf.RaggedTensor.from_sparse)")
 
 
 def to_variant(dataset):
