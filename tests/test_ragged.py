@@ -574,3 +574,22 @@ def test_cross_and_cross_hashed():
     np.testing.assert_array_equal(got[3].row_splits, [0, 2, 4])
     # FingerprintCat64 buckets as real TF computes them for these crosses
     np.testing.assert_array_equal(got[3].flat_values, [2, 4, 0, 0])
+
+
+def test_two_ragged_dimensions_through_dispatched_ops():
+    rows = [[[1, 2], [3]], [], [[4, 5, 6]]]
+    rt = tf.ragged.constant(rows)
+    flat_rt = tf.ragged.constant([[1, 2], [], [3, 4, 5]])
+    got = _run([tf.reduce_sum(rt, axis=2, keepdims=True), tf.reduce_mean(rt, axis=0),
+                tf.reduce_max(rt, axis=1), tf.ragged.boolean_mask(rt, rt > 2),
+                tf.stack([rt, rt], axis=2), tf.concat([rt, rt], axis=2),
+                flat_rt[:, :tf.constant(1)], flat_rt[tf.constant(-1)], tf.gather(rt, [2, 0])])
+    assert got[0].to_list() == [[[sum(c)] for c in r] for r in rows]
+    assert got[1].to_list() == [[2.5, 3.5, 6.0], [3.0]]  # element-wise over rows, gaps skipped
+    assert got[2].to_list() == [[3, 2], [], [4, 5, 6]]
+    assert got[3].to_list() == [[[v for v in c if v > 2] for c in r] for r in rows]
+    assert got[4].to_list() == [[[c, c] for c in r] for r in rows]
+    assert got[5].to_list() == [[c + c for c in r] for r in rows]
+    assert got[6].to_list() == [[1], [], [3]]
+    np.testing.assert_array_equal(got[7], [3, 4, 5])
+    assert got[8].to_list() == [rows[2], rows[0]]

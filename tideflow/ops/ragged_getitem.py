@@ -4,7 +4,7 @@ rules: an integer index into an inner ragged dimension raises)."""
 import numpy as np
 
 from tideflow.framework import ops
-from tideflow.ops import array_ops, fill_ops, gather_ops, math_ops, range_ops
+from tideflow.ops import array_ops, cast_ops, fill_ops, gather_ops, math_ops, range_ops
 from tideflow.ops.ragged_tensor import RaggedTensor, _gather_rows, _ranges, _slice_rows
 
 
@@ -74,7 +74,7 @@ def _clamp_index(index, lengths, dt, default):
         if index >= 0:
             return math_ops.minimum(lengths, index)
         return math_ops.maximum(lengths + index, 0)
-    index = ops.convert_to_tensor(index, dtype=dt)
+    index = cast_ops.cast(ops.convert_to_tensor(index), dt)
     positive = math_ops.minimum(index, lengths)
     negative = math_ops.maximum(lengths + index, 0)
     return gather_ops.where(
