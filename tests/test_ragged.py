@@ -466,14 +466,23 @@ def _numeric_grad(f, x, eps=1e-6):
     lambda rt: tf.reduce_sum(tf.reduce_max(rt * rt, axis=1)[0::2]),
     lambda rt: tf.reduce_sum(tf.reduce_mean(tf.exp(rt), axis=0)),
     lambda rt: tf.reduce_sum(tf.concat([rt, rt[:, 1:]], axis=1).values * 3.0),
+    lambda rt: tf.reduce_sum(tf.gather(rt, [2, 0, 2]).values ** 3),
+    lambda rt: tf.reduce_sum(tf.ragged.boolean_mask(rt, rt > 0.0).values * 5.0),
+    lambda rt: tf.reduce_sum(rt.to_sparse().values * tf.range(6, dtype=tf.float64)),
+    lambda rt: tf.reduce_sum(tf.reduce_max(tf.RaggedTensor.from_row_splits(rt, [0, 2, 4]),
+                                           axis=1).values ** 2),
+    lambda rt: tf.reduce_sum(tf.where(rt > 0.5, rt * rt, -rt).values),
 ])
 def test_gradients_wrt_flat_values(loss_fn):
+    """(the fourth to last case nests the rows: a ragged_rank 2 reduction)"""
     x0 = np.array([0.3, -1.2, 0.7, 1.1, -0.4, 0.9])
     splits = _splits(ROWS)
     x = tf.placeholder(tf.float64, [6])
     rt = tf.RaggedTensor.from_row_splits(x, splits)
     loss = loss_fn(rt)
     (grad,) = tf.gradients(loss, [x])
+    if isinstance(grad, tf.IndexedSlices):  # a gather of the values, as TF
+        grad = tf.unsorted_segment_sum(grad.values, grad.indices, 6)
     with tf.Session() as sess:
         g = sess.run(grad, {x: x0})
         numeric = _numeric_grad(lambda v: sess.run(loss, {x: v}), x0)
@@ -593,3 +602,17 @@ def test_two_ragged_dimensions_through_dispatched_ops():
     assert got[6].to_list() == [[1], [], [3]]
     np.testing.assert_array_equal(got[7], [3, 4, 5])
     assert got[8].to_list() == [rows[2], rows[0]]
+
+
+def test_gradient_of_from_tensor_wrt_the_dense_input():
+    x0 = np.array([[0.3, -1.2, 0.0], [0.7, 0.0, 0.0]])
+    x = tf.placeholder(tf.float64, [2, 3])
+    rt = tf.RaggedTensor.from_tensor(x, lengths=[2, 1])
+    loss = tf.reduce_sum(tf.reduce_sum(tf.exp(rt), axis=1) * tf.constant([1.0, 2.0], tf.float64))
+    (grad,) = tf.gradients(loss, [x])
+    with tf.Session() as sess:
+        g = sess.run(grad, {x: x0})
+        numeric = _numeric_grad(lambda v: sess.run(loss, {x: v}), x0)
+    np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g, [[np.exp(0.3), np.exp(-1.2), 0], [2 * np.exp(0.7), 0, 0]],
+                               rtol=1e-9)
