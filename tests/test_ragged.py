@@ -616,3 +616,16 @@ def test_gradient_of_from_tensor_wrt_the_dense_input():
     np.testing.assert_allclose(g, numeric, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(g, [[np.exp(0.3), np.exp(-1.2), 0], [2 * np.exp(0.7), 0, 0]],
                                rtol=1e-9)
+
+
+def test_ragged_tensor_spec_and_row_lengths_of_uniform_dims():
+    rt = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    spec = rt._type_spec
+    assert spec == tf.RaggedTensorSpec([2, None, 2], tf.int32, 1)
+    assert spec.is_compatible_with(rt) and spec.value_type is tf.RaggedTensor
+    assert tf.RaggedTensorSpec([None, None], tf.float32).ragged_rank == 1
+    assert "RaggedTensorSpec(TensorShape([Dimension(2), Dimension(None), Dimension(2)])" in repr(
+        spec)
+    with pytest.raises(ValueError, match="Must specify ragged_rank or a shape with a known rank"):
+        tf.RaggedTensorSpec(None, tf.float32)
+    assert _run(rt.row_lengths(axis=2)).to_list() == [[2, 2], [2]]

@@ -124,6 +124,5 @@ class RaggedTensorSpec:
         return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
 
     def __repr__(self):
-        dims = self._shape.as_list() if self._shape.ndims is not None else None
-        return (f"RaggedTensorSpec(TensorShape({dims}), "
-                f"{self._dtype!r}, {self._ragged_rank}, {self._row_splits_dtype!r})")
+        return (f"RaggedTensorSpec({self._shape!r}, {self._dtype!r}, {self._ragged_rank}, "
+                f"{self._row_splits_dtype!r})")
