@@ -629,3 +629,15 @@ def test_ragged_tensor_spec_and_row_lengths_of_uniform_dims():
     with pytest.raises(ValueError, match="Must specify ragged_rank or a shape with a known rank"):
         tf.RaggedTensorSpec(None, tf.float32)
     assert _run(rt.row_lengths(axis=2)).to_list() == [[2, 2], [2]]
+
+
+def test_getitem_with_an_ellipsis():
+    rt = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    got = _run([rt[..., 1], rt[0, ...], rt[...]])
+    assert got[0].to_list() == [[2, 4], [6]]
+    np.testing.assert_array_equal(got[1], [[1, 2], [3, 4]])
+    assert got[2].to_list() == [[[1, 2], [3, 4]], [[5, 6]]]
+    with pytest.raises(ValueError, match="Cannot index into an inner ragged dimension."):
+        tf.ragged.constant([[1, 2], [3]])[..., 0]
+    with pytest.raises(ValueError, match="more than one ellipsis"):
+        rt[..., ...]

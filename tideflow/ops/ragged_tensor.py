@@ -684,11 +684,16 @@ class RaggedTensor:
         with ops.name_scope(None, "RaggedGetItem", [self, key]):
             if not isinstance(key, tuple):
                 key = (key,)
-            for k in key:
-                if k is Ellipsis or k is None:
-                    raise ValueError("Ellipsis and tf.newaxis are not supported when indexing "
-                                     "a RaggedTensor in tideflow")
             ndims = self.shape.ndims
+            if sum(k is Ellipsis for k in key) > 1:
+                raise ValueError("Cannot use more than one ellipsis.")
+            if Ellipsis in key and ndims is not None:
+                i = key.index(Ellipsis)
+                fill = max(ndims - (len(key) - 1), 0)
+                key = key[:i] + (slice(None),) * fill + key[i + 1:]
+            if any(k is None or k is Ellipsis for k in key):
+                raise ValueError("tf.newaxis (and an ellipsis in a tensor of unknown rank) is "
+                                 "not supported when indexing a RaggedTensor in tideflow")
             if ndims is not None and len(key) > ndims:
                 raise ValueError("Too many indices for RaggedTensor")
             from tideflow.ops.ragged_getitem import getitem
