@@ -116,10 +116,11 @@ def topo_order(ops, fed):
     return out
 
 
-def bind_kernel(op, device, session_state, session):
-    """The callable that runs ``op`` on ``device``, with its attrs bound (once per plan)."""
-    od = op._op_def
-    dk = op_registry.device_kernel(op._type, device.device_type)
+def bind_kernel(op, device, session_state, session, op_def=None):
+    """The callable that runs ``op`` on ``device``, with its attrs bound (once per plan);
+    ``op_def``: another declaration whose kernel runs instead (a graph pass's rewrite)."""
+    od = op._op_def if op_def is None else op_def
+    dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
     if dk is not None:
         od = dk  # a kernel registered for this device type (same fields as a declaration)
     if od.kernel_factory is not None:
@@ -173,7 +174,8 @@ class Plan:
             live_fetches = list(fetches) + list(partition.sends)
             live_targets = list(targets) + list(partition.ctrl_sends)
         if optimize:
-            replace, consts = graph_passes.optimize(order, avail, device, session_state, session)
+            replace, consts = graph_passes.optimize(order, avail, device, session_state, session,
+                                                    live_fetches)
         else:
             replace, consts = {}, graph_passes.const_values(order)
         # ops whose outputs are all replaced by folded constants or CSE are dropped
@@ -406,6 +408,9 @@ class _Emitter:
             if hooks is not None:
                 hooks.before(op, idx)
             od = op._op_def
+            kernels = getattr(replace, "kernels", None)
+            if kernels and op in kernels:
+                od = kernels[op]
             outs = op._outputs
             targets = []
             for t in outs:
@@ -436,7 +441,8 @@ class _Emitter:
                    replace, depth):
         kname = f"k{next(self._n)}"
         try:
-            self.env[kname] = bind_kernel(op, self.device, self.session_state, self.session)
+            self.env[kname] = bind_kernel(op, self.device, self.session_state, self.session,
+                                          None if od is op._op_def else od)
         except Exception as e:  # noqa: BLE001 - reported as the op's error
             raise op_error_for(e, op) from (None if isinstance(e, errors.OpError) else e)
         args = []
@@ -497,7 +503,7 @@ class _Emitter:
         order = topo_order(prune(fg.outputs, targets, fed), fed)
         if self.optimize:
             replace, consts = graph_passes.optimize(order, fed, self.device, self.session_state,
-                                                    self.session)
+                                                    self.session, fg.outputs)
         else:
             replace, consts = {}, graph_passes.const_values(order)
         live = _live_ops(order, fg.outputs, targets, fed, replace, consts)

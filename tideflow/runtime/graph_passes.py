@@ -44,12 +44,63 @@ def _freeze(v):
     return v
 
 
-def optimize(order, fed, device, session_state, session):
+class Replacements(dict):
+    """Tensor -> the tensor that holds its value in the plan; ``kernels`` maps an op to the
+    declaration whose kernel the plan runs for it instead of its own."""
+
+    def __init__(self):
+        super().__init__()
+        self.kernels = {}
+
+
+def _log_softmax_rewrites(order, fed, fetches, replace, consts):
+    """TF's arithmetic optimizer (its log-softmax stage), after folding and CSE as there:
+    ``Log(Softmax(x))`` runs as ``LogSoftmax(x)`` when that Log is the Softmax's only consumer
+    left in the step, neither output is fed and the Softmax's is not fetched; finite where the
+    Softmax underflows to 0 (a hand-written cross-entropy ``-sum(y * log(softmax(z)))``
+    evaluated alone). As in TF, a training step, whose gradients also read the Softmax, keeps
+    the plain ops, and so does a folded constant one. The Softmax op runs the LogSoftmax kernel
+    and the Log's output is read from it. (A Log with control inputs is left alone: its
+    consumers would lose that ordering; TF rewrites it in place.)"""
+    from tideflow.framework import op_registry
+
+    logs = [op for op in order if op._type == "Log" and op._inputs
+            and replace.get(op._outputs[0], op._outputs[0]) is op._outputs[0]
+            and op._outputs[0] not in consts]
+    candidates = {}
+    for log in logs:
+        s = replace.get(log._inputs[0], log._inputs[0])
+        if s._op._type == "Softmax" and s not in consts and s not in fed:
+            candidates.setdefault(s, []).append(log)
+    if not candidates:
+        return
+    uses = dict.fromkeys(candidates, 0)
+    for op in order:
+        if op._outputs and all(replace.get(t, t) is not t or t in consts for t in op._outputs):
+            continue  # folded or merged away: not run
+        for t in op._inputs:
+            t = replace.get(t, t)
+            if t in uses:
+                uses[t] += 1
+    keep = {replace.get(t, t) for t in fetches}
+    for s, (log, *more) in candidates.items():
+        out = log._outputs[0]
+        if (more or uses[s] != 1 or s in keep or out in fed or log._control_inputs
+                or s._op._device != log._device):
+            continue
+        replace.kernels[s._op] = op_registry.get("LogSoftmax")
+        for t, r in list(replace.items()):
+            if r is out:
+                replace[t] = s
+        replace[out] = s
+
+
+def optimize(order, fed, device, session_state, session, fetches=()):
     """Runs CSE and constant folding over the ordered ops; returns (replace, consts)."""
     from tideflow.runtime.executor import bind_kernel
 
     consts = const_values(order)
-    replace = {}
+    replace = Replacements()
     seen = {}
     for op in order:
         od = op._op_def
@@ -92,6 +143,7 @@ def optimize(order, fed, device, session_state, session):
         else:
             for a, b in zip(op._outputs, first._outputs):
                 replace[a] = replace.get(b, b)
+    _log_softmax_rewrites(order, fed, fetches, replace, consts)
     return replace, consts
 
 
