@@ -153,3 +153,33 @@ def test_name_scope_rejects_a_list_as_default_name():
         got = sess.run(y)
     want = np.clip(1.2 / (1 + np.exp(-np.array([-2.0, 0.0, 2.0]))) - 0.1, 0, 1)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_reinitializable_iterator_structure_mismatch_is_nest_error():
+    # CS20's tf.data lectures build one Iterator.from_structure(train.output_types, ...) and
+    # make_initializer for train and test datasets. A dataset with another nesting fails in
+    # nest.assert_same_structure (ValueError) before the dtype check; a same-structure dataset
+    # of another dtype is TypeError "Expected output types ...".
+    xs = np.arange(10, dtype=np.float32).reshape(5, 2)
+    train = tf.data.Dataset.from_tensor_slices((xs[:, 0], xs[:, 1])).batch(2)
+    it = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+    x, y = it.get_next()
+    try:
+        it.make_initializer(tf.data.Dataset.from_tensor_slices(np.zeros((3, 2), np.float32)))
+    except ValueError as e:
+        assert "don't have the same nested structure" in str(e)
+    else:
+        raise AssertionError("structure mismatch accepted")
+    ints = tf.data.Dataset.from_tensor_slices((np.zeros(3, np.int32), np.zeros(3, np.int32)))
+    try:
+        it.make_initializer(ints.batch(2))
+    except TypeError as e:
+        assert str(e).startswith("Expected output types")
+    else:
+        raise AssertionError("dtype mismatch accepted")
+    test = tf.data.Dataset.from_tensor_slices((xs[:, 1], xs[:, 0])).batch(4)
+    with tf.Session() as sess:
+        sess.run(it.make_initializer(test))
+        bx, by = sess.run([x, y])
+    np.testing.assert_array_equal(bx, [1.0, 3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(by, [0.0, 2.0, 4.0, 6.0])

@@ -10,7 +10,7 @@ import itertools
 import json
 import threading
 
-from tideflow.framework import errors, func_graph, op_registry, ops
+from tideflow.framework import errors, func_graph, nest, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, scalar
 from tideflow.ops import dataset_kernels
 from tideflow.ops import dataset_structure as ds
@@ -448,6 +448,10 @@ class Iterator(ds.Structured):
         """The op that (re)starts this iterator on ``dataset`` (same structure)."""
         with ops.name_scope(name, "make_initializer") as scope:
             mine, theirs = self._specs, dataset._specs
+            # as TF: a different nesting is nest's ValueError (TypeError for another sequence
+            # type) before any dtype/class/shape comparison
+            nest.assert_same_structure(self.output_types, dataset.output_types)
+            nest.assert_same_structure(self.output_shapes, dataset.output_shapes)
             try:
                 ds.assert_same_structure(mine, theirs)
             except (TypeError, ValueError) as e:
