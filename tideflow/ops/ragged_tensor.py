@@ -24,6 +24,7 @@ from tideflow.ops import (
     slicing_ops,
 )
 from tideflow.ops.logging_ops import Assert
+from tideflow.ops.ragged_value import RowPartitioned
 
 _SPLITS_DTYPES = (dtypes.int32, dtypes.int64)
 
@@ -109,7 +110,7 @@ def _slice_rows(values, start, limit):
     return values[start:limit]
 
 
-class RaggedTensor:
+class RaggedTensor(RowPartitioned):
     """A tensor with ragged dimensions: ``values`` cut into rows by ``row_splits``
     (``values[row_splits[i]:row_splits[i+1]]`` is row ``i``). Build one with the factory class
     methods (``from_row_splits``, ``from_row_lengths``, ...) or ``tf.ragged.constant``."""
@@ -476,22 +477,6 @@ class RaggedTensor:
     @property
     def row_splits(self):
         return self._row_splits
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            v = v._values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        splits = [self._row_splits]
-        v = self._values
-        while isinstance(v, RaggedTensor):
-            splits.append(v._row_splits)
-            v = v._values
-        return tuple(splits)
 
     @property
     def graph(self):

@@ -7,7 +7,28 @@ from tideflow.framework import dtypes
 from tideflow.framework.tensor_shape import as_shape, unknown_shape
 
 
-class RaggedTensorValue:
+class RowPartitioned:
+    """What a ragged tensor and its fetched value share: ``_values`` (dense, or ragged again)
+    partitioned into rows by ``_row_splits``."""
+
+    @property
+    def flat_values(self):
+        v = self._values
+        while isinstance(v, RowPartitioned):
+            v = v._values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        splits = [self._row_splits]
+        v = self._values
+        while isinstance(v, RowPartitioned):
+            splits.append(v._row_splits)
+            v = v._values
+        return tuple(splits)
+
+
+class RaggedTensorValue(RowPartitioned):
     """A fetched ``RaggedTensor``: NumPy ``values`` (or a nested value) and ``row_splits``."""
 
     def __init__(self, values, row_splits):
@@ -27,22 +48,6 @@ class RaggedTensorValue:
     @property
     def dtype(self):
         return self._values.dtype
-
-    @property
-    def flat_values(self):
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            v = v._values
-        return v
-
-    @property
-    def nested_row_splits(self):
-        splits = [self._row_splits]
-        v = self._values
-        while isinstance(v, RaggedTensorValue):
-            splits.append(v._row_splits)
-            v = v._values
-        return tuple(splits)
 
     @property
     def ragged_rank(self):
