@@ -27,6 +27,12 @@ def placer():
     return os.environ.get("TIDEFLOW_PLACER", "default").strip().lower()
 
 
+def uninitialized_variable_reporting_device():
+    """TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING: the device of
+    report_uninitialized_variables' ops (default "/cpu:0", as TF)."""
+    return os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING", "/cpu:0")
+
+
 def grpc_security():
     """The distributed runtime's security settings: TIDEFLOW_GRPC_TOKEN (a shared secret every
     call must carry), TIDEFLOW_GRPC_CERT / TIDEFLOW_GRPC_KEY (the server's TLS certificate and

@@ -202,3 +202,80 @@ def test_cifar10_estimator_towers_local_device_setter(tmp_path):
     np.testing.assert_allclose(got, losses, rtol=1e-5)
     np.testing.assert_allclose(w2, w2_ref, rtol=1e-5, atol=1e-7)
     assert step == 3
+
+
+# TF's op_def_library creates an op that takes a ref input (Assign, ScatterAdd, ApplyAdagrad,
+# IsVariableInitialized) colocated with it: its device is the variable's (on the ps) whatever
+# device scope it was built in, and its NodeDef carries "loc:@<variable>". report_uninitialized_
+# variables (the Supervisor's/MonitoredSession's ready op) puts its report on "/cpu:0", i.e. the
+# worker's CPU under a replica_device_setter. A Saver built after the first run reaches the
+# master as a graph extension whose restore Assigns are colocated with variables of the first
+# part. Placement as under TF 2.21 (compat.v1) for the same graph.
+REF_COLOCATION = r"""
+import json, os, sys
+import tideflow as tf
+spec = json.load(open(sys.argv[1])); ckpt = sys.argv[2]
+with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:0")):
+    v = tf.Variable([1.0, 2.0], name="v")
+    gs = tf.train.get_or_create_global_step()
+    bump = tf.scatter_add(v, [0], [10.0])
+    train = tf.train.AdagradOptimizer(0.5).minimize(tf.reduce_sum(tf.square(v)), global_step=gs)
+    ready = tf.report_uninitialized_variables()
+    with tf.device("/job:worker/task:0/cpu:0"):
+        reset = tf.assign(v, [3.0, 4.0])
+        init_v = tf.is_variable_initialized(v)
+graph = tf.get_default_graph()
+dev = {op.type + ":" + op.name: op.device for op in graph.get_operations()
+       if op.type in ("ScatterAdd", "Assign", "IsVariableInitialized", "ApplyAdagrad")}
+print("DEV", json.dumps(dev))
+print("READY", ready.device)
+print("CLASS", json.dumps([c.decode() for c in reset.op.colocation_groups()]),
+      json.dumps([c.decode() for c in train.control_inputs[0].colocation_groups()]
+                 if train.control_inputs else []))
+with tf.Session("grpc://" + spec["worker"][0]) as sess:
+    print("UNINIT", json.dumps([b.decode() for b in sess.run(ready)]), bool(sess.run(init_v)))
+    sess.run(tf.global_variables_initializer())
+    sess.run(train)
+    sess.run(bump)
+    saver = tf.train.Saver()  # built after the first runs: a graph extension
+    path = saver.save(sess, os.path.join(ckpt, "m"), global_step=gs)
+    print("SAVED", json.dumps(sess.run(v).tolist()))
+    sess.run(reset)
+    print("RESET", json.dumps(sess.run(v).tolist()))
+    print("READY_AFTER", json.dumps(sess.run(ready).tolist()))
+    saver.restore(sess, path)
+    print("RESTORED", json.dumps(sess.run(v).tolist()))
+    print("STEP", int(sess.run(gs)))
+"""
+
+
+def test_ref_input_ops_colocated_with_their_variable(tmp_path):
+    spec = cluster_spec(ps=1, worker=1)
+    c = Cluster(spec, tmp_path).start_all()
+    try:
+        out = run_client(REF_COLOCATION, c.path, tmp_path, timeout=60)
+    finally:
+        c.stop()
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    # every op taking v's (or an accumulator's, or the step's) ref lands on the ps, even the
+    # Assign and IsVariableInitialized built under "/job:worker/task:0/cpu:0"
+    ops = ["Assign:v/Assign", "Assign:global_step/Assign", "ScatterAdd:ScatterAdd",
+           "Assign:v/Adagrad/Assign", "ApplyAdagrad:Adagrad/update_v/ApplyAdagrad",
+           "IsVariableInitialized:report_uninitialized_variables/IsVariableInitialized",
+           "IsVariableInitialized:report_uninitialized_variables/IsVariableInitialized_1",
+           "IsVariableInitialized:report_uninitialized_variables/IsVariableInitialized_2",
+           "Assign:Assign", "IsVariableInitialized:IsVariableInitialized"]
+    assert json.loads(lines["DEV"]) == dict.fromkeys(ops, "/job:ps/task:0")
+    assert lines["READY"] == "/job:worker/task:0/device:CPU:0"
+    assert lines["CLASS"] == '["loc:@v"] []'
+    assert lines["UNINIT"] == '["v", "global_step", "v/Adagrad"] False'
+    # Adagrad (accumulator 0.1): g = 2v, acc = 0.1 + g^2, v -= 0.5 g / sqrt(acc); then v[0] += 10
+    v = np.array([1.0, 2.0])
+    g = 2 * v
+    v = v - 0.5 * g / np.sqrt(0.1 + g * g)
+    v[0] += 10.0
+    np.testing.assert_allclose(json.loads(lines["SAVED"]), v, rtol=1e-6)
+    assert json.loads(lines["RESET"]) == [3.0, 4.0]
+    assert json.loads(lines["READY_AFTER"]) == []
+    np.testing.assert_allclose(json.loads(lines["RESTORED"]), v, rtol=1e-6)
+    assert lines["STEP"] == "1"

@@ -160,7 +160,8 @@ def _convert_attrs(node, producer_op_def):
                 copy = attr_value_pb2.AttrValue()
                 copy.CopyFrom(av)
                 attrs[key] = copy
-            elif not _is_producer_default(producer_op_def, key, av):
+            elif not (_is_producer_default(producer_op_def, key, av) or _is_empty_value(av)
+                      or (nd.op, key) in _HINT_ATTRS):
                 raise ValueError(f"NodeDef mentions attr '{key}' not in {_op_summary(op_def, nd)}")
             continue
         if av.WhichOneof("value") is None:
@@ -183,6 +184,27 @@ def _convert_attrs(node, producer_op_def):
         attrs[key] = (
             list(d) if isinstance(d, list) else (as_shape(d) if spec.type == "shape" else d)
         )
+
+
+# Attrs newer TF producers add that change nothing computed (MatMul's gradient hints): dropped.
+_HINT_ATTRS = frozenset({("MatMul", "grad_a"), ("MatMul", "grad_b")})
+
+
+def _is_empty_value(av):
+    """Whether ``av`` holds its type's empty value (false, 0, "", [], DT_INVALID).
+
+    A newer producer's attr added with such a default (e.g. MaxPool's ``explicit_paddings=[]``,
+    GatherV2's ``batch_dims=0`` as TF 2.x writes them) means the op's older behaviour, so it is
+    dropped as TF drops attrs holding the producer's default (``RemoveNewDefaultAttrsFromGraphDef``)
+    even when the GraphDef comes without the producer's op list (a frozen ``.pb``).
+    """
+    kind = av.WhichOneof("value")
+    if kind == "list":
+        return not any(len(getattr(av.list, f)) for f in
+                       ("s", "i", "f", "b", "type", "shape", "tensor", "func"))
+    if kind in ("s", "i", "f", "b", "type"):
+        return not getattr(av, kind)
+    return kind is None
 
 
 def _is_producer_default(producer_op_def, key, av):
@@ -268,7 +290,7 @@ def _parse_node(index, nd, producer_ops):
     return node
 
 
-def _parse(graph_def, input_map, producer_op_list):
+def _parse(graph_def, input_map, producer_op_list, validate_colocation=True):
     producer_ops = {}
     if producer_op_list is not None:
         producer_ops = {op.name: op for op in producer_op_list.op}
@@ -299,7 +321,7 @@ def _parse(graph_def, input_map, producer_op_list):
                 used_keys.add("^" + src)
             elif src not in nodes:
                 raise ValueError(f"Node '{name}': Unknown input node '^{src}'")
-        for other in node.coloc:
+        for other in node.coloc if validate_colocation else ():
             if other not in nodes:
                 raise ValueError(
                     "Specified colocation to an op that does not exist during import: "
@@ -385,7 +407,8 @@ def _check_return_elements(return_elements, nodes, input_map):
 
 
 def import_graph_def(
-    graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None
+    graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None,
+    *, _validate_colocation_constraints=True,
 ):
     """Imports the graph in ``graph_def`` into the default graph.
 
@@ -407,6 +430,9 @@ def import_graph_def(
       ValueError: the GraphDef is malformed (unknown inputs, duplicate names, a cycle, bad
         attrs or dtypes), or ``input_map``/``return_elements`` name what is not in it. An
         unregistered op type raises ``OpNotRegisteredError`` (a ValueError and NotFoundError).
+
+    ``_validate_colocation_constraints=False`` (TF's internal option, for a master extending
+    its graph) lets a ``loc:@`` name an op of the destination graph outside ``graph_def``.
     """
     del op_dict
     graph_def = _process_graph_def(graph_def)
@@ -422,7 +448,7 @@ def import_graph_def(
         renames = function_def.import_library(graph, graph_def.library)
         if renames:
             graph_def = _renamed_functions(graph_def, renames)
-    nodes = _parse(graph_def, input_map, producer_op_list)
+    nodes = _parse(graph_def, input_map, producer_op_list, _validate_colocation_constraints)
     order = _topological_order(nodes, input_map)
     _check_return_elements(return_elements, nodes, input_map)
     traceback = ops._user_frame()
@@ -655,7 +681,11 @@ def _set_colocated_devices(graph, order, nodes):
             continue
         device = ""
         for other in node.coloc:
-            d = nodes[other].op._device
+            if other in nodes:
+                d = nodes[other].op._device
+            else:  # an op already in the graph (unvalidated colocation)
+                existing = graph._nodes_by_name.get(other)
+                d = existing._device if existing is not None else ""
             if d:
                 device = d
                 break

@@ -1279,11 +1279,11 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
             for x in (v if isinstance(v, (list, tuple)) else (v,))):
         # as TF: Python values become tensors inside the op's own name scope ("Reshape/shape")
         with graph.name_scope(name or op_type) as scope:
-            return _apply_op(op_def, op_type, inputs, attrs, scope, graph)
-    return _apply_op(op_def, op_type, inputs, attrs, name, graph)
+            return _apply_op(op_def, op_type, inputs, attrs, scope, graph, not _flat)
+    return _apply_op(op_def, op_type, inputs, attrs, name, graph, not _flat)
 
 
-def _apply_op(op_def, op_type, inputs, attrs, name, graph):
+def _apply_op(op_def, op_type, inputs, attrs, name, graph, colocate_refs=True):
     in_args = op_def.inputs
     # bind type attrs from inputs that are already tensors, so Python values follow them
     for arg, value in zip(in_args, inputs):
@@ -1412,7 +1412,30 @@ def _apply_op(op_def, op_type, inputs, attrs, name, graph):
         else:
             output_types.append(t._as_ref if arg.is_ref else t)
 
+    if colocate_refs and op_def.has_ref_input and not graph.building_function:
+        # as TF's op_def_library: an op taking a ref input (Assign, ApplyAdam,
+        # IsVariableInitialized...) is created colocated with it, so it carries the variable's
+        # device and "loc:@" group whatever device scope it was built under (Graph.create_op
+        # does not do this)
+        refs = [t for arg, t in zip(_flat_args(op_def, final_attrs), flat_inputs) if arg.is_ref]
+        with contextlib.ExitStack() as stack:
+            for t in refs:
+                stack.enter_context(graph.colocate_with(t))
+            return _create_op(graph, op_def, flat_inputs, final_attrs, output_types, name)
     return _create_op(graph, op_def, flat_inputs, final_attrs, output_types, name)
+
+
+def _flat_args(op_def, attrs):
+    """The input arg of each flat input (list args repeated by their lengths)."""
+    out = []
+    for arg in op_def.inputs:
+        if arg.number_attr is not None:
+            out.extend([arg] * attrs[arg.number_attr])
+        elif arg.type_list_attr is not None:
+            out.extend([arg] * len(attrs[arg.type_list_attr]))
+        else:
+            out.append(arg)
+    return out
 
 
 def _group_flat_inputs(op_def, flat, attrs):

@@ -767,16 +767,21 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     """
     if var_list is None:
         var_list = global_variables() + local_variables()
-    with ops.name_scope(name):
-        if not var_list:
-            # an empty list, so callers test only the size of the result
-            return _string_const([])
-        inits = [state_ops.is_variable_initialized(v) for v in var_list]
-        mask = _math().logical_not(array_ops.stack(inits))
-        names = _string_const([v.op.name for v in var_list])
-        from tideflow.ops import slicing_ops
+    from tideflow import env
 
-        return slicing_ops.boolean_mask(names, mask)
+    with ops.name_scope(name):
+        inits = [state_ops.is_variable_initialized(v) for v in var_list]
+        # the report runs on the CPU (as TF: under a replica_device_setter it lands on
+        # the worker's CPU, whatever device the worker computes on)
+        with ops.device(env.uninitialized_variable_reporting_device()):
+            if not var_list:
+                # an empty list, so callers test only the size of the result
+                return _string_const([])
+            mask = _math().logical_not(array_ops.stack(inits))
+            names = _string_const([v.op.name for v in var_list])
+            from tideflow.ops import slicing_ops
+
+            return slicing_ops.boolean_mask(names, mask)
 
 
 def _string_const(values):
