@@ -367,7 +367,12 @@ class Operation:
         if hasattr(value, "WhichOneof"):  # an AttrValue kept as is (imported "_" attrs)
             from tideflow.framework import graph_io
 
-            return graph_io.attr_value_to_python(value)
+            value = graph_io.attr_value_to_python(value)
+            if isinstance(value, str):  # strings as bytes, as TF's get_attr
+                return value.encode()
+            if isinstance(value, list):
+                return [v.encode() if isinstance(v, str) else v for v in value]
+            return value
         spec = self._op_def.attrs.get(name)
         typ = spec.type if spec is not None else None
         if typ == "string" and isinstance(value, str):

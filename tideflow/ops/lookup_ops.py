@@ -438,6 +438,11 @@ def _export_kernel(handle, *, Tkeys, Tvalues):
 
 
 def _import_kernel(handle, keys, values, *, Tin, Tout):
+    if isinstance(handle, HashTableResource) and not isinstance(handle, MutableHashTableResource):
+        # TF 2.x's KeyValueTensorInitializer fills a HashTable with LookupTableImportV2 (a
+        # SavedModel or MetaGraph TF 2.x writes for tf.lookup.StaticHashTable): as TF, an
+        # initializable table takes the import as its initialization.
+        return _init_kernel(handle, keys, values, Tkey=Tin, Tval=Tout)
     t = _mutable(handle, "LookupTableImport")
     _check_kv_dtypes(t, Tin, Tout, "LookupTableImport")
     t.replace_all(keys, values)

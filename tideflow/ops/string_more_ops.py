@@ -258,6 +258,23 @@ op_registry.declare(
 )
 
 
+def _static_regex_full_match_kernel(input, *, pattern):
+    # TF's StaticRegexFullMatch: the pattern is an attr (compiled once per op); TF's own
+    # regex_full_match emits it for a constant pattern, as TF 2.x's Saver does for "^s3://.*".
+    return _regex_full_match_kernel(input, np.array(pattern, dtype=object))
+
+
+op_registry.declare(
+    "StaticRegexFullMatch",
+    inputs=["input: string"],
+    outputs=["output: bool"],
+    attrs=["pattern: string"],
+    shape=lambda op: [op.inputs[0].get_shape()],
+    kernel=_static_regex_full_match_kernel,
+    differentiable=False,
+)
+
+
 @add_dispatch_support(elementwise=1)
 def lower(input, encoding="", name=None):
     """Lower-cases each string (ASCII only unless ``encoding='utf-8'``)."""

@@ -1,0 +1,200 @@
+"""Writes the TensorFlow-made graph artifacts that tests/test_tf_artifacts.py loads.
+
+Run with real TensorFlow (made with TF 2.21 through its 1.x API, ``tensorflow.compat.v1`` with
+``disable_v2_behavior()`` and ``TF_USE_LEGACY_KERAS=1`` for ``tf.layers``)::
+
+    TF_USE_LEGACY_KERAS=1 python tests/data/make_tf_artifacts.py [OUT_DIR]
+
+OUT_DIR defaults to ``tests/data/tf_artifacts``. Every artifact is what a TF 1.x program gets
+from files made elsewhere:
+
+- ``cnn.meta`` + ``cnn.ckpt.*``: a ``tf.layers`` CNN (conv2d, batch_normalization, max_pooling2d,
+  dropout, dense) saved by ``tf.train.Saver`` (``tf.train.import_meta_graph`` + restore).
+- ``mlp.meta`` + ``mlp.ckpt.*``: an MLP trained 3 Adam steps (Adam's slots in the checkpoint).
+- ``mlp_frozen.pb``: the same MLP frozen by ``tf.graph_util.convert_variables_to_constants``.
+- ``embed_savedmodel/``: an embedding model with a string lookup table
+  (``tf.lookup.StaticHashTable``) written by ``tf.saved_model.builder.SavedModelBuilder`` with a
+  ``serving_default`` signature and the table initializer as its main op.
+- ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``.
+- ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
+  Exit/NextIteration/LoopCond ops (control flow v2 off).
+
+``expected.json`` holds the outputs TF itself computed for the inputs it also records.
+"""
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
+                                                          "tf_artifacts")
+EXPECTED = {}
+
+
+def _write_pb(graph_def, name):
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(graph_def.SerializeToString())
+
+
+def cnn():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 6, 6, 1], name="x")
+        training = tf.placeholder_with_default(False, [], name="training")
+        h = tf.layers.conv2d(x, 3, 3, padding="same", activation=tf.nn.relu, name="conv")
+        h = tf.layers.batch_normalization(h, training=training, name="bn")
+        h = tf.layers.max_pooling2d(h, 2, 2, name="pool")
+        h = tf.layers.dropout(h, 0.5, training=training, name="drop")
+        h = tf.layers.flatten(h, name="flat")
+        y = tf.layers.dense(h, 2, name="logits")
+        tf.identity(y, name="y")
+        # move the batch-norm moving statistics away from their initial values
+        upd = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        saver = tf.train.Saver()
+        xs = np.linspace(-1, 1, 2 * 36, dtype=np.float32).reshape(2, 6, 6, 1)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for _ in range(2):
+                s.run(upd, {x: xs * 3.0, training: True})
+            out = s.run(y, {x: xs})
+            saver.save(s, os.path.join(OUT, "cnn.ckpt"), write_meta_graph=False)
+            saver.export_meta_graph(os.path.join(OUT, "cnn.meta"))
+            EXPECTED["cnn"] = {"x": xs.tolist(), "y": out.tolist()}
+
+
+def mlp():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(2)
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        t = tf.placeholder(tf.float32, [None, 1], name="t")
+        w1 = tf.get_variable("w1", [4, 5], initializer=tf.random_normal_initializer(seed=3))
+        b1 = tf.get_variable("b1", [5], initializer=tf.zeros_initializer())
+        w2 = tf.get_variable("w2", [5, 1], initializer=tf.random_normal_initializer(seed=4))
+        h = tf.nn.relu(tf.matmul(x, w1) + b1)
+        y = tf.identity(tf.matmul(h, w2), name="y")
+        loss = tf.reduce_mean(tf.square(y - t), name="loss")
+        gs = tf.train.get_or_create_global_step()
+        train = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=gs, name="train")
+        tf.add_to_collection("train_op", train)
+        saver = tf.train.Saver()
+        xs = np.arange(12, dtype=np.float32).reshape(3, 4) / 10.0
+        ts = np.array([[1.0], [0.0], [2.0]], np.float32)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            for _ in range(3):
+                s.run(train, {x: xs, t: ts})
+            out = s.run(y, {x: xs})
+            saver.save(s, os.path.join(OUT, "mlp.ckpt"), write_meta_graph=False)
+            saver.export_meta_graph(os.path.join(OUT, "mlp.meta"))
+            values = {v.op.name: s.run(v).tolist() for v in tf.global_variables()}
+            frozen = tf.graph_util.convert_variables_to_constants(s, g.as_graph_def(), ["y"])
+            _write_pb(frozen, "mlp_frozen.pb")
+            # one more step from the checkpoint, as a restored program would take it
+            s.run(train, {x: xs, t: ts})
+            after = s.run(y, {x: xs})
+        EXPECTED["mlp"] = {"x": xs.tolist(), "t": ts.tolist(), "y": out.tolist(),
+                           "variables": values, "y_after_step": after.tolist()}
+
+
+def embed():
+    g = tf.Graph()
+    path = os.path.join(OUT, "embed_savedmodel")
+    with g.as_default():
+        words = tf.placeholder(tf.string, [None], name="words")
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                tf.constant(["the", "cat", "sat", "mat"]), tf.constant([0, 1, 2, 3], tf.int64)),
+            default_value=4, name="vocab")
+        ids = table.lookup(words)
+        emb = tf.get_variable("emb", [5, 3], initializer=tf.random_uniform_initializer(seed=5))
+        vec = tf.nn.embedding_lookup(emb, ids)
+        score = tf.reduce_sum(vec, axis=1, name="score")
+        with tf.Session() as s:
+            s.run([tf.global_variables_initializer(), tf.tables_initializer()])
+            sample = np.array([b"cat", b"dog", b"the"])
+            out_ids, out_score = s.run([ids, score], {words: sample})
+            emb_value = s.run(emb)
+            builder = tf.saved_model.builder.SavedModelBuilder(path)
+            sig = tf.saved_model.signature_def_utils.predict_signature_def(
+                {"words": words}, {"ids": ids, "score": score})
+            builder.add_meta_graph_and_variables(
+                s, [tf.saved_model.tag_constants.SERVING],
+                signature_def_map={"serving_default": sig},
+                main_op=tf.tables_initializer())
+            builder.save()
+        EXPECTED["embed"] = {"words": [w.decode() for w in sample], "ids": out_ids.tolist(),
+                             "score": out_score.tolist(), "emb": emb_value.tolist()}
+
+
+def image():
+    g = tf.Graph()
+    with g.as_default():
+        pix = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3) * 3
+        with tf.Session() as s:
+            jpg = s.run(tf.image.encode_jpeg(pix, quality=95))
+        with open(os.path.join(OUT, "image.jpg"), "wb") as f:
+            f.write(jpg)
+    g = tf.Graph()
+    with g.as_default():
+        data = tf.placeholder(tf.string, [], name="jpeg")
+        img = tf.io.decode_jpeg(data, channels=3, name="decoded")
+        f = tf.image.convert_image_dtype(img, tf.float32)
+        f = tf.image.resize_bilinear(f[None], [8, 12])[0]
+        f = tf.image.flip_left_right(f)
+        gray = tf.image.rgb_to_grayscale(f)
+        std = tf.image.per_image_standardization(f)
+        crop = tf.image.central_crop(f, 0.5)
+        tf.identity(gray, name="gray")
+        tf.identity(std, name="std")
+        tf.identity(crop, name="crop")
+        _write_pb(g.as_graph_def(), "image.pb")
+        with tf.Session() as s:
+            d, gr, st, cr = s.run([img, gray, std, crop], {data: jpg})
+        EXPECTED["image"] = {"decoded": d.tolist(), "gray": gr.tolist(), "std": st.tolist(),
+                             "crop": cr.tolist()}
+
+
+def control_flow():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        n = tf.placeholder(tf.int32, [], name="n")
+        c = tf.cond(x > 0.0, lambda: x * 2.0, lambda: -x + 1.0, name="cond")
+        tf.identity(c, name="cond_out")
+        i, acc = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a * 1.5 + x),
+                               [tf.constant(0), tf.constant(1.0)], name="loop")
+        tf.identity(acc, name="loop_out")
+        tf.identity(i, name="loop_i")
+        _write_pb(g.as_graph_def(), "control_flow.pb")
+        res = {}
+        with tf.Session() as s:
+            for xv, nv in [(3.0, 4), (-2.0, 0), (0.5, 2)]:
+                res[f"{xv},{nv}"] = s.run(["cond_out:0", "loop_out:0", "loop_i:0"],
+                                          {x: xv, n: nv})
+        EXPECTED["control_flow"] = {k: [float(v[0]), float(v[1]), int(v[2])]
+                                    for k, v in res.items()}
+
+
+def main():
+    if os.path.exists(OUT):
+        shutil.rmtree(OUT)
+    os.makedirs(OUT)
+    for make in (cnn, mlp, embed, image, control_flow):
+        make()
+    os.remove(os.path.join(OUT, "checkpoint"))  # it names absolute paths; tests name prefixes
+    with open(os.path.join(OUT, "expected.json"), "w") as f:
+        json.dump(EXPECTED, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()

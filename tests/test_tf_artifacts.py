@@ -1,0 +1,246 @@
+"""Loading what real TensorFlow writes: frozen GraphDefs, MetaGraphs with checkpoints,
+SavedModels and checkpoints made by TF 2.21 through its 1.x API (tensorflow.compat.v1).
+
+The artifacts under tests/data/tf_artifacts come from tests/data/make_tf_artifacts.py (see its
+docstring); expected.json holds the outputs TF itself computed on them. Where a value can be
+derived with NumPy from the checkpointed weights the test derives it; TF is not needed here.
+Also covered: the importer's leniency for attrs a newer producer adds with their empty default
+(TF's RemoveNewDefaultAttrsFromGraphDef), StaticRegexFullMatch (TF 2.x's Saver emits it),
+LookupTableImportV2 initializing a HashTable (TF 2.x's KeyValueTensorInitializer), and imported
+"_" string attrs read back as bytes.
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.framework import ops
+
+ART = os.path.join(os.path.dirname(__file__), "data", "tf_artifacts")
+with open(os.path.join(ART, "expected.json")) as _f:
+    EXPECTED = json.load(_f)  # outputs of TF's own run of these artifacts
+
+
+def _graph_def(name):
+    gd = tf.GraphDef()
+    with open(os.path.join(ART, name), "rb") as f:
+        gd.ParseFromString(f.read())
+    return gd
+
+
+def _mlp_numpy(x, v):
+    h = np.maximum(np.asarray(x) @ np.asarray(v["w1"]) + np.asarray(v["b1"]), 0.0)
+    return h @ np.asarray(v["w2"])
+
+
+# ------------------------------------------------------------------------------------------
+# checkpoints
+# ------------------------------------------------------------------------------------------
+
+
+def test_checkpoint_reader_reads_tf_checkpoint_with_adam_slots():
+    reader = tf.train.NewCheckpointReader(os.path.join(ART, "mlp.ckpt"))
+    shapes = reader.get_variable_to_shape_map()
+    assert sorted(shapes) == ["b1", "b1/Adam", "b1/Adam_1", "beta1_power", "beta2_power",
+                              "global_step", "w1", "w1/Adam", "w1/Adam_1", "w2", "w2/Adam",
+                              "w2/Adam_1"]
+    assert shapes["w1"] == [4, 5] and shapes["w2/Adam_1"] == [5, 1] and shapes["global_step"] == []
+    dtypes = reader.get_variable_to_dtype_map()
+    assert dtypes["w1"] == tf.float32 and dtypes["global_step"] == tf.int64
+    values = EXPECTED["mlp"]["variables"]
+    for name in shapes:
+        np.testing.assert_allclose(reader.get_tensor(name), values[name], rtol=1e-6)
+    # 3 Adam steps: the beta powers are beta ** (steps + 1), as TF's Adam keeps them
+    np.testing.assert_allclose(reader.get_tensor("beta1_power"), 0.9 ** 4, rtol=1e-6)
+    np.testing.assert_allclose(reader.get_tensor("beta2_power"), 0.999 ** 4, rtol=1e-6)
+    assert reader.get_tensor("global_step") == 3
+
+
+def test_saver_restores_tf_checkpoint_into_tideflow_built_graph():
+    m = EXPECTED["mlp"]
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        w1 = tf.get_variable("w1", [4, 5])
+        b1 = tf.get_variable("b1", [5])
+        w2 = tf.get_variable("w2", [5, 1])
+        y = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)
+        saver = tf.train.Saver([w1, b1, w2])
+        with tf.Session() as s:
+            saver.restore(s, os.path.join(ART, "mlp.ckpt"))
+            out = s.run(y, {x: m["x"]})
+    np.testing.assert_allclose(out, _mlp_numpy(m["x"], m["variables"]), rtol=1e-5)
+    np.testing.assert_allclose(out, m["y"], rtol=1e-5)
+
+
+def test_init_from_checkpoint_reads_tf_checkpoint():
+    values = EXPECTED["mlp"]["variables"]
+    with tf.Graph().as_default():
+        with tf.variable_scope("net"):
+            w1 = tf.get_variable("weights", [4, 5])
+            m1 = tf.get_variable("moment", [4, 5])
+        tf.train.init_from_checkpoint(os.path.join(ART, "mlp.ckpt"),
+                                      {"w1": "net/weights", "w1/Adam": "net/moment"})
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            a, b = s.run([w1, m1])
+    np.testing.assert_allclose(a, values["w1"], rtol=1e-6)
+    np.testing.assert_allclose(b, values["w1/Adam"], rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# MetaGraphs, frozen graphs, SavedModels
+# ------------------------------------------------------------------------------------------
+
+
+def test_import_meta_graph_restores_and_trains_tf_mlp():
+    m = EXPECTED["mlp"]
+    with tf.Graph().as_default(), tf.Session() as s:
+        saver = tf.train.import_meta_graph(os.path.join(ART, "mlp.meta"))
+        saver.restore(s, os.path.join(ART, "mlp.ckpt"))
+        y = s.run("y:0", {"x:0": m["x"]})
+        np.testing.assert_allclose(y, _mlp_numpy(m["x"], m["variables"]), rtol=1e-5)
+        # one more Adam step from the imported train_op gives what TF's next step gave
+        s.run(tf.get_collection("train_op")[0], {"x:0": m["x"], "t:0": m["t"]})
+        np.testing.assert_allclose(s.run("y:0", {"x:0": m["x"]}), m["y_after_step"], rtol=1e-5)
+        assert s.run("global_step:0") == 4
+        # TF 2.x marks its gradient MatMuls with grad_a/grad_b hints: dropped on import
+        op = tf.get_default_graph().get_operation_by_name("MatMul")
+        assert "grad_a" not in op.node_def.attr and not op.get_attr("transpose_a")
+
+
+def test_import_frozen_graph_def():
+    m = EXPECTED["mlp"]
+    gd = _graph_def("mlp_frozen.pb")
+    assert {nd.op for nd in gd.node} >= {"Const", "MatMul", "Relu"}
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        (y,) = tf.import_graph_def(gd, input_map={"x:0": x}, return_elements=["y:0"])
+        assert y.name == "import/y:0"
+        with tf.Session() as s:
+            out = s.run(y, {x: m["x"]})
+    np.testing.assert_allclose(out, _mlp_numpy(m["x"], m["variables"]), rtol=1e-5)
+
+
+def test_saved_model_with_lookup_table_and_signature():
+    e = EXPECTED["embed"]
+    with tf.Graph().as_default(), tf.Session() as s:
+        meta = tf.saved_model.loader.load(s, [tf.saved_model.tag_constants.SERVING],
+                                          os.path.join(ART, "embed_savedmodel"))
+        sig = meta.signature_def["serving_default"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        assert sorted(sig.inputs) == ["words"] and sorted(sig.outputs) == ["ids", "score"]
+        ids, score = s.run([sig.outputs["ids"].name, sig.outputs["score"].name],
+                           {sig.inputs["words"].name: ["cat", "dog", "the", "mat"]})
+        emb = s.run("emb:0")
+    np.testing.assert_allclose(emb, e["emb"], rtol=1e-6)
+    np.testing.assert_array_equal(ids, [1, 4, 0, 3])  # "dog" is out of vocabulary: default 4
+    np.testing.assert_allclose(score, np.asarray(e["emb"])[[1, 4, 0, 3]].sum(axis=1), rtol=1e-6)
+
+
+def test_image_graph_decode_jpeg_and_image_ops():
+    e = EXPECTED["image"]
+    gd = _graph_def("image.pb")
+    with open(os.path.join(ART, "image.jpg"), "rb") as f:
+        jpeg = f.read()
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as s:
+            decoded, gray = s.run(["decoded:0", "gray:0"], {"jpeg:0": jpeg})
+    assert decoded.dtype == np.uint8 and decoded.shape == (4, 6, 3) and gray.shape == (8, 12, 1)
+    # tideflow decodes with Pillow's libjpeg, TF with its own libjpeg-turbo settings: the
+    # 4:2:0 chroma of this tiny image is upsampled a little differently (a few levels)
+    assert np.abs(decoded.astype(int) - np.asarray(e["decoded"])).max() <= 8
+    # on TF's decoded pixels the tf.image ops give TF's values
+    with tf.Graph().as_default():
+        pixels = tf.constant(np.asarray(e["decoded"], np.uint8))
+        outs = tf.import_graph_def(gd, input_map={"decoded:0": pixels},
+                                   return_elements=["gray:0", "std:0", "crop:0"], name="")
+        with tf.Session() as s:
+            gray, std, crop = s.run(outs)
+    np.testing.assert_allclose(gray, e["gray"], atol=1e-6)
+    np.testing.assert_allclose(std, e["std"], atol=1e-5)
+    np.testing.assert_allclose(crop, e["crop"], atol=1e-6)
+    # per_image_standardization: zero mean, unit variance (NumPy check of the same output)
+    assert abs(std.mean()) < 1e-5 and abs(std.std() - 1.0) < 1e-4
+
+
+# ------------------------------------------------------------------------------------------
+# importer leniency and the ops TF 2.x-written graphs use
+# ------------------------------------------------------------------------------------------
+
+
+def _max_pool_graph_def(extra_attr, value):
+    gd = tf.GraphDef()
+    x = gd.node.add(name="x", op="Placeholder")
+    x.attr["dtype"].type = tf.float32.as_datatype_enum
+    p = gd.node.add(name="pool", op="MaxPool", input=["x"])
+    p.attr["T"].type = tf.float32.as_datatype_enum
+    p.attr["ksize"].list.i.extend([1, 2, 2, 1])
+    p.attr["strides"].list.i.extend([1, 2, 2, 1])
+    p.attr["padding"].s = b"VALID"
+    p.attr[extra_attr].CopyFrom(value)
+    return gd
+
+
+def test_unknown_attr_holding_empty_default_is_dropped():
+    gd = _max_pool_graph_def("explicit_paddings", tf.AttrValue(list=tf.AttrValue.ListValue()))
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        pool = tf.get_default_graph().get_tensor_by_name("pool:0")
+        with tf.Session() as s:
+            out = s.run(pool, {"x:0": np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)})
+    np.testing.assert_array_equal(out.reshape(2, 2), [[5, 7], [13, 15]])
+    assert "explicit_paddings" not in pool.op.node_def.attr
+
+
+def test_unknown_attr_with_a_value_is_still_rejected():
+    gd = _max_pool_graph_def("explicit_paddings", tf.AttrValue(list=tf.AttrValue.ListValue(
+        i=[0, 0, 1, 1, 1, 1, 0, 0])))
+    message = "NodeDef mentions attr 'explicit_paddings' not in Op<name=MaxPool"
+    with tf.Graph().as_default(), pytest.raises(ValueError, match=message):
+        tf.import_graph_def(gd, name="")
+
+
+def test_imported_underscore_string_attrs_are_bytes():
+    gd = tf.GraphDef()
+    c = gd.node.add(name="c", op="Const")
+    c.attr["dtype"].type = tf.float32.as_datatype_enum
+    c.attr["value"].tensor.dtype = tf.float32.as_datatype_enum
+    c.attr["value"].tensor.float_val.append(1.0)
+    c.attr["_note"].s = b"made elsewhere"
+    c.attr["_notes"].list.s.extend([b"a", b"b"])
+    c.attr["_flag"].b = True
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        op = tf.get_default_graph().get_operation_by_name("c")
+        assert op.get_attr("_note") == b"made elsewhere"
+        assert op.get_attr("_notes") == [b"a", b"b"]
+        assert op.get_attr("_flag") is True
+
+
+def test_static_regex_full_match():
+    with tf.Graph().as_default():
+        x = tf.constant([["s3://bucket/a", "/tmp/s3://x"], ["s3://", "gs://b"]])
+        y = ops.apply_op("StaticRegexFullMatch", [x], {"pattern": "^s3://.*"}).outputs[0]
+        assert y.dtype == tf.bool and y.shape.as_list() == [2, 2]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(y), [[True, False], [True, False]])
+
+
+def test_lookup_table_import_initializes_hash_table():
+    with tf.Graph().as_default():
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["a", "b"], [7, 8], value_dtype=tf.int64), -1)
+        # as TF 2.x's KeyValueTensorInitializer initializes it
+        imp = ops.apply_op("LookupTableImportV2", [table.resource_handle,
+                                                   tf.constant(["a", "b"]),
+                                                   tf.constant([7, 8], tf.int64)])
+        found = table.lookup(tf.constant(["b", "z", "a"]))
+        with tf.Session() as s:
+            s.run(imp)
+            np.testing.assert_array_equal(s.run(found), [8, -1, 7])
+            s.run(table.initializer)  # the same entries again: a no-op, as TF
+            np.testing.assert_array_equal(s.run(found), [8, -1, 7])
