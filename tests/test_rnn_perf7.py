@@ -51,3 +51,112 @@ def test_matmul_op_transpose_b_and_its_gradient():
     # d/dx sum((x W^T)^2) = 2 y W; d/dW = 2 y^T x
     np.testing.assert_allclose(gxv, 2 * (xv @ wv.T) @ wv, rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(gwv, 2 * (xv @ wv.T).T @ xv, rtol=1e-4, atol=1e-3)
+
+
+# --- AddN of many gradients summed as its inputs are computed (runtime/accumulate.py) -------
+
+def _plan_sources(sess):
+    return "\n".join(getattr(p, "source", "") for p in sess._plans.values())
+
+
+def test_add_n_of_products_summed_as_they_come_matches_numpy():
+    rng = np.random.RandomState(2)
+    xs = [rng.randn(16, 24).astype(np.float32) for _ in range(6)]
+    gs = [rng.randn(16, 40).astype(np.float32) for _ in range(6)]
+    with tf.Graph().as_default():
+        phs = [(tf.placeholder(tf.float32, [16, 24]), tf.placeholder(tf.float32, [16, 40]))
+               for _ in range(6)]
+        total = tf.add_n([tf.matmul(x, g, transpose_a=True) for x, g in phs])
+        feed = {}
+        for (px, pg), x, g in zip(phs, xs, gs):
+            feed[px], feed[pg] = x, g
+        with tf.Session() as sess:
+            got = sess.run(total, feed)
+            assert "__sum__" in _plan_sources(sess)
+    want = sum(x.T.astype(np.float64) @ g for x, g in zip(xs, gs))
+    assert got.dtype == np.float32 and got.shape == (24, 40)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_add_n_input_also_fetched_or_not_fresh_is_left_alone():
+    rng = np.random.RandomState(3)
+    a = [rng.randn(4, 5) for _ in range(4)]
+    with tf.Graph().as_default():
+        cs = [tf.constant(v) for v in a]
+        w = tf.placeholder(tf.float64, [5, 5])
+        prods = [tf.matmul(c, w) for c in cs]
+        reshaped = [tf.reshape(c, [4, 5]) for c in cs]  # views: never summed in place
+        s1 = tf.add_n(prods)
+        s2 = tf.add_n(reshaped + [prods[0] * 1.0])
+        wv = rng.randn(5, 5)
+        with tf.Session() as sess:
+            v1, p0, v2 = sess.run([s1, prods[0], s2], {w: wv})
+            v1b = sess.run(s1, {w: wv})
+    np.testing.assert_allclose(v1, sum(x @ wv for x in a), rtol=1e-12)
+    np.testing.assert_array_equal(v1, v1b)
+    np.testing.assert_allclose(p0, a[0] @ wv, rtol=1e-12)
+    np.testing.assert_allclose(v2, sum(a) + a[0] @ wv, rtol=1e-12)
+    for x in a:  # the constants' buffers were not written into
+        assert np.isfinite(x).all()
+
+
+def test_unrolled_rnn_weight_gradient_against_finite_differences():
+    rng = np.random.RandomState(4)
+    steps, batch, depth, hidden = 6, 3, 4, 5
+    xv = rng.randn(steps, batch, depth)
+    wv = rng.randn(depth + hidden, hidden) * 0.5
+
+    def loss_np(w):
+        h = np.zeros((batch, hidden))
+        for t in range(steps):
+            h = np.tanh(np.concatenate([xv[t], h], 1) @ w)
+        return np.sum(h ** 2)
+
+    with tf.Graph().as_default():
+        x = tf.constant(xv)
+        w = tf.Variable(wv)
+        h = tf.zeros([batch, hidden], tf.float64)
+        for t in range(steps):
+            h = tf.tanh(tf.matmul(tf.concat([x[t], h], 1), w))
+        loss = tf.reduce_sum(h ** 2)
+        (gw,) = tf.gradients(loss, [w])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            lv, gv = sess.run([loss, gw])
+            assert "__sum__" in _plan_sources(sess)
+    np.testing.assert_allclose(lv, loss_np(wv), rtol=1e-12)
+    eps = 1e-6
+    fd = np.zeros_like(wv)
+    for i in range(wv.shape[0]):
+        for j in range(wv.shape[1]):
+            d = np.zeros_like(wv)
+            d[i, j] = eps
+            fd[i, j] = (loss_np(wv + d) - loss_np(wv - d)) / (2 * eps)
+    np.testing.assert_allclose(gv, fd, rtol=1e-6, atol=1e-7)
+
+
+def test_static_rnn_training_step_matches_numpy_sum_order_free():
+    # a GRU unrolled over 8 steps: the weight gradients (AddNs of 8 products each) agree with
+    # the same graph run with the plan's optimizations off (input-order AddN) within rounding
+    rng = np.random.RandomState(5)
+    xv = rng.rand(4, 8, 3).astype(np.float32)
+    results = []
+    for optimize in (True, False):
+        with tf.Graph().as_default():
+            tf.set_random_seed(1)
+            x = tf.constant(xv)
+            out, _ = tf.nn.static_rnn(tf.nn.rnn_cell.GRUCell(6), tf.unstack(x, axis=1),
+                                      dtype=tf.float32)
+            loss = tf.reduce_sum(out[-1] ** 2)
+            grads = tf.gradients(loss, tf.trainable_variables())
+            cfg = tf.ConfigProto(graph_options=tf.GraphOptions(
+                optimizer_options=tf.OptimizerOptions(
+                    opt_level=tf.OptimizerOptions.L1 if optimize else tf.OptimizerOptions.L0,
+                    do_common_subexpression_elimination=optimize,
+                    do_constant_folding=optimize)))
+            with tf.Session(config=cfg) as sess:
+                sess.run(tf.global_variables_initializer())
+                results.append(sess.run(grads))
+                assert ("__sum__" in _plan_sources(sess)) == optimize
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -21,7 +21,7 @@ from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
-from tideflow.runtime import graph_passes
+from tideflow.runtime import accumulate, graph_passes
 from tideflow.runtime.rendezvous import StepAborted
 
 _step_ids = itertools.count(1)
@@ -402,6 +402,13 @@ class _Emitter:
             for t in op._inputs:
                 last_use[replace.get(t, t)] = idx
         fetch_set = {replace.get(t, t) for t in fetches}
+        sums, held, gone = {}, {}, set()
+        if self.optimize and (self.device is None or self.device.is_host) and (
+                hooks is None or hooks.part is None):
+            # AddNs of many gradients summed as their inputs are computed (runtime/accumulate)
+            sums = accumulate.running_sums(order, last_use, fetch_set, fed, consts, replace)
+            self.env.setdefault("__sum2__", accumulate.first_two)
+            self.env.setdefault("__sum__", accumulate.add_into)
         if hooks is not None:
             hooks.start(ref, last_use, fetch_set)
         for idx, op in enumerate(order):
@@ -420,7 +427,7 @@ class _Emitter:
                     n = f"v{op._id}_{t._value_index}"
                     names[t] = n
                     targets.append(n)
-            done = False
+            done = op in held  # a running sum, complete by now under its output's name
             if op._type in ("While", "If") and INLINE_CONTROL_FLOW and (
                     depth < _MAX_INLINE_DEPTH):
                 flat_in = [ref(t) for t in op._inputs]
@@ -430,9 +437,23 @@ class _Emitter:
                                 targets, replace, depth)
             if hooks is not None:
                 hooks.after(op, idx, targets)
+            for t, addn, i in sums.get(op, ()):
+                acc = f"v{addn._id}_0"
+                first = held.setdefault(addn, (t, i))
+                if first[0] is t:
+                    continue  # kept until a second input is there
+                if first[0] not in gone:
+                    self.line(f"{acc} = __sum2__({names[first[0]]}, {names[t]}, {first[1]}, {i})",
+                              depth, addn)
+                    self.line(f"del {names[first[0]]}", depth)
+                    gone.add(first[0])
+                else:
+                    self.line(f"__sum__({acc}, {names[t]}, {first[1]}, {i})", depth, addn)
+                self.line(f"del {names[t]}", depth)
+                gone.add(t)
             dead = [names[t] for t in {replace.get(x, x) for x in op._inputs}
                     if last_use.get(t) == idx and t not in fetch_set and t not in fed
-                    and t not in consts and t in names]
+                    and t not in consts and t in names and t not in gone]
             if dead:
                 self.line("del " + ", ".join(dead), depth)
         return [ref(t) for t in fetches]
