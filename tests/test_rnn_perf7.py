@@ -160,3 +160,44 @@ def test_static_rnn_training_step_matches_numpy_sum_order_free():
                 assert ("__sum__" in _plan_sources(sess)) == optimize
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+# --- Split and Slice kernels (an RNN cell's gates and the concat gradient's pieces) -----------
+
+@pytest.mark.parametrize("shape,axis,n", [((6, 8), 1, 4), ((6, 8), 0, 3), ((2, 3, 8), -1, 2),
+                                          ((4, 6, 2), 1, 6)])
+def test_split_pieces_match_numpy(shape, axis, n):
+    v = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    with tf.Graph().as_default():
+        parts = tf.split(tf.constant(v) * 1.0, n, axis=axis)
+        assert [p.shape.as_list() for p in parts] == [list(a.shape)
+                                                      for a in np.split(v, n, axis=axis)]
+        with tf.Session() as sess:
+            got = sess.run(parts)
+    for g, w in zip(got, np.split(v, n, axis=axis)):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_split_uneven_raises_tf_error():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        parts = tf.split(x, 3, axis=1)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="evenly divide"):
+            sess.run(parts, {x: np.zeros((2, 4), np.float32)})
+
+
+@pytest.mark.parametrize("dtype", [tf.int32, tf.int64])
+def test_slice_with_fed_begin_and_size_matches_numpy(dtype):
+    v = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+    with tf.Graph().as_default():
+        b = tf.placeholder(dtype, [3])
+        z = tf.placeholder(dtype, [3])
+        y = tf.slice(tf.constant(v), b, z)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y, {b: [1, 0, 2], z: [2, -1, 3]}),
+                                          v[1:3, :, 2:5])
+            np.testing.assert_array_equal(sess.run(y, {b: [0, 3, 0], z: [-1, 1, -1]}),
+                                          v[:, 3:4, :])
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected size\[2\]"):
+                sess.run(y, {b: [0, 0, 3], z: [1, 1, 3]})

@@ -66,8 +66,12 @@ def _slice_shape(op):
 
 def _slice_kernel(x, begin, size):
     x = _np(x)
-    begin = [int(v) for v in np.reshape(begin, -1)]
-    size = [int(v) for v in np.reshape(size, -1)]
+    if type(begin) is np.ndarray and type(size) is np.ndarray and begin.dtype.kind in "iu" \
+            and size.dtype.kind in "iu":
+        begin, size = begin.reshape(-1).tolist(), size.reshape(-1).tolist()  # Python ints
+    else:
+        begin = [int(v) for v in np.reshape(begin, -1)]
+        size = [int(v) for v in np.reshape(size, -1)]
     if len(begin) != x.ndim or len(size) != x.ndim:
         raise _invalid(
             f"Expected begin and size arguments to be 1-D tensors of size {x.ndim}, but got "
