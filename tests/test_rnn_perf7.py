@@ -201,3 +201,33 @@ def test_slice_with_fed_begin_and_size_matches_numpy(dtype):
                                           v[:, 3:4, :])
             with pytest.raises(tf.errors.InvalidArgumentError, match=r"Expected size\[2\]"):
                 sess.run(y, {b: [0, 0, 3], z: [1, 1, 3]})
+
+
+# --- BLAS held to one thread from a step's first small product to its end -------------------
+
+@pytest.mark.skipif(threads._blas.get is None or (threads._blas_threads_at_start or 1) < 2,
+                    reason="needs NumPy's OpenBLAS with more than one thread")
+def test_small_products_hold_blas_to_one_thread_until_the_step_ends():
+    seen = []
+
+    def record(x):
+        seen.append(threads._blas.get())
+        return x
+
+    rng = np.random.RandomState(6)
+    av = rng.randn(32, 96).astype(np.float32)
+    bv = rng.randn(96, 128).astype(np.float32)  # 393k multiply-adds: a small product
+    before = threads._blas.get()
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [32, 96])
+        p1 = tf.matmul(a, bv)
+        r1 = tf.py_func(record, [p1], tf.float32)
+        with tf.control_dependencies([r1]):
+            p2 = tf.matmul(a, bv) + 0.0
+        with tf.Session() as sess:
+            for _ in range(2):
+                v1, v2 = sess.run([r1, p2], {a: av})
+                assert threads._blas.get() == before  # given back when the step ends
+    assert seen == [1, 1]  # still one thread after the product, inside the step
+    np.testing.assert_array_equal(v1, av @ bv)
+    np.testing.assert_array_equal(v2, av @ bv)

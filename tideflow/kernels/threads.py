@@ -166,6 +166,23 @@ def enter_step():
             _single[0] = True
 
 
+def hold_step():
+    """A plan without the pool starts: the first small product in it caps BLAS at one thread
+    until the plan ends (:func:`leave_step`), instead of capping and restoring around every
+    product (two OpenBLAS calls each, ~360 times in a 30-step GRU's training step); a big
+    product in between gets BLAS's threads back (:func:`_release_small_cap`)."""
+    with _step_lock:
+        _steps[0] += 1
+
+
+def _release_small_cap():
+    """BLAS's threads back for a big product while small ones hold it to one thread."""
+    with _step_lock:
+        if _saved[0] is not None and not _single[0]:
+            _blas.set(_saved[0])
+            _saved[0] = None
+
+
 def _enter_small_product():
     """A small product outside the pool: BLAS to one thread for its call (leave_step ends it)."""
     with _step_lock:
@@ -310,14 +327,19 @@ def matmul(x, y, out=None):
             swap = True
         else:
             swap = False
-        if _single[0] or _blas.set is None or macs < 1 << 16 or macs > _one_thread_macs():
+        if _single[0] or _blas.set is None or macs < 1 << 16 or _saved[0] is not None and (
+                macs <= SMALL_PRODUCT_MACS):  # held to one thread already (hold_step)
             r = np.matmul(x, y, out=out)
-            return np.ascontiguousarray(r.T) if swap else r
-        _enter_small_product()
-        try:
+        elif macs > _one_thread_macs():
+            if _saved[0] is not None:
+                _release_small_cap()
             r = np.matmul(x, y, out=out)
-        finally:
-            leave_step()
+        else:
+            _enter_small_product()
+            try:
+                r = np.matmul(x, y, out=out)
+            finally:
+                leave_step()
         return np.ascontiguousarray(r.T) if swap else r
     if out is None:
         out = np.empty((m, n), np.result_type(x, y))

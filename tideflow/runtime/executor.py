@@ -259,8 +259,12 @@ class Plan:
                 return self._run(feed_values, step)
             # TF's kernels are silent about inf/nan; so are NumPy's here
             if not self.uses_pool:
-                with np.errstate(all="ignore"):
-                    return self._run(feed_values, step)
+                threads.hold_step()  # small products keep BLAS at one thread till the end
+                try:
+                    with np.errstate(all="ignore"):
+                        return self._run(feed_values, step)
+                finally:
+                    threads.leave_step()
             threads.enter_step()
             try:
                 with np.errstate(all="ignore"):
