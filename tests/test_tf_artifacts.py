@@ -244,3 +244,138 @@ def test_lookup_table_import_initializes_hash_table():
             np.testing.assert_array_equal(s.run(found), [8, -1, 7])
             s.run(table.initializer)  # the same entries again: a no-op, as TF
             np.testing.assert_array_equal(s.run(found), [8, -1, 7])
+
+
+# ------------------------------------------------------------------------------------------
+# TF 1.x control flow (Switch/Merge, Enter/Exit/NextIteration) imported as If/While
+# ------------------------------------------------------------------------------------------
+
+
+def _loop_numpy(x, n):
+    acc = 1.0
+    for _ in range(n):
+        acc = acc * 1.5 + x
+    return acc
+
+
+def test_v1_cond_and_while_loop_run_as_if_and_while():
+    gd = _graph_def("control_flow.pb")
+    assert {"Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond"} <= {
+        nd.op for nd in gd.node}
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd, name="")
+        types = {op.type for op in g.get_operations()}
+        assert {"If", "While"} <= types and not types & {"Switch", "Merge", "Enter", "Exit"}
+        # the joins keep their names: cond/Merge and loop/Exit_1 still name the results
+        assert g.get_tensor_by_name("cond/Merge:0").dtype == tf.float32
+        with tf.Session() as s:
+            for x, n in [(3.0, 4), (-2.0, 0), (0.5, 2), (-1.5, 3)]:
+                c, acc, i = s.run(["cond_out:0", "loop_out:0", "loop/Exit:0"],
+                                  {"x:0": x, "n:0": n})
+                assert c == pytest.approx(x * 2.0 if x > 0 else -x + 1.0)
+                assert acc == pytest.approx(_loop_numpy(x, n)) and i == n
+    for key, (c, acc, i) in EXPECTED["control_flow"].items():  # TF's own run agrees
+        x, n = float(key.split(",")[0]), int(key.split(",")[1])
+        assert c == pytest.approx(x * 2.0 if x > 0 else -x + 1.0)
+        assert acc == pytest.approx(_loop_numpy(x, n)) and i == n
+
+
+def test_v1_nested_cond_and_cond_in_loop_body():
+    def cond_in_while(x):
+        a = 1.0
+        for _ in range(5):
+            a = a - 1.0 if a > x else a * 2.0
+        return a
+
+    with tf.Graph().as_default():
+        tf.import_graph_def(_graph_def("control_flow_nested.pb"), name="")
+        with tf.Session() as s:
+            for x in [7.0, 3.0, -1.0, 10.0, 0.0]:
+                nested, looped = s.run(["nested_cond:0", "cond_in_while:0"], {"x:0": x})
+                assert nested == pytest.approx(x * 10 if x > 5 else (x * 2 if x > 0 else -x))
+                assert looped == pytest.approx(cond_in_while(x))
+                if str(x) in EXPECTED["control_flow_nested"]:
+                    assert [nested, looped] == pytest.approx(EXPECTED["control_flow_nested"][str(x)])
+
+
+def test_v1_nested_loop_is_reported_unimplemented():
+    with tf.Graph().as_default(), pytest.raises(
+            tf.errors.UnimplementedError,
+            match="Cannot import TF 1.x control flow at node 'while/while/Exit.*': Exit nested"):
+        tf.import_graph_def(_graph_def("nested_while.pb"), name="")
+
+
+def test_merge_value_index_becomes_an_if_output():
+    # pred ? -x : x, and Merge:1 (the index of the input that fired) read too
+    gd = tf.GraphDef()
+    for name, dtype in (("x", tf.float32), ("p", tf.bool)):
+        gd.node.add(name=name, op="Placeholder").attr["dtype"].type = dtype.as_datatype_enum
+    gd.node.add(name="c/pred_id", op="Identity", input=["p"]).attr["T"].type = 10
+    sw = gd.node.add(name="c/Switch", op="Switch", input=["x", "c/pred_id"])
+    sw.attr["T"].type = 1
+    gd.node.add(name="c/f", op="Identity", input=["c/Switch"]).attr["T"].type = 1
+    gd.node.add(name="c/t", op="Neg", input=["c/Switch:1"]).attr["T"].type = 1
+    m = gd.node.add(name="c/Merge", op="Merge", input=["c/f", "c/t"])
+    m.attr["T"].type = 1
+    m.attr["N"].i = 2
+    gd.node.add(name="which", op="Identity", input=["c/Merge:1"]).attr["T"].type = 3
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as s:
+            assert s.run(["c/Merge:0", "which:0"], {"x:0": 2.0, "p:0": True}) == [-2.0, 1]
+            assert s.run(["c/Merge:0", "which:0"], {"x:0": 2.0, "p:0": False}) == [2.0, 0]
+
+
+def test_tf_layers_cnn_with_batch_norm_and_dropout_conds():
+    e = EXPECTED["cnn"]
+    with tf.Graph().as_default() as g, tf.Session() as s:
+        saver = tf.train.import_meta_graph(os.path.join(ART, "cnn.meta"))
+        saver.restore(s, os.path.join(ART, "cnn.ckpt"))
+        assert "If" in {op.type for op in g.get_operations()}
+        y = s.run("y:0", {"x:0": e["x"]})  # training defaults to False: no dropout
+        np.testing.assert_allclose(y, e["y"], rtol=1e-5, atol=1e-6)
+        # training: dropout keeps half the pooled units at random, scaled by 2
+        pooled, dropped = s.run(["pool/MaxPool:0", "drop/cond/Merge:0"],
+                                {"x:0": e["x"], "training:0": True})
+        kept = dropped != 0
+        np.testing.assert_allclose(dropped[kept], 2 * pooled[kept], rtol=1e-6)
+
+
+def test_tf_batch_norm_training_step_from_meta_graph():
+    e = EXPECTED["bn_train"]
+    with tf.Graph().as_default(), tf.Session() as s:
+        saver = tf.train.import_meta_graph(os.path.join(ART, "bn_train.meta"))
+        saver.restore(s, os.path.join(ART, "bn_train.ckpt"))
+        train = tf.get_collection("train_op")[0]
+        for _ in range(2):
+            s.run(train, {"x:0": e["x"]})
+        for v in tf.global_variables():
+            name = v.op.name
+            # values TF's own two steps gave; every variable moved (moving stats too)
+            np.testing.assert_allclose(s.run(v), e["after"][name], rtol=1e-5, atol=1e-7)
+            assert not np.allclose(e["after"][name], e["before"][name])
+        y = s.run("y:0", {"x:0": e["x"], "training:0": False})
+    np.testing.assert_allclose(y, e["y_inference"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name,ref", [
+    ("TanhGrad", lambda y, dy: dy * (1 - y * y)),
+    ("SigmoidGrad", lambda y, dy: dy * y * (1 - y)),
+    ("SqrtGrad", lambda y, dy: dy * 0.5 / y),
+    ("RsqrtGrad", lambda y, dy: -0.5 * dy * y ** 3),
+    ("ReciprocalGrad", lambda y, dy: -dy * y * y),
+    ("InvGrad", lambda y, dy: -dy * y * y),
+])
+def test_fused_derivative_ops(name, ref):
+    y = np.array([[0.3, 0.6], [0.9, 1.2]])
+    dy = np.array([[1.5, -2.0], [0.7, 0.25]])
+    with tf.Graph().as_default():
+        a, b = tf.constant(y), tf.constant(dy)
+        z = ops.apply_op(name, [a, b]).outputs[0]
+        assert z.shape.as_list() == [2, 2] and z.dtype == tf.float64
+        with tf.Session() as s:
+            np.testing.assert_allclose(s.run(z), ref(y, dy), rtol=1e-12)
+            for x, value in ((a, y), (b, dy)):
+                theoretical, numerical = tf.test.compute_gradient(x, [2, 2], z, [2, 2],
+                                                                  x_init_value=value, delta=1e-6)
+                np.testing.assert_allclose(theoretical, numerical, atol=1e-6)

@@ -17,7 +17,12 @@ from files made elsewhere:
   ``serving_default`` signature and the table initializer as its main op.
 - ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``.
 - ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
-  Exit/NextIteration/LoopCond ops (control flow v2 off).
+  Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
+  a cond and a cond in a loop body; ``nested_while.pb``: a loop in a loop (not imported yet).
+- ``bn_train.meta`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``
+  on a ``training`` placeholder (its v1 conds, the moving-average updates as RefSwitch branches
+  and the conds' gradients) and a GradientDescent train_op, exported with default attrs
+  stripped; expected.json has the variables after two training steps.
 
 ``expected.json`` holds the outputs TF itself computed for the inputs it also records.
 """
@@ -185,15 +190,81 @@ def control_flow():
                                     for k, v in res.items()}
 
 
+def control_flow_nested():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = tf.cond(x > 0, lambda: tf.cond(x > 5, lambda: x * 10, lambda: x * 2), lambda: -x)
+        tf.identity(a, name="nested_cond")
+        _, r = tf.while_loop(lambda i, a: i < 5,
+                             lambda i, a: (i + 1, tf.cond(a > x, lambda: a - 1., lambda: a * 2.)),
+                             [0, tf.constant(1.)])
+        tf.identity(r, name="cond_in_while")
+        _write_pb(g.as_graph_def(), "control_flow_nested.pb")
+        with tf.Session() as s:
+            EXPECTED["control_flow_nested"] = {
+                str(v): [float(o) for o in s.run(["nested_cond:0", "cond_in_while:0"], {x: v})]
+                for v in [7.0, 3.0, -1.0, 10.0]}
+    g = tf.Graph()
+    with g.as_default():
+        n = tf.placeholder(tf.int32, [], name="n")
+
+        def outer(i, t):
+            _, u = tf.while_loop(lambda j, u: j < i, lambda j, u: (j + 1, u + j), [0, t])
+            return i + 1, u
+        _, r = tf.while_loop(lambda i, t: i < n, outer, [0, 0])
+        tf.identity(r, name="nested_while")
+        _write_pb(g.as_graph_def(), "nested_while.pb")
+
+
+def bn_train():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        training = tf.placeholder_with_default(True, [], name="training")
+        h = tf.layers.dense(x, 4, name="d1")
+        h = tf.layers.batch_normalization(h, training=training, name="bn")
+        y = tf.identity(tf.layers.dense(tf.nn.relu(h), 1, name="d2"), name="y")
+        loss = tf.reduce_mean(tf.square(y - 1.0), name="loss")
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        tf.add_to_collection("train_op", train)
+        xs = np.arange(15, dtype=np.float32).reshape(5, 3) / 7.0
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            before = {v.op.name: s.run(v).tolist() for v in tf.global_variables()}
+            saver.save(s, os.path.join(OUT, "bn_train.ckpt"), write_meta_graph=False)
+            saver.export_meta_graph(os.path.join(OUT, "bn_train.meta"), strip_default_attrs=True)
+            for _ in range(2):
+                s.run(train, {x: xs})
+            EXPECTED["bn_train"] = {
+                "x": xs.tolist(), "before": before,
+                "after": {v.op.name: s.run(v).tolist() for v in tf.global_variables()},
+                "y_inference": s.run(y, {x: xs, training: False}).tolist()}
+
+
+def _rounded(value):
+    """Floats to 9 significant digits (exact for float32), to keep expected.json small."""
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
 def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
-    for make in (cnn, mlp, embed, image, control_flow):
+    for make in (cnn, mlp, embed, image, control_flow, control_flow_nested, bn_train):
         make()
     os.remove(os.path.join(OUT, "checkpoint"))  # it names absolute paths; tests name prefixes
     with open(os.path.join(OUT, "expected.json"), "w") as f:
-        json.dump(EXPECTED, f, indent=1, sort_keys=True)
+        json.dump(_rounded(EXPECTED), f, sort_keys=True)
 
 
 if __name__ == "__main__":

@@ -162,12 +162,16 @@ def import_library(graph, library):
         fg = func_graph.FuncGraph(name, graph)
         n_args = len(fd.signature.input_arg)
         with fg.as_default():
+            # a ref argument (a variable a branch assigns to) is a ref Placeholder before the
+            # body's nodes are checked against it
+            refs = {f".arg{k}:0": fg.make_placeholder(dtypes.as_dtype(a.type)._as_ref,
+                                                      name=f"ref_arg{k}")
+                    for k, a in enumerate(fd.signature.input_arg) if a.is_ref}
             elems = importer.import_graph_def(
-                gd, name="", return_elements=[f".arg{k}:0" for k in range(n_args)] + rets)
+                gd, name="", input_map=refs,
+                return_elements=[f".arg{k}:0" for k in range(n_args)] + rets)
         args, outs = elems[:n_args], elems[n_args:]
-        for t, a in zip(args, fd.signature.input_arg):
-            if a.is_ref:
-                t._dtype = dtypes.as_dtype(a.type)._as_ref
+        args = [refs.get(f".arg{k}:0", t) for k, t in enumerate(args)]
         n_in = fd.attr[_NUM_INPUTS].i if _NUM_INPUTS in fd.attr else n_args
         n_cap = fd.attr[_NUM_CAPTURES].i if _NUM_CAPTURES in fd.attr else 0
         fg.inputs = list(args[:n_in])

@@ -8,7 +8,7 @@ import heapq
 import socket
 
 from tideflow.framework import device as device_lib
-from tideflow.framework import errors, graph_io, op_registry, ops
+from tideflow.framework import errors, graph_io, op_registry, ops, v1_control_flow
 from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.protos import attr_value_pb2, graph_pb2
 
@@ -441,6 +441,10 @@ def import_graph_def(
     graph = ops.get_default_graph()
     graph._check_not_finalized()
     _check_versions(graph_def.versions)
+    if any(nd.op in v1_control_flow.V1_CONTROL_FLOW_OPS for nd in graph_def.node):
+        # TF 1.x Switch/Merge conds and Enter/Exit loops run here as If/While
+        graph_def = v1_control_flow.functionalize(graph_def, {
+            op.name: op for op in producer_op_list.op} if producer_op_list is not None else {})
     if graph_def.library.function:
         # function bodies first (renamed where the graph already has such a name)
         from tideflow.framework import function_def

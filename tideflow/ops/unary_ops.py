@@ -371,3 +371,39 @@ def round(x, name=None):
     if x.dtype.is_integer:
         return x
     return _apply("Round", [x], name)
+
+
+# ------------------------------------------------------------------------------------------
+# TF's fused derivative ops ``<Op>Grad(y, dy)`` (y the op's output): TF's own gradient
+# functions emit them, so a graph TF wrote for a training step holds them.
+# ------------------------------------------------------------------------------------------
+
+
+def _fused_grad_shape(op):
+    return [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())]
+
+
+def _declare_output_grad(name, kernel, grad_y, grad_dy):
+    def grad(op, g):
+        y, dy = _conj(op.inputs[0]), op.inputs[1]
+        return [g * grad_y(y, dy), g * grad_dy(y)]
+
+    op_registry.declare(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[_UNARY_COMPLEX],
+                        shape=_fused_grad_shape, kernel=kernel, grad=grad)
+
+
+def _cj(y):
+    return np.conj(y) if np.iscomplexobj(y) else y
+
+
+_declare_output_grad("TanhGrad", lambda y, dy: dy * (1 - _cj(y) * _cj(y)),
+                     lambda y, dy: -2 * y * dy, lambda y: 1 - square(y))
+_declare_output_grad("SigmoidGrad", lambda y, dy: dy * (_cj(y) * (1 - _cj(y))),
+                     lambda y, dy: dy * (1 - 2 * y), lambda y: y * (1 - y))
+_declare_output_grad("SqrtGrad", lambda y, dy: dy * 0.5 / _cj(y),
+                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y)
+_declare_output_grad("RsqrtGrad", lambda y, dy: dy * -0.5 * (_cj(y) * _cj(y) * _cj(y)),
+                     lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y))
+for _name in ("ReciprocalGrad", "InvGrad"):
+    _declare_output_grad(_name, lambda y, dy: -dy * (_cj(y) * _cj(y)),
+                         lambda y, dy: -2 * y * dy, lambda y: -square(y))

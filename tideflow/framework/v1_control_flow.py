@@ -1,0 +1,530 @@
+"""Imports TF 1.x dataflow control flow as tideflow's functional ``If`` and ``While``.
+
+A GraphDef that TF 1.x (or TF 2.x with control flow v2 off) wrote for ``tf.cond`` holds
+``Switch``/``Merge`` nodes, and for ``tf.while_loop`` a frame of ``Enter``/``Merge``/``Switch``/
+``LoopCond``/``NextIteration``/``Exit`` nodes. tideflow runs only functional control flow, so the
+importer rewrites them first, GraphDef to GraphDef, as TF's own functionalization pass does:
+
+- a cond: the nodes between its ``Switch`` outputs and its ``Merge`` inputs become the two
+  branch functions of one ``If`` (the Switches' data inputs are its inputs, the predicate its
+  condition); each ``Merge`` becomes an ``Identity`` of the ``If`` output under its own name (so
+  ``cond/Merge:0`` still names the result), and ``Merge:1`` (the taken branch's index) an extra
+  output;
+- a loop (one frame): the nodes between the ``Merge`` outputs and ``LoopCond`` become the cond
+  function and the nodes between the ``Switch`` true outputs and ``NextIteration`` the body of
+  one ``While``; the loop-invariant ``Enter`` values ride along as extra loop variables; each
+  ``Exit`` becomes an ``Identity`` of the ``While`` output under its own name.
+
+Conds are rewritten first (innermost first), so a cond inside a loop body becomes an ``If``
+inside the body function. What this cannot rewrite (a loop nested in another loop or inside a
+cond, a branch or loop body read from outside its construct, ref-typed Switch/Merge) raises
+``UnimplementedError`` naming the node.
+"""
+
+from tideflow.framework import dtypes, errors
+from tideflow.protos import function_pb2, graph_pb2, node_def_pb2
+
+_SWITCH = frozenset({"Switch", "RefSwitch"})
+_MERGE = frozenset({"Merge", "RefMerge"})
+_ENTER = frozenset({"Enter", "RefEnter"})
+_EXIT = frozenset({"Exit", "RefExit"})
+_NEXT = frozenset({"NextIteration", "RefNextIteration"})
+V1_CONTROL_FLOW_OPS = _SWITCH | _MERGE | _ENTER | _EXIT | _NEXT | {"LoopCond"}
+_SOURCES_NOT_COPIED = frozenset({
+    "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VariableV2", "Variable",
+    "VarHandleOp", "HashTableV2", "MutableHashTableV2", "FIFOQueueV2", "RandomShuffleQueueV2"})
+
+
+def _unimplemented(node, what):
+    return errors.UnimplementedError(
+        None, None, f"Cannot import TF 1.x control flow at node '{node}': {what}")
+
+
+def _parse(inp):
+    """(node, output index, is_control) of a NodeDef input string."""
+    if inp.startswith("^"):
+        return inp[1:], -1, True
+    name, _, idx = inp.partition(":")
+    return name, int(idx) if idx else 0, False
+
+
+class _Rewriter:
+    def __init__(self, graph_def, producer_ops):
+        self.gd = graph_def
+        self.producer_ops = producer_ops
+        self.nodes = {nd.name: nd for nd in graph_def.node}
+        self.order = {nd.name: i for i, nd in enumerate(graph_def.node)}
+        self.functions = {f.signature.name for f in graph_def.library.function}
+        self.new_functions = []
+        self._types = {}
+        self._inside = None
+
+    # ---- bookkeeping -----------------------------------------------------------------------
+
+    def consumers(self):
+        out = {}
+        for nd in self.nodes.values():
+            for inp in nd.input:
+                out.setdefault(_parse(inp)[0], []).append(nd.name)
+        return out
+
+    def unique_node_name(self, base):
+        name, k = base, 1
+        while name in self.nodes:
+            name, k = f"{base}_{k}", k + 1
+        return name
+
+    def unique_function_name(self, base):
+        base = base.replace("/", "_").replace(".", "_")
+        name, k = base, 1
+        while name in self.functions:
+            name, k = f"{base}_{k}", k + 1
+        self.functions.add(name)
+        return name
+
+    def out_type(self, tensor):
+        """The DataType enum of ``node:index``."""
+        name, idx, _ = _parse(tensor)
+        nd = self.nodes[name]
+        if nd.op in V1_CONTROL_FLOW_OPS:
+            if nd.op == "LoopCond":
+                return dtypes.bool.as_datatype_enum
+            if nd.op in _MERGE and idx == 1:
+                return dtypes.int32.as_datatype_enum
+            return nd.attr["T"].type
+        key = (name, id(nd))
+        if key not in self._types:
+            from tideflow.framework import importer
+
+            node = importer._parse_node(0, nd, self.producer_ops)
+            self._types[key] = [t.base_dtype.as_datatype_enum for t in node.out_types]
+        return self._types[key][idx]
+
+    def is_cond_switch(self, nd):
+        if nd.op not in _SWITCH:
+            return False
+        pred = self.nodes.get(_parse(nd.input[1])[0])
+        return pred is None or pred.op != "LoopCond"
+
+    def replace(self, removed, added):
+        keep = [nd for nd in self.gd.node if nd.name not in removed]
+        del self.gd.node[:]
+        self.gd.node.extend(keep)
+        self.gd.node.extend(added)
+        self.nodes = {nd.name: nd for nd in self.gd.node}
+        self.order = {nd.name: i for i, nd in enumerate(self.gd.node)}
+
+    def function(self, base, arg_types, body_nodes, rets, ret_types, arg_of):
+        """A FunctionDef of ``body_nodes`` whose inputs named in ``arg_of`` become arguments."""
+        fd = function_pb2.FunctionDef()
+        fd.signature.name = self.unique_function_name(base)
+        for k, t in enumerate(arg_types):
+            ref = t > 100  # a ref input (RefSwitch/RefEnter of a variable) stays a ref
+            fd.signature.input_arg.add(name=f"_arg{k}", type=t - 100 if ref else t, is_ref=ref)
+        for j, t in enumerate(ret_types):
+            fd.signature.output_arg.add(name=f"output{j}", type=t)
+            name, idx, _ = _parse(rets[j])
+            # an argument by its name; a node output as node:index (a bare name is the op)
+            fd.ret[f"output{j}"] = name if name.startswith("_arg") else f"{name}:{idx}"
+        for name in sorted(body_nodes, key=self.order.get):
+            src = self.nodes[name]
+            nd = fd.node_def.add()
+            nd.CopyFrom(src)
+            if "_class" in nd.attr:  # colocation with nodes left outside means nothing here
+                del nd.attr["_class"]
+            del nd.input[:]
+            for inp in src.input:
+                mapped = arg_of(inp)
+                if mapped is None:
+                    nd.input.append(inp)
+                elif mapped:  # "" drops a control edge on a removed node
+                    nd.input.append(mapped)
+        self.new_functions.append(fd)
+        return fd.signature.name
+
+    # ---- conds -----------------------------------------------------------------------------
+
+    def inside_nodes(self):
+        """The nodes downstream of a Switch or Enter before a Merge or Exit joins them: what
+        can sit inside a branch or loop body (a control edge from any other node is one from
+        outside, kept as the If's or While's control input)."""
+        consumers = self.consumers()
+        marked, stack = set(), [nd.name for nd in self.gd.node if nd.op in _SWITCH | _ENTER]
+        while stack:
+            n = stack.pop()
+            for c in consumers.get(n, ()):
+                if c not in marked and self.nodes[c].op not in _MERGE | _EXIT:
+                    marked.add(c)
+                    stack.append(c)
+        return marked
+
+    def region(self, tensor, stop, inside=None):
+        """Nodes reached backwards from ``tensor`` before ``stop(node_def, index, is_control)``
+        says a boundary; returns (nodes, boundary inputs). A control edge from a node not in
+        ``inside`` is a boundary too."""
+        seen, bounds, stack = set(), [], [tensor]
+        while stack:
+            inp = stack.pop()
+            name, idx, ctrl = _parse(inp)
+            nd = self.nodes.get(name)
+            if nd is None:
+                raise _unimplemented(name, "input node missing from the GraphDef")
+            if stop(nd, idx, ctrl) or (ctrl and inside is not None and name not in inside):
+                bounds.append(inp)
+                continue
+            if name in seen:
+                continue
+            if nd.op in V1_CONTROL_FLOW_OPS:
+                raise _unimplemented(name, f"{nd.op} nested in another control-flow construct")
+            if nd.op in _SOURCES_NOT_COPIED or (not nd.input and nd.op != "Const"):
+                raise _unimplemented(name, f"a {nd.op} read inside a branch or loop body "
+                                           "without passing a Switch or Enter")
+            seen.add(name)
+            stack.extend(nd.input)
+        return seen, bounds
+
+    def innermost_cond_merge(self):
+        """A cond Merge whose branches hold no other cond; None when none is left."""
+        self._inside = self.inside_nodes()
+        loop_merges = set()
+        for nd in self.nodes.values():
+            if nd.op in _MERGE and any(self.nodes[_parse(i)[0]].op in _NEXT for i in nd.input
+                                       if not i.startswith("^")):
+                loop_merges.add(nd.name)
+        candidates = [nd for nd in self.gd.node if nd.op in _MERGE and nd.name not in loop_merges]
+        for m in candidates:
+            nested = False
+            for inp in m.input:
+                if inp.startswith("^"):
+                    continue
+                try:
+                    self.region(inp, lambda nd, i, c: self.is_cond_switch(nd), self._inside)
+                except errors.UnimplementedError:
+                    nested = True
+                    break
+            if not nested:
+                return m
+        if candidates:
+            return candidates[0]  # raises a precise error in convert_cond
+        return None
+
+    def cond_sides(self, merge):
+        """For each data input of ``merge``: (its tensor, side 0/1, region nodes, switches)."""
+        sides = []
+        for inp in merge.input:
+            if inp.startswith("^"):
+                continue
+            nodes, bounds = self.region(inp, lambda nd, i, c: self.is_cond_switch(nd),
+                                        self._inside)
+            # a control edge from a Switch (tf.tuple over its outputs) only orders the branch
+            # after the Switch's input: the If's input already does
+            switches = {_parse(b)[0] for b in bounds if self.is_cond_switch(self.nodes[_parse(b)[0]])}
+            external = {_parse(b)[0] for b in bounds if _parse(b)[0] not in switches}
+            ports = {_parse(b)[1] for b in bounds if not _parse(b)[2]}
+            if len(ports) != 1:
+                raise _unimplemented(merge.name, "a Merge input not reached from exactly one "
+                                                 "side of its Switches")
+            sides.append((inp, ports.pop(), nodes, switches, external))
+        if len(sides) != 2 or sides[0][1] == sides[1][1]:
+            raise _unimplemented(merge.name, "a Merge that is not the join of a two-way cond")
+        return sides
+
+    def convert_cond(self, first):
+        # the merges of one cond: those sharing its predicate's Switches or branch nodes
+        group, infos = [first.name], {first.name: self.cond_sides(first)}
+
+        def keys(info):
+            out = set()
+            for _, _, nodes, switches, _ in info:
+                out |= {("n", n) for n in nodes} | {("s", s) for s in switches}
+            return out
+
+        group_keys = keys(infos[first.name])
+        grew = True
+        while grew:
+            grew = False
+            for nd in self.gd.node:
+                if nd.op not in _MERGE or nd.name in infos:
+                    continue
+                try:
+                    info = self.cond_sides(nd)
+                except errors.UnimplementedError:
+                    continue
+                k = keys(info)
+                if k & group_keys:
+                    infos[nd.name] = info
+                    group.append(nd.name)
+                    group_keys |= k
+                    grew = True
+        group.sort(key=self.order.get)
+        branch = {0: set(), 1: set()}
+        switches, external = set(), set()
+        for m in group:
+            for _, side, nodes, sws, ext in infos[m]:
+                branch[side] |= nodes
+                switches |= sws
+                external |= ext
+        if branch[0] & branch[1]:
+            raise _unimplemented(first.name, "a node used by both branches")
+        switches = sorted(switches, key=self.order.get)
+        preds = {self.root(self.nodes[s].input[1]) for s in switches}
+        if len(preds) != 1:
+            raise _unimplemented(first.name, "Switches on different predicates")
+        # the branches may be read only by themselves and their merges
+        consumers = self.consumers()
+        inside = branch[0] | branch[1] | set(group)
+        dead_ends = set()
+        for n in branch[0] | branch[1]:
+            for c in consumers.get(n, ()):
+                if c not in inside and c not in dead_ends:
+                    # what leaves a branch without a Merge never has a value (a tf.tuple's
+                    # unused Identity): dropped with the branch; anything else is unsupported
+                    closure = self.downstream(c)
+                    if closure & (inside | {m.name for m in self.gd.node if m.op in _MERGE}):
+                        raise _unimplemented(n, f"a branch node read by '{c}' outside its cond")
+                    dead_ends |= closure
+        data_switches = [s for s in switches if self.nodes[s].input[0] != self.nodes[s].input[1]]
+        pred = self.nodes[(data_switches or switches)[0]].input[1]
+        arg_index = {s: k for k, s in enumerate(switches)}
+        in_tensors = [self.nodes[s].input[0] for s in switches]
+        in_types = [self.out_type(t) + (100 if self.nodes[s].op == "RefSwitch" else 0)
+                    for t, s in zip(in_tensors, switches)]
+        out_types = [self.nodes[m].attr["T"].type for m in group]
+        index_used = {m for m in group
+                      for c in consumers.get(m, ()) for i in self.nodes[c].input
+                      if _parse(i)[0] == m and _parse(i)[1] == 1 and not _parse(i)[2]}
+        base = first.name.rsplit("/", 1)[0] if "/" in first.name else first.name
+        funcs = {}
+        for side in (1, 0):
+            rets, extra = [], []
+            for m in group:
+                inp = next(i for i, s, *_ in infos[m] if s == side)
+                name, idx, _ = _parse(inp)
+                rets.append(f"_arg{arg_index[name]}" if name in arg_index else f"{name}:{idx}")
+            body = set(branch[side])
+            for m in group:
+                if m in index_used:
+                    pos = [s for _, s, *_ in infos[m]].index(side)
+                    c = self.unique_node_name(f"{m}/index_{side}")
+                    extra.append(_const_int32(c, pos))
+                    rets.append(f"{c}:0")
+            for nd in extra:
+                self.nodes[nd.name] = nd
+                self.order[nd.name] = len(self.order)
+                body.add(nd.name)
+
+            def arg_of(inp, side=side):
+                name, idx, ctrl = _parse(inp)
+                if ctrl and name in external:
+                    return ""  # a control edge from outside: the If's own control input
+                if name not in arg_index:
+                    return None
+                if ctrl:
+                    return ""
+                if idx != side:
+                    raise _unimplemented(name, "a branch reading the other side of a Switch")
+                return f"_arg{arg_index[name]}"
+
+            ret_types = out_types + [dtypes.int32.as_datatype_enum] * (len(rets) - len(group))
+            funcs[side] = self.function(f"{base}_{'true' if side else 'false'}", in_types, body,
+                                        rets, ret_types, arg_of)
+            for nd in extra:
+                del self.nodes[nd.name]
+        if_name = self.unique_node_name(f"{base}/If")
+        node = node_def_pb2.NodeDef(name=if_name, op="If", device=self.nodes[group[0]].device)
+        node.input.append(pred)
+        node.input.extend(in_tensors)
+        controls = [f"^{n}" for n in sorted(external, key=self.order.get)]
+        for s in switches:
+            controls += [i for i in self.nodes[s].input if i.startswith("^") and i not in controls]
+        node.input.extend(controls)
+        node.attr["Tcond"].type = dtypes.bool.as_datatype_enum
+        node.attr["Tin"].list.type.extend(t % 100 for t in in_types)
+        node.attr["Tout"].list.type.extend(
+            out_types + [dtypes.int32.as_datatype_enum] * len(index_used))
+        node.attr["then_branch"].func.name = funcs[1]
+        node.attr["else_branch"].func.name = funcs[0]
+        added = [node]
+        index_out = {m: len(group) + k for k, m in enumerate(g for g in group if g in index_used)}
+        for j, m in enumerate(group):
+            ident = node_def_pb2.NodeDef(name=m, op="Identity", device=self.nodes[m].device)
+            ident.input.append(f"{if_name}:{j}")
+            ident.attr["T"].type = out_types[j]
+            added.append(ident)
+        for c in {c for m in index_used for c in consumers.get(m, ())}:
+            nd = self.nodes[c]
+            new = [f"{if_name}:{index_out[_parse(i)[0]]}"
+                   if _parse(i)[0] in index_out and _parse(i)[1] == 1 and not _parse(i)[2] else i
+                   for i in nd.input]
+            del nd.input[:]
+            nd.input.extend(new)
+        removed = branch[0] | branch[1] | set(group) | dead_ends
+        # the cond's Switches go once nothing else reads them (the predicate's pivot Switch and
+        # its switch_t/switch_f Identities are left with no reader)
+        self.replace(removed, added)
+        self.drop_dead_switches(set(switches))
+
+    def root(self, tensor):
+        """``tensor`` with Identity ops stripped (a cond's pred_id is Identity(pred))."""
+        name, idx, _ = _parse(tensor)
+        nd = self.nodes[name]
+        while nd.op == "Identity" and nd.input:
+            name, idx, _ = _parse(nd.input[0])
+            nd = self.nodes[name]
+        return f"{name}:{idx}"
+
+    def downstream(self, name, consumers=None):
+        """``name`` and every node reading it, transitively."""
+        consumers = consumers or self.consumers()
+        closure, stack = set(), [name]
+        while stack:
+            n = stack.pop()
+            if n in closure:
+                continue
+            closure.add(n)
+            stack.extend(consumers.get(n, ()))
+        return closure
+
+    def drop_dead_switches(self, candidates):
+        """Removes the given Switches when what reads them reaches no Merge (dead ends)."""
+        consumers = self.consumers()
+        removed = set()
+        for s in candidates:
+            closure = self.downstream(s, consumers)
+            if s in self.nodes and not any(self.nodes[n].op in _MERGE for n in closure):
+                removed |= closure
+        if removed:
+            self.replace(removed, [])
+
+    # ---- loops -----------------------------------------------------------------------------
+
+    def convert_loop(self, frame):
+        enters = [nd for nd in self.gd.node
+                  if nd.op in _ENTER and nd.attr["frame_name"].s.decode() == frame]
+        consumers = self.consumers()
+        loop_vars, invariants = [], []  # (enter, merge, switch, next, exit)
+        for e in enters:
+            merges = [c for c in consumers.get(e.name, ()) if self.nodes[c].op in _MERGE]
+            if merges and not e.attr["is_constant"].b:
+                m = self.nodes[merges[0]]
+                nxt = [self.nodes[_parse(i)[0]] for i in m.input
+                       if not i.startswith("^") and self.nodes[_parse(i)[0]].op in _NEXT]
+                sw = [self.nodes[c] for c in consumers.get(m.name, ()) if self.nodes[c].op in _SWITCH]
+                if len(merges) != 1 or len(nxt) != 1 or len(sw) != 1:
+                    raise _unimplemented(e.name, "a loop variable without one Merge, "
+                                                 "NextIteration and Switch")
+                ex = [self.nodes[c] for c in consumers.get(sw[0].name, ())
+                      if self.nodes[c].op in _EXIT]
+                loop_vars.append((e, m, sw[0], nxt[0], ex[0] if ex else None))
+            else:
+                invariants.append(e)
+        if not loop_vars:
+            raise _unimplemented(enters[0].name if enters else frame, "a loop without variables")
+        loop_cond = self.nodes[_parse(loop_vars[0][2].input[1])[0]]
+        if loop_cond.op != "LoopCond":
+            raise _unimplemented(loop_vars[0][2].name, "a loop Switch not on a LoopCond")
+        n = len(loop_vars)
+        merge_arg = {lv[1].name: k for k, lv in enumerate(loop_vars)}
+        switch_arg = {lv[2].name: k for k, lv in enumerate(loop_vars)}
+        inv_arg = {e.name: n + k for k, e in enumerate(invariants)}
+
+        def cond_stop(nd, idx, ctrl):
+            return nd.name in merge_arg or nd.name in inv_arg
+
+        def body_stop(nd, idx, ctrl):
+            return nd.name in switch_arg or nd.name in inv_arg
+
+        cond_nodes, _ = self.region(loop_cond.input[0], cond_stop)
+        body_nodes = set()
+        for lv in loop_vars:
+            nodes, bounds = self.region(lv[3].input[0], body_stop)
+            for b in bounds:
+                name, idx, ctrl = _parse(b)
+                if name in switch_arg and not ctrl and idx != 1:
+                    raise _unimplemented(name, "a loop body reading a Switch's exit side")
+            body_nodes |= nodes
+        types = [lv[0].attr["T"].type for lv in loop_vars] + [e.attr["T"].type for e in invariants]
+        inside = cond_nodes | body_nodes
+        frame_nodes = {nd.name for lv in loop_vars for nd in lv[:4]} | {loop_cond.name} | {
+            e.name for e in invariants}
+        for name in inside:
+            for c in consumers.get(name, ()):
+                if c not in inside and c not in frame_nodes:
+                    raise _unimplemented(name, f"a loop node read by '{c}' outside its loop")
+
+        def arg_of(stops):
+            def mapped(inp):
+                name, _, ctrl = _parse(inp)
+                if name not in stops:
+                    return None
+                return "" if ctrl else f"_arg{stops[name]}"
+            return mapped
+
+        base = frame.removesuffix("/while_context")
+        cond_fn = self.function(f"{base}_cond", types, cond_nodes, [loop_cond.input[0]],
+                                [dtypes.bool.as_datatype_enum],
+                                arg_of({**merge_arg, **inv_arg}))
+        rets = [lv[3].input[0] for lv in loop_vars] + [f"_arg{inv_arg[e.name]}" for e in invariants]
+        body_fn = self.function(f"{base}_body", types, body_nodes, rets, types,
+                                arg_of({**switch_arg, **inv_arg}))
+        while_name = self.unique_node_name(f"{base}/While")
+        node = node_def_pb2.NodeDef(name=while_name, op="While", device=loop_vars[0][0].device)
+        node.input.extend([lv[0].input[0] for lv in loop_vars] + [e.input[0] for e in invariants])
+        controls = []
+        for e in enters:
+            controls += [i for i in e.input[1:] if i.startswith("^") and i not in controls]
+        node.input.extend(controls)
+        node.attr["T"].list.type.extend(types)
+        node.attr["cond"].func.name = cond_fn
+        node.attr["body"].func.name = body_fn
+        node.attr["parallel_iterations"].i = loop_vars[0][0].attr["parallel_iterations"].i or 10
+        added = [node]
+        for k, lv in enumerate(loop_vars):
+            if lv[4] is not None:
+                ident = node_def_pb2.NodeDef(name=lv[4].name, op="Identity", device=lv[4].device)
+                ident.input.append(f"{while_name}:{k}")
+                ident.attr["T"].type = types[k]
+                added.append(ident)
+        removed = inside | frame_nodes | {lv[4].name for lv in loop_vars if lv[4] is not None}
+        self.replace(removed, added)
+
+
+def _const_int32(name, value):
+    nd = node_def_pb2.NodeDef(name=name, op="Const")
+    nd.attr["dtype"].type = dtypes.int32.as_datatype_enum
+    nd.attr["value"].tensor.dtype = dtypes.int32.as_datatype_enum
+    nd.attr["value"].tensor.int_val.append(value)
+    return nd
+
+
+def functionalize(graph_def, producer_ops=None):
+    """``graph_def`` with its v1 Switch/Merge conds and Enter/Exit loops rewritten to ``If`` and
+    ``While`` (a copy; ``graph_def`` itself when it has none)."""
+    if not any(nd.op in V1_CONTROL_FLOW_OPS for nd in graph_def.node):
+        return graph_def
+    gd = graph_pb2.GraphDef()
+    gd.CopyFrom(graph_def)
+    rw = _Rewriter(gd, producer_ops or {})
+    while True:
+        m = rw.innermost_cond_merge()
+        if m is None:
+            break
+        rw.convert_cond(m)
+    rw.drop_dead_switches({nd.name for nd in gd.node if rw.is_cond_switch(nd)})
+    frames = []
+    for nd in gd.node:
+        if nd.op in _ENTER:
+            f = nd.attr["frame_name"].s.decode()
+            if f not in frames:
+                frames.append(f)
+    for f in frames:
+        rw.convert_loop(f)
+    left = [nd for nd in gd.node if nd.op in V1_CONTROL_FLOW_OPS]
+    if left:
+        raise _unimplemented(left[0].name, f"a {left[0].op} outside any cond or loop it "
+                                           "could be rewritten with")
+    gd.library.function.extend(rw.new_functions)
+    return gd
+
+
+__all__ = ["V1_CONTROL_FLOW_OPS", "functionalize"]
