@@ -96,5 +96,6 @@ def first_two(a, b, ia, ib):
 
 def add_into(acc, b, ia, ib):
     """``acc += b`` (``acc`` is the running sum's own array)."""
-    _check(acc, b, ia, ib)
+    if type(b) is not np.ndarray or b.shape != acc.shape:
+        _check(acc, b, ia, ib)
     np.add(acc, b, out=acc)
