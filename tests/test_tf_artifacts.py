@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tideflow.framework import ops
+from tideflow.framework import meta_graph, ops
 
 ART = os.path.join(os.path.dirname(__file__), "data", "tf_artifacts")
 with open(os.path.join(ART, "expected.json")) as _f:
@@ -97,6 +97,10 @@ def test_init_from_checkpoint_reads_tf_checkpoint():
 
 def test_import_meta_graph_restores_and_trains_tf_mlp():
     m = EXPECTED["mlp"]
+    written = {nd.op for nd in meta_graph.read_meta_graph_file(
+        os.path.join(ART, "mlp.meta")).graph_def.node}
+    # b1 and w2 are resource variables: they run as ref variables here
+    assert {"VariableV2", "VarHandleOp", "ReadVariableOp", "ResourceApplyAdam"} <= written
     with tf.Graph().as_default(), tf.Session() as s:
         saver = tf.train.import_meta_graph(os.path.join(ART, "mlp.meta"))
         saver.restore(s, os.path.join(ART, "mlp.ckpt"))
@@ -106,6 +110,8 @@ def test_import_meta_graph_restores_and_trains_tf_mlp():
         s.run(tf.get_collection("train_op")[0], {"x:0": m["x"], "t:0": m["t"]})
         np.testing.assert_allclose(s.run("y:0", {"x:0": m["x"]}), m["y_after_step"], rtol=1e-5)
         assert s.run("global_step:0") == 4
+        assert {v.op.name for v in tf.trainable_variables()} == {"w1", "b1", "w2"}
+        np.testing.assert_allclose(s.run("w2/Read/ReadVariableOp:0"), s.run("w2:0"))
         # TF 2.x marks its gradient MatMuls with grad_a/grad_b hints: dropped on import
         op = tf.get_default_graph().get_operation_by_name("MatMul")
         assert "grad_a" not in op.node_def.attr and not op.get_attr("transpose_a")

@@ -10,9 +10,10 @@ from files made elsewhere:
 
 - ``cnn.meta`` + ``cnn.ckpt.*``: a ``tf.layers`` CNN (conv2d, batch_normalization, max_pooling2d,
   dropout, dense) saved by ``tf.train.Saver`` (``tf.train.import_meta_graph`` + restore).
-- ``mlp.meta`` + ``mlp.ckpt.*``: an MLP trained 3 Adam steps (Adam's slots in the checkpoint).
+- ``mlp.meta`` + ``mlp.ckpt.*``: an MLP trained 3 Adam steps (Adam's slots in the checkpoint),
+  one ref variable and two resource variables (``use_resource=True``).
 - ``mlp_frozen.pb``: the same MLP frozen by ``tf.graph_util.convert_variables_to_constants``.
-- ``embed_savedmodel/``: an embedding model with a string lookup table
+- ``embed_savedmodel/``: an embedding model (a resource variable) with a string lookup table
   (``tf.lookup.StaticHashTable``) written by ``tf.saved_model.builder.SavedModelBuilder`` with a
   ``serving_default`` signature and the table initializer as its main op.
 - ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``.
@@ -83,8 +84,10 @@ def mlp():
         x = tf.placeholder(tf.float32, [None, 4], name="x")
         t = tf.placeholder(tf.float32, [None, 1], name="t")
         w1 = tf.get_variable("w1", [4, 5], initializer=tf.random_normal_initializer(seed=3))
-        b1 = tf.get_variable("b1", [5], initializer=tf.zeros_initializer())
-        w2 = tf.get_variable("w2", [5, 1], initializer=tf.random_normal_initializer(seed=4))
+        # b1 and w2 are resource variables (VarHandleOp, ReadVariableOp, ResourceApplyAdam)
+        b1 = tf.get_variable("b1", [5], initializer=tf.zeros_initializer(), use_resource=True)
+        w2 = tf.get_variable("w2", [5, 1], initializer=tf.random_normal_initializer(seed=4),
+                             use_resource=True)
         h = tf.nn.relu(tf.matmul(x, w1) + b1)
         y = tf.identity(tf.matmul(h, w2), name="y")
         loss = tf.reduce_mean(tf.square(y - t), name="loss")
@@ -121,7 +124,8 @@ def embed():
                 tf.constant(["the", "cat", "sat", "mat"]), tf.constant([0, 1, 2, 3], tf.int64)),
             default_value=4, name="vocab")
         ids = table.lookup(words)
-        emb = tf.get_variable("emb", [5, 3], initializer=tf.random_uniform_initializer(seed=5))
+        emb = tf.get_variable("emb", [5, 3], initializer=tf.random_uniform_initializer(seed=5),
+                              use_resource=True)  # embedding_lookup reads it by ResourceGather
         vec = tf.nn.embedding_lookup(emb, ids)
         score = tf.reduce_sum(vec, axis=1, name="score")
         with tf.Session() as s:

@@ -8,7 +8,7 @@ import heapq
 import socket
 
 from tideflow.framework import device as device_lib
-from tideflow.framework import errors, graph_io, op_registry, ops, v1_control_flow
+from tideflow.framework import errors, graph_io, op_registry, ops, resource_import, v1_control_flow
 from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.protos import attr_value_pb2, graph_pb2
 
@@ -445,6 +445,9 @@ def import_graph_def(
         # TF 1.x Switch/Merge conds and Enter/Exit loops run here as If/While
         graph_def = v1_control_flow.functionalize(graph_def, {
             op.name: op for op in producer_op_list.op} if producer_op_list is not None else {})
+    if resource_import.has_resource_variables(graph_def):
+        # resource variables (VarHandleOp, ReadVariableOp, ...) run as ref variables
+        graph_def = resource_import.rewrite_resource_variables(graph_def)
     if graph_def.library.function:
         # function bodies first (renamed where the graph already has such a name)
         from tideflow.framework import function_def
