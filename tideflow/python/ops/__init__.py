@@ -89,6 +89,8 @@ def _text_namespaces():
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip),
             "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+            # TF's control_flow_ops holds while_loop, cond and case beside group/tuple
+            "control_flow_ops": with_fallback("control_flow_ops", control_flow_ops, _tf),
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
                                          "gradients_impl``.",
                                          {"gradients": _tf.gradients, "hessians": _tf.hessians,
@@ -96,7 +98,7 @@ def _text_namespaces():
 
 
 for _name, _mod in (("check_ops", check_ops),
-                    ("clip_ops", clip_ops), ("control_flow_ops", control_flow_ops),
+                    ("clip_ops", clip_ops),
                     ("data_flow_ops", data_flow_ops), ("functional_ops", functional_ops),
                     ("init_ops", init_ops), ("logging_ops", logging_ops),
                     ("lookup_ops", lookup_ops), ("nn_impl", nn_impl),
