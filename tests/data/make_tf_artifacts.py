@@ -19,7 +19,8 @@ from files made elsewhere:
 - ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``.
 - ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
   Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
-  a cond and a cond in a loop body; ``nested_while.pb``: a loop in a loop (not imported yet).
+  a cond, a cond in a loop body, a loop in a cond branch and a loop in a loop;
+  ``while_grad.pb``: the gradient of a loop (TF's stack-based loop gradient: not imported yet).
 - ``bn_train.meta`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``
   on a ``training`` placeholder (its v1 conds, the moving-average updates as RefSwitch branches
   and the conds' gradients) and a GradientDescent train_op, exported with default attrs
@@ -204,13 +205,9 @@ def control_flow_nested():
                              lambda i, a: (i + 1, tf.cond(a > x, lambda: a - 1., lambda: a * 2.)),
                              [0, tf.constant(1.)])
         tf.identity(r, name="cond_in_while")
-        _write_pb(g.as_graph_def(), "control_flow_nested.pb")
-        with tf.Session() as s:
-            EXPECTED["control_flow_nested"] = {
-                str(v): [float(o) for o in s.run(["nested_cond:0", "cond_in_while:0"], {x: v})]
-                for v in [7.0, 3.0, -1.0, 10.0]}
-    g = tf.Graph()
-    with g.as_default():
+        w = tf.cond(x > 0, lambda: tf.while_loop(lambda a: a < 100., lambda a: a * x + 1., [x]),
+                    lambda: x)
+        tf.identity(w, name="while_in_cond")
         n = tf.placeholder(tf.int32, [], name="n")
 
         def outer(i, t):
@@ -218,7 +215,18 @@ def control_flow_nested():
             return i + 1, u
         _, r = tf.while_loop(lambda i, t: i < n, outer, [0, 0])
         tf.identity(r, name="nested_while")
-        _write_pb(g.as_graph_def(), "nested_while.pb")
+        _write_pb(g.as_graph_def(), "control_flow_nested.pb")
+        names = ["nested_cond:0", "cond_in_while:0", "while_in_cond:0", "nested_while:0"]
+        with tf.Session() as s:
+            EXPECTED["control_flow_nested"] = {
+                f"{v},{k}": [float(o) for o in s.run(names, {x: v, n: k})]
+                for v, k in [(7.0, 4), (3.0, 0), (-1.0, 1), (10.0, 6)]}
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        _, r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, tf.constant(1.)])
+        tf.identity(tf.gradients(r, x)[0], name="grad")
+        _write_pb(g.as_graph_def(), "while_grad.pb")
 
 
 def bn_train():

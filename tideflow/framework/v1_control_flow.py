@@ -183,8 +183,8 @@ class _Rewriter:
             stack.extend(nd.input)
         return seen, bounds
 
-    def innermost_cond_merge(self):
-        """A cond Merge whose branches hold no other cond; None when none is left."""
+    def innermost_cond_merges(self):
+        """The cond Merges whose branches hold no other control flow, in GraphDef order."""
         self._inside = self.inside_nodes()
         loop_merges = set()
         for nd in self.nodes.values():
@@ -203,9 +203,28 @@ class _Rewriter:
                     nested = True
                     break
             if not nested:
-                return m
-        if candidates:
-            return candidates[0]  # raises a precise error in convert_cond
+                yield m
+
+    def frames(self):
+        out = []
+        for nd in self.gd.node:
+            if nd.op in _ENTER:
+                f = nd.attr["frame_name"].s.decode()
+                if f not in out:
+                    out.append(f)
+        return out
+
+    def attempt(self, convert, arg):
+        """Runs one conversion; on UnimplementedError leaves the GraphDef as it was."""
+        n_functions, names = len(self.new_functions), set(self.functions)
+        try:
+            convert(arg)
+        except errors.UnimplementedError as e:
+            del self.new_functions[n_functions:]
+            self.functions = names
+            self.replace(set(), [])  # forget any half-made bookkeeping
+            return e
+        self.drop_dead_switches({nd.name for nd in self.gd.node if self.is_cond_switch(nd)})
         return None
 
     def cond_sides(self, merge):
@@ -447,10 +466,18 @@ class _Rewriter:
         inside = cond_nodes | body_nodes
         frame_nodes = {nd.name for lv in loop_vars for nd in lv[:4]} | {loop_cond.name} | {
             e.name for e in invariants}
+        exits = {lv[4].name for lv in loop_vars if lv[4] is not None}
+        dead_ends = set()
         for name in inside:
             for c in consumers.get(name, ()):
-                if c not in inside and c not in frame_nodes:
-                    raise _unimplemented(name, f"a loop node read by '{c}' outside its loop")
+                if c not in inside and c not in frame_nodes and c not in dead_ends:
+                    # what no NextIteration or LoopCond needs never runs (an inner loop's
+                    # unused counter): dropped with the loop; anything else is unsupported
+                    closure = self.downstream(c, consumers)
+                    if closure & (inside | frame_nodes | exits) or any(
+                            self.nodes[n].op in V1_CONTROL_FLOW_OPS for n in closure):
+                        raise _unimplemented(name, f"a loop node read by '{c}' outside its loop")
+                    dead_ends |= closure
 
         def arg_of(stops):
             def mapped(inp):
@@ -485,7 +512,7 @@ class _Rewriter:
                 ident.input.append(f"{while_name}:{k}")
                 ident.attr["T"].type = types[k]
                 added.append(ident)
-        removed = inside | frame_nodes | {lv[4].name for lv in loop_vars if lv[4] is not None}
+        removed = inside | frame_nodes | exits | dead_ends
         self.replace(removed, added)
 
 
@@ -505,22 +532,24 @@ def functionalize(graph_def, producer_ops=None):
     gd = graph_pb2.GraphDef()
     gd.CopyFrom(graph_def)
     rw = _Rewriter(gd, producer_ops or {})
-    while True:
-        m = rw.innermost_cond_merge()
-        if m is None:
-            break
-        rw.convert_cond(m)
-    rw.drop_dead_switches({nd.name for nd in gd.node if rw.is_cond_switch(nd)})
-    frames = []
-    for nd in gd.node:
-        if nd.op in _ENTER:
-            f = nd.attr["frame_name"].s.decode()
-            if f not in frames:
-                frames.append(f)
-    for f in frames:
-        rw.convert_loop(f)
+    # innermost constructs first: conds whose branches hold no control flow, then loops whose
+    # bodies hold none, until nothing is left or nothing more can be rewritten
+    first_error = None
+    progressed = True
+    while progressed:
+        progressed = False
+        attempts = [(rw.convert_cond, m) for m in rw.innermost_cond_merges()]
+        attempts += [(rw.convert_loop, f) for f in rw.frames()]
+        for convert, arg in attempts:
+            error = rw.attempt(convert, arg)
+            if error is None:
+                progressed = True
+                break
+            first_error = first_error or error
     left = [nd for nd in gd.node if nd.op in V1_CONTROL_FLOW_OPS]
     if left:
+        if first_error is not None:
+            raise first_error
         raise _unimplemented(left[0].name, f"a {left[0].op} outside any cond or loop it "
                                            "could be rewritten with")
     gd.library.function.extend(rw.new_functions)
