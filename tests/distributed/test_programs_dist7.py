@@ -279,3 +279,45 @@ def test_ref_input_ops_colocated_with_their_variable(tmp_path):
     assert json.loads(lines["READY_AFTER"]) == []
     np.testing.assert_allclose(json.loads(lines["RESTORED"]), v, rtol=1e-6)
     assert lines["STEP"] == "1"
+
+
+# A cond over a ps variable (Variable.initialized_value(), which ExponentialMovingAverage's
+# shadow variables and SyncReplicasOptimizer(variable_averages=...) initialize from) reaches the
+# master as If ops whose branch FunctionDefs take the variable's ref; the master imports them
+# and registers them again on the tasks: each import must give back the same FunctionDef.
+EMA_ON_PS = r"""
+import json, sys
+import tideflow as tf
+spec = json.load(open(sys.argv[1]))
+with tf.device(tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:0")):
+    gs = tf.train.get_or_create_global_step()
+    w = tf.get_variable("w", [2], initializer=tf.constant_initializer(1.0))
+    twice = tf.Variable(w.initialized_value() * 2.0, name="twice")
+    loss = tf.reduce_sum(tf.square(w - tf.constant([3.0, -1.0])))
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    step = tf.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=gs)
+    with tf.control_dependencies([step]):
+        train = ema.apply([w])
+with tf.Session("grpc://" + spec["worker"][0]) as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(2):
+        sess.run(train)
+    print("VALS", json.dumps([sess.run(v).tolist() for v in (w, ema.average(w), twice)]))
+"""
+
+
+def test_cond_over_ps_variable_ema_shadow(tmp_path):
+    spec = cluster_spec(ps=1, worker=1)
+    c = Cluster(spec, tmp_path).start_all()
+    try:
+        out = run_client(EMA_ON_PS, c.path, timeout=60)
+    finally:
+        c.stop()
+    w_val, avg, twice = json.loads(out.split("VALS ", 1)[1])
+    w, shadow, target = np.ones(2), np.ones(2), np.array([3.0, -1.0])
+    for _ in range(2):
+        w = w - 0.25 * 2 * (w - target)
+        shadow = 0.5 * shadow + 0.5 * w
+    np.testing.assert_allclose(w_val, w, rtol=1e-6)
+    np.testing.assert_allclose(avg, shadow, rtol=1e-6)
+    assert twice == [2.0, 2.0]

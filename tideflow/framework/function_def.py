@@ -172,6 +172,11 @@ def import_library(graph, library):
                 return_elements=[f".arg{k}:0" for k in range(n_args)] + rets)
         args, outs = elems[:n_args], elems[n_args:]
         args = [refs.get(f".arg{k}:0", t) for k, t in enumerate(args)]
+        # the ".arg<k>" Placeholder a ref argument was mapped away from is used by nothing:
+        # left in the body it would be exported as a body node, and the next import of that
+        # FunctionDef (a master's partition registered on a worker) would meet it twice
+        if refs:
+            fg._remove_ops([fg.get_operation_by_name(key[:-2]) for key in refs])
         n_in = fd.attr[_NUM_INPUTS].i if _NUM_INPUTS in fd.attr else n_args
         n_cap = fd.attr[_NUM_CAPTURES].i if _NUM_CAPTURES in fd.attr else 0
         fg.inputs = list(args[:n_in])
