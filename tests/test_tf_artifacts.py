@@ -156,8 +156,8 @@ def test_image_graph_decode_jpeg_and_image_ops():
         with tf.Session() as s:
             decoded, gray = s.run(["decoded:0", "gray:0"], {"jpeg:0": jpeg})
     assert decoded.dtype == np.uint8 and decoded.shape == (4, 6, 3) and gray.shape == (8, 12, 1)
-    # tideflow decodes with Pillow's libjpeg, TF with its own libjpeg-turbo settings: the
-    # 4:2:0 chroma of this tiny image is upsampled a little differently (a few levels)
+    # TF's default decode of subsampled chroma (fast IDCT with fancy upsampling) is a mode
+    # Pillow lacks: tideflow uses the accurate IDCT there, a few levels off
     assert np.abs(decoded.astype(int) - np.asarray(e["decoded"])).max() <= 8
     # on TF's decoded pixels the tf.image ops give TF's values
     with tf.Graph().as_default():
@@ -171,6 +171,22 @@ def test_image_graph_decode_jpeg_and_image_ops():
     np.testing.assert_allclose(crop, e["crop"], atol=1e-6)
     # per_image_standardization: zero mean, unit variance (NumPy check of the same output)
     assert abs(std.mean()) < 1e-5 and abs(std.std() - 1.0) < 1e-4
+
+
+def test_decode_jpeg_modes_give_tfs_pixels():
+    e = EXPECTED["image"]
+    with open(os.path.join(ART, "image.jpg"), "rb") as f:
+        jpeg = f.read()
+    with open(os.path.join(ART, "image444.jpg"), "rb") as f:
+        jpeg444 = f.read()
+    with tf.Graph().as_default(), tf.Session() as s:
+        got = s.run({
+            "decoded_nofancy": tf.io.decode_jpeg(jpeg, 3, fancy_upscaling=False),
+            "decoded_accurate": tf.io.decode_jpeg(jpeg, 3, dct_method="INTEGER_ACCURATE"),
+            "decoded_gray": tf.io.decode_jpeg(jpeg, 1),
+            "decoded_444": tf.image.decode_jpeg(jpeg444, channels=3)})
+    for key, value in got.items():  # bit for bit what TF decoded
+        np.testing.assert_array_equal(value, e[key], err_msg=key)
 
 
 # ------------------------------------------------------------------------------------------

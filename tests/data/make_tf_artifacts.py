@@ -16,7 +16,8 @@ from files made elsewhere:
 - ``embed_savedmodel/``: an embedding model (a resource variable) with a string lookup table
   (``tf.lookup.StaticHashTable``) written by ``tf.saved_model.builder.SavedModelBuilder`` with a
   ``serving_default`` signature and the table initializer as its main op.
-- ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``.
+- ``image.pb``: ``tf.io.decode_jpeg`` + tf.image ops on a JPEG string input; ``image.jpg``
+  (4:2:0 chroma) and ``image444.jpg`` (full chroma), with TF's decodes of them.
 - ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
   Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
   a cond, a cond in a loop body, a loop in a cond branch and a loop in a loop;
@@ -152,8 +153,16 @@ def image():
         pix = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3) * 3
         with tf.Session() as s:
             jpg = s.run(tf.image.encode_jpeg(pix, quality=95))
+            jpg444 = s.run(tf.image.encode_jpeg(pix, quality=95, chroma_downsampling=False))
+            dec = {"decoded_nofancy": tf.io.decode_jpeg(jpg, 3, fancy_upscaling=False),
+                   "decoded_accurate": tf.io.decode_jpeg(jpg, 3, dct_method="INTEGER_ACCURATE"),
+                   "decoded_gray": tf.io.decode_jpeg(jpg, 1),
+                   "decoded_444": tf.io.decode_jpeg(jpg444, 3)}
+            decodes = {k: v.tolist() for k, v in s.run(dec).items()}
         with open(os.path.join(OUT, "image.jpg"), "wb") as f:
             f.write(jpg)
+        with open(os.path.join(OUT, "image444.jpg"), "wb") as f:
+            f.write(jpg444)
     g = tf.Graph()
     with g.as_default():
         data = tf.placeholder(tf.string, [], name="jpeg")
@@ -171,7 +180,7 @@ def image():
         with tf.Session() as s:
             d, gr, st, cr = s.run([img, gray, std, crop], {data: jpg})
         EXPECTED["image"] = {"decoded": d.tolist(), "gray": gr.tolist(), "std": st.tolist(),
-                             "crop": cr.tolist()}
+                             "crop": cr.tolist(), **decodes}
 
 
 def control_flow():

@@ -384,12 +384,17 @@ def test_codec_wrappers_and_invalid_data():
         one = tfi.decode_png(png, channels=1)
         shape = tfi.extract_jpeg_shape(jpg)
         isj = [tfi.is_jpeg(jpg), tfi.is_jpeg(png)]
-        d, dp, o, sh, flags = run([dec, dec_png, one, shape, isj])
+        # TF's default IDCT (INTEGER_FAST) is coarse on noise at quality 100 (tens of levels,
+        # as TF's own decode): the accurate one gives the pixels back within a few
+        accurate = tfi.decode_jpeg(jpg, channels=3, dct_method="INTEGER_ACCURATE")
+        d, dp, o, sh, flags, di, dj = run([accurate, dec_png, one, shape, isj, dec,
+                                           tfi.decode_jpeg(jpg, channels=3)])
         for bad in (tfi.decode_png(b"not a png"), tfi.decode_jpeg(b"\xff\xd8\xffjunk"),
                     tfi.decode_image(b"nothing"), tfi.decode_png(png[:40])):
             with pytest.raises(errors.InvalidArgumentError):
                 run(bad)
     assert np.abs(d.astype(int) - img).max() <= 8
+    np.testing.assert_array_equal(di, dj)  # decode_image decodes a JPEG as decode_jpeg
     np.testing.assert_allclose(dp, img / 255.0, rtol=1e-6)
     assert o.shape == (8, 8, 1)
     want = np.floor(img @ np.array([0.299, 0.587, 0.114]) + 0.5)

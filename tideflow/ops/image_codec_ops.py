@@ -231,7 +231,7 @@ def _decode_png(data, channels, dtype):
     return _set_channels(img, channels)
 
 
-def _decode_jpeg(data, channels, ratio=1):
+def _decode_jpeg(data, channels, ratio=1, fancy_upscaling=True, dct_method=""):
     if _format(data) != "jpeg":
         raise _invalid("Invalid JPEG data or crop window, data size " + str(len(data)))
     image = _pil()
@@ -242,6 +242,18 @@ def _decode_jpeg(data, channels, ratio=1):
             im.draft(im.mode, (max(1, w // ratio), max(1, h // ratio)))
         if channels == 1 and im.mode != "L":
             im.draft("L", im.size)
+        # TF's default dct_method ("" = INTEGER_FAST) is libjpeg's fast integer IDCT; Pillow
+        # decodes with the accurate one unless in draft mode, which also turns fancy chroma
+        # upsampling off: draft where that changes nothing TF would do (no upsampled chroma,
+        # or fancy_upscaling=False), so the pixels are TF's bit for bit; a subsampled color
+        # JPEG with TF's fancy upsampling keeps the accurate IDCT (a few levels off TF's)
+        from PIL import JpegImagePlugin
+
+        fast = dct_method != "INTEGER_ACCURATE"
+        no_upsampling = im.mode == "L" or JpegImagePlugin.get_sampling(im) in (-1, 0)
+        if fast and (no_upsampling or not fancy_upscaling):
+            scale = im.decoderconfig[0] if getattr(im, "decoderconfig", ()) else 1
+            im.decoderconfig = (scale, 1)
         im.load()
     except _PIL_ERRORS as e:
         raise _invalid(f"Invalid JPEG data or crop window, data size {len(data)}: {e}") from None
@@ -282,11 +294,11 @@ def _decode_png_kernel(contents, *, channels, dtype):
     return _decode_png(_contents(contents), channels, dtype)
 
 
-def _decode_jpeg_kernel(contents, *, channels, ratio):
+def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_method):
     _check_channels(channels, (0, 1, 3))
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
-    return _decode_jpeg(_contents(contents), channels, ratio)
+    return _decode_jpeg(_contents(contents), channels, ratio, fancy_upscaling, dct_method)
 
 
 def _decode_bmp_kernel(contents, *, channels):
