@@ -321,3 +321,26 @@ def test_cond_over_ps_variable_ema_shadow(tmp_path):
     np.testing.assert_allclose(w_val, w, rtol=1e-6)
     np.testing.assert_allclose(avg, shadow, rtol=1e-6)
     assert twice == [2.0, 2.0]
+
+
+def test_server_for_a_task_its_cluster_lacks():
+    """A Server for a task or job its cluster lacks fails as TF 1.x's GrpcServer::Init
+    (InvalidArgumentError naming them); without a task index, an unknown job is the
+    ClusterSpec's ValueError."""
+    import pytest
+
+    import tideflow as tf
+
+    spec = cluster_spec(worker=1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match='Task 3 was not defined in job "worker"'):
+        tf.train.Server(spec, job_name="worker", task_index=3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match='Job "ps" was not defined in cluster'):
+        tf.train.Server(spec, job_name="ps", task_index=0)
+    with pytest.raises(ValueError, match="No such job in cluster: 'ps'"):
+        tf.train.Server(spec, job_name="ps")
+    server = tf.train.Server(spec, job_name="worker", task_index=0)
+    try:
+        with tf.Session(server.target) as sess:
+            assert sess.run(tf.constant(2) * 3) == 6
+    finally:
+        server.stop()

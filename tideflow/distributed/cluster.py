@@ -194,7 +194,6 @@ def make_server_def(server_or_cluster_def, job_name=None, task_index=None, proto
         if len(indices) != 1:
             raise ValueError("Must specify an explicit `task_index`.")
         task_index = indices[0]
-    cluster.task_address(job_name, task_index)  # a clear error for an unknown job or task
     server_def = ServerDef(cluster=cluster.as_cluster_def(), job_name=job_name,
                            task_index=int(task_index), protocol=protocol or "grpc")
     if config is not None:

@@ -56,6 +56,13 @@ class Server:
         self._job = sd.job_name
         self._task = int(sd.task_index)
         cluster = ClusterSpec(sd.cluster)
+        # as TF 1.x's GrpcServer::Init, for a ServerDef naming what its cluster lacks
+        if self._job not in cluster.jobs:
+            raise errors.InvalidArgumentError(
+                None, None, f'Job "{self._job}" was not defined in cluster')
+        if self._task not in cluster.task_indices(self._job):
+            raise errors.InvalidArgumentError(
+                None, None, f'Task {self._task} was not defined in job "{self._job}"')
         address = cluster.task_address(self._job, self._task)
         host, port = split_address(address)
         self._server = grpc.server(
