@@ -24,6 +24,10 @@ with open(os.path.join(ART, "expected.json")) as _f:
     EXPECTED = json.load(_f)  # outputs of TF's own run of these artifacts
 
 
+CNN_X = np.linspace(-1, 1, 2 * 36, dtype=np.float32).reshape(2, 6, 6, 1)
+RNN_X = np.linspace(-1, 1, 2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)
+
+
 def _graph_def(name):
     gd = tf.GraphDef()
     with open(os.path.join(ART, name), "rb") as f:
@@ -366,11 +370,11 @@ def test_tf_layers_cnn_with_batch_norm_and_dropout_conds():
         saver = tf.train.import_meta_graph(os.path.join(ART, "cnn.meta"))
         saver.restore(s, os.path.join(ART, "cnn.ckpt"))
         assert "If" in {op.type for op in g.get_operations()}
-        y = s.run("y:0", {"x:0": e["x"]})  # training defaults to False: no dropout
+        y = s.run("y:0", {"x:0": CNN_X})  # training defaults to False: no dropout
         np.testing.assert_allclose(y, e["y"], rtol=1e-5, atol=1e-6)
         # training: dropout keeps half the pooled units at random, scaled by 2
         pooled, dropped = s.run(["pool/MaxPool:0", "drop/cond/Merge:0"],
-                                {"x:0": e["x"], "training:0": True})
+                                {"x:0": CNN_X, "training:0": True})
         kept = dropped != 0
         np.testing.assert_allclose(dropped[kept], 2 * pooled[kept], rtol=1e-6)
 
@@ -413,3 +417,29 @@ def test_fused_derivative_ops(name, ref):
                 theoretical, numerical = tf.test.compute_gradient(x, [2, 2], z, [2, 2],
                                                                   x_init_value=value, delta=1e-6)
                 np.testing.assert_allclose(theoretical, numerical, atol=1e-6)
+
+
+def test_frozen_dynamic_rnn_and_map_fn_tensor_arrays():
+    e = EXPECTED["rnn"]
+    gd = _graph_def("rnn_frozen.pb")
+    assert {"TensorArrayV3", "TensorArrayScatterV3", "TensorArrayReadV3", "TensorArrayWriteV3",
+            "TensorArrayGatherV3", "Enter", "Exit"} <= {nd.op for nd in gd.node}
+    consts = {nd.name: nd for nd in gd.node if nd.op == "Const"}
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd, name="")
+        assert not any(op.type.startswith("TensorArray") for op in g.get_operations())
+        with tf.Session() as s:
+            outs, state, squares = s.run(["outs:0", "state:0", "squares:0"], {"x:0": RNN_X})
+            kernel, bias = s.run([g.get_tensor_by_name(n + ":0") for n in (
+                "rnn/basic_rnn_cell/kernel", "rnn/basic_rnn_cell/bias")])
+    assert "rnn/basic_rnn_cell/kernel" in consts
+    h = np.zeros((2, 5), np.float32)
+    want = []
+    for t in range(4):  # BasicRNNCell: h = tanh([x_t, h] @ kernel + bias)
+        h = np.tanh(np.concatenate([RNN_X[:, t], h], axis=1) @ kernel + bias)
+        want.append(h)
+    np.testing.assert_allclose(outs, np.stack(want, axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(state, h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outs, e["outs"], rtol=1e-5, atol=1e-6)  # and TF's own run
+    np.testing.assert_allclose(state, e["state"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(squares, np.arange(5.0) ** 2 + 1)

@@ -22,6 +22,8 @@ from files made elsewhere:
   Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
   a cond, a cond in a loop body, a loop in a cond branch and a loop in a loop;
   ``while_grad.pb``: the gradient of a loop (TF's stack-based loop gradient: not imported yet).
+- ``rnn_frozen.pb``: ``tf.nn.dynamic_rnn`` of a BasicRNNCell and a ``tf.map_fn``, frozen: TF
+  1.x TensorArrays (TensorArrayV3, ...Scatter/Read/Write/Gather) in v1 while loops.
 - ``bn_train.meta`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``
   on a ``training`` placeholder (its v1 conds, the moving-average updates as RefSwitch branches
   and the conds' gradients) and a GradientDescent train_op, exported with default attrs
@@ -68,7 +70,7 @@ def cnn():
         # move the batch-norm moving statistics away from their initial values
         upd = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
         saver = tf.train.Saver()
-        xs = np.linspace(-1, 1, 2 * 36, dtype=np.float32).reshape(2, 6, 6, 1)
+        xs = np.linspace(-1, 1, 2 * 36, dtype=np.float32).reshape(2, 6, 6, 1)  # CNN_X
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             for _ in range(2):
@@ -76,7 +78,7 @@ def cnn():
             out = s.run(y, {x: xs})
             saver.save(s, os.path.join(OUT, "cnn.ckpt"), write_meta_graph=False)
             saver.export_meta_graph(os.path.join(OUT, "cnn.meta"))
-            EXPECTED["cnn"] = {"x": xs.tolist(), "y": out.tolist()}
+            EXPECTED["cnn"] = {"y": out.tolist()}  # for x = CNN_X below
 
 
 def mlp():
@@ -179,8 +181,9 @@ def image():
         _write_pb(g.as_graph_def(), "image.pb")
         with tf.Session() as s:
             d, gr, st, cr = s.run([img, gray, std, crop], {data: jpg})
-        EXPECTED["image"] = {"decoded": d.tolist(), "gray": gr.tolist(), "std": st.tolist(),
-                             "crop": cr.tolist(), **decodes}
+        EXPECTED["image"] = {"decoded": d.tolist(), "gray": _rounded(gr.tolist(), 6),
+                             "std": _rounded(st.tolist(), 6), "crop": _rounded(cr.tolist(), 6),
+                             **decodes}
 
 
 def control_flow():
@@ -266,14 +269,33 @@ def bn_train():
                 "y_inference": s.run(y, {x: xs, training: False}).tolist()}
 
 
-def _rounded(value):
+def rnn():
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [None, 4, 3], name="x")
+        outs, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(5), x, dtype=tf.float32)
+        tf.identity(outs, name="outs")
+        tf.identity(state, name="state")
+        tf.identity(tf.map_fn(lambda v: v * v + 1.0, tf.range(5.0)), name="squares")
+        xs = np.linspace(-1, 1, 2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3)  # RNN_X
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            frozen = tf.graph_util.convert_variables_to_constants(
+                s, g.as_graph_def(), ["outs", "state", "squares"])
+            _write_pb(frozen, "rnn_frozen.pb")
+            o, st = s.run(["outs:0", "state:0"], {x: xs})
+            EXPECTED["rnn"] = {"outs": o.tolist(), "state": st.tolist()}  # for x = RNN_X
+
+
+def _rounded(value, digits=9):
     """Floats to 9 significant digits (exact for float32), to keep expected.json small."""
     if isinstance(value, float):
-        return float(f"{value:.9g}")
+        return float(f"{value:.{digits}g}")
     if isinstance(value, list):
-        return [_rounded(v) for v in value]
+        return [_rounded(v, digits) for v in value]
     if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
+        return {k: _rounded(v, digits) for k, v in value.items()}
     return value
 
 
@@ -281,7 +303,7 @@ def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
-    for make in (cnn, mlp, embed, image, control_flow, control_flow_nested, bn_train):
+    for make in (cnn, mlp, embed, image, control_flow, control_flow_nested, bn_train, rnn):
         make()
     os.remove(os.path.join(OUT, "checkpoint"))  # it names absolute paths; tests name prefixes
     with open(os.path.join(OUT, "expected.json"), "w") as f:

@@ -8,7 +8,15 @@ import heapq
 import socket
 
 from tideflow.framework import device as device_lib
-from tideflow.framework import errors, graph_io, op_registry, ops, resource_import, v1_control_flow
+from tideflow.framework import (
+    errors,
+    graph_io,
+    op_registry,
+    ops,
+    resource_import,
+    tensor_array_import,
+    v1_control_flow,
+)
 from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.protos import attr_value_pb2, graph_pb2
 
@@ -441,6 +449,9 @@ def import_graph_def(
     graph = ops.get_default_graph()
     graph._check_not_finalized()
     _check_versions(graph_def.versions)
+    if tensor_array_import.has_tensor_arrays(graph_def):
+        # TF 1.x TensorArrays (dynamic_rnn, map_fn in v1 loops) run as TensorLists
+        graph_def = tensor_array_import.rewrite_tensor_arrays(graph_def)
     if any(nd.op in v1_control_flow.V1_CONTROL_FLOW_OPS for nd in graph_def.node):
         # TF 1.x Switch/Merge conds and Enter/Exit loops run here as If/While
         graph_def = v1_control_flow.functionalize(graph_def, {
