@@ -231,3 +231,93 @@ def test_small_products_hold_blas_to_one_thread_until_the_step_ends():
     assert seen == [1, 1]  # still one thread after the product, inside the step
     np.testing.assert_array_equal(v1, av @ bv)
     np.testing.assert_array_equal(v2, av @ bv)
+
+
+# --- Sigmoid and Tanh gradients as TF's fused SigmoidGrad / TanhGrad ops ---------------------
+
+def test_sigmoid_tanh_gradient_ops_as_tf():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2])
+        y = tf.sigmoid(x)
+        z = tf.tanh(y)
+        tf.gradients(tf.reduce_sum(z), [x])
+        grads = {op.name: (op.type, [t.name for t in op.inputs])
+                 for op in g.get_operations() if op.name.startswith("gradients/")
+                 and ("Sigmoid_grad" in op.name or "Tanh_grad" in op.name)}
+    # as TF 1.x writes them (checked against TensorFlow's tf.gradients)
+    assert grads == {
+        "gradients/Tanh_grad/TanhGrad": ("TanhGrad", ["Tanh:0", "gradients/Sum_grad/Tile:0"]),
+        "gradients/Sigmoid_grad/SigmoidGrad": (
+            "SigmoidGrad", ["Sigmoid:0", "gradients/Tanh_grad/TanhGrad:0"]),
+    }
+
+
+def test_sigmoid_tanh_gradients_against_numpy_and_finite_differences():
+    rng = np.random.RandomState(7)
+    xv = rng.randn(3, 4) * 2
+
+    def f(x):
+        s = 1 / (1 + np.exp(-x))
+        return np.sum(np.tanh(s * 3) * x)
+
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3, 4])
+        loss = tf.reduce_sum(tf.tanh(tf.sigmoid(x) * 3) * x)
+        (gx,) = tf.gradients(loss, [x])
+        (ggx,) = tf.gradients(tf.reduce_sum(gx), [x])  # through SigmoidGrad/TanhGrad's grads
+        with tf.Session() as sess:
+            gv, ggv = sess.run([gx, ggx], {x: xv})
+    s = 1 / (1 + np.exp(-xv))
+    t = np.tanh(3 * s)
+    want = t + x_dt(xv, s, t)
+    np.testing.assert_allclose(gv, want, rtol=1e-12)
+    eps = 1e-6
+    fd = np.zeros_like(xv)
+    for i in np.ndindex(xv.shape):
+        d = np.zeros_like(xv)
+        d[i] = eps
+        fd[i] = (f(xv + d) - f(xv - d)) / (2 * eps)
+    np.testing.assert_allclose(gv, fd, rtol=1e-6, atol=1e-8)
+
+    def g_sum(x):
+        s = 1 / (1 + np.exp(-x))
+        t = np.tanh(3 * s)
+        return np.sum(t + x_dt(x, s, t))
+
+    fd2 = np.zeros_like(xv)
+    for i in np.ndindex(xv.shape):
+        d = np.zeros_like(xv)
+        d[i] = eps
+        fd2[i] = (g_sum(xv + d) - g_sum(xv - d)) / (2 * eps)
+    np.testing.assert_allclose(ggv, fd2, rtol=1e-5, atol=1e-7)
+
+
+def x_dt(x, s, t):
+    """x * d/dx tanh(3 sigmoid(x)) = x * (1 - t^2) * 3 * s (1 - s)."""
+    return x * (1 - t * t) * 3 * s * (1 - s)
+
+
+def test_float32_sigmoid_tanh_gradients_match_the_unfused_formula_bitwise():
+    rng = np.random.RandomState(8)
+    xv = rng.randn(32, 64).astype(np.float32)
+    dv = rng.randn(32, 64).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [32, 64])
+        d = tf.placeholder(tf.float32, [32, 64])
+        (gs,) = tf.gradients(tf.sigmoid(x), [x], grad_ys=[d])
+        (gt,) = tf.gradients(tf.tanh(x), [x], grad_ys=[d])
+        with tf.Session() as sess:
+            sv, tv, gsv, gtv = sess.run([tf.sigmoid(x), tf.tanh(x), gs, gt], {x: xv, d: dv})
+    np.testing.assert_array_equal(gsv, dv * (sv * (np.float32(1) - sv)))
+    np.testing.assert_array_equal(gtv, dv * (np.float32(1) - np.square(tv)))
+
+
+def test_complex_sigmoid_gradient_keeps_the_conjugate():
+    xv = np.array([0.3 + 0.4j, -1.0 + 0.2j], np.complex128)
+    with tf.Graph().as_default():
+        x = tf.constant(xv)
+        (g,) = tf.gradients(tf.reduce_sum(tf.sigmoid(x)), [x])
+        with tf.Session() as sess:
+            gv = sess.run(g)
+    y = 1 / (1 + np.exp(-xv))
+    np.testing.assert_allclose(gv, np.conj(y * (1 - y)), rtol=1e-12)

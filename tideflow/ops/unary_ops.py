@@ -182,11 +182,19 @@ def _cosh_grad(op, grad):
 
 
 def _tanh_grad(op, grad):
-    return grad * (1 - square(_conj(op.outputs[0])))
+    y = op.outputs[0]
+    if not y.dtype.is_complex and isinstance(grad, ops.Tensor):
+        # TF's gradient: one fused TanhGrad(y, dy) op, dy * (1 - y * y) (the same values)
+        return ops.apply_op("TanhGrad", [y, grad])._outputs[0]
+    return grad * (1 - square(_conj(y)))
 
 
 def _sigmoid_grad(op, grad):
-    y = _conj(op.outputs[0])
+    y = op.outputs[0]
+    if not y.dtype.is_complex and isinstance(grad, ops.Tensor):
+        # TF's gradient: one fused SigmoidGrad(y, dy) op, dy * (y * (1 - y))
+        return ops.apply_op("SigmoidGrad", [y, grad])._outputs[0]
+    y = _conj(y)
     return grad * (y * (1 - y))
 
 
@@ -396,9 +404,30 @@ def _cj(y):
     return np.conj(y) if np.iscomplexobj(y) else y
 
 
-_declare_output_grad("TanhGrad", lambda y, dy: dy * (1 - _cj(y) * _cj(y)),
+def _same_float_arrays(y, dy):
+    return (type(y) is np.ndarray and type(dy) is np.ndarray and y.dtype.kind == "f"
+            and dy.dtype == y.dtype and dy.shape == y.shape and y.ndim > 0)
+
+
+def _tanh_grad_kernel(y, dy):
+    if _same_float_arrays(y, dy):  # dy * (1 - y * y) in one buffer (the gradient of every
+        t = np.multiply(y, y)  # RNN step's tanh, so its temporaries are worth saving)
+        np.subtract(1, t, out=t)
+        return np.multiply(dy, t, out=t)
+    return dy * (1 - _cj(y) * _cj(y))
+
+
+def _sigmoid_grad_kernel(y, dy):
+    if _same_float_arrays(y, dy):  # dy * (y * (1 - y)) in one buffer
+        t = np.subtract(1, y)
+        np.multiply(y, t, out=t)
+        return np.multiply(dy, t, out=t)
+    return dy * (_cj(y) * (1 - _cj(y)))
+
+
+_declare_output_grad("TanhGrad", _tanh_grad_kernel,
                      lambda y, dy: -2 * y * dy, lambda y: 1 - square(y))
-_declare_output_grad("SigmoidGrad", lambda y, dy: dy * (_cj(y) * (1 - _cj(y))),
+_declare_output_grad("SigmoidGrad", _sigmoid_grad_kernel,
                      lambda y, dy: dy * (1 - 2 * y), lambda y: y * (1 - y))
 _declare_output_grad("SqrtGrad", lambda y, dy: dy * 0.5 / _cj(y),
                      lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y)
