@@ -443,3 +443,19 @@ def test_frozen_dynamic_rnn_and_map_fn_tensor_arrays():
     np.testing.assert_allclose(outs, e["outs"], rtol=1e-5, atol=1e-6)  # and TF's own run
     np.testing.assert_allclose(state, e["state"], rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(squares, np.arange(5.0) ** 2 + 1)
+
+
+def test_gradients_through_imported_v1_cond_and_loop():
+    # tf.gradients on the If/While an imported TF 1.x cond/loop became
+    gd = _graph_def("control_flow.pb")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        c, acc = tf.import_graph_def(gd, input_map={"x:0": x},
+                                     return_elements=["cond_out:0", "loop_out:0"], name="")
+        dc, dacc = tf.gradients(c, x)[0], tf.gradients(acc, x)[0]
+        with tf.Session() as s:
+            for xv, n in [(3.0, 4), (-2.0, 2), (0.5, 0)]:
+                got = s.run([dc, dacc], {x: xv, "n:0": n})
+                # d(2x)/dx = 2, d(1 - x)/dx = -1; acc_n = 1.5 acc + x: d/dx = sum 1.5^k, k < n
+                assert got == pytest.approx([2.0 if xv > 0 else -1.0,
+                                             sum(1.5 ** k for k in range(n))])
