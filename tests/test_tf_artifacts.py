@@ -459,3 +459,16 @@ def test_gradients_through_imported_v1_cond_and_loop():
                 # d(2x)/dx = 2, d(1 - x)/dx = -1; acc_n = 1.5 acc + x: d/dx = sum 1.5^k, k < n
                 assert got == pytest.approx([2.0 if xv > 0 else -1.0,
                                              sum(1.5 ** k for k in range(n))])
+
+
+def test_meta_graph_with_v1_control_flow_imports_twice_under_scopes():
+    e = EXPECTED["cnn"]
+    with tf.Graph().as_default() as g, tf.Session() as s:
+        for scope in ("m1", "m2"):
+            saver = tf.train.import_meta_graph(os.path.join(ART, "cnn.meta"), import_scope=scope)
+            saver.restore(s, os.path.join(ART, "cnn.ckpt"))
+        a, b = s.run(["m1/y:0", "m2/y:0"], {"m1/x:0": CNN_X, "m2/x:0": CNN_X})
+        # the v1 control-flow contexts are not carried over: their ops became If/While
+        assert not g.get_collection("cond_context")
+    np.testing.assert_allclose(a, e["y"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b, e["y"], rtol=1e-5, atol=1e-6)

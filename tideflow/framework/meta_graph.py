@@ -445,6 +445,10 @@ def import_scoped_meta_graph_with_return_elements(
 
                 logging.error("Cannot identify data type for collection %s. Skipping.", key)
                 continue
+            if key in ("cond_context", "while_context"):
+                # TF 1.x's CondContextDef/WhileContextDef: their Switch/Merge/Enter/Exit nodes
+                # were rewritten to If/While on import, so the contexts describe nothing here
+                continue
             from_proto = get_from_proto_function(key)
             if from_proto is not None and kind == "bytes_list":
                 proto_type = get_collection_proto_type(key)
