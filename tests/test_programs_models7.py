@@ -32,3 +32,77 @@ def test_python_ops_control_flow_ops_has_while_loop_cond_and_case():
     assert t == expected.sum() == p == 55.0
     assert b == 2.0
     assert control_flow_ops.group is tf.group
+
+
+def test_contrib_implementation_paths_for_custom_slim_layers():
+    # SSD-Tensorflow's custom_layers imports add_arg_scope/variables from
+    # tensorflow.contrib.framework.python.ops and utils/initializers from
+    # tensorflow.contrib.layers.python.layers to write an L2-normalization layer
+    from tideflow.contrib.framework.python.ops import add_arg_scope, arg_scope, variables
+    from tideflow.contrib.layers.python.layers import initializers, utils
+
+    @add_arg_scope
+    def scaled_l2(inputs, scale_init=1.0, variables_collections=None,
+                  outputs_collections=None, scope=None):
+        with tf.variable_scope(scope, "Scaled", [inputs]) as sc:
+            norm = tf.nn.l2_normalize(inputs, [1], epsilon=1e-12)
+            gamma = variables.model_variable(
+                "gamma", shape=inputs.get_shape()[-1:],
+                initializer=tf.constant_initializer(scale_init),
+                collections=utils.get_variable_collections(variables_collections, "scale"))
+            return utils.collect_named_outputs(outputs_collections, sc.original_name_scope,
+                                               norm * gamma)
+
+    x = np.array([[3.0, 4.0], [1.0, 0.0]], np.float32)
+    with tf.Graph().as_default():
+        with arg_scope([scaled_l2], scale_init=2.0):
+            y = scaled_l2(tf.constant(x), variables_collections={"scale": ["my_scales"]},
+                          outputs_collections="ends", scope="L2")
+        assert [v.op.name for v in tf.get_collection("my_scales")] == ["L2/gamma"]
+        assert [v.op.name for v in tf.contrib.framework.get_model_variables()] == ["L2/gamma"]
+        assert list(utils.convert_collection_to_dict("ends")) == ["L2"]
+        init = initializers.xavier_initializer()
+        w = tf.get_variable("w", [6, 10], initializer=init)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, wv = sess.run([y, w])
+    np.testing.assert_allclose(got, 2.0 * x / np.linalg.norm(x, axis=1, keepdims=True),
+                               rtol=1e-6)
+    assert np.abs(wv).max() <= np.sqrt(6.0 / 16.0)  # Glorot uniform limit for 6x10
+
+
+def test_contrib_layers_utils_helpers():
+    from tideflow.contrib.layers.python.layers import utils
+
+    assert utils.get_variable_collections({"beta": ["a"]}, "beta") == ["a"]
+    assert utils.get_variable_collections({"beta": ["a"]}, "gamma") is None
+    assert utils.get_variable_collections(["c"], "beta") == ["c"]
+    with tf.Graph().as_default():
+        assert utils.constant_value(True) is True
+        assert utils.constant_value(tf.constant(3)) == 3
+        assert utils.constant_value(tf.placeholder(tf.bool)) is None
+        assert utils.constant_value(tf.Variable(1.0)) is None
+        try:
+            utils.constant_value(tf.constant(1.0), dtype=tf.int32)
+        except ValueError as e:
+            assert "wrong type" in str(e)
+        else:
+            raise AssertionError("no error for a float tensor asked as int32")
+        p = tf.placeholder(tf.bool, [])
+        dyn = utils.smart_cond(p, lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+        static = utils.smart_cond(tf.constant(False), lambda: 1.0, lambda: 2.0)
+        assert static == 2.0
+        with tf.Session() as sess:
+            assert sess.run(dyn, {p: True}) == 1.0 and sess.run(dyn, {p: False}) == 2.0
+    assert utils.last_dimension(tf.TensorShape([None, 7])) == 7
+    for bad in (tf.TensorShape(None), tf.TensorShape([3, None])):
+        try:
+            utils.last_dimension(bad)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"no error for {bad}")
+    assert utils.two_element_tuple(3) == (3, 3)
+    assert utils.two_element_tuple([2, 5]) == (2, 5)
+    assert utils.two_element_tuple(tf.TensorShape([4, 1])) == (4, 1)
+    assert utils.n_positive_integers(3, 2) == (2, 2, 2)

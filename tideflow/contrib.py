@@ -323,6 +323,11 @@ slim.__all__ = sorted({*layers.__all__, *framework.__all__, "evaluation", "learn
                        *(m.__name__.rpartition(".")[2]
                          for m in (*_slim_data.MODULES, *_slim_misc.MODULES))})
 sys.modules[slim.__name__] = slim
+# custom slim layers import TF's implementation paths: tensorflow.contrib.layers.python.layers
+# (utils, initializers, ...) and tensorflow.contrib.framework.python.ops (add_arg_scope, ...)
+from tideflow import contrib_layers_python as _contrib_layers_python
+
+_contrib_layers_python.install(sys.modules[__name__])
 
 
 

@@ -1,0 +1,165 @@
+"""TF 1.x's implementation paths of ``tf.contrib.layers`` and ``tf.contrib.framework`` that
+custom slim layers import directly: ``tensorflow.contrib.layers.python.layers`` (its
+``layers``, ``initializers``, ``regularizers`` and ``utils`` modules) and
+``tensorflow.contrib.framework.python.ops`` (``add_arg_scope`` and the variable helpers at the
+package level, the ``arg_scope`` and ``variables`` modules). ``install`` registers them under
+``tideflow.contrib`` once ``contrib.layers`` and ``contrib.framework`` exist."""
+
+import sys
+import types
+
+from tideflow import contrib_slim_nets as _slim_nets
+from tideflow.framework import ops
+from tideflow.framework import tensor_shape as _tensor_shape
+from tideflow.ops import variables as _variables
+
+
+def get_variable_collections(variables_collections, name):
+    """The collections for the variable ``name``: ``variables_collections[name]`` when a dict
+    is given (None where it has no entry), else ``variables_collections`` itself."""
+    if isinstance(variables_collections, dict):
+        return variables_collections.get(name, None)
+    return variables_collections
+
+
+def constant_value(value_or_tensor_or_var, dtype=None):
+    """A Python value, or a tensor's value when it is known without running the graph
+    (None if it is not, and always None for a variable); raises ValueError for None or a
+    tensor of another dtype than ``dtype``."""
+    if value_or_tensor_or_var is None:
+        raise ValueError("value_or_tensor_or_var cannot be None")
+    value = value_or_tensor_or_var
+    if isinstance(value, (ops.Tensor, _variables.Variable)):
+        if dtype and value.dtype != dtype:
+            raise ValueError(f"It has the wrong type {value.dtype} instead of {dtype}")
+        if isinstance(value, _variables.Variable):
+            return None
+        value = ops.constant_value(value)
+    return value
+
+
+def static_cond(pred, fn1, fn2):
+    """``fn1()`` if the Python value ``pred`` is true, else ``fn2()``."""
+    if not callable(fn1):
+        raise TypeError("fn1 must be callable.")
+    if not callable(fn2):
+        raise TypeError("fn2 must be callable.")
+    return fn1() if pred else fn2()
+
+
+def smart_cond(pred, fn1, fn2, name=None):
+    """``static_cond`` when ``pred``'s value is known while building, else ``tf.cond``."""
+    pred_value = constant_value(pred)
+    if pred_value is not None:
+        return static_cond(pred_value, fn1, fn2)
+    from tideflow.ops import cond as _cond
+    return _cond.cond(pred, fn1, fn2, name=name)
+
+
+def last_dimension(shape, min_rank=1):
+    """The known size of ``shape``'s last dimension; ValueError if the rank is unknown or
+    below ``min_rank``, or the last size is unknown."""
+    dims = _tensor_shape.as_shape(shape).dims
+    if dims is None:
+        raise ValueError("dims of shape must be known but is None")
+    if len(dims) < min_rank:
+        raise ValueError(f"rank of shape must be at least {min_rank} not: {len(dims)}")
+    value = _tensor_shape.dimension_value(dims[-1])
+    if value is None:
+        raise ValueError("last dimension shape must be known but is None")
+    return value
+
+
+def two_element_tuple(int_or_tuple):
+    """``(n, n)`` for an int ``n``; a 2-list, 2-tuple or rank-2 TensorShape as a tuple of
+    ints; ValueError otherwise."""
+    if isinstance(int_or_tuple, (list, tuple)):
+        if len(int_or_tuple) != 2:
+            raise ValueError(f"Must be a list with 2 elements: {int_or_tuple}")
+        return int(int_or_tuple[0]), int(int_or_tuple[1])
+    if isinstance(int_or_tuple, int):
+        return int(int_or_tuple), int(int_or_tuple)
+    if isinstance(int_or_tuple, _tensor_shape.TensorShape) and int_or_tuple.ndims == 2:
+        return tuple(_tensor_shape.dimension_value(d) for d in int_or_tuple)
+    raise ValueError("Must be an int, a list with 2 elements or a TensorShape of length 2")
+
+
+def n_positive_integers(n, value):
+    """``value`` (an int, or a sequence or TensorShape of ``n`` ints) as an ``n``-tuple of
+    positive ints; ValueError or TypeError otherwise."""
+    if isinstance(value, _tensor_shape.TensorShape):
+        value = [_tensor_shape.dimension_value(d) for d in value]
+    if isinstance(value, int):
+        if value > 0:
+            return (value,) * n
+    elif isinstance(value, (list, tuple)) and len(value) == n:
+        if all(isinstance(v, int) and v > 0 for v in value):
+            return tuple(value)
+    else:
+        raise TypeError(f"Expected an integer or an iterable of length {n}, got {value!r}")
+    raise ValueError(f"Expected {n} positive integers, got {value!r}")
+
+
+_UTILS = ("append_tensor_alias", "collect_named_outputs", "constant_value",
+          "convert_collection_to_dict", "get_tensor_aliases", "get_variable_collections",
+          "last_dimension", "n_positive_integers", "smart_cond", "static_cond",
+          "two_element_tuple")
+
+
+def _module(name, doc, members):
+    module = types.ModuleType(name, doc)
+    for key, value in members.items():
+        setattr(module, key, value)
+    module.__all__ = sorted(k for k in members if not k.startswith("_"))
+    sys.modules[name] = module
+    return module
+
+
+def install(contrib):
+    """Registers the implementation paths under ``contrib`` (the ``tideflow.contrib``
+    module, with its ``layers``, ``framework`` and ``slim`` namespaces built)."""
+    base = contrib.__name__
+    layers = contrib.layers
+    layer_names = {n: getattr(layers, n) for n in getattr(layers, "__all__", dir(layers))
+                   if not n.startswith("_") and hasattr(layers, n)}
+    utils = _module(f"{base}.layers.python.layers.utils",
+                    "``tensorflow.contrib.layers.python.layers.utils``.",
+                    {**{n: getattr(_slim_nets.utils, n) for n in _slim_nets.utils.__all__},
+                     **{n: globals()[n] for n in _UTILS if n in globals()}})
+    initializers = _module(
+        f"{base}.layers.python.layers.initializers",
+        "``tensorflow.contrib.layers.python.layers.initializers``.",
+        {n: getattr(layers, n) for n in ("variance_scaling_initializer", "xavier_initializer",
+                                          "xavier_initializer_conv2d")})
+    regularizers = _module(
+        f"{base}.layers.python.layers.regularizers",
+        "``tensorflow.contrib.layers.python.layers.regularizers``.",
+        {n: getattr(layers, n) for n in ("apply_regularization", "l1_l2_regularizer",
+                                          "l1_regularizer", "l2_regularizer",
+                                          "sum_regularizer")})
+    layers_mod = _module(f"{base}.layers.python.layers.layers",
+                         "``tensorflow.contrib.layers.python.layers.layers``.", layer_names)
+    package = _module(f"{base}.layers.python.layers",
+                      "``tensorflow.contrib.layers.python.layers``.",
+                      {**layer_names, "layers": layers_mod, "initializers": initializers,
+                       "regularizers": regularizers, "utils": utils})
+    layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
+                            {"layers": package})
+
+    framework = contrib.framework
+    names = {n: getattr(framework, n) for n in framework.__all__}
+    arg_scope = _module(f"{base}.framework.python.ops.arg_scope",
+                        "``tensorflow.contrib.framework.python.ops.arg_scope``.",
+                        {n: names[n] for n in ("add_arg_scope", "arg_scope",
+                                               "arg_scope_func_key", "current_arg_scope",
+                                               "has_arg_scope")})
+    variables = _module(f"{base}.framework.python.ops.variables",
+                        "``tensorflow.contrib.framework.python.ops.variables``.",
+                        {n: v for n, v in names.items() if n not in arg_scope.__all__
+                         and n not in ("nest", "sort", "argsort")})
+    fops = framework.python.ops
+    for key, value in {**names, "arg_scope": arg_scope.arg_scope}.items():
+        setattr(fops, key, value)
+    # ``from ...framework.python.ops import arg_scope`` gives the function in TF too (the
+    # package star-imports it over its submodule); the module stays importable by full path
+    fops.variables = variables
