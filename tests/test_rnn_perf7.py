@@ -321,3 +321,54 @@ def test_complex_sigmoid_gradient_keeps_the_conjugate():
             gv = sess.run(g)
     y = 1 / (1 + np.exp(-xv))
     np.testing.assert_allclose(gv, np.conj(y * (1 - y)), rtol=1e-12)
+
+
+# --- in-place element-wise ops inside loop bodies (a while loop's gradient sums) ------------
+
+def test_loop_sum_of_products_into_the_dying_operand_matches_numpy():
+    rng = np.random.RandomState(9)
+    xs = rng.randn(5, 32, 128).astype(np.float32)
+    gv = rng.randn(32, 256).astype(np.float32)
+    xs_before = xs.copy()
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [5, 32, 128])
+        g = tf.constant(gv)
+
+        def body(i, acc):
+            # acc + x_i^T g: the product dies at the add, its buffer takes the sum
+            return i + 1, acc + tf.matmul(x[i], g, transpose_a=True)
+
+        _, total = tf.while_loop(lambda i, acc: i < 5, body,
+                                 [tf.constant(0), tf.zeros([128, 256], tf.float32)])
+        with tf.Session() as sess:
+            got = sess.run(total, {x: xs})
+            got2 = sess.run(total, {x: xs})
+            assert "__ip2b__" in _plan_sources(sess)
+    want = np.zeros((128, 256), np.float32)
+    for i in range(5):
+        want = want + xs[i].T @ gv  # the same float32 operations in the same order
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got2, want)
+    np.testing.assert_array_equal(xs, xs_before)  # the fed array is never written into
+
+
+def test_second_operand_in_place_helper_keeps_values_and_shared_buffers():
+    from tideflow.runtime.executor import _inplace_binary_second
+
+    rng = np.random.RandomState(10)
+    a = rng.randn(4, 8)
+    b = rng.randn(4, 8)
+    want = a - b
+    got = _inplace_binary_second(np.subtract, a, b.copy())
+    np.testing.assert_array_equal(got, want)
+    shared = rng.randn(4, 8)
+    keep = shared.copy()
+    view = shared[:]  # another reference: the buffer is not the op's to reuse
+    np.testing.assert_array_equal(_inplace_binary_second(np.add, a, shared), a + keep)
+    np.testing.assert_array_equal(shared, keep)
+    assert view is not None
+    row = rng.randn(8)  # a broadcast first operand: the result still has b's shape
+    np.testing.assert_array_equal(_inplace_binary_second(np.multiply, row, b.copy()), row * b)
+    wide = rng.randn(4, 8).astype(np.float32)
+    out = _inplace_binary_second(np.add, wide, rng.randn(8))  # would not fit: a new array
+    assert out.shape == (4, 8) and out.dtype == np.float64

@@ -245,6 +245,7 @@ class Plan:
         env["__out__"] = _out if device is None or device.is_host else _out_host
         env["__ip1__"] = _inplace_unary
         env["__ip2__"] = _inplace_binary
+        env["__ip2b__"] = _inplace_binary_second
         env["__own__"] = _sole_owner
         env["__copy__"] = np.copy
         code = compile(src, f"<tideflow plan {id(self):x}>", "exec")
@@ -489,18 +490,28 @@ class _Emitter:
         call = f"{kname}({', '.join(args)})"
         if len(args) == 1 and _is_pass_through(op, od, kernel):
             call = args[0]  # Identity on the host returns its input: no call
-        infix = _INFIX.get(kernel) if depth > 2 and len(args) == 2 else None
+        # (not for an output known to be big: the in-place forms below save its buffer)
+        infix = _INFIX.get(kernel) if depth > 2 and len(args) == 2 and not _big(
+            op._outputs) else None
         scratch = getattr(kernel, "scratch_input", None)
+
+        def dying(i):
+            t = replace.get(op._inputs[i], op._inputs[i])
+            return (last_use.get(t) == idx and t in names and t not in fetch_set
+                    and t not in fed and t not in consts)
+
         if infix is not None:
             # inside a loop body: the operator reaches the same ufunc, through NumPy's scalar
             # fast path when the operands are scalars (a 25x cheaper call)
             call = f"({args[0]} {infix} {args[1]})"
         elif (od.inplace is not None and len(op._outputs) == 1 and len(args) <= 2
               and not _small(op._outputs[0])):
-            t_in = replace.get(op._inputs[od.inplace], op._inputs[od.inplace])
-            if (last_use.get(t_in) == idx and t_in in names and t_in not in fetch_set
-                    and t_in not in fed and t_in not in consts and od.inplace == 0):
+            if od.inplace == 0 and dying(0):
                 call = f"__ip{len(args)}__({kname}, {', '.join(args)})"
+            elif (len(args) == 2 and od.inplace == 0 and type(kernel) is np.ufunc
+                  and dying(1)):
+                # the second operand dies here (a loop's gradient sum acc + dW_t): its buffer
+                call = f"__ip2b__({kname}, {', '.join(args)})"
         elif scratch is not None and not _small(op._inputs[scratch]):
             # the kernel may use this dying input as scratch space (a gradient whose only
             # consumer is the update): it is then called in its ``donated`` form
@@ -652,6 +663,14 @@ def _tf_wording(e):
 _INPLACE_MIN_ELEMENTS = 1 << 14
 
 
+def _big(outs):
+    """True when the single output is statically known to be big enough for buffer reuse."""
+    if len(outs) != 1 or outs[0]._shape.ndims is None:
+        return False
+    n = outs[0]._shape.num_elements()
+    return n is not None and n >= _INPLACE_MIN_ELEMENTS
+
+
 def _small(t):
     """True when ``t`` is statically known to be too small for buffer reuse to pay."""
     n = t._shape.num_elements()
@@ -704,6 +723,17 @@ def _inplace_binary(kernel, a, b):
                 return a
             return kernel(a, b, out=a)
     return kernel(a, b)
+
+
+def _inplace_binary_second(ufunc, a, b):
+    """``ufunc(a, b)`` into ``b``'s buffer when ``b`` is otherwise unused and the result has
+    ``b``'s shape and dtype (an element-wise ufunc may write over an operand it reads)."""
+    if type(b) is np.ndarray and type(a) is np.ndarray and a.dtype == b.dtype and (
+            b.flags.owndata and b.flags.writeable and sys.getrefcount(b) <= _SOLE_OWNER_REFS):
+        s = a.shape
+        if s == b.shape or not s or (len(s) <= b.ndim and b.shape[b.ndim - len(s):] == s):
+            return ufunc(a, b, out=b)
+    return ufunc(a, b)
 
 
 def _split_binary(ufunc, a, b, whole):
