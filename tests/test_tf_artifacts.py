@@ -333,14 +333,17 @@ def test_v1_nested_conds_and_loops():
                     assert got == pytest.approx(EXPECTED["control_flow_nested"][f"{x},{n}"])
 
 
-def test_v1_loop_gradient_is_reported_unimplemented():
-    # TF 1.x differentiates a loop with a second loop fed through stacks (StackPushV2 in the
-    # forward body): not rewritten, reported naming the node
-    with tf.Graph().as_default(), pytest.raises(
-            tf.errors.UnimplementedError,
-            match="Cannot import TF 1.x control flow at node '.*': a loop node read by "
-                  "'.*StackPushV2' outside its loop"):
-        tf.import_graph_def(_graph_def("while_grad.pb"), name="")
+def test_v1_loop_gradient_with_stacks():
+    # TF 1.x differentiates a loop with a second loop fed through a stack (StackPushV2 in the
+    # forward body, StackPopV2 in the gradient body): imported as a TensorList loop variable
+    gd = _graph_def("while_grad.pb")
+    assert {"StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"} <= {nd.op for nd in gd.node}
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as s:
+            for x in (2.0, -1.5, 0.5):
+                # r = x ** 3 after three iterations of a * x: dr/dx = 3 x ** 2
+                assert s.run("grad:0", {"x:0": x}) == pytest.approx(3 * x ** 2)
 
 
 def test_merge_value_index_becomes_an_if_output():

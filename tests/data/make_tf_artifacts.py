@@ -21,7 +21,7 @@ from files made elsewhere:
 - ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
   Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
   a cond, a cond in a loop body, a loop in a cond branch and a loop in a loop;
-  ``while_grad.pb``: the gradient of a loop (TF's stack-based loop gradient: not imported yet).
+  ``while_grad.pb``: the gradient of a loop (TF 1.x's stack-based loop gradient).
 - ``rnn_frozen.pb``: ``tf.nn.dynamic_rnn`` of a BasicRNNCell and a ``tf.map_fn``, frozen: TF
   1.x TensorArrays (TensorArrayV3, ...Scatter/Read/Write/Gather) in v1 while loops.
 - ``bn_train.meta`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``

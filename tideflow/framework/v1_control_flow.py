@@ -24,6 +24,8 @@ cond, a branch or loop body read from outside its construct, ref-typed Switch/Me
 from tideflow.framework import dtypes, errors
 from tideflow.protos import function_pb2, graph_pb2, node_def_pb2
 
+_VARIANT = dtypes.variant.as_datatype_enum
+
 _SWITCH = frozenset({"Switch", "RefSwitch"})
 _MERGE = frozenset({"Merge", "RefMerge"})
 _ENTER = frozenset({"Enter", "RefEnter"})
@@ -58,6 +60,7 @@ class _Rewriter:
         self.new_functions = []
         self._types = {}
         self._inside = None
+        self._exit_chains = {}
 
     # ---- bookkeeping -----------------------------------------------------------------------
 
@@ -432,9 +435,27 @@ class _Rewriter:
                 if len(merges) != 1 or len(nxt) != 1 or len(sw) != 1:
                     raise _unimplemented(e.name, "a loop variable without one Merge, "
                                                  "NextIteration and Switch")
-                ex = [self.nodes[c] for c in consumers.get(sw[0].name, ())
-                      if self.nodes[c].op in _EXIT]
-                loop_vars.append((e, m, sw[0], nxt[0], ex[0] if ex else None))
+                # the Exit reads the Switch's false side, maybe through Identities (a tf.tuple
+                # in TF's gradient loops): those run once, on the final value
+                chain, cur, exit_ = [], sw[0].name, None
+                while exit_ is None:
+                    side = [self.nodes[c] for c in consumers.get(cur, ())
+                            if any(_parse(i)[0] == cur and not _parse(i)[2]
+                                   and (_parse(i)[1] == 0 or cur != sw[0].name)
+                                   for i in self.nodes[c].input)]
+                    exits_ = [c for c in side if c.op in _EXIT]
+                    idents = [c for c in side if c.op == "Identity"]
+                    if exits_:
+                        exit_ = exits_[0]
+                    elif len(idents) == 1:
+                        chain.append(idents[0])
+                        cur = idents[0].name
+                    else:
+                        break
+                if exit_ is None:
+                    chain = []
+                self._exit_chains[e.name] = chain
+                loop_vars.append((e, m, sw[0], nxt[0], exit_))
             else:
                 invariants.append(e)
         if not loop_vars:
@@ -456,7 +477,13 @@ class _Rewriter:
         cond_nodes, _ = self.region(loop_cond.input[0], cond_stop)
         body_nodes = set()
         for lv in loop_vars:
+            # the body: what the next values need, and what NextIteration waits on (a
+            # gradient loop's b_sync after its stack pops)
             nodes, bounds = self.region(lv[3].input[0], body_stop)
+            for ctrl in lv[3].input[1:]:
+                more, more_bounds = self.region(ctrl, body_stop)
+                nodes |= more
+                bounds += [b for b in more_bounds if _parse(b)[2]]
             for b in bounds:
                 name, idx, ctrl = _parse(b)
                 if name in switch_arg and not ctrl and idx != 1:
@@ -465,7 +492,8 @@ class _Rewriter:
         types = [lv[0].attr["T"].type for lv in loop_vars] + [e.attr["T"].type for e in invariants]
         inside = cond_nodes | body_nodes
         frame_nodes = {nd.name for lv in loop_vars for nd in lv[:4]} | {loop_cond.name} | {
-            e.name for e in invariants}
+            e.name for e in invariants} | {c.name for lv in loop_vars
+                                           for c in self._exit_chains[lv[0].name]}
         exits = {lv[4].name for lv in loop_vars if lv[4] is not None}
         dead_ends = set()
         for name in inside:
@@ -508,12 +536,145 @@ class _Rewriter:
         added = [node]
         for k, lv in enumerate(loop_vars):
             if lv[4] is not None:
-                ident = node_def_pb2.NodeDef(name=lv[4].name, op="Identity", device=lv[4].device)
-                ident.input.append(f"{while_name}:{k}")
-                ident.attr["T"].type = types[k]
-                added.append(ident)
+                source = f"{while_name}:{k}"
+                for c in [*self._exit_chains[lv[0].name], lv[4]]:
+                    ident = node_def_pb2.NodeDef(name=c.name, op="Identity", device=c.device)
+                    ident.input.append(source)
+                    ident.attr["T"].type = types[k]
+                    added.append(ident)
+                    source = f"{c.name}:0"
         removed = inside | frame_nodes | exits | dead_ends
         self.replace(removed, added)
+
+
+# ------------------------------------------------------------------------------------------
+# TF 1.x loop gradients: stacks between a forward and a gradient frame
+# ------------------------------------------------------------------------------------------
+
+
+def _frame_loop_cond(nodes, consumers, frame):
+    """The LoopCond of ``frame`` (read by the Switch of one of its loop variables)."""
+    for nd in nodes.values():
+        if nd.op in _ENTER and nd.attr["frame_name"].s.decode() == frame:
+            for m in consumers.get(nd.name, ()):
+                if nodes[m].op in _MERGE:
+                    for s in consumers.get(m, ()):
+                        if nodes[s].op in _SWITCH:
+                            lc = nodes[_parse(nodes[s].input[1])[0]]
+                            if lc.op == "LoopCond":
+                                return lc.name
+    return None
+
+
+def _add_loop_var(gd, nodes, enter, loop_cond, body_value, base, with_exit):
+    """Makes ``enter`` (now a variant loop variable) a loop variable of its frame whose next
+    value is ``body_value`` (a function of the returned Identity); returns (identity, exit)."""
+    enter.attr["is_constant"].b = False
+    enter.attr["T"].type = _VARIANT
+    new = []
+
+    def node(op, name, inputs, **attrs):
+        nd = node_def_pb2.NodeDef(name=name, op=op, device=enter.device)
+        nd.input.extend(inputs)
+        nd.attr["T"].type = _VARIANT
+        for k, v in attrs.items():
+            nd.attr[k].i = v
+        new.append(nd)
+        return nd
+
+    merge = node("Merge", f"{base}/Merge", [enter.name, f"{base}/NextIteration"], N=2)
+    switch = node("Switch", f"{base}/Switch", [merge.name, loop_cond])
+    ident = node("Identity", f"{base}/Identity", [f"{switch.name}:1"])
+    node("NextIteration", f"{base}/NextIteration", [body_value])
+    exit_ = node("Exit", f"{base}/Exit", [switch.name]) if with_exit else None
+    gd.node.extend(new)
+    for nd in new:
+        nodes[nd.name] = gd.node[len(gd.node) - len(new) + new.index(nd)]
+    return ident.name, exit_.name if exit_ is not None else None
+
+
+def _rewrite_stacks(gd):
+    """TF 1.x's loop gradient keeps forward values in a stack: pushed in the forward loop,
+    popped in the gradient loop. Each becomes a TensorList loop variable of both loops
+    (PushBack in the forward body, its Exit entering the gradient loop, PopBack there)."""
+    nodes = {nd.name: nd for nd in gd.node}
+    stacks = [nd for nd in gd.node if nd.op == "StackV2"]
+    if not stacks:
+        return
+    consumers = {}
+    for nd in gd.node:
+        for i in nd.input:
+            consumers.setdefault(_parse(i)[0], []).append(nd.name)
+    for nd in gd.node:
+        if nd.op == "ControlTrigger":  # the gradient loop's b_sync: only orders
+            nd.op = "NoOp"
+            nd.attr.clear()
+    for stack in stacks:
+        elem = stack.attr["elem_type"].type
+        enters = [nodes[c] for c in consumers.get(stack.name, ()) if nodes[c].op in _ENTER]
+        push = pop = None
+        for e in enters:
+            for c in consumers.get(e.name, ()):
+                if nodes[c].op == "StackPushV2":
+                    push, push_enter = nodes[c], e
+                elif nodes[c].op == "StackPopV2":
+                    pop, pop_enter = nodes[c], e
+        if push is None or pop is None or len(enters) != 2:
+            raise _unimplemented(stack.name, "a stack not pushed in one loop and popped in one")
+        f_cond = _frame_loop_cond(nodes, consumers, push_enter.attr["frame_name"].s.decode())
+        b_cond = _frame_loop_cond(nodes, consumers, pop_enter.attr["frame_name"].s.decode())
+        if f_cond is None or b_cond is None:
+            raise _unimplemented(stack.name, "a stack outside a while loop")
+        # the stack itself: an empty list
+        shape = f"{stack.name}/element_shape"
+        c = gd.node.add(name=shape, op="Const", device=stack.device)
+        c.attr["dtype"].type = 3
+        c.attr["value"].tensor.dtype = 3
+        c.attr["value"].tensor.int_val.append(-1)
+        nodes[shape] = c
+        stack.op = "EmptyTensorList"
+        max_size = stack.input[0]
+        del stack.input[:]
+        stack.input.extend([shape, max_size])
+        stack.attr.clear()
+        stack.attr["element_dtype"].type = elem
+        stack.attr["shape_type"].type = 3
+        # forward: push back onto the loop variable
+        ident, exit_ = _add_loop_var(gd, nodes, push_enter, f_cond, push.name,
+                                     f"{stack.name}/forward", True)
+        value = push.input[1]
+        controls = [i for i in push.input[2:] if i.startswith("^")]
+        push.op = "TensorListPushBack"
+        del push.input[:]
+        push.input.extend([ident, value] + controls)
+        push.attr.clear()
+        push.attr["element_dtype"].type = elem
+        # gradient loop: pop back from the list the forward loop left
+        del pop_enter.input[:]
+        pop_enter.input.append(exit_)
+        ident_b, _ = _add_loop_var(gd, nodes, pop_enter, b_cond, f"{pop.name}:0",
+                                   f"{stack.name}/backward", False)
+        pshape = f"{pop.name}/element_shape"
+        c2 = gd.node.add(name=pshape, op="Const", device=pop.device)
+        c2.CopyFrom(c)
+        c2.name = pshape
+        c2.input.append("^" + ident_b)  # in the gradient loop's frame
+        nodes[pshape] = c2
+        controls = [i for i in pop.input[1:] if i.startswith("^")]
+        pop.op = "TensorListPopBack"
+        del pop.input[:]
+        pop.input.extend([ident_b, pshape] + controls)
+        pop.attr.clear()
+        pop.attr["element_dtype"].type = elem
+        # readers of the popped value: output 1 now (output 0 is the shorter list)
+        for nd in gd.node:
+            if nd.name == f"{stack.name}/backward/NextIteration":
+                continue
+            fixed = [f"{pop.name}:1" if not i.startswith("^") and _parse(i)[0] == pop.name
+                     else i for i in nd.input]
+            if fixed != list(nd.input):
+                del nd.input[:]
+                nd.input.extend(fixed)
 
 
 def _const_int32(name, value):
@@ -531,6 +692,7 @@ def functionalize(graph_def, producer_ops=None):
         return graph_def
     gd = graph_pb2.GraphDef()
     gd.CopyFrom(graph_def)
+    _rewrite_stacks(gd)
     rw = _Rewriter(gd, producer_ops or {})
     # innermost constructs first: conds whose branches hold no control flow, then loops whose
     # bodies hold none, until nothing is left or nothing more can be rewritten
@@ -552,6 +714,17 @@ def functionalize(graph_def, producer_ops=None):
             raise first_error
         raise _unimplemented(left[0].name, f"a {left[0].op} outside any cond or loop it "
                                            "could be rewritten with")
+    # colocation with nodes that moved into a function body means nothing any more
+    names = {nd.name for nd in gd.node}
+    for nd in gd.node:
+        if "_class" in nd.attr:
+            keep = [c for c in nd.attr["_class"].list.s
+                    if not c.startswith(b"loc:@") or c[5:].decode() in names]
+            if len(keep) != len(nd.attr["_class"].list.s):
+                del nd.attr["_class"].list.s[:]
+                nd.attr["_class"].list.s.extend(keep)
+                if not keep:
+                    del nd.attr["_class"]
     gd.library.function.extend(rw.new_functions)
     return gd
 
