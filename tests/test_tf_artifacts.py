@@ -10,6 +10,7 @@ LookupTableImportV2 initializing a HashTable (TF 2.x's KeyValueTensorInitializer
 "_" string attrs read back as bytes.
 """
 
+import gzip
 import json
 import os
 
@@ -17,7 +18,8 @@ import numpy as np
 import pytest
 
 import tideflow as tf
-from tideflow.framework import meta_graph, ops
+from tideflow.framework import ops
+from tideflow.protos import meta_graph_pb2
 
 ART = os.path.join(os.path.dirname(__file__), "data", "tf_artifacts")
 with open(os.path.join(ART, "expected.json")) as _f:
@@ -33,6 +35,12 @@ def _graph_def(name):
     with open(os.path.join(ART, name), "rb") as f:
         gd.ParseFromString(f.read())
     return gd
+
+
+def _meta(name):
+    """A MetaGraphDef TF wrote, stored gzipped (``<name>.gz``) to keep the test data small."""
+    with open(os.path.join(ART, name + ".gz"), "rb") as f:
+        return meta_graph_pb2.MetaGraphDef.FromString(gzip.decompress(f.read()))
 
 
 def _mlp_numpy(x, v):
@@ -101,12 +109,11 @@ def test_init_from_checkpoint_reads_tf_checkpoint():
 
 def test_import_meta_graph_restores_and_trains_tf_mlp():
     m = EXPECTED["mlp"]
-    written = {nd.op for nd in meta_graph.read_meta_graph_file(
-        os.path.join(ART, "mlp.meta")).graph_def.node}
+    written = {nd.op for nd in _meta("mlp.meta").graph_def.node}
     # b1 and w2 are resource variables: they run as ref variables here
     assert {"VariableV2", "VarHandleOp", "ReadVariableOp", "ResourceApplyAdam"} <= written
     with tf.Graph().as_default(), tf.Session() as s:
-        saver = tf.train.import_meta_graph(os.path.join(ART, "mlp.meta"))
+        saver = tf.train.import_meta_graph(_meta("mlp.meta"))
         saver.restore(s, os.path.join(ART, "mlp.ckpt"))
         y = s.run("y:0", {"x:0": m["x"]})
         np.testing.assert_allclose(y, _mlp_numpy(m["x"], m["variables"]), rtol=1e-5)
@@ -385,7 +392,7 @@ def test_tf_layers_cnn_with_batch_norm_and_dropout_conds():
 def test_tf_batch_norm_training_step_from_meta_graph():
     e = EXPECTED["bn_train"]
     with tf.Graph().as_default(), tf.Session() as s:
-        saver = tf.train.import_meta_graph(os.path.join(ART, "bn_train.meta"))
+        saver = tf.train.import_meta_graph(_meta("bn_train.meta"))
         saver.restore(s, os.path.join(ART, "bn_train.ckpt"))
         train = tf.get_collection("train_op")[0]
         for _ in range(2):
@@ -475,3 +482,35 @@ def test_meta_graph_with_v1_control_flow_imports_twice_under_scopes():
         assert not g.get_collection("cond_context")
     np.testing.assert_allclose(a, e["y"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b, e["y"], rtol=1e-5, atol=1e-6)
+
+
+def test_training_a_v1_loop_from_meta_graph():
+    # the train_op TF built for a tf.while_loop: its gradient loop, stacks and accumulators
+    e = EXPECTED["loop_train"]
+    xs = np.asarray(e["x"], np.float32)
+
+    def loss_numpy(w):
+        h = xs.astype(np.float64)
+        for _ in range(3):
+            h = np.tanh(h @ w) + h * 0.5
+        return np.square(h - 1.0).sum()
+
+    with tf.Graph().as_default(), tf.Session() as s:
+        saver = tf.train.import_meta_graph(_meta("loop_train.meta"))
+        saver.restore(s, os.path.join(ART, "loop_train.ckpt"))
+        w0 = s.run("w:0").astype(np.float64)
+        losses, weights = [], []
+        for _ in range(2):
+            losses.append(s.run("loss:0", {"x:0": xs}))
+            s.run(tf.get_collection("train_op")[0], {"x:0": xs})
+            weights.append(s.run("w:0"))
+    assert losses[0] == pytest.approx(loss_numpy(w0), rel=1e-5)
+    assert losses == pytest.approx(e["losses"], rel=1e-5)  # TF's own run
+    np.testing.assert_allclose(weights[1], e["w"], rtol=1e-5, atol=1e-6)
+    # the first step is w - 0.1 * dloss/dw, the gradient by central differences in NumPy
+    grad = np.zeros_like(w0)
+    for idx in np.ndindex(*w0.shape):
+        d = np.zeros_like(w0)
+        d[idx] = 1e-6
+        grad[idx] = (loss_numpy(w0 + d) - loss_numpy(w0 - d)) / 2e-6
+    np.testing.assert_allclose(weights[0], w0 - 0.1 * grad, rtol=1e-4, atol=1e-5)

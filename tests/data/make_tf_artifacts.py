@@ -10,7 +10,7 @@ from files made elsewhere:
 
 - ``cnn.meta`` + ``cnn.ckpt.*``: a ``tf.layers`` CNN (conv2d, batch_normalization, max_pooling2d,
   dropout, dense) saved by ``tf.train.Saver`` (``tf.train.import_meta_graph`` + restore).
-- ``mlp.meta`` + ``mlp.ckpt.*``: an MLP trained 3 Adam steps (Adam's slots in the checkpoint),
+- ``mlp.meta.gz`` + ``mlp.ckpt.*``: an MLP trained 3 Adam steps (Adam's slots in the checkpoint),
   one ref variable and two resource variables (``use_resource=True``).
 - ``mlp_frozen.pb``: the same MLP frozen by ``tf.graph_util.convert_variables_to_constants``.
 - ``embed_savedmodel/``: an embedding model (a resource variable) with a string lookup table
@@ -24,13 +24,16 @@ from files made elsewhere:
   ``while_grad.pb``: the gradient of a loop (TF 1.x's stack-based loop gradient).
 - ``rnn_frozen.pb``: ``tf.nn.dynamic_rnn`` of a BasicRNNCell and a ``tf.map_fn``, frozen: TF
   1.x TensorArrays (TensorArrayV3, ...Scatter/Read/Write/Gather) in v1 while loops.
-- ``bn_train.meta`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``
+- ``loop_train.meta.gz`` + ``loop_train.ckpt.*``: a tf.while_loop of a matmul by a variable
+  trained by GradientDescent (TF 1.x's loop gradient: stacks, a gradient frame).
+- ``bn_train.meta.gz`` + ``bn_train.ckpt.*``: dense layers with ``tf.layers.batch_normalization``
   on a ``training`` placeholder (its v1 conds, the moving-average updates as RefSwitch branches
   and the conds' gradients) and a GradientDescent train_op, exported with default attrs
   stripped; expected.json has the variables after two training steps.
 
 ``expected.json`` holds the outputs TF itself computed for the inputs it also records.
 """
+import gzip
 import json
 import os
 import shutil
@@ -47,6 +50,14 @@ tf.disable_v2_behavior()
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
                                                           "tf_artifacts")
 EXPECTED = {}
+
+
+def _gzip(name):
+    """Compresses OUT/name to OUT/name.gz (the big MetaGraphs, to keep the test data small)."""
+    path = os.path.join(OUT, name)
+    with open(path, "rb") as f, open(path + ".gz", "wb") as out:
+        out.write(gzip.compress(f.read(), mtime=0))
+    os.remove(path)
 
 
 def _write_pb(graph_def, name):
@@ -108,6 +119,7 @@ def mlp():
             out = s.run(y, {x: xs})
             saver.save(s, os.path.join(OUT, "mlp.ckpt"), write_meta_graph=False)
             saver.export_meta_graph(os.path.join(OUT, "mlp.meta"))
+            _gzip("mlp.meta")
             values = {v.op.name: s.run(v).tolist() for v in tf.global_variables()}
             frozen = tf.graph_util.convert_variables_to_constants(s, g.as_graph_def(), ["y"])
             _write_pb(frozen, "mlp_frozen.pb")
@@ -261,6 +273,7 @@ def bn_train():
             before = {v.op.name: s.run(v).tolist() for v in tf.global_variables()}
             saver.save(s, os.path.join(OUT, "bn_train.ckpt"), write_meta_graph=False)
             saver.export_meta_graph(os.path.join(OUT, "bn_train.meta"), strip_default_attrs=True)
+            _gzip("bn_train.meta")
             for _ in range(2):
                 s.run(train, {x: xs})
             EXPECTED["bn_train"] = {
@@ -288,6 +301,33 @@ def rnn():
             EXPECTED["rnn"] = {"outs": o.tolist(), "state": st.tolist()}  # for x = RNN_X
 
 
+def loop_train():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.get_variable("w", [3, 3],
+                            initializer=tf.constant_initializer(np.eye(3) * 0.5 + 0.1))
+        n = tf.placeholder_with_default(3, [], name="n")
+        _, h = tf.while_loop(lambda i, h: i < n,
+                             lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w)) + h * 0.5), [0, x])
+        loss = tf.reduce_sum(tf.square(h - 1.0), name="loss")
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        tf.add_to_collection("train_op", train)
+        xs = np.array([[0.1, 0.2, 0.3], [-0.5, 0.4, 1.0]], np.float32)
+        saver = tf.train.Saver()
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            saver.save(s, os.path.join(OUT, "loop_train.ckpt"), write_meta_graph=False)
+            saver.export_meta_graph(os.path.join(OUT, "loop_train.meta"))
+            _gzip("loop_train.meta")
+            losses = []
+            for _ in range(2):
+                losses.append(float(s.run(loss, {x: xs})))
+                s.run(train, {x: xs})
+            EXPECTED["loop_train"] = {"x": xs.tolist(), "losses": losses,
+                                      "w": s.run(w).tolist()}
+
+
 def _rounded(value, digits=9):
     """Floats to 9 significant digits (exact for float32), to keep expected.json small."""
     if isinstance(value, float):
@@ -303,7 +343,8 @@ def main():
     if os.path.exists(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
-    for make in (cnn, mlp, embed, image, control_flow, control_flow_nested, bn_train, rnn):
+    for make in (cnn, mlp, embed, image, control_flow, control_flow_nested, bn_train, rnn,
+                 loop_train):
         make()
     os.remove(os.path.join(OUT, "checkpoint"))  # it names absolute paths; tests name prefixes
     with open(os.path.join(OUT, "expected.json"), "w") as f:
