@@ -106,3 +106,19 @@ def test_contrib_layers_utils_helpers():
     assert utils.two_element_tuple([2, 5]) == (2, 5)
     assert utils.two_element_tuple(tf.TensorShape([4, 1])) == (4, 1)
     assert utils.n_positive_integers(3, 2) == (2, 2, 2)
+
+
+def test_flags_come_after_absl_logging_and_name_the_calling_program():
+    # TF 1.x's tf.app brings absl.logging (and its --log_dir flag) in before a program's own
+    # DEFINEs: burness' chinese_rec.py redefines log_dir and fails right at its DEFINE
+    import absl.flags
+    import pytest
+
+    flags = tf.app.flags
+    assert "log_dir" in absl.flags.FLAGS and "verbosity" in absl.flags.FLAGS
+    with pytest.raises(absl.flags.DuplicateFlagError, match="First from absl.logging"):
+        flags.DEFINE_string("log_dir", "./log", "the logging dir")
+    flags.DEFINE_integer("models7_steps", 3, "steps")
+    module = absl.flags.FLAGS.find_module_defining_flag("models7_steps")
+    assert module.endswith("test_programs_models7"), module
+    assert flags.FLAGS.models7_steps == 3

@@ -19,8 +19,19 @@ import warnings
 
 import absl.flags as _absl_flags
 
+# TF 1.x's tf.app imports absl.app, hence absl.logging and its flags (--log_dir, --logtostderr,
+# --verbosity, ...), before a program defines its own: one redefining ``log_dir`` fails at its
+# DEFINE with DuplicateFlagError as in TF, not later inside app.run with the blame reversed
+import absl.logging  # noqa: F401
+
 for _name in _absl_flags.__all__:
     globals()[_name] = getattr(_absl_flags, _name)
+
+# the DEFINE_* wrappers below call absl from this module: absl then attributes each flag to the
+# program that called the wrapper (its --help groups and DuplicateFlagError name the program)
+from absl.flags import _helpers as _absl_helpers
+
+_absl_helpers.disclaim_module_ids.add(id(sys.modules[__name__]))
 
 
 def _accept_flag_name(define):
