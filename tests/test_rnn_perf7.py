@@ -372,3 +372,33 @@ def test_second_operand_in_place_helper_keeps_values_and_shared_buffers():
     wide = rng.randn(4, 8).astype(np.float32)
     out = _inplace_binary_second(np.add, wide, rng.randn(8))  # would not fit: a new array
     assert out.shape == (4, 8) and out.dtype == np.float64
+
+
+# --- ConcatV2's kernel: NumPy's concatenate first, TF's checks for what it rejects ----------
+
+def test_concat_values_and_tf_errors_at_run_time():
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32)
+        b = tf.placeholder(tf.float32)
+        ax = tf.placeholder(tf.int32, [])
+        c = tf.concat([a, b], ax)
+        av = np.arange(6, dtype=np.float32).reshape(2, 3)
+        bv = np.arange(4, dtype=np.float32).reshape(2, 2)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(c, {a: av, b: bv, ax: 1}),
+                                          np.concatenate([av, bv], 1))
+            np.testing.assert_array_equal(sess.run(c, {a: av, b: bv, ax: -1}),
+                                          np.concatenate([av, bv], 1))
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"ConcatOp : Dimensions of inputs should match: "
+                                     r"shape\[0\] = \[2,3\] vs\. shape\[1\] = \[2,2\]"):
+                sess.run(c, {a: av, b: bv, ax: 0})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"ConcatOp : Ranks of all input tensors should match: "
+                                     r"shape\[0\] = \[2,3\] vs\. shape\[1\] = \[3\]"):
+                sess.run(c, {a: av, b: np.zeros(3, np.float32), ax: 0})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected concatenating dimensions in the range \[-2, 2\)"):
+                sess.run(c, {a: av, b: bv, ax: 2})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Can't concatenate scalars"):
+                sess.run(c, {a: 1.0, b: 2.0, ax: 0})
