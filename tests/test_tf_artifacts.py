@@ -336,6 +336,9 @@ def test_v1_nested_conds_and_loops():
             for x, n in [(7.0, 4), (3.0, 0), (-1.0, 1), (10.0, 6), (0.0, 3), (1.5, 5)]:
                 got = s.run(names, {"x:0": x, "n:0": n})
                 assert got == pytest.approx(_nested_numpy(x, n))
+                # a dynamic_size TensorArray grows as the loop writes it
+                grown = s.run("dynamic_array:0", {"x:0": x, "n:0": n})
+                np.testing.assert_allclose(grown, np.arange(n) ** 2 + x)
                 if f"{x},{n}" in EXPECTED["control_flow_nested"]:  # TF's own run agrees
                     assert got == pytest.approx(EXPECTED["control_flow_nested"][f"{x},{n}"])
 

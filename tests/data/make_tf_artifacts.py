@@ -20,7 +20,8 @@ from files made elsewhere:
   (4:2:0 chroma) and ``image444.jpg`` (full chroma), with TF's decodes of them.
 - ``control_flow.pb``: a ``tf.cond`` and a ``tf.while_loop`` as TF 1.x's Switch/Merge/Enter/
   Exit/NextIteration/LoopCond ops (control flow v2 off); ``control_flow_nested.pb``: a cond in
-  a cond, a cond in a loop body, a loop in a cond branch and a loop in a loop;
+  a cond, a cond in a loop body, a loop in a cond branch, a loop in a loop and a dynamic_size
+  TensorArray written in a loop;
   ``while_grad.pb``: the gradient of a loop (TF 1.x's stack-based loop gradient).
 - ``rnn_frozen.pb``: ``tf.nn.dynamic_rnn`` of a BasicRNNCell and a ``tf.map_fn``, frozen: TF
   1.x TensorArrays (TensorArrayV3, ...Scatter/Read/Write/Gather) in v1 while loops.
@@ -239,6 +240,11 @@ def control_flow_nested():
             return i + 1, u
         _, r = tf.while_loop(lambda i, t: i < n, outer, [0, 0])
         tf.identity(r, name="nested_while")
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        _, ta = tf.while_loop(lambda i, ta: i < n,
+                              lambda i, ta: (i + 1, ta.write(i, tf.cast(i * i, tf.float32) + x)),
+                              [0, ta])
+        tf.identity(ta.stack(), name="dynamic_array")
         _write_pb(g.as_graph_def(), "control_flow_nested.pb")
         names = ["nested_cond:0", "cond_in_while:0", "while_in_cond:0", "nested_while:0"]
         with tf.Session() as s:

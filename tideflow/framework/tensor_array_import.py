@@ -15,8 +15,8 @@ GraphDef, so that the flow tensor carries the list itself:
 - the Enter/Merge/Switch/Exit/NextIteration/Identity nodes that carry a flow carry a variant,
   and those that carried only the handle are dropped.
 
-A TensorArray gradient (``TensorArrayGradV3``) or a dynamically sized one is left, to fail at
-import naming the op.
+A ``dynamic_size`` array grows on write (``resize_if_index_out_of_bounds``). A TensorArray
+gradient (``TensorArrayGradV3``) is left, to fail at import naming the op.
 """
 
 from tideflow.framework import dtypes
@@ -57,8 +57,6 @@ def rewrite_tensor_arrays(graph_def):
     gd.CopyFrom(graph_def)
     nodes = {nd.name: nd for nd in gd.node}
     arrays = {nd.name: nd for nd in gd.node if nd.op == "TensorArrayV3"}
-    if any(nd.attr["dynamic_size"].b for nd in arrays.values()):
-        return gd  # TensorListSetItem cannot grow a reserved list the same way: left to fail
     arrays = {name: _copy(nd) for name, nd in arrays.items()}  # as written, before rewriting
 
     def array_of(inp):
@@ -130,6 +128,8 @@ def rewrite_tensor_arrays(graph_def):
                 del nd.attr[key]
         if new_op not in ("TensorListLength", "NoOp"):
             nd.attr["element_dtype"].type = dtype
+        if new_op == "TensorListSetItem" and array.attr["dynamic_size"].b:
+            nd.attr["resize_if_index_out_of_bounds"].b = True  # a dynamic_size array grows
         if new_op in ("TensorListSetItem", "TensorListScatterIntoExistingList"):
             flow_sources.add(nd.name)
     # the flow's old ":1" output of TensorArrayV3 is the list's ":0"

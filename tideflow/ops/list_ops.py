@@ -474,7 +474,8 @@ def _gather_factory(ctx):
             x = items[i]
             out.append(_item_zeros(lst, i, dtype, shape) if x is None else np.asarray(x, dtype))
         if not out:
-            shape = shape or lst.element_shape
+            if shape is None:  # () is a known scalar element shape
+                shape = lst.element_shape
             if shape is None or any(d is None for d in shape):
                 raise errors.InvalidArgumentError(None, None, "Gathering no elements needs a "
                                                   "fully defined element_shape")
