@@ -122,3 +122,23 @@ def test_flags_come_after_absl_logging_and_name_the_calling_program():
     module = absl.flags.FLAGS.find_module_defining_flag("models7_steps")
     assert module.endswith("test_programs_models7"), module
     assert flags.FLAGS.models7_steps == 3
+
+
+def test_unfed_placeholder_message_names_the_shape_only_above_rank_zero():
+    # TF's PlaceholderOp: "... with dtype float" for a scalar (chinese_rec.py's keep_prob) or an
+    # unknown-rank placeholder, "... with dtype float and shape [?,3]" otherwise
+    import pytest
+
+    with tf.Graph().as_default():
+        keep = tf.placeholder(tf.float32, shape=[], name="keep_prob")
+        images = tf.placeholder(tf.float32, shape=[None, 3], name="images")
+        anything = tf.placeholder(tf.int64, name="anything")
+        with tf.Session() as sess:
+            for tensor, expected in (
+                    (keep, "placeholder tensor 'keep_prob' with dtype float"),
+                    (images, "placeholder tensor 'images' with dtype float and shape [?,3]"),
+                    (anything, "placeholder tensor 'anything' with dtype int64")):
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(tensor)
+                first_line = info.value.message.split("\n")[0]
+                assert first_line == "You must feed a value for " + expected, first_line

@@ -36,7 +36,8 @@ def _placeholder_kernel(ctx):
 
     def run():
         shape = op._attrs["shape"]
-        shape_str = "" if shape.ndims is None else (
+        # TF's PlaceholderOp names the shape only for rank > 0 (not for scalars or unknown rank)
+        shape_str = "" if not shape.ndims else (
             " and shape [" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
         )
         raise errors.InvalidArgumentError(
