@@ -1,0 +1,295 @@
+"""The ``tensorflow.python.*`` module paths that have no file of their own under
+``tideflow/python``: each is a module whose names are looked up, on first use, in an ordered
+list of tideflow modules (``tensorflow.python.ops.image_ops.resize_images`` is
+``tf.image.resize_images``; ``tensorflow.python.framework.constant_op.constant`` is
+``tf.constant``), so it holds the very objects of tideflow's public API rather than copies.
+
+``gen_*_ops`` paths answer TF's generated op wrappers: ``gen_nn_ops.relu_grad(gradients,
+features)``, ``gen_math_ops.mat_mul(a, b, transpose_a=...)``, ``gen_nn_ops._max_pool_grad``
+(TF's hidden-op spelling): the snake_case name of a registered op, its inputs then its
+attrs positionally (attrs without a default before those with one) or by keyword.
+
+A meta-path finder answers these names, so ``import tensorflow.python.saved_model.builder``
+and ``from tensorflow.python.ops import gen_nn_ops`` both work and set the parent's attribute.
+"""
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+
+_ROOT = "tideflow.python."
+
+# path under tideflow.python -> (doc, modules searched in order, explicit members or None).
+# A member given as "module:attr" is that object; a package path lists no modules.
+_TABLE = {}
+
+
+def _add(path, doc, spaces=(), **members):
+    _TABLE[path] = (doc, tuple(spaces), members)
+
+
+# -- ops ------------------------------------------------------------------------------------
+for _gen in ("gen_nn_ops", "gen_array_ops", "gen_math_ops"):
+    _TABLE["ops." + _gen] = ((f"TF's generated op wrappers (``{_gen}``): snake_case op "
+                              "functions over tideflow's registered ops."), "gen", {})
+_add("ops.resource_variable_ops", "Resource variables (tideflow's variables are one kind).",
+     ["tideflow.ops.variables", "tideflow"],
+     ResourceVariable="tideflow:Variable", is_resource_variable="tideflow.python._paths:_is_var")
+_add("ops.script_ops", "``tf.py_func`` and friends.", ["tideflow.ops.script_ops", "tideflow"])
+_add("ops.image_ops", "``tf.image``.", ["tideflow.image", "tideflow.ops.image_ops", "tideflow"])
+_add("ops.io_ops", "Readers, Saver ops, file reading.",
+     ["tideflow.ops.io_ops", "tideflow", "tideflow.io"])
+_add("ops.parsing_ops", "``tf.parse_example`` and the feature specs.",
+     ["tideflow.ops.parsing_ops", "tideflow", "tideflow.io"])
+_add("ops.metrics", "``tf.metrics``.", ["tideflow.metrics"])
+_add("ops.losses", "``tensorflow.python.ops.losses``.", [], losses="tideflow:losses")
+_add("ops.losses.losses", "``tf.losses``.", ["tideflow.losses"])
+_add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
+_add("ops.gradients", "``tf.gradients``.", ["tideflow"])
+_add("ops.linalg_ops", "``tf.linalg`` ops.", ["tideflow.ops.linalg_ops", "tideflow.linalg",
+                                              "tideflow"])
+_add("ops.ctc_ops", "CTC loss and decoders.", ["tideflow.ops.ctc_ops", "tideflow.nn"])
+_add("ops.candidate_sampling_ops", "Candidate samplers.",
+     ["tideflow.ops.candidate_sampling_ops", "tideflow.nn", "tideflow.random"])
+_add("ops.summary_ops_v2", "``tf.contrib.summary``.", ["tideflow.contrib.summary"])
+_add("ops.distributions", "``tensorflow.python.ops.distributions``.", [],
+     distribution="tideflow.distributions.distribution:")
+# -- framework ------------------------------------------------------------------------------
+_add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
+_add("framework.function", "Graph functions.", ["tideflow"])
+_add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.errors"])
+_add("framework.test_util", "Test helpers (``TensorFlowTestCase`` is ``tf.test.TestCase``).",
+     ["tideflow.test"], TensorFlowTestCase="tideflow.test:TestCase")
+_add("framework.meta_graph", "MetaGraphDef export and import.",
+     ["tideflow.framework.meta_graph", "tideflow.train"])
+_add("framework.tensor_spec", "``TensorSpec``.", ["tideflow"])
+_add("framework.smart_cond", "``smart_cond``.", ["tideflow.python.layers.utils"])
+_add("framework.op_def_registry", "The registered ops.", [],
+     get="tideflow.python._paths:_op_def", get_registered_ops="tideflow.python._paths:_op_defs")
+_add("framework.load_library", "Loading op libraries.", ["tideflow"])
+_add("framework.versions", "Version numbers.", ["tideflow"],
+     __version__="tideflow:VERSION")
+# -- training, platform, client, util -------------------------------------------------------
+_add("training.training", "``tf.train``.", ["tideflow.train"])
+_add("training.server_lib", "``Server`` and ``ClusterSpec``.", ["tideflow.train"])
+_add("training.summary_io", "``SummaryWriter`` and ``summary_iterator``.",
+     ["tideflow.train", "tideflow.summary"], SummaryWriter="tideflow.summary:FileWriter")
+_add("platform.test", "``tf.test``.", ["tideflow.test"], _module="tideflow.test")
+_add("platform.resource_loader", "``tf.resource_loader``.", ["tideflow.resource_loader"],
+     _module="tideflow.resource_loader")
+_add("platform.sysconfig", "``tf.sysconfig``.", ["tideflow.sysconfig"],
+     _module="tideflow.sysconfig")
+_add("client.session", "``Session``, ``InteractiveSession``.", ["tideflow"])
+_add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecation"],
+     _module="tideflow.python._deprecation")
+_add("util.tf_inspect", "``inspect`` through decorators.", ["inspect"])
+_add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
+# -- layers, lib.io, summary ----------------------------------------------------------------
+for _layers in ("convolutional", "normalization", "pooling", "layers"):
+    _add("layers." + _layers, "``tf.layers``.", ["tideflow.layers"])
+_add("lib.io.tf_record", "TFRecord reading and writing.", ["tideflow.python_io"])
+_add("lib.io.python_io", "``tf.python_io``.", ["tideflow.python_io"], _module="tideflow.python_io")
+_add("summary", "``tensorflow.python.summary``.", [])
+_add("summary.summary", "``tf.summary``.", ["tideflow.summary"])
+_add("summary.summary_iterator", "``summary_iterator``.", ["tideflow.summary.summary_iterator",
+                                                           "tideflow.train"])
+_add("summary.writer", "``tensorflow.python.summary.writer``.", [])
+_add("summary.writer.writer", "``FileWriter``.", ["tideflow.summary.writer", "tideflow.summary"])
+_add("summary.writer.writer_cache", "``FileWriterCache``.", ["tideflow.summary"])
+# -- saved_model ----------------------------------------------------------------------------
+_add("saved_model", "``tf.saved_model``.", ["tideflow.saved_model"])
+for _sm in ("builder", "signature_constants", "tag_constants", "signature_def_utils", "utils",
+            "loader", "main_op"):
+    _add("saved_model." + _sm, f"``tf.saved_model.{_sm}``.", [f"tideflow.saved_model:{_sm}"],
+         _module=f"tideflow.saved_model:{_sm}")
+_add("saved_model.simple_save", "``simple_save``.", ["tideflow.saved_model"])
+_add("saved_model.builder_impl", "``SavedModelBuilder``.", ["tideflow.saved_model:builder",
+                                                            "tideflow.saved_model"])
+# -- estimator, data, eager, profiler, the rest ---------------------------------------------
+_add("estimator", "``tf.estimator``.", ["tideflow.estimator"])
+for _est in ("estimator", "model_fn", "run_config"):
+    _add("estimator." + _est, "``tf.estimator``.", [f"tideflow.estimator.{_est}",
+                                                    "tideflow.estimator"])
+_add("estimator.inputs", "``tf.estimator.inputs``.", ["tideflow.estimator.inputs"])
+_add("estimator.inputs.numpy_io", "``numpy_input_fn``.", ["tideflow.estimator.inputs"])
+_add("estimator.export", "``tf.estimator.export``.", ["tideflow.estimator.export"])
+_add("estimator.export.export_output", "Export outputs.", ["tideflow.estimator.export"])
+_add("estimator.canned", "Canned estimators.", ["tideflow.estimator"])
+_add("estimator.canned.dnn", "DNN estimators.", ["tideflow.estimator.canned.dnn",
+                                                 "tideflow.estimator"])
+_add("data", "``tensorflow.python.data``.", ["tideflow.data"])
+_add("data.ops", "``tensorflow.python.data.ops``.", [])
+_add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
+_add("data.ops.iterator_ops", "``Iterator``.", ["tideflow.ops.iterator_ops", "tideflow.data"])
+_add("data.util", "``tensorflow.python.data.util``.", [])
+_add("data.util.nest", "``nest`` over dataset structures.", ["tideflow.framework.nest"],
+     _module="tideflow.framework.nest")
+_add("eager", "``tensorflow.python.eager``: tideflow runs graphs only.", [])
+_add("eager.context", "Eager context queries: tideflow is always in graph mode.",
+     ["tideflow.python._eager_context"], _module="tideflow.python._eager_context")
+_add("eager.function", "``defun``: tideflow's ``tf.function``.", ["tideflow"],
+     defun="tideflow:function")
+_add("eager.def_function", "``tf.function``.", ["tideflow"])
+_add("profiler", "``tf.profiler``.", ["tideflow.profiler"])
+for _prof in ("model_analyzer", "option_builder", "profiler"):
+    _add("profiler." + _prof, "``tf.profiler``.", ["tideflow.profiler"])
+_add("feature_column", "``tf.feature_column``.", ["tideflow.feature_column"])
+_add("feature_column.feature_column", "``tf.feature_column``.",
+     ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
+_add("user_ops", "``tf.user_ops``.", ["tideflow.user_ops"])
+_add("user_ops.user_ops", "``tf.user_ops``.", ["tideflow.user_ops"], _module="tideflow.user_ops")
+
+
+def _resolve(spec):
+    """``"pkg.mod"`` -> module, ``"pkg.mod:attr"`` -> that attribute, ``"pkg.mod:"`` -> module."""
+    mod, _, attr = spec.partition(":")
+    obj = importlib.import_module(mod)
+    return getattr(obj, attr) if attr else obj
+
+
+def _is_var(x):
+    from tideflow.ops import variables
+
+    return isinstance(x, variables.Variable)
+
+
+def _op_defs():
+    from tideflow.framework import op_registry
+
+    op_registry.load_all_op_modules()
+    return op_registry.registered_ops()
+
+
+def _op_def(name):
+    from tideflow.framework import op_registry
+
+    return op_registry.lookup_or_load(name)
+
+
+# ------------------------------------------------------------------------------------------
+# gen_*_ops: snake_case wrappers of registered ops
+# ------------------------------------------------------------------------------------------
+_SNAKE = {}
+
+
+def snake_case(op_type):
+    """TF's Python name of an op type: ``MatMul`` -> ``mat_mul``, ``Conv2D`` -> ``conv2d``,
+    ``LRNGrad`` -> ``lrn_grad``, ``BatchMatMulV2`` -> ``batch_mat_mul_v2``."""
+    out = []
+    for i, c in enumerate(op_type):
+        if c.isupper():
+            if i > 0 and (op_type[i - 1].islower() or
+                          (i + 1 < len(op_type) and op_type[i + 1].islower()
+                           and op_type[i - 1] != "_")):
+                out.append("_")
+            out.append(c.lower())
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _gen_function(module_name, attr):
+    if not _SNAKE:
+        for op_type in _op_defs():
+            _SNAKE.setdefault(snake_case(op_type), op_type)
+    from tideflow import raw_ops
+
+    if attr in _SNAKE.values():
+        return getattr(raw_ops, attr)  # TF's gen modules also hold the raw op (``MatMul``)
+    op_type = _SNAKE.get(attr) or _SNAKE.get(attr.lstrip("_"))
+    if op_type is None:
+        return None
+
+    op_def = _op_def(op_type)
+    raw = getattr(raw_ops, op_type)
+    inferred = {a for arg in op_def.inputs
+                for a in (arg.type_attr, arg.number_attr, arg.type_list_attr) if a}
+    attrs = [a for a in op_def.attrs.values() if a.name not in inferred]
+    order = ([a.name for a in op_def.inputs] + [a.name for a in attrs if not a.has_default]
+             + [a.name for a in attrs if a.has_default])
+
+    def op_function(*args, **kwargs):
+        if len(args) > len(order):
+            raise TypeError(f"{module_name}.{attr}() takes at most {len(order)} positional "
+                            f"arguments {order} ({len(args)} given)")
+        for key, value in zip(order, args):
+            if key in kwargs:
+                raise TypeError(f"{module_name}.{attr}() got multiple values for argument "
+                                f"{key!r}")
+            kwargs[key] = value
+        return raw(**kwargs)
+
+    op_function.__name__ = attr
+    op_function.__qualname__ = attr
+    op_function.__doc__ = f"The {op_type} op; arguments {order + ['name']}."
+    return op_function
+
+
+# ------------------------------------------------------------------------------------------
+# the finder
+# ------------------------------------------------------------------------------------------
+def _make_getattr(module):
+    path = module.__name__[len(_ROOT):]
+    _doc, spaces, members = _TABLE[path]
+    tf_name = "tensorflow.python." + path
+
+    def __getattr__(attr):
+        if attr in members and attr != "_module":
+            value = _resolve(members[attr])
+        elif spaces == "gen":
+            value = _gen_function(tf_name, attr)
+            if value is None:
+                raise AttributeError(f"module {tf_name!r} has no attribute {attr!r}: no "
+                                     f"registered op is named {attr!r} in snake_case")
+        else:
+            value = _MISSING
+            if not attr.startswith("__"):
+                for space in spaces:
+                    obj = _resolve(space)
+                    if hasattr(obj, attr):
+                        value = getattr(obj, attr)
+                        break
+            if value is _MISSING:
+                raise AttributeError(f"module {tf_name!r} has no attribute {attr!r} "
+                                     f"(tideflow looked in {', '.join(spaces) or 'nothing'})")
+        setattr(module, attr, value)
+        return value
+
+    return __getattr__
+
+
+_MISSING = object()
+
+
+class _Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        path = module.__name__[len(_ROOT):]
+        if "_module" in _TABLE[path][2]:
+            # a path that is one tideflow module entire (``platform.test`` is ``tf.test``): the
+            # import system hands out whatever sits in sys.modules after exec_module
+            sys.modules[module.__name__] = _resolve(_TABLE[path][2]["_module"])
+            return
+        module.__doc__ = f"``tensorflow.python.{path}``: {_TABLE[path][0]}"
+        module.__getattr__ = _make_getattr(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(_ROOT) or fullname[len(_ROOT):] not in _TABLE:
+            return None
+        sub = fullname[len(_ROOT):]
+        is_package = any(k.startswith(sub + ".") for k in _TABLE)
+        spec = importlib.machinery.ModuleSpec(fullname, _Loader(), is_package=is_package)
+        if is_package:
+            spec.submodule_search_locations = []
+        return spec
+
+
+def install():
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
+
