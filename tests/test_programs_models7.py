@@ -142,3 +142,24 @@ def test_unfed_placeholder_message_names_the_shape_only_above_rank_zero():
                     sess.run(tensor)
                 first_line = info.value.message.split("\n")[0]
                 assert first_line == "You must feed a value for " + expected, first_line
+
+
+def test_contrib_metrics_set_ops_path_and_names():
+    # SSD-Tensorflow's tf_extended imports tensorflow.contrib.metrics.python.ops.set_ops;
+    # TF 1.x's tf.contrib.metrics also held set_size/set_intersection/...
+    from tideflow.contrib.metrics.python.ops import metric_ops, set_ops
+
+    with tf.Graph().as_default():
+        a = tf.constant([[1, 2, 3, 5], [4, 4, 6, 7]])
+        b = tf.constant([[2, 3, 9, 9], [4, 7, 8, 8]])
+        inter = set_ops.set_intersection(a, b)
+        sizes = tf.contrib.metrics.set_size(inter)
+        union_sizes = set_ops.set_size(tf.contrib.metrics.set_union(a, b))
+        diff_sizes = set_ops.set_size(set_ops.set_difference(a, b))
+        with tf.Session() as sess:
+            got = sess.run([sizes, union_sizes, diff_sizes])
+    rows = [({1, 2, 3, 5}, {2, 3, 9}), ({4, 6, 7}, {4, 7, 8})]
+    np.testing.assert_array_equal(got[0], [len(x & y) for x, y in rows])
+    np.testing.assert_array_equal(got[1], [len(x | y) for x, y in rows])
+    np.testing.assert_array_equal(got[2], [len(x - y) for x, y in rows])
+    assert metric_ops.streaming_mean is tf.contrib.metrics.streaming_mean

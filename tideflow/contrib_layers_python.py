@@ -2,8 +2,10 @@
 custom slim layers import directly: ``tensorflow.contrib.layers.python.layers`` (its
 ``layers``, ``initializers``, ``regularizers`` and ``utils`` modules) and
 ``tensorflow.contrib.framework.python.ops`` (``add_arg_scope`` and the variable helpers at the
-package level, the ``arg_scope`` and ``variables`` modules). ``install`` registers them under
-``tideflow.contrib`` once ``contrib.layers`` and ``contrib.framework`` exist."""
+package level, the ``arg_scope`` and ``variables`` modules) and
+``tensorflow.contrib.metrics.python.ops`` (``set_ops``: TF 1.x's contrib.metrics set functions;
+``metric_ops``: the streaming metrics). ``install`` registers them under ``tideflow.contrib``
+once ``contrib.layers``, ``contrib.framework`` and ``contrib.metrics`` exist."""
 
 import sys
 import types
@@ -163,3 +165,23 @@ def install(contrib):
     # ``from ...framework.python.ops import arg_scope`` gives the function in TF too (the
     # package star-imports it over its submodule); the module stays importable by full path
     fops.variables = variables
+
+    # tf.contrib.metrics also held the set operations (set_ops re-exported tf.sets' functions)
+    from tideflow import sets as _sets
+
+    metrics = contrib.metrics
+    set_names = ("set_difference", "set_intersection", "set_size", "set_union")
+    for name in set_names:
+        setattr(metrics, name, getattr(_sets, name))
+    metrics.__all__ = sorted({*metrics.__all__, *set_names})
+    set_ops = _module(f"{base}.metrics.python.ops.set_ops",
+                      "``tensorflow.contrib.metrics.python.ops.set_ops``.",
+                      {n: getattr(_sets, n) for n in set_names})
+    metric_ops = _module(f"{base}.metrics.python.ops.metric_ops",
+                         "``tensorflow.contrib.metrics.python.ops.metric_ops``.",
+                         {n: getattr(metrics, n) for n in metrics.__all__
+                          if n.startswith("streaming_")})
+    mops = _module(f"{base}.metrics.python.ops", "``tensorflow.contrib.metrics.python.ops``.",
+                   {"set_ops": set_ops, "metric_ops": metric_ops})
+    metrics.python = _module(f"{base}.metrics.python",
+                             "``tensorflow.contrib.metrics.python``.", {"ops": mops})
