@@ -139,3 +139,140 @@ def test_platform_and_module_aliases():
     assert test is tf.test and resource_loader is tf.resource_loader
     assert sysconfig is tf.sysconfig and user_ops is tf.user_ops
     assert nest.flatten({"a": 1, "b": (2, 3)}) == [1, 2, 3]
+
+
+def _train_small_model(tmp_path):
+    """A conv + inference batch norm + dense graph with variables, saved to a checkpoint and a
+    text GraphDef; returns (paths, the weights as NumPy, an input batch)."""
+    rng = np.random.RandomState(0)
+    values = {"conv_w": rng.randn(3, 3, 2, 4).astype(np.float32),
+              "dense_w": rng.randn(16, 3).astype(np.float32),
+              "dense_b": rng.randn(3).astype(np.float32)}
+    bn = {"gamma": np.array([1.0, 2.0, 0.5, 1.5], np.float32),
+          "beta": np.array([0.1, -0.2, 0.3, 0.0], np.float32),
+          "mean": np.array([0.2, -0.1, 0.0, 0.4], np.float32),
+          "var": np.array([1.0, 0.5, 2.0, 0.25], np.float32)}
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 4, 4, 2], name="input")
+        conv_w = tf.Variable(values["conv_w"], name="conv_w")
+        dense_w = tf.Variable(values["dense_w"], name="dense_w")
+        dense_b = tf.Variable(values["dense_b"], name="dense_b")
+        conv = tf.nn.conv2d(x, conv_w, [1, 2, 2, 1], "SAME")
+        normed, _, _ = tf.nn.fused_batch_norm(conv, bn["gamma"], bn["beta"], bn["mean"],
+                                              bn["var"], epsilon=1e-3, is_training=False)
+        checked = tf.check_numerics(tf.identity(normed), "bad")
+        flat = tf.reshape(tf.nn.relu(checked), [-1, 16])
+        tf.add(tf.matmul(flat, dense_w), dense_b, name="output")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            ckpt = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+        tf.train.write_graph(g.as_graph_def(), str(tmp_path), "graph.pbtxt", as_text=True)
+    batch = rng.randn(2, 4, 4, 2).astype(np.float32)
+    return ckpt, str(tmp_path / "graph.pbtxt"), values, bn, batch
+
+
+def _numpy_model(values, bn, batch):
+    n = batch.shape[0]
+    padded = np.pad(batch, ((0, 0), (0, 1), (0, 1), (0, 0)))  # SAME, stride 2, kernel 3
+    conv = np.zeros((n, 2, 2, 4))
+    for i in range(2):
+        for j in range(2):
+            patch = padded[:, 2 * i:2 * i + 3, 2 * j:2 * j + 3, :]
+            conv[:, i, j, :] = np.tensordot(patch, values["conv_w"], axes=3)
+    normed = (conv - bn["mean"]) / np.sqrt(bn["var"] + 1e-3) * bn["gamma"] + bn["beta"]
+    return np.maximum(normed, 0).reshape(n, 16) @ values["dense_w"] + values["dense_b"]
+
+
+def _run_graph_def(graph_def, batch):
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as sess:
+            return sess.run("output:0", {"input:0": batch})
+
+
+def test_freeze_graph_from_checkpoint_and_pbtxt(tmp_path):
+    from tideflow.python.tools import freeze_graph
+
+    ckpt, pbtxt, values, bn, batch = _train_small_model(tmp_path)
+    out_path = str(tmp_path / "frozen.pb")
+    frozen = freeze_graph.freeze_graph(pbtxt, "", False, ckpt, "output", "save/restore_all",
+                                       "save/Const:0", out_path, True, "")
+    ops_in = {n.op for n in frozen.node}
+    assert not ops_in & {"VariableV2", "Variable", "Assign", "SaveV2", "RestoreV2"}
+    with open(out_path, "rb") as f:
+        from tideflow.protos import graph_pb2
+
+        on_disk = graph_pb2.GraphDef.FromString(f.read())
+    assert on_disk == frozen
+    np.testing.assert_allclose(_run_graph_def(on_disk, batch), _numpy_model(values, bn, batch),
+                               rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="Input checkpoint '.*missing' doesn't exist!"):
+        freeze_graph.freeze_graph(pbtxt, "", False, str(tmp_path / "missing"), "output", "",
+                                  "", "", True, "")
+    with pytest.raises(OSError, match="Input graph file '.*nope.pbtxt' does not exist!"):
+        freeze_graph.freeze_graph(str(tmp_path / "nope.pbtxt"), "", False, ckpt, "output", "",
+                                  "", "", True, "")
+
+
+def test_print_tensors_in_checkpoint_file(tmp_path, capsys):
+    from tideflow.python.tools import inspect_checkpoint
+
+    ckpt, _, values, _, _ = _train_small_model(tmp_path)
+    inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "dense_b", False)
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "tensor: dense_b (float32) [3]"
+    assert str(values["dense_b"]) in out
+    assert out.splitlines()[-1] == "# Total number of params: 123"  # 72 + 48 + 3
+    inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "", False, all_tensor_names=True)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["tensor: conv_w (float32) [3, 3, 2, 4]", "tensor: dense_b (float32) [3]",
+                     "tensor: dense_w (float32) [16, 3]", "# Total number of params: 123"]
+    inspect_checkpoint.print_tensors_in_checkpoint_file(ckpt, "nope", False)
+    assert capsys.readouterr().out == "Tensor nope not found in checkpoint\n"
+
+
+def test_optimize_for_inference_strips_and_folds(tmp_path):
+    from tideflow.python.framework import dtypes
+    from tideflow.python.tools import freeze_graph, optimize_for_inference_lib, strip_unused_lib
+
+    ckpt, pbtxt, values, bn, batch = _train_small_model(tmp_path)
+    frozen = freeze_graph.freeze_graph(pbtxt, "", False, ckpt, "output", "", "", "", True, "")
+    optimized = optimize_for_inference_lib.optimize_for_inference(
+        frozen, ["input"], ["output"], dtypes.float32.as_datatype_enum)
+    ops_in = [n.op for n in optimized.node]
+    assert "CheckNumerics" not in ops_in and "Identity" not in ops_in
+    assert not any(op.startswith("FusedBatchNorm") for op in ops_in)
+    assert "BiasAdd" in ops_in
+    expected = _numpy_model(values, bn, batch)
+    np.testing.assert_allclose(_run_graph_def(optimized, batch), expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(_run_graph_def(frozen, batch), expected, rtol=1e-4, atol=1e-4)
+    stripped = strip_unused_lib.strip_unused(frozen, ["input"], ["output"],
+                                             dtypes.float32.as_datatype_enum)
+    assert [n.op for n in stripped.node if n.name == "input"] == ["Placeholder"]
+    with pytest.raises(KeyError, match="input nodes were not found.*'absent'"):
+        strip_unused_lib.strip_unused(frozen, ["absent"], ["output"], 1)
+    broken = type(frozen)()
+    broken.CopyFrom(frozen)
+    broken.node[-1].input.append("ghost")
+    with pytest.raises(ValueError, match="not found"):
+        optimize_for_inference_lib.ensure_graph_is_valid(broken)
+
+
+def test_saved_model_utils_get_meta_graph_def(tmp_path):
+    from tideflow.python.saved_model import tag_constants
+
+    from tideflow.python.tools import saved_model_utils
+
+    export_dir = str(tmp_path / "sm")
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            builder = tf.saved_model.builder.SavedModelBuilder(export_dir)
+            builder.add_meta_graph_and_variables(sess, [tag_constants.SERVING])
+            builder.save()
+    assert saved_model_utils.get_saved_model_tag_sets(export_dir) == [["serve"]]
+    meta = saved_model_utils.get_meta_graph_def(export_dir, "serve")
+    assert "v" in [n.name for n in meta.graph_def.node]
+    with pytest.raises(RuntimeError, match="tag-set train could not be found"):
+        saved_model_utils.get_meta_graph_def(export_dir, "train")
