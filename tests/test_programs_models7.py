@@ -163,3 +163,21 @@ def test_contrib_metrics_set_ops_path_and_names():
     np.testing.assert_array_equal(got[1], [len(x | y) for x, y in rows])
     np.testing.assert_array_equal(got[2], [len(x - y) for x, y in rows])
     assert metric_ops.streaming_mean is tf.contrib.metrics.streaming_mean
+
+
+def test_python_ops_gen_image_ops_and_other_generated_modules():
+    # SSD-Tensorflow's tf_image imports tensorflow.python.ops.gen_image_ops; TF's other generated
+    # op modules answer snake_case op names the same way
+    import colorsys
+
+    from tideflow.python.ops import gen_data_flow_ops, gen_image_ops, gen_state_ops  # noqa: F401
+
+    x = np.arange(12, dtype=np.float32).reshape(1, 2, 2, 3)
+    rgb = np.array([[0.2, 0.4, 0.6], [0.9, 0.1, 0.3]], np.float32)
+    with tf.Graph().as_default():
+        up = gen_image_ops.resize_nearest_neighbor(x, [4, 4], align_corners=False)
+        hsv = gen_image_ops.rgb_to_hsv(rgb)
+        with tf.Session() as sess:
+            got_up, got_hsv = sess.run([up, hsv])
+    np.testing.assert_array_equal(got_up, x.repeat(2, axis=1).repeat(2, axis=2))
+    np.testing.assert_allclose(got_hsv, [colorsys.rgb_to_hsv(*p) for p in rgb], rtol=1e-5)
