@@ -276,3 +276,69 @@ def test_saved_model_utils_get_meta_graph_def(tmp_path):
     assert "v" in [n.name for n in meta.graph_def.node]
     with pytest.raises(RuntimeError, match="tag-set train could not be found"):
         saved_model_utils.get_meta_graph_def(export_dir, "train")
+
+
+def test_defun_builds_the_function_and_its_custom_gradient():
+    from tideflow.python.framework import function
+
+    @function.Defun(tf.float32, tf.float32)
+    def scaled_sum(x, y):
+        return 2.0 * x + y * y
+
+    def clipped_grad(op, grad):
+        _, y = op.inputs
+        return tf.clip_by_value(grad, -0.5, 0.5), grad * y  # not the true dy (2y)
+
+    @function.Defun(tf.float32, tf.float32, python_grad_func=clipped_grad)
+    def custom(x, y):
+        return 2.0 * x + y * y
+
+    assert scaled_sum.name == "scaled_sum"
+    assert scaled_sum.declared_input_types == (tf.float32, tf.float32)
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, -3.0])
+        y = tf.constant([2.0, 0.5])
+        z = scaled_sum(x, y)
+        c = custom(x, y)
+        gz = tf.gradients(z, [x, y])
+        gc = tf.gradients(c, [x, y])
+        with tf.Session() as sess:
+            zv, cv, gzv, gcv = sess.run([z, c, gz, gc])
+    np.testing.assert_allclose(zv, [6.0, -5.75])
+    np.testing.assert_allclose(cv, zv)
+    np.testing.assert_allclose(gzv[0], [2.0, 2.0])
+    np.testing.assert_allclose(gzv[1], [4.0, 1.0])
+    np.testing.assert_allclose(gcv[0], [0.5, 0.5])  # ones clipped to 0.5
+    np.testing.assert_allclose(gcv[1], [2.0, 0.5])  # grad * y
+    with pytest.raises(ValueError, match="Expected 2 inputs to scaled_sum but got 1"):
+        scaled_sum(x)
+
+
+def test_tf_inspect_getargspec_sees_through_decorators():
+    from tideflow.python.util import deprecation, tf_inspect
+
+    @deprecation.deprecated(None, "old")
+    def f(a, b=2, *rest, **kw):
+        return a
+
+    spec = tf_inspect.getargspec(f)
+    assert spec == tf_inspect.ArgSpec(["a", "b"], "rest", "kw", (2,))
+    assert spec.keywords == "kw"
+    assert tf_inspect.isfunction(f)
+
+
+def test_layer_aliases_and_np_utils_and_session():
+    from tideflow.python.keras.utils import np_utils
+
+    from tideflow.python.client import session
+    from tideflow.python.layers import convolutional, normalization, pooling
+
+    assert convolutional.convolution2d is tf.layers.conv2d
+    assert convolutional.Deconv2D is tf.layers.Conv2DTranspose
+    assert convolutional.deconv2d is tf.layers.conv2d_transpose
+    assert pooling.max_pool2d is tf.layers.max_pooling2d
+    assert normalization.BatchNormalization is tf.layers.BatchNormalization
+    assert np_utils.to_categorical is tf.keras.utils.to_categorical
+    np.testing.assert_array_equal(np_utils.to_categorical([0, 2], 3), [[1, 0, 0], [0, 0, 1]])
+    assert issubclass(tf.Session, session.BaseSession)
+    assert issubclass(tf.Session, session.SessionInterface)

@@ -60,7 +60,7 @@ _add("ops.distributions", "``tensorflow.python.ops.distributions``.", [],
      distribution="tideflow.distributions.distribution:")
 # -- framework ------------------------------------------------------------------------------
 _add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
-_add("framework.function", "Graph functions.", ["tideflow"])
+_add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])
 _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.errors"])
 _add("framework.test_util", "Test helpers (``TensorFlowTestCase`` is ``tf.test.TestCase``).",
      ["tideflow.test"], TensorFlowTestCase="tideflow.test:TestCase")
@@ -83,14 +83,30 @@ _add("platform.resource_loader", "``tf.resource_loader``.", ["tideflow.resource_
      _module="tideflow.resource_loader")
 _add("platform.sysconfig", "``tf.sysconfig``.", ["tideflow.sysconfig"],
      _module="tideflow.sysconfig")
-_add("client.session", "``Session``, ``InteractiveSession``.", ["tideflow"])
+_add("client.session", "``Session``, ``InteractiveSession``, ``BaseSession``.",
+     ["tideflow", "tideflow.runtime.session"], SessionInterface="tideflow.runtime.session:BaseSession")
 _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecation"],
      _module="tideflow.python._deprecation")
-_add("util.tf_inspect", "``inspect`` through decorators.", ["inspect"])
+_add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
+     _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
 # -- layers, lib.io, summary ----------------------------------------------------------------
-for _layers in ("convolutional", "normalization", "pooling", "layers"):
-    _add("layers." + _layers, "``tf.layers``.", ["tideflow.layers"])
+# TF 1.x's layer modules also hold the old aliases of their classes and functions
+_add("layers.convolutional", "``tf.layers`` convolutions.", ["tideflow.layers"],
+     Convolution1D="tideflow.layers:Conv1D", Convolution3DTranspose="tideflow.layers:Conv3DTranspose",
+     Deconvolution2D="tideflow.layers:Conv2DTranspose", Deconv2D="tideflow.layers:Conv2DTranspose",
+     Deconvolution3D="tideflow.layers:Conv3DTranspose", Deconv3D="tideflow.layers:Conv3DTranspose",
+     convolution1d="tideflow.layers:conv1d", convolution2d="tideflow.layers:conv2d",
+     convolution3d="tideflow.layers:conv3d",
+     separable_convolution2d="tideflow.layers:separable_conv2d",
+     convolution2d_transpose="tideflow.layers:conv2d_transpose",
+     deconvolution2d="tideflow.layers:conv2d_transpose", deconv2d="tideflow.layers:conv2d_transpose",
+     convolution3d_transpose="tideflow.layers:conv3d_transpose",
+     deconvolution3d="tideflow.layers:conv3d_transpose", deconv3d="tideflow.layers:conv3d_transpose")
+_add("layers.normalization", "``tf.layers`` batch normalization.", ["tideflow.layers"])
+_add("layers.pooling", "``tf.layers`` pooling.", ["tideflow.layers"],
+     max_pool2d="tideflow.layers:max_pooling2d", avg_pool2d="tideflow.layers:average_pooling2d")
+_add("layers.layers", "``tf.layers``.", ["tideflow.layers"])
 _add("lib.io.tf_record", "TFRecord reading and writing.", ["tideflow.python_io"])
 _add("lib.io.python_io", "``tf.python_io``.", ["tideflow.python_io"], _module="tideflow.python_io")
 _add("summary", "``tensorflow.python.summary``.", [])

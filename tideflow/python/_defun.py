@@ -1,0 +1,97 @@
+"""``tensorflow.python.framework.function.Defun``: TF 1.x's graph-function decorator.
+
+``@Defun(tf.float32, tf.float32) def f(x, y)`` declares a function of typed inputs; TF adds a
+FunctionDef to the graph's library and each call one op running it. tideflow builds the
+function's ops inline at each call instead (under a name scope named after the function, as
+``tf.function`` does here), which computes the same values; a ``python_grad_func(op, *grads)``
+or a ``grad_func`` (a function of the inputs followed by the output gradients) replaces the
+gradient through those ops, ``op`` standing for the call with its ``inputs`` and ``outputs``.
+"""
+
+import types
+
+from tideflow.framework import dtypes, ops
+
+
+class Defun:
+    """Decorator making a Python function a graph function of ``input_types``."""
+
+    def __init__(self, *input_types, **kwargs):
+        self._input_types = input_types
+        self._func_name = kwargs.pop("func_name", None)
+        self._grad_func = kwargs.pop("grad_func", None)
+        self._python_grad_func = kwargs.pop("python_grad_func", None)
+        self._out_names = kwargs.pop("out_names", None)
+        self._extra_kwargs = kwargs
+
+    def __call__(self, func):
+        if not callable(func):
+            raise ValueError(f"function {func} must be callable")  # noqa: TRY004 - as TF
+        return _DefinedFunction(func, self._input_types, self._func_name, self._grad_func,
+                                self._python_grad_func, self._out_names)
+
+
+class _DefinedFunction:
+    """A function declared with ``Defun``; calling it builds its ops."""
+
+    def __init__(self, func, input_types, func_name, grad_func, python_grad_func, out_names):
+        self._func = func
+        self._input_types = tuple(dtypes.as_dtype(t) for t in input_types)
+        self._func_name = func_name or func.__name__
+        self._grad_func = grad_func
+        self._python_grad_func = python_grad_func
+        self._out_names = out_names
+        self.__doc__ = func.__doc__
+
+    @property
+    def name(self):
+        return self._func_name
+
+    @property
+    def declared_input_types(self):
+        return self._input_types
+
+    @property
+    def python_grad_func(self):
+        return self._python_grad_func
+
+    @property
+    def grad_func_name(self):
+        return self._grad_func.name if self._grad_func is not None else None
+
+    def __call__(self, *args, **kwargs):
+        name = kwargs.pop("name", None)
+        if kwargs:
+            raise ValueError(f"Defun function {self._func_name} got unexpected keyword "
+                             f"arguments {sorted(kwargs)}")
+        if self._input_types and len(args) != len(self._input_types):
+            raise ValueError(f"Expected {len(self._input_types)} inputs to {self._func_name} "
+                             f"but got {len(args)}")
+        types_ = self._input_types or (None,) * len(args)
+        with ops.name_scope(name, self._func_name):
+            inputs = [ops.convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
+            if self._python_grad_func is None and self._grad_func is None:
+                return self._func(*inputs)
+            return self._with_gradient(inputs)
+
+    def _with_gradient(self, inputs):
+        from tideflow.ops.misc_ops import custom_gradient
+
+        func, python_grad, grad_func = self._func, self._python_grad_func, self._grad_func
+
+        @custom_gradient
+        def call(*xs):
+            result = func(*xs)
+            outs = list(result) if isinstance(result, (list, tuple)) else [result]
+            op = types.SimpleNamespace(inputs=list(xs), outputs=outs, name=self._func_name)
+
+            def grad(*dys):
+                if python_grad is not None:
+                    dx = python_grad(op, *dys)
+                else:
+                    dx = grad_func(*xs, *dys)
+                return dx
+
+            return result, grad
+
+        return call(*inputs)
