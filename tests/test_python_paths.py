@@ -65,6 +65,10 @@ def test_names_are_tideflows_objects():
     assert estimator.Estimator is tf.estimator.Estimator
     assert run_config.RunConfig is tf.estimator.RunConfig
     assert dataset_ops.Dataset is tf.data.Dataset
+    from tideflow.python.ops.distributions import distribution, normal
+
+    assert distribution.Distribution is tf.distributions.Distribution
+    assert normal.Normal is tf.distributions.Normal
 
 
 def test_missing_name_is_attribute_error_naming_module():

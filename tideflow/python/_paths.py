@@ -56,8 +56,13 @@ _add("ops.ctc_ops", "CTC loss and decoders.", ["tideflow.ops.ctc_ops", "tideflow
 _add("ops.candidate_sampling_ops", "Candidate samplers.",
      ["tideflow.ops.candidate_sampling_ops", "tideflow.nn", "tideflow.random"])
 _add("ops.summary_ops_v2", "``tf.contrib.summary``.", ["tideflow.contrib.summary"])
-_add("ops.distributions", "``tensorflow.python.ops.distributions``.", [],
-     distribution="tideflow.distributions.distribution:")
+_add("ops.distributions", "``tf.distributions``.", ["tideflow.distributions"])
+_add("ops.distributions.distribution", "``Distribution``.",
+     ["tideflow.distributions.distribution", "tideflow.distributions"])
+for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multinomial",
+              "exponential", "gamma", "kullback_leibler", "laplace", "multinomial", "normal",
+              "student_t", "uniform", "util"):
+    _add("ops.distributions." + _dist, "``tf.distributions``.", ["tideflow.distributions"])
 # -- framework ------------------------------------------------------------------------------
 _add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
 _add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])
