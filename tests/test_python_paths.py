@@ -346,3 +346,24 @@ def test_layer_aliases_and_np_utils_and_session():
     np.testing.assert_array_equal(np_utils.to_categorical([0, 2], 3), [[1, 0, 0], [0, 0, 1]])
     assert issubclass(tf.Session, session.BaseSession)
     assert issubclass(tf.Session, session.SessionInterface)
+
+
+def test_nest_up_to_functions():
+    from tideflow.python.data.util import nest as data_nest
+
+    from tideflow.python.util import nest
+
+    assert data_nest.flatten_up_to is nest.flatten_up_to
+    shallow = {"a": None, "b": (None, None)}
+    tree = {"a": [1, 2], "b": ((3, 4), 5)}
+    assert nest.flatten_up_to(shallow, tree) == [[1, 2], (3, 4), 5]
+    doubled = nest.map_structure_up_to(shallow, lambda x, y: (x, y), tree, tree)
+    assert doubled == {"a": ([1, 2], [1, 2]), "b": (((3, 4), (3, 4)), (5, 5))}
+    with pytest.raises(ValueError, match="same sequence length"):
+        nest.assert_shallow_structure((None, None), (1, 2, 3))
+    with pytest.raises(TypeError, match="input must also be a sequence"):
+        nest.assert_shallow_structure([None], 1)
+    with pytest.raises(TypeError, match="same sequence type"):
+        nest.assert_shallow_structure([None], (1,))
+    with pytest.raises(ValueError, match="same keys"):
+        nest.assert_shallow_structure({"a": None}, {"b": 1})

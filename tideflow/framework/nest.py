@@ -129,5 +129,55 @@ def map_structure(func, *structures, **kwargs):
     return pack_sequence_as(structures[0], [func(*xs) for xs in zip(*flats)])
 
 
+def assert_shallow_structure(shallow_tree, input_tree, check_types=True):
+    """Raises unless ``input_tree`` nests at least as deep as ``shallow_tree`` and agrees with
+    it down to its leaves (same sequence types, lengths and dict keys); below a leaf of
+    ``shallow_tree``, ``input_tree`` may hold anything."""
+    if not is_sequence(shallow_tree):
+        return
+    if not is_sequence(input_tree):
+        raise TypeError("If shallow structure is a sequence, input must also be a sequence. "
+                        f"Input has type: {type(input_tree)}.")
+    if check_types and not isinstance(input_tree, type(shallow_tree)):
+        raise TypeError("The two structures don't have the same sequence type. Input structure "
+                        f"has type {type(input_tree)}, while shallow structure has type "
+                        f"{type(shallow_tree)}.")
+    if len(input_tree) != len(shallow_tree):
+        raise ValueError("The two structures don't have the same sequence length. Input "
+                         f"structure has length {len(input_tree)}, while shallow structure "
+                         f"has length {len(shallow_tree)}.")
+    if isinstance(shallow_tree, collections.abc.Mapping):
+        for key in input_tree:
+            if key not in shallow_tree:
+                raise ValueError("The two structures don't have the same keys. Input structure "
+                                 f"has keys {list(input_tree)}, while shallow structure has "
+                                 f"keys {list(shallow_tree)}.")
+    for s, i in zip(_children(shallow_tree), _children(input_tree)):
+        assert_shallow_structure(s, i, check_types=check_types)
+
+
+def flatten_up_to(shallow_tree, input_tree):
+    """``input_tree`` flattened down to the leaves of ``shallow_tree`` (what sits below each of
+    them stays whole)."""
+    assert_shallow_structure(shallow_tree, input_tree)
+    if not is_sequence(shallow_tree):
+        return [input_tree]
+    out = []
+    for s, i in zip(_children(shallow_tree), _children(input_tree)):
+        out.extend(flatten_up_to(s, i))
+    return out
+
+
+def map_structure_up_to(shallow_tree, func, *inputs):
+    """``func`` applied to the parts of ``inputs`` at each leaf of ``shallow_tree``, in its
+    shape (``map_structure`` that stops at ``shallow_tree``'s depth)."""
+    if not inputs:
+        raise ValueError("Cannot map over no sequences")
+    for tree in inputs:
+        assert_shallow_structure(shallow_tree, tree)
+    flats = [flatten_up_to(shallow_tree, tree) for tree in inputs]
+    return pack_sequence_as(shallow_tree, [func(*xs) for xs in zip(*flats)])
+
+
 # TF 1.15's name for is_sequence in tf.nest
 is_nested = is_sequence
