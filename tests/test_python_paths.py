@@ -96,8 +96,13 @@ def test_gen_op_wrappers_run():
         pool_grad = gen_nn_ops._max_pool_grad(x, pooled, tf.ones_like(pooled), [1, 2, 2, 1],
                                               [1, 2, 2, 1], "VALID")
         raw = gen_math_ops.MatMul(a=a, b=b)
+        # TF's Python argument names where its api_defs rename the op's (axis for
+        # reduction_indices / squeeze_dims), positionally and by keyword
+        summed = gen_math_ops._sum(a, [0], True)
+        squeezed = gen_array_ops.squeeze(a[None], axis=[0])
         with tf.Session() as sess:
-            got = sess.run([mm, mm_hidden, relu_grad, reshaped, pool_grad, raw])
+            got = sess.run([mm, mm_hidden, relu_grad, reshaped, pool_grad, raw, summed,
+                            squeezed])
     np.testing.assert_allclose(got[0], a @ b.T)
     np.testing.assert_allclose(got[1], a @ b.T)
     np.testing.assert_allclose(got[2], b * (a > 0))
@@ -106,6 +111,9 @@ def test_gen_op_wrappers_run():
     expected[1::2, 1::2] = 1.0  # the max of each 2x2 window is its bottom-right element
     np.testing.assert_array_equal(got[4].reshape(4, 4), expected)
     np.testing.assert_allclose(got[5], a @ b)
+    np.testing.assert_allclose(got[6], a.sum(0, keepdims=True))
+    np.testing.assert_array_equal(got[7], a)
+    assert "'axis'" in gen_math_ops.mean.__doc__
     with pytest.raises(TypeError, match="mat_mul.*multiple values.*'a'"):
         gen_math_ops.mat_mul(a, b, a=a)
 

@@ -232,6 +232,9 @@ def _gen_function(module_name, attr):
     attrs = [a for a in op_def.attrs.values() if a.name not in inferred]
     order = ([a.name for a in op_def.inputs] + [a.name for a in attrs if not a.has_default]
              + [a.name for a in attrs if a.has_default])
+    # TF's Python names where its api_defs rename an argument (``squeeze(input, axis)``)
+    tf_names = {v: k for k, v in raw_ops._RENAMES.get(op_type, {}).items()}
+    order = [tf_names.get(n, n) for n in order]
 
     def op_function(*args, **kwargs):
         if len(args) > len(order):
