@@ -375,3 +375,28 @@ def test_nest_up_to_functions():
         nest.assert_shallow_structure([None], (1,))
     with pytest.raises(ValueError, match="same keys"):
         nest.assert_shallow_structure({"a": None}, {"b": 1})
+
+
+def test_freeze_graph_from_meta_graph_and_saved_model(tmp_path):
+    from tideflow.python.tools import freeze_graph
+
+    w0 = np.array([[1.5, -2.0], [0.5, 3.0]], np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="input")
+        w = tf.Variable(w0, name="w")
+        tf.matmul(x, w, name="output")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            saver = tf.train.Saver()
+            ckpt = saver.save(sess, str(tmp_path / "m.ckpt"))
+            builder = tf.saved_model.builder.SavedModelBuilder(str(tmp_path / "sm"))
+            builder.add_meta_graph_and_variables(sess, ["serve"])
+            builder.save()
+    batch = np.array([[1.0, 2.0], [-1.0, 0.5]], np.float32)
+    from_meta = freeze_graph.freeze_graph(None, "", True, ckpt, "output", "", "", "", True, "",
+                                          input_meta_graph=ckpt + ".meta")
+    from_sm = freeze_graph.freeze_graph(None, "", True, None, "output", "", "", "", True, "",
+                                        input_saved_model_dir=str(tmp_path / "sm"))
+    for frozen in (from_meta, from_sm):
+        assert "VariableV2" not in {n.op for n in frozen.node}
+        np.testing.assert_allclose(_run_graph_def(frozen, batch), batch @ w0, rtol=1e-6)
