@@ -54,3 +54,27 @@ def test_scatter_sub_and_unsorted_segment_sum_with_repeated_rows():
     np.add.at(want_seg, idx, upd)
     np.testing.assert_array_equal(got_sub, want_sub)
     np.testing.assert_array_equal(got_seg, want_seg)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.maximum])
+def test_rounds_of_distinct_indices_match_ufunc_at_bitwise(ufunc):
+    # an embedding gradient's shape: 640 lookups into 50 rows (every row about 13 times)
+    rng = np.random.RandomState(3)
+    out = rng.standard_normal((50, 64)).astype(np.float32)
+    idx = rng.randint(0, 50, 640)
+    upd = rng.standard_normal((640, 64)).astype(np.float32)
+    want = out.copy()
+    ufunc.at(want, idx, upd)
+    rows_at(ufunc, out, idx, upd)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_negative_indices_and_one_hot_row_fall_back_to_ufunc_at():
+    rng = np.random.RandomState(4)
+    for idx in (np.array([-1, 49, 3, -1] * 8), np.array([7] * 100 + list(range(20)))):
+        out = rng.standard_normal((50, 40))
+        upd = rng.standard_normal((idx.size, 40))
+        want = out.copy()
+        np.add.at(want, idx, upd)
+        rows_at(np.add, out, idx, upd)
+        np.testing.assert_array_equal(out, want)

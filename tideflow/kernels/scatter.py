@@ -2,10 +2,11 @@
 
 ``np.add.at(out, idx, rows)`` with ``out`` of rank 2 or more applies each row separately
 through NumPy's generic indexed loop (about 1 us per row plus the row's elements, however few
-duplicates there are). Here the rows whose index occurs once go through one fancy-indexed
-read-modify-write, and only the rows with a repeated index through ``ufunc.at``, in their
-original order: every element of ``out`` sees exactly the operations, in exactly the order,
-that ``ufunc.at`` would apply, so results are bitwise equal.
+duplicates there are). Here the rows go through fancy-indexed read-modify-writes in rounds:
+round k applies the k-th occurrence of every index (no index twice in a round), so every
+element of ``out`` sees exactly the operations, in exactly the order, that ``ufunc.at`` would
+apply, and results are bitwise equal. A few indices repeated many times (more rounds than
+rows to fill them) still go through ``ufunc.at``.
 """
 
 import math
@@ -15,6 +16,8 @@ import numpy as np
 # below this many indices (or elements per row) the sort costs more than it saves
 _MIN_INDICES = 16
 _MIN_ROW = 32
+# rounds of distinct indices pay when each round has at least this many rows on average
+_ROUND_ROWS = 8
 
 
 def rows_at(ufunc, out, indices, rows):
@@ -29,19 +32,27 @@ def rows_at(ufunc, out, indices, rows):
         (flat.size,) + out.shape[1:])
     order = np.argsort(flat, kind="stable")
     ordered = flat[order]
+    if ordered[0] < 0:  # -1 and n-1 name one row: leave negative indices to ufunc.at
+        ufunc.at(out, flat, rows)
+        return
     same = ordered[1:] == ordered[:-1]
     if not same.any():
         out[flat] = ufunc(out[flat], rows)
         return
-    repeated = np.zeros(flat.size, bool)
-    repeated[1:] = same
-    repeated[:-1] |= same
-    if 2 * np.count_nonzero(repeated) > flat.size:  # mostly repeated: nothing to split off
+    # the k-th occurrence of every index in round k: no index twice within a round, and each
+    # index's rows still applied in their original order
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    sizes = np.diff(np.append(starts, flat.size))
+    rank = np.arange(flat.size) - np.repeat(starts, sizes)
+    rounds = int(sizes.max())
+    if rounds * _ROUND_ROWS > flat.size:  # a few indices repeated many times: ufunc.at
         ufunc.at(out, flat, rows)
         return
-    once = order[~repeated]
-    if once.size:
-        at = flat[once]
-        out[at] = ufunc(out[at], rows[once])
-    many = order[repeated]  # sorted by index, each index's rows in their original order
-    ufunc.at(out, flat[many], rows[many])
+    by_round = order[np.argsort(rank, kind="stable")]
+    bounds = np.cumsum(np.bincount(rank, minlength=rounds))
+    lo = 0
+    for hi in bounds.tolist():
+        sel = by_round[lo:hi]
+        at = flat[sel]
+        out[at] = ufunc(out[at], rows[sel])
+        lo = hi
