@@ -131,3 +131,6 @@ def tuple(tensors, name=None, control_inputs=None):
                 out.append(None)
         return out
 
+
+
+from tideflow.ops.switch_merge_ops import merge, switch  # noqa: F401 - TF 1.x keeps them here

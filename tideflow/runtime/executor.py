@@ -21,6 +21,7 @@ from tideflow.kernels import threads
 from tideflow.kernels.device import KernelContext
 from tideflow.ops.control_flow_ops import _no_op_kernel
 from tideflow.ops.state_ops import UninitializedValue
+from tideflow.ops.switch_merge_ops import DEAD, MERGE_TYPES, SWITCH_TYPES
 from tideflow.runtime import accumulate, graph_passes
 from tideflow.runtime.rendezvous import StepAborted
 
@@ -227,6 +228,9 @@ class Plan:
             em.line("if False: yield  # a generator even without a Recv", 2)
         outs = em.emit(order, fetches, fed, replace, consts, names, 2, top=True)
         rets = []
+        if em.has_switch:
+            em.env["__live__"] = _fetch_live
+            outs = [f"__live__({r}, {i})" for i, r in enumerate(outs)]
         for t, r in zip(fetches, outs):
             rt = replace.get(t, t)
             if self.raw:
@@ -378,6 +382,8 @@ class _Emitter:
         self.line_ops = {}  # index in lines -> op
         self._n = itertools.count()
         self.hooks = None  # top-level Send/Recv and tracing lines (runtime/tracing.py)
+        self.dead_region = frozenset()  # ops downstream of a Switch (may see dead inputs)
+        self.has_switch = False
 
     def line(self, text, depth, op=None):
         if op is not None:
@@ -406,6 +412,10 @@ class _Emitter:
         for idx, op in enumerate(order):
             for t in op._inputs:
                 last_use[replace.get(t, t)] = idx
+        outer_region = self.dead_region
+        self.dead_region = _dead_region(order, replace) | outer_region
+        if self.dead_region:
+            self.has_switch = True
         fetch_set = {replace.get(t, t) for t in fetches}
         sums, held, gone = {}, {}, set()
         if self.optimize and (self.device is None or self.device.is_host) and (
@@ -461,6 +471,7 @@ class _Emitter:
                     and t not in consts and t in names and t not in gone]
             if dead:
                 self.line("del " + ", ".join(dead), depth)
+        self.dead_region = outer_region
         return [ref(t) for t in fetches]
 
     def _emit_call(self, op, od, ref, last_use, idx, fetch_set, fed, consts, names, targets,
@@ -486,6 +497,17 @@ class _Emitter:
         kernel = self.env[kname]
         if kernel is _no_op_kernel:
             self.line("pass", depth, op)  # NoOp: its control edges are the line order
+            return
+        if op in self.dead_region and op._type not in _DEAD_AWARE:
+            # downstream of a Switch: an op with a dead input does not run, its outputs dead
+            self.env[kname] = _live_only(kernel, len(op._outputs))
+            call = f"{kname}({', '.join(args)})"
+            if not op._outputs or all(x == "_" for x in targets):
+                self.line(call, depth, op)
+            elif len(targets) == 1:
+                self.line(f"{targets[0]} = {call}", depth, op)
+            else:
+                self.line(f"{_tuple(targets)} = {call}", depth, op)
             return
         call = f"{kname}({', '.join(args)})"
         if len(args) == 1 and _is_pass_through(op, od, kernel):
@@ -685,6 +707,43 @@ def _sole_owner(a):
     """True when ``a`` is an array that owns its buffer and nothing else can see it."""
     return type(a) is np.ndarray and a.flags.owndata and a.flags.writeable and (
         sys.getrefcount(a) <= _SOLE_OWNER_REFS)
+
+
+_DEAD_AWARE = SWITCH_TYPES | MERGE_TYPES
+
+
+def _dead_region(order, replace):
+    """The ops of ``order`` that may see a dead tensor: those reading, directly or through
+    other such ops, an output of a Switch (Merges included: theirs is dead when all their
+    inputs are). Empty, and free, for plans without a Switch."""
+    if not any(op._type in SWITCH_TYPES for op in order):
+        return frozenset()
+    deadish = set()
+    region = set()
+    for op in order:
+        if op._type in SWITCH_TYPES or any(replace.get(t, t) in deadish for t in op._inputs):
+            region.add(op)
+            deadish.update(op._outputs)
+    return frozenset(region)
+
+
+def _live_only(kernel, n_outputs):
+    """``kernel`` run only when none of its arguments is dead; else dead outputs."""
+    dead = DEAD if n_outputs == 1 else (DEAD,) * n_outputs if n_outputs else None
+
+    def run(*args, **kw):
+        for a in args:
+            if a is DEAD or (type(a) is list and any(x is DEAD for x in a)):
+                return dead
+        return kernel(*args, **kw)
+
+    return run
+
+
+def _fetch_live(v, i):
+    if v is DEAD:
+        raise errors.InvalidArgumentError(None, None, f"Retval[{i}] does not have value")
+    return v
 
 
 def _is_pass_through(op, od, kernel):
