@@ -30,6 +30,8 @@ def test_not_swapped_when_rows_are_many_or_operand_contiguous():
     x = rng.randn(200, 64).astype(np.float32)
     w = rng.randn(256, 64).astype(np.float32)
     assert not threads._swapped(x, w.T, 200, 256)  # many rows
+    # an MLP's batch of 128 (g @ W^T of a 512x512 layer): swapped and copied back, slower
+    assert not threads._swapped(x[:128], w.T, 128, 512)
     assert not threads._swapped(x[:32], np.ascontiguousarray(w.T), 32, 256)  # not transposed
     assert not threads._swapped(x[:32].T.copy().T, w.T, 32, 256)  # left side transposed
     np.testing.assert_array_equal(threads.matmul(x, w.T), x @ w.T)

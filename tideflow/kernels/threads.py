@@ -310,7 +310,7 @@ def _swapped(x, y, m, n):
     same product with the big matrix on the left, untransposed); the same BLAS product with its
     operands' roles swapped gives bitwise the same values; the result is copied back to C order
     (a few microseconds), so that the reductions downstream sum in the same order as before."""
-    return (4 * m <= n and m <= 128 and x.dtype == y.dtype and x.dtype.kind in "fc"
+    return (4 * m <= n and m <= 64 and x.dtype == y.dtype and x.dtype.kind in "fc"
             and y.flags.f_contiguous and not y.flags.c_contiguous and x.flags.c_contiguous)
 
 
