@@ -6,6 +6,7 @@ Declarations use TF's REGISTER_OP notation for arguments and attributes, e.g.
 """
 
 import ast
+import functools
 import inspect
 import sys
 
@@ -195,8 +196,9 @@ class OpDef:
                 if k not in self.attrs:
                     raise ValueError(f"op {name}: kernel keyword '{k}' is not an attr of the op")
 
-    @property
+    @functools.cached_property
     def has_ref_input(self):
+        """Whether an input is a ref (fixed at declaration: read once per op built)."""
         return any(a.is_ref for a in self.inputs)
 
     def __repr__(self):
