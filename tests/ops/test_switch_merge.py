@@ -103,3 +103,25 @@ def test_errors():
         control_flow_ops.switch(x, 1.0)
     with pytest.raises(ValueError, match="Shape must be rank 0"):
         control_flow_ops.switch(x, tf.constant([True, False]))
+
+
+def test_graph_def_round_trip_keeps_a_selector_and_converts_a_two_way_cond():
+    img = tf.placeholder(tf.float32, [3], name="img")
+    sel = tf.placeholder(tf.int32, [], name="sel")
+    cases = [control_flow_ops.switch(img, tf.equal(sel, k))[1] * (k + 1.0) for k in range(3)]
+    tf.identity(control_flow_ops.merge(cases)[0], name="out")
+    x = tf.placeholder(tf.float32, [], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    f, t = control_flow_ops.switch(x, p)
+    tf.identity(control_flow_ops.merge([f * 2.0, t * 3.0])[0], name="m")
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd, name="")
+        types = {op.type for op in g.get_operations()}
+        assert {"If", "Switch", "Merge"} <= types  # the cond became an If, the selector stays
+        with tf.Session() as sess:
+            for k in range(3):
+                got = sess.run("out:0", {"img:0": [1.0, 2.0, 3.0], "sel:0": k})
+                np.testing.assert_array_equal(got, np.array([1.0, 2.0, 3.0]) * (k + 1))
+            assert sess.run("m:0", {"x:0": 1.0, "p:0": True}) == 3.0
+            assert sess.run("m:0", {"x:0": 1.0, "p:0": False}) == 2.0

@@ -685,6 +685,9 @@ def _const_int32(name, value):
     return nd
 
 
+_RUNNABLE = frozenset({"Switch", "Merge"})
+
+
 def functionalize(graph_def, producer_ops=None):
     """``graph_def`` with its v1 Switch/Merge conds and Enter/Exit loops rewritten to ``If`` and
     ``While`` (a copy; ``graph_def`` itself when it has none)."""
@@ -708,7 +711,9 @@ def functionalize(graph_def, producer_ops=None):
                 progressed = True
                 break
             first_error = first_error or error
-    left = [nd for nd in gd.node if nd.op in V1_CONTROL_FLOW_OPS]
+    # Switches and Merges outside the cond pattern (slim's random selector merges N switches)
+    # run as they are, with dead tensors (ops/switch_merge_ops.py); loop ops cannot
+    left = [nd for nd in gd.node if nd.op in V1_CONTROL_FLOW_OPS and nd.op not in _RUNNABLE]
     if left:
         if first_error is not None:
             raise first_error
