@@ -19,7 +19,6 @@ from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, scalar
 from tideflow.ops import lookup_ops
-from tideflow.ops.queue_ops import resource_name
 from tideflow.ops.string_more_ops import hash64
 
 _M64 = (1 << 64) - 1
@@ -241,13 +240,8 @@ class DenseHashTableResource(lookup_ops.MutableHashTableResource):
 
 
 def _dense_table_factory(ctx):
-    op = ctx.op
-    attrs = op._attrs
-    container = attrs.get("container") or ""
-    if not attrs.get("shared_name") and attrs.get("use_node_name_sharing"):
-        name = op.name
-    else:
-        name = resource_name(ctx)
+    attrs = ctx.op._attrs
+    container, name = lookup_ops.table_place(ctx)
     value_shape = tuple(attrs["value_shape"].as_list())
 
     def run(empty_key, deleted_key):
@@ -256,13 +250,8 @@ def _dense_table_factory(ctx):
                 name, attrs["key_dtype"], attrs["value_dtype"], value_shape, empty_key,
                 deleted_key, attrs["initial_num_buckets"], attrs["max_load_factor"])
 
-        t = ctx.resource_mgr.lookup_or_create(container, name, creator)
-        if not isinstance(t, DenseHashTableResource):
-            raise errors.InvalidArgumentError(
-                None, op, f"Shared resource '{name}' is not a MutableDenseHashTable "
-                f"(Node '{op.name}')")
-        t._check_types(attrs["key_dtype"], attrs["value_dtype"])
-        return t
+        return lookup_ops.shared_table(ctx, container, name, creator, DenseHashTableResource,
+                                       "MutableDenseHashTable")
 
     return run
 

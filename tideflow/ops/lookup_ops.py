@@ -115,25 +115,37 @@ def _show(v):
     return v.decode(errors="replace") if isinstance(v, bytes) else v
 
 
-def _table_factory(ctx):
-    op = ctx.op
-    attrs = op._attrs
+def table_place(ctx):
+    """``(container, name)`` of a table op's resource: its node name when it shares by node
+    name and has no shared_name (a checkpointed table), else the shared name."""
+    attrs = ctx.op._attrs
     container = attrs.get("container") or ""
     if not attrs.get("shared_name") and attrs.get("use_node_name_sharing"):
-        name = op.name
-    else:
-        name = resource_name(ctx)
+        return container, ctx.op.name
+    return container, resource_name(ctx)
+
+
+def shared_table(ctx, container, name, creator, cls, what):
+    """The table resource ``name`` (made by ``creator`` on first use), checked to be a ``cls``
+    with the op's key and value dtypes."""
+    op = ctx.op
+    t = ctx.resource_mgr.lookup_or_create(container, name, creator)
+    if not isinstance(t, cls):
+        raise errors.InvalidArgumentError(
+            None, op, f"Shared resource '{name}' is not a {what} (Node '{op.name}')")
+    t._check_types(op._attrs["key_dtype"], op._attrs["value_dtype"])
+    return t
+
+
+def _table_factory(ctx):
+    attrs = ctx.op._attrs
+    container, name = table_place(ctx)
 
     def creator():
         return HashTableResource(name, attrs["key_dtype"], attrs["value_dtype"])
 
     def run():
-        t = ctx.resource_mgr.lookup_or_create(container, name, creator)
-        if not isinstance(t, HashTableResource):
-            raise errors.InvalidArgumentError(
-                None, op, f"Shared resource '{name}' is not a HashTable (Node '{op.name}')")
-        t._check_types(attrs["key_dtype"], attrs["value_dtype"])
-        return t
+        return shared_table(ctx, container, name, creator, HashTableResource, "HashTable")
 
     return run
 
@@ -383,13 +395,8 @@ class MutableHashTableResource(HashTableResource):
 
 
 def _mutable_table_factory(ctx):
-    op = ctx.op
-    attrs = op._attrs
-    container = attrs.get("container") or ""
-    if not attrs.get("shared_name") and attrs.get("use_node_name_sharing"):
-        name = op.name
-    else:
-        name = resource_name(ctx)
+    attrs = ctx.op._attrs
+    container, name = table_place(ctx)
     value_shape = tuple(attrs["value_shape"].as_list()) if "value_shape" in attrs else ()
 
     def creator():
@@ -397,13 +404,8 @@ def _mutable_table_factory(ctx):
                                         value_shape)
 
     def run():
-        t = ctx.resource_mgr.lookup_or_create(container, name, creator)
-        if not isinstance(t, MutableHashTableResource):
-            raise errors.InvalidArgumentError(
-                None, op, f"Shared resource '{name}' is not a MutableHashTable "
-                f"(Node '{op.name}')")
-        t._check_types(attrs["key_dtype"], attrs["value_dtype"])
-        return t
+        return shared_table(ctx, container, name, creator, MutableHashTableResource,
+                            "MutableHashTable")
 
     return run
 
