@@ -4,6 +4,7 @@ flat values, reductions, concat/stack, gather, size/rank.
 """
 
 import builtins
+import functools
 import inspect
 
 import numpy as np
@@ -380,9 +381,23 @@ def _broadcast_dense(ref, dense):
                      f"against a RaggedTensor of shape {ref.shape}")
 
 
+@functools.cache
+def _signature(fn):
+    return inspect.signature(fn)
+
+
+def _arguments(fn, args, kwargs):
+    """``fn``'s parameters bound to a dispatched call's arguments (a dict), or None when they
+    do not fit its signature."""
+    try:
+        return _signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        return None
+
+
 def _elementwise(fn, n, args, kwargs):
     """The ragged rule of an element-wise op: its first ``n`` parameters are operands."""
-    sig = inspect.signature(fn)
+    sig = _signature(fn)
     try:
         bound = sig.bind(*args, **kwargs)
     except TypeError:
@@ -543,14 +558,10 @@ def _ragged_reduce(kind, rt, axis, keepdims):
 
 
 def _reduce_handler(kind, api_fn):
-    sig = inspect.signature(api_fn)
-
     def handler(args, kwargs):
-        try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError:
+        a = _arguments(api_fn, args, kwargs)
+        if a is None:
             return NotImplemented
-        a = bound.arguments
         rt = _ragged_from_value(a.get("input_tensor"))
         if not isinstance(rt, RaggedTensor):
             return NotImplemented
@@ -679,14 +690,10 @@ def stack(values, axis=0, name=None):
 
 
 def _concat_handler(api_fn, stack_values):
-    sig = inspect.signature(api_fn)
-
     def handler(args, kwargs):
-        try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError:
+        a = _arguments(api_fn, args, kwargs)
+        if a is None:
             return NotImplemented
-        a = bound.arguments
         values = a.get("values")
         axis = a.get("axis", 0)
         if not stack_values and axis is None:
@@ -734,14 +741,10 @@ def ragged_gather(params, indices, name=None):
 
 
 def _gather_handler(api_fn):
-    sig = inspect.signature(api_fn)
-
     def handler(args, kwargs):
-        try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError:
+        a = _arguments(api_fn, args, kwargs)
+        if a is None:
             return NotImplemented
-        a = bound.arguments
         params, indices = a.get("params"), a.get("indices")
         if not (is_ragged(params) or is_ragged(indices)):
             return NotImplemented
@@ -753,10 +756,8 @@ def _gather_handler(api_fn):
 
 
 def _size_handler(args, kwargs):
-    sig = inspect.signature(array_ops.size)
-    bound = sig.bind(*args, **kwargs)
-    a = bound.arguments
-    rt = a.get("input")
+    a = _arguments(array_ops.size, args, kwargs)
+    rt = None if a is None else a.get("input")
     if not is_ragged(rt):
         return NotImplemented
     rt = _ragged_from_value(rt)
@@ -765,12 +766,12 @@ def _size_handler(args, kwargs):
 
 
 def _rank_handler(args, kwargs):
-    bound = inspect.signature(array_ops.rank).bind(*args, **kwargs)
-    rt = bound.arguments.get("input")
+    a = _arguments(array_ops.rank, args, kwargs)
+    rt = None if a is None else a.get("input")
     if not is_ragged(rt):
         return NotImplemented
     rt = _ragged_from_value(rt)
-    with ops.name_scope(bound.arguments.get("name"), "RaggedRank", [rt]):
+    with ops.name_scope(a.get("name"), "RaggedRank", [rt]):
         return rt.ragged_rank + array_ops.rank(rt.flat_values)
 
 
@@ -825,9 +826,8 @@ def _mask_level(data, mask):
 
 
 def _boolean_mask_handler(args, kwargs):
-    bound = inspect.signature(slicing_ops.boolean_mask).bind(*args, **kwargs)
-    a = bound.arguments
-    if not (is_ragged(a.get("tensor")) or is_ragged(a.get("mask"))):
+    a = _arguments(slicing_ops.boolean_mask, args, kwargs)
+    if a is None or not (is_ragged(a.get("tensor")) or is_ragged(a.get("mask"))):
         return NotImplemented
     if a.get("axis") not in (None, 0):
         raise ValueError("tf.boolean_mask on a RaggedTensor supports only axis=None or 0")
