@@ -180,13 +180,16 @@ def _match_bias_add(op):
     return {"bias_add": op, "layer": m[0], "weight": m[1]}
 
 
-def _match_bypass(op):
+def _add_of(op, match, key):
+    """``match``'s result for either input of the Add ``op``, with ``op`` under ``key``."""
     if op.type not in _ADD_TYPES:
         return None
-    m, _ = _either(op, _match_bias_add)
-    if m is None:
-        return None
-    return dict(m, bypass=op)
+    m, _ = _either(op, match)
+    return None if m is None else dict(m, **{key: op})
+
+
+def _match_bypass(op):
+    return _add_of(op, _match_bias_add, "bypass")
 
 
 def _match_activation(op):
@@ -203,12 +206,7 @@ def _match_activation(op):
 
 
 def _match_post_activation_bypass(op):
-    if op.type not in _ADD_TYPES:
-        return None
-    m, _ = _either(op, _match_activation)
-    if m is None:
-        return None
-    return dict(m, post_bypass=op)
+    return _add_of(op, _match_activation, "post_bypass")
 
 
 def _is_skip_layer(activation_op):
