@@ -28,10 +28,8 @@ def _call_depth(inputs):
     return depth
 
 
-class MinimalRNNCell(_UnitsCell):
-    """MinimalRNN: ``z = activation(x W_x)``, ``u = sigmoid([z, h] W_g + b)``,
-    ``h' = u * h + (1 - u) * z``. Variables: ``kernel`` [depth + 2 units, units] (rows: W_x,
-    then W_g) and ``bias`` [units] (ones by default, so the gate starts mostly shut)."""
+class _GatedCell(_UnitsCell):
+    """The constructor both cells share (TF 1.15's arguments and defaults)."""
 
     def __init__(self, units, activation="tanh", kernel_initializer="glorot_uniform",
                  bias_initializer="ones", name=None, dtype=None, **kwargs):
@@ -39,6 +37,12 @@ class MinimalRNNCell(_UnitsCell):
         self.units = self._num_units = units
         self.activation, self.kernel_initializer, self.bias_initializer = _resolve(
             activation, kernel_initializer, bias_initializer)
+
+
+class MinimalRNNCell(_GatedCell):
+    """MinimalRNN: ``z = activation(x W_x)``, ``u = sigmoid([z, h] W_g + b)``,
+    ``h' = u * h + (1 - u) * z``. Variables: ``kernel`` [depth + 2 units, units] (rows: W_x,
+    then W_g) and ``bias`` [units] (ones by default, so the gate starts mostly shut)."""
 
     def build(self, inputs_shape):
         depth = _known_depth(inputs_shape)
@@ -58,18 +62,11 @@ class MinimalRNNCell(_UnitsCell):
         return new_h, new_h
 
 
-class CFNCell(_UnitsCell):
+class CFNCell(_GatedCell):
     """Chaos-free network: ``[theta, eta] = sigmoid(h U + x V + b)``,
     ``h' = theta * activation(h) + (1 - eta) * activation(x W)``. Variables: ``kernel``
     [depth, 3 units] (columns: V, then W), ``recurrent_kernel`` [units, 2 units] (U) and
     ``bias`` [2 units] (ones)."""
-
-    def __init__(self, units, activation="tanh", kernel_initializer="glorot_uniform",
-                 bias_initializer="ones", name=None, dtype=None, **kwargs):
-        super().__init__(name=name, dtype=dtype, **kwargs)
-        self.units = self._num_units = units
-        self.activation, self.kernel_initializer, self.bias_initializer = _resolve(
-            activation, kernel_initializer, bias_initializer)
 
     def build(self, inputs_shape):
         depth = _known_depth(inputs_shape)
