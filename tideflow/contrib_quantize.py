@@ -469,22 +469,33 @@ def _fake_quant(inputs, mn, mx, num_bits, narrow_range):
                                                          narrow_range=narrow_range)
 
 
-def _last_value_quantize(inputs, init_min=-6.0, init_max=6.0, ema_decay=None,
-                         vars_collection=None, name_prefix="LastValueQuant", is_training=True,
-                         num_bits=8, narrow_range=False, symmetric=False):
-    """Quantizes over the last seen range: ``min``/``max`` assigned each training step."""
-    from tideflow.ops import state_ops, variable_scope
+def _range_quantize(inputs, init_min, init_max, vars_collection, name_prefix, is_training,
+                    num_bits, narrow_range, symmetric, update):
+    """Fake-quantizes ``inputs`` over ``min``/``max`` variables; in training each step first
+    moves them towards the batch's range with ``update(var, batch_value, suffix)``."""
+    from tideflow.ops import variable_scope
 
-    del ema_decay
     with variable_scope.variable_scope(None, default_name=name_prefix, values=[inputs]) as vs:
         vs.set_partitioner(None)
         min_var, max_var = _range_vars(inputs, init_min, init_max, vars_collection)
         if not is_training:
             return _fake_quant(inputs, min_var, max_var, num_bits, narrow_range)
         range_min, range_max = _batch_range(inputs, num_bits, narrow_range, symmetric)
-        assign_min = state_ops.assign(min_var, range_min, name="AssignMinLast")
-        assign_max = state_ops.assign(max_var, range_max, name="AssignMaxLast")
-        return _fake_quant(inputs, assign_min, assign_max, num_bits, narrow_range)
+        return _fake_quant(inputs, update(min_var, range_min, "Min"),
+                           update(max_var, range_max, "Max"), num_bits, narrow_range)
+
+
+def _last_value_quantize(inputs, init_min=-6.0, init_max=6.0, ema_decay=None,
+                         vars_collection=None, name_prefix="LastValueQuant", is_training=True,
+                         num_bits=8, narrow_range=False, symmetric=False):
+    """Quantizes over the last seen range: ``min``/``max`` assigned each training step."""
+    from tideflow.ops import state_ops
+
+    del ema_decay
+    return _range_quantize(
+        inputs, init_min, init_max, vars_collection, name_prefix, is_training, num_bits,
+        narrow_range, symmetric,
+        lambda var, value, which: state_ops.assign(var, value, name=f"Assign{which}Last"))
 
 
 def _moving_avg_quantize(inputs, init_min=-6.0, init_max=6.0, ema_decay=0.999,
@@ -492,20 +503,13 @@ def _moving_avg_quantize(inputs, init_min=-6.0, init_max=6.0, ema_decay=0.999,
                          name_prefix="MovingAvgQuantize", is_training=True, num_bits=8,
                          narrow_range=False, symmetric=False):
     """Quantizes over exponential moving averages of the batch ranges."""
-    from tideflow.ops import variable_scope
     from tideflow.train import moving_averages
 
-    with variable_scope.variable_scope(None, default_name=name_prefix, values=[inputs]) as vs:
-        vs.set_partitioner(None)
-        min_var, max_var = _range_vars(inputs, init_min, init_max, vars_collection)
-        if not is_training:
-            return _fake_quant(inputs, min_var, max_var, num_bits, narrow_range)
-        range_min, range_max = _batch_range(inputs, num_bits, narrow_range, symmetric)
-        assign_min = moving_averages.assign_moving_average(min_var, range_min, ema_decay,
-                                                           name="AssignMinEma")
-        assign_max = moving_averages.assign_moving_average(max_var, range_max, ema_decay,
-                                                           name="AssignMaxEma")
-        return _fake_quant(inputs, assign_min, assign_max, num_bits, narrow_range)
+    return _range_quantize(
+        inputs, init_min, init_max, vars_collection, name_prefix, is_training, num_bits,
+        narrow_range, symmetric,
+        lambda var, value, which: moving_averages.assign_moving_average(
+            var, value, ema_decay, name=f"Assign{which}Ema"))
 
 
 __all__ = ["create_eval_graph", "create_training_graph", "experimental_create_eval_graph",
