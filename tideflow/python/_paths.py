@@ -67,8 +67,6 @@ for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multin
 _add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
 _add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])
 _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.errors"])
-_add("framework.test_util", "Test helpers (``TensorFlowTestCase`` is ``tf.test.TestCase``).",
-     ["tideflow.test"], TensorFlowTestCase="tideflow.test:TestCase")
 _add("framework.meta_graph", "MetaGraphDef export and import.",
      ["tideflow.framework.meta_graph", "tideflow.train"])
 _add("framework.tensor_spec", "``TensorSpec``.", ["tideflow"])

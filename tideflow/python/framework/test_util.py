@@ -1,0 +1,171 @@
+"""``tensorflow.python.framework.test_util``: ``TensorFlowTestCase`` and the decorators TF's own
+tests put on their methods, for graph mode (tideflow has no eager mode: a test asked to run in
+both modes runs once, in a graph; one that runs only eagerly is skipped)."""
+
+import contextlib
+import functools
+import unittest
+
+from tideflow import test as _test
+from tideflow.framework import ops as _ops
+
+TensorFlowTestCase = _test.TestCase
+gpu_device_name = _test.gpu_device_name
+is_gpu_available = _test.is_gpu_available
+create_local_cluster = _test.create_local_cluster
+assert_equal_graph_def = _test.assert_equal_graph_def
+
+
+def IsGoogleCudaEnabled():
+    return False
+
+
+def IsBuiltWithROCm():
+    return False
+
+
+def _graph_mode(fn):
+    """``fn`` run with a fresh default graph (as TF's decorators give each run its own)."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        with _ops.Graph().as_default():
+            return fn(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _decorator_maker(transform):
+    """A decorator usable bare (``@d``) or called (``@d()``, ``@d(config=...)``) that applies
+    ``transform`` to a test method, or to every ``test*`` method of a class."""
+
+    def apply(target):
+        if isinstance(target, type):
+            for name, value in list(vars(target).items()):
+                if name.startswith("test") and callable(value):
+                    setattr(target, name, transform(value))
+            return target
+        return transform(target)
+
+    def decorator(func=None, *args, **kwargs):
+        if func is not None and callable(func) and not args and not kwargs:
+            return apply(func)
+        return apply
+
+    return decorator
+
+
+run_deprecated_v1 = _decorator_maker(_graph_mode)
+run_v1_only = _decorator_maker(_graph_mode)
+deprecated_graph_mode_only = _decorator_maker(_graph_mode)
+graph_mode_only = _decorator_maker(_graph_mode)
+run_in_graph_and_eager_modes = _decorator_maker(_graph_mode)
+run_all_in_graph_and_eager_modes = _decorator_maker(_graph_mode)
+run_all_in_deprecated_graph_mode_only = _decorator_maker(_graph_mode)
+also_run_as_tf_function = _decorator_maker(_graph_mode)
+build_as_function_and_v1_graph = _decorator_maker(_graph_mode)
+run_in_async_and_sync_mode = _decorator_maker(_graph_mode)
+with_c_shapes = _decorator_maker(lambda f: f)
+enable_c_shapes = with_c_shapes
+with_control_flow_v2 = _decorator_maker(lambda f: f)
+enable_control_flow_v2 = with_control_flow_v2
+assert_no_new_pyobjects_executing_eagerly = _decorator_maker(lambda f: f)
+assert_no_new_tensors = _decorator_maker(lambda f: f)
+assert_no_garbage_created = _decorator_maker(lambda f: f)
+run_without_tensor_float_32 = _decorator_maker(lambda f: f)
+xla_allow_fallback = _decorator_maker(lambda f: f)
+with_forward_compatibility_horizons = _decorator_maker(lambda f: f)
+
+
+def _skipper(reason):
+    def transform(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            self.skipTest(reason)
+
+        return wrapper
+
+    return _decorator_maker(transform)
+
+
+run_v2_only = _skipper("runs only in TF 2.x eager mode; tideflow is graph mode")
+run_gpu_only = _skipper("needs a GPU")
+run_cuda_only = _skipper("needs CUDA")
+
+
+def disable_xla(description=""):
+    return lambda f: f
+
+
+def disable_tfrt(description=""):
+    return lambda f: f
+
+
+def disable_mlir_bridge(description=""):
+    return lambda f: f
+
+
+def for_all_test_methods(decorator, *args, **kwargs):
+    """Apply ``decorator(*args, **kwargs)`` to every ``test*`` method of a class."""
+
+    def apply(cls):
+        for name, value in list(vars(cls).items()):
+            if name.startswith("test") and callable(value):
+                setattr(cls, name, decorator(*args, **kwargs)(value))
+        return cls
+
+    return apply
+
+
+def skip_if(condition):
+    """Skip the decorated test when ``condition`` (a bool, or a callable of none) holds."""
+
+    def decorator(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            if condition() if callable(condition) else condition:
+                self.skipTest("skip_if condition holds")
+            return fn(self, *args, **kwargs)
+
+        return wrapper
+
+    return decorator
+
+
+@contextlib.contextmanager
+def use_gpu():
+    yield
+
+
+@contextlib.contextmanager
+def force_cpu():
+    with _ops.device("/cpu:0"):
+        yield
+
+
+@contextlib.contextmanager
+def device(use_gpu):
+    with _ops.device("/device:GPU:0" if use_gpu and is_gpu_available() else "/cpu:0"):
+        yield
+
+
+def is_xla_enabled():
+    return False
+
+
+def is_mlir_bridge_enabled():
+    return False
+
+
+def main(argv=None):
+    return _test.main(argv)
+
+
+skipTest = unittest.skip
+
+
+def __getattr__(name):
+    # the rest of ``tf.test`` (``TestCase``, ``compute_gradient_error``, ...) under this path too
+    if not name.startswith("__") and hasattr(_test, name):
+        return getattr(_test, name)
+    raise AttributeError(f"module 'tensorflow.python.framework.test_util' has no attribute {name!r}")
