@@ -57,6 +57,9 @@ _add("ops.candidate_sampling_ops", "Candidate samplers.",
      ["tideflow.ops.candidate_sampling_ops", "tideflow.nn", "tideflow.random"])
 _add("ops.summary_ops_v2", "``tf.contrib.summary``.", ["tideflow.contrib.summary"])
 _add("ops.distributions", "``tf.distributions``.", ["tideflow.distributions"])
+_add("ops.gradient_checker", "``compute_gradient`` and ``compute_gradient_error``.",
+     ["tideflow.test"])
+_add("ops.manip_ops", "``tf.manip`` (``roll``).", ["tideflow.manip", "tideflow"])
 _add("ops.distributions.distribution", "``Distribution``.",
      ["tideflow.distributions.distribution", "tideflow.distributions"])
 for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multinomial",
