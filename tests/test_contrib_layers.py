@@ -193,9 +193,9 @@ def test_make_template_shares_variables():
         a = t(tf.constant(2.0))
         b = t(tf.constant(5.0))
         assert _names(tf.global_variables()) == ["scale_by_y/scale"]
-        assert t.variable_scope_name == "scale_by_y" and len(t.trainable_variables) == 1
+        assert t.variable_scope_name == "scale_by_y/" and len(t.trainable_variables) == 1
         t2 = tf.make_template("scale_by_y", scale_by_var, create_scope_now_=True)
-        assert t2.variable_scope_name == "scale_by_y_1"
+        assert t2.variable_scope_name == "scale_by_y_1/"
         c = t2(tf.constant(1.0))
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())

@@ -14,7 +14,7 @@ class Template:
 
     def __init__(self, name, func, create_scope_now=False, unique_name=None,
                  custom_getter=None):
-        if not name:
+        if name is None:
             raise ValueError("name cannot be None.")
         self._func = func
         self._name = name
@@ -23,7 +23,10 @@ class Template:
         self._variables_created = False
         self._variable_scope = None
         if create_scope_now:
-            with vs.variable_scope(unique_name, name, custom_getter=custom_getter) as scope:
+            # As in TF, only the variable scope is taken now: the name scope of that name is
+            # opened by the first call, so its ops sit beside its variables ("foo/add").
+            with vs._pure_variable_scope(unique_name or vs._get_unique_variable_scope(name),
+                                         custom_getter=custom_getter) as scope:
                 self._variable_scope = scope
 
     def _call_func(self, args, kwargs):
@@ -63,15 +66,18 @@ class Template:
 
     @property
     def variable_scope_name(self):
-        return "" if self._variable_scope is None else self._variable_scope.name
+        # ends in "/" (as TF's) so that "s1" does not match "s1_1"'s variables
+        if self._variable_scope is None:
+            return ""
+        name = self._variable_scope.name
+        return name if not name or name.endswith("/") else name + "/"
 
     var_scope = variable_scope
 
     def _scoped(self, key):
         if self._variable_scope is None:
             return []
-        prefix = self._variable_scope.name + "/"
-        return [v for v in ops.get_collection(key) if v.name.startswith(prefix)]
+        return ops.get_collection(key, self.variable_scope_name)
 
     @property
     def variables(self):
