@@ -16,10 +16,16 @@ from tideflow.ops.gradients import dense
 
 
 def _roll_kernel(x, shift, axis, *, ctx=None):
+    # TF's kernel checks, in its order and words
+    if x.ndim < 1:
+        raise errors.InvalidArgumentError(None, None, "input must be 1-D or higher")
     shift = np.asarray(shift)
     axis = np.asarray(axis)
-    if shift.ndim > 1 or axis.ndim > 1:
-        raise errors.InvalidArgumentError(None, None, "shift and axis must be scalars or 1-D")
+    for what, t in (("shift", shift), ("axis", axis)):
+        if t.ndim > 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"{what} must be a scalar or a 1-D vector. Found: "
+                f"{_shape_str(t.shape)}")
     if shift.shape != axis.shape:
         raise errors.InvalidArgumentError(
             None, None, f"shift and axis must have the same size, got shift shape "
@@ -38,13 +44,16 @@ def _roll_kernel(x, shift, axis, *, ctx=None):
 
 
 def _roll_shape(op):
-    s, a = op._inputs[1]._shape, op._inputs[2]._shape
+    x, s, a = (t._shape for t in op._inputs)
+    if x.ndims is not None and x.ndims < 1:
+        raise ValueError(f"Shape must be at least rank 1 but is rank {x.ndims}")
     for t in (s, a):
         if t.ndims is not None and t.ndims > 1:
-            raise ValueError(f"Roll: shift and axis must be scalars or 1-D, got {t}")
+            raise ValueError(f"Shape must be at most rank 1 but is rank {t.ndims}")
     if s.ndims is not None and a.ndims is not None and not s.is_compatible_with(a):
-        raise ValueError(f"Roll: shift and axis must have the same shape, got {s} and {a}")
-    return [op._inputs[0]._shape]
+        raise ValueError(f"Roll: shift and axis must have the same size, got {_shape_str(s)} "
+                         f"and {_shape_str(a)}: both shapes must be equal")
+    return [x]
 
 
 def _roll_grad(op, grad):

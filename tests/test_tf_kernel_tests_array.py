@@ -1,0 +1,46 @@
+"""Array ops checked against what TF 1.15's own kernel tests expect of them: the shape-function
+and kernel errors a program sees (class and words), static shapes, values and gradients of the
+array family (roll, gather, slicing, stacking, concatenation, padding, ...), each with its
+expected result computed here with NumPy."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture
+def sess():
+    with tf.Graph().as_default(), tf.Session() as s:
+        yield s
+
+
+# -- Roll ----------------------------------------------------------------------------------
+def test_roll_shape_function_errors_use_tf_words(sess):
+    with pytest.raises(ValueError, match="Shape must be at least rank 1 but is rank 0"):
+        tf.roll(5, 1, 0)
+    with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
+        tf.roll([[1, 2], [3, 4]], [[1, 0]], 1)
+    with pytest.raises(ValueError, match="Shape must be at most rank 1 but is rank 2"):
+        tf.roll([[1, 2], [3, 4]], 1, [[1, 0]])
+    with pytest.raises(ValueError, match="both shapes must be equal"):
+        tf.roll([[1, 2], [3, 4]], [2], [1, 0])
+
+
+def test_roll_kernel_errors_use_tf_words(sess):
+    x = tf.placeholder(tf.int32)
+    s = tf.placeholder(tf.int32)
+    a = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input must be 1-D or higher"):
+        sess.run(tf.roll(x, 1, 0), {x: 3})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="shift must be a scalar or a 1-D vector"):
+        sess.run(tf.roll([[1, 2], [3, 4]], s, 0), {s: [[1, 1]]})
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="axis must be a scalar or a 1-D vector"):
+        sess.run(tf.roll([[1, 2], [3, 4]], 1, a), {a: [[0, 1]]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="is out of range"):
+        sess.run(tf.roll([[1, 2], [3, 4]], 1, a), {a: -3})
+    v = np.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(sess.run(tf.roll(v, [1, -1], [1, 0])),
+                                  np.roll(v, [1, -1], [1, 0]))
