@@ -68,7 +68,7 @@ def _trunc_div(a, b):
 
 def _check_roll_static_errors():
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="same shape"):
+        with pytest.raises(ValueError, match="both shapes must be equal"):
             tf.roll(tf.zeros([2, 3]), [1, 2], [0])
         r = tf.roll(tf.zeros([2, 3]), 1, 5)
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="range"):

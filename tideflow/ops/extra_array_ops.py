@@ -51,8 +51,12 @@ def _roll_shape(op):
         if t.ndims is not None and t.ndims > 1:
             raise ValueError(f"Shape must be at most rank 1 but is rank {t.ndims}")
     if s.ndims is not None and a.ndims is not None and not s.is_compatible_with(a):
-        raise ValueError(f"Roll: shift and axis must have the same size, got {_shape_str(s)} "
-                         f"and {_shape_str(a)}: both shapes must be equal")
+        # TF merges the two shapes
+        if s.ndims != a.ndims:
+            raise ValueError(f"Shapes must be equal rank, but are {s.ndims} and {a.ndims}")
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {s.dims[0].value} "
+                         f"and {a.dims[0].value}. Shapes are {_shape_str(s)} and "
+                         f"{_shape_str(a)}.")
     return [x]
 
 
