@@ -1637,3 +1637,13 @@ def _shape_str(shape):
 
 def _name_from_tensor(t):
     return t.name
+
+
+def __getattr__(name):
+    # TF 1.x keeps IndexedSlices (and its value type) in ``framework/ops``; tideflow defines
+    # them in their own module, which imports this one, so they are looked up on first use
+    if name in ("IndexedSlices", "IndexedSlicesValue"):
+        from tideflow.framework import indexed_slices
+
+        return getattr(indexed_slices, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

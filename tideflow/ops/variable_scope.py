@@ -132,14 +132,18 @@ class _VariableStore:
                 f"Variable {name} does not exist, or was not created with tf.get_variable(). Did "
                 "you mean to set reuse=tf.AUTO_REUSE in VarScope?"
             )
-        if not shape.is_fully_defined() and not initializing_from_value:
+        # a callable taking no arguments makes the initial value itself, whose shape need not
+        # be known (TF: "a callable with no arguments and the shape should not be provided")
+        value_fn = (not initializing_from_value and not shape.is_fully_defined()
+                    and _no_required_args(initializer))
+        if not shape.is_fully_defined() and not initializing_from_value and not value_fn:
             raise ValueError(
                 f"Shape of a new variable ({name}) must be fully defined, but instead was {shape}."
             )
         if initializer is None:
             initializer, initializing_from_value = _default_initializer(name, dtype)
         with ops.control_dependencies(None):
-            if initializing_from_value:
+            if initializing_from_value or value_fn:
                 init_val = initializer
                 variable_dtype = None
             else:
@@ -164,6 +168,17 @@ class _VariableStore:
             if loss is not None:
                 ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+
+def _no_required_args(fn):
+    if fn is None or isinstance(fn, type) or not callable(fn):
+        return False
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
 
 
 def _accepts(fn, arg):
@@ -488,16 +503,25 @@ class _pure_variable_scope:
             self._apply_overrides(scope)
             store.open_variable_scope(self._new_name)
         store.current_scope = scope
+        self._entered = scope
         return scope
 
     def __exit__(self, *exc):
         store = self._store
+        if store.current_scope is not self._entered:
+            # a scope left while one opened inside it is still open (``__exit__`` by hand)
+            raise RuntimeError("Improper nesting of variable_scope.")
         if isinstance(self._name_or_scope, VariableScope):
             store.variable_scopes_count = self._old_subscopes
         else:
             store.close_variable_subscopes(self._new_name)
         store.current_scope = self._old
         return False
+
+
+def no_regularizer(_):
+    """The regularizer that adds nothing: turns off a scope's regularizer for a variable."""
+    return None
 
 
 def _get_unique_variable_scope(prefix):

@@ -50,6 +50,7 @@ _add("ops.losses", "``tensorflow.python.ops.losses``.", [], losses="tideflow:los
 _add("ops.losses.losses", "``tf.losses``.", ["tideflow.losses"])
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
+_add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
 _add("ops.linalg_ops", "``tf.linalg`` ops.", ["tideflow.ops.linalg_ops", "tideflow.linalg",
                                               "tideflow"])
 _add("ops.ctc_ops", "CTC loss and decoders.", ["tideflow.ops.ctc_ops", "tideflow.nn"])
@@ -81,6 +82,8 @@ _add("framework.versions", "Version numbers.", ["tideflow"],
      __version__="tideflow:VERSION")
 # -- training, platform, client, util -------------------------------------------------------
 _add("training.training", "``tf.train``.", ["tideflow.train"])
+_TABLE["training.training_ops"] = ("TF's generated training ops (``apply_adam``, ...).",
+                                  "gen", {})
 _add("training.server_lib", "``Server`` and ``ClusterSpec``.", ["tideflow.train"])
 _add("training.summary_io", "``SummaryWriter`` and ``summary_iterator``.",
      ["tideflow.train", "tideflow.summary"], SummaryWriter="tideflow.summary:FileWriter")

@@ -1,7 +1,7 @@
 """``tf.train.AdagradOptimizer``: ``accum += grad**2; var -= lr * grad / sqrt(accum)``."""
 
 from tideflow.framework import ops
-from tideflow.ops import cast_ops, init_ops, training_ops
+from tideflow.ops import array_ops, cast_ops, fill_ops, init_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -20,9 +20,21 @@ class AdagradOptimizer(Optimizer):
     def _create_slots(self, var_list):
         for v in var_list:
             dtype = v.dtype.base_dtype
-            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            if v.get_shape().is_fully_defined():
+                init = init_ops.constant_initializer(self._initial_accumulator_value,
+                                                     dtype=dtype)
+            else:
+                init = self._init_constant_op(v, dtype)
             self._get_or_make_slot_with_initializer(
                 v, init, v.get_shape(), dtype, "accumulator", self._name)
+
+    def _init_constant_op(self, v, dtype):
+        # a variable of unknown static shape: the accumulator is filled to its runtime shape
+        def init():
+            return fill_ops.fill(array_ops.shape(v),
+                                 cast_ops.cast(self._initial_accumulator_value, dtype))
+
+        return init
 
     def _prepare(self):
         self._learning_rate_tensor = ops.convert_to_tensor(
