@@ -44,3 +44,19 @@ def test_roll_kernel_errors_use_tf_words(sess):
     v = np.arange(12).reshape(3, 4)
     np.testing.assert_array_equal(sess.run(tf.roll(v, [1, -1], [1, 0])),
                                   np.roll(v, [1, -1], [1, 0]))
+
+
+# -- auto-packing of lists holding tensors ---------------------------------------------------
+def test_autopacking_casts_tensors_to_requested_dtype(sess):
+    a = tf.constant([1.5, 2.5], dtype=tf.float64)
+    b = tf.constant([3, 4])
+    packed = tf.convert_to_tensor([[0.25, 0.5], a], dtype=tf.float32)
+    assert packed.dtype == tf.float32 and packed.get_shape().as_list() == [2, 2]
+    np.testing.assert_array_equal(sess.run(packed), np.array([[0.25, 0.5], [1.5, 2.5]],
+                                                             np.float32))
+    # TF casts only when the requested dtype differs from the first tensor's
+    mixed = tf.convert_to_tensor([b, a], dtype=tf.float64)
+    np.testing.assert_array_equal(sess.run(mixed), [[3.0, 4.0], [1.5, 2.5]])
+    for dtype in (None, tf.float64):
+        with pytest.raises(TypeError, match="Cannot convert a list containing a tensor"):
+            tf.convert_to_tensor([a, b], dtype=dtype)

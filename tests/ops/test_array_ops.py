@@ -151,8 +151,9 @@ def test_stack_unstack_and_autopacking():
     z = tf.zeros([n, 3])  # a list holding a tensor packs into one
     assert _shape(z) == [None, 3]
     assert _run(z, feed={n: 2}).shape == (2, 3)
-    with pytest.raises(TypeError, match="Cannot convert a list containing a tensor"):
-        tf.convert_to_tensor([n, 1], dtype=tf.int64)
+    # a requested dtype casts the list's tensors (TF's _cast_nested_seqs_to_dtype)
+    packed = tf.convert_to_tensor([n, 1], dtype=tf.int64)
+    assert packed.dtype == tf.int64 and _run(packed, feed={n: 5}).tolist() == [5, 1]
 
 
 def test_tile_pad_reverse():

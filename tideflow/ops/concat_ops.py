@@ -173,11 +173,22 @@ def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
         return NotImplemented
     inferred = _first_tensor(value).dtype.base_dtype
     if dtype is not None and dtypes.as_dtype(dtype).base_dtype != inferred:
-        raise TypeError(
-            f"Cannot convert a list containing a tensor of dtype {inferred} to "
-            f"{dtypes.as_dtype(dtype).name} (Tensor is: {_first_tensor(value)!r})"
-        )
+        # a requested dtype casts every tensor of the list to it (TF's
+        # _cast_nested_seqs_to_dtype); only a list mixing dtypes without one is an error
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        return _packed(_cast_tensors(value, dtype), dtype, name or "packed")
     return _packed(value, inferred, name or "packed")
+
+
+def _cast_tensors(value, dtype):
+    from tideflow.ops.cast_ops import cast
+
+    if isinstance(value, _dense_types()):
+        value = ops.convert_to_tensor(value)
+        return value if value.dtype.base_dtype == dtype else cast(value, dtype)
+    if isinstance(value, (list, tuple)):
+        return [_cast_tensors(v, dtype) for v in value]
+    return value
 
 
 ops.register_tensor_conversion_function((list, tuple), _autopacking_conversion, priority=99)
