@@ -11,6 +11,7 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import _register_fold
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
+from tideflow.ops.reduction_ops import reduced_shape  # noqa: F401 - TF keeps it in math_ops
 from tideflow.ops.unary_ops import (  # noqa: F401
     abs,
     acos,

@@ -114,6 +114,11 @@ def _any(x, indices, *, keep_dims):
 def _reduction_shape(op):
     inp = op._inputs[0]._shape
     keep = op._attrs["keep_dims"]
+    axes_rank = op._inputs[1]._shape.ndims
+    if axes_rank is not None and axes_rank > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {axes_rank} for "
+                         f"'{op.name}' (op: '{op.type}'): reduction_indices "
+                         f"{op._inputs[1]._shape}")
     axes = ops.constant_value(op._inputs[1])
     if axes is None or inp.ndims is None:
         if keep and inp.ndims is not None:
@@ -255,6 +260,38 @@ for _name, _kernel, _grad in (("Sum", _sum, _sum_grad), ("Mean", _mean, _mean_gr
     op_registry.declare(_name, inputs=["input: T", "reduction_indices: Tidx"],
                         outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
                         kernel=_kernel, grad=_grad)
+def _euclidean_norm(x, indices, *, keep_dims):
+    axis = _axes(x, indices)
+    if not axis:  # TF's reductions hand their input on unchanged when nothing is reduced
+        return x
+    if x.dtype.kind == "c":
+        return np.sqrt(np.add.reduce((x * np.conj(x)).real, axis=axis, keepdims=keep_dims)
+                       ).astype(x.dtype)
+    wide = np.float64 if x.dtype.kind in "iu" else _acc_dtype(x)
+    xs = x.astype(wide, copy=False)
+    out = np.sqrt(np.add.reduce(xs * xs, axis=axis, keepdims=keep_dims))
+    if x.dtype.kind in "iu":
+        out = np.floor(out)
+    return out.astype(x.dtype, copy=False)
+
+
+def _euclidean_norm_grad(op, grad):
+    # d|x|/dx = x / |x|, the norm and grad reshaped to keep the reduced dimensions
+    from tideflow.ops import array_ops, math_ops
+
+    x, axes = op.inputs
+    norm = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = _kept_shape(x, axes)
+        norm = array_ops.reshape(norm, kept)
+        grad = array_ops.reshape(grad, kept)
+    return math_ops.truediv(x, norm / grad), None
+
+
+op_registry.declare("EuclideanNorm", inputs=["input: T", "reduction_indices: Tidx"],
+                    outputs=["output: T"], attrs=_REDUCE_ATTRS, shape=_reduction_shape,
+                    kernel=_euclidean_norm, grad=_euclidean_norm_grad)
+
 for _name, _kernel in (("All", _all), ("Any", _any)):
     op_registry.declare(_name, inputs=["input: bool", "reduction_indices: Tidx"],
                         outputs=["output: bool"],
@@ -619,10 +656,12 @@ def _reduction_dims(x, axis):
     return ops.apply_op("Range", [0, rank, 1])._outputs[0]
 
 
-def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims):
+def _reduce(op_type, input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
+            dtype=None):
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated("keepdims", keepdims, "keep_dims", keep_dims)
-    x = ops.convert_to_tensor(input_tensor, name="input_tensor")
+    # All/Any take bool: a Python list converts as bool (``reduce_all([])`` is True)
+    x = ops.convert_to_tensor(input_tensor, preferred_dtype=dtype, name="input_tensor")
     out = ops.apply_op(op_type, [x, _reduction_dims(x, axis)],
                        {"keep_dims": bool(keepdims)}, name=name)._outputs[0]
     if axis is None and not keepdims:
@@ -669,14 +708,21 @@ def reduce_min(input_tensor, axis=None, keepdims=None, name=None, reduction_indi
 def reduce_all(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Logical AND of bool elements across ``axis``."""
-    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+    return _reduce("All", input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
+                   dtypes.bool)
 
 
 @add_dispatch_support
 def reduce_any(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
                keep_dims=None):
     """Logical OR of bool elements across ``axis``."""
-    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims)
+    return _reduce("Any", input_tensor, axis, keepdims, name, reduction_indices, keep_dims,
+                   dtypes.bool)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x * conj(x))) across ``axis`` (integers: the floor of the root)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name, None, None)
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
@@ -708,7 +754,9 @@ def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, na
     keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
     with ops.name_scope(name, "count_nonzero", [input_tensor]):
         x = ops.convert_to_tensor(input_tensor, name="input_tensor")
-        zero = ops.convert_to_tensor(x.dtype.as_numpy_dtype(), dtype=x.dtype.base_dtype)
+        # strings count the non-empty ones
+        zero = ops.convert_to_tensor("" if x.dtype.base_dtype == dtypes.string
+                                     else x.dtype.as_numpy_dtype(), dtype=x.dtype.base_dtype)
         nonzero = math_ops._cast(math_ops.not_equal(x, zero), dtypes.int64)
         return math_ops._cast(reduce_sum(nonzero, axis=axis, keepdims=keepdims), dtype)
 
@@ -786,3 +834,27 @@ unsorted_segment_max = _unsorted_segment_fn(
     "UnsortedSegmentMax", "unsorted_segment_max", "Maxima of data by segment id (any order).")
 unsorted_segment_min = _unsorted_segment_fn(
     "UnsortedSegmentMin", "unsorted_segment_min", "Minima of data by segment id (any order).")
+
+
+def reduced_shape(input_shape, axes):
+    """The shape ``input_shape`` (a 1-D int32 tensor) has after a keep_dims reduction over
+    ``axes``: each reduced dimension becomes 1 (``[5, 3]`` over ``[0]`` is ``[1, 3]``)."""
+    from tideflow.ops import array_ops, constant_op, gather_ops, math_ops, range_ops
+
+    shape_v, axes_v = ops.constant_value(input_shape), ops.constant_value(axes)
+    if not isinstance(input_shape, ops.Tensor):
+        shape_v = np.asarray(input_shape)
+    if not isinstance(axes, ops.Tensor):
+        axes_v = np.asarray(axes)
+    if shape_v is not None and axes_v is not None:
+        dims = np.array(shape_v, dtype=np.int32).reshape([-1])
+        if dims.size:
+            dims[np.ravel(axes_v).astype(np.int64) % dims.size] = 1
+        return constant_op.constant(dims, dtype=dtypes.int32)
+    shape = math_ops._cast(ops.convert_to_tensor(input_shape), dtypes.int32)
+    rank = array_ops.size(shape)
+    axes = math_ops.floormod(
+        math_ops._cast(array_ops.reshape(ops.convert_to_tensor(axes), [1, -1]), dtypes.int32),
+        rank)
+    hit = reduce_any(math_ops.equal(array_ops.reshape(range_ops.range(rank), [-1, 1]), axes), 1)
+    return gather_ops.select(hit, array_ops.ones_like(shape), shape)

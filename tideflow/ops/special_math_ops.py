@@ -750,19 +750,10 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
-    """sqrt(sum(x^2)) across ``axis`` (integers: truncated to the dtype)."""
+    """sqrt(sum(x * conj(x))) across ``axis``: TF's ``EuclideanNorm`` op."""
     from tideflow.ops import reduction_ops
-    from tideflow.ops.cast_ops import cast
 
-    with ops.name_scope(name, "reduce_euclidean_norm", [input_tensor]):
-        x = ops.convert_to_tensor(input_tensor, name="input_tensor")
-        if x.dtype.is_integer:
-            xf = cast(x, dtypes.float64)
-            return cast(_m().sqrt(reduction_ops.reduce_sum(xf * xf, axis, keepdims=keepdims)),
-                        x.dtype.base_dtype)
-        sq = _m().real(x * _m().conj(x)) if x.dtype.is_complex else _m().square(x)
-        out = _m().sqrt(reduction_ops.reduce_sum(sq, axis, keepdims=keepdims))
-        return cast(out, x.dtype.base_dtype) if x.dtype.is_complex else out
+    return reduction_ops.reduce_euclidean_norm(input_tensor, axis, keepdims, name)
 
 
 def polyval(coeffs, x, name=None):

@@ -1,0 +1,30 @@
+"""Op-table rows for math ops added while auditing against TF 1.15's kernel tests
+(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``)."""
+
+import numpy as np
+
+import tideflow as tf
+from tests.ops.optable import Case
+
+_X = np.array([[[1.5, -2.0, 3.0, 0.5], [2.0, 1.0, -1.0, 4.0], [0.5, 0.25, 2.0, -3.0]],
+               [[-1.0, 2.5, 0.75, 1.0], [3.0, -0.5, 1.25, 2.0], [1.0, 1.5, -2.5, 0.5]]])
+
+
+def _norm(x, axis, keepdims=False):
+    return np.sqrt(np.sum(np.abs(x) ** 2, axis=axis, keepdims=keepdims))
+
+
+CASES = [
+    Case("EuclideanNorm",
+         lambda x: [tf.math.reduce_euclidean_norm(x, 1),
+                    tf.math.reduce_euclidean_norm(x, [0, 2], keepdims=True),
+                    tf.math.reduce_euclidean_norm(x)],
+         [_X],
+         lambda x: [_norm(x, 1), _norm(x, (0, 2), True), _norm(x, None)],
+         dtypes=(tf.float32, tf.float64)),
+    Case("EuclideanNorm",
+         lambda x: [tf.math.reduce_euclidean_norm(x, 1)],
+         [np.array([[3, 4, 0], [1, 1, 1]])],
+         lambda x: [np.floor(_norm(x.astype(np.float64), 1)).astype(x.dtype)],
+         dtypes=(tf.int32, tf.int64), grad=False, name="EuclideanNorm_int"),
+]
