@@ -361,9 +361,11 @@ def test_nest_up_to_functions():
 
     from tideflow.python.util import nest
 
-    assert data_nest.flatten_up_to is nest.flatten_up_to
     shallow = {"a": None, "b": (None, None)}
     tree = {"a": [1, 2], "b": ((3, 4), 5)}
+    # tf.data's nest: the same up-to walk, but a list is a leaf even as the shallow tree
+    assert data_nest.flatten_up_to(shallow, tree) == [[1, 2], (3, 4), 5]
+    assert data_nest.flatten_up_to([None], (1,)) == [(1,)]
     assert nest.flatten_up_to(shallow, tree) == [[1, 2], (3, 4), 5]
     doubled = nest.map_structure_up_to(shallow, lambda x, y: (x, y), tree, tree)
     assert doubled == {"a": ([1, 2], [1, 2]), "b": (((3, 4), (3, 4)), (5, 5))}

@@ -124,6 +124,11 @@ class Dataset(ds.Structured):
         return (f"<{type(self).__name__} shapes: {self.output_shapes}, types: "
                 f"{self.output_types}>")
 
+    @property
+    def _variant_tensor(self):
+        """The variant tensor of this dataset's ops (TF's attribute, built on each access)."""
+        return self._as_variant_tensor()
+
     # -- iterators ---------------------------------------------------------------------------
     def make_one_shot_iterator(self):
         """An iterator initialized when first used; it cannot be re-initialized."""
@@ -535,3 +540,29 @@ class _OpDataset(Dataset):
 
 class DatasetSource(_OpDataset):
     """Base of the file-reading datasets (``TFRecordDataset``...), for isinstance checks."""
+
+
+# TF 1.15's ``dataset_ops`` module names: one Dataset class serves both API versions here
+DatasetV1 = DatasetV2 = Dataset
+
+
+def get_legacy_output_types(dataset_or_iterator):
+    """The ``output_types`` of a dataset or iterator."""
+    return dataset_or_iterator.output_types
+
+
+def get_legacy_output_shapes(dataset_or_iterator):
+    """The ``output_shapes`` of a dataset or iterator."""
+    return dataset_or_iterator.output_shapes
+
+
+def get_legacy_output_classes(dataset_or_iterator):
+    """The ``output_classes`` of a dataset or iterator."""
+    return dataset_or_iterator.output_classes
+
+
+def get_structure(dataset_or_iterator):
+    """The element structure as a nest of ``tf.TensorSpec`` / ``tf.SparseTensorSpec``."""
+    from tideflow.ops.dataset_more import get_structure as structure
+
+    return structure(dataset_or_iterator)

@@ -298,9 +298,15 @@ def _broadcast(types, other, conv):
         return type(types)((k, _broadcast(types[k], other[k], conv)) for k in types) if (
             type(types) is not dict) else {k: _broadcast(types[k], other[k], conv)
                                            for k in types}
+    if not isinstance(other, (tuple, list)):
+        raise TypeError(f"If shallow structure is a sequence, input must also be a sequence. "
+                        f"Input has type: {type(other).__name__}, expected the structure "
+                        f"{types!r}")
     if len(types) != len(other):
-        raise ValueError(f"The two structures don't have the same number of elements: "
-                         f"{types!r} and {other!r}")
+        # tf.data's nest: a list is one leaf, so a list against a tuple is a TypeError
+        err = ValueError if isinstance(other, tuple) else TypeError
+        raise err(f"The two structures don't have the same number of elements: "
+                  f"{types!r} and {other!r}")
     kids = [_broadcast(t, o, conv) for t, o in zip(types, other)]
     return type(types)(*kids) if hasattr(type(types), "_fields") else tuple(kids)
 

@@ -9,6 +9,7 @@ stops the chain's background threads.
 import itertools
 import json
 import threading
+import warnings
 
 from tideflow.framework import errors, func_graph, nest, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape, scalar
@@ -34,6 +35,7 @@ class IteratorResource:
         self._value = None  # the dataset value of the current chain
         self._consumed = 0  # elements taken from it (its saved state, see serialize_state)
         self.one_shot_done = False
+        self.one_shot_error = None  # a one-shot iterator's failed initialization, re-raised
 
     def set_dataset(self, value, skip=0):
         rt = dv.IterRuntime(self._cancelled)
@@ -143,8 +145,16 @@ def _one_shot_factory(ctx):
             first = not res.one_shot_done
             res.one_shot_done = True
         if first:
-            (value,) = make()
+            try:
+                (value,) = make()
+            except errors.OpError as e:
+                # as TF: every later use of the iterator fails with the same error
+                res.one_shot_error = e
+                raise
             res.set_dataset(value)
+        elif res.one_shot_error is not None:
+            err = res.one_shot_error
+            raise type(err)(err.node_def, err.op, err.message)
         return res
 
     return run
@@ -260,6 +270,7 @@ op_registry.declare(
 def _from_string_handle_factory(ctx):
     mgr = ctx.resource_mgr
     want_types = list(ctx.op._attrs["output_types"])
+    want_shapes = [TensorShape(x) for x in ctx.op._attrs["output_shapes"]]
 
     def run(string_handle):
         import numpy as np
@@ -282,6 +293,12 @@ def _from_string_handle_factory(ctx):
                         None, None, "The iterator of the handle has output types "
                         f"{[t.name for t in res.output_types]}, but the handle was created "
                         f"for {[t.name for t in want_types]}.")
+                for i, (want, have) in enumerate(zip(want_shapes, res.output_shapes)):
+                    if not want.is_compatible_with(have):
+                        raise errors.InvalidArgumentError(
+                            None, None, f"The iterator of the handle has output shape {have} "
+                            f"for component {i}, which is not compatible with the shape "
+                            f"{want} the handle was created for.")
                 return res
         raise errors.NotFoundError(None, None, f"Resource {name} does not exist.")
 
@@ -410,6 +427,17 @@ def _fmt(x):
     return repr(x)
 
 
+# TF warns when one iterator's get_next() is called this often: a get_next() inside the
+# training loop adds ops to the graph at every step
+GET_NEXT_CALL_WARNING_THRESHOLD = 32
+GET_NEXT_CALL_WARNING_MESSAGE = (
+    "An unusually high number of `Iterator.get_next()` calls was detected. This often "
+    "indicates that `Iterator.get_next()` is being called inside a training loop, which will "
+    "cause gradual slowdown and eventual resource exhaustion. If this is the case, restructure "
+    "your code to call `next_element = iterator.get_next()` once outside the loop, and use "
+    "`next_element` as the input to some computation that is invoked inside the loop.")
+
+
 class Iterator(ds.Structured):
     """``tf.data.Iterator``: elements of a dataset, one ``get_next()`` per step."""
 
@@ -417,6 +445,10 @@ class Iterator(ds.Structured):
         self._iterator_resource = iterator_resource
         self._initializer = initializer
         self._specs = specs
+        self._get_next_call_count = 0
+        # made with the iterator, as TF does: string_handle() then adds no op
+        self._string_handle = ops.apply_op("IteratorToStringHandle", [iterator_resource],
+                                           name="IteratorToStringHandle")._outputs[0]
 
     @staticmethod
     def from_structure(output_types, output_shapes=None, shared_name=None,
@@ -474,13 +506,19 @@ class Iterator(ds.Structured):
 
     def get_next(self, name=None):
         """The next element: a nest of Tensors (SparseTensors) with the static shapes."""
+        self._get_next_call_count += 1
+        if self._get_next_call_count > GET_NEXT_CALL_WARNING_THRESHOLD:
+            warnings.warn(GET_NEXT_CALL_WARNING_MESSAGE)
         return ds.apply_structured("IteratorGetNext", [self._iterator_resource], self._specs,
                                    name or "IteratorGetNext")
 
     def string_handle(self, name=None):
-        """A scalar string naming this iterator, to feed ``from_string_handle`` iterators."""
+        """A scalar string naming this iterator, to feed ``from_string_handle`` iterators.
+        Without ``name`` the same tensor is returned on every call (one op, as in TF)."""
+        if name is None:
+            return self._string_handle
         return ops.apply_op("IteratorToStringHandle", [self._iterator_resource],
-                            name=name or "IteratorToStringHandle")._outputs[0]
+                            name=name)._outputs[0]
 
 
 def get_single_element(dataset):

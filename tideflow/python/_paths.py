@@ -151,8 +151,8 @@ _add("data.ops", "``tensorflow.python.data.ops``.", [])
 _add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
 _add("data.ops.iterator_ops", "``Iterator``.", ["tideflow.ops.iterator_ops", "tideflow.data"])
 _add("data.util", "``tensorflow.python.data.util``.", [])
-_add("data.util.nest", "``nest`` over dataset structures.", ["tideflow.framework.nest"],
-     _module="tideflow.framework.nest")
+_add("data.util.nest", "``nest`` over dataset structures (a list is one leaf).",
+     ["tideflow.ops.dataset_nest"], _module="tideflow.ops.dataset_nest")
 _add("eager", "``tensorflow.python.eager``: tideflow runs graphs only.", [])
 _add("eager.context", "Eager context queries: tideflow is always in graph mode.",
      ["tideflow.python._eager_context"], _module="tideflow.python._eager_context")

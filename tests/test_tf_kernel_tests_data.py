@@ -1,0 +1,162 @@
+"""tf.data behaviours that TF 1.15's own tf.data kernel tests (python/data/kernel_tests) rely
+on: the ``dataset_ops`` module's legacy names, tf.data's nest (lists are leaves), iterator
+string handles and their checks, one-shot iterators whose initialization fails, the
+``get_next()`` call warning, and structure errors of ``Iterator.from_structure``."""
+
+import warnings
+
+import numpy as np
+import pytest
+from tideflow.python.data.ops import dataset_ops, iterator_ops
+
+import tideflow as tf
+
+
+def _drain(sess, t):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(t))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
+# -- dataset_ops module names ---------------------------------------------------------------
+
+
+def test_legacy_output_helpers_follow_batch_static_shapes():
+    with tf.Graph().as_default():
+        comps = (np.arange(6), np.ones((6, 3), np.float32))
+        d = dataset_ops.Dataset.from_tensor_slices(comps)
+        kept = d.batch(4, drop_remainder=True)
+        loose = d.batch(4)
+        assert [s.as_list() for s in dataset_ops.get_legacy_output_shapes(kept)] == [
+            [4], [4, 3]]
+        assert [s.as_list() for s in dataset_ops.get_legacy_output_shapes(loose)] == [
+            [None], [None, 3]]
+        assert dataset_ops.get_legacy_output_types(kept) == (tf.int64, tf.float32)
+        assert dataset_ops.get_legacy_output_classes(kept) == (tf.Tensor, tf.Tensor)
+        spec = dataset_ops.get_structure(kept)
+        assert spec[1].shape.as_list() == [4, 3] and spec[1].dtype == tf.float32
+        assert dataset_ops.DatasetV1 is dataset_ops.Dataset
+        assert dataset_ops.DatasetV2 is dataset_ops.Dataset
+
+
+def test_variant_tensor_attribute_and_bad_batch_size_error():
+    with tf.Graph().as_default():
+        v = dataset_ops.Dataset.range(3)._variant_tensor
+        assert v.dtype == tf.variant and v.op.type == "RangeDataset"
+        bad = dataset_ops.Dataset.range(10).batch(0)._variant_tensor
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(bad)
+
+
+# -- tf.data's nest -------------------------------------------------------------------------
+
+
+def test_data_nest_treats_lists_as_leaves():
+    from tideflow.python.data.util import nest
+
+    assert nest.flatten([1, 2]) == [[1, 2]]
+    assert nest.flatten((1, [2, 3], {"b": 4, "a": 5})) == [1, [2, 3], 5, 4]
+    assert not nest.is_sequence([1, 2])
+    assert nest.is_sequence((1,)) and nest.is_sequence({"a": 1})
+    # a list and an array are the same structure (both one leaf)
+    nest.assert_same_structure(([1, 2], 3), (np.array([1, 2]), 4))
+    sv = tf.SparseTensorValue(indices=[[0]], values=[1], dense_shape=[1])
+    arr = tf.SparseTensorValue(indices=np.array([[0]]), values=np.array([1]),
+                               dense_shape=np.array([1]))
+    nest.assert_same_structure(sv, arr)
+    with pytest.raises(ValueError):
+        nest.assert_same_structure((1, 2), (1, 2, 3))
+    with pytest.raises(TypeError):
+        nest.assert_same_structure((1, (2,)), (1, 2))
+    assert nest.map_structure(lambda x, y: x + y, (1, {"a": 2}), (10, {"a": 20})) == (
+        11, {"a": 22})
+    assert nest.pack_sequence_as((0, {"a": 0, "b": 0}), [7, 8, 9]) == (7, {"a": 8, "b": 9})
+    assert nest.flatten_up_to((0, 0), ([1, 2], (3, 4))) == [[1, 2], (3, 4)]
+
+
+# -- iterators ------------------------------------------------------------------------------
+
+
+def test_one_shot_iterator_failed_initialization_fails_every_time():
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensors(tf.gather([0], [4]))  # index 4 out of range
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            for _ in range(3):
+                with pytest.raises(tf.errors.InvalidArgumentError):
+                    sess.run(nxt)
+
+
+def test_string_handle_is_one_tensor_unless_named():
+    with tf.Graph().as_default() as g:
+        it = dataset_ops.make_one_shot_iterator(dataset_ops.Dataset.range(3))
+        n_ops = len(g.get_operations())
+        assert it.string_handle() is it.string_handle()
+        assert len(g.get_operations()) == n_ops
+        a = it.string_handle(name="foo")
+        b = it.string_handle(name="foo")
+        assert (a.op.name, b.op.name) == ("foo", "foo_1")
+        structure_it = iterator_ops.Iterator.from_structure(tf.int64)
+        assert structure_it.string_handle() is structure_it.string_handle()
+
+
+def test_feedable_iterator_checks_shape_and_type_of_the_fed_handle():
+    with tf.Graph().as_default():
+        scalars = dataset_ops.Dataset.from_tensor_slices([1, 2, 3]).repeat()
+        vectors = dataset_ops.Dataset.from_tensors([1.0, 2.0])
+        h = tf.placeholder(tf.string, [])
+        as_scalar = iterator_ops.Iterator.from_string_handle(h, tf.int32, []).get_next()
+        as_any = iterator_ops.Iterator.from_string_handle(h, tf.int32).get_next()
+        as_vector = iterator_ops.Iterator.from_string_handle(h, tf.int32, [None]).get_next()
+        with tf.Session() as sess:
+            hs = sess.run(dataset_ops.make_one_shot_iterator(scalars).string_handle())
+            hv = sess.run(dataset_ops.make_one_shot_iterator(vectors).string_handle())
+            assert sess.run(as_scalar, {h: hs}) == 1
+            assert sess.run(as_any, {h: hs}) == 2
+            with pytest.raises(tf.errors.InvalidArgumentError, match="shape"):
+                sess.run(as_vector, {h: hs})  # rank 0 elements, rank 1 expected
+            with pytest.raises(tf.errors.InvalidArgumentError, match="types"):
+                sess.run(as_vector, {h: hv})  # float32 elements, int32 expected
+            assert sess.run(as_scalar, {h: hs}) == 3
+
+
+def test_feedable_iterator_switches_between_two_iterators():
+    with tf.Graph().as_default():
+        a = dataset_ops.make_one_shot_iterator(dataset_ops.Dataset.from_tensor_slices([1, 2]))
+        b = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.from_tensor_slices([10, 20, 30]))
+        h = tf.placeholder(tf.string, [])
+        nxt = iterator_ops.Iterator.from_string_handle(h, tf.int32, []).get_next()
+        with tf.Session() as sess:
+            ha, hb = sess.run([a.string_handle(), b.string_handle()])
+            got = [sess.run(nxt, {h: x}) for x in (hb, ha, hb, ha, hb)]
+            assert got == [10, 1, 20, 2, 30]
+            for x in (ha, hb):
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    sess.run(nxt, {h: x})
+
+
+def test_from_structure_shape_structure_errors():
+    with tf.Graph().as_default():
+        # a list is one leaf in tf.data's structures: TypeError against two types
+        with pytest.raises(TypeError):
+            iterator_ops.Iterator.from_structure((tf.int64, tf.float64), [None])
+        with pytest.raises(ValueError):
+            iterator_ops.Iterator.from_structure((tf.int64, tf.float64), ([], [], []))
+        it = iterator_ops.Iterator.from_structure((tf.int64, tf.float64), ([None], []))
+        assert [s.as_list() for s in it.output_shapes] == [[None], []]
+
+
+def test_get_next_warns_after_many_calls():
+    with tf.Graph().as_default():
+        it = dataset_ops.make_one_shot_iterator(dataset_ops.Dataset.range(3))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            for _ in range(40):
+                it.get_next()
+        msgs = [str(x.message) for x in w if "get_next()" in str(x.message)]
+        assert len(msgs) == 40 - iterator_ops.GET_NEXT_CALL_WARNING_THRESHOLD
+        assert iterator_ops.GET_NEXT_CALL_WARNING_THRESHOLD == 32
