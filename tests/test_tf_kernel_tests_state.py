@@ -49,3 +49,90 @@ def test_template_variable_scope_name_ends_in_slash_and_empty_name_is_allowed():
         assert empty.variables == [x, v]  # TF matches the scope name as a prefix
         with pytest.raises(ValueError, match="name cannot be None"):
             tf.make_template(None, _zeros_var)
+
+
+# -- tf.variable_scope / tf.get_variable ------------------------------------------------------
+
+def test_variable_scope_exited_out_of_order_is_an_error():
+    with tf.Graph().as_default(), tf.variable_scope("aa"):
+        outer = tf.variable_scope("bb")
+        outer.__enter__()
+        with tf.variable_scope("cc"), pytest.raises(RuntimeError, match="Improper nesting"):
+            outer.__exit__(None, None, None)
+        outer.__exit__(None, None, None)
+        assert tf.get_variable_scope().name == "aa"
+
+
+def test_no_regularizer_turns_off_the_scope_regularizer():
+    from tideflow.python.ops import variable_scope
+
+    assert variable_scope.no_regularizer is tf.no_regularizer
+    with tf.Graph().as_default():
+        with tf.variable_scope("s", regularizer=lambda v: tf.reduce_sum(v) * 2.0):
+            tf.get_variable("a", [2], initializer=tf.constant_initializer(1.5))
+            tf.get_variable("b", [2], regularizer=tf.no_regularizer)
+        losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert s.run(losses) == [pytest.approx(6.0)]
+
+
+def test_get_variable_synchronization_decides_trainable_and_reaches_custom_getters():
+    seen = []
+
+    def getter(getter, *args, **kwargs):
+        seen.append((kwargs["synchronization"], kwargs["aggregation"], kwargs["trainable"]))
+        return getter(*args, **kwargs)
+
+    sync, agg = tf.VariableSynchronization, tf.VariableAggregation
+    with tf.Graph().as_default():
+        with tf.variable_scope("foo", custom_getter=getter) as scope:
+            tf.get_variable("b", [])
+            tf.get_variable("d", [], synchronization=sync.ON_READ, aggregation=agg.MEAN)
+            tf.get_variable("e", [], synchronization=sync.ON_READ, trainable=True)
+            tf.get_variable("f", [], synchronization=sync.ON_WRITE)
+            v = tf.Variable(1.0, name="g", synchronization=sync.ON_READ)
+        assert [x.name for x in scope.trainable_variables()] == ["foo/b:0", "foo/e:0", "foo/f:0"]
+        assert seen == [(sync.AUTO, agg.NONE, True), (sync.ON_READ, agg.MEAN, False),
+                        (sync.ON_READ, agg.NONE, True), (sync.ON_WRITE, agg.NONE, True)]
+        assert v not in tf.trainable_variables() and v.synchronization == sync.ON_READ
+
+
+def test_initializer_needing_a_shape_without_one_names_the_problem():
+    with tf.Graph().as_default():
+        assert tf.get_variable("ok", initializer=lambda x=1: [2.0]).shape == (1,)
+        with pytest.raises(ValueError, match="The initializer passed is not valid"):
+            tf.get_variable("bad", initializer=lambda x: [2.0])
+
+
+def test_variable_scope_is_per_thread():
+    import threading
+
+    names = []
+    with tf.Graph().as_default() as g:
+        def build():
+            with g.as_default(), tf.variable_scope("bar"):
+                names.append(tf.get_variable("v", []).name)
+
+        with tf.variable_scope("main"):
+            t = threading.Thread(target=build)
+            t.start()
+            t.join()
+            names.append(tf.get_variable("v", []).name)
+    assert names == ["bar/v:0", "main/v:0"]
+
+
+def test_variable_creator_scope_exited_out_of_order_is_an_error():
+    def creator(next_creator, **kwargs):
+        return next_creator(**kwargs)
+
+    from tideflow.ops import variables
+
+    stack = list(variables._creator_stack())
+    try:
+        outer = tf.variable_creator_scope(creator)
+        outer.__enter__()
+        with tf.variable_creator_scope(creator), pytest.raises(RuntimeError, match="nesting"):
+            outer.__exit__(None, None, None)
+    finally:
+        variables._creator_stack()[:] = stack  # the outer scope never closed

@@ -15,6 +15,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.framework.wire_format import encode_varint as _varint
+from tideflow.ops.variable_scope import no_regularizer  # noqa: F401  (tf.no_regularizer)
 
 
 def _bad(msg):
@@ -368,11 +369,6 @@ def is_symbolic_tensor(tensor):
     from tideflow.ops.misc_ops import is_tensor
 
     return is_tensor(tensor)
-
-
-def no_regularizer(_):
-    """The regularizer that adds nothing (returns None)."""
-    return
 
 
 def _no_native_libraries(name):

@@ -7,10 +7,13 @@ Each graph keeps one variable store (name -> Variable) and one scope store (the 
 import enum
 import functools
 import inspect
+import threading
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import as_shape
 from tideflow.ops import init_ops, partitioned_variables, variables
+from tideflow.ops.partitioned_variables import _PartitionInfo  # noqa: F401  (TF's home of it)
+from tideflow.ops.variables import variable_creator_scope  # noqa: F401  (TF's home of it)
 
 _VARSTORE_KEY = ("__variable_store",)
 _VARSCOPESTORE_KEY = ("__varscope",)
@@ -33,18 +36,27 @@ class _VariableStore:
         self._partitioned_vars = {}
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
-                     regularizer=None, reuse=None, trainable=True, collections=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None):
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=None, aggregation=None):
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype).base_dtype
+        synchronization, aggregation = variables._check_sync_aggregation(
+            synchronization, aggregation)
+        if trainable is None:
+            # TF: a variable synchronized on read is not trained unless asked
+            trainable = synchronization.name != "ON_READ"
 
         def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
-                        regularizer=None, reuse=None, trainable=True, collections=None,
+                        regularizer=None, reuse=None, trainable=None, collections=None,
                         caching_device=None, partitioner=None, validate_shape=True,
-                        use_resource=None, constraint=None):
+                        use_resource=None, constraint=None, synchronization=None,
+                        aggregation=None):
+            if trainable is None:
+                trainable = getattr(synchronization, "name", "") != "ON_READ"
             is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
             if use_resource:
                 variables.resource_as_ref(name)
@@ -77,7 +89,7 @@ class _VariableStore:
                 name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
                 reuse=reuse, trainable=trainable, collections=collections,
                 caching_device=caching_device, validate_shape=validate_shape,
-                constraint=constraint,
+                constraint=constraint, synchronization=synchronization, aggregation=aggregation,
             )
 
         kwargs = {
@@ -85,7 +97,8 @@ class _VariableStore:
             "regularizer": regularizer, "reuse": reuse, "trainable": trainable,
             "collections": collections, "caching_device": caching_device,
             "partitioner": partitioner, "validate_shape": validate_shape,
-            "use_resource": use_resource,
+            "use_resource": use_resource, "synchronization": synchronization,
+            "aggregation": aggregation,
         }
         if custom_getter is not None:
             # getters written before `constraint` existed do not take it
@@ -97,7 +110,7 @@ class _VariableStore:
     def _get_single_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                              regularizer=None, partition_info=None, reuse=None, trainable=True,
                              collections=None, caching_device=None, validate_shape=True,
-                             constraint=None):
+                             constraint=None, synchronization=None, aggregation=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -137,6 +150,11 @@ class _VariableStore:
         value_fn = (not initializing_from_value and not shape.is_fully_defined()
                     and _no_required_args(initializer))
         if not shape.is_fully_defined() and not initializing_from_value and not value_fn:
+            if initializer is not None:
+                raise ValueError(
+                    "The initializer passed is not valid. It should be a callable with no "
+                    "arguments and the shape should not be provided or an instance of "
+                    "`tf.keras.initializers.*' and `shape` should be fully defined.")
             raise ValueError(
                 f"Shape of a new variable ({name}) must be fully defined, but instead was {shape}."
             )
@@ -158,7 +176,7 @@ class _VariableStore:
         v = variables.Variable(
             initial_value=init_val, name=name, trainable=trainable, collections=collections,
             caching_device=caching_device, dtype=variable_dtype, validate_shape=validate_shape,
-            constraint=constraint,
+            constraint=constraint, synchronization=synchronization, aggregation=aggregation,
         )
         self._vars[name] = v
 
@@ -300,9 +318,10 @@ class VariableScope:
         return self.get_collection(ops.GraphKeys.LOCAL_VARIABLES)
 
     def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
-                     regularizer=None, reuse=None, trainable=True, collections=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None):
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=None, aggregation=None):
         """Gets or creates variable ``<scope name>/<name>`` with this scope's defaults."""
         if regularizer is None:
             regularizer = self._regularizer
@@ -338,11 +357,13 @@ class VariableScope:
                 collections=collections, caching_device=caching_device, partitioner=partitioner,
                 validate_shape=validate_shape, use_resource=use_resource,
                 custom_getter=custom_getter, constraint=constraint,
+                synchronization=synchronization, aggregation=aggregation,
             )
 
 
-class _VariableScopeStore:
-    """The current variable scope of a graph and how often each scope name was opened."""
+class _VariableScopeStore(threading.local):
+    """The current variable scope of a graph and how often each scope name was opened, per
+    thread as in TF: a thread building part of the graph starts at the root scope."""
 
     def __init__(self):
         self.current_scope = VariableScope(False)
@@ -394,28 +415,43 @@ def get_variable_scope():
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
-                 trainable=True, collections=None, caching_device=None, partitioner=None,
-                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None):
-    """Gets the variable ``<scope>/<name>`` or creates it, following the scope's reuse rule."""
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 synchronization=None, aggregation=None):
+    """Gets the variable ``<scope>/<name>`` or creates it, following the scope's reuse rule.
+    ``trainable`` defaults to True unless ``synchronization`` is ``ON_READ``."""
     return get_variable_scope().get_variable(
         _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections,
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
         use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation,
     )
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                        trainable=False, collections=None, caching_device=None, partitioner=None,
                        validate_shape=True, use_resource=None, custom_getter=None,
-                       constraint=None):
+                       constraint=None, synchronization=None, aggregation=None):
     """``get_variable`` for a non-trainable variable in LOCAL_VARIABLES."""
     collections = list(collections or []) + [ops.GraphKeys.LOCAL_VARIABLES]
     return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                         regularizer=regularizer, trainable=False, collections=collections,
                         caching_device=caching_device, partitioner=partitioner,
                         validate_shape=validate_shape, use_resource=use_resource,
-                        custom_getter=custom_getter, constraint=constraint)
+                        custom_getter=custom_getter, constraint=constraint,
+                        synchronization=synchronization, aggregation=aggregation)
+
+
+def variable(initial_value=None, trainable=None, collections=None, validate_shape=True,
+             caching_device=None, name=None, dtype=None, constraint=None, use_resource=None,
+             synchronization=None, aggregation=None):
+    """TF's ``variable_scope.variable``: a ``tf.Variable`` (through any creator scopes)."""
+    return variables.Variable(
+        initial_value=initial_value, trainable=trainable, collections=collections,
+        validate_shape=validate_shape, caching_device=caching_device, name=name, dtype=dtype,
+        constraint=constraint, use_resource=use_resource, synchronization=synchronization,
+        aggregation=aggregation)
 
 
 def _wrap_custom_getter(custom_getter, old_getter):
@@ -521,7 +557,6 @@ class _pure_variable_scope:
 
 def no_regularizer(_):
     """The regularizer that adds nothing: turns off a scope's regularizer for a variable."""
-    return None
 
 
 def _get_unique_variable_scope(prefix):
@@ -652,3 +687,13 @@ def variable_op_scope(values, name_or_scope, default_name=None, initializer=None
                           caching_device=caching_device, partitioner=partitioner,
                           custom_getter=custom_getter, reuse=reuse, dtype=dtype,
                           use_resource=use_resource, constraint=constraint)
+
+
+def __getattr__(name):
+    # TF's variable_scope module also holds the variable enums; they live beside the other
+    # TF 1.x names, which import this module, so they are looked up on first use
+    if name in ("VariableSynchronization", "VariableAggregation"):
+        from tideflow.ops import tf1_misc_ops
+
+        return getattr(tf1_misc_ops, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -50,10 +50,13 @@ def variable_creator_scope(variable_creator):
     variable (or calls the next creator out). Per thread, as TF's."""
     stack = _creator_stack()
     stack.append(variable_creator)
+    depth = len(stack)
     try:
         yield
     finally:
-        stack.remove(variable_creator)
+        if len(stack) != depth or stack[-1] is not variable_creator:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        stack.pop()
 
 
 class _VariableMeta(type):
@@ -197,7 +200,7 @@ class Variable(metaclass=_VariableMeta):
     # numpy must defer to our operator overloads (ndarray + Variable -> Variable.__radd__)
     __array_priority__ = 100
 
-    def __init__(self, initial_value=None, trainable=True, collections=None, validate_shape=True,
+    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
                  expected_shape=None, import_scope=None, constraint=None, use_resource=None,
                  synchronization=None, aggregation=None, shape=None):
@@ -205,6 +208,9 @@ class Variable(metaclass=_VariableMeta):
             resource_as_ref(name)
         self._synchronization, self._aggregation = _check_sync_aggregation(
             synchronization, aggregation)
+        if trainable is None:
+            # TF: trained unless synchronized on read
+            trainable = self._synchronization.name != "ON_READ"
         if variable_def is not None:
             if initial_value is not None:
                 raise ValueError("variable_def and initial_value are mutually exclusive.")
@@ -614,8 +620,9 @@ Variable.__getitem__ = _getitem
 
 ops.register_tensor_conversion_function(Variable, Variable._TensorConversionFunction)
 
-# legacy name
+# legacy names (TF 1.x's ``variables.VariableV1`` is the class behind ``tf.Variable``)
 RefVariable = Variable
+VariableV1 = Variable
 
 
 def _sync_agg():
