@@ -60,3 +60,30 @@ def test_autopacking_casts_tensors_to_requested_dtype(sess):
     for dtype in (None, tf.float64):
         with pytest.raises(TypeError, match="Cannot convert a list containing a tensor"):
             tf.convert_to_tensor([a, b], dtype=dtype)
+
+
+# -- StridedSlice / ConcatOffset -------------------------------------------------------------
+def test_strided_slice_more_indices_than_dims_is_out_of_range(sess):
+    p = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Index out of range using input dim 1; input has only 1 dims"):
+        sess.run(p[1:, 1:], {p: [4, 5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+        sess.run(p[:], {p: 4})
+    np.testing.assert_array_equal(sess.run(p[1:, 1:], {p: [[1, 2], [3, 4]]}), [[4]])
+
+
+def test_concat_offset_negative_dim_and_mismatch_words(sess):
+    shapes = [[2, 3, 5], [2, 7, 5], [2, 20, 5]]
+    starts = np.cumsum([0] + [s[1] for s in shapes[:-1]])
+    expect = [[0, int(o), 0] for o in starts]
+    for cdim in (1, -2):
+        np.testing.assert_array_equal(sess.run(tf.raw_ops.ConcatOffset(
+            concat_dim=cdim, shape=shapes)), expect)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Concat dim is out of range: -4 vs. 3"):
+        sess.run(tf.raw_ops.ConcatOffset(concat_dim=-4, shape=shapes))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Input 1 has shape \[2 7 10\] and doesn't match input 0 with "
+                             r"shape \[2 3 5\]"):
+        sess.run(tf.raw_ops.ConcatOffset(concat_dim=1, shape=[[2, 3, 5], [2, 7, 10]]))

@@ -370,8 +370,9 @@ def _concat_offset_kernel(concat_dim, shape):
     n = first.size
     if first.ndim != 1:
         raise _invalid(f"input 0 should be a vector, got shape {_shape_str(first.shape)}")
-    if not 0 <= cdim < n:
+    if not -n <= cdim < n:
         raise _invalid(f"Concat dim is out of range: {cdim} vs. {n}")
+    cdim %= n
     out = []
     offset = 0
     for i, s in enumerate(shapes):
@@ -379,9 +380,10 @@ def _concat_offset_kernel(concat_dim, shape):
             raise _invalid(f"input {i} should contain {n} elements, but got {s.size}")
         if any(s[j] != first[j] for j in range(n) if j != cdim):
             raise _invalid(
+                # the shapes as TF prints a tensor's values: [2 7 10]
                 f"All dimensions except {cdim} must match. Input {i} has shape "
-                f"{_shape_str(s.tolist())} and doesn't match input 0 with shape "
-                f"{_shape_str(first.tolist())}."
+                f"[{' '.join(map(str, s.tolist()))}] and doesn't match input 0 with shape "
+                f"[{' '.join(map(str, first.tolist()))}]."
             )
         o = np.zeros(n, dtype=first.dtype)
         o[cdim] = offset

@@ -263,6 +263,11 @@ def _out_of_bounds(exc):
     """TF's words for a shrunk index past the end: "slice index 5 of dimension 0 out of
     bounds." (from NumPy's "index 5 is out of bounds for axis 0 with size 2")."""
     m = re.search(r"index (-?\d+) is out of bounds for axis (\d+)", str(exc))
+    rank = re.search(r"array is (\d+)-dimensional", str(exc))
+    if m is None and rank is not None:
+        # more dense indices than the input has dimensions
+        return (f"Index out of range using input dim {rank.group(1)}; input has only "
+                f"{rank.group(1)} dims")
     if m is None:
         return f"slice index out of bounds: {exc}"
     return f"slice index {m.group(1)} of dimension {m.group(2)} out of bounds."
