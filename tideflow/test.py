@@ -538,7 +538,16 @@ class TestCase(unittest.TestCase):
                                    err_msg=msg or "")
 
     def assertAllEqual(self, a, b, msg=None):
-        a, b = np.asarray(self._values(a)), np.asarray(self._values(b))
+        a, b = self._values(a), self._values(b)
+        try:
+            a, b = np.asarray(a), np.asarray(b)
+        except ValueError:
+            # nested lists of different lengths (fetched structures): element by element,
+            # as TF's NumPy of the time compared such object arrays
+            self.assertEqual(len(a), len(b), msg)
+            for x, y in zip(a, b):
+                self.assertAllEqual(x, y, msg)
+            return
         self.assertEqual(a.shape, b.shape, msg or f"shapes differ: {a.shape} vs {b.shape}")
         np.testing.assert_array_equal(a, b, err_msg=msg or "")
 
@@ -738,6 +747,39 @@ class TestCase(unittest.TestCase):
             d = self._tempdir = tempfile.mkdtemp(prefix=self.id().rsplit(".", 1)[-1] + "_",
                                                  dir=get_temp_dir())
         return d
+
+
+    def checkedThread(self, target, args=None, kwargs=None):
+        """A thread whose ``join()`` fails this test if ``target`` raised (TF's helper for
+        tests that run session steps from several threads)."""
+        return _CheckedThread(self, target, args, kwargs)
+
+
+class _CheckedThread:
+    def __init__(self, case, target, args=None, kwargs=None):
+        import threading
+
+        self._case, self._target = case, target
+        self._args, self._kwargs = args or (), kwargs or {}
+        self._exception = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        try:
+            self._target(*self._args, **self._kwargs)
+        except Exception as e:  # noqa: BLE001 - reported by join()
+            self._exception = e
+
+    def start(self):
+        self._thread.start()
+
+    def join(self):
+        self._thread.join()
+        if self._exception is not None:
+            self._case.fail(f"Error in checkedThread: {self._exception!r}")
+
+    def is_alive(self):
+        return self._thread.is_alive()
 
 
 class _LiteralCtx:

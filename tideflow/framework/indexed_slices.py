@@ -81,6 +81,19 @@ class IndexedSlices(IndexedSlicesBase):
 
         return parts, rebuild
 
+    # feed_dict protocol: an IndexedSlices key is fed (values, indices[, dense_shape])
+    def _tf_feed_components(self):
+        parts = [self._values, self._indices]
+        if self._dense_shape is not None:
+            parts.append(self._dense_shape)
+
+        def split(value):
+            if isinstance(value, IndexedSlices):
+                raise TypeError("The value of a feed cannot be a tf.IndexedSlices object.")
+            return list(value)
+
+        return parts, split
+
 
 IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue",
                                             ["values", "indices", "dense_shape"])

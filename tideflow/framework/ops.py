@@ -943,9 +943,16 @@ class _DefaultStack(threading.local):
     def __init__(self):
         super().__init__()
         self.stack = []
+        self.enforce_nesting = True
 
     def get_default(self):
         return self.stack[-1] if self.stack else None
+
+    def reset(self):
+        self.stack = []
+
+    def is_cleared(self):
+        return not self.stack
 
     @contextlib.contextmanager
     def get_controller(self, default):
@@ -953,10 +960,13 @@ class _DefaultStack(threading.local):
         try:
             yield default
         finally:
-            # tolerate a stack reset inside the block
+            # the stack may have been reset inside the block
             if self.stack and self.stack[-1] is default:
                 self.stack.pop()
             elif default in self.stack:
+                if self.enforce_nesting:  # as TF: leaving an outer context first is a bug
+                    raise AssertionError(
+                        f"Nesting violated for default stack of {type(default)} objects")
                 self.stack.remove(default)
 
 
@@ -1279,6 +1289,8 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         )
     if graph is None:
         graph = _graph_from_inputs(inputs)
+    if type(name) is bytes:  # TF takes names as bytes too (``name=b"e"``)
+        name = name.decode()
     if not (name and name.endswith("/")) and not all(
             isinstance(x, Tensor) for v in inputs
             for x in (v if isinstance(v, (list, tuple)) else (v,))):

@@ -321,6 +321,8 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
         if isinstance(target, bytes):
             target = target.decode()
+        elif target is not None and not isinstance(target, str):
+            raise TypeError(f"target must be a string, but got {type(target)}")
         allocator.tune_once()
         self._graph = graph
         self._target = target or ""
@@ -330,6 +332,7 @@ class BaseSession:
         self._op_timeout_s = op_timeout_ms / 1000.0 if op_timeout_ms and op_timeout_ms > 0 else 0
         self._closed = False
         self._opened = True
+        self._graph_ctx = None
         self._cancelled = threading.Event()
         self._lock = threading.Lock()
         self._plans = {}
@@ -489,6 +492,8 @@ class BaseSession:
         timeout = getattr(options, "timeout_in_ms", 0) if options is not None else 0
         deadline = (time.monotonic() + timeout / 1000.0) if timeout and timeout > 0 else (
             self._default_deadline())
+        if run_metadata is not None:
+            run_metadata.Clear()  # TF replaces it with this step's metadata
         if run_metadata is not None and options is not None:
             values = self._run_traced(plan, tuple(feed_values), deadline, options, run_metadata)
             return handler.builder(_fed_fetches(plan, handler, feed_tensors, feed_values, values))
@@ -747,6 +752,10 @@ class BaseSession:
 
     # -- context manager --------------------------------------------------------------------
     def __enter__(self):
+        if self._graph_ctx is not None:
+            raise RuntimeError("Session context managers are not re-entrant. Use "
+                               "`Session.as_default()` if you want to enter a session "
+                               "multiple times.")
         self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
         self._sess_ctx = self.as_default()
@@ -761,6 +770,7 @@ class BaseSession:
         except RuntimeError:
             pass
         self._graph_ctx.__exit__(exec_type, exec_value, exec_tb)
+        self._graph_ctx = None
         self.close()
         return False
 
@@ -781,14 +791,16 @@ class Session(BaseSession):
 
 
 class InteractiveSession(BaseSession):
-    """A session that installs itself as the default session on construction."""
+    """A session that installs itself as the default session on construction (and its graph
+    as the default graph only when one is given, as TF: ``tf.reset_default_graph()`` still
+    works after ``tf.InteractiveSession()``)."""
 
-    _active = 0
+    _active_session_count = 0
 
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
-        InteractiveSession._active += 1
-        if InteractiveSession._active > 1:
+        InteractiveSession._active_session_count += 1
+        if InteractiveSession._active_session_count > 1:
             warnings.warn(
                 "An interactive session is already active. This can cause out-of-memory errors "
                 "in some cases. You must explicitly call `InteractiveSession.close()` to release "
@@ -798,15 +810,24 @@ class InteractiveSession(BaseSession):
         self._explicitly_closed = False
         self._default_session = self.as_default()
         self._default_session.__enter__()
-        self._default_graph = self._graph.as_default()
-        self._default_graph.__enter__()
+        self._default_graph = None
+        if graph is not None:
+            self._default_graph = self._graph.as_default()
+            self._default_graph.__enter__()
 
     def close(self):
         if not self._closed:
-            InteractiveSession._active -= 1
-            try:
-                self._default_graph.__exit__(None, None, None)
-                self._default_session.__exit__(None, None, None)
-            except (RuntimeError, AttributeError):
-                pass
+            InteractiveSession._active_session_count -= 1
+            # interactive sessions may close in any order: leave the stacks without the
+            # nesting check
+            for ctx, stack, obj in ((self._default_graph, ops._default_graph_stack, self._graph),
+                                    (self._default_session, ops._default_session_stack, self)):
+                if ctx is None:
+                    continue
+                if stack.stack and stack.stack[-1] is obj:
+                    with contextlib.suppress(RuntimeError, AssertionError):
+                        ctx.__exit__(None, None, None)
+                elif obj in stack.stack:
+                    stack.stack.remove(obj)
+            self._default_graph = self._default_session = None
         super().close()

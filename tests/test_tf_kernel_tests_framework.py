@@ -1,0 +1,197 @@
+"""Behaviours of the graph framework, the client Session, tf.layers and the RNN cells that TF
+1.15's own tests (framework/, client/session_test.py, layers/, rnn tests) showed tideflow
+missing or getting wrong; each test pins one of them with values worked out by hand or NumPy."""
+
+import collections
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.framework import ops
+
+
+# -- Session: names, arguments, context managers --------------------------------------------
+def test_op_names_may_be_bytes_and_fetch_names_too():
+    with tf.Graph().as_default():
+        e = tf.constant(44.0, name=b"e")
+        tf.constant(42.0, name="c")
+        assert e.name == "e:0" and isinstance(e.name, str)
+        with tf.Session() as sess:
+            assert sess.run(b"e:0") == 44.0
+            assert sess.run([b"c:0", "e:0"]) == [42.0, 44.0]
+            assert sess.run({"k": b"c:0"}) == {"k": 42.0}
+
+
+def test_session_argument_types_are_checked():
+    with pytest.raises(TypeError, match="target must be a string"):
+        tf.Session(37)
+    with pytest.raises(TypeError, match="config must be a tf.ConfigProto"):
+        tf.Session(config=37)
+    with pytest.raises(TypeError, match="graph must be a tf.Graph"):
+        tf.Session(graph=37)
+
+
+def test_session_context_manager_is_not_reentrant():
+    with tf.Graph().as_default():
+        sess = tf.Session()
+        with pytest.raises(RuntimeError, match="not re-entrant"), sess:  # noqa: SIM117
+            with sess:
+                pass
+        assert tf.get_default_session() is None
+
+
+def test_default_session_stack_enforces_nesting():
+    with tf.Graph().as_default():
+        s1, s2 = tf.Session(), tf.Session()
+        c1 = s1.as_default()
+        c1.__enter__()
+        c2 = s2.as_default()
+        c2.__enter__()
+        try:
+            with pytest.raises(AssertionError, match="Nesting violated"):
+                c1.__exit__(None, None, None)
+        finally:
+            ops._default_session_stack.reset()
+        assert tf.get_default_session() is None
+        # properly nested blocks are fine
+        with s1.as_default():
+            with s2.as_default():
+                assert tf.get_default_session() is s2
+            assert tf.get_default_session() is s1
+
+
+def test_interactive_session_keeps_the_global_graph_resettable():
+    tf.reset_default_graph()
+    sess = tf.InteractiveSession()
+    try:
+        c = tf.constant(3.0) * 2.0
+        assert c.eval() == 6.0
+        tf.reset_default_graph()  # TF allows this: the session did not push a graph
+        assert tf.get_default_graph() is not sess.graph
+        assert tf.get_default_session() is sess
+    finally:
+        sess.close()
+    assert tf.get_default_session() is None
+
+
+def test_second_interactive_session_warns_once():
+    tf.InteractiveSession._active_session_count = 0
+    with tf.Graph().as_default():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s1 = tf.InteractiveSession()
+            s1.close()
+            s1 = tf.InteractiveSession()
+            assert not w
+            s2 = tf.InteractiveSession()
+        assert len(w) == 1 and "interactive session is already active" in str(w[0].message)
+        # closed out of order: both leave the default-session stack
+        s1.close()
+        s2.close()
+        assert tf.get_default_session() is None
+        assert tf.InteractiveSession._active_session_count == 0
+
+
+def test_run_metadata_holds_only_the_last_step():
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        md = tf.RunMetadata()
+        with tf.Session() as sess:
+            sess.run(a, options=tf.RunOptions(output_partition_graphs=True,
+                                              trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=md)
+            assert len(md.partition_graphs) > 0 and md.HasField("step_stats")
+            sess.run(a, run_metadata=md)
+            assert len(md.partition_graphs) == 0
+            assert not md.HasField("step_stats")
+
+
+# -- Session: feeding IndexedSlices ------------------------------------------------------------
+def test_feed_indexed_slices_with_and_without_dense_shape():
+    values = np.array([1.0, 2.0], np.float32)
+    indices = np.array([[3, 2, 0], [4, 5, 1]], np.int64)
+    dense_shape = np.array([7, 9, 2], np.int64)
+    with tf.Graph().as_default():
+        ind = tf.IndexedSlices(tf.placeholder(tf.float32, (2,)),
+                               tf.placeholder(tf.int64, (2, 3)),
+                               tf.placeholder(tf.int64, (3,)))
+        doubled = tf.IndexedSlices(ind.values * 2, tf.identity(ind.indices),
+                                   tf.identity(ind.dense_shape))
+        bare = tf.IndexedSlices(tf.placeholder(tf.float32, (2,)),
+                                tf.placeholder(tf.int64, (2, 3)))
+        with tf.Session() as sess:
+            out = sess.run(doubled, {ind: (values, indices, dense_shape)})
+            np.testing.assert_array_equal(out.values, values * 2)
+            np.testing.assert_array_equal(out.indices, indices)
+            np.testing.assert_array_equal(out.dense_shape, dense_shape)
+            out = sess.run(doubled, {ind: tf.IndexedSlicesValue(values, indices, dense_shape)})
+            np.testing.assert_array_equal(out.values, values * 2)
+            v, i = sess.run([bare.values, bare.indices],
+                            {bare: tf.IndexedSlicesValue(values + 1, indices, None)})
+            np.testing.assert_array_equal(v, values + 1)
+            np.testing.assert_array_equal(i, indices)
+            with pytest.raises(TypeError, match="cannot be a tf.IndexedSlices"):
+                sess.run(doubled.values, {ind: doubled})
+
+
+# -- tf.test.TestCase helpers the TF tests use -----------------------------------------------
+def _Case():
+    class Case(tf.test.TestCase):
+        def runTest(self):
+            pass
+
+    return Case()
+
+
+def test_checked_thread_runs_target_and_reports_its_failure():
+    case = _Case()
+    seen = []
+    t = case.checkedThread(target=seen.append, args=(5,))
+    t.start()
+    t.join()
+    assert seen == [5]
+
+    def boom():
+        raise ValueError("bad thread")
+
+    t = case.checkedThread(target=boom)
+    t.start()
+    with pytest.raises(AssertionError, match="bad thread"):
+        t.join()
+
+
+def test_assert_all_equal_on_nested_ragged_fetch_structures():
+    case = _Case()
+    case.assertAllEqual([[[15]], 15, [15]], [[[15]], np.int32(15), [15]])
+    with pytest.raises(AssertionError):
+        case.assertAllEqual([[[15]], 15, [15]], [[[15]], 16, [15]])
+
+
+def test_fetch_structures_keep_their_types():
+    abc = collections.namedtuple("ABC", ["a", "b", "c"])
+    with tf.Graph().as_default():
+        a, c = tf.constant(42.0), tf.constant(44.0)
+        b = tf.no_op()
+        with tf.Session() as sess:
+            res = sess.run([[a, b, c], (a, b, c), abc(a, b, c), {"a": a.name, "b": b}])
+            assert res[0] == [42.0, None, 44.0]
+            assert isinstance(res[1], tuple) and res[1] == (42.0, None, 44.0)
+            assert isinstance(res[2], abc) and res[2].c == 44.0
+            assert res[3] == {"a": 42.0, "b": None}
+            ev = threading.Event()
+            out = []
+
+            def step():
+                ev.wait()
+                out.append(sess.run(a))
+
+            threads = [threading.Thread(target=step) for _ in range(4)]
+            for t in threads:
+                t.start()
+            ev.set()
+            for t in threads:
+                t.join()
+            assert out == [42.0] * 4
