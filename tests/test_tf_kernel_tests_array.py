@@ -87,3 +87,16 @@ def test_concat_offset_negative_dim_and_mismatch_words(sess):
                        match=r"Input 1 has shape \[2 7 10\] and doesn't match input 0 with "
                              r"shape \[2 3 5\]"):
         sess.run(tf.raw_ops.ConcatOffset(concat_dim=1, shape=[[2, 3, 5], [2, 7, 10]]))
+
+
+# -- ExpandDims -------------------------------------------------------------------------------
+def test_expand_dims_axis_must_hold_one_value(sess):
+    with pytest.raises(ValueError, match="must be a tensor with a single value"):
+        tf.expand_dims(1, axis=[0, 1])
+    a = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="must be a tensor with a single value"):
+        sess.run(tf.expand_dims([1, 2], a), {a: [0, 1]})
+    e = tf.expand_dims([[1, 2]], [-1])
+    assert e.get_shape().as_list() == [1, 2, 1]
+    np.testing.assert_array_equal(sess.run(e), np.expand_dims([[1, 2]], -1))

@@ -614,7 +614,10 @@ op_registry.declare(
 def _expand_dims_shape(op):
     s = _in(op, 0)
     d = ops.constant_value(op._inputs[1])
-    if d is None or np.size(d) != 1:
+    if d is not None and np.size(d) != 1:
+        raise ValueError(f"'dim' input must be a tensor with a single value, got "
+                         f"{np.size(d)} values")
+    if d is None:
         return [None if s.ndims is None else [None] * (s.ndims + 1)]
     d = int(np.reshape(d, -1)[0])
     if s.ndims is None:
