@@ -57,3 +57,61 @@ def test_adagrad_on_variable_of_unknown_shape():
                 var_np = var_np - 3.0 * g / np.sqrt(acc_np)
             np.testing.assert_allclose(sess.run(var), var_np, rtol=1e-6)
             np.testing.assert_allclose(sess.run(accum), acc_np, rtol=1e-6)
+
+
+def test_more_internal_paths():
+    from tideflow.python.training.checkpoint_state_pb2 import CheckpointState
+    from tideflow.python.training.tracking import util
+
+    from tideflow.python.ops import variables
+    from tideflow.python.platform import googletest
+    from tideflow.python.training import checkpoint_management, learning_rate_decay
+
+    assert variables.VariableV1 is tf.Variable
+    assert googletest.main is tf.test.main
+    assert googletest.GetTempDir() == tf.test.get_temp_dir()
+    assert learning_rate_decay.noisy_linear_cosine_decay is tf.train.noisy_linear_cosine_decay
+    from tideflow.protos import checkpoint_state_pb2
+
+    assert CheckpointState is checkpoint_state_pb2.CheckpointState
+    assert util.Checkpoint is tf.train.Checkpoint
+    assert checkpoint_management.CheckpointManager is tf.train.CheckpointManager
+
+
+def test_generate_checkpoint_state_appends_to_the_callers_list():
+    # TF appends the model path to the list passed in when the list does not end with it
+    paths = ["/ckpt/model-2"]
+    state = tf.train.generate_checkpoint_state_proto("/ckpt", "/ckpt/model-0",
+                                                     all_model_checkpoint_paths=paths)
+    assert paths == ["/ckpt/model-2", "/ckpt/model-0"]
+    assert list(state.all_model_checkpoint_paths) == paths
+    same = ["/ckpt/model-0"]
+    tf.train.generate_checkpoint_state_proto("/ckpt", "/ckpt/model-0",
+                                             all_model_checkpoint_paths=same)
+    assert same == ["/ckpt/model-0"]
+
+
+class _DecoratedCase(tf.test.TestCase):
+    from tideflow.python.framework import test_util as _tu
+
+    @_tu.run_in_graph_and_eager_modes
+    def test_graph_half_has_a_default_session(self):
+        assert tf.get_default_session() is not None
+        assert tf.get_default_session().graph is tf.get_default_graph()
+
+    @_tu.run_in_graph_and_eager_modes
+    @_tu.run_v1_only("stacked")
+    def test_stacked_decorators_share_the_graph(self):
+        v = tf.Variable(3.0)
+        self.evaluate(tf.global_variables_initializer())
+        assert self.evaluate(v) == 3.0
+
+
+def test_run_in_graph_and_eager_modes_runs_inside_a_session():
+    import unittest
+
+    suite = unittest.TestLoader().loadTestsFromTestCase(_DecoratedCase)
+    result = unittest.TestResult()
+    suite.run(result)
+    assert result.wasSuccessful(), result.errors + result.failures
+    assert result.testsRun >= 2

@@ -84,10 +84,15 @@ _add("framework.versions", "Version numbers.", ["tideflow"],
 _add("training.training", "``tf.train``.", ["tideflow.train"])
 _TABLE["training.training_ops"] = ("TF's generated training ops (``apply_adam``, ...).",
                                   "gen", {})
+_add("training.tracking", "``tensorflow.python.training.tracking``.", [])
+_add("training.tracking.util", "Object-based checkpoints (``Checkpoint``).",
+     ["tideflow.train.trackable_checkpoint"])
 _add("training.server_lib", "``Server`` and ``ClusterSpec``.", ["tideflow.train"])
 _add("training.summary_io", "``SummaryWriter`` and ``summary_iterator``.",
      ["tideflow.train", "tideflow.summary"], SummaryWriter="tideflow.summary:FileWriter")
 _add("platform.test", "``tf.test``.", ["tideflow.test"], _module="tideflow.test")
+_add("platform.googletest", "``googletest``: ``tf.test``'s runner under TF's test-module name.",
+     ["tideflow.test"], GetTempDir="tideflow.test:get_temp_dir")
 _add("platform.resource_loader", "``tf.resource_loader``.", ["tideflow.resource_loader"],
      _module="tideflow.resource_loader")
 _add("platform.sysconfig", "``tf.sysconfig``.", ["tideflow.sysconfig"],

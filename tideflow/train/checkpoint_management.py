@@ -25,7 +25,9 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
                                     all_model_checkpoint_timestamps=None,
                                     last_preserved_timestamp=None):
     """A CheckpointState; paths are made relative to ``save_dir`` when it is relative."""
-    paths = list(all_model_checkpoint_paths or [])
+    # as TF, a list passed in gets the model path appended in place when it does not end with it
+    paths = all_model_checkpoint_paths if isinstance(all_model_checkpoint_paths, list) else list(
+        all_model_checkpoint_paths or [])
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
@@ -178,3 +180,13 @@ def _not_found(path):
     return errors.NotFoundError(
         None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any matching "
         f"files for {path}")
+
+
+def __getattr__(name):
+    # TF keeps CheckpointManager in this module; tideflow's sits with tf.train.Checkpoint
+    # (which imports this module)
+    if name == "CheckpointManager":
+        from tideflow.train import trackable_checkpoint
+
+        return trackable_checkpoint.CheckpointManager
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -191,3 +191,13 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         fraction = 2.0 * num_periods * (step / steps)
         cosine = 0.5 * (1.0 + math_ops.cos(math.pi * fraction))
         return math_ops.multiply(lr, (alpha + linear) * cosine + beta, name=scope)
+
+
+def __getattr__(name):
+    # TF's learning_rate_decay module also holds noisy_linear_cosine_decay, which tideflow keeps
+    # with the other tf.train extras (that module imports this one)
+    if name == "noisy_linear_cosine_decay":
+        from tideflow.train import train_extras
+
+        return train_extras.noisy_linear_cosine_decay
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

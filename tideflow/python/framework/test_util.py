@@ -29,8 +29,34 @@ def _graph_mode(fn):
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
-        with _ops.Graph().as_default():
+        if getattr(self, "_in_graph_run", False):  # stacked decorators share one graph
             return fn(self, *args, **kwargs)
+        self._in_graph_run = True
+        try:
+            with _ops.Graph().as_default():
+                return fn(self, *args, **kwargs)
+        finally:
+            self._in_graph_run = False
+
+    return wrapper
+
+
+def _graph_mode_with_session(fn):
+    """``fn`` run with a fresh default graph and a default session on it: TF's
+    ``run_in_graph_and_eager_modes`` runs the graph half inside ``self.test_session()``, so
+    code under test may rely on ``get_default_session()`` (``CheckpointManager.save``)."""
+
+    @functools.wraps(fn)
+    def wrapper(self, *args, **kwargs):
+        if getattr(self, "_in_graph_run", False):
+            with self.cached_session():
+                return fn(self, *args, **kwargs)
+        self._in_graph_run = True
+        try:
+            with _ops.Graph().as_default(), self.cached_session():
+                return fn(self, *args, **kwargs)
+        finally:
+            self._in_graph_run = False
 
     return wrapper
 
@@ -59,8 +85,8 @@ run_deprecated_v1 = _decorator_maker(_graph_mode)
 run_v1_only = _decorator_maker(_graph_mode)
 deprecated_graph_mode_only = _decorator_maker(_graph_mode)
 graph_mode_only = _decorator_maker(_graph_mode)
-run_in_graph_and_eager_modes = _decorator_maker(_graph_mode)
-run_all_in_graph_and_eager_modes = _decorator_maker(_graph_mode)
+run_in_graph_and_eager_modes = _decorator_maker(_graph_mode_with_session)
+run_all_in_graph_and_eager_modes = _decorator_maker(_graph_mode_with_session)
 run_all_in_deprecated_graph_mode_only = _decorator_maker(_graph_mode)
 also_run_as_tf_function = _decorator_maker(_graph_mode)
 build_as_function_and_v1_graph = _decorator_maker(_graph_mode)

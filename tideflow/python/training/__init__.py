@@ -14,7 +14,11 @@ _SAME = ("adadelta", "adagrad", "adagrad_da", "adam", "checkpoint_management",
          "session_manager", "session_run_hook", "slot_creator", "supervisor",
          "sync_replicas_optimizer", "training_util")
 
-__all__ = []
+# the CheckpointState proto lives beside the training modules in TF
+checkpoint_state_pb2 = importlib.import_module("tideflow.protos.checkpoint_state_pb2")
+sys.modules.setdefault(f"{__name__}.checkpoint_state_pb2", checkpoint_state_pb2)
+
+__all__ = ["checkpoint_state_pb2"]
 for _name, _ours in [(n, n) for n in _SAME] + list(_RENAMED.items()):
     _module = importlib.import_module(f"tideflow.train.{_ours}")
     sys.modules.setdefault(f"{__name__}.{_name}", _module)
