@@ -539,6 +539,12 @@ class TestCase(unittest.TestCase):
 
     def assertAllEqual(self, a, b, msg=None):
         a, b = self._values(a), self._values(b)
+        if hasattr(a, "to_list") or hasattr(b, "to_list"):
+            # a ragged value: compared row by row as nested lists, as TF's _assertRaggedEqual
+            a, b = (x.to_list() if hasattr(x, "to_list") else
+                    x if isinstance(x, list) else np.asarray(x).tolist() for x in (a, b))
+            self.assertEqual(a, b, msg)
+            return
         try:
             a, b = np.asarray(a), np.asarray(b)
         except ValueError:
@@ -558,7 +564,7 @@ class TestCase(unittest.TestCase):
         self.assertEqual(list(np_array.shape), tf_tensor.get_shape().as_list(), msg)
 
     def _values(self, x):
-        if isinstance(x, ops.Tensor):
+        if isinstance(x, ops.Tensor) or type(x).__name__ == "RaggedTensor":
             return self.evaluate(x)
         return x
 

@@ -235,14 +235,32 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
     delimiter = sep if sep is not None else delimiter
     if delimiter is None:
         delimiter = " "
-    if result_type != "SparseTensor":
+    if result_type not in ("SparseTensor", "RaggedTensor"):
         raise ValueError(f"Unsupported result_type: {result_type!r}")
     with ops.name_scope(name, "StringSplit", [source]):
         delimiter = ops.convert_to_tensor(delimiter, dtype=dtypes.string)
         source = ops.convert_to_tensor(source, dtype=dtypes.string)
         op = ops.apply_op("StringSplit", [source, delimiter], {"skip_empty": skip_empty})
         indices, values, shape = op._outputs
-        return SparseTensor(indices, values, shape)
+        sparse = SparseTensor(indices, values, shape)
+        if result_type == "RaggedTensor":
+            from tideflow.ops.ragged_tensor import RaggedTensor
+
+            return RaggedTensor.from_sparse(sparse)
+        return sparse
+
+
+def string_split_v2(source, sep=None, maxsplit=-1):
+    """Splits each string of the vector ``source`` on the exact string ``sep`` (TF's
+    ``string_ops.string_split_v2``): ``sep=None`` splits on whitespace runs and drops empty
+    tokens. Returns a ``SparseTensor`` of shape ``[len(source), max tokens]``."""
+    from tideflow.ops.string_more_ops import split
+
+    source = ops.convert_to_tensor(source, dtype=dtypes.string, name="source")
+    if source.get_shape().ndims not in (None, 1):
+        raise ValueError(f"string_split_v2: source must be a vector, got shape "
+                         f"{source.get_shape()}")
+    return split(source, sep, maxsplit)
 
 
 # ------------------------------------------------------------------------------------------
