@@ -189,6 +189,8 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 raise ValueError(
                     f"Too many elements provided. Needed at most {n}, but received {arr.size}"
                 )
+            elif n == 0:  # an empty value fits any shape with no elements ([0, 2, 3])
+                arr = arr.reshape(want)
             elif arr.size == 0:
                 raise ValueError(f"Cannot create a tensor of shape {want} from an empty value")
             else:
