@@ -72,6 +72,12 @@ class SparseTensor:
             return as_shape([int(d) for d in value])
         rank = self._dense_shape.get_shape()
         n = rank[0].value if rank.ndims else None
+        if n is not None:
+            # the known entries of a partly computed shape (concat of a fed prefix and a
+            # constant size), as TF's constant_value_as_shape finds them
+            from tideflow.ops.array_ops import constant_value_as_shape
+
+            return unknown_shape(n).merge_with(constant_value_as_shape(self._dense_shape))
         return unknown_shape(n)
 
     @property

@@ -7,7 +7,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.indexed_slices import IndexedSlices
-from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, unknown_shape
 from tideflow.framework.wire_format import decode_varint as _varint_at
 from tideflow.framework.wire_format import encode_varint as _varint
@@ -567,30 +567,53 @@ def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
 
 def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
     """The SparseTensor whose last dimension is indexed by ``sp_ids``' values (size
-    ``vocab_size``), holding ``sp_values``' values."""
+    ``vocab_size``), holding ``sp_values``' values. ``sp_ids`` may be a list of id tensors
+    with a list ``vocab_size``: each adds one dimension (TF 1.x ``tf.sparse_merge``)."""
+    import numbers
+
     from tideflow.ops import array_ops
     from tideflow.ops.cast_ops import cast
     from tideflow.ops.concat_ops import concat
     from tideflow.ops.sparse_ops import sparse_reorder
 
-    if isinstance(sp_ids, (list, tuple)):
-        raise NotImplementedError("sparse_merge of several id lists is not supported; "
-                                  "merge one SparseTensor of ids at a time")
-    sp_ids, sp_values = _as_sparse(sp_ids, "sp_ids"), _as_sparse(sp_values, "sp_values")
-    with ops.name_scope(name, "SparseMerge", [sp_ids.indices, sp_values.indices]):
-        ids = cast(sp_ids.values, dtypes.int64)
-        new_indices = concat([sp_ids.indices[:, :-1], array_ops.expand_dims(ids, 1)], 1)
-        new_shape = concat([sp_ids.dense_shape[:-1],
-                            cast(array_ops.reshape(vocab_size, [1]), dtypes.int64)], 0)
+    if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
+        if not isinstance(vocab_size, (ops.Tensor, numbers.Integral)):
+            raise TypeError(f"vocab_size has to be a Tensor or Python int. Found "
+                            f"{type(vocab_size)}")
+        sp_ids, vocab_size = [sp_ids], [vocab_size]
+    else:
+        if not isinstance(sp_ids, (list, tuple)):
+            raise TypeError(f"sp_ids has to be a SparseTensor or list thereof. Found "
+                            f"{type(sp_ids)}")
+        if not isinstance(vocab_size, (list, tuple)):
+            raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. Found "
+                            f"{type(vocab_size)}")
+        for dim in vocab_size:
+            if not isinstance(dim, (ops.Tensor, numbers.Integral)):
+                raise TypeError(f"vocab_size has to be a list of Tensors or Python ints. "
+                                f"Found {type(dim)}")
+    if len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size have to have equal lengths.")
+    sp_ids = [_as_sparse(s, "sp_ids") for s in sp_ids]
+    sp_values = _as_sparse(sp_values, "sp_values")
+    with ops.name_scope(name, "SparseMerge", [sp_values.indices]):
+        ids = [array_ops.expand_dims(cast(s.values, dtypes.int64), 1) for s in sp_ids]
+        sizes = [cast(array_ops.reshape(v, [1]), dtypes.int64) for v in vocab_size]
+        new_indices = concat([sp_values.indices[:, :-1]] + ids, 1)
+        new_shape = concat([sp_values.dense_shape[:-1]] + sizes, 0)
         result = SparseTensor(new_indices, sp_values.values, new_shape)
-        return result if already_sorted else sparse_reorder(result)
+        if already_sorted:
+            return result
+        ordered = sparse_reorder(result)
+        return SparseTensor(ordered.indices, ordered.values, new_shape)
 
 
 def sparse_reset_shape(sp_input, new_shape=None):
-    """``sp_input`` with dense_shape ``new_shape`` (checked not to shrink it), or the tight
-    shape ``max(indices) + 1`` when None."""
-    from tideflow.ops import array_ops, control_flow_ops, math_ops, reduction_ops
-    from tideflow.ops.logging_ops import Assert
+    """``sp_input`` with dense_shape ``new_shape`` (checked not to shrink it: statically when
+    both shapes are known, else by ``assert_equal`` on the ranks and ``assert_less_equal`` at
+    run time), or the tight shape ``max(indices) + 1`` when None."""
+    from tideflow.ops import array_ops, check_ops, control_flow_ops, reduction_ops
+    from tideflow.ops.cast_ops import cast
 
     sp_input = _as_sparse(sp_input)
     with ops.name_scope(None, "SparseResetShape", [sp_input.indices]):
@@ -599,14 +622,26 @@ def sparse_reset_shape(sp_input, new_shape=None):
             # max over the index rows, with a row of -1s so an empty tensor gets shape 0s
             tight = reduction_ops.reduce_max(_with_minus_one_row(sp_input.indices, rank), 0)
             return SparseTensor(sp_input.indices, sp_input.values, tight + 1)
-        new_shape = ops.convert_to_tensor(new_shape, dtype=dtypes.int64, name="new_shape")
-        if new_shape.get_shape().ndims not in (None, 1):
-            raise ValueError(f"new_shape must be 1-D, got {new_shape.get_shape()}")
-        check = Assert(reduction_ops.reduce_all(math_ops.greater_equal(
-            new_shape, sp_input.dense_shape)),
-            ["new_shape must not shrink the dense shape", new_shape, sp_input.dense_shape])
-        shape = control_flow_ops.with_dependencies([check], new_shape)
-        return SparseTensor(sp_input.indices, sp_input.values, shape)
+        new_shape = ops.convert_to_tensor(new_shape, name="new_shape")
+        new_shape.get_shape().assert_has_rank(1)
+        new_shape = cast(new_shape, dtypes.int64)
+        in_shape = sp_input.dense_shape
+        if new_shape.get_shape().ndims is not None:
+            new_shape.get_shape()[0].assert_is_compatible_with(in_shape.get_shape()[0])
+        const = ops.constant_value(new_shape)
+        if const is not None and sp_input.get_shape().is_fully_defined():
+            in_const = np.array(sp_input.get_shape().as_list())
+            if not np.all(in_const <= const):
+                raise ValueError(f"Requested new_shape should have dimension sizes >= "
+                                 f"sp_input.shape.  Found new_shape ({const}), sp_input.shape "
+                                 f"({in_const}).")
+            return SparseTensor(sp_input.indices, sp_input.values, new_shape)
+        new_shape = control_flow_ops.with_dependencies(
+            [check_ops.assert_equal(array_ops.shape(in_shape), array_ops.shape(new_shape))],
+            new_shape)
+        new_shape = control_flow_ops.with_dependencies(
+            [check_ops.assert_less_equal(in_shape, new_shape)], new_shape)
+        return SparseTensor(sp_input.indices, sp_input.values, new_shape)
 
 
 def _with_minus_one_row(indices, rank):

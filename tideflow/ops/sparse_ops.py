@@ -127,7 +127,9 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
     elif n and (np.any(idx < 0) or np.any(idx >= shape)):
         raise _invalid("Invalid sparse to dense index: out of bounds")
     out = np.full(tuple(shape), default_value, dtype=values.dtype)
-    if n:
+    if n and idx.shape[1] == 0:  # a scalar output (a full reduction's sparse result)
+        out[()] = values.reshape(-1)[-1]
+    elif n:
         out[tuple(idx.T)] = values
     return out
 
