@@ -3,6 +3,8 @@ and kernel errors a program sees (class and words), static shapes, values and gr
 array family (roll, gather, slicing, stacking, concatenation, padding, ...), each with its
 expected result computed here with NumPy."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,22 @@ def test_expand_dims_axis_must_hold_one_value(sess):
     e = tf.expand_dims([[1, 2]], [-1])
     assert e.get_shape().as_list() == [1, 2, 1]
     np.testing.assert_array_equal(sess.run(e), np.expand_dims([[1, 2]], -1))
+
+
+# -- Tensor.__getitem__ with a boolean mask -----------------------------------------------------
+def test_getitem_with_boolean_mask_is_boolean_mask(sess):
+    x_np = np.arange(1, 19, dtype=np.float32).reshape(3, 2, 3)
+    x = tf.constant(x_np)
+    for spec, np_spec in ((x > 7.0, x_np > 7.0), (x_np <= 5.0, x_np <= 5.0),
+                          (np.array([True, False, True]), np.array([True, False, True])),
+                          (tf.constant([False, True, True]), np.array([False, True, True]))):
+        got = x[spec]
+        np.testing.assert_array_equal(sess.run(got), x_np[np_spec])
+        assert got.get_shape().as_list()[1:] == list(x_np[np_spec].shape[1:])
+    v = tf.Variable(x_np)
+    sess.run(v.initializer)
+    np.testing.assert_array_equal(sess.run(v[x_np[:, 0, 0] > 1.0]), x_np[1:])
+    from tideflow.python.ops import array_ops
+
+    with pytest.raises(TypeError, match=re.escape(array_ops._SLICE_TYPE_ERROR)):
+        x[0.5]

@@ -17,6 +17,11 @@ from tideflow.ops.gradients import dense
 # helpers shared by the array-op families
 # ------------------------------------------------------------------------------------------
 
+# TF's words for an index ``Tensor.__getitem__`` cannot take (array_ops._SLICE_TYPE_ERROR)
+_SLICE_TYPE_ERROR = (
+    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+    "tf.int32/tf.int64 tensors are valid indices"
+)
 _FOLD_LIMIT = 1000  # the largest output constant_value computes by running a kernel
 
 

@@ -386,10 +386,7 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     )._outputs[0]
 
 
-_SLICE_TYPE_ERROR = (
-    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
-    "tf.int32/tf.int64 tensors are valid indices"
-)
+_SLICE_TYPE_ERROR = array_ops._SLICE_TYPE_ERROR
 
 
 def _index_value(idx):
@@ -468,7 +465,12 @@ def strided_slice_assign(ref, begin, end, strides, value, begin_mask=0, end_mask
 
 
 def _slice_helper(tensor, slice_spec, var=None):
-    """``tensor[slice_spec]``: NumPy-style basic indexing as one StridedSlice."""
+    """``tensor[slice_spec]``: NumPy-style basic indexing as one StridedSlice; a boolean
+    mask (a bool, bool ndarray or bool tensor) is ``boolean_mask(tensor, mask)``, as TF 1.x."""
+    if (isinstance(slice_spec, (bool, np.bool_))
+            or (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool)
+            or (isinstance(slice_spec, ops.Tensor) and slice_spec.dtype.base_dtype == dtypes.bool)):
+        return boolean_mask(tensor, slice_spec)
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
     begin, end, strides = [], [], []
