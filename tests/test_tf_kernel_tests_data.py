@@ -160,3 +160,49 @@ def test_get_next_warns_after_many_calls():
         msgs = [str(x.message) for x in w if "get_next()" in str(x.message)]
         assert len(msgs) == 40 - iterator_ops.GET_NEXT_CALL_WARNING_THRESHOLD
         assert iterator_ops.GET_NEXT_CALL_WARNING_THRESHOLD == 32
+
+
+# -- from_generator -------------------------------------------------------------------------
+
+
+def test_from_generator_bad_element_raises_in_its_turn_and_iteration_goes_on():
+    def gen():
+        yield np.array([1, 2], np.int64)
+        yield "not a number"  # type error
+        yield np.array([3, 4, 5], np.int64)  # shape error
+        yield (np.array([6, 7]), np.array([8, 9]))  # structure error
+        yield [10, 11]
+
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_generator(gen, tf.int64, output_shapes=[2])
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(nxt), [1, 2])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="expected type was int64"):
+                sess.run(nxt)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"element of shape \(2,\) was expected"):
+                sess.run(nxt)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="expected structure"):
+                sess.run(nxt)
+            np.testing.assert_array_equal(sess.run(nxt), [10, 11])
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+
+# -- datasets as elements -------------------------------------------------------------------
+
+
+def test_map_returning_datasets_batch_unbatch_flat_map():
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.range(6).map(lambda i: dataset_ops.Dataset.from_tensors(i * 3))
+        b = d.batch(4)
+        flat = b.map(lambda x: x).unbatch().flat_map(lambda x: x)
+        nxt = dataset_ops.make_one_shot_iterator(flat).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == [0, 3, 6, 9, 12, 15]
+        whole = dataset_ops.Dataset.from_tensors(dataset_ops.Dataset.range(4)).flat_map(
+            lambda x: x.map(lambda v: v + 1))
+        nxt = dataset_ops.make_one_shot_iterator(whole).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == [1, 2, 3, 4]

@@ -26,8 +26,8 @@ class Spec:
         self.element_specs = element_specs
 
     @staticmethod
-    def dataset(element_specs, cls):
-        return Spec(dtypes.variant, [], cls, element_specs)
+    def dataset(element_specs, cls, shape=()):
+        return Spec(dtypes.variant, shape, cls, element_specs)
 
     @property
     def is_sparse(self):
@@ -178,14 +178,25 @@ def to_tensors(value, name="component"):
         i[0] += 1
         if isinstance(x, SparseTensorValue):
             x = SparseTensor.from_value(x)
-        if isinstance(x, SparseTensor):
+        if isinstance(x, SparseTensor) or _is_dataset(x):
             return x
         return ops.convert_to_tensor(x, name=n)
 
     return map_structure(conv, value)
 
 
+def _is_dataset(x):
+    from tideflow.ops.dataset_ops import Dataset
+
+    return isinstance(x, Dataset)
+
+
 def spec_of(t):
+    if _is_dataset(t):  # a dataset as a component (``map`` returning datasets): a variant
+        from tideflow.ops.dataset_ops import Dataset
+
+        variant = getattr(t, "_variant", None)  # a batch of datasets keeps its batch shape
+        return Spec.dataset(t._specs, Dataset, () if variant is None else variant.get_shape())
     if isinstance(t, SparseTensor):
         shape = getattr(t, "_static_shape", None)
         return Spec(t.dtype, t.get_shape() if shape is None else shape, SparseTensor)
@@ -225,6 +236,8 @@ def to_wire(tensors):
     for t in flatten(tensors):
         if isinstance(t, SparseTensor):
             out.append(dataset_kernels.serialize_sparse(t))
+        elif _is_dataset(t):
+            out.append(t._as_variant_tensor())
         else:
             out.append(t)
     return out
@@ -313,8 +326,8 @@ def _broadcast(types, other, conv):
 
 def batched(specs, n):
     """Specs of a batch of ``n`` (None: unknown) elements."""
-    return map_structure(lambda s: Spec(s.dtype, TensorShape([n]).concatenate(s.shape), s.cls),
-                         specs)
+    return map_structure(lambda s: Spec(s.dtype, TensorShape([n]).concatenate(s.shape), s.cls,
+                                        s.element_specs), specs)
 
 
 def unbatched(specs):
@@ -322,7 +335,7 @@ def unbatched(specs):
         if s.shape.ndims == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
         return Spec(s.dtype, s.shape[1:] if s.shape.ndims is not None else unknown_shape(),
-                    s.cls)
+                    s.cls, s.element_specs)
 
     return map_structure(one, specs)
 
@@ -332,7 +345,8 @@ def most_specific(a, b):
     def one(x, y):
         if x.dtype != y.dtype or x.cls is not y.cls:
             raise TypeError(f"Incompatible types: {x.dtype.name} and {y.dtype.name}")
-        return Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls)
+        return Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls,
+                    x.element_specs)
 
     assert_same_structure(a, b)
     return map_structure(one, a, b)

@@ -125,51 +125,69 @@ class Generator(DatasetValue):
         self.structure = structure
 
     def iterate(self, rt):
-        from tideflow.ops.dataset_structure import flatten
-
         gen = iter(self.fn(*self.args))
         rt.add_closer(getattr(gen, "close", lambda: None))
-        while True:
-            try:
-                value = next(gen)
-            except StopIteration:
-                return
-            except errors.OpError:
-                raise
-            except Exception as e:  # as TF's py_func: the exception's class and message
-                from tideflow.ops.script_ops import _EXCEPTIONS
+        return _GeneratorIter(self, gen)
 
-                # TF maps the class as its py_func does: ValueError/TypeError ->
-                # InvalidArgumentError, MemoryError -> ResourceExhaustedError, ..., others
-                # (KeyError, RuntimeError, ...) -> UnknownError.
-                cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
-                           errors.UnknownError)
-                raise cls(None, None, f"{type(e).__name__}: {e}") from e
-            if isinstance(value, list) and len(self.dtypes) > 1:
-                value = tuple(value)
-            flat = flatten(value)
-            if len(flat) != len(self.dtypes):
+    def check(self, value):
+        """The flat arrays of one yielded ``value``, or the error TF raises for it."""
+        from tideflow.ops.dataset_structure import flatten
+
+        if isinstance(value, list) and len(self.dtypes) > 1:
+            value = tuple(value)
+        flat = flatten(value)
+        if len(flat) != len(self.dtypes):
+            raise errors.InvalidArgumentError(
+                None, None, f"TypeError: `generator` yielded an element that did not match the "
+                f"expected structure. The expected structure was {self.structure!r}, but "
+                f"the yielded element was {value!r}.")
+        out = []
+        for v, d, s in zip(flat, self.dtypes, self.shapes):
+            try:
+                a = np.asarray(v, dtype=object if d.name == "string" else d.as_numpy_dtype)
+                if d.name == "string":
+                    a = np.vectorize(_as_bytes, otypes=[object])(a) if a.size else a
+            except (TypeError, ValueError) as e:
                 raise errors.InvalidArgumentError(
-                    None, None, f"TypeError: `generator` yielded an element that did not match the "
-                    f"expected structure. The expected structure was {self.structure!r}, but "
-                    f"the yielded element was {value!r}.")
-            out = []
-            for v, d, s in zip(flat, self.dtypes, self.shapes):
-                try:
-                    a = np.asarray(v, dtype=object if d.name == "string" else d.as_numpy_dtype)
-                    if d.name == "string":
-                        a = np.vectorize(_as_bytes, otypes=[object])(a) if a.size else a
-                except (TypeError, ValueError) as e:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"TypeError: `generator` yielded an element that could not "
-                        f"be converted to the expected type. The expected type was {d.name}, "
-                        f"but the yielded element was {v!r}.") from e
-                if s.ndims is not None and not s.is_compatible_with(np.shape(a)):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"ValueError: `generator` yielded an element of shape "
-                        f"{np.shape(a)} where an element of shape {s} was expected.")
-                out.append(a)
-            yield out
+                    None, None, f"TypeError: `generator` yielded an element that could not "
+                    f"be converted to the expected type. The expected type was {d.name}, "
+                    f"but the yielded element was {v!r}.") from e
+            if s.ndims is not None and not s.is_compatible_with(np.shape(a)):
+                raise errors.InvalidArgumentError(
+                    None, None, f"ValueError: `generator` yielded an element of shape "
+                    f"{np.shape(a)} where an element of shape {s} was expected.")
+            out.append(a)
+        return out
+
+
+class _GeneratorIter:
+    """Iterates a Python generator for ``Generator``. As in TF, an element of the wrong
+    type, shape or structure raises its error in its turn and the iteration goes on with the
+    next element (an exception raised by the generator itself ends it)."""
+
+    def __init__(self, owner, gen):
+        self.owner, self.gen = owner, gen
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            value = next(self.gen)
+        except StopIteration:
+            raise
+        except errors.OpError:
+            raise
+        except Exception as e:  # as TF's py_func: the exception's class and message
+            from tideflow.ops.script_ops import _EXCEPTIONS
+
+            # TF maps the class as its py_func does: ValueError/TypeError ->
+            # InvalidArgumentError, MemoryError -> ResourceExhaustedError, ..., others
+            # (KeyError, RuntimeError, ...) -> UnknownError.
+            cls = next((c for kinds, c in _EXCEPTIONS if isinstance(e, kinds)),
+                       errors.UnknownError)
+            raise cls(None, None, f"{type(e).__name__}: {e}") from e
+        return self.owner.check(value)
 
 
 def _as_bytes(x):
