@@ -115,3 +115,40 @@ def test_run_in_graph_and_eager_modes_runs_inside_a_session():
     suite.run(result)
     assert result.wasSuccessful(), result.errors + result.failures
     assert result.testsRun >= 2
+
+
+def test_weighted_moving_average():
+    from tideflow.python.training import moving_averages
+
+    with tf.Graph().as_default():
+        value = tf.placeholder(tf.float32, [])
+        weight = tf.placeholder(tf.float32, [])
+        wma = moving_averages.weighted_moving_average(value, 0.5, weight)
+        assert wma.op.name == "WeightedMovingAvg/WeightedMovingAvg"
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "WeightedMovingAvg/value_x_weight", "WeightedMovingAvg/weight"]
+        num = den = 0.0
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for v, w in [(3.0, 4.0), (11.0, 22.0), (-2.0, 1.0)]:
+                num = num * 0.5 + v * w * 0.5
+                den = den * 0.5 + w * 0.5
+                np.testing.assert_allclose(sess.run(wma, {value: v, weight: w}), num / den,
+                                           rtol=1e-6)
+
+
+def test_ema_apply_twice_reuses_the_shadow():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        ema = tf.train.ExponentialMovingAverage(0.25)
+        first = ema.apply([v])
+        shadow = ema.average(v)
+        second = ema.apply([v])  # TF 1.15 accepts this (TF 1.4 raised)
+        assert ema.average(v) is shadow
+        assert len(tf.global_variables()) == 2
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(first)
+            sess.run(v.assign(2.0))
+            sess.run(second)
+            assert sess.run(shadow) == 0.25 * 1.0 + 0.75 * 2.0

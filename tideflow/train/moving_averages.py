@@ -70,6 +70,30 @@ def _zero_debias(unbiased_var, value, decay):
                 1 - math_ops.pow(1.0 - decay, local_step.read_value()))
 
 
+
+def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
+    """The moving average of ``value`` weighted by ``weight``: two shadow variables
+    ``value_x_weight`` and ``weight`` (in ``collections``, default the global variables) follow
+    ``value * weight`` and ``weight`` without zero debiasing; returns their ratio."""
+    if collections is None:
+        collections = [ops.GraphKeys.GLOBAL_VARIABLES]
+    with variable_scope.variable_scope(name, "WeightedMovingAvg",
+                                       [value, weight, decay]) as scope:
+        value = ops.convert_to_tensor(value)
+        weight = ops.convert_to_tensor(weight, dtype=value.dtype)
+        value_x_weight_var = variable_scope.get_variable(
+            "value_x_weight", shape=value.get_shape(), dtype=value.dtype,
+            initializer=init_ops.zeros_initializer(), trainable=False, collections=collections)
+        weight_var = variable_scope.get_variable(
+            "weight", shape=weight.get_shape(), dtype=weight.dtype,
+            initializer=init_ops.zeros_initializer(), trainable=False, collections=collections)
+        numerator = assign_moving_average(value_x_weight_var, value * weight, decay,
+                                          zero_debias=False)
+        denominator = assign_moving_average(weight_var, weight, decay, zero_debias=False)
+        if truediv:
+            return math_ops.truediv(numerator, denominator, name=scope.name)
+        return math_ops.div(numerator, denominator, name=scope.name)
+
 class ExponentialMovingAverage:
     """Keeps shadow copies of variables updated as ``shadow -= (1 - decay) * (shadow - var)``.
 
@@ -99,7 +123,7 @@ class ExponentialMovingAverage:
             if var.dtype.base_dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
                 raise TypeError(f"The variables must be half, float, or double: {var.name}")
             if var in self._averages:
-                raise ValueError(f"Moving average already computed for: {var.name}")
+                continue  # TF 1.15: a second apply updates the shadow it already has
             with ops.control_dependencies(None):
                 if isinstance(var, variables_lib.Variable):
                     avg = slot_creator.create_slot(var, var.initialized_value(), self.name,
