@@ -77,3 +77,81 @@ def test_reduce_euclidean_norm_complex_and_integer(sess):
     # nothing reduced: TF's reduction kernels hand the input on unchanged
     np.testing.assert_array_equal(
         sess.run(tf.math.reduce_euclidean_norm(tf.constant(z), [])), z)
+
+
+# -- element-wise binary -------------------------------------------------------------------
+def test_pow_gradient_keeps_zero_upstream_zero_in_float16(sess):
+    # z * log(x) overflows float16 for the first entry; its upstream gradient is 0, and TF
+    # multiplies the gradient in first, so the result is 0 rather than 0 * inf = nan
+    x = tf.constant(np.array([6.0, 2.0], np.float16))
+    y = tf.constant(np.array([6.0, 3.0], np.float16))
+    gx, gy = sess.run(tf.gradients(tf.pow(x, y)[1], [x, y]))
+    assert np.isfinite(gx).all() and np.isfinite(gy).all()
+    np.testing.assert_allclose(gx, [0.0, 3 * 2.0 ** 2], rtol=1e-3)
+    np.testing.assert_allclose(gy, [0.0, 8 * np.log(2.0)], rtol=1e-3)
+
+
+# -- element-wise unary --------------------------------------------------------------------
+def test_log_sigmoid_is_neg_softplus_neg_with_half_slope_at_zero(sess):
+    x = tf.constant(np.array([-30.0, -1.0, 0.0, 2.0, 30.0]))
+    y = tf.log_sigmoid(x)
+    assert y.op.type == "Neg" and y.op.inputs[0].op.type == "Softplus"
+    xs = np.array([-30.0, -1.0, 0.0, 2.0, 30.0])
+    out, grad = sess.run([y, tf.gradients(y, x)[0]])
+    np.testing.assert_allclose(out, -np.logaddexp(0.0, -xs), rtol=1e-12)
+    np.testing.assert_allclose(grad, 1.0 / (1.0 + np.exp(xs)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn,ref", [
+    (tf.abs, np.abs), (tf.negative, np.negative), (tf.sign, np.sign), (tf.square, np.square),
+    (tf.sqrt, np.sqrt), (tf.tanh, np.tanh), (tf.erf, None)])
+def test_unary_ops_take_sparse_tensors(sess, fn, ref):
+    import math
+
+    values = np.array([0.25, -1.5, 2.0]) if fn is not tf.sqrt else np.array([0.25, 1.5, 2.0])
+    sp = tf.SparseTensor(indices=[[0, 1], [1, 0], [2, 2]], values=values, dense_shape=[3, 4])
+    out = fn(sp)
+    assert isinstance(out, tf.SparseTensor)
+    got = sess.run(out)
+    expected = ref(values) if ref is not None else np.vectorize(math.erf)(values)
+    np.testing.assert_allclose(got.values, expected, rtol=1e-12)
+    np.testing.assert_array_equal(got.indices, [[0, 1], [1, 0], [2, 2]])
+    np.testing.assert_array_equal(got.dense_shape, [3, 4])
+
+
+def test_complex_abs_of_sparse_tensor_is_real(sess):
+    sp = tf.SparseTensor([[0], [2]], np.array([3 + 4j, -1j], np.complex64), [3])
+    got = sess.run(tf.abs(sp))
+    assert got.values.dtype == np.float32
+    np.testing.assert_allclose(got.values, [5.0, 1.0])
+
+
+def _complex_jacobians(op, y, dy):
+    a, b = tf.constant(y), tf.constant(dy)
+    z = op(a, b)
+    return tf.test.compute_gradient([a, b], [y.shape, dy.shape], z, y.shape,
+                                    x_init_value=[y, dy], delta=1e-6)
+
+
+@pytest.mark.parametrize("name", ["tanh_grad", "sigmoid_grad", "sqrt_grad", "rsqrt_grad",
+                                  "reciprocal_grad"])
+def test_second_order_gradients_of_fused_grads_for_complex(sess, name):
+    # the analytic Jacobians of <Op>Grad(y, dy) match finite differences for complex inputs
+    from tideflow.python.ops import gen_math_ops
+
+    rng = np.random.RandomState(3)
+    y = (rng.uniform(0.2, 2.0, 4) + 1j * rng.uniform(-1.0, 1.0, 4)).astype(np.complex128)
+    dy = (rng.uniform(-2.0, 2.0, 4) + 1j * rng.uniform(-1.0, 1.0, 4)).astype(np.complex128)
+    for analytic, numeric in _complex_jacobians(getattr(gen_math_ops, name), y, dy):
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-6)
+
+
+def test_tanh_and_sigmoid_grad_kernels_do_not_conjugate(sess):
+    # TF's TanhGrad(y, dy) is dy * (1 - y * y) and SigmoidGrad dy * y * (1 - y), y as given
+    from tideflow.python.ops import gen_math_ops
+
+    y = np.array([0.5 + 0.25j, -1.0 + 2.0j])
+    dy = np.array([1.0 - 1.0j, 0.5 + 0.0j])
+    t, s = sess.run([gen_math_ops.tanh_grad(y, dy), gen_math_ops.sigmoid_grad(y, dy)])
+    np.testing.assert_allclose(t, dy * (1 - y * y))
+    np.testing.assert_allclose(s, dy * y * (1 - y))

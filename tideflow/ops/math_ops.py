@@ -244,13 +244,14 @@ def _truncate_mod_grad(op, grad):
 def _pow_grad(op, grad):
     x, y = (conj(t) for t in op.inputs)
     z = conj(op.outputs[0])
-    gx = grad * (y * pow(x, y - 1))
+    # TF's order, grad first: a zero grad stays zero where z * log(x) overflows (float16)
+    gx = grad * y * pow(x, y - 1)
     # log(x) only where it is real and finite: TF's convention for x <= 0 (x != 0 if complex)
     mask = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
     from tideflow.ops.fill_ops import ones_like
 
     log_x = _select(mask, log(_select(mask, x, ones_like(x))), _zeros_like(x))
-    return gx, grad * (z * log_x)
+    return gx, grad * z * log_x
 
 
 def _maximum_minimum_grad(select_x):
@@ -501,8 +502,8 @@ def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), computed without overflow."""
     with ops.name_scope(name, "LogSigmoid", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
-        # -(log1p(exp(-|x|)) + max(-x, 0))
-        soft = add(log1p(exp(negative(abs(x)))), maximum(negative(x), 0))
+        # TF's ops, Neg(Softplus(Neg(x))): the gradient at 0 is sigmoid(0) = 0.5
+        soft = ops.apply_op("Softplus", [negative(x)])._outputs[0]
         return negative(soft, name=scope)
 
 

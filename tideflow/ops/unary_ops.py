@@ -295,10 +295,28 @@ def _apply(op_type, inputs, name, attrs=None):
     return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
 
 
-def unary_fn(op_type, py_name, doc):
-    """A public wrapper ``fn(x, name=None)`` applying the unary op ``op_type``."""
+def _on_sparse_values(fn, x, name):
+    """``fn`` applied to a SparseTensor's values: a SparseTensor of the same indices and shape
+    (TF's abs, negative, sign, square, sqrt, erf and tanh take sparse inputs so)."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    with ops.name_scope(name, fn.__name__, [x]) as scope:
+        return SparseTensor(x.indices, fn(x.values, name=scope), x.dense_shape)
+
+
+def _is_sparse(x):
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    return isinstance(x, SparseTensor)
+
+
+def unary_fn(op_type, py_name, doc, sparse=False):
+    """A public wrapper ``fn(x, name=None)`` applying the unary op ``op_type`` (with
+    ``sparse``, to a SparseTensor's values too)."""
 
     def fn(x, name=None):
+        if sparse and _is_sparse(x):
+            return _on_sparse_values(fn, x, name)
         return ops.apply_op(op_type, [x], name=name)._outputs[0]
 
     fn.__name__ = fn.__qualname__ = py_name
@@ -306,11 +324,12 @@ def unary_fn(op_type, py_name, doc):
     return add_dispatch_support(fn, elementwise=1)  # a RaggedTensor maps its flat values
 
 
-negative = unary_fn("Neg", "negative", "-x elementwise.")
+negative = unary_fn("Neg", "negative", "-x elementwise.", sparse=True)
 neg = negative
-sign = unary_fn("Sign", "sign", "-1, 0 or 1 by the sign of x (x/|x| for complex x).")
-square = unary_fn("Square", "square", "x * x elementwise.")
-sqrt = unary_fn("Sqrt", "sqrt", "The square root of x elementwise.")
+sign = unary_fn("Sign", "sign", "-1, 0 or 1 by the sign of x (x/|x| for complex x).",
+                sparse=True)
+square = unary_fn("Square", "square", "x * x elementwise.", sparse=True)
+sqrt = unary_fn("Sqrt", "sqrt", "The square root of x elementwise.", sparse=True)
 rsqrt = unary_fn("Rsqrt", "rsqrt", "1 / sqrt(x) elementwise.")
 reciprocal = unary_fn("Reciprocal", "reciprocal", "1 / x elementwise.")
 inv = unary_fn("Inv", "inv", "1 / x elementwise (the 0.x name of reciprocal).")
@@ -326,7 +345,7 @@ acos = unary_fn("Acos", "acos", "The inverse cosine of x elementwise.")
 atan = unary_fn("Atan", "atan", "The inverse tangent of x elementwise.")
 sinh = unary_fn("Sinh", "sinh", "The hyperbolic sine of x elementwise.")
 cosh = unary_fn("Cosh", "cosh", "The hyperbolic cosine of x elementwise.")
-erf = unary_fn("Erf", "erf", "The Gauss error function of x elementwise.")
+erf = unary_fn("Erf", "erf", "The Gauss error function of x elementwise.", sparse=True)
 erfc = unary_fn("Erfc", "erfc", "The complementary error function of x elementwise.")
 lgamma = unary_fn("Lgamma", "lgamma", "log(|Gamma(x)|) elementwise.")
 digamma = unary_fn("Digamma", "digamma", "The derivative of lgamma elementwise.")
@@ -351,6 +370,8 @@ def zeta(x, q, name=None):
 @add_dispatch_support(elementwise=1)
 def abs(x, name=None):
     """|x| elementwise; for complex x, the magnitude as a real tensor (ComplexAbs)."""
+    if _is_sparse(x):
+        return _on_sparse_values(abs, x, name)
     with ops.name_scope(name, "Abs", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         if x.dtype.is_complex:
@@ -368,6 +389,8 @@ def sigmoid(x, name=None):
 @add_dispatch_support(elementwise=1)
 def tanh(x, name=None):
     """The hyperbolic tangent of x elementwise."""
+    if _is_sparse(x):
+        return _on_sparse_values(tanh, x, name)
     with ops.name_scope(name, "Tanh", [x]) as scope:
         return _apply("Tanh", [x], scope)
 
@@ -391,10 +414,17 @@ def _fused_grad_shape(op):
     return [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())]
 
 
-def _declare_output_grad(name, kernel, grad_y, grad_dy):
+def _declare_output_grad(name, kernel, grad_y, grad_dy, conj_kernel=False):
+    # For complex inputs, TF's convention: with z = dy * h(y) (TanhGrad, SigmoidGrad), the
+    # gradients are g * conj(dy * h'(y)) and g * conj(h(y)); the kernels that conjugate y,
+    # z = dy * h(conj(y)) (SqrtGrad, RsqrtGrad, ReciprocalGrad), give conj(g) * dy * h'(conj(y))
+    # and g * conj(h(conj(y))).
     def grad(op, g):
-        y, dy = _conj(op.inputs[0]), op.inputs[1]
-        return [g * grad_y(y, dy), g * grad_dy(y)]
+        y, dy = op.inputs
+        if conj_kernel:
+            return [_conj(g) * grad_y(_conj(y), dy), g * grad_dy(y)]
+        y = _conj(y)
+        return [g * grad_y(y, _conj(dy)), g * grad_dy(y)]
 
     op_registry.declare(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[_UNARY_COMPLEX],
                         shape=_fused_grad_shape, kernel=kernel, grad=grad)
@@ -414,7 +444,7 @@ def _tanh_grad_kernel(y, dy):
         t = np.multiply(y, y)  # RNN step's tanh, so its temporaries are worth saving)
         np.subtract(1, t, out=t)
         return np.multiply(dy, t, out=t)
-    return dy * (1 - _cj(y) * _cj(y))
+    return dy * (1 - y * y)  # complex too: TF's Tanh gradient conjugates y before this op
 
 
 def _sigmoid_grad_kernel(y, dy):
@@ -422,7 +452,7 @@ def _sigmoid_grad_kernel(y, dy):
         t = np.subtract(1, y)
         np.multiply(y, t, out=t)
         return np.multiply(dy, t, out=t)
-    return dy * (_cj(y) * (1 - _cj(y)))
+    return dy * (y * (1 - y))
 
 
 _declare_output_grad("TanhGrad", _tanh_grad_kernel,
@@ -430,9 +460,10 @@ _declare_output_grad("TanhGrad", _tanh_grad_kernel,
 _declare_output_grad("SigmoidGrad", _sigmoid_grad_kernel,
                      lambda y, dy: dy * (1 - 2 * y), lambda y: y * (1 - y))
 _declare_output_grad("SqrtGrad", lambda y, dy: dy * 0.5 / _cj(y),
-                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y)
+                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True)
 _declare_output_grad("RsqrtGrad", lambda y, dy: dy * -0.5 * (_cj(y) * _cj(y) * _cj(y)),
-                     lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y))
+                     lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y),
+                     conj_kernel=True)
 for _name in ("ReciprocalGrad", "InvGrad"):
     _declare_output_grad(_name, lambda y, dy: -dy * (_cj(y) * _cj(y)),
-                         lambda y, dy: -2 * y * dy, lambda y: -square(y))
+                         lambda y, dy: -2 * y * dy, lambda y: -square(y), conj_kernel=True)
