@@ -2,6 +2,7 @@
 flow, functional ops, TensorArray and gradients that TF 1.15's own kernel tests exposed as
 differences: each test pins the TF behaviour with values worked out by hand or with NumPy."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -136,3 +137,60 @@ def test_variable_creator_scope_exited_out_of_order_is_an_error():
             outer.__exit__(None, None, None)
     finally:
         variables._creator_stack()[:] = stack  # the outer scope never closed
+
+
+# -- initializers -----------------------------------------------------------------------------
+
+def _circular_pad(x, k, axes):
+    before, after = k // 2, k - 1 - k // 2
+    for ax in axes:
+        n = x.shape[ax]
+        x = np.concatenate([np.take(x, range(n - before, n), axis=ax), x,
+                            np.take(x, range(after), axis=ax)], axis=ax)
+    return x
+
+
+@pytest.mark.parametrize("rank,k", [(1, 4), (2, 3), (3, 2)])
+def test_convolutional_orthogonal_kernels_are_isometries_under_circular_padding(rank, k):
+    from tideflow.python.ops import init_ops
+
+    make = {1: init_ops.convolutional_orthogonal_1d, 2: init_ops.convolutional_orthogonal_2d,
+            3: init_ops.convolutional_orthogonal_3d}[rank]
+    x = np.random.RandomState(0).randn(*([2] + [5] * rank + [3]))
+    with tf.Graph().as_default():
+        kernel = make(gain=2.0, seed=3)([k] * rank + [3, 4], dtype=tf.float64)
+        conv = {1: tf.nn.conv1d, 2: tf.nn.conv2d, 3: tf.nn.conv3d}[rank]
+        y = conv(tf.constant(_circular_pad(x, k, range(1, rank + 1))), kernel,
+                 1 if rank == 1 else [1] * (rank + 2), "VALID")
+        with tf.Session() as s:
+            y = s.run(y)
+    assert y.shape == (2,) + (5,) * rank + (4,)
+    # an orthogonal convolution keeps every input's norm (times the gain)
+    assert np.linalg.norm(y) == pytest.approx(2.0 * np.linalg.norm(x), rel=1e-12)
+    with pytest.raises(ValueError, match="In_filters cannot be greater than out_filters"):
+        make()([k] * rank + [5, 4])
+
+
+def test_convolutional_delta_orthogonal_holds_an_orthogonal_matrix_at_the_centre():
+    from tideflow.python.ops import init_ops
+
+    assert init_ops.identity_initializer is tf.initializers.identity
+    with tf.Graph().as_default():
+        v = tf.get_variable("k", [3, 5, 4, 6], dtype=tf.float64,
+                            initializer=init_ops.convolutional_delta_orthogonal(gain=1.5))
+        with tf.Session() as s:
+            s.run(v.initializer)
+            v = s.run(v)
+    centre = v[1, 2]
+    assert np.count_nonzero(np.delete(v.reshape(15, 4, 6), 1 * 5 + 2, axis=0)) == 0
+    np.testing.assert_allclose(centre @ centre.T, 2.25 * np.eye(4), atol=1e-12)
+    with pytest.raises(ValueError, match="at least three-dimensional"):
+        init_ops.convolutional_delta_orthogonal()([4, 4])
+
+
+def test_random_uniform_int_empty_range_error_text():
+    with tf.Graph().as_default():
+        bad = tf.random_uniform([3], 4, 4, dtype=tf.int64)
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                              match="Need minval < maxval, got 4 >= 4"):
+            s.run(bad)

@@ -79,7 +79,7 @@ def _check_uniform_int():
                 s.run(bad)
                 raise AssertionError("minval >= maxval must fail")
             except tf.errors.InvalidArgumentError as e:
-                assert "Need minval < maxval: 5 >= 5" in str(e)
+                assert "Need minval < maxval, got 5 >= 5" in str(e)
 
 
 def _check_shuffle():

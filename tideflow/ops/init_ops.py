@@ -2,6 +2,7 @@
 giving a variable its first value (``tf.zeros_initializer``, ``tf.glorot_uniform_initializer``...).
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -280,6 +281,153 @@ class Orthogonal(Initializer):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
 
 
+def _matmul(a, b, **kwargs):
+    from tideflow.ops.linalg_ops import matmul
+
+    return matmul(a, b, **kwargs)
+
+
+def _random_orthogonal(n, dtype, seed):
+    """An n x n orthogonal matrix, uniformly distributed (QR of a normal matrix, with the signs
+    of R's diagonal folded into Q)."""
+    from tideflow.ops.linalg_extra_ops import qr
+    from tideflow.ops.matrix_diag_ops import matrix_diag_part
+
+    q, r = qr(random_ops.random_normal([n, n], dtype=dtype, seed=seed), full_matrices=False)
+    return _math_ops().multiply(q, _math_ops().sign(matrix_diag_part(r)))
+
+
+class ConvolutionDeltaOrthogonal(Initializer):
+    """A convolution kernel that is zero except at its spatial centre, where it holds an
+    orthogonal ``in x out`` matrix times ``gain`` (Xiao et al., 2018): the convolution is then
+    an isometry of its input (with "same" padding)."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain = gain
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        shape = [int(d) for d in shape]
+        if not 3 <= len(shape) <= 5:
+            raise ValueError("The tensor to initialize must be at least three-dimensional and "
+                             "at most five-dimensional")
+        if shape[-2] > shape[-1]:
+            raise ValueError("In_filters cannot be greater than out_filters.")
+        ao = _array_ops()
+        q = _random_orthogonal(shape[-1], dtype, self.seed)[: shape[-2], :]
+        centre = [[k // 2 for k in shape[:-2]]]
+        kernel = ao.scatter_nd(centre, ao.expand_dims(q, 0), shape)
+        return _math_ops().multiply(constant_op.constant(self.gain, dtype), kernel)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class _ConvolutionOrthogonal(Initializer):
+    """An orthogonal convolution kernel of ``rank`` spatial dimensions, all of one size k
+    (Xiao et al., 2018): the product of k-1 random "block" kernels of size 2 (each built from
+    symmetric projections P as P and I - P per axis) is an orthogonal convolution with circular
+    padding; an orthogonal ``in x out`` matrix maps the input channels in."""
+
+    rank = None
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain = gain
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtype)
+
+    def _next_seed(self):
+        seed = self.seed
+        if self.seed:
+            self.seed += 1  # each random matrix gets its own op seed, as TF's does
+        return seed
+
+    def _projection(self, n, dtype):
+        # a symmetric projection: an orthogonal matrix with a random half of its columns kept
+        m = _math_ops()
+        q = _random_orthogonal(n, dtype, self._next_seed())
+        draw = random_ops.random_normal([n], dtype=dtype, seed=self._next_seed())
+        keep = m.maximum(m.sign(draw), constant_op.constant(0, dtype))  # 1 where draw > 0
+        c = m.multiply(q, keep)
+        return _matmul(c, c, transpose_b=True)
+
+    def _block(self, n, dtype):
+        eye = constant_op.constant(np.eye(n), dtype)
+        halves = []
+        for _ in range(self.rank):
+            p = self._projection(n, dtype)
+            halves.append((p, eye - p))
+        block = {}
+        for index in itertools.product((0, 1), repeat=self.rank):
+            product = halves[0][index[0]]
+            for axis in range(1, self.rank):
+                product = _matmul(product, halves[axis][index[axis]])
+            block[index] = product
+        return block
+
+    @staticmethod
+    def _matrix_conv(a, b, size_a, size_b, rank):
+        out = {}
+        for index in itertools.product(range(size_a + size_b - 1), repeat=rank):
+            total = None
+            for first in itertools.product(range(size_a), repeat=rank):
+                second = tuple(i - j for i, j in zip(index, first))
+                if all(0 <= s < size_b for s in second):
+                    term = _matmul(a[first], b[second])
+                    total = term if total is None else total + term
+            out[index] = total
+        return out
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        shape = [int(d) for d in shape]
+        if len(shape) != self.rank + 2:
+            raise ValueError(f"The tensor to initialize must be {self._RANK_WORD}-dimensional")
+        if shape[-2] > shape[-1]:
+            raise ValueError("In_filters cannot be greater than out_filters.")
+        if len(set(shape[:-2])) != 1:
+            raise ValueError("Kernel sizes must be equal.")
+        m, ao = _math_ops(), _array_ops()
+        k, cin, cout = shape[0], shape[-2], shape[-1]
+        orth = _random_orthogonal(cout, dtype, self._next_seed())[:cin, :]
+        if k == 1:
+            kernel = ao.reshape(orth, shape)
+        else:
+            p = self._block(cout, dtype)
+            for size in range(2, k):
+                p = self._matrix_conv(p, self._block(cout, dtype), size, 2, self.rank)
+            taps = [_matmul(orth, p[index])
+                    for index in itertools.product(range(k), repeat=self.rank)]
+            kernel = ao.reshape(ao.stack(taps), shape)
+        return m.multiply(constant_op.constant(self.gain, dtype), kernel)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class ConvolutionOrthogonal1D(_ConvolutionOrthogonal):
+    """An orthogonal 1-D convolution kernel ``[k, in, out]`` (circular padding)."""
+
+    rank = 1
+    _RANK_WORD = "three"
+
+
+class ConvolutionOrthogonal2D(_ConvolutionOrthogonal):
+    """An orthogonal 2-D convolution kernel ``[k, k, in, out]`` (circular padding)."""
+
+    rank = 2
+    _RANK_WORD = "four"
+
+
+class ConvolutionOrthogonal3D(_ConvolutionOrthogonal):
+    """An orthogonal 3-D convolution kernel ``[k, k, k, in, out]`` (circular padding)."""
+
+    rank = 3
+    _RANK_WORD = "five"
+
+
 class GlorotUniform(VarianceScaling):
     """Uniform in ``±sqrt(6 / (fan_in + fan_out))`` (Glorot and Bengio, 2010)."""
 
@@ -329,3 +477,8 @@ variance_scaling_initializer = VarianceScaling
 orthogonal_initializer = Orthogonal
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+identity_initializer = Identity
+convolutional_delta_orthogonal = ConvolutionDeltaOrthogonal
+convolutional_orthogonal_1d = ConvolutionOrthogonal1D
+convolutional_orthogonal_2d = ConvolutionOrthogonal2D
+convolutional_orthogonal_3d = ConvolutionOrthogonal3D

@@ -160,7 +160,7 @@ def _uniform_int_kernel(ctx):
             )
         lo, hi = int(lo), int(hi)
         if int(np.prod(shape, dtype=np.int64)) > 0 and not lo < hi:
-            raise errors.InvalidArgumentError(None, op, f"Need minval < maxval: {lo} >= {hi}")
+            raise errors.InvalidArgumentError(None, op, f"Need minval < maxval, got {lo} >= {hi}")
         if not lo < hi:
             return np.empty(shape, np_dtype)
         if stream is not None:

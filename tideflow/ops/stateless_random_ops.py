@@ -97,7 +97,7 @@ def _uniform_int_kernel(shape, seed, minval, maxval, *, dtype):
         raise _invalid(None, f"StatelessRandomUniformInt: minval and maxval must be scalars, "
                              f"got shapes {list(lo.shape)} and {list(hi.shape)}")
     if not lo < hi:
-        raise _invalid(None, f"StatelessRandomUniformInt: Need minval < maxval: {lo} >= {hi}")
+        raise _invalid(None, f"StatelessRandomUniformInt: Need minval < maxval, got {lo} >= {hi}")
     return philox.uniform_int(_SeedStream(seed, "StatelessRandomUniformInt"), shape, int(lo),
                               int(hi), dtype.as_numpy_dtype)
 
