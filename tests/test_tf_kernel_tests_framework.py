@@ -195,3 +195,123 @@ def test_fetch_structures_keep_their_types():
             for t in threads:
                 t.join()
             assert out == [42.0] * 4
+
+
+# -- Graph / Operation / Tensor API (ops_test.py) ---------------------------------------------
+def test_experimental_ref_keys_tensors_and_variables_by_identity():
+    with tf.Graph().as_default():
+        x1 = tf.constant(3)
+        x2 = x1
+        y = tf.constant(3)
+        w = tf.Variable(5)
+        refs = {x1.experimental_ref(), x2.experimental_ref(), y.experimental_ref(),
+                w.experimental_ref()}
+        assert len(refs) == 3
+        assert x1.experimental_ref() == x2.experimental_ref()
+        assert x1.ref() != y.ref()
+        assert x1.ref().deref() is x1 and w.ref().deref() is w
+        d = {x1.ref(): "x1"}
+        d[x2.ref()] = "x2"
+        assert d == {x1.ref(): "x2"}
+
+
+def test_shape_tuple_and_operation_conversion_error():
+    with tf.Graph().as_default():
+        assert tf.constant(1)._shape_tuple() == ()
+        assert tf.zeros([2, 3])._shape_tuple() == (2, 3)
+        assert tf.placeholder(tf.float32)._shape_tuple() is None
+        with pytest.raises(TypeError, match=r"Can't convert Operation 'NoOp' to Tensor"):
+            tf.convert_to_tensor(tf.no_op())
+
+
+def test_indexed_slices_conversion_takes_the_name():
+    with tf.Graph().as_default():
+        x = tf.IndexedSlices(tf.constant([[2, 3], [5, 7]]), tf.constant([0, 2]),
+                             tf.constant([3, 2]))
+        t = tf.convert_to_tensor(x, name="tensor")
+        assert t.name == "tensor:0"
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(t), [[2, 3], [0, 0], [5, 7]])
+
+
+def test_remove_all_control_inputs():
+    with tf.Graph().as_default():
+        a = tf.constant(1)
+        c = tf.constant(3)
+        d, e = tf.constant(4), tf.constant(5)
+        with tf.control_dependencies([a, c]):
+            f = d + e
+        assert f.op.control_inputs == [a.op, c.op]
+        f.op._remove_all_control_inputs()
+        assert f.op.control_inputs == []
+        assert list(f.op.inputs) == [d, e]
+        assert f.op not in a.op._control_outputs
+        with tf.Session() as sess:
+            assert sess.run(f) == 9
+
+
+def test_update_input_checks_graph_index_and_shape():
+    g0, g1 = tf.Graph(), tf.Graph()
+    with g0.as_default():
+        x = tf.constant(1)
+    with g1.as_default():
+        y = tf.constant(2)
+        z = y * 2
+        with pytest.raises(ValueError, match="must be from the same graph"):
+            z.op._update_input(0, x)
+        with pytest.raises(tf.errors.OutOfRangeError, match=r"Input index \[1\] is greater"):
+            y.op._update_input(1, y)
+        w = tf.constant(2, shape=[3, 1])
+        v = tf.constant(1, shape=[2, 2])
+        s = w + w
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"incompatible shapes: \[2,2\] and \[3,1\]"):
+            s.op._update_input(0, v)
+        z.op._update_input(0, tf.constant(5))
+        with tf.Session() as sess:
+            assert sess.run(z) == 10
+
+
+def test_op_def_answers_the_proto_fields():
+    with tf.Graph().as_default():
+        x = tf.constant(0)
+        z = tf.add(x, x)
+        assert x.op.op_def.name == "Const"
+        assert len(x.op.op_def.input_arg) == 0 and len(x.op.op_def.output_arg) == 1
+        assert [a.name for a in z.op.op_def.input_arg] == ["x", "y"]
+        assert "T" in [a.name for a in z.op.op_def.attr]
+
+
+def test_cycle_error_names_the_node_count():
+    with tf.Graph().as_default():
+        z = tf.constant(0)
+        x = tf.constant(1)
+        y = tf.constant(2)
+        y.op._add_control_input(z.op)
+        y.op._add_control_input(x.op)
+        x.op._add_control_input(y.op)
+        with tf.Session() as sess, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match="Graph is invalid, contains a cycle with 2 nodes"):
+            sess.run(x)
+
+
+def test_merge_device_function_and_device_scope_nesting():
+    from tideflow.python.framework import device as pydev
+
+    g = tf.Graph()
+    with g.as_default():
+        with g.device(pydev.merge_device("/device:GPU:0")):
+            with g.device(pydev.merge_device("/job:worker")):
+                a = tf.constant(1.0)
+                with g.device(pydev.merge_device(None)):
+                    b = tf.constant(1.0)
+            with g.device(pydev.merge_device("/job:ps/device:CPU:0")):
+                c = tf.constant(1.0)
+        assert a.op.device == "/job:worker/device:GPU:0"
+        assert b.op.device == "/job:worker/device:GPU:0"
+        assert c.op.device == "/job:ps/device:CPU:0"
+        scope = g.device("/device:GPU:8")
+        scope.__enter__()
+        with g.device("/device:GPU:9"), pytest.raises(RuntimeError, match="proper scope nesting"):
+            scope.__exit__(None, None, None)

@@ -143,8 +143,20 @@ def canonical_name(spec):
     return out
 
 
-def merge_device(outer, inner):
-    """The device an op gets when ``inner`` is requested inside an ``outer`` device scope."""
+_FUNCTION = object()
+
+
+def merge_device(outer, inner=_FUNCTION):
+    """The device an op gets when ``inner`` is requested inside an ``outer`` device scope.
+    With one argument, TF's ``merge_device(spec)``: a device function that fills the fields
+    an op's device leaves unset from ``spec``."""
+    if inner is _FUNCTION:
+        spec = outer.to_string() if isinstance(outer, DeviceSpec) else (outer or "")
+
+        def _device_function(node_def):
+            return merge_device(spec, node_def.device or "")
+
+        return _device_function
     if not outer:
         return canonical_name(inner)
     if not inner:

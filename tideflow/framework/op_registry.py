@@ -146,7 +146,19 @@ _SPECIAL_KERNEL_PARAMS = ("ctx", "step", "out")
 
 
 class OpDef:
-    """Everything about one op type. Built by :func:`declare`; read by graph and runtime."""
+    """Everything about one op type. Built by :func:`declare`; read by graph and runtime.
+    TF's ``OpDef`` proto fields (``op.op_def.input_arg``, ``.output_arg``, ``.attr``) are
+    answered from the proto form, made on first use."""
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "_proto":
+            raise AttributeError(name)
+        proto = self.__dict__.get("_proto")
+        if proto is None:
+            from tideflow.framework.meta_graph import op_def_proto
+
+            proto = self.__dict__["_proto"] = op_def_proto(self)
+        return getattr(proto, name)
 
     def __init__(self, name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful,
                  is_random, where, ref_outputs_alias, doc, inplace=None, device_types=None):

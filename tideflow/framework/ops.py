@@ -104,6 +104,33 @@ def _append_to(obj, attr, item):
         setattr(obj, attr, [*lst, item])
 
 
+class Reference:
+    """Identity-keyed wrapper of a tensor or variable (``Tensor.experimental_ref()``)."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped):
+        self._wrapped = wrapped
+
+    def deref(self):
+        return self._wrapped
+
+    def __eq__(self, other):
+        if not isinstance(other, Reference):
+            return NotImplemented
+        return self._wrapped is other._wrapped
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self):
+        return id(self._wrapped)
+
+    def __repr__(self):
+        return f"<Reference wrapping {self._wrapped!r}>"
+
+
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
@@ -205,6 +232,17 @@ class Tensor:
 
     def __hash__(self):
         return id(self)
+
+    def experimental_ref(self):
+        """A hashable reference to this tensor (``ref.deref()`` gives it back), TF 1.15's way
+        to key sets and dicts by tensor identity."""
+        return Reference(self)
+
+    ref = experimental_ref
+
+    def _shape_tuple(self):
+        dims = self._shape.as_list() if self._shape.ndims is not None else None
+        return None if dims is None else tuple(dims)
 
     def __eq__(self, other):
         return self is other
@@ -404,9 +442,34 @@ class Operation:
         for op in ops:
             self._add_control_input(op)
 
+    def _remove_all_control_inputs(self):
+        for op in self._control_inputs:
+            if op._control_outputs and self in op._control_outputs:
+                op._control_outputs = [o for o in op._control_outputs if o is not self]
+        self._control_inputs = ()
+        self._graph._structure_version += 1
+
     def _update_input(self, index, tensor):
         """Replaces input ``index`` (used by graph rewrites such as control flow)."""
+        if not isinstance(tensor, Tensor):
+            raise TypeError(f"tensor must be a Tensor: {tensor!r}")
+        if tensor._op._graph is not self._graph:
+            raise ValueError(f"{tensor} must be from the same graph as {self.name}.")
+        if not 0 <= index < len(self._inputs):
+            from tideflow.framework import errors
+
+            raise errors.OutOfRangeError(
+                None, self, f"Cannot update edge. Input index [{index}] is greater than the "
+                f"number of total inputs [{len(self._inputs)}].")
         old = self._inputs[index]
+        if not old._shape.is_compatible_with(tensor._shape):
+            from tideflow.framework import errors
+
+            dims = [",".join("?" if d is None else str(d) for d in t._shape.as_list())
+                    for t in (tensor, old)]
+            raise errors.InvalidArgumentError(
+                None, self, f"Cannot update edge, incompatible shapes: [{dims[0]}] and "
+                f"[{dims[1]}].")
         inputs = list(self._inputs)
         inputs[index] = tensor
         self._inputs = _InputList(inputs)
@@ -751,11 +814,15 @@ class Graph:
             device_name_or_function = device_name_or_function.to_string()
         if isinstance(device_name_or_function, str):
             device_lib.canonical_name(device_name_or_function)  # validate now
-        self._device_function_stack.append(device_name_or_function)
+        stack = self._device_function_stack
+        stack.append(device_name_or_function)
+        depth = len(stack)
         try:
             yield
         finally:
-            self._device_function_stack.pop()
+            if len(stack) != depth:
+                raise RuntimeError("Exiting device scope without proper scope nesting")
+            stack.pop()
 
     def _apply_device_functions(self, op):
         dev = ""
@@ -1182,6 +1249,15 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
 
 
 internal_convert_to_tensor = convert_to_tensor
+
+
+def _operation_conversion_error(op, dtype=None, name=None, as_ref=False):
+    # as TF: an Operation is named in the error (a common slip: passing ``train_op``)
+    raise TypeError(f"Can't convert Operation '{op.name}' to Tensor (target dtype={dtype!r}, "
+                    f"name={name!r}, as_ref={as_ref!r})")
+
+
+register_tensor_conversion_function(Operation, _operation_conversion_error)
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):

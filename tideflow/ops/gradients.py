@@ -144,7 +144,7 @@ def _aggregate(grads, name):
     return math_ops.add_n([dense(g) for g in grads], name=name)
 
 
-def dense(g):
+def dense(g, name=None):
     """An IndexedSlices as a dense Tensor (rows summed where indices repeat)."""
     if not isinstance(g, IndexedSlices):
         return g
@@ -157,7 +157,7 @@ def dense(g):
     num_rows = array_ops.gather(g.dense_shape, 0) if g.dense_shape.get_shape().ndims else (
         g.dense_shape
     )
-    return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows)
+    return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows, name=name)
 
 
 def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
@@ -165,7 +165,7 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
         raise ValueError(f"Incompatible tensor conversion requested to {dtype} for {value}")
     if as_ref:
         return NotImplemented
-    return dense(value)
+    return dense(value, name=name)
 
 
 ops.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor, priority=50)

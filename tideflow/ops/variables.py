@@ -408,6 +408,12 @@ class Variable(metaclass=_VariableMeta):
     def _AsTensor(self):
         return self._snapshot
 
+    def experimental_ref(self):
+        """A hashable reference to this variable (``ref.deref()`` gives it back)."""
+        return ops.Reference(self)
+
+    ref = experimental_ref
+
     def _as_graph_element(self):
         return self._variable
 

@@ -112,7 +112,8 @@ def topo_order(ops, fed):
     if len(out) != len(ops):
         stuck = sorted(op.name for op in ops if indeg[op] > 0)[:5]
         raise errors.InvalidArgumentError(
-            None, None, f"Graph contains a cycle involving nodes: {', '.join(stuck)}"
+            None, None, f"Graph is invalid, contains a cycle with {len(ops) - len(out)} nodes, "
+            f"including: {', '.join(stuck)}"
         )
     return out
 
