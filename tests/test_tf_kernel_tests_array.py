@@ -121,3 +121,39 @@ def test_getitem_with_boolean_mask_is_boolean_mask(sess):
 
     with pytest.raises(TypeError, match=re.escape(array_ops._SLICE_TYPE_ERROR)):
         x[0.5]
+
+
+# -- shape / size / rank of sparse tensors; sliced assignment ------------------------------------
+def test_shape_size_rank_of_sparse_tensors(sess):
+    value = tf.SparseTensorValue(indices=[[0, 1], [2, 0]], values=[4, 5], dense_shape=[3, 5])
+    for sp in (value, tf.SparseTensor.from_value(value)):
+        shape, size, rank = tf.shape(sp), tf.size(sp), tf.rank(sp)
+        assert (shape.dtype, size.dtype, rank.dtype) == (tf.int32, tf.int32, tf.int32)
+        np.testing.assert_array_equal(sess.run(shape), [3, 5])
+        assert sess.run([size, rank]) == [15, 2]
+        assert sess.run(tf.shape(sp, out_type=tf.int64)).dtype == np.int64
+        assert sess.run(tf.size(sp, out_type=tf.int64)).dtype == np.int64
+
+
+def test_sliced_assignment_only_on_variables_and_empty_windows(sess):
+    with pytest.raises(ValueError, match="Sliced assignment is only supported for variables"):
+        tf.constant([1, 2, 3])[:2].assign([7, 8])
+    init = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v = tf.Variable(init)
+    sess.run(v.initializer)
+    # an empty window takes a value of any shape and changes nothing
+    np.testing.assert_array_equal(sess.run(v[8:10, 8:10].assign([[]])), init)
+    np.testing.assert_array_equal(sess.run(v[8:10, 0].assign([])), init)
+    want = init.copy()
+    want[::1, ::-2] = [[3, 33], [4, 44]]
+    np.testing.assert_array_equal(sess.run(v[::1, ::-2].assign([[3, 33], [4, 44]])), want)
+
+
+def test_python_array_ops_holds_generated_array_ops(sess):
+    from tideflow.python.ops import array_ops
+
+    dy = np.arange(1, 5, dtype=np.float32).reshape(4, 1, 1)
+    dx = array_ops.strided_slice_grad([6, 4, 4], [0, 0, 0], [4, 1, 1], [1, 1, 1], dy)
+    want = np.zeros((6, 4, 4), np.float32)
+    want[0:4, 0:1, 0:1] = dy
+    np.testing.assert_array_equal(sess.run(dx), want)

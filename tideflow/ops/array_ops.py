@@ -395,8 +395,22 @@ def shape(input, name=None, out_type=dtypes.int32):
     return _shape_internal(input, name, True, out_type)
 
 
+def _sparse_shape(input):
+    """A SparseTensor's (or SparseTensorValue's) dense_shape as a tensor, else None."""
+    from tideflow.framework import sparse_tensor
+
+    if isinstance(input, (sparse_tensor.SparseTensor, sparse_tensor.SparseTensorValue)):
+        return ops.convert_to_tensor(input.dense_shape, dtype=dtypes.int64)
+    return None
+
+
 def _shape_internal(input, name=None, optimize=True, out_type=dtypes.int32):
     with ops.name_scope(name, "Shape", [input]) as scope:
+        dense_shape = _sparse_shape(input)
+        if dense_shape is not None:  # TF 1.x: a sparse tensor's dense_shape, cast
+            from tideflow.ops.cast_ops import cast
+
+            return cast(dense_shape, out_type, name=scope)
         t = ops.convert_to_tensor(input)
         s = t.get_shape()
         if optimize and s.is_fully_defined():
@@ -414,6 +428,12 @@ def shape_n(input, out_type=dtypes.int32, name=None):
 def size(input, name=None, out_type=dtypes.int32):
     """The number of elements of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Size", [input]) as scope:
+        dense_shape = _sparse_shape(input)
+        if dense_shape is not None:  # TF 1.x: the product of a sparse tensor's dense_shape
+            from tideflow.ops.cast_ops import cast
+            from tideflow.ops.reduction_ops import reduce_prod
+
+            return cast(reduce_prod(dense_shape), out_type, name=scope)
         t = ops.convert_to_tensor(input)
         s = t.get_shape()
         if s.is_fully_defined():
@@ -427,6 +447,9 @@ def size(input, name=None, out_type=dtypes.int32):
 def rank(input, name=None):
     """The rank of ``input`` (a constant when statically known)."""
     with ops.name_scope(name, "Rank", [input]) as scope:
+        dense_shape = _sparse_shape(input)
+        if dense_shape is not None:  # TF 1.x: the length of a sparse tensor's dense_shape
+            return size(dense_shape, name=scope)
         t = ops.convert_to_tensor(input)
         if t.get_shape().ndims is not None:
             return constant_op.constant(t.get_shape().ndims, dtype=dtypes.int32, name=scope)

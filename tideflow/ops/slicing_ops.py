@@ -424,6 +424,8 @@ def _strided_slice_assign_factory(ctx):
             target = ref[idx]
         except IndexError as exc:
             raise _invalid(_out_of_bounds(exc)) from None
+        if np.size(target) == 0:
+            return ref  # an empty window takes any value, as TF's kernel
         value = np.asarray(value)
         if np.shape(target) != value.shape:
             raise _invalid(
@@ -529,7 +531,13 @@ def _slice_helper(tensor, slice_spec, var=None):
                 return strided_slice_assign(var, *parts, val, name=assign_scope, **masks)
 
         out._sliced_assign = assign
+    else:
+        out._sliced_assign = _assign_to_constant_slice
     return out
+
+
+def _assign_to_constant_slice(val, name=None):
+    raise ValueError("Sliced assignment is only supported for variables")
 
 
 ops.Tensor._override_operator("__getitem__", _slice_helper)

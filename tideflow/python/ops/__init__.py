@@ -7,6 +7,7 @@ Modules whose tideflow counterpart carries TF's names are the same module object
 ``tensor_array_ops`` and ``nn`` are namespaces of TF's public names (``rnn._transpose_batch_time``
 included, which custom decoders use)."""
 
+import importlib
 import sys as _sys
 import types as _types
 
@@ -75,6 +76,8 @@ def _text_namespaces():
         def __getattr__(attr):
             if not attr.startswith("_"):
                 for space in spaces:
+                    if isinstance(space, str):  # a module path, imported on first use
+                        space = importlib.import_module(space)
                     if hasattr(space, attr):
                         return getattr(space, attr)
             raise AttributeError(f"module 'tensorflow.python.ops.{name}' has no attribute "
@@ -87,7 +90,9 @@ def _text_namespaces():
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
             "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf),
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
-            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip),
+            # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
+            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
+                                       "tideflow.python.ops.gen_array_ops"),
             "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
             # TF's control_flow_ops holds while_loop, cond and case beside group/tuple
             "control_flow_ops": with_fallback("control_flow_ops", control_flow_ops, _tf),
