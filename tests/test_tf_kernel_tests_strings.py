@@ -174,3 +174,68 @@ def test_sparse_to_dense_scalar_output():
 def test_test_util_force_cpu_is_a_context():
     with test_util.force_cpu():
         pass
+
+
+# -- parse_example ---------------------------------------------------------------------------
+
+
+def _example(**feats):
+    from tideflow.core.example import example_pb2
+
+    ex = example_pb2.Example()
+    for key, values in feats.items():
+        f = ex.features.feature[key]
+        if values is None:
+            f.SetInParent()  # a Feature with no list set
+        elif isinstance(values[0], bytes):
+            f.bytes_list.value.extend(values)
+        elif isinstance(values[0], float):
+            f.float_list.value.extend(values)
+        else:
+            f.int64_list.value.extend(values)
+    return ex.SerializeToString()
+
+
+def test_parse_example_errors_name_the_example_index():
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [None])
+        out = tf.parse_example(s, {"a": tf.FixedLenFeature([3], tf.float32)},
+                               example_names=["first", "second", "third"])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Name: third, Key: a, Index: 2\.  Number of float values "
+                                 r"!= expected\.  Values size: 2 but output shape: \[3\]"):
+            _run(out, {s: [_example(a=[1., 2., 3.]), _example(a=[4., 5., 6.]),
+                           _example(a=[7., 8.])]})
+        seq = tf.parse_example(s, {"b": tf.FixedLenSequenceFeature([2], tf.string,
+                                                                   allow_missing=True)},
+                               example_names=["x", "y"])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Name: y, Key: b, Index: 1\.  Number of bytes values is not a "
+                                 r"multiple of stride length"):
+            _run(seq, {s: [_example(b=[b"p", b"q"]), _example(b=[b"r"])]})
+
+
+def test_parse_example_empty_feature_counts_as_missing():
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [None])
+        with_default = tf.parse_example(s, {"a": tf.FixedLenFeature([2], tf.float32,
+                                                                    default_value=[7., 8.])})
+        got = _run(with_default, {s: [_example(a=None), _example(a=[1., 2.])]})
+        np.testing.assert_array_equal(got["a"], [[7., 8.], [1., 2.]])
+        required = tf.parse_example(s, {"a": tf.FixedLenFeature([2], tf.float32)},
+                                    example_names=["only"])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Name: only, Feature: a \(data type: float\) is required"):
+            _run(required, {s: [_example(a=None)]})
+
+
+def test_parse_example_feature_shape_errors():
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [None])
+        with pytest.raises(ValueError, match="^Missing shape for feature a.$"):
+            tf.parse_example(s, {"a": tf.FixedLenFeature(None, tf.float32)})
+        with pytest.raises(ValueError, match="First dimension of shape for feature a unknown. "
+                                             "Consider using FixedLenSequenceFeature."):
+            tf.parse_example(s, {"a": tf.FixedLenFeature([None, 2], tf.float32)})
+        with pytest.raises(ValueError, match="need to be known"):
+            tf.parse_example(s, {"a": tf.FixedLenFeature([2, None], tf.float32)})

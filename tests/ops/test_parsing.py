@@ -172,7 +172,7 @@ def test_type_count_and_proto_errors():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse example"):
         _run(parsing_ops.parse_example(s, {"x": VarLen(tf.float32)}), {s: [b"\xff\xff"]})
     with pytest.raises(ValueError, match="need to be known"):
-        parsing_ops.parse_example(s, {"x": FixedLen([None], tf.float32)})
+        parsing_ops.parse_example(s, {"x": FixedLen([2, None], tf.float32)})
     with pytest.raises(ValueError, match="Unsupported dtype"):
         parsing_ops.parse_example(s, {"x": VarLen(tf.int32)})
 

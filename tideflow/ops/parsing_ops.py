@@ -118,7 +118,8 @@ def _dense_values(vals, dtype, shape, where):
 
 
 def _type_name(dtype):
-    return {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "string"}[dtype]
+    # TF's fast parser names the string kind by its proto list (BytesList)
+    return {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "bytes"}[dtype]
 
 
 def _seq_values(vals, dtype, inner, where):
@@ -142,22 +143,26 @@ def _dense_specs(dense_shapes):
 
 
 def _parse_features(fmap, name, sparse_keys, sparse_types, dense_keys, dense_types,
-                    dense_shapes, dense_defaults, specs=None):
+                    dense_shapes, dense_defaults, specs=None, index=0):
     """One Features map: the sparse value vectors and the dense arrays (var-len: rows).
-    ``specs`` is ``_dense_specs(dense_shapes)``, computed once for a batch."""
+    ``specs`` is ``_dense_specs(dense_shapes)``, computed once for a batch; ``index`` is the
+    example's place in its batch (TF's errors name it). A Feature with no list set counts as
+    missing."""
     if specs is None:
         specs = _dense_specs(dense_shapes)
     sparse = []
     for key, dtype in zip(sparse_keys, sparse_types):
         feature = fmap.get(key)
-        where = f"Name: {name}, Key: {key}, Index: 0"
+        where = f"Name: {name}, Key: {key}, Index: {index}"
         sparse.append(_values(feature, dtype, where) if feature is not None else
                       np.zeros(0, dtype=_NP[dtype]))
     dense = []
     for key, dtype, (var_len, dims), default in zip(dense_keys, dense_types, specs,
                                                     dense_defaults):
         feature = fmap.get(key)
-        where = f"Name: {name}, Key: {key}, Index: 0"
+        if feature is not None and feature.WhichOneof("kind") is None:
+            feature = None
+        where = f"Name: {name}, Key: {key}, Index: {index}"
         if var_len:
             if feature is None:
                 dense.append(np.zeros([0] + dims, dtype=_NP[dtype]))
@@ -254,11 +259,12 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, dense_defa
                     continue
             # missing (its default), or an error to report as the general path does
             _, (v,) = _parse_features(fmap, name, [], [], [key], [Tdense[j]], [shapes[j]],
-                                      [dense_defaults[j]], [specs[j]])
+                                      [dense_defaults[j]], [specs[j]], index=b)
             rows.append(v.reshape(-1).tolist() if short else v.reshape(-1))
         if not sparse_keys and not rest:
             continue
-        sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, *rest_args)
+        sparse, dense = _parse_features(fmap, name, sparse_keys, sparse_types, *rest_args,
+                                        index=b)
         for rows, v in zip(sparse_rows, sparse):
             rows.append(v)
         for rows, v in zip(rest_rows, dense):
@@ -410,6 +416,12 @@ def _split_features(features, for_parse_example):
                 sparse_keys.append(f.value_key)
                 sparse_types.append(_check_dtype(key, f.dtype))
         elif isinstance(f, FixedLenFeature):
+            if f.shape is None:
+                raise ValueError(f"Missing shape for feature {key}.")
+            first = as_shape(f.shape)
+            if first.ndims and first.dims[0].value is None:
+                raise ValueError(f"First dimension of shape for feature {key} unknown. "
+                                 "Consider using FixedLenSequenceFeature.")
             shape = _defined_shape(key, f.shape)
             dense_keys.append(key)
             dense_types.append(_check_dtype(key, f.dtype))
