@@ -152,3 +152,23 @@ def test_ema_apply_twice_reuses_the_shadow():
             sess.run(v.assign(2.0))
             sess.run(second)
             assert sess.run(shadow) == 0.25 * 1.0 + 0.75 * 2.0
+
+
+def test_increment_global_step_and_its_read():
+    from tideflow.python.training import training_util
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="get_or_create_global_step"):
+            training_util._increment_global_step(1)
+        step = tf.train.get_or_create_global_step()
+        inc = training_util._increment_global_step(3)
+        read = training_util._get_or_create_global_step_read()
+        assert inc.op.name == "global_step/AssignAdd"
+        assert read.op.name == "global_step/add"
+        assert tf.get_collection("global_step_read_op_cache") == [read]
+        assert training_util._get_or_create_global_step_read() is read
+        with tf.Session() as sess:
+            sess.run(step.initializer)
+            assert sess.run(inc) == 3
+            assert sess.run(inc) == 6
+            assert sess.run(read) == 6

@@ -19,27 +19,9 @@ from tideflow.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 SummaryWriterCache = FileWriterCache
 
-# collection of the tensor that reads the global step for hooks (TF's key)
-GLOBAL_STEP_READ_KEY = "__global_step_read"
-
-
-def _get_or_create_global_step_read(graph=None):
-    """A tensor reading the global step, made once per graph (None without a global step)."""
-    graph = graph or ops.get_default_graph()
-    found = graph.get_collection(GLOBAL_STEP_READ_KEY)
-    if len(found) > 1:
-        raise RuntimeError(f"There are multiple items in collection {GLOBAL_STEP_READ_KEY}. "
-                           "There should be only one.")
-    if found:
-        return found[0]
-    step = training_util.get_global_step(graph)
-    if step is None:
-        return None
-    with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"):
-        # a fresh value (not a view of the variable's buffer) taken when the step runs
-        read = step + 0
-    graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
-    return read
+# the tensor that reads the global step for hooks lives with the global step (as in TF)
+GLOBAL_STEP_READ_KEY = training_util.GLOBAL_STEP_READ_KEY
+_get_or_create_global_step_read = training_util._get_or_create_global_step_read
 
 
 def _as_graph_element(obj):

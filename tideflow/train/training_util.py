@@ -3,7 +3,7 @@ found through the GLOBAL_STEP collection (or by its name)."""
 
 from tideflow import logging
 from tideflow.framework import dtypes, ops
-from tideflow.ops import init_ops, variable_scope
+from tideflow.ops import init_ops, state_ops, variable_scope
 from tideflow.ops import variables as variables_lib
 
 
@@ -70,3 +70,46 @@ def assert_global_step(global_step_tensor):
     shape = global_step_tensor.get_shape()
     if shape.ndims != 0 and shape.is_fully_defined():
         raise TypeError(f'Existing "global_step" is not scalar: {shape}')
+
+
+# collection holding the one tensor that reads the global step for hooks (TF's key)
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
+
+def _get_global_step_read(graph=None):
+    graph = graph or ops.get_default_graph()
+    found = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if len(found) > 1:
+        raise RuntimeError(f"There are multiple items in collection {GLOBAL_STEP_READ_KEY}. "
+                           "There should be only one.")
+    return found[0] if found else None
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A tensor reading the global step, made once per graph (None without a global step)."""
+    graph = graph or ops.get_default_graph()
+    read = _get_global_step_read(graph)
+    if read is not None:
+        return read
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"):
+        # a fresh value (not a view of the variable's buffer) taken when the step runs
+        read = step + 0
+    graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read
+
+
+def _increment_global_step(increment, graph=None):
+    """``global_step += increment`` after the hooks' read of the step (TF's helper that
+    Estimator-style train ops and hook tests use)."""
+    graph = graph or ops.get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError("Global step tensor should be created by "
+                         "tf.train.get_or_create_global_step before calling increment.")
+    read = _get_or_create_global_step_read(graph)
+    with graph.as_default() as g, g.name_scope(None), g.name_scope(step.op.name + "/"), \
+            ops.control_dependencies([read]):
+        return state_ops.assign_add(step, increment)
