@@ -194,3 +194,52 @@ def test_random_uniform_int_empty_range_error_text():
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
                                               match="Need minval < maxval, got 4 >= 4"):
             s.run(bad)
+
+
+# -- functional_ops.If / While / For over Defun functions ------------------------------------
+
+def test_functional_if_while_for_over_defuns():
+    from tideflow.python.framework import function
+    from tideflow.python.ops import functional_ops
+
+    with tf.Graph().as_default():
+        @function.Defun(tf.float32)
+        def twice(x):
+            return x * 2
+
+        @function.Defun(tf.float32)
+        def thrice_plus_one(x):
+            return x * 3 + 1
+
+        @function.Defun(tf.float32, tf.float32)
+        def positive(n, _):
+            return n > 0
+
+        @function.Defun(tf.float32, tf.float32)
+        def count_down(n, total):
+            return n - 1, total + n
+
+        @function.Defun(tf.int32, tf.float32)
+        def add_index(i, total):
+            return total + tf.cast(i, tf.float32)
+
+        x = tf.placeholder(tf.float32)
+        branch = functional_ops.If(tf.greater(x, 0), [x], twice, thrice_plus_one)
+        n = tf.placeholder(tf.float32)
+        loop = functional_ops.While([n, 0.0], positive, count_down, name="my_while")
+        up = functional_ops.For(1, 21, 1, [0.0], add_index)
+        down = functional_ops.For(100, 0, -1, [0.0], add_index)
+        assert len(branch) == 1 and len(loop) == 2 and len(up) == 1
+        with tf.Session() as s:
+            assert s.run(branch, {x: 9.0}) == [18.0]
+            assert s.run(branch, {x: -8.0}) == [-23.0]
+            assert s.run(loop, {n: 100.0}) == [0.0, 5050.0]  # sum(range(101))
+            assert s.run(up + down) == [210.0, 5050.0]
+
+        @function.Defun(tf.float32, tf.float32)
+        def three_outputs(n, total):
+            return n - 1, total + n, total
+
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="While loop body returned 3 arguments. Expected: 2"):
+            functional_ops.While([5.0, 0.0], positive, three_outputs)

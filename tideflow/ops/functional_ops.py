@@ -146,3 +146,88 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
     """``fn(...fn(fn(initializer, elems[n-1]), elems[n-2])..., elems[0])``."""
     return _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, name,
                  True, "foldr")
+
+
+# -- TF's functional ops over graph functions (``functional_ops.If/While/For``) -----------------
+def _as_list(result):
+    if result is None:
+        return []
+    if isinstance(result, (list, tuple)):
+        return list(result)
+    return [result]
+
+
+def _invalid(message):
+    from tideflow.framework import errors
+
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def If(cond, inputs, then_branch, else_branch, name=None):
+    """``then_branch(*inputs)`` if ``cond`` else ``else_branch(*inputs)`` (branches are
+    ``Defun`` functions or callables); a list of the outputs. A non-boolean scalar ``cond``
+    counts as true when nonzero (non-empty for strings), as TF's If op does."""
+    from tideflow.ops import math_ops
+    from tideflow.ops.cond import cond as cond_op
+
+    with ops.name_scope(name, "If", [cond] + list(inputs)):
+        inputs = [ops.convert_to_tensor(x) for x in inputs]
+        cond = ops.convert_to_tensor(cond)
+        if cond.dtype != dtypes.bool:
+            zero = b"" if cond.dtype == dtypes.string else 0
+            cond = math_ops.not_equal(cond, ops.convert_to_tensor(zero, dtype=cond.dtype))
+        return _as_list(cond_op(
+            cond, lambda: _as_list(then_branch(*inputs)),
+            lambda: _as_list(else_branch(*inputs)), strict=True))
+
+
+def While(input_, cond, body, name=None, hostmem=None):
+    """Runs ``input_ = body(*input_)`` while ``cond(*input_)``; a list of the final values."""
+    del hostmem
+    loop_vars = [ops.convert_to_tensor(x) for x in input_]
+    n = len(loop_vars)
+
+    def cond_fn(*args):
+        out = _as_list(cond(*args))
+        if len(out) != 1:
+            raise _invalid(f"Expected a single scalar return value from WhileOp cond, got "
+                           f"{len(out)} tensors.")
+        return out[0]
+
+    def body_fn(*args):
+        out = _as_list(body(*args))
+        if len(out) != n:
+            raise _invalid(f"While loop body returned {len(out)} arguments. Expected: {n}")
+        return out
+
+    # TF's While op keeps no shape invariant: a loop value may change shape
+    return _as_list(while_loop(cond_fn, body_fn, loop_vars, name=name or "While",
+                               shape_invariants=[TensorShape(None)] * n))
+
+
+def For(start, limit, delta, inputs, body, name=None, hostmem=None,
+        rewrite_with_while=None):
+    """``for i in range(start, limit, delta): inputs = body(i, *inputs)``; a list of the final
+    ``inputs`` (a negative ``delta`` counts down)."""
+    del hostmem, rewrite_with_while
+    from tideflow.ops import math_ops
+
+    with ops.name_scope(name, "For", [start, limit, delta] + list(inputs)):
+        start = ops.convert_to_tensor(start, dtype=dtypes.int32, name="start")
+        limit = ops.convert_to_tensor(limit, dtype=dtypes.int32, name="limit")
+        delta = ops.convert_to_tensor(delta, dtype=dtypes.int32, name="delta")
+        loop_vars = [ops.convert_to_tensor(x) for x in inputs]
+
+        def cond_fn(i, *args):
+            up = math_ops.logical_and(math_ops.greater(delta, 0), math_ops.less(i, limit))
+            down = math_ops.logical_and(math_ops.less(delta, 0), math_ops.greater(i, limit))
+            return math_ops.logical_or(up, down)
+
+        def body_fn(i, *args):
+            out = _as_list(body(i, *args))
+            with ops.control_dependencies(out or None):
+                return [i + delta] + out
+
+        invariants = [start.get_shape()] + [TensorShape(None)] * len(loop_vars)
+        return list(while_loop(cond_fn, body_fn, [start] + loop_vars,
+                               shape_invariants=invariants)[1:])
