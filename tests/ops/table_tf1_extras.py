@@ -206,15 +206,20 @@ def _check_guarantee_const_and_fact():
         assert y.op.type == "GuaranteeConst" and y.shape.as_list() == [2]
         with pytest.raises(LookupError, match="No gradient defined"):
             tf.gradients(y, x)
+        snap = tf.raw_ops.Snapshot(input=x)
+        assert snap.op.type == "Snapshot" and snap.shape.as_list() == [2]
+        with pytest.raises(LookupError, match="No gradient defined"):
+            tf.gradients(snap, x)
         with tf.Session() as s:
             assert s.run(y).tolist() == [1.0, 2.0]
+            assert s.run(snap).tolist() == [1.0, 2.0]
             assert s.run(tf.user_ops.my_fact()) == b"0! == 1"
 
 
 CASES += [
     Case("Fingerprint", check=_check_fingerprint),
     Case(("DecodeCompressed", "DecodeJSONExample"), check=_check_decode_compressed_json),
-    Case(("GuaranteeConst", "Fact"), check=_check_guarantee_const_and_fact),
+    Case(("GuaranteeConst", "Snapshot", "Fact"), check=_check_guarantee_const_and_fact),
 ]
 
 

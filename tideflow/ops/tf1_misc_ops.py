@@ -1,4 +1,4 @@
-"""More TF 1.x top-level names: GuaranteeConst, Fingerprint, DecodeCompressed,
+"""More TF 1.x top-level names: GuaranteeConst, Snapshot, Fingerprint, DecodeCompressed,
 DecodeJSONExample, Fact (``tf.user_ops.my_fact``); the composed ``batch_scatter_update``,
 ``sparse_matmul``, ``required_space_to_batch_paddings``, ``vectorized_map``,
 ``grad_pass_through`` and ``recompute_grad``; the variable enums; library loading (refused:
@@ -39,6 +39,17 @@ op_registry.declare(
 def guarantee_const(input, name=None):
     """``input``, promised constant over the session's lifetime (an optimization hint)."""
     return ops.apply_op("GuaranteeConst", [input], name=name)._outputs[0]
+
+
+op_registry.declare(
+    "Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+    shape=lambda op: [op._inputs[0]._shape], kernel=lambda input: np.array(input, copy=True),
+)  # a copy of its input; as TF, no gradient is defined
+
+
+def snapshot(input, name=None):
+    """A copy of ``input`` (TF's ``gen_array_ops.snapshot``)."""
+    return ops.apply_op("Snapshot", [input], name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
