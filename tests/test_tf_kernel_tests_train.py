@@ -172,3 +172,20 @@ def test_increment_global_step_and_its_read():
             assert sess.run(inc) == 3
             assert sess.run(inc) == 6
             assert sess.run(read) == 6
+
+
+class _NoSuperSetUp(tf.test.TestCase):
+    def setUp(self):  # does not call TestCase.setUp, as some of TF's tests do
+        self.value = 2.0
+
+    def test_session_helpers_still_work(self):
+        with self.cached_session() as sess:
+            assert sess.run(tf.constant(self.value) * 2) == 4.0
+
+
+def test_test_case_without_its_set_up():
+    import unittest
+
+    result = unittest.TestResult()
+    unittest.TestLoader().loadTestsFromTestCase(_NoSuperSetUp).run(result)
+    assert result.wasSuccessful(), result.errors + result.failures

@@ -470,6 +470,10 @@ def with_eager_op_as_function(cls=None, only_as_function=False):
 class TestCase(unittest.TestCase):
     """A unittest TestCase with TF's session helpers and array assertions."""
 
+    # a subclass whose setUp does not call ours still gets working session helpers (as in TF)
+    _cached_session = None
+    _graph_ctx = None
+
     def setUp(self):
         super().setUp()
         self._cached_session = None
@@ -480,7 +484,9 @@ class TestCase(unittest.TestCase):
         if self._cached_session is not None:
             self._cached_session.close()
             self._cached_session = None
-        self._graph_ctx.__exit__(None, None, None)
+        if self._graph_ctx is not None:
+            self._graph_ctx.__exit__(None, None, None)
+            self._graph_ctx = None
         super().tearDown()
 
     @contextlib.contextmanager
