@@ -206,3 +206,45 @@ def test_map_returning_datasets_batch_unbatch_flat_map():
         nxt = dataset_ops.make_one_shot_iterator(whole).get_next()
         with tf.Session() as sess:
             assert _drain(sess, nxt) == [1, 2, 3, 4]
+
+
+# -- map and prefetch -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("parallel", [None, 2])
+def test_failed_map_element_then_prefetch_goes_on(parallel):
+    vals = np.array([1.0, 2.0, np.nan, 4.0], np.float32)
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensor_slices(vals).map(
+            lambda x: tf.check_numerics(x, "bad value"), num_parallel_calls=parallel).prefetch(2)
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            assert [sess.run(nxt), sess.run(nxt)] == [1.0, 2.0]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad value"):
+                sess.run(nxt)
+            assert sess.run(nxt) == 4.0
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+
+def test_map_function_returning_none_message():
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.range(3)
+        with pytest.raises(TypeError, match=r"Unsupported return value from function passed "
+                                            r"to Dataset\.map\(\): None\."):
+            d.map(lambda x: None)
+
+
+def test_map_function_creating_a_table_warns():
+    def make_table(x):
+        tf.contrib.lookup.HashTable(
+            tf.contrib.lookup.KeyValueTensorInitializer(["a"], [1.0]), 0.0)
+        return x
+
+    with tf.Graph().as_default():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            dataset_ops.Dataset.range(3).map(make_table)
+            dataset_ops.Dataset.range(3).map(lambda x: x + 1)
+        msgs = [str(x.message) for x in w if "Creating resources inside" in str(x.message)]
+        assert len(msgs) == 1

@@ -7,6 +7,7 @@ dataset ops (in the current default graph) that an iterator op consumes.
 """
 
 import re
+import warnings
 
 import numpy as np
 
@@ -18,6 +19,10 @@ from tideflow.ops import dataset_structure as ds
 from tideflow.ops import iterator_ops
 
 AUTOTUNE = -1
+# ops that create a resource (a lookup table): TF warns when a dataset function makes one, as
+# it is created anew for each element
+_RESOURCE_OPS = frozenset({"HashTableV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+                           "MutableDenseHashTableV2"})
 
 
 def _i64(x, name):
@@ -57,12 +62,17 @@ class StructuredFunction:
             if isinstance(ret, list):
                 ret = tuple(ret)
             if ret is None:
-                raise TypeError(f"The function passed to `{transformation}` returned None.")
+                raise TypeError(f"Unsupported return value from function passed to "
+                                f"Dataset.{transformation}(): None.")
             ret = ds.to_tensors(ret)
             self.output_specs = ds.specs_of(ret)
             return ds.to_wire(ret)
 
         self.fg = func_graph.trace(body, wire, self.name)
+        if any(op.type in _RESOURCE_OPS for op in self.fg.get_operations()):
+            warnings.warn("Creating resources inside a function passed to Dataset.map() is "
+                          "not supported. Create each resource outside the function, and "
+                          "capture it inside the function to use it.", stacklevel=3)
         func_graph.add_function(graph, self.fg)
         self._library = graph._functions
         self.captured = [outer for outer, _ in self.fg.captures]

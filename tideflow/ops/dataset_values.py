@@ -795,20 +795,37 @@ class Prefetch(DatasetValue):
         return self._consume(buf, rt, thread)
 
     def _consume(self, buf, rt, thread):
-        while True:
+        return _PrefetchIter(buf, rt, thread, self._END)
+
+
+class _PrefetchIter:
+    """The consumer side of ``Prefetch``: a failed element raises its error in its turn and
+    the elements after it still come (a generator would end at the first error)."""
+
+    def __init__(self, buf, rt, thread, end):
+        self.buf, self.rt, self.thread, self.end = buf, rt, thread, end
+        self.done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while not self.done:
             try:
-                elem, err = buf.get(timeout=_WAIT_SLICE)
+                elem, err = self.buf.get(timeout=_WAIT_SLICE)
             except queue.Empty:
-                if rt.should_stop():
+                if self.rt.should_stop():
                     raise errors.CancelledError(None, None, "Iterator was cancelled") from None
-                if not thread.is_alive() and buf.empty():
-                    return
+                if not self.thread.is_alive() and self.buf.empty():
+                    self.done = True
                 continue
-            if elem is self._END:
-                return
+            if elem is self.end:
+                self.done = True
+                break
             if err is not None:
                 raise err
-            yield elem
+            return elem
+        raise StopIteration
 
 
 class SetErrors(DatasetValue):
