@@ -541,8 +541,11 @@ def _max_pool_grad_tiled(x, dy, ksize, outs, dx):
 
 def max_pool_grad(x, dy, ksize, strides, padding):
     """Routes each window's gradient to the input element max_pool took (first max on ties)."""
+    # a NaN in dy reaches only its own window's max, as in TF: the products with the 0/1
+    # masks below would spread it, so such a dy takes masked adds (one sum finds it)
+    finite = dy.dtype.kind not in "fc" or not dy.size or not np.isnan(dy.sum())
     tiled = _tiles(x, ksize, strides, padding) if x.size and len(ksize) > 0 else None
-    if tiled is not None and math.prod(ksize) > 1:
+    if tiled is not None and math.prod(ksize) > 1 and finite:
         out_dtype = dy.dtype
         dt = compute_dtype(out_dtype)
         dy = dy.astype(dt, copy=False)
@@ -566,7 +569,11 @@ def max_pool_grad(x, dy, ksize, strides, padding):
     dxp = np.zeros(_padded_shape(x.shape, pads), dt)
     if dy.size:
         for t, tap in enumerate(np.ndindex(*ksize)):
-            dxp[_tap(outs, strides, ones, tap)] += dy * (idx == t)
+            dst = dxp[_tap(outs, strides, ones, tap)]
+            if finite:
+                dst += dy * (idx == t)
+            else:
+                np.add(dst, dy, out=dst, where=idx == t)
     return _crop(dxp, x.shape, pads).astype(out_dtype, copy=False)
 
 

@@ -153,11 +153,40 @@ def _move_to_end(x, axis, rank):
     return array_ops.transpose(x, perm)
 
 
+def _softmax_fed_axis(logits, op_type, axis, name):
+    """Softmax along an axis known only when the step runs: the permutation swapping it with
+    the last axis is computed then, and an axis outside [-rank, rank) fails the step."""
+    from tideflow.ops import logging_ops
+
+    axis = cast_ops.cast(axis, dtypes.int32)
+    r = array_ops.rank(logits)
+    a = axis + r * cast_ops.cast(math_ops.less(axis, 0), dtypes.int32)
+    check = logging_ops.Assert(
+        math_ops.logical_and(math_ops.greater_equal(a, 0), math_ops.less(a, r)),
+        ["softmax: the axis must be in the range [-rank, rank), got axis", axis, "rank", r])
+    with ops.control_dependencies([check]):
+        p = range_ops.range(r)
+    last = r - 1
+    at_axis = cast_ops.cast(math_ops.equal(p, a), dtypes.int32)
+    at_last = cast_ops.cast(math_ops.equal(p, last), dtypes.int32)
+    perm = p + at_axis * (last - p) + at_last * (a - p)  # swaps a and last (itself if equal)
+    out = array_ops.transpose(_op(op_type, [array_ops.transpose(logits, perm)])[0], perm)
+    out = array_ops.identity(out, name=name)
+    out.set_shape(logits.get_shape())
+    return out
+
+
 def _softmax(logits, op_type, axis, name):
     if axis is None:
         axis = -1
     logits = ops.convert_to_tensor(logits)
     rank = logits.get_shape().ndims
+    if isinstance(axis, ops.Tensor):
+        # a fed axis is checked when the step runs (the transpose's permutation is invalid)
+        value = ops.constant_value(axis)
+        if value is None:
+            return _softmax_fed_axis(logits, op_type, axis, name)
+        axis = int(value)
     if rank is not None:
         if not -rank <= axis < rank:
             raise errors.InvalidArgumentError(

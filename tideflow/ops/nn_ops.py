@@ -168,15 +168,14 @@ def _softsign_grad(g, f):
     return g / (d * d)
 
 
-@_widened
 def _leaky_relu(x, *, alpha):
+    # alpha in x's own dtype, each product rounded to it (as TF's half kernel), so not widened
     a = np.asarray(alpha, x.dtype)
     if 0 < alpha <= 1:  # x above zero, alpha * x below: the larger of the two
         return np.maximum(x, x * a)
     return np.where(x > 0, x, x * a)
 
 
-@_widened
 def _leaky_relu_grad(g, f, *, alpha):
     a = np.asarray(alpha, g.dtype)
     if 0 <= alpha <= 1:  # a factor of 1 above zero, alpha below

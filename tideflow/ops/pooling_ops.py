@@ -14,6 +14,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.kernels import conv as kconv
 from tideflow.ops import array_ops, fill_ops
 from tideflow.ops.conv_ops import (
+    channels_first,
     check_attr_len,
     dims_of,
     from_channels_last,
@@ -69,14 +70,59 @@ def _sizes(t, nd):
 # ------------------------------------------------------------------------------------------
 
 
+def _depth_max_pool(x, ksize, strides, data_format):
+    """MaxPool across channels only (TF's depthwise max pooling on CPU): non-overlapping
+    windows of ``k`` channels, padding ignored."""
+    _, ks, kc = split_dims(ksize, data_format)
+    _, ss, sc = split_dims(strides, data_format)
+    if any(v != 1 for v in ks):
+        raise errors.UnimplementedError(None, None, "MaxPooling supports exactly one of "
+                                        "pooling across depth or pooling across width/height.")
+    if x.shape[-1] % kc:
+        raise errors.UnimplementedError(None, None, "Depthwise max pooling requires the depth "
+                                        "window to evenly divide the input depth.")
+    if sc != kc or any(v != 1 for v in ss):
+        raise errors.UnimplementedError(None, None, "Depthwise max pooling requires the depth "
+                                        "window to equal the depth stride.")
+    if channels_first(data_format):
+        raise errors.UnimplementedError(None, None, "Depthwise max pooling is currently only "
+                                        "implemented for CPU devices.")
+    return x.reshape(x.shape[:-1] + (x.shape[-1] // kc, kc)).max(axis=-1)
+
+
 def _pool_kernel(fn, nd):
+    depthwise = fn is kconv.max_pool and nd == 4
+
     def kernel(input, *, ksize, strides, padding, data_format):
         _check_rank(input, nd)
+        if depthwise and len(ksize) == 4 and split_dims(ksize, data_format)[2] != 1 and \
+                split_dims(ksize, data_format)[0] == split_dims(strides, data_format)[0] == 1:
+            return _depth_max_pool(input, ksize, strides, data_format)
         k, s = _window(ksize, strides, data_format)
         x = to_channels_last(input, data_format)
         return from_channels_last(fn(x, k, s, padding), data_format)
 
     return kernel
+
+
+def _window_args(ksize, strides, nd):
+    """MaxPoolV2's ksize and strides inputs as the attr lists of MaxPool."""
+    ksize, strides = np.asarray(ksize), np.asarray(strides)
+    for what, v in (("ksize", ksize), ("stride", strides)):
+        if v.shape != (nd,):
+            raise _invalid(f"Sliding window {what} field must specify {nd} dimensions")
+    return [int(v) for v in ksize], [int(v) for v in strides]
+
+
+def _v2_kernel(kernel, n_data, nd=4):
+    """A MaxPool*V2 kernel: ``kernel`` with ksize and strides taken from two int32 inputs."""
+
+    def v2(*args, padding, data_format):
+        ksize, strides = _window_args(args[n_data], args[n_data + 1], nd)
+        return kernel(*args[:n_data], ksize=ksize, strides=strides, padding=padding,
+                      data_format=data_format)
+
+    return v2
 
 
 def _max_pool_grad_kernel(fn, nd):
@@ -153,15 +199,24 @@ def _max_pool_grad_grad_with_argmax_kernel(input, grad, argmax, *, ksize, stride
 # ------------------------------------------------------------------------------------------
 
 
-def _pool_shape(nd, index=0, fmt_attr=True):
+def _pool_shape(nd, index=0, fmt_attr=True, window_inputs=None):
     def shape_fn(op):
         fmt = op._attrs["data_format"] if fmt_attr else "NHWC"
         x = dims_of(op._inputs[index]._shape, nd)
-        check_attr_len(op, "strides", nd, "stride")
-        check_attr_len(op, "ksize", nd, "ksize")
+        if window_inputs is None:
+            check_attr_len(op, "strides", nd, "stride")
+            check_attr_len(op, "ksize", nd, "ksize")
+            ksize, strides = op._attrs["ksize"], op._attrs["strides"]
+        else:  # MaxPool*V2: the window is an input, known here only when constant
+            for i in window_inputs:
+                op._inputs[i]._shape.with_rank(1).merge_with(TensorShape([nd]))
+            ksize, strides = (ops.constant_value(op._inputs[i]) for i in window_inputs)
+            if ksize is None or strides is None:
+                return [TensorShape(None)] * len(op._outputs)
+            ksize, strides = [int(v) for v in ksize], [int(v) for v in strides]
         batch, spatial, chans = split_dims(x, fmt)
-        _, ks, kc = split_dims(op._attrs["ksize"], fmt)
-        _, ss, _ = split_dims(op._attrs["strides"], fmt)
+        _, ks, kc = split_dims(ksize, fmt)
+        _, ss, _ = split_dims(strides, fmt)
         padding = op._attrs["padding"]
         outs = [out_dim(n, k, s, 1, padding) for n, k, s in zip(spatial, ks, ss)]
         if chans is not None and kc > 1:
@@ -208,6 +263,21 @@ def _zeros_of(t):
 def _max_pool_grad_fn(grad_op):
     def grad(op, g):
         return [_apply(grad_op, [op.inputs[0], op.outputs[0], g], _pool_attrs(op))]
+
+    return grad
+
+
+def _max_pool_v2_grad(op, g):
+    x, ksize, strides = op.inputs
+    return [_apply("MaxPoolGradV2", [x, op.outputs[0], g, ksize, strides], _pool_attrs(op)),
+            None, None]
+
+
+def _second_order_v2_fn(other):
+    def grad(op, g):
+        x, y, _, ksize, strides = op.inputs
+        return [_zeros_of(x), _zeros_of(y),
+                _apply(other, [x, y, g, ksize, strides], _pool_attrs(op)), None, None]
 
     return grad
 
@@ -307,6 +377,37 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         kernel=_avg_pool_grad_kernel(_nd),
         grad=_avg_pool_grad_grad_fn(f"AvgPool{_sfx}"),
     )
+
+# MaxPool and its gradients with the window given as int32 inputs (TF's *V2 ops)
+_V2_WINDOW = ["ksize: int32", "strides: int32"]
+_V2_ATTRS = [_POOL_2D[2], _FORMAT_2D]
+op_registry.declare(
+    "MaxPoolV2",
+    inputs=["input: T"] + _V2_WINDOW,
+    outputs=["output: T"],
+    attrs=[_MAXPOOL_T] + _V2_ATTRS,
+    shape=_pool_shape(4, window_inputs=(1, 2)),
+    kernel=_v2_kernel(_pool_kernel(kconv.max_pool, 4), 1),
+    grad=_max_pool_v2_grad,
+)
+op_registry.declare(
+    "MaxPoolGradV2",
+    inputs=["orig_input: T", "orig_output: T", "grad: T"] + _V2_WINDOW,
+    outputs=["output: T"],
+    attrs=_V2_ATTRS + ["T: realnumbertype = DT_FLOAT"],
+    shape=_like_input(0, 4),
+    kernel=_v2_kernel(_max_pool_grad_kernel(kconv.max_pool_grad, 4), 3),
+    grad=_second_order_v2_fn("MaxPoolGradGradV2"),
+)
+op_registry.declare(
+    "MaxPoolGradGradV2",
+    inputs=["orig_input: T", "orig_output: T", "grad: T"] + _V2_WINDOW,
+    outputs=["output: T"],
+    attrs=_V2_ATTRS + [_REAL],
+    shape=_pool_shape(4, window_inputs=(3, 4)),
+    kernel=_v2_kernel(_max_pool_grad_kernel(kconv.max_pool_grad_grad, 4), 3),
+    grad=_second_order_v2_fn("MaxPoolGradV2"),
+)
 
 op_registry.declare(
     "MaxPoolWithArgmax",
@@ -467,9 +568,9 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", Tar
     return MaxPoolWithArgmaxOutput(*op._outputs)
 
 
-def _dilated_valid_pool(input, window_shape, pooling_type, rate, name):
+def _dilated_valid_pool(input, window_shape, pooling_type, rate, name, channels_first=False):
     """VALID pooling with holes: the max or mean over the window's dilated taps, each tap a
-    shifted slice of the input (channels last, stride 1)."""
+    shifted slice of the input (stride 1)."""
     import itertools
 
     from tideflow.ops import array_ops, concat_ops, reduction_ops
@@ -478,11 +579,11 @@ def _dilated_valid_pool(input, window_shape, pooling_type, rate, name):
         x = ops.convert_to_tensor(input, name="input")
         taps = []
         for ks in itertools.product(*(range(w) for w in window_shape)):
-            index = [slice(None)]
+            index = [slice(None)] * (2 if channels_first else 1)
             for k, w, r in zip(ks, window_shape, rate):
                 end = (w - 1 - k) * r
                 index.append(slice(k * r, -end if end else None))
-            taps.append(x[tuple(index) + (slice(None),)])
+            taps.append(x[tuple(index) + ((slice(None),) if not channels_first else ())])
         stacked = concat_ops.stack(taps, axis=0)
         reduce = reduction_ops.reduce_max if pooling_type == "MAX" else reduction_ops.reduce_mean
         return array_ops.identity(reduce(stacked, 0))
@@ -490,7 +591,8 @@ def _dilated_valid_pool(input, window_shape, pooling_type, rate, name):
 
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides=None,
          name=None, data_format=None, dilations=None):
-    """N-D max or average pooling (N = 1, 2, 3); dilation_rate must be 1 here."""
+    """N-D max or average pooling (N = 1, 2, 3); a dilation_rate above 1 needs VALID padding
+    and stride 1, as in TF."""
     dilation_rate = _alias(dilation_rate, dilations, "dilation_rate", "dilations")
     window_shape = [int(v) for v in window_shape]
     nsp = len(window_shape)
@@ -510,9 +612,8 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None, strides
             raise ValueError("pooling with 'SAME' padding is not implemented for "
                              f"`dilation_rate` > 1. Received: padding={padding} and "
                              f"dilation_rate={rate}")
-        if data_format is not None and data_format.startswith("NC"):
-            raise NotImplementedError("dilated tf.nn.pool supports channels-last data only")
-        return _dilated_valid_pool(input, window_shape, pooling_type, rate, name)
+        return _dilated_valid_pool(input, window_shape, pooling_type, rate, name,
+                                   data_format is not None and data_format.startswith("NC"))
     first = data_format is not None and data_format.startswith("NC")
     with ops.name_scope(name, f"{pooling_type.lower()}_pool", [input]) as scope:
         if nsp == 1:

@@ -1,0 +1,180 @@
+"""Neural-network ops checked against what TF 1.15's own kernel tests expect of them (softmax,
+activations, pooling, convolution, cross-entropy, normalization, losses): values, static
+shapes, gradients and the errors a program sees, each expected result computed here with NumPy
+or by hand."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.python.ops import gen_nn_ops
+
+
+@pytest.fixture
+def sess():
+    with tf.Graph().as_default(), tf.Session() as s:
+        yield s
+
+
+def _np_softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+# -- softmax -------------------------------------------------------------------------------
+def test_softmax_axis_given_as_a_tensor(sess):
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 7.0
+    fed = tf.placeholder_with_default(1, shape=[])
+    # a tensor axis, known only when the step runs, and a constant one
+    y = tf.nn.softmax(x, axis=fed)
+    z = tf.nn.log_softmax(x, axis=tf.constant(-3))
+    assert y.get_shape().as_list() == [2, 3, 4]
+    assert z.get_shape().as_list() == [2, 3, 4]
+    np.testing.assert_allclose(sess.run(y), _np_softmax(x, 1), rtol=1e-6)
+    np.testing.assert_allclose(sess.run(y, {fed: -1}), _np_softmax(x, 2), rtol=1e-6)
+    np.testing.assert_allclose(sess.run(z), np.log(_np_softmax(x, 0)), rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_fed_axis_out_of_range_fails_when_run(sess):
+    axis = tf.placeholder_with_default(100, shape=[])
+    y = tf.nn.softmax([1.0, 2.0, 3.0, 4.0], axis=axis)  # built: the axis is not known yet
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(y)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be in the range"):
+        tf.nn.softmax(tf.ones([2, 3]), axis=tf.constant(2))
+
+
+# -- activations ---------------------------------------------------------------------------
+def test_leaky_relu_half_rounds_alpha_and_products_to_half(sess):
+    x = np.array([-9, 7, -5, 3, -1, 1, -3, 5, -7, 9], np.float16)
+    alpha16 = np.float16(0.2)  # 0.199951171875
+    # TF's half kernel: alpha in half, each product rounded to half (round-half-even)
+    want = np.where(x > 0, x, (x.astype(np.float32) * np.float32(alpha16)).astype(np.float16))
+    assert want[6] == np.float16(-0.599609375)  # -3 * alpha16 lies halfway: rounds to even
+    got = sess.run(tf.nn.leaky_relu(x, alpha=0.2))
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
+    xt = tf.constant(x)
+    dx = sess.run(tf.gradients(tf.nn.leaky_relu(xt, 0.2) * np.float16(3), xt)[0])
+    np.testing.assert_array_equal(dx, np.where(x > 0, np.float16(3),
+                                               (np.float32(3) * np.float32(alpha16)).astype(
+                                                   np.float16)))
+
+
+# -- pooling -------------------------------------------------------------------------------
+def _np_dilated_max_pool(x, window, rate):
+    """VALID, stride-1 dilated max pooling of channels-last ``x`` (any spatial rank)."""
+    spatial = x.shape[1:-1]
+    outs = [n - (w - 1) * r for n, w, r in zip(spatial, window, rate)]
+    out = np.full((x.shape[0], *outs, x.shape[-1]), -np.inf)
+    for tap in np.ndindex(*window):
+        sl = tuple(slice(t * r, t * r + o) for t, r, o in zip(tap, rate, outs))
+        out = np.maximum(out, x[(slice(None),) + sl])
+    return out
+
+
+@pytest.mark.parametrize("fmt,shape,window,rate", [
+    ("NCHW", (2, 3, 7, 9), (2, 2), (2, 2)),
+    ("NCW", (2, 3, 9), (3,), (2,)),
+    ("NCDHW", (1, 2, 5, 6, 5), (2, 1, 2), (2, 1, 2)),
+])
+def test_dilated_pool_channels_first(sess, fmt, shape, window, rate):
+    x = np.random.RandomState(0).uniform(-1, 1, shape).astype(np.float32)
+    y = tf.nn.pool(x, window, "MAX", "VALID", dilation_rate=rate, data_format=fmt)
+    last = np.moveaxis(x, 1, -1)
+    want = np.moveaxis(_np_dilated_max_pool(last, window, rate), -1, 1)
+    got = sess.run(y)
+    assert y.get_shape().as_list() == list(want.shape)
+    np.testing.assert_allclose(got, want)
+    avg = sess.run(tf.nn.pool(x, window, "AVG", "VALID", dilation_rate=rate, data_format=fmt))
+    assert avg.shape == want.shape
+
+
+def test_depthwise_max_pool_across_channels(sess):
+    x = np.random.RandomState(1).permutation(48).astype(np.float32).reshape(1, 2, 4, 6)
+    y = tf.nn.max_pool(x, ksize=[1, 1, 1, 3], strides=[1, 1, 1, 3], padding="SAME")
+    assert y.get_shape().as_list() == [1, 2, 4, 2]
+    np.testing.assert_array_equal(sess.run(y), x.reshape(1, 2, 4, 2, 3).max(-1))
+    v2 = gen_nn_ops.max_pool_v2(x, [1, 1, 1, 2], [1, 1, 1, 2], "VALID")
+    np.testing.assert_array_equal(sess.run(v2), x.reshape(1, 2, 4, 3, 2).max(-1))
+
+
+@pytest.mark.parametrize("ksize,strides,message", [
+    ([1, 2, 2, 2], [1, 1, 1, 2], "exactly one of pooling across depth or pooling across width"),
+    ([1, 1, 1, 2], [1, 1, 1, 1], "depth window to equal the depth stride"),
+    ([1, 1, 1, 3], [1, 1, 1, 3], "depth window to evenly divide the input depth"),
+])
+def test_depthwise_max_pool_refusals(sess, ksize, strides, message):
+    t = tf.constant(1.0, shape=[1, 2, 2, 4])
+    with pytest.raises(tf.errors.UnimplementedError, match=message):
+        sess.run(tf.nn.max_pool(t, ksize=ksize, strides=strides, padding="SAME"))
+    with pytest.raises(tf.errors.UnimplementedError, match="Non-spatial pooling"):
+        sess.run(tf.nn.avg_pool(t, ksize=[1, 1, 1, 2], strides=[1, 1, 1, 2], padding="SAME"))
+
+
+def _np_max_pool(x, k, s):
+    """VALID max pooling of NHWC ``x`` with square window ``k`` and stride ``s``."""
+    n, h, w, c = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    out = np.empty((n, oh, ow, c), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            out[:, i, j] = x[:, i * s:i * s + k, j * s:j * s + k].max(axis=(1, 2))
+    return out
+
+
+def test_max_pool_v2_takes_its_window_as_tensors(sess):
+    x = np.random.RandomState(2).permutation(2 * 6 * 6 * 3).astype(np.float32).reshape(
+        2, 6, 6, 3)
+    y = gen_nn_ops.max_pool_v2(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    assert y.op.type == "MaxPoolV2"
+    assert y.get_shape().as_list() == [2, 3, 3, 3]
+    np.testing.assert_array_equal(sess.run(y), _np_max_pool(x, 2, 2))
+    # a fed window: the static shape is unknown, the value follows the feed
+    k = tf.placeholder(tf.int32)
+    s = tf.placeholder(tf.int32)
+    z = gen_nn_ops.max_pool_v2(x, k, s, "VALID")
+    assert z.get_shape().ndims is None
+    got = sess.run(z, {k: [1, 3, 3, 1], s: [1, 1, 1, 1]})
+    np.testing.assert_array_equal(got, _np_max_pool(x, 3, 1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="ksize field must specify 4"):
+        sess.run(z, {k: [3, 3], s: [1, 1, 1, 1]})
+
+
+def test_max_pool_v2_gradients_match_max_pool(sess):
+    x = tf.constant(np.random.RandomState(3).permutation(2 * 5 * 6 * 3).astype(np.float64)
+                    .reshape(2, 5, 6, 3))
+    y1 = tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+    y2 = gen_nn_ops.max_pool_v2(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+    w = tf.constant(np.random.RandomState(4).uniform(size=(2, 3, 3, 3)))
+    g1 = tf.gradients(tf.reduce_sum(y1 * w), x)[0]
+    g2 = tf.gradients(tf.reduce_sum(y2 * w), x)[0]
+    assert g2.op.type == "MaxPoolGradV2"
+    a, b = sess.run([g1, g2])
+    np.testing.assert_array_equal(a, b)
+    # second order: the gradient of MaxPoolGradV2 with respect to its grad input
+    v = tf.constant(np.random.RandomState(5).uniform(size=(2, 5, 6, 3)))
+    h1 = tf.gradients(tf.reduce_sum(g1 * v), w)[0]
+    h2 = tf.gradients(tf.reduce_sum(g2 * v), w)[0]
+    a, b = sess.run([h1, h2])
+    np.testing.assert_array_equal(a, b)
+    err = tf.test.compute_gradient_error(x, [2, 5, 6, 3], y2, [2, 3, 3, 3],
+                                         x_init_value=sess.run(x), delta=1e-3)
+    assert err < 1e-6
+
+
+@pytest.mark.parametrize("ksize,strides", [((2, 2), (2, 2)), ((2, 2), (1, 1))])
+def test_max_pool_grad_nan_reaches_only_its_window_max(sess, ksize, strides):
+    # all-NaN input: each window's first element is its max (TF's CPU rule), and a NaN in the
+    # incoming gradient lands there alone instead of spreading through 0 * NaN
+    x = np.full((1, 4, 4, 1), np.nan, np.float32)
+    outs = [(4 - k) // s + 1 for k, s in zip(ksize, strides)]
+    dy = np.arange(1, np.prod(outs) + 1, dtype=np.float32).reshape(1, *outs, 1)
+    dy[0, 0, 0, 0] = np.nan
+    y = tf.nn.max_pool(x, [1, *ksize, 1], [1, *strides, 1], "VALID")
+    g = sess.run(gen_nn_ops.max_pool_grad(x, y, dy, [1, *ksize, 1], [1, *strides, 1], "VALID"))
+    want = np.zeros((4, 4), np.float32)
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            want[i * strides[0], j * strides[1]] += dy[0, i, j, 0]
+    np.testing.assert_array_equal(g[0, :, :, 0], want)
