@@ -157,3 +157,33 @@ def test_python_array_ops_holds_generated_array_ops(sess):
     want = np.zeros((6, 4, 4), np.float32)
     want[0:4, 0:1, 0:1] = dy
     np.testing.assert_array_equal(sess.run(dx), want)
+
+
+# -- gather_nd's batch_dims -------------------------------------------------------------------
+def _np_batch_gather_nd(params, indices, batch_dims):
+    if batch_dims == 0:
+        return params[tuple(np.moveaxis(indices, -1, 0))]
+    return np.stack([_np_batch_gather_nd(p, i, batch_dims - 1)
+                     for p, i in zip(params, indices)])
+
+
+def test_gather_nd_batch_dims_as_tensor_and_errors(sess):
+    rng = np.random.RandomState(3)
+    params = rng.uniform(size=(3, 2, 2, 3, 4))
+    indices = rng.randint(0, 2, size=(3, 2, 3, 1))
+    for b in (0, 1, 2):
+        want = _np_batch_gather_nd(params, indices, b)
+        for batch_dims in (b, tf.constant(b), tf.constant([b])):
+            got = tf.gather_nd(params, indices, batch_dims=batch_dims)
+            assert got.get_shape().as_list() == list(want.shape)
+            np.testing.assert_allclose(sess.run(got), want)
+    from tideflow.python.ops import array_ops
+
+    got = array_ops.batch_gather_nd(params, indices[..., 0, :], batch_dims=0)
+    np.testing.assert_allclose(sess.run(got), _np_batch_gather_nd(params, indices[..., 0, :], 0))
+    with pytest.raises(TypeError, match="batch_dims must be an int"):
+        tf.gather_nd(params, indices, batch_dims=tf.constant([0, 1]))
+    with pytest.raises(ValueError, match="does not allow negative batch_dims"):
+        array_ops.batch_gather_nd(params, indices, batch_dims=-1)
+    with pytest.raises(ValueError, match="must be less than rank"):
+        array_ops.batch_gather_nd(params, indices, batch_dims=4)

@@ -360,24 +360,39 @@ op_registry.declare(
 def gather_nd(params, indices, name=None, batch_dims=0):
     """Gathers slices of ``params`` at the multi-dimensional ``indices``; the first
     ``batch_dims`` dimensions of both are matched up."""
-    if batch_dims:
-        return _batched_gather_nd(params, indices, batch_dims, name)
-    return ops.apply_op("GatherNd", [params, indices], name=name)._outputs[0]
+    if isinstance(batch_dims, (ops.Tensor, np.ndarray)):
+        # a constant tensor (or a one-element vector) as TF 1.x: its value
+        value = ops.constant_value(batch_dims) if isinstance(batch_dims, ops.Tensor) else \
+            batch_dims
+        if value is not None:
+            batch_dims = int(np.reshape(value, -1)[0]) if np.size(value) == 1 else value
+    if isinstance(batch_dims, (int, np.integer)) and batch_dims == 0:
+        return ops.apply_op("GatherNd", [params, indices], name=name)._outputs[0]
+    return batch_gather_nd(params, indices, batch_dims, name)
 
 
-def _batched_gather_nd(params, indices, batch_dims, name):
+def batch_gather_nd(params, indices, batch_dims, name=None):
     """``gather_nd`` per batch: each index vector gains its (flattened) batch coordinate."""
     from tideflow.ops import cast_ops, concat_ops, range_ops, reduction_ops, slicing_ops
 
-    if not isinstance(batch_dims, int) or batch_dims < 0:
-        raise ValueError(f"batch_dims must be a non-negative integer, got {batch_dims}")
     with ops.name_scope(name, "BatchGatherND", [params, indices]):
         params = ops.convert_to_tensor(params, name="params")
         indices = ops.convert_to_tensor(indices, name="indices")
+        if not isinstance(batch_dims, (int, np.integer)):
+            raise TypeError(f"batch_dims must be an int; got {batch_dims!r}")
+        batch_dims = int(batch_dims)
+        if batch_dims < 0:
+            raise ValueError("tf.gather_nd does not allow negative batch_dims.")
         irank = indices.get_shape().ndims
+        prank = params.get_shape().ndims
         if irank is not None and batch_dims >= irank:
-            raise ValueError(f"batch_dims ({batch_dims}) must be less than rank(indices) "
-                             f"({irank})")
+            raise ValueError(f"batch_dims = {batch_dims} must be less than rank(indices) = "
+                             f"{irank}")
+        if prank is not None and batch_dims >= prank:
+            raise ValueError(f"batch_dims = {batch_dims} must be less than rank(params) = "
+                             f"{prank}")
+        if batch_dims == 0:
+            return ops.apply_op("GatherNd", [params, indices])._outputs[0]
         pshape = shape(params)
         ishape = shape(indices, out_type=indices.dtype)
         depth = indices.get_shape().dims[-1].value if irank is not None else None
