@@ -189,3 +189,24 @@ def test_test_case_without_its_set_up():
     result = unittest.TestResult()
     unittest.TestLoader().loadTestsFromTestCase(_NoSuperSetUp).run(result)
     assert result.wasSuccessful(), result.errors + result.failures
+
+
+def test_gen_training_and_lookup_op_modules():
+    from tideflow.python.ops import gen_lookup_ops, gen_training_ops
+
+    with tf.Graph().as_default():
+        var = tf.Variable([1.0, 2.0])
+        accum = tf.Variable([0.5, 0.5])
+        upd = gen_training_ops.apply_momentum(var, accum, 0.1, tf.constant([1.0, -1.0]), 0.9)
+        table = tf.contrib.lookup.MutableHashTable(tf.string, tf.float32, -1.0)
+        imp = gen_lookup_ops.lookup_table_import_v2(table.resource_handle,
+                                                    tf.constant(["a", "b"]),
+                                                    tf.constant([3.0, 4.0]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            # accum = 0.9 * 0.5 + g; var -= 0.1 * accum
+            np.testing.assert_allclose(sess.run(upd), [1.0 - 0.1 * 1.45, 2.0 + 0.1 * 0.55],
+                                       rtol=1e-6)
+            sess.run(imp)
+            np.testing.assert_allclose(sess.run(table.lookup(tf.constant(["b", "z"]))),
+                                       [4.0, -1.0])

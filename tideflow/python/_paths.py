@@ -33,7 +33,8 @@ def _add(path, doc, spaces=(), **members):
 for _gen in ("gen_nn_ops", "gen_array_ops", "gen_math_ops", "gen_image_ops", "gen_data_flow_ops",
              "gen_state_ops", "gen_random_ops", "gen_string_ops", "gen_io_ops",
              "gen_sparse_ops", "gen_linalg_ops", "gen_logging_ops", "gen_parsing_ops",
-             "gen_control_flow_ops", "gen_candidate_sampling_ops", "gen_ctc_ops"):
+             "gen_control_flow_ops", "gen_candidate_sampling_ops", "gen_ctc_ops",
+             "gen_lookup_ops", "gen_training_ops"):
     _TABLE["ops." + _gen] = ((f"TF's generated op wrappers (``{_gen}``): snake_case op "
                               "functions over tideflow's registered ops."), "gen", {})
 _add("ops.resource_variable_ops", "Resource variables (tideflow's variables are one kind).",
