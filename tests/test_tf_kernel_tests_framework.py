@@ -315,3 +315,54 @@ def test_merge_device_function_and_device_scope_nesting():
         scope.__enter__()
         with g.device("/device:GPU:9"), pytest.raises(RuntimeError, match="proper scope nesting"):
             scope.__exit__(None, None, None)
+
+
+def test_device_function_answer_is_the_device():
+    from tideflow.python.framework import device as pydev
+
+    g = tf.Graph()
+    with g.as_default():
+        with g.device(lambda op: "/job:overwrite"):
+            a = tf.constant(1.0)
+            with g.device("/job:ps"):  # the outer function still decides
+                b = tf.constant(1.0)
+            with g.device(pydev.merge_device("/job:ps")):
+                c = tf.constant(1.0)
+            with g.device(None), g.device("/job:ps"):
+                d = tf.constant(1.0)
+        with g.device(lambda op: "/job:worker/replica:2/device:CPU:1"), g.device(None):
+            e = tf.constant(1.0)
+    assert [t.op.device for t in (a, b, c, d, e)] == [
+        "/job:overwrite", "/job:overwrite", "/job:overwrite", "/job:ps", ""]
+
+
+def test_name_scope_stack_is_per_thread():
+    g = tf.Graph()
+    results = {}
+    entered = [threading.Event() for _ in range(3)]
+    resume = [threading.Event() for _ in range(3)]
+
+    def build(i):
+        with g.as_default(), g.name_scope("foo"):
+            first = tf.constant(1.0, name="F").op.name
+            entered[i].set()
+            resume[i].wait()
+            results[i] = (first, tf.constant(1.0, name="F").op.name)
+
+    threads = [threading.Thread(target=build, args=(i,)) for i in range(3)]
+    for t, ev in zip(threads, entered):
+        t.start()
+        ev.wait()
+    for t, ev in zip(threads, resume):
+        ev.set()
+        t.join()
+    assert results == {0: ("foo/F", "foo/F_1"), 1: ("foo_1/F", "foo_1/F_1"),
+                       2: ("foo_2/F", "foo_2/F_1")}
+
+
+def test_graph_collections_property():
+    g = tf.Graph()
+    assert g.collections == []
+    g.add_to_collection("key", 12)
+    g.add_to_collection("other", "foo")
+    assert sorted(g.collections) == ["key", "other"]

@@ -526,6 +526,7 @@ class Graph:
 
     def __init__(self):
         self._lock = threading.RLock()
+        self._thread_local = threading.local()  # the name scope is per thread, as TF's
         self._nodes_by_id = {}
         self._nodes_by_name = {}
         self._ops = []
@@ -706,6 +707,19 @@ class Graph:
         raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
 
     # -- naming -----------------------------------------------------------------------------
+    @property
+    def _name_stack(self):
+        return getattr(self._thread_local, "name_stack", "")
+
+    @_name_stack.setter
+    def _name_stack(self, value):
+        self._thread_local.name_stack = value
+
+    @property
+    def collections(self):
+        """The names of the collections this graph holds."""
+        return list(self._collections)
+
     def get_name_scope(self):
         return self._name_stack
 
@@ -834,9 +848,9 @@ class Graph:
                 new = fn(op)
                 if isinstance(new, device_lib.DeviceSpec):
                     new = new.to_string()
-                dev = device_lib.merge_device(new or "", dev) if dev else (
-                    device_lib.canonical_name(new) if new else ""
-                )
+                # as TF: a function's answer is the op's device (it sees the device so far
+                # in ``op.device`` and merges it itself when it wants to)
+                dev = device_lib.canonical_name(new) if new else ""
             else:
                 # the inner (already applied) fields win; the outer spec fills the rest
                 dev = device_lib.merge_device(fn, dev) if dev else device_lib.canonical_name(fn)
