@@ -239,3 +239,55 @@ def test_parse_example_feature_shape_errors():
             tf.parse_example(s, {"a": tf.FixedLenFeature([None, 2], tf.float32)})
         with pytest.raises(ValueError, match="need to be known"):
             tf.parse_example(s, {"a": tf.FixedLenFeature([2, None], tf.float32)})
+
+
+def _sequence(**lists):
+    from tideflow.core.example import example_pb2
+
+    seq = example_pb2.SequenceExample()
+    for key, steps in lists.items():
+        fl = seq.feature_lists.feature_list[key]
+        for step in steps:
+            f = fl.feature.add()
+            (f.float_list if isinstance(step[0], float) else f.int64_list).value.extend(step)
+    return seq.SerializeToString()
+
+
+def test_sequence_example_feature_list_errors():
+    spec = {"a": tf.FixedLenSequenceFeature([2], tf.int64)}
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [])
+        _, wrong_type = tf.parse_single_sequence_example(s, sequence_features=spec,
+                                                         example_name="seq0")
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Name: seq0, Feature list: a, Index: 1\.  Data types don't "
+                                 r"match\. Expected type: int64  Feature is: float_list"):
+            _run(wrong_type, {s: _sequence(a=[[1, 2], [3., 4.]])})
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Name: seq0, Key: a, Index: 0\.  Number of int64 values != "
+                                 r"expected\.  values size: 3 but output shape: \[2\]"):
+            _run(wrong_type, {s: _sequence(a=[[1, 2, 3]])})
+
+
+def test_decode_raw_fixed_length_pads_and_cuts():
+    from tideflow.python.ops import parsing_ops
+
+    data = [b"\x01\x00\x02", b"\x03\x00\x04\x00\x05\x00\x06\x00"]
+    with tf.Graph().as_default():
+        out = parsing_ops.decode_raw(data, tf.int16, fixed_length=4)
+        assert out.get_shape().as_list() == [2, 2]
+        # each string cut or zero-padded to 4 bytes, then read as little-endian int16
+        want = [np.frombuffer(d[:4].ljust(4, b"\0"), "<i2") for d in data]
+        np.testing.assert_array_equal(_run(out), want)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            _run(parsing_ops.decode_raw_v1(data, tf.int16))  # different lengths
+        with pytest.raises(tf.errors.InvalidArgumentError, match="multiple"):
+            _run(parsing_ops.decode_raw(data, tf.int16, fixed_length=3))
+
+
+def test_decode_csv_record_defaults_must_be_a_list():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="Expected list for 'record_defaults'"):
+            tf.decode_csv(tf.constant("1,2"), np.zeros(2))
+        a, b = tf.decode_csv(tf.constant("1,2"), (np.float32(0), np.int32(0)))
+        assert _run([a, b]) == [1.0, 2]

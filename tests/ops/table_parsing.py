@@ -164,6 +164,10 @@ CASES = [
     Case("DecodeRaw", lambda x: decode_ops.decode_raw(x, tf.int16, little_endian=False),
          [_s(b"\x01\x00\xff\xff\x00\x80")], _raw_ref(False), dtypes=(tf.string,), grad=False,
          name="DecodeRaw_big_endian"),
+    Case("DecodePaddedRaw", lambda x: decode_ops.decode_raw(x, tf.uint16, fixed_length=4),
+         [_s(b"\x01\x02\x03\x04\x05", b"\x07", b"")],
+         lambda x: np.array([struct.unpack("<2H", s[:4].ljust(4, b"\0")) for s in x], np.uint16),
+         dtypes=(tf.string,), grad=False),
     Case("DecodeCSV",
          lambda r: decode_ops.decode_csv(
              r, [[0], ["dflt"], tf.constant([0.0], tf.float64), tf.constant(0, tf.int64)],

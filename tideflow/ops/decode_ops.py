@@ -73,15 +73,56 @@ op_registry.declare(
 )
 
 
-def decode_raw(bytes=None, out_type=None, little_endian=True, name=None, input_bytes=None):
-    """Reinterprets each string's bytes as a vector of ``out_type`` (one more dimension)."""
+def _decode_padded_raw_kernel(input_bytes, fixed_length, *, out_type, little_endian):
+    x = np.asarray(input_bytes, dtype=object)
+    width = int(np.asarray(fixed_length))
+    dt = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little_endian else ">")
+    if width % dt.itemsize:
+        raise _invalid(f"fixed_length ({width}) must be a multiple of the size of out_type "
+                       f"({dt.itemsize})")
+    if width < 0:
+        raise _invalid(f"fixed_length must be non-negative, got {width}")
+    # each string cut or zero-padded to fixed_length bytes
+    flat = [s[:width].ljust(width, b"\0") for s in x.reshape(-1).tolist()]
+    data = np.frombuffer(b"".join(flat), dtype=dt).astype(out_type.as_numpy_dtype)
+    return data.reshape(x.shape + (width // dt.itemsize,))
+
+
+def _decode_padded_raw_shape(op):
+    n = ops.constant_value(op._inputs[1])
+    itemsize = np.dtype(op._attrs["out_type"].as_numpy_dtype).itemsize
+    return [op._inputs[0]._shape.concatenate([None if n is None else int(n) // itemsize])]
+
+
+op_registry.declare(
+    "DecodePaddedRaw",
+    inputs=["input_bytes: string", "fixed_length: int32"],
+    outputs=["output: out_type"],
+    attrs=["out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64}",
+           "little_endian: bool = true"],
+    shape=_decode_padded_raw_shape,
+    kernel=_decode_padded_raw_kernel,
+    differentiable=False,
+)
+
+
+def decode_raw(bytes=None, out_type=None, little_endian=True, name=None, input_bytes=None,
+               fixed_length=None):
+    """Reinterprets each string's bytes as a vector of ``out_type`` (one more dimension).
+    With ``fixed_length`` (TF's ``decode_raw`` v2), each string is first cut or zero-padded
+    to that many bytes, so strings of different lengths decode (DecodePaddedRaw)."""
     if input_bytes is not None:
         if bytes is not None:
             raise ValueError("Cannot specify both 'bytes' and 'input_bytes'.")
         bytes = input_bytes
-    return ops.apply_op("DecodeRaw", [bytes], {"out_type": dtypes.as_dtype(out_type),
-                                               "little_endian": little_endian},
-                        name=name)._outputs[0]
+    attrs = {"out_type": dtypes.as_dtype(out_type), "little_endian": little_endian}
+    if fixed_length is not None:
+        return ops.apply_op("DecodePaddedRaw", [bytes, fixed_length], attrs,
+                            name=name)._outputs[0]
+    return ops.apply_op("DecodeRaw", [bytes], attrs, name=name)._outputs[0]
+
+
+decode_raw_v1 = decode_raw
 
 
 # ------------------------------------------------------------------------------------------
@@ -211,6 +252,10 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
 
     ``record_defaults`` gives each column's type and default (``[]`` makes it required).
     """
+    if not isinstance(record_defaults, (list, tuple)):
+        # a NumPy array is one tensor, not a list of per-column defaults (TF's op-def check)
+        raise TypeError(f"Expected list for 'record_defaults' argument to 'DecodeCSV' Op, not "
+                        f"{record_defaults}.")
     if select_cols is not None:
         select_cols = [int(c) for c in select_cols]
         if any(a >= b for a, b in itertools.pairwise(select_cols)):

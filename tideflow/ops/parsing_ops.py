@@ -16,6 +16,9 @@ from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor
 from tideflow.framework.tensor_shape import TensorShape, as_shape, matrix, unknown_shape, vector
 
+# TF's parsing_ops module also holds these
+from tideflow.ops.decode_ops import decode_csv, decode_raw, decode_raw_v1  # noqa: F401
+
 # ------------------------------------------------------------------------------------------
 # Feature configurations
 # ------------------------------------------------------------------------------------------
@@ -108,13 +111,27 @@ def _values(feature, dtype, where):
     return np.asarray(vals, dtype=_NP[dtype])
 
 
-def _dense_values(vals, dtype, shape, where):
-    """Checks a fixed-length dense feature's values against ``shape``."""
+def _dense_values(vals, dtype, shape, where, size_word="Values"):
+    """Checks a fixed-length dense feature's values against ``shape`` (TF's sequence parser
+    spells the size ``values size``)."""
     n = math.prod(shape)
     if vals.size != n:
         raise _invalid(f"{where}.  Number of {_type_name(dtype)} values != expected.  "
-                       f"Values size: {vals.size} but output shape: {_shape_str(shape)}")
+                       f"{size_word} size: {vals.size} but output shape: {_shape_str(shape)}")
     return vals.reshape(shape)
+
+
+def _list_values(feature, dtype, name, key, step):
+    """The values of step ``step`` of feature list ``key``; a step of another type is TF's
+    sequence-parser error, which shows the offending Feature."""
+    kind = feature.WhichOneof("kind")
+    if kind is not None and kind != _KINDS[dtype]:
+        from google.protobuf import text_format
+
+        raise _invalid(f"Name: {name}, Feature list: {key}, Index: {step}.  Data types don't "
+                       f"match. Expected type: {dtype.name}  Feature is: "
+                       f"{text_format.MessageToString(feature, as_one_line=True)}")
+    return _values(feature, dtype, f"Name: {name}, Feature list: {key}, Index: {step}")
 
 
 def _type_name(dtype):
@@ -570,8 +587,7 @@ def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_key
     for key, dtype in zip((_as_str(k) for k in feature_list_sparse_keys),
                           feature_list_sparse_types):
         steps = lists[key].feature if key in lists else []
-        per_step = [_values(f, dtype, f"Name: {name}, Feature list: {key}, Index: {t}")
-                    for t, f in enumerate(steps)]
+        per_step = [_list_values(f, dtype, name, key, t) for t, f in enumerate(steps)]
         idx = [(t, i) for t, v in enumerate(per_step) for i in range(v.size)]
         vals = (np.concatenate(per_step) if per_step else np.zeros(0)).astype(_NP[dtype])
         fl_sparse.append((np.asarray(idx, np.int64).reshape(-1, 2), vals,
@@ -590,8 +606,8 @@ def _parse_sequence_kernel(serialized, missing_assumed_empty, context_sparse_key
                                "feature_list_dense_defaults?")
             fl_dense.append(np.zeros([0] + dims, _NP[dtype]))
             continue
-        rows = [_dense_values(_values(f, dtype, f"Name: {name}, Key: {key}, Index: {t}"), dtype,
-                              dims, f"Name: {name}, Key: {key}, Index: {t}")
+        rows = [_dense_values(_list_values(f, dtype, name, key, t), dtype, dims,
+                              f"Name: {name}, Key: {key}, Index: {t}", "values")
                 for t, f in enumerate(lists[key].feature)]
         fl_dense.append(np.stack(rows).astype(_NP[dtype]) if rows else
                         np.zeros([0] + dims, _NP[dtype]))
