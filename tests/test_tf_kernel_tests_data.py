@@ -248,3 +248,39 @@ def test_map_function_creating_a_table_warns():
             dataset_ops.Dataset.range(3).map(lambda x: x + 1)
         msgs = [str(x.message) for x in w if "Creating resources inside" in str(x.message)]
         assert len(msgs) == 1
+
+
+# -- padded_batch ---------------------------------------------------------------------------
+
+
+def test_padded_batch_accepts_minus_one_and_checks_padded_shapes():
+    lens = np.array([3, 1, 0, 2], np.int32)
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensor_slices(lens).map(lambda n: tf.fill([n], n))
+        # -1 (as a list or a tensor) is an unknown dimension: pad to the longest in the batch
+        for shapes in ([-1], tf.constant([-1], tf.int64)):
+            b = d.padded_batch(4, padded_shapes=shapes)
+            assert b.output_shapes.as_list() == [None, None]
+            nxt = dataset_ops.make_one_shot_iterator(b).get_next()
+            want = np.zeros((4, 3), np.int32)
+            for i, n in enumerate(lens):
+                want[i, :n] = n
+            with tf.Session() as sess:
+                np.testing.assert_array_equal(sess.run(nxt), want)
+        with pytest.raises(ValueError, match=r"The padded shape \(1,\) is not compatible with "
+                                             r"the corresponding input component shape \(\)\."):
+            dataset_ops.Dataset.range(10).padded_batch(5, padded_shapes=[1])
+        with pytest.raises(ValueError, match=r"The padded shape \(1,\) is not compatible with "
+                                             r"the corresponding input component shape \(3,\)"):
+            dataset_ops.Dataset.from_tensors([1, 2, 3]).padded_batch(5, padded_shapes=[1])
+        with pytest.raises(ValueError, match=r"must be a 1-D tensor of tf\.int64 values, but "
+                                             r"its shape was \(2, 2\)"):
+            dataset_ops.Dataset.from_tensors([1, 2, 3]).padded_batch(
+                5, padded_shapes=[[1, 1], [1, 1]])
+        with pytest.raises(TypeError, match=r"must be a 1-D tensor of tf\.int64 values, but its "
+                                            r"element type was float32"):
+            dataset_ops.Dataset.from_tensors([1, 2, 3]).padded_batch(
+                5, padded_shapes=tf.constant([1.5, 2.0, 3.0]))
+        with pytest.raises(ValueError, match=r"The padded shape \(\?, \?\) is not compatible"):
+            dataset_ops.Dataset.range(10).padded_batch(
+                5, padded_shapes=tf.placeholder(tf.int64, [2]))

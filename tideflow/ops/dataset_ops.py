@@ -474,31 +474,54 @@ def _broadcast_like(specs, value):
 
 
 def _padded_shape(shape, component):
-    """(static shape, int64 vector tensor) of one component's padded shape."""
-    if isinstance(shape, ops.Tensor):
-        t = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="padded_shape")
-        value = ops.constant_value(t)
-        static = TensorShape(None if value is None else
-                             [None if d < 0 else int(d) for d in value])
-        if t.get_shape().ndims == 1 and t.get_shape()[0].value is not None and value is None:
-            static = TensorShape([None] * t.get_shape()[0].value)
-    else:
+    """(static shape, int64 vector tensor) of one component's padded shape.
+
+    As TF: a shape-like value (TensorShape, list/tuple with None) is taken as a shape; any
+    other value (``[-1]``, a tensor) is converted to a tensor, which must be a 1-D int64
+    vector, and its constant value (-1: unknown) gives the static shape."""
+    try:
+        if isinstance(shape, ops.Tensor):
+            raise TypeError
         static = as_shape(shape)
         if static.ndims is None:
             raise ValueError("Padded shape must have a known rank.")
         t = ops.convert_to_tensor(np.array([-1 if d is None else d for d in static.as_list()],
                                            np.int64), name="padded_shape")
-    if not static.is_compatible_with(component) and not (
-            component.ndims is not None and static.ndims == component.ndims
-            and all(p is None or c is None or p >= c
-                    for p, c in zip(static.as_list(), component.as_list()))):
-        raise ValueError(f"The padded shape {static} is not compatible with the corresponding "
-                         f"input component shape {component}.")
-    if static.ndims is not None and component.ndims is not None and (
-            static.ndims != component.ndims):
+    except (TypeError, ValueError):
+        if isinstance(shape, ops.Tensor):
+            t = shape
+        else:
+            try:
+                t = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="padded_shape")
+            except (TypeError, ValueError):
+                t = ops.convert_to_tensor(shape, name="padded_shape")
+        if t.get_shape().ndims is not None and t.get_shape().ndims != 1:
+            raise ValueError(f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, "
+                             f"but its shape was {t.get_shape()}.") from None
+        if t.dtype.base_dtype != dtypes.int64:
+            raise TypeError(f"Padded shape {shape} must be a 1-D tensor of tf.int64 values, "
+                            f"but its element type was {t.dtype.base_dtype.name}.") from None
+        value = ops.constant_value(t)
+        if value is not None:
+            static = TensorShape([None if d < 0 else int(d) for d in value])
+        elif t.get_shape().ndims == 1 and t.get_shape()[0].value is not None:
+            static = TensorShape([None] * t.get_shape()[0].value)
+        else:
+            static = TensorShape(None)
+    if not _padded_compatible(static, component):
         raise ValueError(f"The padded shape {static} is not compatible with the corresponding "
                          f"input component shape {component}.")
     return static, t
+
+
+def _padded_compatible(padded, component):
+    """TF's rule: same rank, and each padded dimension unknown or at least the input's."""
+    if padded.ndims is None or component.ndims is None:
+        return True
+    if padded.ndims != component.ndims:
+        return False
+    return all(p is None or c is None or p >= c
+               for p, c in zip(padded.as_list(), component.as_list()))
 
 
 class _OpDataset(Dataset):
