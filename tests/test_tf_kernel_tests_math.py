@@ -155,3 +155,63 @@ def test_tanh_and_sigmoid_grad_kernels_do_not_conjugate(sess):
     t, s = sess.run([gen_math_ops.tanh_grad(y, dy), gen_math_ops.sigmoid_grad(y, dy)])
     np.testing.assert_allclose(t, dy * (1 - y * y))
     np.testing.assert_allclose(s, dy * y * (1 - y))
+
+
+# -- gradients at singularities ------------------------------------------------------------
+_SINGULAR = [
+    (tf.reciprocal, (0.0,)), (tf.rsqrt, (0.0,)), (tf.sqrt, (0.0,)), (tf.tan, (np.pi / 2,)),
+    (tf.log, (0.0,)), (tf.log1p, (-1.0,)), (tf.acosh, (0.0,)), (tf.asin, (1.0,)),
+    (tf.acos, (1.0,)), (tf.atan2, (0.0, 0.0)), (tf.div, (1.0, 0.0)), (tf.realdiv, (1.0, 0.0)),
+    (tf.truediv, (1.0, 0.0)), (tf.pow, (0.0, -1.0)),
+]
+
+
+@pytest.mark.parametrize("fn,point", _SINGULAR, ids=[f.__name__ for f, _ in _SINGULAR])
+@pytest.mark.parametrize("dtype", [tf.float16, tf.float32, tf.float64, tf.complex64])
+def test_zero_upstream_gradient_stays_zero_at_singularities(sess, fn, point, dtype):
+    # TF 1.15's gradients use Xdivy / MulNoNan / fused <Op>Grad kernels, so a zero upstream
+    # gradient gives exactly 0 where the derivative is infinite (not 0 * inf = NaN)
+    if dtype.is_complex and fn in (tf.asin, tf.acos, tf.atan2):
+        pytest.skip("real-only op")
+    if dtype == tf.float16 and fn in (tf.acosh, tf.asin, tf.acos, tf.atan2):
+        pytest.skip("no float16 kernel in TF")
+    args = [tf.constant(v, dtype=dtype) for v in point]
+    grads = tf.gradients(fn(*args), args, grad_ys=tf.constant(0, dtype=dtype))
+    for g in sess.run(grads):
+        assert np.all(np.asarray(g) == 0), g
+
+
+def test_second_order_sqrt_grad_is_zero_for_zero_upstream(sess):
+    from tideflow.python.ops import gen_math_ops
+
+    a, b = tf.constant(0.0), tf.constant(0.0)
+    grads = tf.gradients(gen_math_ops.sqrt_grad(a, b), [a, b], grad_ys=tf.constant(0.0))
+    assert [float(v) for v in sess.run(grads)] == [0.0, 0.0]
+
+
+def test_singular_safe_gradients_keep_their_values_elsewhere(sess):
+    x = np.array([0.5, 2.0, 3.0])
+    y = np.array([4.0, -1.0, 0.25])
+    tx, ty = tf.constant(x), tf.constant(y)
+    gx, gy = sess.run(tf.gradients(tx / ty, [tx, ty]))
+    np.testing.assert_allclose(gx, 1 / y)
+    np.testing.assert_allclose(gy, -x / y ** 2)
+    assert sess.run(tf.gradients(tf.sqrt(tx), tx)[0]).tolist() == (0.5 / np.sqrt(x)).tolist()
+    np.testing.assert_allclose(sess.run(tf.gradients(tf.log(tx), tx)[0]), 1 / x)
+    px, py = sess.run(tf.gradients(tf.pow(tx, ty), [tx, ty]))
+    np.testing.assert_allclose(px, y * x ** (y - 1))
+    np.testing.assert_allclose(py, x ** y * np.log(x))
+    ex = tf.test.compute_gradient_error(tx, [3], tf.atan2(tx, ty), [3], x_init_value=x)
+    assert ex < 1e-6
+
+
+# -- complex helpers -----------------------------------------------------------------------
+def test_imag_of_a_real_tensor_is_zeros_and_real_conj_pass_through(sess):
+    x = tf.placeholder(tf.float32, [2])
+    assert tf.real(x) is x and tf.conj(x) is x
+    out = tf.imag(x)
+    assert out.dtype == tf.float32
+    assert sess.run(out, {x: [1.5, -2.0]}).tolist() == [0.0, 0.0]
+    assert sess.run(tf.imag(3.0)) == 0.0 and sess.run(tf.imag(2 + 5j)) == 5.0
+    with pytest.raises(TypeError, match="Expected numeric or variant tensor"):
+        tf.conj(tf.placeholder(tf.string))

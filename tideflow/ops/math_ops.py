@@ -226,9 +226,21 @@ def _mul_grad(op, grad):
     return multiply(grad, conj(y), name="Mul"), multiply(conj(x), grad, name="Mul")
 
 
+def _xdivy(x, y):
+    return ops.apply_op("Xdivy", [x, y])._outputs[0]
+
+
+def _mul_no_nan(x, y):
+    return ops.apply_op("MulNoNan", [x, y])._outputs[0]
+
+
 def _div_grad(op, grad):
+    # TF's Xdivy and MulNoNan: a zero upstream gradient gives 0 where y is 0 (not NaN)
     x, y = (conj(t) for t in op.inputs)
-    return grad / y, grad * (-x / y / y)
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        return grad / y, grad * (-x / y / y)
+    grad = _dense(grad)
+    return _xdivy(grad, y), _mul_no_nan(-x / y / y, grad)
 
 
 def _floor_mod_grad(op, grad):
@@ -244,14 +256,18 @@ def _truncate_mod_grad(op, grad):
 def _pow_grad(op, grad):
     x, y = (conj(t) for t in op.inputs)
     z = conj(op.outputs[0])
-    # TF's order, grad first: a zero grad stays zero where z * log(x) overflows (float16)
-    gx = grad * y * pow(x, y - 1)
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        return grad * y * pow(x, y - 1), None
+    grad = _dense(grad)
+    # MulNoNan, as TF: a zero upstream gradient stays 0 where pow(x, y - 1) or z * log(x) is
+    # infinite (x = 0 with y < 1; overflow in float16)
+    gx = _mul_no_nan(y * pow(x, y - 1), grad)
     # log(x) only where it is real and finite: TF's convention for x <= 0 (x != 0 if complex)
     mask = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
     from tideflow.ops.fill_ops import ones_like
 
     log_x = _select(mask, log(_select(mask, x, ones_like(x))), _zeros_like(x))
-    return gx, grad * z * log_x
+    return gx, _mul_no_nan(z * log_x, grad)
 
 
 def _maximum_minimum_grad(select_x):
@@ -273,7 +289,7 @@ def _squared_difference_grad(op, grad):
 
 def _atan2_grad(op, grad):
     y, x = op.inputs
-    scaled = grad / (square(x) + square(y))
+    scaled = _xdivy(_dense(grad), square(x) + square(y))
     return reduce_to_inputs(y, x, x * scaled, -y * scaled)
 
 
@@ -645,10 +661,14 @@ def real(input, name=None):
 
 @add_dispatch_support(elementwise=1)
 def imag(input, name=None):
-    """The imaginary part of a complex tensor."""
+    """The imaginary part of a complex tensor (zeros of the same type for a real one)."""
     with ops.name_scope(name, "Imag", [input]) as scope:
         input = ops.convert_to_tensor(input, name="input")
-        return _apply("Imag", [input], scope, {"Tout": input.dtype.real_dtype})
+        if input.dtype.is_complex:
+            return _apply("Imag", [input], scope, {"Tout": input.dtype.real_dtype})
+        from tideflow.ops.fill_ops import zeros_like
+
+        return zeros_like(input, name=scope)
 
 
 @add_dispatch_support(elementwise=1)

@@ -61,7 +61,7 @@ def _keep(fn):
 declare_unary("Asinh", _keep(np.arcsinh), _FLOAT_COMPLEX,
               grad=lambda op, g: g / _m().cosh(_m().conj(op._outputs[0])))
 declare_unary("Acosh", _keep(np.arccosh), _FLOAT_COMPLEX,
-              grad=lambda op, g: g / _m().sinh(_m().conj(op._outputs[0])))
+              grad=lambda op, g: xdivy(g, _m().sinh(_m().conj(op._outputs[0]))))
 declare_unary("Atanh", _keep(np.arctanh), _FLOAT_COMPLEX,
               grad=lambda op, g: g * _m().reciprocal(1 - _m().square(_m().conj(_t(op, 0)))))
 
@@ -86,23 +86,34 @@ def atanh(x, name=None):
 # ------------------------------------------------------------------------------------------
 
 
+def _zero_where_zero(out, cond, dtype):
+    """``out`` with 0 wherever ``cond`` is 0. These ops sit in gradients (Div's, Pow's, Log's):
+    a fresh result of the full shape is patched in place, and only when ``cond`` has a zero."""
+    if type(out) is np.ndarray and type(cond) is np.ndarray and out.dtype == dtype \
+            and out.shape == cond.shape:
+        if not cond.all():
+            np.copyto(out, 0, where=(cond == 0))
+        return out
+    return np.where(cond == 0, np.zeros((), dtype), out).astype(dtype, copy=False)
+
+
 def _div_no_nan_kernel(x, y):
     with np.errstate(all="ignore"):
         out = np.divide(x, y)
-    return np.where(y == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+    return _zero_where_zero(out, y, x.dtype)
 
 
 def _mul_no_nan_kernel(x, y):
     with np.errstate(all="ignore"):
         out = np.multiply(x, y)
-    return np.where(y == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+    return _zero_where_zero(out, y, x.dtype)
 
 
 def _x_zero(fn):
     def kernel(x, y):
         with np.errstate(all="ignore"):
             out = fn(x, y)
-        return np.where(x == 0, np.zeros((), x.dtype), out).astype(x.dtype, copy=False)
+        return _zero_where_zero(out, x, x.dtype)
 
     kernel.__name__ = f"_{fn.__name__}_kernel"
     return kernel

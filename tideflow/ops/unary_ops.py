@@ -120,17 +120,42 @@ def _square_grad(op, grad):
     return ops.apply_op("Mul", [grad, mul], name="Mul")._outputs[0]
 
 
-def _sqrt_grad(op, grad):
+def _xdivy(x, y):
+    return ops.apply_op("Xdivy", [x, y])._outputs[0]
+
+
+def _mul_no_nan(x, y):
+    return ops.apply_op("MulNoNan", [x, y])._outputs[0]
+
+
+def _output_grad_op(op_type, fallback):
+    # TF's gradient: one fused <Op>Grad(y, dy) op, which is 0 where dy is 0 (so a zero
+    # upstream gradient stays 0 at the singularity, e.g. sqrt at 0)
+    def grad_fn(op, grad):
+        if isinstance(grad, ops.Tensor):
+            return ops.apply_op(op_type, [op.outputs[0], grad])._outputs[0]
+        return fallback(op, grad)
+
+    return grad_fn
+
+
+def _sqrt_grad_composed(op, grad):
     return grad * (0.5 / _conj(op.outputs[0]))
 
 
-def _rsqrt_grad(op, grad):
+def _rsqrt_grad_composed(op, grad):
     y = _conj(op.outputs[0])
     return grad * (-0.5 * y * square(y))
 
 
-def _reciprocal_grad(op, grad):
+def _reciprocal_grad_composed(op, grad):
     return grad * -square(_conj(op.outputs[0]))
+
+
+_sqrt_grad = _output_grad_op("SqrtGrad", _sqrt_grad_composed)
+_rsqrt_grad = _output_grad_op("RsqrtGrad", _rsqrt_grad_composed)
+_reciprocal_grad = _output_grad_op("ReciprocalGrad", _reciprocal_grad_composed)
+_inv_grad = _output_grad_op("InvGrad", _reciprocal_grad_composed)
 
 
 def _exp_grad(op, grad):
@@ -142,11 +167,12 @@ def _expm1_grad(op, grad):
 
 
 def _log_grad(op, grad):
-    return grad * reciprocal(_conj(op.inputs[0]))
+    # Xdivy, as TF: a zero upstream gradient gives 0 at x = 0 (not 0 * inf)
+    return _xdivy(grad, _conj(op.inputs[0]))
 
 
 def _log1p_grad(op, grad):
-    return grad * reciprocal(1 + _conj(op.inputs[0]))
+    return _xdivy(grad, 1 + _conj(op.inputs[0]))
 
 
 def _sin_grad(op, grad):
@@ -158,15 +184,15 @@ def _cos_grad(op, grad):
 
 
 def _tan_grad(op, grad):
-    return grad * square(reciprocal(cos(_conj(op.inputs[0]))))
+    return _mul_no_nan(square(reciprocal(cos(_conj(op.inputs[0])))), grad)
 
 
 def _asin_grad(op, grad):
-    return grad * reciprocal(sqrt(1 - square(op.inputs[0])))
+    return _xdivy(grad, sqrt(1 - square(_conj(op.inputs[0]))))
 
 
 def _acos_grad(op, grad):
-    return grad * -reciprocal(sqrt(1 - square(op.inputs[0])))
+    return -_xdivy(grad, sqrt(1 - square(_conj(op.inputs[0]))))
 
 
 def _atan_grad(op, grad):
@@ -238,7 +264,7 @@ declare_unary("Square", "square", _UNARY, grad=_square_grad)
 declare_unary("Sqrt", "sqrt", _UNARY_COMPLEX, grad=_sqrt_grad)
 declare_unary("Rsqrt", _rsqrt, _UNARY_COMPLEX, grad=_rsqrt_grad)
 declare_unary("Reciprocal", _reciprocal, _UNARY, grad=_reciprocal_grad)
-declare_unary("Inv", _reciprocal, _UNARY, grad=_reciprocal_grad)
+declare_unary("Inv", _reciprocal, _UNARY, grad=_inv_grad)
 declare_unary("Exp", "exp", _UNARY_COMPLEX, grad=_exp_grad)
 declare_unary("Expm1", "expm1", _UNARY_COMPLEX, grad=_expm1_grad)
 declare_unary("Log", "log", _UNARY_COMPLEX, grad=_log_grad)
@@ -414,7 +440,14 @@ def _fused_grad_shape(op):
     return [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())]
 
 
-def _declare_output_grad(name, kernel, grad_y, grad_dy, conj_kernel=False):
+def _sqrt_grad_grad(op, g):
+    # TF's: with ga = g / y (0 where g is 0), -conj(ga) * z (0 where ga is 0) and ga / 2
+    y, z = op.inputs[0], op.outputs[0]
+    ga = _xdivy(g, y)
+    return [-_mul_no_nan(z, _conj(ga)), 0.5 * ga]
+
+
+def _declare_output_grad(name, kernel, grad_y, grad_dy, conj_kernel=False, grad_fn=None):
     # For complex inputs, TF's convention: with z = dy * h(y) (TanhGrad, SigmoidGrad), the
     # gradients are g * conj(dy * h'(y)) and g * conj(h(y)); the kernels that conjugate y,
     # z = dy * h(conj(y)) (SqrtGrad, RsqrtGrad, ReciprocalGrad), give conj(g) * dy * h'(conj(y))
@@ -427,7 +460,7 @@ def _declare_output_grad(name, kernel, grad_y, grad_dy, conj_kernel=False):
         return [g * grad_y(y, _conj(dy)), g * grad_dy(y)]
 
     op_registry.declare(name, inputs=["y: T", "dy: T"], outputs=["z: T"], attrs=[_UNARY_COMPLEX],
-                        shape=_fused_grad_shape, kernel=kernel, grad=grad)
+                        shape=_fused_grad_shape, kernel=kernel, grad=grad_fn or grad)
 
 
 def _cj(y):
@@ -459,11 +492,23 @@ _declare_output_grad("TanhGrad", _tanh_grad_kernel,
                      lambda y, dy: -2 * y * dy, lambda y: 1 - square(y))
 _declare_output_grad("SigmoidGrad", _sigmoid_grad_kernel,
                      lambda y, dy: dy * (1 - 2 * y), lambda y: y * (1 - y))
-_declare_output_grad("SqrtGrad", lambda y, dy: dy * 0.5 / _cj(y),
-                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True)
-_declare_output_grad("RsqrtGrad", lambda y, dy: dy * -0.5 * (_cj(y) * _cj(y) * _cj(y)),
+def _zero_where_dy_zero(fn):
+    # TF's SqrtGrad, RsqrtGrad and ReciprocalGrad kernels answer 0 where dy is 0
+    def kernel(y, dy):
+        with np.errstate(all="ignore"):
+            out = fn(y, dy)
+        return np.where(dy == 0, np.zeros((), out.dtype), out)
+
+    return kernel
+
+
+_declare_output_grad("SqrtGrad", _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y)),
+                     lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True,
+                     grad_fn=_sqrt_grad_grad)
+_declare_output_grad("RsqrtGrad",
+                     _zero_where_dy_zero(lambda y, dy: dy * -0.5 * (_cj(y) * _cj(y) * _cj(y))),
                      lambda y, dy: -1.5 * dy * square(y), lambda y: -0.5 * y * square(y),
                      conj_kernel=True)
 for _name in ("ReciprocalGrad", "InvGrad"):
-    _declare_output_grad(_name, lambda y, dy: -dy * (_cj(y) * _cj(y)),
+    _declare_output_grad(_name, _zero_where_dy_zero(lambda y, dy: -dy * (_cj(y) * _cj(y))),
                          lambda y, dy: -2 * y * dy, lambda y: -square(y), conj_kernel=True)
