@@ -210,3 +210,10 @@ def test_gen_training_and_lookup_op_modules():
             sess.run(imp)
             np.testing.assert_allclose(sess.run(table.lookup(tf.constant(["b", "z"]))),
                                        [4.0, -1.0])
+
+
+def test_variable_shared_name():
+    with tf.Graph().as_default():
+        with tf.variable_scope("outer"):
+            v = tf.get_variable("w", [2], use_resource=True)
+        assert v._shared_name == "outer/w"

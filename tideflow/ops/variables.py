@@ -343,6 +343,11 @@ class Variable(metaclass=_VariableMeta):
         return self._variable.name
 
     @property
+    def _shared_name(self):
+        # a resource variable's name without the output index (TF code keys savers by it)
+        return self._variable.op.name
+
+    @property
     def op(self):
         return self._variable.op
 
