@@ -243,3 +243,54 @@ def test_functional_if_while_for_over_defuns():
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match="While loop body returned 3 arguments. Expected: 2"):
             functional_ops.While([5.0, 0.0], positive, three_outputs)
+
+
+# -- TensorArray ------------------------------------------------------------------------------
+
+def test_tensor_array_identity_carries_control_dependencies():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=2).write(0, 5.0)
+        counter = tf.Variable(0.0)
+        with tf.control_dependencies([counter.assign_add(1.0)]):
+            ta = ta.identity()
+        read = ta.read(0)
+        with tf.Session() as s:
+            s.run(counter.initializer)
+            assert s.run(read) == 5.0
+            assert s.run(counter) == 1.0  # the read ran the assign first
+
+
+def test_tensor_array_without_shape_inference_still_checks_the_declared_shape():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=3, infer_shape=False, element_shape=[None, 2])
+        ta = ta.write(0, tf.ones([4, 2])).write(1, tf.ones([1, 2]))  # compatible rows
+        with pytest.raises(ValueError, match="Inconsistent shapes"):
+            ta.write(2, tf.ones([1, 3]))
+        assert ta.element_shape.as_list() == [None, 2]  # not narrowed to [4, 2]
+
+
+def test_tensor_array_split_shape_and_gradient():
+    with tf.Graph().as_default():
+        value = tf.constant([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])
+        even = tf.TensorArray(tf.float32, size=0, dynamic_size=True).split(value, [1, 1, 1])
+        assert even.read(0).get_shape() == (1, 2)  # equal constant lengths give the shape
+        uneven = tf.TensorArray(tf.float32, size=0, dynamic_size=True).split(value, [1, 2])
+        assert uneven.read(0).get_shape().ndims is None
+
+        x = tf.constant([1.0, 2.0, 3.0])
+        grown = tf.TensorArray(tf.float32, size=3, dynamic_size=True).split(x, [1, 1, 1])
+        out = grown.write(3, [4.0]).concat()
+        grad = tf.gradients(out, x)[0]
+        assert grad.get_shape() == (3,)
+        lengths = tf.placeholder(tf.int64)
+        bad = tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], lengths)
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(out), [1.0, 2.0, 3.0, 4.0])
+            # the element written after the split is not part of x's gradient
+            np.testing.assert_array_equal(s.run(grad), [1.0, 1.0, 1.0])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected lengths to be a vector, received shape: \[\]"):
+                s.run(bad.flow, {lengths: 1})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected sum of lengths to be equal to values.shape\[0\]"):
+                s.run(tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], [1]).flow)

@@ -560,6 +560,21 @@ def _split_factory(ctx):
         name = name.s.decode() or ctx.op.name
 
     def run(tensor, element_shape, lengths):
+        def dims(x):
+            return "[" + ",".join(str(d) for d in np.shape(x)) + "]"
+
+        # TF's TensorArraySplit checks, in its order
+        if np.ndim(lengths) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected lengths to be a vector, received shape: {dims(lengths)}")
+        if np.ndim(tensor) < 1:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected value to be at least a vector, but received shape: "
+                f"{dims(tensor)}")
+        if int(np.sum(lengths)) != np.shape(tensor)[0]:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected sum of lengths to be equal to values.shape[0], but sum of "
+                f"lengths is {int(np.sum(lengths))} and value's shape is: {dims(tensor)}")
         n = int(np.size(lengths))
         if size >= 0 and not dynamic and n != size:
             raise errors.InvalidArgumentError(
@@ -654,7 +669,14 @@ def _concat_grad(op, grad, lengths_grad=None):
 def _split_grad(op, grad):
     if grad is None:
         return None, None, None
-    return concat(grad, _elem(op))[0], None, None
+    from tideflow.ops import array_ops
+
+    # the split filled the first len(lengths) items; later writes (a dynamic array) add items
+    # whose gradients are not the tensor's
+    value = op._inputs[0]
+    tensor_grad = concat(grad, _elem(op))[0][: array_ops.shape(value)[0]]
+    tensor_grad.set_shape(value._shape)
+    return tensor_grad, None, None
 
 
 def _add_n_grad(op, grad):

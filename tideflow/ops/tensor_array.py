@@ -67,6 +67,10 @@ class TensorArray:
 
     def _merge_shape(self, shape):
         if not self._infer_shape:
+            # TF checks a value against the declared element shape even without inference
+            if not shape.is_compatible_with(self._element_shape):
+                raise ValueError(
+                    f"Inconsistent shapes: saw {shape} but expected {self._element_shape}")
             return self._element_shape
         try:
             return self._element_shape.merge_with(shape)
@@ -172,6 +176,15 @@ class TensorArray:
             value = ops.convert_to_tensor(value, dtype=self._dtype, name="value")
             from tideflow.ops import cast_ops
 
+            lengths = ops.convert_to_tensor(lengths)
+            # as TF: equal constant lengths give the pieces' shape, which joins the array's
+            element_shape = unknown_shape()
+            known = ops.constant_value(lengths)
+            if value.get_shape().ndims and known is not None and np.size(known) and (
+                    np.max(known) == np.min(known)):
+                element_shape = TensorShape([int(np.ravel(known)[0])]).concatenate(
+                    value.get_shape()[1:])
+            merged = self._merge_shape(element_shape)
             lengths = cast_ops.cast(lengths, dtypes.int64)
             shape = TensorShape([None]).concatenate(value.get_shape()[1:]) if (
                 value.get_shape().ndims) else unknown_shape()
@@ -182,10 +195,14 @@ class TensorArray:
                 int(self._dynamic_size), int(self._clear_after_read), int(bool(self._infer_shape)),
                 -1 if self._static_size is None else self._static_size])
             op._set_attr("_tensor_array_name", src if isinstance(src, str) else op.name)
-        return self._with_list(lst, unknown_shape())
+        return self._with_list(lst, merged)
 
     def identity(self):
-        return self._with_list(self._list)
+        """This array behind a fresh op, so control dependencies in force now order its
+        later reads and writes (TF's ``identity`` of the flow)."""
+        from tideflow.ops import array_ops
+
+        return self._with_list(array_ops.identity(self._list))
 
     def close(self, name=None):
         from tideflow.ops import control_flow_ops
