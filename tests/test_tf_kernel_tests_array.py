@@ -187,3 +187,19 @@ def test_gather_nd_batch_dims_as_tensor_and_errors(sess):
         array_ops.batch_gather_nd(params, indices, batch_dims=-1)
     with pytest.raises(ValueError, match="must be less than rank"):
         array_ops.batch_gather_nd(params, indices, batch_dims=4)
+
+
+# -- SpaceToBatchND / BatchToSpaceND static shapes ---------------------------------------------------
+def test_space_batch_nd_known_block_fixes_batch_dimension(sess):
+    pads = tf.placeholder(tf.int32)
+    x = tf.placeholder(tf.float32, [3, None, None, 2])
+    s2b = tf.space_to_batch_nd(x, [2, 3], pads)
+    assert s2b.get_shape().as_list() == [18, None, None, 2]
+    y = tf.placeholder(tf.float32, [12, None, 5, 2])
+    b2s = tf.batch_to_space_nd(y, [2, 3], pads)
+    assert b2s.get_shape().as_list() == [2, None, None, 2]
+    value = np.arange(3 * 4 * 6 * 2, dtype=np.float32).reshape(3, 4, 6, 2)
+    got = sess.run(s2b, {x: value, pads: [[0, 0], [0, 0]]})
+    # NumPy: split each spatial dim into (size / block, block), move the block offsets first
+    want = value.reshape(3, 2, 2, 2, 3, 2).transpose(2, 4, 0, 1, 3, 5).reshape(18, 2, 2, 2)
+    np.testing.assert_array_equal(got, want)

@@ -211,6 +211,14 @@ def _nd_shape(op):
         dims = [None] * x.ndims
         if m is not None:  # dimensions past the blocked ones pass through
             dims[1 + m:] = x.as_list()[1 + m:]
+        batch = x.as_list()[0]
+        if block is not None and batch is not None:
+            # a known block_shape alone fixes the batch dimension (TF's shape function)
+            prod = int(np.prod(np.asarray(block).reshape(-1)))
+            if prod > 0 and op.type == "SpaceToBatchND":
+                dims[0] = batch * prod
+            elif prod > 0 and batch % prod == 0:
+                dims[0] = batch // prod
         return [dims]
     block, pads = _check_block(op.type, x.as_list(), block, pads, what, ValueError)
     dims_fn = _s2b_dims if op.type == "SpaceToBatchND" else _b2s_dims
