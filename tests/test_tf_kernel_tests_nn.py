@@ -178,3 +178,62 @@ def test_max_pool_grad_nan_reaches_only_its_window_max(sess, ksize, strides):
         for j in range(outs[1]):
             want[i * strides[0], j * strides[1]] += dy[0, i, j, 0]
     np.testing.assert_array_equal(g[0, :, :, 0], want)
+
+
+# -- convolution ---------------------------------------------------------------------------
+def test_conv2d_grouped_shapes_pass_shape_inference_then_cpu_refuses(sess):
+    # TF 1.15: an input depth that is a multiple of the filter's is a grouped convolution;
+    # the graph builds (output depth from the filter), the CPU kernel refuses to run it
+    x = tf.placeholder(tf.float32, [2, 5, 5, 8])
+    y = tf.nn.conv2d(x, tf.ones([3, 3, 2, 16]), strides=[1, 1, 1, 1], padding="SAME")
+    assert y.get_shape().as_list() == [2, 5, 5, 16]
+    with pytest.raises(tf.errors.UnimplementedError, match="grouped convolutions on the CPU"):
+        sess.run(y, {x: np.ones([2, 5, 5, 8], np.float32)})
+    with pytest.raises(ValueError, match=r"Depth of output \(6\) is not a multiple of the "
+                                         r"number of groups \(4\)"):
+        tf.nn.conv2d(x, tf.ones([3, 3, 2, 6]), strides=[1, 1, 1, 1], padding="SAME")
+    with pytest.raises(ValueError, match="is not a multiple of input depth of filter"):
+        tf.nn.conv2d(x, tf.ones([3, 3, 3, 6]), strides=[1, 1, 1, 1], padding="SAME")
+
+
+@pytest.mark.parametrize("padding,fmt,message", [
+    ([[0, 0], [0, -1], [1, 2], [0, 0]], "NHWC", "must be nonnegative"),
+    ([[1, 0], [0, 0], [0, 0], [0, 0]], "NHWC", "batch or depth dimensions"),
+    ([[0, 0], [0, 1], [0, 0], [0, 0]], "NCHW", "batch or depth dimensions"),
+    ([0, 0, 0, 0], "NHWC", "Element with index 0 of padding is not a list/tuple"),
+    ("EXPLICIT", "NHWC", "the padding parameter must be a list"),
+])
+def test_conv2d_explicit_padding_checked_when_built(padding, fmt, message):
+    with pytest.raises(ValueError, match=message):
+        tf.nn.conv2d(tf.placeholder(tf.float32), tf.placeholder(tf.float32),
+                     strides=[1, 1, 1, 1], padding=padding, data_format=fmt)
+
+
+def test_conv2d_explicit_padding_values_and_gradients(sess):
+    rng = np.random.RandomState(6)
+    x = rng.uniform(-1, 1, (2, 6, 7, 3))
+    w = rng.uniform(-1, 1, (3, 4, 3, 2))
+    pads = [[0, 0], [1, 2], [0, 5], [0, 0]]
+    y = tf.nn.conv2d(tf.constant(x), tf.constant(w), strides=[1, 1, 2, 1], padding=pads)
+    xp = np.pad(x, pads)
+    oh, ow = xp.shape[1] - 3 + 1, (xp.shape[2] - 4) // 2 + 1
+    want = np.zeros((2, oh, ow, 2))
+    for i in range(oh):
+        for j in range(ow):
+            want[:, i, j] = np.einsum("nhwc,hwco->no", xp[:, i:i + 3, 2 * j:2 * j + 4], w)
+    assert y.get_shape().as_list() == list(want.shape)
+    np.testing.assert_allclose(sess.run(y), want, rtol=1e-10)
+    xt, wt = tf.constant(x), tf.constant(w)
+    yt = tf.nn.conv2d(xt, wt, strides=[1, 1, 2, 1], padding=pads)
+    for t, v in ((xt, x), (wt, w)):
+        err = tf.test.compute_gradient_error(t, list(v.shape), yt, list(want.shape),
+                                             x_init_value=v)
+        assert err < 1e-8
+
+
+def test_python_ops_nn_impl_holds_tf_nn_functions():
+    from tideflow.python.ops import nn_impl
+
+    assert nn_impl.depthwise_conv2d is tf.nn.depthwise_conv2d
+    assert nn_impl.separable_conv2d is tf.nn.separable_conv2d
+    assert nn_impl.moments is tf.nn.moments

@@ -146,14 +146,22 @@ def _conv_shape(nd, depthwise=False):
         check_attr_len(op, "strides", nd, "stride")
         check_attr_len(op, "dilations", nd, "dilation")
         batch, spatial, chans = split_dims(x, fmt)
+        grouped = False
         if not depthwise and chans is not None and w[-2] is not None and chans != w[-2]:
-            # TF 2.x's words (an input depth that is a multiple is a grouped convolution there,
-            # which tideflow does not run: TF 1.x's "does not match" then).
-            raise ValueError(f"Depth of input ({chans}) "
-                             + ("does not match" if w[-2] and chans % w[-2] == 0
-                                else "is not a multiple of")
-                             + f" input depth of filter ({w[-2]})")
-        chans = _merge(chans, w[-2])
+            # an input depth that is a multiple of the filter's is a grouped Conv2D: TF 1.15's
+            # shape function accepts it (its CPU kernel then refuses it, as tideflow's does)
+            if nd != 4 or not w[-2] or chans % w[-2]:
+                raise ValueError(f"Depth of input ({chans}) "
+                                 + ("does not match" if w[-2] and chans % w[-2] == 0
+                                    else "is not a multiple of")
+                                 + f" input depth of filter ({w[-2]})")
+            groups = chans // w[-2]
+            if w[-1] is not None and w[-1] % groups:
+                raise ValueError(f"Depth of output ({w[-1]}) is not a multiple of the number "
+                                 f"of groups ({groups})")
+            grouped = True
+        if not grouped:
+            chans = _merge(chans, w[-2])
         _, strides, _ = split_dims(op._attrs["strides"], fmt)
         _, dil, _ = split_dims(op._attrs["dilations"], fmt)
         padding = op._attrs["padding"]
@@ -163,7 +171,13 @@ def _conv_shape(nd, depthwise=False):
             if len(explicit) != 2 * nd:
                 raise ValueError(f"explicit_paddings attribute must contain {2 * nd} values, "
                                  f"but got: {len(explicit)}")
-            _, pads, _ = split_dims([explicit[i:i + 2] for i in range(0, 2 * nd, 2)], fmt)
+            pb, pads, pc = split_dims([explicit[i:i + 2] for i in range(0, 2 * nd, 2)], fmt)
+            if list(pb) != [0, 0] or list(pc) != [0, 0]:
+                raise ValueError("Nonzero explicit padding in the batch or depth dimensions is "
+                                 "not supported")
+            if any(v < 0 for v in explicit):
+                raise ValueError(f"All explicit padding values must be nonnegative, got "
+                                 f"{list(explicit)}")
         elif explicit:
             raise ValueError("explicit_paddings must be empty unless padding is EXPLICIT")
         outs = [out_dim(n, k, s, d, padding, p)
@@ -270,6 +284,13 @@ def _forward_kernel(nd, depthwise=False):
         s, d, pads = _params(nd, strides, dilations, padding, explicit_paddings, data_format)
         x = to_channels_last(input, data_format)
         if x.shape[-1] != filter.shape[-2]:
+            if nd == 4 and not depthwise and filter.shape[-2] and \
+                    x.shape[-1] % filter.shape[-2] == 0:
+                raise errors.UnimplementedError(
+                    None, None, "The Conv2D op currently does not support grouped convolutions "
+                    "on the CPU. A grouped convolution was attempted to be run because the "
+                    f"input depth of {x.shape[-1]} does not match the filter input depth of "
+                    f"{filter.shape[-2]}")
             raise _invalid(f"{label}: input and filter must have the same depth: "
                            f"{x.shape[-1]} vs {filter.shape[-2]}")
         return from_channels_last(fn(x, filter, s, d, padding, pads), data_format)
@@ -452,12 +473,19 @@ def _padding_attrs(padding):
     """(padding, explicit_paddings) from 'SAME'/'VALID' or a list of (before, after) pairs."""
     if isinstance(padding, (list, tuple)):
         flat = []
-        for pair in padding:
+        for i, pair in enumerate(padding):
+            if not isinstance(pair, (list, tuple)):  # TF's error class: ValueError
+                msg = ("When padding is a list, each element of padding must be a list/tuple of "
+                       f"size 2. Element with index {i} of padding is not a list/tuple")
+                raise ValueError(msg)  # noqa: TRY004
             if len(pair) != 2:
                 raise ValueError(f"When padding is a list, each element of padding must be a "
                                  f"list/tuple of size 2. Received: {padding}")
             flat.extend(int(v) for v in pair)
         return "EXPLICIT", flat
+    if padding in ("EXPLICIT", b"EXPLICIT"):
+        raise ValueError('"EXPLICIT" is not a valid value for the padding parameter. To use '
+                         "explicit padding, the padding parameter must be a list.")
     if isinstance(padding, bytes):
         padding = padding.decode()
     return padding, []

@@ -89,6 +89,8 @@ def _text_namespaces():
     return {"rnn": rnn, "rnn_cell": rnn_cell, "embedding_ops": embedding_ops,
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
             "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf),
+            # TF's nn_impl holds depthwise_conv2d, separable_conv2d, moments, ... of tf.nn
+            "nn_impl": with_fallback("nn_impl", nn_impl, _nn, _tf),
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
@@ -107,7 +109,7 @@ for _name, _mod in (("check_ops", check_ops),
                     ("clip_ops", clip_ops),
                     ("data_flow_ops", data_flow_ops), ("functional_ops", functional_ops),
                     ("init_ops", init_ops), ("logging_ops", logging_ops),
-                    ("lookup_ops", lookup_ops), ("nn_impl", nn_impl),
+                    ("lookup_ops", lookup_ops),
                     ("partitioned_variables", partitioned_variables),
                     ("random_ops", random_ops), ("rnn_cell_impl", rnn_cell_impl),
                     ("special_math_ops", special_math_ops), ("state_ops", state_ops),
