@@ -366,3 +366,67 @@ def test_graph_collections_property():
     g.add_to_collection("key", 12)
     g.add_to_collection("other", "foo")
     assert sorted(g.collections) == ["key", "other"]
+
+
+def test_get_gradient_function_and_unknown_override():
+    from tideflow.python.framework import ops as tf_ops
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(1.0)
+        assert tf_ops.get_gradient_function(x.op) is None  # no inputs
+        assert callable(tf_ops.get_gradient_function(tf.identity(x).op))
+        with g.gradient_override_map({"Identity": "no_such_override_h8"}):
+            y = tf.identity(x)
+        with pytest.raises(LookupError, match="no_such_override_h8"):
+            tf_ops.get_gradient_function(y.op)
+
+
+def test_name_scope_checks_and_reentry():
+    g0, g1 = tf.Graph(), tf.Graph()
+    with g0.as_default():
+        a = tf.constant(1.0)
+    with g1.as_default():
+        b = tf.constant(1.0)
+    with pytest.raises(ValueError, match="must be from the same graph"), \
+            tf.name_scope("s", values=[a, b]):
+        pass
+    with g0.as_default():
+        with pytest.raises(ValueError, match="At least one of name"), \
+                tf.name_scope(None, values=[a]):
+            pass
+        foo, bar = tf.name_scope("foo"), tf.name_scope("bar")
+        with foo as s1:
+            with foo as s2, bar as s3:
+                pass
+            with bar as s4:
+                pass
+        assert (s1, s2, s3, s4) == ("foo/", "foo/foo/", "foo/foo/bar/", "foo/bar/")
+
+
+def test_init_scope_lifts_out_of_function_graphs_with_their_devices():
+    from tideflow.python.framework import ops as tf_ops
+
+    g0, g1 = tf.Graph(), tf.Graph()
+    g1._building_function = True
+    with g0.as_default(), tf.device("/cpu:0"):
+        assert tf_ops.has_default_graph()
+        with g1.as_default():
+            with tf.device("/device:GPU:0"), tf.init_scope():
+                on_gpu = tf.constant(1.0)
+                assert tf.get_default_graph() is g0
+            with tf.init_scope():
+                on_cpu = tf.constant(1.0)
+    assert on_gpu.graph is g0 and on_gpu.device == "/device:GPU:0"
+    assert on_cpu.device == "/device:CPU:0"
+    assert g1.get_operations() == []
+    # inside a tf.cond branch, a device scope opened in the branch comes along too
+    with tf.Graph().as_default() as g:
+        def branch():
+            with tf.device("/cpu:0"), tf.init_scope():
+                c = tf.constant(2.0, name="lifted")
+            return tf.identity(c)
+
+        tf.cond(tf.constant(True), branch, lambda: tf.constant(0.0))
+        lifted = [op for op in g.get_operations() if op.name.endswith("lifted")]
+        assert len(lifted) == 1 and lifted[0].device == "/device:CPU:0"

@@ -981,9 +981,11 @@ class Graph:
     def as_default(self):
         return _default_graph_stack.get_controller(self)
 
+    _building_function = False  # a graph a function body is traced into (FuncGraph)
+
     @property
     def building_function(self):
-        return False
+        return self._building_function
 
     # -- serialization (framework/graph_io.py) ----------------------------------------------
     def as_graph_def(self, from_version=None, add_shapes=False):
@@ -1085,6 +1087,11 @@ def reset_default_graph():
     _default_graph_stack.reset()
 
 
+def has_default_graph():
+    """Whether a graph has been entered with ``as_default()`` (TF's ``has_default_graph``)."""
+    return len(_default_graph_stack.stack) >= 1
+
+
 def get_default_session():
     return _default_session_stack.get_default()
 
@@ -1100,13 +1107,15 @@ def _graph_of(values):
     default = get_default_graph()
     if default.building_function:
         return default  # a function body captures what it uses from enclosing graphs
+    found = first = None
     for v in values or ():
-        if isinstance(v, (Tensor, Operation)):
-            return v.graph
-        g = getattr(v, "graph", None)
+        g = v.graph if isinstance(v, (Tensor, Operation)) else getattr(v, "graph", None)
         if isinstance(g, Graph):
-            return g
-    return get_default_graph()
+            if found is None:
+                found, first = g, v
+            elif g is not found:
+                raise ValueError(f"{v} must be from the same graph as {first}.")
+    return found if found is not None else default
 
 
 class name_scope:
@@ -1121,22 +1130,42 @@ class name_scope:
         self._name = default_name if name is None else name
         self._default_name = default_name
         self._values = values
-        self._ctx = None
-        self._g_ctx = None
+        self._entered = []  # (name scope ctx, graph ctx or None) per entry: re-entrant
 
     def __enter__(self):
+        if self._name is None and self._values is not None:
+            raise ValueError(f"At least one of name ({self._name}) and default_name "
+                             f"({self._default_name}) must be provided.")
         g = _graph_of(self._values) if self._values else get_default_graph()
+        g_ctx = None
         if self._values and g is not get_default_graph():
-            self._g_ctx = g.as_default()
-            self._g_ctx.__enter__()
-        self._ctx = g.name_scope(self._name)
-        return self._ctx.__enter__()
+            g_ctx = g.as_default()
+            g_ctx.__enter__()
+        ctx = g.name_scope(self._name)
+        self._entered.append((ctx, g_ctx))
+        return ctx.__enter__()
 
     def __exit__(self, *exc):
-        self._ctx.__exit__(*exc)
-        if self._g_ctx is not None:
-            self._g_ctx.__exit__(*exc)
+        ctx, g_ctx = self._entered.pop()
+        ctx.__exit__(*exc)
+        if g_ctx is not None:
+            g_ctx.__exit__(*exc)
         return False
+
+
+def get_gradient_function(op):
+    """The gradient function registered for ``op`` (its gradient override, if any); None for
+    an op declared not differentiable; LookupError when nothing is registered."""
+    from tideflow.ops import gradients
+
+    if not op.inputs:
+        return None
+    fn, found = gradients._gradient_fn(op)
+    if not found:
+        name = op._attrs.get("_gradient_op_type") or op._graph._gradient_override_map.get(
+            op._type, op._type)
+        raise LookupError(f"gradient registry has no entry for: {name}")
+    return fn
 
 
 def op_scope(values, name, default_name=None):
@@ -1158,10 +1187,26 @@ def init_scope():
     """
     g = get_default_graph()
     root = getattr(g, "_root", None) or g
+    if root.building_function:  # as TF: the innermost graph on the stack not building one
+        root = next((c for c in reversed(_default_graph_stack.stack)
+                     if not c.building_function), None)
+        if root is None:
+            root = _DefaultGraphStack._global_default_graph or Graph()
+            _DefaultGraphStack._global_default_graph = root
     scope = g.get_name_scope()
+    # as TF: the innermost non-empty device stack comes along into the outer graph
+    devices = g._device_function_stack
     with root.as_default(), root.control_dependencies(None), root.name_scope(
             scope + "/" if scope else None):
-        yield
+        if root is g or not devices:
+            yield
+            return
+        old = root._device_function_stack
+        root._device_function_stack = list(devices)
+        try:
+            yield
+        finally:
+            root._device_function_stack = old
 
 
 def device(device_name_or_function):
