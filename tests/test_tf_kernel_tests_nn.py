@@ -237,3 +237,27 @@ def test_python_ops_nn_impl_holds_tf_nn_functions():
     assert nn_impl.depthwise_conv2d is tf.nn.depthwise_conv2d
     assert nn_impl.separable_conv2d is tf.nn.separable_conv2d
     assert nn_impl.moments is tf.nn.moments
+
+
+# -- test harness --------------------------------------------------------------------------
+def test_compute_gradient_takes_fortran_ordered_initial_values(sess):
+    # TF's kernel tests pass np.asarray(..., order="F"): every perturbation must reach x
+    x = tf.placeholder(tf.float64, [2, 5])
+    y = tf.nn.softplus(x)
+    init = np.asarray([[-0.9, -0.7, -0.5, -0.3, -0.1], [0.1, 0.3, 0.5, 0.7, 0.9]], order="F")
+    theo, num = tf.test.compute_gradient(x, [2, 5], y, [2, 5], x_init_value=init)
+    want = np.diag((1 / (1 + np.exp(-init))).ravel())  # d softplus = sigmoid
+    np.testing.assert_allclose(theo, want, rtol=1e-12)
+    np.testing.assert_allclose(num, want, atol=1e-7)
+
+
+def test_test_util_layout_helpers(sess):
+    from tideflow.python.framework import test_util
+
+    assert test_util.NHWCToNCHW([1, 2, 3, 4]) == [1, 4, 2, 3]
+    assert test_util.NCHWToNHWC([1, 4, 2, 3]) == [1, 2, 3, 4]
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    nchw = sess.run(test_util.NHWCToNCHW(tf.constant(x)))
+    np.testing.assert_array_equal(nchw, x.transpose(0, 3, 1, 2))
+    np.testing.assert_array_equal(sess.run(test_util.NCHWToNHWC(tf.constant(nchw))), x)
+    import tideflow.python.ops.nn_grad  # noqa: F401 - TF's tests import it for its side effect

@@ -183,6 +183,31 @@ def is_mlir_bridge_enabled():
     return False
 
 
+def GpuSupportsHalfMatMulAndConv():
+    return False
+
+
+def NHWCToNCHW(input_tensor):
+    """Channels-last to channels-first: a tensor is transposed, a per-dimension list (ksize,
+    strides, paddings) reordered."""
+    if isinstance(input_tensor, (list, tuple)):
+        return [input_tensor[0], input_tensor[-1], *input_tensor[1:-1]]
+    from tideflow.ops import array_ops
+
+    ndims = input_tensor.get_shape().ndims
+    return array_ops.transpose(input_tensor, [0, ndims - 1, *range(1, ndims - 1)])
+
+
+def NCHWToNHWC(input_tensor):
+    """Channels-first to channels-last (the inverse of :func:`NHWCToNCHW`)."""
+    if isinstance(input_tensor, (list, tuple)):
+        return [input_tensor[0], *input_tensor[2:], input_tensor[1]]
+    from tideflow.ops import array_ops
+
+    ndims = input_tensor.get_shape().ndims
+    return array_ops.transpose(input_tensor, [0, *range(2, ndims), 1])
+
+
 def main(argv=None):
     return _test.main(argv)
 

@@ -99,6 +99,11 @@ def _text_namespaces():
             "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
             # TF's control_flow_ops holds while_loop, cond and case beside group/tuple
             "control_flow_ops": with_fallback("control_flow_ops", control_flow_ops, _tf),
+            # TF's gradient-registration modules, imported for their side effect: tideflow
+            # registers each gradient with its op, so importing them adds nothing
+            **{g: _namespace(g, f"``tensorflow.python.ops.{g}``: gradients are registered "
+                             "with their ops' declarations.", {})
+               for g in ("nn_grad", "math_grad", "array_grad")},
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
                                          "gradients_impl``.",
                                          {"gradients": _tf.gradients, "hessians": _tf.hessians,
