@@ -291,3 +291,52 @@ def test_decode_csv_record_defaults_must_be_a_list():
             tf.decode_csv(tf.constant("1,2"), np.zeros(2))
         a, b = tf.decode_csv(tf.constant("1,2"), (np.float32(0), np.int32(0)))
         assert _run([a, b]) == [1.0, 2]
+
+
+# -- lookup tables ---------------------------------------------------------------------------
+
+
+def test_static_hash_table_export_and_v1_names():
+    from tideflow.python.ops import lookup_ops
+
+    assert lookup_ops.StaticHashTableV1 is tf.lookup.StaticHashTable
+    assert lookup_ops.StaticVocabularyTableV1 is tf.lookup.StaticVocabularyTable
+    with tf.Graph().as_default():
+        table = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(["x", "y", "z"], np.array([7, 8, 9], np.int64)),
+            -1)
+        keys, values = table.export()
+        with tf.Session() as sess:
+            sess.run(table.initializer)
+            k, v = sess.run([keys, values])
+    assert dict(zip(k.tolist(), v.tolist())) == {b"x": 7, b"y": 8, b"z": 9}
+
+
+def test_key_value_initializer_lengths_checked_statically():
+    with tf.Graph().as_default():
+        init = tf.lookup.KeyValueTensorInitializer(tf.constant(["a", "b"]),
+                                                   tf.constant([1, 2, 3], tf.int64))
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but "
+                                             r"are 2 and 3\. Shapes are \[2\] and \[3\]"):
+            tf.lookup.StaticHashTable(init, -1)
+
+
+def test_tables_made_inside_control_flow_live_outside():
+    keys = np.array([1, 2, 3], np.int32)
+    vals = np.array([5, 10, 15], np.int32)
+    with tf.Graph().as_default():
+        def body(x):
+            table = tf.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, vals), -1)
+            return table.lookup(x)
+
+        elems = np.array([2, 4, 1], np.int32)
+        mapped = tf.map_fn(body, elems, dtype=tf.int32)
+        branch = tf.cond(tf.constant(True), lambda: body(tf.constant(3)), lambda: tf.constant(0))
+        # one table and one initializer per construction, all in the outer graph
+        assert len(tf.get_collection(tf.GraphKeys.TABLE_INITIALIZERS)) == 2
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            got, b = sess.run([mapped, branch])
+    lookup = dict(zip(keys.tolist(), vals.tolist()))
+    assert got.tolist() == [lookup.get(int(e), -1) for e in elems]
+    assert b == 15

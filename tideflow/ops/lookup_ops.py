@@ -12,6 +12,7 @@ runs. Out-of-vocabulary keys may go to ``num_oov_buckets`` hash buckets (TF's Fi
 ``MutableDenseHashTable`` (dense_hash_table_ops.py) is its open-addressing sibling.
 """
 
+import contextlib
 import threading
 
 import numpy as np
@@ -106,6 +107,20 @@ class HashTableResource:
     def size(self):
         m = self._map
         return np.int64(0 if m is None else len(m))
+
+    def export(self):
+        """All ``(keys, values)`` as two vectors."""
+        items = list(self._table().items())
+        out = []
+        for vals, dtype in (([k for k, _ in items], self.key_dtype),
+                            ([v for _, v in items], self.value_dtype)):
+            if dtype == _dtypes.string:
+                arr = np.empty(len(vals), dtype=object)
+                arr[:] = vals
+            else:
+                arr = np.array(vals, dtype=dtype.as_numpy_dtype).reshape(len(vals))
+            out.append(arr)
+        return tuple(out)
 
 
 _MISSING = object()
@@ -270,10 +285,31 @@ op_registry.declare(
     stateful=True,
 )
 
+def _dims(shape):
+    return "[" + ",".join("?" if d.value is None else str(d.value) for d in shape.dims) + "]"
+
+
+def _init_shape(op):
+    """Keys a vector, values of the same shape (TF's InitializeTableShapeV2)."""
+    keys, values = op._inputs[1]._shape, op._inputs[2]._shape
+    if keys.ndims is not None and keys.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {keys.ndims}")
+    try:
+        keys.merge_with(values)
+    except ValueError:
+        if values.ndims is not None and values.ndims != 1:
+            raise ValueError(f"Shapes must be equal rank, but are 1 and {values.ndims}") from None
+        raise ValueError(f"Dimension 0 in both shapes must be equal, but are {keys[0].value} "
+                         f"and {values[0].value}. Shapes are {_dims(keys)} and "
+                         f"{_dims(values)}.") from None
+    return []
+
+
 op_registry.declare(
     "InitializeTableV2",
     inputs=["table_handle: resource", "keys: Tkey", "values: Tval"],
     attrs=["Tkey: type", "Tval: type"],
+    shape=_init_shape,
     kernel=_init_kernel,
     differentiable=False,
     stateful=True,
@@ -434,6 +470,9 @@ def _remove_kernel(handle, keys, *, Tin):
 
 
 def _export_kernel(handle, *, Tkeys, Tvalues):
+    if isinstance(handle, HashTableResource) and not isinstance(handle, MutableHashTableResource):
+        _check_kv_dtypes(handle, Tkeys, Tvalues, "LookupTableExport")
+        return handle.export()
     t = _mutable(handle, "LookupTableExport")
     _check_kv_dtypes(t, Tkeys, Tvalues, "LookupTableExport")
     return t.export()
@@ -572,6 +611,14 @@ class InitializableLookupTableBase(LookupInterface):
             return ops.apply_op("LookupTableSizeV2", [self._table_ref],
                                 name=scope).outputs[0]
 
+    def export(self, name=None):
+        """``(keys, values)`` tensors of all entries (TF 1.15's ``StaticHashTable.export``)."""
+        with ops.name_scope(name, f"{self._name}_Export", [self._table_ref]) as scope:
+            out = ops.apply_op("LookupTableExportV2", [self._table_ref],
+                               {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
+                               name=scope).outputs
+        return out[0], out[1]
+
     def lookup(self, keys, name=None):
         """Looks ``keys`` (Tensor or SparseTensor) up; missing keys map to the default value."""
         key_tensor = keys.values if isinstance(keys, SparseTensor) else keys
@@ -595,7 +642,7 @@ class HashTable(InitializableLookupTableBase):
     """``tf.contrib.lookup.HashTable``: an immutable table filled by ``initializer``."""
 
     def __init__(self, initializer, default_value, shared_name=None, name=None):
-        with ops.name_scope(name, "hash_table", []) as scope:
+        with _lifted(), ops.name_scope(name, "hash_table", []) as scope:
             table_ref = ops.apply_op("HashTableV2", [], {
                 "shared_name": shared_name or "",
                 "container": ops.get_default_graph()._container or "",
@@ -606,6 +653,7 @@ class HashTable(InitializableLookupTableBase):
 
 
 StaticHashTable = HashTable
+StaticHashTableV1 = HashTable  # TF 1.15's name for the graph-mode class
 
 
 class MutableHashTable(LookupInterface):
@@ -713,6 +761,15 @@ def _mutable_saveable(table, name):
     return _Saveable()
 
 
+def _lifted():
+    """``init_scope`` while a function body (a ``tf.while_loop`` body, a ``tf.cond`` branch) is
+    being built, else nothing: as TF 1.15, a table made there, its initializer and its keys and
+    values live in the outer graph, so ``tables_initializer`` fills it once."""
+    g = ops.get_default_graph()
+    root = getattr(g, "_root", None)
+    return ops.init_scope() if root is not None and root is not g else contextlib.nullcontext()
+
+
 class TableInitializerBase:
     """Base of the table initializers: the key and value dtypes they produce."""
 
@@ -736,7 +793,7 @@ class KeyValueTensorInitializer(TableInitializerBase):
     """Fills a table from a keys tensor and a values tensor of the same length."""
 
     def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
-        with ops.name_scope(name, "key_value_init", []) as scope:
+        with _lifted(), ops.name_scope(name, "key_value_init", []) as scope:
             self._keys = ops.convert_to_tensor(keys, dtype=key_dtype, name="keys")
             self._values = ops.convert_to_tensor(values, dtype=value_dtype, name="values")
             self._name = scope
@@ -957,6 +1014,9 @@ class StaticVocabularyTable(IdTableWithHashBuckets):
         with ops.name_scope(name, "vocabulary_table"):
             table = _IdTable(initializer, -1, name="hash_table")
         super().__init__(table, num_oov_buckets, key_dtype=lookup_key_dtype or table.key_dtype)
+
+
+StaticVocabularyTableV1 = StaticVocabularyTable
 
 
 def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
