@@ -215,3 +215,72 @@ def test_imag_of_a_real_tensor_is_zeros_and_real_conj_pass_through(sess):
     assert sess.run(tf.imag(3.0)) == 0.0 and sess.run(tf.imag(2 + 5j)) == 5.0
     with pytest.raises(TypeError, match="Expected numeric or variant tensor"):
         tf.conj(tf.placeholder(tf.string))
+
+
+# -- scans ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [tf.cumsum, tf.cumprod])
+def test_scan_axis_errors_are_run_time_invalid_argument(sess, fn):
+    x = tf.constant(np.arange(10.0).reshape(2, 5))
+    for axis, words in ((-3, r"Expected scan axis in the range \[-2, 2\), but got -3"),
+                        (2, r"Expected scan axis in the range \[-2, 2\), but got 2"),
+                        ([0], "axis must be a scalar")):
+        out = fn(x, axis)  # TF's shape function leaves the axis to the kernel
+        with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+            sess.run(out)
+
+
+@pytest.mark.parametrize("fn", [tf.cumsum, tf.cumprod])
+def test_exclusive_scan_of_an_empty_axis_is_empty(sess, fn):
+    for reverse in (False, True):
+        out = sess.run(fn(np.zeros([0], np.float32), 0, exclusive=True, reverse=reverse))
+        assert out.shape == (0,) and out.dtype == np.float32
+    out = sess.run(fn(np.zeros([3, 0]), 1, exclusive=True))
+    assert out.shape == (3, 0)
+
+
+# -- segment reductions --------------------------------------------------------------------
+def _run_error(sess, t, words):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+        sess.run(t)
+
+
+def test_sorted_segment_id_errors_follow_tf_order(sess):
+    x = np.arange(16.0).reshape(4, 4)
+    not_sorted = "possibly because 'segment_ids' input is not sorted"
+    # only the last id decides "must be >= 0"; an earlier negative id is out of range
+    _run_error(sess, tf.segment_sum(x, [-1, -1, 0, 0]), r"Segment id -1 out of range \[0, 1\)")
+    _run_error(sess, tf.segment_sum(x, [0, 1, 2, 0]),
+               r"Segment id 1 out of range \[0, 1\), " + not_sorted)
+    _run_error(sess, tf.segment_sum(x, [0, 1, 0, 1]), "segment ids are not increasing")
+    _run_error(sess, tf.segment_max(x, [0, 0, 0, -2]), "segment ids must be >= 0")
+    _run_error(sess, tf.segment_sum(x, [0, 1]), "segment_ids should be the same size")
+    # a hole is an empty segment (0; 1 for a product)
+    got = sess.run(tf.segment_prod(x, [1, 1, 3, 3]))
+    np.testing.assert_array_equal(got[[0, 2]], np.ones((2, 4)))
+    np.testing.assert_array_equal(got[1], x[0] * x[1])
+
+
+def test_unsorted_segment_out_of_range_names_the_multi_index(sess):
+    _run_error(sess, tf.unsorted_segment_sum([[17]], [[2]], num_segments=2),
+               r"segment_ids\[0,0\] = 2 is out of range \[0, 2\)")
+    _run_error(sess, tf.unsorted_segment_sum([5, 6, 7], [0, 3, 1], num_segments=2),
+               r"segment_ids\[1\] = 3 is out of range \[0, 2\)")
+
+
+def test_sparse_segment_checks_segment_ids_like_tf(sess):
+    data = tf.constant(np.arange(40.0).reshape(10, 4))
+    for fn in (tf.sparse.segment_sum, tf.sparse.segment_mean, tf.sparse.segment_sqrt_n):
+        _run_error(sess, fn(data, [8, 3, 0, 9], [-1, 0, 1, 1]),
+                   r"Segment id -1 out of range \[0, 2\), possibly because")
+        _run_error(sess, fn(data, [8, 3, 0, 9], [0, 1, 2, 0]), r"Segment id 1 out of range")
+        _run_error(sess, fn(data, [8, 3, 0, 9], [0, 1, 0, 1]), "segment ids are not increasing")
+        _run_error(sess, fn(data, [8, 3, 0, 9], [0, 0, 0, -1]), "segment ids must be >= 0")
+        _run_error(sess, fn(data, [8, 3, 0, 9], [0, 1, 3, 5], num_segments=5),
+                   "segment ids must be < num_segments")
+        _run_error(sess, fn(data, [8, -1, 0, 9], [0, 1, 2, 2]),
+                   r"indices\[1\] == -1 out of range \[0, 10\)")
+        with pytest.raises(ValueError, match="Cannot specify a negative value for num_segments"):
+            fn(data, [8, 3, 0, 9], [0, 1, 3, 3], num_segments=-2)
+    got = sess.run(tf.sparse.segment_sum(data, [8, 3, 0, 9], [0, 2, 2, 2], num_segments=4))
+    x = np.arange(40.0).reshape(10, 4)
+    np.testing.assert_array_equal(got, [x[8], np.zeros(4), x[3] + x[0] + x[9], np.zeros(4)])

@@ -358,15 +358,16 @@ for _name, _fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
 def _cumulative(fn, identity):
     def kernel(x, axis, *, exclusive, reverse):
         nd = np.ndim(x)
+        if np.ndim(axis) != 0:
+            _fail(f"ScanOp: axis must be a scalar, not {list(np.shape(axis))}")
         a = int(axis)
         if not -nd <= a < nd:
-            _fail(f"ValueError: axis {a} out of range [{-nd}, {nd})" if nd else
-                  "ValueError: cumulative op needs an input of rank at least 1")
+            _fail(f"ScanOp: Expected scan axis in the range [{-nd}, {nd}), but got {a}")
         a %= nd
         if reverse:
             x = np.flip(x, a)
         out = fn(x, axis=a, dtype=_acc_dtype(x))
-        if exclusive:
+        if exclusive and out.shape[a]:
             head = np.full_like(np.take(out, [0], axis=a), identity)
             out = np.concatenate([head, np.delete(out, -1, axis=a)], axis=a)
         if reverse:
@@ -377,7 +378,7 @@ def _cumulative(fn, identity):
 
 
 def _cumulative_shape(op):
-    op._inputs[1]._shape.with_rank(0)
+    # TF's shape function is UnchangedShape: a non-scalar axis fails when the op runs
     return [op._inputs[0]._shape]
 
 
@@ -438,6 +439,34 @@ def _segment_reduce(kind, data, ids, n, empty_value):
     return out.astype(data.dtype, copy=False)
 
 
+def segment_output_rows(ids, num_segments=None):
+    """The number of output rows of a sorted segment reduction over the 1-D ``ids`` (the last
+    id + 1, or ``num_segments``), after TF's checks in TF's order: the last id, then each
+    segment in turn (ids increasing, id within the output)."""
+    if not ids.size:
+        return 0 if num_segments is None else num_segments
+    n = int(ids[-1]) + 1
+    if num_segments is not None:
+        if n > num_segments:
+            _fail(f"segment ids must be < num_segments: segment id {n - 1} >= num_segments "
+                  f"{num_segments}")
+        n = num_segments
+    if ids[-1] < 0:
+        _fail("segment ids must be >= 0")
+    starts = np.flatnonzero(np.concatenate([[True], ids[1:] != ids[:-1]]))
+    seg = ids[starts]
+    falling = np.concatenate([seg[:-1] > seg[1:], [False]])
+    outside = (seg < 0) | (seg >= n)
+    bad = falling | outside
+    if bad.any():
+        i = int(np.argmax(bad))
+        if falling[i]:
+            _fail("segment ids are not increasing")
+        _fail(f"Segment id {int(seg[i])} out of range [0, {n}), possibly because "
+              "'segment_ids' input is not sorted.")
+    return n
+
+
 def _sorted_segment(kind):
     def kernel(data, segment_ids):
         ids = np.asarray(segment_ids)
@@ -445,13 +474,7 @@ def _sorted_segment(kind):
             _fail("segment_ids should be a vector.")
         if np.ndim(data) == 0 or ids.shape[0] != np.shape(data)[0]:
             _fail("segment_ids should be the same size as dimension 0 of input.")
-        n = 0
-        if ids.size:
-            if ids[0] < 0:
-                _fail("segment ids must be >= 0")
-            if np.any(ids[1:] < ids[:-1]):
-                _fail("segment ids are not increasing")
-            n = int(ids[-1]) + 1
+        n = segment_output_rows(ids)
         # an empty segment is 0, or 1 for a product
         return _segment_reduce(kind, data, ids, n, None if kind in ("Sum", "Prod") else 0)
 
@@ -475,7 +498,8 @@ def _unsorted_segment(kind):
         bad = flat_ids >= n
         if bad.any():
             i = int(np.argmax(bad))
-            _fail(f"segment_ids[{i}] = {int(flat_ids[i])} is out of range [0, {n})")
+            where = ",".join(str(int(k)) for k in np.unravel_index(i, ids.shape))
+            _fail(f"segment_ids[{where}] = {int(flat_ids[i])} is out of range [0, {n})")
         keep = flat_ids >= 0  # negative ids are dropped
         if not keep.all():
             flat_ids, rows = flat_ids[keep], rows[keep]

@@ -26,8 +26,6 @@ def _segment_rows(data, indices, segment_ids):
     if idx.shape != seg.shape:
         raise _invalid(f"segment_ids and indices should have same size. segment_ids: "
                        f"{seg.shape[0]}, indices: {idx.shape[0]}")
-    if seg.size and (np.any(np.diff(seg) < 0) or seg[0] < 0):
-        raise _invalid("segment ids are not increasing")
     bad = np.nonzero((idx < 0) | (idx >= data.shape[0]))[0]
     if bad.size:
         i = int(bad[0])
@@ -37,16 +35,15 @@ def _segment_rows(data, indices, segment_ids):
 
 def _sparse_segment(kind, with_num_segments=False):
     def kernel(data, indices, segment_ids, *num_segments):
+        from tideflow.ops.reduction_ops import segment_output_rows
+
+        if with_num_segments and np.ndim(num_segments[0]) != 0:
+            raise _invalid(f"num_segments should be a scalar, not shape "
+                           f"{list(np.shape(num_segments[0]))}")
+        # the segment ids are checked first, then the indices, as TF's kernel
+        seg = np.asarray(segment_ids).astype(np.int64).reshape(-1)
+        n = segment_output_rows(seg, int(num_segments[0]) if with_num_segments else None)
         data, idx, seg = _segment_rows(data, indices, segment_ids)
-        n = int(seg[-1]) + 1 if seg.size else 0
-        if with_num_segments:
-            if np.ndim(num_segments[0]) != 0:
-                raise _invalid(f"num_segments should be a scalar, not shape "
-                               f"{list(np.shape(num_segments[0]))}")
-            if seg.size and n > int(num_segments[0]):
-                raise _invalid(f"segment ids must be < num_segments: segment id {n - 1} >= "
-                               f"num_segments {int(num_segments[0])}")
-            n = int(num_segments[0])
         out = np.zeros((n,) + data.shape[1:], dtype=data.dtype)
         rows_at(np.add, out, seg, data[idx])
         if kind != "sum":
@@ -105,6 +102,8 @@ def _num_segments_shape(op):
     data = _in(op, 0)
     n = ops.constant_value(op._inputs[3])
     rows = None if n is None else int(n)
+    if rows is not None and rows < 0:
+        raise ValueError("Cannot specify a negative value for num_segments")
     if data.ndims is None:
         return [unknown_shape()]
     return [TensorShape([rows] + data.dims[1:])]
