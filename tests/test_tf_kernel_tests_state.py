@@ -294,3 +294,40 @@ def test_tensor_array_split_shape_and_gradient():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match=r"Expected sum of lengths to be equal to values.shape\[0\]"):
                 s.run(tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], [1]).flow)
+
+
+# -- tf.assert_* ------------------------------------------------------------------------------
+
+def test_static_asserts_check_broadcasting_first():
+    with tf.Graph().as_default():
+        # the comparison op is built first, so shapes that cannot broadcast fail its shape
+        # check, not NumPy's broadcasting
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+            tf.assert_equal(tf.constant([1, 1, 1]), tf.constant([1, 1]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Custom error message"):
+            tf.assert_less(1, 1, message="Custom error message")
+        sparse = tf.SparseTensor(indices=[[0, 0]], values=[1], dense_shape=[2, 2])
+        with pytest.raises(TypeError, match='"proper" iterable'):
+            tf.debugging.assert_proper_iterable(sparse)
+        x = tf.placeholder(tf.float32)
+        assert tf.debugging.ensure_shape(x, (2, None)).get_shape().as_list() == [2, None]
+
+
+def test_assert_rank_in_takes_rank_tensors():
+    from tideflow.python.ops import check_ops
+
+    with tf.Graph().as_default():
+        x = tf.constant([42.0, 43.0], name="my_tensor")
+        with pytest.raises(ValueError, match="Rank must be a scalar"):
+            check_ops.assert_rank_in(x, (np.int32(1), np.array([2, 1], np.int32)))
+        with pytest.raises(TypeError, match="must be of type"):
+            check_ops.assert_rank_in(x, (1, 0.5))
+        r0 = tf.placeholder(tf.int32)
+        r1 = tf.placeholder(tf.int32)
+        check = check_ops.assert_rank_in(x, (r0, r1))
+        with tf.Session() as s:
+            s.run(check, {r0: 1, r1: 3})  # rank 1 is among (1, 3)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="must have rank in"):
+                s.run(check, {r0: 0, r1: 2})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Rank must be a scalar"):
+                s.run(check, {r0: 1, r1: [2, 1]})

@@ -28,6 +28,7 @@ from tideflow.ops.check_ops import (
 )
 from tideflow.ops.logging_ops import Assert
 from tideflow.ops.math_ops import is_finite, is_inf, is_nan
+from tideflow.ops.misc_ops import ensure_shape
 from tideflow.ops.numerics import check_numerics
 
 _log_placement = [False]
@@ -79,7 +80,8 @@ __all__ = [
     "assert_proper_iterable", "assert_rank", "assert_rank_at_least", "assert_rank_in",
     "assert_same_float_dtype", "assert_scalar", "assert_shapes", "assert_type", "check_numerics",
     "disable_check_numerics", "disable_traceback_filtering", "enable_check_numerics",
-    "enable_traceback_filtering", "experimental", "get_log_device_placement", "is_finite",
+    "enable_traceback_filtering", "ensure_shape", "experimental", "get_log_device_placement",
+    "is_finite",
     "is_inf", "is_nan", "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing",
     "is_traceback_filtering_enabled", "set_log_device_placement",
 ]

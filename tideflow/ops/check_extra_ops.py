@@ -14,26 +14,40 @@ def _ranks_text(ranks):
 
 
 def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None):
-    """Checks ``x``'s rank is one of ``ranks``: ValueError now when the rank is known,
-    else an Assert op."""
-    from tideflow.ops import array_ops, math_ops, reduction_ops
+    """Checks ``x``'s rank is one of ``ranks`` (ints or int32 scalar tensors): ValueError now
+    when every rank and ``x``'s rank are known, else an Assert op (which also checks that each
+    fed rank is a scalar)."""
+    from tideflow.ops import array_ops, check_ops, math_ops
 
     with ops.name_scope(name, "assert_rank_in", [x]):
         x = ops.convert_to_tensor(x, name="x")
-        ranks = [int(r) for r in ranks]
+        ranks = [ops.convert_to_tensor(r, name="rank") for r in ranks]
+        for r in ranks:
+            check_ops.assert_type(r, dtypes.int32)
         message = message or ""
+        static = [ops.constant_value(r) for r in ranks]
         known = x.get_shape().ndims
-        if known is not None:
-            if known not in ranks:
-                raise ValueError(
-                    f"{message}Tensor {x.name} must have rank in {_ranks_text(ranks)}.  "
-                    f"Received rank {known}, shape {x.get_shape()}")
-            return control_flow_ops.no_op(name="static_checks_determined_all_ok")
+        if all(v is not None for v in static):
+            if any(np.ndim(v) != 0 for v in static):
+                raise ValueError("Rank must be a scalar.")
+            values = [int(v) for v in static]
+            if known is not None:
+                if known not in values:
+                    raise ValueError(
+                        f"{message}Tensor {x.name} must have rank in {_ranks_text(values)}.  "
+                        f"Received rank {known}, shape {x.get_shape()}")
+                return control_flow_ops.no_op(name="static_checks_determined_all_ok")
         r = array_ops.rank(x)
-        cond = reduction_ops.reduce_any(math_ops.equal(r, ops.convert_to_tensor(
-            np.array(ranks, np.int32))))
+        cond = ops.convert_to_tensor(False)
+        for q in ranks:
+            cond = math_ops.logical_or(cond, math_ops.equal(q, r))
+        for rank, value in zip(ranks, static):
+            if value is None:  # catches assert_rank_in(x, [[n]]) and fed non-scalars
+                check = check_ops.assert_rank(
+                    rank, 0, data=["Rank must be a scalar. Received rank: ", rank])
+                cond = control_flow_ops.with_dependencies([check], cond)
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank in", ranks,
+            data = [message, f"Tensor {x.name} must have rank in", *ranks,
                     "Received shape: ", array_ops.shape(x)]
         return Assert(cond, data, summarize=summarize)
 

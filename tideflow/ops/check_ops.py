@@ -9,6 +9,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, ops
 from tideflow.ops import control_flow_ops
 from tideflow.ops.logging_ops import Assert
+from tideflow.ops.misc_ops import ensure_shape  # noqa: F401  (TF's check_ops holds it)
 
 NUMERIC_TYPES = frozenset([
     dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
@@ -62,12 +63,12 @@ def _binary_assert(sym, opname, op_name, static_func, x, y, data, summarize, mes
             ]
         if message is not None:
             data = [message] + list(data)
+        # the comparison op first, as TF: shapes that do not broadcast fail its shape check
+        condition = _reduce_all(getattr(_math(), op_name)(x, y))
         x_static = ops.constant_value(x)
         y_static = ops.constant_value(y)
         if x_static is not None and y_static is not None:
             _assert_static(bool(np.all(static_func(x_static, y_static))), data)
-        m = _math()
-        condition = _reduce_all(getattr(m, op_name)(x, y))
         return Assert(condition, data, summarize=summarize)
 
 
@@ -275,7 +276,9 @@ def assert_scalar(tensor, name=None, message=None):
 
 def assert_proper_iterable(values):
     """TypeError unless ``values`` is iterable and not a Tensor, ndarray, str or bytes."""
-    if isinstance(values, (ops.Tensor, np.ndarray, str, bytes)):
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    if isinstance(values, (ops.Tensor, SparseTensor, np.ndarray, str, bytes)):
         raise TypeError(
             f'Expected argument "values" to be a "proper" iterable.  Found: {type(values)}'
         )
@@ -336,3 +339,12 @@ def is_strictly_increasing(x, name=None):
         zero = ops.convert_to_tensor(0, dtype=diff.dtype)
         m = _math()
         return _reduce_all(m.less(zero, diff))
+
+
+def __getattr__(name):
+    # TF's check_ops also holds these; they live in check_extra_ops, which imports this module
+    if name in ("assert_rank_in", "assert_shapes", "assert_all_finite"):
+        from tideflow.ops import check_extra_ops
+
+        return getattr(check_extra_ops, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
