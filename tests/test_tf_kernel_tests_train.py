@@ -217,3 +217,26 @@ def test_variable_shared_name():
         with tf.variable_scope("outer"):
             v = tf.get_variable("w", [2], use_resource=True)
         assert v._shared_name == "outer/w"
+
+
+def test_saver_missing_parent_directories(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable(7.0, name="v")
+        saver = tf.train.Saver({"v": v})
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            # as TF, one missing directory level is created, two are an error
+            path = str(tmp_path / "a" / "ckpt")
+            assert saver.save(sess, path) == path
+            with pytest.raises(ValueError, match="Parent directory of .* doesn't exist"):
+                saver.save(sess, str(tmp_path / "b" / "c" / "ckpt"))
+            sess.run(v.assign(0.0))
+            saver.restore(sess, path)
+            assert sess.run(v) == 7.0
+            blocker = tmp_path / "a_file"
+            blocker.write_text("")
+            bad = str(blocker / "ckpt")
+            with pytest.raises(ValueError, match="Parent directory of .* doesn't exist, can't save"):
+                saver.save(sess, bad)
+            with pytest.raises(tf.errors.UnimplementedError, match="scheme 'gs' not implemented"):
+                saver.save(sess, "gs://bucket/ckpt")

@@ -455,12 +455,21 @@ def write_index(prefix, entries, num_shards):
 
 
 def _ensure_dir(prefix):
+    scheme, sep, _ = prefix.partition("://")
+    if sep and "/" not in scheme:
+        # tideflow's file system is local paths only (gfile.get_registered_schemes)
+        raise errors.UnimplementedError(
+            None, None, f"File system scheme '{scheme}' not implemented (file: '{prefix}')")
     d = os.path.dirname(prefix)
     if d and not os.path.isdir(d):
+        # as TF, one missing level is created; a deeper one (or a file in the way) makes the
+        # saver report the missing parent directory
         try:
             os.mkdir(d)
         except FileExistsError:
-            pass
+            if not os.path.isdir(d):
+                raise errors.NotFoundError(
+                    None, None, f"Failed to create a directory: {d}; Not a directory") from None
         except OSError as e:
             raise errors.NotFoundError(
                 None, None, f"Failed to create a directory: {d}; {e.strerror}"
