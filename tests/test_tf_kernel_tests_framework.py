@@ -430,3 +430,35 @@ def test_init_scope_lifts_out_of_function_graphs_with_their_devices():
         tf.cond(tf.constant(True), branch, lambda: tf.constant(0.0))
         lifted = [op for op in g.get_operations() if op.name.endswith("lifted")]
         assert len(lifted) == 1 and lifted[0].device == "/device:CPU:0"
+
+
+def test_dense_tensor_like_name_scope_helpers_and_statistics():
+    from tideflow.python.framework import ops as tf_ops
+
+    with tf.Graph().as_default():
+        assert tf_ops.is_dense_tensor_like(tf.constant(1.0))
+        assert tf_ops.is_dense_tensor_like(tf.Variable([17]))
+        assert not tf_ops.is_dense_tensor_like(np.ones(2))
+
+        class NoName:
+            pass
+
+        with pytest.raises(TypeError, match="`name`"):
+            tf_ops.register_dense_tensor_like_type(NoName)
+        a = tf.constant(2.0)
+        file, _line, func, code = a.op.traceback[-1]
+        assert file == __file__ and func.startswith("test_dense") and "tf.constant(2.0)" in code
+    assert tf_ops.strip_name_scope("^hidden1/hidden1/weights", "hidden1") == "^hidden1/weights"
+    assert tf_ops.prepend_name_scope("loc:@hidden1/w", "hidden2") == "loc:@hidden2/hidden1/w"
+
+    @tf_ops.RegisterStatistics("H8StatsOp", "flops")
+    def _flops(graph, node):
+        return tf_ops.OpStats("flops", 20)
+
+    node = tf.NodeDef(name="n", op="H8StatsOp")
+    assert tf_ops.get_stats_for_node_def(None, node, "flops").value == 20
+    assert tf_ops.get_stats_for_node_def(None, node, "params").value is None
+    total = tf_ops.OpStats("flops")
+    total += tf_ops.OpStats("flops", 3)
+    total += tf_ops.OpStats("flops", 4)
+    assert total.value == 7

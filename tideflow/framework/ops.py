@@ -382,7 +382,13 @@ class Operation:
 
     @property
     def traceback(self):
-        return [self._traceback_tuple()] if self._traceback else []
+        """TF's (filename, lineno, function, source line) of the line that made this op."""
+        if not self._traceback:
+            return []
+        import linecache
+
+        f, line, fn = self._traceback[:3]
+        return [(f, line, fn, linecache.getline(f, line).strip())]
 
     def _traceback_tuple(self):
         return self._traceback
@@ -1338,8 +1344,81 @@ def _deref(tensor):
     return tensor
 
 
+_DENSE_TENSOR_LIKE_TYPES = [Tensor]
+
+
+def register_dense_tensor_like_type(tensor_type):
+    """Declares a class whose objects stand for dense tensors (TF: Variable is one); it
+    must have ``name`` and ``dtype`` properties."""
+    if not isinstance(getattr(tensor_type, "name", None), property):
+        raise TypeError(f"Type {tensor_type.__name__} does not define a `name` property")
+    if not isinstance(getattr(tensor_type, "dtype", None), property):
+        raise TypeError(f"Type {tensor_type.__name__} does not define a `dtype` property")
+    _DENSE_TENSOR_LIKE_TYPES.append(tensor_type)
+
+
 def is_dense_tensor_like(t):
-    return isinstance(t, Tensor)
+    return isinstance(t, tuple(_DENSE_TENSOR_LIKE_TYPES))
+
+
+def strip_name_scope(name, export_scope):
+    """``name`` without a leading ``export_scope/`` (also inside ``^name`` and ``loc:@``)."""
+    from tideflow.framework import meta_graph
+
+    return meta_graph.strip_name_scope(name, export_scope)
+
+
+def prepend_name_scope(name, import_scope):
+    """``import_scope/name`` (also inside ``^name`` and ``loc:@``)."""
+    from tideflow.framework import meta_graph
+
+    return meta_graph.prepend_name_scope(name, import_scope)
+
+
+# -- op statistics (TF's RegisterStatistics: e.g. the flops a profiler sums) ----------------
+_STATS = {}
+
+
+class OpStats:
+    """A named statistic of an op (``OpStats("flops", 20)``); ``+=`` adds two of a kind."""
+
+    def __init__(self, statistic_type, value=None):
+        self.statistic_type = statistic_type
+        self.value = value
+
+    def __iadd__(self, other):
+        if other.statistic_type != self.statistic_type:
+            raise ValueError(f"Can't add an OpStat of type {other.statistic_type} to one of "
+                             f"{self.statistic_type}.")
+        if self.value is None:
+            self.value = other.value
+        elif other.value is not None:
+            self.value += other.value
+        return self
+
+
+class RegisterStatistics:
+    """``@RegisterStatistics(op_type, statistic_type)`` registers ``fn(graph, node_def)``
+    returning an OpStats."""
+
+    def __init__(self, op_type, statistic_type):
+        if not isinstance(op_type, str) or "," in op_type:
+            raise TypeError("op_type must be a string without ','")
+        if not isinstance(statistic_type, str) or "," in statistic_type:
+            raise TypeError("statistic_type must be a string without ','")
+        self._key = f"{op_type},{statistic_type}"
+
+    def __call__(self, f):
+        if self._key in _STATS:
+            raise KeyError(f"Registering two statistics with name '{self._key}'!")
+        _STATS[self._key] = f
+        return f
+
+
+def get_stats_for_node_def(graph, node, statistic_type):
+    """The registered statistic of ``node`` (a NodeDef), or an OpStats valued None."""
+    fn = _STATS.get(f"{node.op},{statistic_type}")
+    return fn(graph, node) if fn is not None else OpStats(statistic_type)
 
 
 # ------------------------------------------------------------------------------------------

@@ -831,3 +831,6 @@ def assert_variables_initialized(var_list=None):
         if len(ranks) == 1:
             return ranks[0]
         return array_ops.stack(ranks)
+
+
+ops.register_dense_tensor_like_type(Variable)  # as TF: a Variable is dense-tensor-like
