@@ -284,3 +284,57 @@ def test_padded_batch_accepts_minus_one_and_checks_padded_shapes():
         with pytest.raises(ValueError, match=r"The padded shape \(\?, \?\) is not compatible"):
             dataset_ops.Dataset.range(10).padded_batch(
                 5, padded_shapes=tf.placeholder(tf.int64, [2]))
+
+
+# -- reduce, shuffle seeds, argument checks -------------------------------------------------
+
+
+def test_dataset_reduce_folds_elements_into_the_state():
+    with tf.Graph().as_default():
+        total = dataset_ops.Dataset.range(10).reduce(np.int64(0), lambda s, x: s + x)
+        pair = dataset_ops.Dataset.range(1, 6).reduce(
+            (np.int64(0), np.int64(1)), lambda s, x: (s[0] + x, s[1] * x))
+        empty = dataset_ops.Dataset.range(0).reduce(np.int64(7), lambda s, x: s + x)
+        # a state whose shape grows: traced again with the shape relaxed, as TF does
+        grown = dataset_ops.Dataset.range(4).reduce(
+            tf.zeros([0], tf.int64), lambda s, x: tf.concat([s, [x * x]], 0))
+        assert grown.shape.as_list() == [None]
+        with tf.Session() as sess:
+            assert sess.run(total) == sum(range(10))
+            assert sess.run(pair) == (15, 120)
+            assert sess.run(empty) == 7
+            np.testing.assert_array_equal(sess.run(grown), [0, 1, 4, 9])
+        with pytest.raises(TypeError, match="must match the initial state"):
+            # an int32 state whose new value is the int64 element
+            dataset_ops.Dataset.range(3).reduce(np.int32(0), lambda s, x: x)
+
+
+def test_shuffle_seed_may_be_a_tensor():
+    with tf.Graph().as_default():
+        a = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.range(20).shuffle(20, seed=0)).get_next()
+        ph = tf.placeholder(tf.int64, [])
+        it = dataset_ops.make_initializable_iterator(
+            dataset_ops.Dataset.range(20).shuffle(20, seed=ph))
+        b = it.get_next()
+        with tf.Session() as sess:
+            first = [sess.run(a) for _ in range(20)]
+            sess.run(it.initializer, {ph: 0})
+            assert [sess.run(b) for _ in range(20)] == first
+            assert sorted(first) == list(range(20))
+
+
+def test_prefetch_interleave_and_unbatch_argument_checks():
+    with tf.Graph().as_default():
+        bad = [dataset_ops.Dataset.range(5).prefetch(-5),
+               dataset_ops.Dataset.range(5).interleave(
+                   lambda x: dataset_ops.Dataset.from_tensors(x), cycle_length=0)]
+        with tf.Session() as sess:
+            for d in bad:
+                with pytest.raises(tf.errors.InvalidArgumentError):
+                    sess.run(dataset_ops.make_one_shot_iterator(d).get_next())
+            auto = dataset_ops.make_one_shot_iterator(
+                dataset_ops.Dataset.range(3).prefetch(tf.data.experimental.AUTOTUNE)).get_next()
+            assert [sess.run(auto) for _ in range(3)] == [0, 1, 2]
+        with pytest.raises(ValueError, match="different batch sizes"):
+            dataset_ops.Dataset.from_tensors((np.zeros(3), np.zeros(4))).unbatch()

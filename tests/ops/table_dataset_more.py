@@ -95,6 +95,15 @@ def _optional_check():
                 raise AssertionError("get_value of an empty Optional did not fail")
 
 
+def _reduce_check():
+    vals = np.array([3, 1, 4, 1, 5], np.int64)
+    with tf.Graph().as_default():
+        total, prod = D.from_tensor_slices(vals).reduce(
+            (np.int64(0), np.int64(1)), lambda s, x: (s[0] + x, s[1] * x))
+        got = _run([total, prod])
+    assert [int(g) for g in got] == [int(vals.sum()), int(np.prod(vals))]
+
+
 CASES = [
     _row(("ScanDataset",), lambda: D.range(5).apply(
         X.scan(np.int64(0), lambda s, x: (s + x, s * 10))), [0, 0, 10, 30, 60]),
@@ -126,6 +135,7 @@ CASES = [
                                                (tf.int64, tf.string)),
          [(1, b"one"), (2, b"two")]),
     Case("RandomDataset", check=_random_check),
+    Case("ReduceDataset", check=_reduce_check),
     Case("DatasetToTFRecord", check=_tfrecord_check),
     Case(("OptionalFromValue", "OptionalNone", "OptionalHasValue", "OptionalGetValue",
           "IteratorGetNextAsOptional"), check=_optional_check),

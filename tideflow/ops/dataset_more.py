@@ -221,6 +221,73 @@ def scan(initial_state, scan_func):
     return apply
 
 
+def _reduce_factory(ctx):
+    from tideflow.ops.dataset_kernels import compiled
+
+    fn = compiled(ctx, "f")
+
+    def run(dataset, state, args):
+        rt = dv.IterRuntime()
+        try:
+            state = list(state)
+            for elem in dataset.iterate(rt):
+                state = list(fn(*state, *elem, *args))
+        finally:
+            rt.close()
+        return state
+
+    return run
+
+
+op_registry.declare(
+    "ReduceDataset",
+    inputs=["input_dataset: variant", "initial_state: Tstate", "other_arguments: Targuments"],
+    outputs=["components: output_types"],
+    attrs=["f: func", "Tstate: list(type) >= 1", *_FN,
+           "use_inter_op_parallelism: bool = true"],
+    shape=lambda op: list(op._attrs["output_shapes"]),
+    kernel_factory=_reduce_factory,
+    differentiable=False,
+    stateful=True,
+)
+
+
+def reduce(dataset, initial_state, reduce_func):
+    """``dataset.reduce(initial_state, reduce_func)``: ``reduce_func(state, element)`` folded
+    over the elements from ``initial_state``; the final state (its tensors)."""
+    with ops.name_scope("initial_state"):
+        state = ds.to_tensors(initial_state, name="initial_state")
+    state_specs = ds.specs_of(state)
+    if any(s.is_sparse or s.is_dataset for s in ds.flatten(state_specs)):
+        raise TypeError("reduce: SparseTensor and Dataset states are not supported by tideflow")
+    for _ in range(3):
+        fn = StructuredFunction(reduce_func, "reduce", (state_specs, dataset._specs))
+        new_state = fn.output_specs
+        try:
+            ds.assert_same_structure(state_specs, new_state)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"The element structure for the new state must match the initial "
+                            f"state. Expected {ds.types_of(state_specs)}; got "
+                            f"{ds.types_of(new_state)}.") from e
+        want = [s.dtype for s in ds.flatten(state_specs)]
+        got = [s.dtype for s in ds.flatten(new_state)]
+        if want != got:
+            raise TypeError(f"The element types for the new state must match the initial state. "
+                            f"Expected {ds.types_of(state_specs)}; got {ds.types_of(new_state)}.")
+        relaxed = _relaxed(state_specs, new_state)
+        if [repr(s.shape) for s in ds.flatten(relaxed)] == [
+                repr(s.shape) for s in ds.flatten(state_specs)]:
+            break
+        state_specs = relaxed  # the state's shape changes: trace again with it relaxed
+    fn.register_in(ops.get_default_graph())
+    attrs = {"f": fn.name, "Tstate": want,
+             "Targuments": [t.dtype.base_dtype for t in fn.captured], **ds.wire_attrs(state_specs)}
+    op = ops.apply_op("ReduceDataset", [dataset._as_variant_tensor(), ds.flatten(state),
+                                        fn.captured], attrs, name="ReduceDataset")
+    fn.add_to(op)
+    return ds.from_wire(state_specs, op.outputs)
+
+
 class _TakeWhile(dv.DatasetValue):
     def __init__(self, input_, fn, captured):
         self.input, self.fn, self.captured = input_, fn, list(captured)

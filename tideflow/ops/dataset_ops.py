@@ -68,8 +68,11 @@ class StructuredFunction:
             self.output_specs = ds.specs_of(ret)
             return ds.to_wire(ret)
 
+        n_outer = len(graph._ops)
         self.fg = func_graph.trace(body, wire, self.name)
-        if any(op.type in _RESOURCE_OPS for op in self.fg.get_operations()):
+        # a table made in the function lands in it, or in the outer graph (init_scope)
+        if any(op.type in _RESOURCE_OPS
+               for op in self.fg.get_operations() + graph._ops[n_outer:]):
             warnings.warn("Creating resources inside a function passed to Dataset.map() is "
                           "not supported. Create each resource outside the function, and "
                           "capture it inside the function to use it.", stacklevel=3)
@@ -107,6 +110,21 @@ class StructuredFunction:
         from tideflow.ops.cond import add_control_captures
 
         add_control_captures(op, [self.fg])
+
+
+def _tensor_seeds(op_seed):
+    """TF's (seed, seed2) for an op seed given as a tensor (fed at initialization): the graph
+    seed (or TF's default) as for a Python seed, and the tensor's value as the op seed, with
+    (0, 0) read as (0, 2**31 - 1) as TF does."""
+    from tideflow.ops import array_ops, math_ops
+
+    graph_seed, _ = get_seed(1)  # the first seed does not depend on the op seed's value
+    with ops.name_scope("seed2"):
+        seed2 = ops.convert_to_tensor(op_seed, dtype=dtypes.int64)
+        if graph_seed == 0:
+            seed2 = array_ops.where(math_ops.equal(seed2, 0),
+                                    ops.convert_to_tensor(2**31 - 1, dtype=dtypes.int64), seed2)
+    return graph_seed, seed2
 
 
 def _infer_batch_dim(specs, drop_remainder, batch_size):
@@ -319,7 +337,10 @@ class Dataset(ds.Structured):
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """Elements drawn at random from a buffer of ``buffer_size`` (TF's seed rule)."""
-        seed, seed2 = get_seed(seed)
+        if isinstance(seed, ops.Tensor):
+            seed, seed2 = _tensor_seeds(seed)
+        else:
+            seed, seed2 = get_seed(seed)
         if seed is None:
             seed, seed2 = 0, 0
         attrs = {"reshuffle_each_iteration": True if reshuffle_each_iteration is None
@@ -428,6 +449,13 @@ class Dataset(ds.Structured):
         from tideflow.ops.dataset_more import scan
 
         return scan(initial_state, scan_func)(self)
+
+    def reduce(self, initial_state, reduce_func):
+        """The final state of ``reduce_func(state, element)`` applied to every element in
+        turn, starting from ``initial_state`` (a nest of tensors of the state's structure)."""
+        from tideflow.ops.dataset_more import reduce
+
+        return reduce(self, initial_state, reduce_func)
 
     def take_while(self, predicate):
         from tideflow.ops.dataset_more import take_while

@@ -331,6 +331,15 @@ def batched(specs, n):
 
 
 def unbatched(specs):
+    dim = TensorShape([None])
+    for s in flatten(specs):
+        if s.shape.ndims:
+            try:
+                dim = dim.merge_with(s.shape[:1])
+            except ValueError:
+                raise ValueError("Cannot unbatch an input whose components have different "
+                                 "batch sizes.") from None
+
     def one(s):
         if s.shape.ndims == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")

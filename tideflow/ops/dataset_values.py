@@ -418,10 +418,13 @@ class Interleave(DatasetValue):
 
     def __init__(self, input_, fn, captured, cycle_length, block_length):
         self.input, self.fn, self.captured = input_, fn, list(captured)
-        if cycle_length <= 0:
+        if cycle_length == -1:  # AUTOTUNE: as TF, the number of CPU cores
             import os
 
             cycle_length = os.cpu_count() or 1
+        elif cycle_length <= 0:
+            raise errors.InvalidArgumentError(None, None, "cycle_length must be greater than "
+                                              "zero.")
         if block_length <= 0:
             raise errors.InvalidArgumentError(None, None, "block_length must be greater than "
                                               "zero.")
@@ -749,6 +752,10 @@ class Prefetch(DatasetValue):
 
     def __init__(self, input_, buffer_size):
         self.input = input_
+        if buffer_size < 0 and buffer_size != -1:
+            raise errors.InvalidArgumentError(
+                None, None, "buffer_size must be >= 0 or set buffer_size to be -1 for "
+                "auto-tuning")
         self.size = int(buffer_size) if buffer_size > 0 else 16
 
     def iterate(self, rt):
