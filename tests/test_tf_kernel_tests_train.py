@@ -240,3 +240,17 @@ def test_saver_missing_parent_directories(tmp_path):
                 saver.save(sess, bad)
             with pytest.raises(tf.errors.UnimplementedError, match="scheme 'gs' not implemented"):
                 saver.save(sess, "gs://bucket/ckpt")
+
+
+def test_checkpoint_exists_matches_the_prefix_itself(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        saver = tf.train.Saver({"v": v})
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = saver.save(sess, str(tmp_path / "model"))
+    assert tf.train.checkpoint_exists(path)
+    # TF falls back to the files the prefix itself matches (V1 checkpoints, a .meta file)
+    assert tf.train.checkpoint_exists(path + ".meta")
+    assert tf.train.checkpoint_exists(str(tmp_path / "mod*"))
+    assert not tf.train.checkpoint_exists(str(tmp_path / "other"))

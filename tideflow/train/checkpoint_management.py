@@ -141,8 +141,10 @@ def checkpoint_exists(checkpoint_prefix):
         checkpoint_prefix = checkpoint_prefix.decode()
     if _prefix_files(checkpoint_prefix):
         return True
-    # a glob pattern naming checkpoints
-    return bool(glob.glob(checkpoint_prefix + checkpoint_format.INDEX_SUFFIX))
+    # a glob pattern naming checkpoints; then, as TF's V1 fallback, any file the prefix
+    # matches itself (a V1 checkpoint, or a ``.meta`` file passed as the prefix)
+    return bool(glob.glob(checkpoint_prefix + checkpoint_format.INDEX_SUFFIX)
+                or glob.glob(checkpoint_prefix))
 
 
 checkpoint_exists_internal = checkpoint_exists
