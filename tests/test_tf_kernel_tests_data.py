@@ -338,3 +338,36 @@ def test_prefetch_interleave_and_unbatch_argument_checks():
             assert [sess.run(auto) for _ in range(3)] == [0, 1, 2]
         with pytest.raises(ValueError, match="different batch sizes"):
             dataset_ops.Dataset.from_tensors((np.zeros(3), np.zeros(4))).unbatch()
+
+
+def test_dataset_reduce_sparse_state_and_cancellation():
+    def sp(i):
+        return tf.SparseTensorValue(indices=[[0, 0]], values=tf.reshape(tf.cast(i, tf.int64), [1]),
+                                    dense_shape=[1, 1])
+
+    with tf.Graph().as_default():
+        last = dataset_ops.Dataset.range(1, 4).map(sp).reduce(sp(0), lambda _, value: value)
+        assert isinstance(last, tf.SparseTensor)
+        endless = dataset_ops.Dataset.from_tensors(np.int64(1)).repeat().reduce(
+            np.int64(0), lambda s, x: s + x)
+        sess = tf.Session()
+        got = sess.run(last)
+        np.testing.assert_array_equal(got.values, [3])
+        np.testing.assert_array_equal(got.dense_shape, [1, 1])
+        errs = []
+
+        def run():
+            try:
+                sess.run(endless)
+            except tf.errors.CancelledError as e:
+                errs.append(e)
+
+        import threading
+        import time
+
+        t = threading.Thread(target=run)
+        t.start()
+        time.sleep(0.2)
+        sess.close()
+        t.join(10)
+        assert not t.is_alive() and len(errs) == 1

@@ -221,22 +221,22 @@ def scan(initial_state, scan_func):
     return apply
 
 
-def _reduce_factory(ctx):
+def _reduce_kernel(dataset, state, args, *, ctx, step):
     from tideflow.ops.dataset_kernels import compiled
 
     fn = compiled(ctx, "f")
-
-    def run(dataset, state, args):
-        rt = dv.IterRuntime()
-        try:
-            state = list(state)
-            for elem in dataset.iterate(rt):
-                state = list(fn(*state, *elem, *args))
-        finally:
-            rt.close()
-        return state
-
-    return run
+    rt = dv.IterRuntime(getattr(ctx.session, "_cancelled", None))
+    rt.step = step
+    try:
+        state = list(state)
+        for elem in dataset.iterate(rt):
+            if rt.should_stop():  # a closed session ends an endless reduce
+                raise errors.CancelledError(None, None, "Reduce was cancelled")
+            state = list(fn(*state, *elem, *args))
+    finally:
+        rt.step = None
+        rt.close()
+    return state
 
 
 op_registry.declare(
@@ -246,7 +246,7 @@ op_registry.declare(
     attrs=["f: func", "Tstate: list(type) >= 1", *_FN,
            "use_inter_op_parallelism: bool = true"],
     shape=lambda op: list(op._attrs["output_shapes"]),
-    kernel_factory=_reduce_factory,
+    kernel=_reduce_kernel,
     differentiable=False,
     stateful=True,
 )
@@ -258,8 +258,8 @@ def reduce(dataset, initial_state, reduce_func):
     with ops.name_scope("initial_state"):
         state = ds.to_tensors(initial_state, name="initial_state")
     state_specs = ds.specs_of(state)
-    if any(s.is_sparse or s.is_dataset for s in ds.flatten(state_specs)):
-        raise TypeError("reduce: SparseTensor and Dataset states are not supported by tideflow")
+    if any(s.is_dataset for s in ds.flatten(state_specs)):
+        raise TypeError("reduce: Dataset states are not supported by tideflow")
     for _ in range(3):
         fn = StructuredFunction(reduce_func, "reduce", (state_specs, dataset._specs))
         new_state = fn.output_specs
@@ -269,8 +269,8 @@ def reduce(dataset, initial_state, reduce_func):
             raise TypeError(f"The element structure for the new state must match the initial "
                             f"state. Expected {ds.types_of(state_specs)}; got "
                             f"{ds.types_of(new_state)}.") from e
-        want = [s.dtype for s in ds.flatten(state_specs)]
-        got = [s.dtype for s in ds.flatten(new_state)]
+        want = [(s.dtype, s.cls) for s in ds.flatten(state_specs)]
+        got = [(s.dtype, s.cls) for s in ds.flatten(new_state)]
         if want != got:
             raise TypeError(f"The element types for the new state must match the initial state. "
                             f"Expected {ds.types_of(state_specs)}; got {ds.types_of(new_state)}.")
@@ -280,9 +280,9 @@ def reduce(dataset, initial_state, reduce_func):
             break
         state_specs = relaxed  # the state's shape changes: trace again with it relaxed
     fn.register_in(ops.get_default_graph())
-    attrs = {"f": fn.name, "Tstate": want,
+    attrs = {"f": fn.name, "Tstate": ds.wire_types(state_specs),
              "Targuments": [t.dtype.base_dtype for t in fn.captured], **ds.wire_attrs(state_specs)}
-    op = ops.apply_op("ReduceDataset", [dataset._as_variant_tensor(), ds.flatten(state),
+    op = ops.apply_op("ReduceDataset", [dataset._as_variant_tensor(), ds.to_wire(state),
                                         fn.captured], attrs, name="ReduceDataset")
     fn.add_to(op)
     return ds.from_wire(state_specs, op.outputs)
