@@ -340,3 +340,28 @@ def test_tables_made_inside_control_flow_live_outside():
     lookup = dict(zip(keys.tolist(), vals.tolist()))
     assert got.tolist() == [lookup.get(int(e), -1) for e in elems]
     assert b == 15
+
+
+def test_text_file_tables_share_by_file_and_columns(tmp_path):
+    vocab = tmp_path / "words.txt"
+    vocab.write_text("ant\nbee\ncat\n")
+    whole, line = tf.lookup.TextFileIndex.WHOLE_LINE, tf.lookup.TextFileIndex.LINE_NUMBER
+    with tf.Graph().as_default():
+        init = tf.lookup.TextFileInitializer(str(vocab), tf.string, whole, tf.int64, line)
+        assert init._shared_name == f"hash_table_{vocab}_-2_-1"
+        sized = tf.lookup.TextFileInitializer(str(vocab), tf.string, whole, tf.int64, line,
+                                              vocab_size=2)
+        assert sized._shared_name == f"hash_table_{vocab}_2_-2_-1"
+        t1 = tf.lookup.StaticHashTable(init, -1)
+        t2 = tf.lookup.StaticHashTable(
+            tf.lookup.TextFileInitializer(str(vocab), tf.string, whole, tf.int64, line), -1)
+        assert t1.resource_handle.op.get_attr("shared_name") == init._shared_name.encode()
+        words = tf.constant(["cat", "ant", "dog"])
+        with tf.Session() as sess:
+            sess.run(t1.initializer)  # the second table reads the same resource
+            assert sess.run(t2.lookup(words)).tolist() == [2, 0, -1]
+        with pytest.raises(ValueError, match="Filename required"):
+            tf.lookup.TextFileInitializer("", tf.string, whole, tf.int64, line)
+        with pytest.raises(ValueError, match="rank 0"):
+            tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
+                tf.constant([str(vocab)] * 2), tf.string, whole, tf.int64, line), -1)

@@ -315,8 +315,16 @@ op_registry.declare(
     stateful=True,
 )
 
+def _init_from_file_shape(op):
+    filename = op._inputs[1]._shape
+    if filename.ndims is not None and filename.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {filename.ndims}")
+    return []
+
+
 op_registry.declare(
     "InitializeTableFromTextFileV2",
+    shape=_init_from_file_shape,
     inputs=["table_handle: resource", "filename: string"],
     attrs=["key_index: int >= -2", "value_index: int >= -2", "vocab_size: int >= -1 = -1",
            "delimiter: string = '\t'"],
@@ -643,8 +651,10 @@ class HashTable(InitializableLookupTableBase):
 
     def __init__(self, initializer, default_value, shared_name=None, name=None):
         with _lifted(), ops.name_scope(name, "hash_table", []) as scope:
+            # a text-file table shares by its file and columns, as TF 1.15's (two tables read
+            # from one vocabulary are one resource)
             table_ref = ops.apply_op("HashTableV2", [], {
-                "shared_name": shared_name or "",
+                "shared_name": shared_name or getattr(initializer, "_shared_name", None) or "",
                 "container": ops.get_default_graph()._container or "",
                 "key_dtype": initializer.key_dtype, "value_dtype": initializer.value_dtype,
             }, name=scope).outputs[0]
@@ -835,6 +845,8 @@ class TextFileInitializer(TableInitializerBase):
                              f"{value_dtype}.")
         if vocab_size is not None and vocab_size <= 0:
             raise ValueError(f"Invalid vocab_size {vocab_size}.")
+        if isinstance(filename, (str, bytes)) and not filename:
+            raise ValueError(f"Filename required for {name}.")
         self._filename = filename
         self._key_index = key_index
         self._value_index = value_index
@@ -842,6 +854,18 @@ class TextFileInitializer(TableInitializerBase):
         self._delimiter = delimiter
         self._name = name
         super().__init__(key_dtype, value_dtype)
+
+    @property
+    def _shared_name(self):
+        """``hash_table_<file>[_<vocab_size>]_<key_index>_<value_index>``: TF 1.15's
+        shared name of a table this initializer fills."""
+        filename = self._filename
+        if isinstance(filename, ops.Tensor):
+            filename = filename.name
+        elif isinstance(filename, bytes):
+            filename = filename.decode("utf-8", "replace")
+        size = f"_{self._vocab_size}" if self._vocab_size else ""
+        return f"hash_table_{filename}{size}_{self._key_index}_{self._value_index}"
 
     def initialize(self, table):
         table.check_table_dtypes(self.key_dtype, self.value_dtype)
