@@ -203,3 +203,50 @@ def test_space_batch_nd_known_block_fixes_batch_dimension(sess):
     # NumPy: split each spatial dim into (size / block, block), move the block offsets first
     want = value.reshape(3, 2, 2, 2, 3, 2).transpose(2, 4, 0, 1, 3, 5).reshape(18, 2, 2, 2)
     np.testing.assert_array_equal(got, want)
+
+
+# -- scatter_nd family ---------------------------------------------------------------------------------
+def test_scatter_nd_shape_errors_use_tf_words(sess):
+    v = tf.Variable(tf.zeros([2, 2, 2], tf.int32))
+    for scatter in (lambda i, u: tf.scatter_nd(i, u, [2, 2, 2]),
+                    lambda i, u: tf.scatter_nd_update(v, i, u),
+                    lambda i, u: tf.tensor_scatter_update(tf.zeros([2, 2, 2], tf.int32), i, u)):
+        with pytest.raises(ValueError, match=r"The outer 2 dimensions of indices\.shape=\[3,2,2\] "
+                                             r"must match the outer 2 dimensions of updates"):
+            scatter(tf.zeros([3, 2, 2], tf.int32), tf.zeros([2, 2, 2], tf.int32))
+        with pytest.raises(ValueError, match=r"The inner 2 dimensions of (input|output)\.shape="
+                                             r"\[2,2,2\] must match the inner 0 dimensions"):
+            scatter(tf.zeros([2, 2, 1], tf.int32), tf.zeros([2, 2], tf.int32))
+    with pytest.raises(ValueError, match="Indices and updates specified for empty output shape"):
+        tf.scatter_nd(tf.zeros([2, 1], tf.int32), tf.zeros([2, 3, 2], tf.int32), [0, 3, 2])
+    ix, up = tf.placeholder(tf.int32), tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Indices and updates specified for empty output shape"):
+        sess.run(tf.scatter_nd(ix, up, [0, 3]), {ix: [[0]], up: [[1, 2, 3]]})
+    empty = tf.scatter_nd(tf.zeros([0], tf.int32), tf.zeros([0], tf.int32), [0])
+    assert sess.run(empty).shape == (0,)
+    scalar = tf.Variable(1.5)
+    sess.run(scalar.initializer)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Output must be at least 1-D"):
+        sess.run(tf.scatter_nd_update(scalar, [[0]], [0.25]))
+
+
+def test_scatter_nd_of_strings_concatenates_duplicates(sess):
+    got = sess.run(tf.scatter_nd([[4], [3], [3], [1]], tf.constant(["a", "b", "b", "c"]), [6]))
+    assert got.tolist() == [b"", b"c", b"", b"bb", b"a", b""]
+
+
+def test_scatter_nd_non_aliasing_add(sess):
+    from tideflow.python.ops import array_ops
+
+    base = np.arange(8, dtype=np.float64).reshape(4, 2)
+    x = tf.constant(base)
+    upd = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    out = array_ops.scatter_nd_non_aliasing_add(x, [[1], [3], [1]], tf.cast(upd, tf.float64))
+    want = base.copy()
+    np.add.at(want, [1, 3, 1], [[1, 2], [3, 4], [5, 6]])
+    assert out.op.type == "ScatterNdNonAliasingAdd" and out.get_shape().as_list() == [4, 2]
+    np.testing.assert_array_equal(sess.run(out), want)
+    gx, gu = tf.gradients(tf.reduce_sum(out * tf.constant(base)), [x, upd])
+    np.testing.assert_array_equal(sess.run(gx), base)
+    np.testing.assert_array_equal(sess.run(gu), base[[1, 3, 1]])

@@ -305,23 +305,49 @@ op_registry.declare(
 )
 
 
+def scatter_shape_mismatch(ix, up, target, target_name="input"):
+    """TF's shape-function error when ``updates`` does not fit ``indices`` and the target:
+    the leading (index) dimensions first, then the trailing (slice) ones."""
+    k = ix.dims[-1].value
+    outer = ix.ndims - 1
+    if up.ndims < outer or not TensorShape(up.dims[:outer]).is_compatible_with(
+            TensorShape(ix.dims[:-1])):
+        return ValueError(
+            f"The outer {outer} dimensions of indices.shape={_shape_str(ix)} must match the "
+            f"outer {outer} dimensions of updates.shape={_shape_str(up)}")
+    return ValueError(
+        f"The inner {max(target.ndims - k, 0)} dimensions of {target_name}.shape="
+        f"{_shape_str(target)} must match the inner {up.ndims - outer} dimensions of "
+        f"updates.shape={_shape_str(up)}")
+
+
+def check_empty_target(target, ix, up):
+    """TF's static check: indices or updates known non-empty for a known empty target."""
+    size = target.num_elements() if target.is_fully_defined() else None
+    ix_size = ix.num_elements() if ix.is_fully_defined() else 0
+    up_size = up.num_elements() if up.is_fully_defined() else 0
+    if size == 0 and (ix_size or up_size):
+        raise ValueError("Indices and updates specified for empty output shape")
+
+
+def _empty_target_error(ix_size, up_size, target_size):
+    if target_size == 0 and (ix_size or up_size):
+        return "Indices and updates specified for empty output shape"
+    return None
+
+
 def _scatter_nd_shape(op):
     ix, up = _in(op, 0), _in(op, 1)
     _check_rank(_in(op, 2), 1)
     out = constant_value_as_shape(op._inputs[2])
+    check_empty_target(out, ix, up)
     if ix.ndims is not None and ix.dims[-1].value is not None and up.ndims is not None and (
         out.ndims is not None
     ):
         k = ix.dims[-1].value
-        outer = ix.ndims - 1
         want = TensorShape(ix.dims[:-1] + out.dims[k:])
         if not up.is_compatible_with(want):
-            raise ValueError(
-                f"The outer {outer} dimensions of indices.shape={_shape_str(ix)} must match the "
-                f"outer {outer} dimensions of updates.shape={_shape_str(up)}, and the inner "
-                f"dimensions of updates must match shape[{k}:] of output.shape="
-                f"{_shape_str(out)}"
-            )
+            raise scatter_shape_mismatch(ix, up, out, "output")
     return [out]
 
 
@@ -329,6 +355,9 @@ def _scatter_nd_kernel(indices, updates, shape):
     indices = np.asarray(indices)
     updates = _np(updates)
     shp = [int(v) for v in np.reshape(shape, -1)]
+    msg = _empty_target_error(indices.size, updates.size, int(np.prod(shp)))
+    if msg:
+        raise _invalid(msg)
     if indices.ndim == 0:
         raise _invalid("indices must be at least a vector")
     k = indices.shape[-1]
@@ -339,9 +368,13 @@ def _scatter_nd_kernel(indices, updates, shape):
             f"{_shape_str(updates.shape)}, indices.shape {_shape_str(indices.shape)}, shape "
             f"{_shape_str(shp)}"
         )
-    out = np.zeros(shp, dtype=updates.dtype)
+    if updates.dtype == object:  # strings: duplicates concatenate onto "" (TF's string sum)
+        out = np.full(shp, b"", dtype=object)
+    else:
+        out = np.zeros(shp, dtype=updates.dtype)
     if k == 0:
-        return out + updates.reshape((-1,) + tuple(shp)).sum(0, dtype=updates.dtype)
+        rows = int(np.prod(indices.shape[:-1]))
+        return out + updates.reshape((rows,) + tuple(shp)).sum(0, dtype=updates.dtype)
     np.add.at(out, _nd_index(indices, shp, ""), updates)
     return out
 

@@ -16,8 +16,11 @@ def _check_static(op_type, target, ix, up):
     """ValueError when the static shapes prove ``updates`` cannot be scattered into ``target``."""
     if ix.ndims == 0:
         raise ValueError(f"{op_type}: indices must be at least rank 1 but is rank 0")
-    if ix.ndims is None or ix.dims[-1].value is None or target.ndims is None:
-        return
+    from tideflow.ops.gather_ops import check_empty_target
+
+    check_empty_target(target, ix, up)
+    if ix.ndims is None or ix.dims[-1].value is None or target.ndims in (None, 0):
+        return  # a scalar target fails when run, in TF's words ("Output must be at least 1-D")
     k = ix.dims[-1].value
     if k > target.ndims:
         raise ValueError(
@@ -28,12 +31,9 @@ def _check_static(op_type, target, ix, up):
         return
     want = TensorShape(ix.dims[:-1] + target.dims[k:])
     if not up.is_compatible_with(want):
-        outer = ix.ndims - 1
-        raise ValueError(
-            f"{op_type}: the outer {outer} dimensions of indices.shape={_shape_str(ix)} must "
-            f"match the outer {outer} dimensions of updates.shape={_shape_str(up)}, and the "
-            f"inner dimensions of updates must match shape[{k}:] of the target's shape="
-            f"{_shape_str(target)}")
+        from tideflow.ops.gather_ops import scatter_shape_mismatch
+
+        raise scatter_shape_mismatch(ix, up, target)
 
 
 def _scatter_into(op_type, out, indices, updates, mode, op=None):
@@ -44,6 +44,10 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
     def invalid(msg):
         return errors.InvalidArgumentError(None, op, f"{op_type}: {msg}")
 
+    if out.ndim == 0:
+        raise invalid("Output must be at least 1-D, got shape: []")
+    if out.size == 0 and (indices.size or updates.size):
+        raise invalid("Indices and updates specified for empty output shape")
     if indices.ndim == 0:
         raise invalid("indices must be at least a vector")
     k = indices.shape[-1]
@@ -57,7 +61,7 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
             f"must have updates.shape = indices.shape[:-1] + target.shape[{k}:], got "
             f"updates.shape {_shape_str(updates.shape)}, indices.shape "
             f"{_shape_str(indices.shape)}, target.shape {_shape_str(out.shape)}")
-    flat = indices.reshape(-1, k)
+    flat = indices.reshape(int(np.prod(indices.shape[:-1])), k)
     bad = np.any((flat < 0) | (flat >= np.asarray(out.shape[:k], dtype=np.int64)), axis=1)
     if bad.any():
         i = int(np.argmax(bad))
@@ -65,7 +69,7 @@ def _scatter_into(op_type, out, indices, updates, mode, op=None):
         raise invalid(f"indices{pos} = {flat[i].tolist()} does not index into shape "
                       f"{_shape_str(out.shape)}")
     if k == 0:
-        rows = updates.reshape((-1,) + out.shape)
+        rows = updates.reshape((int(np.prod(indices.shape[:-1])),) + out.shape)
         if mode == "update":
             if rows.shape[0]:
                 out[...] = rows[-1]
@@ -180,10 +184,14 @@ def _tensor_scatter_sub_grad(op, grad):
 
 for _name, _mode, _grad in (("TensorScatterUpdate", "update", _tensor_scatter_update_grad),
                             ("TensorScatterAdd", "add", _tensor_scatter_add_grad),
-                            ("TensorScatterSub", "sub", _tensor_scatter_sub_grad)):
+                            ("TensorScatterSub", "sub", _tensor_scatter_sub_grad),
+                            # TF's older name of TensorScatterAdd (array_ops.
+                            # scatter_nd_non_aliasing_add), its input named "input"
+                            ("ScatterNdNonAliasingAdd", "add", _tensor_scatter_add_grad)):
     op_registry.declare(
         _name,
-        inputs=["tensor: T", "indices: Tindices", "updates: T"],
+        inputs=[("input" if _name == "ScatterNdNonAliasingAdd" else "tensor") + ": T",
+                "indices: Tindices", "updates: T"],
         outputs=["output: T"],
         attrs=["T: type", _INDEX],
         shape=_tensor_shape,
@@ -191,7 +199,8 @@ for _name, _mode, _grad in (("TensorScatterUpdate", "update", _tensor_scatter_up
         grad=_grad,
     )
 
-_register_fold("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+_register_fold("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+               "ScatterNdNonAliasingAdd")
 
 
 def tensor_scatter_update(tensor, indices, updates, name=None):
@@ -212,3 +221,4 @@ def tensor_scatter_sub(tensor, indices, updates, name=None):
 tensor_scatter_nd_update = tensor_scatter_update
 tensor_scatter_nd_add = tensor_scatter_add
 tensor_scatter_nd_sub = tensor_scatter_sub
+
