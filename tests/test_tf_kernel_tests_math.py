@@ -284,3 +284,38 @@ def test_sparse_segment_checks_segment_ids_like_tf(sess):
     got = sess.run(tf.sparse.segment_sum(data, [8, 3, 0, 9], [0, 2, 2, 2], num_segments=4))
     x = np.arange(40.0).reshape(10, 4)
     np.testing.assert_array_equal(got, [x[8], np.zeros(4), x[3] + x[0] + x[9], np.zeros(4)])
+
+
+# -- math_ops odds and ends ----------------------------------------------------------------
+def test_operator_converts_the_other_operand_with_a_dtype_hint(sess):
+    # TF's binary operators use x's dtype as a hint: a float literal added to an int tensor
+    # reaches the op, which names the mismatch
+    with pytest.raises(TypeError, match="Input 'y' of 'Add(V2)?' Op has type float32 that does "
+                                        "not match type int32 of argument 'x'"):
+        tf.ones([1], dtype=tf.int32) + 1.0
+    half = tf.ones([2], tf.float16) + 1.0
+    assert half.dtype == tf.float16
+    assert sess.run(half).tolist() == [2.0, 2.0]
+    assert (tf.ones([2], tf.float32) * np.float64(3.0)).dtype == tf.float32
+
+
+def test_scalar_mul_scales_indexed_slices_values(sess):
+    values = tf.constant([2, 3, 5, 7, 0, -1], shape=[3, 2])
+    out = tf.scalar_mul(-3, tf.IndexedSlices(values, tf.constant([0, 2, 5])))
+    assert isinstance(out, tf.IndexedSlices)
+    assert sess.run(out.values).tolist() == [[-6, -9], [-15, -21], [0, 3]]
+    assert sess.run(out.indices).tolist() == [0, 2, 5]
+    with pytest.raises(ValueError, match="Only scalar multiply works"):
+        tf.scalar_mul(tf.constant([1, 2]), tf.constant(3))
+
+
+def test_approximate_equal_op(sess):
+    x = np.array([[-1.0, 2.00009999], [-3.0, 4.01]])
+    y = np.array([[-1.001, 2.0], [-3.00009, 4.0]])
+    out = math_ops.approximate_equal(x, y, tolerance=0.0001)
+    assert out.op.type == "ApproximateEqual" and out.dtype == tf.bool
+    np.testing.assert_array_equal(sess.run(out), np.abs(x - y) < 0.0001)
+    assert not sess.run(math_ops.approximate_equal(np.float32(1), np.float32(1.00009)))
+    assert sess.run(math_ops.approximate_equal(np.float32(1), np.float32(1.000009)))
+    with pytest.raises(ValueError, match="Shapes must be equal rank, but are 1 and 2"):
+        math_ops.approximate_equal(np.array([1.0, 2.0]), np.array([[1.0, 2.0]]))

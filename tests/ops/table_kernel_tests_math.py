@@ -1,10 +1,11 @@
 """Op-table rows for math ops added while auditing against TF 1.15's kernel tests
-(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``)."""
+(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``; ``ApproximateEqual``)."""
 
 import numpy as np
 
 import tideflow as tf
 from tests.ops.optable import Case
+from tideflow.ops.math_ops import approximate_equal
 
 _X = np.array([[[1.5, -2.0, 3.0, 0.5], [2.0, 1.0, -1.0, 4.0], [0.5, 0.25, 2.0, -3.0]],
                [[-1.0, 2.5, 0.75, 1.0], [3.0, -0.5, 1.25, 2.0], [1.0, 1.5, -2.5, 0.5]]])
@@ -28,3 +29,9 @@ CASES = [
          lambda x: [np.floor(_norm(x.astype(np.float64), 1)).astype(x.dtype)],
          dtypes=(tf.int32, tf.int64), grad=False, name="EuclideanNorm_int"),
 ]
+
+CASES.append(Case(
+    "ApproximateEqual",
+    lambda x, y: [approximate_equal(x, y, tolerance=0.0001)],
+    [np.array([[-1.0, 2.00009999], [-3.0, 4.01]]), np.array([[-1.001, 2.0], [-3.00009, 4.0]])],
+    lambda x, y: [np.abs(x - y) < 0.0001], grad=False))

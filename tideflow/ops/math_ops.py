@@ -425,6 +425,38 @@ op_registry.declare(
 
 # complex numbers
 _TO_REAL = ["T: {complex64, complex128} = DT_COMPLEX64", "Tout: {float, double} = DT_FLOAT"]
+def _approximate_equal_shape(op):
+    # TF's shape function: the inputs have one shape (no broadcasting)
+    x, y = op._inputs[0]._shape, op._inputs[1]._shape
+    if x.ndims is not None and y.ndims is not None and x.ndims != y.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {x.ndims} and {y.ndims} for "
+                         f"'{op.name}' (op: 'ApproximateEqual')")
+    try:
+        return [x.merge_with(y)]
+    except ValueError:
+        raise ValueError(f"Dimensions must be equal, but shapes are {x} and {y} for "
+                         f"'{op.name}' (op: 'ApproximateEqual')") from None
+
+
+def _approximate_equal(x, y, *, tolerance):
+    return np.abs(np.subtract(x, y)) < tolerance
+
+
+op_registry.declare("ApproximateEqual", inputs=["x: T", "y: T"], outputs=["z: bool"],
+                    attrs=["T: numbertype", "tolerance: float = 1e-05"],
+                    shape=_approximate_equal_shape, kernel=_approximate_equal,
+                    differentiable=False)
+
+
+def approximate_equal(x, y, tolerance=0.00001, name=None):
+    """Whether |x - y| < tolerance elementwise (x and y of one shape)."""
+    with ops.name_scope(name, "ApproximateEqual", [x, y]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        y = ops.convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        return ops.apply_op("ApproximateEqual", [x, y], {"tolerance": float(tolerance)},
+                            name=scope)._outputs[0]
+
+
 op_registry.declare("Complex", inputs=["real: T", "imag: T"], outputs=["out: Tout"],
                     attrs=["T: {float, double} = DT_FLOAT",
                            "Tout: {complex64, complex128} = DT_COMPLEX64"],
@@ -586,11 +618,15 @@ def floordiv(x, y, name=None):
 
 
 def scalar_mul(scalar, x, name=None):
-    """scalar * x, where scalar is a 0-d value."""
-    scalar = ops.convert_to_tensor(scalar, dtype=ops.convert_to_tensor(x).dtype.base_dtype,
-                                   name="scalar")
+    """scalar * x, where scalar is a 0-d value (x an IndexedSlices: its values scaled)."""
+    sliced = isinstance(x, ops.IndexedSlicesBase)
+    dtype = (x.values if sliced else ops.convert_to_tensor(x)).dtype.base_dtype
+    scalar = ops.convert_to_tensor(scalar, dtype=dtype, name="scalar")
     shape = scalar.get_shape()
     if shape.ndims == 0:
+        if sliced:
+            return ops.IndexedSlices(multiply(scalar, x.values, name=name), x.indices,
+                                     x.dense_shape)
         return multiply(scalar, x, name=name)
     raise ValueError(f"Only scalar multiply works, got shape {shape}")
 
@@ -704,7 +740,9 @@ def _binary_operator(fn, name):
             return NotImplemented  # as TF: a RaggedTensor applies the reflected operator
         with ops.name_scope(None, name, [x, y]) as scope:
             if not isinstance(y, ops.Tensor):
-                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                # x's dtype is a hint, as TF's dtype_hint: ``int_tensor + 1.0`` fails in the op
+                # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...")
+                y = ops.convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
             return fn(x, y, name=scope)
 
     def rop(y, x):
