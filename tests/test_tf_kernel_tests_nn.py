@@ -261,3 +261,56 @@ def test_test_util_layout_helpers(sess):
     np.testing.assert_array_equal(nchw, x.transpose(0, 3, 1, 2))
     np.testing.assert_array_equal(sess.run(test_util.NCHWToNHWC(tf.constant(nchw))), x)
     import tideflow.python.ops.nn_grad  # noqa: F401 - TF's tests import it for its side effect
+
+
+def test_tf2_forms_under_tensorflow_python_ops(sess):
+    # TF 1.15's nn_ops/nn_impl hold the TF 2 functions too (softmax_v2, dropout_v2, ...)
+    from tideflow.python.ops import nn_impl, nn_ops
+
+    x = np.linspace(0.0, 1.0, 12).reshape(3, 4)
+    np.testing.assert_allclose(sess.run(nn_ops.softmax_v2(x, axis=0)), _np_softmax(x, 0))
+    np.testing.assert_allclose(sess.run(nn_ops.log_softmax_v2(x, axis=-2)),
+                               np.log(_np_softmax(x, 0)))
+    norm = np.sqrt((x * x).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(sess.run(nn_impl.l2_normalize_v2(x, 1)), x / norm)
+    mean, var = nn_impl.moments_v2(tf.constant(x), [0], keepdims=True)
+    np.testing.assert_allclose(sess.run([mean, var]), [x.mean(0, keepdims=True),
+                                                       x.var(0, keepdims=True)])
+    t = tf.zeros([5])
+    assert nn_ops.dropout_v2(t, rate=0) is t
+    with pytest.raises(ValueError, match=r"range \[0, 1\), got 1.1"):
+        nn_ops.dropout_v2(t, 1.1)
+    ones = tf.ones([2, 4, 4, 3])
+    y = nn_ops.conv2d_transpose_v2(ones, tf.ones([2, 2, 5, 3]), [2, 8, 8, 5], 2)
+    assert y.get_shape().as_list() == [2, 8, 8, 5]
+    # stride 2 with a 2x2 window of ones: each output gets exactly one tap, summing 3 channels
+    np.testing.assert_array_equal(sess.run(y), np.full([2, 8, 8, 5], 3.0))
+    assert nn_impl.nce_loss_v2 is not None and nn_impl.sampled_softmax_loss_v2 is not None
+    assert callable(nn_impl._compute_sampled_logits)
+
+
+def test_sampled_losses_v2_split_sharded_weights_by_div(sess):
+    rng = np.random.RandomState(0)
+    w = rng.randn(5, 4).astype(np.float32)
+    b = rng.randn(5).astype(np.float32)
+    h = rng.randn(3, 4).astype(np.float32)
+    labels = np.array([[0], [1], [2]])
+    sampled = ([1, 0, 2, 3], np.full([3, 1], 0.5, np.float32), np.full([4], 0.5, np.float32))
+    # "div" shards of 5 rows in 3 parts: rows [0, 1], [2, 3], [4]
+    shards_w = [tf.constant(w[:2]), tf.constant(w[2:4]), tf.constant(w[4:])]
+    shards_b = [tf.constant(b[:2]), tf.constant(b[2:4]), tf.constant(b[4:])]
+    logits = np.concatenate([np.sum(h * w[labels[:, 0]], 1, keepdims=True) + b[labels],
+                             h @ w[[1, 0, 2, 3]].T + b[[1, 0, 2, 3]]], 1) - np.log(0.5)
+    targets = np.hstack([np.ones([3, 1]), np.zeros([3, 4])])
+    p = 1 / (1 + np.exp(-logits))
+    want_nce = np.sum(-targets * np.log(p) - (1 - targets) * np.log(1 - p), 1)
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    want_ss = -np.log(e[:, 0] / e.sum(1))
+    from tideflow.python.ops import nn_impl
+
+    nce = nn_impl.nce_loss_v2(shards_w, shards_b, labels, h, 4, 5, sampled_values=sampled)
+    ss = nn_impl.sampled_softmax_loss_v2(shards_w, shards_b, labels, h, 4, 5,
+                                         sampled_values=sampled, remove_accidental_hits=False)
+    got_nce, got_ss = sess.run([nce, ss])
+    np.testing.assert_allclose(got_nce, want_nce, rtol=1e-5)
+    np.testing.assert_allclose(got_ss, want_ss, rtol=1e-5)

@@ -313,6 +313,20 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
                                          name=scope, dilations=dil)
 
 
+def conv2d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
+                        data_format="NHWC", dilations=None, name=None):
+    """``tf.nn.conv2d_transpose`` of TF 2 (``input``/``filters``; strides may be one int)."""
+    return conv_transpose(input, filters, output_shape, strides, padding, data_format,
+                          dilations, name or "conv2d_transpose")
+
+
+def conv3d_transpose_v2(input, filters, output_shape, strides, padding="SAME",
+                        data_format="NDHWC", dilations=None, name=None):
+    """``tf.nn.conv3d_transpose`` of TF 2 (``input``/``filters``; strides may be one int)."""
+    return conv_transpose(input, filters, output_shape, strides, padding, data_format,
+                          dilations, name or "conv3d_transpose")
+
+
 def _pool_v2(input, ksize, strides, padding, data_format, name, kind):
     x = ops.convert_to_tensor(input, name="input")
     rank = x.get_shape().ndims

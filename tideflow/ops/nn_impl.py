@@ -228,6 +228,16 @@ def log_softmax(logits, axis=None, name=None, dim=None):
     return _softmax(logits, "LogSoftmax", _axis_arg(axis, dim), name)
 
 
+def softmax_v2(logits, axis=None, name=None):
+    """``tf.nn.softmax`` of TF 2 (``axis`` only)."""
+    return _softmax(logits, "Softmax", axis, name)
+
+
+def log_softmax_v2(logits, axis=None, name=None):
+    """``tf.nn.log_softmax`` of TF 2 (``axis`` only)."""
+    return _softmax(logits, "LogSoftmax", axis, name)
+
+
 # ------------------------------------------------------------------------------------------
 # cross-entropy losses
 # ------------------------------------------------------------------------------------------
@@ -427,6 +437,16 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         square_sum = reduction_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
         inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
         return math_ops.multiply(x, inv_norm, name=scope)
+
+
+def moments_v2(x, axes, shift=None, keepdims=False, name=None):
+    """``tf.nn.moments`` of TF 2 (``keepdims``)."""
+    return moments(x, axes, shift=shift, name=name, keep_dims=keepdims)
+
+
+def l2_normalize_v2(x, axis=None, epsilon=1e-12, name=None):
+    """``tf.math.l2_normalize`` of TF 2 (``axis`` only)."""
+    return l2_normalize(x, axis, epsilon, name)
 
 
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):

@@ -106,6 +106,22 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     return nn_impl.softmax_cross_entropy_with_logits_v2(labels=targets, logits=logits)
 
 
+def nce_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+                sampled_values=None, remove_accidental_hits=False, name="nce_loss"):
+    """``tf.nn.nce_loss`` of TF 2: sharded weights are split with the "div" strategy."""
+    return nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
+                    sampled_values, remove_accidental_hits, "div", name)
+
+
+def sampled_softmax_loss_v2(weights, biases, labels, inputs, num_sampled, num_classes,
+                            num_true=1, sampled_values=None, remove_accidental_hits=True,
+                            seed=None, name="sampled_softmax_loss"):
+    """``tf.nn.sampled_softmax_loss`` of TF 2: sharded weights are split with "div"."""
+    return sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                                num_true, sampled_values, remove_accidental_hits, "div", name,
+                                seed)
+
+
 def _labels_inputs(labels, inputs):
     """Accepts 0.x's argument order (inputs before labels), told apart by dtype."""
     lab = ops.convert_to_tensor(labels)

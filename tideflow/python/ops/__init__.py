@@ -43,10 +43,17 @@ def _namespace(name, doc, members):
     return module
 
 
+def _with_private(ns, **members):
+    for key, value in members.items():
+        setattr(ns, key, value)
+    return ns
+
+
 def _text_namespaces():
     from tideflow import nn as _nn
     from tideflow.ops import loop_rnn
     from tideflow.ops import rnn as _rnn
+    from tideflow.ops import sampled_loss_ops as _sampled
     from tideflow.ops.tensor_array import TensorArray
 
     rnn_names = ("dynamic_rnn", "bidirectional_dynamic_rnn", "static_rnn",
@@ -88,9 +95,12 @@ def _text_namespaces():
 
     return {"rnn": rnn, "rnn_cell": rnn_cell, "embedding_ops": embedding_ops,
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
-            "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf),
+            # TF's nn_ops also holds the TF 2 forms (softmax_v2, dropout_v2, ...)
+            "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf, nn_impl,
+                                    "tideflow.ops.nn_extra_ops"),
             # TF's nn_impl holds depthwise_conv2d, separable_conv2d, moments, ... of tf.nn
-            "nn_impl": with_fallback("nn_impl", nn_impl, _nn, _tf),
+            "nn_impl": _with_private(with_fallback("nn_impl", nn_impl, _nn, _tf, _sampled),
+                                     _compute_sampled_logits=_sampled._compute_sampled_logits),
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
