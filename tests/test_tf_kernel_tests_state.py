@@ -331,3 +331,49 @@ def test_assert_rank_in_takes_rank_tensors():
                 s.run(check, {r0: 0, r1: 2})
             with pytest.raises(tf.errors.InvalidArgumentError, match="Rank must be a scalar"):
                 s.run(check, {r0: 1, r1: [2, 1]})
+
+
+# -- tf.cond with composite tensors; switch/merge of IndexedSlices ----------------------------
+
+def test_cond_returns_indexed_slices_sparse_and_ragged_tensors():
+    with tf.Graph().as_default():
+        pred = tf.less(1, 2)
+        values = tf.constant([10])
+        i32 = tf.constant([0], dtype=tf.int32)
+        i64 = tf.constant([0], dtype=tf.int64)
+        slices = tf.cond(pred, lambda: tf.IndexedSlices(values + 1, i32),
+                         lambda: tf.IndexedSlices(values - 1, i64))
+        assert isinstance(slices, tf.IndexedSlices)
+        assert slices.indices.dtype == tf.int64  # mixed index types widen, as TF's cond does
+
+        idx = tf.constant([[0], [3]], dtype=tf.int64)
+        shape = tf.constant([10], dtype=tf.int64)
+        sp_vals = tf.constant([2.0, 4.0])
+        sparse = tf.cond(pred, lambda: tf.SparseTensor(idx + 1, sp_vals + 1, shape),
+                         lambda: tf.SparseTensor(idx, sp_vals - 1, shape))
+        assert isinstance(sparse, tf.SparseTensor) and sparse.values.get_shape() == (2,)
+
+        rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+        ragged = tf.cond(pred, lambda: tf.concat([rt + 2, [[100]]], axis=0), lambda: rt[:2] - 2)
+        with tf.Session() as s:
+            got = s.run([slices.values, slices.indices, sparse.values, sparse.indices,
+                         ragged.values, ragged.row_splits])
+        assert got[0].tolist() == [11] and got[1].tolist() == [0]
+        assert got[2].tolist() == [3.0, 5.0] and got[3].tolist() == [[1], [4]]
+        assert got[4].tolist() == [3, 4, 5, 6, 7, 8, 100] and got[5].tolist() == [0, 2, 3, 6, 7]
+
+        with pytest.raises(TypeError, match="Cannot reconcile tf.cond 0-th outputs"):
+            tf.cond(pred, lambda: tf.IndexedSlices(values + 1, i32), lambda: values + 1)
+
+
+def test_switch_and_merge_carry_indexed_slices():
+    from tideflow.python.ops import control_flow_ops
+
+    with tf.Graph().as_default():
+        data = tf.IndexedSlices(tf.constant([1, 2, 3]), tf.constant([0, 2, 4]))
+        false_side, true_side = control_flow_ops.switch(data, tf.constant(True))
+        assert isinstance(true_side, tf.IndexedSlices)
+        merged, index = control_flow_ops.merge([false_side, true_side])
+        with tf.Session() as s:
+            values, indices, which = s.run([merged.values, merged.indices, index])
+        assert values.tolist() == [1, 2, 3] and indices.tolist() == [0, 2, 4] and which == 1

@@ -154,6 +154,92 @@ def _unpack_singleton(x):
     return x
 
 
+def _composite_kind(x):
+    """TF's composite tensors a branch may return, as (kind, number of component tensors)."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    if isinstance(x, IndexedSlices):
+        return ("IndexedSlices", 2 if x.dense_shape is None else 3)
+    if isinstance(x, SparseTensor):
+        return ("SparseTensor", 3)
+    if isinstance(x, RaggedTensor):
+        return ("RaggedTensor", 1 + len(x.nested_row_splits))
+    return None
+
+
+def _expand_composites(out):
+    """``out`` with each composite tensor replaced by the tuple of its component tensors."""
+    def expand(x):
+        kind = _composite_kind(x)
+        if kind is None:
+            return x
+        if kind[0] == "IndexedSlices":
+            return (x.values, x.indices) + (() if x.dense_shape is None else (x.dense_shape,))
+        if kind[0] == "SparseTensor":
+            return (x.indices, x.values, x.dense_shape)
+        return (x.flat_values,) + tuple(x.nested_row_splits)
+
+    return nest.map_structure(expand, out)
+
+
+def _rebuild_composites(template, expanded):
+    """The inverse of ``_expand_composites``: ``template`` gives where composites were."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    flat = iter(nest.flatten(expanded))
+    leaves = []
+    for leaf in nest.flatten(template):
+        kind = _composite_kind(leaf)
+        if kind is None:
+            leaves.append(next(flat))
+            continue
+        parts = [next(flat) for _ in range(kind[1])]
+        if kind[0] == "IndexedSlices":
+            leaves.append(IndexedSlices(*parts))
+        elif kind[0] == "SparseTensor":
+            leaves.append(SparseTensor(*parts))
+        else:
+            leaves.append(RaggedTensor.from_nested_row_splits(parts[0], parts[1:],
+                                                              validate=False))
+    return nest.pack_sequence_as(template, leaves)
+
+
+def _widen_indices(then_fg, else_fg, template):
+    """Where the branches return IndexedSlices with int32 and int64 indices, both become
+    int64, as TF's cond does."""
+    from tideflow.ops import cast_ops
+
+    positions, pos = set(), 0
+    for leaf in nest.flatten(template):
+        if isinstance(leaf, ops.Operation):
+            continue
+        kind = _composite_kind(leaf)
+        if kind is not None and kind[0] == "IndexedSlices":
+            positions.add(pos + 1)
+        pos += 1 if kind is None else kind[1]
+    for i, (a, b) in enumerate(zip(then_fg.outputs, else_fg.outputs)):
+        kinds = {a._dtype.base_dtype, b._dtype.base_dtype}
+        if i not in positions or kinds != {dtypes.int32, dtypes.int64}:
+            continue
+        fg = then_fg if a._dtype.base_dtype == dtypes.int32 else else_fg
+        with fg.as_default():
+            fg.outputs[i] = cast_ops.cast(fg.outputs[i], dtypes.int64)
+
+
+def _check_composites(then_out, else_out):
+    then_kinds = [_composite_kind(x) for x in nest.flatten(then_out)]
+    else_kinds = [_composite_kind(x) for x in nest.flatten(else_out)]
+    for i, (a, b) in enumerate(zip(then_kinds, else_kinds)):
+        if a != b:
+            raise TypeError(
+                f"Cannot reconcile tf.cond {i}-th outputs:\n  true_fn returned: "
+                f"{a[0] if a else 'Tensor'}\n  false_fn returned: {b[0] if b else 'Tensor'}")
+
+
 def _function_base(scope):
     return (scope.rstrip("/") or "cond").replace("/", "_")
 
@@ -187,15 +273,21 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                              f"'{scope}pred' (pred: {pred.get_shape()})")
         graph = ops.get_default_graph()
         base = _function_base(scope)
-        then_fg = func_graph.trace(_returning(true_fn, "true_fn"), [],
+        returned = {}
+        then_fg = func_graph.trace(_returning(true_fn, "true_fn", returned), [],
                                    func_graph.unique_function_name(graph, base + "_true"),
                                    allow_operations=True)
-        else_fg = func_graph.trace(_returning(false_fn, "false_fn"), [],
+        else_fg = func_graph.trace(_returning(false_fn, "false_fn", returned), [],
                                    func_graph.unique_function_name(graph, base + "_false"),
                                    allow_operations=True)
         then_out, else_out = then_fg.structured_outputs, else_fg.structured_outputs
+        template = returned["true_fn"]
         if not strict:
             then_out, else_out = _unpack_singleton(then_out), _unpack_singleton(else_out)
+            template = _unpack_singleton(template)
+            _check_composites(template, _unpack_singleton(returned["false_fn"]))
+        else:
+            _check_composites(template, returned["false_fn"])
         try:
             nest.assert_same_structure(then_out, else_out)
         except (ValueError, TypeError) as e:
@@ -210,6 +302,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     "true_fn and false_fn must both return an Operation at the same places: "
                     f"{a!r} vs {b!r}"
                 )
+        _widen_indices(then_fg, else_fg, template)
         for a, b in zip(then_fg.outputs, else_fg.outputs):
             if a._dtype.base_dtype != b._dtype.base_dtype:
                 raise ValueError(
@@ -219,7 +312,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         op = build_if(pred, then_fg, else_fg, scope)
         outs = iter(_named_outputs(op._outputs, "Merge"))
         flat = [op if isinstance(x, ops.Operation) else next(outs) for x in flat_then]
-        return nest.pack_sequence_as(then_out, flat)
+        return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
 
 
 def _named_outputs(outputs, base):
@@ -231,13 +324,18 @@ def _named_outputs(outputs, base):
             for i, t in enumerate(outputs)]
 
 
-def _returning(fn, which):
-    """``fn`` raising TF 1.x's error when it returns None (a branch without a value)."""
+def _returning(fn, which, returned=None):
+    """``fn`` raising TF 1.x's error when it returns None (a branch without a value); with
+    ``returned``, records what ``fn`` returned and gives composite tensors (IndexedSlices,
+    SparseTensor, RaggedTensor) as their component tensors."""
     def branch():
         out = fn()
         if out is None:
             raise ValueError(f"{which} must have a return value.")
-        return out
+        if returned is None:
+            return out
+        returned[which] = out
+        return _expand_composites(out)
     return branch
 
 

@@ -101,6 +101,21 @@ op_registry.declare(
 def switch(data, pred, dtype=None, name=None):
     """``(output_false, output_true)``: ``data`` on the side ``pred`` picks, the other side
     dead (ops reading it do not run)."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    if isinstance(data, (IndexedSlices, SparseTensor)):
+        # TF switches each component tensor and rebuilds the composite on both sides
+        with ops.name_scope(name, "Switch", [data, pred]):
+            kind = type(data)
+            if kind is IndexedSlices:
+                parts = [data.values, data.indices, data.dense_shape]
+            else:
+                parts = [data.indices, data.values, data.dense_shape]
+            pairs = [None if t is None else switch(t, pred, name=f"part_{i}")
+                     for i, t in enumerate(parts)]
+            return tuple(kind(*[None if p is None else p[side] for p in pairs])
+                         for side in (0, 1))
     with ops.name_scope(name, "Switch", [data, pred]) as scope:
         data = ops.convert_to_tensor(data, dtype=dtype, name="data")
         pred = ops.convert_to_tensor(pred, name="pred")
@@ -115,6 +130,23 @@ def merge(inputs, name=None):
     """``(output, value_index)``: the first live tensor of ``inputs`` and its index."""
     if any(x is None for x in inputs):
         raise ValueError(f"At least one of the merge inputs is None: {inputs}")
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    if all(isinstance(x, (IndexedSlices, SparseTensor)) for x in inputs):
+        # TF merges each component tensor (all live inputs come from the same Switch side)
+        with ops.name_scope(name, "Merge", []):
+            kind = type(inputs[0])
+            if kind is IndexedSlices:
+                parts = [[x.values for x in inputs], [x.indices for x in inputs],
+                         [x.dense_shape for x in inputs]]
+            else:
+                parts = [[x.indices for x in inputs], [x.values for x in inputs],
+                         [x.dense_shape for x in inputs]]
+            merged = [None if any(t is None for t in ts) else merge(ts, name=f"part_{i}")
+                      for i, ts in enumerate(parts)]
+            index = merged[0][1]
+            return kind(*[None if m is None else m[0] for m in merged]), index
     with ops.name_scope(name, "Merge", inputs) as scope:
         inputs = [ops.convert_to_tensor(x) for x in inputs]
         op = ops.apply_op("Merge", [inputs], name=scope)
