@@ -254,3 +254,25 @@ def test_checkpoint_exists_matches_the_prefix_itself(tmp_path):
     assert tf.train.checkpoint_exists(path + ".meta")
     assert tf.train.checkpoint_exists(str(tmp_path / "mod*"))
     assert not tf.train.checkpoint_exists(str(tmp_path / "other"))
+
+
+def test_collection_def_with_mixed_number_types_is_skipped():
+    from tideflow.protos import meta_graph_pb2
+    from tideflow.python.training import queue_runner_impl
+
+    assert queue_runner_impl.QueueRunner is tf.train.QueueRunner
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        tf.add_to_collection("ints", 3)
+        tf.add_to_collection("ints", 4)
+        tf.add_to_collection("mixed", 3)
+        tf.add_to_collection("mixed", 3.5)
+        tf.add_to_collection("with_bool", 2)
+        tf.add_to_collection("with_bool", True)
+        mgd = meta_graph_pb2.MetaGraphDef()
+        for key in ("ints", "mixed", "with_bool"):
+            saver._add_collection_def(mgd, key)
+        # TF's int64 field refuses 3.5 and True: those collections are left out
+        assert list(mgd.collection_def) == ["ints"]
+        assert list(mgd.collection_def["ints"].int64_list.value) == [3, 4]

@@ -7,6 +7,7 @@ stored as serialized protos; other collections as node names, strings, int64s or
 
 import importlib
 import importlib.util
+import numbers
 import os
 import re
 
@@ -229,6 +230,11 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
         elif kind == "bytes_list":
             col_def.bytes_list.value.extend(x.encode() if isinstance(x, str) else x for x in items)
         elif kind == "int64_list":
+            for x in items:
+                if not isinstance(x, numbers.Integral) or isinstance(x, bool):
+                    # TF's proto field refuses it, and the collection is skipped
+                    raise TypeError(f"{x!r} has type {type(x).__name__}, but expected one of: "
+                                    "int")
             col_def.int64_list.value.extend(int(x) for x in items)
         elif kind == "any_list":
             col_def.any_list.value.extend(items)

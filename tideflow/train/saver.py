@@ -306,6 +306,11 @@ class Saver:
                 err, "a mismatch between the current graph and the graph",
                 _mismatch_detail(err, prefix)) from None
 
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection ``key`` of the default graph to ``meta_graph_def`` (TF's helper)."""
+        meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)
+
     def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
                           export_scope=None, clear_devices=False,
                           clear_extraneous_savers=False, strip_default_attrs=False):

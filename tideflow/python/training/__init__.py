@@ -6,7 +6,8 @@ import importlib
 import sys
 
 # TF's module name -> ours, where they differ.
-_RENAMED = {"basic_session_run_hooks": "basic_hooks", "warm_starting_util": "warm_starting"}
+_RENAMED = {"basic_session_run_hooks": "basic_hooks", "warm_starting_util": "warm_starting",
+            "queue_runner_impl": "queue_runner"}
 _SAME = ("adadelta", "adagrad", "adagrad_da", "adam", "checkpoint_management",
          "checkpoint_utils", "coordinator", "device_setter", "ftrl", "gradient_descent", "input",
          "learning_rate_decay", "momentum", "monitored_session", "moving_averages", "optimizer",
