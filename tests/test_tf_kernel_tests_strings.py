@@ -365,3 +365,19 @@ def test_text_file_tables_share_by_file_and_columns(tmp_path):
         with pytest.raises(ValueError, match="rank 0"):
             tf.lookup.StaticHashTable(tf.lookup.TextFileInitializer(
                 tf.constant([str(vocab)] * 2), tf.string, whole, tf.int64, line), -1)
+
+
+def test_vocabulary_table_without_initializer_hashes_only():
+    from tideflow.ops.string_more_ops import hash64
+
+    words = [b"brain", b"salad", b"surgery"]
+    with tf.Graph().as_default():
+        table = tf.lookup.StaticVocabularyTable(None, 5)
+        assert table.resource_handle is None
+        ids, size = table.lookup(tf.constant(words)), table.size()
+        with tf.Session() as sess:
+            sess.run(table.initializer)  # a no-op
+            got, n = sess.run([ids, size])
+    # Fingerprint64 of each word, modulo the bucket count
+    assert got.tolist() == [hash64(w) % 5 for w in words]
+    assert n == 5

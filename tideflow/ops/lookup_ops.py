@@ -958,13 +958,23 @@ class IdTableWithHashBuckets(LookupInterface):
 
     @property
     def init(self):
-        return self._table.init if self._table is not None else None
+        """The table's initializer; a no-op when there is only hashing (no table)."""
+        if self._table is not None:
+            return self._table.init
+        from tideflow.ops.control_flow_ops import no_op
+
+        with ops.name_scope(None, "init"):
+            return no_op()
 
     initializer = init
 
     @property
     def table_ref(self):
         return self._table.table_ref if self._table is not None else None
+
+    @property
+    def resource_handle(self):
+        return self.table_ref
 
     def size(self, name=None):
         """The vocabulary size plus the number of oov buckets."""
@@ -1032,6 +1042,9 @@ class StaticVocabularyTable(IdTableWithHashBuckets):
     def __init__(self, initializer, num_oov_buckets, lookup_key_dtype=None, name=None):
         if num_oov_buckets <= 0:
             raise ValueError("oov_buckets must be > 0.")
+        if initializer is None:  # ids from hash buckets only
+            super().__init__(None, num_oov_buckets, key_dtype=lookup_key_dtype, name=name)
+            return
         if initializer.value_dtype != _dtypes.int64:
             raise TypeError(f"Invalid value dtype, expected {_dtypes.int64} but got "
                             f"{initializer.value_dtype}.")
