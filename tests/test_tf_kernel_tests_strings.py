@@ -368,7 +368,7 @@ def test_text_file_tables_share_by_file_and_columns(tmp_path):
 
 
 def test_vocabulary_table_without_initializer_hashes_only():
-    from tideflow.ops.string_more_ops import hash64
+    from tideflow.ops.string_hash_ops import fingerprint64
 
     words = [b"brain", b"salad", b"surgery"]
     with tf.Graph().as_default():
@@ -379,5 +379,5 @@ def test_vocabulary_table_without_initializer_hashes_only():
             sess.run(table.initializer)  # a no-op
             got, n = sess.run([ids, size])
     # Fingerprint64 of each word, modulo the bucket count
-    assert got.tolist() == [hash64(w) % 5 for w in words]
+    assert got.tolist() == [fingerprint64(w) % 5 for w in words]
     assert n == 5
