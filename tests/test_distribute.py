@@ -741,7 +741,7 @@ def test_variable_creator_scope_sees_every_argument():
 
     with tf.variable_creator_scope(creator):
         v = tf.Variable(1.0, name="v")
-    assert seen["name"] == "v" and seen["trainable"] is True and seen["collections"] is None
+    assert seen["name"] == "v" and seen["trainable"] is None and seen["collections"] is None
     assert {"initial_value", "dtype", "validate_shape", "caching_device", "constraint",
             "synchronization", "aggregation"} <= set(seen)
     assert v not in tf.trainable_variables() and v in tf.global_variables()

@@ -35,18 +35,17 @@ def create_global_step(graph=None):
     graph = graph or ops.get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
+    from tideflow.ops.tf1_misc_ops import VariableAggregation
+
     with graph.as_default() as g, g.name_scope(None):
+        # TF 1.15 makes it with aggregation=ONLY_FIRST_REPLICA: under a strategy, each
+        # replica's ``global_step += 1`` (a Keras model_to_estimator train op) counts once
         step = variable_scope.get_variable(
             ops.GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
             initializer=init_ops.zeros_initializer(), trainable=False,
             collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP],
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
         )
-    if getattr(step, "_mirrored_aggregation", False) is None:
-        # TF 1.15 makes it with aggregation=ONLY_FIRST_REPLICA: under a strategy, each
-        # replica's ``global_step += 1`` (a Keras model_to_estimator train op) counts once
-        from tideflow.ops.tf1_misc_ops import VariableAggregation
-
-        step._mirrored_aggregation = VariableAggregation.ONLY_FIRST_REPLICA
     return step
 
 
