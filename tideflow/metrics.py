@@ -19,6 +19,8 @@ from tideflow.ops import (
     array_ops,
     cast_ops,
     check_ops,
+    cond,
+    control_flow_ops,
     fill_ops,
     gather_ops,
     linalg_ops,
@@ -29,6 +31,7 @@ from tideflow.ops import (
     state_ops,
     unary_ops,
     variables,
+    weights_broadcast_ops,
 )
 from tideflow.ops import variable_scope as vs
 
@@ -89,25 +92,63 @@ def _rank(t):
     return t.get_shape().ndims
 
 
+def _last_dim_may_be_one(t):
+    shape = t.get_shape()
+    return shape.ndims is None or shape.ndims == 0 or shape.dims[-1].value in (None, 1)
+
+
+def _squeeze_when(pred, t):
+    """``t`` without its last dimension when the boolean tensor ``pred`` holds (ranks known only
+    when the step runs)."""
+    return cond.cond(pred, lambda: array_ops.squeeze(t, [-1]), lambda: array_ops.identity(t))
+
+
 def _remove_squeezable_dimensions(predictions, labels, weights=None):
-    """Squeeze a trailing size-1 dimension so the ranks of predictions and labels match."""
+    """Squeeze a trailing size-1 dimension so the ranks of predictions and labels match, and
+    squeeze or expand ``weights`` by one dimension toward the predictions' rank; with a rank
+    unknown until the step runs, the same choices are made then (as TF 1.x does)."""
     predictions = ops.convert_to_tensor(predictions)
     if labels is not None:
         labels = ops.convert_to_tensor(labels)
         pr, lr = _rank(predictions), _rank(labels)
         if pr is not None and lr is not None:
-            if pr == lr + 1 and predictions.get_shape()[-1].value == 1:
+            if pr == lr + 1 and _last_dim_may_be_one(predictions):
                 predictions = array_ops.squeeze(predictions, [-1])
-            elif lr == pr + 1 and labels.get_shape()[-1].value == 1:
+            elif lr == pr + 1 and _last_dim_may_be_one(labels):
                 labels = array_ops.squeeze(labels, [-1])
+        else:
+            diff = math_ops.subtract(array_ops.rank(predictions), array_ops.rank(labels))
+            if _last_dim_may_be_one(predictions):
+                predictions = _squeeze_when(math_ops.equal(diff, 1), predictions)
+            if _last_dim_may_be_one(labels):
+                labels = _squeeze_when(math_ops.equal(diff, -1), labels)
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
         pr, wr = _rank(predictions), _rank(weights)
-        if pr is not None and wr is not None and wr > 0:
-            if wr == pr + 1 and weights.get_shape()[-1].value == 1:
+        if wr == 0:
+            pass
+        elif pr is not None and wr is not None:
+            if wr == pr + 1 and _last_dim_may_be_one(weights):
                 weights = array_ops.squeeze(weights, [-1])
             elif wr == pr - 1:
                 weights = array_ops.expand_dims(weights, -1)
+        else:
+            w = weights
+            w_rank = array_ops.rank(w)
+            diff = math_ops.subtract(w_rank, array_ops.rank(predictions))
+
+            def expand():
+                return cond.cond(math_ops.equal(diff, -1), lambda: array_ops.expand_dims(w, -1),
+                                 lambda: array_ops.identity(w))
+
+            def adjust():
+                if _last_dim_may_be_one(w):
+                    return cond.cond(math_ops.equal(diff, 1),
+                                     lambda: array_ops.squeeze(w, [-1]), expand)
+                return expand()
+
+            weights = cond.cond(math_ops.equal(w_rank, 0), lambda: array_ops.identity(w),
+                                adjust)
     return predictions, labels, weights
 
 
@@ -119,20 +160,10 @@ def _check_shapes(op_name, predictions, labels):
 
 
 def _broadcast_weights(op_name, weights, values):
-    """``weights`` broadcast to the shape of ``values`` (scalar, or each dim 1 or equal)."""
-    weights = _to_float(weights)
-    ws, vs_ = weights.get_shape(), values.get_shape()
-    if ws.ndims is not None and vs_.ndims is not None and ws.ndims > 0:
-        ok = ws.ndims == vs_.ndims and all(
-            w.value is None or v.value is None or w.value in (1, v.value)
-            for w, v in zip(ws.dims, vs_.dims))
-        if not ok:
-            raise ValueError(f"{op_name}: weights of shape {ws} cannot be broadcast to values "
-                             f"of shape {vs_} (expected a scalar, or the same rank with each "
-                             f"dimension 1 or equal)")
-    if ws.is_fully_defined() and vs_.is_fully_defined() and ws.as_list() == vs_.as_list():
-        return weights
-    return math_ops.multiply(weights, fill_ops.ones_like(values))
+    """``weights`` broadcast to the shape of ``values`` (scalar, or each dim 1 or equal): a
+    ValueError when the static shapes cannot broadcast, an Assert when they are unknown."""
+    del op_name  # TF's message names the shapes, not the metric
+    return weights_broadcast_ops.broadcast_weights(_to_float(weights), values)
 
 
 def _add_collections(value, update_op, metrics_collections, updates_collections):
@@ -464,6 +495,16 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
 # --------------------------------------------------------------------------- segmentation
 
 
+def _in_classes(t, num_classes, what):
+    """``t`` flattened to int32, checked (when the step runs) to lie in [0, num_classes) with
+    the messages of TF's confusion matrix."""
+    t = cast_ops.cast(array_ops.reshape(t, [-1]), dtypes.int64)
+    checks = [check_ops.assert_non_negative(t, message=f"`{what}` contains negative values"),
+              check_ops.assert_less(t, cast_ops.cast(num_classes, dtypes.int64),
+                                    message=f"`{what}` out of bound")]
+    return cast_ops.cast(control_flow_ops.with_dependencies(checks, t), dtypes.int32)
+
+
 def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
              updates_collections=None, name=None):
     """The mean intersection-over-union over classes that occur in labels or predictions.
@@ -476,8 +517,8 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
         _check_shapes("mean_iou", predictions, labels)
         total_cm = _metric_variable([num_classes, num_classes], dtypes.float64,
                                     "total_confusion_matrix")
-        labels_flat = cast_ops.cast(array_ops.reshape(labels, [-1]), dtypes.int32)
-        preds_flat = cast_ops.cast(array_ops.reshape(predictions, [-1]), dtypes.int32)
+        labels_flat = _in_classes(labels, num_classes, "labels")
+        preds_flat = _in_classes(predictions, num_classes, "predictions")
         lab_1h = range_ops.one_hot(labels_flat, num_classes, dtype=dtypes.float64)
         pred_1h = range_ops.one_hot(preds_flat, num_classes, dtype=dtypes.float64)
         if weights is not None:
