@@ -371,3 +371,60 @@ def test_dataset_reduce_sparse_state_and_cancellation():
         sess.close()
         t.join(10)
         assert not t.is_alive() and len(errs) == 1
+
+
+# -- file datasets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP", "ZLIB"])
+def test_text_line_dataset_compressed_crlf(tmp_path, compression):
+    import gzip
+    import zlib
+
+    lines = [b"%d: line" % i for i in range(5)]
+    raw = b"\r\n".join(lines)  # no newline after the last line
+    path = str(tmp_path / "lines.txt")
+    if compression == "GZIP":
+        with gzip.GzipFile(path, "wb") as f:
+            f.write(raw)
+    else:
+        with open(path, "wb") as f:
+            f.write(zlib.compress(raw) if compression == "ZLIB" else raw)
+    with tf.Graph().as_default():
+        d = tf.data.TextLineDataset(path, compression_type=compression).repeat(2)
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == lines * 2
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP"])
+def test_fixed_length_record_dataset_body_not_a_multiple(tmp_path, compression):
+    import gzip
+
+    body = b"".join(b"%d" % (i % 10) * 3 for i in range(7))  # 21 bytes
+    data = b"H" * 5 + body + b"F" * 2
+    path = str(tmp_path / "fixed.bin")
+    if compression == "GZIP":
+        with gzip.GzipFile(path, "wb") as f:
+            f.write(data)
+    else:
+        with open(path, "wb") as f:
+            f.write(data)
+    msg = (r"Excluding the header \(5 bytes\) and footer \(2 bytes\), input file \".*fixed.bin\" "
+           r"has body length 21 bytes, which is not an exact multiple of the record length "
+           r"\(4 bytes\)\.")
+    with tf.Graph().as_default():
+        good = dataset_ops.make_one_shot_iterator(tf.data.FixedLengthRecordDataset(
+            path, 3, 5, 2, compression_type=compression)).get_next()
+        bad = dataset_ops.make_one_shot_iterator(tf.data.FixedLengthRecordDataset(
+            path, 4, 5, 2, compression_type=compression)).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, good) == [body[i:i + 3] for i in range(0, 21, 3)]
+            if compression is None:  # checked before any record is read
+                with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+                    sess.run(bad)
+            else:  # the whole records of the stream, then the error
+                assert [sess.run(bad) for _ in range(5)] == [body[i:i + 4]
+                                                             for i in range(0, 20, 4)]
+                with pytest.raises(tf.errors.DataLossError, match=msg):
+                    sess.run(bad)

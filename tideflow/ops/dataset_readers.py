@@ -4,7 +4,6 @@ Records are read from large buffered chunks and sliced out of them, so a record 
 slices and (for TFRecords) two CRC32C checks rather than several small file reads.
 """
 
-import io
 import operator
 
 import numpy as np
@@ -47,11 +46,27 @@ def _loss(path, offset, what):
     return errors.DataLossError(None, None, f"{what} in file {path!r} at offset {offset}")
 
 
+def _split_lines(f, chunk):
+    """The lines (each with its newline, the last maybe without) of a stream read in chunks
+    (a zlib stream cannot be wrapped in a BufferedReader)."""
+    rest = b""
+    while True:
+        data = f.read(chunk)
+        if not data:
+            break
+        parts = (rest + data).split(b"\n")
+        rest = parts.pop()
+        for line in parts:
+            yield line + b"\n"
+    if rest:
+        yield rest
+
+
 def text_lines(path, compression="", buffer_size=0):
     f = _open(path, compression)
     try:
-        stream = f if compression == "" else io.BufferedReader(f) if isinstance(
-            f, io.RawIOBase) else f
+        stream = f if compression == "" else _split_lines(f, max(int(buffer_size or 0),
+                                                                 _DEFAULT_BUFFER))
         for line in stream:
             if line.endswith(b"\n"):
                 line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
@@ -68,8 +83,17 @@ def fixed_length_records(path, header, record, footer, compression="", buffer_si
         f.close()
     body = data[header:len(data) - footer if footer else len(data)]
     n = len(body) // record
+    bad = None
+    if len(body) % record:
+        bad = (f"Excluding the header ({header} bytes) and footer ({footer} bytes), input file "
+               f"\"{path}\" has body length {len(body)} bytes, which is not an exact multiple "
+               f"of the record length ({record} bytes).")
+        if compression == "":  # TF checks the file size before reading an uncompressed file
+            raise errors.InvalidArgumentError(None, None, bad)
     for i in range(n):
         yield body[i * record:(i + 1) * record]
+    if bad is not None:  # a compressed file: the whole records, then the error at the end
+        raise errors.DataLossError(None, None, bad)
 
 
 class _Records(dv.DatasetValue):
