@@ -462,3 +462,66 @@ def test_dense_tensor_like_name_scope_helpers_and_statistics():
     total += tf_ops.OpStats("flops", 3)
     total += tf_ops.OpStats("flops", 4)
     assert total.value == 7
+
+
+# -- import_graph_def (importer_test.py) --------------------------------------------------------
+def _graph_def(text):
+    from google.protobuf import text_format
+
+    gd = tf.GraphDef()
+    text_format.Merge(text, gd)
+    return gd
+
+
+def _ph(name, dtype="DT_INT32"):
+    return f"node {{ name: '{name}' op: 'Placeholder' attr {{ key: 'dtype' value {{ type: {dtype} }} }} }}"
+
+
+def _ident(name, inp, dtype="DT_INT32"):
+    return (f"node {{ name: '{name}' op: 'Identity' input: '{inp}' "
+            f"attr {{ key: 'T' value {{ type: {dtype} }} }} }}")
+
+
+def test_import_names_avoid_existing_name_scopes():
+    with tf.Graph().as_default():
+        with tf.name_scope("foo"):
+            tf.constant(1)
+        with tf.name_scope("empty"):
+            pass
+        with tf.name_scope("outer"), tf.name_scope("inner"):
+            tf.constant(1, name="c")
+        names = ["foo", "empty", "outer", "inner", "c", "outer/inner", "outer/inner/c"]
+        got = tf.import_graph_def(_graph_def("".join(_ph(n) for n in names)),
+                                  return_elements=names, name="")
+        assert [op.name for op in got] == [
+            "foo_1", "empty", "outer_1", "inner", "c", "outer/inner_1", "outer/inner/c_1"]
+
+
+def test_import_error_messages_name_prefixed_nodes_and_tf_types():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Input 0 of node import/B was passed int32 from "
+                                             "import/A:0 incompatible with expected float."):
+            tf.import_graph_def(_graph_def(_ph("A") + _ident("B", "A:0", "DT_FLOAT")))
+        with pytest.raises(ValueError, match="Input 0 of node import_1/B was passed float from "
+                                             "Const:0 incompatible with expected int32."):
+            tf.import_graph_def(_graph_def(_ph("A") + _ident("B", "A:0")),
+                                input_map={"A:0": tf.constant(5.0)})
+        for bad in ("A:B", "A:B:0"):
+            with pytest.raises(ValueError, match=f"Node 'B': Unknown input node '{bad}'"):
+                tf.import_graph_def(_graph_def(f"node {{ name: 'B' op: 'NoOp' input: '{bad}' }}"))
+        with pytest.raises(ValueError, match=r"Invalid return output 1 of node 'A', which has "
+                                             r"1 output\(s\)"):
+            tf.import_graph_def(_graph_def(_ph("A")), return_elements=["A:1"])
+        with pytest.raises(ValueError, match=r"not found in graph_def: \[A:2\]"):
+            tf.import_graph_def(_graph_def(_ph("A")), input_map={"A:2": tf.constant(5)})
+        tf.import_graph_def(_graph_def(_ph("A")), input_map={"A:0": tf.constant(5)})
+        with pytest.raises(ValueError, match="Node 'B' expects to be colocated with unknown "
+                                             "node 'A'"):
+            tf.import_graph_def(_graph_def(
+                "node { name: 'B' op: 'NoOp' attr { key: '_class' value { list { s: 'loc:@A' "
+                "} } } }"))
+        with pytest.raises(ValueError, match=r"supported by TensorFlow \S+\.  Please "
+                                             r"regenerate your graph.$"):
+            gd = _graph_def("")
+            gd.versions.producer = -1
+            tf.import_graph_def(gd)

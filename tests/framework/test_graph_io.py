@@ -316,7 +316,7 @@ def test_return_element_errors():
         tf.constant(1.0, name="c")
     gd = g.as_graph_def()
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="Requested return tensor 'c:1' not found"):
+        with pytest.raises(ValueError, match=r"Invalid return output 1 of node 'c', which has 1 output\(s\)"):
             import_graph_def(gd, return_elements=["c:1"])
         with pytest.raises(ValueError, match="Requested return node 'd' not found"):
             import_graph_def(gd, return_elements=["d"])
@@ -414,7 +414,8 @@ BAD = {
     "input_dtype": (
         _CONST.format(n="a", shape="") + 'node { name: "b" op: "Identity" input: "a" '
         'attr { key: "T" value { type: DT_INT32 } } }',
-        "Input 0 of node b was passed float32 from a:0 incompatible with expected int32",
+        ("Input 0 of node (import/)?b was passed float from (import/)?a:0 incompatible with "
+         "expected int32"),
     ),
     "control_first": (
         _CONST.format(n="a", shape="") + _ident("b", "^a", 'input: "a"'),
@@ -423,7 +424,7 @@ BAD = {
     "colocation": (
         _CONST.format(n="a", shape="")
         + _ident("b", "a", 'attr { key: "_class" value { list { s: "loc:@zz" } } }'),
-        "Specified colocation to an op that does not exist during import: zz in b",
+        "Node 'b' expects to be colocated with unknown node 'zz'",
     ),
     "bad_name": (_CONST.format(n="_a", shape=""), "Node '_a': Node name contains invalid"),
     "shape_fn": (

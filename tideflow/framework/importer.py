@@ -126,16 +126,23 @@ def _process_return_elements(return_elements):
     return tuple(_as_str(x) for x in return_elements)
 
 
+def _tf_version():
+    from tideflow import VERSION
+
+    return VERSION
+
+
 def _check_versions(versions):
     if versions.min_consumer > _GRAPH_DEF_VERSION:
         raise ValueError(
             f"GraphDef min consumer version {versions.min_consumer} above current version "
-            f"{_GRAPH_DEF_VERSION} for TensorFlow.  Please upgrade TensorFlow."
+            f"{_GRAPH_DEF_VERSION} for TensorFlow {_tf_version()}.  Please upgrade TensorFlow."
         )
     if versions.producer < _GRAPH_DEF_VERSION_MIN_PRODUCER:
         raise ValueError(
             f"GraphDef producer version {versions.producer} below min producer "
-            f"{_GRAPH_DEF_VERSION_MIN_PRODUCER} supported by TensorFlow.  Please regenerate "
+            f"{_GRAPH_DEF_VERSION_MIN_PRODUCER} supported by TensorFlow {_tf_version()}.  "
+            "Please regenerate "
             "your graph."
         )
     if _GRAPH_DEF_VERSION in versions.bad_consumers:
@@ -274,7 +281,10 @@ def _parse_node(index, nd, producer_ops):
             raise ValueError(
                 f"Node '{nd.name}': Control dependencies must come after regular dependencies"
             )
-        src, idx = _parse_tensor_name(inp)
+        try:
+            src, idx = _parse_tensor_name(inp)
+        except ValueError:
+            raise ValueError(f"Node '{nd.name}': Unknown input node '{inp}'") from None
         node.data.append((src, idx, f"{src}:{idx}"))
     if len(node.data) != len(node.in_types):
         expected = ", ".join(t.name for t in node.in_types)
@@ -298,7 +308,7 @@ def _parse_node(index, nd, producer_ops):
     return node
 
 
-def _parse(graph_def, input_map, producer_op_list, validate_colocation=True):
+def _parse(graph_def, input_map, producer_op_list, validate_colocation=True, prefix=""):
     producer_ops = {}
     if producer_op_list is not None:
         producer_ops = {op.name: op for op in producer_op_list.op}
@@ -317,13 +327,13 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True):
                 continue
             source = nodes.get(src)
             if source is None:
-                raise ValueError(f"Node '{name}': Unknown input node '{key}'")
+                raise ValueError(f"Node '{name}': Unknown input node '{node.nd.input[i]}'")
             if idx >= len(source.out_types) or idx < 0:
                 raise ValueError(
                     f"Node '{name}': Connecting to invalid output {idx} of source node {src} "
                     f"which has {len(source.out_types)} outputs"
                 )
-            _check_input_dtype(node, i, source.out_types[idx], key)
+            _check_input_dtype(node, i, source.out_types[idx], _prefixed(prefix, key), prefix)
         for src in node.control:
             if "^" + src in input_map:
                 used_keys.add("^" + src)
@@ -331,15 +341,9 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True):
                 raise ValueError(f"Node '{name}': Unknown input node '^{src}'")
         for other in node.coloc if validate_colocation else ():
             if other not in nodes:
-                raise ValueError(
-                    "Specified colocation to an op that does not exist during import: "
-                    f"{other} in {name}"
-                )
-    missing = [
-        k
-        for k in input_map
-        if k not in used_keys and (k[1:] if k.startswith("^") else k.rsplit(":", 1)[0]) not in nodes
-    ]
+                raise ValueError(f"Node '{name}' expects to be colocated with unknown node "
+                                 f"'{other}'")
+    missing = [k for k in input_map if k not in used_keys and not _names_output(k, nodes)]
     if missing:
         raise ValueError(
             f"Attempted to map inputs that were not found in graph_def: [{', '.join(missing)}]"
@@ -347,12 +351,33 @@ def _parse(graph_def, input_map, producer_op_list, validate_colocation=True):
     return nodes
 
 
-def _check_input_dtype(node, i, dtype, source_name):
+def _names_output(key, nodes):
+    """Whether an input_map key names an op (``^x``) or an existing output (``x:i``)."""
+    if key.startswith("^"):
+        return key[1:] in nodes
+    src, _, idx = key.rpartition(":")
+    node = nodes.get(src)
+    return node is not None and idx.isdigit() and int(idx) < len(node.out_types)
+
+
+def _prefixed(prefix, name):
+    return f"{prefix}/{name}" if prefix else name
+
+
+def _type_string(dtype):
+    """TF's DataTypeString (``float``, ``double``, ``int32``, ``float_ref``)."""
+    base = {"float32": "float", "float64": "double", "float16": "half"}.get(
+        dtype.base_dtype.name, dtype.base_dtype.name)
+    return base + "_ref" if dtype._is_ref_dtype else base
+
+
+def _check_input_dtype(node, i, dtype, source_name, prefix=""):
     expected = node.in_types[i]
     if not _compatible(dtype, expected):
         raise ValueError(
-            f"Input {i} of node {node.nd.name} was passed {dtype.name} from {source_name} "
-            f"incompatible with expected {expected.name}."
+            f"Input {i} of node {_prefixed(prefix, node.nd.name)} was passed "
+            f"{_type_string(dtype)} from {source_name} incompatible with expected "
+            f"{_type_string(expected)}."
         )
 
 
@@ -403,8 +428,11 @@ def _check_return_elements(return_elements, nodes, input_map):
             if f"{src}:{idx}" in input_map:
                 continue
             node = nodes.get(src)
-            if node is None or not 0 <= idx < len(node.out_types):
+            if node is None:
                 raise ValueError(f"Requested return tensor '{name}' not found in graph def")
+            if not 0 <= idx < len(node.out_types):
+                raise ValueError(f"Invalid return output {idx} of node '{src}', which has "
+                                 f"{len(node.out_types)} output(s)")
         elif name not in nodes:
             raise ValueError(f"Requested return node '{name}' not found in graph def")
 
@@ -466,16 +494,21 @@ def import_graph_def(
         renames = function_def.import_library(graph, graph_def.library)
         if renames:
             graph_def = _renamed_functions(graph_def, renames)
-    nodes = _parse(graph_def, input_map, producer_op_list, _validate_colocation_constraints)
-    order = _topological_order(nodes, input_map)
-    _check_return_elements(return_elements, nodes, input_map)
-    traceback = ops._user_frame()
-
+    # as TF, the import's name scope is taken first (errors name the prefixed nodes)
     tensor_values = [v for v in input_map.values() if isinstance(v, ops.Tensor)]
     with ops.name_scope(name, "import", tensor_values) as scope:
         prefix = scope[:-1] if scope else ""
+    nodes = _parse(graph_def, input_map, producer_op_list, _validate_colocation_constraints,
+                   prefix)
+    order = _topological_order(nodes, input_map)
+    _check_return_elements(return_elements, nodes, input_map)
+    traceback = ops._user_frame()
+    if scope:
+        with ops.name_scope(scope):
+            input_map = _convert_input_map_values(name, input_map)
+    else:
         input_map = _convert_input_map_values(name, input_map)
-    mapped = _check_mapped_inputs(graph, nodes, input_map)
+    mapped = _check_mapped_inputs(graph, nodes, input_map, prefix)
 
     _assign_names(graph, nodes, prefix)
     with graph._lock:
@@ -533,7 +566,7 @@ def _convert_input_map_values(name, input_map):
         }
 
 
-def _check_mapped_inputs(graph, nodes, input_map):
+def _check_mapped_inputs(graph, nodes, input_map, prefix=""):
     """Checks each input_map value's graph and dtype; returns key -> Tensor or Operation."""
     for key, value in input_map.items():
         if key.startswith("^"):
@@ -552,7 +585,7 @@ def _check_mapped_inputs(graph, nodes, input_map):
         for i, (_, _, key) in enumerate(node.data):
             value = input_map.get(key)
             if value is not None:
-                _check_input_dtype(node, i, value._dtype, value.name)
+                _check_input_dtype(node, i, value._dtype, value.name, prefix)
     return input_map
 
 
@@ -563,8 +596,13 @@ def _compatible(actual, expected):
 
 
 def _assign_names(graph, nodes, prefix):
-    """Prefixed names, made unique against the ops already in the graph (TF's uniquify)."""
-    existing = graph._nodes_by_name
+    """Prefixed names, made unique against the ops already in the graph and the name scopes
+    their names use (TF's uniquify: ``foo`` is taken while ``foo/Const`` exists)."""
+    existing = set(graph._nodes_by_name)
+    for op_name in graph._nodes_by_name:
+        parts = op_name.split("/")
+        for k in range(1, len(parts)):
+            existing.add("/".join(parts[:k]))
     wanted = {(f"{prefix}/{n}" if prefix else n) for n in nodes}
     taken = set(wanted)
     for orig, node in nodes.items():
