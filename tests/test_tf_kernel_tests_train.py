@@ -276,3 +276,25 @@ def test_collection_def_with_mixed_number_types_is_skipped():
         # TF's int64 field refuses 3.5 and True: those collections are left out
         assert list(mgd.collection_def) == ["ints"]
         assert list(mgd.collection_def["ints"].int64_list.value) == [3, 4]
+
+
+def test_meta_graph_round_trip_helpers(tmp_path):
+    import unittest
+
+    from tideflow.python.framework import test_util
+
+    filename = str(tmp_path / "meta")
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        tf.complex(v, v, name="c")
+        tf.add_to_collection("numbers", 4)
+        saver = tf.train.Saver()
+        original = saver.export_meta_graph(filename)
+        node = test_util.get_node_def_from_graph("c", original.graph_def)
+        assert node.op == "Complex"
+        assert test_util.get_node_def_from_graph("missing", original.graph_def) is None
+    with tf.Graph().as_default():
+        again = tf.train.import_meta_graph(filename).export_meta_graph()
+    case = unittest.TestCase()
+    case.assertProtoEquals = tf.test.TestCase.assertProtoEquals.__get__(case)
+    test_util.assert_meta_graph_protos_equal(case, original, again)

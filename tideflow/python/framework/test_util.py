@@ -220,3 +220,39 @@ def __getattr__(name):
     if not name.startswith("__") and hasattr(_test, name):
         return getattr(_test, name)
     raise AttributeError(f"module 'tensorflow.python.framework.test_util' has no attribute {name!r}")
+
+
+def get_node_def_from_graph(node_name, graph_def):
+    """The NodeDef named ``node_name`` in ``graph_def``, or None."""
+    for node_def in graph_def.node:
+        if node_def.name == node_name:
+            return node_def
+    return None
+
+
+def assert_meta_graph_protos_equal(tester, a, b):
+    """Fails ``tester`` unless MetaGraphDefs ``a`` and ``b`` hold the same collections (each
+    registered proto compared parsed), an equal graph and equal other fields. Clears the
+    collection_def and graph_def fields of both, as TF's helper does."""
+    from tideflow.framework import meta_graph
+
+    tester.assertEqual(set(a.collection_def), set(b.collection_def))
+    for key in a.collection_def:
+        a_value, b_value = a.collection_def[key], b.collection_def[key]
+        proto_type = meta_graph.get_collection_proto_type(key)
+        if proto_type is None:
+            tester.assertEqual(a_value, b_value)
+            continue
+        tester.assertEqual(len(a_value.bytes_list.value), len(b_value.bytes_list.value))
+        for a_item, b_item in zip(a_value.bytes_list.value, b_value.bytes_list.value):
+            a_proto, b_proto = proto_type(), proto_type()
+            a_proto.ParseFromString(a_item)
+            b_proto.ParseFromString(b_item)
+            tester.assertProtoEquals(a_proto, b_proto)
+    a.ClearField("collection_def")
+    b.ClearField("collection_def")
+    assert_equal_graph_def(a.graph_def, b.graph_def, checkpoint_v2=True)
+    tester.assertProtoEquals(a.graph_def.versions, b.graph_def.versions)
+    a.ClearField("graph_def")
+    b.ClearField("graph_def")
+    tester.assertProtoEquals(a, b)
