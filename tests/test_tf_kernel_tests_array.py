@@ -250,3 +250,20 @@ def test_scatter_nd_non_aliasing_add(sess):
     gx, gu = tf.gradients(tf.reduce_sum(out * tf.constant(base)), [x, upd])
     np.testing.assert_array_equal(sess.run(gx), base)
     np.testing.assert_array_equal(sess.run(gu), base[[1, 3, 1]])
+
+
+# -- Transpose -------------------------------------------------------------------------------------
+def test_transpose_repeated_perm_fails_when_run_and_unknown_rank_shapes(sess):
+    x = np.arange(30.0).reshape(2, 3, 5)
+    t = tf.transpose(x, [0, 2, 2])  # TF's shape function does not look for repeats
+    assert t.get_shape().as_list() == [2, 5, 5]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"1 is missing from \{0,2,2\}\."):
+        sess.run(t)
+    with pytest.raises(ValueError):
+        tf.transpose(x, [0, 1, 3])
+    unknown = tf.placeholder(tf.float32)
+    assert tf.transpose(unknown, [0]).get_shape().ndims is None
+    assert tf.transpose(unknown, [1, 0]).get_shape().as_list() == [None, None]
+    np.testing.assert_array_equal(sess.run(tf.transpose(unknown, [0]), {unknown: [1.0, 2.0]}),
+                                  [1.0, 2.0])
+    np.testing.assert_array_equal(sess.run(tf.transpose(x, [2, 0, 1])), x.transpose(2, 0, 1))

@@ -283,6 +283,25 @@ op_registry.declare(
     kernel=lambda x: x,
     differentiable=False,
 )
+
+
+def _prevent_gradient_grad(op, _):
+    message = op.get_attr("message")
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    raise LookupError(f"Gradient explicitly disabled. Reason: {message}")
+
+
+# an identity whose gradient is an error: TF puts it where a second derivative is undefined
+op_registry.declare(
+    "PreventGradient",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "message: string = ''"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=lambda x: x,
+    grad=_prevent_gradient_grad,
+)
 ops.register_constant_value("Identity", lambda op, i: ops.constant_value(op._inputs[0]))
 ops.register_constant_value("StopGradient", lambda op, i: ops.constant_value(op._inputs[0]))
 ops.register_constant_value("IdentityN", lambda op, i: ops.constant_value(op._inputs[i]))
@@ -302,6 +321,12 @@ def identity_n(input, name=None):
 def stop_gradient(input, name=None):
     """``input``, through which no gradient flows."""
     return ops.apply_op("StopGradient", [input], name=name)._outputs[0]
+
+
+def prevent_gradient(input, message="", name=None):
+    """``input``; asking for a gradient through it raises ``LookupError`` naming ``message``."""
+    return ops.apply_op("PreventGradient", [input], {"message": message},
+                        name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------
@@ -702,10 +727,10 @@ def _transpose_shape(op):
     for p in known:
         if not -r <= p < r:
             raise ValueError(f"perm dim {p} is out of range of input rank {r}")
-    if len({p % r for p in known}) != len(known):
-        raise ValueError(f"{_shape_str(perm)} is not a valid permutation")
+    # a repeated entry fails when run ("1 is missing from {0,2,2}."), as in TF
     if s.ndims is None:
-        return [[None] * r]
+        # TF: a one-entry perm of an input of unknown rank could be a scalar's or a vector's
+        return [None] if r < 2 else [[None] * r]
     return [[None if p is None else s.dims[p] for p in perm]]
 
 
@@ -717,8 +742,14 @@ def _transpose_kernel(x, perm):
             f"transpose expects a vector of size {x.ndim}. But input(1) is a vector of size "
             f"{len(perm)}"
         )
-    if sorted(p % x.ndim if -x.ndim <= p < x.ndim else -1 for p in perm) != list(range(x.ndim)):
-        raise _invalid(f"{perm} is not a valid permutation of 0..{x.ndim - 1}")
+    seen = set()
+    for p in perm:
+        if not -x.ndim <= p < x.ndim:
+            raise _invalid(f"{p} is out of range [0 .. {x.ndim})")
+        seen.add(p % x.ndim)
+    for i in range(x.ndim):
+        if i not in seen:
+            raise _invalid(f"{i} is missing from {{{','.join(map(str, perm))}}}.")
     return np.transpose(x, perm)
 
 
