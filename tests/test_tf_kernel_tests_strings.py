@@ -381,3 +381,25 @@ def test_vocabulary_table_without_initializer_hashes_only():
     # Fingerprint64 of each word, modulo the bucket count
     assert got.tolist() == [fingerprint64(w) % 5 for w in words]
     assert n == 5
+
+
+# -- queues ----------------------------------------------------------------------------------
+
+
+class TestQueueFromThreads(tf.test.TestCase):
+    def test_blocking_dequeue_fed_by_another_thread(self):
+        with tf.Graph().as_default():
+            tf.get_default_graph().switch_to_thread_local()
+            q = tf.FIFOQueue(2, tf.float32, shapes=[])
+            enqueue = q.enqueue_many(([1.5, 2.5, 3.5],))
+            dequeued = q.dequeue_up_to(3)
+            assert dequeued.get_shape().as_list() == [None]
+            assert dequeued._shape_as_list() == [None]
+            with self.cached_session():
+                # evaluate() from a thread with no default session or graph of its own uses
+                # the test's cached session of the fetches' graph
+                t = self.checkedThread(target=lambda: self.evaluate(enqueue))
+                t.start()
+                got = [self.evaluate(q.dequeue()) for _ in range(3)]
+                t.join()
+        assert got == [1.5, 2.5, 3.5]

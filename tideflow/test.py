@@ -525,7 +525,9 @@ class TestCase(unittest.TestCase):
         """The values of ``tensors`` (any fetch structure) in the default or cached session."""
         sess = ops.get_default_session()
         if sess is None:
-            with self.cached_session() as s:
+            # (another thread of the test: its default graph is not the fetches' one) the
+            # cached session of the graph the fetches live in, as TF's single cached session
+            with self.cached_session(graph=_graph_of(tensors)) as s:
                 return s.run(tensors)
         return sess.run(tensors)
 
@@ -766,6 +768,20 @@ class TestCase(unittest.TestCase):
         """A thread whose ``join()`` fails this test if ``target`` raised (TF's helper for
         tests that run session steps from several threads)."""
         return _CheckedThread(self, target, args, kwargs)
+
+
+def _graph_of(fetches):
+    """The graph of the first graph element in a fetch structure (None if there is none)."""
+    if hasattr(fetches, "graph") and not isinstance(fetches, type):
+        return fetches.graph
+    if isinstance(fetches, dict):
+        fetches = list(fetches.values())
+    if isinstance(fetches, (list, tuple)):
+        for f in fetches:
+            g = _graph_of(f)
+            if g is not None:
+                return g
+    return None
 
 
 class _CheckedThread:

@@ -186,6 +186,10 @@ class Tensor:
     def get_shape(self):
         return self._shape
 
+    def _shape_as_list(self):
+        """The static shape as a list (None where unknown), or None for an unknown rank."""
+        return self._shape.as_list() if self._shape.ndims is not None else None
+
     def set_shape(self, shape):
         """Merges ``shape`` into this tensor's static shape (ValueError when incompatible)."""
         shape = as_shape(shape)
@@ -728,6 +732,11 @@ class Graph:
 
     def get_name_scope(self):
         return self._name_stack
+
+    def switch_to_thread_local(self):
+        """TF's request that each thread build ops under its own scopes. tideflow keeps the
+        name scope per thread already; threads that only run steps (TF's queue tests call
+        this before starting them) need nothing more."""
 
     @property
     def _last_id(self):
