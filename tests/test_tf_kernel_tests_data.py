@@ -428,3 +428,21 @@ def test_fixed_length_record_dataset_body_not_a_multiple(tmp_path, compression):
                                                              for i in range(0, 20, 4)]
                 with pytest.raises(tf.errors.DataLossError, match=msg):
                     sess.run(bad)
+
+
+def test_optional_none_from_structure_takes_type_specs():
+    X = tf.data.experimental
+    with tf.Graph().as_default():
+        spec = tf.TensorSpec([], tf.float32)
+        opt = X.Optional.none_from_structure(spec)
+        assert opt.value_structure.is_compatible_with(spec)
+        assert not opt.value_structure.is_compatible_with(tf.TensorSpec([1], tf.float32))
+        nested = X.Optional.none_from_structure(
+            {"a": spec, "b": tf.SparseTensorSpec([2, 2], tf.int64)})
+        assert isinstance(nested.get_value()["b"], tf.SparseTensor)
+        old_style = X.Optional.none_from_structure(tf.int32, tf.TensorShape([3]))
+        assert old_style.get_value().shape.as_list() == [3]
+        with tf.Session() as sess:
+            assert not sess.run(opt.has_value())
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(opt.get_value())

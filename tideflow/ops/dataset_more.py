@@ -1157,9 +1157,16 @@ class Optional(ds.Structured):
         return Optional(v, specs)
 
     @staticmethod
-    def none_from_structure(output_types, output_shapes=None, output_classes=None):
-        """An empty Optional of the given structure."""
-        specs = ds.specs_from(output_types, output_shapes, output_classes)
+    def none_from_structure(value_structure, output_shapes=None, output_classes=None):
+        """An empty Optional of the given structure: TF 1.15's nest of ``tf.TensorSpec`` /
+        ``tf.SparseTensorSpec`` (or the older output types, shapes and classes)."""
+        from tideflow.ops.function_ops import SparseTensorSpec, TensorSpec
+
+        if all(isinstance(x, (TensorSpec, SparseTensorSpec))
+               for x in ds.flatten(value_structure)):
+            specs = _specs_from_structure(value_structure)
+        else:
+            specs = ds.specs_from(value_structure, output_shapes, output_classes)
         return Optional(ops.apply_op("OptionalNone", [], name="OptionalNone").outputs[0], specs)
 
     def has_value(self, name=None):
