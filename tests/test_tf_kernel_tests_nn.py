@@ -314,3 +314,76 @@ def test_sampled_losses_v2_split_sharded_weights_by_div(sess):
     got_nce, got_ss = sess.run([nce, ss])
     np.testing.assert_allclose(got_nce, want_nce, rtol=1e-5)
     np.testing.assert_allclose(got_ss, want_ss, rtol=1e-5)
+
+
+# -- CTC -----------------------------------------------------------------------------------
+def _np_ctc_loss(log_probs, label):
+    """-log p(label | x) by the CTC forward recursion over one sequence ([time, classes],
+    blank the last class), in plain NumPy."""
+    blank = log_probs.shape[1] - 1
+    ext = [blank]
+    for c in label:
+        ext += [c, blank]
+    probs = np.exp(log_probs)
+    alpha = np.zeros(len(ext))
+    alpha[0], alpha[1] = probs[0, blank], probs[0, ext[1]]
+    for t in range(1, len(probs)):
+        new = np.zeros_like(alpha)
+        for s, c in enumerate(ext):
+            a = alpha[s] + (alpha[s - 1] if s >= 1 else 0)
+            if s >= 2 and c != blank and c != ext[s - 2]:
+                a += alpha[s - 2]
+            new[s] = a * probs[t, c]
+        alpha = new
+    return -np.log(alpha[-1] + alpha[-2])
+
+
+def test_ctc_loss_dense_int64_lengths_and_blank_zero(sess):
+    rng = np.random.RandomState(9)
+    logits = rng.uniform(-1, 1, (6, 2, 4)).astype(np.float32)  # [time, batch, classes]
+    labels = np.array([[1, 2, 0], [3, 3, 1]], np.int64)  # blank is class 0 here
+    label_length = np.array([2, 3], np.int64)
+    from tideflow.python.ops import ctc_ops
+
+    loss = ctc_ops.ctc_loss_dense(labels, logits, tf.constant(label_length), [6, 6])
+    sparse = ctc_ops.dense_labels_to_sparse(tf.constant(labels), tf.constant(label_length))
+    loss_v2 = tf.nn.ctc_loss_v2(sparse, logits, None, [6, 6], blank_index=0)
+    got, got_v2 = sess.run([loss, loss_v2])
+    for b in range(2):
+        x = logits[:, b].astype(np.float64)
+        logp = x - np.log(np.exp(x).sum(1, keepdims=True))
+        # move blank 0 to the end: classes 1..3 become 0..2
+        logp = np.concatenate([logp[:, 1:], logp[:, :1]], 1)
+        want = _np_ctc_loss(logp, [c - 1 for c in labels[b, :label_length[b]]])
+        np.testing.assert_allclose(got[b], want, rtol=1e-5)
+        np.testing.assert_allclose(got_v2[b], want, rtol=1e-5)
+
+
+def test_ctc_loss_second_derivative_is_refused(sess):
+    x = tf.constant(np.random.RandomState(1).randn(3, 2, 4).astype(np.float32))
+    labels = tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1, 2]), [2, 1])
+    loss = tf.nn.ctc_loss(labels, x, [3, 3])
+    (g,) = tf.gradients(tf.reduce_sum(loss), x)
+    with pytest.raises(LookupError, match="Gradient explicitly disabled"):
+        tf.gradients(tf.reduce_sum(g * g), x)
+    from tideflow.python.ops import gradients_impl
+
+    with pytest.raises(LookupError, match="second derivative of ctc_loss"):
+        gradients_impl._hessian_vector_product(loss, [x], [1.0])
+
+
+def test_ctc_loss_empty_batch_is_invalid(sess):
+    x = tf.constant([], dtype=tf.float32, shape=(1, 0, 2))
+    labels = tf.SparseTensor(tf.zeros([0, 2], tf.int64), tf.zeros([0], tf.int32), [5, 5])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="batch_size must not be 0"):
+        sess.run(tf.nn.ctc_loss(labels, x, tf.zeros([0], tf.int32)))
+
+
+def test_hessian_vector_product_matches_numpy(sess):
+    from tideflow.python.ops import gradients_impl
+
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    x = tf.constant([0.5, -1.0], tf.float64)
+    y = 0.5 * tf.reduce_sum(x * tf.linalg.matvec(tf.constant(a), x))  # Hessian is a
+    (hv,) = gradients_impl._hessian_vector_product(y, [x], [tf.constant([1.0, 2.0], tf.float64)])
+    np.testing.assert_allclose(sess.run(hv), a @ np.array([1.0, 2.0]))

@@ -52,3 +52,25 @@ def _rows():
 
 
 CASES = _rows()
+
+
+def _prevent_gradient_check():
+    # forward: the input unchanged; backward: LookupError naming the op's message
+    with tf.Graph().as_default():
+        from tideflow.ops import array_ops
+
+        x = tf.constant([1.5, -2.0, 3.0])
+        y = array_ops.prevent_gradient(x, message="no second derivative here")
+        assert y.op.type == "PreventGradient"
+        assert y.get_shape().as_list() == [3]
+        with tf.Session() as s:
+            assert s.run(y).tolist() == [1.5, -2.0, 3.0]
+        try:
+            tf.gradients(y * 2.0, x)
+        except LookupError as e:
+            assert "Gradient explicitly disabled. Reason: no second derivative here" in str(e)
+        else:
+            raise AssertionError("PreventGradient let a gradient through")
+
+
+CASES.append(Case("PreventGradient", check=_prevent_gradient_check, grad=False))

@@ -159,6 +159,8 @@ def _ctc_loss_kernel(inputs, labels_indices, labels_values, sequence_length, *,
     if x.ndim != 3:
         raise _invalid(f"CTCLoss: inputs must be 3-D, got shape {_shape_str(x.shape)}")
     t_max, batch, num_classes = x.shape
+    if batch == 0:
+        raise _invalid("batch_size must not be 0")
     if seq.shape != (batch,):
         raise _invalid(f"CTCLoss: len(sequence_length) != batch_size: {seq.shape} vs {batch}")
     if num_classes < 1:
@@ -202,8 +204,10 @@ def _ctc_loss_grad(op, grad_loss, _):
     from tideflow.ops import array_ops
     from tideflow.ops.gradients import dense
 
-    # the op's own gradient output; second derivatives are not defined, as in TF
-    g = array_ops.stop_gradient(op._outputs[1])
+    # the op's own gradient output; a second derivative is an error, as in TF
+    g = array_ops.prevent_gradient(
+        op._outputs[1], message="Currently there is no way to take the second derivative of "
+        "ctc_loss due to the fused implementation's interaction with tf.gradients()")
     return [array_ops.expand_dims(dense(grad_loss), -1) * g, None, None, None]
 
 
@@ -420,18 +424,16 @@ def ctc_loss(labels, inputs=None, sequence_length=None, preprocess_collapse_repe
 
 
 def _dense_labels_to_sparse(dense, length):
-    from tideflow.ops import array_ops, gather_ops, range_ops
+    from tideflow.ops import array_ops, cast_ops, gather_ops, range_ops
     from tideflow.ops.math_ops import less
 
     dense = ops.convert_to_tensor(dense, name="labels")
-    length = ops.convert_to_tensor(length, name="label_length")
+    length = cast_ops.cast(ops.convert_to_tensor(length, name="label_length"), dtypes.int32)
     width = array_ops.shape(dense)[1]
     mask = less(array_ops.expand_dims(range_ops.range(width), 0),
                 array_ops.expand_dims(length, 1))
     indices = gather_ops.where(mask)
     values = gather_ops.gather_nd(dense, indices)
-    from tideflow.ops import cast_ops
-
     shape = cast_ops.cast(array_ops.shape(dense), dtypes.int64)
     return SparseTensor(indices, values, shape)
 
@@ -468,6 +470,18 @@ def ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major=Tr
             values = values - cast_ops.cast(math_ops.greater(values, blank_index), dtypes.int32)
         labels = SparseTensor(labels.indices, values, labels.dense_shape)
         return ctc_loss(labels, logits, logit_length, ignore_longer_outputs_than_inputs=True)
+
+
+def dense_labels_to_sparse(dense, length):
+    """Dense ``labels [batch, max_len]`` with ``length [batch]`` as a SparseTensor."""
+    return _dense_labels_to_sparse(dense, length)
+
+
+def ctc_loss_dense(labels, logits, label_length, logit_length, logits_time_major=True,
+                   unique=None, blank_index=0, name=None):
+    """CTC loss of dense ``labels`` (TF's ``ctc_loss_dense``: ``blank_index`` 0 by default)."""
+    return ctc_loss_v2(labels, logits, label_length, logit_length, logits_time_major, unique,
+                       blank_index, name)
 
 
 def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index=None):

@@ -43,6 +43,15 @@ def _namespace(name, doc, members):
     return module
 
 
+def _hessian_vector_product(ys, xs, v):
+    """TF's gradients_impl._hessian_vector_product: the gradient of <grad(ys, xs), v>."""
+    import tideflow as _tf
+
+    grads = _tf.gradients(ys, xs)
+    products = [_tf.multiply(g, _tf.stop_gradient(e)) for g, e in zip(grads, v) if g is not None]
+    return _tf.gradients(products, xs)
+
+
 def _with_private(ns, **members):
     for key, value in members.items():
         setattr(ns, key, value)
@@ -117,7 +126,8 @@ def _text_namespaces():
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
                                          "gradients_impl``.",
                                          {"gradients": _tf.gradients, "hessians": _tf.hessians,
-                                          "AggregationMethod": _tf.AggregationMethod})}
+                                          "AggregationMethod": _tf.AggregationMethod,
+                                          "_hessian_vector_product": _hessian_vector_product})}
 
 
 for _name, _mod in (("check_ops", check_ops),
