@@ -319,3 +319,34 @@ def test_approximate_equal_op(sess):
     assert sess.run(math_ops.approximate_equal(np.float32(1), np.float32(1.000009)))
     with pytest.raises(ValueError, match="Shapes must be equal rank, but are 1 and 2"):
         math_ops.approximate_equal(np.array([1.0, 2.0]), np.array([[1.0, 2.0]]))
+
+
+# -- linear algebra ------------------------------------------------------------------------
+def test_tensordot_with_unknown_ranks_and_fed_axes(sess):
+    rng = np.random.RandomState(7)
+    a, b = rng.randn(2, 3, 4), rng.randn(4, 3, 5)
+    pa, pb = tf.placeholder(tf.float64), tf.placeholder(tf.float64)  # rank unknown
+    for axes, np_axes in ((1, 1), ([[2], [0]], ([2], [0])), ([[1, 2], [1, 0]], ([1, 2], [1, 0])),
+                          (0, 0)):
+        out = sess.run(tf.tensordot(pa, pb, axes), {pa: a, pb: b})
+        np.testing.assert_allclose(out, np.tensordot(a, b, np_axes))
+    axes = tf.placeholder(tf.int32)  # a [2, k] tensor: a's axes, then b's
+    out = tf.tensordot(a, b, axes)
+    np.testing.assert_allclose(sess.run(out, {axes: [[1, 2], [1, 0]]}),
+                               np.tensordot(a, b, ([1, 2], [1, 0])))
+    with pytest.raises(ValueError, match="Different number of contraction axes 'a' and 'b', "
+                                         "1 != 2"):
+        tf.tensordot(a, b, [[1], [0, 1]])
+    with pytest.raises(ValueError, match="'axes' must be an integer or have length 2"):
+        tf.tensordot(a, b, [[0, 1]])
+
+
+def test_triangular_solve_singular_and_empty_matrix_functions(sess):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input matrix is not invertible\."):
+        sess.run(tf.matrix_triangular_solve(np.array([[0.0, 0.0], [1.0, 1.0]]), np.ones((2, 1))))
+    assert sess.run(tf.linalg.expm(np.zeros((0, 0)))).shape == (0, 0)
+    assert sess.run(tf.linalg.expm(np.zeros((3, 0, 0)))).shape == (3, 0, 0)
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.linalg.expm(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+        tf.linalg.logm(np.ones(3, np.complex64))

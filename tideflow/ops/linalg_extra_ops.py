@@ -113,7 +113,7 @@ def _tri_solve_kernel(matrix, rhs, *, lower, adjoint):
     if adjoint:
         a = _adjoint(a)
     if a.shape[-1] and np.any(np.diagonal(a, axis1=-2, axis2=-1) == 0):
-        _fail("MatrixTriangularSolve: input matrix is not invertible (zero on the diagonal)")
+        _fail("Input matrix is not invertible.")  # TF's words: a zero on the diagonal
     if a.size == 0 or rhs.size == 0:
         return np.zeros(rhs.shape, matrix.dtype)
     return np.linalg.solve(a, _wide(rhs)).astype(matrix.dtype, copy=False)

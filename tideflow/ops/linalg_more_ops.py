@@ -33,12 +33,12 @@ def _square_shape(op_type):
     def shape(op):
         s = op._inputs[0]._shape
         if s.ndims is not None:
+            # TF's words (MakeBatchSquareMatrix)
             if s.ndims < 2:
-                raise ValueError(f"{op_type}: input must have rank >= 2, got shape "
-                                 f"{_shape_str(s)}")
+                raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
             a, b = s.dims[-2].value, s.dims[-1].value
             if a is not None and b is not None and a != b:
-                raise ValueError(f"{op_type}: input must be square, got shape {_shape_str(s)}")
+                raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
         return [s]
 
     return shape
@@ -290,8 +290,10 @@ def _expm_one(a):
 
 
 def _batched(fn, x):
+    if x.size == 0:  # an empty batch, or 0x0 matrices
+        return x.copy()
     flat = x.reshape((-1,) + x.shape[-2:])
-    return np.stack([fn(m) for m in flat]).reshape(x.shape) if flat.shape[0] else x.copy()
+    return np.stack([fn(m) for m in flat]).reshape(x.shape)
 
 
 def _expm_kernel(input):

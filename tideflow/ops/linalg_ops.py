@@ -618,10 +618,40 @@ def einsum(equation, *inputs, **kwargs):
 
 
 def _tensordot_axes(axes, rank_a, rank_b):
+    """The contraction axes of a and b: lists when known, else int32 tensors (``axes`` a
+    tensor whose value is fed, or an integer with an input of unknown rank)."""
     if isinstance(axes, ops.Tensor):
-        axes = ops.constant_value(axes)
-        if axes is None:
-            raise ValueError("tensordot needs axes whose value is known when the graph is built")
+        value = ops.constant_value(axes)
+        if value is None:
+            from tideflow.ops import math_ops
+
+            axes = math_ops._cast(axes, dtypes.int32)
+            return axes[0], axes[1]  # as TF: a [2, k] tensor of (a axes, b axes)
+        axes = value
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"'axes' must be an integer or have length 2, got {axes!r}")
+        a_axes, b_axes = axes
+        if isinstance(a_axes, ops.Tensor) or isinstance(b_axes, ops.Tensor):
+            return a_axes, b_axes
+        a_axes = [int(a_axes)] if np.ndim(a_axes) == 0 else [int(i) for i in a_axes]
+        b_axes = [int(b_axes)] if np.ndim(b_axes) == 0 else [int(i) for i in b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"Different number of contraction axes 'a' and 'b', "
+                             f"{len(a_axes)} != {len(b_axes)}.")
+        if rank_a is None or rank_b is None:
+            return a_axes, b_axes
+        return [i % rank_a for i in a_axes], [i % rank_b for i in b_axes]
+    if np.ndim(axes) == 0 and (rank_a is None or rank_b is None):
+
+        n = int(axes)
+        if n < 0:
+            raise ValueError(f"'axes' must be at least 0, got {n}")
+        for rank, which in ((rank_a, "a"), (rank_b, "b")):
+            if rank is not None and n > rank:
+                raise ValueError(f"'axes' must not be larger than the number of dimensions of "
+                                 f"tensor {which}: {n}")
+        return "last", n  # resolved against a's dynamic rank by the caller
     if np.ndim(axes) == 0:
         n = int(axes)
         if n < 0:
@@ -638,6 +668,35 @@ def _tensordot_axes(axes, rank_a, rank_b):
         raise ValueError(f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != "
                          f"{len(b_axes)}.")
     return [i % rank_a for i in a_axes], [i % rank_b for i in b_axes]
+
+
+def _tensordot_reshape_dynamic(a, axes, flipped=False):
+    """``_tensordot_reshape`` for an input of unknown rank or axes known only when the graph
+    runs: the free dimensions are those not in ``axes``, found from a's dynamic rank."""
+    from tideflow.ops import (
+        array_ops,
+        concat_ops,
+        counting_ops,
+        gather_ops,
+        math_ops,
+        range_ops,
+        reduction_ops,
+    )
+
+    rank = array_ops.rank(a)
+    axes = math_ops._cast(ops.convert_to_tensor(axes, name="axes"), dtypes.int32)
+    axes = math_ops.floormod(array_ops.reshape(axes, [-1]), rank)
+    free, _ = counting_ops.setdiff1d(range_ops.range(rank), axes)
+    dyn = array_ops.shape(a)
+    free_dims = gather_ops.gather(dyn, free)
+    prod_free = reduction_ops.reduce_prod(free_dims)
+    prod_axes = reduction_ops.reduce_prod(gather_ops.gather(dyn, axes))
+    if flipped:
+        perm, new_shape = concat_ops.concat([axes, free], 0), [prod_axes, prod_free]
+    else:
+        perm, new_shape = concat_ops.concat([free, axes], 0), [prod_free, prod_axes]
+    reshaped = array_ops.reshape(array_ops.transpose(a, perm), array_ops.stack(new_shape))
+    return reshaped, free_dims
 
 
 def _tensordot_reshape(a, axes, flipped=False):
@@ -686,9 +745,23 @@ def tensordot(a, b, axes, name=None):
         a = ops.convert_to_tensor(a, name="a")
         b = ops.convert_to_tensor(b, name="b")
         ra, rb = a.get_shape().ndims, b.get_shape().ndims
-        if ra is None or rb is None:
-            raise ValueError("tensordot needs inputs of known rank")
         a_axes, b_axes = _tensordot_axes(axes, ra, rb)
+        if isinstance(a_axes, str):  # an integer N with an input of unknown rank
+            from tideflow.ops import array_ops, range_ops
+
+            n = b_axes
+            rank_a = array_ops.rank(a)
+            a_axes = range_ops.range(rank_a - n, rank_a)
+            b_axes = range_ops.range(n)
+        if (ra is None or rb is None or isinstance(a_axes, ops.Tensor)
+                or isinstance(b_axes, ops.Tensor)):
+            from tideflow.ops import array_ops, concat_ops
+
+            a_mat, a_free = _tensordot_reshape_dynamic(a, a_axes)
+            b_mat, b_free = _tensordot_reshape_dynamic(b, b_axes, flipped=True)
+            product = matmul(a_mat, b_mat)
+            return array_ops.reshape(product, concat_ops.concat([a_free, b_free], 0),
+                                     name=scope)
         a_mat, a_free, a_static = _tensordot_reshape(a, a_axes)
         b_mat, b_free, b_static = _tensordot_reshape(b, b_axes, flipped=True)
         product = matmul(a_mat, b_mat)
