@@ -446,3 +446,25 @@ def test_optional_none_from_structure_takes_type_specs():
             assert not sess.run(opt.has_value())
             with pytest.raises(tf.errors.InvalidArgumentError):
                 sess.run(opt.get_value())
+
+
+def test_cache_file_concurrent_writers(tmp_path):
+    prefix = str(tmp_path / "cache")
+    with tf.Graph().as_default():
+        n1 = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.range(4).cache(prefix)).get_next()
+        n2 = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.range(4).cache(prefix)).get_next()
+        with tf.Session() as sess:
+            assert sess.run(n1) == 0
+            with pytest.raises(tf.errors.AlreadyExistsError, match="lockfile already exists"):
+                sess.run(n2)
+            assert [sess.run(n1) for _ in range(3)] == [1, 2, 3]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(n1)
+        # the finished writer released its lock; a new pipeline replays the file even with an
+        # empty input
+        n3 = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.range(0).cache(prefix)).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, n3) == [0, 1, 2, 3]

@@ -708,6 +708,7 @@ class Cache(DatasetValue):
         return self._fill(rt)
 
     def _fill(self, rt):
+        release = _lock_cache_file(self.filename, rt) if self.filename else None
         got = []
         for elem in self.input.iterate(rt):
             got.append(elem)
@@ -717,6 +718,45 @@ class Cache(DatasetValue):
                 self._cached = got
                 if self.filename:
                     _write_cache_file(self.filename, got)
+        if release is not None:
+            release()
+
+
+def _lock_cache_file(filename, rt):
+    """Claims the cache prefix for this writer, as TF's lockfile ``<prefix>_0.lockfile`` does:
+    a second iterator writing the same cache meanwhile fails with AlreadyExistsError. The
+    lock goes when the cache is written or the writing iterator is dropped."""
+    import datetime
+    import os
+
+    path = f"{filename}_0.lockfile"
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        try:
+            with open(path) as f:
+                contents = f.read()
+        except OSError:
+            contents = ""
+        raise errors.AlreadyExistsError(
+            None, None, f"There appears to be a concurrent caching iterator running - cache "
+            f"lockfile already exists ('{path}'). If you are sure no other running TF "
+            f"computations are using this cache prefix, delete the lockfile and re-initialize "
+            f"the iterator. Lockfile contents: {contents}") from None
+    with os.fdopen(fd, "w") as f:
+        f.write(f"Created at: {datetime.datetime.now().isoformat()}")
+    done = []
+
+    def release():
+        if not done:
+            done.append(True)
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+
+    rt.add_closer(release)
+    return release
 
 
 def _cache_path(filename):
