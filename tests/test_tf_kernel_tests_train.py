@@ -298,3 +298,25 @@ def test_meta_graph_round_trip_helpers(tmp_path):
     case = unittest.TestCase()
     case.assertProtoEquals = tf.test.TestCase.assertProtoEquals.__get__(case)
     test_util.assert_meta_graph_protos_equal(case, original, again)
+
+
+def test_import_meta_graph_into_the_enclosing_name_scope(tmp_path):
+    prefix = str(tmp_path / "ckpt")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2], name="x")
+        w = tf.Variable([[1.0], [2.0]], name="w")
+        tf.matmul(x, w, name="y")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            saver.save(sess, prefix)
+    with tf.Graph().as_default() as g:
+        # no import_scope: the enclosing name scope is the scope, as in TF
+        with tf.name_scope("outer"):
+            restorer = tf.train.import_meta_graph(prefix + ".meta")
+        assert [v.op.name for v in tf.global_variables()] == ["outer/w"]
+        with tf.Session() as sess:
+            restorer.restore(sess, prefix)
+            out = sess.run("outer/y:0", {"outer/x:0": [[3.0, 4.0]]})
+            np.testing.assert_allclose(out, [[11.0]])
+        assert g.get_operation_by_name("outer/w").type == "VariableV2"

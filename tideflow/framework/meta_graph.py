@@ -432,7 +432,8 @@ def import_scoped_meta_graph_with_return_elements(
             graph_def.CopyFrom(mgd.graph_def)
             for node in graph_def.node:
                 node.device = ""
-        scope = graph.unique_name(import_scope, mark_as_used=False) if import_scope else ""
+        # without import_scope, an enclosing name_scope is the scope (TF's unique_name(""))
+        scope = graph.unique_name(import_scope or "", mark_as_used=False)
         returned = importer.import_graph_def(
             graph_def, name=import_scope or scope, input_map=input_map,
             producer_op_list=producer_op_list, return_elements=return_elements)

@@ -320,7 +320,8 @@ class Variable(metaclass=_VariableMeta):
         g = ops.get_default_graph()
 
         def scoped(name):
-            return f"{import_scope}/{name}" if import_scope else name
+            # an import scope may end in "/" (one taken from the enclosing name scope)
+            return f"{import_scope.rstrip('/')}/{name}" if import_scope else name
 
         self._variable = g.as_graph_element(scoped(variable_def.variable_name))
         self._initializer_op = g.as_graph_element(scoped(variable_def.initializer_name))
@@ -665,7 +666,7 @@ class SaveSliceInfo:
         if save_slice_info_def is not None:
             full_name = save_slice_info_def.full_name
             if import_scope:
-                full_name = f"{import_scope}/{full_name}"
+                full_name = f"{import_scope.rstrip('/')}/{full_name}"
             full_shape = list(save_slice_info_def.full_shape)
             var_offset = list(save_slice_info_def.var_offset)
             var_shape = list(save_slice_info_def.var_shape)

@@ -52,6 +52,7 @@ _add("ops.losses.losses", "``tf.losses``.", ["tideflow.losses"])
 _add("ops.losses.losses_impl", "``tf.losses`` (``Reduction``, ``compute_weighted_loss``).",
      ["tideflow.losses"])
 _add("ops.losses.util", "``tf.losses``' collection helpers (``get_losses``, ...).",
+     ["tideflow.losses"])
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
 _add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
