@@ -387,3 +387,15 @@ def test_hessian_vector_product_matches_numpy(sess):
     y = 0.5 * tf.reduce_sum(x * tf.linalg.matvec(tf.constant(a), x))  # Hessian is a
     (hv,) = gradients_impl._hessian_vector_product(y, [x], [tf.constant([1.0, 2.0], tf.float64)])
     np.testing.assert_allclose(sess.run(hv), a @ np.array([1.0, 2.0]))
+
+
+# -- losses --------------------------------------------------------------------------------
+def test_losses_modules_under_tensorflow_python_paths(sess):
+    from tideflow.python.ops.losses import losses_impl, util
+
+    assert util.get_losses is tf.losses.get_losses
+    assert losses_impl.Reduction is tf.losses.Reduction
+    loss = losses_impl.compute_weighted_loss(tf.constant([1.0, 2.0, 3.0]),
+                                             tf.constant([0.0, 1.0, 1.0]))
+    assert sess.run(loss) == pytest.approx(2.5)  # SUM_BY_NONZERO_WEIGHTS: (2 + 3) / 2
+    assert loss in util.get_losses()
