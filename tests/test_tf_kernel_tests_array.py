@@ -267,3 +267,24 @@ def test_transpose_repeated_perm_fails_when_run_and_unknown_rank_shapes(sess):
     np.testing.assert_array_equal(sess.run(tf.transpose(unknown, [0]), {unknown: [1.0, 2.0]}),
                                   [1.0, 2.0])
     np.testing.assert_array_equal(sess.run(tf.transpose(x, [2, 0, 1])), x.transpose(2, 0, 1))
+
+
+# -- constants from ragged lists, shapes and dimensions ---------------------------------------------
+def test_constant_conversion_errors_and_shape_dtypes(sess):
+    with pytest.raises(ValueError, match="setting an array element with a sequence"):
+        tf.constant([[1, 2], [3]], dtype=tf.int32)
+    with pytest.raises(ValueError, match="must be a dense"):
+        tf.constant([[1, 2], [3]])
+    big = tf.convert_to_tensor(tf.TensorShape([2**31, 2]))
+    assert big.dtype == tf.int64 and sess.run(big).tolist() == [2**31, 2]
+    assert tf.convert_to_tensor(tf.TensorShape([2**31 - 1, 2])).dtype == tf.int32
+    with pytest.raises(ValueError, match=r"a dimension is too large \(2147483648\)"):
+        tf.convert_to_tensor(tf.TensorShape([2**31, 2]), dtype=tf.int32)
+    with pytest.raises(TypeError):
+        tf.convert_to_tensor(tf.TensorShape([1, 2]), dtype=tf.float32)
+    dim = tf.convert_to_tensor(tf.TensorShape([1, 5])[1], dtype=tf.int64)
+    assert dim.dtype == tf.int64 and sess.run(dim) == 5
+    from tideflow.python.framework import constant_op
+
+    padded = constant_op.constant_v1([1, 2, 3], shape=[5])
+    assert sess.run(padded).tolist() == [1, 2, 3, 3, 3]

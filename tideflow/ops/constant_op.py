@@ -143,7 +143,11 @@ def to_ndarray(values, dtype=None, shape=None, verify_shape=False):
                 # as TF (and NumPy 1.x): a Python int out of the dtype's range wraps around
                 # (tf.constant(0xFFFFFFFF, tf.int32) is -1); past int64 it is NumPy's error
                 arr = np.array(values).astype(dtype._np)
-            except (TypeError, ValueError) as e:
+            except ValueError as e:
+                if "sequence" in str(e):  # ragged nesting: NumPy's ValueError, as in TF
+                    raise ValueError(str(e)) from None
+                raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
+            except TypeError as e:
                 raise TypeError(f"Expected {dtype.name}, got {values!r}: {e}") from None
     else:
         if is_np:
@@ -231,6 +235,11 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     return _const(arr, name)
 
 
+# TF 1.x's tf.constant is its constant_v1 (a short value fills the shape; verify_shape opts
+# into the strict check); tensorflow.python.framework.constant_op names both
+constant_v1 = constant
+
+
 def _const(arr, name="Const"):
     dtype = dtypes.dtype_of_numpy(arr)
     if arr.flags.writeable:
@@ -264,16 +273,33 @@ def _array_like_conversion(value, dtype=None, name=None, as_ref=False):
 ops.register_tensor_conversion_function(object, _array_like_conversion, priority=300)
 
 
+def _shape_dtype(what, dims, dtype):
+    """int32 unless a dimension needs int64 (TF's rule); only the two integer dtypes."""
+    large = next((d for d in dims if d >= 2**31), 0)
+    if dtype is None:
+        return dtypes.int64 if large else dtypes.int32
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert a {what} to {dtype.name}; only int32 and int64 hold "
+                        "dimensions")
+    if dtype == dtypes.int32 and large:
+        raise ValueError(f"Cannot convert a {what} to dtype int32; a dimension is too large "
+                         f"({large})")
+    return dtype
+
+
 def _shape_conversion(value, dtype=None, name=None, as_ref=False):
     if not value.is_fully_defined():
         raise ValueError(f"Cannot convert a partially known TensorShape {value} to a Tensor.")
-    return constant(value.as_list(), dtype=dtype or dtypes.int32, name=name or "Const")
+    dims = value.as_list()
+    return constant(dims, dtype=_shape_dtype("TensorShape", dims, dtype), name=name or "Const")
 
 
 def _dim_conversion(value, dtype=None, name=None, as_ref=False):
     if value.value is None:
         raise ValueError("Cannot convert an unknown Dimension to a Tensor.")
-    return constant(value.value, dtype=dtype or dtypes.int32, name=name or "Const")
+    return constant(value.value, dtype=_shape_dtype("Dimension", [value.value], dtype),
+                    name=name or "Const")
 
 
 def _register_shape_conversions():
