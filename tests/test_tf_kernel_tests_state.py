@@ -377,3 +377,55 @@ def test_switch_and_merge_carry_indexed_slices():
         with tf.Session() as s:
             values, indices, which = s.run([merged.values, merged.indices, index])
         assert values.tolist() == [1, 2, 3] and indices.tolist() == [0, 2, 4] and which == 1
+
+
+# -- tf.while_loop with composite loop variables ----------------------------------------------
+
+def test_while_loop_carries_sparse_indexed_slices_and_ragged_tensors():
+    with tf.Graph().as_default():
+        i = tf.constant(0)
+        sparse = tf.SparseTensor(tf.constant([[0], [3]], tf.int64), tf.constant([2.0, 4.0]),
+                                 tf.constant([10], tf.int64))
+
+        def grow(i, x):  # adds an entry each step: only the rank is kept by default
+            extra = tf.SparseTensor(tf.cast(tf.fill([1, 1], i + 4), tf.int64), [1.0],
+                                    x.dense_shape)
+            return i + 1, tf.sparse_add(x, extra)
+
+        _, grown = tf.while_loop(lambda i, _: i < 3, grow, [i, sparse])
+        assert grown.indices.shape.as_list() == [None, 1]
+        assert grown.dense_shape.shape.as_list() == [1]
+
+        slices = tf.IndexedSlices(tf.constant([[2.0, 4.0], [3.0, 5.0]]), tf.constant([0, 3]),
+                                  tf.constant([10, 2]))
+        _, doubled = tf.while_loop(
+            lambda i, _: i < 3,
+            lambda i, x: (i + 1, tf.IndexedSlices(x.values * 2.0, x.indices, x.dense_shape)),
+            [i, slices])
+        assert isinstance(doubled, tf.IndexedSlices)
+        assert doubled.values.shape.as_list() == [2, 2]
+
+        rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+        _, widened = tf.while_loop(lambda i, _: i < 2,
+                                   lambda i, x: (i + 1, tf.concat([x, x], axis=1)), [i, rt])
+        assert widened.row_splits.shape.as_list() == [4]  # rows kept, values may grow
+        with tf.Session() as s:
+            got = s.run([grown.indices, grown.values, doubled.values, widened.values,
+                         widened.row_splits])
+        assert got[0].ravel().tolist() == [0, 3, 4, 5, 6]
+        assert got[1].tolist() == [2.0, 4.0, 1.0, 1.0, 1.0]
+        np.testing.assert_array_equal(got[2], np.array([[2.0, 4.0], [3.0, 5.0]]) * 8)
+        assert got[3].tolist() == [1, 2] * 4 + [3] * 4 + [4, 5, 6] * 4  # each row doubled twice
+        assert got[4].tolist() == [0, 8, 12, 24]
+
+
+def test_while_loop_shape_invariants_accept_tensor_specs_and_report_structure():
+    with tf.Graph().as_default():
+        i = tf.constant(0)
+        x = tf.constant([1])
+        out = tf.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, tf.concat([x, x], 0)),
+                            [i, x], [tf.TensorSpec([], tf.int32), tf.TensorSpec(None, tf.int32)])
+        assert out[1].shape.ndims is None
+        with pytest.raises(ValueError,
+                           match="The two structures don't have the same nested structure"):
+            tf.while_loop(lambda i, *x: i < 10, lambda i, *x: (i, i) + x, [i, x])

@@ -169,42 +169,47 @@ def _composite_kind(x):
     return None
 
 
+def composite_components(x):
+    """The component tensors of a composite tensor (as ``_composite_kind`` counts them)."""
+    kind = _composite_kind(x)
+    if kind[0] == "IndexedSlices":
+        return [x.values, x.indices] + ([] if x.dense_shape is None else [x.dense_shape])
+    if kind[0] == "SparseTensor":
+        return [x.indices, x.values, x.dense_shape]
+    return [x.flat_values, *x.nested_row_splits]
+
+
+def rebuild_composite(kind, parts):
+    """The composite tensor of ``kind`` (from ``_composite_kind``) made of ``parts``."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    if kind[0] == "IndexedSlices":
+        return IndexedSlices(*parts)
+    if kind[0] == "SparseTensor":
+        return SparseTensor(*parts)
+    return RaggedTensor.from_nested_row_splits(parts[0], list(parts[1:]), validate=False)
+
+
 def _expand_composites(out):
     """``out`` with each composite tensor replaced by the tuple of its component tensors."""
     def expand(x):
-        kind = _composite_kind(x)
-        if kind is None:
-            return x
-        if kind[0] == "IndexedSlices":
-            return (x.values, x.indices) + (() if x.dense_shape is None else (x.dense_shape,))
-        if kind[0] == "SparseTensor":
-            return (x.indices, x.values, x.dense_shape)
-        return (x.flat_values,) + tuple(x.nested_row_splits)
+        return x if _composite_kind(x) is None else tuple(composite_components(x))
 
     return nest.map_structure(expand, out)
 
 
 def _rebuild_composites(template, expanded):
     """The inverse of ``_expand_composites``: ``template`` gives where composites were."""
-    from tideflow.framework.indexed_slices import IndexedSlices
-    from tideflow.framework.sparse_tensor import SparseTensor
-    from tideflow.ops.ragged_tensor import RaggedTensor
-
     flat = iter(nest.flatten(expanded))
     leaves = []
     for leaf in nest.flatten(template):
         kind = _composite_kind(leaf)
         if kind is None:
             leaves.append(next(flat))
-            continue
-        parts = [next(flat) for _ in range(kind[1])]
-        if kind[0] == "IndexedSlices":
-            leaves.append(IndexedSlices(*parts))
-        elif kind[0] == "SparseTensor":
-            leaves.append(SparseTensor(*parts))
         else:
-            leaves.append(RaggedTensor.from_nested_row_splits(parts[0], parts[1:],
-                                                              validate=False))
+            leaves.append(rebuild_composite(kind, [next(flat) for _ in range(kind[1])]))
     return nest.pack_sequence_as(template, leaves)
 
 
@@ -291,9 +296,13 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         try:
             nest.assert_same_structure(then_out, else_out)
         except (ValueError, TypeError) as e:
+            # both TF 1.x's text (nest's) and cond_v2's
+            detail = str(e)
+            if "don't have the same nested structure" not in detail:
+                detail = f"The two structures don't have the same nested structure. {detail}"
             raise type(e)(
                 "true_fn and false_fn arguments to tf.cond must have the same number, type, and "
-                f"overall structure of return values. {e}"
+                f"overall structure of return values. {detail}"
             ) from None
         flat_then, flat_else = nest.flatten(then_out), nest.flatten(else_out)
         for a, b in zip(flat_then, flat_else):

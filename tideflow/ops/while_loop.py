@@ -9,7 +9,7 @@ The executor inlines a While into its plan's generated code as a Python ``while`
 import time
 
 from tideflow.framework import dtypes, errors, func_graph, nest, op_registry, ops
-from tideflow.framework.tensor_shape import as_shape
+from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from tideflow.ops import cond as cond_lib
 
 # ------------------------------------------------------------------------------------------
@@ -98,7 +98,8 @@ def shape_less_equal(shape, invariant):
 
 
 class _Flat:
-    """Loop variables flattened to tensors; TensorArrays travel as their list tensor."""
+    """Loop variables flattened to tensors; TensorArrays travel as their list tensor, composite
+    tensors (SparseTensor, IndexedSlices, RaggedTensor) as their component tensors."""
 
     def __init__(self, structure):
         from tideflow.ops import tensor_array
@@ -106,9 +107,14 @@ class _Flat:
         self.structure = structure
         self.leaves = nest.flatten(structure)
         self.tensors = []
+        self.kinds = []  # per leaf: None (a tensor or TensorArray) or the composite's kind
         for x in self.leaves:
+            kind = cond_lib._composite_kind(x)
+            self.kinds.append(kind)
             if isinstance(x, tensor_array.TensorArray):
                 self.tensors.append(x._list)
+            elif kind is not None:
+                self.tensors.extend(cond_lib.composite_components(x))
             else:
                 self.tensors.append(ops.convert_to_tensor(x))
 
@@ -120,12 +126,68 @@ class _Flat:
         templates = self.leaves if structure is None else [
             b if isinstance(b, tensor_array.TensorArray) else a
             for a, b in zip(self.leaves, nest.flatten(structure))]
-        for leaf, t in zip(templates, tensors):
+        tensors = iter(tensors)
+        for leaf, kind in zip(templates, self.kinds):
             if isinstance(leaf, tensor_array.TensorArray):
-                leaves.append(leaf._with_list(t))
+                leaves.append(leaf._with_list(next(tensors)))
+            elif kind is not None:
+                leaves.append(cond_lib.rebuild_composite(
+                    kind, [next(tensors) for _ in range(kind[1])]))
             else:
-                leaves.append(t)
+                leaves.append(next(tensors))
         return nest.pack_sequence_as(self.structure if structure is None else structure, leaves)
+
+    def default_invariants(self):
+        """TF's default shape invariants: a tensor keeps its shape; a SparseTensor keeps its
+        rank only (entries may come and go), a RaggedTensor its number of rows."""
+        out = []
+        tensors = iter(self.tensors)
+        for kind in self.kinds:
+            if kind is None:
+                out.append(next(tensors)._shape)
+                continue
+            parts = [next(tensors) for _ in range(kind[1])]
+            if kind[0] == "SparseTensor":
+                rank = parts[2]._shape.dims[0].value if parts[2]._shape.ndims == 1 else None
+                out += [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+            elif kind[0] == "RaggedTensor":
+                values = parts[0]._shape
+                out.append(TensorShape([None]).concatenate(values[1:]) if values.ndims
+                           else values)
+                out.append(parts[1]._shape)
+                out += [TensorShape([None])] * (len(parts) - 2)
+            else:
+                out += [t._shape for t in parts]
+        return out
+
+    def invariants(self, leaf_invariants):
+        """Per-tensor invariants from one invariant (a TensorShape or TensorSpec) per leaf;
+        a composite's invariant is the shape of the dense tensor it stands for."""
+        out = []
+        tensors = iter(self.tensors)
+        for kind, inv in zip(self.kinds, leaf_invariants):
+            inv = as_shape(getattr(inv, "shape", inv))
+            if kind is None:
+                next(tensors)
+                out.append(inv)
+                continue
+            parts = [next(tensors) for _ in range(kind[1])]
+            rank = inv.ndims
+            if kind[0] == "SparseTensor":
+                out += [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+            elif kind[0] == "IndexedSlices":
+                rows = inv.dims[0].value if rank else None
+                out += [inv, TensorShape([rows])]
+                if len(parts) == 3:
+                    out.append(TensorShape([rank]))
+            else:
+                ragged_rank = len(parts) - 1
+                rows = inv.dims[0].value if rank else None
+                inner = inv[ragged_rank + 1:] if rank else unknown_shape()
+                out.append(TensorShape([None]).concatenate(inner) if rank else unknown_shape())
+                out.append(TensorShape([None if rows is None else rows + 1]))
+                out += [TensorShape([None])] * (ragged_rank - 1)
+        return out
 
 
 def _flatten_result(flat, result, name):
@@ -134,15 +196,24 @@ def _flatten_result(flat, result, name):
     try:
         nest.assert_same_structure(flat.structure, result, check_types=False)
     except (ValueError, TypeError) as e:
+        detail = str(e)
+        if "don't have the same nested structure" not in detail:
+            detail = f"The two structures don't have the same nested structure. {detail}"
         raise ValueError(f"The body of {name} must return the structure of its loop variables: "
-                         f"{e}") from None
+                         f"{detail}") from None
     out = []
-    for leaf, x in zip(flat.leaves, nest.flatten(result)):
+    for leaf, kind, x in zip(flat.leaves, flat.kinds, nest.flatten(result)):
         if isinstance(x, tensor_array.TensorArray):
             out.append(x._list)
         elif isinstance(leaf, tensor_array.TensorArray):
             raise TypeError(f"The body of {name} must return a TensorArray where the loop "
                             f"variable is one, got {x!r}")
+        elif kind is not None:
+            got = cond_lib._composite_kind(x)
+            if got != kind:
+                raise TypeError(f"The body of {name} must return a {kind[0]} where the loop "
+                                f"variable is one, got {x!r}")
+            out.extend(cond_lib.composite_components(x))
         else:
             out.append(ops.convert_to_tensor(x))
     return out
@@ -177,15 +248,16 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             inv_struct = (shape_invariants,) if packed else shape_invariants
             try:
                 nest.assert_same_structure(structure, inv_struct, check_types=False)
-                invariants = [as_shape(s) for s in nest.flatten(inv_struct)]
+                leaf_invariants = nest.flatten(inv_struct)
             except (ValueError, TypeError):
                 # TensorShapes given as lists flatten to dims: match them one per variable
-                invariants = [as_shape(s) for s in (
-                    inv_struct if len(inv_struct) == len(tensors) else [inv_struct])]
-            if len(invariants) != len(tensors):
+                leaf_invariants = list(
+                    inv_struct if len(inv_struct) == len(flat.leaves) else [inv_struct])
+            if len(leaf_invariants) != len(flat.leaves):
                 raise ValueError("shape_invariants must have the structure of loop_vars")
+            invariants = flat.invariants(leaf_invariants)
         else:
-            invariants = [t._shape for t in tensors]
+            invariants = flat.default_invariants()
         for t, inv in zip(tensors, invariants):
             if not shape_less_equal(t._shape, inv):
                 raise ValueError(
