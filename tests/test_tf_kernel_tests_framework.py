@@ -525,3 +525,51 @@ def test_import_error_messages_name_prefixed_nodes_and_tf_types():
             gd = _graph_def("")
             gd.versions.producer = -1
             tf.import_graph_def(gd)
+
+
+# -- tensor_util (tensor_util_test.py) --------------------------------------------------------
+def test_tensor_proto_round_trips_as_tf_writes_them():
+    from tideflow.python.framework.tensor_shape import Dimension, as_shape
+
+    from tideflow.python.framework import tensor_util
+
+    t = tensor_util.make_tensor_proto([10, Dimension(20), 30], dtype=tf.int32)
+    np.testing.assert_array_equal(tensor_util.MakeNdarray(t), [10, 20, 30])
+    # quantized scalars written as 1-tuples are scalars of the quantized type
+    t = tensor_util.make_tensor_proto([(21,), (22,), (23,)], dtype=tf.qint32)
+    assert [d.size for d in t.tensor_shape.dim] == [3]
+    assert t.tensor_content == np.array([21, 22, 23], "<i4").tobytes()
+    # complex values go to scomplex_val/dcomplex_val as (real, imag) pairs, never content
+    t = tensor_util.make_tensor_proto([1 + 2j, 3 + 4j], dtype=tf.complex64)
+    assert list(t.scomplex_val) == [1, 2, 3, 4] and not t.tensor_content
+    np.testing.assert_array_equal(tensor_util.MakeNdarray(t), [1 + 2j, 3 + 4j])
+
+    class ArrayLike:
+        @property
+        def __array_interface__(self):
+            return self._arr.__array_interface__
+
+        _arr = np.array([b"foo", b"bar", b"baz"])
+
+    t = tensor_util.make_tensor_proto(ArrayLike(), shape=[1, 3])
+    assert list(t.string_val) == [b"foo", b"bar", b"baz"]
+    t = tensor_util.make_tensor_proto([10, 20, 30, 40], shape=[2, 2])
+    assert tensor_util.ShapeEquals(t, [2, 2]) and tensor_util.ShapeEquals(t, (2, 2))
+    assert tensor_util.ShapeEquals(t, as_shape([2, 2]).as_proto())
+    assert not tensor_util.ShapeEquals(t, [4])
+
+
+def test_tensor_util_constant_value_partial_and_is_tensor():
+    from tideflow.python.framework import tensor_util
+
+    with tf.Graph().as_default():
+        x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+        packed = tf.stack([x, tf.placeholder(tf.float32)])
+        assert tensor_util.constant_value(packed) is None
+        part = tensor_util.constant_value(packed, partial=True)
+        np.testing.assert_array_equal(part[0], x)
+        assert part[1] is None
+        assert tensor_util.constant_value("hi") == "hi"
+        assert tensor_util.constant_value(tf.Variable(1.0)) is None
+        assert tensor_util.is_tensor(tf.constant(1)) and not tensor_util.is_tensor(x)
+        assert str(tensor_util.constant_value_as_shape(tf.constant([-1, 1, -1]))) == "(?, 1, ?)"

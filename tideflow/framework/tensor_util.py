@@ -74,7 +74,9 @@ def _dense_dimensions(values):
 def _leaf_check(dtype):
     """A predicate telling whether one Python leaf value may become an element of ``dtype``."""
     if dtype.is_quantized or dtype.is_integer:
-        return lambda v: isinstance(v, (numbers.Integral, np.integer))
+        # a TensorShape Dimension counts as an int (TF: [10, Dimension(20), 30])
+        return lambda v: isinstance(v, (numbers.Integral, np.integer)) or (
+            type(v).__name__ == "Dimension" and v.value is not None)
     if dtype.is_floating:
         return lambda v: isinstance(v, (numbers.Real, np.integer, np.floating))
     if dtype.is_complex:
@@ -134,6 +136,15 @@ def _le_bytes(array):
     return np.ascontiguousarray(array).tobytes()
 
 
+def _unwrap_quantized(values):
+    if isinstance(values, tuple) and len(values) == 1 and isinstance(
+            values[0], (numbers.Integral, np.integer)):
+        return values[0]
+    if isinstance(values, (list, tuple)):
+        return [_unwrap_quantized(v) for v in values]
+    return values
+
+
 def _to_ndarray(values, dtype, shape):
     """Converts Python/NumPy ``values`` to an ndarray as TF 1.x does (float32/int32 defaults)."""
     if isinstance(values, (np.ndarray, np.generic)):
@@ -147,6 +158,8 @@ def _to_ndarray(values, dtype, shape):
 
     if values is None:
         raise ValueError("None values not supported.")
+    if dtype is not None and dtype.is_quantized:
+        values = _unwrap_quantized(values)  # TF writes quantized scalars as 1-tuples
     if dtype is not None and dtype.is_quantized:
         np_dt = _QUANTIZED_BASE[dtype]
     elif dtype is not None and dtype.is_numpy_compatible:
@@ -212,6 +225,15 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     if shape is not None:
         shape = [int(d) for d in shape]
 
+    if not isinstance(values, (list, tuple, str, bytes, numbers.Number, np.ndarray,
+                               np.generic)) and (
+            hasattr(values, "__array_interface__") or hasattr(values, "__array__")):
+        try:  # an array-like object (TF reads __array__ and __array_interface__)
+            arr = np.asarray(values)
+        except Exception:  # noqa: BLE001 - not array-like after all: the usual error follows
+            arr = None
+        if arr is not None and arr.dtype != object:
+            values = arr
     nparray = _to_ndarray(values, dtype, shape)
     if dtype is not None and dtype.is_quantized:
         value_dtype = dtype
@@ -265,7 +287,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
     if field is None:
         raise TypeError(f"Element type not supported in TensorProto: {value_dtype.name}")
 
-    if is_same_size and shape_size > 1:
+    if is_same_size and shape_size > 1 and field not in ("scomplex_val", "dcomplex_val"):
         nbytes = nparray.size * nparray.itemsize
         if nbytes >= _MAX_CONTENT_BYTES:
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
