@@ -288,3 +288,13 @@ def test_constant_conversion_errors_and_shape_dtypes(sess):
 
     padded = constant_op.constant_v1([1, 2, 3], shape=[5])
     assert sess.run(padded).tolist() == [1, 2, 3, 3, 3]
+
+
+def test_fill_negative_dimensions(sess):
+    for dims in ([-1], [2, -1], [-1, 2]):
+        with pytest.raises(ValueError, match="Fill dimensions must be >= 0"):
+            tf.fill(dims, 7)
+    d = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(tf.fill(d, 3.0), {d: [2, -1]})
+    np.testing.assert_array_equal(sess.run(tf.fill([2, 0], 3.0)), np.full((2, 0), 3.0))

@@ -29,6 +29,9 @@ from tideflow.ops.gradients import dense
 def _fill_shape(op):
     _check_rank(_in(op, 1), 0)
     _check_rank(_in(op, 0), 1)
+    dims = ops.constant_value(op._inputs[0])
+    if dims is not None and np.any(np.asarray(dims) < 0):
+        raise ValueError("Fill dimensions must be >= 0")  # TF's words (-1 is not "unknown")
     return [constant_value_as_shape(op._inputs[0])]
 
 
