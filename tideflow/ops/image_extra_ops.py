@@ -1,7 +1,6 @@
 """The rest of ``tf.image``: JPEG-quality helpers (EncodeJpegVariableQuality),
 decode_and_crop_jpeg, DecodeWebP, ExtractGlimpse/V2, extract_patches and transpose."""
 
-
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -97,8 +96,17 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
 # ------------------------------------------------------------------------------------------
 
 
-def _glimpse_start(off, dim, size, centered, normalized):
-    # TF's placement rules: only a normalized, centered offset names the glimpse's centre
+def _glimpse_start(off, dim, size, centered, normalized, v1=False):
+    if v1:
+        # ExtractGlimpse (TF 1.x's tf.image.extract_glimpse): the offset is always the
+        # glimpse's centre; a centered one is half-scaled about the image's centre
+        v = np.float32(off)
+        if normalized:
+            v = v * np.float32(dim)
+        if centered:
+            v = v / np.float32(2.0) + np.float32(dim / 2.0)
+        return int(np.trunc(v - np.float32(size / 2.0)))
+    # ExtractGlimpseV2's rules: only a normalized, centered offset names the glimpse's centre
     if normalized and centered:
         v = off * dim / 2.0 + dim / 2.0 - size / 2.0
     elif normalized:
@@ -110,7 +118,15 @@ def _glimpse_start(off, dim, size, centered, normalized):
     return int(np.trunc(np.float32(v)))
 
 
+def _glimpse_v1_kernel(input, size, offsets, *, centered, normalized, uniform_noise, noise):
+    return _glimpse(input, size, offsets, centered, normalized, uniform_noise, noise, True)
+
+
 def _glimpse_kernel(input, size, offsets, *, centered, normalized, uniform_noise, noise):
+    return _glimpse(input, size, offsets, centered, normalized, uniform_noise, noise, False)
+
+
+def _glimpse(input, size, offsets, centered, normalized, uniform_noise, noise, v1):
     x = _np(input)
     sz = _np(size)
     off = _np(offsets)
@@ -143,8 +159,8 @@ def _glimpse_kernel(input, size, offsets, *, centered, normalized, uniform_noise
             fill = rng.normal(img.mean((0, 1)), img.std((0, 1)), (gh, gw, d))
         else:
             fill = np.zeros((gh, gw, d))
-        y0 = _glimpse_start(float(off[i, 0]), h, gh, centered, normalized)
-        x0 = _glimpse_start(float(off[i, 1]), w, gw, centered, normalized)
+        y0 = _glimpse_start(float(off[i, 0]), h, gh, centered, normalized, v1)
+        x0 = _glimpse_start(float(off[i, 1]), w, gw, centered, normalized, v1)
         ys, xs = np.arange(y0, y0 + gh), np.arange(x0, x0 + gw)
         inside = ((ys >= 0) & (ys < h))[:, None] & ((xs >= 0) & (xs < w))[None, :]
         vals = img[np.clip(ys, 0, h - 1)][:, np.clip(xs, 0, w - 1)]
@@ -172,7 +188,8 @@ _GLIMPSE_ATTRS = ["centered: bool = true", "normalized: bool = true",
 op_registry.declare(
     "ExtractGlimpse", inputs=["input: float", "size: int32", "offsets: float"],
     outputs=["glimpse: float"], attrs=_GLIMPSE_ATTRS + ["noise: string = 'uniform'"],
-    shape=_glimpse_shape, kernel=_glimpse_kernel, differentiable=False, stateful=True)
+    shape=_glimpse_shape, kernel=_glimpse_v1_kernel,
+    differentiable=False, stateful=True)
 op_registry.declare(
     "ExtractGlimpseV2", inputs=["input: float", "size: int32", "offsets: float"],
     outputs=["glimpse: float"], attrs=_GLIMPSE_ATTRS + ["noise: string = 'uniform'"],
@@ -181,15 +198,15 @@ op_registry.declare(
 
 def extract_glimpse(input, size, offsets, centered=True, normalized=True, uniform_noise=True,
                     name=None, noise=None):
-    """Glimpses of ``size`` from each image at ``offsets [batch, 2]`` (y, x); pixels outside
-    the image are filled with uniform (or Gaussian) noise from the image's range, or zeros
-    with ``noise="zero"``."""
+    """Glimpses of ``size`` from each image centred at ``offsets [batch, 2]`` (y, x; TF 1.x's
+    ExtractGlimpse placement); pixels outside the image are filled with uniform (or Gaussian)
+    noise from the image's range, or zeros with ``noise="zero"``."""
     if noise is None:
         noise = "uniform" if uniform_noise else "gaussian"
     if noise not in ("uniform", "gaussian", "zero"):
         raise ValueError(f"noise must be 'uniform', 'gaussian' or 'zero', got {noise!r}")
     with ops.name_scope(name, "extract_glimpse"):
-        return ops.apply_op("ExtractGlimpseV2", [
+        return ops.apply_op("ExtractGlimpse", [
             ops.convert_to_tensor(input, dtypes.float32, name="input"),
             ops.convert_to_tensor(size, dtypes.int32, name="size"),
             ops.convert_to_tensor(offsets, dtypes.float32, name="offsets")], {
