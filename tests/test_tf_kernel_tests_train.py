@@ -320,3 +320,42 @@ def test_import_meta_graph_into_the_enclosing_name_scope(tmp_path):
             out = sess.run("outer/y:0", {"outer/x:0": [[3.0, 4.0]]})
             np.testing.assert_allclose(out, [[11.0]])
         assert g.get_operation_by_name("outer/w").type == "VariableV2"
+
+
+def test_scoped_export_with_unbound_inputs_and_scoped_copy():
+    from tideflow.python.framework import meta_graph
+
+    with tf.Graph().as_default() as g1:
+        outside = tf.constant([[1.0, 2.0]], name="outside")
+        with tf.name_scope("block"):
+            w = tf.Variable([[3.0], [4.0]], name="w")
+            tf.matmul(outside, w, name="out")
+        mgd, var_list = meta_graph.export_scoped_meta_graph(export_scope="block")
+        assert sorted(var_list) == ["w:0"]
+        matmul = next(n for n in mgd.graph_def.node if n.name == "out")
+        assert list(matmul.input) == ["$unbound_inputs_outside", "w/read"]
+        assert tf.get_collection("unbound_inputs") == ["$unbound_inputs_outside"]
+        assert list(mgd.collection_def["unbound_inputs"].bytes_list.value) == [
+            b"$unbound_inputs_outside"]
+        # copying within one graph needs two scopes
+        with pytest.raises(ValueError, match="need to be different"):
+            meta_graph.copy_scoped_meta_graph("block", "block")
+    with tf.Graph().as_default() as g2:
+        feed = tf.constant([[-1.0, 1.0]], name="feed")
+        with pytest.raises(ValueError, match="unbound inputs"):
+            meta_graph.import_scoped_meta_graph(mgd, import_scope="imported")
+        got = meta_graph.import_scoped_meta_graph(
+            mgd, import_scope="imported", input_map={"$unbound_inputs_outside": feed})
+        assert sorted(got) == ["w:0"]
+        with tf.Session() as sess:
+            sess.run(got["w:0"].initializer)
+            np.testing.assert_allclose(sess.run("imported/out:0"), [[1.0]])
+    with g1.as_default(), tf.name_scope("closed"):
+        v = tf.Variable(2.0, name="v")
+        tf.multiply(v, 3.0, name="triple")
+    # a scope with no input from outside copies as is (one with unbound inputs needs them mapped)
+    copied = meta_graph.copy_scoped_meta_graph("closed", "copy", from_graph=g1, to_graph=g2)
+    assert sorted(copied) == ["v:0"]
+    with g2.as_default(), tf.Session() as sess:
+        sess.run(copied["v:0"].initializer)
+        assert sess.run("copy/triple:0") == 6.0

@@ -189,9 +189,9 @@ def _include(item, export_scope, exclude):
         name = getattr(item, "name", None)
         if not isinstance(name, str):
             return True
-    if export_scope and not name.startswith(export_scope):
+    if exclude and name.split(":")[0] in exclude:
         return False
-    return not (exclude and name.split(":")[0] in exclude)
+    return not export_scope or name.startswith((_UNBOUND_INPUT_PREFIX, export_scope))
 
 
 def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclude_nodes=None,
@@ -303,7 +303,15 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
     return mgd
 
 
-def _scope_graph_def(graph_def, export_scope, exclude, clear_devices):
+_UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
+
+
+def _scope_graph_def(graph_def, export_scope, exclude, clear_devices, unbound_inputs=None):
+    """The nodes of ``graph_def`` under ``export_scope`` with the scope stripped; an input
+    from outside the scope becomes ``$unbound_inputs_<name>`` (appended to ``unbound_inputs``),
+    for the importer's ``input_map`` to bind, as TF's."""
+    if unbound_inputs is None:
+        unbound_inputs = []
     out = type(graph_def)()
     out.versions.CopyFrom(graph_def.versions)
     out.library.CopyFrom(graph_def.library)
@@ -316,12 +324,21 @@ def _scope_graph_def(graph_def, export_scope, exclude, clear_devices):
         nd.CopyFrom(node)
         if export_scope:
             nd.name = strip_name_scope(nd.name, export_scope)
-            inputs = [strip_name_scope(i, export_scope) for i in nd.input]
+            inputs = []
+            for i in nd.input:
+                if i.lstrip("^").startswith(export_scope):
+                    inputs.append(strip_name_scope(i, export_scope))
+                else:
+                    inputs.append(re.sub(r"(\^|^)(.*)", r"\1" + _UNBOUND_INPUT_PREFIX + r"\2", i,
+                                         count=1, flags=re.DOTALL))
+                    unbound_inputs.append(inputs[-1])
             del nd.input[:]
             nd.input.extend(inputs)
             if "_class" in nd.attr:
+                # colocation with nodes outside the scope is dropped
                 cls = [strip_name_scope(s.decode(), export_scope).encode()
-                       for s in nd.attr["_class"].list.s]
+                       for s in nd.attr["_class"].list.s
+                       if s.decode().split("@", 1)[-1].startswith(export_scope)]
                 del nd.attr["_class"].list.s[:]
                 nd.attr["_class"].list.s.extend(cls)
         if clear_devices:
@@ -335,13 +352,20 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
                              strip_default_attrs=False, meta_info_def=None,
                              collection_list=None, **kwargs):
     """Exports (and writes, given ``filename``) the MetaGraphDef; returns (it, var_list)."""
-    del unbound_inputs_col_name, kwargs
+    del kwargs
     graph = graph or ops.get_default_graph()
     if graph_def is None:
         graph_def = graph.as_graph_def(add_shapes=True)
     exclude = _extraneous_saver_nodes(graph_def, saver_def) if clear_extraneous_savers else None
+    unbound_inputs = []
     if export_scope or exclude or clear_devices:
-        graph_def = _scope_graph_def(graph_def, export_scope, exclude, clear_devices)
+        graph_def = _scope_graph_def(graph_def, export_scope, exclude, clear_devices,
+                                     unbound_inputs)
+    if unbound_inputs_col_name:
+        # as TF, the graph's unbound-inputs collection is replaced by this export's
+        graph.clear_collection(unbound_inputs_col_name)
+        for name in unbound_inputs:
+            graph.add_to_collection(unbound_inputs_col_name, name)
     mgd = create_meta_graph_def(
         meta_info_def=meta_info_def, graph_def=graph_def, saver_def=saver_def,
         collection_list=collection_list, graph=graph, export_scope=export_scope,
@@ -354,6 +378,18 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
         if not export_scope or v.name.startswith(export_scope):
             var_list[strip_name_scope(v.name, export_scope)] = v
     return mgd, var_list
+
+
+def copy_scoped_meta_graph(from_scope, to_scope, from_graph=None, to_graph=None):
+    """Copies the ops and variables under ``from_scope`` of ``from_graph`` to ``to_scope`` of
+    ``to_graph`` (default graphs when None); returns {name: Variable} of the copies."""
+    from_graph = from_graph or ops.get_default_graph()
+    to_graph = to_graph or ops.get_default_graph()
+    if from_graph is to_graph and from_scope == to_scope:
+        raise ValueError("'from_scope' and 'to_scope' need to be different when performing copy "
+                         "in the same graph.")
+    mgd, _ = export_scoped_meta_graph(export_scope=from_scope, graph=from_graph)
+    return import_scoped_meta_graph(mgd, graph=to_graph, import_scope=to_scope)
 
 
 def write_meta_graph_file(meta_graph_def, filename, as_text=False):
