@@ -399,3 +399,19 @@ def test_losses_modules_under_tensorflow_python_paths(sess):
                                              tf.constant([0.0, 1.0, 1.0]))
     assert sess.run(loss) == pytest.approx(2.5)  # SUM_BY_NONZERO_WEIGHTS: (2 + 3) / 2
     assert loss in util.get_losses()
+
+
+# -- in_top_k, LRN -------------------------------------------------------------------------
+def test_in_top_k_rows_with_non_finite_predictions_are_false(sess):
+    pred = np.array([[np.nan, 0.3, 0.2, 0.4],  # a NaN anywhere in the row: cannot say
+                     [0.1, 0.3, 0.2, 0.4],
+                     [-np.inf, 1.0, 0.5, 0.2],  # -inf too, even for the top target
+                     [np.inf, 1.0, 0.5, 0.2]], np.float32)
+    got = sess.run(tf.nn.in_top_k(pred, [1, 1, 1, 0], 2))
+    # row 1: 0.3 has one larger value (0.4), so it is in the top 2
+    assert got.tolist() == [False, True, False, False]
+
+
+def test_lrn_rank_error_names_both_ranks():
+    with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
+        tf.nn.lrn(tf.zeros([3, 4, 8]), 2)

@@ -709,7 +709,8 @@ def _in_top_k(predictions, targets, k):
     valid = (targets >= 0) & (targets < classes)
     safe = np.where(valid, targets, 0)
     target_pred = predictions[np.arange(batch), safe]
-    valid &= np.isfinite(target_pred)
+    # TF's kernel cannot say for a row holding any non-finite prediction: false
+    valid &= np.isfinite(predictions).all(axis=1)
     more = np.sum(predictions > target_pred[:, None], axis=1)
     return valid & (more < k)
 

@@ -56,14 +56,20 @@ def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alp
     return (g * scaled - 2.0 * alpha * beta * x * inner).astype(input_grads.dtype)
 
 
+def _rank4(shape):
+    if shape.ndims is not None and shape.ndims != 4:
+        raise ValueError(f"Shape must be rank 4 but is rank {shape.ndims}")
+    return shape.with_rank(4)
+
+
 def _lrn_shape(op):
-    return [op._inputs[0]._shape.with_rank(4)]
+    return [_rank4(op._inputs[0]._shape)]
 
 
 def _lrn_grad_shape(op):
     s = unknown_shape(ndims=4)
     for t in op._inputs:
-        s = s.merge_with(t._shape.with_rank(4))
+        s = s.merge_with(_rank4(t._shape))
     return [s]
 
 
