@@ -573,3 +573,17 @@ def test_tensor_util_constant_value_partial_and_is_tensor():
         assert tensor_util.constant_value(tf.Variable(1.0)) is None
         assert tensor_util.is_tensor(tf.constant(1)) and not tensor_util.is_tensor(x)
         assert str(tensor_util.constant_value_as_shape(tf.constant([-1, 1, -1]))) == "(?, 1, ?)"
+
+
+# -- TensorShape / Dimension (tensor_shape_test.py) ----------------------------------------------
+def test_dimension_accepts_integral_floats_and_reflected_floordiv_mod():
+    dim = tf.Dimension
+    assert dim(2.0).value == 2 and dim(np.float32(3.0)).value == 3 and dim("4").value == 4
+    with pytest.raises(ValueError, match="Ambiguous dimension: 1.5"):
+        dim(1.5)
+    with pytest.raises(TypeError):
+        dim([1])
+    assert (30 // dim(12)).value == 2 and (30 % dim(12)).value == 6
+    assert (30 // dim(None)).value is None
+    with tf.Graph().as_default():  # a Python 3 division in a TF 1.x shape list
+        assert tf.placeholder(tf.float32, [None, 784 / 2]).shape.as_list() == [None, 392]

@@ -1,5 +1,7 @@
 """Static shapes: ``Dimension`` and ``TensorShape`` with unknown rank and unknown dimensions."""
 
+import numpy as np
+
 
 class Dimension:
     """One dimension of a shape: an int, or unknown (``value is None``)."""
@@ -16,9 +18,14 @@ class Dimension:
                 v = int(value.__index__()) if hasattr(value, "__index__") else None
             except TypeError:
                 v = None
+            if v is None and isinstance(value, (float, np.floating, str, bytes)) and not isinstance(
+                    value, bool):
+                # TF 1.x: int(value), an integral float (n / 2 under Python 3) or a numeric
+                # string is that int; 1.5 is ambiguous
+                v = int(value)
+                if not isinstance(value, (str, bytes)) and v != value:
+                    raise ValueError(f"Ambiguous dimension: {value}")
             if v is None:
-                if isinstance(value, float) and value == int(value):
-                    raise TypeError(f"Dimension value must be integer or None, got {value!r}")
                 raise TypeError(f"Dimension value must be integer or None, got {value!r}")
             if v < 0:
                 raise ValueError(f"Dimension {v} must be >= 0")
@@ -100,8 +107,14 @@ class Dimension:
     def __floordiv__(self, other):
         return self._arith(other, lambda a, b: a // b)
 
+    def __rfloordiv__(self, other):
+        return as_dimension(other).__floordiv__(self)
+
     def __mod__(self, other):
         return self._arith(other, lambda a, b: a % b)
+
+    def __rmod__(self, other):
+        return as_dimension(other).__mod__(self)
 
     def _cmp(self, other, fn):
         other = as_dimension(other)
