@@ -3,6 +3,7 @@ on: the ``dataset_ops`` module's legacy names, tf.data's nest (lists are leaves)
 string handles and their checks, one-shot iterators whose initialization fails, the
 ``get_next()`` call warning, and structure errors of ``Iterator.from_structure``."""
 
+import os
 import warnings
 
 import numpy as np
@@ -468,3 +469,30 @@ def test_cache_file_concurrent_writers(tmp_path):
             dataset_ops.Dataset.range(0).cache(prefix)).get_next()
         with tf.Session() as sess:
             assert _drain(sess, n3) == [0, 1, 2, 3]
+
+
+def test_list_files_empty_match_and_pattern_lists(tmp_path):
+    for name in ["b.py", "a.txt", "c.py", "d.pyc"]:
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "empty").mkdir()
+    empty = str(tmp_path / "empty" / "*")
+    with tf.Graph().as_default():
+        pats = [str(tmp_path / "*.py"), str(tmp_path / "*.txt")]
+        names = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.list_files(pats, shuffle=False)).get_next()
+        # a one-shot iterator copies the pipeline without the match check: no elements
+        one_shot = dataset_ops.make_one_shot_iterator(
+            dataset_ops.Dataset.list_files(empty)).get_next()
+        init = dataset_ops.make_initializable_iterator(dataset_ops.Dataset.list_files(empty))
+        with tf.Session() as sess:
+            # the matches of all the patterns sorted together, as TF's MatchingFiles
+            got = [os.path.basename(x.decode()) for x in _drain(sess, names)]
+            assert got == ["a.txt", "b.py", "c.py"]
+            assert _drain(sess, one_shot) == []
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="No files matched pattern: .*empty"):
+                sess.run(init.initializer)
+        m = tf.matching_files([str(tmp_path / "c*"), str(tmp_path / "a*"), str(tmp_path / "b*")])
+        with tf.Session() as sess:
+            assert [os.path.basename(x.decode()) for x in sess.run(m)] == [
+                "a.txt", "b.py", "c.py"]

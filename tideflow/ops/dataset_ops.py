@@ -243,15 +243,24 @@ class Dataset(ds.Structured):
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
         """The file names matching ``file_pattern`` (shuffled unless ``shuffle=False``)."""
-        from tideflow.ops import io_ops
+        from tideflow.ops import array_ops, control_flow_ops, io_ops, math_ops, string_ops
 
         with ops.name_scope("list_files"):
             names = io_ops.matching_files(file_pattern)
+            # as TF: an Assert that something matched, as a control dependency (which a
+            # one-shot iterator's copy of the graph drops: there an empty match is an empty
+            # dataset, an initializable iterator's initializer fails)
+            n = array_ops.shape(names, out_type=dtypes.int64)[0]
+            message = string_ops.string_join(
+                ["No files matched pattern: ",
+                 string_ops.reduce_join(file_pattern, separator=", ")], name="message")
+            check = control_flow_ops.Assert(math_ops.greater(n, 0, name="match_not_empty"),
+                                            [message], summarize=1, name="assert_not_empty")
+            with ops.control_dependencies([check]):
+                names = array_ops.identity(names)
             d = Dataset.from_tensor_slices(names)
             if shuffle is None or shuffle:
-                from tideflow.ops.array_ops import shape
-
-                d = d.shuffle(shape(names, out_type=dtypes.int64)[0], seed=seed)
+                d = d.shuffle(math_ops.maximum(n, 1), seed=seed)
         return d
 
     # -- transformations ---------------------------------------------------------------------

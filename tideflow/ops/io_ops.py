@@ -554,7 +554,8 @@ def _matching_files_kernel(pattern):
     found = []
     for p in pats:
         p = p.decode() if isinstance(p, bytes) else str(p)
-        found.extend(sorted(glob.glob(p)))
+        found.extend(glob.glob(p))
+    found.sort()  # as TF: the matches of all patterns sorted together
     out = np.empty(len(found), dtype=object)
     out[:] = [f.encode() for f in found]
     return out
