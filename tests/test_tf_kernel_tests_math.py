@@ -350,3 +350,30 @@ def test_triangular_solve_singular_and_empty_matrix_functions(sess):
         tf.linalg.expm(np.ones((2, 3)))
     with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
         tf.linalg.logm(np.ones(3, np.complex64))
+
+
+# -- counting and clipping -----------------------------------------------------------------
+def test_bucketize_op(sess):
+    from tideflow.python.ops import gen_math_ops
+
+    x = np.array([-5, 0, 2, 3, 5, 8, 10, 11, 12])
+    out = math_ops._bucketize(x, boundaries=[0, 3, 8, 11])
+    assert out.op.type == "Bucketize" and out.dtype == tf.int32
+    assert sess.run(out).tolist() == np.searchsorted([0, 3, 8, 11], x, side="right").tolist()
+    assert sess.run(gen_math_ops.bucketize([[-1.0, 4.0]], boundaries=[])).tolist() == [[0, 0]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expected sorted boundaries"):
+        sess.run(math_ops._bucketize([1], boundaries=[0, 3, 2]))
+
+
+def test_bincount_negative_input_error_uses_tf_words(sess):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^Input arr must be non-negative!"):
+        sess.run(tf.bincount([1, -1]))
+
+
+def test_clip_by_value_keeps_indexed_slices(sess):
+    grad = tf.IndexedSlices(tf.constant([[5.0, -5.0, 0.5]]), tf.constant([1]),
+                            tf.constant([3, 3]))
+    out = tf.clip_by_value(grad, -1.0, 1.0)
+    assert isinstance(out, tf.IndexedSlices)
+    assert sess.run(out.values).tolist() == [[1.0, -1.0, 0.5]]
+    assert sess.run(out.indices).tolist() == [1]

@@ -1,11 +1,11 @@
 """Op-table rows for math ops added while auditing against TF 1.15's kernel tests
-(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``; ``ApproximateEqual``)."""
+(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``; ``ApproximateEqual``, ``Bucketize``)."""
 
 import numpy as np
 
 import tideflow as tf
 from tests.ops.optable import Case
-from tideflow.ops.math_ops import approximate_equal
+from tideflow.ops.math_ops import _bucketize, approximate_equal
 
 _X = np.array([[[1.5, -2.0, 3.0, 0.5], [2.0, 1.0, -1.0, 4.0], [0.5, 0.25, 2.0, -3.0]],
                [[-1.0, 2.5, 0.75, 1.0], [3.0, -0.5, 1.25, 2.0], [1.0, 1.5, -2.5, 0.5]]])
@@ -35,3 +35,10 @@ CASES.append(Case(
     lambda x, y: [approximate_equal(x, y, tolerance=0.0001)],
     [np.array([[-1.0, 2.00009999], [-3.0, 4.01]]), np.array([[-1.001, 2.0], [-3.00009, 4.0]])],
     lambda x, y: [np.abs(x - y) < 0.0001], grad=False))
+
+CASES.append(Case(
+    "Bucketize",
+    lambda x: [_bucketize(x, [0.0, 3.0, 8.0, 11.0])],
+    [np.array([[-5.0, 0.0, 2.0], [3.0, 8.5, 12.0]])],
+    lambda x: [np.searchsorted([0.0, 3.0, 8.0, 11.0], x, side="right").astype(np.int32)],
+    dtypes=(tf.float32, tf.float64, tf.int32, tf.int64), grad=False))

@@ -137,7 +137,7 @@ def _bincount_kernel(arr, size, weights):
     if size < 0:
         raise _invalid(f"Bincount: size ({size}) must be non-negative")
     if arr.size and arr.min() < 0:
-        raise _invalid("Bincount: input arr must be non-negative!")
+        raise _invalid("Input arr must be non-negative!")  # TF's words
     if weights.size and weights.shape != arr.shape:
         raise _invalid(f"Bincount: weights {_shape_str(weights.shape)} must be empty or have "
                        f"the shape of arr {_shape_str(arr.shape)}")
@@ -184,6 +184,37 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
             return reduction_ops.unsorted_segment_sum(weights, arr, output_size)
         weights = ops.convert_to_tensor(np.zeros([0], dtypes.as_dtype(dtype).as_numpy_dtype))
         return ops.apply_op("Bincount", [arr, output_size, weights])._outputs[0]
+
+
+# ------------------------------------------------------------------------------------------
+# Bucketize
+# ------------------------------------------------------------------------------------------
+
+
+def _bucketize_kernel(input, *, boundaries):
+    bounds = np.asarray(boundaries, dtype=np.float64)
+    if bounds.size > 1 and np.any(bounds[1:] < bounds[:-1]):
+        raise _invalid("Expected sorted boundaries")
+    x = _np(input)
+    return np.searchsorted(bounds, x, side="right").astype(np.int32).reshape(np.shape(x))
+
+
+op_registry.declare(
+    "Bucketize",
+    inputs=["input: T"],
+    outputs=["output: int32"],
+    attrs=["T: {int32, int64, float, double}", "boundaries: list(float)"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_bucketize_kernel,
+    differentiable=False,
+)
+
+
+def _bucketize(input, boundaries, name=None):
+    """The index of the bucket of each element of ``input`` (the number of ``boundaries`` at or
+    below it), as int32: TF's hidden ``math_ops._bucketize``."""
+    return ops.apply_op("Bucketize", [input], {"boundaries": [float(b) for b in boundaries]},
+                        name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.dispatch import add_dispatch_support
 from tideflow.ops.array_ops import _register_fold
+from tideflow.ops.counting_ops import _bucketize  # noqa: F401 - TF's hidden op wrapper
 from tideflow.ops.elementwise import _binary_shape, _unary_shape, declare_binary, reduce_to_inputs
 from tideflow.ops.reduction_ops import reduced_shape  # noqa: F401 - TF keeps it in math_ops
 from tideflow.ops.unary_ops import (  # noqa: F401
@@ -648,7 +649,11 @@ def add_n(inputs, name=None):
 
 @add_dispatch_support(elementwise=1)
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """Clips t elementwise to [clip_value_min, clip_value_max]."""
+    """Clips t elementwise to [clip_value_min, clip_value_max] (an IndexedSlices: its
+    values, as TF)."""
+    if isinstance(t, ops.IndexedSlices):
+        clipped = clip_by_value(t.values, clip_value_min, clip_value_max, name=name)
+        return ops.IndexedSlices(clipped, t.indices, t.dense_shape)
     values = [t, clip_value_min, clip_value_max]
     with ops.name_scope(name, "clip_by_value", values) as scope:
         t = ops.convert_to_tensor(t, name="t")
