@@ -298,3 +298,26 @@ def test_fill_negative_dimensions(sess):
     with pytest.raises(tf.errors.InvalidArgumentError):
         sess.run(tf.fill(d, 3.0), {d: [2, -1]})
     np.testing.assert_array_equal(sess.run(tf.fill([2, 0], 3.0)), np.full((2, 0), 3.0))
+
+
+# -- Split / SplitV ------------------------------------------------------------------------------------
+def test_split_checks_use_tf_words(sess):
+    with pytest.raises(ValueError, match="should evenly divide the split dimension, but got "
+                                         r"split_dim 0 \(size = 4\) and num_split 3"):
+        tf.split([0, 1, 2, 3], 3)
+    with pytest.raises(ValueError, match="Rank-0 tensors are not supported"):
+        tf.split(tf.ones([4, 4]), tf.constant(2))
+    x = tf.constant([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="Split size at index 1 must be >= 0. Got: -2"):
+        tf.split(x, [-1, -2])
+    sizes = tf.placeholder(tf.int32, [2])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Split size at index 1 must be >= 0. Got: -2"):
+        sess.run(tf.split(x, sizes), {sizes: [-1, -2]})
+    axis = tf.placeholder(tf.int32)
+    parts = tf.split(np.zeros([5, 30]), tf.placeholder_with_default([4, 11, 15], [3]), axis=axis)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must have exactly one element"):
+        sess.run(parts, {axis: np.zeros([0], np.int32)})
+    a, b = sess.run(tf.split(x, [-1, 1]))
+    np.testing.assert_array_equal(a, [1.0, 2.0])
+    np.testing.assert_array_equal(b, [3.0])

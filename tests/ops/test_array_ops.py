@@ -129,7 +129,7 @@ def test_split_forms():
     assert [_shape(p) for p in old] == [[2, 6]] * 2
     got = _run(*old)
     np.testing.assert_array_equal(got[1], np.arange(12, 24).reshape(2, 6))
-    with pytest.raises(ValueError, match="evenly divisible by 4"):
+    with pytest.raises(ValueError, match="should evenly divide the split dimension"):
         tf.split(x, 4, 1)
     with pytest.raises(ValueError, match="Cannot infer num"):
         tf.split(x, tf.placeholder(tf.int32, [None]), 1)

@@ -467,7 +467,9 @@ def _split_shape(op):
     axis %= r
     d = s.dims[axis].value
     if d is not None and d % n:
-        raise ValueError(f"Dimension size must be evenly divisible by {n} but is {d}")
+        raise ValueError(
+            f"Number of ways to split should evenly divide the split dimension, but got "
+            f"split_dim {axis} (size = {d}) and num_split {n}")
     dims = s.dims
     dims[axis] = Dimension(None if d is None else d // n)
     return [dims] * n
@@ -476,7 +478,7 @@ def _split_shape(op):
 def _split_kernel(split_dim, value, *, num_split):
     value = _np(value)
     r = value.ndim
-    axis = int(split_dim)
+    axis = _split_axis(split_dim)
     if not -r <= axis < r:
         raise _invalid(f"-input rank(-{r}) <= split_dim < input rank ({r}), but got {axis}")
     axis %= r
@@ -529,18 +531,8 @@ def _split_v_shape(op):
     if sizes.count(-1) > 1:
         raise ValueError("Only one dimensions can have a value of -1. Second one found at "
                          f"dimension {[i for i, v in enumerate(sizes) if v == -1][1]}")
-    if -1 in sizes and None not in sizes and d is not None:
-        rest = sum(v for v in sizes if v != -1)
-        if rest > d:
-            raise ValueError(f"The specified sizes ({_shape_str(sizes)}) exceed the size {d} of "
-                             f"the split dimension")
-        sizes = [d - rest if v == -1 else v for v in sizes]
-    elif None not in sizes and d is not None and sum(sizes) != d:
-        raise ValueError(
-            f"Determined shape must either match input shape along split_dim exactly if fully "
-            f"specified, or be less than the size of the input along split_dim if not fully "
-            f"specified.  Got: {sum(sizes)}"
-        )
+    if None not in sizes and d is not None:
+        sizes = _resolve_split_sizes(sizes, d, ValueError)
     out = []
     for v in sizes:
         dims = s.dims
@@ -552,26 +544,41 @@ def _split_v_shape(op):
 def _split_v_kernel(value, size_splits, split_dim, *, num_split):
     value = _np(value)
     r = value.ndim
-    axis = int(split_dim)
+    axis = _split_axis(split_dim)
     if not -r <= axis < r:
         raise _invalid(f"-input rank(-{r}) <= split_dim < input rank ({r}), but got {axis}")
     axis %= r
     sizes = [int(v) for v in np.reshape(size_splits, -1)]
     if len(sizes) != num_split:
         raise _invalid(f"size_splits has {len(sizes)} values, but num_split is {num_split}")
-    d = value.shape[axis]
     if sizes.count(-1) > 1:
         raise _invalid("There can only be one -1 in the input.")
-    if -1 in sizes:
-        rest = sum(v for v in sizes if v != -1)
-        sizes[sizes.index(-1)] = d - rest
-    if sum(sizes) != d or any(v < 0 for v in sizes):
-        raise _invalid(
+    sizes = _resolve_split_sizes(sizes, value.shape[axis], _invalid)
+    return np.split(value, np.cumsum(sizes)[:-1], axis=axis)
+
+
+def _resolve_split_sizes(sizes, d, err):
+    """SplitV's sizes with the -1 filled in, checked in TF's order and words."""
+    determined = sum(v for v in sizes if v != -1)
+    if (-1 not in sizes and determined != d) or (-1 in sizes and determined > d):
+        raise err(
             f"Determined shape must either match input shape along split_dim exactly if fully "
             f"specified, or be less than the size of the input along split_dim if not fully "
-            f"specified.  Got: {sum(sizes)}"
+            f"specified.  Got: {determined}"
         )
-    return np.split(value, np.cumsum(sizes)[:-1], axis=axis)
+    sizes = [d - determined if v == -1 else v for v in sizes]
+    for i, v in enumerate(sizes):
+        if v < 0:
+            raise err(f"Split size at index {i} must be >= 0. Got: {v}")
+    return sizes
+
+
+def _split_axis(split_dim):
+    if np.size(split_dim) != 1:
+        raise _invalid(f"split_dim tensor should have exactly one element, but got shape "
+                       f"{_shape_str(np.shape(split_dim))}: split_dim must have exactly one "
+                       "element")
+    return int(np.reshape(split_dim, -1)[0])
 
 
 def _split_v_grad(op, *grads):
@@ -611,11 +618,9 @@ def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", s
     sizes = num_or_size_splits
     if not isinstance(sizes, ops.Tensor):
         sizes = ops.convert_to_tensor(sizes)
-    if sizes.get_shape().ndims == 0 and sizes.dtype.is_integer:
-        v = ops.constant_value(sizes)
-        if v is None:
-            raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
-        return list(ops.apply_op("Split", [axis, value], {"num_split": int(v)}, name=name)._outputs)
+    if sizes.get_shape().ndims == 0:
+        raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument "
+                         f"to split. Argument provided: {num_or_size_splits}")
     if num is None:
         s = sizes.get_shape()
         num = s.dims[0].value if s.ndims else None
