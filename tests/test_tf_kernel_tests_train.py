@@ -359,3 +359,20 @@ def test_scoped_export_with_unbound_inputs_and_scoped_copy():
     with g2.as_default(), tf.Session() as sess:
         sess.run(copied["v:0"].initializer)
         assert sess.run("copy/triple:0") == 6.0
+
+
+def test_batch_of_a_dict_with_keys_of_mixed_types():
+    with tf.Graph().as_default():
+        # TF orders a dict's tensors by str(key), so keys of any types can be batched
+        batched = tf.train.batch({"z": tf.constant(1), 7: tf.constant(2),
+                                  ("a", "b"): tf.constant(3)}, batch_size=2)
+        assert set(batched) == {"z", 7, ("a", "b")}
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            out = sess.run(batched)
+            coord.request_stop()
+            coord.join(threads)
+        assert out["z"].tolist() == [1, 1]
+        assert out[7].tolist() == [2, 2]
+        assert out[("a", "b")].tolist() == [3, 3]

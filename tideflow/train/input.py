@@ -138,7 +138,8 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
 
 def _as_tensor_list(tensors):
     if isinstance(tensors, dict):
-        return [tensors[k] for k in sorted(tensors)]
+        # keys in the order of their str(), as TF (mixed key types sort too)
+        return [tensors[k] for k in sorted(tensors, key=str)]
     if isinstance(tensors, (ops.Tensor, SparseTensor)) or not isinstance(tensors, (list, tuple)):
         return [tensors]
     return list(tensors)
@@ -162,7 +163,7 @@ def _as_original_type(original, dequeued):
     if isinstance(original, dict):
         if len(original) == 1:
             dequeued = [dequeued]
-        return {k: dequeued[i] for i, k in enumerate(sorted(original))}
+        return {k: dequeued[i] for i, k in enumerate(sorted(original, key=str))}
     return dequeued
 
 
