@@ -587,3 +587,12 @@ def test_dimension_accepts_integral_floats_and_reflected_floordiv_mod():
     assert (30 // dim(None)).value is None
     with tf.Graph().as_default():  # a Python 3 division in a TF 1.x shape list
         assert tf.placeholder(tf.float32, [None, 784 / 2]).shape.as_list() == [None, 392]
+
+
+def test_quantized_dtypes_set():
+    from tideflow.python.framework import dtypes
+
+    names = sorted(d.name for d in dtypes.QUANTIZED_DTYPES)
+    assert names == sorted(n + r for n in ("qint8", "quint8", "qint16", "quint16", "qint32")
+                           for r in ("", "_ref"))
+    assert all(d.is_quantized for d in dtypes.QUANTIZED_DTYPES)

@@ -270,6 +270,10 @@ _BY_NP[np.dtype(object)] = string
 _PY_TYPES = {float: float32, int: int32, complex: complex128, bytes: string, str: string}
 _PY_TYPES[builtins.bool] = bool
 
+QUANTIZED_DTYPES = frozenset(
+    d for e in _QUANTIZED for d in (_BY_ENUM[e], _BY_ENUM[e + _REF_OFFSET])
+)  # TF's set: the quantized types and their refs
+
 TF_VALUE_DTYPES = frozenset(
     _BY_ENUM[e] for e in _TYPES if e not in {DT_RESOURCE, DT_VARIANT} | _QUANTIZED
 )
