@@ -377,3 +377,15 @@ def test_clip_by_value_keeps_indexed_slices(sess):
     assert isinstance(out, tf.IndexedSlices)
     assert sess.run(out.values).tolist() == [[1.0, -1.0, 0.5]]
     assert sess.run(out.indices).tolist() == [1]
+
+
+def test_truediv_of_two_dtypes_is_a_type_error_and_count_nonzero_takes_input(sess):
+    with pytest.raises(TypeError, match="x and y must have the same dtype"):
+        tf.truediv(tf.constant([1]), tf.constant([1.0]))
+    # a Python number still takes x's dtype, ints divide as float64 (int32) like TF
+    out = tf.truediv(tf.constant([7, -7]), 2)
+    assert out.dtype == tf.float64 and sess.run(out).tolist() == [3.5, -3.5]
+    assert sess.run(tf.truediv(tf.constant([1.0], tf.float16), 4)).dtype == np.float16
+    x = tf.constant([0.0, 1.0, 2.0, 0.0])
+    assert sess.run(tf.count_nonzero(input=x)) == 2
+    assert sess.run(tf.count_nonzero(x, dtype=tf.int32)) == 2

@@ -563,9 +563,12 @@ def pow(x, y, name=None):
         return _apply("Pow", [x, y], scope)
 
 
-def _same_dtype_pair(x, y):
+def _same_dtype_pair(x, y, hint=False):
     x = ops.convert_to_tensor(x, name="x")
-    y = ops.convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+    if hint:  # TF's truediv: x's dtype is only a hint, a mismatch is the TypeError below
+        y = ops.convert_to_tensor(y, name="y", preferred_dtype=x.dtype.base_dtype)
+    else:
+        y = ops.convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
     if x.dtype.base_dtype != y.dtype.base_dtype:
         raise TypeError(f"x and y must have the same dtype, got {x.dtype.base_dtype!r} != "
                         f"{y.dtype.base_dtype!r}")
@@ -584,7 +587,7 @@ _TRUEDIV_TYPES = {
 def truediv(x, y, name=None):
     """x / y with Python 3 semantics: integers are cast to floats first (int32 -> float64)."""
     with ops.name_scope(name, "truediv", [x, y]) as scope:
-        x, y = _same_dtype_pair(x, y)
+        x, y = _same_dtype_pair(x, y, hint=True)
         dt = x.dtype.base_dtype
         try:
             target = _TRUEDIV_TYPES[dt]

@@ -769,10 +769,15 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
         return math_ops.add(math_ops.log(total), out_shift, name=scope)
 
 
-def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
-                  reduction_indices=None, keep_dims=None):
-    """The number of non-zero elements across ``axis``, as ``dtype``."""
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None, input=None):
+    """The number of non-zero elements across ``axis``, as ``dtype`` (``input`` is TF 1.15's
+    deprecated name of ``input_tensor``)."""
     from tideflow.ops import math_ops
+
+    input_tensor = _deprecated("input_tensor", input_tensor, "input", input)
+    if input_tensor is None:
+        raise ValueError("count_nonzero needs input_tensor")
 
     axis = _deprecated("axis", axis, "reduction_indices", reduction_indices)
     keepdims = bool(_deprecated("keepdims", keepdims, "keep_dims", keep_dims))
