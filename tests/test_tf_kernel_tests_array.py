@@ -321,3 +321,20 @@ def test_split_checks_use_tf_words(sess):
     a, b = sess.run(tf.split(x, [-1, 1]))
     np.testing.assert_array_equal(a, [1.0, 2.0])
     np.testing.assert_array_equal(b, [3.0])
+
+
+# -- Reshape ----------------------------------------------------------------------------------------
+def test_reshape_divisibility_words_and_zero_sized_inputs(sess):
+    with pytest.raises(ValueError, match="Dimension size must be evenly divisible by 17 but is "
+                                         "20677"):
+        tf.reshape(tf.zeros([23, 29, 31]), [17, -1])
+    p = tf.placeholder(tf.float32)
+    # a zero in the requested shape: the -1 takes the size of the non-zero dimensions
+    got = sess.run(tf.reshape(p, [0, -1]), {p: np.zeros((1, 0, 3))})
+    assert got.shape == (0, 3)
+    got = sess.run(tf.reshape(p, [-1, 2]), {p: np.arange(6.0)})
+    np.testing.assert_array_equal(got, np.arange(6.0).reshape(-1, 2))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="requires a multiple of 4"):
+        sess.run(tf.reshape(p, [4, -1]), {p: np.zeros(6)})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="but the requested shape has 3"):
+        sess.run(tf.reshape(p, [3]), {p: np.zeros(4)})

@@ -528,11 +528,8 @@ def _reshape_shape(op):
                 f"({known} elements)"
             )
         if len(missing) == 1 and known > 0:
-            if n % known:
-                raise ValueError(
-                    f"Cannot reshape a tensor with {n} elements to shape {_shape_str(dims)} "
-                    f"(the known dimensions multiply to {known}, which does not divide {n})"
-                )
+            if n % known:  # TF's shape function divides the input's size by the known dims
+                raise ValueError(f"Dimension size must be evenly divisible by {known} but is {n}")
             dims[missing[0]] = n // known
     return [dims]
 
@@ -572,12 +569,20 @@ def _reshape_kernel(x, shape):
         if d < -1:
             raise _invalid(f"Size {i} must be non-negative, not {d}")
     if unknown:
-        if known == 0 or x.size % known:
+        # TF's kernel: a zero in the requested shape leaves the input's zero dimensions out of
+        # the count, so the -1 still takes the size the other dimensions give it
+        has_zero = 0 in want
+        product = int(np.prod([d for d in want if d > 0], dtype=np.int64))
+        count = int(np.prod([d for d in x.shape if d > 0 or not has_zero], dtype=np.int64))
+        missing = count // product
+        if not (has_zero and 0 in x.shape) and product * missing != count:
             raise _invalid(
                 f"Input to reshape is a tensor with {x.size} values, but the requested shape "
-                f"requires a multiple of {known}"
+                f"requires a multiple of {product}"
             )
-    elif known != x.size:
+        want[unknown[0]] = missing
+        known = int(np.prod(want, dtype=np.int64))
+    if known != x.size:
         raise _invalid(
             f"Input to reshape is a tensor with {x.size} values, but the requested shape has "
             f"{known}"
