@@ -280,7 +280,7 @@ GIMG = _rng.uniform(1, 5, (2, 6, 7, 2)).astype(np.float32)
 GOFF = np.array([[0.3, -0.4], [-0.9, 0.95]], np.float32)
 
 
-def ref_glimpse(img, size, offsets, centered, normalized):
+def ref_glimpse(img, size, offsets, centered, normalized, v1=False):
     """Zero-filled glimpses; the start of each is placed as TF places it."""
     b, h, w, d = img.shape
     gh, gw = size
@@ -288,7 +288,10 @@ def ref_glimpse(img, size, offsets, centered, normalized):
     for i in range(b):
         starts = []
         for off, dim, sz in ((offsets[i, 0], h, gh), (offsets[i, 1], w, gw)):
-            if normalized and centered:
+            if v1:  # ExtractGlimpse: the offset is the centre; centered ones half-scaled
+                v = np.float32(off) * (dim if normalized else 1)
+                v = (v / 2 + dim / 2 if centered else v) - sz / 2
+            elif normalized and centered:
                 v = off * dim / 2 + dim / 2 - sz / 2
             elif normalized:
                 v = off * dim
@@ -318,7 +321,8 @@ def _glimpse_check(op_type):
                     assert out.get_shape().as_list() == [None, 3, 4, 2]
                     got = tf.Session().run(out, {p: GIMG})
                 np.testing.assert_array_equal(
-                    got, ref_glimpse(GIMG, (3, 4), offsets, centered, normalized))
+                    got, ref_glimpse(GIMG, (3, 4), offsets, centered, normalized,
+                                     op_type == "ExtractGlimpse"))
         # uniform noise outside the image stays within the image's range
         with tf.Graph().as_default():
             out = _ops.apply_op(op_type, [GIMG, np.array([5, 5], np.int32),
