@@ -496,3 +496,25 @@ def test_list_files_empty_match_and_pattern_lists(tmp_path):
         with tf.Session() as sess:
             assert [os.path.basename(x.decode()) for x in sess.run(m)] == [
                 "a.txt", "b.py", "c.py"]
+
+
+def test_window_reports_only_errors_of_elements_in_a_window():
+    vals = np.float32([1.0, np.nan, 2.0, np.nan, 3.0, 7.0, np.nan])
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensor_slices(vals).map(
+            lambda x: tf.check_numerics(x, "bad"))
+        # stride 2: windows at 0 (1, 2), 2 (2, 3), 4 (3, NaN): only the last sees a NaN
+        strided = d.window(2, shift=2, stride=2, drop_remainder=True).flat_map(
+            lambda w: w.batch(2))
+        # shift 2: windows of one element at 0, 2, 4, 6; the NaNs between are skipped
+        shifted = d.window(1, shift=2).flat_map(lambda w: w.batch(1))
+        with tf.Session() as sess:
+            nxt = dataset_ops.make_one_shot_iterator(strided).get_next()
+            assert sess.run(nxt).tolist() == [1.0, 2.0]
+            assert sess.run(nxt).tolist() == [2.0, 3.0]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+                sess.run(nxt)
+            nxt = dataset_ops.make_one_shot_iterator(shifted).get_next()
+            assert [sess.run(nxt).tolist() for _ in range(3)] == [[1.0], [2.0], [3.0]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
+                sess.run(nxt)

@@ -401,19 +401,27 @@ class _Window(dv.DatasetValue):
                     buf.append(next(src))
                 except StopIteration:
                     ended = True
+                except errors.OpError as e:  # as TF: an error counts only if in a window
+                    buf.append(e)
             if not buf:
                 return
             window = buf[:span:self.stride]
             if len(window) < self.size and self.drop:
                 return
+            for e in window:
+                if isinstance(e, errors.OpError):
+                    raise e
             yield tuple(_ListValue([(e[c],) for e in window]) for c in range(len(window[0])))
             if self.shift <= len(buf):
                 del buf[:self.shift]
             else:  # the next window starts beyond the buffered input
                 for _ in range(self.shift - len(buf)):
-                    if ended or next(src, None) is None:
-                        ended = True
-                        break
+                    try:
+                        if ended or next(src, None) is None:
+                            ended = True
+                            break
+                    except errors.OpError:  # a skipped element's error is not seen
+                        pass
                 buf = []
 
 
