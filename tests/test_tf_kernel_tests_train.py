@@ -376,3 +376,31 @@ def test_batch_of_a_dict_with_keys_of_mixed_types():
         assert out["z"].tolist() == [1, 1]
         assert out[7].tolist() == [2, 2]
         assert out[("a", "b")].tolist() == [3, 3]
+
+
+def test_maybe_batch_keep_input_errors_and_module_path():
+    from tideflow.python.training import input as inp
+
+    assert inp.maybe_batch is tf.train.maybe_batch
+    assert inp.maybe_shuffle_batch_join is tf.train.maybe_shuffle_batch_join
+    with tf.Graph().as_default():
+        x = tf.zeros([5])
+        with pytest.raises(ValueError, match="`keep_input` cannot be a vector when "
+                                             "`enqueue_many=False`"):
+            tf.train.maybe_batch([x], keep_input=tf.constant([True, False]), batch_size=1)
+        with pytest.raises(ValueError, match="`keep_input` must be 0 or 1 dimensions"):
+            tf.train.maybe_batch([x], keep_input=tf.constant([[True], [False]]), batch_size=1,
+                                 enqueue_many=True)
+        with pytest.raises(ValueError, match="must be known at graph construction"):
+            tf.train.maybe_batch([x], keep_input=tf.placeholder(tf.bool), batch_size=1,
+                                 enqueue_many=True)
+        rows = tf.constant([[1, 2], [3, 4], [5, 6]])
+        kept = tf.train.maybe_batch([rows], keep_input=tf.constant([True, False, True]),
+                                    batch_size=2, enqueue_many=True)
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            out = sess.run(kept)
+            coord.request_stop()
+            coord.join(threads)
+        assert out.tolist() == [[1, 2], [5, 6]]

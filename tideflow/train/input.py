@@ -420,3 +420,14 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
         _fraction_over(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, scope)
         return _as_original_type(tensors_list[0], _restore_sparse(dequeued, sparse))
+
+
+def __getattr__(name):
+    # TF's input module also holds the maybe_* batching functions, which tideflow keeps with
+    # the other tf.train extras (that module imports this one)
+    if name in ("maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
+                "maybe_shuffle_batch_join"):
+        from tideflow.train import train_extras
+
+        return getattr(train_extras, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -103,19 +103,18 @@ def _kept(tensor_list, keep_input, enqueue_many):
     each row."""
     keep = ops.convert_to_tensor(keep_input, dtype=dtypes.bool, name="keep_input")
     rank = keep.get_shape().ndims
+    # TF's messages (_validate_keep_input)
     if rank is None:
-        raise ValueError("maybe_batch: keep_input must have a known rank")
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and rank == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if rank > 1:
+        raise ValueError(f"`keep_input` must be 0 or 1 dimensions (got shape {keep.get_shape()}).")
     if enqueue_many:
         if rank == 0:
             rows = array_ops.shape(tensor_list[0])[0]
             keep = fill_ops.fill(array_ops.reshape(rows, [1]), keep)
-        elif rank != 1:
-            raise ValueError(f"maybe_batch: with enqueue_many=True keep_input must be a scalar "
-                             f"or a vector, got shape {keep.get_shape()}")
         return [boolean_mask(t, keep) for t in tensor_list]
-    if rank != 0:
-        raise ValueError(f"maybe_batch: with enqueue_many=False keep_input must be a scalar, "
-                         f"got shape {keep.get_shape()}")
     keep = array_ops.reshape(keep, [1])
     return [boolean_mask(array_ops.expand_dims(t, 0), keep) for t in tensor_list]
 
