@@ -596,3 +596,13 @@ def test_quantized_dtypes_set():
     assert names == sorted(n + r for n in ("qint8", "quint8", "qint16", "quint16", "qint32")
                            for r in ("", "_ref"))
     assert all(d.is_quantized for d in dtypes.QUANTIZED_DTYPES)
+
+
+# -- tf.layers (layers/core_test.py) ---------------------------------------------------------
+def test_dense_compute_output_shape_needs_a_known_innermost_dimension():
+    dense = tf.layers.Dense(2)
+    with pytest.raises(ValueError, match="innermost dimension of input_shape must be defined"):
+        dense.compute_output_shape(tf.TensorShape(None))
+    with pytest.raises(ValueError, match="innermost dimension"):
+        dense.compute_output_shape(tf.TensorShape([None, None]))
+    assert dense.compute_output_shape((None, 4, 3)).as_list() == [None, 4, 2]

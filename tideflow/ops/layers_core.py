@@ -93,6 +93,9 @@ class Dense(Layer):
 
     def compute_output_shape(self, input_shape):
         input_shape = input_shape_of(input_shape).with_rank_at_least(2)
+        if input_shape.ndims is None or input_shape[-1].value is None:
+            raise ValueError("The innermost dimension of input_shape must be defined, but saw: "
+                             f"{input_shape}")
         return input_shape[:-1].concatenate(self.units)
 
 
