@@ -415,3 +415,23 @@ def test_in_top_k_rows_with_non_finite_predictions_are_false(sess):
 def test_lrn_rank_error_names_both_ranks():
     with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
         tf.nn.lrn(tf.zeros([3, 4, 8]), 2)
+
+
+# -- names and shape checks TF programs see ------------------------------------------------
+def test_sparse_xent_and_zero_fraction_tensor_names():
+    with tf.Graph().as_default():
+        logits = tf.ones([2, 3])
+        a = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 1], logits=logits)
+        b = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[0, 1], logits=logits,
+                                                           name="bar")
+        assert a.name == "SparseSoftmaxCrossEntropyWithLogits/SparseSoftmaxCrossEntropyWithLogits:0"
+        assert b.name == "bar/bar:0"
+        assert tf.nn.zero_fraction(logits).name == "zero_fraction/fraction:0"
+
+
+def test_bias_add_channels_first_needs_rank_3():
+    with pytest.raises(ValueError, match="Shape must be at least rank 3 but is rank 2"):
+        tf.nn.bias_add(tf.ones([2, 3]), [1.0, 2.0, 3.0], data_format="NCHW")
+    with tf.Graph().as_default(), tf.Session() as s:
+        y = tf.nn.bias_add(tf.ones([2, 3, 4]), [1.0, 2.0, 3.0], data_format="NCHW")
+        np.testing.assert_array_equal(s.run(y)[1, :, 2], [2.0, 3.0, 4.0])

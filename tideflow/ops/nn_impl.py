@@ -341,7 +341,8 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                 f"Shape mismatch: The shape of labels (received {ls}) should equal the shape of "
                 f"logits except for the last dimension (received {gs}).")
         if gs.ndims == 2:
-            cost = _op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels])[0]
+            # named as TF's: the user's name inside its scope (bar/bar:0), else the op type's
+            cost = _op("SparseSoftmaxCrossEntropyWithLogits", [precise, labels], name=name)[0]
         else:
             cost = _op("SparseSoftmaxCrossEntropyWithLogits",
                        [_flatten_outer(precise), array_ops.reshape(labels, [-1])])[0]
@@ -653,6 +654,7 @@ def zero_fraction(value, name=None):
     with ops.name_scope(name, "zero_fraction", [value]):
         value = ops.convert_to_tensor(value, name="value")
         zero = ops.convert_to_tensor(0, dtype=value.dtype, name="zero")
-        return reduction_ops.reduce_mean(
+        fraction = reduction_ops.reduce_mean(
             cast_ops.cast(math_ops.equal(value, zero), dtypes.float32))
+        return array_ops.identity(fraction, name="fraction")  # zero_fraction/fraction, as TF
 

@@ -377,7 +377,9 @@ def _bias_add_shape(op):
     data_format = op._attrs.get("data_format", "NHWC")
     if value.ndims is None:
         return [unknown_shape()]
-    value = value.with_rank_at_least(2)
+    least = 3 if data_format == "NCHW" else 2  # TF: channels-first needs a spatial dimension
+    if value.ndims < least:
+        raise ValueError(f"Shape must be at least rank {least} but is rank {value.ndims}")
     axis = _channel_axis(value.ndims, data_format)
     dims = list(value.dims)
     try:
