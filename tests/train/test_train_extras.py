@@ -91,7 +91,7 @@ def test_maybe_batch_enqueue_many_and_shuffle():
     assert all(set(g.tolist()) <= {5, 6, 7, 8, 9} for g in got)
     with tf.Graph().as_default():
         a = tf.constant(np.arange(4))
-        with pytest.raises(ValueError, match="scalar"):
+        with pytest.raises(ValueError, match="cannot be a vector when `enqueue_many=False`"):
             tf.train.maybe_batch([a], tf.constant([True, False]), batch_size=2)
         b = tf.train.maybe_batch_join([[a], [a * 10]], [True, False], batch_size=2,
                                       enqueue_many=True)
