@@ -338,3 +338,17 @@ def test_reshape_divisibility_words_and_zero_sized_inputs(sess):
         sess.run(tf.reshape(p, [4, -1]), {p: np.zeros(6)})
     with pytest.raises(tf.errors.InvalidArgumentError, match="but the requested shape has 3"):
         sess.run(tf.reshape(p, [3]), {p: np.zeros(4)})
+
+
+# -- Pad ------------------------------------------------------------------------------------------------
+def test_pad_static_shape_from_partly_known_paddings_and_scalars(sess):
+    unknown = tf.placeholder(tf.int32)
+    x = tf.zeros([4, 4])
+    assert tf.pad(x, [[1, 2], unknown]).get_shape().as_list() == [7, None]
+    assert tf.pad(x, [[unknown, 0], [1, 2]]).get_shape().as_list() == [None, 7]
+    assert tf.pad(x, [tf.constant(1, shape=[2]), [0, unknown]]).get_shape().as_list() == [6, None]
+    got = sess.run(tf.pad(x, [[1, 2], unknown]), {unknown: [0, 3]})
+    np.testing.assert_array_equal(got, np.pad(np.zeros((4, 4)), [[1, 2], [0, 3]]))
+    for mode in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        scalar = tf.pad(np.float32(7), np.zeros((0, 2), np.int64), mode=mode)
+        assert scalar.get_shape().as_list() == [] and sess.run(scalar) == 7

@@ -110,18 +110,34 @@ def _pad_shape(op):
     r = s.ndims if s.ndims is not None else (p.dims[0].value if p.ndims == 2 else None)
     if r is None:
         return [None]
-    v = ops.constant_value(op._inputs[1])
-    if v is None:
-        return [[None] * r]
-    v = np.asarray(v).reshape(-1, 2)
-    if s.ndims is None:
+    rows = _partial_paddings(op._inputs[1])
+    if rows is None or s.ndims is None:
         return [[None] * r]
     out = []
-    for d, (a, b) in zip(s.dims, v.tolist()):
-        if a < 0 or b < 0:
-            raise ValueError(f"Paddings must be non-negative: {a} {b}")
-        out.append(None if d.value is None else d.value + a + b)
+    for d, row in zip(s.dims, rows):
+        if row is not None and any(v is not None and v < 0 for v in row):
+            raise ValueError(f"Paddings must be non-negative: {row[0]} {row[1]}")
+        if d.value is None or row is None or None in row:
+            out.append(None)  # TF's wrapper: a dimension whose paddings are partly unknown
+        else:
+            out.append(d.value + row[0] + row[1])
     return [out]
+
+
+def _partial_paddings(t):
+    """The rows of a [n, 2] paddings tensor as far as they are known at graph build time
+    (``[[1, 2], unknown]`` gives ``[[1, 2], None]``), or None; as TF's constant_value(partial)."""
+    v = ops.constant_value(t)
+    if v is not None:
+        return [[int(a), int(b)] for a, b in np.asarray(v).reshape(-1, 2).tolist()]
+    op = t._op
+    if op._type != "Pack" or op._attrs.get("axis", 0) != 0:
+        return None
+    rows = []
+    for row in op._inputs:
+        vec = partial_vector(row)
+        rows.append(vec if vec is not None and len(vec) == 2 else None)
+    return rows
 
 
 def _check_paddings(x, paddings):
@@ -136,11 +152,16 @@ def _check_paddings(x, paddings):
     return [(int(a), int(b)) for a, b in p.tolist()]
 
 
+def _np_pad(x, p, **kw):
+    # a scalar has no dimensions to pad (NumPy refuses an empty pad_width)
+    return np.array(x, copy=True) if x.ndim == 0 else np.pad(x, p, **kw)
+
+
 def _pad_kernel(x, paddings):
     x = _np(x)
     p = _check_paddings(x, paddings)
     fill = b"" if x.dtype == object else 0
-    return np.pad(x, p, mode="constant", constant_values=fill)
+    return _np_pad(x, p, mode="constant", constant_values=fill)
 
 
 def _pad_v2_kernel(x, paddings, constant_values):
@@ -149,7 +170,7 @@ def _pad_v2_kernel(x, paddings, constant_values):
     c = _np(constant_values)
     if c.ndim != 0:
         raise _invalid(f"constant_values must be a scalar. Got: {_shape_str(c.shape)}")
-    return np.pad(x, p, mode="constant", constant_values=c[()])
+    return _np_pad(x, p, mode="constant", constant_values=c[()])
 
 
 def _mirror_pad_kernel(x, paddings, *, mode):
@@ -162,7 +183,7 @@ def _mirror_pad_kernel(x, paddings, *, mode):
                 f"paddings must be no greater than the dimension size{'' if off == 0 else ' - 1'}"
                 f": {a}, {b} greater than {x.shape[i] - off} (dimension {i})"
             )
-    return np.pad(x, p, mode=mode.lower())
+    return _np_pad(x, p, mode=mode.lower())
 
 
 def _pad_grad(op, grad):
