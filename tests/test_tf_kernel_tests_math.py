@@ -389,3 +389,20 @@ def test_truediv_of_two_dtypes_is_a_type_error_and_count_nonzero_takes_input(ses
     x = tf.constant([0.0, 1.0, 2.0, 0.0])
     assert sess.run(tf.count_nonzero(input=x)) == 2
     assert sess.run(tf.count_nonzero(x, dtype=tf.int32)) == 2
+
+
+def test_sparse_segment_grad_ops_check_like_tf(sess):
+    x = tf.constant(np.arange(12.0).reshape(3, 4))
+    for fn in (math_ops.sparse_segment_mean_grad, math_ops.sparse_segment_sqrt_n_grad):
+        out = sess.run(fn(x, [8, 3, 0, 9], [0, 1, 2, 2], 10))
+        scale = np.array([1.0, 1.0, 2.0 if fn is math_ops.sparse_segment_mean_grad
+                          else np.sqrt(2.0)])
+        expected = np.zeros((10, 4))
+        for i, s in zip([8, 3, 0, 9], [0, 1, 2, 2]):
+            expected[i] += np.arange(12.0).reshape(3, 4)[s] / scale[s]
+        np.testing.assert_allclose(out, expected)
+        _run_error(sess, fn(x, [8, 3, -1, 9], [0, 1, 2, 2], 10),
+                   r"Index -1 out of range \[0, 10\)")
+        _run_error(sess, fn(x, [8, 3, 0, 9], [0, 1, 1, 4], 10), "Invalid number of segments")
+        _run_error(sess, fn(x[:2], [8, 3, 0, 9], [-1, 0, 1, 1], 10),
+                   r"Segment id -1 out of range \[0, 2\)")

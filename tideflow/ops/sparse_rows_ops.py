@@ -137,14 +137,19 @@ def _segment_grad_kernel(kind):
         idx = np.asarray(indices).astype(np.int64).reshape(-1)
         seg = np.asarray(segment_ids).astype(np.int64).reshape(-1)
         n = grad.shape[0]
-        if seg.size and (seg.max() >= n or seg.min() < 0):
-            raise _invalid(f"Segment id {int(seg.max())} out of range [0, {n}).")
+        # TF's checks and words: the number of segments, then the first bad id, then index
+        if seg.size and int(seg[-1]) + 1 > n:
+            raise _invalid("Invalid number of segments")
+        bad = np.flatnonzero((seg < 0) | (seg >= n))
+        if bad.size:
+            raise _invalid(f"Segment id {int(seg[bad[0]])} out of range [0, {n}).")
         counts = np.bincount(seg, minlength=n).astype(grad.dtype)
         scale = counts if kind == "mean" else np.sqrt(counts)
         scale = np.where(scale == 0, 1, scale).reshape((n,) + (1,) * (grad.ndim - 1))
         dim0 = int(output_dim0)
-        if idx.size and (idx.max() >= dim0 or idx.min() < 0):
-            raise _invalid(f"Index {int(idx.max())} out of range [0, {dim0}).")
+        bad = np.flatnonzero((idx < 0) | (idx >= dim0))
+        if bad.size:
+            raise _invalid(f"Index {int(idx[bad[0]])} out of range [0, {dim0}).")
         out = np.zeros((dim0,) + grad.shape[1:], dtype=grad.dtype)
         rows_at(np.add, out, idx, (grad / scale)[seg])
         return out

@@ -110,7 +110,9 @@ def _text_namespaces():
             # TF's nn_impl holds depthwise_conv2d, separable_conv2d, moments, ... of tf.nn
             "nn_impl": _with_private(with_fallback("nn_impl", nn_impl, _nn, _tf, _sampled),
                                      _compute_sampled_logits=_sampled._compute_sampled_logits),
-            "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math),
+            # TF's math_ops also holds every gen_math_ops function (sparse_segment_mean_grad, ...)
+            "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math,
+                                      "tideflow.python.ops.gen_math_ops"),
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
                                        "tideflow.ops.gather_ops",  # batch_gather_nd
