@@ -352,3 +352,20 @@ def test_pad_static_shape_from_partly_known_paddings_and_scalars(sess):
     for mode in ("CONSTANT", "REFLECT", "SYMMETRIC"):
         scalar = tf.pad(np.float32(7), np.zeros((0, 2), np.int64), mode=mode)
         assert scalar.get_shape().as_list() == [] and sess.run(scalar) == 7
+
+
+# -- UniqueV2 / UniqueWithCountsV2 -------------------------------------------------------------------
+def test_unique_v2_along_an_axis(sess):
+    from tideflow.python.ops import gen_array_ops
+
+    x = np.array([[1, 0, 0], [1, 0, 0], [2, 0, 0]])
+    for axis, want_y, want_idx, want_count in ((0, x[[0, 2]], [0, 0, 1], [2, 1]),
+                                               (1, x[:, [0, 1]], [0, 1, 1], [1, 2])):
+        y, idx, count = gen_array_ops.unique_with_counts_v2(x, axis=np.array([axis], np.int64))
+        got = sess.run([y, idx, count])
+        np.testing.assert_array_equal(got[0], want_y)
+        assert got[1].tolist() == want_idx and got[2].tolist() == want_count
+        assert y.get_shape().ndims == 2 and idx.get_shape().as_list() == [3]
+    y, idx = gen_array_ops.unique_v2([3, 1, 3, 2], axis=np.zeros([0], np.int32))
+    got = sess.run([y, idx])
+    assert got[0].tolist() == [3, 1, 2] and got[1].tolist() == [0, 1, 0, 2]

@@ -1,5 +1,6 @@
-"""Op-table rows for ListDiff, UniqueWithCounts, Bincount, HistogramFixedWidth and
-UnravelIndex, and for confusion_matrix, batch_gather and lbeta (composed from other ops)."""
+"""Op-table rows for ListDiff, UniqueWithCounts, UniqueV2, UniqueWithCountsV2, Bincount,
+HistogramFixedWidth and UnravelIndex, and for confusion_matrix, batch_gather and lbeta (composed
+from other ops)."""
 
 import math
 
@@ -98,6 +99,7 @@ def _ref_lbeta(x):
 
 
 _x = np.array([4, 1, 7, 1, 3, 9, 4])
+_rows = np.array([[1, 2, 2, 1], [5, 0, 0, 5], [3, 3, 3, 3]])  # columns 0 = 3 and 1 = 2
 _y = np.array([1, 9, 5])
 _arr = np.array([[3, 1, 0], [3, 6, 3]], np.int32)
 _vals = np.array([-2.0, 0.0, 0.5, 1.0, 2.49, 2.5, 4.99, 5.0, 7.0, 3.3])
@@ -116,6 +118,16 @@ CASES = [
     Case("UniqueWithCounts", lambda x: list(tf.unique_with_counts(x, out_idx=tf.int64)),
          [np.array([2.5, -1.0, 2.5, 2.5])], _ref_unique_counts(np.int64), dtypes=R, grad=False,
          name="UniqueWithCounts_int64"),
+    Case("UniqueV2", lambda x: list(tf.raw_ops.UniqueV2(x=x, axis=[1])), [_rows],
+         lambda x: [x[:, [0, 1]], np.array([0, 1, 1, 0], np.int32)], dtypes=I + R,
+         grad=False),
+    Case("UniqueV2", lambda x: list(tf.raw_ops.UniqueV2(x=x, axis=np.zeros([0], np.int64))),
+         [_x], lambda x: _ref_unique_counts(np.int32)(x)[:2], dtypes=I, grad=False,
+         name="UniqueV2_no_axis"),
+    Case("UniqueWithCountsV2",
+         lambda x: list(tf.raw_ops.UniqueWithCountsV2(x=x, axis=[0], out_idx=tf.int64)),
+         [_rows.T], lambda x: [x[[0, 1]], np.array([0, 1, 1, 0], np.int64),
+                               np.array([2, 2], np.int64)], dtypes=I + R, grad=False),
     Case("Bincount", tf.bincount, [_arr], _ref_bincount, dtypes=(tf.int32,), grad=False),
     Case("Bincount", lambda a: tf.bincount(a, minlength=9, dtype=tf.float64), [_arr],
          lambda a: _ref_bincount(a, minlength=9, dtype=np.float64), dtypes=(tf.int32,),

@@ -1,4 +1,5 @@
-"""Set and counting ops of TF 1.x: ListDiff (``tf.setdiff1d``), UniqueWithCounts, Bincount,
+"""Set and counting ops of TF 1.x: ListDiff (``tf.setdiff1d``), UniqueWithCounts, UniqueV2 and
+UniqueWithCountsV2 (unique slices along an axis), Bincount,
 HistogramFixedWidth and UnravelIndex, with ``tf.confusion_matrix``, ``tf.batch_gather`` and
 ``tf.lbeta`` composed from other ops as TF 1.x composes them."""
 
@@ -115,6 +116,75 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     op = ops.apply_op("UniqueWithCounts", [x], {"out_idx": dtypes.as_dtype(out_idx)},
                       name=name)
     return UniqueWithCounts(*op._outputs)
+
+
+# ------------------------------------------------------------------------------------------
+# UniqueV2, UniqueWithCountsV2: unique slices along an axis (TF's gen_array_ops.unique_v2)
+# ------------------------------------------------------------------------------------------
+
+
+def _unique_axis_kernel(op_type, counts):
+    def kernel(x, axis, *, out_idx):
+        x = _np(x)
+        axis = np.reshape(_np(axis), -1)
+        if axis.size == 0:
+            _vector(op_type, "x", x)  # TF: "unique expects a 1D vector" without an axis
+            a = 0
+        elif axis.size > 1:
+            raise _invalid(f"{op_type}: axis expects a 1D vector with 1 element: "
+                           f"{_shape_str(axis.shape)}")
+        else:
+            a = int(axis[0])
+            if not -x.ndim <= a < x.ndim:
+                raise _invalid(f"{op_type}: axis has to be between [{-x.ndim}, {x.ndim})")
+            a %= x.ndim
+        rows = np.moveaxis(x, a, 0).reshape(x.shape[a], -1)
+        seen, firsts = {}, []
+        idx = np.empty(x.shape[a], out_idx.as_numpy_dtype)
+        for i, row in enumerate(rows.tolist()):
+            key = tuple(row)
+            j = seen.get(key)
+            if j is None:
+                j = seen[key] = len(firsts)
+                firsts.append(i)
+            idx[i] = j
+        y = np.take(x, np.asarray(firsts, np.int64), axis=a)
+        if not counts:
+            return y, idx
+        count = np.bincount(idx.astype(np.int64), minlength=len(firsts))
+        return y, idx, count.astype(out_idx.as_numpy_dtype)
+
+    return kernel
+
+
+def _unique_axis_shape(op):
+    x = _in(op, 0)
+    axis = ops.constant_value(op._inputs[1])
+    n = len(op._outputs)
+    if x.ndims is None:
+        return [None, TensorShape([None])] + [TensorShape([None])] * (n - 2)
+    a = 0 if axis is None or np.size(axis) == 0 else int(np.reshape(axis, -1)[0]) % max(
+        x.ndims, 1)
+    y = x.as_list()
+    if axis is None:
+        y = [None] * x.ndims
+    elif y:
+        y[a] = None
+    idx = TensorShape([x.as_list()[a] if axis is not None and x.ndims else None])
+    return [TensorShape(y), idx] + [TensorShape([None])] * (n - 2)
+
+
+for _name, _counts in (("UniqueV2", False), ("UniqueWithCountsV2", True)):
+    op_registry.declare(
+        _name,
+        inputs=["x: T", "axis: Taxis"],
+        outputs=["y: T", "idx: out_idx"] + (["count: out_idx"] if _counts else []),
+        attrs=["T: type", "Taxis: {int32, int64} = DT_INT64",
+               "out_idx: {int32, int64} = DT_INT32"],
+        shape=_unique_axis_shape,
+        kernel=_unique_axis_kernel(_name, _counts),
+        differentiable=False,
+    )
 
 
 # ------------------------------------------------------------------------------------------
