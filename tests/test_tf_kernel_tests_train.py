@@ -404,3 +404,21 @@ def test_maybe_batch_keep_input_errors_and_module_path():
             coord.request_stop()
             coord.join(threads)
         assert out.tolist() == [[1, 2], [5, 6]]
+
+
+def test_saver_exports_meta_graph_of_a_finalized_graph(tmp_path):
+    from tideflow.python.framework import meta_graph
+
+    with tf.Graph().as_default() as g:
+        x = tf.constant(1.0, name="x")
+        with tf.name_scope("s"):
+            v = tf.Variable(2.0, name="v")
+            tf.add(x, v, name="y")
+        meta_graph.export_scoped_meta_graph(export_scope="s")  # fills unbound_inputs
+        saver = tf.train.Saver()
+        g.finalize()
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            # a MonitoredSession's saver writes the meta graph of the finalized graph
+            saver.save(sess, str(tmp_path / "m"))
+        assert tf.get_collection("unbound_inputs") == []

@@ -361,11 +361,11 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
     if export_scope or exclude or clear_devices:
         graph_def = _scope_graph_def(graph_def, export_scope, exclude, clear_devices,
                                      unbound_inputs)
-    if unbound_inputs_col_name:
-        # as TF, the graph's unbound-inputs collection is replaced by this export's
-        graph.clear_collection(unbound_inputs_col_name)
-        for name in unbound_inputs:
-            graph.add_to_collection(unbound_inputs_col_name, name)
+    if unbound_inputs_col_name and (unbound_inputs or graph.get_collection(
+            unbound_inputs_col_name)):
+        # as TF, the graph's unbound-inputs collection is replaced by this export's (through
+        # the collection itself: a Saver exports a finalized graph at every save)
+        graph.get_collection_ref(unbound_inputs_col_name)[:] = unbound_inputs
     mgd = create_meta_graph_def(
         meta_info_def=meta_info_def, graph_def=graph_def, saver_def=saver_def,
         collection_list=collection_list, graph=graph, export_scope=export_scope,
