@@ -606,3 +606,28 @@ def test_dense_compute_output_shape_needs_a_known_innermost_dimension():
     with pytest.raises(ValueError, match="innermost dimension"):
         dense.compute_output_shape(tf.TensorShape([None, None]))
     assert dense.compute_output_shape((None, 4, 3)).as_list() == [None, 4, 2]
+
+
+# -- RNN cells (rnn_cell_test.py) --------------------------------------------------------------
+def test_lstm_cell_unit_and_projection_shards():
+    x = np.random.RandomState(1).randn(2, 5).astype(np.float32)
+    results = {}
+    for shards in ((None, None), (2, 3)):
+        with tf.Graph().as_default():
+            cell = tf.nn.rnn_cell.LSTMCell(
+                3, use_peepholes=True, num_proj=4, num_unit_shards=shards[0],
+                num_proj_shards=shards[1], initializer=tf.constant_initializer(0.1),
+                state_is_tuple=False)
+            inputs = [tf.constant(x * (i + 1)) for i in range(3)]
+            outs, state = tf.nn.static_rnn(cell, inputs, dtype=tf.float32)
+            names = sorted((v.name, v.shape.as_list()) for v in tf.global_variables())
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                results[shards] = sess.run(outs + [state])
+        if shards[0] == 2:
+            # TF's fixed_size_partitioner row shards: 9 rows -> 5 + 4, 3 rows -> 1 + 1 + 1
+            assert ("rnn/lstm_cell/kernel/part_0:0", [5, 12]) in names
+            assert ("rnn/lstm_cell/kernel/part_1:0", [4, 12]) in names
+            assert ("rnn/lstm_cell/projection/kernel/part_2:0", [1, 4]) in names
+    for a, b in zip(results[(None, None)], results[(2, 3)]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -239,6 +239,14 @@ class BasicLSTMCell(_UnitsCell):
         return new_h, new_state
 
 
+def _shards(num_shards):
+    if num_shards is None:
+        return None
+    from tideflow.ops.partitioned_variables import fixed_size_partitioner
+
+    return fixed_size_partitioner(num_shards)
+
+
 class LSTMCell(RNNCell):
     """LSTM with optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), cell clipping
     and an output projection (``projection/kernel`` [num_units, num_proj])."""
@@ -248,9 +256,9 @@ class LSTMCell(RNNCell):
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
-        if num_unit_shards is not None or num_proj_shards is not None:
-            raise ValueError("LSTMCell: num_unit_shards and num_proj_shards are not supported "
-                             "by tideflow; use a partitioner in the variable scope instead.")
+        # TF 1.x: the kernels split into this many row shards (kernel/part_0, ...)
+        self._num_unit_shards = num_unit_shards
+        self._num_proj_shards = num_proj_shards
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -277,7 +285,8 @@ class LSTMCell(RNNCell):
         n = self._num_units
         h_depth = self._num_proj or n
         self._kernel = self.add_weight("kernel", shape=[depth + h_depth, 4 * n],
-                                       initializer=self._initializer)
+                                       initializer=self._initializer,
+                                       partitioner=_shards(self._num_unit_shards))
         self._bias = self.add_weight("bias", shape=[4 * n],
                                      initializer=init_ops.zeros_initializer(dtype=self.dtype))
         if self._use_peepholes:
@@ -286,7 +295,8 @@ class LSTMCell(RNNCell):
             self._w_o_diag = self.add_weight("w_o_diag", shape=[n], initializer=self._initializer)
         if self._num_proj is not None:
             self._proj_kernel = self.add_weight("projection/kernel", shape=[n, self._num_proj],
-                                                initializer=self._initializer)
+                                                initializer=self._initializer,
+                                                partitioner=_shards(self._num_proj_shards))
         self.built = True
 
     def call(self, inputs, state):
