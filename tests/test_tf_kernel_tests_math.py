@@ -406,3 +406,14 @@ def test_sparse_segment_grad_ops_check_like_tf(sess):
         _run_error(sess, fn(x, [8, 3, 0, 9], [0, 1, 1, 4], 10), "Invalid number of segments")
         _run_error(sess, fn(x[:2], [8, 3, 0, 9], [-1, 0, 1, 1], 10),
                    r"Segment id -1 out of range \[0, 2\)")
+
+
+def test_gradients_of_a_complex_tensor_need_grad_ys(sess):
+    c = tf.constant([3 + 4j])
+    with pytest.raises(TypeError, match=r"Gradients of complex tensors must set grad_ys "
+                                        r"\(y.dtype = tf.complex128\)"):
+        tf.gradients(c * 2, c)
+    g = tf.gradients(c * 2, c, grad_ys=tf.constant([1 + 0j]))[0]
+    assert sess.run(g).tolist() == [2 + 0j]
+    # a real y of complex inputs needs none (|c| is real)
+    assert np.allclose(sess.run(tf.gradients(tf.abs(c), c)[0]), [0.6 + 0.8j])

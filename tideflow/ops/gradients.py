@@ -220,6 +220,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         grads = collections.defaultdict(list)  # tensor -> partial grads
         for i, (y, gy) in enumerate(zip(ys, grad_ys)):
             if gy is None:  # integer ys are allowed: nothing flows back through them
+                if y.dtype.is_complex:  # TF: a complex y has no obvious seed of ones
+                    raise TypeError(f"Gradients of complex tensors must set grad_ys (y.dtype = "
+                                    f"tf.{y.dtype.base_dtype.name})")
                 # TF 1.x's names: gradients/Shape, gradients/grad_ys_0 (the one), gradients/Fill
                 from tideflow.ops import constant_op, fill_ops
 
