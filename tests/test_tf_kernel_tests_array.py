@@ -369,3 +369,23 @@ def test_unique_v2_along_an_axis(sess):
     y, idx = gen_array_ops.unique_v2([3, 1, 3, 2], axis=np.zeros([0], np.int32))
     got = sess.run([y, idx])
     assert got[0].tolist() == [3, 1, 2] and got[1].tolist() == [0, 1, 0, 2]
+
+
+# -- GatherNd errors ---------------------------------------------------------------------------------
+def test_gather_nd_bad_indices_use_tf_1x_words(sess):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"flat indices\[1, :\] = \[7\] does not index into param "
+                             r"\(shape: \[3\]\)"):
+        sess.run(tf.gather_nd([0, 1, 2], [[[0], [7]]]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"flat indices\[2, :\] = \[1\] does not index into param "
+                             r"\(shape: \[1,3\]\)"):
+        sess.run(tf.gather_nd([[0, 1, 2]], [[[0], [0], [1]]]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Requested more than 0 entries, but params is empty"):
+        sess.run(tf.gather_nd(np.zeros((0, 3), np.float32), np.zeros((1, 2), np.int32)))
+    empty = tf.gather_nd(np.zeros((0, 3), np.float32), np.zeros((0, 2), np.int32))
+    assert sess.run(empty).shape == (0,)
+    params = np.arange(12).reshape(3, 4)
+    np.testing.assert_array_equal(sess.run(tf.gather_nd(params, [[2, 1], [0, 3]])),
+                                  params[[2, 0], [1, 3]])

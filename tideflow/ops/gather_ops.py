@@ -273,10 +273,19 @@ def _gather_nd_kernel(params, indices):
             f"index innermost dimension length must be <= params rank; saw: {k} vs. "
             f"{params.ndim}"
         )
+    if params.size == 0 and indices.size:
+        raise _invalid(f"Requested more than 0 entries, but params is empty.  Params shape: "
+                       f"{_shape_str(params.shape)}")
     if k == 0:
         out = np.broadcast_to(params, indices.shape[:-1] + params.shape).copy()
     else:
-        out = params[_nd_index(indices, params.shape, "param")]
+        flat = indices.reshape(-1, k)
+        bad = np.any((flat < 0) | (flat >= np.asarray(params.shape[:k])), axis=1)
+        if bad.any():  # TF 1.x's words: the row of the flattened indices
+            i = int(np.argmax(bad))
+            raise _invalid(f"flat indices[{i}, :] = [{', '.join(map(str, flat[i].tolist()))}] "
+                           f"does not index into param (shape: {_shape_str(params.shape)}).")
+        out = params[tuple(np.moveaxis(indices, -1, 0))]
     return out if type(out) is np.ndarray else np.asarray(out, dtype=params.dtype)
 
 
