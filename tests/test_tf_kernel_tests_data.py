@@ -518,3 +518,55 @@ def test_window_reports_only_errors_of_elements_in_a_window():
             assert [sess.run(nxt).tolist() for _ in range(3)] == [[1.0], [2.0], [3.0]]
             with pytest.raises(tf.errors.InvalidArgumentError, match="bad"):
                 sess.run(nxt)
+
+
+# -- errors do not end a pipeline -----------------------------------------------------------
+
+
+_STAGES = {
+    "filter": lambda d: d.filter(lambda x: x > 0),
+    "take": lambda d: d.take(10),
+    "skip": lambda d: d.skip(1),
+    "repeat": lambda d: d.repeat(2),
+    "zip": lambda d: dataset_ops.Dataset.zip((d, dataset_ops.Dataset.range(100))).map(
+        lambda a, b: a),
+    "concatenate": lambda d: d.concatenate(dataset_ops.Dataset.from_tensors(9.0)),
+    "flat_map": lambda d: d.flat_map(dataset_ops.Dataset.from_tensors),
+    "interleave": lambda d: d.interleave(dataset_ops.Dataset.from_tensors, cycle_length=2),
+    "shuffle": lambda d: d.shuffle(1),
+    "shard": lambda d: d.shard(1, 0),
+    "unbatch": lambda d: d.batch(1).unbatch(),
+    "padded_batch": lambda d: d.map(lambda x: tf.reshape(x, [1])).padded_batch(1, [1]).map(
+        lambda x: x[0, 0]),
+    "cache": lambda d: d.cache(),
+    "scan": lambda d: d.apply(tf.data.experimental.scan(0.0, lambda s, x: (s, x))),
+    "take_while": lambda d: d.apply(tf.data.experimental.take_while(lambda x: x < 100)),
+}
+
+
+@pytest.mark.parametrize("stage", sorted(_STAGES))
+def test_failed_element_raises_in_its_turn_through_each_stage(stage):
+    vals = np.float32([1.0, np.nan, 2.0, 3.0])
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensor_slices(vals).map(
+            lambda x: tf.check_numerics(x, "bad"))
+        out = _STAGES[stage](d)
+        nxt = dataset_ops.make_one_shot_iterator(out).get_next()
+        # behind ignore_errors, the same stage loses only the failed element
+        kept = dataset_ops.make_one_shot_iterator(
+            out.apply(tf.data.experimental.ignore_errors())).get_next()
+        got = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got.append(float(sess.run(nxt)))
+                except tf.errors.InvalidArgumentError:
+                    got.append("error")
+                except tf.errors.OutOfRangeError:
+                    break
+            clean = [float(x) for x in _drain(sess, kept)]
+        want = {"skip": ["error", 2.0, 3.0], "repeat": [1.0, "error", 2.0, 3.0] * 2,
+                "concatenate": [1.0, "error", 2.0, 3.0, 9.0]}.get(
+                    stage, [1.0, "error", 2.0, 3.0])
+        assert got == want
+        assert clean == [x for x in want if x != "error"]

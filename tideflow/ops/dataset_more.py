@@ -159,10 +159,18 @@ class _Scan(dv.DatasetValue):
     def cardinality(self):
         return cardinality_of(self.input)
 
+    @dv.resumable
     def iterate(self, rt):
         state = list(self.state)
-        for elem in self.input.iterate(rt):
-            out = self.fn(*state, *elem, *self.captured)
+        for elem in dv._tap(self.input.iterate(rt)):
+            if type(elem) is dv._Fail:  # an input error, raised in its turn
+                yield elem
+                continue
+            try:
+                out = self.fn(*state, *elem, *self.captured)
+            except errors.OpError as e:
+                yield dv._Fail(e.with_traceback(None))
+                continue
             state, result = list(out[:self.n_state]), list(out[self.n_state:])
             yield result
 
@@ -292,9 +300,17 @@ class _TakeWhile(dv.DatasetValue):
     def __init__(self, input_, fn, captured):
         self.input, self.fn, self.captured = input_, fn, list(captured)
 
+    @dv.resumable
     def iterate(self, rt):
-        for elem in self.input.iterate(rt):
-            (keep,) = self.fn(*elem, *self.captured)
+        for elem in dv._tap(self.input.iterate(rt)):
+            if type(elem) is dv._Fail:
+                yield elem
+                continue
+            try:
+                (keep,) = self.fn(*elem, *self.captured)
+            except errors.OpError as e:
+                yield dv._Fail(e.with_traceback(None))
+                continue
             if np.ndim(keep) != 0:
                 raise _invalid("`predicate` must return a scalar boolean tensor.")
             if not keep:

@@ -199,25 +199,83 @@ def _as_bytes(x):
 # ------------------------------------------------------------------------------------------
 
 
+class _Fail:
+    """An error of an input element, carried through a generator stage as an element so the
+    stage lives on after it (TF raises a failed element's error in its turn and the iteration
+    goes on; a Python generator that raises is finished)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def _tap(src):
+    """The elements of the iterator ``src``, each error it raises yielded as a ``_Fail``."""
+    while True:
+        try:
+            elem = next(src)
+        except StopIteration:
+            return
+        except errors.OpError as e:
+            # without its traceback: the executor clears the frames of a failed step's
+            # traceback, which would close the generators suspended in it (this one)
+            yield _Fail(e.with_traceback(None))
+            continue
+        yield elem
+
+
+class _Surface:
+    """A generator stage's elements as an iterator that raises each ``_Fail``'s error in its
+    turn, the generator still alive for the next call."""
+
+    __slots__ = ("gen",)
+
+    def __init__(self, gen):
+        self.gen = gen
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        elem = next(self.gen)
+        if type(elem) is _Fail:
+            raise elem.error
+        return elem
+
+
+def resumable(genfunc):
+    """Decorates a stage's ``iterate`` generator: its output raises errors without ending it.
+    The generator reads its input through ``_tap`` and passes each ``_Fail`` on."""
+
+    def iterate(self, rt):
+        return _Surface(genfunc(self, rt))
+
+    iterate.__name__ = genfunc.__name__
+    iterate.__doc__ = genfunc.__doc__
+    return iterate
+
+
 class Zip(DatasetValue):
     def __init__(self, inputs):
         self.inputs = list(inputs)
 
+    @resumable
     def iterate(self, rt):
-        its = [d.iterate(rt) for d in self.inputs]
-        return ([c for e in elems for c in e] for elems in zip(*its))
+        its = [_tap(d.iterate(rt)) for d in self.inputs]
+        for elems in zip(*its):
+            fail = next((e for e in elems if type(e) is _Fail), None)
+            yield fail if fail is not None else [c for e in elems for c in e]
 
 
 class Concatenate(DatasetValue):
     def __init__(self, a, b):
         self.a, self.b = a, b
 
+    @resumable
     def iterate(self, rt):
-        return itertools.chain(self.a.iterate(rt), _lazy(self.b, rt))
-
-
-def _lazy(ds, rt):
-    yield from ds.iterate(rt)
+        yield from _tap(self.a.iterate(rt))
+        yield from _tap(self.b.iterate(rt))
 
 
 class _MapIter:
@@ -392,10 +450,18 @@ class Filter(DatasetValue):
     def __init__(self, input_, fn, captured):
         self.input, self.fn, self.captured = input_, fn, list(captured)
 
+    @resumable
     def iterate(self, rt):
         fn, args = self.fn, self.captured
-        for elem in self.input.iterate(rt):
-            (keep,) = fn(*elem, *args)
+        for elem in _tap(self.input.iterate(rt)):
+            if type(elem) is _Fail:
+                yield elem
+                continue
+            try:
+                (keep,) = fn(*elem, *args)
+            except errors.OpError as e:
+                yield _Fail(e.with_traceback(None))
+                continue
             if np.ndim(keep) != 0:
                 raise errors.InvalidArgumentError(
                     None, None, "Filter predicate `f` must return a scalar bool.")
@@ -407,10 +473,18 @@ class FlatMap(DatasetValue):
     def __init__(self, input_, fn, captured):
         self.input, self.fn, self.captured = input_, fn, list(captured)
 
+    @resumable
     def iterate(self, rt):
-        for elem in self.input.iterate(rt):
-            (ds,) = self.fn(*elem, *self.captured)
-            yield from ds.iterate(rt)
+        for elem in _tap(self.input.iterate(rt)):
+            if type(elem) is _Fail:
+                yield elem
+                continue
+            try:
+                (ds,) = self.fn(*elem, *self.captured)
+            except errors.OpError as e:
+                yield _Fail(e.with_traceback(None))
+                continue
+            yield from _tap(ds.iterate(rt))
 
 
 class Interleave(DatasetValue):
@@ -431,35 +505,52 @@ class Interleave(DatasetValue):
         self.cycle, self.block = int(cycle_length), int(block_length)
 
     def iterate(self, rt):
-        # TF's order: a fixed ring of slots; an empty slot opens the next input on its turn
-        src = self.input.iterate(rt)
-        slots = [None] * self.cycle
-        n_open, end, i, k = 0, False, 0, 0
-        while not end or n_open:
+        return _InterleaveIter(self, rt)
+
+
+class _InterleaveIter:
+    """TF's order: a fixed ring of slots; an empty slot opens the next input on its turn. An
+    error (of the input, of the function or of an open dataset) is raised in its turn and the
+    iteration goes on after it, as TF's InterleaveDataset (a generator would end there)."""
+
+    def __init__(self, owner, rt):
+        self.owner, self.rt = owner, rt
+        self.src = owner.input.iterate(rt)
+        self.slots = [None] * owner.cycle
+        self.n_open, self.end, self.i, self.k = 0, False, 0, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        owner, slots = self.owner, self.slots
+        while not self.end or self.n_open:
+            i = self.i
             it = slots[i]
             if it is not None:
                 try:
                     elem = next(it)
                 except StopIteration:
                     slots[i] = None
-                    n_open -= 1
-                    i, k = (i + 1) % self.cycle, 0
+                    self.n_open -= 1
+                    self.i, self.k = (i + 1) % owner.cycle, 0
                     continue
-                k += 1
-                if k == self.block:
-                    i, k = (i + 1) % self.cycle, 0
-                yield elem
-            elif not end:
+                self.k += 1
+                if self.k == owner.block:
+                    self.i, self.k = (i + 1) % owner.cycle, 0
+                return elem
+            if not self.end:
                 try:
-                    arg = next(src)
+                    arg = next(self.src)
                 except StopIteration:
-                    end = True
+                    self.end = True
                     continue
-                (ds,) = self.fn(*arg, *self.captured)
-                slots[i] = ds.iterate(rt)
-                n_open += 1
+                (ds,) = owner.fn(*arg, *owner.captured)
+                slots[i] = ds.iterate(self.rt)
+                self.n_open += 1
             else:
-                i, k = (i + 1) % self.cycle, 0
+                self.i, self.k = (i + 1) % owner.cycle, 0
+        raise StopIteration
 
 
 class Batch(DatasetValue):
@@ -506,10 +597,22 @@ class PaddedBatch(DatasetValue):
         self.padding_values = padding_values
         self.dtypes = dtypes_
 
+    @resumable
     def iterate(self, rt):
-        src = self.input.iterate(rt)
+        src = _tap(self.input.iterate(rt))
         while True:
-            elems = list(itertools.islice(src, self.n))
+            elems = []
+            for elem in src:
+                if type(elem) is _Fail:  # as Batch: the batch begun is dropped
+                    break
+                elems.append(elem)
+                if len(elems) == self.n:
+                    break
+            else:
+                elem = None
+            if type(elem) is _Fail:
+                yield elem
+                continue
             if not elems or (self.drop and len(elems) < self.n):
                 return
             out = []
@@ -549,13 +652,19 @@ class Unbatch(DatasetValue):
     def __init__(self, input_):
         self.input = input_
 
+    @resumable
     def iterate(self, rt):
-        for elem in self.input.iterate(rt):
+        for elem in _tap(self.input.iterate(rt)):
+            if type(elem) is _Fail:
+                yield elem
+                continue
             rows = [unstack(c) for c in elem]
             sizes = {len(r) for r in rows}
             if len(sizes) > 1:
-                raise errors.InvalidArgumentError(None, None, "Input element must have the "
-                                                  "same batch size in each component.")
+                yield _Fail(errors.InvalidArgumentError(
+                    None, None, "Input element must have the same batch size in each "
+                    "component."))
+                continue
             yield from ([r[i] for r in rows] for i in range(sizes.pop() if sizes else 0))
 
 
@@ -617,22 +726,32 @@ class Shuffle(DatasetValue):
         gen = gen[1]
         return PhiloxWords(gen(), gen())
 
+    @resumable
     def iterate(self, rt):
+        # as TF's GetNext: fill the buffer from the input (an input error is that call's
+        # result), then draw one element and free its slot for the next element
         rand = self._words(rt).take_words().__next__
-        src = self.input.iterate(rt)
+        src = _tap(self.input.iterate(rt))
         size = self.size
-        buf = list(itertools.islice(src, size))  # the ring: slot k % size holds element k
-        start, end = 0, len(buf)
-        for elem in src:
-            i = (start + rand() % (end - start)) % size
-            out = buf[i]
-            j = start % size
-            buf[i] = buf[j]
-            buf[j] = elem  # the slot freed at the start takes the next element (at end)
-            start += 1
-            end += 1
-            yield out
-        while end > start:
+        buf = []  # the ring: slot k % size holds element k
+        start = end = 0
+        ended = False
+        while True:
+            while end - start < size and not ended:
+                elem = next(src, _END_OF_INPUT)
+                if elem is _END_OF_INPUT:
+                    ended = True
+                elif type(elem) is _Fail:
+                    yield elem
+                else:
+                    k = end % size
+                    if k == len(buf):
+                        buf.append(elem)
+                    else:
+                        buf[k] = elem
+                    end += 1
+            if end == start:
+                return
             i = (start + rand() % (end - start)) % size
             out = buf[i]
             j = start % size
@@ -642,15 +761,19 @@ class Shuffle(DatasetValue):
             yield out
 
 
+_END_OF_INPUT = object()
+
+
 class Repeat(DatasetValue):
     def __init__(self, input_, count):
         self.input, self.count = input_, int(count)
 
+    @resumable
     def iterate(self, rt):
         n = 0
         while self.count < 0 or n < self.count:
             any_ = False
-            for elem in self.input.iterate(rt):
+            for elem in _tap(self.input.iterate(rt)):
                 any_ = True
                 yield elem
             n += 1
@@ -664,7 +787,16 @@ class Take(DatasetValue):
 
     def iterate(self, rt):
         src = self.input.iterate(rt)
-        return src if self.count < 0 else itertools.islice(src, self.count)
+        return src if self.count < 0 else _Surface(self._take(src))
+
+    def _take(self, src):
+        n = 0
+        for elem in _tap(src):
+            if n >= self.count:
+                return
+            if type(elem) is not _Fail:  # as TF: a failed element is not counted
+                n += 1
+            yield elem
 
 
 class Skip(DatasetValue):
@@ -675,7 +807,15 @@ class Skip(DatasetValue):
         src = self.input.iterate(rt)
         if self.count < 0:
             return iter(())
-        return itertools.islice(src, self.count, None)
+        return _Surface(self._skip(src)) if self.count else src
+
+    def _skip(self, src):
+        n = 0
+        for elem in _tap(src):
+            if n < self.count and type(elem) is not _Fail:
+                n += 1
+                continue
+            yield elem
 
 
 class Shard(DatasetValue):
@@ -688,8 +828,16 @@ class Shard(DatasetValue):
                                               f"{num_shards - 1} (currently index = {index}).")
         self.input, self.n, self.i = input_, int(num_shards), int(index)
 
+    @resumable
     def iterate(self, rt):
-        return itertools.islice(self.input.iterate(rt), self.i, None, self.n)
+        k = 0
+        for elem in _tap(self.input.iterate(rt)):
+            if type(elem) is _Fail:
+                yield elem
+                continue
+            if k % self.n == self.i:
+                yield elem
+            k += 1
 
 
 class Cache(DatasetValue):
@@ -705,13 +853,14 @@ class Cache(DatasetValue):
             self._cached = _read_cache_file(self.filename)
         if self._cached is not None:
             return iter(self._cached)
-        return self._fill(rt)
+        return _Surface(self._fill(rt))
 
     def _fill(self, rt):
         release = _lock_cache_file(self.filename, rt) if self.filename else None
         got = []
-        for elem in self.input.iterate(rt):
-            got.append(elem)
+        for elem in _tap(self.input.iterate(rt)):
+            if type(elem) is not _Fail:  # a failed element is not cached
+                got.append(elem)
             yield elem
         with self._lock:
             if self._cached is None:
