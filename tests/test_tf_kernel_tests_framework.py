@@ -631,3 +631,16 @@ def test_lstm_cell_unit_and_projection_shards():
             assert ("rnn/lstm_cell/projection/kernel/part_2:0", [1, 4]) in names
     for a, b in zip(results[(None, None)], results[(2, 3)]):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_error_codes_under_core_lib_core():
+    from tideflow.core.lib.core import error_codes_pb2
+    from tideflow.core.protobuf import error_codes_pb2 as same
+
+    assert error_codes_pb2 is same
+    assert error_codes_pb2.INVALID_ARGUMENT == tf.errors.INVALID_ARGUMENT == 3
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [])
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.partial_run("no such handle", a + a, feed_dict={a: 1.0})
+        assert info.value.error_code == error_codes_pb2.INVALID_ARGUMENT

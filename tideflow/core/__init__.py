@@ -39,3 +39,9 @@ framework = _package("framework", _HOMES["framework"])
 protobuf = _package("protobuf", _HOMES["protobuf"])
 util = _package("util", _HOMES["util"])
 example = _package("example", _HOMES["example"])
+# TF 1.x keeps the error codes under lib/core (``from tensorflow.core.lib.core import
+# error_codes_pb2``); the same module as ``protobuf.error_codes_pb2``
+lib = types.ModuleType(f"{__name__}.lib", "``tensorflow.core.lib``: core.error_codes_pb2.")
+lib.__path__ = []
+sys.modules[lib.__name__] = lib
+lib.core = _package("lib.core", ("error_codes_pb2",))
