@@ -389,3 +389,13 @@ def test_gather_nd_bad_indices_use_tf_1x_words(sess):
     params = np.arange(12).reshape(3, 4)
     np.testing.assert_array_equal(sess.run(tf.gather_nd(params, [[2, 1], [0, 3]])),
                                   params[[2, 0], [1, 3]])
+
+
+# -- tf.test.compute_gradient with the x placeholders also in extra_feed_dict ------------------------
+def test_compute_gradient_perturbs_x_fed_in_extra_feed_dict(sess):
+    xs = [tf.placeholder(tf.float64) for _ in range(2)]
+    shapes = [[2, 3], [2, 1]]
+    out = tf.gather(tf.concat(xs, 1), [1, 0])
+    values = {x: np.arange(np.prod(s), dtype=np.float64).reshape(s) for x, s in zip(xs, shapes)}
+    err = tf.test.compute_gradient_error(xs, shapes, out, [2, 4], extra_feed_dict=values)
+    assert err < 1e-8

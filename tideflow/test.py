@@ -147,8 +147,10 @@ def _real_view(a):
 
 def _session_run(sess, fetch, feed, extra):
     if extra:
-        feed = dict(feed)
-        feed.update(extra)
+        # as TF: extra_feed_dict first, the x values (perturbed or not) over it, so feeding
+        # the x placeholders in extra_feed_dict too does not hide the perturbation
+        feed, base = dict(extra), feed
+        feed.update(base)
     return sess.run(fetch, feed_dict=feed)
 
 
