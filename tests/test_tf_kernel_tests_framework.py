@@ -644,3 +644,31 @@ def test_error_codes_under_core_lib_core():
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.partial_run("no such handle", a + a, feed_dict={a: 1.0})
         assert info.value.error_code == error_codes_pb2.INVALID_ARGUMENT
+
+
+# -- random_seed, device, sparse_tensor --------------------------------------------------------
+def test_get_seed_reduces_modulo_int32_max_and_avoids_zero_pair():
+    from tideflow.python.framework import random_seed
+
+    cases = {(None, None): (None, None), (None, 1): (random_seed.DEFAULT_GRAPH_SEED, 1),
+             (1, 1): (1, 1), (0, 0): (0, 2**31 - 1), (2**31 - 1, 0): (0, 2**31 - 1),
+             (0, 2**31 - 1): (0, 2**31 - 1), (2**31 + 4, 2**32): (5, 2)}
+    for (graph_seed, op_seed), want in cases.items():
+        with tf.Graph().as_default():
+            if graph_seed is not None:
+                tf.set_random_seed(graph_seed)
+            assert random_seed.get_seed(op_seed) == want, (graph_seed, op_seed)
+
+
+def test_device_spec_rejects_two_device_types_and_sparse_is_sparse():
+    from tideflow.python.framework import device as pydev
+    from tideflow.python.framework import sparse_tensor
+
+    with pytest.raises(ValueError, match="Multiple device types are not allowed"):
+        pydev.DeviceSpec.from_string("/job:a/cpu:0/gpu:0")
+    assert pydev.DeviceSpec.from_string("/job:a/gpu:1").to_string() == "/job:a/device:GPU:1"
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 1]], [1.0], [2, 3])
+        assert sparse_tensor.is_sparse(sp)
+        assert sparse_tensor.is_sparse(tf.SparseTensorValue([[0]], [1.0], [2]))
+        assert not sparse_tensor.is_sparse(tf.constant(1.0))

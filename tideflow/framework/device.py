@@ -34,6 +34,9 @@ class DeviceSpec:
             if m is None:
                 raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
             key, val = m.group(1).lower(), m.group(2)
+            if key in ("cpu", "gpu", "device") and self.device_type is not None:
+                raise ValueError("Multiple device types are not allowed while parsing the "
+                                 f"device spec: {spec}.")
             if key in ("cpu", "gpu"):
                 # 0.8 form: /cpu:0, /gpu:*
                 self.device_type = key.upper()

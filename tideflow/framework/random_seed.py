@@ -13,9 +13,10 @@ def get_seed(op_seed):
         if op_seed is None:
             # TF 1.x: the id of the last op created, i.e. how many ops the graph holds
             op_seed = ops.get_default_graph()._last_id
-        seeds = (int(graph_seed), int(op_seed))
+        # as TF: both reduced modulo 2**31 - 1 (so 2**31 - 1 wraps to 0)
+        seeds = (int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, int(op_seed))
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
         seeds = (None, None)
     if seeds == (0, 0):

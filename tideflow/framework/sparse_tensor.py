@@ -114,6 +114,11 @@ class SparseTensor:
         return [self._indices, self._values, self._dense_shape], split
 
 
+def is_sparse(x):
+    """Whether ``x`` is a SparseTensor or a SparseTensorValue."""
+    return isinstance(x, (SparseTensor, SparseTensorValue))
+
+
 def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     """SparseTensors and SparseTensorValues stay sparse; anything else becomes a Tensor."""
     if isinstance(value, SparseTensorValue):
