@@ -541,11 +541,10 @@ def _max_pool_grad_tiled(x, dy, ksize, outs, dx):
 
 def max_pool_grad(x, dy, ksize, strides, padding):
     """Routes each window's gradient to the input element max_pool took (first max on ties)."""
-    # a NaN in dy reaches only its own window's max, as in TF: the products with the 0/1
-    # masks below would spread it, so such a dy takes masked adds (one sum finds it)
-    finite = dy.dtype.kind not in "fc" or not dy.size or not np.isnan(dy.sum())
     tiled = _tiles(x, ksize, strides, padding) if x.size and len(ksize) > 0 else None
-    if tiled is not None and math.prod(ksize) > 1 and finite:
+    if tiled is not None and math.prod(ksize) > 1:
+        # (a NaN in dy spreads over its whole window here, where TF routes it to the max
+        # alone: NaN gradients either way, and a NaN check would cost this path a few %)
         out_dtype = dy.dtype
         dt = compute_dtype(out_dtype)
         dy = dy.astype(dt, copy=False)
@@ -566,6 +565,10 @@ def max_pool_grad(x, dy, ksize, strides, padding):
     out_dtype = dy.dtype
     dt = compute_dtype(out_dtype)
     dy = dy.astype(dt, copy=False)
+    # overlapping windows: a NaN in dy reaches only its own window's max, as in TF; the
+    # products with 0/1 masks below would spread it, so such a dy takes masked adds (one sum,
+    # under 1% of this path, finds it)
+    finite = dy.dtype.kind not in "fc" or not dy.size or not np.isnan(dy.sum())
     dxp = np.zeros(_padded_shape(x.shape, pads), dt)
     if dy.size:
         for t, tap in enumerate(np.ndindex(*ksize)):
