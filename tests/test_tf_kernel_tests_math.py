@@ -417,3 +417,14 @@ def test_gradients_of_a_complex_tensor_need_grad_ys(sess):
     assert sess.run(g).tolist() == [2 + 0j]
     # a real y of complex inputs needs none (|c| is real)
     assert np.allclose(sess.run(tf.gradients(tf.abs(c), c)[0]), [0.6 + 0.8j])
+
+
+def test_einsum_equation_errors_at_graph_construction(sess):
+    a = np.ones((2, 3))
+    with pytest.raises(ValueError, match='Got 1 arguments for equation "ij,jk->ik", expecting 2'):
+        tf.einsum("ij,jk->ik", a)
+    with pytest.raises(ValueError, match="appear in no input: k"):
+        tf.einsum("ij->k", a)
+    with pytest.raises(ValueError, match="repeat a label"):
+        tf.einsum("ij->iij", a)
+    assert sess.run(tf.einsum("ij->", a)) == 6.0

@@ -207,12 +207,21 @@ def _parse_equation(equation, n):
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     specs = lhs.split(",")
-    if len(specs) != n:
-        raise ValueError(f"Expected {len(specs)} inputs for equation {equation!r}, got {n}")
+    if len(specs) != n:  # TF 1.15's words
+        raise ValueError(f'Got {n} arguments for equation "{equation}", expecting {len(specs)}')
     for s in specs + ([out] if arrow else []):
         letters = s.replace("...", "")
         if not all(c in string.ascii_letters for c in letters):
             raise ValueError(f"Invalid einsum equation {equation!r}")
+    if arrow:
+        named = out.replace("...", "")
+        missing = sorted(set(named) - set("".join(specs)))
+        if missing:
+            raise ValueError(f"Output subscripts of einsum equation {equation!r} contain "
+                             f"labels that appear in no input: {''.join(missing)}")
+        if len(set(named)) != len(named):
+            raise ValueError(f"Output subscripts of einsum equation {equation!r} repeat a "
+                             "label")
     if not arrow:  # implicit output: labels seen once, sorted, after any broadcast dims
         counts = {}
         for s in specs:
