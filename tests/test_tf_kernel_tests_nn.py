@@ -436,3 +436,15 @@ def test_bias_add_channels_first_needs_rank_3():
     with tf.Graph().as_default(), tf.Session() as s:
         y = tf.nn.bias_add(tf.ones([2, 3, 4]), [1.0, 2.0, 3.0], data_format="NCHW")
         np.testing.assert_array_equal(s.run(y)[1, :, 2], [2.0, 3.0, 4.0])
+
+
+@pytest.mark.parametrize("build", [
+    lambda: tf.nn.conv2d(tf.ones([1, 8, 8, 1]), tf.ones([2, 2, 1, 1]), [1, 0, 1, 1], "SAME"),
+    lambda: tf.nn.max_pool(tf.ones([1, 8, 8, 1]), 2, [1, 1, 0, 1], "VALID"),
+    lambda: tf.nn.conv2d(tf.placeholder(tf.float32, [1, None, 8, 1]), tf.ones([2, 2, 1, 1]),
+                         [1, 0, 1, 1], "VALID"),
+])
+def test_zero_stride_is_a_value_error_when_built(build):
+    # (was a ZeroDivisionError from the shape function)
+    with pytest.raises(ValueError, match="Stride must be > 0, but got 0"):
+        build()

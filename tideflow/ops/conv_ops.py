@@ -103,6 +103,8 @@ def _params(nd, strides, dilations, padding, explicit, data_format):
 
 def out_dim(in_size, k, stride, dilation, padding, pads=None):
     """One output dimension as TF's shape functions compute it (None when unknown)."""
+    if stride is not None and stride < 1:
+        raise ValueError(f"Stride must be > 0, but got {stride}")
     if in_size is None:
         return None
     if padding == "SAME":
