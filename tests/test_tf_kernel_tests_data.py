@@ -570,3 +570,54 @@ def test_failed_element_raises_in_its_turn_through_each_stage(stage):
                     stage, [1.0, "error", 2.0, 3.0])
         assert got == want
         assert clean == [x for x in want if x != "error"]
+
+
+# -- tf.data.experimental -------------------------------------------------------------------
+
+
+def test_map_and_batch_fails_whole_batches_and_preserves_cardinality():
+    from tideflow.python.data.experimental.ops import batching
+
+    def stop_at_25(i):
+        if i >= 25:
+            raise StopIteration()
+        return i
+
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.range(40).apply(batching.map_and_batch(
+            lambda x: tf.py_func(stop_at_25, [x], tf.int64), batch_size=10))
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(nxt), np.arange(10))
+            np.testing.assert_array_equal(sess.run(nxt), np.arange(10, 20))
+            for _ in range(2):  # batches 20..29 and 30..39 each hold a failed element
+                with pytest.raises(tf.errors.InvalidArgumentError):
+                    sess.run(nxt)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+    def gen():
+        yield [1]
+        yield [2]
+        yield [[3, 4, 5]]
+
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_generator(gen, tf.int32).apply(
+            tf.data.experimental.map_and_batch(lambda x: x, 3))
+        nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess, pytest.raises(
+                tf.errors.InvalidArgumentError,
+                match=r"number of elements does not match. Shapes are: \[tensor\]: \[1,3\], "
+                      r"\[batch\]: \[1\]"):
+            sess.run(nxt)
+
+
+def test_experimental_and_reader_module_paths():
+    from tideflow.python.data.experimental.ops import batching, interleave_ops, shuffle_ops
+    from tideflow.python.data.ops import optional_ops, readers
+
+    assert batching.map_and_batch is tf.data.experimental.map_and_batch
+    assert interleave_ops.parallel_interleave is tf.data.experimental.parallel_interleave
+    assert shuffle_ops.shuffle_and_repeat is tf.data.experimental.shuffle_and_repeat
+    assert readers.TFRecordDataset is tf.data.TFRecordDataset
+    assert optional_ops.Optional is tf.data.experimental.Optional

@@ -127,11 +127,31 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError("`num_parallel_batches` and `num_parallel_calls` are mutually "
                          "exclusive.")
-    if num_parallel_batches is not None:
-        num_parallel_calls = num_parallel_batches * batch_size if isinstance(
-            batch_size, int) else None
-    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size,
-                                                                           drop_remainder)
+    def apply(dataset):
+        from tideflow.framework import ops
+        from tideflow.ops import dataset_structure as ds
+        from tideflow.ops.dataset_ops import (
+            StructuredFunction,
+            _i64,
+            _infer_batch_dim,
+            _OpDataset,
+        )
+
+        fn = StructuredFunction(map_func, "map_and_batch", dataset._specs)
+        n = _i64(batch_size, "batch_size")
+        if num_parallel_batches is not None:  # TF: as many calls as batches times their size
+            npc = n * _i64(num_parallel_batches, "num_parallel_batches")
+        else:
+            npc = _i64(1 if num_parallel_calls is None else num_parallel_calls,
+                       "num_parallel_calls")
+        drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
+        specs = ds.batched(fn.output_specs, _infer_batch_dim(fn.output_specs, drop_remainder, n))
+        attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured],
+                 "preserve_cardinality": True}
+        return _OpDataset("MapAndBatchDataset", [dataset, fn.captured, n, npc, drop], specs,
+                          attrs, fn)
+
+    return apply
 
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,

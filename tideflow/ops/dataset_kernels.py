@@ -172,6 +172,13 @@ _declare("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
          lambda ctx, d, n, drop: dv.Batch(d, _int(n), bool(drop),
                                           ctx.op._attrs["output_types"]),
          ["parallel_copy: bool = false", *_OUT])
+_declare("MapAndBatchDataset",
+         ["input_dataset: variant", "other_arguments: Targuments", "batch_size: int64",
+          "num_parallel_calls: int64", "drop_remainder: bool"],
+         lambda ctx, fn, d, args, n, npc, drop: dv.MapAndBatch(
+             d, fn, args, _int(n), _parallelism(npc), bool(drop),
+             ctx.op._attrs["output_types"]),
+         ["f: func", *_FN, "preserve_cardinality: bool = false"], fn_attrs=["f"])
 _declare("PaddedBatchDatasetV2",
          ["input_dataset: variant", "batch_size: int64", "padded_shapes: N * int64",
           "padding_values: Toutput_types", "drop_remainder: bool"],

@@ -586,6 +586,70 @@ class _BatchIter:
                 for k, d in enumerate(self.dts)]
 
 
+class MapAndBatch(DatasetValue):
+    """``map_and_batch``: TF's fused stage. Its map preserves cardinality (a function's
+    OutOfRangeError, e.g. a py_func raising StopIteration, is an InvalidArgumentError) and a
+    failed element fails its whole batch, whose other elements are used up."""
+
+    def __init__(self, input_, fn, captured, batch_size, num_parallel_calls, drop_remainder,
+                 dtypes_):
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, None, "batch_size must be greater than "
+                                              "zero.")
+        self.map = Map(input_, fn, captured, num_parallel_calls)
+        self.n, self.drop, self.dtypes = int(batch_size), bool(drop_remainder), dtypes_
+
+    def iterate(self, rt):
+        return _MapAndBatchIter(self.map.iterate(rt), self.n, self.drop, self.dtypes)
+
+
+class _MapAndBatchIter:
+    __slots__ = ("drop", "dts", "n", "src")
+
+    def __init__(self, src, n, drop, dts):
+        self.src, self.n, self.drop, self.dts = src, n, drop, dts
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        elems, err, count = [], None, 0
+        while count < self.n:
+            try:
+                elem = next(self.src)
+            except StopIteration:
+                break
+            except errors.OutOfRangeError as e:
+                err = err or errors.InvalidArgumentError(
+                    None, None, f"Function invocation produced OutOfRangeError: {e.message}")
+            except errors.OpError as e:
+                err = err or e.with_traceback(None)
+            else:
+                elems.append(elem)
+            count += 1
+        if count == 0 or (self.drop and count < self.n and err is None):
+            raise StopIteration
+        if err is not None:
+            raise err
+        out = []
+        for k, d in enumerate(self.dts):
+            vals = [e[k] for e in elems]
+            first = np.shape(vals[0]) if not isinstance(vals[0], SparseValue) else None
+            if first is not None:
+                for v in vals[1:]:
+                    if np.shape(v) != first:
+                        raise errors.InvalidArgumentError(
+                            None, None, "Cannot add tensor to the batch: number of elements "
+                            f"does not match. Shapes are: [tensor]: {_shape_str(np.shape(v))}, "
+                            f"[batch]: {_shape_str(first)}")
+            out.append(stack(vals, d, k))
+        return out
+
+
+def _shape_str(shape):
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
 class PaddedBatch(DatasetValue):
     def __init__(self, input_, batch_size, padded_shapes, padding_values, drop_remainder,
                  dtypes_):

@@ -160,6 +160,18 @@ _add("data", "``tensorflow.python.data``.", ["tideflow.data"])
 _add("data.ops", "``tensorflow.python.data.ops``.", [])
 _add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
 _add("data.ops.iterator_ops", "``Iterator``.", ["tideflow.ops.iterator_ops", "tideflow.data"])
+_add("data.ops.readers", "The file datasets (``TFRecordDataset``...).",
+     ["tideflow.ops.dataset_readers", "tideflow.data"])
+_add("data.ops.optional_ops", "``Optional``.", ["tideflow.ops.dataset_more"])
+_add("data.experimental", "``tf.data.experimental``.", ["tideflow.ops.dataset_experimental"])
+_add("data.experimental.ops", "``tensorflow.python.data.experimental.ops``.", [])
+for _exp in ("batching", "interleave_ops", "readers", "error_ops", "shuffle_ops", "grouping",
+             "scan_ops", "take_while_ops", "unique", "iterator_ops", "cardinality", "counter",
+             "enumerate_ops", "get_single_element", "random_ops", "resampling",
+             "prefetching_ops", "threading_options", "distribute_options",
+             "optimization_options", "parsing_ops", "writers", "optimization"):
+    _add("data.experimental.ops." + _exp, "``tf.data.experimental``.",
+         ["tideflow.ops.dataset_experimental", "tideflow.ops.dataset_more"])
 _add("data.util", "``tensorflow.python.data.util``.", [])
 _add("data.util.nest", "``nest`` over dataset structures (a list is one leaf).",
      ["tideflow.ops.dataset_nest"], _module="tideflow.ops.dataset_nest")
