@@ -497,12 +497,27 @@ def _zero_where_dy_zero(fn):
     def kernel(y, dy):
         with np.errstate(all="ignore"):
             out = fn(y, dy)
+        if type(out) is np.ndarray and type(dy) is np.ndarray and out.shape == dy.shape:
+            if not dy.all():  # patched in place, only when dy has a zero
+                np.copyto(out, 0, where=(dy == 0))
+            return out
         return np.where(dy == 0, np.zeros((), out.dtype), out)
 
     return kernel
 
 
-_declare_output_grad("SqrtGrad", _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y)),
+def _sqrt_grad_kernel(y, dy):
+    if _same_float_arrays(y, dy):  # 0.5 * dy / y in one buffer (steps run with errstate off)
+        out = np.divide(dy, y)
+        out *= 0.5
+        if not dy.all():
+            np.copyto(out, 0, where=(dy == 0))
+        return out
+    return _sqrt_grad_generic(y, dy)
+
+
+_sqrt_grad_generic = _zero_where_dy_zero(lambda y, dy: dy * 0.5 / _cj(y))
+_declare_output_grad("SqrtGrad", _sqrt_grad_kernel,
                      lambda y, dy: -0.5 * dy / square(y), lambda y: 0.5 / y, conj_kernel=True,
                      grad_fn=_sqrt_grad_grad)
 _declare_output_grad("RsqrtGrad",
