@@ -399,3 +399,14 @@ def test_compute_gradient_perturbs_x_fed_in_extra_feed_dict(sess):
     values = {x: np.arange(np.prod(s), dtype=np.float64).reshape(s) for x, s in zip(xs, shapes)}
     err = tf.test.compute_gradient_error(xs, shapes, out, [2, 4], extra_feed_dict=values)
     assert err < 1e-8
+
+
+def test_compute_gradient_of_a_scalar_initial_value(sess):
+    x = tf.constant(np.float64(2.5))
+    tiled = tf.tile(tf.reshape(x, [1]), [3])
+    err = tf.test.compute_gradient_error(x, [], tiled, [3], x_init_value=np.float64(2.5))
+    assert err < 1e-8
+    fortran = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    m = tf.constant(fortran)
+    err = tf.test.compute_gradient_error(m, [2, 3], tf.transpose(m), [3, 2], x_init_value=fortran)
+    assert err < 1e-8

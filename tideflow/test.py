@@ -168,7 +168,8 @@ def _one_jacobian(sess, x, x_shape, x_data, y, y_shape, dx, dy, delta, extra):
             raise ValueError(f"compute_gradient: x_shape {list(x_shape)} != x_init_value shape "
                              f"{list(x_data.shape)}")
         # C order, as TF's x_data.copy(): each perturbation below writes through a flat view
-        x_data = np.ascontiguousarray(x_data.astype(x_np))
+        # (astype with order="C": np.ascontiguousarray makes a scalar a 1-element vector)
+        x_data = x_data.astype(x_np, order="C")
     real_x = x.dtype.real_dtype.as_numpy_dtype
     if real_x in (np.float16,) or x.dtype.base_dtype.name == "bfloat16":
         real_x = np.float32
