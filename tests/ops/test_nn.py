@@ -490,7 +490,7 @@ def test_embedding_lookup_errors():
     with tf.Graph().as_default():
         with pytest.raises(ValueError, match="Need at least one param"):
             nn.embedding_lookup([], [0])
-        with pytest.raises(ValueError, match="Unrecognized partition_strategy"):
+        with pytest.raises(ValueError, match="Unrecognized partition strategy"):
             nn.embedding_lookup([np.zeros([2, 2])], [0], partition_strategy="zig")
 
 

@@ -226,7 +226,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         params = [params]
     params = list(params)
     if partition_strategy not in ("mod", "div"):
-        raise ValueError(f"Unrecognized partition_strategy: {partition_strategy}")
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
     with ops.name_scope(name, "embedding_lookup", params + [ids]) as scope:
         np_ = len(params)
         ids = ops.convert_to_tensor(ids, name="ids")
