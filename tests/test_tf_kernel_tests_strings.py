@@ -403,3 +403,22 @@ class TestQueueFromThreads(tf.test.TestCase):
                 got = [self.evaluate(q.dequeue()) for _ in range(3)]
                 t.join()
         assert got == [1.5, 2.5, 3.5]
+
+
+def test_queue_from_list_selects_at_run_time():
+    with tf.Graph().as_default():
+        small = tf.FIFOQueue(4, tf.int32, shapes=[[2]])
+        big = tf.FIFOQueue(4, tf.int32, shapes=[[3]])
+        which = tf.placeholder(tf.int32, [])
+        chosen = tf.QueueBase.from_list(which, [small, big])
+        # the shapes the two queues share: a vector of unknown length
+        assert chosen.shapes[0].as_list() == [None]
+        with tf.Session() as sess:
+            sess.run(small.enqueue([[1, 2]]))
+            sess.run(big.enqueue([[3, 4, 5]]))
+            assert sess.run(chosen.dequeue(), {which: 1}).tolist() == [3, 4, 5]
+            assert sess.run(chosen.size(), {which: 0}) == 1
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"is not in \[0, 2\)"):
+                sess.run(chosen.size(), {which: 2})
+        with pytest.raises(TypeError, match="matching component dtypes"):
+            tf.QueueBase.from_list(0, [small, tf.FIFOQueue(4, tf.float32)])

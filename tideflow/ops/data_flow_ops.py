@@ -66,6 +66,17 @@ def _as_name_list(names, dtypes):
 # ------------------------------------------------------------------------------------------
 
 
+def _common_shape(shapes):
+    """The most specific shape every one of ``shapes`` satisfies."""
+    out = shapes[0]
+    for s in shapes[1:]:
+        if out.ndims is None or s.ndims is None or out.ndims != s.ndims:
+            return unknown_shape()
+        out = TensorShape([a.value if a.value == b.value else None
+                           for a, b in zip(out.dims, s.dims)])
+    return out
+
+
 class QueueBase:
     """Base class for queues: enqueue/dequeue ops over a queue resource handle.
 
@@ -92,8 +103,23 @@ class QueueBase:
 
     @staticmethod
     def from_list(index, queues):
-        raise NotImplementedError(
-            "QueueBase.from_list (selecting a queue at run time) is not supported.")
+        """A queue that is ``queues[index]``, chosen when a step runs (``index`` a scalar
+        int32 tensor): the handles stacked and gathered, shapes merged to what all share."""
+        from tideflow.ops.concat_ops import stack
+        from tideflow.ops.gather_ops import gather
+
+        if not queues or not isinstance(queues, list) or not all(
+                isinstance(q, QueueBase) for q in queues):
+            raise TypeError("A list of queues expected")
+        dtypes = queues[0].dtypes
+        if not all(dtypes == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [_common_shape(list(s)) for s in zip(*(q.shapes for q in queues))]
+        selected = gather(stack([q.queue_ref for q in queues]), index)
+        return QueueBase(dtypes=dtypes, shapes=shapes, names=names, queue_ref=selected)
 
     @property
     def queue_ref(self):

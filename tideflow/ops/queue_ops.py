@@ -687,6 +687,8 @@ op_registry.declare(
 
 
 def _check_handle(handle, types=None):
+    if type(handle) is np.ndarray and handle.shape == () and handle.dtype == object:
+        handle = handle[()]  # a handle picked by Gather from stacked handles (from_list)
     if not isinstance(handle, QueueResource):
         raise errors.InvalidArgumentError(None, None, f"Expected a queue handle, got {handle!r}")
     handle.check_types(types)
