@@ -422,3 +422,23 @@ def test_queue_from_list_selects_at_run_time():
                 sess.run(chosen.size(), {which: 2})
         with pytest.raises(TypeError, match="matching component dtypes"):
             tf.QueueBase.from_list(0, [small, tf.FIFOQueue(4, tf.float32)])
+
+
+def test_priority_queue_priority_shape_errors():
+    with tf.Graph().as_default():
+        prio = tf.placeholder(tf.int64)
+        other = tf.placeholder(tf.string)
+        q = tf.PriorityQueue(10, (tf.string,), ((),))
+        one, many = q.enqueue((prio, other)), q.enqueue_many((prio, other))
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Shape mismatch in tuple component 0\. Expected \[\], got "
+                                     r"\[2\]"):
+                sess.run(one, {prio: [0, 2], other: "x"})
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Shape mismatch in tuple component 0\. Expected \[2\], got "
+                                     r"\[2,2\]"):
+                sess.run(many, {prio: [[0, 2], [3, 4]], other: ["x", "y"]})
+            sess.run(many, {prio: [5, -1, 3], other: ["a", "b", "c"]})
+            p, v = sess.run(q.dequeue_many(3))
+    assert p.tolist() == [-1, 3, 5] and v.tolist() == [b"b", b"c", b"a"]

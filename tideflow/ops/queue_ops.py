@@ -587,11 +587,14 @@ class PriorityQueueResource(QueueResource):
         return super()._elements(values)
 
     def _check_priority(self, values, many=False):
+        # the priority is component 0, of shape [] (a [batch] vector for enqueue_many): TF's
+        # tuple check reports it like any other component
         if values and np.ndim(values[0]) != (1 if many else 0):
+            shape = np.shape(values[0])
+            want = f"[{shape[0]}]" if many and shape else "[]"
             raise errors.InvalidArgumentError(
-                None, None, "Expected the priority element to be a "
-                f"{'vector' if many else 'scalar'}, but received shape: "
-                f"{_shape_str(np.shape(values[0]))}")
+                None, None, f"Shape mismatch in tuple component 0. Expected {want}, got "
+                f"{_shape_str(shape)}")
 
     def matches(self, op):
         attrs = op._attrs
