@@ -448,3 +448,37 @@ def test_zero_stride_is_a_value_error_when_built(build):
     # (was a ZeroDivisionError from the shape function)
     with pytest.raises(ValueError, match="Stride must be > 0, but got 0"):
         build()
+
+
+def _np_depthwise_valid(x, w, s):
+    """VALID depthwise convolution of NHWC ``x`` with stride ``s`` (channel c, multiplier k
+    -> output channel c * mult + k)."""
+    kh, kw, c, m = w.shape
+    oh, ow = (x.shape[1] - kh) // s + 1, (x.shape[2] - kw) // s + 1
+    out = np.zeros((x.shape[0], oh, ow, c * m))
+    for i in range(oh):
+        for j in range(ow):
+            patch = x[:, i * s:i * s + kh, j * s:j * s + kw, :]
+            out[:, i, j] = np.einsum("nhwc,hwck->nck", patch, w).reshape(x.shape[0], -1)
+    return out
+
+
+def test_depthwise_conv2d_with_rate_and_stride_as_tf1(sess):
+    # TF 1.x accepts rate > 1 with stride > 1: the strided native op runs on each
+    # space-to-batch sub-image (rate apart), whose results are interleaved back
+    rng = np.random.RandomState(4)
+    x = rng.uniform(-1, 1, (2, 9, 10, 3))
+    w = rng.uniform(-1, 1, (3, 3, 3, 2))
+    rh, rw, s = 2, 1, 2
+    eh, ew = (-9) % rh, (-10) % rw
+    xp = np.pad(x, [(0, 0), (0, eh), (0, ew), (0, 0)])
+    subs = {(a, b): _np_depthwise_valid(xp[:, a::rh, b::rw], w, s)
+            for a in range(rh) for b in range(rw)}
+    oh, ow = subs[0, 0].shape[1:3]
+    full = np.zeros((2, oh * rh, ow * rw, 6))
+    for (a, b), v in subs.items():
+        full[:, a::rh, b::rw] = v
+    want = full[:, :oh * rh - eh, :ow * rw - ew]
+    y = tf.nn.depthwise_conv2d(x, w, [1, s, s, 1], "VALID", rate=[rh, rw])
+    assert y.get_shape().as_list() == list(want.shape) == [2, 3, 4, 6]
+    np.testing.assert_allclose(sess.run(y), want, rtol=1e-10)

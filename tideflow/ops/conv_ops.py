@@ -622,6 +622,21 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
         filter = ops.convert_to_tensor(filter, name="filter_in")
         strides = get_sequence(strides, 2, 4, data_format, "strides")
         _, sp, _ = split_dims(strides, data_format)
+        if rate is not None and any(int(r) > 1 for r in np.broadcast_to(rate, (2,))) and \
+                any(int(v) > 1 for v in sp):
+            # TF 1.x takes both: the strided native op runs on the space-to-batch input
+            from tideflow.ops import array_ops
+            from tideflow.ops.nn_extra_ops import with_space_to_batch
+
+            attrs = _conv_attrs(strides, padding, data_format, [1, 1, 1, 1])
+
+            def op(converted, _, pad):
+                return _apply("DepthwiseConv2dNative", [converted, filter],
+                              dict(attrs, padding=pad), scope)
+
+            return with_space_to_batch(input, list(np.broadcast_to(rate, (2,))), padding, op,
+                                       filter_shape=array_ops.shape(filter),
+                                       data_format=data_format)
         _, rate = _strides_and_dilation(sp, rate, 2)
         attrs = _conv_attrs(strides, padding, data_format, join_dims(1, rate, 1, data_format))
         return _apply("DepthwiseConv2dNative", [input, filter], attrs, scope)

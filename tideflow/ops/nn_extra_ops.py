@@ -383,6 +383,7 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         if filter_shape is None:
             raise ValueError("filter_shape must be specified for SAME padding")
         fs = np.asarray(ops.constant_value(ops.convert_to_tensor(filter_shape)), np.int64)
+        fs = fs[:nsp]  # TF's filter_shape may be the whole filter's: its leading dims count
         eff = (fs - 1) * rate + 1
         total = eff - 1
         base = np.stack([total // 2, total - total // 2], 1)
