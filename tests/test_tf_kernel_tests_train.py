@@ -422,3 +422,36 @@ def test_saver_exports_meta_graph_of_a_finalized_graph(tmp_path):
             # a MonitoredSession's saver writes the meta graph of the finalized graph
             saver.save(sess, str(tmp_path / "m"))
         assert tf.get_collection("unbound_inputs") == []
+
+
+class _SetUpAgain(tf.test.TestCase):
+    def test_set_up_again_gives_a_fresh_graph(self):
+        first = tf.get_default_graph()
+        tf.constant(1.0, name="a")
+        self.setUp()  # TF's training_ops tests start over this way inside one test
+        assert tf.get_default_graph() is not first
+        assert tf.get_default_graph().get_operations() == []
+        with self.session() as sess:
+            assert sess.run(tf.constant(2.0)) == 2.0
+
+    def test_decorated_test_calling_set_up(self):
+        from tideflow.python.framework import test_util
+
+        @test_util.run_v1_only("graph")
+        def body(case):
+            case.setUp()
+            v = tf.Variable(3.0)
+            with case.session():
+                case.evaluate(v.initializer)
+                assert case.evaluate(v) == 3.0
+
+        body(self)
+
+
+def test_test_case_set_up_called_twice():
+    import unittest
+
+    result = unittest.TestResult()
+    unittest.TestLoader().loadTestsFromTestCase(_SetUpAgain).run(result)
+    assert result.wasSuccessful(), result.errors + result.failures
+    assert result.testsRun >= 2

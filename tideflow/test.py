@@ -478,10 +478,21 @@ class TestCase(unittest.TestCase):
     _cached_session = None
     _graph_ctx = None
 
+    _graph = None
+
     def setUp(self):
         super().setUp()
+        if self._graph_ctx is not None:
+            # a test calling setUp again (TF's tests do, to start over) gets a fresh default
+            # graph, as TF's reset_default_graph; under a graph of its own it keeps that one
+            if ops.get_default_graph() is not self._graph:
+                return
+            self._graph_ctx.__exit__(None, None, None)
+        if self._cached_session is not None:
+            self._cached_session.close()
         self._cached_session = None
-        self._graph_ctx = ops.Graph().as_default()
+        self._graph = ops.Graph()
+        self._graph_ctx = self._graph.as_default()
         self._graph_ctx.__enter__()
 
     def tearDown(self):

@@ -29,7 +29,9 @@ def _graph_mode(fn):
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
-        if getattr(self, "_in_graph_run", False):  # stacked decorators share one graph
+        # stacked decorators share one graph; a tf.test.TestCase's setUp already gave the test
+        # a fresh default graph (and a test may call setUp again to get another, as in TF)
+        if getattr(self, "_in_graph_run", False) or _owns_default_graph(self):
             return fn(self, *args, **kwargs)
         self._in_graph_run = True
         try:
@@ -39,6 +41,11 @@ def _graph_mode(fn):
             self._in_graph_run = False
 
     return wrapper
+
+
+def _owns_default_graph(test):
+    return (getattr(test, "_graph_ctx", None) is not None
+            and getattr(test, "_graph", None) is _ops.get_default_graph())
 
 
 def _graph_mode_with_session(fn):
