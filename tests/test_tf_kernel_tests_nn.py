@@ -482,3 +482,46 @@ def test_depthwise_conv2d_with_rate_and_stride_as_tf1(sess):
     y = tf.nn.depthwise_conv2d(x, w, [1, s, s, 1], "VALID", rate=[rh, rw])
     assert y.get_shape().as_list() == list(want.shape) == [2, 3, 4, 6]
     np.testing.assert_allclose(sess.run(y), want, rtol=1e-10)
+
+
+# -- data-format maps ----------------------------------------------------------------------
+@pytest.mark.parametrize("x,src,dst,want", [
+    ([0, 1, 2, 3, -1, -2, -3, -4], "NHWC", "NCHW", [0, 2, 3, 1, 1, 3, 2, 0]),
+    ([[1, -3], [1, -1]], "NHWC", "NCHW", [[2, 2], [2, 1]]),
+    ([-4, -3, -2, -1, 0, 1, 2, 3], "NHWC", "HWNC", [2, 0, 1, 3, 2, 0, 1, 3]),
+    ([1, -4, -3, -2], "NDHWC", "NCDHW", [2, 2, 3, 4]),
+])
+def test_data_format_dim_map(sess, x, src, dst, want):
+    from tideflow.python.ops import nn_ops
+
+    y = nn_ops.data_format_dim_map(tf.constant(x), src_format=src, dst_format=dst)
+    assert y.get_shape().as_list() == list(np.shape(x))
+    assert sess.run(y).tolist() == want
+
+
+@pytest.mark.parametrize("x,src,dst,want", [
+    ([7, 4, 9, 3], "NHWC", "NCHW", [7, 3, 4, 9]),
+    ([4, 9], "NHWC", "NCHW", [4, 9]),  # spatial sizes only
+    ([7, 4, 9, 3], "NHWC", "WHCN", [9, 4, 3, 7]),
+    ([4, 9], "NHWC", "WHCN", [9, 4]),
+    ([7, 4, 9, 3, 5], "NDHWC", "WHDCN", [3, 9, 4, 5, 7]),
+    ([[7, 4], [9, 3], [4, 5], [5, 1]], "NHWC", "HWNC", [[9, 3], [4, 5], [7, 4], [5, 1]]),
+])
+def test_data_format_vec_permute(sess, x, src, dst, want):
+    from tideflow.python.ops import gen_nn_ops as gen
+
+    y = gen.data_format_vec_permute(tf.constant(x), src_format=src, dst_format=dst)
+    assert sess.run(y).tolist() == want
+
+
+@pytest.mark.parametrize("src,dst,message", [
+    ("12345678", "87654321", "Source format must be of length 4 or 5"),
+    ("1233", "4321", "must determine a permutation"),
+    ("1234", "5321", "must determine a permutation"),
+])
+def test_data_format_maps_refuse_formats_that_are_no_permutation(sess, src, dst, message):
+    from tideflow.python.ops import nn_ops
+
+    for fn in (nn_ops.data_format_dim_map, nn_ops.data_format_vec_permute):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=message):
+            sess.run(fn(tf.constant([0, 1, 2, 3]), src_format=src, dst_format=dst))

@@ -1,6 +1,10 @@
 """Op-table rows for the nn ops added while auditing against TF 1.15's kernel tests: MaxPool
 and its two gradient ops with the window given as int32 inputs (``MaxPoolV2``,
-``MaxPoolGradV2``, ``MaxPoolGradGradV2``, as ``gen_nn_ops.max_pool_v2`` builds them)."""
+``MaxPoolGradV2``, ``MaxPoolGradGradV2``, as ``gen_nn_ops.max_pool_v2`` builds them),
+``PreventGradient`` and the data-format index maps (``DataFormatDimMap``,
+``DataFormatVecPermute``)."""
+
+import numpy as np
 
 import tideflow as tf
 from tests.ops.optable import Case
@@ -74,3 +78,27 @@ def _prevent_gradient_check():
 
 
 CASES.append(Case("PreventGradient", check=_prevent_gradient_check, grad=False))
+
+
+def _ref_dim_map(x, src="NHWC", dst="NCHW"):
+    return np.array([dst.index(src[v % len(src)]) for v in x.ravel()],
+                    x.dtype).reshape(x.shape)
+
+
+def _ref_vec_permute(x, src="NHWC", dst="NCHW"):
+    return x[[src.index(c) for c in dst]]
+
+
+for _dt in (tf.int32, tf.int64):
+    CASES.append(Case(
+        "DataFormatDimMap",
+        lambda x: ops.apply_op("DataFormatDimMap", [x], {"src_format": "NHWC",
+                                                         "dst_format": "HWNC"})._outputs[0],
+        [np.array([[-4, -3, -2, -1], [0, 1, 2, 3]])],
+        lambda x: _ref_dim_map(x, "NHWC", "HWNC"), dtypes=(_dt,), grad=False,
+        name=f"DataFormatDimMap_{_dt.name}"))
+    CASES.append(Case(
+        "DataFormatVecPermute",
+        lambda x: ops.apply_op("DataFormatVecPermute", [x], {})._outputs[0],
+        [np.array([[7, 4], [9, 3], [4, 5], [5, 1]])], _ref_vec_permute, dtypes=(_dt,),
+        grad=False, name=f"DataFormatVecPermute_{_dt.name}"))
