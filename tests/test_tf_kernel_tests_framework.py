@@ -672,3 +672,30 @@ def test_device_spec_rejects_two_device_types_and_sparse_is_sparse():
         assert sparse_tensor.is_sparse(sp)
         assert sparse_tensor.is_sparse(tf.SparseTensorValue([[0]], [1.0], [2]))
         assert not sparse_tensor.is_sparse(tf.constant(1.0))
+
+
+# -- partial runs (session_partial_run_test.py) -----------------------------------------------
+def test_partial_run_failed_call_changes_nothing_and_fetches_once():
+    with tf.Graph().as_default():
+        a, b, c = (tf.placeholder(tf.float32, []) for _ in range(3))
+        r1 = a + b
+        r2 = r1 * c
+        with tf.Session() as sess:
+            h = sess.partial_run_setup([r1, r2], [a, b, c])
+            stray = tf.placeholder(tf.float32)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="was not specified"):
+                sess.partial_run(h, r1, {a: 1.0, b: 2.0, stray: 3.0})
+            assert sess.partial_run(h, r1, {a: 1.0, b: 2.0}) == 3.0  # a, b were not taken
+            with pytest.raises(tf.errors.InvalidArgumentError, match="already been fetched"):
+                sess.partial_run(h, r1)
+            assert sess.partial_run(h, r2, {c: 4.0}) == 12.0
+
+
+def test_partial_run_of_constants_without_feeds():
+    with tf.Graph().as_default():
+        c = tf.constant(5.0)
+        d = c * 2
+        with tf.Session() as sess:
+            h = sess.partial_run_setup([c, d])
+            assert sess.partial_run(h, c) == 5.0
+            assert sess.partial_run(h, d) == 10.0

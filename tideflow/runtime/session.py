@@ -694,12 +694,17 @@ class BaseSession:
         handler = _FetchHandler(self._graph, fetches)
         if handler.targets:  # TF 1.x: ops named in partial_run_setup run, never fetched here
             raise RuntimeError("partial_run() requires empty target_list.")
+        fetched = state.get("fetched", ())
         for t in handler.tensors:
             if t not in state["fetches"]:
                 raise errors.InvalidArgumentError(
                     None, None, f"The fetch {t.name} was not specified in partial_run_setup."
                 )
-        values = state["values"]
+            if t in fetched:
+                raise errors.InvalidArgumentError(
+                    None, None, f"The fetch {t.name} has already been fetched.")
+        # a call that fails leaves the partial run as it was (TF): check every feed first
+        values = dict(state["values"])
         for key, value in (feed_dict or {}).items():
             tensors, splitter = _feed_tensors(self._graph, key)
             vals = [value] if splitter is None else splitter(value)
@@ -730,11 +735,12 @@ class BaseSession:
                         f"Fetch {t.name} can't be computed from the feeds that have been fed so "
                         "far.",
                     )
-        plan = Plan(self._graph, [t for t in handler.tensors if t not in values], known,
-                    targets, self._devices[0], self._session_state, self,
-                    optimize=self._optimize)
+        missing = [t for t in handler.tensors if t not in values]
+        plan = Plan(self._graph, missing, known, targets, self._devices[0],
+                    self._session_state, self, optimize=self._optimize)
         # keep every value this call computed, so later calls reuse rather than rerun
         extra = [t for op in plan.ops for t in op._outputs if t not in values]
+        extra += [t for t in missing if t not in extra]  # folded constants have no op
         if extra:
             plan = Plan(self._graph, extra, known, targets, self._devices[0],
                         self._session_state, self, optimize=self._optimize)
@@ -743,6 +749,7 @@ class BaseSession:
                 values[t] = v
         elif targets:
             plan.run(tuple(values[t] for t in known), Step(self))
+        state["values"] = values
         state["ran"].update(plan.ops)
         state["ran"].update(targets)
         state.setdefault("fetched", set()).update(handler.tensors)
