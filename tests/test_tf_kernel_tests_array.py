@@ -410,3 +410,36 @@ def test_compute_gradient_of_a_scalar_initial_value(sess):
     m = tf.constant(fortran)
     err = tf.test.compute_gradient_error(m, [2, 3], tf.transpose(m), [3, 2], x_init_value=fortran)
     assert err < 1e-8
+
+
+# -- gradient kinds: concat under a gather, boolean_mask, check_numerics ---------------------------------
+def test_gather_of_concat_gives_indexed_slices_per_input(sess):
+    a = tf.constant(np.arange(6.0).reshape(3, 2))
+    b = tf.constant(np.arange(8.0).reshape(4, 2))
+    out = tf.gather(tf.concat([a, b], 0), [4, 1, 4])
+    ga, gb = tf.gradients(out, [a, b])
+    assert type(ga).__name__ == "IndexedSlices" and type(gb).__name__ == "IndexedSlices"
+    np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(ga)), [[0, 0], [1, 1], [0, 0]])
+    want_b = np.zeros((4, 2))
+    want_b[1] = 2
+    np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(gb)), want_b)
+    cols = tf.gather(tf.concat([a, a * 2.0], 1), [2])
+    (gc,) = tf.gradients(cols, [a])
+    np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(gc)), [[0, 0], [0, 0], [3, 3]])
+    p = tf.placeholder(tf.float64)
+    with pytest.raises(ValueError, match="negative concat_dim"):
+        tf.gradients(tf.gather(tf.concat([p, p], -2), [0]), p)
+
+
+def test_boolean_mask_gradient_is_dense_and_check_numerics_has_one(sess):
+    x = tf.constant(np.arange(12.0).reshape(4, 3))
+    (g,) = tf.gradients(tf.boolean_mask(x, [True, False, True, True]), x)
+    assert isinstance(g, tf.Tensor)
+    np.testing.assert_array_equal(sess.run(g), np.array([[1.0] * 3, [0.0] * 3, [1.0] * 3,
+                                                         [1.0] * 3]))
+    (g,) = tf.gradients(tf.check_numerics(x * 2.0, "fwd"), x)
+    np.testing.assert_array_equal(sess.run(g), np.full((4, 3), 2.0))
+    y = tf.constant([1.0, 0.0])
+    (g,) = tf.gradients(tf.sqrt(tf.check_numerics(y, "fwd")), y)  # d sqrt at 0 is Inf
+    with pytest.raises(tf.errors.InvalidArgumentError, match="detected in gradient. fwd"):
+        sess.run(g)

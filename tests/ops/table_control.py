@@ -127,7 +127,7 @@ CASES = [
     Case("Assert", check=_check_assert, grad=False),
     Case("Print", check=_check_print, grad=False),
     Case("CheckNumerics", lambda x: tf.check_numerics(x, "bad"), [_finite], lambda x: x,
-         dtypes=(tf.float16, tf.bfloat16, tf.float32, tf.float64), grad=False),
+         dtypes=(tf.float16, tf.bfloat16, tf.float32, tf.float64)),
     Case("PyFunc", check=_check_py_func, grad=False),
     Case("PyFuncStateless",
          lambda x: tf.py_func(lambda a: a * 2 + 1, [x], x.dtype, stateful=False),

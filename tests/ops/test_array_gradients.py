@@ -166,12 +166,15 @@ def test_concat_along_a_fed_axis_and_negative_axis():
     _check(lambda a, b: tf.concat([a, b], -2), _x(2, 3), _x(1, 3))
 
 
-def test_concat_of_gathered_rows_densifies():
+def test_concat_of_gathered_rows_gives_indexed_slices_per_input():
+    # as TF's _ConcatGradHelper: the gather's IndexedSlices split by rows among the inputs
     a, b = tf.placeholder(tf.float64, [2, 2]), tf.placeholder(tf.float64, [1, 2])
     both = tf.concat([a, b], 0)
     ga, gb = gradients(tf.reduce_sum(tf.gather(both, [2, 0, 2])), [a, b])
+    assert type(ga).__name__ == type(gb).__name__ == "IndexedSlices"
     with tf.Session() as sess:
-        va, vb = sess.run([ga, gb], {a: _x(2, 2), b: _x(1, 2)})
+        va, vb = sess.run([tf.convert_to_tensor(ga), tf.convert_to_tensor(gb)],
+                          {a: _x(2, 2), b: _x(1, 2)})
     np.testing.assert_array_equal(va, [[1, 1], [0, 0]])
     np.testing.assert_array_equal(vb, [[2, 2]])
 

@@ -21,7 +21,9 @@ from tideflow.ops.array_ops import (
     identity,
     partial_vector,
     rank,
+    shape,
     shape_n,
+    squeeze,
 )
 from tideflow.ops.gradients import dense
 
@@ -324,10 +326,49 @@ def _concat_kernel(values, axis):
     return np.concatenate(values, axis=axis)
 
 
+def _concat_indexed_slices_grad(grad, values, axis_t):
+    """TF's gradient of a concat for IndexedSlices (a gather of a concat: embedding tables):
+    IndexedSlices per input, the rows of each (axis 0) or its columns (axis > 0)."""
+    from tideflow.framework.indexed_slices import IndexedSlices
+    from tideflow.ops import cast_ops, gather_ops, math_ops, slicing_ops
+
+    axis = ops.constant_value(axis_t)
+    if axis is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known "
+                         "concat_dim")
+    axis = int(axis)
+    if axis < 0:
+        r = values[0].get_shape().ndims
+        if r is None:
+            raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim "
+                             "when first value rank is statically-known.")
+        axis %= r
+    sizes = [shape(v) for v in values]
+    out = []
+    if axis > 0:
+        for begin, size in zip(concat_offset(axis, sizes), sizes):
+            part = slicing_ops.slice(grad.values, begin, concat([[-1], size[1:]], 0))
+            out.append(IndexedSlices(part, grad.indices, size))
+        return out
+    indices = grad.indices
+    start = ops.convert_to_tensor(0, dtype=indices.dtype)
+    for size in sizes:
+        end = start + cast_ops.cast(size[0], indices.dtype)
+        keep = squeeze(gather_ops.where(math_ops.logical_and(indices >= start,
+                                                                   indices < end)), [1])
+        out.append(IndexedSlices(gather_ops.gather(grad.values, keep),
+                                 gather_ops.gather(indices, keep) - start, size))
+        start = end
+    return out
+
+
 def _concat_v2_grad(op, grad):
+    from tideflow.framework.indexed_slices import IndexedSlices
     from tideflow.ops import cast_ops, math_ops, slicing_ops
 
     values = op._inputs[:-1]
+    if isinstance(grad, IndexedSlices):
+        return _concat_indexed_slices_grad(grad, values, op._inputs[-1]) + [None]
     grad = dense(grad)
     axis = ops.constant_value(op._inputs[-1])
     r = next((v._shape.ndims for v in values if v._shape.ndims is not None), None)

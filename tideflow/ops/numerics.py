@@ -18,6 +18,14 @@ def _check_numerics_kernel(tensor, *, message):
     return tensor
 
 
+def _check_numerics_grad(op, grad):
+    # TF checks the gradient too, on its way back
+    from tideflow.ops.gradients import dense
+
+    return [check_numerics(dense(grad), "Not a number (NaN) or infinity (Inf) values detected "
+                           f"in gradient. {op._attrs['message']}")]
+
+
 op_registry.declare(
     "CheckNumerics",
     inputs=["tensor: T"],
@@ -25,6 +33,7 @@ op_registry.declare(
     attrs=["T: {bfloat16, half, float, double}", "message: string"],
     shape=lambda op: [op._inputs[0]._shape],
     kernel=_check_numerics_kernel,
+    grad=_check_numerics_grad,
 )
 
 

@@ -566,20 +566,21 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
             )
         axis = 0 if axis is None else axis
         shape_tensor[axis:axis + ndims_mask].assert_is_compatible_with(shape_mask)
-        if ndims_mask > 1:
-            full = array_ops.shape(tensor)
-            leading = array_ops.size(mask)
-            tensor = array_ops.reshape(
-                tensor, _concat_shapes(full[:axis], leading, full[axis + ndims_mask:])
-            )
-            if shape_tensor.ndims is not None:
-                first = shape_tensor[axis:axis + ndims_mask].num_elements()
-                tensor.set_shape(
-                    as_shape(shape_tensor[:axis]).concatenate([first]).concatenate(
-                        shape_tensor[axis + ndims_mask:]
-                    )
+        # as TF, always through a Reshape (also for a 1-D mask): the gradient of ``tensor``
+        # is then a dense tensor, as TF's, not the gather's IndexedSlices
+        full = array_ops.shape(tensor)
+        leading = array_ops.size(mask)
+        tensor = array_ops.reshape(
+            tensor, _concat_shapes(full[:axis], leading, full[axis + ndims_mask:])
+        )
+        if shape_tensor.ndims is not None:
+            first = shape_tensor[axis:axis + ndims_mask].num_elements()
+            tensor.set_shape(
+                as_shape(shape_tensor[:axis]).concatenate([first]).concatenate(
+                    shape_tensor[axis + ndims_mask:]
                 )
-            mask = array_ops.reshape(mask, [-1])
+            )
+        mask = array_ops.reshape(mask, [-1])
         indices = array_ops.squeeze(gather_ops.where(mask), axis=[1])
         return gather_ops.gather(tensor, indices, axis=axis)
 
