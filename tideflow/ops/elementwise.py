@@ -59,8 +59,11 @@ def declare_unary(name, kernel, types="T: type", out=None, grad=None, differenti
     )
 
 
-def declare_binary(name, kernel, types="T: type", out=None, grad=None, differentiable=None):
-    """A broadcasting op ``z = f(x, y)``; ``grad(op, grad) -> (gx, gy)`` on the output shape."""
+def declare_binary(name, kernel, types="T: type", out=None, grad=None, differentiable=None,
+                   inplace=None):
+    """A broadcasting op ``z = f(x, y)``; ``grad(op, grad) -> (gx, gy)`` on the output shape.
+    A string kernel (a ufunc) may write into a dying x; so may a function kernel declared
+    ``inplace=0``, which then takes ``out=`` as a ufunc does."""
     return op_registry.declare(
         name,
         inputs=["x: T", "y: T"],
@@ -70,7 +73,8 @@ def declare_binary(name, kernel, types="T: type", out=None, grad=None, different
         kernel=kernel,
         grad=None if grad is None else _reducing(grad),
         differentiable=differentiable,
-        inplace=0 if out is None and isinstance(kernel, str) else None,
+        inplace=inplace if inplace is not None else (
+            0 if out is None and isinstance(kernel, str) else None),
     )
 
 

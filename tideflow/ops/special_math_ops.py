@@ -97,16 +97,33 @@ def _zero_where_zero(out, cond, dtype):
     return np.where(cond == 0, np.zeros((), dtype), out).astype(dtype, copy=False)
 
 
-def _div_no_nan_kernel(x, y):
-    with np.errstate(all="ignore"):
-        out = np.divide(x, y)
-    return _zero_where_zero(out, y, x.dtype)
+def _ufunc_no_nan(ufunc, zero_arg):
+    """``ufunc(x, y)`` with 0 where argument ``zero_arg`` (0: x, 1: y) is 0; ``out=`` may be
+    x's dying buffer (the plan's in-place call), so the zeros are found before it is written."""
+    def kernel(x, y, out=None):
+        cond = y if zero_arg else x
+        if type(cond) is np.ndarray and type(x) is np.ndarray and type(y) is np.ndarray \
+                and x.dtype == y.dtype:
+            mask = None if cond.all() else (cond == 0)
+            with np.errstate(all="ignore"):
+                res = ufunc(x, y) if out is None else ufunc(x, y, out=out)
+            if mask is not None:
+                if type(res) is not np.ndarray:  # 0-d operands give a NumPy scalar
+                    return np.where(mask, np.zeros((), res.dtype), res)
+                np.copyto(res, 0, where=mask)
+            return res
+        with np.errstate(all="ignore"):
+            res = ufunc(x, y)
+        return np.where(np.equal(cond, 0), np.zeros((), res.dtype), res).astype(
+            np.result_type(x, y), copy=False)
+
+    kernel.__name__ = f"_{ufunc.__name__}_no_nan_kernel"
+    return kernel
 
 
-def _mul_no_nan_kernel(x, y):
-    with np.errstate(all="ignore"):
-        out = np.multiply(x, y)
-    return _zero_where_zero(out, y, x.dtype)
+_div_no_nan_kernel = _ufunc_no_nan(np.divide, 1)
+_mul_no_nan_kernel = _ufunc_no_nan(np.multiply, 1)
+_xdivy_kernel = _ufunc_no_nan(np.divide, 0)
 
 
 def _x_zero(fn):
@@ -163,10 +180,10 @@ def _xlog1py_grad(op, grad):
 
 
 _NO_NAN = "T: {half, float, bfloat16, double, complex64, complex128}"
-declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad)
-declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad)
+declare_binary("DivNoNan", _div_no_nan_kernel, _NO_NAN, grad=_div_no_nan_grad, inplace=0)
+declare_binary("MulNoNan", _mul_no_nan_kernel, _NO_NAN, grad=_mul_no_nan_grad, inplace=0)
 declare_binary("Xlogy", _x_zero(_xlogy), _NO_NAN, grad=_xlogy_grad)
-declare_binary("Xdivy", _x_zero(_xdivy), _NO_NAN, grad=_xdivy_grad)
+declare_binary("Xdivy", _xdivy_kernel, _NO_NAN, grad=_xdivy_grad, inplace=0)
 declare_binary("Xlog1py", _x_zero(_xlog1py), _NO_NAN, grad=_xlog1py_grad)
 op_registry.declare(
     "NextAfter", inputs=["x1: T", "x2: T"], outputs=["output: T"],
