@@ -621,3 +621,15 @@ def test_experimental_and_reader_module_paths():
     assert shuffle_ops.shuffle_and_repeat is tf.data.experimental.shuffle_and_repeat
     assert readers.TFRecordDataset is tf.data.TFRecordDataset
     assert optional_ops.Optional is tf.data.experimental.Optional
+
+
+def test_shard_argument_errors():
+    with tf.Graph().as_default():
+        cases = [(dataset_ops.Dataset.range(10).shard(0, 0),
+                  r"Number of shards must be greater than zero \(currently num_shards = 0\)\."),
+                 (dataset_ops.Dataset.range(10).shard(5, 7),
+                  r"Index must be between 0 and 4 \(currently index = 7\)\.")]
+        with tf.Session() as sess:
+            for d, msg in cases:
+                with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
+                    sess.run(dataset_ops.make_one_shot_iterator(d).get_next())

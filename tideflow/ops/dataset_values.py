@@ -886,7 +886,8 @@ class Shard(DatasetValue):
     def __init__(self, input_, num_shards, index):
         if num_shards <= 0:
             raise errors.InvalidArgumentError(None, None, "Number of shards must be greater "
-                                              "than zero.")
+                                              f"than zero (currently num_shards = "
+                                              f"{num_shards}).")
         if not 0 <= index < num_shards:
             raise errors.InvalidArgumentError(None, None, "Index must be between 0 and "
                                               f"{num_shards - 1} (currently index = {index}).")
