@@ -429,3 +429,21 @@ def test_while_loop_shape_invariants_accept_tensor_specs_and_report_structure():
         with pytest.raises(ValueError,
                            match="The two structures don't have the same nested structure"):
             tf.while_loop(lambda i, *x: i < 10, lambda i, *x: (i, i) + x, [i, x])
+
+
+def test_loop_condition_sees_updates_of_a_scalar_variable():
+    # a variable read is the live value (TF: the read of a ref variable on its device), so a
+    # loop whose condition reads the variable its body increments stops when it should
+    with tf.Graph().as_default():
+        counter = tf.Variable(0)
+
+        def body(i):
+            with tf.control_dependencies([tf.assign_add(counter, 1)]):
+                return i + 1
+
+        steps = tf.while_loop(lambda i: tf.less(counter, 3), body, [tf.constant(0)],
+                              maximum_iterations=10)
+        with tf.Session() as s:
+            s.run(counter.initializer)
+            assert s.run(steps) == 3
+            assert s.run(counter) == 3

@@ -336,7 +336,9 @@ def _never():
 
 
 def _scalar(v):
-    if type(v) is np.ndarray and v.ndim == 0 and v.dtype != object:
+    # a view (a variable's read) stays an array: the loop then sees the variable's updates,
+    # as TF's read of a ref variable does
+    if type(v) is np.ndarray and v.ndim == 0 and v.dtype != object and v.base is None:
         return v[()]
     return v
 
