@@ -525,3 +525,10 @@ def test_data_format_maps_refuse_formats_that_are_no_permutation(sess, src, dst,
     for fn in (nn_ops.data_format_dim_map, nn_ops.data_format_vec_permute):
         with pytest.raises(tf.errors.InvalidArgumentError, match=message):
             sess.run(fn(tf.constant([0, 1, 2, 3]), src_format=src, dst_format=dst))
+
+
+def test_fused_batch_norm_rank_errors_name_both_ranks():
+    with pytest.raises(ValueError, match="Shape must be rank 4 but is rank 3"):
+        tf.nn.fused_batch_norm(tf.ones([3, 4, 5]), tf.ones([5]), tf.ones([5]))
+    with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
+        tf.nn.fused_batch_norm(tf.ones([2, 3, 4, 5]), tf.ones([5, 1]), tf.ones([5]))

@@ -56,10 +56,15 @@ def _lrn_grad(input_grads, input_image, output_image, *, depth_radius, bias, alp
     return (g * scaled - 2.0 * alpha * beta * x * inner).astype(input_grads.dtype)
 
 
+def _with_rank(shape, rank):
+    """``shape`` at ``rank``, else the error of TF's C++ shape functions."""
+    if shape.ndims is not None and shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
+    return shape.with_rank(rank)
+
+
 def _rank4(shape):
-    if shape.ndims is not None and shape.ndims != 4:
-        raise ValueError(f"Shape must be rank 4 but is rank {shape.ndims}")
-    return shape.with_rank(4)
+    return _with_rank(shape, 4)
 
 
 def _lrn_shape(op):
@@ -235,7 +240,7 @@ def _channel_dim(x, data_format):
 
 def _merge_channel(channel, vectors):
     for v in vectors:
-        v = v.with_rank(1)
+        v = _with_rank(v, 1)
         try:
             channel = channel.merge_with(v[0])
         except ValueError:
@@ -257,11 +262,11 @@ def _bn_rank(data_format):
 
 def _batch_norm_shape(op):
     fmt = op._attrs["data_format"]
-    x = op._inputs[0]._shape.with_rank(_bn_rank(fmt))
+    x = _with_rank(op._inputs[0]._shape, _bn_rank(fmt))
     n_vec = 3 if op._attrs["is_training"] else 5
     channel = _merge_channel(_channel_dim(x, fmt), [t._shape for t in op._inputs[1:n_vec]])
     for t in op._inputs[n_vec:]:
-        t._shape.with_rank(1)
+        _with_rank(t._shape, 1)
     vec = TensorShape([channel])
     out = [_with_channel(x, fmt, channel), vec, vec, vec, vec]
     if len(op._outputs) > 5:
@@ -272,8 +277,8 @@ def _batch_norm_shape(op):
 def _batch_norm_grad_shape(op):
     fmt = op._attrs["data_format"]
     rank = _bn_rank(fmt)
-    dy = op._inputs[0]._shape.with_rank(rank)
-    x = op._inputs[1]._shape.with_rank(rank)
+    dy = _with_rank(op._inputs[0]._shape, rank)
+    x = _with_rank(op._inputs[1]._shape, rank)
     channel = _merge_channel(_channel_dim(dy, fmt), [TensorShape([_channel_dim(x, fmt)])])
     channel = _merge_channel(channel, [t._shape for t in op._inputs[2:5]])
     vec = TensorShape([channel])
