@@ -442,3 +442,31 @@ def test_priority_queue_priority_shape_errors():
             sess.run(many, {prio: [5, -1, 3], other: ["a", "b", "c"]})
             p, v = sess.run(q.dequeue_many(3))
     assert p.tolist() == [-1, 3, 5] and v.tolist() == [b"b", b"c", b"a"]
+
+
+# -- readers ---------------------------------------------------------------------------------
+
+
+def test_identity_reader_state_round_trip():
+    from tideflow.framework.wire_format import encode_varint
+
+    with tf.Graph().as_default():
+        reader = tf.IdentityReader(name="ident")
+        q = tf.FIFOQueue(9, tf.string, shapes=())
+        key, _ = reader.read(q)
+        produced = reader.num_records_produced()
+        with tf.Session() as sess:
+            sess.run(q.enqueue_many([["p", "q", "r"]]))
+            assert sess.run(key) == b"p"
+            state = sess.run(reader.serialize_state())
+            # ReaderBaseState: work_started=1, work_finished=1, num_records_produced=1
+            assert state == b"".join(encode_varint(tag) + b"\x01" for tag in (0x08, 0x10, 0x18))
+            assert [sess.run(key) for _ in range(2)] == [b"q", b"r"]
+            sess.run(reader.restore_state(state))
+            assert sess.run(produced) == 1
+            for bad in (state[1:], state[:-1], b"\x0a\x05ab"):
+                with pytest.raises(tf.errors.InvalidArgumentError,
+                                   match="Could not parse state for IdentityReader 'ident'"):
+                    sess.run(reader.restore_state(bad))
+        with pytest.raises(ValueError, match="rank 0"):
+            reader.restore_state([state, state])

@@ -17,7 +17,7 @@ import zlib
 
 import numpy as np
 
-from tideflow.framework import dtypes, errors, op_registry, ops, record_io
+from tideflow.framework import dtypes, errors, op_registry, ops, record_io, wire_format
 from tideflow.framework.tensor_shape import TensorShape, scalar
 from tideflow.ops.queue_ops import QueueResource, resource_name
 
@@ -160,11 +160,77 @@ class ReaderResource:
 
 
 class IdentityReaderResource(ReaderResource):
-    """Each work unit is one record whose key and value are the work itself."""
+    """Each work unit is one record whose key and value are the work itself. Its state (TF's
+    ReaderBaseState proto: work_started, work_finished, num_records_produced, current_work)
+    can be saved and restored."""
 
     def read_locked(self):
         w = self.work.encode()
         return w, w, True
+
+    def serialize_state(self):
+        with self._lock:
+            fields = ((1, self.work_started), (2, self.work_finished),
+                      (3, self.num_records_produced))
+            out = b"".join(wire_format.encode_varint(f << 3) + wire_format.encode_varint(v)
+                           for f, v in fields if v)
+            if self.work:
+                work = self.work.encode()
+                out += b"\x22" + wire_format.encode_varint(len(work)) + work
+            return out
+
+    def restore_state(self, state, step):
+        try:
+            values = _parse_base_state(state)
+        except ValueError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Could not parse state for {self.name}: {state!r}") from None
+        started, finished, produced, work = values
+        if min(started, finished, produced) < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Unexpected negative value when restoring in {self.name}")
+        if finished > started:
+            raise errors.InvalidArgumentError(
+                None, None, f"Inconsistent work started vs. finished when restoring in "
+                f"{self.name}")
+        self._acquire(step)
+        try:
+            self.work_started, self.work_finished = started, finished
+            self.num_records_produced = produced
+            self.work = work.decode() if work else None
+        finally:
+            self._lock.release()
+
+
+def _parse_base_state(buf):
+    """(work_started, work_finished, num_records_produced, current_work) of a serialized
+    ReaderBaseState; ValueError for bytes a protobuf parser rejects (unknown fields are
+    skipped, as protobuf does)."""
+    out = [0, 0, 0, b""]
+    pos = 0
+    while pos < len(buf):
+        tag, pos = wire_format.decode_varint(buf, pos)
+        field, kind = tag >> 3, tag & 7
+        if field == 0:
+            raise ValueError("field number 0")
+        if kind == 0:
+            value, pos = wire_format.decode_varint(buf, pos)
+            if field in (1, 2, 3):
+                out[field - 1] = value - (1 << 64) if value >= 1 << 63 else value
+        elif kind == 2:
+            n, pos = wire_format.decode_varint(buf, pos)
+            if pos + n > len(buf):
+                raise ValueError("truncated field")
+            if field == 4:
+                out[3] = bytes(buf[pos:pos + n])
+            pos += n
+        elif kind in (1, 5):
+            pos += 8 if kind == 1 else 4
+            if pos > len(buf):
+                raise ValueError("truncated field")
+        else:  # groups and the unused wire types
+            raise ValueError(f"wire type {kind}")
+    return out
 
 
 class WholeFileReaderResource(ReaderResource):
@@ -302,10 +368,12 @@ def _reader_factory(make):
         op = ctx.op
         container = op._attrs.get("container") or ""
         name = resource_name(ctx)
+        # TF names a reader in its messages by kind and node: "TextLineReader 'reader'"
+        shown = f"{op.type.removesuffix('V2')} '{op.name}'"
 
         def run():
             return ctx.resource_mgr.lookup_or_create(container, name,
-                                                     lambda: make(name, op._attrs))
+                                                     lambda: make(shown, op._attrs))
 
         return run
 
@@ -372,13 +440,26 @@ def _reset_kernel(reader_handle, *, step):
 
 
 def _serialize_kernel(reader_handle):
-    raise errors.UnimplementedError(
-        None, None, f"Reader SerializeState not implemented for {_reader(reader_handle).name}")
+    reader = _reader(reader_handle)
+    if not hasattr(reader, "serialize_state"):
+        raise errors.UnimplementedError(
+            None, None, f"Reader SerializeState not implemented for {reader.name}")
+    return np.asarray(reader.serialize_state(), dtype=object)
 
 
-def _restore_kernel(reader_handle, state):
-    raise errors.UnimplementedError(
-        None, None, f"Reader RestoreState not implemented for {_reader(reader_handle).name}")
+def _restore_kernel(reader_handle, state, *, step):
+    reader = _reader(reader_handle)
+    if not hasattr(reader, "restore_state"):
+        raise errors.UnimplementedError(
+            None, None, f"Reader RestoreState not implemented for {reader.name}")
+    reader.restore_state(np.asarray(state, dtype=object).reshape(())[()], step)
+
+
+def _restore_state_shape(op):
+    state = op._inputs[1]._shape
+    if state.ndims is not None and state.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {state.ndims}")
+    return []
 
 
 _READER_OPS = (
@@ -395,8 +476,8 @@ _READER_OPS = (
     ("ReaderResetV2", ["reader_handle: resource"], [], None, _reset_kernel),
     ("ReaderSerializeStateV2", ["reader_handle: resource"], ["state: string"],
      lambda op: [scalar()], _serialize_kernel),
-    ("ReaderRestoreStateV2", ["reader_handle: resource", "state: string"], [], None,
-     _restore_kernel),
+    ("ReaderRestoreStateV2", ["reader_handle: resource", "state: string"], [],
+     _restore_state_shape, _restore_kernel),
 )
 
 for _type, _inputs, _outputs, _shape, _kernel in _READER_OPS:
