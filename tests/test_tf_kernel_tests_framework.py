@@ -699,3 +699,20 @@ def test_partial_run_of_constants_without_feeds():
             h = sess.partial_run_setup([c, d])
             assert sess.partial_run(h, c) == 5.0
             assert sess.partial_run(h, d) == 10.0
+
+
+def test_layer_updates_and_losses_for_inputs():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, (4, 3))
+        x2 = tf.placeholder(tf.float32, (4, 3))
+        bn = tf.layers.BatchNormalization()
+        bn.apply(x, training=True)
+        bn.apply(x2, training=True)
+        assert len(bn.updates) == 4
+        assert len(bn.get_updates_for(x)) == 2 and len(bn.get_updates_for(x2)) == 2
+        assert bn.get_updates_for(None) == []
+        dense = tf.layers.Dense(2, kernel_regularizer=tf.reduce_sum,
+                                activity_regularizer=tf.reduce_sum)
+        dense.apply(x)
+        # the kernel's penalty is unconditional; the activity penalty comes from x
+        assert len(dense.get_losses_for(None)) == 1 and len(dense.get_losses_for(x)) == 1

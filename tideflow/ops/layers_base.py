@@ -204,6 +204,7 @@ class Layer:
         self._non_trainable_weights = []
         self._losses = []
         self._updates = []
+        self._call_inputs = []  # every tensor passed to __call__ (for get_*_for(None))
         self._graph = None
         self.input_spec = None
         self._init_set_name(name)
@@ -316,6 +317,32 @@ class Layer:
             if update is not None:
                 self._updates.append(update)
 
+    def get_updates_for(self, inputs):
+        """The updates that depend on ``inputs`` (computed from them in the graph); with None,
+        the updates that depend on no input the layer was called on (as TF)."""
+        return self._depending_on(self._updates, inputs)
+
+    def get_losses_for(self, inputs):
+        """The losses that depend on ``inputs``; with None, the unconditional ones."""
+        return self._depending_on(self._losses, inputs)
+
+    def _depending_on(self, items, inputs):
+        sources = self._call_inputs if inputs is None else [
+            x for x in _flatten(inputs) if isinstance(x, ops.Tensor)]
+        seen = set()
+        stack = [t.op for t in sources]
+        while stack:
+            op = stack.pop()
+            if op in seen:
+                continue
+            seen.add(op)
+            stack.extend(c for t in op.outputs for c in t.consumers())
+            stack.extend(op._control_outputs)
+        inside = [x for x in items if (x if isinstance(x, ops.Operation) else x.op) in seen]
+        if inputs is None:
+            return [x for x in items if not any(x is y for y in inside)]
+        return inside
+
     # -- variables -----------------------------------------------------------------------------
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=None, constraint=None, use_resource=None, partitioner=None,
@@ -401,6 +428,7 @@ class Layer:
         scope = kwargs.pop("scope", None)
         inputs = _map(_as_tensor, inputs)
         flat = [x for x in _flatten(inputs) if isinstance(x, ops.Tensor)]
+        self._call_inputs.extend(flat)
         graph = flat[0].graph if flat else ops.get_default_graph()
         if self._graph is None:
             self._graph = graph
