@@ -428,3 +428,17 @@ def test_einsum_equation_errors_at_graph_construction(sess):
     with pytest.raises(ValueError, match="repeat a label"):
         tf.einsum("ij->iij", a)
     assert sess.run(tf.einsum("ij->", a)) == 6.0
+
+
+def test_accumulate_n_builds_accumulate_nv2_with_the_merged_shape(sess):
+    x = tf.placeholder(tf.float32, [None, 3])
+    acc = tf.accumulate_n([x, x, x], shape=[None, 3])
+    assert acc.op.type == "AccumulateNV2"
+    assert acc.get_shape().as_list() == [None, 3]
+    assert sess.run(acc, {x: np.ones((2, 3))}).tolist() == [[3.0] * 3] * 2
+    one = tf.constant([1.0])
+    assert tf.accumulate_n([one]) is one
+    with pytest.raises(ValueError):
+        tf.accumulate_n([tf.ones([2]), tf.ones([2, 1])])
+    xs = [tf.constant(2.0), tf.constant(3.0)]
+    assert sess.run(tf.gradients(tf.accumulate_n(xs) * 4.0, xs)) == [4.0, 4.0]

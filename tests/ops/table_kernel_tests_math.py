@@ -1,5 +1,5 @@
 """Op-table rows for math ops added while auditing against TF 1.15's kernel tests
-(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``; ``ApproximateEqual``, ``Bucketize``)."""
+(``EuclideanNorm``, the op behind ``tf.math.reduce_euclidean_norm``; ``ApproximateEqual``, ``Bucketize``, ``AccumulateNV2``)."""
 
 import numpy as np
 
@@ -42,3 +42,9 @@ CASES.append(Case(
     [np.array([[-5.0, 0.0, 2.0], [3.0, 8.5, 12.0]])],
     lambda x: [np.searchsorted([0.0, 3.0, 8.0, 11.0], x, side="right").astype(np.int32)],
     dtypes=(tf.float32, tf.float64, tf.int32, tf.int64), grad=False))
+
+CASES.append(Case(
+    "AccumulateNV2",
+    lambda x, y: [tf.accumulate_n([x, y, x])],
+    [np.array([[1.5, -2.0], [0.25, 3.0]]), np.array([[0.5, 1.0], [-1.0, 2.0]])],
+    lambda x, y: [2 * x + y]))

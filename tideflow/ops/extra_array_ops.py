@@ -366,7 +366,10 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     if len({x.dtype.base_dtype for x in inputs}) > 1:
         raise ValueError("inputs must be a list of at least one Tensor with the same dtype "
                          "and shape")
-    return add_n(inputs, name=name)
+    if len(inputs) == 1:
+        return add_n(inputs, name=name)  # the input itself, or an Identity when named
+    # TF 1.15's graph op, carrying the merged static shape
+    return ops.apply_op("AccumulateNV2", [list(inputs)], {"shape": s}, name=name)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

@@ -410,6 +410,25 @@ op_registry.declare(
 )
 
 
+def _accumulate_nv2_shape(op):
+    from tideflow.framework.tensor_shape import as_shape
+
+    return [_add_n_shape(op)[0].merge_with(as_shape(op._attrs["shape"]))]
+
+
+def _accumulate_nv2(inputs, *, shape):
+    del shape
+    return _add_n(inputs)
+
+
+# what tf.accumulate_n builds in TF 1.15 (summed as AddN here; TF rewrites it the same way)
+op_registry.declare(
+    "AccumulateNV2", inputs=["inputs: N * T"], outputs=["sum: T"],
+    attrs=["N: int >= 1", "T: numbertype", "shape: shape"],
+    shape=_accumulate_nv2_shape, kernel=_accumulate_nv2, grad=_add_n_grad,
+)
+
+
 def _clip_shape(op):
     t = op._inputs[0]._shape
     for s in (op._inputs[1]._shape, op._inputs[2]._shape):
