@@ -118,7 +118,8 @@ def test_discrete_against_scipy():
     np.testing.assert_allclose(lp, np.log([0.5, 0.3]), rtol=1e-6)
     np.testing.assert_allclose(ent, [st.entropy(r) for r in probs], rtol=1e-6)
     assert mode.tolist() == [2, 0]
-    np.testing.assert_allclose(cdf, [0.5, 0.6], rtol=1e-6)
+    # TF 1.x's Categorical.cdf(k) is P(X < k) (its sequence_mask over the first k classes)
+    np.testing.assert_allclose(cdf, [0.2, 0.0], rtol=1e-6)
     assert c.event_size == 3 and c.batch_shape.as_list() == [2]
     # log_prob broadcasts a batch of values over the batch of distributions
     assert _run(c.log_prob([[0, 1], [2, 2]])).shape == (2, 2)

@@ -305,7 +305,7 @@ class Gamma(_ParamsDistribution):
         parameters = dict(locals())
         self._concentration, self._rate = self._init_params(
             name, [("concentration", concentration), ("rate", rate)], _all_positive,
-            NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+            FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def concentration(self):
@@ -339,9 +339,10 @@ class Gamma(_ParamsDistribution):
         return self._concentration / tf.square(self._rate)
 
     def _mode(self):
+        # as TF 1.x: defined only for concentration > 1 (an Exponential's mode is NaN too)
         mode = (self._concentration - 1.0) / self._rate
-        return self._nan_where(tf.less(self._concentration + tf.zeros_like(mode), 1.0), mode,
-                               "mode (concentration < 1)")
+        return self._nan_where(tf.less_equal(self._concentration + tf.zeros_like(mode), 1.0),
+                               mode, "mode (concentration <= 1)")
 
 
 class Exponential(Gamma):
@@ -382,7 +383,7 @@ class Beta(_ParamsDistribution):
         parameters = dict(locals())
         self._c1, self._c0 = self._init_params(
             name, [("concentration1", concentration1), ("concentration0", concentration0)],
-            _all_positive, NOT_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+            _all_positive, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
     @property
     def concentration1(self):
@@ -443,7 +444,7 @@ class StudentT(_ParamsDistribution):
         parameters = dict(locals())
         self._df, self._loc, self._scale = self._init_params(
             name, [("df", df), ("loc", loc), ("scale", scale)],
-            lambda df, loc, scale: _all_positive(df, scale), NOT_REPARAMETERIZED, validate_args,
+            lambda df, loc, scale: _all_positive(df, scale), FULLY_REPARAMETERIZED, validate_args,
             allow_nan_stats, parameters)
 
     @property
@@ -619,7 +620,8 @@ class Categorical(_LogitsProbs, Distribution):
         probs = probs + tf.zeros_like(tf.expand_dims(tf.cast(k, probs.dtype), -1))
         kk = tf.expand_dims(k + tf.zeros(tf.shape(probs)[:-1], tf.int32), -1)
         classes = tf.range(tf.shape(probs)[-1])
-        below = tf.cast(tf.less_equal(classes, kk), probs.dtype)
+        # TF 1.x's Categorical.cdf(k) sums the classes below k: P(X < k)
+        below = tf.cast(tf.less(classes, kk), probs.dtype)
         return tf.reduce_sum(probs * below, -1)
 
     def _entropy(self):
@@ -647,7 +649,7 @@ class Dirichlet(_VectorEvent, Distribution):
                 validate_args, [tf.assert_positive(self._concentration)], [self._concentration])
             self._total = tf.reduce_sum(self._concentration, -1)
         self._event_param = self._concentration
-        super().__init__(self._concentration.dtype.base_dtype, NOT_REPARAMETERIZED,
+        super().__init__(self._concentration.dtype.base_dtype, FULLY_REPARAMETERIZED,
                          validate_args, allow_nan_stats, parameters, [self._concentration],
                          scope)
 

@@ -453,10 +453,16 @@ op_registry.declare(
     attrs=["seed: int = 0", "seed2: int = 0", "S: {int32, int64}", "T: {half, float, double}"],
     shape=_gamma_shape,
     kernel_factory=_gamma_kernel,
-    differentiable=False,
+    grad=lambda op, grad: _random_gamma_grad(op, grad),
     stateful=True,
     is_random=True,
 )
+
+
+def _random_gamma_grad(op, grad):
+    from tideflow.ops.random_gamma_grad import _random_gamma_grad as g
+
+    return g(op, grad)
 
 
 # ------------------------------------------------------------------------------------------
@@ -583,3 +589,7 @@ def _math_zeros_like(t):
     from tideflow.ops import array_ops
 
     return array_ops.zeros_like(t)
+
+
+# registers RandomGammaGrad (the op behind the gradient above)
+from tideflow.ops import random_gamma_grad as _random_gamma_grad_ops  # noqa: F401
