@@ -633,3 +633,25 @@ def test_shard_argument_errors():
             for d, msg in cases:
                 with pytest.raises(tf.errors.InvalidArgumentError, match=msg):
                     sess.run(dataset_ops.make_one_shot_iterator(d).get_next())
+
+
+def test_seeded_random_op_in_map_restarts_with_each_iterator():
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.from_tensors(0).repeat(6).map(
+            lambda _: tf.random_uniform([], seed=11)).batch(3)
+        it = dataset_ops.make_initializable_iterator(d)
+        nxt = it.get_next()
+        other = dataset_ops.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            first = np.concatenate(_drain(sess, nxt))
+            assert len(set(first.tolist())) == 6  # a stateful op: new values per element
+            sess.run(it.initializer)  # as TF: the function is instantiated anew
+            np.testing.assert_array_equal(np.concatenate(_drain(sess, nxt)), first)
+            np.testing.assert_array_equal(np.concatenate(_drain(sess, other)), first)
+        # within one iteration (repeat after the map) the state goes on
+        d2 = dataset_ops.Dataset.from_tensors(0).repeat(3).map(
+            lambda _: tf.random_uniform([], seed=11)).repeat(2)
+        with tf.Session() as sess:
+            vals = _drain(sess, dataset_ops.make_one_shot_iterator(d2).get_next())
+        assert vals[:3] != vals[3:] and vals[:3] == first[:3].tolist()

@@ -33,6 +33,70 @@ def compiled(ctx, attr):
     return ctx.node_state(("fn", attr), make)
 
 
+class _FreshRandomState(dict):
+    """A function's node states for one iterator: the random generators its seeded random
+    ops make are its own, all else is the session's (see ``_declare``)."""
+
+    def __init__(self, parent):
+        super().__init__()
+        self.parent = parent
+
+    def _own(self, key):
+        return isinstance(key, tuple) and len(key) == 2 and key[1] in ("rng", "philox")
+
+    def get(self, key, default=None):
+        if self._own(key):
+            return super().get(key, default)
+        return self.parent.get(key, default)
+
+    def setdefault(self, key, default=None):
+        if self._own(key):
+            return super().setdefault(key, default)
+        return self.parent.setdefault(key, default)
+
+    def __getitem__(self, key):
+        return super().__getitem__(key) if self._own(key) else self.parent[key]
+
+    def __setitem__(self, key, value):
+        if self._own(key):
+            super().__setitem__(key, value)
+        else:
+            self.parent[key] = value
+
+    def __contains__(self, key):
+        return super().__contains__(key) if self._own(key) else key in self.parent
+
+
+def _has_seeded_random(fg, graph, seen):
+    """Whether the body ``fg`` (or a body it calls) holds a random op with a fixed seed."""
+    if fg.name in seen:
+        return False
+    seen.add(fg.name)
+    for op in fg.get_operations():
+        attrs = op._attrs
+        if "seed" in attrs and "seed2" in attrs and (attrs["seed"] or attrs["seed2"]):
+            return True
+        for value in attrs.values():
+            name = value if isinstance(value, str) else getattr(value, "name", None)
+            if isinstance(name, str) and name in graph._functions and _has_seeded_random(
+                    graph._functions[name], graph, seen):
+                return True
+    return False
+
+
+def _fresh(ctx, attr):
+    """The body of function attr ``attr`` compiled anew, its seeded random ops starting over:
+    TF instantiates a dataset's functions for each iterator it initializes, so a seeded
+    random op in a map function gives the same values for every iterator (each epoch of a
+    re-initialized iterator)."""
+    from tideflow.kernels.device import KernelContext
+
+    op = ctx.op
+    fg = func_graph.lookup_function(op._graph, op._attrs[attr])
+    fresh = KernelContext(op, ctx.device, _FreshRandomState(ctx.session_state), ctx.session)
+    return _direct(func_graph.compile_function(fg, fresh))
+
+
 def _direct(call):
     """``call`` (a compiled function) calling its plan's code directly, per element: without
     ``Plan.run``'s layers and its ``np.errstate`` (~3 us of a ~35 us parse map's element). The
@@ -67,9 +131,17 @@ def _declare(name, inputs, make, attrs=(), fn_attrs=()):
 
     def factory(ctx):
         fns = [compiled(ctx, a) for a in fn_attrs]
-
-        def run(*args):
-            return make(ctx, *fns, *args)
+        seen = set()
+        reseed = [_has_seeded_random(func_graph.lookup_function(ctx.op._graph,
+                                                                ctx.op._attrs[a]),
+                                     ctx.op._graph, seen) for a in fn_attrs]
+        if not any(reseed):
+            def run(*args):
+                return make(ctx, *fns, *args)
+        else:
+            def run(*args):  # a new dataset value (an iterator's): fresh random ops
+                now = [_fresh(ctx, a) if r else f for a, f, r in zip(fn_attrs, fns, reseed)]
+                return make(ctx, *now, *args)
 
         return run
 
