@@ -532,3 +532,24 @@ def test_fused_batch_norm_rank_errors_name_both_ranks():
         tf.nn.fused_batch_norm(tf.ones([3, 4, 5]), tf.ones([5]), tf.ones([5]))
     with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
         tf.nn.fused_batch_norm(tf.ones([2, 3, 4, 5]), tf.ones([5, 1]), tf.ones([5]))
+
+
+@pytest.mark.parametrize("build,message", [
+    (lambda: tf.nn.softmax(tf.constant(1.0)), "Shape must be at least rank 1 but is rank 0"),
+    (lambda: tf.nn.log_softmax(tf.constant(1.0)), "Shape must be at least rank 1 but is rank 0"),
+    (lambda: tf.nn.bias_add(tf.ones([2, 3]), tf.ones([1, 3])), "Shape must be rank 1 but is rank 2"),
+    (lambda: tf.nn.in_top_k(tf.ones([2, 3, 1]), [0, 1], 1), "Shape must be rank 2 but is rank 3"),
+])
+def test_shape_errors_in_tf_words(build, message):
+    with pytest.raises(ValueError, match=message):
+        build()
+
+
+def test_batch_norm_with_global_normalization_opens_one_scope(sess):
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    m, v = np.array([1.0, 2.0, 3.0], np.float32), np.array([1.0, 4.0, 0.25], np.float32)
+    beta, gamma = np.array([0.5, 0.0, -1.0], np.float32), np.array([2.0, 1.0, 3.0], np.float32)
+    y = tf.nn.batch_norm_with_global_normalization(x, m, v, beta, gamma, 0.001, True)
+    assert y.op.name.startswith("batchnorm/") and not y.op.name.startswith("batchnorm/batchnorm")
+    want = (x - m) / np.sqrt(v + 0.001) * gamma + beta
+    np.testing.assert_allclose(sess.run(y), want, rtol=1e-5)

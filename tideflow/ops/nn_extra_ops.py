@@ -77,10 +77,10 @@ def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamm
     t = conv_ops._alias(t, input, "t", "input")
     m = conv_ops._alias(m, mean, "m", "mean")
     v = conv_ops._alias(v, variance, "v", "variance")
-    with ops.name_scope(name, "batchnorm", [t, m, v, beta, gamma]):
-        return nn_impl.batch_normalization(t, m, v, beta,
-                                           gamma if scale_after_normalization else None,
-                                           variance_epsilon)
+    # one scope, batch_normalization's own (batchnorm/add_1, as TF)
+    return nn_impl.batch_normalization(t, m, v, beta,
+                                       gamma if scale_after_normalization else None,
+                                       variance_epsilon, name)
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):

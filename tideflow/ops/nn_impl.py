@@ -181,6 +181,9 @@ def _softmax(logits, op_type, axis, name):
         axis = -1
     logits = ops.convert_to_tensor(logits)
     rank = logits.get_shape().ndims
+    if isinstance(axis, int) and axis == -1:
+        # the last axis: the op itself (its shape function refuses a scalar, as TF's)
+        return _op(op_type, [logits], name=name)[0]
     if isinstance(axis, ops.Tensor):
         # a fed axis is checked when the step runs (the transpose's permutation is invalid)
         value = ops.constant_value(axis)

@@ -290,7 +290,10 @@ op_registry.declare("LeakyReluGrad", inputs=["gradients: T", "features: T"],
 
 
 def _rank_at_least_1(op):
-    return [_in(op, 0).with_rank_at_least(1)]
+    x = _in(op, 0)
+    if x.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [x.with_rank_at_least(1)]
 
 
 def _check_softmax_rank(x):
@@ -373,7 +376,10 @@ def _bias_add_v1(value, bias):
 
 def _bias_add_shape(op):
     value = _in(op, 0)
-    bias = _in(op, 1).with_rank(1)
+    bias = _in(op, 1)
+    if bias.ndims is not None and bias.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {bias.ndims}")
+    bias = bias.with_rank(1)
     data_format = op._attrs.get("data_format", "NHWC")
     if value.ndims is None:
         return [unknown_shape()]
@@ -722,7 +728,10 @@ def _in_top_k_v1(predictions, targets, *, k):
 
 
 def _in_top_k_shape(op):
-    p = _in(op, 0).with_rank(2)
+    p = _in(op, 0)
+    if p.ndims is not None and p.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {p.ndims}")
+    p = p.with_rank(2)
     t = _in(op, 1).with_rank(1)
     try:
         batch = p[0].merge_with(t[0])
