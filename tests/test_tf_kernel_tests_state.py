@@ -447,3 +447,37 @@ def test_loop_condition_sees_updates_of_a_scalar_variable():
             s.run(counter.initializer)
             assert s.run(steps) == 3
             assert s.run(counter) == 3
+
+
+# -- gradients inside control flow ------------------------------------------------------------
+
+def test_gradients_in_a_loop_body_with_respect_to_outer_tensors_and_variables():
+    with tf.Graph().as_default():
+        w = tf.Variable(3.0)
+        x = tf.placeholder(tf.float32, [])
+
+        def body(i, acc_w, acc_x):
+            loss = w * w * x
+            dw, dx = tf.gradients(loss, [w, x])  # taken at the body's view of w and x
+            return i + 1, acc_w + dw, acc_x + dx
+
+        _, dw, dx = tf.while_loop(lambda i, *_: i < 2, body, [0, 0.0, 0.0])
+        with tf.Session() as s:
+            s.run(w.initializer)
+            # d(w^2 x)/dw = 2 w x = 12, d/dx = w^2 = 9, summed over two iterations
+            assert s.run([dw, dx], {x: 2.0}) == [24.0, 18.0]
+
+
+def test_sparse_read_gathers_rows_with_a_sparse_gradient():
+    with tf.Graph().as_default():
+        v = tf.Variable(np.arange(5.0), use_resource=True)
+        rows = v.sparse_read([1, 3])
+        grad = tf.gradients(tf.reduce_sum(rows * rows), v)[0]
+        assert isinstance(grad, tf.IndexedSlices)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            assert s.run(rows).tolist() == [1.0, 3.0]
+            g = s.run(grad)
+        dense = np.zeros(5)
+        np.add.at(dense, g.indices, g.values)
+        assert dense.tolist() == [0.0, 2.0, 0.0, 6.0, 0.0]  # d(sum r^2)/dr = 2r

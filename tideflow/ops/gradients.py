@@ -171,6 +171,29 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
 ops.register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor, priority=50)
 
 
+def _captured_in(graph, t):
+    """``t`` as ``graph`` sees it: ``t`` itself, the placeholder a function body captured it
+    as (through every enclosing body), or None when the body never used it."""
+    if t.graph is graph:
+        return t
+    if not graph.building_function:
+        return None
+    outer = _captured_in(graph.outer_graph, t)
+    return None if outer is None else graph._capture_map.get(outer)
+
+
+def _as_seen_in(graph, x, x_in):
+    if x.graph is graph:
+        return x
+    # a variable is read in a body through its snapshot (or, to update it, its ref)
+    candidates = ([x_in.value()] if _is_ref_variable(x_in) else []) + [x]
+    for c in candidates:
+        inner = _captured_in(graph, c)
+        if inner is not None:
+            return inner
+    return x
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
@@ -206,6 +229,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         # inside a function body (a control-flow gradient): the gradient ops go to the body,
         # which captures the forward tensors they use (framework/func_graph.py)
         graph = default
+        # an x of an enclosing graph (tf.gradients(loss, W) in a loop body) is differentiated
+        # at the placeholder standing for it in this body, as TF 1.x's loops allow
+        xs = [_as_seen_in(default, x, x_in) for x, x_in in zip(xs, xs_in)]
     from tideflow.ops import array_ops
 
     with graph.as_default(), ops.name_scope(name, "gradients", ys + xs) as scope:

@@ -519,6 +519,13 @@ class Variable(metaclass=_VariableMeta):
 
         return gather_ops.gather_nd(self._snapshot, indices, name=name)
 
+    def sparse_read(self, indices, name=None):
+        """The rows ``indices`` of the variable (ResourceVariable's ``sparse_read``: a gather
+        whose gradient is IndexedSlices)."""
+        from tideflow.ops import gather_ops
+
+        return gather_ops.gather(self._snapshot, indices, name=name)
+
     def count_up_to(self, limit):
         """Increments this scalar int variable until ``limit`` (then OutOfRangeError);
         returns the value before the increment."""
