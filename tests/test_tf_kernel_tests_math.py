@@ -442,3 +442,10 @@ def test_accumulate_n_builds_accumulate_nv2_with_the_merged_shape(sess):
         tf.accumulate_n([tf.ones([2]), tf.ones([2, 1])])
     xs = [tf.constant(2.0), tf.constant(3.0)]
     assert sess.run(tf.gradients(tf.accumulate_n(xs) * 4.0, xs)) == [4.0, 4.0]
+
+
+def test_operator_casts_numpy_operands_to_the_tensor_dtype(sess):
+    # NumPy values convert with x's dtype (TF's NumPy conversion casts), Python floats do not
+    out = tf.constant([1, 2]) * np.array([2.5, 1.0])
+    assert out.dtype == tf.int32 and sess.run(out).tolist() == [2, 2]
+    assert (tf.constant([1.0, 2.0]) * np.array([2.5, 1.0])).dtype == tf.float32

@@ -766,7 +766,10 @@ def _binary_operator(fn, name):
         if hasattr(type(y), f"__r{name}__") and hasattr(type(y), "_tf_fetch_components"):
             return NotImplemented  # as TF: a RaggedTensor applies the reflected operator
         with ops.name_scope(None, name, [x, y]) as scope:
-            if not isinstance(y, ops.Tensor):
+            if isinstance(y, (np.ndarray, np.generic)):
+                # NumPy values take x's dtype (TF's conversion casts them with astype)
+                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            elif not isinstance(y, ops.Tensor):
                 # x's dtype is a hint, as TF's dtype_hint: ``int_tensor + 1.0`` fails in the op
                 # ("Input 'y' of 'AddV2' Op has type float32 that does not match ...")
                 y = ops.convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
