@@ -470,3 +470,23 @@ def test_identity_reader_state_round_trip():
                     sess.run(reader.restore_state(bad))
         with pytest.raises(ValueError, match="rank 0"):
             reader.restore_state([state, state])
+
+
+def test_sparse_reshape_static_shape_and_checks():
+    ind = np.array([[0, 0], [1, 3], [3, 2]], np.int64)
+    vals = np.array([1., 2., 3.])
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor(ind, vals, np.array([5, 6], np.int64))
+        assert tf.sparse_reshape(sp, [3, -1]).get_shape().as_list() == [3, 10]
+        assert tf.sparse_reshape(sp, (1, 5, 2, 3)).get_shape().as_list() == [1, 5, 2, 3]
+        with pytest.raises(ValueError, match="At most one dimension can be inferred"):
+            tf.sparse_reshape(sp, [-1, 2, -1])
+        with pytest.raises(ValueError, match=r"Cannot reshape a tensor with 30 elements to "
+                                             r"shape \[4, 7\] \(28 elements\)"):
+            tf.sparse_reshape(sp, [4, 7])
+        # tf.shape of a SparseTensor is int32: cast to the op's int64
+        fed = tf.sparse_placeholder(tf.float64)
+        same = tf.sparse_reshape(fed, tf.shape(fed))
+        out = _run(same, {fed: tf.SparseTensorValue(ind, vals, [5, 6])})
+    np.testing.assert_array_equal(out.indices, ind)
+    np.testing.assert_array_equal(out.dense_shape, [5, 6])

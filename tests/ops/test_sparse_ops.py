@@ -165,10 +165,16 @@ def test_reorder_reshape_slice_retain_transpose():
     np.testing.assert_array_equal(ordered.values, sp.values)
     reshaped = so.sparse_reshape(sp, [-1, 6])
     np.testing.assert_allclose(_run(so.sparse_tensor_to_dense(reshaped)), dense.reshape(4, 6))
+    # a known input shape and a constant new shape are checked when the graph is built
+    with pytest.raises(ValueError, match="At most one dimension can be inferred"):
+        so.sparse_reshape(sp, [-1, -1])
+    with pytest.raises(ValueError, match="Cannot reshape a tensor with 24 elements"):
+        so.sparse_reshape(sp, [5, 5])
+    fed = tf.sparse_placeholder(tf.float64)
     with pytest.raises(tf.errors.InvalidArgumentError, match="only one output dimension"):
-        _run(so.sparse_reshape(sp, [-1, -1]))
+        _run(so.sparse_reshape(fed, [-1, -1]), {fed: sp})
     with pytest.raises(tf.errors.InvalidArgumentError, match="requested shape"):
-        _run(so.sparse_reshape(sp, [5, 5]))
+        _run(so.sparse_reshape(fed, [5, 5]), {fed: sp})
     sliced = so.sparse_slice(sp, [1, 1, 0], [5, 2, 1])
     np.testing.assert_allclose(_run(so.sparse_tensor_to_dense(sliced)), dense[1:, 1:3, :1])
     keep = np.arange(len(sp.values)) % 2 == 0

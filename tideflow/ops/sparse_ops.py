@@ -748,12 +748,35 @@ op_registry.declare(
 
 def sparse_reshape(sp_input, shape, name=None):
     """The SparseTensor reshaped to ``shape`` (one dimension may be -1), as dense reshape."""
+    from tideflow.ops.cast_ops import cast
+
     sp_input = _as_sparse(sp_input)
     with ops.name_scope(name, "SparseReshape", [sp_input]):
-        shape = ops.convert_to_tensor(shape, dtype=dtypes.int64, name="shape")
+        shape = ops.convert_to_tensor(shape, name="shape")
+        if shape.dtype.base_dtype != dtypes.int64:  # tf.shape's int32, as TF casts it
+            shape = cast(shape, dtypes.int64)
         idx, out_shape = ops.apply_op("SparseReshape", [sp_input.indices, sp_input.dense_shape,
                                                         shape])._outputs
-        return SparseTensor(idx, sp_input.values, out_shape)
+        wanted = ops.constant_value(shape)
+        if wanted is None:
+            return SparseTensor(idx, sp_input.values, out_shape)
+        # a constant new shape: checked and completed now, and it is the result's dense shape
+        # (with the input's shape known; else the kernel checks when the step runs)
+        wanted = [int(d) for d in np.asarray(wanted).reshape(-1)]
+        in_shape = sp_input.get_shape()
+        if not in_shape.is_fully_defined():
+            return SparseTensor(idx, sp_input.values, out_shape)
+        if wanted.count(-1) > 1:
+            raise ValueError(f"At most one dimension can be inferred (-1). Found: {wanted}")
+        size = int(np.prod(in_shape.as_list(), dtype=np.int64))
+        full = list(wanted)
+        if -1 in full:
+            known = int(np.prod([d for d in full if d != -1], dtype=np.int64))
+            full[full.index(-1)] = size // known if known else 0
+        if int(np.prod(full, dtype=np.int64)) != size:
+            raise ValueError(f"Cannot reshape a tensor with {size} elements to shape {wanted} "
+                             f"({int(np.prod(full, dtype=np.int64))} elements).")
+        return SparseTensor(idx, sp_input.values, np.asarray(full, np.int64))
 
 
 def _sparse_slice_kernel(indices, values, shape, start, size):
