@@ -443,3 +443,15 @@ def test_boolean_mask_gradient_is_dense_and_check_numerics_has_one(sess):
     (g,) = tf.gradients(tf.sqrt(tf.check_numerics(y, "fwd")), y)  # d sqrt at 0 is Inf
     with pytest.raises(tf.errors.InvalidArgumentError, match="detected in gradient. fwd"):
         sess.run(g)
+
+
+# -- ReverseSequence --------------------------------------------------------------------------------
+def test_reverse_sequence_length_errors_use_tf_words(sess):
+    lens = tf.placeholder(tf.int64, [2])
+    out = tf.reverse_sequence(np.arange(6).reshape(2, 3), lens, seq_axis=1, batch_axis=0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"seq_lens\(0\) > input.dims\(1\)"):
+        sess.run(out, {lens: [4, 1]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"seq_lens\(1\) < 0"):
+        sess.run(out, {lens: [1, -1]})
+    got = sess.run(out, {lens: [2, 3]})
+    np.testing.assert_array_equal(got, [[1, 0, 2], [5, 4, 3]])

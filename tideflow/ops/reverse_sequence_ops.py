@@ -51,10 +51,12 @@ def _reverse_sequence_kernel(input, seq_lengths, *, seq_dim, batch_dim):
             f"{x.shape[b]}); input shape {_shape_str(x.shape)}")
     out = x.copy()
     for i, n in enumerate(lens.tolist()):
-        if n < 0 or n > x.shape[s]:
-            raise _invalid(
-                f"ReverseSequence: seq_lengths[{i}] = {n} is not in [0, {x.shape[s]}] "
-                f"(input.dims({s}))")
+        # TF's words, with the offending length
+        if n < 0:
+            raise _invalid(f"ReverseSequence: seq_lens({i}) < 0 (seq_lengths[{i}] = {n})")
+        if n > x.shape[s]:
+            raise _invalid(f"ReverseSequence: seq_lens({i}) > input.dims({s}) "
+                           f"(seq_lengths[{i}] = {n}, input.dims({s}) = {x.shape[s]})")
         if n > 1:
             src = [slice(None)] * x.ndim
             src[b] = i
