@@ -18,6 +18,7 @@ from tests.ops.table_conv import (
     ref_max_pool_grad_grad,
 )
 from tideflow.framework import ops
+from tideflow.ops import data_format_ops  # noqa: F401 - declares the DataFormat* ops
 
 
 def _v2(op_type, data, ksize, strides, padding):

@@ -604,21 +604,3 @@ def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
                                         alg=rng_alg or "auto_select")
 
     return general_dropout(x, rate, sampler, noise_shape, name or "stateless_dropout")
-
-
-def data_format_dim_map(x, src_format="NHWC", dst_format="NCHW", name=None):
-    """The index in ``dst_format`` of each dimension index ``x`` of ``src_format``."""
-    from tideflow.ops import nn_ops as _nn_ops  # noqa: F401 - declares the op
-
-    return ops.apply_op("DataFormatDimMap", [x], {"src_format": src_format,
-                                                  "dst_format": dst_format}, name=name)._outputs[0]
-
-
-def data_format_vec_permute(x, src_format="NHWC", dst_format="NCHW", name=None):
-    """``x`` (one entry, or one [2] row, per dimension of ``src_format``; or per spatial
-    dimension only) reordered as ``dst_format``."""
-    from tideflow.ops import nn_ops as _nn_ops  # noqa: F401 - declares the op
-
-    return ops.apply_op("DataFormatVecPermute", [x], {"src_format": src_format,
-                                                      "dst_format": dst_format},
-                        name=name)._outputs[0]
