@@ -490,3 +490,11 @@ def test_sparse_reshape_static_shape_and_checks():
         out = _run(same, {fed: tf.SparseTensorValue(ind, vals, [5, 6])})
     np.testing.assert_array_equal(out.indices, ind)
     np.testing.assert_array_equal(out.dense_shape, [5, 6])
+
+
+def test_sparse_to_dense_output_shape_must_be_a_vector():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 2"):
+            tf.sparse_to_dense([1, 3], [[5], [3]], 1, -1)
+        np.testing.assert_array_equal(_run(tf.sparse_to_dense([1, 3], [5], 1, -1)),
+                                      [-1, 1, -1, 1, -1])

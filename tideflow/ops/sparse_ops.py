@@ -136,6 +136,8 @@ def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default
 
 def _sparse_to_dense_shape(op):
     shape_t = op._inputs[1]
+    if shape_t._shape.ndims is not None and shape_t._shape.ndims > 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {shape_t._shape.ndims}")
     if shape_t._shape.ndims == 0:
         v = ops.constant_value(shape_t)
         return [vector(None if v is None else int(v))]
