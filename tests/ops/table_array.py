@@ -118,6 +118,25 @@ def _cast_fn(x):
     return [exact] + [tf.cast(x, d) for d in _CAST_TO if d != x.dtype.base_dtype]
 
 
+def _check_ref_identity():
+    # the same ref: reads see the variable, assignments through it change the variable, and
+    # the gradient passes through as Identity's
+    from tideflow.python.ops import gen_array_ops
+
+    with tf.Graph().as_default():
+        v = tf.Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        r = gen_array_ops.ref_identity(v)
+        assert r.op.type == "RefIdentity" and r.dtype == tf.float64._as_ref
+        assert r.get_shape().as_list() == [2, 2]
+        (g,) = tf.gradients(tf.reduce_sum(r * 3.0), v)
+        with tf.Session() as s:
+            s.run(v.initializer)
+            np.testing.assert_array_equal(s.run(r), [[1.0, 2.0], [3.0, 4.0]])
+            s.run(tf.assign(r, [[5.0, 6.0], [7.0, 8.0]]))
+            np.testing.assert_array_equal(s.run(v), [[5.0, 6.0], [7.0, 8.0]])
+            np.testing.assert_array_equal(s.run(g), np.full((2, 2), 3.0))
+
+
 def _check_cast_semantics():
     x = tf.constant([-2.7, -0.5, 0.0, 0.5, 2.7])
     with tf.Session() as s:
@@ -304,6 +323,7 @@ CASES = [
     Case("Cast", _cast_fn, [lambda d: np.array([0, 1, 2, 7, 3]).astype(d)], _cast_ref,
          dtypes=_ALL),
     Case("Cast", check=_check_cast_semantics, name="Cast_semantics"),
+    Case("RefIdentity", check=_check_ref_identity),
     # range_ops
     Case("Range", lambda s, lim, d: tf.range(s, lim, d, dtype=s.dtype),
          [np.array(1), np.array(10), np.array(2)],

@@ -265,6 +265,17 @@ op_registry.declare(
     kernel=lambda x: x,
     grad=_identity_grad,
 )
+# the same ref as its input (TF 1.x graphs carry it): reads and assignments through it reach
+# the variable (state_ops follows it back to the variable)
+op_registry.declare(
+    "RefIdentity",
+    inputs=["input: Ref(T)"],
+    outputs=["output: Ref(T)"],
+    attrs=["T: type"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=lambda x: x,
+    grad=_identity_grad,
+)
 op_registry.declare(
     "IdentityN",
     inputs=["input: T"],
