@@ -716,3 +716,54 @@ def test_layer_updates_and_losses_for_inputs():
         dense.apply(x)
         # the kernel's penalty is unconditional; the activity penalty comes from x
         assert len(dense.get_losses_for(None)) == 1 and len(dense.get_losses_for(x)) == 1
+
+
+# -- Session: conversion registry, infer_shapes, callables from options -------------------------
+def test_register_session_run_conversion_functions():
+    from tideflow.python.client import session as session_lib
+
+    class Squared:
+        def __init__(self, tensor):
+            self.sq = tf.square(tensor)
+
+    session_lib.register_session_run_conversion_functions(
+        Squared, lambda s: ([s.sq], lambda vals: vals[0]),
+        lambda s, val: [(s.sq, val)], lambda s: [s.sq])
+    with pytest.raises(ValueError, match="already been registered"):
+        session_lib.register_session_run_conversion_functions(Squared, lambda s: ([], None))
+    with tf.Graph().as_default():
+        x = np.array([1.0, 1.5, 2.0])
+        sq = Squared(x)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(sq), x * x)
+            np.testing.assert_allclose(sess.run(sq, {sq: [4.0, 5.0, 6.0]}), [4.0, 5.0, 6.0])
+            np.testing.assert_allclose(sess.run({"k": [sq]})["k"][0], x * x)
+            h = sess.partial_run_setup([sq], [sq])
+            np.testing.assert_allclose(sess.partial_run(h, sq, {sq: [1.0, 2.0, 3.0]}),
+                                       [1.0, 2.0, 3.0])
+
+
+def test_infer_shapes_option_and_callable_from_options():
+    from tideflow.python.client import session as session_lib
+
+    with tf.Graph().as_default():
+        ph = tf.placeholder(tf.float32, name="ph")
+        out = tf.add(ph, 1.0, name="out")
+        plain = tf.Session()
+        shaped = tf.Session(config=tf.ConfigProto(graph_options=tf.GraphOptions(
+            infer_shapes=True)))
+        assert "_output_shapes" not in plain.graph_def.node[0].attr
+        assert "_output_shapes" in shaped.graph_def.node[0].attr
+        from tideflow.core.protobuf import config_pb2
+
+        opts = config_pb2.CallableOptions(feed=[ph.name], fetch=[out.name])
+        opts.run_options.trace_level = tf.RunOptions.FULL_TRACE
+        fn = plain._make_callable_from_options(opts)
+        md = tf.RunMetadata()
+        assert fn(np.float32(1.0), run_metadata=md) == [2.0]
+        assert len(md.step_stats.dev_stats) > 0
+        plain.close()
+        shaped.close()
+    attrs = session_lib._DeviceAttributes("/job:w/replica:0/task:3/cpu:1", "CPU", 1337, 7)
+    assert attrs.name == "/job:w/replica:0/task:3/device:CPU:1"
+    assert repr(attrs).startswith("_DeviceAttributes")

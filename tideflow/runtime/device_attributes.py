@@ -5,7 +5,9 @@ class DeviceAttributes:
     """A device's name, type and memory limit, as TF's ``_DeviceAttributes``."""
 
     def __init__(self, name, device_type, memory_limit_bytes, incarnation=0):
-        self.name = name
+        from tideflow.framework.device import canonical_name
+
+        self.name = canonical_name(name)  # as TF: /cpu:1 -> /device:CPU:1
         self.device_type = device_type
         self.memory_limit_bytes = memory_limit_bytes
         self.incarnation = incarnation

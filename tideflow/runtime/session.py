@@ -13,6 +13,7 @@ from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.ops import Operation, Tensor
 from tideflow.kernels import threads
 from tideflow.runtime import allocator, cost_model, parallel, partition, placer
+from tideflow.runtime.device_attributes import DeviceAttributes as _DeviceAttributes  # noqa: F401
 from tideflow.runtime.device_mgr import DeviceMgr, device_mapping_text
 from tideflow.runtime.executor import Plan, Step, prune, topo_order
 
@@ -24,6 +25,30 @@ from tideflow.runtime.executor import Plan, Step, prune, topo_order
 def _plain_quantized(v):
     v = np.asarray(v)
     return v.view(v.dtype[0]) if v.dtype.names else v
+
+
+# type -> (fetch_fn, feed_fn, feed_fn_for_partial_run), TF's
+# register_session_run_conversion_functions
+_CONVERSIONS = {}
+
+
+def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
+                                              feed_function_for_partial_run=None):
+    """Lets objects of ``tensor_type`` be fetched and fed: ``fetch_function(obj)`` returns
+    ``(fetches, contract)`` with ``contract(values)`` rebuilding the result;
+    ``feed_function(obj, value)`` returns ``(tensor, value)`` pairs and
+    ``feed_function_for_partial_run(obj)`` the tensors to feed."""
+    for known in _CONVERSIONS:
+        if issubclass(tensor_type, known):
+            raise ValueError(f"{tensor_type} has already been registered so ignore it.")  # noqa: TRY004 - TF's class
+    _CONVERSIONS[tensor_type] = (fetch_function, feed_function, feed_function_for_partial_run)
+
+
+def _conversion(obj, index):
+    for cls, fns in _CONVERSIONS.items():
+        if isinstance(obj, cls):
+            return fns[index]
+    return None
 
 
 class _FetchHandler:
@@ -78,6 +103,12 @@ class _FetchHandler:
             raise TypeError(f"Fetch argument {f!r} has invalid type {type(f)}")
         if isinstance(f, (Tensor, Operation, str, bytes)):
             return self._leaf(f)
+        if _CONVERSIONS:
+            convert = _conversion(f, 0)
+            if convert is not None:
+                parts, contract = convert(f)
+                subs = [self._build(p) for p in parts]
+                return lambda values: contract([s(values) for s in subs])
         fetch_fn = getattr(type(f), "_tf_fetch_components", None)
         if fetch_fn is not None:  # e.g. SparseTensor, IndexedSlices: several tensors, one value
             parts, rebuild = f._tf_fetch_components()
@@ -361,6 +392,8 @@ class BaseSession:
             if oo is not None and getattr(oo, "opt_level", 0) == -1:
                 self._optimize = False
             self._bfloat16_sendrecv = bool(getattr(go, "enable_bfloat16_sendrecv", False))
+        # GraphOptions.infer_shapes: sess.graph_def carries each node's _output_shapes (TF)
+        self._add_shapes = bool(getattr(go, "infer_shapes", False))
         self._log_placement = bool(getattr(config, "log_device_placement", False))
         self._logged_version = None  # the graph version whose placement was last logged
         self._allow_soft = bool(getattr(config, "allow_soft_placement", False))
@@ -385,7 +418,7 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        return self._graph.as_graph_def(add_shapes=self._add_shapes)
 
     @property
     def sess_str(self):
@@ -476,8 +509,14 @@ class BaseSession:
                     feed_tensors.append(key)
                     feed_values.append(_convert_feed(key, value))
                     continue
-                tensors, splitter = _feed_tensors(graph, key)
-                values = [value] if splitter is None else splitter(value)
+                feed_fn = _conversion(key, 1) if _CONVERSIONS else None
+                if feed_fn is not None:
+                    pairs = feed_fn(key, value)
+                    tensors = [graph.as_graph_element(t) for t, _ in pairs]
+                    values = [v for _, v in pairs]
+                else:
+                    tensors, splitter = _feed_tensors(graph, key)
+                    values = [value] if splitter is None else splitter(value)
                 for t, v in zip(tensors, values):
                     if not graph.is_feedable(t):
                         raise ValueError(f"Tensor {t} may not be fed.")
@@ -660,6 +699,21 @@ class BaseSession:
 
         return call
 
+    def _make_callable_from_options(self, callable_options):
+        """TF's callable from a ``CallableOptions`` (feed/fetch/target names, run_options):
+        called with the feed values in order, it returns the fetched values as a list."""
+        fetches = list(callable_options.fetch)
+        targets = list(callable_options.target)
+        options = (callable_options.run_options
+                   if callable_options.HasField("run_options") else None)
+        runner = self.make_callable(fetches + targets, feed_list=list(callable_options.feed),
+                                    accept_options=True)
+
+        def call(*args, run_metadata=None):
+            return runner(*args, options=options, run_metadata=run_metadata)[:len(fetches)]
+
+        return call
+
     # -- partial runs -----------------------------------------------------------------------
     def partial_run_setup(self, fetches, feeds=None):
         """Starts a partial run that will feed ``feeds`` and fetch ``fetches`` in pieces."""
@@ -669,7 +723,11 @@ class BaseSession:
         handler = _FetchHandler(self._graph, fetches)
         feed_set = set()
         for f in feeds or []:
-            tensors, _ = _feed_tensors(self._graph, f)
+            feed_fn = _conversion(f, 2) if _CONVERSIONS else None
+            if feed_fn is not None:
+                tensors = [self._graph.as_graph_element(t) for t in feed_fn(f)]
+            else:
+                tensors, _ = _feed_tensors(self._graph, f)
             feed_set.update(tensors)
         self._partial_run_ids += 1
         handle = f"partial_run_{self._partial_run_ids}"
@@ -706,8 +764,14 @@ class BaseSession:
         # a call that fails leaves the partial run as it was (TF): check every feed first
         values = dict(state["values"])
         for key, value in (feed_dict or {}).items():
-            tensors, splitter = _feed_tensors(self._graph, key)
-            vals = [value] if splitter is None else splitter(value)
+            feed_fn = _conversion(key, 1) if _CONVERSIONS else None
+            if feed_fn is not None:
+                pairs = feed_fn(key, value)
+                tensors = [self._graph.as_graph_element(t) for t, _ in pairs]
+                vals = [v for _, v in pairs]
+            else:
+                tensors, splitter = _feed_tensors(self._graph, key)
+                vals = [value] if splitter is None else splitter(value)
             for t, v in zip(tensors, vals):
                 if t not in state["feeds"]:
                     raise errors.InvalidArgumentError(
