@@ -655,3 +655,54 @@ def test_seeded_random_op_in_map_restarts_with_each_iterator():
         with tf.Session() as sess:
             vals = _drain(sess, dataset_ops.make_one_shot_iterator(d2).get_next())
         assert vals[:3] != vals[3:] and vals[:3] == first[:3].tolist()
+
+
+def test_make_csv_dataset_inference_compression_and_static_batch(tmp_path):
+    import gzip
+    import zlib
+
+    big = 2 ** 33
+    text = f"a,b,c,d,e\n,,,,\n0,0,0.0,0.0,0.0\n1,{big},2.5,3e50,rabbit\n"
+    plain, gz, zl = (str(tmp_path / n) for n in ("p.csv", "g.csv", "z.csv"))
+    with open(plain, "w") as f:
+        f.write(text)
+    with gzip.GzipFile(gz, "wb") as f:
+        f.write(text.encode())
+    with open(zl, "wb") as f:
+        f.write(zlib.compress(text.encode()))
+    X = tf.data.experimental
+    with tf.Graph().as_default():
+        d = X.make_csv_dataset(plain, batch_size=3, num_epochs=1, shuffle=False, label_name="a")
+        feats, label = d.output_types
+        # int32 < int64 < float32 < float64 < string, each value moving its column on
+        assert label == tf.int32
+        assert [feats[k] for k in "bcde"] == [tf.int64, tf.float32, tf.float64, tf.string]
+        gzd = X.make_csv_dataset(gz, batch_size=3, num_epochs=1, shuffle=False,
+                                 compression_type="GZIP")
+        # ZLIB files can be read but not probed: names and defaults must be given
+        with pytest.raises(ValueError, match=r"compression_type \(ZLIB\) is not supported"):
+            X.make_csv_dataset(zl, batch_size=3, compression_type="ZLIB")
+        zld = X.make_csv_dataset(zl, batch_size=3, num_epochs=1, shuffle=False,
+                                 compression_type="ZLIB", column_names=list("abcde"),
+                                 column_defaults=[0, 0, 0.0, 0.0, ""], label_name="a")
+        zl_ok = X.make_csv_dataset(zl, batch_size=3, num_epochs=1, shuffle=False,
+                                   compression_type="ZLIB", column_names=list("abcde"),
+                                   column_defaults=[0, np.int64(0), 0.0, 0.0, ""],
+                                   label_name="a")
+        endless = X.make_csv_dataset(plain, batch_size=2, num_epochs=None)
+        assert all(s.as_list() == [2] for s in tf.nest.flatten(endless.output_shapes))
+        with pytest.raises(ValueError, match="different number of fields"):
+            X.make_csv_dataset(plain, batch_size=1, column_names=list("abcdef"))
+        with tf.Session() as sess:
+            f, lab = sess.run(dataset_ops.make_one_shot_iterator(d).get_next())
+            np.testing.assert_array_equal(lab, [0, 0, 1])
+            np.testing.assert_array_equal(f["b"], [0, 0, big])
+            np.testing.assert_array_equal(f["d"], [0.0, 0.0, 3e50])
+            assert f["e"].tolist() == [b"", b"0.0", b"rabbit"]
+            g = sess.run(dataset_ops.make_one_shot_iterator(gzd).get_next())
+            np.testing.assert_array_equal(g["b"], [0, 0, big])
+            # column b given an int32 default: 2**33 is not a valid int32 (as TF's CsvDataset)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="not a valid int32"):
+                sess.run(dataset_ops.make_one_shot_iterator(zld).get_next())
+            z, _ = sess.run(dataset_ops.make_one_shot_iterator(zl_ok).get_next())
+            np.testing.assert_array_equal(z["b"], [0, 0, big])

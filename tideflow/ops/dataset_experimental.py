@@ -265,23 +265,35 @@ def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     return lambda dataset: dataset.map(with_class).filter(keep)
 
 
-def _infer_type(values):
-    def all_ok(conv):
-        for v in values:
-            if v == "":
-                continue
-            try:
-                conv(v)
-            except ValueError:
-                return False
-        return True
+_INFER_ORDER = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64, dtypes.string)
 
-    if all_ok(int):
-        big = any(v != "" and not -2 ** 31 <= int(v) < 2 ** 31 for v in values)
-        return dtypes.int64 if big else dtypes.int32
-    if all_ok(float):
-        return dtypes.float32
-    return dtypes.string
+
+def _fits(text, dtype):
+    if dtype == dtypes.string:
+        return True
+    try:
+        if dtype.is_integer:
+            v = int(text)
+            return bool(dtype.min <= v <= dtype.max)
+        with np.errstate(over="ignore"):
+            return bool(abs(dtype.as_numpy_dtype(text)) < np.inf)
+    except (ValueError, OverflowError):
+        return False
+
+
+def _infer_type(values, na_value=""):
+    """TF's inference: each value moves the column to the first of int32, int64, float32,
+    float64, string that holds it and every earlier value (empty and NA values do not
+    count); a column without a value is a string column."""
+    t = None
+    for v in values:
+        if v in ("", na_value):
+            continue
+        for i, cand in enumerate(_INFER_ORDER):
+            if _fits(v, cand) and (t is None or t in _INFER_ORDER[:i + 1]):
+                t = cand
+                break
+    return dtypes.string if t is None else t
 
 
 def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None,
@@ -308,13 +320,37 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     files = sorted({f for p in file_pattern for f in gfile.Glob(p)})
     if not files:
         raise ValueError(f"No files match `file_pattern` {file_pattern}.")
-    with gfile.GFile(files[0], "r") as f:
-        rows = list(csv.reader(io.StringIO(f.read()), delimiter=field_delim))
-    rows = [r for r in rows if r]
+    rows = None
+    if column_names is None or column_defaults is None:
+        # as TF: the files are probed (read here) only to infer names or types, and only
+        # uncompressed or GZIP files can be
+        kind = compression_type.decode() if isinstance(compression_type, bytes) else (
+            compression_type or "")
+        if kind == "ZLIB":
+            raise ValueError(f"compression_type ({compression_type}) is not supported for "
+                             "probing columns")
+        if kind not in ("", "GZIP"):
+            raise ValueError(f"compression_type ({compression_type}) is not supported")
+
+        def probe(filename):
+            with gfile.GFile(filename, "rb") as f:
+                data = f.read()
+            if kind == "GZIP":
+                import gzip
+
+                data = gzip.decompress(data)
+            text = data.decode(encoding)
+            return [r for r in csv.reader(io.StringIO(text), delimiter=field_delim) if r]
+
+        rows = probe(files[0])
     if column_names is None:
         if not header:
-            raise ValueError("Expected `column_names` or `header` argument to be provided.")
+            raise ValueError("Cannot infer column names without a header line.")
         column_names = rows[0]
+        for other in files[1:]:
+            first = probe(other)[:1]
+            if first and first[0] != column_names:
+                raise ValueError("Files have different column names in the header row.")
     column_names = list(column_names)
     if len(set(column_names)) != len(column_names):
         raise ValueError("Encountered duplicate column names in `column_names`.")
@@ -329,11 +365,14 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
                          f"Received: {label_name}.")
     if column_defaults is None:
         body = rows[1 if header else 0:][:num_rows_for_inference]
+        for r in body:
+            if len(r) != len(column_names):
+                raise ValueError("Problem inferring types: CSV row has different number of "
+                                 "fields than expected.")
         column_defaults = []
         for i in sel:
-            t = _infer_type([r[i] if i < len(r) else "" for r in body])
-            column_defaults.append({dtypes.string: "", dtypes.float32: 0.0}.get(
-                t, np.zeros([], t.as_numpy_dtype)))
+            t = _infer_type([r[i] if i < len(r) else "" for r in body], na_value)
+            column_defaults.append("" if t == dtypes.string else np.zeros([], t.as_numpy_dtype))
     elif len(column_defaults) != len(sel):
         raise ValueError(f"The number of `column_defaults` ({len(column_defaults)}) does not "
                          f"match the number of selected columns ({len(sel)}).")
@@ -353,7 +392,8 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     if shuffle:
         d = d.shuffle(shuffle_buffer_size, seed=shuffle_seed)
     d = d.repeat(num_epochs)
-    d = d.batch(batch_size)
+    # as TF: an endless dataset has full batches only, so the batch dimension is static
+    d = d.batch(batch_size, drop_remainder=num_epochs is None)
 
     def to_features(*cols):
         features = collections.OrderedDict(zip(names, cols))

@@ -932,7 +932,7 @@ class _Csv(dv.DatasetValue):
             if d.is_integer:
                 return np.asarray(int(text), dtype=d.as_numpy_dtype)
             return np.asarray(float(text), dtype=d.as_numpy_dtype)
-        except ValueError:
+        except (ValueError, OverflowError):  # an integer out of the column type's range too
             raise _invalid(f"Field {k} in record {line} of file {path} is not a valid "
                            f"{d.name}: {text!r}") from None
 
