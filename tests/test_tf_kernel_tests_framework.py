@@ -220,6 +220,7 @@ def test_shape_tuple_and_operation_conversion_error():
         assert tf.constant(1)._shape_tuple() == ()
         assert tf.zeros([2, 3])._shape_tuple() == (2, 3)
         assert tf.placeholder(tf.float32)._shape_tuple() is None
+        assert tf.zeros([2, 3])._rank() == 2 and tf.placeholder(tf.float32)._rank() is None
         with pytest.raises(TypeError, match=r"Can't convert Operation 'NoOp' to Tensor"):
             tf.convert_to_tensor(tf.no_op())
 

@@ -244,6 +244,10 @@ class Tensor:
 
     ref = experimental_ref
 
+    def _rank(self):
+        """The static rank (None when unknown), as TF's ``Tensor._rank``."""
+        return self._shape.ndims
+
     def _shape_tuple(self):
         dims = self._shape.as_list() if self._shape.ndims is not None else None
         return None if dims is None else tuple(dims)
