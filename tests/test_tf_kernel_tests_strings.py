@@ -498,3 +498,22 @@ def test_sparse_to_dense_output_shape_must_be_a_vector():
             tf.sparse_to_dense([1, 3], [[5], [3]], 1, -1)
         np.testing.assert_array_equal(_run(tf.sparse_to_dense([1, 3], [5], 1, -1)),
                                       [-1, 1, -1, 1, -1])
+
+
+def test_sparse_dense_matmul_index_and_shape_errors():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor(np.array([[1, 10]], np.int64), np.array([10.], np.float32), [3, 2])
+        plain = tf.sparse_tensor_dense_matmul(sp, np.ones((2, 4), np.float32))
+        adjoint = tf.sparse_tensor_dense_matmul(sp, np.ones((3, 4), np.float32), adjoint_a=True)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"k \(10\) from index\[0,1\] out of bounds \(>=2\)"):
+                sess.run(plain)
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"m \(10\) from index\[0,1\] out of bounds \(>=2\)"):
+                sess.run(adjoint)
+        wide = tf.SparseTensor([[0, 0]], [1.], [10, 15])
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 15 and 10"):
+            tf.sparse_tensor_dense_matmul(wide, np.zeros((10, 20), np.float32))
+        ok = tf.sparse_tensor_dense_matmul(wide, np.zeros((20, 15), np.float32), adjoint_b=True)
+        assert ok.get_shape().as_list() == [10, 20]

@@ -522,8 +522,12 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
                        f"[{m}, {k}).  Dimensions of B: {_fmt(b.shape)}")
     bad = np.nonzero((rows < 0) | (rows >= m) | (cols < 0) | (cols >= k))[0]
     if bad.size:
+        # TF's words: the first bad entry, its k (column of op(A)) checked before its m
         i = int(bad[0])
-        raise _invalid(f"index {i} = ({rows[i]}, {cols[i]}) out of bounds: A is [{m}, {k}]")
+        m_col, k_col = (1, 0) if adjoint_a else (0, 1)
+        if not 0 <= cols[i] < k:
+            raise _invalid(f"k ({cols[i]}) from index[{i},{k_col}] out of bounds (>={k})")
+        raise _invalid(f"m ({rows[i]}) from index[{i},{m_col}] out of bounds (>={m})")
     out = np.zeros((m, b.shape[1]), dtype=np.result_type(vals.dtype, b.dtype))
     if idx.shape[0]:
         np.add.at(out, rows, vals[:, None] * b[cols, :])
@@ -533,8 +537,10 @@ def _sparse_matmul_kernel(a_indices, a_values, a_shape, b, *, adjoint_a, adjoint
 def _sparse_matmul_shape(op):
     a = _shape_from(op._inputs[2]).merge_with(unknown_shape(2))
     b = _in(op, 3).merge_with(unknown_shape(2))
-    m = a.dims[1] if op._attrs["adjoint_a"] else a.dims[0]
-    n = b.dims[0] if op._attrs["adjoint_b"] else b.dims[1]
+    m, k = (a.dims[1], a.dims[0]) if op._attrs["adjoint_a"] else (a.dims[0], a.dims[1])
+    k_b, n = (b.dims[1], b.dims[0]) if op._attrs["adjoint_b"] else (b.dims[0], b.dims[1])
+    if k.value is not None and k_b.value is not None and k.value != k_b.value:
+        raise ValueError(f"Dimensions must be equal, but are {k.value} and {k_b.value}")
     return [TensorShape([m, n])]
 
 
