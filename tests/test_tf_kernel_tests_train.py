@@ -455,3 +455,30 @@ def test_test_case_set_up_called_twice():
     unittest.TestLoader().loadTestsFromTestCase(_SetUpAgain).run(result)
     assert result.wasSuccessful(), result.errors + result.failures
     assert result.testsRun >= 2
+
+
+def test_file_writer_meta_graph_and_closed_writer_warnings(tmp_path):
+    import glob
+    import warnings
+
+    from tideflow.protos import meta_graph_pb2
+
+    with tf.Graph().as_default() as g:
+        tf.constant([12], name="douze")
+    writer = tf.summary.FileWriter(str(tmp_path), graph=g)
+    writer.close()
+    events = list(tf.train.summary_iterator(glob.glob(str(tmp_path / "events*"))[0]))
+    metas = [e for e in events if e.meta_graph_def]
+    assert len(metas) == 1
+    meta = meta_graph_pb2.MetaGraphDef.FromString(metas[0].meta_graph_def)
+    # as TF's create_meta_graph_def: the ops used, the version strings
+    assert [op.name for op in meta.meta_info_def.stripped_op_list.op] == ["Const"]
+    assert meta.meta_info_def.tensorflow_version
+    assert [n.name for n in meta.graph_def.node] == ["douze"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        writer.add_summary(tf.Summary())
+        writer.add_session_log(tf.SessionLog())
+        writer.add_graph(tf.Graph())
+    assert [w.category for w in caught] == [UserWarning] * 3
+    assert "closed FileWriter" in str(caught[0].message)

@@ -12,6 +12,7 @@ import queue
 import socket
 import threading
 import time
+import warnings
 from typing import ClassVar
 
 from tideflow.framework import ops
@@ -160,10 +161,15 @@ _STOP = object()
 
 
 def _meta_graph_of(graph_def):
-    meta = meta_graph_pb2.MetaGraphDef()
-    meta.graph_def.CopyFrom(graph_def)
-    meta.meta_info_def.meta_graph_version = "v1.0"
-    return meta
+    # as TF: create_meta_graph_def's meta info (stripped op list, versions) and the default
+    # graph's collections
+    from tideflow.framework import meta_graph
+
+    return meta_graph.create_meta_graph_def(graph_def=graph_def)
+
+
+_CLOSED_WARNING = ("Attempting to use a closed FileWriter. The operation will be a noop unless "
+                   "the FileWriter is explicitly reopened.")
 
 
 class FileWriter:
@@ -213,8 +219,7 @@ class FileWriter:
     def add_event(self, event):
         """Writes an ``Event`` proto as is (a closed writer drops it with a warning)."""
         if self._closed:
-            _logger.warning("Attempting to use a closed FileWriter. The operation will be a noop "
-                            "unless the FileWriter is explicitly reopened.")
+            warnings.warn(_CLOSED_WARNING, stacklevel=3)  # TF's UserWarning
             return
         self.event_writer.add_event(event)
 
@@ -292,8 +297,7 @@ class FileWriter:
     def flush(self):
         """Writes every pending event to disk."""
         if self._closed:
-            _logger.warning("Attempting to use a closed FileWriter. The operation will be a noop "
-                            "unless the FileWriter is explicitly reopened.")
+            warnings.warn(_CLOSED_WARNING, stacklevel=2)
             return
         self.event_writer.flush()
 
