@@ -481,3 +481,16 @@ def test_sparse_read_gathers_rows_with_a_sparse_gradient():
         dense = np.zeros(5)
         np.add.at(dense, g.indices, g.values)
         assert dense.tolist() == [0.0, 2.0, 0.0, 6.0, 0.0]  # d(sum r^2)/dr = 2r
+
+
+def test_while_gradient_is_none_for_a_tensor_the_loop_only_casts_to_int():
+    with tf.Graph().as_default():
+        v = tf.placeholder(tf.float32, [])
+
+        def step(i, a, ta):
+            a += tf.cast(v, tf.int32)
+            return i + 1, a, ta.write(i, a)
+
+        i, _, ta = tf.while_loop(lambda i, *_: i < 4, step,
+                                 [0, 0, tf.TensorArray(tf.int32, size=4)])
+        assert tf.gradients(ta.read(i - 1), v) == [None]

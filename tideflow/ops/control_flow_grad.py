@@ -253,9 +253,11 @@ def _while_grad(op, *grads):
             outs.append(gbody.capture(dense(r)) if r is not None else (
                 list_ops.zeros_like(gvars[k]) if gvars[k]._dtype == dtypes.variant
                 else array_ops.zeros_like(gvars[k])))
+        unconnected = set()  # captures the body's outputs do not depend on: no gradient
         for m, g in enumerate(gcaps):
             r = res[len(d_idx) + m]
             if r is None:
+                unconnected.add(m)
                 outs.append(g)
             elif g._dtype == dtypes.variant:
                 outs.append(list_ops.add_n([g, gbody.capture(r)]))
@@ -301,7 +303,8 @@ def _while_grad(op, *grads):
     for k, i in enumerate(d_idx):
         result[i] = gop._outputs[1 + k]
     for m, j in enumerate(j_idx):
-        result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
+        if m not in unconnected:  # as TF: None, not zeros, for a tensor the loop ignores
+            result[n_loop + j] = gop._outputs[1 + len(d_idx) + m]
     return result
 
 
