@@ -171,3 +171,9 @@ def test_nest_namespaces():
     assert tf.nest.map_structure(lambda v: v * 2, (1, [2])) == (2, [4])
     assert tf.nest.is_nested([1]) and not tf.nest.is_nested(1)
     assert tf.contrib.framework.nest is tf.nest
+
+
+def test_dir_lists_the_lazily_loaded_names():
+    names = dir(tf)
+    for name in ("acosh", "ConfigProto", "Session", "train", "nn", "placeholder"):
+        assert name in names and hasattr(tf, name)

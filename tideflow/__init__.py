@@ -753,3 +753,8 @@ def __getattr__(name):
     value = module if entry[1] is None else getattr(module, entry[1])
     globals()[name] = value
     return value
+
+
+def __dir__():
+    # the lazily loaded names too, as ``dir(tf)`` lists every public name in TF
+    return sorted(set(globals()) | set(_LAZY))
