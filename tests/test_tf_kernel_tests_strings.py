@@ -517,3 +517,14 @@ def test_sparse_dense_matmul_index_and_shape_errors():
             tf.sparse_tensor_dense_matmul(wide, np.zeros((10, 20), np.float32))
         ok = tf.sparse_tensor_dense_matmul(wide, np.zeros((20, 15), np.float32), adjoint_b=True)
         assert ok.get_shape().as_list() == [10, 20]
+
+
+def test_reduce_join_keepdims_spelling():
+    with tf.Graph().as_default():
+        a = tf.reduce_join(["foo", "bar"], axis=0, keepdims=True)
+        b = tf.strings.reduce_join([["x", "y"], ["z", "w"]], 1, keepdims=True, separator="-")
+        assert a.get_shape().as_list() == [1] and b.get_shape().as_list() == [2, 1]
+        got_a, got_b = _run([a, b])
+        with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
+            tf.reduce_join(["a"], 0, keep_dims=True, keepdims=True)
+    assert got_a.tolist() == [b"foobar"] and got_b.tolist() == [[b"x-y"], [b"z-w"]]

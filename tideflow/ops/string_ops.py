@@ -389,12 +389,16 @@ op_registry.declare(
 )
 
 
-def reduce_join(inputs, axis=None, keep_dims=False, separator="", name=None,
-                reduction_indices=None):
-    """Joins the strings of ``inputs`` across ``axis`` (default: all, in row-major order)."""
+def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
+                reduction_indices=None, keepdims=None):
+    """Joins the strings of ``inputs`` across ``axis`` (default: all, in row-major order).
+    ``keepdims`` is the newer name of ``keep_dims``, ``axis`` of ``reduction_indices``."""
     if axis is not None and reduction_indices is not None:
         raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+    if keep_dims is not None and keepdims is not None:
+        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
     axis = axis if axis is not None else reduction_indices
+    keep_dims = bool(keepdims if keepdims is not None else keep_dims)
     with ops.name_scope(name, "ReduceJoin", [inputs]) as scope:
         inputs = ops.convert_to_tensor(inputs, dtype=dtypes.string)
         if axis is None:
