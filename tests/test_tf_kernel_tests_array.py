@@ -455,3 +455,40 @@ def test_reverse_sequence_length_errors_use_tf_words(sess):
         sess.run(out, {lens: [1, -1]})
     got = sess.run(out, {lens: [2, 3]})
     np.testing.assert_array_equal(got, [[1, 0, 2], [5, 4, 3]])
+
+
+# -- TF 1.x's first Concat and Reverse, ConjugateTranspose ------------------------------------------
+def test_v1_concat_and_reverse_ops_run_from_an_imported_graph_def():
+    a = np.arange(6.0).reshape(2, 3)
+    b = np.arange(4.0).reshape(2, 2)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float64, [2, 3], name="x")
+        y = tf.placeholder(tf.float64, [2, 2], name="y")
+        c = tf.raw_ops.Concat(concat_dim=1, values=[x, y], name="c")
+        tf.raw_ops.Reverse(tensor=c, dims=[False, True], name="r")
+        gdef = g.as_graph_def()
+    with tf.Graph().as_default():
+        x, y = tf.placeholder(tf.float64, [2, 3]), tf.placeholder(tf.float64, [2, 2])
+        c, r = tf.import_graph_def(gdef, input_map={"x:0": x, "y:0": y},
+                                   return_elements=["c:0", "r:0"])
+        assert c.op.type == "Concat" and c.get_shape().as_list() == [2, 5]
+        gx, gy = tf.gradients(tf.reduce_sum(r * np.arange(10.0).reshape(2, 5)), [x, y])
+        with tf.Session() as s:
+            got_c, got_r, got_gx, got_gy = s.run([c, r, gx, gy], {x: a, y: b})
+    want = np.concatenate([a, b], 1)
+    np.testing.assert_array_equal(got_c, want)
+    np.testing.assert_array_equal(got_r, want[:, ::-1])
+    weights = np.arange(10.0).reshape(2, 5)[:, ::-1]  # d(sum(w * rev(c)))/dc = rev(w)
+    np.testing.assert_array_equal(got_gx, weights[:, :3])
+    np.testing.assert_array_equal(got_gy, weights[:, 3:])
+
+
+def test_conjugate_transpose_is_one_op_with_its_gradient(sess):
+    z = tf.constant(np.array([[1 + 2j, 3 - 1j, 0.5j]]))
+    t = tf.transpose(z, conjugate=True)
+    assert t.op.type == "ConjugateTranspose" and t.get_shape().as_list() == [3, 1]
+    np.testing.assert_array_equal(sess.run(t), np.conj(sess.run(z)).T)
+    w = tf.constant(np.array([[2 - 1j], [1j], [3.0 + 0j]]))
+    (g,) = tf.gradients(tf.reduce_sum(tf.real(t * w)), z)
+    # the value TF 1.x gives (checked against TF): w transposed, not conjugated
+    np.testing.assert_allclose(sess.run(g), np.array([[2 - 1j, 1j, 3.0 + 0j]]))

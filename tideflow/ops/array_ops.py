@@ -790,7 +790,30 @@ op_registry.declare(
     kernel=_transpose_kernel,
     grad=_transpose_grad,
 )
-_register_fold("Reshape", "Squeeze", "ExpandDims", "Transpose")
+
+
+def _conjugate_transpose_grad(op, grad):
+    perm = op._inputs[1]
+    p = ops.constant_value(perm)
+    if p is not None:
+        inverse = np.argsort(np.reshape(p, -1) % max(np.size(p), 1)).astype(np.int32)
+    else:
+        from tideflow.ops.gather_ops import invert_permutation
+
+        inverse = invert_permutation(perm)
+    return [transpose(dense(grad), inverse, conjugate=True), None]
+
+
+op_registry.declare(
+    "ConjugateTranspose",
+    inputs=["x: T", "perm: Tperm"],
+    outputs=["y: T"],
+    attrs=["T: type", "Tperm: {int32, int64} = DT_INT32"],
+    shape=_transpose_shape,
+    kernel=lambda x, perm: np.conj(_transpose_kernel(x, perm)),
+    grad=_conjugate_transpose_grad,
+)
+_register_fold("Reshape", "Squeeze", "ExpandDims", "Transpose", "ConjugateTranspose")
 
 
 def reshape(tensor, shape, name=None):
@@ -823,13 +846,11 @@ def expand_dims(input, axis=None, name=None, dim=None):
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
-    """Permutes the dimensions of ``a`` by ``perm`` (default: reverses them)."""
+    """Permutes the dimensions of ``a`` by ``perm`` (default: reverses them); ``conjugate``
+    (complex ``a``) is one ConjugateTranspose, as in TF."""
     with ops.name_scope(name, "transpose", [a]) as scope:
         a = ops.convert_to_tensor(a, name="a")
-        if conjugate and a.dtype.is_complex:
-            from tideflow.ops import math_ops
-
-            a = math_ops.conj(a)
+        op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
         if perm is None:
             r = a.get_shape().ndims
             if r is None:
@@ -838,7 +859,7 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 perm = pad_ops.reverse(range_ops.range(rank(a)), [0])
             else:
                 perm = np.arange(r - 1, -1, -1, dtype=np.int32)
-        return ops.apply_op("Transpose", [a, perm], name=scope)._outputs[0]
+        return ops.apply_op(op_type, [a, perm], name=scope)._outputs[0]
 
 
 # ------------------------------------------------------------------------------------------

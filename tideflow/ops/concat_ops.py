@@ -247,9 +247,16 @@ def unpack(value, num=None, axis=0, name="unpack"):
 
 
 def _concat_shape(op):
-    values = op._inputs[:-1]
-    _check_rank(_in(op, len(values)), 0)
-    axis = ops.constant_value(op._inputs[-1])
+    return _concat_static(op._inputs[:-1], op._inputs[-1])
+
+
+def _concat_v1_shape(op):
+    return _concat_static(op._inputs[1:], op._inputs[0])
+
+
+def _concat_static(values, axis_t):
+    _check_rank(axis_t._shape, 0)
+    axis = ops.constant_value(axis_t)
     shapes = [t._shape for t in values]
     r = next((s.ndims for s in shapes if s.ndims is not None), None)
     if r is None:
@@ -393,6 +400,30 @@ def _concat_v2_grad(op, grad):
     return [slicing_ops.slice(grad, b, z) for b, z in zip(offsets, shapes)] + [None]
 
 
+def _concat_v1_grad(op, grad):
+    from tideflow.framework.indexed_slices import IndexedSlices
+
+    values = op._inputs[1:]
+    if isinstance(grad, IndexedSlices):
+        return [None] + _concat_indexed_slices_grad(grad, values, op._inputs[0])
+    grad = dense(grad)
+    shapes = shape_n(values)
+    offsets = concat_offset(op._inputs[0], shapes)
+    from tideflow.ops import slicing_ops
+
+    return [None] + [slicing_ops.slice(grad, b, z) for b, z in zip(offsets, shapes)]
+
+
+# TF's first concat (concat_dim before the values), as GraphDefs of TF 0.x-1.x models hold it
+op_registry.declare(
+    "Concat",
+    inputs=["concat_dim: int32", "values: N * T"],
+    outputs=["output: T"],
+    attrs=["N: int >= 2", "T: type"],
+    shape=_concat_v1_shape,
+    kernel=lambda concat_dim, values: _concat_kernel(values, concat_dim),
+    grad=_concat_v1_grad,
+)
 op_registry.declare(
     "ConcatV2",
     inputs=["values: N * T", "axis: Tidx"],
@@ -671,7 +702,7 @@ def split(value=None, num_or_size_splits=None, axis=0, num=None, name="split", s
                              name=name)._outputs)
 
 
-_register_fold("ConcatV2", "ConcatOffset", "Split", "SplitV")
+_register_fold("Concat", "ConcatV2", "ConcatOffset", "Split", "SplitV")
 
 # tf.pad, tf.tile and tf.reverse are still reachable from here (the public namespace imports them)
 from tideflow.ops.pad_ops import pad, reverse, reverse_v2, tile  # noqa: F401

@@ -386,7 +386,43 @@ op_registry.declare(
     grad=_reverse_v2_grad,
 )
 
-_register_fold("Tile", "Pad", "PadV2", "MirrorPadGrad", "ReverseV2")
+
+
+def _reverse_v1_shape(op):
+    x, dims = op._inputs[0]._shape, op._inputs[1]._shape
+    _check_rank(dims, 1)
+    if x.ndims is not None and dims.ndims == 1 and dims.dims[0].value not in (None, x.ndims):
+        raise ValueError(f"'dims' must have the same number of values as 'input' has "
+                         f"dimensions: {dims.dims[0].value} vs. {x.ndims}")
+    return [x]
+
+
+def _reverse_v1_kernel(tensor, dims):
+    x, dims = _np(tensor), np.asarray(dims, bool).reshape(-1)
+    if dims.size != x.ndim:
+        raise _invalid(f"'dims' must have the same number of values as 'input' has dimensions: "
+                       f"{dims.size} vs. {x.ndim}")
+    axes = tuple(int(i) for i in np.nonzero(dims)[0])
+    return np.flip(x, axes).copy() if axes else x
+
+
+def _reverse_v1_grad(op, grad):
+    return [ops.apply_op("Reverse", [dense(grad), op._inputs[1]])._outputs[0], None]
+
+
+# TF's first reverse (a bool per dimension), as older GraphDefs hold it
+op_registry.declare(
+    "Reverse",
+    inputs=["tensor: T", "dims: bool"],
+    outputs=["output: T"],
+    attrs=[("T: {uint8, int8, uint16, int16, int32, int64, bool, half, float, double, "
+            "complex64, complex128, string}")],
+    shape=_reverse_v1_shape,
+    kernel=_reverse_v1_kernel,
+    grad=_reverse_v1_grad,
+)
+
+_register_fold("Tile", "Pad", "PadV2", "MirrorPadGrad", "ReverseV2", "Reverse")
 
 
 def reverse_v2(tensor, axis, name=None):
