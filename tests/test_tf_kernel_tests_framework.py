@@ -768,3 +768,25 @@ def test_infer_shapes_option_and_callable_from_options():
     attrs = session_lib._DeviceAttributes("/job:w/replica:0/task:3/cpu:1", "CPU", 1337, 7)
     assert attrs.name == "/job:w/replica:0/task:3/device:CPU:1"
     assert repr(attrs).startswith("_DeviceAttributes")
+
+
+def test_conv2d_transpose_layer_honours_dilation_rate():
+    rng = np.random.RandomState(0)
+    x = rng.rand(2, 4, 5, 3).astype(np.float32)
+    w = rng.rand(3, 3, 4, 3).astype(np.float32)  # [kh, kw, filters, in_channels]
+    d = 2
+    # NumPy reference: each input pixel scatters the kernel at dilated offsets ('valid')
+    want = np.zeros((2, 4 + 2 * d, 5 + 2 * d, 4), np.float32)
+    for a in range(3):
+        for b in range(3):
+            want[:, a * d:a * d + 4, b * d:b * d + 5, :] += np.einsum("nijc,oc->nijo", x,
+                                                                        w[a, b])
+    with tf.Graph().as_default():
+        layer = tf.layers.Conv2DTranspose(4, 3, dilation_rate=d, use_bias=False,
+                                          kernel_initializer=tf.constant_initializer(w))
+        y = layer(tf.constant(x))
+        assert y.shape.as_list() == [2, 8, 9, 4]
+        assert layer.compute_output_shape([2, 4, 5, 3]).as_list() == [2, 8, 9, 4]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(y), want, rtol=1e-5, atol=1e-5)

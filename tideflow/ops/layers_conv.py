@@ -47,10 +47,12 @@ def conv_output_length(length, filter_size, padding, stride, dilation=1):
     return (length + stride - 1) // stride
 
 
-def deconv_output_length(length, filter_size, padding, stride):
-    """The output length of a transposed convolution (ints or scalar tensors)."""
+def deconv_output_length(length, filter_size, padding, stride, dilation=1):
+    """The output length of a transposed convolution (ints or scalar tensors); a dilated
+    filter spans ``k + (k - 1) * (dilation - 1)``."""
     if length is None:
         return None
+    filter_size = filter_size + (filter_size - 1) * (dilation - 1)
     length = length * stride
     if padding == "valid":
         length = length + max(filter_size - stride, 0)
@@ -224,10 +226,13 @@ class Conv2DTranspose(Conv2D):
         return self.kernel_size + (self.filters, input_dim)
 
     def _convolve(self, inputs):
+        kw = {}
+        if any(d != 1 for d in self.dilation_rate):  # TF's layer takes it through **kwargs
+            kw["dilations"] = _spatial(self.dilation_rate, self.data_format)
         outputs = _nn().conv2d_transpose(
             inputs, self.kernel, transposed_output_shape(self, inputs),
             strides=_spatial(self.strides, self.data_format), padding=self.padding.upper(),
-            data_format=_format_2d(self.data_format))
+            data_format=_format_2d(self.data_format), **kw)
         outputs.set_shape(self.compute_output_shape(inputs.get_shape()))
         return outputs
 
@@ -248,9 +253,10 @@ def transposed_output_shape(layer, inputs):
     dynamic = array_ops.shape(inputs)
     n = len(layer.kernel_size)
     axes = range(2, 2 + n) if layer.data_format == "channels_first" else range(1, 1 + n)
+    dilation = getattr(layer, "dilation_rate", None) or (1,) * n
     sizes = [deconv_output_length(static[a] if static[a] is not None else dynamic[a], k,
-                                  layer.padding, s)
-             for a, k, s in zip(axes, layer.kernel_size, layer.strides)]
+                                  layer.padding, s, d)
+             for a, k, s, d in zip(axes, layer.kernel_size, layer.strides, dilation)]
     batch = static[0] if static[0] is not None else dynamic[0]
     return concat_ops.stack(_with_filters(layer, batch, sizes))
 
@@ -260,8 +266,9 @@ def transposed_static_shape(layer, input_shape):
     n = len(layer.kernel_size)
     dims = input_shape_of(input_shape).with_rank(n + 2).as_list()
     space = dims[2:] if layer.data_format == "channels_first" else dims[1:1 + n]
-    new = [deconv_output_length(d, k, layer.padding, s)
-           for d, k, s in zip(space, layer.kernel_size, layer.strides)]
+    dilation = getattr(layer, "dilation_rate", None) or (1,) * n
+    new = [deconv_output_length(d, k, layer.padding, s, r)
+           for d, k, s, r in zip(space, layer.kernel_size, layer.strides, dilation)]
     return input_shape_of(_with_filters(layer, dims[0], new))
 
 
