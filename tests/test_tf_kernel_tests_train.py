@@ -482,3 +482,25 @@ def test_file_writer_meta_graph_and_closed_writer_warnings(tmp_path):
         writer.add_graph(tf.Graph())
     assert [w.category for w in caught] == [UserWarning] * 3
     assert "closed FileWriter" in str(caught[0].message)
+
+
+def test_profiler_hook_in_basic_session_run_hooks_and_final_ops_warning():
+    from tideflow.python.training import basic_session_run_hooks
+
+    assert basic_session_run_hooks.ProfilerHook is tf.train.ProfilerHook
+    with tf.Graph().as_default():
+        it = tf.data.Dataset.range(1).make_one_shot_iterator()
+        nxt = it.get_next()
+        hook = tf.train.FinalOpsHook(nxt)
+        hook.begin()
+        with tf.Session() as sess:
+            sess.run(nxt)
+            messages = []
+            real = tf.logging.warning
+            tf.logging.warning = lambda msg, *a, **k: messages.append(msg % a if a else msg)
+            try:
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    hook.end(sess)
+            finally:
+                tf.logging.warning = real
+        assert any("dependency back to some input source" in m for m in messages)

@@ -309,8 +309,9 @@ class FinalOpsHook(SessionRunHook):
         except (errors.OutOfRangeError, StopIteration):
             logging.warning(
                 "An OutOfRangeError or StopIteration was raised by the ops of FinalOpsHook: "
-                "they depend on an input source that is exhausted. Final ops should only "
-                "read state (e.g. a metric's value op, not its update op).")
+                "they have a dependency back to some input source, which is exhausted. "
+                "Final ops should only read state (e.g. a metric's value op, not its update "
+                "op).")
             raise
 
 
@@ -559,3 +560,13 @@ class SummarySaverHook(SessionRunHook):
         if not isinstance(summary_op, list):
             return [summary_op]
         return summary_op
+
+
+def __getattr__(name):
+    # TF's basic_session_run_hooks module also holds ProfilerHook, which tideflow keeps in its
+    # own module (that module imports this one)
+    if name == "ProfilerHook":
+        from tideflow.train import profiler_hook
+
+        return profiler_hook.ProfilerHook
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
