@@ -494,3 +494,17 @@ def test_while_gradient_is_none_for_a_tensor_the_loop_only_casts_to_int():
         i, _, ta = tf.while_loop(lambda i, *_: i < 4, step,
                                  [0, 0, tf.TensorArray(tf.int32, size=4)])
         assert tf.gradients(ta.read(i - 1), v) == [None]
+
+
+def test_defun_with_two_gradients_is_refused():
+    from tideflow.python.framework import function
+
+    def grad_func(x, g):
+        return g
+
+    def python_grad(op, g):
+        return g
+
+    with pytest.raises(ValueError, match="Gradient defined twice"):
+        function.Defun(tf.float32, grad_func=function.Defun(tf.float32, tf.float32)(grad_func),
+                       python_grad_func=python_grad)(lambda x: x * x)

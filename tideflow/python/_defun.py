@@ -35,6 +35,8 @@ class _DefinedFunction:
     """A function declared with ``Defun``; calling it builds its ops."""
 
     def __init__(self, func, input_types, func_name, grad_func, python_grad_func, out_names):
+        if grad_func is not None and python_grad_func is not None:
+            raise ValueError("Gradient defined twice")
         self._func = func
         self._input_types = tuple(dtypes.as_dtype(t) for t in input_types)
         self._func_name = func_name or func.__name__
@@ -46,6 +48,11 @@ class _DefinedFunction:
     @property
     def name(self):
         return self._func_name
+
+    def add_to_graph(self, g):
+        """TF adds the FunctionDef to ``g``'s library; tideflow builds the ops at each call, so
+        there is nothing to add."""
+        del g
 
     @property
     def declared_input_types(self):
