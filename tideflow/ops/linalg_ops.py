@@ -216,9 +216,9 @@ def _parse_equation(equation, n):
     if arrow:
         named = out.replace("...", "")
         missing = sorted(set(named) - set("".join(specs)))
-        if missing:
-            raise ValueError(f"Output subscripts of einsum equation {equation!r} contain "
-                             f"labels that appear in no input: {''.join(missing)}")
+        if missing:  # TF's words
+            raise ValueError(f"Output subscripts contain the label {missing[0]} not present "
+                             "in the input subscripts.")
         if len(set(named)) != len(named):
             raise ValueError(f"Output subscripts of einsum equation {equation!r} repeat a "
                              "label")

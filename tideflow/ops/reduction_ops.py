@@ -361,8 +361,9 @@ def _cumulative(fn, identity):
         if np.ndim(axis) != 0:
             _fail(f"ScanOp: axis must be a scalar, not {list(np.shape(axis))}")
         a = int(axis)
-        if not -nd <= a < nd:
-            _fail(f"ScanOp: Expected scan axis in the range [{-nd}, {nd}), but got {a}")
+        if not -nd <= a < nd:  # TF names the axis after adding the rank to a negative one
+            _fail(f"ScanOp: Expected scan axis in the range [{-nd}, {nd}), but got "
+                  f"{a + nd if a < 0 else a}")
         a %= nd
         if reverse:
             x = np.flip(x, a)
