@@ -504,3 +504,16 @@ def test_profiler_hook_in_basic_session_run_hooks_and_final_ops_warning():
             finally:
                 tf.logging.warning = real
         assert any("dependency back to some input source" in m for m in messages)
+
+
+def test_saver_module_get_saver_or_default():
+    from tideflow.python.training import saver as saver_module
+
+    with tf.Graph().as_default():
+        tf.Variable(1.0)
+        saver = saver_module._get_saver_or_default()
+        assert tf.get_collection(tf.GraphKeys.SAVERS) == [saver]
+        assert saver_module._get_saver_or_default() is saver
+        tf.add_to_collection(tf.GraphKeys.SAVERS, tf.train.Saver())
+        with pytest.raises(RuntimeError, match="More than one item"):
+            saver_module._get_saver_or_default()

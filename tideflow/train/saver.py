@@ -423,3 +423,13 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
 
 __all__ = ["BaseSaverBuilder", "BulkSaverBuilder", "Saver", "export_meta_graph",
            "import_meta_graph"]
+
+
+def __getattr__(name):
+    # TF keeps _get_saver_or_default (the SAVERS collection's saver, made on first use) in its
+    # saver module; tideflow's sits with the monitored session (which imports this module)
+    if name == "_get_saver_or_default":
+        from tideflow.train import monitored_session
+
+        return monitored_session._get_saver_or_default
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
