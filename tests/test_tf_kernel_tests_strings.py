@@ -528,3 +528,18 @@ def test_reduce_join_keepdims_spelling():
         with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
             tf.reduce_join(["a"], 0, keep_dims=True, keepdims=True)
     assert got_a.tolist() == [b"foobar"] and got_b.tolist() == [[b"x-y"], [b"z-w"]]
+
+
+def test_regex_replace_static_and_tensor_forms():
+    values = ["a:foo", "b:bar", "ca:b"]
+    with tf.Graph().as_default():
+        static = tf.regex_replace(values, "^(a:|b:)", "", replace_global=False)
+        dynamic = tf.regex_replace(values, tf.constant("^(a:|b:)"), tf.constant(""))
+        assert static.op.type == "StaticRegexReplace" and dynamic.op.type == "RegexReplace"
+        assert static.op.get_attr("pattern") == b"^(a:|b:)"
+        bad = tf.regex_replace(values, "A[", "x")
+        got_static, got_dynamic = _run([static, dynamic])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid pattern"):
+            _run(bad)
+    want = [v.split(":", 1)[1] if v[:2] in ("a:", "b:") else v for v in values]
+    assert got_static.tolist() == got_dynamic.tolist() == [w.encode() for w in want]

@@ -133,12 +133,16 @@ CASES = [
     Case("StringLength", lambda s: tf.strings.length(s, unit="UTF8_CHAR"), [_WORDS],
          lambda s: _map(lambda v: len(v.decode()), s, np.int32), dtypes=(tf.string,),
          grad=False, name="StringLength_utf8"),
-    Case("RegexReplace", lambda s: tf.regex_replace(s, r"(l+)(o)?", r"<\2\1>"), [_SOURCE],
+    Case("RegexReplace",
+         lambda s: tf.regex_replace(s, tf.constant(r"(l+)(o)?"), tf.constant(r"<\2\1>")),
+         [_SOURCE],
          lambda s: _map(lambda v: re.sub(rb"(l+)(o)?",
                                          lambda m: b"<" + (m.group(2) or b"") + m.group(1)
                                          + b">", v), s),
          dtypes=(tf.string,), grad=False),
-    Case("RegexReplace", lambda s: tf.regex_replace(s, "[ao]", r"\\", replace_global=False),
+    # Python-string pattern and rewrite: TF's StaticRegexReplace
+    Case("StaticRegexReplace",
+         lambda s: tf.regex_replace(s, "[ao]", r"\\", replace_global=False),
          [_SOURCE], lambda s: _map(lambda v: re.sub(rb"[ao]", rb"\\", v, count=1), s),
-         dtypes=(tf.string,), grad=False, name="RegexReplace_first_only"),
+         dtypes=(tf.string,), grad=False, name="StaticRegexReplace_first_only"),
 ]

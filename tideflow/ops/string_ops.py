@@ -561,8 +561,32 @@ op_registry.declare(
 )
 
 
+def _static_regex_replace_kernel(input, *, pattern, rewrite, replace_global):
+    # TF's StaticRegexReplace: pattern and rewrite are attrs, fixed when the graph is built
+    pattern, rewrite = (v.encode() if isinstance(v, str) else v for v in (pattern, rewrite))
+    return _regex_replace_kernel(input, np.array(pattern, dtype=object),
+                                 np.array(rewrite, dtype=object), replace_global=replace_global)
+
+
+op_registry.declare(
+    "StaticRegexReplace",
+    inputs=["input: string"],
+    outputs=["output: string"],
+    attrs=["pattern: string", "rewrite: string", "replace_global: bool = true"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_static_regex_replace_kernel,
+    differentiable=False,
+)
+
+
 @add_dispatch_support(elementwise=1)
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
-    """Replaces matches of ``pattern`` in each string with ``rewrite`` (``\\1`` for groups)."""
+    """Replaces matches of ``pattern`` in each string with ``rewrite`` (``\\1`` for groups).
+    A Python string pattern and rewrite build TF's StaticRegexReplace (compiled once), as TF
+    1.15 does; tensors build RegexReplace."""
+    if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
+        return ops.apply_op("StaticRegexReplace", [input],
+                            {"pattern": pattern, "rewrite": rewrite,
+                             "replace_global": replace_global}, name=name)._outputs[0]
     return ops.apply_op("RegexReplace", [input, pattern, rewrite],
                         {"replace_global": replace_global}, name=name)._outputs[0]
