@@ -706,3 +706,36 @@ def test_make_csv_dataset_inference_compression_and_static_batch(tmp_path):
                 sess.run(dataset_ops.make_one_shot_iterator(zld).get_next())
             z, _ = sess.run(dataset_ops.make_one_shot_iterator(zl_ok).get_next())
             np.testing.assert_array_equal(z["b"], [0, 0, big])
+
+
+def test_parallel_interleave_failed_input_takes_its_slot():
+    def fail_on_5(x):
+        if x == 5:
+            raise ValueError("no 5")
+        return x
+
+    with tf.Graph().as_default():
+        src = dataset_ops.Dataset.from_tensor_slices(np.int64([4, 5, 6])).map(
+            lambda x: tf.py_func(fail_on_5, [x], tf.int64))
+        par = src.apply(tf.data.experimental.parallel_interleave(
+            lambda x: dataset_ops.Dataset.from_tensors(x).repeat(x), cycle_length=2))
+        seq = src.interleave(lambda x: dataset_ops.Dataset.from_tensors(x).repeat(x),
+                             cycle_length=2)
+
+        def run(d):
+            nxt = dataset_ops.make_one_shot_iterator(d).get_next()
+            out = []
+            with tf.Session() as sess:
+                while True:
+                    try:
+                        out.append(int(sess.run(nxt)))
+                    except tf.errors.InvalidArgumentError:
+                        out.append("error")
+                    except tf.errors.OutOfRangeError:
+                        return out
+
+        # parallel_interleave: the failed input is a one-element block of slot 1, so the
+        # cycle moves on, and slot 1 opens the next input on its next turn
+        assert run(par) == [4, "error", 4, 4, 6, 4, 6, 6, 6, 6, 6]
+        # Dataset.interleave: the error is raised, then slot 1 opens the next input at once
+        assert run(seq) == [4, "error", 6, 4, 6, 4, 6, 4, 6, 6, 6]

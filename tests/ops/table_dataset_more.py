@@ -136,6 +136,8 @@ CASES = [
          [(1, b"one"), (2, b"two")]),
     Case("RandomDataset", check=_random_check),
     Case("ReduceDataset", check=_reduce_check),
+    _row(("ParallelInterleaveDataset",), lambda: D.range(1, 4).apply(X.parallel_interleave(
+        lambda x: D.from_tensors(x).repeat(x), cycle_length=2)), [1, 2, 2, 3, 3, 3]),
     _row(("MapAndBatchDataset",), lambda: D.range(7).apply(
         X.map_and_batch(lambda x: x * 3, 3)), [[0, 3, 6], [9, 12, 15], [18]]),
     Case("DatasetToTFRecord", check=_tfrecord_check),

@@ -156,10 +156,29 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
-    """``dataset.interleave`` reading ``cycle_length`` inputs concurrently (in order)."""
-    del sloppy, buffer_output_elements, prefetch_input_elements
-    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length,
-                                              num_parallel_calls=cycle_length)
+    """``dataset.interleave`` reading ``cycle_length`` inputs concurrently: TF's
+    ParallelInterleaveDataset. Its elements come in the deterministic order (``sloppy`` only
+    allows another); an input or function that fails takes its slot in the cycle as one
+    error."""
+    def apply(dataset):
+        from tideflow.framework import ops
+        from tideflow.ops.dataset_ops import StructuredFunction, _i64, _OpDataset
+
+        fn = StructuredFunction(map_func, "parallel_interleave", dataset._specs,
+                                returns_dataset=True)
+        attrs = {"f": fn.name, "Targuments": [t.dtype.base_dtype for t in fn.captured]}
+        cycle = _i64(cycle_length, "cycle_length")
+        block = _i64(block_length, "block_length")
+        buffered = _i64(2 * block_length if buffer_output_elements is None
+                        else buffer_output_elements, "buffer_output_elements")
+        prefetched = _i64(2 * cycle_length if prefetch_input_elements is None
+                          else prefetch_input_elements, "prefetch_input_elements")
+        ins = [dataset, fn.captured, cycle, block,
+               ops.convert_to_tensor(sloppy, dtype=dtypes.bool, name="sloppy"), buffered,
+               prefetched]
+        return _OpDataset("ParallelInterleaveDataset", ins, fn.output_specs, attrs, fn)
+
+    return apply
 
 
 def unbatch():

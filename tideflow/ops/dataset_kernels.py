@@ -220,6 +220,22 @@ _declare("InterleaveDataset", ["input_dataset: variant", "other_arguments: Targu
                                "cycle_length: int64", "block_length: int64"],
          lambda ctx, fn, d, args, c, b: dv.Interleave(d, fn, args, _int(c), _int(b)),
          ["f: func", *_FN], fn_attrs=["f"])
+def _legacy_parallel_interleave(ctx, fn, d, args, cycle, block, sloppy, buffered, prefetched):
+    if _int(buffered) <= 0:
+        raise errors.InvalidArgumentError(None, None, "`buffer_output_elements` must be "
+                                          "greater than zero.")
+    if _int(prefetched) < 0:
+        raise errors.InvalidArgumentError(None, None, "`prefetch_input_elements` must be "
+                                          "greater than or equal to zero.")
+    return dv.Interleave(d, fn, args, _int(cycle), _int(block), error_takes_slot=True)
+
+
+# tf.data.experimental.parallel_interleave's op (its elements in the deterministic order)
+_declare("ParallelInterleaveDataset",
+         ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
+          "block_length: int64", "sloppy: bool", "buffer_output_elements: int64",
+          "prefetch_input_elements: int64"],
+         _legacy_parallel_interleave, ["f: func", *_FN], fn_attrs=["f"])
 _declare("ParallelInterleaveDatasetV2",
          ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
           "block_length: int64", "num_parallel_calls: int64"],

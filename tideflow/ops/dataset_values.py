@@ -490,8 +490,13 @@ class FlatMap(DatasetValue):
 class Interleave(DatasetValue):
     """Cycles over ``cycle_length`` open inner datasets, ``block_length`` elements each."""
 
-    def __init__(self, input_, fn, captured, cycle_length, block_length):
+    def __init__(self, input_, fn, captured, cycle_length, block_length,
+                 error_takes_slot=False):
         self.input, self.fn, self.captured = input_, fn, list(captured)
+        # experimental.parallel_interleave: an input (or function) that fails takes a slot as
+        # a dataset of that one error, so the cycle goes on past it, as TF's
+        # ParallelInterleaveDataset; Dataset.interleave retries the slot instead
+        self.error_takes_slot = error_takes_slot
         if cycle_length == -1:  # AUTOTUNE: as TF, the number of CPU cores
             import os
 
@@ -535,6 +540,12 @@ class _InterleaveIter:
                     self.n_open -= 1
                     self.i, self.k = (i + 1) % owner.cycle, 0
                     continue
+                except errors.OpError:
+                    if owner.error_takes_slot:  # the error is an element of the block
+                        self.k += 1
+                        if self.k == owner.block:
+                            self.i, self.k = (i + 1) % owner.cycle, 0
+                    raise
                 self.k += 1
                 if self.k == owner.block:
                     self.i, self.k = (i + 1) % owner.cycle, 0
@@ -542,15 +553,39 @@ class _InterleaveIter:
             if not self.end:
                 try:
                     arg = next(self.src)
+                    (ds,) = owner.fn(*arg, *owner.captured)
                 except StopIteration:
                     self.end = True
                     continue
-                (ds,) = owner.fn(*arg, *owner.captured)
+                except errors.OpError as e:
+                    if not owner.error_takes_slot:
+                        raise
+                    slots[i] = _raise_once(e.with_traceback(None))
+                    self.n_open += 1
+                    continue
                 slots[i] = ds.iterate(self.rt)
                 self.n_open += 1
             else:
                 self.i, self.k = (i + 1) % owner.cycle, 0
         raise StopIteration
+
+
+class _raise_once:
+    """An iterator that raises ``error`` once, then ends."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        err, self.error = self.error, None
+        if err is None:
+            raise StopIteration
+        raise err
 
 
 class Batch(DatasetValue):
