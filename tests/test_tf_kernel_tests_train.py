@@ -517,3 +517,23 @@ def test_saver_module_get_saver_or_default():
         tf.add_to_collection(tf.GraphKeys.SAVERS, tf.train.Saver())
         with pytest.raises(RuntimeError, match="More than one item"):
             saver_module._get_saver_or_default()
+
+
+def test_step_fn_request_stop_outside_a_with_block_leaves_the_session_running():
+    with tf.Graph().as_default():
+        c = tf.placeholder(tf.float32, [])
+        sess = tf.train.MonitoredSession()
+
+        def stop(step_context):
+            step_context.request_stop()
+
+        with pytest.raises(StopIteration):
+            sess.run_step_fn(stop)
+        # as TF: only a with block (which swallows the StopIteration and closes) stops it
+        assert not sess.should_stop()
+        assert sess.run(c * 2.0, {c: 1.5}) == 3.0
+        sess.close()
+        assert sess.should_stop()
+        with tf.train.MonitoredSession() as inside:
+            inside.run_step_fn(stop)
+        assert inside.should_stop()

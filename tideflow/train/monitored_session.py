@@ -243,7 +243,6 @@ class _MonitoredSession:
         self._coordinated_creator = self._CoordinatedSessionCreator(
             session_creator=session_creator or ChiefSessionCreator(), hooks=self._hooks,
             stop_grace_period_secs=stop_grace_period_secs)
-        self._step_fn_stopped = False
         try:
             if should_recover:
                 self._sess = _RecoverableSession(self._coordinated_creator)
@@ -272,7 +271,8 @@ class _MonitoredSession:
         """Runs ``step_fn(step_context)``: it may use the raw session, run with hooks, or stop.
 
         A ``step_context.request_stop()`` raises StopIteration, which the ``with`` block of
-        the session swallows; ``should_stop()`` is True afterwards.
+        the session swallows (closing it, so ``should_stop()`` is then True); outside a ``with``
+        block the session is left as it was, as TF's.
         """
         params = tuple(inspect.signature(step_fn).parameters)
         if params not in (("step_context",), ("self", "step_context")):
@@ -281,11 +281,7 @@ class _MonitoredSession:
                              f"{params} instead.")
         if self._sess is None:
             raise RuntimeError("Attempted to use a closed MonitoredSession.")
-        try:
-            return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
-        except StopIteration:
-            self._step_fn_stopped = True
-            raise
+        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
 
     class StepContext:
         """What a ``step_fn`` gets: the raw session, ``run_with_hooks`` and ``request_stop``."""
@@ -308,7 +304,7 @@ class _MonitoredSession:
 
     def should_stop(self):
         """True when a hook, the coordinator or a step function asked to stop, or when closed."""
-        return self._sess is None or self._step_fn_stopped or self._sess.should_stop()
+        return self._sess is None or self._sess.should_stop()
 
     def close(self):
         """Calls the hooks' ``end``, stops the threads and closes the session."""
