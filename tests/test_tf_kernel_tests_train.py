@@ -522,6 +522,7 @@ def test_saver_module_get_saver_or_default():
 def test_step_fn_request_stop_outside_a_with_block_leaves_the_session_running():
     with tf.Graph().as_default():
         c = tf.placeholder(tf.float32, [])
+        doubled = c * 2.0
         sess = tf.train.MonitoredSession()
 
         def stop(step_context):
@@ -531,7 +532,7 @@ def test_step_fn_request_stop_outside_a_with_block_leaves_the_session_running():
             sess.run_step_fn(stop)
         # as TF: only a with block (which swallows the StopIteration and closes) stops it
         assert not sess.should_stop()
-        assert sess.run(c * 2.0, {c: 1.5}) == 3.0
+        assert sess.run(doubled, {c: 1.5}) == 3.0
         sess.close()
         assert sess.should_stop()
         with tf.train.MonitoredSession() as inside:
