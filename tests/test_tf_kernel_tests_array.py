@@ -492,3 +492,30 @@ def test_conjugate_transpose_is_one_op_with_its_gradient(sess):
     (g,) = tf.gradients(tf.reduce_sum(tf.real(t * w)), z)
     # the value TF 1.x gives (checked against TF): w transposed, not conjugated
     np.testing.assert_allclose(sess.run(g), np.array([[2 - 1j, 1j, 3.0 + 0j]]))
+
+
+# -- inplace_ops, Empty, DeepCopy, ParallelConcat ----------------------------------------------------
+def test_inplace_ops_update_rows_of_a_copy(sess):
+    from tideflow.python.ops import array_ops, inplace_ops
+
+    base = np.arange(12.0).reshape(4, 3)
+    x = tf.constant(base)
+    y = inplace_ops.inplace_update(x, [1, -1], [[9.0, 9.0, 9.0], [7.0, 7.0, 7.0]])
+    y = inplace_ops.inplace_add(y, 0, [1.0, 2.0, 3.0])  # a scalar row index
+    y = array_ops.inplace_sub(y, None, np.ones((4, 3)))  # the whole tensor
+    want = base.copy()
+    want[1], want[3] = 9.0, 7.0
+    want[0] += [1.0, 2.0, 3.0]
+    want -= 1.0
+    np.testing.assert_array_equal(sess.run(y), want)
+    np.testing.assert_array_equal(sess.run(x), base)  # the input is untouched
+    with pytest.raises(tf.errors.InvalidArgumentError, match="i must be a vector"):
+        sess.run(inplace_ops.inplace_update([[1.0]], [[0]], [[10.0]]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="i and x shape doesn't match"):
+        sess.run(inplace_ops.inplace_update([[1.0]], [0, 1], [[10.0]]))
+    e = inplace_ops.empty_like(tf.zeros([2, 3], tf.int64), init=True)
+    assert e.get_shape().as_list() == [2, 3] and sess.run(e).dtype == np.int64
+    assert sess.run(inplace_ops.empty([1, 2], tf.string, init=True)).tolist() == [[b"", b""]]
+    p = tf.raw_ops.ParallelConcat(values=[tf.ones([1, 2]), tf.zeros([1, 2])], shape=[2, 2])
+    assert p.get_shape().as_list() == [2, 2]
+    np.testing.assert_array_equal(sess.run(p), [[1, 1], [0, 0]])

@@ -97,6 +97,8 @@ def __getattr__(name):
             except ImportError:
                 pass
         op_def = op_registry.lookup(name)
+    if op_def is None and not name.startswith("_"):
+        op_def = op_registry.lookup_or_load(name)  # an op of a module no namespace imports
     if op_def is None or name.startswith("_"):
         raise AttributeError(f"module 'tideflow.raw_ops' has no attribute {name!r}")
     fn = _make(op_def)

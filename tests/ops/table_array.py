@@ -118,6 +118,13 @@ def _cast_fn(x):
     return [exact] + [tf.cast(x, d) for d in _CAST_TO if d != x.dtype.base_dtype]
 
 
+def _np_rows(x, rows, v, mode):
+    out = x.copy()
+    for r, row in zip(rows, v):
+        out[r] = row if mode == "update" else (out[r] + row if mode == "add" else out[r] - row)
+    return out
+
+
 def _check_ref_identity():
     # the same ref: reads see the variable, assignments through it change the variable, and
     # the gradient passes through as Identity's
@@ -331,6 +338,23 @@ CASES = [
          dtypes=_ALL),
     Case("Cast", check=_check_cast_semantics, name="Cast_semantics"),
     Case("RefIdentity", check=_check_ref_identity),
+    Case("InplaceUpdate", lambda x, v: tf.raw_ops.InplaceUpdate(x=x, i=_i(2, -4), v=v),
+         [_data((4, 3)), _data((2, 3), 20)],
+         lambda x, v: _np_rows(x, [2, 0], v, "update"), dtypes=_ALLS, grad=False),
+    Case("InplaceAdd", lambda x, v: tf.raw_ops.InplaceAdd(x=x, i=_i(1, 3, 1), v=v),
+         [_data((4, 3)), _data((3, 3), 20)],
+         lambda x, v: _np_rows(x, [1, 3, 1], v, "add"), dtypes=_NUM, grad=False),
+    Case("InplaceSub", lambda x, v: tf.raw_ops.InplaceSub(x=x, i=_i(0, -1), v=v),
+         [_data((4, 3)), _data((2, 3), 20)],
+         lambda x, v: _np_rows(x, [0, 3], v, "sub"), dtypes=_NUM, grad=False),
+    Case("DeepCopy", lambda x: tf.raw_ops.DeepCopy(x=x), [_data((2, 3))], lambda x: x.copy(),
+         dtypes=_ALLS, grad=False),
+    Case("Empty", lambda: tf.raw_ops.Empty(shape=_i(2, 0, 3), dtype=tf.float32, init=True),
+         [], lambda: [np.zeros((2, 0, 3), np.float32)], grad=False),
+    Case("ParallelConcat",
+         lambda x, y: tf.raw_ops.ParallelConcat(values=[x, y], shape=[2, 3]),
+         [_data((1, 3)), _data((1, 3), 10)], lambda x, y: [np.concatenate([x, y])],
+         dtypes=_ALLS, grad=False),
     # range_ops
     Case("Range", lambda s, lim, d: tf.range(s, lim, d, dtype=s.dtype),
          [np.array(1), np.array(10), np.array(2)],

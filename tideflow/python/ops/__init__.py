@@ -116,6 +116,7 @@ def _text_namespaces():
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
                                        "tideflow.ops.gather_ops",  # batch_gather_nd
+                                       "tideflow.ops.inplace_ops",  # inplace_add, ...
                                        "tideflow.python.ops.gen_array_ops"),
             "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
             # TF's control_flow_ops holds while_loop, cond and case beside group/tuple
