@@ -541,6 +541,7 @@ _STAGES = {
     "cache": lambda d: d.cache(),
     "scan": lambda d: d.apply(tf.data.experimental.scan(0.0, lambda s, x: (s, x))),
     "take_while": lambda d: d.apply(tf.data.experimental.take_while(lambda x: x < 100)),
+    "window": lambda d: d.window(1).flat_map(lambda w: w),
 }
 
 

@@ -407,6 +407,7 @@ class _Window(dv.DatasetValue):
         self.input, self.size, self.shift, self.stride, self.drop = (
             input_, size, shift, stride, drop)
 
+    @dv.resumable
     def iterate(self, rt):
         span = (self.size - 1) * self.stride + 1  # input elements one full window covers
         buf, ended = [], False  # buf: the input from the current window's start on
@@ -424,10 +425,12 @@ class _Window(dv.DatasetValue):
             window = buf[:span:self.stride]
             if len(window) < self.size and self.drop:
                 return
-            for e in window:
-                if isinstance(e, errors.OpError):
-                    raise e
-            yield tuple(_ListValue([(e[c],) for e in window]) for c in range(len(window[0])))
+            fail = next((e for e in window if isinstance(e, errors.OpError)), None)
+            if fail is not None:  # raised in its turn; the windows after it still come
+                yield dv._Fail(fail.with_traceback(None))
+            else:
+                yield tuple(_ListValue([(e[c],) for e in window])
+                            for c in range(len(window[0])))
             if self.shift <= len(buf):
                 del buf[:self.shift]
             else:  # the next window starts beyond the buffered input
