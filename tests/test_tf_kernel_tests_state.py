@@ -508,3 +508,19 @@ def test_defun_with_two_gradients_is_refused():
     with pytest.raises(ValueError, match="Gradient defined twice"):
         function.Defun(tf.float32, grad_func=function.Defun(tf.float32, tf.float32)(grad_func),
                        python_grad_func=python_grad)(lambda x: x * x)
+
+
+def test_cond_of_operations_returns_the_predicate_after_the_branch():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool)
+        v = tf.Variable(1.0)
+        ran, value = tf.cond(p, lambda: [tf.assign(v, 2.0).op, tf.constant(1)],
+                             lambda: [tf.no_op(), tf.constant(2)])
+        assert ran.dtype == tf.bool and [ran.op.name, value.op.name] == [
+            "cond/Merge", "cond/Merge_1"]
+        with tf.Session() as s:
+            s.run(v.initializer)
+            assert s.run([ran, value], {p: False}) == [False, 2]
+            assert s.run(v) == 1.0
+            assert s.run([ran, value], {p: True}) == [True, 1]
+            assert s.run(v) == 2.0

@@ -93,11 +93,12 @@ def test_cond_returning_operations():
         p = tf.placeholder(tf.bool, [])
         v = tf.Variable(0)
         op = cond(p, lambda: tf.assign_add(v, 1).op, lambda: tf.assign_add(v, 5).op)
-        assert isinstance(op, tf.Operation)
+        # as TF 1.x: the predicate, run after the branch (cond/Merge, a bool tensor)
+        assert isinstance(op, tf.Tensor) and op.dtype == tf.bool and op.op.name == "cond/Merge"
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
-            s.run(op, {p: True})
-            s.run(op, {p: False})
+            assert s.run(op, {p: True})
+            assert not s.run(op, {p: False})
             assert s.run(v) == 6
 
 

@@ -319,8 +319,20 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                     f"{a._dtype.base_dtype.name}, {b._dtype.base_dtype.name}"
                 )
         op = build_if(pred, then_fg, else_fg, scope)
-        outs = iter(_named_outputs(op._outputs, "Merge"))
-        flat = [op if isinstance(x, ops.Operation) else next(outs) for x in flat_then]
+        from tideflow.ops import array_ops
+
+        # TF 1.x's names (cond/Merge, cond/Merge_1, ...) in output order; where the branches
+        # returned Operations, TF 1.x returns the predicate, run after the branch (a bool
+        # tensor: sess.run gives whether the true branch ran)
+        outs = iter(op._outputs)
+        flat = []
+        for k, x in enumerate(flat_then):
+            merge_name = f"Merge_{k}" if k else "Merge"
+            if isinstance(x, ops.Operation):
+                with ops.control_dependencies([op]):
+                    flat.append(array_ops.identity(pred, name=merge_name))
+            else:
+                flat.append(array_ops.identity(next(outs), name=merge_name))
         return _rebuild_composites(template, nest.pack_sequence_as(then_out, flat))
 
 
