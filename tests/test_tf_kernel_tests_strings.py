@@ -543,3 +543,24 @@ def test_regex_replace_static_and_tensor_forms():
             _run(bad)
     want = [v.split(":", 1)[1] if v[:2] in ("a:", "b:") else v for v in values]
     assert got_static.tolist() == got_dynamic.tolist() == [w.encode() for w in want]
+
+
+def test_regex_unicode_classes_match_code_points():
+    import unicodedata
+
+    words = ["AbCdE", "héLLo wörld!", "x+y=1"]
+    with tf.Graph().as_default():
+        lower = tf.regex_replace(words, r"\p{Ll}", ".")
+        punct = tf.regex_replace(words, r"[\p{P}\p{S}]", "")
+        not_letter = tf.regex_replace(words, r"\PL+", "_")
+        letters_only = tf.strings.regex_full_match(words, r"\p{L}+")
+        got = _run([lower, punct, not_letter, letters_only])
+
+    def each(fn):
+        return [fn(w).encode() for w in words]
+
+    cat = unicodedata.category
+    assert got[0].tolist() == each(lambda w: "".join("." if cat(c) == "Ll" else c for c in w))
+    assert got[1].tolist() == each(lambda w: "".join(c for c in w if cat(c)[0] not in "PS"))
+    assert got[2].tolist() == [b"AbCdE", b"h\xc3\xa9LLo_w\xc3\xb6rld_", b"x_y_"]
+    assert got[3].tolist() == [True, False, False]

@@ -12,7 +12,6 @@ numbers agree with TF's.
 
 import builtins
 import codecs
-import re
 import struct
 
 import numpy as np
@@ -232,12 +231,15 @@ def _regex_full_match_kernel(input, pattern):
     pattern = _strings(pattern)
     if pattern.ndim != 0:
         raise _invalid(f"Pattern must be scalar, but received {list(pattern.shape)}")
-    try:
-        rx = re.compile(_as_bytes(pattern[()]))
-    except re.error as e:
-        raise _invalid(f"Invalid pattern: {pattern[()]!r}, error: {e}") from None
+    from tideflow.ops.string_ops import compile_re2
+
+    rx, by_code_point = compile_re2(_as_bytes(pattern[()]))
     x = _strings(input)
-    out = np.array([rx.fullmatch(_as_bytes(s)) is not None for s in x.reshape(-1)], dtype=bool)
+    if by_code_point:
+        items = [_as_bytes(s).decode("utf-8", "surrogateescape") for s in x.reshape(-1)]
+    else:
+        items = [_as_bytes(s) for s in x.reshape(-1)]
+    out = np.array([rx.fullmatch(s) is not None for s in items], dtype=bool)
     return out.reshape(x.shape)
 
 

@@ -520,9 +520,32 @@ def _compile_rewrite(rewrite, groups):
             raise _invalid(f"Invalid rewrite pattern: {rewrite.decode('utf-8', 'replace')}")
 
     def replace(m):
-        return b"".join(p if isinstance(p, bytes) else (m.group(p) or b"") for p in parts)
+        groups = (m.group(p) or b"" for p in parts if not isinstance(p, bytes))
+        groups = [g.encode("utf-8", "surrogateescape") if isinstance(g, str) else g
+                  for g in groups]
+        it = iter(groups)
+        return b"".join(p if isinstance(p, bytes) else next(it) for p in parts)
 
     return replace
+
+
+def compile_re2(pat):
+    """``(regex, by_code_point)`` for an RE2 pattern (bytes): Python's ``re`` on the bytes,
+    or, when it names Unicode classes (``\\p{L}``), on the decoded text with the classes
+    spelled out. An invalid pattern is TF's InvalidArgumentError."""
+    from tideflow.ops import re2_classes
+
+    text = pat.decode("utf-8", "surrogateescape")
+    try:
+        if re2_classes.uses_unicode_classes(text):
+            return re.compile(re2_classes.translate(text)), True
+        return re.compile(pat), False
+    except (re.error, ValueError) as e:
+        raise _invalid(f"Invalid pattern: {text}, error: {e}") from None
+
+
+def _decoded(s):
+    return s.decode("utf-8", "surrogateescape")
 
 
 def _regex_replace_kernel(input, pattern, rewrite, *, replace_global):
@@ -533,15 +556,19 @@ def _regex_replace_kernel(input, pattern, rewrite, *, replace_global):
     if rewrite.ndim != 0:
         raise _invalid(f"Replacement rewrite must be scalar, but received "
                        f"{_shape_str(rewrite.shape)}")
-    pat = pattern[()]
-    try:
-        regex = re.compile(pat)
-    except re.error as e:
-        raise _invalid(f"Invalid pattern: {pat.decode('utf-8', 'replace')}, error: {e}") from None
+    regex, by_code_point = compile_re2(pattern[()])
     repl = _compile_rewrite(rewrite[()], regex.groups)
     x = _strings(input)
     count = 0 if replace_global else 1
-    return _string_array([regex.sub(repl, s, count=count) for s in x.reshape(-1)], x.shape)
+    if by_code_point:
+        def text_repl(m):
+            return _decoded(repl(m))
+
+        out = [regex.sub(text_repl, _decoded(s), count=count).encode("utf-8", "surrogateescape")
+               for s in x.reshape(-1)]
+    else:
+        out = [regex.sub(repl, s, count=count) for s in x.reshape(-1)]
+    return _string_array(out, x.shape)
 
 
 def _regex_replace_shape(op):
