@@ -538,3 +538,14 @@ def test_step_fn_request_stop_outside_a_with_block_leaves_the_session_running():
         with tf.train.MonitoredSession() as inside:
             inside.run_step_fn(stop)
         assert inside.should_stop()
+
+
+def test_initialize_resources_of_resource_variables():
+    from tideflow.python.ops import resources
+
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=[1.0, 2.0], use_resource=True)
+        assert v.create is v.initializer
+        with tf.Session() as sess:
+            sess.run(resources.initialize_resources([v]))
+            np.testing.assert_allclose(sess.run(v), [1.0, 2.0])

@@ -376,6 +376,11 @@ class Variable(metaclass=_VariableMeta):
         return self._initializer_op
 
     @property
+    def create(self):
+        # a resource variable's name for its initializer (tf.python.ops.resources uses it)
+        return self._initializer_op
+
+    @property
     def initial_value(self):
         return self._initial_value
 
