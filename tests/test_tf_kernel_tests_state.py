@@ -524,3 +524,16 @@ def test_cond_of_operations_returns_the_predicate_after_the_branch():
             assert s.run(v) == 1.0
             assert s.run([ran, value], {p: True}) == [True, 1]
             assert s.run(v) == 2.0
+
+
+def test_cond_returns_tensor_arrays_written_in_a_branch():
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool)
+        ta = tf.TensorArray(tf.float32, size=2, element_shape=[2])
+        out = tf.cond(p, lambda: ta.write(0, [1.0, 2.0]).write(1, [3.0, 4.0]),
+                      lambda: ta.write(0, [5.0, 6.0]).write(1, [7.0, 8.0]))
+        assert isinstance(out, tf.TensorArray)
+        stacked = out.stack()
+        with tf.Session() as s:
+            assert s.run(stacked, {p: True}).tolist() == [[1.0, 2.0], [3.0, 4.0]]
+            assert s.run(stacked, {p: False}).tolist() == [[5.0, 6.0], [7.0, 8.0]]

@@ -166,6 +166,10 @@ def _composite_kind(x):
         return ("SparseTensor", 3)
     if isinstance(x, RaggedTensor):
         return ("RaggedTensor", 1 + len(x.nested_row_splits))
+    from tideflow.ops.tensor_array import TensorArray
+
+    if isinstance(x, TensorArray):
+        return ("TensorArray", 1)
     return None
 
 
@@ -176,6 +180,8 @@ def composite_components(x):
         return [x.values, x.indices] + ([] if x.dense_shape is None else [x.dense_shape])
     if kind[0] == "SparseTensor":
         return [x.indices, x.values, x.dense_shape]
+    if kind[0] == "TensorArray":
+        return [x.flow]
     return [x.flat_values, *x.nested_row_splits]
 
 
@@ -208,6 +214,8 @@ def _rebuild_composites(template, expanded):
         kind = _composite_kind(leaf)
         if kind is None:
             leaves.append(next(flat))
+        elif kind[0] == "TensorArray":
+            leaves.append(leaf._with_list(next(flat)))  # the array, with the branch's writes
         else:
             leaves.append(rebuild_composite(kind, [next(flat) for _ in range(kind[1])]))
     return nest.pack_sequence_as(template, leaves)

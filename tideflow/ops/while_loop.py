@@ -109,11 +109,13 @@ class _Flat:
         self.tensors = []
         self.kinds = []  # per leaf: None (a tensor or TensorArray) or the composite's kind
         for x in self.leaves:
+            if isinstance(x, tensor_array.TensorArray):
+                self.kinds.append(None)
+                self.tensors.append(x._list)
+                continue
             kind = cond_lib._composite_kind(x)
             self.kinds.append(kind)
-            if isinstance(x, tensor_array.TensorArray):
-                self.tensors.append(x._list)
-            elif kind is not None:
+            if kind is not None:
                 self.tensors.extend(cond_lib.composite_components(x))
             else:
                 self.tensors.append(ops.convert_to_tensor(x))
