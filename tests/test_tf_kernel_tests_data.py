@@ -542,6 +542,14 @@ _STAGES = {
     "scan": lambda d: d.apply(tf.data.experimental.scan(0.0, lambda s, x: (s, x))),
     "take_while": lambda d: d.apply(tf.data.experimental.take_while(lambda x: x < 100)),
     "window": lambda d: d.window(1).flat_map(lambda w: w),
+    "unique": lambda d: d.map(lambda x: tf.cast(x, tf.int64)).apply(
+        tf.data.experimental.unique()).map(lambda x: tf.cast(x, tf.float32)),
+    "group_by_window": lambda d: d.apply(tf.data.experimental.group_by_window(
+        lambda x: tf.constant(0, tf.int64), lambda k, w: w.batch(1), 1)).map(lambda x: x[0]),
+    "choose_from_datasets": lambda d: tf.data.experimental.choose_from_datasets(
+        [d], dataset_ops.Dataset.range(4).map(lambda x: x * 0)),
+    "dense_to_sparse_batch": lambda d: d.map(lambda x: tf.reshape(x, [1])).apply(
+        tf.data.experimental.dense_to_sparse_batch(1, [1])).map(lambda s: s.values[0]),
 }
 
 

@@ -9,7 +9,6 @@ whose ``iterate`` yields flat elements; function attrs name bodies traced into t
 
 import csv
 import io
-import itertools
 
 import numpy as np
 
@@ -117,9 +116,13 @@ class _AssertCardinality(dv.DatasetValue):
     def cardinality(self):
         return self.n
 
+    @dv.resumable
     def iterate(self, rt):
         count = 0
-        for elem in self.input.iterate(rt):
+        for elem in dv._tap(self.input.iterate(rt)):
+            if type(elem) is dv._Fail:
+                yield elem
+                continue
             count += 1
             if self.n != INFINITE and count > self.n:
                 raise _invalid(f"Input dataset was expected to contain {self.n} elements but "
@@ -340,9 +343,13 @@ class _Unique(dv.DatasetValue):
     def __init__(self, input_):
         self.input = input_
 
+    @dv.resumable
     def iterate(self, rt):
         seen = set()
-        for elem in self.input.iterate(rt):
+        for elem in dv._tap(self.input.iterate(rt)):
+            if type(elem) is dv._Fail:
+                yield elem
+                continue
             v = np.asarray(elem[0])
             key = v.tobytes() if v.dtype != object else repr(v.tolist())
             key = (v.shape, key)
@@ -475,12 +482,20 @@ class _GroupByWindow(dv.DatasetValue):
 
     def _reduce(self, key, window, rt):
         (d,) = self.reduce_fn(np.int64(key), _ListValue(window), *self.rargs)
-        yield from d.iterate(rt)
+        yield from dv._tap(d.iterate(rt))
 
+    @dv.resumable
     def iterate(self, rt):
         groups, sizes = {}, {}
-        for elem in self.input.iterate(rt):
-            key = _scalar_key(self.key_fn(*elem, *self.kargs)[0], "group_by_window")
+        for elem in dv._tap(self.input.iterate(rt)):
+            if type(elem) is dv._Fail:
+                yield elem
+                continue
+            try:
+                key = _scalar_key(self.key_fn(*elem, *self.kargs)[0], "group_by_window")
+            except errors.OpError as e:
+                yield dv._Fail(e.with_traceback(None))
+                continue
             if key not in sizes:
                 (size,) = self.size_fn(np.int64(key), *self.wargs)
                 size = int(np.asarray(size))
@@ -724,23 +739,32 @@ class _DirectedInterleave(dv.DatasetValue):
     def __init__(self, selector, inputs, stop_on_empty):
         self.selector, self.inputs, self.stop_on_empty = selector, list(inputs), stop_on_empty
 
+    @dv.resumable
     def iterate(self, rt):
         its = [d.iterate(rt) for d in self.inputs]
         live = [True] * len(its)
-        for (choice,) in self.selector.iterate(rt):
-            i = int(np.asarray(choice))
+        for choice in dv._tap(self.selector.iterate(rt)):
+            if type(choice) is dv._Fail:
+                yield choice
+                continue
+            i = int(np.asarray(choice[0]))
             if not 0 <= i < len(its):
                 raise _invalid(f"Selector index out of range: {i} >= {len(its)}")
             if not live[i]:
                 continue
             try:
-                yield next(its[i])
+                elem = next(its[i])
+            except errors.OpError as e:  # raised in its turn; that input goes on
+                yield dv._Fail(e.with_traceback(None))
+                continue
             except StopIteration:
                 if self.stop_on_empty:
                     return
                 live[i] = False
                 if not any(live):
                     return
+                continue
+            yield elem
 
 
 _declare("DirectedInterleaveDataset",
@@ -849,11 +873,22 @@ class _DenseToSparseBatch(dv.DatasetValue):
             raise _invalid("Batch size must be greater than zero.")
         self.input, self.n, self.row_shape = input_, n, [int(d) for d in row_shape]
 
+    @dv.resumable
     def iterate(self, rt):
-        src = self.input.iterate(rt)
+        src = dv._tap(self.input.iterate(rt))
         rank = len(self.row_shape)
         while True:
-            rows = list(itertools.islice(src, self.n))
+            rows, fail = [], None
+            for elem in src:
+                if type(elem) is dv._Fail:  # as batch: the batch begun is dropped
+                    fail = elem
+                    break
+                rows.append(elem)
+                if len(rows) == self.n:
+                    break
+            if fail is not None:
+                yield fail
+                continue
             if not rows:
                 return
             idx, vals = [], []
