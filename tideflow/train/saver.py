@@ -2,6 +2,7 @@
 keeps the last ``max_to_keep`` checkpoints, and exports/imports meta graphs.
 """
 
+import glob
 import os
 import threading
 import time
@@ -10,7 +11,7 @@ import numpy as np
 
 from tideflow.framework import errors, meta_graph, ops
 from tideflow.protos import saver_pb2
-from tideflow.train import checkpoint_management, saveable
+from tideflow.train import checkpoint_format, checkpoint_management, saveable
 from tideflow.train.saveable import BaseSaverBuilder, BulkSaverBuilder
 
 
@@ -276,17 +277,19 @@ class Saver:
         prefix = os.fspath(save_path)
         if isinstance(prefix, bytes):
             prefix = prefix.decode()
+        is_v2 = bool(checkpoint_management._prefix_files(prefix)
+                     or glob.glob(prefix + checkpoint_format.INDEX_SUFFIX))
+        if not is_v2 and os.path.exists(prefix) and not prefix.endswith(".index"):
+            # TF reads an existing non-checkpoint path (a directory, the .meta or .data
+            # file, the 'checkpoint' state file) as a V1 table and fails with DataLossError.
+            why = (f"FAILED_PRECONDITION: {prefix}; Is a directory"
+                   if os.path.isdir(prefix) else "DATA_LOSS: not an sstable (bad magic number)")
+            raise errors.DataLossError(
+                None, None, f"Unable to open table file {prefix}: {why}: perhaps your file "
+                "is in a different file format and you need to use a different restore "
+                "operator? (save_path must be a checkpoint prefix, such as "
+                "tf.train.latest_checkpoint(checkpoint_dir) returns)")
         if not checkpoint_management.checkpoint_exists(prefix):
-            if os.path.exists(prefix) and not prefix.endswith(".index"):
-                # TF reads an existing non-checkpoint path (a directory, the .meta or .data
-                # file, the 'checkpoint' state file) as a V1 table and fails with DataLossError.
-                why = (f"FAILED_PRECONDITION: {prefix}; Is a directory"
-                       if os.path.isdir(prefix) else "DATA_LOSS: not an sstable (bad magic number)")
-                raise errors.DataLossError(
-                    None, None, f"Unable to open table file {prefix}: {why}: perhaps your file "
-                    "is in a different file format and you need to use a different restore "
-                    "operator? (save_path must be a checkpoint prefix, such as "
-                    "tf.train.latest_checkpoint(checkpoint_dir) returns)")
             raise CheckpointNotFoundError(
                 None, None, f"The passed save_path is not a valid checkpoint: {prefix} "
                 f"(Unsuccessful TensorSliceReader constructor: Failed to find any matching "
