@@ -564,3 +564,22 @@ def test_regex_unicode_classes_match_code_points():
     assert got[1].tolist() == each(lambda w: "".join(c for c in w if cat(c)[0] not in "PS"))
     assert got[2].tolist() == [b"AbCdE", b"h\xc3\xa9LLo_w\xc3\xb6rld_", b"x_y_"]
     assert got[3].tolist() == [True, False, False]
+
+
+def test_string_ops_module_holds_tf_string_functions():
+    import base64
+
+    from tideflow.python.ops import string_ops
+
+    with tf.Graph().as_default():
+        enc = string_ops.encode_base64(["hi?>", ""], pad=True)
+        static = string_ops.regex_full_match(["abba", "abc"], "a.*a")
+        dynamic = string_ops.regex_full_match(["abba", "abc"], tf.constant("a.*a"))
+        assert static.op.type == "StaticRegexFullMatch" and dynamic.op.type == "RegexFullMatch"
+        buckets = string_ops.string_to_hash_bucket_fast(["x"], 7)
+        got = _run([enc, static, dynamic, buckets])
+    assert got[0].tolist() == [base64.urlsafe_b64encode(b"hi?>"), b""]
+    assert got[1].tolist() == got[2].tolist() == [True, False]
+    assert 0 <= got[3][0] < 7
+    with pytest.raises(AttributeError):
+        string_ops.no_such_string_op  # noqa: B018

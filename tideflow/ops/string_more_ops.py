@@ -301,8 +301,12 @@ def strip(input, name=None):
 @add_dispatch_support(elementwise=1)
 def regex_full_match(input, pattern, name=None):
     """True where the whole string matches ``pattern`` (Python ``re`` syntax, which agrees with
-    RE2 for the common patterns)."""
+    RE2 for the common patterns). A Python-string pattern builds TF's StaticRegexFullMatch
+    (compiled once), as TF 1.15 does; a tensor builds RegexFullMatch."""
     input = ops.convert_to_tensor(input, dtype=dtypes.string)
+    if isinstance(pattern, (str, bytes)):
+        return ops.apply_op("StaticRegexFullMatch", [input], {"pattern": pattern},
+                            name=name).outputs[0]
     pattern = ops.convert_to_tensor(pattern, dtype=dtypes.string)
     return ops.apply_op("RegexFullMatch", [input, pattern], name=name).outputs[0]
 

@@ -617,3 +617,21 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
                              "replace_global": replace_global}, name=name)._outputs[0]
     return ops.apply_op("RegexReplace", [input, pattern, rewrite],
                         {"replace_global": replace_global}, name=name)._outputs[0]
+
+
+# TF's string_ops module also holds the string ops tideflow declares in other files
+# (encode_base64, regex_full_match, string_to_hash_bucket_fast, unicode_*, ...):
+# ``tensorflow.python.ops.string_ops.X`` finds them there, and in ``tf.strings``
+_ELSEWHERE = ("tideflow.ops.base64_ops", "tideflow.ops.string_more_ops",
+              "tideflow.ops.string_hash_ops", "tideflow.strings")
+
+
+def __getattr__(name):
+    import importlib
+
+    if not name.startswith("_"):
+        for module in _ELSEWHERE:
+            found = getattr(importlib.import_module(module), name, None)
+            if found is not None:
+                return found
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
