@@ -203,12 +203,14 @@ def test_switch_case():
         return fn
 
     r = tf.switch_case(i, [branch(10), branch(20), branch(30)])
-    d = tf.switch_case(i, {1: branch(1), 4: branch(4)}, default=branch(-1))
+    d = tf.switch_case(i, {1: branch(1), 0: branch(0)}, default=branch(-1))
     with tf.Session() as sess:
         assert [sess.run(r, {i: k}) for k in (0, 1, 2, 5, -1)] == [10, 20, 30, 30, 30]
-        assert [sess.run(d, {i: k}) for k in (1, 4, 0, 9)] == [1, 4, -1, -1]
-    with pytest.raises(TypeError, match="int32"):
+        assert [sess.run(d, {i: k}) for k in (1, 0, 4, -1)] == [1, 0, -1, -1]
+    with pytest.raises(TypeError, match="'branch_index' must be an integer Tensor"):
         tf.switch_case(tf.constant(1.0), [branch(1)])
+    with pytest.raises(ValueError, match="must form contiguous range of"):  # as TF
+        tf.switch_case(i, {1: branch(1), 4: branch(4)})
     with pytest.raises(ValueError):
         tf.switch_case(i, [])
 

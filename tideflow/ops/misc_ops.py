@@ -446,31 +446,38 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     from tideflow.ops import math_ops
     from tideflow.ops.cond import cond
 
-    if isinstance(branch_fns, dict):
-        items = sorted(branch_fns.items())
-        keys = [k for k, _ in items]
-        if any(not isinstance(k, int) for k in keys):
-            raise TypeError(f"branch_fns dict keys must be ints, got {keys}")
-        fns = [fn for _, fn in items]
-    else:
-        items = list(branch_fns)
-        if items and isinstance(items[0], tuple):
-            keys = [k for k, _ in items]
-            fns = [fn for _, fn in items]
-        else:
-            keys = list(range(len(items)))
-            fns = items
-    if not fns:
-        raise ValueError("Must provide at least one item in branch_fns")
-    for fn in fns + ([default] if default is not None else []):
+    # TF's argument checks (_indexed_case_verify_and_canonicalize_args), in its order
+    if not isinstance(branch_index, ops.Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("branch_fns must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError("Each entry in branch_fns must be a 2-tuple")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
         if not callable(fn):
-            raise TypeError(f"fn for branch must be callable, got {fn!r}")
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to "
+                         f"{len(keys)}) but found {{{','.join(map(str, sorted(keys)))}}}")
+    if default is not None and not callable(default):
+        raise TypeError(f"fn for branch must be callable, got {default!r}")
+    fns = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    keys = list(range(len(fns)))
     if default is None:
-        default = fns[-1]
+        default = fns[-1]  # an index out of range runs the last branch, as TF's Case op
     with ops.name_scope(name, "switch_case", [branch_index]):
-        idx = ops.convert_to_tensor(branch_index, name="branch_index")
-        if idx.dtype.base_dtype != dtypes.int32:
-            raise TypeError(f"branch_index must be an int32 Tensor, got {idx.dtype.name}")
+        idx = branch_index
 
         def build(i):
             if i == len(fns):
