@@ -748,3 +748,13 @@ def test_parallel_interleave_failed_input_takes_its_slot():
         assert run(par) == [4, "error", 4, 4, 6, 4, 6, 6, 6, 6, 6]
         # Dataset.interleave: the error is raised, then slot 1 opens the next input at once
         assert run(seq) == [4, "error", 6, 4, 6, 4, 6, 4, 6, 6, 6]
+
+
+def test_from_generator_structure_argument_errors():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError):
+            dataset_ops.Dataset.from_generator(lambda: iter([1]), output_types=None)
+        with pytest.raises(ValueError, match="same sequence length. Input structure has "
+                                             "length 1, while shallow structure has length 2"):
+            dataset_ops.Dataset.from_generator(lambda: iter([1]), (tf.int64, tf.int64),
+                                               output_shapes=([],))

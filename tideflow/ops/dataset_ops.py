@@ -227,6 +227,9 @@ class Dataset(ds.Structured):
         """Elements yielded by ``generator(*args)`` (a callable), of the given structure."""
         if not callable(generator):
             raise TypeError("`generator` must be callable.")
+        if output_types is None:
+            raise TypeError("Cannot convert value None to a TensorFlow DType: "
+                            "`from_generator` needs `output_types`.")
         specs = ds.specs_from(output_types, output_shapes)
         graph = ops.get_default_graph()
         root = getattr(graph, "_root", None) or graph

@@ -318,8 +318,9 @@ def _broadcast(types, other, conv):
     if len(types) != len(other):
         # tf.data's nest: a list is one leaf, so a list against a tuple is a TypeError
         err = ValueError if isinstance(other, tuple) else TypeError
-        raise err(f"The two structures don't have the same number of elements: "
-                  f"{types!r} and {other!r}")
+        raise err(f"The two structures don't have the same sequence length. Input structure "
+                  f"has length {len(other)}, while shallow structure has length "
+                  f"{len(types)}.")
     kids = [_broadcast(t, o, conv) for t, o in zip(types, other)]
     return type(types)(*kids) if hasattr(type(types), "_fields") else tuple(kids)
 
