@@ -583,3 +583,9 @@ def test_string_ops_module_holds_tf_string_functions():
     assert 0 <= got[3][0] < 7
     with pytest.raises(AttributeError):
         string_ops.no_such_string_op  # noqa: B018
+
+
+def test_string_attr_not_in_allowed_values_message():
+    want = "Attr 'unit' of 'StringLength' Op passed string 'XYZ' not in: \"BYTE\", \"UTF8_CHAR\"."
+    with tf.Graph().as_default(), pytest.raises(ValueError, match=want):
+        tf.strings.length(["ab"], unit="XYZ")

@@ -1781,9 +1781,10 @@ def _coerce_attr(op_def, spec, value):
             if not isinstance(value, str):
                 raise TypeError(f"Expected string for argument '{spec.name}' not {value!r}.")
             if spec.allowed is not None and value not in spec.allowed:
+                allowed = ", ".join(f'"{a}"' for a in sorted(spec.allowed))  # TF's quotes
                 raise ValueError(
                     f"Attr '{spec.name}' of '{op_def.name}' Op passed string '{value}' not in: "
-                    f"{', '.join(repr(a) for a in sorted(spec.allowed))}."
+                    f"{allowed}."
                 )
             return value
         if typ == "shape":
