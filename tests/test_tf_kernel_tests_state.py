@@ -537,3 +537,17 @@ def test_cond_returns_tensor_arrays_written_in_a_branch():
         with tf.Session() as s:
             assert s.run(stacked, {p: True}).tolist() == [[1.0, 2.0], [3.0, 4.0]]
             assert s.run(stacked, {p: False}).tolist() == [[5.0, 6.0], [7.0, 8.0]]
+
+
+def test_stateless_ops_take_unsigned_numpy_seeds_bit_for_bit():
+    # TF converts a uint64 seed to int64 keeping the bits; seeds with the high bit set are
+    # then the same seed as their wrapped int64 value
+    big = np.array([2**63 + 5, 7], np.uint64)
+    wrapped = big.astype(np.int64)  # [-(2**63) + 5, 7]
+    with tf.Graph().as_default():
+        a = tf.random.stateless_uniform([4], seed=big)
+        b = tf.random.stateless_uniform([4], seed=tf.constant(wrapped))
+        with tf.Session() as s:
+            va, vb = s.run([a, b])
+    np.testing.assert_array_equal(va, vb)
+    assert np.all((va >= 0) & (va < 1))

@@ -384,6 +384,9 @@ op_registry.declare(
 
 
 def _seed_tensor(seed):
+    if isinstance(seed, np.ndarray) and seed.dtype.kind == "u":
+        # TF converts an unsigned NumPy seed to the attr's default int64 bit for bit
+        seed = seed.astype(np.int64)
     seed = ops.convert_to_tensor(seed, name="seed")
     if seed.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"seed must be int32 or int64, got {seed.dtype.name}")
