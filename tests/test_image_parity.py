@@ -53,13 +53,3 @@ def test_extract_glimpse_v2_keeps_its_corner_rule():
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(g)[0, :, :, 0], _expected(img[0, :, :, 0], 3, 4))
 
-
-def test_numpy_array_keeps_an_allowed_dtype_over_the_attr_default():
-    # EncodePng's T defaults to uint8; a uint16 image array stays 16-bit (as TF), so the PNG
-    # round trip keeps its values; a list still takes the default when its own type is refused
-    img = (np.arange(48).reshape(4, 4, 3) * 1000).astype(np.uint16)
-    png = tf.image.encode_png(img)
-    assert png.op.get_attr("T") == tf.uint16
-    assert tf.image.encode_png([[[1], [2]]]).op.get_attr("T") == tf.uint8
-    with tf.Session() as sess:
-        np.testing.assert_array_equal(sess.run(tf.image.decode_png(png, dtype=tf.uint16)), img)

@@ -105,8 +105,8 @@ def _flat_values(values):
 
 def _check_compatible(values, dtype):
     """Raises TypeError when a Python value cannot be represented exactly as ``dtype``."""
-    if isinstance(values, np.ndarray):
-        return
+    if isinstance(values, (np.ndarray, np.generic)):
+        return  # as TF: NumPy values are cast to the requested dtype (np.float32(2.5) -> 2)
     for v in _flat_values(values):
         if isinstance(v, ops.Tensor):
             raise TypeError(f"Expected {dtype.name}, got {v!r} of type 'Tensor' instead.")

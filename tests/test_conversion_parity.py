@@ -1,0 +1,29 @@
+"""Converting NumPy values as TF 1.x does: an array whose dtype an op's type attr allows keeps
+it over the attr's default, and NumPy values (arrays and scalars) are cast to a requested
+dtype where Python floats are refused."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def test_numpy_array_keeps_an_allowed_dtype_over_the_attr_default():
+    # EncodePng's T defaults to uint8; a uint16 image array stays 16-bit (as TF), so the PNG
+    # round trip keeps its values; a list still takes the default when its own type is refused
+    img = (np.arange(48).reshape(4, 4, 3) * 1000).astype(np.uint16)
+    png = tf.image.encode_png(img)
+    assert png.op.get_attr("T") == tf.uint16
+    assert tf.image.encode_png([[[1], [2]]]).op.get_attr("T") == tf.uint8
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(tf.image.decode_png(png, dtype=tf.uint16)), img)
+
+
+def test_numpy_scalars_are_cast_to_the_requested_dtype():
+    # TF's make_tensor_proto casts NumPy values (arrays and scalars alike) to the dtype asked
+    # for, so an int tensor times np.float32(2.5) multiplies by 2
+    with tf.Session() as sess:
+        assert sess.run(tf.convert_to_tensor(np.float32(2.5), dtype=tf.int32)) == 2
+        np.testing.assert_array_equal(sess.run(tf.constant([1, 2]) * np.float32(2.5)), [2, 4])
+    with pytest.raises(TypeError):
+        tf.constant(2.5, dtype=tf.int32)  # a Python float is still refused
