@@ -48,7 +48,8 @@ def test_reverse_sequence_bad_lengths_at_run_time():
     n = tf.placeholder(tf.int64)
     y = tf.reverse_sequence(x, n, seq_axis=1)
     data = np.zeros((2, 4), np.float32)
-    with pytest.raises(tf.errors.InvalidArgumentError, match=r"seq_lengths\[1\] = 5 is not in"):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"seq_lens\(1\) > input.dims\(1\) \(seq_lengths\[1\] = 5"):
         _run(y, feed={x: data, n: [1, 5]})
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"\(3 vs. 2\)"):
         _run(y, feed={x: data, n: [1, 2, 3]})
