@@ -790,3 +790,38 @@ def test_conv2d_transpose_layer_honours_dilation_rate():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(y), want, rtol=1e-5, atol=1e-5)
+
+
+def test_switch_to_thread_local_gives_each_thread_its_own_stacks():
+    g = tf.Graph()
+    with g.as_default():
+        anchors = [tf.constant(float(i), name=f"anchor_{i}") for i in range(3)]
+        g.switch_to_thread_local()
+    entered = [threading.Event() for _ in range(3)]
+    resume = threading.Event()
+    made = {}
+
+    def build(i):
+        with g.as_default(), g.device(f"/job:worker/replica:{i}"):
+            with g.colocate_with(anchors[i]), g.control_dependencies([anchors[i]]):
+                entered[i].set()
+                resume.wait()
+                made[i] = tf.constant(1.0, name=f"out_{i}").op
+            made[i, "device"] = tf.constant(1.0, name=f"dev_{i}").op.device
+
+    threads = [threading.Thread(target=build, args=(i,)) for i in range(3)]
+    for t, ev in zip(threads, entered):
+        t.start()
+        ev.wait()
+    resume.set()
+    for t in threads:
+        t.join()
+    for i in range(3):
+        assert made[i].colocation_groups() == [f"loc:@anchor_{i}".encode()]
+        assert made[i].control_inputs == [anchors[i].op]
+        assert made[i, "device"] == f"/job:worker/replica:{i}"
+    with g.as_default():  # this thread's stacks are untouched by the others
+        plain = tf.constant(2.0).op
+        assert plain.device == "" and plain.control_inputs == []
+    # a graph that never switched keeps plain attributes
+    assert type(tf.Graph()) is tf.Graph and isinstance(g, tf.Graph)

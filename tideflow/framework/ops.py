@@ -535,6 +535,38 @@ class Operation:
 # ------------------------------------------------------------------------------------------
 
 
+_THREAD_LOCAL_STACKS = ("_device_function_stack", "_colocation_stack",
+                        "_control_dependencies_stack")
+_THREAD_LOCAL_CLASSES = {}
+
+
+def _thread_local_stack(attr):
+    def get(self):
+        local = self._stacks_local
+        try:
+            return getattr(local, attr)
+        except AttributeError:
+            value = list(self._stacks_snapshot[attr])
+            setattr(local, attr, value)
+            return value
+
+    def set_(self, value):
+        setattr(self._stacks_local, attr, value)
+
+    return property(get, set_)
+
+
+def _thread_local_stacks_class(cls):
+    sub = _THREAD_LOCAL_CLASSES.get(cls)
+    if sub is None:
+        sub = type(cls.__name__, (cls,), {a: _thread_local_stack(a) for a in
+                                          _THREAD_LOCAL_STACKS})
+        sub.__module__ = cls.__module__
+        sub.__qualname__ = cls.__qualname__
+        _THREAD_LOCAL_CLASSES[cls] = sub
+    return sub
+
+
 class Graph:
     """A dataflow graph: operations connected by tensors, plus scopes and collections."""
 
@@ -642,6 +674,17 @@ class Graph:
     def _unsafe_unfinalize(self):
         self._finalized = False
 
+    def switch_to_thread_local(self):
+        """Makes the device, colocation and control-dependency stacks per thread (TF), each
+        thread starting from the stacks as they are now. The graph's class becomes a
+        subclass with properties for them, so graphs that never switch pay nothing."""
+        if getattr(self, "_stacks_local", None) is not None:
+            return
+        snapshot = {a: list(self.__dict__.pop(a)) for a in _THREAD_LOCAL_STACKS}
+        self._stacks_snapshot = snapshot
+        self._stacks_local = threading.local()
+        self.__class__ = _thread_local_stacks_class(type(self))
+
     def _check_not_finalized(self):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
@@ -736,11 +779,6 @@ class Graph:
 
     def get_name_scope(self):
         return self._name_stack
-
-    def switch_to_thread_local(self):
-        """TF's request that each thread build ops under its own scopes. tideflow keeps the
-        name scope per thread already; threads that only run steps (TF's queue tests call
-        this before starting them) need nothing more."""
 
     @property
     def _last_id(self):
