@@ -758,3 +758,23 @@ def test_from_generator_structure_argument_errors():
                                              "length 1, while shallow structure has length 2"):
             dataset_ops.Dataset.from_generator(lambda: iter([1]), (tf.int64, tf.int64),
                                                output_shapes=([],))
+
+
+def test_options_merge_conflicts_raise():
+    D = dataset_ops.Dataset
+    o1 = tf.data.Options()
+    o1.experimental_optimization.autotune = True
+    o2 = tf.data.Options()
+    o2.experimental_deterministic = False
+    o3 = tf.data.Options()
+    o3.experimental_optimization.autotune = False
+    with tf.Graph().as_default():
+        d = D.range(0).with_options(o1).with_options(o2)
+        assert d.options().experimental_optimization.autotune is True
+        assert d.options().experimental_deterministic is False
+        assert D.range(0).with_options(o1).with_options(o1).options() == o1
+        with pytest.raises(ValueError, match="Cannot merge incompatible values"):
+            D.range(0).with_options(o1).with_options(o3)
+        zipped = D.zip((D.range(0).with_options(o1), D.range(0).with_options(o3)))
+        with pytest.raises(ValueError, match="Cannot merge incompatible values"):
+            zipped.options()

@@ -417,6 +417,7 @@ class Dataset(ds.Structured):
         if not isinstance(options, Options):
             raise TypeError(f"with_options: expected a tf.data.Options, got "
                             f"{type(options).__name__}")
+        self.options().merge(options)  # as TF: incompatible values fail here
         return _WithOptions(self, options)
 
     def options(self):

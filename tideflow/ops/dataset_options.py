@@ -86,6 +86,10 @@ class _OptionsBase:
             if isinstance(v, _OptionsBase):
                 getattr(self, k)._merge_from(v)
             elif v is not None:
+                mine = self._values.get(k)
+                if mine is not None and mine != v:  # as TF 1.15's merge_options
+                    raise ValueError(f"Cannot merge incompatible values ({mine!r} and {v!r}) "
+                                     f"of option: {k}")
                 self._values[k] = v
 
 
@@ -137,7 +141,8 @@ class Options(_OptionsBase):
                 "experimental_threading": "threading"}
 
     def merge(self, options):
-        """A new Options: these options overridden by the ones set in ``options``."""
+        """A new Options holding the options set in either; an option set to two different
+        values is a ValueError ("Cannot merge incompatible values"), as in TF 1.15."""
         out = Options()
         out._merge_from(self)
         out._merge_from(options)
