@@ -192,9 +192,14 @@ def test_oov_buckets():
         assert size == 8
         assert got_ints.tolist() == [1, bucket("42", 3, 2)]  # integers hash as decimal text
         assert hashed.tolist() == [bucket("Hello", 4, 0)]
-        with pytest.raises(NotImplementedError, match="SipHash"):
-            tf.contrib.lookup.index_table_from_tensor(
-                ["a"], num_oov_buckets=1, hasher_spec=tf.contrib.lookup.StrongHashSpec([1, 2]))
+        # a StrongHashSpec buckets unknown keys by keyed SipHash, after the vocabulary
+        strong = tf.contrib.lookup.index_table_from_tensor(
+            ["a"], num_oov_buckets=3, hasher_spec=tf.contrib.lookup.StrongHashSpec([1, 2]))
+        want = tf.strings.to_hash_bucket_strong(["zebra"], 3, [1, 2]) + 1
+        with tf.Session() as s:
+            s.run(tf.tables_initializer())
+            assert s.run(strong.lookup(tf.constant(["a", "zebra"]))).tolist() == [
+                0, s.run(want)[0]]
 
 
 def test_oov_buckets_from_file(tmp_path):

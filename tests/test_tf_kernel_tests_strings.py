@@ -589,3 +589,28 @@ def test_string_attr_not_in_allowed_values_message():
     want = "Attr 'unit' of 'StringLength' Op passed string 'XYZ' not in: \"BYTE\", \"UTF8_CHAR\"."
     with tf.Graph().as_default(), pytest.raises(ValueError, match=want):
         tf.strings.length(["ab"], unit="XYZ")
+
+
+def test_index_table_from_tensor_and_file_arguments(tmp_path):
+    from tideflow.python.ops import lookup_ops
+
+    vocab = tmp_path / "v.txt"
+    vocab.write_text("brain\nsalad\n")
+    with tf.Graph().as_default():
+        table = lookup_ops.index_table_from_tensor(vocabulary_list=("brain", "salad"),
+                                                   num_oov_buckets=1)
+        with pytest.raises(TypeError, match="hasher_spec must be of type HasherSpec"):
+            lookup_ops.index_table_from_file(vocabulary_file=str(vocab), num_oov_buckets=1,
+                                             hasher_spec=1)
+        odd = lookup_ops.index_table_from_file(
+            vocabulary_file=str(vocab), num_oov_buckets=1,
+            hasher_spec=lookup_ops.HasherSpec("my-hash", None))
+        with pytest.raises(ValueError, match="Unknown hasher my-hash"):
+            odd.lookup(tf.constant(["x"]))
+        with pytest.raises(ValueError, match="vocab_size must be greater than 0, got 0. "
+                                             "vocabulary_file: .*v.txt"):
+            lookup_ops.index_table_from_file(vocabulary_file=str(vocab), vocab_size=0)
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            assert sess.run(table.lookup(tf.constant(["salad", "brain", "x"]))).tolist() == \
+                [1, 0, 2]

@@ -924,12 +924,25 @@ class StrongHashSpec(HasherSpec):
 
 
 def _check_oov(num_oov_buckets, hasher_spec, fn):
+    del fn
     if num_oov_buckets < 0:
         raise ValueError(f"num_oov_buckets must be >= 0, got {num_oov_buckets}.")
-    if num_oov_buckets > 0 and hasher_spec.hasher != "fasthash":
-        raise NotImplementedError(
-            f"{fn}: hasher_spec {hasher_spec.hasher!r} needs StringToHashBucketStrong (keyed "
-            "SipHash), which tideflow does not implement; use the default FastHashSpec")
+    if not isinstance(hasher_spec, HasherSpec):
+        raise TypeError(f"hasher_spec must be of type HasherSpec, got {hasher_spec}")
+
+
+def _hash_buckets(strings, num_buckets, hasher_spec):
+    """The bucket of each string under ``hasher_spec`` (FastHashSpec: Fingerprint64;
+    StrongHashSpec: keyed SipHash); another hasher is TF's ValueError."""
+    from tideflow.ops.string_hash_ops import string_to_hash_bucket_fast
+    from tideflow.ops.string_more_ops import string_to_hash_bucket_strong
+
+    if hasher_spec.hasher == "fasthash":
+        return string_to_hash_bucket_fast(strings, num_buckets, name="hash_bucket")
+    if hasher_spec.hasher == "stronghash":
+        return string_to_hash_bucket_strong(strings, num_buckets, hasher_spec.key,
+                                            name="hash_bucket")
+    raise ValueError(f"Unknown hasher {hasher_spec.hasher}")
 
 
 class IdTableWithHashBuckets(LookupInterface):
@@ -989,7 +1002,6 @@ class IdTableWithHashBuckets(LookupInterface):
         """Ids of ``keys`` (Tensor or SparseTensor); unknown keys go to their hash bucket."""
         from tideflow.ops.gather_ops import where
         from tideflow.ops.math_ops import add, not_equal
-        from tideflow.ops.string_hash_ops import string_to_hash_bucket_fast
         from tideflow.ops.string_ops import as_string
 
         values = keys.values if isinstance(keys, SparseTensor) else ops.convert_to_tensor(keys)
@@ -1001,8 +1013,7 @@ class IdTableWithHashBuckets(LookupInterface):
         with ops.name_scope(name, f"{self._name}_Lookup", [values]):
             strings = as_string(values) if values.dtype.base_dtype.is_integer else values
             if self._num_oov_buckets:
-                buckets = string_to_hash_bucket_fast(strings, self._num_oov_buckets,
-                                                     name="hash_bucket")
+                buckets = _hash_buckets(strings, self._num_oov_buckets, self._hasher_spec)
             if self._table is None:
                 ids = buckets
             else:
@@ -1056,11 +1067,14 @@ class StaticVocabularyTable(IdTableWithHashBuckets):
 StaticVocabularyTableV1 = StaticVocabularyTable
 
 
-def index_table_from_tensor(mapping, num_oov_buckets=0, default_value=-1,
-                            hasher_spec=FastHashSpec, dtype=_dtypes.string, name=None):
-    """A table mapping each element of the 1-D ``mapping`` to its int64 position."""
+def index_table_from_tensor(vocabulary_list=None, num_oov_buckets=0, default_value=-1,
+                            hasher_spec=FastHashSpec, dtype=_dtypes.string, name=None,
+                            mapping=None):
+    """A table mapping each element of the 1-D ``vocabulary_list`` (``tf.contrib.lookup``'s
+    ``mapping``) to its int64 position."""
+    mapping = vocabulary_list if vocabulary_list is not None else mapping
     if mapping is None:
-        raise ValueError("mapping must be specified.")
+        raise ValueError("vocabulary_list must be specified.")
     dtype = _int_keys(dtype, "index_table_from_tensor")
     _check_oov(num_oov_buckets, hasher_spec, "index_table_from_tensor")
     with ops.name_scope(name, "string_to_index", []):
@@ -1091,7 +1105,13 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
                                    and not vocabulary_file):
         raise ValueError("vocabulary_file must be specified and must not be empty.")
     if vocab_size is not None and vocab_size < 1:
-        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
+        shown = vocabulary_file.name if isinstance(vocabulary_file, ops.Tensor) else \
+            vocabulary_file
+        if isinstance(vocabulary_file, ops.Tensor) and vocabulary_file.op.type == "Const":
+            shown = ops.constant_value(vocabulary_file)
+            shown = shown.decode() if isinstance(shown, bytes) else shown
+        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}. "
+                         f"vocabulary_file: {shown}")
     key_dtype = _int_keys(key_dtype, "index_table_from_file")
     _check_oov(num_oov_buckets, hasher_spec, "index_table_from_file")
     with ops.name_scope(name, "string_to_index", []):
