@@ -778,3 +778,13 @@ def test_options_merge_conflicts_raise():
         zipped = D.zip((D.range(0).with_options(o1), D.range(0).with_options(o3)))
         with pytest.raises(ValueError, match="Cannot merge incompatible values"):
             zipped.options()
+
+
+def test_options_have_fresh_default_parts():
+    X = tf.data.experimental
+    o1, o2 = tf.data.Options(), tf.data.Options()
+    assert o1.experimental_stats is not o2.experimental_stats
+    assert o1.experimental_threading is not o2.experimental_threading
+    assert o1.experimental_stats == X.StatsOptions()
+    assert o1.experimental_threading == X.ThreadingOptions()
+    assert o1.experimental_optimization == X.OptimizationOptions()

@@ -43,6 +43,7 @@ from tideflow.ops.dataset_options import (
     DistributeOptions,
     ExternalStatePolicy,
     OptimizationOptions,
+    StatsOptions,
     ThreadingOptions,
 )
 from tideflow.ops.function_ops import TypeSpec
@@ -72,6 +73,7 @@ __all__ = [
     "Reducer",
     "SparseTensorStructure",
     "SqlDataset",
+    "StatsOptions",
     "Structure",
     "TFRecordWriter",
     "TensorStructure",

@@ -122,6 +122,13 @@ class AutotuneOptions(_OptionsBase):
                "ram_budget": (None, _INT), "autotune_algorithm": (None, AutotuneAlgorithm)}
 
 
+class StatsOptions(_OptionsBase):
+    """``tf.data.experimental.StatsOptions`` (recorded; tideflow collects no statistics)."""
+
+    _FIELDS: ClassVar[dict] = {"aggregator": (None, None), "prefix": ("", str),
+                               "counter_prefix": ("", str), "latency_all_edges": (None, _BOOL)}
+
+
 class Options(_OptionsBase):
     """``tf.data.Options``: options of a dataset (``Dataset.with_options``)."""
 
@@ -135,7 +142,7 @@ class Options(_OptionsBase):
         "experimental_symbolic_checkpoint": (None, _BOOL),
         "experimental_warm_start": (None, _BOOL),
         "threading": (ThreadingOptions, ThreadingOptions),
-        "experimental_stats": (None, None),
+        "experimental_stats": (StatsOptions, StatsOptions),
     }
     _ALIASES: ClassVar[dict] = {"experimental_deterministic": "deterministic",
                 "experimental_threading": "threading"}
@@ -150,4 +157,5 @@ class Options(_OptionsBase):
 
 
 __all__ = ["AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
-           "ExternalStatePolicy", "OptimizationOptions", "Options", "ThreadingOptions"]
+           "ExternalStatePolicy", "OptimizationOptions", "Options", "StatsOptions",
+           "ThreadingOptions"]
