@@ -123,7 +123,7 @@ def test_cond_branch_returning_none_names_the_branch():
         tf.cond(p, lambda: tf.constant(1), lambda: None)
     # an Operation is a value (tf.cond(p, lambda: tf.no_op(), ...) is common)
     op = tf.cond(p, lambda: tf.no_op(), lambda: tf.no_op())
-    assert isinstance(op, tf.Operation)
+    assert isinstance(op, tf.Tensor) and op.dtype == tf.bool  # TF 1.x: cond/Merge, the pred
 
 
 def test_graph_tensor_is_never_iterable():

@@ -551,3 +551,18 @@ def test_stateless_ops_take_unsigned_numpy_seeds_bit_for_bit():
             va, vb = s.run([a, b])
     np.testing.assert_array_equal(va, vb)
     assert np.all((va >= 0) & (va < 1))
+
+
+def test_py_func_unsupported_results_are_unimplemented():
+    from tideflow.python.ops import script_ops
+
+    assert script_ops.eager_py_func is tf.py_function
+    with tf.Graph().as_default():
+        structured, = tf.py_func(lambda: np.zeros(2, dtype=[("a", np.float32)]), [],
+                                 [tf.float32])
+        obj, = tf.py_func(lambda: {"a": 1}, [], [tf.int64])
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.UnimplementedError, match="Unsupported numpy type"):
+                s.run(structured)
+            with pytest.raises(tf.errors.UnimplementedError, match="Unsupported object type"):
+                s.run(obj)

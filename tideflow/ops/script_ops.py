@@ -65,6 +65,19 @@ def _convert(value, i, token, expected):
         result = np.array(value, dtype=object)
     else:
         result = np.asarray(value)
+    # TF's numpy-to-tensor conversion: structured arrays and non-string Python objects have no
+    # tensor type
+    if result.dtype.kind == "V":
+        raise errors.UnimplementedError(
+            None, None, f"Unsupported numpy type {result.dtype} (the {i}-th value returned by "
+            f"{token})")
+    if result.dtype == object and expected != dtypes.string and not all(
+            isinstance(v, (bytes, str)) for v in result.ravel()):
+        kinds = sorted({type(v).__name__ for v in result.ravel()
+                        if not isinstance(v, (bytes, str))})
+        raise errors.UnimplementedError(
+            None, None, f"Unsupported object type {', '.join(kinds)} (the {i}-th value returned "
+            f"by {token})")
     if result.dtype.kind in "SU" or (result.dtype == object and expected == dtypes.string):
         # strings travel as bytes objects (str encoded as UTF-8), as TF converts them
         flat = [v.encode("utf-8") if isinstance(v, str) else v for v in result.ravel()]
@@ -166,3 +179,13 @@ def numpy_function(func, inp, Tout, name=None):
     """``py_func`` under its later name (TF 1.14+): a stateful op calling ``func`` on NumPy
     values."""
     return py_func(func, inp, Tout, stateful=True, name=name)
+
+
+def __getattr__(name):
+    # TF's script_ops also holds eager_py_func (tf.py_function), which lives with the other
+    # TF 1.x functions
+    if name == "eager_py_func":
+        from tideflow.ops.misc_ops import py_function
+
+        return py_function
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
