@@ -825,3 +825,18 @@ def test_switch_to_thread_local_gives_each_thread_its_own_stacks():
         assert plain.device == "" and plain.control_inputs == []
     # a graph that never switched keeps plain attributes
     assert type(tf.Graph()) is tf.Graph and isinstance(g, tf.Graph)
+
+
+def test_original_op_scope_is_reported_by_errors():
+    with tf.Graph().as_default() as g:
+        a = tf.constant(0.0, shape=[2, 3])
+        with g._original_op(a.op):
+            b = tf.identity(a, name="id")
+        with g._original_op(b.op):
+            c = tf.placeholder(tf.float32)
+        d = tf.constant(1.0)
+        assert b.op._original_op is a.op and d.op._original_op is None
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(c)
+        assert info.value.op is c.op
+        assert info.value.op._original_op._original_op is a.op

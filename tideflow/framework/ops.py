@@ -339,7 +339,7 @@ class Operation:
         self._id = None
         self._traceback = traceback
         self._control_outputs = ()
-        self._original_op = None
+        self._original_op = graph._default_original_op
         self._frame = None  # control-flow frame, set by control-flow builders
 
     # -- identity ---------------------------------------------------------------------------
@@ -1039,6 +1039,21 @@ class Graph:
         return _default_graph_stack.get_controller(self)
 
     _building_function = False  # a graph a function body is traced into (FuncGraph)
+    _default_original_op = None  # set by _original_op(): what the ops made now stand for
+
+    @contextlib.contextmanager
+    def _original_op(self, op):
+        """Ops created inside record ``op`` as their ``_original_op`` (TF: the op an error
+        names as the origin of the one that failed)."""
+        old = self.__dict__.get("_default_original_op")
+        self._default_original_op = op
+        try:
+            yield
+        finally:
+            if old is None:
+                self.__dict__.pop("_default_original_op", None)
+            else:
+                self._default_original_op = old
 
     @property
     def building_function(self):
