@@ -27,3 +27,23 @@ def test_numpy_scalars_are_cast_to_the_requested_dtype():
         np.testing.assert_array_equal(sess.run(tf.constant([1, 2]) * np.float32(2.5)), [2, 4])
     with pytest.raises(TypeError):
         tf.constant(2.5, dtype=tf.int32)  # a Python float is still refused
+
+
+
+def test_bucketize_compares_with_float32_boundaries():
+    # Bucketize's float attr holds 32-bit boundaries: a float64 0.1 sits below the
+    # float32-rounded boundary 0.1 (0.100000001...)
+    out = tf.raw_ops.Bucketize(input=tf.constant([0.1, 0.5, 1.0], tf.float64),
+                               boundaries=[0.1, 1.0])
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out), [0, 1, 2])
+
+
+def test_bucketized_column_builds_bucketize():
+    # TF 1.15's bucketized column: the numeric column's float32 value, then Bucketize
+    fc = tf.feature_column
+    col = fc.bucketized_column(fc.numeric_column("x", dtype=tf.float64), [0.1, 1.0])
+    out = fc.input_layer({"x": tf.constant([[0.1], [0.05], [1.0]], tf.float64)}, [col])
+    assert "Bucketize" in [op.type for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out), [[0, 1, 0], [1, 0, 0], [0, 0, 1]])

@@ -341,10 +341,17 @@ def test_sequence_columns_give_steps_and_lengths():
     np.testing.assert_array_equal(got_ids[0], np.eye(4)[[3, 0]])
     with pytest.raises(ValueError, match="must be a SparseTensor"), tf.Graph().as_default():
         sequence_input_layer({"v": np.zeros((2, 3), np.float32)}, [num])
-    # columns whose lengths disagree fail when run
+    # columns whose lengths disagree: a ValueError while building when the static shapes
+    # show it (as TF's concat shape check), an InvalidArgumentError when run otherwise
+    short = sparse([[1.0, 2.0], [7.0, 8.0], []], np.float32)  # one step in row 0
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="must be equal"):
+        sequence_input_layer({"tok": features["tok"], "v": short},
+                             [fc.indicator_column(tok), num])
     with tf.Graph().as_default():
-        short = sparse([[1.0, 2.0], [7.0, 8.0], []], np.float32)  # one step in row 0
-        bad, _ = sequence_input_layer({"tok": features["tok"], "v": short},
+        fed = tf.sparse_placeholder(tf.float32)
+        bad, _ = sequence_input_layer({"tok": features["tok"], "v": fed},
                                       [fc.indicator_column(tok), num])
-        with pytest.raises(tf.errors.InvalidArgumentError, match="sequence_length mismatch"):
-            run(bad)
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="sequence_length mismatch"):
+            sess.run(tf.tables_initializer())
+            sess.run(bad, {fed: short})

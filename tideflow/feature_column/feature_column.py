@@ -263,10 +263,10 @@ def _nested_tuple(x):
 
 
 def _bucketize(x, boundaries):
-    """TF's Bucketize: the number of boundaries <= x, as int32."""
-    b = ops.convert_to_tensor(np.asarray(boundaries, np.float32))
-    ge = math_ops.greater_equal(array_ops.expand_dims(x, -1), b)
-    return reduction_ops.reduce_sum(cast_ops.cast(ge, dtypes.int32), -1)
+    """TF's Bucketize op (``math_ops._bucketize``): the number of boundaries <= x, as int32."""
+    from tideflow.ops.counting_ops import _bucketize as bucketize
+
+    return bucketize(x, boundaries)
 
 
 class _BucketizedColumn(_DenseColumn, _CategoricalColumn, collections.namedtuple(

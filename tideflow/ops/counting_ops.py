@@ -262,7 +262,8 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
 
 
 def _bucketize_kernel(input, *, boundaries):
-    bounds = np.asarray(boundaries, dtype=np.float64)
+    # the attr is TF's 32-bit float list: compare against the float32-rounded boundaries
+    bounds = np.asarray(boundaries, dtype=np.float32).astype(np.float64)
     if bounds.size > 1 and np.any(bounds[1:] < bounds[:-1]):
         raise _invalid("Expected sorted boundaries")
     x = _np(input)
