@@ -840,3 +840,14 @@ def test_original_op_scope_is_reported_by_errors():
             sess.run(c)
         assert info.value.op is c.op
         assert info.value.op._original_op._original_op is a.op
+
+
+def test_dropout_wrapper_checks_known_keep_probabilities_as_tf():
+    cell = tf.nn.rnn_cell.GRUCell(2)
+    with tf.Graph().as_default():
+        tf.nn.rnn_cell.DropoutWrapper(cell, state_keep_prob=0.0)  # the range is [0, 1]
+        with pytest.raises(ValueError, match="input_keep_prob must be between 0 and 1: 1$"):
+            tf.nn.rnn_cell.DropoutWrapper(cell, input_keep_prob=1.5)
+        with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
+            tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=tf.constant(1.5))
+        tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=tf.placeholder(tf.float32))

@@ -504,8 +504,12 @@ class _WrapperCell(_DelegatingCell):
 
 
 def _check_prob(name, p):
-    if isinstance(p, numbers.Real) and not 0.0 < float(p) <= 1.0:
-        raise ValueError(f"Parameter {name} must be between 0 and 1: {p}")
+    # as TF: a known value (a number or a constant tensor) must lie in [0, 1]; the message
+    # prints it with %d
+    value = p if isinstance(p, numbers.Real) else ops.constant_value(p) if isinstance(
+        p, ops.Tensor) else None
+    if value is not None and not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"Parameter {name} must be between 0 and 1: {int(value)}")
 
 
 class DropoutWrapper(_WrapperCell):
