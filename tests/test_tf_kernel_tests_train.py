@@ -549,3 +549,10 @@ def test_initialize_resources_of_resource_variables():
         with tf.Session() as sess:
             sess.run(resources.initialize_resources([v]))
             np.testing.assert_allclose(sess.run(v), [1.0, 2.0])
+
+
+def test_profiler_hook_bad_arguments_write_no_event_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError):
+        tf.train.ProfilerHook(save_secs=10, save_steps=20)
+    assert list(tmp_path.iterdir()) == []

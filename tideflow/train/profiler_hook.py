@@ -26,13 +26,14 @@ class ProfilerHook(SessionRunHook):
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
                  show_memory=False):
+        # the arguments are checked first, so a bad call leaves no event file behind
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
         self._output_dir = output_dir
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
         # TF's default '' means the working directory
         self._file_writer = SummaryWriterCache.get(output_dir or os.curdir)
         self._show_dataflow = show_dataflow
         self._show_memory = show_memory
-        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
 
     def begin(self):
         self._next_step = None
