@@ -614,3 +614,33 @@ def test_index_table_from_tensor_and_file_arguments(tmp_path):
             sess.run(tf.tables_initializer())
             assert sess.run(table.lookup(tf.constant(["salad", "brain", "x"]))).tolist() == \
                 [1, 0, 2]
+
+
+def test_hash_bucket_tables_kinds_and_checks():
+    from tideflow.python.framework import test_util as tu
+    from tideflow.python.ops import lookup_ops
+
+    with tf.Graph().as_default() as g:
+        fast = lookup_ops.IdTableWithHashBuckets(None, 3, name="fast")
+        strong = lookup_ops.IdTableWithHashBuckets(
+            None, 3, hasher_spec=lookup_ops.StrongHashSpec((1, 2)), name="strong")
+        words = tf.constant(["p", "q"])
+        ids = [fast.lookup(words), strong.lookup(words)]
+        tu.assert_ops_in_graph({"fast_Lookup/hash_bucket": "StringToHashBucketFast",
+                                "strong_Lookup/hash_bucket": "StringToHashBucketStrong"}, g)
+        with pytest.raises(ValueError, match="Expected op for node"):
+            tu.assert_ops_in_graph({"fast_Lookup/hash_bucket": "StringToHashBucketStrong"}, g)
+        with pytest.raises(TypeError, match="Invalid key_dtype"):
+            lookup_ops.IdTableWithHashBuckets(None, 5, key_dtype=tf.float64)
+        names = lookup_ops.index_to_string_table_from_tensor(vocabulary_list=["x", "y"])
+        empty = lookup_ops.index_table_from_tensor(vocabulary_list=np.array([], np.str_))
+        got = _run(ids)
+        with tf.Session() as sess:
+            sess.run(names.initializer)
+            assert sess.run(names.lookup(tf.constant([1, 5], tf.int64))).tolist() == [b"y", b"UNK"]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="keys and values cannot be empty"):
+                sess.run(empty.init)
+    want_fast = _run(tf.strings.to_hash_bucket_fast(["p", "q"], 3))
+    want_strong = _run(tf.strings.to_hash_bucket_strong(["p", "q"], 3, [1, 2]))
+    assert got[0].tolist() == want_fast.tolist() and got[1].tolist() == want_strong.tolist()

@@ -191,6 +191,9 @@ def _init_kernel(handle, keys, values, *, Tkey, Tval):
     if keys.ndim != 1:
         raise errors.InvalidArgumentError(
             None, None, f"Keys must be a vector, but received shape {list(keys.shape)}")
+    if keys.size == 0:
+        raise errors.InvalidArgumentError(
+            None, None, "keys and values cannot be empty tensors.")
     t.insert_all(keys.tolist(), values.tolist())
 
 
@@ -963,6 +966,9 @@ class IdTableWithHashBuckets(LookupInterface):
         _check_oov(num_oov_buckets, hasher_spec, "IdTableWithHashBuckets")
         if key_dtype is None:
             key_dtype = _dtypes.string if table is None else table.key_dtype
+        key_dtype = _dtypes.as_dtype(key_dtype)
+        if not (key_dtype.is_integer or key_dtype == _dtypes.string):
+            raise TypeError(f"Invalid key_dtype, expected integer or string, got {key_dtype}.")
         self._table = table
         self._num_oov_buckets = num_oov_buckets
         self._hasher_spec = hasher_spec
@@ -1127,10 +1133,13 @@ def index_table_from_file(vocabulary_file=None, num_oov_buckets=0, vocab_size=No
         return table
 
 
-def index_to_string_table_from_tensor(mapping, default_value="UNK", name=None):
-    """A table mapping int64 positions to the strings of the 1-D ``mapping``."""
+def index_to_string_table_from_tensor(vocabulary_list=None, default_value="UNK", name=None,
+                                      mapping=None):
+    """A table mapping int64 positions to the strings of the 1-D ``vocabulary_list``
+    (``tf.contrib.lookup``'s ``mapping``)."""
+    mapping = vocabulary_list if vocabulary_list is not None else mapping
     if mapping is None:
-        raise ValueError("mapping must be specified.")
+        raise ValueError("vocabulary_list must be specified.")
     with ops.name_scope(name, "index_to_string", []):
         values = ops.convert_to_tensor(mapping, _dtypes.string)
         from tideflow.ops.array_ops import size

@@ -237,6 +237,22 @@ def get_node_def_from_graph(node_name, graph_def):
     return None
 
 
+def assert_ops_in_graph(expected_ops, graph):
+    """Checks that ``graph`` has a node of each name in ``expected_ops`` with the op type given
+    for it (ValueError otherwise); returns those NodeDefs by name."""
+    found = {}
+    for node in graph.as_graph_def().node:
+        if node.name in expected_ops:
+            if node.op != expected_ops[node.name]:
+                raise ValueError(f"Expected op for node {node.name} is different. "
+                                 f"{expected_ops[node.name]} vs {node.op}")
+            found[node.name] = node
+    if set(found) != set(expected_ops):
+        raise ValueError(f"Not all expected ops are present. Expected {sorted(expected_ops)}, "
+                         f"found {sorted(found)}")
+    return found
+
+
 def assert_meta_graph_protos_equal(tester, a, b):
     """Fails ``tester`` unless MetaGraphDefs ``a`` and ``b`` hold the same collections (each
     registered proto compared parsed), an equal graph and equal other fields. Clears the
