@@ -644,3 +644,15 @@ def test_hash_bucket_tables_kinds_and_checks():
     want_fast = _run(tf.strings.to_hash_bucket_fast(["p", "q"], 3))
     want_strong = _run(tf.strings.to_hash_bucket_strong(["p", "q"], 3, [1, 2]))
     assert got[0].tolist() == want_fast.tolist() and got[1].tolist() == want_strong.tolist()
+
+
+def test_strong_hash_spec_key_checks():
+    from tideflow.python.ops import lookup_ops
+
+    with pytest.raises(ValueError, match="key must have size 2, got 0"):
+        lookup_ops.StrongHashSpec([])
+    with pytest.raises(ValueError, match="key must have size 2, got 3"):
+        lookup_ops.StrongHashSpec([1, 2, 3])
+    with pytest.raises(TypeError, match="Invalid key"):
+        lookup_ops.StrongHashSpec([None, 2])
+    assert lookup_ops.StrongHashSpec((1, 2)).key == (1, 2)

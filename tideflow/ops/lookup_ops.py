@@ -923,6 +923,10 @@ class StrongHashSpec(HasherSpec):
     """A keyed (SipHash) hasher spec."""
 
     def __init__(self, key):
+        if len(key) != 2:
+            raise ValueError(f"key must have size 2, got {len(key)}.")
+        if not all(isinstance(k, (int, np.integer)) for k in key):
+            raise TypeError(f"Invalid key {key}. Must be unsigned integer values.")
         super().__init__("stronghash", key)
 
 
