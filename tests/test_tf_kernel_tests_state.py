@@ -566,3 +566,17 @@ def test_py_func_unsupported_results_are_unimplemented():
                 s.run(structured)
             with pytest.raises(tf.errors.UnimplementedError, match="Unsupported object type"):
                 s.run(obj)
+
+
+def test_variable_with_an_unknown_shape_takes_values_of_other_shapes():
+    with tf.Graph().as_default():
+        v = tf.Variable(np.zeros([1, 1]), shape=tf.TensorShape(None))
+        assert v.shape.ndims is None  # the given shape, not the initial value's
+        rows = tf.Variable(np.ones([1, 2]), shape=[None, 2])
+        assert rows.shape.as_list() == [None, 2]
+        grow = v.assign(np.arange(4.0).reshape(2, 2))
+        more = rows.assign(np.ones([3, 2]))
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(s.run(grow), [[0.0, 1.0], [2.0, 3.0]])
+            assert s.run(more).shape == (3, 2) and s.run(rows).shape == (3, 2)

@@ -283,8 +283,8 @@ class Variable(metaclass=_VariableMeta):
                         f"The initial value's shape ({init_shape}) is not compatible with the "
                         f"explicitly supplied `shape` argument ({shape})."
                     )
-                if validate_shape:
-                    shape = shape.merge_with(init_shape)
+                # the variable's shape is the one given (TF: an unknown shape lets later
+                # assigns change it), not the initial value's
             else:
                 shape = init_shape if validate_shape else unknown_shape()
             if validate_shape and not init_shape.is_fully_defined():
@@ -452,8 +452,11 @@ class Variable(metaclass=_VariableMeta):
 
     # -- updating ---------------------------------------------------------------------------
     def assign(self, value, use_locking=False, name=None, read_value=True):
-        """Assigns ``value``; returns the ref after the assignment (or the op)."""
-        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        """Assigns ``value``; returns the ref after the assignment (or the op). A variable
+        made with a partly unknown ``shape`` takes values of other shapes, as TF documents."""
+        fixed = self._variable.get_shape().is_fully_defined()
+        t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name,
+                             validate_shape=fixed)
         return t if read_value else t.op
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
