@@ -788,3 +788,36 @@ def test_options_have_fresh_default_parts():
     assert o1.experimental_stats == X.StatsOptions()
     assert o1.experimental_threading == X.ThreadingOptions()
     assert o1.experimental_optimization == X.OptimizationOptions()
+
+
+def test_checkpoint_input_pipeline_hook_resumes_the_input(tmp_path):
+    seen = []
+
+    def input_fn():
+        return dataset_ops.Dataset.range(100).map(
+            lambda x: ({"x": tf.reshape(tf.cast(x, tf.float32), [1])}, tf.cast(x, tf.float32)))
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_sum(tf.square(features["x"] * w - labels))
+        record = tf.py_func(lambda v: seen.append(float(v)) or np.float32(0), [labels],
+                            tf.float32)
+        with tf.control_dependencies([record]):
+            train_op = tf.train.GradientDescentOptimizer(0.0).minimize(
+                loss, global_step=tf.train.get_or_create_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path),
+                                 config=tf.estimator.RunConfig(save_checkpoints_steps=5))
+    hook = tf.data.experimental.CheckpointInputPipelineHook
+    est.train(input_fn, steps=7, hooks=[hook(est)])
+    assert seen == [float(i) for i in range(7)]
+    del seen[:]
+    est.train(input_fn, steps=3, hooks=[hook(est)])
+    assert seen == [7.0, 8.0, 9.0]  # the input goes on where the last training stopped
+    assert (tmp_path / "checkpoint_input").exists()
+    del seen[:]
+    est.train(input_fn, steps=2)  # without the hook the pipeline starts over
+    assert seen == [0.0, 1.0]
+    with pytest.raises(ValueError, match="must have type `tf.estimator.Estimator`"):
+        hook(object())

@@ -596,3 +596,12 @@ def SparseTensorStructure(dtype, shape):
     """``tf.SparseTensorSpec(shape, dtype)`` under TF 1.x's name."""
     return _type_specs().SparseTensorSpec(shape, dtype)
 
+
+
+def __getattr__(name):
+    # the hook lives with the other training hooks (ops do not import train at load time)
+    if name == "CheckpointInputPipelineHook":
+        from tideflow.train.input_pipeline_hook import CheckpointInputPipelineHook
+
+        return CheckpointInputPipelineHook
+    raise AttributeError(f"module 'tf.data.experimental' has no attribute {name!r}")

@@ -427,6 +427,8 @@ def _fmt(x):
     return repr(x)
 
 
+GLOBAL_ITERATORS = "iterators"
+
 # TF warns when one iterator's get_next() is called this often: a get_next() inside the
 # training loop adds ops to the graph at every step
 GET_NEXT_CALL_WARNING_THRESHOLD = 32
@@ -446,6 +448,8 @@ class Iterator(ds.Structured):
         self._initializer = initializer
         self._specs = specs
         self._get_next_call_count = 0
+        # TF's GLOBAL_ITERATORS collection (CheckpointInputPipelineHook saves what it holds)
+        ops.add_to_collection(GLOBAL_ITERATORS, iterator_resource)
         # made with the iterator, as TF does: string_handle() then adds no op
         self._string_handle = ops.apply_op("IteratorToStringHandle", [iterator_resource],
                                            name="IteratorToStringHandle")._outputs[0]
@@ -558,10 +562,13 @@ def get_output_classes(dataset_or_iterator):
 def make_saveable_from_iterator(iterator, external_state_policy=None):
     """``tf.data.experimental.make_saveable_from_iterator``: a SaveableObject that a Saver
     saves (add it to the SAVEABLE_OBJECTS collection) and restores the iterator's position."""
-    from tideflow.train.saveable import SaveableObject, SaveSpec
-
     del external_state_policy
-    resource = iterator._iterator_resource
+    return saveable_for_resource(iterator._iterator_resource)
+
+
+def saveable_for_resource(resource):
+    """The SaveableObject of the iterator whose resource handle is ``resource``."""
+    from tideflow.train.saveable import SaveableObject, SaveSpec
 
     class _IteratorSaveable(SaveableObject):
         def __init__(self):
