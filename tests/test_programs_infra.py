@@ -127,8 +127,8 @@ def test_cond_branch_returning_none_names_the_branch():
 
 
 def test_graph_tensor_is_never_iterable():
-    # TF 1.x: "Tensor objects are only iterable when eager execution is enabled. To iterate
-    # over this tensor use tf.map_fn." -- raised by iter() itself, so code probing
+    # TF 1.15: OperatorNotAllowedInGraphError (a TypeError) "iterating over `tf.Tensor` is not
+    # allowed in Graph execution" -- raised by iter() itself, so code probing
     # ``try: iter(x) except TypeError`` treats a tensor as one value, whatever its shape.
     def as_list(x):
         try:
@@ -138,8 +138,11 @@ def test_graph_tensor_is_never_iterable():
 
     t = tf.constant([1.0, 2.0, 3.0])
     assert as_list(t) == [t]
-    with pytest.raises(TypeError, match="^Tensor objects are only iterable when eager"):
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError,
+                       match="^iterating over `tf.Tensor` is not allowed in Graph execution"):
         _a, _b, _c = t
+    with pytest.raises(TypeError, match="as a Python `bool` is not allowed in Graph execution"):
+        bool(t)
 
 
 def test_iterator_op_names_as_tf():

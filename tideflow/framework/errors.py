@@ -61,6 +61,11 @@ def _make(name, code, doc):
     return type(name, (OpError,), {"__init__": __init__, "__doc__": doc})
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a graph tensor that only eager execution allows (``bool(t)``,
+    ``for x in t``): a TypeError, as in TF."""
+
+
 CancelledError = _make("CancelledError", CANCELLED, "An operation or step was cancelled.")
 UnknownError = _make("UnknownError", UNKNOWN, "An unknown error occurred.")
 InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT, "An argument was bad.")

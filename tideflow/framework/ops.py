@@ -9,7 +9,7 @@ import threading
 import numpy as np
 
 from tideflow.framework import device as device_lib
-from tideflow.framework import dtypes, op_registry
+from tideflow.framework import dtypes, errors, op_registry
 from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -259,10 +259,11 @@ class Tensor:
         return self is not other
 
     def __bool__(self):
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
-            "tf.cond to execute subgraphs conditioned on the value of a tensor."
+        # TF 1.15's words (the TypeError subclass since its AutoGraph work); ``if t:`` on a
+        # graph tensor is almost always meant as ``if t is not None:`` or a tf.cond
+        raise errors.OperatorNotAllowedInGraphError(
+            "using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use "
+            "Eager execution or decorate this function with @tf.function."
         )
 
     __nonzero__ = __bool__
@@ -270,9 +271,10 @@ class Tensor:
     def __iter__(self):
         # TF 1.x never iterates a graph tensor (whatever its shape): code that probes
         # ``iter(x)`` to tell a sequence from a single tensor must see a TypeError.
-        raise TypeError(
-            f"Tensor objects are only iterable when eager execution is enabled. To iterate "
-            f"over this tensor use tf.map_fn. (tensor {self.name!r})"
+        raise errors.OperatorNotAllowedInGraphError(
+            f"iterating over `tf.Tensor` is not allowed in Graph execution. Use Eager "
+            f"execution or decorate this function with @tf.function. (tensor {self.name!r}; "
+            f"tf.map_fn or tf.unstack iterate in a graph)"
         )
 
     def __len__(self):
