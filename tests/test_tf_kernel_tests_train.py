@@ -556,3 +556,31 @@ def test_profiler_hook_bad_arguments_write_no_event_file(tmp_path, monkeypatch):
     with pytest.raises(ValueError):
         tf.train.ProfilerHook(save_secs=10, save_steps=20)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plugin_assets_written_with_the_graph(tmp_path):
+    from tideflow.python.summary import plugin_asset
+
+    class Notes(plugin_asset.PluginAsset):
+        plugin_name = "notes"
+
+        def assets(self):
+            return {"a.txt": "alpha", "b.bin": b"\x00\x01"}
+
+    class Clash(plugin_asset.PluginAsset):
+        plugin_name = "notes"
+
+        def assets(self):
+            return {}
+
+    with tf.Graph().as_default() as g:
+        notes = plugin_asset.get_plugin_asset(Notes)
+        assert plugin_asset.get_plugin_asset(Notes) is notes
+        assert plugin_asset.get_all_plugin_assets() == [notes]
+        with pytest.raises(ValueError, match="collision"):
+            plugin_asset.get_plugin_asset(Clash)
+    writer = tf.summary.FileWriter(str(tmp_path))
+    writer.add_graph(g)
+    writer.close()
+    assert (tmp_path / "plugins" / "notes" / "a.txt").read_text() == "alpha"
+    assert (tmp_path / "plugins" / "notes" / "b.bin").read_bytes() == b"\x00\x01"

@@ -132,6 +132,8 @@ _add("summary", "``tensorflow.python.summary``.", [])
 _add("summary.summary", "``tf.summary``.", ["tideflow.summary"])
 _add("summary.summary_iterator", "``summary_iterator``.", ["tideflow.summary.summary_iterator",
                                                            "tideflow.train"])
+_add("summary.plugin_asset", "TensorBoard plugin assets.", ["tideflow.summary.plugin_asset"],
+     _module="tideflow.summary.plugin_asset")
 _add("summary.writer", "``tensorflow.python.summary.writer``.", [])
 _add("summary.writer.writer", "``FileWriter``.", ["tideflow.summary.writer", "tideflow.summary"])
 _add("summary.writer.writer_cache", "``FileWriterCache``.", ["tideflow.summary"])

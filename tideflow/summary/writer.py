@@ -168,6 +168,9 @@ def _meta_graph_of(graph_def):
     return meta_graph.create_meta_graph_def(graph_def=graph_def)
 
 
+# where add_graph writes the graph's plugin assets, under the log directory (TF's name)
+_PLUGINS_DIR = "plugins"
+
 _CLOSED_WARNING = ("Attempting to use a closed FileWriter. The operation will be a noop unless "
                    "the FileWriter is explicitly reopened.")
 
@@ -268,6 +271,7 @@ class FileWriter:
                                 "argument instead of `graph_def`.")
                 graph = graph_def
             true_graph_def = graph.as_graph_def(add_shapes=True)
+            self._write_plugin_assets(graph)
         elif isinstance(graph, graph_pb2.GraphDef) or isinstance(graph_def, graph_pb2.GraphDef):
             _logger.warning("Passing a `GraphDef` to the SummaryWriter is deprecated. Pass a "
                             "`Graph` object instead, such as `sess.graph`.")
@@ -276,6 +280,18 @@ class FileWriter:
             raise TypeError("The passed graph must be an instance of `Graph` or the deprecated "
                             "`GraphDef`")
         self._add_graph_def(true_graph_def, global_step)
+
+    def _write_plugin_assets(self, graph):
+        from tideflow.summary import plugin_asset
+
+        logdir = self.event_writer.get_logdir()
+        for asset in plugin_asset.get_all_plugin_assets(graph):
+            plugin_dir = os.path.join(logdir, _PLUGINS_DIR, asset.plugin_name)
+            os.makedirs(plugin_dir, exist_ok=True)
+            for name, content in asset.assets().items():
+                mode = "wb" if isinstance(content, bytes) else "w"
+                with open(os.path.join(plugin_dir, name), mode) as f:
+                    f.write(content)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Writes a ``MetaGraphDef``."""
