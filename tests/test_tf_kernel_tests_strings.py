@@ -656,3 +656,16 @@ def test_strong_hash_spec_key_checks():
     with pytest.raises(TypeError, match="Invalid key"):
         lookup_ops.StrongHashSpec([None, 2])
     assert lookup_ops.StrongHashSpec((1, 2)).key == (1, 2)
+
+
+def test_decode_raw_bool_and_size_message():
+    flags = np.array([True, False, True])
+    with tf.Graph().as_default():
+        s = tf.placeholder(tf.string, [None])
+        as_bool = tf.decode_raw(s, tf.bool)
+        as_u8 = tf.decode_raw(s, tf.uint8)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(as_bool, {s: [flags.tobytes()]}), [flags])
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="but element 1 has size 5 != 6"):
+                sess.run(as_u8, {s: ["short", "longer"]})

@@ -36,8 +36,9 @@ def _decode_raw_kernel(bytes, *, out_type, little_endian):
                        f"{dt.itemsize}, the size of {out_type.name}")
     for i, s in enumerate(flat.tolist()):
         if len(s) != size:
+            # TF's order: the first string's size, then this one's
             raise _invalid(f"DecodeRaw requires input strings to all be the same size, but "
-                           f"element {i} has size {len(s)} != {size}")
+                           f"element {i} has size {size} != {len(s)}")
     data = np.frombuffer(b"".join(flat.tolist()), dtype=dt)
     out = data.astype(out_type.as_numpy_dtype)  # native byte order, owns its memory
     return out.reshape(x.shape + (size // dt.itemsize,))
@@ -60,7 +61,7 @@ def _decode_raw_factory(ctx):
 
 
 _RAW_TYPES = ("out_type: {half, float, double, int32, uint16, uint8, int16, int8, int64, "
-              "complex64, complex128}")
+              "complex64, complex128, bool}")
 
 op_registry.declare(
     "DecodeRaw",
