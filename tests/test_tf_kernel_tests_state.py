@@ -580,3 +580,19 @@ def test_variable_with_an_unknown_shape_takes_values_of_other_shapes():
             s.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(s.run(grow), [[0.0, 1.0], [2.0, 3.0]])
             assert s.run(more).shape == (3, 2) and s.run(rows).shape == (3, 2)
+
+
+def test_variables_module_holds_partitioned_variable():
+    from tideflow.python.ops import variables
+
+    with tf.Graph().as_default():
+        v0, v1 = tf.Variable([0]), tf.Variable([1])
+        v0._set_save_slice_info(tf.Variable.SaveSliceInfo(v0.name, [2], [0], [1]))
+        v1._set_save_slice_info(tf.Variable.SaveSliceInfo(v0.name, [2], [1], [1]))
+        parts = variables.PartitionedVariable(name="two", shape=[2], dtype=tf.int32,
+                                              variable_list=[v1, v0], partitions=[2])
+        assert list(parts) == [v0, v1]  # sorted by their slice offsets
+        assert v0._distribute_strategy is None
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert s.run(tf.convert_to_tensor(parts)).tolist() == [0, 1]

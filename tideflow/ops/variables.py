@@ -199,6 +199,8 @@ class Variable(metaclass=_VariableMeta):
 
     # numpy must defer to our operator overloads (ndarray + Variable -> Variable.__radd__)
     __array_priority__ = 100
+    # TF's distribution-strategy hook: a plain graph variable belongs to no strategy
+    _distribute_strategy = None
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
@@ -850,3 +852,13 @@ def assert_variables_initialized(var_list=None):
 
 
 ops.register_dense_tensor_like_type(Variable)  # as TF: a Variable is dense-tensor-like
+
+
+def __getattr__(name):
+    # TF's variables module also holds PartitionedVariable, which lives with the partitioners
+    # (that module imports this one)
+    if name == "PartitionedVariable":
+        from tideflow.ops.partitioned_variables import PartitionedVariable
+
+        return PartitionedVariable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
