@@ -315,7 +315,17 @@ def adjust_gamma(image, gamma=1, gain=1):
         flt, orig = _to_float(image)
         if not isinstance(gamma, ops.Tensor) and gamma < 0:
             raise ValueError("Gamma should be a non-negative real number.")
+        tensor_gamma = isinstance(gamma, ops.Tensor)
         gamma = ops.convert_to_tensor(gamma, flt.dtype, name="gamma")
+        if tensor_gamma:
+            # TF checks a tensor gamma when the step runs (InvalidArgumentError).
+            from tideflow.ops import control_flow_ops, logging_ops
+
+            check = logging_ops.Assert(
+                math_ops.greater_equal(gamma, array_ops.zeros_like(gamma)),
+                ["Gamma should be a non-negative real number."],
+            )
+            gamma = control_flow_ops.with_dependencies([check], gamma)
         gain = ops.convert_to_tensor(gain, flt.dtype, name="gain")
         adjusted = gain * math_ops.pow(flt, gamma)
         return convert_image_dtype(adjusted, orig, saturate=True)
@@ -397,7 +407,7 @@ def grayscale_to_rgb(images, name=None):
         s = images.get_shape()
         if s.ndims is not None:
             if s.ndims < 2:
-                raise ValueError("'image' must be at least two-dimensional.")
+                raise ValueError("A grayscale image must be at least two-dimensional.")
             if s[-1].value not in (None, 1):
                 raise ValueError("Last dimension of a grayscale image should be size 1.")
             multiples = [1] * (s.ndims - 1) + [3]

@@ -225,6 +225,12 @@ def random_crop(value, size, seed=None, name=None):
 # ------------------------------------------------------------------------------------------
 
 
+def _fix_flip_shape(image, out):
+    # TF treats an image of unknown rank as one 3-D image: the result is [None, None, None].
+    shape = image.get_shape()
+    out.set_shape([None, None, None] if shape.ndims is None else shape)
+
+
 def _flip(image, axis, scope):
     with ops.name_scope(None, scope, [image]):
         image = ops.convert_to_tensor(image, name="image")
@@ -236,7 +242,7 @@ def _flip(image, axis, scope):
             out = pad_ops.reverse(image, [axis + 1])
         else:
             raise ValueError("'image' must have either 3 or 4 dimensions.")
-        out.set_shape(image.get_shape())
+        _fix_flip_shape(image, out)
         return out
 
 
@@ -268,7 +274,7 @@ def _random_flip(image, axis, seed, scope):
             out = math_ops.add(flips * flipped, (1 - flips) * image, name=name)
         else:
             raise ValueError("'image' must have either 3 or 4 dimensions.")
-        out.set_shape(image.get_shape())
+        _fix_flip_shape(image, out)
         return out
 
 
@@ -289,7 +295,10 @@ def transpose_image(image):
         check_3d_or_more(image)
         ndims = image.get_shape().ndims
         if ndims in (3, None):
-            return array_ops.transpose(image, [1, 0, 2], name="transpose_image")
+            out = array_ops.transpose(image, [1, 0, 2], name="transpose_image")
+            if ndims is None:
+                out.set_shape([None, None, None])
+            return out
         if ndims == 4:
             return array_ops.transpose(image, [0, 2, 1, 3], name="transpose_image")
         raise ValueError("'image' must have either 3 or 4 dimensions.")
@@ -326,8 +335,14 @@ def rot90(image, k=1, name=None):
             k = math_ops.floormod(ops.convert_to_tensor(k, dtypes.int32), 4)
             pairs = [(math_ops.equal(k, i), lambda i=i: _rot90_static(image, i, off))
                      for i in (1, 2, 3)]
-            return case(pairs, default=lambda: image, exclusive=True)
-        return _rot90_static(image, int(kv) % 4, off)
+            out = case(pairs, default=lambda: image, exclusive=True)
+            if ndims is None:
+                out.set_shape([None, None, None])
+            return out
+        out = _rot90_static(image, int(kv) % 4, off)
+        if ndims is None and int(kv) % 4:
+            out.set_shape([None, None, None])
+        return out
 
 
 # ------------------------------------------------------------------------------------------
