@@ -126,8 +126,9 @@ def test_flat_map_interleave_unbatch_padded_batch():
     assert _ints(_all(lambda: D.range(7).batch(3).unbatch())) == list(range(7))
 
     def padded():
-        d = D.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(2, [None],
-                                                                    padding_values=-1)
+        # as TF 1.x: the padding value has the component's dtype (int64 here)
+        d = D.range(1, 5).map(lambda x: tf.fill([x], x)).padded_batch(
+            2, [None], padding_values=np.int64(-1))
         assert d.output_shapes.as_list() == [None, None]
         return d
 

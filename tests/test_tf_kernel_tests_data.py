@@ -821,3 +821,22 @@ def test_checkpoint_input_pipeline_hook_resumes_the_input(tmp_path):
     assert seen == [0.0, 1.0]
     with pytest.raises(ValueError, match="must have type `tf.estimator.Estimator`"):
         hook(object())
+
+
+def test_padded_batch_padding_value_must_match_the_component():
+    with tf.Graph().as_default():
+        d = dataset_ops.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))  # int64 rows
+        with pytest.raises(TypeError, match="does not match output type: <dtype: 'int64'>"):
+            d.padded_batch(2, [None], padding_values=-1)  # a Python int is an int32
+        with pytest.raises(ValueError, match="Padding value should be a scalar"):
+            d.padded_batch(2, [None], padding_values=tf.constant([1, 2], tf.int64))
+        ok = d.padded_batch(3, [None], padding_values=np.int64(-1))
+        strs = dataset_ops.Dataset.from_tensor_slices(["a", "bb"]).map(
+            lambda s: tf.string_split([s], "").values).padded_batch(2, [None],
+                                                                  padding_values="<pad>")
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(
+                sess.run(dataset_ops.make_one_shot_iterator(ok).get_next()),
+                [[1, -1, -1], [2, 2, -1], [3, 3, 3]])
+            got = sess.run(dataset_ops.make_one_shot_iterator(strs).get_next())
+            assert got.tolist() == [[b"a", b"<pad>"], [b"b", b"b"]]

@@ -334,8 +334,8 @@ class Dataset(ds.Structured):
                 static, t = _padded_shape(shp, s.shape)
                 out_specs.append(ds.Spec(s.dtype, static))
                 shape_tensors.append(t)
-                value_tensors.append(ops.convert_to_tensor(val, dtype=s.dtype,
-                                                           name="padding_value"))
+                value_tensors.append(_padding_value(val, s.dtype,
+                                                    user_given=padding_values is not None))
         n = _i64(batch_size, "batch_size")
         drop = ops.convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         dim = _infer_batch_dim(specs, drop_remainder, n)
@@ -512,6 +512,19 @@ def _broadcast_like(specs, value):
     if not ds.is_seq(specs):
         return [value]
     return ds.flatten_up_to(specs, value)
+
+
+def _padding_value(value, dtype, user_given):
+    """A padding value as TF 1.15 takes it: a scalar tensor of exactly the component's dtype
+    (a Python ``0`` is an int32, so an int64 component needs ``np.int64(0)`` or a tensor)."""
+    if not user_given:
+        return ops.convert_to_tensor(value, dtype=dtype, name="padding_value")
+    t = ops.convert_to_tensor(value, name="padding_value")
+    if not t.get_shape().is_compatible_with([]):
+        raise ValueError(f"Padding value should be a scalar, but is not: {t}")
+    if t.dtype.base_dtype != dtype:
+        raise TypeError(f"Padding value tensor ({t}) does not match output type: {dtype}")
+    return t
 
 
 def _padded_shape(shape, component):
