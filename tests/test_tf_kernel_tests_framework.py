@@ -851,3 +851,17 @@ def test_dropout_wrapper_checks_known_keep_probabilities_as_tf():
         with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
             tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=tf.constant(1.5))
         tf.nn.rnn_cell.DropoutWrapper(cell, output_keep_prob=tf.placeholder(tf.float32))
+
+
+def test_internal_string_attrs_come_back_as_bytes():
+    with tf.Graph().as_default() as g:
+        @tf.RegisterGradient("h8_triple_grad")
+        def _triple(op, grad):
+            return 3.0 * grad
+
+        x = tf.constant(2.0)
+        with g.gradient_override_map({"Identity": "h8_triple_grad"}):
+            y = tf.identity(x)
+        assert y.op.get_attr("_gradient_op_type") == b"h8_triple_grad"
+        with tf.Session() as sess:
+            assert sess.run(tf.gradients(y, x)[0]) == 3.0

@@ -131,6 +131,10 @@ class Reference:
         return f"<Reference wrapping {self._wrapped!r}>"
 
 
+# Tensor.aliases lives here (Tensor has fixed slots): slim's end-point names per tensor
+TENSOR_ALIASES = weakref.WeakKeyDictionary()
+
+
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
@@ -147,6 +151,19 @@ class Tensor:
             return self._sliced_assign
         except AttributeError:
             raise AttributeError("'Tensor' object has no attribute 'assign'") from None
+
+    @property
+    def aliases(self):
+        """The end-point names contrib/slim layers gave this tensor (TF sets ``aliases`` on
+        the tensors it files in an ``outputs_collections``); absent until one is given."""
+        try:
+            return TENSOR_ALIASES[self]
+        except KeyError:
+            raise AttributeError("'Tensor' object has no attribute 'aliases'") from None
+
+    @aliases.setter
+    def aliases(self, value):
+        TENSOR_ALIASES[self] = value
 
     def __init__(self, op, value_index, dtype):
         self._op = op
@@ -429,8 +446,8 @@ class Operation:
             return value
         spec = self._op_def.attrs.get(name)
         typ = spec.type if spec is not None else None
-        if typ == "string" and isinstance(value, str):
-            return value.encode()
+        if (typ == "string" or typ is None) and isinstance(value, str):
+            return value.encode()  # "_gradient_op_type" and other "_" attrs too, as TF
         if typ == "list(string)":
             return [v.encode() if isinstance(v, str) else v for v in value]
         if typ == "tensor":
