@@ -64,3 +64,32 @@ def test_unknown_rank_image_ops_give_rank_3(fn):
         op(tf.placeholder(tf.uint8, [None, None]))
     with pytest.raises(ValueError, match="must be > 0"):
         op(tf.placeholder(tf.uint8, [64, 0, 3]))
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_rot90_with_fed_k_matches_numpy(batched):
+    img = np.arange(48, dtype=np.uint8).reshape(2, 2, 4, 3)
+    if not batched:
+        img = img[0]
+    k = tf.placeholder(tf.int32, [])
+    y = tf.image.rot90(img, k)
+    axes = (1, 2) if batched else (0, 1)
+    with tf.Session() as sess:
+        for kk in range(-1, 6):
+            np.testing.assert_array_equal(sess.run(y, {k: kk}), np.rot90(img, kk, axes=axes))
+
+
+@pytest.mark.parametrize("fn", ["crop_to_bounding_box", "pad_to_bounding_box"])
+@pytest.mark.parametrize("shape", [[0, 2, 2], [2, 0, 2], [2, 2, 0]])
+def test_crop_pad_zero_sized_fed_image_fails_at_run(fn, shape):
+    p = tf.placeholder(tf.float32, [None, None, None])
+    args = (0, 0, 1, 1) if fn == "crop_to_bounding_box" else (0, 0, 2, 2)
+    y = getattr(tf.image, fn)(p, *[tf.constant(a) for a in args])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"all dims of \\'image.shape\\' must be > 0"):
+        _run(y, {p: np.zeros(shape, np.float32)})
+    # the same ops are fine on a non-empty image
+    out = _run(y, {p: np.ones([1, 1, 1], np.float32)})
+    expected = np.ones([1, 1, 1]) if fn == "crop_to_bounding_box" else \
+        np.array([[1, 0], [0, 0]], np.float32)[:, :, None]
+    np.testing.assert_array_equal(out, expected)

@@ -57,6 +57,17 @@ def check_3d(image):
         raise ValueError("all dims of 'image.shape' must be > 0.")
 
 
+def _dynamic_dims_check(image):
+    """[Assert op] that the last three dims are > 0 when the static shape cannot tell (TF's
+    _CheckAtLeast3DImage with require_static=False); [] for a fully defined shape."""
+    if image.get_shape().is_fully_defined():
+        return []
+    dims = array_ops.shape(image)[-3:]
+    return [logging_ops.Assert(
+        reduction_ops.reduce_all(math_ops.greater(dims, 0)),
+        ["all dims of 'image.shape' must be > 0.", dims])]
+
+
 def assert_or_raise(cond, msg):
     """A Python condition raises ValueError(msg) when false; a tensor one gives [Assert op]."""
     if _is_tensor(cond):
@@ -107,7 +118,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
         image, is_batch = _as_batch(image)
         check_3d_or_more(image)
         batch, height, width, depth = image_dimensions(image, 4)
-        deps = []
+        deps = _dynamic_dims_check(image)
         deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0.")
         deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0.")
         deps += assert_or_raise(target_width > 0, "target_width must be > 0.")
@@ -132,7 +143,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
         batch, height, width, depth = image_dimensions(image, 4)
         after_w = target_width - offset_width - width
         after_h = target_height - offset_height - height
-        deps = []
+        deps = _dynamic_dims_check(image)
         deps += assert_or_raise(offset_height >= 0, "offset_height must be >= 0")
         deps += assert_or_raise(offset_width >= 0, "offset_width must be >= 0")
         deps += assert_or_raise(after_w >= 0, "width must be <= target - offset")
@@ -327,11 +338,8 @@ def rot90(image, k=1, name=None):
         kv = k if isinstance(k, (int, np.integer)) else ops.constant_value(
             ops.convert_to_tensor(k, dtype=dtypes.int32, name="k"))
         if kv is None:
-            from tideflow.ops import control_flow_ops
+            from tideflow.ops.cond import case
 
-            case = getattr(control_flow_ops, "case", None)
-            if case is None:
-                raise ValueError("rot90 needs a constant k here (tf.case is not available)")
             k = math_ops.floormod(ops.convert_to_tensor(k, dtypes.int32), 4)
             pairs = [(math_ops.equal(k, i), lambda i=i: _rot90_static(image, i, off))
                      for i in (1, 2, 3)]
