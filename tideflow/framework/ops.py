@@ -5,6 +5,7 @@ import os
 import re
 import sys
 import threading
+import weakref
 
 import numpy as np
 
