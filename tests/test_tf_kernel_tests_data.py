@@ -349,8 +349,16 @@ def test_dataset_reduce_sparse_state_and_cancellation():
     with tf.Graph().as_default():
         last = dataset_ops.Dataset.range(1, 4).map(sp).reduce(sp(0), lambda _, value: value)
         assert isinstance(last, tf.SparseTensor)
-        endless = dataset_ops.Dataset.from_tensors(np.int64(1)).repeat().reduce(
-            np.int64(0), lambda s, x: s + x)
+        import threading
+
+        started = threading.Event()
+
+        def mark(x):
+            started.set()
+            return x
+
+        endless = dataset_ops.Dataset.from_tensors(np.int64(1)).repeat().map(
+            lambda x: tf.py_func(mark, [x], tf.int64)).reduce(np.int64(0), lambda s, x: s + x)
         sess = tf.Session()
         got = sess.run(last)
         np.testing.assert_array_equal(got.values, [3])
@@ -363,12 +371,9 @@ def test_dataset_reduce_sparse_state_and_cancellation():
             except tf.errors.CancelledError as e:
                 errs.append(e)
 
-        import threading
-        import time
-
         t = threading.Thread(target=run)
         t.start()
-        time.sleep(0.2)
+        assert started.wait(30)  # the reduce is running
         sess.close()
         t.join(10)
         assert not t.is_alive() and len(errs) == 1
