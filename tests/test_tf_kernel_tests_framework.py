@@ -865,3 +865,17 @@ def test_internal_string_attrs_come_back_as_bytes():
         assert y.op.get_attr("_gradient_op_type") == b"h8_triple_grad"
         with tf.Session() as sess:
             assert sess.run(tf.gradients(y, x)[0]) == 3.0
+
+
+def test_defun_wrong_argument_count_uses_tf_words():
+    from tideflow.python.framework import function
+
+    @function.Defun(tf.float32, tf.float32)
+    def add(x, y):
+        return x + y
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Expected number of arguments: 2, received: 1"):
+            add(tf.constant(1.0))
+        with tf.Session() as sess:
+            assert sess.run(add(tf.constant(1.0), tf.constant(2.5))) == 3.5

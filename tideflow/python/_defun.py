@@ -72,8 +72,8 @@ class _DefinedFunction:
             raise ValueError(f"Defun function {self._func_name} got unexpected keyword "
                              f"arguments {sorted(kwargs)}")
         if self._input_types and len(args) != len(self._input_types):
-            raise ValueError(f"Expected {len(self._input_types)} inputs to {self._func_name} "
-                             f"but got {len(args)}")
+            raise ValueError(f"Expected number of arguments: {len(self._input_types)}, "
+                             f"received: {len(args)}")  # TF's words
         types_ = self._input_types or (None,) * len(args)
         with ops.name_scope(name, self._func_name):
             inputs = [ops.convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
