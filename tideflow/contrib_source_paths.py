@@ -1,7 +1,7 @@
 """The module paths under ``tensorflow.contrib.rnn.python.ops`` and
 ``tensorflow.contrib.seq2seq.python.ops`` that TF 1.x text programs import from
 (``core_rnn_cell._linear``, ``rnn_cell``, ``attention_wrapper``, ``beam_search_decoder``,
-``helper``, ``decoder``, ``basic_decoder``, ``loss``), over the modules behind ``tf.contrib.rnn``
+``helper``, ``decoder``, ``basic_decoder``, ``loss``, ``beam_search_ops``), over the modules behind ``tf.contrib.rnn``
 and ``tf.contrib.seq2seq``."""
 
 import sys
@@ -88,7 +88,11 @@ def register(contrib):
                "core_rnn_cell_impl": core_rnn_cell}
     s2s = {"attention_wrapper": seq2seq_attention, "beam_search_decoder": seq2seq_beam_search,
            "decoder": seq2seq_decoder, "basic_decoder": seq2seq_decoder,
-           "helper": seq2seq_helper, "loss": seq2seq_loss}
+           "helper": seq2seq_helper, "loss": seq2seq_loss,
+           "beam_search_ops": _module(f"{base}.seq2seq.python.ops.beam_search_ops",
+                                      "``contrib.seq2seq.python.ops.beam_search_ops``: the "
+                                      "GatherTree op.",
+                                      {"gather_tree": seq2seq_beam_search.gather_tree})}
     for pkg, members in ((contrib.rnn, rnn_ops), (contrib.seq2seq, s2s)):
         python = _module(f"{pkg.__name__}.python", f"``{pkg.__name__}.python``.", {})
         python.ops = _module(f"{pkg.__name__}.python.ops", f"``{pkg.__name__}.python.ops``.",

@@ -281,6 +281,87 @@ def _tensor_gather_helper(gather_indices, gather_from, batch_size, range_size, g
         return output
 
 
+def _maybe_tensor_gather_helper(gather_indices, gather_from, batch_size, range_size,
+                                gather_shape):
+    """``_tensor_gather_helper`` on tensors of rank 2 or more; TensorArrays and lower-rank
+    tensors are returned as they are."""
+    if isinstance(gather_from, TensorArray):
+        return gather_from
+    _check_maybe(gather_from)
+    if gather_from.get_shape().ndims >= len(gather_shape):
+        return _tensor_gather_helper(gather_indices, gather_from, batch_size, range_size,
+                                     gather_shape)
+    return gather_from
+
+
+def _beam_search_step(time, logits, next_cell_state, beam_state, batch_size, beam_width,
+                      end_token, length_penalty_weight, coverage_penalty_weight):
+    """One step of beam search (TF's ``beam_search_decoder._beam_search_step``): ``logits``
+    ``[batch, beam, vocab]`` extend every beam, the ``beam_width`` best continuations per
+    batch entry by score survive; returns ``(BeamSearchDecoderOutput,
+    BeamSearchDecoderState)``."""
+    static_batch = _static_int(batch_size)
+    prediction_lengths = beam_state.lengths
+    previously_finished = beam_state.finished
+    not_finished = tf.logical_not(previously_finished)
+
+    step_log_probs = tf.nn.log_softmax(logits)
+    step_log_probs = _mask_probs(step_log_probs, end_token, previously_finished)
+    total_probs = tf.expand_dims(beam_state.log_probs, 2) + step_log_probs
+
+    vocab_size = logits.get_shape()[-1].value or tf.shape(logits)[-1]
+    # a continuing beam grows by one unless it picks end_token
+    lengths_to_add = tf.one_hot(tf.fill([batch_size, beam_width], end_token),
+                                depth=vocab_size, on_value=np.int64(0),
+                                off_value=np.int64(1), dtype=tf.int64)
+    lengths_to_add *= tf.expand_dims(tf.cast(not_finished, tf.int64), 2)
+    new_prediction_lengths = lengths_to_add + tf.expand_dims(prediction_lengths, 2)
+
+    accumulated_attention_probs = None
+    attention_probs = get_attention_probs(next_cell_state, coverage_penalty_weight)
+    if attention_probs is not None:
+        attention_probs *= tf.expand_dims(tf.cast(not_finished, attention_probs.dtype), 2)
+        accumulated_attention_probs = (beam_state.accumulated_attention_probs
+                                       + attention_probs)
+
+    scores = _get_scores(total_probs, new_prediction_lengths, length_penalty_weight,
+                         coverage_penalty_weight, previously_finished,
+                         accumulated_attention_probs)
+    scores_flat = tf.reshape(scores, [batch_size, -1])
+    next_beam_scores, word_indices = tf.nn.top_k(scores_flat, k=beam_width)
+    next_beam_scores.set_shape([static_batch, beam_width])
+    word_indices.set_shape([static_batch, beam_width])
+
+    next_beam_probs = _tensor_gather_helper(word_indices, total_probs, batch_size,
+                                            beam_width * vocab_size, [-1],
+                                            name="next_beam_probs")
+    next_word_ids = tf.cast(tf.floormod(word_indices, vocab_size), tf.int32)
+    next_beam_ids = tf.cast(tf.floordiv(word_indices, vocab_size), tf.int32)
+
+    previously_finished = _tensor_gather_helper(next_beam_ids, previously_finished,
+                                                batch_size, beam_width, [-1])
+    next_finished = tf.logical_or(previously_finished, tf.equal(next_word_ids, end_token))
+    lengths_to_add = tf.cast(tf.logical_not(previously_finished), tf.int64)
+    next_prediction_len = _tensor_gather_helper(next_beam_ids, beam_state.lengths,
+                                                batch_size, beam_width, [-1])
+    next_prediction_len += lengths_to_add
+    next_accumulated = ()
+    if accumulated_attention_probs is not None:
+        next_accumulated = _tensor_gather_helper(
+            next_beam_ids, accumulated_attention_probs, batch_size, beam_width,
+            [batch_size * beam_width, -1], name="next_accumulated_attention_probs")
+    next_cell_state = nest.map_structure(
+        lambda t: _maybe_tensor_gather_helper(next_beam_ids, t, batch_size, beam_width,
+                                               [batch_size * beam_width, -1]), next_cell_state)
+    next_state = BeamSearchDecoderState(
+        cell_state=next_cell_state, log_probs=next_beam_probs,
+        lengths=next_prediction_len, finished=next_finished,
+        accumulated_attention_probs=next_accumulated)
+    output = BeamSearchDecoderOutput(scores=next_beam_scores, predicted_ids=next_word_ids,
+                                     parent_ids=next_beam_ids)
+    return output, next_state
+
+
 def _as_shape(s):
     """A state or output size as a TensorShape (a Tensor size: unknown dimension)."""
     if isinstance(s, tf.Tensor):
@@ -445,67 +526,9 @@ class BeamSearchDecoder(Decoder):
         return output, next_state, next_inputs, finished
 
     def _beam_search_step(self, time, logits, next_cell_state, beam_state):
-        batch_size, beam_width = self._batch_size, self._beam_width
-        end_token = self._end_token
-        static_batch = _static_int(batch_size)
-        prediction_lengths = beam_state.lengths
-        previously_finished = beam_state.finished
-        not_finished = tf.logical_not(previously_finished)
-
-        step_log_probs = tf.nn.log_softmax(logits)
-        step_log_probs = _mask_probs(step_log_probs, end_token, previously_finished)
-        total_probs = tf.expand_dims(beam_state.log_probs, 2) + step_log_probs
-
-        vocab_size = logits.get_shape()[-1].value or tf.shape(logits)[-1]
-        # a continuing beam grows by one unless it picks end_token
-        lengths_to_add = tf.one_hot(tf.fill([batch_size, beam_width], end_token),
-                                    depth=vocab_size, on_value=np.int64(0),
-                                    off_value=np.int64(1), dtype=tf.int64)
-        lengths_to_add *= tf.expand_dims(tf.cast(not_finished, tf.int64), 2)
-        new_prediction_lengths = lengths_to_add + tf.expand_dims(prediction_lengths, 2)
-
-        accumulated_attention_probs = None
-        attention_probs = get_attention_probs(next_cell_state, self._coverage_penalty_weight)
-        if attention_probs is not None:
-            attention_probs *= tf.expand_dims(tf.cast(not_finished, attention_probs.dtype), 2)
-            accumulated_attention_probs = (beam_state.accumulated_attention_probs
-                                           + attention_probs)
-
-        scores = _get_scores(total_probs, new_prediction_lengths, self._length_penalty_weight,
-                             self._coverage_penalty_weight, previously_finished,
-                             accumulated_attention_probs)
-        scores_flat = tf.reshape(scores, [batch_size, -1])
-        next_beam_scores, word_indices = tf.nn.top_k(scores_flat, k=beam_width)
-        next_beam_scores.set_shape([static_batch, beam_width])
-        word_indices.set_shape([static_batch, beam_width])
-
-        next_beam_probs = _tensor_gather_helper(word_indices, total_probs, batch_size,
-                                                beam_width * vocab_size, [-1],
-                                                name="next_beam_probs")
-        next_word_ids = tf.cast(tf.floormod(word_indices, vocab_size), tf.int32)
-        next_beam_ids = tf.cast(tf.floordiv(word_indices, vocab_size), tf.int32)
-
-        previously_finished = _tensor_gather_helper(next_beam_ids, previously_finished,
-                                                    batch_size, beam_width, [-1])
-        next_finished = tf.logical_or(previously_finished, tf.equal(next_word_ids, end_token))
-        lengths_to_add = tf.cast(tf.logical_not(previously_finished), tf.int64)
-        next_prediction_len = _tensor_gather_helper(next_beam_ids, beam_state.lengths,
-                                                    batch_size, beam_width, [-1])
-        next_prediction_len += lengths_to_add
-        next_accumulated = ()
-        if accumulated_attention_probs is not None:
-            next_accumulated = _tensor_gather_helper(
-                next_beam_ids, accumulated_attention_probs, batch_size, beam_width,
-                [batch_size * beam_width, -1], name="next_accumulated_attention_probs")
-        next_cell_state = nest.map_structure(
-            lambda t: self._maybe_gather(next_beam_ids, t), next_cell_state)
-        next_state = BeamSearchDecoderState(
-            cell_state=next_cell_state, log_probs=next_beam_probs,
-            lengths=next_prediction_len, finished=next_finished,
-            accumulated_attention_probs=next_accumulated)
-        output = BeamSearchDecoderOutput(scores=next_beam_scores, predicted_ids=next_word_ids,
-                                         parent_ids=next_beam_ids)
-        return output, next_state
+        return _beam_search_step(time, logits, next_cell_state, beam_state, self._batch_size,
+                                 self._beam_width, self._end_token,
+                                 self._length_penalty_weight, self._coverage_penalty_weight)
 
     def finalize(self, outputs, final_state, sequence_lengths):
         """Spells out the beams with ``gather_tree``; with ``reorder_tensor_arrays``, the
@@ -532,11 +555,33 @@ class BeamSearchDecoder(Decoder):
         if (shape.ndims is None or shape.ndims < 1 or shape[0].value is None
                 or static_batch is None or shape[0].value != static_batch * self._beam_width):
             return t
-        return _gather_tree_from_array(t.stack(), parent_ids, sequence_length)
+        t = t.stack()
+        with tf.control_dependencies([_check_batch_beam(t, self._batch_size, self._beam_width)]):
+            return gather_tree_from_array(t, parent_ids, sequence_length)
 
 
-def _gather_tree_from_array(t, parent_ids, sequence_length):
-    """``t`` ``[time, batch * beam, ...]`` with each beam's steps taken along its ancestry."""
+def _check_batch_beam(t, batch_size, beam_width):
+    """An assertion op that the stacked array ``t`` (``[time, ...]``) has its second dimension
+    ``batch_size * beam_width``, or (rank 3 and more) dimensions 1 and 2 ``batch_size`` and
+    ``beam_width``; fails with InvalidArgumentError when run otherwise."""
+    message = ("TensorArray reordering expects elements to be reshapable to [batch_size, "
+               "beam_size, -1] which is incompatible with the dynamic shape of "
+               f"{t.name} elements. Consider setting reorder_tensor_arrays to False to "
+               "disable TensorArray reordering during the beam search.")
+    shape = tf.shape(t)
+    merged = tf.equal(shape[1], batch_size * beam_width)
+    if t.get_shape().ndims == 2:
+        condition = merged
+    else:
+        condition = tf.logical_or(merged, tf.logical_and(tf.equal(shape[1], batch_size),
+                                                         tf.equal(shape[2], beam_width)))
+    return tf.Assert(condition, [message])
+
+
+def gather_tree_from_array(t, parent_ids, sequence_length):
+    """``t`` ``[time, batch, beam, ...]`` or ``[time, batch * beam, ...]`` with each beam's
+    steps taken along its ancestry in ``parent_ids`` ``[time, batch, beam]``; steps past a
+    beam's ``sequence_length`` (``[batch, beam]``) stay where they are."""
     max_time = tf.shape(parent_ids)[0]
     batch_size = tf.shape(parent_ids)[1]
     beam_width = tf.shape(parent_ids)[2]
@@ -552,7 +597,8 @@ def _gather_tree_from_array(t, parent_ids, sequence_length):
                         tf.stack([max_time, 1, beam_width]))
     indices = tf.stack([time_ind, batch_ind, sorted_beam_ids], -1)
     dyn = tf.shape(t)
-    split = tf.reshape(t, tf.concat([[max_time, batch_size, beam_width], dyn[2:]], 0))
+    # the trailing dimensions (whether or not batch and beam are merged) collapse into one
+    split = tf.reshape(t, tf.stack([max_time, batch_size, beam_width, -1]))
     ordered = tf.gather_nd(split, indices)
     out = tf.reshape(ordered, dyn)
     out.set_shape(t.get_shape())

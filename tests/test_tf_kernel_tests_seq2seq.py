@@ -1,0 +1,120 @@
+"""Parity checks for ``tf.contrib.seq2seq`` found by running TF 1.15's seq2seq kernel tests
+against tideflow: the module paths TF code imports (``beam_search_ops``), the module-level beam
+search helpers (``_beam_search_step``, ``gather_tree_from_array``, ``_check_batch_beam``) and
+their results, with expected values worked out by hand or with NumPy."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.python.framework import errors
+
+
+def _run(fetches):
+    with tf.Session() as sess:
+        return sess.run(fetches)
+
+
+def _np_reorder(values, parents, lengths):
+    """NumPy reference: each (batch, beam) follows its ancestry back from the batch entry's
+    longest length; a step at or past the beam's own length keeps the beam's own value."""
+    _, batch, beam = parents.shape
+    out = values.copy()
+    for b in range(batch):
+        max_len = max(lengths[b])
+        for k in range(beam):
+            cur = k
+            for t in range(max_len - 1, -1, -1):
+                if t < lengths[b][k]:
+                    out[t, b, k] = values[t, b, cur]
+                cur = parents[t, b, cur]
+    return out
+
+
+def test_beam_search_ops_module_path():
+    from tideflow.contrib.seq2seq.python.ops import beam_search_ops
+    with tf.Graph().as_default():
+        # batch 1, beam 2, 3 steps; beam 0 of the last step came from beam 1, which came
+        # from beam 0
+        ids = np.array([[[4, 5]], [[6, 7]], [[8, 9]]], np.int32)
+        parents = np.array([[[0, 0]], [[0, 0]], [[1, 0]]], np.int32)
+        out = _run(beam_search_ops.gather_tree(ids, parents, max_sequence_lengths=[3],
+                                               end_token=10))
+    np.testing.assert_array_equal(out[:, 0, 0], [4, 7, 8])
+    np.testing.assert_array_equal(out[:, 0, 1], [4, 6, 9])
+
+
+@pytest.mark.parametrize("extra_dims,merged", [(0, False), (1, False), (2, False), (1, True),
+                                               (0, True)])
+def test_gather_tree_from_array_layouts(extra_dims, merged):
+    from tideflow.contrib.seq2seq.python.ops import beam_search_decoder as bsd
+    rng = np.random.RandomState(3)
+    time, batch, beam = 4, 2, 3
+    values = rng.randint(0, 50, size=(time, batch, beam)).astype(np.float32)
+    parents = rng.randint(0, beam, size=(time, batch, beam)).astype(np.int32)
+    lengths = [[3, 4, 2], [4, 1, 4]]
+    expected = _np_reorder(values, parents, lengths)
+    with tf.Graph().as_default():
+        v = tf.constant(values)
+        e = tf.constant(expected)
+        if merged:
+            v = tf.reshape(v, [time, batch * beam])
+            e = tf.reshape(e, [time, batch * beam])
+        for _ in range(extra_dims):
+            v = tf.stack([v, 2 * v], -1)
+            e = tf.stack([e, 2 * e], -1)
+        got = bsd.gather_tree_from_array(v, tf.constant(parents), lengths)
+        assert got.get_shape() == v.get_shape()
+        got_, e_ = _run([got, e])
+    np.testing.assert_array_equal(got_, e_)
+
+
+@pytest.mark.parametrize("static,dynamic,valid", [
+    ((6, 6, 4), (None, None, 4), True),        # batch 2 * beam 3 merged
+    ((6, 2, 3, 4), (None, None, None, 4), True),
+    ((6, 7, 4), (None, None, 4), False),
+    ((6, 2, 4, 4), (None, None, None, 4), False),
+    ((6, 2), (None, None), False),
+])
+def test_check_batch_beam(static, dynamic, valid):
+    from tideflow.contrib.seq2seq.python.ops import beam_search_decoder as bsd
+    with tf.Graph().as_default():
+        t = tf.placeholder_with_default(np.zeros(static, np.float32), shape=dynamic)
+        check = bsd._check_batch_beam(t, tf.constant(2), 3)
+        if valid:
+            _run(check)
+        else:
+            with pytest.raises(errors.InvalidArgumentError, match="TensorArray reordering"):
+                _run(check)
+
+
+def _log_softmax(x):
+    x = x - x.max(-1, keepdims=True)
+    return x - np.log(np.exp(x).sum(-1, keepdims=True))
+
+
+def test_module_level_beam_search_step():
+    from tideflow.contrib.seq2seq.python.ops import beam_search_decoder as bsd
+    batch, beam, end = 1, 2, 0
+    logits = np.array([[[0.0, 2.0, 1.0], [0.0, 0.5, 3.0]]], np.float32)
+    prev = np.log(np.array([[0.6, 0.4]], np.float32))
+    with tf.Graph().as_default():
+        state = bsd.BeamSearchDecoderState(
+            cell_state=tf.zeros([batch, beam]), log_probs=tf.constant(prev),
+            lengths=tf.constant([[1, 1]], tf.int64), finished=tf.constant([[False, True]]),
+            accumulated_attention_probs=())
+        out, nxt = bsd._beam_search_step(
+            time=1, logits=tf.constant(logits), next_cell_state=tf.zeros([batch, beam]),
+            beam_state=state, batch_size=tf.constant(batch), beam_width=beam, end_token=end,
+            length_penalty_weight=0.0, coverage_penalty_weight=0.0)
+        out_, nxt_ = _run([out, nxt])
+    # beam 1 is finished: it can only continue with end (log prob unchanged)
+    total = prev[0, 0] + _log_softmax(logits[0, 0])
+    candidates = {(0, 0): total[0], (0, 1): total[1], (0, 2): total[2], (1, 0): prev[0, 1]}
+    best = sorted(candidates, key=lambda k: -candidates[k])[:beam]
+    np.testing.assert_array_equal(out_.parent_ids[0], [b for b, _ in best])
+    np.testing.assert_array_equal(out_.predicted_ids[0], [w for _, w in best])
+    np.testing.assert_allclose(nxt_.log_probs[0], [candidates[k] for k in best], rtol=1e-6)
+    exp_lengths = [1 if b == 1 else (1 if w == end else 2) for b, w in best]
+    np.testing.assert_array_equal(nxt_.lengths[0], exp_lengths)
+    np.testing.assert_array_equal(nxt_.finished[0], [b == 1 or w == end for b, w in best])
