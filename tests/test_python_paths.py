@@ -322,7 +322,7 @@ def test_defun_builds_the_function_and_its_custom_gradient():
     np.testing.assert_allclose(gzv[1], [4.0, 1.0])
     np.testing.assert_allclose(gcv[0], [0.5, 0.5])  # ones clipped to 0.5
     np.testing.assert_allclose(gcv[1], [2.0, 0.5])  # grad * y
-    with pytest.raises(ValueError, match="Expected 2 inputs to scaled_sum but got 1"):
+    with pytest.raises(ValueError, match="Expected number of arguments: 2, received: 1"):
         scaled_sum(x)
 
 
