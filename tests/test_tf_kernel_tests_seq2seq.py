@@ -118,3 +118,46 @@ def test_module_level_beam_search_step():
     exp_lengths = [1 if b == 1 else (1 if w == end else 2) for b, w in best]
     np.testing.assert_array_equal(nxt_.lengths[0], exp_lengths)
     np.testing.assert_array_equal(nxt_.finished[0], [b == 1 or w == end for b, w in best])
+
+
+def test_gather_tree_bad_parent_names_traced_beam_and_step():
+    from tideflow.contrib.seq2seq.python.ops import beam_search_ops
+    # batch 1, beam 2, 3 steps; tracing beam 0 back: step 2 -> parent 1, step 1 of beam 1
+    # points to beam 7, which does not exist and would be read at step 0
+    ids = np.arange(6, dtype=np.int32).reshape(3, 1, 2)
+    parents = np.array([[[0, 0]], [[0, 7]], [[1, 0]]], np.int32)
+    with tf.Graph().as_default():
+        out = beam_search_ops.gather_tree(ids, parents, max_sequence_lengths=[3], end_token=9)
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=r"parent id 7 at \(batch, time, beam\) == \(0, 0, 0\)"):
+            _run(out)
+
+
+def _np_xent(logits, labels):
+    return -_log_softmax(logits)[np.arange(len(labels)), labels]
+
+
+@pytest.mark.parametrize("kwargs,reduce", [
+    ({}, "sum_both"),
+    ({"sum_over_batch": False}, "sum_time"),
+    ({"sum_over_timesteps": False}, "sum_batch"),
+    ({"sum_over_timesteps": False, "sum_over_batch": False}, "none"),
+    ({"sum_over_timesteps": False, "sum_over_batch": False, "average_across_timesteps": True,
+      "average_across_batch": True}, "avg_both"),
+])
+def test_sequence_loss_object(kwargs, reduce):
+    from tideflow.contrib.seq2seq.python.ops import loss
+    rng = np.random.RandomState(0)
+    logits = rng.randn(2, 3, 4).astype(np.float32)
+    targets = rng.randint(0, 4, size=(2, 3)).astype(np.int32)
+    weights = np.array([[1.0, 2.0, 0.0], [0.5, 0.0, 0.0]], np.float32)
+    xent = _np_xent(logits.reshape(-1, 4), targets.reshape(-1)).reshape(2, 3) * weights
+    nonzero = (weights != 0).astype(np.float32)
+    expected = {"sum_both": xent.sum() / nonzero.sum(),
+                "sum_time": xent.sum(1) / nonzero.sum(1),
+                "sum_batch": xent.sum(0) / np.maximum(nonzero.sum(0), 1) * (nonzero.sum(0) > 0),
+                "none": xent,
+                "avg_both": xent.sum() / weights.sum()}[reduce]
+    with tf.Graph().as_default():
+        got = _run(loss.SequenceLoss(**kwargs)(targets, logits, weights))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)

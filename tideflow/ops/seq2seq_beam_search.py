@@ -80,8 +80,9 @@ def _gather_tree_kernel(step_ids, parent_ids, max_sequence_lengths, end_token):
         bad = active & ((nxt < 0) | (nxt >= beam_width))
         if bad.any():
             b, w = np.argwhere(bad)[0]
-            raise _invalid(f"GatherTree: saw invalid parent id {nxt[b, w]} at (batch, time, "
-                           f"beam) == ({b}, {t}, {w})")
+            # TF names the traced beam and the step the bad parent would be read at
+            raise _invalid(f"Saw invalid parent id {nxt[b, w]} at (batch, time, beam) == "
+                           f"({b}, {t - 1}, {w})")
         parent = np.where(active, nxt, parent)
     # once a beam emits end_token, the rest of it is end_token
     is_end = out == end

@@ -89,6 +89,33 @@ def sequence_loss(logits, targets, weights, average_across_timesteps=True,
         return crossent
 
 
+class SequenceLoss:
+    """``sequence_loss`` as a Keras-style loss object (TF 1.15's ``contrib.seq2seq`` loss
+    module): called as ``loss(y_true=targets, y_pred=logits, sample_weight=weights)``. Its
+    defaults sum over time steps and batch (divided by the count of non-zero weights)."""
+
+    def __init__(self, average_across_timesteps=False, average_across_batch=False,
+                 sum_over_timesteps=True, sum_over_batch=True, softmax_loss_function=None,
+                 name=None):
+        self.name = name
+        self.average_across_timesteps = average_across_timesteps
+        self.average_across_batch = average_across_batch
+        self.sum_over_timesteps = sum_over_timesteps
+        self.sum_over_batch = sum_over_batch
+        self.softmax_loss_function = softmax_loss_function
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        return sequence_loss(y_pred, y_true, sample_weight,
+                             average_across_timesteps=self.average_across_timesteps,
+                             average_across_batch=self.average_across_batch,
+                             sum_over_timesteps=self.sum_over_timesteps,
+                             sum_over_batch=self.sum_over_batch,
+                             softmax_loss_function=self.softmax_loss_function, name=self.name)
+
+    def call(self, y_true, y_pred):
+        raise NotImplementedError("SequenceLoss is applied through __call__")
+
+
 def sequence_loss_by_example(logits, targets, weights, average_across_timesteps=True,
                              softmax_loss_function=None, name=None):
     """``legacy_seq2seq``: per-example weighted log-perplexity over lists of per-step
