@@ -669,3 +669,19 @@ def test_decode_raw_bool_and_size_message():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="but element 1 has size 5 != 6"):
                 sess.run(as_u8, {s: ["short", "longer"]})
+
+
+def test_sparse_add_static_shape_and_index_error():
+    ind = np.array([[0, 1], [2, 0]], np.int64)
+    with tf.Graph().as_default():
+        a = tf.SparseTensor(ind, [1., 2.], np.array([3, 3], np.int64))
+        total = tf.sparse_add(a, a)
+        assert total.get_shape().as_list() == [3, 3]
+        with pytest.raises(ValueError):
+            tf.sparse_add(a, tf.SparseTensor(ind, [1., 2.], np.array([3, 4], np.int64)))
+        bad = tf.sparse_add(tf.SparseTensorValue([[1, 3]], [5], [2, 2]), tf.zeros([2, 2], tf.int32))
+        out = _run(total)
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"invalid index on dimension 1: a_indices\(0, 1\) = 3"):
+            _run(bad)
+    np.testing.assert_array_equal(out.values, [2., 4.])

@@ -75,8 +75,11 @@ def test_sparse_add_random():
     with pytest.raises(TypeError):
         so.sparse_add(da, db)
     c, _ = _random_sparse(rng, (4, 6))
+    with pytest.raises(ValueError, match="not compatible"):  # known shapes: when built
+        so.sparse_add(a, c)
+    fed = tf.sparse_placeholder(tf.float64)
     with pytest.raises(tf.errors.InvalidArgumentError, match="shapes"):
-        _run(so.sparse_add(a, c))
+        _run(so.sparse_add(a, fed), {fed: c})
 
 
 def test_sparse_add_gradient_values():

@@ -332,8 +332,12 @@ def _sparse_dense_add_kernel(a_indices, a_values, a_shape, b):
                        f"{_fmt(b.shape)}")
     out = np.array(b, copy=True)
     if idx.shape[0]:
-        if np.any(idx < 0) or np.any(idx >= shape):
-            raise _invalid("Sparse index out of bounds")
+        bad = (idx < 0) | (idx >= shape)
+        if bad.any():
+            i, d = (int(v) for v in np.argwhere(bad)[0])
+            raise _invalid(f"Sparse tensor has an invalid index on dimension {d}: "
+                           f"a_indices({i}, {d}) = {idx[i, d]}, dense tensor shape: "
+                           f"{_fmt(shape)}")
         np.add.at(out, tuple(idx.T), vals)
     return out
 
@@ -371,6 +375,11 @@ def sparse_add(a, b, thresh=0):
                                            name="thresh")
             out = ops.apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices,
                                              b.values, b.dense_shape, thresh])._outputs
+            # as TF: the operands' static shapes must agree, and a fully known one is the
+            # result's dense shape
+            static = a.get_shape().merge_with(b.get_shape())
+            if static.is_fully_defined():
+                return SparseTensor(out[0], out[1], np.asarray(static.as_list(), np.int64))
             return SparseTensor(*out)
     if not b_sparse:
         a, b = b, a
