@@ -22,6 +22,7 @@ from tideflow import contrib_slim_nets as _slim_nets
 from tideflow import contrib_summaries as _contrib_summaries
 from tideflow.framework import nest as _nest
 from tideflow.ops import contrib_layers as _contrib_layers
+from tideflow.ops import contrib_layers_extra as _extra_layers
 from tideflow.ops import contrib_layers_more as _more
 from tideflow.ops import contrib_layers_nd as _nd_layers
 from tideflow.ops import contrib_losses as _contrib_losses
@@ -75,13 +76,15 @@ for _name in _norm_layers.__all__:
     setattr(layers, _name, getattr(_norm_layers, _name))
 for _name in _nd_layers.__all__:
     setattr(layers, _name, getattr(_nd_layers, _name))
+for _name in _extra_layers.__all__:
+    setattr(layers, _name, getattr(_extra_layers, _name))
 for _name in _contrib_fc.__all__:  # the 0.10-1.4 feature columns
     setattr(layers, _name, getattr(_contrib_fc, _name))
 for _name in _contrib_summaries.SUMMARIZE_NAMES:
     setattr(layers, _name, getattr(_contrib_summaries, _name))
 layers.__all__ = [
     "apply_regularization", *_LAYER_FNS, *_MORE_LAYER_FNS, *_norm_layers.__all__,
-    *_nd_layers.__all__, *_contrib_fc.__all__,
+    *_nd_layers.__all__, *_extra_layers.__all__, *_contrib_fc.__all__,
     *_contrib_summaries.SUMMARIZE_NAMES,
     "l1_l2_regularizer", "l1_regularizer", "l2_regularizer", "sum_regularizer",
     "variance_scaling_initializer", "xavier_initializer", "xavier_initializer_conv2d",

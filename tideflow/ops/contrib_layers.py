@@ -5,7 +5,6 @@
 
 import contextlib
 import functools
-import weakref
 
 from tideflow.framework import dtypes, ops
 from tideflow.ops import array_ops, concat_ops, constant_op, init_ops, linalg_ops, state_ops
@@ -65,9 +64,9 @@ def model_variable(name, shape=None, dtype=dtypes.float32, initializer=None, reg
                     custom_getter=custom_getter, use_resource=use_resource)
 
 
-# the end-point names slim layers give their outputs (TF sets ``tensor.aliases``; tideflow's
-# Tensor has fixed slots, so they live here): read by slim.utils.convert_collection_to_dict
-TENSOR_ALIASES = weakref.WeakKeyDictionary()
+# the end-point names slim layers give their outputs, read back as ``tensor.aliases`` (as TF)
+# and by slim.utils.convert_collection_to_dict
+TENSOR_ALIASES = ops.TENSOR_ALIASES
 
 
 def _collect_outputs(outputs_collections, alias, outputs):
@@ -166,7 +165,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
         inputs = ops.convert_to_tensor(inputs)
         shape = inputs.get_shape()
         if shape.ndims is not None and shape.ndims != 4:
-            raise ValueError(f"conv2d: inputs must have rank 4, got shape {shape}.")
+            raise ValueError(f"Convolution expects input with rank 4, got {shape.ndims}")
         channel_axis = 1 if data_format == "NCHW" else -1
         in_ch = shape[channel_axis].value if shape.ndims is not None else None
         if in_ch is None:

@@ -167,7 +167,7 @@ def avg_pool3d(inputs, kernel_size, stride=2, padding="VALID", data_format="NDHW
 def pool(inputs, kernel_size, pooling_type, padding="VALID", data_format=None, dilation_rate=1,
          stride=1, outputs_collections=None, scope=None):
     """N-d ``'MAX'`` or ``'AVG'`` pooling through ``tf.nn.pool``."""
-    with ops.name_scope(scope, f"{pooling_type}_pool", [inputs]) as sc:
+    with ops.name_scope(scope, f"{pooling_type.lower()}_pool", [inputs]) as sc:
         inputs = ops.convert_to_tensor(inputs)
         rank = inputs.get_shape().ndims
         if rank is None:
@@ -175,15 +175,13 @@ def pool(inputs, kernel_size, pooling_type, padding="VALID", data_format=None, d
         if rank < 3:
             raise ValueError("Rank of inputs must be >= 3")
         n = rank - 2
-        if data_format is not None and data_format.startswith("NC"):
-            raise ValueError("data_format must be NHWC-like for pool (channels last)")
 
         def seq(v):
             return [v] * n if isinstance(v, int) else list(v)
 
         outputs = _nn().pool(inputs, window_shape=seq(kernel_size), pooling_type=pooling_type,
                              padding=padding, dilation_rate=seq(dilation_rate),
-                             strides=seq(stride), data_format=data_format)
+                             strides=seq(stride), data_format=data_format, name=sc)
         return cl._collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
 
 

@@ -1,0 +1,184 @@
+"""TF 1.15's tf.contrib.layers / tf.contrib.framework behaviour, audited against TF's own
+layers_test.py and friends: end-point aliases on collected outputs, ``pool``'s op names and
+channels-first pooling, the convolution rank error, and the layer functions TF 1.15 has that
+were missing (``conv2d_in_plane``, ``dense_to_sparse``, ``images_to_sequence``,
+``sequence_to_images``, ``spatial_softmax``). Expected values come from NumPy."""
+
+import numpy as np
+import pytest
+from tideflow.contrib.framework.python.ops import variables as contrib_variables
+from tideflow.contrib.layers.python.layers import layers as _layers
+
+import tideflow as tf
+
+layers = tf.contrib.layers
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+def _run(fetches, feed=None):
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(fetches, feed)
+
+
+# --- outputs_collections: tensor.aliases -------------------------------------------------
+
+def test_collected_outputs_carry_their_end_point_alias():
+    x = tf.constant(np.ones((2, 6, 6, 3), np.float32))
+    conv = layers.conv2d(x, 4, 3, outputs_collections="outs", scope="c1")
+    pool = layers.avg_pool2d(conv, 2, outputs_collections="outs")
+    flat = layers.flatten(pool, outputs_collections="outs")
+    got = tf.get_collection("outs")
+    assert got == [conv, pool, flat]
+    assert conv.aliases == ["c1"]
+    assert pool.aliases == ["AvgPool2D"]
+    assert flat.aliases == ["Flatten"]
+
+
+def test_tensor_without_alias_has_no_aliases_attribute():
+    t = tf.constant(1.0)
+    assert not hasattr(t, "aliases")
+    t.aliases = ["a"]
+    t.aliases.append("b")
+    assert t.aliases == ["a", "b"]
+
+
+def test_alias_ignores_an_enclosing_name_scope():
+    x = tf.constant(np.ones((1, 5, 5, 2), np.float32))
+    with tf.name_scope("fe"):
+        conv = layers.conv2d(x, 3, 3, outputs_collections="outs", scope="Conv")
+    assert tf.get_collection("outs")[0] is conv
+    assert conv.aliases == ["Conv"]
+
+
+# --- pool ------------------------------------------------------------------------------
+
+def test_pool_names_its_op_after_the_pooling_type():
+    x = np.random.RandomState(0).rand(2, 3, 3, 2)
+    out = layers.pool(x, [3, 3], pooling_type="AVG", outputs_collections="outs")
+    assert out.op.name == "avg_pool"
+    assert out.aliases == ["avg_pool"]
+    assert layers.pool(x, [3, 3], pooling_type="MAX", scope="pool1").op.name == "pool1"
+    np.testing.assert_allclose(_run(out)[:, 0, 0, :], x.mean(axis=(1, 2)), rtol=1e-6)
+
+
+def test_pool_channels_first():
+    x = np.random.RandomState(1).rand(2, 3, 4, 6).astype(np.float32)
+    out = layers.pool(x, [2, 3], pooling_type="MAX", stride=[2, 3], data_format="NCHW")
+    assert out.shape.as_list() == [2, 3, 2, 2]
+    want = x.reshape(2, 3, 2, 2, 2, 3).max(axis=(3, 5))
+    np.testing.assert_allclose(_run(out), want)
+
+
+def test_pool_dilated_channels_first_shape():
+    x = tf.random_uniform((5, 3, 5, 8), seed=1)
+    out = layers.pool(x, [2, 3], dilation_rate=[1, 2], pooling_type="AVG", data_format="NCHW")
+    assert out.shape.as_list() == [5, 3, 4, 4]
+
+
+# --- convolution rank errors -----------------------------------------------------------
+
+def test_convolution_rank_errors_match_tf():
+    with pytest.raises(ValueError, match="Convolution expects input with rank 5, got 4"):
+        layers.convolution3d(tf.zeros((5, 7, 9, 3)), 4, 3)
+    with pytest.raises(ValueError, match="Convolution expects input with rank 4, got 5"):
+        layers.convolution2d(tf.zeros((5, 6, 7, 9, 3)), 4, 3)
+
+
+# --- conv2d_in_plane -------------------------------------------------------------------
+
+def test_conv2d_in_plane_applies_one_kernel_to_every_channel():
+    rng = np.random.RandomState(2)
+    image = rng.rand(3, 5, 6, 4).astype(np.float32)
+    horiz = layers.conv2d_in_plane(
+        image, weights_initializer=tf.constant_initializer([1, -1]), kernel_size=[1, 2],
+        padding="VALID", activation_fn=None)
+    vert = layers.conv2d_in_plane(
+        image, weights_initializer=tf.constant_initializer([2, 1]), kernel_size=[2, 1],
+        padding="VALID", activation_fn=None, scope="vert")
+    names = sorted(v.op.name for v in contrib_variables.get_model_variables())
+    assert names == ["ConvInPlane/biases", "ConvInPlane/weights", "vert/biases", "vert/weights"]
+    assert contrib_variables.get_variables_by_name("weights")[0].shape.as_list() == [1, 2, 1, 1]
+    assert contrib_variables.get_variables_by_name("biases")[0].shape.as_list() == [4]
+    assert horiz.op.name == "ConvInPlane/BiasAdd"
+    h, v = _run([horiz, vert])
+    np.testing.assert_allclose(h, image[:, :, :-1] - image[:, :, 1:], atol=1e-6)
+    np.testing.assert_allclose(v, 2 * image[:, :-1] + image[:, 1:], atol=1e-6)
+
+
+def test_conv2d_in_plane_with_unknown_spatial_dims_and_relu():
+    image = tf.placeholder(tf.float32, (None, None, None, 1))
+    out = layers.conv2d_in_plane(image, weights_initializer=tf.constant_initializer([1, -1]),
+                                 kernel_size=[1, 2], stride=1, padding="SAME")
+    feed = np.arange(12, dtype=np.float32).reshape(1, 3, 4, 1)[:, :, ::-1]
+    got = _run(out, {image: feed})
+    shifted = np.concatenate([feed[:, :, 1:], np.zeros((1, 3, 1, 1), np.float32)], axis=2)
+    np.testing.assert_allclose(got, np.maximum(feed - shifted, 0))
+
+
+# --- dense_to_sparse -------------------------------------------------------------------
+
+def test_dense_to_sparse_keeps_entries_other_than_eos():
+    dense = np.array([[3, 0, 5], [0, 0, 7]], np.int64)
+    sp = _layers.dense_to_sparse(tf.constant(dense))
+    indices, values, shape = _run([sp.indices, sp.values, sp.dense_shape])
+    np.testing.assert_array_equal(indices, np.argwhere(dense != 0))
+    np.testing.assert_array_equal(values, dense[dense != 0])
+    np.testing.assert_array_equal(shape, [2, 3])
+    sp7 = layers.dense_to_sparse(tf.constant(dense), eos_token=7)
+    np.testing.assert_array_equal(_run(sp7.values), dense[dense != 7])
+
+
+# --- images_to_sequence / sequence_to_images --------------------------------------------
+
+def test_images_to_sequence_and_back():
+    images = np.random.RandomState(3).rand(2, 3, 5, 4).astype(np.float32)
+    seq = layers.images_to_sequence(images)
+    assert seq.op.name.startswith("ImagesToSequence/")
+    want = images.transpose(2, 0, 1, 3).reshape(5, 6, 4)
+    back = layers.sequence_to_images(seq, 3)
+    back_first = layers.sequence_to_images(seq, 3, output_data_format="channels_first")
+    assert back.shape.as_list() == [2, 3, 5, 4]
+    s, b, bf = _run([seq, back, back_first])
+    np.testing.assert_array_equal(s, want)
+    np.testing.assert_array_equal(b, images)
+    np.testing.assert_array_equal(bf, images.transpose(0, 3, 1, 2))
+    nchw = layers.images_to_sequence(images.transpose(0, 3, 1, 2), data_format="NCHW")
+    np.testing.assert_array_equal(_run(nchw), want)
+
+
+# --- spatial_softmax -------------------------------------------------------------------
+
+def _spatial_softmax_np(features, temperature):
+    n, h, w, c = features.shape
+    flat = features.transpose(0, 3, 1, 2).reshape(n * c, h * w) / temperature
+    att = np.exp(flat - flat.max(axis=1, keepdims=True))
+    att /= att.sum(axis=1, keepdims=True)
+    pos_x, pos_y = np.meshgrid(np.linspace(-1, 1, h), np.linspace(-1, 1, w), indexing="ij")
+    ex = (att * pos_x.reshape(-1)).sum(axis=1)
+    ey = (att * pos_y.reshape(-1)).sum(axis=1)
+    return np.stack([ex, ey], axis=1).reshape(n, 2 * c)
+
+
+def test_spatial_softmax_expected_keypoints():
+    feats = np.random.RandomState(4).randn(2, 3, 4, 5).astype(np.float32)
+    out = layers.spatial_softmax(feats, temperature=0.5)
+    assert out.shape.as_list()[1] == 10
+    temp = contrib_variables.get_variables_by_name("temperature")[0]
+    assert temp.op.name == "temperature"  # name scopes do not prefix get_variable names
+    assert temp in tf.trainable_variables()
+    np.testing.assert_allclose(_run(out), _spatial_softmax_np(feats, 0.5), rtol=1e-5,
+                               atol=1e-6)
+    with tf.Graph().as_default():  # a second call would make 'temperature' again, as TF
+        nchw = layers.spatial_softmax(feats.transpose(0, 3, 1, 2), data_format="NCHW",
+                                      trainable=False)
+        assert not tf.trainable_variables()
+        np.testing.assert_allclose(_run(nchw), _spatial_softmax_np(feats, 1.0), rtol=1e-5,
+                                   atol=1e-6)
+    with pytest.raises(ValueError, match="data_format has to be either NCHW or NHWC"):
+        layers.spatial_softmax(feats, data_format="CHWN")

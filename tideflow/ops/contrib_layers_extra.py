@@ -1,0 +1,170 @@
+"""More of TF 1.x's ``tf.contrib.layers`` functions: ``conv2d_in_plane`` (one small kernel
+shared by every channel), ``dense_to_sparse``, ``images_to_sequence``/``sequence_to_images``
+(the image <-> sequence reshapes of OCR models) and ``spatial_softmax`` (expected feature
+keypoints).
+
+Each takes TF's arguments and defaults, names its scope and variables as TF does
+(``ConvInPlane/weights``, ``spatial_softmax/temperature``, ...) and files its output in
+``outputs_collections`` under the scope's name.
+"""
+
+from tideflow.framework import dtypes, ops
+from tideflow.ops import array_ops, init_ops
+from tideflow.ops import contrib_layers as cl
+from tideflow.ops import variable_scope as vs
+from tideflow.ops.layer_initializers import xavier_initializer
+
+
+def _nn():
+    from tideflow import nn
+
+    return nn
+
+
+def _math():
+    import tideflow
+
+    return tideflow
+
+
+def convolution2d_in_plane(inputs, kernel_size, stride=1, padding="SAME",
+                           activation_fn=cl._RELU, normalizer_fn=None, normalizer_params=None,
+                           weights_initializer=None, weights_regularizer=None,
+                           biases_initializer=cl._ZEROS, biases_regularizer=None, reuse=None,
+                           variables_collections=None, outputs_collections=None,
+                           trainable=True, scope=None):
+    """Convolves every channel of an NHWC ``inputs`` with the same ``[kh, kw]`` kernel
+    (``weights`` of shape ``[kh, kw, 1, 1]``); the output keeps the channel count, with one
+    bias per channel."""
+    if weights_initializer is None:
+        weights_initializer = xavier_initializer()
+    kh, kw = cl._pair(kernel_size, "kernel_size")
+    sh, sw = cl._pair(stride, "stride")
+    with vs.variable_scope(scope, "ConvInPlane", [inputs], reuse=reuse) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        shape = inputs.get_shape()
+        if shape.ndims is None or shape.ndims < 4:
+            raise ValueError(f"Invalid input: rank of inputs must be at least 4, got shape "
+                             f"{shape}")
+        channels = shape[-1].value
+        if channels is None:
+            raise ValueError(f"Inputs {inputs.name} has undefined last dimension {shape}.")
+        dtype = inputs.dtype.base_dtype
+        weights = cl.model_variable(
+            "weights", shape=[kh, kw, 1, 1], dtype=dtype, initializer=weights_initializer,
+            regularizer=weights_regularizer, trainable=trainable,
+            collections=cl._collections(variables_collections, "weights"))
+        depthwise = array_ops.tile(weights, [1, 1, channels, 1])
+        outputs = _nn().depthwise_conv2d(inputs, depthwise, [1, sh, sw, 1], padding)
+        if normalizer_fn is not None:
+            outputs = normalizer_fn(outputs, **(normalizer_params or {}))
+        elif biases_initializer is not None:
+            biases = cl.model_variable(
+                "biases", shape=[channels], dtype=dtype, initializer=biases_initializer,
+                regularizer=biases_regularizer, trainable=trainable,
+                collections=cl._collections(variables_collections, "biases"))
+            outputs = _nn().bias_add(outputs, biases)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def dense_to_sparse(tensor, eos_token=0, outputs_collections=None, scope=None):
+    """A SparseTensor of the entries of ``tensor`` that differ from ``eos_token``."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+
+    tf = _math()
+    with vs.variable_scope(scope, "dense_to_sparse", [tensor]) as sc:
+        tensor = ops.convert_to_tensor(tensor)
+        indices = tf.where(tf.not_equal(tensor, tf.constant(eos_token, tensor.dtype)))
+        values = tf.gather_nd(tensor, indices)
+        shape = tf.shape(tensor, out_type=dtypes.int64)
+        outputs = SparseTensor(indices, values, shape)
+        return cl._collect_outputs(outputs_collections, sc.name, outputs)
+
+
+def images_to_sequence(inputs, data_format="NHWC", outputs_collections=None, scope=None):
+    """``[batch, height, width, depth]`` images (NHWC or NCHW) as a ``[width, batch * height,
+    depth]`` sequence running along the width."""
+    cl._check_format(data_format)
+    with ops.name_scope(scope, "ImagesToSequence", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        if data_format == "NCHW":
+            inputs = array_ops.transpose(inputs, [0, 2, 3, 1])
+        _, _, width, depth = inputs.get_shape().as_list()
+        dynamic = array_ops.shape(inputs)
+        transposed = array_ops.transpose(inputs, [2, 0, 1, 3])
+        outputs = array_ops.reshape(
+            transposed, [width if width is not None else -1, dynamic[0] * dynamic[1],
+                         depth if depth is not None else dynamic[3]])
+        return cl._collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
+def sequence_to_images(inputs, height, output_data_format="channels_last",
+                       outputs_collections=None, scope=None):
+    """The inverse of ``images_to_sequence``: a ``[width, batch * height, depth]`` sequence as
+    ``[batch, height, width, depth]`` images (``[batch, depth, height, width]`` for
+    ``channels_first``)."""
+    with ops.name_scope(scope, "SequenceToImages", [inputs]) as sc:
+        inputs = ops.convert_to_tensor(inputs)
+        width, num_batches, depth = inputs.get_shape().as_list()
+        num_batches = -1 if num_batches is None else num_batches // height
+        dynamic = array_ops.shape(inputs)
+        reshaped = array_ops.reshape(
+            inputs, [dynamic[0] if width is None else width, num_batches, height,
+                     dynamic[2] if depth is None else depth])
+        perm = [1, 3, 2, 0] if output_data_format == "channels_first" else [1, 2, 0, 3]
+        outputs = array_ops.transpose(reshaped, perm)
+        return cl._collect_outputs(outputs_collections, sc.rstrip("/"), outputs)
+
+
+def spatial_softmax(features, temperature=None, name=None, variables_collections=None,
+                    trainable=True, data_format="NHWC"):
+    """The expected (x, y) position, each in [-1, 1], of every channel of ``features`` under
+    a softmax over its height * width positions (divided by a learned ``temperature``,
+    initially ``temperature`` or 1): a ``[batch, 2 * channels]`` tensor of (x, y) pairs, x
+    running along the height as in TF."""
+    tf = _math()
+    with ops.name_scope(name, "spatial_softmax"):
+        features = ops.convert_to_tensor(features)
+        shape = array_ops.shape(features)
+        static = features.get_shape()
+        if data_format == "NCHW":
+            height, width, channels = shape[2], shape[3], static[1].value
+        elif data_format == "NHWC":
+            height, width, channels = shape[1], shape[2], static[3].value
+        else:
+            raise ValueError("data_format has to be either NCHW or NHWC.")
+        if channels is None:
+            raise ValueError("The num_channels dimension of the inputs to `spatial_softmax` "
+                             "should be defined. Found `None`.")
+        with ops.name_scope("spatial_softmax_op", "spatial_softmax_op", [features]):
+            pos_x, pos_y = tf.meshgrid(tf.lin_space(-1.0, 1.0, num=height),
+                                       tf.lin_space(-1.0, 1.0, num=width), indexing="ij")
+            pos_x = array_ops.reshape(pos_x, [height * width])
+            pos_y = array_ops.reshape(pos_y, [height * width])
+            initializer = (init_ops.ones_initializer() if temperature is None
+                           else init_ops.constant_initializer(temperature))
+            colls = cl._collections(variables_collections, "temperature") if trainable else None
+            temp = cl.model_variable("temperature", shape=(), dtype=dtypes.float32,
+                                     initializer=initializer, collections=colls,
+                                     trainable=trainable)
+            if data_format == "NHWC":
+                features = array_ops.transpose(features, [0, 3, 1, 2])
+            flat = array_ops.reshape(features, [-1, height * width])
+            attention = _nn().softmax(flat / temp)
+            expected_x = tf.reduce_sum(pos_x * attention, [1], keepdims=True)
+            expected_y = tf.reduce_sum(pos_y * attention, [1], keepdims=True)
+            expected_xy = tf.concat([expected_x, expected_y], 1)
+            keypoints = array_ops.reshape(expected_xy, [-1, channels * 2])
+            keypoints.set_shape([None, channels * 2])
+    return keypoints
+
+
+convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
+dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
+images_to_sequence = cl.add_arg_scope(images_to_sequence)
+sequence_to_images = cl.add_arg_scope(sequence_to_images)
+
+__all__ = ["conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
+           "images_to_sequence", "sequence_to_images", "spatial_softmax"]
