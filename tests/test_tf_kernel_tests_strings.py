@@ -685,3 +685,20 @@ def test_sparse_add_static_shape_and_index_error():
                            match=r"invalid index on dimension 1: a_indices\(0, 1\) = 3"):
             _run(bad)
     np.testing.assert_array_equal(out.values, [2., 4.])
+
+
+def test_sparse_slice_gradient_finite_differences():
+    ind = np.array([[0, 1], [1, 0], [2, 2], [3, 1]], np.int64)
+    vals = np.array([1.5, -2.0, 0.5, 3.0])
+    with tf.Graph().as_default():
+        v = tf.constant(vals, tf.float64)
+        sliced = tf.sparse_slice(tf.SparseTensor(ind, v, [4, 3]), [1, 0], [2, 3])
+        w = tf.constant([10.0, 20.0], tf.float64)
+        loss = tf.reduce_sum(sliced.values * w)
+        (g,) = tf.gradients(loss, [v])
+        got = _run(g)
+        # only entries 1 and 2 fall in rows [1, 3): their gradients are the weights
+        np.testing.assert_allclose(got, [0.0, 10.0, 20.0, 0.0])
+        with tf.Session():
+            err = tf.test.compute_gradient_error(v, [4], sliced.values, [2])
+    assert err < 1e-6

@@ -212,6 +212,11 @@ CASES = [
          lambda i, v, s, a, b: _parts(so.sparse_slice(_sp(i, v, s), a, b)),
          [_IDX, _VAL, _SHAPE, np.array([1, 0], np.int64), np.array([5, 3], np.int64)],
          _slice_ref, fixed=(0, 2, 3, 4), grad=False),
+    Case("SparseSliceGrad",
+         lambda g: ops.apply_op("SparseSliceGrad", [
+             g, np.array([[0, 1], [1, 0], [2, 2]], np.int64), np.array([1, 0], np.int64),
+             np.array([[0, 0], [1, 2]], np.int64)])._outputs[0],
+         [np.array([3.0, 5.0])], lambda g: np.array([0.0, g[0], g[1]]), grad=False),
     Case("SparseSegmentSum", sr.sparse_segment_sum, [_SEG_DATA, _SEG_IDX, _SEG_IDS],
          _segment_ref("sum"), fixed=(1, 2)),
     Case("SparseSegmentMean", sr.sparse_segment_mean, [_SEG_DATA, _SEG_IDX, _SEG_IDS],

@@ -808,6 +808,14 @@ def _sparse_slice_kernel(indices, values, shape, start, size):
     return idx[keep] - start, vals[keep], out_shape
 
 
+def _sparse_slice_grad(op, *grads):
+    # each sliced value's gradient goes back to its place among the input's values
+    val_grad = ops.apply_op("SparseSliceGrad", [grads[1], op._inputs[0], op._inputs[3],
+                                                op._outputs[0]])._outputs[0]
+    val_grad.set_shape(_in(op, 1))
+    return [None, val_grad, None, None, None]
+
+
 op_registry.declare(
     "SparseSlice",
     inputs=["indices: int64", "values: T", "shape: int64", "start: int64", "size: int64"],
@@ -816,6 +824,32 @@ op_registry.declare(
     shape=lambda op: [matrix(None, _rank_of(op._inputs[2])), vector(None),
                       _in(op, 2).merge_with(unknown_shape(1))],
     kernel=_sparse_slice_kernel,
+    grad=_sparse_slice_grad,
+)
+
+
+def _sparse_slice_grad_kernel(backprop_val_grad, input_indices, input_start, output_indices):
+    grad = np.asarray(backprop_val_grad)
+    inp = np.asarray(input_indices, dtype=np.int64)
+    out = np.asarray(output_indices, dtype=np.int64) + np.asarray(input_start, np.int64)
+    where = {tuple(r): k for k, r in enumerate(inp.tolist())}
+    val_grad = np.zeros(inp.shape[0], dtype=grad.dtype)
+    for k, r in enumerate(out.tolist()):
+        if tuple(r) not in where:
+            raise _invalid("Elements of output_indices not found in input_indices.")
+        val_grad[where[tuple(r)]] = grad[k]
+    return val_grad
+
+
+op_registry.declare(
+    "SparseSliceGrad",
+    inputs=["backprop_val_grad: T", "input_indices: int64", "input_start: int64",
+            "output_indices: int64"],
+    outputs=["val_grad: T"],
+    attrs=["T: numbertype"],
+    shape=lambda op: [vector(_in(op, 1).merge_with(unknown_shape(2)).dims[0].value)],
+    kernel=_sparse_slice_grad_kernel,
+    differentiable=False,
 )
 
 
