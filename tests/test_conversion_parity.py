@@ -47,3 +47,18 @@ def test_bucketized_column_builds_bucketize():
     assert "Bucketize" in [op.type for op in tf.get_default_graph().get_operations()]
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(out), [[0, 1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_an_op_on_another_graphs_tensor_is_built_in_that_graph():
+    # TF's _get_graph_from_inputs: the inputs' graph wins over the default graph, and Python
+    # values become constants there too; two graphs in one op still fail
+    g1 = tf.Graph()
+    with g1.as_default():
+        x = tf.constant(1.0, name="x")
+    with tf.Graph().as_default():
+        z = tf.add(x, 1.0)
+        assert z.graph is g1 and tf.identity(x).graph is g1
+        with pytest.raises(ValueError, match="must be from the same graph"):
+            tf.add(x, tf.constant(2.0))
+    with tf.Session(graph=g1) as sess:
+        assert sess.run(z) == 2.0

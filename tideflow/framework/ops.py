@@ -1589,6 +1589,11 @@ def apply_op(op_type, inputs, attrs=None, name=None, graph=None, _flat=False):
         )
     if graph is None:
         graph = _graph_from_inputs(inputs)
+        if graph is not get_default_graph():
+            # as TF: an op on another graph's tensors is built in that graph, its Python
+            # values converted there too
+            with graph.as_default():
+                return apply_op(op_type, inputs, attrs, name, graph, _flat)
     if type(name) is bytes:  # TF takes names as bytes too (``name=b"e"``)
         name = name.decode()
     if not (name and name.endswith("/")) and not all(
@@ -1897,8 +1902,7 @@ def _checked_graph(t, default):
     g = t._op._graph
     if g is not default and default.building_function:
         return default  # the function body captures t (FuncGraph.capture)
-    if g is not default and _default_graph_stack.stack:
-        raise ValueError(f"Tensor {t.name} must be from the same graph as the default graph.")
+    # as TF's _get_graph_from_inputs: the op goes to its inputs' graph, whatever the default
     return g
 
 
