@@ -318,7 +318,9 @@ def test_complex_sigmoid_gradient_keeps_the_conjugate():
     xv = np.array([0.3 + 0.4j, -1.0 + 0.2j], np.complex128)
     with tf.Graph().as_default():
         x = tf.constant(xv)
-        (g,) = tf.gradients(tf.reduce_sum(tf.sigmoid(x)), [x])
+        s = tf.reduce_sum(tf.sigmoid(x))
+        # TF requires grad_ys for a complex y
+        (g,) = tf.gradients(s, [x], grad_ys=tf.ones_like(s))
         with tf.Session() as sess:
             gv = sess.run(g)
     y = 1 / (1 + np.exp(-xv))
