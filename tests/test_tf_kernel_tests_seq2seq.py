@@ -161,3 +161,44 @@ def test_sequence_loss_object(kwargs, reduce):
     with tf.Graph().as_default():
         got = _run(loss.SequenceLoss(**kwargs)(targets, logits, weights))
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("prob,want", [(0.0, 0), (1.0, 1)])
+def test_scheduled_output_helper_sample_ids_are_int32(prob, want):
+    from tideflow.contrib.seq2seq.python.ops import basic_decoder, helper
+    batch, time, depth = 3, 4, 2
+    rng = np.random.RandomState(1)
+    inputs = rng.randn(batch, time, depth).astype(np.float32)
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.BasicRNNCell(depth)
+        h = helper.ScheduledOutputTrainingHelper(inputs, [time] * batch, prob)
+        dec = basic_decoder.BasicDecoder(cell, h, cell.zero_state(batch, tf.float32))
+        assert dec.output_dtype == basic_decoder.BasicDecoderOutput(tf.float32, tf.int32)
+        assert dec.output_size.sample_id == tf.TensorShape([])
+        _, first_inputs, first_state = dec.initialize()
+        out, _, next_inputs, _ = dec.step(tf.constant(0), first_inputs, first_state)
+        assert out.sample_id.dtype == tf.int32
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, next_ = sess.run([out, next_inputs])
+    np.testing.assert_array_equal(out_.sample_id, [want] * batch)
+    np.testing.assert_allclose(next_, out_.rnn_output if want else inputs[:, 1], rtol=1e-6)
+
+
+def test_bernoulli_and_categorical_sample_shapes_and_values():
+    from tideflow.contrib.seq2seq.python.ops import helper
+    with tf.Graph().as_default():
+        # probabilities 0 and 1 make the Bernoulli draws certain
+        b = helper.bernoulli_sample(probs=[[0.0, 1.0, 1.0]], sample_shape=[2], dtype=tf.bool)
+        # a logit far above the others makes the categorical draw certain
+        logits = np.full((2, 3, 4), -50.0, np.float32)
+        logits[0, :, 2] = 50.0
+        logits[1, :, 1] = 50.0
+        c = helper.categorical_sample(logits=logits, sample_shape=3)
+        c_default = helper.categorical_sample(logits=logits[0])
+        b_, c_, cd_ = _run([b, c, c_default])
+    assert b_.dtype == np.bool_ and b_.shape == (2, 1, 3)
+    np.testing.assert_array_equal(b_, np.broadcast_to([[False, True, True]], (2, 1, 3)))
+    assert c_.dtype == np.int32 and c_.shape == (3, 2, 3)
+    np.testing.assert_array_equal(c_, np.broadcast_to([[2, 2, 2], [1, 1, 1]], (3, 2, 3)))
+    np.testing.assert_array_equal(cd_, [2, 2, 2])

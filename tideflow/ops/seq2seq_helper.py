@@ -29,6 +29,45 @@ def _transpose_batch_time(x):
     return tf.transpose(x, [1, 0] + list(range(2, ndims)))
 
 
+def _reshape_samples(draw, sample_shape):
+    """``draw(n)`` gives ``[n, batch...]`` samples; the result is ``sample_shape + batch...``
+    (``sample_shape`` a scalar or a vector)."""
+    sample_shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32, name="sample_shape")
+    sample_shape = tf.reshape(sample_shape, [-1])
+    samples = draw(tf.reduce_prod(sample_shape))
+    return tf.reshape(samples, tf.concat([sample_shape, tf.shape(samples)[1:]], 0))
+
+
+def bernoulli_sample(probs=None, logits=None, dtype=tf.int32, sample_shape=(), seed=None):
+    """Bernoulli draws (TF 1.15's ``helper.bernoulli_sample``): 1 with probability ``probs``
+    (or ``sigmoid(logits)``), shaped ``sample_shape + probs.shape``, cast to ``dtype``."""
+    probs = tf.sigmoid(logits, name="probs") if probs is None else tf.convert_to_tensor(
+        probs, name="probs")
+
+    def draw(n):
+        shape = tf.concat([[n], tf.shape(probs)], 0)
+        return tf.cast(tf.random_uniform(shape, seed=seed, dtype=probs.dtype) < probs, dtype)
+
+    return _reshape_samples(draw, sample_shape)
+
+
+def categorical_sample(logits, dtype=tf.int32, sample_shape=(), seed=None):
+    """Categorical draws over the last axis of ``logits`` (TF 1.15's
+    ``helper.categorical_sample``), shaped ``sample_shape + logits.shape[:-1]``."""
+    logits = tf.convert_to_tensor(logits, name="logits")
+    batch_shape = tf.shape(logits)[:-1]
+
+    def draw(n):
+        flat = logits if logits.get_shape().ndims == 2 else tf.reshape(
+            logits, tf.stack([-1, tf.shape(logits)[-1]]))
+        out_dtype = tf.int64 if logits.dtype.size > 4 else tf.int32
+        draws = tf.multinomial(flat, n, seed=seed, output_dtype=out_dtype)
+        return tf.cast(tf.reshape(tf.transpose(draws), tf.concat([[n], batch_shape], 0)),
+                       dtype)
+
+    return _reshape_samples(draw, sample_shape)
+
+
 def _unstack_ta(inp):
     return TensorArray(dtype=inp.dtype, size=tf.shape(inp)[0],
                        element_shape=inp.get_shape()[1:]).unstack(inp)
@@ -253,8 +292,8 @@ class ScheduledEmbeddingTrainingHelper(TrainingHelper):
 class ScheduledOutputTrainingHelper(TrainingHelper):
     """Teacher forcing where, with probability ``sampling_probability`` per entry and step,
     the next input is the step's output itself (optionally concatenated with
-    ``auxiliary_inputs``) instead of the ground truth. Sample ids are bools: whether the
-    output was fed."""
+    ``auxiliary_inputs``) instead of the ground truth. Sample ids are int32: 1 where the
+    output was fed, 0 elsewhere."""
 
     def __init__(self, inputs, sequence_length, sampling_probability, time_major=False,
                  seed=None, next_inputs_fn=None, auxiliary_inputs=None, name=None):
@@ -281,26 +320,21 @@ class ScheduledOutputTrainingHelper(TrainingHelper):
             super().__init__(inputs=maybe_concatenated, sequence_length=sequence_length,
                              time_major=time_major, name=name)
 
-    @property
-    def sample_ids_shape(self):
-        return TensorShape([])
-
-    @property
-    def sample_ids_dtype(self):
-        return tf.bool
-
     def sample(self, time, outputs, state, name=None):
+        # TF 1.15: int32 ids (1 where the output is fed back), TrainingHelper's dtype
         with tf.name_scope(name, "ScheduledOutputTrainingHelperSample",
                            [time, outputs, state]):
             probs = tf.broadcast_to(tf.cast(self._sampling_probability, tf.float32),
                                     [self.batch_size])
-            return tf.random_uniform([self.batch_size], seed=self._seed) < probs
+            return tf.cast(tf.random_uniform([self.batch_size], seed=self._seed) < probs,
+                           tf.int32)
 
     def next_inputs(self, time, outputs, state, sample_ids, name=None):
         with tf.name_scope(name, "ScheduledOutputTrainingHelperNextInputs",
                            [time, outputs, state, sample_ids]):
             finished, base_next_inputs, state = super().next_inputs(
                 time=time, outputs=outputs, state=state, sample_ids=sample_ids, name=name)
+            sample_ids = tf.cast(sample_ids, tf.bool)
 
             def maybe_sample():
                 out = outputs if self._next_inputs_fn is None else self._next_inputs_fn(
