@@ -93,3 +93,90 @@ def test_crop_pad_zero_sized_fed_image_fails_at_run(fn, shape):
     expected = np.ones([1, 1, 1]) if fn == "crop_to_bounding_box" else \
         np.array([[1, 0], [0, 0]], np.float32)[:, :, None]
     np.testing.assert_array_equal(out, expected)
+
+
+def _ramp():
+    i = np.arange(200)[:, None]
+    j = np.arange(256)
+    img = np.empty((200, 256, 3), np.uint8)
+    img[:, :, 0] = i
+    img[:, :, 1] = j
+    img[:, :, 2] = (i + j) >> 1
+    return img
+
+
+def _gif_bytes(n_frames):
+    import io
+
+    Image = pytest.importorskip("PIL.Image")
+    frames = [Image.fromarray(np.full((4, 6, 3), 40 * k, np.uint8)) for k in range(n_frames)]
+    buf = io.BytesIO()
+    frames[0].save(buf, format="GIF", save_all=n_frames > 1, append_images=frames[1:])
+    return buf.getvalue()
+
+
+def test_decode_jpeg_and_decode_png_read_each_others_formats():
+    img = np.random.RandomState(3).randint(0, 256, (5, 7, 3)).astype(np.uint8)
+    png, jpg = _run([tf.image.encode_png(img), tf.image.encode_jpeg(img, quality=100)])
+    jpg_pixels = _run(tf.image.decode_jpeg(jpg))
+    # TF 1.x's DecodeJpeg/DecodePng kernel reads the format from the bytes
+    np.testing.assert_array_equal(_run(tf.image.decode_jpeg(png)), img)
+    np.testing.assert_array_equal(_run(tf.image.decode_png(jpg)), jpg_pixels)
+    gray = _run(tf.image.decode_jpeg(png, channels=1))
+    assert gray.shape == (5, 7, 1)
+
+
+def test_decode_png_of_gif_frames():
+    one = _run(tf.image.decode_png(_gif_bytes(1)))
+    assert one.shape == (4, 6, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Got 3 frames, but animated gifs can only be decoded by "
+                             "tf.image.decode_gif or tf.image.decode_image"):
+        _run(tf.image.decode_jpeg(_gif_bytes(3)))
+    assert _run(tf.image.decode_gif(_gif_bytes(3))).shape == (3, 4, 6, 3)
+
+
+@pytest.mark.parametrize("window", [[-1, 11, 11, 11], [11, -1, 11, 11], [11, 11, -1, 11],
+                                    [11, 11, 11, -1], [11, 11, 0, 11], [11, 11, 11, 0],
+                                    [0, 0, 201, 256], [0, 0, 200, 257]])
+def test_decode_and_crop_jpeg_refuses_windows_outside_the_image(window):
+    jpg = _run(tf.image.encode_jpeg(_ramp()))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid JPEG data or crop window"):
+        _run(tf.image.decode_and_crop_jpeg(jpg, window))
+
+
+def test_decode_and_crop_jpeg_equals_decode_then_crop():
+    jpg = _run(tf.image.encode_jpeg(_ramp()))
+    full = _run(tf.image.decode_jpeg(jpg))
+    for y, x, h, w in ([0, 0, 5, 5], [194, 251, 6, 5], [6, 5, 15, 10], [0, 0, 200, 256]):
+        out = _run(tf.image.decode_and_crop_jpeg(jpg, [y, x, h, w]))
+        np.testing.assert_array_equal(out, full[y:y + h, x:x + w])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_encode_png_filters_rows_so_smooth_images_stay_small(dtype):
+    img = _ramp().astype(dtype)
+    data = _run(tf.image.encode_png(tf.constant(img), compression=7))
+    # libpng's adaptive row filters make this smooth ramp ~0.6 KB (8-bit) / ~1 KB (16-bit);
+    # unfiltered rows would take over 100 KB
+    assert len(data) < (750 if dtype == np.uint8 else 1500)
+    back = _run(tf.image.decode_png(data, dtype=tf.as_dtype(dtype)))
+    np.testing.assert_array_equal(back, img)
+    noisy = np.random.RandomState(0).randint(0, 256, (9, 13, 4)).astype(np.uint8)
+    np.testing.assert_array_equal(_run(tf.image.decode_png(tf.image.encode_png(noisy))), noisy)
+
+
+@pytest.mark.parametrize("dtype", [tf.float16, tf.float32])
+def test_non_max_suppression_v2_v3_take_half_and_float(dtype):
+    from tideflow.python.ops import gen_image_ops
+
+    boxes = [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11],
+             [0, 10.1, 1, 11.1], [0, 100, 1, 101]]
+    scores = [0.9, 0.75, 0.6, 0.95, 0.5, 0.3]
+    b, s = tf.constant(boxes, dtype), tf.constant(scores, dtype)
+    iou, thr = tf.constant(0.5, dtype), tf.constant(float("-inf"), dtype)
+    v2 = gen_image_ops.non_max_suppression_v2(b, s, tf.constant(3), iou)
+    v3 = gen_image_ops.non_max_suppression_v3(b, s, tf.constant(3), iou, thr)
+    for out in _run([v2, v3, tf.image.non_max_suppression(b, s, 3, 0.5)]):
+        # boxes 0-2 overlap (IoU > 0.5) as do 3-4; the best of each cluster survives
+        np.testing.assert_array_equal(out, [3, 0, 5])

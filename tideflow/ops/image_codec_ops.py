@@ -109,14 +109,38 @@ def _chunk(kind, data):
             struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
 
 
+def _filter_rows(rows, bpp):
+    """[h, 1 + stride] uint8: each row prefixed by the PNG filter type chosen for it (None,
+    Sub, Up, Average, Paeth; the one with the smallest sum of |bytes as int8|), as libpng's
+    adaptive filtering, so smooth images compress as small as TF's PNGs."""
+    x = rows.astype(np.int16)
+    a = np.zeros_like(x)
+    a[:, bpp:] = x[:, :-bpp] if bpp < x.shape[1] else 0
+    b = np.zeros_like(x)
+    b[1:] = x[:-1]
+    c = np.zeros_like(x)
+    c[1:] = a[:-1]
+    p = a + b - c
+    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+    paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+    cands = np.stack([x, x - a, x - b, x - ((a + b) >> 1), x - paeth]).astype(np.uint8)
+    cost = np.abs(cands.view(np.int8).astype(np.int32)).sum(axis=2)
+    best = cost.argmin(axis=0)
+    out = np.empty((rows.shape[0], rows.shape[1] + 1), np.uint8)
+    out[:, 0] = best
+    out[:, 1:] = cands[best, np.arange(rows.shape[0])]
+    return out
+
+
 def encode_png_bytes(img, compression=-1):
-    """PNG bytes of a uint8/uint16 [h, w, c] array, c in 1..4, rows unfiltered."""
+    """PNG bytes of a uint8/uint16 [h, w, c] array, c in 1..4, rows filtered as libpng's
+    default does (per row, the filter whose output has the smallest sum of |signed bytes|)."""
     h, w, c = img.shape
     depth = 16 if img.dtype == np.uint16 else 8
     color_type = {1: 0, 2: 4, 3: 2, 4: 6}[c]
     raw = np.ascontiguousarray(img.astype(">u2" if depth == 16 else np.uint8))
     rows = raw.reshape(h, -1).view(np.uint8).reshape(h, -1)
-    body = np.concatenate([np.zeros((h, 1), np.uint8), rows], 1).tobytes()
+    body = _filter_rows(rows, c * depth // 8).tobytes()
     level = 6 if compression < 0 else min(int(compression), 9)
     return (_PNG_SIG + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color_type, 0, 0, 0))
             + _chunk(b"IDAT", zlib.compress(body, level)) + _chunk(b"IEND", b""))
@@ -289,16 +313,47 @@ def _decode_bmp(data, channels):
 # ------------------------------------------------------------------------------------------
 
 
+def _decode_other_format(data, fmt, channels, dtype):
+    """TF 1.x's DecodeJpeg and DecodePng share one kernel that reads the format from the
+    first bytes: a PNG given to decode_jpeg, or a JPEG or single-frame GIF given to
+    decode_png, decodes as that format (3-D); an animated GIF is refused."""
+    if fmt == "png":
+        _check_channels(channels, (0, 1, 3, 4))
+        return _decode_png(data, channels, dtype)
+    if dtype != dtypes.uint8:
+        raise _invalid(f"{fmt.upper()} images can only be decoded to uint8, got "
+                       f"{dtype.name}")
+    if fmt == "jpeg":
+        if channels not in (0, 1, 3):
+            raise _invalid(f"channels must be 0, 1, or 3 for JPEG, got {channels}")
+        return _decode_jpeg(data, channels)
+    if channels not in (0, 3):
+        raise _invalid(f"channels must be 0 or 3 for GIF, got {channels}")
+    frames = _decode_gif(data)
+    if frames.shape[0] != 1:
+        raise _invalid(f"Got {frames.shape[0]} frames, but animated gifs can only be decoded "
+                       "by tf.image.decode_gif or tf.image.decode_image")
+    return frames[0]
+
+
 def _decode_png_kernel(contents, *, channels, dtype):
     _check_channels(channels, (0, 1, 2, 3, 4))
-    return _decode_png(_contents(contents), channels, dtype)
+    data = _contents(contents)
+    fmt = _format(data)
+    if fmt in ("jpeg", "gif"):
+        return _decode_other_format(data, fmt, channels, dtype)
+    return _decode_png(data, channels, dtype)
 
 
 def _decode_jpeg_kernel(contents, *, channels, ratio, fancy_upscaling, dct_method):
     _check_channels(channels, (0, 1, 3))
     if ratio not in (1, 2, 4, 8):
         raise _invalid(f"ratio must be 1, 2, 4, or 8, got {ratio}")
-    return _decode_jpeg(_contents(contents), channels, ratio, fancy_upscaling, dct_method)
+    data = _contents(contents)
+    fmt = _format(data)
+    if fmt in ("png", "gif"):
+        return _decode_other_format(data, fmt, channels, dtypes.uint8)
+    return _decode_jpeg(data, channels, ratio, fancy_upscaling, dct_method)
 
 
 def _decode_bmp_kernel(contents, *, channels):

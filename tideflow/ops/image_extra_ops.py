@@ -76,6 +76,22 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
             contents, channels, ratio, fancy_upscaling, try_recover_truncated,
             acceptable_fraction, dct_method)
         w = ops.convert_to_tensor(crop_window, dtypes.int32, name="crop_window")
+        # TF's kernel refuses a window that is not inside the image (negative offsets, sizes
+        # <= 0, or past the edge), with InvalidArgumentError
+        from tideflow.ops import (
+            array_ops,
+            control_flow_ops,
+            logging_ops,
+            math_ops,
+            reduction_ops,
+        )
+
+        hw = array_ops.shape(image)[:2]
+        ok = reduction_ops.reduce_all(math_ops.logical_and(
+            math_ops.logical_and(math_ops.greater_equal(w[:2], 0), math_ops.greater(w[2:], 0)),
+            math_ops.less_equal(w[:2] + w[2:], hw)))
+        check = logging_ops.Assert(ok, ["Invalid JPEG data or crop window", w, hw])
+        w = control_flow_ops.with_dependencies([check], w)
         begin = concat([w[:2], [0]], 0)
         size = concat([w[2:], [-1]], 0)
         out = slicing_ops.slice(image, begin, size)

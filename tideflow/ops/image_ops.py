@@ -746,14 +746,17 @@ def _nms_v1(boxes, scores, max_output_size, *, iou_threshold):
     return _nms(boxes, scores, max_output_size, iou_threshold)
 
 
-for _name, _ins, _attrs, _kernel in (
-    ("NonMaxSuppression", [], ["iou_threshold: float = 0.5"], _nms_v1),
-    ("NonMaxSuppressionV2", ["iou_threshold: float"], [], _nms),
-    ("NonMaxSuppressionV3", ["iou_threshold: float", "score_threshold: float"], [], _nms),
+# V2 and V3 take half or float boxes/scores (T) and thresholds (T_threshold), as TF 1.15
+_NMS_T = ["T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT"]
+for _name, _box_t, _ins, _attrs, _kernel in (
+    ("NonMaxSuppression", "float", [], ["iou_threshold: float = 0.5"], _nms_v1),
+    ("NonMaxSuppressionV2", "T", ["iou_threshold: T_threshold"], _NMS_T, _nms),
+    ("NonMaxSuppressionV3", "T", ["iou_threshold: T_threshold", "score_threshold: T_threshold"],
+     _NMS_T, _nms),
 ):
     op_registry.declare(
         _name,
-        inputs=["boxes: float", "scores: float", "max_output_size: int32"] + _ins,
+        inputs=[f"boxes: {_box_t}", f"scores: {_box_t}", "max_output_size: int32"] + _ins,
         outputs=["selected_indices: int32"],
         attrs=_attrs,
         shape=_nms_shape,
