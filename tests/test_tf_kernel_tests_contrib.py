@@ -182,3 +182,85 @@ def test_spatial_softmax_expected_keypoints():
                                    atol=1e-6)
     with pytest.raises(ValueError, match="data_format has to be either NCHW or NHWC"):
         layers.spatial_softmax(feats, data_format="CHWN")
+
+
+# --- batch_norm: zero-debiased moving mean, batch weights, half floats, update ops ---------
+
+def test_batch_norm_zero_debias_moving_mean_tracks_the_batch_mean():
+    rng = np.random.RandomState(5)
+    values = rng.rand(6, 2, 2, 3)
+    mean, var = values.mean(axis=(0, 1, 2)), values.var(axis=(0, 1, 2))
+    out = layers.batch_norm(tf.constant(values, tf.float32), decay=0.1, scale=True,
+                            updates_collections=None, zero_debias_moving_mean=True,
+                            fused=False)
+    assert not tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    biased = contrib_variables.get_variables_by_name("biased")[0]
+    step = contrib_variables.get_variables_by_name("local_step")[0]
+    assert biased.op.name == "BatchNorm/BatchNorm/moving_mean/biased"
+    assert step.op.name == "BatchNorm/BatchNorm/moving_mean/local_step"
+    assert len(contrib_variables.get_model_variables()) == 6
+    moving_mean = contrib_variables.get_variables_by_name("moving_mean")[0]
+    moving_var = contrib_variables.get_variables_by_name("moving_variance")[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(3):
+            assert sess.run(step) == i
+            sess.run(out)
+            # debiased: the average equals the (constant) batch mean from the first step on
+            np.testing.assert_allclose(sess.run(moving_mean), mean, rtol=1e-5)
+        # the variance is not debiased: 1 -> var with decay 0.1 per step
+        want_var = var + (1 - var) * 0.1 ** 3
+        np.testing.assert_allclose(sess.run(moving_var), want_var, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_batch_norm_zero_debias_with_update_ops(fused):
+    values = np.random.RandomState(6).rand(4, 3, 2, 2)
+    out = layers.batch_norm(tf.constant(values, tf.float32), decay=0.5, fused=fused,
+                            data_format="NCHW", zero_debias_moving_mean=True)
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    assert len(updates) == 2
+    moving_mean = contrib_variables.get_variables_by_name("moving_mean")[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run([out, updates])
+        np.testing.assert_allclose(sess.run(moving_mean), values.mean(axis=(0, 2, 3)),
+                                   rtol=1e-5)
+
+
+def test_batch_norm_batch_weights_give_weighted_statistics():
+    rng = np.random.RandomState(7)
+    values = rng.rand(4, 3).astype(np.float32)
+    weights = np.array([1.0, 3.0, 0.0, 2.0], np.float32)
+    out = layers.batch_norm(values, batch_weights=weights, epsilon=1e-3, decay=0.0,
+                            updates_collections=None)
+    moving_mean = contrib_variables.get_variables_by_name("moving_mean")[0]
+    moving_var = contrib_variables.get_variables_by_name("moving_variance")[0]
+    w = weights[:, None]
+    mean = (w * values).sum(0) / w.sum()
+    var = (w * (values - mean) ** 2).sum(0) / w.sum()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(out)
+        np.testing.assert_allclose(sess.run([moving_mean, moving_var]), [mean, var],
+                                   rtol=1e-5)
+    np.testing.assert_allclose(got, (values - mean) / np.sqrt(var + 1e-3), rtol=1e-4,
+                               atol=1e-5)
+
+
+def test_batch_norm_fused_half_floats_keep_single_float_parameters():
+    values = np.random.RandomState(8).rand(5, 3, 3, 2).astype(np.float16)
+    out = layers.batch_norm(values, scale=True, fused=True)
+    assert out.dtype == tf.float16
+    assert out.op.name.startswith("BatchNorm/FusedBatchNorm")
+    assert {v.dtype.base_dtype for v in contrib_variables.get_model_variables()} == {
+        tf.float32}
+    v32 = values.astype(np.float32)
+    want = (v32 - v32.mean((0, 1, 2))) / np.sqrt(v32.var((0, 1, 2)) + 1e-3)
+    np.testing.assert_allclose(_run(out).astype(np.float32), want, atol=2e-2)
+
+
+def test_batch_norm_update_ops_are_named_after_their_scope():
+    layers.batch_norm(tf.random_uniform((5, 3, 3, 3), seed=1), updates_collections="mine")
+    assert [u.op.name for u in tf.get_collection("mine")] == [
+        "BatchNorm/AssignMovingAvg", "BatchNorm/AssignMovingAvg_1"]

@@ -237,10 +237,6 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             inputs, decay, center, scale, epsilon, activation_fn, param_initializers,
             param_regularizers, is_training, reuse, variables_collections, outputs_collections,
             trainable, data_format, scope, renorm, renorm_clipping, renorm_decay, adjustment)
-    if batch_weights is not None or zero_debias_moving_mean:
-        raise NotImplementedError(
-            "batch_norm: batch_weights and zero_debias_moving_mean are not supported by "
-            "tideflow")
     _check_format(data_format)
     param_initializers = param_initializers or {}
     param_regularizers = param_regularizers or {}
@@ -256,10 +252,21 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
             raise ValueError(f"Inputs {inputs.name} has undefined channels dimension {shape}.")
         dtype = inputs.dtype.base_dtype
         pshape = [channels]
+        if batch_weights is not None:
+            # one weight per example, broadcast over the other axes (TF's weighted moments)
+            batch_weights = ops.convert_to_tensor(batch_weights)
+            shape[0:1].assert_is_compatible_with(batch_weights.get_shape())
+            batch_weights = array_ops.reshape(batch_weights, [-1] + [1] * (rank - 1))
+        # the fused kernel takes half and single floats only (TF falls back the same way), and
+        # no batch weights
+        use_fused = (fused is not False and rank in (2, 4) and batch_weights is None
+                     and dtype in (dtypes.float16, dtypes.bfloat16, dtypes.float32))
+        # half-float inputs keep single-float parameters (the fused kernel's, as TF's layer)
+        param_dtype = dtypes.float32 if use_fused else dtype
 
         def var(name, default_init, trainable_var, regularizer=None):
             return model_variable(
-                name, shape=pshape, dtype=dtype,
+                name, shape=pshape, dtype=param_dtype,
                 initializer=param_initializers.get(name, default_init), regularizer=regularizer,
                 trainable=trainable_var, collections=_collections(variables_collections, name))
 
@@ -285,15 +292,20 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         moving_mean = var("moving_mean", init_ops.zeros_initializer(), False)
         moving_variance = var("moving_variance", init_ops.ones_initializer(), False)
 
-        # the fused kernel takes half and single floats only (TF falls back the same way)
-        use_fused = (fused is not False and rank in (2, 4)
-                     and dtype in (dtypes.float16, dtypes.bfloat16, dtypes.float32))
         if use_fused:
             outputs, updates = _fused(inputs, rank, data_format, beta, gamma, moving_mean,
-                                      moving_variance, epsilon, decay, is_training, dtype)
+                                      moving_variance, epsilon, decay, is_training,
+                                      param_dtype, zero_debias_moving_mean)
         else:
+            before = set(ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES))
             outputs, updates = _plain(inputs, rank, channel_axis, beta, gamma, moving_mean,
-                                      moving_variance, epsilon, decay, is_training)
+                                      moving_variance, epsilon, decay, is_training,
+                                      batch_weights, zero_debias_moving_mean)
+            # TF builds this path under a model-variable getter: the zero-debias helpers
+            # (<scope>/<moving_mean>/biased, local_step) are model variables too
+            for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES):
+                if v not in before:
+                    ops.add_to_collection(ops.GraphKeys.MODEL_VARIABLES, v)
         if updates:
             if updates_collections is None:
                 with ops.control_dependencies(updates):
@@ -504,11 +516,18 @@ def bow_encoder(ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None
                                             default_id=0)
 
 
-def _update(variable, value, decay):
-    with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
+def _update(variable, value, decay, zero_debias=False):
+    if zero_debias:
+        # TF's assign_moving_average: helper variables <moving_mean>/biased and /local_step
+        # (under the layer's variable scope) correct the average for its zero start
+        from tideflow.train.moving_averages import assign_moving_average
+
+        return assign_moving_average(variable, value, decay, zero_debias=True)
+    with ops.name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
         delta = (variable.read_value() - value) * constant_op.constant(
             1.0 - decay, variable.dtype.base_dtype)
-        return state_ops.assign_sub(variable, delta)
+        # the update op is named after its scope ('BatchNorm/AssignMovingAvg'), as TF's
+        return state_ops.assign_sub(variable, delta, name=scope)
 
 
 def _training_flag(is_training):
@@ -518,7 +537,7 @@ def _training_flag(is_training):
 
 
 def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance, epsilon, decay,
-           is_training, dtype):
+           is_training, dtype, zero_debias=False):
     nn = _nn()
     x = inputs
     if rank == 2:
@@ -545,18 +564,20 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
         y = infer()[0]
     elif flag is True:
         y, mean, var = train()
-        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+        updates = [_update(moving_mean, mean, decay, zero_debias),
+                   _update(moving_variance, var, decay)]
     else:
         y, mean, var = smart_cond(flag, train, infer)
         # at inference the "batch" statistics are the moving ones, so the update is a no-op
-        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+        updates = [_update(moving_mean, mean, decay, zero_debias),
+                   _update(moving_variance, var, decay)]
     if rank == 2:
         y = array_ops.reshape(y, array_ops.shape(inputs))
     return y, updates
 
 
 def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance, epsilon, decay,
-           is_training):
+           is_training, batch_weights=None, zero_debias=False):
     nn = _nn()
     axes = [a for a in range(rank) if a != channel_axis]
     bshape = [1] * rank
@@ -569,6 +590,8 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
     flag = _training_flag(is_training)
 
     def train():
+        if batch_weights is not None:
+            return nn.weighted_moments(inputs, axes, batch_weights)
         return nn.moments(inputs, axes)
 
     def infer():
@@ -579,7 +602,8 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
         mean, var = infer()
     else:
         mean, var = train() if flag is True else smart_cond(flag, train, infer)
-        updates = [_update(moving_mean, mean, decay), _update(moving_variance, var, decay)]
+        updates = [_update(moving_mean, mean, decay, zero_debias),
+                   _update(moving_variance, var, decay)]
     return norm(mean, var), updates
 
 
