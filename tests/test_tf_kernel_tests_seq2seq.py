@@ -202,3 +202,34 @@ def test_bernoulli_and_categorical_sample_shapes_and_values():
     assert c_.dtype == np.int32 and c_.shape == (3, 2, 3)
     np.testing.assert_array_equal(c_, np.broadcast_to([[2, 2, 2], [1, 1, 1]], (3, 2, 3)))
     np.testing.assert_array_equal(cd_, [2, 2, 2])
+
+
+def test_attention_wrapper_in_dynamic_rnn_with_sequence_length():
+    # dynamic_rnn copies finished rows' state through; the scalar ``time`` and the alignment
+    # history TensorArray are not per-row and simply advance, as in TF
+    from tideflow.contrib.seq2seq.python.ops import attention_wrapper as wrapper
+    rng = np.random.RandomState(2)
+    memory = rng.randn(2, 4, 3).astype(np.float32)
+    inputs = rng.randn(2, 3, 5).astype(np.float32)
+    with tf.Graph().as_default():
+        mech = wrapper.LuongAttention(6, memory, memory_sequence_length=[4, 2])
+        cell = wrapper.AttentionWrapper(tf.nn.rnn_cell.LSTMCell(6), mech,
+                                        alignment_history=True)
+        # (the state mixes float32 and the int32 time, so dtype is needed, as in TF)
+        out, state = tf.nn.dynamic_rnn(cell, inputs, sequence_length=[3, 1],
+                                       initial_state=cell.zero_state(2, tf.float32),
+                                       dtype=tf.float32)
+        history = state.alignment_history.stack()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, time_, attention_, alignments_, history_ = sess.run(
+                [out, state.time, state.attention, state.alignments, history])
+    assert time_ == 3
+    assert history_.shape == (3, 2, 4)
+    # row 1 stopped after one step: its final attention is its first output, later outputs 0
+    np.testing.assert_allclose(attention_[1], out_[1, 0], rtol=1e-6)
+    np.testing.assert_array_equal(out_[1, 1:], 0.0)
+    np.testing.assert_allclose(attention_[0], out_[0, 2], rtol=1e-6)
+    np.testing.assert_allclose(alignments_[1], history_[0, 1], rtol=1e-6)
+    np.testing.assert_allclose(alignments_.sum(1), 1.0, rtol=1e-5)
+    np.testing.assert_array_equal(alignments_[1, 2:], 0.0)

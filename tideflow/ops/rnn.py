@@ -110,7 +110,10 @@ def _check_sequence_length(sequence_length):
 
 
 def _select(copy, old, new):
-    """Per batch row: ``old`` where ``copy`` (a [batch] bool vector), else ``new``."""
+    """Per batch row: ``old`` where ``copy`` (a [batch] bool vector), else ``new``. As TF,
+    TensorArrays and scalars (an AttentionWrapperState's ``time``) take the new value."""
+    if isinstance(new, TensorArray) or new.get_shape().ndims == 0:
+        return new
     return gather_ops.where(copy, old, new)
 
 
