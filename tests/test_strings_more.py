@@ -92,7 +92,7 @@ def test_unicode_errors_and_forms():
                                               replacement_char=63)).tolist() == [97, 63, 98, 63]
         assert _run(tf.strings.unicode_decode(bad, "UTF-8", errors="ignore")).tolist() == [
             97, 98, 1]
-        with pytest.raises(tf.errors.InvalidArgumentError, match="invalid"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid formatting on input string"):
             _run(tf.strings.unicode_decode(bad, "UTF-8", errors="strict"))
         rows = tf.strings.unicode_decode(["hé", "", "ab"], "UTF-8")
         assert isinstance(rows, tf.RaggedTensor)

@@ -702,3 +702,28 @@ def test_sparse_slice_gradient_finite_differences():
         with tf.Session():
             err = tf.test.compute_gradient_error(v, [4], sliced.values, [2])
     assert err < 1e-6
+
+
+def test_unicode_decode_offsets_encodings_and_ragged_input():
+    from tideflow.python.ops.ragged import ragged_factory_ops, ragged_string_ops
+
+    bad = [b"\xFE", b"==\xFF=="]
+    words = ["Hello", "こんにちは"]
+    with tf.Graph().as_default():
+        _, ignored = ragged_string_ops.unicode_decode_with_offsets(bad, "UTF-8", errors="ignore")
+        sjis = ragged_string_ops.unicode_decode_with_offsets(
+            [w.encode("shift_jis") for w in words], "SHIFT-JIS")
+        nested = ragged_string_ops.unicode_decode(
+            ragged_factory_ops.constant_value([[b"ab"], [b"c", b""]]), "UTF-8")
+        too_big = ragged_string_ops.unicode_decode("x", "UTF-8", replacement_char=11141111)
+        got = _run([ignored, sjis[0], sjis[1], nested])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="replacement_char out of unicode codepoint range"):
+            _run(too_big)
+    # an ignored byte keeps its place in the offsets of the characters after it
+    assert got[0].to_list() == [[], [0, 1, 3, 4]]
+    assert got[1].to_list() == [[ord(c) for c in w] for w in words]
+    assert got[2].to_list() == [[0, 1, 2, 3, 4],
+                                list(np.cumsum([0] + [len(c.encode("shift_jis"))
+                                                      for c in words[1]])[:-1])]
+    assert got[3].to_list() == [[[97, 98]], [[99], []]]

@@ -596,7 +596,11 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=
 
 _ENCODINGS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be",
               "UTF-16-LE": "utf-16-le", "UTF-32-LE": "utf-32-le", "UTF-16": "utf-16",
-              "UTF-32": "utf-32", "US-ASCII": "ascii", "ISO-8859-1": "latin-1"}
+              "UTF-32": "utf-32", "US-ASCII": "ascii", "ISO-8859-1": "latin-1",
+              # more of the encodings TF's ICU decoder knows
+              "SHIFT-JIS": "shift_jis", "SHIFT_JIS": "shift_jis", "EUC-JP": "euc_jp",
+              "EUC-KR": "euc_kr", "GBK": "gbk", "GB2312": "gb2312", "BIG5": "big5",
+              "WINDOWS-1252": "cp1252", "KOI8-R": "koi8_r", "ISO-8859-15": "iso8859_15"}
 _OUT_ENCODINGS = ("UTF-8", "UTF-16-BE", "UTF-32-BE")
 _MARK = "\ud800"  # a lone surrogate: no strict decoder produces it, so it marks bad input
 
@@ -631,7 +635,7 @@ def _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control,
     for ch in text:
         if ch == _MARK:
             if errors_attr == "strict":
-                raise _invalid(f"{what}: invalid formatting on input string {s!r}")
+                raise _invalid(f"{what}: Invalid formatting on input string {s!r}")
             if errors_attr == "replace":
                 out.append(replacement_char)
             continue
@@ -686,22 +690,57 @@ def _decode_kernel(with_offsets):
                Tsplits):
         what = "UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode"
         _check_errors(errors, what)
+        if not 0 <= replacement_char <= 0x10FFFF or 0xD800 <= replacement_char <= 0xDFFF:
+            raise _invalid("replacement_char out of unicode codepoint range")
         codec = _codec(input_encoding, what)
         flat = _strings(input).reshape(-1)
         splits, values, starts = [0], [], []
         for s in flat.tolist():
             s = _as_bytes(s)
-            cps = _decode_codepoints(s, codec, errors, replacement_char,
-                                     replace_control_characters, what)
+            if with_offsets:
+                cps, where = _decode_with_starts(s, codec, errors, replacement_char,
+                                                 replace_control_characters, what)
+                starts.extend(where)
+            else:
+                cps = _decode_codepoints(s, codec, errors, replacement_char,
+                                         replace_control_characters, what)
             values.extend(cps)
             splits.append(len(values))
-            if with_offsets:
-                starts.extend(_char_starts(s, codec, len(cps)))
         out = [np.asarray(splits, Tsplits.as_numpy_dtype), np.asarray(values, np.int32)]
         if with_offsets:
             out.append(np.asarray(starts, np.int64))
         return tuple(out)
     return kernel
+
+
+def _decode_with_starts(s, codec, errors_attr, replacement_char, replace_control, what):
+    """Code points of ``s`` and the byte offset where each starts: the bytes are fed one at a
+    time, so a character ends at the byte that completes it and a bad sequence starts where
+    the last character ended (ignored ones leave their bytes unaccounted, as TF)."""
+    if codec in ("utf-16", "utf-32"):  # a BOM to honour: offsets by code unit
+        cps = _decode_codepoints(s, codec, errors_attr, replacement_char, replace_control,
+                                 what)
+        return cps, _char_starts(s, codec, len(cps))
+    decoder = codecs.getincrementaldecoder(codec)("tideflow.mark")
+    cps, starts, begin = [], [], 0
+    for i in builtins.range(len(s) + 1):
+        text = decoder.decode(s[i:i + 1], final=i == len(s))
+        for ch in text:
+            if ch == _MARK:
+                if errors_attr == "strict":
+                    raise _invalid(f"{what}: Invalid formatting on input string {s!r}")
+                if errors_attr == "replace":
+                    cps.append(replacement_char)
+                    starts.append(begin)
+                continue
+            cp = ord(ch)
+            if replace_control and (cp < 0x20 or 0x7F <= cp < 0xA0):
+                cp = replacement_char
+            cps.append(cp)
+            starts.append(i + 1 - len(ch.encode(codec, "surrogatepass")))
+        if text:
+            begin = i + 1
+    return cps, starts
 
 
 def _char_starts(s, codec, count):
@@ -815,8 +854,16 @@ def _decode_scalar(fn, input, input_encoding, errors, replacement_char,
     """Code points (and offsets) of each string: vectors for a scalar ``input``, else
     RaggedTensors with one row per string."""
     from tideflow.ops import array_ops
+    from tideflow.ops.ragged_ops import _ragged_from_value
     from tideflow.ops.ragged_tensor import RaggedTensor
 
+    input = _ragged_from_value(input)
+    if isinstance(input, RaggedTensor):  # the strings are its flat values
+        with ops.name_scope(name, fn, [input]):
+            parts = _decode_scalar(fn, input.flat_values, input_encoding, errors,
+                                   replacement_char, replace_control_characters, None,
+                                   with_offsets)
+            return [input.with_flat_values(p) for p in parts]
     with ops.name_scope(name, fn, [input]):
         input = ops.convert_to_tensor(input, dtype=dtypes.string)
         scalar = input.get_shape().ndims == 0
