@@ -264,3 +264,27 @@ def test_batch_norm_update_ops_are_named_after_their_scope():
     layers.batch_norm(tf.random_uniform((5, 3, 3, 3), seed=1), updates_collections="mine")
     assert [u.op.name for u in tf.get_collection("mine")] == [
         "BatchNorm/AssignMovingAvg", "BatchNorm/AssignMovingAvg_1"]
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_batch_norm_under_a_partitioner_keeps_moving_statistics_whole(fused):
+    values = np.random.RandomState(9).rand(6, 2, 2, 4).astype(np.float32)
+    with tf.variable_scope(tf.get_variable_scope(),
+                           partitioner=tf.fixed_size_partitioner(2, axis=0)):
+        train = layers.batch_norm(values, scale=True, fused=fused, decay=0.0,
+                                  updates_collections=None)
+        infer = layers.batch_norm(values, scale=True, fused=fused, is_training=False,
+                                  scope="BatchNorm", reuse=True)
+    names = sorted(v.op.name for v in tf.global_variables())
+    assert names == ["BatchNorm/beta/part_0", "BatchNorm/beta/part_1", "BatchNorm/gamma/part_0",
+                     "BatchNorm/gamma/part_1", "BatchNorm/moving_mean",
+                     "BatchNorm/moving_variance"]
+    mean, var = values.mean((0, 1, 2)), values.var((0, 1, 2))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(train)
+        np.testing.assert_allclose(got, (values - mean) / np.sqrt(var + 1e-3), rtol=1e-4,
+                                   atol=1e-4)
+        moving_var = var * 24 / 23 if fused else var  # the fused kernel's unbiased variance
+        np.testing.assert_allclose(sess.run(infer), (values - mean) / np.sqrt(moving_var + 1e-3),
+                                   rtol=1e-4, atol=1e-4)

@@ -289,8 +289,16 @@ def batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, act
         else:
             beta = make_beta()
             gamma = make_gamma()
-        moving_mean = var("moving_mean", init_ops.zeros_initializer(), False)
-        moving_variance = var("moving_variance", init_ops.ones_initializer(), False)
+        # the moving statistics are never partitioned (TF clears the scope's partitioner for
+        # them: their moving-average updates take whole variables)
+        cur = vs.get_variable_scope()
+        partitioner = cur.partitioner
+        cur.set_partitioner(None)
+        try:
+            moving_mean = var("moving_mean", init_ops.zeros_initializer(), False)
+            moving_variance = var("moving_variance", init_ops.ones_initializer(), False)
+        finally:
+            cur.set_partitioner(partitioner)
 
         if use_fused:
             outputs, updates = _fused(inputs, rank, data_format, beta, gamma, moving_mean,
