@@ -596,3 +596,15 @@ def test_variables_module_holds_partitioned_variable():
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             assert s.run(tf.convert_to_tensor(parts)).tolist() == [0, 1]
+
+
+def test_py_func_without_outputs():
+    calls = []
+    with tf.Graph().as_default():
+        stateful = tf.py_func(lambda x: calls.append(int(x)), [tf.constant(2, tf.int64)], [])
+        stateless = tf.py_func(lambda x: None, [tf.constant(3, tf.int64)], [], stateful=False)
+        assert isinstance(stateful, tf.Operation)
+        assert stateless == []  # TF's stateless wrapper returns its (empty) list of outputs
+        with tf.Session() as s:
+            assert s.run(stateful) is None and calls == [2]
+            assert s.run(stateless) == []

@@ -159,7 +159,8 @@ def py_func(func, inp, Tout, stateful=True, name=None):
     """Wraps the Python function ``func`` (NumPy arrays in, NumPy arrays out) as an op.
 
     ``Tout``: a dtype (the op then returns one Tensor) or a list of dtypes (a list of Tensors;
-    an empty list returns the Operation). ``stateful=False`` lets the graph passes treat calls
+    an empty list returns the Operation, or, as TF's stateless wrapper does, the empty list of
+    its outputs when ``stateful=False``). ``stateful=False`` lets the graph passes treat calls
     with the same inputs as one (PyFuncStateless). The outputs' shapes are unknown.
     """
     single = not isinstance(Tout, (list, tuple))
@@ -172,7 +173,9 @@ def py_func(func, inp, Tout, stateful=True, name=None):
                       name=name)
     if single:
         return op._outputs[0]
-    return op if not tout else list(op._outputs)
+    if not tout:
+        return op if stateful else []
+    return list(op._outputs)
 
 
 def numpy_function(func, inp, Tout, name=None):
