@@ -233,3 +233,52 @@ def test_attention_wrapper_in_dynamic_rnn_with_sequence_length():
     np.testing.assert_allclose(alignments_[1], history_[0, 1], rtol=1e-6)
     np.testing.assert_allclose(alignments_.sum(1), 1.0, rtol=1e-5)
     np.testing.assert_array_equal(alignments_[1, 2:], 0.0)
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@pytest.mark.parametrize("peephole,clip", [(False, None), (True, None), (True, 0.05)])
+def test_block_lstm_matches_numpy_and_stops_at_seq_len_max(peephole, clip):
+    from tideflow.contrib.rnn.python.ops import lstm_ops
+    rng = np.random.RandomState(4)
+    batch, depth, n, steps, seq_len_max = 2, 3, 4, 4, 3
+    xs = [rng.randn(batch, depth).astype(np.float32) for _ in range(steps)]
+    w = (0.3 * rng.randn(depth + n, 4 * n)).astype(np.float32)
+    b = (0.1 * rng.randn(4 * n)).astype(np.float32)
+    wci, wcf, wco = (rng.randn(n).astype(np.float32) for _ in range(3))
+    with tf.Graph().as_default():
+        kw = {"wci": wci, "wcf": wcf, "wco": wco, "use_peephole": True} if peephole else {}
+        out = lstm_ops._block_lstm(tf.constant(seq_len_max, tf.int64),
+                                   [tf.constant(x) for x in xs], tf.constant(w),
+                                   tf.constant(b), cell_clip=clip, forget_bias=0.5, **kw)
+        assert len(out) == 7 and all(len(o) == steps for o in out)
+        got = _run(out)
+    c = np.zeros((batch, n), np.float32)
+    h = np.zeros((batch, n), np.float32)
+    for t in range(steps):
+        if t >= seq_len_max:
+            for k in range(7):
+                np.testing.assert_array_equal(got[k][t], 0.0)
+            continue
+        g = np.concatenate([xs[t], h], 1) @ w + b
+        i, ci, f, o = np.split(g, 4, axis=1)
+        if peephole:
+            i, f = i + c * wci, f + c * wcf
+        i, f, ci = _sigmoid(i), _sigmoid(f + 0.5), np.tanh(ci)
+        c = f * c + i * ci
+        if clip is not None:
+            c = np.clip(c, -clip, clip)
+        o = _sigmoid(o + c * wco) if peephole else _sigmoid(o)
+        h = np.tanh(c) * o
+        for k, want in enumerate((i, c, f, o, ci, np.tanh(c), h)):
+            np.testing.assert_allclose(got[k][t], want, rtol=1e-5, atol=1e-6)
+
+
+def test_contrib_rnn_op_module_paths():
+    from tideflow.contrib.rnn.python.ops import fused_rnn_cell, gru_ops, lstm_ops
+    assert lstm_ops.LSTMBlockCell is tf.contrib.rnn.LSTMBlockCell
+    assert lstm_ops.LSTMBlockFusedCell is tf.contrib.rnn.LSTMBlockFusedCell
+    assert gru_ops.GRUBlockCell is tf.contrib.rnn.GRUBlockCell
+    assert fused_rnn_cell.FusedRNNCellAdaptor is tf.contrib.rnn.FusedRNNCellAdaptor

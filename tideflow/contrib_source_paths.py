@@ -63,6 +63,7 @@ def register(contrib):
     ``sys.modules`` entries) to the ``tf.contrib`` module ``contrib``."""
     from tideflow.ops import (
         rnn_cell_impl,
+        rnn_contrib_cells,
         seq2seq_attention,
         seq2seq_beam_search,
         seq2seq_decoder,
@@ -85,7 +86,24 @@ def register(contrib):
                               {n: public[n] for n in ("stack_bidirectional_rnn",
                                                       "stack_bidirectional_dynamic_rnn")
                                if n in public}),
-               "core_rnn_cell_impl": core_rnn_cell}
+               "core_rnn_cell_impl": core_rnn_cell,
+               "lstm_ops": _module(f"{base}.rnn.python.ops.lstm_ops",
+                                   "``contrib.rnn.python.ops.lstm_ops``: the LSTMBlock cells.",
+                                   {**{n: public[n] for n in ("LSTMBlockCell",
+                                                              "LSTMBlockFusedCell",
+                                                              "LSTMBlockWrapper")
+                                       if n in public},
+                                    "_block_lstm": rnn_contrib_cells._block_lstm}),
+               "gru_ops": _module(f"{base}.rnn.python.ops.gru_ops",
+                                  "``contrib.rnn.python.ops.gru_ops``: the GRUBlock cells.",
+                                  {n: public[n] for n in ("GRUBlockCell", "GRUBlockCellV2")
+                                   if n in public}),
+               "fused_rnn_cell": _module(f"{base}.rnn.python.ops.fused_rnn_cell",
+                                         "``contrib.rnn.python.ops.fused_rnn_cell``.",
+                                         {n: public[n] for n in ("FusedRNNCell",
+                                                                 "FusedRNNCellAdaptor",
+                                                                 "TimeReversedFusedRNN")
+                                          if n in public})}
     s2s = {"attention_wrapper": seq2seq_attention, "beam_search_decoder": seq2seq_beam_search,
            "decoder": seq2seq_decoder, "basic_decoder": seq2seq_decoder,
            "helper": seq2seq_helper, "loss": seq2seq_loss,

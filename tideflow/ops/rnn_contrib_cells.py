@@ -9,6 +9,7 @@ TF programs using them load here."""
 from tideflow.framework import nest, ops
 from tideflow.ops import (
     array_ops,
+    cast_ops,
     concat_ops,
     conv_ops,
     embedding_ops,
@@ -49,6 +50,53 @@ def _block_lstm_step(inputs, state, kernel, bias, peepholes, forget_bias, cell_c
         o = o + new_c * w_o
     new_h = math_ops.tanh(new_c) * math_ops.sigmoid(o)
     return new_h, LSTMStateTuple(new_c, new_h)
+
+
+def _block_lstm(seq_len_max, x, w, b, cs_prev=None, h_prev=None, wci=None, wcf=None,
+                wco=None, forget_bias=None, cell_clip=None, use_peephole=None, name=None):
+    """TF's ``lstm_ops._block_lstm`` (the BlockLSTM op over a list of ``[batch, depth]``
+    inputs ``x``): returns the per-step lists ``i, cs, f, o, ci, co, h`` (gates after their
+    activations, ``co = tanh(cs)``); steps at or past ``seq_len_max`` are all zeros."""
+    with ops.name_scope(name, "BlockLSTM", [seq_len_max, *x, w, b]):
+        b = ops.convert_to_tensor(b, name="b")
+        cell_size4 = b.get_shape().with_rank(1)[0].value
+        if cell_size4 is None:
+            raise ValueError("`b` shape must not be None.")
+        n = cell_size4 // 4
+        dtype = b.dtype
+        batch = array_ops.shape(x[0])[0]
+        zero = array_ops.zeros(concat_ops.stack([batch, n]), dtype=dtype)
+        c = zero if cs_prev is None else cs_prev
+        h = zero if h_prev is None else h_prev
+        forget_bias = 1.0 if forget_bias is None else forget_bias
+        clip = _clip(cell_clip)
+        steps = {k: [] for k in ("i", "cs", "f", "o", "ci", "co", "h")}
+        seq_len_max = ops.convert_to_tensor(seq_len_max)
+        for t, inputs in enumerate(x):
+            gates = nn_impl.bias_add(linalg_ops.matmul(concat_ops.concat([inputs, h], 1), w),
+                                     b)
+            i, ci, f, o = concat_ops.split(gates, 4, axis=1)
+            if use_peephole:
+                i = i + c * wci
+                f = f + c * wcf
+            i = math_ops.sigmoid(i)
+            f = math_ops.sigmoid(f + ops.convert_to_tensor(forget_bias, dtype=dtype))
+            ci = math_ops.tanh(ci)
+            cs = f * c + i * ci
+            if clip is not None:
+                cs = clip_by_value(cs, -clip, clip)
+            if use_peephole:
+                o = o + cs * wco
+            o = math_ops.sigmoid(o)
+            co = math_ops.tanh(cs)
+            h = co * o
+            live = cast_ops.cast(math_ops.less(ops.convert_to_tensor(t, seq_len_max.dtype),
+                                               seq_len_max), dtype)
+            for key, value in (("i", i), ("cs", cs), ("f", f), ("o", o), ("ci", ci),
+                               ("co", co), ("h", h)):
+                steps[key].append(value * live)
+            c = cs
+        return tuple(steps[k] for k in ("i", "cs", "f", "o", "ci", "co", "h"))
 
 
 def _clip(cell_clip):
