@@ -288,3 +288,17 @@ def test_batch_norm_under_a_partitioner_keeps_moving_statistics_whole(fused):
         moving_var = var * 24 / 23 if fused else var  # the fused kernel's unbiased variance
         np.testing.assert_allclose(sess.run(infer), (values - mean) / np.sqrt(moving_var + 1e-3),
                                    rtol=1e-4, atol=1e-4)
+
+
+# --- layer_norm ------------------------------------------------------------------------
+
+def test_layer_norm_half_floats_use_a_larger_epsilon():
+    rng = np.random.RandomState(10)
+    values = (rng.randn(2, 50, 4) * 1e-4).astype(np.float16)  # variance underflows in half
+    out = layers.layer_norm(values)
+    got = _run(out).astype(np.float64)
+    assert np.isfinite(got).all()
+    v = values.astype(np.float64)
+    mean = v.mean(axis=(1, 2), keepdims=True)
+    want = (v - mean) / np.sqrt(v.var(axis=(1, 2), keepdims=True) + 1e-3)
+    np.testing.assert_allclose(got, want, atol=5e-2)

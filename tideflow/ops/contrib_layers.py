@@ -424,7 +424,7 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
                variables_collections=None, outputs_collections=None, trainable=True,
                begin_norm_axis=1, begin_params_axis=-1, scope=None):
     """Layer normalization: each example is normalized over axes ``begin_norm_axis..`` (with
-    TF's variance epsilon 1e-12), then scaled by ``gamma`` and shifted by ``beta`` of shape
+    TF's variance epsilon 1e-12, 1e-3 for float16), then scaled by ``gamma`` and shifted by ``beta`` of shape
     ``inputs.shape[begin_params_axis:]``."""
     with vs.variable_scope(scope, "LayerNorm", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
@@ -453,8 +453,10 @@ def layer_norm(inputs, center=True, scale=True, activation_fn=None, reuse=None,
                                    collections=_collections(variables_collections, "gamma"))
         nn = _nn()
         mean, variance = nn.moments(inputs, list(range(begin_norm_axis, rank)), keep_dims=True)
+        # half floats cannot hold 1e-12: TF raises the epsilon to 1e-3 for them
+        epsilon = 1e-3 if dtype == dtypes.float16 else 1e-12
         outputs = nn.batch_normalization(inputs, mean, variance, offset=beta, scale=gamma,
-                                         variance_epsilon=1e-12)
+                                         variance_epsilon=epsilon)
         outputs.set_shape(shape)
         if activation_fn is not None:
             outputs = activation_fn(outputs)
