@@ -282,3 +282,27 @@ def test_contrib_rnn_op_module_paths():
     assert lstm_ops.LSTMBlockFusedCell is tf.contrib.rnn.LSTMBlockFusedCell
     assert gru_ops.GRUBlockCell is tf.contrib.rnn.GRUBlockCell
     assert fused_rnn_cell.FusedRNNCellAdaptor is tf.contrib.rnn.FusedRNNCellAdaptor
+
+
+@pytest.mark.parametrize("clip", [0.0, -1.0, None])
+def test_lstm_block_cell_clip_zero_or_negative_means_no_clip(clip):
+    # TF's LSTMBlock kernels clip the cell state only for cell_clip > 0
+    x = np.array([[2.0, -1.0, 0.5]], np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("v", initializer=tf.constant_initializer(0.4)):
+            cell = tf.contrib.rnn.LSTMBlockCell(2, cell_clip=clip)
+            out, state = cell(tf.constant(x), cell.zero_state(1, tf.float32))
+        fused = tf.contrib.rnn.LSTMBlockFusedCell(2, cell_clip=clip)
+        with tf.variable_scope("f", initializer=tf.constant_initializer(0.4)):
+            f_out, f_state = fused(tf.constant(x[None]), dtype=tf.float32)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, c_, f_out_, f_c_ = sess.run([out, state.c, f_out, f_state.c])
+    g = np.concatenate([x, np.zeros((1, 2), np.float32)], 1) @ np.full((5, 8), 0.4)
+    i, ci, _, o = np.split(g, 4, axis=1)
+    c = _sigmoid(i) * np.tanh(ci)  # no previous state; unclipped
+    h = np.tanh(c) * _sigmoid(o)
+    np.testing.assert_allclose(c_, c, rtol=1e-5)
+    np.testing.assert_allclose(out_, h, rtol=1e-5)
+    np.testing.assert_allclose(f_c_, c, rtol=1e-5)
+    np.testing.assert_allclose(f_out_[0], h, rtol=1e-5)

@@ -100,7 +100,8 @@ def _block_lstm(seq_len_max, x, w, b, cs_prev=None, h_prev=None, wci=None, wcf=N
 
 
 def _clip(cell_clip):
-    return cell_clip if cell_clip is not None and cell_clip >= 0 else None
+    # TF's LSTMBlock kernels clip only for a positive cell_clip (0 and -1 mean no clipping)
+    return cell_clip if cell_clip is not None and cell_clip > 0 else None
 
 
 class _TupleLSTM(_UnitsCell):
