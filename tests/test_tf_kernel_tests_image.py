@@ -180,3 +180,40 @@ def test_non_max_suppression_v2_v3_take_half_and_float(dtype):
     for out in _run([v2, v3, tf.image.non_max_suppression(b, s, 3, 0.5)]):
         # boxes 0-2 overlap (IoU > 0.5) as do 3-4; the best of each cluster survives
         np.testing.assert_array_equal(out, [3, 0, 5])
+
+
+def test_non_max_suppression_with_overlaps_name_in_image_ops():
+    from tideflow.python.ops import image_ops
+
+    overlaps = [[1.0, 0.7, 0.2], [0.7, 1.0, 0.0], [0.2, 0.0, 1.0]]
+    sel = image_ops.non_max_suppression_with_overlaps(
+        tf.constant(overlaps), tf.constant([0.7, 0.9, 0.1]), tf.constant(3), 0.6, 0.4)
+    # box 1 (0.9) wins; box 0 overlaps it by 0.7 > 0.6; box 2 scores under 0.4
+    np.testing.assert_array_equal(_run(sel), [1])
+
+
+def test_rgb_to_hsv_gradient_matches_finite_differences():
+    x = np.random.RandomState(0).uniform(0.05, 0.95, (2, 5, 5, 3))
+    t = tf.constant(x)
+    with tf.Session():
+        err = tf.test.compute_gradient_error(t, list(x.shape), tf.image.rgb_to_hsv(t),
+                                             list(x.shape), x_init_value=x, delta=1e-6)
+    assert err < 1e-6
+
+
+def test_rgb_to_hsv_gradient_closed_form_and_ties():
+    # r > g > b: v = r, s = 1 - b / r, h = (g - b) / (6 (r - b))
+    r, g, b = 0.9, 0.5, 0.2
+    w = np.array([0.3, -0.7, 1.1])  # upstream gradient for (h, s, v)
+    x = tf.constant(np.array([[r, g, b], [0.3, 0.3, 0.3], [0.0, 0.0, 0.0]]))
+    out = _run(tf.gradients(tf.reduce_sum(tf.image.rgb_to_hsv(x) * w), x)[0])
+    c = r - b
+    dh = np.array([-(g - b) / (6 * c * c), 1 / (6 * c), (g - r) / (6 * c * c)])
+    ds = np.array([b / r ** 2, 0.0, -1 / r])
+    dv = np.array([1.0, 0.0, 0.0])
+    np.testing.assert_allclose(out[0], w[0] * dh + w[1] * ds + w[2] * dv, rtol=1e-12)
+    # a gray pixel: hue is constant; TF takes r as the max and b as the min, so s = 1 - b/r
+    # gives +-1/v there
+    np.testing.assert_allclose(out[1], [w[1] / 0.3 + w[2], 0.0, -w[1] / 0.3], rtol=1e-12)
+    # black: s is 0 wherever v is 0
+    np.testing.assert_allclose(out[2], [w[2], 0.0, 0.0])

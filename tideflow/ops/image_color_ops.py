@@ -251,6 +251,59 @@ op_registry.declare(
     shape=_rgb_shape,
     kernel=_adjust_hue_kernel,
 )
+def _rgb_to_hsv_grad(op, grad):
+    """d(h, s, v)/d(r, g, b) of the kernel's formulas, with TF's tie rules: the max channel
+    is the first of r, g, b equal to v (that branch also names hue's two channels p, q in
+    h = (p - q) / 6c + k), the min the first of b, g, r equal to min. v = max,
+    c = v - min, s = c / v (0 at v == 0), h constant at c == 0."""
+    from tideflow.ops import gather_ops, range_ops
+
+    x = op.inputs[0]
+    g = dense(grad)
+    dt = x.dtype.base_dtype
+    r, gr, b = x[..., 0], x[..., 1], x[..., 2]
+    v = reduction_ops.reduce_max(x, axis=-1)
+    mn = reduction_ops.reduce_min(x, axis=-1)
+    c = v - mn
+    gh, gs, gv = g[..., 0], g[..., 1], g[..., 2]
+    is_r = math_ops.equal(r, v)
+    is_g = math_ops.logical_and(math_ops.logical_not(is_r), math_ops.equal(gr, v))
+
+    def pick(a, bb, cc):
+        return gather_ops.where(is_r, a, gather_ops.where(is_g, bb, cc))
+
+    p, q = pick(gr, b, r), pick(b, r, gr)
+    zeros = array_ops.zeros_like(v)
+    c_pos = math_ops.greater(c, zeros)
+    v_pos = math_ops.greater(v, zeros)
+    safe_c = gather_ops.where(c_pos, c, array_ops.ones_like(c))
+    safe_v = gather_ops.where(v_pos, v, array_ops.ones_like(v))
+    dh_dp = gather_ops.where(c_pos, 1.0 / (6.0 * safe_c), zeros)
+    dh_dc = gather_ops.where(c_pos, -(p - q) / (6.0 * safe_c * safe_c), zeros)
+    ds_dv = gather_ops.where(v_pos, mn / (safe_v * safe_v), zeros)
+    ds_dmn = gather_ops.where(v_pos, -1.0 / safe_v, zeros)
+    d_v = gv + gs * ds_dv + gh * dh_dc
+    d_mn = gs * ds_dmn - gh * dh_dc
+    d_p = gh * dh_dp
+
+    def onehot(idx):
+        return range_ops.one_hot(idx, 3, dtype=dt)
+
+    ints = [ops.convert_to_tensor(i, dtypes.int32) for i in (0, 1, 2)]
+    i_max = gather_ops.where(is_r, array_ops.zeros_like(v, dtypes.int32) + ints[0],
+                             gather_ops.where(is_g, array_ops.zeros_like(v, dtypes.int32)
+                                              + ints[1],
+                                              array_ops.zeros_like(v, dtypes.int32) + ints[2]))
+    i_p = math_ops.floormod(i_max + 1, 3)
+    i_q = math_ops.floormod(i_max + 2, 3)
+    zi = array_ops.zeros_like(v, dtypes.int32)
+    i_min = gather_ops.where(math_ops.equal(b, mn), zi + 2,
+                             gather_ops.where(math_ops.equal(gr, mn), zi + 1, zi))
+    out = (onehot(i_max) * d_v[..., None] + onehot(i_min) * d_mn[..., None]
+           + (onehot(i_p) - onehot(i_q)) * d_p[..., None])
+    return [out]
+
+
 op_registry.declare(
     "RGBToHSV",
     inputs=["images: T"],
@@ -258,6 +311,7 @@ op_registry.declare(
     attrs=["T: {half, bfloat16, float, double} = DT_FLOAT"],
     shape=_rgb_shape,
     kernel=_rgb_to_hsv_kernel,
+    grad=_rgb_to_hsv_grad,
 )
 op_registry.declare(
     "HSVToRGB",

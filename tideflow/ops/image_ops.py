@@ -797,3 +797,12 @@ def total_variation(images, name=None):
             raise ValueError("'images' must be either 3 or 4-dimensional.")
         return (reduction_ops.reduce_sum(unary_ops.abs(d1), axis=axis) +
                 reduction_ops.reduce_sum(unary_ops.abs(d2), axis=axis))
+
+
+def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                      score_threshold=float("-inf"), name=None):
+    """TF 1.15's ``image_ops`` name of ``tf.image.non_max_suppression_overlaps``."""
+    from tideflow.ops.nms_ops import non_max_suppression_overlaps
+
+    return non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold,
+                                        score_threshold, name=name)
