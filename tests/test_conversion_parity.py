@@ -62,3 +62,11 @@ def test_an_op_on_another_graphs_tensor_is_built_in_that_graph():
             tf.add(x, tf.constant(2.0))
     with tf.Session(graph=g1) as sess:
         assert sess.run(z) == 2.0
+
+
+def test_lin_space_ends_exactly_at_stop():
+    # TF's LinSpace kernel writes ``stop`` itself as the last value
+    with tf.Session() as sess:
+        got = sess.run(tf.lin_space(0.0, 1.0, 42))
+    assert got[-1] == 1.0 and got[0] == 0.0
+    np.testing.assert_allclose(got, np.linspace(0, 1, 42), rtol=1e-6)

@@ -108,7 +108,9 @@ def _linspace_kernel(start, stop, num):
     if n == 1:
         return np.array([start], dtype=t)
     step = ((stop - start) / t.type(n - 1)).astype(t)
-    return (start + step * np.arange(n, dtype=t)).astype(t)
+    out = (start + step * np.arange(n, dtype=t)).astype(t)
+    out[-1] = stop  # as TF's kernel: the last value is exactly ``stop``
+    return out
 
 
 op_registry.declare(
