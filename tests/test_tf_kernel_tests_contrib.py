@@ -302,3 +302,29 @@ def test_layer_norm_half_floats_use_a_larger_epsilon():
     mean = v.mean(axis=(1, 2), keepdims=True)
     want = (v - mean) / np.sqrt(v.var(axis=(1, 2), keepdims=True) + 1e-3)
     np.testing.assert_allclose(got, want, atol=5e-2)
+
+
+# --- scale_gradient, softmax -------------------------------------------------------------
+
+def test_scale_gradient_is_identity_forward_and_scales_backward():
+    x = tf.constant(np.array([[1.5, -2.0], [0.25, 4.0]], np.float64))
+    y = layers.scale_gradient(x, 3.0)
+    loss = tf.reduce_sum(y * y)
+    (g,) = tf.gradients(loss, [x])
+    xv = np.array([[1.5, -2.0], [0.25, 4.0]])
+    got_y, got_g = _run([y, g])
+    np.testing.assert_array_equal(got_y, xv)
+    np.testing.assert_allclose(got_g, 3.0 * 2 * xv)
+
+
+def test_contrib_softmax_needs_a_known_last_dimension():
+    with pytest.raises(ValueError):
+        layers.softmax(tf.placeholder(tf.float32))
+    with pytest.raises(ValueError):
+        layers.softmax(tf.placeholder(tf.float32, [None, None]))
+    with pytest.raises(ValueError):
+        layers.softmax(tf.constant([1.0, 2.0]))
+    logits = np.array([[[0.0, 1.0], [2.0, 2.0]]])
+    p = tf.placeholder(tf.float64, [None, None, 2])
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    np.testing.assert_allclose(_run(layers.softmax(p), {p: logits}), e / e.sum(-1, keepdims=True))

@@ -161,10 +161,28 @@ def spatial_softmax(features, temperature=None, name=None, variables_collections
     return keypoints
 
 
+def scale_gradient(inputs, gradient_multiplier):
+    """``inputs`` unchanged going forward; the gradient flowing back through it is multiplied
+    by ``gradient_multiplier`` (which itself gets no gradient)."""
+    from tideflow.ops.misc_ops import custom_gradient
+
+    inputs = ops.convert_to_tensor(inputs)
+    multiplier = ops.convert_to_tensor(gradient_multiplier, dtype=inputs.dtype.base_dtype)
+
+    @custom_gradient
+    def _scaled(x):
+        def grad(dy):
+            return dy * multiplier
+
+        return array_ops.identity(x), grad
+
+    return _scaled(inputs)
+
+
 convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
 dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
 images_to_sequence = cl.add_arg_scope(images_to_sequence)
 sequence_to_images = cl.add_arg_scope(sequence_to_images)
 
 __all__ = ["conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
-           "images_to_sequence", "sequence_to_images", "spatial_softmax"]
+           "images_to_sequence", "scale_gradient", "sequence_to_images", "spatial_softmax"]

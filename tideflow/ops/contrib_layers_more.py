@@ -206,6 +206,14 @@ def softmax(logits, scope=None):
     """Softmax over the last dimension of ``logits`` of any rank >= 2."""
     with vs.variable_scope(scope, "softmax", [logits]):
         logits = ops.convert_to_tensor(logits)
+        shape = logits.get_shape()
+        # TF's utils.last_dimension(shape, min_rank=2) checks
+        if shape.ndims is None:
+            raise ValueError(f"Dims of shape must be known but is None: {shape}")
+        if shape.ndims < 2:
+            raise ValueError(f"rank of shape must be at least 2 not: {shape.ndims}")
+        if shape[-1].value is None:
+            raise ValueError("Last dimension must be known but is None")
         return _nn().softmax(logits, axis=-1)
 
 
