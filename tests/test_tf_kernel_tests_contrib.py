@@ -328,3 +328,53 @@ def test_contrib_softmax_needs_a_known_last_dimension():
     p = tf.placeholder(tf.float64, [None, None, 2])
     e = np.exp(logits - logits.max(-1, keepdims=True))
     np.testing.assert_allclose(_run(layers.softmax(p), {p: logits}), e / e.sum(-1, keepdims=True))
+
+
+# --- poincare_normalize, legacy_fully_connected -------------------------------------------
+
+@pytest.mark.parametrize("axis", [0, 2, [1, 2]])
+def test_poincare_normalize_projects_into_the_ball(axis):
+    x = np.random.RandomState(11).rand(6, 4, 3)
+    ax = tuple(axis) if isinstance(axis, list) else axis
+    norm = np.linalg.norm(x, axis=ax, keepdims=True)
+    want = np.where(norm > 1 - 1e-5, (1 - 1e-5) * x / norm, x)
+    got = _run(layers.poincare_normalize(tf.constant(x), axis, 1e-5))
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_legacy_fully_connected_variables_collections_and_values():
+    x = tf.constant([[1.0, 2.0, 3.0], [-4.0, 15.0, -6.0]])
+    y = layers.legacy_relu(x, 2, weight_init=tf.constant_initializer(2.0),
+                           bias_init=tf.constant_initializer(1.0),
+                           weight_collections=["unbiased", "all"],
+                           bias_collections=["biased", "all"], output_collections=["out"])
+    names = [v.op.name for v in tf.global_variables()]
+    assert names == ["fully_connected/weights", "fully_connected/bias"]
+    assert tf.get_collection("all") == tf.trainable_variables()
+    assert len(tf.get_collection("unbiased")) == len(tf.get_collection("biased")) == 1
+    assert tf.get_collection("out") == [y] and tf.get_collection("activations") == [y]
+    np.testing.assert_allclose(_run(y), [[13.0, 13.0], [11.0, 11.0]])
+
+
+def test_legacy_fully_connected_rank3_no_bias_and_regularizer_on_reuse():
+    x = tf.placeholder(tf.float32, [None, 4, 3])
+    calls = []
+    reg = tf.constant(5.0)
+
+    def regularizer(_):
+        calls.append(1)
+        return reg
+
+    with tf.variable_scope("test") as scope:
+        y = layers.legacy_fully_connected(x, 2, bias_init=None, weight_regularizer=regularizer,
+                                          weight_init=tf.constant_initializer(0.5))
+    with tf.variable_scope(scope, reuse=True):
+        layers.legacy_fully_connected(x, 2, bias_init=None, weight_regularizer=regularizer)
+    assert y.shape.as_list() == [None, 4, 2]
+    assert [v.op.name for v in tf.global_variables()] == ["test/fully_connected/weights"]
+    assert tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES) == [reg] and len(calls) == 1
+    feed = np.arange(24, dtype=np.float32).reshape(2, 4, 3)
+    np.testing.assert_allclose(_run(y, {x: feed}), np.repeat(feed.sum(-1, keepdims=True) * 0.5,
+                                                             2, axis=-1))
+    with pytest.raises(ValueError, match="rank of x must be at least 2"):
+        layers.legacy_linear(tf.constant([1.0, 2.0]), 2)

@@ -179,10 +179,84 @@ def scale_gradient(inputs, gradient_multiplier):
     return _scaled(inputs)
 
 
+def poincare_normalize(x, axis=1, epsilon=1e-5, name=None):
+    """Projects ``x`` into the Poincare ball: slices along ``axis`` (an int or a list) whose
+    norm is at least ``1 - epsilon`` are scaled to norm ``1 - epsilon``; others are kept."""
+    tf = _math()
+    with ops.name_scope(name, "poincare_normalize", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        square_sum = tf.reduce_sum(tf.square(x), axis, keepdims=True)
+        inv_norm = tf.minimum((1.0 - epsilon) * tf.rsqrt(square_sum), 1.0)
+        return tf.multiply(x, inv_norm, name=scope)
+
+
+def legacy_fully_connected(x, num_output_units, activation_fn=None, weight_init=None,
+                           bias_init=cl._ZEROS, name=None,
+                           weight_collections=(ops.GraphKeys.WEIGHTS,),
+                           bias_collections=(ops.GraphKeys.BIASES,),
+                           output_collections=(ops.GraphKeys.ACTIVATIONS,), trainable=True,
+                           weight_regularizer=None, bias_regularizer=None):
+    """The TF 0.x fully connected layer: ``weights`` (in ``weight_collections``) and ``bias``
+    (in ``bias_collections``, none when ``bias_init`` is None) over the last axis of ``x``;
+    the output goes to ``output_collections`` and ``activations``."""
+    if weight_init is None:
+        weight_init = xavier_initializer()
+    with vs.variable_scope(name, "fully_connected", [x]):
+        x = ops.convert_to_tensor(x)
+        dims = x.get_shape().dims
+        if dims is None:
+            raise ValueError("dims of x must be known but is None")
+        if len(dims) < 2:
+            raise ValueError(f"rank of x must be at least 2 not: {len(dims)}")
+        num_input_units = dims[-1].value
+        if num_input_units is None:
+            raise ValueError("last dimension of x must be known but is None")
+        dtype = x.dtype.base_dtype
+
+        def colls(given):
+            out = list(given or [])
+            return out if ops.GraphKeys.GLOBAL_VARIABLES in out else [
+                *out, ops.GraphKeys.GLOBAL_VARIABLES]
+
+        w = vs.get_variable("weights", shape=[num_input_units, num_output_units], dtype=dtype,
+                            initializer=weight_init, collections=colls(weight_collections),
+                            regularizer=weight_regularizer, trainable=trainable)
+        x_2d = x if len(dims) <= 2 else array_ops.reshape(x, [-1, num_input_units])
+        tf = _math()
+        y = tf.matmul(x_2d, w)
+        if bias_init is not None:
+            b = vs.get_variable("bias", shape=[num_output_units], dtype=dtype,
+                                initializer=bias_init, collections=colls(bias_collections),
+                                regularizer=bias_regularizer, trainable=trainable)
+            y = _nn().bias_add(y, b)
+        if len(dims) > 2:
+            out_shape = tf.unstack(tf.shape(x))
+            out_shape[-1] = num_output_units
+            y = array_ops.reshape(y, tf.stack(out_shape))
+            static = x.get_shape().as_list()
+            static[-1] = num_output_units
+            y.set_shape(static)
+        if activation_fn is not None:
+            y = activation_fn(y)
+        ops.add_to_collections(list(output_collections or []) + [ops.GraphKeys.ACTIVATIONS], y)
+        return y
+
+
+def legacy_relu(x, num_output_units, **kwargs):
+    """``legacy_fully_connected`` with ``activation_fn=tf.nn.relu``."""
+    return legacy_fully_connected(x, num_output_units, activation_fn=_nn().relu, **kwargs)
+
+
+def legacy_linear(x, num_output_units, **kwargs):
+    """``legacy_fully_connected`` without an activation."""
+    return legacy_fully_connected(x, num_output_units, activation_fn=None, **kwargs)
+
+
 convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
 dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
 images_to_sequence = cl.add_arg_scope(images_to_sequence)
 sequence_to_images = cl.add_arg_scope(sequence_to_images)
 
 __all__ = ["conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
-           "images_to_sequence", "scale_gradient", "sequence_to_images", "spatial_softmax"]
+           "images_to_sequence", "legacy_fully_connected", "legacy_linear", "legacy_relu",
+           "poincare_normalize", "scale_gradient", "sequence_to_images", "spatial_softmax"]
