@@ -306,3 +306,18 @@ def test_lstm_block_cell_clip_zero_or_negative_means_no_clip(clip):
     np.testing.assert_allclose(out_, h, rtol=1e-5)
     np.testing.assert_allclose(f_c_, c, rtol=1e-5)
     np.testing.assert_allclose(f_out_[0], h, rtol=1e-5)
+
+
+def test_multi_rnn_cell_trainable_variables_lists_the_cells_variables():
+    with tf.Graph().as_default():
+        with tf.variable_scope("root"):
+            cell = tf.nn.rnn_cell.MultiRNNCell(
+                [tf.contrib.rnn.IndyLSTMCell(2) for _ in range(2)])
+            state = tuple((tf.zeros([1, 2]), tf.zeros([1, 2])) for _ in range(2))
+            cell(tf.zeros([1, 3]), state)
+        names = [f"root/multi_rnn_cell/cell_{k}/indy_lstm_cell/{v}:0"
+                 for k in range(2) for v in ("kernel_w", "kernel_u", "bias")]
+        assert [v.name for v in cell.trainable_variables] == names
+        assert [v.name for v in cell.variables] == names
+        assert cell.non_trainable_variables == []
+        assert [v.name for v in tf.global_variables()] == names

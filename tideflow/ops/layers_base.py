@@ -266,9 +266,19 @@ class Layer:
     def weights(self):
         return self.trainable_weights + self.non_trainable_weights
 
-    trainable_variables = trainable_weights
-    non_trainable_variables = non_trainable_weights
-    variables = weights
+    # properties over the *_weights ones, so subclasses that override those (MultiRNNCell,
+    # cell wrappers) report the same lists under both names, as in TF
+    @property
+    def trainable_variables(self):
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        return self.non_trainable_weights
+
+    @property
+    def variables(self):
+        return self.weights
 
     @property
     def updates(self):
