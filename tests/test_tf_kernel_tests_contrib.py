@@ -378,3 +378,26 @@ def test_legacy_fully_connected_rank3_no_bias_and_regularizer_on_reuse():
                                                              2, axis=-1))
     with pytest.raises(ValueError, match="rank of x must be at least 2"):
         layers.legacy_linear(tf.constant([1.0, 2.0]), 2)
+
+
+# --- arg_scope --------------------------------------------------------------------------
+
+def test_arg_scoped_arguments_lists_the_keyword_arguments():
+    from tideflow.contrib.framework.python.ops import arg_scoped_arguments
+    from tideflow.contrib.framework.python.ops.arg_scope import (
+        arg_scoped_arguments as from_module,
+    )
+
+    @tf.contrib.framework.add_arg_scope
+    def fn(inputs, size, a=None, b=1, c=2):
+        return inputs, size, a, b, c
+
+    assert arg_scoped_arguments(fn) == ("a", "b", "c")
+    assert from_module is arg_scoped_arguments
+    assert tf.contrib.slim.arg_scoped_arguments(fn) == ("a", "b", "c")
+    assert arg_scoped_arguments(tf.contrib.framework.add_arg_scope(lambda x: x)) == ()
+    assert "weights_initializer" in arg_scoped_arguments(layers.conv2d)
+    with pytest.raises(AssertionError):
+        arg_scoped_arguments(lambda x, y=1: x)
+    with tf.contrib.framework.arg_scope([fn], b=5):
+        assert fn(0, 1) == (0, 1, None, 5, 2)

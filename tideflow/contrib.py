@@ -172,7 +172,8 @@ framework.load_variable = _checkpoint_utils.load_variable
 framework.load_checkpoint = _checkpoint_utils.load_checkpoint
 framework.sort = _sort_ops.sort  # TF 1.x's tf.contrib.framework.sort/argsort (not in slim)
 framework.argsort = _sort_ops.argsort
-_FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "current_arg_scope",
+_FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scoped_arguments",
+                  "current_arg_scope",
                   "get_local_variables", "get_model_variables", "get_trainable_variables",
                   "get_unique_variable", "get_variables", "get_variables_by_name",
                   "get_variables_by_suffix", "get_variables_to_restore", "has_arg_scope",

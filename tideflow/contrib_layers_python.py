@@ -153,8 +153,8 @@ def install(contrib):
     arg_scope = _module(f"{base}.framework.python.ops.arg_scope",
                         "``tensorflow.contrib.framework.python.ops.arg_scope``.",
                         {n: names[n] for n in ("add_arg_scope", "arg_scope",
-                                               "arg_scope_func_key", "current_arg_scope",
-                                               "has_arg_scope")})
+                                               "arg_scope_func_key", "arg_scoped_arguments",
+                                               "current_arg_scope", "has_arg_scope")})
     variables = _module(f"{base}.framework.python.ops.variables",
                         "``tensorflow.contrib.framework.python.ops.variables``.",
                         {n: v for n, v in names.items() if n not in arg_scope.__all__

@@ -654,7 +654,20 @@ def add_arg_scope(func):
         return func(*args, **merged)
 
     wrapper._key_op = key
+    # the keyword arguments (those with defaults) an arg_scope may set, as TF records them
+    defaults = getattr(func, "__defaults__", None) or ()
+    code = getattr(func, "__code__", None)
+    names = code.co_varnames[:code.co_argcount] if code is not None else ()
+    wrapper._arg_scoped_arguments = tuple(names[len(names) - len(defaults):]) if defaults else ()
     return wrapper
+
+
+def arg_scoped_arguments(func):
+    """The names of ``func``'s keyword arguments (those with defaults) that ``arg_scope``
+    can set; ``func`` must be decorated with ``add_arg_scope``."""
+    if not has_arg_scope(func):
+        raise AssertionError(f"{func} is not decorated with @add_arg_scope")
+    return getattr(func, "_arg_scoped_arguments", ())
 
 
 @contextlib.contextmanager
