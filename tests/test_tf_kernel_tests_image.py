@@ -217,3 +217,89 @@ def test_rgb_to_hsv_gradient_closed_form_and_ties():
     np.testing.assert_allclose(out[1], [w[1] / 0.3 + w[2], 0.0, -w[1] / 0.3], rtol=1e-12)
     # black: s is 0 wherever v is 0
     np.testing.assert_allclose(out[2], [w[2], 0.0, 0.0])
+
+
+def _kernel_ref(name, x):
+    x = abs(x)
+    if name == "triangle":
+        return max(0.0, 1.0 - x)
+    if name == "keyscubic":
+        if x >= 2:
+            return 0.0
+        return ((-0.5 * x + 2.5) * x - 4) * x + 2 if x >= 1 else (1.5 * x - 2.5) * x * x + 1
+    if name.startswith("lanczos"):
+        a = int(name[-1])
+        if x > a:
+            return 0.0
+        return 1.0 if x < 1e-3 else a * np.sin(np.pi * x) * np.sin(np.pi * x / a) / (
+            np.pi * x) ** 2
+    raise ValueError(name)
+
+
+def _axis_matrix(n_in, n_out, scale, shift, name, antialias):
+    """[n_out, n_in] weights: output x samples the input at (x + .5 - shift) / scale; every
+    input pixel whose centre is within the (widened) kernel's reach takes part."""
+    radius = {"triangle": 1, "keyscubic": 2}.get(name) or int(name[-1])
+    k = max(1.0 / scale, 1.0) if antialias else 1.0
+    m = np.zeros((n_out, n_in))
+    for x in range(n_out):
+        s = (x + 0.5 - shift) / scale
+        if s < 0 or s > n_in:
+            continue
+        for i in range(n_in):
+            if abs(i + 0.5 - s) <= radius * k:
+                m[x, i] = _kernel_ref(name, (i + 0.5 - s) / k)
+        if m[x].sum():
+            m[x] /= m[x].sum()
+    return m
+
+
+@pytest.mark.parametrize("kernel", ["triangle", "keyscubic", "lanczos3", "lanczos5"])
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("scale,shift", [((0.45, 0.6), (1.3, -2.0)), ((2.2, 1.7), (0.4, 0.0))])
+def test_scale_and_translate_matches_numpy(kernel, antialias, scale, shift):
+    from tideflow.python.ops import gen_image_ops
+
+    img = np.random.RandomState(1).rand(2, 11, 13, 3)
+    out = _run(gen_image_ops.scale_and_translate(
+        img.astype(np.float32), [8, 10], scale, shift, kernel_type=kernel, antialias=antialias))
+    my = _axis_matrix(11, 8, scale[0], shift[0], kernel, antialias)
+    mx = _axis_matrix(13, 10, scale[1], shift[1], kernel, antialias)
+    ref = np.einsum("yi,bijc,xj->byxc", my, img, mx)
+    assert out.dtype == np.float32 and out.shape == (2, 8, 10, 3)
+    np.testing.assert_allclose(out, ref, atol=2e-5)
+
+
+def test_scale_and_translate_gradient():
+    from tideflow.python.ops import image_ops
+
+    x = np.arange(6, dtype=np.float32).reshape(1, 2, 3, 1)
+    t = tf.constant(x)
+    with tf.Session():
+        for kernel in ("lanczos3", "gaussian", "box", "mitchellcubic"):
+            for antialias in (True, False):
+                y = image_ops.scale_and_translate(t, [4, 6], tf.constant([0.37, 2.1]),
+                                                  tf.constant([3.14, 1.19]),
+                                                  kernel_type=kernel, antialias=antialias)
+                err = tf.test.compute_gradient_error(t, [1, 2, 3, 1], y, [1, 4, 6, 1],
+                                                     x_init_value=x)
+                assert err < 1e-3, (kernel, antialias, err)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.float16, np.float64])
+def test_resize_images_v2_is_half_pixel_resize(dtype):
+    from tideflow.python.ops import image_ops
+
+    img = (np.random.RandomState(2).rand(1, 6, 4, 1) * 100).astype(dtype)
+    up = image_ops.resize_images_v2(img, [9, 7], "bilinear")
+    same = image_ops.resize_images_v2(img, [6, 4], "bicubic")
+    near = image_ops.resize_images_v2(img[0], [3, 2], "nearest")
+    assert up.dtype == tf.float32 and same.dtype == tf.float32 and near.dtype == tf.as_dtype(dtype)
+    assert near.get_shape().as_list() == [3, 2, 1]
+    ref = tf.image.resize_bilinear(img, [9, 7], half_pixel_centers=True)
+    a, b, c = _run([up, ref, same])
+    np.testing.assert_allclose(a, b)
+    # an unchanged size still resizes (to float32) and keeps the values
+    np.testing.assert_allclose(c, img.astype(np.float32), atol=1e-3)
+    # nearest with half-pixel centres samples rows 1, 3, 5 and columns 1, 3
+    np.testing.assert_array_equal(_run(near), img[0][1::2, 1::2])

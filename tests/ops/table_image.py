@@ -291,6 +291,26 @@ CASES += [
 # -- bounding boxes ------------------------------------------------------------------------------
 
 
+def _check_scale_and_translate():
+    """ScaleAndTranslate with the triangle kernel, no antialiasing and scale = out / in is
+    the half-pixel bilinear resize; its gradient op is that resize's transpose."""
+    x = IMG.astype(np.float32)
+    scale = np.array([5 / 3, 7 / 4], np.float32)
+    y = _ops.apply_op("ScaleAndTranslate", [x, _size((5, 7)), scale, np.zeros(2, np.float32)],
+                      {"kernel_type": "triangle", "antialias": False})._outputs[0]
+    g = GRAD_54.astype(np.float32)
+    dx = _ops.apply_op("ScaleAndTranslateGrad", [g, x, scale, np.zeros(2, np.float32)],
+                       {"kernel_type": "triangle", "antialias": False})._outputs[0]
+    with tf.Session() as sess:
+        y, dx = sess.run([y, dx])
+    np.testing.assert_allclose(y, ref_bilinear(IMG, (5, 7), half=True), atol=1e-4)
+    np.testing.assert_allclose(dx, ref_bilinear_grad(GRAD_54, IMG, half=True), atol=1e-4)
+
+
+CASES.append(Case(("ScaleAndTranslate", "ScaleAndTranslateGrad"),
+                  check=_check_scale_and_translate, name="ScaleAndTranslate_triangle"))
+
+
 def ref_draw(images, boxes, colors=((1, 1, 0, 1), (0, 0, 1, 1), (1, 0, 0, 1))):
     out = images.copy()
     _, h, w, _ = images.shape

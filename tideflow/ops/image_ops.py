@@ -806,3 +806,16 @@ def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap
 
     return non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold,
                                         score_threshold, name=name)
+
+
+
+# TF 1.15's image_ops also holds the TF 2 resize (resize_images_v2 with its ResizeMethod
+# strings, here ResizeMethodV2) and the ScaleAndTranslate op it uses; importing the module
+# registers the op
+from tideflow.ops.image_resize_ops import ResizeMethod as ResizeMethodV1  # noqa: F401
+from tideflow.ops.image_scale_ops import (  # noqa: F401
+    ResizeMethodV2,
+    resize_images_v2,
+    scale_and_translate,
+)
+
