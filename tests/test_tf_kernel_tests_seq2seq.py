@@ -321,3 +321,51 @@ def test_multi_rnn_cell_trainable_variables_lists_the_cells_variables():
         assert [v.name for v in cell.variables] == names
         assert cell.non_trainable_variables == []
         assert [v.name for v in tf.global_variables()] == names
+
+
+def test_rnn_cell_get_initial_state():
+    with tf.Graph().as_default():
+        cell = tf.contrib.rnn.IndRNNCell(3, dtype=tf.float64)
+        state = cell.get_initial_state(inputs=None, batch_size=5, dtype=tf.float64)
+        assert state.dtype == tf.float64 and state.get_shape().as_list() == [5, 3]
+        lstm = tf.nn.rnn_cell.LSTMCell(4)
+        x = tf.placeholder(tf.float32, [None, 2])
+        c, _ = lstm.get_initial_state(inputs=x)
+        assert c.get_shape().as_list() == [None, 4]
+        with tf.Session() as sess:
+            c_ = sess.run(c, {x: np.ones((3, 2), np.float32)})
+        np.testing.assert_array_equal(c_, np.zeros((3, 4)))
+        with pytest.raises(ValueError, match="batch size from input tensor is different"):
+            lstm.get_initial_state(inputs=tf.zeros([2, 2]), batch_size=3)
+        with pytest.raises(ValueError, match="dtype from input tensor is different"):
+            lstm.get_initial_state(inputs=tf.zeros([2, 2]), dtype=tf.float64)
+        with pytest.raises(ValueError, match="batch_size and dtype cannot be None"):
+            lstm.get_initial_state(batch_size=2)
+
+
+@pytest.mark.parametrize("name", ["EmbeddingWrapper", "InputProjectionWrapper",
+                                  "OutputProjectionWrapper"])
+def test_core_rnn_cell_module_has_the_legacy_wrappers(name):
+    from tideflow.contrib.rnn.python.ops import core_rnn_cell
+    assert getattr(core_rnn_cell, name) is getattr(tf.contrib.rnn, name)
+
+
+def test_output_projection_wrapper_values():
+    # GRU (all weights 0.5, biases: gates 1.0, candidate 0.0), then a 3 -> 2 projection
+    # whose bias starts at zero whatever the scope initializer (as _linear makes it)
+    x = np.ones((1, 3), np.float32)
+    m = np.full((1, 3), 0.1, np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("root", initializer=tf.constant_initializer(0.5)):
+            from tideflow.contrib.rnn.python.ops import core_rnn_cell
+            cell = core_rnn_cell.OutputProjectionWrapper(tf.nn.rnn_cell.GRUCell(3), 2)
+            out, new_m = cell(tf.constant(x), tf.constant(m))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, new_m_ = sess.run([out, new_m])
+    xm = np.concatenate([x, m], 1)
+    r, u = np.split(_sigmoid(xm @ np.full((6, 6), 0.5) + 1.0), 2, axis=1)
+    cand = np.tanh(np.concatenate([x, r * m], 1) @ np.full((6, 3), 0.5))
+    h = u * m + (1 - u) * cand
+    np.testing.assert_allclose(new_m_, h, rtol=1e-5)
+    np.testing.assert_allclose(out_, h @ np.full((3, 2), 0.5), rtol=1e-5)  # bias zeros

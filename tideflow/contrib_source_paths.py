@@ -76,6 +76,10 @@ def register(contrib):
     core_rnn_cell = _module(f"{base}.rnn.python.ops.core_rnn_cell",
                             "``contrib.rnn.python.ops.core_rnn_cell``.",
                             {**{n: getattr(rnn_cell_impl, n) for n in rnn_cell_impl.__all__},
+                             **{n: public[n] for n in ("EmbeddingWrapper",
+                                                       "InputProjectionWrapper",
+                                                       "OutputProjectionWrapper")
+                                if n in public},
                              "_linear": _linear, "_WEIGHTS_VARIABLE_NAME": _WEIGHTS_VARIABLE_NAME,
                              "_BIAS_VARIABLE_NAME": _BIAS_VARIABLE_NAME})
     rnn_ops = {"core_rnn_cell": core_rnn_cell,

@@ -126,6 +126,31 @@ class RNNCell(Layer):
         with ops.name_scope(type(self).__name__ + "ZeroState", values=[batch_size]):
             return _zero_state_tensors(self.state_size, batch_size, dtype)
 
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """TF 1.15's Keras-style entry: ``zero_state`` with the batch size and dtype taken
+        from ``inputs`` when given (they must agree with ``batch_size``/``dtype`` if those are
+        passed too)."""
+        if inputs is not None:
+            inputs = ops.convert_to_tensor(inputs, name="inputs")
+            static_batch = inputs.get_shape()[0].value if inputs.get_shape().ndims else None
+            if batch_size is not None:
+                given = batch_size
+                if isinstance(batch_size, ops.Tensor):
+                    given = ops.constant_value(batch_size)
+                if static_batch != given:
+                    raise ValueError("batch size from input tensor is different from the input "
+                                     f"param. Input tensor batch: {static_batch}, batch_size: "
+                                     f"{batch_size}")
+            if dtype is not None and inputs.dtype != dtypes.as_dtype(dtype):
+                raise ValueError("dtype from input tensor is different from the input param. "
+                                 f"Input tensor dtype: {inputs.dtype}, dtype: {dtype}")
+            batch_size = static_batch or array_ops.shape(inputs)[0]
+            dtype = inputs.dtype
+        if batch_size is None or dtype is None:
+            raise ValueError("batch_size and dtype cannot be None while constructing initial "
+                             f"state: batch_size={batch_size}, dtype={dtype}")
+        return self.zero_state(batch_size, dtype)
+
 
 LayerRNNCell = RNNCell
 
