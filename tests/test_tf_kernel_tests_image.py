@@ -303,3 +303,19 @@ def test_resize_images_v2_is_half_pixel_resize(dtype):
     np.testing.assert_allclose(c, img.astype(np.float32), atol=1e-3)
     # nearest with half-pixel centres samples rows 1, 3, 5 and columns 1, 3
     np.testing.assert_array_equal(_run(near), img[0][1::2, 1::2])
+
+
+@pytest.mark.parametrize("fed", [False, True])
+def test_resize_image_with_pad_v1_and_v2(fed):
+    from tideflow.python.ops import image_ops
+
+    x = np.arange(1, 9, dtype=np.float64).reshape(2, 4, 1)
+    img = tf.placeholder(tf.float64, [None] * 3) if fed else x
+    feed = {img: x} if fed else None
+    # to 1x4: scale by 1/2 to 1x2, then pad one column each side. v1 (corner-aligned
+    # legacy sampling) takes pixels (0, 0) and (0, 2); v2 (half-pixel) averages 2x2 blocks
+    v1 = image_ops.resize_image_with_pad_v1(img, 1, 4)
+    v2 = image_ops.resize_image_with_pad_v2(img, 1, 4)
+    np.testing.assert_allclose(_run(v1, feed).ravel(), [0, 1, 3, 0])
+    np.testing.assert_allclose(_run(v2, feed).ravel(), [0, (1 + 2 + 5 + 6) / 4,
+                                                        (3 + 4 + 7 + 8) / 4, 0])

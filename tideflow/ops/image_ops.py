@@ -815,6 +815,8 @@ def non_max_suppression_with_overlaps(overlaps, scores, max_output_size, overlap
 from tideflow.ops.image_resize_ops import ResizeMethod as ResizeMethodV1  # noqa: F401
 from tideflow.ops.image_scale_ops import (  # noqa: F401
     ResizeMethodV2,
+    resize_image_with_pad_v1,
+    resize_image_with_pad_v2,
     resize_images_v2,
     scale_and_translate,
 )

@@ -487,9 +487,11 @@ def image_dimensions(image, rank):
 
 
 def resize_image_with_pad(image, target_height, target_width,
-                          method=ResizeMethod.BILINEAR):
+                          method=ResizeMethod.BILINEAR, _resize=None):
     """Resizes ``image`` to fit in the target keeping its aspect ratio, then pads with zeros."""
     from tideflow.ops import image_ops
+
+    resize = _resize or resize_images
 
     with ops.name_scope(None, "resize_image_with_pad", [image]):
         image = ops.convert_to_tensor(image, name="image")
@@ -515,7 +517,7 @@ def resize_image_with_pad(image, target_height, target_width,
         resized_w = cast_ops.cast(unary_ops.floor(rw), dtypes.int32)
         pad_h = math_ops.maximum(0, cast_ops.cast(unary_ops.floor((f_th - rh) / 2), dtypes.int32))
         pad_w = math_ops.maximum(0, cast_ops.cast(unary_ops.floor((f_tw - rw) / 2), dtypes.int32))
-        resized = resize_images(image, [resized_h, resized_w], method)
+        resized = resize(image, [resized_h, resized_w], method)
         padded = image_ops.pad_to_bounding_box(resized, pad_h, pad_w, target_height,
                                                target_width)
         return padded if is_batch else array_ops.squeeze(padded, axis=[0])
