@@ -1,6 +1,7 @@
-"""Converting NumPy values as TF 1.x does: an array whose dtype an op's type attr allows keeps
-it over the attr's default, and NumPy values (arrays and scalars) are cast to a requested
-dtype where Python floats are refused."""
+"""TF 1.x behaviours found by comparing tideflow with TF in this session's audits: NumPy values
+keep an allowed dtype over an attr's default and are cast to a requested dtype, Bucketize's
+32-bit boundaries, an op built in its inputs' graph, LinSpace's exact end, and a Saver given a
+mutable lookup table in its var_list."""
 
 import numpy as np
 import pytest
@@ -70,3 +71,23 @@ def test_lin_space_ends_exactly_at_stop():
         got = sess.run(tf.lin_space(0.0, 1.0, 42))
     assert got[-1] == 1.0 and got[0] == 0.0
     np.testing.assert_allclose(got, np.linspace(0, 1, 42), rtol=1e-6)
+
+
+def test_saver_takes_a_mutable_table_in_its_var_list(tmp_path):
+    # TF: a trackable table in var_list is saved through its saveables (<name>-keys/-values)
+    for make in (lambda: tf.contrib.lookup.MutableHashTable(tf.string, tf.int64, -1, name="tbl"),
+                 lambda: tf.contrib.lookup.MutableDenseHashTable(tf.int64, tf.int64, -1, -2, -3,
+                                                                 name="tbl")):
+        with tf.Graph().as_default():
+            t = make()
+            keys = tf.constant([5, 7], tf.int64) if t.key_dtype == tf.int64 else \
+                tf.constant(["a", "b"])
+            ins = t.insert(keys, tf.constant([1, 2], tf.int64))
+            saver = tf.train.Saver([t])
+            with tf.Session() as sess:
+                sess.run(ins)
+                path = saver.save(sess, str(tmp_path / "m"))
+            assert {n for n, _ in tf.train.list_variables(path)} == {"tbl-keys", "tbl-values"}
+            with tf.Session() as sess:
+                saver.restore(sess, path)
+                np.testing.assert_array_equal(sess.run(t.lookup(keys)), [1, 2])

@@ -282,6 +282,7 @@ class DenseHashTable(lookup_ops.MutableHashTable):
                                                     name="default_value")
         self._value_shape = self._default_value.get_shape()
         self._checkpoint = checkpoint
+        self._saveable_name = name
         empty_key = ops.convert_to_tensor(empty_key, dtype=key_dtype, name="empty_key")
         deleted_key = ops.convert_to_tensor(deleted_key, dtype=key_dtype, name="deleted_key")
         self._empty_key, self._deleted_key = empty_key, deleted_key

@@ -680,6 +680,7 @@ class MutableHashTable(LookupInterface):
         self._default_value = ops.convert_to_tensor(default_value, dtype=value_dtype)
         self._value_shape = self._default_value.get_shape()
         self._checkpoint = checkpoint
+        self._saveable_name = name
         attrs = {"shared_name": shared_name or "",
                  "use_node_name_sharing": bool(checkpoint and shared_name is None),
                  "container": ops.get_default_graph()._container or "",
@@ -698,6 +699,11 @@ class MutableHashTable(LookupInterface):
     @property
     def resource_handle(self):
         return self._table_ref
+
+    def _gather_saveables_for_checkpoint(self):
+        """TF's trackable hook: the table's keys and values as one saveable, so a Saver given
+        the table itself in its var_list saves it (``<name>-keys``, ``<name>-values``)."""
+        return {"table": lambda name=None: _mutable_saveable(self, name or self._saveable_name)}
 
     @property
     def table_ref(self):

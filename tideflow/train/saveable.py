@@ -90,6 +90,12 @@ def op_list_to_dict(op_list):
         if isinstance(var, SaveableObject):
             names_to_saveables[var.name] = var
             continue
+        if not _is_variable(var) and hasattr(var, "_gather_saveables_for_checkpoint"):
+            # a trackable object (a mutable lookup table): its saveables, as TF's
+            for factory in var._gather_saveables_for_checkpoint().values():
+                saveable = factory() if callable(factory) else factory
+                names_to_saveables[saveable.name] = saveable
+            continue
         if _is_partitioned(var):
             if var.name in names_to_saveables:
                 raise ValueError(f"At least two variables have the same name: {var.name}")
@@ -119,6 +125,8 @@ def saveable_objects_for_op(op, name):
     partitioned variable: one slice each) as ``name``."""
     if isinstance(op, SaveableObject):
         return [op]
+    if not _is_variable(op) and hasattr(op, "_gather_saveables_for_checkpoint"):
+        return [factory(name) for factory in op._gather_saveables_for_checkpoint().values()]
     if hasattr(op, "_saveable_objects"):  # a tf.distribute MirroredVariable: all its copies
         return op._saveable_objects(name)
     if _is_partitioned(op) or isinstance(op, (list, tuple)):
