@@ -369,3 +369,14 @@ def test_output_projection_wrapper_values():
     h = u * m + (1 - u) * cand
     np.testing.assert_allclose(new_m_, h, rtol=1e-5)
     np.testing.assert_allclose(out_, h @ np.full((3, 2), 0.5), rtol=1e-5)  # bias zeros
+
+
+def test_glstm_cell_input_size_errors():
+    with tf.Graph().as_default():
+        cell = tf.contrib.rnn.GLSTMCell(num_units=4, number_of_groups=2)
+        state = cell.zero_state(batch_size=2, dtype=tf.float32)
+        with pytest.raises(ValueError, match="input size must be statically known"):
+            cell(tf.placeholder(tf.float32, [2, None]), state)
+        with pytest.raises(ValueError,
+                           match=r"input size \(3\) must be divisible by number_of_groups \(2\)"):
+            cell(tf.placeholder(tf.float32, [2, 3]), state)

@@ -357,6 +357,8 @@ class GLSTMCell(_SizedCell):
 
     def call(self, inputs, state):
         c_prev, m_prev = state
+        if inputs.get_shape().ndims == 2 and inputs.get_shape()[1].value is None:
+            raise ValueError("input size must be statically known")  # TF's words
         depth = _depth(type(self).__name__, inputs)
         if depth % self._groups != 0:
             raise ValueError(f"input size ({depth}) must be divisible by number_of_groups "
