@@ -319,3 +319,31 @@ def test_resize_image_with_pad_v1_and_v2(fed):
     np.testing.assert_allclose(_run(v1, feed).ravel(), [0, 1, 3, 0])
     np.testing.assert_allclose(_run(v2, feed).ravel(), [0, (1 + 2 + 5 + 6) / 4,
                                                         (3 + 4 + 7 + 8) / 4, 0])
+
+
+def test_image_ops_impl_module():
+    from tideflow.python.ops import image_ops_impl
+
+    assert image_ops_impl.ResizeMethod.BILINEAR == "bilinear"
+    assert image_ops_impl.ResizeMethodV1.AREA == 3
+    assert image_ops_impl.convert_image_dtype is tf.image.convert_image_dtype
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    _, _, checks = image_ops_impl._verify_compatible_image_shapes(a, b)
+    with tf.Session() as sess:
+        sess.run(checks, {a: np.ones([2, 3, 3, 1]), b: np.ones([3, 3, 1])})
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(checks, {a: np.ones([1, 2, 2, 1]), b: np.ones([1, 3, 3, 1])})
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(checks, {a: np.ones([2, 2]), b: np.ones([2, 2])})
+    with pytest.raises(ValueError):
+        image_ops_impl._verify_compatible_image_shapes(tf.zeros([1, 2, 2, 1]),
+                                                       tf.zeros([1, 3, 3, 1]))
+
+
+@pytest.mark.parametrize("method,name", [(0, "bilinear"), (1, "nearest"), (2, "bicubic"),
+                                         (3, "area")])
+def test_resize_images_takes_method_names(method, name):
+    x = np.random.RandomState(4).rand(1, 4, 6, 1).astype(np.float32)
+    a, b = _run([tf.image.resize_images(x, [7, 5], method),
+                 tf.image.resize_images(x, [7, 5], name)])
+    np.testing.assert_array_equal(a, b)

@@ -403,6 +403,11 @@ _METHODS = {
 }
 
 
+# TF 1.15's resize_images also takes the four methods by their TF 2 names
+_V2_METHOD_NAMES = {"bilinear": ResizeMethod.BILINEAR, "nearest": ResizeMethod.NEAREST_NEIGHBOR,
+                    "bicubic": ResizeMethod.BICUBIC, "area": ResizeMethod.AREA}
+
+
 def _batched(images):
     """(4-D images, whether the input was a batch); ValueError unless rank 3 or 4."""
     images = ops.convert_to_tensor(images, name="images")
@@ -469,7 +474,8 @@ def resize_images(images, size=None, method=ResizeMethod.BILINEAR, align_corners
         new_h, new_w = (const[0].value, const[1].value) if const.ndims == 2 else (None, None)
         if new_w is not None and new_h is not None and width == new_w and height == new_h:
             return images if is_batch else array_ops.squeeze(images, axis=[0])
-        fn = _METHODS.get(method)
+        fn = _METHODS.get(_V2_METHOD_NAMES.get(method, method)
+                          if isinstance(method, str) else method)
         if fn is None:
             raise ValueError("Resize method is not implemented.")
         out = fn(images, size, align_corners=align_corners)
