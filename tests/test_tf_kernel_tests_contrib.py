@@ -401,3 +401,75 @@ def test_arg_scoped_arguments_lists_the_keyword_arguments():
         arg_scoped_arguments(lambda x, y=1: x)
     with tf.contrib.framework.arg_scope([fn], b=5):
         assert fn(0, 1) == (0, 1, None, 5, 2)
+
+
+# --- optimize_loss ----------------------------------------------------------------------
+
+def _optimize_loss_model():
+    x = tf.placeholder(tf.float32, [])
+    var = tf.get_variable("w", [], initializer=tf.constant_initializer(10.0))
+    step = tf.get_variable("global_step", [], tf.int64, tf.zeros_initializer(),
+                           trainable=False)
+    return x, var, tf.abs(var * x), step
+
+
+def test_optimize_loss_gradient_multiplier_of_another_float_type():
+    from tideflow.contrib.layers.python.layers import optimizers as optimizers_lib
+
+    x, var, loss, step = _optimize_loss_model()
+    mult = tf.placeholder(tf.float64, [])
+    train = optimizers_lib.optimize_loss(loss, step, learning_rate=0.1, optimizer="SGD",
+                                         gradient_multipliers={var: mult})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {x: 5.0, mult: 7.0})
+        # d|w x|/dw = x = 5, times 7, times the learning rate 0.1
+        np.testing.assert_allclose(sess.run([var, step]), [10.0 - 3.5, 1])
+
+
+def test_optimize_loss_rejects_a_float_global_step():
+    x = tf.placeholder(tf.float32, [])
+    var = tf.get_variable("w", [], initializer=tf.constant_initializer(10.0))
+    step = tf.get_variable("global_step", [], tf.float64, tf.zeros_initializer(),
+                           trainable=False)
+    with pytest.raises(TypeError, match="integer type"):
+        layers.optimize_loss(tf.abs(var * x), step, learning_rate=0.1, optimizer="SGD")
+
+
+def test_adaptive_clipping_fn_in_optimize_loss():
+    x, var, loss, step = _optimize_loss_model()
+    train = layers.optimize_loss(loss, step, learning_rate=0.1, optimizer="SGD",
+                                 clip_gradients=layers.adaptive_clipping_fn())
+    names = sorted(v.op.name for v in tf.global_variables() if "AdaptiveMaxNorm" in v.op.name)
+    assert names == ["OptimizeLoss/AdaptiveMaxNorm/mean", "OptimizeLoss/AdaptiveMaxNorm/sq_mean"]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, {x: 5.0})
+        got = sess.run(var)
+    # first step: log-norm averages are 0.05*log(5) and 0.05*log(5)^2 (decay 0.95); the norm
+    # 5 exceeds exp(mean + 2 std), so the gradient is rescaled to norm exp(mean)
+    log_norm = np.log(5.0 + 1e-8)
+    mean, sq = 0.05 * log_norm, 0.05 * log_norm ** 2
+    max_norm = np.exp(mean + 2 * np.sqrt(max(1e-8, sq - mean ** 2)))
+    assert 5.0 > max_norm
+    np.testing.assert_allclose(got, 10.0 - 0.1 * np.exp(mean), rtol=1e-5)
+
+
+def test_adaptive_clipping_fn_tracks_log_norm_averages_and_clips_spikes():
+    from tideflow.contrib.layers.python.layers.optimizers import adaptive_clipping_fn
+
+    scale = tf.placeholder(tf.float32, [])
+    step = tf.placeholder(tf.int32, [])
+    grad = tf.ones([3, 4]) * scale
+    (clipped, _), = adaptive_clipping_fn(decay=0.9, global_step=step)([(grad, grad)])
+    mean = next(v for v in tf.global_variables() if v.op.name == "AdaptiveMaxNorm/mean")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(20):
+            s = [1.0, -2.0][i % 2]
+            got = sess.run(clipped, {scale: s, step: i})
+            if i > 3:
+                np.testing.assert_allclose(got, np.full((3, 4), s))
+        spike = sess.run(clipped, {scale: 1000.0, step: 20})
+        assert (spike < 25.0).all()
+        assert np.isfinite(sess.run(mean))

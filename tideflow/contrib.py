@@ -64,8 +64,8 @@ layers.xavier_initializer_conv2d = _initializers.xavier_initializer_conv2d
 _LAYER_FNS = ("avg_pool2d", "batch_norm", "bow_encoder", "conv2d", "convolution2d", "dropout",
               "embed_sequence", "flatten", "fully_connected", "layer_norm", "max_pool2d",
               "one_hot_encoding")
-_MORE_LAYER_FNS = ("bias_add", "conv2d_transpose", "convolution2d_transpose", "linear",
-                   "optimize_loss", "relu", "relu6", "repeat", "separable_conv2d",
+_MORE_LAYER_FNS = ("adaptive_clipping_fn", "bias_add", "conv2d_transpose",
+                   "convolution2d_transpose", "linear", "optimize_loss", "relu", "relu6", "repeat", "separable_conv2d",
                    "separable_convolution2d", "softmax", "stack", "unit_norm",
                    "OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES")
 for _name in _LAYER_FNS:

@@ -13,6 +13,7 @@ import types
 from tideflow import contrib_slim_nets as _slim_nets
 from tideflow.framework import ops
 from tideflow.framework import tensor_shape as _tensor_shape
+from tideflow.ops import contrib_layers_more as _more
 from tideflow.ops import variables as _variables
 
 
@@ -139,12 +140,18 @@ def install(contrib):
         {n: getattr(layers, n) for n in ("apply_regularization", "l1_l2_regularizer",
                                           "l1_regularizer", "l2_regularizer",
                                           "sum_regularizer")})
+    optimizers = _module(
+        f"{base}.layers.python.layers.optimizers",
+        "``tensorflow.contrib.layers.python.layers.optimizers``.",
+        {n: getattr(_more, n) for n in ("OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES",
+                                         "adaptive_clipping_fn", "optimize_loss")})
     layers_mod = _module(f"{base}.layers.python.layers.layers",
                          "``tensorflow.contrib.layers.python.layers.layers``.", layer_names)
     package = _module(f"{base}.layers.python.layers",
                       "``tensorflow.contrib.layers.python.layers``.",
                       {**layer_names, "layers": layers_mod, "initializers": initializers,
-                       "regularizers": regularizers, "utils": utils})
+                       "regularizers": regularizers, "optimizers": optimizers,
+                       "utils": utils})
     layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
                             {"layers": package})
 

@@ -399,6 +399,26 @@ def _optimizer_class(name):
             "SGD": train.GradientDescentOptimizer}[name]
 
 
+def _multiply_gradients(grads_and_vars, gradient_multipliers):
+    """Each gradient whose variable (or variable name) has a multiplier, times it (cast to
+    the gradient's dtype, as optimize_loss does)."""
+    from tideflow.ops import cast_ops
+
+    out = []
+    for grad, var in grads_and_vars:
+        # keyed by the variable or its name ('w:0', or 'w' as slim's multiply_gradients)
+        key = next((k for k in (var, var.name, var.op.name) if k in gradient_multipliers), None)
+        if grad is not None and key is not None:
+            multiplier = gradient_multipliers[key]
+            if isinstance(grad, ops.IndexedSlices):
+                values = grad.values * cast_ops.cast(multiplier, grad.values.dtype)
+                grad = ops.IndexedSlices(values, grad.indices, grad.dense_shape)
+            else:
+                grad = grad * cast_ops.cast(multiplier, grad.dtype)
+        out.append((grad, var))
+    return out
+
+
 def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_scale=None,
                   gradient_multipliers=None, clip_gradients=None, learning_rate_decay_fn=None,
                   update_ops=None, variables=None, name=None, summaries=None,
@@ -412,6 +432,9 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
     loss = ops.convert_to_tensor(loss)
     if global_step is None:
         global_step = train.get_global_step()
+    elif not global_step.dtype.base_dtype.is_integer:
+        raise TypeError(f'Existing "global_step" does not have integer type: '
+                        f"{global_step.dtype}")
     with vs.variable_scope(name, "OptimizeLoss", [loss, global_step]):
         if update_ops is None:
             update_ops = set(ops.get_collection(ops.GraphKeys.UPDATE_OPS))
@@ -482,9 +505,7 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
                 noisy.append((g, v))
             grads_and_vars = noisy
         if gradient_multipliers is not None:
-            from tideflow.train.slim_learning import multiply_gradients
-
-            grads_and_vars = multiply_gradients(grads_and_vars, gradient_multipliers)
+            grads_and_vars = _multiply_gradients(grads_and_vars, gradient_multipliers)
         if "global_gradient_norm" in summaries or "gradient_norm" in summaries:
             summary.scalar("global_norm/gradient_norm",
                            clip_ops.global_norm([g for g, _ in grads_and_vars if g is not None]))
@@ -515,6 +536,65 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
             grads_and_vars, global_step=global_step if increment_global_step else None,
             name="train")
         return control_flow_ops.with_dependencies([grad_updates], loss)
+
+
+def _adaptive_max_norm(norm, std_factor, decay, global_step, epsilon, name):
+    """Moving averages of log(norm) and its square (variables ``AdaptiveMaxNorm/mean`` and
+    ``sq_mean``); returns ``exp(mean + std_factor * std)`` and the updated mean."""
+    from tideflow import math as tfmath
+    from tideflow.ops import cast_ops
+    from tideflow.train.moving_averages import assign_moving_average
+
+    with vs.variable_scope(name, "AdaptiveMaxNorm", [norm]):
+        log_norm = tfmath.log(norm + epsilon)
+
+        def average(var_name, value, rate):
+            var = vs.get_variable(var_name, shape=value.get_shape(), dtype=value.dtype,
+                                  initializer=init_ops.zeros_initializer(), trainable=False)
+            return assign_moving_average(var, value, rate, zero_debias=False)
+
+        if global_step is not None:  # adapt faster over the first steps
+            n = cast_ops.cast(global_step, dtypes.float32)
+            decay = tfmath.minimum(decay, n / (n + 1.0))
+        mean = average("mean", log_norm, decay)
+        sq_mean = average("sq_mean", tfmath.square(log_norm), decay)
+        std = tfmath.sqrt(tfmath.maximum(epsilon, sq_mean - tfmath.square(mean)))
+        return tfmath.exp(mean + std_factor * std), mean
+
+
+def adaptive_clipping_fn(std_factor=2.0, decay=0.95, static_max_norm=None, global_step=None,
+                         report_summary=False, epsilon=1e-8, name=None):
+    """A ``clip_gradients`` function for ``optimize_loss`` that adapts the clipping norm:
+    it tracks the mean and std of log(global gradient norm), and when the norm exceeds
+    ``exp(mean + std_factor * std)`` rescales every gradient so the global norm becomes
+    ``exp(mean)`` (also capped by ``static_max_norm`` when given)."""
+    from tideflow import math as tfmath
+    from tideflow import summary
+    from tideflow.ops import clip_ops
+
+    def gradient_clipping(grads_and_vars):
+        grads, variables_ = zip(*grads_and_vars, strict=True)
+        norm = clip_ops.global_norm(grads)
+        max_norm, log_mean = _adaptive_max_norm(norm, std_factor, decay, global_step,
+                                                epsilon, name)
+        if report_summary:
+            summary.scalar("global_norm/adaptive_max_gradient_norm", max_norm)
+        factor = array_ops.where(norm < max_norm, array_ops.ones_like(norm),
+                                 tfmath.exp(log_mean) / norm)
+        if static_max_norm is not None:
+            factor = tfmath.minimum(static_max_norm / norm, factor)
+        clipped = []
+        for grad in grads:
+            if grad is None:
+                clipped.append(None)
+            elif isinstance(grad, ops.IndexedSlices):
+                clipped.append(ops.IndexedSlices(grad.values * factor, grad.indices,
+                                                 grad.dense_shape))
+            else:
+                clipped.append(grad * factor)
+        return list(zip(clipped, variables_, strict=True))
+
+    return gradient_clipping
 
 
 convolution2d_transpose = conv2d_transpose = cl.add_arg_scope(convolution2d_transpose)
