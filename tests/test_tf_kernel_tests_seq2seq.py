@@ -380,3 +380,24 @@ def test_glstm_cell_input_size_errors():
         with pytest.raises(ValueError,
                            match=r"input size \(3\) must be divisible by number_of_groups \(2\)"):
             cell(tf.placeholder(tf.float32, [2, 3]), state)
+
+
+def test_layer_norm_basic_lstm_without_norm_bias_takes_scope_initializer():
+    x = np.array([[1.0, -0.5, 2.0]], np.float32)
+    c = np.array([[0.3, -0.2]], np.float32)
+    h = np.array([[0.1, 0.4]], np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("s", initializer=tf.constant_initializer(0.25)):
+            cell = tf.contrib.rnn.LayerNormBasicLSTMCell(2, layer_norm=False, forget_bias=1.0)
+            out, state = cell(tf.constant(x), tf.nn.rnn_cell.LSTMStateTuple(tf.constant(c),
+                                                                            tf.constant(h)))
+        assert [v.name for v in tf.global_variables()] == [
+            "s/layer_norm_basic_lstm_cell/kernel:0", "s/layer_norm_basic_lstm_cell/bias:0"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, c_ = sess.run([out, state.c])
+    g = np.concatenate([x, h], 1) @ np.full((5, 8), 0.25) + 0.25
+    i, j, f, o = np.split(g, 4, axis=1)
+    new_c = c * _sigmoid(f + 1.0) + _sigmoid(i) * np.tanh(j)
+    np.testing.assert_allclose(c_, new_c, rtol=1e-5)
+    np.testing.assert_allclose(out_, np.tanh(new_c) * _sigmoid(o), rtol=1e-5)

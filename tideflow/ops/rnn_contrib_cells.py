@@ -278,8 +278,9 @@ class LayerNormBasicLSTMCell(_TupleLSTM):
     def build(self, inputs_shape):
         n = self._add_kernel(inputs_shape)
         if not self._layer_norm:
-            self._bias = self.add_weight("bias", shape=[4 * n],
-                                         initializer=init_ops.zeros_initializer())
+            # TF makes this bias with get_variable and no initializer of its own: the scope's
+            # initializer (or the default one) sets it, not zeros
+            self._bias = self.add_weight("bias", shape=[4 * n])
         self._norms = {}
         if self._layer_norm:
             for scope, size in (("input", n), ("transform", n), ("forget", n), ("output", n),
