@@ -473,3 +473,35 @@ def test_adaptive_clipping_fn_tracks_log_norm_averages_and_clips_spikes():
         spike = sess.run(clipped, {scale: 1000.0, step: 20})
         assert (spike < 25.0).all()
         assert np.isfinite(sess.run(mean))
+
+
+# --- contrib.framework variables ----------------------------------------------------------
+
+def test_variable_device_chooser_round_robin_and_explicit_devices():
+    from tideflow.contrib.framework.python.ops import variables as contrib_vars
+
+    chooser = contrib_vars.VariableDeviceChooser(num_tasks=2)
+    with tf.contrib.framework.arg_scope([contrib_vars.variable], device=chooser):
+        a = contrib_vars.variable("a", [])
+        b = contrib_vars.variable("b", [])
+        c = contrib_vars.variable("c", [], device="/cpu:12")
+        d = contrib_vars.variable("d", [])
+        with tf.device("/cpu:99"):
+            e_init = tf.constant(12)
+        e = contrib_vars.variable("e", initializer=e_init)
+    assert [v.device for v in (a, b, c, d, e)] == [
+        "/job:ps/task:0/device:CPU:0", "/job:ps/task:1/device:CPU:0", "/device:CPU:12",
+        "/job:ps/task:0/device:CPU:0", "/job:ps/task:1/device:CPU:0"]
+    # a tensor initializer gives the variable its dtype (int32 here), as get_variable
+    assert e.dtype.base_dtype == tf.int32
+    assert e.initial_value.device == "/device:CPU:99"
+    gpu = tf.contrib.framework.VariableDeviceChooser(device_type="GPU")
+    replica = tf.contrib.framework.VariableDeviceChooser(replica=3, num_tasks=2)
+    assert gpu(None) == "/device:GPU:0"
+    assert [replica(None), replica(None), replica(None)] == [
+        "/job:ps/replica:3/task:0/device:CPU:0", "/job:ps/replica:3/task:1/device:CPU:0",
+        "/job:ps/replica:3/task:0/device:CPU:0"]
+    with tf.Graph().as_default():
+        v = tf.contrib.framework.variable("v", initializer=tf.constant([1, 2], tf.int64))
+        assert v.dtype.base_dtype == tf.int64
+        np.testing.assert_array_equal(_run(v), [1, 2])

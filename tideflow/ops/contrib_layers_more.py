@@ -253,11 +253,41 @@ def variable(name, shape=None, dtype=None, initializer=None, regularizer=None, t
     """``get_variable`` filed in ``collections`` (default GLOBAL_VARIABLES), on ``device``."""
     del caching_device, use_resource
     colls = list(dict.fromkeys(collections or [ops.GraphKeys.GLOBAL_VARIABLES]))
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    elif not isinstance(initializer, ops.Tensor):
+        dtype = dtypes.float32  # a tensor initializer gives its own dtype, as get_variable's
     with ops.device(device or ""):
         return vs.get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                                regularizer=regularizer, trainable=trainable, collections=colls,
                                partitioner=partitioner, custom_getter=custom_getter)
+
+
+class VariableDeviceChooser:
+    """A ``device`` function for ``slim.variable``/``model_variable`` (via ``arg_scope``):
+    with ``num_tasks`` > 0 it places variables round-robin on ``/job:<job_name>/task:<i>``;
+    otherwise on ``/device:<device_type>:<device_index>`` (optionally of ``replica``)."""
+
+    def __init__(self, num_tasks=0, job_name="ps", device_type="CPU", device_index=0,
+                 replica=None):
+        self._job_name = job_name
+        self._device_type = device_type
+        self._device_index = device_index
+        self._replica = replica
+        self._num_tasks = num_tasks
+        self._next_task_id = 0
+
+    def __call__(self, op):
+        from tideflow.framework.device import DeviceSpec
+
+        spec = DeviceSpec(replica=self._replica, device_type=self._device_type,
+                          device_index=self._device_index)
+        if self._num_tasks > 0:
+            task_id = self._next_task_id
+            self._next_task_id = (self._next_task_id + 1) % self._num_tasks
+            spec = DeviceSpec(job=self._job_name, replica=self._replica, task=task_id,
+                              device_type=self._device_type, device_index=self._device_index)
+        return spec.to_string()
 
 
 def local_variable(initial_value, validate_shape=True, name=None, use_resource=None):
