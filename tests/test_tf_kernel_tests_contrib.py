@@ -505,3 +505,38 @@ def test_variable_device_chooser_round_robin_and_explicit_devices():
         v = tf.contrib.framework.variable("v", initializer=tf.constant([1, 2], tf.int64))
         assert v.dtype.base_dtype == tf.int64
         np.testing.assert_array_equal(_run(v), [1, 2])
+
+
+def _checkpoint(path, values):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        variables = [tf.Variable(v, name=k) for k, v in values.items()]
+        sess.run(tf.variables_initializer(variables))
+        return tf.train.Saver(variables).save(sess, path)
+
+
+def test_assign_from_checkpoint_fills_partitioned_variables_slice_by_slice(tmp_path):
+    fw = tf.contrib.framework
+    whole = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    path = _checkpoint(str(tmp_path / "model"), {"w": whole, "b": np.float32(7.0)})
+    part = fw.variable("w", shape=[4, 3], partitioner=tf.fixed_size_partitioner(3, axis=0))
+    copy = fw.variable("w_copy", shape=[4, 3])
+    bias = fw.variable("b", shape=[])
+    parts = list(part)
+    assert [fw.get_variable_full_name(p) for p in parts] == ["w"] * 3
+    assert fw.get_variable_full_name(copy) == "w_copy"
+    # a list is keyed by full names (the parts grouped), a dict may map to lists
+    op1, feed1 = fw.assign_from_checkpoint(path, [*parts, bias])
+    op2, feed2 = fw.assign_from_checkpoint(path, {"w": [copy]})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(op1, feed1)
+        sess.run(op2, feed2)
+        got_part, got_copy, got_b = sess.run([tf.identity(part), copy, bias])
+    np.testing.assert_array_equal(got_part, whole)
+    np.testing.assert_array_equal(got_copy, whole)
+    assert got_b == 7.0
+    wrong = fw.variable("w_wrong", shape=[3, 4])
+    with pytest.raises(ValueError, match="Total size of new array must be unchanged"):
+        fw.assign_from_checkpoint(path, {"w": wrong})
+    with pytest.raises(ValueError, match=r"Checkpoint is missing variable \[nope\]"):
+        fw.assign_from_checkpoint(path, {"nope": bias})

@@ -357,25 +357,57 @@ def assign_from_values_fn(var_names_to_values):
     return callback
 
 
+def get_variable_full_name(var):
+    """The checkpoint name of ``var``: its op name, or for a slice of a partitioned variable
+    the whole variable's name (the same for every part)."""
+    info = getattr(var, "_save_slice_info", None)
+    return info.full_name if info else var.op.name
+
+
 def assign_from_checkpoint(model_path, var_list, ignore_missing_vars=False):
-    """``(assign_op, feed_dict)`` loading ``var_list`` (list or dict of checkpoint name ->
-    variable) from the checkpoint at ``model_path``."""
+    """``(assign_op, feed_dict)`` loading ``var_list`` from the checkpoint at ``model_path``:
+    a list of variables (keyed by their full names, partitions grouped) or a dict from a
+    checkpoint name to a variable or a list of variables (each part of a partitioned variable
+    gets its slice of the saved tensor)."""
     from tideflow.ops import control_flow_ops
     from tideflow.train import checkpoint_utils
 
+    grouped = {}
+    if isinstance(var_list, (tuple, list)):
+        for var in var_list:
+            grouped.setdefault(get_variable_full_name(var), []).append(var)
+    else:
+        for ckpt_name, value in var_list.items():
+            grouped[ckpt_name] = list(value) if isinstance(value, (tuple, list)) else [value]
     reader = checkpoint_utils.load_checkpoint(model_path)
     feed_dict = {}
     assign_ops = []
-    for ckpt_name, var in _names_to_vars(var_list).items():
+    for ckpt_name, variables_ in grouped.items():
         if not reader.has_tensor(ckpt_name):
             if ignore_missing_vars:
+                from tideflow import logging
+
+                logging.warning("Checkpoint is missing variable [%s]", ckpt_name)
                 continue
             raise ValueError(f"Checkpoint is missing variable [{ckpt_name}]")
         value = reader.get_tensor(ckpt_name)
-        placeholder = constant_op.placeholder(var.dtype.base_dtype, shape=value.shape,
-                                            name="placeholder/" + var.op.name)
-        assign_ops.append(state_ops.assign(var, placeholder))
-        feed_dict[placeholder] = value
+        for var in variables_:
+            placeholder = constant_op.placeholder(var.dtype.base_dtype, shape=var.get_shape(),
+                                                name="placeholder/" + var.op.name)
+            assign_ops.append(state_ops.assign(var, placeholder))
+            info = getattr(var, "_save_slice_info", None)
+            if info:
+                index = tuple(slice(start, start + size)
+                              for start, size in zip(info.var_offset, info.var_shape,
+                                                     strict=True))
+                feed_dict[placeholder] = value[index].reshape(info.var_shape)
+            else:
+                if var.get_shape().is_fully_defined() and \
+                        tuple(var.get_shape().as_list()) != tuple(value.shape):
+                    raise ValueError(
+                        f"Total size of new array must be unchanged for {ckpt_name} "
+                        f"lh_shape: [{value.shape}], rh_shape: [{var.get_shape()}]")
+                feed_dict[placeholder] = value
     return control_flow_ops.group(*assign_ops), feed_dict
 
 
