@@ -401,3 +401,50 @@ def test_layer_norm_basic_lstm_without_norm_bias_takes_scope_initializer():
     new_c = c * _sigmoid(f + 1.0) + _sigmoid(i) * np.tanh(j)
     np.testing.assert_allclose(c_, new_c, rtol=1e-5)
     np.testing.assert_allclose(out_, np.tanh(new_c) * _sigmoid(o), rtol=1e-5)
+
+
+@pytest.mark.parametrize("norm,peep,proj", [(False, False, None), (True, False, None),
+                                            (True, True, None), (True, True, 3)])
+def test_weight_norm_lstm_cell(norm, peep, proj):
+    rng = np.random.RandomState(7)
+    x = rng.randn(2, 3).astype(np.float32)
+    c = rng.randn(2, 2).astype(np.float32)
+    h = rng.randn(2, proj or 2).astype(np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("root", initializer=tf.constant_initializer(0.3)):
+            cell = tf.contrib.rnn.WeightNormLSTMCell(2, norm=norm, use_peepholes=peep,
+                                                     num_proj=proj)
+            out, state = cell(tf.constant(x), tf.nn.rnn_cell.LSTMStateTuple(tf.constant(c),
+                                                                            tf.constant(h)))
+        names = sorted(v.name.split("weight_norm_lstm_cell/")[1] for v in tf.global_variables())
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, c_, h_ = sess.run([out, state.c, state.h])
+    want = {"kernel:0", "bias:0"}
+    if norm:
+        want |= {"norm_0:0", "norm_1:0"}
+    if peep:
+        want |= {"w_f_diag:0", "w_i_diag:0", "w_o_diag:0"}
+    if proj:
+        want |= {"projection/kernel:0"} | ({"projection/norm_0:0"} if norm else set())
+    assert set(names) == want
+
+    def kernel(rows_per_arg, cols):
+        blocks = [np.full((r, cols), 0.3) for r in rows_per_arg]
+        if norm:  # unit columns per block, times the gain (0.3)
+            blocks = [0.3 * b / np.linalg.norm(b, axis=0) for b in blocks]
+        return np.concatenate(blocks, 0)
+
+    g = np.concatenate([x, h], 1) @ kernel([3, proj or 2], 8)  # bias starts at 0
+    i, j, f, o = np.split(g, 4, axis=1)
+    if peep:
+        new_c = c * _sigmoid(f + 1 + 0.3 * c) + _sigmoid(i + 0.3 * c) * np.tanh(j)
+        new_h = _sigmoid(o + 0.3 * new_c) * np.tanh(new_c)
+    else:
+        new_c = c * _sigmoid(f + 1) + _sigmoid(i) * np.tanh(j)
+        new_h = _sigmoid(o) * np.tanh(new_c)
+    if proj:
+        new_h = new_h @ kernel([2], proj)
+    np.testing.assert_allclose(c_, new_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h_, new_h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out_, new_h, rtol=1e-5, atol=1e-6)

@@ -1,8 +1,8 @@
 """TF 1.x ``tf.contrib.rnn`` research cells: IndRNN/IndyGRU/IndyLSTM, NAS, UGRNN,
-Intersection RNN, SRU, G-LSTM, layer-normalized LSTM, Phased LSTM and the convolutional LSTMs,
-plus the fused-RNN adaptors. Composed from existing ops; variable names and shapes are TF
-1.15's (``rnn/nas_cell/recurrent_kernel``, ``rnn/conv_lstm_cell/biases``, ...), so checkpoints
-of TF programs load."""
+Intersection RNN, SRU, G-LSTM, layer-normalized and weight-normalized LSTMs, Phased LSTM and
+the convolutional LSTMs, plus the fused-RNN adaptors. Composed from existing ops; variable
+names and shapes are TF 1.15's (``rnn/nas_cell/recurrent_kernel``,
+``rnn/conv_lstm_cell/biases``, ...), so checkpoints of TF programs load."""
 
 from tideflow.framework import dtypes, ops
 from tideflow.framework.tensor_shape import TensorShape
@@ -616,7 +616,83 @@ class CompiledWrapper(_DelegatingCell):
         return self._cell(inputs, state, scope=scope)
 
 
+class WeightNormLSTMCell(_SizedCell):
+    """LSTM with weight normalisation (Salimans & Kingma 2016), TF 1.15's contrib cell: with
+    ``norm`` each input's slice of ``kernel`` has unit-norm columns scaled by a learned gain
+    (``norm_0`` for the inputs, ``norm_1`` for the recurrent part); ``bias`` starts at zero;
+    optional peepholes (``w_f_diag``, ``w_i_diag``, ``w_o_diag``), ``cell_clip`` and a
+    ``projection`` (``num_proj``, ``proj_clip``)."""
+
+    def __init__(self, num_units, norm=True, use_peepholes=False, cell_clip=None,
+                 initializer=None, num_proj=None, proj_clip=None, forget_bias=1,
+                 activation=None, reuse=None):
+        super().__init__(_reuse=reuse)
+        self._num_units = num_units
+        self._norm = norm
+        self._initializer = initializer
+        self._use_peepholes = use_peepholes
+        self._cell_clip = cell_clip
+        self._num_proj = num_proj
+        self._proj_clip = proj_clip
+        self._activation = activation or math_ops.tanh
+        self._forget_bias = forget_bias
+        self._state_size, self._output_size = _lstm_sizes(num_units, num_proj)
+
+    def _normalize(self, weight, name):
+        gain = vs.get_variable(name, [weight.get_shape()[1].value], dtype=weight.dtype)
+        return nn_impl.l2_normalize(weight, axis=0) * gain
+
+    def _wn_linear(self, args, output_size, bias):
+        args = list(args) if isinstance(args, (list, tuple)) else [args]
+        depths = [_depth(type(self).__name__, a) for a in args]
+        dtype = args[0].dtype
+        kernel = vs.get_variable("kernel", [sum(depths), output_size], dtype=dtype)
+        if self._norm:
+            parts, start = [], 0
+            for k, depth in enumerate(depths):
+                parts.append(self._normalize(kernel[start:start + depth, :], f"norm_{k}"))
+                start += depth
+            kernel = concat_ops.concat(parts, 0)
+        x = args[0] if len(args) == 1 else concat_ops.concat(args, 1)
+        res = linalg_ops.matmul(x, kernel)
+        if not bias:
+            return res
+        biases = vs.get_variable("bias", [output_size], dtype=dtype,
+                                 initializer=init_ops.constant_initializer(0.0))
+        return nn_impl.bias_add(res, biases)
+
+    def call(self, inputs, state):
+        c, h = state
+        n = self._num_units
+        sigmoid = math_ops.sigmoid
+        dtype = inputs.dtype
+        with vs.variable_scope(vs.get_variable_scope(), initializer=self._initializer):
+            gates = self._wn_linear([inputs, h], 4 * n, bias=True)
+            i, j, f, o = concat_ops.split(gates, 4, axis=1)
+            forget = ops.convert_to_tensor(self._forget_bias, dtype=dtype)
+            if self._use_peepholes:
+                w_f = vs.get_variable("w_f_diag", shape=[n], dtype=dtype)
+                w_i = vs.get_variable("w_i_diag", shape=[n], dtype=dtype)
+                w_o = vs.get_variable("w_o_diag", shape=[n], dtype=dtype)
+                new_c = (c * sigmoid(f + forget + w_f * c)
+                         + sigmoid(i + w_i * c) * self._activation(j))
+            else:
+                new_c = c * sigmoid(f + forget) + sigmoid(i) * self._activation(j)
+            if self._cell_clip is not None:
+                new_c = clip_by_value(new_c, -self._cell_clip, self._cell_clip)
+            if self._use_peepholes:
+                new_h = sigmoid(o + w_o * new_c) * self._activation(new_c)
+            else:
+                new_h = sigmoid(o) * self._activation(new_c)
+            if self._num_proj is not None:
+                with vs.variable_scope("projection"):
+                    new_h = self._wn_linear(new_h, self._num_proj, bias=False)
+                if self._proj_clip is not None:
+                    new_h = clip_by_value(new_h, -self._proj_clip, self._proj_clip)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
 __all__ = ["CompiledWrapper", "Conv1DLSTMCell", "Conv2DLSTMCell", "Conv3DLSTMCell",
            "ConvLSTMCell", "GLSTMCell", "IndRNNCell", "IndyGRUCell", "IndyLSTMCell",
            "IntersectionRNNCell", "LayerNormLSTMCell", "NASCell", "PhasedLSTMCell", "SRUCell",
-           "UGRNNCell"]
+           "UGRNNCell", "WeightNormLSTMCell"]
