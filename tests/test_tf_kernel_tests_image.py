@@ -347,3 +347,30 @@ def test_resize_images_takes_method_names(method, name):
     a, b = _run([tf.image.resize_images(x, [7, 5], method),
                  tf.image.resize_images(x, [7, 5], name)])
     np.testing.assert_array_equal(a, b)
+
+
+def test_crop_and_resize_box_index_errors():
+    img = np.zeros((1, 4, 4, 1), np.float32)
+    with pytest.raises(tf.errors.OutOfRangeError, match="box_index has values outside"):
+        _run(tf.image.crop_and_resize(img, [[0, 0, 1, 1]], [3], [2, 2]))
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 1 and 2"):
+        tf.image.crop_and_resize(img, [[0, 0, 1, 1]], [0, 0], [2, 2])
+
+
+@pytest.mark.parametrize("depth", [2, 5])
+def test_draw_bounding_boxes_refuses_other_channel_counts(depth):
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Channel depth should be either 1 \(GRY\), 3 \(RGB\), or 4 \(RGBA\)"):
+        _run(tf.image.draw_bounding_boxes(np.zeros((1, 4, 4, depth), np.float32),
+                                          [[[0.0, 0.0, 1.0, 1.0]]]))
+
+
+def test_sample_distorted_bounding_box_image_size_needs_3_elements():
+    with pytest.raises(ValueError, match="Dimension must be 3 but is 2"):
+        tf.image.sample_distorted_bounding_box([6, 8], [[[0.0, 0.0, 1.0, 1.0]]], seed=1)
+
+
+@pytest.mark.parametrize("fn", ["rgb_to_yiq", "rgb_to_yuv", "yiq_to_rgb", "yuv_to_rgb"])
+def test_yiq_yuv_refuse_integer_images(fn):
+    with pytest.raises(TypeError, match="Expected int32, but got"):
+        getattr(tf.image, fn)(np.ones((2, 2, 3), np.int32))

@@ -4,7 +4,7 @@ image and for the boxes."""
 
 import numpy as np
 
-from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     array_ops,
@@ -48,8 +48,9 @@ def _check_crop(image, boxes, box_ind, crop_size, op_type):
         raise _invalid(f"{op_type}: box_index has incompatible shape {_shape_str(box_ind.shape)}"
                        f" (expected [{boxes.shape[0]}])")
     if len(box_ind) and (box_ind.min() < 0 or box_ind.max() >= image.shape[0]):
-        raise _invalid(f"{op_type}: box_index has values outside [0, batch_size={image.shape[0]})"
-                       f": {box_ind.tolist()}")
+        raise errors.OutOfRangeError(
+            None, None, f"{op_type}: box_index has values outside [0, batch_size="
+            f"{image.shape[0]}): {box_ind.tolist()}")
     cs = _np(crop_size)
     if cs.shape != (2,):
         raise _invalid(f"{op_type}: crop_size must be a vector of 2 elements, got shape "
@@ -113,7 +114,8 @@ def _crop_grad_image_kernel(grads, boxes, box_ind, image_size, *, T, method):
         raise _invalid(f"CropAndResizeGradImage: grads has shape {_shape_str(g.shape)}, "
                        f"incompatible with {len(bx)} boxes and depth {d}")
     if len(bi) and (bi.min() < 0 or bi.max() >= b_):
-        raise _invalid("CropAndResizeGradImage: box_index has values outside [0, batch_size)")
+        raise errors.OutOfRangeError(
+            None, None, "CropAndResizeGradImage: box_index has values outside [0, batch_size)")
     _, ch, cw, _ = g.shape
     out = np.zeros(size)
     method = method.decode() if isinstance(method, bytes) else method
@@ -190,7 +192,11 @@ def _crop_shape(op):
                          f"{_shape_str(boxes)}")
     if ind.ndims is not None and ind.ndims != 1:
         raise ValueError(f"CropAndResize: box_ind must be 1-D, got shape {_shape_str(ind)}")
-    n = boxes.dims[0].value if boxes.ndims else (ind.dims[0].value if ind.ndims else None)
+    nb = boxes.dims[0].value if boxes.ndims else None
+    ni = ind.dims[0].value if ind.ndims else None
+    if nb is not None and ni is not None and nb != ni:
+        raise ValueError(f"Dimensions must be equal, but are {nb} and {ni}")
+    n = nb if nb is not None else ni
     cs = ops.constant_value(op._inputs[3])
     ch = cw = None
     if cs is not None:

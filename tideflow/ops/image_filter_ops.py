@@ -39,6 +39,10 @@ def _channel_map(images, kernel, what):
     if s.ndims is not None and (s.ndims < 1 or s.dims[-1].value not in (None, 3)):
         raise ValueError(f"{what}: the last dimension of images must be 3 (channels), got shape "
                          f"{s}")
+    if not images.dtype.is_floating:
+        # TF converts the float kernel to the images' dtype, which fails for integers
+        raise TypeError(f"Expected {images.dtype.base_dtype.name}, but got "
+                        f"{np.asarray(kernel).flat[0]} of type 'float'.")
     k = ops.convert_to_tensor(np.asarray(kernel, images.dtype.as_numpy_dtype), name="kernel")
     ndims = s.ndims
     if ndims is None:

@@ -519,6 +519,9 @@ def _sample_box_kernel(ctx):
 
 def _sample_box_shape(op):
     _check_rank(_in(op, 0), 1)
+    n = _in(op, 0).dims[0].value if _in(op, 0).ndims == 1 else None
+    if n is not None and n != 3:
+        raise ValueError(f"Dimension must be 3 but is {n}")
     _check_rank(_in(op, 1), 3)
     if len(op._inputs) > 2:
         _check_rank(_in(op, 2), 0)
@@ -604,6 +607,8 @@ def _draw_boxes_kernel(images, boxes, colors=None):
                        f"{list(bx.shape)}")
     out = img.copy()
     _, h, w, depth = img.shape
+    if depth not in (1, 3, 4):
+        raise _invalid("Channel depth should be either 1 (GRY), 3 (RGB), or 4 (RGBA)")
     if colors is not None:
         colors = _np(colors).astype(np.float32)
         if colors.ndim != 2:
