@@ -540,3 +540,39 @@ def test_assign_from_checkpoint_fills_partitioned_variables_slice_by_slice(tmp_p
         fw.assign_from_checkpoint(path, {"w": wrong})
     with pytest.raises(ValueError, match=r"Checkpoint is missing variable \[nope\]"):
         fw.assign_from_checkpoint(path, {"nope": bias})
+
+
+def test_filter_variables_include_then_exclude():
+    fw = tf.contrib.framework
+    names = ["conv1/weights", "conv1/biases", "conv2/weights", "conv2/biases", "fc/weights"]
+    var_list = [tf.Variable(0, name=n) for n in names]
+
+    def kept(**kwargs):
+        return [v.op.name for v in fw.filter_variables(var_list, **kwargs)]
+
+    assert kept() == names
+    assert kept(include_patterns=["conv1", "weights"]) == [
+        "conv1/weights", "conv1/biases", "conv2/weights", "fc/weights"]
+    assert kept(exclude_patterns=["weights", "conv1"]) == ["conv2/biases"]
+    assert kept(include_patterns=["conv"], exclude_patterns=["biases"]) == [
+        "conv1/weights", "conv2/weights"]
+    # reg_search=False matches from the start of the name
+    assert kept(include_patterns=["biases"], reg_search=False) == []
+    assert kept(include_patterns=[".*biases"], reg_search=False) == [
+        "conv1/biases", "conv2/biases"]
+
+
+@pytest.mark.parametrize("dtype", [tf.int32, tf.float64])
+def test_zero_initializer_initializes_only_an_uninitialized_variable(dtype):
+    var = tf.Variable(tf.ones([3, 2], dtype=dtype))
+    zero = tf.contrib.framework.zero_initializer(var)
+    with tf.Session() as sess:
+        sess.run(zero)
+        np.testing.assert_array_equal(sess.run(var), np.zeros((3, 2)))
+        with pytest.raises(tf.errors.OpError, match="input is already initialized"):
+            sess.run(zero)
+    with tf.Session() as sess:
+        sess.run(var.initializer)
+        with pytest.raises(tf.errors.OpError, match="input is already initialized"):
+            sess.run(zero)
+        np.testing.assert_array_equal(sess.run(var), np.ones((3, 2)))

@@ -180,7 +180,8 @@ _FRAMEWORK_FNS = ("add_arg_scope", "arg_scope", "arg_scope_func_key", "arg_scope
                   "model_variable")
 _VARIABLE_FNS = ("assign_from_checkpoint", "assign_from_checkpoint_fn", "assign_from_values",
                  "assign_from_values_fn", "global_variable", "local_variable", "variable",
-                 "VariableDeviceChooser", "get_variable_full_name")
+                 "VariableDeviceChooser", "filter_variables", "get_variable_full_name",
+                 "zero_initializer")
 for _name in _FRAMEWORK_FNS:
     setattr(framework, _name, getattr(_contrib_layers, _name))
 for _name in _VARIABLE_FNS:

@@ -357,6 +357,39 @@ def assign_from_values_fn(var_names_to_values):
     return callback
 
 
+def filter_variables(var_list, include_patterns=None, exclude_patterns=None, reg_search=True):
+    """The variables of ``var_list`` whose names match any ``include_patterns`` (all when
+    None) and none of ``exclude_patterns``; patterns are regexes searched anywhere in the
+    name (``re.search``), or matched from its start with ``reg_search=False``."""
+    import re
+
+    find = re.search if reg_search else re.match
+    included = list(var_list) if include_patterns is None else [
+        v for v in var_list if any(find(p, v.name) for p in include_patterns)]
+    if exclude_patterns is None:
+        return included
+    return [v for v in included if not any(find(p, v.name) for p in exclude_patterns)]
+
+
+def zero_initializer(ref, use_locking=True, name="zero_initializer"):
+    """An op that initializes the uninitialized variable ``ref`` to zeros; running it on an
+    initialized variable fails with 'input is already initialized'."""
+    del use_locking
+    from tideflow.ops import control_flow_ops, math_ops
+    from tideflow.ops.variables import is_variable_initialized
+
+    with ops.name_scope(name):
+        shape = ref.get_shape()
+        if not shape.is_fully_defined():
+            raise ValueError(f"zero_initializer: the shape of {ref.name} must be fully "
+                             f"defined, got {shape}")
+        check = control_flow_ops.Assert(math_ops.logical_not(is_variable_initialized(ref)),
+                                        ["input is already initialized"])
+        with ops.control_dependencies([check]):
+            zeros = array_ops.zeros(shape.as_list(), ref.dtype.base_dtype)
+            return state_ops.assign(ref, zeros)
+
+
 def get_variable_full_name(var):
     """The checkpoint name of ``var``: its op name, or for a slice of a partitioned variable
     the whole variable's name (the same for every part)."""
