@@ -374,3 +374,12 @@ def test_sample_distorted_bounding_box_image_size_needs_3_elements():
 def test_yiq_yuv_refuse_integer_images(fn):
     with pytest.raises(TypeError, match="Expected int32, but got"):
         getattr(tf.image, fn)(np.ones((2, 2, 3), np.int32))
+
+
+@pytest.mark.parametrize("fn", ["encode_png", "encode_jpeg"])
+def test_encoders_refuse_float_arrays(fn):
+    with pytest.raises(TypeError, match="DataType float32 not in list of allowed values"):
+        getattr(tf.image, fn)(np.full((2, 2, 3), 0.5, np.float32))
+    # integer lists still convert to uint8 pixels
+    data = _run(getattr(tf.image, fn)([[[10, 20, 30]]]))
+    assert _run(tf.image.decode_image(data)).shape == (1, 1, 3)

@@ -602,8 +602,21 @@ def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
             "expand_animations": expand_animations}, None)
 
 
+def _no_float_array(image, allowed):
+    """TF refuses a float array for an image op that takes integer pixels (TypeError), where
+    converting it to the op's default dtype would silently truncate every value."""
+    if not isinstance(image, ops.Tensor):
+        arr = np.asarray(image)
+        if arr.dtype.kind in "fc":
+            raise TypeError(f"Value passed to parameter 'image' has DataType "
+                            f"{dtypes.as_dtype(arr.dtype).name} not in list of allowed values: "
+                            f"{allowed}")
+    return image
+
+
 def encode_png(image, compression=-1, name=None):
     """Encodes a uint8/uint16 [h, w, c] image (c in 1..4) as PNG bytes."""
+    image = _no_float_array(image, "uint8, uint16")
     return _op("EncodePng", [image], {"compression": compression}, name)
 
 
@@ -611,6 +624,7 @@ def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=F
                 chroma_downsampling=True, density_unit="in", x_density=300, y_density=300,
                 xmp_metadata="", name=None):
     """Encodes a uint8 [h, w, 1 or 3] image as JPEG bytes."""
+    image = _no_float_array(image, "uint8")
     return _op("EncodeJpeg", [image], {
         "format": format, "quality": quality, "progressive": progressive,
         "optimize_size": optimize_size, "chroma_downsampling": chroma_downsampling,
