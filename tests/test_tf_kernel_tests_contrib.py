@@ -576,3 +576,17 @@ def test_zero_initializer_initializes_only_an_uninitialized_variable(dtype):
         with pytest.raises(tf.errors.OpError, match="input is already initialized"):
             sess.run(zero)
         np.testing.assert_array_equal(sess.run(var), np.ones((3, 2)))
+
+
+# --- regularizers ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scales,want", [((0.0, 0.5), 0.5 * 30 / 2), ((0.25, 0.0), 0.25 * 8),
+                                         ((0.25, 0.5), 0.25 * 8 + 0.5 * 30 / 2)])
+def test_l1_l2_regularizer_names_its_op_even_with_a_zero_scale(scales, want):
+    weights = tf.constant([1.0, -2.0, 5.0])
+    loss = layers.l1_l2_regularizer(*scales)(weights)
+    assert loss.op.name == "l1_l2_regularizer"
+    np.testing.assert_allclose(_run(loss), want, rtol=1e-6)
+    with tf.name_scope("foo"):
+        scoped = layers.l1_l2_regularizer(*scales, scope="reg")(weights)
+    assert scoped.op.name == "foo/reg"

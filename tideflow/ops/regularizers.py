@@ -53,12 +53,13 @@ def l2_regularizer(scale, scope=None):
 
 def l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0, scope=None):
     """The sum of an L1 and an L2 regularizer (either scale may be 0 to leave it out)."""
+    # the penalty op is named 'l1_l2_regularizer' (or ``scope``) even when one scale is 0
+    scope = scope or "l1_l2_regularizer"
     if _check_scale(scale_l1, "scale_l1"):
         return l2_regularizer(scale_l2, scope)
     if _check_scale(scale_l2, "scale_l2"):
         return l1_regularizer(scale_l1, scope)
-    return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)],
-                           scope=scope or "l1_l2_regularizer")
+    return sum_regularizer([l1_regularizer(scale_l1), l2_regularizer(scale_l2)], scope=scope)
 
 
 def sum_regularizer(regularizer_list, scope=None):
