@@ -448,3 +448,25 @@ def test_weight_norm_lstm_cell(norm, peep, proj):
     np.testing.assert_allclose(c_, new_c, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h_, new_h, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(out_, new_h, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls,names", [
+    ("GRUBlockCell", ["w_ru", "b_ru", "w_c", "b_c"]),
+    ("GRUBlockCellV2", ["gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias"]),
+])
+def test_gru_block_cell_variable_names_and_values(cls, names):
+    rng = np.random.RandomState(5)
+    x = rng.randn(2, 3).astype(np.float32)
+    h = rng.randn(2, 4).astype(np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("blk", initializer=tf.constant_initializer(0.2)):
+            cell = getattr(tf.contrib.rnn, cls)(4)
+            out, _ = cell(tf.constant(x), tf.constant(h))
+        assert [v.name for v in tf.global_variables()] == [f"blk/gru_cell/{n}:0" for n in names]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_ = sess.run(out)
+    # gate bias 1, candidate bias 0, every kernel entry 0.2
+    r, u = np.split(_sigmoid(np.concatenate([x, h], 1) @ np.full((7, 8), 0.2) + 1.0), 2, 1)
+    c = np.tanh(np.concatenate([x, r * h], 1) @ np.full((7, 4), 0.2))
+    np.testing.assert_allclose(out_, u * h + (1 - u) * c, rtol=1e-5)

@@ -221,16 +221,19 @@ class LSTMBlockFusedCell:
 
 
 class GRUBlockCell(GRUCell):
-    """The GRU of TF's fused GRUBlock kernel (variables ``gates/kernel``, ``gates/bias``
-    initialised to 1, ``candidate/kernel``, ``candidate/bias``); ``cell_size`` is the old
-    name of ``num_units``."""
+    """The GRU of TF's fused GRUBlock kernel. TF 1.15 names its variables ``w_ru``, ``b_ru``
+    (initialised to 1), ``w_c`` and ``b_c`` (zeros); ``GRUBlockCellV2`` differs only in
+    using ``GRUCell``'s names (``gates/kernel``, ...). ``cell_size`` is the old name of
+    ``num_units``."""
 
-    def __init__(self, num_units=None, cell_size=None, gate_kernel_initializer=None,
-                 gate_bias_initializer=None, candidate_kernel_initializer=None,
-                 candidate_bias_initializer=None, name="gru_cell"):
+    _variable_names = ("w_ru", "b_ru", "w_c", "b_c")
+
+    def __init__(self, num_units=None, cell_size=None, reuse=None, name="gru_cell",
+                 gate_kernel_initializer=None, gate_bias_initializer=None,
+                 candidate_kernel_initializer=None, candidate_bias_initializer=None):
         if (num_units is None) == (cell_size is None):
             raise ValueError("Exactly one of num_units or cell_size must be provided.")
-        super().__init__(num_units if num_units is not None else cell_size,
+        super().__init__(num_units if num_units is not None else cell_size, reuse=reuse,
                          kernel_initializer=gate_kernel_initializer, name=name)
         self._gate_bias_init = gate_bias_initializer
         self._cand_kernel_init = candidate_kernel_initializer
@@ -239,20 +242,24 @@ class GRUBlockCell(GRUCell):
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
         n = self._num_units
-        self._gate_kernel = self.add_weight("gates/kernel", shape=[depth + n, 2 * n],
+        w_ru, b_ru, w_c, b_c = self._variable_names
+        self._gate_kernel = self.add_weight(w_ru, shape=[depth + n, 2 * n],
                                             initializer=self._kernel_initializer)
         self._gate_bias = self.add_weight(
-            "gates/bias", shape=[2 * n],
+            b_ru, shape=[2 * n],
             initializer=self._gate_bias_init or init_ops.constant_initializer(1.0))
-        self._candidate_kernel = self.add_weight("candidate/kernel", shape=[depth + n, n],
+        self._candidate_kernel = self.add_weight(w_c, shape=[depth + n, n],
                                                  initializer=self._cand_kernel_init)
         self._candidate_bias = self.add_weight(
-            "candidate/bias", shape=[n],
-            initializer=self._cand_bias_init or init_ops.zeros_initializer())
+            b_c, shape=[n], initializer=self._cand_bias_init or init_ops.zeros_initializer())
         self.built = True
 
 
-GRUBlockCellV2 = GRUBlockCell
+class GRUBlockCellV2(GRUBlockCell):
+    """``GRUBlockCell`` with ``GRUCell``'s variable names (``gates/kernel``, ``gates/bias``,
+    ``candidate/kernel``, ``candidate/bias``)."""
+
+    _variable_names = ("gates/kernel", "gates/bias", "candidate/kernel", "candidate/bias")
 
 
 class LayerNormBasicLSTMCell(_TupleLSTM):
