@@ -3,7 +3,7 @@
 projection, embedding, attention (LSTMA) and highway wrappers, and ``stack_bidirectional_(dynamic_)rnn``.
 
 The block cells compute what the fused kernels of TF compute, from the same variables
-(``lstm_cell/kernel``, ``lstm_cell/bias``, ``gru_cell/gates/kernel``, ...), so checkpoints of
+(``lstm_cell/kernel``, ``lstm_cell/bias``, ``gru_cell/w_ru``, ...), so checkpoints of
 TF programs using them load here."""
 
 from tideflow.framework import nest, ops
