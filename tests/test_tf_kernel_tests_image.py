@@ -383,3 +383,15 @@ def test_encoders_refuse_float_arrays(fn):
     # integer lists still convert to uint8 pixels
     data = _run(getattr(tf.image, fn)([[[10, 20, 30]]]))
     assert _run(tf.image.decode_image(data)).shape == (1, 1, 3)
+
+
+@pytest.mark.parametrize("dtype,minus_one", [(np.uint8, 255), (np.int8, -1), (np.int64, -1)])
+def test_sample_distorted_bounding_box_small_int_image_size(dtype, minus_one):
+    begin, size, box = tf.image.sample_distorted_bounding_box(
+        np.array([6, 8, 3], dtype), [[[0.0, 0.0, 1.0, 1.0]]], seed=3, seed2=4)
+    b, s, bx = _run([begin, size, box])
+    assert b.dtype == dtype and s.dtype == dtype
+    assert s[2] == minus_one and b[2] == 0
+    assert 0 < s[0] <= 6 and 0 < s[1] <= 8
+    np.testing.assert_allclose(bx[0, 0], [b[0] / 6, b[1] / 8, (b[0] + s[0]) / 6,
+                                          (b[1] + s[1]) / 8], rtol=1e-6)

@@ -509,8 +509,9 @@ def _sample_box_kernel(ctx):
         if crop is None:
             crop = image_rect
         x0, y0, x1, y1 = crop
-        begin = np.array([y0, x0, 0], np_t)
-        sz = np.array([y1 - y0, x1 - x0, -1], np_t)
+        begin = np.array([y0, x0, 0], np.int64).astype(np_t)
+        # the channel size is -1 cast to T (255 for uint8, as TF's kernel gives)
+        sz = np.array([y1 - y0, x1 - x0, -1], np.int64).astype(np_t)
         box = np.array([[[y0 / height, x0 / width, y1 / height, x1 / width]]], np.float32)
         return begin, sz, box
 
