@@ -590,3 +590,72 @@ def test_l1_l2_regularizer_names_its_op_even_with_a_zero_scale(scales, want):
     with tf.name_scope("foo"):
         scoped = layers.l1_l2_regularizer(*scales, scope="reg")(weights)
     assert scoped.op.name == "foo/reg"
+
+
+# --- gdn -------------------------------------------------------------------------------
+
+def _gdn_np(x, beta, gamma, inverse, channels_first=False):
+    if channels_first:
+        x = np.moveaxis(x, 1, -1)
+    norm = np.sqrt(np.tensordot(x ** 2, gamma, axes=[[-1], [0]]) + beta)
+    out = x * norm if inverse else x / norm
+    return np.moveaxis(out, -1, 1) if channels_first else out
+
+
+@pytest.mark.parametrize("inverse", [False, True])
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+def test_gdn_normalizes_across_channels(inverse, data_format):
+    rng = np.random.RandomState(12)
+    x = rng.randn(2, 3, 5, 4)
+    out = layers.gdn(tf.constant(x), inverse=inverse, data_format=data_format)
+    names = sorted(v.op.name for v in tf.trainable_variables())
+    assert names == ["gdn/reparam_beta", "gdn/reparam_gamma"]
+    channels = x.shape[1] if data_format == "channels_first" else x.shape[-1]
+    # at initialization beta = 1 and gamma = 0.1 * I (up to the 2**-36 pedestal)
+    first = data_format == "channels_first"
+    want = _gdn_np(x, np.ones(channels), 0.1 * np.eye(channels), inverse, first)
+    beta_v, gamma_v = tf.trainable_variables()
+    new_beta = rng.uniform(1.0, 2.0, channels)
+    new_gamma = rng.uniform(0.05, 0.3, (channels, channels))
+    offset = 2.0 ** -18
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(out), want, rtol=1e-6)
+        # the reparameterized variables hold sqrt(value + offset**2)
+        sess.run([beta_v.assign(np.sqrt(new_beta + offset ** 2)),
+                  gamma_v.assign(np.sqrt(new_gamma + offset ** 2))])
+        got = sess.run(out)
+    np.testing.assert_allclose(got, _gdn_np(x, new_beta, new_gamma, inverse, first),
+                               rtol=1e-6)
+
+
+def test_gdn_input_gradient_matches_finite_differences():
+    x0 = np.random.RandomState(13).randn(1, 3, 2)
+    x = tf.placeholder(tf.float64, x0.shape)
+    loss = tf.reduce_sum(tf.sin(layers.gdn(x)))
+    (grad,) = tf.gradients(loss, [x])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(grad, {x: x0})
+
+        def f(v):
+            return sess.run(loss, {x: v})
+
+        eps = 1e-6
+        num = np.zeros_like(x0)
+        for idx in np.ndindex(x0.shape):
+            d = np.zeros_like(x0)
+            d[idx] = eps
+            num[idx] = (f(x0 + d) - f(x0 - d)) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-8)
+
+
+def test_gdn_rejects_bad_ranks_formats_and_unknown_channels():
+    with pytest.raises(ValueError):
+        layers.gdn(tf.zeros([2, 3]))
+    with pytest.raises(ValueError):
+        layers.gdn(tf.zeros([1, 2, 3, 4, 3, 2]), name="g6")
+    with pytest.raises(ValueError):
+        layers.gdn(tf.zeros([1, 2, 3, 4]), data_format="NHWC", name="g_fmt")
+    with pytest.raises(ValueError, match="channel dimension"):
+        layers.gdn(tf.placeholder(tf.float32, [None, None, None, None]), name="g_unk")

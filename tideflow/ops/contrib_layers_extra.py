@@ -13,6 +13,7 @@ from tideflow.ops import array_ops, init_ops
 from tideflow.ops import contrib_layers as cl
 from tideflow.ops import variable_scope as vs
 from tideflow.ops.layer_initializers import xavier_initializer
+from tideflow.ops.layers_base import Layer
 
 
 def _nn():
@@ -252,11 +253,121 @@ def legacy_linear(x, num_output_units, **kwargs):
     return legacy_fully_connected(x, num_output_units, activation_fn=None, **kwargs)
 
 
+def _lower_bound(inputs, bound):
+    """``max(inputs, bound)`` whose gradient still flows where it would raise ``inputs``
+    above the bound (GDN's reparameterization bound)."""
+    from tideflow.ops.misc_ops import custom_gradient
+
+    tf = _math()
+
+    @custom_gradient
+    def bounded(x):
+        def grad(dy):
+            keep = tf.logical_or(x >= bound, dy < 0)
+            return dy * tf.cast(keep, dy.dtype)
+
+        return tf.maximum(x, bound), grad
+
+    # read a variable first: the bound acts on its value
+    return bounded(tf.identity(inputs))
+
+
+class GDN(Layer):
+    """Generalized divisive normalization (Balle et al.): ``y_i = x_i / sqrt(beta_i +
+    sum_j gamma[j, i] x_j^2)`` over the channels (``x * sqrt(...)`` when ``inverse``), with
+    ``reparam_beta``/``reparam_gamma`` variables kept above their bounds by TF's
+    reparameterization; inputs of rank 3 to 5."""
+
+    def __init__(self, inverse=False, beta_min=1e-6, gamma_init=0.1,
+                 reparam_offset=2 ** -18, data_format="channels_last",
+                 activity_regularizer=None, trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
+        if data_format not in ("channels_first", "channels_last"):
+            raise ValueError(f"data_format must be 'channels_first' or 'channels_last', "
+                             f"got {data_format!r}")
+        self.inverse = bool(inverse)
+        self._beta_min = float(beta_min)
+        self._gamma_init = float(gamma_init)
+        self._reparam_offset = float(reparam_offset)
+        self.data_format = data_format
+
+    def _channel_axis(self):
+        return 1 if self.data_format == "channels_first" else -1
+
+    def build(self, input_shape):
+        from tideflow.framework.tensor_shape import TensorShape
+
+        tf = _math()
+        input_shape = TensorShape(input_shape)
+        if input_shape.ndims is None or not 3 <= input_shape.ndims <= 5:
+            raise ValueError(f"Input tensor must have rank 3, 4 or 5, got shape "
+                             f"{input_shape}")
+        channels = input_shape[self._channel_axis()].value
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs to `GDN` must be "
+                             "defined.")
+        self._input_rank = input_shape.ndims
+        offset = self._reparam_offset
+        dtype = self.dtype or "float32"
+        pedestal = tf.constant(offset ** 2, dtype=dtype)
+
+        def beta_init(shape, dtype=None, partition_info=None):
+            return tf.sqrt(tf.ones(shape, dtype=dtype) + offset ** 2)
+
+        def gamma_init(shape, dtype=None, partition_info=None):
+            return tf.sqrt(self._gamma_init * tf.eye(shape[0], dtype=dtype) + offset ** 2)
+
+        beta = self.add_weight("reparam_beta", shape=[channels], initializer=beta_init,
+                               dtype=dtype, trainable=True)
+        beta = _lower_bound(beta, tf.constant((self._beta_min + offset ** 2) ** 0.5,
+                                              dtype=dtype))
+        self.beta = tf.square(beta) - pedestal
+        gamma = self.add_weight("reparam_gamma", shape=[channels, channels],
+                                initializer=gamma_init, dtype=dtype, trainable=True)
+        gamma = _lower_bound(gamma, tf.constant(offset, dtype=dtype))
+        self.gamma = tf.square(gamma) - pedestal
+        self.built = True
+
+    def call(self, inputs):
+        tf = _math()
+        inputs = ops.convert_to_tensor(inputs, dtype=self.dtype)
+        rank = self._input_rank
+        squared = tf.square(inputs)
+        if self.data_format == "channels_first":
+            perm = [0, *range(2, rank), 1]
+            squared = tf.transpose(squared, perm)
+        # norm_i = beta_i + sum_j gamma[j, i] * x_j^2 (TF's 1x1 convolution)
+        norm = tf.tensordot(squared, self.gamma, [[rank - 1], [0]]) + self.beta
+        if self.data_format == "channels_first":
+            norm = tf.transpose(norm, [0, rank - 1, *range(1, rank - 1)])
+        norm = tf.sqrt(norm)
+        outputs = inputs * norm if self.inverse else inputs / norm
+        outputs.set_shape(inputs.get_shape())
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+
+def gdn(inputs, inverse=False, beta_min=1e-6, gamma_init=0.1, reparam_offset=2 ** -18,
+        data_format="channels_last", activity_regularizer=None, trainable=True, name=None,
+        reuse=None):
+    """Functional ``GDN``: the layer built and applied to ``inputs``."""
+    inputs = ops.convert_to_tensor(inputs)
+    layer = GDN(inverse=inverse, beta_min=beta_min, gamma_init=gamma_init,
+                reparam_offset=reparam_offset, data_format=data_format,
+                activity_regularizer=activity_regularizer, trainable=trainable, name=name,
+                dtype=inputs.dtype.base_dtype, _scope=name, _reuse=reuse)
+    return layer.apply(inputs)
+
+
 convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
 dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
 images_to_sequence = cl.add_arg_scope(images_to_sequence)
 sequence_to_images = cl.add_arg_scope(sequence_to_images)
 
-__all__ = ["conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
-           "images_to_sequence", "legacy_fully_connected", "legacy_linear", "legacy_relu",
+__all__ = ["GDN", "conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
+           "gdn", "images_to_sequence", "legacy_fully_connected", "legacy_linear", "legacy_relu",
            "poincare_normalize", "scale_gradient", "sequence_to_images", "spatial_softmax"]
