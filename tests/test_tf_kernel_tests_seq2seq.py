@@ -470,3 +470,36 @@ def test_gru_block_cell_variable_names_and_values(cls, names):
     r, u = np.split(_sigmoid(np.concatenate([x, h], 1) @ np.full((7, 8), 0.2) + 1.0), 2, 1)
     c = np.tanh(np.concatenate([x, r * h], 1) @ np.full((7, 4), 0.2))
     np.testing.assert_allclose(out_, u * h + (1 - u) * c, rtol=1e-5)
+
+
+def test_attention_wrapper_batch_size_checks():
+    # a memory of batch 3 with a zero_state / query of batch 2: TF's assertions (statically at
+    # once, dynamically when the state or the step runs)
+    s2s = tf.contrib.seq2seq
+    with tf.Graph().as_default():
+        mem = tf.zeros([3, 5, 4])
+        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), s2s.BahdanauAttention(4, mem))
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="When calling zero_state of AttentionWrapper attention_wrapper: "
+                                 "Non-matching batch sizes"):
+            cell.zero_state(2, tf.float32)
+        batch = tf.placeholder(tf.int32, [])
+        state = cell.zero_state(batch, tf.float32)
+        query = tf.placeholder(tf.float32, [None, 4])
+        n = tf.shape(query)[0]
+        # a state of the query's batch, built by hand (not through the checked zero_state)
+        hand = s2s.AttentionWrapperState(
+            cell_state=tf.zeros(tf.stack([n, 4])), attention=tf.zeros(tf.stack([n, 4])),
+            time=tf.constant(0), alignments=tf.zeros(tf.stack([n, 5])),
+            attention_state=tf.zeros(tf.stack([n, 5])), alignment_history=())
+        out, _ = cell(query, hand)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(state.cell_state, {batch: 3}).shape == (3, 4)
+            with pytest.raises(errors.InvalidArgumentError, match="tile_batch, and the batch_size"):
+                sess.run(state.cell_state, {batch: 2})
+            assert sess.run(out, {query: np.ones((3, 4), np.float32)}).shape == (3, 4)
+            with pytest.raises(errors.InvalidArgumentError,
+                               match="When applying AttentionWrapper .*Non-matching batch sizes "
+                                     "between the memory \\(encoder output\\) and the query"):
+                sess.run(out, {query: np.ones((2, 4), np.float32)})

@@ -492,6 +492,12 @@ class AttentionWrapper(RNNCell):
             self._initial_cell_state = nest.map_structure(
                 lambda s: tf.identity(s, name="check_initial_cell_state"), initial_cell_state)
 
+    def _batch_size_checks(self, batch_size, error_message):
+        """TF's assertions that ``batch_size`` equals each memory's batch size (a static
+        mismatch fails at once with InvalidArgumentError, a dynamic one when run)."""
+        return [tf.assert_equal(batch_size, m.batch_size, message=error_message)
+                for m in self._attention_mechanisms]
+
     def _item_or_tuple(self, seq):
         t = tuple(seq)
         return t if self._is_multi else t[0]
@@ -529,8 +535,15 @@ class AttentionWrapper(RNNCell):
                 cell_state = self._initial_cell_state
             else:
                 cell_state = self._cell.zero_state(batch_size, dtype)
-            cell_state = nest.map_structure(
-                lambda s: tf.identity(s, name="checked_cell_state"), cell_state)
+            message = (f"When calling zero_state of AttentionWrapper {self._base_name}: "
+                       "Non-matching batch sizes between the memory (encoder output) and the "
+                       "requested batch size.  Are you using the BeamSearchDecoder?  If so, "
+                       "make sure your encoder output has been tiled to beam_width via "
+                       "tf.contrib.seq2seq.tile_batch, and the batch_size= argument passed to "
+                       "zero_state is batch_size * beam_width.")
+            with tf.control_dependencies(self._batch_size_checks(batch_size, message)):
+                cell_state = nest.map_structure(
+                    lambda s: tf.identity(s, name="checked_cell_state"), cell_state)
             initial_alignments = [m.initial_alignments(batch_size, dtype)
                                   for m in self._attention_mechanisms]
             return AttentionWrapperState(
@@ -551,6 +564,14 @@ class AttentionWrapper(RNNCell):
                             f"Received type {type(state).__name__} instead.")
         cell_inputs = self._cell_input_fn(inputs, state.attention)
         cell_output, next_cell_state = self._cell(cell_inputs, state.cell_state)
+        cell_batch_size = cell_output.get_shape()[0].value or tf.shape(cell_output)[0]
+        message = (f"When applying AttentionWrapper {self.name}: Non-matching batch sizes "
+                   "between the memory (encoder output) and the query (decoder output).  Are "
+                   "you using the BeamSearchDecoder?  You may need to tile your memory input "
+                   "via the tf.contrib.seq2seq.tile_batch function with argument "
+                   "multiple=beam_width.")
+        with tf.control_dependencies(self._batch_size_checks(cell_batch_size, message)):
+            cell_output = tf.identity(cell_output, name="checked_cell_output")
         if self._is_multi:
             previous_states = state.attention_state
             previous_histories = state.alignment_history
