@@ -503,3 +503,15 @@ def test_attention_wrapper_batch_size_checks():
                                match="When applying AttentionWrapper .*Non-matching batch sizes "
                                      "between the memory \\(encoder output\\) and the query"):
                 sess.run(out, {query: np.ones((2, 4), np.float32)})
+
+
+def test_tile_batch_values_and_scalar_error():
+    with tf.Graph().as_default():
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        tiled = tf.contrib.seq2seq.tile_batch({"a": tf.constant(x), "b": tf.constant([4, 5])}, 3)
+        assert tiled["a"].get_shape().as_list() == [6, 3]
+        with pytest.raises(ValueError, match="t must have statically known rank"):
+            tf.contrib.seq2seq.tile_batch(tf.constant(3.0), 2)
+        got = _run(tiled)
+    np.testing.assert_array_equal(got["a"], np.repeat(x, 3, axis=0))
+    np.testing.assert_array_equal(got["b"], [4, 4, 4, 5, 5, 5])

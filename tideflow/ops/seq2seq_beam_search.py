@@ -150,10 +150,9 @@ class FinalBeamSearchDecoderOutput(collections.namedtuple(
 def _tile_one(t, multiplier):
     t = tf.convert_to_tensor(t, name="t")
     shape = t.get_shape()
-    if shape.ndims is None:
+    if shape.ndims is None or shape.ndims == 0:
+        # TF 1.15 gives the same message for an unknown rank and for a scalar
         raise ValueError("t must have statically known rank")
-    if shape.ndims == 0:
-        raise ValueError(f"tile_batch: t must have rank at least 1, saw shape {shape}")
     tiling = [1] * (shape.ndims + 1)
     tiling[1] = multiplier
     tiled = tf.tile(tf.expand_dims(t, 1), tiling)
