@@ -659,3 +659,28 @@ def test_gdn_rejects_bad_ranks_formats_and_unknown_channels():
         layers.gdn(tf.zeros([1, 2, 3, 4]), data_format="NHWC", name="g_fmt")
     with pytest.raises(ValueError, match="channel dimension"):
         layers.gdn(tf.placeholder(tf.float32, [None, None, None, None]), name="g_unk")
+
+
+def test_layer_weight_penalties_are_named_after_the_core_layer_weights():
+    reg = tf.contrib.layers.l2_regularizer(0.01)
+    x = tf.ones([2, 4, 4, 3])
+    layers.conv2d(x, 5, 3, weights_regularizer=reg, biases_regularizer=reg)
+    layers.fully_connected(tf.ones([2, 3]), 4, weights_regularizer=reg,
+                           biases_regularizer=reg)
+    layers.separable_conv2d(x, 6, 3, 2, weights_regularizer=reg)
+    layers.separable_conv2d(x, None, 3, 2, weights_regularizer=reg, scope="dw")
+    layers.conv2d_transpose(x, 2, 3, weights_regularizer=reg)
+    losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+    assert [loss.op.name for loss in losses] == [
+        "Conv/kernel/Regularizer/l2_regularizer", "Conv/bias/Regularizer/l2_regularizer",
+        "fully_connected/kernel/Regularizer/l2_regularizer",
+        "fully_connected/bias/Regularizer/l2_regularizer",
+        "SeparableConv2d/depthwise_kernel/Regularizer/l2_regularizer",
+        "SeparableConv2d/pointwise_kernel/Regularizer/l2_regularizer",
+        "dw/depthwise_weights/Regularizer/l2_regularizer",
+        "Conv2d_transpose/kernel/Regularizer/l2_regularizer"]
+    weights = contrib_variables.get_variables_by_name("weights")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got, w = sess.run([losses[0], weights[0]])
+    np.testing.assert_allclose(got, 0.01 * (w ** 2).sum() / 2, rtol=1e-5)

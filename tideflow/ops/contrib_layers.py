@@ -79,11 +79,31 @@ def _collect_outputs(outputs_collections, alias, outputs):
     return outputs
 
 
+def _layer_regularizer(regularizer, weight_name):
+    """``regularizer`` run under ``<layer name scope>/<weight_name>/Regularizer`` (TF 1.x
+    builds these contrib layers on the core layers, whose penalties are named after their
+    ``kernel``/``bias`` weights although the variables are ``weights``/``biases``)."""
+    if regularizer is None:
+        return None
+    current = ops.get_default_graph().get_name_scope()
+    scope = f"{current}/{weight_name}/Regularizer/" if current else \
+        f"{weight_name}/Regularizer/"
+
+    def regularize(weights):
+        with ops.name_scope(scope):
+            return regularizer(weights)
+
+    return regularize
+
+
 def _finish(outputs, normalizer_fn, normalizer_params, biases_initializer, biases_regularizer,
-            num_outputs, dtype, variables_collections, trainable, activation_fn, data_format):
+            num_outputs, dtype, variables_collections, trainable, activation_fn, data_format,
+            bias_name="bias"):
     if normalizer_fn is not None:
         outputs = normalizer_fn(outputs, **(normalizer_params or {}))
     elif biases_initializer is not None:
+        if bias_name is not None:
+            biases_regularizer = _layer_regularizer(biases_regularizer, bias_name)
         biases = model_variable("biases", shape=[num_outputs], dtype=dtype,
                                 initializer=biases_initializer, regularizer=biases_regularizer,
                                 trainable=trainable,
@@ -119,7 +139,8 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
         dtype = inputs.dtype.base_dtype
         weights = model_variable("weights", shape=[in_dim, num_outputs], dtype=dtype,
                                  initializer=weights_initializer,
-                                 regularizer=weights_regularizer, trainable=trainable,
+                                 regularizer=_layer_regularizer(weights_regularizer, "kernel"),
+                                 trainable=trainable,
                                  collections=_collections(variables_collections, "weights"))
         if shape.ndims == 2:
             outputs = linalg_ops.matmul(inputs, weights)
@@ -174,7 +195,8 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
         dtype = inputs.dtype.base_dtype
         weights = model_variable("weights", shape=[kh, kw, in_ch, num_outputs], dtype=dtype,
                                  initializer=weights_initializer,
-                                 regularizer=weights_regularizer, trainable=trainable,
+                                 regularizer=_layer_regularizer(weights_regularizer, "kernel"),
+                                 trainable=trainable,
                                  collections=_collections(variables_collections, "weights"))
         if data_format == "NCHW":
             strides, dilations = [1, 1, sh, sw], [1, 1, rh, rw]

@@ -64,7 +64,8 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
         dtype = inputs.dtype.base_dtype
         weights = cl.model_variable(
             "weights", shape=[kh, kw, num_outputs, in_ch], dtype=dtype,
-            initializer=weights_initializer, regularizer=weights_regularizer,
+            initializer=weights_initializer,
+            regularizer=cl._layer_regularizer(weights_regularizer, "kernel"),
             trainable=trainable, collections=cl._collections(variables_collections, "weights"))
         h_axis, w_axis = (2, 3) if data_format == "NCHW" else (1, 2)
         dyn = array_ops.shape(inputs)
@@ -117,9 +118,14 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
         inputs = ops.convert_to_tensor(inputs)
         in_ch = _channels(inputs, data_format, "separable_conv2d")
         dtype = inputs.dtype.base_dtype
+        # with pointwise weights TF runs the core SeparableConv2D (penalties named after its
+        # depthwise_kernel/pointwise_kernel/bias); depthwise only, its own variables
+        core = num_outputs is not None
         depthwise = cl.model_variable(
             "depthwise_weights", shape=[kh, kw, in_ch, depth_multiplier], dtype=dtype,
-            initializer=weights_initializer, regularizer=weights_regularizer,
+            initializer=weights_initializer,
+            regularizer=cl._layer_regularizer(weights_regularizer, "depthwise_kernel")
+            if core else weights_regularizer,
             trainable=trainable,
             collections=cl._collections(variables_collections, "weights"))
         if data_format == "NCHW":
@@ -130,7 +136,8 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
             pointwise = cl.model_variable(
                 "pointwise_weights", shape=[1, 1, in_ch * depth_multiplier, num_outputs],
                 dtype=dtype, initializer=pointwise_initializer,
-                regularizer=weights_regularizer, trainable=trainable,
+                regularizer=cl._layer_regularizer(weights_regularizer, "pointwise_kernel"),
+                trainable=trainable,
                 collections=cl._collections(variables_collections, "weights"))
             outputs = _nn().separable_conv2d(inputs, depthwise, pointwise, strides=strides,
                                              padding=padding, rate=[rh, rw],
@@ -143,7 +150,8 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
             channels = in_ch * depth_multiplier
         outputs = cl._finish(outputs, normalizer_fn, normalizer_params, biases_initializer,
                              biases_regularizer, channels, dtype, variables_collections,
-                             trainable, activation_fn, data_format)
+                             trainable, activation_fn, data_format,
+                             bias_name="bias" if core else None)
         return cl._collect_outputs(outputs_collections, sc.name, outputs)
 
 
