@@ -515,3 +515,26 @@ def test_tile_batch_values_and_scalar_error():
         got = _run(tiled)
     np.testing.assert_array_equal(got["a"], np.repeat(x, 3, axis=0))
     np.testing.assert_array_equal(got["b"], [4, 4, 4, 5, 5, 5])
+
+
+def test_keras_rnn_layer_passes_a_single_state_to_tf_rnn_cells():
+    # TF's Keras RNN hands an RNNCell with one state the tensor itself (SRUCell computes
+    # f * state, which a one-element list would turn into a [1, batch, units] tensor)
+    rng = np.random.RandomState(8)
+    x = rng.rand(2, 3, 5).astype(np.float32)
+    with tf.Graph().as_default():
+        with tf.variable_scope("k", initializer=tf.constant_initializer(0.1)):
+            cell = tf.contrib.rnn.SRUCell(4)
+            out = tf.keras.layers.RNN(cell=cell)(tf.constant(x))
+        assert out.get_shape().as_list() == [2, 4]
+        bias = cell._bias
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out_, bias_ = sess.run([out, bias])
+    c = np.zeros((2, 4))
+    for t in range(3):
+        xb, fi, ri, xt = np.split(x[:, t] @ np.full((5, 16), 0.1), 4, axis=1)
+        f, r = np.split(_sigmoid(np.concatenate([fi, ri], 1) + bias_), 2, axis=1)
+        c = f * c + (1 - f) * xb
+        h = r * np.tanh(c) + (1 - r) * xt
+    np.testing.assert_allclose(out_, h, rtol=1e-5)

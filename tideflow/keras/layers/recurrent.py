@@ -444,8 +444,16 @@ class _CellAdapter:
         self.output_size = _output_size(cell) or self.state_size[0]
 
     def __call__(self, inputs, state, scope=None):
-        out, new_states = self.cell.call(inputs, list(state))
+        out, new_states = self.cell.call(inputs, _call_states(self.cell, list(state)))
         return out, _state_tuple(new_states)
+
+
+def _call_states(cell, states):
+    """As TF's Keras RNN: a ``tf.nn.rnn_cell`` cell with a single state gets that state
+    itself, not a one-element list."""
+    from tideflow.ops.rnn_cell_impl import RNNCell
+
+    return states[0] if len(states) == 1 and isinstance(cell, RNNCell) else states
 
 
 def _output_size(cell):
@@ -473,7 +481,7 @@ class _MaskedCellAdapter(_CellAdapter):
         x, m = inputs
         state = list(state)
         prev_out, old = state[-1], state[:-1]
-        out, new = self.cell.call(x, old)
+        out, new = self.cell.call(x, _call_states(self.cell, old))
         new = list(_state_tuple(new))
         m = tf.cast(m, out.dtype)
         new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
