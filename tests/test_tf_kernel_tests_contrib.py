@@ -684,3 +684,34 @@ def test_layer_weight_penalties_are_named_after_the_core_layer_weights():
         sess.run(tf.global_variables_initializer())
         got, w = sess.run([losses[0], weights[0]])
     np.testing.assert_allclose(got, 0.01 * (w ** 2).sum() / 2, rtol=1e-5)
+
+
+# --- contrib.layers utils ------------------------------------------------------------------
+
+def test_utils_gather_tensors_aliases_and_repeated_aliases():
+    from tideflow.contrib.layers.python.layers import utils
+
+    t1 = tf.constant(1.0, name="t1")
+    t2 = tf.constant(2.0, name="t2")
+    utils.collect_named_outputs("ends", "a11", t1)
+    utils.collect_named_outputs("ends", "a12", t1)
+    tf.add_to_collection("ends", t2)
+    assert t1.aliases == ["a11", "a12"]
+    assert utils.gather_tensors_aliases([t1, t2]) == ["a11", "a12", "t2"]
+    assert tf.contrib.slim.utils.gather_tensors_aliases([t2]) == ["t2"]
+    ends = utils.convert_collection_to_dict("ends", clear_collection=True)
+    assert list(ends) == ["a11", "a12", "t2"] and ends["a12"] is t1
+    assert tf.get_collection("ends") == []
+
+
+def test_utils_n_positive_integers_raises_value_error_for_any_bad_input():
+    from tideflow.contrib.layers.python.layers import utils
+
+    shape = tf.TensorShape
+    assert utils.n_positive_integers(3, 2) == (2, 2, 2)
+    assert utils.n_positive_integers(2, (2, "3")) == (2, 3)
+    assert utils.n_positive_integers(3, shape([2, 3, 1])) == (2, 3, 1)
+    for n, value in [("3", [1]), (3.3, [1]), (0, [1]), (1, [1, 2]), (1, [0]), (2, ["x", 2]),
+                     (3, shape([2, None, 1])), (3, shape(None)), (2, 1.5), (2, -1)]:
+        with pytest.raises(ValueError):
+            utils.n_positive_integers(n, value)

@@ -88,19 +88,35 @@ def two_element_tuple(int_or_tuple):
 
 
 def n_positive_integers(n, value):
-    """``value`` (an int, or a sequence or TensorShape of ``n`` ints) as an ``n``-tuple of
-    positive ints; ValueError or TypeError otherwise."""
+    """``value`` (an int, or a sequence or TensorShape of ``n`` values convertible to
+    positive ints) as an ``n``-tuple of positive ints; ValueError otherwise, as TF."""
+    error = ValueError(f"value argument must be convertible to a positive integer or a "
+                       f"sequence of {n} positive integers, got {value!r}")
     if isinstance(value, _tensor_shape.TensorShape):
+        if value.ndims is None:
+            raise error
         value = [_tensor_shape.dimension_value(d) for d in value]
+    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+        raise error
     if isinstance(value, int):
-        if value > 0:
-            return (value,) * n
-    elif isinstance(value, (list, tuple)) and len(value) == n:
-        if all(isinstance(v, int) and v > 0 for v in value):
-            return tuple(value)
+        value = [value] * n
     else:
-        raise TypeError(f"Expected an integer or an iterable of length {n}, got {value!r}")
-    raise ValueError(f"Expected {n} positive integers, got {value!r}")
+        try:
+            value = list(value)
+        except TypeError:
+            raise error from None
+    if len(value) != n:
+        raise error
+    out = []
+    for v in value:
+        try:
+            v = int(v)
+        except (TypeError, ValueError):
+            raise error from None
+        if v <= 0:
+            raise error
+        out.append(v)
+    return tuple(out)
 
 
 _UTILS = ("append_tensor_alias", "collect_named_outputs", "constant_value",

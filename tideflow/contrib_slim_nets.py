@@ -42,6 +42,12 @@ def collect_named_outputs(collections_, alias, outputs):
     return outputs
 
 
+def gather_tensors_aliases(tensors):
+    """The end-point names of ``tensors`` in order (each tensor's aliases, else its name
+    without ':0')."""
+    return [alias for tensor in tensors for alias in get_tensor_aliases(tensor)]
+
+
 def convert_collection_to_dict(collection, clear_collection=False):
     """An OrderedDict from each end-point name to its tensor, in collection order."""
     output = collections.OrderedDict(
@@ -54,10 +60,10 @@ def convert_collection_to_dict(collection, clear_collection=False):
 
 utils = types.ModuleType("tideflow.contrib.slim.utils", "``slim.utils``: named end points.")
 for _name in ("append_tensor_alias", "collect_named_outputs", "convert_collection_to_dict",
-              "get_tensor_aliases"):
+              "gather_tensors_aliases", "get_tensor_aliases"):
     setattr(utils, _name, globals()[_name])
 utils.__all__ = ["append_tensor_alias", "collect_named_outputs", "convert_collection_to_dict",
-                 "get_tensor_aliases"]
+                 "gather_tensors_aliases", "get_tensor_aliases"]
 
 # ------------------------------------------------------------------------------------------
 # slim.nets.vgg
