@@ -715,3 +715,27 @@ def test_utils_n_positive_integers_raises_value_error_for_any_bad_input():
                      (3, shape([2, None, 1])), (3, shape(None)), (2, 1.5), (2, -1)]:
         with pytest.raises(ValueError):
             utils.n_positive_integers(n, value)
+
+
+# --- embedding lookups ---------------------------------------------------------------------
+
+def test_safe_embedding_lookup_sparse_drops_invalid_ids_and_fills_empty_rows():
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], tf.constant([1, 3, -1, 2], tf.int64),
+                          [3, 2])
+    weights = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0]], [1.0, 3.0, 1.0, 0.0], [3, 2])
+    mean = layers.safe_embedding_lookup_sparse(tf.constant(table), ids)
+    weighted = layers.safe_embedding_lookup_sparse([tf.constant(table)], ids, weights,
+                                                   combiner="sum", default_id=0)
+    got_mean, got_sum = _run([mean, weighted])
+    np.testing.assert_allclose(got_mean, [(table[1] + table[3]) / 2, np.zeros(3), table[2]])
+    # row 1's only id is invalid and row 2's only weight is 0: both get default_id's row
+    np.testing.assert_allclose(got_sum, [table[1] + 3 * table[3], table[0], table[0]])
+
+
+def test_embedding_lookup_unique_keeps_the_ids_shape():
+    table = np.arange(10, dtype=np.float32).reshape(5, 2)
+    ids = np.array([[4, 1, 4], [0, 1, 1]])
+    got = layers.embedding_lookup_unique(tf.constant(table), tf.constant(ids))
+    assert got.shape.as_list() == [2, 3, 2]
+    np.testing.assert_array_equal(_run(got), table[ids])

@@ -363,11 +363,48 @@ def gdn(inputs, inverse=False, beta_min=1e-6, gamma_init=0.1, reparam_offset=2 *
     return layer.apply(inputs)
 
 
+def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=None,
+                                 combiner=None, default_id=None, name=None,
+                                 partition_strategy="div", max_norm=None):
+    """``tf.contrib.layers.safe_embedding_lookup_sparse``: ``tf.nn``'s lookup that drops
+    invalid (negative) ids and non-positive weights and gives empty rows ``default_id``'s
+    embedding (or zeros); ``combiner`` None means "mean" (TF warns)."""
+    from tideflow import logging
+    from tideflow.ops.nn_extra_ops import safe_embedding_lookup_sparse as lookup
+
+    if combiner is None:
+        logging.warning("The default value of combiner will change from \"mean\" "
+                        "to \"sqrtn\" after 2016/11/01.")
+        combiner = "mean"
+    return lookup(embedding_weights, sparse_ids, sparse_weights=sparse_weights,
+                  combiner=combiner, default_id=default_id, name=name,
+                  partition_strategy=partition_strategy, max_norm=max_norm)
+
+
+def embedding_lookup_unique(params, ids, partition_strategy="mod", name=None):
+    """``tf.nn.embedding_lookup`` of the unique ``ids`` (of any shape), gathered back: each
+    distinct id is looked up once."""
+    tf = _math()
+    with ops.name_scope(name, "EmbeddingLookupUnique", [params, ids]):
+        ids = ops.convert_to_tensor(ids)
+        shape = tf.shape(ids)
+        flat = tf.reshape(ids, tf.reduce_prod(shape, keepdims=True))
+        unique_ids, idx = tf.unique(flat)
+        unique_embeddings = tf.nn.embedding_lookup(params, unique_ids,
+                                                   partition_strategy=partition_strategy)
+        embeds_flat = tf.gather(unique_embeddings, idx)
+        embed_shape = tf.concat([shape, tf.shape(unique_embeddings)[1:]], 0)
+        embeds = tf.reshape(embeds_flat, embed_shape)
+        embeds.set_shape(ids.get_shape().concatenate(unique_embeddings.get_shape()[1:]))
+        return embeds
+
+
 convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
 dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
 images_to_sequence = cl.add_arg_scope(images_to_sequence)
 sequence_to_images = cl.add_arg_scope(sequence_to_images)
 
 __all__ = ["GDN", "conv2d_in_plane", "convolution2d_in_plane", "dense_to_sparse",
-           "gdn", "images_to_sequence", "legacy_fully_connected", "legacy_linear", "legacy_relu",
-           "poincare_normalize", "scale_gradient", "sequence_to_images", "spatial_softmax"]
+           "embedding_lookup_unique", "gdn", "images_to_sequence", "legacy_fully_connected",
+           "legacy_linear", "legacy_relu", "poincare_normalize", "safe_embedding_lookup_sparse",
+           "scale_gradient", "sequence_to_images", "spatial_softmax"]
