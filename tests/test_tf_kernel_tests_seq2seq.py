@@ -538,3 +538,92 @@ def test_keras_rnn_layer_passes_a_single_state_to_tf_rnn_cells():
         c = f * c + (1 - f) * xb
         h = r * np.tanh(c) + (1 - r) * xt
     np.testing.assert_allclose(out_, h, rtol=1e-5)
+
+
+def _np_beam_search(emb, kernel, bias, proj, proj_b, starts, k, eos, alpha, max_it):
+    """NumPy reference of TF 1.15's beam search over a tanh RNN with an output projection:
+    beam 0 starts live (the others finished at -inf), finished beams can only add eos (for
+    free), a live beam's length grows unless it picks eos, scores divide the log
+    probabilities by GNMT's ((5 + length) / 6) ** alpha, ties keep the lower index."""
+    f32 = np.float32
+    batch, vocab = len(starts), proj.shape[1]
+    h = np.zeros((batch, k, kernel.shape[1]), f32)
+    log_probs = np.full((batch, k), -np.inf, f32)
+    log_probs[:, 0] = 0
+    finished = np.ones((batch, k), bool)
+    finished[:, 0] = False
+    lengths = np.zeros((batch, k), np.int64)
+    x = np.repeat(emb[np.asarray(starts)][:, None], k, axis=1)
+    steps = []
+    for _ in range(max_it):
+        h_new = np.tanh(np.concatenate([x, h], -1) @ kernel + bias).astype(f32)
+        step_lp = _log_softmax((h_new @ proj + proj_b).astype(f32)).astype(f32)
+        eos_row = np.full(vocab, np.finfo(f32).min, f32)
+        eos_row[eos] = 0
+        step_lp = np.where(finished[..., None], eos_row, step_lp)
+        total = log_probs[..., None] + step_lp
+        grow = np.ones((batch, k, vocab), np.int64)
+        grow[..., eos] = 0
+        new_len = lengths[..., None] + grow * (~finished)[..., None]
+        penalty = ((5.0 + new_len.astype(f32)) ** alpha / 6.0 ** alpha).astype(f32)
+        scores = (total / penalty).astype(f32).reshape(batch, -1)
+        idx = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        word, parent = idx % vocab, idx // vocab
+        log_probs = np.take_along_axis(total.reshape(batch, -1), idx, 1)
+        was_finished = np.take_along_axis(finished, parent, 1)
+        lengths = np.take_along_axis(lengths, parent, 1) + (~was_finished)
+        finished = was_finished | (word == eos)
+        h = np.take_along_axis(h_new, parent[..., None], 1)
+        x = emb[word]
+        steps.append((np.take_along_axis(scores, idx, 1), word, parent))
+        if finished.all():
+            break
+    return steps, log_probs, lengths, finished
+
+
+def test_beam_search_decoder_matches_numpy_beam_search():
+    rng = np.random.RandomState(11)
+    vocab, depth, units, k, eos, alpha, max_it = 5, 3, 4, 3, 4, 0.7, 5
+    starts = [0, 2]
+    emb = rng.randn(vocab, depth).astype(np.float32)
+    kernel = rng.randn(depth + units, units).astype(np.float32)
+    bias = (0.1 * rng.randn(units)).astype(np.float32)
+    proj = (2 * rng.randn(units, vocab)).astype(np.float32)
+    proj_b = rng.randn(vocab).astype(np.float32)
+    steps, log_probs, lengths, finished = _np_beam_search(
+        emb, kernel, bias, proj, proj_b, starts, k, eos, alpha, max_it)
+    with tf.Graph().as_default():
+        cell = tf.nn.rnn_cell.BasicRNNCell(units)
+        layer = tf.layers.Dense(vocab, kernel_initializer=tf.constant_initializer(proj),
+                                bias_initializer=tf.constant_initializer(proj_b))
+        dec = tf.contrib.seq2seq.BeamSearchDecoder(
+            cell, emb, tf.constant(starts), eos, cell.zero_state(len(starts) * k, tf.float32),
+            k, output_layer=layer, length_penalty_weight=alpha)
+        out, state, seq_len = tf.contrib.seq2seq.dynamic_decode(dec, maximum_iterations=max_it)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([tf.assign(cell.weights[0], kernel), tf.assign(cell.weights[1], bias)])
+            out_, state_, seq_len_ = sess.run([out, state, seq_len])
+    per_step = out_.beam_search_decoder_output
+    np.testing.assert_array_equal(per_step.predicted_ids, np.stack([s[1] for s in steps], 1))
+    np.testing.assert_array_equal(per_step.parent_ids, np.stack([s[2] for s in steps], 1))
+    np.testing.assert_allclose(per_step.scores, np.stack([s[0] for s in steps], 1), rtol=1e-4)
+    np.testing.assert_allclose(state_.log_probs, log_probs, rtol=1e-4)
+    np.testing.assert_array_equal(state_.lengths, lengths)
+    np.testing.assert_array_equal(seq_len_, lengths)
+    np.testing.assert_array_equal(state_.finished, finished)
+    # the spelled-out beams follow the parents back from the last step
+    ids = np.stack([s[1] for s in steps], 0)
+    parents = np.stack([s[2] for s in steps], 0)
+    # from the entry's longest length; after a beam's first eos, everything is eos
+    for b in range(len(starts)):
+        max_len = lengths[b].max()
+        for j in range(k):
+            path, beam = [eos] * len(steps), j
+            for t in range(max_len - 1, -1, -1):
+                path[t] = ids[t, b, beam]
+                beam = parents[t, b, beam]
+            if eos in path:
+                first = path.index(eos)
+                path[first:] = [eos] * (len(path) - first)
+            np.testing.assert_array_equal(out_.predicted_ids[b, :, j], path)
