@@ -739,3 +739,23 @@ def test_embedding_lookup_unique_keeps_the_ids_shape():
     got = layers.embedding_lookup_unique(tf.constant(table), tf.constant(ids))
     assert got.shape.as_list() == [2, 3, 2]
     np.testing.assert_array_equal(_run(got), table[ids])
+
+
+# --- summaries -------------------------------------------------------------------------------
+
+def test_summarize_tensor_default_tag_and_summaries_module_path():
+    from tideflow.contrib.layers.python.layers import summaries
+
+    v = tf.Variable(1)
+    for name in ("Test1", "Test2", "Foobar"):
+        tf.add_to_collection("foo", tf.identity(v, name=name))
+    got = summaries.summarize_collection("foo", r"Test[12]")
+    assert [s.op.name for s in got] == ["Test1_summary", "Test2_summary"]
+    hist = layers.summarize_tensor(tf.constant([1.0, 2.0], name="vec"))
+    assert hist.op.type == "HistogramSummary" and hist.op.name == "vec_summary"
+    tagged = layers.summarize_tensor(tf.constant(3.0), tag="total")
+    assert tagged.op.type == "ScalarSummary"
+    with tf.Session() as sess:
+        summary = tf.Summary()
+        summary.ParseFromString(sess.run(tagged))
+    assert summary.value[0].tag == "total" and summary.value[0].simple_value == 3.0

@@ -156,6 +156,12 @@ def install(contrib):
         {n: getattr(layers, n) for n in ("apply_regularization", "l1_l2_regularizer",
                                           "l1_regularizer", "l2_regularizer",
                                           "sum_regularizer")})
+    from tideflow import contrib_summaries as _contrib_summaries
+
+    summaries = _module(
+        f"{base}.layers.python.layers.summaries",
+        "``tensorflow.contrib.layers.python.layers.summaries``.",
+        {n: getattr(_contrib_summaries, n) for n in _contrib_summaries.SUMMARIZE_NAMES})
     optimizers = _module(
         f"{base}.layers.python.layers.optimizers",
         "``tensorflow.contrib.layers.python.layers.optimizers``.",
@@ -167,6 +173,7 @@ def install(contrib):
                       "``tensorflow.contrib.layers.python.layers``.",
                       {**layer_names, "layers": layers_mod, "initializers": initializers,
                        "regularizers": regularizers, "optimizers": optimizers,
+                       "summaries": summaries,
                        "utils": utils})
     layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
                             {"layers": package})

@@ -9,8 +9,9 @@ from tideflow.summary import summary as _summary
 
 
 def summarize_tensor(tensor, tag=None):
-    """A scalar summary of a rank-0 ``tensor``, else a histogram (tagged by the op name)."""
-    tag = tag or tensor.op.name
+    """A scalar summary of a rank-0 ``tensor``, else a histogram (tag: ``<op name>_summary``
+    unless given)."""
+    tag = tag or f"{tensor.op.name}_summary"  # TF's default tag (and summary op name)
     if tensor.get_shape().ndims == 0:
         return _summary.scalar(tag, tensor)
     return _summary.histogram(tag, tensor)
