@@ -769,7 +769,7 @@ def _transpose_kernel(x, perm):
     return np.transpose(x, perm)
 
 
-def _transpose_grad(op, grad):
+def _transpose_grad(op, grad, conjugate=False):
     perm = op._inputs[1]
     p = ops.constant_value(perm)
     if p is not None:
@@ -778,7 +778,7 @@ def _transpose_grad(op, grad):
         from tideflow.ops.gather_ops import invert_permutation
 
         inverse = invert_permutation(perm)
-    return [transpose(dense(grad), inverse), None]
+    return [transpose(dense(grad), inverse, conjugate=conjugate), None]
 
 
 op_registry.declare(
@@ -793,15 +793,7 @@ op_registry.declare(
 
 
 def _conjugate_transpose_grad(op, grad):
-    perm = op._inputs[1]
-    p = ops.constant_value(perm)
-    if p is not None:
-        inverse = np.argsort(np.reshape(p, -1) % max(np.size(p), 1)).astype(np.int32)
-    else:
-        from tideflow.ops.gather_ops import invert_permutation
-
-        inverse = invert_permutation(perm)
-    return [transpose(dense(grad), inverse, conjugate=True), None]
+    return _transpose_grad(op, grad, conjugate=True)
 
 
 op_registry.declare(
