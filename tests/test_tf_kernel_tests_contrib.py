@@ -759,3 +759,63 @@ def test_summarize_tensor_default_tag_and_summaries_module_path():
         summary = tf.Summary()
         summary.ParseFromString(sess.run(tagged))
     assert summary.value[0].tag == "total" and summary.value[0].simple_value == 3.0
+
+
+# --- contrib.framework tensor checks and helpers ------------------------------------------
+
+def test_contrib_framework_scalar_checks_and_reduce_sum_n():
+    fw = tf.contrib.framework
+    assert fw.assert_scalar_int(tf.constant(3)).dtype == tf.int32
+    with pytest.raises(ValueError, match="Expected integer type"):
+        fw.assert_scalar_int(tf.constant(3.0))
+    with pytest.raises(ValueError, match="Expected scalar shape"):
+        fw.assert_scalar(tf.constant([1, 2]))
+    with pytest.raises(ValueError, match="No tensors provided"):
+        fw.reduce_sum_n([])
+    a = np.arange(6.0).reshape(2, 3)
+    total = fw.reduce_sum_n([tf.constant(a), tf.constant([[1.0], [2.0]], tf.float64)])
+    assert _run(total) == a.sum() + 3.0
+    assert fw.is_tensor(total) and not fw.is_tensor(a)
+
+
+def test_contrib_framework_with_shape_static_and_run_time():
+    fw = tf.contrib.framework
+    x = tf.zeros([2, 3])
+    assert fw.with_shape([2, 3], x) is x
+    with pytest.raises(ValueError, match="Invalid shape for tensor"):
+        fw.with_shape([3, 2], x)
+    with pytest.raises(ValueError, match="Invalid dtype"):
+        fw.with_shape(np.array([2, 3], np.float32), x)
+    p = tf.placeholder(tf.float32, [None, 3])
+    checked = fw.with_shape([2, 3], p)
+    assert checked.shape.as_list() == [2, 3]
+    same = fw.with_same_shape(tf.zeros([2, 3]), p)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(checked, {p: np.ones((2, 3))}), np.ones((2, 3)))
+        sess.run(same, {p: np.ones((2, 3))})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Wrong shape"):
+            sess.run(checked, {p: np.ones((4, 3))})
+
+
+def test_contrib_framework_squeeze_placeholders_and_helpers():
+    fw = tf.contrib.framework
+    preds, labels = fw.remove_squeezable_dimensions(tf.zeros([4, 1]), tf.zeros([4]))
+    assert preds.shape.as_list() == [4] and labels.shape.as_list() == [4]
+    preds, labels = fw.remove_squeezable_dimensions(tf.zeros([4]), tf.zeros([4, 1]))
+    assert labels.shape.as_list() == [4]
+    p1 = tf.placeholder(tf.float32, name="p1")
+    p2 = tf.placeholder(tf.int32, name="p2")
+    assert fw.get_placeholders(tf.get_default_graph()) == [p1, p2]
+    with tf.name_scope("outer"):
+        assert fw.get_name_scope() == "outer"
+    v = tf.Variable(1.0)
+    fw.add_model_variable(v)
+    fw.add_model_variable(v)
+    assert fw.get_model_variables() == [v]
+    step = tf.train.get_or_create_global_step()
+    assert fw.assert_or_get_global_step() is step
+    assert fw.smart_constant_value(tf.constant(True)) is True
+    assert fw.smart_constant_value(tf.placeholder(tf.bool)) is None
+    assert fw.smart_cond(False, lambda: 1, lambda: 2) == 2
+    with pytest.raises(TypeError):
+        fw.smart_constant_value("yes")

@@ -189,6 +189,10 @@ for _name in _VARIABLE_FNS:
 framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_global_step",
                      "list_variables", "load_checkpoint", "load_variable", "nest",
                      *_FRAMEWORK_FNS, *_VARIABLE_FNS]
+# TF 1.x's tensor checks, helpers and core re-exports
+from tideflow import contrib_framework_extra as _framework_extra
+
+framework.__all__ = [*framework.__all__, *_framework_extra.install(framework)]
 sys.modules[framework.__name__] = framework
 # TF 1.x's speech-commands programs: `from tensorflow.contrib.framework.python.ops import
 # audio_ops as contrib_audio` (audio_spectrogram, mfcc, decode_wav, encode_wav)

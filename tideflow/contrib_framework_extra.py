@@ -1,0 +1,230 @@
+"""More of TF 1.x's ``tf.contrib.framework``: the tensor checks (``assert_scalar``,
+``assert_scalar_int``, ``with_shape``, ``with_same_shape``, ``reduce_sum_n``,
+``remove_squeezable_dimensions``), global-step and model-variable helpers, name-scope helpers,
+``get_placeholders``, ``smart_cond``/``smart_constant_value``, and the names TF 1.x's
+contrib.framework re-exports from core (``is_tensor``, ``deprecated``, ``py_func``, ...).
+"""
+
+import numpy as np
+
+from tideflow.framework import dtypes, ops
+from tideflow.framework.sparse_tensor import SparseTensor
+
+
+def _tf():
+    import tideflow
+
+    return tideflow
+
+
+def assert_scalar(tensor, name=None):
+    """``tensor`` as a tensor, after checking statically that it is a scalar."""
+    with ops.name_scope(name, "assert_scalar", [tensor]) as scope:
+        tensor = ops.convert_to_tensor(tensor, name=scope)
+        shape = tensor.get_shape()
+        if shape.ndims != 0:
+            raise ValueError(f"Expected scalar shape for {tensor.name}, saw shape: {shape}.")
+        return tensor
+
+
+def assert_scalar_int(tensor, name=None):
+    """``tensor`` after checking statically that it is an integer scalar."""
+    with ops.name_scope(name, "assert_scalar_int", [tensor]) as scope:
+        tensor = ops.convert_to_tensor(tensor)
+        if not tensor.dtype.base_dtype.is_integer:
+            raise ValueError(f"Expected integer type for {tensor.name}, received type: "
+                             f"{tensor.dtype}.")
+        return assert_scalar(tensor, name=scope)
+
+
+def reduce_sum_n(tensors, name=None):
+    """The sum of all the elements of all ``tensors`` (a scalar)."""
+    tf = _tf()
+    if not tensors:
+        raise ValueError("No tensors provided.")
+    with ops.name_scope(name, "reduce_sum_n", tensors) as scope:
+        tensors = [tf.reduce_sum(t, name=f"{t.op.name}/sum") for t in tensors]
+        if len(tensors) == 1:
+            return tensors[0]
+        return tf.add_n(tensors, name=scope)
+
+
+def remove_squeezable_dimensions(predictions, labels, name=None):
+    """Drops a trailing size-1 dimension of ``predictions`` or ``labels`` when their ranks
+    differ by one (statically, else at run time); returns ``(predictions, labels)``."""
+    tf = _tf()
+    with ops.name_scope(name, "remove_squeezable_dimensions", [predictions, labels]):
+        predictions = ops.convert_to_tensor(predictions)
+        labels = ops.convert_to_tensor(labels)
+        p_shape, l_shape = predictions.get_shape(), labels.get_shape()
+        p_rank, l_rank = p_shape.ndims, l_shape.ndims
+        if p_rank is not None and l_rank is not None:
+            if p_rank - l_rank == 1 and p_shape[-1].value in (1, None):
+                predictions = tf.squeeze(predictions, [-1])
+            elif l_rank - p_rank == 1 and l_shape[-1].value in (1, None):
+                labels = tf.squeeze(labels, [-1])
+            return predictions, labels
+        diff = tf.rank(predictions) - tf.rank(labels)
+        if p_rank is None or p_shape[-1].value in (1, None):
+            predictions = tf.cond(tf.equal(diff, 1), lambda: tf.squeeze(predictions, [-1]),
+                                  lambda: predictions)
+        if l_rank is None or l_shape[-1].value in (1, None):
+            labels = tf.cond(tf.equal(diff, -1), lambda: tf.squeeze(labels, [-1]),
+                             lambda: labels)
+        return predictions, labels
+
+
+def _assert_shape_op(expected_shape, tensor):
+    tf = _tf()
+    with ops.name_scope("assert_shape", values=[expected_shape, tensor]) as scope:
+        actual = tf.shape(tensor)
+        expected = ops.convert_to_tensor(expected_shape, dtype=dtypes.int32)
+        same_rank = tf.equal(tf.size(expected), tf.size(actual))
+
+        def same_dims():
+            return tf.reduce_all(tf.equal(expected, actual))
+
+        is_shape = tf.cond(same_rank, same_dims, lambda: tf.constant(False))
+        return tf.Assert(is_shape, [f"Wrong shape for {tensor.name} [expected] [actual].",
+                                    expected, actual], name=scope)
+
+
+def with_shape(expected_shape, tensor):
+    """``tensor`` checked against ``expected_shape`` (a list, int32 array or int32 tensor):
+    a static mismatch raises ValueError; a partly unknown shape gets a run-time assertion and
+    the expected static shape."""
+    tf = _tf()
+    if isinstance(tensor, SparseTensor):
+        raise ValueError("SparseTensor not supported.")  # noqa: TRY004 - TF raises ValueError
+    is_tensor = isinstance(expected_shape, ops.Tensor)
+    if is_tensor and expected_shape.dtype.base_dtype != dtypes.int32:
+        raise ValueError(f"Invalid dtype {expected_shape.dtype} for shape {expected_shape} "
+                         f"expected of tensor {tensor.name}.")
+    if isinstance(expected_shape, (list, tuple)):
+        if not expected_shape:
+            expected_shape = np.asarray([], dtype=np.int32)
+        else:
+            as_np = np.asarray(expected_shape)
+            expected_shape = as_np.astype(np.int32) if as_np.dtype == np.int64 else as_np
+    if isinstance(expected_shape, np.ndarray):
+        if expected_shape.ndim > 1:
+            raise ValueError(f"Invalid rank {expected_shape.ndim} for shape {expected_shape} "
+                             f"expected of tensor {tensor.name}.")
+        if expected_shape.dtype != np.int32:
+            raise ValueError(f"Invalid dtype {expected_shape.dtype} for shape "
+                             f"{expected_shape} expected of tensor {tensor.name}.")
+    actual = tensor.get_shape()
+    if not actual.is_fully_defined() or is_tensor:
+        with ops.name_scope(f"{tensor.op.name}/"):
+            if not is_tensor and len(expected_shape) < 1:
+                return tf.reshape(tensor, [])
+            with ops.control_dependencies([_assert_shape_op(expected_shape, tensor)]):
+                result = tf.identity(tensor)
+            if not is_tensor:
+                result.set_shape([int(d) for d in expected_shape])
+            return result
+    if not actual.is_compatible_with([int(d) for d in expected_shape]):
+        if len(expected_shape) < 1 and actual.is_compatible_with([1]):
+            with ops.name_scope(f"{tensor.op.name}/"):
+                return tf.reshape(tensor, [])
+        raise ValueError(f"Invalid shape for tensor {tensor.name}, expected "
+                         f"{expected_shape}, got {actual}.")
+    return tensor
+
+
+def with_same_shape(expected_tensor, tensor):
+    """``with_shape`` against ``expected_tensor``'s shape (static when fully known)."""
+    tf = _tf()
+    with ops.name_scope(f"{tensor.op.name}/", values=[expected_tensor, tensor]):
+        shape = expected_tensor.get_shape()
+        expected = shape.as_list() if shape.is_fully_defined() else tf.shape(
+            expected_tensor, name="expected_shape")
+        return with_shape(expected, tensor)
+
+
+def add_model_variable(var):
+    """Adds ``var`` to the ``MODEL_VARIABLES`` collection (once)."""
+    if var not in ops.get_collection(ops.GraphKeys.MODEL_VARIABLES):
+        ops.add_to_collection(ops.GraphKeys.MODEL_VARIABLES, var)
+
+
+def assert_or_get_global_step(graph=None, global_step_tensor=None):
+    """``global_step_tensor`` after checking it is a valid global step, or the graph's
+    global step when None."""
+    tf = _tf()
+    if global_step_tensor is None:
+        return tf.train.get_global_step(graph)
+    tf.train.assert_global_step(global_step_tensor)
+    return global_step_tensor
+
+
+def get_name_scope():
+    """The current name scope of the default graph ('' at the top)."""
+    return ops.get_default_graph().get_name_scope()
+
+
+def get_placeholders(graph):
+    """The outputs of ``graph``'s ``Placeholder`` ops, in creation order."""
+    return [op.outputs[0] for op in graph.get_operations() if op.type == "Placeholder"]
+
+
+def smart_constant_value(pred):
+    """``pred``'s value when it is known statically (a bool, 0/1, or a constant tensor),
+    else None; TypeError for anything else."""
+    from tideflow.ops.layers_base import static_bool
+
+    return static_bool(pred)
+
+
+def smart_cond(pred, true_fn=None, false_fn=None, name=None):
+    """``true_fn()`` or ``false_fn()`` chosen statically when ``pred`` is known, else
+    ``tf.cond``."""
+    from tideflow.ops.layers_base import smart_cond as _smart_cond
+
+    if not callable(true_fn):
+        raise TypeError(f"`true_fn` must be callable, got {true_fn!r}.")
+    if not callable(false_fn):
+        raise TypeError(f"`false_fn` must be callable, got {false_fn!r}.")
+    return _smart_cond(pred, true_fn, false_fn, name=name)
+
+
+def _core_aliases():
+    """TF 1.x contrib.framework's re-exports of core functions."""
+    from tideflow.framework.ops import prepend_name_scope, strip_name_scope
+    from tideflow.python import _deprecation
+
+    tf = _tf()
+    return {
+        "assert_same_float_dtype": tf.assert_same_float_dtype,
+        "is_numeric_tensor": tf.is_numeric_tensor,
+        "is_non_decreasing": tf.is_non_decreasing,
+        "is_strictly_increasing": tf.is_strictly_increasing,
+        "is_tensor": tf.is_tensor,
+        "convert_to_tensor_or_sparse_tensor": tf.convert_to_tensor_or_sparse_tensor,
+        "assert_global_step": tf.train.assert_global_step,
+        "init_from_checkpoint": tf.train.init_from_checkpoint,
+        "py_func": tf.py_func,
+        "TensorSpec": tf.TensorSpec,
+        "deprecated": _deprecation.deprecated,
+        "deprecated_args": _deprecation.deprecated_args,
+        "deprecated_arg_values": _deprecation.deprecated_arg_values,
+        "prepend_name_scope": prepend_name_scope,
+        "strip_name_scope": strip_name_scope,
+    }
+
+
+FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
+             "assert_scalar_int", "get_name_scope", "get_placeholders", "reduce_sum_n",
+             "remove_squeezable_dimensions", "smart_cond", "smart_constant_value", "with_shape",
+             "with_same_shape")
+
+
+def install(framework):
+    """Adds these names to the ``tf.contrib.framework`` namespace module."""
+    names = {n: globals()[n] for n in FUNCTIONS}
+    for key, value in _core_aliases().items():
+        if not hasattr(framework, key):
+            names[key] = value
+    for key, value in names.items():
+        setattr(framework, key, value)
+    return sorted(names)
