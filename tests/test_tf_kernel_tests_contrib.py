@@ -819,3 +819,28 @@ def test_contrib_framework_squeeze_placeholders_and_helpers():
     assert fw.smart_cond(False, lambda: 1, lambda: 2) == 2
     with pytest.raises(TypeError):
         fw.smart_constant_value("yes")
+
+
+# --- slim.learning ---------------------------------------------------------------------------
+
+def test_slim_multiply_gradients_checks_and_indexed_slices():
+    learning = tf.contrib.slim.learning
+    grad = tf.constant([1.0, 2.0, 3.0])
+    var = tf.Variable(tf.zeros([3]))
+    for args in [((grad, var), {var: 2.0}), ([(grad, var)], {}), ([(grad, var)], 3),
+                 ([(None, var)], {var: 2.0})]:
+        with pytest.raises(ValueError):
+            learning.multiply_gradients(*args)
+    sparse = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([1]), tf.constant([3, 2]))
+    table = tf.Variable(tf.zeros([3, 2]), name="table")
+    flag = tf.Variable(True)
+    [(scaled, v1), (sparse_scaled, v2)] = learning.multiply_gradients(
+        [(grad, var), (sparse, table)], {var: tf.where(flag, 3.0, 1.0), "table": 0.5})
+    assert v1 is var and v2 is table
+    assert isinstance(sparse_scaled, tf.IndexedSlices) and sparse_scaled.indices is sparse.indices
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        np.testing.assert_allclose(sess.run(scaled), [3.0, 6.0, 9.0])
+        np.testing.assert_allclose(sess.run(sparse_scaled.values), [[0.5, 1.0]])
+        sess.run(flag.assign(False))
+        np.testing.assert_allclose(sess.run(scaled), [1.0, 2.0, 3.0])

@@ -27,13 +27,33 @@ def _clip_by_norm(grads_and_vars, max_norm):
     return clipped
 
 
-def multiply_gradients(grads_and_vars, multipliers):
-    """Each gradient times its variable's multiplier (keyed by variable or op name)."""
+def multiply_gradients(grads_and_vars, gradient_multipliers):
+    """Each gradient times its variable's multiplier (keyed by variable or op name; an
+    IndexedSlices gradient has its values scaled). ValueError, as TF, when
+    ``grads_and_vars`` is not a list, the multipliers are empty or not a dict, or a
+    multiplier applies to a None gradient."""
+    from tideflow.ops import constant_op
+
+    if not isinstance(grads_and_vars, list):
+        raise ValueError("`grads_and_vars` must be a list.")  # noqa: TRY004 - as TF
+    if not gradient_multipliers:
+        raise ValueError("`gradient_multipliers` is empty.")
+    if not isinstance(gradient_multipliers, dict):
+        raise ValueError("`gradient_multipliers` must be a dict.")  # noqa: TRY004 - as TF
     out = []
     for grad, var in grads_and_vars:
-        key = var if var in multipliers else var.op.name
-        if grad is not None and key in multipliers:
-            grad = grad * multipliers[key]
+        key = var if var in gradient_multipliers else var.op.name
+        if key in gradient_multipliers:
+            if grad is None:
+                raise ValueError("Requested multiple of `None` gradient.")
+            multiplier = gradient_multipliers[key]
+            if not isinstance(multiplier, ops.Tensor):
+                multiplier = constant_op.constant(multiplier, dtype=grad.dtype)
+            if isinstance(grad, ops.IndexedSlices):
+                grad = ops.IndexedSlices(grad.values * multiplier, grad.indices,
+                                         grad.dense_shape)
+            else:
+                grad = grad * multiplier
         out.append((grad, var))
     return out
 
@@ -71,7 +91,7 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
         colocate_gradients_with_ops=colocate_gradients_with_ops)
     if gradient_multipliers:
         with ops.name_scope("multiply_grads"):
-            grads = multiply_gradients(grads, gradient_multipliers)
+            grads = multiply_gradients(list(grads), gradient_multipliers)
     if clip_gradient_norm > 0:
         with ops.name_scope("clip_grads"):
             grads = _clip_by_norm(grads, clip_gradient_norm)
