@@ -844,3 +844,40 @@ def test_slim_multiply_gradients_checks_and_indexed_slices():
         np.testing.assert_allclose(sess.run(sparse_scaled.values), [[0.5, 1.0]])
         sess.run(flag.assign(False))
         np.testing.assert_allclose(sess.run(scaled), [1.0, 2.0, 3.0])
+
+
+def _slim_train_op():
+    x = tf.constant(np.eye(4, dtype=np.float32))
+    labels = tf.constant([[0.0], [1.0], [0.0], [1.0]])
+    pred = layers.fully_connected(x, 1, activation_fn=tf.sigmoid)
+    tf.contrib.losses.log_loss(pred, labels)
+    return tf.contrib.slim.learning.create_train_op(tf.contrib.losses.get_total_loss(),
+                                                    tf.train.GradientDescentOptimizer(1.0))
+
+
+def test_slim_train_writes_chrome_traces_every_n_steps(tmp_path):
+    learning = tf.contrib.slim.learning
+    train_op = _slim_train_op()
+    with pytest.raises(ValueError, match="trace_every_n_steps because logdir=None"):
+        learning.train(train_op, None, number_of_steps=1, trace_every_n_steps=2)
+    logdir = str(tmp_path / "logs")
+    learning.train(train_op, logdir, number_of_steps=5, trace_every_n_steps=2,
+                   save_summaries_secs=10000, save_interval_secs=10000)
+    # traced before steps 0, 2, 4: files named after the step reached
+    traces = sorted(p.name for p in tmp_path.joinpath("logs").glob("tf_trace-*.json"))
+    assert traces == ["tf_trace-1.json", "tf_trace-3.json", "tf_trace-5.json"]
+    import json
+
+    events = json.loads((tmp_path / "logs" / "tf_trace-1.json").read_text())["traceEvents"]
+    assert events
+
+
+def test_slim_train_step_takes_tf_style_flag_tensors(tmp_path):
+    learning = tf.contrib.slim.learning
+    train_op = _slim_train_op()
+    step = tf.train.get_or_create_global_step()
+    kwargs = {"should_stop": tf.greater_equal(step, 3), "should_log": tf.constant(False)}
+    learning.train(train_op, str(tmp_path / "logs"), train_step_kwargs=kwargs,
+                   save_summaries_secs=10000, save_interval_secs=10000)
+    reader = tf.train.load_checkpoint(str(tmp_path / "logs"))
+    assert reader.get_tensor("global_step") == 3  # should_stop is read after each step

@@ -109,18 +109,61 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
     return train_op
 
 
+def _flag(sess, kwargs, key):
+    value = kwargs.get(key)
+    if value is None:
+        return None
+    return bool(sess.run(value)) if isinstance(value, (ops.Tensor, ops.Operation)) else bool(
+        value)
+
+
 def train_step(sess, train_op, global_step, train_step_kwargs):
     """Runs ``train_op`` once; returns ``(loss, should_stop)``, logging every
-    ``log_every_n_steps`` and stopping at ``number_of_steps``."""
+    ``log_every_n_steps`` and stopping at ``number_of_steps`` (or, as TF's kwargs, by the
+    ``should_log``/``should_stop`` tensors); with ``trace_every_n_steps`` (or TF's
+    ``should_trace``) and ``logdir``, the step runs with a full trace written to
+    ``<logdir>/tf_trace-<step>.json``."""
+    run_options = run_metadata = None
+    trace_every = train_step_kwargs.get("trace_every_n_steps")
+    should_trace = _flag(sess, train_step_kwargs, "should_trace")
+    if should_trace is None and trace_every:
+        should_trace = sess.run(global_step) % trace_every == 0
+    if should_trace:
+        if "logdir" not in train_step_kwargs:
+            raise ValueError("logdir must be present in train_step_kwargs when should_trace "
+                             "is present")
+        from tideflow.core.protobuf import config_pb2
+
+        run_options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+        run_metadata = config_pb2.RunMetadata()
     start = time.time()
-    total_loss, np_global_step = sess.run([train_op, global_step])
+    total_loss, np_global_step = sess.run([train_op, global_step], options=run_options,
+                                          run_metadata=run_metadata)
     elapsed = time.time() - start
-    log_every = train_step_kwargs.get("log_every_n_steps")
-    if log_every and np_global_step % log_every == 0:
+    if run_metadata is not None:
+        import os
+
+        from tideflow.python.client import timeline
+
+        trace = timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format()
+        path = os.path.join(train_step_kwargs["logdir"], f"tf_trace-{np_global_step}.json")
+        logging.info("Writing trace to %s", path)
+        with open(path, "w") as f:
+            f.write(trace)
+        if "summary_writer" in train_step_kwargs:
+            train_step_kwargs["summary_writer"].add_run_metadata(
+                run_metadata, f"run_metadata-{np_global_step}")
+    should_log = _flag(sess, train_step_kwargs, "should_log")
+    if should_log is None:
+        log_every = train_step_kwargs.get("log_every_n_steps")
+        should_log = bool(log_every) and np_global_step % log_every == 0
+    if should_log:
         logging.info("global step %d: loss = %.4f (%.3f sec/step)", np_global_step, total_loss,
                      elapsed)
-    limit = train_step_kwargs.get("number_of_steps")
-    should_stop = limit is not None and np_global_step >= limit
+    should_stop = _flag(sess, train_step_kwargs, "should_stop")
+    if should_stop is None:
+        limit = train_step_kwargs.get("number_of_steps")
+        should_stop = limit is not None and np_global_step >= limit
     return total_loss, should_stop
 
 
@@ -137,7 +180,6 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
     from tideflow import train as train_module
     from tideflow.train import supervisor as sv_module
 
-    del trace_every_n_steps
     if train_op is None:
         raise ValueError("train_op cannot be None.")
     if logdir is None:
@@ -145,6 +187,8 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
             raise ValueError("Cannot provide summary_op because logdir=None")
         if saver is not None:
             raise ValueError("Cannot provide saver because logdir=None")
+        if trace_every_n_steps is not None:
+            raise ValueError("Cannot provide trace_every_n_steps because logdir=None")
     if sync_optimizer is not None:
         raise NotImplementedError("slim.learning.train: sync_optimizer is not supported; use "
                                   "tf.train.SyncReplicasOptimizer with MonitoredTrainingSession")
@@ -168,6 +212,9 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
             train_step_kwargs = {"log_every_n_steps": log_every_n_steps}
             if number_of_steps:
                 train_step_kwargs["number_of_steps"] = number_of_steps
+            if is_chief and trace_every_n_steps is not None:
+                train_step_kwargs["trace_every_n_steps"] = trace_every_n_steps
+                train_step_kwargs["logdir"] = logdir
     sv = Supervisor(graph=graph, is_chief=is_chief, logdir=logdir, init_feed_dict=init_feed_dict,
                     global_step=global_step, saver=saver,
                     save_summaries_secs=save_summaries_secs,
