@@ -881,3 +881,12 @@ def test_slim_train_step_takes_tf_style_flag_tensors(tmp_path):
                    save_summaries_secs=10000, save_interval_secs=10000)
     reader = tf.train.load_checkpoint(str(tmp_path / "logs"))
     assert reader.get_tensor("global_step") == 3  # should_stop is read after each step
+
+
+def test_contrib_losses_implementation_path():
+    from tideflow.contrib.losses.python.losses import loss_ops
+
+    assert loss_ops.log_loss is tf.contrib.losses.log_loss
+    assert loss_ops.get_total_loss is tf.contrib.losses.get_total_loss
+    loss = loss_ops.absolute_difference(tf.constant([1.0, 4.0]), tf.constant([2.0, 2.0]))
+    assert _run(loss) == 1.5

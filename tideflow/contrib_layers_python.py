@@ -178,6 +178,20 @@ def install(contrib):
     layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
                             {"layers": package})
 
+    # tensorflow.contrib.losses.python.losses.loss_ops (and .metric_learning)
+    losses = contrib.losses
+    loss_names = {n: getattr(losses, n) for n in losses.__all__ if hasattr(losses, n)}
+    loss_ops = _module(f"{base}.losses.python.losses.loss_ops",
+                       "``tensorflow.contrib.losses.python.losses.loss_ops``.", loss_names)
+    losses_pkg = {**loss_names, "loss_ops": loss_ops}
+    if hasattr(losses, "metric_learning"):
+        sys.modules[f"{base}.losses.python.metric_learning"] = losses.metric_learning
+    inner = _module(f"{base}.losses.python.losses",
+                    "``tensorflow.contrib.losses.python.losses``.", losses_pkg)
+    losses.python = _module(f"{base}.losses.python", "``tensorflow.contrib.losses.python``.",
+                            {"losses": inner})
+    sys.modules.setdefault(f"{base}.losses", losses)
+
     framework = contrib.framework
     names = {n: getattr(framework, n) for n in framework.__all__}
     arg_scope = _module(f"{base}.framework.python.ops.arg_scope",
