@@ -890,3 +890,40 @@ def test_contrib_losses_implementation_path():
     assert loss_ops.get_total_loss is tf.contrib.losses.get_total_loss
     loss = loss_ops.absolute_difference(tf.constant([1.0, 4.0]), tf.constant([2.0, 2.0]))
     assert _run(loss) == 1.5
+
+
+def test_contrib_training_implementation_paths_and_slim_evaluation_loop(tmp_path):
+    from tideflow.contrib.training.python.training import evaluation as evaluation_lib
+    from tideflow.contrib.training.python.training import training as training_lib
+
+    assert training_lib.create_train_op is tf.contrib.training.create_train_op
+    assert list(evaluation_lib.checkpoints_iterator(str(tmp_path / "none"), timeout=0)) == []
+    calls = [0]
+
+    def timeout_fn():
+        calls[0] += 1
+        return calls[0] >= 3
+
+    tf.contrib.slim.evaluation.evaluation_loop("", str(tmp_path / "empty"), str(tmp_path),
+                                               timeout=0, timeout_fn=timeout_fn)
+    assert calls[0] == 3
+    labels = np.array([0, 2, 1, 2])
+    logits = np.eye(3)[[0, 1, 1, 2]]
+    tf.train.get_or_create_global_step()
+    preds = tf.argmax(tf.constant(logits) * tf.Variable(1.0, dtype=tf.float64), 1)
+    value, update = tf.metrics.accuracy(labels=tf.constant(labels), predictions=preds)
+    ckpt_dir = tmp_path / "ckpt"
+    ckpt_dir.mkdir()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().save(sess, str(ckpt_dir / "model"))
+    ended = []
+
+    class EndHook(tf.train.SessionRunHook):
+        def end(self, session):
+            ended.append(True)
+
+    got = tf.contrib.slim.evaluation.evaluation_loop(
+        "", str(ckpt_dir), str(tmp_path / "eval"), eval_op=update, final_op=value,
+        hooks=[EndHook()], max_number_of_evaluations=1)
+    assert got == 0.75 and ended == [True]

@@ -192,6 +192,28 @@ def install(contrib):
                             {"losses": inner})
     sys.modules.setdefault(f"{base}.losses", losses)
 
+    # tensorflow.contrib.training.python.training.{evaluation,training,hparam}
+    training = contrib.training
+    groups = {
+        "evaluation": ("StopAfterNEvalsHook", "SummaryAtEndHook", "checkpoints_iterator",
+                       "evaluate_once", "evaluate_repeatedly", "get_or_create_eval_step",
+                       "wait_for_new_checkpoint"),
+        "training": ("add_gradients_summaries", "clip_gradient_norms", "create_train_op",
+                     "multiply_gradients", "train"),
+        "hparam": ("HParams",),
+        "bucket_ops": ("bucket", "bucket_by_sequence_length"),
+    }
+    training_mods = {
+        short: _module(f"{base}.training.python.training.{short}",
+                       f"``tensorflow.contrib.training.python.training.{short}``.",
+                       {n: getattr(training, n) for n in names if hasattr(training, n)})
+        for short, names in groups.items()}
+    training_pkg = _module(f"{base}.training.python.training",
+                           "``tensorflow.contrib.training.python.training``.", training_mods)
+    training.python = _module(f"{base}.training.python",
+                              "``tensorflow.contrib.training.python``.",
+                              {"training": training_pkg})
+
     framework = contrib.framework
     names = {n: getattr(framework, n) for n in framework.__all__}
     arg_scope = _module(f"{base}.framework.python.ops.arg_scope",
