@@ -927,3 +927,15 @@ def test_contrib_training_implementation_paths_and_slim_evaluation_loop(tmp_path
         "", str(ckpt_dir), str(tmp_path / "eval"), eval_op=update, final_op=value,
         hooks=[EndHook()], max_number_of_evaluations=1)
     assert got == 0.75 and ended == [True]
+
+
+def test_normalization_and_embedding_ops_paths():
+    from tideflow.contrib.layers.python.layers import embedding_ops, normalization
+
+    assert normalization.instance_norm is layers.instance_norm
+    assert normalization.group_norm is layers.group_norm
+    assert embedding_ops.safe_embedding_lookup_sparse is layers.safe_embedding_lookup_sparse
+    x = np.random.RandomState(14).randn(2, 3, 3, 4).astype(np.float32) * 3 + 5
+    out = _run(normalization.instance_norm(x, center=False, scale=False))
+    mean, var = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-6), rtol=1e-4, atol=1e-4)

@@ -162,6 +162,15 @@ def install(contrib):
         f"{base}.layers.python.layers.summaries",
         "``tensorflow.contrib.layers.python.layers.summaries``.",
         {n: getattr(_contrib_summaries, n) for n in _contrib_summaries.SUMMARIZE_NAMES})
+    normalization = _module(
+        f"{base}.layers.python.layers.normalization",
+        "``tensorflow.contrib.layers.python.layers.normalization``.",
+        {n: getattr(layers, n) for n in ("group_norm", "instance_norm") if hasattr(layers, n)})
+    embedding_ops = _module(
+        f"{base}.layers.python.layers.embedding_ops",
+        "``tensorflow.contrib.layers.python.layers.embedding_ops``.",
+        {n: getattr(layers, n) for n in ("embedding_lookup_unique",
+                                          "safe_embedding_lookup_sparse")})
     optimizers = _module(
         f"{base}.layers.python.layers.optimizers",
         "``tensorflow.contrib.layers.python.layers.optimizers``.",
@@ -173,7 +182,8 @@ def install(contrib):
                       "``tensorflow.contrib.layers.python.layers``.",
                       {**layer_names, "layers": layers_mod, "initializers": initializers,
                        "regularizers": regularizers, "optimizers": optimizers,
-                       "summaries": summaries,
+                       "summaries": summaries, "normalization": normalization,
+                       "embedding_ops": embedding_ops,
                        "utils": utils})
     layers.python = _module(f"{base}.layers.python", "``tensorflow.contrib.layers.python``.",
                             {"layers": package})
