@@ -939,3 +939,11 @@ def test_normalization_and_embedding_ops_paths():
     out = _run(normalization.instance_norm(x, center=False, scale=False))
     mean, var = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-6), rtol=1e-4, atol=1e-4)
+
+
+def test_fully_connected_num_outputs_must_be_a_python_int():
+    with pytest.raises(ValueError, match=r"num_outputs type should be one of \[<class 'int'>\], "
+                                         r"got <class 'float'>"):
+        layers.fully_connected(tf.zeros([2, 3]), 4.0)
+    with pytest.raises(ValueError, match="num_outputs type should be one of"):
+        layers.fully_connected(tf.zeros([2, 3]), np.int64(4))

@@ -123,7 +123,7 @@ def fully_connected(inputs, num_outputs, activation_fn=_RELU, normalizer_fn=None
     (rank >= 2); with ``normalizer_fn`` the normalizer replaces the biases."""
     if not isinstance(num_outputs, int):  # TF raises ValueError here
         raise ValueError(  # noqa: TRY004
-            f"num_outputs should be int or long, got {num_outputs}.")
+            f"num_outputs type should be one of {[int]}, got {type(num_outputs)}.")
     if weights_initializer is None:
         weights_initializer = xavier_initializer()
     with vs.variable_scope(scope, "fully_connected", [inputs], reuse=reuse) as sc:
