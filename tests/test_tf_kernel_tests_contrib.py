@@ -947,3 +947,26 @@ def test_fully_connected_num_outputs_must_be_a_python_int():
         layers.fully_connected(tf.zeros([2, 3]), 4.0)
     with pytest.raises(ValueError, match="num_outputs type should be one of"):
         layers.fully_connected(tf.zeros([2, 3]), np.int64(4))
+
+
+def test_inner_flatten_dense_and_sparse():
+    from tideflow.contrib.layers.python.layers import layers as layers_mod
+
+    x = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    for new_rank in (1, 2, 3, 4):
+        want = x.reshape(list(x.shape[:new_rank - 1]) + [-1])
+        out = layers_mod._inner_flatten(x, new_rank)
+        assert out.shape.as_list() == list(want.shape)
+        np.testing.assert_array_equal(_run(out), want)
+    p = tf.placeholder(tf.int32, [2, None, 4, 5])
+    assert layers_mod._inner_flatten(p, 3).shape.as_list() == [2, None, 20]
+    assert layers_mod._inner_flatten(p, 2).shape.as_list() == [2, None]
+    with pytest.raises(ValueError, match="inputs has rank less than new_rank"):
+        layers_mod._inner_flatten(tf.zeros([2, 3]), 3)
+    dense = np.zeros((3, 2, 4))
+    dense[0, 1, 2], dense[2, 0, 3] = 5.0, 7.0
+    sparse = tf.SparseTensor(np.argwhere(dense), dense[dense != 0], dense.shape)
+    flat = _run(layers_mod._inner_flatten(sparse, 2))
+    np.testing.assert_array_equal(flat.dense_shape, [3, 8])
+    np.testing.assert_array_equal(flat.indices, np.argwhere(dense.reshape(3, 8)))
+    np.testing.assert_array_equal(flat.values, [5.0, 7.0])

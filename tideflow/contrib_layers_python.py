@@ -178,6 +178,10 @@ def install(contrib):
                                          "adaptive_clipping_fn", "optimize_loss")})
     layers_mod = _module(f"{base}.layers.python.layers.layers",
                          "``tensorflow.contrib.layers.python.layers.layers``.", layer_names)
+    from tideflow.ops import contrib_layers_extra as _extra
+
+    layers_mod._inner_flatten = _extra._inner_flatten
+    layers_mod._sparse_inner_flatten_v2 = _extra._sparse_inner_flatten_v2
     package = _module(f"{base}.layers.python.layers",
                       "``tensorflow.contrib.layers.python.layers``.",
                       {**layer_names, "layers": layers_mod, "initializers": initializers,

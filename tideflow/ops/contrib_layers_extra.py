@@ -399,6 +399,39 @@ def embedding_lookup_unique(params, ids, partition_strategy="mod", name=None):
         return embeds
 
 
+def _inner_flatten(inputs, new_rank, output_collections=None, scope=None):
+    """``inputs`` (dense or sparse) with its dimensions from ``new_rank - 1`` on merged into
+    one, so the result has rank ``new_rank`` (TF's private contrib helper)."""
+    tf = _math()
+    with ops.name_scope(scope, "InnerFlatten", [inputs, new_rank]) as sc:
+        if isinstance(inputs, tf.SparseTensor):
+            rank = inputs.dense_shape.get_shape().as_list()[0]
+            if rank is not None and rank < new_rank:
+                raise ValueError(f"Inputs has rank less than new_rank. {inputs} must have rank "
+                                 f"at least {new_rank}. Received rank {rank}")
+            outer = inputs.dense_shape[:new_rank - 1]
+            inner = tf.reduce_prod(inputs.dense_shape[new_rank - 1:], keepdims=True)
+            flattened = tf.sparse_reshape(inputs, tf.concat([outer, inner], 0))
+        else:
+            inputs = ops.convert_to_tensor(inputs)
+            static = inputs.get_shape()
+            if static.ndims is not None and static.ndims < new_rank:
+                raise ValueError(f"inputs has rank less than new_rank: {inputs.name} has rank "
+                                 f"{static.ndims}, new_rank is {new_rank}")
+            outer = tf.shape(inputs)[:new_rank - 1]
+            flattened = tf.reshape(inputs, tf.concat([outer, [-1]], 0))
+            if static.ndims is not None:
+                dims = static.as_list()
+                inner = 1
+                for d in dims[new_rank - 1:]:
+                    inner = None if d is None or inner is None else inner * d
+                flattened.set_shape(dims[:new_rank - 1] + [inner])
+        return cl._collect_outputs(output_collections, sc.rstrip("/"), flattened)
+
+
+_sparse_inner_flatten_v2 = _inner_flatten
+
+
 convolution2d_in_plane = conv2d_in_plane = cl.add_arg_scope(convolution2d_in_plane)
 dense_to_sparse = cl.add_arg_scope(dense_to_sparse)
 images_to_sequence = cl.add_arg_scope(images_to_sequence)
