@@ -970,3 +970,17 @@ def test_inner_flatten_dense_and_sparse():
     np.testing.assert_array_equal(flat.dense_shape, [3, 8])
     np.testing.assert_array_equal(flat.indices, np.argwhere(dense.reshape(3, 8)))
     np.testing.assert_array_equal(flat.values, [5.0, 7.0])
+
+
+def test_layers_built_on_core_layers_take_lower_case_padding():
+    x = np.random.RandomState(15).rand(1, 5, 5, 2).astype(np.float32)
+    same = layers.max_pool2d(x, 2, padding="same")
+    valid = layers.avg_pool2d(x, 2, padding="valid")
+    assert same.shape.as_list() == [1, 3, 3, 2] and valid.shape.as_list() == [1, 2, 2, 2]
+    assert layers.conv2d(x, 4, 3, padding="same").shape.as_list() == [1, 5, 5, 4]
+    assert layers.conv2d_transpose(x, 4, 3, padding="valid").shape.as_list() == [1, 7, 7, 4]
+    assert layers.separable_conv2d(x, 4, 3, 1, padding="valid").shape.as_list() == [1, 3, 3, 4]
+    want = x[:, :4, :4].reshape(1, 2, 2, 2, 2, 2).mean(axis=(2, 4))
+    np.testing.assert_allclose(_run(valid), want, rtol=1e-6)
+    with pytest.raises(ValueError, match="`padding` argument must be one of"):
+        layers.conv2d(x, 4, 3, padding="full")

@@ -31,6 +31,15 @@ _RELU = _Relu()
 _ZEROS = init_ops.zeros_initializer()
 
 
+def _layer_padding(padding):
+    """``padding`` as the core layers take it (either case; TF's normalize_padding)."""
+    value = padding.upper() if isinstance(padding, str) else padding
+    if value not in ("SAME", "VALID"):
+        raise ValueError(f'The `padding` argument must be one of "valid", "same". Received: '
+                         f"{padding}")
+    return value
+
+
 def _check_format(data_format):
     if data_format not in ("NHWC", "NCHW"):
         raise ValueError(f"data_format has to be either NCHW or NHWC, got {data_format!r}.")
@@ -177,6 +186,7 @@ def convolution2d(inputs, num_outputs, kernel_size, stride=1, padding="SAME", da
     data_format = data_format or "NHWC"
     if weights_initializer is None:
         weights_initializer = xavier_initializer()
+    padding = _layer_padding(padding)  # TF runs the core Conv2D layer: either case
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(stride, "stride")
     rh, rw = _pair(rate, "rate")
@@ -393,6 +403,7 @@ def _layer_batch_norm(inputs, decay, center, scale, epsilon, activation_fn, para
 def _pool(kind, default_scope, inputs, kernel_size, stride, padding, data_format,
           outputs_collections, scope):
     _check_format(data_format)
+    padding = _layer_padding(padding)  # TF runs the core pooling layers: either case
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(stride, "stride")
     if data_format == "NCHW":

@@ -56,8 +56,7 @@ def convolution2d_transpose(inputs, num_outputs, kernel_size, stride=1, padding=
         weights_initializer = xavier_initializer()
     kh, kw = cl._pair(kernel_size, "kernel_size")
     sh, sw = cl._pair(stride, "stride")
-    if padding not in ("SAME", "VALID"):
-        raise ValueError(f"conv2d_transpose: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    padding = cl._layer_padding(padding)  # the core Conv2DTranspose layer: either case
     with vs.variable_scope(scope, "Conv2d_transpose", [inputs], reuse=reuse) as sc:
         inputs = ops.convert_to_tensor(inputs)
         in_ch = _channels(inputs, data_format, "conv2d_transpose")
@@ -121,6 +120,8 @@ def separable_convolution2d(inputs, num_outputs, kernel_size, depth_multiplier=1
         # with pointwise weights TF runs the core SeparableConv2D (penalties named after its
         # depthwise_kernel/pointwise_kernel/bias); depthwise only, its own variables
         core = num_outputs is not None
+        if core:
+            padding = cl._layer_padding(padding)  # the core layer takes either case
         depthwise = cl.model_variable(
             "depthwise_weights", shape=[kh, kw, in_ch, depth_multiplier], dtype=dtype,
             initializer=weights_initializer,
