@@ -984,3 +984,21 @@ def test_layers_built_on_core_layers_take_lower_case_padding():
     np.testing.assert_allclose(_run(valid), want, rtol=1e-6)
     with pytest.raises(ValueError, match="`padding` argument must be one of"):
         layers.conv2d(x, 4, 3, padding="full")
+
+
+def test_optimize_loss_default_and_requested_summaries():
+    _, _, loss, step = _optimize_loss_model()
+    layers.optimize_loss(loss, step, learning_rate=0.1, optimizer="SGD")
+    names = sorted(s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES))
+    assert names == ["OptimizeLoss/global_norm/gradient_norm", "OptimizeLoss/loss"]
+    with tf.Graph().as_default():
+        _, _, loss, step = _optimize_loss_model()
+        layers.optimize_loss(loss, step, learning_rate=0.1, optimizer="SGD",
+                             learning_rate_decay_fn=lambda lr, gs: lr * 0.5,
+                             summaries=["learning_rate", "gradients", "gradient_norm"],
+                             clip_gradients=layers.adaptive_clipping_fn())
+        names = sorted(s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES))
+        assert names == ["OptimizeLoss/global_norm/clipped_gradient_norm",
+                         "OptimizeLoss/global_norm/gradient_norm",
+                         "OptimizeLoss/gradient_norm/w_0", "OptimizeLoss/gradients/w_0",
+                         "OptimizeLoss/learning_rate_1"]  # the variable holds the name

@@ -557,7 +557,9 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
             else:
                 raise ValueError("Learning rate should be 0d Tensor or float. Got "
                                  f"{learning_rate!r} of type {type(learning_rate)}")
-        summaries = OPTIMIZER_SUMMARIES if summaries is None else summaries
+        # TF's default: the loss, the (decayed) learning rate and the global gradient norm
+        summaries = (["loss", "learning_rate", "global_gradient_norm"] if summaries is None
+                     else summaries)
         for s in summaries:
             if s not in OPTIMIZER_SUMMARIES:
                 raise ValueError(f"Summaries should be one of {OPTIMIZER_SUMMARIES}, you "
@@ -623,17 +625,17 @@ def optimize_loss(loss, global_step, learning_rate, optimizer, gradient_noise_sc
             raise ValueError(f"Unknown type {type(clip_gradients)} for clip_gradients")
         if "loss" in summaries:
             summary.scalar("loss", loss)
-        if "learning_rate" in summaries and lr is not None and learning_rate_decay_fn is None:
-            summary.scalar("learning_rate", lr)
         for g, v in grads_and_vars:
             if g is None:
                 continue
             values = g.values if hasattr(g, "indices") else g
+            var_name = v.name.replace(":", "_")  # TF's tags: gradients/w_0
             if "gradients" in summaries:
-                summary.histogram("gradients/" + v.op.name, values)
+                summary.histogram("gradients/" + var_name, values)
             if "gradient_norm" in summaries:
-                summary.scalar("gradient_norm/" + v.op.name, clip_ops.global_norm([values]))
-        if "global_gradient_norm" in summaries and isinstance(clip_gradients, float | int):
+                summary.scalar("gradient_norm/" + var_name, clip_ops.global_norm([values]))
+        if clip_gradients is not None and ("global_gradient_norm" in summaries
+                                           or "gradient_norm" in summaries):
             summary.scalar("global_norm/clipped_gradient_norm",
                            clip_ops.global_norm([g for g, _ in grads_and_vars]))
         grad_updates = opt.apply_gradients(
