@@ -560,6 +560,12 @@ _THREAD_LOCAL_STACKS = ("_device_function_stack", "_colocation_stack",
 _THREAD_LOCAL_CLASSES = {}
 
 
+class _GraphThreadLocal(threading.local):
+    """A graph's per-thread state: the name scope (every thread starts at the root)."""
+
+    name_stack = ""
+
+
 def _thread_local_stack(attr):
     def get(self):
         local = self._stacks_local
@@ -592,7 +598,7 @@ class Graph:
 
     def __init__(self):
         self._lock = threading.RLock()
-        self._thread_local = threading.local()  # the name scope is per thread, as TF's
+        self._thread_local = _GraphThreadLocal()  # the name scope is per thread, as TF's
         self._nodes_by_id = {}
         self._nodes_by_name = {}
         self._ops = []
@@ -786,7 +792,7 @@ class Graph:
     # -- naming -----------------------------------------------------------------------------
     @property
     def _name_stack(self):
-        return getattr(self._thread_local, "name_stack", "")
+        return self._thread_local.name_stack
 
     @_name_stack.setter
     def _name_stack(self, value):
@@ -807,8 +813,9 @@ class Graph:
 
     def unique_name(self, name, mark_as_used=True):
         """``name`` under the current scope, suffixed ``_1``, ``_2``... when already used."""
-        if self._name_stack:
-            name = self._name_stack + "/" + name
+        stack = self._thread_local.name_stack
+        if stack:
+            name = stack + "/" + name
         key = name.lower()
         i = self._names_in_use.get(key, 0)
         if mark_as_used:
@@ -825,26 +832,27 @@ class Graph:
     @contextlib.contextmanager
     def name_scope(self, name):
         """Opens name scope ``name`` (made unique); ``'a/'`` re-enters; None or '' resets."""
+        local = self._thread_local
+        old = local.name_stack
         if name:
             if isinstance(name, bytes):
                 name = name.decode()
-            regex = _VALID_SCOPE_NAME if self._name_stack else _VALID_OP_NAME
+            regex = _VALID_SCOPE_NAME if old else _VALID_OP_NAME
             if not regex.match(name):
-                kind = "scope name" if self._name_stack else "root scope name"
+                kind = "scope name" if old else "root scope name"
                 raise ValueError(f"'{name}' is not a valid {kind}. A {kind} has to match the "
                                  f"following pattern: {regex.pattern}")
-        old = self._name_stack
         if not name:
             new = ""
         elif name[-1] == "/":
             new = name[:-1]
         else:
             new = self.unique_name(name)
-        self._name_stack = new
+        local.name_stack = new
         try:
             yield "" if not new else new + "/"
         finally:
-            self._name_stack = old
+            local.name_stack = old
 
     # -- control dependencies --------------------------------------------------------------
     @contextlib.contextmanager
@@ -1195,18 +1203,27 @@ def default_session(session):
 # module-level scope helpers -----------------------------------------------------------------
 
 
-def _graph_of(values):
-    default = get_default_graph()
+def _graph_of(values, default=None):
+    if default is None:
+        default = get_default_graph()
     if default.building_function:
         return default  # a function body captures what it uses from enclosing graphs
     found = first = None
     for v in values or ():
-        g = v.graph if isinstance(v, (Tensor, Operation)) else getattr(v, "graph", None)
-        if isinstance(g, Graph):
-            if found is None:
-                found, first = g, v
-            elif g is not found:
-                raise ValueError(f"{v} must be from the same graph as {first}.")
+        if isinstance(v, Tensor):
+            g = v._op._graph
+        elif isinstance(v, Operation):
+            g = v._graph
+        else:
+            g = getattr(v, "graph", None)
+            if not isinstance(g, Graph):
+                continue
+        if g is found:
+            continue
+        if found is None:
+            found, first = g, v
+        else:
+            raise ValueError(f"{v} must be from the same graph as {first}.")
     return found if found is not None else default
 
 
@@ -1228,9 +1245,10 @@ class name_scope:
         if self._name is None and self._values is not None:
             raise ValueError(f"At least one of name ({self._name}) and default_name "
                              f"({self._default_name}) must be provided.")
-        g = _graph_of(self._values) if self._values else get_default_graph()
+        default = get_default_graph()
+        g = _graph_of(self._values, default) if self._values else default
         g_ctx = None
-        if self._values and g is not get_default_graph():
+        if g is not default:
             g_ctx = g.as_default()
             g_ctx.__enter__()
         ctx = g.name_scope(self._name)
