@@ -477,8 +477,9 @@ class Estimator:
             raise ValueError(f'Metric with name "{LOSS_METRIC_KEY}" is not allowed, because '
                              "Estimator already defines a default metric with the same name.")
         from tideflow import metrics as metrics_lib
+        from tideflow.estimator.model_fn import metric_value_and_update
 
-        metric_ops = dict(spec.eval_metric_ops)
+        metric_ops = {k: metric_value_and_update(v) for k, v in spec.eval_metric_ops.items()}
         metric_ops[LOSS_METRIC_KEY] = metrics_lib.mean(spec.loss)
         if GLOBAL_STEP in metric_ops:
             raise ValueError("Metric with name `global_step` is not allowed, because Estimator "

@@ -18,6 +18,8 @@ def _validate_and_convert_features(x):
             raise ValueError("x cannot be an empty dict")
         return collections.OrderedDict((k, np.asarray(x[k])) for k in sorted(x))
     if isinstance(x, np.ndarray):
+        if not x.size:
+            raise ValueError("x cannot be an empty array")
         return collections.OrderedDict([(_DIRECT_INPUT_KEY, x)])
     raise TypeError(f"x must be a dict or array; got {type(x).__name__}")
 
@@ -71,8 +73,8 @@ def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None,
                          f"recommended to set it as True for training); got {shuffle}")
     if batch_size is None or int(batch_size) <= 0:
         raise ValueError(f"batch_size must be a positive integer; got {batch_size}")
-    if num_epochs is not None and int(num_epochs) <= 0:
-        raise ValueError(f"num_epochs must be a positive integer or None; got {num_epochs}")
+    if num_epochs is not None and int(num_epochs) < 0:  # 0 epochs: empty, as TF
+        raise ValueError(f"num_epochs must be a non-negative integer or None; got {num_epochs}")
     del num_threads  # one reader; the order is the same
 
     def input_fn():

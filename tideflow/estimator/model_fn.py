@@ -3,7 +3,7 @@ checks it."""
 
 import collections
 
-from tideflow.framework import ops
+from tideflow.framework import nest, ops
 from tideflow.train import monitored_session, session_run_hook
 
 LOSS_METRIC_KEY = "loss"
@@ -43,6 +43,22 @@ def _check_graph(x, name, graph):
     if g is not None and g is not graph:
         raise ValueError(f"{name} must be from the default graph. Possible causes of this "
                          f"error include: the tensor was created outside model_fn.")
+
+
+def _is_metric_object(value):
+    from tideflow.keras import metrics as keras_metrics
+
+    return isinstance(value, keras_metrics.Metric)
+
+
+def metric_value_and_update(value):
+    """``(value, update_op)`` for an ``eval_metric_ops`` entry: a tuple as given, or a Keras
+    metric object's ``result()`` and its recorded updates grouped."""
+    if _is_metric_object(value):
+        from tideflow.ops import control_flow_ops
+
+        return value.result(), control_flow_ops.group(*value.updates)
+    return value
 
 
 class EstimatorSpec(collections.namedtuple(
@@ -104,11 +120,24 @@ class EstimatorSpec(collections.namedtuple(
             if not isinstance(eval_metric_ops, dict):
                 raise TypeError(f"eval_metric_ops must be a dict, given: {eval_metric_ops}")
             for key, value in eval_metric_ops.items():
+                if _is_metric_object(value):
+                    # A Keras metric object: it must have been updated (TF 1.x runs its
+                    # update ops); its variables join the local and metric collections.
+                    if not value.updates:
+                        raise ValueError(f'Please call update_state(...) on the "{value.name}" '
+                                         "metric")
+                    for v in value.variables:
+                        _check_graph(v, f'eval_metric_ops with "{key}"', graph)
+                        for c in (ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES):
+                            if v not in ops.get_collection(c):
+                                ops.add_to_collection(c, v)
+                    continue
                 if not isinstance(value, tuple) or len(value) != 2:
                     raise TypeError("Values of eval_metric_ops must be (metric_value, "
                                     f"update_op) tuples, given: {value} for key: {key}")
-                _check_is_tensor_or_operation(value[0], f"eval_metric_ops[{key}][0]")
-                _check_is_tensor_or_operation(value[1], f"eval_metric_ops[{key}][1]")
+                # the value may be a nested structure of tensors (as TF's nest.flatten)
+                for t in nest.flatten(value):
+                    _check_graph(t, f'eval_metric_ops with "{key}"', graph)
             eval_metric_ops = dict(eval_metric_ops)
 
         # export_outputs

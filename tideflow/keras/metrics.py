@@ -1,5 +1,6 @@
 """``tf.keras.metrics``: per-sample metric functions (accuracies, the losses) and ``get``."""
 
+import functools
 import inspect
 
 import numpy as np
@@ -91,7 +92,36 @@ class Metric:
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype or K.floatx()
         self._vars = []
+        self._updates = []
         self.stateful = True
+
+    def __init_subclass__(cls, **kwargs):
+        # As TF 1.x in graph mode: each ``update_state`` op is recorded in ``metric.updates``
+        # (what ``EstimatorSpec.eval_metric_ops`` runs for a metric object).
+        super().__init_subclass__(**kwargs)
+        fn = cls.__dict__.get("update_state")
+        if fn is None or getattr(fn, "_records_update", False):
+            return
+
+        @functools.wraps(fn)
+        def update_state(self, *args, **kw):
+            if self.__dict__.get("_in_update"):  # a subclass calling super().update_state
+                return fn(self, *args, **kw)
+            self.__dict__["_in_update"] = True
+            try:
+                op = fn(self, *args, **kw)
+            finally:
+                self.__dict__["_in_update"] = False
+            if isinstance(op, (tf.Tensor, tf.Operation)):
+                self.__dict__.setdefault("_updates", []).append(op)
+            return op
+
+        update_state._records_update = True
+        cls.update_state = update_state
+
+    @property
+    def updates(self):
+        return list(self.__dict__.get("_updates", []))
 
     def add_weight(self, name, shape=(), initializer="zeros", dtype=None):
         from tideflow.keras import initializers
