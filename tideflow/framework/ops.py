@@ -134,6 +134,8 @@ class Reference:
 
 # Tensor.aliases lives here (Tensor has fixed slots): slim's end-point names per tensor
 TENSOR_ALIASES = weakref.WeakKeyDictionary()
+# Tensor._keras_mask lives here too: the mask a tf.keras layer gave its output tensor
+KERAS_MASKS = weakref.WeakKeyDictionary()
 
 
 class Tensor:
@@ -165,6 +167,19 @@ class Tensor:
     @aliases.setter
     def aliases(self, value):
         TENSOR_ALIASES[self] = value
+
+    @property
+    def _keras_mask(self):
+        """The mask a tf.keras layer attached to this output (TF 1.x sets ``_keras_mask`` on
+        the outputs of masking-aware layers); absent until one is set."""
+        try:
+            return KERAS_MASKS[self]
+        except KeyError:
+            raise AttributeError("'Tensor' object has no attribute '_keras_mask'") from None
+
+    @_keras_mask.setter
+    def _keras_mask(self, value):
+        KERAS_MASKS[self] = value
 
     def __init__(self, op, value_index, dtype):
         self._op = op

@@ -115,6 +115,11 @@ def _track_variable(v):
     return v
 
 
+def track_variable(v):
+    """Has the Keras session initialize ``v`` (as TF 1.x's ``backend.track_variable``)."""
+    _track_variable(v)
+
+
 def manual_variable_initialization(value):
     _MANUAL_VAR_INIT[0] = bool(value)
 

@@ -101,6 +101,18 @@ def _merged(out, batches, dedupe_within=True):
     return out
 
 
+def _passed_mask(call_args, args, kwargs):
+    """(mask, True) when the caller handed ``call`` a mask, by keyword or by position."""
+    if "mask" in kwargs:
+        return kwargs["mask"], True
+    names = list(call_args)[1:]
+    if "mask" in names:
+        i = names.index("mask")
+        if i < len(args):
+            return args[i], True
+    return None, False
+
+
 class Layer:
     """Base class of Keras layers: override ``build(input_shape)`` (make weights with
     ``add_weight``), ``call(inputs, ...)`` and ``compute_output_shape``; ``get_config`` returns
@@ -390,6 +402,26 @@ class Layer:
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement "
                                   "compute_output_shape.")
 
+    def compute_output_signature(self, input_signature):
+        """TensorSpecs of the outputs for ``input_signature`` (a nest of TensorSpecs): the
+        shapes by ``compute_output_shape``, the dtype the layer's (else the inputs')."""
+        def check(s):
+            if not isinstance(s, tf.TensorSpec):
+                raise TypeError("Only TensorSpec signature types are supported, but saw "
+                                f"signature signature entry: {s}.")
+            return s.shape
+        shapes = map_structure(check, input_signature)
+        if isinstance(shapes, list) and not isinstance(input_signature, list):
+            shapes = tuple(shapes)
+        out_shapes = self.compute_output_shape(shapes)
+        dtype = self._dtype or flatten(input_signature)[0].dtype
+
+        def spec(s):
+            return tf.TensorSpec(dtype=dtype, shape=s)
+        if isinstance(out_shapes, TensorShape):
+            return spec(out_shapes)
+        return map_structure(spec, out_shapes)
+
     _produces_mask = False
 
     def compute_mask(self, inputs, mask=None):
@@ -451,6 +483,7 @@ class Layer:
         if "mask" in call_args and "mask" not in kwargs and any(
                 m is not None for m in input_masks):
             kwargs["mask"] = input_masks[0] if len(input_masks) == 1 else input_masks
+        explicit_mask, mask_passed = _passed_mask(call_args, args, kwargs)
         frame = ([], [])
         _CALL_FRAMES.append(frame)
         try:
@@ -475,15 +508,22 @@ class Layer:
                             loss = self.activity_regularizer(o)
                             batch = tf.cast(tf.shape(o)[0], loss.dtype)
                             self.add_loss(loss / batch, inputs=True)
-                if any(m is not None for m in input_masks) or self._produces_mask:
+                if (mask_passed or any(m is not None for m in input_masks)
+                        or self._produces_mask
+                        or type(self).compute_mask is not Layer.compute_mask):
                     in_mask = input_masks[0] if len(input_masks) == 1 else input_masks
+                    if mask_passed:  # a mask handed to the call itself (TF 1.x)
+                        in_mask = explicit_mask
                     out_masks = self.compute_mask(inputs, in_mask)
                     out_flat = flatten(outputs)
                     out_masks = out_masks if isinstance(out_masks, list) else \
                         [out_masks] * len(out_flat)
                     for o, m in zip(out_flat, out_masks):
-                        if m is not None and isinstance(o, ops.Tensor):
-                            masks[o] = m
+                        if isinstance(o, ops.Tensor):
+                            # TF 1.x: every output of a mask-aware call carries _keras_mask
+                            ops.KERAS_MASKS[o] = m
+                            if m is not None:
+                                masks[o] = m
         finally:
             _CALL_FRAMES.pop()
         # TF 1.x keras layers keep their updates to themselves (``layer.updates``,

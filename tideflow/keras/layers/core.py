@@ -93,6 +93,9 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
+        if inputs.dtype.base_dtype != self.kernel.dtype.base_dtype:
+            # TF 1.x: Dense casts its inputs to the layer's dtype (integer features included)
+            inputs = tf.cast(inputs, self.kernel.dtype.base_dtype)
         rank = inputs.get_shape().ndims
         if rank is not None and rank > 2:
             outputs = tf.tensordot(inputs, self.kernel, [[rank - 1], [0]])
@@ -425,10 +428,31 @@ class Lambda(Layer):
     """Wraps ``function(inputs, **arguments)`` as a layer."""
 
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        for key in ("function_type", "module", "output_shape_type", "output_shape_module",
+                    "mask_type", "mask_module"):
+            kwargs.pop(key, None)  # the serialization notes of a TF config
         super().__init__(**kwargs)
         self.function = function
         self.arguments = arguments or {}
         self._output_shape = output_shape
+        self.mask = mask
+        if mask is not None:
+            self.supports_masking = True
+        # variables the function makes: made once (by requested name), tracked as weights
+        self._variable_dict = {}
+
+    def _variable_creator(self, next_creator, **kwargs):
+        name = kwargs.get("name")
+        if name in self._variable_dict:
+            return self._variable_dict[name]
+        var = next_creator(**kwargs)
+        self._variable_dict[name] = var
+        if var.trainable:
+            self._trainable_weights.append(var)
+        else:
+            self._non_trainable_weights.append(var)
+        K.track_variable(var)
+        return var
 
     def call(self, inputs, mask=None, training=None):
         import inspect
@@ -442,27 +466,31 @@ class Lambda(Layer):
             kwargs["mask"] = mask
         if "training" in params:
             kwargs["training"] = training
-        return self.function(inputs, **kwargs)
+        with tf.variable_creator_scope(self._variable_creator):
+            return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
 
     def compute_output_shape(self, input_shape):
         if self._output_shape is None:
             return self._inferred_output_shape(input_shape)
         if callable(self._output_shape):
-            return self._output_shape(input_shape)
-        return TensorShape([TensorShape(input_shape).as_list()[0]] + list(self._output_shape))
+            return _map_shapes(TensorShape, self._output_shape(input_shape))
+        flat = _flat_shapes(input_shape)
+        batch = TensorShape(flat[0]).as_list()[0] if flat and TensorShape(
+            flat[0]).ndims else None
+        return _map_shapes(lambda s: TensorShape([batch] + TensorShape(s).as_list()),
+                           self._output_shape)
 
     def _inferred_output_shape(self, input_shape):
         """As TF: the function run on placeholders of ``input_shape`` (in a scratch graph)."""
-        def is_shape(s):
-            return isinstance(s, TensorShape) or (
-                isinstance(s, (tuple, list)) and all(d is None or isinstance(d, int) for d in s))
-
+        dtype = self._dtype or K.floatx()
         graph = tf.Graph()
         with graph.as_default():
-            if is_shape(input_shape):
-                inputs = tf.placeholder(K.floatx(), TensorShape(input_shape))
-            else:
-                inputs = [tf.placeholder(K.floatx(), TensorShape(s)) for s in input_shape]
+            inputs = _map_shapes(lambda s: tf.placeholder(dtype, TensorShape(s)), input_shape)
             try:
                 outputs = self.call(inputs)
             except Exception as e:
@@ -470,16 +498,55 @@ class Lambda(Layer):
                     f"We could not automatically infer the static shape of the Lambda layer "
                     f"{self.name}'s output. Please specify the `output_shape` argument for "
                     f"this Lambda layer.") from e
-        if isinstance(outputs, (list, tuple)):
-            return [o.get_shape() for o in outputs]
-        return outputs.get_shape()
+        return _map_structure_leaves(lambda o: o.get_shape(), outputs)
 
     def get_config(self):
         config = super().get_config()
-        # the function itself (Keras marshals its bytecode; a clone only needs the object)
-        config.update(function=self.function, output_shape=self._output_shape,
+        # the function itself (Keras marshals its bytecode; a clone only needs the object),
+        # with TF's notes of what each callable was
+        def kind(obj, callable_kind):
+            if callable(obj):
+                return "lambda" if getattr(obj, "__name__", "") == "<lambda>" else \
+                    callable_kind
+            return "raw"
+        config.update(function=self.function,
+                      function_type=kind(self.function, "function"),
+                      module=getattr(self.function, "__module__", None),
+                      output_shape=self._output_shape,
+                      output_shape_type="lambda" if callable(self._output_shape) else "raw",
+                      mask=self.mask,
+                      mask_type="lambda" if callable(self.mask) else "raw",
                       arguments=self.arguments)
         return config
+
+
+def _is_shape(s):
+    return isinstance(s, TensorShape) or (
+        isinstance(s, (tuple, list)) and all(d is None or isinstance(d, int) for d in s))
+
+
+def _map_shapes(fn, shapes):
+    """``fn`` on each shape of a nest of shapes (a shape: a TensorShape or a tuple/list of
+    ints and Nones)."""
+    if shapes is None or _is_shape(shapes):
+        return fn(shapes)
+    if isinstance(shapes, dict):
+        return {k: _map_shapes(fn, v) for k, v in shapes.items()}
+    return type(shapes)(_map_shapes(fn, s) for s in shapes)
+
+
+def _flat_shapes(shapes):
+    out = []
+    _map_shapes(out.append, shapes)
+    return out
+
+
+def _map_structure_leaves(fn, struct):
+    if isinstance(struct, dict):
+        return {k: _map_structure_leaves(fn, v) for k, v in struct.items()}
+    if isinstance(struct, (list, tuple)):
+        return type(struct)(_map_structure_leaves(fn, v) for v in struct)
+    return fn(struct)
 
 
 class ActivityRegularization(Layer):
