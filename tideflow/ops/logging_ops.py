@@ -183,6 +183,8 @@ op_registry.declare(
     shape=lambda op: [op._inputs[0]._shape],
     kernel_factory=_print_kernel_factory,
     stateful=True,
+    # as TF's _PrintGrad: the gradient passes through to ``input``; ``data`` gets none
+    grad=lambda op, grad: [grad] + [None] * (len(op._inputs) - 1),
 )
 
 

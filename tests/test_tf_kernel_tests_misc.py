@@ -1,0 +1,81 @@
+"""TF 1.15 kernel-test parity, miscellaneous ops: what an audit of TF's own tests for
+logging, histogram, set, sort and partitioned-variable ops found different in tideflow.
+
+Covers tf.Print's gradient (it passes through to the printed input, the data list gets none),
+histogram_fixed_width's shape-function errors (TF's "Shape must be rank N" and "Dimension must
+be 2" wording, "Requires nbins > 0" at graph construction), histogram_fixed_width_bins rejecting a
+known non-positive nbins, and the ``tensorflow.python.ops`` module paths TF's tests import
+(histogram_ops, sets, sets_impl, sort_ops). Expected values come from NumPy.
+"""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+def test_print_gradient_passes_through_to_input():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(6, dtype=np.float64).reshape(2, 3))
+        w = tf.constant([1.5, -2.0, 0.5], dtype=tf.float64)
+        printed = tf.Print(x * w, [w, x, "text"], message="dbg ")
+        loss = tf.reduce_sum(printed * printed)
+        gx, gw = tf.gradients(loss, [x, w])
+        with tf.Session() as sess:
+            gx_v, gw_v = sess.run([gx, gw])
+    xv = np.arange(6.0).reshape(2, 3)
+    wv = np.array([1.5, -2.0, 0.5])
+    np.testing.assert_allclose(gx_v, 2 * xv * wv * wv)
+    np.testing.assert_allclose(gw_v, (2 * xv * wv * xv).sum(axis=0))
+
+
+def test_print_gradient_keeps_static_shape():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4])
+        g, = tf.gradients(tf.Print(x, [x]), [x])
+        assert g.get_shape().as_list() == [None, 4]
+
+
+def test_histogram_fixed_width_shape_errors_use_tf_wording():
+    values = [-1.0, 0.0, 1.5, 2.0, 5.0, 15.0]
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Shape must be rank 1 but is rank 0"):
+            tf.histogram_fixed_width(values, 1.0)
+        with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+            tf.histogram_fixed_width(values, [1.0, 2.0, 3.0])
+        with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+            tf.histogram_fixed_width(values, [1.0, 5.0], nbins=[1, 2])
+        with pytest.raises(ValueError, match="Requires nbins > 0: -5"):
+            tf.histogram_fixed_width(values, [1.0, 5.0], nbins=-5)
+
+
+def test_histogram_fixed_width_runtime_nbins_check():
+    with tf.Graph().as_default():
+        nbins = tf.placeholder(tf.int32, [])
+        hist = tf.histogram_fixed_width([0.5, 1.5, 9.0], [0.0, 10.0], nbins=nbins)
+        assert hist.shape.as_list() == [None]
+        with tf.Session() as sess:
+            got = sess.run(hist, {nbins: 4})
+            np.testing.assert_array_equal(got, np.histogram([0.5, 1.5, 9.0], 4, (0, 10))[0])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="positive"):
+                sess.run(hist, {nbins: 0})
+
+
+def test_histogram_fixed_width_bins_rejects_non_positive_nbins():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="must > 0"):
+            tf.histogram_fixed_width_bins([1.0, 2.0], [0.0, 5.0], nbins=-1)
+        bins = tf.histogram_fixed_width_bins([-1.0, 0.0, 1.5, 2.0, 5.0, 15.0], [0.0, 5.0],
+                                             nbins=5)
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(bins), [0, 0, 1, 2, 4, 4])
+
+
+def test_python_ops_module_paths_for_histogram_sets_sort():
+    from tideflow.python.ops import histogram_ops, sets, sets_impl, sort_ops
+
+    assert histogram_ops.histogram_fixed_width is tf.histogram_fixed_width
+    assert histogram_ops.histogram_fixed_width_bins is tf.histogram_fixed_width_bins
+    assert sets.set_intersection is tf.sets.set_intersection
+    assert sets_impl.set_size is tf.sets.set_size
+    assert sort_ops.sort is tf.sort and sort_ops.argsort is tf.argsort
