@@ -19,13 +19,15 @@ def _vector(op_type, what, x):
 
 def _static_vector(op_type, what, s):
     if s.ndims is not None and s.ndims != 1:
-        raise ValueError(f"{op_type}: {what} must be rank 1 but is rank {s.ndims} (shape "
-                         f"{_shape_str(s)})")
+        # TF's shape-function wording (Shape must be rank 1 but is rank N), naming the input
+        raise ValueError(f"{op_type}: Shape must be rank 1 but is rank {s.ndims} for {what} "
+                         f"(shape {_shape_str(s)})")
 
 
 def _static_scalar(op_type, what, s):
     if s.ndims is not None and s.ndims != 0:
-        raise ValueError(f"{op_type}: {what} must be a scalar, got shape {_shape_str(s)}")
+        raise ValueError(f"{op_type}: Shape must be rank 0 but is rank {s.ndims} for {what} "
+                         f"(shape {_shape_str(s)}): it must be a scalar")
 
 
 # ------------------------------------------------------------------------------------------
@@ -296,7 +298,13 @@ def _bucketize(input, boundaries, name=None):
 def _histogram_shape(op):
     _static_vector("HistogramFixedWidth", "value_range", _in(op, 1))
     _static_scalar("HistogramFixedWidth", "nbins", _in(op, 2))
+    rng = _in(op, 1)
+    if rng.ndims == 1 and rng.dims[0].value is not None and rng.dims[0].value != 2:
+        raise ValueError(f"HistogramFixedWidth: Dimension must be 2 but is {rng.dims[0].value} "
+                         f"for value_range (shape {_shape_str(rng)}): it is [lo, hi]")
     nbins = ops.constant_value(op._inputs[2])
+    if nbins is not None and int(nbins) <= 0:
+        raise ValueError(f"HistogramFixedWidth: Requires nbins > 0: {int(nbins)}")
     return [TensorShape([None if nbins is None else int(nbins)])]
 
 

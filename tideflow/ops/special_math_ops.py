@@ -856,6 +856,10 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
         flat = array_ops.reshape(values, [-1])
         value_range = ops.convert_to_tensor(value_range, name="value_range")
         nbins_t = ops.convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        nbins_value = ops.constant_value(nbins_t)
+        if nbins_value is not None and nbins_value.ndim == 0 and int(nbins_value) <= 0:
+            # TF checks nbins > 0 with an assertion; a known bad value fails at once
+            raise ValueError(f"histogram_fixed_width_bins: nbins {int(nbins_value)} must > 0")
         nb = cast(nbins_t, flat.dtype.base_dtype)
         scaled = _m().truediv(flat - value_range[0], value_range[1] - value_range[0],
                               name="scaled_values")

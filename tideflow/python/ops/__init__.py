@@ -126,6 +126,17 @@ def _text_namespaces():
             **{g: _namespace(g, f"``tensorflow.python.ops.{g}``: gradients are registered "
                              "with their ops' declarations.", {})
                for g in ("nn_grad", "math_grad", "array_grad")},
+            # TF's histogram_ops, sets (sets_impl) and sort_ops modules: the public ops
+            "histogram_ops": _namespace(
+                "histogram_ops", "``tensorflow.python.ops.histogram_ops``.",
+                {"histogram_fixed_width": _tf.histogram_fixed_width,
+                 "histogram_fixed_width_bins": _tf.histogram_fixed_width_bins}),
+            **{m: _namespace(m, f"``tensorflow.python.ops.{m}``: ``tf.sets``.",
+                             {n: getattr(_tf.sets, n) for n in dir(_tf.sets)
+                              if not n.startswith("_")})
+               for m in ("sets", "sets_impl")},
+            "sort_ops": _namespace("sort_ops", "``tensorflow.python.ops.sort_ops``.",
+                                   {"sort": _tf.sort, "argsort": _tf.argsort}),
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
                                          "gradients_impl``.",
                                          {"gradients": _tf.gradients, "hessians": _tf.hessians,
