@@ -3,6 +3,8 @@
 ``aggregate_metrics``/``aggregate_metric_map`` helpers. Each returns ``(value, update_op)``
 over the same local variables as its ``tf.metrics`` counterpart."""
 
+import numpy as np
+
 
 def _metrics():
     from tideflow import metrics
@@ -83,17 +85,22 @@ def streaming_sparse_recall_at_k(predictions, labels, k, class_id=None, weights=
                                   updates_collections=updates_collections, name=name)
 
 
+def _at_k_name(name, k=None, class_id=None):
+    name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
+    return name if class_id is None else f"{name}_class{class_id}"
+
+
 def streaming_recall_at_k(predictions, labels, k, weights=None, metrics_collections=None,
                           updates_collections=None, name=None):
-    """The fraction of examples whose label is among the top ``k`` predictions."""
+    """The fraction of examples whose label is among the top ``k`` predictions: a
+    ``streaming_mean`` of ``in_top_k`` named ``recall_at_<k>`` (variables
+    ``recall_at_<k>/total`` and ``recall_at_<k>/count``), as TF 1.x's."""
     from tideflow import nn
-    from tideflow.framework import ops
     from tideflow.ops import cast_ops
 
-    with ops.name_scope(name, "recall_at_k", [predictions, labels]) as scope:
-        hits = cast_ops.cast(nn.in_top_k(predictions, labels, k), "float32")
-        return _metrics().mean(hits, weights, metrics_collections, updates_collections,
-                               scope.rstrip("/"))
+    hits = cast_ops.cast(nn.in_top_k(predictions, labels, k), "float32")
+    return _metrics().mean(hits, weights, metrics_collections, updates_collections,
+                           name or _at_k_name("recall", k))
 
 
 def _swap_extra(metric_name, extra, doc):
@@ -140,42 +147,86 @@ def streaming_percentage_less(values, threshold, weights=None, metrics_collectio
 
 def streaming_covariance(predictions, labels, weights=None, metrics_collections=None,
                          updates_collections=None, name=None):
-    """The unbiased (weighted) covariance of ``predictions`` and ``labels`` over every
-    batch seen: the co-moment over ``count - 1``."""
+    """The unbiased (frequency-weighted) covariance of ``predictions`` and ``labels`` over
+    every batch seen, kept as TF 1.x keeps it: local variables ``count``,
+    ``mean_prediction``, ``mean_label`` and ``comoment`` under ``covariance/``, merged batch
+    by batch (Chan et al.'s pairwise update), the value ``comoment / (count - 1)`` and NaN
+    while ``count <= 1``."""
     from tideflow.framework import ops
-    from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops, state_ops
+    from tideflow.ops import array_ops, state_ops
+    from tideflow.ops import variable_scope as vs
 
-    metrics = _metrics()
-    with ops.name_scope(name, "covariance", [predictions, labels, weights]):
-        x = array_ops.reshape(cast_ops.cast(predictions, "float32"), [-1])
-        y = array_ops.reshape(cast_ops.cast(labels, "float32"), [-1])
-        w = array_ops.ones_like(x)
-        if weights is not None:  # broadcast to the predictions' shape
-            ones = array_ops.ones_like(cast_ops.cast(predictions, "float32"))
-            w = array_ops.reshape(cast_ops.cast(weights, "float32") * ones, [-1])
-        sums = [metrics._metric_variable([], "float32", n)
-                for n in ("count", "sum_x", "sum_y", "sum_xy")]
-        batch = [reduction_ops.reduce_sum(w), reduction_ops.reduce_sum(w * x),
-                 reduction_ops.reduce_sum(w * y), reduction_ops.reduce_sum(w * x * y)]
+    m = _metrics()
+    with vs.variable_scope(name, "covariance", (predictions, labels, weights)):
+        predictions = m._to_float(predictions)
+        labels = m._to_float(labels)
+        predictions, labels, weights = m._remove_squeezable_dimensions(
+            predictions, labels, weights)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        count = m._metric_variable([], "float32", "count")
+        mean_prediction = m._metric_variable([], "float32", "mean_prediction")
+        mean_label = m._metric_variable([], "float32", "mean_label")
+        comoment = m._metric_variable([], "float32", "comoment")
+        if weights is None:
+            batch_count = m._to_float(array_ops.size(labels))
+            weighted_predictions, weighted_labels = predictions, labels
+        else:
+            weights = m._broadcast_weights("streaming_covariance", weights, labels)
+            batch_count = m.reduction_ops.reduce_sum(weights)
+            weighted_predictions = predictions * weights
+            weighted_labels = labels * weights
+        div = m._div_no_nan
+        update_count = state_ops.assign_add(count, batch_count)
+        prev_count = update_count - batch_count
 
-        def cov(n, sx, sy, sxy):
-            comoment = sxy - sx * sy / math_ops.maximum(n, 1.0)
-            return math_ops.truediv(comoment, n - 1.0)
+        def merge_mean(var, weighted):
+            batch_mean = div(m.reduction_ops.reduce_sum(weighted), batch_count)
+            delta = div((batch_mean - var) * batch_count, update_count)
+            updated = state_ops.assign_add(var, delta)
+            return batch_mean, updated - delta
 
-        value = cov(*[v.value() for v in sums])
-        updates = [state_ops.assign_add(v, b) for v, b in zip(sums, batch, strict=True)]
-        update_op = cov(*updates)
-        metrics._add_collections(value, update_op, metrics_collections, updates_collections)
+        batch_mean_prediction, prev_mean_prediction = merge_mean(mean_prediction,
+                                                                 weighted_predictions)
+        batch_mean_label, prev_mean_label = merge_mean(mean_label, weighted_labels)
+        coresiduals = (predictions - batch_mean_prediction) * (labels - batch_mean_label)
+        if weights is not None:
+            coresiduals = coresiduals * weights
+        batch_comoment = m.reduction_ops.reduce_sum(coresiduals)
+        delta_comoment = batch_comoment + (
+            (prev_mean_prediction - batch_mean_prediction)
+            * (prev_mean_label - batch_mean_label)
+            * div(prev_count * batch_count, update_count))
+        update_comoment = state_ops.assign_add(comoment, delta_comoment)
+
+        def covariance(n, c, op_name):
+            nan = array_ops.fill(array_ops.shape(c), float("nan"))
+            return array_ops.where(m.math_ops.less_equal(n, 1.0), nan,
+                                   m.math_ops.truediv(c, n - 1.0), name=op_name)
+
+        value = covariance(count.value(), comoment.value(), "covariance")
+        with ops.control_dependencies([update_comoment]):
+            update_op = covariance(count.read_value(), comoment.read_value(), "update_op")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
 
 
 def streaming_pearson_correlation(predictions, labels, weights=None, metrics_collections=None,
                                   updates_collections=None, name=None):
-    """Pearson's correlation of ``predictions`` and ``labels`` over every batch seen."""
-    from tideflow.framework import ops
+    """Pearson's correlation of ``predictions`` and ``labels`` over every batch seen, from
+    three ``streaming_covariance``s under ``pearson_r/`` (``covariance``,
+    ``variance_predictions``, ``variance_labels``)."""
     from tideflow.ops import math_ops
+    from tideflow.ops import variable_scope as vs
 
-    with ops.name_scope(name, "pearson_r", [predictions, labels, weights]):
+    m = _metrics()
+    with vs.variable_scope(name, "pearson_r", (predictions, labels, weights)):
+        predictions = m._to_float(predictions)
+        labels = m._to_float(labels)
+        predictions, labels, weights = m._remove_squeezable_dimensions(
+            predictions, labels, weights)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        if weights is not None:
+            weights = m._broadcast_weights("streaming_pearson_correlation", weights, labels)
         cov, up_cov = streaming_covariance(predictions, labels, weights, name="covariance")
         var_x, up_x = streaming_covariance(predictions, predictions, weights,
                                            name="variance_predictions")
@@ -184,9 +235,199 @@ def streaming_pearson_correlation(predictions, labels, weights=None, metrics_col
                                  name="pearson_r")
         update_op = math_ops.truediv(up_cov, math_ops.sqrt(up_x) * math_ops.sqrt(up_y),
                                      name="update_op")
-        _metrics()._add_collections(value, update_op, metrics_collections,
-                                    updates_collections)
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
         return value, update_op
+
+
+def streaming_concat(values, axis=0, max_size=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """Every batch of ``values`` concatenated along ``axis`` (at most ``max_size`` entries
+    kept along it): ``(concatenated, update_op)`` over the local variables
+    ``streaming_concat/array`` (batches stacked along a leading axis) and
+    ``streaming_concat/size``. ``values`` needs a static rank and static sizes off ``axis``;
+    the update op returns the new size."""
+    from tideflow.framework import ops
+    from tideflow.ops import array_ops, concat_ops, state_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    with vs.variable_scope(name, "streaming_concat", (values,)):
+        values = ops.convert_to_tensor(values)
+        shape = values.get_shape()
+        if shape.ndims is None:
+            raise ValueError("`values` must have known statically known rank")
+        ndim = shape.ndims
+        if axis < 0:
+            axis += ndim
+        if not 0 <= axis < ndim:
+            raise ValueError(f"axis = {axis!r} not in [0, {ndim!r})")
+        fixed_shape = [d for n, d in enumerate(shape.as_list()) if n != axis]
+        if any(d is None for d in fixed_shape):
+            raise ValueError("all dimensions of `values` other than the dimension to "
+                             "concatenate along must have statically known size")
+        array = _metrics().variables.Variable(
+            np.zeros([0, *fixed_shape], values.dtype.as_numpy_dtype), trainable=False,
+            validate_shape=False, name="array", dtype=values.dtype,
+            collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES])
+        size = m._metric_variable([], "int32", "size")
+        to_front = [axis] + [n for n in range(ndim) if n != axis]
+        from_front = [to_front.index(n) for n in range(ndim)]
+
+        def as_value(arr):
+            arr = array_ops.reshape(arr, [-1, *fixed_shape])
+            return array_ops.transpose(arr, from_front)
+
+        value = array_ops.identity(as_value(array.value()), name="concat")
+        batch = array_ops.transpose(values, to_front)
+        grown = concat_ops.concat([array.read_value(), batch], 0)
+        if max_size is not None:
+            grown = grown[:max_size]
+        with ops.control_dependencies([state_ops.assign(array, grown, validate_shape=False)]):
+            update_op = state_ops.assign(size, array_ops.shape(grown, out_type="int32")[0])
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def _dynamic_auc(labels, predictions, weights, curve):
+    """The trapezoidal area under the ROC or PR curve with every distinct prediction as a
+    threshold (float64); 0 when every label is the same."""
+    import tideflow as tf
+
+    f64 = "float64"
+    if weights is None:
+        weights = tf.ones_like(predictions, dtype=f64)
+    positive_w = tf.where(tf.greater(labels, 0), weights, tf.zeros_like(weights))
+    total = tf.reduce_sum(weights)
+    total_positive = tf.reduce_sum(positive_w)
+
+    def area():
+        ordered, order = tf.nn.top_k(predictions, k=tf.size(predictions))
+        _, _, counts = tf.unique_with_counts(ordered)
+        splits = tf.pad(tf.cumsum(counts), [[1, 0]])
+
+        def cumulative(w):  # weight above each split point
+            return tf.gather(tf.pad(tf.cumsum(tf.gather(w, order)), [[1, 0]]), splits)
+
+        tp = cumulative(positive_w)
+        if curve == "ROC":
+            x = cumulative(weights - positive_w) / (total - total_positive)
+            y = tp / total_positive
+        else:
+            x = tp / total_positive
+            called = cumulative(weights)
+            y = tf.where(tf.greater(splits, 0), tp / tf.maximum(called, 1e-300),
+                         tf.ones_like(tp))
+        return tf.reduce_sum((y[1:] + y[:-1]) / 2.0 * tf.abs(x[1:] - x[:-1]))
+
+    degenerate = tf.logical_or(tf.equal(total_positive, 0.0),
+                               tf.equal(total_positive, total))
+    return tf.cond(degenerate, lambda: tf.constant(0.0, f64), area)
+
+
+def streaming_dynamic_auc(labels, predictions, curve="ROC", metrics_collections=(),
+                          updates_collections=(), name=None, weights=None):
+    """The AUC (ROC or PR) with every prediction seen as a threshold: every batch's labels
+    (0 or 1), predictions and weights are kept (``streaming_concat`` under
+    ``dynamic_auc/concat_*``) and the trapezoidal area computed over all of them in float64.
+    Unlike the other streaming metrics, ``labels`` come first; the update op is a group."""
+    import tideflow as tf
+
+    if curve not in ("PR", "ROC"):
+        raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
+    with tf.variable_scope(name, default_name="dynamic_auc"):
+        labels = tf.convert_to_tensor(labels)
+        predictions = tf.convert_to_tensor(predictions)
+        labels.get_shape().assert_is_compatible_with(predictions.get_shape())
+        predictions = tf.reshape(tf.cast(predictions, "float64"), [-1])
+        labels = tf.reshape(tf.cast(labels, "int64"), [-1])
+        checks = [
+            tf.assert_greater_equal(labels, tf.zeros_like(labels),
+                                    message="labels must be 0 or 1, at least one is <0"),
+            tf.assert_less_equal(labels, tf.ones_like(labels),
+                                 message="labels must be 0 or 1, at least one is >1")]
+        with tf.control_dependencies(checks):  # the checks guard the updates only
+            predictions = tf.identity(predictions)
+            labels = tf.identity(labels)
+        preds_all, update_preds = streaming_concat(predictions, name="concat_preds")
+        labels_all, update_labels = streaming_concat(labels, name="concat_labels")
+        updates = [update_labels, update_preds]
+        weights_all = None
+        if weights is not None:
+            weights = tf.reshape(tf.cast(weights, "float64"), [-1])
+            weights_all, update_weights = streaming_concat(weights, name="concat_weights")
+            updates.append(update_weights)
+        update_op = tf.group(*updates)
+        auc = _dynamic_auc(labels_all, preds_all, weights_all, curve)
+        _metrics()._add_collections(auc, update_op, metrics_collections, updates_collections)
+        return auc, update_op
+
+
+def count(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The number of ``values`` seen, or the sum of their broadcast ``weights``: a float32
+    local variable ``count/count``; ``(count, update_op)``."""
+    from tideflow.framework import ops
+    from tideflow.ops import array_ops, state_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    with vs.variable_scope(name, "count", (values, weights)):
+        values = m._to_float(values)
+        total = m._metric_variable([], "float32", "count")
+        if weights is None:
+            num_values = m._to_float(array_ops.size(values))
+        else:
+            values, _, weights = m._remove_squeezable_dimensions(values, None, weights)
+            weights = m._broadcast_weights("count", weights, values)
+            num_values = m.reduction_ops.reduce_sum(weights)
+        with ops.control_dependencies([values]):
+            update_op = state_ops.assign_add(total, num_values)
+        value = total.value()
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def streaming_sparse_average_precision_at_k(predictions, labels, k, weights=None,
+                                            metrics_collections=None,
+                                            updates_collections=None, name=None):
+    """Average precision@k of ``predictions`` (logits) against sparse ``labels``."""
+    return _metrics().average_precision_at_k(
+        labels, predictions, k, weights=weights, metrics_collections=metrics_collections,
+        updates_collections=updates_collections, name=name)
+
+
+def streaming_sparse_precision_at_top_k(top_k_predictions, labels, class_id=None,
+                                        weights=None, metrics_collections=None,
+                                        updates_collections=None, name=None):
+    """Precision of already-ranked ``top_k_predictions`` (class ids) against ``labels``."""
+    return _metrics().precision_at_top_k(
+        labels, top_k_predictions, class_id=class_id, weights=weights,
+        metrics_collections=metrics_collections, updates_collections=updates_collections,
+        name=name)
+
+
+def sparse_recall_at_top_k(labels, top_k_predictions, class_id=None, weights=None,
+                           metrics_collections=None, updates_collections=None, name=None):
+    """Recall of already-ranked ``top_k_predictions``; note ``labels`` come first."""
+    return _metrics().recall_at_top_k(
+        labels, top_k_predictions, class_id=class_id, weights=weights,
+        metrics_collections=metrics_collections, updates_collections=updates_collections,
+        name=name)
+
+
+def _at_thresholds(metric_name):
+    def streaming(predictions, labels, thresholds, weights=None):
+        return getattr(_metrics(), metric_name)(labels, predictions, thresholds,
+                                                weights=weights)
+
+    streaming.__name__ = "streaming_" + metric_name
+    streaming.__doc__ = f"``tf.metrics.{metric_name}`` with ``(predictions, labels)``."
+    return streaming
+
+
+streaming_true_positives_at_thresholds = _at_thresholds("true_positives_at_thresholds")
+streaming_false_positives_at_thresholds = _at_thresholds("false_positives_at_thresholds")
+streaming_true_negatives_at_thresholds = _at_thresholds("true_negatives_at_thresholds")
+streaming_false_negatives_at_thresholds = _at_thresholds("false_negatives_at_thresholds")
 
 
 def accuracy(predictions, labels, weights=None, name=None):
@@ -268,12 +509,18 @@ __all__ = [
     "aggregate_metric_map",
     "aggregate_metrics",
     "confusion_matrix",
+    "count",
     "f1_score",
+    "sparse_recall_at_top_k",
     "streaming_accuracy",
     "streaming_auc",
+    "streaming_concat",
     "streaming_covariance",
+    "streaming_dynamic_auc",
     "streaming_false_negatives",
+    "streaming_false_negatives_at_thresholds",
     "streaming_false_positives",
+    "streaming_false_positives_at_thresholds",
     "streaming_mean",
     "streaming_mean_absolute_error",
     "streaming_mean_cosine_distance",
@@ -290,9 +537,13 @@ __all__ = [
     "streaming_recall_at_thresholds",
     "streaming_root_mean_squared_error",
     "streaming_sensitivity_at_specificity",
+    "streaming_sparse_average_precision_at_k",
     "streaming_sparse_precision_at_k",
+    "streaming_sparse_precision_at_top_k",
     "streaming_sparse_recall_at_k",
     "streaming_specificity_at_sensitivity",
     "streaming_true_negatives",
+    "streaming_true_negatives_at_thresholds",
     "streaming_true_positives",
+    "streaming_true_positives_at_thresholds",
 ]

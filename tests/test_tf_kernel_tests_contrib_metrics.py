@@ -1,0 +1,197 @@
+"""tf.contrib.metrics (slim.metrics) against TF 1.x's contrib metric tests: the streaming
+covariance / Pearson state (variable names, NaN until two values, weighted merges),
+``streaming_recall_at_k``'s ``recall_at_<k>`` scope, ``streaming_concat``, ``count``,
+``streaming_dynamic_auc`` and the contrib-only aliases. Expected values come from NumPy."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+m = tf.contrib.metrics
+
+
+@pytest.fixture
+def graph():
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
+
+
+def _local_names():
+    local = sorted(v.name for v in tf.local_variables())
+    assert local == sorted(v.name for v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES))
+    return local
+
+
+def test_covariance_variables_and_nan_until_two_values(graph):
+    x = tf.placeholder(tf.float32, [None])
+    y = tf.placeholder(tf.float32, [None])
+    cov, update = m.streaming_covariance(x, y)
+    assert _local_names() == ["covariance/comoment:0", "covariance/count:0",
+                              "covariance/mean_label:0", "covariance/mean_prediction:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert np.isnan(sess.run(cov))
+        assert np.isnan(sess.run(update, {x: [2.0], y: [3.0]}))
+        got = sess.run(update, {x: [4.0, 7.0], y: [1.0, 5.0]})
+        np.testing.assert_allclose(got, np.cov([2, 4, 7], [3, 1, 5])[0, 1], rtol=1e-5)
+        np.testing.assert_allclose(sess.run(cov), got)
+
+
+def test_covariance_weighted_streaming_matches_numpy(graph):
+    rng = np.random.RandomState(3)
+    px = (rng.randn(40) * 5 + 1000).astype(np.float32)  # large offset: merged means
+    py = (0.3 * px + rng.randn(40)).astype(np.float32)
+    w = rng.rand(40).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None])
+    y = tf.placeholder(tf.float32, [None])
+    wt = tf.placeholder(tf.float32, [None])
+    cov, update = m.streaming_covariance(x, y, weights=wt)
+    r, r_update = m.streaming_pearson_correlation(x, y, weights=wt)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i in range(0, 40, 8):
+            sess.run([update, r_update], {x: px[i:i + 8], y: py[i:i + 8], wt: w[i:i + 8]})
+        xd, yd, wd = px.astype(np.float64), py.astype(np.float64), w.astype(np.float64)
+        mx, my = np.sum(wd * xd) / wd.sum(), np.sum(wd * yd) / wd.sum()
+        expected = np.sum(wd * (xd - mx) * (yd - my)) / (wd.sum() - 1)
+        np.testing.assert_allclose(sess.run(cov), expected, rtol=1e-4)
+        expected_r = np.sum(wd * (xd - mx) * (yd - my)) / np.sqrt(
+            np.sum(wd * (xd - mx) ** 2) * np.sum(wd * (yd - my) ** 2))
+        np.testing.assert_allclose(sess.run(r), expected_r, rtol=1e-4)
+
+
+def test_pearson_variable_scopes(graph):
+    m.streaming_pearson_correlation(tf.ones([4, 3]), tf.ones([4, 3]))
+    names = _local_names()
+    assert len(names) == 12
+    for sub in ("covariance", "variance_predictions", "variance_labels"):
+        for var in ("comoment", "count", "mean_label", "mean_prediction"):
+            assert f"pearson_r/{sub}/{var}:0" in names
+
+
+def test_recall_at_k_scope_and_value(graph):
+    scores = tf.constant([[0.1, 0.8, 0.1], [0.5, 0.2, 0.3], [0.2, 0.3, 0.5]])
+    labels = tf.constant([1, 2, 0], tf.int64)
+    rec, update = m.streaming_recall_at_k(scores, labels, 1)
+    rec2, update2 = m.streaming_recall_at_k(scores, labels, 2)
+    assert _local_names() == ["recall_at_1/count:0", "recall_at_1/total:0",
+                              "recall_at_2/count:0", "recall_at_2/total:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([update, update2])
+        np.testing.assert_allclose(sess.run([rec, rec2]), [1 / 3, 2 / 3], rtol=1e-6)
+
+
+def test_streaming_concat_along_axes_and_max_size(graph):
+    v = tf.placeholder(tf.int32, [None])
+    c, update = m.streaming_concat(v)
+    v3 = tf.placeholder(tf.float32, [2, None, 3])
+    c3, update3 = m.streaming_concat(v3, axis=1, max_size=5)
+    assert c3.get_shape().as_list() == [2, None, 3]
+    assert "streaming_concat/array:0" in _local_names()
+    assert "streaming_concat/size:0" in _local_names()
+    a = np.arange(18, dtype=np.float32).reshape(2, 3, 3)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(c).shape == (0,)
+        assert sess.run(update, {v: [0, 1, 2]}) == 3
+        sess.run(update, {v: []})
+        sess.run(update, {v: [3, 4]})
+        np.testing.assert_array_equal(sess.run(c), [0, 1, 2, 3, 4])
+        sess.run(update3, {v3: a})
+        assert sess.run(update3, {v3: a + 100}) == 5
+        np.testing.assert_array_equal(sess.run(c3), np.concatenate([a, a + 100], 1)[:, :5])
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(c).shape == (0,)
+
+
+@pytest.mark.parametrize("shape, axis, message", [
+    (None, 0, "statically known rank"),
+    ([None, None], 0, "statically known size"),
+    ([None], 1, r"axis = 1 not in \[0, 1\)"),
+])
+def test_streaming_concat_rejects_unknown_static_shapes(graph, shape, axis, message):
+    with pytest.raises(ValueError, match=message):
+        m.streaming_concat(tf.placeholder(tf.float32, shape), axis=axis)
+
+
+def test_count_with_and_without_weights(graph):
+    n, update = m.count(tf.ones([3, 2]))
+    nw, update_w = m.count(tf.ones([3, 2]), weights=[[1.0], [0.0], [2.0]], name="weighted")
+    assert "count/count:0" in _local_names()
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run([update, update_w]) == [6.0, 6.0]
+        sess.run([update, update_w])
+        assert sess.run([n, nw]) == [12.0, 12.0]
+
+
+def _reference_auc(labels, preds, weights, curve):
+    positive = np.sum(weights * (labels > 0))
+    negative = np.sum(weights * (labels == 0))
+    xs, ys = [0.0], [0.0 if curve == "ROC" else 1.0]
+    for t in np.unique(preds)[::-1]:
+        above = preds >= t
+        tp = np.sum(weights * above * (labels > 0))
+        fp = np.sum(weights * above * (labels == 0))
+        xs.append(fp / negative if curve == "ROC" else tp / positive)
+        ys.append(tp / positive if curve == "ROC" else tp / (tp + fp))
+    xs, ys = np.array(xs), np.array(ys)
+    return np.sum((ys[1:] + ys[:-1]) / 2 * np.abs(np.diff(xs)))
+
+
+@pytest.mark.parametrize("curve", ["ROC", "PR"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_dynamic_auc_over_batches(graph, curve, weighted):
+    rng = np.random.RandomState(7)
+    labels = rng.randint(0, 2, 30)
+    preds = np.round(rng.rand(30), 1)  # ties between predictions
+    weights = rng.rand(30) if weighted else np.ones(30)
+    lt = tf.placeholder(tf.int32, [None])
+    pt = tf.placeholder(tf.float64, [None])
+    wt = tf.placeholder(tf.float64, [None])
+    auc, update = m.streaming_dynamic_auc(lt, pt, curve=curve,
+                                          weights=wt if weighted else None)
+    assert auc.dtype == tf.float64
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(auc) == 0.0
+        for i in range(0, 30, 7):
+            sess.run(update, {lt: labels[i:i + 7], pt: preds[i:i + 7], wt: weights[i:i + 7]})
+        np.testing.assert_allclose(sess.run(auc),
+                                   _reference_auc(labels, preds, weights, curve), rtol=1e-9)
+
+
+def test_dynamic_auc_single_class_and_bad_labels(graph):
+    auc, update = m.streaming_dynamic_auc(tf.constant([1, 1]), tf.constant([0.2, 0.7]))
+    fed = tf.placeholder(tf.int32, [2])
+    _, bad_update = m.streaming_dynamic_auc(fed, tf.constant([0.2, 0.7]), name="bad")
+    with pytest.raises(ValueError, match="curve must be either ROC or PR"):
+        m.streaming_dynamic_auc(tf.constant([1]), tf.constant([0.5]), curve="XX")
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(update)
+        assert sess.run(auc) == 0.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="labels must be 0 or 1"):
+            sess.run(bad_update, {fed: [2, 0]})
+
+
+def test_contrib_only_aliases_take_predictions_first(graph):
+    scores = tf.constant([[0.1, 0.6, 0.3], [0.7, 0.2, 0.1]])
+    labels = tf.constant([[1], [1]], tf.int64)
+    ap, ap_up = m.streaming_sparse_average_precision_at_k(scores, labels, 2)
+    top = tf.constant([[1, 2], [0, 1]], tf.int64)
+    prec, prec_up = m.streaming_sparse_precision_at_top_k(top, labels)
+    rec, rec_up = m.sparse_recall_at_top_k(labels, top)
+    tp, tp_up = m.streaming_true_positives_at_thresholds(
+        tf.constant([0.2, 0.8]), tf.constant([True, True]), [0.5])
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([ap_up, prec_up, rec_up, tp_up])
+        # example 0: label ranked first (AP 1); example 1: ranked second (AP 1/2)
+        np.testing.assert_allclose(sess.run(ap), 0.75)
+        np.testing.assert_allclose(sess.run(prec), 0.5)
+        np.testing.assert_allclose(sess.run(rec), 1.0)
+        np.testing.assert_allclose(sess.run(tp), [1.0])
