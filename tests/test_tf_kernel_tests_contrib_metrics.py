@@ -1,7 +1,9 @@
 """tf.contrib.metrics (slim.metrics) against TF 1.x's contrib metric tests: the streaming
 covariance / Pearson state (variable names, NaN until two values, weighted merges),
 ``streaming_recall_at_k``'s ``recall_at_<k>`` scope, ``streaming_concat``, ``count``,
-``streaming_dynamic_auc`` and the contrib-only aliases. Expected values come from NumPy."""
+``streaming_dynamic_auc``, ``streaming_curve_points``,
+``precision_recall_at_equal_thresholds``, the bare per-threshold counts and the contrib-only
+aliases. Expected values come from NumPy."""
 
 import numpy as np
 import pytest
@@ -185,13 +187,87 @@ def test_contrib_only_aliases_take_predictions_first(graph):
     top = tf.constant([[1, 2], [0, 1]], tf.int64)
     prec, prec_up = m.streaming_sparse_precision_at_top_k(top, labels)
     rec, rec_up = m.sparse_recall_at_top_k(labels, top)
-    tp, tp_up = m.streaming_true_positives_at_thresholds(
-        tf.constant([0.2, 0.8]), tf.constant([True, True]), [0.5])
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
-        sess.run([ap_up, prec_up, rec_up, tp_up])
+        sess.run([ap_up, prec_up, rec_up])
         # example 0: label ranked first (AP 1); example 1: ranked second (AP 1/2)
         np.testing.assert_allclose(sess.run(ap), 0.75)
         np.testing.assert_allclose(sess.run(prec), 0.5)
         np.testing.assert_allclose(sess.run(rec), 1.0)
-        np.testing.assert_allclose(sess.run(tp), [1.0])
+
+
+def test_precision_recall_at_equal_thresholds_buckets(graph):
+    rng = np.random.RandomState(11)
+    preds = rng.rand(40).astype(np.float32)
+    labels = rng.rand(40) > 0.4
+    weights = rng.rand(40).astype(np.float32)
+    pt = tf.placeholder(tf.float32, [None])
+    lt = tf.placeholder(tf.bool, [None])
+    wt = tf.placeholder(tf.float32, [None])
+    data, update = m.precision_recall_at_equal_thresholds(lt, pt, weights=wt,
+                                                          num_thresholds=6)
+    assert type(data).__name__ == "PrecisionRecallData"
+    assert _local_names() == [
+        "precision_recall_at_equal_thresholds/variables/fp_buckets:0",
+        "precision_recall_at_equal_thresholds/variables/tp_buckets:0"]
+    with pytest.raises(TypeError):
+        m.precision_recall_at_equal_thresholds(tf.constant([1]), tf.constant([0.5]))
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i in range(0, 40, 10):
+            sess.run(update, {pt: preds[i:i + 10], lt: labels[i:i + 10], wt: weights[i:i + 10]})
+        got = sess.run(data)
+    thresholds = np.linspace(0.0, 1.0, 6)
+    w = weights.astype(np.float64)
+    tp = np.array([np.sum(w * ((preds >= t) & labels)) for t in thresholds])
+    fp = np.array([np.sum(w * ((preds >= t) & ~labels)) for t in thresholds])
+    fn, tn = np.sum(w * labels) - tp, np.sum(w * ~labels) - fp
+    assert got.tp.dtype == np.float32
+    np.testing.assert_allclose(got.tp, tp, rtol=1e-5)
+    np.testing.assert_allclose(got.fp, fp, rtol=1e-5)
+    np.testing.assert_allclose(got.fn, fn, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got.tn, tn, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got.precision, tp / np.maximum(1e-7, tp + fp), rtol=1e-5)
+    np.testing.assert_allclose(got.recall, tp / np.maximum(1e-7, tp + fn), rtol=1e-5)
+    np.testing.assert_allclose(got.thresholds, thresholds, rtol=1e-6)
+
+
+@pytest.mark.parametrize("curve", ["ROC", "PR"])
+def test_curve_points_on_the_threshold_grid(graph, curve):
+    rng = np.random.RandomState(5)
+    preds = rng.rand(30).astype(np.float32)
+    labels = rng.rand(30) > 0.5
+    points, update = m.streaming_curve_points(tf.constant(labels), tf.constant(preds),
+                                              num_thresholds=5, curve=curve)
+    assert points.get_shape().as_list() == [5, 2]
+    assert "curve_points/true_positives:0" in _local_names()
+    grid = [-1e-7, 0.25, 0.5, 0.75, 1 + 1e-7]
+    tp = np.array([np.sum((preds > t) & labels) for t in grid], np.float64)
+    fp = np.array([np.sum((preds > t) & ~labels) for t in grid], np.float64)
+    fn, tn = labels.sum() - tp, (~labels).sum() - fp
+    eps = 1e-6
+    recall = (tp + eps) / (tp + fn + eps)
+    if curve == "ROC":
+        expected = np.stack([fp / (fp + tn + eps), recall], 1)
+    else:
+        expected = np.stack([recall, (tp + eps) / (tp + fp + eps)], 1)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(update)
+        np.testing.assert_allclose(sess.run(points), expected, rtol=1e-5)
+    with pytest.raises(ValueError, match="curve must be either ROC or PR"):
+        m.streaming_curve_points(tf.constant(labels), tf.constant(preds), curve="AB")
+
+
+def test_counts_at_thresholds_are_bare_variables_without_range_check(graph):
+    preds = tf.constant([-0.5, 0.2, 0.8, 1.5])  # contrib does not require [0, 1]
+    labels = tf.constant([True, False, True, True])
+    tp, tp_up = m.streaming_true_positives_at_thresholds(preds, labels, [0.0, 1.0])
+    fn, fn_up = m.streaming_false_negatives_at_thresholds(preds, labels, [0.0, 1.0],
+                                                          weights=[1.0, 1.0, 2.0, 1.0])
+    assert _local_names() == ["false_negatives:0", "true_positives:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([tp_up, fn_up])
+        np.testing.assert_allclose(sess.run(tp), [2.0, 1.0])
+        np.testing.assert_allclose(sess.run(fn), [1.0, 3.0])

@@ -414,20 +414,149 @@ def sparse_recall_at_top_k(labels, top_k_predictions, class_id=None, weights=Non
         name=name)
 
 
-def _at_thresholds(metric_name):
-    def streaming(predictions, labels, thresholds, weights=None):
-        return getattr(_metrics(), metric_name)(labels, predictions, thresholds,
-                                                weights=weights)
+def _confusion_at_thresholds(predictions, labels, thresholds, weights=None,
+                             includes=("tp", "fn", "tn", "fp")):
+    """contrib's per-threshold counts: local variables ``true_positives`` ...
+    ``false_positives`` (shape ``[len(thresholds)]``) in the current variable scope, a
+    prediction counting as positive when ``> threshold``; unlike ``tf.metrics`` no [0, 1]
+    range check."""
+    from tideflow.ops import array_ops, math_ops, reduction_ops, state_ops
 
-    streaming.__name__ = "streaming_" + metric_name
-    streaming.__doc__ = f"``tf.metrics.{metric_name}`` with ``(predictions, labels)``."
+    m = _metrics()
+    for key in includes:
+        if key not in m._COUNT_NAMES:
+            raise ValueError(f"Invalid key: {key}.")
+    predictions, labels, weights = m._remove_squeezable_dimensions(
+        m._to_float(predictions), labels, weights)
+    predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+    pred_row = array_ops.reshape(predictions, [1, -1])
+    label_pos = array_ops.reshape(m.cast_ops.cast(labels, "bool"), [1, -1])
+    thresh_col = np.asarray(thresholds, np.float32).reshape(-1, 1)
+    pred_pos = math_ops.greater(pred_row, thresh_col)
+    w_row = None
+    if weights is not None:
+        w_row = array_ops.reshape(
+            m._broadcast_weights("confusion_at_thresholds", weights, predictions), [1, -1])
+    values, updates = {}, {}
+    for key in includes:
+        lab = label_pos if key in ("tp", "fn") else math_ops.logical_not(label_pos)
+        pred = pred_pos if key in ("tp", "fp") else math_ops.logical_not(pred_pos)
+        hits = m._to_float(math_ops.logical_and(lab, pred))
+        if w_row is not None:
+            hits = hits * w_row
+        var = m._metric_variable([len(thresholds)], "float32", m._COUNT_NAMES[key])
+        values[key] = var
+        updates[key] = state_ops.assign_add(var, reduction_ops.reduce_sum(hits, 1))
+    return values, updates
+
+
+def _at_thresholds(key, long_name):
+    def streaming(predictions, labels, thresholds, weights=None):
+        values, updates = _confusion_at_thresholds(predictions, labels, thresholds, weights,
+                                                   (key,))
+        return values[key], updates[key]
+
+    streaming.__name__ = f"streaming_{long_name}_at_thresholds"
+    streaming.__doc__ = (f"Per-threshold {long_name.replace('_', ' ')} (local variable "
+                         f"``{long_name}`` in the current scope): ``(variable, update_op)``.")
     return streaming
 
 
-streaming_true_positives_at_thresholds = _at_thresholds("true_positives_at_thresholds")
-streaming_false_positives_at_thresholds = _at_thresholds("false_positives_at_thresholds")
-streaming_true_negatives_at_thresholds = _at_thresholds("true_negatives_at_thresholds")
-streaming_false_negatives_at_thresholds = _at_thresholds("false_negatives_at_thresholds")
+streaming_true_positives_at_thresholds = _at_thresholds("tp", "true_positives")
+streaming_false_positives_at_thresholds = _at_thresholds("fp", "false_positives")
+streaming_true_negatives_at_thresholds = _at_thresholds("tn", "true_negatives")
+streaming_false_negatives_at_thresholds = _at_thresholds("fn", "false_negatives")
+
+
+def streaming_curve_points(labels=None, predictions=None, weights=None, num_thresholds=200,
+                           metrics_collections=None, updates_collections=None, curve="ROC",
+                           name=None):
+    """``num_thresholds`` points of the ROC (``[fpr, recall]``) or PR (``[recall,
+    precision]``) curve over TF's threshold grid: ``(points [num_thresholds, 2],
+    update_op)``; recall and precision add 1e-6 to numerator and denominator, the false
+    positive rate to its denominator. ``labels`` come first."""
+    from tideflow.ops import array_ops, control_flow_ops, math_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    with vs.variable_scope(name, "curve_points", (labels, predictions, weights)):
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
+        values, updates = _confusion_at_thresholds(
+            predictions, labels, m._default_thresholds(num_thresholds), weights)
+        eps = 1.0e-6
+        tp, fn, tn, fp = (values[k].value() for k in ("tp", "fn", "tn", "fp"))
+        recall = math_ops.truediv(tp + eps, tp + fn + eps)
+        if curve == "ROC":
+            xs, ys = math_ops.truediv(fp, fp + tn + eps), recall
+        else:
+            xs, ys = recall, math_ops.truediv(tp + eps, tp + fp + eps)
+        points = array_ops.stack([xs, ys], axis=1)
+        update_op = control_flow_ops.group(*updates.values())
+        m._add_collections(points, update_op, metrics_collections, updates_collections)
+        return points, update_op
+
+
+def precision_recall_at_equal_thresholds(labels, predictions, weights=None,
+                                         num_thresholds=None, use_locking=None, name=None):
+    """Per-threshold tp/fp/tn/fn, precision and recall at ``num_thresholds`` (default 201)
+    evenly spaced thresholds in [0, 1] (``prediction >= threshold`` positive), accumulated in
+    float64 buckets (``variables/tp_buckets``, ``variables/fp_buckets``): ``(data,
+    update_op)`` where ``data`` is a ``PrecisionRecallData(tp, fp, tn, fn, precision, recall,
+    thresholds)`` in the predictions' dtype. ``labels`` must be bool, predictions in [0, 1]."""
+    import collections
+
+    import tideflow as tf
+
+    m = _metrics()
+    data_type = collections.namedtuple(
+        "PrecisionRecallData", ["tp", "fp", "tn", "fn", "precision", "recall", "thresholds"])
+    num_thresholds = 201 if num_thresholds is None else num_thresholds
+    weights = 1.0 if weights is None else weights
+    use_locking = True if use_locking is None else use_locking
+    labels = tf.convert_to_tensor(labels)
+    predictions = tf.convert_to_tensor(predictions)
+    if labels.dtype != tf.bool:
+        raise TypeError(f"{labels.name} must be of type {tf.bool}; got {labels.dtype}")
+    with tf.variable_scope(name, "precision_recall_at_equal_thresholds",
+                           (labels, predictions, weights)):
+        checks = [tf.assert_greater_equal(predictions, tf.cast(0.0, predictions.dtype),
+                                          message="predictions must be in [0, 1]"),
+                  tf.assert_less_equal(predictions, tf.cast(1.0, predictions.dtype),
+                                       message="predictions must be in [0, 1]")]
+        with tf.control_dependencies(checks):
+            predictions, labels, weights = m._remove_squeezable_dimensions(
+                tf.identity(predictions), labels, weights)
+        predictions.get_shape().assert_is_compatible_with(labels.get_shape())
+        positive = tf.cast(labels, "float64")
+        weights = tf.cast(weights, "float64")
+        true_w = tf.reshape(positive * weights, [-1])
+        false_w = tf.reshape((1.0 - positive) * weights, [-1])
+        flat = tf.reshape(predictions, [-1])
+        true_w = true_w + tf.zeros_like(flat, "float64")  # scalar weights to full size
+        false_w = false_w + tf.zeros_like(flat, "float64")
+        bucket = tf.cast(tf.floor(flat * (num_thresholds - 1)), "int32")
+        with tf.name_scope("variables"):
+            tp_buckets = m._metric_variable([num_thresholds], "float64", "tp_buckets")
+            fp_buckets = m._metric_variable([num_thresholds], "float64", "fp_buckets")
+        with tf.name_scope("update_op"):
+            update_tp = tf.scatter_add(tp_buckets, bucket, true_w, use_locking=use_locking)
+            update_fp = tf.scatter_add(fp_buckets, bucket, false_w, use_locking=use_locking)
+        tp = tf.cumsum(tp_buckets, reverse=True, name="tp")
+        fp = tf.cumsum(fp_buckets, reverse=True, name="fp")
+        tn = fp[0] - fp
+        fn = tp[0] - tp
+        floor = tf.constant(1e-7, "float64")
+        precision = tp / tf.maximum(floor, tp + fp)
+        recall = tp / tf.maximum(floor, tp + fn)
+
+        def out(t):
+            return tf.cast(t, predictions.dtype)
+
+        data = data_type(tp=out(tp), fp=out(fp), tn=out(tn), fn=out(fn),
+                         precision=out(precision), recall=out(recall),
+                         thresholds=out(tf.lin_space(0.0, 1.0, num_thresholds)))
+        return data, tf.group(update_tp, update_fp)
 
 
 def accuracy(predictions, labels, weights=None, name=None):
@@ -511,11 +640,13 @@ __all__ = [
     "confusion_matrix",
     "count",
     "f1_score",
+    "precision_recall_at_equal_thresholds",
     "sparse_recall_at_top_k",
     "streaming_accuracy",
     "streaming_auc",
     "streaming_concat",
     "streaming_covariance",
+    "streaming_curve_points",
     "streaming_dynamic_auc",
     "streaming_false_negatives",
     "streaming_false_negatives_at_thresholds",
