@@ -25,6 +25,8 @@ from tideflow.ops.saved_model_impl import (
     SAVED_MODEL_FILENAME_PB,
     SAVED_MODEL_FILENAME_PBTXT,
     SAVED_MODEL_SCHEMA_VERSION,
+    SUPERVISED_EVAL_METHOD_NAME,
+    SUPERVISED_TRAIN_METHOD_NAME,
     VARIABLES_DIRECTORY,
     VARIABLES_FILENAME,
     SavedModelBuilder,
@@ -52,17 +54,24 @@ def _namespace(name, doc, **members):
 
 
 Builder = SavedModelBuilder
-builder = _namespace("builder", "SavedModelBuilder.", SavedModelBuilder=SavedModelBuilder)
+builder = _namespace("builder", "SavedModelBuilder.", SavedModelBuilder=SavedModelBuilder,
+                     _SavedModelBuilder=_impl._SavedModelBuilder)
 loader = _namespace("loader", "Loading SavedModels.", load=load,
                     maybe_saved_model_directory=maybe_saved_model_directory)
 utils = _namespace("utils", "TensorInfo helpers.", build_tensor_info=build_tensor_info,
-                   get_tensor_from_tensor_info=get_tensor_from_tensor_info)
+                   get_tensor_from_tensor_info=get_tensor_from_tensor_info,
+                   build_tensor_info_from_op=_impl.build_tensor_info_from_op,
+                   get_element_from_tensor_info=_impl.get_element_from_tensor_info)
 signature_def_utils = _namespace(
     "signature_def_utils", "SignatureDef helpers.", build_signature_def=build_signature_def,
     predict_signature_def=predict_signature_def,
     regression_signature_def=regression_signature_def,
     classification_signature_def=classification_signature_def,
-    is_valid_signature=is_valid_signature)
+    is_valid_signature=is_valid_signature,
+    supervised_train_signature_def=_impl.supervised_train_signature_def,
+    supervised_eval_signature_def=_impl.supervised_eval_signature_def,
+    op_signature_def=_impl.op_signature_def,
+    load_op_from_signature_def=_impl.load_op_from_signature_def)
 tag_constants = _namespace("tag_constants", "MetaGraphDef tags.", SERVING=_impl.SERVING,
                            TRAINING=_impl.TRAINING, EVAL=_impl.EVAL, GPU=_impl.GPU,
                            TPU=_impl.TPU)
@@ -73,14 +82,19 @@ signature_constants = _namespace(
     CLASSIFY_OUTPUT_CLASSES=CLASSIFY_OUTPUT_CLASSES, CLASSIFY_OUTPUT_SCORES=CLASSIFY_OUTPUT_SCORES,
     PREDICT_INPUTS=PREDICT_INPUTS, PREDICT_METHOD_NAME=PREDICT_METHOD_NAME,
     PREDICT_OUTPUTS=PREDICT_OUTPUTS, REGRESS_INPUTS=REGRESS_INPUTS,
-    REGRESS_METHOD_NAME=REGRESS_METHOD_NAME, REGRESS_OUTPUTS=REGRESS_OUTPUTS)
+    REGRESS_METHOD_NAME=REGRESS_METHOD_NAME, REGRESS_OUTPUTS=REGRESS_OUTPUTS,
+    SUPERVISED_TRAIN_METHOD_NAME=SUPERVISED_TRAIN_METHOD_NAME,
+    SUPERVISED_EVAL_METHOD_NAME=SUPERVISED_EVAL_METHOD_NAME)
 constants = _namespace(
     "constants", "SavedModel file and collection names.", ASSETS_DIRECTORY=ASSETS_DIRECTORY,
     ASSETS_KEY=ASSETS_KEY, LEGACY_INIT_OP_KEY=LEGACY_INIT_OP_KEY, MAIN_OP_KEY=MAIN_OP_KEY,
     SAVED_MODEL_FILENAME_PB=SAVED_MODEL_FILENAME_PB,
     SAVED_MODEL_FILENAME_PBTXT=SAVED_MODEL_FILENAME_PBTXT,
     SAVED_MODEL_SCHEMA_VERSION=SAVED_MODEL_SCHEMA_VERSION,
-    VARIABLES_DIRECTORY=VARIABLES_DIRECTORY, VARIABLES_FILENAME=VARIABLES_FILENAME)
+    VARIABLES_DIRECTORY=VARIABLES_DIRECTORY, VARIABLES_FILENAME=VARIABLES_FILENAME,
+    EXTRA_ASSETS_DIRECTORY=_impl.EXTRA_ASSETS_DIRECTORY, TRAIN_OP_KEY=_impl.TRAIN_OP_KEY,
+    INIT_OP_SIGNATURE_KEY=_impl.INIT_OP_SIGNATURE_KEY,
+    TRAIN_OP_SIGNATURE_KEY=_impl.TRAIN_OP_SIGNATURE_KEY)
 # the tag names and debug-file constants at the top of the namespace, as tf.saved_model has them
 SERVING, TRAINING, GPU, TPU = _impl.SERVING, _impl.TRAINING, _impl.GPU, _impl.TPU
 DEBUG_DIRECTORY = "debug"

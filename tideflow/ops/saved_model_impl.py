@@ -21,6 +21,8 @@ ASSETS_KEY = "saved_model_assets"
 LEGACY_INIT_OP_KEY = "legacy_init_op"
 MAIN_OP_KEY = "saved_model_main_op"
 TRAIN_OP_KEY = "saved_model_train_op"
+INIT_OP_SIGNATURE_KEY = "__saved_model_init_op"
+TRAIN_OP_SIGNATURE_KEY = "__saved_model_train_op"
 
 # tag_constants
 SERVING = "serve"
@@ -41,6 +43,8 @@ PREDICT_OUTPUTS = "outputs"
 REGRESS_INPUTS = "inputs"
 REGRESS_METHOD_NAME = "tensorflow/serving/regress"
 REGRESS_OUTPUTS = "outputs"
+SUPERVISED_TRAIN_METHOD_NAME = "tensorflow/supervised/training"
+SUPERVISED_EVAL_METHOD_NAME = "tensorflow/supervised/eval"
 
 
 def get_variables_dir(export_dir):
@@ -128,6 +132,8 @@ def regression_signature_def(examples, predictions):
         raise ValueError("Regression examples must be a string Tensor.")  # noqa: TRY004 - as TF
     if predictions is None:
         raise ValueError("Regression predictions cannot be None.")
+    if examples.dtype.base_dtype != dtypes.string:
+        raise ValueError("Regression examples must be a string Tensor.")
     info = build_tensor_info(predictions)
     if info.dtype != dtypes.float32.as_datatype_enum:
         raise ValueError("Regression output must be a float Tensor.")
@@ -144,22 +150,99 @@ def classification_signature_def(examples, classes, scores):
             "Classification examples must be a string Tensor.")
     if classes is None and scores is None:
         raise ValueError("Classification classes and scores cannot both be None.")
+    if examples.dtype.base_dtype != dtypes.string:
+        raise ValueError("Classification examples must be a string Tensor.")
     outputs = {}
     if classes is not None:
         outputs[CLASSIFY_OUTPUT_CLASSES] = build_tensor_info(classes)
+        if outputs[CLASSIFY_OUTPUT_CLASSES].dtype != dtypes.string.as_datatype_enum:
+            raise ValueError("Classification classes must be a string Tensor.")
     if scores is not None:
         outputs[CLASSIFY_OUTPUT_SCORES] = build_tensor_info(scores)
+        if outputs[CLASSIFY_OUTPUT_SCORES].dtype != dtypes.float32.as_datatype_enum:
+            raise ValueError("Classification scores must be a float Tensor.")
     return build_signature_def({CLASSIFY_INPUTS: build_tensor_info(examples)}, outputs,
                                CLASSIFY_METHOD_NAME)
 
 
+def _supervised_signature_def(method_name, inputs, loss=None, predictions=None, metrics=None):
+    if inputs is None or not inputs:
+        raise ValueError(f"{method_name} inputs cannot be None or empty.")
+    outputs = {}
+    for group in (loss, predictions, metrics):
+        outputs.update({k: build_tensor_info(t) for k, t in (group or {}).items()})
+    return build_signature_def({k: build_tensor_info(t) for k, t in inputs.items()}, outputs,
+                               method_name)
+
+
+def supervised_train_signature_def(inputs, loss=None, predictions=None, metrics=None):
+    """A training SignatureDef: ``inputs`` in; the loss, prediction and metric maps out."""
+    return _supervised_signature_def(SUPERVISED_TRAIN_METHOD_NAME, inputs, loss, predictions,
+                                     metrics)
+
+
+def supervised_eval_signature_def(inputs, loss=None, predictions=None, metrics=None):
+    """An evaluation SignatureDef: ``inputs`` in; the loss, prediction and metric maps out."""
+    return _supervised_signature_def(SUPERVISED_EVAL_METHOD_NAME, inputs, loss, predictions,
+                                     metrics)
+
+
+def build_tensor_info_from_op(op):
+    """A TensorInfo naming an Operation (no dtype, unknown shape), for op signatures."""
+    info = meta_graph_pb2.TensorInfo(name=op.name)  # dtype DT_INVALID (0)
+    info.tensor_shape.unknown_rank = True
+    return info
+
+
+def get_element_from_tensor_info(tensor_info, graph=None, import_scope=None):
+    """The graph element (Operation or Tensor) a TensorInfo's name names."""
+    from tideflow.framework.meta_graph import prepend_name_scope
+
+    graph = graph or ops.get_default_graph()
+    return graph.as_graph_element(prepend_name_scope(tensor_info.name, import_scope))
+
+
+def op_signature_def(op, key):
+    """A SignatureDef whose one output ``key`` names the op (or tensor) ``op``."""
+    return build_signature_def(outputs={key: build_tensor_info_from_op(op)})
+
+
+def load_op_from_signature_def(signature_def, key, import_scope=None):
+    """The op an ``op_signature_def`` output names, looked up in the default graph."""
+    from tideflow.framework import errors
+
+    try:
+        return get_element_from_tensor_info(signature_def.outputs[key],
+                                            import_scope=import_scope)
+    except KeyError:
+        raise errors.NotFoundError(
+            None, None, f'The key "{key}" could not be found in the graph. Please make sure '
+            "the SavedModel was created by the internal _SavedModelBuilder. If you are using "
+            "the public API, please make sure the SignatureDef in the SavedModel does not "
+            f'contain the key "{key}".') from None
+
+
 def is_valid_signature(signature_def):
-    """True when a SignatureDef has a method name and inputs/outputs with names and dtypes."""
-    if signature_def is None or not signature_def.method_name:
+    """True when a SignatureDef is one TensorFlow Serving can serve: a predict signature with
+    inputs and outputs; a classify one with a string ``inputs`` and a string ``classes`` and/or
+    float ``scores`` (nothing else); a regress one with string ``inputs`` and float ``outputs``."""
+    if signature_def is None:
         return False
-    infos = list(signature_def.inputs.values()) + list(signature_def.outputs.values())
-    return bool(signature_def.outputs) and all(
-        i.WhichOneof("encoding") is not None and i.dtype for i in infos)
+    ins, outs, method = signature_def.inputs, signature_def.outputs, signature_def.method_name
+    string, flt = dtypes.string.as_datatype_enum, dtypes.float32.as_datatype_enum
+    if method == PREDICT_METHOD_NAME:
+        return bool(ins) and bool(outs)
+    if method == REGRESS_METHOD_NAME:
+        return (set(ins) == {REGRESS_INPUTS} and ins[REGRESS_INPUTS].dtype == string
+                and set(outs) == {REGRESS_OUTPUTS} and outs[REGRESS_OUTPUTS].dtype == flt)
+    if method == CLASSIFY_METHOD_NAME:
+        if set(ins) != {CLASSIFY_INPUTS} or ins[CLASSIFY_INPUTS].dtype != string:
+            return False
+        if not outs or set(outs) - {CLASSIFY_OUTPUT_CLASSES, CLASSIFY_OUTPUT_SCORES}:
+            return False
+        want = {CLASSIFY_OUTPUT_CLASSES: string, CLASSIFY_OUTPUT_SCORES: flt}
+        return all(outs[k].dtype == want[k] for k in outs)
+    return False
 
 
 def _validate_signature_def_map(signature_def_map):
@@ -172,6 +255,11 @@ def _validate_signature_def_map(signature_def_map):
                     "All TensorInfo protos used in the SignatureDefs must have the name and "
                     f"dtype fields set: {info}"
                 )
+    for key, what in ((INIT_OP_SIGNATURE_KEY, "initialization"),
+                      (TRAIN_OP_SIGNATURE_KEY, "the train op")):
+        if key in signature_def_map:
+            raise KeyError(f'SignatureDef map key "{key}" is reserved for {what}. Please use a '
+                           "different key.")
 
 
 # -- builder ----------------------------------------------------------------------------------
@@ -204,19 +292,36 @@ class SavedModelBuilder:
             os.makedirs(self._export_dir)
         self._has_saved_variables = False
 
-    def _save_assets(self, assets_collection):
-        if not assets_collection:
-            return
-        from google.protobuf import any_pb2
+    def _copy_assets(self, assets):
+        """Copies each asset file under assets/ by its basename; a basename already taken by a
+        different file (other path, other contents) gets a ``_1``, ``_2``... suffix, as TF's
+        builder names them. Yields (filename, tensor) pairs."""
+        import filecmp
 
+        if not assets:
+            return
         dest = get_assets_dir(self._export_dir)
-        for tensor in assets_collection:
+        taken = {}  # filename in assets/ -> source path
+        for tensor in assets:
             src = _asset_path(tensor)
-            name = os.path.basename(src)
+            name = base = os.path.basename(src)
+            if name in taken and taken[name] != src and not filecmp.cmp(src, taken[name],
+                                                                        shallow=False):
+                i = 1
+                while name in taken:
+                    name = f"{base}_{i}"
+                    i += 1
+            taken[name] = src
             os.makedirs(dest, exist_ok=True)
             target = os.path.join(dest, name)
             if not os.path.exists(target):
                 shutil.copyfile(src, target)
+            yield name, tensor
+
+    def _save_assets(self, assets_collection):
+        from google.protobuf import any_pb2
+
+        for name, tensor in self._copy_assets(assets_collection):
             proto = meta_graph_pb2.AssetFileDef(filename=name)
             proto.tensor_info.name = tensor.name
             # TF's type name, so that TensorFlow's loaders unpack (and parse, in .pbtxt) it
@@ -228,6 +333,10 @@ class SavedModelBuilder:
         if main_op is not None:
             if not isinstance(main_op, ops.Operation):
                 raise TypeError(f"main_op needs to be an Operation: {main_op!r}")
+            for key in (MAIN_OP_KEY, LEGACY_INIT_OP_KEY):
+                if ops.get_collection(key):
+                    raise ValueError("Graph already contains one or more main ops under the "
+                                     f"collection {key}.")
             ops.add_to_collection(MAIN_OP_KEY, main_op)
 
     def _maybe_create_saver(self, saver=None):
@@ -305,6 +414,61 @@ class SavedModelBuilder:
         return os.fsencode(path)
 
 
+class _SavedModelBuilder(SavedModelBuilder):
+    """TF's internal builder: assets go to the MetaGraphDef's ``asset_file_def`` list (from
+    ``assets_list``), and ``init_op`` / ``train_op`` to op signatures under the reserved keys
+    ``__saved_model_init_op`` / ``__saved_model_train_op``."""
+
+    def _add_ops(self, meta_graph_def, assets_list, init_op, train_op):
+        for name, tensor in self._copy_assets(assets_list):
+            proto = meta_graph_def.asset_file_def.add(filename=name)
+            proto.tensor_info.name = tensor.name
+        for key, op in ((INIT_OP_SIGNATURE_KEY, init_op), (TRAIN_OP_SIGNATURE_KEY, train_op)):
+            if op is not None:
+                if not isinstance(op, (ops.Operation, ops.Tensor)):
+                    raise TypeError(f"{key} needs to be an Operation or Tensor: {op!r}")
+                meta_graph_def.signature_def[key].CopyFrom(op_signature_def(op, key))
+
+    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None,
+                                     assets_list=None, clear_devices=False, init_op=None,
+                                     train_op=None, strip_default_attrs=False, saver=None):
+        """Saves the session's variables and adds the graph's MetaGraphDef under ``tags``."""
+        if self._has_saved_variables:
+            raise AssertionError(
+                "Graph state including variables and assets has already been saved. Please "
+                "invoke `add_meta_graph()` instead."
+            )
+        signature_def_map = signature_def_map or {}
+        _validate_signature_def_map(signature_def_map)
+        with sess.graph.as_default():
+            get_or_create_variables_dir(self._export_dir)
+            saver = self._maybe_create_saver(saver)
+            saver.save(sess, get_variables_path(self._export_dir), write_meta_graph=False,
+                       write_state=False)
+            mgd = saver.export_meta_graph(clear_devices=clear_devices,
+                                          strip_default_attrs=strip_default_attrs)
+            self._add_ops(mgd, assets_list, init_op, train_op)
+        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+        self._has_saved_variables = True
+
+    def add_meta_graph(self, tags, signature_def_map=None, assets_list=None,
+                       clear_devices=False, init_op=None, train_op=None,
+                       strip_default_attrs=False, saver=None):
+        """Adds another MetaGraphDef (of the default graph) sharing the saved variables."""
+        if not self._has_saved_variables:
+            raise AssertionError(
+                "Graph state including variables and assets has not been saved yet. Please "
+                "invoke `add_meta_graph_and_variables()` first."
+            )
+        signature_def_map = signature_def_map or {}
+        _validate_signature_def_map(signature_def_map)
+        saver = self._maybe_create_saver(saver)
+        mgd = saver.export_meta_graph(clear_devices=clear_devices,
+                                      strip_default_attrs=strip_default_attrs)
+        self._add_ops(mgd, assets_list, init_op, train_op)
+        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+
+
 # -- loader -----------------------------------------------------------------------------------
 
 
@@ -348,16 +512,18 @@ _ASSET_TYPE_URL = "type.googleapis.com/tensorflow.AssetFileDef"
 
 
 def _asset_feeds(export_dir, meta_graph_def, import_scope):
-    col = meta_graph_def.collection_def.get(ASSETS_KEY)
-    if col is None:
-        return {}
+    """{asset tensor name: path under assets/} from the ASSETS_KEY collection and the
+    MetaGraphDef's asset_file_def list."""
     from tideflow.framework.meta_graph import prepend_name_scope
 
-    feeds = {}
-    for packed in col.any_list.value:
+    protos = list(meta_graph_def.asset_file_def)
+    col = meta_graph_def.collection_def.get(ASSETS_KEY)
+    for packed in (col.any_list.value if col is not None else ()):
         if not packed.type_url.endswith(".AssetFileDef"):  # tensorflow. (or tideflow.)
             raise ValueError(f"{ASSETS_KEY} holds a {packed.type_url}, not an AssetFileDef")
-        proto = meta_graph_pb2.AssetFileDef.FromString(packed.value)
+        protos.append(meta_graph_pb2.AssetFileDef.FromString(packed.value))
+    feeds = {}
+    for proto in protos:
         name = prepend_name_scope(proto.tensor_info.name, import_scope)
         feeds[name] = os.path.join(get_assets_dir(export_dir), proto.filename)
     return feeds
@@ -374,6 +540,33 @@ def _init_op(meta_graph_def, import_scope):
                                    f"{len(col.node_list.value)}")
             g = ops.get_default_graph()
             return g.as_graph_element(prepend_name_scope(col.node_list.value[0], import_scope))
+    if INIT_OP_SIGNATURE_KEY in meta_graph_def.signature_def:
+        return load_op_from_signature_def(meta_graph_def.signature_def[INIT_OP_SIGNATURE_KEY],
+                                          INIT_OP_SIGNATURE_KEY, import_scope)
+    return None
+
+
+def get_init_op(meta_graph_def, import_scope=None):
+    """The init op a loaded MetaGraphDef names (main op, legacy init op, or the
+    ``__saved_model_init_op`` signature), or None."""
+    return _init_op(meta_graph_def, import_scope)
+
+
+def get_train_op(meta_graph_def, import_scope=None):
+    """The train op a loaded MetaGraphDef names (the ``saved_model_train_op`` collection, or the
+    ``__saved_model_train_op`` signature), or None."""
+    from tideflow.framework.meta_graph import prepend_name_scope
+
+    col = meta_graph_def.collection_def.get(TRAIN_OP_KEY)
+    if col is not None and col.node_list.value:
+        if len(col.node_list.value) != 1:
+            raise RuntimeError(f"Expected exactly one SavedModel train op, found "
+                               f"{len(col.node_list.value)}")
+        return ops.get_default_graph().as_graph_element(
+            prepend_name_scope(col.node_list.value[0], import_scope))
+    if TRAIN_OP_SIGNATURE_KEY in meta_graph_def.signature_def:
+        return load_op_from_signature_def(meta_graph_def.signature_def[TRAIN_OP_SIGNATURE_KEY],
+                                          TRAIN_OP_SIGNATURE_KEY, import_scope)
     return None
 
 
@@ -406,20 +599,25 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
 
 
 def main_op():
-    """The default init op of a loaded SavedModel: initializes local variables (and tables)."""
+    """The main op TF 1.x SavedModels run on load: one group initializing the global and the
+    local variables and the tables."""
     from tideflow.ops import control_flow_ops, variables
 
-    inits = [variables.local_variables_initializer()]
+    inits = [variables.global_variables_initializer(), variables.local_variables_initializer()]
     inits += ops.get_collection(ops.GraphKeys.TABLE_INITIALIZERS)
     return control_flow_ops.group(*inits)
 
 
 def main_op_with_restore(restore_op_name):
-    """main_op() run after the op named ``restore_op_name``."""
+    """main_op() followed by the restore op ``restore_op_name`` (a name or the op), so that
+    restored values win over the initial ones."""
     from tideflow.ops import control_flow_ops
 
-    with ops.control_dependencies([ops.get_default_graph().as_graph_element(restore_op_name)]):
-        return control_flow_ops.group(main_op(), name="main_op_with_restore")
+    restore = restore_op_name
+    if isinstance(restore, (str, bytes)):
+        restore = ops.get_default_graph().as_graph_element(os.fsdecode(restore))
+    with ops.control_dependencies([main_op()]):
+        return control_flow_ops.group(restore)
 
 
 def simple_save(session, export_dir, inputs, outputs, legacy_init_op=None):

@@ -146,6 +146,11 @@ for _sm in ("builder", "signature_constants", "tag_constants", "signature_def_ut
 _add("saved_model.simple_save", "``simple_save``.", ["tideflow.saved_model"])
 _add("saved_model.builder_impl", "``SavedModelBuilder``.", ["tideflow.saved_model:builder",
                                                             "tideflow.saved_model"])
+_add("saved_model.constants", "SavedModel file and collection names.",
+     ["tideflow.saved_model:constants"], _module="tideflow.saved_model:constants")
+for _sm in ("signature_def_utils_impl", "utils_impl", "loader_impl", "main_op_impl"):
+    _add("saved_model." + _sm, "``tf.saved_model`` implementation names.",
+         ["tideflow.saved_model", "tideflow.ops.saved_model_impl"])
 # -- estimator, data, eager, profiler, the rest ---------------------------------------------
 _add("estimator", "``tf.estimator``.", ["tideflow.estimator"])
 for _est in ("estimator", "model_fn", "run_config"):

@@ -1,0 +1,252 @@
+"""SavedModel behaviour found by running TF 1.15's own saved_model tests against tideflow:
+the ``tensorflow.python.saved_model.*_impl`` import paths, TensorFlow Serving's signature
+validity rules and the signature builders' dtype checks, supervised and op signatures, the
+builder's reserved signature keys and single-init-op rule, asset files whose basenames collide,
+``main_op`` (global + local variables + tables) and ``main_op_with_restore`` ordering, and the
+internal ``_SavedModelBuilder`` (assets in ``asset_file_def``, init / train op signatures).
+"""
+
+import importlib
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.protos import meta_graph_pb2, types_pb2
+
+sm = tf.saved_model
+sdu = sm.signature_def_utils
+loader_impl = importlib.import_module("tideflow.python.saved_model.loader_impl")
+
+
+def _info(dtype, name="t"):
+    return meta_graph_pb2.TensorInfo(name=name, dtype=dtype)
+
+
+STR, FLT = _info(types_pb2.DT_STRING), _info(types_pb2.DT_FLOAT)
+
+
+@pytest.mark.parametrize("mod", ["signature_def_utils_impl", "utils_impl", "loader_impl",
+                                 "main_op_impl", "constants"])
+def test_internal_saved_model_module_paths_import(mod):
+    m = importlib.import_module("tideflow.python.saved_model." + mod)
+    assert m is not None
+    impl = importlib.import_module("tideflow.python.saved_model.signature_def_utils_impl")
+    assert impl.build_signature_def is sdu.build_signature_def
+    assert importlib.import_module("tideflow.python.saved_model.constants").ASSETS_KEY == (
+        "saved_model_assets")
+
+
+def _valid(inputs, outputs, method):
+    return sdu.is_valid_signature(sdu.build_signature_def(inputs, outputs, method))
+
+
+def test_is_valid_signature_follows_serving_rules_per_method():
+    C, R, P = (sm.signature_constants.CLASSIFY_METHOD_NAME,
+               sm.signature_constants.REGRESS_METHOD_NAME,
+               sm.signature_constants.PREDICT_METHOD_NAME)
+    assert _valid({"inputs": STR}, {"classes": STR, "scores": FLT}, C)
+    assert _valid({"inputs": STR}, {"scores": FLT}, C)
+    assert _valid({"inputs": STR}, {"outputs": FLT}, R)
+    assert _valid({"a": STR, "b": FLT}, {"c": FLT}, P)
+    # unknown method, wrong dtypes, wrong / missing / extra keys
+    assert not _valid({"inputs": STR}, {"classes": STR}, "some/other/method")
+    assert not _valid({"inputs": FLT}, {"classes": STR}, C)
+    assert not _valid({"inputs": STR}, {"classes": FLT}, C)
+    assert not _valid({"inputs": STR}, {"scores": STR}, C)
+    assert not _valid({"inputs": STR}, {}, C)
+    assert not _valid({"inputs": STR}, {"classes": STR, "extra": STR}, C)
+    assert not _valid({"x": STR}, {"classes": STR}, C)
+    assert not _valid({"inputs": FLT}, {"outputs": FLT}, R)
+    assert not _valid({"inputs": STR}, {"outputs": STR}, R)
+    assert not _valid({"inputs": STR}, {"outputs": FLT, "extra": FLT}, R)
+    assert not _valid({}, {"c": FLT}, P)
+    assert not _valid({"a": STR}, {}, P)
+    assert not sdu.is_valid_signature(None)
+
+
+def test_regression_and_classification_check_dtypes():
+    with tf.Graph().as_default():
+        s, f = tf.constant("a"), tf.constant(1.5)
+        with pytest.raises(ValueError, match="Regression examples must be a string"):
+            sdu.regression_signature_def(f, f)
+        with pytest.raises(ValueError, match="Classification examples must be a string"):
+            sdu.classification_signature_def(f, s, f)
+        with pytest.raises(ValueError, match="classes must be a string"):
+            sdu.classification_signature_def(s, f, None)
+        with pytest.raises(ValueError, match="scores must be a float"):
+            sdu.classification_signature_def(s, None, s)
+        sig = sdu.classification_signature_def(s, s, f)
+        assert sorted(sig.outputs) == ["classes", "scores"]
+        assert sdu.is_valid_signature(sig)
+
+
+def test_supervised_signatures_merge_loss_predictions_metrics():
+    with tf.Graph().as_default():
+        inputs = {"x": tf.constant("a", name="x"), "y": tf.constant("b", name="y")}
+        loss = {"loss": tf.constant(0.5, name="loss")}
+        preds = {"classes": tf.constant([7], name="classes")}
+        metrics = {"m/value": tf.constant(1.0, name="mv")}
+        sig = sdu.supervised_train_signature_def(inputs, loss, preds, metrics)
+        assert sig.method_name == sm.signature_constants.SUPERVISED_TRAIN_METHOD_NAME
+        assert sorted(sig.outputs) == ["classes", "loss", "m/value"]
+        assert sig.outputs["classes"].tensor_shape.dim[0].size == 1
+        ev = sdu.supervised_eval_signature_def(inputs, loss=loss)
+        assert ev.method_name == "tensorflow/supervised/eval"
+        assert list(ev.outputs) == ["loss"]
+        with pytest.raises(ValueError):
+            sdu.supervised_train_signature_def({}, loss=loss)
+
+
+def test_op_signature_round_trip():
+    with tf.Graph().as_default():
+        op = tf.add(1, 2, name="adding")
+        sig = sdu.op_signature_def(op, "k")
+        assert sig.outputs["k"].name == op.name
+        assert sdu.load_op_from_signature_def(sig, "k") is op
+        grp = tf.group(name="g")
+        assert sdu.load_op_from_signature_def(sdu.op_signature_def(grp, "k"), "k") is grp
+
+
+def _session_with_var(value=42):
+    sess = tf.Session(graph=tf.Graph())
+    with sess.graph.as_default():
+        v = tf.Variable(value, name="v")
+        sess.run(v.initializer)
+    return sess
+
+
+@pytest.mark.parametrize("key", ["__saved_model_init_op", "__saved_model_train_op"])
+def test_reserved_signature_keys_are_rejected(tmp_path, key):
+    b = sm.builder.SavedModelBuilder(str(tmp_path / "e"))
+    sig = sdu.build_signature_def({}, {"o": FLT}, "m")
+    with _session_with_var() as sess, pytest.raises(KeyError, match="reserved"):
+        b.add_meta_graph_and_variables(sess, ["foo"], signature_def_map={key: sig})
+
+
+@pytest.mark.parametrize("key", ["legacy_init_op", "saved_model_main_op"])
+def test_second_init_op_in_a_graph_is_rejected(tmp_path, key):
+    b = sm.builder.SavedModelBuilder(str(tmp_path / "e"))
+    with _session_with_var() as sess, sess.graph.as_default():
+        tf.add_to_collection(key, tf.no_op())
+        init = tf.no_op(name="init_op")
+        for kw in ("legacy_init_op", "main_op"):
+            with pytest.raises(ValueError, match="Graph already contains one or more main ops"):
+                b.add_meta_graph_and_variables(sess, ["foo"], **{kw: init})
+
+
+def _asset(tmp_path, sub, name, text, tensor_name):
+    d = tmp_path / sub
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(text)
+    c = tf.constant(str(d / name), name=tensor_name)
+    tf.add_to_collection(tf.GraphKeys.ASSET_FILEPATHS, c)
+    return tf.get_collection(tf.GraphKeys.ASSET_FILEPATHS)
+
+
+def _load_assets(export_dir, tags, field):
+    with tf.Session(graph=tf.Graph()) as sess:
+        mgd = sm.loader.load(sess, tags, export_dir)
+    if field == "asset_file_def":
+        protos = list(mgd.asset_file_def)
+    else:
+        protos = []
+        for packed in mgd.collection_def[sm.constants.ASSETS_KEY].any_list.value:
+            p = meta_graph_pb2.AssetFileDef()
+            p.ParseFromString(packed.value)
+            protos.append(p)
+    return [(p.filename, p.tensor_info.name,
+             open(os.path.join(export_dir, "assets", p.filename)).read()) for p in protos]
+
+
+def test_colliding_asset_basenames_get_suffixes(tmp_path):
+    export_dir = str(tmp_path / "e")
+    b = sm.builder.SavedModelBuilder(export_dir)
+    with _session_with_var() as sess, sess.graph.as_default():
+        _asset(tmp_path, "a", "vocab.txt", "one", "a0")
+        _asset(tmp_path, "b", "vocab.txt", "two", "a1")
+        _asset(tmp_path, "c", "vocab.txt", "one", "a2")  # same contents as a0: shares its file
+        assets = _asset(tmp_path, "d", "vocab.txt", "three", "a3")
+        b.add_meta_graph_and_variables(sess, ["foo"], assets_collection=assets)
+    b.save()
+    assert _load_assets(export_dir, ["foo"], "collection") == [
+        ("vocab.txt", "a0:0", "one"), ("vocab.txt_1", "a1:0", "two"),
+        ("vocab.txt", "a2:0", "one"), ("vocab.txt_2", "a3:0", "three")]
+    assert sorted(os.listdir(os.path.join(export_dir, "assets"))) == [
+        "vocab.txt", "vocab.txt_1", "vocab.txt_2"]
+
+
+def test_asset_of_a_later_meta_graph_keeps_the_first_file(tmp_path):
+    export_dir = str(tmp_path / "e")
+    b = sm.builder._SavedModelBuilder(export_dir)
+    with _session_with_var() as sess, sess.graph.as_default():
+        b.add_meta_graph_and_variables(
+            sess, ["foo"], assets_list=_asset(tmp_path, "x", "f.txt", "first", "t"))
+    with _session_with_var() as sess, sess.graph.as_default():
+        b.add_meta_graph(["bar"], assets_list=_asset(tmp_path, "y", "f.txt", "second", "t"))
+    b.save()
+    assert _load_assets(export_dir, ["foo"], "asset_file_def") == [("f.txt", "t:0", "first")]
+    assert _load_assets(export_dir, ["bar"], "asset_file_def") == [("f.txt", "t:0", "first")]
+
+
+def test_loaded_asset_tensor_is_fed_its_exported_path(tmp_path):
+    export_dir = str(tmp_path / "e")
+    b = sm.builder._SavedModelBuilder(export_dir)
+    with _session_with_var() as sess, sess.graph.as_default():
+        assets = _asset(tmp_path, "x", "f.txt", "hello", "asset_path")
+        b.add_meta_graph_and_variables(sess, ["foo"], assets_list=assets,
+                                       init_op=tf.no_op(name="my_init"))
+    b.save()
+    with tf.Session(graph=tf.Graph()) as sess:
+        mgd = sm.loader.load(sess, ["foo"], export_dir, import_scope="s")
+        assert mgd.signature_def["__saved_model_init_op"].outputs[
+            "__saved_model_init_op"].name == "my_init"
+        assert loader_impl.get_init_op(mgd, import_scope="s").name == "s/my_init"
+        t = sess.graph.get_tensor_by_name("s/asset_path:0")
+        path = os.path.join(export_dir, "assets", "f.txt")
+        assert sess.run(t, {t: path}).decode() == path
+
+
+def test_main_op_initializes_global_variables_and_restore_wins(tmp_path):
+    with tf.Graph().as_default():
+        g = tf.Variable(3.0, name="g")
+        loc = tf.Variable(5.0, name="loc", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        with tf.Session() as sess:
+            sess.run(sm.main_op.main_op())
+            np.testing.assert_allclose(sess.run([g, loc]), [3.0, 5.0])
+            sess.run(g.assign(7.0))
+            saver = tf.train.Saver([g])
+            path = saver.save(sess, str(tmp_path / "ckpt"))
+            sess.run(g.assign(-1.0))
+            # the restore runs after the initializers: the checkpointed 7.0 is what remains
+            op = sm.main_op_with_restore(saver.saver_def.restore_op_name)
+            sess.run(op, {saver.saver_def.filename_tensor_name: path})
+            np.testing.assert_allclose(sess.run([g, loc]), [7.0, 5.0])
+
+
+def test_internal_builder_init_and_train_op_signatures(tmp_path):
+    export_dir = str(tmp_path / "e")
+    b = sm.builder._SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        v1 = tf.Variable(1, name="v1")
+        v2 = tf.Variable(2, name="v2")
+        v3 = tf.Variable(0, name="v3", collections=[])  # not saved: set by the init op
+        sess.run(tf.global_variables_initializer())
+        train = tf.assign_add(v1, v2)
+        sess.run(train)  # v1 = 3 is what the checkpoint holds
+        init = tf.group(tf.assign(v3, 10), name="my_init")
+        b.add_meta_graph_and_variables(sess, ["foo"], init_op=init, train_op=train)
+        b.add_meta_graph(["grp"], train_op=tf.group(name="noop_train"))
+        b.add_meta_graph(["plain"])
+    b.save()
+    with tf.Session(graph=tf.Graph()) as sess:
+        mgd = sm.loader.load(sess, ["foo"], export_dir)
+        assert sess.run(sess.graph.get_tensor_by_name("v1:0")) == 3
+        assert sess.run(sess.graph.get_tensor_by_name("v3:0")) == 10  # init op ran on load
+        assert isinstance(loader_impl.get_train_op(mgd), tf.Tensor)
+    with tf.Session(graph=tf.Graph()) as sess:
+        mgd = sm.loader.load(sess, ["grp"], export_dir)
+        assert isinstance(loader_impl.get_train_op(mgd), tf.Operation)
+    with tf.Session(graph=tf.Graph()) as sess:
+        assert loader_impl.get_train_op(sm.loader.load(sess, ["plain"], export_dir)) is None
