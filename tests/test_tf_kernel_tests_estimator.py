@@ -1,8 +1,12 @@
 """Estimator behaviours found by running TF 1.15's estimator tests against tideflow: Keras
 metric objects in ``EstimatorSpec.eval_metric_ops`` (validated, then run by ``evaluate``),
 nested metric values and their graph check, ``numpy_input_fn`` with zero epochs and with an
-empty array, and the default serving signature added next to a single named export output."""
+empty array, the default serving signature added next to a single named export output, and
+RunConfig as TF 1.15 checks and derives it (setting checks in the constructor and ``replace``,
+TF_CONFIG's cluster checks in TF's order, a one-node cluster run locally, global ids, the default
+session config of each role, ``service`` and ``model_dir`` from TF_CONFIG)."""
 
+import json
 import tempfile
 
 import numpy as np
@@ -119,3 +123,111 @@ def test_numpy_input_fn_negative_epochs_rejected():
 def test_numpy_input_fn_empty_array_rejected():
     with tf.Graph().as_default(), pytest.raises(ValueError, match="x cannot be an empty array"):
         numpy_input_fn(np.array([[], []]), np.arange(4), shuffle=False)()
+
+
+# -- RunConfig ---------------------------------------------------------------------------------
+
+RunConfig = tf.estimator.RunConfig
+
+
+def _with_tf_config(monkeypatch, tf_config, **kw):
+    monkeypatch.setenv("TF_CONFIG", json.dumps(tf_config))
+    return RunConfig(**kw)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"model_dir": ""}, "model_dir should be non-empty"),
+    ({"save_summary_steps": -1}, "save_summary_steps should be >= 0"),
+    ({"save_checkpoints_steps": -1}, "save_checkpoints_steps should be >= 0"),
+    ({"session_config": {}}, "session_config must be instance of ConfigProto"),
+    ({"keep_checkpoint_max": -1}, "keep_checkpoint_max should be >= 0"),
+    ({"keep_checkpoint_every_n_hours": 0}, "keep_checkpoint_every_n_hours should be > 0"),
+    ({"session_creation_timeout_secs": 0}, "session_creation_timeout_secs should be > 0"),
+    ({"tf_random_seed": 1.5}, "tf_random_seed must be integer"),
+    ({"device_fn": lambda x, y: 0}, 'device_fn must be callable with exactly one argument "op"'),
+    ({"experimental_max_worker_delay_secs": "5"},
+     "experimental_max_worker_delay_secs must be an integer"),
+    ({"save_checkpoints_steps": 3, "save_checkpoints_secs": 4}, "cannot be both set"),
+])
+def test_run_config_checks_settings_in_constructor_and_replace(kw, message):
+    with pytest.raises(ValueError, match=message):
+        RunConfig(**kw)
+    with pytest.raises(ValueError, match=message):
+        RunConfig().replace(**kw)
+
+
+def test_run_config_accepts_valid_settings():
+    fn = lambda op: "/cpu:0"
+    c = RunConfig(tf_random_seed=3, device_fn=fn, experimental_max_worker_delay_secs=10,
+                  session_config=tf.ConfigProto(allow_soft_placement=True))
+    assert (c.tf_random_seed, c.device_fn, c.experimental_max_worker_delay_secs) == (3, fn, 10)
+    c = c.replace(save_checkpoints_steps=None, save_checkpoints_secs=None)
+    assert c.save_checkpoints_steps is None and c.save_checkpoints_secs is None
+
+
+def test_run_config_cluster_checks_in_tf_order(monkeypatch):
+    cl = {"chief": ["c:0", "c:1"], "worker": ["w:0"]}
+    with pytest.raises(ValueError, match='only one "chief" node'):
+        _with_tf_config(monkeypatch, {"cluster": cl})  # before the missing task
+    with pytest.raises(ValueError, match='task type must be set'):
+        _with_tf_config(monkeypatch, {"cluster": {"chief": ["c:0"]}})
+    with pytest.raises(ValueError, match='task index must be set'):
+        _with_tf_config(monkeypatch, {"cluster": {"chief": ["c:0"]}, "task": {"type": "chief"}})
+    for task_type in ("chief", "evaluator"):
+        with pytest.raises(ValueError, match="Task index must be non-negative number"):
+            _with_tf_config(monkeypatch, {"cluster": {"chief": ["c:0"]},
+                                          "task": {"type": task_type, "index": -1}})
+    with pytest.raises(ValueError, match="job `chief` is not supported"):
+        _with_tf_config(monkeypatch, {"cluster": {"master": ["m:0"], "chief": ["c:0"]},
+                                      "task": {"type": "master", "index": 0}})
+
+
+def test_run_config_single_node_cluster_runs_locally(monkeypatch):
+    c = _with_tf_config(monkeypatch, {"cluster": {"chief": ["c:0"]},
+                                      "task": {"type": "chief", "index": 0}})
+    assert (c.master, c.is_chief, c.num_worker_replicas, c.num_ps_replicas) == ("", True, 1, 0)
+
+
+def test_run_config_global_id_orders_jobs_by_name_with_ps_last(monkeypatch):
+    cl = {"chief": ["c:0"], "worker": ["w:0", "w:1", "w:2"], "other_type": ["o:0", "o:1"],
+          "ps": ["p:0", "p:1", "p:2"]}
+    # chief (1 task), other_type (2), worker (3), ps (3)
+    expected = {("chief", 0): 0, ("other_type", 1): 2, ("worker", 2): 5, ("ps", 1): 7}
+    for (task_type, index), gid in expected.items():
+        c = _with_tf_config(monkeypatch, {"cluster": cl,
+                                          "task": {"type": task_type, "index": index}})
+        assert c.global_id_in_cluster == gid
+
+
+def test_run_config_default_session_config_per_role(monkeypatch):
+    cl = {"master": ["m:0"], "ps": ["p:0", "p:1"], "worker": ["w:0", "w:1"],
+          "other_type": ["o:0"]}
+    expected = {"master": ["/job:ps", "/job:master"],
+                "worker": ["/job:ps", "/job:worker/task:1"],
+                "ps": ["/job:ps", "/job:worker", "/job:chief", "/job:master"]}
+    for task_type, filters in expected.items():
+        c = _with_tf_config(monkeypatch, {"cluster": cl, "task": {"type": task_type,
+                                                                  "index": 1 if task_type in
+                                                                  ("worker", "ps") else 0}})
+        assert list(c.session_config.device_filters) == filters
+        assert c.session_config.allow_soft_placement
+        assert c.session_config.graph_options.rewrite_options.meta_optimizer_iterations == 1
+    c = _with_tf_config(monkeypatch, {"cluster": cl, "task": {"type": "other_type", "index": 0}})
+    assert c.session_config is None
+    c = _with_tf_config(monkeypatch, {"cluster": {"chief": ["c:0"], "worker": ["w:0"]},
+                                      "task": {"type": "chief", "index": 0}})
+    assert list(c.session_config.device_filters) == ["/job:ps", "/job:chief"]
+
+
+def test_run_config_service_and_model_dir_from_tf_config(monkeypatch):
+    service = {"key1": [1, 2], "key2": {"a": 3}}
+    assert _with_tf_config(monkeypatch, {"service": service}).service == service
+    with pytest.raises(TypeError, match='"service" is set in TF_CONFIG, it must be a dict'):
+        _with_tf_config(monkeypatch, {"service": 789})
+    assert _with_tf_config(monkeypatch, {"model_dir": "/tmp/a"}).model_dir == "/tmp/a"
+    assert _with_tf_config(monkeypatch, {"model_dir": "/tmp/a"},
+                           model_dir="/tmp/a").model_dir == "/tmp/a"
+    with pytest.raises(ValueError, match="must have the same value as the model_dir in TF_CONFIG"):
+        _with_tf_config(monkeypatch, {"model_dir": "/tmp/a"}, model_dir="/tmp/b")
+    with pytest.raises(ValueError, match="model_dir in TF_CONFIG should be non-empty"):
+        _with_tf_config(monkeypatch, {"model_dir": ""})

@@ -55,7 +55,7 @@ def test_mode_keys_and_run_config_defaults():
     steps = cfg.replace(save_checkpoints_steps=10)
     assert steps.save_checkpoints_steps == 10 and steps.save_checkpoints_secs is None
     assert cfg.save_checkpoints_secs == 600  # replace makes a copy
-    with pytest.raises(ValueError, match="Can not specify both"):
+    with pytest.raises(ValueError, match="cannot be both set"):
         tf.estimator.RunConfig(save_checkpoints_steps=1, save_checkpoints_secs=1)
     with pytest.raises(ValueError, match="not allowed to be replaced"):
         cfg.replace(is_chief=False)
