@@ -79,3 +79,35 @@ def test_python_ops_module_paths_for_histogram_sets_sort():
     assert sets.set_intersection is tf.sets.set_intersection
     assert sets_impl.set_size is tf.sets.set_size
     assert sort_ops.sort is tf.sort and sort_ops.argsort is tf.argsort
+
+
+def test_depthwise_conv_input_gradient_needs_no_feed_when_shape_is_static():
+    # TF's depthwise gradient sizes the input gradient with array_ops.shape (a constant for a
+    # fully known static shape): the input gradient depends on the filter only
+    rng = np.random.RandomState(3)
+    fv = rng.uniform(-1, 1, size=(2, 2, 3, 2))
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [1, 4, 4, 3])
+        f = tf.constant(fv)
+        out = tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME")
+        gx, = tf.gradients(out, x)
+        with tf.Session() as sess:
+            got = sess.run(gx)
+    # SAME with a 2x2 filter pads one row/column after: out[i, j] reads x[i + di, j + dj]
+    want = np.zeros((1, 4, 4, 3))
+    for p in range(4):
+        for q in range(4):
+            for di in range(2):
+                for dj in range(2):
+                    if 0 <= p - di < 4 and 0 <= q - dj < 4:
+                        want[0, p, q] += fv[di, dj].sum(axis=1)
+    np.testing.assert_allclose(got, want)
+
+
+def test_conv3d_input_gradient_needs_no_feed_when_shape_is_static():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [1, 3, 3, 3, 1])
+        out = tf.nn.conv3d(x, tf.ones([1, 1, 1, 1, 2], tf.float64), [1, 1, 1, 1, 1], "VALID")
+        gx, = tf.gradients(out, x)
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(gx), np.full((1, 3, 3, 3, 1), 2.0))

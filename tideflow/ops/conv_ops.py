@@ -358,7 +358,12 @@ def _forward_grad(forward, backprop_input, backprop_filter):
     def grad(op, g):
         attrs = _attrs_of(op)
         x, w = op.inputs
-        s0, s1 = array_ops.shape_n([x, w])
+        if forward == "Conv2D":
+            s0, s1 = array_ops.shape_n([x, w])
+        else:
+            # as TF's Conv3D and DepthwiseConv2dNative gradients: array_ops.shape, a constant
+            # when the static shape is known, so the input gradient needs no feed of ``x``
+            s0, s1 = array_ops.shape(x), array_ops.shape(w)
         return [_apply(backprop_input, [s0, w, g], attrs),
                 _apply(backprop_filter, [x, s1, g], attrs)]
 
