@@ -271,3 +271,52 @@ def test_counts_at_thresholds_are_bare_variables_without_range_check(graph):
         sess.run([tp_up, fn_up])
         np.testing.assert_allclose(sess.run(tp), [2.0, 1.0])
         np.testing.assert_allclose(sess.run(fn), [1.0, 3.0])
+
+
+def test_false_positive_and_negative_rates(graph):
+    preds = tf.constant([1, 0, 1, 0, 1])
+    labels = tf.constant([0, 0, 1, 1, 1])
+    scores = tf.constant([0.2, 0.7, 0.4, 0.9, 0.1])
+    fpr, fpr_up = m.streaming_false_positive_rate(preds, labels)
+    fnr, fnr_up = m.streaming_false_negative_rate(preds, labels, weights=[1.0, 1, 1, 3, 1])
+    fpr_t, fpr_t_up = m.streaming_false_positive_rate_at_thresholds(scores, labels, [0.3, 0.5])
+    fnr_t, fnr_t_up = m.streaming_false_negative_rate_at_thresholds(scores, labels, [0.3, 0.5])
+    empty, empty_up = m.streaming_false_positive_rate(tf.constant([True]), tf.constant([True]),
+                                                      name="no_negatives")
+    names = _local_names()
+    for expected in ("false_positive_rate/false_positives/count:0",
+                     "false_positive_rate/true_negatives/count:0",
+                     "false_negative_rate_at_thresholds/false_negatives:0",
+                     "false_negative_rate_at_thresholds/true_positives:0"):
+        assert expected in names
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        got = sess.run([fpr_up, fnr_up, fpr_t_up, fnr_t_up, empty_up])
+        # negatives: predictions (1, 0) -> fp 1, tn 1; positives weighted (1, 3, 1) with
+        # predictions (1, 0, 1) -> fn 3, tp 2
+        np.testing.assert_allclose(got[0], 0.5)
+        np.testing.assert_allclose(got[1], 0.6)
+        np.testing.assert_allclose(got[2], [0.5, 0.5], rtol=1e-6)
+        np.testing.assert_allclose(got[3], [1 / 3, 2 / 3], rtol=1e-6)
+        assert got[4] == 0.0
+        np.testing.assert_allclose(sess.run([fpr, fnr]), [0.5, 0.6])
+        np.testing.assert_allclose(sess.run(fpr_t), [0.5, 0.5], rtol=1e-6)
+        np.testing.assert_allclose(sess.run(fnr_t), [1 / 3, 2 / 3], rtol=1e-6)
+        assert sess.run(empty) == 0.0
+
+
+def test_threshold_metrics_take_contrib_positional_order(graph):
+    scores = tf.constant([0.1, 0.6, 0.4, 0.9])
+    labels = tf.constant([0, 1, 0, 1])
+    sens, sens_up = m.streaming_sensitivity_at_specificity(scores, labels, 0.5, None, 50,
+                                                           ["my_metrics"])
+    assert tf.get_collection("my_metrics") == [sens]
+    _, prec_up = m.streaming_precision_at_thresholds(scores, labels, [0.5],
+                                                     [1.0, 1.0, 0.0, 1.0])
+    with pytest.raises(TypeError, match="multiple values"):
+        m.streaming_recall_at_thresholds(scores, labels, [0.5], None, weights=None)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        got_sens, got_prec = sess.run([sens_up, prec_up])
+        assert got_sens == 1.0
+        np.testing.assert_allclose(got_prec, [1.0])

@@ -103,20 +103,26 @@ def streaming_recall_at_k(predictions, labels, k, weights=None, metrics_collecti
                            name or _at_k_name("recall", k))
 
 
-def _swap_extra(metric_name, extra, doc):
-    """A ``streaming_*`` metric over ``tf.metrics.<metric_name>`` with one more required
-    argument ``extra`` after ``(predictions, labels)``."""
+def _swap_extra(metric_name, extra, doc, with_num_thresholds=False):
+    """A ``streaming_*`` metric over ``tf.metrics.<metric_name>`` taking TF 1.x contrib's
+    positional order ``(predictions, labels, <extra>, weights[, num_thresholds],
+    metrics_collections, updates_collections, name)``."""
+    order = ["weights", *(["num_thresholds"] if with_num_thresholds else []),
+             "metrics_collections", "updates_collections", "name"]
 
-    def streaming(predictions, labels, *args, weights=None, metrics_collections=None,
-                  updates_collections=None, name=None, **kwargs):
+    def streaming(predictions, labels, *args, **kwargs):
         if args:
             kwargs[extra] = args[0]
-            if len(args) > 1:
-                weights = args[1]
-        return getattr(_metrics(), metric_name)(
-            labels, predictions, kwargs.pop(extra), weights=weights,
-            metrics_collections=metrics_collections, updates_collections=updates_collections,
-            name=name, **kwargs)
+        if len(args) > 1 + len(order):
+            raise TypeError(f"streaming_{metric_name} takes at most {3 + len(order)} "
+                            f"positional arguments ({2 + len(args)} given)")
+        for key, value in zip(order, args[1:], strict=False):
+            if key in kwargs:
+                raise TypeError(f"streaming_{metric_name} got multiple values for argument "
+                                f"'{key}'")
+            kwargs[key] = value
+        return getattr(_metrics(), metric_name)(labels, predictions, kwargs.pop(extra),
+                                                **kwargs)
 
     streaming.__name__ = "streaming_" + metric_name
     streaming.__doc__ = doc
@@ -128,9 +134,11 @@ streaming_precision_at_thresholds = _swap_extra(
 streaming_recall_at_thresholds = _swap_extra(
     "recall_at_thresholds", "thresholds", "Recall at each of ``thresholds``.")
 streaming_sensitivity_at_specificity = _swap_extra(
-    "sensitivity_at_specificity", "specificity", "Sensitivity where specificity is reached.")
+    "sensitivity_at_specificity", "specificity", "Sensitivity where specificity is reached.",
+    with_num_thresholds=True)
 streaming_specificity_at_sensitivity = _swap_extra(
-    "specificity_at_sensitivity", "sensitivity", "Specificity where sensitivity is reached.")
+    "specificity_at_sensitivity", "sensitivity", "Specificity where sensitivity is reached.",
+    with_num_thresholds=True)
 streaming_mean_cosine_distance = _swap_extra(
     "mean_cosine_distance", "dim", "Mean cosine distance of unit vectors along ``dim``.")
 streaming_mean_relative_error = _swap_extra(
@@ -468,6 +476,91 @@ streaming_true_negatives_at_thresholds = _at_thresholds("tn", "true_negatives")
 streaming_false_negatives_at_thresholds = _at_thresholds("fn", "false_negatives")
 
 
+def _error_rate(kind, predictions, labels, weights, metrics_collections, updates_collections,
+                name):
+    """``errors / (errors + correct)`` (0 when both are 0) for kind ``fpr`` (false positives
+    against true negatives) or ``fnr`` (false negatives against true positives), with
+    ``predictions`` and ``labels`` cast to bool."""
+    from tideflow.ops import array_ops, cast_ops, math_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    scope = "false_positive_rate" if kind == "fpr" else "false_negative_rate"
+    with vs.variable_scope(name, scope, (predictions, labels, weights)):
+        predictions, labels, weights = m._remove_squeezable_dimensions(
+            cast_ops.cast(predictions, "bool"), cast_ops.cast(labels, "bool"), weights)
+        if kind == "fpr":
+            err, err_up = m.false_positives(labels, predictions, weights)
+            ok, ok_up = m.true_negatives(labels, predictions, weights)
+        else:
+            err, err_up = m.false_negatives(labels, predictions, weights)
+            ok, ok_up = m.true_positives(labels, predictions, weights)
+
+        def rate(e, c, op_name):
+            total = e + c
+            return array_ops.where(math_ops.greater(total, 0.0),
+                                   math_ops.truediv(e, math_ops.maximum(total, 1e-30)),
+                                   array_ops.zeros_like(total), name=op_name)
+
+        value = rate(err, ok, "value")
+        update_op = rate(err_up, ok_up, "update_op")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def streaming_false_positive_rate(predictions, labels, weights=None, metrics_collections=None,
+                                  updates_collections=None, name=None):
+    """false positives / (false positives + true negatives), 0 before any negative label."""
+    return _error_rate("fpr", predictions, labels, weights, metrics_collections,
+                       updates_collections, name)
+
+
+def streaming_false_negative_rate(predictions, labels, weights=None, metrics_collections=None,
+                                  updates_collections=None, name=None):
+    """false negatives / (false negatives + true positives), 0 before any positive label."""
+    return _error_rate("fnr", predictions, labels, weights, metrics_collections,
+                       updates_collections, name)
+
+
+def _error_rate_at_thresholds(kind, predictions, labels, thresholds, weights,
+                              metrics_collections, updates_collections, name):
+    from tideflow.ops import math_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    err_key, ok_key = ("fp", "tn") if kind == "fpr" else ("fn", "tp")
+    scope = ("false_positive_rate_at_thresholds" if kind == "fpr"
+             else "false_negative_rate_at_thresholds")
+    with vs.variable_scope(name, scope, (predictions, labels, weights)):
+        values, updates = _confusion_at_thresholds(predictions, labels, thresholds, weights,
+                                                   (err_key, ok_key))
+
+        def rate(c, op_name):
+            return math_ops.truediv(c[err_key], m._KEPSILON + c[err_key] + c[ok_key],
+                                    name=f"{kind}_{op_name}")
+
+        value = rate({k: v.value() for k, v in values.items()}, "value")
+        update_op = rate(updates, "update_op")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def streaming_false_positive_rate_at_thresholds(predictions, labels, thresholds, weights=None,
+                                                metrics_collections=None,
+                                                updates_collections=None, name=None):
+    """Per-threshold false positive rate ``fp / (1e-7 + fp + tn)``."""
+    return _error_rate_at_thresholds("fpr", predictions, labels, thresholds, weights,
+                                     metrics_collections, updates_collections, name)
+
+
+def streaming_false_negative_rate_at_thresholds(predictions, labels, thresholds, weights=None,
+                                                metrics_collections=None,
+                                                updates_collections=None, name=None):
+    """Per-threshold false negative rate ``fn / (1e-7 + fn + tp)``."""
+    return _error_rate_at_thresholds("fnr", predictions, labels, thresholds, weights,
+                                     metrics_collections, updates_collections, name)
+
+
 def streaming_curve_points(labels=None, predictions=None, weights=None, num_thresholds=200,
                            metrics_collections=None, updates_collections=None, curve="ROC",
                            name=None):
@@ -648,8 +741,12 @@ __all__ = [
     "streaming_covariance",
     "streaming_curve_points",
     "streaming_dynamic_auc",
+    "streaming_false_negative_rate",
+    "streaming_false_negative_rate_at_thresholds",
     "streaming_false_negatives",
     "streaming_false_negatives_at_thresholds",
+    "streaming_false_positive_rate",
+    "streaming_false_positive_rate_at_thresholds",
     "streaming_false_positives",
     "streaming_false_positives_at_thresholds",
     "streaming_mean",
