@@ -112,3 +112,83 @@ def test_dense_casts_integer_inputs_to_its_dtype():
     out = layer(tf.convert_to_tensor(ints))
     assert out.dtype == tf.float32
     np.testing.assert_allclose(K.get_value(out), ints.astype(np.float32) @ np.ones((2, 2)))
+
+
+class _SumCell(keras.layers.Layer):
+    """A cell whose state is the running sum of ``inputs @ kernel`` (kernel all ones)."""
+
+    def __init__(self, units, **kwargs):
+        self.units = units
+        self.state_size = units
+        super().__init__(**kwargs)
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(name="kernel", shape=(input_shape[-1], self.units),
+                                      initializer="ones")
+        self.built = True
+
+    def call(self, inputs, states):
+        out = K.dot(inputs, self.kernel) + states[0]
+        return out, [out]
+
+    def get_config(self):
+        config = {"units": self.units}
+        config.update(super().get_config())
+        return config
+
+
+def test_rnn_config_carries_its_cell():
+    layer = keras.layers.RNN(keras.layers.LSTMCell(3), return_sequences=True)
+    cfg = layer.get_config()
+    assert cfg["cell"]["class_name"] == "LSTMCell" and cfg["cell"]["config"]["units"] == 3
+    clone = keras.layers.RNN.from_config(cfg)
+    assert isinstance(clone.cell, keras.layers.LSTMCell) and clone.return_sequences
+    # LSTM/GRU/SimpleRNN rebuild their own cell: no 'cell' entry
+    assert "cell" not in keras.layers.LSTM(2).get_config()
+
+
+def test_custom_cells_round_trip_through_config():
+    x = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    for cell in (_SumCell(4), [_SumCell(2), _SumCell(4)]):
+        layer = keras.layers.RNN(cell)
+        inp = keras.Input((3, 2))
+        model = keras.Model(inp, layer(inp))
+        with keras.utils.CustomObjectScope({"_SumCell": _SumCell}):
+            clone = keras.Model.from_config(model.get_config())
+        clone.set_weights(model.get_weights())
+        np.testing.assert_allclose(clone.predict(x), model.predict(x))
+    # one cell of 4 ones-kernels: the sum over time of each row's feature sum
+    single = keras.Model(inp, keras.layers.RNN(_SumCell(4))(inp))
+    expect = np.repeat(x.sum(axis=(1, 2))[:, None], 4, axis=1)
+    np.testing.assert_allclose(single.predict(x), expect)
+
+
+def test_masked_rnn_with_initial_state():
+    seq = keras.Input((None, 3))
+    state = keras.Input((2,))
+    out = keras.layers.GRU(2)(keras.layers.Masking()(seq), initial_state=state)
+    model = keras.Model([seq, state], out)
+    x = np.random.RandomState(1).rand(2, 4, 3).astype(np.float32)
+    x[:, 2:] = 0.0  # masked tail: the result is that of the first two steps
+    s0 = np.full((2, 2), 0.5, np.float32)
+    np.testing.assert_allclose(model.predict([x, s0]), model.predict([x[:, :2], s0]),
+                               rtol=1e-5)
+
+
+def test_simple_rnn_drops_implementation_argument():
+    layer = keras.layers.SimpleRNN(3, implementation=2)
+    assert "implementation" not in layer.get_config()
+    assert layer(keras.Input((4, 5))).shape.as_list() == [None, 3]
+
+
+def test_conv_padding_and_cropping_errors():
+    with pytest.raises(ValueError, match="Causal padding is only supported for `Conv1D`"):
+        keras.layers.Conv2D(2, 3, padding="causal")
+    assert keras.layers.Conv1D(2, 3, padding="causal")(
+        keras.Input((6, 2))).shape.as_list() == [None, 6, 2]
+    with pytest.raises(ValueError, match="The channel dimension of the inputs should be "
+                                         "defined. Found `None`"):
+        keras.layers.Conv2D(2, 3)(keras.Input((5, 5, None)))
+    with pytest.raises(ValueError, match="`cropping` argument must be a tuple of 2 integers"):
+        keras.layers.Cropping1D((1, 1, 1))
+    assert keras.layers.Cropping1D(2).cropping == (2, 2)

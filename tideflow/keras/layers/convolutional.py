@@ -74,6 +74,9 @@ class Conv(Layer):
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size")
         self.strides = normalize_tuple(strides, rank, "strides")
         self.padding = padding.lower() if padding == "causal" else normalize_padding(padding)
+        if self.padding == "causal" and rank != 1:
+            raise ValueError("Causal padding is only supported for `Conv1D` and "
+                             "``SeparableConv1D`.")
         self.data_format = data_format or K.image_data_format()
         self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate")
         self.activation = activations.get(activation)
@@ -108,9 +111,9 @@ class Conv(Layer):
     def build(self, input_shape):
         channels = self._input_channels(input_shape)
         if channels is None:
-            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
-                             f"be defined. Found `None` (input shape "
-                             f"{TensorShape(input_shape).as_list()}).")
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             f"`None`. (layer {self.name}, input shape "
+                             f"{TensorShape(input_shape).as_list()})")
         self.kernel = _add_weight(self, "kernel", self._kernel_shape(channels))
         self.bias = self._add_bias(self.filters)
         self._set_input_spec(channels)
@@ -583,7 +586,7 @@ class ZeroPadding2D(_ZeroPadding):
 class Cropping1D(Layer):
     def __init__(self, cropping=(1, 1), **kwargs):
         super().__init__(**kwargs)
-        self.cropping = (cropping, cropping) if isinstance(cropping, int) else tuple(cropping)
+        self.cropping = normalize_tuple(cropping, 2, "cropping")  # TF 1.x: 2 integers
         self.input_spec = InputSpec(ndim=3)
 
     def get_config(self):

@@ -105,8 +105,8 @@ class SeparableConv1D(SeparableConv2D):
     def build(self, input_shape):
         channels = TensorShape(input_shape).as_list()[-1]
         if channels is None:
-            raise ValueError(f"The channel dimension of the inputs to layer {self.name} should "
-                             "be defined. Found `None`.")
+            raise ValueError("The channel dimension of the inputs should be defined. Found "
+                             f"`None`. (layer {self.name})")
         self.depthwise_kernel = _add_weight(
             self, "depthwise_kernel", (self.kernel_size[1], channels, self.depth_multiplier),
             "depthwise")

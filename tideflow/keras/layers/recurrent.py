@@ -426,10 +426,10 @@ class StackedRNNCells(Layer):
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
+        from tideflow.keras.layers import deserialize
+
         config = dict(config)
-        table = {"SimpleRNNCell": SimpleRNNCell, "LSTMCell": LSTMCell, "GRUCell": GRUCell}
-        table.update(custom_objects or {})
-        config["cells"] = [table[c["class_name"]].from_config(c["config"])
+        config["cells"] = [deserialize(c, custom_objects=custom_objects)
                            for c in config["cells"]]
         return cls(**config)
 
@@ -594,6 +594,8 @@ class RNN(Layer):
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, list):
             inputs, initial_state = inputs[0], inputs[1:]
+        if isinstance(mask, list):  # the masks of [sequence] + states: the sequence's counts
+            mask = mask[0]
         x = inputs
         if self.time_major:
             x = tf.transpose(x, [1, 0, 2])
@@ -701,7 +703,19 @@ class RNN(Layer):
         config.update(return_sequences=self.return_sequences, return_state=self.return_state,
                       go_backwards=self.go_backwards, stateful=self.stateful,
                       unroll=self.unroll, time_major=self.time_major)
+        # as TF 1.x: the cell travels in the config ({'class_name', 'config'})
+        config["cell"] = {"class_name": type(self.cell).__name__,
+                          "config": self.cell.get_config()}
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tideflow.keras.layers import deserialize
+
+        config = dict(config)
+        cell = deserialize(config.pop("cell"), custom_objects=custom_objects)
+        config.pop("num_constants", None)
+        return cls(cell, **config)
 
 
 _REGS = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
@@ -725,6 +739,10 @@ class _RNNLayer(RNN):
                 raise TypeError(f"{type(self).__name__}() got multiple values for argument "
                                 f"'{n}'")
             kwargs[n] = v
+        if self._CELL is SimpleRNNCell and "implementation" in kwargs:
+            kwargs.pop("implementation")  # TF 1.x takes it, warns, and drops it
+            tf.logging.warning("The `implementation` argument in `SimpleRNN` has been "
+                               "deprecated. Please remove it from your layer call.")
         return_sequences = kwargs.pop("return_sequences", False)
         return_state = kwargs.pop("return_state", False)
         go_backwards = kwargs.pop("go_backwards", False)
@@ -756,7 +774,12 @@ class _RNNLayer(RNN):
         for k in ("name", "trainable", "dtype"):
             config.pop(k, None)
         config.update(super().get_config())
+        config.pop("cell", None)  # LSTM/GRU/SimpleRNN rebuild their own cell
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return cls(**config)
 
 
 def _layer_signature(cls):
