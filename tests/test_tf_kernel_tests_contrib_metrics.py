@@ -320,3 +320,29 @@ def test_threshold_metrics_take_contrib_positional_order(graph):
         got_sens, got_prec = sess.run([sens_up, prec_up])
         assert got_sens == 1.0
         np.testing.assert_allclose(got_prec, [1.0])
+
+
+def test_auc_using_histogram_against_binned_numpy(graph):
+    rng = np.random.RandomState(2)
+    labels = rng.rand(120) > 0.5
+    scores = (rng.randn(120) + labels).astype(np.float32)
+    lt = tf.placeholder(tf.bool, [None])
+    st = tf.placeholder(tf.float32, [None])
+    auc, update = m.auc_using_histogram(lt, st, [-3.0, 4.0], nbins=40)
+    assert auc.dtype == tf.float32
+    assert sorted(v.name for v in tf.local_variables()) == [
+        "auc_using_histogram/hist_accumulate/hist_false_acc:0",
+        "auc_using_histogram/hist_accumulate/hist_true_acc:0"]
+    with pytest.raises(ValueError, match="should have dtype bool"):
+        m.auc_using_histogram(tf.constant([1]), tf.constant([0.5]), [0.0, 1.0])
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i in range(0, 120, 30):
+            sess.run(update, {lt: labels[i:i + 30], st: scores[i:i + 30]})
+        got = sess.run(auc)
+    bins = np.clip(np.floor((np.clip(scores, -3, 4) + 3) / 7 * 40).astype(int), 0, 39)
+    dy = np.bincount(bins[labels], minlength=40)[::-1] / labels.sum()
+    dx = np.bincount(bins[~labels], minlength=40)[::-1] / (~labels).sum()
+    y = np.cumsum(dy)
+    expected = np.sum(dx * (y + np.concatenate([[0.0], y[:-1]])) / 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-5)

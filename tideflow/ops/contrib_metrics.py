@@ -652,6 +652,65 @@ def precision_recall_at_equal_thresholds(labels, predictions, weights=None,
         return data, tf.group(update_tp, update_fp)
 
 
+def auc_using_histogram(boolean_labels, scores, score_range, nbins=100, collections=None,
+                        check_shape=True, name=None):
+    """The ROC AUC from running ``nbins``-bin histograms (over ``score_range``, scores
+    outside it clipped) of the scores of ``True`` and ``False`` records, integrated with
+    the trapezoidal rule from the highest bin down: ``(auc float32, update_op)``. The
+    histograms are int64 variables ``hist_accumulate/hist_true_acc`` and
+    ``hist_false_acc`` in ``collections`` (default ``[LOCAL_VARIABLES]``);
+    ``boolean_labels`` and ``scores`` are 1-D (checked at run time when
+    ``check_shape``)."""
+    import tideflow as tf
+
+    if collections is None:
+        collections = [tf.GraphKeys.LOCAL_VARIABLES]
+    with tf.variable_scope(name, "auc_using_histogram",
+                           [boolean_labels, scores, score_range]):
+        score_range = tf.convert_to_tensor(score_range, name="score_range")
+        boolean_labels = tf.convert_to_tensor(boolean_labels, name="boolean_labels")
+        scores = tf.convert_to_tensor(scores, name="scores")
+        if boolean_labels.dtype != tf.bool:
+            raise ValueError(f"Argument boolean_labels should have dtype bool.  Found: "
+                             f"{boolean_labels.dtype}")
+        if check_shape:
+            checks = [
+                tf.Assert(tf.equal(1, tf.rank(boolean_labels)),
+                          ["Argument boolean_labels should have rank 1.  Found: ",
+                           boolean_labels.name, tf.shape(boolean_labels)]),
+                tf.Assert(tf.equal(1, tf.rank(scores)),
+                          ["Argument scores should have rank 1.  Found: ", scores.name,
+                           tf.shape(scores)])]
+            with tf.control_dependencies(checks):
+                boolean_labels = tf.identity(boolean_labels)
+                scores = tf.identity(scores)
+        with tf.variable_scope(None, "make_auc_histograms"):
+            hist_true = tf.histogram_fixed_width(
+                tf.boolean_mask(scores, boolean_labels), score_range, nbins=nbins,
+                dtype=tf.int64, name="hist_true")
+            hist_false = tf.histogram_fixed_width(
+                tf.boolean_mask(scores, tf.logical_not(boolean_labels)), score_range,
+                nbins=nbins, dtype=tf.int64, name="hist_false")
+        with tf.variable_scope(None, "hist_accumulate"):
+            true_acc = tf.get_variable("hist_true_acc", [nbins], tf.int64,
+                                       initializer=tf.zeros_initializer(),
+                                       collections=collections, trainable=False)
+            false_acc = tf.get_variable("hist_false_acc", [nbins], tf.int64,
+                                        initializer=tf.zeros_initializer(),
+                                        collections=collections, trainable=False)
+            update_op = tf.group(true_acc.assign_add(hist_true),
+                                 false_acc.assign_add(hist_false), name="update_op")
+        # fractions per bin, highest scores first: the steps in y (true) and x (false)
+        dy = tf.cast(tf.reverse(tf.truediv(true_acc, tf.reduce_sum(true_acc)), [0]),
+                     tf.float32)
+        dx = tf.cast(tf.reverse(tf.truediv(false_acc, tf.reduce_sum(false_acc)), [0]),
+                     tf.float32)
+        y = tf.cumsum(dy)
+        y_before = tf.concat([tf.zeros([1], tf.float32), y[:-1]], 0)
+        auc = tf.reduce_sum(dx * (y + y_before) / 2.0, name="auc")
+        return auc, update_op
+
+
 def accuracy(predictions, labels, weights=None, name=None):
     """The (weighted) fraction of ``predictions`` equal to ``labels`` in this batch (not
     streaming)."""
@@ -730,6 +789,7 @@ __all__ = [
     "accuracy",
     "aggregate_metric_map",
     "aggregate_metrics",
+    "auc_using_histogram",
     "confusion_matrix",
     "count",
     "f1_score",
