@@ -231,3 +231,104 @@ def test_run_config_service_and_model_dir_from_tf_config(monkeypatch):
         _with_tf_config(monkeypatch, {"model_dir": "/tmp/a"}, model_dir="/tmp/b")
     with pytest.raises(ValueError, match="model_dir in TF_CONFIG should be non-empty"):
         _with_tf_config(monkeypatch, {"model_dir": ""})
+
+
+# -- serving and supervised input receivers --------------------------------------------------
+
+export = tf.estimator.export
+
+
+def _receivers():
+    return {"example0": tf.constant(["a"]), "example1": tf.constant(["b"])}
+
+
+def test_serving_input_receiver_allows_int_feature_keys_and_checks_as_tf():
+    with tf.Graph().as_default():
+        sparse = tf.SparseTensor([[0, 0]], [1], [1, 1])
+        r = export.ServingInputReceiver({"f": tf.constant([0]), "s": sparse,
+                                         42: tf.constant([3])}, _receivers())
+        assert set(r.features) == {"f", "s", 42}
+        cases = [
+            ({"features": None, "receiver_tensors": _receivers()}, "features must be defined"),
+            ({"features": {4.5: tf.constant([1])}, "receiver_tensors": _receivers()},
+             "feature keys must be strings or ints"),
+            ({"features": {"f1": [1]}, "receiver_tensors": _receivers()},
+             r"feature f1 must be a Tensor, SparseTensor, or RaggedTensor\."),
+            ({"features": {"f": tf.constant([1])}, "receiver_tensors": None},
+             "receiver_tensors must be defined"),
+            ({"features": {"f": tf.constant([1])}, "receiver_tensors": {1: tf.constant(["t"])}},
+             "receiver_tensor keys must be strings"),
+            ({"features": {"f": tf.constant([1])}, "receiver_tensors": {"e1": [1]}},
+             "receiver_tensor e1 must be a Tensor"),
+        ]
+        for kw, message in cases:
+            with pytest.raises(ValueError, match=message):
+                export.ServingInputReceiver(**kw)
+        with pytest.raises(ValueError, match="feature must be a Tensor, SparseTensor"):
+            export.TensorServingInputReceiver({"1": tf.constant([1])}, _receivers())
+
+
+class _HasTensor:
+    def __init__(self):
+        self.tensor = tf.constant([1])
+
+
+def test_value_with_tensor_attribute_convertible_is_accepted():
+    tf.register_tensor_conversion_function(
+        _HasTensor, lambda value, dtype=None, name=None, as_ref=False: value.tensor)
+    with tf.Graph().as_default():
+        value = _HasTensor()
+        r = export.ServingInputReceiver(value, tf.constant(["t"]))
+        assert r.features == {"feature": value}
+
+
+def test_unsupervised_and_supervised_input_receivers():
+    with tf.Graph().as_default():
+        r = export.UnsupervisedInputReceiver({"a": tf.constant([0])}, tf.constant(["t"]))
+        assert isinstance(r, export.ServingInputReceiver)
+        assert r.receiver_tensors_alternatives is None and list(r.receiver_tensors) == ["input"]
+        sparse = tf.SparseTensor([[0, 0]], [1], [1, 1])
+        s = export.SupervisedInputReceiver(sparse, {"c": tf.constant([0]), 43: tf.constant([1])},
+                                           tf.constant(["t"]))
+        assert s.features is sparse and set(s.labels) == {"c", 43}
+        assert list(s.receiver_tensors) == ["input"]
+        with pytest.raises(ValueError, match="label keys must be strings or ints"):
+            export.SupervisedInputReceiver(tf.constant([0]), {1.5: tf.constant([1])},
+                                           _receivers())
+        with pytest.raises(ValueError, match="label must be a Tensor, SparseTensor"):
+            export.SupervisedInputReceiver(tf.constant([0]), 100, _receivers())
+
+
+def test_build_raw_supervised_input_receiver_fn():
+    features = {"f1": tf.constant(["hello"]), "f2": tf.constant([[42, 1]])}
+    labels = {"foo": tf.constant([5]), "bar": tf.constant([6.0])}
+    fn = export.build_raw_supervised_input_receiver_fn(features, labels, default_batch_size=10)
+    single = export.build_raw_supervised_input_receiver_fn(features["f1"], labels["foo"])
+    with tf.Graph().as_default():
+        r = fn()
+        assert set(r.receiver_tensors) == {"f1", "f2", "foo", "bar"}
+        assert r.features["f2"].shape.as_list() == [10, 2]
+        assert r.features["f2"].dtype == tf.int32 and r.labels["bar"].dtype == tf.float32
+        assert r.receiver_tensors["f1"] is r.features["f1"]
+        s = single()
+        assert set(s.receiver_tensors) == {"input", "label"}
+        assert isinstance(s.features, tf.Tensor) and isinstance(s.labels, tf.Tensor)
+        assert s.features.shape.as_list() == [None] and s.features.dtype == tf.string
+    with pytest.raises(ValueError, match="distinct keys"):
+        export.build_raw_supervised_input_receiver_fn({"a": features["f1"]},
+                                                      {"a": labels["foo"]})
+
+
+def test_build_supervised_input_receiver_fn_from_input_fn():
+    def input_fn(feature_key="x"):
+        return ({feature_key: tf.constant([[1.0], [2.0]]), "y": tf.constant(["h", "g"])},
+                tf.constant([[1], [0]]))
+
+    fn = export.build_supervised_input_receiver_fn_from_input_fn(input_fn, feature_key="z")
+    with tf.Graph().as_default() as g:
+        r = fn()
+        assert set(r.features) == {"z", "y"} and set(r.receiver_tensors) == {"z", "y", "label"}
+        assert r.labels.graph is g and r.labels.shape.as_list() == [None, 1]
+        with tf.Session() as sess:
+            got = sess.run(r.labels, {r.receiver_tensors["label"]: [[7], [8], [9]]})
+        np.testing.assert_array_equal(got, [[7], [8], [9]])

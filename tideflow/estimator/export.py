@@ -13,17 +13,44 @@ _SINGLE_RECEIVER_DEFAULT_NAME = "input"
 _SINGLE_LABEL_DEFAULT_NAME = "label"
 
 
+_SINGLE_DEFAULT_NAMES = {"feature": _SINGLE_FEATURE_DEFAULT_NAME,
+                         "label": _SINGLE_LABEL_DEFAULT_NAME,
+                         "receiver_tensor": _SINGLE_RECEIVER_DEFAULT_NAME}
+
+
+def _check_tensor(tensor, name, error_label="feature"):
+    """A Tensor, SparseTensor or RaggedTensor; as TF, a value with a ``.tensor`` attribute
+    (LabeledTensor) passes when it converts to a Tensor."""
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    if isinstance(tensor, (ops.Tensor, sparse_tensor.SparseTensor, RaggedTensor)):
+        return
+    label = f"{error_label} {name}" if name is not None else error_label
+    error = ValueError(f"{label} must be a Tensor, SparseTensor, or RaggedTensor.")
+    if hasattr(tensor, "tensor"):
+        try:
+            ops.convert_to_tensor(tensor)
+        except (TypeError, ValueError):
+            raise error from None
+        return
+    raise error
+
+
 def _wrap_and_check_tensors(tensors, field_name, allow_int_keys=False):
+    """``tensors`` as a dict (a single value named by its field), each key and value checked
+    with TF's messages (``features must be defined``, ``feature keys must be strings or
+    ints``, ``receiver_tensor x must be a Tensor, SparseTensor, or RaggedTensor.``)."""
     if tensors is None:
-        raise ValueError(f"{field_name} must be defined.")
+        raise ValueError(f"{field_name}s must be defined.")
     if not isinstance(tensors, dict):
-        tensors = {_SINGLE_RECEIVER_DEFAULT_NAME if field_name == "receiver_tensors"
-                   else _SINGLE_FEATURE_DEFAULT_NAME: tensors}
+        tensors = {_SINGLE_DEFAULT_NAMES[field_name]: tensors}
     for name, tensor in tensors.items():
-        if not isinstance(name, str) and not (allow_int_keys and isinstance(name, int)):
-            raise ValueError(f"{field_name} keys must be strings: {name}.")
-        if not isinstance(tensor, (ops.Tensor, sparse_tensor.SparseTensor)):
-            raise ValueError(f"{field_name} {name} must be a Tensor or SparseTensor.")  # noqa: TRY004 - as TF
+        if not isinstance(name, str):
+            if not allow_int_keys:
+                raise ValueError(f"{field_name} keys must be strings: {name}.")
+            if not isinstance(name, int):
+                raise ValueError(f"{field_name} keys must be strings or ints: {name}.")  # noqa: TRY004 - as TF
+        _check_tensor(tensor, name, field_name)
     return tensors
 
 
@@ -33,14 +60,14 @@ class ServingInputReceiver(collections.namedtuple(
     """The features a served model sees, and the tensors a request feeds."""
 
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
-        features = _wrap_and_check_tensors(features, "feature")
-        receiver_tensors = _wrap_and_check_tensors(receiver_tensors, "receiver_tensors")
+        features = _wrap_and_check_tensors(features, "feature", allow_int_keys=True)
+        receiver_tensors = _wrap_and_check_tensors(receiver_tensors, "receiver_tensor")
         if receiver_tensors_alternatives is not None:
             if not isinstance(receiver_tensors_alternatives, dict):
                 raise ValueError("receiver_tensors_alternatives must be a dict: "
                                  f"{receiver_tensors_alternatives}.")
             receiver_tensors_alternatives = {
-                k: _wrap_and_check_tensors(v, "receiver_tensors")
+                k: _wrap_and_check_tensors(v, "receiver_tensor")
                 for k, v in receiver_tensors_alternatives.items()}
         return super().__new__(cls, features=features, receiver_tensors=receiver_tensors,
                                receiver_tensors_alternatives=receiver_tensors_alternatives)
@@ -54,14 +81,76 @@ class TensorServingInputReceiver(collections.namedtuple(
     def __new__(cls, features, receiver_tensors, receiver_tensors_alternatives=None):
         if features is None:
             raise ValueError("features must be defined.")
-        if not isinstance(features, (ops.Tensor, sparse_tensor.SparseTensor)):
-            raise ValueError(f"feature must be a Tensor or SparseTensor: {features}.")  # noqa: TRY004 - as TF
+        _check_tensor(features, None)
         receiver = ServingInputReceiver(features, receiver_tensors,
                                         receiver_tensors_alternatives)
         return super().__new__(cls, features=features,
                                receiver_tensors=receiver.receiver_tensors,
                                receiver_tensors_alternatives=(
                                    receiver.receiver_tensors_alternatives))
+
+
+class UnsupervisedInputReceiver(ServingInputReceiver):
+    """The features and receiver tensors of an unsupervised model's input (no alternatives)."""
+
+    def __new__(cls, features, receiver_tensors):
+        return super().__new__(cls, features=features, receiver_tensors=receiver_tensors,
+                               receiver_tensors_alternatives=None)
+
+
+class SupervisedInputReceiver(collections.namedtuple(
+        "SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])):
+    """Features, labels (each a Tensor or a dict of them, kept as given) and the tensors a
+    request feeds: the input of a model exported for training or evaluation."""
+
+    def __new__(cls, features, labels, receiver_tensors):
+        _wrap_and_check_tensors(features, "feature", allow_int_keys=True)
+        _wrap_and_check_tensors(labels, "label", allow_int_keys=True)
+        receiver_tensors = _wrap_and_check_tensors(receiver_tensors, "receiver_tensor")
+        return super().__new__(cls, features=features, labels=labels,
+                               receiver_tensors=receiver_tensors)
+
+
+def _placeholder_like(t, default_batch_size):
+    shape = None
+    if t.shape.ndims is not None:
+        shape = [default_batch_size] + t.shape.as_list()[1:] if t.shape.ndims else []
+    return constant_op.placeholder(dtype=t.dtype, shape=shape, name=t.op.name)
+
+
+def build_raw_supervised_input_receiver_fn(features, labels, default_batch_size=None):
+    """An input_receiver_fn feeding placeholders shaped like ``features`` and ``labels``
+    (a single feature is fed as ``input``, a single label as ``label``)."""
+    if isinstance(features, dict) and isinstance(labels, dict):
+        overlap = set(features) & set(labels)
+        if overlap:
+            raise ValueError("Features and labels must have distinct keys. Found overlapping "
+                             f"keys: {overlap}")
+
+    def supervised_input_receiver_fn():
+        feats = features if isinstance(features, dict) else {
+            _SINGLE_RECEIVER_DEFAULT_NAME: features}
+        labs = labels if isinstance(labels, dict) else {_SINGLE_LABEL_DEFAULT_NAME: labels}
+        feat_ph = {k: _placeholder_like(t, default_batch_size) for k, t in feats.items()}
+        label_ph = {k: _placeholder_like(t, default_batch_size) for k, t in labs.items()}
+        receiver = dict(feat_ph)
+        receiver.update(label_ph)
+        out_features = feat_ph if isinstance(features, dict) else (
+            feat_ph[_SINGLE_RECEIVER_DEFAULT_NAME])
+        out_labels = label_ph if isinstance(labels, dict) else label_ph[_SINGLE_LABEL_DEFAULT_NAME]
+        return SupervisedInputReceiver(out_features, out_labels, receiver)
+
+    return supervised_input_receiver_fn
+
+
+def build_supervised_input_receiver_fn_from_input_fn(input_fn, **input_fn_args):
+    """An input_receiver_fn with placeholders like the features and labels ``input_fn``
+    returns (called once, in a graph of its own, to learn their dtypes and shapes)."""
+    from tideflow.estimator.estimator import parse_input_fn_result
+
+    with ops.Graph().as_default():
+        features, labels, _ = parse_input_fn_result(input_fn(**input_fn_args))
+    return build_raw_supervised_input_receiver_fn(features, labels)
 
 
 def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
@@ -257,5 +346,7 @@ def build_all_signature_defs(receiver_tensors, export_outputs,
 
 
 __all__ = ["ClassificationOutput", "ExportOutput", "PredictOutput", "RegressionOutput",
-           "ServingInputReceiver", "TensorServingInputReceiver",
-           "build_parsing_serving_input_receiver_fn", "build_raw_serving_input_receiver_fn"]
+           "ServingInputReceiver", "SupervisedInputReceiver", "TensorServingInputReceiver",
+           "UnsupervisedInputReceiver", "build_parsing_serving_input_receiver_fn",
+           "build_raw_serving_input_receiver_fn", "build_raw_supervised_input_receiver_fn",
+           "build_supervised_input_receiver_fn_from_input_fn"]
