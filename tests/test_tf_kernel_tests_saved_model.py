@@ -250,3 +250,65 @@ def test_internal_builder_init_and_train_op_signatures(tmp_path):
         assert isinstance(loader_impl.get_train_op(mgd), tf.Operation)
     with tf.Session(graph=tf.Graph()) as sess:
         assert loader_impl.get_train_op(sm.loader.load(sess, ["plain"], export_dir)) is None
+
+
+def _export_xy(builder_cls, path, with_init):
+    """x = 5, y = 11 saved; the init op (when asked) sets y to 7 on load."""
+    g = tf.Graph()
+    with g.as_default(), tf.Session(graph=g) as sess:
+        x = tf.Variable(5, name="x")
+        y = tf.Variable(11, name="y")
+        z = tf.add(x, y, name="z")
+        sig = sdu.build_signature_def({"x": sm.utils.build_tensor_info(x)},
+                                      {"z": sm.utils.build_tensor_info(z)})
+        sess.run(tf.global_variables_initializer())
+        b = builder_cls(path)
+        kw = {}
+        if with_init:
+            op = tf.group(tf.assign(y, 7))
+            kw = {"init_op" if builder_cls is sm.builder._SavedModelBuilder else "main_op": op}
+        b.add_meta_graph_and_variables(sess, ["g"], {"sig": sig}, **kw)
+        b.save()
+
+
+@pytest.mark.parametrize("internal", [False, True])
+def test_saved_model_loader_steps(tmp_path, internal):
+    cls = sm.builder._SavedModelBuilder if internal else sm.builder.SavedModelBuilder
+    path = str(tmp_path / "e")
+    _export_xy(cls, path, with_init=True)
+    loader = loader_impl.SavedModelLoader(path)
+    assert "sig" in loader.get_meta_graph_def_from_tags(["g"]).signature_def
+    for tags in ([], [""], ["other"]):
+        with pytest.raises(RuntimeError, match="could not be found in SavedModel"):
+            loader.get_meta_graph_def_from_tags(tags)
+    g = tf.Graph()
+    saver, elems = loader.load_graph(g, ["g"], import_scope="s", return_elements=["z:0"])
+    assert elems[0] is g.get_tensor_by_name("s/z:0")  # named as in the saved graph_def
+    with tf.Session(graph=g) as sess:
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run("s/x:0")  # imported, not yet restored
+        with g.as_default(), pytest.raises(ValueError, match="saver is required"):
+            loader.restore_variables(sess, None)
+        loader.restore_variables(sess, saver)
+        assert sess.run(["s/x:0", "s/y:0"]) == [5, 11]
+        if internal:  # the init op signature names the unscoped op
+            with pytest.raises(tf.errors.NotFoundError):
+                loader.run_init_ops(sess, ["g"])
+        loader.run_init_ops(sess, ["g"], import_scope="s")
+        assert sess.run(["s/x:0", "s/y:0", "s/z:0"]) == [5, 7, 12]
+    with tf.Session(graph=tf.Graph()) as sess:
+        loader.load(sess, ["g"])
+        assert sess.run(["x:0", "y:0"]) == [5, 7]
+
+
+def test_loader_load_graph_return_elements(tmp_path):
+    path = str(tmp_path / "e")
+    _export_xy(sm.builder.SavedModelBuilder, path, with_init=False)
+    loader = sm.loader.SavedModelLoader(path)
+    g = tf.Graph()
+    saver, elems = loader.load_graph(g, ["g"], return_elements=["y:0", "z"])
+    assert saver is not None
+    assert elems[0] is g.get_tensor_by_name("y:0")
+    assert elems[1] is g.get_operation_by_name("z")
+    with pytest.raises(ValueError, match="not found in graph"):
+        loader.load_graph(tf.Graph(), ["g"], return_elements=["nope:0"])

@@ -57,7 +57,8 @@ Builder = SavedModelBuilder
 builder = _namespace("builder", "SavedModelBuilder.", SavedModelBuilder=SavedModelBuilder,
                      _SavedModelBuilder=_impl._SavedModelBuilder)
 loader = _namespace("loader", "Loading SavedModels.", load=load,
-                    maybe_saved_model_directory=maybe_saved_model_directory)
+                    maybe_saved_model_directory=maybe_saved_model_directory,
+                    SavedModelLoader=_impl.SavedModelLoader)
 utils = _namespace("utils", "TensorInfo helpers.", build_tensor_info=build_tensor_info,
                    get_tensor_from_tensor_info=get_tensor_from_tensor_info,
                    build_tensor_info_from_op=_impl.build_tensor_info_from_op,

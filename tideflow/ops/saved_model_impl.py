@@ -538,6 +538,9 @@ def _init_op(meta_graph_def, import_scope):
             if len(col.node_list.value) != 1:
                 raise RuntimeError(f"Expected exactly one SavedModel init op, found "
                                    f"{len(col.node_list.value)}")
+            in_graph = ops.get_collection(key)  # the imported (scoped) op, as TF takes it
+            if in_graph:
+                return in_graph[0]
             g = ops.get_default_graph()
             return g.as_graph_element(prepend_name_scope(col.node_list.value[0], import_scope))
     if INIT_OP_SIGNATURE_KEY in meta_graph_def.signature_def:
@@ -562,6 +565,9 @@ def get_train_op(meta_graph_def, import_scope=None):
         if len(col.node_list.value) != 1:
             raise RuntimeError(f"Expected exactly one SavedModel train op, found "
                                f"{len(col.node_list.value)}")
+        in_graph = ops.get_collection(TRAIN_OP_KEY)  # the imported (scoped) op
+        if in_graph:
+            return in_graph[0]
         return ops.get_default_graph().as_graph_element(
             prepend_name_scope(col.node_list.value[0], import_scope))
     if TRAIN_OP_SIGNATURE_KEY in meta_graph_def.signature_def:
@@ -570,32 +576,87 @@ def get_train_op(meta_graph_def, import_scope=None):
     return None
 
 
-def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
-    """Loads the MetaGraphDef tagged ``tags`` into ``sess``'s graph and restores its variables;
-    returns the MetaGraphDef."""
-    from tideflow.train.saver import import_meta_graph
+class SavedModelLoader:
+    """TF 1.x's step-by-step SavedModel loader: ``load_graph`` (import, returning the Saver and
+    any ``return_elements``), ``restore_variables``, ``run_init_ops``; ``load`` does all three."""
 
-    export_dir = os.fsdecode(export_dir)  # Estimator.export_savedmodel returns bytes, as TF's
-    sm = parse_saved_model(export_dir)
-    chosen = None
-    for mgd in sm.meta_graphs:
-        if set(mgd.meta_info_def.tags) == set(tags):
-            chosen = mgd
-            break
-    if chosen is None:
+    def __init__(self, export_dir):
+        self._export_dir = os.fsdecode(export_dir)  # Estimators hand export paths as bytes
+        self._variables_path = get_variables_path(self._export_dir)
+        self._saved_model = parse_saved_model(self._export_dir)
+
+    @property
+    def export_dir(self):
+        return self._export_dir
+
+    @property
+    def variables_path(self):
+        return self._variables_path
+
+    @property
+    def saved_model(self):
+        return self._saved_model
+
+    def get_meta_graph_def_from_tags(self, tags):
+        """The MetaGraphDef whose tag set equals ``tags`` (a RuntimeError when none does)."""
+        for mgd in self._saved_model.meta_graphs:
+            if set(mgd.meta_info_def.tags) == set(tags):
+                return mgd
         raise RuntimeError(
             "MetaGraphDef associated with tags " + str(list(tags)).strip("[]") + " could not be "
             "found in SavedModel. To inspect available tag-sets in the SavedModel, please use "
             "the SavedModel CLI: `saved_model_cli`"
         )
-    with sess.graph.as_default():
-        saver = import_meta_graph(chosen, import_scope=import_scope, **saver_kwargs)
-        if saver is not None:
-            saver.restore(sess, get_variables_path(export_dir))
-        init = _init_op(chosen, import_scope)
-        if init is not None:
-            sess.run(init, feed_dict=_asset_feeds(export_dir, chosen, import_scope))
-    return chosen
+
+    def load_graph(self, graph, tags, import_scope=None, **saver_kwargs):
+        """Imports the tagged MetaGraphDef into ``graph``; returns (Saver or None, elements)."""
+        from tideflow.train.saver import _import_meta_graph_with_return_elements
+
+        mgd = self.get_meta_graph_def_from_tags(tags)
+        with graph.as_default():
+            return _import_meta_graph_with_return_elements(mgd, import_scope=import_scope,
+                                                           **saver_kwargs)
+
+    def restore_variables(self, sess, saver, import_scope=None):
+        """Restores the SavedModel's variables with ``saver`` (required when the graph has
+        variables)."""
+        from tideflow import logging
+        from tideflow.train import saveable
+        from tideflow.train.saver import Saver
+
+        with sess.graph.as_default():
+            if saver is None and not saveable.all_saveable_objects(scope=import_scope):
+                logging.info("The specified SavedModel has no variables; no checkpoints were "
+                             "restored.")
+            elif isinstance(saver, Saver):
+                saver.restore(sess, self._variables_path)
+            else:
+                raise ValueError(
+                    "No tf.train.Saver object was passed to the function "
+                    "SavedModelLoader.restore_variables. Since there are variables in the "
+                    "graph, a saver is required.")
+
+    def run_init_ops(self, sess, tags, import_scope=None):
+        """Runs the tagged MetaGraphDef's init op, feeding the asset paths."""
+        mgd = self.get_meta_graph_def_from_tags(tags)
+        with sess.graph.as_default():
+            init = _init_op(mgd, import_scope)
+            if init is not None:
+                sess.run([init], feed_dict=_asset_feeds(self._export_dir, mgd, import_scope))
+
+    def load(self, sess, tags, import_scope=None, **saver_kwargs):
+        """Imports, restores and initializes; returns the MetaGraphDef."""
+        with sess.graph.as_default():
+            saver, _ = self.load_graph(sess.graph, tags, import_scope, **saver_kwargs)
+            self.restore_variables(sess, saver, import_scope)
+            self.run_init_ops(sess, tags, import_scope)
+        return self.get_meta_graph_def_from_tags(tags)
+
+
+def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
+    """Loads the MetaGraphDef tagged ``tags`` into ``sess``'s graph and restores its variables;
+    returns the MetaGraphDef."""
+    return SavedModelLoader(export_dir).load(sess, tags, import_scope, **saver_kwargs)
 
 
 def main_op():

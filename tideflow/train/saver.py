@@ -405,23 +405,32 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     Collections are restored too, so e.g. ``tf.get_collection('train_op')[0]`` runs a training
     step of the imported model without its Python code.
     """
+    return _import_meta_graph_with_return_elements(
+        meta_graph_or_file, clear_devices, import_scope, **kwargs)[0]
+
+
+def _import_meta_graph_with_return_elements(meta_graph_or_file, clear_devices=False,
+                                            import_scope=None, return_elements=None, **kwargs):
+    """import_meta_graph that also returns the imported ``return_elements``: (Saver or None,
+    elements)."""
     _register_protos()
     meta_graph_def = meta_graph.read_meta_graph_file(meta_graph_or_file) if isinstance(
         meta_graph_or_file, (str, bytes, os.PathLike)) else meta_graph_or_file
-    imported_vars = meta_graph.import_scoped_meta_graph(
-        meta_graph_def, clear_devices=clear_devices, import_scope=import_scope, **kwargs)
+    imported_vars, elements = meta_graph.import_scoped_meta_graph_with_return_elements(
+        meta_graph_def, clear_devices=clear_devices, import_scope=import_scope,
+        return_elements=return_elements, **kwargs)
     if meta_graph_def.HasField("saver_def"):
         scope = import_scope
         if imported_vars:
             key, var = next(iter(imported_vars.items()))
             scope = var.name[:-len(key)] if var.name.endswith(key) else import_scope
-        return Saver(saver_def=meta_graph_def.saver_def, name=scope)
+        return Saver(saver_def=meta_graph_def.saver_def, name=scope), elements
     if saveable.all_saveable_objects(scope=import_scope):
-        return Saver()
+        return Saver(), elements
     from tideflow import logging
 
     logging.info("Saver not created because there are no variables in the graph to restore")
-    return None
+    return None, elements
 
 
 __all__ = ["BaseSaverBuilder", "BulkSaverBuilder", "Saver", "export_meta_graph",
