@@ -192,3 +192,27 @@ def test_conv_padding_and_cropping_errors():
     with pytest.raises(ValueError, match="`cropping` argument must be a tuple of 2 integers"):
         keras.layers.Cropping1D((1, 1, 1))
     assert keras.layers.Cropping1D(2).cropping == (2, 2)
+
+
+def test_loss_refuses_unknown_reduction():
+    with pytest.raises(ValueError, match="Invalid Reduction Key foo"):
+        keras.losses.MeanSquaredError(reduction="foo")
+    assert set(keras.losses.Reduction.all()) == {"auto", "none", "sum",
+                                                  "sum_over_batch_size"}
+    loss = keras.losses.MeanAbsoluteError(reduction=keras.losses.Reduction.SUM)
+    # per-sample means 0.5 and 1.5, summed
+    value = loss(np.array([[0.0, 1.0], [2.0, 2.0]], np.float32),
+                 np.array([[0.0, 0.0], [0.5, 0.5]], np.float32))
+    np.testing.assert_allclose(K.get_value(value), 2.0)
+
+
+def test_backend_sparse_placeholder():
+    sp = K.placeholder(shape=(2, 3), sparse=True)
+    assert K.is_sparse(sp)
+    dense = K.to_dense(sp)
+    value = tf.SparseTensorValue(indices=[[0, 1], [1, 2]], values=[5.0, -1.0],
+                                 dense_shape=[2, 3])
+    with tf.Session() as sess:
+        out = sess.run(dense, {sp: value})
+    np.testing.assert_allclose(out, [[0.0, 5.0, 0.0], [0.0, 0.0, -1.0]])
+    assert K.is_sparse(K.placeholder(ndim=2, sparse=True))

@@ -231,8 +231,10 @@ def _dtype(dtype):
 
 def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None):
     """A placeholder of ``shape`` (or of rank ``ndim`` with unknown sizes)."""
-    if sparse:
-        raise NotImplementedError("keras.backend.placeholder(sparse=True) is not supported.")
+    if sparse:  # TF 1.x: a SparseTensor placeholder (its values, indices and shape fed)
+        if shape is None and ndim is not None:
+            shape = (None,) * ndim
+        return tf.sparse_placeholder(_dtype(dtype), shape=shape, name=name)
     if shape is None and ndim is not None:
         shape = (None,) * ndim
     return tf.placeholder(_dtype(dtype), shape=shape, name=name)

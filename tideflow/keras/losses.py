@@ -127,12 +127,22 @@ class Reduction:
     SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
     AUTO = "auto"
 
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key {key}.")
+
 
 class Loss:
     """A loss object: ``loss(y_true, y_pred, sample_weight=None)`` is the reduced loss
     (by default the mean over all per-sample values)."""
 
     def __init__(self, reduction=Reduction.AUTO, name=None):
+        Reduction.validate(reduction)  # TF 1.x refuses an unknown reduction up front
         self.reduction = reduction
         self.name = name
 
