@@ -312,3 +312,25 @@ def test_loader_load_graph_return_elements(tmp_path):
     assert elems[1] is g.get_operation_by_name("z")
     with pytest.raises(ValueError, match="not found in graph"):
         loader.load_graph(tf.Graph(), ["g"], return_elements=["nope:0"])
+
+
+def test_simple_save_module_path_and_ref_dtypes_in_signature(tmp_path):
+    from tideflow.python.saved_model import simple_save  # the module, as TF's path is
+
+    export_dir = str(tmp_path / "e")
+    with tf.Session(graph=tf.Graph()) as sess:
+        x = tf.Variable(1, name="var_x")
+        y = tf.Variable([2.0, 3.0], name="var_y")
+        sess.run(tf.global_variables_initializer())
+        # a TF 1.x (ref) variable's TensorInfo carries its ref dtype
+        assert sm.utils.build_tensor_info(x).dtype == types_pb2.DT_INT32_REF
+        assert sm.utils.build_tensor_info(x.value()).dtype == types_pb2.DT_INT32
+        simple_save.simple_save(sess, export_dir, {"x": x}, {"y": y})
+    with tf.Session(graph=tf.Graph()) as sess:
+        mgd = sm.loader.load(sess, [sm.tag_constants.SERVING], export_dir)
+        assert [v.name for v in tf.global_variables()] == ["var_x:0", "var_y:0"]
+        np.testing.assert_allclose(sess.run("var_y:0"), [2.0, 3.0])
+        sig = mgd.signature_def["serving_default"]
+        assert sig.method_name == "tensorflow/serving/predict"
+        assert sig.outputs["y"].dtype == types_pb2.DT_FLOAT_REF
+        assert [d.size for d in sig.outputs["y"].tensor_shape.dim] == [2]

@@ -70,7 +70,8 @@ def get_assets_dir(export_dir):
 
 def build_tensor_info(tensor):
     """The TensorInfo (name or COO sparse names, dtype, shape) of a Tensor or SparseTensor."""
-    info = meta_graph_pb2.TensorInfo(dtype=tensor.dtype.base_dtype.as_datatype_enum)
+    # TF 1.x records the tensor's own dtype: a ref variable's is DT_FLOAT_REF and the like
+    info = meta_graph_pb2.TensorInfo(dtype=tensor.dtype.as_datatype_enum)
     shape = tensor.get_shape()
     info.tensor_shape.CopyFrom(shape.as_proto())
     if isinstance(tensor, SparseTensor):

@@ -138,7 +138,8 @@ _add("summary.writer", "``tensorflow.python.summary.writer``.", [])
 _add("summary.writer.writer", "``FileWriter``.", ["tideflow.summary.writer", "tideflow.summary"])
 _add("summary.writer.writer_cache", "``FileWriterCache``.", ["tideflow.summary"])
 # -- saved_model ----------------------------------------------------------------------------
-_add("saved_model", "``tf.saved_model``.", ["tideflow.saved_model"])
+_add("saved_model", "``tf.saved_model``.", ["tideflow.saved_model"],
+     simple_save="tideflow.python.saved_model.simple_save")  # the module, as in TF
 for _sm in ("builder", "signature_constants", "tag_constants", "signature_def_utils", "utils",
             "loader", "main_op"):
     _add("saved_model." + _sm, f"``tf.saved_model.{_sm}``.", [f"tideflow.saved_model:{_sm}"],
