@@ -346,3 +346,73 @@ def test_auc_using_histogram_against_binned_numpy(graph):
     y = np.cumsum(dy)
     expected = np.sum(dx * (y + np.concatenate([[0.0], y[:-1]])) / 2)
     np.testing.assert_allclose(got, expected, rtol=1e-5)
+
+
+def _kappa(labels, preds, weights, num_classes):
+    table = np.zeros((num_classes, num_classes))
+    for a, b, w in zip(labels, preds, weights, strict=True):
+        table[a, b] += w
+    total = table.sum()
+    expected = np.sum(table.sum(0) * table.sum(1)) / total
+    return (np.trace(table) - expected) / (total - expected)
+
+
+def test_cohen_kappa_streams_in_float64(graph):
+    rng = np.random.RandomState(4)
+    labels = rng.randint(0, 3, 48)
+    preds = np.where(rng.rand(48) < 0.6, labels, rng.randint(0, 3, 48))
+    weights = rng.rand(48).astype(np.float32)
+    lt = tf.placeholder(tf.int64, [None])
+    pt = tf.placeholder(tf.int64, [None])
+    wt = tf.placeholder(tf.float32, [None])
+    kappa, update = m.cohen_kappa(lt, pt, 3)
+    kappa_w, update_w = m.cohen_kappa(lt[:, None], pt, 3, weights=wt, name="weighted")
+    assert kappa.dtype == tf.float64
+    assert "cohen_kappa/po:0" in _local_names()
+    assert tf.get_collection(tf.GraphKeys.LOCAL_VARIABLES)[0].dtype.base_dtype == tf.int64
+    with pytest.raises(ValueError, match="num_classes"):
+        m.cohen_kappa(lt, pt, 1)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(kappa) == 0.0
+        for i in range(0, 48, 12):
+            sess.run([update, update_w], {lt: labels[i:i + 12], pt: preds[i:i + 12],
+                                          wt: weights[i:i + 12]})
+        np.testing.assert_allclose(sess.run(kappa), _kappa(labels, preds, np.ones(48), 3),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(sess.run(kappa_w), _kappa(labels, preds, weights, 3),
+                                   rtol=1e-6)
+
+
+def test_recall_at_precision_and_precision_at_recall(graph):
+    rng = np.random.RandomState(0)
+    scores = rng.rand(100).astype(np.float32)
+    labels = rng.rand(100) < scores
+    grid = [-1e-7] + [i / 19 for i in range(1, 19)] + [1 + 1e-7]
+    tp = np.array([np.sum((scores > t) & labels) for t in grid], np.float64)
+    fp = np.array([np.sum((scores > t) & ~labels) for t in grid], np.float64)
+    fn = labels.sum() - tp
+    precision = tp / (tp + fp + 1e-7)
+    recall = tp / (tp + fn + 1e-7)
+    lt, st = tf.constant(labels), tf.constant(scores)
+    r, r_up = m.recall_at_precision(lt, st, 0.8, num_thresholds=20)
+    r_strict, r_strict_up = m.recall_at_precision(lt, st, 0.8, num_thresholds=20,
+                                                  strict_mode=True, name="strict")
+    # the positive scores below the negative: precision never exceeds 1/2
+    none, none_up = m.recall_at_precision(tf.constant([True, False]), tf.constant([0.2, 0.9]),
+                                          0.9, num_thresholds=20, strict_mode=True,
+                                          name="unreachable")
+    p, p_up = m.precision_at_recall(lt, st, 0.5, num_thresholds=20)
+    assert "recall_at_precision/true_positives:0" in _local_names()
+    assert "precision_at_recall/false_positives:0" in _local_names()
+    with pytest.raises(ValueError, match="range"):
+        m.recall_at_precision(lt, st, 1.5)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run([r_up, r_strict_up, none_up, p_up])
+        got = sess.run([r, r_strict, none, p])
+    strict_index = np.argmin(np.where(precision >= 0.8, precision, 2.0))
+    np.testing.assert_allclose(got[0], recall[np.argmin(np.abs(precision - 0.8))], rtol=1e-6)
+    np.testing.assert_allclose(got[1], recall[strict_index], rtol=1e-6)
+    assert got[2] == 0.0
+    np.testing.assert_allclose(got[3], precision[np.argmin(np.abs(recall - 0.5))], rtol=1e-6)

@@ -711,6 +711,115 @@ def auc_using_histogram(boolean_labels, scores, score_range, nbins=100, collecti
         return auc, update_op
 
 
+def _at_target(kind, labels, predictions, target, weights, num_thresholds,
+               metrics_collections, updates_collections, name, strict_mode=False):
+    """Recall at the threshold whose precision is nearest ``target`` (``kind='recall'``), or
+    precision at the threshold whose recall is nearest it (``kind='precision'``), over
+    contrib's per-threshold counts; the first such threshold on ties."""
+    from tideflow.ops import array_ops, gather_ops, math_ops, reduction_ops, unary_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    what = "precision" if kind == "recall" else "recall"
+    if not 0 <= target <= 1:
+        raise ValueError(f"`{'precision' if kind == 'recall' else 'target_recall'}` must be in "
+                         f"the range [0, 1].")
+    with vs.variable_scope(name, f"{kind}_at_{what}", (predictions, labels, weights)):
+        values, updates = _confusion_at_thresholds(
+            predictions, labels, m._default_thresholds(num_thresholds), weights,
+            ("tp", "fp", "fn"))
+        eps = m._KEPSILON
+
+        def compute(c, op_name):
+            tp, fp, fn = c["tp"], c["fp"], c["fn"]
+            recall = math_ops.truediv(tp, tp + fn + eps)
+            precision = math_ops.truediv(tp, tp + fp + eps)
+            searched, result = (precision, recall) if kind == "recall" else (recall, precision)
+            if not strict_mode:
+                index = reduction_ops.argmin(unary_ops.abs(searched - target), 0,
+                                        output_type="int32")
+                return gather_ops.gather(result, index, name=op_name)
+            # strict: the lowest ``searched`` value still >= target; 0 when none reaches it
+            reached = math_ops.greater_equal(searched, target)
+            masked = array_ops.where(reached, searched, array_ops.ones_like(searched) * 2.0)
+            index = reduction_ops.argmin(masked, 0, output_type="int32")
+            found = reduction_ops.reduce_any(reached)
+            return array_ops.where(found, gather_ops.gather(result, index), 0.0 * tp[0],
+                                   name=op_name)
+
+        value = compute({k: v.value() for k, v in values.items()}, "value")
+        update_op = compute(updates, "update_op")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
+def recall_at_precision(labels, predictions, precision, weights=None, num_thresholds=200,
+                        metrics_collections=None, updates_collections=None, name=None,
+                        strict_mode=False):
+    """The recall at the threshold (of ``num_thresholds``) whose precision is closest to
+    ``precision``; with ``strict_mode`` the threshold of lowest precision still >=
+    ``precision``, and 0 when no threshold reaches it. ``labels`` come first."""
+    return _at_target("recall", labels, predictions, precision, weights, num_thresholds,
+                      metrics_collections, updates_collections, name, strict_mode)
+
+
+def precision_at_recall(labels, predictions, target_recall, weights=None, num_thresholds=200,
+                        metrics_collections=None, updates_collections=None, name=None):
+    """The precision at the threshold (of ``num_thresholds``) whose recall is closest to
+    ``target_recall``. ``labels`` come first."""
+    return _at_target("precision", labels, predictions, target_recall, weights,
+                      num_thresholds, metrics_collections, updates_collections, name)
+
+
+def cohen_kappa(labels, predictions_idx, num_classes, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """Cohen's kappa ``(p_o - p_e) / (N - p_e)`` of the class ids ``labels`` and
+    ``predictions_idx`` (``[N]`` or ``[N, 1]``) over every batch seen, in float64 (0 when
+    undefined). Local variables ``po`` (agreements per class), ``pe_row`` (predicted
+    counts), ``pe_col`` (label counts), int64 unless float weights are given."""
+    from tideflow import diag_part as tf_diag_part
+    from tideflow.framework import ops
+    from tideflow.ops import array_ops, cast_ops, reduction_ops, state_ops
+    from tideflow.ops import variable_scope as vs
+
+    m = _metrics()
+    if num_classes < 2:
+        raise ValueError(f"`num_classes` must be >= 2.Found: {num_classes}")
+    with vs.variable_scope(name, "cohen_kappa", (labels, predictions_idx, weights)):
+        labels = ops.convert_to_tensor(labels)
+        predictions_idx = ops.convert_to_tensor(predictions_idx)
+        labels.get_shape().with_rank_at_most(2)
+        if labels.get_shape().ndims == 2:
+            labels = array_ops.squeeze(labels, axis=[-1])
+        if weights is not None:
+            weights = ops.convert_to_tensor(weights)
+        predictions_idx, labels, weights = m._remove_squeezable_dimensions(
+            predictions_idx, labels, weights)
+        predictions_idx.get_shape().assert_is_compatible_with(labels.get_shape())
+        stat_dtype = "int64" if weights is None or weights.dtype.is_integer else "float32"
+        po = m._metric_variable((num_classes,), stat_dtype, "po")
+        pe_row = m._metric_variable((num_classes,), stat_dtype, "pe_row")
+        pe_col = m._metric_variable((num_classes,), stat_dtype, "pe_col")
+        table = confusion_matrix(labels, predictions_idx, num_classes=num_classes,
+                                 weights=weights, dtype=stat_dtype, name="counts_in_table")
+        update_po = state_ops.assign_add(po, tf_diag_part(table))
+        update_row = state_ops.assign_add(pe_row, reduction_ops.reduce_sum(table, axis=0))
+        update_col = state_ops.assign_add(pe_col, reduction_ops.reduce_sum(table, axis=1))
+
+        def kappa(agree, row, col, op_name):
+            total = cast_ops.cast(reduction_ops.reduce_sum(row), "float64")
+            expected = reduction_ops.reduce_sum(m._div_no_nan(
+                cast_ops.cast(row * col, "float64"), total + array_ops.zeros(
+                    [num_classes], "float64")))
+            observed = cast_ops.cast(reduction_ops.reduce_sum(agree), "float64")
+            return m._div_no_nan(observed - expected, total - expected, name=op_name)
+
+        value = kappa(po.value(), pe_row.value(), pe_col.value(), "value")
+        update_op = kappa(update_po, update_row, update_col, "update_op")
+        m._add_collections(value, update_op, metrics_collections, updates_collections)
+        return value, update_op
+
+
 def accuracy(predictions, labels, weights=None, name=None):
     """The (weighted) fraction of ``predictions`` equal to ``labels`` in this batch (not
     streaming)."""
@@ -790,10 +899,13 @@ __all__ = [
     "aggregate_metric_map",
     "aggregate_metrics",
     "auc_using_histogram",
+    "cohen_kappa",
     "confusion_matrix",
     "count",
     "f1_score",
+    "precision_at_recall",
     "precision_recall_at_equal_thresholds",
+    "recall_at_precision",
     "sparse_recall_at_top_k",
     "streaming_accuracy",
     "streaming_auc",
