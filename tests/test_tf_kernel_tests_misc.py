@@ -111,3 +111,39 @@ def test_conv3d_input_gradient_needs_no_feed_when_shape_is_static():
         gx, = tf.gradients(out, x)
         with tf.Session() as sess:
             np.testing.assert_allclose(sess.run(gx), np.full((1, 3, 3, 3, 1), 2.0))
+
+
+def _sets_sparse(indices, values, shape):
+    return tf.SparseTensor(indices, tf.constant(values, tf.int64), shape)
+
+
+def test_set_ops_validate_sparse_index_order_by_default():
+    dense = np.array([[3, 2, 7], [5, 9, 9]], np.int64)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        unordered = _sets_sparse([[0, 1], [0, 0]], [3, 5], [2, 3])
+        repeated = _sets_sparse([[0, 1], [0, 1]], [3, 5], [2, 3])
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"indices\[1\] = \[0,0\] is out of order"):
+            sess.run(tf.sets.set_union(unordered, dense))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"indices\[1\] = \[0,1\] is repeated"):
+            sess.run(tf.sets.set_size(repeated))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="out of order"):
+            sess.run(tf.sets.set_intersection(unordered, unordered))
+        # validate_indices=False takes the indices as given
+        u = sess.run(tf.sets.set_union(unordered, dense, validate_indices=False))
+        np.testing.assert_array_equal(u.values, sorted({3, 5} | {3, 2, 7}) + [5, 9])
+        np.testing.assert_array_equal(
+            sess.run(tf.sets.set_size(unordered, validate_indices=False)), [2, 0])
+
+
+def test_ctc_decoders_sequence_longer_than_input_is_failed_precondition():
+    logits = np.log(np.full((4, 1, 3), 1.0 / 3, np.float32))
+    with tf.Graph().as_default():
+        greedy, _ = tf.nn.ctc_greedy_decoder(logits, [5])
+        beam, _ = tf.nn.ctc_beam_search_decoder(logits, [5], beam_width=2, top_paths=1)
+        with tf.Session() as sess:
+            for decoded in (greedy, beam):
+                with pytest.raises(tf.errors.FailedPreconditionError,
+                                   match=r"sequence_length\(0\) <= 4"):
+                    sess.run(decoded[0].values)

@@ -83,7 +83,7 @@ def _sets_rows(kind, a_sparse, b_sparse):
 
 def _check_set_size():
     with tf.Graph().as_default():
-        sp3 = _sp([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 3], [1, 0, 2]], [5, 1, 7, 7, 7],
+        sp3 = _sp([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 2], [1, 0, 3]], [5, 1, 7, 7, 7],
                   [2, 2, 4])
         n = tf.sets.size(sp3)
         strs = tf.sets.set_size(_sp([[0, 0], [0, 1], [2, 0]], ["x", "y", "x"], [3, 2]))

@@ -235,8 +235,14 @@ def _decoder_checks(x, seq, op_type):
         raise _invalid(f"{op_type}: len(sequence_length) != batch_size: {list(seq.shape)} vs "
                        f"{batch}")
     for b in range(batch):
-        if not 0 <= seq[b] <= t_max:
-            raise _invalid(f"{op_type}: sequence_length({b}) <= {t_max}, got {seq[b]}")
+        if seq[b] > t_max:
+            # TF's decoders fail this check with FailedPrecondition (CTCLoss: InvalidArgument)
+            from tideflow.framework import errors
+
+            raise errors.FailedPreconditionError(
+                None, None, f"{op_type}: sequence_length({b}) <= {t_max}, got {seq[b]}")
+        if seq[b] < 0:
+            raise _invalid(f"{op_type}: sequence_length({b}) must be >= 0, got {seq[b]}")
 
 
 def _to_sparse(seqs):

@@ -25,7 +25,7 @@ def _dense_groups(x):
     return {k: set(r.tolist()) for k, r in zip(keys, rows)}, tuple(x.shape[:-1])
 
 
-def _sparse_groups(indices, values, shape):
+def _sparse_groups(indices, values, shape, validate=False):
     shape = tuple(int(d) for d in np.asarray(shape).tolist())
     indices = np.asarray(indices)
     if len(shape) < 2:
@@ -33,9 +33,17 @@ def _sparse_groups(indices, values, shape):
     if indices.ndim != 2 or indices.shape[1] != len(shape):
         raise _invalid(f"indices shape {list(indices.shape)} does not match rank {len(shape)}")
     groups = {}
-    for idx, v in zip(indices.tolist(), np.asarray(values).tolist()):
+    prev = None
+    for n, (idx, v) in enumerate(zip(indices.tolist(), np.asarray(values).tolist())):
         if any(i < 0 or i >= d for i, d in zip(idx, shape)):
             raise _invalid(f"Invalid index {idx} for shape {list(shape)}")
+        if validate and prev is not None and idx <= prev:
+            # validate_indices (the default), as TF: indices in row-major order, no repeats
+            what = "repeated" if idx == prev else (
+                "out of order. Many sparse ops require sorted indices. Use `tf.sparse.reorder` "
+                "to create a correctly ordered copy.")
+            raise _invalid(f"indices[{n}] = [{','.join(map(str, idx))}] is {what}")
+        prev = idx
         groups.setdefault(tuple(idx[:-1]), set()).add(v)
     return groups, shape[:-1]
 
@@ -74,17 +82,17 @@ def _d2d_kernel(set1, set2, *, set_operation):
     return _result(g1, g2, s1, s2, set_operation, set1.dtype)
 
 
-def _d2s_kernel(set1, idx2, val2, shape2, *, set_operation):
+def _d2s_kernel(set1, idx2, val2, shape2, *, set_operation, validate_indices):
     _check_op(set_operation)
     g1, s1 = _dense_groups(set1)
-    g2, s2 = _sparse_groups(idx2, val2, shape2)
+    g2, s2 = _sparse_groups(idx2, val2, shape2, validate_indices)
     return _result(g1, g2, s1, s2, set_operation, set1.dtype)
 
 
-def _s2s_kernel(idx1, val1, shape1, idx2, val2, shape2, *, set_operation):
+def _s2s_kernel(idx1, val1, shape1, idx2, val2, shape2, *, set_operation, validate_indices):
     _check_op(set_operation)
-    g1, s1 = _sparse_groups(idx1, val1, shape1)
-    g2, s2 = _sparse_groups(idx2, val2, shape2)
+    g1, s1 = _sparse_groups(idx1, val1, shape1, validate_indices)
+    g2, s2 = _sparse_groups(idx2, val2, shape2, validate_indices)
     return _result(g1, g2, s1, s2, set_operation, np.asarray(val1).dtype)
 
 
@@ -143,7 +151,7 @@ op_registry.declare(
 
 
 def _set_size_kernel(indices, values, shape, *, validate_indices):
-    groups, gshape = _sparse_groups(indices, values, shape)
+    groups, gshape = _sparse_groups(indices, values, shape, validate_indices)
     out = np.zeros(gshape, np.int32)
     for k, s in groups.items():
         out[k] = len(s)
