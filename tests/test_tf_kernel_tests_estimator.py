@@ -332,3 +332,30 @@ def test_build_supervised_input_receiver_fn_from_input_fn():
         with tf.Session() as sess:
             got = sess.run(r.labels, {r.receiver_tensors["label"]: [[7], [8], [9]]})
         np.testing.assert_array_equal(got, [[7], [8], [9]])
+
+
+def test_summary_writer_meta_graph_keeps_the_savers_collection(tmp_path):
+    # An Estimator's first FileWriter writes the graph's meta graph: a Saver in the savers
+    # collection serializes as a SaverDef (as TF, where the proto functions are always set).
+    from tideflow.protos import meta_graph_pb2, saver_pb2
+    from tideflow.summary.summary_iterator import summary_iterator
+
+    with tf.Graph().as_default() as g:
+        tf.Variable(1.0, name="v")
+        saver = tf.train.Saver()
+        tf.add_to_collection(tf.GraphKeys.SAVERS, saver)
+        writer = tf.summary.FileWriter(str(tmp_path), graph=g)
+        writer.close()
+    metas = []
+    for path in tmp_path.iterdir():
+        for event in summary_iterator(str(path)):
+            if event.HasField("meta_graph_def"):
+                mgd = meta_graph_pb2.MetaGraphDef()
+                mgd.ParseFromString(event.meta_graph_def)
+                metas.append(mgd)
+    assert len(metas) == 1
+    assert "savers" in metas[0].collection_def
+    (raw,) = metas[0].collection_def["savers"].bytes_list.value
+    saver_def = saver_pb2.SaverDef()
+    saver_def.ParseFromString(raw)
+    assert saver_def.restore_op_name == saver.saver_def.restore_op_name

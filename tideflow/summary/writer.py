@@ -164,7 +164,12 @@ def _meta_graph_of(graph_def):
     # as TF: create_meta_graph_def's meta info (stripped op list, versions) and the default
     # graph's collections
     from tideflow.framework import meta_graph
+    from tideflow.train import saver
 
+    # TF registers the proto functions of the variable / saver / queue-runner collections when
+    # its saver module is imported; without them a Saver in the savers collection would not
+    # serialize (and the collection would be dropped with a warning)
+    saver._register_protos()
     return meta_graph.create_meta_graph_def(graph_def=graph_def)
 
 
