@@ -334,3 +334,14 @@ def test_simple_save_module_path_and_ref_dtypes_in_signature(tmp_path):
         assert sig.method_name == "tensorflow/serving/predict"
         assert sig.outputs["y"].dtype == types_pb2.DT_FLOAT_REF
         assert [d.size for d in sig.outputs["y"].tensor_shape.dim] == [2]
+
+
+def test_constants_namespace_names():
+    c = sm.constants
+    assert (c.INIT_OP_SIGNATURE_KEY, c.TRAIN_OP_SIGNATURE_KEY, c.TRAIN_OP_KEY) == (
+        "__saved_model_init_op", "__saved_model_train_op", "saved_model_train_op")
+    assert (c.DEBUG_DIRECTORY, c.DEBUG_INFO_FILENAME_PB, c.EXTRA_ASSETS_DIRECTORY) == (
+        "debug", "saved_model_debug_info.pb", "assets.extra")
+    sc = sm.signature_constants
+    assert (sc.SUPERVISED_TRAIN_METHOD_NAME, sc.SUPERVISED_EVAL_METHOD_NAME) == (
+        "tensorflow/supervised/training", "tensorflow/supervised/eval")

@@ -95,7 +95,8 @@ constants = _namespace(
     VARIABLES_DIRECTORY=VARIABLES_DIRECTORY, VARIABLES_FILENAME=VARIABLES_FILENAME,
     EXTRA_ASSETS_DIRECTORY=_impl.EXTRA_ASSETS_DIRECTORY, TRAIN_OP_KEY=_impl.TRAIN_OP_KEY,
     INIT_OP_SIGNATURE_KEY=_impl.INIT_OP_SIGNATURE_KEY,
-    TRAIN_OP_SIGNATURE_KEY=_impl.TRAIN_OP_SIGNATURE_KEY)
+    TRAIN_OP_SIGNATURE_KEY=_impl.TRAIN_OP_SIGNATURE_KEY, DEBUG_DIRECTORY="debug",
+    DEBUG_INFO_FILENAME_PB="saved_model_debug_info.pb")
 # the tag names and debug-file constants at the top of the namespace, as tf.saved_model has them
 SERVING, TRAINING, GPU, TPU = _impl.SERVING, _impl.TRAINING, _impl.GPU, _impl.TPU
 DEBUG_DIRECTORY = "debug"
