@@ -147,3 +147,21 @@ def test_ctc_decoders_sequence_longer_than_input_is_failed_precondition():
                 with pytest.raises(tf.errors.FailedPreconditionError,
                                    match=r"sequence_length\(0\) <= 4"):
                     sess.run(decoded[0].values)
+
+
+def test_fractional_pool_ratio_checks():
+    x = np.arange(32, dtype=np.float32).reshape(1, 4, 8, 1)
+    with tf.Graph().as_default():
+        for pool in (tf.nn.fractional_max_pool, tf.nn.fractional_avg_pool):
+            with pytest.raises(ValueError, match="pooling_ratio cannot be smaller than 1, got: 0.5"):
+                pool(x, [1.0, 0.5, 2.0, 1.0])
+        y = tf.nn.fractional_max_pool(x, [2.0, 2.0, 2.0, 1.0])[0]
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.UnimplementedError, match="batch nor channel"):
+                sess.run(y)
+            # ratio 2 over a 4x8 image without overlap: 2x2 blocks, so max pooling is exact
+            out, rows, cols = sess.run(tf.nn.fractional_max_pool(
+                x, [1.0, 2.0, 2.0, 1.0], deterministic=True, seed=1, seed2=1))
+    np.testing.assert_array_equal(rows, [0, 2, 4])
+    np.testing.assert_array_equal(cols, [0, 2, 4, 6, 8])
+    np.testing.assert_array_equal(out[0, :, :, 0], x[0, :, :, 0].reshape(2, 2, 4, 2).max(axis=(1, 3)))

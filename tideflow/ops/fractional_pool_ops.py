@@ -68,8 +68,12 @@ def _frac_factory(kind):
                 raise _invalid(f"{op_type}: input must be 4-dimensional, got shape "
                                f"{_shape_str(x.shape)}")
             if len(ratio) != 4 or ratio[0] != 1.0 or ratio[3] != 1.0:
-                raise _invalid(f"{op_type}: pooling_ratio must be [1.0, r, c, 1.0] (no pooling "
-                               f"over batch or channels), got {ratio}")
+                from tideflow.framework import errors
+
+                raise errors.UnimplementedError(
+                    None, None, f"{op_type}: Fractional max pooling is not yet supported on the "
+                    f"batch nor channel dimension: pooling_ratio must be [1.0, r, c, 1.0], got "
+                    f"{ratio}")
             sizes = []
             for k in (1, 2):
                 n_out = int(np.floor(x.shape[k] / ratio[k]))
@@ -102,6 +106,12 @@ def _frac_shape(op):
     if x.ndims is not None and x.ndims != 4:
         raise ValueError(f"{op.type}: input must be 4-D, got shape {_shape_str(x)}")
     ratio = op._attrs["pooling_ratio"]
+    if len(ratio) != 4:
+        raise ValueError(f"{op.type}: pooling_ratio field must specify 4 dimensions, got "
+                         f"{list(ratio)}")
+    for r in ratio:
+        if r < 1:
+            raise ValueError(f"{op.type}: pooling_ratio cannot be smaller than 1, got: {r}")
     dims = x.as_list() if x.ndims is not None else [None] * 4
     out = [None if d is None else int(np.floor(d / r)) for d, r in zip(dims, ratio)]
     return [TensorShape(out), TensorShape([None if out[1] is None else out[1] + 1]),
