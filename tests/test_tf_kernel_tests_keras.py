@@ -216,3 +216,49 @@ def test_backend_sparse_placeholder():
         out = sess.run(dense, {sp: value})
     np.testing.assert_allclose(out, [[0.0, 5.0, 0.0], [0.0, 0.0, -1.0]])
     assert K.is_sparse(K.placeholder(ndim=2, sparse=True))
+
+
+@pytest.mark.parametrize("make, keys", [
+    (lambda r, c: keras.layers.LSTM(2, kernel_regularizer=r, recurrent_constraint=c,
+                                    activity_regularizer=r),
+     ("kernel_regularizer", "recurrent_constraint", "activity_regularizer")),
+    (lambda r, c: keras.layers.GRUCell(2, bias_regularizer=r, kernel_constraint=c),
+     ("bias_regularizer", "kernel_constraint")),
+    (lambda r, c: keras.layers.BatchNormalization(gamma_regularizer=r, beta_constraint=c),
+     ("gamma_regularizer", "beta_constraint")),
+    (lambda r, c: keras.layers.LayerNormalization(beta_regularizer=r, gamma_constraint=c),
+     ("beta_regularizer", "gamma_constraint")),
+    (lambda r, c: keras.layers.Embedding(5, 2, embeddings_regularizer=r,
+                                         embeddings_constraint=c, activity_regularizer=r),
+     ("embeddings_regularizer", "embeddings_constraint", "activity_regularizer")),
+    (lambda r, c: keras.layers.Conv2D(2, 3, activity_regularizer=r, kernel_constraint=c),
+     ("activity_regularizer", "kernel_constraint")),
+    (lambda r, c: keras.layers.SeparableConv2D(2, 3, depthwise_regularizer=r,
+                                               pointwise_constraint=c),
+     ("depthwise_regularizer", "pointwise_constraint")),
+])
+def test_configs_keep_regularizers_and_constraints(make, keys):
+    layer = make(keras.regularizers.l2(0.25), keras.constraints.max_norm(3.0))
+    config = layer.get_config()
+    for key in keys:
+        assert config[key] is not None, key
+    clone = type(layer).from_config(config)
+    for key in keys:
+        assert clone.get_config()[key] == config[key], key
+
+
+def test_layer_normalization_applies_its_constraint_and_config():
+    layer = keras.layers.LayerNormalization(gamma_initializer="zeros",
+                                            gamma_constraint=keras.constraints.NonNeg())
+    layer(keras.Input((3,)))
+    assert layer.gamma.constraint is layer.gamma_constraint
+    assert layer.get_config()["gamma_initializer"]["class_name"] == "Zeros"
+
+
+def test_lstm_activity_regularizer_survives_clone():
+    inp = keras.Input((3, 2))
+    reg = keras.regularizers.l2(0.5)
+    model = keras.Model(inp, keras.layers.LSTM(2, activity_regularizer=reg,
+                                               kernel_regularizer=reg)(inp))
+    assert len(model.losses) == 2
+    assert len(keras.models.clone_model(model).losses) == 2

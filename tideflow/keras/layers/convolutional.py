@@ -8,7 +8,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer
-from tideflow.keras.layers.core import _add_weight, _ser, _weights_config
+from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, _weights_config
 from tideflow.ops.layers_base import normalize_padding, normalize_tuple
 
 
@@ -165,7 +165,7 @@ class Conv(Layer):
             filters=self.filters, kernel_size=self.kernel_size, strides=self.strides,
             padding=self.padding, data_format=self.data_format,
             dilation_rate=self.dilation_rate, activation=activations.serialize(self.activation),
-            use_bias=self.use_bias, **_weights_config(self))
+            use_bias=self.use_bias, **_weights_config(self, activity_regularizer=True))
         return config
 
 
@@ -352,8 +352,9 @@ class SeparableConv2D(Conv2D):
         for k in ("kernel_initializer", "kernel_regularizer", "kernel_constraint"):
             config.pop(k, None)
         config.update(depth_multiplier=self.depth_multiplier,
-                      depthwise_initializer=_ser(initializers, self.depthwise_initializer),
-                      pointwise_initializer=_ser(initializers, self.pointwise_initializer))
+                      **_ser_attrs(self, "depthwise_initializer", "pointwise_initializer",
+                                   "depthwise_regularizer", "pointwise_regularizer",
+                                   "depthwise_constraint", "pointwise_constraint"))
         return config
 
     def _convolve(self, x):

@@ -17,6 +17,14 @@ def _ser(module, obj):
     return module.serialize(obj)
 
 
+def _ser_attrs(layer, *names):
+    """``{name: serialized layer.<name>}`` for initializer, regularizer and constraint
+    attributes (chosen by the name's ending), as TF 1.x's configs carry them."""
+    modules = {"initializer": initializers, "regularizer": regularizers,
+               "constraint": constraints}
+    return {n: _ser(modules[n.rsplit("_", 1)[1]], getattr(layer, n, None)) for n in names}
+
+
 def _add_weight(layer, name, shape, kind=None, initializer=None):
     """``layer.add_weight(name, shape)`` with the layer's ``<kind>_initializer`` (unless
     ``initializer`` is given), ``<kind>_regularizer`` and ``<kind>_constraint``; ``kind`` is

@@ -7,7 +7,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import backend as K
 from tideflow.keras import constraints, initializers, regularizers
 from tideflow.keras.engine.base_layer import InputSpec, Layer
-from tideflow.keras.layers.core import _ser, training_flag
+from tideflow.keras.layers.core import _ser, _ser_attrs, training_flag
 from tideflow.ops.layers_base import static_bool
 
 
@@ -132,7 +132,9 @@ class BatchNormalization(Layer):
                       gamma_initializer=_ser(initializers, self.gamma_initializer),
                       moving_mean_initializer=_ser(initializers, self.moving_mean_initializer),
                       moving_variance_initializer=_ser(initializers,
-                                                       self.moving_variance_initializer))
+                                                       self.moving_variance_initializer),
+                      **_ser_attrs(self, "beta_regularizer", "gamma_regularizer",
+                                   "beta_constraint", "gamma_constraint"))
         return config
 
 
@@ -151,21 +153,28 @@ class LayerNormalization(Layer):
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.beta_regularizer = regularizers.get(beta_regularizer)
         self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
         self._axes = [a % len(dims) for a in self.axis]
         shape = [dims[a] for a in self._axes]
         self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer,
-                                     regularizer=self.gamma_regularizer) if self.scale else None
+                                     regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint) if self.scale else None
         self.beta = self.add_weight("beta", shape=shape, initializer=self.beta_initializer,
-                                    regularizer=self.beta_regularizer) if self.center else None
+                                    regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint) if self.center else None
         self.built = True
 
     def get_config(self):
         config = super().get_config()
         config.update(axis=self.axis, epsilon=self.epsilon, center=self.center,
-                      scale=self.scale)
+                      scale=self.scale,
+                      **_ser_attrs(self, "beta_initializer", "gamma_initializer",
+                                   "beta_regularizer", "gamma_regularizer",
+                                   "beta_constraint", "gamma_constraint"))
         return config
 
     def call(self, inputs):
@@ -229,6 +238,8 @@ class Embedding(Layer):
         config = super().get_config()
         config.update(input_dim=self.input_dim, output_dim=self.output_dim,
                       embeddings_initializer=_ser(initializers, self.embeddings_initializer),
+                      **_ser_attrs(self, "embeddings_regularizer", "activity_regularizer",
+                                   "embeddings_constraint"),
                       mask_zero=self.mask_zero, input_length=self.input_length)
         config.pop("batch_input_shape", None)
         return config

@@ -13,7 +13,7 @@ from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
 from tideflow.keras.engine.base_layer import InputSpec, Layer, flatten
-from tideflow.keras.layers.core import _add_weight, _ser, training_flag
+from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, training_flag
 
 
 def _dropout_mask(like, rate, training):
@@ -105,6 +105,8 @@ class _Cell(Layer):
             kernel_initializer=_ser(initializers, self.kernel_initializer),
             recurrent_initializer=_ser(initializers, self.recurrent_initializer),
             bias_initializer=_ser(initializers, self.bias_initializer),
+            **_ser_attrs(self, "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+                         "kernel_constraint", "recurrent_constraint", "bias_constraint"),
             dropout=self.dropout, recurrent_dropout=self.recurrent_dropout)
         return config
 
@@ -751,7 +753,7 @@ class _RNNLayer(RNN):
         time_major = kwargs.pop("time_major", False)
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in Layer._KWARGS or k in (
             "name", "trainable", "dtype")}
-        layer_kwargs.pop("activity_regularizer", None)
+        # the activity regularizer is the layer's (on its outputs), not the cell's
         cell_kwargs = dict(kwargs)
         if "dtype" in layer_kwargs:
             cell_kwargs["dtype"] = layer_kwargs["dtype"]
@@ -775,6 +777,7 @@ class _RNNLayer(RNN):
             config.pop(k, None)
         config.update(super().get_config())
         config.pop("cell", None)  # LSTM/GRU/SimpleRNN rebuild their own cell
+        config.update(_ser_attrs(self, "activity_regularizer"))
         return config
 
     @classmethod
