@@ -416,3 +416,19 @@ def test_recall_at_precision_and_precision_at_recall(graph):
     np.testing.assert_allclose(got[1], recall[strict_index], rtol=1e-6)
     assert got[2] == 0.0
     np.testing.assert_allclose(got[3], precision[np.argmin(np.abs(recall - 0.5))], rtol=1e-6)
+
+
+def test_top_k_metrics_without_k_are_scoped_at_k(graph):
+    # TF names the k-less forms '<metric>_at_k' (and '_at_k_class<id>'), scope and variables
+    top = tf.constant([[1, 2], [0, 1]], tf.int64)
+    labels = tf.constant([[1], [1]], tf.int64)
+    prec, _ = m.streaming_sparse_precision_at_top_k(top, labels)
+    rec, _ = m.sparse_recall_at_top_k(labels, top, class_id=1)
+    core, _ = tf.metrics.precision_at_top_k(labels, top, k=2)
+    assert (prec.name, rec.name, core.name) == (
+        "precision_at_k:0", "recall_at_k_class1:0", "precision_at_2:0")
+    assert _local_names() == [
+        "precision_at_2/false_positive_at_2:0", "precision_at_2/true_positive_at_2:0",
+        "precision_at_k/false_positive_at_k:0", "precision_at_k/true_positive_at_k:0",
+        "recall_at_k_class1/false_negative_at_k_class1:0",
+        "recall_at_k_class1/true_positive_at_k_class1:0"]

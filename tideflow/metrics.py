@@ -548,8 +548,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 
 
 def _at_k_name(name, k=None, class_id=None):
-    if k is not None:
-        name = f"{name}_at_{k}"
+    name = f"{name}_at_{k}" if k is not None else f"{name}_at_k"
     if class_id is not None:
         name = f"{name}_class{class_id}"
     return name
