@@ -345,3 +345,32 @@ def test_constants_namespace_names():
     sc = sm.signature_constants
     assert (sc.SUPERVISED_TRAIN_METHOD_NAME, sc.SUPERVISED_EVAL_METHOD_NAME) == (
         "tensorflow/supervised/training", "tensorflow/supervised/eval")
+
+
+def _node(op, name, inputs):
+    from tideflow.protos import node_def_pb2
+
+    n = node_def_pb2.NodeDef(op=op, name=name)
+    n.input.extend(inputs)
+    return n
+
+
+def test_remove_training_nodes_output_equals_the_expected_graph_def():
+    from tideflow.protos import graph_pb2
+
+    gd = graph_pb2.GraphDef()
+    gd.node.extend([_node("Aop", "A", ["B"]), _node("Identity", "B", ["C"]),
+                    _node("Identity", "C", ["D"]), _node("Dop", "D", [])])
+    want = graph_pb2.GraphDef()
+    want.node.extend([_node("Aop", "A", ["D"]), _node("Dop", "D", [])])
+    assert tf.graph_util.remove_training_nodes(gd) == want  # no library / versions added
+    # an Identity feeding a control edge stays: the graph comes back unchanged
+    kept = graph_pb2.GraphDef()
+    kept.node.extend([_node("Const", "C", ["^I"]), _node("Identity", "I", ["Base"]),
+                      _node("BaseOp", "Base", [])])
+    assert tf.graph_util.remove_training_nodes(kept) == kept
+    # a library / versions the input has are kept
+    with tf.Graph().as_default() as g:
+        tf.identity(tf.constant(1.0), name="out")
+    full = g.as_graph_def()
+    assert tf.graph_util.remove_training_nodes(full).versions == full.versions

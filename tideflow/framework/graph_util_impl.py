@@ -147,8 +147,11 @@ def remove_training_nodes(input_graph, protected_nodes=None):
                 name = full.lstrip("^")
             new.input.append(full)
         out.node.append(new)
-    out.library.CopyFrom(input_graph.library)
-    out.versions.CopyFrom(input_graph.versions)
+    # only what the input holds: an unset library / versions stays unset (proto equality)
+    if input_graph.HasField("library"):
+        out.library.CopyFrom(input_graph.library)
+    if input_graph.HasField("versions"):
+        out.versions.CopyFrom(input_graph.versions)
     return out
 
 
