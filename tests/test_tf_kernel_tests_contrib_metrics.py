@@ -432,3 +432,16 @@ def test_top_k_metrics_without_k_are_scoped_at_k(graph):
         "precision_at_k/false_positive_at_k:0", "precision_at_k/true_positive_at_k:0",
         "recall_at_k_class1/false_negative_at_k_class1:0",
         "recall_at_k_class1/true_positive_at_k_class1:0"]
+
+
+def test_contrib_metrics_implementation_paths():
+    # programs import TF 1.x's implementation modules directly
+    from tideflow.contrib.metrics.python.ops import confusion_matrix_ops, histogram_ops, metric_ops
+
+    assert metric_ops.streaming_concat is m.streaming_concat
+    assert metric_ops.count is m.count
+    assert metric_ops.aggregate_metric_map is m.aggregate_metric_map
+    assert metric_ops.precision_recall_at_equal_thresholds is \
+        m.precision_recall_at_equal_thresholds
+    assert histogram_ops.auc_using_histogram is m.auc_using_histogram
+    assert confusion_matrix_ops.confusion_matrix is m.confusion_matrix

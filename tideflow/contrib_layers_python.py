@@ -260,8 +260,17 @@ def install(contrib):
     metric_ops = _module(f"{base}.metrics.python.ops.metric_ops",
                          "``tensorflow.contrib.metrics.python.ops.metric_ops``.",
                          {n: getattr(metrics, n) for n in metrics.__all__
-                          if n.startswith("streaming_")})
+                          if n not in set_names and n != "auc_using_histogram"})
+    histogram_ops = _module(f"{base}.metrics.python.ops.histogram_ops",
+                            "``tensorflow.contrib.metrics.python.ops.histogram_ops``.",
+                            {"auc_using_histogram": metrics.auc_using_histogram})
+    confusion_matrix_ops = _module(
+        f"{base}.metrics.python.ops.confusion_matrix_ops",
+        "``tensorflow.contrib.metrics.python.ops.confusion_matrix_ops``.",
+        {"confusion_matrix": metrics.confusion_matrix})
     mops = _module(f"{base}.metrics.python.ops", "``tensorflow.contrib.metrics.python.ops``.",
-                   {"set_ops": set_ops, "metric_ops": metric_ops})
+                   {"set_ops": set_ops, "metric_ops": metric_ops,
+                    "histogram_ops": histogram_ops,
+                    "confusion_matrix_ops": confusion_matrix_ops})
     metrics.python = _module(f"{base}.metrics.python",
                              "``tensorflow.contrib.metrics.python``.", {"ops": mops})
