@@ -262,3 +262,55 @@ def test_lstm_activity_regularizer_survives_clone():
                                                kernel_regularizer=reg)(inp))
     assert len(model.losses) == 2
     assert len(keras.models.clone_model(model).losses) == 2
+
+
+class _Recorder(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.events = []
+
+    def on_test_begin(self, logs=None):
+        self.events.append("test_begin")
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.events.append(("test_batch", batch, logs["size"], round(logs["loss"], 6)))
+
+    def on_test_end(self, logs=None):
+        self.events.append("test_end")
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self.events.append(("predict_batch", batch, logs["size"], logs["outputs"][0].shape))
+
+    def on_predict_end(self, logs=None):
+        self.events.append("predict_end")
+
+
+def _ones_model():
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(1,), use_bias=False,
+                                                 kernel_initializer="zeros")])
+    model.compile(keras.optimizers.SGD(0.0), "mse")
+    return model
+
+
+def test_evaluate_and_predict_call_their_callbacks():
+    model = _ones_model()
+    rec = _Recorder()
+    x = np.ones((5, 1), np.float32)
+    # the model outputs 0: each batch's mse against targets of 2 is 4
+    model.evaluate(x, 2 * x, batch_size=2, callbacks=[rec], verbose=0)
+    assert rec.events == ["test_begin", ("test_batch", 0, 2, 4.0), ("test_batch", 1, 2, 4.0),
+                          ("test_batch", 2, 1, 4.0), "test_end"]
+    rec.events.clear()
+    model.predict(x, batch_size=3, callbacks=[rec])
+    assert rec.events == [("predict_batch", 0, 3, (3, 1)), ("predict_batch", 1, 2, (2, 1)),
+                          "predict_end"]
+
+
+def test_fit_validation_runs_test_hooks():
+    model = _ones_model()
+    rec = _Recorder()
+    x = np.ones((4, 1), np.float32)
+    model.fit(x, x, batch_size=4, epochs=2, validation_data=(x, 3 * x), callbacks=[rec],
+              verbose=0)
+    one_pass = ["test_begin", ("test_batch", 0, 4, 9.0), "test_end"]
+    assert rec.events == one_pass * 2

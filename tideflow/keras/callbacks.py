@@ -52,6 +52,36 @@ class Callback:
     def on_train_end(self, logs=None):
         pass
 
+    # evaluate / predict (and fit's validation passes) call these, as TF 1.x
+    def on_test_begin(self, logs=None):
+        pass
+
+    def on_test_end(self, logs=None):
+        pass
+
+    def on_test_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_test_batch_end(self, batch, logs=None):
+        pass
+
+    def on_predict_begin(self, logs=None):
+        pass
+
+    def on_predict_end(self, logs=None):
+        pass
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_predict_batch_end(self, batch, logs=None):
+        pass
+
+
+_MODE_HOOKS = ("on_test_begin", "on_test_end", "on_predict_begin", "on_predict_end")
+_MODE_BATCH_HOOKS = ("on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
+                     "on_predict_batch_end")
+
 
 class CallbackList:
     def __init__(self, callbacks=None):
@@ -95,6 +125,24 @@ class CallbackList:
     def on_train_end(self, logs=None):
         for c in self.callbacks:
             c.on_train_end(logs or {})
+
+    def __getattr__(self, name):
+        # the evaluate/predict hooks, on the callbacks that have them
+        if name in _MODE_HOOKS:
+            def hook(logs=None):
+                for c in self.callbacks:
+                    fn = getattr(c, name, None)
+                    if fn is not None:
+                        fn(logs if logs is not None else {})
+            return hook
+        if name in _MODE_BATCH_HOOKS:
+            def batch_hook(batch, logs=None):
+                for c in self.callbacks:
+                    fn = getattr(c, name, None)
+                    if fn is not None:
+                        fn(batch, logs if logs is not None else {})
+            return batch_hook
+        raise AttributeError(name)
 
 
 class BaseLogger(Callback):

@@ -712,7 +712,7 @@ class Model(Network):
             epoch_logs = dict(zip(out_labels, self._combine(
                 totals, seen, last, step_totals, steps, by_steps=source.samples is None)))
             if val is not None and _should_run_validation(validation_freq, epoch):
-                for label, value in zip(out_labels, self._evaluate_source(val)):
+                for label, value in zip(out_labels, self._evaluate_source(val, callbacks)):
                     epoch_logs["val_" + label] = value
             callbacks.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -739,26 +739,48 @@ class Model(Network):
             vy, validation_data[2] if len(validation_data) == 3 else None, None)
         return _ArraySource(vx, vy, vw, batch_size, False)
 
-    def _evaluate_source(self, source):
+    def _evaluate_source(self, source, callbacks=None):
         fetches = [self.total_loss] + self._metric_tensors
         totals = np.zeros(len(fetches))
         step_totals = np.zeros(len(fetches))
         seen, steps, last = 0, 0, None
         self.reset_metrics()
-        for bx, by, bw in source.epoch():
-            outs = self._run(fetches, self._feeds(bx, by, False, bw))
+        if callbacks is not None:
+            callbacks.on_test_begin()
+        for batch_index, (bx, by, bw) in enumerate(source.epoch()):
             size = len(bx[0]) if bx else 1
+            if callbacks is not None:
+                callbacks.on_test_batch_begin(batch_index, {"batch": batch_index,
+                                                            "size": size})
+            outs = self._run(fetches, self._feeds(bx, by, False, bw))
+            if callbacks is not None:
+                batch_logs = {"batch": batch_index, "size": size}
+                batch_logs.update(zip(self.metrics_names, (float(o) for o in outs)))
+                callbacks.on_test_batch_end(batch_index, batch_logs)
             totals += np.asarray(outs, dtype=np.float64) * size
             step_totals += np.asarray(outs, dtype=np.float64)
             seen += size
             steps += 1
             last = outs
+        if callbacks is not None:
+            callbacks.on_test_end()
         return self._combine(totals, seen, last, step_totals, steps,
                              by_steps=getattr(source, "samples", None) is None)
 
-    def _evaluate_arrays(self, xs, ys, batch_size, sws=None):
+    def _evaluate_arrays(self, xs, ys, batch_size, sws=None, callbacks=None):
         return self._evaluate_source(_ArraySource(xs, ys, sws or [None] * len(ys), batch_size,
-                                                  False))
+                                                  False), callbacks)
+
+    def _mode_callbacks(self, callbacks, verbose, steps):
+        """evaluate/predict's CallbackList (None when no callbacks were given)."""
+        if not callbacks:
+            return None
+        callbacks = cbks.CallbackList(list(callbacks))
+        callbacks.set_model(self)
+        callbacks.set_params({"batch_size": None, "epochs": 1, "steps": steps,
+                              "samples": None, "verbose": verbose, "do_validation": False,
+                              "metrics": list(getattr(self, "metrics_names", []))})
+        return callbacks
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose=1, sample_weight=None,
                  steps=None, callbacks=None, **kwargs):
@@ -768,19 +790,20 @@ class Model(Network):
             return self.evaluate_generator(x, steps=steps, verbose=verbose,
                                            callbacks=callbacks, **_pool_args(kwargs))
         start = time.time()
+        cb_list = self._mode_callbacks(callbacks, verbose, steps)
         if x is None and y is None and steps and self._fed_by_tensors():
-            outs = self._evaluate_source(_NoFeedSource(steps))
+            outs = self._evaluate_source(_NoFeedSource(steps), cb_list)
             n, unit = steps, "step"
         elif _is_dataset(x):
             source = _DatasetSource(self, x if y is None else (x, y), steps)
             source.peek()
-            outs = self._evaluate_source(source)
+            outs = self._evaluate_source(source, cb_list)
             n, unit = steps or 0, "step"
         else:
             xs, ys = self._standardize_xy(x, y)
             sws = self._standardize_weights(ys, sample_weight, None)
             outs = self._evaluate_arrays(
-                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws)
+                xs, ys, self._validate_or_infer_batch_size(batch_size) or 32, sws, cb_list)
             n, unit = len(xs[0]), "sample"
         if verbose:
             elapsed = time.time() - start
@@ -807,11 +830,22 @@ class Model(Network):
         batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         n = len(xs[0])
         parts = [[] for _ in self.outputs]
-        for start in range(0, n, batch_size):
+        cb_list = self._mode_callbacks(callbacks, verbose, steps)
+        if cb_list is not None:
+            cb_list.on_predict_begin()
+        for index, start in enumerate(range(0, n, batch_size)):
             sl = slice(start, start + batch_size)
+            size = min(n, start + batch_size) - start
+            if cb_list is not None:
+                cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
             outs = self._run(self.outputs, self._feeds([a[sl] for a in xs], None, False))
             for p, o in zip(parts, outs):
                 p.append(o)
+            if cb_list is not None:
+                cb_list.on_predict_batch_end(index, {"batch": index, "size": size,
+                                                     "outputs": outs})
+        if cb_list is not None:
+            cb_list.on_predict_end()
         results = [np.concatenate(p) if p else np.zeros((0,)) for p in parts]
         return results[0] if len(results) == 1 else results
 
