@@ -445,3 +445,60 @@ def test_contrib_metrics_implementation_paths():
         m.precision_recall_at_equal_thresholds
     assert histogram_ops.auc_using_histogram is m.auc_using_histogram
     assert confusion_matrix_ops.confusion_matrix is m.confusion_matrix
+
+
+def _mann_whitney_interval(y, p, w, alpha, logit):
+    """Weighted AUC (ties half) from placement values and its normal interval."""
+    import statistics
+
+    eps = 1e-7
+    pos, neg = y == 1, y == 0
+    t0, t1 = w[neg].sum(), w[pos].sum()
+
+    def share_below(values, ref, ref_w):
+        return np.array([np.sum(ref_w * ((ref < v) + 0.5 * (ref == v))) for v in values])
+
+    place_pos = share_below(p[pos], p[neg], w[neg]) / (t0 + eps)
+    place_neg = share_below(p[neg], p[pos], w[pos]) / (t1 + eps)
+    auc_0 = np.sum(w[neg] * (1 - place_neg)) / (t0 + eps)
+    auc_1 = np.sum(w[pos] * place_pos) / (t1 + eps)
+    auc = auc_1 if t0 < t1 else auc_0
+    var_0 = np.sum(w[neg] * (1 - place_neg - auc_0) ** 2) / (t0 - 1 + eps)
+    var_1 = np.sum(w[pos] * (place_pos - auc_1) ** 2) / (t1 - 1 + eps)
+    se = np.sqrt(var_0 / (t0 + eps) + var_1 / (t1 + eps))
+    z = statistics.NormalDist().inv_cdf((1 - alpha) / 2)
+    if not logit:
+        return auc, auc + z * se, auc - z * se
+    est = np.log(auc / (1 - auc + eps))
+    se_logit = se / (auc * (1 - auc + eps))
+
+    def inverse(x):
+        return 1 / (1 + np.exp(-x) + eps)
+
+    return auc, inverse(est + z * se_logit), inverse(est - z * se_logit)
+
+
+@pytest.mark.parametrize("logit", [True, False])
+def test_auc_with_confidence_intervals(graph, logit):
+    rng = np.random.RandomState(3)
+    y = rng.randint(0, 2, 60)
+    p = np.round(rng.rand(60) + 0.3 * y, 1).astype(np.float32)  # ties across classes
+    w = rng.randint(1, 3, 60).astype(np.float32)
+    yt = tf.placeholder(tf.int64, [None])
+    pt = tf.placeholder(tf.float32, [None])
+    wt = tf.placeholder(tf.float32, [None])
+    result, update = m.auc_with_confidence_intervals(yt, pt, wt, alpha=0.9,
+                                                     logit_transformation=logit)
+    assert type(result).__name__ == "AucData"
+    with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
+        m.auc_with_confidence_intervals(yt, pt, alpha=1.0)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for i in range(0, 60, 15):
+            sess.run(update, {yt: y[i:i + 15], pt: p[i:i + 15], wt: w[i:i + 15]})
+        got = sess.run(result, {yt: y[:15], pt: p[:15], wt: w[:15]})
+        one_class = sess.run(result, {yt: np.ones(4, np.int64), pt: p[:4], wt: w[:4]})
+    expected = _mann_whitney_interval(y, p.astype(np.float64), w.astype(np.float64), 0.9, logit)
+    np.testing.assert_allclose(tuple(got), expected, rtol=1e-5)
+    assert got.lower < got.auc < got.upper
+    assert tuple(one_class) == (0.0, 0.0, 0.0)  # the batch fed lacks a class

@@ -370,6 +370,109 @@ def streaming_dynamic_auc(labels, predictions, curve="ROC", metrics_collections=
         return auc, update_op
 
 
+def _placement_auc(labels, predictions, weights, alpha, logit_transformation, is_valid):
+    """ROC AUC from placement values (each positive's weighted share of negatives scored
+    below it, ties counting half, and the reverse for negatives) with its asymptotic normal
+    confidence interval: ``AucData(auc, lower, upper)``."""
+    import collections
+    import statistics
+
+    import tideflow as tf
+
+    eps = 1e-7
+    data = collections.namedtuple("AucData", ["auc", "lower", "upper"])
+    dtype = weights.dtype
+    positive = tf.cast(labels, dtype)
+    negative = 1.0 - positive
+    total_0 = tf.reduce_sum(negative * weights)
+    total_1 = tf.reduce_sum(positive * weights)
+    ascending, order = tf.nn.top_k(-predictions, k=tf.size(predictions))
+    _, segment = tf.unique(-ascending)
+    pos_w = tf.gather(positive * weights, order)
+    neg_w = tf.gather(negative * weights, order)
+    pos_sorted = tf.gather(positive, order)
+    neg_sorted = 1.0 - pos_sorted
+    w_sorted = tf.gather(weights, order)
+    # per distinct score: the weight of the opposite class there and strictly below it
+    neg_at = tf.segment_sum(neg_w, segment)
+    pos_at = tf.segment_sum(pos_w, segment)
+    place_pos = tf.gather((tf.cumsum(neg_at, exclusive=True) + neg_at / 2.0)
+                          / (tf.reduce_sum(neg_at) + eps), segment)
+    place_neg = tf.gather((tf.cumsum(pos_at, exclusive=True) + pos_at / 2.0)
+                          / (tf.reduce_sum(pos_at) + eps), segment)
+    w0 = w_sorted * neg_sorted
+    w1 = w_sorted * pos_sorted
+    auc_0 = tf.reduce_sum(w0 * (1.0 - place_neg * neg_sorted)) / (total_0 + eps)
+    auc_1 = tf.reduce_sum(w1 * place_pos * pos_sorted) / (total_1 + eps)
+    auc = tf.where(tf.less(total_0, total_1), auc_1, auc_0)
+    var_0 = tf.reduce_sum(w0 * tf.square(1.0 - place_neg * neg_sorted - auc_0)) / (
+        total_0 - 1.0 + eps)
+    var_1 = tf.reduce_sum(w1 * tf.square(place_pos * pos_sorted - auc_1)) / (
+        total_1 - 1.0 + eps)
+    std_err = tf.sqrt(var_0 / (total_0 + eps) + var_1 / (total_1 + eps))
+    z = statistics.NormalDist().inv_cdf((1.0 - alpha) / 2.0)  # negative
+    if logit_transformation:
+        estimate = tf.log(auc / (1.0 - auc + eps))
+        logit_err = std_err / (auc * (1.0 - auc + eps))
+
+        def inverse(x):
+            return 1.0 / (1.0 + tf.exp(-x) + eps)
+
+        lower, upper = inverse(estimate + z * logit_err), inverse(estimate - z * logit_err)
+    else:
+        lower, upper = auc + z * std_err, auc - z * std_err
+    certain = tf.logical_or(tf.equal(auc, 1.0), tf.equal(auc, 0.0))
+    lower = tf.where(certain, auc, lower)
+    upper = tf.where(certain, auc, upper)
+    zero = tf.constant(0.0, dtype)
+    return data(*tf.cond(is_valid, lambda: [auc, lower, upper], lambda: [zero] * 3))
+
+
+def auc_with_confidence_intervals(labels, predictions, weights=None, alpha=0.95,
+                                  logit_transformation=True, metrics_collections=(),
+                                  updates_collections=(), name=None):
+    """The ROC AUC of every labels/predictions/weights batch seen (kept with
+    ``streaming_concat``) and its ``alpha`` asymptotic normal confidence interval from
+    placement values (logit-transformed by default, keeping it inside [0, 1]):
+    ``(AucData(auc, lower, upper), update_op)``. A batch whose weights sum below 1 is not
+    added; the value is 0s unless the batch fed holds both labels 0 and 1."""
+    import tideflow as tf
+
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1; currently {alpha:.02f}")
+    predictions = tf.convert_to_tensor(predictions)
+    if weights is None:
+        weights = tf.ones_like(predictions)
+    with tf.variable_scope(name, default_name="auc_with_confidence_intervals",
+                           values=[labels, predictions, weights]):
+        predictions, labels, weights = _metrics()._remove_squeezable_dimensions(
+            predictions, tf.convert_to_tensor(labels), tf.convert_to_tensor(weights))
+        total_weight = tf.reduce_sum(weights)
+        weights = tf.reshape(weights, [-1])
+        predictions = tf.reshape(tf.cast(predictions, "float64"), [-1])
+        labels = tf.reshape(tf.cast(labels, "int64"), [-1])
+        checks = [
+            tf.assert_greater_equal(labels, tf.zeros_like(labels),
+                                    message="labels must be 0 or 1, at least one is <0"),
+            tf.assert_less_equal(labels, tf.ones_like(labels),
+                                 message="labels must be 0 or 1, at least one is >1")]
+        with tf.control_dependencies(checks):  # the checks guard the updates only
+            labels_checked = tf.identity(labels)
+        preds_all, update_preds = streaming_concat(predictions, name="concat_preds")
+        labels_all, update_labels = streaming_concat(labels_checked, name="concat_labels")
+        weights_all, update_weights = streaming_concat(weights, name="concat_weights")
+        enough_weight = tf.greater_equal(total_weight, 1.0)
+        update_op = tf.cond(enough_weight,
+                            lambda: tf.group(update_labels, update_preds, update_weights),
+                            tf.no_op)
+        both_labels = tf.logical_and(tf.equal(tf.reduce_min(labels), 0),
+                                     tf.equal(tf.reduce_max(labels), 1))
+        auc = _placement_auc(labels_all, preds_all, weights_all, alpha, logit_transformation,
+                             tf.logical_and(both_labels, enough_weight))
+        _metrics()._add_collections(auc, update_op, metrics_collections, updates_collections)
+        return auc, update_op
+
+
 def count(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The number of ``values`` seen, or the sum of their broadcast ``weights``: a float32
     local variable ``count/count``; ``(count, update_op)``."""
@@ -899,6 +1002,7 @@ __all__ = [
     "aggregate_metric_map",
     "aggregate_metrics",
     "auc_using_histogram",
+    "auc_with_confidence_intervals",
     "cohen_kappa",
     "confusion_matrix",
     "count",
