@@ -374,3 +374,36 @@ def test_remove_training_nodes_output_equals_the_expected_graph_def():
         tf.identity(tf.constant(1.0), name="out")
     full = g.as_graph_def()
     assert tf.graph_util.remove_training_nodes(full).versions == full.versions
+
+
+def test_stripped_op_list_follows_library_functions():
+    from tideflow.framework import meta_graph
+    from tideflow.protos import graph_pb2
+
+    g = graph_pb2.GraphDef()
+    a, b = g.library.function.add(), g.library.function.add()
+    a.signature.name, b.signature.name = "A", "B"
+    a.node_def.add().op = "B"  # A calls B, B calls A (a cycle) and uses Const and Square
+    b.node_def.add().op = "Const"
+    b.node_def.add().op = "A"
+    b.node_def.add().op = "Square"
+    g.node.add().op = "A"
+    assert meta_graph.ops_used_by_graph_def(g) == ["Const", "Square"]
+    assert [o.name for o in meta_graph.stripped_op_list_for_graph(g).op] == ["Const", "Square"]
+
+
+def test_meta_graph_import_without_a_saver_rebuilds_variables():
+    from tideflow.python.framework import meta_graph
+
+    with tf.Graph().as_default() as g1:
+        v = tf.Variable([1.0, 2.0, 3.0], dtype=tf.float64, name="v")
+    mgd, _ = meta_graph.export_scoped_meta_graph(graph=g1)
+    # the same VariableDef bytes under the metric-variables key come back as a Variable too
+    mgd.collection_def[tf.GraphKeys.METRIC_VARIABLES].CopyFrom(mgd.collection_def["variables"])
+    with tf.Graph().as_default() as g2:
+        meta_graph.import_scoped_meta_graph(mgd)
+        (metric,) = g2.get_collection(tf.GraphKeys.METRIC_VARIABLES)
+        assert isinstance(metric, tf.Variable)
+        assert (metric.name, metric.dtype, metric.shape.as_list()) == (v.name, v.dtype, [3])
+        assert g2.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)[0] is g2.get_collection(
+            tf.GraphKeys.TRAINABLE_VARIABLES)[0]

@@ -36,15 +36,33 @@ def has_proto_function(collection_name):
     return collection_name in _PROTO_FUNCTIONS
 
 
+_DEFAULT_PROTOS_REGISTERED = False
+
+
+def _ensure_default_protos():
+    """TF registers the variable collections' (and savers', queue runners') proto functions
+    as its modules load; tideflow does it on the first look-up, so that meta_graph's own
+    export / import (without a Saver) turns VariableDefs back into Variables."""
+    global _DEFAULT_PROTOS_REGISTERED
+    if not _DEFAULT_PROTOS_REGISTERED:
+        _DEFAULT_PROTOS_REGISTERED = True
+        from tideflow.train import saver
+
+        saver._register_protos()
+
+
 def get_collection_proto_type(collection_name):
+    _ensure_default_protos()
     return _PROTO_FUNCTIONS.get(collection_name, (None, None, None))[0]
 
 
 def get_to_proto_function(collection_name):
+    _ensure_default_protos()
     return _PROTO_FUNCTIONS.get(collection_name, (None, None, None))[1]
 
 
 def get_from_proto_function(collection_name):
+    _ensure_default_protos()
     return _PROTO_FUNCTIONS.get(collection_name, (None, None, None))[2]
 
 
@@ -137,9 +155,27 @@ def op_def_proto(op_def):
     return p
 
 
+def ops_used_by_graph_def(graph_def):
+    """The op names ``graph_def`` uses: its nodes' ops, where a node calling a library function
+    counts as the ops inside that function (followed through nested and recursive calls)."""
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    used, seen = set(), set()
+    pending = [n.op for n in graph_def.node]
+    while pending:
+        op = pending.pop()
+        if op in functions:
+            if op not in seen:
+                seen.add(op)
+                pending.extend(n.op for n in functions[op].node_def)
+        else:
+            used.add(op)
+    return sorted(used)
+
+
 def stripped_op_list_for_graph(graph_def):
-    """An OpList of the (registered) ops ``graph_def`` uses, sorted by name."""
-    used = sorted({n.op for n in graph_def.node})
+    """An OpList of the (registered) ops ``graph_def`` uses, sorted by name (ops inside the
+    library functions it calls included)."""
+    used = ops_used_by_graph_def(graph_def)
     out = op_def_pb2.OpList()
     for name in used:
         d = op_registry.lookup(name)
