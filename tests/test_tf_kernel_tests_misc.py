@@ -165,3 +165,18 @@ def test_fractional_pool_ratio_checks():
     np.testing.assert_array_equal(rows, [0, 2, 4])
     np.testing.assert_array_equal(cols, [0, 2, 4, 6, 8])
     np.testing.assert_array_equal(out[0, :, :, 0], x[0, :, :, 0].reshape(2, 2, 4, 2).max(axis=(1, 3)))
+
+
+def test_edit_distance_rank_mismatch_fails_at_graph_construction():
+    with tf.Graph().as_default():
+        hyp = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 1])
+        truth = tf.SparseTensor([[0, 0, 0]], tf.constant([1], tf.int64), [1, 1, 1])
+        with pytest.raises(ValueError, match="hypothesis_shape does not match truth_shape: 2 vs. 3"):
+            tf.edit_distance(hyp, truth)
+        # same rank: "abc" against "abd" is one substitution in three
+        hyp = tf.SparseTensor([[0, 0, i] for i in range(3)], [1, 2, 3], [1, 1, 3])
+        truth = tf.SparseTensor([[0, 0, i] for i in range(3)], [1, 2, 4], [1, 1, 3])
+        dist = tf.edit_distance(hyp, truth)
+        assert dist.shape.as_list() == [1, 1]
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(dist), [[1.0 / 3]], rtol=1e-6)

@@ -539,6 +539,10 @@ op_registry.declare(
 def _edit_distance_shape(op):
     from tideflow.ops.sparse_ops import _shape_from
 
+    hn, tn = (op._inputs[i]._shape.num_elements() for i in (2, 5))
+    if hn is not None and tn is not None and hn != tn:
+        raise ValueError(f"Num elements of hypothesis_shape does not match truth_shape: {hn} vs. "
+                         f"{tn}")
     hs, ts = _shape_from(op._inputs[2]), _shape_from(op._inputs[5])
     if hs.ndims is None or ts.ndims is None or not hs.is_fully_defined() or \
             not ts.is_fully_defined():
