@@ -502,3 +502,26 @@ def test_auc_with_confidence_intervals(graph, logit):
     np.testing.assert_allclose(tuple(got), expected, rtol=1e-5)
     assert got.lower < got.auc < got.upper
     assert tuple(one_class) == (0.0, 0.0, 0.0)  # the batch fed lacks a class
+
+
+def test_sparse_average_precision_at_top_k_matches_scores_form(graph):
+    scores = np.array([[0.1, 0.6, 0.3, 0.0], [0.7, 0.2, 0.1, 0.05], [0.2, 0.1, 0.3, 0.4]],
+                      np.float32)
+    labels = tf.constant([[1, 3], [1, -1], [0, 2]], tf.int64)
+    from_scores, from_scores_up = m.streaming_sparse_average_precision_at_k(
+        tf.constant(scores), labels, 3)
+    ranked = np.argsort(-scores, axis=1)[:, :3]
+    from_ids, from_ids_up = m.streaming_sparse_average_precision_at_top_k(
+        tf.constant(ranked), labels)
+    assert from_ids.dtype == tf.float64
+    assert "average_precision_at_top_k/total:0" in _local_names()
+    with pytest.raises(ValueError, match="last dimension of predictions_idx must be set"):
+        m.streaming_sparse_average_precision_at_top_k(tf.placeholder(tf.int64, [None, None]),
+                                                      labels)
+    # rows: labels {1, 3} ranked 1st and absent -> (1/1) / 2; {1} ranked 2nd -> 1/2;
+    # {0, 2} ranked 3rd and 2nd -> (1/2 + 2/3) / 2
+    expected = np.mean([0.5, 0.5, (1 / 2 + 2 / 3) / 2])
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_allclose(sess.run([from_scores_up, from_ids_up]), [expected] * 2)
+        np.testing.assert_allclose(sess.run([from_scores, from_ids]), [expected] * 2)

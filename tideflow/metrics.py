@@ -992,6 +992,15 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
             labels = gather_ops.where(math_ops.greater_equal(labels, num_classes),
                                       math_ops.multiply(fill_ops.ones_like(labels),
                                                         np.int64(-1)), labels)
+        return _average_precision_of_top_k(labels, top_idx, int(k), weights,
+                                           metrics_collections, updates_collections, scope)
+
+
+def _average_precision_of_top_k(labels, top_idx, k, weights, metrics_collections,
+                                updates_collections, scope):
+    """``average_precision_at_k``'s streaming mean given the ranked class ids ``top_idx``
+    ([D1, ... DN, k]), in the name scope ``scope``."""
+    with ops.name_scope(scope):
         _, _, relevant, _, valid = _membership("average_precision_at_k", labels, top_idx)
         ranks = cast_ops.cast(range_ops.range(1, int(k) + 1), dtypes.float64)
         precision_per_k = math_ops.truediv(reduction_ops.cumsum(relevant, axis=-1), ranks)
@@ -1023,6 +1032,22 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
 
 
 sparse_average_precision_at_k = average_precision_at_k
+
+
+def _streaming_sparse_average_precision_at_top_k(labels, predictions_idx, weights=None,
+                                                 metrics_collections=None,
+                                                 updates_collections=None, name=None):
+    """``average_precision_at_k`` given the ranked class ids ``predictions_idx``
+    ([D1, ... DN, k], k static) instead of scores."""
+    predictions_idx = cast_ops.cast(ops.convert_to_tensor(predictions_idx), dtypes.int64)
+    shape = predictions_idx.get_shape()
+    k = shape[-1].value if shape.ndims else None
+    if k is None:
+        raise ValueError("The last dimension of predictions_idx must be set.")
+    with ops.name_scope(name, "average_precision_at_top_k",
+                        (predictions_idx, labels, weights)) as scope:
+        return _average_precision_of_top_k(labels, predictions_idx, k, weights,
+                                           metrics_collections, updates_collections, scope)
 
 __all__ += ["average_precision_at_k", "mean_cosine_distance", "mean_per_class_accuracy",
             "mean_relative_error", "percentage_below", "precision_at_top_k", "recall_at_top_k",

@@ -506,6 +506,16 @@ def streaming_sparse_average_precision_at_k(predictions, labels, k, weights=None
         updates_collections=updates_collections, name=name)
 
 
+def streaming_sparse_average_precision_at_top_k(top_k_predictions, labels, weights=None,
+                                                metrics_collections=None,
+                                                updates_collections=None, name=None):
+    """Average precision@k of already-ranked class ids ``top_k_predictions`` ([D1, ... DN,
+    k], k static) against ``labels``, in float64."""
+    return _metrics()._streaming_sparse_average_precision_at_top_k(
+        labels, top_k_predictions, weights=weights, metrics_collections=metrics_collections,
+        updates_collections=updates_collections, name=name)
+
+
 def streaming_sparse_precision_at_top_k(top_k_predictions, labels, class_id=None,
                                         weights=None, metrics_collections=None,
                                         updates_collections=None, name=None):
@@ -1042,6 +1052,7 @@ __all__ = [
     "streaming_root_mean_squared_error",
     "streaming_sensitivity_at_specificity",
     "streaming_sparse_average_precision_at_k",
+    "streaming_sparse_average_precision_at_top_k",
     "streaming_sparse_precision_at_k",
     "streaming_sparse_precision_at_top_k",
     "streaming_sparse_recall_at_k",
