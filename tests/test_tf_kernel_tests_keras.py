@@ -314,3 +314,45 @@ def test_fit_validation_runs_test_hooks():
               verbose=0)
     one_pass = ["test_begin", ("test_batch", 0, 4, 9.0), "test_end"]
     assert rec.events == one_pass * 2
+
+
+def test_batch_norm_ghost_batches_normalize_each_virtual_batch():
+    x = np.random.RandomState(3).rand(6, 4).astype(np.float32) * 5
+    layer = keras.layers.BatchNormalization(virtual_batch_size=3, epsilon=1e-3)
+    out = layer(tf.constant(x), training=True)
+    # [6, 4] -> [3, 2, 4]: virtual batch j holds rows j and j + 2 and j + 4
+    ghost = x.reshape(3, 2, 4)
+    mean = ghost.mean(axis=0, keepdims=True)
+    var = ghost.var(axis=0, keepdims=True)
+    expect = ((ghost - mean) / np.sqrt(var + 1e-3)).reshape(6, 4)
+    np.testing.assert_allclose(K.get_value(out), expect, rtol=1e-4, atol=1e-5)
+    config = layer.get_config()
+    assert config["virtual_batch_size"] == 3 and config["axis"] == -1
+    assert "renorm" not in config
+    clone = keras.layers.BatchNormalization.from_config(config)
+    assert clone(tf.constant(x), training=True).shape.as_list() == [6, 4]
+
+
+def test_batch_norm_renorm_weights_config_and_inference():
+    layer = keras.layers.BatchNormalization(renorm=True, renorm_momentum=0.9,
+                                            renorm_clipping={"rmax": 2.0})
+    x = np.random.RandomState(4).rand(5, 3).astype(np.float32)
+    out = layer(tf.constant(x), training=False)
+    names = sorted(w.name for w in layer.weights)
+    assert "batch_normalization/renorm_mean:0" in names
+    assert "batch_normalization/renorm_stddev:0" in names
+    # freshly built: moving mean 0, variance 1, so inference is x / sqrt(1 + eps)
+    np.testing.assert_allclose(K.get_value(out), x / np.sqrt(1.0 + 1e-3), rtol=1e-5)
+    config = layer.get_config()
+    assert config["renorm"] and config["renorm_momentum"] == 0.9
+    assert config["renorm_clipping"] == {"rmax": 2.0}
+    assert keras.layers.BatchNormalization.from_config(config).renorm
+
+
+def test_batch_norm_argument_errors():
+    with pytest.raises(ValueError, match="virtual_batch_size must be a positive integer"):
+        keras.layers.BatchNormalization(virtual_batch_size=0)
+    with pytest.raises(ValueError, match="contains keys not in"):
+        keras.layers.BatchNormalization(renorm=True, renorm_clipping={"rmid": 1.0})
+    with pytest.raises(ValueError, match="Invalid axis: 3"):
+        keras.layers.BatchNormalization(axis=3)(keras.Input((3, 4)))

@@ -25,10 +25,30 @@ class BatchNormalization(Layer):
                  renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
                  adjustment=None, name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        if renorm or virtual_batch_size is not None or adjustment is not None:
-            raise NotImplementedError("BatchNormalization renorm/virtual_batch_size/adjustment "
-                                      "are not supported.")
+        if renorm_clipping is not None and not set(renorm_clipping) <= {"rmax", "rmin", "dmax"}:
+            raise ValueError(f"renorm_clipping {renorm_clipping} contains keys not in "
+                             f"{['rmax', 'rmin', 'dmax']}")
+        if virtual_batch_size is not None and virtual_batch_size <= 0:
+            raise ValueError("virtual_batch_size must be a positive integer that divides the "
+                             "true batch size of the input Tensor")
+        if virtual_batch_size is not None and adjustment is not None:
+            raise ValueError("When using virtual_batch_size, adjustment cannot be specified")
+        if fused and (renorm or virtual_batch_size is not None or adjustment is not None):
+            raise ValueError("fused batch normalization does not support renorm, "
+                             "virtual_batch_size or adjustment")
+        self.renorm = renorm
+        self.renorm_clipping = dict(renorm_clipping or {})
+        self.renorm_momentum = renorm_momentum
+        self.virtual_batch_size = virtual_batch_size
+        self.adjustment = adjustment
+        # batch renormalization, ghost batches and adjustment run tf.layers' algorithm
+        # (the one TF 1.x shares between both classes) on this layer's own weights
+        self._general = bool(renorm) or virtual_batch_size is not None or \
+            adjustment is not None
+        self.fused = False if self._general else fused
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        # the axis as given (ghost batches shift self.axis by one when built)
+        self._given_axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.momentum = momentum
         self.epsilon = epsilon
         self.center = center
@@ -44,10 +64,19 @@ class BatchNormalization(Layer):
         self.supports_masking = True
 
     def build(self, input_shape):
+        if self._general:
+            _tf_layers_bn().build(self, input_shape)
+            self.input_spec = InputSpec(ndim=self.input_spec.ndim, axes=self.input_spec.axes)
+            return
         dims = TensorShape(input_shape).as_list()
         rank = len(dims)
         axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        for a in axes:
+            if not -rank <= a < rank:
+                raise ValueError(f"Invalid axis: {a}")
         axes = [a % rank for a in axes]
+        if len(axes) != len(set(axes)):
+            raise ValueError(f"Duplicate axis: {axes}")
         for a in axes:
             if dims[a] is None:
                 raise ValueError(f"Axis {a} of input tensor should have a defined dimension "
@@ -75,8 +104,16 @@ class BatchNormalization(Layer):
                                                trainable=False, **on_read)
         self.built = True
 
+    def _assign_moving_average(self, variable, value, momentum):
+        return _tf_layers_bn()._assign_moving_average(self, variable, value, momentum)
+
+    def _renorm_correction_and_moments(self, mean, variance, training):
+        return _tf_layers_bn()._renorm_correction_and_moments(self, mean, variance, training)
+
     def call(self, inputs, training=None):
         training = training_flag(training)
+        if self._general:
+            return _tf_layers_bn().call(self, inputs, training=training)
         rank = inputs.get_shape().ndims
         reduction = [i for i in range(rank) if i not in self._axes]
         broadcast = [1] * rank
@@ -126,7 +163,7 @@ class BatchNormalization(Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update(axis=self.axis, momentum=self.momentum, epsilon=self.epsilon,
+        config.update(axis=self._given_axis, momentum=self.momentum, epsilon=self.epsilon,
                       center=self.center, scale=self.scale,
                       beta_initializer=_ser(initializers, self.beta_initializer),
                       gamma_initializer=_ser(initializers, self.gamma_initializer),
@@ -135,7 +172,19 @@ class BatchNormalization(Layer):
                                                        self.moving_variance_initializer),
                       **_ser_attrs(self, "beta_regularizer", "gamma_regularizer",
                                    "beta_constraint", "gamma_constraint"))
+        # as TF 1.x: the TF-only arguments only when set (adjustment is not serializable)
+        if self.renorm:
+            config.update(renorm=True, renorm_clipping=self.renorm_clipping,
+                          renorm_momentum=self.renorm_momentum)
+        if self.virtual_batch_size is not None:
+            config["virtual_batch_size"] = self.virtual_batch_size
         return config
+
+
+def _tf_layers_bn():
+    from tideflow.ops.layers_norm import BatchNormalization as TFLayersBatchNormalization
+
+    return TFLayersBatchNormalization
 
 
 class LayerNormalization(Layer):
