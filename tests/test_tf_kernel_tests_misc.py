@@ -180,3 +180,17 @@ def test_edit_distance_rank_mismatch_fails_at_graph_construction():
         assert dist.shape.as_list() == [1, 1]
         with tf.Session() as sess:
             np.testing.assert_allclose(sess.run(dist), [[1.0 / 3]], rtol=1e-6)
+
+
+def test_dense_set_ops_group_dimensions_must_agree_at_graph_construction():
+    a = np.array([[1, 2, 3], [4, 5, 5]], np.int64)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal, but are 2 "
+                                             "and 1"):
+            tf.sets.set_union(a, np.array([[1, 2]], np.int64))
+        # only the last dimension (the set) may differ
+        u = tf.sets.set_union(a, np.array([[9], [1]], np.int64))
+        with tf.Session() as sess:
+            got = sess.run(u)
+    np.testing.assert_array_equal(got.values, [1, 2, 3, 9, 1, 4, 5])
+    np.testing.assert_array_equal(got.dense_shape, [2, 4])

@@ -7,6 +7,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops.array_ops import _shape_str
 
 _SET_T = "T: {int8, int16, int32, int64, uint8, uint16, string}"
 _OPS = ("a-b", "b-a", "intersection", "union")
@@ -125,10 +126,22 @@ def _both(r1, r2):
 _OUTS = ["result_indices: int64", "result_values: T", "result_shape: int64"]
 _ATTRS = ["set_operation: string", "validate_indices: bool = true", _SET_T]
 
+def _dense_dense_shape(op):
+    rank = _both(_rank_of_dense(op._inputs[0]), _rank_of_dense(op._inputs[1]))
+    s1, s2 = op._inputs[0]._shape, op._inputs[1]._shape
+    if s1.ndims is not None and s2.ndims is not None:
+        # as TF's shape function: the group dimensions (all but the last) must agree
+        for i, (d1, d2) in enumerate(zip(s1.as_list()[:-1], s2.as_list()[:-1])):
+            if d1 is not None and d2 is not None and d1 != d2:
+                g1, g2 = _shape_str(s1.as_list()[:-1]), _shape_str(s2.as_list()[:-1])
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {d1} and "
+                                 f"{d2}. Shapes are {g1} and {g2}.")
+    return _result_shape(rank)
+
+
 op_registry.declare(
     "DenseToDenseSetOperation", inputs=["set1: T", "set2: T"], outputs=_OUTS, attrs=_ATTRS,
-    shape=lambda op: _result_shape(_both(_rank_of_dense(op._inputs[0]),
-                                         _rank_of_dense(op._inputs[1]))),
+    shape=_dense_dense_shape,
     kernel=_d2d_kernel, differentiable=False,
 )
 op_registry.declare(
