@@ -356,3 +356,28 @@ def test_batch_norm_argument_errors():
         keras.layers.BatchNormalization(renorm=True, renorm_clipping={"rmid": 1.0})
     with pytest.raises(ValueError, match="Invalid axis: 3"):
         keras.layers.BatchNormalization(axis=3)(keras.Input((3, 4)))
+
+
+def test_bidirectional_over_generic_rnn_round_trips():
+    inp = keras.Input((3, 4))
+    layer = keras.layers.Bidirectional(keras.layers.RNN(keras.layers.SimpleRNNCell(2)),
+                                       merge_mode="sum")
+    model = keras.Model(inp, layer(inp))
+    clone = keras.Model.from_config(model.get_config())
+    clone.set_weights(model.get_weights())
+    x = np.random.RandomState(5).rand(2, 3, 4).astype(np.float32)
+    np.testing.assert_allclose(clone.predict(x), model.predict(x), rtol=1e-5)
+
+
+def test_bidirectional_backward_layer_travels_in_config():
+    inp = keras.Input((3, 4))
+    layer = keras.layers.Bidirectional(keras.layers.GRU(2),
+                                       backward_layer=keras.layers.GRU(3, go_backwards=True))
+    out = layer(inp)
+    assert out.shape.as_list() == [None, 5]  # concat of 2 forward and 3 backward units
+    config = layer.get_config()
+    assert config["backward_layer"]["class_name"] == "GRU"
+    assert config["backward_layer"]["config"]["units"] == 3
+    clone = keras.layers.Bidirectional.from_config(config)
+    assert clone.backward_layer.units == 3 and clone.backward_layer.go_backwards
+    assert "backward_layer" not in keras.layers.Bidirectional(keras.layers.GRU(2)).get_config()

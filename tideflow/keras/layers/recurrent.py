@@ -927,12 +927,16 @@ class Bidirectional(Wrapper):
         config = layer.get_config()
         base = config.pop("name")
         config.pop("batch_input_shape", None)
-        self.forward_layer = type(layer)(**dict(config, name="forward_" + base))
+        self.forward_layer = type(layer).from_config(dict(config, name="forward_" + base))
+        self._backward_layer_config = None
         if backward_layer is None:
             config["go_backwards"] = not config.get("go_backwards", False)
-            self.backward_layer = type(layer)(**dict(config, name="backward_" + base))
+            self.backward_layer = type(layer).from_config(dict(config, name="backward_" + base))
         else:
             self.backward_layer = backward_layer
+            # as TF 1.x: a given backward layer travels in the config
+            self._backward_layer_config = {"class_name": type(backward_layer).__name__,
+                                           "config": backward_layer.get_config()}
         # as TF 1.15: with return_sequences, masked steps of both directions output zeros
         for sub in (self.forward_layer, self.backward_layer):
             if getattr(sub, "zero_output_for_mask", None) is not None:
@@ -945,7 +949,19 @@ class Bidirectional(Wrapper):
     def get_config(self):
         config = super().get_config()
         config["merge_mode"] = self.merge_mode
+        if self._backward_layer_config is not None:
+            config["backward_layer"] = self._backward_layer_config
         return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        from tideflow.keras.layers import deserialize
+
+        config = dict(config)
+        if config.get("backward_layer") is not None:
+            config["backward_layer"] = deserialize(config["backward_layer"],
+                                                   custom_objects=custom_objects)
+        return super().from_config(config, custom_objects=custom_objects)
 
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
