@@ -315,6 +315,8 @@ def test_threshold_metrics_take_contrib_positional_order(graph):
                                                      [1.0, 1.0, 0.0, 1.0])
     with pytest.raises(TypeError, match="multiple values"):
         m.streaming_recall_at_thresholds(scores, labels, [0.5], None, weights=None)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'dim'"):
+        m.streaming_mean_cosine_distance(scores, scores)
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         got_sens, got_prec = sess.run([sens_up, prec_up])

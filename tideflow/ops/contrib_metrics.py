@@ -121,6 +121,9 @@ def _swap_extra(metric_name, extra, doc, with_num_thresholds=False):
                 raise TypeError(f"streaming_{metric_name} got multiple values for argument "
                                 f"'{key}'")
             kwargs[key] = value
+        if extra not in kwargs:
+            raise TypeError(f"streaming_{metric_name}() missing 1 required positional "
+                            f"argument: '{extra}'")
         return getattr(_metrics(), metric_name)(labels, predictions, kwargs.pop(extra),
                                                 **kwargs)
 
