@@ -194,3 +194,17 @@ def test_dense_set_ops_group_dimensions_must_agree_at_graph_construction():
             got = sess.run(u)
     np.testing.assert_array_equal(got.values, [1, 2, 3, 9, 1, 4, 5])
     np.testing.assert_array_equal(got.dense_shape, [2, 4])
+
+
+def test_dynamic_partition_and_stitch_shape_errors_use_tf_wording():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            tf.dynamic_partition([10, 20], [1, 0, 1], 3)
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 2"):
+            tf.dynamic_stitch([[0, 1]], [[1.0, 2.0, 3.0]])
+        parts = tf.dynamic_partition([[1, 2], [3, 4], [5, 6]], [1, 0, 1], 2)
+        assert [p.shape.as_list() for p in parts] == [[None, 2], [None, 2]]
+        with tf.Session() as sess:
+            p0, p1 = sess.run(parts)
+    np.testing.assert_array_equal(p0, [[3, 4]])
+    np.testing.assert_array_equal(p1, [[1, 2], [5, 6]])

@@ -41,6 +41,15 @@ def _dynamic_partition(data, partitions, *, num_partitions):
     return [rows[starts[i]:starts[i + 1]] for i in range(num_partitions)]
 
 
+def _merge_leading(data_dims, index_shape):
+    """The leading dimensions of ``data`` against the index tensor's shape, failing with TF's
+    shape-function wording (Dimensions must be equal, but are a and b)."""
+    for a, b in zip(data_dims.as_list(), index_shape.as_list()):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return data_dims.merge_with(index_shape)
+
+
 def _dynamic_partition_shape(op):
     data, parts = op._inputs[0]._shape, op._inputs[1]._shape
     n = op._attrs["num_partitions"]
@@ -48,7 +57,7 @@ def _dynamic_partition_shape(op):
         return [unknown_shape()] * n
     if parts.ndims > data.ndims:
         raise ValueError(f"Shape must be at least rank {parts.ndims} but is rank {data.ndims}")
-    TensorShape(data.dims[:parts.ndims]).merge_with(parts)
+    _merge_leading(TensorShape(data.dims[:parts.ndims]), parts)
     out = TensorShape([None]).concatenate(TensorShape(data.dims[parts.ndims:]))
     return [out] * n
 
@@ -117,7 +126,7 @@ def _dynamic_stitch_shape(op):
             continue
         if d.ndims < ix.ndims:
             raise ValueError(f"Shape must be at least rank {ix.ndims} but is rank {d.ndims}")
-        TensorShape(d.dims[:ix.ndims]).merge_with(ix)
+        _merge_leading(TensorShape(d.dims[:ix.ndims]), ix)
         try:
             rest = rest.merge_with(TensorShape(d.dims[ix.ndims:]))
         except ValueError:
