@@ -381,3 +381,61 @@ def test_bidirectional_backward_layer_travels_in_config():
     clone = keras.layers.Bidirectional.from_config(config)
     assert clone.backward_layer.units == 3 and clone.backward_layer.go_backwards
     assert "backward_layer" not in keras.layers.Bidirectional(keras.layers.GRU(2)).get_config()
+
+
+def test_sequential_accepts_an_input_tensor_and_a_single_layer():
+    model = keras.Sequential()
+    model.add(keras.Input(shape=(2,), name="first_in"))
+    model.add(keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros"))
+    assert len(model.layers) == 1 and len(model.weights) == 2
+    np.testing.assert_allclose(model.predict(np.array([[1.0, 2.0]])), [[3.0]])
+    assert len(keras.Sequential(keras.layers.Dense(1)).layers) == 1
+
+
+def test_sequential_multi_output_layer_errors():
+    class Twice(keras.layers.Layer):
+        def call(self, inputs):
+            return [inputs, 2 * inputs]
+
+        def compute_output_shape(self, input_shape):
+            return [input_shape, input_shape]
+
+    with pytest.raises(ValueError, match="should have a single output tensor"):
+        keras.Sequential([Twice(input_shape=(3,))])
+    model = keras.Sequential([keras.layers.Dense(1, input_dim=1)])
+    with pytest.raises(TypeError, match="should have a single output tensor"):
+        model.add(Twice())
+
+
+def test_sequential_pop_to_empty_and_rebuild():
+    model = keras.Sequential([keras.layers.Dense(4, input_dim=3)])
+    model.pop()
+    assert model.layers == [] and model.outputs is None and model.inputs is None
+    assert not model.built
+    model.add(keras.layers.Dense(2, input_dim=5))
+    assert model.predict(np.ones((1, 5))).shape == (1, 2)
+
+
+def test_sequential_deferred_build_config_and_output_shape():
+    model = keras.Sequential([keras.layers.Dense(4), keras.layers.Dense(6)])
+    assert model.compute_output_shape((None, 7)).as_list() == [None, 6]
+    model.compile("sgd", "mse")
+    model.train_on_batch(np.ones((2, 3)), np.ones((2, 6)))
+    config = model.get_config()
+    assert tuple(config["build_input_shape"]) == (None, 3)
+    clone = keras.Sequential.from_config(config)
+    assert len(clone.weights) == 4
+
+
+def test_untrainable_model_trains_without_changes():
+    model = keras.Sequential([keras.layers.BatchNormalization(input_shape=(4,))])
+    model.trainable = False
+    model.compile("sgd", "mse")
+    x = np.random.RandomState(6).rand(10, 4).astype(np.float32)
+    before = model.predict(x)
+    loss = model.train_on_batch(x, np.zeros_like(x))
+    # TF 1.x (v1 behaviour): a frozen BatchNormalization still normalizes a training batch
+    # with the batch's statistics, but neither its weights nor its moving statistics move
+    normed = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3)
+    np.testing.assert_allclose(loss, np.mean(normed ** 2), rtol=1e-4)
+    np.testing.assert_allclose(model.predict(x), before)

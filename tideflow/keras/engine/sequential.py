@@ -17,6 +17,9 @@ class Sequential(Model):
         super().__init__(name=name)
         self._stack = []
         self._input_layer = None
+        self._build_input_shape = None
+        if layers is not None and not isinstance(layers, (list, tuple)):
+            layers = [layers]  # as TF 1.15: a single layer
         for layer in layers or []:
             self.add(layer)
 
@@ -27,8 +30,26 @@ class Sequential(Model):
     def layers(self):
         return list(self._stack)
 
+    def compute_output_shape(self, input_shape):
+        if self._is_graph_network and self.outputs:
+            return super().compute_output_shape(input_shape)
+        # as TF 1.15: a model not built yet chains its layers' output shapes
+        from tideflow.framework.tensor_shape import TensorShape
+
+        shape = input_shape
+        for layer in self._stack:
+            shape = layer.compute_output_shape(shape)
+        return TensorShape(shape) if not isinstance(shape, list) else shape
+
     def add(self, layer):
         """Appends ``layer``; builds the graph now when the input shape is known."""
+        if isinstance(layer, ops.Tensor):
+            # as TF 1.15: an Input tensor adds the InputLayer behind it
+            from tideflow.keras import backend as K
+
+            origin = K._state(layer.graph).history.get(layer)
+            if origin is not None and isinstance(origin[0], InputLayer):
+                layer = origin[0]
         if not isinstance(layer, Layer):
             raise TypeError("The added layer must be an instance of class Layer. Found: "
                             f"{layer}")
@@ -48,6 +69,7 @@ class Sequential(Model):
             raise ValueError(f'All layers added to a Sequential model should have unique '
                              f'names. Name "{layer.name}" is already the name of a layer in '
                              f"this model. Update the `name` argument to pass a unique name.")
+        first_input = False
         if not self._stack and self._input_layer is None and hasattr(layer,
                                                                      "_batch_input_shape"):
             x = Input(batch_shape=layer._batch_input_shape, dtype=layer._dtype,
@@ -55,13 +77,17 @@ class Sequential(Model):
             self._input_layer = self._history_layer(x)
             self.inputs = [x]
             self.outputs = [x]
-        self._stack.append(layer)
-        self._sublayers.append(layer)
+            first_input = True
         if self.outputs:
             out = layer(self.outputs[0])
             if len(flatten(out)) != 1:
-                raise TypeError("All layers in a Sequential model should have a single output "
-                                "tensor. For multi-output layers, use the functional API.")
+                # as TF 1.15: ValueError for a first layer with its input shape, else TypeError
+                raise (ValueError if first_input else TypeError)(
+                    "All layers in a Sequential model should have a single output tensor. For "
+                    "multi-output layers, use the functional API.")
+        self._stack.append(layer)
+        self._sublayers.append(layer)
+        if self.outputs:
             self._init_graph_network(self.inputs, out)
             self._stack_outputs_ready()
         self._train_fn = self._test_fn = None
@@ -86,7 +112,12 @@ class Sequential(Model):
         self._stack.pop()
         self._sublayers = ([self._input_layer] if self._input_layer else []) + list(self._stack)
         if not self._stack:
-            self.outputs = list(self.inputs)
+            # as TF 1.15: an emptied model has no inputs or outputs and is unbuilt
+            self.outputs = None
+            self.inputs = None
+            self._input_layer = None
+            self.built = False
+            self._train_fn = self._test_fn = None
             return
         if self.inputs:
             last = self._stack[-1]
@@ -109,6 +140,8 @@ class Sequential(Model):
 
     def _build_on(self, x, scope=None):
         flat = list(x.values()) if isinstance(x, dict) else [x]
+        if len(flat) == 1 and flat[0].get_shape().ndims is not None:
+            self._build_input_shape = tuple(flat[0].get_shape().as_list())
         self._input_layer = self._history_layer(flat[0]) if len(flat) == 1 else None
         self.inputs = flat
         with ops.name_scope(scope) if scope else contextlib.nullcontext():
@@ -171,7 +204,11 @@ class Sequential(Model):
             # so that from_config (load_model) rebuilds the graph and the weights load
             layers.insert(0, {"class_name": "InputLayer",
                               "config": self._input_layer.get_config()})
-        return {"name": self.name, "layers": layers}
+        config = {"name": self.name, "layers": layers}
+        if self._build_input_shape is not None:
+            # as TF 1.15: a model built late (build, first call or fit) records the shape
+            config["build_input_shape"] = self._build_input_shape
+        return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):

@@ -518,8 +518,8 @@ class Model(Network):
             params = getattr(self, "_collected_trainable_weights", None)
             if params is None:
                 params = self.trainable_weights
-            if not params and not self.updates:
-                raise ValueError("The model has no trainable weights to train.")
+            # as TF 1.x: nothing trainable (model.trainable = False) still runs the loss and
+            # metrics, and changes nothing
             from tideflow.distribute import keras_training
 
             loss = self.total_loss
