@@ -439,3 +439,26 @@ def test_untrainable_model_trains_without_changes():
     normed = (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-3)
     np.testing.assert_allclose(loss, np.mean(normed ** 2), rtol=1e-4)
     np.testing.assert_allclose(model.predict(x), before)
+
+
+@pytest.mark.parametrize("deferred", [True, False])
+def test_training_methods_take_symbolic_data(deferred):
+    def make():
+        first = keras.layers.Dense(2, kernel_initializer="zeros", bias_initializer="zeros",
+                                   **({} if deferred else {"input_dim": 3}))
+        model = keras.Sequential([first])
+        model.compile(keras.optimizers.SGD(0.0), "mse")
+        return model
+
+    x = K.zeros((10, 3))
+    y = K.ones((10, 2))
+    # outputs are 0 (zero weights, no learning), targets 1: every loss is exactly 1
+    history = make().fit(x, y, epochs=2, steps_per_epoch=3, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [1.0, 1.0])
+    np.testing.assert_allclose(make().evaluate(x, y, steps=2, verbose=0), 1.0)
+    np.testing.assert_allclose(make().train_on_batch(x, y), 1.0)
+    np.testing.assert_allclose(make().test_on_batch(x, y), 1.0)
+    assert make().predict_on_batch(x).shape == (10, 2)
+    history = make().fit(x, y, epochs=1, steps_per_epoch=2, verbose=0,
+                         validation_data=(x, y), validation_steps=2)
+    np.testing.assert_allclose(history.history["val_loss"], [1.0])

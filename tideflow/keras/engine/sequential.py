@@ -171,6 +171,11 @@ class Sequential(Model):
             return
         if isinstance(x, (list, tuple, dict)):
             raise ValueError("A Sequential model takes a single input array.")  # noqa: TRY004
+        if not isinstance(x, np.ndarray) and hasattr(x, "get_shape") and hasattr(x, "dtype"):
+            # symbolic inputs: a tensor or variable (K.zeros)
+            self._build_on(Input(batch_shape=(None,) + tuple(x.get_shape().as_list()[1:]),
+                                 dtype=x.dtype.base_dtype.name), scope=self.name)
+            return
         a = np.asarray(x)
         dtype = dtype_of(a)
         # as TF 1.15: built by its first fit/evaluate/predict, the model calls its layers in

@@ -31,8 +31,20 @@ def _is_dataset(x):
         return True
     if hasattr(x, "get_next"):
         return True
-    return bool(flatten(x)) and all(isinstance(t, ops.Tensor) for t in flatten(x)) \
-        if isinstance(x, (ops.Tensor, list, tuple, dict)) else False
+    # (variables too: K.zeros(...) given as data is read each step, as TF 1.x)
+    symbolic = (ops.Tensor, tf.Variable)
+    return bool(flatten(x)) and all(isinstance(t, symbolic) for t in flatten(x)) \
+        if isinstance(x, (*symbolic, list, tuple, dict)) else False
+
+
+def _symbolic_values(x):
+    """A batch given as tensors or variables (TF 1.x's *_on_batch take them): their values
+    now, as arrays; anything else unchanged."""
+    if x is None or hasattr(x, "get_next") or hasattr(x, "make_one_shot_iterator"):
+        return x
+    if _is_dataset(x) and not isinstance(x, dict):
+        return K.get_session().run(x)
+    return x
 
 
 class Model(Network):
@@ -555,6 +567,7 @@ class Model(Network):
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
                        reset_metrics=True):
         """One optimizer step on one batch; returns the loss (and metrics)."""
+        x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, class_weight)
         self._make_train_function()
@@ -565,6 +578,7 @@ class Model(Network):
         return _unlist([np.float32(v) for v in out])
 
     def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True):
+        x, y = _symbolic_values(x), _symbolic_values(y)
         xs, ys = self._standardize_xy(x, y)
         sws = self._standardize_weights(ys, sample_weight, None)
         out = self._run([self.total_loss] + self._metric_tensors,
@@ -574,7 +588,7 @@ class Model(Network):
         return _unlist([np.float32(v) for v in out])
 
     def predict_on_batch(self, x):
-        xs, _ = self._standardize_xy(x, need_y=False)
+        xs, _ = self._standardize_xy(_symbolic_values(x), need_y=False)
         out = self._run(self.outputs, self._feeds(xs, None, False))
         return out[0] if len(out) == 1 else out
 
