@@ -462,3 +462,30 @@ def test_training_methods_take_symbolic_data(deferred):
     history = make().fit(x, y, epochs=1, steps_per_epoch=2, verbose=0,
                          validation_data=(x, y), validation_steps=2)
     np.testing.assert_allclose(history.history["val_loss"], [1.0])
+
+
+def test_loss_weights_checked_against_outputs():
+    inp = keras.Input((3,))
+    hidden = keras.layers.Dense(4)(inp)
+    model = keras.Model(inp, [keras.layers.Dense(2, name="first")(hidden),
+                              keras.layers.Dense(1, name="second")(hidden)])
+    with pytest.raises(ValueError, match="one entry per model output. The model has 2 "
+                                         "outputs"):
+        model.compile("sgd", "mse", loss_weights=[1.0])
+    with pytest.raises(ValueError, match='Unknown entry in loss_weights dictionary: "third"'):
+        model.compile("sgd", "mse", loss_weights={"third": 1.0})
+    with pytest.raises(TypeError, match="Could not interpret loss_weights argument"):
+        model.compile("sgd", "mse", loss_weights=2.0)
+    model.compile("sgd", "mse", loss_weights={"second": 0.5})
+
+
+def test_fit_on_a_dataset_refuses_batch_size_and_validation_split():
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    ds = tf.data.Dataset.from_tensor_slices(
+        (np.ones((8, 3), np.float32), np.ones((8, 1), np.float32))).batch(2).repeat()
+    with pytest.raises(ValueError, match="`batch_size` argument must not be specified"):
+        model.fit(ds, batch_size=2, steps_per_epoch=2, verbose=0)
+    with pytest.raises(ValueError, match="`validation_split` argument is not supported"):
+        model.fit(ds, validation_split=0.5, steps_per_epoch=2, verbose=0)
+    assert len(model.fit(ds, steps_per_epoch=2, verbose=0).history["loss"]) == 1

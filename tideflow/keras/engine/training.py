@@ -37,6 +37,12 @@ def _is_dataset(x):
         if isinstance(x, (*symbolic, list, tuple, dict)) else False
 
 
+def _is_real_dataset(x):
+    """A tf.data dataset or iterator (not plain tensors)."""
+    return hasattr(x, "make_one_shot_iterator") or type(x).__name__.endswith("Dataset") or \
+        hasattr(x, "get_next")
+
+
 def _symbolic_values(x):
     """A batch given as tensors or variables (TF 1.x's *_on_batch take them): their values
     now, as arrays; anything else unchanged."""
@@ -126,9 +132,21 @@ class Model(Network):
                              "optimize.")
         weights = self.loss_weights
         if isinstance(weights, dict):
+            for key in weights:
+                if key not in self.output_names:
+                    raise ValueError(f'Unknown entry in loss_weights dictionary: "{key}". Only '
+                                     f"expected the following keys: {list(self.output_names)}")
             weights = [weights.get(name, 1.0) for name in self.output_names]
         elif weights is None:
             weights = [1.0] * n
+        elif isinstance(weights, (list, tuple)):
+            if len(weights) != n:
+                raise ValueError("When passing a list as loss_weights, it should have one entry "
+                                 f"per model output. The model has {n} outputs, but you passed "
+                                 f"loss_weights={weights}")
+        else:
+            raise TypeError(f"Could not interpret loss_weights argument: {weights} - expected "
+                            "a list of dicts.")
         self.targets = []
         self.sample_weights = []
         self._stateful_positions = set()
@@ -627,6 +645,14 @@ class Model(Network):
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
                 **kwargs)
+        if _is_real_dataset(x):
+            if batch_size is not None:
+                raise ValueError("The `batch_size` argument must not be specified for the given "
+                                 f"input type. Received input: {x}, batch_size: {batch_size}")
+            if validation_split:
+                raise ValueError("`validation_split` argument is not supported when input `x` "
+                                 "is a dataset or a dataset iterator. Please use "
+                                 "`validation_data` instead.")
         batch_size = self._validate_or_infer_batch_size(batch_size) or 32
         if x is None and y is None and self._fed_by_tensors():
             if steps_per_epoch is None:
