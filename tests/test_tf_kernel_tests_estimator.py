@@ -359,3 +359,44 @@ def test_summary_writer_meta_graph_keeps_the_savers_collection(tmp_path):
     saver_def = saver_pb2.SaverDef()
     saver_def.ParseFromString(raw)
     assert saver_def.restore_op_name == saver.saver_def.restore_op_name
+
+
+# -- EvalSpec exporters and BestExporter's compare_fn -----------------------------------------
+
+
+def test_eval_spec_non_iterable_exporters_message():
+    with pytest.raises(TypeError, match=r"`exporters` must be an Exporter, an iterable of "
+                                        r"Exporter, or `None`, found 1\."):
+        tf.estimator.EvalSpec(lambda: None, exporters=1)
+
+
+def test_best_exporter_compare_fn_arguments():
+    def higher_accuracy(best_eval_result, current_eval_result):
+        return current_eval_result["accuracy"] > best_eval_result["accuracy"]
+
+    exporter = tf.estimator.BestExporter(compare_fn=higher_accuracy)
+    assert exporter.name == "best_exporter"
+    with pytest.raises(ValueError, match="`compare_fn` must not be None"):
+        tf.estimator.BestExporter(compare_fn=None)
+    with pytest.raises(ValueError, match="must include best_eval_result argument"):
+        tf.estimator.BestExporter(compare_fn=lambda a, current_eval_result: True)
+    with pytest.raises(ValueError, match="must include current_eval_result argument"):
+        tf.estimator.BestExporter(compare_fn=lambda best_eval_result, b: True)
+    with pytest.raises(ValueError, match=r"has following not expected args: \['extra'\]"):
+        tf.estimator.BestExporter(
+            compare_fn=lambda best_eval_result, current_eval_result, extra: True)
+
+
+def test_best_exporter_calls_compare_fn_with_keywords(tmp_path):
+    calls = []
+
+    def compare(current_eval_result, best_eval_result):  # order differs from TF's call
+        calls.append((best_eval_result["loss"], current_eval_result["loss"]))
+        return current_eval_result["loss"] < best_eval_result["loss"]
+
+    exporter = tf.estimator.BestExporter(compare_fn=compare, event_file_pattern=None,
+                                         serving_input_receiver_fn=lambda: None)
+    exporter._best = {"loss": 2.0}
+    exporter._read_events = True
+    assert exporter.export(None, str(tmp_path), None, {"loss": 3.0}, False) is None
+    assert calls == [(2.0, 3.0)]

@@ -42,11 +42,15 @@ class EvalSpec(collections.namedtuple("EvalSpec", [
         elif isinstance(exporters, Exporter):
             exporters = (exporters,)
         else:
-            exporters = tuple(exporters)
+            message = (f"`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
+                       f"found {exporters}.")
+            try:
+                exporters = tuple(exporters)
+            except TypeError:  # not iterable
+                raise TypeError(message) from None
             for e in exporters:
                 if not isinstance(e, Exporter):
-                    raise TypeError(f"`exporters` must be an Exporter, an iterable of "
-                                    f"Exporter, or `None`, found {e}.")
+                    raise TypeError(message)
             names = [e.name for e in exporters]
             if len(set(names)) != len(names):
                 raise ValueError(f"`exporters` must have unique names. Such a name cannot be "
@@ -129,6 +133,20 @@ class LatestExporter(_SavedModelExporter):
         return self._export_keeping_newest(estimator, export_path, checkpoint_path)
 
 
+def _verify_compare_fn_args(compare_fn):
+    """As TF: compare_fn is called with keyword arguments best_eval_result and
+    current_eval_result, and takes no others."""
+    from tideflow.estimator.estimator import fn_args
+
+    args = set(fn_args(compare_fn))
+    for required in ("best_eval_result", "current_eval_result"):
+        if required not in args:
+            raise ValueError(f"compare_fn ({compare_fn}) must include {required} argument.")
+    extra = sorted(args - {"best_eval_result", "current_eval_result"})
+    if extra:
+        raise ValueError(f"compare_fn ({compare_fn}) has following not expected args: {extra}")
+
+
 def _loss_smaller(best_eval_result, current_eval_result):
     key = "loss"
     if not best_eval_result or key not in best_eval_result:
@@ -145,8 +163,11 @@ class BestExporter(_SavedModelExporter):
     def __init__(self, name="best_exporter", serving_input_receiver_fn=None,
                  event_file_pattern="eval/*.tfevents.*", compare_fn=_loss_smaller,
                  assets_extra=None, as_text=False, exports_to_keep=5):
+        if compare_fn is None:
+            raise ValueError("`compare_fn` must not be None.")
         if not callable(compare_fn):
             raise ValueError("`compare_fn` must be callable.")  # noqa: TRY004 - as TF
+        _verify_compare_fn_args(compare_fn)
         _check_exports_to_keep(exports_to_keep)
         super().__init__(name, serving_input_receiver_fn, assets_extra, as_text)
         self._compare_fn = compare_fn
@@ -167,7 +188,8 @@ class BestExporter(_SavedModelExporter):
                     continue
                 result = {v.tag: v.simple_value for v in event.summary.value
                           if v.HasField("simple_value")}
-                if result and (best is None or self._compare_fn(best, result)):
+                if result and (best is None or self._compare_fn(
+                        best_eval_result=best, current_eval_result=result)):
                     best = result
         return best
 
