@@ -173,7 +173,6 @@ class RunConfig:
         service = tf_config.get("service")
         if service is not None and not isinstance(service, dict):
             raise TypeError(f'If "service" is set in TF_CONFIG, it must be a dict. Given {service}')
-        self._service = service
         self._model_dir = model_dir
         self._tf_random_seed = tf_random_seed
         self._save_summary_steps = save_summary_steps
@@ -195,6 +194,7 @@ class RunConfig:
                                      or getattr(experimental_distribute, "eval_distribute", None))
         self._experimental_max_worker_delay_secs = experimental_max_worker_delay_secs
         self._session_creation_timeout_secs = session_creation_timeout_secs
+        self._service = service  # after the settings, where TF 1.15's logged config shows it
         _validate(self)
         self._init_cluster(tf_config)
 
