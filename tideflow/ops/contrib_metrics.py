@@ -335,6 +335,16 @@ def _dynamic_auc(labels, predictions, weights, curve):
     return tf.cond(degenerate, lambda: tf.constant(0.0, f64), area)
 
 
+def _binary_label_checks(labels):
+    """TF's asserts that every label is 0 or 1 (they guard the updates only)."""
+    import tideflow as tf
+
+    return [tf.assert_greater_equal(labels, tf.zeros_like(labels),
+                                    message="labels must be 0 or 1, at least one is <0"),
+            tf.assert_less_equal(labels, tf.ones_like(labels),
+                                 message="labels must be 0 or 1, at least one is >1")]
+
+
 def streaming_dynamic_auc(labels, predictions, curve="ROC", metrics_collections=(),
                           updates_collections=(), name=None, weights=None):
     """The AUC (ROC or PR) with every prediction seen as a threshold: every batch's labels
@@ -351,11 +361,7 @@ def streaming_dynamic_auc(labels, predictions, curve="ROC", metrics_collections=
         labels.get_shape().assert_is_compatible_with(predictions.get_shape())
         predictions = tf.reshape(tf.cast(predictions, "float64"), [-1])
         labels = tf.reshape(tf.cast(labels, "int64"), [-1])
-        checks = [
-            tf.assert_greater_equal(labels, tf.zeros_like(labels),
-                                    message="labels must be 0 or 1, at least one is <0"),
-            tf.assert_less_equal(labels, tf.ones_like(labels),
-                                 message="labels must be 0 or 1, at least one is >1")]
+        checks = _binary_label_checks(labels)
         with tf.control_dependencies(checks):  # the checks guard the updates only
             predictions = tf.identity(predictions)
             labels = tf.identity(labels)
@@ -454,11 +460,7 @@ def auc_with_confidence_intervals(labels, predictions, weights=None, alpha=0.95,
         weights = tf.reshape(weights, [-1])
         predictions = tf.reshape(tf.cast(predictions, "float64"), [-1])
         labels = tf.reshape(tf.cast(labels, "int64"), [-1])
-        checks = [
-            tf.assert_greater_equal(labels, tf.zeros_like(labels),
-                                    message="labels must be 0 or 1, at least one is <0"),
-            tf.assert_less_equal(labels, tf.ones_like(labels),
-                                 message="labels must be 0 or 1, at least one is >1")]
+        checks = _binary_label_checks(labels)
         with tf.control_dependencies(checks):  # the checks guard the updates only
             labels_checked = tf.identity(labels)
         preds_all, update_preds = streaming_concat(predictions, name="concat_preds")
