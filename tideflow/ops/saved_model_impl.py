@@ -2,6 +2,7 @@
 ``variables/variables.*`` (a checkpoint) and ``assets/``; the builder, loader and signature helpers.
 """
 
+import contextlib
 import os
 import shutil
 
@@ -356,45 +357,56 @@ class SavedModelBuilder:
         meta_graph_def.meta_info_def.tags.extend(tags)
         self._saved_model.meta_graphs.add().CopyFrom(meta_graph_def)
 
-    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None,
-                                     assets_collection=None, legacy_init_op=None,
-                                     clear_devices=False, main_op=None,
-                                     strip_default_attrs=False, saver=None):
-        """Saves the session's variables and adds the graph's MetaGraphDef under ``tags``."""
-        if self._has_saved_variables:
+    def _add_meta_graph(self, sess, tags, signature_def_map, clear_devices,
+                        strip_default_attrs, saver, before=None, after=None):
+        """The MetaGraphDef of ``sess``'s graph (saving its variables) or, with no session, of
+        the default graph: ``before()`` runs before the saver is made, ``after(mgd)`` on the
+        exported proto."""
+        if sess is not None and self._has_saved_variables:
             raise AssertionError(
                 "Graph state including variables and assets has already been saved. Please "
                 "invoke `add_meta_graph()` instead."
             )
-        signature_def_map = signature_def_map or {}
-        _validate_signature_def_map(signature_def_map)
-        with sess.graph.as_default():
-            self._add_collections(assets_collection, main_op or legacy_init_op)
-            get_or_create_variables_dir(self._export_dir)
-            saver = self._maybe_create_saver(saver)
-            saver.save(sess, get_variables_path(self._export_dir), write_meta_graph=False,
-                       write_state=False)
-            mgd = saver.export_meta_graph(clear_devices=clear_devices,
-                                          strip_default_attrs=strip_default_attrs)
-        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
-        self._has_saved_variables = True
-
-    def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None,
-                       legacy_init_op=None, clear_devices=False, main_op=None,
-                       strip_default_attrs=False, saver=None):
-        """Adds another MetaGraphDef (of the default graph) sharing the saved variables."""
-        if not self._has_saved_variables:
+        if sess is None and not self._has_saved_variables:
             raise AssertionError(
                 "Graph state including variables and assets has not been saved yet. Please "
                 "invoke `add_meta_graph_and_variables()` first."
             )
         signature_def_map = signature_def_map or {}
         _validate_signature_def_map(signature_def_map)
-        self._add_collections(assets_collection, main_op or legacy_init_op)
-        saver = self._maybe_create_saver(saver)
-        mgd = saver.export_meta_graph(clear_devices=clear_devices,
-                                      strip_default_attrs=strip_default_attrs)
+        with sess.graph.as_default() if sess is not None else contextlib.nullcontext():
+            if before is not None:
+                before()
+            if sess is not None:
+                get_or_create_variables_dir(self._export_dir)
+            saver = self._maybe_create_saver(saver)
+            if sess is not None:
+                saver.save(sess, get_variables_path(self._export_dir), write_meta_graph=False,
+                           write_state=False)
+            mgd = saver.export_meta_graph(clear_devices=clear_devices,
+                                          strip_default_attrs=strip_default_attrs)
+            if after is not None:
+                after(mgd)
         self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+        if sess is not None:
+            self._has_saved_variables = True
+
+    def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None,
+                                     assets_collection=None, legacy_init_op=None,
+                                     clear_devices=False, main_op=None,
+                                     strip_default_attrs=False, saver=None):
+        """Saves the session's variables and adds the graph's MetaGraphDef under ``tags``."""
+        self._add_meta_graph(
+            sess, tags, signature_def_map, clear_devices, strip_default_attrs, saver,
+            before=lambda: self._add_collections(assets_collection, main_op or legacy_init_op))
+
+    def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None,
+                       legacy_init_op=None, clear_devices=False, main_op=None,
+                       strip_default_attrs=False, saver=None):
+        """Adds another MetaGraphDef (of the default graph) sharing the saved variables."""
+        self._add_meta_graph(
+            None, tags, signature_def_map, clear_devices, strip_default_attrs, saver,
+            before=lambda: self._add_collections(assets_collection, main_op or legacy_init_op))
 
     def save(self, as_text=False):
         """Writes ``saved_model.pb`` (or ``.pbtxt``); returns its path as bytes, as TF does."""
@@ -434,40 +446,17 @@ class _SavedModelBuilder(SavedModelBuilder):
                                      assets_list=None, clear_devices=False, init_op=None,
                                      train_op=None, strip_default_attrs=False, saver=None):
         """Saves the session's variables and adds the graph's MetaGraphDef under ``tags``."""
-        if self._has_saved_variables:
-            raise AssertionError(
-                "Graph state including variables and assets has already been saved. Please "
-                "invoke `add_meta_graph()` instead."
-            )
-        signature_def_map = signature_def_map or {}
-        _validate_signature_def_map(signature_def_map)
-        with sess.graph.as_default():
-            get_or_create_variables_dir(self._export_dir)
-            saver = self._maybe_create_saver(saver)
-            saver.save(sess, get_variables_path(self._export_dir), write_meta_graph=False,
-                       write_state=False)
-            mgd = saver.export_meta_graph(clear_devices=clear_devices,
-                                          strip_default_attrs=strip_default_attrs)
-            self._add_ops(mgd, assets_list, init_op, train_op)
-        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
-        self._has_saved_variables = True
+        self._add_meta_graph(
+            sess, tags, signature_def_map, clear_devices, strip_default_attrs, saver,
+            after=lambda mgd: self._add_ops(mgd, assets_list, init_op, train_op))
 
     def add_meta_graph(self, tags, signature_def_map=None, assets_list=None,
                        clear_devices=False, init_op=None, train_op=None,
                        strip_default_attrs=False, saver=None):
         """Adds another MetaGraphDef (of the default graph) sharing the saved variables."""
-        if not self._has_saved_variables:
-            raise AssertionError(
-                "Graph state including variables and assets has not been saved yet. Please "
-                "invoke `add_meta_graph_and_variables()` first."
-            )
-        signature_def_map = signature_def_map or {}
-        _validate_signature_def_map(signature_def_map)
-        saver = self._maybe_create_saver(saver)
-        mgd = saver.export_meta_graph(clear_devices=clear_devices,
-                                      strip_default_attrs=strip_default_attrs)
-        self._add_ops(mgd, assets_list, init_op, train_op)
-        self._tag_and_add_meta_graph(mgd, tags, signature_def_map)
+        self._add_meta_graph(
+            None, tags, signature_def_map, clear_devices, strip_default_attrs, saver,
+            after=lambda mgd: self._add_ops(mgd, assets_list, init_op, train_op))
 
 
 # -- loader -----------------------------------------------------------------------------------
