@@ -31,6 +31,18 @@ _ZEROS = init_ops.zeros_initializer()
 _ONES = init_ops.ones_initializer()
 
 
+
+def check_batch_norm_args(renorm_clipping, virtual_batch_size, adjustment):
+    """TF's argument checks shared by tf.layers' and Keras' BatchNormalization."""
+    if renorm_clipping is not None and not set(renorm_clipping) <= {"rmax", "rmin", "dmax"}:
+        raise ValueError(f"renorm_clipping {renorm_clipping} contains keys not in "
+                         f"{['rmax', 'rmin', 'dmax']}")
+    if virtual_batch_size is not None and virtual_batch_size <= 0:
+        raise ValueError("virtual_batch_size must be a positive integer that divides the "
+                         "true batch size of the input Tensor")
+    if virtual_batch_size is not None and adjustment is not None:
+        raise ValueError("When using virtual_batch_size, adjustment cannot be specified")
+
 class BatchNormalization(Layer):
     """Normalizes inputs over all axes but ``axis`` (the features), then scales by ``gamma``
     and shifts by ``beta``. Call with ``training=`` a Python bool or a bool tensor."""
@@ -45,14 +57,7 @@ class BatchNormalization(Layer):
                  fused=None, trainable=True, virtual_batch_size=None, adjustment=None, name=None,
                  **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        if renorm_clipping is not None and not set(renorm_clipping) <= {"rmax", "rmin", "dmax"}:
-            raise ValueError(f"renorm_clipping {renorm_clipping} contains keys not in "
-                             f"{['rmax', 'rmin', 'dmax']}")
-        if virtual_batch_size is not None and virtual_batch_size <= 0:
-            raise ValueError("virtual_batch_size must be a positive integer that divides the "
-                             "true batch size of the input Tensor")
-        if virtual_batch_size is not None and adjustment is not None:
-            raise ValueError("When using virtual_batch_size, adjustment cannot be specified")
+        check_batch_norm_args(renorm_clipping, virtual_batch_size, adjustment)
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.momentum = momentum
         self.epsilon = epsilon

@@ -25,14 +25,9 @@ class BatchNormalization(Layer):
                  renorm_momentum=0.99, fused=None, trainable=True, virtual_batch_size=None,
                  adjustment=None, name=None, **kwargs):
         super().__init__(name=name, trainable=trainable, **kwargs)
-        if renorm_clipping is not None and not set(renorm_clipping) <= {"rmax", "rmin", "dmax"}:
-            raise ValueError(f"renorm_clipping {renorm_clipping} contains keys not in "
-                             f"{['rmax', 'rmin', 'dmax']}")
-        if virtual_batch_size is not None and virtual_batch_size <= 0:
-            raise ValueError("virtual_batch_size must be a positive integer that divides the "
-                             "true batch size of the input Tensor")
-        if virtual_batch_size is not None and adjustment is not None:
-            raise ValueError("When using virtual_batch_size, adjustment cannot be specified")
+        from tideflow.ops.layers_norm import check_batch_norm_args
+
+        check_batch_norm_args(renorm_clipping, virtual_batch_size, adjustment)
         if fused and (renorm or virtual_batch_size is not None or adjustment is not None):
             raise ValueError("fused batch normalization does not support renorm, "
                              "virtual_batch_size or adjustment")
