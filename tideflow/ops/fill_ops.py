@@ -238,7 +238,8 @@ def _filled(value, shape, dtype, name, default):
                 s = as_shape(shape)
                 if s.is_fully_defined() and s.num_elements() < 1000:
                     return constant_op.constant(value, dtype=dtype, shape=s.as_list(), name=scope)
-                shape = ops.convert_to_tensor(s, dtype=dtypes.int32)
+                # int64 when a dimension needs it (TF's TensorShape conversion rule)
+                shape = ops.convert_to_tensor(s)
         if shape.get_shape().ndims == 0:
             shape = reshape(shape, [-1])
         return fill(shape, constant_op.constant(value, dtype=dtype), name=scope)

@@ -37,6 +37,18 @@ def random_gamma_grad(alpha, sample, name=None):
     return ops.apply_op("RandomGammaGrad", [alpha, sample], name=name)._outputs[0]
 
 
+def add_leading_unit_dimensions(x, num_dimensions):
+    """``x`` reshaped with ``num_dimensions`` (a Python int or an int32 tensor) leading
+    dimensions of size 1 (TF's random_grad.add_leading_unit_dimensions)."""
+    from tideflow.ops import array_ops
+
+    x = ops.convert_to_tensor(x)
+    if isinstance(num_dimensions, int) and x.shape.is_fully_defined():
+        return array_ops.reshape(x, [1] * num_dimensions + x.shape.as_list())
+    lead = array_ops.ones(array_ops.expand_dims(num_dimensions, 0), dtype="int32")
+    return array_ops.reshape(x, array_ops.concat([lead, array_ops.shape(x)], 0))
+
+
 def _random_gamma_grad(op, grad):
     """TF's gradient of RandomGamma: none for the shape; for alpha the implicit derivative of
     each draw, summed over the leading sample dimensions."""
@@ -46,7 +58,5 @@ def _random_gamma_grad(op, grad):
     sample = op._outputs[0]
     n_sample_dims = array_ops.shape(shape)[0]
     # alpha with n_sample_dims leading unit dimensions, to broadcast against the draws
-    lead = array_ops.ones(array_ops.expand_dims(n_sample_dims, 0), dtype="int32")
-    alpha_b = array_ops.reshape(alpha, array_ops.concat([lead, array_ops.shape(alpha)], 0))
-    partial = random_gamma_grad(alpha_b, sample)
+    partial = random_gamma_grad(add_leading_unit_dimensions(alpha, n_sample_dims), sample)
     return [None, reduction_ops.reduce_sum(grad * partial, range_ops.range(n_sample_dims))]

@@ -336,6 +336,8 @@ class _OutputDraws:
 
 
 def _gamma_sample(draws, a):
+    if not a > 0:  # TF: a zero shape draws 0 (clipped to tiny later), a negative or NaN one NaN
+        return 0.0 if a == 0 else float("nan")
     if a == 1.0:  # an exponential
         return -np.log(1.0 - draws.uniform())
     # Marsaglia and Tsang's transformation-rejection, boosted for alpha < 1
@@ -440,7 +442,10 @@ def _gamma_kernel(ctx):
         if stream is not None:
             return _tf_gamma(stream, shape, alpha).astype(np_dtype)
         alpha = np.asarray(alpha, dtype=np.float64)
-        out = gen.standard_gamma(alpha, size=shape + alpha.shape)
+        valid = alpha > 0
+        out = gen.standard_gamma(np.where(valid, alpha, 1.0), size=shape + alpha.shape)
+        if not valid.all():  # as TF: 0 for a zero shape, NaN for a negative or NaN one
+            out = np.where(valid, out, np.where(alpha == 0, 0.0, np.nan))
         return out.astype(np_dtype)
 
     return run

@@ -61,6 +61,7 @@ def _with_private(ns, **members):
 def _text_namespaces():
     from tideflow import nn as _nn
     from tideflow.ops import loop_rnn
+    from tideflow.ops import random_gamma_grad as _random_gamma_grad
     from tideflow.ops import rnn as _rnn
     from tideflow.ops import sampled_loss_ops as _sampled
     from tideflow.ops.tensor_array import TensorArray
@@ -112,6 +113,7 @@ def _text_namespaces():
                                      _compute_sampled_logits=_sampled._compute_sampled_logits),
             # TF's math_ops also holds every gen_math_ops function (sparse_segment_mean_grad, ...)
             "math_ops": with_fallback("math_ops", math_ops, _tf, _tf.math,
+                                      "tideflow.ops.linalg_more_ops",  # matvec
                                       "tideflow.python.ops.gen_math_ops"),
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
             "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
@@ -135,6 +137,9 @@ def _text_namespaces():
                              {n: getattr(_tf.sets, n) for n in dir(_tf.sets)
                               if not n.startswith("_")})
                for m in ("sets", "sets_impl")},
+            "random_grad": _namespace(
+                "random_grad", "``tensorflow.python.ops.random_grad``.",
+                {"add_leading_unit_dimensions": _random_gamma_grad.add_leading_unit_dimensions}),
             "sort_ops": _namespace("sort_ops", "``tensorflow.python.ops.sort_ops``.",
                                    {"sort": _tf.sort, "argsort": _tf.argsort}),
             "gradients_impl": _namespace("gradients_impl", "``tensorflow.python.ops."
