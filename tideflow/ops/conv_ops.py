@@ -726,7 +726,9 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None, paddin
     value = _alias(value, input, "value", "input")
     filter = _alias(filter, filters, "filter", "filters")
     with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
-        shape_t = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
+        # Conv3DBackpropInputV2 takes its sizes as int32 or int64 (attr Tshape)
+        shape_t = ops.convert_to_tensor(output_shape, preferred_dtype=dtypes.int32,
+                                        name="output_shape")
         attrs = _conv_attrs(strides, padding, data_format, dilations, nd=5)
         del attrs["explicit_paddings"]
         return _apply("Conv3DBackpropInputV2", [shape_t, filter, value], attrs, scope)
