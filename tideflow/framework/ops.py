@@ -630,6 +630,7 @@ class Graph:
         self._seed = None
         self._gradient_override_map = {}
         self._attr_scope_map = {}
+        self._kernel_label_map_dict = {}
         self._unfeedable_tensors = set()
         self._unfetchable_ops = set()
         self._container = ""
@@ -1050,6 +1051,21 @@ class Graph:
                     del self._gradient_override_map[k]
                 else:
                     self._gradient_override_map[k] = v
+
+    @contextlib.contextmanager
+    def _kernel_label_map(self, op_to_kernel_label_map):
+        """Within this block, ops of type k record kernel label v (their ``_kernel`` attr).
+        tideflow has one kernel per op and device, so a label selects nothing."""
+        old = {k: self._kernel_label_map_dict.get(k) for k in op_to_kernel_label_map}
+        self._kernel_label_map_dict.update(op_to_kernel_label_map)
+        try:
+            yield
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    self._kernel_label_map_dict.pop(k, None)
+                else:
+                    self._kernel_label_map_dict[k] = v
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
@@ -1953,6 +1969,8 @@ def _create_op(graph, op_def, inputs, attrs, output_types, name):
     control = graph._control_dependencies_for_inputs(input_ops) if (
         graph._control_dependencies_stack
     ) else ()
+    if graph._kernel_label_map_dict and op_def.name in graph._kernel_label_map_dict:
+        attrs["_kernel"] = graph._kernel_label_map_dict[op_def.name]
     if graph._gradient_override_map and op_def.name in graph._gradient_override_map:
         # as TF: an op created under gradient_override_map records its gradient's name
         attrs["_gradient_op_type"] = graph._gradient_override_map[op_def.name]
