@@ -116,7 +116,29 @@ def _tri_solve_kernel(matrix, rhs, *, lower, adjoint):
         _fail("Input matrix is not invertible.")  # TF's words: a zero on the diagonal
     if a.size == 0 or rhs.size == 0:
         return np.zeros(rhs.shape, matrix.dtype)
-    return np.linalg.solve(a, _wide(rhs)).astype(matrix.dtype, copy=False)
+    return _substitute(a, _wide(rhs), lower != adjoint).astype(matrix.dtype, copy=False)
+
+
+def _substitute(a, b, lower):
+    """Forward (``lower``) or back substitution, as TF's kernel: a row of x depends only on the
+    rows before it (after it), never through pivoting on the rest of the matrix. Halves are
+    solved recursively with one matrix product between them; small blocks row by row."""
+    n = a.shape[-1]
+    if n > 32:
+        h = n // 2
+        if lower:
+            top = _substitute(a[..., :h, :h], b[..., :h, :], True)
+            bottom = _substitute(a[..., h:, h:], b[..., h:, :] - a[..., h:, :h] @ top, True)
+        else:
+            bottom = _substitute(a[..., h:, h:], b[..., h:, :], False)
+            top = _substitute(a[..., :h, :h], b[..., :h, :] - a[..., :h, h:] @ bottom, False)
+        return np.concatenate([top, bottom], axis=-2)
+    x = np.empty(b.shape, np.result_type(a, b))
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        done = slice(0, i) if lower else slice(i + 1, n)
+        x[..., i:i + 1, :] = ((b[..., i:i + 1, :] - a[..., i:i + 1, done] @ x[..., done, :])
+                              / a[..., i:i + 1, i:i + 1])
+    return x
 
 
 def _tri_solve_grad(op, grad):

@@ -414,12 +414,12 @@ op_registry.declare(
 )
 
 
-def expm(input, name=None):
+def matrix_exponential(input, name=None):
     """The matrix exponential of square matrices (Pade [13/13] with scaling and squaring)."""
     return ops.apply_op("MatrixExponential", [input], name=name)._outputs[0]
 
 
-def logm(input, name=None):
+def matrix_logarithm(input, name=None):
     """The principal matrix logarithm of complex square matrices."""
     x = ops.convert_to_tensor(input, name="input")
     if not x.dtype.is_complex:
@@ -427,9 +427,13 @@ def logm(input, name=None):
     return ops.apply_op("MatrixLogarithm", [x], name=name)._outputs[0]
 
 
-def sqrtm(input, name=None):
+def matrix_square_root(input, name=None):
     """The principal square root of square matrices (NaN where a real matrix has none)."""
     return ops.apply_op("MatrixSquareRoot", [input], name=name)._outputs[0]
+
+
+# TF's tf.linalg names for them (the functions keep TF's own __name__, which TF's tests read)
+expm, logm, sqrtm = matrix_exponential, matrix_logarithm, matrix_square_root
 
 
 # ------------------------------------------------------------------------------------------

@@ -191,6 +191,19 @@ op_registry.declare("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
                     attrs=["transpose_a: bool = false", "transpose_b: bool = false",
                            _MATMUL_TYPES],
                     shape=_matmul_shape, kernel=_matmul, grad=_matmul_grad)
+
+
+@ops.RegisterStatistics("MatMul", "flops")
+def _matmul_flops(graph, node):
+    """Two flops (a multiply and an add) per term of each output element, as TF counts them."""
+    op = graph.get_operation_by_name(node.name)
+    a, out = op.inputs[0].get_shape(), op.outputs[0].get_shape()
+    if not (a.is_fully_defined() and out.is_fully_defined()):
+        return ops.OpStats("flops")
+    k = a.as_list()[0 if op.get_attr("transpose_a") else 1]
+    return ops.OpStats("flops", k * out.num_elements() * 2)
+
+
 for _name, _broadcast in (("BatchMatMul", False), ("BatchMatMulV2", True)):
     op_registry.declare(_name, inputs=["x: T", "y: T"], outputs=["output: T"],
                         attrs=[_MATMUL_TYPES, "adj_x: bool = false", "adj_y: bool = false"],

@@ -57,7 +57,32 @@ _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflo
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
 _add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
 _add("ops.linalg_ops", "``tf.linalg`` ops.", ["tideflow.ops.linalg_ops", "tideflow.linalg",
-                                              "tideflow"])
+                                              "tideflow",
+                                              # TF's module re-exports gen_linalg_ops
+                                              "tideflow.python.ops.gen_linalg_ops"])
+_add("ops.linalg", "``tensorflow.python.ops.linalg``: ``tf.linalg``'s modules.",
+      ["tideflow.linalg"])
+for _la in ("linalg", "linalg_impl", "linear_operator", "linear_operator_util",
+            "linear_operator_adjoint", "linear_operator_block_diag",
+            "linear_operator_block_lower_triangular", "linear_operator_circulant",
+            "linear_operator_composition", "linear_operator_diag", "linear_operator_full_matrix",
+            "linear_operator_householder", "linear_operator_identity",
+            "linear_operator_inversion", "linear_operator_kronecker",
+            "linear_operator_low_rank_update", "linear_operator_lower_triangular",
+            "linear_operator_permutation", "linear_operator_toeplitz",
+            "linear_operator_tridiag", "linear_operator_zeros"):
+    _add("ops.linalg." + _la, "``tf.linalg``.",
+         ["tideflow.linalg", "tideflow.ops.linalg_more_ops", "tideflow.ops.linear_operator"],
+         matrix_exponential="tideflow.linalg:expm")
+_add("ops.signal", "``tensorflow.python.ops.signal``: ``tf.signal``'s modules.",
+     ["tideflow.signal"])
+for _sg in ("signal", "fft_ops", "spectral_ops", "mel_ops", "mfcc_ops", "window_ops", "dct_ops",
+            "reconstruction_ops", "shape_ops", "mdct_ops"):
+    _add("ops.signal." + _sg, "``tf.signal``.", ["tideflow.signal"])
+_add("ops.spectral_ops", "``tf.spectral``.", ["tideflow.spectral"])
+_add("ops.map_fn", "``tf.map_fn``.", ["tideflow"])
+_TABLE["ops.gen_spectral_ops"] = ("TF's generated FFT op wrappers (``fft``, ``rfft``, ...).",
+                                  "gen", {})
 _add("ops.ctc_ops", "CTC loss and decoders.", ["tideflow.ops.ctc_ops", "tideflow.nn"])
 _add("ops.candidate_sampling_ops", "Candidate samplers.",
      ["tideflow.ops.candidate_sampling_ops", "tideflow.nn", "tideflow.random"])
@@ -183,6 +208,9 @@ for _exp in ("batching", "interleave_ops", "readers", "error_ops", "shuffle_ops"
 _add("data.util", "``tensorflow.python.data.util``.", [])
 _add("data.util.nest", "``nest`` over dataset structures (a list is one leaf).",
      ["tideflow.ops.dataset_nest"], _module="tideflow.ops.dataset_nest")
+_add("data.kernel_tests", "``tensorflow.python.data.kernel_tests``.", [])
+_add("data.kernel_tests.test_base", "``DatasetTestBase`` of tf.data's tests.",
+     ["tideflow.python._data_test_base"], _module="tideflow.python._data_test_base")
 _add("eager", "``tensorflow.python.eager``: tideflow runs graphs only.", [])
 _add("eager.context", "Eager context queries: tideflow is always in graph mode.",
      ["tideflow.python._eager_context"], _module="tideflow.python._eager_context")

@@ -75,10 +75,19 @@ def _text_namespaces():
     rnn_cell = _namespace("rnn_cell", "``tensorflow.python.ops.rnn_cell``.",
                           {n: getattr(_nn.rnn_cell, n) for n in dir(_nn.rnn_cell)
                            if not n.startswith("_")})
+    from tideflow.ops import embedding_ops as _emb
+    from tideflow.ops import nn_extra_ops as _nn_extra
+
     embedding_ops = _namespace("embedding_ops", "``tensorflow.python.ops.embedding_ops``.",
-                               {n: getattr(_nn, n) for n in
-                                ("embedding_lookup", "embedding_lookup_sparse",
-                                 "safe_embedding_lookup_sparse") if hasattr(_nn, n)})
+                               {**{n: getattr(_nn, n) for n in
+                                   ("embedding_lookup", "embedding_lookup_sparse",
+                                    "safe_embedding_lookup_sparse") if hasattr(_nn, n)},
+                                "embedding_lookup_v2": _emb.embedding_lookup_v2,
+                                "_embedding_lookup_and_transform":
+                                    _emb._embedding_lookup_and_transform,
+                                "embedding_lookup_sparse_v2": _nn_extra.embedding_lookup_sparse_v2,
+                                "safe_embedding_lookup_sparse_v2":
+                                    _nn_extra.safe_embedding_lookup_sparse_v2})
     tensor_array_ops = _namespace("tensor_array_ops", "``tensorflow.python.ops."
                                   "tensor_array_ops``.", {"TensorArray": TensorArray})
     import tideflow as _tf

@@ -1,0 +1,86 @@
+"""Linear algebra and tf.signal checked against what TF 1.15's own kernel tests expect of them
+(matmul, the matrix decompositions and solvers, einsum, linear operators, FFTs and spectral
+ops): values, static shapes, gradients, module paths and errors, each expected result computed
+here with NumPy or by hand."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture
+def sess():
+    with tf.Graph().as_default(), tf.Session() as s:
+        yield s
+
+
+# -- module paths TF's tests import ---------------------------------------------------------
+def test_linalg_and_signal_module_paths_hold_the_public_functions():
+    from tideflow.python.ops.linalg import linalg, linalg_impl
+    from tideflow.python.ops.signal import fft_ops, spectral_ops
+
+    from tideflow.python.ops import gen_spectral_ops, linalg_ops, math_ops
+
+    assert linalg.LinearOperatorDiag is tf.linalg.LinearOperatorDiag
+    assert linalg_impl.matrix_exponential is tf.linalg.expm
+    assert math_ops.matvec is tf.linalg.matvec
+    assert fft_ops.rfft is tf.signal.rfft and spectral_ops.stft is tf.signal.stft
+    assert callable(gen_spectral_ops.irfft) and callable(linalg_ops.log_matrix_determinant)
+    # TF's names: a test picks the square-root input by the function's name
+    assert tf.linalg.sqrtm.__name__ == "matrix_square_root"
+    assert tf.linalg.expm.__name__ == "matrix_exponential"
+
+
+def test_gradient_checker_v2_returns_y_by_x_jacobians(sess):
+    from tideflow.python.ops import gradient_checker_v2
+
+    x = np.arange(6.0).reshape(2, 3)
+    y = np.arange(12.0).reshape(3, 4) / 7
+    theo, num = gradient_checker_v2.compute_gradient(lambda a, b: tf.matmul(a, b) * 2.0, [x, y])
+    assert [t.shape for t in theo] == [(8, 6), (8, 12)]
+    # d(2 x y)[i, k] / dx[i, j] = 2 y[j, k]
+    assert theo[0][0, 0] == pytest.approx(2 * y[0, 0])
+    assert theo[0][0, 1] == pytest.approx(2 * y[1, 0])
+    assert gradient_checker_v2.max_error(theo, num) < 1e-6
+
+
+# -- MatMul --------------------------------------------------------------------------------
+def test_matmul_flops_statistic_counts_two_per_term():
+    from tideflow.framework import ops
+
+    with tf.Graph().as_default() as g:
+        a = tf.zeros([7, 4])
+        b = tf.zeros([6, 5])
+        c = tf.matmul(a, tf.zeros([4, 6]))
+        d = tf.matmul(a, b[:, :4], transpose_b=True)
+        e = tf.matmul(tf.zeros([7, 3]), a, transpose_a=True)
+        for t, want in ((c, 2 * 4 * 7 * 6), (d, 2 * 4 * 7 * 6), (e, 2 * 3 * 7 * 4)):
+            assert ops.get_stats_for_node_def(g, t.op.node_def, "flops").value == want
+        unknown = tf.matmul(tf.placeholder(tf.float32, [None, 4]), tf.zeros([4, 2]))
+        assert ops.get_stats_for_node_def(g, unknown.op.node_def, "flops").value is None
+
+
+# -- triangular solve ------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [5, 70])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_triangular_solve_substitutes_row_by_row(sess, n, lower, adjoint):
+    rng = np.random.RandomState(3)
+    a = rng.uniform(-1, 1, (2, n, n)) + 3 * np.eye(n)
+    b = rng.uniform(-1, 1, (2, n, 3))
+    out = sess.run(tf.matrix_triangular_solve(a, b, lower=lower, adjoint=adjoint))
+    tri = np.tril(a) if lower else np.triu(a)
+    tri = np.swapaxes(tri, -1, -2) if adjoint else tri
+    np.testing.assert_allclose(out, np.linalg.solve(tri, b), rtol=1e-10, atol=1e-12)
+    # forward substitution: changing the last row of the matrix leaves the other rows of the
+    # solution bit for bit as they were (no pivoting through the rest of the matrix)
+    a2 = a.copy()
+    row = n - 1 if lower != adjoint else 0
+    if adjoint:
+        a2[:, :, row] *= 1.5
+    else:
+        a2[:, row, :] *= 1.5
+    out2 = sess.run(tf.matrix_triangular_solve(a2, b, lower=lower, adjoint=adjoint))
+    keep = [i for i in range(n) if i != row]
+    assert np.array_equal(out[:, keep], out2[:, keep])
