@@ -16,6 +16,11 @@ from tideflow.ops.accumulator_ops import (  # noqa: F401 - re-exported, as in TF
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
+from tideflow.ops.embedding_ops import (  # noqa: F401 - re-exported, as in TF
+    dynamic_partition,
+    dynamic_stitch,
+    parallel_dynamic_stitch,
+)
 from tideflow.ops.staging_ops import StagingArea  # noqa: F401 - re-exported, as in TF
 from tideflow.ops.state_ops import resource_for, variable_op_of
 

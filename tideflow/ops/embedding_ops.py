@@ -198,9 +198,10 @@ def _clip_rows(x, ids, max_norm):
     if rank_ids is None or rank_x is None:
         raise ValueError("embedding_lookup with max_norm needs ids and params of known rank")
     axes = list(range(rank_ids, rank_x))
-    if not axes:
-        return x
-    norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims=True))
+    if axes:
+        norm = math_ops.sqrt(reduction_ops.reduce_sum(math_ops.square(x), axes, keepdims=True))
+    else:  # scalar embeddings (params of rank 1): each one's norm is its magnitude, as in TF
+        norm = math_ops.abs(x)
     max_norm = ops.convert_to_tensor(max_norm, dtype=x.dtype)
     return x * max_norm / math_ops.maximum(norm, max_norm)
 
@@ -283,3 +284,27 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ret = array_ops.reshape(ret, out_shape)
         ret.set_shape(ids.get_shape().concatenate(element_shape))
         return _clip_rows(ret, ids, max_norm)
+
+
+def embedding_lookup_v2(params, ids, max_norm=None, name=None):
+    """TF 2's ``embedding_lookup``: sharded ``params`` are always 'div'-partitioned."""
+    return embedding_lookup(params, ids, "div", name, max_norm=max_norm)
+
+
+def _embedding_lookup_and_transform(params, ids, partition_strategy="mod", name=None,
+                                    max_norm=None, transform_fn=None):
+    """TF's internal lookup with ``transform_fn`` applied to the (clipped) looked-up rows,
+    [n] + row shape -> [n] + any shape; the result has shape ``ids.shape`` + that shape."""
+    from tideflow.ops import array_ops, concat_ops
+
+    if transform_fn is None:
+        return embedding_lookup(params, ids, partition_strategy, name, max_norm=max_norm)
+    with ops.name_scope(name, "embedding_lookup", [ids]):
+        ids = ops.convert_to_tensor(ids, name="ids")
+        rows = embedding_lookup(params, array_ops.reshape(ids, [-1]), partition_strategy,
+                                max_norm=max_norm)
+        out = transform_fn(rows)
+        shape = concat_ops.concat([array_ops.shape(ids), array_ops.shape(out)[1:]], 0)
+        result = array_ops.reshape(out, shape)
+        result.set_shape(ids.get_shape().concatenate(out.get_shape()[1:]))
+        return result

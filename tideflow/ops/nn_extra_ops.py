@@ -195,6 +195,12 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
     weights_list = (list(embedding_weights) if isinstance(embedding_weights, (list, tuple))
                     else [embedding_weights])
+    # as TF, the shards take the weights' dtype: a variable of that dtype stays a variable (its
+    # gradient stays sparse), anything else converts (a float64 shard with float32 weights is a
+    # ValueError)
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    weights_list = [w if hasattr(w, "sparse_read") and dtype in (None, w.dtype.base_dtype)
+                    else ops.convert_to_tensor(w, dtype=dtype) for w in weights_list]
     with ops.name_scope(name, "embedding_lookup", [sparse_ids]) as scope:
         original_shape = sparse_ids.dense_shape
         rank = original_shape.get_shape()[0].value if original_shape.get_shape().ndims else None
@@ -229,6 +235,21 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
                             array_ops.shape(result)[1:]], 0)
         result = array_ops.reshape(result, out_shape, name=scope)
         return result
+
+
+def embedding_lookup_sparse_v2(params, sp_ids, sp_weights, combiner=None, max_norm=None,
+                               name=None, allow_fast_lookup=False):
+    """TF 2's ``embedding_lookup_sparse``: sharded ``params`` are 'div'-partitioned."""
+    return embedding_lookup_sparse(params, sp_ids, sp_weights, "div", name, combiner, max_norm,
+                                   allow_fast_lookup)
+
+
+def safe_embedding_lookup_sparse_v2(embedding_weights, sparse_ids, sparse_weights=None,
+                                    combiner="mean", default_id=None, max_norm=None, name=None,
+                                    allow_fast_lookup=False):
+    """TF 2's ``safe_embedding_lookup_sparse`` ('div'-partitioned shards)."""
+    return safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights, combiner,
+                                        default_id, name, "div", max_norm, allow_fast_lookup)
 
 
 # ------------------------------------------------------------------------------------------

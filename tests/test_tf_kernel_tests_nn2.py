@@ -1,0 +1,116 @@
+"""tf.nn beyond convolution (embeddings, RNN drivers and cells, cross-entropy, top-k,
+normalization), tf.losses and tf.gradients, checked against what TF 1.15's own tests expect:
+values, static shapes, gradients and the errors a program sees, each expected result computed
+here with NumPy or by hand."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture
+def sess():
+    with tf.Graph().as_default(), tf.Session() as s:
+        yield s
+
+
+# -- embeddings ----------------------------------------------------------------------------
+def test_embedding_max_norm_clips_scalar_embeddings(sess):
+    # params of rank 1: every embedding is a scalar whose norm is its magnitude
+    params = np.array([3.0, -0.5, -4.0, 1.5])
+    ids = np.array([[0, 1], [2, 3]])
+    got = tf.nn.embedding_lookup(params, ids, max_norm=2.0)
+    shards = tf.nn.embedding_lookup([params[0::2], params[1::2]], ids, max_norm=2.0)
+    want = np.clip(params, -2.0, 2.0)[ids]
+    assert got.get_shape().as_list() == [2, 2]
+    np.testing.assert_allclose(sess.run(got), want)
+    np.testing.assert_allclose(sess.run(shards), want)
+
+
+def test_dynamic_stitch_is_in_data_flow_ops(sess):
+    from tideflow.python.ops import data_flow_ops
+
+    merged = data_flow_ops.dynamic_stitch([[0, 2], [1]], [[7, 9], [8]])
+    parts = data_flow_ops.dynamic_partition([5, 6, 7], [1, 0, 1], 2)
+    assert sess.run(merged).tolist() == [7, 8, 9]
+    assert [p.tolist() for p in sess.run(parts)] == [[6], [5, 7]]
+    assert data_flow_ops.parallel_dynamic_stitch is tf.parallel_dynamic_stitch
+
+
+def test_embedding_lookup_and_transform_maps_each_row(sess):
+    from tideflow.python.ops import embedding_ops
+
+    params = np.arange(12.0).reshape(6, 2)
+    ids = np.array([[5, 0, 3], [1, 1, 2]])
+    # one table, and the same table as two 'mod' shards (even rows, odd rows)
+    for shards in ([params], [params[0::2], params[1::2]]):
+        out = embedding_ops._embedding_lookup_and_transform(
+            shards, ids, transform_fn=lambda rows: tf.reduce_sum(rows, axis=1))
+        assert out.get_shape().as_list() == [2, 3]
+        np.testing.assert_allclose(sess.run(out), params[ids].sum(-1))
+
+
+def test_v2_embedding_lookups_partition_by_div(sess):
+    from tideflow.python.ops import embedding_ops
+
+    table = np.arange(10.0).reshape(5, 2)
+    shards = [table[:3], table[3:]]  # 'div': the first shard holds the extra row
+    ids = np.array([4, 0, 2])
+    got = embedding_ops.embedding_lookup_v2(shards, ids)
+    np.testing.assert_allclose(sess.run(got), table[ids])
+    sp = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([3, 4, 1], np.int64), [2, 2])
+    summed = embedding_ops.embedding_lookup_sparse_v2(shards, sp, None, combiner="sum")
+    np.testing.assert_allclose(sess.run(summed), [table[3] + table[4], table[1]])
+    safe = embedding_ops.safe_embedding_lookup_sparse_v2(shards, sp, combiner="sum")
+    np.testing.assert_allclose(sess.run(safe), [table[3] + table[4], table[1]])
+
+
+def test_safe_embedding_lookup_sparse_shards_take_the_weights_dtype(sess):
+    sp = tf.SparseTensor([[0, 0], [1, 0]], np.array([0, 1], np.int64), [2, 1])
+    w32 = tf.SparseTensor([[0, 0], [1, 0]], np.array([2.0, 1.0], np.float32), [2, 1])
+    table64 = tf.constant(np.ones((2, 3)), tf.float64)
+    with pytest.raises(ValueError):
+        tf.nn.safe_embedding_lookup_sparse([table64], sp, w32)
+    # numpy shards convert to the weights' dtype
+    out = tf.nn.safe_embedding_lookup_sparse([np.ones((2, 3))], sp, w32)
+    assert out.dtype == tf.float32
+    np.testing.assert_allclose(sess.run(out), np.ones((2, 3)))
+
+
+# -- RNN cells -----------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda **kw: tf.nn.rnn_cell.BasicRNNCell(2, **kw),
+    lambda **kw: tf.nn.rnn_cell.GRUCell(2, **kw),
+    lambda **kw: tf.nn.rnn_cell.BasicLSTMCell(2, **kw),
+    lambda **kw: tf.nn.rnn_cell.LSTMCell(2, **kw),
+])
+def test_rnn_cells_reject_integer_dtypes(make):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="RNN cell only supports floating point inputs"):
+            make(dtype=tf.int32)
+        with pytest.raises(ValueError, match="but saw dtype: <dtype: 'int32'>"):
+            tf.nn.dynamic_rnn(make(), tf.zeros([3, 5, 4], tf.int32), dtype=tf.int32)
+
+
+def test_tf_layers_get_and_set_weights(sess):
+    cell = tf.nn.rnn_cell.BasicRNNCell(3)
+    x = tf.placeholder(tf.float32, [None, 4, 2])
+    out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    kernel = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
+    bias = np.array([0.1, -0.2, 0.3], np.float32)
+    cell.set_weights([kernel, bias])
+    got = cell.get_weights()
+    np.testing.assert_allclose(got[0], kernel)
+    np.testing.assert_allclose(got[1], bias)
+    xs = np.random.RandomState(0).randn(2, 4, 2).astype(np.float32)
+    h = np.zeros((2, 3), np.float32)
+    for t in range(4):
+        h = np.tanh(np.concatenate([xs[:, t], h], 1) @ kernel + bias)
+    np.testing.assert_allclose(sess.run(out, {x: xs})[:, -1], h, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="expecting 2 weights"):
+        cell.set_weights([kernel])
+    dense = tf.layers.Dense(2)
+    dense(tf.zeros([1, 3]))
+    dense.set_weights([np.ones((3, 2)), np.zeros(2)])
+    assert sess.run(dense.kernel).tolist() == [[1.0, 1.0]] * 3
