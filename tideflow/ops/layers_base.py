@@ -292,6 +292,28 @@ class Layer:
     def graph(self):
         return self._graph
 
+    def _unconditional_losses(self):
+        # what a Keras layer wrapping this one (keras.layers.RNN around a cell) collects
+        return list(self._losses)
+
+    def get_weights(self):
+        """The values of ``weights``, as NumPy arrays (read in the Keras session)."""
+        from tideflow.keras import backend  # tf.layers layers are Keras layers in TF 1.x
+
+        return backend.batch_get_value(self.weights)
+
+    def set_weights(self, weights):
+        """Assigns NumPy arrays to ``weights``, in order (shapes must match)."""
+        from tideflow.keras import backend
+
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(f"You called `set_weights(weights)` on layer \"{self.name}\" with "
+                             f"a weight list of length {len(weights)}, but the layer was "
+                             f"expecting {len(params)} weights. Provided weights: "
+                             f"{str(weights)[:50]}...")
+        backend.batch_set_value(list(zip(params, weights)))
+
     def count_params(self):
         """The number of scalars in the layer's variables (the layer must be built)."""
         if not self.built:
@@ -439,7 +461,10 @@ class Layer:
         inputs = _map(_as_tensor, inputs)
         flat = [x for x in _flatten(inputs) if isinstance(x, ops.Tensor)]
         self._call_inputs.extend(flat)
-        graph = flat[0].graph if flat else ops.get_default_graph()
+        default = ops.get_default_graph()
+        graph = flat[0].graph if flat else default
+        if graph is not default and default.building_function:
+            graph = default  # a cond/while body called on outer tensors captures them (TF)
         if self._graph is None:
             self._graph = graph
         elif graph is not self._graph:

@@ -74,6 +74,20 @@ def _zero_state_tensors(state_size, batch_size, dtype):
     return nest.map_structure(one, state_size)
 
 
+def _check_supported_dtypes(dtype):
+    """TF's cells compute with tanh/sigmoid: floating or complex dtypes only."""
+    if dtype is None:
+        return
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise ValueError(f"RNN cell only supports floating point inputs, but saw dtype: {dtype}")
+
+
+def _check_rnn_cell_input_dtypes(inputs):
+    for t in nest.flatten(inputs):
+        _check_supported_dtypes(t.dtype)
+
+
 def _root(graph):
     while getattr(graph, "outer_graph", None) is not None:
         graph = graph.outer_graph
@@ -185,6 +199,7 @@ class BasicRNNCell(_UnitsCell):
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
 
@@ -196,6 +211,7 @@ class BasicRNNCell(_UnitsCell):
         self.built = True
 
     def call(self, inputs, state):
+        _check_rnn_cell_input_dtypes([inputs, state])
         gate = linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._kernel)
         output = self._activation(nn_impl.bias_add(gate, self._bias))
         return output, output
@@ -223,6 +239,7 @@ class BasicLSTMCell(_UnitsCell):
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._forget_bias = forget_bias
         self._state_is_tuple = state_is_tuple
@@ -243,6 +260,7 @@ class BasicLSTMCell(_UnitsCell):
         self.built = True
 
     def call(self, inputs, state):
+        _check_rnn_cell_input_dtypes([inputs, state])
         # the ops (one axis constant for both splits, Add/Mul) are TF 1.x's, so that the
         # graph's op count, and with it a graph seed's op seeds, follow TF's
         one = constant_op.constant(1, dtype=dtypes.int32)
@@ -281,6 +299,7 @@ class LSTMCell(RNNCell):
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         # TF 1.x: the kernels split into this many row shards (kernel/part_0, ...)
         self._num_unit_shards = num_unit_shards
         self._num_proj_shards = num_proj_shards
@@ -330,6 +349,7 @@ class LSTMCell(RNNCell):
             c_prev, m_prev = state
         else:
             c_prev, m_prev = concat_ops.split(state, [n, self._num_proj or n], axis=1)
+        _check_rnn_cell_input_dtypes([inputs, m_prev, c_prev])
         gates = nn_impl.bias_add(
             linalg_ops.matmul(concat_ops.concat([inputs, m_prev], 1), self._kernel), self._bias)
         i, j, f, o = concat_ops.split(gates, 4, axis=1)
@@ -361,6 +381,7 @@ class GRUCell(_UnitsCell):
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
         self._kernel_initializer = kernel_initializer
@@ -383,6 +404,7 @@ class GRUCell(_UnitsCell):
         self.built = True
 
     def call(self, inputs, state):
+        _check_rnn_cell_input_dtypes([inputs, state])
         value = math_ops.sigmoid(nn_impl.bias_add(
             linalg_ops.matmul(concat_ops.concat([inputs, state], 1), self._gate_kernel),
             self._gate_bias))
