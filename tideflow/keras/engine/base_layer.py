@@ -290,6 +290,22 @@ class Layer:
     def get_input_at(self, node_index):
         return self._inbound_nodes[node_index].inputs
 
+    @property
+    def input_mask(self):
+        """The mask of the layer's input (a list for several inputs; None where unmasked)."""
+        return _masks_of(self.input)
+
+    @property
+    def output_mask(self):
+        """The mask the layer attached to its output (None when it computes none)."""
+        return _masks_of(self.output)
+
+    def get_input_mask_at(self, node_index):
+        return _masks_of(self.get_input_at(node_index))
+
+    def get_output_mask_at(self, node_index):
+        return _masks_of(self.get_output_at(node_index))
+
     def get_output_at(self, node_index):
         return self._inbound_nodes[node_index].outputs
 
@@ -557,3 +573,9 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object name={self.name}>"
+
+
+def _masks_of(tensors):
+    if isinstance(tensors, (list, tuple)):
+        return [getattr(t, "_keras_mask", None) for t in tensors]
+    return getattr(tensors, "_keras_mask", None)

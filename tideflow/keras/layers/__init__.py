@@ -125,6 +125,44 @@ from tideflow.keras.layers.recurrent import (
     Wrapper,
 )
 
+# TF 1.x's modules under ``tensorflow.python.keras.layers`` that tideflow keeps in other files:
+# each is a module of its own (``keras.layers.pooling.MaxPooling2D``, ``from
+# tensorflow.python.keras.layers import normalization``) holding the very classes above.
+_SUBMODULES = {
+    "advanced_activations": "LeakyReLU PReLU ELU ThresholdedReLU Softmax ReLU",
+    "noise": "GaussianNoise GaussianDropout AlphaDropout",
+    "embeddings": "Embedding",
+    "merge": "Add Subtract Multiply Average Maximum Minimum Concatenate Dot add subtract "
+             "multiply average maximum minimum concatenate dot",
+    "normalization": "BatchNormalization LayerNormalization",
+    "local": "LocallyConnected1D LocallyConnected2D",
+    "wrappers": "Wrapper TimeDistributed Bidirectional",
+    "cudnn_recurrent": "CuDNNGRU CuDNNLSTM",
+    "pooling": "MaxPooling1D MaxPooling2D MaxPooling3D AveragePooling1D AveragePooling2D "
+               "AveragePooling3D GlobalMaxPooling1D GlobalMaxPooling2D GlobalMaxPooling3D "
+               "GlobalAveragePooling1D GlobalAveragePooling2D GlobalAveragePooling3D MaxPool1D "
+               "MaxPool2D MaxPool3D AvgPool1D AvgPool2D AvgPool3D GlobalMaxPool1D "
+               "GlobalMaxPool2D GlobalMaxPool3D GlobalAvgPool1D GlobalAvgPool2D GlobalAvgPool3D",
+}
+
+
+def _add_submodules():
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    for short, names in _SUBMODULES.items():
+        full = f"{__name__}.{short}"
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
+        module.__doc__ = f"``tf.keras.layers``' {short.replace('_', ' ')} layers (TF's module)."
+        for name in names.split():
+            setattr(module, name, globals()[name])
+        sys.modules.setdefault(full, module)
+        globals()[short] = sys.modules[full]
+
+
+_add_submodules()
+
 
 def serialize(layer):
     """``{'class_name', 'config'}`` of a layer."""

@@ -243,6 +243,8 @@ class Embedding(Layer):
                  embeddings_constraint=None, mask_zero=False, input_length=None, **kwargs):
         if "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,) if input_length else (None,)
+        # the layer's dtype is its output's (floatx), not its integer inputs', as in TF
+        kwargs.setdefault("dtype", K.floatx())
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
@@ -292,18 +294,31 @@ class Embedding(Layer):
 # -- merge layers ------------------------------------------------------------------------------
 
 
+def _check_is_list(inputs):
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError("A merge layer should be called on a list of inputs.")  # noqa: TRY004
+
+
+def _check_mask_list(inputs, mask):
+    """A merge layer's masks and inputs are lists of one length (TF's checks and words)."""
+    if not isinstance(mask, (list, tuple)):
+        raise ValueError("`mask` should be a list.")  # noqa: TRY004 (as Keras)
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError("`inputs` should be a list.")  # noqa: TRY004 (as Keras)
+    if len(mask) != len(inputs):
+        raise ValueError("The lists `inputs` and `mask` should have the same length.")
+
+
 class _Merge(Layer):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self.supports_masking = True
 
     def _check(self, inputs):
-        if not isinstance(inputs, (list, tuple)):
-            raise ValueError(f"A merge layer ({self.name}) should be called on a list of "  # noqa: TRY004
-                             f"inputs. Got: {inputs}")
+        _check_is_list(inputs)
         if len(inputs) < 2:
-            raise ValueError(f"A merge layer ({self.name}) should be called on a list of at "
-                             f"least 2 inputs. Got {len(inputs)} inputs.")
+            raise ValueError("A merge layer should be called on a list of at least 2 inputs. "
+                             f"Got {len(inputs)} inputs.")
 
     def build(self, input_shape):
         self._check(input_shape)
@@ -320,7 +335,7 @@ class _Merge(Layer):
         self.built = True
 
     def call(self, inputs):
-        self._check(inputs)
+        _check_is_list(inputs)
         return self._merge(list(inputs))
 
     def compute_output_shape(self, input_shape):
@@ -330,12 +345,11 @@ class _Merge(Layer):
         """As Keras: the AND of the inputs' masks (None when no input is masked)."""
         if mask is None:
             return None
-        if not isinstance(mask, (list, tuple)):
-            raise ValueError("`mask` should be a list.")  # noqa: TRY004 (as Keras)
+        _check_mask_list(inputs, mask)
         if all(m is None for m in mask):
             return None
         masks = [tf.expand_dims(m, 0) for m in mask if m is not None]
-        return tf.reduce_all(tf.concat(masks, 0), axis=0, keepdims=False)
+        return K.all(K.concatenate(masks, axis=0), axis=0, keepdims=False)
 
 
 class Add(_Merge):
@@ -349,12 +363,16 @@ class Add(_Merge):
 class Subtract(_Merge):
     def _check(self, inputs):
         super()._check(inputs)
-        if len(inputs) != 2:
-            raise ValueError(f"A `Subtract` layer should be called on exactly 2 inputs (layer "
-                             f"{self.name}), got {len(inputs)}.")
+        _check_two(inputs)
 
     def _merge(self, inputs):
+        _check_two(inputs)
         return inputs[0] - inputs[1]
+
+
+def _check_two(inputs):
+    if len(inputs) != 2:
+        raise ValueError("A `Subtract` layer should be called on exactly 2 inputs")
 
 
 class Multiply(_Merge):
@@ -418,10 +436,7 @@ class Concatenate(_Merge):
         ``axis`` and reduced with AND over the last axis."""
         if mask is None:
             return None
-        if not isinstance(mask, (list, tuple)):
-            raise ValueError("`mask` should be a list.")  # noqa: TRY004 (as Keras)
-        if len(mask) != len(inputs):
-            raise ValueError("The lists `inputs` and `mask` should have the same length.")
+        _check_mask_list(inputs, mask)
         if all(m is None for m in mask):
             return None
         masks = []
@@ -432,7 +447,7 @@ class Concatenate(_Merge):
                 masks.append(tf.expand_dims(m, axis=-1))
             else:
                 masks.append(m)
-        return tf.reduce_all(K.concatenate(masks, axis=self.axis), axis=-1, keepdims=False)
+        return K.all(K.concatenate(masks, axis=self.axis), axis=-1, keepdims=False)
 
     def compute_output_shape(self, input_shape):
         shapes = [TensorShape(s).as_list() for s in input_shape]
@@ -479,6 +494,9 @@ class Dot(_Merge):
     def compute_output_shape(self, input_shape):
         # as TF: both shapes less their dot axis (and y's batch axis), (batch, 1) if nothing
         # is left
+        if not isinstance(input_shape, (list, tuple)) or len(input_shape) != 2:
+            raise ValueError("A `Dot` layer should be called on a list of 2 inputs. "
+                             f"Got: {input_shape}")
         a, b = (list(TensorShape(s).as_list()) for s in input_shape)
         axes = [ax % len(s) for ax, s in zip(self.axes, (a, b))]
         a.pop(axes[0])

@@ -1,0 +1,141 @@
+"""tf.keras behaviours TF 1.15's Keras tests rely on (second pass: layer modules, merges,
+embeddings, masks, the keras_parameterized / testing_utils helpers), checked on tideflow in
+graph mode. Expected values are worked out by hand or with NumPy."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+keras = tf.keras
+K = keras.backend
+
+
+@pytest.fixture(autouse=True)
+def _graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# -- testing helpers under TF's internal paths ----------------------------------------------
+
+
+def test_keras_parameterized_runs_once_in_graph_mode_per_model_type():
+    from tideflow.python.keras import keras_parameterized, testing_utils
+
+    seen = []
+
+    class Case(keras_parameterized.TestCase):
+        @keras_parameterized.run_with_all_model_types(exclude_models="sequential")
+        @keras_parameterized.run_all_keras_modes
+        def test_it(self):
+            seen.append((testing_utils.get_model_type(), testing_utils.should_run_eagerly(),
+                         testing_utils.should_run_tf_function()))
+
+    names = sorted(n for n in dir(Case) if n.startswith("test_it"))
+    assert names == ["test_it_v1_session_functional", "test_it_v1_session_subclass"]
+    import io
+    import unittest
+
+    result = unittest.TextTestRunner(stream=io.StringIO()).run(
+        unittest.TestSuite(Case(n) for n in names))
+    assert result.wasSuccessful()
+    assert sorted(seen) == [("functional", False, False), ("subclass", False, False)]
+    with pytest.raises(ValueError, match="outside of a `model_type_scope"):
+        testing_utils.get_model_type()
+
+
+def test_layer_test_checks_a_layer_end_to_end():
+    from tideflow.python.keras import testing_utils
+
+    out = testing_utils.layer_test(keras.layers.Dense, kwargs={"units": 3},
+                                   input_shape=(2, 4), expected_output_shape=(None, 3))
+    assert out.shape == (2, 3)
+    with pytest.raises(AssertionError, match="found output_shape"):
+        testing_utils.layer_test(keras.layers.Dense, kwargs={"units": 3},
+                                 input_shape=(2, 4), expected_output_shape=(None, 5))
+
+
+def test_small_models_of_each_type_train():
+    from tideflow.python.keras import testing_utils
+
+    for kind in ("functional", "subclass", "sequential"):
+        with testing_utils.model_type_scope(kind):
+            model = testing_utils.get_small_mlp(4, 2, input_dim=3)
+            model.compile("sgd", "sparse_categorical_crossentropy")
+            hist = model.fit(np.ones((4, 3)), np.array([0, 1, 0, 1]), verbose=0)
+            assert len(hist.history["loss"]) == 1
+
+
+# -- layer modules ----------------------------------------------------------------------------
+
+
+def test_layer_submodules_hold_the_public_classes():
+    from tideflow.python.keras.layers import merge, normalization, pooling, wrappers
+
+    assert keras.layers.pooling.GlobalMaxPooling1D is keras.layers.GlobalMaxPooling1D
+    assert pooling.AvgPool2D is keras.layers.AveragePooling2D
+    assert normalization.BatchNormalization is keras.layers.BatchNormalization
+    assert wrappers.Bidirectional is keras.layers.Bidirectional
+    assert merge.concatenate is keras.layers.concatenate
+
+
+# -- embeddings --------------------------------------------------------------------------------
+
+
+def test_embedding_layer_dtype_is_floatx_for_integer_ids():
+    layer = keras.layers.Embedding(10, 4)
+    assert layer.dtype == "float32"
+    spec = layer.compute_output_signature(tf.TensorSpec((3, 2), tf.int32))
+    assert spec.dtype == tf.float32 and spec.shape.as_list() == [3, 2, 4]
+    assert keras.layers.Embedding(10, 4, dtype="float64").dtype == "float64"
+
+
+# -- merge layers --------------------------------------------------------------------------------
+
+
+def test_merge_masks_accept_float_masks_and_check_lists():
+    a = keras.Input((2,))
+    b = keras.Input((2,))
+    add = keras.layers.Add()
+    add([a, b])
+    m = add.compute_mask([a, b], [K.variable([[1.0, 0.0]]), K.variable([[1.0, 1.0]])])
+    np.testing.assert_array_equal(K.eval(m), [[True, False]])
+    with pytest.raises(ValueError, match="`inputs` should be a list"):
+        add.compute_mask(a, [None, None])
+    with pytest.raises(ValueError, match="should have the same length"):
+        add.compute_mask([a, b], [None])
+    cat = keras.layers.Concatenate()
+    c, d = tf.ones((1, 2)), tf.ones((1, 2))
+    m = cat.compute_mask([c, d], [tf.constant([[True, False]]), None])
+    np.testing.assert_array_equal(K.eval(m), [False])
+
+
+def test_merge_call_errors_use_tf_wording():
+    a = keras.Input((2,))
+    b = keras.Input((2,))
+    sub = keras.layers.Subtract()
+    sub([a, b])
+    with pytest.raises(ValueError, match=r"^A `Subtract` layer should be called on exactly 2"):
+        sub([a])
+    cat = keras.layers.Concatenate()
+    cat([a, b])
+    with pytest.raises(ValueError, match=r"^A merge layer should be called on a list of inputs"):
+        cat(a)
+    with pytest.raises(ValueError, match="at least 2 inputs. Got 1 inputs"):
+        keras.layers.Add()([a])
+    with pytest.raises(ValueError, match="list of 2 inputs"):
+        keras.layers.Dot(1).compute_output_shape(1)
+
+
+def test_layer_input_and_output_masks():
+    x = keras.Input((3, 2))
+    masked = keras.layers.Masking()
+    y = masked(x)
+    assert masked.input_mask is None
+    assert masked.output_mask is y._keras_mask
+    assert masked.get_output_mask_at(0) is y._keras_mask
+    add = keras.layers.Add()
+    add([y, x])
+    assert add.input_mask == [y._keras_mask, None]
+    assert add.output_mask.shape.as_list() == [None, 3]
