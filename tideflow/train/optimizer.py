@@ -298,9 +298,9 @@ class Optimizer:
         for t in tensors:
             dtype = t.dtype.base_dtype
             if dtype not in valid:
+                # the set's own order, as TF lists it (DTypes hash by their enum, as TF's)
                 raise ValueError(
-                    f"Invalid type {dtype!r} for {t.name}, expected: "
-                    f"{[v for v in sorted(valid, key=lambda d: d.name)]}."
+                    f"Invalid type {dtype!r} for {t.name}, expected: {list(valid)}."
                 )
 
     def _create_slots(self, var_list):
