@@ -150,6 +150,10 @@ class OpDef:
     TF's ``OpDef`` proto fields (``op.op_def.input_arg``, ``.output_arg``, ``.attr``) are
     answered from the proto form, made on first use."""
 
+    # f(attrs) run once per plan when the op's kernel is bound, before any step runs: TF's
+    # kernel-construction checks of attrs (bad strides fail even when an input is never fed)
+    check_attrs = None
+
     def __getattr__(self, name):
         if name.startswith("__") or name == "_proto":
             raise AttributeError(name)
@@ -224,7 +228,8 @@ def _caller():
 
 def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kernel_factory=None,
             grad=None, differentiable=None, stateful=False, is_random=False,
-            ref_outputs_alias=(), doc=None, inplace=None, device_types=None):
+            ref_outputs_alias=(), doc=None, inplace=None, device_types=None,
+            check_attrs=None):
     """Declares op type ``name``.
 
     kernel: a NumPy function taking the inputs positionally (list arguments as Python lists)
@@ -239,6 +244,8 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
       kernel, ``("CPU",)`` for a Python one); see :func:`register_kernel` for the others.
     grad: the gradient function ``f(op, *grads)``; ``differentiable=False`` declares the op
       not differentiable. Leaving both unset means "no gradient defined" (an error when asked).
+    check_attrs: ``f(attrs)`` raising an OpError for attrs TF's kernel refuses when it is
+      constructed; run once per plan, when the kernel is bound, before any step.
     """
     where = _caller()
     old = _REGISTRY.get(name)
@@ -246,6 +253,8 @@ def declare(name, inputs=(), outputs=(), attrs=(), shape=None, kernel=None, kern
         raise ValueError(f"Op {name!r} declared twice: at {old.where} and at {where}")
     d = OpDef(name, inputs, outputs, attrs, shape, kernel, kernel_factory, stateful, is_random,
               where, tuple(ref_outputs_alias), doc, inplace, device_types)
+    if check_attrs is not None:
+        d.check_attrs = check_attrs
     _REGISTRY[name] = d
     if grad is not None:
         register_gradient(name, grad, where)

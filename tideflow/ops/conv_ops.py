@@ -96,6 +96,15 @@ def _params(nd, strides, dilations, padding, explicit, data_format):
     return s, d, pads
 
 
+def _attr_check(nd):
+    """The attr checks of TF's conv kernel constructors, run when a plan binds the kernel."""
+    def check(attrs):
+        _params(nd, attrs["strides"], attrs["dilations"], attrs["padding"],
+                attrs.get("explicit_paddings", ()), attrs["data_format"])
+
+    return check
+
+
 # ------------------------------------------------------------------------------------------
 # shape functions
 # ------------------------------------------------------------------------------------------
@@ -408,6 +417,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         shape=_conv_shape(nd, depthwise),
         kernel=_forward_kernel(nd, depthwise),
         grad=_forward_grad(forward, backprop_input, backprop_filter),
+        check_attrs=_attr_check(nd),
     )
     op_registry.declare(
         backprop_input,
@@ -417,6 +427,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         shape=_sizes_shape(0, nd, batch_from_backprop=backprop_input == "Conv2DBackpropInput"),
         kernel=_backprop_input_kernel(nd, depthwise),
         grad=_backprop_input_grad(forward, backprop_filter),
+        check_attrs=_attr_check(nd),
     )
     op_registry.declare(
         backprop_filter,
@@ -426,6 +437,7 @@ def _declare_family(forward, backprop_input, backprop_filter, nd, attrs, depthwi
         shape=_sizes_shape(1, nd),
         kernel=_backprop_filter_kernel(nd, depthwise),
         grad=_backprop_filter_grad(forward, backprop_input),
+        check_attrs=_attr_check(nd),
     )
 
 

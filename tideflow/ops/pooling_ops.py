@@ -53,6 +53,15 @@ def _window(ksize, strides, data_format):
     return tuple(ks), tuple(ss)
 
 
+def _check_batch_window(attrs):
+    """TF's pooling kernel constructors refuse a batch window or stride (checked once per
+    plan, when the kernel is bound, so even before an input is fed)."""
+    fmt = attrs.get("data_format", "NHWC")
+    if split_dims(attrs["ksize"], fmt)[0] != 1 or split_dims(attrs["strides"], fmt)[0] != 1:
+        raise errors.UnimplementedError(None, None,
+                                        "Pooling is not yet supported on the batch dimension.")
+
+
 def _check_rank(x, nd, what="input"):
     if np.ndim(x) != nd:
         raise _invalid(f"{what} must be {nd}-dimensional")
@@ -339,6 +348,7 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         shape=_pool_shape(_nd),
         kernel=_pool_kernel(kconv.max_pool, _nd),
         grad=_max_pool_grad_fn(f"MaxPool{_sfx}Grad"),
+        check_attrs=_check_batch_window,
     )
     op_registry.declare(
         f"AvgPool{_sfx}",
@@ -348,6 +358,7 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         shape=_pool_shape(_nd),
         kernel=_pool_kernel(kconv.avg_pool, _nd),
         grad=_avg_pool_grad_fn(f"AvgPool{_sfx}Grad"),
+        check_attrs=_check_batch_window,
     )
     _orig = "TInput" if _in_t else "T"
     op_registry.declare(
@@ -358,6 +369,7 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         shape=_like_input(0, _nd),
         kernel=_max_pool_grad_kernel(kconv.max_pool_grad, _nd),
         grad=_second_order_fn(f"MaxPool{_sfx}GradGrad"),
+        check_attrs=_check_batch_window,
     )
     op_registry.declare(
         f"MaxPool{_sfx}GradGrad",
@@ -367,6 +379,7 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         shape=_pool_shape(_nd),
         kernel=_max_pool_grad_kernel(kconv.max_pool_grad_grad, _nd),
         grad=_second_order_fn(f"MaxPool{_sfx}Grad"),
+        check_attrs=_check_batch_window,
     )
     op_registry.declare(
         f"AvgPool{_sfx}Grad",
@@ -376,6 +389,7 @@ for _nd, _sfx, _pool, _fmt, _max_t, _grad_t, _in_t in (
         shape=_sizes_shape(_nd),
         kernel=_avg_pool_grad_kernel(_nd),
         grad=_avg_pool_grad_grad_fn(f"AvgPool{_sfx}"),
+        check_attrs=_check_batch_window,
     )
 
 # MaxPool and its gradients with the window given as int32 inputs (TF's *V2 ops)
@@ -417,6 +431,7 @@ op_registry.declare(
     shape=_pool_shape(4, fmt_attr=False),
     kernel=_max_pool_with_argmax_kernel,
     grad=_max_pool_with_argmax_grad,
+    check_attrs=_check_batch_window,
 )
 op_registry.declare(
     "MaxPoolGradWithArgmax",
@@ -426,6 +441,7 @@ op_registry.declare(
     shape=_like_input(0, 4),
     kernel=_max_pool_grad_with_argmax_kernel,
     grad=_argmax_second_order_fn("MaxPoolGradGradWithArgmax"),
+    check_attrs=_check_batch_window,
 )
 op_registry.declare(
     "MaxPoolGradGradWithArgmax",
@@ -435,6 +451,7 @@ op_registry.declare(
     shape=_pool_shape(4, fmt_attr=False),
     kernel=_max_pool_grad_grad_with_argmax_kernel,
     grad=_argmax_second_order_fn("MaxPoolGradWithArgmax"),
+    check_attrs=_check_batch_window,
 )
 
 

@@ -122,6 +122,8 @@ def bind_kernel(op, device, session_state, session, op_def=None):
     """The callable that runs ``op`` on ``device``, with its attrs bound (once per plan);
     ``op_def``: another declaration whose kernel runs instead (a graph pass's rewrite)."""
     od = op._op_def if op_def is None else op_def
+    if od.check_attrs is not None:
+        od.check_attrs(op._attrs)
     dk = op_registry.device_kernel(op._type if op_def is None else od.name, device.device_type)
     if dk is not None:
         od = dk  # a kernel registered for this device type (same fields as a declaration)
