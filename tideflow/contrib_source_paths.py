@@ -1,5 +1,5 @@
-"""The module paths under ``tensorflow.contrib.rnn.python.ops`` and
-``tensorflow.contrib.seq2seq.python.ops`` that TF 1.x text programs import from
+"""The module paths under ``tensorflow.contrib.rnn.python.ops``,
+``tensorflow.contrib.seq2seq.python.ops`` and ``tensorflow.contrib.legacy_seq2seq.python.ops`` that TF 1.x text programs import from
 (``core_rnn_cell._linear``, ``rnn_cell``, ``attention_wrapper``, ``beam_search_decoder``,
 ``helper``, ``decoder``, ``basic_decoder``, ``loss``, ``beam_search_ops``), over the modules behind ``tf.contrib.rnn``
 and ``tf.contrib.seq2seq``."""
@@ -115,7 +115,10 @@ def register(contrib):
                                       "``contrib.seq2seq.python.ops.beam_search_ops``: the "
                                       "GatherTree op.",
                                       {"gather_tree": seq2seq_beam_search.gather_tree})}
-    for pkg, members in ((contrib.rnn, rnn_ops), (contrib.seq2seq, s2s)):
+    # `from tensorflow.contrib.legacy_seq2seq.python.ops import seq2seq` (the 0.x tutorials')
+    legacy = {"seq2seq": contrib.legacy_seq2seq}
+    for pkg, members in ((contrib.rnn, rnn_ops), (contrib.seq2seq, s2s),
+                         (contrib.legacy_seq2seq, legacy)):
         python = _module(f"{pkg.__name__}.python", f"``{pkg.__name__}.python``.", {})
         python.ops = _module(f"{pkg.__name__}.python.ops", f"``{pkg.__name__}.python.ops``.",
                              members)

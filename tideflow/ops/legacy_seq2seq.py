@@ -1,5 +1,6 @@
-"""``tf.contrib.legacy_seq2seq``'s list-of-steps decoders: ``rnn_decoder`` (optionally feeding
-each output back through ``loop_function``), ``basic_rnn_seq2seq`` and ``tied_rnn_seq2seq``.
+"""``tf.contrib.legacy_seq2seq``'s list-of-steps models: ``rnn_decoder`` (optionally feeding
+each output back through ``loop_function``), ``basic_rnn_seq2seq``, ``tied_rnn_seq2seq``, their
+embedding forms, attention decoders, ``one2many_rnn_seq2seq`` and ``model_with_buckets``.
 
 Inputs are Python lists of ``[batch, depth]`` tensors, one per step, as in TF 1.x.
 """
@@ -11,7 +12,8 @@ from tideflow.ops import rnn, variable_scope
 
 __all__ = ["attention_decoder", "basic_rnn_seq2seq", "embedding_attention_decoder",
            "embedding_attention_seq2seq", "embedding_rnn_decoder", "embedding_rnn_seq2seq",
-           "model_with_buckets", "rnn_decoder", "tied_rnn_seq2seq"]
+           "embedding_tied_rnn_seq2seq", "model_with_buckets", "one2many_rnn_seq2seq",
+           "rnn_decoder", "tied_rnn_seq2seq"]
 
 
 def rnn_decoder(decoder_inputs, initial_state, cell, loop_function=None, scope=None):
@@ -98,7 +100,6 @@ def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symb
     """Embeds and encodes ``encoder_inputs`` with a copy of ``cell``, then decodes with
     ``embedding_rnn_decoder`` (logits over ``num_decoder_symbols`` unless an
     ``output_projection`` is given)."""
-    from tideflow.ops import control_flow_ops
     from tideflow.ops.rnn_contrib_cells import EmbeddingWrapper, OutputProjectionWrapper
 
     with variable_scope.variable_scope(scope or "embedding_rnn_seq2seq") as vs:
@@ -118,27 +119,122 @@ def embedding_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_encoder_symb
                                          output_projection=output_projection,
                                          feed_previous=feed_previous)
 
-        # feed_previous is a boolean tensor: build both decoders, pick one with tf.cond
-        from tideflow.framework import nest
+        # feed_previous is a boolean tensor: both decoders, one picked by tf.cond
+        return _cond_feed_previous(
+            feed_previous, lambda flag: embedding_rnn_decoder(
+                decoder_inputs, encoder_state, cell, num_decoder_symbols, embedding_size,
+                output_projection=output_projection, feed_previous=flag,
+                update_embedding_for_previous=False),
+            len(decoder_inputs), encoder_state)
 
-        def decoder(feed_previous_bool):
-            reuse = None if feed_previous_bool else True
-            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
-                                               reuse=reuse):
-                outputs, state = embedding_rnn_decoder(
-                    decoder_inputs, encoder_state, cell, num_decoder_symbols, embedding_size,
-                    output_projection=output_projection, feed_previous=feed_previous_bool,
-                    update_embedding_for_previous=False)
-                return outputs + nest.flatten(state)
 
-        outputs_and_state = control_flow_ops.cond(feed_previous, lambda: decoder(True),
-                                                  lambda: decoder(False))
-        outputs_len = len(decoder_inputs)
-        state_list = outputs_and_state[outputs_len:]
-        state = state_list[0]
-        if nest.is_sequence(encoder_state):
-            state = nest.pack_sequence_as(structure=encoder_state, flat_sequence=state_list)
-        return outputs_and_state[:outputs_len], state
+def _cond_feed_previous(feed_previous, decode, num_outputs, state_structure):
+    """TF's decoding under a boolean-tensor ``feed_previous``: ``decode(flag) -> (outputs,
+    state)`` is built for True (creating the variables) and for False (reusing them), and
+    ``tf.cond`` picks one; returns (outputs, state shaped as ``state_structure``)."""
+    from tideflow.framework import nest
+    from tideflow.ops.cond import cond
+
+    def branch(flag):
+        with variable_scope.variable_scope(variable_scope.get_variable_scope(),
+                                           reuse=None if flag else True):
+            outputs, state = decode(flag)
+            return list(outputs) + nest.flatten(state)
+
+    both = cond(feed_previous, lambda: branch(True), lambda: branch(False))
+    state_list = both[num_outputs:]
+    state = state_list[0]
+    if nest.is_sequence(state_structure):
+        state = nest.pack_sequence_as(structure=state_structure, flat_sequence=state_list)
+    return both[:num_outputs], state
+
+
+def embedding_tied_rnn_seq2seq(encoder_inputs, decoder_inputs, cell, num_symbols,
+                               embedding_size, num_decoder_symbols=None,
+                               output_projection=None, feed_previous=False, dtype=None,
+                               scope=None):
+    """``tied_rnn_seq2seq`` over inputs embedded with one shared ``embedding`` (encoder and
+    decoder share the cell's weights too); logits over ``num_decoder_symbols`` (default
+    ``num_symbols``) unless an ``output_projection`` is given."""
+    from tideflow.ops import embedding_ops
+    from tideflow.ops.rnn_contrib_cells import OutputProjectionWrapper
+
+    with variable_scope.variable_scope(scope or "embedding_tied_rnn_seq2seq",
+                                       dtype=dtype) as vs:
+        dtype = vs.dtype
+        if output_projection is not None:
+            weights = ops.convert_to_tensor(output_projection[0], dtype=dtype)
+            weights.get_shape().assert_is_compatible_with([None, num_symbols])
+            biases = ops.convert_to_tensor(output_projection[1], dtype=dtype)
+            biases.get_shape().assert_is_compatible_with([num_symbols])
+        embedding = variable_scope.get_variable("embedding", [num_symbols, embedding_size],
+                                                dtype=dtype)
+        emb_encoder_inputs = [embedding_ops.embedding_lookup(embedding, x)
+                              for x in encoder_inputs]
+        emb_decoder_inputs = [embedding_ops.embedding_lookup(embedding, x)
+                              for x in decoder_inputs]
+        if output_projection is None:
+            cell = OutputProjectionWrapper(
+                cell, num_symbols if num_decoder_symbols is None else num_decoder_symbols)
+
+        def decode(flag, update_embedding=True):
+            loop_function = (_extract_argmax_and_embed(embedding, output_projection,
+                                                       update_embedding) if flag else None)
+            return tied_rnn_seq2seq(emb_encoder_inputs, emb_decoder_inputs, cell,
+                                    loop_function=loop_function, dtype=dtype)
+
+        if isinstance(feed_previous, bool):
+            return decode(feed_previous)
+        # the encoder state has the decoder state's structure (one cell)
+        return _cond_feed_previous(feed_previous, lambda flag: decode(flag, False),
+                                   len(decoder_inputs), cell.state_size)
+
+
+def one2many_rnn_seq2seq(encoder_inputs, decoder_inputs_dict, enc_cell, dec_cells_dict,
+                         num_encoder_symbols, num_decoder_symbols_dict, embedding_size,
+                         feed_previous=False, dtype=None, scope=None):
+    """One embedding encoder (``enc_cell``) and one ``embedding_rnn_decoder`` per key of
+    ``decoder_inputs_dict``/``dec_cells_dict`` (each in scope ``one2many_decoder_<key>``,
+    logits over ``num_decoder_symbols_dict[key]``); returns (outputs dict, states dict)."""
+    from tideflow.ops.rnn_cell_impl import RNNCell
+    from tideflow.ops.rnn_contrib_cells import EmbeddingWrapper, OutputProjectionWrapper
+
+    if not isinstance(enc_cell, RNNCell):
+        raise TypeError(f"enc_cell is not an RNNCell: {type(enc_cell)}")
+    if set(dec_cells_dict) != set(decoder_inputs_dict):
+        raise ValueError("keys of dec_cells_dict != keys of decodre_inputs_dict")
+    for dec_cell in dec_cells_dict.values():
+        if not isinstance(dec_cell, RNNCell):
+            raise TypeError(f"dec_cell is not an RNNCell: {type(dec_cell)}")
+    outputs_dict = {}
+    state_dict = {}
+    with variable_scope.variable_scope(scope or "one2many_rnn_seq2seq") as vs:
+        if dtype is not None:
+            vs.set_dtype(dtype)
+        else:
+            dtype = vs.dtype
+        encoder_cell = EmbeddingWrapper(enc_cell, embedding_classes=num_encoder_symbols,
+                                        embedding_size=embedding_size)
+        _, encoder_state = rnn.static_rnn(encoder_cell, encoder_inputs, dtype=dtype)
+        for name, decoder_inputs in decoder_inputs_dict.items():
+            num_decoder_symbols = num_decoder_symbols_dict[name]
+            with variable_scope.variable_scope(f"one2many_decoder_{name}"):
+                dec_cell = OutputProjectionWrapper(dec_cells_dict[name], num_decoder_symbols)
+
+                def decode(flag, decoder_inputs=decoder_inputs, dec_cell=dec_cell,
+                           num_decoder_symbols=num_decoder_symbols):
+                    return embedding_rnn_decoder(decoder_inputs, encoder_state, dec_cell,
+                                                 num_decoder_symbols, embedding_size,
+                                                 feed_previous=flag)
+
+                if isinstance(feed_previous, bool):
+                    outputs, state = decode(feed_previous)
+                else:
+                    outputs, state = _cond_feed_previous(feed_previous, decode,
+                                                         len(decoder_inputs), encoder_state)
+            outputs_dict[name] = outputs
+            state_dict[name] = state
+    return outputs_dict, state_dict
 
 
 def model_with_buckets(encoder_inputs, decoder_inputs, targets, weights, buckets, seq2seq,
@@ -303,7 +399,6 @@ def embedding_attention_seq2seq(encoder_inputs, decoder_inputs, cell, num_encode
     """The translate tutorial's model: an embedding encoder (a copy of ``cell``) whose
     outputs the ``embedding_attention_decoder`` attends to."""
     import tideflow as tf_api
-    from tideflow.framework import nest
     from tideflow.ops.rnn_contrib_cells import EmbeddingWrapper, OutputProjectionWrapper
 
     with variable_scope.variable_scope(scope or "embedding_attention_seq2seq",
@@ -332,18 +427,5 @@ def embedding_attention_seq2seq(encoder_inputs, decoder_inputs, cell, num_encode
         if isinstance(feed_previous, bool):
             return decode(feed_previous)
 
-        def branch(feed_previous_bool):
-            reuse = None if feed_previous_bool else True
-            with variable_scope.variable_scope(variable_scope.get_variable_scope(),
-                                               reuse=reuse):
-                outputs, state = decode(feed_previous_bool, update_embedding=False)
-                return outputs + nest.flatten(state)
-
-        outputs_and_state = tf_api.cond(feed_previous, lambda: branch(True),
-                                                  lambda: branch(False))
-        outputs_len = len(decoder_inputs)
-        state_list = outputs_and_state[outputs_len:]
-        state = state_list[0]
-        if nest.is_sequence(encoder_state):
-            state = nest.pack_sequence_as(structure=encoder_state, flat_sequence=state_list)
-        return outputs_and_state[:outputs_len], state
+        return _cond_feed_previous(feed_previous, lambda flag: decode(flag, False),
+                                   len(decoder_inputs), encoder_state)
