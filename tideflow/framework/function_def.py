@@ -167,9 +167,12 @@ def import_library(graph, library):
             refs = {f".arg{k}:0": fg.make_placeholder(dtypes.as_dtype(a.type)._as_ref,
                                                       name=f"ref_arg{k}")
                     for k, a in enumerate(fd.signature.input_arg) if a.is_ref}
+            # a body node may keep its colocation with an op of the outer graph (a cond in a
+            # variable's initial value, colocated with that variable), which the body lacks
             elems = importer.import_graph_def(
                 gd, name="", input_map=refs,
-                return_elements=[f".arg{k}:0" for k in range(n_args)] + rets)
+                return_elements=[f".arg{k}:0" for k in range(n_args)] + rets,
+                _validate_colocation_constraints=False)
         args, outs = elems[:n_args], elems[n_args:]
         args = [refs.get(f".arg{k}:0", t) for k, t in enumerate(args)]
         # the ".arg<k>" Placeholder a ref argument was mapped away from is used by nothing:

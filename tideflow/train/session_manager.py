@@ -15,7 +15,10 @@ _FIRST_WAIT_S = 0.25  # wait_for_session's first retry; doubling up to recovery_
 
 
 def _op_name(op):
-    return "None" if op is None else op.name
+    # init_op may be a list of ops, which has no name
+    if op is None:
+        return "None"
+    return op.name if hasattr(op, "name") else f"<no name for {type(op)}>"
 
 
 class SessionManager:
