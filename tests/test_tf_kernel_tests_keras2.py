@@ -139,3 +139,60 @@ def test_layer_input_and_output_masks():
     add([y, x])
     assert add.input_mask == [y._keras_mask, None]
     assert add.output_mask.shape.as_list() == [None, 3]
+
+
+# -- recurrent layers ----------------------------------------------------------------------------
+
+
+def test_rnn_takes_states_as_extra_list_inputs():
+    seq = keras.Input((4, 2))
+    h0, c0 = keras.Input((3,)), keras.Input((3,))
+    layer = keras.layers.LSTM(3)
+    out = layer([seq, h0, c0])
+    assert any(t is h0 for t in layer._inbound_nodes[0].input_tensors)
+    model = keras.Model([seq, h0, c0], out)
+    y = model.predict([np.zeros((2, 4, 2)), np.ones((2, 3)), np.ones((2, 3))])
+    assert y.shape == (2, 3)
+
+
+def test_rnn_initial_state_from_variables_is_not_a_model_input():
+    seq = keras.Input((4, 2))
+    states = [K.variable(np.full((2, 3), 0.5)), K.variable(np.zeros((2, 3)))]
+    out = keras.layers.GRU(3, return_state=False)(seq, initial_state=states[:1])
+    model = keras.Model(seq, out)  # the variables need no feed
+    assert model.predict(np.zeros((2, 4, 2))).shape == (2, 3)
+    with pytest.raises(ValueError, match="mix of Keras tensors and non-Keras tensors"):
+        keras.layers.LSTM(3)(seq, initial_state=[keras.Input((3,)), states[1]])
+
+
+def test_rnn_states_before_and_after_build():
+    layer = keras.layers.LSTM(3)
+    assert layer.states == [None, None]
+    stateful = keras.layers.LSTM(3, stateful=True)
+    stateful.build((2, 5, 4))
+    stateful.reset_states()
+    assert [K.int_shape(v) for v in stateful.states] == [(2, 3), (2, 3)]
+    stateful.reset_states([np.ones((2, 3)), np.full((2, 3), 2.0)])
+    np.testing.assert_allclose(K.eval(stateful.states[1]), np.full((2, 3), 2.0))
+    with pytest.raises(ValueError):
+        stateful.reset_states([np.ones((2, 3))] * 3)
+
+
+def test_stateful_rnn_under_a_mask_keeps_its_state():
+    model = keras.Sequential([
+        keras.layers.Embedding(4, 2, mask_zero=True, batch_input_shape=(2, 3)),
+        keras.layers.SimpleRNN(2, stateful=True)])
+    ids = np.array([[1, 2, 0], [3, 0, 0]])
+    first = model.predict(ids)
+    second = model.predict(ids)  # the state carried over changes the output
+    assert not np.allclose(first, second)
+    model.reset_states()
+    np.testing.assert_allclose(model.predict(ids), first, rtol=1e-6)
+
+
+def test_losses_for_a_variable_input():
+    layer = keras.layers.Dense(2, activity_regularizer="l1", kernel_regularizer="l2")
+    x = K.variable(np.ones((2, 3)))
+    layer(x)
+    assert len(layer.get_losses_for(x)) == 1
+    assert len(layer.get_losses_for(None)) == 1

@@ -240,18 +240,28 @@ class Layer:
         to a call, of which Keras layers make none)."""
         if inputs is None:
             return []
-        wanted = {id(t) for t in flatten(inputs)}
-        return _merged([], (node.updates for node in self._inbound_nodes
-                            if any(id(t) in wanted for t in node.input_tensors)), False)
+        return _merged([], (node.updates for node in self._calls_on(inputs)), False)
 
     def get_losses_for(self, inputs):
         """The losses of this layer's calls on ``inputs``; with None, the losses not tied to
         a call (weight regularizers)."""
         if inputs is None:
             return self._unconditional_losses()
-        wanted = {id(t) for t in flatten(inputs)}
-        return _merged([], (node.losses for node in self._inbound_nodes
-                            if any(id(t) in wanted for t in node.input_tensors)), False)
+        return _merged([], (node.losses for node in self._calls_on(inputs)), False)
+
+    def _calls_on(self, inputs):
+        """The nodes of this layer's calls that took one of ``inputs`` (a variable given as an
+        input matches the read of it the call made)."""
+        wanted = {id(t.op) if isinstance(t, tf.Variable) else id(t) for t in flatten(inputs)}
+
+        def taken(t):
+            if id(t) in wanted:
+                return True
+            return (t.op.type == "Identity" and bool(t.op.inputs)
+                    and id(t.op.inputs[0].op) in wanted)
+
+        return [node for node in self._inbound_nodes
+                if any(isinstance(t, ops.Tensor) and taken(t) for t in node.input_tensors)]
 
     def _node_attr(self, attr, what):
         if not self._inbound_nodes:

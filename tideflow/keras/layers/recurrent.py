@@ -517,16 +517,22 @@ class RNN(Layer):
 
     @property
     def states(self):
-        """A stateful layer's state variables ([batch, size] each), else None."""
-        return getattr(self, "_state_vars", None)
+        """A stateful layer's state variables ([batch, size] each); before they exist (or
+        without ``stateful``) one None per state, as TF."""
+        variables = getattr(self, "_state_vars", None)
+        if variables is None:
+            return [None] * len(_CellAdapter(self.cell).state_size)
+        return variables
 
     def reset_states(self, states=None):
         """Sets a stateful layer's states to zeros (or to the arrays ``states``)."""
         if not self.stateful:
             raise AttributeError("Layer must be stateful.")
-        variables = self.states
+        variables = getattr(self, "_state_vars", None)
         if variables is None:
-            return  # not called yet: the states start at zero when made
+            if not self.built:
+                return  # not built yet: the states start at zero when made
+            variables = self._make_state_vars(self._batch_size_for_states(), None)
         if states is None:
             values = [np.zeros(v.get_shape().as_list(), v.dtype.as_numpy_dtype)
                       for v in variables]
@@ -545,7 +551,17 @@ class RNN(Layer):
 
     def _stateful_initial_state(self, x, adapter):
         """The state variables (made at the first call, zeros) as the initial states."""
-        batch = x.get_shape().as_list()[0]
+        if getattr(self, "_state_vars", None) is None:
+            self._make_state_vars(x.get_shape().as_list()[0], x.dtype.base_dtype)
+        # their values (a state variable's ref dtype would not match the other states')
+        return tuple(tf.identity(v) for v in self._state_vars)
+
+    def _batch_size_for_states(self):
+        shape = getattr(self, "_built_batch_shape", None)
+        return shape[0] if shape else None
+
+    def _make_state_vars(self, batch, dtype):
+        """The zero state variables of a stateful layer ([batch, size] each)."""
         if batch is None:
             raise ValueError(
                 "If a RNN is stateful, it needs to know its batch size. Specify the batch size "
@@ -554,10 +570,9 @@ class RNN(Layer):
                 "using the functional API, specify the batch size by passing a "
                 "`batch_shape` argument to your Input layer.")
         sizes = _CellAdapter(self.cell).state_size
-        if getattr(self, "_state_vars", None) is None:
-            self._state_vars = [K.zeros((batch, size), dtype=x.dtype.base_dtype)
-                                for size in sizes]
-        return tuple(self._state_vars)
+        dtype = dtype or self._dtype or K.floatx()
+        self._state_vars = [K.zeros((batch, size), dtype=dtype) for size in sizes]
+        return self._state_vars
 
     def build(self, input_shape):
         if isinstance(input_shape, list):
@@ -567,6 +582,7 @@ class RNN(Layer):
             raise ValueError(f"The last dimension of the inputs to layer {self.name} should be "
                              "defined.")
         self._sequence_spec = InputSpec(ndim=3, axes={2: dims[-1]})
+        self._built_batch_shape = dims
         if not getattr(self, "_with_states", False):
             self.input_spec = self._sequence_spec
         if not self.cell.built:
@@ -646,7 +662,7 @@ class RNN(Layer):
         last_output = None
         if mask is not None:
             last_output = states.pop()
-        if self.stateful and self.states is not None:
+        if self.stateful and getattr(self, "_state_vars", None) is not None:
             # as Keras: the final states are written back, run with the step's outputs
             self.add_update([tf.assign(v, st) for v, st in zip(self.states, states)], inputs)
         dims = inputs.get_shape().as_list()
@@ -676,8 +692,21 @@ class RNN(Layer):
         return out_mask
 
     def __call__(self, inputs, initial_state=None, **kwargs):
+        if initial_state is None and isinstance(inputs, (list, tuple)) and len(inputs) > 1:
+            # as TF: a list [sequence, state, ...] gives the initial states
+            inputs, initial_state = inputs[0], list(inputs[1:])
         if initial_state is None:
             return super().__call__(inputs, **kwargs)
+        states = flatten(initial_state)
+        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in states]
+        if any(keras_states) and not all(keras_states):
+            raise ValueError("The initial state or constants of an RNN layer cannot be "
+                             "specified with a mix of Keras tensors and non-Keras tensors (a "
+                             "\"Keras tensor\" is a tensor that was returned by a Keras layer, "
+                             "or by `Input`)")
+        if not any(keras_states):
+            # plain tensors or variables are arguments of the call, not inputs of the node
+            return super().__call__(inputs, initial_state=initial_state, **kwargs)
         # the states ride along as extra inputs: only the sequence input is checked, and the
         # layer keeps its one-input spec for later calls (the Keras seq2seq example calls the
         # same decoder LSTM with the encoder's states, then with fed states)
