@@ -114,3 +114,51 @@ def test_tf_layers_get_and_set_weights(sess):
     dense(tf.zeros([1, 3]))
     dense.set_weights([np.ones((3, 2)), np.zeros(2)])
     assert sess.run(dense.kernel).tolist() == [[1.0, 1.0]] * 3
+
+
+# -- tf.losses -----------------------------------------------------------------------------
+@pytest.mark.parametrize("weights", [
+    np.array([2.0]),  # rank 1 against rank 2: NumPy would broadcast it
+    np.array([[1.0], [2.0], [3.0]]),  # three rows against two
+    np.ones((2, 3, 1)),  # a rank more than the losses
+])
+def test_weighted_loss_checks_fed_weights_when_run(sess, weights):
+    values = np.arange(6.0).reshape(2, 3)
+    fed = tf.placeholder(tf.float32)
+    loss = tf.losses.compute_weighted_loss(values, weights=fed)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="weights can not be broadcast to values"):
+        sess.run(loss, {fed: weights})
+    # weights that do broadcast still work, and an unknown rank adds the check only then
+    assert sess.run(loss, {fed: np.array([[1.0], [0.0]])}) == pytest.approx(3.0 / 3)
+    assert sess.run(loss, {fed: 2.0}) == pytest.approx(2 * values.mean())
+
+
+def test_weighted_loss_static_weights_add_no_runtime_check():
+    with tf.Graph().as_default() as g:
+        tf.losses.compute_weighted_loss(np.ones((2, 3)), weights=np.ones((2, 1)))
+        assert not [op for op in g.get_operations() if op.type == "Assert"]
+
+
+def test_sparse_softmax_loss_weights_of_unknown_rank(sess):
+    logits = np.array([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 4.0]], np.float32)
+    labels = np.array([[2], [2], [2]])
+    per_row = -np.log(np.exp(logits[:, 2]) / np.exp(logits).sum(1))
+    w = tf.placeholder(tf.float32)  # rank unknown: squeezed, expanded or kept when run
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits, w)
+    for fed, row_w in (([[1.0], [0.5], [0.0]], [1.0, 0.5, 0.0]), ([1.0, 0.5, 0.0], [1.0, 0.5, 0.0]),
+                       (2.0, [2.0] * 3)):
+        want = (per_row * row_w).sum() / np.count_nonzero(row_w)
+        assert sess.run(loss, {w: fed}) == pytest.approx(want, rel=1e-5)
+
+
+def test_mean_pairwise_squared_error_of_unknown_rank(sess):
+    labels = np.array([[[1.0, 4.0], [2.0, 0.0]], [[0.0, 1.0], [3.0, 3.0]]])
+    preds = np.array([[[2.0, 2.0], [1.0, 1.0]], [[1.0, 0.0], [0.0, 2.0]]])
+    d = (preds - labels).reshape(2, -1)
+    n = d.shape[1]
+    pairs = [((d[b, i] - d[b, j]) ** 2) for b in range(2) for i in range(n) for j in range(n)]
+    want = np.sum(pairs) / (n * (n - 1))
+    p, lab = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    loss = tf.losses.mean_pairwise_squared_error(lab, p)
+    assert sess.run(loss, {p: preds, lab: labels}) == pytest.approx(want, rel=1e-5)

@@ -13,6 +13,7 @@ from tideflow.ops import (
     gather_ops,
     math_ops,
     reduction_ops,
+    weights_broadcast_ops,
 )
 
 
@@ -117,6 +118,18 @@ def _assert_broadcastable(weights, values):
             raise ValueError(message)
 
 
+def _broadcast_checks(weights, values):
+    """The static check of :func:`_assert_broadcastable`, plus, when the shapes are not all
+    known, TF's run-time Assert (weights of shape [1] or [3, 1, 1] against values [3, 2, 4]
+    would pass NumPy's broadcasting, or fail it with another message). Returns the control
+    inputs the weighting must wait for: none when the static shapes settle it."""
+    _assert_broadcastable(weights, values)
+    ws, vs = weights.get_shape(), values.get_shape()
+    if ws.ndims == 0 or (ws.is_fully_defined() and vs.is_fully_defined()):
+        return []
+    return [weights_broadcast_ops.assert_broadcastable(weights, values)]
+
+
 def _safe_div(numerator, denominator, name="value"):
     """``numerator / denominator``, and 0 where the denominator is 0."""
     safe = gather_ops.where(math_ops.equal(denominator, 0.0),
@@ -162,7 +175,10 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=ops.G
         input_dtype = losses.dtype
         losses = cast_ops.cast(losses, dtypes.float32)
         weights_t = cast_ops.cast(weights, dtypes.float32)
-        _assert_broadcastable(weights_t, losses)
+        checks = _broadcast_checks(weights_t, losses)
+        if checks:
+            with ops.control_dependencies(checks):
+                losses = array_ops.identity(losses)
         weighted = math_ops.multiply(losses, weights_t)
         if reduction == Reduction.NONE:
             loss = weighted
@@ -345,9 +361,36 @@ def _remove_squeezable_dimensions(labels, predictions, weights, expected_rank_di
     if weights is not None:
         weights = ops.convert_to_tensor(weights)
         l_rank, w_rank = labels.get_shape().ndims, weights.get_shape().ndims
-        if l_rank is not None and w_rank is not None and w_rank - l_rank == 1:
-            weights = _squeeze_last(weights)
+        if l_rank is not None and w_rank is not None:
+            if w_rank - l_rank == 1:
+                weights = _squeeze_last(weights)
+        elif w_rank != 0:
+            weights = _match_weights_rank(weights, labels)
     return labels, predictions, weights
+
+
+def _match_weights_rank(weights, labels):
+    """TF's run-time path when a rank is unknown: weights one rank above the labels lose their
+    last dimension, one rank below gain one, scalars stay."""
+    from tideflow.ops.cond import cond
+
+    w_rank = array_ops.rank(weights)
+    diff = w_rank - array_ops.rank(labels)
+    last = weights.get_shape().dims[-1] if weights.get_shape().ndims else None
+
+    def squeeze():
+        if last is not None and not last.is_compatible_with(1):
+            return weights  # a last dimension that is not 1 cannot go
+        return array_ops.squeeze(weights, [-1])
+
+    def expand():
+        return cond(math_ops.equal(diff, -1), lambda: array_ops.expand_dims(weights, -1),
+                    lambda: weights)
+
+    def adjust():
+        return cond(math_ops.equal(diff, 1), squeeze, expand)
+
+    return cond(math_ops.equal(w_rank, 0), lambda: weights, adjust)
 
 
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
@@ -372,12 +415,18 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
                         [predictions, labels, weights]):
         weights = cast_ops.to_float(weights)
         labels, predictions = _float_pair(labels, predictions)
-        _assert_broadcastable(weights, labels)
+        checks = _broadcast_checks(weights, labels)
+        if checks:
+            with ops.control_dependencies(checks):
+                weights = array_ops.identity(weights)
         diffs = math_ops.subtract(predictions, labels)
         rank = diffs.get_shape().ndims
-        if rank is None:
-            raise ValueError("mean_pairwise_squared_error needs inputs of known rank.")
-        axes = list(range(1, rank))
+        if rank is not None:
+            axes = list(range(1, rank))
+        else:  # every dimension after the batch one, known when the step runs
+            from tideflow.ops import range_ops
+
+            axes = range_ops.range(1, array_ops.rank(diffs))
         # a per-example count of present elements: weights broadcast over the example's dims
         present = gather_ops.where(math_ops.equal(weights, 0.0), fill_ops.zeros_like(weights),
                                    fill_ops.ones_like(weights))
