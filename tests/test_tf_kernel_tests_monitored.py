@@ -55,3 +55,18 @@ def test_wait_for_session_runs_local_init_on_a_grpc_master():
         np.testing.assert_array_equal(sess.run(tf.report_uninitialized_variables()), [])
         sess.close()
         chief.close()
+
+
+# -- Supervisor / training_util -----------------------------------------------------------------
+def test_supervisor_services_with_a_one_element_global_step(tmp_path):
+    # a global step of shape [1] (as some 0.x programs made it) reads as a Python int
+    with tf.Graph().as_default():
+        tf.Variable([41], name="global_step")
+        # the standard services start with the session and read the step at once
+        sv = tf.train.Supervisor(logdir=str(tmp_path))
+        sess = sv.prepare_or_wait_for_session("")
+        assert tf.train.global_step(sess, sv.global_step) == 41
+        sv.stop()
+        sess.close()
+    assert list(tmp_path.glob("model.ckpt-41*"))
+

@@ -9,7 +9,9 @@ from tideflow.ops import variables as variables_lib
 
 def global_step(sess, global_step_tensor):
     """The value of ``global_step_tensor`` in ``sess``, as a Python int."""
-    return int(sess.run(global_step_tensor))
+    value = sess.run(global_step_tensor)
+    # a one-element step of shape [1] converts too, as int() did before NumPy 2 removed it
+    return int(value.item()) if getattr(value, "ndim", 0) and value.size == 1 else int(value)
 
 
 def get_global_step(graph=None):
