@@ -91,3 +91,74 @@ def test_attr_checks_leave_valid_pools_and_convs_running(sess):
     w = np.ones([1, 1, 4, 1], np.float32)
     y = tf.nn.conv2d(x, w, strides=[1, 2, 2, 1], padding="VALID")
     np.testing.assert_array_equal(sess.run(y), x[:, ::2, ::2, :].sum(-1, keepdims=True))
+
+
+# -- patch extraction gradients --------------------------------------------------------------
+def _np_patches_grad(x_shape, dy, k, s, r, padding):
+    """Scatter-adds every patch element of ``dy`` back onto the pixel it was read from."""
+    b, h, w, c = x_shape
+    eff = [(k[i] - 1) * r[i] + 1 for i in range(2)]
+    if padding == "VALID":
+        outs, before = [(n - e) // st + 1 for n, e, st in zip((h, w), eff, s)], [0, 0]
+    else:
+        outs = [-(-n // st) for n, st in zip((h, w), s)]
+        before = [max((o - 1) * st + e - n, 0) // 2
+                  for o, st, e, n in zip(outs, s, eff, (h, w))]
+    dx = np.zeros(x_shape, np.float64)
+    d = dy.reshape(b, outs[0], outs[1], k[0], k[1], c)
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            for a in range(k[0]):
+                for e in range(k[1]):
+                    row, col = i * s[0] - before[0] + a * r[0], j * s[1] - before[1] + e * r[1]
+                    if 0 <= row < h and 0 <= col < w:
+                        dx[:, row, col, :] += d[:, i, j, a, e, :]
+    return dx
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+@pytest.mark.parametrize("static", [True, False])
+def test_extract_image_patches_gradient_with_unknown_spatial_shape(sess, padding, static):
+    shape = [2, 7, 6, 3]
+    x = tf.placeholder(tf.float64, shape if static else [None, None, None, 3])
+    y = tf.extract_image_patches(x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], padding)
+    rng = np.random.RandomState(3)
+    xv = rng.rand(*shape)
+    out = sess.run(y, {x: xv})
+    dy = rng.rand(*out.shape)
+    (dx,) = tf.gradients(y, x, grad_ys=tf.constant(dy))
+    got = sess.run(dx, {x: xv})
+    want = _np_patches_grad(shape, dy, (3, 2), (2, 1), (1, 2), padding)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if static:
+        assert dx.get_shape().as_list() == shape
+        err = tf.test.compute_gradient_error(x, shape, y, list(out.shape), x_init_value=xv)
+        assert err < 1e-8
+
+
+def test_extract_image_patches_gradient_of_a_large_image_builds_quickly():
+    import time
+
+    with tf.Graph().as_default():
+        images = tf.get_variable("images", (4, 1024, 1024, 1))
+        patches = tf.extract_image_patches(images, [1, 5, 5, 1], [1, 1, 1, 1], [1, 1, 1, 1],
+                                           "SAME")
+        start = time.perf_counter()
+        (g,) = tf.gradients(patches, images)
+        # no per-patch index is built in Python: the graph is a handful of small ops
+        assert time.perf_counter() - start < 0.5
+        assert g.get_shape().as_list() == [4, 1024, 1024, 1]
+        assert len(g.graph.get_operations()) < 80
+
+
+def test_extract_volume_patches_gradient_with_unknown_shape(sess):
+    x = tf.placeholder(tf.float64, [None] * 5)
+    y = tf.extract_volume_patches(x, [1, 2, 2, 1, 1], [1, 1, 2, 1, 1], "SAME")
+    xv = np.random.RandomState(5).rand(1, 3, 4, 2, 2)
+    dy = np.ones(sess.run(y, {x: xv}).shape)
+    got = sess.run(tf.gradients(y, x, grad_ys=dy)[0], {x: xv})
+    # with a unit upstream gradient each voxel collects one per patch that reads it:
+    # planes 2-window stride 1 over 3 (SAME: windows 0-1, 1-2, 2-pad), rows 2-window stride 2
+    planes = np.array([1, 2, 2])
+    np.testing.assert_array_equal(got, np.broadcast_to(planes[None, :, None, None, None],
+                                                       xv.shape))

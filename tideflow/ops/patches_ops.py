@@ -1,6 +1,8 @@
 """ExtractImagePatches (patches of an NHWC image laid out along depth), ExtractVolumePatches
 (the same over NDHWC volumes) and Bitcast."""
 
+import functools
+
 import numpy as np
 
 from tideflow.framework import dtypes, op_registry, ops
@@ -80,24 +82,31 @@ def _patches_kernel(images, *, ksizes, strides, rates, padding):
     return np.ascontiguousarray(flat[:, idx.reshape(-1), :].reshape(b, oh, ow, kh * kw * c))
 
 
-def _patches_grad(op, grad):
-    from tideflow.ops import array_ops, concat_ops, reduction_ops, slicing_ops
+def _patches_grad_from_index(op, grad, nsp):
+    """The gradient of a patch extraction over ``nsp`` spatial dims: each patch element of
+    ``grad`` is summed onto the pixel it read. Which pixel is found by extracting patches of
+    an image of pixel numbers (1.., 0 where SAME padding is read) with the op's own attrs, at
+    run time: unknown shapes work, and for a static shape the plan folds it to a constant."""
+    from tideflow.ops import array_ops, concat_ops, range_ops, reduction_ops, slicing_ops
 
     x = op._inputs[0]
-    s = x.get_shape()
-    if s.ndims != 4 or s.as_list()[1] is None or s.as_list()[2] is None:
-        raise ValueError(f"ExtractImagePatches gradient needs the rows and cols of the images "
-                         f"statically, got shape {_shape_str(s)}")
-    h, w = s.as_list()[1:3]
-    idx = _patch_index(h, w, op._attrs).reshape(-1)
     xs = array_ops.shape(x)
-    # grad [b, oh, ow, kh*kw*c] -> [oh*ow*kh*kw, b, c], each row summed onto its pixel
-    g = array_ops.reshape(dense(grad), concat_ops.stack([xs[0], idx.size, xs[3]]))
+    spatial = [xs[i] for i in range(1, nsp + 1)]
+    n = functools.reduce(lambda a, b: a * b, spatial)
+    numbers = array_ops.reshape(range_ops.range(1, n + 1),
+                                concat_ops.stack([1] + spatial + [1]))
+    idx = array_ops.reshape(ops.apply_op(op._type, [numbers], dict(op._attrs, T=dtypes.int32))
+                            ._outputs[0], [-1])
+    # grad [b, out..., k*c] -> [out*k, b, c], each row summed onto its pixel (0: padding)
+    g = array_ops.reshape(dense(grad), concat_ops.stack([xs[0], -1, xs[nsp + 1]]))
     g = array_ops.transpose(g, [1, 0, 2])
-    summed = reduction_ops.unsorted_segment_sum(g, idx.astype(np.int32), h * w + 1)
-    summed = slicing_ops.slice(summed, [0, 0, 0], [h * w, -1, -1])
-    out = array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), xs)
-    return [out]
+    summed = reduction_ops.unsorted_segment_sum(g, idx, n + 1)
+    summed = slicing_ops.slice(summed, [1, 0, 0], [-1, -1, -1])
+    return [array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), xs)]
+
+
+def _patches_grad(op, grad):
+    return _patches_grad_from_index(op, grad, 2)
 
 
 op_registry.declare(
@@ -197,22 +206,7 @@ def _volume_kernel(input, *, ksizes, strides, padding):
 
 
 def _volume_grad(op, grad):
-    from tideflow.ops import array_ops, concat_ops, reduction_ops, slicing_ops
-
-    x = op._inputs[0]
-    s = x.get_shape()
-    if s.ndims != 5 or any(d is None for d in s.as_list()[1:4]):
-        raise ValueError(f"ExtractVolumePatches gradient needs the planes, rows and cols of "
-                         f"the input statically, got shape {_shape_str(s)}")
-    spatial = s.as_list()[1:4]
-    n = int(np.prod(spatial))
-    idx = _volume_index(spatial, op._attrs, ValueError).reshape(-1)
-    xs = array_ops.shape(x)
-    g = array_ops.reshape(dense(grad), concat_ops.stack([xs[0], idx.size, xs[4]]))
-    g = array_ops.transpose(g, [1, 0, 2])
-    summed = reduction_ops.unsorted_segment_sum(g, idx.astype(np.int32), n + 1)
-    summed = slicing_ops.slice(summed, [0, 0, 0], [n, -1, -1])
-    return [array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), xs)]
+    return _patches_grad_from_index(op, grad, 3)
 
 
 op_registry.declare(
