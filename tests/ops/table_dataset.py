@@ -20,7 +20,7 @@ def _elements(sess, nxt):
         except tf.errors.OutOfRangeError:
             return out
         for t, x in zip(_flat(nxt), _flat(v)):
-            if hasattr(x, "indices"):
+            if hasattr(x, "indices") or hasattr(x, "to_list"):
                 continue
             assert t.get_shape().is_compatible_with(np.shape(x)), (t, np.shape(x))
         out.append(v)
@@ -63,6 +63,8 @@ def _norm(x):
         return {k: _norm(v) for k, v in x.items()}
     if hasattr(x, "indices"):
         return [_norm(x.indices), _norm(x.values), _norm(x.dense_shape)]
+    if hasattr(x, "to_list"):
+        return x.to_list()
     a = np.asarray(x)
     return a.tolist()
 
@@ -174,6 +176,9 @@ CASES = [
     _row(("SerializeSparse", "DeserializeSparse"),
          lambda: D.from_tensor_slices(tf.SparseTensor([[0, 1], [1, 0]], [5, 6], [2, 3])),
          [[[[1]], [5], [3]], [[[0]], [6], [3]]]),
+    _row(("RaggedTensorToVariant", "RaggedTensorFromVariant"),
+         lambda: D.from_tensor_slices(tf.ragged.constant([[[1], [2, 3]], [[4]]])).batch(2),
+         [[[[1], [2, 3]], [[4]]]]),
     _row(("WindowDataset",),
          lambda: D.range(5).window(2, shift=2, stride=1).flat_map(lambda w: w.batch(2)),
          [[0, 1], [2, 3], [4]]),

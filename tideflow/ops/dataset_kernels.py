@@ -369,3 +369,90 @@ def deserialize_sparse(t, dtype, shape):
     st = SparseTensor(ind, vals, dense)
     st._static_shape = shape
     return st
+
+
+# -- ragged components travel as one variant scalar: a RaggedTensorValue --------------------
+
+
+def _ragged_to_variant_kernel(splits, values, *, batched_input):
+    from tideflow.ops.ragged_value import RaggedTensorValue
+
+    if batched_input:
+        raise errors.UnimplementedError(None, None, "RaggedTensorToVariant: batched_input=True "
+                                        "is not supported")
+    out = np.asarray(values)
+    for s in reversed(splits):
+        out = RaggedTensorValue(out, np.asarray(s, np.int64))
+    return out
+
+
+def _ragged_from_variant_kernel(encoded, *, output_ragged_rank, Tvalues, Tsplits):
+    from tideflow.ops.ragged_value import RaggedTensorValue
+
+    v = encoded
+    if isinstance(v, np.ndarray) and v.dtype == object and v.ndim == 0:
+        v = v[()]
+    if output_ragged_rank == 0 and isinstance(v, np.ndarray):
+        return [v if Tvalues == dtypes.string else v.astype(Tvalues.as_numpy_dtype, copy=False)]
+    if not isinstance(v, RaggedTensorValue) or v.ragged_rank != output_ragged_rank:
+        got = v.ragged_rank if isinstance(v, RaggedTensorValue) else type(v).__name__
+        raise errors.InvalidArgumentError(
+            None, None, f"RaggedTensorFromVariant: expected a ragged variant of ragged_rank "
+            f"{output_ragged_rank}, got {got}")
+    values = v.flat_values
+    if Tvalues != dtypes.string:
+        values = values.astype(Tvalues.as_numpy_dtype, copy=False)
+    splits = [np.asarray(s, Tsplits.as_numpy_dtype) for s in v.nested_row_splits]
+    return [*splits, values]
+
+
+op_registry.declare(
+    "RaggedTensorToVariant",
+    inputs=["rt_nested_splits: RAGGED_RANK * Tsplits", "rt_dense_values: Tvalues"],
+    outputs=["encoded_ragged: variant"],
+    attrs=["RAGGED_RANK: int >= 1", "Tvalues: type", "Tsplits: {int32, int64} = DT_INT64",
+           "batched_input: bool"],
+    shape=lambda op: [scalar() if not op._attrs["batched_input"] else unknown_shape(1)],
+    kernel=_ragged_to_variant_kernel,
+    differentiable=False,
+)
+
+op_registry.declare(
+    "RaggedTensorFromVariant",
+    inputs=["encoded_ragged: variant"],
+    outputs=["output_nested_splits: output_ragged_rank * Tsplits",
+             "output_dense_values: Tvalues"],
+    attrs=["input_ragged_rank: int >= -1", "output_ragged_rank: int >= 0", "Tvalues: type",
+           "Tsplits: {int32, int64} = DT_INT64"],
+    shape=lambda op: ([unknown_shape(1)] * op._attrs["output_ragged_rank"]
+                      + [unknown_shape()]),
+    kernel=_ragged_from_variant_kernel,
+    differentiable=False,
+)
+
+
+def ragged_to_variant(rt):
+    """A RaggedTensor as one variant scalar (a dataset's wire form of it)."""
+    splits = list(rt.nested_row_splits)
+    return ops.apply_op("RaggedTensorToVariant", [splits, rt.flat_values],
+                        {"batched_input": False}, name="RaggedTensorToVariant")._outputs[0]
+
+
+def ragged_from_variant(t, dtype, shape, ragged_rank):
+    """The RaggedTensor of ragged rank ``ragged_rank`` held by the variant scalar ``t``, with
+    the static shape ``shape`` where its row splits and values can carry it."""
+    from tideflow.ops.ragged_tensor import RaggedTensor
+
+    op = ops.apply_op("RaggedTensorFromVariant", [t],
+                      {"input_ragged_rank": ragged_rank, "output_ragged_rank": ragged_rank,
+                       "Tvalues": dtype, "Tsplits": dtypes.int64},
+                      name="RaggedTensorFromVariant")
+    *splits, values = op._outputs
+    if ragged_rank == 0:
+        values.set_shape(shape)
+        return values
+    if shape.ndims is not None:
+        values.set_shape(TensorShape([None]).concatenate(shape[ragged_rank + 1:]))
+        if shape[0].value is not None:
+            splits[0].set_shape([shape[0].value + 1])
+    return RaggedTensor.from_nested_row_splits(values, splits, validate=False)

@@ -366,7 +366,7 @@ def unique():
     int64 or string tensor)."""
     def apply(dataset):
         flat = ds.flatten(dataset._specs)
-        if len(flat) != 1 or flat[0].is_sparse or ds.is_seq(dataset._specs):
+        if len(flat) != 1 or flat[0].is_sparse or flat[0].is_ragged or ds.is_seq(dataset._specs):
             raise TypeError("Dataset.unique() only supports datasets with 1 component.")
         if flat[0].dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
             raise TypeError(f"Dataset.unique() only supports datasets with 1 component of type "
@@ -923,7 +923,7 @@ def dense_to_sparse_batch(batch_size, row_shape):
     shape ``[batch, *row_shape]`` (-1 in ``row_shape``: the batch's largest)."""
     def apply(dataset):
         flat = ds.flatten(dataset._specs)
-        if len(flat) != 1 or ds.is_seq(dataset._specs) or flat[0].is_sparse:
+        if len(flat) != 1 or ds.is_seq(dataset._specs) or flat[0].is_sparse or flat[0].is_ragged:
             raise TypeError("dense_to_sparse_batch: the elements must be single dense tensors")
         rows = row_shape
         if isinstance(rows, ops.Tensor):
@@ -1335,6 +1335,10 @@ def _type_spec(spec):
 
     if spec.is_sparse:
         return SparseTensorSpec(spec.shape, spec.dtype)
+    if spec.is_ragged:
+        from tideflow.ops.ragged_value import RaggedTensorSpec
+
+        return RaggedTensorSpec(spec.shape, spec.dtype, spec.ragged_rank)
     return TensorSpec(spec.shape, spec.dtype)
 
 
@@ -1343,6 +1347,11 @@ def _internal_spec(type_spec):
 
     if isinstance(type_spec, SparseTensorSpec):
         return ds.Spec(type_spec.dtype, type_spec.shape, SparseTensor)
+    if type(type_spec).__name__ == "RaggedTensorSpec":
+        from tideflow.ops.ragged_tensor import RaggedTensor
+
+        return ds.Spec(type_spec.dtype, type_spec.shape, RaggedTensor,
+                       ragged_rank=type_spec.ragged_rank)
     if isinstance(type_spec, TensorSpec):
         return ds.Spec(type_spec.dtype, type_spec.shape)
     raise TypeError(f"Expected a TensorSpec or SparseTensorSpec in the structure, got "

@@ -319,7 +319,7 @@ class Dataset(ds.Structured):
         """Batches whose components are padded to ``padded_shapes`` (-1/None: the longest)."""
         specs = self._specs
         flat = ds.flatten(specs)
-        if any(s.is_sparse for s in flat):
+        if any(s.is_sparse or s.is_ragged for s in flat):
             raise TypeError("Batching of padded sparse tensors is not currently supported")
         shapes = _broadcast_like(specs, padded_shapes)
         if padding_values is None:
@@ -627,6 +627,17 @@ class _OpDataset(Dataset):
 
 class DatasetSource(_OpDataset):
     """Base of the file-reading datasets (``TFRecordDataset``...), for isinstance checks."""
+
+
+class PrefetchDataset(_OpDataset):
+    """TF 1.15's ``dataset_ops.PrefetchDataset``: ``input_dataset.prefetch(buffer_size)``
+    (None is AUTOTUNE), with the op's ``slack_period`` attribute."""
+
+    def __init__(self, input_dataset, buffer_size, slack_period=None):
+        if buffer_size is None:
+            buffer_size = AUTOTUNE
+        super().__init__("PrefetchDataset", [input_dataset, _i64(buffer_size, "buffer_size")],
+                         input_dataset._specs, attrs={"slack_period": slack_period or 0})
 
 
 # TF 1.15's ``dataset_ops`` module names: one Dataset class serves both API versions here

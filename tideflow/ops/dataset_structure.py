@@ -1,7 +1,9 @@
 """Element structures of ``tf.data`` datasets: nests of component specs, flat "wire" layouts.
 
 As in tf.data, tuples, namedtuples and dicts nest; a list is one tensor. A dense component
-travels as one array; a SparseTensor travels as one ``variant`` value (a ``SparseValue``).
+travels as one array; a SparseTensor travels as one ``variant`` value (a ``SparseValue``), a
+RaggedTensor as one ``variant`` value (a ``RaggedTensorValue``; batching one adds a ragged
+dimension, slicing one removes it, a ragged rank of 0 being a dense component).
 """
 
 import collections.abc
@@ -16,14 +18,20 @@ from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 class Spec:
     """One component of an element: dtype, static shape and class (Tensor or SparseTensor)."""
 
-    __slots__ = ("cls", "dtype", "element_specs", "shape")
+    __slots__ = ("cls", "dtype", "element_specs", "ragged_rank", "shape")
 
-    def __init__(self, dtype, shape, cls=ops.Tensor, element_specs=None):
+    def __init__(self, dtype, shape, cls=ops.Tensor, element_specs=None, ragged_rank=None):
         self.dtype = dtypes.as_dtype(dtype).base_dtype
         self.shape = as_shape(shape)
         self.cls = cls
         # a component that is itself a dataset (``window``'s): the specs of its elements
         self.element_specs = element_specs
+        # a RaggedTensor component: its number of ragged dimensions (None: not ragged)
+        self.ragged_rank = ragged_rank
+
+    def with_shape(self, shape):
+        """This spec with another static shape (the same class, dataset or ragged rank)."""
+        return Spec(self.dtype, shape, self.cls, self.element_specs, self.ragged_rank)
 
     @staticmethod
     def dataset(element_specs, cls, shape=()):
@@ -38,12 +46,16 @@ class Spec:
         return self.element_specs is not None
 
     @property
+    def is_ragged(self):
+        return self.ragged_rank is not None
+
+    @property
     def wire_dtype(self):
-        return dtypes.variant if self.is_sparse else self.dtype
+        return dtypes.variant if self.is_sparse or self.is_ragged else self.dtype
 
     @property
     def wire_shape(self):
-        return TensorShape([]) if self.is_sparse else self.shape
+        return TensorShape([]) if self.is_sparse or self.is_ragged else self.shape
 
     def __repr__(self):
         return f"Spec({self.dtype.name}, {self.shape}, {self.cls.__name__})"
@@ -52,6 +64,12 @@ class Spec:
 # ------------------------------------------------------------------------------------------
 # nests (tf.data's rules: tuples and dicts nest, lists do not)
 # ------------------------------------------------------------------------------------------
+
+
+def _ragged_classes():
+    from tideflow.ops.ragged_tensor import RaggedTensor, RaggedTensorValue
+
+    return RaggedTensor, RaggedTensorValue
 
 
 def is_seq(x):
@@ -180,6 +198,14 @@ def to_tensors(value, name="component"):
             x = SparseTensor.from_value(x)
         if isinstance(x, SparseTensor) or _is_dataset(x):
             return x
+        ragged, ragged_value = _ragged_classes()
+        if isinstance(x, ragged):
+            return x
+        if isinstance(x, ragged_value):
+            return ragged.from_nested_row_splits(
+                ops.convert_to_tensor(x.flat_values, name=n),
+                [ops.convert_to_tensor(s, name=f"{n}_splits") for s in x.nested_row_splits],
+                validate=False)
         return ops.convert_to_tensor(x, name=n)
 
     return map_structure(conv, value)
@@ -200,6 +226,9 @@ def spec_of(t):
     if isinstance(t, SparseTensor):
         shape = getattr(t, "_static_shape", None)
         return Spec(t.dtype, t.get_shape() if shape is None else shape, SparseTensor)
+    ragged, _ = _ragged_classes()
+    if isinstance(t, ragged):
+        return Spec(t.dtype, t.shape, ragged, ragged_rank=t.ragged_rank)
     return Spec(t.dtype, t.get_shape())
 
 
@@ -232,10 +261,13 @@ def to_wire(tensors):
     """The flat wire tensors of a nest of Tensors/SparseTensors (sparse ones serialized)."""
     from tideflow.ops import dataset_kernels
 
+    ragged, _ = _ragged_classes()
     out = []
     for t in flatten(tensors):
         if isinstance(t, SparseTensor):
             out.append(dataset_kernels.serialize_sparse(t))
+        elif isinstance(t, ragged):
+            out.append(dataset_kernels.ragged_to_variant(t))
         elif _is_dataset(t):
             out.append(t._as_variant_tensor())
         else:
@@ -251,6 +283,8 @@ def from_wire(specs, flat):
     for s, t in zip(flatten(specs), flat):
         if s.is_sparse:
             out.append(dataset_kernels.deserialize_sparse(t, s.dtype, s.shape))
+        elif s.is_ragged:
+            out.append(dataset_kernels.ragged_from_variant(t, s.dtype, s.shape, s.ragged_rank))
         elif s.is_dataset:
             from tideflow.ops.dataset_more import _VariantDataset
 
@@ -269,8 +303,17 @@ def shapes_of(specs):
     return map_structure(lambda s: s.shape, specs)
 
 
+def _legacy_class(s):
+    if s.is_ragged:
+        # TF's legacy output_classes of a ragged component: its RaggedTensorSpec
+        from tideflow.ops.ragged_value import RaggedTensorSpec
+
+        return RaggedTensorSpec(s.shape, s.dtype, s.ragged_rank)
+    return s.cls
+
+
 def classes_of(specs):
-    return map_structure(lambda s: s.cls, specs)
+    return map_structure(_legacy_class, specs)
 
 
 class Structured:
@@ -300,7 +343,15 @@ def specs_from(types, shapes=None, classes=None):
         classes = map_structure(lambda _: ops.Tensor, types)
     else:
         classes = _broadcast(types, classes, lambda c: c)
-    return map_structure(lambda d, s, c: Spec(d, s, c), types, shapes, classes)
+    return map_structure(_spec_from_class, types, shapes, classes)
+
+
+def _spec_from_class(dtype, shape, cls):
+    ragged_rank = getattr(cls, "ragged_rank", None)
+    if ragged_rank is not None and not isinstance(cls, type):
+        # a RaggedTensorSpec given as the class, as the legacy output_classes hold it
+        return Spec(dtype, shape, _ragged_classes()[0], ragged_rank=ragged_rank)
+    return Spec(dtype, shape, cls)
 
 
 def _broadcast(types, other, conv):
@@ -327,8 +378,13 @@ def _broadcast(types, other, conv):
 
 def batched(specs, n):
     """Specs of a batch of ``n`` (None: unknown) elements."""
-    return map_structure(lambda s: Spec(s.dtype, TensorShape([n]).concatenate(s.shape), s.cls,
-                                        s.element_specs), specs)
+    def one(s):
+        out = s.with_shape(TensorShape([n]).concatenate(s.shape))
+        if s.is_ragged:
+            out.ragged_rank += 1
+        return out
+
+    return map_structure(one, specs)
 
 
 def unbatched(specs):
@@ -344,8 +400,14 @@ def unbatched(specs):
     def one(s):
         if s.shape.ndims == 0:
             raise ValueError("Cannot unbatch an input with scalar components.")
-        return Spec(s.dtype, s.shape[1:] if s.shape.ndims is not None else unknown_shape(),
-                    s.cls, s.element_specs)
+        shape = s.shape[1:] if s.shape.ndims is not None else unknown_shape()
+        if s.is_ragged:
+            # a ragged component loses its outer ragged dimension; at ragged rank 0 its values
+            # are dense (of varying shape: batching them makes a ragged component again)
+            out = s.with_shape(shape)
+            out.ragged_rank -= 1
+            return out
+        return s.with_shape(shape)
 
     return map_structure(one, specs)
 
@@ -353,10 +415,9 @@ def unbatched(specs):
 def most_specific(a, b):
     """Specs compatible with both ``a`` and ``b`` (same structure and dtypes)."""
     def one(x, y):
-        if x.dtype != y.dtype or x.cls is not y.cls:
+        if x.dtype != y.dtype or x.cls is not y.cls or x.ragged_rank != y.ragged_rank:
             raise TypeError(f"Incompatible types: {x.dtype.name} and {y.dtype.name}")
-        return Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls,
-                    x.element_specs)
+        return x.with_shape(x.shape.most_specific_compatible_shape(y.shape))
 
     assert_same_structure(a, b)
     return map_structure(one, a, b)
@@ -401,6 +462,12 @@ def stack(values, dtype, component=0):
             return out
     if isinstance(first, SparseValue):
         return _stack_sparse(values)
+    if isinstance(first, _ragged_classes()[1]):
+        return _stack_ragged(values)
+    if dtype == dtypes.variant and isinstance(first, np.ndarray) and first.ndim:
+        # the rows of a ragged component of ragged rank 0: dense, joined into a ragged value
+        return _ragged_classes()[1](np.concatenate(values), np.concatenate(
+            [[0], np.cumsum([len(v) for v in values])]).astype(np.int64))
     shape = np.shape(first)
     dt = _np_dtype(dtype)
     if dt is not object:
@@ -441,8 +508,57 @@ def _stack_sparse(values):
     return SparseValue(indices, np.concatenate(vals), np.concatenate([[len(values)], shape]))
 
 
+def _stack_ragged(values):
+    """Ragged values of one ragged rank as one value with a ragged dimension more."""
+    _, ragged_value = _ragged_classes()
+    rank = values[0].ragged_rank
+    outer = np.zeros(len(values) + 1, np.int64)
+    outer[1:] = np.cumsum([len(v.row_splits) - 1 for v in values])
+    levels = [[] for _ in range(rank)]
+    offsets = np.zeros(rank, np.int64)
+    flat = []
+    for v in values:
+        if v.ragged_rank != rank:
+            raise errors.InvalidArgumentError(None, None, "Cannot batch RaggedTensors of "
+                                              "different ragged ranks.")
+        for i, s in enumerate(v.nested_row_splits):
+            s = np.asarray(s, np.int64)
+            levels[i].append((s[1:] if levels[i] else s) - s[0] + offsets[i])
+            offsets[i] += s[-1] - s[0]
+        flat.append(v.flat_values)
+    out = np.concatenate(flat)
+    for s in reversed(levels):
+        out = ragged_value(out, np.concatenate(s))
+    return ragged_value(out, outer)
+
+
+def _ragged_row(value, i):
+    """Row ``i`` of a ragged value: an array at ragged rank 1, a ragged value above it."""
+    lo, hi = int(value.row_splits[i]), int(value.row_splits[i + 1])
+    inner = value.values
+    if not isinstance(inner, _ragged_classes()[1]):
+        return inner[lo:hi]
+    splits = inner.row_splits[lo:hi + 1]
+    return _ragged_slice(inner, splits)
+
+
+def _ragged_slice(value, splits):
+    """The ragged value whose row splits are ``splits`` (a window of ``value``'s rows),
+    rebased to start at 0."""
+    _, ragged_value = _ragged_classes()
+    lo, hi = int(splits[0]), int(splits[-1])
+    inner = value.values
+    if isinstance(inner, ragged_value):
+        inner = _ragged_slice(inner, inner.row_splits[lo:hi + 1])
+    else:
+        inner = inner[lo:hi]
+    return ragged_value(inner, np.asarray(splits, np.int64) - lo)
+
+
 def unstack(value):
-    """The rows of a component value (a dense array or a SparseValue)."""
+    """The rows of a component value (a dense array, a SparseValue or a ragged value)."""
+    if isinstance(value, _ragged_classes()[1]):
+        return [_ragged_row(value, i) for i in range(len(value.row_splits) - 1)]
     if isinstance(value, SparseValue):
         n = int(value.dense_shape[0])
         rows = value.indices[:, 0]

@@ -18,6 +18,7 @@ import numpy as np
 
 from tideflow.framework import errors
 from tideflow.ops.dataset_structure import SparseValue, stack, unstack
+from tideflow.ops.ragged_value import RaggedTensorValue
 
 _WAIT_SLICE = 0.05
 
@@ -70,8 +71,10 @@ class DatasetValue:
 
 class TensorSlices(DatasetValue):
     def __init__(self, components):
-        comps = [c if isinstance(c, SparseValue) else np.asarray(c) for c in components]
+        comps = [c if isinstance(c, (SparseValue, RaggedTensorValue)) else np.asarray(c)
+                 for c in components]
         sizes = {int(c.dense_shape[0]) if isinstance(c, SparseValue) else
+                 len(c.row_splits) - 1 if isinstance(c, RaggedTensorValue) else
                  (c.shape[0] if c.ndim else -1) for c in comps}
         if -1 in sizes:
             raise errors.InvalidArgumentError(None, None, "Input components must have rank "
@@ -84,7 +87,8 @@ class TensorSlices(DatasetValue):
         self.components = comps
 
     def iterate(self, rt):
-        rows = [unstack(c) if isinstance(c, SparseValue) else c for c in self.components]
+        rows = [unstack(c) if isinstance(c, (SparseValue, RaggedTensorValue)) else c
+                for c in self.components]
         return _slices(rows, self.n)
 
 
@@ -669,7 +673,8 @@ class _MapAndBatchIter:
         out = []
         for k, d in enumerate(self.dts):
             vals = [e[k] for e in elems]
-            first = np.shape(vals[0]) if not isinstance(vals[0], SparseValue) else None
+            first = (np.shape(vals[0]) if not isinstance(vals[0], (SparseValue, RaggedTensorValue))
+                     else None)
             if first is not None:
                 for v in vals[1:]:
                     if np.shape(v) != first:

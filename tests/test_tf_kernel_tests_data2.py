@@ -1,0 +1,193 @@
+"""tf.data behaviours found by running TF 1.15's tf.data kernel tests (second pass): the
+``DatasetTestBase`` mirror those tests build on, ``dataset_ops.PrefetchDataset``, RaggedTensor
+elements (made, sliced, batched, unbatched, mapped, fetched) and the ragged conversion module."""
+
+import numpy as np
+import pytest
+from tideflow.python.data.kernel_tests import test_base
+from tideflow.python.data.ops import dataset_ops
+
+import tideflow as tf
+from tideflow.python.ops.ragged import ragged_conversion_ops
+
+
+def _drain(sess, t):
+    out = []
+    while True:
+        try:
+            out.append(sess.run(t))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
+def _lists(values):
+    return [v.to_list() if hasattr(v, "to_list") else np.asarray(v).tolist() for v in values]
+
+
+# -- DatasetTestBase ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def probe():
+    # (a class made here, so pytest does not collect it as a TestCase of this module)
+    probe_class = type("Probe", (test_base.DatasetTestBase,), {"runTest": lambda self: None})
+    case = probe_class()
+    case.setUp()
+    yield case
+    case.tearDown()
+
+
+def test_dataset_test_base_checks_output_and_the_end_twice(probe):
+    d = tf.data.Dataset.range(3, 9, 2)
+    probe.assertDatasetProduces(d, expected_output=[3, 5, 7],
+                                expected_shapes=tf.TensorShape([]))
+    with pytest.raises(AssertionError):
+        probe.assertDatasetProduces(d, expected_output=[3, 5])  # one element left over
+    probe.assertDatasetProduces(d.map(lambda x: x * 10), [70, 30, 50],
+                                assert_items_equal=True)
+
+
+def test_dataset_test_base_expected_error_and_initializable_iterator(probe):
+    bad = tf.data.Dataset.from_tensor_slices([1.0, np.inf]).map(
+        lambda x: tf.debugging.check_numerics(x, "not finite"))
+    probe.assertDatasetProduces(bad, expected_error=(tf.errors.InvalidArgumentError,
+                                                     "not finite"), expected_error_iter=2)
+    v = tf.Variable(4, dtype=tf.int64)
+    probe.evaluate(v.initializer)
+    d = tf.data.Dataset.range(2).map(lambda x: x + v)
+    nxt = probe.getNext(d, requires_initialization=True)
+    assert [probe.evaluate(nxt()) for _ in range(2)] == [4, 5]
+
+
+def test_dataset_test_base_sparse_values_and_dataset_equality(probe):
+    st = tf.SparseTensorValue([[0, 1]], [7], [2, 3])
+    probe.assertDatasetProduces(tf.data.Dataset.from_tensors(st), expected_output=[st])
+    a = tf.data.Dataset.range(4).map(lambda x: (x, tf.as_string(x)))
+    b = tf.data.Dataset.from_tensor_slices((np.arange(4), [b"0", b"1", b"2", b"3"]))
+    probe.assertDatasetsEqual(a, b)
+    with pytest.raises(tf.errors.OutOfRangeError):  # the second one ends first
+        probe.assertDatasetsEqual(a, b.take(3))
+    e1 = tf.data.Dataset.from_tensors(0).shard(0, 0)
+    e2 = tf.data.Dataset.from_tensors(1).shard(0, 0)
+    # (the messages name their nodes: the second one's is ShardDataset_1)
+    probe.assertDatasetsRaiseSameError(e1, e2, tf.errors.InvalidArgumentError,
+                                       [("ShardDataset (", "ShardDataset_1 (", 1)])
+
+
+def test_dataset_test_base_structured_datasets(probe):
+    d = probe.structuredDataset((None, (None, None)), shape=[2], dtype=tf.float32)
+    assert d.output_types == (tf.float32, (tf.float32, tf.float32))
+    assert d.output_shapes[1][0].as_list() == [2]
+    e = probe.structuredElement((None, None), dtype=tf.int32)
+    assert isinstance(e, tuple) and e[0].dtype == tf.int32 and e[0].shape.ndims == 0
+
+
+# -- PrefetchDataset ------------------------------------------------------------------------
+
+
+def test_prefetch_dataset_class_takes_a_slack_period():
+    with tf.Graph().as_default():
+        d = dataset_ops.PrefetchDataset(tf.data.Dataset.range(6), None, slack_period=3)
+        assert isinstance(d, tf.data.Dataset)
+        t = d._variant_tensor
+        assert t.op.type == "PrefetchDataset" and t.op.get_attr("slack_period") == 3
+        nxt = tf.data.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == list(range(6))
+        bad = dataset_ops.PrefetchDataset(tf.data.Dataset.range(6), -7)._variant_tensor
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(bad)
+
+
+# -- ragged elements ------------------------------------------------------------------------
+
+
+def test_ragged_slices_drop_one_ragged_dimension_and_batching_adds_it_back():
+    with tf.Graph().as_default():
+        rt = tf.ragged.constant([[5, 6, 7], [], [8], [9, 10]], dtype=tf.int64)
+        d = tf.data.Dataset.from_tensor_slices(rt)
+        # ragged rank 0: each element is a dense vector of its own length
+        assert d.output_shapes.as_list() == [None] and d.output_types == tf.int64
+        assert d.output_classes == tf.RaggedTensorSpec([None], tf.int64, 0)
+        b = d.batch(3)
+        assert b.output_classes == tf.RaggedTensorSpec([None, None], tf.int64, 1)
+        spec = tf.data.experimental.get_structure(b)
+        assert isinstance(spec, tf.RaggedTensorSpec) and spec.ragged_rank == 1
+        one = tf.data.make_one_shot_iterator(d).get_next()
+        many = tf.data.make_one_shot_iterator(b).get_next()
+        assert isinstance(one, tf.Tensor) and isinstance(many, tf.RaggedTensor)
+        with tf.Session() as sess:
+            assert _lists(_drain(sess, one)) == [[5, 6, 7], [], [8], [9, 10]]
+            assert _lists(_drain(sess, many)) == [[[5, 6, 7], [], [8]], [[9, 10]]]
+
+
+def test_ragged_map_batch_unbatch_round_trip():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(1, 5).map(
+            lambda n: tf.RaggedTensor.from_row_lengths(tf.range(n * 2), [n, n]))
+        assert d.output_classes == tf.RaggedTensorSpec([2, None], tf.int64, 1)
+        b = d.batch(3)
+        assert b.output_shapes.as_list() == [None, 2, None]
+        assert b.output_classes.ragged_rank == 2
+        u = b.apply(tf.data.experimental.unbatch())
+        assert u.output_classes == d.output_classes
+        doubled = u.map(lambda r: r * 2)
+        with tf.Session() as sess:
+            got = _lists(_drain(sess, tf.data.make_one_shot_iterator(b).get_next()))
+            assert got[1] == [[[0, 1, 2, 3], [4, 5, 6, 7]]]
+            assert got[0][2] == [[0, 1, 2], [3, 4, 5]]
+            back = _lists(_drain(sess, tf.data.make_one_shot_iterator(doubled).get_next()))
+            assert back[0] == [[0], [2]] and back[3] == [[0, 2, 4, 6], [8, 10, 12, 14]]
+
+
+def test_ragged_values_from_tensors_and_nested_slices():
+    value = tf.ragged.RaggedTensorValue(
+        tf.ragged.RaggedTensorValue(np.array([1., 2., 3., 4.], np.float32),
+                                    np.array([0, 2, 3, 4])), np.array([0, 1, 3]))
+    with tf.Graph().as_default():
+        whole = tf.data.Dataset.from_tensors(value)
+        assert whole.output_classes.ragged_rank == 2
+        rows = tf.data.Dataset.from_tensor_slices(value)
+        assert rows.output_classes == tf.RaggedTensorSpec([None, None], tf.float32, 1)
+        with tf.Session() as sess:
+            got = _drain(sess, tf.data.make_one_shot_iterator(whole).get_next())
+            assert _lists(got) == [[[[1., 2.]], [[3.], [4.]]]]
+            got = _drain(sess, tf.data.make_one_shot_iterator(rows).get_next())
+            assert _lists(got) == [[[1., 2.]], [[3.], [4.]]]
+
+
+def test_ragged_components_cannot_be_padded_or_made_unique():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(3).map(
+            lambda n: tf.RaggedTensor.from_row_lengths(tf.range(n), [n]))
+        with pytest.raises(TypeError):
+            d.padded_batch(2, padded_shapes=[None, None])
+        with pytest.raises(TypeError):
+            d.apply(tf.data.experimental.unique())
+
+
+def test_iterator_from_structure_takes_a_ragged_spec_as_class():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(3).map(
+            lambda n: tf.RaggedTensor.from_row_lengths(tf.range(n), [n]))
+        it = tf.data.Iterator.from_structure(d.output_types, d.output_shapes,
+                                             output_classes=d.output_classes)
+        init = it.make_initializer(d)
+        nxt = it.get_next()
+        assert isinstance(nxt, tf.RaggedTensor)
+        with tf.Session() as sess:
+            sess.run(init)
+            assert _lists(_drain(sess, nxt)) == [[[]], [[0]], [[0, 1]]]
+
+
+def test_ragged_conversion_module_functions():
+    with tf.Graph().as_default():
+        rt = ragged_conversion_ops.from_tensor([[1, 0], [2, 3]], padding=0)
+        dense = ragged_conversion_ops.to_tensor(rt, default_value=-1)
+        passthrough = ragged_conversion_ops.to_tensor(tf.constant([4]))
+        st = ragged_conversion_ops.to_sparse(rt)
+        back = ragged_conversion_ops.from_sparse(st)
+        with tf.Session() as sess:
+            d, p, b = sess.run([dense, passthrough, back])
+        assert d.tolist() == [[1, -1], [2, 3]] and p.tolist() == [4]
+        assert b.to_list() == [[1], [2, 3]]
