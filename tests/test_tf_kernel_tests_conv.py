@@ -162,3 +162,18 @@ def test_extract_volume_patches_gradient_with_unknown_shape(sess):
     planes = np.array([1, 2, 2])
     np.testing.assert_array_equal(got, np.broadcast_to(planes[None, :, None, None, None],
                                                        xv.shape))
+
+
+# -- tf.layers -------------------------------------------------------------------------------
+def test_pooling_layer_takes_a_pool_size_of_known_dimensions(sess):
+    images = tf.placeholder(tf.float32, [2, 5, 7, 3])
+    layer = tf.layers.MaxPooling2D(images.get_shape()[1:3], strides=2, padding="same")
+    out = layer.apply(images)
+    assert layer.pool_size == (5, 7)
+    assert out.get_shape().as_list() == [2, 3, 4, 3]
+    x = np.random.RandomState(0).rand(2, 5, 7, 3).astype(np.float32)
+    got = sess.run(out, {images: x})
+    # SAME, window 5x7 stride 2: output (0, 0) sees rows 0-2 and cols 0-3 (padding 2/3 before)
+    np.testing.assert_array_equal(got[:, 0, 0], x[:, :3, :4].max(axis=(1, 2)))
+    with pytest.raises(ValueError, match="pool_size"):
+        tf.layers.MaxPooling2D(tf.TensorShape([None, 3]), strides=2)

@@ -12,7 +12,7 @@ import re
 import numpy as np
 
 from tideflow.framework import dtypes, ops
-from tideflow.framework.tensor_shape import TensorShape
+from tideflow.framework.tensor_shape import Dimension, TensorShape
 from tideflow.ops import array_ops, cast_ops
 from tideflow.ops import variable_scope as vs
 
@@ -101,7 +101,10 @@ def normalize_tuple(value, n, name):
         raise ValueError(
             f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
         ) from None
-    if len(value) != n or not all(isinstance(v, (int, np.integer)) for v in value):
+    # a known Dimension counts as an int (TF only asks int() of each value), so a layer can
+    # take e.g. ``images.get_shape()[1:3]``
+    if len(value) != n or not all(isinstance(v, (int, np.integer)) or (
+            isinstance(v, Dimension) and v.value is not None) for v in value):
         raise ValueError(
             f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
         )
