@@ -804,7 +804,7 @@ def test_cluster_loss_properties_and_gradient():
     ML = tf.contrib.losses.metric_learning
     centers = np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]], np.float32)
     truth = np.repeat([0, 1, 2], 3)
-    emb = (centers[truth] + 0.1 * RNG.randn(9, 2)).astype(np.float32)
+    emb = (centers[truth] + 0.1 * np.random.RandomState(7).randn(9, 2)).astype(np.float32)
     e = tf.placeholder(tf.float32, [9, 2])
     good = ML.cluster_loss(tf.constant(truth), e, 0.5)
     bad = ML.cluster_loss(tf.constant(np.roll(truth, 1)), e, 0.5, margin_type="ari",

@@ -114,8 +114,10 @@ def _gradient_fn(op):
 _NONE_GRADS_OK = frozenset({"If", "While", "StatelessIf", "StatelessWhile"})
 
 
-def _aggregate(grads, name):
-    """Sums the partial gradients of one tensor (dense AddN, or concatenated IndexedSlices)."""
+def _aggregate(grads, name, colocate_op=None):
+    """Sums the partial gradients of one tensor (dense AddN, or concatenated IndexedSlices).
+    With ``colocate_op`` (``colocate_gradients_with_ops``), dense partials are summed as TF
+    does: per device next to the first partial there, then across devices next to the op."""
     grads = [g for g in grads if g is not None]
     if not grads:
         return None
@@ -129,6 +131,8 @@ def _aggregate(grads, name):
         return list_ops.add_n(grads, name=name)
 
     if all(isinstance(g, ops.Tensor) for g in grads):
+        if colocate_op is not None:
+            return _multi_device_add_n(grads, colocate_op)
         return math_ops.add_n(grads, name=name)
     if all(isinstance(g, IndexedSlices) for g in grads):
         indices = [g.indices for g in grads]
@@ -144,6 +148,23 @@ def _aggregate(grads, name):
     return math_ops.add_n([dense(g) for g in grads], name=name)
 
 
+def _multi_device_add_n(grads, op):
+    from tideflow.ops import math_ops
+
+    by_device = {}
+    for g in grads:
+        by_device.setdefault(g.device or "", []).append(g)
+    summands = []
+    for device in sorted(by_device):
+        group = by_device[device]
+        with op._graph.colocate_with(group[0]._op, ignore_existing=True):
+            summands.append(group[0] if len(group) == 1 else math_ops.add_n(group))
+    if len(summands) == 1:
+        return summands[0]
+    with op._graph.colocate_with(op):
+        return math_ops.add_n(summands)
+
+
 def dense(g, name=None):
     """An IndexedSlices as a dense Tensor (rows summed where indices repeat)."""
     if not isinstance(g, IndexedSlices):
@@ -152,11 +173,8 @@ def dense(g, name=None):
 
     if g.dense_shape is None:
         raise ValueError(f"Cannot convert IndexedSlices {g} without dense_shape to a Tensor")
-    from tideflow.ops import array_ops
-
-    num_rows = array_ops.gather(g.dense_shape, 0) if g.dense_shape.get_shape().ndims else (
-        g.dense_shape
-    )
+    # dense_shape[0] is a StridedSlice, as TF builds it
+    num_rows = g.dense_shape[0] if g.dense_shape.get_shape().ndims else g.dense_shape
     return reduction_ops.unsorted_segment_sum(g.values, g.indices, num_rows, name=name)
 
 
@@ -268,10 +286,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             if op in done:
                 continue
             done.add(op)
+            colocate_op = op if colocate_gradients_with_ops else None
             out_grads = []
             for t in op._outputs:
                 g = grads.get(t)
-                out_grads.append(_aggregate(g, None) if g else None)
+                out_grads.append(_aggregate(g, None, colocate_op) if g else None)
                 if g:
                     grads[t] = [out_grads[-1]]
             if op not in stop_ops and _needs_inputs(op, between, out_grads):
