@@ -162,3 +162,61 @@ def test_mean_pairwise_squared_error_of_unknown_rank(sess):
     p, lab = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
     loss = tf.losses.mean_pairwise_squared_error(lab, p)
     assert sess.run(loss, {p: preds, lab: labels}) == pytest.approx(want, rel=1e-5)
+
+
+# -- tf.gradients --------------------------------------------------------------------------
+def _groups(t):
+    return t.op.colocation_groups()
+
+
+def test_colocated_gradient_sums_sit_with_their_partials():
+    with tf.Graph().as_default() as g:
+        with g.device("/job:ps/task:0"):
+            v = tf.constant([[2.0]], name="v")
+        a, b = tf.constant([[1.0, 2.0]]), tf.constant([[3.0, 4.0]])
+        pa, pb = tf.matmul(v, a, name="pa"), tf.matmul(v, b, name="pb")
+        total = pa + pb
+        # both partials on one device: their sum is placed with the first one's op
+        grad = tf.gradients(total, v, colocate_gradients_with_ops=True)[0]
+        assert _groups(grad) == _groups(pa)
+        # without colocation the sum is an AddN of its own
+        plain = tf.gradients(total, v)[0]
+        assert plain.op.type == "AddN" and _groups(plain) != _groups(pa)
+    with tf.Graph().as_default() as g:
+        v = tf.constant([[2.0]], name="v")
+        a, b = tf.constant([[1.0, 2.0]]), tf.constant([[3.0, 4.0]])
+        with g.device("/job:worker/task:1"):
+            pa = tf.matmul(v, a)
+        with g.device("/job:worker/task:2"):
+            pb = tf.matmul(v, b)
+        # partials on two devices: summed once more, next to the op they flow into
+        grad = tf.gradients(pa + pb, v, colocate_gradients_with_ops=True)[0]
+        assert _groups(grad) == _groups(v)
+        config = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(config=config) as s:
+            assert s.run(grad).tolist() == [[10.0]]
+
+
+def test_get_dependent_variables():
+    from tideflow.python.ops import custom_gradient
+
+    with tf.Graph().as_default():
+        used = tf.Variable([1.0, 2.0], name="used")
+        frozen = tf.Variable([1.0, 2.0], name="frozen", trainable=False)
+        shape_only = tf.Variable([1.0, 2.0], name="shape_only")
+        upstream = tf.Variable([1.0, 2.0], name="upstream")
+        x = upstream * 3.0  # the input: what lies behind it does not count
+        out = {"y": tf.identity(x) + used + frozen + tf.ones_like(shape_only)}
+        assert custom_gradient.get_dependent_variables([x], out) == [used]
+        assert custom_gradient.get_dependent_variables([x], [tf.identity(x)]) == []
+        assert custom_gradient.grad_pass_through is tf.grad_pass_through
+
+
+def test_unconnected_gradients_module_path():
+    from tideflow.python.ops import unconnected_gradients
+
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.constant([1.0, 2.0], tf.float64)
+        g = tf.gradients(tf.constant(3.0), x, unconnected_gradients=(
+            unconnected_gradients.UnconnectedGradients.ZERO))[0]
+        assert g.dtype == tf.float64 and s.run(g).tolist() == [0.0, 0.0]

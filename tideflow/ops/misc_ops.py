@@ -3,6 +3,7 @@ eager/v2 switches (tideflow always builds graphs), ``custom_gradient``, ``py_fun
 ``ensure_shape`` (EnsureShape), ``timestamp`` (Timestamp), ``switch_case`` and the
 ``Dimension`` helpers."""
 
+import collections
 import itertools
 import logging as _logging
 import time
@@ -301,6 +302,35 @@ def custom_gradient(f=None):
         return nest.pack_sequence_as(result, list(outs[:n_out]))
 
     return decorated
+
+
+def get_dependent_variables(input_ops, output_ops):
+    """The trainable variables that ``output_ops`` depend on differentiably without passing
+    through ``input_ops`` (nested structures of tensors), as TF's custom_gradient module finds
+    them: walking back from the outputs, not past the inputs nor into the inputs of an op that
+    has no gradient (``ones_like(var)`` does not depend on ``var``)."""
+    from tideflow.framework import nest
+    from tideflow.ops.gradients import _gradient_fn
+
+    stop = {id(t) for t in nest.flatten(input_ops)}
+    seeds = [ops.convert_to_tensor(t)._op for t in nest.flatten(output_ops)]
+    seen = {id(op) for op in seeds}
+    queue = collections.deque(seeds)
+    var_ops = set()
+    while queue:
+        op = queue.popleft()
+        if op._type in ("VariableV2", "Variable", "VarHandleOp"):
+            var_ops.add(id(op))
+        fn, found = _gradient_fn(op)
+        if not found or fn is None:
+            continue
+        for t in op._inputs:
+            if id(t) not in stop and id(t._op) not in seen:
+                seen.add(id(t._op))
+                queue.append(t._op)
+    graph = seeds[0]._graph if seeds else ops.get_default_graph()
+    return [v for v in graph.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+            if v.trainable and id(v.op) in var_ops]
 
 
 def _variables_used(graph, first_id):

@@ -56,6 +56,9 @@ _add("ops.losses.util", "``tf.losses``' collection helpers (``get_losses``, ...)
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
 _add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
+_add("ops.unconnected_gradients", "``tf.UnconnectedGradients``.", ["tideflow"])
+_add("ops.custom_gradient", "``tf.custom_gradient`` and ``get_dependent_variables``.",
+     ["tideflow", "tideflow.ops.misc_ops", "tideflow.ops.tf1_misc_ops"])
 _add("ops.linalg_ops", "``tf.linalg`` ops.", ["tideflow.ops.linalg_ops", "tideflow.linalg",
                                               "tideflow",
                                               # TF's module re-exports gen_linalg_ops
@@ -208,6 +211,8 @@ for _exp in ("batching", "interleave_ops", "readers", "error_ops", "shuffle_ops"
 _add("data.util", "``tensorflow.python.data.util``.", [])
 _add("data.util.nest", "``nest`` over dataset structures (a list is one leaf).",
      ["tideflow.ops.dataset_nest"], _module="tideflow.ops.dataset_nest")
+_add("data.util.structure", "Type specs of element structures.",
+     ["tideflow.python._data_structure"], _module="tideflow.python._data_structure")
 _add("data.kernel_tests", "``tensorflow.python.data.kernel_tests``.", [])
 _add("data.kernel_tests.test_base", "``DatasetTestBase`` of tf.data's tests.",
      ["tideflow.python._data_test_base"], _module="tideflow.python._data_test_base")
@@ -222,6 +227,8 @@ for _prof in ("model_analyzer", "option_builder", "profiler"):
     _add("profiler." + _prof, "``tf.profiler``.", ["tideflow.profiler"])
 _add("feature_column", "``tf.feature_column``.", ["tideflow.feature_column"])
 _add("feature_column.feature_column", "``tf.feature_column``.",
+     ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
+_add("feature_column.feature_column_lib", "``tf.feature_column`` (TF's v1 and v2 columns).",
      ["tideflow.feature_column.feature_column", "tideflow.feature_column"])
 _add("user_ops", "``tf.user_ops``.", ["tideflow.user_ops"])
 _add("user_ops.user_ops", "``tf.user_ops``.", ["tideflow.user_ops"], _module="tideflow.user_ops")
