@@ -70,3 +70,59 @@ def test_supervisor_services_with_a_one_element_global_step(tmp_path):
         sess.close()
     assert list(tmp_path.glob("model.ckpt-41*"))
 
+
+
+# -- warm starting ------------------------------------------------------------------------------
+def _checkpoint_two_vars(tmp_path):
+    with tf.Graph().as_default():
+        tf.get_variable("emb", initializer=[[1.0], [2.0], [3.0]])
+        tf.get_variable("dense", initializer=[[5.0, 6.0]])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(tmp_path / "model"))
+    old_vocab = tmp_path / "old.txt"
+    old_vocab.write_text("a\nb\nc")
+    new_vocab = tmp_path / "new.txt"
+    new_vocab.write_text("c\nz\na\nb")
+    return str(old_vocab), str(new_vocab)
+
+
+def test_warm_start_with_none_selects_only_the_vocabulary_variables(tmp_path):
+    old_vocab, new_vocab = _checkpoint_two_vars(tmp_path)
+    with tf.Graph().as_default():
+        emb = tf.get_variable("emb", shape=[4, 1], initializer=tf.zeros_initializer())
+        dense = tf.get_variable("dense", shape=[1, 2], initializer=tf.zeros_initializer())
+        info = tf.train.VocabInfo(new_vocab, 4, 0, old_vocab)
+        # the rename of 'dense' counts as used (it names a selectable variable) but None
+        # warm-starts only what has a vocabulary
+        tf.train.warm_start(str(tmp_path), vars_to_warm_start=None,
+                            var_name_to_vocab_info={"emb": info},
+                            var_name_to_prev_var_name={"dense": "dense"})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(emb), [[3.0], [0.0], [1.0], [2.0]])
+            np.testing.assert_allclose(sess.run(dense), [[0.0, 0.0]])
+
+
+def test_warm_start_argument_errors(tmp_path):
+    _checkpoint_two_vars(tmp_path)
+    with tf.Graph().as_default():
+        tf.get_variable("emb", shape=[3, 1])
+        with pytest.raises(ValueError, match="must be a `list` or `str`.  Given type is"):
+            tf.train.warm_start(str(tmp_path), vars_to_warm_start=("emb",))
+        with pytest.raises(ValueError, match="must be all `Variable` or all `str`"):
+            tf.train.warm_start(str(tmp_path), vars_to_warm_start=["emb", 3])
+        with pytest.raises(ValueError, match="var_name_to_prev_var_name that were not used: "
+                                             r"\{'nope'\}.  Perhaps you misspelled them"):
+            tf.train.warm_start(str(tmp_path), var_name_to_prev_var_name={"nope": "emb"})
+
+
+def test_linear_model_cols_to_vars_lists_partitions():
+    with tf.Graph().as_default():
+        col = tf.feature_column.categorical_column_with_identity("ids", num_buckets=6)
+        cols_to_vars = {}
+        with tf.variable_scope("", partitioner=tf.fixed_size_partitioner(2)):
+            tf.feature_column.linear_model({"ids": tf.sparse_placeholder(tf.int64)}, [col],
+                                           cols_to_vars=cols_to_vars)
+        assert [v.shape.as_list() for v in cols_to_vars[col]] == [[3, 1], [3, 1]]
+        assert all(isinstance(v, tf.Variable) for v in cols_to_vars["bias"])

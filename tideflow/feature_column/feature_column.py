@@ -958,6 +958,11 @@ def _weight_collections(weight_collections):
     return cols
 
 
+def _var_parts(var):
+    """``[var]``, or a partitioned variable's parts (as ``cols_to_vars`` lists them)."""
+    return var._get_variable_list() if hasattr(var, "_get_variable_list") else [var]
+
+
 def _vars_created(before):
     return [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if v not in before]
 
@@ -1048,13 +1053,13 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                     s = linalg_ops.matmul(tensor, weight, name="weighted_sum")
                 sums.append(s)
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = [weight]
+                    cols_to_vars[column] = _var_parts(weight)
         no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
         bias = variable_scope.get_variable(
             "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
             trainable=trainable, collections=weight_collections)
         if cols_to_vars is not None:
-            cols_to_vars["bias"] = [bias]
+            cols_to_vars["bias"] = _var_parts(bias)
         return nn_impl.bias_add(no_bias, bias, name="weighted_sum")
 
 

@@ -195,7 +195,8 @@ _add("estimator.canned.dnn", "DNN estimators.", ["tideflow.estimator.canned.dnn"
 _add("data", "``tensorflow.python.data``.", ["tideflow.data"])
 _add("data.ops", "``tensorflow.python.data.ops``.", [])
 _add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
-_add("data.ops.iterator_ops", "``Iterator``.", ["tideflow.ops.iterator_ops", "tideflow.data"])
+_add("data.ops.iterator_ops", "``Iterator``.", ["tideflow.ops.iterator_ops", "tideflow.data",
+                                                "tideflow.ops.dataset_more"])
 _add("data.ops.readers", "The file datasets (``TFRecordDataset``...).",
      ["tideflow.ops.dataset_readers", "tideflow.data"])
 _add("data.ops.optional_ops", "``Optional``.", ["tideflow.ops.dataset_more"])

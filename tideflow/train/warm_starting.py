@@ -52,26 +52,21 @@ def _read_vocab(path, size, what):
 
 
 def _variables_to_warm_start(vars_to_warm_start):
-    if vars_to_warm_start is None:
-        return []
-    if isinstance(vars_to_warm_start, str):
-        found = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope=vars_to_warm_start)
-    elif isinstance(vars_to_warm_start, (list, tuple)):
+    # a regex, or None (which matches as every name does), looks at the trainable variables
+    if vars_to_warm_start is None or isinstance(vars_to_warm_start, str):
+        return ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES, scope=vars_to_warm_start)
+    if isinstance(vars_to_warm_start, list):
         if all(isinstance(v, str) for v in vars_to_warm_start):
             found = []
             for pattern in vars_to_warm_start:
-                found += [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES,
-                                                        scope=pattern) if v not in found]
-        elif all(checkpoint_utils._is_variable(v) for v in vars_to_warm_start):
-            found = list(vars_to_warm_start)
-        else:
-            raise ValueError("vars_to_warm_start must be a regex string, a list of strings or a "
-                             f"list of Variables, got {vars_to_warm_start!r}")
-    else:
-        raise ValueError(  # noqa: TRY004 - TF raises ValueError
-            f"vars_to_warm_start must be a regex string, a list of strings or a list of "
-            f"Variables, got {type(vars_to_warm_start).__name__}")
-    return found
+                found += ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES, scope=pattern)
+            return found
+        if all(checkpoint_utils._is_variable(v) for v in vars_to_warm_start):
+            return list(vars_to_warm_start)
+        raise ValueError("If `vars_to_warm_start` is a list, it must be all `Variable` or all "
+                         f"`str`.  Given types are {[type(v) for v in vars_to_warm_start]}")
+    raise ValueError("`vars_to_warm_start must be a `list` or `str`.  Given type is "
+                     f"{type(vars_to_warm_start)}")
 
 
 def _base_name(var):
@@ -140,7 +135,8 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     """Makes the initializers of the chosen variables load from ``ckpt_to_initialize_from``.
 
     ``vars_to_warm_start``: a regex over trainable variable names (default: all), a list of
-    regexes or names (over all global variables), a list of Variables, or None.
+    regexes or names (over all global variables), a list of Variables, or None (only the
+    trainable variables ``var_name_to_vocab_info`` names).
     ``var_name_to_prev_var_name`` renames (new name -> name in the checkpoint);
     ``var_name_to_vocab_info`` remaps vocabulary axes (:class:`VocabInfo`). Run the variables'
     initializers (``global_variables_initializer``) afterwards.
@@ -148,9 +144,11 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
     vocab = dict(var_name_to_vocab_info or {})
     prev = dict(var_name_to_prev_var_name or {})
     found = _variables_to_warm_start(vars_to_warm_start)
-    groups = collections.OrderedDict()
+    groups = {}
     for v in found:
-        groups.setdefault(_base_name(v), []).append(v)
+        parts = groups.setdefault(_base_name(v), [])
+        if v not in parts:  # a variable two patterns both select is warm-started once
+            parts.append(v)
     used_vocab, used_prev = set(), set()
     ckpt_file = checkpoint_utils._checkpoint_filename(ckpt_to_initialize_from)
     for name, parts in groups.items():
@@ -171,17 +169,21 @@ def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_voc
                                                              prev_name, info))
             tf_logging.debug(f"Warm-started {name} from {prev_name} with vocabulary remapping")
             continue
+        if not vars_to_warm_start:  # None (or ''): only the variables given a vocabulary
+            continue
         target = parts if len(parts) > 1 or parts[0]._get_save_slice_info() is not None \
             else parts[0]
         checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, {prev_name: target})
-    unused = sorted(set(vocab) - used_vocab)
-    if unused:
-        raise ValueError(f"You provided the following variables in var_name_to_vocab_info that "
-                         f"did not get warm-started: {unused}")
-    unused = sorted(set(prev) - used_prev)
+    unused = set(prev) - used_prev
     if unused:
         raise ValueError(f"You provided the following variables in var_name_to_prev_var_name "
-                         f"that did not get warm-started: {unused}")
+                         f"that were not used: {unused}.  Perhaps you misspelled them?  Here is "
+                         f"the list of viable variable names: {groups.keys()}")
+    unused = set(vocab) - used_vocab
+    if unused:
+        raise ValueError(f"You provided the following variables in var_name_to_vocab_info that "
+                         f"were not used: {unused}.  Perhaps you misspelled them?  Here is the "
+                         f"list of viable variable names: {groups.keys()}")
 
 
 __all__ = ["VocabInfo", "warm_start"]
