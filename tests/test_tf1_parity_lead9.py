@@ -17,3 +17,19 @@ def test_indexed_slices_to_dense_builds_tf_ops():
             "Const", "Const", "Const", "StridedSlice", "UnsortedSegmentSum"]
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(dense), [[1., 1.], [2., 2.]])
+
+
+def test_sparse_concat_static_shape_from_known_shapes():
+    with tf.Graph().as_default():
+        a = tf.SparseTensor([[0, 1], [2, 2]], [1., 3.], [3, 3])
+        b = tf.SparseTensor([[1, 0]], [5.], [3, 2])
+        c = tf.sparse_concat(1, [a, b])
+        assert c.shape.as_list() == [3, 5]
+        assert tf.sparse_concat(-1, [a, b]).shape.as_list() == [3, 5]
+        # an unknown input shape leaves it unknown
+        p = tf.sparse_placeholder(tf.float32, shape=[None, 3])
+        assert tf.sparse_concat(0, [a, p]).shape.ndims in (None, 2)
+        with tf.Session() as sess:
+            v = sess.run(c)
+        np.testing.assert_array_equal(v.dense_shape, [3, 5])
+        np.testing.assert_array_equal(v.indices, [[0, 1], [1, 3], [2, 2]])

@@ -679,6 +679,12 @@ def sparse_concat(axis, sp_inputs, name=None, expand_nonconcat_dim=False, concat
         out = ops.apply_op("SparseConcat", [[s.indices for s in sp_inputs],
                                             [s.values for s in sp_inputs], shapes],
                            {"concat_dim": int(axis)})._outputs
+        # as TF: shapes known when the graph is built give the result its static shape
+        known = [ops.constant_value(s) for s in shapes]
+        if all(k is not None for k in known):
+            dense_shape = np.array(known[0], dtype=np.int64)
+            dense_shape[int(axis)] = sum(int(k[int(axis)]) for k in known)
+            out = [out[0], out[1], dense_shape]
         return SparseTensor(*out)
 
 
