@@ -191,3 +191,62 @@ def test_ragged_conversion_module_functions():
             d, p, b = sess.run([dense, passthrough, back])
         assert d.tolist() == [[1, -1], [2, 3]] and p.tolist() == [4]
         assert b.to_list() == [[1], [2, 3]]
+
+
+# -- Optional as a value of an Optional or of an element; the structure module ---------------
+
+
+def test_optional_of_optional_and_its_spec_round_trip():
+    from tideflow.python.data.ops import optional_ops
+    from tideflow.python.data.util import structure
+
+    with tf.Graph().as_default():
+        inner = optional_ops.Optional.from_value((tf.constant(2.5), tf.constant([b"x"])))
+        outer = optional_ops.Optional.from_value(inner)
+        spec = structure.type_spec_from_value(outer)
+        assert isinstance(spec, optional_ops.OptionalSpec)
+        assert isinstance(spec._value_structure, optional_ops.OptionalSpec)
+        assert structure.get_flat_tensor_types(spec) == [tf.variant]
+        assert structure.get_flat_tensor_shapes(spec)[0].as_list() == []
+        assert spec.is_compatible_with(outer)
+        assert not spec.is_compatible_with(structure.type_spec_from_value(tf.constant(1.0)))
+        back = spec._from_tensor_list(spec._to_tensor_list(outer))
+        got = back.get_value()
+        assert isinstance(got, optional_ops.Optional)
+        with tf.Session() as sess:
+            has, value = sess.run([got.has_value(), got.get_value()])
+        assert has and value[0] == 2.5 and value[1].tolist() == [b"x"]
+
+
+def test_optional_impl_over_a_variant_and_optionals_as_dataset_elements():
+    from tideflow.python.data.ops import iterator_ops, optional_ops
+
+    with tf.Graph().as_default():
+        opt = optional_ops.Optional.from_value({"k": tf.constant([1, 2], tf.int64)})
+        again = optional_ops._OptionalImpl(opt._variant_tensor, opt.value_structure)
+        d = tf.data.Dataset.from_tensors(opt).repeat(2)
+        assert isinstance(d.output_classes, optional_ops.OptionalSpec)
+        elem = tf.data.make_one_shot_iterator(d).get_next()
+        assert isinstance(elem, optional_ops.Optional)
+        it = tf.data.make_initializable_iterator(tf.data.Dataset.range(1))
+        maybe = iterator_ops.get_next_as_optional(it)
+        with tf.Session() as sess:
+            assert sess.run(again.get_value())["k"].tolist() == [1, 2]
+            assert [sess.run(elem.get_value())["k"].tolist() for _ in range(2)] == [[1, 2]] * 2
+            sess.run(it.initializer)
+            assert sess.run(maybe.get_value()) == 0 and not sess.run(maybe.has_value())
+
+
+def test_structure_module_specs_of_values():
+    from tideflow.python.data.util import structure
+
+    with tf.Graph().as_default():
+        value = (tf.constant([[1.0]]), tf.SparseTensor([[0]], [3], [4]),
+                 tf.ragged.constant([[1], [2, 3]]), tf.data.Dataset.range(2))
+        spec = structure.type_spec_from_value(value)
+        assert spec[0] == tf.TensorSpec([1, 1], tf.float32)
+        assert isinstance(spec[1], tf.SparseTensorSpec)
+        assert spec[2].ragged_rank == 1
+        assert structure.get_flat_tensor_types(spec) == [tf.float32] + [tf.variant] * 3
+        assert structure.are_compatible(spec, spec)
+        assert not structure.are_compatible(spec[0], spec[1])

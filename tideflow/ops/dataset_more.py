@@ -1204,6 +1204,8 @@ op_registry.declare(
 class Optional(ds.Structured):
     """``tf.data.experimental.Optional``: a value that may be absent (a variant tensor)."""
 
+    _is_optional = True  # (an Optional may be a component of an element or of an Optional)
+
     def __init__(self, variant, specs):
         self._variant_tensor = variant
         self._specs = specs
@@ -1247,6 +1249,14 @@ class Optional(ds.Structured):
         return ds.map_structure(_type_spec, self._specs)
 
     value_structure = element_spec
+
+
+class _OptionalImpl(Optional):
+    """TF's ``optional_ops._OptionalImpl``: an Optional over a variant tensor and the
+    structure (nest of type specs) of its value."""
+
+    def __init__(self, variant, value_structure):
+        super().__init__(variant, _specs_from_structure(value_structure))
 
 
 def get_next_as_optional(iterator):
@@ -1335,6 +1345,8 @@ def _type_spec(spec):
 
     if spec.is_sparse:
         return SparseTensorSpec(spec.shape, spec.dtype)
+    if spec.is_optional:
+        return OptionalSpec(ds.map_structure(_type_spec, spec.element_specs))
     if spec.is_ragged:
         from tideflow.ops.ragged_value import RaggedTensorSpec
 
@@ -1347,6 +1359,8 @@ def _internal_spec(type_spec):
 
     if isinstance(type_spec, SparseTensorSpec):
         return ds.Spec(type_spec.dtype, type_spec.shape, SparseTensor)
+    if isinstance(type_spec, OptionalSpec):
+        return ds.Spec(dtypes.variant, (), Optional, _specs_from_structure(type_spec.element_spec))
     if type(type_spec).__name__ == "RaggedTensorSpec":
         from tideflow.ops.ragged_tensor import RaggedTensor
 
@@ -1367,6 +1381,17 @@ def get_structure(dataset_or_iterator):
                         f"`tf.data.Dataset` or tf.data.Iterator object, but got "
                         f"{type(dataset_or_iterator)}.")
     return ds.map_structure(_type_spec, specs)
+
+
+def are_compatible(spec1, spec2):
+    """Whether two element structures (nests of type specs) could describe one element: the
+    same nesting, and leaf by leaf the same kind of spec, compatible with the other."""
+    try:
+        ds.assert_same_structure(spec1, spec2)
+    except (TypeError, ValueError):
+        return False
+    return all(type(a) is type(b) and a.is_compatible_with(b)
+               for a, b in zip(ds.flatten(spec1), ds.flatten(spec2)))
 
 
 def _specs_from_structure(structure):
@@ -1398,6 +1423,14 @@ def _make_dataset_spec_class():
         @staticmethod
         def from_value(value):
             return DatasetSpec(get_structure(value))
+
+        def is_compatible_with(self, spec_or_value):
+            """Another DatasetSpec (or dataset) of compatible elements and shape."""
+            if isinstance(spec_or_value, Dataset):
+                spec_or_value = DatasetSpec.from_value(spec_or_value)
+            return (type(spec_or_value) is type(self)
+                    and self._dataset_shape.is_compatible_with(spec_or_value._dataset_shape)
+                    and are_compatible(self._element_spec, spec_or_value._element_spec))
 
         def __eq__(self, other):
             return (type(other) is type(self) and repr(self._element_spec) ==
@@ -1436,6 +1469,21 @@ def _make_optional_spec_class():
         @staticmethod
         def from_value(value):
             return OptionalSpec(value.element_spec)
+
+        _value_structure = element_spec
+
+        def is_compatible_with(self, spec_or_value):
+            """Another OptionalSpec (or Optional) whose value structure is compatible."""
+            if isinstance(spec_or_value, Optional):
+                spec_or_value = OptionalSpec.from_value(spec_or_value)
+            return type(spec_or_value) is type(self) and are_compatible(
+                self._element_spec, spec_or_value._element_spec)
+
+        def _to_tensor_list(self, value):
+            return [value._variant_tensor]
+
+        def _from_tensor_list(self, tensor_list):
+            return _OptionalImpl(tensor_list[0], self._element_spec)
 
         def __eq__(self, other):
             return type(other) is type(self) and repr(self._element_spec) == repr(

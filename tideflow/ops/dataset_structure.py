@@ -42,8 +42,12 @@ class Spec:
         return self.cls is SparseTensor
 
     @property
+    def is_optional(self):
+        return self.element_specs is not None and getattr(self.cls, "_is_optional", False)
+
+    @property
     def is_dataset(self):
-        return self.element_specs is not None
+        return self.element_specs is not None and not self.is_optional
 
     @property
     def is_ragged(self):
@@ -196,7 +200,7 @@ def to_tensors(value, name="component"):
         i[0] += 1
         if isinstance(x, SparseTensorValue):
             x = SparseTensor.from_value(x)
-        if isinstance(x, SparseTensor) or _is_dataset(x):
+        if isinstance(x, SparseTensor) or _is_dataset(x) or _is_optional(x):
             return x
         ragged, ragged_value = _ragged_classes()
         if isinstance(x, ragged):
@@ -217,7 +221,13 @@ def _is_dataset(x):
     return isinstance(x, Dataset)
 
 
+def _is_optional(x):
+    return getattr(type(x), "_is_optional", False)
+
+
 def spec_of(t):
+    if _is_optional(t):  # an Optional as a component: a variant scalar
+        return Spec(dtypes.variant, (), type(t), t._specs)
     if _is_dataset(t):  # a dataset as a component (``map`` returning datasets): a variant
         from tideflow.ops.dataset_ops import Dataset
 
@@ -270,6 +280,8 @@ def to_wire(tensors):
             out.append(dataset_kernels.ragged_to_variant(t))
         elif _is_dataset(t):
             out.append(t._as_variant_tensor())
+        elif _is_optional(t):
+            out.append(t._variant_tensor)
         else:
             out.append(t)
     return out
@@ -285,6 +297,9 @@ def from_wire(specs, flat):
             out.append(dataset_kernels.deserialize_sparse(t, s.dtype, s.shape))
         elif s.is_ragged:
             out.append(dataset_kernels.ragged_from_variant(t, s.dtype, s.shape, s.ragged_rank))
+        elif s.is_optional:
+            t.set_shape(())
+            out.append(s.cls(t, s.element_specs))
         elif s.is_dataset:
             from tideflow.ops.dataset_more import _VariantDataset
 
@@ -304,6 +319,11 @@ def shapes_of(specs):
 
 
 def _legacy_class(s):
+    if s.is_optional:
+        # TF's legacy output_classes of an Optional component: its OptionalSpec
+        from tideflow.ops.dataset_more import _type_spec
+
+        return _type_spec(s)
     if s.is_ragged:
         # TF's legacy output_classes of a ragged component: its RaggedTensorSpec
         from tideflow.ops.ragged_value import RaggedTensorSpec
@@ -347,6 +367,10 @@ def specs_from(types, shapes=None, classes=None):
 
 
 def _spec_from_class(dtype, shape, cls):
+    if type(cls).__name__ == "OptionalSpec":
+        from tideflow.ops.dataset_more import _internal_spec
+
+        return _internal_spec(cls)
     ragged_rank = getattr(cls, "ragged_rank", None)
     if ragged_rank is not None and not isinstance(cls, type):
         # a RaggedTensorSpec given as the class, as the legacy output_classes hold it

@@ -30,15 +30,9 @@ def _nest():
 
 def are_compatible(spec1, spec2):
     """Whether two element structures (nests of type specs) could describe one element."""
-    nest = _nest()
-    try:
-        nest.assert_same_structure(spec1, spec2)
-    except (TypeError, ValueError):
-        return False
-    for a, b in zip(nest.flatten(spec1), nest.flatten(spec2)):
-        if type(a) is not type(b) or not a.is_compatible_with(b):
-            return False
-    return True
+    from tideflow.ops.dataset_more import are_compatible as compatible
+
+    return compatible(spec1, spec2)
 
 
 class DatasetTestBase(_test.TestCase):
