@@ -196,3 +196,117 @@ def test_losses_for_a_variable_input():
     layer(x)
     assert len(layer.get_losses_for(x)) == 1
     assert len(layer.get_losses_for(None)) == 1
+
+
+# -- utils and optimizer modules -------------------------------------------------------------
+
+
+def test_utils_and_optimizer_v2_modules():
+    from tideflow.python.keras.optimizer_v2 import adam, gradient_descent, learning_rate_schedule
+    from tideflow.python.keras.utils import data_utils, generic_utils, np_utils
+
+    assert keras.utils.data_utils.Sequence is keras.utils.Sequence is data_utils.Sequence
+    assert generic_utils.Progbar is keras.utils.Progbar
+    np.testing.assert_array_equal(np_utils.to_categorical([2], 3), [[0.0, 0.0, 1.0]])
+    assert gradient_descent.SGD is keras.optimizers.SGD and adam.Adam is keras.optimizers.Adam
+    assert learning_rate_schedule.ExponentialDecay is \
+        keras.optimizers.schedules.ExponentialDecay
+
+
+# -- training with sequences and callbacks ------------------------------------------------------
+
+
+class _Ones(keras.utils.Sequence):
+    def __getitem__(self, index):
+        return np.ones((2, 3)), np.ones((2, 1))
+
+    def __len__(self):
+        return 4
+
+
+class _Count(keras.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.calls.append(("test", logs["size"]))
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self.calls.append(("predict", logs["size"]))
+
+
+def _dense_model():
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(3,))])
+    model.compile("sgd", "mse")
+    return model
+
+
+def test_fit_on_a_sequence_validates_arrays_in_training_sized_batches():
+    count = _Count()
+    _dense_model().fit(_Ones(), validation_data=(np.ones((6, 3)), np.ones((6, 1))),
+                       epochs=2, callbacks=[count], verbose=0)
+    assert count.calls == [("test", 2)] * 6
+
+
+def test_evaluate_and_predict_on_a_sequence_call_their_hooks():
+    model = _dense_model()
+    count = _Count()
+    model.evaluate(_Ones(), callbacks=[count], verbose=0)
+    out = model.predict(_Ones(), callbacks=[count])
+    assert out.shape == (8, 1)
+    assert count.calls == [("test", 2)] * 4 + [("predict", 2)] * 4
+
+
+def test_subclassed_model_evaluates_a_sequence_before_being_built():
+    from tideflow.python.keras import testing_utils
+
+    with testing_utils.model_type_scope("subclass"):
+        model = testing_utils.get_model_from_layers([keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    loss = model.evaluate(_Ones(), verbose=0)
+    assert np.isfinite(loss)
+
+
+def test_progbar_learns_the_steps_of_a_dataset_of_unknown_length(capsys):
+    model = _dense_model()
+    data = tf.data.Dataset.from_tensor_slices((np.ones((6, 3), np.float32),
+                                               np.ones((6, 1), np.float32))).batch(2)
+    model.fit(data, epochs=2, verbose=2)
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("3/")]
+    assert [ln.split(" ")[0] for ln in lines] == ["3/3", "3/3"]
+
+
+def test_model_checkpoint_save_freq_in_samples_and_restart(tmp_path):
+    model = _dense_model()
+    pattern = str(tmp_path / "w{epoch:02d}.h5")
+    with pytest.raises(ValueError, match="Unrecognized save_freq: often"):
+        keras.callbacks.ModelCheckpoint(pattern, save_freq="often")
+    x, y = np.ones((4, 3)), np.zeros((4, 1))
+    cb = keras.callbacks.ModelCheckpoint(pattern, save_weights_only=True, save_freq=6)
+    model.fit(x, y, batch_size=2, epochs=4, callbacks=[cb], verbose=0)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w02.h5", "w03.h5"]
+    assert cb._get_most_recently_modified_file_matching_pattern(pattern).endswith("w03.h5")
+    model.load_weights(str(tmp_path / "w03.h5"))
+    saved = model.get_weights()
+    model.fit(x, y, batch_size=2, epochs=1, verbose=0)  # moves the weights away
+    assert not np.allclose(model.get_weights()[0], saved[0])
+    restart = keras.callbacks.ModelCheckpoint(str(tmp_path / "z{epoch}.h5"),
+                                              save_weights_only=True)
+    restart.filepath = pattern
+    restart.load_weights_on_restart = True
+    restart.set_model(model)
+    restart.on_train_begin()
+    for a, b in zip(model.get_weights(), saved):
+        np.testing.assert_allclose(a, b)
+
+
+def test_keras_test_case_captures_stdout():
+    import sys
+
+    from tideflow.python.keras import keras_parameterized
+
+    case = keras_parameterized.TestCase()
+    with case.captureWritesToStream(sys.stdout) as printed:
+        print("hello from a test")
+    assert printed.contents() == "hello from a test\n"

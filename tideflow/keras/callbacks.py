@@ -5,6 +5,7 @@ ReduceLROnPlateau, LambdaCallback, TerminateOnNaN, CSVLogger, TensorBoard...).""
 import collections
 import csv
 import os
+import re
 import sys
 import time
 
@@ -221,6 +222,11 @@ class ProgbarLogger(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         logs = logs or {}
+        if self.target is None and self.seen:
+            # as TF: a dataset of unknown length counted its steps in this epoch
+            self.target = self.seen
+            if self.use_steps or not self.params.get("samples"):
+                self.params["steps"] = self.seen
         elapsed = time.time() - self.start
         values = " - ".join(f"{k}: {logs[k]:.4f}" for k in self.params.get("metrics", [])
                             if k in logs)
@@ -312,27 +318,58 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
-    """Saves the model (or its weights) after each ``period`` epochs to ``filepath``, which
-    may hold ``{epoch:02d}`` and log keys (``{val_loss:.2f}``)."""
+    """Saves the model (or its weights) to ``filepath``, which may hold ``{epoch:02d}`` and
+    log keys (``{val_loss:.2f}``): after each ``period`` epochs (``save_freq='epoch'``) or
+    each time ``save_freq`` more samples were trained on (an int). With
+    ``load_weights_on_restart``, training starts from the newest file matching the path."""
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
-                 save_weights_only=False, mode="auto", save_freq="epoch", period=1, **kwargs):
+                 save_weights_only=False, mode="auto", save_freq="epoch", period=1,
+                 load_weights_on_restart=False, **kwargs):
         super().__init__()
         self.filepath = filepath
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
-        self.period = period if save_freq == "epoch" else 1
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}")
+        self.save_freq = save_freq
+        self.period = period
+        self.load_weights_on_restart = load_weights_on_restart
         self.epochs_since_last_save = 0
+        self._samples_seen_since_last_saving = 0
+        self._current_epoch = 0
         self.monitor_op = _monitor_op(mode, monitor)
         self.best = np.inf if self.monitor_op == np.less else -np.inf
 
-    def on_epoch_end(self, epoch, logs=None):
-        logs = logs or {}
-        self.epochs_since_last_save += 1
-        if self.epochs_since_last_save < self.period:
+    def on_train_begin(self, logs=None):
+        if not self.load_weights_on_restart:
             return
+        path = self._get_most_recently_modified_file_matching_pattern(self.filepath)
+        if path is not None and os.path.exists(path):
+            try:
+                self.model.load_weights(path)
+            except (OSError, ValueError) as e:
+                raise ValueError(f"Error loading file from {path}. Reason: {e}") from None
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_batch_end(self, batch, logs=None):
+        if isinstance(self.save_freq, int):
+            logs = logs or {}
+            self._samples_seen_since_last_saving += logs.get("size", 1)
+            if self._samples_seen_since_last_saving >= self.save_freq:
+                self._save_model(self._current_epoch, logs)
+                self._samples_seen_since_last_saving = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epochs_since_last_save += 1
+        if self.save_freq == "epoch" and self.epochs_since_last_save >= self.period:
+            self._save_model(epoch, logs or {})
+
+    def _save_model(self, epoch, logs):
         self.epochs_since_last_save = 0
         try:
             filepath = self.filepath.format(epoch=epoch + 1, **logs)
@@ -360,6 +397,26 @@ class ModelCheckpoint(Callback):
             self.model.save_weights(filepath, overwrite=True)
         else:
             self.model.save(filepath, overwrite=True)
+
+    def _get_most_recently_modified_file_matching_pattern(self, pattern):
+        """The newest file whose name matches ``pattern`` (its ``{...}`` fields as wildcards);
+        among files of the same newest time, the largest name. None when nothing matches."""
+        directory, base = os.path.split(pattern)
+        regex = "^" + re.sub(r"{.*}", r".*", base) + "$"
+        newest, newest_time, ties, largest = None, 0, 0, None
+        if os.path.isdir(directory or "."):
+            for name in os.listdir(directory or "."):
+                if not re.match(regex, name):
+                    continue
+                path = os.path.join(directory, name)
+                mtime = os.path.getmtime(path)
+                if largest is None or path > largest:
+                    largest = path
+                if mtime > newest_time:
+                    newest, newest_time, ties = path, mtime, 1
+                elif mtime == newest_time:
+                    ties += 1
+        return newest if ties == 1 else largest
 
 
 class LearningRateScheduler(Callback):

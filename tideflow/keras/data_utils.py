@@ -24,6 +24,25 @@ from urllib.error import HTTPError, URLError
 from urllib.request import urlretrieve
 
 
+class Sequence:
+    """Base class of batch sequences for ``fit_generator``: implement ``__getitem__`` and
+    ``__len__``."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError
+
+    def __len__(self):
+        raise NotImplementedError
+
+    def on_epoch_end(self):
+        pass
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
+
 def _extract_archive(file_path, path=".", archive_format="auto"):
     """Unpacks ``file_path`` into ``path`` if it is an archive of one of ``archive_format``
     (``'auto'`` = ``['tar', 'zip']``; a string or a list); True when it was one."""

@@ -4,8 +4,11 @@ one mode, TF 1.x's graph with a session (TF's ``_v1_session`` case), so a test d
 ``run_all_keras_modes`` runs once that way; one that skips the graph mode is skipped."""
 
 import collections.abc
+import contextlib
 import functools
+import io
 import itertools
+import sys
 import unittest
 
 from absl.testing import parameterized
@@ -47,6 +50,22 @@ class TestCase(_test.TestCase, parameterized.TestCase):
         super().tearDown()
         if not _ops.has_default_graph():
             _backend.clear_session()
+
+    @contextlib.contextmanager
+    def captureWritesToStream(self, stream):
+        """Captures what is written to ``sys.stdout`` or ``sys.stderr`` (``stream``) inside
+        the block; the yielded object's ``contents()`` returns it (TF's test helper)."""
+        name = "stdout" if stream is sys.stdout else "stderr" if stream is sys.stderr else None
+        if name is None:
+            raise ValueError("captureWritesToStream captures sys.stdout or sys.stderr.")
+        buffer = io.StringIO()
+        buffer.contents = buffer.getvalue
+        saved = getattr(sys, name)
+        setattr(sys, name, buffer)
+        try:
+            yield buffer
+        finally:
+            setattr(sys, name, saved)
 
 
 def run_with_all_model_types(test_or_class=None, exclude_models=None):

@@ -699,3 +699,38 @@ def get(identifier):
             raise ValueError(f"Unknown optimizer: {identifier}")
         return cls()
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
+
+
+# TF 1.x's ``tensorflow.python.keras.optimizer_v2`` package (``optimizer_v2.adam.Adam``, ...):
+# module objects holding tf.keras.optimizers' classes, one module per optimizer as in TF.
+def _add_optimizer_v2_modules():
+    import importlib.machinery
+    import importlib.util
+
+    from tideflow.keras import optimizer_schedules
+
+    root = __name__.rsplit(".", 1)[0] + ".optimizer_v2"
+    package = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(
+        root, None, is_package=True))
+    package.__path__ = []
+    package.__doc__ = "``tensorflow.python.keras.optimizer_v2``: tf.keras's optimizers."
+    package = sys.modules.setdefault(root, package)
+    members = {
+        "gradient_descent": {"SGD": SGD}, "adam": {"Adam": Adam},
+        "adagrad": {"Adagrad": Adagrad}, "adadelta": {"Adadelta": Adadelta},
+        "adamax": {"Adamax": Adamax}, "nadam": {"Nadam": Nadam},
+        "rmsprop": {"RMSprop": RMSprop}, "ftrl": {"Ftrl": Ftrl},
+        "optimizer_v2": {"OptimizerV2": Optimizer},
+        "learning_rate_schedule": vars(optimizer_schedules),
+    }
+    for short, names in members.items():
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(
+            f"{root}.{short}", None))
+        module.__doc__ = f"``optimizer_v2.{short}`` (TF's module)."
+        for name, value in names.items():
+            if not name.startswith("__"):
+                setattr(module, name, value)
+        setattr(package, short, sys.modules.setdefault(f"{root}.{short}", module))
+
+
+_add_optimizer_v2_modules()

@@ -6,9 +6,11 @@ import time
 
 import numpy as np
 
+from tideflow.keras import data_utils
 from tideflow.keras.data_utils import (  # noqa: F401 (tf.keras.utils)
     GeneratorEnqueuer,
     OrderedEnqueuer,
+    Sequence,
     SequenceEnqueuer,
     get_file,
     validate_file,
@@ -64,24 +66,6 @@ def normalize(x, axis=-1, order=2):
     norm = np.atleast_1d(np.linalg.norm(x, order, axis))
     norm[norm == 0] = 1
     return x / np.expand_dims(norm, axis)
-
-
-class Sequence:
-    """Base class of batch sequences for ``fit_generator``: implement ``__getitem__`` and
-    ``__len__``."""
-
-    def __getitem__(self, index):
-        raise NotImplementedError
-
-    def __len__(self):
-        raise NotImplementedError
-
-    def on_epoch_end(self):
-        pass
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
 
 
 class Progbar:
@@ -353,3 +337,30 @@ def convert_all_kernels_in_model(model):
     to_assign = [(layer.kernel, convert_kernel(K.get_value(layer.kernel)))
                  for layer in model.layers if type(layer).__name__ in conv_classes]
     K.batch_set_value(to_assign)
+
+
+# TF 1.x's modules under ``tensorflow.python.keras.utils`` (``keras.utils.np_utils``,
+# ``keras.utils.generic_utils``, ``keras.utils.data_utils``): tideflow keeps their contents in
+# this module and in data_utils, so each is a module object holding the very functions.
+def _add_submodules():
+    import importlib.machinery
+    import importlib.util
+
+    here = sys.modules[__name__]
+    tables = {
+        "np_utils": "to_categorical normalize",
+        "generic_utils": "CustomObjectScope custom_object_scope get_custom_objects Progbar "
+                         "serialize_keras_object deserialize_keras_object",
+    }
+    for short, names in tables.items():
+        full = f"{__name__}.{short}"
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
+        module.__doc__ = f"``keras.utils.{short}`` (TF's module): helpers of tf.keras.utils."
+        for name in names.split():
+            setattr(module, name, getattr(here, name))
+        module = sys.modules.setdefault(full, module)
+        setattr(here, short, module)
+    sys.modules.setdefault(f"{__name__}.data_utils", data_utils)
+
+
+_add_submodules()

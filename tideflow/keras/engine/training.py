@@ -752,6 +752,9 @@ class Model(Network):
             epoch_logs = dict(zip(out_labels, self._combine(
                 totals, seen, last, step_totals, steps, by_steps=source.samples is None)))
             if val is not None and _should_run_validation(validation_freq, epoch):
+                if isinstance(val, _ArraySource) and val.batch_size is None:
+                    # arrays validating a generator's training: batches of the training size
+                    val.batch_size = size if seen else 32
                 for label, value in zip(out_labels, self._evaluate_source(val, callbacks)):
                     epoch_logs["val_" + label] = value
             callbacks.on_epoch_end(epoch, epoch_logs)
@@ -780,14 +783,15 @@ class Model(Network):
         return _ArraySource(vx, vy, vw, batch_size, False)
 
     def _evaluate_source(self, source, callbacks=None):
-        fetches = [self.total_loss] + self._metric_tensors
-        totals = np.zeros(len(fetches))
-        step_totals = np.zeros(len(fetches))
+        fetches = totals = step_totals = None
         seen, steps, last = 0, 0, None
         self.reset_metrics()
         if callbacks is not None:
             callbacks.on_test_begin()
         for batch_index, (bx, by, bw) in enumerate(source.epoch()):
+            if fetches is None:  # (after the first batch: it builds a subclassed model)
+                fetches = [self.total_loss] + self._metric_tensors
+                totals, step_totals = np.zeros(len(fetches)), np.zeros(len(fetches))
             size = len(bx[0]) if bx else 1
             if callbacks is not None:
                 callbacks.on_test_batch_begin(batch_index, {"batch": batch_index,
@@ -804,6 +808,8 @@ class Model(Network):
             last = outs
         if callbacks is not None:
             callbacks.on_test_end()
+        if fetches is None:
+            totals = step_totals = np.zeros(1 + len(getattr(self, "_metric_tensors", [])))
         return self._combine(totals, seen, last, step_totals, steps,
                              by_steps=getattr(source, "samples", None) is None)
 
@@ -855,7 +861,7 @@ class Model(Network):
     def predict(self, x, batch_size=None, verbose=0, steps=None, callbacks=None, **kwargs):
         """The outputs for ``x``, batch by batch (``batch_size`` 32), concatenated."""
         if _is_generator_or_sequence(x):
-            return self.predict_generator(x, steps=steps, verbose=verbose,
+            return self.predict_generator(x, steps=steps, verbose=verbose, callbacks=callbacks,
                                           **_pool_args(kwargs))
         if _is_dataset(x):
             source = _DatasetSource(self, x, steps, need_y=False)
@@ -905,7 +911,7 @@ class Model(Network):
             if validation_data is not None:
                 if isinstance(validation_data, (list, tuple)) and not _is_generator(
                         validation_data):
-                    val = self._array_val_source(validation_data, 32)
+                    val = self._array_val_source(validation_data, None)
                 else:
                     val = _GeneratorSource(self, validation_data, validation_steps, **pool)
             return self._fit_loop(source, val, epochs=epochs, verbose=verbose,
@@ -916,27 +922,44 @@ class Model(Network):
             if isinstance(val, _GeneratorSource):
                 val.close()
 
-    def predict_generator(self, generator, steps=None, **kwargs):
+    def predict_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
+                          workers=1, use_multiprocessing=False, verbose=0):
         """The outputs for the inputs drawn from a generator or Sequence, concatenated."""
-        source = _GeneratorSource(self, generator, steps, need_y=False, **_pool_args(kwargs))
+        source = _GeneratorSource(self, generator, steps, need_y=False,
+                                  max_queue_size=max_queue_size, workers=workers,
+                                  use_multiprocessing=use_multiprocessing)
         parts = [[] for _ in self.outputs] if self.outputs else None
+        cb_list = self._mode_callbacks(callbacks, verbose, steps)
+        if cb_list is not None:
+            cb_list.on_predict_begin()
         try:
-            for bx, _, _ in source.epoch():
+            for index, (bx, _, _) in enumerate(source.epoch()):
+                size = len(bx[0]) if bx else 1
+                if cb_list is not None:
+                    cb_list.on_predict_batch_begin(index, {"batch": index, "size": size})
                 outs = self._run(self.outputs, self._feeds(bx, None, False))
                 if parts is None:
                     parts = [[] for _ in self.outputs]
                 for p, o in zip(parts, outs):
                     p.append(o)
+                if cb_list is not None:
+                    cb_list.on_predict_batch_end(index, {"batch": index, "size": size,
+                                                         "outputs": outs})
         finally:
             source.close()
+        if cb_list is not None:
+            cb_list.on_predict_end()
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
-    def evaluate_generator(self, generator, steps=None, **kwargs):
+    def evaluate_generator(self, generator, steps=None, callbacks=None, max_queue_size=10,
+                           workers=1, use_multiprocessing=False, verbose=0):
         """The loss (and metrics) over the batches of a generator or Sequence."""
-        source = _GeneratorSource(self, generator, steps, **_pool_args(kwargs))
+        source = _GeneratorSource(self, generator, steps, max_queue_size=max_queue_size,
+                                  workers=workers, use_multiprocessing=use_multiprocessing)
         try:
-            return _unlist(self._evaluate_source(source))
+            return _unlist(self._evaluate_source(
+                source, self._mode_callbacks(callbacks, verbose, steps)))
         finally:
             source.close()
 

@@ -39,14 +39,5 @@ if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
     sys.meta_path.insert(0, _AliasFinder())
 
 sys.modules[__name__] = _keras
-
-# ``tensorflow.python.keras.utils.np_utils`` (``to_categorical``, ``normalize``): TF's module
-# behind ``tf.keras.utils``; tideflow.keras.utils is one module, so its NumPy helpers get a
-# module of their own here, under both spellings the import system may look up.
-_np_utils = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(
-    _REAL + "utils.np_utils", None))
-_np_utils.__doc__ = "``tf.keras.utils``' NumPy helpers: ``to_categorical`` and ``normalize``."
-_np_utils.to_categorical = _keras.utils.to_categorical
-_np_utils.normalize = _keras.utils.normalize
-sys.modules.setdefault(_REAL + "utils.np_utils", _np_utils)
-sys.modules.setdefault(_ALIAS + "utils.np_utils", sys.modules[_REAL + "utils.np_utils"])
+# (``tensorflow.python.keras.utils.np_utils`` and the other modules TF keeps under
+# ``keras.utils`` are made by tideflow.keras.utils itself)
