@@ -84,3 +84,45 @@ def test_triangular_solve_substitutes_row_by_row(sess, n, lower, adjoint):
     out2 = sess.run(tf.matrix_triangular_solve(a2, b, lower=lower, adjoint=adjoint))
     keep = [i for i in range(n) if i != row]
     assert np.array_equal(out[:, keep], out2[:, keep])
+
+
+# -- Svd -----------------------------------------------------------------------------------
+def test_svd_of_complex_matrices_returns_real_singular_values(sess):
+    a = np.array([[1 + 2j, 0.5], [3j, -1 + 1j], [2, 1j]], np.complex64)
+    s, u, _ = tf.linalg.svd(a)
+    assert s.dtype == tf.float32 and u.dtype == tf.complex64
+    assert tf.svd(a, compute_uv=False).dtype == tf.float32
+    np.testing.assert_allclose(sess.run(s), np.linalg.svd(a, compute_uv=False), rtol=1e-5)
+
+
+def test_svd_of_a_vector_is_a_rank_error_at_graph_construction():
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="at least rank 2 but is rank 1"):
+        tf.linalg.svd(tf.zeros([4]))
+
+
+@pytest.mark.parametrize("shape,full", [((4, 4), False), ((3, 5), False), ((5, 3), False),
+                                        ((2, 4, 3), False), ((3, 4), True), ((4, 3), True)])
+def test_svd_gradient_through_u_and_v_matches_finite_differences(sess, shape, full):
+    from tideflow.python.ops import gradient_checker_v2
+
+    rng = np.random.RandomState(7)
+    a = rng.uniform(-1, 1, shape)
+    w_u = rng.uniform(-1, 1, (shape[-2], shape[-2] if full else min(shape[-2:])))
+    w_v = rng.uniform(-1, 1, (shape[-1], shape[-1] if full else min(shape[-2:])))
+
+    def loss(x):
+        s, u, v = tf.linalg.svd(x, full_matrices=full)
+        # squares: invariant under each singular vector's sign
+        return (tf.reduce_sum(s * s) + tf.reduce_sum(w_u * u * u)
+                + tf.reduce_sum(w_v * v * v))
+
+    theo, num = gradient_checker_v2.compute_gradient(loss, [a], delta=1e-4)
+    assert gradient_checker_v2.max_error(theo, num) < 1e-6
+
+
+def test_assert_all_close_takes_tolerances_per_element():
+    case = tf.test.TestCase()
+    case.assertAllClose([[1.0, 2.0], [100.0, 200.0]], [[1.05, 2.05], [100.5, 200.5]],
+                        rtol=0, atol=np.array([[0.1], [1.0]]))
+    with pytest.raises(AssertionError):
+        case.assertAllClose([1.0, 100.0], [1.5, 100.5], rtol=0, atol=np.array([0.1, 1.0]))

@@ -1,11 +1,11 @@
 """Svd: the singular value decomposition of the innermost matrices (``tf.svd``,
-``tf.linalg.svd``); its gradient covers the singular values (what ``tf.norm``'s matrix 2-norm
-needs), not ``u``/``v``."""
+``tf.linalg.svd``), with its gradient through ``s``, ``u`` and ``v``."""
 
 import numpy as np
 
 from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
+from tideflow.ops import matrix_diag_ops
 from tideflow.ops.array_ops import _in, _np, _shape_str
 from tideflow.ops.gradients import dense
 
@@ -15,8 +15,7 @@ _HALF = (np.dtype(np.float16),)
 def _svd_shape(op):
     x = _in(op, 0)
     if x.ndims is not None and x.ndims < 2:
-        raise ValueError(f"Svd: shape must be at least rank 2 but is rank {x.ndims} (input "
-                         f"shape {_shape_str(x)})")
+        raise ValueError(f"Shape must be at least rank 2 but is rank {x.ndims}")
     uv, full = op._attrs["compute_uv"], op._attrs["full_matrices"]
     if x.ndims is None:
         none = TensorShape(None)
@@ -47,19 +46,73 @@ def _svd_kernel(input, *, compute_uv, full_matrices):
 
 
 def _svd_grad(op, grad_s, grad_u, grad_v):
-    from tideflow.ops import linalg_ops, matrix_diag_ops
+    from tideflow.ops import cast_ops, fill_ops, linalg_ops
 
-    if op._attrs["compute_uv"] and (grad_u is not None or grad_v is not None):
-        raise NotImplementedError(
-            "Svd: the gradient with respect to u and v is not implemented (only the singular "
-            "values' gradient is)")
     a = op._inputs[0]
-    if op._attrs["compute_uv"] and not op._attrs["full_matrices"]:
-        u, v = op._outputs[1], op._outputs[2]
-    else:
+    grad_s = cast_ops.cast(dense(grad_s), a.dtype) if grad_s is not None else None
+    if not op._attrs["compute_uv"]:
         _, u, v = svd(a, full_matrices=False, compute_uv=True)
-    g = matrix_diag_ops.matrix_diag(dense(grad_s))
-    return [linalg_ops.matmul(linalg_ops.matmul(u, g), v, adjoint_b=True)]
+        return [linalg_ops.matmul(linalg_ops.matmul(u, matrix_diag_ops.matrix_diag(grad_s)), v,
+                                  adjoint_b=True)]
+    shape = a.get_shape()
+    m, n = (shape.dims[-2].value, shape.dims[-1].value) if shape.ndims else (None, None)
+    if m is None or n is None:
+        raise NotImplementedError("SVD gradient has not been implemented for input with "
+                                  "unknown inner matrix shape.")
+    full = op._attrs["full_matrices"]
+    if full and abs(m - n) > 1:
+        raise NotImplementedError("svd gradient is not implemented for abs(m - n) > 1 when "
+                                  "full_matrices is True")
+    s, u, v = op._outputs
+    grad_u = fill_ops.zeros_like(u) if grad_u is None else dense(grad_u)
+    grad_v = fill_ops.zeros_like(v) if grad_v is None else dense(grad_v)
+    if grad_s is None:
+        grad_s = fill_ops.zeros_like(s)
+    transposed = m > n
+    if transposed:  # differentiate A^T = V S U^T instead, so that u is the square side
+        m, n, u, v, grad_u, grad_v = n, m, v, u, grad_v, grad_u
+    k = m  # the number of singular values
+    u, grad_u = u[..., :, :k], grad_u[..., :, :k]
+    v1, grad_v1 = v[..., :, :k], grad_v[..., :, :k]
+    return [_svd_grad_wide(s, u, v, v1, grad_s, grad_u, grad_v, grad_v1, m, n, full,
+                           transposed)]
+
+
+def _svd_grad_wide(s, u, v, v1, grad_s, grad_u, grad_v, grad_v1, m, n, full, transposed):
+    """dL/dA for A = U diag(s) V1^T with A m x n, m <= n (V1 the first m columns of V)."""
+    from tideflow.ops import array_ops, fill_ops, linalg_extra_ops, linalg_ops, math_ops
+
+    mm = linalg_ops.matmul
+    diag = matrix_diag_ops.matrix_diag
+    s2 = math_ops.square(s)
+    # F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal: how rotating the singular vectors i
+    # and j into each other moves the loss (infinite where singular values repeat)
+    gaps = array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)
+    f = matrix_diag_ops.matrix_set_diag(math_ops.reciprocal(gaps), fill_ops.zeros_like(s))
+    j = f * mm(u, grad_u, adjoint_a=True)
+    k = f * mm(v1, grad_v1, adjoint_a=True)
+    s_mat = diag(s)
+    inner = (diag(grad_s) + mm(j + linalg_extra_ops.adjoint(j), s_mat)
+             + mm(s_mat, k + linalg_extra_ops.adjoint(k)))
+    grad_a = mm(u, mm(inner, v1, adjoint_b=True))
+    if m != n:
+        # the part of grad_v1 outside V1's span (and, with the full V, grad_v2 along V2)
+        g1t = linalg_extra_ops.adjoint(grad_v1)
+        rest = g1t - mm(mm(g1t, v1), v1, adjoint_b=True)
+        if full:
+            v2, grad_v2 = v[..., :, m:n], grad_v[..., :, m:n]
+            rest = rest - mm(mm(v1, grad_v2, adjoint_a=True), v2, adjoint_b=True)
+        # 1/s, kept finite where a singular value is zero
+        s_inv = s * math_ops.reciprocal(s2 + 1e-20)
+        grad_a = grad_a + mm(mm(u, diag(s_inv)), rest)
+    if s.dtype.is_complex:
+        # complex singular vectors are free up to a phase each: the imaginary diagonal of
+        # V1^H grad_v1 moves the loss through that phase
+        s_inv = s * math_ops.reciprocal(s2 + 1e-20)
+        d = matrix_diag_ops.matrix_diag_part(mm(v1, grad_v1, adjoint_a=True))
+        phase = diag(s_inv * (math_ops.conj(d) - d))
+        grad_a = grad_a + 0.5 * mm(u, mm(phase, v1, adjoint_b=True))
+    return linalg_extra_ops.adjoint(grad_a) if transposed else grad_a
 
 
 op_registry.declare(
@@ -81,4 +134,8 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     op = ops.apply_op("Svd", [tensor], {"compute_uv": compute_uv,
                                         "full_matrices": full_matrices}, name=name)
     s, u, v = op._outputs
+    if s.dtype.is_complex:  # singular values are real: TF returns real(s)
+        from tideflow.ops import math_ops
+
+        s = math_ops.real(s)
     return (s, u, v) if compute_uv else s
