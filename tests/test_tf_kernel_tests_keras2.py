@@ -310,3 +310,8 @@ def test_keras_test_case_captures_stdout():
     with case.captureWritesToStream(sys.stdout) as printed:
         print("hello from a test")
     assert printed.contents() == "hello from a test\n"
+
+
+def test_reduce_lr_on_plateau_takes_keras1_epsilon(caplog):
+    cb = keras.callbacks.ReduceLROnPlateau(epsilon=0.25)
+    assert cb.min_delta == 0.25 and not hasattr(cb, "epsilon")

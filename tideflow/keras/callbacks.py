@@ -456,6 +456,12 @@ class ReduceLROnPlateau(Callback):
     def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
                  min_delta=1e-4, cooldown=0, min_lr=0, **kwargs):
         super().__init__()
+        if "epsilon" in kwargs:  # Keras 1's name, as TF 1.15 (with its warning)
+            from tideflow import logging as tf_logging
+
+            min_delta = kwargs.pop("epsilon")
+            tf_logging.warning("`epsilon` argument is deprecated and will be removed, use "
+                               "`min_delta` instead.")
         if factor >= 1.0:
             raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
         self.monitor, self.factor, self.patience = monitor, factor, patience
