@@ -126,3 +126,27 @@ def test_linear_model_cols_to_vars_lists_partitions():
                                            cols_to_vars=cols_to_vars)
         assert [v.shape.as_list() for v in cols_to_vars[col]] == [[3, 1], [3, 1]]
         assert all(isinstance(v, tf.Variable) for v in cols_to_vars["bias"])
+
+
+# -- checkpoint utilities -----------------------------------------------------------------------
+def test_save_and_restore_name_lists_live_in_their_ops_scopes():
+    with tf.Graph().as_default() as g:
+        tf.Variable(1.0, name="v")
+        tf.train.Saver()
+        names = {op.name for op in g.get_operations()}
+    assert {"save/SaveV2/tensor_names", "save/SaveV2/shape_and_slices",
+            "save/RestoreV2/tensor_names", "save/RestoreV2/shape_and_slices"} <= names
+
+
+def test_checkpoint_utils_module_has_the_checkpoint_waiters(tmp_path):
+    from tideflow.python.training import checkpoint_utils
+
+    assert list(checkpoint_utils.checkpoints_iterator(str(tmp_path), timeout=0)) == []
+    assert checkpoint_utils.wait_for_new_checkpoint(str(tmp_path), timeout=0) is None
+    with tf.Graph().as_default():
+        v = tf.Variable([2.0, 3.0], name="w")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            tf.train.Saver().save(sess, str(tmp_path / "m"), global_step=4)
+    found = list(checkpoint_utils.checkpoints_iterator(str(tmp_path), timeout=0))
+    assert found == [str(tmp_path / "m-4")]

@@ -387,25 +387,28 @@ def _strings(values, name):
 
 def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
     """Creates a SaveV2 op; returns it."""
-    return ops.apply_op(
-        "SaveV2",
-        [prefix, _strings(tensor_names, "tensor_names"),
-         _strings(shape_and_slices, "shape_and_slices"), list(tensors)],
-        name=name,
-    )
+    # as TF, the name lists are constants inside the op's scope ("save/SaveV2/tensor_names")
+    with ops.name_scope(name, "SaveV2") as scope:
+        return ops.apply_op(
+            "SaveV2",
+            [prefix, _strings(tensor_names, "tensor_names"),
+             _strings(shape_and_slices, "shape_and_slices"), list(tensors)],
+            name=scope,
+        )
 
 
 def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):
     """Creates a RestoreV2 op; returns its list of output tensors."""
     from tideflow.framework import dtypes as _dt
 
-    op = ops.apply_op(
-        "RestoreV2",
-        [prefix, _strings(tensor_names, "tensor_names"),
-         _strings(shape_and_slices, "shape_and_slices")],
-        {"dtypes": [_dt.as_dtype(d).base_dtype for d in dtypes]},
-        name=name,
-    )
+    with ops.name_scope(name, "RestoreV2") as scope:
+        op = ops.apply_op(
+            "RestoreV2",
+            [prefix, _strings(tensor_names, "tensor_names"),
+             _strings(shape_and_slices, "shape_and_slices")],
+            {"dtypes": [_dt.as_dtype(d).base_dtype for d in dtypes]},
+            name=scope,
+        )
     return list(op._outputs)
 
 

@@ -1,11 +1,13 @@
 """Reading checkpoints from Python: ``tf.train.NewCheckpointReader``, ``list_variables``,
-``load_variable``, and ``init_from_checkpoint`` (variables initialized from a checkpoint).
+``load_variable``, and ``init_from_checkpoint`` (variables initialized from a checkpoint);
+``checkpoints_iterator`` and ``wait_for_new_checkpoint`` are here too, where TF keeps them.
 """
 
 import os
 
 from tideflow.framework import dtypes, ops
 from tideflow.train import checkpoint_format, checkpoint_management
+from tideflow.train.train_extras import checkpoints_iterator, wait_for_new_checkpoint
 
 
 class CheckpointReader:
@@ -228,5 +230,6 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
             _set_variable_or_list_initializer(var, ckpt_file, full, shapes[full])
 
 
-__all__ = ["CheckpointReader", "NewCheckpointReader", "init_from_checkpoint",
-           "list_variables", "load_checkpoint", "load_variable"]
+__all__ = ["CheckpointReader", "NewCheckpointReader", "checkpoints_iterator",
+           "init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+           "wait_for_new_checkpoint"]
