@@ -250,3 +250,30 @@ def test_structure_module_specs_of_values():
         assert structure.get_flat_tensor_types(spec) == [tf.float32] + [tf.variant] * 3
         assert structure.are_compatible(spec, spec)
         assert not structure.are_compatible(spec[0], spec[1])
+
+
+# -- group_by_window's key and window size functions; padded shapes below -1 ---------------
+
+
+def test_group_by_window_key_may_be_a_python_number_but_not_an_int32_tensor():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(5).apply(tf.data.experimental.group_by_window(
+            lambda x: 7, lambda key, w: w.batch(2).map(lambda b: (key, b)),
+            window_size_func=lambda key: key - 4))
+        nxt = tf.data.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            got = [(k, b.tolist()) for k, b in _drain(sess, nxt)]
+        assert got == [(7, [0, 1]), (7, [2]), (7, [3, 4])]
+        with pytest.raises(ValueError, match="requested dtype int64 for Tensor with dtype int32"):
+            tf.data.Dataset.range(5).apply(tf.data.experimental.group_by_window(
+                lambda x: tf.constant(1), lambda key, w: w, 2))
+
+
+def test_padded_batch_refuses_padded_dimensions_below_minus_one_when_run():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(3).map(lambda x: tf.fill([x + 1], x))
+        bad = d.padded_batch(2, padded_shapes=tf.constant([-3], tf.int64))
+        nxt = tf.data.make_one_shot_iterator(bad).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="Dimension -3 must be >= -1"):
+            sess.run(nxt)

@@ -573,11 +573,20 @@ def group_by_window(key_func, reduce_func, window_size=None, window_size_func=No
         raise ValueError("Either the `window_size` argument or the `window_size_func` argument "
                          "must be specified.")
 
+    def as_int64(fn, name):
+        # as TF's wrappers: a Python number is an int64; a tensor of another dtype is TF's
+        # ValueError ("Tensor conversion requested dtype int64 for Tensor with dtype int32")
+        def wrapped(*args):
+            return ops.convert_to_tensor(fn(*args), dtype=dtypes.int64, name=name)
+
+        return wrapped
+
     def apply(dataset):
-        kf = StructuredFunction(key_func, "group_by_window_key", dataset._specs)
+        kf = StructuredFunction(as_int64(key_func, "key"), "group_by_window_key",
+                                dataset._specs)
         _check_int64_scalar(kf, "key_func")
         if window_size_func is not None:
-            size_func = window_size_func
+            size_func = as_int64(window_size_func, "window_size")
         else:
             def size_func(_):
                 return ops.convert_to_tensor(window_size, dtype=dtypes.int64,

@@ -698,6 +698,11 @@ class PaddedBatch(DatasetValue):
                                               "zero.")
         self.input, self.n, self.drop = input_, int(batch_size), bool(drop_remainder)
         self.padded_shapes = [[int(d) for d in np.reshape(s, -1)] for s in padded_shapes]
+        for shape in self.padded_shapes:
+            for d in shape:
+                if d < -1:  # (-1: the batch's longest)
+                    raise errors.InvalidArgumentError(None, None,
+                                                      f"Dimension {d} must be >= -1")
         self.padding_values = padding_values
         self.dtypes = dtypes_
 
