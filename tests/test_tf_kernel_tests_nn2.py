@@ -220,3 +220,49 @@ def test_unconnected_gradients_module_path():
         g = tf.gradients(tf.constant(3.0), x, unconnected_gradients=(
             unconnected_gradients.UnconnectedGradients.ZERO))[0]
         assert g.dtype == tf.float64 and s.run(g).tolist() == [0.0, 0.0]
+
+
+# -- batch normalization -------------------------------------------------------------------
+def test_fused_batch_norm_of_an_empty_batch(sess):
+    x = tf.placeholder(tf.float32, [None, 3, 4, 2])
+    scale, offset = tf.constant([1.0, 2.0]), tf.constant([0.5, 0.0])
+    y, mean, var = tf.nn.fused_batch_norm(x, scale, offset, is_training=True)
+    y_inf, mean_inf, _ = tf.nn.fused_batch_norm(x, scale, offset, mean=[1.0, 1.0],
+                                                variance=[2.0, 2.0], is_training=False)
+    out = sess.run([y, mean, var, y_inf, mean_inf], {x: np.zeros([0, 3, 4, 2], np.float32)})
+    assert out[0].shape == (0, 3, 4, 2) and out[3].shape == (0, 3, 4, 2)
+    # no statistics of nothing: NaN, as TF's kernels report them
+    assert np.isnan(out[1]).all() and np.isnan(out[2]).all() and np.isnan(out[4]).all()
+    dx, dscale, doffset = tf.gradients(y, [x, scale, offset])
+    got = sess.run([dx, dscale, doffset], {x: np.zeros([0, 3, 4, 2], np.float32)})
+    assert got[0].shape == (0, 3, 4, 2)
+    assert got[1].tolist() == [0.0, 0.0] and got[2].tolist() == [0.0, 0.0]
+
+
+def test_batch_norm_with_global_normalization_op(sess):
+    from tideflow.python.framework import test_util
+    from tideflow.python.ops import gen_nn_ops
+
+    rng = np.random.RandomState(3)
+    t = rng.rand(2, 2, 3, 3)
+    m, v, beta, gamma = rng.rand(3), rng.rand(3) + 0.5, rng.rand(3), rng.rand(3) + 1.0
+    test_util.set_producer_version(tf.get_default_graph(), 8)
+    assert tf.get_default_graph().graph_def_versions.producer == 8
+    for scale in (True, False):
+        y = gen_nn_ops._batch_norm_with_global_normalization(t, m, v, beta, gamma, 0.001, scale)
+        want = (t - m) / np.sqrt(v + 0.001) * (gamma if scale else 1) + beta
+        assert y.get_shape().as_list() == [2, 2, 3, 3]
+        np.testing.assert_allclose(sess.run(y), want, rtol=1e-7)  # epsilon is a float attr
+        grads = gen_nn_ops.batch_norm_with_global_normalization_grad(
+            t, m, v, gamma, np.ones_like(t), 0.001, scale)
+        assert grads.db is grads[3]
+        np.testing.assert_allclose(sess.run(grads.db), [12.0] * 3)
+    # its gradient flows to all five inputs, as the composite batch_normalization's does
+    ts = [tf.constant(a) for a in (t, m, v, beta, gamma)]
+    y = gen_nn_ops._batch_norm_with_global_normalization(*ts, 0.001, True)
+    ref = tf.nn.batch_normalization(ts[0], ts[1], ts[2], ts[3], ts[4], 0.001)
+    dy = rng.rand(2, 2, 3, 3)
+    got = sess.run(tf.gradients(y, ts, dy))
+    want = sess.run(tf.gradients(ref, ts, dy))
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-10)

@@ -156,6 +156,10 @@ def _normalize(x, scale, offset, mean, variance, epsilon, data_format, is_traini
     depth = x.shape[c]
     for v, what in ((scale, "scale"), (offset, "offset")):
         _check_vec(v, what, depth)
+    if x.size == 0:  # as TF's kernels: no batch statistics (NaN), zero reserve spaces
+        u = scale.dtype
+        nan, zero = np.full(depth, np.nan, u), np.zeros(depth, u)
+        return np.empty(x.shape, x.dtype), nan, nan.copy(), zero, zero.copy()
     xf = np.ascontiguousarray(x, dtype=_F32)
     n = x.size // max(depth, 1)
     if is_training:
@@ -358,4 +362,80 @@ op_registry.declare(
            "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
            "is_training: bool = true"],
     shape=_batch_norm_grad_shape, kernel=_batch_norm_grad_v3,
+)
+
+
+# ------------------------------------------------------------------------------------------
+# BatchNormWithGlobalNormalization: TF's first batch norm (GraphDef versions before 9), still
+# in graphs of that time (the 2015 Inception-v3 GraphDef); parameters along the last axis
+# ------------------------------------------------------------------------------------------
+
+
+def _global_norm_parts(t, m, v, gamma, variance_epsilon, scale_after_normalization):
+    inv = 1.0 / np.sqrt(v.astype(np.float64) + variance_epsilon)
+    factor = inv * gamma if scale_after_normalization else inv
+    return t - m, inv, factor
+
+
+def _batch_norm_global(t, m, v, beta, gamma, *, variance_epsilon, scale_after_normalization):
+    centered, _, factor = _global_norm_parts(t, m, v, gamma, variance_epsilon,
+                                             scale_after_normalization)
+    return (centered * factor.astype(t.dtype) + beta).astype(t.dtype, copy=False)
+
+
+def _batch_norm_global_grad(t, m, v, gamma, backprop, *, variance_epsilon,
+                            scale_after_normalization):
+    centered, inv, factor = _global_norm_parts(t, m, v, gamma, variance_epsilon,
+                                               scale_after_normalization)
+    axes = tuple(range(t.ndim - 1))
+    db = backprop.sum(axis=axes, dtype=np.float64)
+    dot = (backprop * centered).sum(axis=axes, dtype=np.float64)  # sum(dy * (t - m))
+    g = gamma.astype(np.float64) if scale_after_normalization else 1.0
+    dx = backprop * factor.astype(t.dtype)
+    dm = -db * inv * g
+    dv = dot * g * -0.5 * inv ** 3
+    dg = dot * inv if scale_after_normalization else np.zeros_like(db)
+    dt = t.dtype
+    return (dx.astype(dt, copy=False), dm.astype(dt), dv.astype(dt), db.astype(dt),
+            dg.astype(dt))
+
+
+def _global_norm_shape(op):
+    """[N, H, W, depth] and vectors of depth: t (and the gradient's backprop) and the result
+    merge their shapes; the parameters their length with the last dimension."""
+    grad = op._type == "BatchNormWithGlobalNormalizationGrad"
+    t = _with_rank(op._inputs[0]._shape, 4)
+    if grad:
+        t = t.merge_with(_with_rank(op._inputs[4]._shape, 4))
+    params = [op._inputs[i]._shape for i in ((1, 2, 3) if grad else (1, 2, 3, 4))]
+    depth = _merge_channel(t[-1], params)
+    out = TensorShape(list(t.dims[:-1]) + [depth])
+    if not grad:
+        return [out]
+    vec = TensorShape([depth])
+    return [out, vec, vec, vec, vec]
+
+
+def _batch_norm_global_grad_fn(op, grad):
+    outs = ops.apply_op("BatchNormWithGlobalNormalizationGrad",
+                        [op.inputs[0], op.inputs[1], op.inputs[2], op.inputs[4], grad],
+                        {k: op._attrs[k] for k in ("variance_epsilon",
+                                                   "scale_after_normalization")})._outputs
+    dx, dm, dv, db, dg = outs
+    return [dx, dm, dv, db, dg]
+
+
+_GLOBAL_NORM_ATTRS = ["T: numbertype", "variance_epsilon: float",
+                      "scale_after_normalization: bool"]
+op_registry.declare(
+    "BatchNormWithGlobalNormalization",
+    inputs=["t: T", "m: T", "v: T", "beta: T", "gamma: T"], outputs=["result: T"],
+    attrs=_GLOBAL_NORM_ATTRS, shape=_global_norm_shape, kernel=_batch_norm_global,
+    grad=_batch_norm_global_grad_fn,
+)
+op_registry.declare(
+    "BatchNormWithGlobalNormalizationGrad",
+    inputs=["t: T", "m: T", "v: T", "gamma: T", "backprop: T"],
+    outputs=["dx: T", "dm: T", "dv: T", "db: T", "dg: T"],
+    attrs=_GLOBAL_NORM_ATTRS, shape=_global_norm_shape, kernel=_batch_norm_global_grad,
 )

@@ -229,6 +229,11 @@ def __getattr__(name):
     raise AttributeError(f"module 'tensorflow.python.framework.test_util' has no attribute {name!r}")
 
 
+def set_producer_version(graph, producer_version):
+    """Sets the GraphDef producer version ``graph`` reports (tests of deprecated ops)."""
+    graph._graph_def_versions = (producer_version,) + tuple(graph._graph_def_versions[1:])
+
+
 def get_node_def_from_graph(node_name, graph_def):
     """The NodeDef named ``node_name`` in ``graph_def``, or None."""
     for node_def in graph_def.node:
