@@ -90,7 +90,7 @@ def test_group_by_window_and_bucketing():
     assert got == [(0, 0), (0, 3), (1, 5), (0, 6), (2, 7)]  # the partial window at the end
     with pytest.raises(ValueError, match="not both"):
         X.group_by_window(lambda x: x, lambda k, w: w, 2, lambda k: k)
-    with pytest.raises(ValueError, match="int64 scalar"):
+    with pytest.raises(ValueError, match="requested dtype int64"):  # TF's conversion error
         D.range(3).apply(X.group_by_window(lambda x: tf.cast(x, tf.int32), lambda k, w: w, 2))
     lengths = [1, 5, 2, 7, 3, 6, 1, 8]
     seqs = D.from_generator(lambda: (np.arange(n) + 1 for n in lengths), tf.int64, [None])
