@@ -126,3 +126,17 @@ def test_assert_all_close_takes_tolerances_per_element():
                         rtol=0, atol=np.array([[0.1], [1.0]]))
     with pytest.raises(AssertionError):
         case.assertAllClose([1.0, 100.0], [1.5, 100.5], rtol=0, atol=np.array([0.1, 1.0]))
+
+
+@pytest.mark.parametrize("fn", [tf.qr, tf.self_adjoint_eig, tf.matrix_triangular_solve])
+def test_matrix_ops_rank_errors_use_tf_shape_function_words(fn):
+    with tf.Graph().as_default():
+        args = (tf.zeros([3]),) if fn is not tf.matrix_triangular_solve else (tf.zeros([3]),
+                                                                                tf.zeros([3, 1]))
+        with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+            fn(*args)
+        if fn is not tf.qr:
+            args = ((tf.zeros([2, 3]),) if fn is tf.self_adjoint_eig
+                    else (tf.zeros([2, 3]), tf.zeros([3, 1])))
+            with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+                fn(*args)

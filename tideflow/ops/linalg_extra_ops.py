@@ -32,9 +32,9 @@ def _check_square(op_type, what, x):
 
 
 def _static_rank2(op_type, what, s):
+    # TF's shape-function words (the op and its input shapes are added by the caller)
     if s.ndims is not None and s.ndims < 2:
-        raise ValueError(f"{op_type}: {what} must be at least rank 2 but is rank {s.ndims} "
-                         f"(shape {_shape_str(s)})")
+        raise ValueError(f"Shape must be at least rank 2 but is rank {s.ndims}")
 
 
 def _static_square(op_type, what, s):
@@ -44,8 +44,8 @@ def _static_square(op_type, what, s):
     try:
         d = s.dims[-2].merge_with(s.dims[-1])
     except ValueError:
-        raise ValueError(f"{op_type}: {what} must be (batches of) square matrices, got shape "
-                         f"{_shape_str(s)}") from None
+        raise ValueError(f"Dimensions must be equal, but are {s.dims[-2].value} and "
+                         f"{s.dims[-1].value}") from None
     return TensorShape(s.dims[:-2] + [d, d])
 
 
