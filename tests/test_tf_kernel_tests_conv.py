@@ -177,3 +177,35 @@ def test_pooling_layer_takes_a_pool_size_of_known_dimensions(sess):
     np.testing.assert_array_equal(got[:, 0, 0], x[:, :3, :4].max(axis=(1, 2)))
     with pytest.raises(ValueError, match="pool_size"):
         tf.layers.MaxPooling2D(tf.TensorShape([None, 3]), strides=2)
+
+
+# -- windows outside rows/cols: built, refused when the kernel is bound ----------------------
+@pytest.mark.parametrize("build, cls, message", [
+    (lambda x: tf.extract_image_patches(x, [2, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+     tf.errors.UnimplementedError, "Only support ksizes across space."),
+    (lambda x: tf.extract_image_patches(x, [1, 1, 1, 1], [1, 1, 1, 3], [1, 1, 1, 1], "SAME"),
+     tf.errors.UnimplementedError, "Only support strides across space."),
+    (lambda x: tf.extract_image_patches(x, [1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 2], "SAME"),
+     tf.errors.UnimplementedError, "Only support rates across space."),
+    (lambda x: tf.extract_image_patches(x, [1, 0, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+     tf.errors.OutOfRangeError, "ksizes is out of range."),
+    (lambda x: tf.nn.dilation2d(x, tf.zeros([2, 2, 3]), [3, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+     tf.errors.UnimplementedError, "Stride is only supported across spatial dimensions."),
+    (lambda x: tf.nn.erosion2d(x, tf.zeros([2, 2, 3]), [1, 1, 1, 1], [1, 1, 1, 2], "SAME"),
+     tf.errors.UnimplementedError, "Rate is only supported across spatial dimensions."),
+])
+def test_non_spatial_windows_fail_when_first_run(sess, build, cls, message):
+    x = tf.placeholder(tf.float32, [2, 5, 6, 3])
+    y = build(x)  # TF's shape functions accept these; its kernels refuse them
+    with pytest.raises(cls, match=message):
+        sess.run(y)  # before the placeholder's missing feed is noticed
+
+
+def test_extract_volume_patches_refuses_a_depth_window(sess):
+    x = tf.placeholder(tf.float32, [1, 3, 4, 4, 2])
+    y = tf.extract_volume_patches(x, [1, 1, 2, 2, 2], [1, 1, 1, 1, 1], "VALID")
+    assert y.get_shape().as_list() == [1, 3, 3, 3, 8]  # 1x2x2 windows of 2 channels
+    with pytest.raises(tf.errors.UnimplementedError, match="Only support ksizes across space"):
+        sess.run(y, {x: np.zeros([1, 3, 4, 4, 2])})
+    with pytest.raises(ValueError, match="Stride must be > 0"):
+        tf.extract_volume_patches(x, [1, 1, 1, 1, 1], [1, 0, 1, 1, 1], "VALID")

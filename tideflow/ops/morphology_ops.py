@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from tideflow.framework import op_registry, ops
+from tideflow.framework import errors, op_registry, ops
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.ops import (
     conv_ops,
@@ -145,24 +145,37 @@ def _dilation_grad(op, grad):
 
 _DIL_ATTRS = ["T: realnumbertype", "strides: list(int) >= 4", "rates: list(int) >= 4",
               "padding: {'SAME', 'VALID'}"]
+
+
+def _check_dil_attrs(attrs):
+    """TF's Dilation2D kernel constructors: windows only over rows and columns (checked when
+    a plan binds the kernel, so a bad stride fails on the first run, as in TF)."""
+    for name, what in (("strides", "Stride"), ("rates", "Rate")):
+        v = attrs[name]
+        if v[0] != 1 or v[3] != 1:
+            raise errors.UnimplementedError(
+                None, None, f"{what} is only supported across spatial dimensions.")
+
+
 op_registry.declare(
     "Dilation2D", inputs=["input: T", "filter: T"], outputs=["output: T"], attrs=_DIL_ATTRS,
-    shape=_dilation_shape, kernel=_dilation_kernel, grad=_dilation_grad)
+    shape=_dilation_shape, kernel=_dilation_kernel, grad=_dilation_grad,
+    check_attrs=_check_dil_attrs)
 op_registry.declare(
     "Dilation2DBackpropInput", inputs=["input: T", "filter: T", "out_backprop: T"],
     outputs=["in_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[0]._shape],
-    kernel=_dilation_bp_input_kernel, differentiable=False)
+    kernel=_dilation_bp_input_kernel, differentiable=False, check_attrs=_check_dil_attrs)
 op_registry.declare(
     "Dilation2DBackpropFilter", inputs=["input: T", "filter: T", "out_backprop: T"],
     outputs=["filter_backprop: T"], attrs=_DIL_ATTRS, shape=lambda op: [op._inputs[1]._shape],
-    kernel=_dilation_bp_filter_kernel, differentiable=False)
+    kernel=_dilation_bp_filter_kernel, differentiable=False, check_attrs=_check_dil_attrs)
 
 
 def _check4(v, what):
+    # batch or depth entries other than 1 fail when the op first runs (_check_dil_attrs)
     v = list(v)
-    if len(v) != 4 or v[0] != 1 or v[3] != 1:
-        raise ValueError(f"dilation2d: {what} must be [1, r, c, 1] (length 4, batch and depth "
-                         f"1), got {v}")
+    if len(v) != 4:
+        raise ValueError(f"dilation2d: {what} must be [1, r, c, 1] (length 4), got {v}")
     return v
 
 

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from tideflow.framework import dtypes, op_registry, ops
+from tideflow.framework import dtypes, errors, op_registry, ops
 from tideflow.ops.array_ops import _in, _invalid, _np, _register_fold, _shape_str
 from tideflow.ops.gradients import dense
 
@@ -15,13 +15,33 @@ from tideflow.ops.gradients import dense
 
 
 def _check_4(name, v, err):
+    """The (rows, cols) of a ksizes/strides/rates attr, checked to hold 4 values."""
     v = list(v)
-    if len(v) != 4 or v[0] != 1 or v[3] != 1:
-        raise err(f"ExtractImagePatches: {name} must be [1, {name}_rows, {name}_cols, 1] "
-                  f"(no patches across batch or depth), got {v}")
-    if min(v) < 1:
-        raise err(f"ExtractImagePatches: {name} must be positive, got {v}")
+    if len(v) != 4:
+        raise err(f"ExtractImagePatches requires the {name} attribute to contain 4 values, but "
+                  f"got: {len(v)}")
     return v[1], v[2]
+
+
+def _check_across_space(attrs, names):
+    """TF's kernel-construction checks (run when a plan binds the kernel): windows only over
+    the spatial dimensions, of positive sizes."""
+    for name in names:
+        v = list(attrs[name])
+        if v[0] != 1 or v[-1] != 1:
+            raise errors.UnimplementedError(None, None, f"Only support {name} across space.")
+        if min(v[1:-1]) < 1:
+            raise errors.OutOfRangeError(None, None, f"{name} is out of range.")
+
+
+def _out_dim(n, k, s, r, padding):
+    """One output dimension for a shape function: None when unknown, or when the window is
+    not positive (the kernel refuses it when the step runs)."""
+    if s < 1:
+        raise ValueError(f"Stride must be > 0, but got {s}")
+    if n is None or k < 1 or r < 1:
+        return None
+    return _out_size(n, k, s, r, padding)[0]
 
 
 def _out_size(n, k, s, r, padding):
@@ -49,9 +69,9 @@ def _patches_shape(op):
                          f"got shape {_shape_str(x)}")
     b, h, w, c = x.as_list()
     pad = op._attrs["padding"]
-    oh = None if h is None else _out_size(h, kh, sh, rh, pad)[0]
-    ow = None if w is None else _out_size(w, kw, sw, rw, pad)[0]
-    return [[b, oh, ow, None if c is None else c * kh * kw]]
+    oh = _out_dim(h, kh, sh, rh, pad)
+    ow = _out_dim(w, kw, sw, rw, pad)
+    return [[b, oh, ow, None if c is None or min(kh, kw) < 1 else c * kh * kw]]
 
 
 def _patch_index(h, w, attrs):
@@ -118,6 +138,7 @@ op_registry.declare(
     shape=_patches_shape,
     kernel=_patches_kernel,
     grad=_patches_grad,
+    check_attrs=lambda attrs: _check_across_space(attrs, ("ksizes", "strides", "rates")),
 )
 
 _register_fold("ExtractImagePatches")
@@ -146,12 +167,11 @@ def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding
 
 
 def _check_5(name, v, err):
+    """The (planes, rows, cols) of a ksizes/strides attr, checked to hold 5 values."""
     v = list(v)
-    if len(v) != 5 or v[0] != 1 or v[4] != 1:
-        raise err(f"ExtractVolumePatches: {name} must be [1, {name}_planes, {name}_rows, "
-                  f"{name}_cols, 1] (no patches across batch or depth), got {v}")
-    if min(v) < 1:
-        raise err(f"ExtractVolumePatches: {name} must be positive, got {v}")
+    if len(v) != 5:
+        raise err(f"ExtractVolumePatches requires the {name} attribute to contain 5 values, but "
+                  f"got: {len(v)}")
     return v[1:4]
 
 
@@ -165,9 +185,8 @@ def _volume_shape(op):
         raise ValueError(f"ExtractVolumePatches: input must be 5-D [batch, planes, rows, cols, "
                          f"depth], got shape {_shape_str(x)}")
     dims = x.as_list()
-    out = [None if n is None else _out_size(n, k, s_, 1, op._attrs["padding"])[0]
-           for n, k, s_ in zip(dims[1:4], ks, st)]
-    depth = None if dims[4] is None else dims[4] * ks[0] * ks[1] * ks[2]
+    out = [_out_dim(n, k, s_, 1, op._attrs["padding"]) for n, k, s_ in zip(dims[1:4], ks, st)]
+    depth = None if dims[4] is None or min(ks) < 1 else dims[4] * ks[0] * ks[1] * ks[2]
     return [[dims[0]] + out + [depth]]
 
 
@@ -218,6 +237,7 @@ op_registry.declare(
     shape=_volume_shape,
     kernel=_volume_kernel,
     grad=_volume_grad,
+    check_attrs=lambda attrs: _check_across_space(attrs, ("ksizes", "strides")),
 )
 
 
