@@ -315,3 +315,82 @@ def test_keras_test_case_captures_stdout():
 def test_reduce_lr_on_plateau_takes_keras1_epsilon(caplog):
     cb = keras.callbacks.ReduceLROnPlateau(epsilon=0.25)
     assert cb.min_delta == 0.25 and not hasattr(cb, "epsilon")
+
+
+# -- wrappers ----------------------------------------------------------------------------------
+
+
+def test_time_distributed_argument_and_rank_checks():
+    with pytest.raises(ValueError, match="with a `Layer` instance"):
+        keras.layers.TimeDistributed(tf.zeros((1, 1)))
+    with pytest.raises(ValueError, match="with a `Layer` instance"):
+        keras.layers.Bidirectional(tf.zeros((1, 1)))
+    with pytest.raises(ValueError, match="should be passed an `input_shape ` with at least 3"):
+        keras.layers.TimeDistributed(keras.layers.Dense(2))(K.placeholder(shape=(None, 4)))
+
+
+def test_time_distributed_any_number_of_steps_and_unknown_inner_dims():
+    td = keras.layers.TimeDistributed(keras.layers.Dense(3))
+    assert td(K.placeholder(shape=(None, 5, 4))).shape.as_list() == [None, 5, 3]
+    assert td(K.placeholder(shape=(None, 2, 4))).shape.as_list() == [None, 2, 3]
+    with pytest.raises(ValueError, match="Input 0 is incompatible with layer time_distributed: "
+                                         r"expected shape=\[None, None, 4\]"):
+        td(K.placeholder(shape=(None, 2, 6)))
+    # ids of unknown length in each step, masked by the embedding
+    model = keras.Sequential([
+        keras.layers.TimeDistributed(keras.layers.Embedding(5, 2, mask_zero=True),
+                                     input_shape=(None, None)),
+        keras.layers.TimeDistributed(keras.layers.SimpleRNN(3))])
+    ids = np.array([[[1, 2, 0], [0, 0, 0]]])
+    assert model.predict(ids).shape == (1, 2, 3)
+    first, second = model.layers
+    mask = first.compute_mask(model.input)
+    reduced = second.compute_mask(second.input, mask)
+    f = K.function([model.input], [mask, reduced])
+    m, r = f([ids])
+    np.testing.assert_array_equal(m, ids > 0)
+    np.testing.assert_array_equal(r, [[True, False]])
+
+
+def test_frozen_layer_has_no_updates():
+    x = keras.Input((3, 2))
+    td = keras.layers.TimeDistributed(keras.layers.BatchNormalization())
+    td(x)
+    assert len(td.updates) == 2
+    td.trainable = False
+    assert td.updates == [] and td.trainable_weights == []
+    td.trainable = True
+    assert len(td.updates) == 2
+
+
+def test_bidirectional_initial_states_and_output_shape():
+    seq = keras.Input((3, 2))
+    layer = keras.layers.LSTM(2, return_state=True, return_sequences=True)
+    states = keras.layers.Bidirectional(layer)(seq)[1:]
+    assert len(states) == 4
+    with pytest.raises(ValueError, match="should be a list containing the states"):
+        keras.layers.Bidirectional(keras.layers.LSTM(2))(seq, initial_state=states[0])
+    out = keras.layers.Bidirectional(keras.layers.LSTM(2))(seq, initial_state=states)
+    model = keras.Model(seq, out)
+    assert model.predict(np.ones((1, 3, 2))).shape == (1, 4)
+    plain = [K.variable(np.zeros((1, 2))) for _ in range(4)]
+    fixed = keras.Input(batch_shape=(1, 3, 2))
+    out2 = keras.layers.Bidirectional(keras.layers.LSTM(2), merge_mode="sum")(
+        fixed, initial_state=plain)
+    assert keras.Model(fixed, out2).predict(np.ones((1, 3, 2))).shape == (1, 2)
+    bi = keras.layers.Bidirectional(keras.layers.GRU(4, return_sequences=True))
+    assert bi.compute_output_shape((None, 5, 3)).as_list() == [None, 5, 8]
+    both = keras.layers.Bidirectional(keras.layers.GRU(4, return_state=True), merge_mode=None)
+    shapes = both.compute_output_shape((None, 5, 3))
+    assert [s.as_list() for s in shapes] == [[None, 4]] * 4
+
+
+def test_add_loss_with_inputs_outside_a_call():
+    x = keras.Input((2,))
+    layer = keras.layers.Dense(1, kernel_regularizer="l2")
+    layer(x)
+    layer.add_loss(tf.reduce_sum(x), inputs=x)
+    layer.add_loss(tf.constant(1.0))
+    assert len(layer.losses) == 3
+    assert len(layer.get_losses_for(x)) == 1
+    assert len(layer.get_losses_for(None)) == 2

@@ -174,7 +174,10 @@ class InputSpec:
         if self.shape is not None and rank is not None:
             for spec_dim, dim in zip(self.shape, shape.as_list()):
                 if spec_dim is not None and dim is not None and spec_dim != dim:
-                    raise ValueError(where + f"expected shape={self.shape}, found shape={shape}")
+                    # (TF words this check differently from the others)
+                    raise ValueError(f"Input {index} is incompatible with layer {layer_name}: "
+                                     f"expected shape={self.shape}, found "
+                                     f"shape={shape.as_list()}")
 
 
 # ------------------------------------------------------------------------------------------

@@ -227,13 +227,20 @@ class Layer:
 
     @property
     def updates(self):
+        if not self.trainable and not getattr(self, "stateful", False):
+            return []  # as TF 1.x: a frozen layer's updates do not run
         return _merged(list(self._updates), (layer.updates for layer in self._sublayers),
                        False)
 
     @property
     def losses(self):
-        return _merged(self._losses + self._call_losses,
+        return _merged(self._losses + self._input_losses() + self._call_losses,
                        (layer.losses for layer in self._sublayers), False)
+
+    def _input_losses(self, keys=None):
+        """The losses added outside a call with ``inputs`` (those tied to ``keys``)."""
+        return [loss for loss, tied in self.__dict__.get("_losses_on_inputs", ())
+                if keys is None or tied & keys]
 
     def get_updates_for(self, inputs):
         """The updates made by this layer's calls on ``inputs`` (None: the updates not tied
@@ -247,7 +254,10 @@ class Layer:
         a call (weight regularizers)."""
         if inputs is None:
             return self._unconditional_losses()
-        return _merged([], (node.losses for node in self._calls_on(inputs)), False)
+        keys = _input_keys(inputs)
+        return _merged(self._input_losses(keys),
+                       [node.losses for node in self._calls_on(inputs)]
+                       + [layer._input_losses(keys) for layer in self._sublayers], False)
 
     def _calls_on(self, inputs):
         """The nodes of this layer's calls that took one of ``inputs`` (a variable given as an
@@ -402,6 +412,11 @@ class Layer:
                 for frame in _CALL_FRAMES:
                     frame[1].append(loss)
                 self._call_losses.append(loss)
+            elif inputs is not None:
+                # outside a call but tied to ``inputs``: a loss of get_losses_for(inputs)
+                if "_losses_on_inputs" not in self.__dict__:
+                    self._losses_on_inputs = []
+                self._losses_on_inputs.append((loss, _input_keys(inputs)))
             else:
                 self._losses.append(loss)
 
@@ -589,3 +604,7 @@ def _masks_of(tensors):
     if isinstance(tensors, (list, tuple)):
         return [getattr(t, "_keras_mask", None) for t in tensors]
     return getattr(tensors, "_keras_mask", None)
+
+
+def _input_keys(inputs):
+    return {id(t) for t in flatten(inputs)}

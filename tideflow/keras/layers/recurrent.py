@@ -604,10 +604,10 @@ class RNN(Layer):
 
     @property
     def losses(self):
-        return self.cell.losses + self._call_losses
+        return self.cell.losses + self._losses + self._input_losses() + self._call_losses
 
     def _unconditional_losses(self):
-        return self.cell._unconditional_losses()
+        return self.cell._unconditional_losses() + list(self._losses)
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         if isinstance(inputs, list):
@@ -904,16 +904,25 @@ class Wrapper(Layer):
 
 
 class TimeDistributed(Wrapper):
-    """Applies ``layer`` to every time step of [batch, time, ...] inputs."""
+    """Applies ``layer`` to every time step of [batch, time, ...] inputs: the steps are folded
+    into the batch (``[batch * time, ...]``), or, for a stateful layer over a known batch size,
+    run one after the other."""
 
     def __init__(self, layer, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `TimeDistributed` layer with a `Layer` "  # noqa: TRY004 (as TF)
+                             f"instance. You passed: {layer}")
         super().__init__(layer, **kwargs)
-        self.input_spec = InputSpec(min_ndim=3)
         self.supports_masking = True
+        self._inner_inputs = {}  # id(outer input) -> the folded tensor the layer was called on
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
-        self.input_spec = InputSpec(shape=[None, dims[1]] + dims[2:])
+        if len(dims) < 3:
+            raise ValueError("`TimeDistributed` Layer should be passed an `input_shape ` with "
+                             f"at least 3 dimensions, received: {dims}")
+        # as TF: neither the batch nor the time dimension is enforced
+        self.input_spec = InputSpec(shape=[None, None] + dims[2:])
         if not self.layer.built:
             # as TF 1.15: built here, so its weights are the wrapper's
             # (time_distributed/kernel:0)
@@ -921,27 +930,68 @@ class TimeDistributed(Wrapper):
             self.layer.built = True
         self.built = True
 
-    def call(self, inputs, training=None):
-        dims = inputs.get_shape().as_list()
-        inner = dims[2:]
-        shape = tf.shape(inputs)
-        if any(d is None for d in inner):
-            raise ValueError(f"TimeDistributed ({self.name}) needs known inner dimensions, got "
-                             f"{dims}.")
-        x = tf.reshape(inputs, [-1] + inner)
+    @staticmethod
+    def _shape_with(prefix, tensor, start, known=None):
+        """``prefix`` + the dimensions of ``tensor`` from ``start`` (``known`` if given), the
+        unknown ones read at run time."""
+        known = list(tensor.get_shape().as_list()[start:] if known is None else known)
+        if all(known):
+            return list(prefix) + known
+        dynamic = tf.shape(tensor)
+        return list(prefix) + [d if d else dynamic[start + i] for i, d in enumerate(known)]
+
+    def call(self, inputs, training=None, mask=None):
         kwargs = {}
-        if "training" in self.layer._call_arg_names():
+        call_args = self.layer._call_arg_names()
+        if "training" in call_args:
             kwargs["training"] = training
-        y = self.layer(x, **kwargs)
-        out_inner = y.get_shape().as_list()[1:]
-        out = tf.reshape(y, tf.concat([shape[:2], tf.constant(out_inner, "int32")], 0))
-        out.set_shape([dims[0], dims[1]] + out_inner)
-        return out
+        dims = inputs.get_shape().as_list()
+        if dims[0] and getattr(self.layer, "stateful", False):
+            # the batch size matters to the layer: one call per time step
+            steps = [self.layer(x, **kwargs) for x in tf.unstack(inputs, axis=1)]
+            y = tf.stack(steps, axis=1)
+        else:
+            length = dims[1] or tf.shape(inputs)[1]
+            folded = tf.reshape(inputs, self._shape_with((-1,), inputs, 2))
+            self._inner_inputs[id(inputs)] = folded
+            if "mask" in call_args and mask is not None:
+                kwargs["mask"] = K.reshape(mask, self._shape_with((-1,), mask, 2))
+            y = self.layer(folded, **kwargs)
+            out_dims = self.compute_output_shape(dims).as_list()
+            y = tf.reshape(y, self._shape_with((-1, length), y, 1, out_dims[2:]))
+            y.set_shape([dims[0], dims[1]] + out_dims[2:])
+        regularizer = getattr(self.layer, "activity_regularizer", None)
+        if regularizer is not None:
+            self.add_loss(regularizer(y), inputs)
+        return y
+
+    def compute_mask(self, inputs, mask=None):
+        """As TF 1.15: over a known batch size the input mask; else the inner layer's mask of
+        the folded steps (unfolded), or the input mask reduced to [batch, time]."""
+        dims = inputs.get_shape().as_list()
+        if dims[0]:
+            return mask
+        inner_mask = None
+        if mask is not None:
+            inner_mask = K.reshape(mask, self._shape_with((-1,), mask, 2))
+        inner_inputs = self._inner_inputs.get(id(inputs), inputs)
+        out_mask = self.layer.compute_mask(inner_inputs, inner_mask)
+        if out_mask is None:
+            if mask is None:
+                return None
+            out_mask = mask
+            for _ in range(2, mask.get_shape().ndims):
+                out_mask = K.any(out_mask, axis=-1)
+            return out_mask
+        length = dims[1] or tf.shape(inputs)[1]
+        known = out_mask.get_shape().as_list()
+        return K.reshape(out_mask, self._shape_with((-1, length), out_mask, 1, known[1:]))
 
     def compute_output_shape(self, input_shape):
         dims = TensorShape(input_shape).as_list()
-        inner = TensorShape(self.layer.compute_output_shape([dims[0]] + dims[2:])).as_list()
-        return TensorShape([dims[0], dims[1]] + inner[1:])
+        inner = TensorShape(self.layer.compute_output_shape(
+            TensorShape([dims[0]] + dims[2:]))).as_list()
+        return TensorShape([inner[0], dims[1]] + inner[1:])
 
 
 class Bidirectional(Wrapper):
@@ -949,6 +999,9 @@ class Bidirectional(Wrapper):
     (``merge_mode``: 'concat', 'sum', 'mul', 'ave' or None for a list)."""
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        if not isinstance(layer, Layer):
+            raise ValueError("Please initialize `Bidirectional` layer with a `Layer` "  # noqa: TRY004 (as TF)
+                             f"instance. You passed: {layer}")
         if merge_mode not in ("sum", "mul", "ave", "concat", None):
             raise ValueError(f"Invalid merge mode. Merge mode should be one of "
                              f'{{"sum", "mul", "ave", "concat", None}}: {merge_mode}')
@@ -1001,12 +1054,65 @@ class Bidirectional(Wrapper):
             return [out_mask] + [None] * (2 * n)
         return out_mask
 
+    def __call__(self, inputs, initial_state=None, **kwargs):
+        if isinstance(inputs, (list, tuple)) and len(inputs) > 1 and initial_state is None:
+            inputs, initial_state = inputs[0], list(inputs[1:])
+        elif isinstance(inputs, (list, tuple)) and len(inputs) == 1:
+            inputs = inputs[0]
+        if initial_state is None:
+            return super().__call__(inputs, **kwargs)
+        states = flatten(initial_state)
+        if len(states) % 2:
+            raise ValueError("When passing `initial_state` to a Bidirectional RNN, the state "
+                             "should be a list containing the states of the underlying RNNs. "
+                             f"Found: {initial_state}")
+        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in states]
+        if any(keras_states) and not all(keras_states):
+            raise ValueError("The initial state of a Bidirectional layer cannot be specified "
+                             "with a mix of Keras tensors and non-Keras tensors (a \"Keras "
+                             "tensor\" is a tensor that was returned by a Keras layer, or by "
+                             "`Input`)")
+        if not any(keras_states):
+            return super().__call__(inputs, initial_state=states, **kwargs)
+        # Keras tensors ride along as inputs of the node (the model can reach them)
+        spec, self.input_spec = self.input_spec, None
+        try:
+            return super().__call__([inputs] + states, **kwargs)
+        finally:
+            self.input_spec = spec
+
+    def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, list) and input_shape and not isinstance(
+                input_shape[0], (int, type(None))):
+            input_shape = input_shape[0]  # (the sequence's, of [sequence] + states)
+        shapes = self.forward_layer.compute_output_shape(input_shape)
+        states = []
+        if self.return_state:
+            shapes = list(shapes)
+            shapes, states = shapes[0], [TensorShape(t) for t in shapes[1:]]
+        out = TensorShape(shapes).as_list()
+        if self.merge_mode == "concat":
+            out[-1] = None if out[-1] is None else 2 * out[-1]
+        outs = [TensorShape(out), TensorShape(out)] if self.merge_mode is None else \
+            [TensorShape(out)]
+        if self.return_state:
+            return outs + states + list(states)
+        return outs if self.merge_mode is None else outs[0]
+
     def call(self, inputs, training=None, mask=None, initial_state=None):
         kwargs = {}
         if training is not None:
             kwargs["training"] = training
-        y = self.forward_layer(inputs, **kwargs)
-        y_rev = self.backward_layer(inputs, **kwargs)
+        forward_state = backward_state = None
+        if isinstance(inputs, list):  # [sequence] + forward states + backward states
+            half = (len(inputs) - 1) // 2
+            inputs, forward_state, backward_state = inputs[0], inputs[1:1 + half], \
+                inputs[1 + half:]
+        elif initial_state is not None:
+            half = len(initial_state) // 2
+            forward_state, backward_state = initial_state[:half], initial_state[half:]
+        y = self.forward_layer(inputs, initial_state=forward_state, **kwargs)
+        y_rev = self.backward_layer(inputs, initial_state=backward_state, **kwargs)
         states = []
         if self.return_state:
             states = y[1:] + y_rev[1:]
