@@ -277,3 +277,77 @@ def test_padded_batch_refuses_padded_dimensions_below_minus_one_when_run():
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
                                                  match="Dimension -3 must be >= -1"):
             sess.run(nxt)
+
+
+# -- scan states: sparse, TensorArray; scan keeps its cardinality; group_by_reducer checks --
+
+
+def test_scan_carries_a_sparse_state():
+    with tf.Graph().as_default():
+        def step(state, x):
+            total = state.values[0] + x
+            return tf.SparseTensor([[0, 1]], tf.reshape(total, [1]), [1, 3]), total
+
+        start = tf.SparseTensorValue([[0, 1]], np.array([100], np.int64), [1, 3])
+        d = tf.data.Dataset.range(4).apply(tf.data.experimental.scan(start, step))
+        nxt = tf.data.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == [100, 101, 103, 106]
+
+
+def test_scan_function_ending_the_sequence_is_an_error():
+    with tf.Graph().as_default():
+        def step(state, x):
+            def stop(_):
+                raise StopIteration()
+
+            return state, tf.py_func(stop, [x], tf.int64)
+
+        d = tf.data.Dataset.range(3).apply(tf.data.experimental.scan(tf.constant(0), step))
+        nxt = tf.data.make_one_shot_iterator(d).get_next()
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
+                                                 match="produced OutOfRangeError"):
+            sess.run(nxt)
+
+
+def test_tensor_array_elements_and_scan_states():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=3, element_shape=[2]).unstack(
+            [[1., 2.], [3., 4.], [5., 6.]])
+        d = tf.data.Dataset.from_tensors(ta)
+        assert d.output_types == tf.float32 and d.output_shapes.as_list() == [2]
+        assert d.output_classes.dynamic_size is False
+        it = tf.data.make_initializable_iterator(d)
+        got = it.get_next()
+        assert isinstance(got, tf.TensorArray)
+        stacked = got.stack()
+
+        def grow(acc, x):
+            acc = acc.write(acc.size(), x * 10)
+            return acc, acc.stack()  # stacked on every step: TF 2 arrays keep their items
+
+        start = tf.TensorArray(tf.int64, size=0, dynamic_size=True, element_shape=[])
+        s = tf.data.Dataset.range(3).apply(tf.data.experimental.scan(start.write(0, 7), grow))
+        nxt = tf.data.make_initializable_iterator(s)
+        with tf.Session() as sess:
+            sess.run([it.initializer, nxt.initializer])
+            assert sess.run(stacked).tolist() == [[1., 2.], [3., 4.], [5., 6.]]
+            out = _drain(sess, nxt.get_next())
+        assert [v.tolist() for v in out] == [[7, 0], [7, 0, 10], [7, 0, 10, 20]]
+
+
+def test_group_by_reducer_key_and_state_checks():
+    reducer = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int32),
+                                           lambda s, x: s + 1, lambda s: s)
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(4)
+        with pytest.raises(ValueError, match=r"must return a single tf.int64 tensor\. Got"):
+            d.apply(tf.data.experimental.group_by_reducer(lambda x: tf.stack([x, x]), reducer))
+        wrong = tf.data.experimental.Reducer(lambda k: tf.constant(0, tf.int32),
+                                             lambda s, x: x, lambda s: s)
+        with pytest.raises(TypeError, match="element types for the new state must match"):
+            d.apply(tf.data.experimental.group_by_reducer(lambda x: x % 2, wrong))
+        ok = d.apply(tf.data.experimental.group_by_reducer(lambda x: x % 2, reducer))
+        nxt = tf.data.make_one_shot_iterator(ok).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == [2, 2]

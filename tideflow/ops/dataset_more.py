@@ -155,9 +155,10 @@ def assert_cardinality(expected_cardinality):
 
 
 class _Scan(dv.DatasetValue):
-    def __init__(self, input_, fn, state, captured, n_state):
+    def __init__(self, input_, fn, state, captured, n_state, preserve_cardinality):
         self.input, self.fn, self.state = input_, fn, list(state)
         self.captured, self.n_state = list(captured), n_state
+        self.preserve = preserve_cardinality
 
     def cardinality(self):
         return cardinality_of(self.input)
@@ -171,6 +172,12 @@ class _Scan(dv.DatasetValue):
                 continue
             try:
                 out = self.fn(*state, *elem, *self.captured)
+            except errors.OutOfRangeError as e:
+                if not self.preserve:
+                    return  # (the function's end of sequence ends the dataset)
+                yield dv._Fail(errors.InvalidArgumentError(
+                    None, None, f"Function invocation produced OutOfRangeError: {e.message}"))
+                continue
             except errors.OpError as e:
                 yield dv._Fail(e.with_traceback(None))
                 continue
@@ -181,14 +188,15 @@ class _Scan(dv.DatasetValue):
 _declare("ScanDataset", ["input_dataset: variant", "initial_state: Tstate",
                          "other_arguments: Targuments"],
          lambda ctx, fn, d, state, args: _Scan(d, fn, state, args,
-                                               len(ctx.op._attrs["Tstate"])),
+                                               len(ctx.op._attrs["Tstate"]),
+                                               ctx.op._attrs["preserve_cardinality"]),
          ["f: func", "Tstate: list(type) >= 1", *_FN, "preserve_cardinality: bool = false",
           "use_default_device: bool = true"], fn_attrs=["f"])
 
 
 def _relaxed(a, b):
     return ds.map_structure(
-        lambda x, y: ds.Spec(x.dtype, x.shape.most_specific_compatible_shape(y.shape), x.cls),
+        lambda x, y: x.with_shape(x.shape.most_specific_compatible_shape(y.shape)),
         a, b)
 
 
@@ -198,8 +206,6 @@ def scan(initial_state, scan_func):
     def apply(dataset):
         state = ds.to_tensors(initial_state, name="initial_state")
         state_specs = ds.specs_of(state)
-        if any(s.is_sparse for s in ds.flatten(state_specs)):
-            raise TypeError("scan: SparseTensor states are not supported by tideflow")
         for _ in range(3):
             fn = StructuredFunction(scan_func, "scan", (state_specs, dataset._specs))
             out = fn.output_specs
@@ -214,6 +220,11 @@ def scan(initial_state, scan_func):
                                 f"initial state. Expected {ds.types_of(state_specs)}; got "
                                 f"{ds.types_of(new_state)}.") from e
             for a, b in zip(ds.flatten(state_specs), ds.flatten(new_state)):
+                if (a.cls is not b.cls or a.ragged_rank != b.ragged_rank
+                        or a.ta_flags != b.ta_flags):
+                    raise TypeError(f"The element classes for the new state must match the "
+                                    f"initial state. Expected {ds.classes_of(state_specs)}; "
+                                    f"got {ds.classes_of(new_state)}.")
                 if a.dtype != b.dtype:
                     raise TypeError(f"The element types for the new state must match the "
                                     f"initial state. Expected {a.dtype.name}; got "
@@ -225,9 +236,12 @@ def scan(initial_state, scan_func):
                     for s in ds.flatten(state_specs)]:
                 break
             state_specs = relaxed  # the state's shape changes: trace again with it relaxed
-        attrs = {"f": fn.name, "Tstate": [s.dtype for s in ds.flatten(state_specs)],
-                 "Targuments": [t.dtype.base_dtype for t in fn.captured]}
-        return _OpDataset("ScanDataset", [dataset, ds.flatten(state), fn.captured], out_specs,
+        # (a sparse or ragged state travels as its variant, as the elements do; TF's scan keeps
+        # the cardinality: a function's end of sequence is an error)
+        attrs = {"f": fn.name, "Tstate": ds.wire_types(state_specs),
+                 "Targuments": [t.dtype.base_dtype for t in fn.captured],
+                 "preserve_cardinality": True}
+        return _OpDataset("ScanDataset", [dataset, ds.to_wire(state), fn.captured], out_specs,
                           attrs, fn)
     return apply
 
@@ -716,7 +730,12 @@ def group_by_reducer(key_func, reducer):
     element per key, in ascending key order, once the input is exhausted."""
     def apply(dataset):
         kf = StructuredFunction(key_func, "group_by_reducer_key", dataset._specs)
-        _check_int64_scalar(kf, "key_func")
+        out = ds.flatten(kf.output_specs)
+        if (len(out) != 1 or ds.is_seq(kf.output_specs) or out[0].dtype != dtypes.int64
+                or not out[0].shape.is_compatible_with([])):
+            raise ValueError(f"`key_func` must return a single tf.int64 tensor. Got "
+                             f"type={ds.types_of(kf.output_specs)} and "
+                             f"shape={ds.shapes_of(kf.output_specs)}")
         inf = StructuredFunction(reducer.init_func, "group_by_reducer_init",
                                  ds.Spec(dtypes.int64, []))
         state_specs = inf.output_specs
@@ -727,6 +746,15 @@ def group_by_reducer(key_func, reducer):
         except (TypeError, ValueError) as e:
             raise TypeError("`reduce_func` must return a state of the structure `init_func` "
                             "returns.") from e
+        for new, old in zip(ds.flatten(rf.output_specs), ds.flatten(state_specs)):
+            if new.cls is not old.cls or new.ragged_rank != old.ragged_rank:
+                raise TypeError(f"The element classes for the new state must match the "
+                                f"initial state. Expected {ds.classes_of(state_specs)}; got "
+                                f"{ds.classes_of(rf.output_specs)}.")
+            if new.dtype != old.dtype:
+                raise TypeError(f"The element types for the new state must match the "
+                                f"initial state. Expected {ds.types_of(state_specs)}; got "
+                                f"{ds.types_of(rf.output_specs)}.")
         state_specs = _relaxed(state_specs, rf.output_specs)
         ff = StructuredFunction(reducer.finalize_func, "group_by_reducer_finalize", state_specs)
         fns = (kf, inf, rf, ff)
@@ -1356,6 +1384,10 @@ def _type_spec(spec):
         return SparseTensorSpec(spec.shape, spec.dtype)
     if spec.is_optional:
         return OptionalSpec(ds.map_structure(_type_spec, spec.element_specs))
+    if spec.is_tensor_array:
+        from tideflow.ops.tensor_array import TensorArraySpec
+
+        return TensorArraySpec(spec.shape, spec.dtype, *spec.ta_flags)
     if spec.is_ragged:
         from tideflow.ops.ragged_value import RaggedTensorSpec
 
@@ -1368,6 +1400,11 @@ def _internal_spec(type_spec):
 
     if isinstance(type_spec, SparseTensorSpec):
         return ds.Spec(type_spec.dtype, type_spec.shape, SparseTensor)
+    if type(type_spec).__name__ == "TensorArraySpec":
+        from tideflow.ops.tensor_array import TensorArray
+
+        return ds.Spec(type_spec.dtype, type_spec.element_shape, TensorArray,
+                       ta_flags=(type_spec.dynamic_size, type_spec.infer_shape))
     if isinstance(type_spec, OptionalSpec):
         return ds.Spec(dtypes.variant, (), Optional, _specs_from_structure(type_spec.element_spec))
     if type(type_spec).__name__ == "RaggedTensorSpec":

@@ -70,6 +70,7 @@ class StructuredFunction:
 
         n_outer = len(graph._ops)
         self.fg = func_graph.trace(body, wire, self.name)
+        _tensor_arrays_keep_items(self.fg, graph, set())
         # a table made in the function lands in it, or in the outer graph (init_scope)
         if any(op.type in _RESOURCE_OPS
                for op in self.fg.get_operations() + graph._ops[n_outer:]):
@@ -110,6 +111,23 @@ class StructuredFunction:
         from tideflow.ops.cond import add_control_captures
 
         add_control_captures(op, [self.fg])
+
+
+def _tensor_arrays_keep_items(fg, graph, seen):
+    """TensorArrays made in a dataset function (or a body it calls) are TF 2's: their reads
+    never clear items (TF's functions build them on TensorLists), so a scan state's array may
+    be stacked on every step."""
+    if fg.name in seen:
+        return
+    seen.add(fg.name)
+    for op in fg.get_operations():
+        spec = op._attrs.get("_tensor_array")
+        if spec is not None and len(spec) >= 2 and spec[1]:
+            op._set_attr("_tensor_array", [spec[0], 0, *spec[2:]])
+        for value in op._attrs.values():
+            name = value if isinstance(value, str) else getattr(value, "name", None)
+            if isinstance(name, str) and name in graph._functions:
+                _tensor_arrays_keep_items(graph._functions[name], graph, seen)
 
 
 def _tensor_seeds(op_seed):

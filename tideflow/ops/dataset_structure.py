@@ -18,9 +18,10 @@ from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 class Spec:
     """One component of an element: dtype, static shape and class (Tensor or SparseTensor)."""
 
-    __slots__ = ("cls", "dtype", "element_specs", "ragged_rank", "shape")
+    __slots__ = ("cls", "dtype", "element_specs", "ragged_rank", "shape", "ta_flags")
 
-    def __init__(self, dtype, shape, cls=ops.Tensor, element_specs=None, ragged_rank=None):
+    def __init__(self, dtype, shape, cls=ops.Tensor, element_specs=None, ragged_rank=None,
+                 ta_flags=None):
         self.dtype = dtypes.as_dtype(dtype).base_dtype
         self.shape = as_shape(shape)
         self.cls = cls
@@ -28,10 +29,13 @@ class Spec:
         self.element_specs = element_specs
         # a RaggedTensor component: its number of ragged dimensions (None: not ragged)
         self.ragged_rank = ragged_rank
+        # a TensorArray component (its shape: the element shape): (dynamic_size, infer_shape)
+        self.ta_flags = ta_flags
 
     def with_shape(self, shape):
         """This spec with another static shape (the same class, dataset or ragged rank)."""
-        return Spec(self.dtype, shape, self.cls, self.element_specs, self.ragged_rank)
+        return Spec(self.dtype, shape, self.cls, self.element_specs, self.ragged_rank,
+                    self.ta_flags)
 
     @staticmethod
     def dataset(element_specs, cls, shape=()):
@@ -54,12 +58,18 @@ class Spec:
         return self.ragged_rank is not None
 
     @property
+    def is_tensor_array(self):
+        return self.ta_flags is not None
+
+    @property
     def wire_dtype(self):
-        return dtypes.variant if self.is_sparse or self.is_ragged else self.dtype
+        return (dtypes.variant if self.is_sparse or self.is_ragged or self.is_tensor_array
+                else self.dtype)
 
     @property
     def wire_shape(self):
-        return TensorShape([]) if self.is_sparse or self.is_ragged else self.shape
+        return (TensorShape([]) if self.is_sparse or self.is_ragged or self.is_tensor_array
+                else self.shape)
 
     def __repr__(self):
         return f"Spec({self.dtype.name}, {self.shape}, {self.cls.__name__})"
@@ -200,7 +210,8 @@ def to_tensors(value, name="component"):
         i[0] += 1
         if isinstance(x, SparseTensorValue):
             x = SparseTensor.from_value(x)
-        if isinstance(x, SparseTensor) or _is_dataset(x) or _is_optional(x):
+        if (isinstance(x, (SparseTensor, _tensor_array_class())) or _is_dataset(x)
+                or _is_optional(x)):
             return x
         ragged, ragged_value = _ragged_classes()
         if isinstance(x, ragged):
@@ -225,9 +236,18 @@ def _is_optional(x):
     return getattr(type(x), "_is_optional", False)
 
 
+def _tensor_array_class():
+    from tideflow.ops.tensor_array import TensorArray
+
+    return TensorArray
+
+
 def spec_of(t):
     if _is_optional(t):  # an Optional as a component: a variant scalar
         return Spec(dtypes.variant, (), type(t), t._specs)
+    if isinstance(t, _tensor_array_class()):  # a TensorArray: its list, a variant scalar
+        return Spec(t.dtype, t.element_shape, type(t),
+                    ta_flags=(t.dynamic_size, bool(t._infer_shape)))
     if _is_dataset(t):  # a dataset as a component (``map`` returning datasets): a variant
         from tideflow.ops.dataset_ops import Dataset
 
@@ -282,9 +302,24 @@ def to_wire(tensors):
             out.append(t._as_variant_tensor())
         elif _is_optional(t):
             out.append(t._variant_tensor)
+        elif isinstance(t, _tensor_array_class()):
+            out.append(_tensor_array_wire(t))
         else:
             out.append(t)
     return out
+
+
+def _tensor_array_wire(ta):
+    """A TensorArray's list as an element carries it: inside a dataset function its list; a
+    TF 1.x TensorArray of the program is read into a new plain list first (as TF converts it
+    to a TensorList), so the dataset's reads do not clear the program's array."""
+    from tideflow.framework.func_graph import FuncGraph
+    from tideflow.ops import list_ops
+
+    if isinstance(ops.get_default_graph(), FuncGraph):
+        return ta.flow
+    with ops.name_scope("convert_tensor_array"):
+        return list_ops.from_tensor(ta.stack(), element_shape=ta.element_shape)
 
 
 def from_wire(specs, flat):
@@ -300,6 +335,12 @@ def from_wire(specs, flat):
         elif s.is_optional:
             t.set_shape(())
             out.append(s.cls(t, s.element_specs))
+        elif s.is_tensor_array:
+            t.set_shape(())
+            dynamic_size, infer_shape = s.ta_flags
+            out.append(_tensor_array_class()(s.dtype, dynamic_size=dynamic_size,
+                                             infer_shape=infer_shape, element_shape=s.shape,
+                                             flow=t))
         elif s.is_dataset:
             from tideflow.ops.dataset_more import _VariantDataset
 
@@ -319,6 +360,10 @@ def shapes_of(specs):
 
 
 def _legacy_class(s):
+    if s.is_tensor_array:
+        from tideflow.ops.tensor_array import TensorArraySpec
+
+        return TensorArraySpec(s.shape, s.dtype, *s.ta_flags)
     if s.is_optional:
         # TF's legacy output_classes of an Optional component: its OptionalSpec
         from tideflow.ops.dataset_more import _type_spec
@@ -367,7 +412,7 @@ def specs_from(types, shapes=None, classes=None):
 
 
 def _spec_from_class(dtype, shape, cls):
-    if type(cls).__name__ == "OptionalSpec":
+    if type(cls).__name__ in ("OptionalSpec", "TensorArraySpec"):
         from tideflow.ops.dataset_more import _internal_spec
 
         return _internal_spec(cls)
@@ -439,7 +484,8 @@ def unbatched(specs):
 def most_specific(a, b):
     """Specs compatible with both ``a`` and ``b`` (same structure and dtypes)."""
     def one(x, y):
-        if x.dtype != y.dtype or x.cls is not y.cls or x.ragged_rank != y.ragged_rank:
+        if (x.dtype != y.dtype or x.cls is not y.cls or x.ragged_rank != y.ragged_rank
+                or x.ta_flags != y.ta_flags):
             raise TypeError(f"Incompatible types: {x.dtype.name} and {y.dtype.name}")
         return x.with_shape(x.shape.most_specific_compatible_shape(y.shape))
 

@@ -211,3 +211,50 @@ class TensorArray:
 
     def __repr__(self):
         return f"<tf.TensorArray dtype={self._dtype.name} list={self._list.name}>"
+
+
+class TensorArraySpec:
+    """The type of a TensorArray: element shape, dtype, whether its size is dynamic and
+    whether it infers its element shape (what a tf.data element of it records)."""
+
+    def __init__(self, element_shape=None, dtype=dtypes.float32, dynamic_size=False,
+                 infer_shape=True):
+        self._element_shape = as_shape(element_shape) if element_shape is not None else (
+            unknown_shape())
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = bool(infer_shape)
+
+    element_shape = property(lambda self: self._element_shape)
+    shape = element_shape
+    dtype = property(lambda self: self._dtype)
+    dynamic_size = property(lambda self: self._dynamic_size)
+    infer_shape = property(lambda self: self._infer_shape)
+    value_type = property(lambda self: TensorArray)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.element_shape, value.dtype, value.dynamic_size, value._infer_shape)
+
+    def is_compatible_with(self, other):
+        if isinstance(other, TensorArray):
+            other = TensorArraySpec.from_value(other)
+        return (type(other) is type(self) and self._dtype == other._dtype
+                and self._dynamic_size == other._dynamic_size
+                and self._infer_shape == other._infer_shape
+                and self._element_shape.is_compatible_with(other._element_shape))
+
+    def _key(self):
+        shape = self._element_shape
+        return (None if shape.ndims is None else tuple(shape.as_list()), self._dtype,
+                self._dynamic_size, self._infer_shape)
+
+    def __eq__(self, other):
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"TensorArraySpec({self._element_shape!r}, {self._dtype!r}, "
+                f"{self._dynamic_size}, {self._infer_shape})")
