@@ -266,3 +266,51 @@ def test_batch_norm_with_global_normalization_op(sess):
     want = sess.run(tf.gradients(ref, ts, dy))
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+# -- gradient checker and gradient registration --------------------------------------------
+def test_register_gradient_through_framework_ops(sess):
+    from tideflow.python.framework import ops
+
+    @ops.RegisterGradient("H4TimesTen")
+    def _times_ten(op, grad):
+        return grad * 10.0
+
+    x = tf.constant([1.0, -2.0])
+    with tf.get_default_graph().gradient_override_map({"Identity": "H4TimesTen"}):
+        y = tf.identity(x)
+    assert sess.run(tf.gradients(y, x)[0]).tolist() == [10.0, 10.0]
+    assert ops.NotDifferentiable is tf.NotDifferentiable
+
+
+def test_gradient_checker_empty_and_nan(sess):
+    from tideflow.python.framework import ops
+
+    @ops.RegisterGradient("H4Transposed")
+    def _transposed(op, grad):
+        return tf.transpose(grad)
+
+    @ops.RegisterGradient("H4NaN")
+    def _nan(op, grad):
+        return grad * np.nan
+
+    g = tf.get_default_graph()
+    x = tf.placeholder(tf.float32)
+    ok = tf.identity(x)
+    assert tf.test.compute_gradient_error(x, (0, 2), ok, (0, 2)) == 0
+    with g.gradient_override_map({"Identity": "H4Transposed"}):
+        bad = tf.identity(x)
+    with pytest.raises(ValueError, match=r"Empty gradient has wrong shape: expected \(0, 2\), "
+                                         r"got \(2, 0\)"):
+        tf.test.compute_gradient(x, (0, 2), bad, (0, 2))
+    with g.gradient_override_map({"Identity": "H4NaN"}):
+        nan = tf.identity(x)
+    assert np.isnan(tf.test.compute_gradient_error(x, (2,), nan, (2,)))
+
+
+def test_numerics_module_path(sess):
+    from tideflow.python.ops import numerics
+
+    x = tf.constant([1.0, 4.0])
+    check = numerics.add_check_numerics_ops()
+    assert sess.run([tf.sqrt(x), check])[0].tolist() == [1.0, 2.0]

@@ -2024,4 +2024,10 @@ def __getattr__(name):
         from tideflow.framework import indexed_slices
 
         return getattr(indexed_slices, name)
+    # ... and the gradient registration (``@ops.RegisterGradient("GuidedRelu")`` in programs
+    # that override a gradient), which tideflow keeps with tf.gradients
+    if name in ("RegisterGradient", "NotDifferentiable", "NoGradient"):
+        from tideflow.ops import gradients
+
+        return getattr(gradients, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -57,6 +57,8 @@ _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflo
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
 _add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
 _add("ops.unconnected_gradients", "``tf.UnconnectedGradients``.", ["tideflow"])
+_add("ops.numerics", "``add_check_numerics_ops``, ``verify_tensor_all_finite``.",
+     ["tideflow.ops.numerics", "tideflow"])
 _add("ops.custom_gradient", "``tf.custom_gradient`` and ``get_dependent_variables``.",
      ["tideflow", "tideflow.ops.misc_ops", "tideflow.ops.tf1_misc_ops"])
 _add("ops.linalg_ops", "``tf.linalg`` ops.", ["tideflow.ops.linalg_ops", "tideflow.linalg",
