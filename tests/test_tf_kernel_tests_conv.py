@@ -3,6 +3,8 @@
 morphology): values, static shapes, gradients and errors, each expected result computed here
 with NumPy or by hand."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,24 @@ def test_extract_volume_patches_refuses_a_depth_window(sess):
         sess.run(y, {x: np.zeros([1, 3, 4, 4, 2])})
     with pytest.raises(ValueError, match="Stride must be > 0"):
         tf.extract_volume_patches(x, [1, 1, 1, 1, 1], [1, 0, 1, 1, 1], "VALID")
+
+
+# -- fractional pooling, TF 2 forms in tensorflow.python.ops.nn_ops ----------------------------
+@pytest.mark.parametrize("name, reduce", [("fractional_max_pool_v2", np.max),
+                                          ("fractional_avg_pool_v2", np.mean)])
+def test_fractional_pool_v2_seed_fixes_the_regions(sess, name, reduce):
+    fn = getattr(nn_ops, name)
+    x = np.random.RandomState(2).rand(2, 9, 11, 3)
+    seeded = fn(x, [1.0, 1.5, 1.6, 1.0], pseudo_random=True, overlapping=False, seed=42)
+    assert seeded.output.op.get_attr("deterministic")
+    out, rows, cols = sess.run(seeded)
+    again = sess.run(seeded)
+    np.testing.assert_array_equal(out, again.output)  # same regions on every run
+    assert rows[0] == 0 and rows[-1] == 9 and cols[0] == 0 and cols[-1] == 11
+    want = np.stack([np.stack([reduce(x[:, r0:r1, c0:c1], axis=(1, 2))
+                               for c0, c1 in itertools.pairwise(cols)], axis=1)
+                     for r0, r1 in itertools.pairwise(rows)], axis=1)
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    unseeded = fn(x, [1.0, 1.5, 1.6, 1.0])
+    assert not unseeded.output.op.get_attr("deterministic")
+    assert unseeded.output.op.get_attr("seed") == 0

@@ -243,3 +243,31 @@ def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=F
                        deterministic, seed, seed2, name)
 
 
+
+
+def _fractional_v2(op_type, value, pooling_ratio, pseudo_random, overlapping, seed, name):
+    # TF 2's form: seed 0 draws fresh regions each run; another seed fixes them (deterministic,
+    # the op seeds derived from it and the graph seed)
+    if seed == 0:
+        return _fractional(op_type, value, pooling_ratio, pseudo_random, overlapping, False, 0,
+                           0, name)
+    from tideflow.framework import random_seed
+
+    seed1, seed2 = random_seed.get_seed(seed)
+    return _fractional(op_type, value, pooling_ratio, pseudo_random, overlapping, True, seed1,
+                       seed2, name)
+
+
+def fractional_max_pool_v2(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0,
+                           name=None):
+    """TF 2's ``tf.nn.fractional_max_pool`` (``tensorflow.python.ops.nn_ops``): a nonzero
+    ``seed`` makes the pooling regions deterministic."""
+    return _fractional_v2("FractionalMaxPool", value, pooling_ratio, pseudo_random, overlapping,
+                          seed, name)
+
+
+def fractional_avg_pool_v2(value, pooling_ratio, pseudo_random=False, overlapping=False, seed=0,
+                           name=None):
+    """TF 2's ``tf.nn.fractional_avg_pool``, as :func:`fractional_max_pool_v2`."""
+    return _fractional_v2("FractionalAvgPool", value, pooling_ratio, pseudo_random, overlapping,
+                          seed, name)

@@ -116,7 +116,8 @@ def _text_namespaces():
             "tensor_array_ops": tensor_array_ops, "nn": _nn,
             # TF's nn_ops also holds the TF 2 forms (softmax_v2, dropout_v2, ...)
             "nn_ops": with_fallback("nn_ops", nn_ops, _nn, _tf, nn_impl,
-                                    "tideflow.ops.nn_extra_ops", "tideflow.ops.data_format_ops"),
+                                    "tideflow.ops.nn_extra_ops", "tideflow.ops.data_format_ops",
+                                    "tideflow.ops.fractional_pool_ops"),
             # TF's nn_impl holds depthwise_conv2d, separable_conv2d, moments, ... of tf.nn
             "nn_impl": _with_private(with_fallback("nn_impl", nn_impl, _nn, _tf, _sampled),
                                      _compute_sampled_logits=_sampled._compute_sampled_logits),
