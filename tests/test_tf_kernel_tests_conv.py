@@ -232,3 +232,26 @@ def test_fractional_pool_v2_seed_fixes_the_regions(sess, name, reduce):
     unseeded = fn(x, [1.0, 1.5, 1.6, 1.0])
     assert not unseeded.output.op.get_attr("deterministic")
     assert unseeded.output.op.get_attr("seed") == 0
+
+
+# -- the test utilities TF 1.15's conv/pool tests import --------------------------------------
+def test_conv_test_utilities_exist(sess):
+    from tideflow.python.util.compat import collections_abc
+
+    from tideflow.python.framework import test_util
+
+    assert collections_abc.Iterable is __import__("collections.abc").abc.Iterable
+    assert test_util.IsMklEnabled() is False
+    assert test_util.no_xla_auto_jit("reason")(len)([1, 2]) == 2
+    x = np.arange(2 * 3 * 2 * 8, dtype=np.float32).reshape(2, 3, 2, 8)
+    vect = test_util.NHWCToNCHW_VECT_C(tf.constant(x))
+    back = test_util.NCHW_VECT_CToNHWC(vect)
+    v, b = sess.run([vect, back])
+    assert v.shape == (2, 2, 3, 2, 4)
+    np.testing.assert_array_equal(v[1, 1, 2, 0], x[1, 2, 0, 4:])  # channel group 1 of 2
+    np.testing.assert_array_equal(b, x)
+    assert test_util.NHWCToNCHW_VECT_C([2, 3, 2, 8]) == [2, 2, 3, 2, 4]
+    assert test_util.NCHW_VECT_CToNHWC([2, 2, 3, 2, 4]) == [2, 3, 2, 8]
+    with pytest.raises(ValueError, match="divisible by 4"):
+        test_util.NHWCToNCHW_VECT_C([2, 3, 2, 6])
+    np.testing.assert_array_equal(tf.test.TestCase()._GetNdArray([1, 2]), np.array([1, 2]))

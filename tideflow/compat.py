@@ -89,6 +89,10 @@ def __getattr__(name):
     if name in ("v1", "v2"):
         # tideflow *is* the TF 1.x API; tf.compat.v1.X is tf.X
         return _sys.modules["tideflow"]
+    if name == "collections_abc":  # ``tensorflow.python.util.compat.collections_abc``
+        import collections.abc
+
+        return collections.abc
     raise AttributeError(f"module 'tideflow.compat' has no attribute {name!r}")
 
 

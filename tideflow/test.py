@@ -675,6 +675,9 @@ class TestCase(unittest.TestCase):
             raise AssertionError(f"{len(diff)} unique element(s) are not in the set "
                                  f"{expected_set}: {sorted(diff)[:10]}")
 
+    def _GetNdArray(self, a):
+        return a if a is None or isinstance(a, np.ndarray) else np.array(a)
+
     def assertArrayNear(self, farray1, farray2, err, msg=None):
         self.assertEqual(len(farray1), len(farray2), msg)
         for f1, f2 in zip(farray1, farray2):

@@ -134,6 +134,14 @@ def disable_tfrt(description=""):
     return lambda f: f
 
 
+def no_xla_auto_jit(description=""):
+    return lambda f: f
+
+
+def IsMklEnabled():
+    return False
+
+
 def disable_mlir_bridge(description=""):
     return lambda f: f
 
@@ -213,6 +221,44 @@ def NCHWToNHWC(input_tensor):
 
     ndims = input_tensor.get_shape().ndims
     return array_ops.transpose(input_tensor, [0, *range(2, ndims), 1])
+
+
+def NHWCToNCHW_VECT_C(input_shape_or_tensor):
+    """NHWC to NCHW_VECT_C (channels split into groups of 4, the 4 innermost): a shape list
+    is reordered, a tensor reshaped and transposed."""
+    if isinstance(input_shape_or_tensor, (list, tuple)):
+        n, *spatial, c = input_shape_or_tensor
+        if c % 4:
+            raise ValueError(f"Last dimension of input must be evenly divisible by 4 to convert "
+                             f"to NCHW_VECT_C: {c}")
+        return [n, c // 4, *spatial, 4]
+    from tideflow.ops import array_ops
+
+    t = input_shape_or_tensor
+    dims = t.get_shape().as_list()
+    if dims[-1] % 4:
+        raise ValueError(f"Last dimension of input must be evenly divisible by 4 to convert to "
+                         f"NCHW_VECT_C: {dims[-1]}")
+    t = array_ops.reshape(t, [-1 if d is None else d for d in dims[:-1]] + [dims[-1] // 4, 4])
+    nd = len(dims)
+    return array_ops.transpose(t, [0, nd - 1, *range(1, nd - 1), nd])
+
+
+def NCHW_VECT_CToNHWC(input_shape_or_tensor):
+    """The inverse of :func:`NHWCToNCHW_VECT_C`."""
+    if isinstance(input_shape_or_tensor, (list, tuple)):
+        n, groups, *spatial, four = input_shape_or_tensor
+        if four != 4:
+            raise ValueError("Last dimension of NCHW_VECT_C must be 4.")
+        return [n, *spatial, groups * 4]
+    from tideflow.ops import array_ops
+
+    t = input_shape_or_tensor
+    dims = t.get_shape().as_list()
+    nd = len(dims)
+    t = array_ops.transpose(t, [0, *range(2, nd - 1), 1, nd - 1])
+    return array_ops.reshape(t, [-1 if d is None else d for d in [dims[0], *dims[2:-1]]] +
+                             [dims[1] * 4])
 
 
 def main(argv=None):
