@@ -351,3 +351,31 @@ def test_group_by_reducer_key_and_state_checks():
         nxt = tf.data.make_one_shot_iterator(ok).get_next()
         with tf.Session() as sess:
             assert _drain(sess, nxt) == [2, 2]
+
+
+def test_file_datasets_go_on_with_the_next_file_after_a_corrupt_one(tmp_path):
+    paths = []
+    for i in range(3):
+        path = str(tmp_path / f"part{i}.tfrecord")
+        with tf.python_io.TFRecordWriter(path) as w:
+            for j in range(2):
+                w.write(b"r%d%d" % (i, j))
+        if i < 2:
+            with open(path, "ab") as f:
+                f.write(b"not a record at all")
+        paths.append(path)
+    with tf.Graph().as_default():
+        plain = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(paths)).get_next()
+        skipping = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(paths).apply(
+            tf.data.experimental.ignore_errors())).get_next()
+        with tf.Session() as sess:
+            seen = []
+            for _ in range(8):
+                try:
+                    seen.append(sess.run(plain))
+                except tf.errors.DataLossError:
+                    seen.append("loss")
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(plain)
+            assert seen == [b"r00", b"r01", "loss", b"r10", b"r11", "loss", b"r20", b"r21"]
+            assert _drain(sess, skipping) == [b"r00", b"r01", b"r10", b"r11", b"r20", b"r21"]

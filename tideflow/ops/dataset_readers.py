@@ -103,10 +103,26 @@ class _Records(dv.DatasetValue):
         self.reader, self.paths, self.args = reader, paths, args
 
     def iterate(self, rt):
+        if len(self.paths) > 1:
+            return self._files(rt)
+        # one file: an error ends the data anyway, so no error-carrying stage is needed
+        return self._records(rt)
+
+    def _records(self, rt):
         for p in self.paths:
             # a scalar string element is its bytes (as Session.run returns it); zip makes the
             # one-component elements at C speed
             yield from zip(self.reader(p, *self.args))
+
+    @dv.resumable
+    def _files(self, rt):
+        for p in self.paths:
+            try:
+                yield from zip(self.reader(p, *self.args))
+            except errors.OpError as e:
+                # as TF's readers: a file's error (a corrupt record) is raised in its turn and
+                # the next file is read after it
+                yield dv._Fail(e.with_traceback(None))
 
 
 def _declare(name, inputs, make):
