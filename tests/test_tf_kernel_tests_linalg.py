@@ -140,3 +140,60 @@ def test_matrix_ops_rank_errors_use_tf_shape_function_words(fn):
                     else (tf.zeros([2, 3]), tf.zeros([3, 1])))
             with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
                 fn(*args)
+
+
+# -- diagonal bands (MatrixDiagV2 / MatrixDiagPartV2 / MatrixSetDiagV2) ----------------------
+def test_diag_part_band_packs_top_diagonal_first_left_aligned(sess):
+    x = np.arange(1, 13).reshape(3, 4)
+    out = tf.linalg.diag_part(x, k=(-1, 1), padding_value=-1)
+    assert out.op.type == "MatrixDiagPartV2" and out.get_shape().as_list() == [3, 3]
+    np.testing.assert_array_equal(sess.run(out), [[2, 7, 12], [1, 6, 11], [5, 10, -1]])
+    assert tf.linalg.diag_part(x).op.type == "MatrixDiagPart"
+
+
+def test_diag_band_sizes_the_matrix_from_k_and_the_given_dimension(sess):
+    d = np.array([[1, 2], [3, 4]])
+    # the smallest square that fits: 3 x 3 (diagonal 2 of it holds one value, the rest unused)
+    out = tf.linalg.diag(d, k=(1, 2))
+    assert out.get_shape().as_list() == [3, 3]
+    np.testing.assert_array_equal(sess.run(out), [[0, 3, 1], [0, 0, 4], [0, 0, 0]])
+    wide = tf.linalg.diag([5.0, 6.0], k=1, num_rows=2, padding_value=0.5)
+    assert wide.get_shape().as_list() == [2, 3]
+    np.testing.assert_array_equal(sess.run(wide), [[0.5, 5, 0.5], [0.5, 0.5, 6]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not consistent"):
+        sess.run(tf.linalg.diag([5.0, 6.0], k=1, num_rows=5, num_cols=5))
+
+
+def test_set_diag_band_replaces_only_the_band_and_its_gradients(sess):
+    x = np.arange(12.0).reshape(3, 4)
+    d = np.array([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]])
+    out = tf.linalg.set_diag(x, d, k=(-1, 0))
+    want = x.copy()
+    want[[0, 1, 2], [0, 1, 2]] = [10, 20, 30]
+    want[[1, 2], [0, 1]] = [40, 50]
+    np.testing.assert_array_equal(sess.run(out), want)
+    xt, dt = tf.constant(x), tf.constant(d)
+    y = tf.linalg.set_diag(xt, dt, k=(-1, 0))
+    gx, gd = sess.run(tf.gradients(tf.reduce_sum(y * np.arange(12.0).reshape(3, 4)), [xt, dt]))
+    np.testing.assert_array_equal(gx, np.where(want != x, 0, np.arange(12.0).reshape(3, 4)))
+    np.testing.assert_array_equal(gd, [[0, 5, 10], [4, 9, 0]])
+
+
+def test_diag_ops_run_time_rank_errors_use_tf_words(sess):
+    v = tf.placeholder(tf.float32)
+    for fn, want in ((lambda: tf.matrix_diag(v), "diagonal must be at least 1-dim"),
+                     (lambda: tf.matrix_set_diag(v, [v]), "input must be at least 2-dim"),
+                     (lambda: tf.matrix_set_diag([[v]], v), "diagonal must be at least 1-dim")):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=want):
+            sess.run(fn(), {v: 0.0})
+
+
+def test_compat_module_path_answers_forward_compatible():
+    from tideflow.python.compat import compat
+
+    assert compat.forward_compatible(2019, 8, 31)
+
+
+def test_lu_of_a_singular_matrix_says_not_invertible(sess):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="^Input is not invertible."):
+        sess.run(tf.linalg.lu(np.zeros([2, 2])))

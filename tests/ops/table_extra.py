@@ -11,6 +11,33 @@ _NUM = (tf.float16, tf.float32, tf.float64, tf.int32, tf.int64, tf.uint8, tf.com
 _ALL = _NUM + (tf.bool,)
 
 
+def _band_part(x, k0, k1, pad):
+    """Diagonals k1 down to k0 of x's matrices, each left-aligned and padded."""
+    m, n = x.shape[-2:]
+    width = min(m + min(k1, 0), n - max(k0, 0))
+    out = np.full(x.shape[:-2] + (k1 - k0 + 1, width), pad, x.dtype)
+    for r, d in enumerate(range(k1, k0 - 1, -1)):
+        diag = np.diagonal(x, d, axis1=-2, axis2=-1)
+        out[..., r, :diag.shape[-1]] = diag
+    return out
+
+
+def _band_diag(d, k0, k1, m, n, pad):
+    out = np.full(d.shape[:-2] + (m, n), pad, d.dtype)
+    for r, k in enumerate(range(k1, k0 - 1, -1)):
+        for i in range(m):
+            if 0 <= i + k < n:
+                out[..., i, i + k] = d[..., r, min(i, i + k)]
+    return out
+
+
+def _band_set(x, d, k0, k1):
+    m, n = x.shape[-2:]
+    band = _band_diag(d, k0, k1, m, n, 0)
+    i, j = np.indices((m, n))
+    return np.where((j - i >= k0) & (j - i <= k1), band, x)
+
+
 def _data(shape, start=0):
     def make(np_dt):
         a = (np.arange(int(np.prod(shape))) + start).reshape(shape)
@@ -156,6 +183,15 @@ CASES = [
          [_data((2, 3, 4)), _data((2, 3), 50)], lambda x, d: [_set_diag(x, d)] * 2, dtypes=_ALL),
     Case("MatrixSetDiag", lambda x, d: tf.matrix_set_diag(x, d),
          [_data((4, 2)), _data((2,), 50)], _set_diag, name="MatrixSetDiag_tall"),
+    Case("MatrixDiagPartV2", lambda x: [tf.linalg.diag_part(x, k=(-1, 2), padding_value=7),
+                                        tf.matrix_diag_part(x, k=1)],
+         [_data((2, 3, 4))], lambda x: [_band_part(x, -1, 2, 7), _band_part(x, 1, 1, 0)[..., 0, :]],
+         dtypes=_ALL),
+    Case("MatrixDiagV2", lambda d: tf.linalg.diag(d, k=(-1, 1), num_rows=3, padding_value=9),
+         [_data((2, 3, 3), 1)], lambda d: _band_diag(d, -1, 1, 3, 3, 9), dtypes=_ALL),
+    Case("MatrixSetDiagV2", lambda x, d: tf.linalg.set_diag(x, d, k=(0, 1)),
+         [_data((2, 4, 3)), _data((2, 2, 3), 50)], lambda x, d: _band_set(x, d, 0, 1),
+         dtypes=_ALL),
     Case("Diag", lambda d: [tf.diag(d), tf.diag(d[0])], [_data((2, 3), 1)],
          lambda d: [np.diag(d.ravel()).reshape(2, 3, 2, 3), np.diag(d[0])], dtypes=_DIAG_DT),
     Case("DiagPart", lambda x: tf.diag_part(x), [_data((2, 3, 2, 3))], _diag_part,

@@ -91,14 +91,15 @@ def _tri_solve_shape(op):
     if m.ndims is None or r.ndims is None:
         return [unknown_shape() if r.ndims is None else r]
     if m.ndims != r.ndims:
-        raise ValueError(f"MatrixTriangularSolve: matrix and rhs must have equal rank, got "
-                         f"shapes {_shape_str(m)} and {_shape_str(r)}")
-    try:
-        batch = [a.merge_with(b) for a, b in zip(m.dims[:-2], r.dims[:-2])]
-        m.dims[-1].merge_with(r.dims[-2])
-    except ValueError:
-        raise ValueError(f"MatrixTriangularSolve: incompatible shapes matrix {_shape_str(m)} "
-                         f"and rhs {_shape_str(r)}") from None
+        raise ValueError(f"Shapes must be equal rank, but are {m.ndims} and {r.ndims}")
+    batch = []
+    for a, b in [*zip(m.dims[:-2], r.dims[:-2]), (m.dims[-1], r.dims[-2])]:
+        try:
+            batch.append(a.merge_with(b))
+        except ValueError:
+            raise ValueError(f"Dimensions must be equal, but are {a.value} and "
+                             f"{b.value}") from None
+    batch = batch[:-1]
     return [TensorShape(batch + [m.dims[-1], r.dims[-1]])]
 
 
@@ -395,14 +396,14 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         _static_rank2("MatrixSolveLs", "rhs", rs)
         if ms.ndims is not None and rs.ndims is not None:
             if ms.ndims != rs.ndims:
-                raise ValueError(f"MatrixSolveLs: matrix and rhs must have equal rank, got "
-                                 f"shapes {_shape_str(ms)} and {_shape_str(rs)}")
+                raise ValueError(f"Shapes must be equal rank, but are {ms.ndims} and "
+                                 f"{rs.ndims}")
             for a, b in zip(ms.dims[:-1], rs.dims[:-1]):
                 try:
                     _merge_dim(a, b)
                 except ValueError:
-                    raise ValueError(f"MatrixSolveLs: incompatible shapes matrix "
-                                     f"{_shape_str(ms)} and rhs {_shape_str(rs)}") from None
+                    raise ValueError(f"Dimensions must be equal, but are {a.value} and "
+                                     f"{b.value}") from None
         l2 = ops.convert_to_tensor(l2_regularizer, name="l2_regularizer")
         if l2.dtype.base_dtype != matrix.dtype.base_dtype:
             l2 = cast_ops.cast(l2, matrix.dtype)

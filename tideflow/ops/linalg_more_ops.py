@@ -73,7 +73,7 @@ def _lu_kernel(input, *, output_idx_type):
     for k in range(n):
         piv = k + np.argmax(np.abs(a[:, k:, k]), axis=1)
         if (np.abs(a[rows, piv, k]) == 0).any():
-            raise _invalid("Lu: input is not invertible.")
+            raise _invalid("Input is not invertible.")  # TF's words
         a[rows, k], a[rows, piv] = a[rows, piv].copy(), a[rows, k].copy()
         perm[rows, k], perm[rows, piv] = perm[rows, piv].copy(), perm[rows, k].copy()
         a[:, k + 1:, k] /= a[:, k:k + 1, k]

@@ -13,8 +13,7 @@ _DIAG_T = "T: {bfloat16, half, float, double, int32, int64, complex64, complex12
 
 def _at_least(s, rank, op_name):
     if s.ndims is not None and s.ndims < rank:
-        raise ValueError(f"{op_name}: shape must be at least rank {rank} but is rank {s.ndims} "
-                         f"(input shape {_shape_str(s)})")
+        raise ValueError(f"Shape must be at least rank {rank} but is rank {s.ndims}")
 
 
 def _min_dim(a, b):
@@ -39,7 +38,7 @@ def _matrix_diag_shape(op):
 def _matrix_diag_kernel(diagonal):
     d = _np(diagonal)
     if d.ndim < 1:
-        raise _invalid(f"MatrixDiag: input must be at least 1-dim, received shape: "
+        raise _invalid(f"diagonal must be at least 1-dim, received shape: "
                        f"{_shape_str(d.shape)}")
     n = d.shape[-1]
     out = np.zeros(d.shape + (n,), dtype=d.dtype)
@@ -60,7 +59,7 @@ def _matrix_diag_part_shape(op):
 def _matrix_diag_part_kernel(input):
     x = _np(input)
     if x.ndim < 2:
-        raise _invalid(f"MatrixDiagPart: input must be at least 2-dim, received shape: "
+        raise _invalid(f"input must be at least 2-dim, received shape: "
                        f"{_shape_str(x.shape)}")
     return np.diagonal(x, axis1=-2, axis2=-1).copy()
 
@@ -90,8 +89,11 @@ def _matrix_set_diag_shape(op):
 def _matrix_set_diag_kernel(input, diagonal):
     x, d = _np(input), _np(diagonal)
     if x.ndim < 2:
-        raise _invalid(f"MatrixSetDiag: input must be at least 2-dim, received shape: "
+        raise _invalid(f"input must be at least 2-dim, received shape: "
                        f"{_shape_str(x.shape)}")
+    if d.ndim < 1:
+        raise _invalid(f"diagonal must be at least 1-dim, received shape: "
+                       f"{_shape_str(d.shape)}")
     _set_diag_check(TensorShape(x.shape), TensorShape(d.shape), _invalid)
     out = x.copy()
     i = np.arange(min(x.shape[-2:]))
@@ -150,19 +152,301 @@ op_registry.declare(
 )
 
 
-def matrix_diag(diagonal, name=None):
-    """A batch of diagonal matrices with ``diagonal``'s innermost dimension on the diagonal."""
-    return ops.apply_op("MatrixDiag", [diagonal], name=name)._outputs[0]
+# ------------------------------------------------------------------------------------------
+# MatrixDiagV2, MatrixDiagPartV2, MatrixSetDiagV2: a band of diagonals k = (k0, k1)
+# ------------------------------------------------------------------------------------------
+# Diagonal d of an M x N matrix holds the entries (i, i + d); its length is
+# min(M + min(d, 0), N - max(d, 0)). A band k0 <= d <= k1 is packed as rows k1, k1 - 1, ..., k0
+# (one row without a band), each row left-aligned and padded on the right to the longest.
 
 
-def matrix_diag_part(input, name=None):
-    """The main diagonals of the innermost matrices of ``input``."""
-    return ops.apply_op("MatrixDiagPart", [input], name=name)._outputs[0]
+def _band(k, what):
+    """(k0, k1) from a scalar or pair ``k`` (a constant array)."""
+    k = np.asarray(k).reshape(-1)
+    if k.size < 1 or k.size > 2:
+        raise what(f"diag_index must have only one or two elements, received {k.size} "
+                   f"elements.")
+    k0, k1 = int(k[0]), int(k[-1])
+    if k0 > k1:
+        raise what(f"lower_diag_index must not be larger than upper_diag_index: {k0} > {k1}")
+    return k0, k1
 
 
-def matrix_set_diag(input, diagonal, name=None):
-    """``input`` with the main diagonals of its innermost matrices replaced by ``diagonal``."""
-    return ops.apply_op("MatrixSetDiag", [input, diagonal], name=name)._outputs[0]
+def _band_len(m, n, k0, k1):
+    return min(m + min(k1, 0), n - max(k0, 0))
+
+
+def _const(op, i):
+    return ops.constant_value(op._inputs[i])
+
+
+def _band_index(m, n, k0, k1):
+    """For each (i, j) of an m x n matrix: in the band, its row in the packed diagonals, and
+    its place along its diagonal."""
+    i = np.arange(m)[:, None]
+    j = np.arange(n)[None, :]
+    d = j - i
+    return (d >= k0) & (d <= k1), k1 - d, np.minimum(i, j)
+
+
+def _packed(diagonal, k0, k1, what):
+    """``diagonal`` with its band dimension (added for a single diagonal) checked."""
+    d = _np(diagonal)
+    if k0 == k1:
+        if d.ndim < 1:
+            raise _invalid(f"diagonal must be at least 1-dim, received shape: "
+                           f"{_shape_str(d.shape)}")
+        return d[..., None, :]
+    if d.ndim < 2 or d.shape[-2] != k1 - k0 + 1:
+        raise _invalid(f"{what}: the number of diagonals provided in the input does not match "
+                       f"the lower_diag_index and upper_diag_index range; diagonal shape "
+                       f"{_shape_str(d.shape)}, k = ({k0}, {k1})")
+    return d
+
+
+def _diag_size(max_len, k0, k1, num_rows, num_cols):
+    min_rows = max_len - min(k1, 0)
+    min_cols = max_len + max(k0, 0)
+    if num_rows == -1 and num_cols == -1:
+        num_rows = num_cols = max(min_rows, min_cols)
+    elif num_rows == -1:
+        num_rows = min_rows
+    elif num_cols == -1:
+        num_cols = min_cols
+    return num_rows, num_cols, min_rows, min_cols
+
+
+def _matrix_diag_v2_kernel(diagonal, k, num_rows, num_cols, padding_value):
+    k0, k1 = _band(k, _invalid)
+    d = _packed(diagonal, k0, k1, "MatrixDiagV2")
+    max_len = d.shape[-1]
+    m, n, min_rows, min_cols = _diag_size(max_len, k0, k1, int(num_rows), int(num_cols))
+    if m < min_rows or n < min_cols or (m != min_rows and n != min_cols):
+        raise _invalid(f"The number of rows or columns is not consistent with the specified "
+                       f"d_lower, d_upper, and diagonal: num_rows {m}, num_cols {n}, "
+                       f"k = ({k0}, {k1}), diagonal length {max_len}")
+    band, row, pos = _band_index(m, n, k0, k1)
+    pos = np.minimum(pos, max_len - 1) if max_len else pos
+    values = d[..., np.clip(row, 0, d.shape[-2] - 1), pos] if d.size else np.zeros(
+        d.shape[:-2] + (m, n), d.dtype)
+    return np.where(band, values, np.asarray(padding_value, d.dtype))
+
+
+def _matrix_diag_part_v2_kernel(input, k, padding_value):
+    x = _np(input)
+    if x.ndim < 2:
+        raise _invalid(f"input must be at least 2-dim, received shape: {_shape_str(x.shape)}")
+    m, n = x.shape[-2:]
+    k0, k1 = _band(k, _invalid)
+    if (k0 <= -m and m) or (k1 >= n and n):
+        raise _invalid(f"The diagonal index is out of bound: k = ({k0}, {k1}) for a "
+                       f"{m} x {n} matrix")
+    max_len = max(_band_len(m, n, k0, k1), 0)
+    d = k1 - np.arange(k1 - k0 + 1)[:, None]
+    j = np.arange(max_len)[None, :]
+    rows, cols = j - np.minimum(d, 0), j + np.maximum(d, 0)
+    inside = (rows < m) & (cols < n)
+    if x.size:
+        out = np.where(inside, x[..., np.minimum(rows, m - 1), np.minimum(cols, n - 1)],
+                       np.asarray(padding_value, x.dtype))
+    else:
+        out = np.full(x.shape[:-2] + inside.shape, padding_value, x.dtype)
+    return out[..., 0, :] if k0 == k1 else out
+
+
+def _matrix_set_diag_v2_kernel(input, diagonal, k):
+    x = _np(input)
+    if x.ndim < 2:
+        raise _invalid(f"input must be at least 2-dim, received shape: {_shape_str(x.shape)}")
+    k0, k1 = _band(k, _invalid)
+    d = _packed(diagonal, k0, k1, "MatrixSetDiagV2")
+    m, n = x.shape[-2:]
+    max_len = max(_band_len(m, n, k0, k1), 0)
+    if d.shape[:-2] != x.shape[:-2] or d.shape[-1] != max_len:
+        raise _invalid(f"first dimensions of diagonal don't match input: diagonal shape "
+                       f"{_shape_str(_np(diagonal).shape)}, input shape {_shape_str(x.shape)}, "
+                       f"k = ({k0}, {k1})")
+    band, row, pos = _band_index(m, n, k0, k1)
+    if not x.size:
+        return x.copy()
+    values = d[..., np.clip(row, 0, d.shape[-2] - 1), np.minimum(pos, max(max_len - 1, 0))]
+    return np.where(band, values, x)
+
+
+def _static_band(op, index):
+    k = _const(op, index)
+    return None if k is None else _band(k, ValueError)
+
+
+def _matrix_diag_v2_shape(op):
+    s = _in(op, 0)
+    _at_least(s, 1, "MatrixDiagV2")
+    band = _static_band(op, 1)
+    num_rows, num_cols = _const(op, 2), _const(op, 3)
+    if band is None or s.ndims is None:
+        return [TensorShape(None)]
+    k0, k1 = band
+    dims = s.as_list()
+    if k0 != k1:
+        _at_least(s, 2, "MatrixDiagV2")
+        if dims[-2] is not None and dims[-2] != k1 - k0 + 1:
+            raise ValueError(f"The number of diagonals provided in the input does not match "
+                             f"the lower_diag_index and upper_diag_index range: "
+                             f"{dims[-2]} vs. {k1 - k0 + 1}")
+        batch = dims[:-2]
+    else:
+        batch = dims[:-1]
+    if dims[-1] is None or num_rows is None or num_cols is None:
+        return [TensorShape(batch + [None, None])]
+    m, n, _, _ = _diag_size(dims[-1], k0, k1, int(num_rows), int(num_cols))
+    return [TensorShape(batch + [m, n])]
+
+
+def _matrix_diag_part_v2_shape(op):
+    s = _in(op, 0)
+    _at_least(s, 2, "MatrixDiagPartV2")
+    band = _static_band(op, 1)
+    if s.ndims is None:
+        return [TensorShape(None)]
+    dims = s.as_list()
+    if band is None:
+        return [TensorShape(None)]
+    k0, k1 = band
+    m, n = dims[-2:]
+    if (m is not None and k0 <= -m and m) or (n is not None and k1 >= n and n):
+        raise ValueError(f"The diagonal index is out of bound: k = ({k0}, {k1}) for a "
+                         f"{m} x {n} matrix")
+    length = None if m is None or n is None else max(_band_len(m, n, k0, k1), 0)
+    return [TensorShape(dims[:-2] + ([] if k0 == k1 else [k1 - k0 + 1]) + [length])]
+
+
+def _matrix_set_diag_v2_shape(op):
+    x, d = _in(op, 0), _in(op, 1)
+    _at_least(x, 2, "MatrixSetDiagV2")
+    _at_least(d, 1, "MatrixSetDiagV2")
+    band = _static_band(op, 2)
+    if x.ndims is None or d.ndims is None or band is None:
+        return [x]
+    k0, k1 = band
+    nb = x.ndims - 2
+    if d.ndims != nb + (1 if k0 == k1 else 2):
+        raise ValueError(f"Shapes must be equal rank, but are {d.ndims} and "
+                         f"{nb + (1 if k0 == k1 else 2)}")
+    batch = x.dims[:-2]
+    try:
+        batch = [a.merge_with(b) for a, b in zip(batch, d.dims[:nb])]
+    except ValueError:
+        raise ValueError(f"Dimensions must be equal: input shape {_shape_str(x)}, diagonal "
+                         f"shape {_shape_str(d)}") from None
+    return [TensorShape(batch + x.dims[-2:])]
+
+
+def _matrix_diag_v2_grad(op, grad):
+    return [_diag_part_v2(dense(grad), op._inputs[1], 0), None, None, None, None]
+
+
+def _matrix_diag_part_v2_grad(op, grad):
+    from tideflow.ops.fill_ops import zeros_like
+
+    return [_set_diag_v2(zeros_like(op._inputs[0]), dense(grad), op._inputs[1]), None, None]
+
+
+def _matrix_set_diag_v2_grad(op, grad):
+    from tideflow.ops.fill_ops import zeros_like
+
+    grad = dense(grad)
+    k = op._inputs[2]
+    return [_set_diag_v2(grad, zeros_like(op._inputs[1]), k), _diag_part_v2(grad, k, 0), None]
+
+
+_INDEX = "T: type"
+op_registry.declare(
+    "MatrixDiagV2",
+    inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32",
+            "padding_value: T"],
+    outputs=["output: T"],
+    attrs=[_INDEX],
+    shape=_matrix_diag_v2_shape,
+    kernel=_matrix_diag_v2_kernel,
+    grad=_matrix_diag_v2_grad,
+)
+op_registry.declare(
+    "MatrixDiagPartV2",
+    inputs=["input: T", "k: int32", "padding_value: T"],
+    outputs=["diagonal: T"],
+    attrs=[_INDEX],
+    shape=_matrix_diag_part_v2_shape,
+    kernel=_matrix_diag_part_v2_kernel,
+    grad=_matrix_diag_part_v2_grad,
+)
+op_registry.declare(
+    "MatrixSetDiagV2",
+    inputs=["input: T", "diagonal: T", "k: int32"],
+    outputs=["output: T"],
+    attrs=[_INDEX],
+    shape=_matrix_set_diag_v2_shape,
+    kernel=_matrix_set_diag_v2_kernel,
+    grad=_matrix_set_diag_v2_grad,
+)
+
+
+def _padding(x, padding_value):
+    x = ops.convert_to_tensor(x)
+    value = bool(padding_value) if x.dtype.base_dtype.name == "bool" else padding_value
+    return x, ops.convert_to_tensor(value, dtype=x.dtype.base_dtype, name="padding_value")
+
+
+def _k(k):
+    from tideflow.framework import dtypes
+
+    return ops.convert_to_tensor(k, dtype=dtypes.int32, name="k")
+
+
+def _diag_part_v2(x, k, padding_value, name=None):
+    x, pad = _padding(x, padding_value)
+    return ops.apply_op("MatrixDiagPartV2", [x, _k(k), pad], name=name)._outputs[0]
+
+
+def _set_diag_v2(x, diagonal, k, name=None):
+    return ops.apply_op("MatrixSetDiagV2", [x, diagonal, _k(k)], name=name)._outputs[0]
+
+
+def _is_default(value, default):
+    return not isinstance(value, ops.Tensor) and np.array_equal(np.asarray(value), default)
+
+
+def matrix_diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0):
+    """A batch of matrices with ``diagonal`` on their main diagonal, or on the diagonals
+    ``k`` (an offset or a band ``(k0, k1)``), of ``num_rows`` x ``num_cols`` (by default the
+    smallest square that fits), the rest ``padding_value``."""
+    if (_is_default(k, 0) and _is_default(num_rows, -1) and _is_default(num_cols, -1)
+            and _is_default(padding_value, 0)):
+        return ops.apply_op("MatrixDiag", [diagonal], name=name)._outputs[0]
+    from tideflow.framework import dtypes
+
+    diagonal, pad = _padding(diagonal, padding_value)
+    rows = ops.convert_to_tensor(num_rows, dtype=dtypes.int32, name="num_rows")
+    cols = ops.convert_to_tensor(num_cols, dtype=dtypes.int32, name="num_cols")
+    return ops.apply_op("MatrixDiagV2", [diagonal, _k(k), rows, cols, pad],
+                        name=name)._outputs[0]
+
+
+def matrix_diag_part(input, name=None, k=0, padding_value=0):
+    """The main diagonals of the innermost matrices of ``input``, or the diagonals ``k`` (an
+    offset or a band ``(k0, k1)``, packed top diagonal first, padded with ``padding_value``)."""
+    if _is_default(k, 0) and _is_default(padding_value, 0):
+        return ops.apply_op("MatrixDiagPart", [input], name=name)._outputs[0]
+    return _diag_part_v2(input, k, padding_value, name=name)
+
+
+def matrix_set_diag(input, diagonal, name=None, k=0):
+    """``input`` with the main diagonals (or the diagonals ``k``) of its innermost matrices
+    replaced by ``diagonal``."""
+    if _is_default(k, 0):
+        return ops.apply_op("MatrixSetDiag", [input, diagonal], name=name)._outputs[0]
+    input = ops.convert_to_tensor(input, name="input")
+    diagonal = ops.convert_to_tensor(diagonal, dtype=input.dtype.base_dtype, name="diagonal")
+    return _set_diag_v2(input, diagonal, k, name=name)
 
 
 # ------------------------------------------------------------------------------------------

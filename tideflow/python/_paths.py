@@ -86,6 +86,9 @@ for _sg in ("signal", "fft_ops", "spectral_ops", "mel_ops", "mfcc_ops", "window_
     _add("ops.signal." + _sg, "``tf.signal``.", ["tideflow.signal"])
 _add("ops.spectral_ops", "``tf.spectral``.", ["tideflow.spectral"])
 _add("ops.map_fn", "``tf.map_fn``.", ["tideflow"])
+_add("compat", "``tensorflow.python.compat``.", [])
+_add("compat.compat", "``forward_compatible`` and its horizon.", ["tideflow.compat"],
+     _module="tideflow.compat")
 _TABLE["ops.gen_spectral_ops"] = ("TF's generated FFT op wrappers (``fft``, ``rfft``, ...).",
                                   "gen", {})
 _add("ops.ctc_ops", "CTC loss and decoders.", ["tideflow.ops.ctc_ops", "tideflow.nn"])
