@@ -255,3 +255,14 @@ def test_conv_test_utilities_exist(sess):
     with pytest.raises(ValueError, match="divisible by 4"):
         test_util.NHWCToNCHW_VECT_C([2, 3, 2, 6])
     np.testing.assert_array_equal(tf.test.TestCase()._GetNdArray([1, 2]), np.array([1, 2]))
+
+
+def test_lrn_refuses_a_negative_depth_radius_when_first_run(sess):
+    x = tf.placeholder(tf.float32, [1, 2, 2, 3])
+    y = tf.nn.lrn(x, depth_radius=-1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="depth_radius = -1"):
+        sess.run(y)
+    v = np.arange(12, dtype=np.float32).reshape(1, 2, 2, 3)
+    # radius 0: each value over (bias + alpha * its own square) ** beta
+    got = sess.run(tf.nn.lrn(x, depth_radius=0, bias=1.0, alpha=0.5, beta=0.5), {x: v})
+    np.testing.assert_allclose(got, v / np.sqrt(1.0 + 0.5 * v * v), rtol=1e-6)

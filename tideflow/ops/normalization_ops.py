@@ -83,13 +83,22 @@ def _lrn_grad_fn(op, grad):
     return ops.apply_op("LRNGrad", [grad, op.inputs[0], op.outputs[0]], attrs)._outputs[0]
 
 
+def _check_depth_radius(attrs):
+    # TF's LRN kernels check the radius fits an int when they are constructed (a negative one
+    # too, through the unsigned bounds check), so the first run fails before any input is read
+    r = attrs["depth_radius"]
+    if not 0 <= r < 2**31 - 1:
+        raise errors.InvalidArgumentError(None, None, f"depth_radius = {r} larger than int max")
+
+
 _LRN_ATTRS = ["depth_radius: int = 5", "bias: float = 1.0", "alpha: float = 1.0",
               "beta: float = 0.5", "T: {half, bfloat16, float} = DT_FLOAT"]
 op_registry.declare("LRN", inputs=["input: T"], outputs=["output: T"], attrs=_LRN_ATTRS,
-                    shape=_lrn_shape, kernel=_lrn, grad=_lrn_grad_fn)
+                    shape=_lrn_shape, kernel=_lrn, grad=_lrn_grad_fn,
+                    check_attrs=_check_depth_radius)
 op_registry.declare("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],
                     outputs=["output: T"], attrs=_LRN_ATTRS, shape=_lrn_grad_shape,
-                    kernel=_lrn_grad)
+                    kernel=_lrn_grad, check_attrs=_check_depth_radius)
 
 
 # ------------------------------------------------------------------------------------------
