@@ -379,3 +379,28 @@ def test_file_datasets_go_on_with_the_next_file_after_a_corrupt_one(tmp_path):
                 sess.run(plain)
             assert seen == [b"r00", b"r01", "loss", b"r10", b"r11", "loss", b"r20", b"r21"]
             assert _drain(sess, skipping) == [b"r00", b"r01", b"r10", b"r11", b"r20", b"r21"]
+
+
+# -- sample_from_datasets / _DirectedInterleaveDataset ---------------------------------------
+
+
+def test_sample_from_datasets_weights_checks_and_weights_dataset():
+    from tideflow.python.data.experimental.ops import interleave_ops
+
+    with tf.Graph().as_default():
+        two = [tf.data.Dataset.from_tensors(np.int64(i)).repeat() for i in range(2)]
+        with pytest.raises(TypeError, match="`tf.float32` or `tf.float64`"):
+            tf.data.experimental.sample_from_datasets(two, weights=[1, 3])
+        with pytest.raises(ValueError, match=r"vector of length `len\(datasets\)`"):
+            tf.data.experimental.sample_from_datasets(two, weights=[0.5, 0.25, 0.25])
+        only = tf.data.Dataset.range(3)
+        assert tf.data.experimental.sample_from_datasets([only], [1.0]) is only
+        # the weights of each draw from a dataset: all on dataset 1, then all on dataset 0
+        w = tf.data.Dataset.from_tensor_slices(np.array([[0., 1.]] * 3 + [[1., 0.]] * 3))
+        picked = tf.data.experimental.sample_from_datasets(two, w, seed=5)
+        direct = interleave_ops._DirectedInterleaveDataset(
+            tf.data.Dataset.from_tensor_slices(np.array([1, 0, 1], np.int64)), two)
+        with tf.Session() as sess:
+            assert _drain(sess, tf.data.make_one_shot_iterator(picked).get_next()) == [
+                1, 1, 1, 0, 0, 0]
+            assert _drain(sess, tf.data.make_one_shot_iterator(direct).get_next()) == [1, 0, 1]

@@ -811,6 +811,12 @@ _declare("DirectedInterleaveDataset",
          [*_OUT, "N: int >= 1", "stop_on_empty_dataset: bool = false"])
 
 
+def _DirectedInterleaveDataset(selector_input, data_inputs, stop_on_empty_dataset=False):
+    """TF's ``interleave_ops._DirectedInterleaveDataset``: the element of
+    ``data_inputs[i]`` for each ``i`` the int64 ``selector_input`` yields."""
+    return _directed(selector_input, data_inputs, stop_on_empty_dataset)
+
+
 def _directed(selector, datasets, stop_on_empty):
     datasets = list(datasets)
     if not datasets:
@@ -880,16 +886,24 @@ def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_datase
 
     datasets = list(datasets)
     n = len(datasets)
+    if isinstance(weights, Dataset):
+        # a weights vector per draw: each element's logits with a fresh pair of seeds
+        def select_varying(logits, seeds):
+            return array_ops.reshape(stateless_multinomial(logits, 1, seed=seeds), [])
+
+        logits = weights.map(lambda *p: array_ops.reshape(unary_ops.log(p), [1, -1]))
+        selector = Dataset.zip((logits, RandomDataset(seed).batch(2))).map(select_varying)
+        return _directed(selector, datasets, stop_on_empty_dataset)
     if weights is None:
         weights = np.ones(n, np.float32) / n
-    if isinstance(weights, Dataset):
-        raise NotImplementedError("sample_from_datasets: a Dataset of weights is not supported "
-                                  "by tideflow; pass a list or tensor of weights")
-    w = ops.convert_to_tensor(weights, dtype=dtypes.float32, name="weights")
-    if w.get_shape().ndims not in (None, 1) or (w.get_shape().ndims == 1 and
-                                                w.get_shape()[0].value not in (None, n)):
-        raise ValueError(f"`weights` must be a vector of {n} weights, got shape "
-                         f"{w.get_shape()}")
+    w = ops.convert_to_tensor(weights, name="weights")
+    if w.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError("`weights` must be convertible to a tensor of `tf.float32` or "
+                        "`tf.float64` elements.")
+    if not w.get_shape().is_compatible_with([n]):
+        raise ValueError("`weights` must be a vector of length `len(datasets)`.")
+    if n == 1:
+        return datasets[0]  # (as TF: nothing to choose)
     logits = array_ops.reshape(unary_ops.log(w), [1, -1])
 
     def select(seeds):
