@@ -1,6 +1,7 @@
 """tf.train optimizers and tf.contrib.opt: parity points found by running TF 1.15's own
 optimizer tests against tideflow (error wording, internal module paths, the contrib optimizers)."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -15,3 +16,191 @@ def test_invalid_dtype_message_lists_the_float_types_in_tfs_order():
         assert str(err.value) == (
             "Invalid type tf.int32 for mul:0, expected: "
             "[tf.float32, tf.float64, tf.float16, tf.bfloat16].")
+
+
+def _run(fetch_fn, steps=1):
+    """Initializes the default graph's variables, runs ``fetch_fn()``'s op ``steps`` times."""
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        op, outs = fetch_fn()
+        for _ in range(steps):
+            sess.run(op)
+        return sess.run(outs)
+
+
+def _clip_rows(x, max_norm, axis):
+    norm = np.sqrt(np.sum(x * x, axis=axis, keepdims=True))
+    return x * max_norm / np.maximum(norm, max_norm)
+
+
+def test_contrib_opt_implementation_module_paths():
+    from tideflow.contrib.opt.python.training import (
+        lars_optimizer,
+        lazy_adam_optimizer,
+        variable_clipping_optimizer,
+    )
+
+    assert lazy_adam_optimizer.LazyAdamOptimizer is tf.contrib.opt.LazyAdamOptimizer
+    assert lars_optimizer.LARSOptimizer is tf.contrib.opt.LARSOptimizer
+    assert (variable_clipping_optimizer.VariableClippingOptimizer
+            is tf.contrib.opt.VariableClippingOptimizer)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_variable_clipping_dense_and_sparse(dtype):
+    w0 = np.array([[0.5, -1.0], [3.0, 2.5], [-0.2, 4.0]], dtype)
+    w1 = np.array([[1.0, 0.0], [2.0, 2.0], [0.5, 3.0]], dtype)
+    with tf.Graph().as_default():
+        a = tf.Variable(w0)
+        b = tf.Variable(w1)
+        c = tf.Variable(w1)
+        dense_g = tf.constant(np.full((3, 2), 0.25, dtype))
+        rows = tf.IndexedSlices(tf.constant(np.array([[0.5, 0.5], [1.0, -1.0]], dtype)),
+                                tf.constant([1, 2]), tf.constant([3, 2]))
+        opt = tf.contrib.opt.VariableClippingOptimizer(
+            tf.train.GradientDescentOptimizer(2.0), {a: [1], b: [1], c: [0]}, 1.5)
+        op = opt.apply_gradients([(dense_g, a), (rows, b), (rows, c)])
+        got_a, got_b, got_c = _run(lambda: (op, [a, b, c]))
+    np.testing.assert_allclose(got_a, _clip_rows(w0 - 0.5, 1.5, 1), rtol=1e-6)
+    stepped = w1.copy()
+    stepped[1] -= 1.0
+    stepped[2] -= [2.0, -2.0]
+    # only the updated rows are clipped; a clip across dim 0 clips the whole variable
+    want_b = stepped.copy()
+    want_b[1:] = _clip_rows(stepped[1:], 1.5, 1)
+    np.testing.assert_allclose(got_b, want_b, rtol=1e-6)
+    np.testing.assert_allclose(got_c, _clip_rows(stepped, 1.5, 0), rtol=1e-6)
+    assert opt.get_slot_names() == []
+
+
+@pytest.mark.parametrize("staleness,applied", [(0, True), (-1, False)])
+def test_drop_stale_gradient_counts_dropped_updates(staleness, applied):
+    with tf.Graph().as_default():
+        step = tf.train.create_global_step()
+        w = tf.Variable([1.0, -2.0], name="w")
+        opt = tf.contrib.opt.DropStaleGradientOptimizer(
+            tf.train.GradientDescentOptimizer(0.5), staleness)
+        grads = opt.compute_gradients(tf.reduce_sum(3.0 * w))
+        op = opt.apply_gradients(grads, step)
+        counter = tf.get_default_graph().get_tensor_by_name("stale_counter:0")
+        got_w, got_step, got_counter = _run(lambda: (op, [w, step, counter]))
+    if applied:
+        np.testing.assert_allclose(got_w, [-0.5, -3.5])
+        assert (got_step, got_counter) == (1, 0.0)
+    else:
+        np.testing.assert_allclose(got_w, [1.0, -2.0])
+        assert (got_step, got_counter) == (0, 1.0)
+
+
+def test_multitask_wrapper_leaves_state_alone_for_all_zero_gradients():
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0, 2.0])
+        b = tf.Variable([[1.0], [1.0], [1.0]])
+        opt = tf.contrib.opt.MultitaskOptimizerWrapper(tf.train.MomentumOptimizer(0.5, 0.5))
+        zero_rows = tf.IndexedSlices(tf.zeros([1, 1]), tf.constant([2]), tf.constant([3, 1]))
+        rows = tf.IndexedSlices(tf.constant([[2.0]]), tf.constant([0]), tf.constant([3, 1]))
+        first = opt.apply_gradients([(tf.constant([1.0, -1.0]), a), (rows, b)])
+        second = opt.apply_gradients([(tf.zeros([2]), a), (zero_rows, b)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(first)
+            sess.run(second)
+            got = sess.run([a, opt.get_slot(a, "momentum"), b, opt.get_slot(b, "momentum")])
+    np.testing.assert_allclose(got[0], [0.5, 2.5])
+    np.testing.assert_allclose(got[1], [1.0, -1.0])
+    np.testing.assert_allclose(got[2], [[0.0], [1.0], [1.0]])
+    np.testing.assert_allclose(got[3], [[2.0], [0.0], [0.0]])
+
+
+def test_clip_gradients_by_global_norm_ignores_all_zero_gradients():
+    with tf.Graph().as_default():
+        v = [tf.Variable([0.0, 0.0]) for _ in range(3)]
+        grads = [tf.constant([6.0, 8.0]), tf.zeros([2]), None]
+        pairs, norm = tf.contrib.opt.clip_gradients_by_global_norm(zip(grads, v), 5.0)
+        assert pairs[2] == (None, v[2])
+        with tf.Session() as sess:
+            got_norm, g0, g1 = sess.run([norm, pairs[0][0], pairs[1][0]])
+    assert got_norm == pytest.approx(10.0)
+    np.testing.assert_allclose(g0, [3.0, 4.0])
+    np.testing.assert_allclose(g1, [0.0, 0.0])
+
+
+def test_reg_adagrad_can_freeze_its_accumulator():
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0])
+        e = tf.Variable([[1.0], [2.0]])
+        opt = tf.contrib.opt.RegAdagradOptimizer(0.5, initial_accumulator_value=4.0)
+        grads = [(tf.constant([1.0, -2.0]), w),
+                 (tf.IndexedSlices(tf.constant([[3.0]]), tf.constant([1]),
+                                   tf.constant([2, 1])), e)]
+        with opt.avoid_updating_slots():
+            frozen = opt.apply_gradients(grads)
+        normal = opt.apply_gradients(grads)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(frozen)
+            after_frozen = sess.run([w, opt.get_slot(w, "accumulator"), e])
+            sess.run(normal)
+            acc = sess.run([opt.get_slot(w, "accumulator"), opt.get_slot(e, "accumulator")])
+    np.testing.assert_allclose(after_frozen[0], [0.75, 2.5])
+    np.testing.assert_allclose(after_frozen[1], [4.0, 4.0])
+    np.testing.assert_allclose(after_frozen[2], [[1.0], [1.25]])
+    np.testing.assert_allclose(acc[0], [5.0, 8.0])
+    np.testing.assert_allclose(acc[1], [[4.0], [13.0]])
+
+
+def test_lars_scales_the_momentum_step_by_the_trust_ratio():
+    w0 = np.array([[3.0, -4.0], [0.0, 12.0]])
+    g0 = np.array([[1.0, 2.0], [2.0, -4.0]])
+    with tf.Graph().as_default():
+        w = tf.Variable(w0, name="kernel")
+        bias = tf.Variable([1.0, 1.0], dtype=tf.float64, name="bias")
+        opt = tf.contrib.opt.LARSOptimizer(0.5, momentum=0.5, weight_decay=0.1, eeta=0.01,
+                                           skip_list=["bias"])
+        op = opt.apply_gradients([(tf.constant(g0), w),
+                                  (tf.constant([1.0, -1.0], tf.float64), bias)])
+        got_w, got_b = _run(lambda: (op, [w, bias]), steps=2)
+    want, mom = w0.copy(), np.zeros_like(w0)
+    for _ in range(2):
+        wn, gn = np.linalg.norm(want), np.linalg.norm(g0)
+        mom = 0.5 * mom + g0
+        want = want - 0.5 * (0.01 * wn / (gn + 0.1 * wn)) * mom
+    np.testing.assert_allclose(got_w, want, rtol=1e-12)
+    np.testing.assert_allclose(got_b, [1.0 - 0.5 * 2.5, 1.0 + 0.5 * 2.5])
+    with pytest.raises(ValueError, match="momentum should be positive"):
+        tf.contrib.opt.LARSOptimizer(0.1, momentum=-1.0)
+
+
+def _adam_reference(w, g, steps, lazy_rows=None):
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, steps + 1):
+        rows = slice(None) if lazy_rows is None else lazy_rows
+        m[rows] = 0.9 * m[rows] + 0.1 * g[rows]
+        v[rows] = 0.999 * v[rows] + 0.001 * g[rows] ** 2
+        lr = 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        w[rows] = w[rows] - lr * m[rows] / (np.sqrt(v[rows]) + 1e-8)
+    return w
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_adam_gs_takes_its_bias_correction_from_the_global_step(lazy):
+    w0 = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    g_rows = np.array([[0.5, -1.0], [2.0, 0.25]])
+    with tf.Graph().as_default():
+        step = tf.train.create_global_step()
+        w = tf.Variable(w0)
+        u = tf.Variable(w0)
+        cls = tf.contrib.opt.LazyAdamGSOptimizer if lazy else tf.contrib.opt.AdamGSOptimizer
+        opt = cls(global_step=step, learning_rate=0.1)
+        rows = tf.IndexedSlices(tf.constant(g_rows), tf.constant([0, 2]), tf.constant([3, 2]))
+        op = opt.apply_gradients([(rows, w), (tf.constant(w0 * 0.1), u)], global_step=step)
+        assert opt.get_slot_names() == ["m", "v"]
+        assert sorted(x.op.name for x in opt.variables()) == [
+            "Variable/Adam", "Variable/Adam_1", "Variable_1/Adam", "Variable_1/Adam_1"]
+        got_w, got_u, got_step = _run(lambda: (op, [w, u, step]), steps=3)
+    dense_g = np.zeros_like(w0)
+    dense_g[[0, 2]] = g_rows
+    want_w = _adam_reference(w0.copy(), dense_g, 3, lazy_rows=[0, 2] if lazy else None)
+    np.testing.assert_allclose(got_w, want_w, rtol=1e-6)
+    np.testing.assert_allclose(got_u, _adam_reference(w0.copy(), w0 * 0.1, 3), rtol=1e-6)
+    assert got_step == 3

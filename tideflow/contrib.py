@@ -46,6 +46,7 @@ from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_gan as _contrib_gan
 from tideflow.train import contrib_opt as _contrib_opt
+from tideflow.train import contrib_opt_wrappers as _contrib_opt_wrappers
 from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
@@ -223,6 +224,24 @@ saved_model = _namespace("saved_model", "``tf.contrib.saved_model``: Keras model
                          ["save_keras_model", "load_keras_model"])
 opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
                  _contrib_opt.__all__)
+for _name in _contrib_opt_wrappers.__all__:
+    setattr(opt, _name, getattr(_contrib_opt_wrappers, _name))
+opt.__all__ += _contrib_opt_wrappers.__all__
+# TF's implementation modules (tensorflow.contrib.opt.python.training.lazy_adam_optimizer, ...)
+# are the one namespace: each holds its names there
+opt.python = types.ModuleType(opt.__name__ + ".python", "``opt.python``.")
+opt.python.training = types.ModuleType(opt.__name__ + ".python.training",
+                                       "``opt.python.training``.")
+for _module in (opt.python, opt.python.training):
+    sys.modules[_module.__name__] = _module
+for _short in ("adam_gs_optimizer", "adamax", "addsign", "drop_stale_gradient_optimizer",
+               "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
+               "lazy_adam_optimizer", "moving_average_optimizer",
+               "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",
+               "reg_adagrad_optimizer", "sign_decay", "variable_clipping_optimizer",
+               "weight_decay_optimizers"):
+    setattr(opt.python.training, _short, opt)
+    sys.modules[f"{opt.python.training.__name__}.{_short}"] = opt
 image = _namespace("image", "``tf.contrib.image``: projective transforms, dense warps.",
                    _image_transform_ops, _image_transform_ops.__all__)
 image.dense_image_warp = _image_warp_ops.dense_image_warp
