@@ -394,3 +394,57 @@ def test_add_loss_with_inputs_outside_a_call():
     assert len(layer.losses) == 3
     assert len(layer.get_losses_for(x)) == 1
     assert len(layer.get_losses_for(None)) == 2
+
+
+# -- activations, initializers, regularizers, constraints --------------------------------------
+
+
+def test_activation_serialization_of_v2_softmax_and_layers():
+    from tideflow.python.ops import nn_ops
+
+    assert keras.activations.serialize(nn_ops.softmax_v2) == "softmax"
+    layer = keras.layers.Dense(3, activation=keras.layers.LeakyReLU(alpha=0.25))
+    config = keras.layers.serialize(layer)
+    assert config["config"]["activation"]["class_name"] == "LeakyReLU"
+    clone = keras.layers.deserialize(config)
+    assert type(clone.activation).__name__ == "LeakyReLU"
+    assert clone.activation.alpha == pytest.approx(0.25)
+
+
+def test_plain_function_initializer_regularizer_constraint_round_trip():
+    def my_init(shape, dtype=None):
+        return tf.ones(shape, dtype=dtype)
+
+    def my_reg(w):
+        return tf.reduce_sum(tf.abs(w))
+
+    def my_con(w):
+        return w
+
+    inputs = keras.Input((4,))
+    dense = keras.layers.Dense(2, kernel_initializer=my_init, kernel_regularizer=my_reg,
+                               kernel_constraint=my_con)
+    model = keras.Model(inputs, dense(inputs))
+    config = model.get_config()
+    cfg = config["layers"][1]["config"]
+    assert (cfg["kernel_initializer"], cfg["kernel_regularizer"],
+            cfg["kernel_constraint"]) == ("my_init", "my_reg", "my_con")
+    custom = {"my_init": my_init, "my_reg": my_reg, "my_con": my_con}
+    clone = keras.Model.from_config(config, custom_objects=custom)
+    layer = clone.layers[1]
+    assert layer.kernel_initializer is my_init and layer.kernel_regularizer is my_reg
+    assert layer.kernel_constraint is my_con
+    with keras.utils.CustomObjectScope(custom):
+        assert keras.initializers.get("my_init") is my_init
+
+
+def test_backend_variable_from_a_tensor():
+    v = K.variable(tf.fill([2, 3], 4.0))
+    assert K.int_shape(v) == (2, 3)
+    np.testing.assert_allclose(K.get_value(v), np.full((2, 3), 4.0))
+
+
+def test_constraint_legacy_aliases():
+    assert keras.constraints.maxnorm is keras.constraints.MaxNorm
+    assert keras.constraints.nonneg is keras.constraints.NonNeg
+    assert keras.constraints.unitnorm is keras.constraints.UnitNorm

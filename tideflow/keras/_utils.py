@@ -9,15 +9,23 @@ def deserialize(identifier, table, kind, custom_objects=None, instantiate=True):
     """An object from a name, a ``{'class_name', 'config'}`` dict, or itself when callable."""
     if identifier is None:
         return None
+    if isinstance(identifier, (dict, str)):
+        from tideflow.keras.utils import get_custom_objects
+
+        # the objects of an active CustomObjectScope count too, as in TF
+        custom_objects = {**get_custom_objects(), **(custom_objects or {})}
     if isinstance(identifier, dict):
         name = identifier["class_name"]
         config = identifier.get("config", {})
-        cls = (custom_objects or {}).get(name) or table.get(name)
+        cls = custom_objects.get(name) or table.get(name)
         if cls is None:
             raise ValueError(f"Unknown {kind}: {name}")
         return cls(**config) if isinstance(cls, type) else cls
     if isinstance(identifier, str):
-        obj = (custom_objects or {}).get(identifier) or table.get(identifier)
+        custom = custom_objects.get(identifier)
+        if custom is not None:  # a user's function is itself; a class is instantiated
+            return custom() if instantiate and isinstance(custom, type) else custom
+        obj = table.get(identifier)
         if obj is None:
             raise ValueError(f"Unknown {kind}: {identifier}")
         return obj() if instantiate else obj

@@ -62,7 +62,13 @@ _TABLE = {
 
 
 def serialize(activation):
+    """An activation's name (TF 2's ``softmax_v2`` is 'softmax'); a layer used as an
+    activation serializes as its ``{'class_name', 'config'}``."""
     name = getattr(activation, "__name__", None)
+    if name in ("softmax_v2", "log_softmax_v2"):
+        return name[:-3]
+    if name is None and hasattr(activation, "get_config"):
+        return {"class_name": type(activation).__name__, "config": activation.get_config()}
     if name in _TABLE and _TABLE[name] is activation:
         return name
     if name in ("relu", "tanh", "sigmoid", "softmax", "elu", "selu", "softplus", "softsign"):
@@ -83,4 +89,10 @@ def get(identifier):
         return deserialize(identifier)
     if callable(identifier):
         return identifier
+    if isinstance(identifier, dict):  # a layer used as an activation (its config)
+        from tideflow.keras import layers
+        from tideflow.keras.utils import deserialize_keras_object
+
+        return deserialize_keras_object(identifier, module_objects=vars(layers),
+                                        printable_module_name="activation")
     raise ValueError(f"Could not interpret activation function identifier: {identifier}")

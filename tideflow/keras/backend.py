@@ -247,6 +247,10 @@ def is_placeholder(x):
 
 def variable(value, dtype=None, name=None, constraint=None):
     """A variable holding ``value`` (initialized when the Keras session is next asked for)."""
+    if isinstance(value, ops.Tensor):  # an initial value computed in the graph, as TF
+        v = tf.Variable(tf.cast(value, _dtype(dtype)), name=name, constraint=constraint)
+        v._keras_shape = tuple(value.get_shape().as_list())
+        return _track_variable(v)
     value = np.asarray(value, dtype=_dtype(dtype).as_numpy_dtype)
     v = tf.Variable(value, dtype=_dtype(dtype), name=name, constraint=constraint)
     v._keras_shape = value.shape

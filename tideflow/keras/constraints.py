@@ -63,6 +63,10 @@ max_norm = MaxNorm
 non_neg = NonNeg
 unit_norm = UnitNorm
 min_max_norm = MinMaxNorm
+# Keras 1's names, which TF 1.x's module keeps as legacy aliases
+maxnorm = max_norm
+nonneg = non_neg
+unitnorm = unit_norm
 
 _TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNorm": MinMaxNorm,
           "max_norm": MaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm,
@@ -70,6 +74,8 @@ _TABLE = {"MaxNorm": MaxNorm, "NonNeg": NonNeg, "UnitNorm": UnitNorm, "MinMaxNor
 
 
 def serialize(constraint):
+    if not hasattr(constraint, "get_config") and hasattr(constraint, "__name__"):
+        return constraint.__name__  # a plain function: its name, as TF
     return {"class_name": type(constraint).__name__, "config": constraint.get_config()}
 
 

@@ -102,6 +102,8 @@ _TABLE = {
 
 
 def serialize(initializer):
+    if not hasattr(initializer, "get_config") and hasattr(initializer, "__name__"):
+        return initializer.__name__  # a plain function: its name, as TF
     config = initializer.get_config() if hasattr(initializer, "get_config") else {}
     config = {k: (v.name if isinstance(v, dtypes.DType) else v) for k, v in config.items()}
     return {"class_name": type(initializer).__name__, "config": config}
