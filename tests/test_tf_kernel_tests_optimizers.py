@@ -204,3 +204,24 @@ def test_adam_gs_takes_its_bias_correction_from_the_global_step(lazy):
     np.testing.assert_allclose(got_w, want_w, rtol=1e-6)
     np.testing.assert_allclose(got_u, _adam_reference(w0.copy(), w0 * 0.1, 3), rtol=1e-6)
     assert got_step == 3
+
+
+def test_adamax_keeps_only_beta1_power():
+    with tf.Graph().as_default():
+        a = tf.Variable([0.5, -1.5], name="a")
+        b = tf.Variable([[2.0]], name="b")
+        opt = tf.contrib.opt.AdaMaxOptimizer(0.2, beta1=0.8)
+        op = opt.minimize(tf.reduce_sum(a * a) + tf.reduce_sum(3.0 * b))
+        power = opt._get_beta_accumulators()
+        assert power.op.name == "beta1_power"
+        assert sorted(v.op.name for v in opt.variables()) == [
+            "a/AdaMax", "a/AdaMax_1", "b/AdaMax", "b/AdaMax_1", "beta1_power"]
+        got_power, got_a = _run(lambda: (op, [power, a]), steps=2)
+    assert got_power == pytest.approx(0.8 ** 3)
+    want, m, u = np.array([0.5, -1.5]), 0.0, 0.0
+    for t in (1, 2):
+        g = 2 * want
+        m = 0.8 * m + 0.2 * g
+        u = np.maximum(0.999 * u, np.abs(g))
+        want = want - 0.2 / (1 - 0.8 ** t) * m / (u + 1e-8)
+    np.testing.assert_allclose(got_a, want, rtol=1e-6)

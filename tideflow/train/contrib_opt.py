@@ -158,15 +158,34 @@ class MomentumWOptimizer(DecoupledWeightDecayExtension, MomentumOptimizer):
 class AdaMaxOptimizer(AdamOptimizer):
     """AdaMax (Kingma and Ba 2015, section 7): ``v`` is the decayed infinity norm
     ``max(beta2 v, |g|)`` and the step ``lr / (1 - beta1^t) m / (v + epsilon)`` (fused:
-    ApplyAdaMax). Sparse updates decay ``m`` and ``v`` only in the gradient's rows."""
+    ApplyAdaMax). Sparse updates decay ``m`` and ``v`` only in the gradient's rows. Its one
+    non-slot variable is ``beta1_power`` (no ``beta2_power``: the step does not use it)."""
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
                  use_locking=False, name="AdaMax"):
         super().__init__(learning_rate, beta1, beta2, epsilon, use_locking, name)
 
+    def _get_beta_accumulators(self):
+        return self._get_non_slot_variable("beta1_power", graph=ops.get_default_graph())
+
+    def _create_slots(self, var_list):
+        first_var = min(var_list, key=lambda x: x.name)
+        self._create_non_slot_variable(self._beta1, "beta1_power", first_var)
+        for v in var_list:
+            self._zeros_slot(v, "m", self._name)
+            self._zeros_slot(v, "v", self._name)
+
+    def _finish(self, update_ops, name_scope):
+        with ops.control_dependencies(update_ops):
+            beta1_power = self._get_beta_accumulators()
+            with ops.colocate_with(beta1_power):
+                update_beta1 = beta1_power.assign(beta1_power * self._beta1_t,
+                                                  use_locking=self._use_locking)
+        return control_flow_ops.group(*update_ops, update_beta1, name=name_scope)
+
     def _apply_dense(self, grad, var):
         dt = var.dtype.base_dtype
-        beta1_power, _ = self._get_beta_accumulators()
+        beta1_power = self._get_beta_accumulators()
         return training_ops.apply_ada_max(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"),
             cast_ops.cast(beta1_power, dt), cast_ops.cast(self._lr_t, dt),
@@ -175,7 +194,7 @@ class AdaMaxOptimizer(AdamOptimizer):
 
     def _apply_sparse(self, grad, var):
         dt = var.dtype.base_dtype
-        beta1_power, _ = self._get_beta_accumulators()
+        beta1_power = self._get_beta_accumulators()
         beta1_t = cast_ops.cast(self._beta1_t, dt)
         beta2_t = cast_ops.cast(self._beta2_t, dt)
         lr = cast_ops.cast(self._lr_t, dt) / (1 - cast_ops.cast(beta1_power, dt))
