@@ -197,3 +197,40 @@ def test_compat_module_path_answers_forward_compatible():
 def test_lu_of_a_singular_matrix_says_not_invertible(sess):
     with pytest.raises(tf.errors.InvalidArgumentError, match="^Input is not invertible."):
         sess.run(tf.linalg.lu(np.zeros([2, 2])))
+
+
+# -- einsum ----------------------------------------------------------------------------------
+def test_einsum_op_writes_a_repeated_output_label_onto_the_diagonal(sess):
+    from tideflow.python.ops import gen_linalg_ops
+
+    x = tf.constant(np.arange(6.0).reshape(2, 3))
+    y = gen_linalg_ops.einsum([x], "ab->aab")
+    assert y.get_shape().as_list() == [2, 2, 3]
+    want = np.zeros((2, 2, 3))
+    want[[0, 1], [0, 1]] = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(sess.run(y), want)
+    # its gradient reads the diagonal back
+    (g,) = tf.gradients(tf.reduce_sum(y * np.arange(12.0).reshape(2, 2, 3)), [x])
+    np.testing.assert_array_equal(sess.run(g), [[0, 1, 2], [9, 10, 11]])
+    with pytest.raises(ValueError, match="repeat a label"):
+        tf.einsum("ab->aab", x)  # tf.einsum itself refuses, as TF 1.15's
+
+
+def test_einsum_without_output_ellipsis_refuses_nonempty_broadcast_dims(sess):
+    with pytest.raises(ValueError, match="must contain an ellipsis"):
+        tf.einsum("...ij,...jk->ik", np.ones((2, 2, 3)), np.ones((3, 4)))
+    a = tf.placeholder(tf.float64)
+    out = tf.einsum("...ij,...jk->ik", a, np.ones((3, 4)))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must contain an ellipsis"):
+        sess.run(out, {a: np.ones((2, 2, 3))})
+    # an ellipsis that covers nothing may be left out of the output
+    np.testing.assert_array_equal(sess.run(out, {a: np.ones((2, 3))}), np.full((2, 4), 3.0))
+
+
+def test_special_math_ops_path_holds_einsum_lbeta_and_bessel(sess):
+    from tideflow.python.ops import special_math_ops
+
+    assert special_math_ops.einsum is tf.einsum
+    np.testing.assert_allclose(sess.run(special_math_ops.lbeta(tf.zeros([2, 0]))),
+                               [-np.inf, -np.inf])
+    assert sess.run(special_math_ops.bessel_i0(0.0)) == 1.0

@@ -216,7 +216,9 @@ for _name, _broadcast in (("BatchMatMul", False), ("BatchMatMulV2", True)):
 # ------------------------------------------------------------------------------------------
 
 
-def _parse_equation(equation, n):
+def _parse_equation(equation, n, repeated_output=True):
+    """(input subscripts, output subscripts) of ``equation``; the Einsum op may repeat an output
+    label (a diagonal, the reverse of a repeated input label), tf.einsum may not."""
     eq = equation.replace(" ", "")
     lhs, arrow, out = eq.partition("->")
     specs = lhs.split(",")
@@ -232,7 +234,7 @@ def _parse_equation(equation, n):
         if missing:  # TF's words
             raise ValueError(f"Output subscripts contain the label {missing[0]} not present "
                              "in the input subscripts.")
-        if len(set(named)) != len(named):
+        if len(set(named)) != len(named) and not repeated_output:
             raise ValueError(f"Output subscripts of einsum equation {equation!r} repeat a "
                              "label")
     if not arrow:  # implicit output: labels seen once, sorted, after any broadcast dims
@@ -274,6 +276,8 @@ def _einsum_shape(op):
         for c, d in zip(letters, named):
             labels[c] = _merge_dim(labels[c], d) if c in labels else d
     head, has_ellipsis, tail = out.partition("...")
+    if not has_ellipsis and ellipsis.ndims:
+        raise ValueError(_NO_OUTPUT_ELLIPSIS)
     if has_ellipsis and ellipsis.ndims is None:
         return [unknown_shape()]
     dims = [labels.get(c, Dimension(None)) for c in head]
@@ -346,7 +350,19 @@ def _pairwise_einsum(equation, x, y):
     return out.transpose(perm_out)
 
 
+_NO_OUTPUT_ELLIPSIS = ("Output subscripts must contain an ellipsis ('...') when the inputs' "
+                       "broadcast dimensions are not empty")
+
+
 def _einsum(inputs, *, equation):
+    lhs, arrow, out = equation.replace(" ", "").partition("->")
+    if arrow and "..." not in out and "." in lhs:
+        # the dimensions an input's ellipsis covers must appear in the output
+        for spec, x in zip(lhs.split(","), inputs):
+            if "..." in spec and np.ndim(x) > len(spec) - 3:
+                _fail(_NO_OUTPUT_ELLIPSIS)
+    if arrow and len(set(out.replace("...", ""))) != len(out.replace("...", "")):
+        return _einsum_diagonal_output(inputs, lhs, out)
     dt = np.result_type(*inputs)
     if dt in _HALF_TYPES:
         inputs = [np.asarray(x, np.float32) for x in inputs]
@@ -370,6 +386,29 @@ def _einsum(inputs, *, equation):
     macs = int(np.prod(list(sizes.values()), dtype=np.int64)) if sizes else 0
     with threads.small_product(macs):
         return np.einsum(equation, *inputs, optimize=True).astype(dt, copy=False)
+
+
+def _einsum_diagonal_output(inputs, lhs, out):
+    """An output subscript with a repeated label: the einsum to each label once, written onto
+    the diagonal of the repeated axes (zeros elsewhere)."""
+    unique = "".join(dict.fromkeys(out.replace("...", "")))
+    head, dots, _ = out.partition("...")
+    lead = "".join(dict.fromkeys(head))
+    core = _einsum(inputs, equation=lhs + "->" + lead + dots + unique[len(lead):])
+    n_ell = core.ndim - len(unique)
+    # each output axis: the axis of ``core`` that supplies its index
+    axes = []
+    for c in head:
+        axes.append(lead.index(c))
+    if dots:
+        axes += list(range(len(lead), len(lead) + n_ell))
+        for c in out.partition("...")[2]:
+            k = unique.index(c)
+            axes.append(k if k < len(lead) else k + n_ell)
+    grid = np.indices(core.shape, sparse=True)
+    result = np.zeros([core.shape[a] for a in axes], core.dtype)
+    result[tuple(grid[a] for a in axes)] = core
+    return result
 
 
 def _einsum_grad(op, grad):
@@ -635,7 +674,7 @@ def einsum(equation, *inputs, **kwargs):
                         f"{', '.join(sorted(kwargs))}")
     if not inputs:
         raise ValueError("einsum needs at least one input tensor")
-    _parse_equation(equation, len(inputs))
+    _parse_equation(equation, len(inputs), repeated_output=False)
     return _apply("Einsum", [list(inputs)], name, {"equation": equation})
 
 

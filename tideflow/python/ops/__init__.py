@@ -131,6 +131,9 @@ def _text_namespaces():
                                        "tideflow.ops.inplace_ops",  # inplace_add, ...
                                        "tideflow.python.ops.gen_array_ops"),
             "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+            # TF's special_math_ops holds einsum, lbeta and the Bessel functions
+            "special_math_ops": with_fallback("special_math_ops", special_math_ops, _tf.math,
+                                              _tf.linalg, _tf),
             # TF's control_flow_ops holds while_loop, cond and case beside group/tuple
             "control_flow_ops": with_fallback("control_flow_ops", control_flow_ops, _tf),
             # TF's gradient-registration modules, imported for their side effect: tideflow
@@ -166,7 +169,7 @@ for _name, _mod in (("check_ops", check_ops),
                     ("lookup_ops", lookup_ops),
                     ("partitioned_variables", partitioned_variables),
                     ("random_ops", random_ops), ("rnn_cell_impl", rnn_cell_impl),
-                    ("special_math_ops", special_math_ops), ("state_ops", state_ops),
+                    ("state_ops", state_ops),
                     ("string_ops", string_ops), ("variable_scope", variable_scope),
                     ("variables", variables), *_text_namespaces().items()):
     globals()[_name] = _mod
