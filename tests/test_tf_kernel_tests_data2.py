@@ -404,3 +404,28 @@ def test_sample_from_datasets_weights_checks_and_weights_dataset():
             assert _drain(sess, tf.data.make_one_shot_iterator(picked).get_next()) == [
                 1, 1, 1, 0, 0, 0]
             assert _drain(sess, tf.data.make_one_shot_iterator(direct).get_next()) == [1, 0, 1]
+
+
+# -- rejection_resample ----------------------------------------------------------------------
+
+
+def test_rejection_resample_mixes_the_input_and_estimates_its_distribution():
+    resample = tf.data.experimental.rejection_resample
+    with tf.Graph().as_default():
+        labels = np.array([0, 1, 1, 0, 1, 1, 1, 0], np.int32)
+        d = tf.data.Dataset.from_tensor_slices(labels)
+        # the target is the input's distribution: the input itself, classes keeping their dtype
+        same = d.apply(resample(lambda c: c, [0.375, 0.625], [0.375, 0.625], seed=3))
+        assert same.output_types == (tf.int32, tf.int32)
+        only_ones = d.apply(resample(lambda c: c, [0.0, 1.0], [0.375, 0.625], seed=3))
+        # a target of 3:1 from a 1:1 input, the input's distribution estimated on the way
+        many = tf.data.Dataset.from_tensor_slices(np.tile([0, 1], 3000).astype(np.int64))
+        estimated = many.apply(resample(lambda c: c, [0.75, 0.25], seed=11))
+        with tf.Session() as sess:
+            got = _drain(sess, tf.data.make_one_shot_iterator(same).get_next())
+            assert [int(c) for c, _ in got] == labels.tolist()
+            got = _drain(sess, tf.data.make_one_shot_iterator(only_ones).get_next())
+            assert {int(c) for c, _ in got} == {1}
+            got = _drain(sess, tf.data.make_one_shot_iterator(estimated).get_next())
+        share = np.mean([c == 0 for c, _ in got])
+        assert 0.68 < share < 0.82, share

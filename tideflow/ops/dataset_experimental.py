@@ -255,35 +255,78 @@ def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
                                        num_parallel_calls=num_parallel_calls)
 
 
+def _acceptance_with_mixing(initial, target):
+    """TF's split of resampling into a mixture: with probability ``m`` (the smallest
+    target/initial ratio) an element of the input as is, else one kept with probability
+    ``(ratio - m) / (max ratio - m)``. Returns (acceptance per class, m)."""
+    from tideflow.ops import reduction_ops
+
+    ratio = target / (initial + np.finfo(initial.dtype.as_numpy_dtype).tiny)
+    hi, lo = reduction_ops.reduce_max(ratio), reduction_ops.reduce_min(ratio)
+    return (ratio - lo) / (hi - lo), lo
+
+
+def _estimated_initial_dist(target, classes, batch=32, smoothing=10):
+    """The class distribution seen so far (counts starting at ``smoothing``), one estimate
+    per element, updated every ``batch`` elements (TF's online estimate)."""
+    from tideflow.ops import array_ops, cast_ops, math_ops, reduction_ops
+
+    n = target.get_shape()[0].value
+    if n is None:
+        n = array_ops.shape(target)[0]
+    start = array_ops.fill([n], np.int64(smoothing))
+
+    def update(seen, c):
+        seen = seen + reduction_ops.reduce_sum(array_ops.one_hot(c, n, dtype=dtypes.int64), 0)
+        dist = cast_ops.cast(math_ops.truediv(seen, reduction_ops.reduce_sum(seen)),
+                             dtypes.float32)
+        return seen, array_ops.tile(array_ops.expand_dims(dist, 0), [batch, 1])
+
+    return classes.batch(batch).apply(scan(start, update)).apply(unbatch())
+
+
 def rejection_resample(class_func, target_dist, initial_dist=None, seed=None):
     """A transformation resampling the dataset so its classes (``class_func(element)``, an
-    int scalar) follow ``target_dist``: each element is kept with probability
-    ``min(1, target[c] / (initial[c] * max ratio))``, where ``initial_dist`` (a list of class
-    probabilities) is required here. The result's elements are ``(class, element)`` pairs, as
-    in TF."""
-    import numpy as np
+    int scalar) follow ``target_dist``; its elements are ``(class, element)`` pairs. As TF: an
+    element of the input is passed on as is with probability ``m`` (the smallest ratio of
+    target to input probability), otherwise drawn from the input by rejection; the input's
+    distribution is ``initial_dist`` or, when that is None, estimated as the data comes."""
+    from tideflow.framework import ops
+    from tideflow.ops import array_ops, gather_ops, math_ops, random_ops
 
-    from tideflow.ops import cast_ops, gather_ops, math_ops, random_ops
+    def apply(dataset):
+        target = ops.convert_to_tensor(target_dist, name="target_dist")
+        classes = dataset.map(class_func)
+        if initial_dist is not None:
+            initial = ops.convert_to_tensor(initial_dist, name="initial_dist")
+            accept, p_original = _acceptance_with_mixing(initial, target)
+            accept_ds = Dataset.from_tensors(accept).repeat()
+            p_original_ds = Dataset.from_tensors(p_original).repeat()
+            t, i = np.asarray(target_dist), np.asarray(initial_dist)
+            static = float(np.min(t / (i + np.finfo(i.dtype).tiny))) if (
+                t.dtype.kind == "f" and i.dtype.kind == "f") else None
+        else:
+            mixing = _estimated_initial_dist(target, classes).map(
+                lambda d: _acceptance_with_mixing(d, target))
+            accept_ds = mixing.map(lambda a, _: a)
+            p_original_ds = mixing.map(lambda _, p: p)
+            static = None
 
-    if initial_dist is None:
-        raise NotImplementedError("rejection_resample: tideflow needs initial_dist (the input "
-                                  "class distribution); estimating it online is not supported")
-    target = np.asarray(target_dist, np.float64)
-    initial = np.asarray(initial_dist, np.float64)
-    if target.shape != initial.shape or target.ndim != 1:
-        raise ValueError("target_dist and initial_dist must be vectors of the same length")
-    ratio = np.where(initial > 0, target / np.where(initial > 0, initial, 1), 0.0)
-    accept = (ratio / ratio.max()).astype(np.float32)
+        def with_accept(c, a, elem):
+            return c, gather_ops.gather(a, c), elem
 
-    def with_class(*elem):
-        e = elem[0] if len(elem) == 1 else elem
-        return cast_ops.cast(class_func(*elem), dtypes.int64), e
+        filtered = Dataset.zip((classes, accept_ds, dataset)).map(with_accept).filter(
+            lambda c, p, e: math_ops.less(random_ops.random_uniform([], seed=seed), p)
+        ).map(lambda c, p, e: (c, e)).prefetch(3)
+        original = Dataset.zip((classes, dataset))
+        if static == 1:
+            return original
+        if static == 0:
+            return filtered
+        weights = p_original_ds.map(lambda p: array_ops.stack([p, 1.0 - p]))
+        return sample_from_datasets([original, filtered], weights=weights, seed=seed)
 
-    def keep(c, _):
-        p = gather_ops.gather(accept, c)
-        return math_ops.less(random_ops.random_uniform([], seed=seed), p)
-
-    return lambda dataset: dataset.map(with_class).filter(keep)
+    return apply
 
 
 _INFER_ORDER = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64, dtypes.string)
