@@ -314,3 +314,19 @@ def test_numerics_module_path(sess):
     x = tf.constant([1.0, 4.0])
     check = numerics.add_check_numerics_ops()
     assert sess.run([tf.sqrt(x), check])[0].tolist() == [1.0, 2.0]
+
+
+# -- tf.layers batch normalization ---------------------------------------------------------
+@pytest.mark.parametrize("unbiased", [True, False])
+def test_fused_layer_moving_variance_bessel_switch(sess, unbiased):
+    from tideflow.python.layers import normalization
+
+    x = np.array([[1.0, 4.0], [2.0, 0.0], [6.0, 2.0], [3.0, 2.0]], np.float32)
+    bn = normalization.BatchNorm(momentum=0.0, fused=True)  # the moving values = the batch's
+    bn._bessels_correction_test_only = unbiased
+    y = bn.apply(x[:, None, None, :], training=True)
+    sess.run(tf.global_variables_initializer())
+    sess.run([y] + bn.updates)
+    want = x.var(0, ddof=1 if unbiased else 0)
+    np.testing.assert_allclose(sess.run(bn.moving_variance), want, rtol=1e-5)
+    assert normalization.batch_norm is tf.layers.batch_normalization

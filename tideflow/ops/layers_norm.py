@@ -47,6 +47,10 @@ class BatchNormalization(Layer):
     """Normalizes inputs over all axes but ``axis`` (the features), then scales by ``gamma``
     and shifts by ``beta``. Call with ``training=`` a Python bool or a bool tensor."""
 
+    # TF's switch (set False by TF's own tests): with it off, the fused layer's moving variance
+    # follows the biased batch variance as the non-fused one does; on, the unbiased one
+    _bessels_correction_test_only = True
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer=_ZEROS,
                  gamma_initializer=_ONES,
@@ -181,6 +185,11 @@ class BatchNormalization(Layer):
                                        is_training=False, data_format=self._data_format)
 
         output, mean, variance = smart_cond(training, train, infer)
+        if not self._bessels_correction_test_only:
+            # as TF: the fused kernel's batch variance is unbiased; the moving variance then
+            # follows the biased one, as the non-fused layer's does
+            n = cast_ops.cast(array_ops.size(inputs) / array_ops.size(variance), variance.dtype)
+            variance = variance * ((n - cast_ops.cast(1.0, variance.dtype)) / n)
         if training_value is None:
             # a momentum of 1 leaves the moving statistics unchanged when not training
             momentum = smart_cond(training, lambda: self.momentum, lambda: 1.0)

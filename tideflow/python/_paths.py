@@ -155,7 +155,8 @@ _add("layers.convolutional", "``tf.layers`` convolutions.", ["tideflow.layers"],
      deconvolution2d="tideflow.layers:conv2d_transpose", deconv2d="tideflow.layers:conv2d_transpose",
      convolution3d_transpose="tideflow.layers:conv3d_transpose",
      deconvolution3d="tideflow.layers:conv3d_transpose", deconv3d="tideflow.layers:conv3d_transpose")
-_add("layers.normalization", "``tf.layers`` batch normalization.", ["tideflow.layers"])
+_add("layers.normalization", "``tf.layers`` batch normalization.", ["tideflow.layers"],
+     BatchNorm="tideflow.layers:BatchNormalization", batch_norm="tideflow.layers:batch_normalization")
 _add("layers.pooling", "``tf.layers`` pooling.", ["tideflow.layers"],
      max_pool2d="tideflow.layers:max_pooling2d", avg_pool2d="tideflow.layers:average_pooling2d")
 _add("layers.layers", "``tf.layers``.", ["tideflow.layers"])
