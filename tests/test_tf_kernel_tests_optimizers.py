@@ -225,3 +225,25 @@ def test_adamax_keeps_only_beta1_power():
         u = np.maximum(0.999 * u, np.abs(g))
         want = want - 0.2 / (1 - 0.8 ** t) * m / (u + 1e-8)
     np.testing.assert_allclose(got_a, want, rtol=1e-6)
+
+
+def test_nadam_sparse_steps_only_the_gradients_rows():
+    w0 = np.array([[1.0, -1.0], [2.0, 0.5], [-3.0, 4.0]])
+    first = np.array([[0.5, 1.0], [-2.0, 0.25], [1.0, 1.0]])
+    with tf.Graph().as_default():
+        w = tf.Variable(w0)
+        opt = tf.contrib.opt.NadamOptimizer(0.1)
+        dense = opt.apply_gradients([(tf.constant(first), w)])
+        rows = tf.IndexedSlices(tf.constant([[1.0, -1.0]], tf.float64), tf.constant([2]),
+                                tf.constant([3, 2]))
+        sparse = opt.apply_gradients([(rows, w)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(dense)
+            before = sess.run(w)
+            sess.run(sparse)
+            after, m = sess.run([w, opt.get_slot(w, "m")])
+    # rows 0 and 1 have no gradient: their moments decay, the rows themselves stay
+    np.testing.assert_array_equal(after[:2], before[:2])
+    np.testing.assert_allclose(m[:2], 0.9 * 0.1 * first[:2], rtol=1e-6)
+    assert not np.allclose(after[2], before[2])

@@ -17,7 +17,6 @@ from tideflow.ops import (
     control_flow_ops,
     gather_ops,
     math_ops,
-    reduction_ops,
     state_ops,
     training_ops,
 )
@@ -49,19 +48,19 @@ class LazyAdamOptimizer(AdamOptimizer):
 
 class NadamOptimizer(AdamOptimizer):
     """Adam with Nesterov momentum (Dozat 2016): the step uses
-    ``(1 - beta1) g + beta1 m_t`` in place of ``m_t``."""
+    ``(1 - beta1) g + beta1 m_t`` in place of ``m_t``. Sparse updates decay all of ``m`` and
+    ``v`` (as Adam's) but step only the gradient's rows of the variable, as TF 1.15's."""
 
     _use_nesterov = True  # the dense step is ApplyAdam's Nesterov form
 
     def _apply_sparse(self, grad, var):
         lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
         m_t, v_t = self._sparse_moments(grad, beta1_t, beta2_t, var)
-        # the Nesterov look-ahead (1 - beta1) g + beta1 m_t, g zero outside the gradient's rows
-        dense_grad = reduction_ops.unsorted_segment_sum(grad.values, grad.indices,
-                                                        array_ops.shape(var)[0])
-        m_bar = m_t * beta1_t + dense_grad * (1 - beta1_t)
-        var_update = state_ops.assign_sub(
-            var, lr * m_bar / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking)
+        # the Nesterov look-ahead (1 - beta1) g + beta1 m_t on the gradient's rows
+        m_bar = grad.values * (1 - beta1_t) + beta1_t * gather_ops.gather(m_t, grad.indices)
+        step = lr * m_bar / (math_ops.sqrt(gather_ops.gather(v_t, grad.indices)) + epsilon_t)
+        var_update = state_ops.scatter_sub(var, grad.indices, step,
+                                           use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
 
 
