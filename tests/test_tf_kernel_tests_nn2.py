@@ -330,3 +330,20 @@ def test_fused_layer_moving_variance_bessel_switch(sess, unbiased):
     want = x.var(0, ddof=1 if unbiased else 0)
     np.testing.assert_allclose(sess.run(bn.moving_variance), want, rtol=1e-5)
     assert normalization.batch_norm is tf.layers.batch_normalization
+
+
+def test_gradients_check_grad_ys_and_aggregation_method(sess):
+    x = tf.constant([1.0, 2.0])
+    y = x * 3.0
+    with pytest.raises(TypeError, match="Gradient type complex64 generated for real or "
+                                        "integer-valued tensor .* must be real or integer"):
+        tf.gradients(y, x, grad_ys=tf.constant([1j, 1j], tf.complex64))
+    c = tf.complex(x, x) * 2.0
+    with pytest.raises(TypeError, match="generated for complex-valued tensor"):
+        tf.gradients(c, x, grad_ys=tf.constant([1.0, 1.0]))
+    with pytest.raises(ValueError, match="Invalid aggregation_method specified 5."):
+        tf.gradients(y, x, aggregation_method=5)
+    for method in (tf.AggregationMethod.ADD_N, tf.AggregationMethod.EXPERIMENTAL_TREE,
+                   tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        g = tf.gradients(y + y, x, grad_ys=tf.constant([1.0, 0.5]), aggregation_method=method)
+        assert sess.run(g[0]).tolist() == [6.0, 3.0]

@@ -221,7 +221,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     gathers), or where ys does not depend on x, None (or zeros with
     ``unconnected_gradients='zero'``).
     """
-    del aggregation_method  # partials are always summed with AddN
+    # partials are always summed with AddN; TF's other methods give the same sums
+    if aggregation_method not in (None, AggregationMethod.ADD_N,
+                                  AggregationMethod.EXPERIMENTAL_TREE,
+                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
     try:
         unconnected = UnconnectedGradients(unconnected_gradients)
     except ValueError:
@@ -275,6 +279,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                                                         name=f"grad_ys_{i}"))
             else:
                 gy = _to_tensor(gy)
+                _check_grad_y(y, gy)
             grads[y].append(gy)
         # ops are visited first in, first out from the ys' ops, as TF's queue does, so that the
         # gradient ops are created (and numbered: AddN, AddN_1, ...) in TF's order
@@ -312,6 +317,30 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 g = array_ops.zeros_like(x)
             result.append(g)
     return result
+
+
+def _check_grad_y(y, gy):
+    """TF's checks of a given grad_y's dtype against its y's."""
+    yt, gt = y.dtype.base_dtype, gy.dtype.base_dtype
+    if yt.is_floating or yt.is_integer:
+        if not (gt.is_floating or gt.is_integer):
+            raise TypeError(f"Gradient type {gt.name} generated for real or integer-valued "
+                            f"tensor {y} with type {yt.name} must be real or integer")
+    elif yt.is_complex:
+        if not gt.is_complex:
+            raise TypeError(f"Gradient type {gt.name} generated for complex-valued tensor {y} "
+                            f"with type {yt.name} must be real")
+    elif yt == dtypes.variant:
+        if gt != dtypes.variant:
+            raise TypeError(f"Gradient type {gt.name} generated for variant tensor {y} with "
+                            f"type {yt.name} must be variant")
+    elif yt == dtypes.resource:
+        if gt == dtypes.resource:
+            raise TypeError(f"Input gradient {gy} for resource tensor {y} should not be a "
+                            "resource")
+    else:
+        raise TypeError(f"Tensor {y} with type {yt.name} must be numeric to obtain a default "
+                        "gradient")
 
 
 def _needs_inputs(op, between, out_grads):
