@@ -234,3 +234,22 @@ def test_special_math_ops_path_holds_einsum_lbeta_and_bessel(sess):
     np.testing.assert_allclose(sess.run(special_math_ops.lbeta(tf.zeros([2, 0]))),
                                [-np.inf, -np.inf])
     assert sess.run(special_math_ops.bessel_i0(0.0)) == 1.0
+
+
+# -- matrix functions, linear operators ------------------------------------------------------
+def test_sqrtm_of_a_matrix_without_a_real_root_is_all_nan(sess):
+    out = sess.run(tf.linalg.sqrtm(np.stack([-np.eye(2), 4 * np.eye(2)])))
+    assert np.isnan(out[0]).all()
+    np.testing.assert_allclose(out[1], 2 * np.eye(2))
+
+
+def test_zeros_operator_is_square_unless_told_otherwise():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"is_square=True, but got num_rows\(3\) != "
+                                             r"num_columns\(2\)"):
+            tf.linalg.LinearOperatorZeros(3, 2)
+        rect = tf.linalg.LinearOperatorZeros(3, 2, is_square=False)
+        assert rect.shape.as_list() == [3, 2]
+        square = tf.linalg.LinearOperatorZeros(3)
+        with pytest.raises(NotImplementedError, match="expected to be singular"):
+            square.solvevec(np.ones(3, np.float32))

@@ -90,7 +90,7 @@ def test_operator_against_its_dense_matrix(name, build, dense):
 
 def test_zeros_operator_and_operator_algebra():
     with tf.Graph().as_default():
-        z = linalg.LinearOperatorZeros(2, 3, dtype=tf.float64)
+        z = linalg.LinearOperatorZeros(2, 3, dtype=tf.float64, is_square=False)
         full = linalg.LinearOperatorFullMatrix(A)
         diag = linalg.LinearOperatorDiag(D)
         prod = full @ diag

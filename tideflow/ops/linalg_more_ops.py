@@ -366,8 +366,10 @@ def _sqrtm_kernel(input):
     r = _batched(_eig_fn(lambda w: np.sqrt(w.astype(np.complex128))),
                  x.astype(np.complex128))
     if x.dtype.kind != "c":
-        # a real matrix with eigenvalues on the negative real axis has no real square root
-        r = np.where(np.abs(r.imag) > 1e-6 * (1 + np.abs(r.real)), np.nan, r.real)
+        # a real matrix with eigenvalues on the negative real axis has no real square root:
+        # all of that matrix is NaN, as TF's
+        bad = np.abs(r.imag) > 1e-6 * (1 + np.abs(r.real))
+        r = np.where(bad.any(axis=(-2, -1), keepdims=True), np.nan, r.real)
     return r.astype(x.dtype)
 
 

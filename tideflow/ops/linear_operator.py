@@ -246,14 +246,17 @@ class LinearOperator:
             return array_ops.squeeze(self._matmul(array_ops.expand_dims(x, -1), adjoint,
                                                   False), [-1])
 
-    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
-        """``X`` with ``op(A) X = op(rhs)`` (square, non-singular operators)."""
+    def _require_solvable(self):
         if self.is_non_singular is False:
             raise NotImplementedError("Exact solve not implemented for an operator that is "
                                       "expected to be singular.")
         if self.is_square is False:
             raise NotImplementedError("Exact solve not implemented for an operator that is "
                                       "expected to not be square.")
+
+    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
+        """``X`` with ``op(A) X = op(rhs)`` (square, non-singular operators)."""
+        self._require_solvable()
         if isinstance(rhs, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = rhs.adjoint() if adjoint_arg else rhs
@@ -269,6 +272,7 @@ class LinearOperator:
         return linalg_ops.matrix_solve(matrix, rhs, adjoint=adjoint)
 
     def solvevec(self, rhs, adjoint=False, name="solve"):
+        self._require_solvable()
         with ops.name_scope(self._name), ops.name_scope(None, name):
             rhs = self._check_arg(rhs, "rhs")
             return array_ops.squeeze(self._solve(array_ops.expand_dims(rhs, -1), adjoint,
@@ -645,6 +649,9 @@ class LinearOperatorZeros(LinearOperator):
                                                                               "num_columns")
         self._batch = [] if batch_shape is None else [int(b) for b in np.reshape(batch_shape, -1)]
         square = self._rows == self._cols
+        if is_square and not square:  # TF's words
+            raise ValueError(f"LinearOperatorZeros initialized as is_square=True, but got "
+                             f"num_rows({self._rows}) != num_columns({self._cols})")
         super().__init__(dtypes.as_dtype(dtype or dtypes.float32), None, False,
                          is_self_adjoint and square, False, square, name,
                          {"num_rows": num_rows, "num_columns": num_columns})
