@@ -448,3 +448,67 @@ def test_constraint_legacy_aliases():
     assert keras.constraints.maxnorm is keras.constraints.MaxNorm
     assert keras.constraints.nonneg is keras.constraints.NonNeg
     assert keras.constraints.unitnorm is keras.constraints.UnitNorm
+
+
+# -- losses and K.function ------------------------------------------------------------------------
+
+
+class _HalfMse:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        return self.scale * keras.losses.mse(y_true, y_pred)
+
+    def get_config(self):
+        return {"scale": self.scale}
+
+
+def test_loss_object_with_config_serializes_and_saves(tmp_path):
+    with keras.utils.custom_object_scope({"_HalfMse": _HalfMse}):
+        config = keras.losses.serialize(_HalfMse(0.5))
+        assert config == {"class_name": "_HalfMse", "config": {"scale": 0.5}}
+        assert keras.losses.deserialize(config).scale == 0.5
+        inputs = keras.Input((2,))
+        model = keras.Model(inputs, keras.layers.Dense(1, name="out")(inputs))
+        model.compile("sgd", loss={"out": _HalfMse(0.5)})
+        model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+        model.save(str(tmp_path / "m.h5"))
+        loaded = keras.models.load_model(str(tmp_path / "m.h5"))
+    assert loaded.predict(np.ones((1, 2))).shape == (1, 1)
+
+
+def test_loss_reduction_checked_when_called_and_weight_shapes():
+    from tideflow.python.keras.utils import losses_utils
+
+    mse = keras.losses.MeanSquaredError()
+    mse.reduction = "Bad"
+    with pytest.raises(ValueError, match="Invalid Reduction Key Bad."):
+        mse(tf.ones((2, 2)), tf.ones((2, 2)))
+    mse = keras.losses.MeanSquaredError(reduction=losses_utils.ReductionV2.SUM)
+    y_true = tf.constant([[1.0, 3.0], [2.0, 2.0]])
+    y_pred = tf.zeros((2, 2))
+    # per-sample mse [5, 4]; [batch, 1] weights apply per sample
+    assert K.eval(mse(y_true, y_pred, sample_weight=tf.constant([[2.0], [0.5]]))) == \
+        pytest.approx(12.0)
+    with pytest.raises(ValueError, match="weights can not be broadcast to values"):
+        keras.losses.MeanSquaredError()(tf.ones((2, 3, 1)), tf.ones((2, 3, 1)),
+                                        sample_weight=tf.ones((2, 2)))
+    assert K.eval(losses_utils.compute_weighted_loss(tf.constant([1.0, 3.0]))) == 2.0
+
+
+def test_k_function_keeps_output_structure_and_takes_tensor_values():
+    x = K.placeholder()
+    y = K.placeholder()
+    single = K.function([x, y], x * y)
+    assert single([tf.constant([2.0, 3.0]), np.array([4.0, 5.0])]).tolist() == [8.0, 15.0]
+    listed = K.function([x, y], [x * y])
+    assert [v.tolist() for v in listed([np.array([1.0]), np.array([2.0])])] == [[2.0]]
+
+
+def test_sparse_crossentropy_on_unknown_rank():
+    t = K.placeholder()
+    p = K.placeholder()
+    f = K.function([t, p], keras.losses.sparse_categorical_crossentropy(t, p))
+    probs = np.array([[0.5, 0.25, 0.25], [0.25, 0.25, 0.5]], np.float32)
+    np.testing.assert_allclose(f([np.array([0, 2]), probs]), -np.log([0.5, 0.5]), rtol=1e-5)

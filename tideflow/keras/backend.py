@@ -434,15 +434,18 @@ class Function:
             inputs = [inputs]
         if len(inputs) != len(self.inputs):
             raise ValueError(f"Function expects {len(self.inputs)} inputs, got {len(inputs)}.")
-        feed = {}
-        for ph, value in zip(self.inputs, inputs):
-            feed[ph] = value
+        feed = dict(zip(self.inputs, inputs))
+        symbolic = [ph for ph, value in feed.items() if isinstance(value, (ops.Tensor,
+                                                                           tf.Variable))]
+        if symbolic:  # tensors given as input values (as TF 1.x allows): their values
+            values = get_session().run([feed[ph] for ph in symbolic])
+            feed.update(zip(symbolic, values))
         fetches = list(self.outputs)
         if self.updates_op is not None:
             fetches.append(self.updates_op)
         out = get_session().run(fetches, feed_dict=feed, **self.session_kwargs)
         out = out[:len(self.outputs)]
-        return out
+        return out[0] if self._single else out  # the structure of ``outputs``, as TF
 
 
 def function(inputs, outputs, updates=None, name=None, **kwargs):
@@ -851,7 +854,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     target = ops.convert_to_tensor(target)
     output = ops.convert_to_tensor(output)
     rank = ndim(output)
-    if axis not in (-1, rank - 1):
+    if rank is not None and axis not in (-1, rank - 1):
         perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
         output = tf.transpose(output, perm)
     if not from_logits:
@@ -860,7 +863,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         else:
             eps = _eps(output)
             output = tf.log(tf.clip_by_value(output, eps, 1.0 - eps))
-    num_classes = int_shape(output)[-1]
+    num_classes = int_shape(output)[-1] if rank is not None else None
     labels = tf.cast(tf.reshape(target, [-1]), "int64")
     logits = tf.reshape(output, [-1, num_classes if num_classes is not None else
                                  tf.shape(output)[-1]])

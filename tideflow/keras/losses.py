@@ -137,6 +137,32 @@ class Reduction:
             raise ValueError(f"Invalid Reduction Key {key}.")
 
 
+def _weighted(values, sample_weight):
+    """``values`` times ``sample_weight`` (of lower rank: expanded at the end), which must
+    broadcast to them (TF's ValueError when it cannot)."""
+    sample_weight = tf.cast(sample_weight, values.dtype)
+    rank_v = values.get_shape().ndims
+    rank_w = sample_weight.get_shape().ndims
+    if (rank_v is not None and rank_w == rank_v + 1
+            and sample_weight.get_shape().as_list()[-1] == 1):
+        sample_weight = tf.squeeze(sample_weight, [-1])  # [batch, 1] weights [batch] values
+        rank_w = rank_v
+    if rank_v is not None and rank_w is not None and 0 < rank_w < rank_v:
+        sample_weight = tf.reshape(sample_weight, tf.concat(
+            [tf.shape(sample_weight), tf.ones([rank_v - rank_w], "int32")], 0))
+    v_dims = values.get_shape().as_list() if rank_v is not None else None
+    w_dims = sample_weight.get_shape().as_list() \
+        if sample_weight.get_shape().ndims is not None else None
+    if v_dims is not None and w_dims is not None and w_dims and (
+            len(w_dims) != len(v_dims) or any(
+                w not in (None, 1) and v is not None and w != v
+                for w, v in zip(w_dims, v_dims))):
+        raise ValueError(f"weights can not be broadcast to values. values.rank={len(v_dims)}. "
+                         f"weights.rank={rank_w}. values.shape={values.get_shape()}. "
+                         f"weights.shape={sample_weight.get_shape()}.")
+    return values * sample_weight
+
+
 class Loss:
     """A loss object: ``loss(y_true, y_pred, sample_weight=None)`` is the reduced loss
     (by default the mean over all per-sample values)."""
@@ -150,16 +176,11 @@ class Loss:
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
+        Reduction.validate(self.reduction)  # (it may have been set after construction)
         with tf.name_scope(self.name or type(self).__name__.lower()):
             values = self.call(y_true, y_pred)
             if sample_weight is not None:
-                sample_weight = tf.cast(sample_weight, values.dtype)
-                rank_v = values.get_shape().ndims
-                rank_w = sample_weight.get_shape().ndims
-                if rank_v is not None and rank_w is not None and 0 < rank_w < rank_v:
-                    sample_weight = tf.reshape(sample_weight, tf.concat(
-                        [tf.shape(sample_weight), tf.ones([rank_v - rank_w], "int32")], 0))
-                values = values * sample_weight
+                values = _weighted(values, sample_weight)
             if self.reduction == Reduction.NONE:
                 return values
             if self.reduction == Reduction.SUM:
@@ -297,7 +318,7 @@ _CLASSES = {c.__name__: c for c in [
 
 
 def serialize(loss):
-    if isinstance(loss, Loss):
+    if isinstance(loss, Loss) or hasattr(loss, "get_config"):
         return {"class_name": type(loss).__name__, "config": loss.get_config()}
     return loss.__name__
 
@@ -316,3 +337,37 @@ def get(identifier):
     if identifier is None:
         return None
     return deserialize(identifier)
+
+
+# TF 1.x's ``tensorflow.python.keras.utils.losses_utils``: the reduction keys
+# (``ReductionV2``) and the weighting of per-sample losses that Loss objects use.
+def _add_losses_utils():
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    from tideflow.keras import utils
+
+    full = utils.__name__ + ".losses_utils"
+    module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
+    module.__doc__ = "``keras.utils.losses_utils`` (TF's module): loss reductions."
+
+    def compute_weighted_loss(losses, sample_weight=None, reduction=Reduction.AUTO, name=None):
+        Reduction.validate(reduction)
+        with tf.name_scope(name or "weighted_loss"):
+            values = tf.convert_to_tensor(losses)
+            if sample_weight is not None:
+                values = _weighted(values, sample_weight)
+            if reduction == Reduction.NONE:
+                return values
+            total = tf.reduce_sum(values)
+            if reduction == Reduction.SUM:
+                return total
+            return total / tf.cast(tf.size(values), values.dtype)
+
+    module.ReductionV2 = Reduction
+    module.compute_weighted_loss = compute_weighted_loss
+    utils.losses_utils = sys.modules.setdefault(full, module)
+
+
+_add_losses_utils()

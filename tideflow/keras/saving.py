@@ -377,7 +377,10 @@ def _resolve(value, custom_objects, module):
     if isinstance(value, dict):
         if set(value) == {"class_name", "config"}:
             name = value["class_name"]
-            cls = (custom_objects or {}).get(name) or getattr(module, name, None)
+            from tideflow.keras.utils import get_custom_objects
+
+            cls = ((custom_objects or {}).get(name) or get_custom_objects().get(name)
+                   or getattr(module, name, None))
             if cls is None:
                 raise ValueError(f"Unknown {module.__name__.rsplit('.', 1)[-1][:-1]} class "
                                  f"in the training config: {name} (pass it in "
