@@ -140,7 +140,7 @@ def test_dense_to_sparse_batch_and_errors():
     assert first.indices.tolist() == [[0, 0], [1, 0], [1, 1], [1, 2]]
     assert second.values.tolist() == [5, 6]
     too_long = d.apply(X.dense_to_sparse_batch(2, [2]))
-    with pytest.raises(tf.errors.InvalidArgumentError, match="larger than row shape"):
+    with pytest.raises(tf.errors.DataLossError, match="larger than the row shape"):
         _all(too_long)
 
 

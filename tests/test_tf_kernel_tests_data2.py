@@ -429,3 +429,42 @@ def test_rejection_resample_mixes_the_input_and_estimates_its_distribution():
             got = _drain(sess, tf.data.make_one_shot_iterator(estimated).get_next())
         share = np.mean([c == 0 for c, _ in got])
         assert 0.68 < share < 0.82, share
+
+
+# -- cardinality of zip and window; dense_to_sparse_batch's shape checks ----------------------
+
+
+def test_cardinality_of_zip_with_an_unknown_input_and_of_windows():
+    card = tf.data.experimental.cardinality
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(7)
+        counts = [card(tf.data.Dataset.zip((d, d.filter(lambda x: x > 2)))),
+                  card(tf.data.Dataset.zip((d, d.repeat()))),
+                  card(d.window(3, shift=2, drop_remainder=True)),
+                  card(d.window(3, shift=2, stride=2, drop_remainder=True)),
+                  card(d.window(3, shift=2))]
+        with tf.Session() as sess:
+            assert sess.run(counts) == [tf.data.experimental.UNKNOWN_CARDINALITY, 7, 3, 2, 4]
+
+
+def test_dense_to_sparse_batch_shape_checks():
+    batch = tf.data.experimental.dense_to_sparse_batch
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimension -3 must be >= 0"):
+            tf.data.Dataset.from_tensors([1]).apply(batch(2, [-3]))
+        rank = tf.data.Dataset.from_tensors([[1, 2]]).apply(batch(2, [4, None]))
+        ok = tf.data.Dataset.from_tensors(np.arange(3)).apply(batch(2, [None]))
+        wrong_rank = tf.data.Dataset.from_tensors([[1, 2]]).apply(batch(2, [4]))
+        too_big = tf.data.Dataset.from_tensors(np.arange(5)).apply(batch(2, [4]))
+        with tf.Session() as sess:
+            assert sess.run(tf.data.make_one_shot_iterator(ok).get_next()).dense_shape.tolist() \
+                == [1, 3]
+            assert sess.run(tf.data.make_one_shot_iterator(rank).get_next()).dense_shape.tolist() \
+                == [1, 4, 2]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"shape \(\[1,2\]\) that is incompatible with the row "
+                                     r"shape \(\[4\]\)"):
+                sess.run(tf.data.make_one_shot_iterator(wrong_rank).get_next())
+            with pytest.raises(tf.errors.DataLossError,
+                               match=r"shape \(\[5\]\) that is larger than the row shape"):
+                sess.run(tf.data.make_one_shot_iterator(too_big).get_next())

@@ -48,10 +48,10 @@ def cardinality_of(value):
         return len(range(*value.args))
     if t is dv.Zip:
         cs = [cardinality_of(d) for d in value.inputs]
+        if UNKNOWN in cs:  # (as TF: an input of unknown length makes the zip's unknown)
+            return UNKNOWN
         finite = [c for c in cs if c >= 0]
-        if finite:
-            return min(finite)
-        return UNKNOWN if UNKNOWN in cs else INFINITE
+        return min(finite) if finite else INFINITE
     if t is dv.Concatenate:
         a, b = cardinality_of(value.a), cardinality_of(value.b)
         if INFINITE in (a, b):
@@ -427,6 +427,15 @@ class _Window(dv.DatasetValue):
                 raise _invalid(f"Window {what} must be greater than zero, but got {v}.")
         self.input, self.size, self.shift, self.stride, self.drop = (
             input_, size, shift, stride, drop)
+
+    def cardinality(self):
+        n = cardinality_of(self.input)
+        if n < 0:
+            return n
+        if self.drop:  # the windows whose last element is in the input
+            rest = n - ((self.size - 1) * self.stride + 1)
+            return 0 if rest < 0 else rest // self.shift + 1
+        return -(-n // self.shift)
 
     @dv.resumable
     def iterate(self, rt):
@@ -944,15 +953,18 @@ class _DenseToSparseBatch(dv.DatasetValue):
                 return
             idx, vals = [], []
             shape = [max(d, 0) for d in self.row_shape]
+            row_str = "[" + ",".join("?" if d < 0 else str(d) for d in self.row_shape) + "]"
             for b, (v,) in enumerate(rows):
                 v = np.asarray(v)
+                v_str = "[" + ",".join(str(d) for d in v.shape) + "]"
                 if v.ndim != rank:
-                    raise _invalid(f"Input element had shape {list(v.shape)} that does not "
-                                   f"match the rank of row_shape {self.row_shape}")
+                    raise _invalid(f"Input element had shape ({v_str}) that is incompatible "
+                                   f"with the row shape ({row_str}).")
                 for k, (d, r) in enumerate(zip(v.shape, self.row_shape)):
                     if r >= 0 and d > r:
-                        raise _invalid(f"Input element had shape {list(v.shape)} that is "
-                                       f"larger than row shape {self.row_shape}.")
+                        raise errors.DataLossError(
+                            None, None, f"Input element had shape ({v_str}) that is larger "
+                            f"than the row shape ({row_str}).")
                     if r < 0:
                         shape[k] = max(shape[k], d)
                 for pos in np.ndindex(*v.shape):
@@ -985,6 +997,10 @@ def dense_to_sparse_batch(batch_size, row_shape):
             rows = list(np.reshape(value, -1))
         elif isinstance(rows, TensorShape):
             rows = rows.as_list()
+        else:
+            # a shape given in Python: None for a dimension taken from the batch (TF's
+            # TensorShape refuses negative sizes: "Dimension -2 must be >= 0")
+            rows = TensorShape(rows).as_list()
         shape = [-1 if d is None or int(d) < 0 else int(d) for d in rows]
         out = ds.Spec(flat[0].dtype, TensorShape([None] + [None if d < 0 else d
                                                            for d in shape]), SparseTensor)
