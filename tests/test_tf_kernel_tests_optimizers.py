@@ -247,3 +247,12 @@ def test_nadam_sparse_steps_only_the_gradients_rows():
     np.testing.assert_array_equal(after[:2], before[:2])
     np.testing.assert_allclose(m[:2], 0.9 * 0.1 * first[:2], rtol=1e-6)
     assert not np.allclose(after[2], before[2])
+
+
+def test_mixed_precision_implementation_module_paths():
+    from tideflow.contrib.mixed_precision.python import loss_scale_manager, loss_scale_optimizer
+
+    assert (loss_scale_optimizer.LossScaleOptimizer
+            is tf.contrib.mixed_precision.LossScaleOptimizer)
+    assert (loss_scale_manager.FixedLossScaleManager
+            is tf.contrib.mixed_precision.FixedLossScaleManager)

@@ -571,6 +571,19 @@ def _contrib_module(module, name, doc):
     return _namespace(name, doc, source, source.__all__)
 
 
+def _contrib_mixed_precision():
+    module = _contrib_module(
+        "train.contrib_mixed_precision", "mixed_precision",
+        "``tf.contrib.mixed_precision``: LossScaleOptimizer and loss scale managers.")
+    # TF's implementation modules (mixed_precision.python.loss_scale_optimizer, ...)
+    module.python = types.ModuleType(module.__name__ + ".python", "``mixed_precision.python``.")
+    sys.modules[module.python.__name__] = module.python
+    for short in ("loss_scale_manager", "loss_scale_optimizer"):
+        setattr(module.python, short, module)
+        sys.modules[f"{module.python.__name__}.{short}"] = module
+    return module
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
@@ -611,9 +624,7 @@ _LAZY_ALIASES = {
     "memory_stats": lambda: _contrib_module(
         "ops.memory_stats_ops", "memory_stats",
         "``tf.contrib.memory_stats``: BytesInUse, MaxBytesInUse, BytesLimit."),
-    "mixed_precision": lambda: _contrib_module(
-        "train.contrib_mixed_precision", "mixed_precision",
-        "``tf.contrib.mixed_precision``: LossScaleOptimizer and loss scale managers."),
+    "mixed_precision": lambda: _contrib_mixed_precision(),
 }
 
 
