@@ -468,3 +468,18 @@ def test_dense_to_sparse_batch_shape_checks():
             with pytest.raises(tf.errors.DataLossError,
                                match=r"shape \(\[5\]\) that is larger than the row shape"):
                 sess.run(tf.data.make_one_shot_iterator(too_big).get_next())
+
+
+def test_from_generator_splits_a_value_only_as_deep_as_the_declared_structure():
+    def gen():
+        yield {"v": [4, 5], "shape": (2,)}  # a tuple where a tensor is declared: its value
+        yield {"v": [6], "shape": (1,)}
+
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.from_generator(gen, {"v": tf.int64, "shape": tf.int64})
+        pairs = tf.data.Dataset.from_generator(lambda: iter([(1, 2), (3, 4)]), tf.int32, [2])
+        with tf.Session() as sess:
+            got = _drain(sess, tf.data.make_one_shot_iterator(d).get_next())
+            assert [g["shape"].tolist() for g in got] == [[2], [1]]
+            got = _drain(sess, tf.data.make_one_shot_iterator(pairs).get_next())
+            assert [g.tolist() for g in got] == [[1, 2], [3, 4]]

@@ -135,12 +135,17 @@ class Generator(DatasetValue):
 
     def check(self, value):
         """The flat arrays of one yielded ``value``, or the error TF raises for it."""
-        from tideflow.ops.dataset_structure import flatten
+        from tideflow.ops.dataset_structure import flatten_up_to
 
         if isinstance(value, list) and len(self.dtypes) > 1:
             value = tuple(value)
-        flat = flatten(value)
-        if len(flat) != len(self.dtypes):
+        try:
+            # as TF: the value is split only as deep as the declared structure goes (a tuple
+            # where a tensor is expected is that tensor's value)
+            flat = flatten_up_to(self.structure, value)
+        except (TypeError, ValueError):
+            flat = None
+        if flat is None or len(flat) != len(self.dtypes):
             raise errors.InvalidArgumentError(
                 None, None, f"TypeError: `generator` yielded an element that did not match the "
                 f"expected structure. The expected structure was {self.structure!r}, but "
