@@ -483,3 +483,16 @@ def test_from_generator_splits_a_value_only_as_deep_as_the_declared_structure():
             assert [g["shape"].tolist() for g in got] == [[2], [1]]
             got = _drain(sess, tf.data.make_one_shot_iterator(pairs).get_next())
             assert [g.tolist() for g in got] == [[1, 2], [3, 4]]
+
+
+def test_bucket_padding_to_boundary_refuses_elements_past_the_last_boundary():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.from_generator(lambda: iter([[1] * 2, [1] * 9]), tf.int64, [None])
+        b = d.apply(tf.data.experimental.bucket_by_sequence_length(
+            lambda x: tf.shape(x)[0], [4, 8], [1, 1, 1], pad_to_bucket_boundary=True))
+        nxt = tf.data.make_one_shot_iterator(b).get_next()
+        with tf.Session() as sess:
+            assert sess.run(nxt).tolist() == [[1, 1, 0]]
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"elements must have length < max\(bucket_boundaries\)"):
+                sess.run(nxt)

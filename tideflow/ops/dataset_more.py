@@ -669,8 +669,16 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
         if pad_to_bucket_boundary:
             if any(b < 1 for b in bucket_boundaries):
                 raise ValueError("pad_to_bucket_boundary=True needs bucket_boundaries >= 1")
-            boundary = gather(ops.convert_to_tensor(np.asarray(
-                list(bucket_boundaries) + [np.iinfo(np.int64).max], np.int64)), bucket_id) - 1
+            from tideflow.ops import check_ops
+
+            # as TF: an element as long as the last boundary or longer has no bucket to pad to
+            check = check_ops.assert_less(
+                bucket_id, np.int64(len(bucket_batch_sizes) - 1),
+                message="When pad_to_bucket_boundary=True, elements must have length < "
+                        "max(bucket_boundaries).")
+            with ops.control_dependencies([check]):
+                boundary = gather(ops.convert_to_tensor(np.asarray(
+                    list(bucket_boundaries) + [1], np.int64)), bucket_id) - 1
             shapes = ds.map_structure(
                 lambda s: array_ops.stack([boundary] + [np.int64(-1)] * (s.shape.ndims - 1))
                 if s.shape.ndims else np.zeros([0], np.int64), grouped._specs)
