@@ -256,3 +256,55 @@ def test_mixed_precision_implementation_module_paths():
             is tf.contrib.mixed_precision.LossScaleOptimizer)
     assert (loss_scale_manager.FixedLossScaleManager
             is tf.contrib.mixed_precision.FixedLossScaleManager)
+
+
+class _HalvingOptimizer(tf.train.Optimizer):
+    """Written against the resource-variable hooks only (as TF 2-era compat.v1 code is)."""
+
+    def __init__(self):
+        super().__init__(False, "Halving")
+
+    def _resource_apply_dense(self, grad, handle):
+        return handle.assign_sub(0.5 * grad)
+
+    def _resource_apply_sparse(self, grad, handle, indices):
+        return tf.scatter_sub(handle, indices, 0.5 * grad)
+
+
+def test_optimizer_written_for_resource_variables_only():
+    with tf.Graph().as_default():
+        table = tf.get_variable("table", initializer=[[1.0], [2.0], [3.0]], use_resource=True)
+        bias = tf.get_variable("bias", initializer=[4.0, 4.0])
+        # index 2 twice: the duplicate rows are summed before the update
+        loss = tf.reduce_sum(tf.gather(table, [2, 0, 2])) + tf.reduce_sum(3.0 * bias)
+        op = _HalvingOptimizer().minimize(loss)
+        got_table, got_bias = _run(lambda: (op, [table, bias]))
+    np.testing.assert_allclose(got_table, [[0.5], [2.0], [2.0]])
+    np.testing.assert_allclose(got_bias, [2.5, 2.5])
+
+
+class _DecayingAdam(tf.train.AdamOptimizer):
+    """An Adam variant built on Adam's sparse hooks, as decoupled-weight-decay ports are."""
+
+    def _apply_dense(self, grad, var):
+        with tf.control_dependencies([var.assign_sub(0.5 * var)]):
+            return super()._apply_dense(grad, var)
+
+    def _apply_sparse(self, grad, var):
+        return self._apply_sparse_shared(grad.values, var, grad.indices,
+                                         self._resource_scatter_add)
+
+
+def test_adam_subclass_hooks_apply_sparse_shared_and_resource_scatter_add():
+    with tf.Graph().as_default():
+        emb = tf.Variable([[1.0, 1.0], [2.0, 2.0]])
+        w = tf.Variable([4.0])
+        loss = tf.reduce_sum(tf.gather(emb, [1]) * [[2.0, -2.0]]) + tf.reduce_sum(w)
+        ours = _DecayingAdam(0.1).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(ours)
+            got_emb, got_w = sess.run([emb, w])
+    # first Adam step: each touched element moves by lr * sign(grad)
+    np.testing.assert_allclose(got_emb, [[1.0, 1.0], [1.9, 2.1]], rtol=1e-6)
+    np.testing.assert_allclose(got_w, [2.0 - 0.1], rtol=1e-6)

@@ -78,12 +78,30 @@ class AdamOptimizer(Optimizer):
                                         use_locking=self._use_locking)
         return m_t, v_t
 
-    def _apply_sparse(self, grad, var):
+    def _apply_sparse_shared(self, grad, var, indices, scatter_add):
+        """The sparse step for gradient rows ``grad`` at ``indices``, adding into the moments
+        with ``scatter_add(ref, indices, updates)`` (TF's hook for Adam variants)."""
         lr, beta1_t, beta2_t, epsilon_t = self._sparse_hyper(var)
-        m_t, v_t = self._sparse_moments(grad, beta1_t, beta2_t, var)
+        m = self.get_slot(var, "m")
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with ops.control_dependencies([m_t]):
+            m_t = scatter_add(m, indices, grad * (1 - beta1_t))
+        v = self.get_slot(var, "v")
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with ops.control_dependencies([v_t]):
+            v_t = scatter_add(v, indices, (grad * grad) * (1 - beta2_t))
         var_update = state_ops.assign_sub(
             var, lr * m_t / (math_ops.sqrt(v_t) + epsilon_t), use_locking=self._use_locking)
         return control_flow_ops.group(var_update, m_t, v_t)
+
+    def _apply_sparse(self, grad, var):
+        return self._apply_sparse_shared(
+            grad.values, var, grad.indices,
+            lambda x, i, v: state_ops.scatter_add(x, i, v, use_locking=self._use_locking))
+
+    def _resource_scatter_add(self, x, i, v):
+        with ops.control_dependencies([state_ops.scatter_add(x, i, v)]):
+            return x.read_value()
 
     def _finish(self, update_ops, name_scope):
         # the beta powers advance once per step, after every variable's update

@@ -45,7 +45,10 @@ class _RefVariableProcessor:
 
     def update_op(self, optimizer, g):
         if isinstance(g, ops.Tensor):
-            update_op = optimizer._apply_dense(g, self._v)
+            if _resource_form(type(optimizer), "_apply_dense", "_resource_apply_dense"):
+                update_op = optimizer._resource_apply_dense(g, self._v)
+            else:
+                update_op = optimizer._apply_dense(g, self._v)
             if self._v.constraint is not None:
                 with ops.control_dependencies([update_op]):
                     return self._v.assign(self._v.constraint(self._v))
@@ -54,7 +57,31 @@ class _RefVariableProcessor:
             raise TypeError(f"Gradient {g} is neither a tensor nor IndexedSlices.")
         if self._v.constraint is not None:
             raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+        if _resource_form(type(optimizer), "_apply_sparse", "_resource_apply_sparse"):
+            return optimizer._resource_apply_sparse_duplicate_indices(g.values, self._v,
+                                                                      g.indices)
         return optimizer._apply_sparse_duplicate_indices(g, self._v)
+
+
+_RESOURCE_FORM = {}
+
+
+def _resource_form(cls, ref_name, resource_name):
+    """Whether an optimizer class updates through its resource-variable method: the class
+    nearest in its MRO that defines either method defines only the resource one (an optimizer
+    written for resource variables alone; tideflow's variables take both forms)."""
+    key = (cls, ref_name)
+    found = _RESOURCE_FORM.get(key)
+    if found is None:
+        found = False
+        for klass in cls.__mro__:
+            if ref_name in klass.__dict__:
+                break
+            if resource_name in klass.__dict__:
+                found = klass is not Optimizer
+                break
+        _RESOURCE_FORM[key] = found
+    return found
 
 
 class _TensorProcessor:
@@ -320,6 +347,26 @@ class Optimizer:
     def _apply_sparse(self, grad, var):
         raise NotImplementedError()
 
+    def _resource_apply_dense(self, grad, handle):
+        """The update for a resource variable (``handle`` is the variable itself here): the
+        reference-variable update, which tideflow's variables also take."""
+        if type(self)._apply_dense is Optimizer._apply_dense:
+            raise NotImplementedError()
+        return self._apply_dense(grad, handle)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, handle, indices):
+        """Sums the rows of ``grad`` that share an index, then calls ``_resource_apply_sparse``."""
+        summed, unique_indices = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed, handle, unique_indices)
+
+    def _resource_apply_sparse(self, grad, handle, indices):
+        """The sparse update for a resource variable: the reference-variable one."""
+        if type(self)._apply_sparse is Optimizer._apply_sparse:
+            raise NotImplementedError()
+        return self._apply_sparse(
+            IndexedSlices(grad, indices, array_ops.shape(handle, out_type=indices.dtype)),
+            handle)
+
     def _finish(self, update_ops, name_scope):
         """The op that runs after every update (a group of them by default)."""
         return control_flow_ops.group(*update_ops, name=name_scope)
@@ -327,3 +374,12 @@ class Optimizer:
     @staticmethod
     def _call_if_callable(param):
         return param() if callable(param) else param
+
+    @staticmethod
+    def _scale_loss(loss_value):
+        """The loss divided by the number of replicas in a tf.distribute replica context."""
+        if callable(loss_value):
+            loss_value = loss_value()
+        if _distribute() is not None:
+            return _distribute().scale_loss(loss_value)
+        return loss_value
