@@ -253,3 +253,37 @@ def test_zeros_operator_is_square_unless_told_otherwise():
         square = tf.linalg.LinearOperatorZeros(3)
         with pytest.raises(NotImplementedError, match="expected to be singular"):
             square.solvevec(np.ones(3, np.float32))
+
+
+# -- FFT -------------------------------------------------------------------------------------
+def test_rfft_wrapper_pads_short_input_and_the_raw_op_refuses_it(sess):
+    from tideflow.python.ops import gen_spectral_ops
+
+    x = np.arange(5.0, dtype=np.float32)
+    np.testing.assert_allclose(sess.run(tf.signal.rfft(x, [8])), np.fft.rfft(x, 8), atol=1e-5)
+    p = tf.placeholder(tf.float32)
+    np.testing.assert_allclose(sess.run(tf.signal.rfft(p, [8]), {p: x}), np.fft.rfft(x, 8),
+                               atol=1e-5)
+    c = np.fft.rfft(x)[:2].astype(np.complex64)
+    np.testing.assert_allclose(sess.run(tf.signal.irfft(c, [6])), np.fft.irfft(c, 6), atol=1e-5)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Input dimension 0 must have length of at least 8 but got: 5"):
+        sess.run(gen_spectral_ops.rfft(x, [8]))
+
+
+def test_fft_shape_errors_use_tf_words():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+            tf.signal.fft2d(np.zeros(3, np.complex64))
+        with pytest.raises(ValueError, match=r"Shape \(3,\) must have rank at least 2"):
+            tf.signal.rfft2d(np.zeros(3, np.float32))
+        with pytest.raises(ValueError, match=r"Shape \(1, 1\) must have rank 1"):
+            tf.signal.irfft(np.zeros(3, np.complex64), np.zeros((1, 1), np.int32))
+        with pytest.raises(ValueError, match="Dimension must be 1 but is 2"):
+            tf.signal.rfft(np.zeros(3, np.float32), [2, 2])
+
+
+def test_real_ffts_of_empty_signals_keep_the_empty_shape(sess):
+    assert sess.run(tf.signal.rfft(np.zeros([0], np.float32))).shape == (0,)
+    assert sess.run(tf.signal.irfft(np.zeros([2, 0], np.complex64))).shape == (2, 0)
+    assert tf.signal.rfft(np.zeros([0], np.float32)).get_shape().as_list() == [0]

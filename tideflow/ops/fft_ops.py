@@ -13,9 +13,8 @@ _NAMES = {1: "", 2: "2D", 3: "3D"}
 
 
 def _check_rank(op_type, shape, k):
-    if shape.ndims is not None and shape.ndims < k:
-        raise ValueError(f"{op_type}: input must have rank at least {k} but is rank "
-                         f"{shape.ndims} (shape {_shape_str(shape)})")
+    if shape.ndims is not None and shape.ndims < k:  # TF's shape-function words
+        raise ValueError(f"Shape must be at least rank {k} but is rank {shape.ndims}")
 
 
 def _fft_shape(k):
@@ -42,9 +41,10 @@ def _rfft_shape(k, inverse):
         s = op._inputs[0]._shape
         _check_rank(op.type, s, k)
         ls = op._inputs[1]._shape
-        if ls.ndims is not None and (ls.ndims != 1 or ls.dims[0].value not in (None, k)):
-            raise ValueError(f"{op.type}: fft_length must be a vector of {k} elements, got "
-                             f"shape {_shape_str(ls)}")
+        if ls.ndims is not None and ls.ndims != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {ls.ndims}")
+        if ls.ndims is not None and ls.dims[0].value not in (None, k):
+            raise ValueError(f"Dimension must be {k} but is {ls.dims[0].value}")
         if s.ndims is None:
             return [TensorShape(None)]
         n = ops.constant_value(op._inputs[1])
@@ -53,7 +53,7 @@ def _rfft_shape(k, inverse):
             return [TensorShape(outer + [None] * k)]
         n = [int(v) for v in np.reshape(n, [-1])]
         if not inverse:
-            n = n[:-1] + [n[-1] // 2 + 1]
+            n = n[:-1] + [_bins(n[-1])]
         return [TensorShape(outer + n)]
 
     return shape
@@ -75,6 +75,21 @@ def _fft_kernel(k, inverse):
     return kernel
 
 
+def _bins(n):
+    """The frequency bins of a real FFT of length n (none for an empty transform)."""
+    return n // 2 + 1 if n else 0
+
+
+def _check_lengths(x, n, need):
+    """TF's kernels read the first ``need`` elements of each inner dimension: the wrappers pad
+    a shorter input, the raw op refuses it."""
+    k = len(n)
+    for i, (have, want) in enumerate(zip(x.shape[-k:], need)):
+        if have < want and n[i]:
+            raise _invalid(f"Input dimension {x.ndim - k + i} must have length of at least "
+                           f"{want} but got: {have}")
+
+
 def _rfft_kernel(k, op_type):
     axes = tuple(range(-k, 0))
 
@@ -84,7 +99,8 @@ def _rfft_kernel(k, op_type):
         if x.ndim < k:
             raise _invalid(f"{op_type}: input must have rank at least {k}, got shape "
                            f"{_shape_str(x.shape)}")
-        out_shape = x.shape[:-k] + tuple(n[:-1]) + (n[-1] // 2 + 1,)
+        _check_lengths(x, n, n)
+        out_shape = x.shape[:-k] + tuple(n[:-1]) + (_bins(n[-1]),)
         if 0 in out_shape or 0 in n:
             return np.zeros(out_shape, Tcomplex.as_numpy_dtype)
         return np.fft.rfftn(x, s=n, axes=axes).astype(Tcomplex.as_numpy_dtype)
@@ -101,6 +117,7 @@ def _irfft_kernel(k, op_type):
         if x.ndim < k:
             raise _invalid(f"{op_type}: input must have rank at least {k}, got shape "
                            f"{_shape_str(x.shape)}")
+        _check_lengths(x, n, n[:-1] + [n[-1] // 2 + 1])
         out_shape = x.shape[:-k] + tuple(n)
         if 0 in out_shape or 0 in x.shape[-k:]:
             return np.zeros(out_shape, Treal.as_numpy_dtype)
@@ -231,8 +248,9 @@ def _fft_apply(k, inverse, x, name=None):
     return ops.apply_op(op_type, [_complex_input(x, op_type)], name=name)._outputs[0]
 
 
-def _real_input(x, op_type):
+def _real_input(x, op_type, k):
     x = ops.convert_to_tensor(x, name="input")
+    x.get_shape().with_rank_at_least(k)
     if x.dtype.base_dtype not in (dtypes.float32, dtypes.float64):
         x = ops.convert_to_tensor(x, dtypes.float32, name="input")
     return x
@@ -245,33 +263,77 @@ def _default_length(x, k, inverse):
     if s.ndims is not None and s[-k:].is_fully_defined():
         dims = [d.value for d in s[-k:].dims]
         if inverse:
-            dims[-1] = 2 * (dims[-1] - 1)
+            dims[-1] = max(0, 2 * (dims[-1] - 1))
         return ops.convert_to_tensor(np.array(dims, np.int32), name="fft_length")
     dims = array_ops.shape(x)[-k:]
     if inverse:
+        from tideflow.ops import math_ops
         from tideflow.ops.concat_ops import concat
 
-        dims = concat([dims[:-1], 2 * (dims[-1:] - 1)], 0)
+        dims = concat([dims[:-1], math_ops.maximum(2 * (dims[-1:] - 1), 0)], 0)
     return dims
+
+
+def _pad_to_length(x, k, fft_length, inverse):
+    """``x`` zero-padded so each inner dimension holds at least what the kernel reads
+    (``fft_length``; ``fft_length // 2 + 1`` innermost for the inverse), as TF's wrappers."""
+    from tideflow.ops import array_ops, concat_ops, math_ops, pad_ops
+
+    x.get_shape().with_rank_at_least(k)
+    length = ops.convert_to_tensor(fft_length, dtype=dtypes.int32, name="fft_length")
+    length.get_shape().with_rank(1)
+    static = ops.constant_value(length)
+    shape = x.get_shape()
+    if static is not None and shape.ndims is not None:
+        need = [int(v) for v in np.reshape(static, -1)]
+        if len(need) != k:
+            return x, length  # the op's shape function reports the wrong length
+        if inverse:
+            need[-1] = need[-1] // 2 + 1
+        have = [d.value for d in shape.dims[-k:]]
+        if all(h is not None and h >= w for h, w in zip(have, need)):
+            return x, length
+        if all(h is not None for h in have):
+            pads = [[0, 0]] * (shape.ndims - k) + [[0, max(w - h, 0)] for h, w in zip(have, need)]
+            return pad_ops.pad(x, pads), length
+    need = length
+    if inverse:
+        need = concat_ops.concat([length[:-1], length[-1:] // 2 + 1], 0)
+    have = array_ops.shape(x)[-k:]
+    extra = math_ops.maximum(need - have, 0)
+    rank = array_ops.rank(x)
+    pads = concat_ops.concat([array_ops.zeros([rank - k, 2], dtypes.int32),
+                              array_ops.stack([array_ops.zeros_like(extra), extra], 1)], 0)
+    return pad_ops.pad(x, pads), length
 
 
 def _rfft_apply(k, x, fft_length, tcomplex=None, name=None):
     op_type = "RFFT" + _NAMES[k]
-    x = _real_input(x, op_type)
+    x = _real_input(x, op_type, k)
     if tcomplex is None:
         tcomplex = dtypes.complex128 if x.dtype.base_dtype == dtypes.float64 else dtypes.complex64
     if fft_length is None:
+        x.get_shape().with_rank_at_least(k)
         fft_length = _default_length(x, k, False)
+    else:
+        x, fft_length = _pad_to_length(x, k, fft_length, False)
     return ops.apply_op(op_type, [x, fft_length], {"Tcomplex": tcomplex}, name=name)._outputs[0]
 
 
 def _irfft_apply(k, x, fft_length, treal=None, name=None):
     op_type = "IRFFT" + _NAMES[k]
+    if not isinstance(x, ops.Tensor) and np.asarray(x).dtype.kind in "biuf":
+        x = np.asarray(x, np.complex64)  # TF converts with complex64 preferred
+    x = ops.convert_to_tensor(x, name="input")
+    x.get_shape().with_rank_at_least(k)
     x = _complex_input(x, op_type)
     if treal is None:
         treal = x.dtype.base_dtype.real_dtype
     if fft_length is None:
+        x.get_shape().with_rank_at_least(k)
         fft_length = _default_length(x, k, True)
+    else:
+        x, fft_length = _pad_to_length(x, k, fft_length, True)
     return ops.apply_op(op_type, [x, fft_length], {"Treal": treal}, name=name)._outputs[0]
 
 
@@ -454,7 +516,7 @@ def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
     """The N-D FFT of a real signal: the real FFT over the last of ``axes``, then complex
     FFTs over the others."""
     with ops.name_scope(name, "rfftnd", [input_tensor]):
-        x = _real_input(input_tensor, "rfftnd")
+        x = _real_input(input_tensor, "rfftnd", 0)
         axes, lengths, rank = _nd_setup(x, fft_length, axes, "rfftnd")
         last = axes[-1]
         x = _along(x, last, rank, lambda y: _rfft_apply(1, y, [lengths[-1]]))
