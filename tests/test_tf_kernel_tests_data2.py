@@ -496,3 +496,21 @@ def test_bucket_padding_to_boundary_refuses_elements_past_the_last_boundary():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match=r"elements must have length < max\(bucket_boundaries\)"):
                 sess.run(nxt)
+
+
+def test_dataset_components_have_a_dataset_spec_that_round_trips():
+    from tideflow.python.data.util import structure
+
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.range(2).map(lambda x: tf.data.Dataset.range(x + 2))
+        spec = tf.data.experimental.get_structure(d)
+        assert isinstance(spec, tf.data.DatasetSpec)
+        assert spec.element_spec == tf.TensorSpec([], tf.int64)
+        windows = tf.data.experimental.get_structure(tf.data.Dataset.range(4).window(2))
+        assert isinstance(windows, tf.data.DatasetSpec)
+        outer = structure.type_spec_from_value(d)
+        back = outer._from_tensor_list(outer._to_tensor_list(d))
+        assert structure.are_compatible(tf.data.experimental.get_structure(back), spec)
+        nxt = tf.data.make_one_shot_iterator(back.flat_map(lambda x: x)).get_next()
+        with tf.Session() as sess:
+            assert _drain(sess, nxt) == [0, 1, 0, 1, 2]

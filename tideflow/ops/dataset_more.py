@@ -1422,6 +1422,8 @@ def _type_spec(spec):
         return SparseTensorSpec(spec.shape, spec.dtype)
     if spec.is_optional:
         return OptionalSpec(ds.map_structure(_type_spec, spec.element_specs))
+    if spec.is_dataset:
+        return DatasetSpec(ds.map_structure(_type_spec, spec.element_specs), spec.shape)
     if spec.is_tensor_array:
         from tideflow.ops.tensor_array import TensorArraySpec
 
@@ -1445,6 +1447,9 @@ def _internal_spec(type_spec):
                        ta_flags=(type_spec.dynamic_size, type_spec.infer_shape))
     if isinstance(type_spec, OptionalSpec):
         return ds.Spec(dtypes.variant, (), Optional, _specs_from_structure(type_spec.element_spec))
+    if isinstance(type_spec, DatasetSpec):
+        return ds.Spec.dataset(_specs_from_structure(type_spec.element_spec), Dataset,
+                               type_spec.shape)
     if type(type_spec).__name__ == "RaggedTensorSpec":
         from tideflow.ops.ragged_tensor import RaggedTensor
 
@@ -1507,6 +1512,12 @@ def _make_dataset_spec_class():
         @staticmethod
         def from_value(value):
             return DatasetSpec(get_structure(value))
+
+        def _to_tensor_list(self, value):
+            return [value._as_variant_tensor()]
+
+        def _from_tensor_list(self, tensor_list):
+            return _VariantDataset(tensor_list[0], _specs_from_structure(self._element_spec))
 
         def is_compatible_with(self, spec_or_value):
             """Another DatasetSpec (or dataset) of compatible elements and shape."""
