@@ -553,7 +553,7 @@ def test_stateless_ops_take_unsigned_numpy_seeds_bit_for_bit():
     assert np.all((va >= 0) & (va < 1))
 
 
-def test_py_func_unsupported_results_are_unimplemented():
+def test_py_func_unsupported_results_are_internal_errors():
     from tideflow.python.ops import script_ops
 
     assert script_ops.eager_py_func is tf.py_function
@@ -562,9 +562,9 @@ def test_py_func_unsupported_results_are_unimplemented():
                                  [tf.float32])
         obj, = tf.py_func(lambda: {"a": 1}, [], [tf.int64])
         with tf.Session() as s:
-            with pytest.raises(tf.errors.UnimplementedError, match="Unsupported numpy type"):
+            with pytest.raises(tf.errors.InternalError, match="Unsupported numpy data type"):
                 s.run(structured)
-            with pytest.raises(tf.errors.UnimplementedError, match="Unsupported object type"):
+            with pytest.raises(tf.errors.InternalError, match="Unsupported object type"):
                 s.run(obj)
 
 

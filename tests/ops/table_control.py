@@ -133,5 +133,8 @@ CASES = [
          lambda x: tf.py_func(lambda a: a * 2 + 1, [x], x.dtype, stateful=False),
          [_finite], lambda x: x * 2 + 1, dtypes=(tf.float32, tf.float64, tf.int32, tf.int64),
          grad=False),
+    # tf.py_function: its gradient traces the function over the op's inputs
+    Case("EagerPyFunc", lambda x: tf.py_function(lambda a: a * a + 1.0, [x], x.dtype),
+         [_finite], lambda x: x * x + 1),
     Case(("PrintV2", "StringFormat"), check=_check_print_v2, grad=False),
 ]

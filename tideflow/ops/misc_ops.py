@@ -361,27 +361,61 @@ class _EagerValue(np.ndarray):
 
 
 def py_function(func, inp, Tout, name=None):
-    """Wraps ``func`` as an op (``tf.py_function``): it receives array values that also have
-    ``.numpy()``; ``Tout`` a dtype gives one Tensor, a list of dtypes a list, [] the Operation.
+    """Wraps ``func`` as an op (``tf.py_function``, EagerPyFunc): it receives array values that
+    also have ``.numpy()``; ``Tout`` a dtype gives one Tensor, a list of dtypes a list, [] the
+    Operation.
+
+    TF runs ``func`` eagerly; here the tideflow ops it builds go into a graph of their own, and
+    the Tensors it returns are evaluated there. Its gradient traces ``func`` over the op's
+    inputs in the graph being differentiated (None where ``func`` cannot be traced).
     """
     from tideflow.ops import script_ops
 
+    if not callable(func):
+        raise ValueError(  # noqa: TRY004 - TF raises ValueError here
+            f"Expected func to be callable, got func of type {type(func)}")
     single = not isinstance(Tout, (list, tuple))
     touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
 
     def call(*values):
         args = [np.asarray(v).view(_EagerValue) if np.ndim(v) or not isinstance(v, bytes)
                 else v for v in values]
-        out = func(*args)
-        if not touts:
-            return None
-        outs = [out] if single else list(out) if isinstance(out, (list, tuple)) else [out]
+        # the ops func builds are run at once, in a graph of their own (not the caller's)
+        with ops.Graph().as_default() as g:
+            out = func(*args)
+            if not touts:
+                return None
+            outs = [out] if single else list(out) if isinstance(out, (list, tuple)) else [out]
+            outs = _run_symbolic(g, outs)
         # as py_function's conversion to Tout: numbers take the declared dtype
         return [_as_type(_plain(o), t) for o, t in zip(outs, touts)] + outs[len(touts):]
 
     call.__name__ = getattr(func, "__name__", "py_function")
-    return script_ops.py_func(call, inp if inp is not None else [], Tout, stateful=True,
-                              name=name)
+    call.traceable = func
+    return script_ops._py_op("EagerPyFunc", call, inp if inp is not None else [], Tout, name)
+
+
+def _run_symbolic(graph, outs):
+    """``outs`` with the Tensors of ``graph`` among them replaced by their values."""
+    from tideflow.ops.variables import Variable
+
+    if any(isinstance(o, Variable) for o in outs):
+        raise errors.UnknownError(None, None, "Attempting to return a variable from an eagerly "
+                                  "executed py_func. Only numeric data structures like Tensors "
+                                  "or NumPy arrays should be returned; to return the value of a "
+                                  "variable, make sure to obtain the Tensor backing it by "
+                                  "calling `.read_value()` on the variable in question")
+    at = [i for i, o in enumerate(outs) if isinstance(o, ops.Tensor)]
+    if not at:
+        return outs
+    from tideflow.runtime.session import Session
+
+    with Session(graph=graph) as sess:
+        values = sess.run([outs[i] for i in at])
+    outs = list(outs)
+    for i, v in zip(at, values):
+        outs[i] = v
+    return outs
 
 
 eager_py_func = py_function

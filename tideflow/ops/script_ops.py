@@ -65,17 +65,17 @@ def _convert(value, i, token, expected):
         result = np.array(value, dtype=object)
     else:
         result = np.asarray(value)
-    # TF's numpy-to-tensor conversion: structured arrays and non-string Python objects have no
-    # tensor type
+    # TF's numpy-to-tensor conversion (an InternalError there): structured arrays and non-string
+    # Python objects have no tensor type
     if result.dtype.kind == "V":
-        raise errors.UnimplementedError(
-            None, None, f"Unsupported numpy type {result.dtype} (the {i}-th value returned by "
-            f"{token})")
+        raise errors.InternalError(
+            None, None, f"Unsupported numpy data type {result.dtype} (the {i}-th value returned "
+            f"by {token})")
     if result.dtype == object and expected != dtypes.string and not all(
             isinstance(v, (bytes, str)) for v in result.ravel()):
         kinds = sorted({type(v).__name__ for v in result.ravel()
                         if not isinstance(v, (bytes, str))})
-        raise errors.UnimplementedError(
+        raise errors.InternalError(
             None, None, f"Unsupported object type {', '.join(kinds)} (the {i}-th value returned "
             f"by {token})")
     if result.dtype.kind in "SU" or (result.dtype == object and expected == dtypes.string):
@@ -142,7 +142,29 @@ def _py_func_kernel_factory(ctx):
     return run
 
 
-for _name, _stateful in (("PyFunc", True), ("PyFuncStateless", False)):
+def _eager_py_func_grad(op, *grads):
+    # TF differentiates the eager function with a tape; here it is traced over the op's inputs
+    # in this graph (a function tideflow ops cannot trace has no gradient, as a tape that saw
+    # only NumPy would give none)
+    from tideflow.ops.gradients import gradients
+
+    func = getattr(_FUNCS.get(op._attrs["token"]), "traceable", None)
+    xs = list(op._inputs)
+    if func is None or not xs:
+        return [None] * len(xs)
+    try:
+        ys = func(*xs)
+    except Exception:  # noqa: BLE001 - untraceable (NumPy code, Python control flow on values)
+        return [None] * len(xs)
+    ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    pairs = [(y, g) for y, g in zip(ys, grads) if isinstance(y, ops.Tensor) and g is not None]
+    if not pairs:
+        return [None] * len(xs)
+    return gradients([y for y, _ in pairs], xs, grad_ys=[g for _, g in pairs])
+
+
+for _name, _stateful, _grad in (("PyFunc", True, None), ("PyFuncStateless", False, None),
+                                ("EagerPyFunc", True, _eager_py_func_grad)):
     op_registry.declare(
         _name,
         inputs=["input: Tin"],
@@ -150,7 +172,8 @@ for _name, _stateful in (("PyFunc", True), ("PyFuncStateless", False)):
         attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
         shape=lambda op: [TensorShape(None) for _ in op._outputs],
         kernel_factory=_py_func_kernel_factory,
-        differentiable=False,
+        grad=_grad,
+        differentiable=None if _grad else False,
         stateful=_stateful,
     )
 
@@ -163,18 +186,22 @@ def py_func(func, inp, Tout, stateful=True, name=None):
     its outputs when ``stateful=False``). ``stateful=False`` lets the graph passes treat calls
     with the same inputs as one (PyFuncStateless). The outputs' shapes are unknown.
     """
+    return _py_op("PyFunc" if stateful else "PyFuncStateless", func, inp, Tout, name)
+
+
+def _py_op(op_type, func, inp, Tout, name):
     single = not isinstance(Tout, (list, tuple))
     tout = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
     inp = [ops.convert_to_tensor(x) for x in (inp if isinstance(inp, (list, tuple)) else [inp])]
     graph = inp[0].graph if inp else ops.get_default_graph()
     token = _register(func, graph)
-    op = ops.apply_op("PyFunc" if stateful else "PyFuncStateless", [inp],
+    op = ops.apply_op(op_type, [inp],
                       {"token": token, "Tin": [t.dtype.base_dtype for t in inp], "Tout": tout},
                       name=name)
     if single:
         return op._outputs[0]
     if not tout:
-        return op if stateful else []
+        return [] if op_type == "PyFuncStateless" else op
     return list(op._outputs)
 
 

@@ -1,0 +1,68 @@
+"""TF 1.x behaviour of variables, state ops, py_func/py_function and the smaller array kernels
+that TF 1.15's own kernel tests exposed as differences: each test pins the TF behaviour with
+values of our own, worked out by hand or with NumPy."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+# -- tf.py_func / tf.py_function --------------------------------------------------------------
+
+def test_py_func_results_without_a_tensor_type_are_internal_errors():
+    with tf.Graph().as_default():
+        rec, = tf.py_func(lambda: np.ones(3, dtype=[("u", np.int32), ("v", np.int8)]), [],
+                          [tf.int32])
+        objs, = tf.py_func(lambda: [object()], [], [tf.float32])
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InternalError, match="Unsupported numpy data type"):
+                s.run(rec)
+            with pytest.raises(tf.errors.InternalError, match="Unsupported object type object"):
+                s.run(objs)
+
+
+def test_py_function_runs_the_tideflow_ops_its_function_builds():
+    def f(a, b):
+        return [tf.matmul(a, b) * 2, tf.reduce_sum(b)]
+
+    with tf.Graph().as_default() as g:
+        a = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        b = tf.constant([[1.0], [-1.0]])
+        prod, total = tf.py_function(f, [a, b], [tf.float32, tf.float32])
+        assert prod.op.type == "EagerPyFunc"
+        n_ops = len(g.get_operations())
+        with tf.Session() as s:
+            got_prod, got_total = s.run([prod, total])
+        # the function's ops went into a graph of their own, not this one
+        assert len(g.get_operations()) == n_ops
+    np.testing.assert_allclose(got_prod, [[-2.0], [-2.0]])
+    assert got_total == 0.0
+
+
+def test_py_function_gradient_traces_the_function():
+    with tf.Graph().as_default():
+        x = tf.constant(1.5)
+        y = tf.constant(-2.0)
+        p, q = tf.py_function(lambda a, b: (a * a * b, a - 3.0 * b), [x, y],
+                              [tf.float32, tf.float32])
+        dx, dy = tf.gradients(p + 2.0 * q, [x, y])
+        # d/dx = 2xy + 2 = -4; d/dy = x^2 - 6 = -3.75
+        with tf.Session() as s:
+            assert s.run([dx, dy]) == [pytest.approx(-4.0), pytest.approx(-3.75)]
+        # a function tideflow ops cannot trace has no gradient, as a tape would see none
+        z = tf.py_function(lambda a: np.float32(np.sin(a.numpy())), [x], tf.float32)
+        assert tf.gradients(z, x) == [None]
+        # tf.py_func (PyFunc) stays not differentiable
+        w = tf.py_func(lambda a: a, [x], tf.float32)
+        assert tf.gradients(w, x) == [None]
+
+
+def test_py_function_refuses_a_non_callable_and_a_returned_variable():
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        with pytest.raises(ValueError, match="callable"):
+            tf.py_function(c, [c], tf.float32)
+        out = tf.py_function(lambda: tf.Variable(0.0), [], tf.float32)
+        with tf.Session() as s, pytest.raises(tf.errors.UnknownError,
+                                              match="Attempting to return a variable"):
+            s.run(out)
