@@ -212,7 +212,7 @@ for _exp in ("batching", "interleave_ops", "readers", "error_ops", "shuffle_ops"
              "scan_ops", "take_while_ops", "unique", "iterator_ops", "cardinality", "counter",
              "enumerate_ops", "get_single_element", "random_ops", "resampling",
              "prefetching_ops", "threading_options", "distribute_options",
-             "optimization_options", "parsing_ops", "writers", "optimization"):
+             "optimization_options", "parsing_ops", "writers", "optimization", "stats_options"):
     _add("data.experimental.ops." + _exp, "``tf.data.experimental``.",
          ["tideflow.ops.dataset_experimental", "tideflow.ops.dataset_more"])
 _add("data.util", "``tensorflow.python.data.util``.", [])
