@@ -287,3 +287,27 @@ def test_real_ffts_of_empty_signals_keep_the_empty_shape(sess):
     assert sess.run(tf.signal.rfft(np.zeros([0], np.float32))).shape == (0,)
     assert sess.run(tf.signal.irfft(np.zeros([2, 0], np.complex64))).shape == (2, 0)
     assert tf.signal.rfft(np.zeros([0], np.float32)).get_shape().as_list() == [0]
+
+
+# -- signal framing --------------------------------------------------------------------------
+def test_frame_and_overlap_and_add_take_signals_of_unknown_rank(sess):
+    x = np.arange(2 * 3 * 7.0).reshape(2, 3, 7)
+    p = tf.placeholder(tf.float64)
+    framed = tf.signal.frame(p, 3, 2, pad_end=True, pad_value=-1.0)
+    want = sess.run(tf.signal.frame(x, 3, 2, pad_end=True, pad_value=-1.0))
+    np.testing.assert_array_equal(sess.run(framed, {p: x}), want)
+    assert want.shape == (2, 3, 4, 3) and want[0, 0, -1].tolist() == [6.0, -1.0, -1.0]
+    frames = np.arange(2 * 4 * 3.0).reshape(2, 4, 3)
+    out = sess.run(tf.signal.overlap_and_add(p, 2), {p: frames})
+    want = np.zeros((2, 9))
+    for i in range(4):
+        want[:, 2 * i:2 * i + 3] += frames[:, i]
+    np.testing.assert_array_equal(out, want)
+
+
+def test_signal_argument_errors_use_tf_words():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"Shape \(5,\) must have rank at least 2"):
+            tf.signal.overlap_and_add(np.zeros(5), 2)
+        with pytest.raises(ValueError, match="dtype must be a floating point type. Found"):
+            tf.signal.hann_window(4, dtype=tf.int32)

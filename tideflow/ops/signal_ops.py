@@ -37,21 +37,21 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     with ops.name_scope(name, "frame", [signal, frame_length, frame_step, pad_value]):
         signal = ops.convert_to_tensor(signal, name="signal")
         rank = signal.get_shape().ndims
-        if rank is None:
-            raise ValueError("frame: the rank of signal must be known")
-        if rank < 1:
+        if rank is not None and rank < 1:
             raise ValueError(f"frame: signal must have rank at least 1, got shape "
                              f"{signal.get_shape()}")
-        axis = int(axis)
-        if axis < 0:
-            axis += rank
-        if not 0 <= axis < rank:
-            raise ValueError(f"frame: axis {axis} out of range for signal of rank {rank}")
         flen = ops.convert_to_tensor(frame_length, dtypes.int32, name="frame_length")
         fstep = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
         for v, what in ((flen, "frame_length"), (fstep, "frame_step")):
             if v.get_shape().ndims not in (None, 0):
                 raise ValueError(f"frame: {what} must be a scalar, got shape {v.get_shape()}")
+        if rank is None:
+            return _frame_unknown_rank(signal, flen, fstep, pad_end, pad_value, int(axis))
+        axis = int(axis)
+        if axis < 0:
+            axis += rank
+        if not 0 <= axis < rank:
+            raise ValueError(f"frame: axis {axis} out of range for signal of rank {rank}")
         n = array_ops.shape(signal)[axis]
         shape = signal.get_shape().as_list()
         if pad_end:
@@ -78,31 +78,50 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         return out
 
 
+def _frame_unknown_rank(signal, flen, fstep, pad_end, pad_value, axis):
+    """``frame`` of a signal whose rank is known only when the graph runs."""
+    rank = array_ops.rank(signal)
+    axis_t = math_ops.floormod(axis, rank)
+    n = gather_ops.gather(array_ops.shape(signal), axis_t)
+    if pad_end:
+        num_frames = -math_ops.floordiv(-n, fstep)
+        pad_len = math_ops.maximum(0, (num_frames - 1) * fstep + flen - n)
+        paddings = concat([array_ops.zeros(array_ops.stack([axis_t, 2]), dtypes.int32),
+                           array_ops.reshape(array_ops.stack([0, pad_len]), [1, 2]),
+                           array_ops.zeros(array_ops.stack([rank - axis_t - 1, 2]),
+                                           dtypes.int32)], 0)
+        pad_value = ops.convert_to_tensor(pad_value, signal.dtype, name="pad_value")
+        signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
+    else:
+        num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
+    idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
+           array_ops.expand_dims(range_ops.range(flen), 0))
+    return gather_ops.gather(signal, idx, axis=axis_t)
+
+
 def overlap_and_add(signal, frame_step, name=None):
     """Adds frames ``[..., frames, frame_length]`` overlapping every ``frame_step`` samples
     into ``[..., (frames - 1) * frame_step + frame_length]``."""
     with ops.name_scope(name, "overlap_and_add", [signal, frame_step]):
         signal = ops.convert_to_tensor(signal, name="signal")
-        rank = signal.get_shape().ndims
-        if rank is None:
-            raise ValueError("overlap_and_add: the rank of signal must be known")
-        if rank < 2:
-            raise ValueError(f"overlap_and_add: signal must have rank at least 2, got shape "
-                             f"{signal.get_shape()}")
+        signal.get_shape().with_rank_at_least(2)  # TF's words
         step = ops.convert_to_tensor(frame_step, dtypes.int32, name="frame_step")
         if step.get_shape().ndims not in (None, 0):
             raise ValueError(f"overlap_and_add: frame_step must be a scalar, got shape "
                              f"{step.get_shape()}")
         shape = array_ops.shape(signal)
         nf, fl = shape[-2], shape[-1]
-        perm = [rank - 2, rank - 1] + list(range(rank - 2))
-        xt = array_ops.transpose(signal, perm)
-        flat = array_ops.reshape(xt, concat([array_ops.reshape(nf * fl, [1]), shape[:-2]], 0))
+        # the outer dimensions as one (so a signal of unknown rank works too)
+        batch = array_ops.reshape(signal, concat([[-1], shape[-2:]], 0))
+        flat = array_ops.reshape(array_ops.transpose(batch, [1, 2, 0]),
+                                 array_ops.stack([nf * fl, -1]))
         ids = array_ops.reshape(array_ops.expand_dims(range_ops.range(nf) * step, 1) +
                                 array_ops.expand_dims(range_ops.range(fl), 0), [-1])
         length = math_ops.maximum(nf - 1, 0) * step + fl
-        out = reduction_ops.unsorted_segment_sum(flat, ids, length)
-        out = array_ops.transpose(out, list(range(1, rank - 1)) + [0])
+        out = array_ops.transpose(reduction_ops.unsorted_segment_sum(flat, ids, length))
+        out = array_ops.reshape(out, concat([shape[:-2], array_ops.reshape(length, [1])], 0))
+        if signal.get_shape().ndims is None:
+            return out
         st = signal.get_shape().as_list()
         s = ops.constant_value(step)
         n = None
@@ -115,7 +134,7 @@ def overlap_and_add(signal, frame_step, name=None):
 def _window(window_length, periodic, dtype, a, b, name, scope):
     with ops.name_scope(name, scope, [window_length, periodic]):
         if not dtypes.as_dtype(dtype).is_floating:
-            raise ValueError(f"{scope}: dtype must be a floating point type, got {dtype}")
+            raise ValueError(f"dtype must be a floating point type. Found {dtype}")  # TF's
         dtype = dtypes.as_dtype(dtype)
         n = ops.convert_to_tensor(window_length, dtypes.int32, name="window_length")
         if n.get_shape().ndims not in (None, 0):
