@@ -347,3 +347,17 @@ def test_gradients_check_grad_ys_and_aggregation_method(sess):
                    tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
         g = tf.gradients(y + y, x, grad_ys=tf.constant([1.0, 0.5]), aggregation_method=method)
         assert sess.run(g[0]).tolist() == [6.0, 3.0]
+
+
+def test_tf115_op_names_of_fused_batch_norm_in_top_k_and_sufficient_statistics():
+    with tf.Graph().as_default():
+        y, mean, var = tf.nn.fused_batch_norm(tf.ones([2, 2, 2, 3]), tf.ones([3]), tf.zeros([3]))
+        assert [t.name for t in (y, mean, var)] == ["FusedBatchNormV3:0", "FusedBatchNormV3:1",
+                                                   "FusedBatchNormV3:2"]
+        assert tf.layers.batch_normalization(tf.ones([2, 2, 2, 3]), fused=True,
+                                             training=True).op.name == \
+            "batch_normalization/FusedBatchNormV3"
+        assert tf.nn.in_top_k([[1.0, 2.0]], [1], 1).name == "in_top_k/InTopKV2:0"
+        assert tf.nn.in_top_k([[1.0, 2.0]], [1], 1, name="acc").name == "acc/acc:0"
+        count, _, _, _ = tf.nn.sufficient_statistics(tf.ones([2, 3]), [0])
+        assert count.op.type == "Const" and count.name == "sufficient_statistics/Const:0"

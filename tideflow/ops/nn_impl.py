@@ -495,7 +495,7 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=False, name=None):
             count = 1
             for a in axes:
                 count *= shape[a].value
-            counts = ops.convert_to_tensor(count, dtype=x.dtype, name="count")
+            counts = ops.convert_to_tensor(count, dtype=x.dtype)  # a Const, as TF's
         else:
             dims = gather_ops.gather(array_ops.shape(x), axes)
             counts = cast_ops.cast(reduction_ops.reduce_prod(dims), x.dtype, name="count")
@@ -540,24 +540,25 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
                      data_format="NHWC", is_training=True, name=None):
     """Batch normalization of a 4-D ``x`` in one op; returns (y, batch_mean, batch_variance)
     where batch_variance is the unbiased estimate when training."""
-    with ops.name_scope(name, "FusedBatchNorm", [x, scale, offset]) as scope:
-        x = ops.convert_to_tensor(x, name="input")
-        scale = ops.convert_to_tensor(scale, name="scale")
-        offset = ops.convert_to_tensor(offset, name="offset")
-        if not is_training and (mean is None or variance is None):
-            raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when "
-                             "is_training is False.")
-        if mean is None:
-            mean = np.zeros([0], np.float32)
-        if variance is None:
-            variance = np.zeros([0], np.float32)
-        # the smallest epsilon cuDNN accepts; TF applies the same floor on every device
-        epsilon = max(float(epsilon), 1.001e-5)
-        y, batch_mean, batch_var = _op(
-            "FusedBatchNormV3", [x, scale, offset, mean, variance],
-            {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
-            name=scope)[:3]
-        return y, batch_mean, batch_var
+    # no name scope of its own, as TF 1.15: the op is FusedBatchNormV3 (or ``name``) in the
+    # current scope (``batch_normalization/FusedBatchNormV3`` in a layer)
+    x = ops.convert_to_tensor(x, name="input")
+    scale = ops.convert_to_tensor(scale, name="scale")
+    offset = ops.convert_to_tensor(offset, name="offset")
+    if not is_training and (mean is None or variance is None):
+        raise ValueError("Both 'mean' and 'variance' must be a 1D tensor when "
+                         "is_training is False.")
+    if mean is None:
+        mean = np.zeros([0], np.float32)
+    if variance is None:
+        variance = np.zeros([0], np.float32)
+    # the smallest epsilon cuDNN accepts; TF applies the same floor on every device
+    epsilon = max(float(epsilon), 1.001e-5)
+    y, batch_mean, batch_var = _op(
+        "FusedBatchNormV3", [x, scale, offset, mean, variance],
+        {"epsilon": epsilon, "data_format": data_format, "is_training": is_training},
+        name=name)[:3]
+    return y, batch_mean, batch_var
 
 
 # ------------------------------------------------------------------------------------------
@@ -646,10 +647,10 @@ TopKOutput = collections.namedtuple("TopKV2", ["values", "indices"])
 
 def in_top_k(predictions, targets, k, name=None):
     """Whether each target's prediction is among the ``k`` largest of its row."""
-    with ops.name_scope(name, "in_top_k") as scope:
+    with ops.name_scope(name, "in_top_k"):  # as TF: in_top_k/InTopKV2 (or name/name)
         targets = ops.convert_to_tensor(targets, preferred_dtype=dtypes.int32, name="targets")
         return _op("InTopKV2", [predictions, targets, ops.convert_to_tensor(
-            k, dtype=targets.dtype, name="k")], name=scope)[0]
+            k, dtype=targets.dtype, name="k")], name=name)[0]
 
 
 def zero_fraction(value, name=None):
