@@ -66,3 +66,24 @@ def test_py_function_refuses_a_non_callable_and_a_returned_variable():
         with tf.Session() as s, pytest.raises(tf.errors.UnknownError,
                                               match="Attempting to return a variable"):
             s.run(out)
+
+
+# -- tf.Variable ----------------------------------------------------------------------------
+
+def test_variable_def_keeps_synchronization_and_aggregation():
+    from tideflow.python.ops import variables
+
+    with tf.Graph().as_default():
+        v = tf.Variable(2.5, synchronization=tf.VariableSynchronization.ON_WRITE,
+                        aggregation=tf.VariableAggregation.MEAN)
+        proto = v.to_proto()
+        assert (proto.synchronization, proto.aggregation) == (2, 2)
+        back = tf.Variable(variable_def=proto)
+        assert back.synchronization is tf.VariableSynchronization.ON_WRITE
+        assert back.aggregation is tf.VariableAggregation.MEAN
+        # defaults travel as AUTO / NONE
+        plain = tf.Variable(1.0, trainable=False).to_proto()
+        assert (plain.synchronization, plain.aggregation, plain.trainable) == (0, 0, False)
+    assert variables.VariableAggregationV2.ONLY_FIRST_REPLICA == \
+        variables.VariableAggregation.ONLY_FIRST_TOWER
+    assert variables.VariableSynchronization is tf.VariableSynchronization

@@ -339,6 +339,10 @@ class Variable(metaclass=_VariableMeta):
                 save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope)
         self._constraint = None
         self._trainable = getattr(variable_def, "trainable", True)
+        # the proto's enums number their values as the Python enums do
+        sync_cls, agg_cls = _sync_agg()
+        self._synchronization = sync_cls(variable_def.synchronization)
+        self._aggregation = agg_cls(variable_def.aggregation)
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -573,6 +577,8 @@ class Variable(metaclass=_VariableMeta):
         vd.initializer_name = strip(self._initializer_op.name)
         vd.snapshot_name = strip(self._snapshot.name)
         vd.trainable = bool(self._trainable)
+        vd.synchronization = self.synchronization.value
+        vd.aggregation = self.aggregation.value
         if self._save_slice_info is not None:
             info = self._save_slice_info.to_proto(export_scope=export_scope)
             if info is not None:
@@ -861,4 +867,9 @@ def __getattr__(name):
         from tideflow.ops.partitioned_variables import PartitionedVariable
 
         return PartitionedVariable
+    # ... and the distribution enums (TF 2's VariableAggregationV2 compares equal to TF 1's
+    # enum, which adds the ONLY_FIRST_TOWER alias: here they are one enum)
+    if name in ("VariableSynchronization", "VariableAggregation", "VariableAggregationV2"):
+        sync_cls, agg_cls = _sync_agg()
+        return sync_cls if name == "VariableSynchronization" else agg_cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
