@@ -6,6 +6,13 @@ import pytest
 import tideflow as tf
 
 
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    # the huge-shape variable below must not reach another test's global initializer
+    with tf.Graph().as_default():
+        yield
+
+
 def test_zeros_of_a_huge_tensor_shape_converts_it_as_int64():
     # a dimension past int32 makes the shape int64 (TF's TensorShape rule), not an error
     v = tf.Variable(tf.zeros([3 * 2**31, 2], dtype=tf.float32))
