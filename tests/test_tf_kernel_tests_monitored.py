@@ -2,6 +2,9 @@
 QueueRunner, warm starting, checkpoint utilities, device setters, SyncReplicasOptimizer,
 Server) where TF 1.15's own tests found tideflow differing: each test pins one fix."""
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -150,3 +153,59 @@ def test_checkpoint_utils_module_has_the_checkpoint_waiters(tmp_path):
             tf.train.Saver().save(sess, str(tmp_path / "m"), global_step=4)
     found = list(checkpoint_utils.checkpoints_iterator(str(tmp_path), timeout=0))
     assert found == [str(tmp_path / "m-4")]
+
+
+# -- Server / grpc sessions ---------------------------------------------------------------------
+def test_isolated_sessions_keep_their_own_variables():
+    server = tf.train.Server.create_local_server()
+    with tf.Graph().as_default():
+        fill = tf.placeholder(tf.int32)
+        v = tf.Variable(fill, validate_shape=False, name="v")
+        shared = [tf.Session(server.target, config=tf.ConfigProto(isolate_session_state=False))
+                  for _ in range(2)]
+        isolated = [tf.Session(server.target, config=tf.ConfigProto(isolate_session_state=True))
+                    for _ in range(2)]
+        shared[0].run(v.initializer, {fill: 5})
+        assert shared[1].run(v) == 5
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            isolated[0].run(v)
+        isolated[0].run(v.initializer, {fill: [7, 8]})
+        isolated[1].run(v.initializer, {fill: 9})
+        np.testing.assert_array_equal(isolated[0].run(v), [7, 8])
+        assert isolated[1].run(v) == 9
+        assert shared[0].run(v) == 5
+        for s in shared + isolated:
+            s.close()
+
+
+def test_closing_a_grpc_session_cancels_its_blocked_step_with_tfs_message():
+    server = tf.train.Server.create_local_server()
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(2, tf.float32)
+        take = q.dequeue()
+        sess = tf.Session(server.target)
+        errs = []
+
+        def blocked():
+            try:
+                sess.run(take)
+            except tf.errors.OpError as e:
+                errs.append(e)
+
+        t = threading.Thread(target=blocked)
+        t.start()
+        time.sleep(0.3)
+        sess.close()
+        t.join(10)
+    assert len(errs) == 1 and isinstance(errs[0], tf.errors.CancelledError)
+    assert "explicit call to `Session::Close()`" in errs[0].message
+
+
+def test_server_address_without_port_and_reset_of_unknown_targets():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse port"):
+        tf.train.Server({"local": ["localhost"]}, job_name="local", task_index=0)
+    with pytest.raises(tf.errors.NotFoundError, match="No session factory"):
+        tf.Session.reset("nowhere", ["c"])
+    with pytest.raises(tf.errors.DeadlineExceededError):
+        tf.Session.reset("grpc://localhost:0", ["c"],
+                         config=tf.ConfigProto(operation_timeout_in_ms=20))

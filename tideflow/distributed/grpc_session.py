@@ -122,7 +122,7 @@ class _Stub:
                 status = _Status(errors.INTERNAL, f"{method}: {type(e).__name__}: {e}")
             raise tp.error_from_rpc(status, self.address) from None
 
-    def call(self, method, request, timeout=CALL_TIMEOUT_S):
+    def call(self, method, request, timeout=CALL_TIMEOUT_S, wait_for_ready=None):
         import grpc
 
         entry = self._local()
@@ -135,7 +135,8 @@ class _Stub:
                 f"/{tp.MASTER_SERVICE}/{method}", request_serializer=req_cls.SerializeToString,
                 response_deserializer=resp_cls.FromString)
         try:
-            return fn(request, timeout=timeout, metadata=self.metadata)
+            return fn(request, timeout=timeout, metadata=self.metadata,
+                      wait_for_ready=wait_for_ready)
         except grpc.RpcError as e:
             raise tp.error_from_rpc(e, self.address) from None
 
@@ -460,11 +461,16 @@ def reset(target, containers=None, config=None):
     """``Session.reset``: clears ``containers`` (all when None) on every task of the cluster
     the master at ``target`` knows, closing that master's sessions."""
     stub = _Stub(_address(target), security_lib.get_default())
+    timeout, wait = CREATE_TIMEOUT_S, None
+    if config is not None and config.operation_timeout_in_ms > 0:
+        # as TF's client under an operation timeout: an unreachable master is waited for
+        # until that deadline (DeadlineExceededError); without one it fails at once
+        timeout, wait = config.operation_timeout_in_ms / 1000.0, True
     try:
         req = master_pb2.ResetRequest(container=list(containers or []))
         if config is not None:
             req.device_filters.extend(config.device_filters)
-        stub.call("Reset", req, CREATE_TIMEOUT_S)
+        stub.call("Reset", req, timeout, wait_for_ready=wait)
     finally:
         stub.close()
 

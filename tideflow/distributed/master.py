@@ -323,6 +323,7 @@ class MasterSession:
             lane = p.unit.lane
             seen = emitted[dev.address]
             inputs = []
+            ref_recvs = []  # Recvs of a variable's buffer first made for this op
             clones = getattr(p, "clones", None)
             for t in op._inputs:
                 if t in fed:
@@ -354,6 +355,8 @@ class MasterSession:
                         small = src.address != dev.address and wire.known_small(t)
                         gd.node.append(_recv_node(tr.recv_name, t._dtype.base_dtype,
                                                   tr.edge_name, src, dev, False, bf16, small))
+                        if t._dtype._is_ref_dtype:
+                            ref_recvs.append(gd.node[-1])
                     inputs.append(tr.recv_name)
                 else:
                     inputs.append(t._as_node_def_input())
@@ -373,6 +376,8 @@ class MasterSession:
                     nd.input.append("^" + ctrl_recv[c])
                 elif c in part_of:
                     nd.input.append("^" + c._name)
+            if ref_recvs:
+                _read_after_other_inputs(ref_recvs, op, nd)
             gd.node.append(nd)
             for t in op._outputs:
                 for tr in p.sends.get(t, ()):
@@ -564,6 +569,22 @@ def _new_graph_def(graph):
 def _attrs(nd, values):
     for k, (v, typ) in values.items():
         nd.attr[k].CopyFrom(graph_io.attr_value_of(v, typ))
+
+
+def _read_after_other_inputs(ref_recvs, op, nd):
+    """TF's partitioner rule for a variable's buffer read from another task: its Recv waits
+    for the consumer's other inputs (control and non-reference data), so the buffer is pulled
+    after the updates the consumer depends on (``with control_dependencies([train_op]):
+    v.read_value()`` on a worker reads the parameter server's variable after the step)."""
+    names = {r.name for r in ref_recvs}
+    others = []
+    for t, name in zip(op._inputs, nd.input):
+        node = name.split(":")[0]
+        if node not in names and not t._dtype._is_ref_dtype:
+            others.append("^" + node)
+    others.extend(name for name in nd.input[len(op._inputs):] if name.startswith("^"))
+    for r in ref_recvs:
+        r.input.extend(dict.fromkeys(others))
 
 
 def _recv_node(name, dtype, tensor_name, src, dst, client, bf16, small=False):
@@ -916,6 +937,15 @@ class Master:
     def _register(self, sess, plan):
         self._check_tasks(sess, [tp.address for tp in plan.parts])
         for tp in plan.parts:
+            if sess.config.isolate_session_state and tp.address not in sess.tasks_used:
+                # the task keeps this session's variables and queues apart from others'
+                iso = worker_pb2.CreateWorkerSessionRequest(session_handle=sess.handle,
+                                                            isolate_session_state=True)
+                try:
+                    self.transport.create_worker_session(tp.address, iso, REGISTER_TIMEOUT_S)
+                except errors.OpError as e:
+                    self._raise_if_lost(sess, [tp.address], e)
+                    raise
             req = worker_pb2.RegisterGraphRequest(session_handle=sess.handle,
                                                   graph_def=tp.graph_def,
                                                   create_worker_session_called=True)
@@ -997,7 +1027,11 @@ class Master:
     def _run_all(self, sess, calls, deadline, step_id, got):
         try:
             return self._run_calls(sess, calls, deadline, step_id, got)
-        except Exception:
+        except errors.OpError:
+            if sess.closed:  # the step failed because its session was closed under it
+                raise errors.CancelledError(
+                    None, None, "Step was cancelled by an explicit call to "
+                    "`Session::Close()`.") from None
             raise
         except BaseException:
             # KeyboardInterrupt in the client's thread (an in-process client runs the step

@@ -30,7 +30,9 @@ def split_address(address):
     """``(host, port)`` of ``host:port`` (``[v6]:port`` too)."""
     host, sep, port = address.rpartition(":")
     if not sep or not port.isdigit():
-        raise ValueError(f"Task address {address!r} is not of the form host:port")
+        # TF's GrpcServer::Init error for a task address without a port
+        raise errors.InvalidArgumentError(
+            None, None, f'Could not parse port for local server from "{address}".')
     return host, int(port)
 
 

@@ -58,6 +58,9 @@ class _SessionCtx:
         self.handle = handle
         self._cancelled = threading.Event()
         self.steps = set()
+        # {device: its view with this session's own resources}, for a session whose state is
+        # isolated (ConfigProto.isolate_session_state); None: the devices' shared resources
+        self.isolated = None
         # the per-node state of stateful kernels (iterators, queues, random generators), shared
         # by every graph the session registers, as TF's OpSegment shares their kernels: an
         # iterator initialized by one step's partition is the one the next step reads
@@ -67,6 +70,20 @@ class _SessionCtx:
 # session-state keys that describe one compiled graph (bind-time handshakes between its
 # kernels, keyed by op name or Operation): kept per registered graph, never shared
 _PER_GRAPH_KEYS = ("_variable_binding", "_write_into")
+
+
+class _IsolatedDevice:
+    """A device as an isolated session's kernels see it: its own resource manager (variables,
+    queues, tables of this session only), everything else the device's."""
+
+    def __init__(self, device):
+        from tideflow.kernels.device import ResourceMgr
+
+        self._device = device
+        self.resource_mgr = ResourceMgr()
+
+    def __getattr__(self, name):
+        return getattr(self._device, name)
 
 
 class _GraphState(dict):
@@ -258,7 +275,11 @@ class Worker:
             return s
 
     def create_worker_session(self, request):
-        self._session(request.session_handle)
+        s = self._session(request.session_handle)
+        if request.isolate_session_state:
+            with self._lock:
+                if s.isolated is None:
+                    s.isolated = {d: _IsolatedDevice(d) for d in self.devices}
         return worker_pb2.CreateWorkerSessionResponse()
 
     def delete_worker_session(self, request):
@@ -269,6 +290,8 @@ class Worker:
                 del self._graphs[h]
         if s is not None:
             s._cancelled.set()
+            for d in (s.isolated or {}).values():  # an isolated session's state ends with it
+                d.resource_mgr.clear()
             with self._lock:
                 partial = [sid for sid, ps in self._partials.items() if ps.item.session is s]
             for sid in partial:
@@ -313,6 +336,8 @@ class Worker:
                         f"which is not a device of /job:{self.job}/task:{self.task}")
             else:
                 dev = default
+            if session.isolated is not None:
+                dev = session.isolated[dev]
             lane = op._attrs.get("_partial_lane")
             if lane is not None:
                 partial = True

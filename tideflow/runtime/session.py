@@ -859,6 +859,10 @@ class Session(BaseSession):
             from tideflow.distributed.grpc_session import reset
 
             reset(target, containers, config)
+        elif target and target != "local":
+            raise errors.NotFoundError(
+                None, None, "No session factory registered for the given session options: "
+                f"{{target: {target!r}}} (only '' and grpc:// targets are supported).")
 
 
 class InteractiveSession(BaseSession):
