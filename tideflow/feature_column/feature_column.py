@@ -151,6 +151,16 @@ class _LazyBuilder:
             if isinstance(t, _SparseTensor):
                 return sparse_ops.sparse_reshape(t, [-1, 1])
             return array_ops.expand_dims(t, -1)
+        if rank is None and not isinstance(t, _SparseTensor):
+            # a rank known only when run: checked then, and a rank-1 value expanded then
+            from tideflow.ops import cond
+
+            r = array_ops.rank(t)
+            with ops.control_dependencies([check_ops.assert_positive(
+                    r, message=f"Feature (key: {key}) cannot have rank 0. Given: {t}")]):
+                return cond.cond(math_ops.equal(1, r),
+                                 lambda: array_ops.expand_dims(t, -1),
+                                 lambda: array_ops.identity(t))
         return t
 
 
@@ -243,6 +253,11 @@ def numeric_column(key, shape=(1,), default_value=None, dtype=dtypes.float32,
     if not (dtype.is_integer or dtype.is_floating):
         raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
     if default_value is not None:
+        kind = np.asarray(default_value).dtype.kind
+        if kind not in ("iu" if dtype.is_integer else "iuf"):
+            raise TypeError(f"The data type of default_value must be compatible with dtype "
+                            f"(int or float for a float column, int for an integer one). "
+                            f"default_value: {default_value}, dtype: {dtype}, key: {key}")
         arr = np.asarray(default_value, dtype=dtype.as_numpy_dtype)
         if arr.ndim == 0:
             default_value = tuple([arr.item()] * int(np.prod(shape)))
@@ -333,8 +348,15 @@ def bucketized_column(source_column, boundaries):
 # ----------------------------------------------------------------------------------------
 
 
-def _sparse_input(inputs, key, dtype):
+def _assert_string_or_int(dtype, prefix):
+    if dtype != dtypes.string and not dtype.is_integer:
+        raise ValueError(f"{prefix} dtype must be string or integer. dtype: {dtype}.")
+
+
+def _sparse_input(inputs, key, dtype, string_or_int_first=False):
     t = _to_sparse_input_and_drop_ignore_values(inputs.get(key))
+    if string_or_int_first:
+        _assert_string_or_int(t.dtype, f"column_name: {key} input_tensor")
     if dtype.is_integer != t.dtype.is_integer or (dtype == dtypes.string) != (
             t.dtype == dtypes.string):
         raise ValueError(f"Column dtype and SparseTensors dtype must be compatible. key: "
@@ -524,7 +546,7 @@ class _HashedCategoricalColumn(_VarLenKeyColumn, _CategoricalColumn, collections
         return self.hash_bucket_size
 
     def _transform_feature(self, inputs):
-        t = _sparse_input(inputs, self.key, self.dtype)
+        t = _sparse_input(inputs, self.key, self.dtype, string_or_int_first=True)
         values = t.values
         if values.dtype != dtypes.string:
             values = string_ops.as_string(values)
@@ -602,7 +624,8 @@ class _CrossedColumn(_CategoricalColumn, collections.namedtuple(
 
     @property
     def name(self):
-        names = [k if isinstance(k, str) else k.name for k in self.keys]
+        # the leaf keys of nested crosses, sorted: the name ignores how the cross was nested
+        names = [k if isinstance(k, str) else k.name for k in self._leaves()]
         return "_X_".join(sorted(names))
 
     @property
@@ -731,7 +754,9 @@ def _combined_lookup(params, sp_ids, sp_weights, combiner, max_norm=None, name=N
         else:
             w = array_ops.ones_like(ids, dtype=dtypes.float32)
         valid = math_ops.greater_equal(ids, 0)
-        if sp_weights is not None:
+        if sp_weights is not None and combiner != "sum":
+            # as TF's safe_embedding_lookup_sparse: weights <= 0 are pruned only when the
+            # combiner divides by them; a "sum" keeps negative weights
             valid = math_ops.logical_and(valid, math_ops.greater(w, 0.0))
         w = array_ops.where(valid, w, array_ops.zeros_like(w))
         safe_ids = array_ops.where(valid, ids, array_ops.zeros_like(ids))
@@ -967,6 +992,21 @@ def _vars_created(before):
     return [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES) if v not in before]
 
 
+def _verify_static_batch_size_equality(tensors, columns):
+    """Raises TF's ValueError when two of ``tensors`` have known, different first dims."""
+    first = None
+    for column, tensor in zip(columns, tensors):
+        shape = tensor.get_shape()
+        if shape.ndims is None or shape.dims[0].value is None:
+            continue
+        if first is None:
+            first = (column, shape.dims[0])
+        elif not first[1].is_compatible_with(shape.dims[0]):
+            raise ValueError(f"Batch size (first dimension) of each feature must be same. "
+                             f"Batch size of columns ({first[0].name}, {column.name}): "
+                             f"({first[1]}, {shape.dims[0]})")
+
+
 def _flat_dense(column, tensor):
     """A dense column's tensor as ``[batch, the column's size]`` (its static batch kept), as
     ``input_layer`` and Keras' ``DenseFeatures`` join them."""
@@ -1011,6 +1051,7 @@ def dense_input(features, feature_columns, weight_collections=None, trainable=Tr
                     cols_to_vars[column] = _vars_created(before)
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = out
+        _verify_static_batch_size_equality(outputs, columns)
         return array_ops.concat(outputs, 1)
 
 
@@ -1022,6 +1063,10 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     if sparse_combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"sparse_combiner must be one of 'mean', 'sqrtn' or 'sum', got "
                          f"{sparse_combiner!r}")
+    for column in columns:
+        if not isinstance(column, (_DenseColumn, _CategoricalColumn)):
+            raise ValueError("Items of feature_columns must be either a _DenseColumn or "  # noqa: TRY004 - as TF
+                             f"_CategoricalColumn. Given: {column}")
     weight_collections = _weight_collections(weight_collections)
     with variable_scope.variable_scope(None, default_name="linear_model",
                                        values=list(features.values())):
@@ -1054,6 +1099,7 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                 sums.append(s)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = _var_parts(weight)
+        _verify_static_batch_size_equality(sums, columns)
         no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
         bias = variable_scope.get_variable(
             "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
@@ -1076,3 +1122,29 @@ def make_parse_example_spec(feature_columns):
                                  f"Given {value} and {result[key]}")
         result.update(column._parse_example_spec)
     return result
+
+
+def _transform_features(features, feature_columns):
+    """Each column's transformed feature (TF's internal helper): ``{column: tensor}``."""
+    columns = _normalize_feature_columns(feature_columns)
+    outputs = {}
+    with ops.name_scope(None, default_name="transform_features", values=features.values()):
+        builder = _LazyBuilder(features)
+        for column in sorted(columns, key=lambda c: c.name):
+            with ops.name_scope(None, default_name=column.name):
+                outputs[column] = builder.get(column)
+    return outputs
+
+
+# TF 1.15 keeps the v1 constructors under these private names (its public ones are v2's).
+_numeric_column = numeric_column
+_bucketized_column = bucketized_column
+_categorical_column_with_hash_bucket = categorical_column_with_hash_bucket
+_categorical_column_with_vocabulary_file = categorical_column_with_vocabulary_file
+_categorical_column_with_vocabulary_list = categorical_column_with_vocabulary_list
+_categorical_column_with_identity = categorical_column_with_identity
+_weighted_categorical_column = weighted_categorical_column
+_crossed_column = crossed_column
+_embedding_column = embedding_column
+_shared_embedding_columns = shared_embedding_columns
+_indicator_column = indicator_column
