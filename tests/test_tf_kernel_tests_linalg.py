@@ -311,3 +311,18 @@ def test_signal_argument_errors_use_tf_words():
             tf.signal.overlap_and_add(np.zeros(5), 2)
         with pytest.raises(ValueError, match="dtype must be a floating point type. Found"):
             tf.signal.hann_window(4, dtype=tf.int32)
+
+
+def test_stft_gradient_is_dense_and_inverse_stft_takes_unknown_rank(sess):
+    x = tf.constant(np.sin(np.linspace(0, 20, 64)).astype(np.float32))
+    (g,) = tf.gradients(tf.reduce_sum(tf.abs(tf.signal.stft(x, 16, 8, 16))), [x])
+    assert isinstance(g, tf.Tensor) and g.get_shape().as_list() == [64]
+    # the samples past the last whole frame get no gradient
+    framed = tf.signal.frame(x, 10, 7)  # 8 frames, the last one samples 49..58
+    (g,) = tf.gradients(tf.reduce_sum(framed), [x])
+    np.testing.assert_array_equal(sess.run(g)[47:], [1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0,
+                                                    0, 0, 0, 0])
+    stft = sess.run(tf.signal.stft(x, 16, 8, 8))
+    p = tf.placeholder(tf.complex64)
+    known = sess.run(tf.signal.inverse_stft(stft, 16, 8, 8))
+    np.testing.assert_allclose(sess.run(tf.signal.inverse_stft(p, 16, 8, 8), {p: stft}), known)

@@ -64,6 +64,7 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
             signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
         else:
             num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
+            signal = _used_part(signal, num_frames, fstep, flen, n, axis, rank)
         idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
                array_ops.expand_dims(range_ops.range(flen), 0))
         out = gather_ops.gather(signal, idx, axis=axis)
@@ -94,9 +95,25 @@ def _frame_unknown_rank(signal, flen, fstep, pad_end, pad_value, axis):
         signal = pad_ops.pad(signal, paddings, constant_values=pad_value)
     else:
         num_frames = math_ops.maximum(0, 1 + math_ops.floordiv(n - flen, fstep))
+        signal = _used_part(signal, num_frames, fstep, flen, n, axis_t, rank)
     idx = (array_ops.expand_dims(range_ops.range(num_frames) * fstep, 1) +
            array_ops.expand_dims(range_ops.range(flen), 0))
     return gather_ops.gather(signal, idx, axis=axis_t)
+
+
+def _used_part(signal, num_frames, fstep, flen, n, axis, rank):
+    """The samples the frames cover, sliced off the signal (as TF's frame does: its gradient
+    is then a dense tensor, not the gather's IndexedSlices)."""
+    used = math_ops.minimum(n, math_ops.maximum(0, (num_frames - 1) * fstep + flen))
+    if isinstance(rank, int):
+        size = concat([-array_ops.ones([axis], dtypes.int32), array_ops.reshape(used, [1]),
+                       -array_ops.ones([rank - axis - 1], dtypes.int32)], 0)
+    else:
+        size = concat([-array_ops.ones(array_ops.reshape(axis, [1]), dtypes.int32),
+                       array_ops.reshape(used, [1]),
+                       -array_ops.ones(array_ops.reshape(rank - axis - 1, [1]), dtypes.int32)],
+                      0)
+    return array_ops.slice(signal, array_ops.zeros_like(size), size)
 
 
 def overlap_and_add(signal, frame_step, name=None):
@@ -232,8 +249,12 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         else:
             rank = real_frames.get_shape().ndims
             if rank is None:
-                raise ValueError("inverse_stft: the rank of stfts must be known")
-            real_frames = pad_ops.pad(real_frames, [(0, 0)] * (rank - 1) + [(0, fl - fft_len)])
+                outer = array_ops.zeros(array_ops.stack([array_ops.rank(real_frames) - 1, 2]),
+                                        dtypes.int32)
+                paddings = concat([outer, [[0, fl - fft_len]]], 0)
+            else:
+                paddings = [(0, 0)] * (rank - 1) + [(0, fl - fft_len)]
+            real_frames = pad_ops.pad(real_frames, paddings)
         if window_fn is not None:
             real_frames = real_frames * window_fn(fl, dtype=stfts.dtype.real_dtype)
         return overlap_and_add(real_frames, frame_step)
