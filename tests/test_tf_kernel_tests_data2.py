@@ -514,3 +514,25 @@ def test_dataset_components_have_a_dataset_spec_that_round_trips():
         nxt = tf.data.make_one_shot_iterator(back.flat_map(lambda x: x)).get_next()
         with tf.Session() as sess:
             assert _drain(sess, nxt) == [0, 1, 0, 1, 2]
+
+
+def test_from_sparse_tensor_slices_gives_dense_triples_in_row_major_order():
+    with tf.Graph().as_default():
+        st = tf.sparse.placeholder(tf.float32)
+        d = tf.data.Dataset.from_sparse_tensor_slices(st)
+        assert d.output_classes == (tf.Tensor, tf.Tensor, tf.Tensor)
+        assert d.output_types == (tf.int64, tf.float32, tf.int64)
+        it = tf.data.make_initializable_iterator(d)
+        ind, vals, shape = it.get_next()
+        with tf.Session() as sess:
+            feed = tf.SparseTensorValue([[0, 2], [0, 3], [2, 1]], [1., 2., 3.], [4, 5])
+            sess.run(it.initializer, {st: feed})
+            rows = [sess.run([ind, vals, shape]) for _ in range(4)]
+            assert [r[0].tolist() for r in rows] == [[[2], [3]], [], [[1]], []]
+            assert [r[1].tolist() for r in rows] == [[1., 2.], [], [3.], []]
+            assert all(r[2].tolist() == [5] for r in rows)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(vals)
+            backwards = tf.SparseTensorValue([[2, 1], [0, 2]], [3., 1.], [4, 5])
+            with pytest.raises(tf.errors.UnimplementedError, match="row-major"):
+                sess.run(it.initializer, {st: backwards})

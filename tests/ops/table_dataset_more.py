@@ -122,8 +122,12 @@ CASES = [
         D.from_tensor_slices(np.array([0, 1, 1, 0, 0, 1, 1], np.int64))), [1, 10, 20, 2, 30]),
     _row(("DenseToSparseBatchDataset",), lambda: D.from_tensor_slices(
         np.array([[1, 0], [2, 3]])).map(lambda r: r[:1 + tf.cast(r[0] > 1, tf.int32)]).apply(
-        X.dense_to_sparse_batch(2, [-1])),
+        X.dense_to_sparse_batch(2, [None])),
         [[[[0, 0], [1, 0], [1, 1]], [1, 2, 3], [2, 2]]]),
+    _row(("SparseTensorSliceDataset",), lambda: D.from_sparse_tensor_slices(
+        tf.SparseTensor([[0, 1], [2, 0]], [7, 8], [3, 2])),
+        [([[1]], [7], [2]), (np.zeros((0, 1), np.int64), np.zeros(0, np.int32), [2]),
+         ([[0]], [8], [2])]),
     _row(("AssertCardinalityDataset",), lambda: D.range(3).apply(X.assert_cardinality(3)),
          [0, 1, 2]),
     _row(("CSVDataset",), lambda: X.CsvDataset(_csv_file(), [tf.int32, "?", 0.0],

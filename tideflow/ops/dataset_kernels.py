@@ -163,6 +163,39 @@ def _declare(name, inputs, make, attrs=(), fn_attrs=()):
 _declare("TensorSliceDataset", ["components: Toutput_types"],
          lambda ctx, comps: dv.TensorSlices(comps),
          ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"])
+class _SparseSlices(dv.DatasetValue):
+    """``SparseTensorSliceDataset``: row ``i`` of a SparseTensor as the dense triple
+    (indices of its entries without the row, their values, the dense shape without the
+    row); the entries must be in row-major order, as TF's kernel requires."""
+
+    def __init__(self, indices, values, dense_shape):
+        dense_shape = np.asarray(dense_shape, np.int64)
+        indices = np.asarray(indices, np.int64).reshape(len(values), dense_shape.size)
+        if indices.shape[0] > 1:
+            keys = np.ravel_multi_index(indices.T, dense_shape) if dense_shape.size else None
+            if keys is not None and np.any(np.diff(keys) < 0):
+                raise errors.UnimplementedError(
+                    None, None, "SparseTensorSliceDataset: the sparse tensor's indices must "
+                    "be in row-major (canonical) order")
+        self.rest = dense_shape[1:]
+        self.n = int(dense_shape[0]) if dense_shape.size else 0
+        rows = indices[:, 0] if indices.shape[1] else np.zeros(len(values), np.int64)
+        self.bounds = np.searchsorted(rows, np.arange(self.n + 1))
+        self.indices, self.values = indices[:, 1:], np.asarray(values)
+
+    def cardinality(self):
+        return self.n
+
+    def iterate(self, rt):
+        b, ind, vals, rest = self.bounds, self.indices, self.values, self.rest
+        for i in range(self.n):
+            yield [ind[b[i]:b[i + 1]], vals[b[i]:b[i + 1]], rest]
+
+
+_declare("SparseTensorSliceDataset",
+         ["indices: int64", "values: Tvalues", "dense_shape: int64"],
+         lambda ctx, ind, vals, shape: _SparseSlices(ind, vals, shape),
+         ["Tvalues: type", *_OUT])
 _declare("TensorDataset", ["components: Toutput_types"],
          lambda ctx, comps: dv.Tensors(comps),
          ["Toutput_types: list(type) >= 1", "output_shapes: list(shape) >= 1"])

@@ -13,7 +13,7 @@ import numpy as np
 
 from tideflow.framework import dtypes, func_graph, ops
 from tideflow.framework.random_seed import get_seed
-from tideflow.framework.sparse_tensor import SparseTensor
+from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, as_shape
 from tideflow.ops import dataset_structure as ds
 from tideflow.ops import iterator_ops
@@ -212,7 +212,21 @@ class Dataset(ds.Structured):
 
     @staticmethod
     def from_sparse_tensor_slices(sparse_tensor):
-        return Dataset.from_tensor_slices(sparse_tensor)
+        """TF 1.x's dataset of the rows of a SparseTensor, each the dense triple (indices
+        without the row, values, dense shape without the row); ``from_tensor_slices`` of a
+        SparseTensor gives SparseTensor rows instead."""
+        if isinstance(sparse_tensor, SparseTensorValue):
+            sparse_tensor = SparseTensor.from_value(sparse_tensor)
+        if not isinstance(sparse_tensor, SparseTensor):
+            raise TypeError(f"`sparse_tensor` must be a `tf.SparseTensor` object. Was "
+                            f"{sparse_tensor}.")
+        rank = sparse_tensor.dense_shape.get_shape()[0].value
+        rest = None if rank is None else rank - 1
+        specs = (ds.Spec(dtypes.int64, [None, rest]), ds.Spec(sparse_tensor.dtype, [None]),
+                 ds.Spec(dtypes.int64, [rest]))
+        return _OpDataset("SparseTensorSliceDataset",
+                          [sparse_tensor.indices, sparse_tensor.values,
+                           sparse_tensor.dense_shape], specs)
 
     @staticmethod
     def range(*args):
