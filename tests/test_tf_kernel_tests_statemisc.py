@@ -87,3 +87,30 @@ def test_variable_def_keeps_synchronization_and_aggregation():
     assert variables.VariableAggregationV2.ONLY_FIRST_REPLICA == \
         variables.VariableAggregation.ONLY_FIRST_TOWER
     assert variables.VariableSynchronization is tf.VariableSynchronization
+
+
+# -- session tensor handles -----------------------------------------------------------------
+
+def test_a_session_handle_feeds_the_tensor_it_stands_for():
+    from tideflow.python.ops import session_ops
+
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.constant([1.5, -2.0])
+        y = x * 3.0
+        z = y + 1.0
+        h = s.run(session_ops.get_session_handle(y))
+        np.testing.assert_allclose(s.run(z, {y: h}), [5.5, -5.0])
+        # the handle of another tensor replaces the fed one wholesale
+        h2 = s.run(tf.get_session_handle(tf.constant([10.0, 20.0])))
+        np.testing.assert_allclose(s.run(z, {y: h2}), [11.0, 21.0])
+        # a value of another dtype is not taken in
+        hi = s.run(tf.get_session_handle(tf.constant([1, 2])))
+        with pytest.raises(ValueError, match="Cannot feed value"):
+            s.run(z, {y: hi})
+        # the raw handle feeds delete_session_tensor's placeholder
+        raw = h.get_raw_handle()
+        assert isinstance(raw, str) and raw == h.handle
+        ph, delete = tf.delete_session_tensor(raw)
+        s.run(delete, {ph: raw})
+        with pytest.raises(tf.errors.NotFoundError):
+            h.eval()

@@ -30,6 +30,14 @@ class TensorHandle(bytes):
     def handle(self):
         return self.decode()
 
+    def get_raw_handle(self):
+        """The handle string (what ``delete_session_tensor``'s placeholder is fed)."""
+        return self.decode()
+
+    def to_numpy_array(self):
+        """The handle as the 0-d string array a feed carries."""
+        return np.array(bytes(self), dtype=object)
+
     def __reduce__(self):  # pickles and copies as the plain string it is
         return (bytes, (bytes(self),))
 

@@ -54,6 +54,8 @@ _add("ops.losses.losses_impl", "``tf.losses`` (``Reduction``, ``compute_weighted
 _add("ops.losses.util", "``tf.losses``' collection helpers (``get_losses``, ...).",
      ["tideflow.losses"])
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
+_add("ops.session_ops", "Session tensor handles (``get_session_handle``, ``TensorHandle``).",
+     ["tideflow.ops.session_ops", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
 _add("ops.gradients_util", "``gradients`` and ``AggregationMethod``.", ["tideflow"])
 _add("ops.unconnected_gradients", "``tf.UnconnectedGradients``.", ["tideflow"])
@@ -126,6 +128,11 @@ _add("training.tracking", "``tensorflow.python.training.tracking``.", [])
 _add("training.tracking.util", "Object-based checkpoints (``Checkpoint``).",
      ["tideflow.train.trackable_checkpoint"])
 _add("training.server_lib", "``Server`` and ``ClusterSpec``.", ["tideflow.train"])
+_add("training.evaluation", "The evaluation loop behind Estimators' evaluate (TF's private names).",
+     ["tideflow.train.contrib_evaluation"],
+     _evaluate_once="tideflow.train.contrib_evaluation:evaluate_once",
+     _StopAfterNEvalsHook="tideflow.train.contrib_evaluation:StopAfterNEvalsHook",
+     _get_or_create_eval_step="tideflow.train.contrib_evaluation:get_or_create_eval_step")
 _add("training.summary_io", "``SummaryWriter`` and ``summary_iterator``.",
      ["tideflow.train", "tideflow.summary"], SummaryWriter="tideflow.summary:FileWriter")
 _add("platform.test", "``tf.test``.", ["tideflow.test"], _module="tideflow.test")

@@ -211,6 +211,17 @@ def _feed_tensors(graph, key):
     return [el], None
 
 
+def _handle_value(value):
+    """The tensor a session TensorHandle stands for (None for any other value)."""
+    from tideflow.ops.session_ops import TensorHandle, _key
+
+    if not isinstance(value, TensorHandle):
+        return None
+    state = getattr(value._session, "_session_state", None) or {}
+    stored = state.get(_key(bytes(value)))
+    return None if stored is None else np.asarray(stored)
+
+
 def _convert_feed(tensor, value):
     dtype = tensor._dtype.base_dtype
     np_dtype = dtype._np
@@ -249,6 +260,10 @@ def _convert_feed(tensor, value):
                 # a Python int out of range inside a list wraps around, as in TF
                 arr = np.asarray(value).astype(np_dtype)
             except (TypeError, ValueError) as e:
+                stored = _handle_value(value)
+                if stored is not None and stored.dtype == np_dtype:
+                    # a TensorHandle feeds the tensor it stands for, as in TF
+                    return stored
                 # the class NumPy raised, as TF (a string fed to a float is a ValueError)
                 raise type(e)(
                     f"Cannot feed value {value!r} to Tensor {tensor.name!r} of dtype "
