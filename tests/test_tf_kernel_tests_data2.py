@@ -536,3 +536,23 @@ def test_from_sparse_tensor_slices_gives_dense_triples_in_row_major_order():
             backwards = tf.SparseTensorValue([[2, 1], [0, 2]], [3., 1.], [4, 5])
             with pytest.raises(tf.errors.UnimplementedError, match="row-major"):
                 sess.run(it.initializer, {st: backwards})
+
+
+def test_parse_example_dataset_sparse_features_keep_the_batch_dimension():
+    def example(values):
+        return tf.train.Example(features=tf.train.Features(feature={
+            "v": tf.train.Feature(float_list=tf.train.FloatList(value=values)),
+            "i": tf.train.Feature(int64_list=tf.train.Int64List(
+                value=list(range(len(values)))))})).SerializeToString()
+
+    with tf.Graph().as_default():
+        batch = tf.data.Dataset.from_tensors([example([1., 2.]), example([3.])])
+        parsed = batch.apply(tf.data.experimental.parse_example_dataset({
+            "v": tf.io.VarLenFeature(tf.float32),
+            "s": tf.io.SparseFeature("i", "v", tf.float32, 4)}))
+        assert parsed.output_shapes["v"].as_list() == [2, None]
+        assert parsed.output_shapes["s"].as_list() == [2, 4]
+        with tf.Session() as sess:
+            got = sess.run(tf.data.make_one_shot_iterator(parsed).get_next())
+        assert got["v"].dense_shape.tolist() == [2, 2]
+        assert got["s"].indices.tolist() == [[0, 0], [0, 1], [1, 0]]

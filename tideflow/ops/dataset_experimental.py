@@ -246,13 +246,26 @@ def from_list(elements, name=None):
 def parse_example_dataset(features, num_parallel_calls=1, deterministic=None):
     """A transformation parsing batches (vectors) of serialized ``Example`` protos into dicts
     of features (``tf.parse_example`` per element)."""
+    from tideflow.framework.sparse_tensor import SparseTensor
+    from tideflow.ops.dataset_structure import spec_of
     from tideflow.ops.parsing_ops import parse_example
 
     del deterministic
     if features is None:
         raise ValueError("Argument `features` is required, but not specified.")
-    return lambda dataset: dataset.map(lambda s: parse_example(s, features),
-                                       num_parallel_calls=num_parallel_calls)
+
+    def parse(serialized):
+        out = parse_example(serialized, features)
+        batch = serialized.get_shape()[:1]
+        for value in out.values():
+            if isinstance(value, SparseTensor) and batch.ndims == 1:
+                # as TF's dataset: a sparse feature's batch dimension is the input's
+                shape = spec_of(value).shape
+                if shape.ndims is not None:
+                    value._static_shape = batch.concatenate(shape[1:])
+        return out
+
+    return lambda dataset: dataset.map(parse, num_parallel_calls=num_parallel_calls)
 
 
 def _acceptance_with_mixing(initial, target):
