@@ -308,3 +308,40 @@ def test_adam_subclass_hooks_apply_sparse_shared_and_resource_scatter_add():
     # first Adam step: each touched element moves by lr * sign(grad)
     np.testing.assert_allclose(got_emb, [[1.0, 1.0], [1.9, 2.1]], rtol=1e-6)
     np.testing.assert_allclose(got_w, [2.0 - 0.1], rtol=1e-6)
+
+
+def test_worker_reads_a_ps_variable_after_the_update_it_depends_on():
+    """A consumer on a worker of a ps variable's buffer, with control dependencies, reads it
+    after them (TF's partitioner gates the Recv); the ``<var>/read`` snapshot stays as read at
+    the step's start. VariableClippingOptimizer with ps variables depends on this."""
+    from tests.distributed.cluster_procs import cluster_spec
+    from tideflow.distributed.server import Server
+
+    spec = cluster_spec(ps=1, worker=1)
+    made = [Server(spec, job_name=job, task_index=0) for job in ("ps", "worker")]
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:ps/task:0"):
+                w = tf.Variable([[2.0, 0.5], [3.0, 4.0]])
+            with tf.device("/job:worker/task:0"):
+                grad = tf.constant([[0.5, 0.5], [0.5, 0.5]])
+                step = tf.train.GradientDescentOptimizer(2.0).apply_gradients([(grad, w)])
+                with tf.control_dependencies([step]):
+                    fresh = w.read_value()
+                    snapshot = tf.identity(w)
+                clip = tf.contrib.opt.VariableClippingOptimizer(
+                    tf.train.GradientDescentOptimizer(2.0), {w: [1]}, 2.0)
+                clip_step = clip.apply_gradients([(grad, w)])
+            with tf.Session(made[1].target) as sess:
+                sess.run(w.initializer)
+                got_fresh, got_snapshot = sess.run([fresh, snapshot])
+                sess.run(clip_step)
+                got_clipped = sess.run(w)
+    finally:
+        for s in made:
+            s.stop()
+    np.testing.assert_allclose(got_fresh, [[1.0, -0.5], [2.0, 3.0]])
+    np.testing.assert_allclose(got_snapshot, [[2.0, 0.5], [3.0, 4.0]])
+    # row 1 after the step, [1, 2], is longer than 2: rescaled; row 0 is not
+    np.testing.assert_allclose(got_clipped, [[0.0, -1.5], [2 / 5 ** 0.5, 4 / 5 ** 0.5]],
+                               rtol=1e-6)

@@ -350,7 +350,9 @@ class RendezvousMgr:
                 continue
             a = op._attrs
             src = a["send_device"]
-            if a.get("client_terminated") or self.is_local(src):
+            # a Recv gated by control inputs (a variable's buffer read after the consumer's
+            # other inputs, as TF's partitioner orders it) is pulled when it runs, not early
+            if a.get("client_terminated") or self.is_local(src) or op._control_inputs:
                 continue
             k = make_key(src, a["send_device_incarnation"], a["recv_device"], a["tensor_name"])
             task = src.rsplit("/device:", 1)[0]
