@@ -209,3 +209,27 @@ def test_server_address_without_port_and_reset_of_unknown_targets():
     with pytest.raises(tf.errors.DeadlineExceededError):
         tf.Session.reset("grpc://localhost:0", ["c"],
                          config=tf.ConfigProto(operation_timeout_in_ms=20))
+
+
+# -- module paths -------------------------------------------------------------------------------
+def test_internal_training_module_paths(tmp_path):
+    from tideflow.python.training import basic_loops, evaluation, saver
+
+    assert callable(basic_loops.basic_train_loop)
+    with tf.Graph().as_default():
+        v = tf.Variable(2.0, name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = tf.train.Saver().save(sess, str(tmp_path / "ck"))
+        # TF 1.x's saver module answers the checkpoint-state functions too
+        assert saver.latest_checkpoint(str(tmp_path)) == path
+        assert saver.checkpoint_exists(path)
+    with tf.Graph().as_default():
+        w = tf.Variable(0.0, name="v")
+        counter = tf.get_variable("n", initializer=0.0, trainable=False,
+                                  collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        bump = tf.assign_add(counter, 1.0)
+        out = evaluation._evaluate_once(
+            checkpoint_path=path, eval_ops=bump, final_ops={"w": w, "n": counter},
+            hooks=[evaluation._StopAfterNEvalsHook(3)])
+        assert out == {"w": 2.0, "n": 3.0}

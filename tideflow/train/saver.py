@@ -433,6 +433,15 @@ def _import_meta_graph_with_return_elements(meta_graph_or_file, clear_devices=Fa
     return None, elements
 
 
+# TF 1.x's saver module keeps these checkpoint-state functions under its own name as well
+checkpoint_exists = checkpoint_management.checkpoint_exists
+generate_checkpoint_state_proto = checkpoint_management.generate_checkpoint_state_proto
+get_checkpoint_mtimes = checkpoint_management.get_checkpoint_mtimes
+get_checkpoint_state = checkpoint_management.get_checkpoint_state
+latest_checkpoint = checkpoint_management.latest_checkpoint
+remove_checkpoint = checkpoint_management.remove_checkpoint
+update_checkpoint_state = checkpoint_management.update_checkpoint_state
+
 __all__ = ["BaseSaverBuilder", "BulkSaverBuilder", "Saver", "export_meta_graph",
            "import_meta_graph"]
 

@@ -8,7 +8,7 @@ import sys
 # TF's module name -> ours, where they differ.
 _RENAMED = {"basic_session_run_hooks": "basic_hooks", "warm_starting_util": "warm_starting",
             "queue_runner_impl": "queue_runner"}
-_SAME = ("adadelta", "adagrad", "adagrad_da", "adam", "checkpoint_management",
+_SAME = ("adadelta", "adagrad", "adagrad_da", "adam", "basic_loops", "checkpoint_management",
          "checkpoint_utils", "coordinator", "device_setter", "ftrl", "gradient_descent", "input",
          "learning_rate_decay", "momentum", "monitored_session", "moving_averages", "optimizer",
          "proximal_adagrad", "proximal_gradient_descent", "queue_runner", "rmsprop", "saver",
