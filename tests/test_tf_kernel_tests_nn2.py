@@ -361,3 +361,38 @@ def test_tf115_op_names_of_fused_batch_norm_in_top_k_and_sufficient_statistics()
         assert tf.nn.in_top_k([[1.0, 2.0]], [1], 1, name="acc").name == "acc/acc:0"
         count, _, _, _ = tf.nn.sufficient_statistics(tf.ones([2, 3]), [0])
         assert count.op.type == "Const" and count.name == "sufficient_statistics/Const:0"
+
+
+# -- Keras-style tf.layers -----------------------------------------------------------------
+def test_keras_style_scope_names_variables_by_name_scopes():
+    from tideflow.python.layers import base
+
+    assert tf.layers.experimental.keras_style_scope is base.keras_style_scope
+    with tf.Graph().as_default():
+        with base.keras_style_scope():
+            cells = [tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(2) for _ in range(2)])
+                     for _ in range(2)]
+            dense = tf.layers.Dense(3)
+            with pytest.raises(ValueError, match="reuse argument not allowed"):
+                tf.layers.Dense(3, _reuse=True)
+        x = tf.zeros([4, 3])
+        for i, cell in enumerate(cells):
+            with tf.name_scope(f"net{i}"):  # no variable-scope reuse clash between the two
+                cell(x, cell.zero_state(4, tf.float32))
+            assert cell.variables and all(v.name.startswith(f"net{i}/") for v in cell.variables)
+        with tf.variable_scope("vs"), tf.name_scope("ns"):
+            dense(x)
+            dense(x)  # called again: the same two variables
+        assert [v.name for v in dense.variables] == ["vs/ns/dense_1/kernel:0",
+                                                     "vs/ns/dense_1/bias:0"]
+        assert len(tf.global_variables()) == 2 * 4 + 2
+
+
+def test_layer_inputs_may_be_namedtuples():
+    class Sum(tf.layers.Layer):
+        def call(self, inputs):
+            return inputs.c + inputs.h
+
+    with tf.Graph().as_default(), tf.Session() as s:
+        state = tf.nn.rnn_cell.LSTMStateTuple(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
+        assert s.run(Sum()(state)).tolist() == [4.0, 6.0]

@@ -1,5 +1,8 @@
 """``tf.layers``: the TF 1.x layers, as classes and functions (explicit re-exports only)."""
 
+import types as _types
+
+from tideflow.ops import layers_base as _layers_base
 from tideflow.ops.layers_base import InputSpec, Layer
 from tideflow.ops.layers_conv import (
     AveragePooling1D,
@@ -48,6 +51,12 @@ from tideflow.ops.layers_conv_more import SeparableConv2D as SeparableConvolutio
 from tideflow.ops.layers_core import Dense, Dropout, Flatten, dense, dropout, flatten
 from tideflow.ops.layers_norm import BatchNormalization, batch_normalization
 
+# tf.layers.experimental: TF 1.x's switch to Keras-style layers
+experimental = _types.ModuleType("tideflow.layers.experimental",
+                                 "``tf.layers.experimental``: Keras-style layers.")
+experimental.keras_style_scope = _layers_base.keras_style_scope
+experimental.set_keras_style = _layers_base.set_keras_style
+
 __all__ = [
     "AveragePooling1D",
     "AveragePooling2D",
@@ -93,6 +102,7 @@ __all__ = [
     "conv3d_transpose",
     "dense",
     "dropout",
+    "experimental",
     "flatten",
     "max_pooling1d",
     "max_pooling2d",

@@ -6,6 +6,7 @@ As in TF 1.x, a layer's variable scope is fixed at its first use (``<scope>/dens
 scope, and calls after the first reuse its variables.
 """
 
+import contextlib
 import inspect
 import re
 
@@ -17,6 +18,29 @@ from tideflow.ops import array_ops, cast_ops
 from tideflow.ops import variable_scope as vs
 
 _LAYER_NAME_UIDS_KEY = ("__layer_name_uids",)
+
+
+# TF 1.x's keras_style_scope switch: layers made while it is on behave as Keras layers (no
+# variable scope, scope or reuse; variables named by the name scopes they are built in)
+_KERAS_STYLE = [False]
+
+
+@contextlib.contextmanager
+def keras_style_scope():
+    """Layers (and RNN cells) created inside are Keras-style: they take their variables' names
+    from the name scopes they are called in, and never share variables through variable-scope
+    reuse (TF 1.x's ``tf.layers.experimental.keras_style_scope``)."""
+    old = _KERAS_STYLE[0]
+    _KERAS_STYLE[0] = True
+    try:
+        yield
+    finally:
+        _KERAS_STYLE[0] = old
+
+
+def set_keras_style():
+    """Makes every layer created from now on Keras-style (see :func:`keras_style_scope`)."""
+    _KERAS_STYLE[0] = True
 
 
 def _root_graph(graph):
@@ -50,6 +74,8 @@ def _flatten(x):
 
 
 def _map(fn, x):
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple (LSTMStateTuple)
+        return type(x)(*[_map(fn, item) for item in x])
     if isinstance(x, (list, tuple)):
         return type(x)(_map(fn, item) for item in x)
     if isinstance(x, dict):
@@ -215,6 +241,14 @@ class Layer:
         self.input_spec = None
         self._init_set_name(name)
         scope = kwargs.get("_scope")
+        self._keras_style = _KERAS_STYLE[0]
+        if self._keras_style:
+            if scope is not None:
+                raise ValueError("scope argument not allowed when keras style layers are "
+                                 f"enabled, but saw: {scope}")
+            if self._reuse is not None:
+                raise ValueError("reuse argument not allowed when keras style layers are "
+                                 f"enabled, but saw: {self._reuse}")
         if scope:
             with vs.variable_scope(scope) as captured:
                 self._scope = captured
@@ -396,11 +430,17 @@ class Layer:
         existing = ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
         if dtype is None:
             dtype = self.dtype or dtypes.float32
-        self._set_scope(None)
-        reuse = True if self._called else self._reuse
-        with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as scope:
+        if self._keras_style:
+            # named by the name scope the layer is built in, never reused
+            here = vs.VariableScope(False, name=ops.get_default_graph().get_name_scope())
+            scope_cm = vs.variable_scope(here, auxiliary_name_scope=False)
+        else:
+            self._set_scope(None)
+            reuse = True if self._called else self._reuse
+            scope_cm = vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False)
+        with scope_cm as scope:
             self._current_scope = scope
-            with ops.name_scope(self._name_scope()):
+            with (_nullcontext() if self._keras_style else ops.name_scope(self._name_scope())):
                 variable = vs.get_variable(
                     name, shape=shape, dtype=dtypes.as_dtype(dtype), initializer=initializer,
                     trainable=trainable and self.trainable, constraint=constraint,
@@ -480,12 +520,21 @@ class Layer:
             # a while_loop or cond body is a function graph of the same graph: the layer's
             # variables serve there as outside (TF 1.x traces bodies into the one graph)
             self._graph = graph
+        if self._keras_style and scope is not None:
+            raise ValueError("scope argument not allowed when keras style layers are enabled, "
+                             f"but saw: {scope}")
         with graph.as_default():
-            self._set_scope(scope)
-            reuse = True if self._called else self._reuse
-            with vs.variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False) as vsc:
+            if self._keras_style:
+                vsc = None
+                scope_cm = _nullcontext()
+            else:
+                self._set_scope(scope)
+                reuse = True if self._called else self._reuse
+                scope_cm = vs.variable_scope(self._scope, reuse=reuse,
+                                             auxiliary_name_scope=False)
+            with scope_cm as vsc:
                 self._current_scope = vsc
-                with ops.name_scope(self._name_scope()):
+                with ops.name_scope(self._name if self._keras_style else self._name_scope()):
                     self._assert_input_compatibility(inputs)
                     if not self.built:
                         # the dtype a layer without one would take (TF 1.x's Dense refuses
@@ -498,7 +547,7 @@ class Layer:
                                       else None, inputs)
                         self.build(shapes)
                         self.built = True
-                    if "scope" in _call_args(self.call):
+                    if "scope" in _call_args(self.call) and not self._keras_style:
                         kwargs["scope"] = vsc
                     outputs = self.call(inputs, *args, **kwargs)
                     if outputs is None:
@@ -526,6 +575,14 @@ class Layer:
     def apply(self, inputs, *args, **kwargs):
         """The same as calling the layer."""
         return self.__call__(inputs, *args, **kwargs)
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _call_args(fn):
