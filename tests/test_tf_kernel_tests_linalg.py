@@ -326,3 +326,24 @@ def test_stft_gradient_is_dense_and_inverse_stft_takes_unknown_rank(sess):
     p = tf.placeholder(tf.complex64)
     known = sess.run(tf.signal.inverse_stft(stft, 16, 8, 8))
     np.testing.assert_allclose(sess.run(tf.signal.inverse_stft(p, 16, 8, 8), {p: stft}), known)
+
+
+def test_diagonal_operator_algebra_stays_diagonal(sess):
+    linalg = tf.linalg
+    d1 = linalg.LinearOperatorDiag([2.0, 4.0], is_non_singular=True)
+    d2 = linalg.LinearOperatorDiag([1.0, 8.0], is_non_singular=True)
+    s3 = linalg.LinearOperatorScaledIdentity(2, 3.0, is_non_singular=True)
+    for op, want in ((d1.matmul(d2), [2, 32]), (s3.matmul(d1), [6, 12]),
+                     (d1.solve(d2), [0.5, 2]), (d1.solve(s3), [1.5, 0.75]),
+                     (d1.inverse(), [0.5, 0.25])):
+        assert isinstance(op, linalg.LinearOperatorDiag)
+        np.testing.assert_allclose(sess.run(op.diag), want)
+    pd = linalg.LinearOperatorDiag([4.0, 9.0], is_positive_definite=True)
+    assert isinstance(pd.cholesky(), linalg.LinearOperatorDiag)
+    np.testing.assert_allclose(sess.run(pd.cholesky().diag), [2, 3])
+    c = linalg.LinearOperatorDiag(np.array([1 + 1j, 2j]))
+    np.testing.assert_allclose(sess.run(c.adjoint().diag), [1 - 1j, -2j])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="non-zero imaginary.*not self-adj"):
+        sess.run(c.assert_self_adjoint())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="non-positive real.*not positive"):
+        sess.run(linalg.LinearOperatorDiag([1.0, 0.0]).assert_positive_definite())

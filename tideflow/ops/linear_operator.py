@@ -229,7 +229,8 @@ class LinearOperator:
         if isinstance(x, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
-            return LinearOperatorComposition([left, right])
+            product = _diagonal_algebra(left, right, "matmul")
+            return product if product is not None else LinearOperatorComposition([left, right])
         with ops.name_scope(self._name), ops.name_scope(None, name):
             x = self._check_arg(x, "x")
             return self._matmul(x, adjoint, adjoint_arg)
@@ -260,6 +261,9 @@ class LinearOperator:
         if isinstance(rhs, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = rhs.adjoint() if adjoint_arg else rhs
+            quotient = _diagonal_algebra(left, right, "solve")
+            if quotient is not None:
+                return quotient
             return LinearOperatorComposition([left.inverse(), right])
         with ops.name_scope(self._name), ops.name_scope(None, name):
             rhs = self._check_arg(rhs, "rhs")
@@ -506,6 +510,69 @@ class LinearOperatorDiag(LinearOperator):
             x = self._check_arg(x, "x")
             return matrix_diag_ops.matrix_set_diag(
                 x, matrix_diag_ops.matrix_diag_part(x) + self._diag)
+
+    # the adjoint, inverse and Cholesky factor of a diagonal operator are diagonal (as TF's)
+    def adjoint(self, name="adjoint"):
+        if self.is_self_adjoint:
+            return self
+        return LinearOperatorDiag(math_ops.conj(self._diag), self.is_non_singular,
+                                  self.is_self_adjoint, self.is_positive_definite,
+                                  name=f"{self._name}_adjoint")
+
+    H = property(adjoint)
+
+    def inverse(self, name="inverse"):
+        if self.is_non_singular is False:
+            raise ValueError("Cannot take the Inverse: This operator represents a singular "
+                             "matrix.")
+        return LinearOperatorDiag(1.0 / self._diag, self.is_non_singular, self.is_self_adjoint,
+                                  self.is_positive_definite, name=f"{self._name}_inverse")
+
+    def cholesky(self, name="cholesky"):
+        if not (self.is_self_adjoint and self.is_positive_definite):
+            raise ValueError("Cholesky decomposition is only defined for an operator that is "
+                             "self-adjoint and positive definite.")
+        return LinearOperatorDiag(unary_ops.sqrt(self._diag), True, True, True,
+                                  name=f"{self._name}_cholesky")
+
+    def assert_positive_definite(self, name="assert_positive_definite"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_positive(
+                math_ops.real(self._diag),
+                message="This diagonal operator contained non-positive real entries, so it "
+                        "was not positive definite.")
+
+    def assert_self_adjoint(self, name="assert_self_adjoint"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_equal(
+                math_ops.imag(self._diag), array_ops.zeros([], self._dtype.real_dtype),
+                message="This diagonal operator contained non-zero imaginary values, so it "
+                        "was not self-adjoint.")
+
+
+def _both(a, b):
+    return True if a and b else None
+
+
+def _diagonal_algebra(left, right, how):
+    """``left @ right`` or ``left^-1 @ right`` as a LinearOperatorDiag when both are diagonal
+    (Diag, ScaledIdentity; TF's registered operator algebra), else None."""
+    kinds = (LinearOperatorDiag, LinearOperatorScaledIdentity)
+    if not (isinstance(left, kinds) and isinstance(right, kinds)) or (
+            isinstance(left, LinearOperatorScaledIdentity)
+            and isinstance(right, LinearOperatorScaledIdentity)):
+        return None
+    a, b = left.diag_part(), right.diag_part()
+    return LinearOperatorDiag(
+        a * b if how == "matmul" else b / a,
+        is_non_singular=_both(left.is_non_singular, right.is_non_singular),
+        is_self_adjoint=_both(left.is_self_adjoint, right.is_self_adjoint) if a.dtype.is_complex
+        else None,
+        is_positive_definite=_both(left.is_positive_definite, right.is_positive_definite))
 
 
 def _num_rows_value(num_rows, what):
