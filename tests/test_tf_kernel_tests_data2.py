@@ -556,3 +556,27 @@ def test_parse_example_dataset_sparse_features_keep_the_batch_dimension():
             got = sess.run(tf.data.make_one_shot_iterator(parsed).get_next())
         assert got["v"].dense_shape.tolist() == [2, 2]
         assert got["s"].indices.tolist() == [[0, 0], [0, 1], [1, 0]]
+
+
+def test_make_batched_features_dataset_endless_batches_are_static(tmp_path):
+    path = str(tmp_path / "data.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(5):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "x": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[i * i]))}))
+                .SerializeToString())
+    feats = {"x": tf.io.FixedLenFeature([], tf.int64), "y": tf.io.FixedLenFeature([], tf.int64)}
+    make = tf.data.experimental.make_batched_features_dataset
+    with tf.Graph().as_default():
+        endless = make(path, 2, feats, label_key="y", shuffle=False)
+        x_shape = endless.output_shapes[0]["x"].as_list()
+        once = make(path, 2, feats, num_epochs=1, shuffle=False)
+        assert x_shape == [2] and once.output_shapes["x"].as_list() == [None]
+        with pytest.raises(ValueError, match=r"provided \('z'\) must be one of"):
+            make(path, 2, feats, label_key="z")
+        nxt = tf.data.make_one_shot_iterator(endless).get_next()
+        with tf.Session() as sess:
+            got = [sess.run(nxt) for _ in range(3)]
+        assert [g[0]["x"].tolist() for g in got] == [[0, 1], [2, 3], [4, 0]]
+        assert got[2][1].tolist() == [16, 0]

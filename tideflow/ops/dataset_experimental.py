@@ -605,30 +605,28 @@ def make_batched_features_dataset(file_pattern, batch_size, features, reader=Non
                                   parser_num_threads=None, sloppy_ordering=False,
                                   drop_final_batch=False):
     """Batches of parsed ``Example`` records: dicts of features (and the label, with
-    ``label_key``), from the files matching ``file_pattern`` (TFRecords by default)."""
+    ``label_key``), from the files matching ``file_pattern`` (TFRecords by default). As TF:
+    an endless dataset (``num_epochs=None``) drops the last partial batch, so its batch
+    dimension is static; a reader giving (key, value) pairs has its values parsed."""
     from tideflow.ops.dataset_readers import TFRecordDataset
-    from tideflow.ops.parsing_ops import parse_example
 
     del sloppy_ordering
     reader = reader or TFRecordDataset
     files = Dataset.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
     d = files.interleave(lambda f: reader(f, *(reader_args or [])),
                          cycle_length=reader_num_threads or 1, block_length=1)
+    if d.output_types == (dtypes.string, dtypes.string):
+        d = d.map(lambda _, v: v)
     if shuffle:
         d = d.shuffle(shuffle_buffer_size, seed=shuffle_seed)
-    d = d.repeat(num_epochs).batch(batch_size, drop_remainder=drop_final_batch)
-    if label_key is not None and label_key not in features:
-        raise ValueError(f"The `label_key` provided ({label_key}) must be one of the "
-                         f"`features` keys.")
-
-    def parse(serialized):
-        parsed = parse_example(serialized, features)
-        if label_key is None:
-            return parsed
-        label = parsed.pop(label_key)
-        return parsed, label
-
-    d = d.map(parse, num_parallel_calls=parser_num_threads)
+    d = d.repeat(num_epochs).batch(batch_size,
+                                   drop_remainder=drop_final_batch or num_epochs is None)
+    d = d.apply(parse_example_dataset(features, num_parallel_calls=parser_num_threads or 2))
+    if label_key:
+        if label_key not in features:
+            raise ValueError(f"The `label_key` provided ({label_key!r}) must be one of the "
+                             f"`features` keys.")
+        d = d.map(lambda x: (x, x.pop(label_key)))
     return d.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
