@@ -233,3 +233,13 @@ def test_internal_training_module_paths(tmp_path):
             checkpoint_path=path, eval_ops=bump, final_ops={"w": w, "n": counter},
             hooks=[evaluation._StopAfterNEvalsHook(3)])
         assert out == {"w": 2.0, "n": 3.0}
+
+
+def test_wait_for_session_deadline_message_counts_whole_seconds():
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="u")
+        sm = session_manager.SessionManager(ready_op=tf.report_uninitialized_variables(),
+                                            recovery_wait_secs=0.1)
+        with pytest.raises(tf.errors.DeadlineExceededError,
+                           match=r"^Session was not ready after waiting 0 secs\.$"):
+            sm.wait_for_session("", max_wait_secs=0.3)

@@ -163,7 +163,8 @@ class SessionManager:
             remaining = max(0.0, deadline - time.time())
             if remaining - wait < 0:
                 raise errors.DeadlineExceededError(
-                    None, None, f"Session was not ready after waiting {max_wait_secs:g} secs.")
+                    None, None,  # TF prints the wait as a whole number of seconds
+                    f"Session was not ready after waiting {int(max_wait_secs)} secs.")
             logging.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, "
                          "ready: %s", not_ready_local_msg, not_ready_msg)
             time.sleep(wait)
