@@ -33,3 +33,27 @@ def test_sparse_concat_static_shape_from_known_shapes():
             v = sess.run(c)
         np.testing.assert_array_equal(v.dense_shape, [3, 5])
         np.testing.assert_array_equal(v.indices, [[0, 1], [1, 3], [2, 2]])
+
+
+def test_a_step_that_both_dequeues_and_enqueues_completes():
+    # TF runs a step's independent ops concurrently: the dequeue waits for the enqueue of the
+    # same step (a serial plan must run the enqueue first, whatever the creation order)
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(3, tf.int32)
+        dequeued = q.dequeue()
+        enqueue = q.enqueue(5)
+        dq_many = q.dequeue_many(2)
+        enq_many = q.enqueue_many([[1, 2]])
+        with tf.Session() as sess:
+            assert sess.run([dequeued, enqueue]) == [5, None]
+            assert sess.run([enqueue, dequeued]) == [None, 5]
+            got, _ = sess.run([dq_many, enq_many])
+            np.testing.assert_array_equal(got, [1, 2])
+            # a failing Assert beside a dequeue on an empty queue ends the step (it did block)
+            check = tf.Assert(False, ["boom"])
+            try:
+                sess.run([dequeued, check])
+                raise AssertionError("the Assert did not fail")
+            except tf.errors.InvalidArgumentError as e:
+                assert "boom" in str(e)
+            assert sess.run(q.size()) == 0

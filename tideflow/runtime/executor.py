@@ -67,11 +67,24 @@ def prune(fetch_tensors, target_ops, fed):
     return needed
 
 
+# Ops that may wait for another op of the same step (a dequeue for an enqueue, a reader for
+# its filename queue, an accumulator's take for its applies). TF runs a step's independent ops
+# concurrently; a serial plan runs these after every op not depending on them, so
+# ``sess.run([q.dequeue(), q.enqueue(x)])`` completes and an Assert that fails beside a
+# dequeue ends the step instead of leaving it blocked.
+_WAITING_OPS = frozenset({
+    "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeue",
+    "QueueDequeueMany", "QueueDequeueUpTo", "ReaderReadV2", "ReaderReadUpToV2", "ReaderRead",
+    "ReaderReadUpTo", "AccumulatorTakeGradient", "SparseAccumulatorTakeGradient", "Unstage",
+    "BarrierTakeMany"})
+
+
 def topo_order(ops, fed):
-    """Orders ``ops`` so every op follows its inputs (creation order breaks ties)."""
+    """Orders ``ops`` so every op follows its inputs (creation order breaks ties; ops that
+    may wait for others of the step come as late as their users allow)."""
     ops = sorted(ops, key=lambda o: o._id)
     opset = set(ops)
-    ok = True
+    ok = not any(op._type in _WAITING_OPS for op in ops)
     seen = set()
     for op in ops:
         for t in op._inputs:
@@ -88,7 +101,7 @@ def topo_order(ops, fed):
         seen.add(op)
     if ok:
         return ops
-    # general case (graphs rewritten after creation): Kahn's algorithm
+    # general case (graphs rewritten after creation, or ops that may wait): Kahn's algorithm
     indeg = {}
     users = {op: [] for op in ops}
     for op in ops:
@@ -99,16 +112,19 @@ def topo_order(ops, fed):
             users[d].append(op)
     import heapq
 
-    ready = [(op._id, op) for op in ops if indeg[op] == 0]
+    def key(op):
+        return (op._type in _WAITING_OPS, op._id, op)
+
+    ready = [key(op) for op in ops if indeg[op] == 0]
     heapq.heapify(ready)
     out = []
     while ready:
-        _, op = heapq.heappop(ready)
+        op = heapq.heappop(ready)[2]
         out.append(op)
         for u in users[op]:
             indeg[u] -= 1
             if indeg[u] == 0:
-                heapq.heappush(ready, (u._id, u))
+                heapq.heappush(ready, key(u))
     if len(out) != len(ops):
         stuck = sorted(op.name for op in ops if indeg[op] > 0)[:5]
         raise errors.InvalidArgumentError(
