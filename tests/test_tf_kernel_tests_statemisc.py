@@ -114,3 +114,28 @@ def test_a_session_handle_feeds_the_tensor_it_stands_for():
         s.run(delete, {ph: raw})
         with pytest.raises(tf.errors.NotFoundError):
             h.eval()
+
+
+# -- bit counting and packing -----------------------------------------------------------------
+
+def test_compare_and_bitpack_and_population_count():
+    from tideflow.python.ops import bitwise_ops, math_ops
+
+    with tf.Graph().as_default():
+        x = tf.constant([[2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.5, 1.5,
+                          1.5, 1.5]])
+        packed = math_ops.compare_and_bitpack(x, 1.0)
+        assert packed.dtype == tf.uint8 and packed.shape.as_list() == [1, 2]
+        free = tf.placeholder(tf.float32, [3, None])
+        assert bitwise_ops.compare_and_bitpack(free, 0.0).shape.as_list() == [3, None]
+        with pytest.raises(ValueError, match="evenly divisible by 8 but is 12"):
+            bitwise_ops.compare_and_bitpack(tf.zeros([2, 12]), 0.0)
+        with pytest.raises(ValueError, match="rank 0"):
+            bitwise_ops.compare_and_bitpack(tf.zeros([8]), [0.0])
+        counts = bitwise_ops.population_count(tf.constant([-2, 6, 0], tf.int32))
+        with tf.Session() as s:
+            assert s.run(packed).tolist() == [[0b10000001, 0b00001111]]
+            with pytest.raises(tf.errors.InvalidArgumentError, match="divisible by 8"):
+                s.run(bitwise_ops.compare_and_bitpack(free, 0.0), {free: np.ones((3, 4))})
+            assert s.run(counts).tolist() == [31, 2, 0]
+            assert s.run(counts).dtype == np.uint8

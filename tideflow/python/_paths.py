@@ -54,6 +54,8 @@ _add("ops.losses.losses_impl", "``tf.losses`` (``Reduction``, ``compute_weighted
 _add("ops.losses.util", "``tf.losses``' collection helpers (``get_losses``, ...).",
      ["tideflow.losses"])
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
+_add("ops.bitwise_ops", "``tf.bitwise`` and the bit counting ops (``population_count``).",
+     ["tideflow.ops.bitwise_ops", "tideflow.bitwise"])
 _add("ops.session_ops", "Session tensor handles (``get_session_handle``, ``TensorHandle``).",
      ["tideflow.ops.session_ops", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
