@@ -39,7 +39,7 @@ def test_a_step_that_both_dequeues_and_enqueues_completes():
     # TF runs a step's independent ops concurrently: the dequeue waits for the enqueue of the
     # same step (a serial plan must run the enqueue first, whatever the creation order)
     with tf.Graph().as_default():
-        q = tf.FIFOQueue(3, tf.int32)
+        q = tf.FIFOQueue(3, tf.int32, shapes=[[]])
         dequeued = q.dequeue()
         enqueue = q.enqueue(5)
         dq_many = q.dequeue_many(2)
