@@ -512,3 +512,78 @@ def test_sparse_crossentropy_on_unknown_rank():
     f = K.function([t, p], keras.losses.sparse_categorical_crossentropy(t, p))
     probs = np.array([[0.5, 0.25, 0.25], [0.25, 0.25, 0.5]], np.float32)
     np.testing.assert_allclose(f([np.array([0, 2]), probs]), -np.log([0.5, 0.5]), rtol=1e-5)
+
+
+# -- models: cloning and checkpoints ---------------------------------------------------------------
+
+
+def test_clone_sequential_on_a_plain_tensor_makes_no_placeholder():
+    model = keras.Sequential([keras.layers.Dense(3, input_shape=(2,))])
+    assert not isinstance(model._layers[0], keras.layers.InputLayer)
+    graph = tf.Graph()
+    with graph.as_default():
+        clone = keras.models.clone_model(model, input_tensors=[tf.ones((4, 2))])
+        assert not any("Placeholder" in op.type for op in graph.get_operations())
+        assert isinstance(clone._layers[0], keras.layers.InputLayer)
+    with pytest.raises(ValueError, match="at most one tensor"):
+        keras.models.clone_model(model, input_tensors=[keras.Input((2,)), keras.Input((2,))])
+    x = keras.Input((2,))
+    with pytest.raises(ValueError, match="other than an `InputLayer`"):
+        keras.models.clone_model(model, input_tensors=keras.layers.Dense(2)(x))
+
+
+def test_clone_with_shared_weights_and_variable_inputs():
+    from tideflow.python.keras import models
+
+    a = keras.Input((2,))
+    dense = keras.layers.Dense(2)
+    model = keras.Model(a, dense(a))
+    shared = models._clone_functional_model(model, layer_fn=models.share_weights)
+    assert shared.layers[1] is dense
+    fed = keras.models.clone_model(model, input_tensors=K.variable(np.ones((3, 2))))
+    fed.compile("sgd", "mse")
+    assert np.isfinite(fed.train_on_batch(None, np.zeros((3, 2))))
+    with pytest.raises(ValueError, match="got a `Sequential` instance"):
+        models._clone_functional_model(keras.Sequential([keras.layers.Dense(1,
+                                                                            input_shape=(2,))]))
+
+
+def test_clone_replays_masks_of_the_new_inputs():
+    x = keras.Input((2, 1))
+    y = keras.layers.TimeDistributed(keras.layers.Dense(1, kernel_initializer="one"))(
+        keras.layers.Masking()(x))
+    clone = keras.models.clone_model(keras.Model(x, y))
+    clone.compile("sgd", "mse")
+    data = np.array([[[1.0], [1.0]], [[0.0], [0.0]]])
+    assert float(clone.train_on_batch(data, np.ones((2, 2, 1)))) == 0.0
+
+
+def test_clone_and_build_model_compiles_like_the_original():
+    from tideflow.python.keras import models
+
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    with pytest.raises(ValueError, match="has not been compiled"):
+        models.clone_and_build_model(model)
+    model.compile("rmsprop", "mse", metrics=["acc"])
+    clone = models.clone_and_build_model(model)
+    assert clone is not model and clone.loss == "mse"
+    assert clone.metrics_names == ["loss", "acc"]
+    clone.train_on_batch(np.ones((2, 3)), np.ones((2, 2)))
+
+
+def test_save_weights_keeps_a_tf_optimizers_state(tmp_path):
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    opt = tf.train.AdamOptimizer(0.01)
+    model.compile(opt, "mse")
+    model.fit(np.ones((2, 3)), np.ones((2, 2)), epochs=1, verbose=0)
+    beta1, _ = opt._get_beta_accumulators()
+    K.get_session().run(beta1.assign(0.25))
+    model.save_weights(str(tmp_path / "ckpt"))
+    K.get_session().run(beta1.assign(0.5))
+    model.load_weights(str(tmp_path / "ckpt"))
+    assert K.get_value(beta1) == 0.25
+
+
+def test_initializer_singular_aliases():
+    assert isinstance(keras.initializers.get("one"), keras.initializers.Ones)
+    assert isinstance(keras.initializers.get("zero"), keras.initializers.Zeros)

@@ -76,8 +76,8 @@ def glorot_normal(seed=None):
     return GlorotNormal(seed=seed)
 
 
-zeros = Zeros
-ones = Ones
+zeros = zero = Zeros
+ones = one = Ones
 constant = Constant
 random_normal = normal = RandomNormal
 random_uniform = uniform = RandomUniform
@@ -91,7 +91,7 @@ _TABLE = {
     "RandomUniform": RandomUniform, "TruncatedNormal": TruncatedNormal,
     "VarianceScaling": VarianceScaling, "Orthogonal": Orthogonal, "Identity": Identity,
     "GlorotUniform": GlorotUniform, "GlorotNormal": GlorotNormal,
-    "zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal": RandomNormal,
+    "zeros": Zeros, "ones": Ones, "zero": Zeros, "one": Ones, "constant": Constant, "random_normal": RandomNormal,
     "random_uniform": RandomUniform, "truncated_normal": TruncatedNormal,
     "variance_scaling": VarianceScaling, "orthogonal": Orthogonal, "identity": Identity,
     "uniform": RandomUniform, "normal": RandomNormal,

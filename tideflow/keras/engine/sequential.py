@@ -30,6 +30,12 @@ class Sequential(Model):
     def layers(self):
         return list(self._stack)
 
+    @property
+    def _layers(self):
+        """TF 1.x's own list: an InputLayer the program added first, then the layers."""
+        explicit = getattr(self, "_explicit_input_layer", False) and self._input_layer
+        return ([self._input_layer] if explicit else []) + list(self._stack)
+
     def compute_output_shape(self, input_shape):
         if self._is_graph_network and self.outputs:
             return super().compute_output_shape(input_shape)
@@ -58,6 +64,7 @@ class Sequential(Model):
                 raise ValueError("An InputLayer can only be the first layer of a Sequential "
                                  "model.")
             self._input_layer = layer
+            self._explicit_input_layer = True
             x = layer._inbound_nodes[0].output_tensors[0]
             self.inputs = [x]
             self.outputs = [x]

@@ -374,6 +374,8 @@ class Model(Network):
     # -- data ------------------------------------------------------------------------------------
     def _standardize(self, data, refs, names, what, check_last=None, loss_names=None):
         if data is None:
+            if what == "input" and refs and all(r.op.type != "Placeholder" for r in refs):
+                return []  # inputs computed in the graph (Input(tensor=...)): nothing to feed
             raise ValueError(f"Error when checking model {what}: no data provided.")
         if isinstance(data, dict):
             missing = [n for n in names if n not in data]
@@ -521,7 +523,7 @@ class Model(Network):
             ys = self._standardize(y, live, names, "target", check_last=check_last,
                                    loss_names=loss_names)
             ys = [a for a, t in zip(ys, live) if t is not None]
-            if len(ys[0]) != len(xs[0]):
+            if xs and len(ys[0]) != len(xs[0]):
                 raise ValueError(f"Input arrays should have the same number of samples as "
                                  f"target arrays. Found {len(xs[0])} input samples and "
                                  f"{len(ys[0])} target samples.")
@@ -1085,7 +1087,9 @@ class Model(Network):
         from tideflow.keras import optimizers
 
         opt = getattr(self, "optimizer", None)
-        if not isinstance(opt, optimizers.Optimizer) or isinstance(opt, optimizers.TFOptimizer):
+        if isinstance(opt, optimizers.TFOptimizer):
+            return _native_optimizer_keys(opt.optimizer, weight_keys, suffix)
+        if not isinstance(opt, optimizers.Optimizer):
             return []
         graph = weight_keys[0][1].graph
         made = opt._vars.get(graph)
@@ -1117,6 +1121,27 @@ class Model(Network):
         saving.save_model(self, filepath, overwrite=overwrite,
                           include_optimizer=include_optimizer, save_format=save_format,
                           signatures=signatures, options=options)
+
+
+def _native_optimizer_keys(native, weight_keys, suffix):
+    """The checkpoint keys of a ``tf.train`` optimizer's state (as TF's object-based format
+    tracks it): its non-slot variables (Adam's beta powers) under ``optimizer/`` and each
+    slot under its weight."""
+    if not hasattr(native, "get_slot_names"):
+        return []
+    graph = weight_keys[0][1].graph
+    out = []
+    non_slot = getattr(native, "_non_slot_variables", list)()
+    for var in sorted(non_slot, key=lambda v: v.op.name):
+        if var.graph is graph:
+            out.append((f"optimizer/{var.op.name.split('/')[-1]}{suffix}", var))
+    for key, var in weight_keys:
+        for slot_name in native.get_slot_names():
+            slot = native.get_slot(var, slot_name)
+            if slot is not None:
+                slot_key = f"{key[:-len(suffix)]}/.OPTIMIZER_SLOT/optimizer/{slot_name}"
+                out.append((slot_key + suffix, slot))
+    return out
 
 
 def _should_run_validation(validation_freq, epoch):
