@@ -123,3 +123,78 @@ def test_feature_of_unknown_rank_is_checked_and_expanded_when_run(builder):
             assert sess.run(out, {x: np.array([[1.0], [2.0]])}).shape == (2, 1)
             with pytest.raises(tf.errors.InvalidArgumentError, match="Feature .* cannot have rank 0"):
                 sess.run(out, {x: np.array(4.0)})
+
+
+# -- vocabulary and identity columns --------------------------------------------------------------
+
+def test_vocabulary_list_dtype_errors_in_tf_order():
+    with pytest.raises(ValueError, match="column_name: v vocabulary dtype must be string or "
+                                         "integer"):
+        fc.categorical_column_with_vocabulary_list("v", [0.5, 1.5])
+    with pytest.raises(ValueError, match="column_name: v dtype must be string or integer"):
+        fc.categorical_column_with_vocabulary_list("v", ["x", "y"], dtype=tf.float64)
+    with pytest.raises(ValueError, match="dtype <dtype: 'int32'> and vocabulary dtype "
+                                         "<dtype: 'string'> do not match"):
+        fc.categorical_column_with_vocabulary_list("v", ["x", "y"], dtype=tf.int32)
+
+
+def test_vocabulary_file_dtype_and_missing_file(tmp_path):
+    with pytest.raises(ValueError, match="column_name: f dtype must be string or integer"):
+        fc.categorical_column_with_vocabulary_file("f", "some_path", 4, dtype=tf.float32)
+    with pytest.raises(ValueError, match="vocabulary_file in f does not exist"):
+        fc.categorical_column_with_vocabulary_file("f", str(tmp_path / "absent.txt"))
+
+
+def test_identity_column_refuses_strings_and_checks_ranges_when_run():
+    col = fc.categorical_column_with_identity("k", 5)
+    with pytest.raises(ValueError, match="Invalid input, not integer. key: k"):
+        fcm._LazyBuilder({"k": _sp(["a"], [[0, 0]], [1, 1])}).get(col)
+    with tf.Graph().as_default():
+        # constant out-of-range ids still build: the check is an Assert run with the step
+        ids = col._get_sparse_tensors(fcm._LazyBuilder({"k": _sp([4, 5], [[0, 0], [1, 0]],
+                                                                   [2, 1])})).id_tensor
+        with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
+            _run(ids)
+
+
+# -- embeddings -------------------------------------------------------------------------------
+
+def test_embedding_combiner_is_checked_at_lookup_not_construction():
+    col = fc.embedding_column(fc.categorical_column_with_identity("e", 3), 2, combiner="max")
+    assert col.combiner == "max"
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="combiner must be one of"):
+        fc.input_layer({"e": _sp([1], [[0, 0]], [1, 1])}, [col])
+
+
+def test_embedding_variable_is_global_and_in_the_given_collections():
+    col = fc.embedding_column(fc.categorical_column_with_identity("e", 3), 2)
+    with tf.Graph().as_default():
+        col._get_dense_tensor(fcm._LazyBuilder({"e": _sp([1], [[0, 0]], [1, 1])}),
+                              weight_collections=["mine"])
+        names = [v.name for v in tf.global_variables()]
+        assert names == ["embedding_weights:0"]
+        assert [v.name for v in tf.get_collection("mine")] == names
+
+
+def test_embedding_of_rank_3_ids_keeps_the_leading_dims():
+    table = np.array([[1.0, 0.0], [0.0, 2.0], [4.0, 4.0]], np.float32)
+    col = fc.embedding_column(fc.categorical_column_with_identity("e", 3), 2,
+                              initializer=lambda *a, **k: table, combiner="sum")
+    with tf.Graph().as_default():
+        ids = _sp([2, 0, 1, 1], [[0, 0, 0], [0, 0, 1], [1, 1, 0], [1, 1, 3]], [2, 2, 4])
+        out = col._get_dense_tensor(fcm._LazyBuilder({"e": ids}))
+        assert out.shape.ndims == 3 and out.shape.as_list()[-1] == 2
+        got = _run(out)
+    np.testing.assert_allclose(got, [[[5.0, 4.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 4.0]]])
+
+
+def test_linear_model_combines_rank_3_ids_over_each_example():
+    col = fc.categorical_column_with_identity("c", 4)
+    with tf.Graph().as_default():
+        ids = _sp([1, 3, 3], [[0, 0, 0], [0, 1, 0], [1, 0, 1]], [2, 2, 2])
+        out = fc.linear_model({"c": ids}, [col])
+        var = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, "linear_model/c")[0]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(var.assign([[1.0], [10.0], [100.0], [1000.0]]))
+            np.testing.assert_allclose(sess.run(out), [[1010.0], [1000.0]])

@@ -422,13 +422,11 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
     if len(set(vocabulary_list)) != len(vocabulary_list):
         raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: "
                          f"{key}")
-    values = np.asarray(vocabulary_list)
-    if values.dtype.kind in "iu":
-        vocab_dtype = dtypes.int64
-    elif values.dtype.kind in "SUO":
-        vocab_dtype = dtypes.string
-    else:
-        raise ValueError(f"Invalid vocabulary dtype {values.dtype}, column_name: {key}")
+    kind = np.asarray(vocabulary_list).dtype.kind
+    vocab_dtype = (dtypes.int64 if kind in "iu" else dtypes.string if kind in "SUO"
+                   else dtypes.as_dtype(np.asarray(vocabulary_list).dtype))
+    _check_oov(key, num_oov_buckets, default_value != -1)
+    _assert_string_or_int(vocab_dtype, f"column_name: {key} vocabulary")
     if dtype is None:
         dtype = vocab_dtype
     else:
@@ -436,7 +434,7 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
         if dtype.is_integer != vocab_dtype.is_integer:
             raise ValueError(f"dtype {dtype} and vocabulary dtype {vocab_dtype} do not match, "
                              f"column_name: {key}")
-    _check_oov(key, num_oov_buckets, default_value != -1)
+    _assert_string_or_int(dtype, f"column_name: {key}")
     _assert_key_is_string(key)
     if vocab_dtype == dtypes.string:
         vocab = tuple(v if isinstance(v, str) else v.decode() if isinstance(v, bytes) else str(v)
@@ -471,14 +469,17 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     if not vocabulary_file:
         raise ValueError(f"Missing vocabulary_file in {key}.")
     if vocabulary_size is None:
+        import os
+
+        if not os.path.exists(vocabulary_file):
+            raise ValueError(f"vocabulary_file in {key} does not exist.")
         with open(vocabulary_file, "rb") as f:
             vocabulary_size = sum(1 for _ in f)
     if vocabulary_size < 1:
         raise ValueError(f"Invalid vocabulary_size in {key}.")
     _check_oov(key, num_oov_buckets, default_value is not None)
     dtype = dtypes.as_dtype(dtype)
-    if dtype != dtypes.string and not dtype.is_integer:
-        raise ValueError(f"Invalid dtype {dtype} in {key}.")
+    _assert_string_or_int(dtype, f"column_name: {key}")
     _assert_key_is_string(key)
     return _VocabularyFileColumn(key, vocabulary_file, vocabulary_size, num_oov_buckets,
                                  dtype, -1 if default_value is None else default_value)
@@ -504,17 +505,23 @@ class _IdentityCategoricalColumn(_CategoricalColumn, collections.namedtuple(
         return self.num_buckets
 
     def _transform_feature(self, inputs):
-        t = _sparse_input(inputs, self.key, dtypes.int64)
-        values = cast_ops.cast(t.values, dtypes.int64)
+        t = _to_sparse_input_and_drop_ignore_values(inputs.get(self.key))
+        if not t.dtype.is_integer:
+            raise ValueError(f"Invalid input, not integer. key: {self.key} dtype: {t.dtype}")
+        values = cast_ops.cast(t.values, dtypes.int64, name="values")
         if self.default_value is None:
+            # Assert ops, checked when run (TF 1.15 makes no graph-time check of these values)
+            from tideflow.ops.logging_ops import Assert
+
+            num_buckets = ops.convert_to_tensor(np.int64(self.num_buckets), name="num_buckets")
             checks = [
-                check_ops.assert_greater_equal(
-                    values, np.int64(0),
-                    message=f"Negative bucket index for categorical column \"{self.key}\""),
-                check_ops.assert_less(
-                    values, np.int64(self.num_buckets),
-                    message=f"Bucket index for categorical column \"{self.key}\" exceeds "
-                            "number of buckets"),
+                Assert(reduction_ops.reduce_all(math_ops.less(values, num_buckets)),
+                       [(f"Bucket index for categorical column \"{self.key}\" exceeds number "
+                         "of buckets"), values, num_buckets],
+                       name="assert_less_than_num_buckets"),
+                Assert(reduction_ops.reduce_all(math_ops.greater_equal(values, np.int64(0))),
+                       [f"Negative bucket index for categorical column \"{self.key}\"", values],
+                       name="assert_greater_or_equal_0"),
             ]
             with ops.control_dependencies(checks):
                 values = array_ops.identity(values)
@@ -743,10 +750,51 @@ def indicator_column(categorical_column):
     return _IndicatorColumn(categorical_column)
 
 
+def _add_to_collections(var, weight_collections):
+    """Adds ``var`` (or a partitioned variable's parts) to ``weight_collections`` besides the
+    global one it is already in."""
+    for key in weight_collections or ():
+        if key == ops.GraphKeys.GLOBAL_VARIABLES:
+            continue
+        for part in _var_parts(var):
+            if part not in ops.get_collection(key):
+                ops.add_to_collection(key, part)
+
+
 def _combined_lookup(params, sp_ids, sp_weights, combiner, max_norm=None, name=None):
     """Per row of ``sp_ids``: the ``combiner`` of ``params[id]`` weighted by ``sp_weights``
-    (ids < 0 and weights <= 0 left out; an empty row gives zeros), as TF's
-    ``safe_embedding_lookup_sparse``."""
+    (ids < 0 left out, weights <= 0 too unless the combiner is "sum"; an empty row gives
+    zeros), as TF's ``safe_embedding_lookup_sparse``. Ids of rank > 2 combine along their
+    last dimension: the result is ``dense_shape[:-1] + [dimension]``."""
+    rank = sp_ids.dense_shape.get_shape().dims
+    rank = None if rank is None else rank[0].value
+    if rank == 2:
+        return _combined_lookup_2d(params, sp_ids, sp_weights, combiner, max_norm, name)
+    with ops.name_scope(name, "embedding_lookup_sparse"):
+        shape = sp_ids.dense_shape
+        lead = shape[:-1]
+        flat_shape = array_ops.stack([reduction_ops.reduce_prod(lead), shape[-1]])
+        sp_ids = sparse_ops.sparse_reshape(sp_ids, flat_shape)
+        if sp_weights is not None:
+            sp_weights = sparse_ops.sparse_reshape(sp_weights, flat_shape)
+        flat = _combined_lookup_2d(params, sp_ids, sp_weights, combiner, max_norm, None)
+        out = array_ops.reshape(flat, array_ops.concat(
+            [cast_ops.cast(lead, dtypes.int32), array_ops.shape(flat)[1:]], 0))
+        lead_dims = None if rank is None else [None] * (rank - 1)
+        out.set_shape(tensor_shape.TensorShape(lead_dims).concatenate(flat.get_shape()[1:]))
+        return out
+
+
+def _as_batch_rows(sp):
+    """``sp`` as ``[batch, -1]`` (its rank known to be 2, unchanged), as TF's linear model
+    reshapes categorical ids before combining them."""
+    dims = sp.dense_shape.get_shape().dims
+    if dims is not None and dims[0].value == 2:
+        return sp
+    return sparse_ops.sparse_reshape(sp, array_ops.stack([sp.dense_shape[0], -1]))
+
+
+def _combined_lookup_2d(params, sp_ids, sp_weights, combiner, max_norm=None, name=None):
     with ops.name_scope(name, "embedding_lookup_sparse"):
         ids = cast_ops.cast(sp_ids.values, dtypes.int64)
         if sp_weights is not None:
@@ -828,8 +876,8 @@ class _EmbeddingColumn(_EmbeddingBase, collections.namedtuple(
             name="embedding_weights",
             shape=(self.categorical_column._num_buckets, self.dimension),
             dtype=dtypes.float32, initializer=self.initializer,
-            trainable=self.trainable and (trainable is None or trainable),
-            collections=weight_collections)
+            trainable=self.trainable and (trainable is None or trainable))
+        _add_to_collections(weights, weight_collections)
         self._load_checkpoint(weights)
         return self._lookup(weights, pair)
 
@@ -840,11 +888,6 @@ def _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt):
     if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
         raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or "
                          "none of them.")
-
-
-def _check_combiner(combiner):
-    if combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
 
 
 def _default_embedding_initializer(initializer, dimension):
@@ -863,7 +906,6 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
     if initializer is not None and not callable(initializer):
         raise ValueError("initializer must be callable if specified. Embedding of column_name: "
                          f"{categorical_column.name}")
-    _check_combiner(combiner)
     if not isinstance(categorical_column, _CategoricalColumn):
         raise ValueError(f"categorical_column must be a categorical column. Given: "  # noqa: TRY004 - as TF
                          f"{categorical_column}")
@@ -907,8 +949,8 @@ class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
             weights = variable_scope.get_variable(
                 name="embedding_weights", shape=shape, dtype=dtypes.float32,
                 initializer=self.initializer,
-                trainable=self.trainable and (trainable is None or trainable),
-                collections=weight_collections)
+                trainable=self.trainable and (trainable is None or trainable))
+            _add_to_collections(weights, weight_collections)
             ops.add_to_collection(self.shared_embedding_collection_name, weights)
             self._load_checkpoint(weights)
         return self._lookup(weights, pair)
@@ -923,7 +965,6 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
     _check_embedding_args(dimension, ckpt_to_load_from, tensor_name_in_ckpt)
     if initializer is not None and not callable(initializer):
         raise ValueError("initializer must be callable if specified.")
-    _check_combiner(combiner)
     initializer = _default_embedding_initializer(initializer, dimension)
     columns = list(categorical_columns)
     if not columns:
@@ -1082,7 +1123,9 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                         name="weights", shape=(column._num_buckets, units),
                         initializer=init_ops.zeros_initializer(), trainable=trainable,
                         collections=weight_collections)
-                    s = _combined_lookup(weight, pair.id_tensor, pair.weight_tensor,
+                    weights = pair.weight_tensor
+                    s = _combined_lookup(weight, _as_batch_rows(pair.id_tensor),
+                                         None if weights is None else _as_batch_rows(weights),
                                          sparse_combiner, name="weighted_sum")
                 else:
                     tensor = column._get_dense_tensor(builder,
