@@ -396,3 +396,12 @@ def test_layer_inputs_may_be_namedtuples():
     with tf.Graph().as_default(), tf.Session() as s:
         state = tf.nn.rnn_cell.LSTMStateTuple(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0]))
         assert s.run(Sum()(state)).tolist() == [4.0, 6.0]
+
+
+def test_keras_session_initializes_tf_layers_variables():
+    with tf.Graph().as_default():
+        x = tf.keras.Input((None, 5))
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        model = tf.keras.models.Model(x, tf.keras.layers.RNN(cell)(x))
+        out = model.predict(np.ones((2, 3, 5), np.float32))  # no initializer run by hand
+        assert out.shape == (2, 4) and len(cell.variables) == 4

@@ -9,6 +9,7 @@ scope, and calls after the first reuse its variables.
 import contextlib
 import inspect
 import re
+import sys
 
 import numpy as np
 
@@ -452,6 +453,12 @@ class Layer:
                     self.add_loss(loss)
         tracked = self._trainable_weights + self._non_trainable_weights
         if not any(variable is v for v in tracked):
+            # as TF 1.x, whose tf.layers are Keras layers: the Keras session initializes the
+            # layer's variables (a tf.nn.rnn_cell cell inside keras.layers.RNN); looked up only
+            # when Keras is in use, so plain graphs never import it
+            keras_backend = sys.modules.get("tideflow.keras.backend")
+            if keras_backend is not None and not any(variable is v for v in existing):
+                keras_backend.track_variable(variable)
             trainable_vars = ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
             # from the end: a variable just made is the last one
             if trainable and self.trainable and any(
