@@ -347,3 +347,49 @@ def test_diagonal_operator_algebra_stays_diagonal(sess):
         sess.run(c.assert_self_adjoint())
     with pytest.raises(tf.errors.InvalidArgumentError, match="non-positive real.*not positive"):
         sess.run(linalg.LinearOperatorDiag([1.0, 0.0]).assert_positive_definite())
+
+
+def test_linalg_functions_dispatch_to_linear_operators(sess):
+    linalg = tf.linalg
+    m = np.array([[2.0, 0.5], [0.5, 1.0]])
+    op = linalg.LinearOperatorFullMatrix(m, is_self_adjoint=True, is_positive_definite=True)
+    rhs = np.arange(6.0).reshape(3, 2, 1) - 2.0
+    np.testing.assert_allclose(sess.run(tf.matmul(op, rhs)), m @ rhs)
+    np.testing.assert_allclose(sess.run(tf.matmul(rhs.transpose(0, 2, 1), op)),
+                               rhs.transpose(0, 2, 1) @ m)
+    np.testing.assert_allclose(sess.run(linalg.solve(op, rhs)), np.linalg.solve(m, rhs))
+    for fn, want in ((linalg.det, np.linalg.det(m)), (linalg.logdet, np.log(np.linalg.det(m))),
+                     (linalg.trace, np.trace(m)), (linalg.diag_part, np.diag(m))):
+        np.testing.assert_allclose(sess.run(fn(op)), want)
+    for fn in (linalg.adjoint, linalg.inv, linalg.cholesky):
+        assert isinstance(fn(op), linalg.LinearOperator)
+
+
+def test_operator_square_hints_and_generic_to_dense(sess):
+    linalg = tf.linalg
+
+    class Doubling(linalg.LinearOperator):  # only _shape and _matmul
+        def __init__(self, n, **hints):
+            super().__init__(tf.float64, **hints)
+            self._n = n
+
+        def _shape(self):
+            return tf.TensorShape([self._n, self._n])
+
+        def _matmul(self, x, adjoint=False, adjoint_arg=False):
+            return 2.0 * x
+
+    np.testing.assert_array_equal(sess.run(Doubling(3).to_dense()), 2 * np.eye(3))
+    with pytest.raises(ValueError, match="set is_square hint to False, but the operator was "
+                                         "square"):
+        _ = Doubling(3, is_square=False).is_square
+    a = linalg.LinearOperatorFullMatrix(tf.placeholder(tf.float64), is_square=True,
+                                        is_non_singular=False)
+    product = a.matmul(a)
+    assert product.is_square and product.is_non_singular is False
+    wide = linalg.LinearOperatorFullMatrix(np.ones((2, 3)), is_square=False)
+    tall = linalg.LinearOperatorFullMatrix(np.ones((3, 2)), is_square=False)
+    wider = linalg.LinearOperatorFullMatrix(np.ones((3, 4)), is_square=False)
+    assert wide.matmul(tall).is_square and tall.matmul(wide).is_square
+    product = wide.matmul(wider)
+    assert product.is_square is False and product.is_non_singular is False

@@ -74,6 +74,8 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 
 def adjoint(matrix, name=None):
     """The conjugate transpose of ``matrix``'s innermost two dimensions."""
+    if getattr(matrix, "_is_linear_operator", False):
+        return matrix.adjoint()
     with ops.name_scope(name, "adjoint", [matrix]):
         matrix = ops.convert_to_tensor(matrix, name="matrix")
         return matrix_transpose(matrix, conjugate=True)

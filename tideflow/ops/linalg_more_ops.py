@@ -251,6 +251,8 @@ LogMatrixDeterminantOutput = collections.namedtuple("LogMatrixDeterminant",
 
 def logdet(matrix, name=None):
     """``log(det(matrix))`` of Hermitian positive-definite matrices, through Cholesky."""
+    if getattr(matrix, "_is_linear_operator", False):
+        return matrix.log_abs_determinant(name=name or "log_abs_det")
     with ops.name_scope(name, "logdet", [matrix]):
         chol = linalg_ops.cholesky(matrix)
         d = matrix_diag_ops.matrix_diag_part(chol)

@@ -637,6 +637,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     """The matrix product a @ b; inputs of rank > 2 (or unknown) multiply batches of matrices."""
     from tideflow.ops.math_ops import conj
 
+    if getattr(a, "_is_linear_operator", False) or getattr(b, "_is_linear_operator", False):
+        return _operator_matmul(a, b, transpose_a or adjoint_a, transpose_b or adjoint_b, name)
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
             raise ValueError("Only one of transpose_a and adjoint_a can be True.")
@@ -659,6 +661,18 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             b, transpose_b = conj(b), True
         return _apply("MatMul", [a, b], scope,
                       {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
+
+
+def _operator_matmul(a, b, adj_a, adj_b, name):
+    """``tf.matmul`` with a LinearOperator operand (TF dispatches to the operator): the
+    operator's matmul, or for ``tensor @ operator`` the adjoint of ``B^H @ a^H``. A transpose
+    flag is taken as the adjoint (the same for real operators)."""
+    from tideflow.ops import linalg_extra_ops
+
+    if getattr(a, "_is_linear_operator", False):
+        return a.matmul(b, adjoint=adj_a, adjoint_arg=adj_b, name=name or "matmul")
+    out = b.matmul(a, adjoint=not adj_b, adjoint_arg=not adj_a, name=name or "matmul")
+    return linalg_extra_ops.adjoint(out)
 
 
 def batch_matmul(x, y, adj_x=None, adj_y=None, name=None):
@@ -840,21 +854,29 @@ def tensordot(a, b, axes, name=None):
 
 def matrix_inverse(input, adjoint=False, name=None):
     """The inverse of each square matrix in input (of its adjoint when ``adjoint``)."""
+    if getattr(input, "_is_linear_operator", False):
+        return (input.adjoint() if adjoint else input).inverse()
     return _apply("MatrixInverse", [input], name, {"adjoint": bool(adjoint)})
 
 
 def matrix_determinant(input, name=None):
     """The determinant of each square matrix in input."""
+    if getattr(input, "_is_linear_operator", False):
+        return input.determinant(name=name or "det")
     return _apply("MatrixDeterminant", [input], name)
 
 
 def cholesky(input, name=None):
     """The lower Cholesky factor of each Hermitian positive definite matrix in input."""
+    if getattr(input, "_is_linear_operator", False):
+        return input.cholesky()
     return _apply("Cholesky", [input], name)
 
 
 def matrix_solve(matrix, rhs, adjoint=False, name=None):
     """X with matrix @ X = rhs (adjoint(matrix) @ X = rhs when ``adjoint``)."""
+    if getattr(matrix, "_is_linear_operator", False):
+        return matrix.solve(rhs, adjoint=adjoint, name=name or "solve")
     return _apply("MatrixSolve", [matrix, rhs], name, {"adjoint": bool(adjoint)})
 
 

@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from tideflow.framework import dtypes, ops
-from tideflow.framework.tensor_shape import TensorShape
+from tideflow.framework.tensor_shape import Dimension, TensorShape
 from tideflow.ops import (
     array_ops,
     cast_ops,
@@ -99,6 +99,10 @@ class LinearOperator:
     """An operator acting like a (batch of) ``[M, N]`` matrices without necessarily holding
     them. Subclasses implement ``_shape``, ``_shape_tensor`` and ``_to_dense`` at least."""
 
+    # tf.matmul, tf.linalg.solve/inv/det/logdet/trace/diag_part/adjoint/cholesky hand an
+    # operator argument to its own method (TF's dispatch)
+    _is_linear_operator = True
+
     def __init__(self, dtype, graph_parents=None, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None, parameters=None):
         if is_positive_definite and is_non_singular is False:
@@ -150,12 +154,15 @@ class LinearOperator:
 
     @property
     def is_square(self):
-        if self._is_square_set is not None:
-            return self._is_square_set
         s = self.shape
+        square = None
         if s.ndims is not None and s[-1].value is not None and s[-2].value is not None:
-            return s[-1].value == s[-2].value
-        return None
+            square = s[-1].value == s[-2].value
+        hint = self._is_square_set
+        if hint is not None and square is not None and hint != square:  # TF's words
+            raise ValueError(f"User set is_square hint to {hint}, but the operator was "
+                             f"{'' if square else 'not '}square.")
+        return hint if hint is not None else square
 
     @property
     def shape(self):
@@ -194,14 +201,14 @@ class LinearOperator:
 
     @property
     def domain_dimension(self):
-        return self.shape[-1] if self.shape.ndims is not None else TensorShape(None)
+        return self.shape[-1] if self.shape.ndims is not None else Dimension(None)
 
     def domain_dimension_tensor(self, name="domain_dimension_tensor"):
         return self.shape_tensor(name)[-1]
 
     @property
     def range_dimension(self):
-        return self.shape[-2] if self.shape.ndims is not None else TensorShape(None)
+        return self.shape[-2] if self.shape.ndims is not None else Dimension(None)
 
     def range_dimension_tensor(self, name="range_dimension_tensor"):
         return self.shape_tensor(name)[-2]
@@ -214,7 +221,17 @@ class LinearOperator:
             return self._to_dense()
 
     def _to_dense(self):
-        raise NotImplementedError(f"{type(self).__name__} does not implement _to_dense")
+        # an operator that only knows how to multiply: its product with the identity
+        if type(self)._matmul is LinearOperator._matmul:
+            raise NotImplementedError(f"{type(self).__name__} implements neither _to_dense "
+                                      f"nor _matmul")
+        from tideflow.ops import range_ops
+
+        batch = self.batch_shape
+        batch = batch.as_list() if batch.is_fully_defined() else self.batch_shape_tensor()
+        n = self.domain_dimension.value
+        n = n if n is not None else self.domain_dimension_tensor()
+        return self.matmul(range_ops.eye(n, batch_shape=batch, dtype=self.dtype))
 
     def _check_arg(self, x, name):
         x = ops.convert_to_tensor(x, name=name)
@@ -230,7 +247,7 @@ class LinearOperator:
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
             product = _diagonal_algebra(left, right, "matmul")
-            return product if product is not None else LinearOperatorComposition([left, right])
+            return product if product is not None else _composition_of(left, right)
         with ops.name_scope(self._name), ops.name_scope(None, name):
             x = self._check_arg(x, "x")
             return self._matmul(x, adjoint, adjoint_arg)
@@ -552,6 +569,31 @@ class LinearOperatorDiag(LinearOperator):
                 math_ops.imag(self._diag), array_ops.zeros([], self._dtype.real_dtype),
                 message="This diagonal operator contained non-zero imaginary values, so it "
                         "was not self-adjoint.")
+
+
+def _composition_of(left, right):
+    """``left @ right`` with TF's hints: square when both are (or their outer dimensions
+    agree), then non-singular as both are; neither singular nor definite when not square."""
+    square = None
+    if left.is_square and right.is_square:
+        square = True
+    elif left.is_square is False and right.is_square is False:
+        m, n = left.range_dimension.value, right.domain_dimension.value
+        if m is not None and n is not None:
+            square = m == n
+    elif None not in (left.is_square, right.is_square):
+        square = False
+    non_singular = self_adjoint = positive_definite = None
+    if square:
+        if left.is_non_singular is False or right.is_non_singular is False:
+            non_singular = False
+        else:
+            non_singular = _both(left.is_non_singular, right.is_non_singular)
+    elif square is False:
+        non_singular = self_adjoint = positive_definite = False
+    return LinearOperatorComposition([left, right], is_non_singular=non_singular,
+                                     is_self_adjoint=self_adjoint,
+                                     is_positive_definite=positive_definite, is_square=square)
 
 
 def _both(a, b):

@@ -434,6 +434,8 @@ def matrix_diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_valu
 def matrix_diag_part(input, name=None, k=0, padding_value=0):
     """The main diagonals of the innermost matrices of ``input``, or the diagonals ``k`` (an
     offset or a band ``(k0, k1)``, packed top diagonal first, padded with ``padding_value``)."""
+    if getattr(input, "_is_linear_operator", False):
+        return input.diag_part(name=name or "diag_part")
     if _is_default(k, 0) and _is_default(padding_value, 0):
         return ops.apply_op("MatrixDiagPart", [input], name=name)._outputs[0]
     return _diag_part_v2(input, k, padding_value, name=name)
@@ -544,6 +546,8 @@ def trace(x, name=None):
     """The sum of the main diagonals of ``x``'s innermost matrices."""
     from tideflow.ops.reduction_ops import reduce_sum
 
+    if getattr(x, "_is_linear_operator", False):
+        return x.trace(name=name or "trace")
     with ops.name_scope(name, "Trace", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         return reduce_sum(matrix_diag_part(x), [-1], name=scope)
