@@ -139,3 +139,19 @@ def test_compare_and_bitpack_and_population_count():
                 s.run(bitwise_ops.compare_and_bitpack(free, 0.0), {free: np.ones((3, 4))})
             assert s.run(counts).tolist() == [31, 2, 0]
             assert s.run(counts).dtype == np.uint8
+
+
+# -- counting ops' shape functions ----------------------------------------------------------
+
+def test_counting_shape_errors_use_tf_wording():
+    from tideflow.python.ops import gen_math_ops
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^Shape must be rank 0 but is rank 1 for 'Bincount'"):
+            gen_math_ops.bincount([4, 0, 2], [3], [])
+        with pytest.raises(ValueError, match=r"size \(-2\) must be non-negative"):
+            gen_math_ops.bincount([4, 0, 2], -2, [])
+        assert gen_math_ops.bincount([4, 0, 2], 7, []).shape.as_list() == [7]
+        assert gen_math_ops.bincount([4], tf.placeholder(tf.int32), []).shape.as_list() == [None]
+        with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for 'ListDiff'"):
+            tf.setdiff1d([[1, 2]], [1])

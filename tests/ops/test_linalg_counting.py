@@ -98,9 +98,9 @@ def test_matrix_solve_ls_slow_path_is_minimum_norm_for_rank_deficient_matrices()
 
 def test_setdiff1d_and_unique_with_counts_reject_matrices():
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match=r"ListDiff: Shape must be rank 1 but is rank 2 for x.*\[2,2\]"):
+        with pytest.raises(ValueError, match=r"Shape must be rank 1 but is rank 2 for 'ListDiff.*\[2,2\]"):
             tf.setdiff1d(tf.zeros([2, 2]), tf.zeros([3]))
-        with pytest.raises(ValueError, match=r"UniqueWithCounts: Shape must be rank 1 but is rank 2 for x.*\[2,2\]"):
+        with pytest.raises(ValueError, match=r"Shape must be rank 1 but is rank 2 for 'UniqueWithCounts.*\[2,2\]"):
             tf.unique_with_counts(tf.zeros([2, 2]))
         p = tf.placeholder(tf.int32)
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"ListDiff: y.*\[1,2\]"):
@@ -147,7 +147,7 @@ def test_unravel_index_errors():
         p = tf.placeholder(tf.int32)
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"UnravelIndex.*\[2, 3\]"):
             _run(tf.unravel_index(p, [2, 3]), {p: [6]})
-        with pytest.raises(ValueError, match=r"UnravelIndex: Shape must be rank 1 but is rank 2 for dims.*\[2,1\]"):
+        with pytest.raises(ValueError, match=r"Shape must be rank 1 but is rank 2 for 'UnravelIndex.*\[2,1\]"):
             tf.unravel_index([1], [[2], [3]])
         assert tf.unravel_index([1, 2, 3], [4, 5]).get_shape().as_list() == [2, 3]
 

@@ -19,15 +19,13 @@ def _vector(op_type, what, x):
 
 def _static_vector(op_type, what, s):
     if s.ndims is not None and s.ndims != 1:
-        # TF's shape-function wording (Shape must be rank 1 but is rank N), naming the input
-        raise ValueError(f"{op_type}: Shape must be rank 1 but is rank {s.ndims} for {what} "
-                         f"(shape {_shape_str(s)})")
+        # TF's shape-function wording, to which the op's name and input shapes are added
+        raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
 
 
 def _static_scalar(op_type, what, s):
     if s.ndims is not None and s.ndims != 0:
-        raise ValueError(f"{op_type}: Shape must be rank 0 but is rank {s.ndims} for {what} "
-                         f"(shape {_shape_str(s)}): it must be a scalar")
+        raise ValueError(f"Shape must be rank 0 but is rank {s.ndims}")
 
 
 # ------------------------------------------------------------------------------------------
@@ -197,6 +195,8 @@ for _name, _counts in (("UniqueV2", False), ("UniqueWithCountsV2", True)):
 def _bincount_shape(op):
     _static_scalar("Bincount", "size", _in(op, 1))
     size = ops.constant_value(op._inputs[1])
+    if size is not None and int(size) < 0:
+        raise ValueError(f"size ({int(size)}) must be non-negative")
     return [TensorShape([None if size is None else int(size)])]
 
 
