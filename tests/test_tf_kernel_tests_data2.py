@@ -580,3 +580,20 @@ def test_make_batched_features_dataset_endless_batches_are_static(tmp_path):
             got = [sess.run(nxt) for _ in range(3)]
         assert [g[0]["x"].tolist() for g in got] == [[0, 1], [2, 3], [4, 0]]
         assert got[2][1].tolist() == [16, 0]
+
+
+def test_dataset_inputs_functions_and_options_of_file_datasets(tmp_path):
+    path = str(tmp_path / "x.tfrecord")
+    with tf.python_io.TFRecordWriter(path) as w:
+        w.write(b"r")
+    with tf.Graph().as_default():
+        a, b = tf.data.Dataset.range(3), tf.data.Dataset.range(4)
+        assert a._inputs() == [] and a.map(lambda x: x)._inputs() == [a]
+        assert tf.data.Dataset.zip((a, (b, a)))._inputs() == [a, b, a]
+        assert len(a.map(lambda x: x * 2)._functions()) == 1 and a._functions() == []
+        records = tf.data.TFRecordDataset(path)
+        assert records._inputs() == []
+        opts = tf.data.Options()
+        opts.experimental_deterministic = False
+        mixed = tf.data.Dataset.zip((records, a.with_options(opts)))
+        assert mixed.options().experimental_deterministic is False  # (it raised AttributeError)

@@ -465,6 +465,17 @@ class Dataset(ds.Structured):
     def _input_datasets(self):
         return []
 
+    def _inputs(self):
+        """TF's list of the datasets this one reads (a source's is empty)."""
+        return list(self._input_datasets())
+
+    def _functions(self):
+        """TF's list of the user functions this dataset applies."""
+        fn = getattr(self, "_fn", None)
+        if fn is None:
+            return []
+        return list(fn.fgs) if hasattr(fn, "fgs") else [fn]
+
     # -- TF 2.x methods also on compat.v1 datasets (tf.data.experimental's transformations) --
     @property
     def element_spec(self):
@@ -615,7 +626,7 @@ class _OpDataset(Dataset):
 
     def __init__(self, op_type, inputs, specs, attrs=None, fn=None, types_attr=False):
         self._op_type = op_type
-        self._inputs = inputs
+        self._op_inputs = inputs
         self._specs = specs
         self._attrs = dict(attrs or {})
         self._fn = fn
@@ -631,7 +642,7 @@ class _OpDataset(Dataset):
                 for y in x:
                     walk(y)
 
-        walk(self._inputs)
+        walk(self._op_inputs)
         return out
 
     def _as_variant_tensor(self):
@@ -642,7 +653,7 @@ class _OpDataset(Dataset):
                 return [conv(y) for y in x]
             return x
 
-        inputs = [conv(x) for x in self._inputs]
+        inputs = [conv(x) for x in self._op_inputs]
         if isinstance(self._fn, StructuredFunction):
             self._fn.register_in(ops.get_default_graph())
         attrs = dict(self._attrs)

@@ -196,6 +196,10 @@ class _FileDataset(DatasetSource):
             self._impl = None
             self._direct = one_file(filenames)
 
+    def _input_datasets(self):
+        # (a reader over file names given as a tensor is a source: no input datasets)
+        return [] if self._impl is None else [self._impl]
+
     def _as_variant_tensor(self):
         if self._impl is not None:
             return self._impl._as_variant_tensor()
@@ -207,7 +211,7 @@ class _OneFile(DatasetSource):
         super().__init__(op_type, inputs, Spec(dtypes.string, []))
 
     def _as_variant_tensor(self):
-        return ops.apply_op(self._op_type, self._inputs, name=self._op_type)._outputs[0]
+        return ops.apply_op(self._op_type, self._op_inputs, name=self._op_type)._outputs[0]
 
 
 class TFRecordDataset(_FileDataset):
