@@ -155,3 +155,22 @@ def test_counting_shape_errors_use_tf_wording():
         assert gen_math_ops.bincount([4], tf.placeholder(tf.int32), []).shape.as_list() == [None]
         with pytest.raises(ValueError, match=r"^Shape must be rank 1 but is rank 2 for 'ListDiff'"):
             tf.setdiff1d([[1, 2]], [1])
+
+
+def test_state_ops_module_holds_every_ref_update():
+    from tideflow.python.ops import state_ops
+
+    with tf.Graph().as_default():
+        v = tf.Variable([4.0, 9.0, 16.0])
+        ops_ = [state_ops.scatter_mul(v, [0], [0.5]), state_ops.scatter_div(v, [1], [3.0]),
+                state_ops.scatter_min(v, [2], [10.0]), state_ops.scatter_max(v, [0], [5.0])]
+        with tf.Session() as s:
+            s.run(v.initializer)
+            for op in ops_:
+                s.run(op)
+            np.testing.assert_allclose(s.run(v), [5.0, 3.0, 10.0])
+            s.run(state_ops.scatter_nd_update(v, [[1]], [-1.0]))
+            assert s.run(v)[1] == -1.0
+        assert state_ops.count_up_to is tf.count_up_to
+    with pytest.raises(AttributeError):
+        state_ops.scatter_pow  # noqa: B018

@@ -551,3 +551,24 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether the variable ``ref`` has been initialized."""
     return ops.apply_op("IsVariableInitialized", [_ref_of(ref)], name=name)._outputs[0]
+
+
+# TF's state_ops also holds the other ref updates, which tideflow declares with their families
+_ELSEWHERE = {
+    "scatter_mul": "tideflow.ops.extra_array_ops", "scatter_div": "tideflow.ops.extra_array_ops",
+    "scatter_min": "tideflow.ops.extra_array_ops", "scatter_max": "tideflow.ops.extra_array_ops",
+    "scatter_nd_update": "tideflow.ops.scatter_nd_ops",
+    "scatter_nd_add": "tideflow.ops.scatter_nd_ops",
+    "scatter_nd_sub": "tideflow.ops.scatter_nd_ops",
+    "batch_scatter_update": "tideflow.ops.tf1_misc_ops",
+    "count_up_to": "tideflow.ops.data_flow_ops",
+}
+
+
+def __getattr__(name):
+    where = _ELSEWHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(where), name)
