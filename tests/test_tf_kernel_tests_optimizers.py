@@ -345,3 +345,34 @@ def test_worker_reads_a_ps_variable_after_the_update_it_depends_on():
     # row 1 after the step, [1, 2], is longer than 2: rescaled; row 0 is not
     np.testing.assert_allclose(got_clipped, [[0.0, -1.5], [2 / 5 ** 0.5, 4 / 5 ** 0.5]],
                                rtol=1e-6)
+
+
+def test_adagrad_da_runs_the_fused_ops_as_tf():
+    from tideflow.python.training import training_ops
+
+    assert training_ops.apply_adagrad_da.__name__ == "apply_adagrad_da"
+    with tf.Graph().as_default():
+        step = tf.train.create_global_step()
+        w = tf.Variable([[0.5, -0.5], [1.0, 2.0]], name="w")
+        opt = tf.train.AdagradDAOptimizer(0.2, step, initial_gradient_squared_accumulator_value=0.5,
+                                          l1_regularization_strength=0.1,
+                                          l2_regularization_strength=0.3)
+        rows = tf.IndexedSlices(tf.constant([[1.0, -3.0]]), tf.constant([1]), tf.constant([2, 2]))
+        dense = opt.apply_gradients([(tf.constant([[2.0, 0.5], [0.0, 1.0]]), w)],
+                                    global_step=step)
+        sparse = opt.apply_gradients([(rows, w)], global_step=step)
+        types = {o.type for o in tf.get_default_graph().get_operations()}
+        assert {"ApplyAdagradDA", "SparseApplyAdagradDA"} <= types
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(dense)
+            sess.run(sparse)
+            got = sess.run(w)
+    acc = np.array([[2.0, 0.5], [1.0, -2.0]])
+    sq = np.array([[4.5, 0.75], [1.5, 10.5]])
+    want = np.zeros((2, 2))
+    # row 0 last changed at step 1, row 1 at step 2
+    for row, t in ((0, 1.0), (1, 2.0)):
+        shrunk = np.sign(acc[row]) * np.maximum(np.abs(acc[row]) - 0.1 * t, 0)
+        want[row] = -0.2 * shrunk / (0.3 * t * 0.2 + np.sqrt(sq[row]))
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -41,6 +41,6 @@ KNOWN_DIFFERENCES = {
     "graph_seed_only": "a graph seed without op seeds: tideflow derives op seeds as TF 1.x "
                        "(graph._last_id, the op count); TF 2's graph mode counts random ops",
     "graph_seed_and_op_seed_mix": "same: the unseeded dropout's derived op seed (TF 1.x rule)",
-    "adagrad_da_update_ops": "AdagradDAOptimizer updates with AssignAdd/Assign ops (same numbers) "
-                             "where TF has one ApplyAdagradDA op per variable",
+    "adagrad_da_update_ops": "the step + 1 is an Add op where TF 1.15's + makes AddV2 (the "
+                             "ApplyAdagradDA ops and the rest match)",
 }

@@ -43,6 +43,15 @@ def _ref_adagrad(r, g, s, a):
     return {"var": r["var"] - s["lr"] * g / np.sqrt(accum), "accum": accum}
 
 
+def _ref_adagrad_da(r, g, s, a):
+    acc = r["gradient_accumulator"] + g
+    sq = r["gradient_squared_accumulator"] + g * g
+    t = s["global_step"]
+    shrunk = np.sign(acc) * np.maximum(np.abs(acc) - s["l1"] * t, 0) if s["l1"] > 0 else acc
+    var = -s["lr"] * shrunk / (s["l2"] * t * s["lr"] + np.sqrt(sq))
+    return {"var": var, "gradient_accumulator": acc, "gradient_squared_accumulator": sq}
+
+
 def _ref_proximal_adagrad(r, g, s, a):
     accum = r["accum"] + g * g
     lr = s["lr"] / np.sqrt(accum)
@@ -117,6 +126,10 @@ def _ref_sparse(ref, refs, grad, indices, scalars, attrs):
     return out
 
 
+def _scalar_dtype(name, dtype):
+    return tf.int64 if name == "global_step" else dtype  # AdagradDA's step is int64
+
+
 def _check_apply(op_type, ref, scalars, attrs=None, slot_low=0.1):
     attrs = attrs or {}
     wrapper = getattr(training_ops, training_ops._snake(op_type))
@@ -133,7 +146,7 @@ def _check_apply(op_type, ref, scalars, attrs=None, slot_low=0.1):
             grad = tf.placeholder(dtype, [None, _SHAPE[1]] if sparse else _SHAPE)
             indices = tf.placeholder(tf.int64, [None])
             kwargs = {n: refs[n] for n in ref_names}
-            kwargs.update({k: tf.constant(v, dtype) for k, v in scalars.items()})
+            kwargs.update({k: tf.constant(v, _scalar_dtype(k, dtype)) for k, v in scalars.items()})
             kwargs[next(a.name for a in od.inputs if a.name in ("grad", "delta"))] = grad
             if sparse:
                 kwargs["indices"] = indices
@@ -181,7 +194,8 @@ def _check_apply(op_type, ref, scalars, attrs=None, slot_low=0.1):
     with tf.Graph().as_default():
         refs = {n: state_ops.variable_op_v2(_SHAPE, tf.float32, name=n) for n in ref_names}
         kwargs = {n: refs[n] for n in ref_names}
-        kwargs.update({k: tf.constant(v, tf.float32) for k, v in scalars.items()})
+        kwargs.update({k: tf.constant(v, _scalar_dtype(k, tf.float32))
+                       for k, v in scalars.items()})
         gname = next(a.name for a in od.inputs if a.name in ("grad", "delta"))
         if sparse:
             kwargs["indices"] = tf.constant([0, 1])
@@ -222,6 +236,7 @@ def _row(op_type, ref, scalars, attrs=None, name=None, **kw):
 _PROX = {"alpha": 0.3, "l1": 0.05, "l2": 0.1}
 _ADADELTA = {"lr": 0.5, "rho": 0.9, "epsilon": 1e-3}
 _PROX_ADAGRAD = {"lr": 0.3, "l1": 0.05, "l2": 0.1}
+_ADAGRAD_DA = {"lr": 0.3, "l1": 0.05, "l2": 0.1, "global_step": 3}
 _MOMENTUM = {"lr": 0.1, "momentum": 0.9}
 _ADAM = {"beta1_power": 0.9 ** 2, "beta2_power": 0.999 ** 2, "lr": 0.01, "beta1": 0.9,
          "beta2": 0.999, "epsilon": 1e-4}
@@ -243,6 +258,10 @@ CASES = [
     _row("ApplyAdagrad", _ref_adagrad, {"lr": 0.3}, {"update_slots": False},
          name="ApplyAdagrad_no_slot_update"),
     _row("SparseApplyAdagrad", _ref_adagrad, {"lr": 0.3}),
+    _row("ApplyAdagradDA", _ref_adagrad_da, _ADAGRAD_DA),
+    _row("ApplyAdagradDA", _ref_adagrad_da, {**_ADAGRAD_DA, "l1": 0.0},
+         name="ApplyAdagradDA_no_l1"),
+    _row("SparseApplyAdagradDA", _ref_adagrad_da, _ADAGRAD_DA),
     _row("ApplyProximalAdagrad", _ref_proximal_adagrad, _PROX_ADAGRAD),
     _row("SparseApplyProximalAdagrad", _ref_proximal_adagrad, _PROX_ADAGRAD),
     _row("ApplyMomentum", _ref_momentum, _MOMENTUM),

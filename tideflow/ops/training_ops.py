@@ -128,6 +128,21 @@ def _centered_rms_prop(var, mg, ms, mom, grad, lr, rho, momentum, epsilon):
     var -= mom
 
 
+def _adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1, l2,
+                global_step):
+    # the variable is recomputed from the accumulated gradients (dual averaging), at step
+    # ``global_step`` taken in the variable's dtype
+    gradient_accumulator += grad
+    gradient_squared_accumulator += grad * grad
+    t = np.asarray(global_step).astype(var.dtype)
+    den = l2 * t * lr + np.sqrt(gradient_squared_accumulator)
+    if l1 > 0:
+        shrunk = np.maximum(np.abs(gradient_accumulator) - l1 * t, 0)
+        var[...] = -lr * np.sign(gradient_accumulator) * shrunk / den
+    else:
+        var[...] = -gradient_accumulator * lr / den
+
+
 def _ftrl_step(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power):
     new_accum = accum + grad * grad
     if lr_power == -0.5:
@@ -429,7 +444,8 @@ def _declare(name, inputs, update, attrs=(), types=_FLOATS_AND_COMPLEX):
 
 
 # inputs that are variables (Ref(T)); every other name in _OPS is "name: T" or the indices
-_REFS = frozenset({"var", "accum", "accum_update", "m", "v", "ms", "mg", "mom", "linear"})
+_REFS = frozenset({"var", "accum", "accum_update", "m", "v", "ms", "mg", "mom", "linear",
+                   "gradient_accumulator", "gradient_squared_accumulator"})
 
 
 def _args(names):
@@ -439,10 +455,14 @@ def _args(names):
             out.append(f"{n}: Ref(T)")
         elif n == "indices":
             out.append("indices: Tindices")
+        elif n == "global_step":
+            out.append("global_step: int64")
         else:
             out.append(f"{n}: T")
     return out
 
+
+_ADAGRAD_DA = "var gradient_accumulator gradient_squared_accumulator grad lr l1 l2 global_step"
 
 _OPS = (
     # name, inputs, update, extra attrs, kernel types
@@ -459,6 +479,9 @@ _OPS = (
      _FLOATS_AND_COMPLEX),
     ("SparseApplyAdagrad", "var accum lr grad indices", _adagrad,
      ("update_slots: bool = true",), _FLOATS_AND_COMPLEX),
+    ("ApplyAdagradDA", _ADAGRAD_DA, _adagrad_da, (), _FLOATS),
+    ("SparseApplyAdagradDA", _ADAGRAD_DA.replace("grad ", "grad indices "), _adagrad_da, (),
+     _FLOATS),
     ("ApplyProximalAdagrad", "var accum lr l1 l2 grad", _proximal_adagrad, (), _FLOATS),
     ("SparseApplyProximalAdagrad", "var accum lr l1 l2 grad indices", _proximal_adagrad, (),
      _FLOATS),
@@ -539,6 +562,8 @@ apply_adadelta = _wrapper("ApplyAdadelta")
 sparse_apply_adadelta = _wrapper("SparseApplyAdadelta")
 apply_adagrad = _wrapper("ApplyAdagrad")
 sparse_apply_adagrad = _wrapper("SparseApplyAdagrad")
+apply_adagrad_da = _wrapper("ApplyAdagradDA")
+sparse_apply_adagrad_da = _wrapper("SparseApplyAdagradDA")
 apply_proximal_adagrad = _wrapper("ApplyProximalAdagrad")
 sparse_apply_proximal_adagrad = _wrapper("SparseApplyProximalAdagrad")
 apply_momentum = _wrapper("ApplyMomentum")

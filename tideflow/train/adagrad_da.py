@@ -3,20 +3,12 @@ models with L1/L2 regularization.
 
 Per step (``t`` = global step + 1): ``g_acc += grad``, ``gg_acc += grad**2`` and
 ``var = -lr * shrink(g_acc, l1 t) / (l2 t lr + sqrt(gg_acc))``, where ``shrink(a, c) =
-sign(a) max(|a| - c, 0)`` (no shrinking when ``l1`` is 0). Built from assignment ops; sparse
-gradients update only their rows.
+sign(a) max(|a| - c, 0)`` (no shrinking when ``l1`` is 0): the fused ApplyAdagradDA and
+SparseApplyAdagradDA (sparse gradients update only their rows).
 """
 
 from tideflow.framework import dtypes, ops
-from tideflow.ops import (
-    cast_ops,
-    control_flow_ops,
-    gather_ops,
-    init_ops,
-    math_ops,
-    state_ops,
-    unary_ops,
-)
+from tideflow.ops import array_ops, cast_ops, init_ops, training_ops
 from tideflow.train.optimizer import Optimizer
 
 
@@ -48,46 +40,30 @@ class AdagradDAOptimizer(Optimizer):
     def _prepare(self):
         self._lr_t = ops.convert_to_tensor(self._call_if_callable(self._learning_rate),
                                            name="learning_rate")
+        # one read of the step per apply_gradients, beside the learning rate (TF's worker copy)
         with ops.colocate_with(self._lr_t):
-            self._step_t = cast_ops.cast(self._global_step, dtypes.int64) + 1
+            self._step_t = cast_ops.cast(array_ops.identity(self._global_step), dtypes.int64) + 1
 
-    def _new_value(self, acc, sq, dtype):
-        lr = cast_ops.cast(self._lr_t, dtype)
-        t = cast_ops.cast(self._step_t, dtype)
-        l1 = cast_ops.cast(self._l1, dtype)
-        l2 = cast_ops.cast(self._l2, dtype)
-        den = l2 * t * lr + unary_ops.sqrt(sq)
-        if self._l1 > 0:
-            shrunk = unary_ops.sign(acc) * math_ops.maximum(unary_ops.abs(acc) - l1 * t, 0.0)
-        else:
-            shrunk = acc
-        return -lr * shrunk / den
+    def _hyper(self, var):
+        dtype = var.dtype.base_dtype
+        return (cast_ops.cast(self._lr_t, dtype), cast_ops.cast(self._l1, dtype),
+                cast_ops.cast(self._l2, dtype))
+
+    def _step(self, var):
+        with ops.device(var.device):
+            return array_ops.identity(self._step_t)
 
     def _apply_dense(self, grad, var):
-        dtype = var.dtype.base_dtype
-        acc = state_ops.assign_add(self.get_slot(var, "gradient_accumulator"), grad,
-                                   use_locking=self._use_locking)
-        sq = state_ops.assign_add(self.get_slot(var, "gradient_squared_accumulator"),
-                                  grad * grad, use_locking=self._use_locking)
-        return state_ops.assign(var, self._new_value(acc, sq, dtype),
-                                use_locking=self._use_locking).op
+        return training_ops.apply_adagrad_da(
+            var, self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"), grad, *self._hyper(var),
+            self._step(var), use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        dtype = var.dtype.base_dtype
-        acc_var = self.get_slot(var, "gradient_accumulator")
-        sq_var = self.get_slot(var, "gradient_squared_accumulator")
-        acc = state_ops.scatter_add(acc_var, grad.indices, grad.values,
-                                    use_locking=self._use_locking)
-        sq = state_ops.scatter_add(sq_var, grad.indices, grad.values * grad.values,
-                                   use_locking=self._use_locking)
-        rows = gather_ops.unique(grad.indices)[0]  # each touched row once
-        with ops.control_dependencies([acc, sq]):
-            acc_rows = gather_ops.gather(acc_var.value(), rows)
-            sq_rows = gather_ops.gather(sq_var.value(), rows)
-            update = state_ops.scatter_update(var, rows, self._new_value(acc_rows, sq_rows,
-                                                                         dtype),
-                                              use_locking=self._use_locking)
-        return control_flow_ops.group(update)
+        return training_ops.sparse_apply_adagrad_da(
+            var, self.get_slot(var, "gradient_accumulator"),
+            self.get_slot(var, "gradient_squared_accumulator"), grad.values, grad.indices,
+            *self._hyper(var), self._step(var), use_locking=self._use_locking).op
 
 
 __all__ = ["AdagradDAOptimizer"]
