@@ -198,3 +198,32 @@ def test_linear_model_combines_rank_3_ids_over_each_example():
             sess.run(tf.global_variables_initializer())
             sess.run(var.assign([[1.0], [10.0], [100.0], [1000.0]]))
             np.testing.assert_allclose(sess.run(out), [[1010.0], [1000.0]])
+
+
+# -- shared embeddings and weighted columns ------------------------------------------------------
+
+def test_shared_embedding_columns_need_one_column_type():
+    a = fc.categorical_column_with_identity("a", 4)
+    b = fc.categorical_column_with_hash_bucket("b", 4)
+    with pytest.raises(ValueError, match="all categorical_columns must have the same type.*"
+                                         "_IdentityCategoricalColumn.*_HashedCategoricalColumn"):
+        fc.shared_embedding_columns([b, a], 3)
+    # a weighted column shares with the kind of column it wraps
+    wa = fc.weighted_categorical_column(a, "wa")
+    c = fc.categorical_column_with_identity("c", 4)
+    cols = fc.shared_embedding_columns([c, wa], 3, combiner="not-checked-yet")
+    assert cols[0].shared_embedding_collection_name == "a_weighted_by_wa_c_shared_embedding"
+    with pytest.raises(ValueError, match="same number of buckets"):
+        fc.shared_embedding_columns([c, fc.categorical_column_with_identity("d", 5)], 3)
+
+
+def test_weighted_column_dtype_none_and_weight_count_mismatch():
+    ids = fc.categorical_column_with_identity("i", 3)
+    with pytest.raises(ValueError, match="dtype None is not convertible to float"):
+        fc.weighted_categorical_column(ids, "w", dtype=None)
+    weighted = fc.weighted_categorical_column(ids, "w")
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="Dimensions 2 and 3 are not "
+                                                                  "compatible"):
+        fc.linear_model({"i": _sp([0, 1], [[0, 0], [1, 0]], [2, 1]),
+                         "w": _sp([1.0, 2.0, 3.0], [[0, 0], [1, 0], [1, 1]], [2, 2])},
+                        [weighted])

@@ -616,9 +616,10 @@ class _WeightedCategoricalColumn(_CategoricalColumn, collections.namedtuple(
 
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
     """``categorical_column`` with each id weighted by ``features[weight_feature_key]``."""
-    dtype = dtypes.as_dtype(dtype)
-    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+    if dtype is None or not (dtypes.as_dtype(dtype).is_integer
+                             or dtypes.as_dtype(dtype).is_floating):
         raise ValueError(f"dtype {dtype} is not convertible to float.")
+    dtype = dtypes.as_dtype(dtype)
     if not isinstance(categorical_column, _CategoricalColumn):
         raise ValueError(f"categorical_column must be a categorical column. Given: "  # noqa: TRY004 - as TF
                          f"{categorical_column}")
@@ -795,6 +796,11 @@ def _as_batch_rows(sp):
 
 
 def _combined_lookup_2d(params, sp_ids, sp_weights, combiner, max_norm=None, name=None):
+    if sp_weights is not None:
+        # the weights pair with the ids by position (TF rebuilds them on the ids' indices)
+        n_ids, n_weights = sp_ids.indices.get_shape(), sp_weights.values.get_shape()
+        if n_ids.ndims and n_weights.ndims:
+            n_ids.dims[0].merge_with(n_weights.dims[0])
     with ops.name_scope(name, "embedding_lookup_sparse"):
         ids = cast_ops.cast(sp_ids.values, dtypes.int64)
         if sp_weights is not None:
@@ -956,6 +962,14 @@ class _SharedEmbeddingColumn(_EmbeddingBase, collections.namedtuple(
         return self._lookup(weights, pair)
 
 
+def _unwrap_categorical(column):
+    """The column a weighted (or sequence) categorical column wraps, all the way down."""
+    while isinstance(column, _WeightedCategoricalColumn) or (
+            type(column).__name__ == "_SequenceCategoricalColumn"):
+        column = column.categorical_column
+    return column
+
+
 def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
                              initializer=None, shared_embedding_collection_name=None,
                              ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
@@ -969,15 +983,27 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
     columns = list(categorical_columns)
     if not columns:
         raise ValueError("categorical_columns must not be empty.")
-    for c in columns:
-        if not isinstance(c, _CategoricalColumn):
-            raise TypeError(f"All categorical_columns must be subclasses of "
-                            f"_CategoricalColumn. Given: {c}, of type: {type(c)}")
-        if c._num_buckets != columns[0]._num_buckets:
+    # as TF: checked in name order; weighted and sequence columns count as the column they wrap
+    ordered = sorted(columns, key=lambda c: c.name)
+    first = ordered[0]
+    num_buckets = first._num_buckets
+    if not isinstance(first, _CategoricalColumn):
+        raise ValueError(f"All categorical_columns must be subclasses of _CategoricalColumn. "  # noqa: TRY004 - as TF
+                         f"Given: {first}, of type: {type(first)}")
+    first = _unwrap_categorical(first)
+    for c in ordered[1:]:
+        inner = _unwrap_categorical(c)
+        if not isinstance(inner, type(first)):
+            raise ValueError(f"To use shared_embedding_column, all categorical_columns must "  # noqa: TRY004 - as TF
+                             f"have the same type, or be weighted_categorical_column or "
+                             f"sequence column of the same type. Given column: {first} of type: "
+                             f"{type(first)} does not match given column: {inner} of type: "
+                             f"{type(inner)}")
+        if num_buckets != inner._num_buckets:
             raise ValueError(f"To use shared_embedding_column, all categorical_columns must "
-                             f"have the same number of buckets. Given column: "
-                             f"{columns[0]} with buckets: {columns[0]._num_buckets}, and "
-                             f"column: {c} with buckets: {c._num_buckets}")
+                             f"have the same number of buckets. Given column: {first} with "
+                             f"buckets: {num_buckets} does not match column: {inner} with "
+                             f"buckets: {inner._num_buckets}")
     if not shared_embedding_collection_name:
         names = sorted(c.name for c in columns)
         shared_embedding_collection_name = "_".join(names) + "_shared_embedding"
