@@ -587,3 +587,58 @@ def test_save_weights_keeps_a_tf_optimizers_state(tmp_path):
 def test_initializer_singular_aliases():
     assert isinstance(keras.initializers.get("one"), keras.initializers.Ones)
     assert isinstance(keras.initializers.get("zero"), keras.initializers.Zeros)
+
+
+# -- HDF5 -----------------------------------------------------------------------------------
+
+
+def test_hdf5_weights_without_extension_and_by_name_errors(tmp_path):
+    import h5py
+    from tideflow.python.keras.saving import hdf5_format
+
+    model = keras.Sequential([keras.layers.Dense(3, input_dim=2, name="d1")])
+    path = str(tmp_path / "weights")  # no extension: found to be HDF5 by its contents
+    model.save_weights(path, save_format="h5")
+    model.load_weights(path)
+    other = keras.Sequential([keras.layers.Dense(3, input_dim=2, use_bias=False, name="d1")])
+    with h5py.File(path, "r") as f, pytest.raises(
+            ValueError, match=r'Layer #0 \(named "d1"\) expects 1 weight\(s\), but the saved '
+                              r"weights have 2 element\(s\)\."):
+        hdf5_format.load_weights_from_hdf5_group_by_name(f, other.layers)
+    wide = keras.Sequential([keras.layers.Dense(4, input_dim=2, name="d1")])
+    with h5py.File(path, "r") as f, pytest.raises(
+            ValueError, match=r"has shape \(2, 4\), but the saved weight has shape \(2, 3\)\."):
+        hdf5_format.load_weights_from_hdf5_group_by_name(f, wide.layers)
+
+
+def test_preprocess_weights_for_loading_keras1_and_idempotent():
+    from tideflow.python.keras.saving import hdf5_format
+
+    lstm = keras.layers.LSTM(2)
+    lstm.build((None, 4, 3))
+    current = lstm.get_weights()
+    for a, b in zip(current, hdf5_format.preprocess_weights_for_loading(lstm, current)):
+        np.testing.assert_array_equal(a, b)
+    gates = [np.full((3, 2), i, np.float32) if i % 3 == 0 else
+             np.full((2, 2), i, np.float32) if i % 3 == 1 else np.full((2,), i, np.float32)
+             for i in range(12)]
+    kernel, recurrent, bias = hdf5_format.preprocess_weights_for_loading(
+        lstm, gates, original_keras_version="1")
+    # Keras 1's i, c, f, o become Keras 2's i, f, c, o
+    np.testing.assert_array_equal(kernel[0], [0, 0, 6, 6, 3, 3, 9, 9])
+    assert recurrent.shape == (2, 8) and bias.tolist() == [2, 2, 8, 8, 5, 5, 11, 11]
+    conv = keras.layers.Conv2D(2, 3, use_bias=False, data_format="channels_first")
+    conv.build((None, 4, 5, 5))
+    (kernel,) = hdf5_format.preprocess_weights_for_loading(
+        conv, [np.zeros((2, 4, 3, 3))], original_keras_version="1")
+    assert kernel.shape == (3, 3, 4, 2)
+
+
+def test_model_with_tensor_label_smoothing_saves(tmp_path):
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    model.compile("sgd", "mse", metrics=[keras.metrics.CategoricalCrossentropy(
+        name="cce", label_smoothing=tf.constant(0.2))])
+    model.train_on_batch(np.ones((1, 3)), np.ones((1, 2)))
+    model.save(str(tmp_path / "m.h5"))
+    loaded = keras.models.load_model(str(tmp_path / "m.h5"))
+    assert loaded.metrics_names == ["loss", "cce"]

@@ -75,9 +75,14 @@ def huber_loss(y_true, y_pred, delta=1.0):
     return K.mean(0.5 * tf.square(quad) + delta * (err - quad), axis=-1)
 
 
+def _smoothing(label_smoothing):
+    """Whether there is label smoothing to apply (a tensor always counts)."""
+    return isinstance(label_smoothing, (tf.Tensor, tf.Variable)) or bool(label_smoothing)
+
+
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
     y_true, y_pred = _pair(y_true, y_pred)
-    if label_smoothing:
+    if _smoothing(label_smoothing):
         num_classes = tf.cast(tf.shape(y_true)[-1], y_pred.dtype)
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / num_classes
     return K.categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
@@ -89,7 +94,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
 
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0):
     y_true, y_pred = _pair(y_true, y_pred)
-    if label_smoothing:
+    if _smoothing(label_smoothing):
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     return K.mean(K.binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1)
 

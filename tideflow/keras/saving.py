@@ -147,7 +147,7 @@ def load_weights_from_hdf5_group_by_name(f, layers, skip_mismatch=False):
     for k, name in enumerate(load_attributes_from_hdf5_group(f, "layer_names")):
         for layer in index.get(name, []):
             try:
-                tuples.extend(_layer_tuples(layer, f[name], k, name))
+                tuples.extend(_layer_tuples(layer, f[name], k, name, by_name=True))
             except ValueError as e:
                 if not skip_mismatch:
                     raise
@@ -155,10 +155,19 @@ def load_weights_from_hdf5_group_by_name(f, layers, skip_mismatch=False):
     K.batch_set_value(tuples)
 
 
-def _layer_tuples(layer, g, k, name):
+def _layer_tuples(layer, g, k, name, by_name=False):
     weight_names = load_attributes_from_hdf5_group(g, "weight_names")
     values = [np.asarray(g[n]) for n in weight_names]
     weights = _layer_weights(layer)
+    if by_name and len(values) != len(weights):
+        raise ValueError(f'Layer #{k} (named "{layer.name}") expects {len(weights)} '
+                         f"weight(s), but the saved weights have {len(values)} element(s).")
+    if by_name:
+        for w, v in zip(weights, values):
+            want = tuple(w.get_shape().as_list())
+            if tuple(v.shape) != want:
+                raise ValueError(f'Layer #{k} (named "{layer.name}"), weight {w} has shape '
+                                 f"{want}, but the saved weight has shape {tuple(v.shape)}.")
     if len(values) != len(weights):
         raise ValueError(f'Layer #{k} (named "{layer.name}") in the current model was found '
                          f'to correspond to layer {name} in the save file. However the new '
@@ -239,6 +248,12 @@ def _json_default(obj):
         return obj.as_list()
     if type(obj).__name__ == "DType":
         return obj.name
+    import tideflow as tf
+
+    if isinstance(obj, (tf.Tensor, tf.Variable)):  # (e.g. a metric's label_smoothing)
+        from tideflow.keras import backend as K
+
+        return _json_default(np.asarray(K.get_value(obj)))
     raise TypeError(f"Not JSON Serializable: {obj!r}")
 
 
@@ -462,3 +477,99 @@ def load_model(filepath, custom_objects=None, compile=True):
     finally:
         if path is not None:
             f.close()
+
+
+# -- weights from older files -------------------------------------------------------------------
+
+
+def preprocess_weights_for_loading(layer, weights, original_keras_version=None,
+                                   original_backend=None):
+    """``weights`` (arrays saved for ``layer``) in the layout ``layer`` uses: each direction
+    of a Bidirectional layer and each layer of a model in turn, and, for a Keras 1 file
+    (``original_keras_version='1'``), convolution kernels in Keras 2's axis order and the
+    per-gate GRU/LSTM arrays joined into Keras 2's kernel, recurrent kernel and bias."""
+    del original_backend
+    from tideflow.keras.engine.network import Network
+    from tideflow.keras.layers import recurrent
+
+    weights = list(weights)
+    if isinstance(layer, recurrent.Bidirectional):
+        half = len(weights) // 2
+        return (preprocess_weights_for_loading(layer.forward_layer, weights[:half],
+                                               original_keras_version)
+                + preprocess_weights_for_loading(layer.backward_layer, weights[half:],
+                                                 original_keras_version))
+    if isinstance(layer, Network):
+        out = []
+        for sub in layer.layers:
+            n = len(sub.weights)
+            if n:
+                out += preprocess_weights_for_loading(sub, weights[:n], original_keras_version)
+                weights = weights[n:]
+        return out + weights
+    if original_keras_version == "1":
+        weights = _from_keras1(layer, weights)
+    return weights
+
+
+def _from_keras1(layer, weights):
+    from tideflow.keras import layers
+
+    name = type(layer).__name__
+    fmt = getattr(layer, "data_format", "channels_last")
+    if isinstance(layer, layers.TimeDistributed):
+        return preprocess_weights_for_loading(layer.layer, weights, "1")
+    if name == "Conv1D" and weights:
+        w = np.asarray(weights[0])
+        if w.ndim == 4:  # Keras 1: (filters, input_dim, size, 1)
+            weights[0] = np.transpose(w, (2, 3, 1, 0))[:, 0, :, :]
+    elif name == "Conv2D" and fmt == "channels_first" and weights:
+        weights[0] = np.transpose(weights[0], (2, 3, 1, 0))
+    elif name == "Conv2DTranspose" and weights:
+        axes = (2, 3, 0, 1) if fmt == "channels_first" else (0, 1, 3, 2)
+        weights[0] = np.transpose(weights[0], axes)
+    elif name == "Conv3D" and fmt == "channels_first" and weights:
+        weights[0] = np.transpose(weights[0], (2, 3, 4, 1, 0))
+    elif name == "GRU" and len(weights) == 9:
+        # Keras 1 kept (W, U, b) per gate: z, r, h
+        weights = [np.concatenate([weights[i], weights[i + 3], weights[i + 6]], axis=-1)
+                   for i in range(3)]
+    elif name == "LSTM" and len(weights) == 12:
+        # Keras 1's gate order i, c, f, o; Keras 2's i, f, c, o
+        weights = [np.concatenate([weights[i], weights[i + 6], weights[i + 3], weights[i + 9]],
+                                  axis=-1) for i in range(3)]
+    return weights
+
+
+# TF 1.x's modules under ``tensorflow.python.keras.saving`` (``hdf5_format``, ``save``,
+# ``model_config``): module objects holding this module's functions.
+def _add_submodules():
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    here = sys.modules[__name__]
+    here.__path__ = []  # (a package, as TF's, so its submodules import)
+    tables = {
+        "hdf5_format": {
+            "save_weights_to_hdf5_group": save_weights_to_hdf5_group,
+            "load_weights_from_hdf5_group": load_weights_from_hdf5_group,
+            "load_weights_from_hdf5_group_by_name": load_weights_from_hdf5_group_by_name,
+            "save_attributes_to_hdf5_group": save_attributes_to_hdf5_group,
+            "load_attributes_from_hdf5_group": load_attributes_from_hdf5_group,
+            "preprocess_weights_for_loading": preprocess_weights_for_loading,
+            "save_model_to_hdf5": save_model, "load_model_from_hdf5": load_model,
+        },
+        "save": {"save_model": save_model, "load_model": load_model},
+        "model_config": {"model_from_config": model_from_config},
+    }
+    for short, members in tables.items():
+        full = f"{__name__}.{short}"
+        module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
+        module.__doc__ = f"``keras.saving.{short}`` (TF's module): Keras model saving."
+        for name, value in members.items():
+            setattr(module, name, value)
+        setattr(here, short, sys.modules.setdefault(full, module))
+
+
+_add_submodules()

@@ -1017,7 +1017,7 @@ class Model(Network):
         """Loads weights saved by ``save_weights`` (same architecture), and the optimizer's
         state when the checkpoint has it: now if the optimizer's variables exist, else when
         the first training step makes them (as TF's deferred restoration)."""
-        if _is_h5(filepath, None):
+        if _is_h5(filepath, None) or _is_h5_file(filepath):
             from tideflow.keras import saving
 
             saving.load_weights_from_hdf5(self, filepath, by_name=by_name)
@@ -1406,6 +1406,16 @@ def _is_h5(filepath, save_format):
     if save_format is not None:
         return save_format in ("h5", "hdf5", "keras")
     return str(filepath).endswith((".h5", ".keras", ".hdf5"))
+
+
+def _is_h5_file(filepath):
+    """Whether ``filepath`` is an HDF5 file whatever its name (as TF's load_weights checks)."""
+    import os
+
+    if not os.path.isfile(filepath):
+        return False
+    with open(filepath, "rb") as f:
+        return f.read(8) == b"\x89HDF\r\n\x1a\n"
 
 
 def _unlist(values):
