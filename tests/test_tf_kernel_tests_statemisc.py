@@ -174,3 +174,21 @@ def test_state_ops_module_holds_every_ref_update():
         assert state_ops.count_up_to is tf.count_up_to
     with pytest.raises(AttributeError):
         state_ops.scatter_pow  # noqa: B018
+
+
+def test_add_check_numerics_ops_refuses_graphs_with_cond_or_while_loop():
+    msg = r"not compatible with TensorFlow control flow operations such as `tf\.cond\(\)`"
+    with tf.Graph().as_default():
+        flag = tf.placeholder(tf.bool, [])
+        tf.cond(flag, lambda: tf.constant(1.5), lambda: tf.constant(-1.5))
+        with pytest.raises(ValueError, match=msg):
+            tf.add_check_numerics_ops()
+    with tf.Graph().as_default():
+        tf.while_loop(lambda x: x < 3.0, lambda x: x + 1.0, [tf.constant(0.5)])
+        with pytest.raises(ValueError, match=msg):
+            tf.add_check_numerics_ops()
+    with tf.Graph().as_default():
+        bad = tf.log(tf.constant([-1.0, 1.0]))
+        check = tf.add_check_numerics_ops()
+        with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="NaN"):
+            s.run([bad, check])

@@ -54,6 +54,9 @@ def verify_tensor_all_finite(t, msg, name=None):
             return control_flow_ops.with_dependencies([verify_input], t)
 
 
+_CONTROL_FLOW_OPS = frozenset({"If", "StatelessIf", "While", "StatelessWhile", "Case"})
+
+
 def add_check_numerics_ops():
     """One op checking every half/float/double tensor of the default graph for NaN and Inf.
 
@@ -65,7 +68,9 @@ def add_check_numerics_ops():
     for op in ops.get_default_graph().get_operations():
         for output in op.outputs:
             if output.dtype in (dtypes.float16, dtypes.float32, dtypes.float64):  # not refs
-                if op._frame is not None:
+                # tideflow's cond/while_loop are functional ops (If, While) whose bodies TF 1.x
+                # would have put in the graph under a control-flow context
+                if op._frame is not None or op._type in _CONTROL_FLOW_OPS:
                     raise ValueError(
                         "`tf.add_check_numerics_ops() is not compatible with TensorFlow control "
                         "flow operations such as `tf.cond()` or `tf.while_loop()`."
