@@ -405,3 +405,20 @@ def test_keras_session_initializes_tf_layers_variables():
         model = tf.keras.models.Model(x, tf.keras.layers.RNN(cell)(x))
         out = model.predict(np.ones((2, 3, 5), np.float32))  # no initializer run by hand
         assert out.shape == (2, 4) and len(cell.variables) == 4
+
+
+def test_rnn_cells_take_activation_names_and_round_trip_their_config(sess):
+    cell = tf.nn.rnn_cell.BasicRNNCell(3, activation="relu")
+    out, _ = cell(-tf.ones([2, 4]), cell.zero_state(2, tf.float32))
+    sess.run(tf.global_variables_initializer())
+    assert (sess.run(out) >= 0).all()
+    for made in (cell, tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, cell_clip=2.0, num_proj=3,
+                                               initializer=tf.glorot_normal_initializer()),
+                 tf.nn.rnn_cell.GRUCell(2, kernel_initializer=tf.ones_initializer()),
+                 tf.nn.rnn_cell.BasicLSTMCell(2, forget_bias=0.5, state_is_tuple=False)):
+        config = made.get_config()
+        again = type(made).from_config(config)
+        assert again.get_config() == config
+        assert again.state_size == made.state_size and again.output_size == made.output_size
+    assert tf.nn.rnn_cell.LSTMCell(4, activation="sigmoid").get_config()["activation"] == \
+        "sigmoid"

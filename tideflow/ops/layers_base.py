@@ -355,6 +355,16 @@ class Layer:
                              f"{str(weights)[:50]}...")
         backend.batch_set_value(list(zip(params, weights)))
 
+    def get_config(self):
+        """The layer's name, trainable flag and dtype; layers with their own constructor
+        arguments add them (as TF 1.x's Keras-based layers)."""
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+
+    @classmethod
+    def from_config(cls, config):
+        """The layer made from ``get_config()``'s dict."""
+        return cls(**config)
+
     def count_params(self):
         """The number of scalars in the layer's variables (the layer must be built)."""
         if not self.built:

@@ -178,7 +178,31 @@ def _input_depth(cell_name, inputs_shape):
 
 
 def _activation(activation):
-    return math_ops.tanh if activation is None else activation
+    """tanh by default; a name ('relu') or a config resolves as Keras's, as TF 1.x's cells do."""
+    if activation is None:
+        return math_ops.tanh
+    if callable(activation):
+        return activation
+    from tideflow.keras import activations  # only for a name or config
+
+    return activations.get(activation)
+
+
+def _initializer(initializer):
+    """An initializer given as a name or a Keras config (a cell rebuilt from its config)."""
+    if initializer is None or callable(initializer):
+        return initializer
+    from tideflow.keras import initializers
+
+    return initializers.get(initializer)
+
+
+def _serialized(kind, value):
+    if value is None:
+        return None
+    from tideflow.keras import activations, initializers
+
+    return (activations if kind == "activation" else initializers).serialize(value)
 
 
 class _UnitsCell(RNNCell):
@@ -209,6 +233,11 @@ class BasicRNNCell(_UnitsCell):
         self._bias = self.add_weight("bias", shape=[self._num_units],
                                      initializer=init_ops.zeros_initializer(dtype=self.dtype))
         self.built = True
+
+    def get_config(self):
+        return {**super().get_config(), "num_units": self._num_units,
+                "activation": _serialized("activation", self._activation),
+                "reuse": self._reuse}
 
     def call(self, inputs, state):
         _check_rnn_cell_input_dtypes([inputs, state])
@@ -250,6 +279,12 @@ class BasicLSTMCell(_UnitsCell):
         if self._state_is_tuple:
             return LSTMStateTuple(self._num_units, self._num_units)
         return 2 * self._num_units
+
+    def get_config(self):
+        return {**super().get_config(), "num_units": self._num_units,
+                "forget_bias": self._forget_bias, "state_is_tuple": self._state_is_tuple,
+                "activation": _serialized("activation", self._activation),
+                "reuse": self._reuse}
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
@@ -306,12 +341,23 @@ class LSTMCell(RNNCell):
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
-        self._initializer = initializer
+        self._initializer = _initializer(initializer)
         self._num_proj = num_proj
         self._proj_clip = proj_clip
         self._forget_bias = forget_bias
         self._state_is_tuple = state_is_tuple
         self._activation = _activation(activation)
+
+    def get_config(self):
+        return {**super().get_config(), "num_units": self._num_units,
+                "use_peepholes": self._use_peepholes, "cell_clip": self._cell_clip,
+                "initializer": _serialized("initializer", self._initializer),
+                "num_proj": self._num_proj, "proj_clip": self._proj_clip,
+                "num_unit_shards": self._num_unit_shards,
+                "num_proj_shards": self._num_proj_shards, "forget_bias": self._forget_bias,
+                "state_is_tuple": self._state_is_tuple,
+                "activation": _serialized("activation", self._activation),
+                "reuse": self._reuse}
 
     @property
     def state_size(self):
@@ -384,8 +430,15 @@ class GRUCell(_UnitsCell):
         _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
-        self._kernel_initializer = kernel_initializer
-        self._bias_initializer = bias_initializer
+        self._kernel_initializer = _initializer(kernel_initializer)
+        self._bias_initializer = _initializer(bias_initializer)
+
+    def get_config(self):
+        return {**super().get_config(), "num_units": self._num_units,
+                "kernel_initializer": _serialized("initializer", self._kernel_initializer),
+                "bias_initializer": _serialized("initializer", self._bias_initializer),
+                "activation": _serialized("activation", self._activation),
+                "reuse": self._reuse}
 
     def build(self, inputs_shape):
         depth = _input_depth(self.name, inputs_shape)
