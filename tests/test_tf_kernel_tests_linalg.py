@@ -393,3 +393,29 @@ def test_operator_square_hints_and_generic_to_dense(sess):
     assert wide.matmul(tall).is_square and tall.matmul(wide).is_square
     product = wide.matmul(wider)
     assert product.is_square is False and product.is_non_singular is False
+
+
+def test_identity_operators_check_their_shape_arguments(sess):
+    linalg = tf.linalg
+    for kwargs, exc, words in (({"num_rows": [2]}, ValueError, "must be a 0-D Tensor"),
+                               ({"num_rows": 2.0}, TypeError, "must be integer"),
+                               ({"num_rows": -2}, ValueError, "must be non-negative"),
+                               ({"num_rows": 2, "batch_shape": 2}, ValueError, "must be a 1-D"),
+                               ({"num_rows": 2, "batch_shape": [-1]}, ValueError,
+                                "must be non-negative")):
+        with pytest.raises(exc, match=words):
+            linalg.LinearOperatorIdentity(**kwargs)
+    rows = tf.placeholder_with_default(-3, shape=None)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-negative"):
+        sess.run(linalg.LinearOperatorIdentity(rows, assert_proper_shapes=True).to_dense())
+    with pytest.raises(ValueError, match="Dimensions 2 and 3 are not compatible"):
+        linalg.LinearOperatorIdentity(2).matmul(np.ones((3, 3), np.float32))
+    batch = tf.placeholder_with_default(np.array([2, 1], np.int32), shape=None)
+    ident = linalg.LinearOperatorIdentity(3, batch_shape=batch, dtype=tf.float64)
+    assert sess.run(ident.matmul(np.ones((1, 2, 3, 4)))).shape == (2, 2, 3, 4)
+    assert ident.inverse() is ident and ident.cholesky() is ident
+    scaled = linalg.LinearOperatorScaledIdentity(2, [1.0, 0.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="was singular"):
+        sess.run(scaled.assert_non_singular())
+    with pytest.raises(tf.errors.InvalidArgumentError, match="not self-adjoint"):
+        sess.run(linalg.LinearOperatorScaledIdentity(2, [1 + 1j]).assert_self_adjoint())

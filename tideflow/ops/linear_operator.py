@@ -233,11 +233,17 @@ class LinearOperator:
         n = n if n is not None else self.domain_dimension_tensor()
         return self.matmul(range_ops.eye(n, batch_shape=batch, dtype=self.dtype))
 
-    def _check_arg(self, x, name):
+    def _check_arg(self, x, name, self_dim=None, arg_dim=None):
         x = ops.convert_to_tensor(x, name=name)
         if self._dtype is not None and x.dtype.base_dtype != self._dtype:
             raise TypeError(f"{self._name}: {name} has dtype {x.dtype.name}, expected "
                             f"{self._dtype.name}")
+        if self_dim is not None:
+            # the operator's dimension against the argument's, known statically (as TF)
+            mine, theirs = self.shape, x.get_shape()
+            if mine.ndims is not None and theirs.ndims is not None and \
+                    theirs.ndims >= -arg_dim:
+                mine.dims[self_dim].assert_is_compatible_with(theirs.dims[arg_dim])
         return x
 
     def matmul(self, x, adjoint=False, adjoint_arg=False, name="matmul"):
@@ -249,7 +255,7 @@ class LinearOperator:
             product = _diagonal_algebra(left, right, "matmul")
             return product if product is not None else _composition_of(left, right)
         with ops.name_scope(self._name), ops.name_scope(None, name):
-            x = self._check_arg(x, "x")
+            x = self._check_arg(x, "x", -2 if adjoint else -1, -1 if adjoint_arg else -2)
             return self._matmul(x, adjoint, adjoint_arg)
 
     def _matmul(self, x, adjoint, adjoint_arg):
@@ -283,7 +289,7 @@ class LinearOperator:
                 return quotient
             return LinearOperatorComposition([left.inverse(), right])
         with ops.name_scope(self._name), ops.name_scope(None, name):
-            rhs = self._check_arg(rhs, "rhs")
+            rhs = self._check_arg(rhs, "rhs", -1 if adjoint else -2, -1 if adjoint_arg else -2)
             return self._solve(rhs, adjoint, adjoint_arg)
 
     def _solve(self, rhs, adjoint, adjoint_arg):
@@ -626,43 +632,97 @@ def _num_rows_value(num_rows, what):
     return v
 
 
+def _shape_argument(value, what, rank, checks):
+    """``num_rows`` (rank 0) or ``batch_shape`` (rank 1) as an int32 tensor, checked as TF
+    checks it: statically where its rank or value is known, else (``checks`` a list) by
+    run-time assertions appended to ``checks``."""
+    from tideflow.ops import check_ops
+    from tideflow.ops.variables import Variable
+
+    if isinstance(value, Variable):
+        raise TypeError(f"Argument {what} cannot be reference type. Found: {type(value)}")
+    t = ops.convert_to_tensor(value, name=what)
+    if not t.dtype.is_integer:
+        raise TypeError(f"Argument {what} must be integer type.  Found: {t}")
+    words = "0-D" if rank == 0 else "1-D"
+    if t.get_shape().ndims is not None and t.get_shape().ndims != rank:
+        raise ValueError(f"Argument {what} must be a {words} Tensor.  Found: {t}")
+    v = ops.constant_value(t)
+    if v is not None and (np.asarray(v) < 0).any():
+        raise ValueError(f"Argument {what} must be non-negative.  Found: {v}")
+    if v is None and checks is not None:
+        checks.append(check_ops.assert_rank(t, rank, message=f"Argument {what} must be a "
+                                                             f"{words} Tensor."))
+        checks.append(check_ops.assert_non_negative(t, message=f"Argument {what} must be "
+                                                               f"non-negative."))
+    return math_ops.cast(t, dtypes.int32) if t.dtype != dtypes.int32 else t
+
+
 class LinearOperatorIdentity(LinearOperator):
     """The ``[N, N]`` identity, optionally batched by ``batch_shape``."""
 
     def __init__(self, num_rows, batch_shape=None, dtype=None, is_non_singular=True,
                  is_self_adjoint=True, is_positive_definite=True, is_square=True,
                  assert_proper_shapes=False, name="LinearOperatorIdentity"):
-        del assert_proper_shapes
         if not (is_non_singular and is_self_adjoint and is_positive_definite and is_square):
             raise ValueError("An identity operator is always non-singular, self-adjoint, "
                              "positive definite and square.")
-        self._num_rows = num_rows
-        self._n = _num_rows_value(num_rows, "num_rows")
-        self._batch = [] if batch_shape is None else [int(b) for b in np.reshape(batch_shape, -1)]
+        checks = [] if assert_proper_shapes else None
+        rows = _shape_argument(num_rows, "num_rows", 0, checks)
+        self._n = _num_rows_value(rows, "num_rows")
+        self._batch = []
+        self._batch_t = None  # a batch shape known only when the graph runs
+        if batch_shape is not None:
+            b = _shape_argument(batch_shape, "batch_shape", 1, checks)
+            static = ops.constant_value(b)
+            if static is None:
+                self._batch_t, self._batch = b, None
+            else:
+                self._batch = [int(v) for v in np.reshape(static, -1)]
+        if checks:
+            from tideflow.ops import control_flow_ops
+
+            rows = control_flow_ops.with_dependencies(checks, rows)
+            if self._batch_t is not None:
+                self._batch_t = control_flow_ops.with_dependencies(checks, self._batch_t)
+        self._num_rows = rows
+        self._assert_proper_shapes = bool(assert_proper_shapes)
         super().__init__(dtypes.as_dtype(dtype or dtypes.float32), None, True, True, True,
                          True, name, {"num_rows": num_rows, "batch_shape": batch_shape})
 
+    def _batch_shape_arg(self):
+        return self._batch_t if self._batch_t is not None else np.array(self._batch, np.int32)
+
     def _shape(self):
+        if self._batch is None:
+            return TensorShape(None)
         return TensorShape(self._batch + [self._n, self._n])
 
     def _shape_tensor(self):
-        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
-        return concat([np.array(self._batch, np.int32), array_ops.stack([n, n])], 0)
+        n = self._num_rows
+        return concat([self._batch_shape_arg(), array_ops.stack([n, n])], 0)
 
     def _to_dense(self):
-        return range_ops.eye(self._num_rows, batch_shape=self._batch or None, dtype=self._dtype)
+        batch = self._batch_t if self._batch_t is not None else (self._batch or None)
+        return range_ops.eye(self._num_rows, batch_shape=batch, dtype=self._dtype)
 
     def _ones_diag(self):
-        n = ops.convert_to_tensor(self._num_rows, dtypes.int32)
-        return array_ops.ones(concat([np.array(self._batch, np.int32),
-                                      array_ops.reshape(n, [1])], 0), self._dtype)
+        return array_ops.ones(concat([self._batch_shape_arg(),
+                                      array_ops.reshape(self._num_rows, [1])], 0), self._dtype)
 
     def _matmul(self, x, adjoint, adjoint_arg):
         x = _adj(x) if adjoint_arg else x
-        if not self._batch:
+        if self._assert_proper_shapes:
+            from tideflow.ops import check_ops, control_flow_ops
+
+            check = check_ops.assert_equal(
+                array_ops.shape(x)[-2], self._num_rows,
+                message="Dimensions are not compatible.  shape[-2] of argument to be the "
+                        "same as this operator")
+            x = control_flow_ops.with_dependencies([check], x)
+        if self._batch == []:
             return array_ops.identity(x)
-        return x + array_ops.zeros(concat([np.array(self._batch, np.int32), [1, 1]], 0),
-                                   self._dtype)
+        return x + array_ops.zeros(concat([self._batch_shape_arg(), [1, 1]], 0), self._dtype)
 
     def _solve(self, rhs, adjoint, adjoint_arg):
         return self._matmul(rhs, adjoint, adjoint_arg)
@@ -671,10 +731,17 @@ class LinearOperatorIdentity(LinearOperator):
         return self._ones_diag()
 
     def _determinant(self):
-        return array_ops.ones(self._batch, self._dtype)
+        return array_ops.ones(self._batch_shape_arg(), self._dtype)
 
     def _log_abs_determinant(self):
-        return array_ops.zeros(self._batch, self._dtype.real_dtype)
+        return array_ops.zeros(self._batch_shape_arg(), self._dtype.real_dtype)
+
+    # the identity is its own adjoint, inverse and Cholesky factor (as TF's algebra)
+    def inverse(self, name="inverse"):
+        return self
+
+    def cholesky(self, name="cholesky"):
+        return self
 
     def add_to_tensor(self, x, name="add_to_tensor"):
         with ops.name_scope(self._name), ops.name_scope(None, name):
@@ -689,13 +756,18 @@ class LinearOperatorScaledIdentity(LinearOperator):
     def __init__(self, num_rows, multiplier, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, assert_proper_shapes=False,
                  name="LinearOperatorScaledIdentity"):
-        del assert_proper_shapes
         if is_square is False:
             raise ValueError("A ScaledIdentity operator is always square.")
         with ops.name_scope(name, values=[multiplier]):
             self._multiplier = ops.convert_to_tensor(multiplier, name="multiplier")
-        self._num_rows = num_rows
-        self._n = _num_rows_value(num_rows, "num_rows")
+        checks = [] if assert_proper_shapes else None
+        rows = _shape_argument(num_rows, "num_rows", 0, checks)
+        if checks:
+            from tideflow.ops import control_flow_ops
+
+            rows = control_flow_ops.with_dependencies(checks, rows)
+        self._num_rows = rows
+        self._n = _num_rows_value(rows, "num_rows")
         if not self._multiplier.dtype.is_complex:
             is_self_adjoint = True if is_self_adjoint is None else is_self_adjoint
         super().__init__(self._multiplier.dtype.base_dtype, [self._multiplier],
@@ -740,6 +812,31 @@ class LinearOperatorScaledIdentity(LinearOperator):
         n = cast_ops.cast(ops.convert_to_tensor(self._num_rows, dtypes.int32),
                           self._dtype.real_dtype)
         return n * unary_ops.log(unary_ops.abs(self._multiplier))
+
+    # checks on the multiplier itself, in TF's words
+    def assert_non_singular(self, name="assert_non_singular"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_positive(unary_ops.abs(self._multiplier),
+                                             message="LinearOperator was singular")
+
+    def assert_positive_definite(self, name="assert_positive_definite"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_positive(math_ops.real(self._multiplier),
+                                             message="LinearOperator was not positive "
+                                                     "definite.")
+
+    def assert_self_adjoint(self, name="assert_self_adjoint"):
+        from tideflow.ops import check_ops
+
+        with ops.name_scope(self._name), ops.name_scope(None, name):
+            return check_ops.assert_equal(
+                math_ops.imag(self._multiplier),
+                array_ops.zeros([], self._dtype.real_dtype),
+                message="LinearOperator was not self-adjoint")
 
 
 class LinearOperatorZeros(LinearOperator):
