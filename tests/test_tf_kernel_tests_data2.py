@@ -597,3 +597,16 @@ def test_dataset_inputs_functions_and_options_of_file_datasets(tmp_path):
         opts.experimental_deterministic = False
         mixed = tf.data.Dataset.zip((records, a.with_options(opts)))
         assert mixed.options().experimental_deterministic is False  # (it raised AttributeError)
+
+
+def test_filter_for_shard_keeps_every_nth_element():
+    shard = tf.data.experimental.filter_for_shard
+    with tf.Graph().as_default():
+        for bad, msg in (((0, 0), "num_shards must be >= 1; got: 0"),
+                         ((3, -1), "shard_index must be >= 0; got: -1"),
+                         ((3, 3), "shard_index must be < num_shards; 3 is not < 3")):
+            with pytest.raises(ValueError, match=msg):
+                shard(*bad)
+        d = tf.data.Dataset.range(10, 20).apply(shard(4, 1))
+        with tf.Session() as sess:
+            assert _drain(sess, tf.data.make_one_shot_iterator(d).get_next()) == [11, 15, 19]

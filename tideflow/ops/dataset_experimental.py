@@ -87,6 +87,7 @@ __all__ = [
     "dense_to_sparse_batch",
     "enable_debug_mode",
     "enumerate_dataset",
+    "filter_for_shard",
     "from_list",
     "from_variant",
     "get_next_as_optional",
@@ -194,6 +195,29 @@ def ignore_errors():
 
 def enumerate_dataset(start=0):
     return lambda dataset: dataset.enumerate(start)
+
+
+def filter_for_shard(num_shards, shard_index):
+    """TF 1.x's ``filter_for_shard``: the elements whose position modulo ``num_shards`` is
+    ``shard_index`` (both int64 scalars; values known when the graph is built are checked
+    then, TF's ValueErrors)."""
+    from tideflow.framework import ops
+    from tideflow.ops import math_ops
+
+    num_shards = ops.convert_to_tensor(num_shards, name="num_shards", dtype=dtypes.int64)
+    shard_index = ops.convert_to_tensor(shard_index, name="shard_index", dtype=dtypes.int64)
+    n, i = ops.constant_value(num_shards), ops.constant_value(shard_index)
+    if n is not None and n < 1:
+        raise ValueError(f"num_shards must be >= 1; got: {n}")
+    if i is not None and i < 0:
+        raise ValueError(f"shard_index must be >= 0; got: {i}")
+    if n is not None and i is not None and i >= n:
+        raise ValueError(f"shard_index must be < num_shards; {i} is not < {n}")
+
+    def keep(position, _):
+        return math_ops.equal(math_ops.mod(position, num_shards), shard_index)
+
+    return lambda dataset: dataset.enumerate().filter(keep).map(lambda _, elem: elem)
 
 
 def prefetch_to_device(device, buffer_size=None):
