@@ -422,3 +422,22 @@ def test_rnn_cells_take_activation_names_and_round_trip_their_config(sess):
         assert again.state_size == made.state_size and again.output_size == made.output_size
     assert tf.nn.rnn_cell.LSTMCell(4, activation="sigmoid").get_config()["activation"] == \
         "sigmoid"
+
+
+def test_safe_embedding_lookup_sparse_of_a_partitioned_variable(sess):
+    table = np.arange(10.0, dtype=np.float32).reshape(5, 2)
+    pv = tf.get_variable("table", initializer=tf.constant(table),
+                         partitioner=tf.fixed_size_partitioner(2))
+    ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([4, 1, 3], np.int64), [2, 2])
+    w = tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([1.0, 2.0, 1.0], np.float32), [2, 2])
+    div = tf.nn.safe_embedding_lookup_sparse(pv, ids, w)
+    mod = tf.nn.safe_embedding_lookup_sparse(pv, ids, w, partition_strategy="mod")
+    sess.run(tf.global_variables_initializer())
+    parts = sess.run(list(pv))  # rows 0-2 and 3-4; 'mod' reads them as ids 0,2,4 and 1,3
+
+    def by_mod(i):
+        return parts[i % 2][i // 2]
+
+    np.testing.assert_allclose(sess.run(div), [(table[4] + 2 * table[1]) / 3, table[3]])
+    np.testing.assert_allclose(sess.run(mod), [(by_mod(4) + 2 * by_mod(1)) / 3, by_mod(3)],
+                               rtol=1e-6)

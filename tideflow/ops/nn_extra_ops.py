@@ -193,6 +193,10 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
     if isinstance(embedding_weights, (list, tuple)) and not embedding_weights:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    from tideflow.ops.partitioned_variables import PartitionedVariable
+
+    if isinstance(embedding_weights, PartitionedVariable):
+        embedding_weights = list(embedding_weights)  # its parts, the shards
     weights_list = (list(embedding_weights) if isinstance(embedding_weights, (list, tuple))
                     else [embedding_weights])
     # as TF, the shards take the weights' dtype: a variable of that dtype stays a variable (its
