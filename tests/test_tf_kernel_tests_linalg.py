@@ -419,3 +419,11 @@ def test_identity_operators_check_their_shape_arguments(sess):
         sess.run(scaled.assert_non_singular())
     with pytest.raises(tf.errors.InvalidArgumentError, match="not self-adjoint"):
         sess.run(linalg.LinearOperatorScaledIdentity(2, [1 + 1j]).assert_self_adjoint())
+
+
+def test_matrix_two_norm_of_a_tensor_of_unknown_rank(sess):
+    x = np.random.RandomState(4).randn(2, 3, 4)
+    p = tf.placeholder(tf.float64)
+    for axis, keep in (((-2, -1), False), ((0, 2), True)):
+        out = sess.run(tf.norm(p, ord=2, axis=axis, keepdims=keep), {p: x})
+        np.testing.assert_allclose(out, np.linalg.norm(x, ord=2, axis=axis, keepdims=keep))

@@ -79,8 +79,7 @@ def _matrix_2_norm(tensor, axis):
 
     r = tensor.get_shape().ndims
     if r is None:
-        raise NotImplementedError(
-            "tf.norm: the matrix 2-norm (ord=2, 2-tuple axis) needs the input's rank statically")
+        return _matrix_2_norm_unknown_rank(tensor, axis)
     a = []
     for x in axis:
         if not -r <= x < r:
@@ -94,3 +93,29 @@ def _matrix_2_norm(tensor, axis):
     for i in sorted(a):
         result = array_ops.expand_dims(result, i)
     return result
+
+
+def _matrix_2_norm_unknown_rank(tensor, axis):
+    """``_matrix_2_norm`` for a tensor whose rank is known only when the graph runs: the two
+    axes moved last, the largest singular value, moved back (as TF builds it)."""
+    from tideflow.framework import dtypes
+    from tideflow.ops import (
+        array_ops,
+        concat_ops,
+        counting_ops,
+        gather_ops,
+        math_ops,
+        range_ops,
+        reduction_ops,
+        svd_ops,
+        unary_ops,
+    )
+
+    rank = array_ops.rank(tensor)
+    pair = math_ops.floormod(ops.convert_to_tensor(list(axis), dtypes.int32), rank)
+    rest, _ = counting_ops.setdiff1d(range_ops.range(rank), pair)
+    perm = concat_ops.concat([rest, pair], 0)
+    s = svd_ops.svd(array_ops.transpose(tensor, perm), compute_uv=False)
+    top = reduction_ops.reduce_max(unary_ops.abs(s), -1, keepdims=True)
+    return array_ops.transpose(array_ops.expand_dims(top, -1),
+                               gather_ops.invert_permutation(perm))
