@@ -13,6 +13,7 @@ import numpy as np
 from tideflow.framework import dtypes, errors, ops
 from tideflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tideflow.framework.tensor_shape import TensorShape, as_shape, unknown_shape
+from tideflow.ops.ragged_value import RaggedTensorValue
 
 
 class Spec:
@@ -532,11 +533,11 @@ def stack(values, dtype, component=0):
             return out
     if isinstance(first, SparseValue):
         return _stack_sparse(values)
-    if isinstance(first, _ragged_classes()[1]):
+    if isinstance(first, RaggedTensorValue):
         return _stack_ragged(values)
     if dtype == dtypes.variant and isinstance(first, np.ndarray) and first.ndim:
         # the rows of a ragged component of ragged rank 0: dense, joined into a ragged value
-        return _ragged_classes()[1](np.concatenate(values), np.concatenate(
+        return RaggedTensorValue(np.concatenate(values), np.concatenate(
             [[0], np.cumsum([len(v) for v in values])]).astype(np.int64))
     shape = np.shape(first)
     dt = _np_dtype(dtype)
@@ -580,7 +581,6 @@ def _stack_sparse(values):
 
 def _stack_ragged(values):
     """Ragged values of one ragged rank as one value with a ragged dimension more."""
-    _, ragged_value = _ragged_classes()
     rank = values[0].ragged_rank
     outer = np.zeros(len(values) + 1, np.int64)
     outer[1:] = np.cumsum([len(v.row_splits) - 1 for v in values])
@@ -598,15 +598,15 @@ def _stack_ragged(values):
         flat.append(v.flat_values)
     out = np.concatenate(flat)
     for s in reversed(levels):
-        out = ragged_value(out, np.concatenate(s))
-    return ragged_value(out, outer)
+        out = RaggedTensorValue(out, np.concatenate(s))
+    return RaggedTensorValue(out, outer)
 
 
 def _ragged_row(value, i):
     """Row ``i`` of a ragged value: an array at ragged rank 1, a ragged value above it."""
     lo, hi = int(value.row_splits[i]), int(value.row_splits[i + 1])
     inner = value.values
-    if not isinstance(inner, _ragged_classes()[1]):
+    if not isinstance(inner, RaggedTensorValue):
         return inner[lo:hi]
     splits = inner.row_splits[lo:hi + 1]
     return _ragged_slice(inner, splits)
@@ -615,19 +615,18 @@ def _ragged_row(value, i):
 def _ragged_slice(value, splits):
     """The ragged value whose row splits are ``splits`` (a window of ``value``'s rows),
     rebased to start at 0."""
-    _, ragged_value = _ragged_classes()
     lo, hi = int(splits[0]), int(splits[-1])
     inner = value.values
-    if isinstance(inner, ragged_value):
+    if isinstance(inner, RaggedTensorValue):
         inner = _ragged_slice(inner, inner.row_splits[lo:hi + 1])
     else:
         inner = inner[lo:hi]
-    return ragged_value(inner, np.asarray(splits, np.int64) - lo)
+    return RaggedTensorValue(inner, np.asarray(splits, np.int64) - lo)
 
 
 def unstack(value):
     """The rows of a component value (a dense array, a SparseValue or a ragged value)."""
-    if isinstance(value, _ragged_classes()[1]):
+    if isinstance(value, RaggedTensorValue):
         return [_ragged_row(value, i) for i in range(len(value.row_splits) - 1)]
     if isinstance(value, SparseValue):
         n = int(value.dense_shape[0])
