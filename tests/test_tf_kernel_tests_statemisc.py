@@ -192,3 +192,25 @@ def test_add_check_numerics_ops_refuses_graphs_with_cond_or_while_loop():
         check = tf.add_check_numerics_ops()
         with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="NaN"):
             s.run([bad, check])
+
+
+# -- shape-function wording of one_hot, where, accumulate_n, weights broadcasting ----------------
+
+def test_small_array_ops_raise_in_tf_words():
+    from tideflow.python.ops import weights_broadcast_ops
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"^axis must be >= -1 for 'one_hot'"):
+            tf.one_hot([1, 0], 4, axis=-3)
+        with pytest.raises(ValueError, match="Dimension size, given by scalar input 1, must be "
+                                             "non-negative but is -4"):
+            tf.one_hot([1, 0], -4)
+        with pytest.raises(ValueError, match=r"^Dimension 1 in both shapes must be equal, but are "
+                                             r"3 and 2. Shapes are \[2,3\] and \[2,2\]"):
+            tf.where(tf.zeros([2, 3], tf.bool), tf.zeros([2, 2]), tf.ones([2, 2]))
+        with pytest.raises(ValueError, match="inputs must be a list of at least one Tensor with "
+                                             "the same dtype and shape"):
+            tf.accumulate_n([])
+        with pytest.raises(ValueError, match=r"Mismatch at dim 1\. values\.shape=\[4 3\] "
+                                             r"weights\.shape=\[4 2\]\."):
+            weights_broadcast_ops.assert_broadcastable(tf.ones([4, 2]), tf.zeros([4, 3]))

@@ -350,7 +350,8 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     from tideflow.ops.math_ops import add_n
 
     if not inputs or not isinstance(inputs, (list, tuple)):
-        raise ValueError("inputs must be a non-empty list of tensors")
+        raise ValueError("inputs must be a list of at least one Tensor with the same dtype and "
+                         "shape")
     inputs = [ops.convert_to_tensor(x) for x in inputs]
     s = TensorShape(None)
     for x in inputs:

@@ -496,7 +496,13 @@ def _select_shape(op):
                 f"{out.dims[0].value}"
             )
         return [[d] + out.dims[1:]]
-    return [_merge_all([out, c])]
+    try:
+        return [c.merge_with(out)]
+    except ValueError:
+        from tideflow.ops.state_ops import _merge_shapes
+
+        _merge_shapes(c, out)  # raises in TF's words (condition's shape first)
+        raise
 
 
 def _select_kernel(condition, t, e, *, ctx):

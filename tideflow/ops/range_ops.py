@@ -142,8 +142,12 @@ def _one_hot_shape(op):
         _check_rank(_in(op, i), 0)
     axis = op._attrs["axis"]
     depth = ops.constant_value(op._inputs[1])
+    # TF's shape function: the axis attr first, then the depth (its MakeDimForScalarInput words)
+    if axis < -1:
+        raise ValueError("axis must be >= -1")
     if depth is not None and int(depth) < 0:
-        raise ValueError(f"depth must be non-negative, got: {int(depth)}")
+        raise ValueError("Dimension size, given by scalar input 1, must be non-negative but is "
+                         f"{int(depth)}")
     if ix.ndims is None:
         return [None]
     r = ix.ndims

@@ -2,6 +2,8 @@
 values' rank whose every dimension is 1 or the values' own. Known shapes are checked when the
 graph is built (ValueError); unknown ones by an Assert when the step runs."""
 
+import numpy as np
+
 from tideflow.framework import ops
 from tideflow.ops import (
     array_ops,
@@ -31,8 +33,10 @@ def assert_broadcastable(weights, values):
                                  f"values.shape={vs}. weights.shape={ws}.")
             for i, (w, v) in enumerate(zip(ws.as_list(), vs.as_list())):
                 if w is not None and v is not None and w != 1 and w != v:
-                    raise ValueError(f"{_PREFIX} Mismatch at dim {i}. values.shape={vs} "
-                                     f"weights.shape={ws}.")
+                    # TF prints the two static shapes as NumPy arrays here
+                    raise ValueError(f"{_PREFIX} Mismatch at dim {i}. "
+                                     f"values.shape={np.array(vs.as_list())} "
+                                     f"weights.shape={np.array(ws.as_list())}.")
             if ws.is_fully_defined() and vs.is_fully_defined():
                 return control_flow_ops.no_op(name="static_dims_check_success")
         w_shape = array_ops.shape(weights, name="weights/shape")

@@ -56,6 +56,8 @@ _add("ops.losses.util", "``tf.losses``' collection helpers (``get_losses``, ...)
 _add("ops.template", "``tf.make_template``.", ["tideflow.ops.template", "tideflow"])
 _add("ops.bitwise_ops", "``tf.bitwise`` and the bit counting ops (``population_count``).",
      ["tideflow.ops.bitwise_ops", "tideflow.bitwise"])
+_add("ops.weights_broadcast_ops", "``assert_broadcastable`` and ``broadcast_weights``.",
+     ["tideflow.ops.weights_broadcast_ops"])
 _add("ops.session_ops", "Session tensor handles (``get_session_handle``, ``TensorHandle``).",
      ["tideflow.ops.session_ops", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
@@ -207,6 +209,13 @@ _add("estimator.export.export_output", "Export outputs.", ["tideflow.estimator.e
 _add("estimator.canned", "Canned estimators.", ["tideflow.estimator"])
 _add("estimator.canned.dnn", "DNN estimators.", ["tideflow.estimator.canned.dnn",
                                                  "tideflow.estimator"])
+for _canned in ("linear", "baseline", "dnn_linear_combined", "head"):
+    _add("estimator.canned." + _canned, "Canned estimators.",
+         [f"tideflow.estimator.canned.{_canned}", "tideflow.estimator"])
+_add("estimator.canned.metric_keys", "The canned heads' metric names.", [],
+     MetricKeys="tideflow.estimator.canned.head:MetricKeys")
+_add("estimator.canned.prediction_keys", "The canned heads' prediction names.", [],
+     PredictionKeys="tideflow.estimator.canned.head:PredictionKeys")
 _add("data", "``tensorflow.python.data``.", ["tideflow.data"])
 _add("data.ops", "``tensorflow.python.data.ops``.", [])
 _add("data.ops.dataset_ops", "``Dataset``.", ["tideflow.ops.dataset_ops", "tideflow.data"])
