@@ -427,3 +427,15 @@ def test_matrix_two_norm_of_a_tensor_of_unknown_rank(sess):
     for axis, keep in (((-2, -1), False), ((0, 2), True)):
         out = sess.run(tf.norm(p, ord=2, axis=axis, keepdims=keep), {p: x})
         np.testing.assert_allclose(out, np.linalg.norm(x, ord=2, axis=axis, keepdims=keep))
+
+
+def test_overlap_and_add_of_non_overlapping_frames_is_a_reshape(sess):
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as s:
+        out = tf.signal.overlap_and_add(tf.ones([3, 5]), 5)
+        assert out.name == "overlap_and_add/fast_path:0" and out.op.type == "Reshape"
+        np.testing.assert_array_equal(s.run(out), np.ones(15))
+        frames = tf.placeholder(tf.float32, [None, 2, 3])
+        out = tf.signal.overlap_and_add(frames, 3)
+        assert out.get_shape().as_list() == [None, 6]
+        x = np.arange(12.0).reshape(2, 2, 3)
+        np.testing.assert_array_equal(s.run(out, {frames: x}), x.reshape(2, 6))

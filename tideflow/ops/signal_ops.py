@@ -126,6 +126,19 @@ def overlap_and_add(signal, frame_step, name=None):
         if step.get_shape().ndims not in (None, 0):
             raise ValueError(f"overlap_and_add: frame_step must be a scalar, got shape "
                              f"{step.get_shape()}")
+        st = signal.get_shape()
+        hop = ops.constant_value(step)
+        if st.ndims is not None and st.dims[-1].value is not None and hop is not None and \
+                int(hop) == st.dims[-1].value:
+            # frames that do not overlap: the signal is the frames end to end (TF's fast path)
+            dims = st.as_list()
+            total = None if dims[-2] is None else dims[-2] * dims[-1]
+            outer = dims[:-2] if None not in dims[:-2] else array_ops.shape(signal)[:-2]
+            new_shape = (outer + [-1] if isinstance(outer, list)
+                         else concat([outer, [-1]], 0))
+            out = array_ops.reshape(signal, new_shape, name="fast_path")
+            out.set_shape(dims[:-2] + [total])
+            return out
         shape = array_ops.shape(signal)
         nf, fl = shape[-2], shape[-1]
         # the outer dimensions as one (so a signal of unknown rank works too)
