@@ -610,3 +610,11 @@ def test_filter_for_shard_keeps_every_nth_element():
         d = tf.data.Dataset.range(10, 20).apply(shard(4, 1))
         with tf.Session() as sess:
             assert _drain(sess, tf.data.make_one_shot_iterator(d).get_next()) == [11, 15, 19]
+
+
+def test_dataset_repr_as_tf_1x():
+    with tf.Graph().as_default():
+        d = tf.data.Dataset.from_tensors(({"a": 1}, [1.0])).map(lambda x, y: (x, y))
+        assert repr(d).endswith("shapes: ({a: ()}, (1,)), types: ({a: tf.int32}, tf.float32)>")
+        assert repr(tf.data.Dataset.range(3).batch(2)).endswith(
+            "shapes: (?,), types: tf.int64>")

@@ -167,8 +167,10 @@ class Dataset(ds.Structured):
                            "enabled.")
 
     def __repr__(self):
-        return (f"<{type(self).__name__} shapes: {self.output_shapes}, types: "
-                f"{self.output_types}>")
+        # TF 1.x's format: each shape as str, each dtype as repr, quotes dropped
+        shapes = str(ds.map_structure(str, self.output_shapes)).replace("'", "")
+        types = str(ds.map_structure(repr, self.output_types)).replace("'", "")
+        return f"<{type(self).__name__} shapes: {shapes}, types: {types}>"
 
     @property
     def _variant_tensor(self):
