@@ -439,3 +439,19 @@ def test_overlap_and_add_of_non_overlapping_frames_is_a_reshape(sess):
         assert out.get_shape().as_list() == [None, 6]
         x = np.arange(12.0).reshape(2, 2, 3)
         np.testing.assert_array_equal(s.run(out, {frames: x}), x.reshape(2, 6))
+
+
+def test_mel_weight_matrix_takes_tensor_arguments(sess):
+    mel = tf.signal.linear_to_mel_weight_matrix
+    want = sess.run(mel(8, 33, 16000.0, 100.0, 6000.0, tf.float64))
+    assert want.shape == (33, 8) and (want[0] == 0).all()
+    got = sess.run(mel(8, 33, tf.constant(16000.0), 100.0, 6000.0, tf.float64))
+    np.testing.assert_array_equal(got, want)
+    bins = tf.placeholder(tf.int32, [])
+    got = sess.run(mel(8, bins, 16000.0, 100.0, 6000.0, tf.float64), {bins: 33})
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert mel(dtype=tf.bfloat16).dtype == tf.bfloat16
+    with pytest.raises(ValueError, match="sample_rate must be a Python number or a constant"):
+        mel(sample_rate=tf.placeholder(tf.float32))
+    with pytest.raises(ValueError, match="num_spectrogram_bins must be positive"):
+        mel(num_spectrogram_bins=0)

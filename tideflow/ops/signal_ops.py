@@ -293,6 +293,18 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
         raise ValueError(f"dtype must be a floating point type, got {dtype}")
     if num_mel_bins <= 0:
         raise ValueError(f"num_mel_bins must be positive. Got: {num_mel_bins}")
+    if isinstance(sample_rate, ops.Tensor):  # a constant tensor is taken at its value
+        value = ops.constant_value(sample_rate)
+        if value is None:
+            raise ValueError(f"sample_rate must be a Python number or a constant Tensor. "
+                             f"Got: {sample_rate}")
+        sample_rate = float(value)
+    bins = num_spectrogram_bins
+    if isinstance(bins, ops.Tensor):
+        value = ops.constant_value(bins)
+        bins = bins if value is None else int(value)
+    if not isinstance(bins, ops.Tensor) and bins <= 0:
+        raise ValueError(f"num_spectrogram_bins must be positive. Got: {bins}")
     if sample_rate <= 0.0:
         raise ValueError(f"sample_rate must be positive. Got: {sample_rate}")
     if lower_edge_hertz < 0.0:
@@ -305,18 +317,40 @@ def linear_to_mel_weight_matrix(num_mel_bins=20, num_spectrogram_bins=129, sampl
                          f"(sample_rate / 2). Got {upper_edge_hertz} for sample_rate: "
                          f"{sample_rate}")
     with ops.name_scope(name, "linear_to_mel_weight_matrix"):
-        t = dtype.as_numpy_dtype
+        # bfloat16 is computed in float32 and rounded at the end
+        t = np.float32 if dtype == dtypes.bfloat16 else dtype.as_numpy_dtype
         nyquist = t(sample_rate) / t(2)
-        freqs = np.linspace(t(0), nyquist, num_spectrogram_bins, dtype=t)[1:]
-        spec_mel = _hz_to_mel(freqs).astype(t)[:, None]
         edges = np.linspace(_hz_to_mel(t(lower_edge_hertz)), _hz_to_mel(t(upper_edge_hertz)),
                             num_mel_bins + 2, dtype=t)
         lower, center, upper = edges[:-2][None], edges[1:-1][None], edges[2:][None]
+        if isinstance(bins, ops.Tensor):  # the spectrogram size known only at run time
+            return _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype)
+        freqs = np.linspace(t(0), nyquist, bins, dtype=t)[1:]
+        spec_mel = _hz_to_mel(freqs).astype(t)[:, None]
         lower_slopes = (spec_mel - lower) / (center - lower)
         upper_slopes = (upper - spec_mel) / (upper - center)
         w = np.maximum(t(0), np.minimum(lower_slopes, upper_slopes)).astype(t)
-        w = np.pad(w, [(1, 0), (0, 0)])
+        w = np.pad(w, [(1, 0), (0, 0)]).astype(dtype.as_numpy_dtype)
         return ops.convert_to_tensor(w, dtype, name="linear_to_mel_weight_matrix")
+
+
+def _mel_weights_graph(bins, nyquist, lower, center, upper, t, dtype):
+    """The mel weight matrix built from ops, for a run-time ``num_spectrogram_bins``."""
+    float_t = dtypes.as_dtype(t)
+    freqs = range_ops.linspace(ops.convert_to_tensor(t(0)), ops.convert_to_tensor(nyquist),
+                               bins)[1:]
+    spec_mel = array_ops.expand_dims(
+        t(_MEL_HIGH_Q) * math_ops.log(1.0 + freqs / t(_MEL_BREAK_HZ)), 1)
+    lower_slopes = (spec_mel - lower) / (center - lower)
+    upper_slopes = (upper - spec_mel) / (upper - center)
+    w = math_ops.maximum(array_ops.zeros([], float_t), math_ops.minimum(lower_slopes,
+                                                                        upper_slopes))
+    w = pad_ops.pad(w, [[1, 0], [0, 0]])
+    if dtype != float_t:
+        from tideflow.ops import cast_ops
+
+        w = cast_ops.cast(w, dtype)
+    return array_ops.identity(w, name="linear_to_mel_weight_matrix")
 
 
 def _dct_matrix(n, dct_type, norm, t):
