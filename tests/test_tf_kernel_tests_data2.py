@@ -419,7 +419,7 @@ def test_rejection_resample_mixes_the_input_and_estimates_its_distribution():
         assert same.output_types == (tf.int32, tf.int32)
         only_ones = d.apply(resample(lambda c: c, [0.0, 1.0], [0.375, 0.625], seed=3))
         # a target of 3:1 from a 1:1 input, the input's distribution estimated on the way
-        many = tf.data.Dataset.from_tensor_slices(np.tile([0, 1], 3000).astype(np.int64))
+        many = tf.data.Dataset.from_tensor_slices(np.tile([0, 1], 1000).astype(np.int64))
         estimated = many.apply(resample(lambda c: c, [0.75, 0.25], seed=11))
         with tf.Session() as sess:
             got = _drain(sess, tf.data.make_one_shot_iterator(same).get_next())
