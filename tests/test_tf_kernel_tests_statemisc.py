@@ -214,3 +214,28 @@ def test_small_array_ops_raise_in_tf_words():
         with pytest.raises(ValueError, match=r"Mismatch at dim 1\. values\.shape=\[4 3\] "
                                              r"weights\.shape=\[4 2\]\."):
             weights_broadcast_ops.assert_broadcastable(tf.ones([4, 2]), tf.zeros([4, 3]))
+
+
+# -- temporary variables ------------------------------------------------------------------------
+
+def test_temporary_variables_live_for_one_step():
+    from tideflow.python.ops import gen_state_ops
+
+    with tf.Graph().as_default(), tf.Session() as s:
+        t = gen_state_ops.temporary_variable([3], tf.int32, var_name="sum")
+        t = tf.assign_add(tf.assign(t, [1, 2, 3]), [10, 10, 10])
+        out = gen_state_ops.destroy_temporary_variable(t, var_name="sum")
+        assert s.run(out).tolist() == [11, 12, 13]
+        # the same name twice in one step
+        a = tf.assign(gen_state_ops.temporary_variable([1], tf.float32, var_name="x"), [1.0])
+        b = tf.assign(gen_state_ops.temporary_variable([1], tf.float32, var_name="x"), [2.0])
+        with pytest.raises(tf.errors.AlreadyExistsError):
+            s.run(a + b)
+        # destroying a name never made, or one already destroyed
+        nameless = gen_state_ops.temporary_variable([1], tf.float32)
+        with pytest.raises(tf.errors.NotFoundError):
+            s.run(gen_state_ops.destroy_temporary_variable(nameless, var_name="other"))
+        # a variable left alive is gone with its step: the next step makes it again
+        kept = tf.identity(gen_state_ops.temporary_variable([2], tf.float32, var_name="kept"))
+        s.run(kept)
+        s.run(kept)

@@ -445,6 +445,66 @@ for _name, _mode, _t, _lock in (("ScatterUpdate", "update", "type", "true"),
 
 
 # ------------------------------------------------------------------------------------------
+# TemporaryVariable / DestroyTemporaryVariable
+# ------------------------------------------------------------------------------------------
+
+# steps whose temporary variables were never destroyed are forgotten once this many newer steps
+# have made one (TF frees them when their step ends)
+_TEMPORARY_STEPS_KEPT = 64
+
+
+def _temporaries(ctx, step):
+    table = ctx.session_state.setdefault("_temporary_variables", {})
+    per_step = table.get(step.step_id)
+    if per_step is None:
+        for old in [k for k in table if k <= step.step_id - _TEMPORARY_STEPS_KEPT]:
+            del table[old]
+        per_step = table[step.step_id] = {}
+    return per_step
+
+
+def _temporary_variable_kernel(*, shape, dtype, var_name, ctx, step):
+    name = var_name or ctx.op._name
+    live = _temporaries(ctx, step)
+    if name in live:
+        raise errors.AlreadyExistsError(
+            None, ctx.op, f"Resource {name} of a temporary variable already exists in this step")
+    buf = live[name] = np.zeros(shape.as_list(), dtype.as_numpy_dtype)
+    return buf
+
+
+def _destroy_temporary_variable_kernel(ref, *, var_name, ctx, step):
+    if not var_name:
+        raise errors.InvalidArgumentError(None, ctx.op, "Missing var_name attribute")
+    buf = _temporaries(ctx, step).pop(var_name, None)
+    if buf is None:
+        raise errors.NotFoundError(
+            None, ctx.op, f"Temporary variable {var_name} does not exist in this step")
+    return np.array(ref, copy=True)
+
+
+op_registry.declare(
+    "TemporaryVariable",
+    outputs=["ref: Ref(dtype)"],
+    attrs=["shape: shape", "dtype: type", "var_name: string = ''"],
+    shape=lambda op: [op._attrs["shape"]],
+    kernel=_temporary_variable_kernel,
+    differentiable=False,
+    stateful=True,
+)
+op_registry.declare(
+    "DestroyTemporaryVariable",
+    inputs=["ref: Ref(T)"],
+    outputs=["value: T"],
+    attrs=["T: type", "var_name: string"],
+    shape=lambda op: [op._inputs[0]._shape],
+    kernel=_destroy_temporary_variable_kernel,
+    differentiable=False,
+    stateful=True,
+)
+
+
+# ------------------------------------------------------------------------------------------
 # IsVariableInitialized
 # ------------------------------------------------------------------------------------------
 
