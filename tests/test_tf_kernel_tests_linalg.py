@@ -455,3 +455,17 @@ def test_mel_weight_matrix_takes_tensor_arguments(sess):
         mel(sample_rate=tf.placeholder(tf.float32))
     with pytest.raises(ValueError, match="num_spectrogram_bins must be positive"):
         mel(num_spectrogram_bins=0)
+
+
+@pytest.mark.parametrize("dct_type,norm", [(1, None), (2, None), (2, "ortho"), (3, "ortho"),
+                                           (4, None)])
+def test_dct_and_mfccs_of_unknown_inner_size(sess, dct_type, norm):
+    x = np.random.RandomState(5).rand(2, 3, 6)
+    p = tf.placeholder(tf.float64)
+    for n in (None, 4, 8):
+        want = sess.run(tf.signal.dct(x, type=dct_type, norm=norm, n=n))
+        got = sess.run(tf.signal.dct(p, type=dct_type, norm=norm, n=n), {p: x})
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    mfcc = tf.signal.mfccs_from_log_mel_spectrograms(p)
+    np.testing.assert_allclose(sess.run(mfcc, {p: x}),
+                               sess.run(tf.signal.mfccs_from_log_mel_spectrograms(x)))

@@ -401,8 +401,7 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
             raise ValueError(f"dct: input must be float32 or float64, got {x.dtype.name}")
         shape = x.get_shape()
         if shape.ndims is None or shape[-1].value is None:
-            raise ValueError(f"dct: the innermost dimension of input must be known, got shape "
-                             f"{shape}")
+            return _dct_dynamic(x, type, n, norm)
         length = shape[-1].value
         if n is not None and n != length:
             rank = shape.ndims
@@ -415,6 +414,47 @@ def dct(input, type=2, n=None, axis=-1, norm=None, name=None):
             raise ValueError("dct: the Type-I DCT requires at least 2 points")
         m = ops.convert_to_tensor(_dct_matrix(length, type, norm, x.dtype.as_numpy_dtype))
         return linalg_ops.tensordot(x, m, [[shape.ndims - 1], [0]])
+
+
+def _dct_dynamic(x, dct_type, n, norm):
+    """``dct`` of an input whose innermost size is known only at run time: the same matrix
+    as ``_dct_matrix``, built from ops."""
+    t = x.dtype.base_dtype
+    if n is not None:
+        x = x[..., :n]
+        short = math_ops.maximum(0, n - array_ops.shape(x)[-1])
+        paddings = concat([array_ops.zeros(array_ops.stack([array_ops.rank(x) - 1, 2]),
+                                           dtypes.int32),
+                           array_ops.reshape(array_ops.stack([0, short]), [1, 2])], 0)
+        x = pad_ops.pad(x, paddings)
+    size = array_ops.shape(x)[-1]
+    nf = cast_ops.cast(size, t)
+    k = array_ops.expand_dims(cast_ops.cast(range_ops.range(size), t), 0)
+    j = array_ops.expand_dims(cast_ops.cast(range_ops.range(size), t), 1)
+    first = cast_ops.cast(math_ops.equal(k, 0), t)  # 1 in the column k = 0
+    if dct_type == 1:
+        # rows 0 and n - 1 are 1 and (-1)^k
+        m = 2.0 * math_ops.cos(math.pi * j * k / (nf - 1.0))
+        row = cast_ops.cast(math_ops.equal(j, 0), t)
+        last = cast_ops.cast(math_ops.equal(j, nf - 1.0), t)
+        sign = 1.0 - 2.0 * math_ops.floormod(k, 2.0)
+        m = m * (1.0 - row - last) + row + last * sign
+    elif dct_type == 2:
+        m = 2.0 * math_ops.cos(math.pi * k * (2.0 * j + 1.0) / (2.0 * nf))
+        if norm == "ortho":
+            m = m * (first * math_ops.rsqrt(4.0 * nf) + (1.0 - first) * math_ops.rsqrt(2.0 * nf))
+    elif dct_type == 3:
+        row = cast_ops.cast(math_ops.equal(j, 0), t)
+        m = 2.0 * math_ops.cos(math.pi * j * (2.0 * k + 1.0) / (2.0 * nf)) * (1.0 - row) + row
+        if norm == "ortho":
+            m = m * (row * math_ops.rsqrt(nf) + (1.0 - row) * math_ops.sqrt(2.0 / nf) / 2.0)
+    else:
+        m = 2.0 * math_ops.cos(math.pi * (2.0 * j + 1.0) * (2.0 * k + 1.0) / (4.0 * nf))
+        if norm == "ortho":
+            m = m * math_ops.rsqrt(2.0 * nf)
+    flat = array_ops.reshape(x, array_ops.stack([-1, size]))
+    out = linalg_ops.matmul(flat, m)
+    return array_ops.reshape(out, array_ops.shape(x))
 
 
 _INVERSE = {1: 1, 2: 3, 3: 2, 4: 4}
@@ -434,8 +474,8 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
         x = ops.convert_to_tensor(log_mel_spectrograms, name="log_mel_spectrograms")
         shape = x.get_shape()
         if shape.ndims is None or shape[-1].value is None:
-            raise ValueError("mfccs_from_log_mel_spectrograms: the number of mel bins must be "
-                             "known")
+            num = cast_ops.cast(array_ops.shape(x)[-1], x.dtype.base_dtype)
+            return dct(x, type=2) * math_ops.rsqrt(2.0 * num)
         num = shape[-1].value
         if num < 1:
             raise ValueError(f"mfccs_from_log_mel_spectrograms: num_mel_bins must be positive, "
