@@ -376,3 +376,82 @@ def test_adagrad_da_runs_the_fused_ops_as_tf():
         shrunk = np.sign(acc[row]) * np.maximum(np.abs(acc[row]) - 0.1 * t, 0)
         want[row] = -0.2 * shrunk / (0.3 * t * 0.2 + np.sqrt(sq[row]))
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_model_average_optimizer_one_worker_averages_every_interval():
+    with tf.Graph().as_default():
+        getter = tf.contrib.opt.ModelAverageCustomGetter("/cpu:0")
+        with tf.variable_scope("", custom_getter=getter):
+            w = tf.get_variable("w", initializer=[4.0, -2.0])
+        step = tf.train.get_or_create_global_step()
+        opt = tf.contrib.opt.ModelAverageOptimizer(
+            tf.train.GradientDescentOptimizer(0.25), 1, True, getter, interval_steps=2)
+        train = opt.minimize(tf.reduce_sum(w * w), global_step=step)
+        center = tf.get_default_graph().get_tensor_by_name("global_center_variable/w:0")
+        assert [v.op.name for v in tf.local_variables()] == ["w", "local_step"]
+        assert w not in tf.global_variables() and w in tf.trainable_variables()
+        seen = []
+        with tf.train.MonitoredSession(hooks=[opt.make_session_run_hook()]) as sess:
+            for _ in range(3):
+                sess.run(train)
+                seen.append(sess.run([w, center, step]))
+    # each step halves w; the centre follows it at every second local step
+    np.testing.assert_allclose(seen[0][0], [2.0, -1.0])
+    np.testing.assert_allclose(seen[0][1], [4.0, -2.0])
+    np.testing.assert_allclose(seen[1][1], [1.0, -0.5])
+    np.testing.assert_allclose(seen[2][0], [0.5, -0.25])
+    assert [s[2] for s in seen] == [0, 1, 1]
+
+
+def test_model_average_optimizer_averages_two_workers_over_a_cluster():
+    import threading
+
+    from tests.distributed.cluster_procs import cluster_spec
+    from tideflow.distributed.server import Server
+
+    spec = cluster_spec(ps=1, worker=2)
+    servers = [Server(spec, job_name="ps", task_index=0)] + [
+        Server(spec, job_name="worker", task_index=i) for i in range(2)]
+    results = {}
+    try:
+        runs = []
+        for k, target in enumerate((1.0, 3.0)):
+            g = tf.Graph()
+            with g.as_default():
+                device = f"/job:worker/task:{k}"
+                getter = tf.contrib.opt.ModelAverageCustomGetter(device)
+                setter = tf.train.replica_device_setter(worker_device=device,
+                                                        cluster=spec)
+                with tf.device(setter), tf.variable_scope("", custom_getter=getter):
+                    w = tf.get_variable("w", initializer=[0.0, 0.0])
+                    step = tf.train.get_or_create_global_step()
+                opt = tf.contrib.opt.ModelAverageOptimizer(
+                    tf.train.GradientDescentOptimizer(0.25), 2, k == 0, getter,
+                    interval_steps=2)
+                train = opt.minimize(tf.reduce_sum(tf.square(w - target)), global_step=step)
+                hook = opt.make_session_run_hook()
+                hook.begin()
+            sess = tf.Session(servers[1 + k].target, graph=g)
+            hook.after_create_session(sess, None)
+            runs.append((sess, train, w, step))
+
+        def work(k):
+            sess, train, w, step = runs[k]
+            for _ in range(2):
+                sess.run(train)
+            results[k] = sess.run([w, step])
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        for sess, *_ in runs:
+            sess.close()
+    finally:
+        for s in servers:
+            s.stop()
+    # two local steps each (0 -> 0.5 t -> 0.75 t), then both take the average of 0.75 and 2.25
+    for k in range(2):
+        np.testing.assert_allclose(results[k][0], [1.5, 1.5])
+        assert results[k][1] == 1

@@ -236,7 +236,7 @@ for _module in (opt.python, opt.python.training):
     sys.modules[_module.__name__] = _module
 for _short in ("adam_gs_optimizer", "adamax", "addsign", "drop_stale_gradient_optimizer",
                "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
-               "lazy_adam_optimizer", "moving_average_optimizer",
+               "lazy_adam_optimizer", "model_average_optimizer", "moving_average_optimizer",
                "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",
                "reg_adagrad_optimizer", "sign_decay", "variable_clipping_optimizer",
                "weight_decay_optimizers"):
