@@ -227,3 +227,75 @@ def test_weighted_column_dtype_none_and_weight_count_mismatch():
         fc.linear_model({"i": _sp([0, 1], [[0, 0], [1, 0]], [2, 1]),
                          "w": _sp([1.0, 2.0, 3.0], [[0, 0], [1, 0], [1, 1]], [2, 2])},
                         [weighted])
+
+
+# -- canned estimators -----------------------------------------------------------------------------
+
+class _VarNames(tf.train.SessionRunHook):
+    def begin(self):
+        self.trainable = sorted(v.name for v in tf.trainable_variables())
+
+
+def _numpy_fn(x, y, epochs=None):
+    return tf.estimator.inputs.numpy_input_fn(x, y, batch_size=len(y), shuffle=False,
+                                              num_epochs=epochs)
+
+
+def test_linear_regressor_variables_are_single_parts_and_load_plain_checkpoints(tmp_path):
+    from tideflow.python.estimator.canned import metric_keys
+
+    with tf.Graph().as_default():
+        tf.Variable([[3.0]], name="linear/linear_model/size/weights")
+        tf.Variable([-1.0], name="linear/linear_model/bias_weights")
+        tf.Variable(7, name="global_step", dtype=tf.int64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    est = tf.estimator.LinearRegressor([fc.numeric_column("size")], model_dir=str(tmp_path),
+                                       weight_column="w")
+    got = est.evaluate(lambda: ({"size": [[2.0], [4.0]], "w": [[1.0], [3.0]]},
+                                [[4.0], [10.0]]), steps=1)
+    # predictions 5 and 11: squared errors 1 and 1, weighted sum 4, weighted mean 1
+    keys = metric_keys.MetricKeys
+    assert got == {keys.LOSS: 4.0, keys.LOSS_MEAN: 1.0, keys.PREDICTION_MEAN: 9.5,
+                   keys.LABEL_MEAN: 8.5, "global_step": 7}
+    hook = _VarNames()
+    fresh = tf.estimator.LinearRegressor([fc.numeric_column("size")],
+                                         model_dir=str(tmp_path / "fresh"))
+    fresh.train(_numpy_fn({"size": np.array([[1.0]])}, np.array([[1.0]])), steps=1,
+                hooks=[hook])
+    assert hook.trainable == ["linear/linear_model/bias_weights/part_0:0",
+                              "linear/linear_model/size/weights/part_0:0"]
+
+
+def test_linear_regressor_uses_the_given_partitioner(tmp_path):
+    col = fc.categorical_column_with_hash_bucket("word", 8)
+
+    class Check(tf.train.SessionRunHook):
+        def begin(self):
+            with tf.variable_scope(tf.get_variable_scope(), reuse=True):
+                w = tf.get_variable("linear/linear_model/word/weights", shape=(8, 1))
+            self.parts = [p.get_shape().as_list() for p in w]
+
+    est = tf.estimator.LinearRegressor(
+        [col], model_dir=str(tmp_path),
+        partitioner=lambda shape, dtype: [2, 1] if shape[0] == 8 else [1])
+    hook = Check()
+    est.train(lambda: ({"word": _sp(["a", "b"], [[0, 0], [0, 1]], [1, 2])}, [[3.0]]),
+              steps=2, hooks=[hook])
+    assert hook.parts == [[4, 1], [4, 1]]
+    assert est.get_variable_value("linear/linear_model/word/weights").shape == (8, 1)
+
+
+def test_dnn_variables_are_single_parts_but_batch_norm_is_not_partitioned(tmp_path):
+    hook = _VarNames()
+    est = tf.estimator.DNNRegressor([2], [fc.numeric_column("x")], model_dir=str(tmp_path),
+                                    batch_norm=True)
+    est.train(_numpy_fn({"x": np.ones((3, 1), np.float32)}, np.ones((3, 1), np.float32)),
+              steps=1, hooks=[hook])
+    assert hook.trainable == sorted([
+        "dnn/hiddenlayer_0/kernel/part_0:0", "dnn/hiddenlayer_0/bias/part_0:0",
+        "dnn/hiddenlayer_0/batchnorm_0/gamma:0", "dnn/hiddenlayer_0/batchnorm_0/beta:0",
+        "dnn/logits/kernel/part_0:0", "dnn/logits/bias/part_0:0"])
+    # the checkpoint keeps the whole names
+    assert "dnn/hiddenlayer_0/kernel" in est.get_variable_names()

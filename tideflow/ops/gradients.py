@@ -385,7 +385,8 @@ def _op_input_grads(op, out_grads, scope, colocate, gate, between, stop):
             from tideflow.ops import control_flow_ops
 
             dense_idx = [i for i, g in enumerate(res) if isinstance(g, ops.Tensor)]
-            gated = control_flow_ops.tuple([res[i] for i in dense_idx])
+            # (all IndexedSlices, as a gather from a partitioned variable's parts: none to gate)
+            gated = control_flow_ops.tuple([res[i] for i in dense_idx]) if dense_idx else []
             for i, g in zip(dense_idx, gated):
                 res[i] = g
     out = []

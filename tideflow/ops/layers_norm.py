@@ -123,6 +123,20 @@ class BatchNormalization(Layer):
         self._param_shape = param_shape
         dtype = dtypes.as_dtype(self.dtype or dtypes.float32)
         self._param_dtype = dtypes.float32 if dtype in (dtypes.float16, dtypes.bfloat16) else dtype
+        # as TF, the statistics and the affine parameters are never partitioned, even under a
+        # scope with a partitioner (canned DNN estimators build under one)
+        scope = getattr(self, "_scope", None)
+        partitioner = scope.partitioner if scope is not None else None
+        if partitioner is not None:
+            scope.set_partitioner(None)
+        try:
+            self._build_weights(param_shape)
+        finally:
+            if partitioner is not None:
+                scope.set_partitioner(partitioner)
+        self.built = True
+
+    def _build_weights(self, param_shape):
         if self.scale:
             self.gamma = self.add_weight(
                 "gamma", shape=param_shape, dtype=self._param_dtype,
@@ -156,7 +170,6 @@ class BatchNormalization(Layer):
             self.renorm_stddev = self.add_weight(
                 "renorm_stddev", shape=param_shape, dtype=self._param_dtype,
                 initializer=stddev_initializer, trainable=False)
-        self.built = True
 
     def _assign_moving_average(self, variable, value, momentum):
         with (ops.name_scope(None, "AssignMovingAvg", [variable, value, momentum]) as scope,

@@ -12,6 +12,7 @@ from tideflow.ops import (
     layers_norm,
     losses_impl,
     nn_impl,
+    partitioned_variables,
     variable_scope,
 )
 from tideflow.summary import summary as summary_lib
@@ -26,13 +27,28 @@ def _check_columns(feature_columns):
     return tuple(columns)
 
 
+def default_partitioners(config, input_layer_partitioner=None):
+    """TF's partitioners for a canned model: the network's variables split across the ps
+    tasks, the input layer's only when over 64MB (one part, ``<name>/part_0``, without ps)."""
+    num_ps = config.num_ps_replicas if config else 0
+    network = partitioned_variables.min_max_variable_partitioner(max_partitions=num_ps)
+    inputs = input_layer_partitioner or partitioned_variables.min_max_variable_partitioner(
+        max_partitions=num_ps, min_slice_size=64 << 20)
+    return network, inputs
+
+
 def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
-               activation_fn, dropout, batch_norm=False, scope="dnn", return_name_scope=False):
-    """The network's logits, built under variable scope ``scope``; with ``return_name_scope``
-    also the name scope that opened (``"dnn/"``), where TF 1.x builds the head."""
-    with variable_scope.variable_scope(scope, values=list(features.values())):
+               activation_fn, dropout, batch_norm=False, scope="dnn", return_name_scope=False,
+               partitioner=None, input_layer_partitioner=None):
+    """The network's logits, built under variable scope ``scope`` (variables split by
+    ``partitioner``, the input layer's by ``input_layer_partitioner``); with
+    ``return_name_scope`` also the name scope that opened (``"dnn/"``), where TF 1.x builds
+    the head."""
+    with variable_scope.variable_scope(scope, values=list(features.values()),
+                                       partitioner=partitioner):
         name_scope = ops.get_default_graph().get_name_scope() + "/"
-        with variable_scope.variable_scope("input_from_feature_columns"):
+        with variable_scope.variable_scope("input_from_feature_columns",
+                                           partitioner=input_layer_partitioner):
             net = fc.input_layer(features, list(feature_columns))
         # the layers are named as their scopes: dnn/hiddenlayer_0/kernel, dnn/logits/bias
         for i, units in enumerate(hidden_units):
@@ -62,13 +78,16 @@ def minimize_op(optimizer, loss, var_list, global_step=None):
 
 def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
                   optimizer="Adagrad", activation_fn=nn_impl.relu, dropout=None,
-                  batch_norm=False, config=None):
+                  batch_norm=False, config=None, input_layer_partitioner=None):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
+    partitioner, input_layer_partitioner = default_partitioners(config,
+                                                                input_layer_partitioner)
     logits, name_scope = dnn_logits(features, mode, hidden_units, head.logits_dimension,
                                     feature_columns, activation_fn, dropout, batch_norm,
-                                    return_name_scope=True)
+                                    return_name_scope=True, partitioner=partitioner,
+                                    input_layer_partitioner=input_layer_partitioner)
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = head_lib.get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
@@ -101,7 +120,8 @@ class DNNEstimator(Estimator):
 
         def model_fn(features, labels, mode, config):
             return _dnn_model_fn(features, labels, mode, head, hidden_units, columns,
-                                 optimizer, activation_fn, dropout, batch_norm, config)
+                                 optimizer, activation_fn, dropout, batch_norm, config,
+                                 input_layer_partitioner)
 
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)

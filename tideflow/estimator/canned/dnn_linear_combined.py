@@ -17,18 +17,25 @@ _LINEAR_LEARNING_RATE = 0.005
 def _combined_model_fn(features, labels, mode, head, linear_feature_columns,
                        linear_optimizer, dnn_feature_columns, dnn_optimizer,
                        dnn_hidden_units, dnn_activation_fn, dnn_dropout, linear_sparse_combiner,
-                       batch_norm):
+                       batch_norm, config=None, input_layer_partitioner=None):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
     parts = []
+    # as TF: the DNN's variables split across the ps tasks, the input layer's and the linear
+    # model's only when over 64MB (a single part, "<name>/part_0", without ps tasks)
+    partitioner, input_layer_partitioner = dnn_lib.default_partitioners(
+        config, input_layer_partitioner)
     if dnn_feature_columns:
         parts.append(dnn_lib.dnn_logits(features, mode, dnn_hidden_units,
                                         head.logits_dimension, dnn_feature_columns,
-                                        dnn_activation_fn, dnn_dropout, batch_norm))
+                                        dnn_activation_fn, dnn_dropout, batch_norm,
+                                        partitioner=partitioner,
+                                        input_layer_partitioner=input_layer_partitioner))
     if linear_feature_columns:
         parts.append(linear_lib.linear_logits(features, linear_feature_columns,
-                                              head.logits_dimension, linear_sparse_combiner))
+                                              head.logits_dimension, linear_sparse_combiner,
+                                              partitioner=input_layer_partitioner))
     logits = parts[0] if len(parts) == 1 else parts[0] + parts[1]
 
     def train_op_fn(loss):
@@ -57,7 +64,8 @@ def _combined_model_fn(features, labels, mode, head, linear_feature_columns,
 class _Combined(Estimator):
     def __init__(self, head, model_dir, linear_feature_columns, linear_optimizer,
                  dnn_feature_columns, dnn_optimizer, dnn_hidden_units, dnn_activation_fn,
-                 dnn_dropout, config, warm_start_from, linear_sparse_combiner, batch_norm):
+                 dnn_dropout, config, warm_start_from, linear_sparse_combiner, batch_norm,
+                 input_layer_partitioner=None):
         linear_feature_columns = tuple(linear_feature_columns or [])
         dnn_feature_columns = tuple(dnn_feature_columns or [])
         if not linear_feature_columns and not dnn_feature_columns:
@@ -67,11 +75,12 @@ class _Combined(Estimator):
             raise ValueError("dnn_hidden_units must be defined when dnn_feature_columns is "
                              f"specified. dnn_feature_columns: {dnn_feature_columns}")
 
-        def model_fn(features, labels, mode):
+        def model_fn(features, labels, mode, config):
             return _combined_model_fn(features, labels, mode, head, linear_feature_columns,
                                       linear_optimizer, dnn_feature_columns, dnn_optimizer,
                                       dnn_hidden_units, dnn_activation_fn, dnn_dropout,
-                                      linear_sparse_combiner, batch_norm)
+                                      linear_sparse_combiner, batch_norm, config,
+                                      input_layer_partitioner)
 
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)
@@ -91,7 +100,7 @@ class DNNLinearCombinedClassifier(_Combined):
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
                          dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
                          dnn_activation_fn, dnn_dropout, config, warm_start_from,
-                         linear_sparse_combiner, batch_norm)
+                         linear_sparse_combiner, batch_norm, input_layer_partitioner)
 
 
 class DNNLinearCombinedRegressor(_Combined):
@@ -107,7 +116,7 @@ class DNNLinearCombinedRegressor(_Combined):
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
                          dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
                          dnn_activation_fn, dnn_dropout, config, warm_start_from,
-                         linear_sparse_combiner, batch_norm)
+                         linear_sparse_combiner, batch_norm, input_layer_partitioner)
 
 
 class DNNLinearCombinedEstimator(_Combined):
@@ -122,7 +131,7 @@ class DNNLinearCombinedEstimator(_Combined):
         super().__init__(head, model_dir, linear_feature_columns, linear_optimizer,
                          dnn_feature_columns, dnn_optimizer, dnn_hidden_units,
                          dnn_activation_fn, dnn_dropout, config, warm_start_from,
-                         linear_sparse_combiner, batch_norm)
+                         linear_sparse_combiner, batch_norm, input_layer_partitioner)
 
 
 __all__ = ["DNNLinearCombinedClassifier", "DNNLinearCombinedEstimator",

@@ -8,7 +8,7 @@ from tideflow.estimator.estimator import Estimator
 from tideflow.estimator.model_fn import ModeKeys
 from tideflow.feature_column import feature_column as fc
 from tideflow.framework import ops
-from tideflow.ops import losses_impl, variable_scope
+from tideflow.ops import losses_impl, partitioned_variables, variable_scope
 from tideflow.train import training_util
 
 _LEARNING_RATE = 0.2
@@ -19,10 +19,12 @@ def linear_learning_rate(num_feature_columns, cap=_LEARNING_RATE):
 
 
 def linear_logits(features, feature_columns, units, sparse_combiner, scope="linear",
-                  return_name_scope=False):
-    """The logits under variable scope ``scope``; with ``return_name_scope`` also the name
-    scope that opened (``"linear/"``), where TF 1.x builds the head."""
-    with variable_scope.variable_scope(scope, values=list(features.values())):
+                  return_name_scope=False, partitioner=None):
+    """The logits under variable scope ``scope`` (its variables split by ``partitioner``);
+    with ``return_name_scope`` also the name scope that opened (``"linear/"``), where TF 1.x
+    builds the head."""
+    with variable_scope.variable_scope(scope, values=list(features.values()),
+                                       partitioner=partitioner):
         logits = fc.linear_model(features, list(feature_columns), units=units,
                                  sparse_combiner=sparse_combiner)
         name_scope = ops.get_default_graph().get_name_scope() + "/"
@@ -30,12 +32,13 @@ def linear_logits(features, feature_columns, units, sparse_combiner, scope="line
 
 
 def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
-                     sparse_combiner):
+                     sparse_combiner, partitioner=None):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "  # noqa: TRY004 - as TF
                          f"{type(features)}")
     logits, name_scope = linear_logits(features, feature_columns, head.logits_dimension,
-                                       sparse_combiner, return_name_scope=True)
+                                       sparse_combiner, return_name_scope=True,
+                                       partitioner=partitioner)
     opt = None
     if mode == ModeKeys.TRAIN:
         opt = head_lib.get_optimizer_instance(
@@ -67,9 +70,14 @@ class LinearEstimator(Estimator):
                  partitioner=None, sparse_combiner="sum", warm_start_from=None):
         columns = _check(feature_columns, sparse_combiner)
 
-        def model_fn(features, labels, mode):
+        def model_fn(features, labels, mode, config):
+            # as TF: without a partitioner, variables of over 64MB split across the ps tasks
+            # (a single part, "<name>/part_0", when there are none)
+            num_ps = config.num_ps_replicas if config else 0
+            part = partitioner or partitioned_variables.min_max_variable_partitioner(
+                max_partitions=num_ps, min_slice_size=64 << 20)
             return _linear_model_fn(features, labels, mode, head, columns, optimizer,
-                                    sparse_combiner)
+                                    sparse_combiner, part)
 
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)
