@@ -239,3 +239,17 @@ def test_temporary_variables_live_for_one_step():
         kept = tf.identity(gen_state_ops.temporary_variable([2], tf.float32, var_name="kept"))
         s.run(kept)
         s.run(kept)
+
+
+def test_bincount_of_a_constant_has_a_static_length():
+    with tf.Graph().as_default():
+        counts = tf.bincount([0, 4, 4, 2])
+        clipped = tf.bincount([0, 4, 4, 2], minlength=7, maxlength=6)
+        empty = tf.bincount(np.zeros([0], np.int32), minlength=2)
+        free = tf.bincount(tf.placeholder(tf.int32, [None]))
+        assert [t.shape.as_list() for t in (counts, clipped, empty, free)] == [
+            [5], [6], [2], [None]]
+        with tf.Session() as s:
+            assert s.run(counts).tolist() == [1, 0, 1, 0, 2]
+            assert s.run(clipped).tolist() == [1, 0, 1, 0, 2, 0]
+            assert s.run(empty).tolist() == [0, 0]

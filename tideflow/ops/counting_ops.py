@@ -237,14 +237,13 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     """Counts the occurrences of each value of the non-negative int32 ``arr`` (summing
     ``weights`` instead, if given); the result has ``max(arr) + 1`` entries, at least
     ``minlength`` and at most ``maxlength``."""
-    from tideflow.ops import cast_ops, math_ops, reduction_ops
-    from tideflow.ops.array_ops import shape
+    from tideflow.ops import math_ops, reduction_ops
 
     with ops.name_scope(name, "bincount", [arr, weights, minlength, maxlength]):
         arr = ops.convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
-        nonempty = reduction_ops.reduce_prod(shape(arr)) > 0
-        output_size = cast_ops.cast(nonempty, dtypes.int32) * (
-            reduction_ops.reduce_max(arr) + 1)
+        # max(arr) + 1, and 0 for an empty arr (whose max is the lowest int32): arithmetic
+        # only, so a constant arr gives the result a static length, as in TF
+        output_size = math_ops.maximum(reduction_ops.reduce_max(arr) + 1, 0)
         if minlength is not None:
             minlength = ops.convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
             output_size = math_ops.maximum(minlength, output_size)
