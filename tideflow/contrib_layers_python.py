@@ -246,6 +246,16 @@ def install(contrib):
     # package star-imports it over its submodule); the module stays importable by full path
     fops.variables = variables
 
+    # tensorflow.contrib.crf.python.ops.crf (TF 1.x's CRF tests and NER programs import it)
+    crf = contrib.crf
+    crf_mod = _module(f"{base}.crf.python.ops.crf", "``tensorflow.contrib.crf.python.ops.crf``.",
+                      {n: getattr(crf, n) for n in crf.__all__})
+    crf_ops = _module(f"{base}.crf.python.ops", "``tensorflow.contrib.crf.python.ops``.",
+                      {"crf": crf_mod})
+    crf.python = _module(f"{base}.crf.python", "``tensorflow.contrib.crf.python``.",
+                         {"ops": crf_ops})
+    sys.modules.setdefault(f"{base}.crf", crf)
+
     # tf.contrib.metrics also held the set operations (set_ops re-exported tf.sets' functions)
     from tideflow import sets as _sets
 

@@ -72,6 +72,15 @@ def _zero_if_empty(values, lengths):
     return gather_ops.where(zero, array_ops.zeros_like(values), values)
 
 
+def _by_length(inputs, single, multi):
+    """``single()`` for one time step, else ``multi()``: chosen while building when the
+    time dimension is known (as TF's ``smart_cond``), else by a ``cond`` at run time."""
+    steps = inputs.get_shape().with_rank_at_least(2)[1].value
+    if steps is not None:
+        return single() if steps == 1 else multi()
+    return cond.cond(math_ops.equal(array_ops.shape(inputs)[1], 1), single, multi)
+
+
 def crf_sequence_score(inputs, tag_indices, sequence_lengths, transition_params):
     """``[batch]``: the unnormalized score of each tag sequence (0 for empty rows)."""
     inputs = ops.convert_to_tensor(inputs)
@@ -90,7 +99,25 @@ def crf_sequence_score(inputs, tag_indices, sequence_lengths, transition_params)
         return (crf_unary_score(tag_indices, sequence_lengths, inputs)
                 + crf_binary_score(tag_indices, sequence_lengths, transition_params))
 
-    return cond.cond(math_ops.equal(array_ops.shape(inputs)[1], 1), single, multi)
+    return _by_length(inputs, single, multi)
+
+
+def crf_multitag_sequence_score(inputs, tag_bitmap, sequence_lengths, transition_params):
+    """``[batch]``: the log-sum-exp of the scores of every tag sequence allowed by
+    ``tag_bitmap [batch, time, tags]`` (bool: the tags each step may take)."""
+    inputs = ops.convert_to_tensor(inputs)
+    tag_bitmap = cast_ops.cast(tag_bitmap, dtypes.bool)
+    sequence_lengths = cast_ops.cast(sequence_lengths, dtypes.int32)
+    filtered = gather_ops.where(tag_bitmap, inputs,
+                                array_ops.fill(array_ops.shape(inputs), float("-inf")))
+
+    def single():
+        return reduction_ops.reduce_logsumexp(_first_step(filtered), [1])
+
+    def multi():
+        return crf_log_norm(filtered, sequence_lengths, transition_params)
+
+    return _by_length(inputs, single, multi)
 
 
 class _TransitionCell(RNNCell):
@@ -139,7 +166,7 @@ def crf_log_norm(inputs, sequence_lengths, transition_params):
                                         dtype=inputs.dtype)
         return _zero_if_empty(reduction_ops.reduce_logsumexp(alphas, [1]), sequence_lengths)
 
-    return cond.cond(math_ops.equal(array_ops.shape(inputs)[1], 1), single, multi)
+    return _by_length(inputs, single, multi)
 
 
 def crf_log_likelihood(inputs, tag_indices, sequence_lengths, transition_params=None):
@@ -242,9 +269,9 @@ def crf_decode(potentials, transition_params, sequence_length):
                                                      batch_axis=0)
         return tags, reduction_ops.reduce_max(last_score, 1)
 
-    return cond.cond(math_ops.equal(array_ops.shape(potentials)[1], 1), single, multi)
+    return _by_length(potentials, single, multi)
 
 
 __all__ = ["CrfDecodeBackwardRnnCell", "CrfDecodeForwardRnnCell", "CrfForwardRnnCell",
            "crf_binary_score", "crf_decode", "crf_log_likelihood", "crf_log_norm",
-           "crf_sequence_score", "crf_unary_score", "viterbi_decode"]
+           "crf_multitag_sequence_score", "crf_sequence_score", "crf_unary_score", "viterbi_decode"]
