@@ -469,3 +469,19 @@ def test_dct_and_mfccs_of_unknown_inner_size(sess, dct_type, norm):
     mfcc = tf.signal.mfccs_from_log_mel_spectrograms(p)
     np.testing.assert_allclose(sess.run(mfcc, {p: x}),
                                sess.run(tf.signal.mfccs_from_log_mel_spectrograms(x)))
+
+
+def test_tridiagonal_solve_right_hand_side_layouts(sess):
+    d = np.array([[2.0, 1, 4, 0], [1, 3, 2, 2], [0, 1, -1, 1]])
+    dense = np.diag(d[1]) + np.diag(d[0, :-1], 1) + np.diag(d[2, 1:], -1)
+    r = np.array([[1.0, 2, 3, 4], [2, 0, 1, 5]])
+    x = np.linalg.solve(dense, r.T)
+    solve = tf.linalg.tridiagonal_solve
+    # [K, M] with transpose_rhs: the solutions come back as [K, M]
+    np.testing.assert_allclose(sess.run(solve(d, r, transpose_rhs=True)), x.T)
+    # a vector is one right-hand side whatever transpose_rhs says, batched or not
+    np.testing.assert_allclose(sess.run(solve(d, r[0], transpose_rhs=True)), x[:, 0])
+    np.testing.assert_allclose(sess.run(solve(np.stack([d, d]), r, transpose_rhs=True)), x.T)
+    # 'sequence' off-diagonals may hold M - 1 values
+    seq = (d[0, :-1], d[1], d[2, 1:])
+    np.testing.assert_allclose(sess.run(solve(seq, r.T, diagonals_format="sequence")), x)

@@ -519,8 +519,18 @@ def _diags_from(diagonals, diagonals_format, what):
         if not isinstance(diagonals, (list, tuple)) or len(diagonals) != 3:
             raise ValueError(f"{what}: 'sequence' diagonals must be a list of 3 tensors")
         sup = ops.convert_to_tensor(diagonals[0], name="superdiag")
-        return sup, ops.convert_to_tensor(diagonals[1], sup.dtype), ops.convert_to_tensor(
-            diagonals[2], sup.dtype)
+        main = ops.convert_to_tensor(diagonals[1], sup.dtype, name="maindiag")
+        sub = ops.convert_to_tensor(diagonals[2], sup.dtype, name="subdiag")
+        # the off-diagonals may hold M - 1 values (no dummy element): pad them to M
+        m = main.get_shape()
+        if m.ndims is not None and m.dims[-1].value is not None:
+            n = m.dims[-1].value
+            zero = array_ops.zeros_like(main[..., :1])
+            if sup.get_shape().ndims is not None and sup.get_shape().dims[-1].value == n - 1:
+                sup = concat([sup, zero], -1)
+            if sub.get_shape().ndims is not None and sub.get_shape().dims[-1].value == n - 1:
+                sub = concat([zero, sub], -1)
+        return sup, main, sub
     if diagonals_format == "matrix":
         m = ops.convert_to_tensor(diagonals, name="diagonals")
         main = matrix_diag_ops.matrix_diag_part(m)
@@ -568,18 +578,20 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
     with ops.name_scope(name, "tridiagonal_solve", [diagonals, rhs]):
         sup, main, sub = _diags_from(diagonals, diagonals_format, "tridiagonal_solve")
         rhs = ops.convert_to_tensor(rhs, name="rhs", dtype=main.dtype)
-        vector = False
-        if transpose_rhs:
-            rhs = linalg_extra_ops.matrix_transpose(rhs)
-        elif rhs.get_shape().ndims is not None and rhs.get_shape().ndims == main.get_shape(
-                ).ndims:
+        # a right-hand side [..., M] (one rank less than the matrices) is one vector, for which
+        # transpose_rhs changes nothing; [..., K, M] with transpose_rhs gives [..., K, M]
+        vector = rhs.get_shape().ndims is not None and rhs.get_shape().ndims == main.get_shape(
+            ).ndims
+        if vector:
             rhs = array_ops.expand_dims(rhs, -1)
-            vector = True
+        elif transpose_rhs:
+            rhs = linalg_extra_ops.matrix_transpose(rhs)
         if conjugate_rhs:
             rhs = math_ops.conj(rhs)
         x = linalg_ops.matrix_solve(_dense_tridiagonal(sup, main, sub), rhs)
-        # the solution is [..., M, K] also when rhs came transposed, as in TF
-        return array_ops.squeeze(x, [-1]) if vector else x
+        if vector:
+            return array_ops.squeeze(x, [-1])
+        return linalg_extra_ops.matrix_transpose(x) if transpose_rhs else x
 
 
 def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None,
