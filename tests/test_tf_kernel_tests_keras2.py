@@ -642,3 +642,64 @@ def test_model_with_tensor_label_smoothing_saves(tmp_path):
     model.save(str(tmp_path / "m.h5"))
     loaded = keras.models.load_model(str(tmp_path / "m.h5"))
     assert loaded.metrics_names == ["loss", "cce"]
+
+
+# -- topology ------------------------------------------------------------------------------------
+
+
+def test_updates_and_losses_not_tied_to_the_call_inputs_are_unconditional():
+    class Counting(keras.layers.Layer):
+        def build(self, input_shape):
+            self.count = self.add_weight("count", (), initializer="zeros", trainable=False)
+            self.total = self.add_weight("total", (), initializer="zeros", trainable=False)
+            self.add_update(tf.assign_add(self.count, 1.0))
+            self.add_loss(self.count * 0.0)
+            self.built = True
+
+        def call(self, inputs):
+            self.add_update(tf.assign_add(self.total, tf.reduce_sum(inputs)))
+            self.add_loss(tf.reduce_sum(inputs), inputs=True)
+            return inputs
+
+    x1, x2 = keras.Input((1,)), keras.Input((1,))
+    layer = Counting()
+    layer(x1)
+    layer(x2)
+    assert len(layer.updates) == 3 and len(layer.get_updates_for(None)) == 1
+    assert len(layer.get_updates_for(x1)) == 1 and len(layer.get_updates_for(x2)) == 1
+    assert len(layer.losses) == 3 and len(layer.get_losses_for(None)) == 1
+    assert len(layer.get_losses_for(x2)) == 1
+
+
+def test_node_index_accessors_and_shapes_of_several_calls():
+    dense = keras.layers.Dense(4)
+    a, b = keras.Input((3,)), keras.Input((3,))
+    dense(a)
+    dense(b)
+    assert dense.get_input_shape_at(1) == (None, 3) and dense.get_output_shape_at(0) == (None, 4)
+    assert dense.input_shape == (None, 3)  # the same for every call
+    with pytest.raises(ValueError, match="Asked to get input at node 2, but the layer has only 2"):
+        dense.get_input_at(2)
+    with pytest.raises(RuntimeError, match="never been called"):
+        keras.layers.Dense(1).get_output_at(0)
+    td = keras.layers.Dense(2)
+    td(keras.Input((2, 3)))
+    td(keras.Input((5, 3)))
+    with pytest.raises(AttributeError, match="multiple inbound nodes, with different input"):
+        _ = td.input_shape
+    layer, node_index, tensor_index = dense.get_output_at(0)._keras_history
+    assert layer is dense and (node_index, tensor_index) == (0, 0)
+    assert layer._inbound_nodes[0].outbound_layer is dense
+    assert not hasattr(tf.constant(1.0), "_keras_history")
+    with pytest.raises(ValueError, match="Only provide the shape OR batch_shape"):
+        keras.Input(shape=(3,), batch_shape=(2, 3))
+
+
+def test_call_keyword_arguments_travel_in_the_model_config():
+    inp = keras.Input((2,))
+    out = keras.layers.Dropout(0.5)(keras.layers.Dense(3)(inp), training=True)
+    model = keras.Model(inp, out)
+    config = model.get_config()
+    assert config["layers"][-1]["inbound_nodes"][0][0][3] == {"training": True}
+    clone = keras.Model.from_config(config)
+    assert "cond" not in clone.output.op.name  # dropout always on: no switch on the phase

@@ -136,6 +136,9 @@ class Reference:
 TENSOR_ALIASES = weakref.WeakKeyDictionary()
 # Tensor._keras_mask lives here too: the mask a tf.keras layer gave its output tensor
 KERAS_MASKS = weakref.WeakKeyDictionary()
+# and Tensor._keras_history: tf.keras registers the look-up of (layer, node index, tensor
+# index) in its per-graph state (a function of the tensor, returning None when not Keras's)
+KERAS_HISTORY_LOOKUP = [None]
 
 
 class Tensor:
@@ -180,6 +183,16 @@ class Tensor:
     @_keras_mask.setter
     def _keras_mask(self, value):
         KERAS_MASKS[self] = value
+
+    @property
+    def _keras_history(self):
+        """``(layer, node_index, tensor_index)`` of the tf.keras call that made this tensor
+        (TF 1.x sets it on Keras outputs); absent on other tensors."""
+        lookup = KERAS_HISTORY_LOOKUP[0]
+        history = lookup(self) if lookup is not None else None
+        if history is None:
+            raise AttributeError("'Tensor' object has no attribute '_keras_history'")
+        return history
 
     def __init__(self, op, value_index, dtype):
         self._op = op

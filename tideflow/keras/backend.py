@@ -42,6 +42,14 @@ def _state(graph=None):
     return st
 
 
+def _keras_history(tensor):
+    st = tensor.graph.__dict__.get("_keras_state")
+    return None if st is None else st.history.get(tensor)
+
+
+ops.KERAS_HISTORY_LOOKUP[0] = _keras_history  # Tensor._keras_history, as TF 1.x sets it
+
+
 # -- configuration -------------------------------------------------------------------------------
 
 

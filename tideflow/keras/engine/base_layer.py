@@ -72,6 +72,11 @@ class Node:
                 self.inbound_layers.append(h[0])
 
     @property
+    def outbound_layer(self):
+        """The layer this call is a call of (TF's name)."""
+        return self.layer
+
+    @property
     def input_shapes(self):
         shapes = [_shape_tuple(t.get_shape()) for t in self.input_tensors]
         return shapes[0] if len(shapes) == 1 else shapes
@@ -246,8 +251,15 @@ class Layer:
         """The updates made by this layer's calls on ``inputs`` (None: the updates not tied
         to a call, of which Keras layers make none)."""
         if inputs is None:
-            return []
+            return self._unconditional_update_list()
         return _merged([], (node.updates for node in self._calls_on(inputs)), False)
+
+    def _unconditional_update_list(self):
+        if not self.trainable and not getattr(self, "stateful", False):
+            return []
+        return _merged(list(self.__dict__.get("_unconditional_updates", ())),
+                       (layer._unconditional_update_list() for layer in self._sublayers),
+                       False)
 
     def get_losses_for(self, inputs):
         """The losses of this layer's calls on ``inputs``; with None, the losses not tied to
@@ -280,6 +292,13 @@ class Layer:
             raise AttributeError(f"Layer {self.name} has multiple inbound nodes, hence the "
                                  f"notion of \"layer {what}\" is ill-defined. Use "
                                  f"`get_{what.replace(' ', '_')}_at(node_index)` instead.")
+        if len(self._inbound_nodes) > 1 and attr in ("input_shape", "output_shape"):
+            shapes = {str(getattr(n, attr + "s")) for n in self._inbound_nodes}
+            if len(shapes) > 1:
+                raise AttributeError(
+                    f'The layer "{self.name} has multiple inbound nodes, with different '
+                    f'{what}s. Hence the notion of "{what}" is ill-defined for the layer. Use '
+                    f"`get_{what.replace(' ', '_')}_at(node_index)` instead.")
         node = self._inbound_nodes[0]
         if attr == "input":
             return node.inputs
@@ -307,8 +326,23 @@ class Layer:
     def output_shape(self):
         return self._node_attr("output_shape", "output shape")
 
+    def _node_at(self, node_index, what):
+        if not self._inbound_nodes:
+            raise RuntimeError(f"The layer has never been called and thus has no defined "
+                               f"{what}.")
+        if not len(self._inbound_nodes) > node_index:
+            raise ValueError(f"Asked to get {what} at node {node_index}, but the layer has "
+                             f"only {len(self._inbound_nodes)} inbound nodes.")
+        return self._inbound_nodes[node_index]
+
     def get_input_at(self, node_index):
-        return self._inbound_nodes[node_index].inputs
+        return self._node_at(node_index, "input").inputs
+
+    def get_input_shape_at(self, node_index):
+        return self._node_at(node_index, "input shape").input_shapes
+
+    def get_output_shape_at(self, node_index):
+        return self._node_at(node_index, "output shape").output_shapes
 
     @property
     def input_mask(self):
@@ -327,7 +361,7 @@ class Layer:
         return _masks_of(self.get_output_at(node_index))
 
     def get_output_at(self, node_index):
-        return self._inbound_nodes[node_index].outputs
+        return self._node_at(node_index, "output").outputs
 
     def count_params(self):
         if not self.built:
@@ -408,10 +442,12 @@ class Layer:
             if loss is None:
                 continue
             loss = ops.convert_to_tensor(loss)
-            if _CALL_FRAMES:  # made by a call: belongs to that call's node
+            if _CALL_FRAMES and inputs is not None:  # made by a call on its inputs: the node's
                 for frame in _CALL_FRAMES:
                     frame[1].append(loss)
                 self._call_losses.append(loss)
+            elif _CALL_FRAMES:
+                self._losses.append(loss)  # as TF 1.x: without ``inputs``, unconditional
             elif inputs is not None:
                 # outside a call but tied to ``inputs``: a loss of get_losses_for(inputs)
                 if "_losses_on_inputs" not in self.__dict__:
@@ -427,8 +463,15 @@ class Layer:
             if update is None:
                 continue
             self._updates.append(update)
-            for frame in _CALL_FRAMES:
-                frame[0].append(update)
+            if _CALL_FRAMES and _depends_on(update, _CALL_FRAMES[-1][2]):
+                for frame in _CALL_FRAMES:
+                    frame[0].append(update)
+            elif "_unconditional_updates" in self.__dict__:
+                # as TF 1.x: an update that does not depend on the call's inputs (made in
+                # build, or outside a call) is one of get_updates_for(None)
+                self._unconditional_updates.append(update)
+            else:
+                self._unconditional_updates = [update]
 
     # -- building and calling ----------------------------------------------------------------------
     def build(self, input_shape):
@@ -525,7 +568,7 @@ class Layer:
                 m is not None for m in input_masks):
             kwargs["mask"] = input_masks[0] if len(input_masks) == 1 else input_masks
         explicit_mask, mask_passed = _passed_mask(call_args, args, kwargs)
-        frame = ([], [])
+        frame = ([], [], {id(t) for t in flat})
         _CALL_FRAMES.append(frame)
         try:
             with graph.as_default(), ops.name_scope(self._name):
@@ -608,3 +651,25 @@ def _masks_of(tensors):
 
 def _input_keys(inputs):
     return {id(t) for t in flatten(inputs)}
+
+
+def _depends_on(update, input_ids):
+    """Whether ``update`` (an op or tensor) is computed from one of the tensors ``input_ids``
+    (a walk up its inputs, stopping at them)."""
+    if not input_ids:
+        return False
+    op = update if isinstance(update, ops.Operation) else getattr(update, "op", None)
+    if op is None:
+        return False
+    stack, seen = [op], set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        for t in op.inputs:
+            if id(t) in input_ids:
+                return True
+            stack.append(t.op)
+        stack.extend(op.control_inputs)
+    return False

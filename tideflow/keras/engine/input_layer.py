@@ -71,6 +71,9 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=False, tens
     """A symbolic input: the placeholder of a new ``InputLayer`` (``shape`` excludes the batch
     axis; ``batch_shape=`` gives the full shape)."""
     batch_shape = kwargs.pop("batch_shape", None)
+    if shape is not None and batch_shape is not None:
+        raise ValueError("Only provide the shape OR batch_shape argument to Input, not both at "
+                         "the same time.")
     if kwargs:
         raise ValueError(f"Unrecognized keyword arguments: {list(kwargs)}")
     if shape is None and tensor is None and batch_shape is None:

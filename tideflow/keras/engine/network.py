@@ -414,7 +414,7 @@ class Network(Layer):
 
         layers = []
         for layer in self._layers_list:
-            inbound = [[local(t) + [{}] for t in node.input_tensors]
+            inbound = [[local(t) + [_node_kwargs(node)] for t in node.input_tensors]
                        for node in layer._inbound_nodes if id(node) in in_model]
             layers.append({"name": layer.name, "class_name": type(layer).__name__,
                            "config": layer.get_config(), "inbound_nodes": inbound})
@@ -451,7 +451,8 @@ class Network(Layer):
                     if not all((src, idx) in outputs_of for src, idx, _, _ in inbound):
                         continue
                     args = [outputs_of[(src, idx)][t] for src, idx, t, _ in inbound]
-                    out = layer(args[0] if len(args) == 1 else args)
+                    kwargs = dict(inbound[-1][3]) if inbound and inbound[-1][3] else {}
+                    out = layer(args[0] if len(args) == 1 else args, **kwargs)
                     outputs_of[key] = flatten(out)
                     progress = True
         inputs = [outputs_of[(name, idx)][t] for name, idx, t in config["input_layers"]]
@@ -495,3 +496,18 @@ def _json_default(obj):
 
 
 __all__ = ["Network", "to_list"]
+
+
+def _node_kwargs(node):
+    """The keyword arguments of a call that a config can hold (``training=True``...): as TF,
+    those that are not JSON-serializable (tensors, such as the inputs' masks) are left out."""
+    import json
+
+    out = {}
+    for key, value in node.arguments.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        out[key] = value
+    return out

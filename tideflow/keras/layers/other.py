@@ -58,6 +58,10 @@ class BatchNormalization(Layer):
         self.gamma_constraint = constraints.get(gamma_constraint)
         self.supports_masking = True
 
+    def _build_weights(self, param_shape):
+        # (the general path builds with tf.layers' algorithm, which makes its weights here)
+        _tf_layers_bn()._build_weights(self, param_shape)
+
     def build(self, input_shape):
         if self._general:
             _tf_layers_bn().build(self, input_shape)
