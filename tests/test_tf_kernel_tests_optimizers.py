@@ -455,3 +455,97 @@ def test_model_average_optimizer_averages_two_workers_over_a_cluster():
     for k in range(2):
         np.testing.assert_allclose(results[k][0], [1.5, 1.5])
         assert results[k][1] == 1
+
+
+def test_elastic_average_optimizer_one_worker():
+    with tf.Graph().as_default():
+        getter = tf.contrib.opt.ElasticAverageCustomGetter("/cpu:0")
+        with tf.variable_scope("", custom_getter=getter):
+            w = tf.get_variable("w", initializer=[4.0, -2.0])
+        step = tf.train.get_or_create_global_step()
+        opt = tf.contrib.opt.ElasticAverageOptimizer(
+            tf.train.GradientDescentOptimizer(0.1), 1, getter, communication_period=2)
+        train = opt.minimize(tf.reduce_sum(w * w), global_step=step)
+        g = tf.get_default_graph()
+        center = g.get_tensor_by_name("global_center_variable/w:0")
+        local_center = g.get_tensor_by_name("local_center_variable/w:0")
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "global_center_variable/w", "global_step"]
+        saver = opt.swapping_saver()
+        assert list(saver._var_list) == ["w"]
+        seen = []
+        with tf.train.MonitoredSession(hooks=[opt.make_session_run_hook(True, 0)]) as sess:
+            for _ in range(4):
+                sess.run(train)
+                seen.append(sess.run([w, center, local_center, step]))
+    rate = 0.9 / 2 / 1
+    rho = rate / 0.1
+    want_w = np.array([4.0, -2.0])
+    want_c = want_w.copy()
+    want_lc = want_w.copy()
+    for i in range(4):
+        want_w = want_w - 0.1 * (2 * want_w + rho * (want_w - want_lc))
+        if (i + 1) % 2 == 0:
+            want_lc = want_c.copy()
+            d = rate * (want_w - want_lc)
+            want_w, want_c = want_w - d, want_c + d
+        np.testing.assert_allclose(seen[i][0], want_w, rtol=1e-5)
+        np.testing.assert_allclose(seen[i][1], want_c, rtol=1e-5)
+        np.testing.assert_allclose(seen[i][2], want_lc, rtol=1e-5)
+        assert seen[i][3] == (i + 1) // 2
+
+
+def test_elastic_average_optimizer_two_workers_over_a_cluster():
+    from tests.distributed.cluster_procs import cluster_spec
+    from tideflow.distributed.server import Server
+
+    spec = cluster_spec(ps=1, worker=2)
+    servers = [Server(spec, job_name="ps", task_index=0)] + [
+        Server(spec, job_name="worker", task_index=i) for i in range(2)]
+    targets = (1.0, 3.0)
+    try:
+        runs = []
+        for k, target in enumerate(targets):
+            g = tf.Graph()
+            with g.as_default():
+                device = f"/job:worker/task:{k}"
+                getter = tf.contrib.opt.ElasticAverageCustomGetter(device)
+                setter = tf.train.replica_device_setter(worker_device=device, cluster=spec)
+                with tf.device(setter), tf.variable_scope("", custom_getter=getter):
+                    w = tf.get_variable("w", initializer=[0.0, 0.0])
+                    step = tf.train.get_or_create_global_step()
+                opt = tf.contrib.opt.ElasticAverageOptimizer(
+                    tf.train.GradientDescentOptimizer(0.2), 2, getter, communication_period=2)
+                train = opt.minimize(tf.reduce_sum(tf.square(w - target)), global_step=step)
+                center = g.get_tensor_by_name("global_center_variable/w:0")
+                hook = opt.make_session_run_hook(k == 0, k)
+                hook.begin()
+            sess = tf.Session(servers[1 + k].target, graph=g)
+            if k == 0:
+                sess.run(hook._global_init_op)
+            sess.run(hook._local_init_op)
+            hook.after_create_session(sess, None)
+            runs.append((sess, train, w, center, step))
+        got = []
+        for sess, train, w, center, step in runs:  # asynchronous: one worker after the other
+            for _ in range(2):
+                sess.run(train)
+            got.append(sess.run([w, center, step]))
+        for sess, *_ in runs:
+            sess.close()
+    finally:
+        for s in servers:
+            s.stop()
+    rate, c = 0.9 / 2 / 2, np.zeros(2)
+    rho = rate / 0.2
+    for k, target in enumerate(targets):
+        # both workers took the initial centre (zeros) before either trained
+        w, lc = np.zeros(2), np.zeros(2)
+        for _ in range(2):
+            w = w - 0.2 * (2 * (w - target) + rho * (w - lc))
+        lc = c.copy()
+        d = rate * (w - lc)
+        w, c = w - d, c + d
+        np.testing.assert_allclose(got[k][0], w, rtol=1e-5)
+        np.testing.assert_allclose(got[k][1], c, rtol=1e-5)
+        assert got[k][2] == k + 1

@@ -46,6 +46,7 @@ from tideflow.train import checkpoint_utils as _checkpoint_utils
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_gan as _contrib_gan
 from tideflow.train import contrib_opt as _contrib_opt
+from tideflow.train import contrib_opt_averaging as _contrib_opt_averaging
 from tideflow.train import contrib_opt_wrappers as _contrib_opt_wrappers
 from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
@@ -224,9 +225,10 @@ saved_model = _namespace("saved_model", "``tf.contrib.saved_model``: Keras model
                          ["save_keras_model", "load_keras_model"])
 opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
                  _contrib_opt.__all__)
-for _name in _contrib_opt_wrappers.__all__:
-    setattr(opt, _name, getattr(_contrib_opt_wrappers, _name))
-opt.__all__ += _contrib_opt_wrappers.__all__
+for _module in (_contrib_opt_wrappers, _contrib_opt_averaging):
+    for _name in _module.__all__:
+        setattr(opt, _name, getattr(_module, _name))
+    opt.__all__ += _module.__all__
 # TF's implementation modules (tensorflow.contrib.opt.python.training.lazy_adam_optimizer, ...)
 # are the one namespace: each holds its names there
 opt.python = types.ModuleType(opt.__name__ + ".python", "``opt.python``.")
@@ -235,7 +237,7 @@ opt.python.training = types.ModuleType(opt.__name__ + ".python.training",
 for _module in (opt.python, opt.python.training):
     sys.modules[_module.__name__] = _module
 for _short in ("adam_gs_optimizer", "adamax", "addsign", "drop_stale_gradient_optimizer",
-               "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
+               "elastic_average_optimizer", "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
                "lazy_adam_optimizer", "model_average_optimizer", "moving_average_optimizer",
                "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",
                "reg_adagrad_optimizer", "sign_decay", "variable_clipping_optimizer",

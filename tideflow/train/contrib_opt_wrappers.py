@@ -1,7 +1,7 @@
 """``tf.contrib.opt``'s wrappers and smaller optimizers: VariableClipping (max-norm constraints
 after each step), DropStaleGradient (skips updates computed too many steps ago), the multitask
-wrapper (all-zero gradients leave the optimizer's state alone), RegAdagrad, LARS, Adam
-driven by the global step (AdamGS, LazyAdamGS), and model averaging across workers."""
+wrapper (all-zero gradients leave the optimizer's state alone), RegAdagrad, LARS, and Adam
+driven by the global step (AdamGS, LazyAdamGS)."""
 
 import contextlib
 
@@ -9,14 +9,10 @@ from tideflow import logging as tf_logging
 from tideflow.framework import dtypes, ops
 from tideflow.framework.indexed_slices import IndexedSlices
 from tideflow.ops import (
-    accumulator_ops,
     array_ops,
     cast_ops,
     clip_ops,
-    constant_op,
     control_flow_ops,
-    data_flow_ops,
-    fill_ops,
     gather_ops,
     init_ops,
     math_ops,
@@ -27,8 +23,7 @@ from tideflow.ops import (
     variable_scope,
 )
 from tideflow.ops import cond as cond_lib
-from tideflow.ops import variables as variables_lib
-from tideflow.train import session_run_hook, training_util
+from tideflow.train import training_util
 from tideflow.train.adagrad import AdagradOptimizer
 from tideflow.train.optimizer import Optimizer
 
@@ -384,202 +379,6 @@ class LazyAdamGSOptimizer(AdamGSOptimizer):
         return control_flow_ops.group(var_update, m_update, v_update)
 
 
-# -- model averaging ------------------------------------------------------------------------
-
-GLOBAL_VARIABLE_NAME = "global_center_variable"
-
-
-class ModelAverageCustomGetter:
-    """A ``custom_getter`` for ``variable_scope``: each trainable variable becomes a local
-    variable on ``worker_device`` (collection LOCAL_VARIABLES) with a non-trainable global
-    twin ``global_center_variable/<name>`` (placed by the enclosing device function, the ps
-    under ``replica_device_setter``) that ``ModelAverageOptimizer`` averages into."""
-
-    def __init__(self, worker_device):
-        self._worker_device = worker_device
-        self._local_2_global = {}
-
-    def __call__(self, getter, name, trainable, collections, *args, **kwargs):
-        if trainable:
-            with ops.device(self._worker_device):
-                local = getter(name, *args, trainable=True,
-                               collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
-            center = variable_scope.variable(
-                name=f"{GLOBAL_VARIABLE_NAME}/{name}", initial_value=local.initialized_value(),
-                trainable=False, collections=[ops.GraphKeys.GLOBAL_VARIABLES])
-            self._local_2_global[local] = center
-            return local
-        kwargs["trainable"] = trainable
-        kwargs["collections"] = collections
-        if collections and ops.GraphKeys.LOCAL_VARIABLES in collections:
-            with ops.device(self._worker_device):
-                return getter(name, *args, **kwargs)
-        return getter(name, *args, **kwargs)
-
-
-class ModelAverageOptimizer(Optimizer):
-    """Model averaging: each worker trains its local copy with ``opt``; every
-    ``interval_steps`` local steps the workers' copies are averaged (conditional accumulators
-    on the global variables' devices, one average per round), the chief writes the averages to
-    the global center variables and increments ``global_step``, and every worker then copies
-    the centers back. The chief releases the other workers through a token queue."""
-
-    def __init__(self, opt, num_worker, is_chief, ma_custom_getter, interval_steps=100,
-                 use_locking=True, name="ModelAverageOptimizer"):
-        super().__init__(use_locking, name)
-        self._opt = opt
-        self._num_worker = num_worker
-        self._is_chief = is_chief
-        self._local_2_global = ma_custom_getter._local_2_global
-        self._interval_steps = interval_steps
-        self._accumulator_list = []
-        self._chief_init_op = None
-        self._local_step = variable_scope.get_variable(
-            initializer=0, trainable=False, collections=[ops.GraphKeys.LOCAL_VARIABLES],
-            name="local_step")
-        self._opt._prepare()
-
-    def compute_gradients(self, *args, **kwargs):
-        return self._opt.compute_gradients(*args, **kwargs)
-
-    def _local_vars_update(self, var_list):
-        """Copies each global center variable into its local variable."""
-        if not var_list:
-            raise ValueError("The list of local_variables should not be empty")
-        updates = []
-        for local in var_list:
-            center = self._local_2_global[local]
-            with ops.device(local.device):
-                updates.append(state_ops.assign(local, center.read_value()))
-        return control_flow_ops.group(*updates)
-
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        grads_and_vars = list(grads_and_vars)
-        if not grads_and_vars:
-            raise ValueError("Must supply at least one variable")
-        if global_step is None:
-            raise ValueError("Global step is required")
-        local_update = self._opt.apply_gradients(grads_and_vars)
-        with ops.control_dependencies([local_update]):
-            local_update = state_ops.assign_add(self._local_step, 1,
-                                                name="local_step_update").op
-        local_vars = [v for g, v in grads_and_vars if g is not None]
-        centers = [self._local_2_global[v] for v in local_vars]
-        with ops.colocate_with(global_step):
-            sync_queue = data_flow_ops.FIFOQueue(-1, [dtypes.bool], shapes=[[]],
-                                                 shared_name="sync_queue")
-        accums = []
-        with ops.name_scope(None, self._name + "/global"):
-            for local, center in zip(local_vars, centers):
-                with ops.device(center.device):
-                    accums.append(accumulator_ops.ConditionalAccumulator(
-                        local.dtype.base_dtype, shape=local.get_shape(),
-                        shared_name=center.name + "/var_accum"))
-                self._accumulator_list.append((accums[-1], center.device))
-        with ops.control_dependencies([local_update]):
-            due = math_ops.equal(math_ops.mod(self._local_step, self._interval_steps), 0)
-            values = [array_ops.identity(v._ref()) for v in local_vars]
-        step_value = global_step.value()
-        # one averaging cond per device of the centres (a cond's body runs on one device)
-        by_device = {}
-        for item in zip(accums, values, centers):
-            by_device.setdefault(item[2].device, []).append(item)
-        averaged = [self._average_on(device, items, due, step_value)
-                    for device, items in by_device.items()]
-        with ops.control_dependencies(averaged), ops.device(global_step.device):
-            sync = cond_lib.cond(due, self._sync_fn(global_step, sync_queue),
-                                 control_flow_ops.no_op)
-        with ops.control_dependencies([sync]):
-            fresh = {}
-            for device, items in by_device.items():
-                got = self._read_centers(device, [c for _, _, c in items], due)
-                fresh.update(zip([c for _, _, c in items], got))
-
-        def refresh():
-            return control_flow_ops.group(*[
-                state_ops.assign(v, fresh[c], validate_shape=False)
-                for v, c in zip(local_vars, centers)])
-
-        update = cond_lib.cond(due, refresh, control_flow_ops.no_op)
-        inits = []
-        for accum, device in self._accumulator_list:
-            with ops.device(device):
-                inits.append(accum.set_global_step(global_step, name="SetGlobalStep"))
-        self._chief_init_op = control_flow_ops.group(*inits)
-        return update
-
-    def _average_on(self, device, items, due, step_value):
-        """The cond that sends this worker's values to the accumulators on ``device``; the
-        chief's also writes their averages to the centres."""
-
-        def average():
-            done = []
-            for accum, value, center in items:
-                sent = accum.apply_grad(value, local_step=step_value)
-                if self._is_chief:
-                    with ops.control_dependencies([sent]):
-                        done.append(state_ops.assign(center, accum.take_grad(self._num_worker)))
-                else:
-                    done.append(sent)
-            return control_flow_ops.group(*done)
-
-        with ops.device(device):
-            return cond_lib.cond(due, average, control_flow_ops.no_op)
-
-    def _sync_fn(self, global_step, sync_queue):
-        """The chief advances the global step and releases the others with a token each;
-        the others wait for theirs."""
-
-        def sync():
-            if self._is_chief:
-                with ops.control_dependencies([state_ops.assign_add(global_step, 1)]):
-                    tokens = fill_ops.fill([self._num_worker - 1], constant_op.constant(False))
-                    return sync_queue.enqueue_many(tokens)
-            return control_flow_ops.group(sync_queue.dequeue())
-
-        return sync
-
-    @staticmethod
-    def _read_centers(device, centers, due):
-        """The centres' values on an averaging step (empty tensors otherwise, so other steps
-        move nothing across tasks)."""
-        with ops.device(device):
-            return cond_lib.cond(
-                due, lambda: [c.read_value() for c in centers],
-                lambda: [fill_ops.zeros([0], c.dtype.base_dtype) for c in centers],
-                strict=True)
-
-    def get_init_op(self):
-        """The op that sets every local trainable variable to its global center's value."""
-        return self._local_vars_update(variables_lib.trainable_variables())
-
-    def make_session_run_hook(self):
-        """The hook that initializes the variables and the accumulators in each session."""
-        return _ModelAverageOptimizerHook(self, self._is_chief)
-
-
-class _ModelAverageOptimizerHook(session_run_hook.SessionRunHook):
-    def __init__(self, ma_optimizer, is_chief):
-        self._ma_optimizer = ma_optimizer
-        self._is_chief = is_chief
-
-    def begin(self):
-        self._local_init_op = variables_lib.local_variables_initializer()
-        self._global_init_op = None
-        if self._is_chief:
-            self._global_init_op = variables_lib.global_variables_initializer()
-            self._chief_init_op = self._ma_optimizer._chief_init_op
-        self._variable_init_op = self._ma_optimizer.get_init_op()
-
-    def after_create_session(self, session, coord):
-        session.run(self._local_init_op)
-        if self._is_chief:
-            session.run(self._global_init_op)
-            session.run(self._chief_init_op)
-        session.run(self._variable_init_op)
-
-
 __all__ = ["AdamGSOptimizer", "DropStaleGradientOptimizer", "LARSOptimizer",
-           "LazyAdamGSOptimizer", "ModelAverageCustomGetter", "ModelAverageOptimizer",
-           "MultitaskOptimizerWrapper", "RegAdagradOptimizer", "VariableClippingOptimizer",
-           "clip_gradients_by_global_norm"]
+           "LazyAdamGSOptimizer", "MultitaskOptimizerWrapper", "RegAdagradOptimizer",
+           "VariableClippingOptimizer", "clip_gradients_by_global_norm"]
