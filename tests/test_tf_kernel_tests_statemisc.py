@@ -253,3 +253,13 @@ def test_bincount_of_a_constant_has_a_static_length():
             assert s.run(counts).tolist() == [1, 0, 1, 0, 2]
             assert s.run(clipped).tolist() == [1, 0, 1, 0, 2, 0]
             assert s.run(empty).tolist() == [0, 0]
+
+
+def test_py_function_hands_scalar_strings_over_as_eager_values():
+    with tf.Graph().as_default():
+        word = tf.constant("tide")
+        shout = tf.py_function(lambda w: w.numpy().decode().upper() + "!", [word], tf.string)
+        kind = tf.py_function(lambda w: str(w.dtype), [word], tf.string)
+        size = tf.py_function(lambda w: tf.strings.length(w), [word], tf.int32)
+        with tf.Session() as s:
+            assert s.run([shout, kind, size]) == [b"TIDE!", b"<dtype: 'string'>", 4]

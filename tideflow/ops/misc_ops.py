@@ -360,6 +360,17 @@ class _EagerValue(np.ndarray):
         return np.asarray(self)
 
 
+class _EagerBytes(bytes):
+    """A scalar string as py_function passes it: ``.numpy()`` gives the bytes, ``.dtype`` is
+    tf.string (``s.numpy().decode()`` is the usual way to read one)."""
+
+    dtype = dtypes.string
+    shape = TensorShape([])
+
+    def numpy(self):
+        return bytes(self)
+
+
 def py_function(func, inp, Tout, name=None):
     """Wraps ``func`` as an op (``tf.py_function``, EagerPyFunc): it receives array values that
     also have ``.numpy()``; ``Tout`` a dtype gives one Tensor, a list of dtypes a list, [] the
@@ -378,8 +389,8 @@ def py_function(func, inp, Tout, name=None):
     touts = [dtypes.as_dtype(t) for t in ([Tout] if single else Tout)]
 
     def call(*values):
-        args = [np.asarray(v).view(_EagerValue) if np.ndim(v) or not isinstance(v, bytes)
-                else v for v in values]
+        args = [_EagerBytes(v) if isinstance(v, bytes) else np.asarray(v).view(_EagerValue)
+                for v in values]
         # the ops func builds are run at once, in a graph of their own (not the caller's)
         with ops.Graph().as_default() as g:
             out = func(*args)
@@ -433,6 +444,8 @@ def _as_type(v, dtype):
 def _plain(v):
     if isinstance(v, _EagerValue):
         return np.asarray(v)
+    if isinstance(v, _EagerBytes):
+        return bytes(v)
     if hasattr(v, "numpy") and not isinstance(v, np.ndarray):
         return v.numpy()
     return v
