@@ -397,15 +397,17 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         _static_rank2("MatrixSolveLs", "matrix", ms)
         _static_rank2("MatrixSolveLs", "rhs", rs)
         if ms.ndims is not None and rs.ndims is not None:
+            where = (f" for 'MatrixSolveLs' with input shapes: {_shape_str(ms)}, "
+                     f"{_shape_str(rs)}.")
             if ms.ndims != rs.ndims:
                 raise ValueError(f"Shapes must be equal rank, but are {ms.ndims} and "
-                                 f"{rs.ndims}")
+                                 f"{rs.ndims}{where}")
             for a, b in zip(ms.dims[:-1], rs.dims[:-1]):
                 try:
                     _merge_dim(a, b)
                 except ValueError:
                     raise ValueError(f"Dimensions must be equal, but are {a.value} and "
-                                     f"{b.value}") from None
+                                     f"{b.value}{where}") from None
         l2 = ops.convert_to_tensor(l2_regularizer, name="l2_regularizer")
         if l2.dtype.base_dtype != matrix.dtype.base_dtype:
             l2 = cast_ops.cast(l2, matrix.dtype)
