@@ -299,3 +299,34 @@ def test_dnn_variables_are_single_parts_but_batch_norm_is_not_partitioned(tmp_pa
         "dnn/logits/kernel/part_0:0", "dnn/logits/bias/part_0:0"])
     # the checkpoint keeps the whole names
     assert "dnn/hiddenlayer_0/kernel" in est.get_variable_names()
+
+
+def test_multi_class_head_weights_of_shape_batch_by_one(tmp_path):
+    # the per-example loss is [batch, 1], as the weights: a [batch, 1] weight feature works
+    est = tf.estimator.LinearClassifier([fc.numeric_column("a")], n_classes=3,
+                                        weight_column="w", model_dir=str(tmp_path))
+    x = {"a": np.array([0.0, 1.0, 2.0]), "w": np.array([[1.0], [0.0], [2.0]])}
+    est.train(_numpy_fn(x, np.array([0, 1, 2])), steps=2)
+    got = est.evaluate(_numpy_fn(x, np.array([0, 1, 2]), epochs=1))
+    assert got["global_step"] == 2 and np.isfinite(got["loss"])
+
+
+def test_binary_head_takes_soft_labels_and_multi_class_refuses_floats(tmp_path):
+    with tf.Graph().as_default():
+        tf.Variable([[0.0]], name="linear/linear_model/a/weights")
+        tf.Variable([1.0], name="linear/linear_model/bias_weights")
+        tf.Variable(1, name="global_step", dtype=tf.int64)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"))
+    est = tf.estimator.LinearClassifier([fc.numeric_column("a")], model_dir=str(tmp_path))
+    got = est.evaluate(lambda: ({"a": [[3.0]]}, [[0.25]]), steps=1)
+    # logit 1 with label 0.25: 0.25 * log(1 + e^-1) + 0.75 * log(1 + e)
+    want = 0.25 * np.log1p(np.exp(-1.0)) + 0.75 * np.log1p(np.exp(1.0))
+    np.testing.assert_allclose(got["loss"], want, rtol=1e-5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Labels must <= n_classes - 1"):
+        est.evaluate(lambda: ({"a": [[3.0]]}, [[1.5]]), steps=1)
+    multi = tf.estimator.LinearClassifier([fc.numeric_column("a")], n_classes=3,
+                                          model_dir=str(tmp_path / "m"))
+    with pytest.raises(ValueError, match="Labels dtype should be integer"):
+        multi.train(lambda: ({"a": [[3.0]]}, [[1.0]]), steps=1)

@@ -206,16 +206,19 @@ class _ClassificationHead(_Head):
                     ids, np.int64(0), message="Labels must be in the label_vocabulary")]):
                 ids = array_ops.identity(ids)
         else:
-            if labels.dtype == dtypes.string:
+            if labels.dtype == dtypes.string or (self._n_classes > 2
+                                                 and not labels.dtype.is_integer):
                 raise ValueError("Labels dtype should be integer. Instead got "
                                  f"{labels.dtype}.")
-            ids = cast_ops.cast(labels, dtypes.int64)
+            # as TF: a binary head takes float labels in [0, 1] (soft labels for the loss)
+            floats = cast_ops.cast(labels, dtypes.float32)
             with ops.control_dependencies([
-                    check_ops.assert_less(ids, np.int64(self._n_classes),
-                                          message="Labels must <= n_classes - 1"),
-                    check_ops.assert_greater_equal(ids, np.int64(0),
+                    check_ops.assert_less_equal(floats, np.float32(self._n_classes - 1),
+                                                message="Labels must <= n_classes - 1"),
+                    check_ops.assert_greater_equal(floats, np.float32(0),
                                                    message="Labels must >= 0")]):
-                ids = array_ops.identity(ids)
+                floats = array_ops.identity(floats)
+            return cast_ops.cast(floats, dtypes.int64), floats
         return ids, cast_ops.cast(ids, dtypes.float32)
 
     def _class_strings(self, class_ids):
@@ -334,9 +337,11 @@ class MultiClassHead(_ClassificationHead):
             return predictions
 
     def _unreduced_loss(self, logits, label_ids, float_labels):
-        return losses_impl.sparse_softmax_cross_entropy(
+        loss = losses_impl.sparse_softmax_cross_entropy(
             labels=label_ids, logits=logits, reduction=losses_impl.Reduction.NONE,
             loss_collection=None)
+        # [batch, 1], as TF restores the labels' squeezed dim: it then matches the weights
+        return loss if loss.shape.ndims == 2 else array_ops.expand_dims(loss, -1)
 
     def _metrics(self, predictions, label_ids, float_labels, unreduced, weights):
         with ops.name_scope(None, "metrics"):
