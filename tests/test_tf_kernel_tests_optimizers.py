@@ -549,3 +549,86 @@ def test_elastic_average_optimizer_two_workers_over_a_cluster():
         np.testing.assert_allclose(got[k][0], w, rtol=1e-5)
         np.testing.assert_allclose(got[k][1], c, rtol=1e-5)
         assert got[k][2] == k + 1
+
+
+def test_agn_optimizer_one_worker_applies_the_normalized_sum_to_the_centre():
+    with tf.Graph().as_default():
+        getter = tf.contrib.opt.AGNCustomGetter("/cpu:0")
+        with tf.variable_scope("", custom_getter=getter):
+            w = tf.get_variable("w", initializer=[4.0, -2.0])
+        step = tf.train.get_or_create_global_step()
+        opt = tf.contrib.opt.AGNOptimizer(tf.train.MomentumOptimizer(0.1, 0.5), 1, getter,
+                                          communication_period=2)
+        train = opt.minimize(tf.reduce_sum(w * w), global_step=step)
+        g = tf.get_default_graph()
+        center = g.get_tensor_by_name("global_center_variable/w:0")
+        # the local step's momentum is per worker; the centre's is global
+        assert sorted(v.op.name for v in tf.global_variables()) == [
+            "global_center_variable/w", "global_center_variable/w/Momentum", "global_step"]
+        seen = []
+        with tf.train.MonitoredSession(hooks=[opt.make_session_run_hook(True, 0)]) as sess:
+            for _ in range(4):
+                sess.run(train)
+                seen.append(sess.run([w, center, step]))
+    w_np, c_np, acc = np.array([4.0, -2.0]), np.array([4.0, -2.0]), np.zeros(2)
+    mom_w, mom_c = np.zeros(2), np.zeros(2)
+    for i in range(4):
+        grad = 2 * w_np
+        mom_w = 0.5 * mom_w + grad
+        w_np = w_np - 0.1 * mom_w
+        acc = acc + grad
+        if (i + 1) % 2 == 0:
+            mom_c = 0.5 * mom_c + acc / 2
+            c_np = c_np - 0.1 * mom_c
+            w_np, acc = c_np.copy(), np.zeros(2)
+        np.testing.assert_allclose(seen[i][0], w_np, rtol=1e-5)
+        np.testing.assert_allclose(seen[i][1], c_np, rtol=1e-5)
+        assert seen[i][2] == (i + 1) // 2
+
+
+def test_agn_optimizer_two_workers_over_a_cluster():
+    from tests.distributed.cluster_procs import cluster_spec
+    from tideflow.distributed.server import Server
+
+    spec = cluster_spec(ps=1, worker=2)
+    servers = [Server(spec, job_name="ps", task_index=0)] + [
+        Server(spec, job_name="worker", task_index=i) for i in range(2)]
+    try:
+        runs = []
+        for k, target in enumerate((1.0, 3.0)):
+            g = tf.Graph()
+            with g.as_default():
+                device = f"/job:worker/task:{k}"
+                getter = tf.contrib.opt.AGNCustomGetter(device)
+                setter = tf.train.replica_device_setter(worker_device=device, cluster=spec)
+                with tf.device(setter), tf.variable_scope("", custom_getter=getter):
+                    w = tf.get_variable("w", initializer=[0.0, 0.0])
+                    step = tf.train.get_or_create_global_step()
+                opt = tf.contrib.opt.AGNOptimizer(tf.train.GradientDescentOptimizer(0.2), 2,
+                                                  getter, communication_period=2)
+                train = opt.minimize(tf.reduce_sum(tf.square(w - target)), global_step=step)
+                center = g.get_tensor_by_name("global_center_variable/w:0")
+                hook = opt.make_session_run_hook(k == 0, k)
+                hook.begin()
+            sess = tf.Session(servers[1 + k].target, graph=g)
+            if k == 0:
+                sess.run(hook._global_init_op)
+            sess.run(hook._local_init_op)
+            hook.after_create_session(sess, None)
+            runs.append((sess, train, w, center, step))
+        got = []
+        for sess, train, w, center, step in runs:
+            for _ in range(2):
+                sess.run(train)
+            got.append(sess.run([w, center, step]))
+        for sess, *_ in runs:
+            sess.close()
+    finally:
+        for s in servers:
+            s.stop()
+    # each worker: 0 -> 0.4 t -> 0.64 t with gradient sum -3.2 t; the centre moves by
+    # 0.2 * 3.2 t / 2 = 0.32 t and the worker takes it
+    np.testing.assert_allclose(got[0][0], [0.32, 0.32], rtol=1e-5)
+    np.testing.assert_allclose(got[1][1], [1.28, 1.28], rtol=1e-5)
+    np.testing.assert_allclose(got[1][0], [1.28, 1.28], rtol=1e-5)
+    assert (got[0][2], got[1][2]) == (1, 2)

@@ -236,7 +236,8 @@ opt.python.training = types.ModuleType(opt.__name__ + ".python.training",
                                        "``opt.python.training``.")
 for _module in (opt.python, opt.python.training):
     sys.modules[_module.__name__] = _module
-for _short in ("adam_gs_optimizer", "adamax", "addsign", "drop_stale_gradient_optimizer",
+for _short in ("adam_gs_optimizer", "adamax", "addsign", "agn_optimizer",
+               "drop_stale_gradient_optimizer",
                "elastic_average_optimizer", "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
                "lazy_adam_optimizer", "model_average_optimizer", "moving_average_optimizer",
                "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",

@@ -1,7 +1,9 @@
 """``tf.contrib.opt``'s optimizers that average models across workers: model averaging
 (ModelAverageOptimizer: every ``interval_steps`` the workers' copies are averaged into global
 centre variables) and elastic averaging SGD (ElasticAverageOptimizer, Zhang et al. 2015: every
-``communication_period`` steps each worker and the centre move toward each other).
+``communication_period`` steps each worker and the centre move toward each other) and
+accumulated gradient normalization (AGNOptimizer, Hermans 2017: the averaged gradient of a
+period is applied to the centre).
 
 A cond's body runs on one device in tideflow, so each periodic exchange is one cond per device
 it touches (the centres' devices, the worker's, the global step's), ordered by control edges."""
@@ -422,6 +424,8 @@ class ElasticAverageOptimizer(Optimizer):
 
 
 class _ElasticAverageOptimizerHook(session_run_hook.SessionRunHook):
+    """Runs an averaging optimizer's ``get_init_op(task_index)`` in each new session."""
+
     def __init__(self, ea_optimizer, is_chief, task_index):
         self._ea_optimizer = ea_optimizer
         self._is_chief = is_chief
@@ -438,5 +442,147 @@ class _ElasticAverageOptimizerHook(session_run_hook.SessionRunHook):
         session.run(self._variable_init_op)
 
 
-__all__ = ["ElasticAverageCustomGetter", "ElasticAverageOptimizer", "ModelAverageCustomGetter",
-           "ModelAverageOptimizer"]
+# -- accumulated gradient normalization -------------------------------------------------------
+
+GRAD_VARIABLE_NAME = "grad_variable"
+
+
+class AGNCustomGetter:
+    """A ``custom_getter`` for accumulated gradient normalization: each trainable variable
+    becomes a local variable on ``worker_device``, with a global centre
+    ``global_center_variable/<name>`` (placed by the enclosing device function) and a local
+    gradient accumulator ``grad_variable/<name>`` on the worker."""
+
+    def __init__(self, worker_device):
+        self._worker_device = worker_device
+        self._global_map = {}
+        self._grad_map = {}
+
+    def __call__(self, getter, name, trainable, collections, *args, **kwargs):
+        if not trainable:
+            return getter(name, *args, trainable=trainable, collections=collections, **kwargs)
+        with ops.device(self._worker_device):
+            local = getter(name, *args, trainable=True,
+                           collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
+        if kwargs.get("reuse") is True:
+            return local
+        center = getter(f"{GLOBAL_VARIABLE_NAME}/{name}", *args, trainable=False,
+                        collections=[ops.GraphKeys.GLOBAL_VARIABLES], **kwargs)
+        with ops.device(self._worker_device):
+            grad = getter(f"{GRAD_VARIABLE_NAME}/{name}", *args, trainable=False,
+                          collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
+        if kwargs.get("partitioner") is None:
+            self._grad_map[local] = grad
+            self._global_map[local] = center
+        else:
+            for part, gr, gc in zip(list(local), list(grad), list(center)):
+                self._grad_map[part] = gr
+                self._global_map[part] = gc
+        return local
+
+
+def _keep_local(next_creator, collections=None, **kwargs):
+    """A variable creator putting what would be global into LOCAL_VARIABLES instead."""
+    if not collections:
+        collections = [ops.GraphKeys.LOCAL_VARIABLES]
+    elif ops.GraphKeys.GLOBAL_VARIABLES in collections:
+        collections = [c for c in collections if c != ops.GraphKeys.GLOBAL_VARIABLES]
+        collections.append(ops.GraphKeys.LOCAL_VARIABLES)
+    return next_creator(collections=collections, **kwargs)
+
+
+class AGNOptimizer(Optimizer):
+    """Accumulated gradient normalization (Hermans 2017): each worker steps its local copy
+    with ``optimizer`` and sums its gradients; every ``communication_period`` local steps the
+    sum divided by the period is applied by ``optimizer`` to the global centres, the worker
+    copies the centres back and restarts its sum."""
+
+    def __init__(self, optimizer, num_worker, custom_getter, communication_period=10,
+                 use_locking=True, name="AGNOptimizer"):
+        super().__init__(use_locking, name)
+        self._opt = optimizer
+        self._num_worker = num_worker
+        self._period = communication_period
+        self._global_map = custom_getter._global_map
+        self._grad_map = custom_getter._grad_map
+        self._local_step = variable_scope.get_variable(
+            initializer=0, trainable=False, collections=[ops.GraphKeys.LOCAL_VARIABLES],
+            name="local_step")
+        self._opt._prepare()
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        grads_and_vars = list(grads_and_vars)
+        local_vars = [v for g, v in grads_and_vars if g is not None]
+        grads = [g for g, v in grads_and_vars if g is not None]
+        with variable_scope.variable_creator_scope(_keep_local):
+            local_update = self._opt.apply_gradients(grads_and_vars)
+        sums = [self._grad_map[v] for v in local_vars]
+        updates = [local_update] + [state_ops.assign_add(a, g) for a, g in zip(sums, grads)]
+        step_update = state_ops.assign_add(self._local_step, 1, name="local_step_update").op
+        with ops.control_dependencies([step_update]):
+            due = math_ops.equal(math_ops.mod(self._local_step, self._period), 0)
+        period = self._period
+        with ops.control_dependencies(updates):
+            normalized = {}
+            for device, group in _by_device(sums, lambda a: a).items():
+                def normalize(group=group):
+                    return [array_ops.identity(state_ops.assign(a, a / period))
+                            for a in group]
+
+                def idle(group=group):
+                    return [fill_ops.zeros([0], a.dtype.base_dtype) for a in group]
+
+                with ops.device(device):
+                    normalized.update(zip(group, cond_lib.cond(due, normalize, idle,
+                                                                strict=True)))
+        applied = []
+        for device, group in _by_device(local_vars, lambda v: self._global_map[v]).items():
+            def push(group=group):
+                pairs = [(normalized[self._grad_map[v]], self._global_map[v]) for v in group]
+                return self._opt.apply_gradients(pairs)
+
+            with ops.device(device):
+                applied.append(cond_lib.cond(due, push, control_flow_ops.no_op))
+        with ops.control_dependencies(applied):
+            done = list(applied)
+            if global_step is not None:
+                def advance():
+                    return control_flow_ops.group(state_ops.assign_add(global_step, 1))
+
+                with ops.colocate_with(global_step):
+                    done.append(cond_lib.cond(due, advance, control_flow_ops.no_op))
+            fetched = {}
+            for device, group in _by_device(local_vars, lambda v: self._global_map[v]).items():
+                centers = [self._global_map[v] for v in group]
+                fetched.update(zip(group, _read_when(device, centers, due)))
+        for device, group in _by_device(local_vars, lambda v: v).items():
+            def pull(group=group):
+                return control_flow_ops.group(*[
+                    op for v in group for op in (
+                        state_ops.assign(v, fetched[v], validate_shape=False),
+                        state_ops.assign(self._grad_map[v],
+                                         array_ops.zeros_like(self._grad_map[v])))])
+
+            with ops.device(device):
+                done.append(cond_lib.cond(due, pull, control_flow_ops.no_op))
+        return control_flow_ops.group(*done)
+
+    def get_init_op(self, task_index):
+        """Sets every local variable to its global centre and every gradient sum to zero."""
+        local_vars = variables_lib.trainable_variables()
+        centers = [self._global_map[v] for v in local_vars]
+        sums = [self._grad_map[v] for v in local_vars]
+        if not (local_vars and centers and sums):
+            raise ValueError("The lists of local_variables, global_center_variables,"
+                             "grad_center_variables should not be empty")
+        inits = [state_ops.assign(v, c) for v, c in zip(local_vars, centers)]
+        inits += [state_ops.assign(a, array_ops.zeros_like(a)) for a in sums]
+        return control_flow_ops.group(*inits)
+
+    def make_session_run_hook(self, is_chief, task_index):
+        """The hook that runs ``get_init_op(task_index)`` in each new session."""
+        return _ElasticAverageOptimizerHook(self, is_chief, task_index)
+
+
+__all__ = ["AGNCustomGetter", "AGNOptimizer", "ElasticAverageCustomGetter",
+           "ElasticAverageOptimizer", "ModelAverageCustomGetter", "ModelAverageOptimizer"]
