@@ -223,7 +223,7 @@ from tideflow.keras import experimental as _keras_experimental
 saved_model = _namespace("saved_model", "``tf.contrib.saved_model``: Keras models as "
                          "SavedModels (TF 1.12/1.13).", _keras_experimental,
                          ["save_keras_model", "load_keras_model"])
-opt = _namespace("opt", "``tf.contrib.opt``: LazyAdam, AdamW, Nadam, Scipy.", _contrib_opt,
+opt = _namespace("opt", "``tf.contrib.opt``: TF 1.15's contrib optimizers and wrappers.", _contrib_opt,
                  _contrib_opt.__all__)
 for _module in (_contrib_opt_wrappers, _contrib_opt_averaging):
     for _name in _module.__all__:
