@@ -5,6 +5,7 @@ classes and messages where TF 1.x programs see them."""
 import itertools
 
 import numpy as np
+import pytest
 
 import tideflow as tf
 
@@ -53,3 +54,63 @@ def test_crf_unknown_time_still_chooses_at_run_time():
     paths = [_path_score(_UNARY, p) for p in itertools.product(range(3), repeat=3)]
     np.testing.assert_allclose(got[0], np.logaddexp.reduce(paths), rtol=1e-5)
     np.testing.assert_allclose(one[0], np.logaddexp.reduce(_UNARY[0]), rtol=1e-5)
+
+
+# -- tf.contrib.training.HParams -------------------------------------------------------------
+
+def _hparams(**kw):
+    return tf.contrib.training.HParams(**kw)
+
+
+def test_hparams_parse_errors_name_the_value_and_type():
+    hp = _hparams(depth=3, rate=0.25, act="gelu", flag=False)
+    with pytest.raises(ValueError, match=r"Could not parse hparam 'depth' of type 'int' with "
+                                         r"value '2.5' in depth=2.5"):
+        hp.parse("depth=2.5")
+    with pytest.raises(ValueError, match=r"Could not parse hparam 'flag'"):
+        hp.parse("flag=maybe")
+    hp.parse("flag=1, act=a=b/c,rate=-1e-3,")
+    assert hp.flag is True and hp.act == "a=b/c" and hp.rate == -1e-3
+    with pytest.raises(ValueError, match="Unknown hyperparameter type for nope"):
+        hp.parse("nope=1")
+
+
+def test_hparams_index_assignments_and_reuse():
+    from tideflow.contrib.training.python.training import hparam
+
+    got = hparam.parse_values("w[2]=7,k=x,w[0]=1,q=9", {"w": int, "k": str}, ignore_unknown=True)
+    assert got == {"w": {2: 7, 0: 1}, "k": "x"}
+    with pytest.raises(ValueError, match=r"Multiple assignments to variable 'w\[2\]'"):
+        hparam.parse_values("w[2]=7,w[2]=8", {"w": int})
+    with pytest.raises(ValueError, match="Assignment of a list to a list index."):
+        hparam.parse_values("w[2]=[7]", {"w": int})
+
+
+def test_hparams_set_casts_only_losslessly():
+    hp = _hparams(n=4, x=0.5, s="a", b=True, unset=None)
+    for name, value in (("n", 1.5), ("n", True), ("n", "4"), ("b", 0), ("b", "true"),
+                        ("s", 3), ("x", "0.5")):
+        with pytest.raises(ValueError, match=f"Could not cast hparam '{name}'"):
+            hp.set_hparam(name, value)
+    hp.set_hparam("x", 2)
+    hp.set_hparam("unset", "1")
+    assert hp.x == 2.0 and isinstance(hp.x, float) and hp.unset == "1"
+    with pytest.raises(KeyError):
+        hp.set_hparam("missing", 1)
+    with pytest.raises(ValueError, match="incompatible with default"):
+        hp.get("n", 0.5)
+
+
+def test_hparams_str_round_trips_through_parse_and_proto():
+    hp = _hparams(units=[16, 8], lr=0.125, name="net", bn=True)
+    assert str(hp) == "units=[16, 8],lr=0.125,name=net,bn=True"
+    assert repr(hp) == ("HParams([('bn', True), ('lr', 0.125), ('name', 'net'), "
+                        "('units', [16, 8])])")
+    other = _hparams(units=[1], lr=1.0, name="x", bn=False)
+    other.parse(str(hp))
+    assert other.values() == hp.values()
+    back = tf.contrib.training.HParams(hparam_def=hp.to_proto())
+    assert back.values() == hp.values() and type(back.bn) is bool
+    with pytest.raises(AssertionError):
+        tf.contrib.training.HParams(hparam_def="units=[1]")
+    assert _hparams(f=len, k=1).to_json() == '{"k": 1}'

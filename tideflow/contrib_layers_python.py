@@ -222,6 +222,10 @@ def install(contrib):
                        f"``tensorflow.contrib.training.python.training.{short}``.",
                        {n: getattr(training, n) for n in names if hasattr(training, n)})
         for short, names in groups.items()}
+    from tideflow.train import hparams as _hparams
+
+    training_mods["hparam"].parse_values = _hparams.parse_values
+    training_mods["hparam"].__all__.append("parse_values")
     training_pkg = _module(f"{base}.training.python.training",
                            "``tensorflow.contrib.training.python.training``.", training_mods)
     training.python = _module(f"{base}.training.python",
