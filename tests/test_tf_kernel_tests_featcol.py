@@ -330,3 +330,28 @@ def test_binary_head_takes_soft_labels_and_multi_class_refuses_floats(tmp_path):
                                           model_dir=str(tmp_path / "m"))
     with pytest.raises(ValueError, match="Labels dtype should be integer"):
         multi.train(lambda: ({"a": [[3.0]]}, [[1.0]]), steps=1)
+
+
+def test_linear_logit_fn_builder_names_and_fraction_of_zero():
+    from tideflow.estimator.canned import linear
+
+    age = fc.numeric_column("age")
+    job = fc.categorical_column_with_hash_bucket("job", 4)
+    with tf.Graph().as_default():
+        logit_fn = tf.estimator.experimental.linear_logit_fn_builder(2, [age, job])
+        logits = logit_fn({"age": [[2.0], [3.0]], "job": [["a"], ["b"]]})
+        names = sorted(v.op.name for v in tf.global_variables())
+        assert names == ["linear_model/age/weights", "linear_model/bias_weights",
+                         "linear_model/job/weights"]
+        tags = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        assert tags == ["bias", "fraction_of_zero_weights"]
+        age_w = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, "linear_model/age")[0]
+        frac = linear._compute_fraction_of_zero([age_w, [tf.get_collection(
+            tf.GraphKeys.GLOBAL_VARIABLES, "linear_model/job")[0]]])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(frac) == 1.0
+            sess.run(age_w.assign([[5.0, 0.0]]))
+            # one of the 2 + 8 weights is not zero
+            np.testing.assert_allclose(sess.run(frac), 0.9)
+            np.testing.assert_allclose(sess.run(logits), [[10.0, 0.0], [15.0, 0.0]])

@@ -244,13 +244,11 @@ def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dr
 
 
 def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
-    """A ``logit_fn(features)`` building LinearClassifier's model (under ``linear/``)."""
+    """A ``logit_fn(features)`` building LinearClassifier's model: ``linear_model`` (its
+    variables under ``linear_model/``; LinearClassifier opens ``linear/`` around it)."""
     from tideflow.estimator.canned import linear
 
-    def linear_logit_fn(features):
-        return linear.linear_logits(features, feature_columns, units, sparse_combiner)
-
-    return linear_logit_fn
+    return linear.linear_logit_fn_builder(units, feature_columns, sparse_combiner)
 
 
 def call_logit_fn(logit_fn, features, mode, params, config):

@@ -7,8 +7,17 @@ from tideflow.estimator.canned import head as head_lib
 from tideflow.estimator.estimator import Estimator
 from tideflow.estimator.model_fn import ModeKeys
 from tideflow.feature_column import feature_column as fc
-from tideflow.framework import ops
-from tideflow.ops import losses_impl, partitioned_variables, variable_scope
+from tideflow.framework import dtypes, ops
+from tideflow.ops import (
+    array_ops,
+    cast_ops,
+    losses_impl,
+    math_ops,
+    partitioned_variables,
+    reduction_ops,
+    variable_scope,
+)
+from tideflow.summary import summary as summary_lib
 from tideflow.train import training_util
 
 _LEARNING_RATE = 0.2
@@ -18,6 +27,40 @@ def linear_learning_rate(num_feature_columns, cap=_LEARNING_RATE):
     return min(cap, 1.0 / math.sqrt(num_feature_columns))
 
 
+def _compute_fraction_of_zero(variables):
+    """The fraction of zeros among all the entries of ``variables`` (each a variable or a list
+    of a partitioned variable's parts), as one float32 scalar."""
+    parts = []
+    for v in variables:
+        parts.extend(v if isinstance(v, (list, tuple)) else fc._var_parts(v))
+    with ops.name_scope(None, "zero_fraction"):
+        zeros = math_ops.add_n([reduction_ops.reduce_sum(cast_ops.cast(
+            math_ops.equal(p, array_ops.zeros_like(p)), dtypes.float32)) for p in parts])
+        size = float(sum(p.get_shape().num_elements() for p in parts))
+        return zeros / size
+
+
+def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
+    """A ``logit_fn(features)``: ``linear_model`` (variables under ``linear_model/``) with
+    TF's summaries of the bias and of the fraction of zero weights."""
+
+    def linear_logit_fn(features):
+        cols_to_vars = {}
+        logits = fc.linear_model(features, list(feature_columns), units=units,
+                                 sparse_combiner=sparse_combiner, cols_to_vars=cols_to_vars)
+        bias = cols_to_vars.pop("bias")
+        bias = bias[0] if len(bias) == 1 else array_ops.concat(bias, 0)
+        if units > 1:
+            summary_lib.histogram("bias", bias)
+        else:
+            summary_lib.scalar("bias", array_ops.reshape(bias, [-1])[0])
+        summary_lib.scalar("fraction_of_zero_weights",
+                           _compute_fraction_of_zero(cols_to_vars.values()))
+        return logits
+
+    return linear_logit_fn
+
+
 def linear_logits(features, feature_columns, units, sparse_combiner, scope="linear",
                   return_name_scope=False, partitioner=None):
     """The logits under variable scope ``scope`` (its variables split by ``partitioner``);
@@ -25,8 +68,7 @@ def linear_logits(features, feature_columns, units, sparse_combiner, scope="line
     builds the head."""
     with variable_scope.variable_scope(scope, values=list(features.values()),
                                        partitioner=partitioner):
-        logits = fc.linear_model(features, list(feature_columns), units=units,
-                                 sparse_combiner=sparse_combiner)
+        logits = linear_logit_fn_builder(units, feature_columns, sparse_combiner)(features)
         name_scope = ops.get_default_graph().get_name_scope() + "/"
     return (logits, name_scope) if return_name_scope else logits
 
