@@ -263,3 +263,20 @@ def test_py_function_hands_scalar_strings_over_as_eager_values():
         size = tf.py_function(lambda w: tf.strings.length(w), [word], tf.int32)
         with tf.Session() as s:
             assert s.run([shout, kind, size]) == [b"TIDE!", b"<dtype: 'string'>", 4]
+
+
+def test_control_flow_util_answers_for_functional_control_flow():
+    from tideflow.ops import control_flow_ops
+    from tideflow.python.ops import control_flow_util as util
+
+    with tf.Graph().as_default() as g:
+        flag = tf.placeholder(tf.bool, [])
+        low, high = control_flow_ops.switch(tf.constant(2.0), flag)
+        joined = control_flow_ops.merge([low, high])[0]
+        assert util.IsSwitch(low.op) and util.IsCondSwitch(low.op)
+        assert util.IsMerge(joined.op) and not util.IsLoopMerge(joined.op)
+        looped = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+        # tf.while_loop is one While op: nothing sits in a v1 loop context
+        assert not util.IsInWhileLoop(looped.op) and not util.IsLoopExit(looped.op)
+        assert not util.IsInXLAContext(joined.op) and util.GetOutputContext(joined.op) is None
+        assert util.EnableControlFlowV2(g) is False

@@ -58,6 +58,8 @@ _add("ops.bitwise_ops", "``tf.bitwise`` and the bit counting ops (``population_c
      ["tideflow.ops.bitwise_ops", "tideflow.bitwise"])
 _add("ops.weights_broadcast_ops", "``assert_broadcastable`` and ``broadcast_weights``.",
      ["tideflow.ops.weights_broadcast_ops"])
+_add("ops.control_flow_util", "TF's control-flow helpers (``IsSwitch``, ``IsInWhileLoop``, ...).",
+     ["tideflow.ops.control_flow_util"])
 _add("ops.session_ops", "Session tensor handles (``get_session_handle``, ``TensorHandle``).",
      ["tideflow.ops.session_ops", "tideflow"])
 _add("ops.gradients", "``tf.gradients``.", ["tideflow"])
