@@ -472,7 +472,8 @@ def test_loss_weights_checked_against_outputs():
     with pytest.raises(ValueError, match="one entry per model output. The model has 2 "
                                          "outputs"):
         model.compile("sgd", "mse", loss_weights=[1.0])
-    with pytest.raises(ValueError, match='Unknown entry in loss_weights dictionary: "third"'):
+    with pytest.raises(ValueError, match=r"Unknown entries in loss_weights dictionary: "
+                                         r"\['third'\]"):
         model.compile("sgd", "mse", loss_weights={"third": 1.0})
     with pytest.raises(TypeError, match="Could not interpret loss_weights argument"):
         model.compile("sgd", "mse", loss_weights=2.0)

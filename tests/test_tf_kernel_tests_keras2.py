@@ -703,3 +703,57 @@ def test_call_keyword_arguments_travel_in_the_model_config():
     assert config["layers"][-1]["inbound_nodes"][0][0][3] == {"training": True}
     clone = keras.Model.from_config(config)
     assert "cond" not in clone.output.op.name  # dropout always on: no switch on the phase
+
+
+# -- compile and fit --------------------------------------------------------------------------------
+
+
+def _two_outputs():
+    a = keras.Input((3,), name="input_a")
+    return keras.Model(a, [keras.layers.Dense(1, name="dense_1")(a),
+                           keras.layers.Dense(1, name="dense_2")(a)])
+
+
+def test_compile_records_loss_functions_and_weights():
+    model = _two_outputs()
+    model.compile("adam", ["mse", keras.losses.MeanAbsoluteError()],
+                  loss_weights={"dense_2": 2.0})
+    first, second = model.loss_functions
+    assert isinstance(first, keras.losses.LossFunctionWrapper)
+    assert first.fn is keras.losses.mean_squared_error and first.name == "mean_squared_error"
+    assert isinstance(second, keras.losses.MeanAbsoluteError)
+    assert model._loss_weights_list == [1.0, 2.0]
+    graph = tf.get_default_graph()
+    assert graph.get_tensor_by_name("dense_1_target:0") is model.targets[0]
+    assert graph.get_tensor_by_name("dense_2_sample_weights:0") is model.sample_weights[1]
+
+
+def test_compile_dictionary_key_errors_use_tf_wording():
+    model = _two_outputs()
+    for kwargs, name in (({"loss": {"nope": "mse"}}, "loss"),
+                         ({"loss": "mse", "loss_weights": {"nope": 1.0}}, "loss_weights"),
+                         ({"loss": "mse", "sample_weight_mode": {"nope": "temporal"}},
+                          "sample_weight_mode")):
+        with pytest.raises(ValueError, match=rf"Unknown entries in {name} dictionary: "
+                                             r"\['nope'\]. Only expected following keys: "
+                                             r"\['dense_1', 'dense_2'\]"):
+            model.compile("sgd", **kwargs)
+
+
+def test_dataset_targets_are_not_checked_against_the_output_shape():
+    model = keras.Sequential([keras.layers.Lambda(lambda t: t * 0.0, input_shape=(2,))])
+    model.compile("sgd", "mae")
+    data = tf.data.Dataset.from_tensor_slices((np.ones((4, 2), np.float32),
+                                               np.ones((4, 1), np.float32))).batch(2)
+    history = model.fit(data, epochs=1, verbose=0)
+    assert history.history["loss"] == [pytest.approx(1.0)]
+
+
+def test_subclassed_model_builds_from_a_vector_of_samples():
+    from tideflow.python.keras import testing_utils
+
+    with testing_utils.model_type_scope("subclass"):
+        model = testing_utils.get_model_from_layers([keras.layers.Dense(2, dtype="float64")])
+    model.compile("sgd", "mse")
+    model.train_on_batch(np.ones(4), np.ones((4, 2)))
+    assert model.predict(np.ones(3)).shape == (3, 2)

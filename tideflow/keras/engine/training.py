@@ -92,10 +92,7 @@ class Model(Network):
         n = len(self.outputs)
         loss = self.loss
         if isinstance(loss, dict):
-            for name in loss:
-                if name not in self.output_names:
-                    raise ValueError(f'Unknown entry in loss dictionary: "{name}". Only '
-                                     f"expected the following keys: {self.output_names}")
+            _check_for_unexpected_keys("loss", loss, self.output_names)
             fns = [loss.get(name) for name in self.output_names]
         elif isinstance(loss, (list, tuple)):
             if len(loss) != n:
@@ -132,10 +129,7 @@ class Model(Network):
                              "optimize.")
         weights = self.loss_weights
         if isinstance(weights, dict):
-            for key in weights:
-                if key not in self.output_names:
-                    raise ValueError(f'Unknown entry in loss_weights dictionary: "{key}". Only '
-                                     f"expected the following keys: {list(self.output_names)}")
+            _check_for_unexpected_keys("loss_weights", weights, self.output_names)
             weights = [weights.get(name, 1.0) for name in self.output_names]
         elif weights is None:
             weights = [1.0] * n
@@ -147,6 +141,12 @@ class Model(Network):
         else:
             raise TypeError(f"Could not interpret loss_weights argument: {weights} - expected "
                             "a list of dicts.")
+        if isinstance(self.sample_weight_mode, dict):
+            _check_for_unexpected_keys("sample_weight_mode", self.sample_weight_mode,
+                                       self.output_names)
+        # as TF 1.15: the loss objects per output (functions wrapped) and the weights
+        self.loss_functions = [_loss_object(fn) for fn in self._loss_fns]
+        self._loss_weights_list = [float(w) for w in weights]
         self.targets = []
         self.sample_weights = []
         self._stateful_positions = set()
@@ -167,16 +167,19 @@ class Model(Network):
                     target = flatten(self._target_tensors)[i]
                 else:
                     rank = out.get_shape().ndims
-                    target = tf.placeholder(out.dtype.base_dtype, shape=[None] * (rank or 0)
-                                            if rank is not None else None,
-                                            name=f"{name}_target")
+                    with ops.name_scope(None):  # as TF: '<output>_target' at the top
+                        target = tf.placeholder(out.dtype.base_dtype,
+                                                shape=[None] * (rank or 0)
+                                                if rank is not None else None,
+                                                name=f"{name}_target")
                 self.targets.append(target)
                 with ops.name_scope(f"{name}_loss"):
                     temporal = self._weight_mode(i) == "temporal"
-                    sw = tf.placeholder_with_default(
-                        tf.ones(tf.shape(out)[:2 if temporal else 1], out.dtype),
-                        shape=[None, None] if temporal else [None],
-                        name=f"{name}_sample_weights")
+                    ones = tf.ones(tf.shape(out)[:2 if temporal else 1], out.dtype)
+                    with ops.name_scope(None):  # '<output>_sample_weights', as TF
+                        sw = tf.placeholder_with_default(
+                            ones, shape=[None, None] if temporal else [None],
+                            name=f"{name}_sample_weights")
                     self.sample_weights.append(sw)
                     # as TF: the output's Keras mask (e.g. from Embedding(mask_zero=True))
                     # multiplies the sample weights, so padded steps add no loss
@@ -325,6 +328,8 @@ class Model(Network):
         inputs = []
         for i, a in enumerate(arrays):
             a = np.asarray(a)
+            if a.ndim == 1:  # as TF: a vector of samples is a column (n, 1)
+                a = a.reshape(-1, 1)
             dtype = K.floatx() if a.dtype.kind == "f" else a.dtype.name
             # named as TF 1.15's placeholders, taking no layer-name number (the program's
             # own Input() is still input_1)
@@ -491,7 +496,7 @@ class Model(Network):
             out.append(w)
         return out
 
-    def _standardize_xy(self, x, y=None, need_y=True):
+    def _standardize_xy(self, x, y=None, need_y=True, check_shapes=True):
         self._ensure_built(x)
         xs = self._standardize(x, self.inputs, self.input_names, "input")
         ys = None
@@ -513,8 +518,9 @@ class Model(Network):
             for fn in self._loss_fns:
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
                                                                  "__name__", "")
-                if not fname or getattr(losses_mod, fname, None) is None:
+                if not check_shapes or not fname or getattr(losses_mod, fname, None) is None:
                     # as Keras: a user-defined loss makes no assumption on the targets' shape
+                    # (nor are a dataset's targets checked against the outputs)
                     check_last.append(None)
                     loss_names.append(None)
                 else:
@@ -1123,6 +1129,21 @@ class Model(Network):
                           signatures=signatures, options=options)
 
 
+def _check_for_unexpected_keys(name, mapping, expected):
+    unknown = [k for k in mapping if k not in expected]
+    if unknown:
+        raise ValueError(f"Unknown entries in {name} dictionary: {unknown}. Only expected "
+                         f"following keys: {list(expected)}")
+
+
+def _loss_object(fn):
+    """A compiled loss as TF 1.15's ``model.loss_functions`` holds it: a ``Loss`` as it is, a
+    function in a ``LossFunctionWrapper`` of its name."""
+    if fn is None or isinstance(fn, losses_mod.Loss):
+        return fn
+    return losses_mod.LossFunctionWrapper(fn, name=getattr(fn, "__name__", None))
+
+
 def _native_optimizer_keys(native, weight_keys, suffix):
     """The checkpoint keys of a ``tf.train`` optimizer's state (as TF's object-based format
     tracks it): its non-slot variables (Adam's beta powers) under ``optimizer/`` and each
@@ -1236,7 +1257,7 @@ class _DatasetSource:
                                  f"or (inputs, targets, sample_weights); got {len(element)} "
                                  "items.")
             x, y = element[0], element[1]
-            xs, ys = self.model._standardize_xy(x, y)
+            xs, ys = self.model._standardize_xy(x, y, check_shapes=False)
             sws = self.model._standardize_weights(
                 ys, element[2] if len(element) == 3 else None, None)
             return xs, ys, sws
