@@ -243,3 +243,29 @@ def test_wait_for_session_deadline_message_counts_whole_seconds():
         with pytest.raises(tf.errors.DeadlineExceededError,
                            match=r"^Session was not ready after waiting 0 secs\.$"):
             sm.wait_for_session("", max_wait_secs=0.3)
+
+
+# -- timeline -----------------------------------------------------------------------------------
+def test_timeline_step_analysis_reports_each_allocators_peak():
+    import json
+
+    from tideflow.python.client import timeline
+
+    meta = tf.RunMetadata()
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [4, 4])
+        b = tf.matmul(a, a)
+        c = tf.reduce_sum(b)
+        with tf.Session() as sess:
+            sess.run(c, {a: np.ones([4, 4])},
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+    analysis = timeline.Timeline(meta.step_stats).analyze_step_stats()
+    assert isinstance(analysis, timeline.StepStatsAnalysis)
+    assert "traceEvents" in json.loads(analysis.chrome_trace.format_to_string(pretty=True))
+    peak = analysis.allocator_maximums["cpu"]
+    assert isinstance(peak, timeline.AllocationMaximum)
+    # the matmul's output (64 bytes) is alive until the sum (4 bytes) that reads it ends
+    assert peak.num_bytes >= 68 and peak.timestamp > 0
+    assert peak.tensors.get("MatMul:0") == 64
+    assert sum(peak.tensors.values()) == peak.num_bytes

@@ -6,6 +6,7 @@ from each tensor's producer to consumers on other devices or threads (Send to Re
 optionally a memory counter per allocator.
 """
 
+import collections
 import json
 import re
 
@@ -25,12 +26,39 @@ def _tensor_name(name):
     return name if ":" in name else name + ":0"
 
 
+# the largest memory in use of one allocator during the step: when, how many bytes, and the
+# tensors alive then ({name: bytes})
+AllocationMaximum = collections.namedtuple("AllocationMaximum",
+                                           ("timestamp", "num_bytes", "tensors"))
+StepStatsAnalysis = collections.namedtuple("StepStatsAnalysis",
+                                           ("chrome_trace", "allocator_maximums"))
+
+
+class _ChromeTrace:
+    """A finished trace, as ``analyze_step_stats`` hands it back."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def format_to_string(self, pretty=False):
+        """The trace-event JSON (indented with ``pretty``)."""
+        if not pretty:
+            return self._text
+        return json.dumps(json.loads(self._text), indent=4, separators=(",", ": "))
+
+
 class Timeline:
     """A timeline of one step's ``StepStats`` (``tf.timeline.Timeline`` as in TF's client)."""
 
     def __init__(self, step_stats, graph=None):
         self._step_stats = step_stats
         self._graph = graph
+
+    def analyze_step_stats(self, show_dataflow=True, show_memory=True, op_time="schedule"):
+        """A ``StepStatsAnalysis``: the Chrome trace and each allocator's peak memory."""
+        del op_time  # the trace shows each op from its start to its end
+        trace = self.generate_chrome_trace_format(show_dataflow, show_memory)
+        return StepStatsAnalysis(_ChromeTrace(trace), _allocator_maximums(self._step_stats))
 
     def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False):
         """The step as a Chrome trace-event JSON string."""
@@ -86,6 +114,42 @@ class Timeline:
                     events.append({"name": alloc, "ph": "C", "ts": ts, "pid": len(
                         self._step_stats.dev_stats), "args": {alloc: total}})
         return json.dumps({"traceEvents": events}, separators=(",", ":"))
+
+
+def _allocator_maximums(step_stats):
+    """{allocator: AllocationMaximum}: each op's outputs live from its start until the end of
+    their last consumer (the op itself when none); the peak of their sum per allocator."""
+    tensors = {}  # name -> [allocator, bytes, created, last use]
+    for dev in step_stats.dev_stats:
+        for ns in sorted(dev.node_stats, key=lambda n: n.all_start_micros):
+            start = ns.all_start_micros
+            end = start + ns.all_end_rel_micros
+            for name in _parse_label(ns.timeline_label, ns.node_name)[1]:
+                t = tensors.get(name)
+                if t is not None:
+                    t[3] = max(t[3], end)
+            for out in ns.output:
+                ad = out.tensor_description.allocation_description
+                if ad.allocated_bytes:
+                    tensors[f"{ns.node_name}:{out.slot}"] = [
+                        ad.allocator_name or "cpu", ad.allocated_bytes, start, end]
+    events = collections.defaultdict(list)  # allocator -> [(time, order, name, delta)]
+    for name, (alloc, nbytes, created, last) in tensors.items():
+        events[alloc].append((created, 0, name, nbytes))
+        events[alloc].append((last, 1, name, -nbytes))
+    out = {}
+    for alloc, evs in events.items():
+        live, total, best = {}, 0, AllocationMaximum(0, 0, {})
+        for ts, _, name, delta in sorted(evs):
+            total += delta
+            if delta > 0:
+                live[name] = delta
+            else:
+                live.pop(name, None)
+            if total > best.num_bytes:
+                best = AllocationMaximum(ts, total, dict(live))
+        out[alloc] = best
+    return out
 
 
 def top_ops(step_stats, n=10, by="op"):

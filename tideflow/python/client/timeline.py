@@ -1,3 +1,8 @@
 """``tensorflow.python.client.timeline``: Chrome traces of a step's ``RunMetadata``."""
 
-from tideflow.timeline import Timeline, top_ops  # noqa: F401
+from tideflow.timeline import (  # noqa: F401
+    AllocationMaximum,
+    StepStatsAnalysis,
+    Timeline,
+    top_ops,
+)
