@@ -632,3 +632,50 @@ def test_agn_optimizer_two_workers_over_a_cluster():
     np.testing.assert_allclose(got[1][1], [1.28, 1.28], rtol=1e-5)
     np.testing.assert_allclose(got[1][0], [1.28, 1.28], rtol=1e-5)
     assert (got[0][2], got[1][2]) == (1, 2)
+
+
+def _ggt_reference(flat_grads, lr, beta1, window, eps, svd_eps, sigma_eps):
+    """The GGT update of the flat parameter vector, step by step (NumPy, float64)."""
+    n = flat_grads[0].size
+    ring, m_t, steps = np.zeros((window, n)), np.zeros(n), []
+    for t, g in enumerate(flat_grads, start=1):
+        m_t = beta1 * m_t + (1 - beta1) * g
+        ring[(t - 1) % window] = m_t
+        big_m = ring.T / np.sqrt(min(t, window))
+        u, s, _ = np.linalg.svd(big_m.T @ big_m + svd_eps * np.eye(window))
+        root = np.sqrt(s)
+        proj = big_m.T @ m_t
+        head = big_m @ (u @ ((u.T @ proj) / (root + sigma_eps) ** 3))
+        step = head
+        if root.min() > eps:
+            step = head + (m_t - big_m @ (u @ ((u.T @ proj) / s))) / root.min()
+        steps.append(lr * step)
+    return steps
+
+
+def test_ggt_optimizer_against_numpy():
+    grads = [np.array([0.5, -1.0, 2.0, 0.25, 1.5]), np.array([1.0, 0.5, -0.5, 2.0, -1.0]),
+             np.array([-0.25, 1.0, 0.75, -1.5, 0.5])]
+    with tf.Graph().as_default():
+        b = tf.Variable([1.0, -1.0], dtype=tf.float64, name="b")
+        a = tf.Variable([[0.5, 2.0, -3.0]], dtype=tf.float64, name="a")
+        feed = tf.placeholder(tf.float64, [5])
+        opt = tf.contrib.opt.GGTOptimizer(learning_rate=0.1, window=2)
+        # flat order is by variable name: a's 3 values, then b's 2
+        op = opt.apply_gradients([(tf.reshape(feed[3:], [2]), b),
+                                  (tf.reshape(feed[:3], [1, 3]), a)])
+        assert sorted(v.op.name for v in opt.variables()) == [
+            "flat_grad", "global_step", "grad_buffer", "moment1"]
+        with pytest.raises(NotImplementedError, match="Sparse gradient updates"):
+            opt.apply_gradients([(tf.IndexedSlices(tf.ones([1, 3], tf.float64),
+                                                   tf.constant([0])), a)])
+        got = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for g in grads:
+                sess.run(op, {feed: g})
+                got.append(np.concatenate([sess.run(a).ravel(), sess.run(b)]))
+    want = np.array([0.5, 2.0, -3.0, 1.0, -1.0])
+    for step, value in zip(_ggt_reference(grads, 0.1, 0.9, 2, 1e-4, 1e-6, 1e-2), got):
+        want = want - step
+        np.testing.assert_allclose(value, want, rtol=1e-6, atol=1e-9)

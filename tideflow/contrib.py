@@ -223,8 +223,8 @@ from tideflow.keras import experimental as _keras_experimental
 saved_model = _namespace("saved_model", "``tf.contrib.saved_model``: Keras models as "
                          "SavedModels (TF 1.12/1.13).", _keras_experimental,
                          ["save_keras_model", "load_keras_model"])
-opt = _namespace("opt", "``tf.contrib.opt``: TF 1.15's contrib optimizers and wrappers.", _contrib_opt,
-                 _contrib_opt.__all__)
+opt = _namespace("opt", "``tf.contrib.opt``: TF 1.15's contrib optimizers and wrappers.",
+                 _contrib_opt, _contrib_opt.__all__)
 for _module in (_contrib_opt_wrappers, _contrib_opt_averaging):
     for _name in _module.__all__:
         setattr(opt, _name, getattr(_module, _name))
@@ -237,8 +237,8 @@ opt.python.training = types.ModuleType(opt.__name__ + ".python.training",
 for _module in (opt.python, opt.python.training):
     sys.modules[_module.__name__] = _module
 for _short in ("adam_gs_optimizer", "adamax", "addsign", "agn_optimizer",
-               "drop_stale_gradient_optimizer",
-               "elastic_average_optimizer", "external_optimizer", "lars_optimizer", "lazy_adam_gs_optimizer",
+               "drop_stale_gradient_optimizer", "elastic_average_optimizer",
+               "external_optimizer", "ggt", "lars_optimizer", "lazy_adam_gs_optimizer",
                "lazy_adam_optimizer", "model_average_optimizer", "moving_average_optimizer",
                "multitask_optimizer_wrapper", "nadam_optimizer", "powersign",
                "reg_adagrad_optimizer", "sign_decay", "variable_clipping_optimizer",

@@ -1,9 +1,11 @@
 """``tf.contrib.opt``'s wrappers and smaller optimizers: VariableClipping (max-norm constraints
 after each step), DropStaleGradient (skips updates computed too many steps ago), the multitask
-wrapper (all-zero gradients leave the optimizer's state alone), RegAdagrad, LARS, and Adam
-driven by the global step (AdamGS, LazyAdamGS)."""
+wrapper (all-zero gradients leave the optimizer's state alone), RegAdagrad, LARS, Adam
+driven by the global step (AdamGS, LazyAdamGS), and GGT's windowed full-matrix preconditioning."""
 
 import contextlib
+
+import numpy as np
 
 from tideflow import logging as tf_logging
 from tideflow.framework import dtypes, ops
@@ -15,10 +17,13 @@ from tideflow.ops import (
     control_flow_ops,
     gather_ops,
     init_ops,
+    linalg_ops,
     math_ops,
     norm_ops,
+    range_ops,
     reduction_ops,
     state_ops,
+    svd_ops,
     training_ops,
     variable_scope,
 )
@@ -379,6 +384,99 @@ class LazyAdamGSOptimizer(AdamGSOptimizer):
         return control_flow_ops.group(var_update, m_update, v_update)
 
 
-__all__ = ["AdamGSOptimizer", "DropStaleGradientOptimizer", "LARSOptimizer",
+class GGTOptimizer(Optimizer):
+    """GGT (Agarwal et al. 2018): full-matrix adaptive preconditioning from a window of
+    recent first moments. All variables' gradients form one flat vector ``g`` (variables
+    ordered by name); ``m = beta1 m + (1 - beta1) g`` is stored in a ring of ``window`` rows,
+    ``M`` is that ring (transposed) over ``sqrt(min(t, window))``, and with the SVD
+    ``U diag(s) U^T`` of ``M^T M + svd_eps I`` the step is
+    ``M U diag((sqrt(s) + sigma_eps)^-3) U^T M^T m``, plus, when ``min sqrt(s) > eps``, the
+    part of ``m`` outside M's span divided by ``min sqrt(s)``. Dense gradients only; its
+    state is the non-slot variables ``global_step``, ``grad_buffer``, ``moment1`` and
+    ``flat_grad``."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, use_locking=False, name="GGT",
+                 window=10, eps=1e-4, svd_eps=1e-6, sigma_eps=1e-2):
+        super().__init__(use_locking, name)
+        self._hyper = {"lr": learning_rate, "beta1": beta1, "eps": eps, "svd_eps": svd_eps,
+                       "sigma_eps": sigma_eps}
+        self._window = window
+        self.index_dict = {}
+        self.shape_dict = {}
+        self._variables = []
+
+    def _create_slots(self, var_list):
+        sizes = {v.name: int(np.prod(v.get_shape().as_list())) for v in var_list}
+        self.shape_dict = dict(sorted(sizes.items()))
+        start = 0
+        for name, size in self.shape_dict.items():
+            self.index_dict[name] = start
+            start += size
+        first = min(var_list, key=lambda v: v.name)
+        dtype = var_list[0].dtype.base_dtype
+        self._create_non_slot_variable(cast_ops.cast(0.0, dtype), "global_step", first)
+        self._create_non_slot_variable(array_ops.zeros([self._window, start], dtype),
+                                       "grad_buffer", first)
+        self._create_non_slot_variable(array_ops.zeros([start], dtype), "moment1", first)
+        self._create_non_slot_variable(array_ops.zeros([start], dtype), "flat_grad", first)
+
+    def _state(self, name):
+        return self._get_non_slot_variable(name, graph=ops.get_default_graph())
+
+    def _prepare(self):
+        self._variables = []
+
+    def _span(self, var):
+        start = self.index_dict[var.name]
+        return start, start + self.shape_dict[var.name]
+
+    def _apply_dense(self, grad, var):
+        self._variables.append(var)
+        start, end = self._span(var)
+        return state_ops.scatter_update(self._state("flat_grad"), range_ops.range(start, end),
+                                        array_ops.reshape(grad, [-1]))
+
+    def _apply_sparse(self, grad, var):
+        raise NotImplementedError("Sparse gradient updates are not supported.")
+
+    def _finish(self, update_ops, name_scope):
+        dtype = self._variables[0].dtype.base_dtype
+        hyper = {k: cast_ops.cast(self._call_if_callable(v), dtype)
+                 for k, v in self._hyper.items()}
+        with ops.control_dependencies(update_ops):
+            t = state_ops.assign_add(self._state("global_step"), 1.0)
+            moment1 = self._state("moment1")
+            m_t = moment1.assign(hyper["beta1"] * moment1
+                                 + (1.0 - hyper["beta1"]) * self._state("flat_grad"))
+            row = math_ops.floormod(cast_ops.cast(t - 1.0, dtypes.int32), self._window)
+            ring = state_ops.scatter_update(self._state("grad_buffer"), row, m_t)
+        window = cast_ops.cast(self._window, dtype)
+        m = array_ops.transpose(ring / math_ops.sqrt(math_ops.minimum(t, window)))
+        gram = linalg_ops.matmul(m, m, transpose_a=True)
+        gram += hyper["svd_eps"] * cast_ops.cast(range_ops.eye(self._window), dtype)
+        sigma, u, _ = svd_ops.svd(gram)
+        sigma_sqrt = math_ops.sqrt(sigma)
+        smallest = reduction_ops.reduce_min(sigma_sqrt)
+        m_col = array_ops.expand_dims(m_t, -1)
+        projected = linalg_ops.matmul(m, m_col, transpose_a=True)  # M^T m
+
+        def through(scale):
+            inner = linalg_ops.matmul(u, projected, transpose_a=True) * array_ops.expand_dims(
+                scale, -1)
+            return linalg_ops.matmul(m, linalg_ops.matmul(u, inner))
+
+        head = through(1.0 / math_ops.pow(sigma_sqrt + hyper["sigma_eps"], 3))
+        tail = (m_col - through(1.0 / sigma)) / smallest
+        step = array_ops.where(smallest > hyper["eps"], head + tail, head)
+        updates = []
+        for var in self._variables:
+            start, end = self._span(var)
+            delta = array_ops.reshape(step[start:end], var.get_shape())
+            updates.append(state_ops.assign_sub(var, hyper["lr"] * delta,
+                                                use_locking=self._use_locking))
+        return control_flow_ops.group(*updates, name=name_scope)
+
+
+__all__ = ["AdamGSOptimizer", "DropStaleGradientOptimizer", "GGTOptimizer", "LARSOptimizer",
            "LazyAdamGSOptimizer", "MultitaskOptimizerWrapper", "RegAdagradOptimizer",
            "VariableClippingOptimizer", "clip_gradients_by_global_norm"]
