@@ -355,3 +355,35 @@ def test_linear_logit_fn_builder_names_and_fraction_of_zero():
             # one of the 2 + 8 weights is not zero
             np.testing.assert_allclose(sess.run(frac), 0.9)
             np.testing.assert_allclose(sess.run(logits), [[10.0, 0.0], [15.0, 0.0]])
+
+
+def test_estimator_warm_start_handles_partitioned_variables_and_vocabularies(tmp_path):
+    old_vocab, new_vocab = tmp_path / "old.txt", tmp_path / "new.txt"
+    old_vocab.write_text("red\ngreen\nblue\n")
+    new_vocab.write_text("blue\nred\nviolet\n")
+    color = fc.categorical_column_with_vocabulary_file("color", str(old_vocab), 3)
+
+    def input_fn():
+        return {"color": [["red"], ["blue"]], "n": [[1.0], [2.0]]}, [[1.0], [3.0]]
+
+    first = tf.estimator.LinearRegressor([color, fc.numeric_column("n")],
+                                         model_dir=str(tmp_path / "a"), optimizer="SGD")
+    first.train(input_fn, max_steps=2)
+    old_w = first.get_variable_value("linear/linear_model/color/weights")
+    info = tf.estimator.VocabInfo(str(new_vocab), 3, 0, str(old_vocab),
+                                  backup_initializer=tf.constant_initializer(7.0))
+    assert info is not None and tf.estimator.VocabInfo is tf.train.VocabInfo
+    second = tf.estimator.LinearRegressor(
+        [fc.categorical_column_with_vocabulary_file("color", str(new_vocab), 3),
+         fc.numeric_column("n")], model_dir=str(tmp_path / "b"),
+        optimizer=tf.train.GradientDescentOptimizer(0.0),
+        warm_start_from=tf.estimator.WarmStartSettings(
+            str(tmp_path / "a"), var_name_to_vocab_info={
+                "linear/linear_model/color/weights": info}))
+    second.train(input_fn, max_steps=1)
+    new_w = second.get_variable_value("linear/linear_model/color/weights")
+    np.testing.assert_allclose(new_w, [old_w[2], old_w[0], [7.0]])
+    # the other variables (single parts in the graph) start from the checkpoint too
+    for name in ("linear/linear_model/n/weights", "linear/linear_model/bias_weights"):
+        np.testing.assert_allclose(second.get_variable_value(name),
+                                   first.get_variable_value(name))

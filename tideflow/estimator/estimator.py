@@ -7,7 +7,6 @@ import copy
 import functools
 import inspect
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -33,8 +32,10 @@ from tideflow.train import (
     monitored_session,
     session_run_hook,
     training_util,
+    warm_starting,
 )
 from tideflow.train import saver as saver_lib
+from tideflow.train.warm_starting import VocabInfo  # tf.estimator.VocabInfo is tf.train's
 
 _VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "self", "config"}
 GLOBAL_STEP = "global_step"
@@ -130,37 +131,14 @@ WarmStartSettings = collections.namedtuple(
                           "var_name_to_vocab_info", "var_name_to_prev_var_name"])
 WarmStartSettings.__new__.__defaults__ = (".*", None, None)
 
-VocabInfo = collections.namedtuple(
-    "VocabInfo", ["new_vocab", "new_vocab_size", "num_oov_buckets", "old_vocab",
-                  "old_vocab_size", "backup_initializer", "axis"])
-VocabInfo.__new__.__defaults__ = (-1, None, 0)
 
 
 def _warm_start(settings):
-    """Initializes the matching variables from ``settings.ckpt_to_initialize_from``."""
-    if settings.var_name_to_vocab_info:
-        raise NotImplementedError("warm-starting with vocabulary remapping (VocabInfo) is not "
-                                  "supported")
-    ckpt = settings.ckpt_to_initialize_from
-    names = {n for n, _ in checkpoint_utils.list_variables(ckpt)}
-    rename = settings.var_name_to_prev_var_name or {}
-    wanted = settings.vars_to_warm_start
-    if isinstance(wanted, str) or wanted is None:
-        pattern = re.compile(wanted or ".*")
-        candidates = [v for v in ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
-                      if pattern.match(v.op.name)]
-    else:
-        pats = [w for w in wanted if isinstance(w, str)]
-        candidates = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
-                      if v in wanted or any(re.match(p, v.op.name) for p in pats)]
-    assignment = {}
-    for v in candidates:
-        prev = rename.get(v.op.name, v.op.name)
-        if prev in names:
-            assignment[prev] = v
-    logging.info("Warm-starting %d variables from %s.", len(assignment), ckpt)
-    if assignment:
-        checkpoint_utils.init_from_checkpoint(ckpt, assignment)
+    """Initializes the chosen variables from ``settings.ckpt_to_initialize_from``, as TF's
+    Estimator: ``tf.train.warm_start`` with the settings (partitioned variables by their whole
+    names, renames and vocabulary remapping)."""
+    logging.info("Warm-starting with WarmStartSettings: %s", settings)
+    warm_starting.warm_start(*settings)
 
 
 def _write_dict_to_summary(output_dir, dictionary, current_global_step):
