@@ -757,3 +757,13 @@ def test_subclassed_model_builds_from_a_vector_of_samples():
     model.compile("sgd", "mse")
     model.train_on_batch(np.ones(4), np.ones((4, 2)))
     assert model.predict(np.ones(3)).shape == (3, 2)
+
+
+def test_a_list_holds_one_nested_list_per_input():
+    x = keras.Input((3,))
+    model = keras.Model(x, keras.layers.Dense(2)(x))
+    model.compile("sgd", "mse")
+    rows = np.random.random((4, 3)).tolist()
+    history = model.fit([rows], [np.zeros((4, 2)).tolist()], batch_size=2, verbose=0)
+    assert len(history.history["loss"]) == 1
+    assert model.predict([rows]).shape == (4, 2)

@@ -389,7 +389,8 @@ class Model(Network):
                                  f"{names}")
             arrays = [data[n] for n in names]
         elif isinstance(data, (list, tuple)) and not (len(refs) == 1 and len(data) > 0 and
-                                                    np.isscalar(flatten(data)[0])):
+                                                    np.isscalar(data[0])):
+            # (as TF: a list holds one array, or nested list, per input)
             arrays = list(data)
         else:
             arrays = [data]
