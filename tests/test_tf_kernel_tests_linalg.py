@@ -485,3 +485,10 @@ def test_tridiagonal_solve_right_hand_side_layouts(sess):
     # 'sequence' off-diagonals may hold M - 1 values
     seq = (d[0, :-1], d[1], d[2, 1:])
     np.testing.assert_allclose(sess.run(solve(seq, r.T, diagonals_format="sequence")), x)
+
+
+def test_lu_of_empty_batches(sess):
+    for shape in ([0, 2, 2], [2, 0, 0]):
+        lu, perm = sess.run(tf.linalg.lu(np.zeros(shape), output_idx_type=tf.int64))
+        assert lu.shape == tuple(shape) and perm.shape == tuple(shape[:-1])
+        assert perm.dtype == np.int64

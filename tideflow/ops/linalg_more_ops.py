@@ -67,7 +67,7 @@ def _lu_kernel(input, *, output_idx_type):
     a = _wide(x).copy()
     n = a.shape[-1]
     batch = a.shape[:-2]
-    a = a.reshape((-1, n, n))
+    a = a.reshape((int(np.prod(batch, dtype=np.int64)), n, n))  # (-1 is ambiguous when empty)
     perm = np.tile(np.arange(n), (a.shape[0], 1))
     rows = np.arange(a.shape[0])
     for k in range(n):
