@@ -387,3 +387,27 @@ def test_estimator_warm_start_handles_partitioned_variables_and_vocabularies(tmp
     for name in ("linear/linear_model/n/weights", "linear/linear_model/bias_weights"):
         np.testing.assert_allclose(second.get_variable_value(name),
                                    first.get_variable_value(name))
+
+
+def test_dnn_writes_fraction_of_zero_values_per_layer(tmp_path):
+    tags = {}
+
+    class Collect(tf.train.SessionRunHook):
+        def begin(self):
+            self.op = tf.summary.merge_all()
+
+        def before_run(self, run_context):
+            return tf.train.SessionRunArgs(self.op)
+
+        def after_run(self, run_context, run_values):
+            from tideflow.protos import summary_pb2
+
+            s = summary_pb2.Summary()
+            s.ParseFromString(run_values.results)
+            tags.update({v.tag: v.simple_value for v in s.value if v.HasField("simple_value")})
+
+    est = tf.estimator.DNNRegressor([3], [fc.numeric_column("x")], model_dir=str(tmp_path))
+    est.train(lambda: ({"x": [[1.0], [2.0]]}, [[1.0], [0.0]]), steps=1, hooks=[Collect()])
+    assert {"dnn/dnn/hiddenlayer_0/fraction_of_zero_values",
+            "dnn/dnn/logits/fraction_of_zero_values", "loss", "average_loss"} <= set(tags)
+    assert 0.0 <= tags["dnn/dnn/hiddenlayer_0/fraction_of_zero_values"] <= 1.0

@@ -37,6 +37,12 @@ def default_partitioners(config, input_layer_partitioner=None):
     return network, inputs
 
 
+def _layer_summaries(tag, value):
+    """TF's summaries of a layer's output: the fraction of zeros and a histogram."""
+    summary_lib.scalar(f"{tag}/fraction_of_zero_values", nn_impl.zero_fraction(value))
+    summary_lib.histogram(f"{tag}/activation", value)
+
+
 def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
                activation_fn, dropout, batch_norm=False, scope="dnn", return_name_scope=False,
                partitioner=None, input_layer_partitioner=None):
@@ -62,11 +68,11 @@ def dnn_logits(features, mode, hidden_units, logits_dimension, feature_columns,
                 net = layers_norm.batch_normalization(
                     net, momentum=0.999, training=(mode == ModeKeys.TRAIN),
                     name=f"hiddenlayer_{i}/batchnorm_{i}")
-            summary_lib.histogram(f"{scope}/hiddenlayer_{i}/activation", net)
+            _layer_summaries(f"{scope}/hiddenlayer_{i}", net)
         logits = layers_core.dense(net, units=logits_dimension, activation=None,
                                    kernel_initializer=init_ops.glorot_uniform_initializer(),
                                    name="logits")
-        summary_lib.histogram(f"{scope}/logits/activation", logits)
+        _layer_summaries(f"{scope}/logits", logits)
     return (logits, name_scope) if return_name_scope else logits
 
 
