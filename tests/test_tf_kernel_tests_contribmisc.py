@@ -114,3 +114,70 @@ def test_hparams_str_round_trips_through_parse_and_proto():
     with pytest.raises(AssertionError):
         tf.contrib.training.HParams(hparam_def="units=[1]")
     assert _hparams(f=len, k=1).to_json() == '{"k": 1}'
+
+
+# -- tf.contrib.losses: contrib's own weighting -----------------------------------------------
+
+def _run(t, feed=None):
+    with tf.Session() as sess:
+        return sess.run(t, feed)
+
+
+def test_contrib_losses_batch_weights_scale_whole_examples():
+    with tf.Graph().as_default():
+        pred = tf.constant([[1.0, 2.0, 4.0], [0.0, -1.0, 3.0]])
+        lab = tf.constant([[0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+        err = np.abs(np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 2.0]]))
+        for w in ([0.5, 2.0], [[0.5], [2.0]]):
+            got = _run(tf.contrib.losses.absolute_difference(pred, lab, tf.constant(w)))
+            np.testing.assert_allclose(got, (err.sum(1) * [0.5, 2.0]).sum() / 6, rtol=1e-6)
+        got = _run(tf.contrib.losses.mean_squared_error(pred, lab, tf.constant([0.0, 3.0])))
+        np.testing.assert_allclose(got, 3.0 * (err[1] ** 2).sum() / 3, rtol=1e-6)
+        assert _run(tf.contrib.losses.log_loss(tf.constant([[0.5]]), tf.constant([[1.0]]),
+                                               tf.zeros([1]))) == 0.0
+        with pytest.raises(ValueError):
+            tf.contrib.losses.absolute_difference(pred, lab, tf.ones([2, 2]))
+        with pytest.raises(ValueError):
+            tf.contrib.losses.mean_squared_error(pred, lab, weights=None)
+
+
+def test_contrib_losses_names_collection_and_arg_scope():
+    with tf.Graph().as_default():
+        logits = tf.constant([[2.0, 0.0], [0.0, 1.0]])
+        loss = tf.contrib.losses.softmax_cross_entropy(logits, tf.constant([[0, 1], [0, 1]]),
+                                                       tf.constant([1.0, 0.0]))
+        assert loss.op.name == "softmax_cross_entropy_loss/value"
+        want = np.log(1 + np.exp(2.0)) + 2.0 - 2.0  # log-sum-exp(2, 0) - 0
+        np.testing.assert_allclose(_run(loss), want, rtol=1e-5)
+        assert tf.contrib.losses.get_losses() == [loss]
+        with tf.contrib.framework.arg_scope([tf.contrib.losses.add_loss], loss_collection=None):
+            tf.contrib.losses.sigmoid_cross_entropy(logits, tf.ones([2, 2]))
+        assert tf.contrib.losses.get_losses() == [loss]
+        hinge = tf.contrib.losses.hinge_loss(tf.constant([[0.5], [-2.0]]),
+                                             tf.constant([[1.0], [1.0]]))
+        np.testing.assert_allclose(_run(hinge), [[0.5], [3.0]])
+        assert tf.contrib.losses.get_losses() == [loss]
+
+
+def test_contrib_mean_pairwise_squared_error_normalisation():
+    pred = np.array([[2.0, -1.0, 5.0, 0.5], [1.0, 1.0, 0.0, 3.0]])
+    lab = np.array([[0.0, 1.0, 1.0, -2.0], [2.0, 0.0, 0.0, 1.0]])
+    d = pred - lab
+    per = np.array([((r[:, None] - r[None]) ** 2).sum() / 16.0 for r in d])
+    with tf.Graph().as_default():
+        w = tf.constant([1.5, 0.25])
+        got = _run(tf.contrib.losses.mean_pairwise_squared_error(pred, lab, w))
+        np.testing.assert_allclose(got, (per * [1.5, 0.25]).sum(), rtol=1e-5)
+        zero = _run(tf.contrib.losses.mean_pairwise_squared_error(pred, lab, tf.zeros([2])))
+        assert zero == 0.0
+
+
+def test_contrib_cosine_distance_weights_per_position():
+    a = np.array([[[0.6, 0.8], [1.0, 0.0]], [[0.0, 1.0], [0.0, -1.0]]], np.float32)
+    b = np.array([[[0.6, 0.8], [0.0, 1.0]], [[0.0, -1.0], [0.0, -1.0]]], np.float32)
+    with tf.Graph().as_default():
+        w = tf.constant([[1.0, 1.0], [2.0, 0.0]])
+        got = _run(tf.contrib.losses.cosine_distance(a, b, dim=2, weights=w))
+        np.testing.assert_allclose(got, (0 + 1 + 2 * 2) / 3.0, rtol=1e-6)
+        with pytest.raises(ValueError):
+            tf.contrib.losses.cosine_distance(tf.placeholder(tf.float32), b, dim=2)
