@@ -411,3 +411,18 @@ def test_dnn_writes_fraction_of_zero_values_per_layer(tmp_path):
     assert {"dnn/dnn/hiddenlayer_0/fraction_of_zero_values",
             "dnn/dnn/logits/fraction_of_zero_values", "loss", "average_loss"} <= set(tags)
     assert 0.0 <= tags["dnn/dnn/hiddenlayer_0/fraction_of_zero_values"] <= 1.0
+
+
+def test_gated_gradients_of_a_gather_from_concatenated_parts():
+    # minimize gates each op's input gradients; a concat of parts under a gather gets only
+    # IndexedSlices (one per part), nothing dense to gate
+    with tf.Graph().as_default():
+        a = tf.Variable([[1.0], [2.0]])
+        b = tf.Variable([[3.0], [4.0]])
+        loss = tf.reduce_sum(tf.gather(tf.concat([a, b], 0), [0, 3, 3]))
+        step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(step)
+            np.testing.assert_allclose(sess.run(a), [[0.5], [2.0]])
+            np.testing.assert_allclose(sess.run(b), [[3.0], [3.0]])
