@@ -181,3 +181,21 @@ def test_contrib_cosine_distance_weights_per_position():
         np.testing.assert_allclose(got, (0 + 1 + 2 * 2) / 3.0, rtol=1e-6)
         with pytest.raises(ValueError):
             tf.contrib.losses.cosine_distance(tf.placeholder(tf.float32), b, dim=2)
+
+
+# -- tf.contrib.framework tensor_util ---------------------------------------------------------
+
+def test_framework_tensor_util_path_and_partial_expected_shape():
+    from tideflow.contrib.framework.python.framework import checkpoint_utils, tensor_util
+
+    assert tensor_util.with_shape is tf.contrib.framework.with_shape
+    assert checkpoint_utils.list_variables is tf.contrib.framework.list_variables
+    with tf.Graph().as_default():
+        t = tf.constant([[1, 2, 3]])
+        assert tensor_util.with_shape(tf.TensorShape([None, 3]), t) is t
+        with pytest.raises(ValueError, match="Invalid shape"):
+            tensor_util.with_shape(tf.TensorShape([None, 2]), t)
+        p = tf.placeholder(tf.int32)
+        checked = tensor_util.with_shape(tf.TensorShape([2, 3]), p)
+        assert checked.get_shape().as_list() == [2, 3]
+        assert _run(checked, {p: [[4, 5, 6], [7, 8, 9]]}).tolist() == [[4, 5, 6], [7, 8, 9]]

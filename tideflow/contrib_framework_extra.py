@@ -7,7 +7,7 @@ contrib.framework re-exports from core (``is_tensor``, ``deprecated``, ``py_func
 
 import numpy as np
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import dtypes, ops, tensor_shape
 from tideflow.framework.sparse_tensor import SparseTensor
 
 
@@ -114,6 +114,9 @@ def with_shape(expected_shape, tensor):
             raise ValueError(f"Invalid dtype {expected_shape.dtype} for shape "
                              f"{expected_shape} expected of tensor {tensor.name}.")
     actual = tensor.get_shape()
+    # a TensorShape (possibly partial, [None, 2]) is checked as it is
+    dims = (expected_shape if isinstance(expected_shape, tensor_shape.TensorShape)
+            else None if is_tensor else [int(d) for d in expected_shape])
     if not actual.is_fully_defined() or is_tensor:
         with ops.name_scope(f"{tensor.op.name}/"):
             if not is_tensor and len(expected_shape) < 1:
@@ -121,9 +124,9 @@ def with_shape(expected_shape, tensor):
             with ops.control_dependencies([_assert_shape_op(expected_shape, tensor)]):
                 result = tf.identity(tensor)
             if not is_tensor:
-                result.set_shape([int(d) for d in expected_shape])
+                result.set_shape(dims)
             return result
-    if not actual.is_compatible_with([int(d) for d in expected_shape]):
+    if not actual.is_compatible_with(dims):
         if len(expected_shape) < 1 and actual.is_compatible_with([1]):
             with ops.name_scope(f"{tensor.op.name}/"):
                 return tf.reshape(tensor, [])

@@ -250,6 +250,24 @@ def install(contrib):
     # package star-imports it over its submodule); the module stays importable by full path
     fops.variables = variables
 
+    # tensorflow.contrib.framework.python.framework.{tensor_util,checkpoint_utils}
+    tu_names = ("assert_same_float_dtype", "assert_scalar", "assert_scalar_int",
+                "convert_to_tensor_or_sparse_tensor", "is_tensor", "reduce_sum_n",
+                "remove_squeezable_dimensions", "with_same_shape", "with_shape")
+    tensor_util = _module(f"{base}.framework.python.framework.tensor_util",
+                          "``tensorflow.contrib.framework.python.framework.tensor_util``.",
+                          {n: getattr(framework, n) for n in tu_names if hasattr(framework, n)})
+    ck_names = ("init_from_checkpoint", "list_variables", "load_checkpoint", "load_variable")
+    checkpoint_utils = _module(
+        f"{base}.framework.python.framework.checkpoint_utils",
+        "``tensorflow.contrib.framework.python.framework.checkpoint_utils``.",
+        {n: getattr(framework, n) for n in ck_names if hasattr(framework, n)})
+    framework.python.framework = _module(
+        f"{base}.framework.python.framework", "``tensorflow.contrib.framework.python.framework``.",
+        {n: getattr(framework, n) for n in (*tu_names, *ck_names) if hasattr(framework, n)}
+        | {"tensor_util": tensor_util, "checkpoint_utils": checkpoint_utils})
+    sys.modules.setdefault(f"{base}.framework.python", framework.python)
+
     # tensorflow.contrib.crf.python.ops.crf (TF 1.x's CRF tests and NER programs import it)
     crf = contrib.crf
     crf_mod = _module(f"{base}.crf.python.ops.crf", "``tensorflow.contrib.crf.python.ops.crf``.",
