@@ -413,16 +413,17 @@ def test_dnn_writes_fraction_of_zero_values_per_layer(tmp_path):
     assert 0.0 <= tags["dnn/dnn/hiddenlayer_0/fraction_of_zero_values"] <= 1.0
 
 
-def test_gated_gradients_of_a_gather_from_concatenated_parts():
-    # minimize gates each op's input gradients; a concat of parts under a gather gets only
-    # IndexedSlices (one per part), nothing dense to gate
+def test_gated_gradients_of_a_lookup_in_a_partitioned_variable():
+    # minimize gates each op's input gradients; the lookup's gradient reaches the parts as
+    # IndexedSlices only, with nothing dense to gate (was "Must have at least one Tensor")
+    col = fc.categorical_column_with_identity("c", 4)
     with tf.Graph().as_default():
-        a = tf.Variable([[1.0], [2.0]])
-        b = tf.Variable([[3.0], [4.0]])
-        loss = tf.reduce_sum(tf.gather(tf.concat([a, b], 0), [0, 3, 3]))
-        step = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(2)):
+            out = fc.linear_model({"c": _sp([1, 3], [[0, 0], [1, 0]], [2, 1])}, [col])
+        step = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(out))
+        parts = [v for v in tf.global_variables() if "c/weights" in v.name]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             sess.run(step)
-            np.testing.assert_allclose(sess.run(a), [[0.5], [2.0]])
-            np.testing.assert_allclose(sess.run(b), [[3.0], [3.0]])
+            got = [sess.run(v).ravel().tolist() for v in parts]
+    assert got == [[0.0, -0.5], [0.0, -0.5]]
