@@ -767,3 +767,24 @@ def test_a_list_holds_one_nested_list_per_input():
     history = model.fit([rows], [np.zeros((4, 2)).tolist()], batch_size=2, verbose=0)
     assert len(history.history["loss"]) == 1
     assert model.predict([rows]).shape == (4, 2)
+
+
+def test_sparse_class_ids_without_the_last_axis():
+    model = keras.Sequential([keras.layers.Dense(4, input_shape=(3, 2))])
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["acc"])
+    x = np.random.random((6, 3, 2))
+    ids = np.random.randint(0, 4, size=(6, 3))
+    model.fit(x, ids, batch_size=3, verbose=0)
+    model.fit(x, ids[..., None], batch_size=3, verbose=0)
+
+
+def test_fit_argument_checks():
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", "mse")
+    with pytest.raises(ValueError, match="`validation_steps` should not be specified if "
+                                         "`validation_data` is None."):
+        model.fit(np.ones((2, 2)), np.ones((2, 1)), validation_steps=3)
+    a = keras.Input(batch_size=2, shape=(3,))
+    b = keras.Input(batch_size=3, shape=(3,))
+    with pytest.raises(ValueError, match=r"Found batch sizes: \[2, 3\]"):
+        keras.Model([a, b], keras.layers.Lambda(lambda t: tf.concat(t, 0))([a, b]))

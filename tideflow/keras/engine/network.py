@@ -111,6 +111,11 @@ class Network(Layer):
         self._nested_outputs = outputs
         inputs = [self._as_input(t) for t in flatten(inputs)]
         outputs = flatten(outputs)
+        batches = {t.get_shape().as_list()[0] for t in inputs if t.get_shape().ndims}
+        batches.discard(None)
+        if len(batches) > 1:
+            raise ValueError("The specified batch sizes of the Input Layers are incompatible. "
+                             f"Found batch sizes: {sorted(batches)}")
         for t in outputs:
             if not isinstance(t, ops.Tensor):
                 raise ValueError(f"Output tensors to a Model must be the output of a Keras "  # noqa: TRY004

@@ -410,7 +410,8 @@ class Model(Network):
                 a = a.reshape(-1, 1)
             unchecked = check_last is not None and check_last[i] is None
             loss_name = loss_names[i] if loss_names else None
-            if loss_name == "categorical_crossentropy" and a.ndim and a.shape[-1] == 1:
+            if (loss_name == "categorical_crossentropy" and not unchecked and a.ndim
+                    and a.shape[-1] == 1):
                 # Keras's check_loss_and_target_compatibility
                 raise ValueError(
                     f"You are passing a target array of shape {a.shape} while using as loss "
@@ -422,13 +423,17 @@ class Model(Network):
                     "`sparse_categorical_crossentropy` instead, which does expect integer "
                     "targets.")
             if loss_name in ("mean_squared_error", "binary_crossentropy",
-                             "categorical_crossentropy") and shape.ndims is not None:
+                             "categorical_crossentropy") and shape.ndims is not None and \
+                    not unchecked:
                 out_shape = tuple(shape.as_list())
                 if any(o is not None and t != o for t, o in zip(a.shape[1:], out_shape[1:])):
                     raise ValueError(
                         f"A target array with shape {a.shape} was passed for an output of shape "
                         f"{out_shape} while using as loss `{loss_name}`. This loss expects "
                         "targets to have the same shape as the output.")
+            if (loss_name == "sparse_categorical_crossentropy" and shape.ndims is not None
+                    and a.ndim == shape.ndims - 1):
+                a = a[..., None]  # class ids without their last axis: fed as [batch, ..., 1]
             if shape.ndims is not None and not unchecked:
                 if a.ndim != shape.ndims:
                     raise ValueError(f"Error when checking {what}: expected {name} to have "
@@ -519,13 +524,14 @@ class Model(Network):
             for fn in self._loss_fns:
                 fname = getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None),
                                                                  "__name__", "")
-                if not check_shapes or not fname or getattr(losses_mod, fname, None) is None:
+                if not fname or getattr(losses_mod, fname, None) is None:
                     # as Keras: a user-defined loss makes no assumption on the targets' shape
-                    # (nor are a dataset's targets checked against the outputs)
                     check_last.append(None)
                     loss_names.append(None)
                 else:
-                    check_last.append(fname not in ("sparse_categorical_crossentropy",))
+                    # (nor are a dataset's targets checked against the outputs)
+                    check_last.append(fname not in ("sparse_categorical_crossentropy",)
+                                      if check_shapes else None)
                     loss_names.append(getattr(getattr(losses_mod, fname), "__name__", fname))
             ys = self._standardize(y, live, names, "target", check_last=check_last,
                                    loss_names=loss_names)
@@ -647,6 +653,9 @@ class Model(Network):
         for k in kwargs:
             if k not in ("max_queue_size", "workers", "use_multiprocessing"):
                 raise TypeError(f"Unrecognized keyword arguments: {k}")
+        if validation_steps is not None and validation_data is None:
+            raise ValueError("`validation_steps` should not be specified if `validation_data` "
+                             "is None.")
         if _is_generator_or_sequence(x):  # as TF 1.15: to fit_generator
             return self.fit_generator(
                 x, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
