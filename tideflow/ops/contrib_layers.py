@@ -600,7 +600,9 @@ def _fused(inputs, rank, data_format, beta, gamma, moving_mean, moving_variance,
     def infer():
         y, _, _ = nn.fused_batch_norm(x, scale, offset, mean=moving_mean, variance=moving_variance,
                                       epsilon=epsilon, data_format=fmt, is_training=False)
-        return y, moving_mean.read_value(), moving_variance.read_value()
+        # the snapshots, not fresh reads of the refs: a branch reading refs would tie the cond
+        # to their devices (two parameter servers could not both hold it)
+        return y, moving_mean.value(), moving_variance.value()
 
     updates = []
     if flag is False:
@@ -638,7 +640,7 @@ def _plain(inputs, rank, channel_axis, beta, gamma, moving_mean, moving_variance
         return nn.moments(inputs, axes)
 
     def infer():
-        return moving_mean.read_value(), moving_variance.read_value()
+        return moving_mean.value(), moving_variance.value()  # snapshots, as in _fused
 
     updates = []
     if flag is False:
