@@ -2,6 +2,8 @@
 embeddings, masks, the keras_parameterized / testing_utils helpers), checked on tideflow in
 graph mode. Expected values are worked out by hand or with NumPy."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -788,3 +790,29 @@ def test_fit_argument_checks():
     b = keras.Input(batch_size=3, shape=(3,))
     with pytest.raises(ValueError, match=r"Found batch sizes: \[2, 3\]"):
         keras.Model([a, b], keras.layers.Lambda(lambda t: tf.concat(t, 0))([a, b]))
+
+
+# -- preprocessing -----------------------------------------------------------------------------------
+
+
+def test_timeseries_generator_windows_and_training():
+    series = np.arange(20, dtype=np.float32)
+    gen = keras.preprocessing.sequence.TimeseriesGenerator(
+        series, series * 10, length=4, sampling_rate=2, stride=3, batch_size=2)
+    x, y = gen[0]
+    np.testing.assert_array_equal(x, [[0, 2], [3, 5]])
+    np.testing.assert_array_equal(y, [40, 70])
+    assert len(gen) == 3  # windows ending before 4, 7, 10, 13, 16, 19
+    rev = keras.preprocessing.sequence.TimeseriesGenerator(
+        series, series, length=3, reverse=True, start_index=4, end_index=10, batch_size=2)
+    assert rev[0][0].tolist() == [[6, 5, 4], [7, 6, 5]] and len(rev) == 2
+    config = json.loads(gen.to_json())
+    assert config["class_name"] == "TimeseriesGenerator"
+    assert config["config"]["start_index"] == 4 and config["config"]["length"] == 4
+    with pytest.raises(ValueError, match="Data and targets have to be of same length"):
+        keras.preprocessing.sequence.TimeseriesGenerator(series, series[:3], length=2)
+    with pytest.raises(ValueError, match="is disallowed"):
+        keras.preprocessing.sequence.TimeseriesGenerator(series, series, length=30)
+    model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", "mse")
+    model.fit_generator(gen, epochs=1, verbose=0)

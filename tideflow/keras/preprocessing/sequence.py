@@ -1,9 +1,13 @@
 """``tf.keras.preprocessing.sequence``: padding lists of sequences to one length, and the
-word2vec helpers ``make_sampling_table`` and ``skipgrams``."""
+word2vec helpers ``make_sampling_table`` and ``skipgrams``, and
+``TimeseriesGenerator`` (windows over a time series as a Sequence)."""
 
+import json
 import random
 
 import numpy as np
+
+from tideflow.keras.data_utils import Sequence
 
 
 def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre",
@@ -85,6 +89,68 @@ def skipgrams(sequence, vocabulary_size, window_size=4, negative_samples=1.0, sh
     return couples, labels
 
 
-class TimeseriesGenerator:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("TimeseriesGenerator is not supported yet.")
+class TimeseriesGenerator(Sequence):
+    """Batches of windows over a time series: the window ending before step ``t`` (``length``
+    steps, every ``sampling_rate``-th) with ``targets[t]``, for ``t`` from ``start_index +
+    length`` to ``end_index`` every ``stride`` steps (in random order with ``shuffle``;
+    each window reversed with ``reverse``)."""
+
+    def __init__(self, data, targets, length, sampling_rate=1, stride=1, start_index=0,
+                 end_index=None, shuffle=False, reverse=False, batch_size=128):
+        if len(data) != len(targets):
+            raise ValueError("Data and targets have to be of same length. Data length is "
+                             f"{len(data)} while target length is {len(targets)}")
+        self.data = data
+        self.targets = targets
+        self.length = length
+        self.sampling_rate = sampling_rate
+        self.stride = stride
+        self.start_index = start_index + length
+        self.end_index = len(data) - 1 if end_index is None else end_index
+        self.shuffle = shuffle
+        self.reverse = reverse
+        self.batch_size = batch_size
+        if self.start_index > self.end_index:
+            raise ValueError(f"`start_index+length={self.start_index} > end_index="
+                             f"{self.end_index}` is disallowed, as no part of the sequence "
+                             "would be left to be used as current step.")
+
+    def __len__(self):
+        step = self.batch_size * self.stride
+        return (self.end_index - self.start_index + step) // step
+
+    def __getitem__(self, index):
+        if self.shuffle:
+            rows = np.random.randint(self.start_index, self.end_index + 1,
+                                     size=self.batch_size)
+        else:
+            first = self.start_index + self.batch_size * self.stride * index
+            rows = np.arange(first, min(first + self.batch_size * self.stride,
+                                        self.end_index + 1), self.stride)
+        samples = np.array([self.data[row - self.length:row:self.sampling_rate]
+                            for row in rows])
+        targets = np.array([self.targets[row] for row in rows])
+        if self.reverse:
+            return samples[:, ::-1, ...], targets
+        return samples, targets
+
+    def get_config(self):
+        """The generator's arguments, its data and targets as JSON strings."""
+        def as_json(values, what):
+            if type(values).__module__ == np.__name__:
+                values = values.tolist()
+            try:
+                return json.dumps(values)
+            except TypeError:
+                raise TypeError(f"{what} not JSON Serializable:", values) from None
+
+        return {"data": as_json(self.data, "Data"),
+                "targets": as_json(self.targets, "Targets"), "length": self.length,
+                "sampling_rate": self.sampling_rate, "stride": self.stride,
+                "start_index": self.start_index, "end_index": self.end_index,
+                "shuffle": self.shuffle, "reverse": self.reverse,
+                "batch_size": self.batch_size}
+
+    def to_json(self, **kwargs):
+        return json.dumps({"class_name": type(self).__name__, "config": self.get_config()},
+                          **kwargs)
