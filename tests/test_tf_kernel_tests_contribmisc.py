@@ -199,3 +199,19 @@ def test_framework_tensor_util_path_and_partial_expected_shape():
         checked = tensor_util.with_shape(tf.TensorShape([2, 3]), p)
         assert checked.get_shape().as_list() == [2, 3]
         assert _run(checked, {p: [[4, 5, 6], [7, 8, 9]]}).tolist() == [[4, 5, 6], [7, 8, 9]]
+
+
+# -- tf.contrib.training ----------------------------------------------------------------------
+
+def test_training_clip_gradient_norms_fn_and_parse_values():
+    from tideflow.contrib.training.python.training import training
+
+    assert tf.contrib.training.parse_values("k=3", {"k": int}) == {"k": 3}
+    with tf.Graph().as_default():
+        v = tf.Variable([3.0, 4.0])
+        grads = list(zip(tf.gradients(tf.reduce_sum(v * v), [v]), [v]))
+        clipped = training.clip_gradient_norms_fn(5.0)(grads)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_allclose(sess.run(clipped[0][0]), [3.0, 4.0], rtol=1e-6)
+        assert clipped[0][1] is v

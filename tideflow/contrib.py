@@ -120,6 +120,7 @@ training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps
 training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
 training.HParams = _hparams.HParams
+training.parse_values = _hparams.parse_values
 for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
 for _name in _contrib_training.__all__:

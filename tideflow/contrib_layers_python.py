@@ -212,9 +212,10 @@ def install(contrib):
         "evaluation": ("StopAfterNEvalsHook", "SummaryAtEndHook", "checkpoints_iterator",
                        "evaluate_once", "evaluate_repeatedly", "get_or_create_eval_step",
                        "wait_for_new_checkpoint"),
-        "training": ("add_gradients_summaries", "clip_gradient_norms", "create_train_op",
+        "training": ("add_gradients_summaries", "clip_gradient_norms", "clip_gradient_norms_fn",
+                     "create_train_op",
                      "multiply_gradients", "train"),
-        "hparam": ("HParams",),
+        "hparam": ("HParams", "parse_values"),
         "bucket_ops": ("bucket", "bucket_by_sequence_length"),
     }
     training_mods = {
@@ -222,10 +223,6 @@ def install(contrib):
                        f"``tensorflow.contrib.training.python.training.{short}``.",
                        {n: getattr(training, n) for n in names if hasattr(training, n)})
         for short, names in groups.items()}
-    from tideflow.train import hparams as _hparams
-
-    training_mods["hparam"].parse_values = _hparams.parse_values
-    training_mods["hparam"].__all__.append("parse_values")
     training_pkg = _module(f"{base}.training.python.training",
                            "``tensorflow.contrib.training.python.training``.", training_mods)
     training.python = _module(f"{base}.training.python",

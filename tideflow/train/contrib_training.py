@@ -33,6 +33,14 @@ def clip_gradient_norms(gradients_to_variables, max_norm):
     return _clip_by_norm(gradients_to_variables, max_norm)
 
 
+def clip_gradient_norms_fn(max_norm):
+    """A ``transform_grads_fn`` for ``create_train_op`` that clips each gradient to norm
+    ``max_norm``."""
+    def clip_norms(gradients_to_variables):
+        return clip_gradient_norms(gradients_to_variables, max_norm)
+    return clip_norms
+
+
 def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_ops=None,
                     variables_to_train=None, transform_grads_fn=None,
                     summarize_gradients=False, gate_gradients=1, aggregation_method=None,
@@ -98,5 +106,6 @@ def train(train_op, logdir, master="", is_chief=True, scaffold=None, hooks=None,
     return loss
 
 
-__all__ = ["add_gradients_summaries", "clip_gradient_norms", "create_train_op",
+__all__ = ["add_gradients_summaries", "clip_gradient_norms", "clip_gradient_norms_fn",
+           "create_train_op",
            "multiply_gradients", "train"]
