@@ -816,3 +816,35 @@ def test_timeseries_generator_windows_and_training():
     model = keras.Sequential([keras.layers.Dense(1, input_shape=(2,))])
     model.compile("sgd", "mse")
     model.fit_generator(gen, epochs=1, verbose=0)
+
+
+# -- backend -------------------------------------------------------------------------------------------
+
+
+def test_symbolic_learning_phase_and_sparse_variables():
+    import scipy.sparse
+
+    K.set_learning_phase(1)
+    with tf.name_scope("outer"):
+        phase = K.symbolic_learning_phase()
+    assert phase.name == "keras_learning_phase:0" and K.learning_phase() == 1
+    v = K.variable(scipy.sparse.eye(3, format="csr") * 2.0)
+    assert isinstance(v, tf.SparseTensor)
+    np.testing.assert_allclose(K.eval(K.to_dense(v)), np.eye(3) * 2.0)
+
+
+def test_repeat_elements_on_an_axis_known_at_run_time():
+    x = K.placeholder(shape=(2, None, 2))
+    y = K.repeat_elements(x, 3, axis=1)
+    assert y.shape.as_list() == [2, None, 2]
+    value = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
+    np.testing.assert_array_equal(K.get_session().run(y, {x: value}), np.repeat(value, 3, 1))
+
+
+def test_resize_images_argument_checks():
+    x = K.variable(np.ones((1, 2, 2, 3)))
+    assert K.resize_images(x, 2, 3, "channels_last").shape.as_list() == [1, 4, 6, 3]
+    with pytest.raises(ValueError, match="Invalid `data_format` argument: unknown"):
+        K.resize_images(x, 2, 2, "unknown")
+    with pytest.raises(ValueError, match='one of "nearest" or "bilinear"'):
+        K.resize_images(x, 2, 2, "channels_last", interpolation="cubic")

@@ -187,6 +187,13 @@ def learning_phase():
     st = _state()
     if st.learning_phase_value is not None:
         return st.learning_phase_value
+    return symbolic_learning_phase()
+
+
+def symbolic_learning_phase():
+    """The learning phase placeholder of the current graph (whatever value was set with
+    ``set_learning_phase``): ``keras_learning_phase``, False unless fed."""
+    st = _state()
     if st.learning_phase is None:
         with ops.name_scope(""):
             st.learning_phase = tf.placeholder_with_default(False, shape=(),
@@ -255,6 +262,12 @@ def is_placeholder(x):
 
 def variable(value, dtype=None, name=None, constraint=None):
     """A variable holding ``value`` (initialized when the Keras session is next asked for)."""
+    if hasattr(value, "tocoo"):  # a SciPy sparse matrix: a SparseTensor, as TF
+        coo = value.tocoo()
+        indices = np.stack([coo.row, coo.col], axis=1).astype(np.int64)
+        return tf.SparseTensor(indices=indices,
+                               values=coo.data.astype(_dtype(dtype).as_numpy_dtype),
+                               dense_shape=coo.shape)
     if isinstance(value, ops.Tensor):  # an initial value computed in the graph, as TF
         v = tf.Variable(tf.cast(value, _dtype(dtype)), name=name, constraint=constraint)
         v._keras_shape = tuple(value.get_shape().as_list())
@@ -701,11 +714,24 @@ def permute_dimensions(x, pattern):
 
 
 def repeat_elements(x, rep, axis):
-    x_shape = int_shape(x)
-    if x_shape[axis] is not None:
-        parts = tf.split(x, x_shape[axis], axis=axis)
+    """Each entry of ``x`` along ``axis`` repeated ``rep`` times (np.repeat), also when that
+    axis's size is known only at run time."""
+    x = ops.convert_to_tensor(x)
+    dims = x.get_shape().as_list()
+    rank = len(dims)
+    axis = axis % rank
+    if dims[axis] is not None:
+        parts = tf.split(x, dims[axis], axis=axis)
         return tf.concat([p for p in parts for _ in range(rep)], axis)
-    raise ValueError("repeat_elements needs a known size on the repeated axis.")
+    # a new axis after ``axis`` tiled ``rep`` times, then merged into it
+    multiples = [1] * (rank + 1)
+    multiples[axis + 1] = rep
+    tiled = tf.tile(tf.expand_dims(x, axis + 1), multiples)
+    scale = np.ones(rank, np.int32)
+    scale[axis] = rep
+    out = tf.reshape(tiled, tf.shape(x) * scale)
+    out.set_shape(dims)
+    return out
 
 
 def repeat(x, n):
@@ -1031,7 +1057,12 @@ def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
 
 def resize_images(x, height_factor, width_factor, data_format=None,
                   interpolation="nearest"):
-    channels_first = (data_format or _IMAGE_DATA_FORMAT) == "channels_first"
+    data_format = data_format or _IMAGE_DATA_FORMAT
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(f"Invalid `data_format` argument: {data_format}")
+    if interpolation not in ("nearest", "bilinear"):
+        raise ValueError('interpolation should be one of "nearest" or "bilinear".')
+    channels_first = data_format == "channels_first"
     if channels_first:
         x = tf.transpose(x, [0, 2, 3, 1])
     shape = tf.shape(x)
