@@ -215,3 +215,50 @@ def test_training_clip_gradient_norms_fn_and_parse_values():
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(clipped[0][0]), [3.0, 4.0], rtol=1e-6)
         assert clipped[0][1] is v
+
+
+def _queue_run(fetches, steps, init=False):
+    with tf.Session() as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        out = [sess.run(fetches) for _ in range(steps)]
+        coord.request_stop()
+        coord.join(threads)
+    return out
+
+
+def test_rejection_sample_keeps_only_accepted_examples():
+    with tf.Graph().as_default():
+        values = tf.constant([5.0, 6.0, 7.0, 8.0])
+        keep = tf.constant([0.0, 1.0, 0.0, 1.0])
+        batch = tf.contrib.training.rejection_sample(
+            [values, keep], lambda ex: ex[1], batch_size=6, enqueue_many=True)
+        assert isinstance(batch, list) and len(batch) == 2
+        for vals, flags in _queue_run(batch, 3):
+            assert set(vals.tolist()) <= {6.0, 8.0} and flags.tolist() == [1.0] * 6
+
+
+def test_stratified_sample_follows_target_classes():
+    from tideflow.contrib.training.python.training import sampling_ops
+
+    with tf.Graph().as_default():
+        data = tf.constant([[10.0], [11.0], [12.0]])
+        labels = tf.constant([0, 2, 1])
+        (feat,), lab = tf.contrib.training.stratified_sample(
+            [data], labels, [0.0, 0.0, 1.0], batch_size=4, init_probs=[0.4, 0.3, 0.3],
+            enqueue_many=True)
+        assert lab.get_shape().as_list() == [4] and feat.get_shape().as_list() == [4, 1]
+        for f, lb in _queue_run([feat, lab], 2):
+            assert lb.tolist() == [2] * 4 and f.ravel().tolist() == [11.0] * 4
+        with pytest.raises(ValueError, match="same length"):
+            sampling_ops.stratified_sample([data], labels, [0.5, 0.5], 4,
+                                           init_probs=[0.4, 0.3, 0.3], enqueue_many=True)
+        with pytest.raises(TypeError):
+            sampling_ops.stratified_sample(data, labels, [0.5, 0.5], 4)
+        p = tf.placeholder(tf.int32, [None])
+        _, checked_labels, _ = sampling_ops._verify_input([tf.zeros([3, 2])], p,
+                                                          [tf.constant([0.5, 0.5])])
+        with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+            sess.run(checked_labels, {p: [0, 2, 1]})

@@ -48,6 +48,7 @@ from tideflow.train import contrib_gan as _contrib_gan
 from tideflow.train import contrib_opt as _contrib_opt
 from tideflow.train import contrib_opt_averaging as _contrib_opt_averaging
 from tideflow.train import contrib_opt_wrappers as _contrib_opt_wrappers
+from tideflow.train import contrib_sampling as _contrib_sampling
 from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
 from tideflow.train import hparams as _hparams
@@ -125,6 +126,8 @@ for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
 for _name in _contrib_training.__all__:
     setattr(training, _name, getattr(_contrib_training, _name))
+for _name in _contrib_sampling.__all__:
+    setattr(training, _name, getattr(_contrib_sampling, _name))
 for _name in _bucket_ops.__all__:  # queue-based bucketing
     setattr(training, _name, getattr(_bucket_ops, _name))
 sys.modules[training.__name__] = training

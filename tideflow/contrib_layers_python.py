@@ -223,6 +223,11 @@ def install(contrib):
                        f"``tensorflow.contrib.training.python.training.{short}``.",
                        {n: getattr(training, n) for n in names if hasattr(training, n)})
         for short, names in groups.items()}
+    from tideflow.train import contrib_sampling
+
+    # the module itself: TF's tests reach its private helpers (_verify_input, ...)
+    training_mods["sampling_ops"] = contrib_sampling
+    sys.modules[f"{base}.training.python.training.sampling_ops"] = contrib_sampling
     training_pkg = _module(f"{base}.training.python.training",
                            "``tensorflow.contrib.training.python.training``.", training_mods)
     training.python = _module(f"{base}.training.python",
