@@ -9,18 +9,28 @@ from tideflow.distributions.distribution import (
     ReparameterizationType,
     kl_divergence,
 )
-from tideflow.distributions.dists import (
+
+# the *WithSoftplus* classes (TF 1.x's deprecated variants of unconstrained parameters) are
+# importable from the module paths (tensorflow.python.ops.distributions.normal...); they are
+# not in ``__all__``, as not in ``tf.distributions``' API
+from tideflow.distributions.dists import (  # noqa: F401
     Bernoulli,
     Beta,
+    BetaWithSoftplusConcentration,
     Categorical,
     Dirichlet,
     DirichletMultinomial,
     Exponential,
+    ExponentialWithSoftplusRate,
     Gamma,
+    GammaWithSoftplusConcentrationRate,
     Laplace,
+    LaplaceWithSoftplusScale,
     Multinomial,
     Normal,
+    NormalWithSoftplusScale,
     StudentT,
+    StudentTWithAbsDfSoftplusScale,
     Uniform,
 )
 

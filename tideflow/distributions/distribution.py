@@ -104,6 +104,36 @@ class Distribution:
         with tf.name_scope(self.name), tf.name_scope(name, values=values) as scope:
             yield scope
 
+    # -- parameter shapes -------------------------------------------------------------------------
+    @classmethod
+    def param_shapes(cls, sample_shape, name="DistributionParamShapes"):
+        """The shapes (int32 tensors) each parameter needs for ``sample()`` to have shape
+        ``sample_shape``: a dict keyed by parameter name."""
+        with tf.name_scope(name, values=[sample_shape]):
+            return cls._param_shapes(sample_shape)
+
+    @classmethod
+    def param_static_shapes(cls, sample_shape):
+        """``param_shapes`` for a known ``sample_shape`` (a list, tuple or fully-defined
+        ``TensorShape``): a dict of ``TensorShape``."""
+        if isinstance(sample_shape, tf.TensorShape):
+            if not sample_shape.is_fully_defined():
+                raise ValueError("TensorShape sample_shape must be fully defined")
+            sample_shape = sample_shape.as_list()
+        params = cls.param_shapes(sample_shape)
+        static = {}
+        for name, shape in params.items():
+            value = ops.constant_value(shape)
+            if value is None:
+                raise ValueError("sample_shape must be a fully-defined TensorShape or "
+                                 "list/tuple")
+            static[name] = tf.TensorShape([int(d) for d in np.reshape(value, -1)])
+        return static
+
+    @staticmethod
+    def _param_shapes(sample_shape):
+        raise NotImplementedError("_param_shapes not implemented")
+
     # -- shapes --------------------------------------------------------------------------------
     @property
     def batch_shape(self):
@@ -210,7 +240,15 @@ class Distribution:
                                   f"{type(self).__name__}")
 
     def log_survival_function(self, value, name="log_survival_function"):
-        return self._call(lambda v: tf.log(self.survival_function(v)), name, value)
+        """``log(P[X > value])``."""
+        if _overrides(self, "_log_survival_function"):
+            return self._call(self._log_survival_function, name, value)
+        if _overrides(self, "_survival_function"):
+            return self._call(lambda v: tf.log(self._survival_function(v)), name, value)
+        if _overrides(self, "_cdf") or _overrides(self, "_log_cdf"):
+            return self._call(lambda v: tf.log1p(-self.cdf(v)), name, value)
+        raise NotImplementedError(f"log_survival_function is not implemented for "
+                                  f"{type(self).__name__}")
 
     def quantile(self, value, name="quantile"):
         if _overrides(self, "_quantile"):

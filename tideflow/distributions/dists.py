@@ -13,6 +13,7 @@ from tideflow.distributions.distribution import (
     Distribution,
     RegisterKL,
 )
+from tideflow.distributions.special_math import log_ndtr, ndtr, ndtri
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -73,6 +74,14 @@ def _sample_shape(n, batch):
 
 def _all_positive(*ts):
     return [tf.assert_positive(t) for t in ts]
+
+
+def _same_shapes(*names):
+    """A ``_param_shapes`` giving every parameter in ``names`` the sample shape."""
+    def param_shapes(sample_shape):
+        shape = tf.convert_to_tensor(sample_shape, dtype=tf.int32)
+        return {n: shape for n in names}
+    return staticmethod(param_shapes)
 
 
 class _ParamsDistribution(Distribution):
@@ -167,6 +176,8 @@ class _LocScale(_ParamsDistribution):
     def scale(self):
         return self._scale
 
+    _param_shapes = _same_shapes("loc", "scale")
+
     def _mean(self):
         return self._loc + tf.zeros_like(self._scale)
 
@@ -191,13 +202,19 @@ class Normal(_LocScale):
         return -0.5 * tf.square(self._z(x)) - tf.log(self._scale) - _HALF_LOG_TWO_PI
 
     def _cdf(self, x):
-        return 0.5 * tf.erfc(-self._z(x) / math.sqrt(2.0))
+        return ndtr(self._z(x))
+
+    def _log_cdf(self, x):
+        return log_ndtr(self._z(x))
 
     def _survival_function(self, x):
-        return 0.5 * tf.erfc(self._z(x) / math.sqrt(2.0))
+        return ndtr(-self._z(x))
+
+    def _log_survival_function(self, x):
+        return log_ndtr(-self._z(x))
 
     def _quantile(self, p):
-        return self._loc + self._scale * tf.math.ndtri(p)
+        return self._loc + self._scale * ndtri(p)
 
     def _entropy(self):
         return (0.5 + _HALF_LOG_TWO_PI) + tf.log(self._scale) + tf.zeros_like(self._loc)
@@ -250,6 +267,8 @@ class Uniform(_ParamsDistribution):
                                               message="uniform not defined when low >= high.")],
             FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
 
+    _param_shapes = _same_shapes("low", "high")
+
     @property
     def low(self):
         return self._low
@@ -270,8 +289,10 @@ class Uniform(_ParamsDistribution):
     def _prob(self, x):
         inside = tf.logical_and(tf.greater_equal(x, self._low), tf.less(x, self._high))
         density = tf.ones_like(x) / (self._high - self._low)
-        return tf.where(tf.logical_and(inside, tf.ones_like(density, dtype=tf.bool)), density,
-                        tf.zeros_like(density))
+        inside = tf.logical_and(inside, tf.ones_like(density, dtype=tf.bool))
+        value = tf.where(inside, density, tf.zeros_like(density))
+        # a NaN point has a NaN density (as TF), not 0
+        return tf.where(tf.is_nan(x + tf.zeros_like(value)), x + tf.zeros_like(value), value)
 
     def _log_prob(self, x):
         return tf.log(self._prob(x))
@@ -306,6 +327,8 @@ class Gamma(_ParamsDistribution):
         self._concentration, self._rate = self._init_params(
             name, [("concentration", concentration), ("rate", rate)], _all_positive,
             FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+
+    _param_shapes = _same_shapes("concentration", "rate")
 
     @property
     def concentration(self):
@@ -358,6 +381,8 @@ class Exponential(Gamma):
         self._parameters.pop("self", None)
         self._parameters.pop("__class__", None)
 
+    _param_shapes = _same_shapes("rate")
+
     def _sample_n(self, n, seed):
         shape = _sample_shape(n, tf.shape(self._rate))
         u = tf.random_uniform(shape, minval=np.finfo(self.dtype.as_numpy_dtype).tiny,
@@ -384,6 +409,8 @@ class Beta(_ParamsDistribution):
         self._c1, self._c0 = self._init_params(
             name, [("concentration1", concentration1), ("concentration0", concentration0)],
             _all_positive, FULLY_REPARAMETERIZED, validate_args, allow_nan_stats, parameters)
+
+    _param_shapes = _same_shapes("concentration1", "concentration0")
 
     @property
     def concentration1(self):
@@ -447,6 +474,8 @@ class StudentT(_ParamsDistribution):
             lambda df, loc, scale: _all_positive(df, scale), FULLY_REPARAMETERIZED, validate_args,
             allow_nan_stats, parameters)
 
+    _param_shapes = _same_shapes("df", "loc", "scale")
+
     @property
     def df(self):
         return self._df
@@ -509,7 +538,7 @@ class StudentT(_ParamsDistribution):
 # ---------------------------------------------------------------------------------------------
 
 
-def _logits_probs(logits, probs, multidimensional, name_dtype=None):
+def _logits_probs(logits, probs, multidimensional, validate_args=False):
     if (logits is None) == (probs is None):
         raise ValueError("Must pass probs or logits, but not both.")
     if probs is None:
@@ -517,8 +546,32 @@ def _logits_probs(logits, probs, multidimensional, name_dtype=None):
         probs = tf.nn.softmax(logits) if multidimensional else tf.sigmoid(logits)
     else:
         (probs,) = _float_params([("probs", probs)])
+        if validate_args:
+            # TF 1.x's checks and messages: non-negative, then summing to 1 (along the
+            # last axis) or each at most 1
+            one = tf.constant(1.0, probs.dtype)
+            checks = [tf.assert_non_negative(probs)]
+            if multidimensional:
+                checks.append(tf.assert_near(tf.reduce_sum(probs, -1), one,
+                                             message="probs does not sum to 1."))
+            else:
+                checks.append(tf.assert_less_equal(
+                    probs, one, message="probs has components greater than 1."))
+            (probs,) = _checked(True, checks, [probs])
         logits = tf.log(probs) if multidimensional else tf.log(probs) - tf.log1p(-probs)
     return logits, probs
+
+
+def _check_binary(x):
+    """``x`` guarded (as TF 1.x's ``validate_args``) to hold whole numbers in [0, 1]."""
+    checks = []
+    if x.dtype.is_floating:
+        checks.append(tf.assert_equal(x, tf.round(x), message="x has non-integer components."))
+    checks.append(tf.assert_non_negative(x, message="Elements must be non-negative."))
+    checks.append(tf.assert_less_equal(x, tf.constant(1, x.dtype),
+                                       message="Elements cannot exceed 1."))
+    with tf.control_dependencies(checks):
+        return tf.identity(x)
 
 
 class Bernoulli(_LogitsProbs, Distribution):
@@ -529,10 +582,12 @@ class Bernoulli(_LogitsProbs, Distribution):
         parameters = dict(locals())
         with tf.name_scope(name, values=[logits, probs]) as scope:
             self._from_logits = logits is not None
-            self._logits, self._probs = _logits_probs(logits, probs, False)
+            self._logits, self._probs = _logits_probs(logits, probs, False, validate_args)
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
                          allow_nan_stats, parameters, [self._logits, self._probs],
                          scope)
+
+    _param_shapes = _same_shapes("logits")
 
     def _batch_shape(self):
         return self._logits.get_shape()
@@ -546,6 +601,8 @@ class Bernoulli(_LogitsProbs, Distribution):
         return tf.cast(tf.less(u, self._probs), self.dtype)
 
     def _log_prob(self, x):
+        if self.validate_args:
+            x = _check_binary(x)
         x = tf.cast(x, self._logits.dtype)
         logits = self._logits + tf.zeros_like(x)
         x = x + tf.zeros_like(logits)
@@ -580,7 +637,7 @@ class Categorical(_LogitsProbs, Distribution):
                  allow_nan_stats=True, name="Categorical"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[logits, probs]) as scope:
-            self._logits, self._probs = _logits_probs(logits, probs, True)
+            self._logits, self._probs = _logits_probs(logits, probs, True, validate_args)
             if self._logits.get_shape().ndims == 0:
                 raise ValueError("logits (or probs) must have rank >= 1")
         super().__init__(tf.as_dtype(dtype), NOT_REPARAMETERIZED, validate_args,
@@ -709,7 +766,7 @@ class Multinomial(_LogitsProbs, _Counts):
                  allow_nan_stats=True, name="Multinomial"):
         parameters = dict(locals())
         with tf.name_scope(name, values=[total_count, logits, probs]) as scope:
-            self._logits, self._probs = _logits_probs(logits, probs, True)
+            self._logits, self._probs = _logits_probs(logits, probs, True, validate_args)
             self._total_count = tf.convert_to_tensor(total_count, name="total_count",
                                                      dtype=self._probs.dtype)
             (self._total_count,) = _checked(
@@ -804,6 +861,92 @@ class DirichletMultinomial(_Counts):
         a0 = tf.expand_dims(self._total, -1)
         p = self._concentration / a0
         return n * p * (1.0 - p) * (n + a0) / (1.0 + a0)
+
+
+# ---------------------------------------------------------------------------------------------
+# TF 1.x's (deprecated) variants taking unconstrained parameters
+# ---------------------------------------------------------------------------------------------
+
+
+def _keep_parameters(dist, parameters):
+    parameters.pop("self", None)
+    parameters.pop("__class__", None)
+    dist._parameters = parameters
+
+
+class NormalWithSoftplusScale(Normal):
+    """A Normal whose ``scale`` is ``softplus`` of the given one."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="NormalWithSoftplusScale"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[scale]) as scope:
+            super().__init__(loc, tf.nn.softplus(scale, name="softplus_scale"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class LaplaceWithSoftplusScale(Laplace):
+    """A Laplace whose ``scale`` is ``softplus`` of the given one."""
+
+    def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="LaplaceWithSoftplusScale"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[loc, scale]) as scope:
+            super().__init__(loc, tf.nn.softplus(scale, name="softplus_scale"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class ExponentialWithSoftplusRate(Exponential):
+    """An Exponential whose ``rate`` is ``softplus`` of the given one."""
+
+    def __init__(self, rate, validate_args=False, allow_nan_stats=True,
+                 name="ExponentialWithSoftplusRate"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[rate]) as scope:
+            super().__init__(tf.nn.softplus(rate, name="softplus_rate"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class GammaWithSoftplusConcentrationRate(Gamma):
+    """A Gamma whose ``concentration`` and ``rate`` are ``softplus`` of the given ones."""
+
+    def __init__(self, concentration, rate, validate_args=False, allow_nan_stats=True,
+                 name="GammaWithSoftplusConcentrationRate"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[concentration, rate]) as scope:
+            super().__init__(tf.nn.softplus(concentration, name="softplus_concentration"),
+                             tf.nn.softplus(rate, name="softplus_rate"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class BetaWithSoftplusConcentration(Beta):
+    """A Beta whose concentrations are ``softplus`` of the given ones."""
+
+    def __init__(self, concentration1, concentration0, validate_args=False,
+                 allow_nan_stats=True, name="BetaWithSoftplusConcentration"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[concentration1, concentration0]) as scope:
+            super().__init__(tf.nn.softplus(concentration1, name="softplus_concentration1"),
+                             tf.nn.softplus(concentration0, name="softplus_concentration0"),
+                             validate_args, allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
+
+
+class StudentTWithAbsDfSoftplusScale(StudentT):
+    """A StudentT with ``df = floor(|df|)`` and ``scale = softplus(scale)``."""
+
+    def __init__(self, df, loc, scale, validate_args=False, allow_nan_stats=True,
+                 name="StudentTWithAbsDfSoftplusScale"):
+        parameters = dict(locals())
+        with tf.name_scope(name, values=[df, scale]) as scope:
+            super().__init__(tf.floor(tf.abs(df)), loc,
+                             tf.nn.softplus(scale, name="softplus_scale"), validate_args,
+                             allow_nan_stats, scope)
+        _keep_parameters(self, parameters)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -113,6 +113,8 @@ for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multin
               "exponential", "gamma", "kullback_leibler", "laplace", "multinomial", "normal",
               "student_t", "uniform", "util"):
     _add("ops.distributions." + _dist, "``tf.distributions``.", ["tideflow.distributions"])
+_add("ops.distributions.special_math", "``ndtr``, ``ndtri``, ``log_ndtr``...",
+     ["tideflow.distributions.special_math"], _module="tideflow.distributions.special_math")
 # -- framework ------------------------------------------------------------------------------
 _add("framework.constant_op", "``tf.constant``.", ["tideflow.ops.constant_op", "tideflow"])
 _add("framework.function", "Graph functions (``Defun``).", ["tideflow.python._defun", "tideflow"])

@@ -1,0 +1,140 @@
+"""tf.distributions and the data-flow ops checked against what TF 1.15's own kernel tests
+expect of them: parameter shapes, tail accuracy of the normal CDF family (against SciPy),
+finite gradients far in the tails, validate_args errors (class and words), NaN handling,
+and the deprecated softplus-parameterized variants."""
+
+import numpy as np
+import pytest
+from scipy import special, stats
+from tideflow.python.ops.distributions import bernoulli as bernoulli_lib
+from tideflow.python.ops.distributions import normal as normal_lib
+from tideflow.python.ops.distributions import special_math
+
+import tideflow as tf
+
+
+@pytest.fixture
+def sess():
+    with tf.Graph().as_default(), tf.Session() as s:
+        yield s
+
+
+# -- param shapes ----------------------------------------------------------------------------
+def test_param_shapes_give_each_parameter_the_sample_shape(sess):
+    shapes = tf.distributions.Gamma.param_shapes([2, 5])
+    assert sorted(shapes) == ["concentration", "rate"]
+    assert sess.run(shapes["rate"]).tolist() == [2, 5]
+    shapes = tf.distributions.Normal.param_shapes(tf.constant([4, 1, 3]))
+    assert sess.run(shapes["scale"]).tolist() == [4, 1, 3]
+    loc = tf.zeros(shapes["loc"])
+    assert sess.run(tf.shape(tf.distributions.Normal(loc, 1.).sample())).tolist() == [4, 1, 3]
+
+
+def test_param_static_shapes_accept_lists_and_defined_shapes():
+    static = tf.distributions.Uniform.param_static_shapes(tf.TensorShape([7, 2]))
+    assert static == {"low": tf.TensorShape([7, 2]), "high": tf.TensorShape([7, 2])}
+    assert tf.distributions.Bernoulli.param_static_shapes((3,))["logits"] == [3]
+    with pytest.raises(ValueError, match="must be fully defined"):
+        tf.distributions.Normal.param_static_shapes(tf.TensorShape([None, 2]))
+
+
+# -- normal tails ------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log_ndtr_matches_scipy_into_both_tails(sess, dtype):
+    x = np.array([-60., -25., -12., -6., -1., 0., 2., 6., 9., 30.], dtype)
+    got = sess.run(special_math.log_ndtr(x))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, special.log_ndtr(x.astype(np.float64)).astype(dtype),
+                               rtol=1e-4)
+    np.testing.assert_allclose(sess.run(special_math.ndtr(x)), special.ndtr(x), rtol=1e-5)
+
+
+def test_normal_log_cdf_and_log_survival_stay_finite_far_out(sess):
+    loc, scale = np.array([0.5, -1.0]), np.array([2.0, 0.5])
+    d = tf.distributions.Normal(loc, scale)
+    x = np.array([[-80.0], [45.0]])
+    np.testing.assert_allclose(sess.run(d.log_cdf(x)), stats.norm(loc, scale).logcdf(x),
+                               rtol=1e-6)
+    np.testing.assert_allclose(sess.run(d.log_survival_function(-x)),
+                               stats.norm(loc, scale).logsf(-x), rtol=1e-6)
+    np.testing.assert_allclose(sess.run(d.survival_function(x)),
+                               stats.norm(loc, scale).sf(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_normal_gradients_are_finite_in_the_tails(sess, dtype):
+    loc = tf.Variable(dtype(0.3))
+    scale = tf.Variable(dtype(1.5))
+    d = tf.distributions.Normal(loc, scale)
+    x = np.array([-150., -30., -7., 0., 7., 30., 150.], dtype)
+    fetches = []
+    for method in (d.cdf, d.log_cdf, d.survival_function, d.log_survival_function,
+                   d.log_prob, d.prob):
+        value = method(x)
+        fetches += [value] + tf.gradients(value, [loc, scale])
+    p = tf.Variable(np.array([0., 1e-20, 0.3, 1. - 1e-7, 1.], dtype))
+    q = d.quantile(p)
+    fetches += tf.gradients(q, [loc, p])
+    sess.run(tf.global_variables_initializer())
+    for out in sess.run(fetches):
+        assert np.all(np.isfinite(out))
+    assert sess.run(q)[[0, -1]].tolist() == [-np.inf, np.inf]
+
+
+# -- validate_args -------------------------------------------------------------------------------
+def test_bernoulli_probs_checked_with_tf_messages(sess):
+    p = tf.placeholder(tf.float32)
+    d = bernoulli_lib.Bernoulli(probs=p, validate_args=True)
+    assert sess.run(d.probs, {p: 0.25}) == 0.25
+    with pytest.raises(tf.errors.InvalidArgumentError, match="probs has components greater"):
+        sess.run(d.probs, {p: [0.5, 1.5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Condition x >= 0"):
+        sess.run(d.probs, {p: [-0.5, 0.5]})
+
+
+def test_bernoulli_samples_checked_when_validating(sess):
+    d = tf.distributions.Bernoulli(probs=[0.3, 0.6], validate_args=True)
+    x = tf.placeholder(tf.int32, [2])
+    lp = d.log_prob(x)
+    np.testing.assert_allclose(sess.run(lp, {x: [1, 0]}), np.log([0.3, 0.4]), rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-negative"):
+        sess.run(lp, {x: [-2, 0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Elements cannot exceed 1"):
+        sess.run(lp, {x: [0, 3]})
+    # without validate_args a fractional point gives the cross entropy
+    loose = tf.distributions.Bernoulli(probs=0.3)
+    np.testing.assert_allclose(sess.run(loose.log_prob(0.25)),
+                               0.25 * np.log(0.3) + 0.75 * np.log(0.7), rtol=1e-6)
+
+
+def test_categorical_probs_must_sum_to_one_when_validating(sess):
+    p = tf.placeholder(tf.float32, [None, 3])
+    d = tf.distributions.Categorical(probs=p, validate_args=True)
+    sess.run(d.probs, {p: [[0.2, 0.3, 0.5]]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="probs does not sum to 1"):
+        sess.run(d.probs, {p: [[0.2, 0.3, 0.6]]})
+
+
+# -- NaN and the softplus variants ------------------------------------------------------------------
+def test_uniform_density_of_nan_is_nan(sess):
+    d = tf.distributions.Uniform(-1.0, [2.0, 4.0])
+    got = sess.run(d.prob([np.nan, 3.0]))
+    assert np.isnan(got[0]) and got[1] == pytest.approx(0.2)
+
+
+def test_softplus_variants_transform_their_parameters(sess):
+    raw = np.array([-1.0, 0.5])
+    sp = np.log1p(np.exp(raw))
+    d = normal_lib.NormalWithSoftplusScale(loc=np.array([1.0, 2.0]), scale=raw)
+    np.testing.assert_allclose(sess.run(d.scale), sp)
+    assert d.parameters["scale"] is raw and d.name == "NormalWithSoftplusScale/"
+    from tideflow.python.ops.distributions import beta, exponential, gamma, laplace, student_t
+    np.testing.assert_allclose(sess.run(laplace.LaplaceWithSoftplusScale(np.float64(0.), raw).scale), sp)
+    np.testing.assert_allclose(sess.run(exponential.ExponentialWithSoftplusRate(raw).rate), sp)
+    g = gamma.GammaWithSoftplusConcentrationRate(raw, raw)
+    np.testing.assert_allclose(sess.run([g.concentration, g.rate]), [sp, sp])
+    b = beta.BetaWithSoftplusConcentration(raw, raw[::-1])
+    np.testing.assert_allclose(sess.run(b.concentration0), sp[::-1])
+    t = student_t.StudentTWithAbsDfSoftplusScale(df=np.array([-3.7, 2.2]), loc=np.float64(0.),
+                                              scale=raw)
+    np.testing.assert_allclose(sess.run([t.df, t.scale]), [[3., 2.], sp])
