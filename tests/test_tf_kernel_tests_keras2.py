@@ -848,3 +848,27 @@ def test_resize_images_argument_checks():
         K.resize_images(x, 2, 2, "unknown")
     with pytest.raises(ValueError, match='one of "nearest" or "bilinear"'):
         K.resize_images(x, 2, 2, "channels_last", interpolation="cubic")
+
+
+def test_conv2d_transpose_batch_from_input_and_dilation():
+    x = K.variable(np.random.random((2, 5, 6, 3)))
+    k = K.variable(np.random.random((3, 3, 4, 3)))
+    y = K.conv2d_transpose(x, k, (None, 5, 6, 4), padding="same")
+    assert y.shape.as_list() == [2, 5, 6, 4] and K.eval(y).shape == (2, 5, 6, 4)
+    d = K.conv2d_transpose(x, k, (2, 5, 6, 4), padding="same", dilation_rate=(2, 2))
+    assert K.eval(d).shape == (2, 5, 6, 4)
+    with pytest.raises(ValueError, match="Invalid padding: full"):
+        K.conv2d_transpose(x, k, (2, 5, 6, 4), padding="full")
+
+
+def test_backend_rnn_with_variable_initial_states():
+    w = K.variable(np.eye(2, dtype=np.float32))
+
+    def step(x, states):
+        out = x + K.dot(states[0], w)
+        return out, [out]
+
+    inputs = K.variable(np.ones((1, 3, 2), np.float32))
+    last, outputs, states = K.rnn(step, inputs, [K.variable(np.zeros((1, 2), np.float32))])
+    np.testing.assert_allclose(K.eval(last), [[3.0, 3.0]])
+    assert outputs.shape.as_list() == [1, 3, 2] and len(states) == 1

@@ -1136,15 +1136,31 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
 
 def conv2d_transpose(x, kernel, output_shape, strides=(1, 1), padding="valid",
                      data_format=None, dilation_rate=(1, 1)):
-    """``output_shape`` in ``data_format``'s order, as TF."""
+    """``output_shape`` in ``data_format``'s order, as TF (a None batch size is the input's);
+    with ``dilation_rate`` an atrous transposed convolution."""
+    if padding not in ("same", "valid"):
+        raise ValueError(f"Invalid padding: {padding}")
     if _check_format(data_format) == "channels_first":
         if isinstance(output_shape, (list, tuple)):
             output_shape = (output_shape[0],) + tuple(output_shape[2:]) + (output_shape[1],)
         else:
             output_shape = tf.gather(output_shape, [0, 2, 3, 1])
     x = _to_channels_last(x, data_format)
-    out = tf.nn.conv2d_transpose(x, kernel, output_shape, (1,) + _tuple(strides, 2) + (1,),
-                                 padding=padding.upper())
+    static = None
+    if isinstance(output_shape, (list, tuple)):
+        static = list(output_shape)
+        if output_shape[0] is None:
+            static[0] = x.get_shape().as_list()[0]
+            output_shape = tf.stack([tf.shape(x)[0]] + [int(d) for d in output_shape[1:]])
+    if tuple(_tuple(dilation_rate, 2)) == (1, 1):
+        out = tf.nn.conv2d_transpose(x, kernel, output_shape,
+                                     (1,) + _tuple(strides, 2) + (1,), padding=padding.upper())
+    else:
+        out = tf.nn.atrous_conv2d_transpose(x, kernel, output_shape,
+                                            rate=_tuple(dilation_rate, 2)[0],
+                                            padding=padding.upper())
+    if static is not None:
+        out.set_shape(static)
     return _from_channels_last(out, data_format)
 
 
@@ -1198,6 +1214,9 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
     """Runs ``step_function`` over the time axis of ``inputs`` [batch, time, ...]; returns
     ``(last_output, outputs, new_states)``."""
     x = tf.transpose(inputs, [1, 0] + list(range(2, ndim(inputs)))) if time_major else inputs
+    # variables as states: their values (a ref dtype would not match the states computed)
+    initial_states = [tf.identity(s) if isinstance(s, tf.Variable) else s
+                      for s in initial_states]
     if go_backwards:
         x = tf.reverse(x, [1])
         if mask is not None:
