@@ -262,3 +262,29 @@ def test_stratified_sample_follows_target_classes():
                                                           [tf.constant([0.5, 0.5])])
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(checked_labels, {p: [0, 2, 1]})
+
+
+def test_resample_at_rate_repeats_rows_together():
+    from tideflow.contrib.training.python.training import resample
+
+    with tf.Graph().as_default():
+        reps = resample._repeat_range(tf.constant([2, 0, 1, 3]))
+        a = tf.constant([10, 20, 30])
+        b = tf.constant([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])
+        ra, rb = tf.contrib.training.resample_at_rate([a, b], tf.constant([0.0, 40.0, 0.0]),
+                                                      seed=7)
+        none, = tf.contrib.training.resample_at_rate([a], tf.zeros([3]))
+        out, rates = tf.contrib.training.weighted_resample([a], tf.constant([1.0, 3.0, 2.0]),
+                                                           0.5, seed=3)
+        with tf.Session() as sess:
+            sess.run([tf.local_variables_initializer(), tf.global_variables_initializer()])
+            assert sess.run(reps).tolist() == [0, 0, 2, 3, 3, 3]
+            va, vb = sess.run([ra, rb])
+            assert len(va) > 10 and set(va.tolist()) == {20}
+            np.testing.assert_array_equal(vb, np.tile([[2.0, -2.0]], [len(va), 1]))
+            assert sess.run(none).shape == (0,)
+            got, r = sess.run([out[0], rates])
+            # the first batch's mean weight is the running mean: rate = w * 0.5 / 2
+            assert set(got.tolist()) <= {10, 20, 30} and len(r) == len(got)
+            want = {10: 0.25, 20: 0.75, 30: 0.5}
+            np.testing.assert_allclose(r, [want[v] for v in got.tolist()], rtol=1e-4)

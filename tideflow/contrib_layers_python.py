@@ -228,6 +228,8 @@ def install(contrib):
     # the module itself: TF's tests reach its private helpers (_verify_input, ...)
     training_mods["sampling_ops"] = contrib_sampling
     sys.modules[f"{base}.training.python.training.sampling_ops"] = contrib_sampling
+    training_mods["resample"] = contrib_sampling
+    sys.modules[f"{base}.training.python.training.resample"] = contrib_sampling
     training_pkg = _module(f"{base}.training.python.training",
                            "``tensorflow.contrib.training.python.training``.", training_mods)
     training.python = _module(f"{base}.training.python",

@@ -1,7 +1,9 @@
-"""``tf.contrib.training``'s queue-based samplers: ``rejection_sample`` (each example kept with
-the probability a function of it gives) and ``stratified_sample`` (examples kept per class so
-the batches follow ``target_probs``; the data's class proportions given as ``init_probs`` or
-estimated from the labels seen so far).
+"""``tf.contrib.training``'s samplers: the queue-based ``rejection_sample`` (each example kept
+with the probability a function of it gives) and ``stratified_sample`` (examples kept per class
+so the batches follow ``target_probs``; the data's class proportions given as ``init_probs`` or
+estimated from the labels seen so far), and the in-graph ``resample_at_rate`` (each row drawn a
+Poisson(rate) number of times) and ``weighted_resample`` (rates proportional to weights over
+their running mean).
 
 Both build TF 1.x's two-queue pipeline: a ``batch`` of size one turns a batch of examples into
 single examples, then ``maybe_batch`` keeps each with its acceptance probability (a uniform
@@ -162,4 +164,45 @@ def stratified_sample(tensors, labels, target_probs, batch_size, init_probs=None
         return batched[:-1], batched[-1]
 
 
-__all__ = ["rejection_sample", "stratified_sample"]
+def _repeat_range(counts, name=None):
+    """``i`` repeated ``counts[i]`` times, for each ``i`` in order (int32, [sum(counts)])."""
+    tf = _tf()
+    with ops.name_scope(name, "repeat_range", [counts]):
+        counts = tf.reshape(ops.convert_to_tensor(counts, name="counts"), [-1])
+        width = tf.maximum(tf.reduce_max(counts), 0)  # the max of no counts is 0
+        rows = tf.range(tf.shape(counts)[0])
+        grid = tf.tile(tf.expand_dims(rows, 1), tf.stack([1, width]))
+        return tf.boolean_mask(grid, tf.sequence_mask(counts, width))
+
+
+def resample_at_rate(inputs, rates, scope=None, seed=None, back_prop=False):
+    """The rows of each of ``inputs``, each row ``i`` repeated a Poisson(``rates[i]``) number
+    of times (the same draw for every input)."""
+    tf = _tf()
+    with ops.name_scope(scope, "resample_at_rate", [*list(inputs), rates]):
+        rates = ops.convert_to_tensor(rates, name="rates")
+        counts = tf.cast(tf.random_poisson(rates, (), rates.dtype, seed=seed), dtypes.int32)
+        indices = _repeat_range(counts)
+        if not back_prop:
+            indices = tf.stop_gradient(indices)
+        return [tf.gather(x, indices) for x in inputs]
+
+
+def weighted_resample(inputs, weights, overall_rate, scope=None, mean_decay=0.999, seed=None):
+    """``(resampled inputs, rates)``: rows drawn at rate ``weights * overall_rate / mean``,
+    ``mean`` a debiased moving average of the batches' mean weight (a local variable)."""
+    tf = _tf()
+    from tideflow.train import moving_averages
+
+    with ops.name_scope(scope, "weighted_resample", inputs) as opscope:
+        with tf.variable_scope(scope, "estimate_mean", inputs):
+            estimated_mean = tf.get_local_variable(
+                "estimated_mean", initializer=tf.cast(0, weights.dtype), dtype=weights.dtype)
+            mean = moving_averages.assign_moving_average(
+                estimated_mean, tf.reduce_mean(weights), mean_decay)
+        rates = weights * overall_rate / mean
+        results = resample_at_rate([rates, *inputs], rates, scope=opscope, seed=seed)
+        return results[1:], results[0]
+
+
+__all__ = ["rejection_sample", "resample_at_rate", "stratified_sample", "weighted_resample"]
