@@ -138,3 +138,36 @@ def test_softplus_variants_transform_their_parameters(sess):
     t = student_t.StudentTWithAbsDfSoftplusScale(df=np.array([-3.7, 2.2]), loc=np.float64(0.),
                                               scale=raw)
     np.testing.assert_allclose(sess.run([t.df, t.scale]), [[3., 2.], sp])
+
+
+# -- Categorical and KL ---------------------------------------------------------------------------
+def test_categorical_event_size_is_an_int32_tensor(sess):
+    from tideflow.python.framework import tensor_util
+    d = tf.distributions.Categorical(logits=tf.zeros([2, 6]))
+    assert d.event_size.dtype == tf.int32 and tensor_util.constant_value(d.event_size) == 6
+    p = tf.placeholder(tf.float32, [None, None])
+    d = tf.distributions.Categorical(probs=p)
+    assert sess.run(d.event_size, {p: np.full((1, 4), 0.25)}) == 4
+
+
+def test_kl_method_honours_the_distributions_allow_nan_stats(sess):
+    from tideflow.python.ops.distributions import kullback_leibler
+
+    class Nanny(tf.distributions.Normal):
+        pass
+
+    @kullback_leibler.RegisterKL(Nanny, Nanny)
+    def _kl(a, b, name=None):
+        return tf.constant([0.0, np.nan])
+
+    strict = Nanny(0.0, 1.0, allow_nan_stats=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="returned NaN values"):
+        sess.run(strict.kl_divergence(strict))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="returned NaN values"):
+        sess.run(strict.cross_entropy(strict))
+    loose = Nanny(0.0, 1.0)
+    assert np.isnan(sess.run(loose.kl_divergence(loose))[1])
+    h = sess.run(kullback_leibler.cross_entropy(loose, loose))
+    assert h[0] == pytest.approx(0.5 * np.log(2 * np.pi * np.e))
+    key = (tf.distributions.Normal, tf.distributions.Normal)
+    assert kullback_leibler._registered_kl(*key) is kullback_leibler._DIVERGENCES[key]

@@ -120,7 +120,7 @@ def test_discrete_against_scipy():
     assert mode.tolist() == [2, 0]
     # TF 1.x's Categorical.cdf(k) is P(X < k) (its sequence_mask over the first k classes)
     np.testing.assert_allclose(cdf, [0.2, 0.0], rtol=1e-6)
-    assert c.event_size == 3 and c.batch_shape.as_list() == [2]
+    assert tf.get_static_value(c.event_size) == 3 and c.batch_shape.as_list() == [2]
     # log_prob broadcasts a batch of values over the batch of distributions
     assert _run(c.log_prob([[0, 1], [2, 2]])).shape == (2, 2)
 

@@ -294,11 +294,11 @@ class Distribution:
     def cross_entropy(self, other, name="cross_entropy"):
         """``H[self, other] = entropy(self) + KL(self || other)``."""
         with self._name_scope(name):
-            return self.entropy() + kl_divergence(self, other)
+            return cross_entropy(self, other, allow_nan_stats=self.allow_nan_stats)
 
     def kl_divergence(self, other, name="kl_divergence"):
         with self._name_scope(name):
-            return kl_divergence(self, other)
+            return kl_divergence(self, other, allow_nan_stats=self.allow_nan_stats)
 
     def __str__(self):
         return (f"tf.distributions.{type(self).__name__}(\"{self.name}\", batch_shape="
@@ -363,6 +363,17 @@ def kl_divergence(distribution_a, distribution_b, allow_nan_stats=True, name=Non
                            f"allow_nan_stats=False). Values:"), kl])
         with tf.control_dependencies([check]):
             return tf.identity(kl)
+
+
+def cross_entropy(ref, other, allow_nan_stats=True, name=None):
+    """``H[ref, other] = entropy(ref) + KL(ref || other)``, in nats."""
+    with tf.name_scope(name, "cross_entropy"):
+        return ref.entropy() + kl_divergence(ref, other, allow_nan_stats=allow_nan_stats)
+
+
+# the names TF 1.x's kullback_leibler module gives the registry and its look-up
+_DIVERGENCES = _KL
+_registered_kl = _lookup_kl
 
 
 class RegisterKL:

@@ -646,8 +646,11 @@ class Categorical(_LogitsProbs, Distribution):
 
     @property
     def event_size(self):
+        """The number of classes, an int32 scalar tensor (constant when known statically)."""
         k = self._logits.get_shape()[-1].value if self._logits.get_shape().ndims else None
-        return k if k is not None else tf.shape(self._logits)[-1]
+        if k is not None:
+            return tf.constant(k, tf.int32, name="event_size")
+        return tf.shape(self._logits)[-1]
 
     def _batch_shape(self):
         s = self._logits.get_shape()

@@ -113,6 +113,8 @@ for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multin
               "exponential", "gamma", "kullback_leibler", "laplace", "multinomial", "normal",
               "student_t", "uniform", "util"):
     _add("ops.distributions." + _dist, "``tf.distributions``.", ["tideflow.distributions"])
+_add("ops.distributions.kullback_leibler", "``kl_divergence``, ``RegisterKL``...",
+     ["tideflow.distributions.distribution"], _module="tideflow.distributions.distribution")
 _add("ops.distributions.special_math", "``ndtr``, ``ndtri``, ``log_ndtr``...",
      ["tideflow.distributions.special_math"], _module="tideflow.distributions.special_math")
 # -- framework ------------------------------------------------------------------------------
