@@ -872,3 +872,29 @@ def test_backend_rnn_with_variable_initial_states():
     last, outputs, states = K.rnn(step, inputs, [K.variable(np.zeros((1, 2), np.float32))])
     np.testing.assert_allclose(K.eval(last), [[3.0, 3.0]])
     assert outputs.shape.as_list() == [1, 3, 2] and len(states) == 1
+
+
+def test_backend_rnn_masks_outputs_and_states_of_any_rank():
+    def step(inputs, states):
+        return K.tile(K.expand_dims(inputs), [1, 1, 2]), [s + 1.0 for s in states]
+
+    values = np.random.random((2, 3, 4)).astype(np.float32)
+    state = np.zeros((2, 5, 6), np.float32)
+    mask = np.ones((2, 3), np.float32)
+    mask[1, -1] = 0.0
+    _, outputs, states = K.rnn(step, K.variable(values), [K.variable(state)],
+                               mask=K.variable(mask))
+    expected = np.repeat(values[..., None], 2, -1)
+    expected[1, -1] = expected[1, -2]
+    np.testing.assert_allclose(K.eval(outputs), expected, rtol=1e-6)
+    np.testing.assert_allclose(K.eval(states[0])[:, 0, 0], [3.0, 2.0])
+
+
+def test_batch_normalization_along_a_channels_first_axis():
+    x = np.random.random((2, 3, 4, 4)).astype(np.float32)
+    mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    out = K.batch_normalization(K.constant(x), K.constant(mean), K.constant(var),
+                                K.constant(np.zeros(3)), K.constant(np.ones(3)), axis=1,
+                                epsilon=1e-3)
+    ref = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-3)
+    np.testing.assert_allclose(K.eval(out), ref, rtol=1e-4, atol=1e-5)

@@ -1024,6 +1024,18 @@ def to_dense(tensor):
 
 
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
+    """``x`` normalized with the statistics (vectors along ``axis``, or broadcastable)."""
+    rank = ndim(x)
+    if rank is not None and axis % rank != rank - 1:
+        shape = [1] * rank
+        shape[axis % rank] = -1
+
+        def along(v):
+            if v is None or ndim(v) != 1:
+                return v
+            return tf.reshape(v, shape)
+
+        mean, var, beta, gamma = along(mean), along(var), along(beta), along(gamma)
     return tf.nn.batch_normalization(x, mean, var, beta, gamma, epsilon)
 
 
@@ -1181,6 +1193,20 @@ def separable_conv2d(x, depthwise_kernel, pointwise_kernel, strides=(1, 1), padd
     return _from_channels_last(out, data_format)
 
 
+def _held(mask, new, old):
+    """``new`` where the [batch, 1] ``mask`` is 1, else ``old`` (of any rank)."""
+    rank = new.get_shape().ndims
+    if rank is not None and rank > 2:
+        mask = tf.reshape(mask, [-1] + [1] * (rank - 1))
+    return mask * new + (1.0 - mask) * old
+
+
+def _step_size(tensor):
+    """A step tensor's size without the batch axis, as a cell's state/output size."""
+    dims = int_shape(tensor)[1:]
+    return dims[0] if len(dims) == 1 else tf.TensorShape(dims)
+
+
 class _StepCell:
     """A ``step_function(inputs, states) -> (output, new_states)`` as a cell for
     ``tf.nn.dynamic_rnn`` (with the mask, held states and output at masked steps)."""
@@ -1203,8 +1229,8 @@ class _StepCell:
         new = list(new)
         if self.masked:
             m = tf.cast(m, out.dtype)
-            new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
-            out = m * out + (1.0 - m) * prev_out
+            new = [_held(m, n, o) for n, o in zip(new, old)]
+            out = _held(m, out, prev_out)
             return out, tuple(new) + (out,)
         return out, tuple(new)
 
@@ -1222,8 +1248,8 @@ def rnn(step_function, inputs, initial_states, go_backwards=False, mask=None, co
         if mask is not None:
             mask = tf.reverse(mask, [1])
     probe_out, _ = step_function(x[:, 0], list(initial_states) + list(constants or []))
-    output_size = int_shape(probe_out)[-1]
-    state_sizes = [int_shape(s)[-1] for s in initial_states]
+    output_size = _step_size(probe_out)
+    state_sizes = [_step_size(s) for s in initial_states]
     cell = _StepCell(step_function, state_sizes, output_size, mask is not None, constants)
     states = tuple(initial_states)
     rnn_inputs = x
