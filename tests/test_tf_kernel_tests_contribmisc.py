@@ -288,3 +288,39 @@ def test_resample_at_rate_repeats_rows_together():
             assert set(got.tolist()) <= {10, 20, 30} and len(r) == len(got)
             want = {10: 0.25, 20: 0.75, 30: 0.5}
             np.testing.assert_allclose(r, [want[v] for v in got.tolist()], rtol=1e-4)
+
+
+def test_feeding_queue_runner_feeds_each_enqueue_until_out_of_range():
+    from tideflow.contrib.training.python.training.feeding_queue_runner import (
+        FeedingQueueRunner,
+    )
+
+    assert FeedingQueueRunner is tf.contrib.training.FeedingQueueRunner
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(8, [tf.float32], shapes=[[2]])
+        row = tf.placeholder(tf.float32, [2])
+        enqueue = queue.enqueue(row)
+        rows = iter([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+        def feed():
+            try:
+                return {row: next(rows)}
+            except StopIteration:
+                raise tf.errors.OutOfRangeError(None, None, "no more rows") from None
+
+        runner = FeedingQueueRunner(queue, [enqueue], queue.close(),
+                                    queue.close(cancel_pending_enqueues=True), feed_fns=[feed])
+        tf.train.add_queue_runner(runner)
+        out = queue.dequeue()
+        got = []
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                while True:
+                    got.append(sess.run(out).tolist())
+            coord.request_stop()
+            coord.join(threads)
+        assert got == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+        with pytest.raises(ValueError, match="same length as enqueue_ops"):
+            FeedingQueueRunner(queue, [enqueue], feed_fns=[feed, feed])

@@ -51,6 +51,7 @@ from tideflow.train import contrib_opt_wrappers as _contrib_opt_wrappers
 from tideflow.train import contrib_sampling as _contrib_sampling
 from tideflow.train import contrib_training as _contrib_training
 from tideflow.train import device_setter as _device_setter
+from tideflow.train import feeding_queue_runner as _feeding_queue_runner
 from tideflow.train import hparams as _hparams
 from tideflow.train import slim_learning as _slim_learning
 from tideflow.train import training_util as _training_util
@@ -122,6 +123,7 @@ training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrateg
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
 training.HParams = _hparams.HParams
 training.parse_values = _hparams.parse_values
+training.FeedingQueueRunner = _feeding_queue_runner.FeedingQueueRunner
 for _name in _contrib_evaluation.__all__:
     setattr(training, _name, getattr(_contrib_evaluation, _name))
 for _name in _contrib_training.__all__:

@@ -229,6 +229,10 @@ def install(contrib):
     training_mods["sampling_ops"] = contrib_sampling
     sys.modules[f"{base}.training.python.training.sampling_ops"] = contrib_sampling
     training_mods["resample"] = contrib_sampling
+    training_mods["feeding_queue_runner"] = _module(
+        f"{base}.training.python.training.feeding_queue_runner",
+        "``tensorflow.contrib.training.python.training.feeding_queue_runner``.",
+        {"FeedingQueueRunner": training.FeedingQueueRunner})
     sys.modules[f"{base}.training.python.training.resample"] = contrib_sampling
     training_pkg = _module(f"{base}.training.python.training",
                            "``tensorflow.contrib.training.python.training``.", training_mods)
