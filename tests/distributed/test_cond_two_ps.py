@@ -39,3 +39,32 @@ def test_batch_norms_with_a_tensor_is_training_over_three_ps():
     finally:
         for s in [*servers, worker]:
             s.stop()
+
+
+def test_a_cond_reading_variables_of_two_ps_and_one_assigning_on_one():
+    spec = cluster_spec(ps=2, worker=1)
+    servers = [Server(spec, job_name="ps", task_index=i) for i in range(2)]
+    worker = Server(spec, job_name="worker", task_index=0)
+    try:
+        with tf.Graph().as_default():
+            with tf.device(tf.train.replica_device_setter(cluster=spec)):
+                a = tf.Variable(1.0, name="a")
+                b = tf.Variable(2.0, name="b")
+                twice = tf.Variable(a.initialized_value() * 2.0, name="twice")
+                pred = tf.placeholder(tf.bool, [])
+                # fresh reads of both refs inside the branch (read_value), on two tasks
+                both = tf.cond(pred, lambda: a.read_value() + b.read_value(),
+                               lambda: tf.constant(0.0))
+                bump = tf.cond(pred, lambda: tf.assign_add(a, 1.0), lambda: a.read_value())
+            assert a.device != b.device
+            with tf.Session(worker.target) as sess:
+                sess.run(tf.global_variables_initializer())
+                assert sess.run(twice) == 2.0
+                assert sess.run(both, {pred: True}) == 3.0
+                assert sess.run(both, {pred: False}) == 0.0
+                assert sess.run(bump, {pred: True}) == 2.0
+                assert sess.run(bump, {pred: False}) == 2.0
+                assert sess.run(both, {pred: True}) == 4.0
+    finally:
+        for s in [*servers, worker]:
+            s.stop()

@@ -58,6 +58,63 @@ def _is_colocating_edge(op, arg, t):
     return (arg is not None and arg.is_ref) or op._type in _FUNCTION_OPS
 
 
+def _is_read_only_function_ref(op, arg, t, index):
+    """A ref input of a function op (cond, loop) that its bodies only read (never assign
+    through): colocating it is a preference, dropped when the refs' devices conflict."""
+    return (op._type in _FUNCTION_OPS and t._dtype._is_ref_dtype
+            and not (arg is not None and arg.is_ref) and not _body_takes_ref(op, index))
+
+
+def _bodies(op, index):
+    """(function graphs, their argument position) that input ``index`` of ``op`` feeds."""
+    from tideflow.framework import func_graph
+
+    attrs = op._attrs
+    if op._type in ("If", "StatelessIf"):
+        names, pos = (attrs.get("then_branch"), attrs.get("else_branch")), index - 1
+    elif op._type in ("While", "StatelessWhile"):
+        names, pos = (attrs.get("cond"), attrs.get("body")), index
+    else:
+        names, pos = (attrs.get("f"),), index
+    fgs = []
+    for name in names:
+        try:
+            fgs.append(func_graph.lookup_function(op._graph, name))
+        except (ValueError, TypeError, AttributeError):
+            return None, pos
+    return fgs, pos
+
+
+def _body_takes_ref(op, index):
+    """Whether a body of function op ``op`` passes its input ``index`` to a ref argument
+    (directly, or through a nested function op); True when it cannot tell."""
+    memo = op.__dict__.setdefault("_tideflow_ref_args", {}) if hasattr(op, "__dict__") else {}
+    if index in memo:
+        return memo[index]
+    fgs, pos = _bodies(op, index)
+    result = fgs is None or pos < 0
+    for fg in fgs or ():
+        args = fg.args
+        if pos >= len(args):
+            result = True
+            break
+        ph = args[pos]
+        ph = ph if not hasattr(ph, "_outputs") else ph._outputs[0]
+        for consumer in ph.consumers():
+            cargs = _input_args(consumer)
+            for k, t in enumerate(consumer._inputs):
+                if t is not ph:
+                    continue
+                carg = cargs[k] if k < len(cargs) else None
+                if (carg is not None and carg.is_ref) or (
+                        consumer._type in _FUNCTION_OPS and _body_takes_ref(consumer, k)):
+                    result = True
+        if result:
+            break
+    memo[index] = result
+    return result
+
+
 class _UnionFind:
     def __init__(self):
         self.parent = {}
@@ -95,6 +152,7 @@ def colocation_groups(ops):
     uf = _UnionFind()
     opset = set(ops)
     first_key = {}
+    soft = []
     for op in ops:
         keys = [g.decode() if isinstance(g, bytes) else g for g in op.colocation_groups()]
         k0 = f"loc:@{op._name}"
@@ -106,9 +164,30 @@ def colocation_groups(ops):
             continue
         args = _input_args(op)
         args += [None] * (len(op._inputs) - len(args))
-        for arg, t in zip(args, op._inputs):
+        for k, (arg, t) in enumerate(zip(args, op._inputs)):
             if t._op in opset and _is_colocating_edge(op, arg, t):
-                uf.union(first_key[t._op], first_key[op])
+                if _is_read_only_function_ref(op, arg, t, k):
+                    soft.append((t._op, op))
+                else:
+                    uf.union(first_key[t._op], first_key[op])
+    # a cond or loop only reading variables of several devices (two parameter servers) is
+    # placed apart from those it cannot join; the values reach it as ordinary inputs
+    if soft:
+        # the sources' requests decide (the function op's own yields, as across a ref edge)
+        readers = {op for _, op in soft}
+        requests = {}
+        for op in ops:
+            if op._device and op not in readers:
+                requests.setdefault(uf.find(first_key[op]), []).append(
+                    DeviceSpec.from_string(op._device))
+        for src, op in soft:
+            ra, rb = uf.find(first_key[src]), uf.find(first_key[op])
+            if ra == rb:
+                continue
+            a, b = requests.get(ra, []), requests.get(rb, [])
+            if all(x.is_compatible_with(y) for x in a for y in b):
+                uf.union(ra, rb)
+                requests[uf.find(ra)] = a + b
     # TF: across a ref/resource edge the source's requested device wins over an incompatible
     # request of the consumer (e.g. a restore Assign under /cpu:0 for a variable on /cpu:1)
     ignored = set()
