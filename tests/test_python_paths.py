@@ -375,7 +375,7 @@ def test_nest_up_to_functions():
         nest.assert_shallow_structure([None], 1)
     with pytest.raises(TypeError, match="same sequence type"):
         nest.assert_shallow_structure([None], (1,))
-    with pytest.raises(ValueError, match="same keys"):
+    with pytest.raises(ValueError, match="keys are not a subset of the input_tree"):
         nest.assert_shallow_structure({"a": None}, {"b": 1})
 
 

@@ -1,0 +1,160 @@
+"""Second audit of tensorflow/python/framework and util against TF 1.15's behaviour:
+nest's structures, paths and error messages; graph_util; meta graphs; seeds."""
+
+import collections
+import re
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.python.util import nest
+
+
+class _Mapping(collections.abc.Mapping):
+    def __init__(self, *args, **kwargs):
+        self._d = dict(*args, **kwargs)
+
+    def __getitem__(self, key):
+        return self._d[key]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+
+_Pair = collections.namedtuple("Pair", ["left", "right"])
+_PairAgain = collections.namedtuple("Pair", ["left", "right"])
+_OtherPair = collections.namedtuple("OtherPair", ["left", "right"])
+
+
+class _Field:
+    def __init__(self, name):
+        self.name = name
+
+
+class _AttrsLike:
+    """Looks like an ``attrs`` class to nest: fields listed in ``__attrs_attrs__``."""
+
+    __attrs_attrs__ = (_Field("second"), _Field("first"))
+
+    def __init__(self, second, first):
+        self.second, self.first = second, first
+
+    def __eq__(self, other):
+        return type(other) is type(self) and (self.second, self.first) == (other.second,
+                                                                           other.first)
+
+
+def test_nest_sequences_views_and_leaves():
+    od = collections.OrderedDict([("z", 10), ("m", 20)])
+    assert nest.is_sequence(od.keys()) and nest.is_sequence(od.items())
+    assert nest.is_sequence(range(3))
+    assert not nest.is_sequence({1, 2}) and not nest.is_sequence(b"ab")
+    assert nest.flatten(od.items()) == ["z", 10, "m", 20]
+    assert nest.pack_sequence_as(od.values(), [7, 8]) == [7, 8]
+    assert nest.flatten(_AttrsLike(1, [2, 3])) == [1, 2, 3]
+    rebuilt = nest.pack_sequence_as(_AttrsLike(0, [0, 0]), [4, 5, 6])
+    assert rebuilt == _AttrsLike(4, [5, 6])
+    # flatten orders any mapping by key; packing keeps the template's order and type
+    packed = nest.pack_sequence_as(_Mapping([("y", 0), ("x", 0)]), ["X", "Y"])
+    assert isinstance(packed, _Mapping) and list(packed) == ["y", "x"]
+    assert packed["x"] == "X"
+    dd = collections.defaultdict(list, {"k": 1})
+    out = nest.map_structure(lambda v: v + 1, dd)
+    assert isinstance(out, collections.defaultdict) and out.default_factory is list
+    with pytest.raises(TypeError, match="sortable keys"):
+        nest.flatten({1: "a", "b": 2})
+
+
+def test_nest_pack_errors():
+    with pytest.raises(ValueError, match="Structure is a scalar but len"):
+        nest.pack_sequence_as(3, [1, 2])
+    with pytest.raises(TypeError, match="flat_sequence must be a sequence"):
+        nest.pack_sequence_as([1], "xy")
+    assert nest.pack_sequence_as("leaf", [np.arange(2)]).tolist() == [0, 1]
+    with pytest.raises(ValueError, match="Structure had 3 elements, but flat_sequence had 1"):
+        nest.pack_sequence_as((1, (2, 3)), [9])
+
+
+def test_nest_assert_same_structure_messages():
+    with pytest.raises(ValueError) as e:
+        nest.assert_same_structure(([1], 2), ("ab", 3))
+    msg = str(e.value)
+    assert msg.startswith("The two structures don't have the same nested structure.\n\n"
+                          "First structure: type=tuple str=([1], 2)\n\n")
+    assert ('More specifically: Substructure "type=list str=[1]" is a sequence, while '
+            'substructure "type=str str=ab" is not') in msg
+    assert msg.endswith("Entire first structure:\n([.], .)\nEntire second structure:\n(., .)")
+    with pytest.raises(ValueError, match="same number of elements"):
+        nest.map_structure(lambda a, b: a, [1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match="same set of keys"):
+        nest.assert_same_structure({"p": 1}, {"q": 1})
+    with pytest.raises(TypeError, match="same sequence type"):
+        nest.assert_same_structure((1, 2), [1, 2])
+    # namedtuples alike by name and fields; mappings of different classes alike
+    nest.assert_same_structure(_Pair(1, 2), _PairAgain(3, 4))
+    nest.assert_same_structure({"k": 1}, _Mapping(k=2))
+    with pytest.raises(TypeError):
+        nest.assert_same_structure(_Pair(1, 2), _OtherPair(1, 2))
+    with pytest.raises(TypeError, match="func must be callable"):
+        nest.map_structure(None, [1])
+    with pytest.raises(ValueError, match="Only valid keyword argument.*bogus"):
+        nest.map_structure(lambda a: a, [1], bogus=1)
+    assert nest.map_structure(lambda a, b: a * b, 6, 7) == 42
+
+
+def test_nest_shallow_structures_and_paths():
+    with pytest.raises(ValueError, match=re.escape(
+            "The shallow_tree's keys are not a subset of the input_tree's keys. The "
+            "shallow_tree has the following keys that are not in the input_tree: ['w'].")):
+        nest.assert_shallow_structure({"v": 1, "w": 2}, {"v": 1, "u": 2})
+    with pytest.raises(ValueError, match=re.escape(
+            "Input structure has length 1, while shallow structure has length 2.")):
+        nest.assert_shallow_structure([1, 2], [1])
+    with pytest.raises(TypeError, match=re.escape(
+            "If shallow structure is a sequence, input must also be a sequence. Input has "
+            "type: <class 'float'>.")):
+        nest.flatten_up_to([1], 2.5)
+    tree = {"b": [10, (20, 30)], "a": 5}
+    assert nest.flatten_up_to({"a": 0, "b": [0, 0]}, tree) == [5, 10, (20, 30)]
+    assert list(nest.yield_flat_paths(tree)) == [("a",), ("b", 0), ("b", 1, 0), ("b", 1, 1)]
+    assert nest.flatten_with_joined_string_paths(_Pair(1, [2])) == [("left", 1),
+                                                                     ("right/0", 2)]
+    assert nest.flatten_with_tuple_paths([7]) == [((0,), 7)]
+    pairs = nest.flatten_with_tuple_paths_up_to({"a": 0}, {"a": 1, "z": 2},
+                                                check_subtrees_length=False)
+    assert pairs == [(("a",), 1)]
+    out = nest.map_structure_with_paths(lambda p, x, y: (p, x + y), {"q": [1, 2]},
+                                        {"q": [3, 4]})
+    assert out == {"q": [("q/0", 4), ("q/1", 6)]}
+    out = nest.map_structure_up_to((0, 0), lambda x: len(x), ([1, 2], "abc"))
+    assert out == (2, 3)
+    shallow = nest.get_traverse_shallow_structure(lambda s: not isinstance(s, list),
+                                                 (1, [2, 3], {"k": (4,)}))
+    assert shallow == (True, False, {"k": (True,)})
+    with pytest.raises(TypeError, match="non-bool scalar"):
+        nest.get_traverse_shallow_structure(lambda s: 2, [1])
+    assert nest.flatten_dict_items({("a", ("b",)): (1, (2,)), "c": 3}) == {"a": 1, "b": 2,
+                                                                          "c": 3}
+    with pytest.raises(ValueError, match="not unique"):
+        nest.flatten_dict_items({("a", "a"): (1, 2)})
+
+
+def test_seed_rules_follow_tf1():
+    from tideflow.python.framework import random_seed
+
+    cases = [(None, None, (None, None)), (None, 4, (random_seed.DEFAULT_GRAPH_SEED, 4)),
+             (2**31 - 1, 0, (0, 2**31 - 1)), (0, 2**31 - 1, (0, 2**31 - 1)), (3, None, (3, 0))]
+    for graph_seed, op_seed, expected in cases:
+        with tf.Graph().as_default():
+            tf.set_random_seed(graph_seed)
+            assert random_seed.get_seed(op_seed) == expected
+    with tf.Graph().as_default() as g:
+        tf.set_random_seed(9)
+        tf.random_uniform([2])  # shape, min and max constants come first: op seed 3
+        seeds = [(op.get_attr("seed"), op.get_attr("seed2")) for op in g.get_operations()
+                 if op.type == "RandomUniform"]
+    assert seeds == [(9, 3)]
