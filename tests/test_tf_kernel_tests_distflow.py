@@ -171,3 +171,52 @@ def test_kl_method_honours_the_distributions_allow_nan_stats(sess):
     assert h[0] == pytest.approx(0.5 * np.log(2 * np.pi * np.e))
     key = (tf.distributions.Normal, tf.distributions.Normal)
     assert kullback_leibler._registered_kl(*key) is kullback_leibler._DIVERGENCES[key]
+
+
+# -- StudentT, Dirichlet ----------------------------------------------------------------------------
+def test_student_t_takes_the_magnitude_of_a_negative_scale(sess):
+    x = np.array([-4.0, 0.5, 6.0])
+    d = tf.distributions.StudentT(df=5.0, loc=1.0, scale=-2.5, validate_args=True)
+    np.testing.assert_allclose(sess.run(d.log_prob(x)), stats.t.logpdf(x, 5.0, 1.0, 2.5),
+                               rtol=1e-5)
+    np.testing.assert_allclose(sess.run(d.cdf(x)), stats.t.cdf(x, 5.0, 1.0, 2.5), rtol=1e-5)
+    assert sess.run(d.entropy()) == pytest.approx(stats.t.entropy(5.0, 1.0, 2.5), rel=1e-5)
+
+
+def test_undefined_moments_raise_tf_assertions_without_nan_stats(sess):
+    df = tf.placeholder(tf.float32, [2])
+    d = tf.distributions.StudentT(df=df, loc=0.0, scale=1.0, allow_nan_stats=False)
+    np.testing.assert_allclose(sess.run(d.variance(), {df: [3.0, 4.0]}), [3.0, 2.0])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="variance not defined for components of df <= 1"):
+        sess.run(d.variance(), {df: [3.0, 0.9]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Condition x < y"):
+        sess.run(d.mean(), {df: [1.0, 4.0]})
+    conc = tf.placeholder(tf.float32, [3])
+    dd = tf.distributions.Dirichlet(conc, allow_nan_stats=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Condition x < y"):
+        sess.run(dd.mode(), {conc: [2.0, 1.0, 3.0]})
+
+
+def test_dirichlet_mode_is_nan_for_the_whole_event(sess):
+    d = tf.distributions.Dirichlet([[2.0, 0.5, 3.0], [2.0, 2.0, 4.0]])
+    mode = sess.run(d.mode())
+    assert np.isnan(mode[0]).all()
+    np.testing.assert_allclose(mode[1], [0.2, 0.2, 0.6], rtol=1e-6)
+
+
+def test_dirichlet_log_prob_at_zero_with_unit_concentration_is_finite(sess):
+    d = tf.distributions.Dirichlet([1.0, 2.0, 2.0])
+    got = sess.run(d.log_prob([0.0, 0.4, 0.6]))
+    assert got == pytest.approx(stats.dirichlet.logpdf([1e-300, 0.4, 0.6], [1.0, 2.0, 2.0]),
+                                rel=1e-5)
+
+
+def test_dirichlet_samples_checked_when_validating(sess):
+    x = tf.placeholder(tf.float32, [3])
+    lp = tf.distributions.Dirichlet([1.0, 2.0, 2.0], validate_args=True).log_prob(x)
+    sess.run(lp, {x: [0.2, 0.3, 0.5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="samples must be positive"):
+        sess.run(lp, {x: [0.0, 0.5, 0.5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must sum to `1`"):
+        sess.run(lp, {x: [0.2, 0.3, 0.6]})

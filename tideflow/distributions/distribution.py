@@ -310,15 +310,16 @@ class Distribution:
                 f"{self.batch_shape} event_shape={self.event_shape} dtype={self.dtype.name}>")
 
     # -- helpers for subclasses ---------------------------------------------------------------------
-    def _nan_where(self, bad, value, what):
-        """``value`` with NaN where ``bad``; with ``allow_nan_stats=False`` an assertion that
-        nothing is ``bad`` instead."""
+    def _nan_where(self, bad, value, what, above_one=()):
+        """``value`` with NaN where ``bad``; with ``allow_nan_stats=False`` instead TF's
+        assertions that each tensor of ``above_one`` exceeds 1 (``Condition x < y``, with the
+        message ``what``)."""
         if self.allow_nan_stats:
             nan = tf.fill(tf.shape(value), np.array(np.nan, value.dtype.as_numpy_dtype))
             return tf.where(bad, nan, value)
-        check = tf.Assert(tf.logical_not(tf.reduce_any(bad)),
-                          [f"{what} is undefined for some batch members"])
-        with tf.control_dependencies([check]):
+        one = tf.ones([], value.dtype)
+        checks = [tf.assert_less(one, t, message=what) for t in above_one]
+        with tf.control_dependencies(checks):
             return tf.identity(value)
 
 

@@ -365,7 +365,8 @@ class Gamma(_ParamsDistribution):
         # as TF 1.x: defined only for concentration > 1 (an Exponential's mode is NaN too)
         mode = (self._concentration - 1.0) / self._rate
         return self._nan_where(tf.less_equal(self._concentration + tf.zeros_like(mode), 1.0),
-                               mode, "mode (concentration <= 1)")
+                               mode, "mode not defined when any concentration <= 1",
+                               [self._concentration])
 
 
 class Exponential(Gamma):
@@ -460,7 +461,15 @@ class Beta(_ParamsDistribution):
         mode = (self._c1 - 1.0) / (t - 2.0)
         bad = tf.logical_or(tf.less_equal(self._c1 + tf.zeros_like(mode), 1.0),
                             tf.less_equal(self._c0 + tf.zeros_like(mode), 1.0))
-        return self._nan_where(bad, mode, "mode (a concentration <= 1)")
+        if not self.allow_nan_stats:
+            one = tf.ones([], self.dtype)
+            checks = [tf.assert_less(one, self._c1, message="Mode undefined for "
+                                     "concentration1 <= 1."),
+                      tf.assert_less(one, self._c0, message="Mode undefined for "
+                                     "concentration0 <= 1.")]
+            with tf.control_dependencies(checks):
+                return tf.identity(mode)
+        return self._nan_where(bad, mode, "")
 
 
 class StudentT(_ParamsDistribution):
@@ -471,7 +480,7 @@ class StudentT(_ParamsDistribution):
         parameters = dict(locals())
         self._df, self._loc, self._scale = self._init_params(
             name, [("df", df), ("loc", loc), ("scale", scale)],
-            lambda df, loc, scale: _all_positive(df, scale), FULLY_REPARAMETERIZED, validate_args,
+            lambda df, loc, scale: _all_positive(df), FULLY_REPARAMETERIZED, validate_args,
             allow_nan_stats, parameters)
 
     _param_shapes = _same_shapes("df", "loc", "scale")
@@ -500,11 +509,11 @@ class StudentT(_ParamsDistribution):
         y = (x - self._loc) / self._scale
         df = self._df
         return (tf.lgamma(0.5 * (df + 1.0)) - tf.lgamma(0.5 * df)
-                - 0.5 * tf.log(df * math.pi) - tf.log(self._scale)
+                - 0.5 * tf.log(df * math.pi) - tf.log(tf.abs(self._scale))
                 - 0.5 * (df + 1.0) * tf.log1p(tf.square(y) / df))
 
     def _cdf(self, x):
-        y = (x - self._loc) / self._scale
+        y = (x - self._loc) / tf.abs(self._scale)
         df = self._df + tf.zeros_like(y)
         t = df / (df + tf.square(y))
         half = 0.5 * tf.math.betainc(0.5 * df, 0.5 + tf.zeros_like(df), t)
@@ -515,19 +524,20 @@ class StudentT(_ParamsDistribution):
         half = 0.5 * (df + 1.0)
         lbeta = tf.lgamma(0.5 + tf.zeros_like(df)) + tf.lgamma(0.5 * df) - tf.lgamma(half)
         return (half * (tf.digamma(half) - tf.digamma(0.5 * df)) + 0.5 * tf.log(df) + lbeta
-                + tf.log(self._scale))
+                + tf.log(tf.abs(self._scale)))
 
     def _mean(self):
         mean = self._loc + tf.zeros(self.batch_shape_tensor(), self.dtype)
         return self._nan_where(tf.less_equal(self._df + tf.zeros_like(mean), 1.0), mean,
-                               "mean (df <= 1)")
+                               "mean not defined for components of df <= 1", [self._df])
 
     def _variance(self):
         df = self._df + tf.zeros(self.batch_shape_tensor(), self.dtype)
         scale2 = tf.square(self._scale) + tf.zeros_like(df)
         var = tf.where(tf.greater(df, 2.0), scale2 * df / tf.maximum(df - 2.0, 1e-30),
                        tf.fill(tf.shape(df), np.array(np.inf, self.dtype.as_numpy_dtype)))
-        return self._nan_where(tf.less_equal(df, 1.0), var, "variance (df <= 1)")
+        return self._nan_where(tf.less_equal(df, 1.0), var,
+                               "variance not defined for components of df <= 1", [self._df])
 
     def _mode(self):
         return self._loc + tf.zeros(self.batch_shape_tensor(), self.dtype)
@@ -732,8 +742,14 @@ class Dirichlet(_VectorEvent, Distribution):
         return g / tf.reduce_sum(g, -1, keepdims=True)
 
     def _log_prob(self, x):
-        return tf.reduce_sum((self._concentration - 1.0) * tf.log(x), -1) - _lbeta(
-            self._concentration)
+        if self.validate_args:
+            checks = [tf.assert_positive(x, message="samples must be positive"),
+                      tf.assert_near(tf.ones([], self.dtype), tf.reduce_sum(x, -1),
+                                     message="sample last-dimension must sum to `1`")]
+            with tf.control_dependencies(checks):
+                x = tf.identity(x)
+        return tf.reduce_sum(tf.math.xlogy(self._concentration - 1.0 + tf.zeros_like(x), x),
+                             -1) - _lbeta(self._concentration)
 
     def _entropy(self):
         a = self._concentration
@@ -757,8 +773,11 @@ class Dirichlet(_VectorEvent, Distribution):
     def _mode(self):
         k = tf.cast(tf.shape(self._concentration)[-1], self.dtype)
         mode = (self._concentration - 1.0) / tf.expand_dims(self._total - k, -1)
-        return self._nan_where(tf.less_equal(self._concentration + tf.zeros_like(mode), 1.0),
-                               mode, "mode (a concentration <= 1)")
+        # a whole event is NaN when any of its concentrations is <= 1 (as TF 1.x)
+        bad = tf.reduce_any(tf.less_equal(self._concentration, 1.0), -1, keepdims=True)
+        return self._nan_where(tf.logical_or(bad, tf.zeros_like(mode, dtype=tf.bool)), mode,
+                               "Mode undefined when any concentration <= 1",
+                               [self._concentration])
 
 
 class Multinomial(_LogitsProbs, _Counts):
