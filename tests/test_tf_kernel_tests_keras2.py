@@ -898,3 +898,30 @@ def test_batch_normalization_along_a_channels_first_axis():
                                 epsilon=1e-3)
     ref = (x - mean[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-3)
     np.testing.assert_allclose(K.eval(out), ref, rtol=1e-4, atol=1e-5)
+
+
+def test_k_function_structures_defaults_fetches_and_feed_dict():
+    x = K.placeholder(shape=(), name="x")
+    y = K.placeholder(shape=(), name="y")
+    f = K.function({"x": x, "y": y}, {"sum": x + y, "prod": x * y})
+    assert f({"x": 2.0, "y": 5.0}) == {"sum": 7.0, "prod": 10.0}
+    d = tf.placeholder_with_default(np.float32(3.0), shape=())
+    g = K.function([x, d], [x * d])
+    assert g([2.0, None]) == [6.0] and g([2.0, 4.0]) == [8.0]
+    counter = K.variable(0.0)
+    extra = K.placeholder(shape=())
+    feeds = {extra: 1.0}
+    h = K.function([x], [x + 1.0], fetches=[tf.assign_add(counter, extra)], feed_dict=feeds)
+    assert h([1.0]) == [2.0] and K.get_value(counter) == 1.0
+    feeds[extra] = 5.0  # read at each call
+    h([1.0])
+    assert K.get_value(counter) == 6.0
+
+
+def test_ctc_decode_paths_as_long_as_the_longest_and_unknown_rank_axis():
+    probs = np.array([[[0.1, 0.8, 0.1], [0.8, 0.1, 0.1], [0.1, 0.1, 0.8]]], np.float32)
+    paths, _ = K.ctc_decode(K.constant(probs), K.constant([3], dtype="int32"))
+    assert K.eval(paths[0]).tolist() == [[1, 0]]
+    with pytest.raises(ValueError, match="Cannot compute sparse categorical crossentropy with "
+                                         "`axis=0`"):
+        K.sparse_categorical_crossentropy(K.placeholder(), K.placeholder(), axis=0)

@@ -434,13 +434,20 @@ def moving_average_update(x, value, momentum):
 
 
 class Function:
-    """``K.function``: runs ``outputs`` (and ``updates``) with ``inputs`` fed by a list of
-    arrays."""
+    """``K.function``: runs ``outputs`` (any nest: a tensor, a list, a dict) and ``updates``
+    with ``inputs`` (a list, a dict by key, or one tensor) fed; as TF 1.15, ``fetches`` run
+    alongside, ``feed_dict`` adds feeds (read at each call), ``options``/``run_metadata`` go
+    to ``Session.run``, and a None value leaves a ``placeholder_with_default`` unfed."""
 
     def __init__(self, inputs, outputs, updates=None, name=None, **session_kwargs):
+        self._input_keys = None
+        if isinstance(inputs, dict):
+            self._input_keys = list(inputs)
+            inputs = [inputs[k] for k in self._input_keys]
         self.inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        self._single = not isinstance(outputs, (list, tuple))
-        self.outputs = [outputs] if self._single else list(outputs)
+        self._outputs_structure = outputs
+        self._single = not isinstance(outputs, (list, tuple, dict))
+        self.outputs = tf.nest.flatten(outputs) if not self._single else [outputs]
         ops_list = []
         for u in updates or []:
             if isinstance(u, tuple):
@@ -448,14 +455,23 @@ class Function:
             ops_list.append(u)
         self.updates_op = tf.group(*ops_list) if ops_list else None
         self.name = name
+        self.fetches = list(session_kwargs.pop("fetches", None) or [])
+        self.feed_dict = session_kwargs.pop("feed_dict", None)
         self.session_kwargs = session_kwargs
 
     def __call__(self, inputs):
+        if self._input_keys is not None and isinstance(inputs, dict):
+            inputs = [inputs[k] for k in self._input_keys]
         if not isinstance(inputs, (list, tuple)):
             inputs = [inputs]
         if len(inputs) != len(self.inputs):
             raise ValueError(f"Function expects {len(self.inputs)} inputs, got {len(inputs)}.")
-        feed = dict(zip(self.inputs, inputs))
+        feed = dict(self.feed_dict) if self.feed_dict else {}
+        for ph, value in zip(self.inputs, inputs):
+            if value is None and getattr(ph, "op", None) is not None and \
+                    ph.op.type == "PlaceholderWithDefault":
+                continue  # its default value
+            feed[ph] = value
         symbolic = [ph for ph, value in feed.items() if isinstance(value, (ops.Tensor,
                                                                            tf.Variable))]
         if symbolic:  # tensors given as input values (as TF 1.x allows): their values
@@ -464,9 +480,14 @@ class Function:
         fetches = list(self.outputs)
         if self.updates_op is not None:
             fetches.append(self.updates_op)
+        fetches += self.fetches
         out = get_session().run(fetches, feed_dict=feed, **self.session_kwargs)
         out = out[:len(self.outputs)]
-        return out[0] if self._single else out  # the structure of ``outputs``, as TF
+        if self._single:
+            return out[0]
+        if isinstance(self._outputs_structure, dict):
+            return tf.nest.pack_sequence_as(self._outputs_structure, out)
+        return out  # the structure of ``outputs``, as TF
 
 
 def function(inputs, outputs, updates=None, name=None, **kwargs):
@@ -888,6 +909,9 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     target = ops.convert_to_tensor(target)
     output = ops.convert_to_tensor(output)
     rank = ndim(output)
+    if rank is None and axis not in (-1,):
+        raise ValueError(f"Cannot compute sparse categorical crossentropy with `axis={axis}` "
+                         "on an output tensor with unknown rank.")
     if rank is not None and axis not in (-1, rank - 1):
         perm = [i for i in range(rank) if i != axis % rank] + [axis % rank]
         output = tf.transpose(output, perm)
@@ -1290,7 +1314,8 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """Decodes softmax outputs [batch, time, classes]: ``([dense paths], log_probabilities)``,
-    each path [batch, time] padded with -1 (greedy, or a beam search of ``top_paths``)."""
+    each path [batch, longest decoded] padded with -1 (greedy, or a beam search of
+    ``top_paths``), as TF 1.15."""
     logits = tf.log(tf.transpose(y_pred, [1, 0, 2]) + epsilon())
     input_length = tf.cast(input_length, "int32")
     if greedy:
@@ -1300,8 +1325,7 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
         decoded, log_prob = tf.nn.ctc_beam_search_decoder(
             inputs=logits, sequence_length=input_length, beam_width=beam_width,
             top_paths=top_paths)
-    steps = tf.cast(tf.shape(y_pred)[:2], "int64")  # paths padded to the time steps
-    paths = [tf.sparse_to_dense(st.indices, steps, st.values, default_value=-1)
+    paths = [tf.sparse_to_dense(st.indices, st.dense_shape, st.values, default_value=-1)
              for st in decoded]
     return paths, log_prob
 
