@@ -324,3 +324,34 @@ def test_feeding_queue_runner_feeds_each_enqueue_until_out_of_range():
         assert got == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
         with pytest.raises(ValueError, match="same length as enqueue_ops"):
             FeedingQueueRunner(queue, [enqueue], feed_fns=[feed, feed])
+
+
+def test_get_graph_from_inputs_checks_one_graph():
+    first, second = tf.Graph(), tf.Graph()
+    with first.as_default():
+        a = tf.constant(1.0)
+    with second.as_default():
+        b = tf.constant(2.0)
+    get = tf.contrib.framework.get_graph_from_inputs
+    assert get([a, a.op]) is first and get([], graph=second) is second
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        get([a, b])
+    with pytest.raises(ValueError, match="not from the passed-in graph"):
+        get([b], graph=first)
+    with pytest.raises(TypeError, match="needs to be a Graph"):
+        get([a], graph="g")
+
+
+def test_bounded_tensor_spec_bounds_follow_the_dtype():
+    spec_cls = tf.contrib.framework.BoundedTensorSpec
+    spec = spec_cls([3], tf.int32, minimum=-1, maximum=[4, 5, 6], name="act")
+    assert spec.minimum.dtype == np.int32 and spec.maximum.tolist() == [4, 5, 6]
+    assert not spec.maximum.flags.writeable
+    assert spec == spec_cls([3], tf.int32, -1, [4, 5, 6], name="act")
+    assert spec != spec_cls([3], tf.int32, 0, [4, 5, 6], name="act")
+    wide = spec_cls.from_spec(tf.TensorSpec([2], tf.uint8, name="u"))
+    assert (wide.minimum, wide.maximum, wide.name) == (0, 255, "u")
+    with pytest.raises(ValueError, match="minimum and maximum must be provided"):
+        spec_cls([3], tf.float32, None, 1.0)
+    with pytest.raises(ValueError, match="maximum is not compatible with shape"):
+        spec_cls([3], tf.float32, 0.0, [1.0, 2.0])

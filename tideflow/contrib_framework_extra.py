@@ -191,6 +191,90 @@ def smart_cond(pred, true_fn=None, false_fn=None, name=None):
     return _smart_cond(pred, true_fn, false_fn, name=name)
 
 
+def get_graph_from_inputs(op_input_list, graph=None):
+    """The graph the tensors/operations of ``op_input_list`` belong to (``graph`` if given,
+    which they must then belong to), else the default graph; ValueError when they come from
+    different graphs."""
+    if graph is not None and not isinstance(graph, ops.Graph):
+        raise TypeError(f"Input graph needs to be a Graph: {graph}")
+    if isinstance(op_input_list, ops.Tensor | ops.Operation) or not isinstance(
+            op_input_list, list | tuple):
+        op_input_list = [op_input_list]
+    found = first = None
+    for item in op_input_list:
+        if isinstance(item, ops.Tensor):
+            g = item.op.graph
+        elif isinstance(item, ops.Operation):
+            g = item.graph
+        else:
+            g = getattr(item, "graph", None)
+            if not isinstance(g, ops.Graph):
+                continue
+        if graph is not None and g is not graph:
+            raise ValueError(f"{item} is not from the passed-in graph.")
+        if found is None:
+            found, first = g, item
+        elif g is not found:
+            raise ValueError(f"{item} must be from the same graph as {first}.")
+    if graph is not None:
+        return graph
+    return found if found is not None else ops.get_default_graph()
+
+
+def _bounded_tensor_spec_class():
+    from tideflow.ops.function_ops import TensorSpec
+
+    class BoundedTensorSpec(TensorSpec):
+        """A ``TensorSpec`` with ``minimum`` and ``maximum`` bounds (NumPy arrays of the spec's
+        dtype, read-only) that broadcast to its shape."""
+
+        __slots__ = ("_maximum", "_minimum")
+
+        def __init__(self, shape, dtype, minimum, maximum, name=None):
+            super().__init__(shape, dtype, name)
+            if minimum is None or maximum is None:
+                raise ValueError(f"minimum and maximum must be provided; but saw '{minimum}' "
+                                 f"and '{maximum}'")
+            for what, bound in (("minimum", minimum), ("maximum", maximum)):
+                try:
+                    np.broadcast_shapes(np.shape(bound), tuple(
+                        1 if d is None else d for d in (self.shape.as_list() or []))
+                        if self.shape.ndims is not None else np.shape(bound))
+                except ValueError as e:
+                    raise ValueError(f"{what} is not compatible with shape. "
+                                     f"Message: {e!r}.") from None
+            self._minimum = np.array(minimum, dtype=self.dtype.as_numpy_dtype)
+            self._minimum.setflags(write=False)
+            self._maximum = np.array(maximum, dtype=self.dtype.as_numpy_dtype)
+            self._maximum.setflags(write=False)
+
+        @classmethod
+        def from_spec(cls, spec):
+            dtype = dtypes.as_dtype(spec.dtype)
+            return cls(spec.shape, dtype, getattr(spec, "minimum", dtype.min),
+                       getattr(spec, "maximum", dtype.max), spec.name)
+
+        @property
+        def minimum(self):
+            return self._minimum
+
+        @property
+        def maximum(self):
+            return self._maximum
+
+        def __eq__(self, other):
+            return (super().__eq__(other) and np.allclose(self.minimum, other.minimum)
+                    and np.allclose(self.maximum, other.maximum))
+
+        __hash__ = TensorSpec.__hash__
+
+        def __repr__(self):
+            return (f"BoundedTensorSpec(shape={self.shape}, dtype={self.dtype!r}, "
+                    f"name={self.name!r}, minimum={self.minimum!r}, maximum={self.maximum!r})")
+
+    return BoundedTensorSpec
+
+
 def _core_aliases():
     """TF 1.x contrib.framework's re-exports of core functions."""
     from tideflow.framework.ops import prepend_name_scope, strip_name_scope
@@ -217,7 +301,7 @@ def _core_aliases():
 
 
 FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
-             "assert_scalar_int", "get_name_scope", "get_placeholders", "reduce_sum_n",
+             "assert_scalar_int", "get_graph_from_inputs", "get_name_scope", "get_placeholders", "reduce_sum_n",
              "remove_squeezable_dimensions", "smart_cond", "smart_constant_value", "with_shape",
              "with_same_shape")
 
@@ -225,6 +309,7 @@ FUNCTIONS = ("add_model_variable", "assert_or_get_global_step", "assert_scalar",
 def install(framework):
     """Adds these names to the ``tf.contrib.framework`` namespace module."""
     names = {n: globals()[n] for n in FUNCTIONS}
+    names["BoundedTensorSpec"] = _bounded_tensor_spec_class()
     for key, value in _core_aliases().items():
         if not hasattr(framework, key):
             names[key] = value
