@@ -220,3 +220,39 @@ def test_dirichlet_samples_checked_when_validating(sess):
         sess.run(lp, {x: [0.0, 0.5, 0.5]})
     with pytest.raises(tf.errors.InvalidArgumentError, match="must sum to `1`"):
         sess.run(lp, {x: [0.2, 0.3, 0.6]})
+
+
+# -- Beta, Multinomial ------------------------------------------------------------------------------
+def test_beta_samples_checked_and_unit_concentration_finite_at_the_edge(sess):
+    x = tf.placeholder(tf.float32, [2])
+    d = tf.distributions.Beta([2.0, 1.5], [3.0, 1.0], validate_args=True)
+    lp = d.log_prob(x)
+    np.testing.assert_allclose(sess.run(lp, {x: [0.25, 0.6]}),
+                               stats.beta.logpdf([0.25, 0.6], [2.0, 1.5], [3.0, 1.0]), rtol=1e-5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="sample must be positive"):
+        sess.run(lp, {x: [0.0, 0.5]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="sample must be less than `1`"):
+        sess.run(lp, {x: [0.5, 1.0]})
+    edge = sess.run(tf.distributions.Beta(1.0, [0.5, 3.0]).prob(0.0))
+    np.testing.assert_allclose(edge, [0.5, 3.0], rtol=1e-5)
+    strict = tf.distributions.Beta([3.0, 2.0], [1.0, 2.0], allow_nan_stats=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="concentration0 <= 1"):
+        sess.run(strict.mode())
+
+
+def test_multinomial_counts_checked_when_validating(sess):
+    counts = tf.placeholder(tf.float32, [3])
+    d = tf.distributions.Multinomial(total_count=4.0, probs=[0.2, 0.3, 0.5],
+                                     validate_args=True)
+    lp = d.log_prob(counts)
+    assert sess.run(lp, {counts: [1.0, 1.0, 2.0]}) == pytest.approx(
+        stats.multinomial.logpmf([1, 1, 2], 4, [0.2, 0.3, 0.5]), rel=1e-5)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must be non-negative"):
+        sess.run(lp, {counts: [-1.0, 3.0, 2.0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="fractional components"):
+        sess.run(lp, {counts: [0.5, 1.5, 2.0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="sum to `self.total_count`"):
+        sess.run(lp, {counts: [1.0, 1.0, 1.0]})
+    dm = tf.distributions.DirichletMultinomial(4.0, [1.0, 2.0, 3.0], validate_args=True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="sum to `self.total_count`"):
+        sess.run(dm.log_prob(counts), {counts: [3.0, 2.0, 0.0]})

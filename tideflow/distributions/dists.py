@@ -147,8 +147,21 @@ class _Counts(_VectorEvent, Distribution):
 
     def _counts_log_norm(self, counts):
         """``counts`` in the distribution's dtype and the log multinomial coefficient
-        ``log(total_count! / prod(counts!))``."""
+        ``log(total_count! / prod(counts!))``; with ``validate_args``, TF's checks that the
+        counts are whole, non-negative and sum to ``total_count``."""
         counts = tf.cast(counts, self.dtype)
+        if self.validate_args:
+            checks = [tf.assert_non_negative(counts, message=f"'{counts}' must be "
+                                             f"non-negative."),
+                      tf.assert_equal(counts, tf.round(counts),
+                                      message=f"'{counts}' cannot contain fractional "
+                                      f"components.")]
+            with tf.control_dependencies(checks):
+                counts = tf.identity(counts)
+            total = tf.assert_equal(self._total_count, tf.reduce_sum(counts, -1),
+                                    message="counts must sum to `self.total_count`")
+            with tf.control_dependencies([total]):
+                counts = tf.identity(counts)
         log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
                                                                       -1)
         return counts, log_norm
@@ -437,7 +450,17 @@ class Beta(_ParamsDistribution):
         return tf.lgamma(self._c1) + tf.lgamma(self._c0) - tf.lgamma(self._c1 + self._c0)
 
     def _log_prob(self, x):
-        return (self._c1 - 1.0) * tf.log(x) + (self._c0 - 1.0) * tf.log1p(-x) - self._lbeta()
+        if self.validate_args:
+            checks = [tf.assert_positive(x, message="sample must be positive"),
+                      tf.assert_less(x, tf.ones([], self.dtype),
+                                     message="sample must be less than `1`.")]
+            with tf.control_dependencies(checks):
+                x = tf.identity(x)
+        # xlogy: a concentration of 1 at the boundary contributes 0, not NaN
+        x_b = x + tf.zeros_like(self._c1) + tf.zeros_like(self._c0)
+        return (tf.math.xlogy(self._c1 - 1.0 + tf.zeros_like(x_b), x_b)
+                + tf.math.xlogy(self._c0 - 1.0 + tf.zeros_like(x_b), 1.0 - x_b)
+                - self._lbeta())
 
     def _cdf(self, x):
         a = self._c1 + tf.zeros_like(x) + tf.zeros_like(self._c0)
