@@ -158,3 +158,41 @@ def test_seed_rules_follow_tf1():
         seeds = [(op.get_attr("seed"), op.get_attr("seed2")) for op in g.get_operations()
                  if op.type == "RandomUniform"]
     assert seeds == [(9, 3)]
+
+
+def test_defun_signature_checks_and_call_results():
+    from tideflow.python.framework import function
+
+    @function.Defun(tf.float32)
+    def two_params(a, b):
+        return a + b
+
+    @function.Defun(tf.float32, tf.float32)
+    def with_default(a, b=1.0):
+        return a * b
+
+    @function.Defun(tf.float32)
+    def one_in_a_list(a):
+        return [a * 4.0]
+
+    @function.Defun(tf.float32)
+    def pair(a):
+        return [a + 1.0, 2.5]
+
+    @function.Defun(tf.float32)
+    def some_none(a):
+        return a, None
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant(1.5)
+        with pytest.raises(ValueError, match="fewer arguments than the number of specified"):
+            two_params(x)
+        with pytest.raises(ValueError, match="argument defaults or keyword arguments"):
+            with_default(x, x)
+        single = one_in_a_list(x)
+        assert isinstance(single, tf.Tensor) and sess.run(single) == 6.0
+        both = pair(x)
+        assert isinstance(both, tuple) and isinstance(both[1], tf.Tensor)
+        assert sess.run(list(both)) == [2.5, 2.5]
+        with pytest.raises(ValueError, match="some_none can not return None"):
+            some_none(x)

@@ -8,6 +8,7 @@ or a ``grad_func`` (a function of the inputs followed by the output gradients) r
 gradient through those ops, ``op`` standing for the call with its ``inputs`` and ``outputs``.
 """
 
+import inspect
 import types
 
 from tideflow.framework import dtypes, ops
@@ -75,11 +76,42 @@ class _DefinedFunction:
             raise ValueError(f"Expected number of arguments: {len(self._input_types)}, "
                              f"received: {len(args)}")  # TF's words
         types_ = self._input_types or (None,) * len(args)
+        self._check_arguments(len(types_))
         with ops.name_scope(name, self._func_name):
             inputs = [ops.convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
             if self._python_grad_func is None and self._grad_func is None:
-                return self._func(*inputs)
-            return self._with_gradient(inputs)
+                result = self._func(*inputs)
+            else:
+                result = self._with_gradient(inputs)
+            return self._call_result(result)
+
+    def _check_arguments(self, num_inputs):
+        """TF's checks when it builds the function for ``num_inputs`` typed inputs."""
+        try:
+            params = list(inspect.signature(self._func).parameters.values())
+        except (TypeError, ValueError):
+            return
+        if any(p.default is not p.empty or p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)
+               for p in params):
+            raise ValueError("Functions with argument defaults or keyword arguments are not "
+                             "supported.")
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+        if len(positional) > num_inputs or (not varargs and len(positional) != num_inputs):
+            kind = "class function" if inspect.ismethod(self._func) else "function"
+            raise ValueError(f"The {kind} has fewer arguments than the number of specified "
+                             "input types.")
+
+    def _call_result(self, result):
+        """What TF's call returns: None for no outputs, the Tensor for one, else a tuple."""
+        if result is None:
+            return None
+        outs = list(result) if isinstance(result, (list, tuple)) else [result]
+        if any(o is None for o in outs):
+            raise ValueError(f"Function {self._func_name} can not return None.")
+        outs = [o if isinstance(o, ops.Operation) else ops.convert_to_tensor(o) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _with_gradient(self, inputs):
         from tideflow.ops.misc_ops import custom_gradient
