@@ -256,3 +256,27 @@ def test_multinomial_counts_checked_when_validating(sess):
     dm = tf.distributions.DirichletMultinomial(4.0, [1.0, 2.0, 3.0], validate_args=True)
     with pytest.raises(tf.errors.InvalidArgumentError, match="sum to `self.total_count`"):
         sess.run(dm.log_prob(counts), {counts: [3.0, 2.0, 0.0]})
+
+
+# -- Gamma, Exponential, Laplace tails ----------------------------------------------------------------
+def test_gamma_with_unit_concentration_has_finite_log_density_at_zero(sess):
+    rate = np.array([0.25, 4.0], np.float32)
+    np.testing.assert_allclose(sess.run(tf.distributions.Gamma(1.0, rate).log_prob(0.0)),
+                               np.log(rate), rtol=1e-6)
+
+
+def test_laplace_log_cdf_and_log_survival_are_accurate_far_out(sess):
+    d = tf.distributions.Laplace(loc=0.5, scale=2.0)
+    x = np.array([-90.0, -3.0, 0.5, 4.0, 90.0], np.float32)
+    z = (x - 0.5) / 2.0
+    np.testing.assert_allclose(sess.run(d.log_cdf(x)), stats.laplace.logcdf(z), rtol=1e-5)
+    np.testing.assert_allclose(sess.run(d.log_survival_function(x)), stats.laplace.logsf(z),
+                               rtol=1e-5)
+    got = sess.run(special_math.log_cdf_laplace(np.array([-30.0, 0.0, 40.0])))
+    np.testing.assert_allclose(got, stats.laplace.logcdf([-30.0, 0.0, 40.0]), rtol=1e-9)
+
+
+def test_exponential_log_survival_is_exact(sess):
+    d = tf.distributions.Exponential(rate=2.0)
+    np.testing.assert_allclose(sess.run(d.log_survival_function([1e-9, 7.5])), [-2e-9, -15.0],
+                               rtol=1e-6)

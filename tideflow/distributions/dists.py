@@ -13,7 +13,7 @@ from tideflow.distributions.distribution import (
     Distribution,
     RegisterKL,
 )
-from tideflow.distributions.special_math import log_ndtr, ndtr, ndtri
+from tideflow.distributions.special_math import log_cdf_laplace, log_ndtr, ndtr, ndtri
 
 _HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -257,6 +257,12 @@ class Laplace(_LocScale):
         z = (x - self._loc) / self._scale
         return 0.5 + 0.5 * tf.sign(z) * (1.0 - tf.exp(-tf.abs(z)))
 
+    def _log_cdf(self, x):
+        return log_cdf_laplace((x - self._loc) / self._scale)
+
+    def _log_survival_function(self, x):
+        return log_cdf_laplace((self._loc - x) / self._scale)
+
     def _quantile(self, p):
         d = p - 0.5
         return self._loc - self._scale * tf.sign(d) * tf.log1p(-2.0 * tf.abs(d))
@@ -358,7 +364,9 @@ class Gamma(_ParamsDistribution):
 
     def _log_prob(self, x):
         a, b = self._concentration, self._rate
-        return a * tf.log(b) + (a - 1.0) * tf.log(x) - b * x - tf.lgamma(a)
+        # xlogy: a concentration of 1 at x = 0 gives log(rate), not NaN
+        return (a * tf.log(b) + tf.math.xlogy(a - 1.0 + tf.zeros_like(x), x + tf.zeros_like(a))
+                - b * x - tf.lgamma(a))
 
     def _cdf(self, x):
         return tf.math.igamma(self._concentration + tf.zeros_like(x),
@@ -408,6 +416,9 @@ class Exponential(Gamma):
 
     def _cdf(self, x):
         return -tf.expm1(-self._rate * x)
+
+    def _log_survival_function(self, x):
+        return -self._rate * x
 
     def _quantile(self, p):
         return -tf.log1p(-p) / self._rate
