@@ -196,3 +196,31 @@ def test_defun_signature_checks_and_call_results():
         assert sess.run(list(both)) == [2.5, 2.5]
         with pytest.raises(ValueError, match="some_none can not return None"):
             some_none(x)
+
+
+def test_smart_cond_and_smart_case():
+    from tideflow.python.framework import smart_cond as sc
+
+    def never():
+        raise AssertionError("this branch must not be built")
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        a, b = tf.constant(3), tf.constant(-4)
+        # folds from constants: only the true branch is built
+        out = sc.smart_cond(a * b < 0, lambda: tf.constant(11), never)
+        assert sess.run(out) == 11
+        with_default = tf.placeholder_with_default(5, shape=())
+        out = sc.smart_cond(with_default > 0, lambda: tf.constant(1), lambda: tf.constant(2))
+        assert sess.run(out, {with_default: -5}) == 2
+        assert sc.smart_constant_value(1) is True and sc.smart_constant_value(False) is False
+        assert sc.smart_constant_value(tf.placeholder(tf.bool, [])) is None
+        with pytest.raises(TypeError, match="`pred` must be a Tensor, or a Python bool"):
+            sc.smart_constant_value("yes")
+        with pytest.raises(TypeError, match="`false_fn` must be callable."):
+            sc.smart_cond(True, lambda: a, b)
+        p = tf.placeholder(tf.int32, [])
+        picked = sc.smart_case([(p > 7, lambda: tf.constant(70)), (b > 0, never), (False, never),
+                                (True, lambda: tf.constant(30))], default=never)
+        assert [sess.run(picked, {p: v}) for v in (8, 0)] == [70, 30]
+        last = sc.smart_case([(p < 0, lambda: tf.constant(-1)), (p >= 0, lambda: tf.constant(1))])
+        assert sess.run(last, {p: 4}) == 1

@@ -124,7 +124,6 @@ _add("framework.errors_impl", "The OpError classes.", ["tideflow.framework.error
 _add("framework.meta_graph", "MetaGraphDef export and import.",
      ["tideflow.framework.meta_graph", "tideflow.train"])
 _add("framework.tensor_spec", "``TensorSpec``.", ["tideflow"])
-_add("framework.smart_cond", "``smart_cond``.", ["tideflow.python.layers.utils"])
 _add("framework.op_def_registry", "The registered ops.", [],
      get="tideflow.python._paths:_op_def", get_registered_ops="tideflow.python._paths:_op_defs")
 _add("framework.load_library", "Loading op libraries.", ["tideflow"])
