@@ -355,3 +355,47 @@ def test_bounded_tensor_spec_bounds_follow_the_dtype():
         spec_cls([3], tf.float32, None, 1.0)
     with pytest.raises(ValueError, match="maximum is not compatible with shape"):
         spec_cls([3], tf.float32, 0.0, [1.0, 2.0])
+
+
+# -- tf.contrib.framework checkpoint remapping initializers -----------------------------------
+
+def test_load_and_remap_matrix_rows_and_columns_by_vocabulary(tmp_path):
+    (tmp_path / "old_rows.txt").write_text("x\ny\nz\n")
+    (tmp_path / "new_rows.txt").write_text("z\nw\nx\n")
+    (tmp_path / "old_cols.txt").write_text("p\nq\n")
+    (tmp_path / "new_cols.txt").write_text("q\nr\n")
+    old = np.arange(6, dtype=np.float32).reshape(3, 2) + 1.0  # rows x,y,z; cols p,q
+    with tf.Graph().as_default():
+        saved = tf.Variable(old, name="w")
+        with tf.Session() as sess:
+            sess.run(saved.initializer)
+            path = tf.train.Saver([saved]).save(sess, str(tmp_path / "m"))
+    fill = iter(range(100, 200))
+
+    def counting(shape, dtype=None, partition_info=None):
+        n = int(np.prod(shape))
+        return tf.constant(np.array([next(fill) for _ in range(n)], np.float32).reshape(shape))
+
+    init = tf.contrib.framework.load_and_remap_matrix_initializer(
+        path, "w", new_row_vocab_size=3, new_col_vocab_size=2,
+        old_row_vocab_file=str(tmp_path / "old_rows.txt"),
+        new_row_vocab_file=str(tmp_path / "new_rows.txt"),
+        old_col_vocab_file=str(tmp_path / "old_cols.txt"),
+        new_col_vocab_file=str(tmp_path / "new_cols.txt"),
+        num_row_oov_buckets=1, num_col_oov_buckets=1, initializer=counting)
+    with tf.Graph().as_default():
+        var = tf.get_variable("remapped", shape=[4, 3], initializer=init)
+        with tf.Session() as sess:
+            sess.run(var.initializer)
+            got = sess.run(var)
+    # new rows z, w, x (+1 oov); new cols q, r (+1 oov): missing cells in row-major order
+    # (w's row and the r column) take 100..103, then the oov row 104..105, the oov column 106..
+    want = np.array([[old[2, 1], 100, 106],
+                     [101, 102, 107],
+                     [old[0, 1], 103, 108],
+                     [104, 105, 109]], np.float32)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match="2nd dim of shape"):
+        init([4, 2])
+    with pytest.raises(TypeError, match="only float32"):
+        init([4, 3], tf.float64)

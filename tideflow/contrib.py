@@ -43,6 +43,7 @@ from tideflow.ops import seq2seq_loss as _seq2seq_loss
 from tideflow.ops import sort_ops as _sort_ops
 from tideflow.train import bucket_ops as _bucket_ops
 from tideflow.train import checkpoint_utils as _checkpoint_utils
+from tideflow.train import contrib_checkpoint_ops as _contrib_checkpoint_ops
 from tideflow.train import contrib_evaluation as _contrib_evaluation
 from tideflow.train import contrib_gan as _contrib_gan
 from tideflow.train import contrib_opt as _contrib_opt
@@ -201,6 +202,9 @@ framework.__all__ = ["create_global_step", "get_global_step", "get_or_create_glo
 from tideflow import contrib_framework_extra as _framework_extra
 
 framework.__all__ = [*framework.__all__, *_framework_extra.install(framework)]
+for _name in _contrib_checkpoint_ops.__all__:  # vocabulary-remapping initializers
+    setattr(framework, _name, getattr(_contrib_checkpoint_ops, _name))
+framework.__all__ += _contrib_checkpoint_ops.__all__
 sys.modules[framework.__name__] = framework
 # TF 1.x's speech-commands programs: `from tensorflow.contrib.framework.python.ops import
 # audio_ops as contrib_audio` (audio_spectrogram, mfcc, decode_wav, encode_wav)

@@ -250,13 +250,18 @@ def install(contrib):
     variables = _module(f"{base}.framework.python.ops.variables",
                         "``tensorflow.contrib.framework.python.ops.variables``.",
                         {n: v for n, v in names.items() if n not in arg_scope.__all__
-                         and n not in ("nest", "sort", "argsort")})
+                         and n not in ("nest", "sort", "argsort")
+                         and (not n.endswith("_initializer") or n == "zero_initializer")})
     fops = framework.python.ops
     for key, value in {**names, "arg_scope": arg_scope.arg_scope}.items():
         setattr(fops, key, value)
     # ``from ...framework.python.ops import arg_scope`` gives the function in TF too (the
     # package star-imports it over its submodule); the module stays importable by full path
     fops.variables = variables
+    from tideflow.train import contrib_checkpoint_ops
+
+    fops.checkpoint_ops = contrib_checkpoint_ops
+    sys.modules[f"{base}.framework.python.ops.checkpoint_ops"] = contrib_checkpoint_ops
 
     # tensorflow.contrib.framework.python.framework.{tensor_util,checkpoint_utils}
     tu_names = ("assert_same_float_dtype", "assert_scalar", "assert_scalar_int",
