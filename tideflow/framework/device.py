@@ -132,6 +132,16 @@ def _index(val, spec):
 _CANON_CACHE = {}
 
 
+def check_valid(spec):
+    """Raises ValueError unless ``spec`` parses as a device string."""
+    DeviceSpec.from_string(spec)
+
+
+def is_device_spec(obj):
+    """Whether ``obj`` is a DeviceSpec."""
+    return isinstance(obj, DeviceSpec)
+
+
 def canonical_name(spec):
     """The 1.x string form of a device string, a DeviceSpec or None (cached per string)."""
     if spec is None:
