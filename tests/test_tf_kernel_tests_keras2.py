@@ -925,3 +925,23 @@ def test_ctc_decode_paths_as_long_as_the_longest_and_unknown_rank_axis():
     with pytest.raises(ValueError, match="Cannot compute sparse categorical crossentropy with "
                                          "`axis=0`"):
         K.sparse_categorical_crossentropy(K.placeholder(), K.placeholder(), axis=0)
+
+
+# -- optimizers ------------------------------------------------------------------------------------
+
+
+def test_optimizer_clip_arguments_and_tf_optimizer_wrapper():
+    with pytest.raises(ValueError, match="Expected clipvalue >= 0, received: -0.5"):
+        keras.optimizers.SGD(lr=0.01, clipvalue=-0.5)
+    with pytest.raises(ValueError, match="Expected clipnorm >= 0"):
+        keras.optimizers.Adam(clipnorm=-2.0)
+    wrapped = keras.optimizers.TFOptimizer(tf.train.AdamOptimizer(0.01))
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(3,))])
+    model.compile(wrapped, "mse")
+    K.track_tf_optimizer(wrapped)
+    model.fit(np.ones((10, 3)), np.ones((10, 2)), batch_size=5, verbose=0)
+    assert K.get_value(model.optimizer.iterations) == 2
+    for call in (lambda: wrapped.weights, wrapped.get_config,
+                 lambda: keras.optimizers.TFOptimizer.from_config(None)):
+        with pytest.raises(NotImplementedError):
+            call()

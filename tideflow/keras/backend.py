@@ -6,6 +6,8 @@ they are not yet initialized there, as TF does. The learning phase is a boolean
 ``placeholder_with_default(False)`` per graph, fed True while training.
 """
 
+import weakref
+
 import numpy as np
 
 import tideflow as tf
@@ -188,6 +190,12 @@ def learning_phase():
     if st.learning_phase_value is not None:
         return st.learning_phase_value
     return symbolic_learning_phase()
+
+
+def track_tf_optimizer(tf_optimizer):
+    """Notes a TFOptimizer of the current graph (TF 1.x keeps a weak set per graph; tideflow's
+    Keras session initializes the variables it makes when it trains)."""
+    _state().__dict__.setdefault("tf_optimizers", weakref.WeakSet()).add(tf_optimizer)
 
 
 def symbolic_learning_phase():

@@ -58,7 +58,7 @@ def model_to_estimator(keras_model=None, keras_model_path=None, custom_objects=N
     weights = keras_model.get_weights()
     opt = keras_model.optimizer
     tf_opt = opt.optimizer if isinstance(opt, optimizers_mod.TFOptimizer) else None
-    opt_cls, opt_config = type(opt), opt.get_config()
+    opt_cls, opt_config = type(opt), (None if tf_opt is not None else opt.get_config())
     input_names = list(keras_model.input_names)
     output_names = list(keras_model.output_names)
     input_dtypes = [t.dtype.base_dtype for t in keras_model.inputs]

@@ -27,6 +27,9 @@ class Optimizer:
         for k in kwargs:
             if k not in allowed:
                 raise TypeError(f"Unexpected keyword argument passed to optimizer: {k}")
+        for key in ("clipnorm", "clipvalue"):
+            if kwargs.get(key) is not None and kwargs[key] < 0:
+                raise ValueError(f"Expected {key} >= 0, received: {kwargs[key]}")
         self.clipnorm = kwargs.get("clipnorm")
         self.clipvalue = kwargs.get("clipvalue")
         self.initial_decay = float(kwargs.get("decay", 0.0))
@@ -653,8 +656,24 @@ class TFOptimizer(Optimizer):
                     if id(x) not in before]
         for x in new_vars:
             K._track_variable(x)
-        self.weights = [v["iterations"]] + new_vars
+        self._state = [v["iterations"]] + new_vars
         return [op]
+
+    # as TF 1.15: a tf.train optimizer's state and configuration are not Keras's to expose
+    @property
+    def weights(self):
+        raise NotImplementedError
+
+    @weights.setter
+    def weights(self, value):
+        self._state = value
+
+    def get_config(self):
+        raise NotImplementedError
+
+    @classmethod
+    def from_config(cls, config):
+        raise NotImplementedError
 
 
 # `from tideflow.keras.optimizers.schedules import ExponentialDecay` works as with TF
