@@ -399,3 +399,20 @@ def test_load_and_remap_matrix_rows_and_columns_by_vocabulary(tmp_path):
         init([4, 2])
     with pytest.raises(TypeError, match="only float32"):
         init([4, 3], tf.float64)
+
+
+def test_random_strategy_hashes_op_names_with_the_seed():
+    import hashlib
+
+    from tideflow.contrib.training.python.training import device_setter
+
+    op = type("FakeOp", (), {"name": "layer/kernel"})()
+    for seed in (0, 5):
+        want = int(hashlib.md5(f"layer/kernel_{seed}".encode()).hexdigest(), 16) % 3
+        assert tf.contrib.training.RandomStrategy(3, seed=seed)(op) == want
+    assert device_setter.RandomStrategy is tf.contrib.training.RandomStrategy
+    with tf.Graph().as_default():
+        strategy = tf.contrib.training.RandomStrategy(4, seed=1)
+        with tf.device(tf.train.replica_device_setter(ps_tasks=4, ps_strategy=strategy)):
+            v = tf.Variable(1.0, name="bias")
+        assert v.device == f"/job:ps/task:{strategy(v.op)}"

@@ -122,6 +122,7 @@ sys.modules[rnn.__name__] = rnn
 training = types.ModuleType(__name__ + ".training", "``tf.contrib.training``: ps strategies.")
 training.GreedyLoadBalancingStrategy = _device_setter.GreedyLoadBalancingStrategy
 training.byte_size_load_fn = _device_setter.byte_size_load_fn
+training.RandomStrategy = _device_setter.RandomStrategy
 training.HParams = _hparams.HParams
 training.parse_values = _hparams.parse_values
 training.FeedingQueueRunner = _feeding_queue_runner.FeedingQueueRunner

@@ -217,6 +217,7 @@ def install(contrib):
                      "multiply_gradients", "train"),
         "hparam": ("HParams", "parse_values"),
         "bucket_ops": ("bucket", "bucket_by_sequence_length"),
+        "device_setter": ("GreedyLoadBalancingStrategy", "RandomStrategy", "byte_size_load_fn"),
     }
     training_mods = {
         short: _module(f"{base}.training.python.training.{short}",

@@ -2,6 +2,8 @@
 tasks (round-robin, or by a strategy such as ``GreedyLoadBalancingStrategy``) and every other op
 on the worker, for between-graph replication."""
 
+import hashlib
+
 import numpy as np
 
 from tideflow import logging
@@ -45,6 +47,19 @@ class GreedyLoadBalancingStrategy:
         task = int(np.argmin(self._ps_loads))
         self._ps_loads[task] += self._load_fn(op)
         return task
+
+
+class RandomStrategy:
+    """``tf.contrib.training.RandomStrategy``: the ps task of an op from an MD5 hash of its name
+    and ``seed``, so placement is spread pseudo-randomly yet the same in every run."""
+
+    def __init__(self, num_ps_tasks, seed=0):
+        self._num_ps_tasks = num_ps_tasks
+        self._seed = seed
+
+    def __call__(self, op):
+        key = f"{op.name}_{self._seed}".encode()
+        return int(int(hashlib.md5(key).hexdigest(), 16) % self._num_ps_tasks)
 
 
 def byte_size_load_fn(op):
