@@ -280,3 +280,75 @@ def test_exponential_log_survival_is_exact(sess):
     d = tf.distributions.Exponential(rate=2.0)
     np.testing.assert_allclose(sess.run(d.log_survival_function([1e-9, 7.5])), [-2e-9, -15.0],
                                rtol=1e-6)
+
+
+# -- MapStagingArea ----------------------------------------------------------------------------------
+def _map_area_graph(**kwargs):
+    g = tf.Graph()
+    with g.as_default():
+        from tideflow.python.ops import data_flow_ops
+        area = data_flow_ops.MapStagingArea([tf.int32, tf.float32], **kwargs)
+    return g, area
+
+
+def test_map_staging_area_keys_parts_and_order():
+    g, area = _map_area_graph(names=["n", "w"], ordered=True)
+    with g.as_default():
+        key = tf.placeholder(tf.int64, [])
+        n = tf.placeholder(tf.int32)
+        w = tf.placeholder(tf.float32)
+        put_n = area.put(key, {"n": n})
+        put_w = area.put(key, {"w": w})
+        pop_key, pop = area.get()
+        peek_w = area.peek(key, ["w"])
+        counts = [area.size(), area.incomplete_size()]
+        assert pop_key.dtype == tf.int64 and pop_key.shape == ()
+    with tf.Session(graph=g) as sess:
+        for k in (7, 2, 5):
+            sess.run(put_n, {key: k, n: k * 10})
+        assert sess.run(counts) == [0, 3]
+        for k in (5, 7, 2):
+            sess.run(put_w, {key: k, w: k / 2})
+        assert sess.run(counts) == [3, 0]
+        assert sess.run(peek_w, {key: 7}) == {"w": 3.5}
+        got = [sess.run([pop_key, pop]) for _ in range(3)]
+        assert [k for k, _ in got] == [2, 5, 7]
+        assert got[1][1] == {"n": 50, "w": 2.5}
+        assert sess.run(counts) == [0, 0]
+
+
+def test_map_staging_area_partial_gets_and_errors():
+    g, area = _map_area_graph()
+    with g.as_default():
+        key = tf.placeholder(tf.int64, [])
+        put = area.put(key, [tf.constant(3), tf.constant(1.5)])
+        _, first = area.get(key, [0])
+        _, second = area.get(key, [1])
+        size = area.size()
+    with tf.Session(graph=g) as sess:
+        sess.run(put, {key: 4})
+        assert sess.run(first, {key: 4}) == [3] and sess.run(size) == 1
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Tensor at index '0' for key '4' has already been removed"):
+            sess.run(first, {key: 4})
+        assert sess.run(second, {key: 4}) == [1.5] and sess.run(size) == 0
+
+
+def test_map_staging_area_put_blocks_at_capacity():
+    import threading
+    g, area = _map_area_graph(capacity=2)
+    with g.as_default():
+        key = tf.placeholder(tf.int64, [])
+        put = area.put(key, [tf.constant(1), tf.constant(2.0)])
+        _, vals = area.get()
+        size = area.size()
+    with tf.Session(graph=g) as sess:
+        sess.run(put, {key: 0})
+        sess.run(put, {key: 1})
+        t = threading.Thread(target=sess.run, args=(put, {key: 2}))
+        t.start()
+        t.join(0.5)
+        assert t.is_alive() and sess.run(size) == 2
+        sess.run(vals)
+        t.join(10)
+        assert not t.is_alive() and sess.run(size) == 2
