@@ -224,3 +224,54 @@ def test_smart_cond_and_smart_case():
         assert [sess.run(picked, {p: v}) for v in (8, 0)] == [70, 30]
         last = sc.smart_case([(p < 0, lambda: tf.constant(-1)), (p >= 0, lambda: tf.constant(1))])
         assert sess.run(last, {p: 4}) == 1
+
+
+def test_subscribe_moves_consumers_onto_side_effects():
+    from tideflow.python.framework import subscribe
+
+    with tf.Graph().as_default():
+        seen = []
+
+        def record(t):
+            return tf.py_func(lambda v: (seen.append(int(v)), v)[1], [t], [t.dtype])
+
+        x = tf.constant(5) * 2
+        with tf.control_dependencies([x]):
+            after = tf.constant(0)
+        doubled = x + x
+        sub = subscribe.subscribe(x, record)
+        assert subscribe._is_subscribed_identity(sub)
+        assert sub.op.name == x.op.name + "/subscription/Identity"
+        assert sub.op in after.op.control_inputs and x.op not in after.op.control_inputs
+        # subscribing again (the tensor or its subscription) extends the one subscription
+        assert subscribe.subscribe(x, [record]) is sub
+        assert subscribe.subscribe(sub, record) is sub
+        with tf.Session() as sess:
+            assert sess.run(doubled) == 20  # first input rewired: both values still 10
+            assert sorted(seen) == [10, 10, 10]
+            sess.run(after)
+        assert len(seen) == 6
+        ta = tf.TensorArray(tf.float32, size=1)
+        assert subscribe.subscribe(ta.handle, record) is ta.handle
+        pair = subscribe.subscribe({"k": tf.constant(1.0)}, [])
+        assert subscribe._is_subscribed_identity(pair["k"])
+        with pytest.raises(TypeError, match="has invalid type"):
+            subscribe.subscribe("not a tensor", record)
+
+
+def test_registry_names_and_duplicates():
+    from tideflow.python.framework import registry
+
+    reg = registry.Registry("widgets")
+
+    def knob():
+        return 1
+
+    with pytest.raises(LookupError, match="widgets registry has no entry for: knob"):
+        reg.lookup("knob")
+    reg.register(knob)
+    reg.register(knob, "dial")
+    assert reg.lookup(b"dial") is knob and sorted(reg.list()) == ["dial", "knob"]
+    with pytest.raises(KeyError, match=r"Registering two widgets with name 'dial'! \(Previous "
+                                       r"registration was in \S+ .*\.py:\d+\)"):
+        reg.register(knob, "dial")
