@@ -945,3 +945,23 @@ def test_optimizer_clip_arguments_and_tf_optimizer_wrapper():
                  lambda: keras.optimizers.TFOptimizer.from_config(None)):
         with pytest.raises(NotImplementedError):
             call()
+
+
+# -- metrics -------------------------------------------------------------------------------------------
+
+
+def test_metric_variables_config_and_weight_shapes():
+    first, second = keras.metrics.Mean(), keras.metrics.Mean()
+    assert [v.name for v in first.variables] == ["total:0", "count:0"]
+    assert [v.name for v in second.variables] == ["total_1:0", "count_1:0"]
+    clone = keras.metrics.Mean.from_config(keras.metrics.Mean(name="m").get_config())
+    assert clone.name == "m" and len(clone.variables) == 2
+    total = keras.metrics.Sum(dtype="float64")
+    mean = keras.metrics.Mean(dtype="float64")
+    sess = K.get_session()
+    sess.run(tf.variables_initializer(total.variables + mean.variables))
+    # [n, 1] weights of [n] values are squeezed (not broadcast to [n, n])
+    assert sess.run(total([1.0, 5.0], sample_weight=[[1.0], [0.2]])) == pytest.approx(2.0)
+    # weights of lower rank reduce the values over the extra axes
+    assert sess.run(mean([[[1.0, 3.0], [2.0, 2.0]]], sample_weight=[0.5])) == pytest.approx(2.0)
+    assert sess.run(mean.count) == pytest.approx(0.5)

@@ -128,10 +128,11 @@ class Metric:
 
         init = initializers.get(initializer)
         dtype = tf.as_dtype(dtype or self.dtype)
-        with tf.name_scope(self.name):
-            v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
-                            trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES,
-                                                          tf.GraphKeys.METRIC_VARIABLES])
+        # as TF 1.15: named as given in the current name scope (not under the metric's name),
+        # 'total:0', then 'total_1:0' for the next metric
+        v = tf.Variable(lambda: init(shape, dtype=dtype), name=name, dtype=dtype,
+                        trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES,
+                                                      tf.GraphKeys.METRIC_VARIABLES])
         K._track_variable(v)
         self._vars.append(v)
         return v
@@ -159,6 +160,10 @@ class Metric:
     def get_config(self):
         return {"name": self.name, "dtype": self.dtype}
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 class Reduce(Metric):
     def __init__(self, reduction, name=None, dtype=None):
@@ -173,10 +178,20 @@ class Reduce(Metric):
         if sample_weight is not None:
             sample_weight = tf.cast(sample_weight, self.dtype)
             rank_v, rank_w = values.get_shape().ndims, sample_weight.get_shape().ndims
-            if rank_v is not None and rank_w is not None and rank_w < rank_v:
-                sample_weight = tf.reshape(sample_weight,
-                                           tf.concat([tf.shape(sample_weight),
-                                                      tf.ones([rank_v - rank_w], "int32")], 0))
+            if rank_v is not None and rank_w is not None:
+                # as TF 1.15: [n, 1] weights of [n] values are squeezed, [n] weights of
+                # [n, 1] values expanded; weights of lower rank than that reduce the values
+                # over the extra axes (sum, or mean) instead of being broadcast
+                if rank_w == rank_v + 1 and sample_weight.get_shape().as_list()[-1] == 1:
+                    sample_weight = tf.squeeze(sample_weight, [-1])
+                    rank_w = rank_v
+                elif rank_w == rank_v - 1 and rank_w > 0:
+                    sample_weight = tf.expand_dims(sample_weight, -1)
+                    rank_w = rank_v
+                if 0 < rank_w < rank_v:
+                    axes = list(range(rank_w, rank_v))
+                    values = (tf.reduce_sum(values, axes) if self.reduction == "sum"
+                              else tf.reduce_mean(values, axes))
             values = values * sample_weight
             num = tf.reduce_sum(sample_weight * tf.ones_like(values))
         else:
