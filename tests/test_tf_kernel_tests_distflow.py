@@ -352,3 +352,73 @@ def test_map_staging_area_put_blocks_at_capacity():
         sess.run(vals)
         t.join(10)
         assert not t.is_alive() and sess.run(size) == 2
+
+
+# -- Barrier -----------------------------------------------------------------------------------------
+def _barrier(**kwargs):
+    from tideflow.python.ops import data_flow_ops
+    return data_flow_ops.Barrier((tf.int32, tf.float32), **kwargs)
+
+
+def test_barrier_completes_keys_across_components_in_stamp_order(sess):
+    b = _barrier(shapes=((), (2,)))
+    put_a = b.insert_many(0, [b"x", b"y"], [1, 2])
+    put_b = b.insert_many(0, [b"z"], [3])
+    fill = b.insert_many(1, [b"z", b"y", b"x"], np.arange(6, dtype=np.float32).reshape(3, 2))
+    indices, keys, (ints, floats) = b.take_many(3)
+    assert keys.shape == [3] and floats.shape == [3, 2]
+    sess.run([put_a])
+    sess.run(put_b)
+    assert sess.run([b.ready_size(), b.incomplete_size()]) == [0, 3]
+    sess.run(fill)
+    got = sess.run([indices, keys, ints, floats])
+    first = -2 ** 63
+    assert got[0].tolist() == [first, first, first + 1]
+    assert sorted(got[1][:2].tolist()) == [b"x", b"y"] and got[1][2] == b"z"
+    rows = {k: (i, f.tolist()) for k, i, f in zip(got[1], got[2], got[3])}
+    assert rows[b"x"] == (1, [4.0, 5.0]) and rows[b"z"] == (3, [0.0, 1.0])
+
+
+def test_barrier_close_and_cancel_semantics(sess):
+    b = _barrier(shapes=((), ()))
+    sess.run(b.insert_many(0, [b"p", b"q", b"r"], [1, 2, 3]))
+    sess.run(b.insert_many(1, [b"p"], [0.5]))
+    sess.run(b.close())
+    with pytest.raises(tf.errors.CancelledError, match="is closed"):
+        sess.run(b.insert_many(0, [b"new"], [9]))
+    sess.run(b.insert_many(1, [b"q"], [1.5]))  # completing a known key still works
+    with pytest.raises(tf.errors.OutOfRangeError,
+                       match=r"insufficient elements \(requested 4, total size 3\)"):
+        sess.run(b.take_many(4)[0])
+    _, keys, _ = b.take_many(5, allow_small_batch=True)
+    assert sorted(sess.run(keys).tolist()) == [b"p", b"q"]
+    sess.run(b.close(cancel_pending_enqueues=True))
+    assert sess.run(b.incomplete_size()) == 0
+    with pytest.raises(tf.errors.CancelledError, match="is closed"):
+        sess.run(b.insert_many(1, [b"r"], [2.5]))
+    with pytest.raises(tf.errors.OutOfRangeError, match="insufficient elements"):
+        sess.run(b.take_many(1, allow_small_batch=True)[0])
+
+
+def test_barrier_take_blocks_until_ready_and_errors(sess):
+    import threading
+    b = _barrier(shapes=((), ()))
+    take = b.take_many(2)
+    out = []
+    t = threading.Thread(target=lambda: out.append(sess.run(take[1])))
+    t.start()
+    sess.run(b.insert_many(0, [b"a", b"b"], [1, 2]))
+    t.join(0.3)
+    assert t.is_alive()
+    sess.run(b.insert_many(1, [b"b", b"a"], [0.0, 1.0]))
+    t.join(10)
+    assert sorted(out[0].tolist()) == [b"a", b"b"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no elements are not supported"):
+        sess.run(_barrier().insert_many(1, [b"k"], np.zeros((1, 0), np.float32)))
+    with pytest.raises(ValueError, match="Empty tensors are not supported"):
+        _barrier(shapes=((2,), (0,)))
+    first = _barrier(shapes=((), ()), shared_name="shared_b")
+    other = _barrier(shapes=((3,), ()), shared_name="shared_b")
+    sess.run(first.barrier_ref)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="component shapes"):
+        sess.run(other.barrier_ref)

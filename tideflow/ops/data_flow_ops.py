@@ -16,6 +16,7 @@ from tideflow.ops.accumulator_ops import (  # noqa: F401 - re-exported, as in TF
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
+from tideflow.ops.barrier_ops import Barrier  # noqa: F401 - re-exported, as in TF
 from tideflow.ops.embedding_ops import (  # noqa: F401 - re-exported, as in TF
     dynamic_partition,
     dynamic_stitch,
