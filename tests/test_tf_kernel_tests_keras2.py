@@ -965,3 +965,22 @@ def test_metric_variables_config_and_weight_shapes():
     # weights of lower rank reduce the values over the extra axes
     assert sess.run(mean([[[1.0, 3.0], [2.0, 2.0]]], sample_weight=[0.5])) == pytest.approx(2.0)
     assert sess.run(mean.count) == pytest.approx(0.5)
+
+
+def test_metric_wrappers_cast_and_squeeze_like_tf():
+    sess = K.get_session()
+    acc = keras.metrics.BinaryAccuracy()
+    mae = keras.metrics.MeanAbsoluteError(name="mae", dtype=tf.int32)
+    assert mae._dtype == tf.int32
+    mae = keras.metrics.MeanAbsoluteError()
+    sess.run(tf.variables_initializer(acc.variables + mae.variables))
+    # a prediction with an extra trailing 1 is squeezed, not broadcast
+    assert sess.run(acc([[1], [1]], [[[1]], [[0]]])) == pytest.approx(0.5)
+    # integer inputs are cast to the metric's dtype before the function
+    assert sess.run(mae(tf.constant([[0, 1]]), tf.constant([[1, 1]]))) == pytest.approx(0.5)
+    sparse = keras.metrics.SparseCategoricalAccuracy()
+    sess.run(tf.variables_initializer(sparse.variables))
+    t, p, w = (tf.placeholder(tf.float32) for _ in range(3))
+    value = sess.run(sparse(t, p, w), {t: [2, 1], p: [[0.1, 0.1, 0.8], [0.05, 0.0, 0.95]],
+                                       w: [[0.5], [0.2]]})
+    assert value == pytest.approx(0.5 / 0.7)  # weights of unknown rank squeezed at run time

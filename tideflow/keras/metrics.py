@@ -91,6 +91,7 @@ class Metric:
 
         self.name = name or snake_case(type(self).__name__)
         self.dtype = dtype or K.floatx()
+        self._dtype = tf.as_dtype(self.dtype).name  # (TF's attribute: the dtype's name)
         self._vars = []
         self._updates = []
         self.stateful = True
@@ -192,6 +193,16 @@ class Reduce(Metric):
                     axes = list(range(rank_w, rank_v))
                     values = (tf.reduce_sum(values, axes) if self.reduction == "sum"
                               else tf.reduce_mean(values, axes))
+            else:  # ranks known only at run time: the same squeeze or expansion, then
+                diff = tf.rank(sample_weight) - tf.rank(values)
+                weight = sample_weight
+                sample_weight = tf.cond(tf.equal(diff, 1),
+                                        lambda: tf.squeeze(weight, [-1]),
+                                        lambda: tf.identity(weight))
+                expanded = sample_weight
+                sample_weight = tf.cond(tf.equal(diff, -1),
+                                        lambda: tf.expand_dims(expanded, -1),
+                                        lambda: tf.identity(expanded))
             values = values * sample_weight
             num = tf.reduce_sum(sample_weight * tf.ones_like(values))
         else:
@@ -227,6 +238,16 @@ class MeanMetricWrapper(Mean):
         self._fn_kwargs = kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        # as TF 1.15: both in the metric's dtype, and a trailing axis of 1 that only one of
+        # them has is squeezed away
+        y_true = tf.cast(y_true, self.dtype)
+        y_pred = tf.cast(y_pred, self.dtype)
+        rank_t, rank_p = y_true.get_shape().ndims, y_pred.get_shape().ndims
+        if rank_t is not None and rank_p is not None:
+            if rank_p == rank_t + 1 and y_pred.get_shape().as_list()[-1] == 1:
+                y_pred = tf.squeeze(y_pred, [-1])
+            elif rank_t == rank_p + 1 and y_true.get_shape().as_list()[-1] == 1:
+                y_true = tf.squeeze(y_true, [-1])
         return super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs),
                                     sample_weight=sample_weight)
 
