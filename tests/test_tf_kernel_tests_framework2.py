@@ -275,3 +275,26 @@ def test_registry_names_and_duplicates():
     with pytest.raises(KeyError, match=r"Registering two widgets with name 'dial'! \(Previous "
                                        r"registration was in \S+ .*\.py:\d+\)"):
         reg.register(knob, "dial")
+
+
+def test_scoped_meta_graphs_share_one_library_without_renaming():
+    from tideflow.python.framework import meta_graph
+
+    with tf.Graph().as_default() as g:
+        with tf.name_scope("first"):
+            tf.Variable(tf.ones([2]), name="w")
+        with tf.name_scope("second"):
+            _, acc = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 2.0),
+                                   [0, tf.ones([2])])
+            tf.identity(acc, name="out")
+        first, _ = meta_graph.export_scoped_meta_graph(graph=g, export_scope="first")
+        second, _ = meta_graph.export_scoped_meta_graph(graph=g, export_scope="second")
+    with tf.Graph().as_default() as g2:
+        # both carry the whole library: the second import meets the loop's functions again
+        meta_graph.import_scoped_meta_graph(first, import_scope="a")
+        meta_graph.import_scoped_meta_graph(second, import_scope="b")
+        again, _ = meta_graph.export_scoped_meta_graph(graph=g2, export_scope="b")
+        names = sorted(f.signature.name for f in again.graph_def.library.function)
+        assert names == sorted(f.signature.name for f in second.graph_def.library.function)
+        with tf.Session() as sess:
+            assert sess.run("b/out:0").tolist() == [8.0, 8.0]

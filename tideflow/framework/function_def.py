@@ -146,12 +146,17 @@ def import_library(graph, library):
     """Creates the library's functions in ``graph``; returns {old name: new name}."""
     from tideflow.framework import func_graph, importer
 
-    fdefs = list(library.function)
+    fdefs = []
     renames = {}
-    for fd in fdefs:
+    for fd in library.function:
         name = fd.signature.name
         if name in graph._functions:
+            # the very function already there (a second import of one library, as scoped
+            # meta graphs each carry their graph's whole library) is kept, as TF does
+            if function_def_of(graph._functions[name]) == fd:
+                continue
             renames[name] = func_graph.unique_function_name(graph, name)
+        fdefs.append(fd)
     for fd in fdefs:
         gd, rets = _as_graph_def(fd)
         for nd in gd.node:  # nested functions renamed as their library entries
