@@ -984,3 +984,14 @@ def test_metric_wrappers_cast_and_squeeze_like_tf():
     value = sess.run(sparse(t, p, w), {t: [2, 1], p: [[0.1, 0.1, 0.8], [0.05, 0.0, 0.95]],
                                        w: [[0.5], [0.2]]})
     assert value == pytest.approx(0.5 / 0.7)  # weights of unknown rank squeezed at run time
+
+
+def test_top_k_categorical_accuracy_is_per_sample():
+    y_true = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 1]], np.float32)
+    y_pred = np.array([[0.0, 0.9, 0.1]] * 3, np.float32)
+    values = K.eval(keras.metrics.top_k_categorical_accuracy(y_true, y_pred, k=2))
+    np.testing.assert_array_equal(values, [1.0, 0.0, 1.0])
+    metric = keras.metrics.TopKCategoricalAccuracy(k=2)
+    sess = K.get_session()
+    sess.run(tf.variables_initializer(metric.variables))
+    assert sess.run(metric(y_true, y_pred, sample_weight=[1.0, 0.0, 1.0])) == pytest.approx(1.0)

@@ -61,8 +61,9 @@ def sparse_categorical_accuracy(y_true, y_pred):
 
 
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
-    return K.mean(tf.cast(tf.nn.in_top_k(y_pred, tf.argmax(y_true, -1), k), K.floatx()),
-                  axis=-1)
+    """Per sample (as TF 1.15, so sample weights apply): 1 where the true class is among the
+    ``k`` highest predictions."""
+    return tf.cast(tf.nn.in_top_k(y_pred, tf.argmax(y_true, -1), k), K.floatx())
 
 
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
