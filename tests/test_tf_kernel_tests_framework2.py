@@ -298,3 +298,41 @@ def test_scoped_meta_graphs_share_one_library_without_renaming():
         assert names == sorted(f.signature.name for f in second.graph_def.library.function)
         with tf.Session() as sess:
             assert sess.run("b/out:0").tolist() == [8.0, 8.0]
+
+
+def test_defun_call_is_named_like_tfs_call_op():
+    from tideflow.python.framework import errors_impl, function
+
+    @function.Defun(tf.float32, func_name="Scale")
+    def scale(a):
+        return a * 3.0
+
+    @function.Defun(tf.float32)
+    def split(a):
+        return a + 1.0, a - 1.0
+
+    @function.Defun(tf.float32, out_names=["p", "q"])
+    def one_output(a):
+        return a
+
+    @function.Defun(tf.float32)
+    def no_output(a):
+        tf.add_to_collection("h11_side", a * 2.0)
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert scale([1.0]).op.name == "Scale" and scale([1.0]).op.name == "Scale_1"
+        assert scale([2.0], name="tripled").name == "tripled:0"
+        with tf.name_scope("outer"):
+            assert scale([2.0], name="inner").op.name == "outer/inner"
+        assert sess.run("tripled:0").tolist() == [6.0]
+        plus, minus = split(tf.constant(5.0))
+        assert (plus.name, minus.name) == ("split:0", "split:1")
+        assert sess.run([plus, minus]) == [6.0, 4.0]
+        x = tf.constant(2.0)
+        assert sess.run(tf.gradients(scale(x), x)[0]) == 3.0
+        with pytest.raises(errors_impl.InvalidArgumentError,
+                           match="output names size = 2 outputs size = 1"):
+            one_output(x)
+        call = no_output(x)
+        assert isinstance(call, tf.Operation) and call.name == "no_output"
+        sess.run(call)

@@ -11,7 +11,7 @@ gradient through those ops, ``op`` standing for the call with its ``inputs`` and
 import inspect
 import types
 
-from tideflow.framework import dtypes, ops
+from tideflow.framework import dtypes, errors, ops
 
 
 class Defun:
@@ -77,13 +77,15 @@ class _DefinedFunction:
                              f"received: {len(args)}")  # TF's words
         types_ = self._input_types or (None,) * len(args)
         self._check_arguments(len(types_))
-        with ops.name_scope(name, self._func_name):
+        graph = ops.get_default_graph()
+        n_ops = len(graph._ops) if hasattr(graph, "_ops") else None
+        with ops.name_scope(name, self._func_name) as scope:
             inputs = [ops.convert_to_tensor(a, dtype=t) for a, t in zip(args, types_)]
             if self._python_grad_func is None and self._grad_func is None:
                 result = self._func(*inputs)
             else:
                 result = self._with_gradient(inputs)
-            return self._call_result(result)
+            return self._call_result(result, scope, graph, n_ops)
 
     def _check_arguments(self, num_inputs):
         """TF's checks when it builds the function for ``num_inputs`` typed inputs."""
@@ -103,14 +105,26 @@ class _DefinedFunction:
             raise ValueError(f"The {kind} has fewer arguments than the number of specified "
                              "input types.")
 
-    def _call_result(self, result):
-        """What TF's call returns: None for no outputs, the Tensor for one, else a tuple."""
+    def _call_result(self, result, scope, graph, n_ops):
+        """What TF's call returns, named as TF's call op (the scope's name: ``Foo``,
+        ``Foo_1``, or ``name``): for no outputs an op running the body's ops, for one output
+        the Tensor ``<call>:0``, else a tuple of ``<call>:k``."""
+        from tideflow.ops.array_ops import identity_n
+        from tideflow.ops.control_flow_ops import group
+
         if result is None:
-            return None
+            body = graph._ops[n_ops:] if n_ops is not None else []
+            return group(*body, name=scope)
         outs = list(result) if isinstance(result, (list, tuple)) else [result]
         if any(o is None for o in outs):
             raise ValueError(f"Function {self._func_name} can not return None.")
-        outs = [o if isinstance(o, ops.Operation) else ops.convert_to_tensor(o) for o in outs]
+        if self._out_names and len(self._out_names) != len(outs):
+            raise errors.InvalidArgumentError(
+                None, None, "output names must be either empty or equal in size to outputs. "
+                f"output names size = {len(self._out_names)} outputs size = {len(outs)}")
+        if any(isinstance(o, ops.Operation) for o in outs):
+            return outs[0] if len(outs) == 1 else tuple(outs)
+        outs = identity_n([ops.convert_to_tensor(o) for o in outs], name=scope)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _with_gradient(self, inputs):
