@@ -995,3 +995,13 @@ def test_top_k_categorical_accuracy_is_per_sample():
     sess = K.get_session()
     sess.run(tf.variables_initializer(metric.variables))
     assert sess.run(metric(y_true, y_pred, sample_weight=[1.0, 0.0, 1.0])) == pytest.approx(1.0)
+
+
+def test_mean_tensor_squeezes_column_weights():
+    metric = keras.metrics.MeanTensor(dtype="float64")
+    update = metric([2.0, 4.0], sample_weight=[[1.0], [0.5]])
+    sess = K.get_session()
+    sess.run(tf.variables_initializer(metric.variables))
+    sess.run(update)
+    np.testing.assert_allclose(sess.run(metric.total), [2.0, 2.0])
+    np.testing.assert_allclose(sess.run(metric.count), [1.0, 0.5])

@@ -396,7 +396,9 @@ class MeanTensor(Metric):
         if sample_weight is not None:
             sample_weight = tf.cast(sample_weight, self.dtype)
             rank_v, rank_w = values.get_shape().ndims, sample_weight.get_shape().ndims
-            if rank_w is not None and 0 < rank_w < rank_v:
+            if rank_w == rank_v + 1 and sample_weight.get_shape().as_list()[-1] == 1:
+                sample_weight = tf.squeeze(sample_weight, [-1])  # [n, 1] weights of [n]
+            elif rank_w is not None and 0 < rank_w < rank_v:
                 sample_weight = tf.reshape(sample_weight, sample_weight.get_shape().as_list()
                                            + [1] * (rank_v - rank_w))
             num_values = num_values * sample_weight
