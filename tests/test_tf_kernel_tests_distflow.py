@@ -422,3 +422,62 @@ def test_barrier_take_blocks_until_ready_and_errors(sess):
     sess.run(first.barrier_ref)
     with pytest.raises(tf.errors.InvalidArgumentError, match="component shapes"):
         sess.run(other.barrier_ref)
+
+
+# -- Bijector ----------------------------------------------------------------------------------------
+def _scale_bijector():
+    from tideflow.python.ops.distributions import bijector
+
+    class _TripleIt(bijector.Bijector):
+        def __init__(self, min_ndims=0):
+            super().__init__(forward_min_event_ndims=min_ndims, validate_args=True)
+            self.calls = []
+
+        def _forward(self, x):
+            self.calls.append("forward")
+            return 3.0 * x
+
+        def _inverse(self, y):
+            self.calls.append("inverse")
+            return y / 3.0
+
+        def _forward_log_det_jacobian(self, x):
+            return tf.fill(tf.shape(x), tf.constant(np.log(3.0), x.dtype))
+
+    return _TripleIt
+
+
+def test_bijector_caches_pairs_and_reduces_jacobians(sess):
+    cls = _scale_bijector()
+    b = cls()
+    assert b.name == "triple_it" and b.inverse_min_event_ndims == 0
+    x = tf.constant([[1.0, 2.0], [4.0, 8.0]])
+    y = b.forward(x)
+    assert b.inverse(y) is x and b.calls == ["forward"]
+    got = sess.run([b.forward_log_det_jacobian(x, event_ndims=n) for n in (0, 1, 2)])
+    np.testing.assert_allclose(got[1], [2 * np.log(3.0)] * 2, rtol=1e-6)
+    assert got[2] == pytest.approx(4 * np.log(3.0), rel=1e-6)
+    ildj = sess.run(b.inverse_log_det_jacobian(y, event_ndims=1))  # from the cached pair
+    np.testing.assert_allclose(ildj, -got[1], rtol=1e-6)
+    assert b.calls == ["forward"]
+    with pytest.raises(ValueError, match="must be larger than or equal to"):
+        cls(min_ndims=1).forward_log_det_jacobian(x, event_ndims=0)
+    with pytest.raises(ValueError, match="Expected integer"):
+        b.inverse_log_det_jacobian(y, event_ndims=0.5)
+    n = tf.placeholder(tf.int32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expected scalar"):
+        sess.run(b.forward_log_det_jacobian(x, event_ndims=n), {n: [1, 1]})
+
+
+def test_identity_bijector(sess):
+    from tideflow.python.ops.distributions import bijector, identity_bijector
+    with pytest.raises(TypeError, match="abstract"):
+        bijector.Bijector()
+    ident = identity_bijector.Identity()
+    x = np.arange(6.0).reshape(2, 3)
+    assert ident.name == "identity" and ident.is_constant_jacobian
+    np.testing.assert_array_equal(sess.run(ident.inverse(ident.forward(x))), x)
+    assert sess.run(ident.forward_log_det_jacobian(x, event_ndims=2)) == 0.0
+    with pytest.raises(NotImplementedError, match="forward not implemented"):
+        type("Bare", (bijector.Bijector,), {"__init__": lambda self: bijector.Bijector.__init__(
+            self, forward_min_event_ndims=0)})().forward(1.0)

@@ -115,6 +115,10 @@ for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multin
     _add("ops.distributions." + _dist, "``tf.distributions``.", ["tideflow.distributions"])
 _add("ops.distributions.kullback_leibler", "``kl_divergence``, ``RegisterKL``...",
      ["tideflow.distributions.distribution"], _module="tideflow.distributions.distribution")
+_add("ops.distributions.bijector", "``Bijector``.", ["tideflow.distributions.bijector"],
+     _module="tideflow.distributions.bijector")
+_add("ops.distributions.identity_bijector", "The ``Identity`` bijector.",
+     ["tideflow.distributions.bijector"])
 _add("ops.distributions.special_math", "``ndtr``, ``ndtri``, ``log_ndtr``...",
      ["tideflow.distributions.special_math"], _module="tideflow.distributions.special_math")
 # -- framework ------------------------------------------------------------------------------
