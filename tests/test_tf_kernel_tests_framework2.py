@@ -163,13 +163,20 @@ def test_seed_rules_follow_tf1():
 def test_defun_signature_checks_and_call_results():
     from tideflow.python.framework import function
 
-    @function.Defun(tf.float32)
-    def two_params(a, b):
-        return a + b
+    # checked when decorating, as TF
+    with pytest.raises(ValueError, match="fewer arguments than the number of specified"):
+        @function.Defun(tf.float32)
+        def two_params(a, b):
+            return a + b
 
-    @function.Defun(tf.float32, tf.float32)
-    def with_default(a, b=1.0):
-        return a * b
+    with pytest.raises(ValueError, match="argument defaults or keyword arguments"):
+        @function.Defun(tf.float32, tf.float32)
+        def with_default(a, b=1.0):
+            return a * b
+
+    @function.Defun()
+    def untyped(a, b):
+        return a - b
 
     @function.Defun(tf.float32)
     def one_in_a_list(a):
@@ -185,10 +192,11 @@ def test_defun_signature_checks_and_call_results():
 
     with tf.Graph().as_default(), tf.Session() as sess:
         x = tf.constant(1.5)
-        with pytest.raises(ValueError, match="fewer arguments than the number of specified"):
-            two_params(x)
-        with pytest.raises(ValueError, match="argument defaults or keyword arguments"):
-            with_default(x, x)
+        with pytest.raises(ValueError, match="Expected number of arguments: 2, received: 1"):
+            untyped(x)
+        with pytest.raises(ValueError, match="Unknown keyword arguments"):
+            untyped(x, x, device="/cpu:0")
+        assert sess.run(untyped(x, 0.5)) == 1.0
         single = one_in_a_list(x)
         assert isinstance(single, tf.Tensor) and sess.run(single) == 6.0
         both = pair(x)
@@ -196,6 +204,10 @@ def test_defun_signature_checks_and_call_results():
         assert sess.run(list(both)) == [2.5, 2.5]
         with pytest.raises(ValueError, match="some_none can not return None"):
             some_none(x)
+        with pytest.raises(ValueError, match="some_none can not return None"):
+            _ = some_none.definition
+        sig = pair.definition.signature
+        assert [a.name for a in sig.input_arg] == ["a"] and len(sig.output_arg) == 2
 
 
 def test_smart_cond_and_smart_case():

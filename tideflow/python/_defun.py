@@ -3,7 +3,8 @@
 ``@Defun(tf.float32, tf.float32) def f(x, y)`` declares a function of typed inputs; TF adds a
 FunctionDef to the graph's library and each call one op running it. tideflow builds the
 function's ops inline at each call instead (under a name scope named after the function, as
-``tf.function`` does here), which computes the same values; a ``python_grad_func(op, *grads)``
+``tf.function`` does here), which computes the same values, and names the results as TF's call
+op (an ``IdentityN`` named ``Foo``, ``Foo_1`` or ``name``); a ``python_grad_func(op, *grads)``
 or a ``grad_func`` (a function of the inputs followed by the output gradients) replaces the
 gradient through those ops, ``op`` standing for the call with its ``inputs`` and ``outputs``.
 """
@@ -41,6 +42,7 @@ class _DefinedFunction:
         self._func = func
         self._input_types = tuple(dtypes.as_dtype(t) for t in input_types)
         self._func_name = func_name or func.__name__
+        self._arg_names, self._varargs = _parameters(func, len(self._input_types))
         self._grad_func = grad_func
         self._python_grad_func = python_grad_func
         self._out_names = out_names
@@ -54,6 +56,30 @@ class _DefinedFunction:
         """TF adds the FunctionDef to ``g``'s library; tideflow builds the ops at each call, so
         there is nothing to add."""
         del g
+
+    @property
+    def definition(self):
+        """The function's signature as a FunctionDef (tideflow keeps no body: calls build it
+        inline). Builds the body once in a scratch graph, so TF's definition errors (an output
+        of None) surface here as in TF."""
+        from tideflow.core.framework import function_pb2
+        from tideflow.ops.constant_op import placeholder
+
+        if not self._input_types and self._arg_names:
+            raise AttributeError("A Defun without input types has a definition per call "
+                                 "signature only ('instantiate' is not supported).")
+        with ops.Graph().as_default():
+            outs = self(*[placeholder(t) for t in self._input_types])
+        fd = function_pb2.FunctionDef()
+        fd.signature.name = self._func_name
+        for arg, t in zip(self._arg_names, self._input_types):
+            fd.signature.input_arg.add(name=arg, type=t.as_datatype_enum)
+        outs = [] if isinstance(outs, ops.Operation) else (
+            list(outs) if isinstance(outs, tuple) else [outs])
+        names = self._out_names or [f"{self._func_name}_{k}" for k in range(len(outs))]
+        for out_name, t in zip(names, outs):
+            fd.signature.output_arg.add(name=out_name, type=t.dtype.as_datatype_enum)
+        return fd
 
     @property
     def declared_input_types(self):
@@ -70,13 +96,12 @@ class _DefinedFunction:
     def __call__(self, *args, **kwargs):
         name = kwargs.pop("name", None)
         if kwargs:
-            raise ValueError(f"Defun function {self._func_name} got unexpected keyword "
-                             f"arguments {sorted(kwargs)}")
-        if self._input_types and len(args) != len(self._input_types):
-            raise ValueError(f"Expected number of arguments: {len(self._input_types)}, "
+            raise ValueError(f"Unknown keyword arguments: {list(kwargs)}")
+        expected = len(self._input_types or self._arg_names)
+        if (self._input_types or not self._varargs) and len(args) != expected:
+            raise ValueError(f"Expected number of arguments: {expected}, "
                              f"received: {len(args)}")  # TF's words
         types_ = self._input_types or (None,) * len(args)
-        self._check_arguments(len(types_))
         graph = ops.get_default_graph()
         n_ops = len(graph._ops) if hasattr(graph, "_ops") else None
         with ops.name_scope(name, self._func_name) as scope:
@@ -86,24 +111,6 @@ class _DefinedFunction:
             else:
                 result = self._with_gradient(inputs)
             return self._call_result(result, scope, graph, n_ops)
-
-    def _check_arguments(self, num_inputs):
-        """TF's checks when it builds the function for ``num_inputs`` typed inputs."""
-        try:
-            params = list(inspect.signature(self._func).parameters.values())
-        except (TypeError, ValueError):
-            return
-        if any(p.default is not p.empty or p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)
-               for p in params):
-            raise ValueError("Functions with argument defaults or keyword arguments are not "
-                             "supported.")
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
-        varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
-        if len(positional) > num_inputs or (not varargs and len(positional) != num_inputs):
-            kind = "class function" if inspect.ismethod(self._func) else "function"
-            raise ValueError(f"The {kind} has fewer arguments than the number of specified "
-                             "input types.")
 
     def _call_result(self, result, scope, graph, n_ops):
         """What TF's call returns, named as TF's call op (the scope's name: ``Foo``,
@@ -148,3 +155,22 @@ class _DefinedFunction:
             return result, grad
 
         return call(*inputs)
+
+
+def _parameters(func, num_types):
+    """``func``'s positional parameter names (less a bound method's self) and whether it takes
+    ``*args``, with TF's decoration-time checks against ``num_types`` declared input types."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return [], True
+    if any(p.default is not p.empty or p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)
+           for p in params):
+        raise ValueError("Functions with argument defaults or keyword arguments are not "
+                         "supported.")
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    if num_types and (num_types < len(names) or (not varargs and num_types > len(names))):
+        raise ValueError("The function has fewer arguments than the number of specified input "
+                         "types.")
+    return names, varargs
