@@ -481,3 +481,22 @@ def test_identity_bijector(sess):
     with pytest.raises(NotImplementedError, match="forward not implemented"):
         type("Bare", (bijector.Bijector,), {"__init__": lambda self: bijector.Bijector.__init__(
             self, forward_min_event_ndims=0)})().forward(1.0)
+
+
+def test_dirichlet_multinomial_covariance_and_moments(sess):
+    conc = np.array([2.0, 1.0, 1.0])
+    d = tf.distributions.DirichletMultinomial(6.0, conc)
+    a0, p = conc.sum(), conc / conc.sum()
+    expected = 6.0 * (6.0 + a0) / (1.0 + a0) * (np.diag(p) - np.outer(p, p))
+    cov, var = sess.run([d.covariance(), d.variance()])
+    np.testing.assert_allclose(cov, expected, rtol=1e-5)
+    np.testing.assert_allclose(var, np.diag(expected), rtol=1e-5)
+    # total_count broadcasts against the event axis as it is (as TF 1.x)
+    batch = tf.distributions.DirichletMultinomial(np.array([[2.0], [4.0]]),
+                                                  np.ones((2, 3)))
+    assert batch.covariance().shape == (2, 3, 3)
+    np.testing.assert_allclose(sess.run(batch.mean()), [[2 / 3] * 3, [4 / 3] * 3], rtol=1e-6)
+    counts = tf.placeholder(tf.float64, [3])
+    strict = tf.distributions.DirichletMultinomial(3.0, conc, validate_args=True)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="last-dimension must sum to"):
+        sess.run(strict.prob(counts), {counts: [1.0, 1.0, 0.0]})

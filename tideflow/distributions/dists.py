@@ -145,6 +145,8 @@ class _Counts(_VectorEvent, Distribution):
         return tf.broadcast_dynamic_shape(tf.shape(self._total_count),
                                           tf.shape(self._event_param)[:-1])
 
+    _sum_message = "counts must sum to `self.total_count`"
+
     def _counts_log_norm(self, counts):
         """``counts`` in the distribution's dtype and the log multinomial coefficient
         ``log(total_count! / prod(counts!))``; with ``validate_args``, TF's checks that the
@@ -159,7 +161,7 @@ class _Counts(_VectorEvent, Distribution):
             with tf.control_dependencies(checks):
                 counts = tf.identity(counts)
             total = tf.assert_equal(self._total_count, tf.reduce_sum(counts, -1),
-                                    message="counts must sum to `self.total_count`")
+                                    message=self._sum_message)
             with tf.control_dependencies([total]):
                 counts = tf.identity(counts)
         log_norm = tf.lgamma(self._total_count + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0),
@@ -908,15 +910,26 @@ class DirichletMultinomial(_Counts):
         counts, log_norm = self._counts_log_norm(counts)
         return log_norm + _lbeta(self._concentration + counts) - _lbeta(self._concentration)
 
+    _sum_message = "counts last-dimension must sum to `self.total_count`"
+
+    # As TF 1.x, the moments broadcast ``total_count`` against the event axis as it is (a
+    # total_count of shape [4, 1] with concentration [4, 3] gives means of shape [4, 3]).
     def _mean(self):
-        return tf.expand_dims(self._total_count, -1) * self._concentration / tf.expand_dims(
-            self._total, -1)
+        return self._total_count * (self._concentration / tf.expand_dims(self._total, -1))
+
+    def _variance_scale(self):
+        a0 = tf.expand_dims(self._total, -1)
+        return tf.sqrt((1.0 + a0 / self._total_count) / (1.0 + a0))
 
     def _variance(self):
-        n = tf.expand_dims(self._total_count, -1)
-        a0 = tf.expand_dims(self._total, -1)
-        p = self._concentration / a0
-        return n * p * (1.0 - p) * (n + a0) / (1.0 + a0)
+        scale = self._variance_scale()
+        x = scale * self._mean()
+        return x * (self._total_count * scale - x)
+
+    def _covariance(self):
+        x = self._variance_scale() * self._mean()
+        outer = -tf.expand_dims(x, -1) * tf.expand_dims(x, -2)
+        return tf.matrix_set_diag(outer, self._variance())
 
 
 # ---------------------------------------------------------------------------------------------
