@@ -348,3 +348,30 @@ def test_defun_call_is_named_like_tfs_call_op():
         call = no_output(x)
         assert isinstance(call, tf.Operation) and call.name == "no_output"
         sess.run(call)
+
+
+def test_defun_definition_attrs_and_overloads():
+    from tideflow.python.framework import function
+
+    @function.Defun(tf.float32, experimental_marker="m1", _implements="some.api")
+    def marked(v):
+        return v + 1.0
+
+    attrs = marked.definition.attr
+    assert attrs["experimental_marker"].s == b"m1" and attrs["_implements"].s == b"some.api"
+    assert marked.captured_inputs == []
+
+    @function.Defun()
+    def back(x, dy):
+        return x * dy * 10.0
+
+    @function.Defun(grad_func=back)
+    def untyped(x):
+        return x * x
+
+    for dtype in (tf.float32, tf.float64):
+        with tf.Graph().as_default(), tf.Session() as sess:
+            x = tf.constant(0.5, dtype)
+            y = untyped(x)
+            assert y.dtype == dtype
+            assert sess.run(tf.gradients(y, x)[0]) == 5.0

@@ -29,8 +29,11 @@ class Defun:
     def __call__(self, func):
         if not callable(func):
             raise ValueError(f"function {func} must be callable")  # noqa: TRY004 - as TF
-        return _DefinedFunction(func, self._input_types, self._func_name, self._grad_func,
-                                self._python_grad_func, self._out_names)
+        fn = _DefinedFunction(func, self._input_types, self._func_name, self._grad_func,
+                              self._python_grad_func, self._out_names)
+        fn._attrs = {k: v for k, v in self._extra_kwargs.items()
+                     if k.startswith(("experimental_", "_"))}
+        return fn
 
 
 class _DefinedFunction:
@@ -47,6 +50,7 @@ class _DefinedFunction:
         self._python_grad_func = python_grad_func
         self._out_names = out_names
         self.__doc__ = func.__doc__
+        self._attrs = {}
 
     @property
     def name(self):
@@ -79,7 +83,24 @@ class _DefinedFunction:
         names = self._out_names or [f"{self._func_name}_{k}" for k in range(len(outs))]
         for out_name, t in zip(names, outs):
             fd.signature.output_arg.add(name=out_name, type=t.dtype.as_datatype_enum)
+        for key, value in self._attrs.items():
+            if isinstance(value, bool):
+                fd.attr[key].b = value
+            elif isinstance(value, int):
+                fd.attr[key].i = value
+            elif isinstance(value, float):
+                fd.attr[key].f = value
+            elif isinstance(value, (str, bytes)):
+                fd.attr[key].s = value.encode() if isinstance(value, str) else value
+            else:
+                msg = f"Unsupported attribute type for {key} with type {type(value)}"
+                raise ValueError(msg)  # noqa: TRY004 - as TF
         return fd
+
+    @property
+    def captured_inputs(self):
+        """The outer tensors a call captures: none, as calls use them directly."""
+        return []
 
     @property
     def declared_input_types(self):
