@@ -494,7 +494,7 @@ def test_dirichlet_multinomial_covariance_and_moments(sess):
     # total_count broadcasts against the event axis as it is (as TF 1.x)
     batch = tf.distributions.DirichletMultinomial(np.array([[2.0], [4.0]]),
                                                   np.ones((2, 3)))
-    assert batch.covariance().shape == (2, 3, 3)
+    assert batch.covariance().shape == (2, 3, 3) and batch.batch_shape == [2]
     np.testing.assert_allclose(sess.run(batch.mean()), [[2 / 3] * 3, [4 / 3] * 3], rtol=1e-6)
     counts = tf.placeholder(tf.float64, [3])
     strict = tf.distributions.DirichletMultinomial(3.0, conc, validate_args=True)

@@ -912,6 +912,13 @@ class DirichletMultinomial(_Counts):
 
     _sum_message = "counts last-dimension must sum to `self.total_count`"
 
+    # as TF 1.x, the batch shape is the concentration's alone
+    def _batch_shape(self):
+        return self._concentration.get_shape()[:-1]
+
+    def _batch_shape_tensor(self):
+        return tf.shape(self._concentration)[:-1]
+
     # As TF 1.x, the moments broadcast ``total_count`` against the event axis as it is (a
     # total_count of shape [4, 1] with concentration [4, 3] gives means of shape [4, 3]).
     def _mean(self):
