@@ -357,6 +357,11 @@ def test_defun_definition_attrs_and_overloads():
     def marked(v):
         return v + 1.0
 
+    @function.Defun(tf.float32, noinline=True)
+    def kept(v):
+        return v
+
+    assert kept.definition.attr["_noinline"].b
     attrs = marked.definition.attr
     assert attrs["experimental_marker"].s == b"m1" and attrs["_implements"].s == b"some.api"
     assert marked.captured_inputs == []

@@ -33,6 +33,8 @@ class Defun:
                               self._python_grad_func, self._out_names)
         fn._attrs = {k: v for k, v in self._extra_kwargs.items()
                      if k.startswith(("experimental_", "_"))}
+        if self._extra_kwargs.get("noinline") is not None:
+            fn._attrs["_noinline"] = bool(self._extra_kwargs["noinline"])
         return fn
 
 
