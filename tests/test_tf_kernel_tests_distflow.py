@@ -235,6 +235,8 @@ def test_beta_samples_checked_and_unit_concentration_finite_at_the_edge(sess):
         sess.run(lp, {x: [0.5, 1.0]})
     edge = sess.run(tf.distributions.Beta(1.0, [0.5, 3.0]).prob(0.0))
     np.testing.assert_allclose(edge, [0.5, 3.0], rtol=1e-5)
+    # at x = 1 TF 1.x keeps a plain (c0 - 1) * log1p(-x): NaN for concentration0 = 1
+    assert np.isnan(sess.run(tf.distributions.Beta(2.0, 1.0).prob(1.0)))
     strict = tf.distributions.Beta([3.0, 2.0], [1.0, 2.0], allow_nan_stats=False)
     with pytest.raises(tf.errors.InvalidArgumentError, match="concentration0 <= 1"):
         sess.run(strict.mode())

@@ -469,11 +469,11 @@ class Beta(_ParamsDistribution):
                                      message="sample must be less than `1`.")]
             with tf.control_dependencies(checks):
                 x = tf.identity(x)
-        # xlogy: a concentration of 1 at the boundary contributes 0, not NaN
+        # as TF 1.x: xlogy for x (concentration1 = 1 at x = 0 contributes 0, not NaN), a
+        # plain product for 1 - x (so concentration0 = 1 at x = 1 is NaN, as in TF)
         x_b = x + tf.zeros_like(self._c1) + tf.zeros_like(self._c0)
         return (tf.math.xlogy(self._c1 - 1.0 + tf.zeros_like(x_b), x_b)
-                + tf.math.xlogy(self._c0 - 1.0 + tf.zeros_like(x_b), 1.0 - x_b)
-                - self._lbeta())
+                + (self._c0 - 1.0) * tf.log1p(-x_b) - self._lbeta())
 
     def _cdf(self, x):
         a = self._c1 + tf.zeros_like(x) + tf.zeros_like(self._c0)
