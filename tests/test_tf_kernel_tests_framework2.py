@@ -380,3 +380,16 @@ def test_defun_definition_attrs_and_overloads():
             y = untyped(x)
             assert y.dtype == dtype
             assert sess.run(tf.gradients(y, x)[0]) == 5.0
+
+
+def test_attr_value_errors_use_op_def_library_words():
+    from tideflow.python.ops import gen_array_ops, gen_math_ops, gen_nn_ops
+
+    with tf.Graph().as_default():
+        x = tf.zeros([1, 2, 2, 1])
+        with pytest.raises(TypeError, match="Expected DataType for argument 'DstT' not 'bogus'."):
+            gen_math_ops.cast(tf.constant(1), DstT="bogus")
+        with pytest.raises(TypeError, match="Expected list for attr strides"):
+            gen_nn_ops.conv2d(x, tf.zeros([1, 1, 1, 1]), strides=2, padding="SAME")
+        with pytest.raises(ValueError, match="Error converting shape to a TensorShape"):
+            gen_array_ops.placeholder(tf.float32, shape="bad")

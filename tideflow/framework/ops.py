@@ -1944,8 +1944,34 @@ def _coerce_attr(op_def, spec, value):
     except (TypeError, ValueError) as e:
         if str(e).startswith(("Expected", "Value passed", "Attr")):
             raise
+        # TF's op_def_library words, by the attr's kind
+        if typ.startswith("list(") and not isinstance(value, (list, tuple)):
+            raise TypeError(f"Expected list for attr {spec.name}") from None
+        kind = typ[5:-1] if typ.startswith("list(") else typ
+        if kind == "shape":
+            raise ValueError(f"Error converting {spec.name} to a TensorShape: {e}.") from None
+        expected = {"type": "DataType", "int": "int", "float": "float"}.get(kind)
+        if expected is not None:
+            bad = value
+            if typ.startswith("list("):
+                bad = next((v for v in value if not _attr_item_ok(kind, v)), value)
+            raise TypeError(f"Expected {expected} for argument '{spec.name}' not {bad!r}.") \
+                from None
         raise TypeError(f"Bad value {value!r} for attr '{spec.name}' of op '{op_def.name}': {e}")
     return value
+
+
+def _attr_item_ok(kind, v):
+    try:
+        if kind == "type":
+            dtypes.as_dtype(v)
+        elif isinstance(v, str):
+            return False
+        else:
+            (int if kind == "int" else float)(v)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _graph_from_inputs(inputs):
