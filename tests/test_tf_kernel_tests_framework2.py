@@ -393,3 +393,11 @@ def test_attr_value_errors_use_op_def_library_words():
             gen_nn_ops.conv2d(x, tf.zeros([1, 1, 1, 1]), strides=2, padding="SAME")
         with pytest.raises(ValueError, match="Error converting shape to a TensorShape"):
             gen_array_ops.placeholder(tf.float32, shape="bad")
+
+
+def test_dimension_at_index():
+    from tideflow.python.framework import tensor_shape
+
+    assert tensor_shape.dimension_at_index(tf.TensorShape(None), 4).value is None
+    assert tensor_shape.dimension_at_index(tf.TensorShape([5, None]), 0).value == 5
+    assert tensor_shape.dimension_at_index([2, 7], 1).value == 7

@@ -381,3 +381,12 @@ def vector(length):
 
 def matrix(rows, cols):
     return TensorShape([rows, cols])
+
+
+def dimension_at_index(shape, index):
+    """The Dimension at ``index`` of ``shape`` (a TensorShape, or what ``as_shape`` takes);
+    an unknown Dimension when the rank is unknown."""
+    shape = as_shape(shape)
+    if shape.dims is None:
+        return Dimension(None)
+    return shape.dims[index]
