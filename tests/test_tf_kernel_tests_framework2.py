@@ -401,3 +401,17 @@ def test_dimension_at_index():
     assert tensor_shape.dimension_at_index(tf.TensorShape(None), 4).value is None
     assert tensor_shape.dimension_at_index(tf.TensorShape([5, None]), 0).value == 5
     assert tensor_shape.dimension_at_index([2, 7], 1).value == 7
+
+
+def test_make_specific_exception():
+    import warnings
+
+    from tideflow.python.framework import errors_impl
+
+    assert isinstance(errors_impl._make_specific_exception(None, None, "gone", 5),
+                      errors_impl.NotFoundError)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exc = errors_impl._make_specific_exception(None, None, "odd", 99)
+    assert isinstance(exc, errors_impl.UnknownError) and exc.message == "odd"
+    assert any("Unknown error code: 99" in str(w.message) for w in caught)

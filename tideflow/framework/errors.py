@@ -109,6 +109,18 @@ def exception_type_from_error_code(error_code):
     return _CODE_TO_CLASS[error_code]
 
 
+def _make_specific_exception(node_def, op, message, error_code):
+    """The OpError subclass instance for ``error_code``; an UnknownError, with a warning, for a
+    code TF does not know."""
+    cls = _CODE_TO_CLASS.get(error_code)
+    if cls is None:
+        import warnings
+
+        warnings.warn(f"Unknown error code: {error_code}", stacklevel=2)
+        return UnknownError(node_def, op, message)
+    return cls(node_def, op, message)
+
+
 def error_code_from_exception_type(cls):
     for code, c in _CODE_TO_CLASS.items():
         if c is cls:
