@@ -502,3 +502,34 @@ def test_dirichlet_multinomial_covariance_and_moments(sess):
     strict = tf.distributions.DirichletMultinomial(3.0, conc, validate_args=True)
     with pytest.raises(tf.errors.InvalidArgumentError, match="last-dimension must sum to"):
         sess.run(strict.prob(counts), {counts: [1.0, 1.0, 0.0]})
+
+
+# -- distribution util ---------------------------------------------------------------------------------
+def test_distribution_util_checks_and_helpers(sess):
+    from tideflow.python.ops.distributions import util as du
+    x = tf.placeholder(tf.float32)
+    with tf.control_dependencies([du.assert_integer_form(x)]):
+        y = tf.identity(x)
+    sess.run(y, {x: [3.0, -4.0]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="non-integer components"):
+        sess.run(y, {x: [3.0, 0.25]})
+    i = tf.placeholder(tf.int64)
+    to_u8 = du.embed_check_integer_casting_closed(i, tf.uint8, assert_nonnegative=False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Elements cannot exceed 255"):
+        sess.run(to_u8, {i: [7, 300]})
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot be smaller than 0"):
+        sess.run(to_u8, {i: [-7, 3]})
+    with pytest.raises(ValueError, match="at least 2"):
+        du.embed_check_categorical_event_shape(tf.zeros([4, 1]))
+    logits, _ = du.get_logits_and_probs(probs=[0.25, 0.5], validate_args=True)
+    np.testing.assert_allclose(sess.run(logits), [np.log(1 / 3), 0.0], atol=1e-6)
+    got = sess.run(du.log_combinations(6.0, [[1.0, 2.0, 3.0]]))
+    np.testing.assert_allclose(got, [np.log(60.0)], rtol=1e-6)
+    a, b = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+    same = du.same_dynamic_shape(a, b)
+    assert sess.run(same, {a: [[1.0, 2.0]], b: [[0.0, 0.0]]})
+    assert not sess.run(same, {a: [1.0, 2.0], b: [[1.0, 2.0]]})
+    assert du.maybe_get_static_value(tf.constant([1, 2]), np.float32).dtype == np.float32
+    vals = np.array([1e-12, 0.1, 2.0, 40.0])
+    np.testing.assert_allclose(sess.run(tf.nn.softplus(du.softplus_inverse(vals))), vals,
+                               rtol=1e-9)

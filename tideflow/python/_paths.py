@@ -111,7 +111,7 @@ _add("ops.distributions.distribution", "``Distribution``.",
      ["tideflow.distributions.distribution", "tideflow.distributions"])
 for _dist in ("bernoulli", "beta", "categorical", "dirichlet", "dirichlet_multinomial",
               "exponential", "gamma", "kullback_leibler", "laplace", "multinomial", "normal",
-              "student_t", "uniform", "util"):
+              "student_t", "uniform"):
     _add("ops.distributions." + _dist, "``tf.distributions``.", ["tideflow.distributions"])
 _add("ops.distributions.kullback_leibler", "``kl_divergence``, ``RegisterKL``...",
      ["tideflow.distributions.distribution"], _module="tideflow.distributions.distribution")
@@ -119,6 +119,9 @@ _add("ops.distributions.bijector", "``Bijector``.", ["tideflow.distributions.bij
      _module="tideflow.distributions.bijector")
 _add("ops.distributions.identity_bijector", "The ``Identity`` bijector.",
      ["tideflow.distributions.bijector"])
+_add("ops.distributions.util", "``distribution_util``'s helpers.",
+     ["tideflow.distributions.util", "tideflow.distributions"],
+     _module="tideflow.distributions.util")
 _add("ops.distributions.special_math", "``ndtr``, ``ndtri``, ``log_ndtr``...",
      ["tideflow.distributions.special_math"], _module="tideflow.distributions.special_math")
 # -- framework ------------------------------------------------------------------------------

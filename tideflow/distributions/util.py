@@ -1,0 +1,236 @@
+"""Helpers of TF 1.x's ``tensorflow.python.ops.distributions.util`` (``distribution_util``)
+that programs and distributions use: argument checks embedded in the graph (integer form,
+categorical event sizes, closed integer casts), ``get_logits_and_probs``,
+``log_combinations``, ``same_dynamic_shape``, ``maybe_get_static_value`` and
+``softplus_inverse``."""
+
+import hashlib
+
+import numpy as np
+
+import tideflow as tf
+from tideflow.framework import ops
+
+__all__ = ["assert_integer_form", "embed_check_categorical_event_shape",
+           "embed_check_integer_casting_closed", "embed_check_nonnegative_integer_form",
+           "gen_new_seed", "get_logits_and_probs", "log_combinations",
+           "maybe_get_static_value", "same_dynamic_shape", "softplus_inverse"]
+
+_INT_FOR_FLOAT = {"float16": tf.int16, "float32": tf.int32, "float64": tf.int64}
+
+
+def _largest_integer(dtype):
+    """The largest integer a dtype holds exactly (0 for dtypes it cannot tell)."""
+    dtype = tf.as_dtype(dtype).base_dtype
+    if dtype.is_floating:
+        return int(2 ** (np.finfo(dtype.as_numpy_dtype).nmant + 1))
+    if dtype.is_integer:
+        return int(np.iinfo(dtype.as_numpy_dtype).max)
+    if dtype == tf.bool:
+        return 1
+    raise TypeError(f"Unrecognized dtype: {dtype.name}")
+
+
+def _smallest_integer(dtype):
+    dtype = tf.as_dtype(dtype).base_dtype
+    if dtype.is_floating:
+        return -_largest_integer(dtype)
+    if dtype.is_integer:
+        return int(np.iinfo(dtype.as_numpy_dtype).min)
+    if dtype == tf.bool:
+        return 0
+    raise TypeError(f"Unrecognized dtype: {dtype.name}")
+
+
+def _is_known_signed(dtype):
+    return dtype.is_floating or (dtype.is_integer and np.iinfo(dtype.as_numpy_dtype).min < 0)
+
+
+def assert_integer_form(x, data=None, summarize=None, message=None, int_dtype=None,
+                        name="assert_integer_form"):
+    """An op asserting every element of ``x`` is a whole number (round-trips through
+    ``int_dtype``, by default the integer type of ``x``'s width)."""
+    with tf.name_scope(name, values=[x, data]):
+        x = tf.convert_to_tensor(x, name="x")
+        if x.dtype.is_integer:
+            return tf.no_op()
+        message = message or f"{x} has non-integer components"
+        if int_dtype is None:
+            int_dtype = _INT_FOR_FLOAT.get(x.dtype.base_dtype.name)
+            if int_dtype is None:
+                raise TypeError(f"Unrecognized type {x.dtype.name}")
+        back = tf.cast(tf.cast(x, int_dtype), x.dtype)
+        return tf.assert_equal(x, back, data=data, summarize=summarize, message=message,
+                               name=name)
+
+
+def embed_check_nonnegative_integer_form(x, name="embed_check_nonnegative_integer_form"):
+    """``x`` guarded to be non-negative and whole."""
+    with tf.name_scope(name, values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        checks = [tf.assert_non_negative(x, message=f"'{x}' must be non-negative.")]
+        if not x.dtype.is_integer:
+            checks.append(assert_integer_form(
+                x, message=f"'{x}' cannot contain fractional components."))
+        with tf.control_dependencies(checks):
+            return tf.identity(x)
+
+
+def embed_check_categorical_event_shape(categorical_param,
+                                        name="embed_check_categorical_event_shape"):
+    """``categorical_param`` guarded to have between 2 and the dtype's largest exact
+    integer classes along its last axis (statically when the size is known)."""
+    with tf.name_scope(name, values=[categorical_param]):
+        x = tf.convert_to_tensor(categorical_param, name="categorical_param")
+        dtype = x.dtype.base_dtype
+        if not (dtype.is_floating or dtype.is_integer) or dtype.is_quantized:
+            raise TypeError(f"Unable to validate size of unrecognized dtype ({dtype.name}).")
+        most = _largest_integer(dtype)
+        shape = x.get_shape()
+        size = shape[-1].value if shape.ndims is not None and shape.ndims > 0 else None
+        if size is not None:
+            if size < 2:
+                raise ValueError(f"A categorical-distribution parameter must have at least 2 "
+                                 f"events, not {size}.")
+            if size > most:
+                raise ValueError(f"Number of classes exceeds `dtype` precision, i.e., "
+                                 f"{dtype.name} implies shape ({size}) cannot exceed {most}.")
+            return x
+        n = tf.shape(x, out_type=tf.int64)[-1]
+        checks = [tf.assert_rank_at_least(x, 1, message="Input must have at least one "
+                                          "dimension."),
+                  tf.assert_greater_equal(n, tf.constant(2, tf.int64),
+                                          message="A categorical-distribution parameter must "
+                                          "have at least 2 events."),
+                  tf.assert_less_equal(n, tf.constant(most, tf.int64),
+                                       message=f"Number of classes exceeds `dtype` precision, "
+                                       f"i.e., {dtype.name} dtype cannot exceed {most} shape.")]
+        with tf.control_dependencies(checks):
+            return tf.identity(x)
+
+
+def embed_check_integer_casting_closed(x, target_dtype, assert_nonnegative=True,
+                                       name="embed_check_casting_closed"):
+    """``x`` guarded so that casting it to ``target_dtype`` loses nothing."""
+    with tf.name_scope(name, values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        target_dtype = tf.as_dtype(target_dtype).base_dtype
+        if not (target_dtype.is_integer or target_dtype == tf.bool):
+            raise TypeError(f"target_dtype ({target_dtype.name}) must be integer or bool.")
+        dtype = x.dtype.base_dtype
+        if not (dtype.is_integer or dtype.is_floating or dtype == tf.bool):
+            raise TypeError(f"x.dtype ({dtype.name}) must be integer, float or bool.")
+        checks = []
+        if assert_nonnegative:
+            checks.append(tf.assert_non_negative(x, message="Elements must be non-negative."))
+        if dtype.is_floating:
+            checks.append(assert_integer_form(
+                x, int_dtype=target_dtype,
+                message=f"Elements must be {target_dtype.name}-equivalent."))
+        elif _largest_integer(dtype) > _largest_integer(target_dtype):
+            top = _largest_integer(target_dtype)
+            checks.append(tf.assert_less_equal(x, tf.constant(top, dtype),
+                                               message=f"Elements cannot exceed {top}."))
+        if (not assert_nonnegative and _is_known_signed(dtype)
+                and _smallest_integer(dtype) < _smallest_integer(target_dtype)):
+            low = _smallest_integer(target_dtype)
+            checks.append(tf.assert_greater_equal(
+                x, tf.constant(low, dtype), message=f"Elements cannot be smaller than {low}."))
+        if not checks:
+            return x
+        with tf.control_dependencies(checks):
+            return tf.identity(x)
+
+
+def get_logits_and_probs(logits=None, probs=None, multidimensional=False,
+                         validate_args=False, name="get_logits_and_probs", dtype=None):
+    """``(logits, probs)`` from one of them (sigmoid/softmax, or log-odds/log), with TF's
+    checks when ``validate_args``."""
+    with tf.name_scope(name, values=[probs, logits]):
+        if (probs is None) == (logits is None):
+            raise ValueError("Must pass probs or logits, but not both.")
+        if probs is None:
+            logits = tf.convert_to_tensor(logits, name="logits", dtype=dtype)
+            if not logits.dtype.is_floating:
+                raise TypeError("logits must having floating type.")
+            if multidimensional:
+                if validate_args:
+                    logits = embed_check_categorical_event_shape(logits)
+                return logits, tf.nn.softmax(logits, name="probs")
+            return logits, tf.sigmoid(logits, name="probs")
+        probs = tf.convert_to_tensor(probs, name="probs", dtype=dtype)
+        if not probs.dtype.is_floating:
+            raise TypeError("probs must having floating type.")
+        if validate_args:
+            with tf.name_scope("validate_probs"):
+                one = tf.constant(1.0, probs.dtype)
+                checks = [tf.assert_non_negative(probs)]
+                if multidimensional:
+                    probs = embed_check_categorical_event_shape(probs)
+                    checks.append(tf.assert_near(tf.reduce_sum(probs, -1), one,
+                                                 message="probs does not sum to 1."))
+                else:
+                    checks.append(tf.assert_less_equal(
+                        probs, one, message="probs has components greater than 1."))
+                with tf.control_dependencies(checks):
+                    probs = tf.identity(probs)
+        with tf.name_scope("logits"):
+            if multidimensional:
+                return tf.log(probs), probs
+            return tf.log(probs) - tf.log1p(-probs), probs
+
+
+def log_combinations(n, counts, name="log_combinations"):
+    """``log(n! / prod(counts!))`` over the last axis of ``counts``."""
+    with tf.name_scope(name, values=[n, counts]):
+        n = tf.convert_to_tensor(n, name="n")
+        counts = tf.convert_to_tensor(counts, name="counts", dtype=n.dtype)
+        return tf.lgamma(n + 1.0) - tf.reduce_sum(tf.lgamma(counts + 1.0), -1)
+
+
+def same_dynamic_shape(a, b):
+    """A bool scalar: whether ``a`` and ``b`` have the same shape at run time."""
+    a = tf.convert_to_tensor(a, name="a")
+    b = tf.convert_to_tensor(b, name="b")
+
+    def same():
+        return tf.reduce_all(tf.equal(tf.concat([tf.shape(a), tf.shape(b)], 0),
+                                      tf.concat([tf.shape(b), tf.shape(a)], 0)))
+
+    return tf.cond(tf.equal(tf.rank(a), tf.rank(b)), same, lambda: tf.constant(False))
+
+
+def maybe_get_static_value(x, dtype=None):
+    """``x``'s value when known while building the graph (as ``dtype`` if given), else
+    None."""
+    if x is None:
+        return x
+    try:
+        value = ops.constant_value(x) if isinstance(x, tf.Tensor) else x
+    except TypeError:
+        value = x
+    if value is None or dtype is None:
+        return value
+    return np.array(value, dtype)
+
+
+def softplus_inverse(x, name=None):
+    """The inverse of softplus, ``log(exp(x) - 1)``, computed stably for tiny and large
+    ``x``."""
+    with tf.name_scope(name, "softplus_inverse", values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        threshold = np.log(np.finfo(x.dtype.as_numpy_dtype).eps) + 2.0
+        small = tf.less(x, np.exp(threshold))
+        large = tf.greater(x, -threshold)
+        safe = tf.where(tf.logical_or(small, large), tf.ones_like(x), x)
+        y = safe + tf.log(-tf.expm1(-safe))
+        return tf.where(small, tf.log(tf.where(small, x, tf.ones_like(x))),
+                        tf.where(large, x, y))
+
+
+def gen_new_seed(seed, salt):
+    """A new seed derived from ``seed`` and the string ``salt`` (None stays None)."""
+    if seed is None:
+        return None
+    digest = hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) & 0x7FFFFFFF
