@@ -533,3 +533,29 @@ def test_distribution_util_checks_and_helpers(sess):
     vals = np.array([1e-12, 0.1, 2.0, 40.0])
     np.testing.assert_allclose(sess.run(tf.nn.softplus(du.softplus_inverse(vals))), vals,
                                rtol=1e-9)
+
+
+def test_distribution_util_shapes_and_triangles(sess):
+    from tideflow.python.ops.distributions import util as du
+    x = np.arange(24.0).reshape(2, 3, 4)
+    y = du.rotate_transpose(x, -1)
+    assert y.shape == (3, 4, 2)
+    np.testing.assert_array_equal(sess.run(y), np.transpose(x, [1, 2, 0]))
+    shift = tf.placeholder(tf.int32)
+    np.testing.assert_array_equal(sess.run(du.rotate_transpose(x, shift), {shift: 4}),
+                                  np.transpose(x, [2, 0, 1]))
+    assert du.prefer_static_rank(tf.zeros([5, 1])) == 2
+    assert du.prefer_static_shape(tf.zeros([5, 1])).tolist() == [5, 1]
+    flag = tf.placeholder(tf.bool)
+    assert sess.run(du.pick_vector(flag, [1, 2], [3]), {flag: False}).tolist() == [3]
+    vec = np.array([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])
+    low = du.fill_triangular(vec)
+    assert low.shape == (1, 3, 3)
+    np.testing.assert_array_equal(sess.run(low)[0], [[4, 0, 0], [6, 5, 0], [3, 2, 1]])
+    up = du.fill_triangular(vec, upper=True)
+    np.testing.assert_array_equal(sess.run(up)[0], [[1, 2, 3], [0, 5, 6], [0, 0, 4]])
+    back = du.fill_triangular_inverse(low)
+    np.testing.assert_array_equal(sess.run(back), vec)
+    lswe, sign = du.reduce_weighted_logsumexp([0.0, np.log(3.0)], [2.0, -1.0],
+                                              return_sign=True)
+    assert sess.run(sign) == -1.0 and sess.run(lswe) == pytest.approx(0.0, abs=1e-12)

@@ -1,7 +1,9 @@
 """Helpers of TF 1.x's ``tensorflow.python.ops.distributions.util`` (``distribution_util``)
 that programs and distributions use: argument checks embedded in the graph (integer form,
 categorical event sizes, closed integer casts), ``get_logits_and_probs``,
-``log_combinations``, ``same_dynamic_shape``, ``maybe_get_static_value`` and
+``log_combinations``, ``same_dynamic_shape``, the ``prefer_static_*`` and
+``maybe_get_static_value`` look-ups, ``rotate_transpose``, ``pick_vector``,
+``fill_triangular`` (and its inverse), ``reduce_weighted_logsumexp`` and
 ``softplus_inverse``."""
 
 import hashlib
@@ -13,8 +15,11 @@ from tideflow.framework import ops
 
 __all__ = ["assert_integer_form", "embed_check_categorical_event_shape",
            "embed_check_integer_casting_closed", "embed_check_nonnegative_integer_form",
-           "gen_new_seed", "get_logits_and_probs", "log_combinations",
-           "maybe_get_static_value", "same_dynamic_shape", "softplus_inverse"]
+           "fill_triangular", "fill_triangular_inverse", "gen_new_seed",
+           "get_logits_and_probs", "log_combinations", "maybe_get_static_value",
+           "pick_vector", "prefer_static_rank", "prefer_static_shape", "prefer_static_value",
+           "reduce_weighted_logsumexp", "rotate_transpose", "same_dynamic_shape",
+           "softplus_inverse"]
 
 _INT_FOR_FLOAT = {"float16": tf.int16, "float32": tf.int32, "float64": tf.int64}
 
@@ -234,3 +239,136 @@ def gen_new_seed(seed, salt):
         return None
     digest = hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()
     return int(digest[:8], 16) & 0x7FFFFFFF
+
+
+def prefer_static_value(x):
+    """``x``'s value as a NumPy array when known while building the graph, else ``x``."""
+    static = ops.constant_value(x) if isinstance(x, tf.Tensor) else None
+    return np.asarray(static) if static is not None else x
+
+
+def prefer_static_rank(x):
+    """``x``'s rank, statically when known."""
+    shape = tf.convert_to_tensor(x).get_shape() if not isinstance(x, tf.Tensor) \
+        else x.get_shape()
+    if shape.ndims is not None:
+        return np.array(shape.ndims, np.int32)
+    return tf.rank(x)
+
+
+def prefer_static_shape(x):
+    """``x``'s shape, statically when fully known."""
+    x = tf.convert_to_tensor(x)
+    if x.get_shape().is_fully_defined():
+        return np.array(x.get_shape().as_list(), np.int32)
+    return tf.shape(x)
+
+
+def rotate_transpose(x, shift, name="rotate_transpose"):
+    """``x`` with its dimensions rolled right by ``shift`` (as ``np.roll`` of the axes)."""
+    with tf.name_scope(name, values=[x, shift]):
+        x = tf.convert_to_tensor(x, name="x")
+        shift_static = maybe_get_static_value(shift) if not isinstance(shift, int) else shift
+        ndims = x.get_shape().ndims
+        if ndims is not None and shift_static is not None:
+            if ndims < 2:
+                return x
+            perm = np.roll(np.arange(ndims), int(shift_static))
+            return tf.transpose(x, perm)
+        shift = tf.convert_to_tensor(shift, dtype=tf.int32, name="shift")
+        rank = tf.rank(x)
+        perm = tf.floormod(tf.range(rank) - shift, rank)
+        return tf.transpose(x, perm)
+
+
+def pick_vector(cond, true_vector, false_vector, name="pick_vector"):
+    """``true_vector`` if ``cond`` else ``false_vector`` (chosen while building the graph
+    when ``cond`` is known)."""
+    with tf.name_scope(name, values=[cond, true_vector, false_vector]):
+        cond = tf.convert_to_tensor(cond, name="cond")
+        if cond.dtype != tf.bool:
+            raise TypeError(f"{cond} has dtype {cond.dtype}; expected bool")
+        static = ops.constant_value(cond)
+        if static is not None:
+            return true_vector if static else false_vector
+        true_vector = tf.convert_to_tensor(true_vector, name="true_vector")
+        false_vector = tf.convert_to_tensor(false_vector, name="false_vector")
+        if true_vector.dtype != false_vector.dtype:
+            raise TypeError(f"{true_vector} (dtype {true_vector.dtype}) and {false_vector} "
+                            f"(dtype {false_vector.dtype}) do not have the same dtype")
+        return tf.cond(cond, lambda: true_vector, lambda: false_vector)
+
+
+def _tri_size(m):
+    n = np.sqrt(0.25 + 2.0 * m) - 0.5
+    if n != np.floor(n):
+        raise ValueError(f"Input right-most shape ({m}) does not correspond to a triangular "
+                         f"matrix.")
+    return int(n)
+
+
+def fill_triangular(x, upper=False, name=None):
+    """The ``n(n+1)/2`` last-axis entries of ``x`` laid into an ``n x n`` lower (or upper)
+    triangular matrix, in TF 1.x's order (the last row holds the first entries, reversed)."""
+    with tf.name_scope(name, "fill_triangular", values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        m_static = x.get_shape()[-1].value if x.get_shape().ndims else None
+        if m_static is not None:
+            m, n = m_static, _tri_size(m_static)
+        else:
+            m = tf.shape(x)[-1]
+            n = tf.cast(tf.sqrt(0.25 + 2.0 * tf.cast(m, tf.float32)) - 0.5, tf.int32)
+        tail = x[..., (m - (n * n - m)):]
+        parts = [x, tf.reverse(tail, [-1])] if upper else [tail, tf.reverse(x, [-1])]
+        y = tf.reshape(tf.concat(parts, -1), tf.concat([tf.shape(x)[:-1], [n, n]], 0))
+        y = tf.matrix_band_part(y, 0 if upper else -1, -1 if upper else 0)
+        if m_static is not None:
+            y.set_shape(x.get_shape()[:-1].concatenate([n, n]))
+        return y
+
+
+def fill_triangular_inverse(x, upper=False, name=None):
+    """The inverse of ``fill_triangular``: a triangular matrix back to its vector."""
+    with tf.name_scope(name, "fill_triangular_inverse", values=[x]):
+        x = tf.convert_to_tensor(x, name="x")
+        n_static = x.get_shape()[-1].value if x.get_shape().ndims else None
+        n = n_static if n_static is not None else tf.shape(x)[-1]
+        m = n * (n + 1) // 2 if n_static is not None else tf.floordiv(n * (n + 1), 2)
+        if upper:
+            first = x[..., 0, :]
+            rest = x[..., 1:, :]
+        else:
+            first = tf.reverse(x[..., -1, :], [-1])
+            rest = x[..., :-1, :]
+        folded = rest + tf.reverse(rest, [-1, -2])
+        flat = tf.reshape(folded, tf.concat([tf.shape(x)[:-2], [n * (n - 1)]], 0))
+        y = tf.concat([first, flat[..., :m - n]], -1)
+        if n_static is not None:
+            y.set_shape(x.get_shape()[:-2].concatenate([m]))
+        return y
+
+
+def reduce_weighted_logsumexp(logx, w=None, axis=None, keep_dims=False, return_sign=False,
+                              name=None):
+    """``log(|sum(w * exp(logx))|)`` over ``axis`` computed stably (and its sign with
+    ``return_sign``)."""
+    with tf.name_scope(name, "reduce_weighted_logsumexp", values=[logx, w]):
+        logx = tf.convert_to_tensor(logx, name="logx")
+        if w is None:
+            lswe = tf.reduce_logsumexp(logx, axis=axis, keepdims=keep_dims)
+            if return_sign:
+                return lswe, tf.ones_like(lswe)
+            return lswe
+        w = tf.convert_to_tensor(w, dtype=logx.dtype, name="w")
+        log_absw_x = logx + tf.log(tf.abs(w))
+        top = tf.reduce_max(log_absw_x, axis=axis, keepdims=True)
+        top = tf.where(tf.is_inf(top), tf.zeros_like(top), top)
+        scaled = tf.sign(w) * tf.exp(log_absw_x - top)
+        total = tf.reduce_sum(scaled, axis=axis, keepdims=keep_dims)
+        if not keep_dims:
+            top = tf.squeeze(top, axis) if axis is not None else tf.reshape(top, [])
+        sgn = tf.sign(total)
+        lswe = top + tf.log(sgn * total)
+        if return_sign:
+            return lswe, sgn
+        return lswe
