@@ -559,3 +559,15 @@ def test_distribution_util_shapes_and_triangles(sess):
     lswe, sign = du.reduce_weighted_logsumexp([0.0, np.log(3.0)], [2.0, -1.0],
                                               return_sign=True)
     assert sess.run(sign) == -1.0 and sess.run(lswe) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_parent_frame_arguments_reports_the_callers_arguments():
+    from tideflow.python.ops.distributions import util as du
+
+    def f(a, b, *rest, **extra):
+        b = b * 2
+        unused = a + b  # noqa: F841 - locals other than arguments are not reported
+        return du.parent_frame_arguments()
+
+    assert f(1, 2, 9, 9, flag=True) == {"a": 1, "b": 4, "flag": True}
+    assert du.gen_new_seed(None, "x") is None and du.gen_new_seed(3, "x") is not None

@@ -7,19 +7,34 @@ categorical event sizes, closed integer casts), ``get_logits_and_probs``,
 ``softplus_inverse``."""
 
 import hashlib
+import inspect
 
 import numpy as np
 
 import tideflow as tf
 from tideflow.framework import ops
 
-__all__ = ["assert_integer_form", "embed_check_categorical_event_shape",
-           "embed_check_integer_casting_closed", "embed_check_nonnegative_integer_form",
-           "fill_triangular", "fill_triangular_inverse", "gen_new_seed",
-           "get_logits_and_probs", "log_combinations", "maybe_get_static_value",
-           "pick_vector", "prefer_static_rank", "prefer_static_shape", "prefer_static_value",
-           "reduce_weighted_logsumexp", "rotate_transpose", "same_dynamic_shape",
-           "softplus_inverse"]
+__all__ = [
+    "assert_integer_form",
+    "embed_check_categorical_event_shape",
+    "embed_check_integer_casting_closed",
+    "embed_check_nonnegative_integer_form",
+    "fill_triangular",
+    "fill_triangular_inverse",
+    "gen_new_seed",
+    "get_logits_and_probs",
+    "log_combinations",
+    "maybe_get_static_value",
+    "parent_frame_arguments",
+    "pick_vector",
+    "prefer_static_rank",
+    "prefer_static_shape",
+    "prefer_static_value",
+    "reduce_weighted_logsumexp",
+    "rotate_transpose",
+    "same_dynamic_shape",
+    "softplus_inverse",
+]
 
 _INT_FOR_FLOAT = {"float16": tf.int16, "float32": tf.int32, "float64": tf.int64}
 
@@ -372,3 +387,17 @@ def reduce_weighted_logsumexp(logx, w=None, axis=None, keep_dims=False, return_s
         if return_sign:
             return lswe, sgn
         return lswe
+
+
+def parent_frame_arguments():
+    """The arguments of the calling function as a dict: its named parameters (with their
+    current values) and the contents of its ``**kwargs``; ``*args`` are left out."""
+    frame = inspect.currentframe().f_back
+    try:
+        info = inspect.getargvalues(frame)
+        out = {name: info.locals[name] for name in info.args}
+        if info.keywords:
+            out.update(info.locals[info.keywords])
+        return out
+    finally:
+        del frame
