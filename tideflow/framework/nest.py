@@ -47,14 +47,25 @@ def _is_attrs(x):
     return hasattr(type(x), "__attrs_attrs__")
 
 
+_SEQ_TYPES = {list: True, tuple: True, dict: True}  # type -> whether nest descends into it
+
+
+def _is_seq_type(t):
+    found = _SEQ_TYPES.get(t)
+    if found is None:
+        found = (issubclass(t, (list, tuple, collections.abc.Mapping))
+                 or (not issubclass(t, _STRINGS)
+                     and (issubclass(t, (collections.abc.Sequence,
+                                         collections.abc.MappingView))
+                          or hasattr(t, "__attrs_attrs__"))))
+        if len(_SEQ_TYPES) < 4096:
+            _SEQ_TYPES[t] = found
+    return found
+
+
 def is_sequence(x):
     """True for the containers nest descends into (see the module docstring)."""
-    if isinstance(x, (list, tuple, collections.abc.Mapping)):
-        return True
-    if isinstance(x, _STRINGS):
-        return False
-    return (isinstance(x, (collections.abc.Sequence, collections.abc.MappingView))
-            or hasattr(type(x), "__attrs_attrs__"))
+    return _is_seq_type(type(x))
 
 
 is_nested = is_sequence
@@ -121,18 +132,22 @@ def _rebuild(template, children):
         return list(children)
 
 
+def _flatten_into(x, out):
+    t = type(x)
+    if t is list or t is tuple:
+        for c in x:
+            _flatten_into(c, out)
+    elif _is_seq_type(t):
+        for c in _children(x):
+            _flatten_into(c, out)
+    else:
+        out.append(x)
+
+
 def flatten(structure, expand_composites=False):
     """The leaves of ``structure``, depth first (dict values by sorted key)."""
-    if not is_sequence(structure):
-        return [structure]
     out = []
-    stack = [structure]
-    while stack:
-        x = stack.pop()
-        if is_sequence(x):
-            stack.extend(reversed(_children(x)))
-        else:
-            out.append(x)
+    _flatten_into(structure, out)
     return out
 
 
@@ -147,20 +162,25 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
             raise ValueError(
                 f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
         return flat_sequence[0]
-    n = len(flatten(structure))
-    if n != len(flat_sequence):
+    it = iter(flat_sequence)
+
+    def build(s):
+        if _is_seq_type(type(s)):
+            return _rebuild(s, [build(c) for c in _children(s)])
+        return next(it)
+
+    try:
+        packed = build(structure)
+        done = next(it, _DOT) is _DOT
+    except StopIteration:
+        done = False
+    if not done:
+        n = len(flatten(structure))
         raise ValueError(
             f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
             f"{len(flat_sequence)} elements.  Structure: {structure}, flat_sequence: "
             f"{flat_sequence}.")
-    it = iter(flat_sequence)
-
-    def build(s):
-        if is_sequence(s):
-            return _rebuild(s, [build(c) for c in _children(s)])
-        return next(it)
-
-    return build(structure)
+    return packed
 
 
 def _same_namedtuples(a, b):
@@ -171,48 +191,54 @@ def _describe(x):
     return f"type={type(x).__name__} str={x}"
 
 
-def _structure_error(nest1, nest2):
-    """Why ``nest1`` and ``nest2`` differ in structure: (error class, detail), or None."""
-
-    def check(a, b, check_types):
-        sa, sb = is_sequence(a), is_sequence(b)
-        if sa != sb:
-            seq, other = (a, b) if sa else (b, a)
-            return ValueError, (f'Substructure "{_describe(seq)}" is a sequence, while '
-                                f'substructure "{_describe(other)}" is not')
-        if not sa:
-            return None
-        if check_types and type(a) is not type(b):
-            if _is_namedtuple(a) and _is_namedtuple(b):
-                ok = _same_namedtuples(a, b)
-            else:
-                ok = ((isinstance(a, collections.abc.Mapping)
-                       and isinstance(b, collections.abc.Mapping))
-                      or (isinstance(a, list) and isinstance(b, list)
-                          and not _is_namedtuple(a) and not _is_namedtuple(b)))
-            if not ok:
-                return TypeError, (
-                    f"The two namedtuples don't have the same sequence type. First structure "
-                    f"{_describe(a)} has type {type(a).__name__}, while second structure "
-                    f"{_describe(b)} has type {type(b).__name__}")
-        if (isinstance(a, collections.abc.Mapping) and isinstance(b, collections.abc.Mapping)
-                and set(a) != set(b)):
-            return ValueError, (
-                    "The two dictionaries don't have the same set of keys. First structure "
-                    f"has keys {_describe(sorted(a, key=str))}, while second structure has "
-                    f"keys {_describe(sorted(b, key=str))}")
-        ca, cb = _children(a), _children(b)
-        for x, y in zip(ca, cb):
-            err = check(x, y, check_types)
-            if err is not None:
-                return err
-        if len(ca) != len(cb):
-            return ValueError, (
-                "The two structures don't have the same number of elements. First "
-                f"structure: {_describe(a)}. Second structure: {_describe(b)}")
+def _structure_error(a, b, check_types):
+    """Why ``a`` and ``b`` differ in structure: (error class, detail), or None."""
+    sa, sb = is_sequence(a), is_sequence(b)
+    if sa != sb:
+        seq, other = (a, b) if sa else (b, a)
+        return ValueError, (f'Substructure "{_describe(seq)}" is a sequence, while '
+                            f'substructure "{_describe(other)}" is not')
+    if not sa:
         return None
+    if check_types and type(a) is not type(b):
+        if _is_namedtuple(a) and _is_namedtuple(b):
+            ok = _same_namedtuples(a, b)
+        else:
+            ok = ((isinstance(a, collections.abc.Mapping)
+                   and isinstance(b, collections.abc.Mapping))
+                  or (isinstance(a, list) and isinstance(b, list)
+                      and not _is_namedtuple(a) and not _is_namedtuple(b)))
+        if not ok:
+            return TypeError, (
+                f"The two namedtuples don't have the same sequence type. First structure "
+                f"{_describe(a)} has type {type(a).__name__}, while second structure "
+                f"{_describe(b)} has type {type(b).__name__}")
+    if (isinstance(a, collections.abc.Mapping) and isinstance(b, collections.abc.Mapping)
+            and set(a) != set(b)):
+        return ValueError, (
+            "The two dictionaries don't have the same set of keys. First structure "
+            f"has keys {_describe(sorted(a, key=str))}, while second structure has "
+            f"keys {_describe(sorted(b, key=str))}")
+    ca, cb = _children(a), _children(b)
+    for x, y in zip(ca, cb):
+        err = _structure_error(x, y, check_types)
+        if err is not None:
+            return err
+    if len(ca) != len(cb):
+        return ValueError, (
+            "The two structures don't have the same number of elements. First "
+            f"structure: {_describe(a)}. Second structure: {_describe(b)}")
+    return None
 
-    return check
+
+_FLAT_SAFE = (list, tuple)
+
+
+def _is_flat(seq):
+    for x in seq:
+        if _is_seq_type(type(x)):
+            return False
+    return True
 
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
@@ -220,7 +246,10 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
 
     With ``check_types``, sequences must be of one type; namedtuples of one name and fields,
     and any two mappings, count as alike."""
-    err = _structure_error(nest1, nest2)(nest1, nest2, check_types)
+    if type(nest1) is type(nest2) and type(nest1) in _FLAT_SAFE and _is_flat(nest1) \
+            and _is_flat(nest2) and len(nest1) == len(nest2):
+        return  # two flat lists/tuples of leaves: alike
+    err = _structure_error(nest1, nest2, check_types)
     if err is None:
         return
     cls, detail = err
