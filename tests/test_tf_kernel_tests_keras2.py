@@ -1005,3 +1005,39 @@ def test_mean_tensor_squeezes_column_weights():
     sess.run(update)
     np.testing.assert_allclose(sess.run(metric.total), [2.0, 2.0])
     np.testing.assert_allclose(sess.run(metric.count), [1.0, 0.5])
+
+
+def test_multi_output_metrics_get_own_copies_and_tf_order():
+    a = keras.layers.Input((1,), name="in")
+    o1 = keras.layers.Dense(1, name="o1", kernel_initializer="ones")(a)
+    o2 = keras.layers.Dense(1, name="o2", kernel_initializer="zeros")(a)
+    model = keras.Model(a, [o1, o2])
+    mse = keras.metrics.MeanSquaredError(name="m")
+    model.compile("sgd", "mse", metrics=[mse], weighted_metrics=["mse"])
+    # as TF 1.15: per output, its metrics then its weighted metrics
+    assert model.metrics_names == ["loss", "o1_loss", "o2_loss", "o1_m",
+                                   "o1_weighted_mean_squared_error", "o2_m",
+                                   "o2_weighted_mean_squared_error"]
+    x = np.ones((4, 1), np.float32)
+    out = model.evaluate(x, [np.ones((4, 1)), np.ones((4, 1))], verbose=0)
+    # one metric object given for two outputs: each output keeps its own state
+    assert out[3] == pytest.approx(0.0) and out[5] == pytest.approx(1.0)
+
+
+def test_subclassed_model_fit_generator_builds_from_first_batch():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.d(x)
+
+    def gen():
+        while True:
+            yield np.ones((2, 3), np.float32), np.ones((2, 1), np.float32)
+
+    model = Net()
+    model.compile("sgd", "mse")
+    hist = model.fit_generator(gen(), steps_per_epoch=2, epochs=2, verbose=0, workers=0)
+    assert len(hist.history["loss"]) == 2 and model.built

@@ -117,6 +117,8 @@ class Model(Network):
             return [list(flatten([metrics.get(name, [])])) for name in self.output_names]
         if metrics and isinstance(metrics[0], (list, tuple)) and len(metrics) == n:
             return [list(m) for m in metrics]
+        if n > 1:  # as TF 1.15: each output gets its own copy of a metric object
+            return [[_clone_metric(m) for m in metrics] for _ in range(n)]
         return [list(metrics) for _ in range(n)]
 
     def _compile_graph(self):
@@ -218,11 +220,14 @@ class Model(Network):
         with graph.as_default(), ops.name_scope("metrics"):
             # as TF 1.15: `metrics` see no sample weights (only the output's mask), while
             # `weighted_metrics` (named weighted_<name>) see the sample and class weights
-            for i, metrics in enumerate(self._metrics_per_output()):
+            # (as TF 1.15, per output: its metrics, then its weighted metrics)
+            unweighted = self._metrics_per_output()
+            weighted_metrics = self._metrics_per_output(weighted=True)
+            for i in range(len(self.outputs)):
                 if self.targets[i] is None:
                     continue
                 prefix = f"{self.output_names[i]}_" if n > 1 else ""
-                for metric in metrics:
+                for metric in unweighted[i]:
                     if isinstance(metric, metrics_mod.Metric):
                         mask = self._output_mask(self.outputs[i])
                         with ops.name_scope(metric.name):
@@ -244,11 +249,7 @@ class Model(Network):
                                                           tf.reduce_sum(m))
                     self.metrics_names.append(prefix + name)
                     self._metric_tensors.append(value)
-            for i, metrics in enumerate(self._metrics_per_output(weighted=True)):
-                if self.targets[i] is None:
-                    continue
-                prefix = f"{self.output_names[i]}_" if n > 1 else ""
-                for metric in metrics:
+                for metric in weighted_metrics[i]:
                     if not isinstance(metric, metrics_mod.Metric):
                         name, fn = self._resolve_metric(metric, i)
                         metric = metrics_mod.MeanMetricWrapper(fn, name=name)
@@ -713,6 +714,8 @@ class Model(Network):
 
     def _fit_loop(self, source, val, epochs, verbose, callbacks, initial_epoch,
                   validation_freq, batch_size=None):
+        if not self.outputs and isinstance(source, _GeneratorSource):
+            source.peek()  # a subclassed model builds from the first batch
         self._make_train_function()
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + m for m in out_labels] if val else [])
@@ -1139,6 +1142,13 @@ class Model(Network):
                           signatures=signatures, options=options)
 
 
+def _clone_metric(metric):
+    """A fresh metric object of ``metric``'s class and config (other metrics as they are)."""
+    if isinstance(metric, metrics_mod.Metric):
+        return type(metric).from_config(metric.get_config())
+    return metric
+
+
 def _check_for_unexpected_keys(name, mapping, expected):
     unknown = [k for k in mapping if k not in expected]
     if unknown:
@@ -1349,6 +1359,7 @@ class _GeneratorSource:
         steps = int(np.ceil(steps))
         self.generator, self.steps, self.samples = generator, steps, None
         self._iter = None if self.is_sequence else iter(generator)
+        self._pending = None
 
     def _start_enqueuer(self):
         from tideflow.keras.data_utils import GeneratorEnqueuer, OrderedEnqueuer
@@ -1374,10 +1385,39 @@ class _GeneratorSource:
                 enqueuer.epochs_done < self._batches_taken // len(self.generator):
             self.generator.on_epoch_end()
 
+    def peek(self):
+        """Draws the first batch now (a subclassed model builds from it); the next epoch
+        starts with it."""
+        if self._pool[0] > 0 and self._enqueuer is None:
+            self._start_enqueuer()
+        if self._enqueuer is not None:
+            batch = next(self._iter)
+            self._batches_taken += 1
+        else:
+            batch = self.generator[0] if self.is_sequence else next(self._iter)
+        self._pending = self._standardize(batch)
+
+    def _standardize(self, batch):
+        if not self.need_y:
+            x = batch[0] if isinstance(batch, tuple) else batch
+            xs, _ = self.model._standardize_xy(x, need_y=False)
+            return xs, None, None
+        if not isinstance(batch, tuple) or len(batch) not in (2, 3):
+            raise ValueError("Output of generator should be a tuple `(x, y, sample_weight)` "
+                             f"or `(x, y)`. Found: {type(batch).__name__}")
+        xs, ys = self.model._standardize_xy(batch[0], batch[1])
+        sws = self.model._standardize_weights(
+            ys, batch[2] if len(batch) == 3 else None, self.class_weight)
+        return xs, ys, sws
+
     def epoch(self):
         if self._pool[0] > 0 and self._enqueuer is None:
             self._start_enqueuer()
         for step in range(self.steps):
+            if step == 0 and self._pending is not None:
+                pending, self._pending = self._pending, None
+                yield pending
+                continue
             if self._enqueuer is not None:
                 try:
                     batch = next(self._iter)
@@ -1387,18 +1427,7 @@ class _GeneratorSource:
                                      f"the epoch ({step} of {self.steps} steps).") from None
             else:
                 batch = self.generator[step] if self.is_sequence else next(self._iter)
-            if not self.need_y:
-                x = batch[0] if isinstance(batch, tuple) else batch
-                xs, _ = self.model._standardize_xy(x, need_y=False)
-                yield xs, None, None
-                continue
-            if not isinstance(batch, tuple) or len(batch) not in (2, 3):
-                raise ValueError("Output of generator should be a tuple `(x, y, sample_weight)` "
-                                 f"or `(x, y)`. Found: {type(batch).__name__}")
-            xs, ys = self.model._standardize_xy(batch[0], batch[1])
-            sws = self.model._standardize_weights(
-                ys, batch[2] if len(batch) == 3 else None, self.class_weight)
-            yield xs, ys, sws
+            yield self._standardize(batch)
         if self._enqueuer is None and self.is_sequence and hasattr(self.generator,
                                                                     "on_epoch_end"):
             self.generator.on_epoch_end()
