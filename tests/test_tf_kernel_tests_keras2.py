@@ -1041,3 +1041,24 @@ def test_subclassed_model_fit_generator_builds_from_first_batch():
     model.compile("sgd", "mse")
     hist = model.fit_generator(gen(), steps_per_epoch=2, epochs=2, verbose=0, workers=0)
     assert len(hist.history["loss"]) == 2 and model.built
+
+
+def test_confusion_metrics_config_and_messages_like_tf():
+    from tideflow.python.keras.utils import metrics_utils
+
+    with pytest.raises(ValueError, match=r"Invalid values: \[-1, 2\]"):
+        keras.metrics.FalsePositives(thresholds=[-1, 0.5, 2])
+    with pytest.raises(ValueError, match=r"Invalid values: \[None\]"):
+        keras.metrics.FalsePositives(thresholds=[None])
+    recall = keras.metrics.Recall(name="r", thresholds=[0.4, 0.9], top_k=15, class_id=12)
+    again = keras.metrics.Recall.from_config(recall.get_config())
+    assert (again.name, again.thresholds, again.top_k, again.class_id) == ("r", [0.4, 0.9],
+                                                                         15, 12)
+    auc = keras.metrics.AUC(curve="PR", summation_method="majoring")
+    assert auc.curve == metrics_utils.AUCCurve.PR
+    assert auc.summation_method == metrics_utils.AUCSummationMethod.MAJORING
+    config = auc.get_config()
+    assert config == json.loads(json.dumps(config)) and config["curve"] == "PR"
+    assert keras.metrics.AUC.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match='Invalid AUC curve value "Invalid".'):
+        keras.metrics.AUC(curve="Invalid")

@@ -1,5 +1,6 @@
 """``tf.keras.metrics``: per-sample metric functions (accuracies, the losses) and ``get``."""
 
+import enum
 import functools
 import inspect
 
@@ -499,7 +500,7 @@ class Precision(_Confusion):
     def get_config(self):
         config = {"thresholds": self.init_thresholds, "top_k": self.top_k,
                   "class_id": self.class_id}
-        config.update(super().get_config())
+        config.update(_Confusion.get_config(self))  # (Recall shares this method)
         return config
 
     def result(self):
@@ -524,6 +525,36 @@ class Recall(_Confusion):
         return r[0] if self._single else r
 
 
+class AUCCurve(str, enum.Enum):
+    """TF's ``metrics_utils.AUCCurve``: the curve of an AUC (each equal to its name)."""
+
+    ROC = "ROC"
+    PR = "PR"
+
+    @staticmethod
+    def from_str(key):
+        if str(key) in ("pr", "PR"):
+            return AUCCurve.PR
+        if str(key) in ("roc", "ROC"):
+            return AUCCurve.ROC
+        raise ValueError(f'Invalid AUC curve value "{key}".')
+
+
+class AUCSummationMethod(str, enum.Enum):
+    """TF's ``metrics_utils.AUCSummationMethod`` (each equal to its name)."""
+
+    INTERPOLATION = "interpolation"
+    MAJORING = "majoring"
+    MINORING = "minoring"
+
+    @staticmethod
+    def from_str(key):
+        for method in AUCSummationMethod:
+            if str(key) in (method.value, method.value.capitalize()):
+                return method
+        raise ValueError(f'Invalid AUC summation method value "{key}".')
+
+
 class AUC(_Confusion):
     """Area under the ROC or PR curve over ``num_thresholds`` thresholds (or ``thresholds``
     with -eps and 1+eps added), summed as TF 1.15: trapezoids (``'interpolation'``; for PR,
@@ -532,12 +563,9 @@ class AUC(_Confusion):
 
     def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
                  name=None, dtype=None, thresholds=None):
-        curve_name = str(curve).upper()
-        if curve_name not in ("ROC", "PR"):
-            raise ValueError(f'Invalid AUC curve value "{curve}".')
-        method = str(summation_method).lower()
-        if method not in ("interpolation", "minoring", "majoring"):
-            raise ValueError(f'Invalid AUC summation method value "{summation_method}".')
+        curve_name = curve if isinstance(curve, AUCCurve) else AUCCurve.from_str(curve)
+        method = (summation_method if isinstance(summation_method, AUCSummationMethod)
+                  else AUCSummationMethod.from_str(summation_method))
         eps = 1e-7
         if thresholds is not None:
             self._init_thresholds = list(thresholds)
@@ -585,8 +613,8 @@ class AUC(_Confusion):
         return tf.reduce_sum((x[:n - 1] - x[1:]) * heights)
 
     def get_config(self):
-        config = {"num_thresholds": self.num_thresholds, "curve": self.curve,
-                  "summation_method": self.summation_method,
+        config = {"num_thresholds": self.num_thresholds, "curve": self.curve.value,
+                  "summation_method": self.summation_method.value,
                   "thresholds": self._init_thresholds}
         config.update(super().get_config())
         return config
@@ -596,9 +624,9 @@ def _thresholds_list(thresholds, default=0.5):
     if thresholds is None:
         return [default]
     ts = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
-    for t in ts:
-        if not 0.0 <= float(t) <= 1.0:
-            raise ValueError(f"Threshold values must be in [0, 1]. Invalid values: {ts}")
+    invalid = [t for t in ts if t is None or not 0.0 <= float(t) <= 1.0]
+    if invalid:
+        raise ValueError(f"Threshold values must be in [0, 1]. Invalid values: {invalid}")
     return ts
 
 
@@ -778,3 +806,21 @@ def serialize_metric(metric):
 
 def get(identifier):
     return deserialize(identifier)
+
+
+# TF 1.x's ``tensorflow.python.keras.utils.metrics_utils``: the AUC enums.
+def _add_metrics_utils():
+    import importlib.machinery
+    import importlib.util
+    import sys
+
+    from tideflow.keras import utils
+
+    full = utils.__name__ + ".metrics_utils"
+    module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(full, None))
+    module.__doc__ = "``keras.utils.metrics_utils`` (TF's module): metric helpers."
+    module.AUCCurve, module.AUCSummationMethod = AUCCurve, AUCSummationMethod
+    utils.metrics_utils = sys.modules.setdefault(full, module)
+
+
+_add_metrics_utils()
