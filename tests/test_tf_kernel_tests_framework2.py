@@ -415,3 +415,11 @@ def test_make_specific_exception():
         exc = errors_impl._make_specific_exception(None, None, "odd", 99)
     assert isinstance(exc, errors_impl.UnknownError) and exc.message == "odd"
     assert any("Unknown error code: 99" in str(w.message) for w in caught)
+
+
+def test_sparse_tensor_consumers():
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [1.0, 3.0], [3, 4])
+        assert sp.consumers() == []
+        out = tf.sparse_tensor_dense_matmul(sp, tf.ones([4, 1]))
+        assert [op.name for op in sp.consumers()] == [out.op.name]

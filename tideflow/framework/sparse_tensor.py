@@ -62,6 +62,14 @@ class SparseTensor:
     def op(self):
         return self._values.op
 
+    def consumers(self):
+        """The ops that use any of the indices, values or dense_shape tensors (each once)."""
+        seen = {}
+        for component in (self._indices, self._values, self._dense_shape):
+            for op in component.consumers():
+                seen.setdefault(id(op), op)
+        return list(seen.values())
+
     @property
     def graph(self):
         return self._indices.graph
