@@ -423,3 +423,16 @@ def test_sparse_tensor_consumers():
         assert sp.consumers() == []
         out = tf.sparse_tensor_dense_matmul(sp, tf.ones([4, 1]))
         assert [op.name for op in sp.consumers()] == [out.op.name]
+
+
+def test_defun_shape_func_sets_call_shapes():
+    from tideflow.python.framework import function
+
+    @function.Defun(tf.float32, shape_func=lambda op: [op.inputs[0].get_shape()])
+    def opaque(x):
+        return tf.py_func(lambda v: v * 2, [x], tf.float32)  # shape unknown to the graph
+
+    with tf.Graph().as_default(), tf.Session() as sess:
+        y = opaque(tf.constant([1.0, 2.0, 3.0]))
+        assert y.shape.as_list() == [3]
+        assert sess.run(y).tolist() == [2.0, 4.0, 6.0]

@@ -33,6 +33,7 @@ class Defun:
                               self._python_grad_func, self._out_names)
         fn._attrs = {k: v for k, v in self._extra_kwargs.items()
                      if k.startswith(("experimental_", "_"))}
+        fn._shape_func = self._extra_kwargs.get("shape_func")
         if self._extra_kwargs.get("noinline") is not None:
             fn._attrs["_noinline"] = bool(self._extra_kwargs["noinline"])
         return fn
@@ -53,6 +54,7 @@ class _DefinedFunction:
         self._out_names = out_names
         self.__doc__ = func.__doc__
         self._attrs = {}
+        self._shape_func = None
 
     @property
     def name(self):
@@ -133,9 +135,9 @@ class _DefinedFunction:
                 result = self._func(*inputs)
             else:
                 result = self._with_gradient(inputs)
-            return self._call_result(result, scope, graph, n_ops)
+            return self._call_result(result, scope, graph, n_ops, inputs)
 
-    def _call_result(self, result, scope, graph, n_ops):
+    def _call_result(self, result, scope, graph, n_ops, inputs):
         """What TF's call returns, named as TF's call op (the scope's name: ``Foo``,
         ``Foo_1``, or ``name``): for no outputs an op running the body's ops, for one output
         the Tensor ``<call>:0``, else a tuple of ``<call>:k``."""
@@ -155,6 +157,11 @@ class _DefinedFunction:
         if any(isinstance(o, ops.Operation) for o in outs):
             return outs[0] if len(outs) == 1 else tuple(outs)
         outs = identity_n([ops.convert_to_tensor(o) for o in outs], name=scope)
+        if self._shape_func is not None:  # TF's shape_func(op) gives the call's output shapes
+            call = types.SimpleNamespace(inputs=list(inputs), outputs=list(outs),
+                                         name=scope.rstrip("/"))
+            for t, shape in zip(outs, self._shape_func(call)):
+                t.set_shape(shape)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _with_gradient(self, inputs):
