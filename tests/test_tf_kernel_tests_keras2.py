@@ -1062,3 +1062,15 @@ def test_confusion_metrics_config_and_messages_like_tf():
     assert keras.metrics.AUC.from_config(config).get_config() == config
     with pytest.raises(ValueError, match='Invalid AUC curve value "Invalid".'):
         keras.metrics.AUC(curve="Invalid")
+
+
+def test_layer_normalization_checks_axes_like_tf():
+    with pytest.raises(ValueError, match="Invalid axis: 3"):
+        keras.layers.LayerNormalization(axis=3).build((2, 2, 2))
+    with pytest.raises(ValueError, match="Invalid axis: -1"):
+        keras.layers.LayerNormalization(axis=-4).build((2, 2, 2))
+    with pytest.raises(ValueError, match="Duplicate axis:"):
+        keras.layers.LayerNormalization(axis=[-1, -1]).build((2, 2, 2))
+    layer = keras.layers.LayerNormalization(axis=(-3, -2, -1))
+    layer.build((2, 8, 8, 3))
+    assert layer.gamma.get_shape().as_list() == [8, 8, 3]

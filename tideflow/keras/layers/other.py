@@ -206,7 +206,13 @@ class LayerNormalization(Layer):
 
     def build(self, input_shape):
         dims = TensorShape(input_shape).as_list()
-        self._axes = [a % len(dims) for a in self.axis]
+        # as TF 1.15: negative axes resolved, then checked
+        self._axes = [a + len(dims) if a < 0 else a for a in self.axis]
+        for a in self._axes:
+            if a < 0 or a >= len(dims):
+                raise ValueError(f"Invalid axis: {a}")
+        if len(self._axes) != len(set(self._axes)):
+            raise ValueError(f"Duplicate axis: {self._axes}")
         shape = [dims[a] for a in self._axes]
         self.gamma = self.add_weight("gamma", shape=shape, initializer=self.gamma_initializer,
                                      regularizer=self.gamma_regularizer,
