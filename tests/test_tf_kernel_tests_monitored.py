@@ -2,6 +2,7 @@
 QueueRunner, warm starting, checkpoint utilities, device setters, SyncReplicasOptimizer,
 Server) where TF 1.15's own tests found tideflow differing: each test pins one fix."""
 
+import os
 import threading
 import time
 
@@ -269,3 +270,29 @@ def test_timeline_step_analysis_reports_each_allocators_peak():
     assert peak.num_bytes >= 68 and peak.timestamp > 0
     assert peak.tensors.get("MatMul:0") == 64
     assert sum(peak.tensors.values()) == peak.num_bytes
+
+
+def test_process_with_a_step_blocked_on_a_cluster_exits(tmp_path):
+    # a session never closed, its step waiting on a parameter server's queue: the interpreter
+    # must still exit (the servers cancel the step before the thread pools are joined)
+    import subprocess
+    import sys
+
+    script = tmp_path / "blocked.py"
+    script.write_text(
+        "import threading, time\n"
+        "import tideflow as tf\n"
+        "from tideflow.python.framework.test_util import create_local_cluster\n"
+        "workers, _ = create_local_cluster(1, 1)\n"
+        "with tf.device('/job:ps/task:0'):\n"
+        "    take = tf.FIFOQueue(2, tf.float32).dequeue()\n"
+        "with tf.device('/job:worker/task:0'):\n"
+        "    out = take + 1.0\n"
+        "sess = tf.Session(workers[0].target)\n"
+        "threading.Thread(target=lambda: sess.run(out), daemon=True).start()\n"
+        "time.sleep(0.5)\n"
+        "print('main done', flush=True)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, str(script)], check=True, capture_output=True,
+                          text=True, timeout=120, cwd=root)
+    assert "main done" in done.stdout

@@ -3,6 +3,7 @@ bound to exactly the address the cluster spec gives the task."""
 
 import concurrent.futures
 import threading
+import weakref
 
 from tideflow.distributed import grpc_services
 from tideflow.distributed import security as security_lib
@@ -19,6 +20,34 @@ _SERVER_THREADS = 256  # blocking RunGraph/RecvTensor calls each hold one
 # ``grpc://`` session to one of these addresses calls the master directly (grpc_session.py)
 _LOCAL_MASTERS = {}
 _LOCAL_LOCK = threading.Lock()
+
+
+# the servers of this process that were started and not stopped
+_LIVE = weakref.WeakSet()
+_EXIT_HOOK = []
+
+
+def _stop_servers_at_exit():
+    # before the interpreter joins its thread pools: a step still blocked in a server (a
+    # queue or accumulator wait of a session never closed) is cancelled, so the process
+    # exits instead of waiting on it forever
+    for server in list(_LIVE):
+        try:
+            server.stop(0)
+        except Exception:  # noqa: BLE001, S110 - shutting down anyway
+            pass
+
+
+def _watch_for_exit(server):
+    with _LOCAL_LOCK:
+        _LIVE.add(server)
+        if not _EXIT_HOOK:
+            _EXIT_HOOK.append(True)
+            # threading's own exit hooks run before it joins non-daemon threads (the thread
+            # pools'), newest first: registered after concurrent.futures', this one runs first
+            register = getattr(threading, "_register_atexit", None)
+            if register is not None:
+                register(_stop_servers_at_exit)
 
 
 def local_master(address):
@@ -127,6 +156,7 @@ class Server:
             if not self._started:
                 self._server.start()
                 self._started = True
+                _watch_for_exit(self)
                 with _LOCAL_LOCK:
                     _LOCAL_MASTERS[self._address] = (self._master, self._security)
 
