@@ -436,3 +436,25 @@ def test_defun_shape_func_sets_call_shapes():
         y = opaque(tf.constant([1.0, 2.0, 3.0]))
         assert y.shape.as_list() == [3]
         assert sess.run(y).tolist() == [2.0, 4.0, 6.0]
+
+
+def test_default_attr_stripping_reaches_function_bodies():
+    from tideflow.python.framework import meta_graph
+
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, name="x")
+        r = tf.cond(x > 0, lambda: tf.real(tf.complex(x, 2.0)), lambda: tf.imag(tf.complex(x, 1.0)))
+        tf.identity(r, name="out")
+        stripped, _ = meta_graph.export_scoped_meta_graph(graph=g, strip_default_attrs=True)
+        kept, _ = meta_graph.export_scoped_meta_graph(graph=g)
+    bodies = [nd for fd in stripped.graph_def.library.function for nd in fd.node_def
+              if nd.op == "Complex"]
+    assert len(bodies) == 2 and all("T" not in nd.attr and "Tout" not in nd.attr for nd in bodies)
+    assert not kept.meta_info_def.stripped_default_attrs
+    meta_graph.strip_graph_default_valued_attrs(kept)
+    assert kept.meta_info_def.stripped_default_attrs
+    assert kept.graph_def.library == stripped.graph_def.library
+    with tf.Graph().as_default():
+        meta_graph.import_scoped_meta_graph(stripped)
+        with tf.Session() as sess:
+            assert sess.run("out:0", {"x:0": 3.0}) == 3.0 and sess.run("out:0", {"x:0": -1.0}) == 1.0

@@ -184,8 +184,18 @@ def stripped_op_list_for_graph(graph_def):
     return out
 
 
+def strip_graph_default_valued_attrs(meta_graph_def):
+    """Removes, in place, the attrs of ``meta_graph_def``'s nodes (function bodies included)
+    that hold their op's default value, and records that it did."""
+    _strip_default_attrs(meta_graph_def.graph_def)
+    meta_graph_def.meta_info_def.stripped_default_attrs = True
+
+
 def _strip_default_attrs(graph_def):
-    for node in graph_def.node:
+    nodes = list(graph_def.node)
+    for fd in graph_def.library.function:
+        nodes.extend(fd.node_def)
+    for node in nodes:
         d = op_registry.lookup(node.op)
         if d is None:
             continue
