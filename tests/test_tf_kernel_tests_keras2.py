@@ -1074,3 +1074,13 @@ def test_layer_normalization_checks_axes_like_tf():
     layer = keras.layers.LayerNormalization(axis=(-3, -2, -1))
     layer.build((2, 8, 8, 3))
     assert layer.gamma.get_shape().as_list() == [8, 8, 3]
+
+
+def test_add_weight_on_read_is_not_trainable():
+    layer = keras.layers.Layer()
+    v = layer.add_weight("a", (1,), synchronization=tf.VariableSynchronization.ON_READ,
+                         aggregation=tf.VariableAggregation.SUM)
+    assert layer.trainable_weights == [] and layer.non_trainable_weights == [v]
+    with pytest.raises(ValueError, match="only for non-trainable variables"):
+        layer.add_weight("b", (1,), synchronization=tf.VariableSynchronization.ON_READ,
+                         trainable=True)

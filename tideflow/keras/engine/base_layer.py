@@ -381,7 +381,14 @@ class Layer:
                 raise TypeError(f"Unknown keyword argument: {k}")
         shape = tuple(int(d) for d in (shape or ()))
         dtype = dtypes.as_dtype(dtype or self.dtype)
-        if trainable is None:
+        if kwargs.get("synchronization") == tf.VariableSynchronization.ON_READ:
+            if trainable:  # as TF 1.15: variables synced on read are not trainable
+                raise ValueError(
+                    "Synchronization value can be set to VariableSynchronization.ON_READ only "
+                    "for non-trainable variables. You have specified trainable=True and "
+                    "synchronization=VariableSynchronization.ON_READ.")
+            trainable = False
+        elif trainable is None:
             trainable = True
         initializer = initializers_mod.get(initializer)
         if initializer is None:
