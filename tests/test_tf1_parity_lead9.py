@@ -57,3 +57,18 @@ def test_a_step_that_both_dequeues_and_enqueues_completes():
             except tf.errors.InvalidArgumentError as e:
                 assert "boom" in str(e)
             assert sess.run(q.size()) == 0
+
+
+def test_scaffold_default_ready_ops_report_variables_and_resources():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        scaffold = tf.train.Scaffold().finalize()
+        # TF's form: uninitialized variables and resources concatenated into one vector
+        assert scaffold.ready_op.op.type == "ConcatV2"
+        assert scaffold.ready_for_local_init_op.op.type == "ConcatV2"
+        with tf.Session() as sess:
+            assert list(sess.run(scaffold.ready_op)) == [b"v"]
+            sess.run(v.initializer)
+            assert sess.run(scaffold.ready_op).size == 0
+            assert sess.run(scaffold.ready_for_local_init_op).size == 0
+            sess.run(scaffold.local_init_op)

@@ -90,15 +90,23 @@ class Scaffold:
             self._init_op = Scaffold.get_or_default(
                 "init_op", ops.GraphKeys.INIT_OP,
                 lambda: control_flow_ops.group(variables_lib.global_variables_initializer()))
+        from tideflow.ops import concat_ops
+        from tideflow.python.ops import resources
+
         if self._ready_op is None:
+            # as TF: uninitialized variables and resources, one string vector ("concat")
             self._ready_op = Scaffold.get_or_default(
                 "ready_op", ops.GraphKeys.READY_OP,
-                variables_lib.report_uninitialized_variables)
+                lambda: concat_ops.concat([variables_lib.report_uninitialized_variables(),
+                                           resources.report_uninitialized_resources()], 0))
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op", ops.GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: variables_lib.report_uninitialized_variables(
-                    variables_lib.global_variables()))
+                lambda: concat_ops.concat(
+                    [variables_lib.report_uninitialized_variables(
+                        variables_lib.global_variables()),
+                     resources.report_uninitialized_resources(resources.shared_resources())],
+                    0))
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
                 "local_init_op", ops.GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op)
@@ -163,8 +171,11 @@ class Scaffold:
     @staticmethod
     def default_local_init_op():
         """Local variables' and tables' initializers, grouped."""
+        from tideflow.python.ops import resources
+
         return control_flow_ops.group(variables_lib.local_variables_initializer(),
-                                      _tables_initializer())
+                                      _tables_initializer(),
+                                      resources.initialize_resources(resources.local_resources()))
 
 
 # ------------------------------------------------------------------------------------------
