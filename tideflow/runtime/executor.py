@@ -76,7 +76,8 @@ _WAITING_OPS = frozenset({
     "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueDequeue",
     "QueueDequeueMany", "QueueDequeueUpTo", "ReaderReadV2", "ReaderReadUpToV2", "ReaderRead",
     "ReaderReadUpTo", "AccumulatorTakeGradient", "SparseAccumulatorTakeGradient", "Unstage",
-    "BarrierTakeMany"})
+    "StagePeek", "BarrierTakeMany", "MapUnstage", "MapUnstageNoKey", "MapPeek",
+    "OrderedMapUnstage", "OrderedMapUnstageNoKey", "OrderedMapPeek"})
 
 
 def topo_order(ops, fed):
