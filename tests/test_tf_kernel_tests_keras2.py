@@ -1084,3 +1084,14 @@ def test_add_weight_on_read_is_not_trainable():
     with pytest.raises(ValueError, match="only for non-trainable variables"):
         layer.add_weight("b", (1,), synchronization=tf.VariableSynchronization.ON_READ,
                          trainable=True)
+
+
+def test_rnn_unroll_needs_time_dimension_and_initial_state_args():
+    with pytest.raises(ValueError, match="Cannot unroll a RNN if the time dimension is undefined"):
+        keras.layers.SimpleRNN(3, unroll=True)(keras.Input((None, 2)))
+    cell = keras.layers.SimpleRNNCell(5)
+    with pytest.raises(ValueError, match="batch_size and dtype cannot be None"):
+        cell.get_initial_state(None, None, None)
+    inputs = keras.Input((None, 3))
+    state = cell.get_initial_state(None, tf.shape(inputs)[0], inputs.dtype)
+    assert state.get_shape().as_list() == [None, 5]

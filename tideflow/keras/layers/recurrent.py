@@ -23,6 +23,10 @@ def _dropout_mask(like, rate, training):
 
 
 def _zero_states(state_size, batch_size, dtype):
+    if batch_size is None or dtype is None:  # as TF 1.15's _generate_zero_filled_state
+        raise ValueError("batch_size and dtype cannot be None while constructing initial "
+                         f"state: batch_size={batch_size}, dtype={dtype}")
+
     def zeros(size):
         static = batch_size if isinstance(batch_size, int) else None
         z = tf.zeros(tf.stack([batch_size, size]), dtype=dtype or tf.float32)
@@ -372,6 +376,9 @@ class AbstractRNNCell(Layer):
         if inputs is not None:
             batch_size = tf.shape(inputs)[0]
             dtype = inputs.dtype
+        if batch_size is None or dtype is None:  # as TF 1.15's _generate_zero_filled_state
+            raise ValueError("batch_size and dtype cannot be None while constructing initial "
+                             f"state: batch_size={batch_size}, dtype={dtype}")
         sizes = self.state_size
         flat = list(sizes) if isinstance(sizes, (list, tuple)) else [sizes]
         states = [tf.zeros(tf.stack([batch_size] + list(flatten(s))), dtype=dtype or K.floatx())
@@ -615,6 +622,15 @@ class RNN(Layer):
         if isinstance(mask, list):  # the masks of [sequence] + states: the sequence's counts
             mask = mask[0]
         x = inputs
+        if self.unroll and x.get_shape().ndims and \
+                x.get_shape().as_list()[0 if self.time_major else 1] is None:
+            raise ValueError(
+                "Cannot unroll a RNN if the time dimension is undefined. \n- If using a "
+                "Sequential model, specify the time dimension by passing an `input_shape` or "
+                "`batch_input_shape` argument to your first layer. If your first layer is an "
+                "Embedding, you can also use the `input_length` argument.\n- If using the "
+                "functional API, specify the time dimension by passing a `shape` or "
+                "`batch_shape` argument to your Input layer.")
         if self.time_major:
             x = tf.transpose(x, [1, 0, 2])
         if self.go_backwards:
