@@ -243,23 +243,11 @@ class ElasticAverageCustomGetter:
 
     def __call__(self, getter, name, trainable, collections, *args, **kwargs):
         if trainable:
-            with ops.device(self._worker_device):
-                local = getter(name, *args, trainable=True,
-                               collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
-            if kwargs.get("reuse") is True:
-                return local
-            center = getter(f"{GLOBAL_VARIABLE_NAME}/{name}", *args, trainable=False,
-                            collections=[ops.GraphKeys.GLOBAL_VARIABLES], **kwargs)
-            with ops.device(self._worker_device):
-                local_center = getter(f"{LOCAL_VARIABLE_NAME}/{name}", *args, trainable=False,
-                                      collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
-            if kwargs.get("partitioner") is None:
-                self._local_map[local] = local_center
-                self._global_map[local] = center
-            else:
-                for part, lc, gc in zip(list(local), list(local_center), list(center)):
-                    self._local_map[part] = lc
-                    self._global_map[part] = gc
+            local, parts = _local_with_copies(getter, name, self._worker_device,
+                                              LOCAL_VARIABLE_NAME, args, kwargs)
+            for part, local_center, center in parts:
+                self._local_map[part] = local_center
+                self._global_map[part] = center
             return local
         kwargs["trainable"] = trainable
         kwargs["collections"] = collections
@@ -461,24 +449,32 @@ class AGNCustomGetter:
     def __call__(self, getter, name, trainable, collections, *args, **kwargs):
         if not trainable:
             return getter(name, *args, trainable=trainable, collections=collections, **kwargs)
-        with ops.device(self._worker_device):
-            local = getter(name, *args, trainable=True,
-                           collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
-        if kwargs.get("reuse") is True:
-            return local
-        center = getter(f"{GLOBAL_VARIABLE_NAME}/{name}", *args, trainable=False,
-                        collections=[ops.GraphKeys.GLOBAL_VARIABLES], **kwargs)
-        with ops.device(self._worker_device):
-            grad = getter(f"{GRAD_VARIABLE_NAME}/{name}", *args, trainable=False,
-                          collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
-        if kwargs.get("partitioner") is None:
-            self._grad_map[local] = grad
-            self._global_map[local] = center
-        else:
-            for part, gr, gc in zip(list(local), list(grad), list(center)):
-                self._grad_map[part] = gr
-                self._global_map[part] = gc
+        local, parts = _local_with_copies(getter, name, self._worker_device,
+                                          GRAD_VARIABLE_NAME, args, kwargs)
+        for part, grad, center in parts:
+            self._grad_map[part] = grad
+            self._global_map[part] = center
         return local
+
+
+def _local_with_copies(getter, name, worker_device, copy_prefix, args, kwargs):
+    """TF's averaging getters' variables for trainable ``name``: the worker-local variable
+    itself, a global copy ``global_center_variable/<name>`` on the parameter servers and a
+    worker-local copy ``<copy_prefix>/<name>``; returns (the local variable, [(part, local
+    copy, global copy)] per partition; none when reusing)."""
+    with ops.device(worker_device):
+        local = getter(name, *args, trainable=True,
+                       collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
+    if kwargs.get("reuse") is True:
+        return local, []
+    center = getter(f"{GLOBAL_VARIABLE_NAME}/{name}", *args, trainable=False,
+                    collections=[ops.GraphKeys.GLOBAL_VARIABLES], **kwargs)
+    with ops.device(worker_device):
+        copy = getter(f"{copy_prefix}/{name}", *args, trainable=False,
+                      collections=[ops.GraphKeys.LOCAL_VARIABLES], **kwargs)
+    if kwargs.get("partitioner") is None:
+        return local, [(local, copy, center)]
+    return local, list(zip(list(local), list(copy), list(center)))
 
 
 def _keep_local(next_creator, collections=None, **kwargs):
