@@ -118,15 +118,21 @@ class QueueRunner:
 
     def _run(self, sess, enqueue_op, coord=None):
         """One enqueue thread: runs ``enqueue_op`` until the queue closes or a stop."""
+        self._enqueue_loop(sess, lambda: sess.make_callable(enqueue_op), coord,
+                           self._queue_closed_exception_types)
+
+    def _enqueue_loop(self, sess, make_step, coord, closed_types):
+        """Calls the step ``make_step()`` returns until it raises one of ``closed_types``
+        (the last thread to end closes the queue) or the coordinator stops."""
         decremented = False
         try:
-            enqueue = sess.make_callable(enqueue_op)
+            step = make_step()
             while True:
                 if coord and coord.should_stop():
                     break
                 try:
-                    enqueue()
-                except self._queue_closed_exception_types:
+                    step()
+                except closed_types:
                     with self._lock:
                         self._runs_per_session[sess] -= 1
                         decremented = True
@@ -157,6 +163,10 @@ class QueueRunner:
         except Exception as e:  # noqa: BLE001 - closing is best effort
             logging.debug("Ignored exception: %s", e)
 
+    def _thread_args(self, sess, coord):
+        """The arguments of ``_run`` for each enqueue thread."""
+        return [(sess, op, coord) for op in self._enqueue_ops]
+
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         """The threads running the enqueue ops in ``sess`` (plus, with ``coord``, one that
         closes the queue on a stop). Returns [] if threads already run for this session."""
@@ -166,9 +176,9 @@ class QueueRunner:
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
         threads = [
-            threading.Thread(target=self._run, args=(sess, op, coord),
-                             name=f"QueueRunnerThread-{self.name}-{op.name}")
-            for op in self._enqueue_ops
+            threading.Thread(target=self._run, args=args,
+                             name=f"QueueRunnerThread-{self.name}-{args[1].name}")
+            for args in self._thread_args(sess, coord)
         ]
         if coord:
             threads.append(threading.Thread(
