@@ -632,13 +632,17 @@ def _sparse_concat_kernel(indices, values, shapes, *, concat_dim):
 
 
 def _sparse_concat_shape(op):
+    # as TF: each input's entry count (indices rows merged with values length) adds up
+    # to the result's; the index width and the dense_shape length merge across inputs
     n = op._attrs["N"]
-    rank = None
-    for i in range(2 * n, 3 * n):
-        s = _in(op, i)
-        if s.ndims == 1 and s.dims[0].value is not None:
-            rank = s.dims[0].value
-    return [matrix(None, rank), vector(None), vector(rank)]
+    total, cols, shape = 0, unknown_shape(1)[0], vector(None)
+    for i in range(n):
+        idx = _in(op, i).merge_with(unknown_shape(2))
+        nnz = idx.dims[0].merge_with(_in(op, n + i).merge_with(unknown_shape(1)).dims[0])
+        cols = cols.merge_with(idx.dims[1])
+        shape = shape.merge_with(_in(op, 2 * n + i))
+        total = None if total is None or nnz.value is None else total + nnz.value
+    return [matrix(total, cols), vector(total), shape]
 
 
 op_registry.declare(
