@@ -46,3 +46,30 @@ def test_sparse_concat_shape_merges_partially_known_inputs():
         assert out.dense_shape.get_shape().as_list() == [4]
         with pytest.raises(ValueError, match="input shapes"):
             tf.sparse_concat(0, [unknown(ind=[2, 2]), unknown(ind=[1, 3])])
+
+
+# -- SparseTensorsMap ----------------------------------------------------------------------
+def test_tensors_map_private_wrappers_handles_start_at_zero_and_rank_error_counts_batch(sess):
+    from tideflow.python.ops import sparse_ops
+
+    feed = tf.SparseTensor(tf.placeholder(tf.int64), tf.placeholder(tf.float32),
+                           tf.placeholder(tf.int64))
+    handle = sparse_ops._add_sparse_to_tensors_map(feed)
+    assert handle.get_shape().as_list() == [] and handle.dtype == tf.int64
+    flat = tf.SparseTensorValue([[1], [4]], [2.0, 3.0], [6])
+    cube = tf.SparseTensorValue([[0, 1, 1]], [7.0], [2, 2, 2])
+    first = sess.run(handle, {feed: flat})
+    second = sess.run(handle, {feed: cube})
+    assert (first, second) == (0, 1)
+    taken = sparse_ops._take_many_sparse_from_tensors_map(
+        sparse_map_op=handle.op, sparse_handles=tf.constant([first, second], tf.int64))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"rank prior to SparseTensor\[1\] was: 2 but rank of "
+                             r"SparseTensor\[1\] is: 4"):
+        sess.run(taken)
+    many = sparse_ops._add_many_sparse_to_tensors_map(
+        tf.SparseTensorValue([[0, 2], [2, 1]], [b"x", b"y"], [3, 4]))
+    back = sess.run(sparse_ops._take_many_sparse_from_tensors_map(
+        sparse_map_op=many.op, sparse_handles=many))
+    assert back.indices.tolist() == [[0, 2], [2, 1]]
+    assert back.values.tolist() == [b"x", b"y"] and back.dense_shape.tolist() == [3, 4]

@@ -24,7 +24,7 @@ class SparseTensorsMap:
     def __init__(self, name):
         self.name = name
         self._lock = threading.Lock()
-        self._next = itertools.count(1)
+        self._next = itertools.count(0)  # as TF: the first handle is 0
         self._items = {}
 
     def add(self, indices, values, shape):
@@ -113,9 +113,10 @@ def _take_many_factory(ctx):
         rank = items[0][2].shape[0]
         for i, (_, _, shape) in enumerate(items):
             if shape.shape[0] != rank:
+                # as TF, the ranks named count the batch dimension the result gains
                 raise _invalid(f"Inconsistent rank across SparseTensors: rank prior to "
-                               f"SparseTensor[{i}] was: {rank} but rank of SparseTensor[{i}] "
-                               f"is: {shape.shape[0]}")
+                               f"SparseTensor[{i}] was: {rank + 1} but rank of "
+                               f"SparseTensor[{i}] is: {shape.shape[0] + 1}")
         out_shape = np.max(np.stack([s for _, _, s in items]), axis=0) if rank else np.zeros(
             [0], np.int64)
         out_idx = [np.concatenate([np.full((len(idx), 1), b, np.int64), idx], axis=1)

@@ -64,6 +64,7 @@ def _text_namespaces():
     from tideflow.ops import random_gamma_grad as _random_gamma_grad
     from tideflow.ops import rnn as _rnn
     from tideflow.ops import sampled_loss_ops as _sampled
+    from tideflow.ops import sparse_map_ops as _sparse_map
     from tideflow.ops.tensor_array import TensorArray
 
     rnn_names = ("dynamic_rnn", "bidirectional_dynamic_rnn", "static_rnn",
@@ -130,7 +131,13 @@ def _text_namespaces():
                                        "tideflow.ops.gather_ops",  # batch_gather_nd
                                        "tideflow.ops.inplace_ops",  # inplace_add, ...
                                        "tideflow.python.ops.gen_array_ops"),
-            "sparse_ops": with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+            # TF's sparse_ops also holds the private SparseTensorsMap wrappers that
+            # input pipelines (and TF's own tests) call
+            "sparse_ops": _with_private(
+                with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
+                _add_sparse_to_tensors_map=_sparse_map.add_sparse_to_tensors_map,
+                _add_many_sparse_to_tensors_map=_sparse_map.add_many_sparse_to_tensors_map,
+                _take_many_sparse_from_tensors_map=_sparse_map.take_many_sparse_from_tensors_map),
             # TF's special_math_ops holds einsum, lbeta and the Bessel functions
             "special_math_ops": with_fallback("special_math_ops", special_math_ops, _tf.math,
                                               _tf.linalg, _tf),
