@@ -73,3 +73,21 @@ def test_tensors_map_private_wrappers_handles_start_at_zero_and_rank_error_count
         sparse_map_op=many.op, sparse_handles=many))
     assert back.indices.tolist() == [[0, 2], [2, 1]]
     assert back.values.tolist() == [b"x", b"y"] and back.dense_shape.tolist() == [3, 4]
+
+
+# -- v1 summaries --------------------------------------------------------------------------
+def test_logging_ops_keeps_the_tag_first_summary_functions(sess):
+    from tideflow.core.framework import summary_pb2
+
+    from tideflow.python.ops import logging_ops
+
+    pair = logging_ops.scalar_summary(["left", "right"], tf.constant([1.5, -2.0]))
+    assert pair.get_shape().as_list() == [] and pair.op.name == "ScalarSummary"
+    merged = logging_ops.merge_summary(
+        [pair, logging_ops.histogram_summary("spread", tf.constant([3.0]))])
+    proto = summary_pb2.Summary.FromString(sess.run(merged))
+    assert [v.tag for v in proto.value] == ["left", "right", "spread"]
+    assert [v.simple_value for v in proto.value[:2]] == [1.5, -2.0]
+    assert proto.value[2].histo.num == 1
+    with pytest.raises(AttributeError):
+        logging_ops.no_such_summary  # noqa: B018

@@ -464,3 +464,18 @@ def print_v2(*inputs, **kwargs):
                                   name=None if not name else name + "_format")
     return ops.apply_op("PrintV2", [formatted], {"output_stream": stream, "end": end},
                         name=name or "PrintV2")
+
+
+# TF 1.x's logging_ops still holds the deprecated tag-first summary functions (the module is
+# what ``tensorflow.python.ops.logging_ops`` imports as); they live with tf.summary and are
+# looked up on first use, which keeps this module free of an import cycle
+_SUMMARY_NAMES = ("scalar_summary", "histogram_summary", "image_summary", "audio_summary",
+                  "merge_summary", "merge_all_summaries")
+
+
+def __getattr__(name):
+    if name in _SUMMARY_NAMES:
+        from tideflow.summary import summary
+
+        return getattr(summary, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
