@@ -387,30 +387,52 @@ class AbstractRNNCell(Layer):
 
 
 class StackedRNNCells(Layer):
-    """Cells applied one after the other at each step, as one cell (their states
-    concatenated in order)."""
+    """Cells applied one after the other at each step, as one cell. As TF 1.15, its
+    ``state_size`` is the tuple of each cell's ``state_size`` (reversed with
+    ``reverse_state_order=True``) and its states are nested the same way."""
 
     def __init__(self, cells, **kwargs):
+        for cell in cells:
+            if not hasattr(cell, "call"):
+                raise ValueError(f"All cells must have a `call` method. received cells: {cells}")
+            if not hasattr(cell, "state_size"):
+                raise ValueError("All cells must have a `state_size` attribute. received "
+                                 f"cells: {cells}")
+        self.reverse_state_order = kwargs.pop("reverse_state_order", False)
         super().__init__(**kwargs)
         self.cells = list(cells)
 
+    def _ordered_cells(self):
+        return self.cells[::-1] if self.reverse_state_order else self.cells
+
     @property
     def state_size(self):
-        sizes = []
-        for cell in self.cells:
-            s = cell.state_size
-            sizes += list(s) if isinstance(s, (list, tuple)) else [s]
-        return sizes
+        return tuple(c.state_size for c in self._ordered_cells())
 
     @property
     def output_size(self):
         last = self.cells[-1]
         return _output_size(last) or _CellAdapter(last).state_size[0]
 
+    def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
+        """One initial state (structure) per cell, in the order of ``state_size``."""
+        states = []
+        for cell in self._ordered_cells():
+            make = getattr(cell, "get_initial_state", None)
+            if make is not None:
+                states.append(make(inputs=inputs, batch_size=batch_size, dtype=dtype))
+            else:
+                if inputs is not None:
+                    batch_size, dtype = tf.shape(inputs)[0], inputs.dtype
+                states.append(_zero_states(cell.state_size, batch_size, dtype))
+        return tuple(states)
+
     def build(self, input_shape):
+        if isinstance(input_shape, list):  # [step input] + constants' shapes
+            input_shape = input_shape[0]
         dims = TensorShape(input_shape).as_list()
         for cell in self.cells:
-            if not cell.built:
+            if isinstance(cell, Layer) and not cell.built:
                 with tf.name_scope(cell.name):
                     cell.build(TensorShape(dims))
                 cell.built = True
@@ -418,14 +440,26 @@ class StackedRNNCells(Layer):
                     or _CellAdapter(cell).state_size[0]]
         self.built = True
 
-    def call(self, inputs, states, training=None):
-        new_states, pos = [], 0
-        for cell in self.cells:
+    def call(self, inputs, states, constants=None, training=None):
+        flat = list(flatten(states))
+        per_cell, pos = {}, 0
+        for cell in self._ordered_cells():
             n = len(_CellAdapter(cell).state_size)
-            inputs, cell_states = cell.call(inputs, list(states[pos:pos + n]))
-            new_states += list(_state_tuple(cell_states))
+            per_cell[id(cell)] = flat[pos:pos + n]
             pos += n
-        return inputs, new_states
+        new_states = {}
+        for cell in self.cells:
+            cell_states = _call_states(cell, per_cell[id(cell)])
+            if constants is not None and _takes_arg(cell.call, "constants"):
+                inputs, out_states = cell.call(inputs, cell_states, constants=constants)
+            else:
+                inputs, out_states = cell.call(inputs, cell_states)
+            new_states[id(cell)] = _state_tuple(out_states)
+        nested = []
+        for cell in self._ordered_cells():
+            got = new_states[id(cell)]
+            nested.append(list(got) if isinstance(cell.state_size, (list, tuple)) else got[0])
+        return inputs, tuple(nested)
 
     def get_config(self):
         config = super().get_config()
@@ -446,14 +480,20 @@ class StackedRNNCells(Layer):
 class _CellAdapter:
     """Presents a Keras cell to ``tf.nn.dynamic_rnn`` (state as a tuple)."""
 
-    def __init__(self, cell):
+    def __init__(self, cell, constants=None):
         self.cell = cell
-        sizes = cell.state_size
-        self.state_size = tuple(sizes) if isinstance(sizes, (list, tuple)) else (sizes,)
+        self.constants = constants
+        # a StackedRNNCells' nested sizes run flat through the loop
+        self.state_size = tuple(flatten(cell.state_size))
         self.output_size = _output_size(cell) or self.state_size[0]
 
+    def _cell_call(self, inputs, states):
+        if self.constants is None:
+            return self.cell.call(inputs, states)
+        return self.cell.call(inputs, states, constants=self.constants)
+
     def __call__(self, inputs, state, scope=None):
-        out, new_states = self.cell.call(inputs, _call_states(self.cell, list(state)))
+        out, new_states = self._cell_call(inputs, _call_states(self.cell, list(state)))
         return out, _state_tuple(new_states)
 
 
@@ -475,22 +515,31 @@ def _output_size(cell):
 
 
 def _state_tuple(states):
-    return (states,) if isinstance(states, tf.Tensor) else tuple(states)
+    return (states,) if isinstance(states, tf.Tensor) else tuple(flatten(states))
+
+
+def _takes_arg(fn, name):
+    """Whether ``fn`` accepts the keyword ``name`` (or any keyword)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 class _MaskedCellAdapter(_CellAdapter):
     """A cell over inputs ``(x, mask)``: at a masked step the states and the output stay as
     they were (the previous output rides along as the last state)."""
 
-    def __init__(self, cell):
-        super().__init__(cell)
+    def __init__(self, cell, constants=None):
+        super().__init__(cell, constants)
         self.state_size = self.state_size + (self.output_size,)
 
     def __call__(self, inputs, state, scope=None):
         x, m = inputs
         state = list(state)
         prev_out, old = state[-1], state[:-1]
-        out, new = self.cell.call(x, _call_states(self.cell, old))
+        out, new = self._cell_call(x, _call_states(self.cell, old))
         new = list(_state_tuple(new))
         m = tf.cast(m, out.dtype)
         new = [m * n + (1.0 - m) * o for n, o in zip(new, old)]
@@ -521,6 +570,7 @@ class RNN(Layer):
         self.unroll = unroll
         self.time_major = time_major
         self.input_spec = InputSpec(ndim=3)
+        self._num_constants = None  # set by a call with ``constants``
 
     @property
     def states(self):
@@ -616,9 +666,16 @@ class RNN(Layer):
     def _unconditional_losses(self):
         return self.cell._unconditional_losses() + list(self._losses)
 
-    def call(self, inputs, mask=None, training=None, initial_state=None):
+    def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
         if isinstance(inputs, list):
-            inputs, initial_state = inputs[0], inputs[1:]
+            if self._num_constants and constants is None:  # [sequence, *states, *constants]
+                constants = inputs[-self._num_constants:]
+                inputs = inputs[:-self._num_constants]
+            inputs, initial_state = inputs[0], (inputs[1:] or None)
+        if constants is not None:
+            constants = list(flatten(constants))
+            if not _takes_arg(self.cell.call, "constants"):
+                raise ValueError("RNN cell does not support constants")
         if isinstance(mask, list):  # the masks of [sequence] + states: the sequence's counts
             mask = mask[0]
         x = inputs
@@ -635,7 +692,8 @@ class RNN(Layer):
             x = tf.transpose(x, [1, 0, 2])
         if self.go_backwards:
             x = tf.reverse(x, [1])
-        adapter = _CellAdapter(self.cell) if mask is None else _MaskedCellAdapter(self.cell)
+        adapter = (_CellAdapter(self.cell, constants) if mask is None else
+                   _MaskedCellAdapter(self.cell, constants))
         batch = tf.shape(x)[0]
         if initial_state is None and self.stateful:
             initial_state = self._stateful_initial_state(x, adapter)
@@ -696,25 +754,54 @@ class RNN(Layer):
         for s in states:
             s.set_shape([dims[1] if self.time_major else dims[0], None])
         if self.return_state:
-            return [out] + states
+            return [out] + self._nest_states(states)
         return out
+
+    def _nest_states(self, flat):
+        """The final states as TF 1.15 returns them: one entry per entry of the cell's
+        ``state_size`` (a StackedRNNCells gives each cell's states, a list for a cell with
+        several)."""
+        sizes = self.cell.state_size
+        if not isinstance(sizes, (list, tuple)) or \
+                not any(isinstance(size, (list, tuple)) for size in sizes):
+            return list(flat)
+        nested, pos = [], 0
+        for size in sizes:
+            n = len(flatten(size))
+            nested.append(list(flat[pos:pos + n]) if isinstance(size, (list, tuple))
+                          else flat[pos])
+            pos += n
+        return nested
 
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
             mask = mask[0]
         out_mask = mask if self.return_sequences else None
         if self.return_state:
-            return [out_mask] + [None] * len(_CellAdapter(self.cell).state_size)
+            return [out_mask] + self._nest_states(
+                [None] * len(_CellAdapter(self.cell).state_size))
         return out_mask
 
-    def __call__(self, inputs, initial_state=None, **kwargs):
-        if initial_state is None and isinstance(inputs, (list, tuple)) and len(inputs) > 1:
-            # as TF: a list [sequence, state, ...] gives the initial states
-            inputs, initial_state = inputs[0], list(inputs[1:])
-        if initial_state is None:
+    def __call__(self, inputs, initial_state=None, constants=None, **kwargs):
+        if initial_state is None and constants is None and isinstance(inputs, (list, tuple)):
+            # as TF: a list [sequence, *states, *constants] (constants counted by an earlier
+            # call, or by ``num_constants`` in the config)
+            inputs = list(inputs)
+            if self._num_constants:
+                constants = inputs[-self._num_constants:]
+                inputs = inputs[:-self._num_constants]
+            if len(inputs) > 1:
+                inputs, initial_state = inputs[0], list(inputs[1:])
+            elif constants is not None:
+                inputs = inputs[0]
+        if initial_state is None and constants is None:
             return super().__call__(inputs, **kwargs)
-        states = flatten(initial_state)
-        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in states]
+        if constants is not None:
+            constants = list(flatten(constants))
+            self._num_constants = len(constants)
+        states = flatten(initial_state) if initial_state is not None else []
+        extra = states + (constants or [])
+        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in extra]
         if any(keras_states) and not all(keras_states):
             raise ValueError("The initial state or constants of an RNN layer cannot be "
                              "specified with a mix of Keras tensors and non-Keras tensors (a "
@@ -722,11 +809,13 @@ class RNN(Layer):
                              "or by `Input`)")
         if not any(keras_states):
             # plain tensors or variables are arguments of the call, not inputs of the node
+            if constants is not None:
+                kwargs["constants"] = constants
             return super().__call__(inputs, initial_state=initial_state, **kwargs)
         # the states ride along as extra inputs: only the sequence input is checked, and the
         # layer keeps its one-input spec for later calls (the Keras seq2seq example calls the
         # same decoder LSTM with the encoder's states, then with fed states)
-        inputs = [inputs] + flatten(initial_state)
+        inputs = [inputs] + extra
         self._with_states = True
         self.input_spec = None
         try:
@@ -741,7 +830,7 @@ class RNN(Layer):
         out = TensorShape([dims[0], dims[1], units] if self.return_sequences else
                           [dims[0], units])
         if self.return_state:
-            return [out] + [TensorShape([dims[0], units]) for _ in
+            return [out] + [TensorShape([dims[0], size]) for size in
                             _CellAdapter(self.cell).state_size]
         return out
 
@@ -750,6 +839,8 @@ class RNN(Layer):
         config.update(return_sequences=self.return_sequences, return_state=self.return_state,
                       go_backwards=self.go_backwards, stateful=self.stateful,
                       unroll=self.unroll, time_major=self.time_major)
+        if self._num_constants:
+            config["num_constants"] = self._num_constants
         # as TF 1.x: the cell travels in the config ({'class_name', 'config'})
         config["cell"] = {"class_name": type(self.cell).__name__,
                           "config": self.cell.get_config()}
@@ -761,8 +852,10 @@ class RNN(Layer):
 
         config = dict(config)
         cell = deserialize(config.pop("cell"), custom_objects=custom_objects)
-        config.pop("num_constants", None)
-        return cls(cell, **config)
+        num_constants = config.pop("num_constants", None)
+        layer = cls(cell, **config)
+        layer._num_constants = num_constants
+        return layer
 
 
 _REGS = ("kernel_regularizer", "recurrent_regularizer", "bias_regularizer",

@@ -1,0 +1,114 @@
+"""Keras RNN details checked against TF 1.15's behaviour: ``constants`` passed to a cell at
+every step, and StackedRNNCells' nested per-cell states."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow import keras
+
+K = keras.backend
+
+
+class _BiasedCell(keras.layers.Layer):
+    """A linear cell whose step adds a projection of a constant input."""
+
+    def __init__(self, units, width, **kwargs):
+        self.units, self.width, self.state_size = units, width, units
+        super().__init__(**kwargs)
+
+    def build(self, shape):
+        self.w_in = self.add_weight(shape=(shape[-1], self.units), initializer="ones",
+                                    name="w_in")
+        self.w_const = self.add_weight(shape=(self.width, self.units), initializer="ones",
+                                       name="w_const")
+        self.built = True
+
+    def call(self, inputs, states, constants):
+        out = K.dot(inputs, self.w_in) + states[0] + K.dot(constants[0], self.w_const)
+        return out, [out]
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(units=self.units, width=self.width)
+        return config
+
+
+def _expected(xs, cs, s0=None):
+    # out_t = sum(x_t) + out_{t-1} + sum(c)  (ones weights)
+    out = np.zeros((xs.shape[0], 1)) if s0 is None else s0[:, :1]
+    for t in range(xs.shape[1]):
+        out = xs[:, t].sum(1, keepdims=True) + out + cs.sum(1, keepdims=True)
+    return out
+
+
+def test_rnn_constants_keras_inputs_and_config_round_trip():
+    x, c = keras.Input((None, 2)), keras.Input((3,))
+    layer = keras.layers.RNN(_BiasedCell(2, 3))
+    model = keras.models.Model([x, c], layer(x, constants=c))
+    xs, cs = np.arange(12.0).reshape(2, 3, 2) / 10, np.array([[1.0, 2, 3], [0, 0, 1]])
+    got = model.predict([xs, cs])
+    np.testing.assert_allclose(got, np.repeat(_expected(xs, cs), 2, 1), rtol=1e-5)
+    config = layer.get_config()
+    assert config["num_constants"] == 1
+    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):
+        again = keras.layers.RNN.from_config(dict(config))
+    # a flat list [sequence, constant] after from_config: the last entry is the constant
+    model2 = keras.models.Model([x, c], again([x, c]))
+    np.testing.assert_allclose(model2.predict([xs, cs]), got, rtol=1e-5)
+
+
+def test_rnn_constants_with_initial_state_and_plain_tensors():
+    x, c, s = keras.Input((None, 2)), keras.Input((3,)), keras.Input((2,))
+    model = keras.models.Model([x, s, c],
+                               keras.layers.RNN(_BiasedCell(2, 3))(x, initial_state=s,
+                                                                   constants=c))
+    xs, cs, s0 = np.ones((2, 2, 2)), np.ones((2, 3)), np.full((2, 2), 5.0)
+    np.testing.assert_allclose(model.predict([xs, s0, cs]),
+                               np.repeat(_expected(xs, cs, s0), 2, 1), rtol=1e-5)
+    # constants that are not Keras tensors are arguments of the call
+    y = keras.layers.RNN(_BiasedCell(2, 3))(x, constants=tf.ones([2, 3]))
+    np.testing.assert_allclose(keras.models.Model(x, y).predict(xs),
+                               np.repeat(_expected(xs, cs), 2, 1), rtol=1e-5)
+
+
+def test_stacked_cells_get_constants_only_when_they_take_them():
+    x, c = keras.Input((None, 2)), keras.Input((3,))
+    layer = keras.layers.RNN([keras.layers.GRUCell(4), _BiasedCell(2, 3)])
+    model = keras.models.Model([x, c], layer(x, constants=c))
+    model.compile("sgd", "mse")
+    model.train_on_batch([np.zeros((3, 4, 2)), np.zeros((3, 3))], np.zeros((3, 2)))
+    assert model.predict([np.zeros((3, 4, 2)), np.ones((3, 3))]).shape == (3, 2)
+
+
+def test_rnn_constants_need_a_cell_that_takes_them():
+    x, c = keras.Input((None, 2)), keras.Input((3,))
+    with pytest.raises(ValueError, match="does not support constants"):
+        keras.layers.RNN(keras.layers.SimpleRNNCell(2))(x, constants=c)
+
+
+def test_stacked_cells_nested_state_size_and_initial_state():
+    cells = [keras.layers.LSTMCell(3), keras.layers.GRUCell(4), keras.layers.SimpleRNNCell(2)]
+    stacked = keras.layers.StackedRNNCells(cells)
+    assert [list(s) if isinstance(s, (list, tuple)) else s for s in stacked.state_size] == \
+        [[3, 3], 4, 2]
+    assert stacked.output_size == 2
+    init = stacked.get_initial_state(batch_size=5, dtype=tf.float32)
+    assert isinstance(init, tuple) and len(init) == 3 and len(init[0]) == 2
+    assert [t.get_shape().as_list() for t in [init[0][0], init[0][1], init[1], init[2]]] == \
+        [[5, 3], [5, 3], [5, 4], [5, 2]]
+    reverse = keras.layers.StackedRNNCells(cells, reverse_state_order=True)
+    assert reverse.state_size[0] == 2
+
+
+def test_rnn_over_stacked_cells_returns_each_cells_states():
+    cells = [keras.layers.LSTMCell(3), keras.layers.GRUCell(4), keras.layers.SimpleRNNCell(2)]
+    x = keras.Input((None, 5))
+    outs = keras.layers.RNN(cells, return_state=True)(x)
+    assert len(outs) == 4 and isinstance(outs[1], list) and len(outs[1]) == 2
+    assert outs[2].get_shape().as_list() == [None, 4]
+    shapes = keras.layers.RNN(cells, return_state=True).compute_output_shape((None, 4, 5))
+    assert [s.as_list() for s in shapes] == [[None, 2], [None, 3], [None, 3], [None, 4],
+                                             [None, 2]]
+    got = keras.models.Model(x, outs).predict(np.random.rand(6, 4, 5))
+    assert [np.shape(a) for a in got] == [(6, 2), (6, 3), (6, 3), (6, 4), (6, 2)]
