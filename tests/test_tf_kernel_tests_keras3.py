@@ -112,3 +112,34 @@ def test_rnn_over_stacked_cells_returns_each_cells_states():
                                              [None, 2]]
     got = keras.models.Model(x, outs).predict(np.random.rand(6, 4, 5))
     assert [np.shape(a) for a in got] == [(6, 2), (6, 3), (6, 3), (6, 4), (6, 2)]
+
+
+def test_bidirectional_passes_constants_to_both_directions():
+    x, c = keras.Input((3, 2)), keras.Input((3,))
+    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):  # (its copies)
+        layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
+    model = keras.models.Model([x, c], layer(x, constants=c))
+    xs, cs = np.ones((2, 3, 2)), np.array([[1.0, 0, 0], [2, 2, 2]])
+    got = model.predict([xs, cs])
+    # the input is the same at every step, so both directions agree
+    np.testing.assert_allclose(got, np.repeat(_expected(xs, cs), 4, 1), rtol=1e-5)
+    config = layer.get_config()
+    assert config["num_constants"] == 1
+    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):
+        again = keras.layers.Bidirectional.from_config(dict(config))
+    np.testing.assert_allclose(keras.models.Model([x, c], again([x, c])).predict([xs, cs]),
+                               got, rtol=1e-5)
+
+
+def test_bidirectional_constants_with_initial_states():
+    x, c = keras.Input((3, 2)), keras.Input((3,))
+    s_fw, s_bw = keras.Input((2,)), keras.Input((2,))
+    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):  # (its copies)
+        layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
+    y = layer(x, initial_state=[s_fw, s_bw], constants=c)
+    model = keras.models.Model([x, s_fw, s_bw, c], y)
+    xs, cs = np.ones((2, 3, 2)), np.ones((2, 3))
+    s1, s2 = np.full((2, 2), 1.0), np.full((2, 2), 7.0)
+    got = model.predict([xs, s1, s2, cs])
+    np.testing.assert_allclose(got[:, :2], np.repeat(_expected(xs, cs, s1), 2, 1), rtol=1e-5)
+    np.testing.assert_allclose(got[:, 2:], np.repeat(_expected(xs, cs, s2), 2, 1), rtol=1e-5)

@@ -1136,10 +1136,13 @@ class Bidirectional(Wrapper):
         self._sublayers = [self.forward_layer, self.backward_layer]
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
+        self._num_constants = None  # set by a call with ``constants``
 
     def get_config(self):
         config = super().get_config()
         config["merge_mode"] = self.merge_mode
+        if self._num_constants:
+            config["num_constants"] = self._num_constants
         if self._backward_layer_config is not None:
             config["backward_layer"] = self._backward_layer_config
         return config
@@ -1152,7 +1155,16 @@ class Bidirectional(Wrapper):
         if config.get("backward_layer") is not None:
             config["backward_layer"] = deserialize(config["backward_layer"],
                                                    custom_objects=custom_objects)
-        return super().from_config(config, custom_objects=custom_objects)
+        num_constants = config.pop("num_constants", None)
+        layer = super().from_config(config, custom_objects=custom_objects)
+        layer._set_num_constants(num_constants)
+        return layer
+
+    def _set_num_constants(self, n):
+        self._num_constants = n
+        for sub in (self.forward_layer, self.backward_layer):
+            if hasattr(sub, "_num_constants"):
+                sub._num_constants = n
 
     def compute_mask(self, inputs, mask=None):
         if isinstance(mask, list):
@@ -1163,30 +1175,42 @@ class Bidirectional(Wrapper):
             return [out_mask] + [None] * (2 * n)
         return out_mask
 
-    def __call__(self, inputs, initial_state=None, **kwargs):
-        if isinstance(inputs, (list, tuple)) and len(inputs) > 1 and initial_state is None:
-            inputs, initial_state = inputs[0], list(inputs[1:])
-        elif isinstance(inputs, (list, tuple)) and len(inputs) == 1:
-            inputs = inputs[0]
-        if initial_state is None:
+    def __call__(self, inputs, initial_state=None, constants=None, **kwargs):
+        if isinstance(inputs, (list, tuple)) and initial_state is None and constants is None:
+            # [sequence, *forward states, *backward states, *constants]
+            inputs = list(inputs)
+            if self._num_constants:
+                constants = inputs[-self._num_constants:]
+                inputs = inputs[:-self._num_constants]
+            if len(inputs) > 1:
+                inputs, initial_state = inputs[0], list(inputs[1:])
+            else:
+                inputs = inputs[0]
+        if constants is not None:
+            constants = list(flatten(constants))
+            self._set_num_constants(len(constants))
+        if initial_state is None and constants is None:
             return super().__call__(inputs, **kwargs)
-        states = flatten(initial_state)
+        states = flatten(initial_state) if initial_state is not None else []
         if len(states) % 2:
             raise ValueError("When passing `initial_state` to a Bidirectional RNN, the state "
                              "should be a list containing the states of the underlying RNNs. "
                              f"Found: {initial_state}")
-        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in states]
+        extra = states + (constants or [])
+        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in extra]
         if any(keras_states) and not all(keras_states):
             raise ValueError("The initial state of a Bidirectional layer cannot be specified "
                              "with a mix of Keras tensors and non-Keras tensors (a \"Keras "
                              "tensor\" is a tensor that was returned by a Keras layer, or by "
                              "`Input`)")
         if not any(keras_states):
-            return super().__call__(inputs, initial_state=states, **kwargs)
+            if constants is not None:
+                kwargs["constants"] = constants
+            return super().__call__(inputs, initial_state=states or None, **kwargs)
         # Keras tensors ride along as inputs of the node (the model can reach them)
         spec, self.input_spec = self.input_spec, None
         try:
-            return super().__call__([inputs] + states, **kwargs)
+            return super().__call__([inputs] + extra, **kwargs)
         finally:
             self.input_spec = spec
 
@@ -1208,11 +1232,18 @@ class Bidirectional(Wrapper):
             return outs + states + list(states)
         return outs if self.merge_mode is None else outs[0]
 
-    def call(self, inputs, training=None, mask=None, initial_state=None):
+    def call(self, inputs, training=None, mask=None, initial_state=None, constants=None):
         kwargs = {}
         if training is not None:
             kwargs["training"] = training
         forward_state = backward_state = None
+        if isinstance(inputs, list) and self._num_constants and constants is None:
+            constants = inputs[-self._num_constants:]
+            inputs = inputs[:-self._num_constants]
+            if len(inputs) == 1:
+                inputs = inputs[0]
+        if constants is not None:
+            kwargs["constants"] = constants
         if isinstance(inputs, list):  # [sequence] + forward states + backward states
             half = (len(inputs) - 1) // 2
             inputs, forward_state, backward_state = inputs[0], inputs[1:1 + half], \
