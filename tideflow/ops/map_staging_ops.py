@@ -16,8 +16,9 @@ import numpy as np
 
 from tideflow.framework import dtypes as _dtypes
 from tideflow.framework import errors, op_registry, ops
-from tideflow.framework.tensor_shape import TensorShape, scalar, unknown_shape
+from tideflow.framework.tensor_shape import scalar, unknown_shape
 from tideflow.ops.queue_ops import COMPLETE, NO_PROGRESS, Attempt, BlockingResource
+from tideflow.ops.staging_ops import BaseStagingArea
 
 __all__ = ["MapStagingArea"]
 
@@ -250,7 +251,7 @@ for _prefix in ("", "Ordered"):
                         differentiable=False, stateful=True)
 
 
-class MapStagingArea:
+class MapStagingArea(BaseStagingArea):
     """A staging area of tuples (dicts when ``names`` is given) under int64 keys.
 
     Same constructor and methods as TF's: ``put(key, vals, indices=None)``,
@@ -259,46 +260,16 @@ class MapStagingArea:
     or names when the area has names), so tuples can be put and taken in parts.
     """
 
+    _kind = "MapStagingArea"
+
     def __init__(self, dtypes, shapes=None, names=None, shared_name=None, ordered=False,
                  capacity=0, memory_limit=0):
-        graph = ops.get_default_graph()
-        self._name = (graph.unique_name("MapStagingArea") if shared_name is None
-                      else shared_name)
-        if not isinstance(self._name, str):
-            raise ValueError(  # noqa: TRY004 - TF raises ValueError here
-                f"shared_name must be a string, got {type(shared_name).__name__}")
-        self._dtypes = [_dtypes.as_dtype(d) for d in dtypes]
-        if shapes is None:
-            self._shapes = [unknown_shape() for _ in self._dtypes]
-        else:
-            if len(shapes) != len(self._dtypes):
-                raise ValueError("StagingArea shapes must be the same length as dtypes")
-            self._shapes = [TensorShape(s) for s in shapes]
-        if names is not None:
-            if len(names) != len(self._dtypes):
-                raise ValueError("StagingArea names must be the same length as dtypes")
-            self._names = list(names)
-        else:
-            self._names = None
+        super().__init__(dtypes, shapes, names, shared_name, capacity, memory_limit)
         self._ordered = ordered
-        self._capacity = capacity
-        self._memory_limit = memory_limit
         prefix = "Ordered" if ordered else ""
         self._ops = {k: prefix + k for k in ("MapStage", "MapUnstage", "MapPeek",
                                             "MapUnstageNoKey", "MapSize", "MapIncompleteSize",
                                             "MapClear")}
-
-    name = property(lambda self: self._name)
-    dtypes = property(lambda self: self._dtypes)
-    shapes = property(lambda self: self._shapes)
-    names = property(lambda self: self._names)
-    capacity = property(lambda self: self._capacity)
-    memory_limit = property(lambda self: self._memory_limit)
-
-    def _attrs(self):
-        return {"dtypes": list(self._dtypes), "capacity": self._capacity,
-                "memory_limit": self._memory_limit, "shared_name": self._name,
-                "container": ""}
 
     def _positions(self, indices):
         """Component positions for ``indices`` (all when None; names when the area has

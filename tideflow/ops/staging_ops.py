@@ -170,19 +170,16 @@ op_registry.declare("StageClear", attrs=_AREA_ATTRS, kernel=_clear_kernel,
                     differentiable=False, stateful=True)
 
 
-class StagingArea:
-    """A FIFO staging area of tuples (or dicts, when ``names`` is given) of tensors.
+class BaseStagingArea:
+    """What TF's StagingArea and MapStagingArea share: the area's name (its ``shared_name``),
+    component dtypes, optional shapes and names, capacity and memory limit."""
 
-    Same constructor and methods as TF's: ``put(values)``, ``get()``, ``peek(index)``,
-    ``size()``, ``clear()``; ``get`` and ``peek`` return a list of tensors (a dict when
-    ``names`` is given), with ``shapes`` (optional, may be partial) set on them and checked on
-    what ``put`` receives.
-    """
+    _kind = "StagingArea"
 
     def __init__(self, dtypes, shapes=None, names=None, shared_name=None, capacity=0,
                  memory_limit=0):
         graph = ops.get_default_graph()
-        self._name = graph.unique_name("StagingArea") if shared_name is None else shared_name
+        self._name = graph.unique_name(self._kind) if shared_name is None else shared_name
         if not isinstance(self._name, str):
             raise ValueError(  # noqa: TRY004 - TF raises ValueError here
                 f"shared_name must be a string, got {type(shared_name).__name__}")
@@ -215,6 +212,16 @@ class StagingArea:
         return {"dtypes": list(self._dtypes), "capacity": self._capacity,
                 "memory_limit": self._memory_limit, "shared_name": self._name,
                 "container": ""}
+
+
+class StagingArea(BaseStagingArea):
+    """A FIFO staging area of tuples (or dicts, when ``names`` is given) of tensors.
+
+    Same constructor and methods as TF's: ``put(values)``, ``get()``, ``peek(index)``,
+    ``size()``, ``clear()``; ``get`` and ``peek`` return a list of tensors (a dict when
+    ``names`` is given), with ``shapes`` (optional, may be partial) set on them and checked on
+    what ``put`` receives.
+    """
 
     def _check_put_dtypes(self, values):
         if isinstance(values, dict):
