@@ -368,20 +368,11 @@ class LazyAdamGSOptimizer(AdamGSOptimizer):
     rows."""
 
     def _apply_sparse(self, grad, var):
+        from tideflow.train.contrib_opt import lazy_adam_rows
+
         beta1_power, beta2_power, lr_t, beta1_t, beta2_t, epsilon_t = self._hyper(var)
         lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
-        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        m_rows = beta1_t * gather_ops.gather(m, grad.indices) + (1 - beta1_t) * grad.values
-        m_update = state_ops.scatter_update(m, grad.indices, m_rows,
-                                            use_locking=self._use_locking)
-        v_rows = (beta2_t * gather_ops.gather(v, grad.indices)
-                  + (1 - beta2_t) * math_ops.square(grad.values))
-        v_update = state_ops.scatter_update(v, grad.indices, v_rows,
-                                            use_locking=self._use_locking)
-        var_update = state_ops.scatter_sub(var, grad.indices,
-                                           lr * m_rows / (math_ops.sqrt(v_rows) + epsilon_t),
-                                           use_locking=self._use_locking)
-        return control_flow_ops.group(var_update, m_update, v_update)
+        return lazy_adam_rows(self, grad, var, lr, beta1_t, beta2_t, epsilon_t)
 
 
 class GGTOptimizer(Optimizer):
