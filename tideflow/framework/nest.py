@@ -261,8 +261,9 @@ def assert_same_structure(nest1, nest2, check_types=True, expand_composites=Fals
         f"Entire second structure:\n{map_structure(lambda _: _DOT, nest2)}")
 
 
-def map_structure(func, *structures, **kwargs):
-    """``func`` applied to corresponding leaves, in the shape of the first structure."""
+def _check_map_args(func, structures, kwargs):
+    """TF's checks of a map_structure call: a callable, at least one structure, only
+    ``check_types``/``expand_composites``, and all structures alike."""
     if not callable(func):
         raise TypeError(f"func must be callable, got: {func}")
     if not structures:
@@ -273,6 +274,11 @@ def map_structure(func, *structures, **kwargs):
     check_types = kwargs.get("check_types", True)
     for s in structures[1:]:
         assert_same_structure(structures[0], s, check_types=check_types)
+
+
+def map_structure(func, *structures, **kwargs):
+    """``func`` applied to corresponding leaves, in the shape of the first structure."""
+    _check_map_args(func, structures, kwargs)
     if not is_sequence(structures[0]):
         return func(*structures)
     flats = [flatten(s) for s in structures]
@@ -305,16 +311,7 @@ def flatten_with_joined_string_paths(structure, separator="/", expand_composites
 
 def map_structure_with_tuple_paths(func, *structures, **kwargs):
     """``func(tuple_path, *leaves)`` over corresponding leaves, in the first one's shape."""
-    if not callable(func):
-        raise TypeError(f"func must be callable, got: {func}")
-    if not structures:
-        raise ValueError("Must provide at least one structure")
-    extra = [k for k in kwargs if k not in ("check_types", "expand_composites")]
-    if extra:
-        raise ValueError(f"Only valid keyword argument is check_types, got {extra}")
-    check_types = kwargs.get("check_types", True)
-    for s in structures[1:]:
-        assert_same_structure(structures[0], s, check_types=check_types)
+    _check_map_args(func, structures, kwargs)
     flats = [flatten(s) for s in structures]
     paths = list(yield_flat_paths(structures[0]))
     return pack_sequence_as(structures[0],
