@@ -116,8 +116,8 @@ def test_rnn_over_stacked_cells_returns_each_cells_states():
 
 def test_bidirectional_passes_constants_to_both_directions():
     x, c = keras.Input((3, 2)), keras.Input((3,))
-    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):  # (its copies)
-        layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
+    # (its two copies are made without a custom-object scope, as TF)
+    layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
     model = keras.models.Model([x, c], layer(x, constants=c))
     xs, cs = np.ones((2, 3, 2)), np.array([[1.0, 0, 0], [2, 2, 2]])
     got = model.predict([xs, cs])
@@ -134,8 +134,8 @@ def test_bidirectional_passes_constants_to_both_directions():
 def test_bidirectional_constants_with_initial_states():
     x, c = keras.Input((3, 2)), keras.Input((3,))
     s_fw, s_bw = keras.Input((2,)), keras.Input((2,))
-    with keras.utils.CustomObjectScope({"_BiasedCell": _BiasedCell}):  # (its copies)
-        layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
+    # (its two copies are made without a custom-object scope, as TF)
+    layer = keras.layers.Bidirectional(keras.layers.RNN(_BiasedCell(2, 3)))
     y = layer(x, initial_state=[s_fw, s_bw], constants=c)
     model = keras.models.Model([x, s_fw, s_bw, c], y)
     xs, cs = np.ones((2, 3, 2)), np.ones((2, 3))
@@ -143,3 +143,34 @@ def test_bidirectional_constants_with_initial_states():
     got = model.predict([xs, s1, s2, cs])
     np.testing.assert_allclose(got[:, :2], np.repeat(_expected(xs, cs, s1), 2, 1), rtol=1e-5)
     np.testing.assert_allclose(got[:, 2:], np.repeat(_expected(xs, cs, s2), 2, 1), rtol=1e-5)
+
+
+def test_time_distributed_counts_the_inner_activity_regularizer_once():
+    x = keras.Input((3, 2))
+    dense = keras.layers.Dense(1, kernel_initializer="ones", use_bias=False,
+                               kernel_regularizer="l2", activity_regularizer="l1")
+    model = keras.models.Model(x, keras.layers.TimeDistributed(dense)(x))
+    assert len(model.losses) == 2
+    sess = K.get_session()
+    xs = np.arange(12.0).reshape(2, 3, 2)
+    values = sess.run(model.losses, {x: xs})
+    # l1 activity (0.01 * sum |y|, over the batch * time folded rows) and l2 kernel
+    np.testing.assert_allclose(sorted(values),
+                               sorted([0.01 * np.abs(xs.sum(-1)).sum() / 6, 0.01 * 2.0]),
+                               rtol=1e-5)
+
+
+def test_bidirectional_keeps_each_directions_losses():
+    x = keras.Input((3, 2))
+    layer = keras.layers.Bidirectional(keras.layers.SimpleRNN(
+        2, kernel_regularizer="l2", activity_regularizer="l2"))
+    layer(x)
+    assert (len(layer.losses), len(layer.get_losses_for(None)),
+            len(layer.get_losses_for(x))) == (4, 2, 2)
+    shared, tied = tf.constant(2.0), tf.reduce_sum(x)
+    for sub in (layer.forward_layer, layer.backward_layer):
+        sub.add_loss(shared, inputs=None)
+        sub.add_loss(tied, inputs=x)
+    # a tensor both directions hold counts for each of them
+    assert (len(layer.losses), len(layer.get_losses_for(None)),
+            len(layer.get_losses_for(x))) == (8, 4, 4)

@@ -12,7 +12,7 @@ import tideflow as tf
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import activations, constraints, initializers, regularizers
 from tideflow.keras import backend as K
-from tideflow.keras.engine.base_layer import InputSpec, Layer, flatten
+from tideflow.keras.engine.base_layer import InputSpec, Layer, _input_keys, _merged, flatten
 from tideflow.keras.layers.core import _add_weight, _ser, _ser_attrs, training_flag
 
 
@@ -1069,9 +1069,8 @@ class TimeDistributed(Wrapper):
             out_dims = self.compute_output_shape(dims).as_list()
             y = tf.reshape(y, self._shape_with((-1, length), y, 1, out_dims[2:]))
             y.set_shape([dims[0], dims[1]] + out_dims[2:])
-        regularizer = getattr(self.layer, "activity_regularizer", None)
-        if regularizer is not None:
-            self.add_loss(regularizer(y), inputs)
+        # (as TF 1.15, the inner layer's activity regularizer counts once: its own call adds
+        # it, over the folded steps)
         return y
 
     def compute_mask(self, inputs, mask=None):
@@ -1103,6 +1102,25 @@ class TimeDistributed(Wrapper):
         return TensorShape([inner[0], dims[1]] + inner[1:])
 
 
+def _recreate(layer, config):
+    """A copy of ``layer`` from ``config``; as TF 1.15, the classes of its cell (and of a
+    StackedRNNCells' cells) are known to the deserializer without a custom-object scope."""
+    custom = {}
+    cell = getattr(layer, "cell", None)
+    for c in [cell] + list(getattr(cell, "cells", [])) if cell is not None else []:
+        custom[type(c).__name__] = type(c)
+    if custom and "custom_objects" in inspect.signature(type(layer).from_config).parameters:
+        return type(layer).from_config(config, custom_objects=custom)
+    return type(layer).from_config(config)
+
+
+def _each_sublayer_counts(own, per_sublayer):
+    """``own`` and then each sublayer's losses that are not among ``own``; as TF 1.15, a
+    tensor two sublayers both hold counts once for each."""
+    seen = {id(x) for x in own}
+    return list(own) + [x for losses in per_sublayer for x in losses if id(x) not in seen]
+
+
 class Bidirectional(Wrapper):
     """Runs ``layer`` forwards and a copy backwards and merges their outputs
     (``merge_mode``: 'concat', 'sum', 'mul', 'ave' or None for a list)."""
@@ -1118,11 +1136,11 @@ class Bidirectional(Wrapper):
         config = layer.get_config()
         base = config.pop("name")
         config.pop("batch_input_shape", None)
-        self.forward_layer = type(layer).from_config(dict(config, name="forward_" + base))
+        self.forward_layer = _recreate(layer, dict(config, name="forward_" + base))
         self._backward_layer_config = None
         if backward_layer is None:
             config["go_backwards"] = not config.get("go_backwards", False)
-            self.backward_layer = type(layer).from_config(dict(config, name="backward_" + base))
+            self.backward_layer = _recreate(layer, dict(config, name="backward_" + base))
         else:
             self.backward_layer = backward_layer
             # as TF 1.x: a given backward layer travels in the config
@@ -1137,6 +1155,23 @@ class Bidirectional(Wrapper):
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
         self._num_constants = None  # set by a call with ``constants``
+
+    @property
+    def losses(self):
+        return _each_sublayer_counts(self._losses + self._input_losses() + self._call_losses,
+                                     [sub.losses for sub in self._sublayers])
+
+    def _unconditional_losses(self):
+        return _each_sublayer_counts(list(self._losses),
+                                     [sub._unconditional_losses() for sub in self._sublayers])
+
+    def get_losses_for(self, inputs):
+        if inputs is None:
+            return self._unconditional_losses()
+        keys = _input_keys(inputs)
+        own = _merged(self._input_losses(keys),
+                      [node.losses for node in self._calls_on(inputs)], False)
+        return _each_sublayer_counts(own, [sub._input_losses(keys) for sub in self._sublayers])
 
     def get_config(self):
         config = super().get_config()
