@@ -20,6 +20,9 @@ from tideflow.ops import (
 )
 from tideflow.ops.contrib_layers import add_arg_scope
 
+# the same collections as tf.losses
+from tideflow.ops.losses_impl import get_losses, get_regularization_losses
+
 
 def _nn():
     from tideflow import nn
@@ -32,16 +35,6 @@ def add_loss(loss, loss_collection=ops.GraphKeys.LOSSES):
     """Adds ``loss`` to ``loss_collection`` (nothing when it is None or empty)."""
     if loss_collection:
         ops.add_to_collection(loss_collection, loss)
-
-
-def get_losses(scope=None, loss_collection=ops.GraphKeys.LOSSES):
-    """The losses in ``loss_collection`` whose names match ``scope``."""
-    return ops.get_collection(loss_collection, scope)
-
-
-def get_regularization_losses(scope=None):
-    """The tensors in ``REGULARIZATION_LOSSES`` whose names match ``scope``."""
-    return ops.get_collection(ops.GraphKeys.REGULARIZATION_LOSSES, scope)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss"):
