@@ -174,3 +174,66 @@ def test_bidirectional_keeps_each_directions_losses():
     # a tensor both directions hold counts for each of them
     assert (len(layer.losses), len(layer.get_losses_for(None)),
             len(layer.get_losses_for(x))) == (8, 4, 4)
+
+
+@pytest.mark.parametrize("case", [
+    # layer, input shape, kernel size, strides, implementation, data format, weight shapes,
+    # output shape, first outputs and sum (tf_keras's for the same weights and inputs)
+    (keras.layers.LocallyConnected1D, (5, 2), 3, 1, 3, "channels_last", [(52,), (5, 2)],
+     (2, 5, 2), [-1.7710, -1.3742, -0.1067, 0.0347, 0.3804], 8.4494),
+    (keras.layers.LocallyConnected2D, (2, 4, 3), (2, 2), 2, 2, "channels_first",
+     [(2, 4, 3, 2, 2, 2), (2, 2, 2)], (2, 2, 2, 2),
+     [-0.0028, -1.1863, 0.0138, 0.9540, 0.3747], 3.6064),
+    (keras.layers.LocallyConnected2D, (4, 3, 2), (3, 2), 1, 3, "channels_last",
+     [(200,), (4, 3, 2)], (2, 4, 3, 2), [-1.1964, -1.0474, -3.0344, -2.6392, 0.9276], 58.5488),
+])
+def test_locally_connected_implementations_2_and_3_match_tf_keras(case):
+    cls, shape, kernel_size, strides, impl, fmt, weight_shapes, out_shape, first, total = case
+    layer = cls(2, kernel_size, strides=strides, padding="same", data_format=fmt,
+                implementation=impl)
+    x = np.sin(np.arange(2 * np.prod(shape))).reshape((2,) + shape).astype("float32")
+    y = layer(tf.constant(x))
+    assert [tuple(w.get_shape().as_list()) for w in layer.weights] == weight_shapes
+    assert y.get_shape().as_list() == list(out_shape)
+    layer.set_weights([np.linspace(-1, 1, int(np.prod(weight_shapes[0])))
+                       .reshape(weight_shapes[0]),
+                       0.1 * np.arange(int(np.prod(weight_shapes[1]))).reshape(weight_shapes[1])])
+    got = K.get_session().run(y)
+    np.testing.assert_allclose(got.ravel()[:5], first, atol=1e-4)
+    np.testing.assert_allclose(got.sum(), total, atol=1e-3)
+
+
+def test_locally_connected_implementations_agree_and_differentiate():
+    x = np.random.RandomState(1).rand(2, 6, 3)
+    inp = tf.constant(x)
+    layers = [keras.layers.LocallyConnected1D(2, 3, strides=2, implementation=i,
+                                              dtype="float64") for i in (1, 2, 3)]
+    outs = [layer(inp) for layer in layers]
+    sess = K.get_session()
+    k1, b1 = sess.run(layers[0].weights)  # [positions, 3 * 3, 2]: (step, channel) rows
+    dense = np.zeros((6, 3, 2, 2))  # implementation 2's [in step, channel, out step, filter]
+    for o in range(2):
+        dense[2 * o:2 * o + 3, :, o, :] = k1[o].reshape(3, 3, 2)
+    layers[1].set_weights([dense, b1])
+    # implementation 3: one weight per connected (output index, input index) pair
+    rows, cols = layers[2].kernel_idxs.T
+    flat = dense.reshape(18, 4).T  # [outputs, inputs]
+    layers[2].set_weights([flat[rows, cols], b1])
+    assert len(rows) == 2 * 3 * 3 * 2
+    y1, y2, y3 = sess.run(outs)
+    np.testing.assert_allclose(y2, y1, rtol=1e-10)
+    np.testing.assert_allclose(y3, y1, rtol=1e-10)
+    with sess.as_default():
+        for layer, out in zip(layers[1:], outs[1:]):
+            kernel = layer.kernel
+            theory, numeric = tf.test.compute_gradient(
+                kernel, kernel.get_shape().as_list(), out, out.get_shape().as_list())
+            np.testing.assert_allclose(theory, numeric, atol=1e-6)
+
+
+def test_locally_connected_padding_same_needs_implementation_2_or_3():
+    with pytest.raises(ValueError, match='only "valid" is supported if implementation is 1'):
+        keras.layers.LocallyConnected2D(2, 3, padding="same")
+    layer = keras.layers.LocallyConnected1D(2, 3, implementation=4)
+    with pytest.raises(ValueError, match="Unrecognized implementation mode: 4"):
+        layer(keras.Input((5, 2)))

@@ -1,6 +1,8 @@
 """The TF 1.15 Keras layers beyond ``convolutional.py``: the 3-D padding, cropping and
 up-sampling layers, ``SpatialDropout3D``, ``Conv3DTranspose`` and ``SeparableConv1D``."""
 
+import numpy as np
+
 import tideflow as tf
 from tideflow.framework.tensor_shape import TensorShape
 from tideflow.keras import backend as K
@@ -158,9 +160,34 @@ Convolution3DTranspose = Deconvolution3D = Deconv3D = Conv3DTranspose
 SeparableConvolution1D = SeparableConv1D
 
 
+def _connection_mask(in_shape, kernel_size, strides, padding):
+    """Which input position feeds which output position of an unshared convolution: a bool
+    array ``in_shape + out_shape`` (with "same" padding the window is centred on
+    ``output * stride`` and cut at the edges), the product of one mask per axis."""
+    axes = []
+    for n, k, s in zip(in_shape, kernel_size, strides):
+        out = np.arange(conv_output_length(n, k, padding, s))
+        left = k // 2
+        centre = out * s + (left if padding == "valid" else 0)
+        lo, hi = np.maximum(0, centre - left), np.minimum(n, centre + k - left)
+        i = np.arange(n)[:, None]
+        axes.append((i >= lo) & (i < hi))  # [in, out]
+    rank = len(axes)
+    mask = np.ones([1] * (2 * rank), bool)
+    for d, m in enumerate(axes):
+        shape = [1] * (2 * rank)
+        shape[d], shape[rank + d] = m.shape
+        mask = mask & m.reshape(shape)
+    return mask
+
+
 class _LocallyConnected(Layer):
-    """Convolution with unshared weights (TF 1.15's ``implementation=1``): ``kernel``
-    [positions, prod(kernel_size) * channels, filters], ``bias`` [*output, filters]."""
+    """Convolution with unshared weights, in TF 1.15's three implementations (same results,
+    different weights): 1, ``kernel`` [positions, prod(kernel_size) * channels, filters]
+    applied patch by patch; 2, a dense ``kernel`` over every (input, output) pair (input
+    dims then output dims, each in the data format's order), masked to the windows, one
+    matmul; 3, only the connected pairs' weights, ``kernel`` [connections], scattered into
+    the [outputs, inputs] matrix. ``bias``: [*output, filters] in either data format."""
 
     rank = None
 
@@ -176,12 +203,12 @@ class _LocallyConnected(Layer):
         self.kernel_size = normalize_tuple(kernel_size, self.rank, "kernel_size")
         self.strides = normalize_tuple(strides, self.rank, "strides")
         self.padding = padding.lower()
-        if self.padding != "valid":
+        if self.padding not in ("valid", "same"):
+            raise ValueError("The `padding` argument must be one of \"valid\", \"same\". "
+                             f"Received: {padding}")
+        if self.padding != "valid" and implementation == 1:
             raise ValueError(f"Invalid border mode for LocallyConnected{self.rank}D (only "
-                             f'"valid" is supported): {padding}')
-        if implementation != 1:
-            raise ValueError(f"LocallyConnected{self.rank}D: only implementation=1 is "
-                             f"provided, got {implementation}.")
+                             f'"valid" is supported if implementation is 1): {padding}')
         self.implementation = implementation
         self.data_format = data_format or K.image_data_format()
         self.activation = activations.get(activation)
@@ -204,24 +231,52 @@ class _LocallyConnected(Layer):
         return [None if d is None else conv_output_length(d, k, self.padding, s)
                 for d, k, s in zip(spatial, self.kernel_size, self.strides)]
 
+    def _with_channels(self, spatial, channels):
+        spatial = tuple(spatial)
+        return ((channels,) + spatial if self.data_format == "channels_first"
+                else spatial + (channels,))
+
     def build(self, input_shape):
         spatial, channels = self._spatial_and_channels(input_shape)
         if channels is None or any(d is None for d in spatial):
             raise ValueError(f"LocallyConnected{self.rank}D ({self.name}) needs fully defined "
                              f"input dimensions, got {TensorShape(input_shape).as_list()}.")
         self.output_spatial = self._output_spatial(spatial)
-        positions = 1
-        for d in self.output_spatial:
-            positions *= d
-        patch = channels
-        for k in self.kernel_size:
-            patch *= k
-        self.kernel = _add_weight(self, "kernel", (positions, patch, self.filters))
+        positions = int(np.prod(self.output_spatial))
+        if self.implementation == 1:
+            patch = channels * int(np.prod(self.kernel_size))
+            self.kernel = _add_weight(self, "kernel", (positions, patch, self.filters))
+        elif self.implementation == 2:
+            mask = _connection_mask(spatial, self.kernel_size, self.strides, self.padding)
+            rank = self.rank
+            if self.data_format == "channels_first":  # [1, *in, 1, *out]
+                mask = mask.reshape((1,) + mask.shape[:rank] + (1,) + mask.shape[rank:])
+            else:  # [*in, 1, *out, 1]
+                mask = mask.reshape(mask.shape[:rank] + (1,) + mask.shape[rank:] + (1,))
+            self.kernel_mask = mask
+            self.kernel = _add_weight(
+                self, "kernel", self._with_channels(spatial, channels)
+                + self._with_channels(self.output_spatial, self.filters))
+        elif self.implementation == 3:
+            mask = _connection_mask(spatial, self.kernel_size, self.strides, self.padding)
+            rank = self.rank
+            mask = np.transpose(mask, list(range(rank, 2 * rank)) + list(range(rank)))
+            if self.data_format == "channels_first":  # [1, *out, 1, *in]
+                full = mask.reshape((1,) + mask.shape[:rank] + (1,) + mask.shape[rank:])
+            else:  # [*out, 1, *in, 1]
+                full = mask.reshape(mask.shape[:rank] + (1,) + mask.shape[rank:] + (1,))
+            shape = (self._with_channels(self.output_spatial, self.filters)
+                     + self._with_channels(spatial, channels))
+            self.kernel_shape = (positions * self.filters,
+                                 int(np.prod(spatial)) * channels)
+            # the (output, input) index pairs, sorted, of the flattened [outputs, inputs]
+            self.kernel_idxs = np.argwhere(
+                np.broadcast_to(full, shape).reshape(self.kernel_shape)).astype(np.int64)
+            self.kernel = _add_weight(self, "kernel", (len(self.kernel_idxs),))
+        else:
+            raise ValueError(f"Unrecognized implementation mode: {self.implementation}.")
         if self.use_bias:
-            shape = (tuple(self.output_spatial) + (self.filters,)
-                     if self.data_format == "channels_last" or self.rank == 1
-                     else (self.filters,) + tuple(self.output_spatial))
-            self.bias = _add_weight(self, "bias", shape)
+            self.bias = _add_weight(self, "bias", tuple(self.output_spatial) + (self.filters,))
         else:
             self.bias = None
         axis = 1 if self.data_format == "channels_first" else -1
@@ -229,11 +284,24 @@ class _LocallyConnected(Layer):
         self.built = True
 
     def call(self, inputs):
-        fmt = "channels_last" if self.rank == 1 else self.data_format
-        out = K.local_conv(inputs, self.kernel, self.kernel_size, self.strides,
-                           tuple(self.output_spatial), fmt)
+        out_dims = self._with_channels(self.output_spatial, self.filters)
+        if self.implementation == 1:
+            out = K.local_conv(inputs, self.kernel, self.kernel_size, self.strides,
+                               tuple(self.output_spatial), self.data_format)
+        else:
+            flat = tf.reshape(inputs, [-1, int(np.prod(inputs.get_shape().as_list()[1:]))])
+            if self.implementation == 2:
+                kernel = self.kernel * tf.constant(self.kernel_mask, self.kernel.dtype)
+                rows = int(np.prod(self.kernel.get_shape().as_list()[:self.rank + 1]))
+                out = tf.matmul(flat, tf.reshape(kernel, [rows, -1]))
+            else:
+                dense = tf.scatter_nd(self.kernel_idxs, self.kernel, self.kernel_shape)
+                out = tf.matmul(flat, dense, transpose_b=True)
+            out = tf.reshape(out, (-1,) + out_dims)
         if self.use_bias:
-            out = out + self.bias
+            # as TF's bias_add of a [*output, filters] bias: channels_first reads its values
+            # in [filters, *output] order
+            out = out + tf.reshape(self.bias, (1,) + out_dims)
         if self.activation is not None:
             out = self.activation(out)
         return out
@@ -242,7 +310,7 @@ class _LocallyConnected(Layer):
         dims = TensorShape(input_shape).as_list()
         spatial, _ = self._spatial_and_channels(input_shape)
         out = self._output_spatial(spatial)
-        if self.data_format == "channels_first" and self.rank > 1:
+        if self.data_format == "channels_first":
             return TensorShape([dims[0], self.filters] + out)
         return TensorShape([dims[0]] + out + [self.filters])
 
@@ -269,22 +337,14 @@ class _LocallyConnected(Layer):
 
 
 class LocallyConnected1D(_LocallyConnected):
-    """``kernel`` [output_length, kernel_size * input_dim, filters], ``bias``
-    [output_length, filters]."""
+    """Over steps; with implementation=1 ``kernel`` [output_length, kernel_size * input_dim,
+    filters]; ``bias`` [output_length, filters]."""
 
     rank = 1
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 **kwargs):
-        if data_format not in (None, "channels_last"):
-            raise ValueError("LocallyConnected1D takes channels_last inputs only here, got "
-                             f"data_format={data_format!r}.")
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format="channels_last", **kwargs)
-
 
 class LocallyConnected2D(_LocallyConnected):
-    """``kernel`` [rows * cols, kh * kw * channels, filters], ``bias`` [rows, cols, filters]
-    (``[filters, rows, cols]`` with channels_first)."""
+    """Over rows and columns; with implementation=1 ``kernel`` [rows * cols,
+    kh * kw * channels, filters]; ``bias`` [rows, cols, filters]."""
 
     rank = 2
