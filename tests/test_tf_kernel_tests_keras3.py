@@ -237,3 +237,38 @@ def test_locally_connected_padding_same_needs_implementation_2_or_3():
     layer = keras.layers.LocallyConnected1D(2, 3, implementation=4)
     with pytest.raises(ValueError, match="Unrecognized implementation mode: 4"):
         layer(keras.Input((5, 2)))
+
+
+class _PlainCell:
+    """A cell that is no Keras layer: two states, the second one the first one doubled."""
+
+    def __init__(self, units, input_dim):
+        self.units, self.state_size = units, (units, units)
+        self.kernel = K.variable(np.ones((input_dim, units)))
+
+    def call(self, inputs, states):
+        out = K.dot(inputs, self.kernel) + states[0]
+        return out, [out, 2 * out]
+
+
+def test_rnn_over_cells_that_are_no_layers():
+    x = keras.Input((None, 2))
+    layer = keras.layers.RNN([_PlainCell(3, 2), _PlainCell(1, 3)])
+    assert layer.cell.state_size == ((3, 3), (1, 1))
+    y = layer(x)
+    assert layer.trainable_weights == [] and layer.losses == []
+    got = keras.models.Model(x, y).predict(np.ones((2, 2, 2)))
+    # step 1: h1 = 2, h2 = 3 * 2; step 2: h1 = 2 + 2 = 4, h2 = 3 * 4 + 6
+    np.testing.assert_allclose(got, np.full((2, 1), 18.0))
+
+
+def test_rnn_losses_for_inputs_include_the_cells():
+    cells = [keras.layers.SimpleRNNCell(1), keras.layers.SimpleRNNCell(1)]
+    layer = keras.layers.RNN(cells)
+    layer.build((None, None, 1))
+    x = keras.Input((None, 1))
+    tied, free = tf.reduce_sum(x), tf.reduce_sum(cells[0].kernel)
+    cells[0].add_loss(tied, inputs=x)
+    cells[0].add_loss(free)
+    assert layer.get_losses_for(x) == [tied]
+    assert layer.get_losses_for(None) == [free]

@@ -432,7 +432,7 @@ class StackedRNNCells(Layer):
             input_shape = input_shape[0]
         dims = TensorShape(input_shape).as_list()
         for cell in self.cells:
-            if isinstance(cell, Layer) and not cell.built:
+            if not getattr(cell, "built", True):  # (a cell that is no layer: as it is)
                 with tf.name_scope(cell.name):
                     cell.build(TensorShape(dims))
                 cell.built = True
@@ -642,29 +642,40 @@ class RNN(Layer):
         self._built_batch_shape = dims
         if not getattr(self, "_with_states", False):
             self.input_spec = self._sequence_spec
-        if not self.cell.built:
+        if not getattr(self.cell, "built", True):  # (a cell that is no layer: as it is)
             self.cell.build(TensorShape([dims[0], dims[-1]]))
             self.cell.built = True
         self.built = True
 
+    # (a cell that is no layer, as TF: no weights or losses of its own are tracked)
     @property
     def trainable_weights(self):
         if not self.trainable:
             return []
-        return self.cell.trainable_weights
+        return list(getattr(self.cell, "trainable_weights", []))
 
     @property
     def non_trainable_weights(self):
         if not self.trainable:
-            return self.cell.weights
-        return self.cell.non_trainable_weights
+            return list(getattr(self.cell, "weights", []))
+        return list(getattr(self.cell, "non_trainable_weights", []))
 
     @property
     def losses(self):
-        return self.cell.losses + self._losses + self._input_losses() + self._call_losses
+        return (list(getattr(self.cell, "losses", [])) + self._losses + self._input_losses()
+                + self._call_losses)
 
     def _unconditional_losses(self):
+        if not hasattr(self.cell, "_unconditional_losses"):
+            return list(self._losses)
         return self.cell._unconditional_losses() + list(self._losses)
+
+    def get_losses_for(self, inputs):
+        own = super().get_losses_for(inputs)
+        if inputs is None or not hasattr(self.cell, "get_losses_for"):
+            return own
+        # as TF: the cell's (and stacked cells') losses tied to these inputs count too
+        return _merged(own, [self.cell.get_losses_for(inputs)], False)
 
     def call(self, inputs, mask=None, training=None, initial_state=None, constants=None):
         if isinstance(inputs, list):
