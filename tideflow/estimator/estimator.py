@@ -57,7 +57,7 @@ def _check_hooks_type(hooks):
     hooks = list(hooks or [])
     for h in hooks:
         if not isinstance(h, session_run_hook.SessionRunHook):
-            raise TypeError(f"All hooks must be SessionRunHook instances, given: {h}")
+            raise TypeError(f"Hooks must be a SessionRunHook, given: {h}")
     return hooks
 
 
@@ -160,15 +160,32 @@ def _write_dict_to_summary(output_dir, dictionary, current_global_step):
         elif isinstance(value, bytes):
             try:
                 summ = summary_pb2.Summary.FromString(value)
-                for v in summ.value:
-                    v.tag = key
+                for i, v in enumerate(summ.value):  # tagged "<key>/<i>" as TF
+                    v.tag = f"{key}/{i}"
                     proto.value.add().CopyFrom(v)
             except Exception:  # noqa: BLE001 - not a Summary: skipped as TF does
                 logging.warning("Skipping summary for %s, cannot parse string to Summary.",
                                 key)
+        elif isinstance(value, np.ndarray):  # a tensor-valued metric: a tensor summary
+            from tideflow.framework import tensor_util
+
+            v = proto.value.add(tag=key, node_name=key)
+            v.tensor.CopyFrom(tensor_util.make_tensor_proto(value))
         else:
             logging.warning("Skipping summary for %s, must be a float, np.float32, np.int64, "
                             "np.int32 or int or a serialized string of Summary.", key)
+    writer.add_summary(proto, current_global_step)
+    writer.flush()
+
+
+def _write_checkpoint_path_to_summary(output_dir, checkpoint_path, current_global_step):
+    """Records which checkpoint an evaluation read, as a string tensor summary."""
+    from tideflow.framework import dtypes, tensor_util
+
+    proto = summary_pb2.Summary()
+    proto.value.add(tag="checkpoint_path", tensor=tensor_util.make_tensor_proto(
+        as_bytes(checkpoint_path), dtype=dtypes.string))
+    writer = FileWriterCache.get(output_dir)
     writer.add_summary(proto, current_global_step)
     writer.flush()
 
@@ -208,8 +225,10 @@ class Estimator:
         elif not isinstance(config, run_config_lib.RunConfig):
             raise ValueError(f"config must be an instance of `RunConfig`, but provided "
                              f"{config}.")
+        _assert_members_are_not_overridden(self)
         if model_dir is not None:
-            model_dir = os.fspath(model_dir)
+            model_dir = os.fspath(model_dir) or None  # TF treats "" as "not given"
+        if model_dir is not None:
             if config.model_dir and config.model_dir != model_dir:
                 raise ValueError(
                     "`model_dir` are set both in constructor and `RunConfig`, but with "
@@ -241,6 +260,12 @@ class Estimator:
                                                               WarmStartSettings):
             raise ValueError("warm_start_from must be a string or a WarmStartSettings, "
                              f"instead got {type(warm_start_from)}")
+        if warm_start_from is not None:
+            # a SavedModel directory warm-starts from its variables checkpoint
+            saved_vars = os.path.join(as_text(os.fspath(warm_start_from.ckpt_to_initialize_from)),
+                                      "variables", "variables")
+            if os.path.exists(saved_vars + ".index"):
+                warm_start_from = warm_start_from._replace(ckpt_to_initialize_from=saved_vars)
         self._warm_start_settings = warm_start_from
         self._device_fn = self._config.device_fn or _replica_device_setter(self._config)
         # TF prints the config's attribute dict: {'_model_dir': ..., '_tf_random_seed': ...}
@@ -321,6 +346,11 @@ class Estimator:
             raise ValueError("model_fn should return an EstimatorSpec.")  # noqa: TRY004 - as TF
         return spec
 
+    def _maybe_warm_start(self, checkpoint_path):
+        """Evaluate and predict without a checkpoint start from the warm-start source."""
+        if not checkpoint_path and self._warm_start_settings:
+            _warm_start(self._warm_start_settings)
+
     def _new_graph_setup(self, graph):
         random_seed.set_random_seed(self._config.tf_random_seed)
         return training_util.get_or_create_global_step(graph)
@@ -330,6 +360,12 @@ class Estimator:
     def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         """Trains for ``steps`` more steps, up to ``max_steps`` in all, or until the input
         runs out; returns ``self``."""
+        if self._config.task_type in (run_config_lib.TaskType.EVALUATOR,
+                                      run_config_lib.TaskType.PS):
+            raise ValueError(
+                "Train has been called wrong configuration. Please use "
+                "tf.estimator.train_and_evaluate which calls proper API according to given "
+                f"configuration. Current configuration: {self._config}.")
         if steps is not None and max_steps is not None:
             raise ValueError("Can not provide both steps and max_steps.")
         if steps is not None and steps <= 0:
@@ -438,6 +474,7 @@ class Estimator:
         with ops.Graph().as_default():
             scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(input_fn,
                                                                                    hooks)
+            self._maybe_warm_start(checkpoint_path)
             return self._evaluate_run(checkpoint_path, scaffold, update_op, eval_dict,
                                       all_hooks, self.eval_dir(name))
 
@@ -484,6 +521,9 @@ class Estimator:
         logging.info("Finished evaluation at "
                      + time.strftime("%Y-%m-%d-%H:%M:%S", time.gmtime()))
         _write_dict_to_summary(output_dir, results, int(results[GLOBAL_STEP]))
+        if checkpoint_path:
+            _write_checkpoint_path_to_summary(output_dir, checkpoint_path,
+                                              int(results[GLOBAL_STEP]))
         return results
 
     # --- predict ----------------------------------------------------------------------------
@@ -501,7 +541,9 @@ class Estimator:
             self._new_graph_setup(g)
             features, _, input_hooks = self._get_features_and_labels(input_fn,
                                                                      ModeKeys.PREDICT)
+            self._validate_features_in_predict_input(features)
             spec = self._call_model_fn(features, None, ModeKeys.PREDICT, self.config)
+            self._maybe_warm_start(checkpoint_path)
             predictions = self._extract_keys(spec.predictions, predict_keys)
             all_hooks = list(input_hooks) + hooks + list(spec.prediction_hooks)
             creator = monitored_session.ChiefSessionCreator(
@@ -518,6 +560,18 @@ class Estimator:
                     else:
                         for i in range(self._extract_batch_length(values)):
                             yield {key: value[i] for key, value in values.items()}
+
+    def _validate_features_in_predict_input(self, features):
+        # an input that neither comes from a dataset nor a queue never ends
+        from tideflow.framework import nest
+
+        if any(getattr(getattr(t, "op", None), "type", None) == "IteratorGetNext"
+               for t in nest.flatten(features)):
+            return
+        if not ops.get_collection(ops.GraphKeys.QUEUE_RUNNERS):
+            logging.warning("Input graph does not use tf.data.Dataset or contain a "
+                            "QueueRunner. That means predict yields forever. This is "
+                            "probably a mistake.")
 
     @staticmethod
     def _extract_keys(predictions, predict_keys):
@@ -605,6 +659,29 @@ class Estimator:
 
 def as_text_path(path):
     return as_text(path) if isinstance(path, bytes) else path
+
+
+# Members a subclass may redefine (TF's list of hooks for canned and TPU estimators).
+_OVERRIDABLE_MEMBERS = frozenset({
+    "_call_input_fn", "_create_and_assert_global_step", "_export_all_saved_models",
+    "_add_meta_graph_for_mode", "_validate_features_in_predict_input", "latest_checkpoint",
+    "_tf_api_names", "_tf_api_names_v1", "_estimator_api_names", "_estimator_api_names_v1",
+    "_estimator_api_constants", "_estimator_api_constants_v1",
+})
+
+
+def _assert_members_are_not_overridden(obj):
+    """TF forbids a user's subclass to redefine Estimator's own members (its train, predict,
+    ...); new members are fine. tideflow's canned subclasses are trusted."""
+    cls = type(obj)
+    if cls is Estimator or cls.__module__.startswith("tideflow."):
+        return
+    common = (set(vars(cls)) & {m for m in dir(Estimator) if not m.startswith("__")}
+              ) - _OVERRIDABLE_MEMBERS
+    overridden = sorted(m for m in common if getattr(Estimator, m) != getattr(cls, m))
+    if overridden:
+        raise ValueError("Subclasses of Estimator cannot override members of Estimator. "
+                         f"{cls} does override {overridden}")
 
 
 def _verify_model_fn_args(model_fn, params):

@@ -72,8 +72,6 @@ class EstimatorSpec(collections.namedtuple(
                 scaffold=None, evaluation_hooks=None, prediction_hooks=None):
         from tideflow.estimator import export as export_lib
 
-        if mode not in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT):
-            raise ValueError(f"mode={mode} unrecognized.")
         graph = ops.get_default_graph()
 
         # train_op

@@ -165,6 +165,8 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
+_add("util.function_utils", "``fn_args``: the argument names a callable takes.",
+     ["tideflow.python._tf_inspect"], fn_args="tideflow.estimator.estimator:fn_args")
 # -- layers, lib.io, summary ----------------------------------------------------------------
 # TF 1.x's layer modules also hold the old aliases of their classes and functions
 _add("layers.convolutional", "``tf.layers`` convolutions.", ["tideflow.layers"],
