@@ -272,3 +272,17 @@ def test_rnn_losses_for_inputs_include_the_cells():
     cells[0].add_loss(free)
     assert layer.get_losses_for(x) == [tied]
     assert layer.get_losses_for(None) == [free]
+
+
+def test_rnn_over_stacked_tf_nn_cells_trains_their_weights():
+    x = keras.Input((4, 3))
+    layer = keras.layers.RNN([tf.nn.rnn_cell.LSTMCell(3), tf.nn.rnn_cell.GRUCell(2)],
+                             return_state=True)
+    outs = layer(x)
+    # the output, the LSTM's (c, h) and the GRU's state
+    assert len(outs) == 3 and len(outs[1]) == 2
+    assert len(layer.trainable_weights) == 6
+    model = keras.models.Model(x, outs)
+    model.compile("sgd", "mse")
+    assert [a.shape for a in model.predict(np.ones((2, 4, 3)))] == [(2, 2), (2, 3), (2, 3),
+                                                                     (2, 2)]

@@ -414,6 +414,18 @@ class StackedRNNCells(Layer):
         last = self.cells[-1]
         return _output_size(last) or _CellAdapter(last).state_size[0]
 
+    # the cells' weights, tf.nn.rnn_cell cells' (made at their first call) included
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        return [w for c in self.cells for w in getattr(c, "trainable_weights", [])]
+
+    @property
+    def non_trainable_weights(self):
+        name = "non_trainable_weights" if self.trainable else "weights"
+        return [w for c in self.cells for w in getattr(c, name, [])]
+
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         """One initial state (structure) per cell, in the order of ``state_size``."""
         states = []
@@ -789,8 +801,8 @@ class RNN(Layer):
             mask = mask[0]
         out_mask = mask if self.return_sequences else None
         if self.return_state:
-            return [out_mask] + self._nest_states(
-                [None] * len(_CellAdapter(self.cell).state_size))
+            # (flat, one per state, as TF: the masks pair with the flattened outputs)
+            return [out_mask] + [None] * len(_CellAdapter(self.cell).state_size)
         return out_mask
 
     def __call__(self, inputs, initial_state=None, constants=None, **kwargs):
