@@ -91,3 +91,36 @@ def test_logging_ops_keeps_the_tag_first_summary_functions(sess):
     assert proto.value[2].histo.num == 1
     with pytest.raises(AttributeError):
         logging_ops.no_such_summary  # noqa: B018
+
+
+# -- SerializeSparse / DeserializeManySparse ------------------------------------------------
+def _fed_sparse(dtype=tf.int32):
+    return tf.SparseTensor(tf.placeholder(tf.int64), tf.placeholder(dtype),
+                           tf.placeholder(tf.int64))
+
+
+def test_serialize_sparse_takes_a_sparse_tensor_of_unknown_rank(sess):
+    first, second = _fed_sparse(), _fed_sparse()
+    one = tf.serialize_sparse(first)
+    assert one.op.type == "SerializeSparse" and one.get_shape().as_list() == [3]
+    both = tf.deserialize_many_sparse(tf.stack([one, tf.serialize_sparse(second)]),
+                                      dtype=tf.int32)
+    got = sess.run(both, {first: tf.SparseTensorValue([[0, 1], [2, 0]], [4, 5], [3, 2]),
+                          second: tf.SparseTensorValue([[1, 3]], [6], [2, 4])})
+    assert got.indices.tolist() == [[0, 0, 1], [0, 2, 0], [1, 1, 3]]
+    assert got.values.tolist() == [4, 5, 6] and got.dense_shape.tolist() == [2, 3, 4]
+
+
+def test_deserialize_many_sparse_errors_use_tf_words(sess):
+    first, second = _fed_sparse(), _fed_sparse()
+    rows = tf.stack([tf.serialize_sparse(first), tf.serialize_sparse(second)])
+    feed = {first: tf.SparseTensorValue([[1]], [2], [4]),
+            second: tf.SparseTensorValue([[0, 0]], [3], [1, 1])}
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"rank prior to SparseTensor\[1\] was: 2 but rank of "
+                             r"SparseTensor\[1\] is: 3"):
+        sess.run(tf.deserialize_many_sparse(rows, dtype=tf.int32), feed)
+    garbage = tf.stack([tf.serialize_sparse(first), tf.constant(["x", "y", "z"])])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Could not parse serialized_sparse\[1, 0\]"):
+        sess.run(tf.deserialize_many_sparse(garbage, dtype=tf.int32), feed)

@@ -342,8 +342,13 @@ def _str(x):
 
 def _serialize_sparse_kernel(indices, values, dense_shape, *, out_type):
     if out_type != dtypes.variant:
-        raise errors.UnimplementedError(None, None, "SerializeSparse: only out_type=variant "
-                                        "is supported")
+        # the string form: three serialized TensorProtos (indices, values, dense_shape)
+        from tideflow.ops.sparse_extra_ops import _check_sparse, _proto_bytes
+
+        parts = _check_sparse(indices, values, dense_shape)
+        out = np.empty([3], dtype=object)
+        out[:] = [_proto_bytes(p) for p in parts]
+        return out
     return SparseValue(np.array(indices, np.int64), np.array(values),
                        np.array(dense_shape, np.int64))
 

@@ -375,7 +375,7 @@ def _parse_proto(data, what):
     try:
         p.ParseFromString(bytes(data))
     except Exception as e:  # noqa: BLE001 - any decode failure is bad input
-        raise _invalid(f"Could not parse serialized_sparse {what}: {e}") from None
+        raise _invalid(f"Could not parse serialized_sparse{what}: {e}") from None
     if p.dtype == dtypes.string.as_datatype_enum and p.tensor_content:
         shape = [d.size for d in p.tensor_shape.dim]
         return _strings_from_content(p.tensor_content, int(np.prod(shape))).reshape(shape)
@@ -405,9 +405,9 @@ def _deserialize_many_kernel(serialized_sparse, *, dtype):
     want = dtype.as_numpy_dtype if dtype != dtypes.string else object
     all_i, all_v, shapes = [], [], []
     for b in range(s.shape[0]):
-        ii = _parse_proto(s[b, 0], "indices").astype(np.int64)
-        vv = _parse_proto(s[b, 1], "values")
-        sh = _parse_proto(s[b, 2], "shape").astype(np.int64)
+        ii = _parse_proto(s[b, 0], f"[{b}, 0]").astype(np.int64)
+        vv = _parse_proto(s[b, 1], f"[{b}, 1]")
+        sh = _parse_proto(s[b, 2], f"[{b}, 2]").astype(np.int64)
         if dtype != dtypes.string and vv.dtype != np.dtype(want):
             raise _invalid(f"Requested SparseTensor of type {dtype.name} but SparseTensor[{b}]"
                            f".values.dtype() == {vv.dtype}")
@@ -415,9 +415,10 @@ def _deserialize_many_kernel(serialized_sparse, *, dtype):
             raise _invalid(f"Serialized SparseTensor[{b}] has inconsistent indices, values "
                            "and shape")
         if shapes and sh.shape[0] != shapes[0].shape[0]:
+            # as TF, the ranks named count the batch dimension the result gains
             raise _invalid("Inconsistent rank across SparseTensors: rank prior to "
-                           f"SparseTensor[{b}] was: {shapes[0].shape[0]} but rank of "
-                           f"SparseTensor[{b}] is: {sh.shape[0]}")
+                           f"SparseTensor[{b}] was: {shapes[0].shape[0] + 1} but rank of "
+                           f"SparseTensor[{b}] is: {sh.shape[0] + 1}")
         all_i.append(np.concatenate([np.full((ii.shape[0], 1), b, np.int64), ii], 1))
         all_v.append(vv)
         shapes.append(sh)
@@ -456,16 +457,14 @@ def serialize_many_sparse(sp_input, name=None, out_type=dtypes.string):
 def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
     """Serializes a SparseTensor as three serialized TensorProtos: a [3] string tensor (the
     string form; the variant form is Dataset-internal)."""
-    from tideflow.ops import array_ops
+    from tideflow.ops import dataset_kernels  # declares SerializeSparse
 
     sp_input = _as_sparse(sp_input)
     if dtypes.as_dtype(out_type) != dtypes.string:
-        from tideflow.ops.dataset_kernels import serialize_sparse as variant_form
-
-        return variant_form(sp_input)
-    with ops.name_scope(name, "SerializeSparse", [sp_input.indices]):
-        many = serialize_many_sparse(sparse_expand_dims(sp_input, 0))
-        return array_ops.reshape(many, [3])
+        return dataset_kernels.serialize_sparse(sp_input)
+    return ops.apply_op("SerializeSparse",
+                        [sp_input.indices, sp_input.values, sp_input.dense_shape],
+                        {"out_type": dtypes.string}, name=name)._outputs[0]
 
 
 def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
