@@ -286,3 +286,14 @@ def test_rnn_over_stacked_tf_nn_cells_trains_their_weights():
     model.compile("sgd", "mse")
     assert [a.shape for a in model.predict(np.ones((2, 4, 3)))] == [(2, 2), (2, 3), (2, 3),
                                                                      (2, 2)]
+
+
+def test_time_major_sequences_keep_the_inputs_static_order():
+    x = keras.Input((5, 4))  # [batch, time, features]
+    major = keras.layers.Lambda(lambda t: tf.transpose(t, [1, 0, 2]))(x)  # [time, batch, ...]
+    layer = keras.layers.SimpleRNN(3, time_major=True, return_sequences=True)
+    y = layer(major)
+    assert y.get_shape().as_list() == [5, None, 3]
+    assert layer.output_shape == (5, None, 3)
+    last = keras.layers.SimpleRNN(3, time_major=True)(major)
+    assert last.get_shape().as_list() == [None, 3]

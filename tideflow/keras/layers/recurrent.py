@@ -769,8 +769,8 @@ class RNN(Layer):
                 out = out * rnn_inputs[1]
             if self.time_major:
                 out = tf.transpose(out, [1, 0, 2])
-            out.set_shape([dims[1] if self.time_major else dims[0],
-                           dims[0] if self.time_major else dims[1], adapter.output_size])
+            # (the input's own order: [time, batch] when time-major)
+            out.set_shape([dims[0], dims[1], adapter.output_size])
         else:
             out = outputs[:, -1, :] if last_output is None else last_output
             out.set_shape([dims[1] if self.time_major else dims[0], adapter.output_size])
