@@ -124,3 +124,21 @@ def test_deserialize_many_sparse_errors_use_tf_words(sess):
     with pytest.raises(tf.errors.InvalidArgumentError,
                        match=r"Could not parse serialized_sparse\[1, 0\]"):
         sess.run(tf.deserialize_many_sparse(garbage, dtype=tf.int32), feed)
+
+
+# -- SparseCross ---------------------------------------------------------------------------
+def test_sparse_cross_mirror_names_and_int32_features(sess):
+    from tideflow.python.ops import sparse_ops
+
+    assert sparse_ops._DEFAULT_HASH_KEY == 0xDECAFCAFFE
+    words = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["p", "q", "r"], [2, 2])
+    ids = tf.constant([[7], [8]], tf.int32)
+    got = sess.run(sparse_ops.sparse_cross([words, ids]))
+    assert got.indices.tolist() == [[0, 0], [1, 0], [1, 1]]
+    assert got.values.tolist() == [b"p_X_7", b"q_X_8", b"r_X_8"]
+    # int32 and int64 spellings of the same ids hash alike
+    narrow = sparse_ops.sparse_cross_hashed([words, ids], num_buckets=50)
+    wide = sparse_ops.sparse_cross_hashed([words, tf.constant([[7], [8]], tf.int64)],
+                                          num_buckets=50)
+    a, b = sess.run([narrow.values, wide.values])
+    assert a.tolist() == b.tolist() and ((0 <= a) & (a < 50)).all()

@@ -89,6 +89,12 @@ def sparse_cross(inputs, hashed_output=False, num_buckets=0, hash_key=None, name
             sparse.append(t)
         else:
             dense.append(ops.convert_to_tensor(t))
+    # as TF, int32 features are crossed as int64
+    from tideflow.ops.cast_ops import cast
+
+    sparse = [sparse_tensor.SparseTensor(s.indices, cast(s.values, dtypes.int64), s.dense_shape)
+              if s.values.dtype == dtypes.int32 else s for s in sparse]
+    dense = [cast(d, dtypes.int64) if d.dtype == dtypes.int32 else d for d in dense]
     for t in sparse + dense:
         dt = t.values.dtype if isinstance(t, sparse_tensor.SparseTensor) else t.dtype
         if dt not in (dtypes.int64, dtypes.string):

@@ -64,6 +64,7 @@ def _text_namespaces():
     from tideflow.ops import random_gamma_grad as _random_gamma_grad
     from tideflow.ops import rnn as _rnn
     from tideflow.ops import sampled_loss_ops as _sampled
+    from tideflow.ops import sparse_extra_ops as _sparse_extra
     from tideflow.ops import sparse_map_ops as _sparse_map
     from tideflow.ops.tensor_array import TensorArray
 
@@ -137,7 +138,10 @@ def _text_namespaces():
                 with_fallback("sparse_ops", sparse_ops, _tf, _tf.sparse),
                 _add_sparse_to_tensors_map=_sparse_map.add_sparse_to_tensors_map,
                 _add_many_sparse_to_tensors_map=_sparse_map.add_many_sparse_to_tensors_map,
-                _take_many_sparse_from_tensors_map=_sparse_map.take_many_sparse_from_tensors_map),
+                _take_many_sparse_from_tensors_map=_sparse_map.take_many_sparse_from_tensors_map,
+                sparse_cross=_sparse_extra.sparse_cross,
+                sparse_cross_hashed=_sparse_extra.sparse_cross_hashed,
+                _DEFAULT_HASH_KEY=0xDECAFCAFFE),
             # TF's special_math_ops holds einsum, lbeta and the Bessel functions
             "special_math_ops": with_fallback("special_math_ops", special_math_ops, _tf.math,
                                               _tf.linalg, _tf),
