@@ -2,6 +2,7 @@
 static shapes of the results, values, gradients and the error a program sees, each with its
 expected result worked out here by hand or with NumPy."""
 
+import numpy as np
 import pytest
 
 import tideflow as tf
@@ -142,3 +143,22 @@ def test_sparse_cross_mirror_names_and_int32_features(sess):
                                           num_buckets=50)
     a, b = sess.run([narrow.values, wide.values])
     assert a.tolist() == b.tolist() and ((0 <= a) & (a < 50)).all()
+
+
+# -- SparseMatMul (mixed float32 / bfloat16 products) --------------------------------------
+def test_matmul_of_float32_and_bfloat16_is_float32_with_gradients_in_each_dtype(sess):
+    lhs_np = np.array([[0.0, 2.0, 0.0], [1.5, 0.0, -1.0]], np.float32)
+    rhs_np = np.array([[1.0, 0.5], [-2.0, 0.0], [0.25, 3.0]], np.float32)
+    lhs = tf.constant(lhs_np, tf.bfloat16)
+    rhs = tf.constant(rhs_np)
+    prod = tf.matmul(lhs, rhs, a_is_sparse=True)
+    flipped = tf.matmul(rhs, lhs, transpose_a=True, transpose_b=True)
+    assert prod.dtype == tf.float32 and prod.get_shape().as_list() == [2, 2]
+    assert flipped.dtype == tf.float32
+    grads = tf.gradients(prod, [lhs, rhs])
+    assert [g.dtype for g in grads] == [tf.bfloat16, tf.float32]
+    got, got_t, (g_lhs, g_rhs) = sess.run([prod, flipped, grads])
+    np.testing.assert_allclose(got, lhs_np @ rhs_np)
+    np.testing.assert_allclose(got_t, (lhs_np @ rhs_np).T)
+    np.testing.assert_allclose(g_lhs.astype(np.float32), np.ones((2, 2)) @ rhs_np.T, rtol=1e-2)
+    np.testing.assert_allclose(g_rhs, lhs_np.T @ np.ones((2, 2)))

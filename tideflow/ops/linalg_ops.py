@@ -632,6 +632,9 @@ def _apply(op_type, inputs, name, attrs=None):
     return ops.apply_op(op_type, inputs, attrs, name=name)._outputs[0]
 
 
+_MIXED_SPARSE_MATMUL = {dtypes.float32, dtypes.bfloat16}
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
            a_is_sparse=False, b_is_sparse=False, name=None):
     """The matrix product a @ b; inputs of rank > 2 (or unknown) multiply batches of matrices."""
@@ -659,6 +662,11 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             a, transpose_a = conj(a), True
         if adjoint_b:
             b, transpose_b = conj(b), True
+        if a.dtype != b.dtype and {a.dtype, b.dtype} == _MIXED_SPARSE_MATMUL:
+            # as TF: a float32 x bfloat16 product is SparseMatMul's, whose result is float32
+            from tideflow.ops.cast_ops import cast
+
+            a, b = cast(a, dtypes.float32), cast(b, dtypes.float32)
         return _apply("MatMul", [a, b], scope,
                       {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)})
 
