@@ -297,3 +297,15 @@ def test_time_major_sequences_keep_the_inputs_static_order():
     assert layer.output_shape == (5, None, 3)
     last = keras.layers.SimpleRNN(3, time_major=True)(major)
     assert last.get_shape().as_list() == [None, 3]
+
+
+def test_rnn_get_initial_state_input_length_and_unbuilt_reset():
+    x = keras.Input((None, 6))
+    layer = keras.layers.RNN(keras.layers.LSTMCell(4))
+    states = layer.get_initial_state(x)
+    assert isinstance(states, list) and [s.get_shape().as_list() for s in states] == \
+        [[None, 4], [None, 4]]
+    assert keras.layers.GRU(2, input_length=7, input_dim=3)._batch_input_shape == (None, 7, 3)
+    assert keras.layers.GRU(2, input_length=7)._batch_input_shape == (None, 7, None)
+    with pytest.raises(ValueError, match="it needs to know its batch size"):
+        keras.layers.SimpleRNN(1, stateful=True).reset_states()

@@ -573,6 +573,10 @@ class RNN(Layer):
         # True: masked steps output zeros (Bidirectional sets it with return_sequences);
         # False: they repeat the previous output
         self.zero_output_for_mask = kwargs.pop("zero_output_for_mask", False)
+        if "input_shape" not in kwargs and ("input_dim" in kwargs or "input_length" in kwargs):
+            # as TF 1.x: the sequence's [time, features] given apart
+            kwargs["input_shape"] = (kwargs.pop("input_length", None),
+                                     kwargs.pop("input_dim", None))
         super().__init__(**kwargs)
         self.cell = cell
         self.return_sequences = return_sequences
@@ -599,8 +603,7 @@ class RNN(Layer):
             raise AttributeError("Layer must be stateful.")
         variables = getattr(self, "_state_vars", None)
         if variables is None:
-            if not self.built:
-                return  # not built yet: the states start at zero when made
+            # (not built yet: no batch size known, TF's error)
             variables = self._make_state_vars(self._batch_size_for_states(), None)
         if states is None:
             values = [np.zeros(v.get_shape().as_list(), v.dtype.as_numpy_dtype)
@@ -617,6 +620,17 @@ class RNN(Layer):
                                      f"shape={tuple(v.get_shape().as_list())}, found "
                                      f"shape={x.shape}")
         K.batch_set_value(list(zip(variables, values)))
+
+    def get_initial_state(self, inputs):
+        """The zero (or the cell's own) initial states for ``inputs``, as a list."""
+        inputs = flatten(inputs)[0]
+        batch = tf.shape(inputs)[1 if self.time_major else 0]
+        make = getattr(self.cell, "get_initial_state", None)
+        if make is not None:
+            states = make(inputs=None, batch_size=batch, dtype=inputs.dtype)
+        else:
+            states = _zero_states(self.cell.state_size, batch, inputs.dtype)
+        return list(states) if isinstance(states, (list, tuple)) else [states]
 
     def _stateful_initial_state(self, x, adapter):
         """The state variables (made at the first call, zeros) as the initial states."""
@@ -913,7 +927,7 @@ class _RNNLayer(RNN):
         unroll = kwargs.pop("unroll", False)
         time_major = kwargs.pop("time_major", False)
         layer_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in Layer._KWARGS or k in (
-            "name", "trainable", "dtype")}
+            "name", "trainable", "dtype", "input_length")}
         # the activity regularizer is the layer's (on its outputs), not the cell's
         cell_kwargs = dict(kwargs)
         if "dtype" in layer_kwargs:
