@@ -162,3 +162,22 @@ def test_matmul_of_float32_and_bfloat16_is_float32_with_gradients_in_each_dtype(
     np.testing.assert_allclose(got_t, (lhs_np @ rhs_np).T)
     np.testing.assert_allclose(g_lhs.astype(np.float32), np.ones((2, 2)) @ rhs_np.T, rtol=1e-2)
     np.testing.assert_allclose(g_rhs, lhs_np.T @ np.ones((2, 2)))
+
+
+# -- SparseAdd static shape ----------------------------------------------------------------
+def test_sparse_add_static_shape_is_the_broadcast_static_shape():
+    def fed(shape=None):
+        return tf.SparseTensor(tf.placeholder(tf.int64), tf.placeholder(tf.float32),
+                               tf.placeholder(tf.int64, shape))
+
+    with tf.Graph().as_default():
+        known = _sp([[0, 1]], [1.0], [2, 3])
+        assert tf.sparse_add(known, known).get_shape().as_list() == [2, 3]
+        # an operand of unknown rank leaves the sizes unknown
+        assert tf.sparse_add(known, fed()).get_shape().as_list() == [None, None]
+        # a known rank with unknown sizes: the other operand's sizes > 1 fill them in
+        assert tf.sparse_add(known, fed([2])).get_shape().as_list() == [2, 3]
+        single = _sp([[0, 0]], [1.0], [1, 3])
+        assert tf.sparse_add(single, fed([2])).get_shape().as_list() == [None, None]
+        with pytest.raises(ValueError):
+            tf.sparse_add(known, _sp([[0, 0]], [1.0], [3, 3]))

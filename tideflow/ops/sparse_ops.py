@@ -375,11 +375,17 @@ def sparse_add(a, b, thresh=0):
                                            name="thresh")
             out = ops.apply_op("SparseAdd", [a.indices, a.values, a.dense_shape, b.indices,
                                              b.values, b.dense_shape, thresh])._outputs
-            # as TF: the operands' static shapes must agree, and a fully known one is the
-            # result's dense shape
-            static = a.get_shape().merge_with(b.get_shape())
-            if static.is_fully_defined():
-                return SparseTensor(out[0], out[1], np.asarray(static.as_list(), np.int64))
+            # as TF: the operands' static shapes must agree, and their broadcast static
+            # shape, when fully known, is the result's dense shape (an operand of unknown
+            # rank, or an unknown dimension against a 1, leaves it unknown)
+            sa, sb = a.get_shape(), b.get_shape()
+            sa.merge_with(sb)
+            if sa.ndims is not None and sb.ndims is not None:
+                pairs = list(zip(sa.as_list(), sb.as_list()))
+                if all((x is not None and y is not None) or (x or 0) > 1 or (y or 0) > 1
+                       for x, y in pairs):
+                    dims = [y if x is None else x for x, y in pairs]
+                    return SparseTensor(out[0], out[1], np.asarray(dims, np.int64))
             return SparseTensor(*out)
     if not b_sparse:
         a, b = b, a
