@@ -208,6 +208,10 @@ def test_predict_warns_when_input_never_ends():
     def dataset_input():
         return tf.data.Dataset.from_tensors({"a": tf.constant([[1.0]])})
 
+    def echo_model_fn(features, mode):  # predictions read the input, so predict ends
+        return Spec(mode, predictions=features["a"] * 2.0)
+
+    est = Estimator(model_fn=echo_model_fn, model_dir=est.model_dir)
     with mock.patch.object(tf.logging, "warning") as warn:
-        assert list(est.predict(dataset_input)) == [pytest.approx([5.0])]
+        assert list(est.predict(dataset_input)) == [pytest.approx([2.0])]
     assert not any("QueueRunner" in str(c) for c in warn.call_args_list)
