@@ -215,3 +215,16 @@ def test_predict_warns_when_input_never_ends():
     with mock.patch.object(tf.logging, "warning") as warn:
         assert list(est.predict(dataset_input)) == [pytest.approx([2.0])]
     assert not any("QueueRunner" in str(c) for c in warn.call_args_list)
+
+
+def test_export_before_training_uses_the_warm_start_checkpoint():
+    first = Estimator(model_fn=_var_model_fn(3.5))
+    first.train(_input_fn, steps=1)
+    est = Estimator(model_fn=_var_model_fn(-1.0), warm_start_from=first.model_dir)
+    receiver = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"a": tf.placeholder(tf.float32, [None, 1])})
+    export_dir = est.export_saved_model(tempfile.mkdtemp(), receiver)
+    variables_path = os.path.join(tf.compat.as_text(export_dir), "variables", "variables")
+    assert tf.train.load_variable(variables_path, "w") == pytest.approx(3.5)
+    with pytest.raises(ValueError, match="Couldn't find trained model"):
+        Estimator(model_fn=_var_model_fn(1.0)).export_saved_model(tempfile.mkdtemp(), receiver)

@@ -615,6 +615,11 @@ class Estimator:
         if experimental_mode != ModeKeys.PREDICT:
             raise NotImplementedError("only PREDICT-mode SavedModels are exported")
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
+        if not checkpoint_path and self._warm_start_settings:
+            # nothing trained yet: export the warm-start source's values
+            checkpoint_path = self._warm_start_settings.ckpt_to_initialize_from
+            if os.path.isdir(checkpoint_path):
+                checkpoint_path = checkpoint_management.latest_checkpoint(checkpoint_path)
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
         export_dir = _get_timestamped_export_dir(export_dir_base)
