@@ -228,3 +228,10 @@ def test_export_before_training_uses_the_warm_start_checkpoint():
     assert tf.train.load_variable(variables_path, "w") == pytest.approx(3.5)
     with pytest.raises(ValueError, match="Couldn't find trained model"):
         Estimator(model_fn=_var_model_fn(1.0)).export_saved_model(tempfile.mkdtemp(), receiver)
+
+
+def test_contrib_heads_report_their_name():
+    assert tf.contrib.estimator.binary_classification_head(name="bin").name == "bin"
+    assert tf.contrib.estimator.regression_head().name is None
+    head = tf.contrib.estimator.multi_class_head(4, name="mc")
+    assert (head.name, head.logits_dimension) == ("mc", 4)

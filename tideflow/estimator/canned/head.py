@@ -112,6 +112,10 @@ class _Head:
         self._name = name
 
     @property
+    def name(self):
+        return self._name
+
+    @property
     def logits_dimension(self):
         raise NotImplementedError
 
