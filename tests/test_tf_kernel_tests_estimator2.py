@@ -235,3 +235,53 @@ def test_contrib_heads_report_their_name():
     assert tf.contrib.estimator.regression_head().name is None
     head = tf.contrib.estimator.multi_class_head(4, name="mc")
     assert (head.name, head.logits_dimension) == ("mc", 4)
+
+
+def _supervised_input():
+    return {"a": tf.constant([[1.0], [2.0]], name="feat_a")}, tf.constant([[1.0], [0.0]])
+
+
+def _sup_model_fn(features, labels, mode):
+    w = tf.get_variable("w", initializer=2.0)
+    pred = tf.multiply(features["a"], w, name=f"{mode}_pred")
+    if mode == ModeKeys.PREDICT:
+        return Spec(mode, predictions={"p": pred})
+    loss = tf.reduce_mean(tf.square(pred - labels))
+    return Spec(mode, loss=loss, predictions={"p": pred},
+                train_op=tf.assign_add(tf.train.get_global_step(), 1),
+                eval_metric_ops={"err": tf.metrics.mean_absolute_error(labels, pred)})
+
+
+ModeKeys = tf.estimator.ModeKeys
+
+
+def _load(export_dir, tags):
+    with tf.Graph().as_default() as g, tf.Session(graph=g) as sess:
+        meta = tf.saved_model.loader.load(sess, tags, export_dir)
+        return meta, {op.name for op in g.get_operations()}, sess.run("w:0")
+
+
+def test_export_for_training_and_evaluation_modes():
+    est = Estimator(model_fn=_sup_model_fn)
+    est.train(_supervised_input, steps=1)
+    sup = tf.estimator.export.build_supervised_input_receiver_fn_from_input_fn(
+        _supervised_input)
+    serve = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"a": tf.placeholder(tf.float32, [None, 1])})
+    d = est.experimental_export_all_saved_models(
+        tempfile.mkdtemp(), {ModeKeys.TRAIN: sup, ModeKeys.EVAL: sup, ModeKeys.PREDICT: serve})
+    meta, names, w = _load(d, ["train"])
+    assert "train_pred" in names and "eval_pred" not in names and w == 2.0
+    sig = meta.signature_def["train"]
+    assert sig.method_name == "tensorflow/supervised/training"
+    assert {"loss", "predictions/p"} <= set(sig.outputs)
+    meta, names, _ = _load(d, ["eval"])
+    assert "eval_pred" in names and "train_pred" not in names
+    sig = meta.signature_def["eval"]
+    assert sig.method_name == "tensorflow/supervised/eval"
+    assert {"loss", "metrics/err/value", "metrics/err/update_op"} <= set(sig.outputs)
+    meta, names, _ = _load(d, ["serve"])
+    assert "infer_pred" in names and "feat_a" not in names
+    # one mode through export_saved_model
+    d2 = est.export_saved_model(tempfile.mkdtemp(), sup, experimental_mode=ModeKeys.EVAL)
+    assert "eval" in _load(d2, ["eval"])[0].signature_def

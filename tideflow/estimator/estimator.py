@@ -178,6 +178,38 @@ def _write_dict_to_summary(output_dir, dictionary, current_global_step):
     writer.flush()
 
 
+_EXPORT_TAGS = {ModeKeys.TRAIN: ["train"], ModeKeys.EVAL: ["eval"],
+                ModeKeys.PREDICT: ["serve"]}
+
+
+def _supervised_signature_def(receiver_tensors, spec, mode):
+    """The SignatureDef of a model exported for training or evaluation: its loss,
+    predictions and metric values/updates (TF's ``TrainOutput``/``EvalOutput``)."""
+    from tideflow.estimator.model_fn import metric_value_and_update
+    from tideflow.ops import constant_op
+
+    outputs = {}
+    if spec.loss is not None:
+        outputs["loss"] = spec.loss
+    preds = spec.predictions
+    if isinstance(preds, dict):
+        outputs.update({f"predictions/{k}": v for k, v in preds.items()})
+    elif preds is not None:
+        outputs["predictions"] = preds
+    for name, metric in spec.eval_metric_ops.items():
+        value, update = metric_value_and_update(metric)
+        if not isinstance(update, ops.Tensor):  # signatures hold tensors only
+            with ops.control_dependencies([update]):
+                update = constant_op.constant([], name="metric_op_wrapper")
+        outputs[f"metrics/{name}/value"] = value
+        outputs[f"metrics/{name}/update_op"] = update
+    method = ("tensorflow/supervised/training" if mode == ModeKeys.TRAIN
+              else "tensorflow/supervised/eval")
+    return sm.build_signature_def(
+        inputs={k: sm.build_tensor_info(t) for k, t in receiver_tensors.items()},
+        outputs={k: sm.build_tensor_info(t) for k, t in outputs.items()}, method_name=method)
+
+
 def _write_checkpoint_path_to_summary(output_dir, checkpoint_path, current_global_step):
     """Records which checkpoint an evaluation read, as a string tensor summary."""
     from tideflow.framework import dtypes, tensor_util
@@ -612,8 +644,25 @@ class Estimator:
         timestamped directory under ``export_dir_base``; returns its path (bytes)."""
         if not serving_input_receiver_fn:
             raise ValueError("An input_receiver_fn must be defined.")
-        if experimental_mode != ModeKeys.PREDICT:
-            raise NotImplementedError("only PREDICT-mode SavedModels are exported")
+        return self._export_all_saved_models(
+            export_dir_base, {experimental_mode: serving_input_receiver_fn},
+            assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path)
+
+    def experimental_export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                             assets_extra=None, as_text=False,
+                                             checkpoint_path=None):
+        """Exports one SavedModel holding a MetaGraphDef per mode of ``input_receiver_fn_map``
+        (TRAIN and EVAL take supervised receivers, PREDICT a serving one)."""
+        return self._export_all_saved_models(export_dir_base, input_receiver_fn_map,
+                                             assets_extra=assets_extra, as_text=as_text,
+                                             checkpoint_path=checkpoint_path)
+
+    def _export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                 assets_extra=None, as_text=False, checkpoint_path=None):
+        for mode in input_receiver_fn_map:
+            if mode not in _EXPORT_TAGS:
+                raise ValueError(f"Unknown mode {mode}; expected one of "
+                                 f"{sorted(_EXPORT_TAGS)}.")
         checkpoint_path = checkpoint_path or self.latest_checkpoint()
         if not checkpoint_path and self._warm_start_settings:
             # nothing trained yet: export the warm-start source's values
@@ -626,22 +675,12 @@ class Estimator:
         temp_dir = os.path.join(os.path.dirname(export_dir),
                                 b"temp-" + os.path.basename(export_dir))
         builder = sm.SavedModelBuilder(as_text_path(temp_dir))
-        with ops.Graph().as_default() as g:
-            self._new_graph_setup(g)
-            receiver = serving_input_receiver_fn()
-            spec = self._call_model_fn(receiver.features, None, ModeKeys.PREDICT, self.config)
-            signatures = export_lib.build_all_signature_defs(
-                receiver.receiver_tensors, spec.export_outputs,
-                receiver.receiver_tensors_alternatives)
-            with session_lib.Session(config=self._session_config) as sess:
-                local_init_op = (spec.scaffold.local_init_op
-                                 or monitored_session.Scaffold.default_local_init_op())
-                saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
-                saver.restore(sess, checkpoint_path)
-                builder.add_meta_graph_and_variables(
-                    sess, [sm.SERVING], signature_def_map=signatures,
-                    assets_collection=ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS),
-                    main_op=local_init_op, saver=saver, strip_default_attrs=True)
+        # TF's order: TRAIN, EVAL, then PREDICT; the first saves the variables
+        modes = [m for m in (ModeKeys.TRAIN, ModeKeys.EVAL, ModeKeys.PREDICT)
+                 if input_receiver_fn_map.get(m)]
+        for i, mode in enumerate(modes):
+            self._add_meta_graph_for_mode(builder, input_receiver_fn_map[mode],
+                                          checkpoint_path, mode, save_variables=(i == 0))
         builder.save(as_text)
         if assets_extra:
             extra_dir = os.path.join(as_text_path(temp_dir), "assets.extra")
@@ -651,6 +690,36 @@ class Estimator:
                 shutil.copyfile(source, target)
         os.rename(temp_dir, export_dir)
         return export_dir
+
+    def _add_meta_graph_for_mode(self, builder, input_receiver_fn, checkpoint_path, mode,
+                                 save_variables):
+        with ops.Graph().as_default() as g:
+            self._new_graph_setup(g)
+            receiver = input_receiver_fn()
+            if mode == ModeKeys.PREDICT:
+                spec = self._call_model_fn(receiver.features, None, mode, self.config)
+                signatures = export_lib.build_all_signature_defs(
+                    receiver.receiver_tensors, spec.export_outputs,
+                    receiver.receiver_tensors_alternatives)
+            else:
+                labels = getattr(receiver, "labels", None)
+                spec = self._call_model_fn(receiver.features, labels, mode, self.config)
+                signatures = {mode: _supervised_signature_def(receiver.receiver_tensors,
+                                                              spec, mode)}
+            with session_lib.Session(config=self._session_config) as sess:
+                local_init_op = (spec.scaffold.local_init_op
+                                 or monitored_session.Scaffold.default_local_init_op())
+                saver = spec.scaffold.saver or saver_lib.Saver(sharded=True)
+                saver.restore(sess, checkpoint_path)
+                common = {"signature_def_map": signatures, "main_op": local_init_op,
+                          "saver": saver, "strip_default_attrs": True}
+                assets = ops.get_collection(ops.GraphKeys.ASSET_FILEPATHS)
+                if save_variables:
+                    builder.add_meta_graph_and_variables(sess, _EXPORT_TAGS[mode],
+                                                         assets_collection=assets, **common)
+                else:
+                    builder.add_meta_graph(_EXPORT_TAGS[mode], assets_collection=assets,
+                                           **common)
 
     def export_savedmodel(self, export_dir_base, serving_input_receiver_fn,
                           assets_extra=None, as_text=False, checkpoint_path=None,
