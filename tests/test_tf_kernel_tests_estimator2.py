@@ -285,3 +285,12 @@ def test_export_for_training_and_evaluation_modes():
     # one mode through export_saved_model
     d2 = est.export_saved_model(tempfile.mkdtemp(), sup, experimental_mode=ModeKeys.EVAL)
     assert "eval" in _load(d2, ["eval"])[0].signature_def
+
+
+def test_default_session_config_runs_the_meta_optimizer_once():
+    est = Estimator(model_fn=_step_model_fn)
+    assert est._session_config.allow_soft_placement
+    from tideflow.core.protobuf import rewriter_config_pb2
+
+    rewrite = est._session_config.graph_options.rewrite_options
+    assert rewrite.meta_optimizer_iterations == rewriter_config_pb2.RewriterConfig.ONE

@@ -273,10 +273,13 @@ class Estimator:
             config = config.replace(model_dir=model_dir)
         if config.session_config is None:
             # TF's default session config for Estimators
-            from tideflow.protos import config_pb2
+            from tideflow.protos import config_pb2, rewriter_config_pb2
 
+            rewrite = rewriter_config_pb2.RewriterConfig(
+                meta_optimizer_iterations=rewriter_config_pb2.RewriterConfig.ONE)
             config = config.replace(session_config=config_pb2.ConfigProto(
-                allow_soft_placement=True))
+                allow_soft_placement=True,
+                graph_options=config_pb2.GraphOptions(rewrite_options=rewrite)))
         self._config = config
         self._model_dir = config.model_dir
         self._session_config = config.session_config
