@@ -66,12 +66,8 @@ class ModelAverageCustomGetter:
                 trainable=False, collections=[ops.GraphKeys.GLOBAL_VARIABLES])
             self._local_2_global[local] = center
             return local
-        kwargs["trainable"] = trainable
-        kwargs["collections"] = collections
-        if collections and ops.GraphKeys.LOCAL_VARIABLES in collections:
-            with ops.device(self._worker_device):
-                return getter(name, *args, **kwargs)
-        return getter(name, *args, **kwargs)
+        return _non_trainable(getter, name, self._worker_device, trainable, collections, args,
+                              kwargs)
 
 
 class ModelAverageOptimizer(Optimizer):
@@ -249,12 +245,8 @@ class ElasticAverageCustomGetter:
                 self._local_map[part] = local_center
                 self._global_map[part] = center
             return local
-        kwargs["trainable"] = trainable
-        kwargs["collections"] = collections
-        if collections and ops.GraphKeys.LOCAL_VARIABLES in collections:
-            with ops.device(self._worker_device):
-                return getter(name, *args, **kwargs)
-        return getter(name, *args, **kwargs)
+        return _non_trainable(getter, name, self._worker_device, trainable, collections, args,
+                              kwargs)
 
 
 class ElasticAverageOptimizer(Optimizer):
@@ -455,6 +447,17 @@ class AGNCustomGetter:
             self._grad_map[part] = grad
             self._global_map[part] = center
         return local
+
+
+def _non_trainable(getter, name, worker_device, trainable, collections, args, kwargs):
+    """What TF's averaging getters do with a variable that is not trained: as asked, on the
+    worker when it is a local variable."""
+    kwargs["trainable"] = trainable
+    kwargs["collections"] = collections
+    if collections and ops.GraphKeys.LOCAL_VARIABLES in collections:
+        with ops.device(worker_device):
+            return getter(name, *args, **kwargs)
+    return getter(name, *args, **kwargs)
 
 
 def _local_with_copies(getter, name, worker_device, copy_prefix, args, kwargs):
