@@ -323,11 +323,9 @@ class AdamGSOptimizer(Optimizer):
             self._zeros_slot(v, "v", self._name)
 
     def _prepare(self):
-        c = self._call_if_callable
-        self._lr_t = ops.convert_to_tensor(c(self._lr), name="learning_rate")
-        self._beta1_t = ops.convert_to_tensor(c(self._beta1), name="beta1")
-        self._beta2_t = ops.convert_to_tensor(c(self._beta2), name="beta2")
-        self._epsilon_t = ops.convert_to_tensor(c(self._epsilon), name="epsilon")
+        from tideflow.train.adam import AdamOptimizer
+
+        AdamOptimizer._prepare(self)  # the same hyperparameter tensors as Adam's
         # one read of the step per apply_gradients, taken where the update runs
         self._global_step_on_worker = cast_ops.cast(
             array_ops.identity(self._global_step) + 1, dtypes.float32)
