@@ -838,13 +838,7 @@ class RNN(Layer):
             self._num_constants = len(constants)
         states = flatten(initial_state) if initial_state is not None else []
         extra = states + (constants or [])
-        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in extra]
-        if any(keras_states) and not all(keras_states):
-            raise ValueError("The initial state or constants of an RNN layer cannot be "
-                             "specified with a mix of Keras tensors and non-Keras tensors (a "
-                             "\"Keras tensor\" is a tensor that was returned by a Keras layer, "
-                             "or by `Input`)")
-        if not any(keras_states):
+        if not _all_keras_tensors(extra, "The initial state or constants of an RNN layer"):
             # plain tensors or variables are arguments of the call, not inputs of the node
             if constants is not None:
                 kwargs["constants"] = constants
@@ -1269,13 +1263,7 @@ class Bidirectional(Wrapper):
                              "should be a list containing the states of the underlying RNNs. "
                              f"Found: {initial_state}")
         extra = states + (constants or [])
-        keras_states = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in extra]
-        if any(keras_states) and not all(keras_states):
-            raise ValueError("The initial state of a Bidirectional layer cannot be specified "
-                             "with a mix of Keras tensors and non-Keras tensors (a \"Keras "
-                             "tensor\" is a tensor that was returned by a Keras layer, or by "
-                             "`Input`)")
-        if not any(keras_states):
+        if not _all_keras_tensors(extra, "The initial state of a Bidirectional layer"):
             if constants is not None:
                 kwargs["constants"] = constants
             return super().__call__(inputs, initial_state=states or None, **kwargs)
@@ -1344,3 +1332,15 @@ class Bidirectional(Wrapper):
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + states
         return out
+
+
+def _all_keras_tensors(tensors, what):
+    """Whether ``tensors`` (initial states, constants) are Keras tensors (inputs of the layer's
+    node) rather than plain tensors (arguments of its call); TF's ValueError naming ``what``
+    for a mix."""
+    keras = [isinstance(t, tf.Tensor) and K.is_keras_tensor(t) for t in tensors]
+    if any(keras) and not all(keras):
+        raise ValueError(f"{what} cannot be specified with a mix of Keras tensors and "
+                         "non-Keras tensors (a \"Keras tensor\" is a tensor that was returned "
+                         "by a Keras layer, or by `Input`)")
+    return bool(keras) and all(keras)
