@@ -93,6 +93,9 @@ for _sg in ("signal", "fft_ops", "spectral_ops", "mel_ops", "mfcc_ops", "window_
             "reconstruction_ops", "shape_ops", "mdct_ops"):
     _add("ops.signal." + _sg, "``tf.signal``.", ["tideflow.signal"])
 _add("ops.spectral_ops", "``tf.spectral``.", ["tideflow.spectral"])
+_add("ops.standard_ops", "Every public op under one name (``standard_ops.matmul``).",
+     ["tideflow", "tideflow.math", "tideflow.python.ops.array_ops",
+      "tideflow.python.ops.math_ops"])
 _add("ops.map_fn", "``tf.map_fn``.", ["tideflow"])
 _add("compat", "``tensorflow.python.compat``.", [])
 _add("compat.compat", "``forward_compatible`` and its horizon.", ["tideflow.compat"],
@@ -165,6 +168,10 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
+_add("pywrap_tensorflow", "The checkpoint reader TF 1.x programs reach through TF's C++ wrapper.",
+     [], NewCheckpointReader="tideflow.train:NewCheckpointReader")
+_add("util.tf_contextlib", "``contextmanager`` (TF's keeps the decorated function's signature).",
+     ["contextlib"])
 _add("util.function_utils", "``fn_args``: the argument names a callable takes.",
      ["tideflow.python._tf_inspect"], fn_args="tideflow.estimator.estimator:fn_args")
 # -- layers, lib.io, summary ----------------------------------------------------------------

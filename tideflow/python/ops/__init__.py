@@ -73,6 +73,7 @@ def _text_namespaces():
     rnn = _namespace("rnn", "``tensorflow.python.ops.rnn``.",
                      {**{n: getattr(_rnn, n) for n in rnn_names},
                       "raw_rnn": loop_rnn.raw_rnn,
+                      "rnn_cell_impl": rnn_cell_impl,  # TF's rnn module imports it
                       "static_state_saving_rnn": getattr(_nn, "static_state_saving_rnn", None)})
     rnn_cell = _namespace("rnn_cell", "``tensorflow.python.ops.rnn_cell``.",
                           {n: getattr(_nn.rnn_cell, n) for n in dir(_nn.rnn_cell)

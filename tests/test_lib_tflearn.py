@@ -1,0 +1,69 @@
+"""What running TFLearn (0.5.0) on tideflow needed, pinned with plain TF 1.x calls: the
+``tensorflow.python`` modules a TF 1.x library imports (``tf_contextlib``, ``pywrap_tensorflow``'s
+checkpoint reader, ``standard_ops``, ``rnn.rnn_cell_impl``), and the API differences its layers,
+Trainer and examples showed."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ------------------------------------------------------------------------------------------
+# tensorflow.python modules libraries import
+# ------------------------------------------------------------------------------------------
+
+def test_tf_contextlib_contextmanager():
+    from tideflow.python.util import tf_contextlib
+
+    @tf_contextlib.contextmanager
+    def scope(values):
+        values.append("in")
+        yield len(values)
+        values.append("out")
+
+    seen = []
+    with scope(seen) as n:
+        assert n == 1
+    assert seen == ["in", "out"]
+
+
+def test_pywrap_tensorflow_checkpoint_reader(tmp_path):
+    from tideflow.python import pywrap_tensorflow
+
+    v = tf.Variable([[1.5, -2.0]], name="weights")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        path = saver.save(sess, os.path.join(str(tmp_path), "model.ckpt"))
+    reader = pywrap_tensorflow.NewCheckpointReader(path)
+    assert reader.get_variable_to_shape_map() == {"weights": [1, 2]}
+    np.testing.assert_array_equal(reader.get_tensor("weights"), [[1.5, -2.0]])
+    assert v.shape.as_list() == [1, 2]
+
+
+def test_standard_ops_holds_the_public_ops():
+    from tideflow.python.ops import standard_ops
+
+    labels = standard_ops.to_int64(tf.constant([2, 0], tf.int32))
+    assert labels.dtype == tf.int64
+    hot = standard_ops.one_hot(labels, 3, on_value=1.0, off_value=0.0, axis=-1)
+    prod = standard_ops.matmul(hot, tf.constant([[1.0], [2.0], [3.0]]))
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(prod), [[3.0], [1.0]])
+
+
+def test_rnn_module_carries_rnn_cell_impl():
+    from tideflow.python.ops.rnn import dynamic_rnn, rnn_cell_impl
+
+    cell = rnn_cell_impl.BasicLSTMCell(4)
+    out, _ = dynamic_rnn(cell, tf.zeros([2, 3, 5]), dtype=tf.float32)
+    assert out.shape.as_list() == [2, 3, 4]
