@@ -295,6 +295,8 @@ def as_dtype(type_value):
         return _PY_TYPES[type_value]
     elif type_value is np.bytes_ or type_value is np.str_:
         return string
+    elif type_value is None:  # (np.dtype(None) would be float64)
+        pass
     else:
         try:
             d = _BY_NP.get(np.dtype(type_value))

@@ -110,6 +110,9 @@ class RNNCell(Layer):
         """Runs the cell on ``inputs`` [batch, depth] from ``state``; returns
         ``(output, new_state)``. With ``scope``, the variables live under that scope."""
         self._adopt_graph(inputs)
+        if not self.built and self.dtype is None:
+            # the cell takes its dtype from the inputs when it is built: integer ones are refused
+            _check_rnn_cell_input_dtypes(inputs)
         if scope is not None:
             with vs.variable_scope(scope) as sc:
                 return super().__call__(inputs, state, scope=sc)
