@@ -598,8 +598,32 @@ def _contrib_mixed_precision():
     return module
 
 
+def _contrib_eager():
+    import tideflow as tf
+
+    module = types.ModuleType(__name__ + ".eager", "``tf.contrib.eager``: the eager-era names "
+                              "that also work in graph mode (``defun``, ``Checkpoint``, ...).")
+    for name, value in (("defun", tf.function), ("function", tf.function),
+                        ("executing_eagerly", tf.executing_eagerly),
+                        ("in_eager_mode", tf.executing_eagerly),
+                        ("in_graph_mode", lambda: not tf.executing_eagerly()),
+                        ("GradientTape", tf.GradientTape), ("Variable", tf.Variable),
+                        ("Checkpoint", tf.train.Checkpoint), ("py_func", tf.py_func),
+                        ("custom_gradient", tf.custom_gradient),
+                        ("enable_eager_execution", tf.enable_eager_execution)):
+        setattr(module, name, value)
+    module.__all__ = sorted(n for n in vars(module) if not n.startswith("_"))
+    # TF's implementation module path (``from tensorflow.contrib.eager.python import tfe``)
+    module.python = types.ModuleType(module.__name__ + ".python", "``eager.python``.")
+    module.python.tfe = module
+    sys.modules[module.python.__name__] = module.python
+    sys.modules[module.python.__name__ + ".tfe"] = module
+    return module
+
+
 # contrib names that are other namespaces of tideflow, bound on first use
 _LAZY_ALIASES = {
+    "eager": _contrib_eager,
     "tpu": lambda: __import__("tideflow.estimator.tpu", fromlist=["tpu"]),
     "estimator": _contrib_estimator,
     "feature_column": _contrib_feature_column,

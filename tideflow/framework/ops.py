@@ -2069,4 +2069,10 @@ def __getattr__(name):
         from tideflow.ops import gradients
 
         return getattr(gradients, name)
+    # ... and the collection proto-function registry that MetaGraphDef export consults
+    if name in ("register_proto_function", "get_collection_proto_type",
+                "get_to_proto_function", "get_from_proto_function"):
+        from tideflow.framework import meta_graph
+
+        return getattr(meta_graph, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
