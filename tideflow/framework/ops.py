@@ -1868,7 +1868,8 @@ def _check_allowed(op_def, arg, dtype):
 def _complete_attrs(op_def, attrs):
     out = {}
     for name, spec in op_def.attrs.items():
-        if name in attrs:
+        # None given for an attr that has a default means the default (TF's op wrappers)
+        if name in attrs and (attrs[name] is not None or not spec.has_default):
             out[name] = _coerce_attr(op_def, spec, attrs[name])
         elif spec.has_default:
             d = spec.default

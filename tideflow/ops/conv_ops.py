@@ -512,6 +512,8 @@ def _padding_attrs(padding):
 
 def _conv_attrs(strides, padding, data_format, dilations, nd=4):
     padding, explicit = _padding_attrs(padding)
+    if data_format is None:  # as TF's op wrappers: None is the op's default layout
+        data_format = "NDHWC" if nd == 5 else "NHWC"
     if isinstance(data_format, bytes):
         data_format = data_format.decode()
     return {
@@ -564,6 +566,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     value = _alias(value, input, "value", "input")
     filter = _alias(filter, filters, "filter", "filters")
     with ops.name_scope(name, "conv2d_transpose", [value, filter, output_shape]) as scope:
+        data_format = data_format or "NHWC"
         value = ops.convert_to_tensor(value, name="value")
         filter = ops.convert_to_tensor(filter, name="filter")
         in_c = _static_channels(value, data_format)

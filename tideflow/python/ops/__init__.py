@@ -129,10 +129,13 @@ def _text_namespaces():
                                       "tideflow.ops.linalg_more_ops",  # matvec
                                       "tideflow.python.ops.gen_math_ops"),
             # TF's array_ops also holds every gen_array_ops function (strided_slice_grad, ...)
-            "array_ops": with_fallback("array_ops", array_ops, _tf, _tf.manip,
-                                       "tideflow.ops.gather_ops",  # batch_gather_nd
-                                       "tideflow.ops.inplace_ops",  # inplace_add, ...
-                                       "tideflow.python.ops.gen_array_ops"),
+            # and shape_internal (tf.shape with the static folding made optional)
+            "array_ops": _with_private(
+                with_fallback("array_ops", array_ops, _tf, _tf.manip,
+                              "tideflow.ops.gather_ops",  # batch_gather_nd
+                              "tideflow.ops.inplace_ops",  # inplace_add, ...
+                              "tideflow.python.ops.gen_array_ops"),
+                shape_internal=array_ops._shape_internal),
             # TF's sparse_ops also holds the private SparseTensorsMap wrappers that
             # input pipelines (and TF's own tests) call
             "sparse_ops": _with_private(
