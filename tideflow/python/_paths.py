@@ -168,8 +168,11 @@ _add("util.deprecation", "Deprecation decorators.", ["tideflow.python._deprecati
 _add("util.tf_inspect", "``inspect`` through decorators.", ["tideflow.python._tf_inspect"],
      _module="tideflow.python._tf_inspect")
 _add("util.tf_decorator", "Decorator helpers.", ["tideflow.python._deprecation"])
-_add("pywrap_tensorflow", "The checkpoint reader TF 1.x programs reach through TF's C++ wrapper.",
-     [], NewCheckpointReader="tideflow.train:NewCheckpointReader")
+_add("pywrap_tensorflow", "The checkpoint reader and the synchronous event writer (OpenAI "
+     "baselines' logger) TF 1.x programs reach through TF's C++ wrapper.",
+     [], NewCheckpointReader="tideflow.train:NewCheckpointReader",
+     CheckpointReader="tideflow.train.checkpoint_utils:CheckpointReader",
+     EventsWriter="tideflow.summary.writer:EventsWriter")
 _add("util.tf_contextlib", "``contextmanager`` (TF's keeps the decorated function's signature).",
      ["contextlib"])
 _add("util.function_utils", "``fn_args``: the argument names a callable takes.",

@@ -160,6 +160,65 @@ class EventFileWriter:
 _STOP = object()
 
 
+class EventsWriter:
+    """TF's synchronous event-file writer (``pywrap_tensorflow.EventsWriter``), which programs
+    derived from OpenAI baselines' logger use directly: the file
+    ``<file_prefix>.out.tfevents.<seconds>.<hostname><suffix>`` is created by the first write
+    (or ``InitWithSuffix``), opening with the ``file_version`` event, and written in the
+    caller's thread.
+    """
+
+    def __init__(self, file_prefix):
+        self._prefix = os.fsdecode(file_prefix)
+        self._suffix = ""
+        self._path = ""
+        self._file = None
+
+    def InitWithSuffix(self, suffix):
+        """Opens the event file now, its name ending in ``suffix``; returns True."""
+        self._suffix = os.fsdecode(suffix)
+        self._open()
+        return True
+
+    def _open(self):
+        now = time.time()
+        self._path = (f"{self._prefix}.out.tfevents.{int(now):010d}."
+                      f"{socket.gethostname()}{self._suffix}")
+        self._file = open(self._path, "wb")  # noqa: SIM115 - closed in Close()
+        first = event_pb2.Event(wall_time=now, file_version=FILE_VERSION)
+        self._file.write(encode_record(first.SerializeToString()))
+
+    def FileName(self):
+        """The event file's path ("" before the first write)."""
+        return self._path
+
+    def WriteEvent(self, event):
+        """Appends ``event``, an ``Event`` proto."""
+        if not isinstance(event, event_pb2.Event):
+            raise TypeError(f"Expected an event_pb2.Event proto,  but got {type(event)}")
+        return self._WriteSerializedEvent(event.SerializeToString())
+
+    def _WriteSerializedEvent(self, data):
+        if self._file is None or not os.path.exists(self._path):
+            if self._file is not None:  # deleted under us: start a new file, as TF does
+                self._file.close()
+            self._open()
+        self._file.write(encode_record(bytes(data)))
+
+    def Flush(self):
+        """Flushes what was written to the file; returns True."""
+        if self._file is not None:
+            self._file.flush()
+        return True
+
+    def Close(self):
+        """Flushes and closes the file (the next write starts a new one); returns True."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        return True
+
+
 def _meta_graph_of(graph_def):
     # as TF: create_meta_graph_def's meta info (stripped op list, versions) and the default
     # graph's collections
