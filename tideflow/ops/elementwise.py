@@ -166,6 +166,10 @@ def _reduce_one(x, g, axes_static, axes_dynamic):
             if rank is None or xs.ndims is None:
                 return array_ops.reshape(reduction_ops.reduce_sum(g, axes_static),
                                          array_ops.shape(x))
+            if xs.is_fully_defined():
+                # Reshape(Sum(grad)), as TF builds it: K-FAC optimizers (ACKTR) find a bias's
+                # incoming gradient by walking the gradient graph from the bias's Reshape
+                return array_ops.reshape(reduction_ops.reduce_sum(g, axes_static), xs.as_list())
             # the axes x has keep their (size-1) place; the leading axes x lacks go, so the
             # result has x's rank even where x's other dimensions are unknown
             lead = rank - xs.ndims
