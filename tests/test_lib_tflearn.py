@@ -67,3 +67,52 @@ def test_rnn_module_carries_rnn_cell_impl():
     cell = rnn_cell_impl.BasicLSTMCell(4)
     out, _ = dynamic_rnn(cell, tf.zeros([2, 3, 5]), dtype=tf.float32)
     assert out.shape.as_list() == [2, 3, 4]
+
+
+def test_factorization_python_ops_modules():
+    from tideflow.contrib.factorization.python.ops import clustering_ops
+
+    points = tf.constant([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    kmeans = clustering_ops.KMeans(points, 2, initial_clusters=clustering_ops.RANDOM_INIT,
+                                   distance_metric=clustering_ops.SQUARED_EUCLIDEAN_DISTANCE)
+    assert len(kmeans.training_graph()) == 6  # TF 1.15's tuple
+
+
+# ------------------------------------------------------------------------------------------
+# tf.contrib.tensor_forest.python.ops.data_ops
+# ------------------------------------------------------------------------------------------
+
+def test_tensor_forest_parse_dense_data_and_labels():
+    from tideflow.contrib.tensor_forest.python.ops import data_ops
+
+    x = tf.placeholder(tf.float32, [None, 3])
+    dense, sparse, spec = data_ops.ParseDataTensorOrDict(x)
+    assert dense is x and sparse is None
+    assert spec.dense_features_size == 3
+    assert [c.name for c in spec.dense.cols] == ["dense_features"]
+    assert spec.dense.cols[0].original_type == data_ops.DATA_FLOAT
+    labels = data_ops.ParseLabelTensorOrDict(tf.constant([1, 0, 2]))
+    assert labels.dtype == tf.float32
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(labels), [1.0, 0.0, 2.0])
+
+
+def test_tensor_forest_parse_dict_data():
+    from tideflow.contrib.tensor_forest.python.ops import data_ops
+
+    data = {"b": tf.constant([[1.0, 2.0], [3.0, 4.0]]), "a": tf.constant([7, 8])}
+    dense, sparse, spec = data_ops.ParseDataTensorOrDict(
+        {"b": data["b"], "a": tf.reshape(data["a"], [2, 1])})
+    assert sparse is None
+    assert [(c.name, c.original_type, c.size) for c in spec.dense.cols] == [
+        ("a", data_ops.DATA_CATEGORICAL, 1), ("b", data_ops.DATA_FLOAT, 2)]
+    assert spec.dense_features_size == 3
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(dense), [[7, 1, 2], [8, 3, 4]])
+    labels = data_ops.ParseLabelTensorOrDict(
+        {"z": tf.constant([[1], [0]]), "y": tf.constant([[3], [4]])})
+    sparse_labels = data_ops.ParseLabelTensorOrDict(
+        tf.SparseTensor([[0, 0]], tf.constant([3], tf.int64), [2, 1]))
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(labels), [[3.0, 1.0], [4.0, 0.0]])
+        np.testing.assert_array_equal(sess.run(sparse_labels), [[3.0], [-1.0]])

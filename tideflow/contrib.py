@@ -445,10 +445,22 @@ def _contrib_feature_column():
 
 
 def _contrib_factorization():
+    from tideflow.ops import clustering_ops, factorization_ops, gmm_ops
     from tideflow.ops import contrib_factorization as fac
 
-    return _namespace("factorization", "``tf.contrib.factorization``: k-means, WALS, GMM.",
-                      fac, fac.__all__)
+    module = _namespace("factorization", "``tf.contrib.factorization``: k-means, WALS, GMM.",
+                        fac, fac.__all__)
+    # TF's implementation modules (``factorization.python.ops.clustering_ops``)
+    module.python = types.ModuleType(module.__name__ + ".python", "``factorization.python``.")
+    module.python.ops = types.ModuleType(module.__name__ + ".python.ops",
+                                         "``factorization.python.ops``.")
+    for sub in (module.python, module.python.ops):
+        sys.modules[sub.__name__] = sub
+    for impl in (clustering_ops, factorization_ops, gmm_ops):
+        short = impl.__name__.rpartition(".")[2]
+        setattr(module.python.ops, short, impl)
+        sys.modules[f"{module.python.ops.__name__}.{short}"] = impl
+    return module
 
 
 def _contrib_distributions():

@@ -481,6 +481,121 @@ def get_prediction_key(metric_name):
     return _EVAL_METRICS[metric_name][1]
 
 
+# -- python.ops.data_ops: features and labels as the forest's float inputs -----------------
+
+DATA_FLOAT = 0
+DATA_CATEGORICAL = 1
+
+
+class _DataColumn:
+    def __init__(self):
+        self.name = ""
+        self.original_type = ""
+        self.size = 0
+
+
+class _DataColumns:
+    """A list of columns, used like a repeated proto field (``add()``, ``size()``)."""
+
+    def __init__(self):
+        self.cols = []
+
+    def add(self):
+        self.cols.append(_DataColumn())
+        return self.cols[-1]
+
+    def size(self):
+        return len(self.cols)
+
+
+class TensorForestDataSpec:
+    """What ``ParseDataTensorOrDict`` found: its dense and sparse columns and the width of the
+    dense features."""
+
+    def __init__(self):
+        self.sparse = _DataColumns()
+        self.dense = _DataColumns()
+        self.dense_features_size = 0
+
+    def SerializeToString(self):
+        cols = ["".join(f"{{name: {c.name} original_type: {c.original_type} size: {c.size}}}"
+                        for c in part.cols) for part in (self.dense, self.sparse)]
+        return (f"dense_features_size: {self.dense_features_size} dense: [{cols[0]}] "
+                f"sparse: [{cols[1]}]")
+
+
+def _column_type(dtype):
+    tf = _tf()
+    if dtype in (tf.float32, tf.float64):
+        return DATA_FLOAT
+    if dtype in (tf.int32, tf.int64, tf.string):
+        return DATA_CATEGORICAL
+    raise KeyError(dtype)
+
+
+def CastToFloat(tensor):
+    """Integer features as float32; float features unchanged."""
+    tf = _tf()
+    if tensor.dtype == tf.string:
+        raise NotImplementedError("tensor_forest: string features are not supported")
+    return tf.cast(tensor, tf.float32) if tensor.dtype.is_integer else tensor
+
+
+def ParseDataTensorOrDict(data):
+    """``(dense_features, sparse_features, data_spec)`` of a feature tensor, SparseTensor or
+    dict of them (dense columns concatenated in key order, categorical sparse ones joined)."""
+    tf = _tf()
+    spec = TensorForestDataSpec()
+    if isinstance(data, dict):
+        dense, sparse = [], []
+        for i, key in enumerate(sorted(data)):
+            value = data[key]
+            if isinstance(value, tf.SparseTensor):
+                if value.dtype == tf.float32:
+                    continue  # TF's forests skip sparse continuous columns
+                if not spec.sparse.size():
+                    col = spec.sparse.add()
+                    col.name, col.original_type, col.size = "all_sparse", DATA_CATEGORICAL, -1
+                sparse.append(tf.SparseTensor(value.indices, CastToFloat(value.values),
+                                              value.dense_shape))
+                continue
+            col = spec.dense.add()
+            col.original_type = _column_type(value.dtype)
+            col.name = key if isinstance(key, str) else getattr(key, "column_name",
+                                                                 str(len(dense)))
+            shape = value.get_shape()
+            col.size = 1 if shape.ndims == 1 else shape.dims[1].value
+            spec.dense_features_size += col.size
+            dense.append(CastToFloat(value))
+        return (tf.concat(dense, 1) if dense else None,
+                tf.sparse_concat(1, sparse) if sparse else None, spec)
+    if isinstance(data, tf.SparseTensor):
+        col = spec.sparse.add()
+        col.name, col.original_type, col.size = "sparse_features", _column_type(data.dtype), -1
+        return None, data, spec
+    data = tf.convert_to_tensor(data)
+    col = spec.dense.add()
+    col.name, col.original_type = "dense_features", _column_type(data.dtype)
+    col.size = data.get_shape()[1]
+    spec.dense_features_size = col.size
+    return data, None, spec
+
+
+def ParseLabelTensorOrDict(labels):
+    """Labels as float32 (a dict's columns concatenated in key order; a SparseTensor made dense
+    with -1 where it holds nothing)."""
+    tf = _tf()
+
+    def dense(value):
+        if isinstance(value, tf.SparseTensor):
+            return tf.sparse_tensor_to_dense(value, default_value=-1)
+        return value
+
+    if isinstance(labels, dict):
+        return tf.cast(tf.concat([dense(labels[k]) for k in sorted(labels)], 1), tf.float32)
+    return tf.cast(dense(labels), tf.float32)
+
+
 def _namespace():
     """The ``tf.contrib.tensor_forest`` module tree, registered in ``sys.modules``."""
     base = "tideflow.contrib.tensor_forest"
@@ -492,6 +607,14 @@ def _namespace():
         setattr(tf_mod, name, globals()[name])
     tf_mod.__all__ = ["ForestHParams", "RandomForestGraphs", "TensorForestEstimator"]
     python.tensor_forest = tf_mod
+    ops = types.ModuleType(base + ".python.ops", "``tensor_forest.python.ops``.")
+    data_ops = types.ModuleType(base + ".python.ops.data_ops",
+                                "``tensor_forest.python.ops.data_ops``.")
+    for name in ("DATA_FLOAT", "DATA_CATEGORICAL", "TensorForestDataSpec", "CastToFloat",
+                 "ParseDataTensorOrDict", "ParseLabelTensorOrDict"):
+        setattr(data_ops, name, globals()[name])
+    ops.data_ops = data_ops
+    python.ops = ops
     root.python = python
     client = types.ModuleType(base + ".client", "``tensor_forest.client``.")
     random_forest = types.ModuleType(base + ".client.random_forest",
@@ -506,7 +629,7 @@ def _namespace():
     client.eval_metrics = eval_metrics
     root.client = client
     root.__all__ = ["client", "python"]
-    for module in (root, python, tf_mod, client, random_forest, eval_metrics):
+    for module in (root, python, tf_mod, ops, data_ops, client, random_forest, eval_metrics):
         module.__path__ = []
         sys.modules[module.__name__] = module
     return root
