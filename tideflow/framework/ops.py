@@ -1,5 +1,6 @@
 """The graph model: ``Graph``, ``Operation`` and ``Tensor``, scopes, collections and op creation."""
 
+import abc
 import contextlib
 import os
 import re
@@ -144,8 +145,10 @@ KERAS_HISTORY_LOOKUP = [None]
 class Tensor:
     """A symbolic handle to one output of an Operation."""
 
-    __slots__ = ("__weakref__", "_consumers", "_dtype", "_op", "_shape", "_sliced_assign",
-                 "_value_index")
+    # ``__dict__``: TF 1.x tensors take any attribute (standalone Keras sets ``_keras_shape``,
+    # ``_uses_learning_phase``, ``_keras_history`` on them); the hot fields stay slots
+    __slots__ = ("__dict__", "__weakref__", "_consumers", "_dtype", "_op", "_shape",
+                 "_sliced_assign", "_value_index")
 
     # numpy must defer to our operator overloads (ndarray + Tensor -> Tensor.__radd__)
     __array_priority__ = 100
@@ -188,11 +191,18 @@ class Tensor:
     def _keras_history(self):
         """``(layer, node_index, tensor_index)`` of the tf.keras call that made this tensor
         (TF 1.x sets it on Keras outputs); absent on other tensors."""
+        given = self.__dict__.get("_keras_history")
+        if given is not None:  # set by a Keras outside tideflow (standalone multi-backend Keras)
+            return given
         lookup = KERAS_HISTORY_LOOKUP[0]
         history = lookup(self) if lookup is not None else None
         if history is None:
             raise AttributeError("'Tensor' object has no attribute '_keras_history'")
         return history
+
+    @_keras_history.setter
+    def _keras_history(self, value):
+        self.__dict__["_keras_history"] = value
 
     def __init__(self, op, value_index, dtype):
         self._op = op
@@ -1159,6 +1169,19 @@ class IndexedSlicesBase:
     """Marker base for sparse gradient values (IndexedSlices is defined with the ops)."""
 
     op = None
+
+
+class _TensorLike(abc.ABC):
+    """TF 1.x's common base of Tensor, SparseTensor and IndexedSlices, which libraries test
+    with ``isinstance(x, ops._TensorLike)`` (standalone Keras's ``is_tensor``)."""
+
+    @classmethod
+    def __subclasshook__(cls, klass):
+        from tideflow.framework import sparse_tensor
+
+        if issubclass(klass, (Tensor, IndexedSlicesBase, sparse_tensor.SparseTensor)):
+            return True
+        return NotImplemented
 
 
 # ------------------------------------------------------------------------------------------
