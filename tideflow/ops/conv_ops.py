@@ -578,8 +578,12 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
         shape_t = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
         if not shape_t.get_shape().is_compatible_with([4]):
             raise ValueError(f"output_shape must have shape (4,), got {shape_t.get_shape()}")
+        want = None
         if isinstance(output_shape, (list, tuple, np.ndarray)):
-            want = int(output_shape[1 if channels_first(data_format) else 3])
+            want = output_shape[1 if channels_first(data_format) else 3]
+            # a list of scalar tensors (Keras's NCHW -> NHWC reorder) is checked when run
+            want = None if ops.is_dense_tensor_like(want) else int(want)
+        if want is not None:
             f_out = None if f.ndims is None else f.dims[2].value
             if f_out is not None and f_out != want:
                 raise ValueError(f"output_shape does not match filter's output channels, "
