@@ -56,6 +56,7 @@ class FuncGraph(ops.Graph):
         self.extra_args = []
         self.control_captures = []
         self._capture_map = {}
+        self._capture_sources = {}  # placeholder -> the enclosing tensor it stands for
         # resolver(tensor) -> tensor: how a gradient body reaches tensors of the forward body
         # it differentiates (set by control-flow gradients); returns its argument when it
         # does not know the tensor
@@ -170,9 +171,15 @@ class FuncGraph(ops.Graph):
                 base = name or src._op._name.rsplit("/", 1)[-1]
                 ph = self.make_placeholder(src._dtype, src._shape, name=base)
                 self.captures.append((src, ph))
+                self._capture_sources[ph] = src
                 self._capture_map[src] = ph
         self._capture_map[tensor] = ph
         return ph
+
+    def captured_source(self, tensor):
+        """The enclosing graph's tensor that capture placeholder ``tensor`` stands for (its
+        value is the same in every call, so static values pass through), else None."""
+        return self._capture_sources.get(tensor)
 
     def control_dependencies(self, control_inputs):
         """As Graph's; dependencies on ops of enclosing graphs go to ``control_captures``."""

@@ -101,6 +101,9 @@ def _scalar(t):
     op = t._op
     if op._type in ("Identity", "Cast", "StopGradient"):
         return _scalar(op._inputs[0])
+    if op._type == "Placeholder":
+        src = captured_source(t)
+        return None if src is None else _scalar(src)
     if op._type == "StridedSlice":
         v = sliced_partial_vector(op)
         return v if not isinstance(v, list) else None
@@ -176,6 +179,10 @@ def partial_vector(t):
         v = sliced_partial_vector(op)
         if isinstance(v, list):
             return v
+    if typ == "Placeholder":
+        src = captured_source(t)
+        if src is not None:
+            return partial_vector(src)
     s = t._shape
     if s.ndims == 1 and s.dims[0].value is not None:
         return [None] * s.dims[0].value
@@ -313,6 +320,19 @@ op_registry.declare(
     kernel=lambda x: x,
     grad=_prevent_gradient_grad,
 )
+def captured_source(t):
+    """The enclosing tensor a loop/cond/function body's capture placeholder ``t`` stands for
+    (so ``tf.fill(n, x)`` in a while body knows ``n`` computed outside it), else None."""
+    lookup = getattr(t._op._graph, "captured_source", None)
+    return None if lookup is None else lookup(t)
+
+
+def _captured_value(op, i):
+    src = captured_source(op._outputs[0])
+    return None if src is None else ops.constant_value(src)
+
+
+ops.register_constant_value("Placeholder", _captured_value)
 ops.register_constant_value("Identity", lambda op, i: ops.constant_value(op._inputs[0]))
 ops.register_constant_value("StopGradient", lambda op, i: ops.constant_value(op._inputs[0]))
 ops.register_constant_value("IdentityN", lambda op, i: ops.constant_value(op._inputs[i]))

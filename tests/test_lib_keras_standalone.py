@@ -1,0 +1,143 @@
+"""What running standalone multi-backend Keras (2.2.4, TensorFlow backend) on tideflow needed,
+pinned with plain TF 1.x calls: attributes set on tensors, ``ops._TensorLike``, and the graph
+API differences its backend, layers and examples showed."""
+
+import numpy as np
+import pytest
+
+import tideflow as tf
+from tideflow.python.framework import ops as tf_ops
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
+# ------------------------------------------------------------------------------------------
+# tensors take any attribute (TF 1.x tensors have a __dict__)
+# ------------------------------------------------------------------------------------------
+
+def test_tensor_takes_any_attribute():
+    x = tf.placeholder(tf.float32, (None, 3))
+    x._keras_shape = (None, 3)
+    x._uses_learning_phase = False
+    x.my_note = "anything"
+    assert x._keras_shape == (None, 3)
+    assert x._uses_learning_phase is False
+    assert x.my_note == "anything"
+    y = x + 1.0
+    assert not hasattr(y, "_keras_shape")
+    assert not hasattr(y, "_keras_history")
+
+
+def test_tensor_keras_history_can_be_set():
+    x = tf.placeholder(tf.float32, (2,))
+    marker = object()
+    x._keras_history = (marker, 0, 0)
+    assert x._keras_history == (marker, 0, 0)
+    assert hasattr(x, "_keras_history")
+    assert not hasattr(tf.identity(x), "_keras_history")
+
+
+def test_tensor_like_base():
+    x = tf.constant([1.0, 2.0])
+    sp = tf.SparseTensor([[0, 0]], [1.0], [2, 2])
+    sl = tf.IndexedSlices(x, tf.constant([0, 1]))
+    v = tf.Variable(1.0)
+    assert isinstance(x, tf_ops._TensorLike)
+    assert isinstance(sp, tf_ops._TensorLike)
+    assert isinstance(sl, tf_ops._TensorLike)
+    assert not isinstance(np.zeros(2), tf_ops._TensorLike)
+    assert not isinstance(v, tf_ops._TensorLike)
+    assert tf_ops.is_dense_tensor_like(v)
+    assert not tf_ops.is_dense_tensor_like(sp)
+
+
+# ------------------------------------------------------------------------------------------
+# conv2d_transpose: output_shape given as a list of scalar tensors
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
+def test_conv2d_transpose_output_shape_of_scalar_tensors(data_format):
+    full = [2, 5, 6, 2] if data_format == "NHWC" else [2, 2, 5, 6]
+    shp = tf.stack(full)
+    x_shape = (2, 5, 6, 3) if data_format == "NHWC" else (2, 3, 5, 6)
+    x = tf.constant(np.ones(x_shape, np.float32))
+    k = tf.constant(np.ones((3, 3, 2, 3), np.float32))
+    y = tf.nn.conv2d_transpose(x, k, [shp[0], shp[1], shp[2], shp[3]], [1, 1, 1, 1],
+                               padding="SAME", data_format=data_format)
+    with tf.Session() as sess:
+        out = sess.run(y)
+    assert out.shape == tuple(full)
+    # every output pixel inside the border sees 3x3 taps of 3 channels of ones
+    centre = out[:, 2, 2, 0] if data_format == "NHWC" else out[:, 0, 2, 2]
+    np.testing.assert_allclose(centre, 27.0)
+
+
+def test_conv2d_transpose_static_channel_check_still_applies():
+    x = tf.ones((1, 4, 4, 3))
+    k = tf.ones((3, 3, 2, 3))
+    with pytest.raises(ValueError, match="output channels"):
+        tf.nn.conv2d_transpose(x, k, [1, 4, 4, 5], [1, 1, 1, 1], padding="SAME")
+
+
+# ------------------------------------------------------------------------------------------
+# a loop body knows the static value of what it captures (Keras's ctc label scan)
+# ------------------------------------------------------------------------------------------
+
+def test_while_body_fill_from_captured_shape_vector():
+    labels = tf.Variable(np.zeros((2, 5), np.int32))
+    n = tf.stack([tf.shape(labels)[1]])
+    seen = []
+
+    def body(i):
+        seen.append(tf.fill(n, 1).shape.as_list())
+        seen.append(tf.range(tf.shape(labels)[1]).shape.as_list())
+        seen.append(tf.fill(tf.shape(labels), 0).shape.as_list())
+        return i + 1
+
+    tf.while_loop(lambda i: i < 2, body, [0])
+    assert seen == [[5], [5], [2, 5]]
+
+
+def test_scan_dense_label_mask_keeps_static_shape():
+    labels = tf.Variable(np.array([[1, 2, 3, 0, 0], [2, 3, 1, 1, 0]], np.int32))
+    lengths = tf.constant([3, 4])
+    lshape = tf.shape(labels)
+    width = tf.stack([lshape[1]])
+
+    def less_than(_, cur):
+        return tf.expand_dims(tf.range(lshape[1]), 0) < tf.fill(width, cur)
+
+    init = tf.cast(tf.fill([1, lshape[1]], 0), tf.bool)
+    mask = tf.scan(less_than, lengths, initializer=init, parallel_iterations=1)
+    assert mask.shape.as_list() == [2, 1, 5]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got = sess.run(mask)[:, 0]
+    np.testing.assert_array_equal(got, np.arange(5)[None] < np.array([[3], [4]]))
+
+
+def test_captured_partial_shape_keeps_unknown_dims():
+    x = tf.placeholder(tf.float32, (None, 4))
+    s = tf.shape(x)
+
+    def body(i):
+        assert tf.zeros(s).shape.as_list() == [None, 4]
+        assert tf.zeros([s[1]]).shape.as_list() == [4]
+        return i + 1
+
+    out = tf.while_loop(lambda i: i < 1, body, [0])
+    with tf.Session() as sess:
+        assert sess.run(out, {x: np.zeros((3, 4))}) == 1
+
+
+def test_cond_branch_knows_captured_constant():
+    n = tf.constant([2, 3])
+    pred = tf.placeholder(tf.bool, ())
+    out = tf.cond(pred, lambda: tf.zeros(n), lambda: tf.ones(n))
+    assert out.shape.as_list() == [2, 3]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out, {pred: False}), np.ones((2, 3)))
