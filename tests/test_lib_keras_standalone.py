@@ -141,3 +141,63 @@ def test_cond_branch_knows_captured_constant():
     assert out.shape.as_list() == [2, 3]
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(out, {pred: False}), np.ones((2, 3)))
+
+
+# ------------------------------------------------------------------------------------------
+# Session._make_callable_from_options with tensor connections (Keras's symbolic inputs)
+# ------------------------------------------------------------------------------------------
+
+def _callable_options(feeds=(), fetches=(), targets=(), links=()):
+    from tideflow.core.protobuf import config_pb2
+
+    opts = config_pb2.CallableOptions()
+    opts.feed.extend(feeds)
+    opts.fetch.extend(fetches)
+    opts.target.extend(targets)
+    for src, dst in links:
+        c = opts.tensor_connection.add()
+        c.from_tensor = src
+        c.to_tensor = dst
+    return opts
+
+
+def test_as_graph_element_helper():
+    v = tf.Variable([1.0, 2.0], name="v")
+    assert tf_ops._as_graph_element(v).name == "v:0"
+    assert tf_ops._as_graph_element(tf.constant(1.0)) is None
+    assert tf_ops._as_graph_element(3) is None
+
+
+def test_callable_tensor_connection_stands_placeholder_for_tensor():
+    x = tf.placeholder(tf.float32, (None, 2), name="x")
+    scale = tf.placeholder(tf.float32, (), name="scale")
+    data = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="data") * scale
+    v = tf.Variable(0.0)
+    y = tf.reduce_sum(x, axis=1) * 2.0
+    bump = tf.assign_add(v, 1.0)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        fn = sess._make_callable_from_options(_callable_options(
+            feeds=[scale.name], fetches=[y.name], targets=[bump.op.name],
+            links=[(data.name, x.name)]))
+        out = fn(np.float32(10.0))
+        np.testing.assert_allclose(out[0], [60.0, 140.0])
+        assert len(out) == 1
+        assert sess.run(v) == 1.0
+
+
+def test_callable_tensor_connection_errors():
+    x = tf.placeholder(tf.float32, (2,), name="x")
+    y = tf.identity(x * 2.0, name="y")
+    z = y + 1.0
+    c = tf.constant([1.0, 2.0], name="c")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="would create a cycle"):
+            sess._make_callable_from_options(_callable_options(
+                fetches=[z.name], links=[(y.name, x.name)]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="unknown node"):
+            sess._make_callable_from_options(_callable_options(
+                fetches=[z.name], links=[("nowhere:0", x.name)]))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="fed more than once"):
+            sess._make_callable_from_options(_callable_options(
+                feeds=[x.name], fetches=[z.name], links=[(c.name, x.name)]))

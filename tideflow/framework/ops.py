@@ -1532,6 +1532,13 @@ def is_dense_tensor_like(t):
     return isinstance(t, tuple(_DENSE_TENSOR_LIKE_TYPES))
 
 
+def _as_graph_element(obj):
+    """``obj._as_graph_element()`` where ``obj`` has one (a Variable gives its ref tensor),
+    else None (TF 1.x's helper that standalone Keras calls)."""
+    conv = getattr(obj, "_as_graph_element", None)
+    return conv() if callable(conv) else None
+
+
 def strip_name_scope(name, export_scope):
     """``name`` without a leading ``export_scope/`` (also inside ``^name`` and ``loc:@``)."""
     from tideflow.framework import meta_graph

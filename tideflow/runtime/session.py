@@ -719,15 +719,32 @@ class BaseSession:
         called with the feed values in order, it returns the fetched values as a list."""
         fetches = list(callable_options.fetch)
         targets = list(callable_options.target)
+        feeds = list(callable_options.feed)
         options = (callable_options.run_options
                    if callable_options.HasField("run_options") else None)
-        runner = self.make_callable(fetches + targets, feed_list=list(callable_options.feed),
+        links = [(c.from_tensor, c.to_tensor) for c in callable_options.tensor_connection]
+        if not links:
+            runner = self.make_callable(fetches + targets, feed_list=feeds, accept_options=True)
+
+            def call(*args, run_metadata=None):
+                return runner(*args, options=options, run_metadata=run_metadata)[:len(fetches)]
+
+            return call
+        # a tensor connection stands ``to_tensor`` (a placeholder, say) for ``from_tensor``:
+        # the sources are computed from the feeds first, then stand in for their targets
+        _check_connections(self._graph, feeds, links)
+        sources = self.make_callable([src for src, _ in links], feed_list=feeds,
+                                     accept_options=True)
+        runner = self.make_callable(fetches + targets,
+                                    feed_list=feeds + [dst for _, dst in links],
                                     accept_options=True)
 
-        def call(*args, run_metadata=None):
-            return runner(*args, options=options, run_metadata=run_metadata)[:len(fetches)]
+        def call_connected(*args, run_metadata=None):
+            linked = sources(*args, options=options)
+            return runner(*args, *linked, options=options,
+                          run_metadata=run_metadata)[:len(fetches)]
 
-        return call
+        return call_connected
 
     # -- partial runs -----------------------------------------------------------------------
     def partial_run_setup(self, fetches, feeds=None):
@@ -921,3 +938,35 @@ class InteractiveSession(BaseSession):
                     stack.stack.remove(obj)
             self._default_graph = self._default_session = None
         super().close()
+
+
+def _check_connections(graph, feeds, links):
+    """TF's checks of ``CallableOptions.tensor_connection``: a known source, a target fed
+    once, and no source computed from its own target."""
+    seen = set(feeds)
+    for src, dst in links:
+        name, _, index = src.partition(":")
+        try:
+            op = graph.get_operation_by_name(name)
+        except (KeyError, ValueError):
+            raise errors.InvalidArgumentError(
+                None, None, f'Requested tensor connection from unknown node: "{dst}".') from None
+        if int(index or 0) >= len(op.outputs):
+            raise errors.InvalidArgumentError(
+                None, None, f'Requested tensor connection from unknown edge: "{dst}" (actual '
+                f"number of outputs = {len(op.outputs)}).")
+        if dst in seen:
+            raise errors.InvalidArgumentError(None, None, f'Endpoint "{dst}" fed more than once.')
+        seen.add(dst)
+        target = graph.as_graph_element(dst, allow_tensor=True, allow_operation=False).op
+        stack, visited = [op], set()
+        while stack:
+            cur = stack.pop()
+            if cur is target:
+                raise errors.InvalidArgumentError(
+                    None, None, f'Requested Tensor connection between nodes "{target.name}" and '
+                    f'"{op.name}" would create a cycle.')
+            if cur not in visited:
+                visited.add(cur)
+                stack.extend(t.op for t in cur.inputs)
+                stack.extend(cur.control_inputs)
