@@ -111,6 +111,31 @@ class BlockingResource:
             raise attempt.error
         return attempt.result
 
+    def _defer(self, attempts, attempt, step, what):
+        """Like ``_submit`` for an op without outputs, but one that cannot complete yet leaves
+        its attempt queued and the wait to the end of its step. A serial plan runs a step's ops
+        one at a time, so a Stage into a full area must not wait there for an Unstage the same
+        step runs later (TF's executor runs them at once and both finish)."""
+        attempt.step = step
+        attempt.what = what
+        with self._cond:
+            attempts.append(attempt)
+            self._flush()
+            if not attempt.done:
+                def finish():
+                    with self._cond:
+                        wait_for(self._cond, attempt, step, what,
+                                 lambda err: self._abort(attempts, attempt, err))
+                    if attempt.error is not None:
+                        raise attempt.error
+
+                if step.deferred is None:
+                    step.deferred = []
+                step.deferred.append(finish)
+                return
+        if attempt.error is not None:
+            raise attempt.error
+
     def _run_live(self, attempt):
         """``attempt.run(attempt)`` when its step is alive; a dead step's attempt is ended with
         the step's error instead (its caller drops it from its list): COMPLETE either way."""

@@ -5,7 +5,9 @@ name (every op of one area carries it as ``shared_name``; there is no handle ten
 TF). ``put`` (op ``Stage``) appends a tuple and blocks while ``capacity`` tuples (or
 ``memory_limit`` bytes) are staged; ``get`` (``Unstage``) removes the oldest one and blocks
 while the area is empty; ``peek(i)`` (``StagePeek``) returns the i-th without removing it and
-blocks until it exists; ``size`` and ``clear`` are ``StageSize`` and ``StageClear``.
+blocks until it exists; ``size`` and ``clear`` are ``StageSize`` and ``StageClear``. A put
+that finds the area full waits at the end of its step, not in place, so a step that stages the
+next element and unstages the current one (the prefetch pattern) finishes in a serial plan.
 Programs such as baselines' HER use it to prefetch a batch one step ahead of the train op.
 """
 
@@ -80,7 +82,9 @@ class StagingAreaResource(BlockingResource):
             self.bytes += nbytes
             return COMPLETE
 
-        return self._submit(self._puts, Attempt(1, run), step, "Stage")
+        if step is None:
+            return self._submit(self._puts, Attempt(1, run), step, "Stage")
+        self._defer(self._puts, Attempt(1, run), step, "Stage")
 
     def get(self, index, remove, step):
         def run(a):

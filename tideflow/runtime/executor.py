@@ -31,7 +31,8 @@ _step_ids = itertools.count(1)
 class Step:
     """The state of one running step, handed to kernels that declare a ``step`` parameter."""
 
-    __slots__ = ("cancelled", "deadline", "rendezvous", "session", "stats", "step_id")
+    __slots__ = ("cancelled", "deadline", "deferred", "rendezvous", "session", "stats",
+                 "step_id")
 
     def __init__(self, session=None, deadline=None):
         self.step_id = next(_step_ids)
@@ -40,6 +41,14 @@ class Step:
         self.rendezvous = None
         self.stats = None
         self.session = session
+        # waits the step still owes (a Stage into a full area): see BlockingResource._defer
+        self.deferred = None
+
+    def finish_deferred(self):
+        """Waits for the step's deferred puts; raises the first one's error."""
+        pending, self.deferred = self.deferred, None
+        for finish in pending:
+            finish()
 
 
 def _fed_ops(fed):
@@ -287,15 +296,19 @@ class Plan:
                 threads.hold_step()  # small products keep BLAS at one thread till the end
                 try:
                     with np.errstate(all="ignore"):
-                        return self._run(feed_values, step)
+                        out = self._run(feed_values, step)
                 finally:
                     threads.leave_step()
-            threads.enter_step()
-            try:
-                with np.errstate(all="ignore"):
-                    return self._run(feed_values, step)
-            finally:
-                threads.leave_step()
+            else:
+                threads.enter_step()
+                try:
+                    with np.errstate(all="ignore"):
+                        out = self._run(feed_values, step)
+                finally:
+                    threads.leave_step()
+            if step is not None and step.deferred:
+                step.finish_deferred()
+            return out
         except StepAborted:
             raise
         except Exception as e:  # noqa: BLE001 - any kernel failure maps to its op
